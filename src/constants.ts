@@ -1,0 +1,51 @@
+/** Input names, exactly as in action.yml. */
+export enum Input {
+  Url = 'url',
+  User = 'user',
+  Token = 'token',
+  Job = 'job',
+  Parameters = 'parameters',
+  Wait = 'wait',
+  Disable = 'disable',
+  Build = 'build',
+  ListJobs = 'list-jobs',
+  Timeout = 'timeout',
+  Accept = 'accept',
+  Log = 'log',
+  AbortOnCancel = 'abort-on-cancel',
+  CommitStatus = 'commit-status',
+  GithubToken = 'github-token',
+  StatusContext = 'status-context'
+}
+
+/** Output names, exactly as in action.yml. */
+export enum Output {
+  Result = 'result',
+  BuildNumber = 'build-number',
+  BuildUrl = 'build-url',
+  Duration = 'duration',
+  QueueUrl = 'queue-url',
+  Build = 'build',
+  Jobs = 'jobs',
+  JobUrl = 'job-url'
+}
+
+/** Keys saved with core.saveState for the post step. */
+export enum State {
+  /** Set by the main step, so the second run of the bundle knows it is the post step. */
+  IsPost = 'isPost',
+  /** Jenkins base URL the main step used. */
+  BaseUrl = 'baseUrl',
+  /** Queue item id of the triggered build, while it is queued. */
+  QueueId = 'queueId',
+  /** Build URL of the followed build, once known. */
+  BuildUrl = 'buildUrl',
+  /** 'true' once the main step knows the remote build is over (or never started one). */
+  Done = 'done',
+  /** Whether the user asked to abort on cancel. */
+  AbortOnCancel = 'abortOnCancel'
+}
+
+/** Build results Jenkins reports (hudson.model.Result). */
+export const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'] as const
+export type BuildResult = (typeof BUILD_RESULTS)[number]

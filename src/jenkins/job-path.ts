@@ -1,0 +1,124 @@
+import type { JobPath } from './types.js'
+
+/** Thrown for a `job` value that cannot name a Jenkins item. The message names the input. */
+export class JobPathError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'JobPathError'
+  }
+}
+
+const FORMS =
+  'expected `folder/job`, `job/folder/job/job`, or the job URL on the same server as `url`'
+
+/**
+ * Turns the `job` input into the item names from the root.
+ *
+ * - `a/b/c`: the names as Jenkins shows them in `fullName`. A multibranch
+ *   branch is named as Jenkins names it (`feature%2Fx`), so segments are
+ *   taken literally, not decoded.
+ * - `job/a/job/b`: a URL path, as copied from the browser: segments are
+ *   percent-decoded once.
+ * - `https://host/ctx/job/a/job/b/`: must be on the same origin and under the
+ *   same context path as `baseUrl`; the rest is read as the `job/` form.
+ */
+export function parseJobPath(input: string, baseUrl: string): JobPath {
+  const value = input.trim()
+  if (value === '') throw new JobPathError(`Input 'job' is empty: ${FORMS}.`)
+  if (/[\u0000-\u001f\u007f]/.test(value)) {
+    throw new JobPathError(`Input 'job' contains a control character: ${FORMS}.`)
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return parseJobUrl(value, baseUrl)
+  const trimmed = value.replace(/^\/+/, '').replace(/\/+$/, '')
+  if (trimmed === 'job' || trimmed.startsWith('job/')) return parseUrlForm(trimmed, value)
+  return checkSegments(trimmed.split('/'), value)
+}
+
+function parseJobUrl(value: string, baseUrl: string): JobPath {
+  let url: URL
+  let base: URL
+  try {
+    url = new URL(value)
+    base = new URL(baseUrl)
+  } catch {
+    throw new JobPathError(`Input 'job' is not a valid URL ('${redactUrl(value)}'): ${FORMS}.`)
+  }
+  if (url.origin !== base.origin) {
+    throw new JobPathError(
+      `Input 'job' is a URL on ${url.origin}, but 'url' is ${base.origin}: the job URL must be on the same server (credentials are never sent to another host).`
+    )
+  }
+  if (url.search || url.hash) {
+    throw new JobPathError(
+      `Input 'job' URL has a query or fragment ('${redactUrl(value)}'): ${FORMS}.`
+    )
+  }
+  const basePath = base.pathname.replace(/\/+$/, '')
+  const path = url.pathname
+  if (basePath && path !== basePath && !path.startsWith(basePath + '/')) {
+    throw new JobPathError(
+      `Input 'job' URL path '${path}' is not under the context path '${basePath}' of 'url'.`
+    )
+  }
+  const rest = path
+    .slice(basePath.length)
+    .replace(/^\/+/, '')
+    .replace(/\/+$/, '')
+  return parseUrlForm(rest, value)
+}
+
+function parseUrlForm(path: string, original: string): JobPath {
+  const parts = path.split('/')
+  const names: string[] = []
+  for (let i = 0; i < parts.length; i += 2) {
+    const marker = parts[i]
+    const name = parts[i + 1]
+    if (marker !== 'job' || name === undefined || name === '') {
+      throw new JobPathError(
+        `Input 'job' ('${redactUrl(original)}') is not a job path: every name must follow '/job/' (${FORMS}).`
+      )
+    }
+    try {
+      names.push(decodeURIComponent(name))
+    } catch {
+      throw new JobPathError(
+        `Input 'job' has a malformed percent-encoding in '${name}': ${FORMS}.`
+      )
+    }
+  }
+  return checkSegments(names, original)
+}
+
+function checkSegments(segments: string[], original: string): JobPath {
+  for (const segment of segments) {
+    if (segment === '') {
+      throw new JobPathError(
+        `Input 'job' ('${redactUrl(original)}') has an empty segment ('//'): ${FORMS}.`
+      )
+    }
+    if (segment === '.' || segment === '..') {
+      throw new JobPathError(
+        `Input 'job' ('${redactUrl(original)}') has a '${segment}' segment; Jenkins item names cannot be '.' or '..'.`
+      )
+    }
+  }
+  return Object.freeze([...segments])
+}
+
+/** The URL path of a job below the base URL: `/job/a/job/b`, each name percent-encoded once. */
+export function jobUrlPath(job: JobPath): string {
+  // encodeURIComponent matches Jenkins' Util.rawEncode for every character a
+  // name can hold, and turns a multibranch `feature%2Fx` into `feature%252Fx`,
+  // the canonical form that survives reverse proxies (jenkins-api.md 3.8).
+  return job.map(name => '/job/' + encodeURIComponent(name)).join('')
+}
+
+/** `folder/sub/job`, as Jenkins' fullName. */
+export function fullName(job: JobPath): string {
+  return job.join('/')
+}
+
+/** A URL with any user:password removed, for messages. */
+export function redactUrl(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1***@')
+}

@@ -1,0 +1,133 @@
+import type { Readable } from 'node:stream'
+import type { BuildResult } from '../constants.js'
+
+/** A job's place in Jenkins: the decoded item names from the root, e.g. ['team', 'service', 'deploy']. */
+export type JobPath = readonly string[]
+
+/** Build parameters as the user gave them; an array is a multi-value parameter (repeated form field). */
+export type BuildParameters = Readonly<Record<string, string | readonly string[]>>
+
+/** One parameter definition of a job (job JSON `property[].parameterDefinitions[]`). */
+export interface ParameterDefinition {
+  name: string
+  /** e.g. StringParameterDefinition, BooleanParameterDefinition, ChoiceParameterDefinition */
+  type?: string
+  defaultValue?: unknown
+  choices?: string[]
+}
+
+/** What the client needs to know of a job before triggering it. */
+export interface JobInfo {
+  _class?: string
+  name: string
+  fullName?: string
+  /** The job's URL rebased onto the configured base URL (never Jenkins' own root URL). */
+  url: string
+  buildable?: boolean
+  disabled?: boolean
+  /** Empty when the job takes no parameters. */
+  parameterDefinitions: ParameterDefinition[]
+  /** True for folders, multibranch projects and organisation folders (things that are not jobs). */
+  isFolder: boolean
+}
+
+/** Result of a trigger POST. */
+export interface TriggerResult {
+  /** Queue item id taken from the Location header. */
+  queueId: number
+  /** Queue item URL rebased onto the configured base URL, e.g. https://ci/jenkins/queue/item/42/ */
+  queueUrl: string
+  /** True when Jenkins answered 303: an identical item was already queued and ours merged into it. */
+  merged: boolean
+  /** Names the caller sent that the job does not define (Jenkins drops them silently). */
+  unknownParameters: string[]
+}
+
+/** A queue item (GET queue/item/N/api/json). */
+export interface QueueItem {
+  _class?: string
+  id: number
+  why?: string | null
+  cancelled?: boolean
+  blocked?: boolean
+  buildable?: boolean
+  stuck?: boolean
+  inQueueSince?: number
+  /** Set once the item left the queue and the run was created. */
+  executable?: { number: number; url: string } | null
+}
+
+/** A build (GET job/.../N/api/json). Only the fields the action reads are typed; the rest are kept. */
+export interface Build {
+  _class?: string
+  number: number
+  /** Jenkins' own URL (may be on another host); use BuildRef.url for requests. */
+  url: string
+  building: boolean
+  result: BuildResult | null
+  duration: number
+  estimatedDuration: number
+  timestamp: number
+  queueId?: number
+  displayName?: string
+  fullDisplayName?: string
+  actions?: unknown[]
+  [key: string]: unknown
+}
+
+/** Enough to address a build: its job and number. `url` is rebased onto the configured base. */
+export interface BuildRef {
+  job: JobPath
+  number: number
+  url: string
+}
+
+/** One chunk of the progressive console log. */
+export interface ProgressiveText {
+  /** The raw body (Jenkins may use CRLF and may include ConsoleNote annotations); the caller must consume or destroy it. */
+  body: Readable
+  /** X-Text-Size: the offset to ask for next. */
+  textSize: number
+  /** X-More-Data: true while the build is still logging; false when the log is complete. */
+  moreData: boolean
+}
+
+/** Outcome of POST queue/cancelItem. */
+export type CancelOutcome = 'cancelled' | 'already-left' | 'not-found'
+
+/**
+ * Everything the action asks of Jenkins. JenkinsClient implements it over
+ * HTTP; the follower and main depend only on this interface so that they can
+ * be tested with a fake.
+ *
+ * Every method throws JenkinsError (src/jenkins/errors.ts) with a message a
+ * user can act on. Reads retry transient failures; see the implementation.
+ */
+export interface JenkinsApi {
+  /** The configured base URL, normalised without a trailing slash (e.g. https://ci.example.com/jenkins). */
+  readonly baseUrl: string
+  /** Absolute URL of a job on the configured base, ending in '/'. */
+  jobUrl(job: JobPath): string
+  /** Absolute URL of a build on the configured base, ending in '/'. */
+  buildUrl(job: JobPath, number: number): string
+
+  getJob(job: JobPath): Promise<JobInfo>
+  /** Full names (`folder/sub/job`) of every job below `folder` (root when empty), recursing into folders, in one request. */
+  listJobs(folder: JobPath): Promise<string[]>
+  /** POST build or buildWithParameters (chosen from info.parameterDefinitions), delay=0sec, no redirect following. Never retried once it may have reached Jenkins. */
+  trigger(info: JobInfo, job: JobPath, params: BuildParameters): Promise<TriggerResult>
+  getQueueItem(queueId: number): Promise<QueueItem>
+  cancelQueueItem(queueId: number): Promise<CancelOutcome>
+  /** GET a build's JSON; `which` is a number or a permalink. `tree` limits the fields (Jenkins tree syntax); `depth` widens them. Throws JenkinsError kind 'not-found' when there is no such build. */
+  getBuild(
+    job: JobPath,
+    which: number | 'lastBuild' | 'lastSuccessfulBuild',
+    options?: { tree?: string; depth?: number }
+  ): Promise<Build>
+  /** GET logText/progressiveText?start=N. */
+  progressiveText(build: BuildRef, start: number): Promise<ProgressiveText>
+  /** POST stop / term / kill on a build (302 counts as success). */
+  stopBuild(build: BuildRef, how: 'stop' | 'term' | 'kill'): Promise<void>
+  /** POST disable (302 counts as success). */
+  disableJob(job: JobPath): Promise<void>
+}

@@ -1,0 +1,17 @@
+/**
+ * What the Jenkins client and the follower need to say things. The action
+ * passes an adapter over @actions/core; tests pass a recorder. Nothing below
+ * src/main.ts imports @actions/core for logging.
+ */
+export interface Logger {
+  debug(message: string): void
+  info(message: string): void
+  warning(message: string): void
+}
+
+/** A logger that drops everything (for library use and tests that do not care). */
+export const silentLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warning: () => undefined
+}
