@@ -25,7 +25,7 @@ const FORMS =
 export function parseJobPath(input: string, baseUrl: string): JobPath {
   const value = input.trim()
   if (value === '') throw new JobPathError(`Input 'job' is empty: ${FORMS}.`)
-  if (/[\u0000-\u001f\u007f]/.test(value)) {
+  if (/\p{Cc}/u.test(value)) {
     throw new JobPathError(`Input 'job' contains a control character: ${FORMS}.`)
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return parseJobUrl(value, baseUrl)
@@ -42,6 +42,19 @@ function parseJobUrl(value: string, baseUrl: string): JobPath {
     base = new URL(baseUrl)
   } catch {
     throw new JobPathError(`Input 'job' is not a valid URL ('${redactUrl(value)}'): ${FORMS}.`)
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new JobPathError(
+      `Input 'job' URL must not contain credentials: put the user name in 'user' and the API token in 'token' (${FORMS}).`
+    )
+  }
+  // The URL parser resolves '.' and '..' (also as %2e) silently; a job URL
+  // copied from Jenkins never holds them, so refuse rather than guess.
+  const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/[?#].*$/s, '')
+  if (rawPath.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment))) {
+    throw new JobPathError(
+      `Input 'job' URL ('${redactUrl(value)}') has a '.' or '..' segment: ${FORMS}.`
+    )
   }
   if (url.origin !== base.origin) {
     throw new JobPathError(
@@ -60,10 +73,7 @@ function parseJobUrl(value: string, baseUrl: string): JobPath {
       `Input 'job' URL path '${path}' is not under the context path '${basePath}' of 'url'.`
     )
   }
-  const rest = path
-    .slice(basePath.length)
-    .replace(/^\/+/, '')
-    .replace(/\/+$/, '')
+  const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '')
   return parseUrlForm(rest, value)
 }
 
@@ -81,9 +91,7 @@ function parseUrlForm(path: string, original: string): JobPath {
     try {
       names.push(decodeURIComponent(name))
     } catch {
-      throw new JobPathError(
-        `Input 'job' has a malformed percent-encoding in '${name}': ${FORMS}.`
-      )
+      throw new JobPathError(`Input 'job' has a malformed percent-encoding in '${name}': ${FORMS}.`)
     }
   }
   return checkSegments(names, original)
@@ -107,8 +115,8 @@ function checkSegments(segments: string[], original: string): JobPath {
 
 /** The URL path of a job below the base URL: `/job/a/job/b`, each name percent-encoded once. */
 export function jobUrlPath(job: JobPath): string {
-  // encodeURIComponent matches Jenkins' Util.rawEncode for every character a
-  // name can hold, and turns a multibranch `feature%2Fx` into `feature%252Fx`,
+  // encodeURIComponent is compatible with Jenkins' Util.rawEncode (it only
+  // leaves `~` unencoded, which Stapler reads the same), and turns a multibranch `feature%2Fx` into `feature%252Fx`,
   // the canonical form that survives reverse proxies (jenkins-api.md 3.8).
   return job.map(name => '/job/' + encodeURIComponent(name)).join('')
 }
@@ -118,7 +126,11 @@ export function fullName(job: JobPath): string {
   return job.join('/')
 }
 
-/** A URL with any user:password removed, for messages. */
+/**
+ * A URL with any user:password removed, for messages. Everything up to the
+ * last '@' goes, even with no scheme or a '/' in the password: a parser may
+ * read a malformed URL differently, and hiding too much is harmless.
+ */
 export function redactUrl(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1***@')
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@')
 }
