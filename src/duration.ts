@@ -1,0 +1,45 @@
+import { InputError } from './input-error.js'
+
+/**
+ * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
+ * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
+ * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
+ * above which Node fires the timer at once instead of never.
+ */
+export const MAX_DURATION_MS = 120 * 60 * 60 * 1000
+
+const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 } as const
+
+/**
+ * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
+ * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
+ * case-insensitive; only whole numbers. The result is more than 0 and at most
+ * MAX_DURATION_MS.
+ */
+export function parseDuration(value: string, input: string): number {
+  const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`
+  const text = value.trim()
+  let ms: number | undefined
+  if (/^\d+$/.test(text)) {
+    ms = Number(text) * UNITS_MS.s
+  } else {
+    const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text)
+    if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
+      ms =
+        Number(match[1] ?? 0) * UNITS_MS.h +
+        Number(match[2] ?? 0) * UNITS_MS.m +
+        Number(match[3] ?? 0) * UNITS_MS.s
+    }
+  }
+  if (ms === undefined) {
+    throw new InputError(`Input '${input}' ('${clip(text)}') is not a duration: ${expected}.`)
+  }
+  if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
+    throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`)
+  }
+  return ms
+}
+
+function clip(text: string): string {
+  return text.length > 40 ? text.slice(0, 40) + '…' : text
+}

@@ -1,0 +1,96 @@
+import { InputError } from './input-error.js'
+import type { BuildParameters } from './jenkins/types.js'
+
+const FORMS =
+  'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}'
+
+/**
+ * Parses the `parameters` input.
+ *
+ * - A JSON object (the text starts with `{`): values are strings, numbers,
+ *   booleans, or arrays of those (a multi-value parameter). Numbers and
+ *   booleans become the strings Jenkins would receive in a form (`3`, `true`);
+ *   quote a number to keep an exact spelling such as `1.50`.
+ * - Otherwise `NAME=value` lines: split on the first `=`, so the value may
+ *   hold `=` and may be empty; the name is trimmed, the value is kept as
+ *   written (only the line break is removed, CRLF included); blank lines are
+ *   skipped. A name given on several lines becomes a multi-value parameter,
+ *   its values in line order.
+ *
+ * Messages name the line or the parameter but never echo a value: values are
+ * often secrets.
+ */
+export function parseParameters(text: string): BuildParameters {
+  const trimmed = text.trim()
+  if (trimmed === '') return {}
+  // `[` too, so that a JSON array gets "must be an object" rather than a
+  // confusing complaint about a line without `=`.
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return parseJson(trimmed)
+  return parseLines(text)
+}
+
+function parseLines(text: string): BuildParameters {
+  const values = new Map<string, string[]>()
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim() === '') return
+    const eq = line.indexOf('=')
+    if (eq < 0) {
+      throw new InputError(`Input 'parameters' line ${index + 1} has no '=': ${FORMS}.`)
+    }
+    const name = line.slice(0, eq).trim()
+    if (name === '') {
+      throw new InputError(
+        `Input 'parameters' line ${index + 1} has an empty NAME before '=': ${FORMS}.`
+      )
+    }
+    const list = values.get(name)
+    if (list) list.push(line.slice(eq + 1))
+    else values.set(name, [line.slice(eq + 1)])
+  })
+  return Object.fromEntries(
+    [...values].map(([name, list]) => [name, list.length === 1 ? (list[0] as string) : list])
+  )
+}
+
+function parseJson(text: string): BuildParameters {
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (error) {
+    // Only the position is kept: newer V8 messages quote the input, which may
+    // hold secrets.
+    const position = /position (\d+)/.exec(String(error))?.[1]
+    const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`
+    throw new InputError(`Input 'parameters' is not valid JSON${where}: ${FORMS}.`)
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new InputError(`Input 'parameters' is JSON but not an object: ${FORMS}.`)
+  }
+  const result: Record<string, string | string[]> = {}
+  for (const [name, value] of Object.entries(data)) {
+    if (name.trim() === '') {
+      throw new InputError(`Input 'parameters' has an empty parameter name: ${FORMS}.`)
+    }
+    result[name] = Array.isArray(value)
+      ? value.map(item => scalar(name, item))
+      : scalar(name, value)
+  }
+  return result
+}
+
+function scalar(name: string, value: unknown): string {
+  if (typeof value === 'string') return value
+  if (typeof value === 'boolean') return String(value)
+  // JSON.parse turns 1e999 into Infinity, which no form field can carry.
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value)
+  throw new InputError(
+    `Input 'parameters' value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${FORMS}).`
+  )
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'a nested array'
+  if (typeof value === 'number') return 'a number out of range'
+  return 'an object'
+}
