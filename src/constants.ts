@@ -34,16 +34,12 @@ export enum Output {
 export enum State {
   /** Set by the main step, so the second run of the bundle knows it is the post step. */
   IsPost = 'isPost',
-  /** Jenkins base URL the main step used. */
-  BaseUrl = 'baseUrl',
-  /** Queue item id of the triggered build, while it is queued. */
+  /** Queue item id of the triggered build. */
   QueueId = 'queueId',
-  /** Build URL of the followed build, once known. */
-  BuildUrl = 'buildUrl',
-  /** 'true' once the main step knows the remote build is over (or never started one). */
-  Done = 'done',
-  /** Whether the user asked to abort on cancel. */
-  AbortOnCancel = 'abortOnCancel'
+  /** Number of the followed build, once known. */
+  BuildNumber = 'buildNumber',
+  /** 'false' while remote work the step started may still be running; 'true' once it is over or was dealt with. */
+  Done = 'done'
 }
 
 /** Build results Jenkins reports (hudson.model.Result). */

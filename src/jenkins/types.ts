@@ -124,6 +124,8 @@ export interface JenkinsApi {
     which: number | 'lastBuild' | 'lastSuccessfulBuild',
     options?: { tree?: string; depth?: number }
   ): Promise<Build>
+  /** The job's most recent builds, newest first, with their queue ids (to find a build whose queue item expired). */
+  recentBuilds(job: JobPath, limit: number): Promise<Array<{ number: number; queueId?: number }>>
   /** GET logText/progressiveText?start=N. */
   progressiveText(build: BuildRef, start: number): Promise<ProgressiveText>
   /** POST stop / term / kill on a build (302 counts as success). */

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest'
+import { abortRemote } from '../src/cancel.js'
+import { JenkinsError } from '../src/jenkins/errors.js'
+import { silentLogger, type Logger } from '../src/logger.js'
+import { FakeApi, notFound } from './fixtures/fake-api.js'
+
+const timings = { stopWaitMs: 5, termWaitMs: 5, killWaitMs: 5, pollMs: 1 }
+const job = ['pipe']
+const build = { job, number: 4, url: 'u' }
+
+describe('abortRemote', () => {
+  it('cancels a queued item', async () => {
+    const api = new FakeApi()
+    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, timings)).toBe(
+      'cancelled Jenkins queue item 9'
+    )
+    expect(api.calls).toEqual(['cancelQueueItem 9'])
+  })
+
+  it('stops the build when the item had already left the queue', async () => {
+    const api = new FakeApi()
+    api.cancelOutcome = 'already-left'
+    api.queueAnswers = [{ id: 9, executable: { number: 4, url: '' } }]
+    api.buildAnswers = [{ building: true }]
+    api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
+    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, timings)).toBe(
+      'stopped Jenkins build #4 (stop; result ABORTED)'
+    )
+    expect(api.calls).toContain('stop')
+  })
+
+  it('finds the build by queue id when the left item expired', async () => {
+    const api = new FakeApi()
+    api.cancelOutcome = 'not-found'
+    api.queueAnswers = [notFound()]
+    api.recent = [{ number: 4, queueId: 9 }]
+    api.buildAnswers = [{ building: true }]
+    api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
+    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, timings)).toMatch(
+      /stopped Jenkins build #4/
+    )
+  })
+
+  it('escalates a Pipeline from stop to term to kill', async () => {
+    const api = new FakeApi()
+    api.buildAnswers = [{ building: true }]
+    api.onStop = how => {
+      if (how === 'kill') api.buildAnswers = [{ building: false, result: 'ABORTED' }]
+    }
+    expect(await abortRemote(api, { job, build }, silentLogger, timings)).toBe(
+      'stopped Jenkins build #4 (kill; result ABORTED)'
+    )
+    expect(api.calls.filter(c => ['stop', 'term', 'kill'].includes(c))).toEqual([
+      'stop',
+      'term',
+      'kill'
+    ])
+  })
+
+  it('stops escalating when term does not exist (freestyle)', async () => {
+    const api = new FakeApi()
+    api.buildAnswers = [{ building: true }]
+    api.stopErrors.term = notFound()
+    expect(await abortRemote(api, { job, build }, silentLogger, timings)).toMatch(/still running/)
+    expect(api.calls).not.toContain('kill')
+  })
+
+  it('does nothing to a build that already finished', async () => {
+    const api = new FakeApi()
+    api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
+    expect(await abortRemote(api, { job, build }, silentLogger, timings)).toBe(
+      'build #4 had already finished (SUCCESS)'
+    )
+    expect(api.calls).not.toContain('stop')
+  })
+
+  it('warns instead of throwing when Jenkins refuses', async () => {
+    const api = new FakeApi()
+    api.buildAnswers = [{ building: true }]
+    api.stopErrors.stop = new JenkinsError('forbidden', 'alice lacks Job/Cancel', 403)
+    const warnings: string[] = []
+    const logger: Logger = { ...silentLogger, warning: m => warnings.push(m) }
+    expect(await abortRemote(api, { job, build }, logger, timings)).toMatch(/could not abort/)
+    expect(warnings[0]).toMatch(/alice lacks Job\/Cancel/)
+  })
+})

@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest'
+import { BuildFollower } from '../src/follower.js'
+import { JenkinsError } from '../src/jenkins/errors.js'
+import { silentLogger, type Logger } from '../src/logger.js'
+import { StepAborted } from '../src/wait.js'
+import { FakeApi, networkError, notFound } from './fixtures/fake-api.js'
+
+const fast = { fastMs: 1, slowMs: 2, unknownMs: 2 }
+const job = ['team', 'deploy']
+
+function follower(
+  api: FakeApi,
+  extra: Partial<ConstructorParameters<typeof BuildFollower>[0]> = {}
+) {
+  return new BuildFollower({ api, job, logger: silentLogger, policy: fast, ...extra })
+}
+
+function recorder(): Logger & { lines: string[] } {
+  const lines: string[] = []
+  return {
+    lines,
+    debug: m => lines.push(`debug ${m}`),
+    info: m => lines.push(`info ${m}`),
+    warning: m => lines.push(`warning ${m}`)
+  }
+}
+
+describe('waitForStart', () => {
+  it('polls the queue item until it has an executable, logging each new why once', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [
+      { id: 7, why: 'In the quiet period. Expires in 4.9 sec' },
+      { id: 7, why: 'In the quiet period. Expires in 4.9 sec' },
+      { id: 7, why: 'Waiting for next available executor' },
+      { _class: 'hudson.model.Queue$LeftItem', id: 7, why: null, executable: null },
+      {
+        _class: 'hudson.model.Queue$LeftItem',
+        id: 7,
+        executable: { number: 12, url: 'http://other/job/x/12/' }
+      }
+    ]
+    const log = recorder()
+    const started = await follower(api, { logger: log }).waitForStart(7)
+    expect(started.ref).toEqual({
+      job,
+      number: 12,
+      url: 'https://ci.example.com/jenkins/job/team/job/deploy/12/'
+    })
+    expect(api.calls.filter(c => c.startsWith('getQueueItem'))).toHaveLength(5)
+    expect(log.lines.filter(l => l.startsWith('info'))).toEqual([
+      'info Waiting in the Jenkins queue: In the quiet period. Expires in 4.9 sec',
+      'info Waiting in the Jenkins queue: Waiting for next available executor'
+    ])
+    expect(api.calls).not.toContain('getBuild lastBuild')
+  })
+
+  it('fails clearly when the queue item was cancelled', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [
+      { _class: 'hudson.model.Queue$LeftItem', id: 3, cancelled: true, executable: null }
+    ]
+    await expect(follower(api).waitForStart(3)).rejects.toThrow(
+      /queue item 3 of team\/deploy was cancelled/
+    )
+  })
+
+  it('rides out transient errors', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [
+      networkError(),
+      networkError(),
+      { id: 3, executable: { number: 4, url: '' } }
+    ]
+    expect((await follower(api).waitForStart(3)).ref.number).toBe(4)
+  })
+
+  it('does not ride out other errors', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [new JenkinsError('bad-credentials', 'rejected', 401)]
+    await expect(follower(api).waitForStart(3)).rejects.toThrow('rejected')
+  })
+
+  it('finds the build by queue id when the item expired', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [notFound()]
+    api.recent = [
+      { number: 9, queueId: 5 },
+      { number: 8, queueId: 3 }
+    ]
+    expect((await follower(api).waitForStart(3)).ref.number).toBe(8)
+  })
+
+  it('says so when the item expired and no build has its queue id', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [notFound()]
+    api.recent = [{ number: 9, queueId: 5 }]
+    await expect(follower(api).waitForStart(3)).rejects.toThrow(/Queue item 3 .* gone/)
+  })
+
+  it('gives up on an item that left without a build after the bound', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [{ _class: 'hudson.model.Queue$LeftItem', id: 3, executable: null }]
+    await expect(follower(api, { leftWithoutBuildMs: 5 }).waitForStart(3)).rejects.toThrow(
+      /left the queue without starting a build/
+    )
+  })
+
+  it('stops waiting when the signal fires', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [{ id: 3, why: 'Waiting for next available executor' }]
+    const controller = new AbortController()
+    setTimeout(() => controller.abort('timeout'), 20)
+    const error = await follower(api, { signal: controller.signal })
+      .waitForStart(3)
+      .catch(e => e)
+    expect(error).toBeInstanceOf(StepAborted)
+    expect(error.reason).toBe('timeout')
+  })
+})
+
+describe('waitForEnd', () => {
+  const ref = { job, number: 12, url: 'u' }
+
+  it('keeps polling while a Pipeline has a result but is still building', async () => {
+    const api = new FakeApi()
+    api.buildAnswers = [
+      { building: true, result: null },
+      { building: true, result: 'FAILURE' },
+      { building: true, result: 'FAILURE' },
+      { building: false, result: 'FAILURE', duration: 1234 },
+      { building: false, result: 'FAILURE', duration: 1234, displayName: 'full' }
+    ]
+    const build = await follower(api).waitForEnd(ref)
+    expect(build.result).toBe('FAILURE')
+    expect(build.displayName).toBe('full')
+    // Four narrow polls, then one full read of the finished build.
+    expect(api.calls).toEqual([
+      'getBuild 12 tree',
+      'getBuild 12 tree',
+      'getBuild 12 tree',
+      'getBuild 12 tree',
+      'getBuild 12'
+    ])
+  })
+
+  it('with a console, polls only the console until it is complete, then reads the build once', async () => {
+    const api = new FakeApi()
+    let polls = 0
+    const console = { poll: async () => ++polls < 4 }
+    api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(polls).toBe(4)
+    expect(build.result).toBe('SUCCESS')
+    expect(api.calls).toEqual(['getBuild 12'])
+  })
+
+  it('with a complete console but a build still finishing, polls the build until it is over', async () => {
+    const api = new FakeApi()
+    const console = { poll: async () => false }
+    api.buildAnswers = [
+      { building: true },
+      { building: true },
+      { building: false, result: 'UNSTABLE' }
+    ]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(build.result).toBe('UNSTABLE')
+    expect(api.calls).toEqual(['getBuild 12', 'getBuild 12', 'getBuild 12'])
+  })
+
+  it('rides out a socket hang up hours into the build', async () => {
+    const api = new FakeApi()
+    api.buildAnswers = [{ building: true }, networkError(), { building: false, result: 'SUCCESS' }]
+    expect((await follower(api).waitForEnd(ref)).result).toBe('SUCCESS')
+  })
+})

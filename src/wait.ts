@@ -1,0 +1,36 @@
+/** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
+export class StepAborted extends Error {
+  constructor(readonly reason: AbortReason) {
+    super(reason === 'timeout' ? 'The step timed out.' : 'The step was cancelled.')
+    this.name = 'StepAborted'
+  }
+}
+
+/** Why the step stopped waiting. */
+export type AbortReason = 'timeout' | 'cancelled'
+
+/** The reason carried by an aborted signal ('cancelled' unless it says 'timeout'). */
+export function abortReason(signal: AbortSignal): AbortReason {
+  return signal.reason === 'timeout' ? 'timeout' : 'cancelled'
+}
+
+/** Throws StepAborted if the signal has fired. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new StepAborted(abortReason(signal))
+}
+
+/** Waits `ms`, or throws StepAborted as soon as the signal fires. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  throwIfAborted(signal)
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      reject(new StepAborted(abortReason(signal as AbortSignal)))
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
