@@ -105,7 +105,7 @@ export function parseSettings(get: (name: Input) => string): Settings {
   const githubToken = read(Input.GithubToken)
   if (commitStatus && githubToken === '') {
     throw new InputError(
-      `Input 'commit-status' is true but 'github-token' is empty: pass a token with \`statuses: write\`, e.g. github-token: \${{ github.token }}.`
+      `Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`
     )
   }
   const statusContext =

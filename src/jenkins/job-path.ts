@@ -70,7 +70,7 @@ function parseJobUrl(value: string, baseUrl: string): JobPath {
   const path = url.pathname
   if (basePath && path !== basePath && !path.startsWith(basePath + '/')) {
     throw new JobPathError(
-      `Input 'job' URL path '${path}' is not under the context path '${basePath}' of 'url'.`
+      `Input 'job' URL path '${path}' is not under the context path '${basePath}' of 'url': ${FORMS}.`
     )
   }
   const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '')
@@ -106,7 +106,7 @@ function checkSegments(segments: string[], original: string): JobPath {
     }
     if (segment === '.' || segment === '..') {
       throw new JobPathError(
-        `Input 'job' ('${redactUrl(original)}') has a '${segment}' segment; Jenkins item names cannot be '.' or '..'.`
+        `Input 'job' ('${redactUrl(original)}') has a '${segment}' segment: Jenkins item names cannot be '.' or '..' (${FORMS}).`
       )
     }
   }

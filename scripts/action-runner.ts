@@ -1,10 +1,14 @@
+/**
+ * Runs the bundled action the way the GitHub runner runs a node action.
+ * Shared by the end-to-end tests, the demo and the benchmark.
+ */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
 /** The repository root, the bundle, and action.yml. */
-export const ROOT = resolve(import.meta.dirname, '..', '..')
+export const ROOT = resolve(import.meta.dirname, '..')
 export const BUNDLE = join(ROOT, 'dist', 'index.js')
 
 /** Node runtimes to prove the bundle under: the machine's, and Node 24 (what action.yml declares). */
