@@ -66,16 +66,19 @@ function parseJson(text: string): BuildParameters {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new InputError(`Input 'parameters' is JSON but not an object: ${FORMS}.`)
   }
-  const result: Record<string, string | string[]> = {}
+  const entries: Array<[string, string | string[]]> = []
   for (const [name, value] of Object.entries(data)) {
     if (name.trim() === '') {
       throw new InputError(`Input 'parameters' has an empty parameter name: ${FORMS}.`)
     }
-    result[name] = Array.isArray(value)
-      ? value.map(item => scalar(name, item))
-      : scalar(name, value)
+    entries.push([
+      name,
+      Array.isArray(value) ? value.map(item => scalar(name, item)) : scalar(name, value)
+    ])
   }
-  return result
+  // fromEntries defines own properties, so a parameter named `__proto__`
+  // stays a parameter instead of replacing the object's prototype.
+  return Object.fromEntries(entries)
 }
 
 function scalar(name: string, value: unknown): string {
