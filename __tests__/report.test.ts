@@ -1,0 +1,410 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import * as core from '@actions/core'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  failureMessage,
+  formatDuration,
+  setBuildOutputs,
+  testCounts,
+  writeSummary,
+  type BuildOutcome
+} from '../src/report.js'
+import type { Build } from '../src/jenkins/types.js'
+import type { Logger } from '../src/logger.js'
+
+function build(overrides: Partial<Build> = {}): Build {
+  return {
+    _class: 'hudson.model.FreeStyleBuild',
+    number: 12,
+    url: 'http://jenkins.internal:8080/job/team/job/deploy/12/',
+    building: false,
+    result: 'SUCCESS',
+    duration: 63_000,
+    estimatedDuration: 60_000,
+    timestamp: 1_700_000_000_000,
+    actions: [],
+    ...overrides
+  }
+}
+
+const base: BuildOutcome = {
+  jobName: 'team/deploy',
+  jobUrl: 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/'
+}
+
+/** A fresh core Summary (the exported one caches its file path). */
+function newSummary(): typeof core.summary {
+  const Summary = Object.getPrototypeOf(core.summary).constructor as new () => typeof core.summary
+  return new Summary()
+}
+
+function recordingLogger() {
+  const warnings: string[] = []
+  const logger: Logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warning: message => void warnings.push(message)
+  }
+  return { logger, warnings }
+}
+
+describe('setBuildOutputs', () => {
+  it('sets every output of a finished build', () => {
+    const outputs: Record<string, string> = {}
+    const b = build({ result: 'UNSTABLE' })
+    setBuildOutputs(
+      { setOutput: (name, value) => (outputs[name] = value) },
+      {
+        ...base,
+        build: b,
+        buildUrl: 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/',
+        queueUrl: 'http://127.0.0.1:8080/jenkins/queue/item/7/',
+        result: 'UNSTABLE'
+      }
+    )
+    expect(outputs).toEqual({
+      result: 'UNSTABLE',
+      'build-number': '12',
+      'build-url': 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/',
+      duration: '63000',
+      'queue-url': 'http://127.0.0.1:8080/jenkins/queue/item/7/',
+      build: JSON.stringify(b),
+      'job-url': base.jobUrl
+    })
+  })
+
+  it('takes the result from a finished build when the outcome has none', () => {
+    const outputs: Record<string, string> = {}
+    setBuildOutputs(
+      { setOutput: (n, v) => (outputs[n] = v) },
+      { ...base, build: build({ result: 'FAILURE' }) }
+    )
+    expect(outputs.result).toBe('FAILURE')
+  })
+
+  it('sets no result and no duration while the build runs, even when a Pipeline already set a result', () => {
+    const outputs: Record<string, string> = {}
+    setBuildOutputs(
+      { setOutput: (n, v) => (outputs[n] = v) },
+      { ...base, build: build({ building: true, result: 'FAILURE', duration: 0 }) }
+    )
+    expect(outputs).not.toHaveProperty('result')
+    expect(outputs).not.toHaveProperty('duration')
+    expect(outputs['build-number']).toBe('12')
+  })
+
+  it('only sets what it knows when no build started', () => {
+    const outputs: Record<string, string> = {}
+    setBuildOutputs(
+      { setOutput: (n, v) => (outputs[n] = v) },
+      { ...base, queueUrl: 'http://127.0.0.1/queue/item/3/' }
+    )
+    expect(outputs).toEqual({
+      'queue-url': 'http://127.0.0.1/queue/item/3/',
+      'job-url': base.jobUrl
+    })
+  })
+})
+
+describe('testCounts', () => {
+  it('reads a JUnit TestResultAction', () => {
+    const b = build({
+      actions: [
+        { _class: 'hudson.model.CauseAction', causes: [] },
+        {},
+        {
+          _class: 'hudson.tasks.junit.TestResultAction',
+          failCount: 2,
+          skipCount: 1,
+          totalCount: 40,
+          urlName: 'testReport'
+        }
+      ]
+    })
+    expect(testCounts(b)).toEqual({ total: 40, failed: 2, skipped: 1 })
+  })
+
+  it('takes the aggregate over its parts, and any action with the counts', () => {
+    const b = build({
+      actions: [
+        {
+          _class: 'hudson.tasks.test.AggregatedTestResultAction',
+          failCount: 3,
+          skipCount: 0,
+          totalCount: 90
+        },
+        { _class: 'some.plugin.TestAction', failCount: 1, totalCount: 30 }
+      ]
+    })
+    expect(testCounts(b)).toEqual({ total: 90, failed: 3, skipped: 0 })
+    expect(
+      testCounts(build({ actions: [{ _class: 'x.Y', failCount: 0, totalCount: 5 }] }))
+    ).toEqual({
+      total: 5,
+      failed: 0,
+      skipped: 0
+    })
+  })
+
+  it('is undefined without counts', () => {
+    expect(testCounts(build())).toBeUndefined()
+    expect(testCounts(build({ actions: undefined }))).toBeUndefined()
+    expect(
+      testCounts(build({ actions: [null, 'x', { failCount: '1', totalCount: 2 }] }))
+    ).toBeUndefined()
+  })
+})
+
+describe('formatDuration', () => {
+  it.each([
+    [850, '850 ms'],
+    [0, '0 ms'],
+    [1500, '1.5 s'],
+    [42_400, '42 s'],
+    [63_000, '1 min 3 s'],
+    [120_000, '2 min'],
+    [3_600_000 + 5 * 60_000 + 7_000, '1 h 5 min'],
+    [-1, 'unknown']
+  ])('%d ms is %s', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text)
+  })
+})
+
+describe('writeSummary', () => {
+  let dir: string
+  let file: string
+  const saved = process.env.GITHUB_STEP_SUMMARY
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'summary-'))
+    file = join(dir, 'step_summary.md')
+    writeFileSync(file, '')
+    process.env.GITHUB_STEP_SUMMARY = file
+  })
+
+  afterEach(() => {
+    if (saved === undefined) delete process.env.GITHUB_STEP_SUMMARY
+    else process.env.GITHUB_STEP_SUMMARY = saved
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('writes the job, result, build link, duration, queue wait, tests, parameters and note', async () => {
+    const { logger, warnings } = recordingLogger()
+    await writeSummary(
+      newSummary(),
+      {
+        ...base,
+        build: build({ result: 'FAILURE' }),
+        buildUrl: 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/',
+        parameters: { ENV: 'staging', REGIONS: ['eu', 'us'] },
+        queueWaitMs: 850,
+        tests: { total: 40, failed: 2, skipped: 1 },
+        result: 'FAILURE',
+        accepted: false,
+        note: 'Did not wait for everything.'
+      },
+      logger
+    )
+    const html = readFileSync(file, 'utf8')
+    expect(warnings).toEqual([])
+    expect(html).toContain(
+      '<h2>Jenkins <a href="http://127.0.0.1:8080/jenkins/job/team/job/deploy/">team/deploy</a></h2>'
+    )
+    expect(html).toContain('<tr><th>Result</th><td>❌ FAILURE (not accepted)</td></tr>')
+    expect(html).toContain(
+      '<tr><th>Build</th><td><a href="http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/">&#35;12</a></td></tr>'
+    )
+    expect(html).toContain('<tr><th>Duration</th><td>1 min 3 s</td></tr>')
+    expect(html).toContain('<tr><th>Queue wait</th><td>850 ms</td></tr>')
+    expect(html).toContain('<tr><th>Tests</th><td>40 total / 2 failed / 1 skipped</td></tr>')
+    expect(html).toContain('<tr><td><code>ENV</code></td><td>staging</td></tr>')
+    expect(html).toContain('<tr><td><code>REGIONS</code></td><td>eu, us</td></tr>')
+    expect(html).toContain('<p>Did not wait for everything.</p>')
+    // Jenkins' own (possibly internal) URL is not what we link to.
+    expect(html).not.toContain('jenkins.internal')
+    expect(html.length).toBeLessThan(2000)
+  })
+
+  it('shows what the build ran with, hiding secret-looking names and password parameters', async () => {
+    const { logger } = recordingLogger()
+    await writeSummary(
+      newSummary(),
+      {
+        ...base,
+        build: build({
+          actions: [
+            {
+              _class: 'hudson.model.ParametersAction',
+              parameters: [
+                { _class: 'hudson.model.StringParameterValue', name: 'ENV', value: 'prod' },
+                { _class: 'hudson.model.BooleanParameterValue', name: 'DRY_RUN', value: false },
+                { _class: 'hudson.model.PasswordParameterValue', name: 'DB' },
+                {
+                  _class: 'hudson.model.StringParameterValue',
+                  name: 'API_TOKEN',
+                  value: 'tok-123'
+                },
+                { _class: 'hudson.model.StringParameterValue', name: 'ssh_key', value: 'key-456' },
+                {
+                  _class: 'hudson.model.StringParameterValue',
+                  name: 'db_password',
+                  value: 'pw-789'
+                },
+                { _class: 'hudson.model.StringParameterValue', name: 'my_secret', value: 'sec-000' }
+              ]
+            }
+          ]
+        }),
+        parameters: { ENV: 'asked-for' }
+      },
+      logger
+    )
+    const html = readFileSync(file, 'utf8')
+    expect(html).toContain('<tr><td><code>ENV</code></td><td>prod</td></tr>')
+    expect(html).not.toContain('asked-for')
+    expect(html).toContain('<tr><td><code>DRY&#95;RUN</code></td><td>false</td></tr>')
+    expect(html).toContain('<tr><td><code>DB</code></td><td>***</td></tr>')
+    for (const secret of ['tok-123', 'key-456', 'pw-789', 'sec-000'])
+      expect(html).not.toContain(secret)
+    expect(html.match(/<td>\*\*\*<\/td>/g)).toHaveLength(5)
+    expect(html).toContain('<tr><th>Result</th><td>✅ SUCCESS</td></tr>')
+  })
+
+  it('hides secret-looking user parameters too', async () => {
+    await writeSummary(
+      newSummary(),
+      { ...base, parameters: { PASSWORD: 'hunter2', X: 'y' } },
+      recordingLogger().logger
+    )
+    const html = readFileSync(file, 'utf8')
+    expect(html).not.toContain('hunter2')
+    expect(html).toContain('<tr><td><code>PASSWORD</code></td><td>***</td></tr>')
+    expect(html).toContain('<tr><th>Result</th><td>⏳ not started</td></tr>')
+  })
+
+  it('escapes HTML and Markdown from Jenkins and the user', async () => {
+    const evil =
+      '<img src=x onerror=alert(1)>\n\n# Heading\n\n[click](javascript:alert(1)) **bold** `code` | pipe'
+    await writeSummary(
+      newSummary(),
+      {
+        ...base,
+        jobName: 'team/<script>alert(1)</script>',
+        jobUrl: 'javascript:alert(1)',
+        build: build({ result: 'UNSTABLE' }),
+        buildUrl: 'http://127.0.0.1/job/x/12/"><script>',
+        parameters: { 'NAME<b>': evil },
+        accepted: true,
+        note: '</p><script>x</script>'
+      },
+      recordingLogger().logger
+    )
+    const html = readFileSync(file, 'utf8')
+    expect(html).not.toMatch(/<script|<img|<b>|href="javascript/)
+    expect(html).not.toContain('\n\n')
+    expect(html).not.toMatch(/\*\*|`|\[click\]/)
+    expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;<br><br>&#35; Heading')
+    expect(html).toContain('<h2>Jenkins team/&#60;script&#62;alert(1)&#60;/script&#62;</h2>')
+    expect(html).toContain('href="http://127.0.0.1/job/x/12/%22%3E%3Cscript%3E"')
+    expect(html).toContain('⚠️ UNSTABLE (accepted)')
+  })
+
+  it('keeps the summary small with many or long parameters', async () => {
+    const parameters = Object.fromEntries(
+      Array.from({ length: 80 }, (_, i) => [`P${i}`, 'v'.repeat(5000)])
+    )
+    await writeSummary(newSummary(), { ...base, parameters }, recordingLogger().logger)
+    const html = readFileSync(file, 'utf8')
+    expect(html).toContain('<p>… and 30 more.</p>')
+    expect(html).not.toContain('P50')
+    expect(html.length).toBeLessThan(50 * 250)
+  })
+
+  it('warns and does not throw without GITHUB_STEP_SUMMARY', async () => {
+    delete process.env.GITHUB_STEP_SUMMARY
+    const { logger, warnings } = recordingLogger()
+    const summary = newSummary()
+    await expect(
+      writeSummary(summary, { ...base, build: build() }, logger)
+    ).resolves.toBeUndefined()
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/^Could not write the job summary: .*GITHUB_STEP_SUMMARY/)
+    // Nothing is left in the buffer for a later write.
+    expect(summary.stringify()).toBe('')
+    expect(readFileSync(file, 'utf8')).toBe('')
+  })
+})
+
+describe('failureMessage', () => {
+  const failed: BuildOutcome = {
+    ...base,
+    build: build({ result: 'FAILURE' }),
+    buildUrl: 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/',
+    result: 'FAILURE',
+    accepted: false
+  }
+
+  it('names the job, build, result, accepted results and URL, then the last console lines', () => {
+    const message = failureMessage({ ...failed, accept: ['SUCCESS'] }, [
+      '[Pipeline] sh',
+      '+ make',
+      'make: *** [all] Error 2'
+    ])
+    expect(message).toBe(
+      [
+        'Jenkins build team/deploy #12 finished FAILURE (accepted: SUCCESS) — http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/',
+        'Last 3 console lines:',
+        '[Pipeline] sh',
+        '+ make',
+        'make: *** [all] Error 2'
+      ].join('\n')
+    )
+  })
+
+  it('leaves out the accepted list when unknown, and the console part without a tail', () => {
+    expect(failureMessage(failed, [])).toBe(
+      'Jenkins build team/deploy #12 finished FAILURE — http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/'
+    )
+  })
+
+  it('keeps at most 30 lines and 4 KiB, drops colours and trailing blank lines', () => {
+    const tail = [...Array.from({ length: 100 }, (_, i) => `\x1b[31mline ${i}\x1b[0m`), '', '  ']
+    const lines = failureMessage(failed, tail).split('\n')
+    expect(lines[1]).toBe('Last 30 console lines:')
+    expect(lines.slice(2)).toEqual(Array.from({ length: 30 }, (_, i) => `line ${70 + i}`))
+
+    const wide = Array.from({ length: 30 }, (_, i) => `${i} ${'x'.repeat(500)}`)
+    const message = failureMessage(failed, wide)
+    expect(Buffer.byteLength(message)).toBeLessThan(4096 + 300)
+    expect(message.endsWith(`29 ${'x'.repeat(500)}`)).toBe(true)
+
+    const huge = failureMessage(failed, ['y'.repeat(100_000)])
+    expect(Buffer.byteLength(huge)).toBeLessThan(4096 + 300)
+  })
+
+  it('says when no build started, with the note', () => {
+    expect(
+      failureMessage(
+        {
+          ...base,
+          queueUrl: 'http://127.0.0.1/queue/item/3/',
+          note: 'The queue item was cancelled.'
+        },
+        []
+      )
+    ).toBe(
+      'Jenkins job team/deploy did not start a build — http://127.0.0.1/queue/item/3/\nThe queue item was cancelled.'
+    )
+  })
+
+  it('says when the build did not finish', () => {
+    expect(
+      failureMessage(
+        { ...failed, build: build({ building: true, result: null }), result: undefined },
+        []
+      )
+    ).toMatch(/^Jenkins build team\/deploy #12 did not finish — /)
+  })
+})
