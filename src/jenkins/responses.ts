@@ -1,0 +1,184 @@
+import { JenkinsError } from './errors.js'
+import type { HttpResponse } from './http.js'
+
+/** Statuses worth another try for a request that may safely repeat. */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504])
+
+/** What a request was about, so that errors name the thing the user asked for. */
+export interface ErrorContext {
+  /** The configured server, e.g. https://ci.example.com (never with credentials). */
+  origin: string
+  user?: string
+  /** What was asked, e.g. "job 'a/b'" or "the stop of build #4 of 'a/b'". */
+  what: string
+  /** Message for a 404. */
+  notFound?: string
+  /** Message for a 409. */
+  conflict?: string
+  /** The permission the request needs, e.g. 'Job/Cancel', used when Jenkins does not say. */
+  permission?: string
+  /** Added to a 5xx message. */
+  serverHint?: string
+}
+
+/** Jetty's 403 body when the crumb is missing or stale (jenkins-api.md 1.5). */
+export function isCrumbRejection(status: number, body: string): boolean {
+  return status === 403 && /No valid crumb/i.test(body)
+}
+
+/** Jenkins' "Authentication required" page: a 403 HTML meta refresh to /login?from= (jenkins-api.md 2.2, 10). */
+export function isLoginPage(response: HttpResponse, body: string): boolean {
+  return (
+    body.includes('/login?from=') ||
+    (response.contentType.includes('html') && /Authentication required/i.test(body))
+  )
+}
+
+/** True when a body that should be JSON is an HTML page (login page, SSO proxy, error page). */
+export function looksLikeHtml(response: HttpResponse, body: string): boolean {
+  return response.contentType.includes('text/html') || /^\s*</.test(body)
+}
+
+/** The error for an HTML page where JSON was expected. */
+export function htmlError(context: ErrorContext, status: number): JenkinsError {
+  return new JenkinsError(
+    'html',
+    `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.origin}, status ${status})`,
+    status
+  )
+}
+
+/** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
+export function permissionName(id: string): string {
+  const match = /^hudson\.model\.(Item|Hudson|Run|Computer|View)\.(\w+)$/.exec(id)
+  if (!match) return id
+  const group = { Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' }[
+    match[1] as 'Item' | 'Hudson' | 'Run' | 'Computer' | 'View'
+  ]
+  return `${group}/${match[2]}`
+}
+
+/**
+ * A one-line message from an error body, when there is a readable one: plain
+ * text, Jetty's error page title ("Error 400 Nothing is submitted"), or a
+ * JSON `message`. Jenkins' own HTML pages (404, oops) give nothing useful.
+ */
+export function shortMessage(response: HttpResponse, body: string): string | undefined {
+  const type = response.contentType
+  let text: string | undefined
+  if (type.includes('json')) {
+    try {
+      const parsed: unknown = JSON.parse(body)
+      const message = (parsed as { message?: unknown } | null)?.message
+      if (typeof message === 'string') text = message
+    } catch {
+      text = undefined
+    }
+  } else if (type.includes('html') || /^\s*</.test(body)) {
+    const title = /<title>\s*Error\s+\d{3}\s+([^<]+?)\s*<\/title>/i.exec(body)
+    text = title?.[1]
+  } else {
+    text = body
+  }
+  const line = text
+    ?.split(/\r?\n/)
+    .map(part => part.trim())
+    .find(part => part !== '')
+  if (!line) return undefined
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line
+}
+
+/** The JenkinsError for a status that is not the success the caller wanted. */
+export function errorForResponse(
+  response: HttpResponse,
+  body: string,
+  context: ErrorContext
+): JenkinsError {
+  const status = response.status
+  const at = `Jenkins at ${context.origin}`
+  const short = shortMessage(response, body)
+  const detail = short ? `: ${short}` : ''
+  switch (status) {
+    case 401:
+      return new JenkinsError(
+        'bad-credentials',
+        context.user
+          ? `${at} rejected the credentials for user '${context.user}' (401): check the user and API token`
+          : `${at} asked for credentials (401): set user and token`,
+        status
+      )
+    case 403:
+      return forbiddenError(response, body, context)
+    case 404:
+      return new JenkinsError(
+        'not-found',
+        context.notFound ?? `${at} has no ${context.what} (404)`,
+        status
+      )
+    case 409:
+      return new JenkinsError(
+        'conflict',
+        context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`,
+        status
+      )
+    case 400:
+    case 405:
+      return new JenkinsError(
+        'bad-request',
+        `${at} rejected ${context.what} (${status}${detail})`,
+        status
+      )
+    case 429:
+      return new JenkinsError(
+        'server',
+        `${at} is rate-limiting requests (429) for ${context.what}`,
+        status
+      )
+  }
+  if (status >= 500) {
+    const hint = context.serverHint ? ` ${context.serverHint}` : ''
+    return new JenkinsError(
+      'server',
+      `${at} failed ${context.what} (${status}${detail}).${hint}`,
+      status
+    )
+  }
+  return new JenkinsError(
+    'protocol',
+    `${at} answered ${context.what} with an unexpected status ${status}${detail}`,
+    status
+  )
+}
+
+function forbiddenError(response: HttpResponse, body: string, context: ErrorContext): JenkinsError {
+  const at = `Jenkins at ${context.origin}`
+  if (isCrumbRejection(response.status, body)) {
+    return new JenkinsError(
+      'crumb',
+      `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`,
+      403
+    )
+  }
+  const required = response.header('x-required-permission')
+  const who = response.header('x-you-are-authenticated-as') ?? context.user
+  // Anonymous callers get the login page, and no permission headers (2.2).
+  if (isLoginPage(response, body) || (!context.user && required === undefined)) {
+    const sent = context.user
+      ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
+      : ''
+    return new JenkinsError(
+      'auth-required',
+      `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`,
+      403
+    )
+  }
+  const permission = required ? permissionName(required) : context.permission
+  const needs = permission
+    ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
+    : 'the user lacks a permission'
+  return new JenkinsError(
+    'forbidden',
+    `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`,
+    403
+  )
+}
