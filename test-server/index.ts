@@ -1,0 +1,25 @@
+export { startJenkins, DEFAULT_USERS } from './server.js'
+export { sampleJobs } from './sample-jobs.js'
+export { generatedBytes, generatedLine, GENERATED_LINE_BYTES, stripNotes } from './console.js'
+export { mulberry32 } from './prng.js'
+export { parseTree, pruneTree } from './tree.js'
+export type {
+  BuildState,
+  Cause,
+  FaultSpec,
+  JobScript,
+  JobSpec,
+  JobState,
+  ParameterSpec,
+  ParameterType,
+  ParameterValueState,
+  Permission,
+  QueueItemState,
+  RequestKind,
+  RequestLogEntry,
+  Result,
+  ServerOptions,
+  ServerState,
+  TestJenkins,
+  UserSpec
+} from './types.js'

@@ -1,0 +1,419 @@
+/**
+ * The JSON shapes Jenkins exports for the root, items, builds and queue items
+ * (jenkins-api.md 4, 5.2, 5.3, 9). `depth` follows Stapler's visibility rule
+ * in short: an object nested at level L is complete when L <= depth, else it
+ * shows only its high-visibility fields (name, url, number, color).
+ */
+import { isJob, resolvePermalink, type Build, type JenkinsModel } from './model.js'
+import { timeSpan } from './time-span.js'
+import type { BuildState, JobState, ParameterValueState, QueueItemState, Result } from './types.js'
+
+export interface JsonContext {
+  /** Configured root URL, ending in '/'. */
+  rootUrl: string
+  model: JenkinsModel
+  executors: number
+  useCrumbs: boolean
+}
+
+type Json = Record<string, unknown>
+
+/** Jenkins' Util.rawEncode: keeps alphanumerics and !$&'()*+,-.=@_ (jenkins-api.md 3.8). */
+export function rawEncode(name: string): string {
+  let out = ''
+  for (const byte of Buffer.from(name, 'utf8')) {
+    const ch = String.fromCharCode(byte)
+    out += /[A-Za-z0-9!$&'()*+,\-.=@_]/.test(ch)
+      ? ch
+      : '%' + byte.toString(16).toUpperCase().padStart(2, '0')
+  }
+  return out
+}
+
+/** `job/a/job/b/` below the root. */
+export function itemPath(item: JobState): string {
+  const names: string[] = []
+  for (let i: JobState | null = item; i && i.parent; i = i.parent) names.unshift(i.name)
+  return names.map(n => `job/${rawEncode(n)}/`).join('')
+}
+
+export function itemUrl(ctx: JsonContext, item: JobState): string {
+  return ctx.rootUrl + itemPath(item)
+}
+
+export function buildUrl(ctx: JsonContext, build: BuildState): string {
+  return `${itemUrl(ctx, build.job)}${build.number}/`
+}
+
+const ITEM_CLASS: Record<JobState['type'], string> = {
+  freestyle: 'hudson.model.FreeStyleProject',
+  pipeline: 'org.jenkinsci.plugins.workflow.job.WorkflowJob',
+  folder: 'com.cloudbees.hudson.plugins.folder.Folder',
+  multibranch: 'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject'
+}
+
+function buildClass(build: BuildState): string {
+  return build.job.type === 'pipeline'
+    ? 'org.jenkinsci.plugins.workflow.job.WorkflowRun'
+    : 'hudson.model.FreeStyleBuild'
+}
+
+const RESULT_COLOR: Record<Result, string> = {
+  SUCCESS: 'blue',
+  UNSTABLE: 'yellow',
+  FAILURE: 'red',
+  NOT_BUILT: 'notbuilt',
+  ABORTED: 'aborted'
+}
+
+/** BallColor.toString(): `notbuilt`, not the icon name `nobuilt` (jenkins-api.md 9). */
+export function color(item: JobState): string {
+  const building = item.builds.some(b => b.building)
+  if (item.disabled) return building ? 'disabled_anime' : 'disabled'
+  const last = item.builds[item.builds.length - 1]
+  if (!last) return 'notbuilt'
+  if (!last.building) return RESULT_COLOR[last.result ?? 'NOT_BUILT']
+  // A running build shows the previous completed build's colour, animated.
+  const previous = [...item.builds].reverse().find(b => !b.building)
+  return `${previous ? RESULT_COLOR[previous.result ?? 'NOT_BUILT'] : 'notbuilt'}_anime`
+}
+
+export function fullDisplayName(item: JobState): string {
+  const names: string[] = []
+  for (let i: JobState | null = item; i && i.parent; i = i.parent) names.unshift(i.displayName)
+  return names.join(' » ')
+}
+
+function sortedChildren(item: JobState): JobState[] {
+  return [...item.children.values()].sort((a, b) => {
+    const x = a.name.toLowerCase()
+    const y = b.name.toLowerCase()
+    return x < y ? -1 : x > y ? 1 : 0
+  })
+}
+
+// ---- parameters ----
+
+const VALUE_CLASS: Record<ParameterValueState['type'], string> = {
+  string: 'hudson.model.StringParameterValue',
+  choice: 'hudson.model.StringParameterValue',
+  boolean: 'hudson.model.BooleanParameterValue',
+  text: 'hudson.model.TextParameterValue',
+  password: 'hudson.model.PasswordParameterValue'
+}
+
+const DEFINITION_TYPE: Record<ParameterValueState['type'], string> = {
+  string: 'StringParameterDefinition',
+  choice: 'ChoiceParameterDefinition',
+  boolean: 'BooleanParameterDefinition',
+  text: 'TextParameterDefinition',
+  password: 'PasswordParameterDefinition'
+}
+
+/** A parameter value as exported; a password's value is never exported. */
+export function parameterValueJson(p: ParameterValueState): Json {
+  const out: Json = { _class: VALUE_CLASS[p.type], name: p.name }
+  if (p.type !== 'password') out.value = p.value
+  return out
+}
+
+export function defaultValue(def: JobState['parameters'][number]): string | boolean {
+  const type = def.type ?? 'string'
+  if (type === 'boolean') return def.default === true || String(def.default) === 'true'
+  if (type === 'choice') return String(def.default ?? def.choices?.[0] ?? '')
+  return String(def.default ?? '')
+}
+
+function propertyJson(item: JobState): Json[] {
+  if (item.parameters.length === 0) return []
+  return [
+    {
+      _class: 'hudson.model.ParametersDefinitionProperty',
+      parameterDefinitions: item.parameters.map(def => {
+        const type = def.type ?? 'string'
+        const out: Json = {
+          _class: `hudson.model.${DEFINITION_TYPE[type]}`,
+          defaultParameterValue: parameterValueJson({
+            name: def.name,
+            type,
+            value: defaultValue(def)
+          }),
+          description: def.description ?? null,
+          name: def.name,
+          type: DEFINITION_TYPE[type]
+        }
+        if (type === 'choice') out.choices = def.choices ?? []
+        return out
+      })
+    }
+  ]
+}
+
+// ---- items ----
+
+function buildRef(ctx: JsonContext, build: BuildState | undefined, level: number, depth: number) {
+  return build ? buildJson(ctx, build, level, depth) : null
+}
+
+export function itemJson(ctx: JsonContext, item: JobState, level: number, depth: number): Json {
+  const head: Json = { _class: ITEM_CLASS[item.type] }
+  if (level > depth) {
+    const out: Json = { ...head, name: item.name, url: itemUrl(ctx, item) }
+    if (isJob(item)) out.color = color(item)
+    return out
+  }
+  const common: Json = {
+    ...head,
+    actions: [],
+    description: null,
+    displayName: item.displayName,
+    displayNameOrNull: item.displayName === item.name ? null : item.displayName,
+    fullDisplayName: fullDisplayName(item),
+    fullName: item.fullName,
+    name: item.name,
+    url: itemUrl(ctx, item)
+  }
+  if (!isJob(item)) {
+    return {
+      ...common,
+      healthReport: [],
+      jobs: sortedChildren(item).map(child => itemJson(ctx, child, level + 1, depth)),
+      primaryView: {
+        _class: 'hudson.model.AllView',
+        name: 'All',
+        url: itemUrl(ctx, item)
+      },
+      views: [{ _class: 'hudson.model.AllView', name: 'All', url: itemUrl(ctx, item) }]
+    }
+  }
+  const newestFirst = [...item.builds].reverse().slice(0, 100)
+  const link = (name: Parameters<typeof resolvePermalink>[1]) =>
+    buildRef(ctx, resolvePermalink(item, name), level + 1, depth)
+  const queued = ctx.model.queue.find(q => q.job === item && q.state !== 'left')
+  const out: Json = {
+    ...common,
+    buildable: ctx.model.isBuildable(item),
+    builds: newestFirst.map(b => buildJson(ctx, b, level + 1, depth)),
+    color: color(item),
+    firstBuild: link('firstBuild'),
+    healthReport: [],
+    inQueue: queued !== undefined,
+    keepDependencies: false,
+    lastBuild: link('lastBuild'),
+    lastCompletedBuild: link('lastCompletedBuild'),
+    lastFailedBuild: link('lastFailedBuild'),
+    lastStableBuild: link('lastStableBuild'),
+    lastSuccessfulBuild: link('lastSuccessfulBuild'),
+    lastUnstableBuild: link('lastUnstableBuild'),
+    lastUnsuccessfulBuild: link('lastUnsuccessfulBuild'),
+    nextBuildNumber: item.nextBuildNumber,
+    property: propertyJson(item),
+    queueItem: queued ? queueItemJson(ctx, queued, level + 1, depth) : null,
+    concurrentBuild: item.concurrent
+  }
+  if (item.type === 'pipeline') {
+    out.disabled = item.disabled
+    out.resumeBlocked = false
+  } else {
+    out.disabled = item.disabled
+    out.downstreamProjects = []
+    out.labelExpression = null
+    out.scm = { _class: 'hudson.scm.NullSCM' }
+    out.upstreamProjects = []
+  }
+  return out
+}
+
+// ---- builds ----
+
+function actionsJson(build: BuildState): Json[] {
+  const actions: Json[] = []
+  if (build.parameterValues.length > 0) {
+    actions.push({
+      _class: 'hudson.model.ParametersAction',
+      parameters: build.parameterValues.map(parameterValueJson)
+    })
+  }
+  actions.push({ _class: 'hudson.model.CauseAction', causes: build.causes })
+  // Actions that export nothing appear as {} (jenkins-api.md 5.3); clients must skip them.
+  actions.push({})
+  const report = (build as Build).testReport
+  if (report) {
+    actions.push({
+      _class: 'hudson.tasks.junit.TestResultAction',
+      failCount: report.failed,
+      skipCount: report.skipped,
+      totalCount: report.total,
+      urlName: 'testReport'
+    })
+  }
+  return actions
+}
+
+export function buildJson(ctx: JsonContext, build: BuildState, level: number, depth: number): Json {
+  const head: Json = { _class: buildClass(build) }
+  if (level > depth) return { ...head, number: build.number, url: buildUrl(ctx, build) }
+  const pipeline = build.job.type === 'pipeline'
+  let executor: Json | null = null
+  if (build.building) {
+    executor = { _class: pipeline ? 'hudson.model.OneOffExecutor' : 'hudson.model.Executor' }
+    if (level + 1 <= depth) {
+      const estimate = ctx.model.estimatedDuration(build.job)
+      const elapsed = Date.now() - build.startedAt
+      Object.assign(executor, {
+        currentExecutable: buildJson(ctx, build, level + 2, depth),
+        idle: false,
+        likelyStuck: false,
+        number: (build as Build).executorNumber ?? 0,
+        progress: estimate > 0 ? Math.min(99, Math.floor((elapsed * 100) / estimate)) : -1
+      })
+    }
+  }
+  const finishedAt = build.finishedAt
+  const out: Json = {
+    ...head,
+    actions: actionsJson(build),
+    artifacts: [],
+    building: build.building,
+    description: null,
+    displayName: `#${build.number}`,
+    duration: build.building || finishedAt === null ? 0 : finishedAt - build.startedAt,
+    estimatedDuration: ctx.model.estimatedDuration(build.job),
+    executor,
+    fullDisplayName: `${fullDisplayName(build.job)} #${build.number}`,
+    id: String(build.number),
+    inProgress: build.building,
+    keepLog: false,
+    number: build.number,
+    queueId: build.queueId,
+    result: build.result,
+    timestamp: build.startedAt,
+    url: buildUrl(ctx, build)
+  }
+  if (pipeline) {
+    const index = build.job.builds.indexOf(build)
+    const sibling = (b: BuildState | undefined) =>
+      b ? { number: b.number, url: buildUrl(ctx, b) } : null
+    out.changeSets = []
+    out.culprits = []
+    out.nextBuild = sibling(build.job.builds[index + 1])
+    out.previousBuild = sibling(index > 0 ? build.job.builds[index - 1] : undefined)
+  } else {
+    out.builtOn = ''
+    out.changeSet = { _class: 'hudson.scm.EmptyChangeLogSet', items: [], kind: null }
+    out.culprits = []
+  }
+  return out
+}
+
+// ---- queue ----
+
+const QUEUE_CLASS: Record<QueueItemState['state'], string> = {
+  waiting: 'hudson.model.Queue$WaitingItem',
+  blocked: 'hudson.model.Queue$BlockedItem',
+  buildable: 'hudson.model.Queue$BuildableItem',
+  left: 'hudson.model.Queue$LeftItem'
+}
+
+export function queueWhy(ctx: JsonContext, item: QueueItemState): string | null {
+  const now = Date.now()
+  switch (item.state) {
+    case 'waiting': {
+      const left = item.dueAt - now
+      return left > 0 ? `In the quiet period. Expires in ${timeSpan(left)}` : 'Finished waiting'
+    }
+    case 'blocked': {
+      const running = ctx.model.runningBuild(item.job)
+      if (!running) return `Blocked by ‘${item.job.fullName}’`
+      const estimate = ctx.model.estimatedDuration(item.job)
+      const remaining = estimate - (now - running.startedAt)
+      const eta = estimate < 0 || remaining <= 0 ? 'N/A' : timeSpan(remaining)
+      return `Build #${running.number} is already in progress (ETA: ${eta})`
+    }
+    case 'buildable':
+      return 'Waiting for next available executor'
+    case 'left':
+      return null
+  }
+}
+
+export function queueItemJson(
+  ctx: JsonContext,
+  item: QueueItemState,
+  level: number,
+  depth: number
+): Json {
+  const actions: Json[] = []
+  if (item.parameters.length > 0) {
+    actions.push({
+      _class: 'hudson.model.ParametersAction',
+      parameters: item.parameters.map(parameterValueJson)
+    })
+  }
+  actions.push({ _class: 'hudson.model.CauseAction', causes: item.causes })
+  const params = item.parameters
+    .map(p => `\n${p.name}=${p.type === 'password' ? '****' : String(p.value)}`)
+    .join('')
+  const out: Json = {
+    _class: QUEUE_CLASS[item.state],
+    actions,
+    blocked: item.state === 'blocked',
+    buildable: item.state === 'buildable',
+    id: item.id,
+    inQueueSince: item.inQueueSince,
+    params,
+    stuck: false,
+    task: itemJson(ctx, item.job, level + 1, depth),
+    url: `queue/item/${item.id}/`,
+    why: queueWhy(ctx, item)
+  }
+  switch (item.state) {
+    case 'waiting':
+      out.timestamp = item.dueAt
+      break
+    case 'blocked':
+      out.buildableStartMilliseconds = item.buildableSince ?? item.dueAt
+      break
+    case 'buildable':
+      out.buildableStartMilliseconds = item.buildableSince ?? item.dueAt
+      out.pending = false
+      break
+    case 'left':
+      out.cancelled = item.cancelled
+      out.executable = item.build
+        ? {
+            _class: buildClass(item.build),
+            number: item.build.number,
+            url: buildUrl(ctx, item.build)
+          }
+        : null
+      break
+  }
+  return out
+}
+
+// ---- root ----
+
+export function rootJson(ctx: JsonContext, depth: number): Json {
+  const root = ctx.model.root
+  return {
+    _class: 'hudson.model.Hudson',
+    assignedLabels: [{ name: 'built-in' }],
+    mode: 'NORMAL',
+    nodeDescription: "the Jenkins controller's built-in node",
+    nodeName: '',
+    numExecutors: ctx.executors,
+    description: null,
+    jobs: sortedChildren(root).map(child => itemJson(ctx, child, 1, depth)),
+    overallLoad: {},
+    primaryView: { _class: 'hudson.model.AllView', name: 'all', url: ctx.rootUrl },
+    quietDownReason: null,
+    quietingDown: false,
+    slaveAgentPort: -1,
+    unlabeledLoad: { _class: 'jenkins.model.UnlabeledLoadStatistics' },
+    url: ctx.rootUrl,
+    useCrumbs: ctx.useCrumbs,
+    useSecurity: true,
+    views: [{ _class: 'hudson.model.AllView', name: 'all', url: ctx.rootUrl }]
+  }
+}

@@ -1,0 +1,532 @@
+import { ConsoleLog, consoleNote } from './console.js'
+import type {
+  BuildState,
+  Cause,
+  JobScript,
+  JobSpec,
+  JobState,
+  ParameterValueState,
+  QueueItemState,
+  Result,
+  ServerState
+} from './types.js'
+
+const RESULT_ORDER: Result[] = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED']
+
+/** Jenkins' Result only ever gets worse (Run.setResult). */
+export function worse(a: Result | null, b: Result): Result {
+  if (a === null) return b
+  return RESULT_ORDER.indexOf(a) >= RESULT_ORDER.indexOf(b) ? a : b
+}
+
+/** branch-api's NameEncoder: the branch `feature/x` becomes the item `feature%2Fx` (jenkins-api.md 3.8). */
+export function encodeBranchName(name: string): string {
+  return name.replace(/[%/?#[\]\\]/g, ch => '%' + ch.charCodeAt(0).toString(16).toUpperCase())
+}
+
+function decodeBranchName(name: string): string {
+  try {
+    return decodeURIComponent(name)
+  } catch {
+    return name
+  }
+}
+
+export function isJob(item: JobState): boolean {
+  return item.type === 'freestyle' || item.type === 'pipeline'
+}
+
+export class Build implements BuildState {
+  result: Result | null = null
+  building = true
+  finishedAt: number | null = null
+  stopRequestedAt: number | null = null
+  /** Published when the build ends, if the script declares tests. */
+  testReport: { total: number; failed: number; skipped: number } | null = null
+  readonly console: ConsoleLog
+  readonly parameters: Record<string, string | boolean> = {}
+  /** Timers driving the script; cleared when the build ends. */
+  readonly timers = new Set<NodeJS.Timeout>()
+  stopping = false
+
+  constructor(
+    readonly job: JobState,
+    readonly number: number,
+    readonly queueId: number,
+    readonly parameterValues: ParameterValueState[],
+    readonly causes: Cause[],
+    readonly queuedAt: number,
+    readonly startedAt: number,
+    readonly executorNumber: number
+  ) {
+    this.console = new ConsoleLog(job.script.consoleBytes ?? 0)
+    for (const p of parameterValues) this.parameters[p.name] = p.value
+  }
+
+  consoleText(): string {
+    return this.console.text()
+  }
+
+  consoleLength(): number {
+    return this.console.length
+  }
+
+  get durationMs(): number {
+    return this.finishedAt === null ? 0 : this.finishedAt - this.startedAt
+  }
+}
+
+export interface ModelOptions {
+  executors: number
+  quietPeriodSec: number
+  leftItemTtlMs: number
+  executableDelayMs: number
+}
+
+interface QueueItem extends QueueItemState {
+  build: Build | null
+}
+
+/** Jobs, the queue and the builds, driven by real timers. */
+export class JenkinsModel implements ServerState {
+  readonly root: JobState
+  readonly queue: QueueItem[] = []
+  readonly executors: number
+  /** Called when a build starts (used to aim a restart fault). */
+  onBuildStart: ((build: Build) => void) | undefined
+  private nextQueueId = 1
+  private busyExecutors = 0
+  /** Items that left the queue but whose run is not created yet, per job. */
+  private readonly pendingRuns = new Map<JobState, number>()
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private queueTimer: NodeJS.Timeout | undefined
+
+  constructor(private readonly options: ModelOptions) {
+    this.executors = options.executors
+    this.root = this.makeItem('', { type: 'folder' }, null)
+  }
+
+  // ---- items ----
+
+  private makeItem(name: string, spec: JobSpec, parent: JobState | null): JobState {
+    const underMultibranch = parent?.type === 'multibranch'
+    const type = spec.type ?? (underMultibranch ? 'pipeline' : 'freestyle')
+    const item: JobState = {
+      name,
+      fullName: parent && parent.fullName !== '' ? `${parent.fullName}/${name}` : name,
+      displayName: spec.displayName ?? (underMultibranch ? decodeBranchName(name) : name),
+      type,
+      parent,
+      children: new Map(),
+      disabled: spec.disabled ?? false,
+      // Freestyle projects default to no concurrent builds, Pipeline jobs allow them.
+      concurrent: spec.concurrent ?? type === 'pipeline',
+      quietPeriodSec: spec.quietPeriodSec,
+      parameters: spec.parameters ?? [],
+      script: spec.script ?? {},
+      builds: [],
+      nextBuildNumber: 1
+    }
+    for (const [childName, childSpec] of Object.entries(spec.jobs ?? {})) {
+      item.children.set(childName.toLowerCase(), this.makeItem(childName, childSpec, item))
+    }
+    return item
+  }
+
+  /** Adds (or replaces) an item; missing parent folders are created. */
+  addJob(fullName: string, spec: JobSpec): JobState {
+    const names = fullName.split('/').filter(n => n !== '')
+    const last = names.pop()
+    if (last === undefined) throw new Error('addJob: empty name')
+    let parent = this.root
+    for (const name of names) {
+      let next = parent.children.get(name.toLowerCase())
+      if (!next) {
+        next = this.makeItem(name, { type: 'folder' }, parent)
+        parent.children.set(name.toLowerCase(), next)
+      }
+      parent = next
+    }
+    const item = this.makeItem(last, spec, parent)
+    parent.children.set(last.toLowerCase(), item)
+    return item
+  }
+
+  /** One URL segment below `parent`, case-insensitively (Jenkins' CASE_INSENSITIVE_ORDER maps). */
+  child(parent: JobState, name: string): JobState | undefined {
+    const found = parent.children.get(name.toLowerCase())
+    if (found) return found
+    // MultiBranchProject.getItem also accepts the decoded branch name (jenkins-api.md 3.8).
+    if (parent.type === 'multibranch') {
+      return parent.children.get(encodeBranchName(name).toLowerCase())
+    }
+    return undefined
+  }
+
+  findJob(fullName: string): JobState | undefined {
+    let item: JobState | undefined = this.root
+    for (const name of fullName.split('/').filter(n => n !== '')) {
+      if (!item) return undefined
+      item = item.children.get(name.toLowerCase())
+    }
+    return item === this.root ? undefined : item
+  }
+
+  isBuildable(job: JobState): boolean {
+    if (!isJob(job) || job.disabled) return false
+    // Since 2.547 a disabled multibranch parent makes its branches unbuildable too.
+    return !(job.parent?.type === 'multibranch' && job.parent.disabled)
+  }
+
+  setDisabled(job: JobState, disabled: boolean): void {
+    job.disabled = disabled
+    if (!disabled) return
+    // Disabling a job cancels its queued items (ParameterizedJobMixIn.doDisable).
+    for (const item of this.queue) {
+      if (item.job === job && item.state !== 'left') this.leave(item, true)
+    }
+    this.tick()
+  }
+
+  quietPeriodSec(job: JobState): number {
+    return job.quietPeriodSec ?? this.options.quietPeriodSec
+  }
+
+  /** -1 without history, else the mean duration of the job's completed builds. */
+  estimatedDuration(job: JobState): number {
+    const done = job.builds.filter(b => !b.building && b.finishedAt !== null)
+    if (done.length === 0) return -1
+    const total = done.reduce((sum, b) => sum + ((b.finishedAt ?? 0) - b.startedAt), 0)
+    return Math.round(total / done.length)
+  }
+
+  // ---- queue ----
+
+  /** Queue.schedule2: merges into a queued item of the same job with an equal parameter set. */
+  schedule(
+    job: JobState,
+    parameters: ParameterValueState[],
+    causes: Cause[],
+    quietPeriodSec: number
+  ): { item: QueueItemState; merged: boolean } {
+    const now = Date.now()
+    const dueAt = now + Math.max(0, quietPeriodSec) * 1000
+    const existing = this.queue.find(
+      i => i.state !== 'left' && i.job === job && sameParameters(i.parameters, parameters)
+    )
+    if (existing) {
+      // When merging into a WaitingItem the earlier due time wins (Queue.scheduleInternal).
+      if (existing.state === 'waiting') existing.dueAt = Math.min(existing.dueAt, dueAt)
+      this.tick()
+      return { item: existing, merged: true }
+    }
+    const item: QueueItem = {
+      id: this.nextQueueId++,
+      job,
+      parameters,
+      causes,
+      inQueueSince: now,
+      dueAt,
+      state: 'waiting',
+      buildableSince: null,
+      leftAt: null,
+      cancelled: false,
+      build: null
+    }
+    this.queue.push(item)
+    this.tick()
+    return { item, merged: false }
+  }
+
+  /** A queue item by id; LeftItems expire after the TTL. */
+  queueItem(id: number): QueueItem | undefined {
+    this.expireLeftItems()
+    return this.queue.find(i => i.id === id)
+  }
+
+  /** Queue.cancel: false when the item already left the queue. */
+  cancel(item: QueueItemState): boolean {
+    if (item.state === 'left') return false
+    this.leave(item as QueueItem, true)
+    this.tick()
+    return true
+  }
+
+  /** After a restart Jenkins has forgotten every LeftItem (jenkins-api.md 4). */
+  forgetLeftItems(): void {
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      if (this.queue[i]?.state === 'left') this.queue.splice(i, 1)
+    }
+  }
+
+  /** The build blocking a non-concurrent job, if any. */
+  runningBuild(job: JobState): Build | undefined {
+    return [...job.builds].reverse().find(b => b.building) as Build | undefined
+  }
+
+  private expireLeftItems(): void {
+    const now = Date.now()
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const item = this.queue[i]
+      if (item?.leftAt != null && now - item.leftAt > this.options.leftItemTtlMs) {
+        this.queue.splice(i, 1)
+      }
+    }
+  }
+
+  private leave(item: QueueItem, cancelled: boolean): void {
+    item.state = 'left'
+    item.leftAt = Date.now()
+    item.cancelled = cancelled
+  }
+
+  private jobBusy(job: JobState): boolean {
+    return (this.pendingRuns.get(job) ?? 0) > 0 || job.builds.some(b => b.building)
+  }
+
+  /** Moves items through waiting → blocked/buildable → left and starts builds. */
+  tick(): void {
+    const now = Date.now()
+    this.expireLeftItems()
+    const pending = this.queue.filter(i => i.state !== 'left').sort((a, b) => a.id - b.id)
+    for (const item of pending) {
+      if (item.state === 'waiting' && item.dueAt <= now) {
+        item.state = 'buildable'
+        item.buildableSince = now
+      }
+    }
+    for (const item of pending) {
+      if (item.state === 'waiting') continue
+      if (!item.job.concurrent && this.jobBusy(item.job)) item.state = 'blocked'
+      else if (this.busyExecutors >= this.executors) item.state = 'buildable'
+      else this.start(item)
+    }
+    if (this.queueTimer) {
+      clearTimeout(this.queueTimer)
+      this.timers.delete(this.queueTimer)
+      this.queueTimer = undefined
+    }
+    const waiting = pending.filter(i => i.state === 'waiting').map(i => i.dueAt)
+    if (waiting.length > 0) {
+      this.queueTimer = this.timer(() => this.tick(), Math.max(0, Math.min(...waiting) - now))
+    }
+  }
+
+  private start(item: QueueItem): void {
+    this.busyExecutors++
+    this.leave(item, false)
+    const delay = this.options.executableDelayMs
+    if (delay <= 0) {
+      this.createBuild(item)
+      return
+    }
+    // Executor.run registers the LeftItem before createExecutable: `executable` is null meanwhile.
+    this.pendingRuns.set(item.job, (this.pendingRuns.get(item.job) ?? 0) + 1)
+    this.timer(() => {
+      this.pendingRuns.set(item.job, (this.pendingRuns.get(item.job) ?? 1) - 1)
+      if (item.job.disabled) {
+        // createExecutable() returns null for a disabled job: executable stays null for good.
+        this.busyExecutors--
+        this.tick()
+        return
+      }
+      this.createBuild(item)
+    }, delay)
+  }
+
+  private createBuild(item: QueueItem): void {
+    const job = item.job
+    const executor = job.builds.filter(b => b.building).length
+    const build = new Build(
+      job,
+      job.nextBuildNumber++,
+      item.id,
+      item.parameters,
+      item.causes,
+      item.inQueueSince,
+      Date.now(),
+      executor
+    )
+    job.builds.push(build)
+    item.build = build
+    this.run(build)
+    this.onBuildStart?.(build)
+  }
+
+  // ---- builds ----
+
+  private line(build: Build, text: string): string {
+    const note = build.job.script.consoleNotes
+      ? consoleNote(`${build.job.fullName}#${build.number}:${text}`)
+      : ''
+    return `${note}${text}\n`
+  }
+
+  private buildTimer(build: Build, fn: () => void, ms: number): void {
+    const t = this.timer(() => {
+      build.timers.delete(t)
+      fn()
+    }, ms)
+    build.timers.add(t)
+  }
+
+  private run(build: Build): void {
+    const script: JobScript = build.job.script
+    const duration = Math.max(0, script.durationMs ?? 1000)
+    const cause = build.causes[0]
+    const user = cause?.userName ?? 'anonymous'
+    const note = script.consoleNotes ? consoleNote(`user:${user}`) : ''
+    build.console.append(`Started by user ${note}${user}\n`)
+    if (build.job.type === 'pipeline') {
+      build.console.append(this.line(build, '[Pipeline] Start of Pipeline'))
+    }
+    if (script.echoParameters) {
+      for (const p of build.parameterValues) {
+        const value = p.type === 'password' ? '****' : String(p.value)
+        build.console.append(this.line(build, `${p.name}=${value}`))
+      }
+    }
+    const lines = script.consoleLines ?? []
+    lines.forEach((text, i) => {
+      const at = (duration * (i + 1)) / (lines.length + 1)
+      this.buildTimer(build, () => build.console.append(this.line(build, text)), at)
+    })
+    const total = script.consoleBytes ?? 0
+    if (total > 0) {
+      const step = Math.max(10, Math.min(100, duration / 20))
+      const grow = (): void => {
+        const elapsed = Date.now() - build.startedAt
+        build.console.growGenerated(duration > 0 ? Math.floor((total * elapsed) / duration) : total)
+        if (build.building && !build.stopping && elapsed < duration) {
+          this.buildTimer(build, grow, step)
+        }
+      }
+      grow()
+    }
+    const early = script.earlyResult
+    if (early && early.afterMs < duration) {
+      this.buildTimer(
+        build,
+        () => (build.result = worse(build.result, early.result)),
+        early.afterMs
+      )
+    }
+    this.buildTimer(
+      build,
+      () => {
+        let result = worse(build.result, script.result ?? 'SUCCESS')
+        if (early) result = worse(result, early.result)
+        this.finish(build, result)
+      },
+      duration
+    )
+  }
+
+  private finish(build: Build, result: Result): void {
+    if (!build.building) return
+    for (const t of build.timers) {
+      clearTimeout(t)
+      this.timers.delete(t)
+    }
+    build.timers.clear()
+    const script = build.job.script
+    if (result !== 'ABORTED' && script.consoleBytes) {
+      build.console.growGenerated(script.consoleBytes)
+    }
+    if (script.tests) build.testReport = script.tests
+    if (build.job.type === 'pipeline') {
+      build.console.append(this.line(build, '[Pipeline] End of Pipeline'))
+    }
+    build.console.append(`Finished: ${result}\n`)
+    build.result = worse(build.result, result)
+    build.building = false
+    build.finishedAt = Date.now()
+    this.busyExecutors--
+    this.tick()
+  }
+
+  /** stop / term / kill (jenkins-api.md 7). A build that is not running is left alone. */
+  stop(build: Build, how: 'stop' | 'term' | 'kill', userName: string): void {
+    if (!build.building) return
+    if (build.stopRequestedAt === null) {
+      build.stopRequestedAt = Date.now()
+      build.console.append(`Aborted by ${userName}\n`)
+    }
+    const delay = build.job.script.stopDelayMs ?? 0
+    if (how === 'stop' && build.job.type === 'pipeline' && delay > 0) {
+      if (build.stopping) return
+      build.stopping = true
+      for (const t of build.timers) {
+        clearTimeout(t)
+        this.timers.delete(t)
+      }
+      build.timers.clear()
+      this.buildTimer(build, () => this.finish(build, 'ABORTED'), delay)
+      return
+    }
+    this.finish(build, 'ABORTED')
+  }
+
+  appendConsole(build: Build, line: string): void {
+    build.console.append(line.endsWith('\n') ? line : line + '\n')
+  }
+
+  private timer(fn: () => void, ms: number): NodeJS.Timeout {
+    const t = setTimeout(() => {
+      this.timers.delete(t)
+      fn()
+    }, ms)
+    t.unref()
+    this.timers.add(t)
+    return t
+  }
+
+  close(): void {
+    for (const t of this.timers) clearTimeout(t)
+    this.timers.clear()
+  }
+}
+
+function sameParameters(a: ParameterValueState[], b: ParameterValueState[]): boolean {
+  if (a.length !== b.length) return false
+  const key = (list: ParameterValueState[]): string =>
+    JSON.stringify(list.map(p => [p.name, p.value]).sort())
+  return key(a) === key(b)
+}
+
+export const PERMALINKS = [
+  'lastBuild',
+  'lastCompletedBuild',
+  'lastSuccessfulBuild',
+  'lastStableBuild',
+  'lastUnstableBuild',
+  'lastFailedBuild',
+  'lastUnsuccessfulBuild',
+  'firstBuild'
+] as const
+export type Permalink = (typeof PERMALINKS)[number]
+
+/** The build a permalink names, if any (jenkins-api.md 5.1). */
+export function resolvePermalink(job: JobState, name: Permalink): Build | undefined {
+  const builds = [...job.builds].reverse() as Build[]
+  const done = (b: Build): boolean => !b.building
+  const pick = (test: (b: Build) => boolean): Build | undefined => builds.find(test)
+  switch (name) {
+    case 'lastBuild':
+      return builds[0]
+    case 'firstBuild':
+      return builds[builds.length - 1]
+    case 'lastCompletedBuild':
+      return pick(done)
+    case 'lastSuccessfulBuild':
+      return pick(b => done(b) && (b.result === 'SUCCESS' || b.result === 'UNSTABLE'))
+    case 'lastStableBuild':
+      return pick(b => done(b) && b.result === 'SUCCESS')
+    case 'lastUnstableBuild':
+      return pick(b => done(b) && b.result === 'UNSTABLE')
+    case 'lastFailedBuild':
+      return pick(b => done(b) && b.result === 'FAILURE')
+    case 'lastUnsuccessfulBuild':
+      return pick(b => done(b) && b.result !== 'SUCCESS')
+  }
+}

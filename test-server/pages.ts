@@ -1,0 +1,111 @@
+/**
+ * Response bodies that are not JSON: Jetty's default error page (for every
+ * `sendError` Jenkins does not render itself), Jenkins' layout pages (404,
+ * access denied, requires POST, oops) and the 403 login page (jenkins-api.md
+ * 0, 2.2, 10).
+ */
+
+export function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    ch => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] ?? ch
+  )
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  422: 'Unprocessable Entity',
+  500: 'Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable'
+}
+
+export function reason(status: number): string {
+  return REASONS[status] ?? 'Error'
+}
+
+/** Jetty's error page; the exact HTML is UNSURE upstream, clients must use only the status. */
+export function jettyErrorPage(status: number, message: string, uri: string): string {
+  const m = escapeHtml(message)
+  return `<html>
+<head>
+<meta http-equiv="Content-Type" content="text/html;charset=ISO-8859-1"/>
+<title>Error ${status} ${m}</title>
+</head>
+<body>
+<h2>HTTP ERROR ${status} ${m}</h2>
+<table>
+<tr><th>URI:</th><td>${escapeHtml(uri)}</td></tr>
+<tr><th>STATUS:</th><td>${status}</td></tr>
+<tr><th>MESSAGE:</th><td>${m}</td></tr>
+<tr><th>SERVLET:</th><td>Stapler</td></tr>
+</table>
+
+</body>
+</html>
+`
+}
+
+/** A page rendered through Jenkins' layout (title and a short body). */
+export function layoutPage(title: string, body: string): string {
+  return `<!DOCTYPE html><html class=""><head resURL="/static/00000000" data-rooturl="" data-resurl="/static/00000000">
+<title>${escapeHtml(title)} - Jenkins</title></head>
+<body id="jenkins" class="yui-skin-sam full-screen jenkins-2">
+<div id="page-body"><div id="main-panel">${body}</div></div>
+</body></html>
+`
+}
+
+export function notFoundPage(): string {
+  return layoutPage(
+    'Not Found',
+    '<h1>Not Found</h1><p>This page may not exist, or you may not have permission to see it.</p>'
+  )
+}
+
+export function accessDeniedPage(user: string, permission: string): string {
+  return layoutPage(
+    'Access Denied',
+    `<h1>Access Denied</h1><p>${escapeHtml(user)} is missing the ${escapeHtml(
+      permission.replace(/^hudson\.model\.(\w+)\.(\w+)$/, '$1/$2')
+    )} permission</p>`
+  )
+}
+
+export function requiresPostPage(): string {
+  return layoutPage(
+    'This URL requires POST',
+    '<h1>This URL requires POST</h1><p>The URL you\'re trying to access requires that requests be sent using POST (like a form submission).</p><form method="POST"><input type="submit" value="Proceed"/></form>'
+  )
+}
+
+export function parametersFormPage(fullName: string): string {
+  return layoutPage(
+    fullName,
+    `<h1>Pipeline ${escapeHtml(fullName)}</h1><p>This build requires parameters:</p><form method="post" action="build" name="parameters"></form>`
+  )
+}
+
+export function oopsPage(message: string): string {
+  return layoutPage(
+    'Jenkins',
+    `<h1>Oops!</h1><p>A problem occurred while processing the request.</p><pre>${escapeHtml(message)}</pre>`
+  )
+}
+
+/** The 403 page HudsonAuthenticationEntryPoint sends an anonymous caller (jenkins-api.md 2.2). */
+export function loginRequiredPage(contextPath: string, fromUri: string): string {
+  const target = `${contextPath}/login?from=${encodeURIComponent(fromUri)}`
+  return (
+    `<html><head><meta http-equiv='refresh' content='1;url=${escapeHtml(target)}'/>` +
+    `<script id='redirect' data-redirect-url='${escapeHtml(target)}' src='${contextPath}/static/00000000/scripts/redirect.js'></script></head>` +
+    `<body style='background-color:white; color:white;'>\nAuthentication required\n` +
+    `<!--\n-->\n</body></html>` +
+    ' '.repeat(300)
+  )
+}

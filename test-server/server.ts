@@ -1,0 +1,348 @@
+/**
+ * The Jenkins-compatible HTTP server: request lifecycle in Jenkins' filter
+ * order (jenkins-api.md 0), faults in front of it like a flaky proxy, and the
+ * Stapler-like URL binding of routes.ts.
+ */
+import { randomBytes } from 'node:crypto'
+import http, { type IncomingMessage, type ServerResponse } from 'node:http'
+import https from 'node:https'
+import type { AddressInfo, Socket } from 'node:net'
+import { FaultInjector } from './faults.js'
+import { Params, readBody, sleep } from './http-util.js'
+import type { JsonContext } from './json.js'
+import { JenkinsModel, type Build } from './model.js'
+import { jettyErrorPage, reason } from './pages.js'
+import { classify, route, type Exchange } from './routes.js'
+import { Security, Sessions } from './security.js'
+import type {
+  BuildState,
+  FaultSpec,
+  JobSpec,
+  RequestLogEntry,
+  ServerOptions,
+  TestJenkins,
+  UserSpec
+} from './types.js'
+
+export const DEFAULT_USERS: UserSpec[] = [
+  {
+    name: 'admin',
+    password: 'admin',
+    apiToken: '11d0f4f1a2b3c4d5e6f708192a3b4c5d6e',
+    permissions: ['admin']
+  }
+]
+
+/** Settings the routes read; mutable parts change on restart. */
+export interface ServerContext {
+  contextPath: string
+  csrf: boolean
+  crumbField: string
+  version: string
+  /** X-Jenkins-Session: random per process start. */
+  instanceSession: string
+  tls: boolean
+  model: JenkinsModel
+  sessions: Sessions
+  security: Security
+  json: JsonContext
+}
+
+function normaliseContext(path: string | undefined): string {
+  const trimmed = (path ?? '').replace(/\/+$/, '')
+  if (trimmed === '') return ''
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`
+}
+
+class JenkinsServer implements TestJenkins {
+  url = ''
+  readonly requests: RequestLogEntry[] = []
+  readonly users: UserSpec[]
+  readonly ctx: ServerContext
+  private readonly server: http.Server
+  private readonly sockets = new Set<Socket>()
+  private faults: FaultInjector | undefined
+  private faultTimer: NodeJS.Timeout | undefined
+  private restarting: Promise<void> | undefined
+  private port: number
+  private readonly host: string
+  private closed = false
+
+  constructor(private readonly options: ServerOptions) {
+    this.users = options.users ?? DEFAULT_USERS
+    this.port = options.port ?? 0
+    this.host = options.host ?? '127.0.0.1'
+    const model = new JenkinsModel({
+      executors: options.executors ?? 2,
+      quietPeriodSec: options.quietPeriodSec ?? 5,
+      leftItemTtlMs: options.leftItemTtlMs ?? 5 * 60_000,
+      executableDelayMs: options.executableDelayMs ?? 0
+    })
+    for (const [name, spec] of Object.entries(options.jobs ?? {})) model.addJob(name, spec)
+    const csrf = options.csrf ?? true
+    this.ctx = {
+      contextPath: normaliseContext(options.contextPath),
+      csrf,
+      crumbField: options.crumbField ?? 'Jenkins-Crumb',
+      version: options.version ?? '2.541.1',
+      instanceSession: randomBytes(4).toString('hex'),
+      tls: options.tls !== undefined,
+      model,
+      sessions: new Sessions(),
+      security: new Security(this.users, options.anonymousRead ?? false),
+      json: { rootUrl: '', model, executors: model.executors, useCrumbs: csrf }
+    }
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
+      this.handle(req, res).catch(() => {
+        if (!res.headersSent) {
+          res.statusCode = 500
+          res.end()
+        } else res.destroy()
+      })
+    }
+    this.server = options.tls
+      ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, handler)
+      : http.createServer(handler)
+    this.server.on('connection', socket => {
+      this.sockets.add(socket)
+      socket.on('close', () => this.sockets.delete(socket))
+    })
+    model.onBuildStart = build => this.onBuildStart(build)
+  }
+
+  get state(): JenkinsModel {
+    return this.ctx.model
+  }
+
+  get cookieName(): string {
+    return this.ctx.sessions.cookieName
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => reject(err)
+      this.server.once('error', onError)
+      this.server.listen(this.port, this.host, () => {
+        this.server.off('error', onError)
+        resolve()
+      })
+    })
+    const address = this.server.address() as AddressInfo
+    this.port = address.port
+    const scheme = this.ctx.tls ? 'https' : 'http'
+    this.url = `${scheme}://${this.host}:${this.port}${this.ctx.contextPath}`
+    const root = this.options.rootUrl ?? this.url
+    this.ctx.json.rootUrl = root.endsWith('/') ? root : `${root}/`
+  }
+
+  private async stopListening(): Promise<void> {
+    const closed = new Promise<void>(resolve => this.server.close(() => resolve()))
+    for (const socket of this.sockets) socket.destroy()
+    await closed
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    if (this.faultTimer) clearTimeout(this.faultTimer)
+    this.ctx.model.close()
+    if (this.restarting) await this.restarting.catch(() => undefined)
+    if (this.server.listening) await this.stopListening()
+  }
+
+  restart(): Promise<void> {
+    if (this.restarting) return this.restarting
+    this.restarting = (async () => {
+      // A new process: sessions, cookie name, crumb salt and the instance id change;
+      // the LeftItem cache is gone (jenkins-api.md 4); jobs, queue and builds stay.
+      this.ctx.sessions.renew()
+      this.ctx.instanceSession = randomBytes(4).toString('hex')
+      this.ctx.model.forgetLeftItems()
+      await this.stopListening()
+      await sleep(this.options.restartDowntimeMs ?? 200)
+      if (!this.closed) await this.listen()
+    })().finally(() => {
+      this.restarting = undefined
+    })
+    return this.restarting
+  }
+
+  setFaults(spec: FaultSpec | undefined): void {
+    if (this.faultTimer) clearTimeout(this.faultTimer)
+    this.faultTimer = undefined
+    this.faults = spec ? new FaultInjector(spec) : undefined
+    if (spec?.restartAfterMs !== undefined) {
+      this.faultTimer = setTimeout(() => void this.restart(), spec.restartAfterMs)
+    }
+    this.restartArmed = spec?.restartDuringBuild !== undefined
+  }
+
+  private restartArmed = false
+
+  private onBuildStart(build: Build): void {
+    const aim = this.faults?.spec.restartDuringBuild
+    if (!this.restartArmed || !aim) return
+    if (aim.job !== undefined && aim.job.toLowerCase() !== build.job.fullName.toLowerCase()) return
+    this.restartArmed = false
+    const t = setTimeout(() => void this.restart(), aim.afterMs)
+    t.unref()
+  }
+
+  builds(fullName: string): BuildState[] {
+    return [...(this.ctx.model.findJob(fullName)?.builds ?? [])]
+  }
+
+  triggerCount(fullName?: string): number {
+    return this.requests.filter(
+      r =>
+        r.kind === 'trigger' &&
+        (r.status === 201 || r.status === 303) &&
+        (fullName === undefined || r.job?.toLowerCase() === fullName.toLowerCase())
+    ).length
+  }
+
+  addJob(fullName: string, spec: JobSpec): void {
+    this.ctx.model.addJob(fullName, spec)
+  }
+
+  appendConsole(fullName: string, number: number, line: string): void {
+    const build = this.builds(fullName).find(b => b.number === number)
+    if (!build) throw new Error(`No build ${fullName} #${number}`)
+    this.ctx.model.appendConsole(build as Build, line)
+  }
+
+  // ---- one request ----
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const rawUrl = req.url ?? '/'
+    const q = rawUrl.indexOf('?')
+    const rawPath = q < 0 ? rawUrl : rawUrl.slice(0, q)
+    const rawQuery = q < 0 ? '' : rawUrl.slice(q + 1)
+    const entry: RequestLogEntry = {
+      method: req.method ?? 'GET',
+      path: rawPath,
+      query: rawQuery,
+      status: 0,
+      user: null,
+      time: Date.now(),
+      kind: 'other'
+    }
+    let logged = false
+    const log = (): void => {
+      if (logged) return
+      logged = true
+      this.requests.push(entry)
+    }
+    res.on('finish', () => {
+      entry.status = res.statusCode
+      log()
+    })
+    res.on('close', log)
+
+    const ctxPath = this.ctx.contextPath
+    const inContext = ctxPath === '' || rawPath === ctxPath || rawPath.startsWith(`${ctxPath}/`)
+    const rest = inContext ? rawPath.slice(ctxPath.length) : ''
+    // Stapler splits the raw path on '/' and '\', skips empty tokens, then decodes each.
+    let segments: string[] | undefined
+    try {
+      segments = rest
+        .split(/[/\\]/)
+        .filter(s => s !== '')
+        .map(s => decodeURIComponent(s))
+    } catch {
+      segments = undefined
+    }
+    entry.kind = segments ? classify(this.ctx.model, segments) : 'other'
+
+    const fault = this.faults?.decide(entry.kind)
+    if (fault) {
+      if (fault.latencyMs > 0) await sleep(fault.latencyMs)
+      if (fault.action === 'drop') {
+        entry.fault = 'drop'
+        log()
+        req.socket.destroy()
+        return
+      }
+      if (fault.action === 'error' && fault.status !== undefined) {
+        entry.fault = 'error'
+        const headers: Record<string, string> = { 'Content-Type': 'text/html' }
+        if (fault.retryAfterSec !== undefined) headers['Retry-After'] = String(fault.retryAfterSec)
+        res.writeHead(fault.status, headers)
+        res.end(
+          `<html><head><title>${fault.status} ${reason(fault.status)}</title></head><body><center><h1>${fault.status} ${reason(fault.status)}</h1></center></body></html>\n`
+        )
+        return
+      }
+    }
+
+    const jetty = (status: number, message: string, headers: Record<string, string> = {}) => {
+      res.writeHead(status, {
+        'Content-Type': 'text/html;charset=iso-8859-1',
+        'Cache-Control': 'must-revalidate,no-cache,no-store',
+        ...headers
+      })
+      res.end(jettyErrorPage(status, message, rawPath))
+    }
+
+    // SuspiciousRequestFilter: a raw ';' anywhere in the URI.
+    if (rawUrl.includes(';')) return jetty(400, 'Semicolons are not allowed in the request URI')
+    if (!inContext) return jetty(404, 'Not Found')
+    if (rawPath === ctxPath && ctxPath !== '') {
+      res.writeHead(302, { Location: `${ctxPath}/${q < 0 ? '' : '?' + rawQuery}` })
+      res.end()
+      return
+    }
+    if (!segments) return jetty(400, 'Bad Request')
+
+    const params = new Params()
+    params.add(rawQuery)
+    if (req.method === 'POST') {
+      const body = await readBody(req)
+      const type = String(req.headers['content-type'] ?? '')
+      if (type.startsWith('application/x-www-form-urlencoded')) params.add(body.toString('utf8'))
+    } else {
+      req.resume()
+    }
+
+    // BasicHeaderProcessor: wrong credentials are refused before anything else looks.
+    const auth = this.ctx.security.authenticate(req.headers.authorization)
+    if (!auth.ok) {
+      return jetty(401, 'Unauthorized', { 'WWW-Authenticate': 'Basic realm="Jenkins"' })
+    }
+    const identity = auth.identity
+    entry.user = identity.name
+
+    const sessionId = this.ctx.sessions.find(req.headers.cookie)
+    // CrumbFilter: only POST; API-token requests are exempt even with a wrong crumb.
+    if (req.method === 'POST' && this.ctx.csrf && !identity.viaToken) {
+      const header = req.headers[this.ctx.crumbField.toLowerCase()]
+      const crumb = (Array.isArray(header) ? header[0] : header) ?? params.get(this.ctx.crumbField)
+      if (!this.ctx.sessions.validCrumb(identity.name, sessionId, crumb)) {
+        return jetty(403, 'No valid crumb was included in the request')
+      }
+    }
+
+    const exchange: Exchange = {
+      req,
+      res,
+      method: req.method ?? 'GET',
+      rawPath,
+      rawQuery,
+      segments,
+      params,
+      identity,
+      sessionId,
+      entry,
+      ctx: this.ctx,
+      jetty
+    }
+    await route(exchange)
+  }
+}
+
+export async function startJenkins(options: ServerOptions = {}): Promise<TestJenkins> {
+  const server = new JenkinsServer(options)
+  await server.listen()
+  if (options.faults) server.setFaults(options.faults)
+  return server
+}

@@ -1,0 +1,259 @@
+/** Public option and state types of the Jenkins-compatible test server. */
+
+/** Build results (hudson.model.Result), in Jenkins' order from best to worst. */
+export type Result = 'SUCCESS' | 'UNSTABLE' | 'FAILURE' | 'NOT_BUILT' | 'ABORTED'
+
+/** What a build of a job does. */
+export interface JobScript {
+  /** Run time of a build; default 1000. */
+  durationMs?: number
+  /** Final result; default SUCCESS. */
+  result?: Result
+  /** Lines written evenly over the duration. */
+  consoleLines?: string[]
+  /** Instead: a generated console of this many bytes, written over the duration. */
+  consoleBytes?: number
+  /** Pipeline only in Jenkins: the result is set while the build is still running. */
+  earlyResult?: { afterMs: number; result: Result }
+  /** Publishes a JUnit test report (TestResultAction) when the build ends. */
+  tests?: { total: number; failed: number; skipped: number }
+  /** Embed raw ConsoleNote annotations in lines, as Jenkins >= 2.509 serves them. */
+  consoleNotes?: boolean
+  /** Pipeline: time from `stop` to the end of the build (`term`/`kill` end it at once). */
+  stopDelayMs?: number
+  /** Write one `NAME=value` line per parameter at the start of the build. */
+  echoParameters?: boolean
+}
+
+export type ParameterType = 'string' | 'boolean' | 'choice' | 'text' | 'password'
+
+export interface ParameterSpec {
+  name: string
+  /** Default 'string'. */
+  type?: ParameterType
+  /** Default value ('' for strings, false for booleans, the first choice for choices). */
+  default?: string | boolean
+  choices?: string[]
+  description?: string
+}
+
+export interface JobSpec {
+  /** Default 'freestyle'. */
+  type?: 'freestyle' | 'pipeline' | 'folder' | 'multibranch'
+  parameters?: ParameterSpec[]
+  disabled?: boolean
+  /** Concurrent builds allowed; default false for freestyle, true for pipeline (as in Jenkins). */
+  concurrent?: boolean
+  /** The job's own quiet period, overriding the server default. */
+  quietPeriodSec?: number
+  script?: JobScript
+  /** Children of a folder or multibranch project, by item name. */
+  jobs?: Record<string, JobSpec>
+  /** Display name; multibranch branches default to the decoded name (`feature%2Fx` → `feature/x`). */
+  displayName?: string
+}
+
+export type Permission = 'read' | 'build' | 'configure' | 'cancel' | 'admin'
+
+export interface UserSpec {
+  name: string
+  password?: string
+  apiToken?: string
+  /** Default: every permission but admin. */
+  permissions?: Permission[]
+}
+
+/** What a request does, for the request log and to aim faults. */
+export type RequestKind =
+  | 'crumb'
+  | 'job'
+  | 'trigger'
+  | 'queue'
+  | 'build'
+  | 'log'
+  | 'stop'
+  | 'cancel'
+  | 'disable'
+  | 'list'
+  | 'other'
+
+export interface FaultSpec {
+  /** PRNG seed (mulberry32); the same seed and request sequence give the same faults. Default 1. */
+  seed?: number
+  /** Share (0..1) of requests answered with an error status, without acting. */
+  errorRate?: number
+  /** Statuses to pick from; default [502, 503]. */
+  errorStatuses?: number[]
+  /** Share (0..1) of requests whose connection is destroyed without an answer, without acting. */
+  dropRate?: number
+  /** Added latency: fixed, or uniformly drawn from [min, max]. */
+  latencyMs?: number | [number, number]
+  /** Sent as Retry-After on injected 503 answers. */
+  retryAfterSec?: number
+  /** Only these kinds are faulted (default: all). */
+  kinds?: RequestKind[]
+  /** These kinds are never faulted. */
+  excludeKinds?: RequestKind[]
+  /** Restart the server this long after the faults are applied. */
+  restartAfterMs?: number
+  /** Restart the server `afterMs` after the next build (of `job`, a full name, if given) starts. */
+  restartDuringBuild?: { afterMs: number; job?: string }
+}
+
+export interface ServerOptions {
+  /** Default 0 (a free port). */
+  port?: number
+  /** Default 127.0.0.1. */
+  host?: string
+  /** e.g. '/jenkins'; default none. */
+  contextPath?: string
+  /** Default: admin/admin with an API token. */
+  users?: UserSpec[]
+  /** Anonymous users get Overall/Read and Job/Read. Default false. */
+  anonymousRead?: boolean
+  /** CSRF protection; default true. */
+  csrf?: boolean
+  /** Crumb request field (header) name; default 'Jenkins-Crumb'. */
+  crumbField?: string
+  /** Default 2. */
+  executors?: number
+  /** Server-wide quiet period; default 5 (Jenkins' default). */
+  quietPeriodSec?: number
+  /** How long a LeftItem stays readable; default 5 minutes. */
+  leftItemTtlMs?: number
+  /** Time a LeftItem shows `executable: null` before the run exists; default 0. */
+  executableDelayMs?: number
+  /** Jenkins' configured URL, used in JSON `url` fields; default the server's own address. */
+  rootUrl?: string
+  jobs?: Record<string, JobSpec>
+  faults?: FaultSpec
+  /** How long `restart()` keeps the port closed; default 200. */
+  restartDowntimeMs?: number
+  tls?: { key: string | Buffer; cert: string | Buffer }
+  /** X-Jenkins; default '2.541.1'. */
+  version?: string
+}
+
+export interface RequestLogEntry {
+  method: string
+  /** Raw path without the query, including the context path. */
+  path: string
+  /** Raw query string without '?', '' when none. */
+  query: string
+  /** 0 when the connection was dropped. */
+  status: number
+  /** Authenticated user id, 'anonymous', or null when the credentials were rejected. */
+  user: string | null
+  /** Epoch ms when the request arrived. */
+  time: number
+  kind: RequestKind
+  /** Full name of the job addressed, if any. */
+  job?: string
+  /** Set when the answer was an injected fault. */
+  fault?: 'error' | 'drop'
+}
+
+export interface Cause {
+  _class: string
+  shortDescription: string
+  userId: string | null
+  userName: string
+}
+
+export interface ParameterValueState {
+  name: string
+  type: ParameterType
+  value: string | boolean
+}
+
+export type ItemType = 'freestyle' | 'pipeline' | 'folder' | 'multibranch'
+
+export interface JobState {
+  /** Item name as in URLs (multibranch branches: the encoded `feature%2Fx`). */
+  name: string
+  /** Slash-joined names from the root, e.g. 'folder/job'. */
+  fullName: string
+  displayName: string
+  type: ItemType
+  parent: JobState | null
+  /** Children of folders, keyed by lower-cased name (Jenkins looks items up case-insensitively). */
+  children: Map<string, JobState>
+  disabled: boolean
+  concurrent: boolean
+  quietPeriodSec: number | undefined
+  parameters: ParameterSpec[]
+  script: JobScript
+  /** Oldest first. */
+  builds: BuildState[]
+  nextBuildNumber: number
+}
+
+export interface QueueItemState {
+  id: number
+  job: JobState
+  parameters: ParameterValueState[]
+  causes: Cause[]
+  inQueueSince: number
+  /** When the quiet period ends. */
+  dueAt: number
+  state: 'waiting' | 'blocked' | 'buildable' | 'left'
+  buildableSince: number | null
+  leftAt: number | null
+  cancelled: boolean
+  build: BuildState | null
+}
+
+export interface BuildState {
+  job: JobState
+  number: number
+  queueId: number
+  /** Parameter values by name (unknown names never reach a build). */
+  parameters: Record<string, string | boolean>
+  parameterValues: ParameterValueState[]
+  causes: Cause[]
+  result: Result | null
+  building: boolean
+  /** Epoch ms: queued, started, marked finished (null while running). */
+  queuedAt: number
+  startedAt: number
+  finishedAt: number | null
+  /** Set when `stop` was received. */
+  stopRequestedAt: number | null
+  /** The console as stored (with annotations), for small logs. */
+  consoleText(): string
+  /** Stored console length in bytes. */
+  consoleLength(): number
+}
+
+export interface ServerState {
+  /** The root folder (type 'folder', name ''). */
+  root: JobState
+  /** Every queue item still known (waiting, blocked, buildable, and LeftItems in the cache). */
+  queue: QueueItemState[]
+  /** Number of executors. */
+  executors: number
+  /** Finds an item by full name ('folder/job'), case-insensitively. */
+  findJob(fullName: string): JobState | undefined
+}
+
+export interface TestJenkins {
+  /** Base URL including the context path, no trailing slash. */
+  url: string
+  state: ServerState
+  requests: RequestLogEntry[]
+  /** Current session cookie name (`JSESSIONID.<8 hex>`). */
+  readonly cookieName: string
+  /** Credentials of the configured users, for tests. */
+  users: UserSpec[]
+  close(): Promise<void>
+  /** Drops sessions (new cookie name and salt), forgets LeftItems, refuses connections for restartDowntimeMs. */
+  restart(): Promise<void>
+  setFaults(f: FaultSpec | undefined): void
+  /** All builds of a job by full name ('folder/job'), oldest first. */
+  builds(fullName: string): BuildState[]
+  /** Triggers counted from the request log (201/303 answers), for one job or all. */
+  triggerCount(fullName?: string): number
+  addJob(fullName: string, spec: JobSpec): void
+  /** Append a raw line to a build's console (a newline is added when missing). */
+  appendConsole(fullName: string, number: number, line: string): void
+}
