@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest'
+import { JenkinsError } from '../../src/jenkins/errors.js'
+import {
+  TransientFailure,
+  backoffDelay,
+  parseRetryAfter,
+  withRetry,
+  type RetryOptions
+} from '../../src/jenkins/retry.js'
+import { silentLogger } from '../../src/logger.js'
+
+function transient(retryAfterMs?: number): TransientFailure {
+  return new TransientFailure(new JenkinsError('server', 'boom (503)', 503), '503', retryAfterMs)
+}
+
+/** A clock that only moves when the code sleeps. */
+function fakeTime(start = 1_000_000) {
+  let now = start
+  const sleeps: number[] = []
+  return {
+    sleeps,
+    now: () => now,
+    sleep: async (ms: number) => {
+      sleeps.push(ms)
+      now += ms
+    }
+  }
+}
+
+function options(overrides: Partial<RetryOptions> = {}): RetryOptions {
+  return {
+    policy: { attempts: 4, baseDelayMs: 100, maxDelayMs: 1000 },
+    logger: silentLogger,
+    what: 'GET thing',
+    ...overrides
+  }
+}
+
+describe('parseRetryAfter', () => {
+  it('reads delta-seconds', () => {
+    expect(parseRetryAfter('0')).toBe(0)
+    expect(parseRetryAfter('7')).toBe(7000)
+  })
+
+  it('reads an HTTP-date relative to now', () => {
+    const now = Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')
+    expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:30 GMT', now)).toBe(30_000)
+    expect(parseRetryAfter('Wed, 21 Oct 2015 07:27:00 GMT', now)).toBe(0)
+  })
+
+  it('ignores absent or unreadable values', () => {
+    expect(parseRetryAfter(undefined)).toBeUndefined()
+    expect(parseRetryAfter('soon')).toBeUndefined()
+    expect(parseRetryAfter('-5')).toBeUndefined()
+  })
+})
+
+describe('backoffDelay', () => {
+  const policy = { attempts: 5, baseDelayMs: 100, maxDelayMs: 1000 }
+
+  it('uses full jitter over a window that doubles up to the maximum', () => {
+    expect(backoffDelay(0, policy, () => 0)).toBe(0)
+    expect(backoffDelay(0, policy, () => 0.999)).toBe(99)
+    expect(backoffDelay(2, policy, () => 0.5)).toBe(200)
+    expect(backoffDelay(10, policy, () => 0.999)).toBe(999)
+  })
+})
+
+describe('withRetry', () => {
+  it('retries transient failures until the operation succeeds', async () => {
+    const time = fakeTime()
+    let calls = 0
+    const result = await withRetry(
+      async () => {
+        calls++
+        if (calls < 3) throw transient()
+        return 'ok'
+      },
+      options({ sleep: time.sleep, now: time.now, random: () => 0.5 })
+    )
+    expect(result).toBe('ok')
+    expect(calls).toBe(3)
+    expect(time.sleeps).toEqual([50, 100])
+  })
+
+  it('gives up after the attempts with the last error', async () => {
+    const time = fakeTime()
+    let calls = 0
+    const error = await withRetry(
+      async () => {
+        calls++
+        throw transient()
+      },
+      options({ sleep: time.sleep, now: time.now })
+    ).catch((e: unknown) => e)
+    expect(calls).toBe(4)
+    expect(error).toBeInstanceOf(JenkinsError)
+    expect((error as JenkinsError).kind).toBe('server')
+    expect((error as JenkinsError).message).toContain('after 4 attempts')
+  })
+
+  it('does not retry other errors', async () => {
+    let calls = 0
+    const failure = new JenkinsError('not-found', 'nope', 404)
+    await expect(
+      withRetry(async () => {
+        calls++
+        throw failure
+      }, options())
+    ).rejects.toBe(failure)
+    expect(calls).toBe(1)
+  })
+
+  it('waits at least Retry-After', async () => {
+    const time = fakeTime()
+    let calls = 0
+    await withRetry(
+      async () => {
+        if (++calls === 1) throw transient(3000)
+        return 'ok'
+      },
+      options({ sleep: time.sleep, now: time.now, random: () => 0 })
+    )
+    expect(time.sleeps).toEqual([3000])
+  })
+
+  it('never sleeps past the deadline', async () => {
+    const time = fakeTime()
+    let calls = 0
+    const error = await withRetry(
+      async () => {
+        calls++
+        throw transient(5000)
+      },
+      options({ sleep: time.sleep, now: time.now, deadline: time.now() + 4000 })
+    ).catch((e: unknown) => e)
+    expect(calls).toBe(1)
+    expect(time.sleeps).toEqual([])
+    expect((error as JenkinsError).message).toContain('deadline')
+  })
+
+  it('logs each retry at debug level', async () => {
+    const time = fakeTime()
+    const debug: string[] = []
+    let calls = 0
+    await withRetry(
+      async () => {
+        if (++calls < 3) throw transient()
+        return 1
+      },
+      options({
+        sleep: time.sleep,
+        now: time.now,
+        logger: { ...silentLogger, debug: message => debug.push(message) }
+      })
+    )
+    expect(debug).toHaveLength(2)
+    expect(debug[0]).toMatch(/^GET thing: 503; retry 1\/3 in \d+ ms$/)
+  })
+})
