@@ -1,0 +1,408 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import nock from 'nock'
+import { afterEach, describe, expect, it } from 'vitest'
+import { JOB_TREE, listTree } from '../../src/jenkins/client.js'
+import { BASE, ORIGIN, jenkinsError, makeClient, netError, useNock } from './helpers.js'
+
+useNock()
+
+describe('job URLs', () => {
+  it('percent-encodes each segment once and keeps the context path', () => {
+    const { client } = makeClient()
+    expect(client.baseUrl).toBe(BASE)
+    expect(client.jobUrl(['mb', 'feature%2Fx'])).toBe(`${BASE}/job/mb/job/feature%252Fx/`)
+    expect(client.jobUrl(['my job', 'café'])).toBe(`${BASE}/job/my%20job/job/caf%C3%A9/`)
+    expect(client.buildUrl(['a'], 12)).toBe(`${BASE}/job/a/12/`)
+  })
+})
+
+describe('getJob', () => {
+  it('asks only for the fields it needs and rebases the url onto the configured base', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/job/mb/job/feature%252Fx/api/json')
+      .query({ tree: JOB_TREE })
+      .reply(200, {
+        _class: 'org.jenkinsci.plugins.workflow.job.WorkflowJob',
+        name: 'feature%2Fx',
+        fullName: 'mb/feature%2Fx',
+        url: 'http://jenkins.internal:8080/job/mb/job/feature%252Fx/',
+        buildable: true,
+        disabled: false,
+        property: [
+          {
+            _class: 'hudson.model.ParametersDefinitionProperty',
+            parameterDefinitions: [
+              {
+                _class: 'hudson.model.ChoiceParameterDefinition',
+                name: 'ENV',
+                type: 'ChoiceParameterDefinition',
+                defaultParameterValue: { value: 'dev' },
+                choices: ['dev', 'prod']
+              },
+              {
+                name: 'FLAG',
+                type: 'BooleanParameterDefinition',
+                defaultParameterValue: { value: true }
+              }
+            ]
+          },
+          { _class: 'jenkins.model.BuildDiscarderProperty' }
+        ]
+      })
+    const info = await client.getJob(['mb', 'feature%2Fx'])
+    expect(info).toEqual({
+      _class: 'org.jenkinsci.plugins.workflow.job.WorkflowJob',
+      name: 'feature%2Fx',
+      fullName: 'mb/feature%2Fx',
+      url: `${BASE}/job/mb/job/feature%252Fx/`,
+      buildable: true,
+      disabled: false,
+      isFolder: false,
+      parameterDefinitions: [
+        {
+          name: 'ENV',
+          type: 'ChoiceParameterDefinition',
+          defaultValue: 'dev',
+          choices: ['dev', 'prod']
+        },
+        { name: 'FLAG', type: 'BooleanParameterDefinition', defaultValue: true }
+      ]
+    })
+  })
+
+  it.each([
+    ['com.cloudbees.hudson.plugins.folder.Folder', undefined],
+    ['org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject', undefined],
+    ['jenkins.branch.OrganizationFolder', undefined],
+    ['some.plugin.CustomGroup', []]
+  ])('tells a folder (%s) from a job', async (cls, jobs) => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/job/f/api/json')
+      .query(true)
+      .reply(200, { _class: cls, name: 'f', ...(jobs ? { jobs } : {}) })
+    expect((await client.getJob(['f'])).isFolder).toBe(true)
+  })
+
+  it('404 names the job and the server', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN).get('/jenkins/job/team/job/nope/api/json').query(true).reply(404, '<html/>')
+    const error = await jenkinsError(client.getJob(['team', 'nope']), 'not-found')
+    expect(error.message).toBe(
+      "Job 'team/nope' was not found on Jenkins at https://ci.example.com (404)"
+    )
+  })
+})
+
+describe('listJobs', () => {
+  it('walks the tree in one request and returns the full names of jobs only', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/api/json')
+      .query({ tree: listTree(10) })
+      .reply(200, {
+        _class: 'hudson.model.Hudson',
+        jobs: [
+          { _class: 'hudson.model.FreeStyleProject', name: 'alpha' },
+          {
+            _class: 'com.cloudbees.hudson.plugins.folder.Folder',
+            name: 'team',
+            jobs: [
+              { _class: 'org.jenkinsci.plugins.workflow.job.WorkflowJob', name: 'deploy' },
+              {
+                _class: 'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
+                name: 'svc',
+                jobs: [
+                  { _class: 'org.jenkinsci.plugins.workflow.job.WorkflowJob', name: 'feature%2Fx' }
+                ]
+              },
+              { _class: 'com.cloudbees.hudson.plugins.folder.Folder', name: 'empty', jobs: [] }
+            ]
+          }
+        ]
+      })
+    expect(await client.listJobs([])).toEqual(['alpha', 'team/deploy', 'team/svc/feature%2Fx'])
+    expect(client.requestCounts['total']).toBe(1)
+  })
+
+  it('lists below a folder with the folder prefix', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/job/team/api/json')
+      .query(true)
+      .reply(200, { jobs: [{ _class: 'hudson.model.FreeStyleProject', name: 'deploy' }] })
+    expect(await client.listJobs(['team'])).toEqual(['team/deploy'])
+  })
+
+  it('nests the tree to a fixed bound', () => {
+    expect(listTree(1)).toBe('jobs[name,_class]')
+    expect(listTree(3)).toBe('jobs[name,_class,jobs[name,_class,jobs[name,_class]]]')
+    expect(listTree(10).match(/jobs\[/g)).toHaveLength(10)
+  })
+})
+
+describe('queue', () => {
+  it('reads a queue item', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/12/api/json')
+      .reply(200, {
+        _class: 'hudson.model.Queue$LeftItem',
+        id: 12,
+        cancelled: false,
+        executable: { number: 4, url: 'http://elsewhere/job/a/4/' }
+      })
+    expect((await client.getQueueItem(12)).executable?.number).toBe(4)
+  })
+
+  it('404 explains that left items expire', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/queue/item/12/api/json').reply(404)
+    const error = await jenkinsError(client.getQueueItem(12), 'not-found')
+    expect(error.message).toContain('Queue item 12')
+  })
+
+  it.each([
+    [204, 'cancelled'],
+    [302, 'cancelled'],
+    [500, 'already-left'],
+    [404, 'not-found']
+  ] as const)('cancelItem %i → %s', async (status, outcome) => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN).post('/jenkins/queue/cancelItem').query({ id: '12' }).reply(status)
+    expect(await client.cancelQueueItem(12)).toBe(outcome)
+    expect(client.requestCounts['cancel']).toBe(1)
+  })
+
+  it('cancelItem 422 is a forbidden error (no Job/Cancel)', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN).post('/jenkins/queue/cancelItem').query({ id: '12' }).reply(422)
+    const error = await jenkinsError(client.cancelQueueItem(12), 'forbidden')
+    expect(error.message).toContain('Job/Cancel')
+  })
+})
+
+describe('getBuild', () => {
+  it('reads a numbered build with tree and depth', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/job/a/job/b/5/api/json')
+      .query({ tree: 'number,result,building', depth: '1' })
+      .reply(200, { number: 5, result: null, building: true })
+    const build = await client.getBuild(['a', 'b'], 5, { tree: 'number,result,building', depth: 1 })
+    expect(build).toMatchObject({ number: 5, building: true })
+  })
+
+  it('404 on lastSuccessfulBuild says the job has none', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/job/a/lastSuccessfulBuild/api/json').reply(404)
+    const error = await jenkinsError(client.getBuild(['a'], 'lastSuccessfulBuild'), 'not-found')
+    expect(error.message).toContain("Job 'a' has no last successful build")
+  })
+
+  it('404 on lastBuild says the job has no builds', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/job/a/lastBuild/api/json').reply(404)
+    const error = await jenkinsError(client.getBuild(['a'], 'lastBuild'), 'not-found')
+    expect(error.message).toContain("Job 'a' has no builds")
+  })
+
+  it('lists recent builds with their queue ids', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/job/a/api/json')
+      .query({ tree: 'builds[number,queueId]{0,3}' })
+      .reply(200, { builds: [{ number: 9, queueId: 40 }, { number: 8 }] })
+    expect(await client.recentBuilds(['a'], 3)).toEqual([{ number: 9, queueId: 40 }, { number: 8 }])
+  })
+})
+
+describe('progressiveText', () => {
+  it('returns the body stream with X-Text-Size and X-More-Data', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/job/a/3/logText/progressiveText')
+      .query({ start: '100' })
+      .reply(200, 'line one\r\nline two\r\n', { 'X-Text-Size': '118', 'X-More-Data': 'true' })
+    const chunk = await client.progressiveText(
+      { job: ['a'], number: 3, url: 'http://elsewhere/job/a/3/' },
+      100
+    )
+    expect(chunk.textSize).toBe(118)
+    expect(chunk.moreData).toBe(true)
+    let text = ''
+    for await (const part of chunk.body) text += String(part)
+    expect(text).toBe('line one\r\nline two\r\n')
+  })
+
+  it('treats an absent X-More-Data as the end of the log', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/job/a/3/logText/progressiveText')
+      .query({ start: '0' })
+      .reply(200, 'done\r\n', { 'X-Text-Size': '5' })
+    const chunk = await client.progressiveText(
+      { job: ['a'], number: 3, url: `${BASE}/job/a/3/` },
+      0
+    )
+    chunk.body.resume()
+    expect(chunk.moreData).toBe(false)
+  })
+
+  describe('on a real loopback server', () => {
+    let server: Server | undefined
+    afterEach(async () => {
+      await new Promise(resolve => server?.close(resolve))
+      server = undefined
+    })
+
+    it('hands the body on before it is complete (a huge console is streamed, not buffered)', async () => {
+      let finish!: () => void
+      const finished = new Promise<void>(resolve => (finish = resolve))
+      server = createServer((req, res) => {
+        res.writeHead(200, { 'Content-Type': 'text/plain', 'X-Text-Size': '999999' })
+        res.write('first part\n')
+        // The rest only comes once the client got the stream: a buffering client would wait forever.
+        void finished.then(() => res.end('second part\n'))
+      })
+      await new Promise<void>(resolve => server?.listen(0, '127.0.0.1', resolve))
+      const port = (server.address() as AddressInfo).port
+      const { client } = makeClient({ url: `http://127.0.0.1:${port}/`, requestTimeoutMs: 10_000 })
+      const chunk = await Promise.race([
+        client.progressiveText({ job: ['a'], number: 1, url: '' }, 0),
+        new Promise<undefined>(resolve => setTimeout(() => resolve(undefined), 5000))
+      ])
+      finish()
+      expect(chunk).toBeDefined()
+      let text = ''
+      for await (const part of chunk!.body) text += String(part)
+      expect(text).toBe('first part\nsecond part\n')
+      client.dispose()
+    })
+
+    it('a request that gets no answer in time is a timeout error', async () => {
+      server = createServer(() => undefined)
+      await new Promise<void>(resolve => server?.listen(0, '127.0.0.1', resolve))
+      const port = (server.address() as AddressInfo).port
+      const { client } = makeClient({
+        url: `http://127.0.0.1:${port}`,
+        requestTimeoutMs: 100,
+        retry: { attempts: 1 }
+      })
+      const error = await jenkinsError(client.getQueueItem(1), 'timeout')
+      expect(error.message).toContain(`127.0.0.1:${port}`)
+      server.closeAllConnections()
+      client.dispose()
+    })
+  })
+})
+
+describe('read retries', () => {
+  it('retries 503/429/502/504/500 and network errors, then succeeds', async () => {
+    const { client, logger } = makeClient({ retry: { attempts: 8, baseDelayMs: 1, maxDelayMs: 2 } })
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/1/api/json')
+      .reply(503, 'restarting', { 'Retry-After': '0' })
+      .get('/jenkins/queue/item/1/api/json')
+      .reply(429, '', { 'Retry-After': new Date(Date.now() - 1000).toUTCString() })
+      .get('/jenkins/queue/item/1/api/json')
+      .reply(502)
+      .get('/jenkins/queue/item/1/api/json')
+      .replyWithError(netError('ECONNRESET'))
+      .get('/jenkins/queue/item/1/api/json')
+      .replyWithError(netError('EAI_AGAIN'))
+      .get('/jenkins/queue/item/1/api/json')
+      .reply(504)
+      .get('/jenkins/queue/item/1/api/json')
+      .reply(500)
+      .get('/jenkins/queue/item/1/api/json')
+      .reply(200, { id: 1 })
+    expect((await client.getQueueItem(1)).id).toBe(1)
+    expect(client.requestCounts['queue']).toBe(8)
+    expect(
+      logger.lines.filter(l => l.level === 'debug' && /retry \d\/7/.test(l.message))
+    ).toHaveLength(7)
+  })
+
+  it('does not wait for a Retry-After that ends past the deadline', async () => {
+    const { client } = makeClient({ deadline: Date.now() + 60_000 })
+    nock(ORIGIN).get('/jenkins/queue/item/1/api/json').reply(503, '', { 'Retry-After': '3600' })
+    const error = await jenkinsError(client.getQueueItem(1), 'server')
+    expect(error.message).toContain('deadline')
+    expect(client.requestCounts['queue']).toBe(1)
+  })
+
+  it('gives up after the attempts with a server error', async () => {
+    const { client } = makeClient({ retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } })
+    nock(ORIGIN)
+      .get('/jenkins/job/a/7/api/json')
+      .twice()
+      .reply(500, 'oops', { 'Content-Type': 'text/plain' })
+    const error = await jenkinsError(client.getBuild(['a'], 7), 'server')
+    expect(error.message).toMatch(/500.*after 2 attempts/)
+  })
+
+  it('does not retry a 404', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/job/a/7/api/json').reply(404)
+    await jenkinsError(client.getBuild(['a'], 7), 'not-found')
+    expect(client.requestCounts['build']).toBe(1)
+  })
+})
+
+describe('stop and disable', () => {
+  const build = { job: ['a'], number: 3, url: `${BASE}/job/a/3/` }
+
+  it.each(['stop', 'term', 'kill'] as const)('POST %s: 302 is success', async how => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .post(`/jenkins/job/a/3/${how}`)
+      .reply(302, '', { Location: `${BASE}/job/a/3/` })
+    await client.stopBuild(build, how)
+  })
+
+  it('stop is retried on 502 and after a reset', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .post('/jenkins/job/a/3/stop')
+      .reply(502)
+      .post('/jenkins/job/a/3/stop')
+      .replyWithError(netError('ECONNRESET'))
+      .post('/jenkins/job/a/3/stop')
+      .reply(200)
+    await client.stopBuild(build, 'stop')
+    expect(client.requestCounts['stop']).toBe(3)
+  })
+
+  it('stop still runs (with its own budget) after the step deadline passed', async () => {
+    const { client } = makeClient({ deadline: Date.now() - 1000 })
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN).post('/jenkins/job/a/3/stop').reply(503).post('/jenkins/job/a/3/stop').reply(302)
+    await client.stopBuild(build, 'stop')
+  })
+
+  it('stop 404 is not-found; term explains it is Pipeline-only', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN).post('/jenkins/job/a/3/term').reply(404)
+    const error = await jenkinsError(client.stopBuild(build, 'term'), 'not-found')
+    expect(error.message).toContain('Pipeline')
+  })
+
+  it('disable: 302 and 303 are success', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN).post('/jenkins/job/a/disable').reply(302).post('/jenkins/job/a/disable').reply(303)
+    await client.disableJob(['a'])
+    await client.disableJob(['a'])
+  })
+})
