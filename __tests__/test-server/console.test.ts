@@ -35,7 +35,10 @@ afterEach(async () => {
 })
 
 async function progressive(j: TestJenkins, path: string, start?: number) {
-  const res = await get(j, `${path}/logText/progressiveText${start === undefined ? '' : `?start=${start}`}`)
+  const res = await get(
+    j,
+    `${path}/logText/progressiveText${start === undefined ? '' : `?start=${start}`}`
+  )
   const body = Buffer.from(await res.arrayBuffer())
   return {
     status: res.status,
@@ -79,6 +82,7 @@ describe('progressiveText (jenkins-api.md 6.1)', () => {
     await post(j, '/job/notes/build')
     await waitFor(() => (j.builds('notes')[0]?.building === false ? true : undefined))
     const raw = (await progressive(j, '/job/notes/1')).body.toString()
+    // eslint-disable-next-line no-control-regex -- ConsoleNotes are delimited by ESC
     expect(raw).toMatch(/\x1b\[8mha:\/\/\/\/[A-Za-z0-9+/=]+\x1b\[0m\[Pipeline\] echo\r\n/)
     const text = await (await get(j, '/job/notes/1/consoleText')).text()
     expect(text).not.toContain('\x1b')
