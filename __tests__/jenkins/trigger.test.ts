@@ -195,6 +195,15 @@ describe('trigger', () => {
     expect(client.requestCounts['trigger']).toBe(1)
   })
 
+  it('says a proxy 502 leaves the outcome unknown, and does not resend', async () => {
+    const { client } = makeClient()
+    noCrumb()
+    nock(ORIGIN).post('/jenkins/job/team/job/deploy/build').query(true).reply(502, 'Bad Gateway')
+    const error = await jenkinsError(client.trigger(plain, job, {}), 'server')
+    expect(error.message).toContain('may or may not have been queued')
+    expect(client.requestCounts['trigger']).toBe(1)
+  })
+
   it('maps 409 to a conflict naming the job as disabled', async () => {
     const { client } = makeClient()
     noCrumb()
