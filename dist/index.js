@@ -42534,6 +42534,11 @@ class JenkinsClient {
             onNetworkFailure: failure => new JenkinsError(failure.error.kind === 'timeout' ? 'network' : failure.error.kind, `${failure.error.message} while triggering job '${name}': the build may or may not have been queued. Check ${this.jobUrl(job)} before running again.`),
             deadline: this.deadline
         });
+        if (response.status === 502 || response.status === 504) {
+            // A proxy's gateway error says nothing of whether Jenkins got the POST.
+            const error = errorForResponse(response, body, context);
+            throw new JenkinsError(error.kind, `${error.message} The build may or may not have been queued: check ${this.jobUrl(job)} before running again.`, error.status);
+        }
         if (response.status >= 400)
             throw errorForResponse(response, body, context);
         const queueId = response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined;
