@@ -220,9 +220,10 @@ async function buildJob(
     `Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
   )
   await status?.finish(
-    accepted ? 'SUCCESS' : (final.result ?? 'error'),
+    final.result ?? 'error',
     `Jenkins #${ref.number}: ${final.result ?? 'no result'}`,
-    ref.url
+    ref.url,
+    accepted
   )
   await finish(outcome, accepted, settings, tail)
 }
@@ -237,7 +238,7 @@ async function finish(
   setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome)
   await writeSummary(core.summary, outcome, logger)
   if (!accepted) {
-    throw new Error(`${failureMessage(outcome, tail)}\n(accept: ${settings.accept.join(', ')})`)
+    throw new Error(failureMessage({ ...outcome, accept: settings.accept }, tail))
   }
 }
 
