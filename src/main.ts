@@ -18,7 +18,7 @@ import {
   type BuildOutcome
 } from './report.js'
 import { closestNames } from './suggest.js'
-import { StepAborted } from './wait.js'
+import { StepAborted, throwIfAborted } from './wait.js'
 
 /** The action's entry point: the main step, or the post step on the second run. */
 export async function run(): Promise<void> {
@@ -55,17 +55,25 @@ function createClient(settings: Settings, deadline?: number): JenkinsClient {
 class Progress implements RemoteTarget {
   queueId?: number
   build?: BuildRef
+  /** Whether this step started the build: a build it only reports is never stopped. */
+  owned = false
   constructor(readonly job: Settings['job']) {}
 
   queued(queueId: number): void {
     this.queueId = queueId
+    this.owned = true
     core.saveState(State.QueueId, String(queueId))
     core.saveState(State.Done, 'false')
   }
 
   started(build: BuildRef): void {
     this.build = build
-    core.saveState(State.BuildNumber, String(build.number))
+    if (this.owned) core.saveState(State.BuildNumber, String(build.number))
+  }
+
+  /** The remote work needs nothing more from the post step. */
+  done(): void {
+    core.saveState(State.Done, 'true')
   }
 }
 
@@ -134,6 +142,8 @@ async function buildJob(
         `Jenkins item ${name} is a folder, not a job: name a job inside it (list them with list-jobs: true).`
       )
     }
+    // A cancel that arrived while reading the job must not still trigger.
+    throwIfAborted(signal)
     const queued = await api.trigger(info, settings.job, settings.parameters)
     progress.queued(queued.queueId)
     warnUnknownParameters(
@@ -176,12 +186,9 @@ async function buildJob(
   outcome.build = first
   await status?.pending(`Jenkins build #${ref.number} running`, ref.url)
 
-  if (settings.wait !== 'finish' || !first.building) {
-    if (settings.wait !== 'finish') {
-      outcome.note = 'Did not wait for the build to finish (wait: started).'
-      core.saveState(State.Done, 'true')
-      return finish(outcome, true, settings)
-    }
+  if (settings.wait !== 'finish') {
+    outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`
+    return finish(outcome, true, settings)
   }
 
   let tail: string[] = []
@@ -210,7 +217,7 @@ async function buildJob(
       final = await follower.waitForEnd(ref, undefined, first)
     }
   }
-  core.saveState(State.Done, 'true')
+  progress.done()
   outcome.build = final
   outcome.result = final.result ?? undefined
   outcome.tests = await testsOf(api, ref, final)
@@ -235,6 +242,8 @@ async function finish(
   settings: Settings,
   tail: string[] = []
 ): Promise<void> {
+  // Whatever the step did not wait for, the user chose to leave running.
+  core.saveState(State.Done, 'true')
   setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome)
   await writeSummary(core.summary, outcome, logger)
   if (!accepted) {
@@ -331,14 +340,16 @@ async function abortMessage(
     : progress.queueId !== undefined
       ? ` (queue item ${progress.queueId})`
       : ''
+  progress.done()
+  if (!progress.owned) {
+    return `${what}${target}; left it running (this step did not start it).`
+  }
   if (!settings.abortOnCancel) {
-    core.saveState(State.Done, 'true')
     return `${what}${target}; left the Jenkins work running (abort-on-cancel: false).`
   }
   // The step's own deadline has passed: abort with a fresh budget.
   const done = await abortRemote(createClient(settings), progress, logger)
   core.info(`Jenkins: ${done}.`)
-  core.saveState(State.Done, 'true')
   return `${what}${target}; ${done}.`
 }
 
