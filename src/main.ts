@@ -340,7 +340,7 @@ async function abortMessage(
     : progress.queueId !== undefined
       ? ` (queue item ${progress.queueId})`
       : ''
-  progress.done()
+  if (!progress.owned || !settings.abortOnCancel) progress.done()
   if (!progress.owned) {
     return `${what}${target}; left it running (this step did not start it).`
   }
@@ -349,6 +349,8 @@ async function abortMessage(
   }
   // The step's own deadline has passed: abort with a fresh budget.
   const done = await abortRemote(createClient(settings), progress, logger)
+  // Only now: if the runner kills us before this, the post step stops the build.
+  progress.done()
   core.info(`Jenkins: ${done}.`)
   return `${what}${target}; ${done}.`
 }
