@@ -19,6 +19,22 @@ import {
   type RetryPolicy
 } from './retry.js'
 import { closestNames } from '../suggest.js'
+import {
+  QUEUE_TREE,
+  RECENT_BUILDS_TREE,
+  SETTLE_MS,
+  SLOW_SETTLE_MS,
+  expectedParameters,
+  jobNamesFromUrl,
+  parametersOf,
+  reconcile,
+  userIdsOf,
+  type Adopted,
+  type BuildCandidate,
+  type QueuedCandidate,
+  type ReconcileReader,
+  type TriggerExpectation
+} from './reconcile.js'
 import type {
   Build,
   BuildParameters,
@@ -51,6 +67,8 @@ export interface ClientOptions {
   userAgent?: string
   /** Retry budget of stop/term/kill, cancelItem and disable, counted from each call (default 15000). */
   actionBudgetMs?: number
+  /** How long a lost trigger answer is given before looking again (default: reconcile.ts; tests shrink it). */
+  triggerSettleMs?: number
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000
@@ -61,10 +79,25 @@ const JSON_LIMIT = 64 * 1024 * 1024
 const ERROR_BODY_LIMIT = 64 * 1024
 /** Folder levels listJobs walks in its one request. */
 const LIST_DEPTH = 10
+/** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
+const TRIGGER_SENDS = 4
+/** Answers to a trigger that say it was refused without acting, so it may be sent again. */
+const TRIGGER_REFUSALS: ReadonlySet<number> = new Set([429, 503])
+/** Answers to a trigger from a proxy that may have passed it on before failing. */
+const AMBIGUOUS_STATUSES: ReadonlySet<number> = new Set([500, 502, 504])
+
+interface LostAnswer {
+  /** What went wrong, for the message if we give up. */
+  error: JenkinsError
+  /** Short reason for the log, e.g. '502' or 'ECONNRESET'. */
+  reason: string
+  /** Jenkins may still be working (a gateway or request timeout): settle longer. */
+  slow: boolean
+}
 
 /** Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and keeps answers small). */
 export const JOB_TREE =
-  '_class,name,fullName,url,buildable,disabled,color,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name]'
+  '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name]'
 
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
@@ -90,6 +123,7 @@ interface RawJob extends RawItem {
   fullName?: unknown
   buildable?: unknown
   disabled?: unknown
+  nextBuildNumber?: unknown
   property?: unknown
 }
 
@@ -115,6 +149,7 @@ export class JenkinsClient implements JenkinsApi {
   private readonly policy: RetryPolicy
   private readonly deadline: number | undefined
   private readonly actionBudgetMs: number
+  private readonly triggerSettleMs: number | undefined
   private readonly secrets: () => string[]
 
   constructor(options: ClientOptions) {
@@ -124,6 +159,7 @@ export class JenkinsClient implements JenkinsApi {
     this.user = options.user || undefined
     this.deadline = options.deadline
     this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS
+    this.triggerSettleMs = options.triggerSettleMs
     this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) }
     this.secrets = () => this.transport.secretValues
     this.logger = redactingLogger(options.logger, text => this.redact(text))
@@ -189,6 +225,7 @@ export class JenkinsClient implements JenkinsApi {
     if (typeof data._class === 'string') info._class = data._class
     if (typeof data.buildable === 'boolean') info.buildable = data.buildable
     if (typeof data.disabled === 'boolean') info.disabled = data.disabled
+    if (typeof data.nextBuildNumber === 'number') info.nextBuildNumber = data.nextBuildNumber
     return info
   }
 
@@ -255,27 +292,116 @@ export class JenkinsClient implements JenkinsApi {
         ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
         : undefined
     })
-    const { response, body } = await this.post('trigger', url, context, {
-      form: form.toString(),
-      // Only a refusal that provably did nothing may be sent again: a second
-      // POST that reaches Jenkins queues a second build.
-      retryStatuses: new Set([503]),
-      retryNetwork: failure => failure.notSent,
-      onNetworkFailure: failure =>
+    const expectation: TriggerExpectation = {
+      job,
+      parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
+      user: this.user,
+      firstBuildNumber: info.nextBuildNumber
+    }
+    const jobUrl = this.jobUrl(job)
+    for (let send = 1; ; send++) {
+      const outcome = await this.triggerOnce(url, form.toString(), context, name)
+      if ('queueId' in outcome) {
+        return {
+          queueId: outcome.queueId,
+          // Reverse proxies rewrite hosts, and the Location follows the request's
+          // own host (jenkins-api.md 3.1): rebuild it on our base.
+          queueUrl: `${this.baseUrl}/queue/item/${outcome.queueId}/`,
+          merged: outcome.merged,
+          unknownParameters
+        }
+      }
+      // The answer was lost: look for what Jenkins did before sending again
+      // (reconcile.ts says why, and what risk remains).
+      const lost = outcome.lost
+      const settleMs = this.triggerSettleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS)
+      const unknown = (why: string): JenkinsError =>
         new JenkinsError(
-          failure.error.kind === 'timeout' ? 'network' : failure.error.kind,
-          `${failure.error.message} while triggering job '${name}': the build may or may not have been queued. Check ${this.jobUrl(job)} before running again.`
-        ),
-      deadline: this.deadline
-    })
-    if (response.status === 502 || response.status === 504) {
-      // A proxy's gateway error says nothing of whether Jenkins got the POST.
-      const error = errorForResponse(response, body, context)
-      throw new JenkinsError(
-        error.kind,
-        `${error.message} The build may or may not have been queued: check ${this.jobUrl(job)} before running again.`,
-        error.status
+          lost.error.kind === 'timeout' ? 'network' : lost.error.kind,
+          `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobUrl} before running again.`,
+          lost.error.status
+        )
+      if (this.deadline !== undefined && Date.now() + settleMs > this.deadline) {
+        throw unknown('no time left before the step timeout to check')
+      }
+      let adopted: Adopted | undefined
+      try {
+        adopted = await reconcile(this.reconcileReader(job), expectation, {
+          settleMs,
+          sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
+          logger: this.logger
+        })
+      } catch (error) {
+        this.logger.debug(`Could not look for the lost trigger: ${(error as Error).message}`)
+        throw unknown('and Jenkins could not be asked what it did')
+      }
+      if (adopted) {
+        this.logger.info(
+          adopted.from === 'queue'
+            ? `Trigger answer lost (${lost.reason}); Jenkins shows queue item ${adopted.queueId} of '${name}' with these parameters: following it.`
+            : `Trigger answer lost (${lost.reason}); Jenkins shows build #${adopted.buildNumber ?? '?'} of '${name}' with these parameters (queue item ${adopted.queueId}): following it.`
+        )
+        return {
+          queueId: adopted.queueId,
+          queueUrl: `${this.baseUrl}/queue/item/${adopted.queueId}/`,
+          merged: false,
+          unknownParameters,
+          adopted: adopted.from
+        }
+      }
+      if (send >= TRIGGER_SENDS) {
+        throw unknown(`${send} answers lost, and Jenkins showed no queued item or build for any`)
+      }
+      this.logger.info(
+        `Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`
       )
+    }
+  }
+
+  /**
+   * One trigger POST. A refusal that provably did nothing (503, 429,
+   * connection refused) is retried inside; an answer that may hide an action
+   * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
+   */
+  private async triggerOnce(
+    url: string,
+    form: string,
+    context: ErrorContext,
+    name: string
+  ): Promise<{ queueId: number; merged: boolean } | { lost: LostAnswer }> {
+    let lost: LostAnswer | undefined
+    let answer: { response: HttpResponse; body: string }
+    try {
+      answer = await this.post('trigger', url, context, {
+        form,
+        // Only a refusal that did nothing is sent again here: a second POST
+        // that reaches Jenkins queues a second build.
+        retryStatuses: TRIGGER_REFUSALS,
+        retryNetwork: failure => failure.notSent,
+        onNetworkFailure: failure => {
+          lost = {
+            error: failure.error,
+            reason: failure.reason,
+            slow: failure.error.kind === 'timeout'
+          }
+          return failure.error
+        },
+        deadline: this.deadline
+      })
+    } catch (error) {
+      if (lost && error instanceof JenkinsError && error.kind !== 'aborted') return { lost }
+      throw error
+    }
+    const { response, body } = answer
+    if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
+      // A proxy's error says nothing of whether Jenkins got the POST.
+      return {
+        lost: {
+          error: errorForResponse(response, body, context),
+          reason: String(response.status),
+          slow: response.status === 504
+        }
+      }
     }
     if (response.status >= 400) throw errorForResponse(response, body, context)
     const queueId =
@@ -288,13 +414,51 @@ export class JenkinsClient implements JenkinsApi {
         response.status
       )
     }
+    return { queueId, merged: response.status === 303 }
+  }
+
+  /** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
+  private reconcileReader(job: JobPath): ReconcileReader {
+    const name = fullName(job)
     return {
-      queueId,
-      // Reverse proxies rewrite hosts, and the Location follows the request's
-      // own host (jenkins-api.md 3.1): rebuild it on our base.
-      queueUrl: `${this.baseUrl}/queue/item/${queueId}/`,
-      merged: response.status === 303,
-      unknownParameters
+      queue: async () => {
+        const data = await this.getJson<{ items?: unknown }>(
+          'queue',
+          `${this.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`,
+          this.context('the queue')
+        )
+        const items: QueuedCandidate[] = []
+        for (const raw of Array.isArray(data.items) ? data.items : []) {
+          const item = raw as { id?: unknown; task?: { url?: unknown } | null; actions?: unknown }
+          const url = item?.task?.url
+          if (typeof item?.id !== 'number' || typeof url !== 'string') continue
+          const names = jobNamesFromUrl(url)
+          if (!names) continue
+          items.push({ id: item.id, job: names, parameters: parametersOf(item.actions) })
+        }
+        return items
+      },
+      builds: async () => {
+        const data = await this.getJson<{ builds?: unknown }>(
+          'builds',
+          `${this.jobUrl(job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`,
+          this.context(`the builds of job '${name}'`)
+        )
+        const builds: BuildCandidate[] = []
+        for (const raw of Array.isArray(data.builds) ? data.builds : []) {
+          const build = raw as { number?: unknown; queueId?: unknown; actions?: unknown } | null
+          if (typeof build?.number !== 'number') continue
+          const candidate: BuildCandidate = {
+            number: build.number,
+            parameters: parametersOf(build.actions)
+          }
+          if (typeof build.queueId === 'number') candidate.queueId = build.queueId
+          const userIds = userIdsOf(build.actions)
+          if (userIds) candidate.userIds = userIds
+          builds.push(candidate)
+        }
+        return builds
+      }
     }
   }
 
@@ -777,6 +941,16 @@ function queueIdOf(response: HttpResponse): number | undefined {
   }
   const match = /\/queue\/item\/(\d+)\/?$/.exec(path)
   return match ? Number(match[1]) : undefined
+}
+
+/**
+ * Whether Jenkins itself produced an error answer rather than a proxy in
+ * front of it: Jenkins' own pages (oops, layout) carry X-Jenkins (jenkins-api.md
+ * 10). A 500 from Jenkins on a trigger is an exception while reading the
+ * parameters (an illegal choice, 3.2), before anything was queued.
+ */
+function fromJenkins(response: HttpResponse): boolean {
+  return response.header('x-jenkins') !== undefined
 }
 
 function safePath(location: string, base: string): string {

@@ -29,6 +29,8 @@ export interface JobInfo {
   parameterDefinitions: ParameterDefinition[]
   /** True for folders, multibranch projects and organisation folders (things that are not jobs). */
   isFolder: boolean
+  /** The number the next build will get; bounds the builds a lost trigger answer may have started. */
+  nextBuildNumber?: number
 }
 
 /** Result of a trigger POST. */
@@ -41,6 +43,8 @@ export interface TriggerResult {
   merged: boolean
   /** Names the caller sent that the job does not define (Jenkins drops them silently). */
   unknownParameters: string[]
+  /** Set when the trigger's answer was lost and the item or build was found in Jenkins instead. */
+  adopted?: 'queue' | 'build'
 }
 
 /** A queue item (GET queue/item/N/api/json). */

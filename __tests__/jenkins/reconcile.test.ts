@@ -1,0 +1,254 @@
+import nock from 'nock'
+import { describe, expect, it } from 'vitest'
+import { expectedParameters, jobNamesFromUrl, sameParameters } from '../../src/jenkins/reconcile.js'
+import type { JobInfo } from '../../src/jenkins/types.js'
+import { BASE, ORIGIN, USER, jenkinsError, makeClient, netError, useNock } from './helpers.js'
+
+useNock()
+
+const job = ['team', 'deploy']
+const JOB_PATH = '/jenkins/job/team/job/deploy'
+const info: JobInfo = {
+  name: 'deploy',
+  url: `${BASE}/job/team/job/deploy/`,
+  isFolder: false,
+  nextBuildNumber: 10,
+  parameterDefinitions: [
+    { name: 'ENV', type: 'ChoiceParameterDefinition', choices: ['dev', 'prod'] },
+    { name: 'DRY', type: 'BooleanParameterDefinition', defaultValue: false },
+    { name: 'NOTE', type: 'StringParameterDefinition', defaultValue: 'none' }
+  ]
+}
+/** How Jenkins stores our { ENV: 'prod' }: every definition, defaults filled in. */
+const OURS = [
+  { _class: 'hudson.model.StringParameterValue', name: 'ENV', value: 'prod' },
+  { _class: 'hudson.model.BooleanParameterValue', name: 'DRY', value: false },
+  { _class: 'hudson.model.StringParameterValue', name: 'NOTE', value: 'none' }
+]
+const OTHERS = OURS.map(p => (p.name === 'ENV' ? { ...p, value: 'dev' } : p))
+
+/** A client whose settle period is short; CSRF is off so only the trigger matters. */
+function client() {
+  nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+  return makeClient({ triggerSettleMs: 5 })
+}
+
+function trigger() {
+  return nock(ORIGIN).post(`${JOB_PATH}/buildWithParameters`).query({ delay: '0sec' })
+}
+
+function queueItem(id: number, parameters: unknown[], jobPath = JOB_PATH) {
+  return {
+    _class: 'hudson.model.Queue$BuildableItem',
+    id,
+    inQueueSince: 1,
+    task: {
+      _class: 'hudson.model.FreeStyleProject',
+      name: 'x',
+      url: `http://root.invalid${jobPath}/`
+    },
+    actions: [{ _class: 'hudson.model.ParametersAction', parameters }, {}]
+  }
+}
+
+function queue(...items: unknown[]) {
+  return nock(ORIGIN)
+    .get('/jenkins/queue/api/json')
+    .query(q => typeof q.tree === 'string' && q.tree.startsWith('items[id,task[url,name]'))
+    .reply(200, { _class: 'hudson.model.Queue', items })
+}
+
+function builds(...list: unknown[]) {
+  return nock(ORIGIN)
+    .get(`${JOB_PATH}/api/json`)
+    .query(q => typeof q.tree === 'string' && q.tree.startsWith('builds[number,queueId'))
+    .reply(200, { builds: list })
+}
+
+function build(number: number, queueId: number, parameters: unknown[], userId: string | null) {
+  return {
+    number,
+    queueId,
+    actions: [
+      { _class: 'hudson.model.ParametersAction', parameters },
+      { _class: 'hudson.model.CauseAction', causes: [{ userId }] }
+    ]
+  }
+}
+
+describe('trigger reconciliation after a lost answer', () => {
+  it('adopts a queued item of the job with exactly our parameters (defaults filled in), no resend', async () => {
+    const { client: c, logger } = client()
+    trigger().replyWithError(netError('ECONNRESET'))
+    // Someone else's item with other values, an item of another job, then ours.
+    queue(
+      queueItem(40, OTHERS),
+      queueItem(41, OURS, '/ci/job/team/job/other'),
+      queueItem(42, OURS, '/ci/job/team/job/deploy')
+    )
+    const result = await c.trigger(info, job, { ENV: 'prod' })
+    expect(result).toMatchObject({ queueId: 42, adopted: 'queue', merged: false })
+    expect(result.queueUrl).toBe(`${BASE}/queue/item/42/`)
+    expect(c.requestCounts['trigger']).toBe(1)
+    expect(
+      logger.lines.some(
+        l => l.level === 'info' && /answer lost \(ECONNRESET\).*queue item 42/.test(l.message)
+      )
+    ).toBe(true)
+  })
+
+  it('adopts a build started since the trigger with our parameters and our user', async () => {
+    const { client: c, logger } = client()
+    trigger().reply(502, 'Bad Gateway')
+    queue()
+    builds(
+      build(12, 72, OURS, 'mallory'), // same parameters, another user
+      build(11, 71, OTHERS, USER), // our user, other parameters
+      build(9, 69, OURS, USER) // older than nextBuildNumber: an earlier run's
+    )
+    // Nothing yet: Jenkins may still be working. The second look finds it.
+    queue()
+    builds(build(13, 73, OURS, USER), build(12, 72, OURS, 'mallory'))
+    const result = await c.trigger(info, job, { ENV: 'prod' })
+    expect(result).toMatchObject({ queueId: 73, adopted: 'build' })
+    expect(c.requestCounts['trigger']).toBe(1)
+    expect(logger.lines.some(l => /build #13 .*queue item 73/.test(l.message))).toBe(true)
+  })
+
+  it('sends again when Jenkins shows nothing after the settle period, and says so', async () => {
+    const { client: c, logger } = client()
+    trigger().reply(504, 'Gateway Timeout')
+    queue(queueItem(40, OTHERS))
+    builds()
+    queue(queueItem(40, OTHERS))
+    builds(build(10, 60, OTHERS, USER))
+    trigger().reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/43/` })
+    const result = await c.trigger(info, job, { ENV: 'prod' })
+    expect(result).toMatchObject({ queueId: 43, merged: false })
+    expect(result.adopted).toBeUndefined()
+    expect(c.requestCounts['trigger']).toBe(2)
+    expect(
+      logger.lines.some(
+        l =>
+          l.level === 'info' &&
+          l.message ===
+            'Trigger answer lost (504); Jenkins shows no such queued item or build; sending it again.'
+      )
+    ).toBe(true)
+  })
+
+  it('treats a proxy 500 (no X-Jenkins) as lost, but a Jenkins 500 as a refusal', async () => {
+    const { client: c } = client()
+    trigger().reply(500, '<html>proxy</html>', { 'Content-Type': 'text/html' })
+    queue(queueItem(44, OURS))
+    expect((await c.trigger(info, job, { ENV: 'prod' })).queueId).toBe(44)
+
+    const { client: d } = client()
+    trigger().reply(500, '<html>Illegal choice for parameter ENV: qa</html>', {
+      'Content-Type': 'text/html',
+      'X-Jenkins': '2.541.1'
+    })
+    const error = await jenkinsError(d.trigger(info, job, { ENV: 'qa' }), 'server')
+    expect(error.message).toContain('choice that is not in the list')
+    expect(d.requestCounts['trigger']).toBe(1)
+    expect(d.requestCounts['queue'] ?? 0).toBe(0)
+  })
+
+  it('gives up after a bounded number of lost answers, saying the outcome is unknown', async () => {
+    const { client: c } = client()
+    for (let i = 0; i < 4; i++) {
+      trigger().replyWithError(new Error('socket hang up'))
+      queue()
+      builds()
+      queue()
+      builds()
+    }
+    const error = await jenkinsError(c.trigger(info, job, { ENV: 'prod' }), 'network')
+    expect(error.message).toMatch(/4 answers lost/)
+    expect(error.message).toContain('may or may not have been queued')
+    expect(c.requestCounts['trigger']).toBe(4)
+  })
+
+  it('does not resend when Jenkins cannot be asked what it did', async () => {
+    const { client: c } = client()
+    trigger().replyWithError(netError('ECONNRESET'))
+    nock(ORIGIN).get('/jenkins/queue/api/json').query(true).reply(403, 'Forbidden')
+    const error = await jenkinsError(c.trigger(info, job, { ENV: 'prod' }), 'network')
+    expect(error.message).toMatch(/could not be asked.*may or may not have been queued/)
+    expect(c.requestCounts['trigger']).toBe(1)
+  })
+
+  it('does not resend when the settle period would pass the step deadline', async () => {
+    const { client: c } = makeClient({ deadline: Date.now() + 50, triggerSettleMs: 5_000 })
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    trigger().reply(502, 'Bad Gateway')
+    const error = await jenkinsError(c.trigger(info, job, { ENV: 'prod' }), 'server')
+    expect(error.message).toMatch(/no time left.*may or may not have been queued/)
+    expect(c.requestCounts['trigger']).toBe(1)
+  })
+
+  it('considers only queued items without a nextBuildNumber (no build floor)', async () => {
+    const { client: c } = client()
+    const { nextBuildNumber: _drop, ...withoutFloor } = info
+    void _drop
+    trigger().replyWithError(netError('ECONNRESET'))
+    queue()
+    queue()
+    trigger().reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/45/` })
+    expect((await c.trigger(withoutFloor, job, { ENV: 'prod' })).queueId).toBe(45)
+    expect(c.requestCounts['builds'] ?? 0).toBe(0)
+  })
+})
+
+describe('parameter sets as Jenkins stores them', () => {
+  it('fills defaults, normalises booleans and leaves passwords uncomparable', () => {
+    const expected = expectedParameters(
+      [
+        { name: 'A', type: 'StringParameterDefinition', defaultValue: 'x' },
+        { name: 'B', type: 'BooleanParameterDefinition', defaultValue: false },
+        { name: 'C', type: 'ChoiceParameterDefinition', choices: ['one', 'two'] },
+        { name: 'P', type: 'PasswordParameterDefinition' }
+      ],
+      { B: 'TRUE', UNKNOWN: 'dropped' }
+    )
+    expect([...expected]).toEqual([
+      ['A', 'x'],
+      ['B', 'true'],
+      ['C', 'one'],
+      ['P', undefined]
+    ])
+    expect(
+      sameParameters(expected, [
+        { name: 'A', value: 'x' },
+        { name: 'B', value: true },
+        { name: 'C', value: 'one' },
+        { name: 'P' }
+      ])
+    ).toBe(true)
+    // A missing name, an extra name, a different value: not ours.
+    expect(sameParameters(expected, [{ name: 'A', value: 'x' }])).toBe(false)
+    expect(
+      sameParameters(expected, [
+        { name: 'A', value: 'x' },
+        { name: 'B', value: true },
+        { name: 'C', value: 'one' },
+        { name: 'P' },
+        { name: 'Q', value: '' }
+      ])
+    ).toBe(false)
+    expect(
+      sameParameters(expected, [
+        { name: 'A', value: 'y' },
+        { name: 'B', value: true },
+        { name: 'C', value: 'one' },
+        { name: 'P' }
+      ])
+    ).toBe(false)
+  })
+
+  it('reads job names from task URLs, decoded, after any context path', () => {
+    expect(jobNamesFromUrl('http://h/ci/job/a/job/b%20c/')).toEqual(['a', 'b c'])
+    expect(jobNamesFromUrl('http://h/job/mb/job/feature%252Fx/')).toEqual(['mb', 'feature%2Fx'])
+    expect(jobNamesFromUrl('http://h/view/all/')).toBeUndefined()
+  })
+})
