@@ -4,7 +4,8 @@ import type { FaultSpec, RequestKind } from './types.js'
 /** What to do to one request before Jenkins sees it (a flaky proxy in front of it). */
 export interface FaultDecision {
   latencyMs: number
-  action: 'none' | 'drop' | 'error'
+  /** 'lose': let Jenkins act, then replace its answer with `status` or, without one, a dropped connection. */
+  action: 'none' | 'drop' | 'error' | 'lose'
   status?: number
   retryAfterSec?: number
 }
@@ -41,6 +42,14 @@ export class FaultInjector {
     const dropRate = this.spec.dropRate ?? 0
     const errorRate = this.spec.errorRate ?? 0
     if (actionDraw < dropRate) return { latencyMs, action: 'drop' }
+    const lostRate = this.spec.lostAnswerRate ?? 0
+    if (actionDraw >= dropRate + errorRate && actionDraw < dropRate + errorRate + lostRate) {
+      const forms = this.spec.lostAs?.length ? this.spec.lostAs : ['drop' as const, 502]
+      const form = forms[Math.floor(statusDraw * forms.length)] ?? 'drop'
+      return form === 'drop'
+        ? { latencyMs, action: 'lose' }
+        : { latencyMs, action: 'lose', status: form }
+    }
     if (actionDraw < dropRate + errorRate) {
       const statuses = this.spec.errorStatuses?.length ? this.spec.errorStatuses : [502, 503]
       const status = statuses[Math.floor(statusDraw * statuses.length)] ?? 503

@@ -196,7 +196,7 @@ class JenkinsServer implements TestJenkins {
     return this.requests.filter(
       r =>
         r.kind === 'trigger' &&
-        (r.status === 201 || r.status === 303) &&
+        [r.status, r.actedStatus].some(status => status === 201 || status === 303) &&
         (fullName === undefined || r.job?.toLowerCase() === fullName.toLowerCase())
     ).length
   }
@@ -263,6 +263,7 @@ class JenkinsServer implements TestJenkins {
         req.socket.destroy()
         return
       }
+      if (fault.action === 'lose') loseAnswer(req, res, entry, fault.status)
       if (fault.action === 'error' && fault.status !== undefined) {
         entry.fault = 'error'
         const headers: Record<string, string> = { 'Content-Type': 'text/html' }
@@ -338,6 +339,38 @@ class JenkinsServer implements TestJenkins {
     }
     await route(exchange)
   }
+}
+
+/**
+ * Lets Jenkins handle the request, then loses its answer: the status is
+ * recorded as `actedStatus`, and the client gets `status` (a proxy's error
+ * page) or, without one, a connection closed with no answer.
+ */
+function loseAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: RequestLogEntry,
+  status: number | undefined
+): void {
+  entry.fault = 'lost'
+  const writeHead = res.writeHead.bind(res)
+  const end = res.end.bind(res)
+  res.writeHead = ((code: number) => {
+    entry.actedStatus = code
+    return res
+  }) as typeof res.writeHead
+  res.write = (() => true) as typeof res.write
+  res.end = (() => {
+    entry.actedStatus ??= res.statusCode
+    if (status === undefined) {
+      req.socket.destroy()
+    } else {
+      for (const name of res.getHeaderNames()) res.removeHeader(name)
+      writeHead(status, { 'Content-Type': 'text/html' })
+      end(`<html><head><title>${status} ${reason(status)}</title></head></html>\n`)
+    }
+    return res
+  }) as typeof res.end
 }
 
 export async function startJenkins(options: ServerOptions = {}): Promise<TestJenkins> {

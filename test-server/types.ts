@@ -86,6 +86,15 @@ export interface FaultSpec {
   errorStatuses?: number[]
   /** Share (0..1) of requests whose connection is destroyed without an answer, without acting. */
   dropRate?: number
+  /**
+   * Share (0..1) of requests that Jenkins DOES act on, but whose answer is
+   * lost on the way back: the client gets `lostAs` instead (a proxy that gave
+   * up after passing the request on). Aimed at triggers, this queues a build
+   * the client never hears of.
+   */
+  lostAnswerRate?: number
+  /** What a lost answer looks like: 'drop' (connection closed) or a status; default ['drop', 502]. */
+  lostAs?: Array<'drop' | number>
   /** Added latency: fixed, or uniformly drawn from [min, max]. */
   latencyMs?: number | [number, number]
   /** Sent as Retry-After on injected 503 answers. */
@@ -149,8 +158,10 @@ export interface RequestLogEntry {
   kind: RequestKind
   /** Full name of the job addressed, if any. */
   job?: string
-  /** Set when the answer was an injected fault. */
-  fault?: 'error' | 'drop'
+  /** Set when the answer was an injected fault ('lost': Jenkins acted, the answer was replaced). */
+  fault?: 'error' | 'drop' | 'lost'
+  /** With fault 'lost': the status Jenkins answered before the answer was lost. */
+  actedStatus?: number
 }
 
 export interface Cause {
@@ -251,7 +262,7 @@ export interface TestJenkins {
   setFaults(f: FaultSpec | undefined): void
   /** All builds of a job by full name ('folder/job'), oldest first. */
   builds(fullName: string): BuildState[]
-  /** Triggers counted from the request log (201/303 answers), for one job or all. */
+  /** Triggers counted from the request log (201/303 answers, also those whose answer was then lost), for one job or all. */
   triggerCount(fullName?: string): number
   addJob(fullName: string, spec: JobSpec): void
   /** Append a raw line to a build's console (a newline is added when missing). */
