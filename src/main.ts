@@ -193,8 +193,12 @@ async function buildJob(
 
   let tail: string[] = []
   let final = first
-  if (first.building) {
-    if (settings.log) {
+  // A triggered build can end before its first look (a short build, or a
+  // slow executor hand-over): its console is still what the user asked to
+  // see, and the failure message quotes its last lines.
+  const showConsole = settings.log && (first.building || settings.build === 'new')
+  if (first.building || showConsole) {
+    if (showConsole) {
       const streamer = new ConsoleStreamer(api, ref, { write: text => process.stdout.write(text) })
       core.startGroup(`Console of Jenkins ${name} #${ref.number}`)
       try {

@@ -1,0 +1,161 @@
+/**
+ * Shared pieces of the end-to-end tests: the runtimes every scenario runs
+ * under, a reader of the step log as the runner reads it, small local HTTP
+ * servers (a fake GitHub API, an SSO page) and a peak-memory probe.
+ */
+import { readFileSync } from 'node:fs'
+import http, { type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { node24, runAction, type ActionRun, type RunOptions } from '../../scripts/action-runner.js'
+import type { TestJenkins } from '../../test-server/index.js'
+
+/**
+ * The machine's Node and Node 24 (what action.yml declares). node24() throws
+ * when Node 24 is missing: CI installs it, and a suite that silently skipped
+ * it would prove nothing about the runtime the action ships for.
+ */
+export const RUNTIMES: Array<{ name: string; path: string }> = [
+  { name: `node ${process.version}`, path: process.execPath },
+  { name: 'node 24', path: node24() }
+]
+
+export const ADMIN_TOKEN = '11d0f4f1a2b3c4d5e6f708192a3b4c5d6e'
+
+/** Inputs that authenticate as the default admin with its password (crumb + session) or its API token. */
+export function auth(jenkins: TestJenkins, kind: 'password' | 'token' = 'token') {
+  return { url: jenkins.url, user: 'admin', token: kind === 'token' ? ADMIN_TOKEN : 'admin' }
+}
+
+/** runAction under one runtime, killed if it hangs. */
+export function run(
+  node: string,
+  inputs: Record<string, string>,
+  options: RunOptions = {}
+): Promise<ActionRun> {
+  return runAction(inputs, { killAfterMs: 45_000, ...options, node })
+}
+
+/** What a run printed, for assertion messages. */
+export function describeRun(r: ActionRun): string {
+  return `exit ${r.code}\n--- stdout ---\n${r.stdout}\n--- stderr ---\n${r.stderr}`
+}
+
+export interface LogLine {
+  text: string
+  /** The workflow command the runner would execute for this line, if any. */
+  command?: { name: string; properties: string; value: string }
+  /** Whether command processing was stopped when the runner read this line. */
+  stopped: boolean
+}
+
+/**
+ * Reads stdout the way the runner does: a line (leading whitespace trimmed)
+ * of the form `::name props::value` is a command, unless commands are
+ * stopped by `::stop-commands::TOKEN`, after which only the line `::TOKEN::`
+ * means anything (it resumes them).
+ */
+export function runnerView(stdout: string): LogLine[] {
+  const lines: LogLine[] = []
+  let resumeToken: string | undefined
+  for (const text of stdout.split('\n')) {
+    const trimmed = text.trimStart().replace(/\r$/, '')
+    if (resumeToken !== undefined) {
+      const resumes = trimmed === `::${resumeToken}::`
+      lines.push({
+        text,
+        stopped: true,
+        ...(resumes ? { command: { name: resumeToken, properties: '', value: '' } } : {})
+      })
+      if (resumes) resumeToken = undefined
+      continue
+    }
+    const match = /^::([A-Za-z0-9_-]+)(?: ([^:]*))?::(.*)$/.exec(trimmed)
+    if (!match) {
+      lines.push({ text, stopped: false })
+      continue
+    }
+    const command = { name: match[1] ?? '', properties: match[2] ?? '', value: match[3] ?? '' }
+    lines.push({ text, stopped: false, command })
+    if (command.name === 'stop-commands') resumeToken = command.value
+  }
+  return lines
+}
+
+/** The commands the runner would act on. */
+export function commands(stdout: string, name?: string): LogLine['command'][] {
+  return runnerView(stdout)
+    .map(line => (line.stopped ? undefined : line.command))
+    .filter(c => c !== undefined && (name === undefined || c.name === name))
+}
+
+export interface RecordedRequest {
+  method: string
+  url: string
+  headers: IncomingMessage['headers']
+  body: string
+}
+
+export interface LocalServer {
+  url: string
+  requests: RecordedRequest[]
+  close(): Promise<void>
+}
+
+/** A loopback HTTP server that records every request and answers with `handler`. */
+export async function startLocalServer(
+  handler: (req: RecordedRequest, res: ServerResponse) => void
+): Promise<LocalServer> {
+  const requests: RecordedRequest[] = []
+  const server = http.createServer((req, res) => {
+    let body = ''
+    req.setEncoding('utf8')
+    req.on('data', (chunk: string) => (body += chunk))
+    req.on('end', () => {
+      const recorded = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body
+      }
+      requests.push(recorded)
+      handler(recorded, res)
+    })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>(resolve => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+}
+
+/**
+ * Samples /proc/<pid>/status while the process runs; VmHWM is the kernel's
+ * own peak-RSS mark, so the last sample holds the peak even between samples.
+ */
+export function watchPeakRss(pid: number): { stop(): number } {
+  let peakKb = 0
+  const sample = (): void => {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+      const hwm = /^VmHWM:\s+(\d+) kB/m.exec(status)
+      if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]))
+    } catch {
+      // The process has exited; keep the last mark.
+    }
+  }
+  sample()
+  const timer = setInterval(sample, 25)
+  return {
+    stop() {
+      clearInterval(timer)
+      sample()
+      return peakKb * 1024
+    }
+  }
+}
