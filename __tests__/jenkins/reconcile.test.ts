@@ -252,3 +252,20 @@ describe('parameter sets as Jenkins stores them', () => {
     expect(jobNamesFromUrl('http://h/view/all/')).toBeUndefined()
   })
 })
+
+describe('reads within the step deadline', () => {
+  it('ride out more failures than the POST attempts (a socket hang up hours into a build)', async () => {
+    const { client: c } = makeClient({ deadline: Date.now() + 60_000 })
+    const scope = nock(ORIGIN).get(`${JOB_PATH}/5/api/json`)
+    scope.times(3).replyWithError(new Error('socket hang up'))
+    nock(ORIGIN).get(`${JOB_PATH}/5/api/json`).times(3).reply(502, 'Bad Gateway')
+    nock(ORIGIN).get(`${JOB_PATH}/5/api/json`).reply(200, { number: 5, building: false })
+    expect((await c.getBuild(job, 5)).number).toBe(5)
+  })
+
+  it('without a deadline keep the configured attempts', async () => {
+    const { client: c } = makeClient()
+    nock(ORIGIN).get(`${JOB_PATH}/5/api/json`).times(3).reply(502, 'Bad Gateway')
+    await jenkinsError(c.getBuild(job, 5), 'server')
+  })
+})

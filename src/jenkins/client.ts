@@ -79,6 +79,8 @@ const JSON_LIMIT = 64 * 1024 * 1024
 const ERROR_BODY_LIMIT = 64 * 1024
 /** Folder levels listJobs walks in its one request. */
 const LIST_DEPTH = 10
+/** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
+const READ_ATTEMPTS = 12
 /** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
 const TRIGGER_SENDS = 4
 /** Answers to a trigger that say it was refused without acting, so it may be sent again. */
@@ -606,7 +608,7 @@ export class JenkinsClient implements JenkinsApi {
             moreData: response.header('x-more-data') === 'true'
           }
         },
-        this.retryOptions(`GET ${context.what}`, this.deadline)
+        this.readRetryOptions(`GET ${context.what}`, this.deadline)
       )
     )
   }
@@ -711,7 +713,7 @@ export class JenkinsClient implements JenkinsApi {
             )
           }
         },
-        this.retryOptions(`GET ${context.what}`, options.deadline)
+        this.readRetryOptions(`GET ${context.what}`, options.deadline)
       )
     )
   }
@@ -794,6 +796,20 @@ export class JenkinsClient implements JenkinsApi {
 
   private retryOptions(what: string, deadline: number | undefined) {
     return { policy: this.policy, deadline, logger: this.logger, what }
+  }
+
+  /**
+   * Reads may always repeat: within the step's deadline they get more tries
+   * than a POST, so that a flaky network hours into a build (a socket hang up,
+   * a proxy 502 burst) does not lose its result. The deadline bounds them.
+   */
+  private readRetryOptions(what: string, deadline: number | undefined) {
+    const options = this.retryOptions(what, deadline)
+    if (deadline === undefined) return options
+    return {
+      ...options,
+      policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
+    }
   }
 
   private actionDeadline(): number {
