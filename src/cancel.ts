@@ -89,7 +89,7 @@ async function stopBuild(
   timings: AbortTimings
 ): Promise<string> {
   const label = `build #${build.number}`
-  const current = await api.getBuild(build.job, build.number, { tree: 'building,result' })
+  const current = await api.getBuild(build.job, build.number, { tree: 'number,building,result' })
   if (!current.building) return `${label} had already finished (${current.result ?? 'no result'})`
   const steps: Array<['stop' | 'term' | 'kill', number]> = [
     ['stop', timings.stopWaitMs],
@@ -119,7 +119,7 @@ async function waitUntilOver(
 ): Promise<string | undefined> {
   const until = Date.now() + waitMs
   for (;;) {
-    const b = await api.getBuild(build.job, build.number, { tree: 'building,result' })
+    const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' })
     if (!b.building) return b.result ?? 'no result'
     if (Date.now() >= until) return undefined
     await sleep(pollMs)
