@@ -1,0 +1,260 @@
+/**
+ * End to end: cancellation as the runner does it (SIGINT, then SIGTERM 7.5 s
+ * later, then a kill), the `timeout` input, and the post step as the safety
+ * net for a main step that was killed. Signals are sent to the bundle under
+ * Node 24 (what action.yml declares); the test server's build must end
+ * ABORTED, and the step must exit well inside the runner's grace period.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  errorAnnotation,
+  node24,
+  runAction,
+  startAction,
+  type ActionRun,
+  type RunningAction
+} from '../../scripts/action-runner.js'
+import { startJenkins, type BuildState, type TestJenkins } from '../../test-server/index.js'
+import { ADMIN_TOKEN, auth, describeRun } from './helpers.js'
+
+const NODE24 = node24()
+/** The runner's grace between SIGINT and SIGTERM, for the report. */
+const GRACE_MS = 7500
+
+const figures = {
+  signalToExitMs: [] as number[],
+  signalToAbortedMs: [] as number[]
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
+}
+
+function start(jenkins: TestJenkins, job: string, extra: Record<string, string> = {}) {
+  return startAction({ ...auth(jenkins), job, ...extra }, { node: NODE24, killAfterMs: 45_000 })
+}
+
+/** Sends `signal` once the build is running; returns the run, the signal time and the build. */
+async function signalWhileBuilding(
+  jenkins: TestJenkins,
+  action: RunningAction,
+  job: string,
+  signal: NodeJS.Signals
+): Promise<{ r: ActionRun; sentAt: number; build: BuildState }> {
+  await action.waitForOutput(/Jenkins build .* started/)
+  const sentAt = Date.now()
+  action.child.kill(signal)
+  const r = await action.done
+  const exitedAt = Date.now()
+  figures.signalToExitMs.push(exitedAt - sentAt)
+  // Tests run concurrently on the same jobs: find this run's own build.
+  const number = Number(r.state['buildNumber'])
+  const build = jenkins.builds(job).find(b => b.number === number) as BuildState
+  return { r, sentAt, build }
+}
+
+describe('cancellation, timeout and the post step (Node 24)', () => {
+  let jenkins: TestJenkins
+  beforeAll(async () => {
+    jenkins = await startJenkins({
+      quietPeriodSec: 0,
+      executors: 20,
+      jobs: {
+        long: { concurrent: true, script: { durationMs: 30_000, consoleLines: ['working'] } },
+        pipe: {
+          type: 'pipeline',
+          script: { durationMs: 30_000, stopDelayMs: 400, consoleLines: ['[Pipeline] sh'] }
+        },
+        stubborn: {
+          type: 'pipeline',
+          // Ignores stop for far longer than the action waits: only term ends it.
+          script: { durationMs: 30_000, stopDelayMs: 60_000, consoleLines: ['[Pipeline] sh'] }
+        },
+        quick: { script: { durationMs: 200 } },
+        blocked: { script: { durationMs: 200 } }
+      }
+    })
+  })
+  afterAll(async () => {
+    await jenkins.close()
+    console.log(
+      `cancel figures (runner grace ${GRACE_MS} ms): signal→exit median ${median(figures.signalToExitMs)} ms (${figures.signalToExitMs.join(', ')}); signal→ABORTED median ${median(figures.signalToAbortedMs)} ms (${figures.signalToAbortedMs.join(', ')})`
+    )
+  })
+
+  describe.concurrent('signals', () => {
+    it('SIGINT while building a freestyle job: stop, ABORTED on the server, says so, exits non-zero fast', async () => {
+      const { r, sentAt, build } = await signalWhileBuilding(
+        jenkins,
+        start(jenkins, 'long'),
+        'long',
+        'SIGINT'
+      )
+      expect(r.code, describeRun(r)).not.toBe(0)
+      expect(r.signal).toBeNull()
+      expect(build.result).toBe('ABORTED')
+      figures.signalToAbortedMs.push((build.finishedAt ?? 0) - sentAt)
+      expect(r.stdout).toContain('Received SIGINT: the workflow was cancelled.')
+      expect(errorAnnotation(r)).toMatch(
+        /cancelled while waiting for Jenkins long #\d+; stopped Jenkins build #\d+ \(stop; result ABORTED\)/
+      )
+      expect(r.durationMs).toBeGreaterThan(0)
+    })
+
+    it('SIGINT while building a Pipeline that takes a moment to stop: ABORTED after stop', async () => {
+      const { r, sentAt, build } = await signalWhileBuilding(
+        jenkins,
+        start(jenkins, 'pipe'),
+        'pipe',
+        'SIGINT'
+      )
+      expect(r.code, describeRun(r)).not.toBe(0)
+      expect(build.result).toBe('ABORTED')
+      figures.signalToAbortedMs.push((build.finishedAt ?? 0) - sentAt)
+      expect(errorAnnotation(r)).toMatch(/stopped Jenkins build #\d+ \(stop; result ABORTED\)/)
+    })
+
+    it('SIGINT on a Pipeline that ignores stop: escalates to term, ABORTED, still well inside the grace period', async () => {
+      const { r, sentAt, build } = await signalWhileBuilding(
+        jenkins,
+        start(jenkins, 'stubborn'),
+        'stubborn',
+        'SIGINT'
+      )
+      expect(r.code, describeRun(r)).not.toBe(0)
+      expect(build.result).toBe('ABORTED')
+      expect(r.stdout).toContain('Sent stop to Jenkins build')
+      expect(r.stdout).toContain('Sent term to Jenkins build')
+      expect(errorAnnotation(r)).toMatch(/stopped Jenkins build #\d+ \(term; result ABORTED\)/)
+      // The escalation has to fit before the runner's SIGTERM (GRACE_MS); the
+      // time is reported rather than asserted on a shared machine.
+      figures.signalToAbortedMs.push((build.finishedAt ?? 0) - sentAt)
+    })
+
+    it('SIGTERM alone stops the build the same way', async () => {
+      const { r, build } = await signalWhileBuilding(
+        jenkins,
+        start(jenkins, 'long'),
+        'long',
+        'SIGTERM'
+      )
+      expect(r.code, describeRun(r)).not.toBe(0)
+      expect(r.stdout).toContain('Received SIGTERM')
+      expect(build.result).toBe('ABORTED')
+    })
+
+    it('abort-on-cancel: false leaves the build running', async () => {
+      const action = start(jenkins, 'long', { 'abort-on-cancel': 'false' })
+      const { r, build } = await signalWhileBuilding(jenkins, action, 'long', 'SIGINT')
+      expect(r.code, describeRun(r)).not.toBe(0)
+      expect(build.building).toBe(true)
+      expect(
+        jenkins.requests.some(q => q.kind === 'stop' && q.path.endsWith(`/${build.number}/stop`))
+      ).toBe(false)
+      expect(errorAnnotation(r)).toMatch(/left the Jenkins work running \(abort-on-cancel: false\)/)
+      await fetch(`${jenkins.url}/job/long/${build.number}/stop`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}`
+        }
+      })
+    })
+
+    it('timeout: 2 on a long build: says how long it waited and what it did; ABORTED', async () => {
+      const r = await runAction(
+        { ...auth(jenkins), job: 'long', timeout: '2' },
+        { node: NODE24, killAfterMs: 45_000 }
+      )
+      expect(r.code, describeRun(r)).not.toBe(0)
+      const number = Number(r.state['buildNumber'])
+      const build = jenkins.builds('long').find(b => b.number === number)
+      expect(build?.result).toBe('ABORTED')
+      expect(errorAnnotation(r)).toMatch(
+        /^Timed out after 2 s \(timeout: 2 s\) waiting for Jenkins long #\d+; stopped Jenkins build #\d+ \(stop; result ABORTED\)\.$/
+      )
+    })
+  })
+
+  it('SIGINT while queued: the queue item is cancelled on the server', async () => {
+    // `blocked` is not concurrent: a running build keeps the next one queued.
+    const auth64 = `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}`
+    jenkins.state.findJob('blocked')!.script.durationMs = 30_000
+    await fetch(`${jenkins.url}/job/blocked/build?delay=0sec`, {
+      method: 'POST',
+      headers: { authorization: auth64 }
+    })
+    const action = start(jenkins, 'blocked')
+    await action.waitForOutput(/Waiting in the Jenkins queue/)
+    const sentAt = Date.now()
+    action.child.kill('SIGINT')
+    const r = await action.done
+    figures.signalToExitMs.push(Date.now() - sentAt)
+    expect(r.code, describeRun(r)).not.toBe(0)
+    const queueId = Number(r.state['queueId'])
+    const item = jenkins.state.queue.find(i => i.id === queueId)
+    expect(item?.cancelled).toBe(true)
+    expect(errorAnnotation(r)).toMatch(/cancelled Jenkins queue item \d+/)
+    expect(r.stdout).toContain(`Jenkins: cancelled Jenkins queue item ${queueId}.`)
+    const first = jenkins.builds('blocked')[0]
+    await fetch(`${jenkins.url}/job/blocked/${first?.number}/stop`, {
+      method: 'POST',
+      headers: { authorization: auth64 }
+    })
+  })
+
+  describe('post step', () => {
+    it('after the main step was killed mid-build: stops the build from saved state, exit 0', async () => {
+      const main = start(jenkins, 'long')
+      await main.waitForOutput(/Jenkins build .* started/)
+      main.child.kill('SIGKILL')
+      const killed = await main.done
+      expect(killed.signal).toBe('SIGKILL')
+      expect(killed.state['done']).toBe('false')
+      const number = Number(killed.state['buildNumber'])
+      expect(jenkins.builds('long').find(b => b.number === number)?.building).toBe(true)
+
+      const post = await runAction(
+        { ...auth(jenkins), job: 'long' },
+        { node: NODE24, state: killed.state, killAfterMs: 45_000 }
+      )
+      expect(post.code, describeRun(post)).toBe(0)
+      expect(jenkins.builds('long').find(b => b.number === number)?.result).toBe('ABORTED')
+      expect(post.stdout).toMatch(/Post step: stopped Jenkins build #\d+ \(stop; result ABORTED\)/)
+    })
+
+    it('after a finished run: does nothing', async () => {
+      const main = await runAction(
+        { ...auth(jenkins), job: 'quick' },
+        { node: NODE24, killAfterMs: 45_000 }
+      )
+      expect(main.code, describeRun(main)).toBe(0)
+      const since = jenkins.requests.length
+      const post = await runAction(
+        { ...auth(jenkins), job: 'quick' },
+        { node: NODE24, state: main.state, killAfterMs: 45_000 }
+      )
+      expect(post.code, describeRun(post)).toBe(0)
+      expect(jenkins.requests.length).toBe(since)
+      expect(post.stdout).not.toMatch(/::(warning|error)::/)
+    })
+
+    it('when Jenkins is unreachable: only warns, exit 0', async () => {
+      const gone = await startJenkins({ jobs: { long: {} } })
+      const url = gone.url
+      await gone.close()
+      const post = await runAction(
+        { url, user: 'admin', token: ADMIN_TOKEN, job: 'long' },
+        {
+          node: NODE24,
+          state: { isPost: 'true', queueId: '3', buildNumber: '2', done: 'false' },
+          killAfterMs: 45_000
+        }
+      )
+      expect(post.code, describeRun(post)).toBe(0)
+      expect(post.stdout).toMatch(/::warning::.*(Connection refused|could not)/i)
+      expect(post.stdout).not.toMatch(/::error::/)
+    })
+  })
+})
