@@ -44,7 +44,7 @@ describe.each(RUNTIMES)('trigger and follow ($name)', ({ path: node }) => {
   })
   afterAll(() => jenkins.close())
 
-  describe.concurrent('', () => {
+  describe.concurrent('outputs and parameters', () => {
     it('triggers once, starts without the quiet period and sets every output on the configured base', async () => {
       const r = await run(node, { ...auth(jenkins, 'password'), job: 'hello' })
       expect(r.code, describeRun(r)).toBe(0)

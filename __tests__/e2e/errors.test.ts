@@ -1,0 +1,206 @@
+/**
+ * End to end: what the step says when it cannot do its work. Each message
+ * must tell the user what to fix, and never carry the token.
+ */
+import { createServer } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { errorAnnotation, type ActionRun } from '../../scripts/action-runner.js'
+import { startJenkins, type TestJenkins } from '../../test-server/index.js'
+import {
+  ADMIN_TOKEN,
+  auth,
+  describeRun,
+  run,
+  RUNTIMES,
+  startLocalServer,
+  type LocalServer
+} from './helpers.js'
+
+const READER_TOKEN = '11aa22bb33cc44dd55ee66ff77889900aa'
+
+/** A failed run: exit 1, one annotation, no stack trace, no token anywhere. */
+function failure(r: ActionRun, ...secrets: string[]): string {
+  expect(r.code, describeRun(r)).toBe(1)
+  const message = errorAnnotation(r)
+  expect(message).not.toBe('')
+  expect(r.stdout + r.stderr).not.toMatch(/^\s+at .*:\d+:\d+\)?$/m)
+  for (const secret of secrets) {
+    const leaks = r.stdout
+      .split('\n')
+      .filter(l => l.includes(secret) && !l.startsWith('::add-mask::'))
+    expect(leaks).toEqual([])
+    expect(r.stderr).not.toContain(secret)
+  }
+  return message
+}
+
+/** A port nothing listens on: bound, read, released. */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise(resolve => server.close(resolve))
+  return port
+}
+
+describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
+  let jenkins: TestJenkins
+  let sso: LocalServer
+  beforeAll(async () => {
+    jenkins = await startJenkins({
+      contextPath: '/jenkins',
+      quietPeriodSec: 0,
+      users: [
+        { name: 'admin', password: 'admin', apiToken: ADMIN_TOKEN, permissions: ['admin'] },
+        { name: 'reader', apiToken: READER_TOKEN, permissions: ['read'] }
+      ],
+      jobs: {
+        team: {
+          type: 'folder',
+          jobs: {
+            service: {
+              type: 'folder',
+              jobs: { deploy: { script: { durationMs: 100 } } }
+            }
+          }
+        },
+        hello: { script: { durationMs: 100 } },
+        disabled: { disabled: true, script: { durationMs: 100 } }
+      }
+    })
+    // An SSO proxy in front of Jenkins: every URL answers 200 with its login page.
+    sso = await startLocalServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      res.end(
+        '<!DOCTYPE html><html><head><title>Sign in - Corporate SSO</title></head>' +
+          '<body><form method="post" action="/sso/login"><input name="username"></form></body></html>'
+      )
+    })
+  })
+  afterAll(async () => {
+    await jenkins.close()
+    await sso.close()
+  })
+
+  describe.concurrent('messages', () => {
+    it('401: a wrong token names the user and says to check user and token', async () => {
+      const wrong = 'wrong-token-0000111122223333'
+      const r = await run(node, { url: jenkins.url, user: 'admin', token: wrong, job: 'hello' })
+      const message = failure(r, wrong)
+      expect(message).toMatch(/401/)
+      expect(message).toContain("'admin'")
+      expect(message).toMatch(/check the user and API token/)
+      expect(jenkins.triggerCount()).toBe(0)
+    })
+
+    it('403 login page: anonymous access is told to set user and token', async () => {
+      const r = await run(node, { url: jenkins.url, job: 'hello' })
+      const message = failure(r)
+      expect(message).toMatch(/requires authentication: set user and token/)
+      expect(message).toContain('403')
+    })
+
+    it('403 missing permission names the user and the permission', async () => {
+      const r = await run(node, {
+        url: jenkins.url,
+        user: 'reader',
+        token: READER_TOKEN,
+        job: 'team/service/deploy'
+      })
+      const message = failure(r, READER_TOKEN)
+      expect(message).toContain("'reader'")
+      expect(message).toContain('Job/Build')
+      expect(jenkins.builds('team/service/deploy')).toHaveLength(0)
+    })
+
+    it('404 suggests the closest job name', async () => {
+      const r = await run(node, { ...auth(jenkins), job: 'team/service/deplyo' })
+      const message = failure(r, ADMIN_TOKEN)
+      expect(message).toMatch(/'team\/service\/deplyo' was not found/)
+      expect(message).toMatch(/Did you mean: team\/service\/deploy\b/)
+    })
+
+    it('409: a disabled job says to enable it', async () => {
+      const r = await run(node, { ...auth(jenkins, 'password'), job: 'disabled' })
+      const message = failure(r)
+      expect(message).toMatch(/'disabled'.* is disabled/)
+      expect(message).toMatch(/enable it/)
+      expect(jenkins.builds('disabled')).toHaveLength(0)
+    })
+
+    it('a folder given as the job says to name a job inside it', async () => {
+      const r = await run(node, { ...auth(jenkins), job: 'team/service' })
+      const message = failure(r, ADMIN_TOKEN)
+      expect(message).toMatch(/team\/service is a folder, not a job/)
+      expect(message).toMatch(/list-jobs/)
+      expect(jenkins.requests.filter(q => q.job === 'team/service' && q.method === 'POST')).toEqual(
+        []
+      )
+    })
+
+    it('an HTML page where JSON was expected points at a login page or SSO proxy', async () => {
+      const r = await run(node, { url: sso.url, user: 'admin', token: ADMIN_TOKEN, job: 'hello' })
+      const message = failure(r, ADMIN_TOKEN)
+      expect(message).toMatch(/HTML page where JSON was expected/)
+      expect(message).toMatch(/login page or SSO proxy/)
+      expect(message).toContain(sso.url.replace(/^http:\/\//, ''))
+      // It stopped at the first page: no POST was sent to the proxy.
+      expect(sso.requests.filter(q => q.method === 'POST')).toEqual([])
+    })
+
+    it('a failure ends the step at once, though a crumb request is still being retried', async () => {
+      // The crumb issuer is briefly unavailable (503: retried in the
+      // background) while the job GET is refused outright (401).
+      const flaky = await startLocalServer((req, res) => {
+        res.writeHead(req.url?.startsWith('/crumbIssuer/') ? 503 : 401, {
+          'www-authenticate': 'Basic realm="Jenkins"'
+        })
+        res.end()
+      })
+      try {
+        const r = await run(node, {
+          url: flaky.url,
+          user: 'admin',
+          token: ADMIN_TOKEN,
+          job: 'hello'
+        })
+        const message = failure(r, ADMIN_TOKEN)
+        expect(message).toMatch(/401/)
+        expect(flaky.requests.some(q => q.url.startsWith('/crumbIssuer/'))).toBe(true)
+        expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^::error::/)
+      } finally {
+        await flaky.close()
+      }
+    })
+
+    it('connection refused names the host and port', async () => {
+      const port = await closedPort()
+      const r = await run(node, {
+        url: `http://127.0.0.1:${port}/jenkins`,
+        user: 'admin',
+        token: ADMIN_TOKEN,
+        job: 'hello',
+        timeout: '4s'
+      })
+      const message = failure(r, ADMIN_TOKEN)
+      expect(message).toContain(`127.0.0.1:${port}`)
+      expect(message).toMatch(/refused/i)
+      // The step ends with its outcome: the crumb prefetch, still retrying
+      // in the background, neither holds the process open nor logs after it.
+      expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^::error::Connection refused/)
+    })
+
+    it('an unresolvable host is named', async () => {
+      const r = await run(node, {
+        url: 'http://jenkins.invalid:8080/',
+        user: 'admin',
+        token: ADMIN_TOKEN,
+        job: 'hello',
+        timeout: '10s'
+      })
+      const message = failure(r, ADMIN_TOKEN)
+      expect(message).toContain('jenkins.invalid')
+      expect(message).toMatch(/resolve|not found|DNS|ENOTFOUND|EAI_AGAIN/i)
+    })
+  })
+})
