@@ -342,6 +342,7 @@ function crumbIssuer(ex: Exchange): void {
   const cookie = sessionCookie(ex)
   const field = ex.ctx.crumbField
   const crumb = ex.ctx.sessions.crumb(ex.identity.name, ex.sessionId ?? '')
+  ex.ctx.sessions.issued.push(crumb)
   if (rest[1] === 'json') {
     ex.res.setHeader('Set-Cookie', cookie['Set-Cookie'] ?? [])
     if (!cookie['Set-Cookie']) ex.res.removeHeader('Set-Cookie')

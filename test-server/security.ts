@@ -107,6 +107,8 @@ export class Sessions {
   cookieName = ''
   private salt = ''
   private readonly ids = new Set<string>()
+  /** Every crumb the issuer handed out, across restarts (tests search logs for them). */
+  readonly issued: string[] = []
 
   constructor() {
     this.renew()

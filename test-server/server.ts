@@ -114,6 +114,10 @@ class JenkinsServer implements TestJenkins {
     return this.ctx.model
   }
 
+  get issuedCrumbs(): readonly string[] {
+    return this.ctx.sessions.issued
+  }
+
   get cookieName(): string {
     return this.ctx.sessions.cookieName
   }

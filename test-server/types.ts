@@ -252,6 +252,8 @@ export interface TestJenkins {
   url: string
   state: ServerState
   requests: RequestLogEntry[]
+  /** Every crumb the crumb issuer handed out, across restarts (to search logs for them). */
+  readonly issuedCrumbs: readonly string[]
   /** Current session cookie name (`JSESSIONID.<8 hex>`). */
   readonly cookieName: string
   /** Credentials of the configured users, for tests. */
