@@ -294,6 +294,33 @@ describe('ConsoleStreamer', () => {
     expect(tail[0]).not.toContain('\uFFFD')
   })
 
+  it('reads no more of the body until the sink has drained what it was given', async () => {
+    const api = fakeApi([
+      { chunks: ['line 0\n', 'line 1\n', 'line 2\n'], textSize: 21, moreData: false }
+    ])
+    const written: string[] = []
+    const releases: Array<() => void> = []
+    const sink = {
+      write: (text: string) => void written.push(text),
+      drained: () => new Promise<void>(resolve => releases.push(resolve))
+    }
+    const streamer = new ConsoleStreamer(api, build, sink)
+    const polled = streamer.poll()
+    const settle = () => new Promise(resolve => setTimeout(resolve, 20))
+    await settle()
+    // A stdout the runner has not read yet: the streamer waits, so the
+    // console does not pile up in memory.
+    expect(written).toEqual(['line 0\n'])
+    releases.shift()?.()
+    await settle()
+    expect(written).toEqual(['line 0\n', 'line 1\n'])
+    releases.shift()?.()
+    await settle()
+    releases.shift()?.()
+    expect(await polled).toBe(false)
+    expect(written.join('')).toBe('line 0\nline 1\nline 2\n')
+  })
+
   it('streams 50 MB through poll() with flat memory', async () => {
     const total = 50 * 1024 * 1024
     const line = Buffer.from('0123456789'.repeat(12) + ' é ok\r\n', 'utf8')

@@ -5,6 +5,12 @@ import type { BuildRef, JenkinsApi } from './jenkins/types.js'
 /** Where console text goes; main passes `text => process.stdout.write(text)`. */
 export interface ConsoleSink {
   write(text: string): void
+  /**
+   * Resolves once what was written has been taken. stdout to a pipe is
+   * asynchronous: what the runner has not read yet stays in this process, so
+   * the streamer waits for this before reading more of the body.
+   */
+  drained?(): Promise<void>
 }
 
 export interface StreamerOptions {
@@ -102,6 +108,9 @@ export class ConsoleStreamer {
         bodyBytes += buffer.length
         this.received += buffer.length
         this.push(this.decoder.write(buffer))
+        // Backpressure: a reader slower than Jenkins would otherwise make
+        // memory grow with the console.
+        if (this.sink.drained) await this.sink.drained()
       }
     } catch (error) {
       // The body length does not map back to an offset (Jenkins rewrites LF

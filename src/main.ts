@@ -199,7 +199,10 @@ async function buildJob(
   const showConsole = settings.log && (first.building || settings.build === 'new')
   if (first.building || showConsole) {
     if (showConsole) {
-      const streamer = new ConsoleStreamer(api, ref, { write: text => process.stdout.write(text) })
+      const streamer = new ConsoleStreamer(api, ref, {
+        write: text => process.stdout.write(text),
+        drained: stdoutDrained
+      })
       core.startGroup(`Console of Jenkins ${name} #${ref.number}`)
       try {
         final = await withCommandsStopped(
@@ -237,6 +240,19 @@ async function buildJob(
     accepted
   )
   await finish(outcome, accepted, settings, tail)
+}
+
+/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
+function stdoutDrained(): Promise<void> {
+  const out = process.stdout
+  if (!out.writableNeedDrain) return Promise.resolve()
+  return new Promise(resolve => {
+    const done = (): void => {
+      out.off('drain', done).off('close', done).off('error', done)
+      resolve()
+    }
+    out.on('drain', done).on('close', done).on('error', done)
+  })
 }
 
 /** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
