@@ -154,6 +154,16 @@ describe('trigger reconciliation after a lost answer', () => {
     expect(d.requestCounts['queue'] ?? 0).toBe(0)
   })
 
+  it('sends again after 429 or 503 (refused without acting), with no reconciliation', async () => {
+    const { client: c } = client()
+    trigger().reply(429, 'Too Many Requests', { 'Retry-After': '0' })
+    trigger().reply(503, 'Service Unavailable')
+    trigger().reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/46/` })
+    expect((await c.trigger(info, job, { ENV: 'prod' })).queueId).toBe(46)
+    expect(c.requestCounts['trigger']).toBe(3)
+    expect(c.requestCounts['queue'] ?? 0).toBe(0)
+  })
+
   it('gives up after a bounded number of lost answers, saying the outcome is unknown', async () => {
     const { client: c } = client()
     for (let i = 0; i < 4; i++) {
