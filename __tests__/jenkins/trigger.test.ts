@@ -130,7 +130,7 @@ describe('trigger', () => {
     await jenkinsError(client.trigger(plain, job, {}), 'protocol')
   })
 
-  it('never sends a trigger again after a reset: the build may have been queued', async () => {
+  it('does not resend after a reset when Jenkins cannot be asked what it did (reconcile.test.ts covers the rest)', async () => {
     const { client } = makeClient()
     noCrumb()
     nock(ORIGIN)
@@ -143,7 +143,7 @@ describe('trigger', () => {
     expect(client.requestCounts['trigger']).toBe(1)
   })
 
-  it('never sends a trigger again after a socket hang up', async () => {
+  it('does not resend after a socket hang up when Jenkins cannot be asked what it did', async () => {
     const { client } = makeClient()
     noCrumb()
     nock(ORIGIN)
@@ -183,7 +183,7 @@ describe('trigger', () => {
     expect(logger.lines.some(l => l.level === 'debug' && /503; retry 1/.test(l.message))).toBe(true)
   })
 
-  it('does not send a trigger again after 500 or 502 (it may have acted)', async () => {
+  it('does not resend after a 500 when Jenkins cannot be asked what it did', async () => {
     const { client } = makeClient()
     noCrumb()
     nock(ORIGIN)
@@ -195,7 +195,7 @@ describe('trigger', () => {
     expect(client.requestCounts['trigger']).toBe(1)
   })
 
-  it('says a proxy 502 leaves the outcome unknown, and does not resend', async () => {
+  it('says a proxy 502 leaves the outcome unknown when Jenkins cannot be asked, and does not resend', async () => {
     const { client } = makeClient()
     noCrumb()
     nock(ORIGIN).post('/jenkins/job/team/job/deploy/build').query(true).reply(502, 'Bad Gateway')
