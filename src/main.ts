@@ -337,7 +337,8 @@ async function withSuggestions(
   if (settings.job.length === 0) return error.message
   try {
     const close = closestNames(settings.jobName, await api.listJobs([]))
-    if (close.length) return `${error.message} Did you mean: ${close.join(', ')}?`
+    if (close.length)
+      return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.join(', ')}?`
   } catch (listError) {
     logger.debug(`Could not list jobs for suggestions: ${(listError as Error).message}`)
   }

@@ -117,7 +117,7 @@ describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
       const r = await run(node, { ...auth(jenkins), job: 'team/service/deplyo' })
       const message = failure(r, ADMIN_TOKEN)
       expect(message).toMatch(/'team\/service\/deplyo' was not found/)
-      expect(message).toMatch(/Did you mean: team\/service\/deploy\b/)
+      expect(message).toMatch(/\(404\)\. Did you mean: team\/service\/deploy\?$/)
     })
 
     it('409: a disabled job says to enable it', async () => {

@@ -63,7 +63,7 @@ const jobs = (): Record<string, JobSpec> => ({
   },
   'no-wait': quick('fire and forget', 400),
   'wait-started': quick('started', 3000),
-  'last-running': quick('running', 1500),
+  'last-running': quick('running', 2000),
   history: quick('history'),
   'never-built': quick('never'),
   'to-disable': quick('to disable'),
@@ -305,6 +305,9 @@ describe.each(RUNTIMES)('operations ($name)', ({ path: node }) => {
       expect(r.outputs.result).toBe('SUCCESS')
       const build = jenkins.builds('last-running')[0]
       expect(build!.finishedAt!).toBeLessThanOrEqual(at)
+      // It did find the build running, and waited (server clock).
+      const firstLook = jenkins.requests.find(q => q.kind === 'build' && q.job === 'last-running')
+      expect(firstLook!.time).toBeLessThan(build!.finishedAt!)
       expect(jenkins.triggerCount('last-running')).toBe(1)
       expect(r.outputs['queue-url']).toBeUndefined()
     })
