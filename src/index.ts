@@ -1,5 +1,7 @@
+import { keepYoungGenerationSmall } from './heap.js'
 import { run } from './main.js'
 
+keepYoungGenerationSmall()
 await run()
 // The outcome is known and written. Work still going on in the background
 // (a crumb prefetch retrying against a server that refuses connections) must
