@@ -10,6 +10,7 @@ import {
   type ServerOptions,
   type TestJenkins
 } from '../../test-server/index.js'
+import { errorAnnotation } from '../../scripts/action-runner.js'
 import { auth, describeRun, run, RUNTIMES } from './helpers.js'
 
 const PARAMS: JobSpec = {
@@ -26,7 +27,8 @@ const JOBS: Record<string, JobSpec> = {
   hello: { script: { durationMs: 300, consoleLines: ['Hello from Jenkins'] } },
   'params-lines': PARAMS,
   'params-json': PARAMS,
-  'params-unknown': PARAMS
+  'params-unknown': PARAMS,
+  'params-multi': PARAMS
 }
 
 describe.each(RUNTIMES)('trigger and follow ($name)', ({ path: node }) => {
@@ -117,6 +119,25 @@ describe.each(RUNTIMES)('trigger and follow ($name)', ({ path: node }) => {
       })
       const json = JSON.parse(r.outputs.build ?? '{}') as { number?: number }
       expect(json.number).toBe(build?.number)
+    })
+
+    it('sends a JSON array as repeated values; a single-value parameter makes Jenkins refuse it, once', async () => {
+      // Stock Jenkins parameter types take one value each (multi-value ones
+      // come from plugins the test server does not model): the 500 must be
+      // reported with its likely cause, and the POST not repeated.
+      const r = await run(node, {
+        ...auth(jenkins, 'password'),
+        job: 'params-multi',
+        parameters: '{"BRANCH": ["eu", "us"]}'
+      })
+      expect(r.code, describeRun(r)).toBe(1)
+      const triggers = jenkins.requests.filter(
+        q => q.kind === 'trigger' && q.job === 'params-multi'
+      )
+      expect(triggers.map(q => q.status)).toEqual([500])
+      expect(jenkins.builds('params-multi')).toHaveLength(0)
+      expect(errorAnnotation(r)).toMatch(/500/)
+      expect(errorAnnotation(r)).toMatch(/parameter value it does not accept/)
     })
 
     it('warns about a parameter the job does not define, naming the closest defined one', async () => {
