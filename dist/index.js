@@ -30522,20 +30522,64 @@ module.exports = {
 
 /***/ }),
 
+/***/ 8604:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  D: () => (/* binding */ keepYoungGenerationSmall)
+});
+
+;// CONCATENATED MODULE: external "node:v8"
+const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
+;// CONCATENATED MODULE: ./src/heap.ts
+
+/**
+ * Keeps V8's young generation at its initial size instead of letting it grow
+ * to tens of MB.
+ *
+ * Streaming a console allocates fast and briefly (socket buffers, decoded
+ * text), and V8 grows the young generation with the bytes that survive
+ * scavenges over time; the socket buffers (external memory) are only freed
+ * by a scavenge, so a bigger young generation also holds more of them. With
+ * a 100 MB console `npm run bench` measured a peak RSS of 203 MB without
+ * this and 85 MB with it, and the step ended sooner (fewer long pauses).
+ *
+ * The runner starts `node dist/index.js` without flags, so the entry point
+ * is the only place to set it. `--max-semi-space-size` is fixed when the
+ * heap is set up and does nothing here; the growth factor is read each time
+ * V8 considers growing, so 1 (never grow) takes effect.
+ */
+function keepYoungGenerationSmall() {
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
+}
+
+
+/***/ }),
+
 /***/ 9407:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2714);
+/* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8604);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1376);
 
-await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
+
+(0,_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
+await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .run */ .e)();
+// The outcome is known and written. Work still going on in the background
+// (a crumb prefetch retrying against a server that refuses connections) must
+// not hold the step open past it, or past its timeout: exit once stdout has
+// flushed, with the exit code run() set.
+process.stdout.write('', () => process.exit());
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 2714:
+/***/ 1376:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33602,7 +33646,7 @@ async function buildOfQueueItem(api, job, queueId) {
 }
 async function stopBuild(api, build, logger, timings) {
     const label = `build #${build.number}`;
-    const current = await api.getBuild(build.job, build.number, { tree: 'building,result' });
+    const current = await api.getBuild(build.job, build.number, { tree: 'number,building,result' });
     if (!current.building)
         return `${label} had already finished (${current.result ?? 'no result'})`;
     const steps = [
@@ -33630,7 +33674,7 @@ async function stopBuild(api, build, logger, timings) {
 async function waitUntilOver(api, build, waitMs, pollMs) {
     const until = Date.now() + waitMs;
     for (;;) {
-        const b = await api.getBuild(build.job, build.number, { tree: 'building,result' });
+        const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' });
         if (!b.building)
             return b.result ?? 'no result';
         if (Date.now() >= until)
@@ -42366,7 +42410,180 @@ function closestNames(name, candidates, max = 3) {
         .map(x => x.candidate);
 }
 
+;// CONCATENATED MODULE: ./src/jenkins/reconcile.ts
+/** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
+const QUEUE_TREE = 'items[id,task[url,name],actions[parameters[name,value]],inQueueSince]';
+/** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
+const RECENT_BUILDS_TREE = 'builds[number,queueId,actions[parameters[name,value],causes[userId]]]{0,20}';
+/** Settle periods: how long Jenkins may still be acting after the answer was lost. */
+const SETTLE_MS = 1500;
+/** A gateway timeout or our own request timeout: the upstream is probably still busy. */
+const SLOW_SETTLE_MS = 4000;
+/**
+ * Every defined parameter with the value Jenkins will store: ours, else the
+ * default, as text (booleans 'true'/'false'; a multi-value parameter's values
+ * joined with ','). `undefined` means "cannot know" and matches anything.
+ */
+function expectedParameters(definitions, params) {
+    const expected = new Map();
+    for (const definition of definitions) {
+        const given = Object.prototype.hasOwnProperty.call(params, definition.name)
+            ? params[definition.name]
+            : undefined;
+        const isBoolean = /Boolean/i.test(definition.type ?? '');
+        const isPassword = /Password/i.test(definition.type ?? '');
+        let value;
+        if (given !== undefined) {
+            value = typeof given === 'string' ? given : given.join(',');
+            // Boolean.parseBoolean: anything but "true" (any case) is false (3.2).
+            if (isBoolean)
+                value = String(value.toLowerCase() === 'true');
+        }
+        else if (definition.defaultValue !== undefined && definition.defaultValue !== null) {
+            value = textOf(definition.defaultValue);
+        }
+        else if (/Choice/i.test(definition.type ?? '') && definition.choices?.length) {
+            value = definition.choices[0];
+        }
+        // Jenkins never exports a password value, so there is nothing to compare.
+        expected.set(definition.name, isPassword ? undefined : value);
+    }
+    return expected;
+}
+function textOf(value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return undefined;
+}
+/** True when `actual` holds exactly the expected names, with equal values where both are known. */
+function sameParameters(expected, actual) {
+    if (actual.length !== expected.size)
+        return false;
+    const seen = new Set();
+    for (const parameter of actual) {
+        if (!expected.has(parameter.name) || seen.has(parameter.name))
+            return false;
+        seen.add(parameter.name);
+        const want = expected.get(parameter.name);
+        const got = textOf(parameter.value);
+        if (want !== undefined && got !== undefined && want !== got)
+            return false;
+    }
+    return true;
+}
+function sameJob(a, b) {
+    // Jenkins looks items up case-insensitively (jenkins-api.md 3.8).
+    return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase());
+}
+function causedBy(candidate, user) {
+    if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
+        return true;
+    }
+    return candidate.userIds.some(id => id !== null && id.toLowerCase() === user.toLowerCase());
+}
+/** One look: a queued item first (the usual case), then builds started since the trigger. */
+async function findTriggered(reader, expectation) {
+    const queued = (await reader.queue()).filter(item => sameJob(item.job, expectation.job) && sameParameters(expectation.parameters, item.parameters));
+    // The oldest: a merged request would have joined it.
+    queued.sort((a, b) => a.id - b.id);
+    const item = queued[0];
+    if (item)
+        return { queueId: item.id, from: 'queue' };
+    const floor = expectation.firstBuildNumber;
+    if (floor === undefined)
+        return undefined;
+    const builds = (await reader.builds()).filter(build => build.number >= floor &&
+        build.queueId !== undefined &&
+        sameParameters(expectation.parameters, build.parameters) &&
+        causedBy(build, expectation.user));
+    builds.sort((a, b) => a.number - b.number);
+    const build = builds[0];
+    if (build?.queueId === undefined)
+        return undefined;
+    return { queueId: build.queueId, from: 'build', buildNumber: build.number };
+}
+/**
+ * Looks, waits `settleMs`, looks again. Returns what was found, or undefined
+ * when Jenkins shows nothing after the settle period (the request did not act).
+ */
+async function reconcile(reader, expectation, options) {
+    const first = await findTriggered(reader, expectation);
+    if (first)
+        return first;
+    options.logger.debug(`No queued item or new build with these parameters yet; looking again in ${options.settleMs} ms`);
+    await options.sleep(options.settleMs);
+    return findTriggered(reader, expectation);
+}
+/** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
+function jobNamesFromUrl(url) {
+    let path;
+    try {
+        path = new URL(url, 'http://placeholder/').pathname;
+    }
+    catch {
+        return undefined;
+    }
+    const segments = path.split('/').filter(s => s !== '');
+    const names = [];
+    // The context path comes first; item names follow each 'job' marker.
+    const start = segments.indexOf('job');
+    if (start < 0)
+        return undefined;
+    for (let i = start; i < segments.length; i += 2) {
+        if (segments[i] !== 'job' || segments[i + 1] === undefined)
+            return undefined;
+        try {
+            names.push(decodeURIComponent(segments[i + 1]));
+        }
+        catch {
+            return undefined;
+        }
+    }
+    return names;
+}
+/** Parameters from an exported `actions` array (the ParametersAction's list). */
+function parametersOf(actions) {
+    const list = [];
+    if (!Array.isArray(actions))
+        return list;
+    for (const action of actions) {
+        const parameters = action?.parameters;
+        if (!Array.isArray(parameters))
+            continue;
+        for (const raw of parameters) {
+            const p = raw;
+            if (typeof p?.name !== 'string')
+                continue;
+            list.push('value' in p ? { name: p.name, value: p.value } : { name: p.name });
+        }
+    }
+    return list;
+}
+/** userId of every cause that has one, from an exported `actions` array; undefined when none. */
+function userIdsOf(actions) {
+    if (!Array.isArray(actions))
+        return undefined;
+    const ids = [];
+    for (const action of actions) {
+        const causes = action?.causes;
+        if (!Array.isArray(causes))
+            continue;
+        for (const raw of causes) {
+            const cause = raw;
+            if (cause &&
+                'userId' in cause &&
+                (typeof cause.userId === 'string' || cause.userId === null)) {
+                ids.push(cause.userId);
+            }
+        }
+    }
+    return ids.length > 0 ? ids : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/client.ts
+
 
 
 
@@ -42382,8 +42599,16 @@ const JSON_LIMIT = 64 * 1024 * 1024;
 const ERROR_BODY_LIMIT = 64 * 1024;
 /** Folder levels listJobs walks in its one request. */
 const LIST_DEPTH = 10;
+/** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
+const READ_ATTEMPTS = 12;
+/** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
+const TRIGGER_SENDS = 4;
+/** Answers to a trigger that say it was refused without acting, so it may be sent again. */
+const TRIGGER_REFUSALS = new Set([429, 503]);
+/** Answers to a trigger from a proxy that may have passed it on before failing. */
+const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
 /** Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and keeps answers small). */
-const JOB_TREE = '_class,name,fullName,url,buildable,disabled,color,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name]';
+const JOB_TREE = '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name]';
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
     'com.cloudbees.hudson.plugins.folder.Folder',
@@ -42408,6 +42633,7 @@ class JenkinsClient {
     policy;
     deadline;
     actionBudgetMs;
+    triggerSettleMs;
     secrets;
     constructor(options) {
         const base = client_parseBaseUrl(options.url);
@@ -42416,6 +42642,7 @@ class JenkinsClient {
         this.user = options.user || undefined;
         this.deadline = options.deadline;
         this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS;
+        this.triggerSettleMs = options.triggerSettleMs;
         this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) };
         this.secrets = () => this.transport.secretValues;
         this.logger = redactingLogger(options.logger, text => this.redact(text));
@@ -42470,6 +42697,8 @@ class JenkinsClient {
             info.buildable = data.buildable;
         if (typeof data.disabled === 'boolean')
             info.disabled = data.disabled;
+        if (typeof data.nextBuildNumber === 'number')
+            info.nextBuildNumber = data.nextBuildNumber;
         return info;
     }
     async listJobs(folder) {
@@ -42525,19 +42754,104 @@ class JenkinsClient {
                 ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
                 : undefined
         });
-        const { response, body } = await this.post('trigger', url, context, {
-            form: form.toString(),
-            // Only a refusal that provably did nothing may be sent again: a second
-            // POST that reaches Jenkins queues a second build.
-            retryStatuses: new Set([503]),
-            retryNetwork: failure => failure.notSent,
-            onNetworkFailure: failure => new JenkinsError(failure.error.kind === 'timeout' ? 'network' : failure.error.kind, `${failure.error.message} while triggering job '${name}': the build may or may not have been queued. Check ${this.jobUrl(job)} before running again.`),
-            deadline: this.deadline
-        });
-        if (response.status === 502 || response.status === 504) {
-            // A proxy's gateway error says nothing of whether Jenkins got the POST.
-            const error = errorForResponse(response, body, context);
-            throw new JenkinsError(error.kind, `${error.message} The build may or may not have been queued: check ${this.jobUrl(job)} before running again.`, error.status);
+        const expectation = {
+            job,
+            parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
+            user: this.user,
+            firstBuildNumber: info.nextBuildNumber
+        };
+        const jobUrl = this.jobUrl(job);
+        for (let send = 1;; send++) {
+            const outcome = await this.triggerOnce(url, form.toString(), context, name);
+            if ('queueId' in outcome) {
+                return {
+                    queueId: outcome.queueId,
+                    // Reverse proxies rewrite hosts, and the Location follows the request's
+                    // own host (jenkins-api.md 3.1): rebuild it on our base.
+                    queueUrl: `${this.baseUrl}/queue/item/${outcome.queueId}/`,
+                    merged: outcome.merged,
+                    unknownParameters
+                };
+            }
+            // The answer was lost: look for what Jenkins did before sending again
+            // (reconcile.ts says why, and what risk remains).
+            const lost = outcome.lost;
+            const settleMs = this.triggerSettleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
+            const unknown = (why) => new JenkinsError(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobUrl} before running again.`, lost.error.status);
+            if (this.deadline !== undefined && Date.now() + settleMs > this.deadline) {
+                throw unknown('no time left before the step timeout to check');
+            }
+            let adopted;
+            try {
+                adopted = await reconcile(this.reconcileReader(job), expectation, {
+                    settleMs,
+                    sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
+                    logger: this.logger
+                });
+            }
+            catch (error) {
+                this.logger.debug(`Could not look for the lost trigger: ${error.message}`);
+                throw unknown('and Jenkins could not be asked what it did');
+            }
+            if (adopted) {
+                this.logger.info(adopted.from === 'queue'
+                    ? `Trigger answer lost (${lost.reason}); Jenkins shows queue item ${adopted.queueId} of '${name}' with these parameters: following it.`
+                    : `Trigger answer lost (${lost.reason}); Jenkins shows build #${adopted.buildNumber ?? '?'} of '${name}' with these parameters (queue item ${adopted.queueId}): following it.`);
+                return {
+                    queueId: adopted.queueId,
+                    queueUrl: `${this.baseUrl}/queue/item/${adopted.queueId}/`,
+                    merged: false,
+                    unknownParameters,
+                    adopted: adopted.from
+                };
+            }
+            if (send >= TRIGGER_SENDS) {
+                throw unknown(`${send} answers lost, and Jenkins showed no queued item or build for any`);
+            }
+            this.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
+        }
+    }
+    /**
+     * One trigger POST. A refusal that provably did nothing (503, 429,
+     * connection refused) is retried inside; an answer that may hide an action
+     * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
+     */
+    async triggerOnce(url, form, context, name) {
+        let lost;
+        let answer;
+        try {
+            answer = await this.post('trigger', url, context, {
+                form,
+                // Only a refusal that did nothing is sent again here: a second POST
+                // that reaches Jenkins queues a second build.
+                retryStatuses: TRIGGER_REFUSALS,
+                retryNetwork: failure => failure.notSent,
+                onNetworkFailure: failure => {
+                    lost = {
+                        error: failure.error,
+                        reason: failure.reason,
+                        slow: failure.error.kind === 'timeout'
+                    };
+                    return failure.error;
+                },
+                deadline: this.deadline
+            });
+        }
+        catch (error) {
+            if (lost && error instanceof JenkinsError && error.kind !== 'aborted')
+                return { lost };
+            throw error;
+        }
+        const { response, body } = answer;
+        if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
+            // A proxy's error says nothing of whether Jenkins got the POST.
+            return {
+                lost: {
+                    error: errorForResponse(response, body, context),
+                    reason: String(response.status),
+                    slow: response.status === 504
+                }
+            };
         }
         if (response.status >= 400)
             throw errorForResponse(response, body, context);
@@ -42546,13 +42860,47 @@ class JenkinsClient {
             const location = response.header('location');
             throw new JenkinsError('protocol', `Jenkins at ${this.origin} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
         }
+        return { queueId, merged: response.status === 303 };
+    }
+    /** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
+    reconcileReader(job) {
+        const name = fullName(job);
         return {
-            queueId,
-            // Reverse proxies rewrite hosts, and the Location follows the request's
-            // own host (jenkins-api.md 3.1): rebuild it on our base.
-            queueUrl: `${this.baseUrl}/queue/item/${queueId}/`,
-            merged: response.status === 303,
-            unknownParameters
+            queue: async () => {
+                const data = await this.getJson('queue', `${this.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`, this.context('the queue'));
+                const items = [];
+                for (const raw of Array.isArray(data.items) ? data.items : []) {
+                    const item = raw;
+                    const url = item?.task?.url;
+                    if (typeof item?.id !== 'number' || typeof url !== 'string')
+                        continue;
+                    const names = jobNamesFromUrl(url);
+                    if (!names)
+                        continue;
+                    items.push({ id: item.id, job: names, parameters: parametersOf(item.actions) });
+                }
+                return items;
+            },
+            builds: async () => {
+                const data = await this.getJson('builds', `${this.jobUrl(job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, this.context(`the builds of job '${name}'`));
+                const builds = [];
+                for (const raw of Array.isArray(data.builds) ? data.builds : []) {
+                    const build = raw;
+                    if (typeof build?.number !== 'number')
+                        continue;
+                    const candidate = {
+                        number: build.number,
+                        parameters: parametersOf(build.actions)
+                    };
+                    if (typeof build.queueId === 'number')
+                        candidate.queueId = build.queueId;
+                    const userIds = userIdsOf(build.actions);
+                    if (userIds)
+                        candidate.userIds = userIds;
+                    builds.push(candidate);
+                }
+                return builds;
+            }
         };
     }
     async getQueueItem(queueId) {
@@ -42657,7 +43005,7 @@ class JenkinsClient {
                 textSize,
                 moreData: response.header('x-more-data') === 'true'
             };
-        }, this.retryOptions(`GET ${context.what}`, this.deadline)));
+        }, this.readRetryOptions(`GET ${context.what}`, this.deadline)));
     }
     async stopBuild(build, how) {
         const name = fullName(build.job);
@@ -42732,7 +43080,7 @@ class JenkinsClient {
             catch {
                 throw new JenkinsError('protocol', `Jenkins at ${this.origin} answered ${context.what} with malformed JSON`, response.status);
             }
-        }, this.retryOptions(`GET ${context.what}`, options.deadline)));
+        }, this.readRetryOptions(`GET ${context.what}`, options.deadline)));
     }
     /**
      * A POST with the crumb: fetched before the first POST, and on a "No valid
@@ -42788,6 +43136,20 @@ class JenkinsClient {
     }
     retryOptions(what, deadline) {
         return { policy: this.policy, deadline, logger: this.logger, what };
+    }
+    /**
+     * Reads may always repeat: within the step's deadline they get more tries
+     * than a POST, so that a flaky network hours into a build (a socket hang up,
+     * a proxy 502 burst) does not lose its result. The deadline bounds them.
+     */
+    readRetryOptions(what, deadline) {
+        const options = this.retryOptions(what, deadline);
+        if (deadline === undefined)
+            return options;
+        return {
+            ...options,
+            policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
+        };
     }
     actionDeadline() {
         return Date.now() + this.actionBudgetMs;
@@ -42919,6 +43281,15 @@ function queueIdOf(response) {
     const match = /\/queue\/item\/(\d+)\/?$/.exec(path);
     return match ? Number(match[1]) : undefined;
 }
+/**
+ * Whether Jenkins itself produced an error answer rather than a proxy in
+ * front of it: Jenkins' own pages (oops, layout) carry X-Jenkins (jenkins-api.md
+ * 10). A 500 from Jenkins on a trigger is an exception while reading the
+ * parameters (an illegal choice, 3.2), before anything was queued.
+ */
+function fromJenkins(response) {
+    return response.header('x-jenkins') !== undefined;
+}
 function safePath(location, base) {
     try {
         return new URL(location, base).pathname;
@@ -43014,6 +43385,10 @@ class ConsoleStreamer {
                 bodyBytes += buffer.length;
                 this.received += buffer.length;
                 this.push(this.decoder.write(buffer));
+                // Backpressure: a reader slower than Jenkins would otherwise make
+                // memory grow with the console.
+                if (this.sink.drained)
+                    await this.sink.drained();
             }
         }
         catch (error) {
@@ -43277,7 +43652,7 @@ async function writeSummary(summary, outcome, logger) {
             rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
         }
         summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
-        const parameters = parametersOf(outcome);
+        const parameters = report_parametersOf(outcome);
         if (parameters.length > 0) {
             summary.addHeading('Parameters', 3);
             const shown = parameters.slice(0, MAX_PARAMETERS);
@@ -43322,7 +43697,7 @@ function resultCell(outcome) {
     return `${icon} ${escapeHtml(result)}${verdict}`;
 }
 /** What the build ran with (its ParametersAction), else what the user asked for. Secrets hidden. */
-function parametersOf(outcome) {
+function report_parametersOf(outcome) {
     const fromBuild = buildParameters(outcome.build);
     if (fromBuild)
         return fromBuild;
@@ -43510,17 +43885,25 @@ class Progress {
     job;
     queueId;
     build;
+    /** Whether this step started the build: a build it only reports is never stopped. */
+    owned = false;
     constructor(job) {
         this.job = job;
     }
     queued(queueId) {
         this.queueId = queueId;
+        this.owned = true;
         saveState(State.QueueId, String(queueId));
         saveState(State.Done, 'false');
     }
     started(build) {
         this.build = build;
-        saveState(State.BuildNumber, String(build.number));
+        if (this.owned)
+            saveState(State.BuildNumber, String(build.number));
+    }
+    /** The remote work needs nothing more from the post step. */
+    done() {
+        saveState(State.Done, 'true');
     }
 }
 async function runMain(settings) {
@@ -43583,6 +43966,8 @@ async function buildJob(api, settings, signal, progress) {
         if (info.isFolder) {
             throw new Error(`Jenkins item ${name} is a folder, not a job: name a job inside it (list them with list-jobs: true).`);
         }
+        // A cancel that arrived while reading the job must not still trigger.
+        throwIfAborted(signal);
         const queued = await api.trigger(info, settings.job, settings.parameters);
         progress.queued(queued.queueId);
         warnUnknownParameters(queued.unknownParameters, info.parameterDefinitions.map(p => p.name), name);
@@ -43617,18 +44002,22 @@ async function buildJob(api, settings, signal, progress) {
     const ref = progress.build;
     outcome.build = first;
     await status?.pending(`Jenkins build #${ref.number} running`, ref.url);
-    if (settings.wait !== 'finish' || !first.building) {
-        if (settings.wait !== 'finish') {
-            outcome.note = 'Did not wait for the build to finish (wait: started).';
-            saveState(State.Done, 'true');
-            return finish(outcome, true, settings);
-        }
+    if (settings.wait !== 'finish') {
+        outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`;
+        return finish(outcome, true, settings);
     }
     let tail = [];
     let final = first;
-    if (first.building) {
-        if (settings.log) {
-            const streamer = new ConsoleStreamer(api, ref, { write: text => process.stdout.write(text) });
+    // A triggered build can end before its first look (a short build, or a
+    // slow executor hand-over): its console is still what the user asked to
+    // see, and the failure message quotes its last lines.
+    const showConsole = settings.log && (first.building || settings.build === 'new');
+    if (first.building || showConsole) {
+        if (showConsole) {
+            const streamer = new ConsoleStreamer(api, ref, {
+                write: text => process.stdout.write(text),
+                drained: stdoutDrained
+            });
             startGroup(`Console of Jenkins ${name} #${ref.number}`);
             try {
                 final = await withCommandsStopped(text => process.stdout.write(text), async () => {
@@ -43650,22 +44039,37 @@ async function buildJob(api, settings, signal, progress) {
             final = await follower.waitForEnd(ref, undefined, first);
         }
     }
-    saveState(State.Done, 'true');
+    progress.done();
     outcome.build = final;
     outcome.result = final.result ?? undefined;
     outcome.tests = await testsOf(api, ref, final);
     const accepted = final.result !== null && settings.accept.includes(final.result);
     outcome.accepted = accepted;
     core_info(`Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`);
-    await status?.finish(accepted ? 'SUCCESS' : (final.result ?? 'error'), `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url);
+    await status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, accepted);
     await finish(outcome, accepted, settings, tail);
+}
+/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
+function stdoutDrained() {
+    const out = process.stdout;
+    if (!out.writableNeedDrain)
+        return Promise.resolve();
+    return new Promise(resolve => {
+        const done = () => {
+            out.off('drain', done).off('close', done).off('error', done);
+            resolve();
+        };
+        out.on('drain', done).on('close', done).on('error', done);
+    });
 }
 /** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
 async function finish(outcome, accepted, settings, tail = []) {
+    // Whatever the step did not wait for, the user chose to leave running.
+    saveState(State.Done, 'true');
     setBuildOutputs({ setOutput: (name, value) => setOutput(name, value) }, outcome);
     await writeSummary(summary, outcome, logger);
     if (!accepted) {
-        throw new Error(`${failureMessage(outcome, tail)}\n(accept: ${settings.accept.join(', ')})`);
+        throw new Error(failureMessage({ ...outcome, accept: settings.accept }, tail));
     }
 }
 /** Test counts, from the final JSON or, when it only names a test action, from one narrower request. */
@@ -43721,7 +44125,7 @@ async function withSuggestions(api, settings, error) {
     try {
         const close = closestNames(settings.jobName, await api.listJobs([]));
         if (close.length)
-            return `${error.message} Did you mean: ${close.join(', ')}?`;
+            return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.join(', ')}?`;
     }
     catch (listError) {
         logger.debug(`Could not list jobs for suggestions: ${listError.message}`);
@@ -43737,14 +44141,19 @@ async function abortMessage(api, settings, progress, aborted, waitedMs) {
         : progress.queueId !== undefined
             ? ` (queue item ${progress.queueId})`
             : '';
+    if (!progress.owned || !settings.abortOnCancel)
+        progress.done();
+    if (!progress.owned) {
+        return `${what}${target}; left it running (this step did not start it).`;
+    }
     if (!settings.abortOnCancel) {
-        saveState(State.Done, 'true');
         return `${what}${target}; left the Jenkins work running (abort-on-cancel: false).`;
     }
     // The step's own deadline has passed: abort with a fresh budget.
     const done = await abortRemote(createClient(settings), progress, logger);
+    // Only now: if the runner kills us before this, the post step stops the build.
+    progress.done();
     core_info(`Jenkins: ${done}.`);
-    saveState(State.Done, 'true');
     return `${what}${target}; ${done}.`;
 }
 /** The post step: a safety net for a main step that was killed before it could stop its build. */
