@@ -989,7 +989,8 @@ async function main(): Promise<void> {
       mem,
       conc,
       start,
-      det
+      det,
+      req
     }),
     '',
     '## Missed targets',
@@ -1027,6 +1028,7 @@ interface NoteInput {
   conc: ConcurrencyRuns
   start: { ours: RunRecord[]; baseline: RunRecord[] }
   det: { ours: RunRecord[]; baseline: RunRecord[] }
+  req: RequestRuns
 }
 
 function notes(n: NoteInput): string[] {
@@ -1037,6 +1039,7 @@ function notes(n: NoteInput): string[] {
     `- **Time to start**: ours triggers with \`delay=0sec\`, so the build starts as soon as the trigger arrives; what remains is process start-up, the crumb, one job GET and the trigger (range over runs ${range(n.start.ours.map(timeToStartMs))}). The baseline waits out the ${QUIET_PERIOD_SEC} s quiet period (range ${range(n.start.baseline.map(timeToStartMs))}).`,
     `- **Detection delay**: ours ${range(n.det.ours.map(detectionMs))} over ${n.det.ours.length} runs; baseline ${range(n.det.baseline.map(detectionMs))} over ${n.det.baseline.length}. It includes, after the poll that sees the end, the final build GET, the outputs and job summary, and process exit. The baseline's delay is set by its 10 s poll: on average half an interval.`,
     `- **Requests**: with log on, ours reads the console (\`log\` requests) and the complete log doubles as the end signal, so the build JSON is polled only around the end; with log off it polls the build JSON (a \`tree\` of 8 fields). Polls are spaced by Jenkins' \`estimatedDuration\`: slow (2 s) while the end is far, fast (250 ms) around it. Averaged over the short detection builds the rate is ${perSec(n.detRate.ours)} (baseline ${perSec(n.detRate.base)}): short builds spend most of their time near their expected end.`,
+    `- **A job's first build** has no \`estimatedDuration\`: ours then polls every 250 ms for 2 s, 500 ms until 10 s, then every 1 s, which made ${perSec(requestRate(n.req.first.logOn))} over this build (log on; ${perSec(requestRate(n.req.first.logOff))} log off), tending to 1/s on longer builds. Once the job has one finished build it drops to the table's figure. Backing off with the build's age when there is no estimate (e.g. elapsed ÷ 10, up to 2 s) would bring a first 1-minute build under 1/s, at the cost of up to 2 s of detection delay on first builds longer than 20 s; we left it, since a first build happens once per job.`,
     `- **Overhead**: ours ${S(n.oh.ours)} median, ${S(n.ohP95.ours)} p95 (start-up + trigger + detection); baseline ${S(n.oh.base)} median, ${S(n.ohP95.base)} p95 (quiet period + half a poll interval on average).`,
     `- **Start-up**: spawn to the first request the server logged, under Node ${NODE.version}: ours ${formatMs(n.first.ours)} (loading a ${(statSync(BUNDLE).size / 1024).toFixed(0)} KiB bundle), baseline ${formatMs(n.first.base)} (a 4 KiB script).`,
     `- **Memory**: the whole console reached the step log: ${n.mem.complete ? 'yes' : '**no**'} (${formatMb(n.mem.ours.stdoutBytes)} written to stdout). Ours streams the console chunk by chunk and keeps only a partial line and a bounded tail; \`src/heap.ts\` keeps V8's young generation at its initial size, without which Node 24 grows it to 128 MB under this churn (this scenario measured 203 MB before that change, 84 MB after). The baseline does not stream logs; its figure is its RSS while polling.`,
