@@ -30563,7 +30563,7 @@ function keepYoungGenerationSmall() {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8604);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1376);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9751);
 
 
 (0,_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -30579,7 +30579,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1376:
+/***/ 9751:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33535,175 +33535,6 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-;// CONCATENATED MODULE: ./src/jenkins/errors.ts
-/** An error with a message a user can act on. Never contains credentials. */
-class JenkinsError extends Error {
-    kind;
-    status;
-    constructor(kind, message, status) {
-        super(message);
-        this.kind = kind;
-        this.status = status;
-        this.name = 'JenkinsError';
-    }
-}
-
-;// CONCATENATED MODULE: ./src/wait.ts
-/** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
-class StepAborted extends Error {
-    reason;
-    constructor(reason) {
-        super(reason === 'timeout' ? 'The step timed out.' : 'The step was cancelled.');
-        this.reason = reason;
-        this.name = 'StepAborted';
-    }
-}
-/** The reason carried by an aborted signal ('cancelled' unless it says 'timeout'). */
-function abortReason(signal) {
-    return signal.reason === 'timeout' ? 'timeout' : 'cancelled';
-}
-/** Throws StepAborted if the signal has fired. */
-function throwIfAborted(signal) {
-    if (signal?.aborted)
-        throw new StepAborted(abortReason(signal));
-}
-/** Waits `ms`, or throws StepAborted as soon as the signal fires. */
-function sleep(ms, signal) {
-    throwIfAborted(signal);
-    return new Promise((resolve, reject) => {
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(new StepAborted(abortReason(signal)));
-        };
-        const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-        }, ms);
-        signal?.addEventListener('abort', onAbort, { once: true });
-    });
-}
-
-;// CONCATENATED MODULE: ./src/cancel.ts
-
-
-/**
- * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
- * escalation has to fit well inside that.
- */
-const DEFAULT_ABORT_TIMINGS = {
-    stopWaitMs: 3000,
-    termWaitMs: 1500,
-    killWaitMs: 1000,
-    pollMs: 250
-};
-/**
- * Cancels the queue item or stops the build, escalating for Pipelines
- * (stop, then term, then kill: jenkins-api.md 7), and says what it did.
- * Never throws: the caller is already failing the step.
- */
-async function abortRemote(api, target, logger, timings = DEFAULT_ABORT_TIMINGS) {
-    try {
-        let build = target.build;
-        if (!build && target.queueId !== undefined) {
-            const outcome = await api.cancelQueueItem(target.queueId);
-            if (outcome === 'cancelled')
-                return `cancelled Jenkins queue item ${target.queueId}`;
-            // Too late: it left the queue, so a build may be running.
-            build = await buildOfQueueItem(api, target.job, target.queueId);
-            if (!build)
-                return `queue item ${target.queueId} was no longer queued and started no build`;
-        }
-        if (!build)
-            return 'nothing was running in Jenkins yet';
-        return await stopBuild(api, build, logger, timings);
-    }
-    catch (error) {
-        logger.warning(`Could not abort the Jenkins work: ${error.message}`);
-        return 'could not abort the Jenkins work (see the warning above)';
-    }
-}
-async function buildOfQueueItem(api, job, queueId) {
-    let number;
-    try {
-        // A left item's executable is null for a moment while the run is
-        // created (jenkins-api.md 4): look again briefly before giving up.
-        for (let i = 0; i < 8 && number === undefined; i++) {
-            const item = await api.getQueueItem(queueId);
-            number = item.executable?.number;
-            if (number === undefined && (item.cancelled || item.executable === undefined))
-                break;
-            if (number === undefined)
-                await sleep(250);
-        }
-    }
-    catch (error) {
-        if (!(error instanceof JenkinsError && error.kind === 'not-found'))
-            throw error;
-        // Expired or dropped by a restart: look the build up by its queue id.
-        number = (await api.recentBuilds(job, 100)).find(b => b.queueId === queueId)?.number;
-    }
-    return number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) };
-}
-async function stopBuild(api, build, logger, timings) {
-    const label = `build #${build.number}`;
-    const current = await api.getBuild(build.job, build.number, { tree: 'number,building,result' });
-    if (!current.building)
-        return `${label} had already finished (${current.result ?? 'no result'})`;
-    const steps = [
-        ['stop', timings.stopWaitMs],
-        ['term', timings.termWaitMs],
-        ['kill', timings.killWaitMs]
-    ];
-    for (const [how, waitMs] of steps) {
-        try {
-            await api.stopBuild(build, how);
-        }
-        catch (error) {
-            // Freestyle builds have no term/kill (404): stop is all there is.
-            if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found')
-                break;
-            throw error;
-        }
-        logger.info(`Sent ${how} to Jenkins ${label}.`);
-        const ended = await waitUntilOver(api, build, waitMs, timings.pollMs);
-        if (ended)
-            return `stopped Jenkins ${label} (${how}; result ${ended})`;
-    }
-    return `asked Jenkins to stop ${label}, but it was still running when the step gave up`;
-}
-async function waitUntilOver(api, build, waitMs, pollMs) {
-    const until = Date.now() + waitMs;
-    for (;;) {
-        const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' });
-        if (!b.building)
-            return b.result ?? 'no result';
-        if (Date.now() >= until)
-            return undefined;
-        await sleep(pollMs);
-    }
-}
-/**
- * Turns the runner's SIGINT/SIGTERM into an abort of `controller`, so the
- * follower stops waiting and main can stop the remote build. Returns a
- * function that removes the handlers.
- */
-function onCancelSignals(controller, logger) {
-    const handler = (signal) => {
-        if (controller.signal.aborted) {
-            logger.info(`Received ${signal} again; still stopping the Jenkins work.`);
-            return;
-        }
-        logger.info(`Received ${signal}: the workflow was cancelled.`);
-        controller.abort('cancelled');
-    };
-    process.on('SIGINT', handler);
-    process.on('SIGTERM', handler);
-    return () => {
-        process.off('SIGINT', handler);
-        process.off('SIGTERM', handler);
-    };
-}
-
 ;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
 
 
@@ -38717,6 +38548,7 @@ class CommitStatusReporter {
     token;
     target;
     octokit;
+    final = false;
     /**
      * Reads owner/repo/sha from @actions/github's context (or an injected one).
      * For pull requests the status goes on the PR's head commit: context.sha is
@@ -38754,6 +38586,10 @@ class CommitStatusReporter {
     get sha() {
         return this.target?.sha;
     }
+    /** Whether a final state (success, failure, error) was sent or attempted. */
+    get finished() {
+        return this.final;
+    }
     pending(description, targetUrl) {
         return this.set('pending', description, targetUrl);
     }
@@ -38764,6 +38600,7 @@ class CommitStatusReporter {
      * so that the status agrees with the step (e.g. `accept: SUCCESS,UNSTABLE`).
      */
     finish(result, description, targetUrl, accepted) {
+        this.final = true;
         let state;
         if (result === 'error')
             state = 'error';
@@ -38881,6 +38718,28 @@ var State;
 })(State || (State = {}));
 /** Build results Jenkins reports (hudson.model.Result). */
 const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
+
+;// CONCATENATED MODULE: ./src/core-logger.ts
+
+/** The step log, for the modules that take a Logger (they never import @actions/core themselves). */
+const coreLogger = {
+    debug: message => core_debug(message),
+    info: message => core_info(message),
+    warning: message => warning(message)
+};
+
+;// CONCATENATED MODULE: ./src/jenkins/errors.ts
+/** An error with a message a user can act on. Never contains credentials. */
+class JenkinsError extends Error {
+    kind;
+    status;
+    constructor(kind, message, status) {
+        super(message);
+        this.kind = kind;
+        this.status = status;
+        this.name = 'JenkinsError';
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/jenkins/job-path.ts
 /** Thrown for a `job` value that cannot name a Jenkins item. The message names the input. */
@@ -39035,6 +38894,41 @@ function clamp(value, min, max) {
     return Math.min(max, Math.max(min, Math.round(value)));
 }
 
+;// CONCATENATED MODULE: ./src/wait.ts
+/** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
+class StepAborted extends Error {
+    reason;
+    constructor(reason) {
+        super(reason === 'timeout' ? 'The step timed out.' : 'The step was cancelled.');
+        this.reason = reason;
+        this.name = 'StepAborted';
+    }
+}
+/** The reason carried by an aborted signal ('cancelled' unless it says 'timeout'). */
+function abortReason(signal) {
+    return signal.reason === 'timeout' ? 'timeout' : 'cancelled';
+}
+/** Throws StepAborted if the signal has fired. */
+function throwIfAborted(signal) {
+    if (signal?.aborted)
+        throw new StepAborted(abortReason(signal));
+}
+/** Waits `ms`, or throws StepAborted as soon as the signal fires. */
+function sleep(ms, signal) {
+    throwIfAborted(signal);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(new StepAborted(abortReason(signal)));
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/follower.ts
 
 
@@ -39172,410 +39066,907 @@ class BuildFollower {
     }
 }
 
-;// CONCATENATED MODULE: ./src/input-error.ts
-/**
- * Thrown for a bad input; the message names the input and the expected form,
- * and never contains a secret (token, password, github-token).
- */
-class InputError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'InputError';
-    }
-}
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: external "node:string_decoder"
+const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+;// CONCATENATED MODULE: ./src/log-stream.ts
 
-;// CONCATENATED MODULE: ./src/duration.ts
 
+const DEFAULT_TAIL_LINES = 50;
+const DEFAULT_TAIL_BYTES = 8 * 1024;
+const DEFAULT_MAX_LINE = 64 * 1024;
+// Jenkins >= 2.509 leaves ConsoleNote annotations in the plain-text log
+// (jenkins-api.md 6.1); a note never contains ESC, so it is always within one
+// line and an unfinished one always starts at the last ESC of a text.
+// eslint-disable-next-line no-control-regex
+const CONSOLE_NOTE = /\x1b\[8mha:[^\x1b]*\x1b\[0m/g;
+const NOTE_START = '\x1b[8mha:';
 /**
- * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
- * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
- * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
- * above which Node fires the timer at once instead of never.
+ * Follows a build's console through logText/progressiveText and writes it to a
+ * sink line by line, with CRLF turned back into LF and ConsoleNotes removed.
+ *
+ * Memory stays flat whatever the log size: the body is consumed chunk by
+ * chunk and only a partial last line (bounded by maxLineLength) and the tail
+ * are kept.
  */
-const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
-const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
-/**
- * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
- * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
- * case-insensitive; only whole numbers. The result is more than 0 and at most
- * MAX_DURATION_MS.
- */
-function parseDuration(value, input) {
-    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
-    const text = value.trim();
-    let ms;
-    if (/^\d+$/.test(text)) {
-        ms = Number(text) * UNITS_MS.s;
+class ConsoleStreamer {
+    api;
+    build;
+    sink;
+    tailLines;
+    tailBytes;
+    maxLine;
+    decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
+    /** Decoded text after the last written newline, not yet written. */
+    pending = '';
+    nextStart = 0;
+    received = 0;
+    /** Whether the last character given to the sink was a newline (or nothing was written yet). */
+    atLineStart = true;
+    lastLines = [];
+    lastLinesBytes = 0;
+    /** Text written since the last newline (for tail()), capped at tailBytes. */
+    openLine = '';
+    constructor(api, build, sink, options = {}) {
+        this.api = api;
+        this.build = build;
+        this.sink = sink;
+        this.tailLines = Math.max(1, options.tailLines ?? DEFAULT_TAIL_LINES);
+        this.tailBytes = Math.max(16, options.tailBytes ?? DEFAULT_TAIL_BYTES);
+        this.maxLine = Math.max(16, options.maxLineLength ?? DEFAULT_MAX_LINE);
     }
-    else {
-        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
-        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
-            ms =
-                Number(match[1] ?? 0) * UNITS_MS.h +
-                    Number(match[2] ?? 0) * UNITS_MS.m +
-                    Number(match[3] ?? 0) * UNITS_MS.s;
+    /** The `start` the next poll asks for (Jenkins' last X-Text-Size). */
+    get offset() {
+        return this.nextStart;
+    }
+    /** Body bytes received so far, over all polls. */
+    get bytesRead() {
+        return this.received;
+    }
+    /**
+     * One GET progressiveText?start=<offset>: writes the complete new lines to
+     * the sink and advances the offset to X-Text-Size. Returns X-More-Data
+     * (false: the log is complete, the build is ending).
+     */
+    async poll() {
+        const start = this.nextStart;
+        const chunk = await this.api.progressiveText(this.build, start);
+        if (chunk.textSize < start) {
+            // Jenkins answers a start beyond the log's length by resending the log
+            // from 0 (jenkins-api.md 6.1): the log on Jenkins is shorter than what
+            // we already showed, so it was truncated, rotated or replaced. We cannot
+            // tell which part is new, so we skip this copy (no duplicates), say so
+            // in one line, and follow the log from its current end.
+            chunk.body.destroy();
+            this.flush();
+            this.emit(`[jenkins-build-action] The console log on Jenkins restarted (it is now ${chunk.textSize} bytes, ` +
+                `${start} were already shown); following it from its current end.\n`);
+            this.nextStart = chunk.textSize;
+            return chunk.moreData;
         }
+        let bodyBytes = 0;
+        try {
+            for await (const data of chunk.body) {
+                const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+                bodyBytes += buffer.length;
+                this.received += buffer.length;
+                this.push(this.decoder.write(buffer));
+                // Backpressure: a reader slower than Jenkins would otherwise make
+                // memory grow with the console.
+                if (this.sink.drained)
+                    await this.sink.drained();
+            }
+        }
+        catch (error) {
+            // The body length does not map back to an offset (Jenkins rewrites LF
+            // as CRLF, jenkins-api.md 6.1), so a body that broke off half-way
+            // cannot be resumed. Nothing arrived: the same offset can be asked
+            // again. Some lines were written: asking again would repeat them, so
+            // the rest of this piece is skipped, visibly.
+            if (bodyBytes > 0) {
+                this.flush();
+                this.emit('[jenkins-build-action] The console transfer broke off; some lines are missing here.\n');
+                this.nextStart = chunk.textSize;
+            }
+            throw error;
+        }
+        finally {
+            chunk.body.destroy();
+        }
+        this.nextStart = chunk.textSize;
+        return chunk.moreData;
     }
-    if (ms === undefined) {
-        throw new InputError(`Input '${input}' ('${clip(text)}') is not a duration: ${expected}.`);
+    /**
+     * Writes any held-back partial last line, so that the output ends at a line
+     * start (a workflow command written next, such as the resume marker of
+     * withCommandsStopped, must start a line to be recognised). Call once when done.
+     */
+    flush() {
+        this.pending += this.decoder.end();
+        this.decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
+        if (this.pending !== '') {
+            const rest = this.pending;
+            this.pending = '';
+            this.emit(clean(rest));
+        }
+        this.endOpenLine();
     }
-    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
-        throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`);
+    /** The last lines of the console, bounded by tailLines and tailBytes, for the failure annotation. */
+    tail() {
+        const lines = [...this.lastLines];
+        const open = this.openLine + clean(this.pending);
+        if (open !== '')
+            lines.push(cutToBytes(open.replace(/\r$/, ''), this.tailBytes - 1));
+        let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+        while (lines.length > 1 && (lines.length > this.tailLines || bytes > this.tailBytes)) {
+            bytes -= Buffer.byteLength(lines.shift() ?? '') + 1;
+        }
+        return lines;
     }
-    return ms;
-}
-function clip(text) {
-    return text.length > 40 ? text.slice(0, 40) + '…' : text;
-}
-
-;// CONCATENATED MODULE: ./src/parameters.ts
-
-const parameters_FORMS = 'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}';
-/**
- * Parses the `parameters` input.
- *
- * - A JSON object (the text starts with `{`): values are strings, numbers,
- *   booleans, or arrays of those (a multi-value parameter). Numbers and
- *   booleans become the strings Jenkins would receive in a form (`3`, `true`);
- *   quote a number to keep an exact spelling such as `1.50`.
- * - Otherwise `NAME=value` lines: split on the first `=`, so the value may
- *   hold `=` and may be empty; the name is trimmed, the value is kept as
- *   written (only the line break is removed, CRLF included); blank lines are
- *   skipped. A name given on several lines becomes a multi-value parameter,
- *   its values in line order.
- *
- * Messages name the line or the parameter but never echo a value: values are
- * often secrets.
- */
-function parameters_parseParameters(text) {
-    const trimmed = text.trim();
-    if (trimmed === '')
-        return {};
-    // `[` too, so that a JSON array gets "must be an object" rather than a
-    // confusing complaint about a line without `=`.
-    if (trimmed.startsWith('{') || trimmed.startsWith('['))
-        return parseJson(trimmed);
-    return parseLines(text);
-}
-function parseLines(text) {
-    const values = new Map();
-    text.split(/\r?\n/).forEach((line, index) => {
-        if (line.trim() === '')
+    /** Adds decoded text: writes every complete line, holds back the rest. */
+    push(text) {
+        if (text === '')
             return;
-        const eq = line.indexOf('=');
-        if (eq < 0) {
-            throw new InputError(`Input 'parameters' line ${index + 1} has no '=': ${parameters_FORMS}.`);
+        this.pending += text;
+        const lastNewline = this.pending.lastIndexOf('\n');
+        if (lastNewline >= 0) {
+            const complete = this.pending.slice(0, lastNewline + 1);
+            this.pending = this.pending.slice(lastNewline + 1);
+            this.emit(clean(complete));
         }
-        const name = line.slice(0, eq).trim();
-        if (name === '') {
-            throw new InputError(`Input 'parameters' line ${index + 1} has an empty NAME before '=': ${parameters_FORMS}.`);
+        if (this.pending.length > this.maxLine)
+            this.spillLongLine();
+    }
+    /** Writes most of an overlong partial line, keeping back what may still change when it goes on. */
+    spillLongLine() {
+        let text = this.pending.replace(CONSOLE_NOTE, '');
+        let keep = '';
+        // An unfinished ConsoleNote or a CR that may turn out to be half of a CRLF
+        // must wait for the next text.
+        const esc = text.lastIndexOf('\x1b');
+        if (esc > 0 && couldBeNoteStart(text.slice(esc))) {
+            keep = text.slice(esc);
+            text = text.slice(0, esc);
         }
-        const list = values.get(name);
-        if (list)
-            list.push(line.slice(eq + 1));
-        else
-            values.set(name, [line.slice(eq + 1)]);
-    });
-    return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
+        if (keep === '' && text.endsWith('\r')) {
+            keep = '\r';
+            text = text.slice(0, -1);
+        }
+        this.pending = keep;
+        this.emit(text);
+    }
+    emit(text) {
+        if (text === '')
+            return;
+        this.sink.write(text);
+        this.atLineStart = text.endsWith('\n');
+        this.remember(text);
+    }
+    /** Ends a line the sink was left in the middle of (after a spilled long line or a flush). */
+    endOpenLine() {
+        if (!this.atLineStart)
+            this.emit('\n');
+    }
+    /** Keeps the last lines of what was written, for tail(). */
+    remember(text) {
+        const parts = text.split('\n');
+        const last = parts.pop() ?? '';
+        if (parts.length > 0) {
+            // Only the last tailLines lines of this text can survive the trim below.
+            const from = Math.max(0, parts.length - this.tailLines);
+            for (let i = from; i < parts.length; i++) {
+                const line = cutToBytes((i === 0 ? this.openLine : '') + (parts[i] ?? ''), this.tailBytes - 1);
+                this.lastLines.push(line);
+                this.lastLinesBytes += Buffer.byteLength(line) + 1;
+            }
+            this.openLine = '';
+        }
+        this.openLine = cutToBytes(this.openLine + last, this.tailBytes);
+        while (this.lastLines.length > 0 &&
+            (this.lastLines.length > this.tailLines || this.lastLinesBytes > this.tailBytes)) {
+            this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1;
+        }
+    }
 }
-function parseJson(text) {
-    let data;
+/** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
+function clean(text) {
+    return text.replace(/\r\n/g, '\n').replace(CONSOLE_NOTE, '');
+}
+function couldBeNoteStart(text) {
+    return text.length < NOTE_START.length ? NOTE_START.startsWith(text) : text.startsWith(NOTE_START);
+}
+/** Keeps the end of a line that is longer than `max` bytes, marked with an ellipsis. */
+function cutToBytes(line, max) {
+    if (line.length * 3 <= max || Buffer.byteLength(line) <= max)
+        return line;
+    const bytes = Buffer.from(line, 'utf8');
+    // A cut inside a multi-byte character decodes to U+FFFD: drop it.
+    const end = bytes.subarray(bytes.length - Math.max(0, max - 3)).toString('utf8');
+    return '…' + end.replace(/^\uFFFD+/, '');
+}
+/**
+ * Runs fn with the runner's workflow-command processing stopped, so that
+ * console lines from Jenkins (untrusted) cannot issue `::add-mask::`,
+ * `::error::` or any other command. The resume token is random and never
+ * shown before the stop, so the console cannot guess it to resume early.
+ * Resumes even if fn throws. Whatever fn writes must end at a line start
+ * (ConsoleStreamer.flush() ensures it) for the resume marker to be recognised.
+ */
+async function withCommandsStopped(write, fn) {
+    const token = (0,external_node_crypto_.randomUUID)();
+    write(`::stop-commands::${token}\n`);
     try {
-        data = JSON.parse(text);
+        return await fn();
+    }
+    finally {
+        write(`::${token}::\n`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/report.ts
+
+/** Sets every output the outcome knows. duration and result only once the build is over. */
+function setBuildOutputs(out, outcome) {
+    const build = outcome.build;
+    const finished = build !== undefined && !build.building;
+    const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined);
+    if (result)
+        out.setOutput(Output.Result, result);
+    if (build)
+        out.setOutput(Output.BuildNumber, String(build.number));
+    if (outcome.buildUrl)
+        out.setOutput(Output.BuildUrl, outcome.buildUrl);
+    // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
+    if (finished)
+        out.setOutput(Output.Duration, String(build.duration));
+    if (outcome.queueUrl)
+        out.setOutput(Output.QueueUrl, outcome.queueUrl);
+    if (build)
+        out.setOutput(Output.Build, JSON.stringify(build));
+    out.setOutput(Output.JobUrl, outcome.jobUrl);
+}
+/**
+ * Test counts from the build's actions: hudson.tasks.junit.TestResultAction,
+ * the aggregated actions (matrix, maven, downstream aggregation) or any action
+ * with failCount/totalCount. When several are present the largest is taken:
+ * an aggregate includes its parts, and adding them up would count twice.
+ */
+function testCounts(build) {
+    let best;
+    for (const action of build.actions ?? []) {
+        if (typeof action !== 'object' || action === null)
+            continue;
+        const { failCount, totalCount, skipCount } = action;
+        if (!isCount(failCount) || !isCount(totalCount))
+            continue;
+        const counts = {
+            total: totalCount,
+            failed: failCount,
+            skipped: isCount(skipCount) ? skipCount : 0
+        };
+        if (!best || counts.total > best.total)
+            best = counts;
+    }
+    return best;
+}
+function isCount(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
+function formatDuration(ms) {
+    if (!Number.isFinite(ms) || ms < 0)
+        return 'unknown';
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    if (ms < 10_000)
+        return `${Math.floor(ms / 100) / 10} s`;
+    if (ms < 60_000)
+        return `${Math.floor(ms / 1000)} s`;
+    const totalSeconds = Math.round(ms / 1000);
+    const hours = Math.floor(totalSeconds / 3600);
+    const minutes = Math.floor((totalSeconds % 3600) / 60);
+    const seconds = totalSeconds % 60;
+    const parts = [];
+    if (hours > 0)
+        parts.push(`${hours} h`);
+    if (minutes > 0)
+        parts.push(`${minutes} min`);
+    // Seconds are noise next to hours.
+    if (seconds > 0 && hours === 0)
+        parts.push(`${seconds} s`);
+    return parts.join(' ');
+}
+const RESULT_ICONS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+const MAX_PARAMETERS = 50;
+const MAX_VALUE_CHARS = 200;
+const MAX_NOTE_CHARS = 1000;
+/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
+const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
+const HIDDEN = '***';
+/**
+ * Writes a short job summary: the job, a table (result, build, duration,
+ * queue wait, tests), the parameters (secret-looking ones hidden) and the
+ * note. Everything from Jenkins or the user is escaped. If the summary cannot
+ * be written (no GITHUB_STEP_SUMMARY), warns and returns: never throws.
+ */
+async function writeSummary(summary, outcome, logger) {
+    try {
+        const build = outcome.build;
+        summary.addHeading(`Jenkins ${report_link(outcome.jobName, outcome.jobUrl)}`, 2);
+        const rows = [['Result', resultCell(outcome)]];
+        if (build) {
+            rows.push(['Build', report_link(`#${build.number}`, outcome.buildUrl)]);
+            rows.push([
+                'Duration',
+                build.building ? 'running' : escapeHtml(formatDuration(build.duration))
+            ]);
+        }
+        else if (outcome.queueUrl) {
+            rows.push(['Queue item', report_link(outcome.queueUrl, outcome.queueUrl)]);
+        }
+        if (outcome.queueWaitMs !== undefined) {
+            rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))]);
+        }
+        if (outcome.tests) {
+            const { total, failed, skipped } = outcome.tests;
+            rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
+        }
+        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
+        const parameters = parametersOf(outcome);
+        if (parameters.length > 0) {
+            summary.addHeading('Parameters', 3);
+            const shown = parameters.slice(0, MAX_PARAMETERS);
+            const table = [
+                [
+                    { data: 'Name', header: true },
+                    { data: 'Value', header: true }
+                ],
+                ...shown.map(p => [
+                    `<code>${escapeHtml(cut(p.name, 100))}</code>`,
+                    p.value === HIDDEN ? HIDDEN : escapeHtml(cut(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
+                ])
+            ];
+            summary.addTable(table);
+            if (parameters.length > shown.length) {
+                summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
+            }
+        }
+        if (outcome.note)
+            summary.addRaw(`<p>${escapeHtml(cut(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
+        await summary.write();
     }
     catch (error) {
-        // Only the position is kept: newer V8 messages quote the input, which may
-        // hold secrets.
-        const position = /position (\d+)/.exec(String(error))?.[1];
-        const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`;
-        throw new InputError(`Input 'parameters' is not valid JSON${where}: ${parameters_FORMS}.`);
+        summary.emptyBuffer();
+        logger.warning(`Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-        throw new InputError(`Input 'parameters' is JSON but not an object: ${parameters_FORMS}.`);
-    }
-    const entries = [];
-    for (const [name, value] of Object.entries(data)) {
-        if (name.trim() === '') {
-            throw new InputError(`Input 'parameters' has an empty parameter name: ${parameters_FORMS}.`);
-        }
-        entries.push([
-            name,
-            Array.isArray(value) ? value.map(item => scalar(name, item)) : scalar(name, value)
-        ]);
-    }
-    // fromEntries defines own properties, so a parameter named `__proto__`
-    // stays a parameter instead of replacing the object's prototype.
-    return Object.fromEntries(entries);
 }
-function scalar(name, value) {
+function resultCell(outcome) {
+    const build = outcome.build;
+    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
+    if (!result) {
+        if (build?.building)
+            return '⏳ running';
+        return build ? 'no result' : '⏳ not started';
+    }
+    const icon = RESULT_ICONS[result] ?? '';
+    const verdict = outcome.accepted === false
+        ? ' (not accepted)'
+        : outcome.accepted && result !== 'SUCCESS'
+            ? ' (accepted)'
+            : '';
+    return `${icon} ${escapeHtml(result)}${verdict}`;
+}
+/** What the build ran with (its ParametersAction), else what the user asked for. Secrets hidden. */
+function parametersOf(outcome) {
+    const fromBuild = buildParameters(outcome.build);
+    if (fromBuild)
+        return fromBuild;
+    return Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
+        name,
+        value: SECRET_NAME.test(name)
+            ? HIDDEN
+            : typeof value === 'string'
+                ? value
+                : value.join(', ')
+    }));
+}
+function buildParameters(build) {
+    for (const action of build?.actions ?? []) {
+        if (typeof action !== 'object' || action === null)
+            continue;
+        const { _class, parameters } = action;
+        if (_class !== 'hudson.model.ParametersAction' || !Array.isArray(parameters))
+            continue;
+        const shown = [];
+        for (const p of parameters) {
+            if (typeof p !== 'object' || p === null)
+                continue;
+            const { name, value, _class: kind } = p;
+            if (typeof name !== 'string')
+                continue;
+            // PasswordParameterValue exports no value at all (jenkins-api.md 5.3).
+            const secret = SECRET_NAME.test(name) || /Password/i.test(String(kind ?? ''));
+            shown.push({ name, value: secret ? HIDDEN : parameterText(value) });
+        }
+        return shown;
+    }
+    return undefined;
+}
+function parameterText(value) {
+    if (value === undefined || value === null)
+        return '';
     if (typeof value === 'string')
         return value;
-    if (typeof value === 'boolean')
+    if (typeof value === 'number' || typeof value === 'boolean')
         return String(value);
-    // JSON.parse turns 1e999 into Infinity, which no form field can carry.
-    if (typeof value === 'number' && Number.isFinite(value))
-        return String(value);
-    throw new InputError(`Input 'parameters' value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${parameters_FORMS}).`);
+    return JSON.stringify(value) ?? '';
 }
-function describe(value) {
-    if (value === null)
-        return 'null';
-    if (Array.isArray(value))
-        return 'a nested array';
-    if (typeof value === 'number')
-        return 'a number out of range';
-    return 'an object';
+function report_link(text, url) {
+    const href = safeUrl(url);
+    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
 }
-
-;// CONCATENATED MODULE: ./src/inputs.ts
-
-
-
-
-
-
-
-/**
- * The defaults of action.yml. The runner applies them, but library callers
- * and `core.getInput` cannot tell "unset" from "empty", so an empty value
- * always means the default. `github-token` defaults to `${{ github.token }}`,
- * which only the runner can evaluate.
- */
-const INPUT_DEFAULTS = {
-    [Input.Url]: '',
-    [Input.User]: '',
-    [Input.Token]: '',
-    [Input.Job]: '',
-    [Input.Parameters]: '',
-    [Input.Wait]: 'true',
-    [Input.Disable]: 'false',
-    [Input.Build]: 'new',
-    [Input.ListJobs]: 'false',
-    [Input.Timeout]: '3600',
-    [Input.Accept]: 'SUCCESS',
-    [Input.Log]: 'true',
-    [Input.AbortOnCancel]: 'true',
-    [Input.CommitStatus]: 'false',
-    [Input.GithubToken]: '',
-    [Input.StatusContext]: ''
-};
-const BUILD_MODES = ['new', 'last', 'last-successful'];
-/** Pure: reads every input through `get` (tests pass a map) and validates it. */
-function parseSettings(get) {
-    // Parameters keep their whitespace so that line numbers in messages match
-    // what the user wrote; everything else is trimmed like core.getInput does.
-    const read = (name) => {
-        const value = name === Input.Parameters ? get(name) : get(name).trim();
-        return value.trim() === '' ? INPUT_DEFAULTS[name] : value;
-    };
-    const url = parseBaseUrl(read(Input.Url));
-    const { user, token } = parseCredentials(read(Input.User), read(Input.Token));
-    const disable = readBoolean(read, Input.Disable);
-    const listJobs = readBoolean(read, Input.ListJobs);
-    const log = readBoolean(read, Input.Log);
-    const abortOnCancel = readBoolean(read, Input.AbortOnCancel);
-    const commitStatus = readBoolean(read, Input.CommitStatus);
-    const wait = parseWait(read(Input.Wait));
-    const build = parseBuild(read(Input.Build));
-    const timeoutMs = parseDuration(read(Input.Timeout), Input.Timeout);
-    const accept = parseAccept(read(Input.Accept));
-    const parametersText = read(Input.Parameters);
-    const hasParameters = parametersText.trim() !== '';
-    const parameters = parameters_parseParameters(parametersText);
-    const job = parseJob(read(Input.Job), url, listJobs);
-    const jobName = fullName(job);
-    checkConflicts({ disable, listJobs, build, hasParameters, commitStatus, wait });
-    const githubToken = read(Input.GithubToken);
-    if (commitStatus && githubToken === '') {
-        throw new InputError(`Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`);
-    }
-    const statusContext = read(Input.StatusContext) || (jobName === '' ? 'jenkins' : `jenkins/${jobName}`);
-    return {
-        url,
-        user,
-        token,
-        job,
-        jobName,
-        parameters,
-        hasParameters,
-        wait,
-        disable,
-        build,
-        listJobs,
-        timeoutMs,
-        accept,
-        log,
-        abortOnCancel,
-        commitStatus,
-        githubToken,
-        statusContext
-    };
-}
-/**
- * Reads the inputs with core.getInput. The secrets are registered with
- * core.setSecret first, before any validation can write a message, so that
- * nothing this step logs afterwards can show them.
- */
-function getSettings() {
-    maskSecret(getInput(Input.Token));
-    maskSecret(getInput(Input.GithubToken));
-    maskUrlPassword(getInput(Input.Url));
-    maskUrlPassword(getInput(Input.Job));
-    return parseSettings(name => getInput(name, { trimWhitespace: name !== Input.Parameters }));
-}
-function maskSecret(value) {
-    if (value !== '')
-        core_setSecret(value);
-}
-/** A password written into a URL (which we reject) must not show up in a later log line. */
-function maskUrlPassword(value) {
-    const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(value)?.[1];
-    const colon = userinfo?.indexOf(':') ?? -1;
-    if (userinfo === undefined || colon < 0)
-        return;
-    const password = userinfo.slice(colon + 1);
-    maskSecret(password);
+/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
+function safeUrl(url) {
+    if (!url)
+        return undefined;
     try {
-        const decoded = decodeURIComponent(password);
-        if (decoded !== password)
-            maskSecret(decoded);
+        const parsed = new URL(url);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
     }
     catch {
-        // Not percent-encoded; the raw form is masked already.
+        return undefined;
     }
 }
-function parseBaseUrl(value) {
-    const expected = 'expected the Jenkins base URL, http(s)://host[:port][/context-path]';
-    if (value === '')
-        throw new InputError(`Input 'url' is required: ${expected}.`);
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new InputError(`Input 'url' ('${redactUrl(value)}') is not an absolute URL: ${expected}.`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new InputError(`Input 'url' ('${redactUrl(value)}') must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
-    }
-    if (url.username !== '' || url.password !== '') {
-        // The message must not echo the URL: it holds the password.
-        throw new InputError(`Input 'url' must not contain credentials: put the user name in 'user' and the API token in 'token' (${expected}).`);
-    }
-    if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
-        throw new InputError(`Input 'url' ('${value}') must not have a query or fragment: ${expected}.`);
-    }
-    return url.origin + url.pathname.replace(/\/+$/, '');
+/**
+ * Makes text inert in the summary: HTML special characters and the characters
+ * Markdown acts on become entities, line breaks become <br> (a blank line
+ * would end the HTML block and let Markdown through), and other control
+ * characters go.
+ */
+function escapeHtml(text) {
+    return (text
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
+        .replace(/\r\n|\r|\n/g, '<br>')
+        .replace(/\t/g, ' '));
 }
-function parseCredentials(user, token) {
-    if (token !== '' && user === '') {
-        throw new InputError(`Input 'token' is set but 'user' is empty: an API token belongs to a user, so set 'user' to that user's id (or leave both empty for anonymous access).`);
-    }
-    if (user !== '' && token === '') {
-        // Jenkins never challenges anonymous requests (jenkins-api.md 2.1), so
-        // without a token the action would silently run as anonymous.
-        throw new InputError(`Input 'user' ('${user}') is set but 'token' is empty: set 'token' to the user's API token (or leave both empty for anonymous access).`);
-    }
-    // Basic auth splits user:password at the first colon (RFC 7617), and a
-    // control character could not travel in a header.
-    if (user.includes(':') || /\p{Cc}/u.test(user)) {
-        throw new InputError(`Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`);
-    }
-    if (/\p{Cc}/u.test(token)) {
-        throw new InputError(`Input 'token' must not contain control characters (line breaks, tabs): expected one API token or password.`);
-    }
-    return { user, token };
+function escapeAttribute(text) {
+    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
 }
-function readBoolean(read, name) {
-    const value = read(name);
-    // The YAML 1.2 core schema, exactly as core.getBooleanInput accepts it.
-    if (value === 'true' || value === 'True' || value === 'TRUE')
-        return true;
-    if (value === 'false' || value === 'False' || value === 'FALSE')
-        return false;
-    throw new InputError(`Input '${name}' ('${inputs_clip(value)}') is not a boolean: expected true or false (true | True | TRUE | false | False | FALSE).`);
+function cut(text, max) {
+    const chars = Array.from(text);
+    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
 }
-function parseWait(value) {
-    switch (value.toLowerCase()) {
-        case 'true':
-            return 'finish';
-        case 'started':
-            return 'started';
-        case 'false':
-            return 'queued';
-        default:
-            throw new InputError(`Input 'wait' ('${inputs_clip(value)}') must be one of true, started, false.`);
+const TAIL_LINES = 30;
+const TAIL_BYTES = 4 * 1024;
+// CSI and other ESC sequences: colours mean nothing in an annotation.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
+/**
+ * The failure annotation: what finished how, where, and the console's last
+ * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
+ */
+function failureMessage(outcome, tail) {
+    const build = outcome.build;
+    const result = outcome.result ?? build?.result ?? undefined;
+    let head;
+    if (!build) {
+        head = `Jenkins job ${outcome.jobName} did not start a build`;
     }
-}
-function parseBuild(value) {
-    const mode = BUILD_MODES.find(m => m === value.toLowerCase());
-    if (mode === undefined) {
-        throw new InputError(`Input 'build' ('${inputs_clip(value)}') must be one of ${BUILD_MODES.join(', ')}.`);
+    else if (build.building && !outcome.result) {
+        head = `Jenkins build ${outcome.jobName} #${build.number} did not finish`;
     }
-    return mode;
+    else {
+        head = `Jenkins build ${outcome.jobName} #${build.number} finished ${result ?? 'without a result'}`;
+    }
+    if (outcome.accept && outcome.accept.length > 0)
+        head += ` (accepted: ${outcome.accept.join(', ')})`;
+    const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
+    if (url)
+        head += ` — ${url}`;
+    const lines = [head];
+    if (outcome.note)
+        lines.push(outcome.note);
+    const last = lastLines(tail);
+    if (last.length > 0)
+        lines.push(`Last ${last.length} console lines:`, ...last);
+    return lines.join('\n');
 }
-function parseAccept(value) {
-    const expected = `expected a comma-separated list of ${BUILD_RESULTS.join(', ')}`;
-    const items = value
-        .split(',')
-        .map(item => item.trim().toUpperCase())
-        .filter(item => item !== '');
-    if (items.length === 0)
-        throw new InputError(`Input 'accept' lists no result: ${expected}.`);
-    const results = [];
-    for (const item of items) {
-        const result = BUILD_RESULTS.find(r => r === item);
-        if (result === undefined) {
-            throw new InputError(`Input 'accept' has an unknown result '${inputs_clip(item)}': ${expected}.`);
+function lastLines(tail) {
+    const kept = [];
+    let bytes = 0;
+    for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
+        // eslint-disable-next-line no-control-regex
+        let line = (tail[i] ?? '').replace(ANSI, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
+        if (kept.length === 0 && line.trim() === '')
+            continue;
+        const size = Buffer.byteLength(line) + 1;
+        if (bytes + size > TAIL_BYTES) {
+            if (kept.length > 0)
+                break;
+            line =
+                '…' +
+                    Buffer.from(line)
+                        .subarray(-(TAIL_BYTES - 8))
+                        .toString('utf8')
+                        .replace(/^\uFFFD+/, '');
         }
-        if (!results.includes(result))
-            results.push(result);
+        bytes += Buffer.byteLength(line) + 1;
+        kept.unshift(line);
     }
-    return results;
+    return kept;
 }
-function parseJob(value, url, listJobs) {
-    if (value === '') {
-        if (listJobs)
-            return Object.freeze([]);
-        throw new InputError(`Input 'job' is required unless 'list-jobs' is true: expected \`folder/job\`, \`job/folder/job/job\`, or the job URL on the same server as 'url'.`);
+
+;// CONCATENATED MODULE: ./src/suggest.ts
+/** Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively). */
+function editDistance(a, b) {
+    const s = a.toLowerCase();
+    const t = b.toLowerCase();
+    let previous = Array.from({ length: t.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= s.length; i++) {
+        const current = [i];
+        for (let j = 1; j <= t.length; j++) {
+            const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+            current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+        }
+        previous = current;
     }
+    return previous[t.length] ?? 0;
+}
+/**
+ * The candidates closest to `name`, best first: those within a third of the
+ * name's length, or that contain it / are contained in it.
+ */
+function closestNames(name, candidates, max = 3) {
+    const lower = name.toLowerCase();
+    const limit = Math.max(2, Math.ceil(name.length / 3));
+    return candidates
+        .map(candidate => {
+        const c = candidate.toLowerCase();
+        const lastSegment = c.split('/').pop() ?? c;
+        const distance = Math.min(editDistance(lower, c), editDistance(lower, lastSegment));
+        const related = c.includes(lower) || lower.includes(lastSegment);
+        return { candidate, distance: related ? Math.min(distance, limit) : distance };
+    })
+        .filter(x => x.distance <= limit && x.candidate !== name)
+        .sort((x, y) => x.distance - y.distance || x.candidate.localeCompare(y.candidate))
+        .slice(0, max)
+        .map(x => x.candidate);
+}
+
+;// CONCATENATED MODULE: ./src/build-job.ts
+
+
+
+
+
+
+
+
+
+
+/**
+ * Triggers the job (or picks its last build), follows the build, streams its
+ * console, and reports: outputs, summary, commit status. Throws when the
+ * result is not accepted, with the console's last lines.
+ */
+async function buildJob(api, settings, signal, progress) {
+    const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal });
+    const status = settings.commitStatus
+        ? new CommitStatusReporter({
+            token: settings.githubToken,
+            context: settings.statusContext,
+            logger: coreLogger
+        })
+        : undefined;
     try {
-        return parseJobPath(value, url);
+        await follow(api, settings, signal, progress, follower, status);
     }
     catch (error) {
-        if (error instanceof JobPathError)
-            throw new InputError(error.message);
+        // A status left pending would block a protected branch for good.
+        if (status && !status.finished) {
+            await status.finish('error', statusFailure(error), progress.build?.url);
+        }
         throw error;
     }
 }
-function checkConflicts(s) {
-    const conflict = (a, b, why) => new InputError(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`);
-    if (s.disable && s.listJobs) {
-        throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs');
+async function follow(api, settings, signal, progress, follower, status) {
+    const name = settings.jobName;
+    const outcome = { jobName: name, jobUrl: api.jobUrl(settings.job) };
+    let first;
+    if (settings.build === 'new') {
+        const info = await api.getJob(settings.job);
+        if (info.isFolder) {
+            throw new Error(`Jenkins item ${name} is a folder, not a job: name a job inside it (list them with list-jobs: true).`);
+        }
+        // A cancel that arrived while reading the job must not still trigger.
+        throwIfAborted(signal);
+        const queued = await api.trigger(info, settings.job, settings.parameters);
+        progress.queued(queued.queueId);
+        warnUnknownParameters(queued.unknownParameters, info.parameterDefinitions.map(p => p.name), name);
+        outcome.queueUrl = queued.queueUrl;
+        outcome.parameters = settings.parameters;
+        setOutput(Output.QueueUrl, queued.queueUrl);
+        core_info(queued.merged
+            ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
+            : `Queued ${name} in Jenkins: ${queued.queueUrl}`);
+        if (settings.wait === 'queued') {
+            await status?.pending(`Queued in Jenkins`, queued.queueUrl);
+            outcome.note = 'Did not wait for the build to start (wait: false).';
+            return finish(outcome, true, settings, progress);
+        }
+        const start = await follower.waitForStart(queued.queueId);
+        progress.started(start.ref);
+        outcome.queueWaitMs = start.queueWaitMs;
+        outcome.buildUrl = start.ref.url;
+        core_info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`);
+        first = await follower.describe(start.ref);
     }
-    if (s.disable && s.hasParameters) {
-        throw conflict('disable', 'parameters', 'a disabled job is not built, so parameters would be ignored');
+    else {
+        first = await lastBuild(api, settings);
+        progress.started({
+            job: settings.job,
+            number: first.number,
+            url: api.buildUrl(settings.job, first.number)
+        });
+        outcome.buildUrl = progress.build?.url;
+        core_info(`${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`);
     }
-    if (s.disable && s.build !== 'new') {
-        throw conflict('disable', 'build', `'disable' does not report a build; leave 'build' at new`);
+    const ref = progress.build;
+    outcome.build = first;
+    await status?.pending(`Jenkins build #${ref.number} running`, ref.url);
+    if (settings.wait !== 'finish') {
+        outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`;
+        return finish(outcome, true, settings, progress);
     }
-    if (s.listJobs && s.hasParameters) {
-        throw conflict('list-jobs', 'parameters', 'listing jobs builds nothing, so parameters would be ignored');
+    let tail = [];
+    let final = first;
+    // A triggered build can end before its first look (a short build, or a
+    // slow executor hand-over): its console is still what the user asked to
+    // see, and the failure message quotes its last lines.
+    const showConsole = settings.log && (first.building || settings.build === 'new');
+    if (first.building || showConsole) {
+        if (showConsole) {
+            const streamer = new ConsoleStreamer(api, ref, {
+                write: text => process.stdout.write(text),
+                drained: stdoutDrained
+            });
+            startGroup(`Console of Jenkins ${name} #${ref.number}`);
+            try {
+                final = await withCommandsStopped(text => process.stdout.write(text), async () => {
+                    try {
+                        return await follower.waitForEnd(ref, streamer, first);
+                    }
+                    finally {
+                        streamer.flush();
+                    }
+                });
+            }
+            finally {
+                endGroup();
+            }
+            tail = streamer.tail();
+        }
+        else {
+            core_info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`);
+            final = await follower.waitForEnd(ref, undefined, first);
+        }
     }
-    if (s.listJobs && s.build !== 'new') {
-        throw conflict('list-jobs', 'build', `listing jobs reports no build; leave 'build' at new`);
+    progress.done();
+    outcome.build = final;
+    outcome.result = final.result ?? undefined;
+    outcome.tests = await testsOf(api, ref, final);
+    const accepted = final.result !== null && settings.accept.includes(final.result);
+    outcome.accepted = accepted;
+    core_info(`Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`);
+    await status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, accepted);
+    await finish(outcome, accepted, settings, progress, tail);
+}
+/** A commit status description for a step that failed before the build's result was known. */
+function statusFailure(error) {
+    if (error instanceof StepAborted) {
+        return error.reason === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
     }
-    if (s.build !== 'new' && s.hasParameters) {
-        throw conflict('build', 'parameters', `'build: ${s.build}' reports an existing build and triggers nothing, so parameters would be ignored`);
-    }
-    // A pending status that nothing ever resolves would block a protected
-    // branch for good.
-    if (s.commitStatus && s.wait === 'queued') {
-        throw conflict('commit-status', 'wait', `with 'wait: false' the result is never known, so the commit status would stay pending; use 'wait: true'`);
+    return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed';
+}
+/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
+function stdoutDrained() {
+    const out = process.stdout;
+    if (!out.writableNeedDrain)
+        return Promise.resolve();
+    return new Promise(resolve => {
+        const done = () => {
+            out.off('drain', done).off('close', done).off('error', done);
+            resolve();
+        };
+        out.on('drain', done).on('close', done).on('error', done);
+    });
+}
+/** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
+async function finish(outcome, accepted, settings, progress, tail = []) {
+    // Whatever the step did not wait for, the user chose to leave running.
+    progress.done();
+    setBuildOutputs({ setOutput: (name, value) => setOutput(name, value) }, outcome);
+    await writeSummary(summary, outcome, coreLogger);
+    if (!accepted) {
+        throw new Error(failureMessage({ ...outcome, accept: settings.accept }, tail));
     }
 }
-function inputs_clip(text) {
-    return text.length > 40 ? text.slice(0, 40) + '…' : text;
+/** Test counts, from the final JSON or, when it only names a test action, from one narrower request. */
+async function testsOf(api, ref, build) {
+    const counts = testCounts(build);
+    if (counts)
+        return counts;
+    const hasTestAction = (build.actions ?? []).some(a => typeof a === 'object' &&
+        a !== null &&
+        /TestResultAction/.test(String(a._class)));
+    if (!hasTestAction)
+        return undefined;
+    try {
+        // Test counts are exported below depth 0 (jenkins-api.md 5.5): a tree
+        // asks for just them.
+        const detailed = await api.getBuild(ref.job, ref.number, {
+            tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
+        });
+        return testCounts({ ...build, actions: detailed.actions });
+    }
+    catch (error) {
+        coreLogger.debug(`Could not read test counts: ${error.message}`);
+        return undefined;
+    }
+}
+async function lastBuild(api, settings) {
+    const which = settings.build === 'last' ? 'lastBuild' : 'lastSuccessfulBuild';
+    try {
+        return await api.getBuild(settings.job, which);
+    }
+    catch (error) {
+        if (!(error instanceof JenkinsError && error.kind === 'not-found'))
+            throw error;
+        // Tell "no such job" from "no such build": both are 404.
+        await api.getJob(settings.job);
+        throw new JenkinsError('not-found', `Jenkins job ${settings.jobName} has no ${settings.build === 'last' ? '' : 'successful '}build yet (build: ${settings.build}), on ${api.baseUrl}.`, 404);
+    }
+}
+function warnUnknownParameters(unknown, defined, job) {
+    for (const name of unknown) {
+        const close = closestNames(name, defined, 1)[0];
+        const hint = close
+            ? ` Did you mean '${close}'?`
+            : defined.length
+                ? ` It defines: ${defined.join(', ')}.`
+                : ' It takes no parameters.';
+        warning(`Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/cancel.ts
+
+
+/**
+ * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
+ * escalation has to fit well inside that.
+ */
+const DEFAULT_ABORT_TIMINGS = {
+    stopWaitMs: 3000,
+    termWaitMs: 1500,
+    killWaitMs: 1000,
+    pollMs: 250
+};
+/**
+ * Cancels the queue item or stops the build, escalating for Pipelines
+ * (stop, then term, then kill: jenkins-api.md 7), and says what it did.
+ * Never throws: the caller is already failing the step.
+ */
+async function abortRemote(api, target, logger, timings = DEFAULT_ABORT_TIMINGS) {
+    try {
+        let build = target.build;
+        if (!build && target.queueId !== undefined) {
+            const outcome = await api.cancelQueueItem(target.queueId);
+            if (outcome === 'cancelled')
+                return `cancelled Jenkins queue item ${target.queueId}`;
+            // Too late: it left the queue, so a build may be running.
+            build = await buildOfQueueItem(api, target.job, target.queueId);
+            if (!build)
+                return `queue item ${target.queueId} was no longer queued and started no build`;
+        }
+        if (!build)
+            return 'nothing was running in Jenkins yet';
+        return await stopBuild(api, build, logger, timings);
+    }
+    catch (error) {
+        logger.warning(`Could not abort the Jenkins work: ${error.message}`);
+        return 'could not abort the Jenkins work (see the warning above)';
+    }
+}
+async function buildOfQueueItem(api, job, queueId) {
+    let number;
+    try {
+        // A left item's executable is null for a moment while the run is
+        // created (jenkins-api.md 4): look again briefly before giving up.
+        for (let i = 0; i < 8 && number === undefined; i++) {
+            const item = await api.getQueueItem(queueId);
+            number = item.executable?.number;
+            if (number === undefined && (item.cancelled || item.executable === undefined))
+                break;
+            if (number === undefined)
+                await sleep(250);
+        }
+    }
+    catch (error) {
+        if (!(error instanceof JenkinsError && error.kind === 'not-found'))
+            throw error;
+        // Expired or dropped by a restart: look the build up by its queue id.
+        number = (await api.recentBuilds(job, 100)).find(b => b.queueId === queueId)?.number;
+    }
+    return number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) };
+}
+async function stopBuild(api, build, logger, timings) {
+    const label = `build #${build.number}`;
+    const current = await api.getBuild(build.job, build.number, { tree: 'number,building,result' });
+    if (!current.building)
+        return `${label} had already finished (${current.result ?? 'no result'})`;
+    const steps = [
+        ['stop', timings.stopWaitMs],
+        ['term', timings.termWaitMs],
+        ['kill', timings.killWaitMs]
+    ];
+    for (const [how, waitMs] of steps) {
+        try {
+            await api.stopBuild(build, how);
+        }
+        catch (error) {
+            // Freestyle builds have no term/kill (404): stop is all there is.
+            if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found')
+                break;
+            throw error;
+        }
+        logger.info(`Sent ${how} to Jenkins ${label}.`);
+        const ended = await waitUntilOver(api, build, waitMs, timings.pollMs);
+        if (ended)
+            return `stopped Jenkins ${label} (${how}; result ${ended})`;
+    }
+    return `asked Jenkins to stop ${label}, but it was still running when the step gave up`;
+}
+async function waitUntilOver(api, build, waitMs, pollMs) {
+    const until = Date.now() + waitMs;
+    for (;;) {
+        const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' });
+        if (!b.building)
+            return b.result ?? 'no result';
+        if (Date.now() >= until)
+            return undefined;
+        await sleep(pollMs);
+    }
+}
+/**
+ * Turns the runner's SIGINT/SIGTERM into an abort of `controller`, so the
+ * follower stops waiting and main can stop the remote build. Returns a
+ * function that removes the handlers.
+ */
+function onCancelSignals(controller, logger) {
+    const handler = (signal) => {
+        if (controller.signal.aborted) {
+            logger.info(`Received ${signal} again; still stopping the Jenkins work.`);
+            return;
+        }
+        logger.info(`Received ${signal}: the workflow was cancelled.`);
+        controller.abort('cancelled');
+    };
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+    return () => {
+        process.off('SIGINT', handler);
+        process.off('SIGTERM', handler);
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/crumb.ts
@@ -42373,43 +42764,6 @@ function giveUp(error, why) {
     return new JenkinsError(error.kind, `${error.message} (${why})`, error.status);
 }
 
-;// CONCATENATED MODULE: ./src/suggest.ts
-/** Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively). */
-function editDistance(a, b) {
-    const s = a.toLowerCase();
-    const t = b.toLowerCase();
-    let previous = Array.from({ length: t.length + 1 }, (_, i) => i);
-    for (let i = 1; i <= s.length; i++) {
-        const current = [i];
-        for (let j = 1; j <= t.length; j++) {
-            const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-            current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-        }
-        previous = current;
-    }
-    return previous[t.length] ?? 0;
-}
-/**
- * The candidates closest to `name`, best first: those within a third of the
- * name's length, or that contain it / are contained in it.
- */
-function closestNames(name, candidates, max = 3) {
-    const lower = name.toLowerCase();
-    const limit = Math.max(2, Math.ceil(name.length / 3));
-    return candidates
-        .map(candidate => {
-        const c = candidate.toLowerCase();
-        const lastSegment = c.split('/').pop() ?? c;
-        const distance = Math.min(editDistance(lower, c), editDistance(lower, lastSegment));
-        const related = c.includes(lower) || lower.includes(lastSegment);
-        return { candidate, distance: related ? Math.min(distance, limit) : distance };
-    })
-        .filter(x => x.distance <= limit && x.candidate !== name)
-        .sort((x, y) => x.distance - y.distance || x.candidate.localeCompare(y.candidate))
-        .slice(0, max)
-        .map(x => x.candidate);
-}
-
 ;// CONCATENATED MODULE: ./src/jenkins/reconcile.ts
 /** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
 const QUEUE_TREE = 'items[id,task[url,name],actions[parameters[name,value]],inQueueSince]';
@@ -42544,7 +42898,7 @@ function jobNamesFromUrl(url) {
     return names;
 }
 /** Parameters from an exported `actions` array (the ParametersAction's list). */
-function parametersOf(actions) {
+function reconcile_parametersOf(actions) {
     const list = [];
     if (!Array.isArray(actions))
         return list;
@@ -42636,7 +42990,7 @@ class JenkinsClient {
     triggerSettleMs;
     secrets;
     constructor(options) {
-        const base = client_parseBaseUrl(options.url);
+        const base = parseBaseUrl(options.url);
         this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '');
         this.origin = base.origin;
         this.user = options.user || undefined;
@@ -42877,7 +43231,7 @@ class JenkinsClient {
                     const names = jobNamesFromUrl(url);
                     if (!names)
                         continue;
-                    items.push({ id: item.id, job: names, parameters: parametersOf(item.actions) });
+                    items.push({ id: item.id, job: names, parameters: reconcile_parametersOf(item.actions) });
                 }
                 return items;
             },
@@ -42890,7 +43244,7 @@ class JenkinsClient {
                         continue;
                     const candidate = {
                         number: build.number,
-                        parameters: parametersOf(build.actions)
+                        parameters: reconcile_parametersOf(build.actions)
                     };
                     if (typeof build.queueId === 'number')
                         candidate.queueId = build.queueId;
@@ -43208,7 +43562,7 @@ class JenkinsClient {
         return result;
     }
 }
-function client_parseBaseUrl(value) {
+function parseBaseUrl(value) {
     let url;
     try {
         url = new URL(value.trim());
@@ -43299,588 +43653,437 @@ function safePath(location, base) {
     }
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: external "node:string_decoder"
-const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
-;// CONCATENATED MODULE: ./src/log-stream.ts
+;// CONCATENATED MODULE: ./src/create-client.ts
 
 
-const DEFAULT_TAIL_LINES = 50;
-const DEFAULT_TAIL_BYTES = 8 * 1024;
-const DEFAULT_MAX_LINE = 64 * 1024;
-// Jenkins >= 2.509 leaves ConsoleNote annotations in the plain-text log
-// (jenkins-api.md 6.1); a note never contains ESC, so it is always within one
-// line and an unfinished one always starts at the last ESC of a text.
-// eslint-disable-next-line no-control-regex
-const CONSOLE_NOTE = /\x1b\[8mha:[^\x1b]*\x1b\[0m/g;
-const NOTE_START = '\x1b[8mha:';
 /**
- * Follows a build's console through logText/progressiveText and writes it to a
- * sink line by line, with CRLF turned back into LF and ConsoleNotes removed.
- *
- * Memory stays flat whatever the log size: the body is consumed chunk by
- * chunk and only a partial last line (bounded by maxLineLength) and the tail
- * are kept.
+ * The Jenkins client for the step. `deadline` bounds read retries (the step's
+ * timeout); the abort paths pass none, since they run after it.
  */
-class ConsoleStreamer {
-    api;
-    build;
-    sink;
-    tailLines;
-    tailBytes;
-    maxLine;
-    decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
-    /** Decoded text after the last written newline, not yet written. */
-    pending = '';
-    nextStart = 0;
-    received = 0;
-    /** Whether the last character given to the sink was a newline (or nothing was written yet). */
-    atLineStart = true;
-    lastLines = [];
-    lastLinesBytes = 0;
-    /** Text written since the last newline (for tail()), capped at tailBytes. */
-    openLine = '';
-    constructor(api, build, sink, options = {}) {
-        this.api = api;
-        this.build = build;
-        this.sink = sink;
-        this.tailLines = Math.max(1, options.tailLines ?? DEFAULT_TAIL_LINES);
-        this.tailBytes = Math.max(16, options.tailBytes ?? DEFAULT_TAIL_BYTES);
-        this.maxLine = Math.max(16, options.maxLineLength ?? DEFAULT_MAX_LINE);
-    }
-    /** The `start` the next poll asks for (Jenkins' last X-Text-Size). */
-    get offset() {
-        return this.nextStart;
-    }
-    /** Body bytes received so far, over all polls. */
-    get bytesRead() {
-        return this.received;
-    }
-    /**
-     * One GET progressiveText?start=<offset>: writes the complete new lines to
-     * the sink and advances the offset to X-Text-Size. Returns X-More-Data
-     * (false: the log is complete, the build is ending).
-     */
-    async poll() {
-        const start = this.nextStart;
-        const chunk = await this.api.progressiveText(this.build, start);
-        if (chunk.textSize < start) {
-            // Jenkins answers a start beyond the log's length by resending the log
-            // from 0 (jenkins-api.md 6.1): the log on Jenkins is shorter than what
-            // we already showed, so it was truncated, rotated or replaced. We cannot
-            // tell which part is new, so we skip this copy (no duplicates), say so
-            // in one line, and follow the log from its current end.
-            chunk.body.destroy();
-            this.flush();
-            this.emit(`[jenkins-build-action] The console log on Jenkins restarted (it is now ${chunk.textSize} bytes, ` +
-                `${start} were already shown); following it from its current end.\n`);
-            this.nextStart = chunk.textSize;
-            return chunk.moreData;
-        }
-        let bodyBytes = 0;
-        try {
-            for await (const data of chunk.body) {
-                const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-                bodyBytes += buffer.length;
-                this.received += buffer.length;
-                this.push(this.decoder.write(buffer));
-                // Backpressure: a reader slower than Jenkins would otherwise make
-                // memory grow with the console.
-                if (this.sink.drained)
-                    await this.sink.drained();
-            }
-        }
-        catch (error) {
-            // The body length does not map back to an offset (Jenkins rewrites LF
-            // as CRLF, jenkins-api.md 6.1), so a body that broke off half-way
-            // cannot be resumed. Nothing arrived: the same offset can be asked
-            // again. Some lines were written: asking again would repeat them, so
-            // the rest of this piece is skipped, visibly.
-            if (bodyBytes > 0) {
-                this.flush();
-                this.emit('[jenkins-build-action] The console transfer broke off; some lines are missing here.\n');
-                this.nextStart = chunk.textSize;
-            }
-            throw error;
-        }
-        finally {
-            chunk.body.destroy();
-        }
-        this.nextStart = chunk.textSize;
-        return chunk.moreData;
-    }
-    /**
-     * Writes any held-back partial last line, so that the output ends at a line
-     * start (a workflow command written next, such as the resume marker of
-     * withCommandsStopped, must start a line to be recognised). Call once when done.
-     */
-    flush() {
-        this.pending += this.decoder.end();
-        this.decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
-        if (this.pending !== '') {
-            const rest = this.pending;
-            this.pending = '';
-            this.emit(clean(rest));
-        }
-        this.endOpenLine();
-    }
-    /** The last lines of the console, bounded by tailLines and tailBytes, for the failure annotation. */
-    tail() {
-        const lines = [...this.lastLines];
-        const open = this.openLine + clean(this.pending);
-        if (open !== '')
-            lines.push(cutToBytes(open.replace(/\r$/, ''), this.tailBytes - 1));
-        let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
-        while (lines.length > 1 && (lines.length > this.tailLines || bytes > this.tailBytes)) {
-            bytes -= Buffer.byteLength(lines.shift() ?? '') + 1;
-        }
-        return lines;
-    }
-    /** Adds decoded text: writes every complete line, holds back the rest. */
-    push(text) {
-        if (text === '')
-            return;
-        this.pending += text;
-        const lastNewline = this.pending.lastIndexOf('\n');
-        if (lastNewline >= 0) {
-            const complete = this.pending.slice(0, lastNewline + 1);
-            this.pending = this.pending.slice(lastNewline + 1);
-            this.emit(clean(complete));
-        }
-        if (this.pending.length > this.maxLine)
-            this.spillLongLine();
-    }
-    /** Writes most of an overlong partial line, keeping back what may still change when it goes on. */
-    spillLongLine() {
-        let text = this.pending.replace(CONSOLE_NOTE, '');
-        let keep = '';
-        // An unfinished ConsoleNote or a CR that may turn out to be half of a CRLF
-        // must wait for the next text.
-        const esc = text.lastIndexOf('\x1b');
-        if (esc > 0 && couldBeNoteStart(text.slice(esc))) {
-            keep = text.slice(esc);
-            text = text.slice(0, esc);
-        }
-        if (keep === '' && text.endsWith('\r')) {
-            keep = '\r';
-            text = text.slice(0, -1);
-        }
-        this.pending = keep;
-        this.emit(text);
-    }
-    emit(text) {
-        if (text === '')
-            return;
-        this.sink.write(text);
-        this.atLineStart = text.endsWith('\n');
-        this.remember(text);
-    }
-    /** Ends a line the sink was left in the middle of (after a spilled long line or a flush). */
-    endOpenLine() {
-        if (!this.atLineStart)
-            this.emit('\n');
-    }
-    /** Keeps the last lines of what was written, for tail(). */
-    remember(text) {
-        const parts = text.split('\n');
-        const last = parts.pop() ?? '';
-        if (parts.length > 0) {
-            // Only the last tailLines lines of this text can survive the trim below.
-            const from = Math.max(0, parts.length - this.tailLines);
-            for (let i = from; i < parts.length; i++) {
-                const line = cutToBytes((i === 0 ? this.openLine : '') + (parts[i] ?? ''), this.tailBytes - 1);
-                this.lastLines.push(line);
-                this.lastLinesBytes += Buffer.byteLength(line) + 1;
-            }
-            this.openLine = '';
-        }
-        this.openLine = cutToBytes(this.openLine + last, this.tailBytes);
-        while (this.lastLines.length > 0 &&
-            (this.lastLines.length > this.tailLines || this.lastLinesBytes > this.tailBytes)) {
-            this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1;
-        }
-    }
-}
-/** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
-function clean(text) {
-    return text.replace(/\r\n/g, '\n').replace(CONSOLE_NOTE, '');
-}
-function couldBeNoteStart(text) {
-    return text.length < NOTE_START.length ? NOTE_START.startsWith(text) : text.startsWith(NOTE_START);
-}
-/** Keeps the end of a line that is longer than `max` bytes, marked with an ellipsis. */
-function cutToBytes(line, max) {
-    if (line.length * 3 <= max || Buffer.byteLength(line) <= max)
-        return line;
-    const bytes = Buffer.from(line, 'utf8');
-    // A cut inside a multi-byte character decodes to U+FFFD: drop it.
-    const end = bytes.subarray(bytes.length - Math.max(0, max - 3)).toString('utf8');
-    return '…' + end.replace(/^\uFFFD+/, '');
-}
-/**
- * Runs fn with the runner's workflow-command processing stopped, so that
- * console lines from Jenkins (untrusted) cannot issue `::add-mask::`,
- * `::error::` or any other command. The resume token is random and never
- * shown before the stop, so the console cannot guess it to resume early.
- * Resumes even if fn throws. Whatever fn writes must end at a line start
- * (ConsoleStreamer.flush() ensures it) for the resume marker to be recognised.
- */
-async function withCommandsStopped(write, fn) {
-    const token = (0,external_node_crypto_.randomUUID)();
-    write(`::stop-commands::${token}\n`);
-    try {
-        return await fn();
-    }
-    finally {
-        write(`::${token}::\n`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/report.ts
-
-/** Sets every output the outcome knows. duration and result only once the build is over. */
-function setBuildOutputs(out, outcome) {
-    const build = outcome.build;
-    const finished = build !== undefined && !build.building;
-    const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined);
-    if (result)
-        out.setOutput(Output.Result, result);
-    if (build)
-        out.setOutput(Output.BuildNumber, String(build.number));
-    if (outcome.buildUrl)
-        out.setOutput(Output.BuildUrl, outcome.buildUrl);
-    // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
-    if (finished)
-        out.setOutput(Output.Duration, String(build.duration));
-    if (outcome.queueUrl)
-        out.setOutput(Output.QueueUrl, outcome.queueUrl);
-    if (build)
-        out.setOutput(Output.Build, JSON.stringify(build));
-    out.setOutput(Output.JobUrl, outcome.jobUrl);
-}
-/**
- * Test counts from the build's actions: hudson.tasks.junit.TestResultAction,
- * the aggregated actions (matrix, maven, downstream aggregation) or any action
- * with failCount/totalCount. When several are present the largest is taken:
- * an aggregate includes its parts, and adding them up would count twice.
- */
-function testCounts(build) {
-    let best;
-    for (const action of build.actions ?? []) {
-        if (typeof action !== 'object' || action === null)
-            continue;
-        const { failCount, totalCount, skipCount } = action;
-        if (!isCount(failCount) || !isCount(totalCount))
-            continue;
-        const counts = {
-            total: totalCount,
-            failed: failCount,
-            skipped: isCount(skipCount) ? skipCount : 0
-        };
-        if (!best || counts.total > best.total)
-            best = counts;
-    }
-    return best;
-}
-function isCount(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0;
-}
-/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
-function formatDuration(ms) {
-    if (!Number.isFinite(ms) || ms < 0)
-        return 'unknown';
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    if (ms < 10_000)
-        return `${Math.floor(ms / 100) / 10} s`;
-    if (ms < 60_000)
-        return `${Math.floor(ms / 1000)} s`;
-    const totalSeconds = Math.round(ms / 1000);
-    const hours = Math.floor(totalSeconds / 3600);
-    const minutes = Math.floor((totalSeconds % 3600) / 60);
-    const seconds = totalSeconds % 60;
-    const parts = [];
-    if (hours > 0)
-        parts.push(`${hours} h`);
-    if (minutes > 0)
-        parts.push(`${minutes} min`);
-    // Seconds are noise next to hours.
-    if (seconds > 0 && hours === 0)
-        parts.push(`${seconds} s`);
-    return parts.join(' ');
-}
-const RESULT_ICONS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
-const MAX_PARAMETERS = 50;
-const MAX_VALUE_CHARS = 200;
-const MAX_NOTE_CHARS = 1000;
-/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
-const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
-const HIDDEN = '***';
-/**
- * Writes a short job summary: the job, a table (result, build, duration,
- * queue wait, tests), the parameters (secret-looking ones hidden) and the
- * note. Everything from Jenkins or the user is escaped. If the summary cannot
- * be written (no GITHUB_STEP_SUMMARY), warns and returns: never throws.
- */
-async function writeSummary(summary, outcome, logger) {
-    try {
-        const build = outcome.build;
-        summary.addHeading(`Jenkins ${report_link(outcome.jobName, outcome.jobUrl)}`, 2);
-        const rows = [['Result', resultCell(outcome)]];
-        if (build) {
-            rows.push(['Build', report_link(`#${build.number}`, outcome.buildUrl)]);
-            rows.push([
-                'Duration',
-                build.building ? 'running' : escapeHtml(formatDuration(build.duration))
-            ]);
-        }
-        else if (outcome.queueUrl) {
-            rows.push(['Queue item', report_link(outcome.queueUrl, outcome.queueUrl)]);
-        }
-        if (outcome.queueWaitMs !== undefined) {
-            rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))]);
-        }
-        if (outcome.tests) {
-            const { total, failed, skipped } = outcome.tests;
-            rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
-        }
-        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
-        const parameters = report_parametersOf(outcome);
-        if (parameters.length > 0) {
-            summary.addHeading('Parameters', 3);
-            const shown = parameters.slice(0, MAX_PARAMETERS);
-            const table = [
-                [
-                    { data: 'Name', header: true },
-                    { data: 'Value', header: true }
-                ],
-                ...shown.map(p => [
-                    `<code>${escapeHtml(cut(p.name, 100))}</code>`,
-                    p.value === HIDDEN ? HIDDEN : escapeHtml(cut(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
-                ])
-            ];
-            summary.addTable(table);
-            if (parameters.length > shown.length) {
-                summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
-            }
-        }
-        if (outcome.note)
-            summary.addRaw(`<p>${escapeHtml(cut(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
-        await summary.write();
-    }
-    catch (error) {
-        summary.emptyBuffer();
-        logger.warning(`Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`);
-    }
-}
-function resultCell(outcome) {
-    const build = outcome.build;
-    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
-    if (!result) {
-        if (build?.building)
-            return '⏳ running';
-        return build ? 'no result' : '⏳ not started';
-    }
-    const icon = RESULT_ICONS[result] ?? '';
-    const verdict = outcome.accepted === false
-        ? ' (not accepted)'
-        : outcome.accepted && result !== 'SUCCESS'
-            ? ' (accepted)'
-            : '';
-    return `${icon} ${escapeHtml(result)}${verdict}`;
-}
-/** What the build ran with (its ParametersAction), else what the user asked for. Secrets hidden. */
-function report_parametersOf(outcome) {
-    const fromBuild = buildParameters(outcome.build);
-    if (fromBuild)
-        return fromBuild;
-    return Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
-        name,
-        value: SECRET_NAME.test(name)
-            ? HIDDEN
-            : typeof value === 'string'
-                ? value
-                : value.join(', ')
-    }));
-}
-function buildParameters(build) {
-    for (const action of build?.actions ?? []) {
-        if (typeof action !== 'object' || action === null)
-            continue;
-        const { _class, parameters } = action;
-        if (_class !== 'hudson.model.ParametersAction' || !Array.isArray(parameters))
-            continue;
-        const shown = [];
-        for (const p of parameters) {
-            if (typeof p !== 'object' || p === null)
-                continue;
-            const { name, value, _class: kind } = p;
-            if (typeof name !== 'string')
-                continue;
-            // PasswordParameterValue exports no value at all (jenkins-api.md 5.3).
-            const secret = SECRET_NAME.test(name) || /Password/i.test(String(kind ?? ''));
-            shown.push({ name, value: secret ? HIDDEN : parameterText(value) });
-        }
-        return shown;
-    }
-    return undefined;
-}
-function parameterText(value) {
-    if (value === undefined || value === null)
-        return '';
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return JSON.stringify(value) ?? '';
-}
-function report_link(text, url) {
-    const href = safeUrl(url);
-    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
-}
-/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
-function safeUrl(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-/**
- * Makes text inert in the summary: HTML special characters and the characters
- * Markdown acts on become entities, line breaks become <br> (a blank line
- * would end the HTML block and let Markdown through), and other control
- * characters go.
- */
-function escapeHtml(text) {
-    return (text
-        // eslint-disable-next-line no-control-regex
-        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
-        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
-        .replace(/\r\n|\r|\n/g, '<br>')
-        .replace(/\t/g, ' '));
-}
-function escapeAttribute(text) {
-    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
-}
-function cut(text, max) {
-    const chars = Array.from(text);
-    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
-}
-const TAIL_LINES = 30;
-const TAIL_BYTES = 4 * 1024;
-// CSI and other ESC sequences: colours mean nothing in an annotation.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
-/**
- * The failure annotation: what finished how, where, and the console's last
- * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
- */
-function failureMessage(outcome, tail) {
-    const build = outcome.build;
-    const result = outcome.result ?? build?.result ?? undefined;
-    let head;
-    if (!build) {
-        head = `Jenkins job ${outcome.jobName} did not start a build`;
-    }
-    else if (build.building && !outcome.result) {
-        head = `Jenkins build ${outcome.jobName} #${build.number} did not finish`;
-    }
-    else {
-        head = `Jenkins build ${outcome.jobName} #${build.number} finished ${result ?? 'without a result'}`;
-    }
-    if (outcome.accept && outcome.accept.length > 0)
-        head += ` (accepted: ${outcome.accept.join(', ')})`;
-    const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
-    if (url)
-        head += ` — ${url}`;
-    const lines = [head];
-    if (outcome.note)
-        lines.push(outcome.note);
-    const last = lastLines(tail);
-    if (last.length > 0)
-        lines.push(`Last ${last.length} console lines:`, ...last);
-    return lines.join('\n');
-}
-function lastLines(tail) {
-    const kept = [];
-    let bytes = 0;
-    for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
-        // eslint-disable-next-line no-control-regex
-        let line = (tail[i] ?? '').replace(ANSI, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
-        if (kept.length === 0 && line.trim() === '')
-            continue;
-        const size = Buffer.byteLength(line) + 1;
-        if (bytes + size > TAIL_BYTES) {
-            if (kept.length > 0)
-                break;
-            line =
-                '…' +
-                    Buffer.from(line)
-                        .subarray(-(TAIL_BYTES - 8))
-                        .toString('utf8')
-                        .replace(/^\uFFFD+/, '');
-        }
-        bytes += Buffer.byteLength(line) + 1;
-        kept.unshift(line);
-    }
-    return kept;
-}
-
-;// CONCATENATED MODULE: ./src/main.ts
-
-
-
-
-
-
-
-
-
-
-
-
-/** The action's entry point: the main step, or the post step on the second run. */
-async function run() {
-    if (getState(State.IsPost) === 'true') {
-        await post();
-        return;
-    }
-    saveState(State.IsPost, 'true');
-    try {
-        await runMain(getSettings());
-    }
-    catch (error) {
-        // Report every thrown value, not only Error instances.
-        setFailed(error instanceof Error ? error.message : String(error));
-    }
-}
-const logger = {
-    debug: message => core_debug(message),
-    info: message => core_info(message),
-    warning: message => warning(message)
-};
 function createClient(settings, deadline) {
     return new JenkinsClient({
         url: settings.url,
         user: settings.user,
         token: settings.token,
-        logger,
+        logger: coreLogger,
         deadline
     });
 }
-/** What the step started in Jenkins, kept for cancel, timeout and the post step. */
+
+;// CONCATENATED MODULE: ./src/input-error.ts
+/**
+ * Thrown for a bad input; the message names the input and the expected form,
+ * and never contains a secret (token, password, github-token).
+ */
+class InputError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'InputError';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/duration.ts
+
+/**
+ * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
+ * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
+ * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
+ * above which Node fires the timer at once instead of never.
+ */
+const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
+const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
+/**
+ * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
+ * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
+ * case-insensitive; only whole numbers. The result is more than 0 and at most
+ * MAX_DURATION_MS.
+ */
+function parseDuration(value, input) {
+    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
+    const text = value.trim();
+    let ms;
+    if (/^\d+$/.test(text)) {
+        ms = Number(text) * UNITS_MS.s;
+    }
+    else {
+        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
+        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
+            ms =
+                Number(match[1] ?? 0) * UNITS_MS.h +
+                    Number(match[2] ?? 0) * UNITS_MS.m +
+                    Number(match[3] ?? 0) * UNITS_MS.s;
+        }
+    }
+    if (ms === undefined) {
+        throw new InputError(`Input '${input}' ('${clip(text)}') is not a duration: ${expected}.`);
+    }
+    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
+        throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`);
+    }
+    return ms;
+}
+function clip(text) {
+    return text.length > 40 ? text.slice(0, 40) + '…' : text;
+}
+
+;// CONCATENATED MODULE: ./src/parameters.ts
+
+const parameters_FORMS = 'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}';
+/**
+ * Parses the `parameters` input.
+ *
+ * - A JSON object (the text starts with `{`): values are strings, numbers,
+ *   booleans, or arrays of those (a multi-value parameter). Numbers and
+ *   booleans become the strings Jenkins would receive in a form (`3`, `true`);
+ *   quote a number to keep an exact spelling such as `1.50`.
+ * - Otherwise `NAME=value` lines: split on the first `=`, so the value may
+ *   hold `=` and may be empty; the name is trimmed, the value is kept as
+ *   written (only the line break is removed, CRLF included); blank lines are
+ *   skipped. A name given on several lines becomes a multi-value parameter,
+ *   its values in line order.
+ *
+ * Messages name the line or the parameter but never echo a value: values are
+ * often secrets.
+ */
+function parameters_parseParameters(text) {
+    const trimmed = text.trim();
+    if (trimmed === '')
+        return {};
+    // `[` too, so that a JSON array gets "must be an object" rather than a
+    // confusing complaint about a line without `=`.
+    if (trimmed.startsWith('{') || trimmed.startsWith('['))
+        return parseJson(trimmed);
+    return parseLines(text);
+}
+function parseLines(text) {
+    const values = new Map();
+    text.split(/\r?\n/).forEach((line, index) => {
+        if (line.trim() === '')
+            return;
+        const eq = line.indexOf('=');
+        if (eq < 0) {
+            throw new InputError(`Input 'parameters' line ${index + 1} has no '=': ${parameters_FORMS}.`);
+        }
+        const name = line.slice(0, eq).trim();
+        if (name === '') {
+            throw new InputError(`Input 'parameters' line ${index + 1} has an empty NAME before '=': ${parameters_FORMS}.`);
+        }
+        const list = values.get(name);
+        if (list)
+            list.push(line.slice(eq + 1));
+        else
+            values.set(name, [line.slice(eq + 1)]);
+    });
+    return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
+}
+function parseJson(text) {
+    let data;
+    try {
+        data = JSON.parse(text);
+    }
+    catch (error) {
+        // Only the position is kept: newer V8 messages quote the input, which may
+        // hold secrets.
+        const position = /position (\d+)/.exec(String(error))?.[1];
+        const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`;
+        throw new InputError(`Input 'parameters' is not valid JSON${where}: ${parameters_FORMS}.`);
+    }
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+        throw new InputError(`Input 'parameters' is JSON but not an object: ${parameters_FORMS}.`);
+    }
+    const entries = [];
+    for (const [name, value] of Object.entries(data)) {
+        if (name.trim() === '') {
+            throw new InputError(`Input 'parameters' has an empty parameter name: ${parameters_FORMS}.`);
+        }
+        entries.push([
+            name,
+            Array.isArray(value) ? value.map(item => scalar(name, item)) : scalar(name, value)
+        ]);
+    }
+    // fromEntries defines own properties, so a parameter named `__proto__`
+    // stays a parameter instead of replacing the object's prototype.
+    return Object.fromEntries(entries);
+}
+function scalar(name, value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'boolean')
+        return String(value);
+    // JSON.parse turns 1e999 into Infinity, which no form field can carry.
+    if (typeof value === 'number' && Number.isFinite(value))
+        return String(value);
+    throw new InputError(`Input 'parameters' value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${parameters_FORMS}).`);
+}
+function describe(value) {
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'a nested array';
+    if (typeof value === 'number')
+        return 'a number out of range';
+    return 'an object';
+}
+
+;// CONCATENATED MODULE: ./src/inputs.ts
+
+
+
+
+
+
+
+/**
+ * The defaults of action.yml. The runner applies them, but library callers
+ * and `core.getInput` cannot tell "unset" from "empty", so an empty value
+ * always means the default. `github-token` defaults to `${{ github.token }}`,
+ * which only the runner can evaluate.
+ */
+const INPUT_DEFAULTS = {
+    [Input.Url]: '',
+    [Input.User]: '',
+    [Input.Token]: '',
+    [Input.Job]: '',
+    [Input.Parameters]: '',
+    [Input.Wait]: 'true',
+    [Input.Disable]: 'false',
+    [Input.Build]: 'new',
+    [Input.ListJobs]: 'false',
+    [Input.Timeout]: '3600',
+    [Input.Accept]: 'SUCCESS',
+    [Input.Log]: 'true',
+    [Input.AbortOnCancel]: 'true',
+    [Input.CommitStatus]: 'false',
+    [Input.GithubToken]: '',
+    [Input.StatusContext]: ''
+};
+const BUILD_MODES = ['new', 'last', 'last-successful'];
+/** Pure: reads every input through `get` (tests pass a map) and validates it. */
+function parseSettings(get) {
+    // Parameters keep their whitespace so that line numbers in messages match
+    // what the user wrote; everything else is trimmed like core.getInput does.
+    const read = (name) => {
+        const value = name === Input.Parameters ? get(name) : get(name).trim();
+        return value.trim() === '' ? INPUT_DEFAULTS[name] : value;
+    };
+    const url = inputs_parseBaseUrl(read(Input.Url));
+    const { user, token } = parseCredentials(read(Input.User), read(Input.Token));
+    const disable = readBoolean(read, Input.Disable);
+    const listJobs = readBoolean(read, Input.ListJobs);
+    const log = readBoolean(read, Input.Log);
+    const abortOnCancel = readBoolean(read, Input.AbortOnCancel);
+    const commitStatus = readBoolean(read, Input.CommitStatus);
+    const wait = parseWait(read(Input.Wait));
+    const build = parseBuild(read(Input.Build));
+    const timeoutMs = parseDuration(read(Input.Timeout), Input.Timeout);
+    const accept = parseAccept(read(Input.Accept));
+    const parametersText = read(Input.Parameters);
+    const hasParameters = parametersText.trim() !== '';
+    const parameters = parameters_parseParameters(parametersText);
+    const job = parseJob(read(Input.Job), url, listJobs);
+    const jobName = fullName(job);
+    checkConflicts({ disable, listJobs, build, hasParameters, commitStatus, wait });
+    const githubToken = read(Input.GithubToken);
+    if (commitStatus && githubToken === '') {
+        throw new InputError(`Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`);
+    }
+    const statusContext = read(Input.StatusContext) || (jobName === '' ? 'jenkins' : `jenkins/${jobName}`);
+    return {
+        url,
+        user,
+        token,
+        job,
+        jobName,
+        parameters,
+        hasParameters,
+        wait,
+        disable,
+        build,
+        listJobs,
+        timeoutMs,
+        accept,
+        log,
+        abortOnCancel,
+        commitStatus,
+        githubToken,
+        statusContext
+    };
+}
+/**
+ * Reads the inputs with core.getInput. The secrets are registered with
+ * core.setSecret first, before any validation can write a message, so that
+ * nothing this step logs afterwards can show them.
+ */
+function getSettings() {
+    maskSecret(getInput(Input.Token));
+    maskSecret(getInput(Input.GithubToken));
+    maskUrlPassword(getInput(Input.Url));
+    maskUrlPassword(getInput(Input.Job));
+    return parseSettings(name => getInput(name, { trimWhitespace: name !== Input.Parameters }));
+}
+function maskSecret(value) {
+    if (value !== '')
+        core_setSecret(value);
+}
+/** A password written into a URL (which we reject) must not show up in a later log line. */
+function maskUrlPassword(value) {
+    const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(value)?.[1];
+    const colon = userinfo?.indexOf(':') ?? -1;
+    if (userinfo === undefined || colon < 0)
+        return;
+    const password = userinfo.slice(colon + 1);
+    maskSecret(password);
+    try {
+        const decoded = decodeURIComponent(password);
+        if (decoded !== password)
+            maskSecret(decoded);
+    }
+    catch {
+        // Not percent-encoded; the raw form is masked already.
+    }
+}
+function inputs_parseBaseUrl(value) {
+    const expected = 'expected the Jenkins base URL, http(s)://host[:port][/context-path]';
+    if (value === '')
+        throw new InputError(`Input 'url' is required: ${expected}.`);
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new InputError(`Input 'url' ('${redactUrl(value)}') is not an absolute URL: ${expected}.`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new InputError(`Input 'url' ('${redactUrl(value)}') must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
+    }
+    if (url.username !== '' || url.password !== '') {
+        // The message must not echo the URL: it holds the password.
+        throw new InputError(`Input 'url' must not contain credentials: put the user name in 'user' and the API token in 'token' (${expected}).`);
+    }
+    if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
+        throw new InputError(`Input 'url' ('${value}') must not have a query or fragment: ${expected}.`);
+    }
+    return url.origin + url.pathname.replace(/\/+$/, '');
+}
+function parseCredentials(user, token) {
+    if (token !== '' && user === '') {
+        throw new InputError(`Input 'token' is set but 'user' is empty: an API token belongs to a user, so set 'user' to that user's id (or leave both empty for anonymous access).`);
+    }
+    if (user !== '' && token === '') {
+        // Jenkins never challenges anonymous requests (jenkins-api.md 2.1), so
+        // without a token the action would silently run as anonymous.
+        throw new InputError(`Input 'user' ('${user}') is set but 'token' is empty: set 'token' to the user's API token (or leave both empty for anonymous access).`);
+    }
+    // Basic auth splits user:password at the first colon (RFC 7617), and a
+    // control character could not travel in a header.
+    if (user.includes(':') || /\p{Cc}/u.test(user)) {
+        throw new InputError(`Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`);
+    }
+    if (/\p{Cc}/u.test(token)) {
+        throw new InputError(`Input 'token' must not contain control characters (line breaks, tabs): expected one API token or password.`);
+    }
+    return { user, token };
+}
+function readBoolean(read, name) {
+    const value = read(name);
+    // The YAML 1.2 core schema, exactly as core.getBooleanInput accepts it.
+    if (value === 'true' || value === 'True' || value === 'TRUE')
+        return true;
+    if (value === 'false' || value === 'False' || value === 'FALSE')
+        return false;
+    throw new InputError(`Input '${name}' ('${inputs_clip(value)}') is not a boolean: expected true or false (true | True | TRUE | false | False | FALSE).`);
+}
+function parseWait(value) {
+    switch (value.toLowerCase()) {
+        case 'true':
+            return 'finish';
+        case 'started':
+            return 'started';
+        case 'false':
+            return 'queued';
+        default:
+            throw new InputError(`Input 'wait' ('${inputs_clip(value)}') must be one of true, started, false.`);
+    }
+}
+function parseBuild(value) {
+    const mode = BUILD_MODES.find(m => m === value.toLowerCase());
+    if (mode === undefined) {
+        throw new InputError(`Input 'build' ('${inputs_clip(value)}') must be one of ${BUILD_MODES.join(', ')}.`);
+    }
+    return mode;
+}
+function parseAccept(value) {
+    const expected = `expected a comma-separated list of ${BUILD_RESULTS.join(', ')}`;
+    const items = value
+        .split(',')
+        .map(item => item.trim().toUpperCase())
+        .filter(item => item !== '');
+    if (items.length === 0)
+        throw new InputError(`Input 'accept' lists no result: ${expected}.`);
+    const results = [];
+    for (const item of items) {
+        const result = BUILD_RESULTS.find(r => r === item);
+        if (result === undefined) {
+            throw new InputError(`Input 'accept' has an unknown result '${inputs_clip(item)}': ${expected}.`);
+        }
+        if (!results.includes(result))
+            results.push(result);
+    }
+    return results;
+}
+function parseJob(value, url, listJobs) {
+    if (value === '') {
+        if (listJobs)
+            return Object.freeze([]);
+        throw new InputError(`Input 'job' is required unless 'list-jobs' is true: expected \`folder/job\`, \`job/folder/job/job\`, or the job URL on the same server as 'url'.`);
+    }
+    try {
+        return parseJobPath(value, url);
+    }
+    catch (error) {
+        if (error instanceof JobPathError)
+            throw new InputError(error.message);
+        throw error;
+    }
+}
+function checkConflicts(s) {
+    const conflict = (a, b, why) => new InputError(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`);
+    if (s.disable && s.listJobs) {
+        throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs');
+    }
+    if (s.disable && s.hasParameters) {
+        throw conflict('disable', 'parameters', 'a disabled job is not built, so parameters would be ignored');
+    }
+    if (s.disable && s.build !== 'new') {
+        throw conflict('disable', 'build', `'disable' does not report a build; leave 'build' at new`);
+    }
+    if (s.listJobs && s.hasParameters) {
+        throw conflict('list-jobs', 'parameters', 'listing jobs builds nothing, so parameters would be ignored');
+    }
+    if (s.listJobs && s.build !== 'new') {
+        throw conflict('list-jobs', 'build', `listing jobs reports no build; leave 'build' at new`);
+    }
+    if (s.build !== 'new' && s.hasParameters) {
+        throw conflict('build', 'parameters', `'build: ${s.build}' reports an existing build and triggers nothing, so parameters would be ignored`);
+    }
+    // A pending status that nothing ever resolves would block a protected
+    // branch for good.
+    if (s.commitStatus && s.wait === 'queued') {
+        throw conflict('commit-status', 'wait', `with 'wait: false' the result is never known, so the commit status would stay pending; use 'wait: true'`);
+    }
+}
+function inputs_clip(text) {
+    return text.length > 40 ? text.slice(0, 40) + '…' : text;
+}
+
+;// CONCATENATED MODULE: ./src/progress.ts
+
+
+/**
+ * What the step started in Jenkins, for cancel and timeout, and saved as
+ * state for the post step (which runs in a new process, and is the only
+ * safety net when the runner killed this one).
+ */
 class Progress {
     job;
     queueId;
@@ -43906,12 +44109,87 @@ class Progress {
         saveState(State.Done, 'true');
     }
 }
+/** The remote work a killed main step left behind, from its saved state; undefined when there is none. */
+function savedTarget(job, api) {
+    if (getState(State.Done) !== 'false')
+        return undefined;
+    const queueId = Number(getState(State.QueueId)) || undefined;
+    const number = Number(getState(State.BuildNumber)) || undefined;
+    return {
+        job,
+        queueId,
+        build: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/post.ts
+
+
+
+
+
+
+
+/**
+ * The post step: a safety net for a main step that was killed before it could
+ * stop its build. It stops a build that is still running and otherwise does
+ * nothing; like any cleanup, it only warns, never fails the job.
+ */
+async function runPost() {
+    try {
+        if (getState(State.Done) !== 'false')
+            return;
+        const settings = getSettings();
+        if (!settings.abortOnCancel)
+            return;
+        const api = createClient(settings);
+        const target = savedTarget(settings.job, api);
+        if (!target)
+            return;
+        const done = await abortRemote(api, target, coreLogger);
+        core_info(`Post step: ${done}.`);
+    }
+    catch (error) {
+        warning(`Post step could not check the Jenkins build: ${error instanceof Error ? error.message : String(error)}`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/main.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The action's entry point: the main step, or the post step on the second run. */
+async function run() {
+    if (getState(State.IsPost) === 'true') {
+        await runPost();
+        return;
+    }
+    saveState(State.IsPost, 'true');
+    try {
+        await runMain(getSettings());
+    }
+    catch (error) {
+        // Report every thrown value, not only Error instances.
+        setFailed(error instanceof Error ? error.message : String(error));
+    }
+}
+/** One mode of the action, bounded by `timeout` and stopped by the runner's cancel signals. */
 async function runMain(settings) {
     const started = Date.now();
     const api = createClient(settings, started + settings.timeoutMs);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
-    const removeSignalHandlers = onCancelSignals(controller, logger);
+    const removeSignalHandlers = onCancelSignals(controller, coreLogger);
     const progress = new Progress(settings.job);
     try {
         if (settings.listJobs)
@@ -43923,7 +44201,7 @@ async function runMain(settings) {
     }
     catch (error) {
         if (error instanceof StepAborted) {
-            throw new Error(await abortMessage(api, settings, progress, error, Date.now() - started));
+            throw new Error(await abortMessage(settings, progress, error, Date.now() - started));
         }
         if (error instanceof JenkinsError && error.kind === 'not-found' && !progress.queueId) {
             throw new Error(await withSuggestions(api, settings, error));
@@ -43949,176 +44227,7 @@ async function disableJob(api, settings) {
     await api.disableJob(settings.job);
     core_info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`);
 }
-async function buildJob(api, settings, signal, progress) {
-    const name = settings.jobName;
-    const follower = new BuildFollower({ api, job: settings.job, logger, signal });
-    const status = settings.commitStatus
-        ? new CommitStatusReporter({
-            token: settings.githubToken,
-            context: settings.statusContext,
-            logger
-        })
-        : undefined;
-    const outcome = { jobName: name, jobUrl: api.jobUrl(settings.job) };
-    let first;
-    if (settings.build === 'new') {
-        const info = await api.getJob(settings.job);
-        if (info.isFolder) {
-            throw new Error(`Jenkins item ${name} is a folder, not a job: name a job inside it (list them with list-jobs: true).`);
-        }
-        // A cancel that arrived while reading the job must not still trigger.
-        throwIfAborted(signal);
-        const queued = await api.trigger(info, settings.job, settings.parameters);
-        progress.queued(queued.queueId);
-        warnUnknownParameters(queued.unknownParameters, info.parameterDefinitions.map(p => p.name), name);
-        outcome.queueUrl = queued.queueUrl;
-        outcome.parameters = settings.parameters;
-        setOutput(Output.QueueUrl, queued.queueUrl);
-        core_info(queued.merged
-            ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
-            : `Queued ${name} in Jenkins: ${queued.queueUrl}`);
-        if (settings.wait === 'queued') {
-            await status?.pending(`Queued in Jenkins`, queued.queueUrl);
-            outcome.note = 'Did not wait for the build to start (wait: false).';
-            return finish(outcome, true, settings);
-        }
-        const start = await follower.waitForStart(queued.queueId);
-        progress.started(start.ref);
-        outcome.queueWaitMs = start.queueWaitMs;
-        outcome.buildUrl = start.ref.url;
-        core_info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`);
-        first = await follower.describe(start.ref);
-    }
-    else {
-        first = await lastBuild(api, settings);
-        progress.started({
-            job: settings.job,
-            number: first.number,
-            url: api.buildUrl(settings.job, first.number)
-        });
-        outcome.buildUrl = progress.build?.url;
-        core_info(`${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`);
-    }
-    const ref = progress.build;
-    outcome.build = first;
-    await status?.pending(`Jenkins build #${ref.number} running`, ref.url);
-    if (settings.wait !== 'finish') {
-        outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`;
-        return finish(outcome, true, settings);
-    }
-    let tail = [];
-    let final = first;
-    // A triggered build can end before its first look (a short build, or a
-    // slow executor hand-over): its console is still what the user asked to
-    // see, and the failure message quotes its last lines.
-    const showConsole = settings.log && (first.building || settings.build === 'new');
-    if (first.building || showConsole) {
-        if (showConsole) {
-            const streamer = new ConsoleStreamer(api, ref, {
-                write: text => process.stdout.write(text),
-                drained: stdoutDrained
-            });
-            startGroup(`Console of Jenkins ${name} #${ref.number}`);
-            try {
-                final = await withCommandsStopped(text => process.stdout.write(text), async () => {
-                    try {
-                        return await follower.waitForEnd(ref, streamer, first);
-                    }
-                    finally {
-                        streamer.flush();
-                    }
-                });
-            }
-            finally {
-                endGroup();
-            }
-            tail = streamer.tail();
-        }
-        else {
-            core_info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`);
-            final = await follower.waitForEnd(ref, undefined, first);
-        }
-    }
-    progress.done();
-    outcome.build = final;
-    outcome.result = final.result ?? undefined;
-    outcome.tests = await testsOf(api, ref, final);
-    const accepted = final.result !== null && settings.accept.includes(final.result);
-    outcome.accepted = accepted;
-    core_info(`Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`);
-    await status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, accepted);
-    await finish(outcome, accepted, settings, tail);
-}
-/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
-function stdoutDrained() {
-    const out = process.stdout;
-    if (!out.writableNeedDrain)
-        return Promise.resolve();
-    return new Promise(resolve => {
-        const done = () => {
-            out.off('drain', done).off('close', done).off('error', done);
-            resolve();
-        };
-        out.on('drain', done).on('close', done).on('error', done);
-    });
-}
-/** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
-async function finish(outcome, accepted, settings, tail = []) {
-    // Whatever the step did not wait for, the user chose to leave running.
-    saveState(State.Done, 'true');
-    setBuildOutputs({ setOutput: (name, value) => setOutput(name, value) }, outcome);
-    await writeSummary(summary, outcome, logger);
-    if (!accepted) {
-        throw new Error(failureMessage({ ...outcome, accept: settings.accept }, tail));
-    }
-}
-/** Test counts, from the final JSON or, when it only names a test action, from one narrower request. */
-async function testsOf(api, ref, build) {
-    const counts = testCounts(build);
-    if (counts)
-        return counts;
-    const hasTestAction = (build.actions ?? []).some(a => typeof a === 'object' &&
-        a !== null &&
-        /TestResultAction/.test(String(a._class)));
-    if (!hasTestAction)
-        return undefined;
-    try {
-        // Test counts are exported below depth 0 (jenkins-api.md 5.5): a tree
-        // asks for just them.
-        const detailed = await api.getBuild(ref.job, ref.number, {
-            tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
-        });
-        return testCounts({ ...build, actions: detailed.actions });
-    }
-    catch (error) {
-        logger.debug(`Could not read test counts: ${error.message}`);
-        return undefined;
-    }
-}
-async function lastBuild(api, settings) {
-    const which = settings.build === 'last' ? 'lastBuild' : 'lastSuccessfulBuild';
-    try {
-        return await api.getBuild(settings.job, which);
-    }
-    catch (error) {
-        if (!(error instanceof JenkinsError && error.kind === 'not-found'))
-            throw error;
-        // Tell "no such job" from "no such build": both are 404.
-        await api.getJob(settings.job);
-        throw new JenkinsError('not-found', `Jenkins job ${settings.jobName} has no ${settings.build === 'last' ? '' : 'successful '}build yet (build: ${settings.build}), on ${api.baseUrl}.`, 404);
-    }
-}
-function warnUnknownParameters(unknown, defined, job) {
-    for (const name of unknown) {
-        const close = closestNames(name, defined, 1)[0];
-        const hint = close
-            ? ` Did you mean '${close}'?`
-            : defined.length
-                ? ` It defines: ${defined.join(', ')}.`
-                : ' It takes no parameters.';
-        warning(`Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`);
-    }
-}
+/** A 404 on the job, with the closest job names Jenkins has. */
 async function withSuggestions(api, settings, error) {
     if (settings.job.length === 0)
         return error.message;
@@ -44128,11 +44237,12 @@ async function withSuggestions(api, settings, error) {
             return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.join(', ')}?`;
     }
     catch (listError) {
-        logger.debug(`Could not list jobs for suggestions: ${listError.message}`);
+        coreLogger.debug(`Could not list jobs for suggestions: ${listError.message}`);
     }
     return error.message;
 }
-async function abortMessage(api, settings, progress, aborted, waitedMs) {
+/** Cancels or stops what the step started (unless told not to) and says how long it waited and what it did. */
+async function abortMessage(settings, progress, aborted, waitedMs) {
     const what = aborted.reason === 'timeout'
         ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for Jenkins ${settings.jobName}`
         : `The workflow was cancelled while waiting for Jenkins ${settings.jobName}`;
@@ -44150,40 +44260,11 @@ async function abortMessage(api, settings, progress, aborted, waitedMs) {
         return `${what}${target}; left the Jenkins work running (abort-on-cancel: false).`;
     }
     // The step's own deadline has passed: abort with a fresh budget.
-    const done = await abortRemote(createClient(settings), progress, logger);
+    const done = await abortRemote(createClient(settings), progress, coreLogger);
     // Only now: if the runner kills us before this, the post step stops the build.
     progress.done();
     core_info(`Jenkins: ${done}.`);
     return `${what}${target}; ${done}.`;
-}
-/** The post step: a safety net for a main step that was killed before it could stop its build. */
-async function post() {
-    try {
-        if (getState(State.Done) !== 'false')
-            return;
-        const settings = getSettings();
-        if (!settings.abortOnCancel)
-            return;
-        const queueId = getState(State.QueueId);
-        const number = getState(State.BuildNumber);
-        const api = createClient(settings);
-        const target = {
-            job: settings.job,
-            queueId: queueId ? Number(queueId) : undefined,
-            build: number
-                ? {
-                    job: settings.job,
-                    number: Number(number),
-                    url: api.buildUrl(settings.job, Number(number))
-                }
-                : undefined
-        };
-        const done = await abortRemote(api, target, logger);
-        core_info(`Post step: ${done}.`);
-    }
-    catch (error) {
-        warning(`Post step could not check the Jenkins build: ${error instanceof Error ? error.message : String(error)}`);
-    }
 }
 
 

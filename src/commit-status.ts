@@ -31,6 +31,7 @@ export class CommitStatusReporter {
   private readonly token: string
   private target?: { owner: string; repo: string; sha: string }
   private octokit?: ReturnType<typeof getOctokit>
+  private final = false
 
   /**
    * Reads owner/repo/sha from @actions/github's context (or an injected one).
@@ -71,6 +72,11 @@ export class CommitStatusReporter {
     return this.target?.sha
   }
 
+  /** Whether a final state (success, failure, error) was sent or attempted. */
+  get finished(): boolean {
+    return this.final
+  }
+
   pending(description: string, targetUrl?: string): Promise<void> {
     return this.set('pending', description, targetUrl)
   }
@@ -87,6 +93,7 @@ export class CommitStatusReporter {
     targetUrl?: string,
     accepted?: boolean
   ): Promise<void> {
+    this.final = true
     let state: State
     if (result === 'error') state = 'error'
     else if (accepted !== undefined) state = accepted ? 'success' : 'failure'

@@ -57,6 +57,7 @@ describe.each(RUNTIMES)('summary, commit status and post step ($name)', ({ path:
         'status-ok': { script: { durationMs: 150 } },
         'status-fail': { script: { durationMs: 150, result: 'FAILURE' } },
         'status-denied': { script: { durationMs: 150 } },
+        'status-timeout': { script: { durationMs: 20_000 } },
         'post-step': { script: { durationMs: 100 } }
       }
     })
@@ -187,6 +188,25 @@ describe.each(RUNTIMES)('summary, commit status and post step ($name)', ({ path:
       expect(posted.map(p => p.state)).toEqual(['pending', 'failure'])
       expect(posted.every(p => p.sha === HEAD_SHA)).toBe(true)
       expect(posted[1]?.target_url).toBe(r.outputs['build-url'])
+    })
+
+    it('posts error, not a pending left forever, when the step times out', async () => {
+      const r = await run(
+        node,
+        {
+          ...auth(jenkins),
+          job: 'status-timeout',
+          timeout: '1',
+          'commit-status': 'true',
+          'github-token': GITHUB_TOKEN
+        },
+        { env: { GITHUB_API_URL: github.url } }
+      )
+      expect(r.code, describeRun(r)).toBe(1)
+      const posted = statuses(github, 'jenkins/status-timeout')
+      expect(posted.map(p => p.state)).toEqual(['pending', 'error'])
+      expect(posted[1]?.description).toBe('Timed out waiting for Jenkins')
+      expect(posted[1]?.target_url).toBe(posted[0]?.target_url)
     })
 
     it('a 403 from GitHub warns about statuses: write and leaves the result alone', async () => {
