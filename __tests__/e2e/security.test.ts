@@ -4,8 +4,7 @@
  * http, private CAs through NODE_EXTRA_CA_CERTS, proxies through
  * HTTP_PROXY / HTTPS_PROXY / NO_PROXY.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import https from 'node:https'
 import net, { type AddressInfo } from 'node:net'
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorAnnotation, node24, type ActionRun } from '../../scripts/action-runner.js'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
 import { describeRun, run, startLocalServer, type LocalServer } from './helpers.js'
+import { selfSigned } from '../fixtures/self-signed.js'
 
 const USER = 'alice'
 const PASSWORD = 'pw-Alice-S3cret-7d1f'
@@ -55,30 +55,11 @@ let resolverPath: string
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'jenkins-action-security-'))
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${FAKE_HOST}`,
-      '-addext',
-      `subjectAltName=DNS:${FAKE_HOST},IP:127.0.0.1`,
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem')
-    ],
-    { stdio: 'ignore' }
-  )
-  keyPem = readFileSync(join(dir, 'key.pem'), 'utf8')
-  certPem = readFileSync(join(dir, 'cert.pem'), 'utf8')
-  certPath = join(dir, 'cert.pem')
+  ;({
+    key: keyPem,
+    cert: certPem,
+    certPath
+  } = selfSigned(dir, FAKE_HOST, `DNS:${FAKE_HOST},IP:127.0.0.1`))
   resolverPath = join(dir, 'resolve-fake-host.cjs')
   writeFileSync(
     resolverPath,

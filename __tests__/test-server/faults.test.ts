@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import https from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +10,7 @@ import {
   type TestJenkins
 } from '../../test-server/index.js'
 import { ADMIN, get, post, TOKEN, waitFor } from './helpers.js'
+import { selfSigned } from '../fixtures/self-signed.js'
 
 const servers: TestJenkins[] = []
 
@@ -136,29 +136,8 @@ describe('TLS', () => {
   it('serves https with the given key and certificate', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'jenkins-tls-'))
     try {
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-days',
-          '1',
-          '-subj',
-          '/CN=127.0.0.1',
-          '-addext',
-          'subjectAltName=IP:127.0.0.1',
-          '-keyout',
-          join(dir, 'key.pem'),
-          '-out',
-          join(dir, 'cert.pem')
-        ],
-        { stdio: 'ignore' }
-      )
-      const cert = readFileSync(join(dir, 'cert.pem'))
-      const j = await start({ tls: { key: readFileSync(join(dir, 'key.pem')), cert } })
+      const { key, cert } = selfSigned(dir, '127.0.0.1', 'IP:127.0.0.1')
+      const j = await start({ tls: { key, cert } })
       expect(j.url.startsWith('https://127.0.0.1:')).toBe(true)
       const status = await new Promise<number>((resolve, reject) => {
         https
