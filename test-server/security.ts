@@ -52,7 +52,11 @@ export const IMPLIED_BY: Record<Permission, string[]> = {
 
 function permissionsOf(spec: UserSpec): Set<Permission> {
   const list = spec.permissions ?? DEFAULT_PERMISSIONS
-  return new Set(list.includes('admin') ? ALL : list)
+  if (list.includes('admin')) return new Set(ALL)
+  const granted = new Set(list)
+  // Job/Cancel is implied by Job/Build (core Item.CANCEL, impliedBy BUILD).
+  if (granted.has('build')) granted.add('cancel')
+  return granted
 }
 
 function sameSecret(a: string, b: string): boolean {

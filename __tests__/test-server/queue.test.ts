@@ -8,7 +8,8 @@ async function start(options: ServerOptions = {}): Promise<TestJenkins> {
   jenkins = await startJenkins({
     users: [
       { ...ADMIN, permissions: ['admin'] },
-      { name: 'reader', apiToken: 'tok-r', permissions: ['read', 'build'] }
+      { name: 'reader', apiToken: 'tok-r', permissions: ['read'] },
+      { name: 'builder', apiToken: 'tok-b', permissions: ['read', 'build'] }
     ],
     quietPeriodSec: 0,
     jobs: {
@@ -144,6 +145,16 @@ describe('queue items (jenkins-api.md 4)', () => {
     expect(left.executable).toBeNull()
     expect((await post(j, `/queue/cancelItem?id=${id}`)).status).toBe(500)
     expect((await post(j, '/queue/cancelItem?id=9999')).status).toBe(404)
+  })
+
+  it('lets a user who may build cancel (Job/Cancel is implied by Job/Build)', async () => {
+    const j = await start({ quietPeriodSec: 60 })
+    const res = await post(j, '/job/serial/build', { auth: basic('builder', 'tok-b') })
+    const id = queueId(res.headers.get('location'))
+    const cancelled = await post(j, `/queue/cancelItem?id=${id}`, {
+      auth: basic('builder', 'tok-b')
+    })
+    expect(cancelled.status).toBe(204)
   })
 
   it('cancels queued items when the job is disabled', async () => {
