@@ -39,6 +39,9 @@ async function main(): Promise<void> {
       )
     }
     rule('Step log')
+    console.log(
+      '(Lines starting with :: are workflow commands, consumed by the runner: ::add-mask:: hides the token, ::group:: folds the console, ::stop-commands:: keeps console lines from acting as commands.)\n'
+    )
     const run = await runAction(inputs, { noSummary: false })
     process.stdout.write(run.stdout)
     if (run.stderr) process.stdout.write(run.stderr)
