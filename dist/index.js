@@ -38818,7 +38818,11 @@ function parseUrlForm(path, original) {
             throw new JobPathError(`Input 'job' ('${redactUrl(original)}') is not a job path: every name must follow '/job/' (${FORMS}).`);
         }
         try {
-            names.push(decodeURIComponent(name));
+            // An item name never holds '/': a decoded one came from a multibranch
+            // branch URL written with a single %2F, whose item name is `feature%2Fx`
+            // (jenkins-api.md 3.8). Keep it as that name, which encodes to the
+            // canonical `feature%252Fx` that survives reverse proxies.
+            names.push(decodeURIComponent(name).replace(/\//g, '%2F'));
         }
         catch {
             throw new JobPathError(`Input 'job' has a malformed percent-encoding in '${name}': ${FORMS}.`);

@@ -41,6 +41,8 @@ describe('parseJobPath', () => {
     ['job/my%20job', ['my job']],
     ['job/caf%C3%A9', ['café']],
     ['job/mb/job/feature%252Fx', ['mb', 'feature%2Fx']],
+    // Copied from a URL that used the single-encoded form Jenkins also accepts.
+    ['job/mb/job/feature%2Fx', ['mb', 'feature%2Fx']],
     ['job/a+b', ['a+b']]
   ])('URL-path form %j is decoded once', (input, expected) => {
     expect(parseJobPath(input, BASE)).toEqual(expected)
