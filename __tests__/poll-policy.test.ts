@@ -20,7 +20,19 @@ describe('nextPollDelay', () => {
   it('starts fast without an estimate, then slows down', () => {
     expect(nextPollDelay(0, -1, 500)).toBe(fastMs)
     expect(nextPollDelay(0, -1, 5000)).toBeGreaterThan(fastMs)
-    expect(nextPollDelay(0, -1, 60_000)).toBe(unknownMs)
+    expect(nextPollDelay(0, -1, 10_000)).toBe(unknownMs)
+    expect(nextPollDelay(0, -1, 60_000)).toBe(slowMs)
+  })
+
+  it('stays under one request per second over a one-minute build without an estimate', () => {
+    let now = 0
+    let polls = 0
+    while (now < 60_000) {
+      now += nextPollDelay(0, -1, now)
+      polls++
+    }
+    // Plus the fixed requests of a run (crumb, job, trigger, queue, build twice).
+    expect((polls + 6) / 60).toBeLessThanOrEqual(1)
   })
 
   it('averages well under one request per second over a one-minute build with an estimate', () => {

@@ -34,9 +34,11 @@ export function nextPollDelay(
   if (!(estimatedMs > 0)) {
     // No history: short builds are common (and are what a user waits on
     // interactively), so start fast and slow down as the build proves long.
+    // Past 10 s, back off with the build's age so that a long first build
+    // stays under one request per second (BENCHMARKS.md).
     if (elapsed < 2000) return policy.fastMs
     if (elapsed < 10_000) return Math.max(policy.fastMs, policy.unknownMs / 2)
-    return policy.unknownMs
+    return clamp(elapsed / 10, policy.unknownMs, policy.slowMs)
   }
   const remaining = startedAt + estimatedMs - now
   if (remaining > 0) {
