@@ -39690,9 +39690,6 @@ async function follow(api, settings, signal, progress, follower, status) {
     let first;
     if (settings.build === 'new') {
         const info = await api.getJob(settings.job);
-        if (info.isFolder) {
-            throw new Error(`Jenkins item ${name} is a folder, not a job: name a job inside it (list them with list-jobs: true).`);
-        }
         // A cancel that arrived while reading the job must not still trigger.
         throwIfAborted(signal);
         const queued = await api.trigger(info, settings.job, settings.parameters);
@@ -42950,7 +42947,6 @@ function userIdsOf(actions) {
 
 
 
-
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_ACTION_BUDGET_MS = 15_000;
 const DEFAULT_USER_AGENT = 'jenkins-build-action';
@@ -43074,16 +43070,11 @@ class JenkinsClient {
         this.collectJobs(data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '', names);
         return names;
     }
-    /** Job full names close to `name` (for a "did you mean" after a 404), best first. */
-    async suggestJobs(name, limit = 3) {
-        const all = await this.listJobs([]);
-        return closestNames(name, all, limit);
-    }
     async trigger(info, job, params) {
         const name = fullName(job);
         if (info.isFolder) {
             // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-            throw new JenkinsError('bad-request', `'${name}' on Jenkins at ${this.origin} is a folder (${info._class ?? 'folder'}), not a job: name a job inside it`);
+            throw new JenkinsError('bad-request', `Jenkins item ${name} is a folder, not a job (${info._class ?? 'folder'}, on ${this.origin}): name a job inside it, or list them with list-jobs`);
         }
         if (info.disabled === true || info.buildable === false) {
             throw new JenkinsError('conflict', this.disabledMessage(name));

@@ -63,11 +63,6 @@ async function follow(
   let first: Build
   if (settings.build === 'new') {
     const info = await api.getJob(settings.job)
-    if (info.isFolder) {
-      throw new Error(
-        `Jenkins item ${name} is a folder, not a job: name a job inside it (list them with list-jobs: true).`
-      )
-    }
     // A cancel that arrived while reading the job must not still trigger.
     throwIfAborted(signal)
     const queued = await api.trigger(info, settings.job, settings.parameters)

@@ -18,7 +18,6 @@ import {
   withRetry,
   type RetryPolicy
 } from './retry.js'
-import { closestNames } from '../suggest.js'
 import {
   QUEUE_TREE,
   RECENT_BUILDS_TREE,
@@ -252,19 +251,13 @@ export class JenkinsClient implements JenkinsApi {
     return names
   }
 
-  /** Job full names close to `name` (for a "did you mean" after a 404), best first. */
-  async suggestJobs(name: string, limit = 3): Promise<string[]> {
-    const all = await this.listJobs([])
-    return closestNames(name, all, limit)
-  }
-
   async trigger(info: JobInfo, job: JobPath, params: BuildParameters): Promise<TriggerResult> {
     const name = fullName(job)
     if (info.isFolder) {
       // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
       throw new JenkinsError(
         'bad-request',
-        `'${name}' on Jenkins at ${this.origin} is a folder (${info._class ?? 'folder'}), not a job: name a job inside it`
+        `Jenkins item ${name} is a folder, not a job (${info._class ?? 'folder'}, on ${this.origin}): name a job inside it, or list them with list-jobs`
       )
     }
     if (info.disabled === true || info.buildable === false) {
