@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import nock from 'nock'
 import { afterEach, describe, expect, it } from 'vitest'
-import { JOB_TREE, listTree } from '../../src/jenkins/client.js'
+import { JOB_TREE, listTree } from '../../src/jenkins/reads.js'
 import { BASE, ORIGIN, jenkinsError, makeClient, netError, useNock } from './helpers.js'
 
 useNock()

@@ -125,6 +125,16 @@ export function jobUrlPath(job: JobPath): string {
   return job.map(name => '/job/' + encodeURIComponent(name)).join('')
 }
 
+/** Absolute URL of a job on `baseUrl` (normalised, no trailing slash), ending in '/'. */
+export function jobUrl(baseUrl: string, job: JobPath): string {
+  return `${baseUrl}${jobUrlPath(job)}/`
+}
+
+/** Absolute URL of a build on `baseUrl` (normalised, no trailing slash), ending in '/'. */
+export function buildUrl(baseUrl: string, job: JobPath, number: number): string {
+  return `${jobUrl(baseUrl, job)}${number}/`
+}
+
 /** `folder/sub/job`, as Jenkins' fullName. */
 export function fullName(job: JobPath): string {
   return job.join('/')

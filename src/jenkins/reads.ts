@@ -1,0 +1,276 @@
+import { JenkinsError } from './errors.js'
+import { buildUrl, fullName, jobUrl } from './job-path.js'
+import type { Requester } from './requester.js'
+import { htmlError } from './responses.js'
+import type {
+  Build,
+  BuildRef,
+  JobInfo,
+  JobPath,
+  ParameterDefinition,
+  ProgressiveText,
+  QueueItem
+} from './types.js'
+
+/** Folder levels listJobs walks in its one request. */
+const LIST_DEPTH = 10
+
+/** Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and keeps answers small). */
+export const JOB_TREE =
+  '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name]'
+
+/** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
+const FOLDER_CLASSES = new Set([
+  'com.cloudbees.hudson.plugins.folder.Folder',
+  'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
+  'jenkins.branch.OrganizationFolder'
+])
+
+/** `jobs[name,_class,jobs[…]]` nested `depth` levels. */
+export function listTree(depth: number): string {
+  let fields = 'name,_class'
+  for (let level = 1; level < depth; level++) fields = `name,_class,jobs[${fields}]`
+  return `jobs[${fields}]`
+}
+
+interface RawItem {
+  _class?: unknown
+  name?: unknown
+  jobs?: unknown
+}
+
+interface RawJob extends RawItem {
+  fullName?: unknown
+  buildable?: unknown
+  disabled?: unknown
+  nextBuildNumber?: unknown
+  property?: unknown
+}
+
+/** A job's JSON, reduced to what triggering it needs. */
+export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
+  // The crumb is needed before the trigger that usually follows: fetch it
+  // alongside the job to save a round trip.
+  http.prefetchCrumb()
+  const name = fullName(job)
+  const data = await http.getJson<RawJob>(
+    'job',
+    `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`,
+    http.context(`job '${name}'`, {
+      notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+    })
+  )
+  const info: JobInfo = {
+    name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
+    fullName: typeof data.fullName === 'string' ? data.fullName : name,
+    // Jenkins' own `url` comes from its configured root URL, which may be
+    // another host (jenkins-api.md 9): always our base.
+    url: jobUrl(http.baseUrl, job),
+    parameterDefinitions: parameterDefinitions(data.property),
+    isFolder: isFolder(data)
+  }
+  if (typeof data._class === 'string') info._class = data._class
+  if (typeof data.buildable === 'boolean') info.buildable = data.buildable
+  if (typeof data.disabled === 'boolean') info.disabled = data.disabled
+  if (typeof data.nextBuildNumber === 'number') info.nextBuildNumber = data.nextBuildNumber
+  return info
+}
+
+/** Full names of every job below `folder` (root when empty), in one request. */
+export async function listJobs(http: Requester, folder: JobPath): Promise<string[]> {
+  const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root'
+  const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`
+  const data = await http.getJson<RawItem>(
+    'jobs',
+    `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`,
+    http.context(`the job list of ${where}`, {
+      notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+    })
+  )
+  if (!Array.isArray(data.jobs)) {
+    throw new JenkinsError(
+      'bad-request',
+      `'${fullName(folder)}' on Jenkins at ${http.origin} is a job, not a folder: there are no jobs to list below it`
+    )
+  }
+  const names: string[] = []
+  collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '', names)
+  return names
+}
+
+/** A queue item's JSON. */
+export async function getQueueItem(http: Requester, queueId: number): Promise<QueueItem> {
+  const item = await http.getJson<QueueItem>(
+    'queue',
+    `${http.baseUrl}/queue/item/${queueId}/api/json`,
+    http.context(`queue item ${queueId}`, {
+      notFound: `Queue item ${queueId} is not known to Jenkins at ${http.origin} (404): it left the queue more than 5 minutes ago, or Jenkins restarted`
+    })
+  )
+  if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${http.origin} answered queue item ${queueId} without an id`
+    )
+  }
+  return item
+}
+
+/** A build's JSON, by number or permalink. */
+export async function getBuild(
+  http: Requester,
+  job: JobPath,
+  which: number | 'lastBuild' | 'lastSuccessfulBuild',
+  options: { tree?: string; depth?: number } = {}
+): Promise<Build> {
+  const name = fullName(job)
+  const query = new URLSearchParams()
+  if (options.tree !== undefined) query.set('tree', options.tree)
+  if (options.depth !== undefined) query.set('depth', String(options.depth))
+  const search = query.toString()
+  const url = `${jobUrl(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`
+  const notFound =
+    which === 'lastBuild'
+      ? `Job '${name}' has no builds yet on Jenkins at ${http.origin} (no last build; or the job does not exist)`
+      : which === 'lastSuccessfulBuild'
+        ? `Job '${name}' has no last successful build on Jenkins at ${http.origin} (or the job does not exist)`
+        : `Build #${which} of job '${name}' was not found on Jenkins at ${http.origin} (404)`
+  const build = await http.getJson<Build>(
+    'build',
+    url,
+    http.context(
+      typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`,
+      {
+        notFound
+      }
+    )
+  )
+  if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${http.origin} answered a build of '${name}' without a number`
+    )
+  }
+  return build
+}
+
+/** The job's most recent builds, newest first, with their queue ids. */
+export async function recentBuilds(
+  http: Requester,
+  job: JobPath,
+  limit: number
+): Promise<Array<{ number: number; queueId?: number }>> {
+  const name = fullName(job)
+  const tree = `builds[number,queueId]{0,${Math.max(1, Math.floor(limit))}}`
+  const data = await http.getJson<{ builds?: unknown }>(
+    'builds',
+    `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`,
+    http.context(`the builds of job '${name}'`, {
+      notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+    })
+  )
+  const builds: Array<{ number: number; queueId?: number }> = []
+  for (const raw of Array.isArray(data.builds) ? data.builds : []) {
+    const build = raw as { number?: unknown; queueId?: unknown } | null
+    if (typeof build?.number !== 'number') continue
+    builds.push(
+      typeof build.queueId === 'number'
+        ? { number: build.number, queueId: build.queueId }
+        : { number: build.number }
+    )
+  }
+  return builds
+}
+
+/** GET logText/progressiveText?start=N, its body streamed. */
+export async function progressiveText(
+  http: Requester,
+  build: BuildRef,
+  start: number
+): Promise<ProgressiveText> {
+  const name = fullName(build.job)
+  const url = `${buildUrl(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`
+  const context = http.context(`the console of build #${build.number} of '${name}'`, {
+    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)`
+  })
+  return http.read(
+    'log',
+    url,
+    context,
+    response => {
+      if (response.contentType.includes('text/html')) {
+        response.discard()
+        throw htmlError(context, response.status)
+      }
+      const textSize = Number(response.header('x-text-size'))
+      if (response.header('x-text-size') === undefined || !Number.isFinite(textSize)) {
+        response.discard()
+        throw new JenkinsError(
+          'protocol',
+          `Jenkins at ${http.origin} answered ${context.what} without a usable X-Text-Size header`
+        )
+      }
+      // Streamed, not buffered: a console can be hundreds of MB. The
+      // header is absent (never "false") once the log is complete (6.1).
+      return {
+        body: response.message,
+        textSize,
+        moreData: response.header('x-more-data') === 'true'
+      }
+    },
+    http.deadline
+  )
+}
+
+// ---------------------------------------------------------------------------
+
+function collectJobs(http: Requester, items: unknown[], prefix: string, names: string[]): void {
+  for (const raw of items) {
+    const item = raw as RawItem
+    if (typeof item?.name !== 'string') continue
+    const path = `${prefix}${item.name}`
+    if (Array.isArray(item.jobs)) {
+      collectJobs(http, item.jobs, `${path}/`, names)
+    } else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
+      http.logger.debug(
+        `Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`
+      )
+    } else {
+      names.push(path)
+    }
+  }
+}
+
+function isFolder(item: RawItem): boolean {
+  return (
+    (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs)
+  )
+}
+
+function parameterDefinitions(property: unknown): ParameterDefinition[] {
+  const definitions: ParameterDefinition[] = []
+  if (!Array.isArray(property)) return definitions
+  for (const entry of property) {
+    const list = (entry as { parameterDefinitions?: unknown } | null)?.parameterDefinitions
+    if (!Array.isArray(list)) continue
+    for (const raw of list) {
+      const def = raw as {
+        name?: unknown
+        type?: unknown
+        defaultParameterValue?: { value?: unknown } | null
+        choices?: unknown
+      }
+      if (typeof def?.name !== 'string') continue
+      const definition: ParameterDefinition = { name: def.name }
+      if (typeof def.type === 'string') definition.type = def.type
+      if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+        definition.defaultValue = def.defaultParameterValue.value
+      }
+      if (Array.isArray(def.choices)) {
+        definition.choices = def.choices.filter((c): c is string => typeof c === 'string')
+      }
+      definitions.push(definition)
+    }
+  }
+  return definitions
+}
