@@ -3,10 +3,9 @@
  * (`job/<name>` per level), builds and their console. Runs after the
  * authentication and crumb filters of server.ts.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
 import { crlf } from './console.js'
-import type { Params } from './http-util.js'
+import type { Exchange } from './exchange.js'
 import {
   buildJson,
   defaultValue,
@@ -35,33 +34,8 @@ import {
   requiresPostPage
 } from './pages.js'
 import { IMPLIED_BY, PERMISSION_ID, type Identity } from './security.js'
-import type { ServerContext } from './server.js'
 import { parseTree, pruneTree, treeDepth, TreeSyntaxError } from './tree.js'
-import type {
-  Cause,
-  JobState,
-  ParameterValueState,
-  Permission,
-  RequestKind,
-  RequestLogEntry
-} from './types.js'
-
-export interface Exchange {
-  req: IncomingMessage
-  res: ServerResponse
-  method: string
-  rawPath: string
-  rawQuery: string
-  /** Decoded path segments below the context path. */
-  segments: string[]
-  params: Params
-  identity: Identity
-  sessionId: string | undefined
-  entry: RequestLogEntry
-  ctx: ServerContext
-  /** Jetty's error page (sendError): no X-Jenkins headers. */
-  jetty(status: number, message: string, headers?: Record<string, string>): void
-}
+import type { Cause, JobState, ParameterValueState, Permission, RequestKind } from './types.js'
 
 /** Thrown inside a handler to answer through /oops (an uncaught exception in Jenkins). */
 class Oops extends Error {
