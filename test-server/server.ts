@@ -1,7 +1,7 @@
 /**
  * The Jenkins-compatible HTTP server: request lifecycle in Jenkins' filter
  * order (jenkins-api.md 0), faults in front of it like a flaky proxy, and the
- * Stapler-like URL binding of routes.ts.
+ * Stapler-like URL binding of routes/.
  */
 import { randomBytes } from 'node:crypto'
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
@@ -12,7 +12,7 @@ import { FaultInjector } from './faults.js'
 import { Params, readBody, sleep } from './http-util.js'
 import { JenkinsModel, type Build } from './model.js'
 import { jettyErrorPage, reason } from './pages.js'
-import { classify, route } from './routes.js'
+import { classify, route } from './routes/index.js'
 import { Security, Sessions } from './security.js'
 import type {
   BuildState,
