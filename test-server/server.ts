@@ -1,18 +1,18 @@
 /**
  * The Jenkins-compatible HTTP server: request lifecycle in Jenkins' filter
  * order (jenkins-api.md 0), faults in front of it like a flaky proxy, and the
- * Stapler-like URL binding of routes.ts.
+ * Stapler-like URL binding of routes/.
  */
 import { randomBytes } from 'node:crypto'
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import https from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
+import type { Exchange, ServerContext } from './exchange.js'
 import { FaultInjector } from './faults.js'
 import { Params, readBody, sleep } from './http-util.js'
-import type { JsonContext } from './json.js'
 import { JenkinsModel, type Build } from './model.js'
 import { jettyErrorPage, reason } from './pages.js'
-import { classify, route, type Exchange } from './routes.js'
+import { classify, route } from './routes/index.js'
 import { Security, Sessions } from './security.js'
 import type {
   BuildState,
@@ -32,21 +32,6 @@ export const DEFAULT_USERS: UserSpec[] = [
     permissions: ['admin']
   }
 ]
-
-/** Settings the routes read; mutable parts change on restart. */
-export interface ServerContext {
-  contextPath: string
-  csrf: boolean
-  crumbField: string
-  version: string
-  /** X-Jenkins-Session: random per process start. */
-  instanceSession: string
-  tls: boolean
-  model: JenkinsModel
-  sessions: Sessions
-  security: Security
-  json: JsonContext
-}
 
 function normaliseContext(path: string | undefined): string {
   const trimmed = (path ?? '').replace(/\/+$/, '')

@@ -1,0 +1,90 @@
+/**
+ * Stapler-like URL binding, after the authentication and crumb filters of
+ * server.ts. Each object a URL can reach (the root, an item, a build) answers
+ * its own page and api/json, and looks the next segment up in its table of URL
+ * families: ROOT_ROUTES here, ITEM_ROUTES (items.ts), BUILD_ROUTES (builds.ts).
+ * A new family is a module with its handler plus one entry in one table; the
+ * entry's `kind` is what the request log (and so fault aiming) calls it.
+ */
+import type { Exchange } from '../exchange.js'
+import { rootJson } from '../json.js'
+import type { JenkinsModel } from '../model.js'
+import { layoutPage, oopsPage } from '../pages.js'
+import type { RequestKind } from '../types.js'
+import { crumbIssuer } from './crumb-issuer.js'
+import { itemKind, itemRoute } from './items.js'
+import { queue, queueKind } from './queue.js'
+import { can, deny, notFound, Oops, sendApiJson, sendLayout } from './respond.js'
+import { whoAmI } from './who-am-i.js'
+
+/** A URL family below the root (`/<segment>/…`). */
+export interface RootRoute {
+  /** The request log's `kind` (faults are aimed by it), or how to tell it from the segments below. */
+  kind: RequestKind | ((rest: string[]) => RequestKind)
+  handle(ex: Exchange, rest: string[]): void | Promise<void>
+}
+
+/** Families below the root, by their first segment. A new one is one entry here. */
+const ROOT_ROUTES = new Map<string, RootRoute>([
+  [
+    'login',
+    { kind: 'other', handle: ex => sendLayout(ex, 200, layoutPage('Sign in', '<h1>Sign in</h1>')) }
+  ],
+  ['whoAmI', { kind: 'other', handle: whoAmI }],
+  ['crumbIssuer', { kind: 'crumb', handle: crumbIssuer }],
+  ['queue', { kind: queueKind, handle: queue }]
+])
+
+/** Paths Jenkins.getTarget lets through without Overall/Read. */
+const ALWAYS_READABLE = new Set([
+  '404',
+  'login',
+  'loginError',
+  'logout',
+  'accessDenied',
+  'adjuncts',
+  'error',
+  'oops',
+  'signup',
+  'securityRealm',
+  'whoAmI'
+])
+
+/** The request log's `kind`, from the path alone (faults are aimed by it). */
+export function classify(model: JenkinsModel, segments: string[]): RequestKind {
+  const [first, ...rest] = segments
+  if (first === 'api') return 'list'
+  if (first === 'job' || first === 'view') return itemKind(model, segments)
+  const kind = first === undefined ? undefined : ROOT_ROUTES.get(first)?.kind
+  if (kind === undefined) return 'other'
+  return typeof kind === 'function' ? kind(rest) : kind
+}
+
+export async function route(ex: Exchange): Promise<void> {
+  try {
+    await dispatch(ex)
+  } catch (err) {
+    if (ex.res.headersSent) {
+      ex.res.destroy()
+      return
+    }
+    const status = err instanceof Oops ? err.status : 500
+    sendLayout(ex, status, oopsPage(err instanceof Error ? err.message : String(err)))
+  }
+}
+
+async function dispatch(ex: Exchange): Promise<void> {
+  const [first, ...rest] = ex.segments
+  if (first === undefined || !ALWAYS_READABLE.has(first)) {
+    if (!can(ex, 'read')) return deny(ex, 'read')
+  }
+  if (first === undefined) return sendLayout(ex, 200, layoutPage('Dashboard', '<h1>Dashboard</h1>'))
+  if (first === 'api') {
+    if (rest.length !== 1 || rest[0] !== 'json') return notFound(ex)
+    return sendApiJson(ex, depth => rootJson(ex.ctx.json, depth))
+  }
+  if (first === 'job' || first === 'view') return itemRoute(ex)
+  const family = ROOT_ROUTES.get(first)
+  if (family) return family.handle(ex, rest)
+  notFound(ex)
+}
