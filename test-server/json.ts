@@ -255,7 +255,8 @@ export function buildJson(ctx: JsonContext, build: BuildState, level: number, de
   if (level > depth) return { ...head, number: build.number, url: buildUrl(ctx, build) }
   const pipeline = build.job.type === 'pipeline'
   let executor: Json | null = null
-  if (build.building) {
+  // The executor holds the run until Run.execute returns, after the log is closed.
+  if (build.logUpdated) {
     executor = { _class: pipeline ? 'hudson.model.OneOffExecutor' : 'hudson.model.Executor' }
     if (level + 1 <= depth) {
       const estimate = ctx.model.estimatedDuration(build.job)
@@ -282,7 +283,7 @@ export function buildJson(ctx: JsonContext, build: BuildState, level: number, de
     executor,
     fullDisplayName: `${fullDisplayName(build.job)} #${build.number}`,
     id: String(build.number),
-    inProgress: build.building,
+    inProgress: (build as Build).inProgress,
     keepLog: false,
     number: build.number,
     queueId: build.queueId,

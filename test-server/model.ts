@@ -1,23 +1,18 @@
-import { ConsoleLog, consoleNote } from './console.js'
+import { Build, BuildRunner, DEFAULT_END_GAP } from './build.js'
+import { mulberry32 } from './prng.js'
 import type {
-  BuildState,
   Cause,
-  JobScript,
+  EndGap,
   JobSpec,
   JobState,
   ParameterValueState,
+  Millis,
   QueueItemState,
   Result,
   ServerState
 } from './types.js'
 
-const RESULT_ORDER: Result[] = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED']
-
-/** Jenkins' Result only ever gets worse (Run.setResult). */
-export function worse(a: Result | null, b: Result): Result {
-  if (a === null) return b
-  return RESULT_ORDER.indexOf(a) >= RESULT_ORDER.indexOf(b) ? a : b
-}
+export { Build, worse } from './build.js'
 
 /** branch-api's NameEncoder: the branch `feature/x` becomes the item `feature%2Fx` (jenkins-api.md 3.8). */
 export function encodeBranchName(name: string): string {
@@ -36,51 +31,14 @@ export function isJob(item: JobState): boolean {
   return item.type === 'freestyle' || item.type === 'pipeline'
 }
 
-export class Build implements BuildState {
-  result: Result | null = null
-  building = true
-  finishedAt: number | null = null
-  stopRequestedAt: number | null = null
-  /** Published when the build ends, if the script declares tests. */
-  testReport: { total: number; failed: number; skipped: number } | null = null
-  readonly console: ConsoleLog
-  readonly parameters: Record<string, string | boolean> = {}
-  /** Timers driving the script; cleared when the build ends. */
-  readonly timers = new Set<NodeJS.Timeout>()
-  stopping = false
-
-  constructor(
-    readonly job: JobState,
-    readonly number: number,
-    readonly queueId: number,
-    readonly parameterValues: ParameterValueState[],
-    readonly causes: Cause[],
-    readonly queuedAt: number,
-    readonly startedAt: number,
-    readonly executorNumber: number
-  ) {
-    this.console = new ConsoleLog(job.script.consoleBytes ?? 0)
-    for (const p of parameterValues) this.parameters[p.name] = p.value
-  }
-
-  consoleText(): string {
-    return this.console.text()
-  }
-
-  consoleLength(): number {
-    return this.console.length
-  }
-
-  get durationMs(): number {
-    return this.finishedAt === null ? 0 : this.finishedAt - this.startedAt
-  }
-}
-
 export interface ModelOptions {
   executors: number
   quietPeriodSec: number
   leftItemTtlMs: number
   executableDelayMs: number
+  endGap?: EndGap
+  /** Seeds the draws of end gaps given as ranges. */
+  seed?: number
 }
 
 interface QueueItem extends QueueItemState {
@@ -100,10 +58,28 @@ export class JenkinsModel implements ServerState {
   private readonly pendingRuns = new Map<JobState, number>()
   private readonly timers = new Set<NodeJS.Timeout>()
   private queueTimer: NodeJS.Timeout | undefined
+  private readonly runner: BuildRunner
 
   constructor(private readonly options: ModelOptions) {
     this.executors = options.executors
     this.root = this.makeItem('', { type: 'folder' }, null)
+    const random = mulberry32(options.seed ?? 1)
+    this.runner = new BuildRunner({
+      timer: (fn, ms) => this.timer(fn, ms),
+      cancel: t => {
+        clearTimeout(t)
+        this.timers.delete(t)
+      },
+      draw: (ms: Millis) =>
+        typeof ms === 'number' ? ms : Math.round(ms[0] + (ms[1] - ms[0]) * random()),
+      endGap: options.endGap ?? DEFAULT_END_GAP,
+      // A non-concurrent job's next build waits for `building`, not for the log.
+      finished: () => this.tick(),
+      released: () => {
+        this.busyExecutors--
+        this.tick()
+      }
+    })
   }
 
   // ---- items ----
@@ -192,12 +168,27 @@ export class JenkinsModel implements ServerState {
     return job.quietPeriodSec ?? this.options.quietPeriodSec
   }
 
-  /** -1 without history, else the mean duration of the job's completed builds. */
+  /**
+   * Job.getEstimatedDuration: the mean duration of up to three candidates,
+   * -1 without any. The candidates (Job.getEstimatedDurationCandidates) are
+   * the last successful (or unstable) build, then successful or unstable builds among the
+   * six newest that are not building, then failed ones to make up three.
+   */
   estimatedDuration(job: JobState): number {
-    const done = job.builds.filter(b => !b.building && b.finishedAt !== null)
-    if (done.length === 0) return -1
-    const total = done.reduce((sum, b) => sum + ((b.finishedAt ?? 0) - b.startedAt), 0)
-    return Math.round(total / done.length)
+    const builds = [...job.builds].reverse() as Build[]
+    const ok = (b: Build): boolean => b.result === 'SUCCESS' || b.result === 'UNSTABLE'
+    const lastSuccessful = builds.find(b => !b.building && ok(b))
+    const candidates: Build[] = lastSuccessful ? [lastSuccessful] : []
+    const fallback: Build[] = []
+    for (const b of builds.slice(0, 6)) {
+      if (candidates.length >= 3) break
+      if (b.building || b.result === null || b === lastSuccessful) continue
+      if (ok(b)) candidates.push(b)
+      else if (b.result === 'FAILURE') fallback.push(b)
+    }
+    while (candidates.length < 3 && fallback.length > 0) candidates.push(fallback.shift() as Build)
+    const total = candidates.reduce((sum, b) => sum + b.durationMs, 0)
+    return total === 0 ? -1 : Math.round(total / candidates.length)
   }
 
   // ---- queue ----
@@ -349,126 +340,41 @@ export class JenkinsModel implements ServerState {
     )
     job.builds.push(build)
     item.build = build
-    this.run(build)
+    this.runner.start(build)
     this.onBuildStart?.(build)
   }
 
   // ---- builds ----
 
-  private line(build: Build, text: string): string {
-    const note = build.job.script.consoleNotes
-      ? consoleNote(`${build.job.fullName}#${build.number}:${text}`)
-      : ''
-    return `${note}${text}\n`
-  }
-
-  private buildTimer(build: Build, fn: () => void, ms: number): void {
-    const t = this.timer(() => {
-      build.timers.delete(t)
-      fn()
-    }, ms)
-    build.timers.add(t)
-  }
-
-  private run(build: Build): void {
-    const script: JobScript = build.job.script
-    const duration = Math.max(0, script.durationMs ?? 1000)
-    const cause = build.causes[0]
-    const user = cause?.userName ?? 'anonymous'
-    const note = script.consoleNotes ? consoleNote(`user:${user}`) : ''
-    build.console.append(`Started by user ${note}${user}\n`)
-    if (build.job.type === 'pipeline') {
-      build.console.append(this.line(build, '[Pipeline] Start of Pipeline'))
-    }
-    if (script.echoParameters) {
-      for (const p of build.parameterValues) {
-        const value = p.type === 'password' ? '****' : String(p.value)
-        build.console.append(this.line(build, `${p.name}=${value}`))
-      }
-    }
-    const lines = script.consoleLines ?? []
-    lines.forEach((text, i) => {
-      const at = (duration * (i + 1)) / (lines.length + 1)
-      this.buildTimer(build, () => build.console.append(this.line(build, text)), at)
-    })
-    const total = script.consoleBytes ?? 0
-    if (total > 0) {
-      const step = Math.max(10, Math.min(100, duration / 20))
-      const grow = (): void => {
-        const elapsed = Date.now() - build.startedAt
-        build.console.growGenerated(duration > 0 ? Math.floor((total * elapsed) / duration) : total)
-        if (build.building && !build.stopping && elapsed < duration) {
-          this.buildTimer(build, grow, step)
-        }
-      }
-      grow()
-    }
-    const early = script.earlyResult
-    if (early && early.afterMs < duration) {
-      this.buildTimer(
-        build,
-        () => (build.result = worse(build.result, early.result)),
-        early.afterMs
-      )
-    }
-    this.buildTimer(
-      build,
-      () => {
-        let result = worse(build.result, script.result ?? 'SUCCESS')
-        if (early) result = worse(result, early.result)
-        this.finish(build, result)
-      },
-      duration
-    )
-  }
-
-  private finish(build: Build, result: Result): void {
-    if (!build.building) return
-    for (const t of build.timers) {
-      clearTimeout(t)
-      this.timers.delete(t)
-    }
-    build.timers.clear()
-    const script = build.job.script
-    if (result !== 'ABORTED' && script.consoleBytes) {
-      build.console.growGenerated(script.consoleBytes)
-    }
-    if (script.tests) build.testReport = script.tests
-    if (build.job.type === 'pipeline') {
-      build.console.append(this.line(build, '[Pipeline] End of Pipeline'))
-    }
-    build.console.append(`Finished: ${result}\n`)
-    build.result = worse(build.result, result)
-    build.building = false
-    build.finishedAt = Date.now()
-    this.busyExecutors--
-    this.tick()
-  }
-
   /** stop / term / kill (jenkins-api.md 7). A build that is not running is left alone. */
   stop(build: Build, how: 'stop' | 'term' | 'kill', userName: string): void {
-    if (!build.building) return
-    if (build.stopRequestedAt === null) {
-      build.stopRequestedAt = Date.now()
-      build.console.append(`Aborted by ${userName}\n`)
-    }
-    const delay = build.job.script.stopDelayMs ?? 0
-    if (how === 'stop' && build.job.type === 'pipeline' && delay > 0) {
-      if (build.stopping) return
-      build.stopping = true
-      for (const t of build.timers) {
-        clearTimeout(t)
-        this.timers.delete(t)
-      }
-      build.timers.clear()
-      this.buildTimer(build, () => this.finish(build, 'ABORTED'), delay)
-      return
-    }
-    this.finish(build, 'ABORTED')
+    this.runner.stop(build, how, userName)
   }
 
   appendConsole(build: Build, line: string): void {
-    build.console.append(line.endsWith('\n') ? line : line + '\n')
+    build.write(line.endsWith('\n') ? line : line + '\n')
+  }
+
+  /** Finished builds added to a job's history, oldest first, ending before now (see TestJenkins.addHistory). */
+  addHistory(job: JobState, builds: Array<{ durationMs: number; result?: Result }>): void {
+    let end = Date.now() - 1000
+    const past = [...builds].reverse().map(spec => {
+      const startedAt = end - spec.durationMs
+      const at = { startedAt, finishedAt: end, spec }
+      end = startedAt - 1000
+      return at
+    })
+    for (const { startedAt, finishedAt, spec } of past.reverse()) {
+      const build = new Build(job, job.nextBuildNumber++, 0, [], [], startedAt, startedAt, 0)
+      build.write('Started by user anonymous\n')
+      build.result = spec.result ?? 'SUCCESS'
+      build.write(`Finished: ${build.result}\n`)
+      build.building = false
+      build.logUpdated = false
+      build.finishedAt = finishedAt
+      build.logClosedAt = finishedAt
+      job.builds.push(build)
+    }
   }
 
   private timer(fn: () => void, ms: number): NodeJS.Timeout {

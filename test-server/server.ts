@@ -19,6 +19,7 @@ import type {
   FaultSpec,
   JobSpec,
   RequestLogEntry,
+  Result,
   ServerOptions,
   TestJenkins,
   UserSpec
@@ -61,7 +62,9 @@ class JenkinsServer implements TestJenkins {
       executors: options.executors ?? 2,
       quietPeriodSec: options.quietPeriodSec ?? 5,
       leftItemTtlMs: options.leftItemTtlMs ?? 5 * 60_000,
-      executableDelayMs: options.executableDelayMs ?? 0
+      executableDelayMs: options.executableDelayMs ?? 0,
+      endGap: options.endGap,
+      seed: options.seed
     })
     for (const [name, spec] of Object.entries(options.jobs ?? {})) model.addJob(name, spec)
     const csrf = options.csrf ?? true
@@ -192,6 +195,12 @@ class JenkinsServer implements TestJenkins {
 
   addJob(fullName: string, spec: JobSpec): void {
     this.ctx.model.addJob(fullName, spec)
+  }
+
+  addHistory(fullName: string, builds: Array<{ durationMs: number; result?: Result }>): void {
+    const job = this.ctx.model.findJob(fullName)
+    if (!job) throw new Error(`addHistory: no job ${fullName}`)
+    this.ctx.model.addHistory(job, builds)
   }
 
   appendConsole(fullName: string, number: number, line: string): void {

@@ -23,6 +23,29 @@ export interface JobScript {
   stopDelayMs?: number
   /** Write one `NAME=value` line per parameter at the start of the build. */
   echoParameters?: boolean
+  /** How this job's builds end; default the server's `endGap`. */
+  endGap?: EndGap
+  /** Written right after `building` turns false, before `Finished:` (RunListener.onCompleted, a freestyle job's downstream triggers). */
+  completedLines?: string[]
+  /** Written after `Finished: RESULT`, before the log closes (a Pipeline's stash clean-up error, WorkflowRun.finish). */
+  afterFinishedLines?: string[]
+}
+
+/** Milliseconds: fixed, or drawn uniformly from [min, max] by the server's seeded PRNG. */
+export type Millis = number | [number, number]
+
+/**
+ * The end of a build as Jenkins runs it (Run.execute with RunExecution.cleanUp,
+ * WorkflowRun.finish): `building` turns false first, Jenkins then runs every
+ * RunListener.onCompleted and the job's clean-up, writes `Finished: RESULT`,
+ * closes the log and only then does progressiveText stop answering
+ * `X-More-Data: true`. The sequence and its sources: build.ts.
+ */
+export interface EndGap {
+  /** From `building: false` to the `Finished:` line (the listeners). */
+  finishedAfterMs: Millis
+  /** From the `Finished:` line to the log's completion (closing the log, saving build.xml). */
+  closedAfterMs: Millis
 }
 
 export type ParameterType = 'string' | 'boolean' | 'choice' | 'text' | 'password'
@@ -141,6 +164,10 @@ export interface ServerOptions {
   tls?: { key: string | Buffer; cert: string | Buffer }
   /** X-Jenkins; default '2.541.1'. */
   version?: string
+  /** How builds end (jobs may override); default DEFAULT_END_GAP. */
+  endGap?: EndGap
+  /** Seed of the PRNG that draws end gaps given as ranges; default 1. */
+  seed?: number
 }
 
 export interface RequestLogEntry {
@@ -223,11 +250,18 @@ export interface BuildState {
   parameterValues: ParameterValueState[]
   causes: Cause[]
   result: Result | null
+  /** Run.isBuilding(): false from the moment the result is final (POST_PRODUCTION), while the log may still be written. */
   building: boolean
-  /** Epoch ms: queued, started, marked finished (null while running). */
+  /** Run.isLogUpdated(): true until the log is closed; progressiveText sends `X-More-Data: true` meanwhile. */
+  logUpdated: boolean
+  /** Epoch ms: queued, started, marked finished (`building` turned false; null while running). */
   queuedAt: number
   startedAt: number
   finishedAt: number | null
+  /** Epoch ms the log was closed (null while it is written). */
+  logClosedAt: number | null
+  /** Epoch ms each text the build wrote reached the log (not the generated console), for lag figures. */
+  readonly writes: ReadonlyArray<{ at: number; text: string }>
   /** Set when `stop` was received. */
   stopRequestedAt: number | null
   /** The console as stored (with annotations), for small logs. */
@@ -269,4 +303,6 @@ export interface TestJenkins {
   addJob(fullName: string, spec: JobSpec): void
   /** Append a raw line to a build's console (a newline is added when missing). */
   appendConsole(fullName: string, number: number, line: string): void
+  /** Adds finished builds to a job's history, oldest first, as if they had run before (for its estimatedDuration). */
+  addHistory(fullName: string, builds: Array<{ durationMs: number; result?: Result }>): void
 }

@@ -68,6 +68,90 @@ function jobPath(fullName: string): string {
     .join('')
 }
 
+describe('the end of a build (Run.execute, WorkflowRun.finish)', () => {
+  const gap = { finishedAfterMs: 400, closedAfterMs: 400 }
+  const jobs = {
+    slow: {
+      script: {
+        durationMs: 100,
+        endGap: gap,
+        completedLines: ['Triggering a new build of downstream']
+      }
+    },
+    slowpipe: {
+      type: 'pipeline' as const,
+      script: { durationMs: 100, endGap: gap, afterFinishedLines: ['Failed to clean up stashes'] }
+    }
+  }
+
+  async function log(j: TestJenkins, path: string) {
+    const res = await get(j, `${path}/logText/progressiveText`)
+    return { more: res.headers.get('x-more-data'), text: await res.text() }
+  }
+
+  it('turns building false first, writes Finished: while the log is open, then closes it', async () => {
+    const j = await start({ jobs })
+    await post(j, '/job/slow/build')
+    const ended = await finished(j, 'slow', 1)
+    // POST_PRODUCTION: the result is final, the executor still holds the run.
+    expect(ended).toMatchObject({ building: false, inProgress: true, result: 'SUCCESS' })
+    expect(ended.executor).not.toBeNull()
+    const during = await log(j, '/job/slow/1')
+    expect(during.more).toBe('true')
+    expect(during.text).toContain('Triggering a new build of downstream\r\n')
+    expect(during.text).not.toContain('Finished:')
+
+    const build = j.builds('slow')[0]
+    await waitFor(() => (build?.consoleText().includes('Finished:') ? true : undefined))
+    expect(build?.logUpdated).toBe(true)
+    expect((await log(j, '/job/slow/1')).more).toBe('true')
+
+    await waitFor(() => (build?.logUpdated ? undefined : true), 'the log to close')
+    const closed = await log(j, '/job/slow/1')
+    expect(closed.more).toBeNull()
+    expect(closed.text.endsWith('Triggering a new build of downstream\r\nFinished: SUCCESS\r\n')).toBe(
+      true
+    )
+    expect(build?.logClosedAt).toBeGreaterThanOrEqual((build?.finishedAt ?? 0) + 700)
+    const done = await getJson<BuildJson>(j, '/job/slow/1/api/json')
+    expect(done).toMatchObject({ building: false, inProgress: false, executor: null })
+  })
+
+  it('ends a Pipeline with End of Pipeline before, and may write after, Finished:', async () => {
+    const j = await start({ jobs })
+    await post(j, '/job/slowpipe/build')
+    const ended = await finished(j, 'slowpipe', 1)
+    // WorkflowRun: completed = true turns inProgress and building false together.
+    expect(ended).toMatchObject({ building: false, inProgress: false })
+    const build = j.builds('slowpipe')[0]
+    expect(build?.consoleText().endsWith('[Pipeline] End of Pipeline\n')).toBe(true)
+    await waitFor(() => (build?.logUpdated ? undefined : true), 'the log to close')
+    expect(build?.consoleText().endsWith('Finished: SUCCESS\nFailed to clean up stashes\n')).toBe(
+      true
+    )
+  })
+
+  it('estimates from up to three recent builds, as Job.getEstimatedDuration', async () => {
+    const j = await start()
+    j.addHistory('ok', [
+      { durationMs: 90_000 },
+      { durationMs: 10_000, result: 'FAILURE' },
+      { durationMs: 4000 },
+      { durationMs: 6000, result: 'UNSTABLE' },
+      { durationMs: 2000, result: 'ABORTED' }
+    ])
+    // The last successful (#4: unstable counts), then #3 and #1; the failure is not needed, the abort never counts.
+    const job = await getJson<{ builds: Array<{ number: number }> }>(
+      j,
+      '/job/ok/api/json?tree=builds[number]'
+    )
+    expect(job.builds.map(b => b.number)).toEqual([5, 4, 3, 2, 1])
+    await post(j, '/job/ok/build')
+    const running = await getJson<BuildJson>(j, '/job/ok/6/api/json')
+    expect(running.estimatedDuration).toBe(Math.round((6000 + 4000 + 90_000) / 3))
+  })
+})
+
 describe('build JSON (jenkins-api.md 5)', () => {
   it('exports the fields of 5.2 with result null and duration 0 while running', async () => {
     const j = await start({ rootUrl: 'https://jenkins.example.com/' })
@@ -117,7 +201,9 @@ describe('build JSON (jenkins-api.md 5)', () => {
     const done = await finished(j, 'params', 1)
     expect(done.result).toBe('SUCCESS')
     expect(done.duration).toBeGreaterThanOrEqual(140)
-    expect(done.executor).toBeNull()
+    // The executor holds the run until the log is closed (Run.execute returns).
+    await waitFor(() => (j.builds('params')[0]?.logUpdated ? undefined : true), 'the log')
+    expect((await getJson<BuildJson>(j, '/job/params/1/api/json')).executor).toBeNull()
     const build = j.builds('params')[0]
     expect(build?.parameters).toEqual({ BRANCH: 'dev', DEBUG: false, PASS: 'x' })
     expect(build?.finishedAt).toBeGreaterThanOrEqual(build?.startedAt ?? Infinity)

@@ -51,7 +51,7 @@ async function progressive(j: TestJenkins, path: string, start?: number) {
 }
 
 describe('progressiveText (jenkins-api.md 6.1)', () => {
-  it('sends X-More-Data only while running, CRLF line ends, and the next offset', async () => {
+  it('sends X-More-Data only while the log is written, CRLF line ends, and the next offset', async () => {
     const j = await start()
     await post(j, '/job/lines/build')
     const first = await progressive(j, '/job/lines/1')
@@ -62,7 +62,7 @@ describe('progressiveText (jenkins-api.md 6.1)', () => {
     expect(first.body.toString()).toBe('Started by user admin\r\n')
     expect(first.size).toBe('Started by user admin\n'.length)
 
-    await waitFor(() => (j.builds('lines')[0]?.building === false ? true : undefined))
+    await waitFor(() => (j.builds('lines')[0]?.logUpdated === false ? true : undefined))
     const rest = await progressive(j, '/job/lines/1', first.size)
     expect(rest.more).toBeNull()
     expect(rest.body.toString()).toBe('one\r\ntwo\r\nthree\r\nFinished: SUCCESS\r\n')
@@ -80,7 +80,7 @@ describe('progressiveText (jenkins-api.md 6.1)', () => {
   it('keeps raw ConsoleNotes in progressiveText and strips them from consoleText', async () => {
     const j = await start()
     await post(j, '/job/notes/build')
-    await waitFor(() => (j.builds('notes')[0]?.building === false ? true : undefined))
+    await waitFor(() => (j.builds('notes')[0]?.logUpdated === false ? true : undefined))
     const raw = (await progressive(j, '/job/notes/1')).body.toString()
     // eslint-disable-next-line no-control-regex -- ConsoleNotes are delimited by ESC
     expect(raw).toMatch(/\x1b\[8mha:\/\/\/\/[A-Za-z0-9+/=]+\x1b\[0m\[Pipeline\] echo\r\n/)
@@ -93,7 +93,7 @@ describe('progressiveText (jenkins-api.md 6.1)', () => {
   it('serves any range of a generated console, deterministically by offset', async () => {
     const j = await start()
     await post(j, '/job/big/build')
-    await waitFor(() => (j.builds('big')[0]?.building === false ? true : undefined))
+    await waitFor(() => (j.builds('big')[0]?.logUpdated === false ? true : undefined))
     const build = j.builds('big')[0]
     const header = 'Started by user admin\n'.length
     const total = build?.consoleLength() ?? 0

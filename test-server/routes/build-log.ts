@@ -5,7 +5,10 @@ import type { Exchange } from '../exchange.js'
 import type { Build } from '../model.js'
 import { Oops } from './respond.js'
 
-/** LargeText.doProgressiveText: bytes from `start`, X-Text-Size, X-More-Data while building. */
+/**
+ * LargeText.doProgressText: bytes from `start`, X-Text-Size, and X-More-Data
+ * while the log is written, which outlasts `building` (see ../build.ts).
+ */
 export function progressiveText(ex: Exchange, build: Build): void {
   const length = build.console.length
   const startParam = ex.params.get('start')
@@ -22,7 +25,7 @@ export function progressiveText(ex: Exchange, build: Build): void {
     'Content-Type': 'text/plain;charset=UTF-8',
     'X-Text-Size': String(length)
   }
-  if (build.building) headers['X-More-Data'] = 'true'
+  if (build.logUpdated) headers['X-More-Data'] = 'true'
   ex.res.writeHead(200, headers)
   Readable.from(crlf(build.console.read(start, length))).pipe(ex.res)
 }
