@@ -1,11 +1,46 @@
 import { describe, expect, it } from 'vitest'
 import { BuildFollower } from '../src/follower.js'
 import { JenkinsError } from '../src/jenkins/errors.js'
+import type { ConsolePoll } from '../src/log-stream.js'
 import { silentLogger, type Logger } from '../src/logger.js'
+import { DEFAULT_POLL_POLICY, type PollPolicy } from '../src/poll-policy.js'
 import { StepAborted } from '../src/wait.js'
 import { FakeApi, networkError, notFound } from './fixtures/fake-api.js'
 
-const fast = { fastMs: 1, slowMs: 2, unknownMs: 2 }
+/** The default policy in milliseconds instead of seconds. */
+const fast: PollPolicy = {
+  ...DEFAULT_POLL_POLICY,
+  liveMs: 2,
+  quietAfterMs: 10,
+  quietMaxMs: 5,
+  youngMs: 1,
+  slowMs: 5,
+  nearMs: 1,
+  spreadFloorMs: 1,
+  gapAimMs: 1,
+  followUpMs: 1,
+  confirmAfterMs: 5,
+  followUpForMs: 40,
+  hintPauseMs: 10,
+  queueMaxMs: 2
+}
+
+/** A console that answers the scripted polls in order (the last one repeats) and records notices. */
+function scriptedConsole(answers: Array<Partial<ConsolePoll>>) {
+  const notices: string[] = []
+  let polls = 0
+  return {
+    notices,
+    get polls() {
+      return polls
+    },
+    async poll(): Promise<ConsolePoll> {
+      const answer = answers[Math.min(polls++, answers.length - 1)] ?? {}
+      return { moreData: true, grew: false, finished: false, ...answer }
+    },
+    notice: (message: string) => void notices.push(message)
+  }
+}
 const job = ['team', 'deploy']
 
 function follower(
@@ -145,18 +180,17 @@ describe('waitForEnd', () => {
 
   it('with a console, polls only the console until it is complete, then reads the build once', async () => {
     const api = new FakeApi()
-    let polls = 0
-    const console = { poll: async () => ++polls < 4 }
+    const console = scriptedConsole([{ grew: true }, {}, { grew: true }, { moreData: false }])
     api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
     const build = await follower(api).waitForEnd(ref, console)
-    expect(polls).toBe(4)
+    expect(console.polls).toBe(4)
     expect(build.result).toBe('SUCCESS')
     expect(api.calls).toEqual(['getBuild 12'])
   })
 
   it('with a complete console but a build still finishing, polls the build until it is over', async () => {
     const api = new FakeApi()
-    const console = { poll: async () => false }
+    const console = scriptedConsole([{ moreData: false }])
     api.buildAnswers = [
       { building: true },
       { building: true },
@@ -165,6 +199,42 @@ describe('waitForEnd', () => {
     const build = await follower(api).waitForEnd(ref, console)
     expect(build.result).toBe('UNSTABLE')
     expect(api.calls).toEqual(['getBuild 12', 'getBuild 12', 'getBuild 12'])
+  })
+
+  it('after a Finished: line, follows the console up and confirms the end once if the log stays open', async () => {
+    const api = new FakeApi()
+    const open = Array.from({ length: 12 }, () => ({ finished: true }))
+    const console = scriptedConsole([{ grew: true }, ...open, { moreData: false }])
+    api.buildAnswers = [
+      { building: false, result: 'FAILURE' },
+      { building: false, result: 'FAILURE', displayName: 'final' }
+    ]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(build.displayName).toBe('final')
+    expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12'])
+    expect(console.polls).toBe(14)
+  })
+
+  it('takes a Finished: line the build printed itself back when the build says it is running', async () => {
+    const api = new FakeApi()
+    const spoof = Array.from({ length: 8 }, () => ({ finished: true }))
+    const console = scriptedConsole([...spoof, { grew: true }, {}, { moreData: false }])
+    api.buildAnswers = [{ building: true }, { building: false, result: 'SUCCESS' }]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(build.result).toBe('SUCCESS')
+    expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12'])
+  })
+
+  it('gives up on a log Jenkins keeps open long after the build finished, and says so', async () => {
+    const api = new FakeApi()
+    const console = scriptedConsole([{ finished: true }])
+    api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(build.result).toBe('SUCCESS')
+    expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12'])
+    expect(console.notices).toEqual([
+      'Jenkins has not closed the console of #12 40 ms after the build finished; the rest is at uconsole'
+    ])
   })
 
   it('rides out a socket hang up hours into the build', async () => {

@@ -45,11 +45,11 @@ describe('ConsoleStreamer', () => {
     const sink = collector()
     const streamer = new ConsoleStreamer(api, build, sink)
 
-    expect(await streamer.poll()).toBe(true)
+    expect(await streamer.poll()).toEqual({ moreData: true, grew: true, finished: false })
     expect(sink.text()).toBe('Started by user alice\n')
     expect(streamer.offset).toBe(40)
 
-    expect(await streamer.poll()).toBe(false)
+    expect(await streamer.poll()).toEqual({ moreData: false, grew: true, finished: true })
     expect(sink.text()).toBe(
       'Started by user alice\nBuilding in workspace /tmp\nFinished: SUCCESS\n'
     )
@@ -181,7 +181,7 @@ describe('ConsoleStreamer', () => {
     const sink = collector()
     const streamer = new ConsoleStreamer(api, build, sink)
     const result = await withCommandsStopped(sink.write, async () => {
-      while (await streamer.poll()) {
+      while ((await streamer.poll()).moreData) {
         // polls until the log is complete
       }
       streamer.flush()
@@ -197,6 +197,25 @@ describe('ConsoleStreamer', () => {
     expect(out.slice(7)).toEqual([''])
     // the console's own stop-commands does not use our token
     expect(token).not.toBe('abc')
+  })
+
+  it("reports Jenkins' Finished: line only while it is the console's last line", async () => {
+    const api = fakeApi([
+      { chunks: ['Finished: SUCCESS\r\n'], textSize: 18, moreData: true },
+      { chunks: [], textSize: 18, moreData: true },
+      { chunks: ['Failed to clean up stashes\r\n'], textSize: 45, moreData: true },
+      { chunks: ['Finished: MAYBE\r\nFinished: FAILURE'], textSize: 79, moreData: true },
+      { chunks: ['\r\n'], textSize: 80, moreData: false }
+    ])
+    const streamer = new ConsoleStreamer(api, build, collector())
+    const finished = async () => (await streamer.poll()).finished
+    expect(await finished()).toBe(true)
+    // Still the last line: nothing came since.
+    expect(await finished()).toBe(true)
+    expect(await finished()).toBe(false)
+    // Not a result, and a line not ended yet.
+    expect(await finished()).toBe(false)
+    expect(await finished()).toBe(true)
   })
 
   it('skips a log Jenkins resent from 0 (X-Text-Size below our offset), says so, and follows on', async () => {
@@ -229,9 +248,9 @@ describe('ConsoleStreamer', () => {
     ])
     const sink = collector()
     const streamer = new ConsoleStreamer(api, build, sink)
-    expect(await streamer.poll()).toBe(true)
+    expect(await streamer.poll()).toEqual({ moreData: true, grew: false, finished: false })
     expect(sink.written).toEqual([])
-    expect(await streamer.poll()).toBe(false)
+    expect((await streamer.poll()).moreData).toBe(false)
     expect(api.starts).toEqual([0, 0])
     expect(sink.text()).toBe('hi\n')
   })
@@ -317,7 +336,7 @@ describe('ConsoleStreamer', () => {
     releases.shift()?.()
     await settle()
     releases.shift()?.()
-    expect(await polled).toBe(false)
+    expect((await polled).moreData).toBe(false)
     expect(written.join('')).toBe('line 0\nline 1\nline 2\n')
   })
 

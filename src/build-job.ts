@@ -2,11 +2,12 @@ import * as core from '@actions/core'
 import { CommitStatusReporter } from './commit-status.js'
 import { Output } from './constants.js'
 import { coreLogger } from './core-logger.js'
-import { BuildFollower } from './follower.js'
+import { BuildFollower, type EndWatch } from './follower.js'
 import type { Settings } from './inputs.js'
 import { JenkinsError } from './jenkins/errors.js'
 import type { Build, BuildRef, JenkinsApi } from './jenkins/types.js'
 import { ConsoleStreamer, withCommandsStopped } from './log-stream.js'
+import { expectationFrom, expectationFromEstimate } from './poll-policy.js'
 import type { Progress } from './progress.js'
 import {
   failureMessage,
@@ -60,7 +61,11 @@ async function follow(
   const name = settings.jobName
   const outcome: BuildOutcome = { jobName: name, jobUrl: api.jobUrl(settings.job) }
 
-  let first: Build
+  // The build's JSON when it is needed before its end (`wait: started`, or a
+  // build this step did not start); a build this step follows to its end is
+  // not read before it, its console says how it goes.
+  let first: Build | undefined
+  let from: EndWatch
   if (settings.build === 'new') {
     const info = await api.getJob(settings.job)
     // A cancel that arrived while reading the job must not still trigger.
@@ -90,9 +95,15 @@ async function follow(
     outcome.queueWaitMs = start.queueWaitMs
     outcome.buildUrl = start.ref.url
     core.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
-    first = await follower.describe(start.ref)
+    if (settings.wait !== 'finish') first = await follower.describe(start.ref)
+    from = {
+      startedAt: start.seenAt,
+      startSlackMs: start.startSlackMs,
+      expect: expectationFrom(info.recent ?? [])
+    }
   } else {
     first = await lastBuild(api, settings)
+    from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) }
     progress.started({
       job: settings.job,
       number: first.number,
@@ -113,37 +124,37 @@ async function follow(
   }
 
   let tail: string[] = []
-  let final = first
+  let final: Build
   // A triggered build can end before its first look (a short build, or a
   // slow executor hand-over): its console is still what the user asked to
   // see, and the failure message quotes its last lines.
-  const showConsole = settings.log && (first.building || settings.build === 'new')
-  if (first.building || showConsole) {
-    if (showConsole) {
-      const streamer = new ConsoleStreamer(api, ref, {
-        write: text => process.stdout.write(text),
-        drained: stdoutDrained
-      })
-      core.startGroup(`Console of Jenkins ${name} #${ref.number}`)
-      try {
-        final = await withCommandsStopped(
-          text => process.stdout.write(text),
-          async () => {
-            try {
-              return await follower.waitForEnd(ref, streamer, first)
-            } finally {
-              streamer.flush()
-            }
+  const showConsole = settings.log && (settings.build === 'new' || first?.building !== false)
+  if (first && !first.building && !showConsole) {
+    final = first
+  } else if (showConsole) {
+    const streamer = new ConsoleStreamer(api, ref, {
+      write: text => process.stdout.write(text),
+      drained: stdoutDrained
+    })
+    core.startGroup(`Console of Jenkins ${name} #${ref.number}`)
+    try {
+      final = await withCommandsStopped(
+        text => process.stdout.write(text),
+        async () => {
+          try {
+            return await follower.waitForEnd(ref, streamer, from)
+          } finally {
+            streamer.flush()
           }
-        )
-      } finally {
-        core.endGroup()
-      }
-      tail = streamer.tail()
-    } else {
-      core.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
-      final = await follower.waitForEnd(ref, undefined, first)
+        }
+      )
+    } finally {
+      core.endGroup()
     }
+    tail = streamer.tail()
+  } else {
+    core.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
+    final = await follower.waitForEnd(ref, undefined, from)
   }
   progress.done()
   outcome.build = final

@@ -2,12 +2,20 @@ import type { Logger } from './logger.js'
 import { JenkinsError } from './jenkins/errors.js'
 import { fullName } from './jenkins/job-path.js'
 import type { Build, BuildRef, JenkinsApi, JobPath, QueueItem } from './jenkins/types.js'
+import type { ConsolePoll } from './log-stream.js'
 import {
   DEFAULT_POLL_POLICY,
-  nextPollDelay,
+  nextPoll,
   nextQueueDelay,
-  type PollPolicy
+  sawBuild,
+  sawConsole,
+  watch,
+  type Expectation,
+  type NextPoll,
+  type PollPolicy,
+  type Watch
 } from './poll-policy.js'
+import { formatDuration } from './report.js'
 import { sleep, throwIfAborted } from './wait.js'
 
 /** Fields polled while a build runs: enough to know whether it is over and when to look again. */
@@ -15,8 +23,20 @@ export const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,
 
 /** Something that can stream the console; ConsoleStreamer in src/log-stream.ts. */
 export interface ConsoleFollower {
-  /** Fetches what is new; false once the console is complete. */
-  poll(): Promise<boolean>
+  /** Fetches and shows what is new. */
+  poll(): Promise<ConsolePoll>
+  /** Shows a line of ours among the console's. */
+  notice(message: string): void
+}
+
+/** What is known of a build's start when following it to its end. */
+export interface EndWatch {
+  /** Epoch ms it started, as best known (default: now). */
+  startedAt?: number
+  /** How much earlier it may have started (ms). */
+  startSlackMs?: number
+  /** What the job's history says about its length. */
+  expect?: Expectation
 }
 
 export interface FollowerOptions {
@@ -35,6 +55,9 @@ export interface FollowerOptions {
 export interface StartedBuild {
   ref: BuildRef
   queueWaitMs?: number
+  /** When the queue first showed the build (epoch ms): it started at most startSlackMs before. */
+  seenAt: number
+  startSlackMs: number
 }
 
 /** Transient failures worth riding out while following (the client already retried them). */
@@ -67,9 +90,11 @@ export class BuildFollower {
     const name = fullName(job)
     let lastWhy: string | undefined
     let leftAt: number | undefined
+    let previousAt = this.now()
     for (let attempt = 0; ; attempt++) {
       throwIfAborted(signal)
       let item: QueueItem
+      const askedAt = this.now()
       try {
         item = await api.getQueueItem(queueId)
       } catch (error) {
@@ -77,7 +102,7 @@ export class BuildFollower {
           // A left item is kept for 5 minutes, and none survive a restart
           // (jenkins-api.md 4): find the build by its queue id instead.
           const found = await this.findByQueueId(queueId)
-          if (found) return { ref: found }
+          if (found) return { ref: found, seenAt: askedAt, startSlackMs: askedAt - previousAt }
           throw new JenkinsError(
             'not-found',
             `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`
@@ -100,8 +125,14 @@ export class BuildFollower {
           typeof item.inQueueSince === 'number'
             ? Math.max(0, this.now() - item.inQueueSince)
             : undefined
-        return { ref: this.ref(executable.number), queueWaitMs }
+        return {
+          ref: this.ref(executable.number),
+          queueWaitMs,
+          seenAt: askedAt,
+          startSlackMs: askedAt - previousAt
+        }
       }
+      previousAt = askedAt
       if (item.why && item.why !== lastWhy) {
         logger.info(`Waiting in the Jenkins queue: ${item.why}`)
         lastWhy = item.why
@@ -122,48 +153,60 @@ export class BuildFollower {
   }
 
   /**
-   * Polls until `building` is false and returns the final build JSON. With a
-   * console follower, the console requests double as the end signal (a
-   * complete log means the build is ending), so nothing else is polled
-   * while it runs.
+   * Follows a build to its end and returns its final JSON. With a console
+   * follower, the console polls are the end signal (Jenkins closes the log
+   * after `building` turns false), so no build JSON is read while the console
+   * says the build goes on; when is decided by src/poll-policy.ts.
    */
-  async waitForEnd(ref: BuildRef, console?: ConsoleFollower, first?: Build): Promise<Build> {
+  async waitForEnd(ref: BuildRef, console?: ConsoleFollower, from: EndWatch = {}): Promise<Build> {
     const { api, logger, signal } = this.options
-    let startedAt = first?.timestamp ?? this.now()
-    let estimated = first?.estimatedDuration ?? -1
-    let logComplete = console === undefined
+    let w: Watch = watch({
+      console: console !== undefined,
+      startedAt: from.startedAt ?? this.now(),
+      startSlackMs: from.startSlackMs ?? 0,
+      expect: from.expect
+    })
+    let next: NextPoll = { read: console ? 'console' : 'build', delayMs: 0 }
     for (;;) {
+      if (next.delayMs > 0) await sleep(next.delayMs, signal)
       throwIfAborted(signal)
       try {
-        if (!logComplete && console) {
-          logComplete = !(await console.poll())
-          if (!logComplete) {
-            await sleep(nextPollDelay(startedAt, estimated, this.now(), this.policy), signal)
-            continue
+        if (next.read === 'give-up' && console) {
+          console.notice(
+            `Jenkins has not closed the console of #${ref.number} ${formatDuration(this.policy.followUpForMs)} after the build finished; the rest is at ${ref.url}console`
+          )
+          return await api.getBuild(ref.job, ref.number)
+        }
+        if (next.read === 'console' && console) {
+          const poll = await console.poll()
+          if (poll.moreData) {
+            w = sawConsole(w, this.now(), poll, this.policy)
+          } else {
+            // The log is complete: the build is over (never stop on
+            // `result` alone, a Pipeline sets it while still running).
+            const build = await api.getBuild(ref.job, ref.number)
+            if (!build.building) return build
+            w = { ...sawBuild(w, this.now(), build), logComplete: true }
           }
+        } else {
+          const build = await api.getBuild(
+            ref.job,
+            ref.number,
+            w.logComplete ? {} : { tree: POLL_TREE }
+          )
+          if (!build.building && (!console || w.logComplete)) {
+            return console ? build : await api.getBuild(ref.job, ref.number)
+          }
+          w = sawBuild(w, this.now(), build)
         }
-        // Never stop on `result` alone: a Pipeline sets it while still
-        // running (jenkins-api.md 5.2). Only `building: false` is the end.
-        const build = await api.getBuild(
-          ref.job,
-          ref.number,
-          logComplete && console ? {} : { tree: POLL_TREE }
-        )
-        if (!build.building) {
-          return console ? build : await api.getBuild(ref.job, ref.number)
-        }
-        startedAt = build.timestamp || startedAt
-        estimated = build.estimatedDuration ?? estimated
       } catch (error) {
         if (!isTransient(error)) throw error
         logger.debug(`Build poll failed, trying again: ${(error as Error).message}`)
+        next = nextPoll(w, this.now(), this.policy)
+        next = { ...next, delayMs: Math.max(next.delayMs, this.policy.nearMs) }
+        continue
       }
-      // After the log completed the build is finishing: poll fast.
-      const delay =
-        logComplete && console
-          ? this.policy.fastMs
-          : nextPollDelay(startedAt, estimated, this.now(), this.policy)
-      await sleep(delay, signal)
+      next = nextPoll(w, this.now(), this.policy)
     }
   }
 

@@ -32,6 +32,22 @@ const DEFAULT_MAX_LINE = 64 * 1024
 // eslint-disable-next-line no-control-regex
 const CONSOLE_NOTE = /\x1b\[8mha:[^\x1b]*\x1b\[0m/g
 const NOTE_START = '\x1b[8mha:'
+/** The line Jenkins writes once the result is final, before it closes the log (BuildListener.finished). */
+const FINISHED_LINE = /^Finished: (SUCCESS|UNSTABLE|FAILURE|NOT_BUILT|ABORTED)$/
+
+/** What one console poll found. */
+export interface ConsolePoll {
+  /** X-More-Data: the log is still written; false once it is complete. */
+  moreData: boolean
+  /** The log grew since the last poll. */
+  grew: boolean
+  /**
+   * The console so far ends with Jenkins' `Finished: RESULT` line: the build
+   * has ended and Jenkins is closing the log. A hint only: a build can print
+   * that line itself.
+   */
+  finished: boolean
+}
 
 /**
  * Follows a build's console through logText/progressiveText and writes it to a
@@ -80,10 +96,9 @@ export class ConsoleStreamer {
 
   /**
    * One GET progressiveText?start=<offset>: writes the complete new lines to
-   * the sink and advances the offset to X-Text-Size. Returns X-More-Data
-   * (false: the log is complete, the build is ending).
+   * the sink and advances the offset to X-Text-Size.
    */
-  async poll(): Promise<boolean> {
+  async poll(): Promise<ConsolePoll> {
     const start = this.nextStart
     const chunk = await this.api.progressiveText(this.build, start)
     if (chunk.textSize < start) {
@@ -93,13 +108,12 @@ export class ConsoleStreamer {
       // tell which part is new, so we skip this copy (no duplicates), say so
       // in one line, and follow the log from its current end.
       chunk.body.destroy()
-      this.flush()
-      this.emit(
-        `[jenkins-build-action] The console log on Jenkins restarted (it is now ${chunk.textSize} bytes, ` +
-          `${start} were already shown); following it from its current end.\n`
+      this.notice(
+        `The console log on Jenkins restarted (it is now ${chunk.textSize} bytes, ` +
+          `${start} were already shown); following it from its current end.`
       )
       this.nextStart = chunk.textSize
-      return chunk.moreData
+      return { moreData: chunk.moreData, grew: true, finished: false }
     }
     let bodyBytes = 0
     try {
@@ -119,10 +133,7 @@ export class ConsoleStreamer {
       // again. Some lines were written: asking again would repeat them, so
       // the rest of this piece is skipped, visibly.
       if (bodyBytes > 0) {
-        this.flush()
-        this.emit(
-          '[jenkins-build-action] The console transfer broke off; some lines are missing here.\n'
-        )
+        this.notice('The console transfer broke off; some lines are missing here.')
         this.nextStart = chunk.textSize
       }
       throw error
@@ -130,7 +141,19 @@ export class ConsoleStreamer {
       chunk.body.destroy()
     }
     this.nextStart = chunk.textSize
-    return chunk.moreData
+    return { moreData: chunk.moreData, grew: chunk.textSize > start, finished: this.endsFinished() }
+  }
+
+  /** Whether the last complete line written is `Finished: RESULT`, with nothing after it. */
+  private endsFinished(): boolean {
+    if (this.pending !== '' || this.openLine !== '') return false
+    return FINISHED_LINE.test(this.lastLines[this.lastLines.length - 1] ?? '')
+  }
+
+  /** Writes a line of ours among the console's, at a line start. */
+  notice(message: string): void {
+    this.flush()
+    this.emit(`[jenkins-build-action] ${message}\n`)
   }
 
   /**

@@ -1,60 +1,245 @@
+import type { BuildSummary } from './jenkins/types.js'
+
 /**
- * How long to wait between two polls of a running build.
+ * When to look at a running build again, and what to read: a pure function of
+ * what the follower has observed (no I/O, no clock of its own), so that one
+ * policy can follow one build or, under a shared budget, many.
  *
- * Peers poll every 5-10 s, so a workflow hears of a finished build seconds
- * late. Polling fast all the time would load Jenkins. Jenkins tells us when
- * to expect the end (`estimatedDuration`, the mean of recent builds), so we
- * poll slowly while the end is far and fast around the expected end, which
- * keeps the detection delay low at well under one request per second on
- * average.
+ * What each request buys:
+ * - With `log: true` the console polls are also the end signal. Jenkins turns
+ *   `building` false, then writes `Finished: RESULT`, then closes the log
+ *   (Run.execute; WorkflowRun.finish), and X-More-Data stays until the log is
+ *   closed. So while the console says "more data" no build JSON is read.
+ * - Console polls are spaced by what they return: while the console grows they
+ *   are at most liveMs apart, so the console shown never lags the build by
+ *   more than that; after quietAfterMs without new text they space out, up to
+ *   quietMaxMs.
+ * - With history (an Expectation), polls are aimed at the window where the
+ *   end is likely, at most windowPolls of them, and back off once the build
+ *   is overdue.
+ * - Without history (a job's first build) nothing predicts the end: a young
+ *   build is polled every youngMs for youngForMs (at most 10 polls, once per
+ *   job), then at the pace of the console. See README "Performance" for what
+ *   that costs and buys.
+ * - Once the end is seen with the log still open (a `Finished:` line), the
+ *   rest of the console is fetched with short follow-ups, one build read
+ *   confirms the end if the log stays open past confirmAfterMs (the line may
+ *   be the build's own output), and following stops after followUpForMs.
  */
+
 export interface PollPolicy {
-  /** Shortest wait, around the expected end (ms). */
-  fastMs: number
-  /** Longest wait, while the end is far (ms). */
+  /** Longest wait between console polls while the console grows: the most the console shown lags (ms). */
+  liveMs: number
+  /** Silence after which console polls space out past liveMs (ms). */
+  quietAfterMs: number
+  /** Longest wait between console polls of a quiet console (ms). */
+  quietMaxMs: number
+  /** Wait between polls of a young build that has no history (ms). */
+  youngMs: number
+  /** How long a build without history counts as young (ms). */
+  youngForMs: number
+  /** Longest wait between build polls with `log: false`, far from the expected end (ms). */
   slowMs: number
-  /** Wait when Jenkins has no estimate and the build is young (ms). */
-  unknownMs: number
+  /** Shortest wait around the expected end, and the first waits of an overdue build (ms). */
+  nearMs: number
+  /** Most polls spent in the window where the end is expected. */
+  windowPolls: number
+  /** Narrowest half-width of that window (ms). */
+  spreadFloorMs: number
+  /** How long after `building: false` the console is expected to show the end (ms). */
+  gapAimMs: number
+  /** Wait between follow-up polls once the end is seen (ms). */
+  followUpMs: number
+  /** Follow-ups after which one build read confirms the end (ms). */
+  confirmAfterMs: number
+  /** How long to wait for Jenkins to close the log of a finished build (ms). */
+  followUpForMs: number
+  /** How long a refuted `Finished:` line keeps later ones from counting (ms). */
+  hintPauseMs: number
+  /** Longest wait between queue polls (ms). */
+  queueMaxMs: number
 }
 
-export const DEFAULT_POLL_POLICY: PollPolicy = { fastMs: 250, slowMs: 2000, unknownMs: 1000 }
+export const DEFAULT_POLL_POLICY: PollPolicy = {
+  liveMs: 2000,
+  quietAfterMs: 10_000,
+  quietMaxMs: 5000,
+  youngMs: 1000,
+  youngForMs: 10_000,
+  slowMs: 5000,
+  nearMs: 250,
+  windowPolls: 8,
+  spreadFloorMs: 250,
+  gapAimMs: 100,
+  followUpMs: 100,
+  confirmAfterMs: 1000,
+  followUpForMs: 30_000,
+  hintPauseMs: 10_000,
+  queueMaxMs: 2000
+}
+
+/** What history says about this build's length. */
+export interface Expectation {
+  /** Expected duration (ms), as Jenkins' estimatedDuration. */
+  durationMs: number
+  /** How far the duration may plausibly be from it (ms). */
+  spreadMs: number
+}
+
+/** What the follower has observed of one build. Build it with `watch`, update it with `sawConsole` and `sawBuild`. */
+export interface Watch {
+  /** Epoch ms the build started, as best known. */
+  startedAt: number
+  /** How much earlier the build may have started (ms): the queue is polled, not watched. */
+  startSlackMs: number
+  expect?: Expectation
+  /** `log: true`: the polls read the console. */
+  console: boolean
+  /** When a console poll last returned new text. */
+  grewAt?: number
+  /** When the end was first seen with the log still open (a `Finished:` line). */
+  endSeenAt?: number
+  /** A build read said `building: false` after that. */
+  endConfirmed: boolean
+  /** When a build read refuted a `Finished:` line (the build printed it): later ones wait hintPauseMs. */
+  hintRefutedAt?: number
+  /** The console is complete but the build still said `building` (never on Jenkins; handled anyway). */
+  logComplete: boolean
+}
+
+/** What to read next: the console, the build JSON, or nothing more (the log stayed open too long). */
+export interface NextPoll {
+  read: 'console' | 'build' | 'give-up'
+  delayMs: number
+}
+
+/** Relative spread assumed when history has a single build to go by. */
+const SINGLE_BUILD_SPREAD = 0.1
+
+export function watch(
+  init: Pick<Watch, 'startedAt' | 'console'> & Partial<Pick<Watch, 'startSlackMs' | 'expect'>>
+): Watch {
+  return { startSlackMs: 0, endConfirmed: false, logComplete: false, ...init }
+}
+
+/** The next poll of a build, from what was observed up to `now`. */
+export function nextPoll(w: Watch, now: number, p: PollPolicy = DEFAULT_POLL_POLICY): NextPoll {
+  if (w.logComplete) return { read: 'build', delayMs: p.nearMs }
+  if (w.console && w.endSeenAt !== undefined) {
+    const since = now - w.endSeenAt
+    if (since > p.followUpForMs) return { read: 'give-up', delayMs: 0 }
+    if (!w.endConfirmed && since >= p.confirmAfterMs) return { read: 'build', delayMs: 0 }
+    const delayMs =
+      since < p.confirmAfterMs ? p.followUpMs : clamp(since / 4, p.followUpMs, p.liveMs)
+    return { read: 'console', delayMs }
+  }
+  return { read: w.console ? 'console' : 'build', delayMs: runningDelay(w, now, p) }
+}
+
+function runningDelay(w: Watch, now: number, p: PollPolicy): number {
+  const age = Math.max(0, now - w.startedAt)
+  let spacing: number
+  if (w.console) {
+    const quietFor = now - Math.max(w.grewAt ?? w.startedAt, w.startedAt)
+    spacing = quietFor > p.quietAfterMs ? clamp(quietFor / 4, p.liveMs, p.quietMaxMs) : p.liveMs
+  } else {
+    // Nothing is shown: the only value of a poll is noticing the end.
+    spacing = clamp(age / 4, p.youngMs, p.slowMs)
+  }
+  if (!w.expect) return age < p.youngForMs ? Math.min(spacing, p.youngMs) : spacing
+  // The console shows the end a little after `building` turns false; the
+  // build JSON shows it at once.
+  const half = Math.max(p.spreadFloorMs, w.expect.spreadMs) + w.startSlackMs / 2
+  const center =
+    w.startedAt - w.startSlackMs / 2 + w.expect.durationMs + (w.console ? p.gapAimMs : 0)
+  const lo = center - half
+  const hi = center + half
+  const step = Math.max(p.nearMs, Math.round((2 * half) / p.windowPolls))
+  // Each wait is capped by the window's start, so a poll lands on it.
+  if (now < lo) return Math.min(spacing, Math.ceil(lo - now))
+  if (now <= hi) return Math.min(spacing, step)
+  // Overdue: the build runs longer than its history; back off with lateness.
+  return Math.min(spacing, Math.round(step + (now - hi) / 4))
+}
+
+/** A console poll's news: text arrived, the log is (not) complete, the last line is `Finished:`. */
+export function sawConsole(
+  w: Watch,
+  now: number,
+  poll: { grew: boolean; moreData: boolean; finished: boolean },
+  p: PollPolicy = DEFAULT_POLL_POLICY
+): Watch {
+  const next = { ...w }
+  if (poll.grew) next.grewAt = now
+  const paused = w.hintRefutedAt !== undefined && now - w.hintRefutedAt < p.hintPauseMs
+  if (poll.moreData && poll.finished && w.endSeenAt === undefined && !paused) next.endSeenAt = now
+  return next
+}
+
+/** A build read's news: its start and Jenkins' estimate, and whether it is still building. */
+export function sawBuild(
+  w: Watch,
+  now: number,
+  build: { building: boolean; timestamp?: number; estimatedDuration?: number }
+): Watch {
+  const next = { ...w }
+  if (typeof build.timestamp === 'number' && build.timestamp > 0) {
+    next.startedAt = build.timestamp
+    next.startSlackMs = 0
+  }
+  if (!next.expect) {
+    const estimate = expectationFromEstimate(build.estimatedDuration)
+    if (estimate) next.expect = estimate
+  }
+  if (w.endSeenAt !== undefined && !w.endConfirmed) {
+    if (build.building) {
+      // The `Finished:` line was the build's own output.
+      next.endSeenAt = undefined
+      next.hintRefutedAt = now
+    } else next.endConfirmed = true
+  }
+  return next
+}
+
+/** Jenkins' estimatedDuration (-1: none) as an Expectation; the spread is unknown, so assumed. */
+export function expectationFromEstimate(estimatedMs: number | undefined): Expectation | undefined {
+  if (estimatedMs === undefined || !(estimatedMs > 0)) return undefined
+  return { durationMs: estimatedMs, spreadMs: Math.round(estimatedMs * SINGLE_BUILD_SPREAD) }
+}
 
 /**
- * @param startedAt epoch ms the build started (its `timestamp`)
- * @param estimatedMs Jenkins' `estimatedDuration`, -1 when unknown
- * @param now epoch ms
+ * What the job's recent builds (newest first) say about the next one. The
+ * duration is Jenkins' own estimate (Job.getEstimatedDuration: the mean of the
+ * last successful build and up to two more successful or unstable ones among
+ * the six newest, failed ones filling in); the spread is how far those
+ * candidates are from their mean. undefined without any candidate.
  */
-export function nextPollDelay(
-  startedAt: number,
-  estimatedMs: number,
-  now: number,
-  policy: PollPolicy = DEFAULT_POLL_POLICY
-): number {
-  const elapsed = Math.max(0, now - startedAt)
-  if (!(estimatedMs > 0)) {
-    // No history: short builds are common (and are what a user waits on
-    // interactively), so start fast and slow down as the build proves long.
-    // Past 10 s, back off with the build's age so that a long first build
-    // stays under one request per second (BENCHMARKS.md).
-    if (elapsed < 2000) return policy.fastMs
-    if (elapsed < 10_000) return Math.max(policy.fastMs, policy.unknownMs / 2)
-    return clamp(elapsed / 10, policy.unknownMs, policy.slowMs)
+export function expectationFrom(history: readonly BuildSummary[]): Expectation | undefined {
+  const ok = (b: BuildSummary): boolean => b.result === 'SUCCESS' || b.result === 'UNSTABLE'
+  const done = history.filter(b => !b.building && b.result !== null && b.duration > 0)
+  const lastSuccessful = done.find(ok)
+  const candidates: BuildSummary[] = lastSuccessful ? [lastSuccessful] : []
+  const fallback: BuildSummary[] = []
+  for (const b of history.slice(0, 6)) {
+    if (candidates.length >= 3) break
+    if (b.building || b.result === null || b === lastSuccessful || !(b.duration > 0)) continue
+    if (ok(b)) candidates.push(b)
+    else if (b.result === 'FAILURE') fallback.push(b)
   }
-  const remaining = startedAt + estimatedMs - now
-  if (remaining > 0) {
-    // Aim to land a poll shortly after the expected end: a quarter of what
-    // remains, bounded.
-    return clamp(remaining / 4, policy.fastMs, policy.slowMs)
-  }
-  // Overdue: the estimate was short. Stay fast for a while, then back off
-  // in proportion to how late the build is.
-  const late = -remaining
-  return clamp(late / 8, policy.fastMs, policy.unknownMs)
+  while (candidates.length < 3 && fallback.length > 0)
+    candidates.push(fallback.shift() as BuildSummary)
+  if (candidates.length === 0) return undefined
+  const mean = candidates.reduce((sum, b) => sum + b.duration, 0) / candidates.length
+  const spread =
+    candidates.length === 1
+      ? mean * SINGLE_BUILD_SPREAD
+      : Math.max(...candidates.map(b => Math.abs(b.duration - mean)))
+  return { durationMs: Math.round(mean), spreadMs: Math.round(spread) }
 }
 
 /** Delay between queue polls: fast at first (the build usually starts at once), then slower. */
 export function nextQueueDelay(attempt: number, policy: PollPolicy = DEFAULT_POLL_POLICY): number {
-  return clamp(100 * 1.5 ** attempt, 100, policy.slowMs)
+  return clamp(100 * 1.5 ** attempt, 100, policy.queueMaxMs)
 }
 
 function clamp(value: number, min: number, max: number): number {

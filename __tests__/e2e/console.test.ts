@@ -58,6 +58,18 @@ describe.each(RUNTIMES)('console streaming ($name)', ({ path: node }) => {
           }
         },
         small: { script: { durationMs: 1000, consoleLines: ['a', 'b'] } },
+        // Jenkins closes the log well after building turns false (Run.execute,
+        // WorkflowRun.finish): listeners, Finished:, clean-up, then the close.
+        ending: {
+          type: 'pipeline',
+          script: {
+            durationMs: 1500,
+            consoleLines: ['[Pipeline] echo', 'working'],
+            endGap: { finishedAfterMs: 300, closedAfterMs: 1500 },
+            completedLines: ['Notified by a RunListener'],
+            afterFinishedLines: ['Failed to clean up stashes', 'the very last line']
+          }
+        },
         big: { script: { durationMs: 1000, consoleBytes: BIG_BYTES } }
       }
     })
@@ -124,6 +136,39 @@ describe.each(RUNTIMES)('console streaming ($name)', ({ path: node }) => {
       expect(r.stdout).not.toContain('\x1b[0m')
       expect(r.stdout).not.toContain('\r')
     })
+  })
+
+  it('shows the console to its last line, after Finished:, and reads the build JSON only once it has ended', async () => {
+    const r = await run(node, { ...auth(jenkins), job: 'ending' })
+    expect(r.code, describeRun(r)).toBe(0)
+    expect(r.outputs.result).toBe('SUCCESS')
+    const region = stoppedRegion(runnerView(r.stdout)).map(l => l.text)
+    expect(region.slice(-5)).toEqual([
+      '[Pipeline] End of Pipeline',
+      'Notified by a RunListener',
+      'Finished: SUCCESS',
+      'Failed to clean up stashes',
+      'the very last line'
+    ])
+    const [build] = jenkins.builds('ending')
+    expect(build?.number).toBe(Number(r.outputs['build-number']))
+    const own = jenkins.requests.filter(
+      q => q.job === 'ending' && q.path.includes(`/job/ending/${build?.number}/`)
+    )
+    const logs = own.filter(q => q.kind === 'log')
+    const reads = own.filter(q => q.kind === 'build')
+    // The console's last request came after Jenkins closed the log, and
+    // nothing was asked of the build while the console said it was running.
+    expect(Math.max(...logs.map(q => q.time))).toBeGreaterThanOrEqual(
+      build?.logClosedAt ?? Infinity
+    )
+    expect(reads.length).toBeGreaterThan(0)
+    for (const read of reads)
+      expect(read.time).toBeGreaterThanOrEqual(build?.finishedAt ?? Infinity)
+    // The full JSON the outputs come from was read once the log was closed.
+    const full = reads.filter(q => !q.query.includes('tree='))
+    expect(full).toHaveLength(1)
+    expect(full[0]?.time).toBeGreaterThanOrEqual(build?.logClosedAt ?? Infinity)
   })
 
   it('streams a 32 MB console completely, in flat memory', async () => {

@@ -109,9 +109,9 @@ describe('the end of a build (Run.execute, WorkflowRun.finish)', () => {
     await waitFor(() => (build?.logUpdated ? undefined : true), 'the log to close')
     const closed = await log(j, '/job/slow/1')
     expect(closed.more).toBeNull()
-    expect(closed.text.endsWith('Triggering a new build of downstream\r\nFinished: SUCCESS\r\n')).toBe(
-      true
-    )
+    expect(
+      closed.text.endsWith('Triggering a new build of downstream\r\nFinished: SUCCESS\r\n')
+    ).toBe(true)
     expect(build?.logClosedAt).toBeGreaterThanOrEqual((build?.finishedAt ?? 0) + 700)
     const done = await getJson<BuildJson>(j, '/job/slow/1/api/json')
     expect(done).toMatchObject({ building: false, inProgress: false, executor: null })

@@ -5,6 +5,7 @@ import { htmlError } from './responses.js'
 import type {
   Build,
   BuildRef,
+  BuildSummary,
   JobInfo,
   JobPath,
   ParameterDefinition,
@@ -15,9 +16,14 @@ import type {
 /** Folder levels listJobs walks in its one request. */
 const LIST_DEPTH = 10
 
-/** Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and keeps answers small). */
+/**
+ * Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and
+ * keeps answers small). The six newest builds are what Jenkins estimates the
+ * next build's length from (Job.getEstimatedDurationCandidates): the follower
+ * aims its polls with them, at no extra request.
+ */
 export const JOB_TREE =
-  '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name]'
+  '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,6}'
 
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
@@ -45,6 +51,7 @@ interface RawJob extends RawItem {
   disabled?: unknown
   nextBuildNumber?: unknown
   property?: unknown
+  builds?: unknown
 }
 
 /** A job's JSON, reduced to what triggering it needs. */
@@ -73,7 +80,33 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   if (typeof data.buildable === 'boolean') info.buildable = data.buildable
   if (typeof data.disabled === 'boolean') info.disabled = data.disabled
   if (typeof data.nextBuildNumber === 'number') info.nextBuildNumber = data.nextBuildNumber
+  const recent = buildSummaries(data.builds)
+  if (recent.length > 0) info.recent = recent
   return info
+}
+
+const RESULTS: ReadonlySet<unknown> = new Set([
+  'SUCCESS',
+  'UNSTABLE',
+  'FAILURE',
+  'NOT_BUILT',
+  'ABORTED'
+])
+
+/** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
+function buildSummaries(raw: unknown): BuildSummary[] {
+  const out: BuildSummary[] = []
+  for (const entry of Array.isArray(raw) ? raw : []) {
+    const b = entry as Partial<Record<keyof BuildSummary, unknown>> | null
+    if (typeof b?.number !== 'number' || typeof b.duration !== 'number') continue
+    out.push({
+      number: b.number,
+      result: RESULTS.has(b.result) ? (b.result as BuildSummary['result']) : null,
+      duration: b.duration,
+      building: b.building === true
+    })
+  }
+  return out
 }
 
 /** Full names of every job below `folder` (root when empty), in one request. */

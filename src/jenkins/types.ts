@@ -31,6 +31,17 @@ export interface JobInfo {
   isFolder: boolean
   /** The number the next build will get; bounds the builds a lost trigger answer may have started. */
   nextBuildNumber?: number
+  /** The job's newest builds, newest first (at most 6): what Jenkins estimates the next one's length from. */
+  recent?: BuildSummary[]
+}
+
+/** One of a job's recent builds (job `builds[number,result,duration,building]`). */
+export interface BuildSummary {
+  number: number
+  result: BuildResult | null
+  /** ms; 0 while building. */
+  duration: number
+  building: boolean
 }
 
 /** Result of a trigger POST. */
