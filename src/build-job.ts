@@ -1,5 +1,5 @@
 import * as core from '@actions/core'
-import { CommitStatusReporter } from './commit-status.js'
+import type { CommitStatusReporter } from './commit-status.js'
 import { Output } from './constants.js'
 import { coreLogger } from './core-logger.js'
 import { BuildFollower, type EndWatch } from './follower.js'
@@ -32,8 +32,10 @@ export async function buildJob(
   progress: Progress
 ): Promise<void> {
   const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal })
+  // Octokit is evaluated only when asked for (start-up cost); "eager" keeps
+  // it in the one bundle file rather than a chunk of its own.
   const status = settings.commitStatus
-    ? new CommitStatusReporter({
+    ? new (await import(/* webpackMode: "eager" */ './commit-status.js')).CommitStatusReporter({
         token: settings.githubToken,
         context: settings.statusContext,
         logger: coreLogger
