@@ -167,9 +167,14 @@ export class BuildFollower {
       expect: from.expect
     })
     let next: NextPoll = { read: console ? 'console' : 'build', delayMs: 0 }
+    // Delays run from the start of the previous poll, so that a slow answer
+    // does not stretch the spacing the console's lag depends on.
+    let polledAt = this.now()
     for (;;) {
-      if (next.delayMs > 0) await sleep(next.delayMs, signal)
+      const wait = polledAt + next.delayMs - this.now()
+      if (wait > 0) await sleep(wait, signal)
       throwIfAborted(signal)
+      polledAt = this.now()
       try {
         if (next.read === 'give-up' && console) {
           console.notice(
@@ -202,11 +207,11 @@ export class BuildFollower {
       } catch (error) {
         if (!isTransient(error)) throw error
         logger.debug(`Build poll failed, trying again: ${(error as Error).message}`)
-        next = nextPoll(w, this.now(), this.policy)
+        next = nextPoll(w, polledAt, this.policy)
         next = { ...next, delayMs: Math.max(next.delayMs, this.policy.nearMs) }
         continue
       }
-      next = nextPoll(w, this.now(), this.policy)
+      next = nextPoll(w, polledAt, this.policy)
     }
   }
 

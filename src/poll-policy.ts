@@ -11,9 +11,10 @@ import type { BuildSummary } from './jenkins/types.js'
  *   (Run.execute; WorkflowRun.finish), and X-More-Data stays until the log is
  *   closed. So while the console says "more data" no build JSON is read.
  * - Console polls are spaced by what they return: while the console grows they
- *   are at most liveMs apart, so the console shown never lags the build by
- *   more than that; after quietAfterMs without new text they space out, up to
- *   quietMaxMs.
+ *   start at most liveMs apart, so the console shown never lags the build by
+ *   more than that and one request; after quietAfterMs without new text they
+ *   space out, up to quietMaxMs.
+ * - Delays count from the start of the previous poll.
  * - With history (an Expectation), polls are aimed at the window where the
  *   end is likely, at most windowPolls of them, and back off once the build
  *   is overdue.
@@ -28,7 +29,7 @@ import type { BuildSummary } from './jenkins/types.js'
  */
 
 export interface PollPolicy {
-  /** Longest wait between console polls while the console grows: the most the console shown lags (ms). */
+  /** Longest time from one console poll's start to the next while the console grows: what the console shown lags, but for the request (ms). */
   liveMs: number
   /** Silence after which console polls space out past liveMs (ms). */
   quietAfterMs: number
@@ -61,7 +62,8 @@ export interface PollPolicy {
 }
 
 export const DEFAULT_POLL_POLICY: PollPolicy = {
-  liveMs: 2000,
+  // Start to start, leaving 100 ms of the 2 s lag target for the request.
+  liveMs: 1900,
   quietAfterMs: 10_000,
   quietMaxMs: 5000,
   youngMs: 1000,
@@ -143,8 +145,10 @@ function runningDelay(w: Watch, now: number, p: PollPolicy): number {
     const quietFor = now - Math.max(w.grewAt ?? w.startedAt, w.startedAt)
     spacing = quietFor > p.quietAfterMs ? clamp(quietFor / 4, p.liveMs, p.quietMaxMs) : p.liveMs
   } else {
-    // Nothing is shown: the only value of a poll is noticing the end.
-    spacing = clamp(age / 4, p.youngMs, p.slowMs)
+    // Nothing is shown: the only value of a poll is noticing the end, so
+    // with history the polls wait for the window, without it they back off
+    // with the build's age.
+    spacing = w.expect ? p.slowMs : clamp(age / 4, p.youngMs, p.slowMs)
   }
   if (!w.expect) return age < p.youngForMs ? Math.min(spacing, p.youngMs) : spacing
   // The console shows the end a little after `building` turns false; the
