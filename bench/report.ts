@@ -10,7 +10,9 @@ import type { BenchContext, Row, Section } from './scenario.js'
 import { NODE24 } from './runners/processes.js'
 import { DEFAULT_EXECUTORS, QUIET_PERIOD_SEC } from './runners/jenkins.js'
 import { BASELINE_INTERVAL_MS } from './runners/runs.js'
+import { TODAY_REF } from './runners/today.js'
 import { markdownTable } from './stats.js'
+import { DEFAULT_END_GAP } from '../test-server/index.js'
 
 export interface ReportInput {
   context: BenchContext
@@ -68,10 +70,14 @@ function commonSettings(input: ReportInput): string[] {
       : [])
   ].join('; ')
   return [
-    `- Test server (in the bench process, loopback only): quiet period ${QUIET_PERIOD_SEC} s (Jenkins' default), ${executors}. Password authentication: every POST needs the crumb and its session cookie, as in the seed document.`,
+    `- Test server (in the bench process, loopback only): quiet period ${QUIET_PERIOD_SEC} s (Jenkins' default), ${executors}. Password authentication: every POST needs the crumb and its session cookie, as in the seed document. Builds end the way Jenkins ends them (test-server/build.ts, from Run.execute and WorkflowRun.finish): \`building\` turns false, \`Finished: RESULT\` is written ${gap(DEFAULT_END_GAP.finishedAfterMs)} later (Jenkins' listeners run meanwhile), and the log is closed ${gap(DEFAULT_END_GAP.closedAfterMs)} after that; only then does progressiveText stop sending \`X-More-Data: true\`. Detection delays count from \`building: false\`.`,
     `- Ours: \`dist/index.js\` (${input.context.bundleBytes} bytes) run as the runner runs it (\`scripts/action-runner.ts\`), inputs url/user/token/job/parameters, everything else at its action.yml default (log on, wait true), unless a row says otherwise.`,
     `- Baseline: \`bench/baseline.mjs\`, its own Node process: GET \`crumbIssuer/api/xml?xpath=concat(//crumbRequestField,":",//crumb)\`, POST \`buildWithParameters\` without \`delay\` (the quiet period applies), then every ${BASELINE_INTERVAL_MS / 1000} s GET \`lastBuild/api/json\` until \`result\` is non-null (the seed's recipe reads "the result of the last build"; for these freestyle jobs that is the same moment as \`building: false\`). It keeps the session cookie (curl -c/-b), without which the crumb is refused since Jenkins 2.176.2, and it waits one interval before its first look, since right after the trigger \`lastBuild\` is still the previous build. It uses GET where the seed shows POST for \`lastBuild/api/json\`: Jenkins serves both (jenkins-api.md 5.4), at the same cost. It does not stream the console.`
   ]
+}
+
+function gap(ms: number | [number, number]): string {
+  return typeof ms === 'number' ? `${ms} ms` : `${ms[0]}–${ms[1]} ms`
 }
 
 /** Measured once per bench, not by a scenario: what the runner downloads. */
@@ -90,11 +96,21 @@ function bundleRow(input: ReportInput): Row {
 export function renderReport(input: ReportInput): { table: string; markdown: string } {
   const sections = input.sections.map(s => s.section)
   const rows = [...sections.flatMap(s => s.rows), bundleRow(input)]
+  const withToday = rows.some(row => row.today !== undefined)
   const table = markdownTable(
-    ['metric', 'ours', 'baseline', 'ratio', 'target', 'met?'],
+    [
+      'metric',
+      'ours',
+      ...(withToday ? ['today (before #10)'] : []),
+      'baseline',
+      'ratio',
+      'target',
+      'met?'
+    ],
     rows.map(row => [
       row.metric,
       row.ours,
+      ...(withToday ? [row.today ?? '—'] : []),
       row.baseline,
       row.ratio,
       row.target || '—',
@@ -105,7 +121,13 @@ export function renderReport(input: ReportInput): { table: string; markdown: str
   const markdown = [
     '# Benchmarks',
     '',
-    'What the action costs its users — time on the runner (billed by the minute) and load on their Jenkins — measured by `npm run bench` against the Jenkins-compatible test server, side by side in the same run with a baseline that does what the common alternatives do. Figures come from runs; medians and ratios, because the machine is shared and noisy. Ratio = ours ÷ baseline.',
+    'What the action costs its users — time on the runner (billed by the minute) and load on their Jenkins — measured by `npm run bench` against the Jenkins-compatible test server, side by side in the same run with a baseline that does what the common alternatives do' +
+      (withToday
+        ? ', and, where a row has it, with the action as it was before issue 10 ("today", built from `' +
+          TODAY_REF +
+          '` by bench/runners/today.ts)'
+        : '') +
+      '. Figures come from runs; medians and ratios, because the machine is shared and noisy. Ratio = ours ÷ baseline.',
     '',
     ...machine(input),
     '',

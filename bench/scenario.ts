@@ -19,6 +19,8 @@ export interface BenchContext {
 export interface Row {
   metric: string
   ours: string
+  /** The same figure for the action before issue 10 (runners/today.ts), where the scenario ran it. */
+  today?: string
   baseline: string
   /** ours ÷ baseline (stats.ratio), or '' where it means nothing. */
   ratio: string

@@ -99,6 +99,8 @@ export interface RunOptions {
   noSummary?: boolean
   /** Kill the child after this long (a hung action fails the test instead of hanging it). */
   killAfterMs?: number
+  /** Another build of the action to run instead of dist/index.js (the benchmark's "today"). */
+  bundle?: string
 }
 
 export interface RunningAction {
@@ -174,7 +176,7 @@ export function startAction(
   Object.assign(env, options.env)
 
   const started = Date.now()
-  const child = spawn(options.node ?? process.execPath, [BUNDLE], {
+  const child = spawn(options.node ?? process.execPath, [options.bundle ?? BUNDLE], {
     env,
     stdio: ['ignore', 'pipe', 'pipe']
   })

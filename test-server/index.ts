@@ -1,4 +1,5 @@
 export { startJenkins, DEFAULT_USERS } from './server.js'
+export { DEFAULT_END_GAP } from './build.js'
 export { sampleJobs } from './sample-jobs.js'
 export { generatedBytes, generatedLine, GENERATED_LINE_BYTES, stripNotes } from './console.js'
 export { mulberry32 } from './prng.js'
@@ -6,6 +7,7 @@ export { parseTree, pruneTree } from './tree.js'
 export type {
   BuildState,
   Cause,
+  EndGap,
   FaultSpec,
   JobScript,
   JobSpec,

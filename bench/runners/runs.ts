@@ -23,7 +23,8 @@ export const BASELINE_INTERVAL_MS = 10_000
 export const BASELINE_SCRIPT = join(ROOT, 'bench', 'baseline.mjs')
 
 export interface RunRecord {
-  side: 'ours' | 'baseline'
+  /** ours: dist/index.js; today: the action before issue 10 (runners/today.ts); baseline: baseline.mjs. */
+  side: 'ours' | 'today' | 'baseline'
   /** The RUN parameter that tells this run's build apart. */
   id: string
   job: string
@@ -40,6 +41,8 @@ export interface RunRecord {
   stdoutBytes: number
   stdout: string
   stderr: string
+  /** When each stdout chunk arrived, and the length of stdout after it (ours and today). */
+  stdoutTimes?: Array<{ at: number; end: number }>
 }
 
 export interface RunSpec {
@@ -49,6 +52,8 @@ export interface RunSpec {
   id: string
   /** Extra action inputs (ours only). */
   inputs?: Record<string, string>
+  /** Run this build of the action instead of dist/index.js (today's: runners/today.ts). */
+  bundle?: string
   rss?: boolean
   killAfterMs: number
   /** Baseline only: stop it once its build has a number (the idle-start scenario). */
@@ -68,7 +73,8 @@ function finishRecord(
   stdout: string,
   stderr: string,
   reported: number | undefined,
-  peakRssBytes: number | undefined
+  peakRssBytes: number | undefined,
+  stdoutTimes?: RunRecord['stdoutTimes']
 ): RunRecord {
   const { jenkins, user, job, id } = spec
   return {
@@ -87,7 +93,8 @@ function finishRecord(
     peakRssBytes,
     stdoutBytes: Buffer.byteLength(stdout),
     stdout: stdout.length > 1_000_000 ? stdout.slice(-1_000_000) : stdout,
-    stderr
+    stderr,
+    ...(stdoutTimes && stdout.length <= 1_000_000 ? { stdoutTimes } : {})
   }
 }
 
@@ -102,11 +109,17 @@ export async function runOurs(spec: RunSpec): Promise<RunRecord> {
       parameters: `RUN=${spec.id}`,
       ...spec.inputs
     },
-    { node: NODE.path, killAfterMs: spec.killAfterMs }
+    { node: NODE.path, killAfterMs: spec.killAfterMs, bundle: spec.bundle }
   )
   // Taken right after spawn() returned: the child exists from here on.
   const spawnAt = Date.now()
   adopt(running.child)
+  const stdoutTimes: Array<{ at: number; end: number }> = []
+  let length = 0
+  running.child.stdout?.on('data', (chunk: string) => {
+    length += chunk.length
+    stdoutTimes.push({ at: Date.now(), end: length })
+  })
   let exitAt = NaN
   running.child.on('exit', () => (exitAt = Date.now()))
   const stopRss = spec.rss ? watchPeakRss(running.child.pid) : undefined
@@ -115,14 +128,15 @@ export async function runOurs(spec: RunSpec): Promise<RunRecord> {
     const number = Number(run.outputs['build-number'])
     return finishRecord(
       spec,
-      'ours',
+      spec.bundle ? 'today' : 'ours',
       spawnAt,
       exitAt,
       run.code,
       run.stdout,
       run.stderr,
       Number.isInteger(number) && number > 0 ? number : undefined,
-      stopRss?.()
+      stopRss?.(),
+      stdoutTimes
     )
   } finally {
     stopRss?.()

@@ -6,8 +6,18 @@
 import type { Scenario } from '../scenario.js'
 import { concurrency } from './concurrency.js'
 import { detection } from './detection.js'
+import { estimate } from './estimate.js'
+import { firstBuilds } from './first-builds.js'
 import { idleStart } from './idle-start.js'
 import { memory } from './memory.js'
 import { requests } from './requests.js'
 
-export const SCENARIOS: readonly Scenario[] = [idleStart, detection, requests, memory, concurrency]
+export const SCENARIOS: readonly Scenario[] = [
+  idleStart,
+  firstBuilds,
+  estimate,
+  detection,
+  requests,
+  memory,
+  concurrency
+]

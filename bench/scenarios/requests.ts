@@ -4,6 +4,7 @@ import type { Row, Scenario, Section } from '../scenario.js'
 import { kinds, requestRate, wallMs } from '../figures.js'
 import { ADMIN, closeServer, job, server, user } from '../runners/jenkins.js'
 import { expectSuccess, runBaseline, runOurs, type RunRecord } from '../runners/runs.js'
+import { todayBundle } from '../runners/today.js'
 import {
   formatMb,
   formatMs,
@@ -14,27 +15,28 @@ import {
 } from '../stats.js'
 import { log } from '../util.js'
 
-/** Three builds at once (log on, log off, baseline), each with its executor. */
-const EXECUTORS = 3
+/** Four builds at once (log on, log off, today's, baseline), each with its executor. */
+const EXECUTORS = 4
 
 const settings = (quick: boolean): { buildMs: number } => ({ buildMs: quick ? 15_000 : 60_000 })
 
 interface Runs {
-  first: { logOn: RunRecord; logOff: RunRecord }
-  repeat: { logOn: RunRecord; logOff: RunRecord; baseline: RunRecord }
+  first: { logOn: RunRecord; logOff: RunRecord; today: RunRecord }
+  repeat: { logOn: RunRecord; logOff: RunRecord; today: RunRecord; baseline: RunRecord }
 }
 
 async function measure(buildMs: number): Promise<Runs> {
-  const users = [user('req-on'), user('req-off'), user('req-base')] as const
+  const users = [user('req-on'), user('req-off'), user('req-base'), user('req-today')] as const
   const lines = Array.from({ length: Math.round(buildMs / 1000) }, (_, i) => `step ${i + 1}`)
   const spec = (): JobSpec => job(buildMs, { consoleLines: lines })
   const jenkins = await server({
     users: [...users, ADMIN],
     executors: EXECUTORS,
-    jobs: { 'long-on': spec(), 'long-off': spec(), 'long-base': spec() }
+    jobs: { 'long-on': spec(), 'long-off': spec(), 'long-base': spec(), 'long-today': spec() }
   })
   const kill = buildMs + 60_000
-  const pair = (round: string): Promise<[RunRecord, RunRecord]> =>
+  const today = todayBundle()
+  const pair = (round: string): Promise<[RunRecord, RunRecord, RunRecord]> =>
     Promise.all([
       runOurs({
         jenkins,
@@ -52,13 +54,22 @@ async function measure(buildMs: number): Promise<Runs> {
         inputs: { log: 'false' },
         rss: true,
         killAfterMs: kill
+      }),
+      runOurs({
+        jenkins,
+        user: users[3],
+        job: 'long-today',
+        id: `${round}-today`,
+        rss: true,
+        killAfterMs: kill,
+        bundle: today
       })
     ])
   try {
     log(`requests: first build of a ${formatMs(buildMs)} job, log on and off`)
-    const [firstOn, firstOff] = await pair('first')
+    const [firstOn, firstOff, firstToday] = await pair('first')
     log(`requests: repeat build (Jenkins now has an estimate), log on and off, and the baseline`)
-    const [[logOn, logOff], baseline] = await Promise.all([
+    const [[logOn, logOff, repeatToday], baseline] = await Promise.all([
       pair('repeat'),
       runBaseline({
         jenkins,
@@ -70,10 +81,15 @@ async function measure(buildMs: number): Promise<Runs> {
       })
     ])
     return {
-      first: { logOn: expectSuccess(firstOn), logOff: expectSuccess(firstOff) },
+      first: {
+        logOn: expectSuccess(firstOn),
+        logOff: expectSuccess(firstOff),
+        today: expectSuccess(firstToday)
+      },
       repeat: {
         logOn: expectSuccess(logOn),
         logOff: expectSuccess(logOff),
+        today: expectSuccess(repeatToday),
         baseline: expectSuccess(baseline)
       }
     }
@@ -83,7 +99,7 @@ async function measure(buildMs: number): Promise<Runs> {
 }
 
 const WHY_RATE =
-  "Polls are spaced by Jenkins' estimatedDuration (src/poll-policy.ts): slow while the end is far, fast around it; a larger slowMs or a smaller window of fast polls would lower the rate at the cost of detection delay."
+  "With log on, the console's pace sets the rate: a poll every 1.9 s while it grows (the 2 s lag target), plus the run's fixed requests and the polls aimed at the expected end (src/poll-policy.ts)."
 
 function section(runs: Runs, buildMs: number): Section {
   const r = runs.repeat
@@ -92,6 +108,7 @@ function section(runs: Runs, buildMs: number): Section {
   const requestRow = (log: 'on' | 'off', run: RunRecord): Row => ({
     metric: `requests per run, ${longLabel} build, log ${log}`,
     ours: `${run.requests.length}`,
+    ...(log === 'on' ? { today: `${r.today.requests.length}` } : {}),
     baseline: `${r.baseline.requests.length}`,
     ratio: ratio(run.requests.length, r.baseline.requests.length),
     target: '',
@@ -102,6 +119,7 @@ function section(runs: Runs, buildMs: number): Section {
     return {
       metric: `requests per second per followed build, ${longLabel} build, log ${log}`,
       ours: formatRate(rate),
+      ...(log === 'on' ? { today: formatRate(requestRate(r.today)) } : {}),
       baseline: formatRate(rateBase),
       ratio: ratio(rate, rateBase),
       target: '≤ 1/s',
@@ -120,8 +138,10 @@ function section(runs: Runs, buildMs: number): Section {
       [
         ['ours, first build (no estimate), log on', runs.first.logOn],
         ['ours, first build (no estimate), log off', runs.first.logOff],
+        ['today (before #10), first build, log on', runs.first.today],
         ['ours, repeat build, log on', r.logOn],
         ['ours, repeat build, log off', r.logOff],
+        ['today (before #10), repeat build, log on', r.today],
         ['baseline', r.baseline]
       ] as const
     ).map(([label, x]) => [
@@ -135,7 +155,7 @@ function section(runs: Runs, buildMs: number): Section {
   )
   return {
     settings: [
-      `- Requests: a ${longLabel} build with ${Math.round(buildMs / 1000)} console lines; ours with log on and off, first as the job's first build (Jenkins has no estimate), then as a repeat (the figures in the table); the baseline alongside the repeat. Every request of a run is attributed by its user (each run has its own).`
+      `- Requests: a ${longLabel} build with ${Math.round(buildMs / 1000)} console lines; ours with log on and off and today's with log on, first as the job's first build (Jenkins has no estimate), then as a repeat (the figures in the table); the baseline alongside the repeat. Every request of a run is attributed by its user (each run has its own).`
     ],
     executors: EXECUTORS,
     rows: [
@@ -146,8 +166,8 @@ function section(runs: Runs, buildMs: number): Section {
     ],
     details: [`### Requests per run, ${longLabel} build`, '', kindTable],
     notes: [
-      `- **Requests**: with log on, ours reads the console (\`log\` requests) and the complete log doubles as the end signal, so the build JSON is polled only around the end; with log off it polls the build JSON (a \`tree\` of 8 fields). Polls are spaced by Jenkins' \`estimatedDuration\`: slow (2 s) while the end is far, fast (250 ms) around it.`,
-      `- **A job's first build** has no \`estimatedDuration\`: ours then polls every 250 ms for 2 s, 500 ms until 10 s, then backs off with the build's age (elapsed ÷ 10, from 1 s up to 2 s), which made ${formatRate(requestRate(runs.first.logOn))} over this build (log on; ${formatRate(requestRate(runs.first.logOff))} log off). The price is a detection delay of up to 2 s (1 s on average) on a job's first build when it runs longer than 20 s; once the job has one finished build, polling follows Jenkins' estimate and drops to the table's figure.`
+      `- **Requests**: with log on, ours reads the console (\`log\` requests), which is also the end signal: the build JSON is read once, after the log closed (today's read it once more at the start). With log off it polls the build JSON (a \`tree\` of 8 fields), backing off with the build's age up to 5 s and aiming at the expected end. Per minute of this build (a console line a second), ours made ${r.logOn.requests.length} requests and today's ${r.today.requests.length}.`,
+      `- **A job's first build** has no \`estimatedDuration\`: ours polls it every second for its first 10 s, then at the console's pace (every 1.9 s while it grows), which made ${formatRate(requestRate(runs.first.logOn))} over this build (log on; ${formatRate(requestRate(runs.first.logOff))} log off; today's ${formatRate(requestRate(runs.first.today))}).`
     ]
   }
 }
