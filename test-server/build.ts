@@ -199,7 +199,9 @@ export class BuildRunner {
     if (!build.building) return
     this.clearTimers(build)
     const script = build.job.script
-    if (result !== 'ABORTED' && script.consoleBytes) build.console.growGenerated(script.consoleBytes)
+    if (result !== 'ABORTED' && script.consoleBytes) {
+      build.console.growGenerated(script.consoleBytes)
+    }
     // Publishers (JUnit) run in RunExecution.post, before POST_PRODUCTION.
     if (script.tests) build.testReport = script.tests
     // NodePrintListener writes the FlowEndNode synchronously; GraphL then calls finish().
