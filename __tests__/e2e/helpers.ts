@@ -1,6 +1,6 @@
 /**
  * Shared pieces of the end-to-end tests: the runtimes every scenario runs
- * under, a reader of the step log as the runner reads it, small local HTTP
+ * under, the runner's reading of the step log (re-exported), small local HTTP
  * servers (a fake GitHub API, an SSO page) and a peak-memory probe.
  */
 import { readFileSync } from 'node:fs'
@@ -40,53 +40,14 @@ export function describeRun(r: ActionRun): string {
   return `exit ${r.code}\n--- stdout ---\n${r.stdout}\n--- stderr ---\n${r.stderr}`
 }
 
-export interface LogLine {
-  text: string
-  /** The workflow command the runner would execute for this line, if any. */
-  command?: { name: string; properties: string; value: string }
-  /** Whether command processing was stopped when the runner read this line. */
-  stopped: boolean
-}
-
-/**
- * Reads stdout the way the runner does: a line (leading whitespace trimmed)
- * of the form `::name props::value` is a command, unless commands are
- * stopped by `::stop-commands::TOKEN`, after which only the line `::TOKEN::`
- * means anything (it resumes them).
- */
-export function runnerView(stdout: string): LogLine[] {
-  const lines: LogLine[] = []
-  let resumeToken: string | undefined
-  for (const text of stdout.split('\n')) {
-    const trimmed = text.trimStart().replace(/\r$/, '')
-    if (resumeToken !== undefined) {
-      const resumes = trimmed === `::${resumeToken}::`
-      lines.push({
-        text,
-        stopped: true,
-        ...(resumes ? { command: { name: resumeToken, properties: '', value: '' } } : {})
-      })
-      if (resumes) resumeToken = undefined
-      continue
-    }
-    const match = /^::([A-Za-z0-9_-]+)(?: ([^:]*))?::(.*)$/.exec(trimmed)
-    if (!match) {
-      lines.push({ text, stopped: false })
-      continue
-    }
-    const command = { name: match[1] ?? '', properties: match[2] ?? '', value: match[3] ?? '' }
-    lines.push({ text, stopped: false, command })
-    if (command.name === 'stop-commands') resumeToken = command.value
-  }
-  return lines
-}
-
-/** The commands the runner would act on. */
-export function commands(stdout: string, name?: string): LogLine['command'][] {
-  return runnerView(stdout)
-    .map(line => (line.stopped ? undefined : line.command))
-    .filter(c => c !== undefined && (name === undefined || c.name === name))
-}
+/** The runner's reading of stdout (what it would act on): see fixtures/runner-log.ts. */
+export {
+  commands,
+  endsStopped,
+  runnerView,
+  type LogLine,
+  type RunnerCommand
+} from '../fixtures/runner-log.js'
 
 export interface RecordedRequest {
   method: string
