@@ -75,7 +75,7 @@ async function follow(
     outcome.queueUrl = queued.queueUrl
     outcome.parameters = settings.parameters
     core.setOutput(Output.QueueUrl, queued.queueUrl)
-    core.info(
+    coreLogger.info(
       queued.merged
         ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
         : `Queued ${name} in Jenkins: ${queued.queueUrl}`
@@ -89,7 +89,7 @@ async function follow(
     progress.started(start.ref)
     outcome.queueWaitMs = start.queueWaitMs
     outcome.buildUrl = start.ref.url
-    core.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
+    coreLogger.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
     first = await follower.describe(start.ref)
   } else {
     first = await lastBuild(api, settings)
@@ -99,7 +99,7 @@ async function follow(
       url: api.buildUrl(settings.job, first.number)
     })
     outcome.buildUrl = progress.build?.url
-    core.info(
+    coreLogger.info(
       `${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`
     )
   }
@@ -141,7 +141,7 @@ async function follow(
       }
       tail = streamer.tail()
     } else {
-      core.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
+      coreLogger.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
       final = await follower.waitForEnd(ref, undefined, first)
     }
   }
@@ -151,7 +151,7 @@ async function follow(
   outcome.tests = await testsOf(api, ref, final)
   const accepted = final.result !== null && settings.accept.includes(final.result)
   outcome.accepted = accepted
-  core.info(
+  coreLogger.info(
     `Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
   )
   await status?.finish(
