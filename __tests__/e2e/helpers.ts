@@ -26,6 +26,15 @@ export function auth(jenkins: TestJenkins, kind: 'password' | 'token' = 'token')
   return { url: jenkins.url, user: 'admin', token: kind === 'token' ? ADMIN_TOKEN : 'admin' }
 }
 
+/** A POST to the test server as the admin with its API token (no crumb needed), e.g. a blocker build or a stop. */
+export async function adminPost(jenkins: TestJenkins, path: string): Promise<Response> {
+  return fetch(`${jenkins.url}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}` }
+  })
+}
+
 /** runAction under one runtime, killed if it hangs. */
 export function run(
   node: string,
