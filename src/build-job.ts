@@ -66,7 +66,7 @@ async function follow(
     // A cancel that arrived while reading the job must not still trigger.
     throwIfAborted(signal)
     const queued = await api.trigger(info, settings.job, settings.parameters)
-    progress.queued(queued.queueId)
+    progress.queued(queued.queueId, queued.merged)
     warnUnknownParameters(
       queued.unknownParameters,
       info.parameterDefinitions.map(p => p.name),
