@@ -194,7 +194,7 @@ async function finish(
 ): Promise<void> {
   // Whatever the step did not wait for, the user chose to leave running.
   progress.done()
-  setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome)
+  setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome, coreLogger)
   await writeSummary(core.summary, outcome, coreLogger)
   if (!accepted) {
     throw new Error(failureMessage({ ...outcome, accept: settings.accept }, tail))
