@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs'
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { node24, runAction, type ActionRun, type RunOptions } from '../../scripts/action-runner.js'
-import type { TestJenkins } from '../../test-server/index.js'
+import { State } from '../../src/constants.js'
+import type { BuildState, TestJenkins } from '../../test-server/index.js'
 
 /**
  * The machine's Node and Node 24 (what action.yml declares). node24() throws
@@ -33,6 +34,40 @@ export async function adminPost(jenkins: TestJenkins, path: string): Promise<Res
     redirect: 'manual',
     headers: { authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}` }
   })
+}
+
+/** Polls the in-process test server until `check` gives a value (the server has no events to wait on). */
+export async function untilServer<T>(check: () => T | undefined, what: string): Promise<T> {
+  const end = Date.now() + 20_000
+  for (;;) {
+    const value = check()
+    if (value !== undefined) return value
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+/** Starts a build of `job` from outside the action (`query`: parameters) and waits until it runs. */
+export async function startBuild(
+  jenkins: TestJenkins,
+  job: string,
+  query = ''
+): Promise<BuildState> {
+  const before = jenkins.builds(job).length
+  const endpoint = query ? `buildWithParameters?${query}&` : 'build?'
+  const res = await adminPost(jenkins, `/job/${job}/${endpoint}delay=0sec`)
+  if (res.status !== 201) throw new Error(`trigger of ${job}: ${res.status}`)
+  return untilServer(() => jenkins.builds(job)[before], `a build of ${job}`)
+}
+
+/** The saved state of a main step the runner killed while `build` ran: what its post step starts from. */
+export function killedMainState(build: BuildState): Record<string, string> {
+  return {
+    [State.IsPost]: 'true',
+    [State.QueueId]: String(build.queueId),
+    [State.BuildNumber]: String(build.number),
+    [State.Done]: 'false'
+  }
 }
 
 /** runAction under one runtime, killed if it hangs. */

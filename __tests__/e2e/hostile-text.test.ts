@@ -10,8 +10,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorAnnotation, startAction, type ActionRun } from '../../scripts/action-runner.js'
 import { State } from '../../src/constants.js'
-import { startJenkins, type BuildState, type TestJenkins } from '../../test-server/index.js'
-import { adminPost, auth, commands, describeRun, endsStopped, run, RUNTIMES } from './helpers.js'
+import { startJenkins, type TestJenkins } from '../../test-server/index.js'
+import {
+  adminPost,
+  auth,
+  commands,
+  describeRun,
+  endsStopped,
+  killedMainState,
+  run,
+  RUNTIMES,
+  startBuild
+} from './helpers.js'
 
 /** What the payloads carry: a command formed from Jenkins text has data (or a token) starting with it. */
 const MARK = 'jenkins-pwned'
@@ -21,25 +31,6 @@ const PAYLOADS = [
   `\n::stop-commands::${MARK}`,
   `##[error]${MARK}`
 ]
-
-/** Polls the in-process server until `check` holds (the server has no events to wait on). */
-async function until<T>(check: () => T | undefined, what: string): Promise<T> {
-  const end = Date.now() + 20_000
-  for (;;) {
-    const value = check()
-    if (value !== undefined) return value
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
-}
-
-/** Starts a build of `job` from outside the action and waits until it runs. */
-async function startBuild(jenkins: TestJenkins, job: string): Promise<BuildState> {
-  const before = jenkins.builds(job).length
-  const res = await adminPost(jenkins, `/job/${job}/build?delay=0sec`)
-  expect(res.status).toBe(201)
-  return until(() => jenkins.builds(job)[before], `a build of ${job}`)
-}
 
 /** No command came from Jenkins, the run really printed the Jenkins text, and commands were resumed. */
 function expectInert(r: ActionRun): void {
@@ -114,14 +105,7 @@ describe.each(PAYLOADS.map((text, i) => ({ text, i })))('Jenkins text $text', ({
       const r = await run(
         node(3),
         { ...auth(jenkins), job: 'orphan' },
-        {
-          state: {
-            [State.IsPost]: 'true',
-            [State.QueueId]: String(build.queueId),
-            [State.BuildNumber]: String(build.number),
-            [State.Done]: 'false'
-          }
-        }
+        { state: killedMainState(build) }
       )
       expect(r.code, describeRun(r)).toBe(0)
       expect(build.result).toBe('ABORTED')

@@ -17,7 +17,14 @@ import {
 } from '../../scripts/action-runner.js'
 import { State } from '../../src/constants.js'
 import { startJenkins, type BuildState, type TestJenkins } from '../../test-server/index.js'
-import { adminPost, auth, describeRun } from './helpers.js'
+import {
+  adminPost,
+  auth,
+  describeRun,
+  killedMainState,
+  startBuild,
+  untilServer
+} from './helpers.js'
 
 const NODE24 = node24()
 
@@ -25,26 +32,12 @@ function start(jenkins: TestJenkins, inputs: Record<string, string>): RunningAct
   return startAction({ ...auth(jenkins), ...inputs }, { node: NODE24, killAfterMs: 60_000 })
 }
 
-/** Polls the in-process server until `check` holds (the server has no events to wait on). */
-async function until<T>(check: () => T | undefined, what: string): Promise<T> {
-  const end = Date.now() + 20_000
-  for (;;) {
-    const value = check()
-    if (value !== undefined) return value
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
-}
-
-/** Runs a build of `job` from outside for `durationMs`, so that the next items of the job wait (not concurrent). */
+/** Runs a build of `job` from outside for a minute, so that the next items of the job wait (not concurrent). */
 async function blocker(jenkins: TestJenkins, job: string, query = ''): Promise<BuildState> {
   const spec = jenkins.state.findJob(job)!.script
   const normal = spec.durationMs
   spec.durationMs = 60_000
-  const before = jenkins.builds(job).length
-  const endpoint = query ? `buildWithParameters?${query}&` : 'build?'
-  expect((await adminPost(jenkins, `/job/${job}/${endpoint}delay=0sec`)).status).toBe(201)
-  const build = await until(() => jenkins.builds(job)[before], `the blocker of ${job}`)
+  const build = await startBuild(jenkins, job, query)
   spec.durationMs = normal
   return build
 }
@@ -122,7 +115,7 @@ describe.concurrent('a queue item shared with another run (Node 24)', () => {
     await b.waitForOutput(/Jenkins merged this request into an identical queued build of params/)
     await adminPost(jenkins, `/job/params/${gate.number}/stop`)
     await b.waitForOutput(/Jenkins build params #\d+ started/)
-    const build = await until(
+    const build = await untilServer(
       () => jenkins.builds('params').find(x => x.number !== gate.number && x.building),
       'the shared build'
     )
@@ -131,15 +124,7 @@ describe.concurrent('a queue item shared with another run (Node 24)', () => {
     // state) looks at the build's causes before stopping it.
     const post = await runAction(
       { ...auth(jenkins), job: 'params' },
-      {
-        node: NODE24,
-        state: {
-          [State.IsPost]: 'true',
-          [State.QueueId]: String(build.queueId),
-          [State.BuildNumber]: String(build.number),
-          [State.Done]: 'false'
-        }
-      }
+      { node: NODE24, state: killedMainState(build) }
     )
     expect(post.code, describeRun(post)).toBe(0)
     expect(post.stdout).toContain(
