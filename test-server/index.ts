@@ -9,6 +9,8 @@ export type {
   Cause,
   EndGap,
   FaultSpec,
+  HostileField,
+  HostileSpec,
   JobScript,
   JobSpec,
   JobState,
