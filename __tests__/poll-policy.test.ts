@@ -106,7 +106,7 @@ describe('nextPoll while the build runs (log: true)', () => {
     const run = simulate({ endAt: 60_000, writes: every(1000, 60_000) })
     const young = run.polls.filter(p => p.at < P.youngForMs)
     expect(young.length).toBeLessThanOrEqual(P.youngForMs / P.youngMs + 1)
-    // At most youngForMs/youngMs, then one per liveMs, then the end.
+    // youngForMs/youngMs, then one per liveMs, then the end: 20 + 24 polls a minute.
     const bound = P.youngForMs / P.youngMs + (60_000 - P.youngForMs) / P.liveMs + 3
     expect(run.polls.length).toBeLessThanOrEqual(bound)
     // The end is noticed within one poll interval of the log closing.
@@ -121,18 +121,26 @@ describe('nextPoll while the build runs (log: true)', () => {
     }
   })
 
-  it('with history, lands a poll just after the expected end, spending few polls on the window', () => {
+  /** The most polls the dense stretch around the expected end adds over a window of half-width h. */
+  const densePolls = (h: number): number =>
+    (2 / P.nearSlope) * Math.log(1 + (h * P.nearSlope) / P.nearMs) + 2
+
+  it('with steady history, lands a poll just after the expected end for a few polls more', () => {
     const expect60 = { durationMs: 60_000, spreadMs: 0 }
     const run = simulate({ endAt: 60_000, writes: every(1000, 60_000), expect: expect60 })
-    // Within a window step of the log closing.
-    expect(run.doneAt - (60_000 + 125)).toBeLessThanOrEqual(P.nearMs)
-    const beforeWindow = run.polls.filter(p => p.at < 60_000 - P.spreadFloorMs)
-    expect(run.polls.length - beforeWindow.length).toBeLessThanOrEqual(P.windowPolls + 1)
+    // Within two of the densest waits of the log closing.
+    expect(run.doneAt - (60_000 + 125)).toBeLessThanOrEqual(2 * P.nearMs)
+    const dense = run.polls.filter(p => p.at >= 60_000 + P.gapAimMs - P.spreadFloorMs)
+    expect(dense.length).toBeLessThanOrEqual(densePolls(P.spreadFloorMs))
     // The rest is the console's own pace: one poll per liveMs.
-    expect(run.polls.length).toBeLessThanOrEqual(60_000 / P.liveMs + P.windowPolls + 2)
+    expect(run.polls.length).toBeLessThanOrEqual(
+      60_000 / P.liveMs + densePolls(P.spreadFloorMs) + 1
+    )
   })
 
-  it('widens the window with the history spread and the uncertain start, and never spends more than windowPolls in it', () => {
+  it('polls densest at the expected end and thinner away from it, within a window as wide as history spreads', () => {
+    const half = 3000 * P.spreadFactor + 100
+    const center = 60_000 + P.gapAimMs - 100
     for (const endAt of [57_000, 58_500, 60_000, 61_500, 62_900]) {
       const run = simulate({
         endAt,
@@ -140,10 +148,11 @@ describe('nextPoll while the build runs (log: true)', () => {
         expect: { durationMs: 60_000, spreadMs: 3000 },
         startSlackMs: 200
       })
-      const inWindow = run.polls.filter(p => p.at >= 60_000 - 3200 && p.at <= 60_000 + 3300)
-      expect(inWindow.length).toBeLessThanOrEqual(P.windowPolls + 2)
-      const step = Math.round((2 * 3100) / P.windowPolls)
-      expect(run.doneAt - (endAt + 125)).toBeLessThanOrEqual(step)
+      const visible = endAt + 125
+      const spacing = P.nearMs + Math.abs(visible - center) * P.nearSlope
+      expect(run.doneAt - visible).toBeLessThanOrEqual(spacing + P.nearMs)
+      const inWindow = run.polls.filter(p => p.at >= center - half)
+      expect(inWindow.length).toBeLessThanOrEqual(densePolls(half))
     }
   })
 
@@ -167,13 +176,13 @@ describe('nextPoll while the build runs (log: true)', () => {
 
 describe('nextPoll once the end is seen', () => {
   it('follows a Finished: line up every followUpMs until the log closes', () => {
-    // A long gap after Finished: (a Pipeline's clean-up): the poll at 5 s sees the line.
-    const run = simulate({ endAt: 4500, gap: { finished: 50, closed: 700 } })
-    const after = run.polls.filter(p => p.at >= 4550)
+    // A long gap after Finished: (a Pipeline's clean-up): the poll at 5.25 s sees the line.
+    const run = simulate({ endAt: 4600, gap: { finished: 50, closed: 700 } })
+    const after = run.polls.filter(p => p.at >= 4650)
     const spacing = after.slice(1).map((p, i) => p.at - (after[i]?.at ?? 0))
-    expect(after.length).toBeGreaterThan(2)
+    expect(after.length).toBeGreaterThanOrEqual(2)
     expect(Math.max(...spacing)).toBe(P.followUpMs)
-    expect(run.doneAt - 5250).toBeLessThanOrEqual(P.followUpMs)
+    expect(run.doneAt - 5350).toBeLessThanOrEqual(P.followUpMs)
     expect(run.polls.filter(p => p.read === 'build')).toEqual([])
   })
 

@@ -15,13 +15,21 @@ import type { BuildSummary } from './jenkins/types.js'
  *   more than that and one request; after quietAfterMs without new text they
  *   space out, up to quietMaxMs.
  * - Delays count from the start of the previous poll.
- * - With history (an Expectation), polls are aimed at the window where the
- *   end is likely, at most windowPolls of them, and back off once the build
- *   is overdue.
- * - Without history (a job's first build) nothing predicts the end: a young
- *   build is polled every youngMs for youngForMs (at most 10 polls, once per
- *   job), then at the pace of the console. See README "Performance" for what
- *   that costs and buys.
+ * - With history (an Expectation), the polls are densest where the end is
+ *   expected (nearMs apart) and thin out with the distance from it
+ *   (nearSlope), from the start of a window twice as wide as history spreads
+ *   until past it, where an overdue build is followed the same way. However
+ *   wide the window, that costs at most about 2/nearSlope × ln(liveMs/nearMs)
+ *   polls (47) beyond the console's own pace, and a few when history is
+ *   steady.
+ * - Without history (a job's first build) nothing predicts the end. A young
+ *   build is polled every youngMs for youngForMs (20 polls, once per job),
+ *   then at the console's pace. 750 ms is about the spacing that minimises
+ *   delay × request rate for builds of a few seconds: with F fixed requests a
+ *   run and c the time from the end to the step's exit beyond the poll
+ *   spacing (the end gap, the final read, exit), a build of D seconds polled
+ *   every T has rate (F + D/T)/D and delay T/2 + c, whose product is least at
+ *   T = √(2cD/F): 0.74 s for F = 5, c = 0.17 s, D = 8 s.
  * - Once the end is seen with the log still open (a `Finished:` line), the
  *   rest of the console is fetched with short follow-ups, one build read
  *   confirms the end if the log stays open past confirmAfterMs (the line may
@@ -41,12 +49,14 @@ export interface PollPolicy {
   youngForMs: number
   /** Longest wait between build polls with `log: false`, far from the expected end (ms). */
   slowMs: number
-  /** Shortest wait around the expected end, and the first waits of an overdue build (ms). */
+  /** Shortest wait, at the expected end (ms). */
   nearMs: number
-  /** Most polls spent in the window where the end is expected. */
-  windowPolls: number
+  /** How fast waits grow with the distance from the expected end (ms per ms). */
+  nearSlope: number
   /** Narrowest half-width of that window (ms). */
   spreadFloorMs: number
+  /** The window's half-width over history's spread: three recent builds understate how far the next may fall. */
+  spreadFactor: number
   /** How long after `building: false` the console is expected to show the end (ms). */
   gapAimMs: number
   /** Wait between follow-up polls once the end is seen (ms). */
@@ -66,12 +76,13 @@ export const DEFAULT_POLL_POLICY: PollPolicy = {
   liveMs: 1900,
   quietAfterMs: 10_000,
   quietMaxMs: 5000,
-  youngMs: 1000,
-  youngForMs: 10_000,
+  youngMs: 750,
+  youngForMs: 15_000,
   slowMs: 5000,
-  nearMs: 250,
-  windowPolls: 8,
-  spreadFloorMs: 250,
+  nearMs: 100,
+  nearSlope: 0.125,
+  spreadFloorMs: 150,
+  spreadFactor: 2,
   gapAimMs: 100,
   followUpMs: 100,
   confirmAfterMs: 1000,
@@ -153,17 +164,16 @@ function runningDelay(w: Watch, now: number, p: PollPolicy): number {
   if (!w.expect) return age < p.youngForMs ? Math.min(spacing, p.youngMs) : spacing
   // The console shows the end a little after `building` turns false; the
   // build JSON shows it at once.
-  const half = Math.max(p.spreadFloorMs, w.expect.spreadMs) + w.startSlackMs / 2
+  const half = Math.max(p.spreadFloorMs, w.expect.spreadMs * p.spreadFactor) + w.startSlackMs / 2
   const center =
     w.startedAt - w.startSlackMs / 2 + w.expect.durationMs + (w.console ? p.gapAimMs : 0)
   const lo = center - half
-  const hi = center + half
-  const step = Math.max(p.nearMs, Math.round((2 * half) / p.windowPolls))
   // Each wait is capped by the window's start, so a poll lands on it.
   if (now < lo) return Math.min(spacing, Math.ceil(lo - now))
-  if (now <= hi) return Math.min(spacing, step)
-  // Overdue: the build runs longer than its history; back off with lateness.
-  return Math.min(spacing, Math.round(step + (now - hi) / 4))
+  // From there polls are densest at the expected end and thin out with the
+  // distance from it, on both sides: most ends fall near it, and an overdue
+  // build backs off the same way.
+  return Math.min(spacing, Math.round(p.nearMs + Math.abs(now - center) * p.nearSlope))
 }
 
 /** A console poll's news: text arrived, the log is (not) complete, the last line is `Finished:`. */

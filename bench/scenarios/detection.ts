@@ -143,7 +143,7 @@ function section(runs: Runs, s: Settings): Section {
         target: '≤ 0.5 s',
         met: dMed.ours <= 500,
         missedBy: S(dMed.ours - 500),
-        why: 'The delay is the poll spacing around the end plus the final build GET, the outputs and summary, and process exit; a smaller fastMs in src/poll-policy.ts trades requests for delay.'
+        why: "The delay is the poll spacing around the end, plus the end gap (Jenkins closes the log after `building` turns false), the final build GET, the outputs and summary, and process exit. Here each job's history spreads over 10 s (durations of 2–12 s), so the window where the end is expected is as wide, and src/poll-policy.ts spends at most 8 polls in it (windowPolls): more polls there trade requests for delay."
       },
       {
         metric: 'detection delay, p95',
@@ -161,7 +161,7 @@ function section(runs: Runs, s: Settings): Section {
         target: '≤ 1/s',
         met: detRate.ours <= 1,
         missedBy: formatRate(detRate.ours - 1),
-        why: "A run makes 6 requests whatever the build's length (crumb, job, trigger, queue item, the build when it starts, the final build), which alone is about 0.8/s over an 8 s step; and keeping the detection delay under 0.5 s takes polls at most about 1 s apart around an end that is only known to within ±5 s here (durations spread over 10 s). On builds of a minute (the requests rows) the slow phase dominates and the average is below 1/s. What would close it on short builds: an end signal pushed by Jenkins (a webhook or notification plugin) instead of polling, or a longer delay accepted on builds shorter than about 15 s."
+        why: "A run makes 5 requests whatever the build's length (crumb, job, trigger, queue item, the final build), about 0.6/s over an 8 s step by themselves; the console polls come on top, at least one per 1.9 s while the console grows (the 2 s lag target), more in the window where the end is expected. On builds of a minute (the requests rows) the fixed requests weigh less. What would close it on short builds: an end signal pushed by Jenkins (a webhook or notification plugin; no console endpoint of Jenkins core holds a request open until the end, see README), or a longer delay accepted on builds shorter than about 15 s."
       },
       {
         metric: 'overhead (step wall time − build duration), median',
@@ -176,7 +176,7 @@ function section(runs: Runs, s: Settings): Section {
     ],
     notes: [
       `- **Detection delay**: ours ${formatRange(dOurs)} over ${runs.ours.length} runs; baseline ${formatRange(dBase)} over ${runs.baseline.length}. It includes, after the poll that sees the end, the final build GET, the outputs and job summary, and process exit. The baseline's delay is set by its 10 s poll: on average half an interval.`,
-      `- **Requests on short builds**: averaged over the short detection builds the rate is ${formatRate(detRate.ours)} (baseline ${formatRate(detRate.base)}): short builds spend most of their time near their expected end.`,
+      `- **Requests on short builds**: averaged over the short detection builds the rate is ${formatRate(detRate.ours)} (baseline ${formatRate(detRate.base)}): short builds spend most of their time near their expected end, and a run's fixed requests weigh more.`,
       `- **Overhead**: ours ${S(oh.ours)} median, ${S(ohP95.ours)} p95 (start-up + trigger + detection); baseline ${S(oh.base)} median, ${S(ohP95.base)} p95 (quiet period + half a poll interval on average).`
     ]
   }
