@@ -80,31 +80,52 @@ describe('errors a user can act on', () => {
     expect(error.message).toContain('Job/Cancel')
   })
 
-  it('HTML with 200 where JSON was expected (SSO proxy) → html', async () => {
-    const { client } = makeClient()
+  it('HTML with 200 where JSON was expected on every try (SSO proxy) → html, after 3 tries', async () => {
+    const { client } = makeClient({ retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 2 } })
     nock(ORIGIN)
       .get('/jenkins/job/a/4/api/json')
+      .times(3)
       .reply(200, '<!DOCTYPE html><html><body>Sign in with SSO</body></html>', {
         'Content-Type': 'text/html'
       })
     const error = await jenkinsError(client.getBuild(['a'], 4), 'html')
     expect(error.message).toContain('Jenkins answered with an HTML page where JSON was expected')
+    expect(error.message).toContain('after 3 attempts')
   })
 
-  it('an HTML body labelled as JSON → html', async () => {
+  it('one HTML page (an SSO blip) is retried, and the JSON that follows is read', async () => {
     const { client } = makeClient()
     nock(ORIGIN)
       .get('/jenkins/job/a/4/api/json')
       .reply(200, '<html>login</html>', { 'Content-Type': 'application/json' })
+      .get('/jenkins/job/a/4/api/json')
+      .reply(200, { number: 4, building: true })
+    expect((await client.getBuild(['a'], 4)).number).toBe(4)
+    expect(client.requestCounts['build']).toBe(2)
+  })
+
+  it('an HTML body labelled as JSON on every try → html', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/job/a/4/api/json')
+      .times(3)
+      .reply(200, '<html>login</html>', { 'Content-Type': 'application/json' })
     await jenkinsError(client.getBuild(['a'], 4), 'html')
   })
 
-  it('malformed JSON → protocol', async () => {
+  it('one malformed JSON answer is retried; malformed every time → protocol', async () => {
     const { client } = makeClient()
     nock(ORIGIN)
       .get('/jenkins/job/a/4/api/json')
       .reply(200, '{"number":', { 'Content-Type': 'application/json' })
-    await jenkinsError(client.getBuild(['a'], 4), 'protocol')
+      .get('/jenkins/job/a/4/api/json')
+      .reply(200, { number: 4 })
+      .get('/jenkins/job/a/5/api/json')
+      .times(3)
+      .reply(200, '{"number":', { 'Content-Type': 'application/json' })
+    expect((await client.getBuild(['a'], 4)).number).toBe(4)
+    const error = await jenkinsError(client.getBuild(['a'], 5), 'protocol')
+    expect(error.message).toMatch(/malformed JSON.*after 3 attempts/)
   })
 
   it('405 → bad-request with the short message of a Jetty error page', async () => {

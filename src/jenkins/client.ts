@@ -26,9 +26,10 @@ export interface ClientOptions extends RequestSettings {
 }
 
 /**
- * The Jenkins HTTP API over @actions/http-client (see JenkinsApi for the
- * contract). A facade: the operations live in reads.ts, trigger.ts and
- * actions.ts, and all of them go through one Requester (requester.ts).
+ * The Jenkins HTTP API (see JenkinsApi for the contract). A facade: the
+ * operations live in reads.ts, trigger.ts and actions.ts, and all of them go
+ * through one Requester (requester.ts): one request path, bounded by the
+ * signal and deadline given here (ClientOptions.signal, .deadline).
  */
 export class JenkinsClient implements JenkinsApi {
   readonly baseUrl: string

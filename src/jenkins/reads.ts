@@ -2,6 +2,7 @@ import { JenkinsError } from './errors.js'
 import { buildUrl, fullName, jobUrl } from './job-path.js'
 import type { Requester } from './requester.js'
 import { htmlError } from './responses.js'
+import { TransientFailure } from './retry.js'
 import type {
   Build,
   BuildRef,
@@ -199,21 +200,26 @@ export async function progressiveText(
     context,
     response => {
       if (response.contentType.includes('text/html')) {
-        response.discard()
-        throw htmlError(context, response.status)
+        // A login page now and then is an SSO proxy's blip; every time, it is the answer.
+        throw new TransientFailure(
+          htmlError(context, response.status),
+          'an HTML page',
+          undefined,
+          3
+        )
       }
       const textSize = Number(response.header('x-text-size'))
       if (response.header('x-text-size') === undefined || !Number.isFinite(textSize)) {
-        response.discard()
         throw new JenkinsError(
           'protocol',
           `Jenkins at ${http.origin} answered ${context.what} without a usable X-Text-Size header`
         )
       }
-      // Streamed, not buffered: a console can be hundreds of MB. The
+      // Streamed, not buffered: a console can be hundreds of MB. The stream
+      // is still bounded (limits.ts: stall guard, deadline, cancel). The
       // header is absent (never "false") once the log is complete (6.1).
       return {
-        body: response.message,
+        body: response.stream(),
         textSize,
         moreData: response.header('x-more-data') === 'true'
       }
