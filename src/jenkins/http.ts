@@ -138,6 +138,8 @@ export class Transport {
   private readonly base: URL
   private readonly authorization: string | undefined
   private crumb: { field: string; value: string } | undefined
+  /** Every crumb and session cookie value this client was given: they stay secret after they change. */
+  private readonly given = new Set<string>()
 
   constructor(private readonly options: TransportOptions) {
     this.base = new URL(options.baseUrl)
@@ -156,17 +158,18 @@ export class Transport {
     })
   }
 
-  /** Values that must never appear in a message: the Authorization value and its parts. */
+  /** Values that must never appear in a message: the Authorization value and its parts, the token, every crumb and session cookie. */
   get secretValues(): string[] {
     const values = [this.authorization, this.authorization?.slice('Basic '.length)]
     if (this.options.token) values.push(this.options.token)
-    if (this.crumb) values.push(this.crumb.value)
+    values.push(...this.given)
     return values.filter((v): v is string => v !== undefined && v !== '')
   }
 
   /** Sends the crumb header with every later request (undefined stops sending it). */
   setCrumb(crumb: { field: string; value: string } | undefined): void {
     this.crumb = crumb
+    if (crumb) this.given.add(crumb.value)
   }
 
   /** Forgets the session, e.g. after Jenkins rejected a crumb bound to a dropped session. */
@@ -294,10 +297,12 @@ export class Transport {
   }
 
   private async storeCookies(url: string, setCookie: string[] | undefined): Promise<void> {
-    for (const cookie of setCookie ?? []) {
+    for (const header of setCookie ?? []) {
       // A malformed cookie must not fail the request; Jenkins would just
       // answer the next one without the session.
-      await this.jar.setCookie(cookie, url, { ignoreError: true })
+      const cookie = await this.jar.setCookie(header, url, { ignoreError: true })
+      // Session ids are long; a short value ('1', 'true') would mangle ordinary words if redacted.
+      if (cookie && cookie.value.length >= 8) this.given.add(cookie.value)
     }
   }
 

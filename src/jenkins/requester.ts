@@ -310,17 +310,19 @@ export class Requester {
     return this.user ? '' : '; if it exists, anonymous users may not see it: set user and token'
   }
 
-  /** Belt and braces: no message leaves with a credential or crumb in it. */
+  /** Belt and braces: no message leaves with a credential, crumb or session in it. */
   scrub(error: unknown): unknown {
-    if (error instanceof JenkinsError) {
+    if (error instanceof Error) {
       const message = this.redact(error.message)
-      return message === error.message ? error : new JenkinsError(error.kind, message, error.status)
+      if (message !== error.message) {
+        error.message = message
+        if (error.stack) error.stack = this.redact(error.stack)
+      }
     }
-    if (error instanceof Error) error.message = this.redact(error.message)
     return error
   }
 
-  /** Runs an operation so that whatever it throws is scrubbed. */
+  /** Runs an operation so that whatever it throws is scrubbed: every operation of the client goes through it. */
   async guarded<T>(operation: () => Promise<T>): Promise<T> {
     try {
       return await operation()
@@ -390,10 +392,10 @@ export class Requester {
     }
   }
 
-  /** A POST answer's body, as far as it came (the status and headers are the answer). */
+  /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
   private async postBody(response: HttpResponse, context: ErrorContext): Promise<string> {
     try {
-      return await response.text(ERROR_BODY_LIMIT)
+      return this.redact(await response.text(ERROR_BODY_LIMIT))
     } catch (error) {
       if (error instanceof Interrupted) throw error
       this.logger.debug(`Could not read the answer to ${context.what}: ${(error as Error).message}`)
@@ -403,7 +405,8 @@ export class Requester {
 
   /** The error for a non-2xx answer to a read: TransientFailure when worth another try. */
   private async failure(response: HttpResponse, context: ErrorContext): Promise<Error> {
-    const body = await bodyOf(response.text(ERROR_BODY_LIMIT))
+    // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
+    const body = this.redact(await bodyOf(response.text(ERROR_BODY_LIMIT)))
     const error = errorForResponse(response, body, context)
     if (RETRYABLE_STATUSES.has(response.status)) {
       return new TransientFailure(
@@ -433,9 +436,12 @@ export class Requester {
     }
   }
 
+  /** The one redaction list: credentials in URLs, and every secret the transport knows, as sent and URL-encoded. */
   private redact(text: string): string {
     let result = text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@')
-    for (const secret of this.secrets()) {
+    const variants = this.secrets().flatMap(secret => [secret, encodeURIComponent(secret)])
+    // Longest first: the Authorization value goes before the base64 part of it.
+    for (const secret of [...new Set(variants)].sort((a, b) => b.length - a.length)) {
       // Shorter values would mangle ordinary words; real tokens are long.
       if (secret.length >= 4) result = result.split(secret).join('***')
     }
