@@ -3,15 +3,17 @@ import { JenkinsError } from './errors.js'
 import { buildUrl, jobUrl } from './job-path.js'
 import * as reads from './reads.js'
 import { Requester, type RequestSettings } from './requester.js'
-import { trigger } from './trigger.js'
+import { findLostTrigger, trigger } from './trigger.js'
 import type {
   Build,
   BuildParameters,
   BuildRef,
   CancelOutcome,
+  FoundTrigger,
   JenkinsApi,
   JobInfo,
   JobPath,
+  LostTrigger,
   ProgressiveText,
   QueueItem,
   TriggerResult
@@ -109,6 +111,10 @@ export class JenkinsClient implements JenkinsApi {
 
   stopBuild(build: BuildRef, how: 'stop' | 'term' | 'kill'): Promise<void> {
     return this.http.guarded(() => actions.stopBuild(this.http, build, how))
+  }
+
+  findLostTrigger(lost: LostTrigger): Promise<FoundTrigger | undefined> {
+    return this.http.guarded(() => findLostTrigger(this.http, lost))
   }
 
   disableJob(job: JobPath): Promise<void> {

@@ -241,7 +241,8 @@ export class Requester {
    * crumb" 403 the session is dropped and crumb and session are fetched again,
    * once. That is also how a Jenkins restart (sessions lost) is survived. The
    * CrumbFilter rejects before anything is done (jenkins-api.md 0), so sending
-   * again is safe even for a trigger. The body is read (POST answers are
+   * again is safe even for a trigger. An Interrupted error's `sent` says
+   * whether the POST itself may have reached Jenkins. The body is read (POST answers are
    * small) but not needed: the status and headers are the answer, so a body
    * that breaks off or stalls is read as far as it came.
    */
@@ -265,7 +266,7 @@ export class Requester {
     return this.guarded(() =>
       withRetry(
         async () => {
-          await this.crumbs.ensure()
+          await notSentIfInterrupted(this.crumbs.ensure())
           let answer = await sendOnce()
           if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
             refreshed = true
@@ -273,7 +274,7 @@ export class Requester {
               `Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`
             )
             await this.transport.clearCookies()
-            await this.crumbs.refresh()
+            await notSentIfInterrupted(this.crumbs.refresh())
             answer = await sendOnce()
           }
           if (options.retryStatuses.has(answer.response.status)) {
@@ -446,6 +447,19 @@ export class Requester {
       if (secret.length >= 4) result = result.split(secret).join('***')
     }
     return result
+  }
+}
+
+/**
+ * The crumb before a POST: a cancel while it is fetched interrupts the
+ * crumb's GET, and the POST was never sent (a trigger queued nothing).
+ */
+async function notSentIfInterrupted<T>(step: Promise<T>): Promise<T> {
+  try {
+    return await step
+  } catch (error) {
+    if (error instanceof Interrupted && error.sent) throw new Interrupted(error.message, false)
+    throw error
   }
 }
 

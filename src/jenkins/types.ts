@@ -159,4 +159,6 @@ export interface JenkinsApi {
   stopBuild(build: BuildRef, how: 'stop' | 'term' | 'kill'): Promise<void>
   /** POST disable (302 counts as success). */
   disableJob(job: JobPath): Promise<void>
+  /** Looks (reads only, never a new trigger) for the queue item or build a lost trigger made; undefined when Jenkins shows none. */
+  findLostTrigger(lost: LostTrigger): Promise<FoundTrigger | undefined>
 }
