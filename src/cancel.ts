@@ -1,6 +1,6 @@
 import type { Logger } from './logger.js'
 import { JenkinsError } from './jenkins/errors.js'
-import type { BuildRef, JenkinsApi, JobPath } from './jenkins/types.js'
+import type { BuildRef, JenkinsApi, JobPath, LostTrigger } from './jenkins/types.js'
 import { sleep } from './wait.js'
 
 /** What we know of the remote work when the step has to give up on it. */
@@ -8,6 +8,8 @@ export interface RemoteTarget {
   job: JobPath
   queueId?: number
   build?: BuildRef
+  /** A trigger whose answer was lost or cut by the cancel: what it queued is looked for, then cancelled. */
+  lostTrigger?: LostTrigger
 }
 
 export interface AbortTimings {
@@ -22,7 +24,9 @@ export interface AbortTimings {
 
 /**
  * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
- * escalation has to fit well inside that.
+ * escalation has to fit well inside that. With a deadline (`until`), each
+ * wait is also cut to a share of the time left, so that term and kill still
+ * get their turn.
  */
 export const DEFAULT_ABORT_TIMINGS: AbortTimings = {
   stopWaitMs: 3000,
@@ -34,29 +38,50 @@ export const DEFAULT_ABORT_TIMINGS: AbortTimings = {
 /**
  * Cancels the queue item or stops the build, escalating for Pipelines
  * (stop, then term, then kill: jenkins-api.md 7), and says what it did.
- * Never throws: the caller is already failing the step.
+ * The cancel or stop is the first request: a Jenkins that hangs on reads
+ * must not keep it from being sent. `until` (epoch ms) is the abort's
+ * budget; the api's own deadline bounds its requests. Never throws: the
+ * caller is already failing the step.
  */
 export async function abortRemote(
   api: JenkinsApi,
   target: RemoteTarget,
   logger: Logger,
-  timings: AbortTimings = DEFAULT_ABORT_TIMINGS
+  timings: AbortTimings = DEFAULT_ABORT_TIMINGS,
+  until?: number
 ): Promise<string> {
   try {
     let build = target.build
-    if (!build && target.queueId !== undefined) {
-      const outcome = await api.cancelQueueItem(target.queueId)
-      if (outcome === 'cancelled') return `cancelled Jenkins queue item ${target.queueId}`
+    let queueId = target.queueId
+    let found = ''
+    if (!build && queueId === undefined && target.lostTrigger) {
+      // The trigger may have queued a build we never heard of: find it by
+      // its parameters (reads only), never send another trigger.
+      const lost = await api.findLostTrigger(target.lostTrigger)
+      if (!lost) {
+        return "the trigger's answer never came, and Jenkins shows no queued item or build for it: nothing to cancel"
+      }
+      found = " (found by its parameters: the trigger's answer never came)"
+      if (lost.buildNumber === undefined) queueId = lost.queueId
+      else build = refOf(api, target.job, lost.buildNumber)
+    }
+    if (!build && queueId !== undefined) {
+      const outcome = await api.cancelQueueItem(queueId)
+      if (outcome === 'cancelled') return `cancelled Jenkins queue item ${queueId}${found}`
       // Too late: it left the queue, so a build may be running.
-      build = await buildOfQueueItem(api, target.job, target.queueId)
-      if (!build) return `queue item ${target.queueId} was no longer queued and started no build`
+      build = await buildOfQueueItem(api, target.job, queueId)
+      if (!build) return `queue item ${queueId} was no longer queued and started no build`
     }
     if (!build) return 'nothing was running in Jenkins yet'
-    return await stopBuild(api, build, logger, timings)
+    return `${await stopBuild(api, build, logger, timings, until)}${found}`
   } catch (error) {
     logger.warning(`Could not abort the Jenkins work: ${(error as Error).message}`)
     return 'could not abort the Jenkins work (see the warning above)'
   }
+}
+
+function refOf(api: JenkinsApi, job: JobPath, number: number): BuildRef {
+  return { job, number, url: api.buildUrl(job, number) }
 }
 
 async function buildOfQueueItem(
@@ -79,34 +104,48 @@ async function buildOfQueueItem(
     // Expired or dropped by a restart: look the build up by its queue id.
     number = (await api.recentBuilds(job, 100)).find(b => b.queueId === queueId)?.number
   }
-  return number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
+  return number === undefined ? undefined : refOf(api, job, number)
 }
 
+/** Sends stop (then term, kill) and watches the build end; says what happened. */
 async function stopBuild(
   api: JenkinsApi,
   build: BuildRef,
   logger: Logger,
-  timings: AbortTimings
+  timings: AbortTimings,
+  until: number | undefined
 ): Promise<string> {
   const label = `build #${build.number}`
-  const current = await api.getBuild(build.job, build.number, { tree: 'number,building,result' })
-  if (!current.building) return `${label} had already finished (${current.result ?? 'no result'})`
-  const steps: Array<['stop' | 'term' | 'kill', number]> = [
-    ['stop', timings.stopWaitMs],
-    ['term', timings.termWaitMs],
-    ['kill', timings.killWaitMs]
+  // [how, longest wait after it, share of the time left it may take]
+  const steps: Array<['stop' | 'term' | 'kill', number, number]> = [
+    ['stop', timings.stopWaitMs, 0.5],
+    ['term', timings.termWaitMs, 0.5],
+    ['kill', timings.killWaitMs, 1]
   ]
-  for (const [how, waitMs] of steps) {
-    try {
-      await api.stopBuild(build, how)
-    } catch (error) {
-      // Freestyle builds have no term/kill (404): stop is all there is.
-      if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found') break
-      throw error
+  let sent: string | undefined
+  try {
+    for (const [how, waitMs, share] of steps) {
+      try {
+        await api.stopBuild(build, how)
+      } catch (error) {
+        // Freestyle builds have no term/kill (404): stop is all there is.
+        if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found') break
+        throw error
+      }
+      sent = how
+      logger.info(`Sent ${how} to Jenkins ${label}.`)
+      const wait = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share)
+      const ended = await waitUntilOver(api, build, Math.max(0, wait), timings.pollMs)
+      // Stop is a no-op on a build that had ended (jenkins-api.md 7): its result says which.
+      if (ended !== undefined) {
+        return how === 'stop' && ended !== 'ABORTED'
+          ? `${label} had already finished (${ended})`
+          : `stopped Jenkins ${label} (${how}; result ${ended})`
+      }
     }
-    logger.info(`Sent ${how} to Jenkins ${label}.`)
-    const ended = await waitUntilOver(api, build, waitMs, timings.pollMs)
-    if (ended) return `stopped Jenkins ${label} (${how}; result ${ended})`
+  } catch (error) {
+    if (sent === undefined) throw error
+    return `sent ${sent} to Jenkins ${label}, but could not see it end: ${(error as Error).message}`
   }
   return `asked Jenkins to stop ${label}, but it was still running when the step gave up`
 }
