@@ -131,6 +131,14 @@ describe('errors a user can act on', () => {
     expect(error.message).toMatch(/malformed JSON.*after 3 attempts/)
   })
 
+  it('431 (a huge user or token) names the inputs, not just the status', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/job/a/4/api/json').reply(431)
+    const error = await jenkinsError(client.getBuild(['a'], 4), 'bad-request')
+    expect(error.message).toMatch(/too large \(431\).*'user' and 'token' inputs/)
+    expect(client.requestCounts['build']).toBe(1)
+  })
+
   it('405 → bad-request with the short message of a Jetty error page', async () => {
     const { client } = makeClient()
     nock(ORIGIN)

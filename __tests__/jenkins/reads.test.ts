@@ -139,6 +139,20 @@ describe('listJobs', () => {
     expect(await client.listJobs(['team'])).toEqual(['team/deploy'])
   })
 
+  it('an answer nested far deeper than asked (100 000 levels) is walked without recursion, to 10 levels', async () => {
+    const { client, logger } = makeClient()
+    let body = '{"name":"leaf","_class":"hudson.model.FreeStyleProject"}'
+    for (let i = 0; i < 100_000; i++) body = `{"name":"f","jobs":[${body}]}`
+    nock(ORIGIN)
+      .get('/jenkins/api/json')
+      .query(true)
+      .reply(200, `{"jobs":[{"name":"top","_class":"hudson.model.FreeStyleProject"},${body}]}`, {
+        'Content-Type': 'application/json'
+      })
+    expect(await client.listJobs([])).toEqual(['top'])
+    expect(logger.lines.some(l => /nested deeper than the 10 levels/.test(l.message))).toBe(true)
+  })
+
   it('nests the tree to a fixed bound', () => {
     expect(listTree(1)).toBe('jobs[name,_class]')
     expect(listTree(3)).toBe('jobs[name,_class,jobs[name,_class,jobs[name,_class]]]')
