@@ -18,8 +18,8 @@ import { abortReason, StepAborted, type AbortReason } from './wait.js'
  * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
  */
 export const CANCEL_BUDGET_MS = 5500
-/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1 s to report and exit. */
-export const TIMEOUT_BUDGET_MS = 4000
+/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
+export const TIMEOUT_BUDGET_MS = 3500
 
 /** The action's entry point: the main step, or the post step on the second run. */
 export async function run(): Promise<void> {

@@ -195,6 +195,17 @@ describe('request timeout and deadline', () => {
     expect(Date.now() - started).toBeLessThan(5000)
   })
 
+  it('with a signal that fires at the deadline (the step timeout), the cut is the Interrupted one: the deadline is its backstop', async () => {
+    const deadline = Date.now() + 200
+    const { client } = await serve(() => undefined, {
+      deadline,
+      signal: AbortSignal.timeout(200),
+      requestTimeoutMs: 60_000
+    })
+    const error = await client.getQueueItem(1).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Interrupted)
+  })
+
   it('a body that breaks off (connection reset mid-body) is retried, and the next answer read', async () => {
     const { client, seen } = await serve((_req, res, index) => {
       res.writeHead(200, { 'Content-Type': 'application/json' })

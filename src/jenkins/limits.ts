@@ -38,6 +38,12 @@ export interface LimitSettings {
 
 /** setTimeout's largest delay. */
 const MAX_TIMER_MS = 2 ** 31 - 1
+/**
+ * With a signal, the deadline is its backstop only: the signal is meant to
+ * fire at the deadline (the step's timeout, an abort budget) and its
+ * Interrupted error is the one to report, so the clamp comes a little later.
+ */
+const BACKSTOP_MS = 250
 
 /** Where the exchange is: waiting for headers, reading a body whole, or streaming it. */
 type Phase = 'headers' | 'body' | 'stream'
@@ -158,8 +164,9 @@ export class ExchangeLimits implements ExchangeBounds {
   /** Arms the one timer for `ms` from now, or for the deadline when that comes first. */
   private arm(ms: number): void {
     clearTimeout(this.timer)
+    const { deadline, signal } = this.settings
     const toDeadline =
-      this.settings.deadline === undefined ? Infinity : this.settings.deadline - Date.now()
+      deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - Date.now()
     const wait = Math.min(ms, toDeadline)
     if (wait === Infinity) return
     const byDeadline = toDeadline <= ms
@@ -309,5 +316,5 @@ class GuardedBody extends Readable {
 }
 
 function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
+  return `${(ms / 1000).toFixed(1)} s`
 }

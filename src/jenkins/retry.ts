@@ -120,7 +120,6 @@ export async function withRetry<T>(
   options: RetryOptions
 ): Promise<T> {
   const { policy, deadline, logger, what, signal } = options
-  const sleep = options.sleep ?? ((ms: number) => pause(ms, signal, `retry ${what}`))
   const now = options.now ?? Date.now
   const attempts = Math.max(1, Math.floor(policy.attempts))
   for (let attempt = 1; ; attempt++) {
@@ -128,6 +127,14 @@ export async function withRetry<T>(
       return await operation(attempt)
     } catch (error) {
       if (!(error instanceof TransientFailure)) throw error
+      const asked =
+        error.retryAfterMs === undefined
+          ? ''
+          : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`
+      // A wait that the signal ends says what it was waiting out.
+      const sleep =
+        options.sleep ??
+        ((ms: number) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`))
       const allowed = Math.min(attempts, error.maxAttempts ?? attempts)
       if (attempt >= allowed) throw giveUp(error.error, `after ${attempt} attempts`)
       let delay = backoffDelay(attempt - 1, policy, options.random)
@@ -149,12 +156,8 @@ export async function withRetry<T>(
         // Capped so that the next try starts with half the time left for it.
         delay = Math.min(delay, Math.floor(left / 2))
       }
-      const asked =
-        error.retryAfterMs === undefined
-          ? ''
-          : ` (Retry-After ${Math.round(error.retryAfterMs / 1000)} s)`
       logger.debug(
-        `${what}: ${error.reason}; retry ${attempt}/${allowed - 1} in ${delay} ms${asked}`
+        `${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`
       )
       await sleep(delay)
     }
