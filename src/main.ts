@@ -134,24 +134,34 @@ async function abortMessage(
   waitedMs: number,
   until: number
 ): Promise<string> {
-  const what =
+  const limit = formatDuration(settings.timeoutMs)
+  const head =
     reason === 'timeout'
-      ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for Jenkins ${settings.jobName}`
+      ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${limit}) waiting for Jenkins ${settings.jobName}`
       : `The workflow was cancelled while waiting for Jenkins ${settings.jobName}`
+  const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined
   if (error instanceof Interrupted) {
     // What the step was waiting for when it was stopped (a hung request says how long it hung).
     if (error.sent) core.info(`${error.message}.`)
     if (error.lostTrigger && !progress.queueId) progress.maybeQueued(error.lostTrigger)
   }
+  if (last && reason === 'cancelled') core.info(`Last error before the cancel: ${last}.`)
   const target = progress.build
     ? ` #${progress.build.number}`
     : progress.queueId !== undefined
       ? ` (queue item ${progress.queueId})`
       : ''
+  const started = progress.anything
   const outcome = await abortOrLeave(settings, progress, until)
   // A commit status update let go alongside the abort gets what is left of its budget.
   await progress.settle(until)
-  return `${what}${target}${outcome}`
+  if (last && reason === 'timeout') {
+    // Jenkins kept failing until the timeout: that failure is the news.
+    return started
+      ? `${head}${target} (last error: ${last})${outcome}`
+      : `${last} (still failing at the step's timeout, ${limit})${outcome}`
+  }
+  return `${head}${target}${outcome}`
 }
 
 /** Stops or cancels what the step started, or says why not; the text that ends the abort message. */

@@ -172,7 +172,9 @@ describe('withRetry', () => {
     controller.abort('cancelled')
     const error = await pending
     expect(error).toBeInstanceOf(Interrupted)
-    expect((error as Error).message).toMatch(/Stopped waiting to retry/)
+    expect((error as Error).message).toMatch(/Stopped waiting to retry .*\(503, Retry-After 50 s\)/)
+    // The failure it was waiting out, for the step's message.
+    expect((error as Interrupted).lastFailure).toBe('boom (503)')
   })
 
   it('a failure with maxAttempts is tried no more often than that', async () => {

@@ -39,7 +39,9 @@ export class Interrupted extends JenkinsError {
     /** Whether the request may have reached Jenkins (false: it was never sent). */
     readonly sent: boolean,
     /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
-    readonly lostTrigger?: LostTrigger
+    readonly lostTrigger?: LostTrigger,
+    /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
+    readonly lastFailure?: string
   ) {
     super('aborted', message)
     this.name = 'Interrupted'

@@ -458,7 +458,9 @@ async function notSentIfInterrupted<T>(step: Promise<T>): Promise<T> {
   try {
     return await step
   } catch (error) {
-    if (error instanceof Interrupted && error.sent) throw new Interrupted(error.message, false)
+    if (error instanceof Interrupted && error.sent) {
+      throw new Interrupted(error.message, false, undefined, error.lastFailure)
+    }
     throw error
   }
 }

@@ -132,9 +132,15 @@ export async function withRetry<T>(
           ? ''
           : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`
       // A wait that the signal ends says what it was waiting out.
+      const failure = error.error.message
       const sleep =
         options.sleep ??
-        ((ms: number) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`))
+        ((ms: number) =>
+          pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut: unknown) => {
+            throw cut instanceof Interrupted
+              ? new Interrupted(cut.message, false, undefined, failure)
+              : cut
+          }))
       const allowed = Math.min(attempts, error.maxAttempts ?? attempts)
       if (attempt >= allowed) throw giveUp(error.error, `after ${attempt} attempts`)
       let delay = backoffDelay(attempt - 1, policy, options.random)

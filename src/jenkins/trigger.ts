@@ -114,7 +114,8 @@ export async function trigger(
       ? new Interrupted(
           `${error.message} (a trigger of '${name}' may have queued a build)`,
           error.sent,
-          expectation
+          expectation,
+          error.lastFailure
         )
       : error
   for (let send = 1; ; send++) {
