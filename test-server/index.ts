@@ -5,9 +5,12 @@ export { generatedBytes, generatedLine, GENERATED_LINE_BYTES, stripNotes } from 
 export { mulberry32 } from './prng.js'
 export { parseTree, pruneTree } from './tree.js'
 export type {
+  AimedFault,
+  AimedFaultHandle,
   BuildState,
   Cause,
   EndGap,
+  FaultEffect,
   FaultSpec,
   HostileField,
   HostileSpec,
