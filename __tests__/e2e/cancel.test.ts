@@ -206,14 +206,17 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
     async function interruptWhile(
       job: string,
       effect: FaultEffect,
-      extra: Record<string, string> = {}
+      extra: Record<string, string> = {},
+      kind: 'build' | 'log' = 'build'
     ) {
       jenkins.addJob(job, {
         concurrent: true,
         script: { durationMs: 60_000, consoleLines: ['working'] }
       })
-      const fault = jenkins.aim({ kind: 'build', job, effect })
-      const action = start(jenkins, job, extra)
+      const fault = jenkins.aim({ kind, job, effect })
+      // For a build GET, log: false: with the console on, the step reads the
+      // console while the build runs and no build JSON until the end.
+      const action = start(jenkins, job, kind === 'build' ? { log: 'false', ...extra } : extra)
       await fault.hit
       const sentAt = Date.now()
       action.child.kill('SIGINT')
@@ -241,6 +244,19 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
       )
       expect(errorAnnotation(r)).toMatch(
         /^The workflow was cancelled while waiting for Jenkins hang-build #\d+; sent stop to Jenkins build #\d+, but could not see it end: .+/
+      )
+    })
+
+    it('a console GET with no answer at all: stop is sent first, the build ends ABORTED, the step exits', async () => {
+      const { r, build, stops } = await interruptWhile('hang-log', { type: 'hang' }, {}, 'log')
+      expect(stops).toHaveLength(1)
+      expect(build?.result).toBe('ABORTED')
+      expect(r.stdout).toMatch(
+        /Stopped waiting for Jenkins at .*: no answer to the console of build #\d+ of 'hang-log' after/
+      )
+      // Only the console hangs: the stop's own build reads see the build end.
+      expect(errorAnnotation(r)).toMatch(
+        /^The workflow was cancelled while waiting for Jenkins hang-log #\d+; stopped Jenkins build #\d+ \(stop; result ABORTED\)\.$/
       )
     })
 
@@ -393,8 +409,9 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
         job: 'refused',
         effect: { type: 'status', status: 400 }
       })
+      // log: false: the build JSON is polled while the build runs.
       const main = await runAction(
-        { ...auth(jenkins), job: 'refused' },
+        { ...auth(jenkins), job: 'refused', log: 'false' },
         { node: NODE24, killAfterMs: 45_000 }
       )
       fault.remove()
