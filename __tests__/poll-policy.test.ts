@@ -139,7 +139,7 @@ describe('nextPoll while the build runs (log: true)', () => {
   })
 
   it('polls densest at the expected end and thinner away from it, within a window as wide as history spreads', () => {
-    const half = 3000 * P.spreadFactor + 100
+    const half = 3000 + 100
     const center = 60_000 + P.gapAimMs - 100
     for (const endAt of [57_000, 58_500, 60_000, 61_500, 62_900]) {
       const run = simulate({
@@ -154,6 +154,19 @@ describe('nextPoll while the build runs (log: true)', () => {
       const inWindow = run.polls.filter(p => p.at >= center - half)
       expect(inWindow.length).toBeLessThanOrEqual(densePolls(half))
     }
+  })
+
+  it('aims no earlier than half the expected duration before the end, however much history varies', () => {
+    const run = simulate({
+      endAt: 8000,
+      writes: every(500, 8000),
+      expect: { durationMs: 8000, spreadMs: 20_000 }
+    })
+    const windowStart = 8000 + P.gapAimMs - 8000 * P.windowShareMax
+    const early = run.polls.filter(p => p.at < windowStart)
+    const gaps = early.slice(1).map((p, i) => p.at - (early[i]?.at ?? 0))
+    expect(gaps.every(g => g === P.liveMs)).toBe(true)
+    expect(run.polls.some(p => p.at === windowStart)).toBe(true)
   })
 
   it('backs off once the build is overdue', () => {
@@ -250,7 +263,7 @@ describe('nextPoll with log: false', () => {
     w = sawBuild(w, 6000, { building: true, timestamp: 4800, estimatedDuration: 20_000 })
     expect(w.startedAt).toBe(4800)
     expect(w.startSlackMs).toBe(0)
-    expect(w.expect).toEqual({ durationMs: 20_000, spreadMs: 2000 })
+    expect(w.expect).toEqual({ durationMs: 20_000, spreadMs: 1000 })
   })
 })
 
@@ -277,17 +290,18 @@ describe('expectationFrom (Job.getEstimatedDurationCandidates)', () => {
       b(4, 'SUCCESS', 58_000),
       b(3, 'SUCCESS', 10_000)
     ]
-    expect(expectationFrom(history)).toEqual({ durationMs: 60_000, spreadMs: 2000 })
+    // Candidates #7, #5, #4 (60, 62, 58 s): the mean, and twice their largest deviation.
+    expect(expectationFrom(history)).toEqual({ durationMs: 60_000, spreadMs: 4000 })
   })
 
   it('fills in with failed builds, and assumes a spread for a single one', () => {
     expect(expectationFrom([b(2, 'FAILURE', 4000), b(1, 'FAILURE', 6000)])).toEqual({
       durationMs: 5000,
-      spreadMs: 1000
+      spreadMs: 2000
     })
     expect(expectationFrom([b(1, 'SUCCESS', 30_000)])).toEqual({
       durationMs: 30_000,
-      spreadMs: 3000
+      spreadMs: 1500
     })
   })
 

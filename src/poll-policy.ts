@@ -17,8 +17,8 @@ import type { BuildSummary } from './jenkins/types.js'
  * - Delays count from the start of the previous poll.
  * - With history (an Expectation), the polls are densest where the end is
  *   expected (nearMs apart) and thin out with the distance from it
- *   (nearSlope), from the start of a window twice as wide as history spreads
- *   until past it, where an overdue build is followed the same way. However
+ *   (nearSlope), from the start of the window history allows (its spread, at
+ *   most half the expected duration) until past it, where an overdue build is followed the same way. However
  *   wide the window, that costs at most about 2/nearSlope × ln(liveMs/nearMs)
  *   polls (47) beyond the console's own pace, and a few when history is
  *   steady.
@@ -55,8 +55,8 @@ export interface PollPolicy {
   nearSlope: number
   /** Narrowest half-width of that window (ms). */
   spreadFloorMs: number
-  /** The window's half-width over history's spread: three recent builds understate how far the next may fall. */
-  spreadFactor: number
+  /** The widest window, as a share of the expected duration: a job whose builds vary more cannot be aimed at. */
+  windowShareMax: number
   /** How long after `building: false` the console is expected to show the end (ms). */
   gapAimMs: number
   /** Wait between follow-up polls once the end is seen (ms). */
@@ -79,10 +79,10 @@ export const DEFAULT_POLL_POLICY: PollPolicy = {
   youngMs: 750,
   youngForMs: 15_000,
   slowMs: 5000,
-  nearMs: 100,
-  nearSlope: 0.125,
+  nearMs: 150,
+  nearSlope: 1 / 6,
   spreadFloorMs: 150,
-  spreadFactor: 2,
+  windowShareMax: 0.5,
   gapAimMs: 100,
   followUpMs: 100,
   confirmAfterMs: 1000,
@@ -95,7 +95,7 @@ export const DEFAULT_POLL_POLICY: PollPolicy = {
 export interface Expectation {
   /** Expected duration (ms), as Jenkins' estimatedDuration. */
   durationMs: number
-  /** How far the duration may plausibly be from it (ms). */
+  /** How far the duration may plausibly be from it (ms): the half-width of the window polls aim at. */
   spreadMs: number
 }
 
@@ -126,8 +126,10 @@ export interface NextPoll {
   delayMs: number
 }
 
-/** Relative spread assumed when history has a single build to go by. */
-const SINGLE_BUILD_SPREAD = 0.1
+/** Relative spread assumed when history gives only a duration (one build, or Jenkins' estimate). */
+const ASSUMED_SPREAD = 0.05
+/** Three recent builds understate how far the next one may fall from their mean. */
+const MEASURED_SPREAD_FACTOR = 2
 
 export function watch(
   init: Pick<Watch, 'startedAt' | 'console'> & Partial<Pick<Watch, 'startSlackMs' | 'expect'>>
@@ -164,7 +166,8 @@ function runningDelay(w: Watch, now: number, p: PollPolicy): number {
   if (!w.expect) return age < p.youngForMs ? Math.min(spacing, p.youngMs) : spacing
   // The console shows the end a little after `building` turns false; the
   // build JSON shows it at once.
-  const half = Math.max(p.spreadFloorMs, w.expect.spreadMs * p.spreadFactor) + w.startSlackMs / 2
+  const spread = Math.min(w.expect.spreadMs, w.expect.durationMs * p.windowShareMax)
+  const half = Math.max(p.spreadFloorMs, spread) + w.startSlackMs / 2
   const center =
     w.startedAt - w.startSlackMs / 2 + w.expect.durationMs + (w.console ? p.gapAimMs : 0)
   const lo = center - half
@@ -218,15 +221,16 @@ export function sawBuild(
 /** Jenkins' estimatedDuration (-1: none) as an Expectation; the spread is unknown, so assumed. */
 export function expectationFromEstimate(estimatedMs: number | undefined): Expectation | undefined {
   if (estimatedMs === undefined || !(estimatedMs > 0)) return undefined
-  return { durationMs: estimatedMs, spreadMs: Math.round(estimatedMs * SINGLE_BUILD_SPREAD) }
+  return { durationMs: estimatedMs, spreadMs: Math.round(estimatedMs * ASSUMED_SPREAD) }
 }
 
 /**
  * What the job's recent builds (newest first) say about the next one. The
  * duration is Jenkins' own estimate (Job.getEstimatedDuration: the mean of the
  * last successful build and up to two more successful or unstable ones among
- * the six newest, failed ones filling in); the spread is how far those
- * candidates are from their mean. undefined without any candidate.
+ * the six newest, failed ones filling in); the spread is twice as far as
+ * those candidates are from their mean, or 5 % of it for a single one.
+ * undefined without any candidate.
  */
 export function expectationFrom(history: readonly BuildSummary[]): Expectation | undefined {
   const ok = (b: BuildSummary): boolean => b.result === 'SUCCESS' || b.result === 'UNSTABLE'
@@ -246,8 +250,8 @@ export function expectationFrom(history: readonly BuildSummary[]): Expectation |
   const mean = candidates.reduce((sum, b) => sum + b.duration, 0) / candidates.length
   const spread =
     candidates.length === 1
-      ? mean * SINGLE_BUILD_SPREAD
-      : Math.max(...candidates.map(b => Math.abs(b.duration - mean)))
+      ? mean * ASSUMED_SPREAD
+      : MEASURED_SPREAD_FACTOR * Math.max(...candidates.map(b => Math.abs(b.duration - mean)))
   return { durationMs: Math.round(mean), spreadMs: Math.round(spread) }
 }
 
