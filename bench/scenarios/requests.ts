@@ -5,6 +5,7 @@ import { kinds, requestRate, wallMs } from '../figures.js'
 import { ADMIN, closeServer, job, server, user } from '../runners/jenkins.js'
 import { expectSuccess, runBaseline, runOurs, type RunRecord } from '../runners/runs.js'
 import { todayBundle } from '../runners/today.js'
+import { DEFAULT_POLL_POLICY as P } from '../../src/poll-policy.js'
 import {
   formatMb,
   formatMs,
@@ -167,7 +168,7 @@ function section(runs: Runs, buildMs: number): Section {
     details: [`### Requests per run, ${longLabel} build`, '', kindTable],
     notes: [
       `- **Requests**: with log on, ours reads the console (\`log\` requests), which is also the end signal: the build JSON is read once, after the log closed (today's read it once more at the start). With log off it polls the build JSON (a \`tree\` of 8 fields), backing off with the build's age up to 5 s and aiming at the expected end. Per minute of this build (a console line a second), ours made ${r.logOn.requests.length} requests and today's ${r.today.requests.length}.`,
-      `- **A job's first build** has no \`estimatedDuration\`: ours polls it every second for its first 10 s, then at the console's pace (every 1.9 s while it grows), which made ${formatRate(requestRate(runs.first.logOn))} over this build (log on; ${formatRate(requestRate(runs.first.logOff))} log off; today's ${formatRate(requestRate(runs.first.today))}).`
+      `- **A job's first build** has no \`estimatedDuration\`: ours polls it every ${formatMs(P.youngMs)} for its first ${formatMs(P.youngForMs)}, then at the console's pace (every ${formatMs(P.liveMs)} while it grows), which made ${formatRate(requestRate(runs.first.logOn))} over this build (log on; ${formatRate(requestRate(runs.first.logOff))} log off; today's ${formatRate(requestRate(runs.first.today))}).`
     ]
   }
 }
