@@ -1,10 +1,15 @@
 /**
  * What sits in front of Jenkins: Jetty's ForwardedRequestCustomizer (the
- * Location of a trigger) and an authenticating proxy.
+ * Location of a trigger), an authenticating proxy, and TLS with a test CA.
  */
 import http from 'node:http'
-import { afterEach, describe, expect, it } from 'vitest'
+import https from 'node:https'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startJenkins, type ServerOptions, type TestJenkins } from '../../test-server/index.js'
+import { testCertificates, type TestCertificates } from '../../test-server/tls.js'
 import { ADMIN, get, TOKEN } from './helpers.js'
 
 let jenkins: TestJenkins | undefined
@@ -161,5 +166,33 @@ describe('auth proxy mode', () => {
     expect(refused.status).toBe(401)
     expect(await refused.text()).toContain('<h1>Sign in to continue</h1>')
     expect(j.requests[0]).toMatchObject({ fault: 'auth-proxy', kind: 'job' })
+  })
+})
+
+describe('TLS with a test CA', () => {
+  let dir: string
+  let certs: TestCertificates
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'test-ca-'))
+    certs = testCertificates(dir)
+  })
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('is trusted with the CA and refused without it', async () => {
+    const j = await start({ tls: { key: certs.key, cert: certs.cert }, anonymousRead: true })
+    expect(j.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+    const fetchWith = (ca?: string): Promise<number | string> =>
+      new Promise(resolve => {
+        https
+          .get(`${j.url}/api/json`, ca === undefined ? {} : { ca }, res => {
+            res.resume()
+            resolve(res.statusCode ?? 0)
+          })
+          .on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'))
+      })
+    expect(await fetchWith(certs.ca)).toBe(200)
+    expect(await fetchWith()).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE')
+    expect(certs.ca).toMatch(/^-----BEGIN CERTIFICATE-----/)
+    expect(certs.caPath).toBe(join(dir, 'ca.pem'))
   })
 })
