@@ -11,7 +11,16 @@ export function createClient(settings: Settings, deadline?: number): JenkinsClie
     url: settings.url,
     user: settings.user,
     token: settings.token,
+    jobToken: settings.jobToken,
+    triggerCause: runUrl(),
     logger: coreLogger,
     deadline
   })
+}
+
+/** The workflow run's URL, for the note of a build triggered with a job token. */
+function runUrl(): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = process.env
+  if (!server || !repo || !run) return undefined
+  return `GitHub Actions ${server}/${repo}/actions/runs/${run}`
 }

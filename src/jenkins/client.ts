@@ -23,6 +23,8 @@ export interface ClientOptions extends RequestSettings {
   user?: string
   /** How long a lost trigger answer is given before looking again (default: reconcile.ts; tests shrink it). */
   triggerSettleMs?: number
+  /** With a job token: the note Jenkins records with the RemoteCause, e.g. the workflow run's URL. */
+  triggerCause?: string
 }
 
 /**
@@ -34,11 +36,13 @@ export class JenkinsClient implements JenkinsApi {
   readonly baseUrl: string
   private readonly http: Requester
   private readonly triggerSettleMs: number | undefined
+  private readonly triggerCause: string | undefined
 
   constructor(options: ClientOptions) {
     const base = parseBaseUrl(options.url)
     this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '')
     this.triggerSettleMs = options.triggerSettleMs
+    this.triggerCause = options.triggerCause
     // The whole settings object: a setting added to RequestSettings reaches the requester unlisted.
     this.http = new Requester({
       ...options,
@@ -75,7 +79,12 @@ export class JenkinsClient implements JenkinsApi {
   }
 
   trigger(info: JobInfo, job: JobPath, params: BuildParameters): Promise<TriggerResult> {
-    return trigger(this.http, info, job, params, { settleMs: this.triggerSettleMs })
+    return this.scrubbed(
+      trigger(this.http, info, job, params, {
+        settleMs: this.triggerSettleMs,
+        cause: this.triggerCause
+      })
+    )
   }
 
   getQueueItem(queueId: number): Promise<QueueItem> {
@@ -83,7 +92,7 @@ export class JenkinsClient implements JenkinsApi {
   }
 
   cancelQueueItem(queueId: number): Promise<CancelOutcome> {
-    return actions.cancelQueueItem(this.http, queueId)
+    return this.scrubbed(actions.cancelQueueItem(this.http, queueId))
   }
 
   getBuild(
@@ -103,11 +112,23 @@ export class JenkinsClient implements JenkinsApi {
   }
 
   stopBuild(build: BuildRef, how: 'stop' | 'term' | 'kill'): Promise<void> {
-    return actions.stopBuild(this.http, build, how)
+    return this.scrubbed(actions.stopBuild(this.http, build, how))
   }
 
   disableJob(job: JobPath): Promise<void> {
-    return actions.disableJob(this.http, job)
+    return this.scrubbed(actions.disableJob(this.http, job))
+  }
+
+  /**
+   * Operations that turn an answer's body into an error themselves (a
+   * trigger's 400, a stop's 403) pass it through the one redaction list too.
+   */
+  private async scrubbed<T>(operation: Promise<T>): Promise<T> {
+    try {
+      return await operation
+    } catch (error) {
+      throw this.http.scrub(error)
+    }
   }
 }
 

@@ -104,7 +104,8 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
     'queue',
     `${http.baseUrl}/queue/item/${queueId}/api/json`,
     http.context(`queue item ${queueId}`, {
-      notFound: `Queue item ${queueId} is not known to Jenkins at ${http.origin} (404): it left the queue more than 5 minutes ago, or Jenkins restarted`
+      notFound: `Queue item ${queueId} is not known to Jenkins at ${http.origin} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
+      following: true
     })
   )
   if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
@@ -140,9 +141,7 @@ export async function getBuild(
     url,
     http.context(
       typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`,
-      {
-        notFound
-      }
+      { notFound, following: true }
     )
   )
   if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
@@ -166,7 +165,8 @@ export async function recentBuilds(
     'builds',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the builds of job '${name}'`, {
-      notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+      notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint(true)}`,
+      following: true
     })
   )
   const builds: Array<{ number: number; queueId?: number }> = []
@@ -191,7 +191,8 @@ export async function progressiveText(
   const name = fullName(build.job)
   const url = `${buildUrl(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`
   const context = http.context(`the console of build #${build.number} of '${name}'`, {
-    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)`
+    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)`,
+    following: true
   })
   return http.read(
     'log',

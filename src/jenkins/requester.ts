@@ -35,6 +35,8 @@ export interface RequestSettings {
   userAgent?: string
   /** Retry budget of stop/term/kill, cancelItem and disable, counted from each call (default 15000). */
   actionBudgetMs?: number
+  /** The job's "Trigger builds remotely" token, sent as form field `token` with triggers. */
+  jobToken?: string
 }
 
 export interface RequesterOptions extends RequestSettings {
@@ -79,6 +81,8 @@ export class Requester {
   readonly deadline: number | undefined
   /** The caller's logger behind redaction: operations log through this one only. */
   readonly logger: Logger
+  /** The job's "Trigger builds remotely" token, or undefined. */
+  readonly jobToken: string | undefined
   private readonly transport: Transport
   private readonly crumbs: CrumbCache
   private readonly policy: RetryPolicy
@@ -90,9 +94,11 @@ export class Requester {
     this.origin = options.origin
     this.user = options.user
     this.deadline = options.deadline
+    this.jobToken = options.jobToken || undefined
     this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS
     this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) }
-    this.secrets = () => this.transport.secretValues
+    const own = [this.jobToken].filter((v): v is string => v !== undefined)
+    this.secrets = () => [...this.transport.secretValues, ...own]
     this.logger = redactingLogger(options.logger, text => this.redact(text))
     this.transport = new Transport({
       baseUrl: this.baseUrl,
@@ -238,11 +244,18 @@ export class Requester {
 
   /** What an error message needs to know about the request. */
   context(what: string, extra: Partial<ErrorContext> = {}): ErrorContext {
-    return { origin: this.origin, user: this.user, what, ...extra }
+    const context: ErrorContext = { origin: this.origin, user: this.user, what, ...extra }
+    if (this.jobToken && !this.user) context.jobTokenOnly = true
+    return context
   }
 
-  anonymousHint(): string {
-    return this.user ? '' : '; if it exists, anonymous users may not see it: set user and token'
+  /** Added to a 404 of something anonymous users may be unable to see. */
+  anonymousHint(following = false): string {
+    if (this.user) return ''
+    if (!this.jobToken) return '; if it exists, anonymous users may not see it: set user and token'
+    return following
+      ? '; if it exists, anonymous users may not read it: give user/token, or use wait: false'
+      : '; if it exists, anonymous users may not see it, and a job token alone cannot reach a job they cannot read: give user/token'
   }
 
   /** Belt and braces: no message leaves with a credential or crumb in it. */

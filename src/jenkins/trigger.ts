@@ -40,6 +40,8 @@ interface LostAnswer {
 export interface TriggerOptions {
   /** How long a lost trigger answer is given before looking again (default: reconcile.ts). */
   settleMs?: number
+  /** With a job token: the note of the RemoteCause Jenkins records (the `cause` parameter). */
+  cause?: string
 }
 
 /**
@@ -75,6 +77,15 @@ export async function trigger(
       for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
     }
   }
+  // The job token travels in the form, never in the URL (where proxies and
+  // access logs would keep it). A request with `token` is recorded as a
+  // RemoteCause with `cause` as its note (ParameterizedJobMixIn.getBuildCause).
+  // An anonymous POST still needs a crumb: the CrumbFilter exempts only API
+  // tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
+  if (http.jobToken) {
+    form.append('token', http.jobToken)
+    if (options.cause) form.append('cause', options.cause)
+  }
   // /build on a parameterized job wants a `json` form and skips defaults;
   // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
   // `delay` is a request parameter; 0sec skips the quiet period (3.5).
@@ -84,6 +95,7 @@ export async function trigger(
     notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
     conflict: disabledMessage(http, name),
     permission: 'Job/Build',
+    jobTokenSent: http.jobToken !== undefined,
     serverHint: parameterized
       ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
       : undefined
