@@ -79,12 +79,10 @@ export class JenkinsClient implements JenkinsApi {
   }
 
   trigger(info: JobInfo, job: JobPath, params: BuildParameters): Promise<TriggerResult> {
-    return this.scrubbed(
-      trigger(this.http, info, job, params, {
-        settleMs: this.triggerSettleMs,
-        cause: this.triggerCause
-      })
-    )
+    return trigger(this.http, info, job, params, {
+      settleMs: this.triggerSettleMs,
+      cause: this.triggerCause
+    })
   }
 
   getQueueItem(queueId: number): Promise<QueueItem> {
@@ -92,7 +90,7 @@ export class JenkinsClient implements JenkinsApi {
   }
 
   cancelQueueItem(queueId: number): Promise<CancelOutcome> {
-    return this.scrubbed(actions.cancelQueueItem(this.http, queueId))
+    return actions.cancelQueueItem(this.http, queueId)
   }
 
   getBuild(
@@ -112,23 +110,11 @@ export class JenkinsClient implements JenkinsApi {
   }
 
   stopBuild(build: BuildRef, how: 'stop' | 'term' | 'kill'): Promise<void> {
-    return this.scrubbed(actions.stopBuild(this.http, build, how))
+    return actions.stopBuild(this.http, build, how)
   }
 
   disableJob(job: JobPath): Promise<void> {
-    return this.scrubbed(actions.disableJob(this.http, job))
-  }
-
-  /**
-   * Operations that turn an answer's body into an error themselves (a
-   * trigger's 400, a stop's 403) pass it through the one redaction list too.
-   */
-  private async scrubbed<T>(operation: Promise<T>): Promise<T> {
-    try {
-      return await operation
-    } catch (error) {
-      throw this.http.scrub(error)
-    }
+    return actions.disableJob(this.http, job)
   }
 }
 

@@ -55,6 +55,21 @@ export async function trigger(
   params: BuildParameters,
   options: TriggerOptions = {}
 ): Promise<TriggerResult> {
+  try {
+    return await triggerAndReconcile(http, info, job, params, options)
+  } catch (error) {
+    // Its errors quote answers' bodies, which may echo the form (the job token).
+    throw http.scrub(error)
+  }
+}
+
+async function triggerAndReconcile(
+  http: Requester,
+  info: JobInfo,
+  job: JobPath,
+  params: BuildParameters,
+  options: TriggerOptions
+): Promise<TriggerResult> {
   const name = fullName(job)
   if (info.isFolder) {
     // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
