@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { resolveBranch, type ScanOutput } from './branch.js'
 import { buildJob } from './build-job.js'
 import { abortRemote, onCancelSignals } from './cancel.js'
 import { Output, State } from './constants.js'
@@ -12,6 +13,13 @@ import { Progress } from './progress.js'
 import { formatDuration } from './report.js'
 import { closestNames } from './suggest.js'
 import { StepAborted } from './wait.js'
+
+/** The step log, for the scan of a multibranch project. */
+const scanOutput: ScanOutput = {
+  ...coreLogger,
+  startGroup: title => core.startGroup(title),
+  endGroup: () => core.endGroup()
+}
 
 /** The action's entry point: the main step, or the post step on the second run. */
 export async function run(): Promise<void> {
@@ -40,7 +48,10 @@ async function runMain(settings: Settings): Promise<void> {
     if (settings.listJobs) return await listJobs(api, settings)
     core.setOutput(Output.JobUrl, api.jobUrl(settings.job))
     if (settings.disable) return await disableJob(api, settings)
-    await buildJob(api, settings, controller.signal, progress)
+    const branch = settings.branch
+      ? await resolveBranch({ api, settings, out: scanOutput, signal: controller.signal })
+      : undefined
+    await buildJob(api, settings, controller.signal, progress, branch)
   } catch (error) {
     if (error instanceof StepAborted) {
       throw new Error(await abortMessage(settings, progress, error, Date.now() - started))

@@ -1,6 +1,7 @@
 import * as actions from './actions.js'
 import { JenkinsError } from './errors.js'
 import { buildUrl, jobUrl } from './job-path.js'
+import * as multibranch from './multibranch.js'
 import * as reads from './reads.js'
 import { Requester, type RequestSettings } from './requester.js'
 import { trigger } from './trigger.js'
@@ -9,11 +10,14 @@ import type {
   BuildParameters,
   BuildRef,
   CancelOutcome,
+  IndexingLog,
   JenkinsApi,
   JobInfo,
   JobPath,
   ProgressiveText,
+  QueuedTask,
   QueueItem,
+  RecentBuild,
   TriggerResult
 } from './types.js'
 
@@ -101,8 +105,24 @@ export class JenkinsClient implements JenkinsApi {
     return reads.getBuild(this.http, job, which, options)
   }
 
-  recentBuilds(job: JobPath, limit: number): Promise<Array<{ number: number; queueId?: number }>> {
-    return reads.recentBuilds(this.http, job, limit)
+  recentBuilds(
+    job: JobPath,
+    limit: number,
+    options: { actions?: boolean } = {}
+  ): Promise<RecentBuild[]> {
+    return reads.recentBuilds(this.http, job, limit, options)
+  }
+
+  getQueue(): Promise<QueuedTask[]> {
+    return reads.getQueue(this.http)
+  }
+
+  scanMultibranch(project: JobPath): Promise<void> {
+    return multibranch.scanMultibranch(this.http, project)
+  }
+
+  indexingLog(project: JobPath, start: number): Promise<IndexingLog> {
+    return multibranch.indexingLog(this.http, project, start)
   }
 
   progressiveText(build: BuildRef, start: number): Promise<ProgressiveText> {

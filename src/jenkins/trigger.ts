@@ -2,12 +2,10 @@ import { JenkinsError } from './errors.js'
 import type { HttpResponse } from './http.js'
 import { fullName, jobUrl } from './job-path.js'
 import {
-  QUEUE_TREE,
   RECENT_BUILDS_TREE,
   SETTLE_MS,
   SLOW_SETTLE_MS,
   expectedParameters,
-  jobNamesFromUrl,
   parametersOf,
   reconcile,
   userIdsOf,
@@ -17,6 +15,7 @@ import {
   type ReconcileReader,
   type TriggerExpectation
 } from './reconcile.js'
+import { getQueue } from './reads.js'
 import type { Requester } from './requester.js'
 import { errorForResponse, type ErrorContext } from './responses.js'
 import type { BuildParameters, JobInfo, JobPath, TriggerResult } from './types.js'
@@ -71,13 +70,8 @@ async function triggerAndReconcile(
   options: TriggerOptions
 ): Promise<TriggerResult> {
   const name = fullName(job)
-  if (info.isFolder) {
-    // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-    throw new JenkinsError(
-      'bad-request',
-      `Jenkins item ${name} is a folder, not a job (${info._class ?? 'folder'}, on ${http.origin}): name a job inside it, or list them with list-jobs`
-    )
-  }
+  // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
+  if (info.isFolder) throw notAJob(info, name, http.origin)
   if (info.disabled === true || info.buildable === false) {
     throw new JenkinsError('conflict', disabledMessage(http, name))
   }
@@ -245,23 +239,8 @@ async function triggerOnce(
 function reconcileReader(http: Requester, job: JobPath): ReconcileReader {
   const name = fullName(job)
   return {
-    queue: async () => {
-      const data = await http.getJson<{ items?: unknown }>(
-        'queue',
-        `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`,
-        http.context('the queue')
-      )
-      const items: QueuedCandidate[] = []
-      for (const raw of Array.isArray(data.items) ? data.items : []) {
-        const item = raw as { id?: unknown; task?: { url?: unknown } | null; actions?: unknown }
-        const url = item?.task?.url
-        if (typeof item?.id !== 'number' || typeof url !== 'string') continue
-        const names = jobNamesFromUrl(url)
-        if (!names) continue
-        items.push({ id: item.id, job: names, parameters: parametersOf(item.actions) })
-      }
-      return items
-    },
+    queue: async (): Promise<QueuedCandidate[]> =>
+      (await getQueue(http)).map(({ id, job, parameters }) => ({ id, job, parameters })),
     builds: async () => {
       const data = await http.getJson<{ builds?: unknown }>(
         'builds',
@@ -319,5 +298,27 @@ function safePath(location: string, base: string): string {
     return new URL(location, base).pathname
   } catch {
     return '(invalid location)'
+  }
+}
+
+/** The error for building an item that is not a job: what it is, and which input names a job in it. */
+export function notAJob(info: JobInfo, name: string, origin: string): JenkinsError {
+  const what = `Jenkins item ${name} (${info._class ?? 'folder'}, on ${origin})`
+  switch (info.folderKind) {
+    case 'multibranch':
+      return new JenkinsError(
+        'bad-request',
+        `${what} is a multibranch project: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`
+      )
+    case 'organization':
+      return new JenkinsError(
+        'bad-request',
+        `${what} is an organization folder: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`
+      )
+    default:
+      return new JenkinsError(
+        'bad-request',
+        `${what} is a folder, not a job: name a job inside it, or list them with list-jobs`
+      )
   }
 }
