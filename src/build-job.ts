@@ -73,7 +73,7 @@ async function follow(
     const queued = branch?.indexingBuild
       ? indexingBuildQueued(api, info, settings, branch.indexingBuild.queueId)
       : await api.trigger(info, settings.job, settings.parameters)
-    progress.queued(queued.queueId)
+    progress.queued(queued.queueId, queued.merged)
     warnUnknownParameters(
       queued.unknownParameters,
       info.parameterDefinitions.map(p => p.name),
@@ -83,7 +83,7 @@ async function follow(
     outcome.parameters = settings.parameters
     core.setOutput(Output.QueueUrl, queued.queueUrl)
     if (!branch?.indexingBuild) {
-      core.info(
+      coreLogger.info(
         queued.merged
           ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
           : `Queued ${name} in Jenkins: ${queued.queueUrl}`
@@ -98,7 +98,7 @@ async function follow(
     progress.started(start.ref)
     outcome.queueWaitMs = start.queueWaitMs
     outcome.buildUrl = start.ref.url
-    core.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
+    coreLogger.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
     first = await follower.describe(start.ref)
   } else {
     first = await lastBuild(api, settings)
@@ -108,7 +108,7 @@ async function follow(
       url: api.buildUrl(settings.job, first.number)
     })
     outcome.buildUrl = progress.build?.url
-    core.info(
+    coreLogger.info(
       `${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`
     )
   }
@@ -150,7 +150,7 @@ async function follow(
       }
       tail = streamer.tail()
     } else {
-      core.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
+      coreLogger.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
       final = await follower.waitForEnd(ref, undefined, first)
     }
   }
@@ -160,7 +160,7 @@ async function follow(
   outcome.tests = await testsOf(api, ref, final)
   const accepted = final.result !== null && settings.accept.includes(final.result)
   outcome.accepted = accepted
-  core.info(
+  coreLogger.info(
     `Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
   )
   await status?.finish(
@@ -203,7 +203,7 @@ async function finish(
 ): Promise<void> {
   // Whatever the step did not wait for, the user chose to leave running.
   progress.done()
-  setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome)
+  setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome, coreLogger)
   await writeSummary(core.summary, outcome, coreLogger)
   if (!accepted) {
     throw new Error(failureMessage({ ...outcome, accept: settings.accept }, tail))

@@ -2,12 +2,14 @@
  * Starts the test server with the sample jobs until SIGINT/SIGTERM:
  *   npx tsx test-server/cli.ts [--port N] [--host H] [--context /jenkins]
  *     [--csrf on|off] [--crumb-field NAME] [--quiet-period S] [--executors N]
- *     [--anonymous-read] [--tls DIR] [--auth-proxy 'Name: value']...
+ *     [--anonymous-read] [--tls DIR] [--auth-proxy 'Name: value']... [--hostile TEXT]
  *
  * --tls DIR makes a test CA and a certificate it signed for the host (and
  * 127.0.0.1, localhost) in DIR and serves https; give the action DIR/ca.pem
  * as `ca-cert`. --auth-proxy puts an authenticating proxy in front that
  * requires the header (repeat it for several).
+ * --hostile serves TEXT (with \n and \r read as line breaks) in front of every
+ * text field a client prints: names, display names, why, results, causes.
  */
 import { randomBytes } from 'node:crypto'
 import { resolve } from 'node:path'
@@ -20,7 +22,7 @@ function usage(message: string): never {
   console.error(`${message}
 usage: tsx test-server/cli.ts [--port N] [--host H] [--context /jenkins] [--csrf on|off]
        [--crumb-field NAME] [--quiet-period S] [--executors N] [--anonymous-read]
-       [--tls DIR] [--auth-proxy 'Name: value']...`)
+       [--tls DIR] [--auth-proxy 'Name: value']... [--hostile TEXT]`)
   process.exit(2)
 }
 
@@ -79,6 +81,10 @@ async function main(): Promise<void> {
         break
       case '--executors':
         options.executors = number(flag, value)
+        break
+      case '--hostile':
+        if (value === undefined) usage('--hostile needs a text')
+        options.hostile = { text: value.replace(/\\n/g, '\n').replace(/\\r/g, '\r') }
         break
       default:
         usage(`unknown argument ${flag ?? ''}`)

@@ -20,6 +20,7 @@ import { Security, Sessions } from './security.js'
 import type {
   BuildState,
   FaultSpec,
+  HostileSpec,
   JobSpec,
   RequestLogEntry,
   ServerOptions,
@@ -78,7 +79,13 @@ class JenkinsServer implements TestJenkins {
       model,
       sessions: new Sessions(),
       security: new Security(this.users, options.anonymousRead ?? false),
-      json: { rootUrl: '', model, executors: model.executors, useCrumbs: csrf }
+      json: {
+        rootUrl: '',
+        model,
+        executors: model.executors,
+        useCrumbs: csrf,
+        hostile: options.hostile
+      }
     }
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch(() => {
@@ -167,6 +174,10 @@ class JenkinsServer implements TestJenkins {
       this.faultTimer = setTimeout(() => void this.restart(), spec.restartAfterMs)
     }
     this.restartArmed = spec?.restartDuringBuild !== undefined
+  }
+
+  setHostile(spec: HostileSpec | undefined): void {
+    this.ctx.json.hostile = spec
   }
 
   private restartArmed = false
