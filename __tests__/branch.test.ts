@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { resolveBranch, ScanState, type BranchOptions, type ScanOutput } from '../src/branch.js'
 import { parseSettings } from '../src/inputs.js'
 import type { Input } from '../src/constants.js'
+import { inertLine } from '../src/inert-text.js'
 import { JenkinsClient } from '../src/jenkins/client.js'
 import { startJenkins, type TestJenkins } from '../test-server/index.js'
 import { runnerView } from './e2e/helpers.js'
@@ -38,7 +39,8 @@ function recorder(): ScanOutput & { lines: string[] } {
   return {
     lines,
     debug: () => undefined,
-    info: message => lines.push(message),
+    // As coreLogger.info prints.
+    info: message => lines.push(inertLine(message)),
     warning: message => lines.push(`warning: ${message}`),
     startGroup: title => lines.push(`::group::${title}`),
     endGroup: () => lines.push('::endgroup::')

@@ -3,7 +3,7 @@ import { JenkinsError } from './jenkins/errors.js'
 import { branchNameOf, fullName } from './jenkins/job-path.js'
 import { expectedParameters, sameParameters } from './jenkins/reconcile.js'
 import type { JenkinsApi, JobInfo, JobPath, RecentBuild } from './jenkins/types.js'
-import { safeLine, safeLines } from './jenkins-text.js'
+import { clean } from './log-stream.js'
 import type { Logger } from './logger.js'
 import { closestNames } from './suggest.js'
 import { sleep, throwIfAborted } from './wait.js'
@@ -19,7 +19,7 @@ export interface BranchJob {
   indexingBuild?: { queueId: number; number?: number }
 }
 
-/** Where the scan's progress goes: the step log, with a fold for the scan log. */
+/** Where the scan's progress goes: the step log (coreLogger, whose info makes Jenkins text inert), with a fold for the scan log. */
 export interface ScanOutput extends Logger {
   startGroup(title: string): void
   endGroup(): void
@@ -66,7 +66,7 @@ export async function resolveBranch(options: BranchOptions): Promise<BranchJob> 
     throw new Error(
       await missingBranch(
         options,
-        `Multibranch project ${projectName} has no branch '${safeLine(branch.name)}' (scan: never) on ${api.baseUrl}.`
+        `Multibranch project ${projectName} has no branch '${branch.name}' (scan: never) on ${api.baseUrl}.`
       )
     )
   }
@@ -78,7 +78,7 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
   const { api, settings, out, signal } = options
   const branch = settings.branch as NonNullable<Settings['branch']>
   const projectName = fullName(branch.project)
-  const name = safeLine(branch.name)
+  const name = branch.name
   out.info(
     `Branch '${name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`
   )
@@ -193,8 +193,9 @@ class ScanLog {
     // from 0 for an offset past its end.
     if (chunk.textSize < this.offset) this.partial = ''
     this.offset = chunk.textSize
-    const text = this.partial + chunk.text
-    const lines = text.split(/\r\n|\n|\r/)
+    // Lines as the runner splits them, with Jenkins' notes and CRs removed.
+    const text = clean(this.partial + chunk.text)
+    const lines = text.split(/\n|\r/)
     this.partial = chunk.truncated ? '' : (lines.pop() ?? '')
     if (chunk.truncated) this.skipped++
     for (const line of lines) this.print(line)
@@ -217,7 +218,8 @@ class ScanLog {
   private print(line: string): void {
     this.printed++
     if (this.printed > MAX_LOG_LINES) return
-    for (const safe of safeLines(line)) this.options.out.info(safe)
+    // out.info is coreLogger.info: the one printer that makes Jenkins text inert.
+    this.options.out.info(line)
   }
 }
 
@@ -271,8 +273,8 @@ async function missingBranch(options: BranchOptions, message: string): Promise<s
   }
   if (names.length === 0) return `${message} It has no branches yet.`
   const close = closestNames(branch.name, names, 5)
-  if (close.length > 0) return `${message} Closest branches: ${close.map(safeLine).join(', ')}.`
-  const some = names.slice(0, 10).map(safeLine).join(', ')
+  if (close.length > 0) return `${message} Closest branches: ${close.join(', ')}.`
+  const some = names.slice(0, 10).join(', ')
   return `${message} It has: ${some}${names.length > 10 ? `, … (${names.length} in all)` : ''}.`
 }
 
