@@ -12,6 +12,7 @@ export function createClient(settings: Settings, deadline?: number): JenkinsClie
     user: settings.user,
     token: settings.token,
     jobToken: settings.jobToken,
+    headers: settings.headers,
     triggerCause: runUrl(),
     logger: coreLogger,
     deadline

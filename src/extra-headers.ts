@@ -1,4 +1,5 @@
 import { InputError } from './input-error.js'
+import { headerValueSecrets } from './jenkins/http.js'
 
 /** One extra request header for the Jenkins origin: a validated name and value. */
 export type ExtraHeader = readonly [name: string, value: string]
@@ -42,10 +43,7 @@ export function headerSecrets(text: string): string[] {
     const colon = line.indexOf(':')
     if (colon < 0) continue
     const value = line.slice(colon + 1).trim()
-    if (value === '') continue
-    secrets.push(value)
-    const credentials = /^[A-Za-z][\w-]*\s+(\S+)$/.exec(value)?.[1]
-    if (credentials) secrets.push(credentials)
+    if (value !== '') secrets.push(...headerValueSecrets(value))
   }
   return secrets
 }

@@ -13,6 +13,8 @@ export interface TransportOptions {
   requestTimeoutMs: number
   insecure: boolean
   userAgent: string
+  /** Extra headers (validated names, no CR/LF) for requests to the origin of baseUrl only. */
+  headers?: ReadonlyArray<readonly [string, string]>
 }
 
 export interface Exchange {
@@ -207,7 +209,7 @@ export class Transport {
     if (target.origin !== source.origin) {
       throw new JenkinsError(
         'redirect',
-        `Jenkins at ${source.origin} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on.`
+        `Jenkins at ${source.origin} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`
       )
     }
     return target.href
@@ -216,8 +218,11 @@ export class Transport {
   private async once(exchange: Exchange, url: string): Promise<HttpResponse> {
     const target = new URL(url)
     const headers: OutgoingHttpHeaders = {}
-    // Credentials and the crumb only ever go to the configured server.
+    // Credentials, the crumb and the extra headers (an auth proxy's) only
+    // ever go to the configured server; the extra ones first, so that none
+    // can replace what the client sets itself.
     if (target.origin === this.base.origin) {
+      for (const [name, value] of this.options.headers ?? []) headers[name.toLowerCase()] = value
       if (this.authorization) headers['authorization'] = this.authorization
       if (this.crumb) headers[this.crumb.field.toLowerCase()] = this.crumb.value
     }
@@ -256,6 +261,16 @@ export class Transport {
     this.requestCounts[label] = (this.requestCounts[label] ?? 0) + 1
     this.requestCounts['total'] = (this.requestCounts['total'] ?? 0) + 1
   }
+}
+
+/**
+ * The secret parts of an extra header's value: the value, and for a
+ * `Scheme credentials` value (Bearer, Basic) the credentials alone, which a
+ * message may show without the scheme.
+ */
+export function headerValueSecrets(value: string): string[] {
+  const credentials = /^[A-Za-z][\w-]*\s+(\S+)$/.exec(value)?.[1]
+  return credentials ? [value, credentials] : [value]
 }
 
 /** The path of a URL, for messages (queries are left out: they are ours and long). */

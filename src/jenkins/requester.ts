@@ -1,7 +1,13 @@
 import type { Logger } from '../logger.js'
 import { CrumbCache, type Crumb } from './crumb.js'
 import { JenkinsError } from './errors.js'
-import { HttpResponse, NetworkFailure, Transport, type Exchange } from './http.js'
+import {
+  HttpResponse,
+  NetworkFailure,
+  Transport,
+  headerValueSecrets,
+  type Exchange
+} from './http.js'
 import {
   RETRYABLE_STATUSES,
   errorForResponse,
@@ -37,6 +43,8 @@ export interface RequestSettings {
   actionBudgetMs?: number
   /** The job's "Trigger builds remotely" token, sent as form field `token` with triggers. */
   jobToken?: string
+  /** Extra `[name, value]` headers sent with every request to the origin of the base URL, and nowhere else. */
+  headers?: ReadonlyArray<readonly [string, string]>
 }
 
 export interface RequesterOptions extends RequestSettings {
@@ -97,7 +105,12 @@ export class Requester {
     this.jobToken = options.jobToken || undefined
     this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS
     this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) }
-    const own = [this.jobToken].filter((v): v is string => v !== undefined)
+    // Header values (an auth proxy's tokens) are secrets; values under 4
+    // characters are not, and redact() leaves them alone.
+    const own = [
+      this.jobToken,
+      ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value))
+    ].filter((v): v is string => v !== undefined)
     this.secrets = () => [...this.transport.secretValues, ...own]
     this.logger = redactingLogger(options.logger, text => this.redact(text))
     this.transport = new Transport({
@@ -107,7 +120,8 @@ export class Requester {
       logger: this.logger,
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       insecure: options.insecure ?? false,
-      userAgent: options.userAgent ?? DEFAULT_USER_AGENT
+      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+      headers: options.headers
     })
     this.crumbs = new CrumbCache(
       () => this.fetchCrumb(),

@@ -49,7 +49,7 @@ export function looksLikeHtml(response: HttpResponse, body: string): boolean {
 export function htmlError(context: ErrorContext, status: number): JenkinsError {
   return new JenkinsError(
     'html',
-    `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.origin}, status ${status})`,
+    `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.origin}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`,
     status
   )
 }
@@ -106,6 +106,16 @@ export function errorForResponse(
   const detail = short ? `: ${short}` : ''
   switch (status) {
     case 401:
+      // Jenkins' own 401 always challenges Basic with realm "Jenkins"
+      // (BasicAuthenticationEntryPoint, jenkins-api.md 2.1); one without it
+      // comes from something in front of Jenkins.
+      if (!/realm="?Jenkins/i.test(response.header('www-authenticate') ?? '')) {
+        return new JenkinsError(
+          'bad-credentials',
+          `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`,
+          status
+        )
+      }
       return new JenkinsError(
         'bad-credentials',
         context.user
