@@ -13,6 +13,7 @@ export function createClient(settings: Settings, deadline?: number): JenkinsClie
     token: settings.token,
     jobToken: settings.jobToken,
     headers: settings.headers,
+    ca: settings.caCerts,
     triggerCause: runUrl(),
     logger: coreLogger,
     deadline

@@ -3,6 +3,7 @@ import { HttpClient } from '@actions/http-client'
 import { CookieJar } from 'tough-cookie'
 import type { Logger } from '../logger.js'
 import { JenkinsError } from './errors.js'
+import { trustWith } from './trust.js'
 
 export interface TransportOptions {
   /** Normalised base URL, without a trailing slash. */
@@ -15,6 +16,8 @@ export interface TransportOptions {
   userAgent: string
   /** Extra headers (validated names, no CR/LF) for requests to the origin of baseUrl only. */
   headers?: ReadonlyArray<readonly [string, string]>
+  /** PEM CA certificates trusted, besides Node's defaults, for this client's connections only. */
+  ca?: readonly string[]
 }
 
 export interface Exchange {
@@ -138,6 +141,19 @@ export class Transport {
       // process loses certificate checks.
       ignoreSslError: options.insecure
     })
+    if (options.ca?.length) this.trust(options.ca)
+  }
+
+  /**
+   * Trusts `ca` besides Node's defaults on this client's agent for the base
+   * URL, and so on every connection it makes to Jenkins: http-client keeps
+   * one agent (an https.Agent, or a CONNECT tunnel agent when HTTPS_PROXY
+   * applies) and both take TLS options from the agent's own `options`, as
+   * http-client's ignoreSslError does. Never process-wide.
+   */
+  private trust(ca: readonly string[]): void {
+    const agent = this.http.getAgent(this.options.baseUrl) as { options?: object }
+    agent.options = Object.assign(agent.options ?? {}, { secureContext: trustWith(ca) })
   }
 
   /** Values that must never appear in a message: the Authorization value and its parts. */
@@ -242,7 +258,9 @@ export class Transport {
         headers
       )
     } catch (error) {
-      throw networkFailure(error, target, this.options.requestTimeoutMs)
+      throw networkFailure(error, target, this.options.requestTimeoutMs, {
+        caCert: (this.options.ca?.length ?? 0) > 0
+      })
     }
     const message = raw.message
     await this.storeCookies(url, message.headers['set-cookie'])
@@ -287,8 +305,39 @@ function hostPort(url: URL): string {
   return `${url.hostname}:${port}`
 }
 
+/** Certificate errors a trusted CA would fix (OpenSSL's verify codes as Node names them). */
+const UNTRUSTED_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_UNTRUSTED'
+])
+
+/** What to do about a TLS failure: the fix depends on what failed. */
+function tlsHint(code: string | undefined, url: URL, trust: { caCert: boolean }): string {
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return `Jenkins' certificate is not for ${url.hostname}: use in 'url' a host name the certificate names.`
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return "Jenkins' certificate is outside its validity period: it needs renewing (or the runner's clock is off)."
+  }
+  if (code !== undefined && !UNTRUSTED_CODES.has(code)) {
+    return `Does ${url.host} speak TLS (https) on that port?`
+  }
+  return trust.caCert
+    ? "The certificates in 'ca-cert' do not verify it: give the CA that issued Jenkins' certificate (or the intermediate Jenkins does not send)."
+    : "If Jenkins uses a private CA, give its certificate in 'ca-cert' (or point NODE_EXTRA_CA_CERTS at its file)."
+}
+
 /** Maps a Node/http-client error to a NetworkFailure a user can act on. */
-export function networkFailure(error: unknown, url: URL, timeoutMs: number): NetworkFailure {
+export function networkFailure(
+  error: unknown,
+  url: URL,
+  timeoutMs: number,
+  trust: { caCert: boolean } = { caCert: false }
+): NetworkFailure {
   const err = (typeof error === 'object' && error !== null ? error : {}) as {
     code?: unknown
     message?: unknown
@@ -340,7 +389,7 @@ export function networkFailure(error: unknown, url: URL, timeoutMs: number): Net
   if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
     return fail(
       'network',
-      `TLS error talking to ${where}: ${text}. If Jenkins uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate.`,
+      `TLS error talking to ${where}: ${text}. ${tlsHint(code, url, trust)}`,
       false
     )
   }

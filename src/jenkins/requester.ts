@@ -45,6 +45,8 @@ export interface RequestSettings {
   jobToken?: string
   /** Extra `[name, value]` headers sent with every request to the origin of the base URL, and nowhere else. */
   headers?: ReadonlyArray<readonly [string, string]>
+  /** PEM CA certificates trusted, besides Node's defaults, for this client's connections only. */
+  ca?: readonly string[]
 }
 
 export interface RequesterOptions extends RequestSettings {
@@ -109,7 +111,9 @@ export class Requester {
     // characters are not, and redact() leaves them alone.
     const own = [
       this.jobToken,
-      ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value))
+      ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
+      // Certificates are public, but nothing the user gave the step is echoed.
+      ...(options.ca ?? [])
     ].filter((v): v is string => v !== undefined)
     this.secrets = () => [...this.transport.secretValues, ...own]
     this.logger = redactingLogger(options.logger, text => this.redact(text))
@@ -121,7 +125,8 @@ export class Requester {
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       insecure: options.insecure ?? false,
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
-      headers: options.headers
+      headers: options.headers,
+      ca: options.ca
     })
     this.crumbs = new CrumbCache(
       () => this.fetchCrumb(),
@@ -129,7 +134,7 @@ export class Requester {
     )
     if (options.insecure) {
       this.logger.warning(
-        `TLS certificate verification is OFF for ${this.origin} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer NODE_EXTRA_CA_CERTS with the server's CA.`
+        `TLS certificate verification is OFF for ${this.origin} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`
       )
     }
   }
