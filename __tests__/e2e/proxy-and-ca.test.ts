@@ -119,14 +119,17 @@ describe('ca-cert', () => {
       expect(errorAnnotation(r)).toMatch(/The certificates in 'ca-cert' do not verify it/)
     })
 
-    it('NODE_EXTRA_CA_CERTS keeps working beside a ca-cert for something else', async () => {
-      const r = await run(
-        NODE24,
-        { ...auth(jenkins), job: 'tls', 'ca-cert': other.ca },
-        { env: { NODE_EXTRA_CA_CERTS: certs.caPath } }
-      )
-      expect(r.code, describeRun(r)).toBe(0)
-    })
+    it.each(RUNTIMES)(
+      'NODE_EXTRA_CA_CERTS keeps working beside a ca-cert for something else ($name)',
+      async ({ path }) => {
+        const r = await run(
+          path,
+          { ...auth(jenkins), job: 'tls', 'ca-cert': other.ca },
+          { env: { NODE_EXTRA_CA_CERTS: certs.caPath } }
+        )
+        expect(r.code, describeRun(r)).toBe(0)
+      }
+    )
 
     it('through HTTPS_PROXY: the CA holds inside the CONNECT tunnel', async () => {
       const proxy = await startForwardProxy()
