@@ -24,7 +24,9 @@ export async function scanMultibranch(http: Requester, project: JobPath): Promis
   const context = http.context(`the scan of multibranch project '${name}'`, {
     notFound: `Multibranch project '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
     permission: 'Job/Build',
-    serverHint: 'Jenkins answers 500 when the project is disabled.'
+    serverHint: 'Jenkins answers 500 when the project is disabled.',
+    // A scan needs Job/Build on the project: a job token is no help there.
+    jobTokenOnly: false
   })
   const { response, body } = await http.post(
     'scan',

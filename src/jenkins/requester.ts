@@ -264,7 +264,9 @@ export class Requester {
   /** What an error message needs to know about the request. */
   context(what: string, extra: Partial<ErrorContext> = {}): ErrorContext {
     const context: ErrorContext = { origin: this.origin, user: this.user, what, ...extra }
-    if (this.jobToken && !this.user) context.jobTokenOnly = true
+    if (this.jobToken && !this.user && extra.jobTokenOnly === undefined) {
+      context.jobTokenOnly = true
+    }
     return context
   }
 
