@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import https from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
+import { AimedFaults, applyEffect } from './aimed-faults.js'
 import type { Exchange, ServerContext } from './exchange.js'
 import { answerByProxy } from './auth-proxy.js'
 import { FaultInjector } from './faults.js'
@@ -15,9 +16,11 @@ import { Params, readBody, sleep } from './http-util.js'
 import type { Build } from './build.js'
 import { JenkinsModel } from './model.js'
 import { jettyErrorPage, reason } from './pages.js'
-import { classify, route } from './routes/index.js'
+import { addressedJob, classify, route } from './routes/index.js'
 import { Security, Sessions } from './security.js'
 import type {
+  AimedFault,
+  AimedFaultHandle,
   BuildState,
   FaultSpec,
   HostileSpec,
@@ -51,6 +54,7 @@ class JenkinsServer implements TestJenkins {
   private readonly server: http.Server
   private readonly sockets = new Set<Socket>()
   private faults: FaultInjector | undefined
+  private readonly aimed = new AimedFaults()
   private faultTimer: NodeJS.Timeout | undefined
   private restarting: Promise<void> | undefined
   private port: number
@@ -182,6 +186,10 @@ class JenkinsServer implements TestJenkins {
 
   private restartArmed = false
 
+  aim(fault: AimedFault): AimedFaultHandle {
+    return this.aimed.aim(fault)
+  }
+
   private onBuildStart(build: Build): void {
     const aim = this.faults?.spec.restartDuringBuild
     if (!this.restartArmed || !aim) return
@@ -262,6 +270,14 @@ class JenkinsServer implements TestJenkins {
       segments = undefined
     }
     entry.kind = segments ? classify(this.ctx.model, segments) : 'other'
+    const job = segments ? addressedJob(this.ctx.model, segments, rawQuery) : undefined
+
+    // Aimed faults first: a proxy or network in front of Jenkins, for one test's requests.
+    const effect = this.aimed.take(entry.kind, job, req.method ?? 'GET')
+    if (effect) {
+      entry.job = job
+      if (applyEffect(effect, req, res, entry)) return
+    }
 
     // The auth proxy stands in front of everything, Jenkins and its faults alike.
     const proxy = this.options.authProxy

@@ -10,8 +10,10 @@ import type { ActionRun } from '../../scripts/action-runner.js'
 import {
   startJenkins,
   type BuildState,
+  type FaultEffect,
   type FaultSpec,
   type JobSpec,
+  type RequestKind,
   type TestJenkins
 } from '../../test-server/index.js'
 import { auth, describeRun, run, RUNTIMES } from './helpers.js'
@@ -218,4 +220,51 @@ describe('runs under seeded faults', () => {
     expect(after.filter(q => q.kind === 'crumb' && q.status === 200)).toHaveLength(2)
     expect(after.filter(q => q.kind === 'trigger' && q.status === 201)).toHaveLength(1)
   })
+})
+
+describe('single glitches are ridden out, and a healthy build is never stopped for them (issue 9, item 2)', () => {
+  let jenkins: TestJenkins
+  beforeAll(async () => {
+    jenkins = await startJenkins({ quietPeriodSec: 0, executors: 8 })
+  })
+  afterAll(async () => {
+    await jenkins.close()
+  })
+
+  const glitches: Array<[string, string, RequestKind, FaultEffect]> = [
+    ['a connection reset in the middle of a build JSON', 'reset-build', 'build', { type: 'reset' }],
+    [
+      'a connection reset in the middle of the console',
+      'reset-log',
+      'log',
+      { type: 'reset', afterBytes: 8 }
+    ],
+    [
+      'one HTML sign-in page (an SSO blip) on a queue poll',
+      'sso-blip',
+      'queue',
+      { type: 'html-page' }
+    ],
+    ['one invalid JSON answer for the build', 'bad-json', 'build', { type: 'invalid-json' }]
+  ]
+
+  it.concurrent.each(glitches)(
+    '%s: retried, the step passes',
+    async (_what, name, kind, effect) => {
+      jenkins.addJob(name, {
+        script: { durationMs: 1500, consoleLines: ['one', 'two', 'three', 'four'] }
+      })
+      const fault = jenkins.aim({ kind, job: name, times: 1, effect })
+      const r = await run(RUNTIMES[1]?.path ?? process.execPath, { ...auth(jenkins), job: name })
+      expect(fault.hits, describeRun(r)).toBe(1)
+      expect(r.code, describeRun(r)).toBe(0)
+      expect(r.outputs['result']).toBe('SUCCESS')
+      expect(r.state['done']).toBe('true')
+      const number = Number(r.outputs['build-number'])
+      const stops = jenkins.requests.filter(
+        q => q.method === 'POST' && q.path.startsWith(`/job/${name}/${number}/`)
+      )
+      expect(stops).toEqual([])
+    }
+  )
 })

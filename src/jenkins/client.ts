@@ -4,16 +4,18 @@ import { buildUrl, jobUrl } from './job-path.js'
 import * as multibranch from './multibranch.js'
 import * as reads from './reads.js'
 import { Requester, type RequestSettings } from './requester.js'
-import { trigger } from './trigger.js'
+import { findLostTrigger, trigger } from './trigger.js'
 import type {
   Build,
   BuildParameters,
   BuildRef,
   CancelOutcome,
+  FoundTrigger,
   IndexingLog,
   JenkinsApi,
   JobInfo,
   JobPath,
+  LostTrigger,
   ProgressiveText,
   QueuedTask,
   QueueItem,
@@ -32,9 +34,12 @@ export interface ClientOptions extends RequestSettings {
 }
 
 /**
- * The Jenkins HTTP API over @actions/http-client (see JenkinsApi for the
- * contract). A facade: the operations live in reads.ts, trigger.ts and
- * actions.ts, and all of them go through one Requester (requester.ts).
+ * The Jenkins HTTP API (see JenkinsApi for the contract). A facade: the
+ * operations live in reads.ts, trigger.ts and actions.ts, and all of them go
+ * through one Requester (requester.ts): one request path, bounded by the
+ * signal and deadline given here (ClientOptions.signal, .deadline), and one
+ * redaction list that every error leaving an operation passes (`guarded`),
+ * whatever path made it (the trigger's included).
  */
 export class JenkinsClient implements JenkinsApi {
   readonly baseUrl: string
@@ -75,26 +80,28 @@ export class JenkinsClient implements JenkinsApi {
   }
 
   getJob(job: JobPath): Promise<JobInfo> {
-    return reads.getJob(this.http, job)
+    return this.http.guarded(() => reads.getJob(this.http, job))
   }
 
   listJobs(folder: JobPath): Promise<string[]> {
-    return reads.listJobs(this.http, folder)
+    return this.http.guarded(() => reads.listJobs(this.http, folder))
   }
 
   trigger(info: JobInfo, job: JobPath, params: BuildParameters): Promise<TriggerResult> {
-    return trigger(this.http, info, job, params, {
-      settleMs: this.triggerSettleMs,
-      cause: this.triggerCause
-    })
+    return this.http.guarded(() =>
+      trigger(this.http, info, job, params, {
+        settleMs: this.triggerSettleMs,
+        cause: this.triggerCause
+      })
+    )
   }
 
   getQueueItem(queueId: number): Promise<QueueItem> {
-    return reads.getQueueItem(this.http, queueId)
+    return this.http.guarded(() => reads.getQueueItem(this.http, queueId))
   }
 
   cancelQueueItem(queueId: number): Promise<CancelOutcome> {
-    return actions.cancelQueueItem(this.http, queueId)
+    return this.http.guarded(() => actions.cancelQueueItem(this.http, queueId))
   }
 
   getBuild(
@@ -102,7 +109,7 @@ export class JenkinsClient implements JenkinsApi {
     which: number | 'lastBuild' | 'lastSuccessfulBuild',
     options: { tree?: string; depth?: number } = {}
   ): Promise<Build> {
-    return reads.getBuild(this.http, job, which, options)
+    return this.http.guarded(() => reads.getBuild(this.http, job, which, options))
   }
 
   recentBuilds(
@@ -110,31 +117,35 @@ export class JenkinsClient implements JenkinsApi {
     limit: number,
     options: { actions?: boolean } = {}
   ): Promise<RecentBuild[]> {
-    return reads.recentBuilds(this.http, job, limit, options)
+    return this.http.guarded(() => reads.recentBuilds(this.http, job, limit, options))
   }
 
   getQueue(): Promise<QueuedTask[]> {
-    return reads.getQueue(this.http)
+    return this.http.guarded(() => reads.getQueue(this.http))
   }
 
   scanMultibranch(project: JobPath): Promise<void> {
-    return multibranch.scanMultibranch(this.http, project)
+    return this.http.guarded(() => multibranch.scanMultibranch(this.http, project))
   }
 
   indexingLog(project: JobPath, start: number): Promise<IndexingLog> {
-    return multibranch.indexingLog(this.http, project, start)
+    return this.http.guarded(() => multibranch.indexingLog(this.http, project, start))
   }
 
   progressiveText(build: BuildRef, start: number): Promise<ProgressiveText> {
-    return reads.progressiveText(this.http, build, start)
+    return this.http.guarded(() => reads.progressiveText(this.http, build, start))
   }
 
   stopBuild(build: BuildRef, how: 'stop' | 'term' | 'kill'): Promise<void> {
-    return actions.stopBuild(this.http, build, how)
+    return this.http.guarded(() => actions.stopBuild(this.http, build, how))
+  }
+
+  findLostTrigger(lost: LostTrigger): Promise<FoundTrigger | undefined> {
+    return this.http.guarded(() => findLostTrigger(this.http, lost))
   }
 
   disableJob(job: JobPath): Promise<void> {
-    return actions.disableJob(this.http, job)
+    return this.http.guarded(() => actions.disableJob(this.http, job))
   }
 }
 

@@ -40,7 +40,7 @@ export async function scanMultibranch(http: Requester, project: JobPath): Promis
   )
   const status = response.status
   if ((status >= 200 && status < 300) || (status >= 301 && status <= 303)) return
-  throw http.scrub(errorForResponse(response, body, context))
+  throw errorForResponse(response, body, context)
 }
 
 /**

@@ -35,7 +35,12 @@
  *   items can be adopted there.
  */
 import type { Logger } from '../logger.js'
-import type { BuildParameters, ExportedParameter, ParameterDefinition } from './types.js'
+import type {
+  BuildParameters,
+  ExportedParameter,
+  LostTrigger,
+  ParameterDefinition
+} from './types.js'
 
 /** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
 export const RECENT_BUILDS_TREE =
@@ -62,16 +67,8 @@ export interface ReconcileReader {
   builds(): Promise<BuildCandidate[]>
 }
 
-export interface TriggerExpectation {
-  /** The job, as decoded item names. */
-  job: readonly string[]
-  /** Full parameter set as Jenkins will store it (see expectedParameters). */
-  parameters: ReadonlyMap<string, string | undefined>
-  /** Our user id; builds caused by another user are not ours. Undefined for anonymous. */
-  user?: string
-  /** The job's nextBuildNumber before the trigger; without it builds are not considered. */
-  firstBuildNumber?: number
-}
+/** What a lost trigger is looked for by (types.ts: it travels with a cancel to the abort path). */
+export type TriggerExpectation = LostTrigger
 
 export interface Adopted {
   queueId: number

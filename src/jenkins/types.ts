@@ -138,6 +138,29 @@ export interface IndexingLog {
   truncated: boolean
 }
 
+/**
+ * A trigger that may have queued a build whose answer never came back (lost
+ * on the way, or cut by a cancel): what to look for in Jenkins to find it
+ * (reconcile.ts). Plain data, so a later step can look with another client.
+ */
+export interface LostTrigger {
+  /** The job, as decoded item names. */
+  job: JobPath
+  /** Full parameter set as Jenkins stores it; undefined values match anything. */
+  parameters: ReadonlyMap<string, string | undefined>
+  /** Our user id; builds caused by another user are not ours. Undefined for anonymous. */
+  user?: string
+  /** The job's nextBuildNumber before the trigger; without it builds are not considered. */
+  firstBuildNumber?: number
+}
+
+/** What a LostTrigger turned out to be in Jenkins. */
+export interface FoundTrigger {
+  queueId: number
+  /** Set when it was found as a build (the queue item had already left). */
+  buildNumber?: number
+}
+
 /** Outcome of POST queue/cancelItem. */
 export type CancelOutcome = 'cancelled' | 'already-left' | 'not-found'
 
@@ -184,4 +207,6 @@ export interface JenkinsApi {
   stopBuild(build: BuildRef, how: 'stop' | 'term' | 'kill'): Promise<void>
   /** POST disable (302 counts as success). */
   disableJob(job: JobPath): Promise<void>
+  /** Looks (reads only, never a new trigger) for the queue item or build a lost trigger made; undefined when Jenkins shows none. */
+  findLostTrigger(lost: LostTrigger): Promise<FoundTrigger | undefined>
 }
