@@ -175,7 +175,7 @@ describe('branch and scan', () => {
       const r = await run(process.execPath, { ...auth(jenkins), job: 'no-branch' })
       expect(r.code, describeRun(r)).toBe(1)
       expect(errorAnnotation(r)).toMatch(
-        /^Jenkins item no-branch \(org\.jenkinsci\.plugins\.workflow\.multibranch\.WorkflowMultiBranchProject, on .*\) is a multibranch project: its jobs are its branches and pull requests\. Set 'branch' to the one to build/
+        /^Jenkins item no-branch is a multibranch project \(org\.jenkinsci\.plugins\.workflow\.multibranch\.WorkflowMultiBranchProject, on .*\): its jobs are its branches and pull requests\. Set 'branch' to the one to build/
       )
       expect(jenkins.requests.filter(q => q.job === 'no-branch' && q.method === 'POST')).toEqual([])
     })

@@ -341,22 +341,22 @@ function safePath(location: string, base: string): string {
 
 /** The error for building an item that is not a job: what it is, and which input names a job in it. */
 export function notAJob(info: JobInfo, name: string, origin: string): JenkinsError {
-  const what = `Jenkins item ${name} (${info._class ?? 'folder'}, on ${origin})`
+  const where = `(${info._class ?? 'folder'}, on ${origin})`
   switch (info.folderKind) {
     case 'multibranch':
       return new JenkinsError(
         'bad-request',
-        `${what} is a multibranch project: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`
+        `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`
       )
     case 'organization':
       return new JenkinsError(
         'bad-request',
-        `${what} is an organization folder: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`
+        `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`
       )
     default:
       return new JenkinsError(
         'bad-request',
-        `${what} is a folder, not a job: name a job inside it, or list them with list-jobs`
+        `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`
       )
   }
 }
