@@ -15,7 +15,12 @@ export enum Input {
   AbortOnCancel = 'abort-on-cancel',
   CommitStatus = 'commit-status',
   GithubToken = 'github-token',
-  StatusContext = 'status-context'
+  StatusContext = 'status-context',
+  Branch = 'branch',
+  Scan = 'scan',
+  JobToken = 'job-token',
+  Headers = 'headers',
+  CaCert = 'ca-cert'
 }
 
 /** Output names, exactly as in action.yml. */

@@ -1,8 +1,16 @@
 import * as core from '@actions/core'
+import { parseCaCert } from './ca-cert.js'
 import { BUILD_RESULTS, Input, type BuildResult } from './constants.js'
 import { parseDuration } from './duration.js'
+import { headerSecrets, parseExtraHeaders, type ExtraHeader } from './extra-headers.js'
 import { InputError } from './input-error.js'
-import { fullName, JobPathError, parseJobPath, redactUrl } from './jenkins/job-path.js'
+import {
+  branchItemName,
+  fullName,
+  JobPathError,
+  parseJobPath,
+  redactUrl
+} from './jenkins/job-path.js'
 import type { BuildParameters, JobPath } from './jenkins/types.js'
 import { parseParameters } from './parameters.js'
 
@@ -12,6 +20,8 @@ export { InputError } from './input-error.js'
 export type WaitMode = 'finish' | 'started' | 'queued'
 /** Input `build`. */
 export type BuildMode = 'new' | 'last' | 'last-successful'
+/** Input `scan`. */
+export type ScanMode = 'if-missing' | 'never'
 
 /** Every input of action.yml, read once and validated. */
 export interface Settings {
@@ -20,7 +30,7 @@ export interface Settings {
   user: string
   /** API token or password ('' for anonymous). Already registered with core.setSecret. */
   token: string
-  /** Item names from the root; [] only when listJobs is true and `job` is empty. */
+  /** Item names from the root; [] only when listJobs is true and `job` is empty. With `branch`, the branch job (project + encoded branch). */
   job: JobPath
   /** Full name for messages, e.g. 'team/service/deploy' ('' for the root). */
   jobName: string
@@ -39,8 +49,17 @@ export interface Settings {
   abortOnCancel: boolean
   commitStatus: boolean
   githubToken: string
-  /** Commit status context, defaulted to `jenkins/<jobName>`. */
+  /** Commit status context, defaulted to `jenkins/<jobName>` (with `branch`: `jenkins/<project>`). */
   statusContext: string
+  /** Input `branch`: the branch as Jenkins and the SCM name it, and its multibranch project (`job`). */
+  branch?: { name: string; project: JobPath }
+  scan: ScanMode
+  /** The job's "Trigger builds remotely" token ('' for none). Already registered with core.setSecret. */
+  jobToken: string
+  /** Extra headers for the Jenkins origin only. Values already registered with core.setSecret. */
+  headers: ExtraHeader[]
+  /** PEM CA certificates trusted for Jenkins besides Node's defaults (each one parsed). */
+  caCerts: string[]
 }
 
 /**
@@ -65,10 +84,16 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.AbortOnCancel]: 'true',
   [Input.CommitStatus]: 'false',
   [Input.GithubToken]: '',
-  [Input.StatusContext]: ''
+  [Input.StatusContext]: '',
+  [Input.Branch]: '',
+  [Input.Scan]: 'if-missing',
+  [Input.JobToken]: '',
+  [Input.Headers]: '',
+  [Input.CaCert]: ''
 }
 
 const BUILD_MODES: readonly BuildMode[] = ['new', 'last', 'last-successful']
+const SCAN_MODES: readonly ScanMode[] = ['if-missing', 'never']
 
 /** Pure: reads every input through `get` (tests pass a map) and validates it. */
 export function parseSettings(get: (name: Input) => string): Settings {
@@ -97,10 +122,30 @@ export function parseSettings(get: (name: Input) => string): Settings {
   const hasParameters = parametersText.trim() !== ''
   const parameters = parseParameters(parametersText)
 
-  const job = parseJob(read(Input.Job), url, listJobs)
+  const project = parseJob(read(Input.Job), url, listJobs)
+  const branch = parseBranch(read(Input.Branch))
+  const scan = parseScan(read(Input.Scan), branch !== undefined)
+  const job = branch === undefined ? project : Object.freeze([...project, branchItemName(branch)])
   const jobName = fullName(job)
+  const jobToken = read(Input.JobToken)
+  if (/\p{Cc}/u.test(jobToken)) {
+    throw new InputError(
+      `Input 'job-token' must not contain control characters (line breaks, tabs): expected the job's "Trigger builds remotely" token.`
+    )
+  }
+  const headers = parseExtraHeaders(read(Input.Headers), { credentials: user !== '' })
+  const caCerts = parseCaCert(read(Input.CaCert))
 
-  checkConflicts({ disable, listJobs, build, hasParameters, commitStatus, wait })
+  checkConflicts({
+    disable,
+    listJobs,
+    build,
+    hasParameters,
+    commitStatus,
+    wait,
+    branch: branch !== undefined,
+    jobToken: jobToken !== ''
+  })
 
   const githubToken = read(Input.GithubToken)
   if (commitStatus && githubToken === '') {
@@ -108,8 +153,11 @@ export function parseSettings(get: (name: Input) => string): Settings {
       `Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`
     )
   }
+  // A required status check needs a context that does not change with every
+  // pull request: with `branch`, the project's name.
+  const contextName = branch === undefined ? jobName : fullName(project)
   const statusContext =
-    read(Input.StatusContext) || (jobName === '' ? 'jenkins' : `jenkins/${jobName}`)
+    read(Input.StatusContext) || (contextName === '' ? 'jenkins' : `jenkins/${contextName}`)
 
   return {
     url,
@@ -129,7 +177,12 @@ export function parseSettings(get: (name: Input) => string): Settings {
     abortOnCancel,
     commitStatus,
     githubToken,
-    statusContext
+    statusContext,
+    ...(branch === undefined ? {} : { branch: { name: branch, project } }),
+    scan,
+    jobToken,
+    headers,
+    caCerts
   }
 }
 
@@ -141,6 +194,12 @@ export function parseSettings(get: (name: Input) => string): Settings {
 export function getSettings(): Settings {
   maskSecret(core.getInput(Input.Token))
   maskSecret(core.getInput(Input.GithubToken))
+  maskSecret(core.getInput(Input.JobToken))
+  // Header values are secrets (access tokens); values under 4 characters
+  // are not, and masking them would blank every such string in the log.
+  for (const value of headerSecrets(core.getInput(Input.Headers))) {
+    if (value.length >= 4) maskSecret(value)
+  }
   maskUrlPassword(core.getInput(Input.Url))
   maskUrlPassword(core.getInput(Input.Job))
   return parseSettings(name => core.getInput(name, { trimWhitespace: name !== Input.Parameters }))
@@ -288,6 +347,29 @@ function parseJob(value: string, url: string, listJobs: boolean): JobPath {
   }
 }
 
+function parseBranch(value: string): string | undefined {
+  if (value === '') return undefined
+  if (/\p{Cc}/u.test(value)) {
+    throw new InputError(
+      `Input 'branch' contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`
+    )
+  }
+  return value
+}
+
+function parseScan(value: string, hasBranch: boolean): ScanMode {
+  const mode = SCAN_MODES.find(m => m === value.toLowerCase())
+  if (mode === undefined) {
+    throw new InputError(`Input 'scan' ('${clip(value)}') must be one of ${SCAN_MODES.join(', ')}.`)
+  }
+  if (mode !== 'if-missing' && !hasBranch) {
+    throw new InputError(
+      `Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`
+    )
+  }
+  return mode
+}
+
 function checkConflicts(s: {
   disable: boolean
   listJobs: boolean
@@ -295,9 +377,39 @@ function checkConflicts(s: {
   hasParameters: boolean
   commitStatus: boolean
   wait: WaitMode
+  branch: boolean
+  jobToken: boolean
 }): void {
   const conflict = (a: string, b: string, why: string): InputError =>
     new InputError(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`)
+  if (s.branch && s.listJobs) {
+    throw conflict(
+      'branch',
+      'list-jobs',
+      `to list the branches of a multibranch project, name it in 'job' and leave 'branch' out`
+    )
+  }
+  if (s.jobToken && s.listJobs) {
+    throw conflict(
+      'job-token',
+      'list-jobs',
+      'a job token only triggers builds; listing reads the jobs'
+    )
+  }
+  if (s.jobToken && s.disable) {
+    throw conflict(
+      'job-token',
+      'disable',
+      'a job token only triggers builds; disabling needs user and token with Job/Configure'
+    )
+  }
+  if (s.jobToken && s.build !== 'new') {
+    throw conflict(
+      'job-token',
+      'build',
+      `a job token only triggers builds; 'build: ${s.build}' triggers nothing`
+    )
+  }
   if (s.disable && s.listJobs) {
     throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs')
   }

@@ -21,6 +21,7 @@
  *      `completed`; Stapler's LargeText.doProgressText keys the header on it).
  * The time 1→3 and 3→5 is the job's (or server's) EndGap.
  */
+import { causeLine } from './causes.js'
 import { ConsoleLog, consoleNote } from './console.js'
 import type {
   BuildState,
@@ -46,6 +47,11 @@ const RESULT_ORDER: Result[] = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', '
 export function worse(a: Result | null, b: Result): Result {
   if (a === null) return b
   return RESULT_ORDER.indexOf(a) >= RESULT_ORDER.indexOf(b) ? a : b
+}
+
+/** Items that have builds (folders and multibranch projects do not). */
+export function isJob(item: JobState): boolean {
+  return item.type === 'freestyle' || item.type === 'pipeline'
 }
 
 export class Build implements BuildState {
@@ -130,9 +136,9 @@ export class BuildRunner {
     const script: JobScript = build.job.script
     const duration = Math.max(0, script.durationMs ?? 1000)
     const cause = build.causes[0]
-    const user = cause?.userName ?? 'anonymous'
-    const note = script.consoleNotes ? consoleNote(`user:${user}`) : ''
-    build.write(`Started by user ${note}${user}\n`)
+    if (cause) {
+      build.write(`${causeLine(cause, text => (script.consoleNotes ? consoleNote(text) : ''))}\n`)
+    }
     if (build.job.type === 'pipeline') build.write(this.line(build, '[Pipeline] Start of Pipeline'))
     if (script.echoParameters) {
       for (const p of build.parameterValues) {

@@ -52,8 +52,17 @@ interface Figures {
   lostTriggers: number
   adopted: number
   resent: number
+  /** Runs whose every trigger send failed before reaching Jenkins, and that said so. */
+  gaveUp: number
 }
-const figures: Figures = { passed: 0, total: 0, lostTriggers: 0, adopted: 0, resent: 0 }
+const figures: Figures = {
+  passed: 0,
+  total: 0,
+  lostTriggers: 0,
+  adopted: 0,
+  resent: 0,
+  gaveUp: 0
+}
 
 /** Checks one run against the server: right result, its own build, exactly one build. */
 function checkRun(
@@ -158,9 +167,26 @@ describe('runs under seeded faults', () => {
         )
       )
       jenkins.setFaults(undefined)
-      runs.forEach((r, i) => checkRun(jenkins, r, 'many', `c${n}-${i}`, 'SUCCESS'))
-      const numbers = runs.map(r => r.outputs['build-number'])
-      expect(new Set(numbers).size).toBe(n)
+      // With 30 % of answers failing, every trigger send of a run can fail
+      // before reaching Jenkins (about 1 run in 100 here, so some 20-run pass
+      // meets it). The run then gives up honestly, saying the build may or
+      // may not be queued; that is right only if it did not queue two.
+      const gaveUp = runs.filter(r => /may or may not have been queued/.test(r.stdout))
+      runs.forEach((r, i) => {
+        if (gaveUp.includes(r)) {
+          expect(r.code, describeRun(r)).toBe(1)
+          // Never two builds; none at all when Jenkins was seen to show none.
+          const mine = buildsOf(jenkins, 'many', `c${n}-${i}`)
+          const sawNone = /showed no queued item or build/.test(r.stdout)
+          expect(mine.length, describeRun(r)).toBeLessThanOrEqual(sawNone ? 0 : 1)
+          figures.gaveUp++
+        } else {
+          checkRun(jenkins, r, 'many', `c${n}-${i}`, 'SUCCESS')
+        }
+      })
+      expect(gaveUp.length).toBeLessThan(Math.max(2, n / 4))
+      const numbers = runs.filter(r => !gaveUp.includes(r)).map(r => r.outputs['build-number'])
+      expect(new Set(numbers).size).toBe(n - gaveUp.length)
     },
     120_000
   )
