@@ -19,6 +19,8 @@ const SEED = 20_261_060
 interface Settings {
   /** Runs per side and history. */
   runs: number
+  /** Runs per side at once (a batch); the batches run one after the other. */
+  batch: number
   buildMs: number
   /** Earlier builds each job has. */
   history: number
@@ -27,7 +29,8 @@ interface Settings {
 }
 
 const settings = (quick: boolean): Settings => ({
-  runs: quick ? 3 : 12,
+  runs: quick ? 3 : 24,
+  batch: 12,
   buildMs: quick ? 15_000 : 60_000,
   history: 5,
   jitter: 0.05
@@ -57,7 +60,9 @@ function plans(s: Settings): Plan[] {
       // The same history and build for both of our sides: a paired comparison.
       const history = Array.from({ length: s.history }, () => draw(jitter))
       const durationMs = draw(jitter)
-      const sides: Side[] = kind === 'steady' ? ['ours', 'today', 'baseline'] : ['ours', 'today']
+      // The baseline does not aim at anything: twelve steady runs say what it does.
+      const sides: Side[] =
+        kind === 'steady' && index < 12 ? ['ours', 'today', 'baseline'] : ['ours', 'today']
       for (const side of sides) {
         out.push({ kind, side, index, job: `est-${kind}-${side}-${index}`, durationMs, history })
       }
@@ -85,11 +90,15 @@ async function measure(s: Settings): Promise<Record<Kind, Record<Side, RunRecord
         p.job,
         p.history.map(durationMs => ({ durationMs }))
       )
-    // One history after the other, its sides at once: fewer processes share the machine.
-    for (const kind of ['steady', 'varying'] as const) {
+    // One history and batch after the other, its sides at once: fewer
+    // processes share the machine.
+    const batches = Math.ceil(s.runs / s.batch)
+    for (const [kind, batch] of (['steady', 'varying'] as const).flatMap(kind =>
+      Array.from({ length: batches }, (_, b) => [kind, b] as const)
+    )) {
       await Promise.all(
         all
-          .filter(p => p.kind === kind)
+          .filter(p => p.kind === kind && Math.floor(p.index / s.batch) === batch)
           .map(async (p, k) => {
             // Staggered, so that process start-ups do not coincide.
             await sleep(k * 250)
@@ -179,7 +188,7 @@ function section(records: Record<Kind, Record<Side, RunRecord[]>>, s: Settings):
   })
   return {
     settings: [
-      `- Builds with history: ${s.runs} runs per side and history, the steady ones at once (staggered by 250 ms), then the varying ones, each on its own job that already has ${s.history} finished builds (test server \`addHistory\`), so Jenkins has an \`estimatedDuration\` (Job.getEstimatedDuration: the mean of up to three of them). Steady: every build ${label}. Varying: the earlier builds and this one each drawn uniformly within ${jitter} of ${label} (seeded; ours and today's get the same). One console line a second. The baseline runs the steady jobs.`
+      `- Builds with history: ${s.runs} runs per side and history, ${s.batch} a side at once (staggered by 250 ms), steady then varying, each on its own job that already has ${s.history} finished builds (test server \`addHistory\`), so Jenkins has an \`estimatedDuration\` (Job.getEstimatedDuration: the mean of up to three of them). Steady: every build ${label}. Varying: the earlier builds and this one each drawn uniformly within ${jitter} of ${label} (seeded; ours and today's get the same). One console line a second. The baseline runs the first ${Math.min(12, s.runs)} steady jobs.`
     ],
     executors: Object.values(records).reduce(
       (n, bySide) => n + bySide.ours.length + bySide.today.length + bySide.baseline.length,
