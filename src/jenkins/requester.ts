@@ -1,8 +1,9 @@
 import type { Logger } from '../logger.js'
-import { CrumbCache, type Crumb } from './crumb.js'
+import { CrumbCache, readCrumb } from './crumb.js'
 import { Interrupted, JenkinsError } from './errors.js'
 import { HttpResponse, NetworkFailure, Transport, type Exchange } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
+import { redactingLogger, redactor } from './redaction.js'
 import {
   RETRYABLE_STATUSES,
   errorForResponse,
@@ -102,7 +103,8 @@ export class Requester {
   private readonly policy: RetryPolicy
   private readonly actionBudgetMs: number
   private readonly limits: LimitSettings
-  private readonly secrets: () => string[]
+  /** The one redaction list (redaction.ts), over every secret the transport knows. */
+  private readonly redact: (text: string) => string
 
   constructor(options: RequesterOptions) {
     this.baseUrl = options.baseUrl
@@ -119,8 +121,8 @@ export class Requester {
     }
     this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS
     this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) }
-    this.secrets = () => this.transport.secretValues
-    this.logger = redactingLogger(options.logger, text => this.redact(text))
+    this.redact = redactor(() => this.transport.secretValues)
+    this.logger = redactingLogger(options.logger, this.redact)
     this.transport = new Transport({
       baseUrl: this.baseUrl,
       user: this.user,
@@ -130,7 +132,18 @@ export class Requester {
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT
     })
     this.crumbs = new CrumbCache(
-      () => this.fetchCrumb(),
+      () =>
+        readCrumb(
+          () =>
+            this.getJson(
+              'crumb',
+              `${this.baseUrl}/crumbIssuer/api/json`,
+              this.context('the CSRF crumb'),
+              { deadline: this.deadline }
+            ),
+          this.origin,
+          this.logger
+        ),
       crumb => this.transport.setCrumb(crumb)
     )
     if (options.insecure) {
@@ -334,37 +347,6 @@ export class Requester {
 
   // ---------------------------------------------------------------------------
 
-  private async fetchCrumb(): Promise<Crumb | undefined> {
-    let data: { crumb?: unknown; crumbRequestField?: unknown }
-    try {
-      data = await this.getJson(
-        'crumb',
-        `${this.baseUrl}/crumbIssuer/api/json`,
-        this.context('the CSRF crumb'),
-        { deadline: this.deadline }
-      )
-    } catch (error) {
-      // No crumb issuer: CSRF protection is off (jenkins-api.md 1.4).
-      if (error instanceof JenkinsError && error.kind === 'not-found') {
-        this.logger.debug(`Jenkins at ${this.origin} has no crumb issuer: CSRF protection is off`)
-        return undefined
-      }
-      throw error
-    }
-    if (
-      typeof data.crumb !== 'string' ||
-      typeof data.crumbRequestField !== 'string' ||
-      !data.crumbRequestField
-    ) {
-      throw new JenkinsError(
-        'protocol',
-        `Jenkins at ${this.origin} answered the crumb request without crumb and crumbRequestField`
-      )
-    }
-    this.logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`)
-    return { field: data.crumbRequestField, value: data.crumb }
-  }
-
   /**
    * One exchange within its bounds; a request that got no answer becomes
    * TransientFailure (to retry) or JenkinsError. None starts once the
@@ -436,18 +418,6 @@ export class Requester {
       policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
     }
   }
-
-  /** The one redaction list: credentials in URLs, and every secret the transport knows, as sent and URL-encoded. */
-  private redact(text: string): string {
-    let result = text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@')
-    const variants = this.secrets().flatMap(secret => [secret, encodeURIComponent(secret)])
-    // Longest first: the Authorization value goes before the base64 part of it.
-    for (const secret of [...new Set(variants)].sort((a, b) => b.length - a.length)) {
-      // Shorter values would mangle ordinary words; real tokens are long.
-      if (secret.length >= 4) result = result.split(secret).join('***')
-    }
-    return result
-  }
 }
 
 /**
@@ -482,12 +452,4 @@ async function bodyOf(reading: Promise<string>): Promise<string> {
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
-}
-
-function redactingLogger(logger: Logger, redact: (text: string) => string): Logger {
-  return {
-    debug: message => logger.debug(redact(message)),
-    info: message => logger.info(redact(message)),
-    warning: message => logger.warning(redact(message))
-  }
 }
