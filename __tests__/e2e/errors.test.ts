@@ -88,6 +88,8 @@ describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
       const r = await run(node, { url: jenkins.url, user: 'admin', token: wrong, job: 'hello' })
       const message = failure(r, wrong)
       expect(message).toMatch(/401/)
+      // The server is named by the configured url, context path included.
+      expect(message).toContain(`Jenkins at ${jenkins.url} rejected`)
       expect(message).toContain("'admin'")
       expect(message).toMatch(/check the user and API token/)
       expect(jenkins.triggerCount()).toBe(0)
@@ -125,7 +127,9 @@ describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
     it('404 suggests the closest job name', async () => {
       const r = await run(node, { ...auth(jenkins), job: 'team/service/deplyo' })
       const message = failure(r, ADMIN_TOKEN)
-      expect(message).toMatch(/'team\/service\/deplyo' was not found/)
+      expect(message).toContain(
+        `Job 'team/service/deplyo' was not found on Jenkins at ${jenkins.url} (404)`
+      )
       expect(message).toMatch(/\(404\)\. Did you mean: team\/service\/deploy\?$/)
     })
 
@@ -182,7 +186,7 @@ describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
       }
     })
 
-    it('connection refused names the host and port', async () => {
+    it('connection refused names the url, and the host and port', async () => {
       const port = await closedPort()
       const r = await run(node, {
         url: `http://127.0.0.1:${port}/jenkins`,
@@ -192,11 +196,12 @@ describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
         timeout: '4s'
       })
       const message = failure(r, ADMIN_TOKEN)
-      expect(message).toContain(`127.0.0.1:${port}`)
-      expect(message).toMatch(/refused/i)
+      expect(message).toContain(
+        `Could not connect to Jenkins at http://127.0.0.1:${port}/jenkins: 127.0.0.1:${port} refused the connection`
+      )
       // The step ends with its outcome: the crumb prefetch, still retrying
       // in the background, neither holds the process open nor logs after it.
-      expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^::error::Connection refused/)
+      expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^::error::Could not connect/)
     })
 
     it('an unresolvable host is named', async () => {

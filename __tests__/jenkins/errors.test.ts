@@ -33,7 +33,7 @@ describe('errors a user can act on', () => {
     nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(401)
     const error = await jenkinsError(client.getJob(['a']), 'bad-credentials')
     expect(error.message).toBe(
-      "Jenkins at https://ci.example.com rejected the credentials for user 'alice' (401): check the user and API token"
+      "Jenkins at https://ci.example.com/jenkins rejected the credentials for user 'alice' (401): check the user and API token"
     )
     expect(error.status).toBe(401)
   })
@@ -166,7 +166,9 @@ describe('errors a user can act on', () => {
       .times(3)
       .replyWithError(netError('ECONNREFUSED'))
     const error = await jenkinsError(client.getQueueItem(1), 'network')
-    expect(error.message).toMatch(/connection refused by ci\.example\.com:8080/i)
+    expect(error.message).toBe(
+      'Could not connect to Jenkins at http://ci.example.com:8080: ci.example.com:8080 refused the connection (after 3 attempts)'
+    )
     expect(client.requestCounts['queue']).toBe(3)
   })
 

@@ -94,7 +94,7 @@ describe('getJob', () => {
     nock(ORIGIN).get('/jenkins/job/team/job/nope/api/json').query(true).reply(404, '<html/>')
     const error = await jenkinsError(client.getJob(['team', 'nope']), 'not-found')
     expect(error.message).toBe(
-      "Job 'team/nope' was not found on Jenkins at https://ci.example.com (404)"
+      "Job 'team/nope' was not found on Jenkins at https://ci.example.com/jenkins (404)"
     )
   })
 })

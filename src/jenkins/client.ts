@@ -48,7 +48,6 @@ export class JenkinsClient implements JenkinsApi {
     this.http = new Requester({
       ...options,
       baseUrl: this.baseUrl,
-      origin: base.origin,
       user: options.user || undefined
     })
   }

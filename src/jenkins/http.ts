@@ -200,7 +200,7 @@ export class Transport {
       if (hops >= MAX_REDIRECTS) {
         throw new JenkinsError(
           'redirect',
-          `Jenkins at ${this.base.origin} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`,
+          `Jenkins at ${this.options.baseUrl} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`,
           response.status
         )
       }
@@ -223,13 +223,13 @@ export class Transport {
     if (source.protocol === 'https:' && target.protocol !== 'https:') {
       throw new JenkinsError(
         'redirect',
-        `Jenkins at ${source.origin} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`
+        `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`
       )
     }
     if (target.origin !== source.origin) {
       throw new JenkinsError(
         'redirect',
-        `Jenkins at ${source.origin} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on.`
+        `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on.`
       )
     }
     return target.href
@@ -288,7 +288,7 @@ export class Transport {
       request.once('response', resolve)
       // Not once: destroying a request can report the same end more than once.
       request.on('error', error =>
-        reject(signal.aborted ? signal.reason : networkFailure(error, target))
+        reject(signal.aborted ? signal.reason : networkFailure(error, target, this.options.baseUrl))
       )
       request.end(exchange.form ?? undefined)
     })
@@ -326,8 +326,12 @@ function hostPort(url: URL): string {
   return `${url.hostname}:${port}`
 }
 
-/** Maps a Node/http-client error to a NetworkFailure a user can act on. */
-export function networkFailure(error: unknown, url: URL): NetworkFailure {
+/**
+ * Maps a Node/http-client error to a NetworkFailure a user can act on. It
+ * names the configured Jenkins URL (`server`), and the host and port where
+ * that is what failed.
+ */
+export function networkFailure(error: unknown, url: URL, server: string): NetworkFailure {
   const err = (typeof error === 'object' && error !== null ? error : {}) as {
     code?: unknown
     message?: unknown
@@ -335,50 +339,69 @@ export function networkFailure(error: unknown, url: URL): NetworkFailure {
   const code = typeof err.code === 'string' ? err.code : undefined
   const text = typeof err.message === 'string' ? err.message : String(error)
   const where = hostPort(url)
-  const fail = (
-    kind: 'network' | 'timeout',
-    message: string,
-    transient: boolean,
-    notSent = false
-  ): NetworkFailure =>
-    new NetworkFailure(new JenkinsError(kind, message), code ?? text, transient, notSent)
+  const fail = (kind: 'network' | 'timeout', message: string, transient: boolean): NetworkFailure =>
+    new NetworkFailure(
+      new JenkinsError(kind, message),
+      code ?? text,
+      transient,
+      // Refused at connect: the request certainly never left.
+      code === 'ECONNREFUSED'
+    )
 
   switch (code) {
     case 'ECONNREFUSED':
-      // Refused at connect: the request certainly never left.
       return fail(
         'network',
-        `Connection refused by ${where}: is Jenkins running there?`,
-        true,
+        `Could not connect to Jenkins at ${server}: ${where} refused the connection`,
         true
       )
     case 'ENOTFOUND':
-      return fail('network', `Could not resolve ${url.hostname}: check the 'url' input`, false)
+      return fail(
+        'network',
+        `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`,
+        false
+      )
     case 'EAI_AGAIN':
-      return fail('network', `Could not resolve ${url.hostname} (temporary DNS failure)`, true)
+      return fail(
+        'network',
+        `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`,
+        true
+      )
     case 'ECONNRESET':
-      return fail('network', `Connection to ${where} was reset`, true)
+      return fail('network', `The connection to Jenkins at ${server} was reset`, true)
     case 'EPIPE':
-      return fail('network', `Connection to ${where} was closed while sending (EPIPE)`, true)
+      return fail(
+        'network',
+        `The connection to Jenkins at ${server} was closed while sending (EPIPE)`,
+        true
+      )
     case 'ETIMEDOUT':
-      return fail('timeout', `Connection to ${where} timed out`, true)
+      return fail('timeout', `The connection to Jenkins at ${server} timed out (${where})`, true)
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return fail('network', `${where} is unreachable (${code})`, true)
+      return fail(
+        'network',
+        `Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`,
+        true
+      )
   }
   if (text.includes('socket hang up')) {
     return fail(
       'network',
-      `Connection to ${where} was closed without an answer (socket hang up)`,
+      `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`,
       true
     )
   }
   if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
     return fail(
       'network',
-      `TLS error talking to ${where}: ${text}. If Jenkins uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate.`,
+      `TLS error talking to Jenkins at ${server}: ${text}. If Jenkins uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate.`,
       false
     )
   }
-  return fail('network', `Request to ${where} failed: ${code ? `${code} ` : ''}${text}`, false)
+  return fail(
+    'network',
+    `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`,
+    false
+  )
 }

@@ -49,10 +49,8 @@ export interface RequestSettings {
 }
 
 export interface RequesterOptions extends RequestSettings {
-  /** Normalised base URL, without a trailing slash. */
+  /** Normalised base URL, without a trailing slash: the configured `url`, context path included, never credentials or a query. Messages name it. */
   baseUrl: string
-  /** The base URL's origin, for messages. */
-  origin: string
   user: string | undefined
 }
 
@@ -89,8 +87,8 @@ const GLITCH_ATTEMPTS = 3
  * logged, has gone through the one redaction list (`redact`).
  */
 export class Requester {
+  /** The configured Jenkins URL without a trailing slash; every message that names the server names it. */
   readonly baseUrl: string
-  readonly origin: string
   readonly user: string | undefined
   /** Epoch ms of the step's timeout, if any. */
   readonly deadline: number | undefined
@@ -108,7 +106,6 @@ export class Requester {
 
   constructor(options: RequesterOptions) {
     this.baseUrl = options.baseUrl
-    this.origin = options.origin
     this.user = options.user
     this.deadline = options.deadline
     this.signal = options.signal
@@ -141,14 +138,14 @@ export class Requester {
               this.context('the CSRF crumb'),
               { deadline: this.deadline }
             ),
-          this.origin,
+          this.baseUrl,
           this.logger
         ),
       crumb => this.transport.setCrumb(crumb)
     )
     if (options.insecure) {
       this.logger.warning(
-        `TLS certificate verification is OFF for ${this.origin} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer NODE_EXTRA_CA_CERTS with the server's CA.`
+        `TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer NODE_EXTRA_CA_CERTS with the server's CA.`
       )
     }
   }
@@ -200,7 +197,7 @@ export class Requester {
           throw new TransientFailure(
             new JenkinsError(
               'protocol',
-              `Jenkins at ${this.origin} answered ${context.what} with malformed JSON`,
+              `Jenkins at ${this.baseUrl} answered ${context.what} with malformed JSON`,
               response.status
             ),
             'invalid JSON',
@@ -317,7 +314,7 @@ export class Requester {
 
   /** What an error message needs to know about the request. */
   context(what: string, extra: Partial<ErrorContext> = {}): ErrorContext {
-    return { origin: this.origin, user: this.user, what, ...extra }
+    return { server: this.baseUrl, user: this.user, what, ...extra }
   }
 
   anonymousHint(): string {
@@ -360,11 +357,11 @@ export class Requester {
   ): Promise<HttpResponse> {
     if (this.signal?.aborted) {
       throw new Interrupted(
-        `Did not send ${exchange.method} ${what} to Jenkins at ${this.origin}: the step was stopped`,
+        `Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: the step was stopped`,
         false
       )
     }
-    const bounds = new ExchangeLimits(this.limits, what, this.origin)
+    const bounds = new ExchangeLimits(this.limits, what, this.baseUrl)
     try {
       return await this.transport.send({ ...exchange, bounds })
     } catch (error) {

@@ -6,8 +6,8 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 5
 
 /** What a request was about, so that errors name the thing the user asked for. */
 export interface ErrorContext {
-  /** The configured server, e.g. https://ci.example.com (never with credentials). */
-  origin: string
+  /** The configured Jenkins URL, context path included, e.g. https://ci.example.com/jenkins (never credentials or a query). */
+  server: string
   user?: string
   /** What was asked, e.g. "job 'a/b'" or "the stop of build #4 of 'a/b'". */
   what: string
@@ -43,7 +43,7 @@ export function looksLikeHtml(response: HttpResponse, body: string): boolean {
 export function htmlError(context: ErrorContext, status: number): JenkinsError {
   return new JenkinsError(
     'html',
-    `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.origin}, status ${status})`,
+    `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.server}, status ${status})`,
     status
   )
 }
@@ -95,7 +95,7 @@ export function errorForResponse(
   context: ErrorContext
 ): JenkinsError {
   const status = response.status
-  const at = `Jenkins at ${context.origin}`
+  const at = `Jenkins at ${context.server}`
   const short = shortMessage(response, body)
   const detail = short ? `: ${short}` : ''
   switch (status) {
@@ -159,7 +159,7 @@ export function errorForResponse(
 }
 
 function forbiddenError(response: HttpResponse, body: string, context: ErrorContext): JenkinsError {
-  const at = `Jenkins at ${context.origin}`
+  const at = `Jenkins at ${context.server}`
   if (isCrumbRejection(response.status, body)) {
     return new JenkinsError(
       'crumb',

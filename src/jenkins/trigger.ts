@@ -71,7 +71,7 @@ export async function trigger(
     // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
     throw new JenkinsError(
       'bad-request',
-      `Jenkins item ${name} is a folder, not a job (${info._class ?? 'folder'}, on ${http.origin}): name a job inside it, or list them with list-jobs`
+      `Jenkins item ${name} is a folder, not a job (${info._class ?? 'folder'}, on ${http.baseUrl}): name a job inside it, or list them with list-jobs`
     )
   }
   if (info.disabled === true || info.buildable === false) {
@@ -94,7 +94,7 @@ export async function trigger(
   const endpoint = parameterized ? 'buildWithParameters' : 'build'
   const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`
   const context = http.context(`the trigger of job '${name}'`, {
-    notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
+    notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
     conflict: disabledMessage(http, name),
     permission: 'Job/Build',
     serverHint: parameterized
@@ -260,7 +260,7 @@ async function triggerOnce(
     const location = response.header('location')
     throw new JenkinsError(
       'protocol',
-      `Jenkins at ${http.origin} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`,
+      `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`,
       response.status
     )
   }
@@ -313,7 +313,7 @@ function reconcileReader(http: Requester, job: JobPath): ReconcileReader {
 }
 
 function disabledMessage(http: Requester, name: string): string {
-  return `Job '${name}' on Jenkins at ${http.origin} is disabled (not buildable): enable it first`
+  return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`
 }
 
 /** The queue item id from a trigger's Location (`…/queue/item/<id>/`), or undefined. */
