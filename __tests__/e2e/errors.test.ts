@@ -204,6 +204,21 @@ describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
       expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^::error::Could not connect/)
     })
 
+    it('a url without the context path Jenkins runs under says where Jenkins answers', async () => {
+      const origin = new URL(jenkins.url).origin
+      const r = await run(node, { url: origin, user: 'admin', token: ADMIN_TOKEN, job: 'hello' })
+      const message = failure(r, ADMIN_TOKEN)
+      expect(message).toBe(
+        `The server at ${origin} answered job 'hello' with a 404 that is not Jenkins' (no X-Jenkins header), and ${origin}/login is no Jenkins page either: 'url' is not the address of Jenkins. Jenkins answers at ${jenkins.url}: set 'url' to ${jenkins.url}.`
+      )
+      // Only this run asks outside the context path: it looked, and posted nothing.
+      const outside = jenkins.requests.filter(q => !q.path.startsWith('/jenkins'))
+      expect(outside.filter(q => q.method !== 'GET')).toEqual([])
+      expect(outside.map(q => q.path)).toEqual(
+        expect.arrayContaining(['/job/hello/api/json', '/login', '/'])
+      )
+    })
+
     it('an unresolvable host is named', async () => {
       const r = await run(node, {
         url: 'http://jenkins.invalid:8080/',

@@ -53,8 +53,9 @@ export class CrumbCache {
 
 /**
  * The crumb from Jenkins' crumb issuer (`getJson` reads crumbIssuer/api/json),
- * or undefined when there is none: a 404 means CSRF protection is off
- * (jenkins-api.md 1.4).
+ * or undefined when there is none: Jenkins' own 404 means CSRF protection is
+ * off (jenkins-api.md 1.4). A 404 from something else than Jenkins (kind
+ * 'not-jenkins', locate.ts) is a wrong url, and thrown like any failure.
  */
 export async function readCrumb(
   getJson: () => Promise<{ crumb?: unknown; crumbRequestField?: unknown }>,

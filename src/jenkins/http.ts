@@ -44,6 +44,8 @@ export interface Exchange {
   label: string
   /** application/x-www-form-urlencoded body of a POST. */
   form?: string
+  /** A GET follows same-origin redirects unless this is false (a probe reads the redirect itself). */
+  follow?: boolean
   bounds: ExchangeBounds
 }
 
@@ -189,6 +191,7 @@ export class Transport {
       const response = await this.once(exchange, url)
       if (
         exchange.method !== 'GET' ||
+        exchange.follow === false ||
         !REDIRECTS.has(response.status) ||
         response.header('location') === undefined
       ) {

@@ -1,8 +1,9 @@
 import type { Logger } from '../logger.js'
 import { CrumbCache, readCrumb } from './crumb.js'
 import { Interrupted, JenkinsError } from './errors.js'
-import { HttpResponse, NetworkFailure, Transport, type Exchange } from './http.js'
+import { HttpResponse, NetworkFailure, Transport, pathOf, type Exchange } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
+import { locateJenkins, notJenkinsError } from './locate.js'
 import { redactingLogger, redactor } from './redaction.js'
 import {
   RETRYABLE_STATUSES,
@@ -77,6 +78,8 @@ const ERROR_BODY_LIMIT = 64 * 1024
 const READ_ATTEMPTS = 12
 /** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
 const GLITCH_ATTEMPTS = 3
+/** Time for each request that looks for Jenkins after a 404 that was not its own (only on that error path). */
+const PROBE_TIMEOUT_MS = 5000
 
 /**
  * The one request path of the client: every operation goes through `read`
@@ -103,6 +106,10 @@ export class Requester {
   private readonly limits: LimitSettings
   /** The one redaction list (redaction.ts), over every secret the transport knows. */
   private readonly redact: (text: string) => string
+  /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
+  private jenkinsSeen = false
+  /** Where Jenkins answers, when `baseUrl` turned out not to be it (asked once, on the first foreign 404). */
+  private located: Promise<string | undefined> | undefined
 
   constructor(options: RequesterOptions) {
     this.baseUrl = options.baseUrl
@@ -287,6 +294,11 @@ export class Requester {
             await notSentIfInterrupted(this.crumbs.refresh())
             answer = await sendOnce()
           }
+          if (answer.response.status === 404) {
+            const error = errorForResponse(answer.response, answer.body, context)
+            const foreign = await this.foreign404(answer.response, error, context)
+            if (foreign !== error) throw foreign
+          }
           if (options.retryStatuses.has(answer.response.status)) {
             throw new TransientFailure(
               errorForResponse(answer.response, answer.body, context),
@@ -362,14 +374,17 @@ export class Requester {
       )
     }
     const bounds = new ExchangeLimits(this.limits, what, this.baseUrl)
+    let response: HttpResponse
     try {
-      return await this.transport.send({ ...exchange, bounds })
+      response = await this.transport.send({ ...exchange, bounds })
     } catch (error) {
       bounds.release()
       if (!(error instanceof NetworkFailure)) throw error
       if (retryNetwork(error)) throw new TransientFailure(error.error, error.reason)
       throw onNetworkFailure ? onNetworkFailure(error) : error.error
     }
+    if (response.header('x-jenkins') !== undefined) this.jenkinsSeen = true
+    return response
   }
 
   /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
@@ -387,7 +402,11 @@ export class Requester {
   private async failure(response: HttpResponse, context: ErrorContext): Promise<Error> {
     // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
     const body = this.redact(await bodyOf(response.text(ERROR_BODY_LIMIT)))
-    const error = errorForResponse(response, body, context)
+    const error = await this.foreign404(
+      response,
+      errorForResponse(response, body, context),
+      context
+    )
     if (RETRYABLE_STATUSES.has(response.status)) {
       return new TransientFailure(
         error,
@@ -413,6 +432,46 @@ export class Requester {
     return {
       ...options,
       policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
+    }
+  }
+
+  /** A 404 before Jenkins ever answered that is not Jenkins' own says where Jenkins is (locate.ts); anything else is returned as it is. */
+  private async foreign404(
+    response: HttpResponse,
+    error: JenkinsError,
+    context: ErrorContext
+  ): Promise<JenkinsError> {
+    if (response.status !== 404 || this.jenkinsSeen || response.header('x-jenkins') !== undefined) {
+      return error
+    }
+    this.located ??= locateJenkins(this.baseUrl, (url, follow) => this.probe(url, follow))
+    const where = await this.located
+    return where === undefined ? error : notJenkinsError(this.baseUrl, context.what, where)
+  }
+
+  /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
+  private async probe(url: string, follow: boolean): Promise<HttpResponse | undefined> {
+    const limits = {
+      ...this.limits,
+      requestTimeoutMs: Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)
+    }
+    const bounds = new ExchangeLimits(limits, 'a look for Jenkins', this.baseUrl)
+    try {
+      const response = await this.transport.send({
+        method: 'GET',
+        url,
+        label: 'probe',
+        follow,
+        bounds
+      })
+      response.discard()
+      return response
+    } catch (error) {
+      bounds.release()
+      // A cancel still ends the step; anything else only means "not here".
+      if (error instanceof Interrupted) throw error
+      this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${(error as Error).message}`)
+      return undefined
     }
   }
 }
