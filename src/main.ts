@@ -49,10 +49,11 @@ async function runMain(settings: Settings): Promise<void> {
   controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true })
   const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs)
   const removeSignalHandlers = onCancelSignals(controller, coreLogger)
-  const api = createClient(settings, {
-    deadline: started + settings.timeoutMs,
-    signal: controller.signal
-  })
+  const api = createClient(
+    settings,
+    { deadline: started + settings.timeoutMs, signal: controller.signal },
+    'quick'
+  )
   const progress = new Progress(settings.job)
   try {
     if (settings.listJobs) return await listJobs(api, settings)

@@ -94,7 +94,9 @@ export class NetworkFailure extends Error {
     /** Worth another try (for a request that may safely repeat). */
     readonly transient: boolean,
     /** Provably never reached Jenkins, so even a trigger may be sent again. */
-    readonly notSent: boolean
+    readonly notSent: boolean,
+    /** Failed while connecting (refused, unreachable, name lookup): no server was reached at all. */
+    readonly connect: boolean = false
   ) {
     super(error.message)
     this.name = 'NetworkFailure'
@@ -342,13 +344,19 @@ export function networkFailure(error: unknown, url: URL, server: string): Networ
   const code = typeof err.code === 'string' ? err.code : undefined
   const text = typeof err.message === 'string' ? err.message : String(error)
   const where = hostPort(url)
-  const fail = (kind: 'network' | 'timeout', message: string, transient: boolean): NetworkFailure =>
+  const fail = (
+    kind: 'network' | 'timeout',
+    message: string,
+    transient: boolean,
+    phase: 'connect' | 'exchange' = 'exchange'
+  ): NetworkFailure =>
     new NetworkFailure(
       new JenkinsError(kind, message),
       code ?? text,
       transient,
       // Refused at connect: the request certainly never left.
-      code === 'ECONNREFUSED'
+      code === 'ECONNREFUSED',
+      phase === 'connect'
     )
 
   switch (code) {
@@ -356,19 +364,22 @@ export function networkFailure(error: unknown, url: URL, server: string): Networ
       return fail(
         'network',
         `Could not connect to Jenkins at ${server}: ${where} refused the connection`,
-        true
+        true,
+        'connect'
       )
     case 'ENOTFOUND':
       return fail(
         'network',
         `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`,
-        false
+        false,
+        'connect'
       )
     case 'EAI_AGAIN':
       return fail(
         'network',
         `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`,
-        true
+        true,
+        'connect'
       )
     case 'ECONNRESET':
       return fail('network', `The connection to Jenkins at ${server} was reset`, true)
@@ -385,7 +396,8 @@ export function networkFailure(error: unknown, url: URL, server: string): Networ
       return fail(
         'network',
         `Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`,
-        true
+        true,
+        'connect'
       )
   }
   if (text.includes('socket hang up')) {

@@ -47,6 +47,14 @@ export interface RequestSettings {
   userAgent?: string
   /** Retry budget of stop/term/kill, cancelItem and disable, counted from each call (default 15000); the deadline still bounds it. */
   actionBudgetMs?: number
+  /**
+   * Tries of a request whose connection fails (refused, unreachable) before
+   * Jenkins ever answered this client: the step's own client sets a few, so
+   * that a wrong `url` or a Jenkins that is down fails within seconds. Once
+   * Jenkins answered, the usual retries ride out a restart. Unset: no
+   * difference (the abort and post clients talk to a server the step reached).
+   */
+  firstContactAttempts?: number
 }
 
 export interface RequesterOptions extends RequestSettings {
@@ -106,6 +114,9 @@ export class Requester {
   private readonly limits: LimitSettings
   /** The one redaction list (redaction.ts), over every secret the transport knows. */
   private readonly redact: (text: string) => string
+  private readonly firstContactAttempts: number | undefined
+  /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
+  private answered = false
   /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
   private jenkinsSeen = false
   /** Where Jenkins answers, when `baseUrl` turned out not to be it (asked once, on the first foreign 404). */
@@ -114,6 +125,7 @@ export class Requester {
   constructor(options: RequesterOptions) {
     this.baseUrl = options.baseUrl
     this.user = options.user
+    this.firstContactAttempts = options.firstContactAttempts
     this.deadline = options.deadline
     this.signal = options.signal
     this.limits = {
@@ -380,9 +392,24 @@ export class Requester {
     } catch (error) {
       bounds.release()
       if (!(error instanceof NetworkFailure)) throw error
-      if (retryNetwork(error)) throw new TransientFailure(error.error, error.reason)
-      throw onNetworkFailure ? onNetworkFailure(error) : error.error
+      if (!retryNetwork(error)) throw onNetworkFailure ? onNetworkFailure(error) : error.error
+      if (error.connect && !this.answered && this.firstContactAttempts !== undefined) {
+        // Nothing ever answered: a wrong url or a Jenkins that is down, not
+        // a restart to ride out. Said within seconds, not after a minute.
+        throw new TransientFailure(
+          new JenkinsError(
+            error.error.kind,
+            `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner`,
+            error.error.status
+          ),
+          error.reason,
+          undefined,
+          this.firstContactAttempts
+        )
+      }
+      throw new TransientFailure(error.error, error.reason)
     }
+    this.answered = true
     if (response.header('x-jenkins') !== undefined) this.jenkinsSeen = true
     return response
   }
