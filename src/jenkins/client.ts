@@ -56,7 +56,6 @@ export class JenkinsClient implements JenkinsApi {
     this.http = new Requester({
       ...options,
       baseUrl: this.baseUrl,
-      origin: base.origin,
       user: options.user || undefined
     })
   }
