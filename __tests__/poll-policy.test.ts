@@ -163,10 +163,25 @@ describe('nextPoll while the build runs (log: true)', () => {
       expect: { durationMs: 8000, spreadMs: 20_000 }
     })
     const windowStart = 8000 + P.gapAimMs - 8000 * P.windowShareMax
-    const early = run.polls.filter(p => p.at < windowStart)
-    const gaps = early.slice(1).map((p, i) => p.at - (early[i]?.at ?? 0))
+    // Far from the window, the console's pace; nearer, waits shrink toward its start.
+    const approach = (P.liveMs - P.nearMs) / P.approachSlope
+    const far = run.polls.filter(p => p.at < windowStart - approach)
+    const gaps = far.slice(1).map((p, i) => p.at - (far[i]?.at ?? 0))
     expect(gaps.every(g => g === P.liveMs)).toBe(true)
     expect(run.polls.some(p => p.at === windowStart)).toBe(true)
+  })
+
+  it('shrinks the waits toward the window, so a build that ends before it is not left for liveMs', () => {
+    // History says 60 s within 150 ms; this build ends 1.5 s early.
+    const run = simulate({
+      endAt: 58_500,
+      writes: every(1000, 58_500),
+      expect: { durationMs: 60_000, spreadMs: 0 }
+    })
+    const visible = 58_500 + 125
+    const lo = 60_000 + P.gapAimMs - P.spreadFloorMs
+    expect(run.doneAt - visible).toBeLessThanOrEqual(P.nearMs + (lo - visible) * P.approachSlope)
+    expect(run.doneAt - visible).toBeLessThan(P.liveMs / 2)
   })
 
   it('backs off once the build is overdue', () => {
