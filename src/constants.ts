@@ -15,7 +15,9 @@ export enum Input {
   AbortOnCancel = 'abort-on-cancel',
   CommitStatus = 'commit-status',
   GithubToken = 'github-token',
-  StatusContext = 'status-context'
+  StatusContext = 'status-context',
+  Artifacts = 'artifacts',
+  ArtifactsPath = 'artifacts-path'
 }
 
 /** Output names, exactly as in action.yml. */
@@ -27,7 +29,15 @@ export enum Output {
   QueueUrl = 'queue-url',
   Build = 'build',
   Jobs = 'jobs',
-  JobUrl = 'job-url'
+  JobUrl = 'job-url',
+  /** Test counts of the build's JUnit report; empty without one. */
+  TestsTotal = 'tests-total',
+  TestsFailed = 'tests-failed',
+  TestsSkipped = 'tests-skipped',
+  /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
+  Stages = 'stages',
+  /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
+  Artifacts = 'artifacts'
 }
 
 /** Keys saved with core.saveState for the post step. */
