@@ -22,6 +22,14 @@ export interface Exchange {
   label: string
   /** application/x-www-form-urlencoded body of a POST. */
   form?: string
+  /**
+   * A GET may follow a redirect to another origin, without credentials or
+   * crumb (they only ever go to the configured server, see `once`). Jenkins
+   * with a resource root URL redirects artifact downloads to that second
+   * domain, with a token in the URL (DirectoryBrowserSupport.generateResponse,
+   * ResourceDomainRootAction.getRedirectUrl).
+   */
+  crossOriginRedirects?: boolean
 }
 
 /** A response whose body has not been read yet. */
@@ -174,7 +182,11 @@ export class Transport {
         return response
       }
       response.discard()
-      const target = this.redirectTarget(url, response.header('location') ?? '')
+      const target = this.redirectTarget(
+        url,
+        response.header('location') ?? '',
+        exchange.crossOriginRedirects ?? false
+      )
       if (hops >= MAX_REDIRECTS) {
         throw new JenkinsError(
           'redirect',
@@ -187,7 +199,7 @@ export class Transport {
     }
   }
 
-  private redirectTarget(from: string, location: string): string {
+  private redirectTarget(from: string, location: string, otherOrigins: boolean): string {
     let target: URL
     try {
       target = new URL(location, from)
@@ -204,7 +216,7 @@ export class Transport {
         `Jenkins at ${source.origin} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`
       )
     }
-    if (target.origin !== source.origin) {
+    if (target.origin !== source.origin && !otherOrigins) {
       throw new JenkinsError(
         'redirect',
         `Jenkins at ${source.origin} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on.`

@@ -168,12 +168,16 @@ export class Requester {
     url: string,
     context: ErrorContext,
     accept: (response: HttpResponse) => Promise<T> | T,
-    deadline: number | undefined
+    deadline: number | undefined,
+    options: Pick<Exchange, 'crossOriginRedirects'> = {}
   ): Promise<T> {
     return this.guarded(() =>
       withRetry(
         async () => {
-          const response = await this.send({ method: 'GET', url, label }, f => f.transient)
+          const response = await this.send(
+            { method: 'GET', url, label, ...options },
+            f => f.transient
+          )
           if (response.status < 200 || response.status >= 300) {
             throw await this.failure(response, context)
           }
