@@ -88,7 +88,8 @@ export function selectArtifacts(
     const directoryOnly = pattern.glob.endsWith('/')
     const glob = pattern.glob.replace(/\/+$/, '')
     const own = directoryOnly ? undefined : new Minimatch(glob, options)
-    const below = glob.endsWith('/**') || glob === '**' ? undefined : new Minimatch(`${glob}/**`, options)
+    const below =
+      glob.endsWith('/**') || glob === '**' ? undefined : new Minimatch(`${glob}/**`, options)
     return {
       pattern,
       matches: (path: string) => (own?.match(path) ?? false) || (below?.match(path) ?? false),

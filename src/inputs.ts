@@ -335,7 +335,9 @@ function parseArtifacts(value: string, platform: NodeJS.Platform): ArtifactPatte
     return parseArtifactPatterns(value, platform)
   } catch (error) {
     if (error instanceof PatternError) {
-      throw new InputError(`Input 'artifacts' has a pattern that can never match: ${error.message}.`)
+      throw new InputError(
+        `Input 'artifacts' has a pattern that can never match: ${error.message}.`
+      )
     }
     throw error
   }
@@ -344,7 +346,8 @@ function parseArtifacts(value: string, platform: NodeJS.Platform): ArtifactPatte
 /** Resolved against the workspace, which it must not leave (checked before any request). */
 function parseArtifactsPath(value: string, workspace: string): string {
   const expected = `expected a folder inside the workspace (${workspace}), such as jenkins-artifacts`
-  if (value.includes('\0')) throw new InputError(`Input 'artifacts-path' contains NUL: ${expected}.`)
+  if (value.includes('\0'))
+    throw new InputError(`Input 'artifacts-path' contains NUL: ${expected}.`)
   const target = resolve(workspace, value)
   if (!isInside(workspace, target)) {
     const how = isAbsolute(value) ? 'is outside the workspace' : 'leads out of the workspace'

@@ -1,0 +1,182 @@
+import { once } from 'node:events'
+import type { Writable } from 'node:stream'
+import { JenkinsError } from './errors.js'
+import { buildUrl, fullName } from './job-path.js'
+import type { Requester } from './requester.js'
+import { htmlError } from './responses.js'
+import { TransientFailure } from './retry.js'
+import type { ArtifactList, BuildRef } from './types.js'
+
+/** Most artifacts one build's list is read for; beyond, the list is cut (and says so). */
+export const MAX_ARTIFACTS = 10_000
+
+/**
+ * The build's artifacts, by `relativePath` (Run.getArtifacts, exported as
+ * `artifacts[displayPath,fileName,relativePath]`). A tree asks for the path
+ * alone and a range bounds the list: Jenkins lists every file of the build
+ * (Run.getArtifactsUpTo(Integer.MAX_VALUE)), so a build with a huge number of
+ * them would otherwise make a huge answer.
+ */
+export async function listArtifacts(
+  http: Requester,
+  build: BuildRef,
+  limit: number = MAX_ARTIFACTS
+): Promise<ArtifactList> {
+  const name = fullName(build.job)
+  const tree = `artifacts[relativePath]{0,${limit + 1}}`
+  const data = await http.getJson<{ artifacts?: unknown }>(
+    'artifacts',
+    `${buildUrl(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`,
+    http.context(`the artifacts of build #${build.number} of '${name}'`, {
+      notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)`
+    })
+  )
+  const paths: string[] = []
+  for (const raw of Array.isArray(data.artifacts) ? data.artifacts : []) {
+    const path = (raw as { relativePath?: unknown } | null)?.relativePath
+    if (typeof path === 'string') paths.push(path)
+  }
+  return { paths: paths.slice(0, limit), truncated: paths.length > limit }
+}
+
+/** Where one download attempt writes: a temporary file, kept or dropped at the end. */
+export interface ArtifactSink {
+  stream: Writable
+  /** The body arrived whole: make it the artifact (rename into place). */
+  commit(): Promise<void>
+  /** The attempt failed: remove what was written. */
+  discard(): Promise<void>
+}
+
+/** How a download went. */
+export interface ArtifactDownload {
+  bytes: number
+  /** Tries it took, the first included. */
+  attempts: number
+}
+
+/**
+ * GETs `<build>/artifact/<relativePath>` and streams the body into a fresh
+ * sink per attempt, in constant memory (the sink's backpressure is honoured).
+ * A body that breaks off or falls short of Content-Length is a transient
+ * failure: the read is tried again, from the start, within the step's
+ * deadline like every other read. The caller has checked `relativePath`.
+ *
+ * Jenkins serves it through DirectoryBrowserSupport.serveFile: 404 when the
+ * file is absent, 400 for a path with `/../`, the file with Content-Length
+ * otherwise, or a 302 to the resource root URL when one is configured (so
+ * redirects to that other origin are followed, without credentials).
+ */
+export async function downloadArtifact(
+  http: Requester,
+  build: BuildRef,
+  relativePath: string,
+  open: () => Promise<ArtifactSink>,
+  signal?: AbortSignal
+): Promise<ArtifactDownload> {
+  const name = fullName(build.job)
+  const url = `${buildUrl(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`
+  const context = http.context(
+    `artifact '${relativePath}' of build #${build.number} of '${name}'`,
+    {
+      notFound: `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.origin} (404): it was listed but is gone (deleted, or the build was discarded)`
+    }
+  )
+  let attempts = 0
+  return http.read(
+    'artifact',
+    url,
+    context,
+    async response => {
+      attempts++
+      const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1)
+      // DirectoryBrowserSupport sends an artifact's own type, from its name:
+      // HTML for anything else is a login page or an SSO proxy.
+      if (response.contentType.includes('text/html') && !/\.x?html?$/i.test(fileName)) {
+        response.discard()
+        throw htmlError(context, response.status)
+      }
+      const length = parseLength(response.header('content-length'))
+      const sink = await open()
+      const bytes = await copy(response.message, sink, signal).catch(async (error: unknown) => {
+        await sink.discard()
+        throw error instanceof BodyFailure
+          ? new TransientFailure(
+              new JenkinsError('network', `${context.what} broke off after ${error.bytes} bytes`),
+              error.reason
+            )
+          : error
+      })
+      if (length !== undefined && bytes !== length) {
+        await sink.discard()
+        throw new TransientFailure(
+          new JenkinsError(
+            'network',
+            `${context.what} ended after ${bytes} of ${length} bytes (Content-Length)`
+          ),
+          'short body'
+        )
+      }
+      await sink.commit()
+      return { bytes, attempts }
+    },
+    http.deadline,
+    { crossOriginRedirects: true }
+  )
+}
+
+/** Each segment percent-encoded, as Run.addArtifacts builds `href` with Util.rawEncode. */
+export function artifactHref(relativePath: string): string {
+  return relativePath.split('/').map(encodeURIComponent).join('/')
+}
+
+/** The body side of a copy failed (reset, abort): worth another try. */
+class BodyFailure extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly reason: string
+  ) {
+    super(reason)
+  }
+}
+
+/** Copies body to sink; body errors become BodyFailure, sink errors pass as they are. */
+async function copy(
+  body: AsyncIterable<unknown> & { destroy(error?: Error): void },
+  sink: ArtifactSink,
+  signal: AbortSignal | undefined
+): Promise<number> {
+  let bytes = 0
+  const onAbort = (): void => body.destroy(new Error('aborted'))
+  signal?.addEventListener('abort', onAbort, { once: true })
+  const sinkError = new Promise<never>((_, reject) => sink.stream.once('error', reject))
+  sinkError.catch(() => undefined)
+  try {
+    const chunks = body[Symbol.asyncIterator]()
+    for (;;) {
+      let next: IteratorResult<unknown>
+      try {
+        next = await chunks.next()
+      } catch (error) {
+        if (signal?.aborted) throw new JenkinsError('aborted', 'The download was cancelled')
+        throw new BodyFailure(bytes, (error as { code?: string }).code ?? (error as Error).message)
+      }
+      if (next.done) break
+      const chunk = next.value as Buffer
+      bytes += chunk.length
+      if (!sink.stream.write(chunk)) {
+        await Promise.race([once(sink.stream, 'drain'), sinkError])
+      }
+    }
+    await Promise.race([new Promise<void>(resolve => sink.stream.end(() => resolve())), sinkError])
+    return bytes
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+    body.destroy()
+  }
+}
+
+function parseLength(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\d+$/.test(value.trim())) return undefined
+  return Number(value)
+}
