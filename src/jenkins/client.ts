@@ -1,17 +1,24 @@
 import * as actions from './actions.js'
+import * as artifacts from './artifacts.js'
 import { JenkinsError } from './errors.js'
 import { buildUrl, jobUrl } from './job-path.js'
 import * as reads from './reads.js'
+import { describeRun } from './stages.js'
+import { readFailedTests, type ReportBudget } from './test-report.js'
 import { Requester, type RequestSettings } from './requester.js'
 import { trigger } from './trigger.js'
 import type {
+  ArtifactList,
   Build,
   BuildParameters,
+  BuildOutputsApi,
   BuildRef,
   CancelOutcome,
+  FailedTestsRead,
   JenkinsApi,
   JobInfo,
   JobPath,
+  PipelineRun,
   ProgressiveText,
   QueueItem,
   TriggerResult
@@ -30,7 +37,7 @@ export interface ClientOptions extends RequestSettings {
  * contract). A facade: the operations live in reads.ts, trigger.ts and
  * actions.ts, and all of them go through one Requester (requester.ts).
  */
-export class JenkinsClient implements JenkinsApi {
+export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
   readonly baseUrl: string
   private readonly http: Requester
   private readonly triggerSettleMs: number | undefined
@@ -108,6 +115,34 @@ export class JenkinsClient implements JenkinsApi {
 
   disableJob(job: JobPath): Promise<void> {
     return actions.disableJob(this.http, job)
+  }
+
+  failedTests(
+    build: BuildRef,
+    options: {
+      urlName?: string
+      rebase?: (url: string) => string
+      budget?: Partial<ReportBudget>
+    } = {}
+  ): Promise<FailedTestsRead> {
+    return readFailedTests(this.http, build, options)
+  }
+
+  describeRun(build: BuildRef): Promise<PipelineRun | undefined> {
+    return describeRun(this.http, build)
+  }
+
+  listArtifacts(build: BuildRef): Promise<ArtifactList> {
+    return artifacts.listArtifacts(this.http, build)
+  }
+
+  downloadArtifact(
+    build: BuildRef,
+    relativePath: string,
+    open: () => Promise<artifacts.ArtifactSink>,
+    signal?: AbortSignal
+  ): Promise<artifacts.ArtifactDownload> {
+    return artifacts.downloadArtifact(this.http, build, relativePath, open, signal)
   }
 }
 
