@@ -69,3 +69,18 @@ export function countBy<T>(items: readonly T[], key: (item: T) => string): Recor
 export function sum(values: readonly number[]): number {
   return values.reduce((s, v) => s + v, 0)
 }
+
+/** Seconds with two decimals, `1.23 s`, for timings compared at a glance; `n/a` for NaN. */
+export function formatSeconds(ms: number): string {
+  return Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : 'n/a'
+}
+
+/** A rate per second with two decimals, `0.73/s`; `n/a` for NaN. */
+export function formatRate(perSecond: number): string {
+  return Number.isFinite(perSecond) ? `${perSecond.toFixed(2)}/s` : 'n/a'
+}
+
+/** The smallest and largest value in seconds, `0.10 s – 0.12 s`, for "range over runs". */
+export function formatRange(ms: readonly number[]): string {
+  return `${formatSeconds(Math.min(...ms))} – ${formatSeconds(Math.max(...ms))}`
+}

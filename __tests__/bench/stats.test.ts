@@ -3,6 +3,9 @@ import {
   countBy,
   formatMb,
   formatMs,
+  formatRange,
+  formatRate,
+  formatSeconds,
   markdownTable,
   median,
   percentile,
@@ -48,6 +51,15 @@ describe('ratio and formats', () => {
     expect(formatMs(12_345)).toBe('12.3 s')
     expect(formatMs(NaN)).toBe('n/a')
     expect(formatMb(84 * 1024 * 1024)).toBe('84.0 MB')
+  })
+
+  it('formats seconds and rates with two decimals, n/a for a missing figure', () => {
+    expect(formatSeconds(5071)).toBe('5.07 s')
+    expect(formatSeconds(-430)).toBe('-0.43 s')
+    expect(formatSeconds(NaN)).toBe('n/a')
+    expect(formatRate(0.7312)).toBe('0.73/s')
+    expect(formatRate(Infinity)).toBe('n/a')
+    expect(formatRange([120, 95.4, 101])).toBe('0.10 s – 0.12 s')
   })
 })
 

@@ -1,0 +1,13 @@
+/**
+ * Every scenario, in the order they run and appear in BENCHMARKS.md. To add
+ * one: write bench/scenarios/<name>.ts exporting a Scenario (see
+ * bench/scenario.ts and any file here), then add it to this list.
+ */
+import type { Scenario } from '../scenario.js'
+import { concurrency } from './concurrency.js'
+import { detection } from './detection.js'
+import { idleStart } from './idle-start.js'
+import { memory } from './memory.js'
+import { requests } from './requests.js'
+
+export const SCENARIOS: readonly Scenario[] = [idleStart, detection, requests, memory, concurrency]
