@@ -4,6 +4,7 @@
  * in short: an object nested at level L is complete when L <= depth, else it
  * shows only its high-visibility fields (name, url, number, color).
  */
+import { artifactsJson } from './artifacts.js'
 import { isJob, resolvePermalink, type Build, type JenkinsModel } from './model.js'
 import { timeSpan } from './time-span.js'
 import type { BuildState, JobState, ParameterValueState, QueueItemState, Result } from './types.js'
@@ -241,11 +242,15 @@ function actionsJson(build: BuildState): Json[] {
   if (report) {
     actions.push({
       _class: 'hudson.tasks.junit.TestResultAction',
-      failCount: report.failed,
-      skipCount: report.skipped,
-      totalCount: report.total,
+      failCount: report.counts.failed,
+      skipCount: report.counts.skipped,
+      totalCount: report.counts.total,
       urlName: 'testReport'
     })
+  }
+  // Added by the first input step; its fields are below depth 0 (default visibility).
+  if ((build as Build).inputs?.length) {
+    actions.push({ _class: 'org.jenkinsci.plugins.workflow.support.steps.input.InputAction' })
   }
   return actions
 }
@@ -273,7 +278,7 @@ export function buildJson(ctx: JsonContext, build: BuildState, level: number, de
   const out: Json = {
     ...head,
     actions: actionsJson(build),
-    artifacts: [],
+    artifacts: artifactsJson((build as Build).artifacts ?? []),
     building: build.building,
     description: null,
     displayName: `#${build.number}`,

@@ -1,4 +1,7 @@
+import { archive, type ArchivedFile } from './artifacts.js'
 import { ConsoleLog, consoleNote } from './console.js'
+import { buildReport, type TestReport } from './junit.js'
+import { closeStages, runStages, type PendingInput, type StageRun } from './pipeline.js'
 import type {
   BuildState,
   Cause,
@@ -42,7 +45,12 @@ export class Build implements BuildState {
   finishedAt: number | null = null
   stopRequestedAt: number | null = null
   /** Published when the build ends, if the script declares tests. */
-  testReport: { total: number; failed: number; skipped: number } | null = null
+  testReport: TestReport | null = null
+  /** Archived when the build ends, if the script declares artifacts. */
+  artifacts: ArchivedFile[] = []
+  /** A Pipeline's stages so far, and its input steps (the InputAction, once there is one). */
+  readonly stages: StageRun[] = []
+  readonly inputs: PendingInput[] = []
   readonly console: ConsoleLog
   readonly parameters: Record<string, string | boolean> = {}
   /** Timers driving the script; cleared when the build ends. */
@@ -386,6 +394,15 @@ export class JenkinsModel implements ServerState {
         build.console.append(this.line(build, `${p.name}=${value}`))
       }
     }
+    if (build.job.type === 'pipeline' && script.stages) {
+      runStages(build, script.stages, {
+        timer: (fn, ms) => this.buildTimer(build, fn, ms),
+        line: text => build.console.append(this.line(build, text)),
+        worsen: result => (build.result = worse(build.result, result)),
+        finish: result => this.finish(build, worse(build.result, result))
+      })
+      return
+    }
     const lines = script.consoleLines ?? []
     lines.forEach((text, i) => {
       const at = (duration * (i + 1)) / (lines.length + 1)
@@ -433,7 +450,9 @@ export class JenkinsModel implements ServerState {
     if (result !== 'ABORTED' && script.consoleBytes) {
       build.console.growGenerated(script.consoleBytes)
     }
-    if (script.tests) build.testReport = script.tests
+    if (script.tests) build.testReport = buildReport(script.tests)
+    if (script.artifacts) build.artifacts = archive(script.artifacts)
+    closeStages(build, result)
     if (build.job.type === 'pipeline') {
       build.console.append(this.line(build, '[Pipeline] End of Pipeline'))
     }

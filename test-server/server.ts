@@ -75,7 +75,8 @@ class JenkinsServer implements TestJenkins {
       model,
       sessions: new Sessions(),
       security: new Security(this.users, options.anonymousRead ?? false),
-      json: { rootUrl: '', model, executors: model.executors, useCrumbs: csrf }
+      json: { rootUrl: '', model, executors: model.executors, useCrumbs: csrf },
+      stageView: options.stageView ?? true
     }
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch(() => {
@@ -253,6 +254,7 @@ class JenkinsServer implements TestJenkins {
         return
       }
       if (fault.action === 'lose') loseAnswer(req, res, entry, fault.status)
+      if (fault.action === 'cut') cutBody(req, res, entry, this.faults?.spec.cutAfterBytes ?? 65536)
       if (fault.action === 'error' && fault.status !== undefined) {
         entry.fault = 'error'
         const headers: Record<string, string> = { 'Content-Type': 'text/html' }
@@ -358,6 +360,43 @@ function loseAnswer(
       writeHead(status, { 'Content-Type': 'text/html' })
       end(`<html><head><title>${status} ${reason(status)}</title></head></html>\n`)
     }
+    return res
+  }) as typeof res.end
+}
+
+/**
+ * Lets Jenkins answer, then resets the connection once `after` bytes of the
+ * body went out: a proxy or network that breaks a download half-way.
+ */
+function cutBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: RequestLogEntry,
+  after: number
+): void {
+  let sent = 0
+  let cut = false
+  const write = res.write.bind(res) as (chunk: Buffer) => boolean
+  const end = res.end.bind(res) as (chunk?: Buffer) => ServerResponse
+  const pass = (chunk: unknown): boolean => {
+    if (cut) return false
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk ?? ''))
+    if (sent + buffer.length < after) {
+      sent += buffer.length
+      return write(buffer)
+    }
+    cut = true
+    entry.fault = 'cut'
+    write(buffer.subarray(0, after - sent))
+    sent = after
+    // Let the part that got through leave before the reset.
+    setTimeout(() => req.socket.destroy(), 10)
+    return false
+  }
+  res.write = ((chunk: unknown) => pass(chunk)) as typeof res.write
+  res.end = ((chunk?: unknown) => {
+    if (chunk !== undefined && typeof chunk !== 'function') pass(chunk)
+    if (!cut) end()
     return res
   }) as typeof res.end
 }

@@ -16,13 +16,82 @@ export interface JobScript {
   /** Pipeline only in Jenkins: the result is set while the build is still running. */
   earlyResult?: { afterMs: number; result: Result }
   /** Publishes a JUnit test report (TestResultAction) when the build ends. */
-  tests?: { total: number; failed: number; skipped: number }
+  tests?: TestReportSpec
+  /** A Pipeline's stages, run one after the other (instead of `durationMs`); see StageSpec. */
+  stages?: StageSpec[]
+  /** Files archived when the build ends (ArtifactArchiver), listed in the build JSON and served below `artifact/`. */
+  artifacts?: ArtifactSpec[]
   /** Embed raw ConsoleNote annotations in lines, as Jenkins >= 2.509 serves them. */
   consoleNotes?: boolean
   /** Pipeline: time from `stop` to the end of the build (`term`/`kill` end it at once). */
   stopDelayMs?: number
   /** Write one `NAME=value` line per parameter at the start of the build. */
   echoParameters?: boolean
+}
+
+/** One test case of a JUnit report (CaseResult). */
+export interface TestCaseSpec {
+  /** Fully qualified, e.g. com.example.CalcTest. */
+  className: string
+  name: string
+  /** CaseResult.getStatus; REGRESSION and FIXED as junit-plugin reported them before its UI redesign. Default PASSED. */
+  status?: 'PASSED' | 'FAILED' | 'SKIPPED' | 'REGRESSION' | 'FIXED'
+  errorDetails?: string
+  errorStackTrace?: string
+  /** Seconds. */
+  duration?: number
+}
+
+/** One suite (SuiteResult): a report file's worth of cases, with the Pipeline blocks around its junit step. */
+export interface TestSuiteSpec {
+  name: string
+  cases: TestCaseSpec[]
+  /** Flow node ids of the enclosing blocks, innermost first. */
+  enclosingBlocks?: string[]
+  /** Their names (stage names), innermost first. */
+  enclosingBlockNames?: string[]
+  nodeId?: string
+}
+
+/** A test report: explicit suites, or `total` cases generated with `failed` and `skipped` among them. */
+export type TestReportSpec =
+  | { suites: TestSuiteSpec[] }
+  | {
+      total: number
+      failed: number
+      skipped: number
+      /** Cases per generated suite; default 100. */
+      casesPerSuite?: number
+      /** Where the failed and skipped cases go: spread over the report (default) or at its end. */
+      failuresAt?: 'spread' | 'end'
+    }
+
+/** One stage of a Pipeline (a `stage` step), as the Stage View plugin will show it. */
+export interface StageSpec {
+  name: string
+  /** Run time; default 200. */
+  durationMs?: number
+  /** SUCCESS (default); FAILURE fails the stage and the build, and no later stage runs; UNSTABLE marks both. */
+  result?: 'SUCCESS' | 'FAILURE' | 'UNSTABLE'
+  /** Lines written evenly over the stage. */
+  consoleLines?: string[]
+  /** After its run time the stage stops at an `input` step until someone proceeds or aborts (POST input/<id>/proceedEmpty or abort). */
+  input?: {
+    message: string
+    /** InputStep id; default the capitalised digest of the message, as the plugin does (here: 'Input' + a hash). */
+    id?: string
+    /** A person answers by themselves after this long (for the demo); default never. */
+    proceedAfterMs?: number
+  }
+}
+
+/** An archived file. */
+export interface ArtifactSpec {
+  /** The relativePath Jenkins lists (not checked: a hostile server may send anything). */
+  path: string
+  /** Its content; or `size` bytes of generated text (served in constant memory). */
+  content?: string
+  size?: number
 }
 
 export type ParameterType = 'string' | 'boolean' | 'choice' | 'text' | 'password'
@@ -75,6 +144,10 @@ export type RequestKind =
   | 'cancel'
   | 'disable'
   | 'list'
+  | 'tests'
+  | 'stages'
+  | 'input'
+  | 'artifact'
   | 'other'
 
 export interface FaultSpec {
@@ -95,6 +168,13 @@ export interface FaultSpec {
   lostAnswerRate?: number
   /** What a lost answer looks like: 'drop' (connection closed) or a status; default ['drop', 502]. */
   lostAs?: Array<'drop' | number>
+  /**
+   * Share (0..1) of requests Jenkins answers in full, but whose body is cut
+   * off on the way: the connection is reset after `cutAfterBytes` bytes of it.
+   */
+  cutBodyRate?: number
+  /** Body bytes that get through before a cut; default 65536. */
+  cutAfterBytes?: number
   /** Added latency: fixed, or uniformly drawn from [min, max]. */
   latencyMs?: number | [number, number]
   /** Sent as Retry-After on injected 503 answers. */
@@ -141,6 +221,8 @@ export interface ServerOptions {
   tls?: { key: string | Buffer; cert: string | Buffer }
   /** X-Jenkins; default '2.541.1'. */
   version?: string
+  /** Whether the Pipeline Stage View plugin (`wfapi`) is installed; default true. */
+  stageView?: boolean
 }
 
 export interface RequestLogEntry {
@@ -158,8 +240,8 @@ export interface RequestLogEntry {
   kind: RequestKind
   /** Full name of the job addressed, if any. */
   job?: string
-  /** Set when the answer was an injected fault ('lost': Jenkins acted, the answer was replaced). */
-  fault?: 'error' | 'drop' | 'lost'
+  /** Set when the answer was an injected fault ('lost': Jenkins acted, the answer was replaced; 'cut': its body was cut off). */
+  fault?: 'error' | 'drop' | 'lost' | 'cut'
   /** With fault 'lost': the status Jenkins answered before the answer was lost. */
   actedStatus?: number
 }
