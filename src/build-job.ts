@@ -147,9 +147,16 @@ async function waitForEnd(
   // see, and the failure message quotes its last lines.
   const showConsole = settings.log && (first.building || settings.build === 'new')
   if (!first.building && !showConsole) return { final: first, tail: [] }
-  // A Pipeline stopped at an `input` step would look hung: say where to answer it.
+  // A Pipeline stopped at an `input` step would look hung: say where to answer
+  // it. In the console's stopped region as a line, else as a notice.
   const inputs =
-    first.building && isPipeline(first) ? watchForInput(api, ref, coreLogger) : undefined
+    first.building && isPipeline(first)
+      ? watchForInput(api, ref, coreLogger, {
+          say: showConsole
+            ? message => coreLogger.info(message)
+            : message => core.notice(message, { title: 'Jenkins is waiting for input' })
+        })
+      : undefined
   try {
     if (!showConsole) {
       core.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
