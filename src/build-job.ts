@@ -174,6 +174,8 @@ async function waitForEnd(
           try {
             return await follower.waitForEnd(ref, streamer, first)
           } finally {
+            // Before commands resume: its lines must stay in the stopped region.
+            inputs?.stop()
             streamer.flush()
           }
         }
