@@ -155,7 +155,7 @@ describe('writeSummary', () => {
           failed: [],
           reportUrl: 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/testReport/',
           casesRead: 0,
-          complete: true
+          partial: false
         },
         result: 'FAILURE',
         accepted: false,
@@ -314,7 +314,7 @@ describe('outputs and summary of tests, stages and artifacts', () => {
     ],
     reportUrl: `${BUILD_URL}testReport/`,
     casesRead: 120,
-    complete: false
+    partial: true
   }
   const stages = [
     {
@@ -414,7 +414,7 @@ describe('outputs and summary of tests, stages and artifacts', () => {
     )
     expect(html).toContain('>::error::injected</a>')
     expect(html).toContain(
-      `<p>2 of 3 failed tests shown. (Looked through the first 120 of 300 tests.) All results: <a href="${BUILD_URL}testReport/">test report</a>.</p>`
+      `<p>2 of 3 failed tests shown. The report is too large to read whole: these come from its first 120 of 300 tests. All results: <a href="${BUILD_URL}testReport/">test report</a>.</p>`
     )
     expect(html).toContain('<h3>Stages</h3>')
     expect(html).toContain('<tr><td>Build</td><td>✅ SUCCESS</td><td>4.2 s</td></tr>')

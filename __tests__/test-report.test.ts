@@ -93,7 +93,8 @@ describe('readTests', () => {
     casesRead: 40,
     bytesRead: 4000,
     requests: 1,
-    complete: true
+    complete: true,
+    budgetReached: false
   }
 
   it('counts from the action, then as many failed tests as failed (at most 20), links on our base', async () => {
@@ -104,7 +105,7 @@ describe('readTests', () => {
       failed: READ.failed,
       reportUrl: `${BASE}/job/app/5/testReport/`,
       casesRead: 40,
-      complete: true
+      partial: false
     })
     expect(fake.calls).toEqual([
       'failedTests want=2 urlName=testReport',
@@ -140,7 +141,7 @@ describe('readTests', () => {
   it('a report that cannot be read keeps the counts and says so in the debug log only', async () => {
     const logger = recordingLogger()
     const tests = await readTests(api(new Error('502 twice')), REF, build([JUNIT]), logger)
-    expect(tests).toMatchObject({ counts: { failed: 2 }, failed: [], complete: false })
+    expect(tests).toMatchObject({ counts: { failed: 2 }, failed: [], casesRead: 0, partial: false })
     expect(logger.lines).toEqual([
       { level: 'debug', message: 'Could not read the failed tests: 502 twice' }
     ])
@@ -174,7 +175,7 @@ describe('annotateFailedTests', () => {
       failed,
       reportUrl: '',
       casesRead: 12,
-      complete: true
+      partial: false
     }
     const annotations: Array<[string, string]> = []
     annotateFailedTests(tests, (message, title) => annotations.push([message, title]))

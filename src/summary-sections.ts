@@ -42,13 +42,15 @@ export function addFailedTests(summary: Summary, tests: TestsOutcome): void {
   const shown = tests.failed.length
   const notes: string[] = []
   if (shown < tests.counts.failed) {
-    notes.push(
-      shown === 0
-        ? `${tests.counts.failed} failed; they could not be listed.`
-        : `${shown} of ${tests.counts.failed} failed tests shown.`
-    )
-    if (!tests.complete && tests.casesRead > 0) {
-      notes.push(`(Looked through the first ${tests.casesRead} of ${tests.counts.total} tests.)`)
+    if (shown === 0 && tests.casesRead === 0) {
+      notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`)
+    } else {
+      notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`)
+      if (tests.partial) {
+        notes.push(
+          `The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`
+        )
+      }
     }
   }
   notes.push(`All results: ${link('test report', tests.reportUrl)}.`)

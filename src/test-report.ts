@@ -15,9 +15,10 @@ export interface TestsOutcome {
   failed: FailedTest[]
   /** Where the report is in Jenkins. */
   reportUrl: string
-  /** Cases read to find them, and whether that was the whole report. */
+  /** Cases read to find them. */
   casesRead: number
-  complete: boolean
+  /** The report was too large to read whole: failed tests past what was read are not listed. */
+  partial: boolean
 }
 
 /** Failed tests listed in the summary. */
@@ -54,7 +55,7 @@ export async function readTests(
     failed: [],
     reportUrl: `${ref.url}${encodeURIComponent(action.urlName)}/`,
     casesRead: 0,
-    complete: true
+    partial: false
   }
   if (action.counts.failed === 0) return outcome
   try {
@@ -65,13 +66,12 @@ export async function readTests(
     })
     outcome.failed = read.failed
     outcome.casesRead = read.casesRead
-    outcome.complete = read.complete
+    outcome.partial = read.budgetReached
     logger.debug(
-      `Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}.`
+      `Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}${read.budgetReached ? ' (stopped at the byte budget)' : ''}.`
     )
   } catch (error) {
     logger.debug(`Could not read the failed tests: ${(error as Error).message}`)
-    outcome.complete = false
   }
   return outcome
 }

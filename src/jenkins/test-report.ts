@@ -115,7 +115,8 @@ export async function readFailedTests(
     casesRead: 0,
     bytesRead: 0,
     requests: 0,
-    complete: true
+    complete: true,
+    budgetReached: false
   }
   const reports = new Map<string, ReportState>()
   const own: ReportState = {
@@ -146,6 +147,7 @@ export async function readFailedTests(
       else throw error
       if (read.bytesRead >= budget.totalBytes) {
         read.complete = false
+        read.budgetReached = true
         return read
       }
       continue
@@ -184,6 +186,7 @@ export async function readFailedTests(
     if (!anyMore) return read
     if (read.bytesRead >= budget.totalBytes) {
       read.complete = false
+      read.budgetReached = true
       return read
     }
     from += suites

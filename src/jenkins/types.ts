@@ -133,6 +133,8 @@ export interface FailedTestsRead {
   requests: number
   /** Every case of the report was read. */
   complete: boolean
+  /** The scan stopped at its byte budget, before the report's end and before finding all it wanted. */
+  budgetReached: boolean
 }
 
 /** A stage's or run's status in the Pipeline Stage View plugin (StatusExt); unknown values kept. */
