@@ -126,6 +126,7 @@ describe('failedTests', () => {
     })
     expect(read.failed.map(t => t.className)).toEqual(['p.S9', 'p.S19', 'p.S29'])
     expect(read.complete).toBe(false)
+    expect(read.budgetReached).toBe(false)
     // The first page asks for 20 suites; the next ones for as many as fit 400 bytes.
     expect(trees[0]).toContain(']{0,20},childReports')
     expect(trees[1]).toMatch(/\]\{20,(\d+)\},childReports/)
@@ -163,6 +164,7 @@ describe('failedTests', () => {
     nock.cleanAll()
     expect(read.failed).toEqual([])
     expect(read.complete).toBe(false)
+    expect(read.budgetReached).toBe(true)
     // Past the budget nothing more is asked; a page is cut off within one
     // socket chunk (at most 64 KiB) of its limit.
     expect(read.bytesRead).toBeLessThan(30_000 + 10_000 + 65_536)
