@@ -23,5 +23,21 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }
       ]
     }
+  },
+  {
+    // One printer for text outside the console region (src/inert-text.ts):
+    // plain log lines are written by coreLogger.info alone.
+    files: ['src/**/*.ts'],
+    ignores: ['src/core-logger.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='core'][property.name=/^(info|notice)$/]",
+          message:
+            'Print through coreLogger.info (src/core-logger.ts): it makes Jenkins text inert.'
+        }
+      ]
+    }
   }
 )

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { abortRemote } from '../src/cancel.js'
 import { JenkinsError } from '../src/jenkins/errors.js'
+import type { QueueItem } from '../src/jenkins/types.js'
 import { silentLogger, type Logger } from '../src/logger.js'
 import { FakeApi, notFound } from './fixtures/fake-api.js'
 
@@ -8,13 +9,69 @@ const timings = { stopWaitMs: 5, termWaitMs: 5, killWaitMs: 5, pollMs: 1 }
 const job = ['pipe']
 const build = { job, number: 4, url: 'u' }
 
+/** A CauseAction as Jenkins exports it: one cause per request (the same user's repeated). */
+function causeAction(requests: number) {
+  const cause = { _class: 'hudson.model.Cause$UserIdCause', userId: 'alice' }
+  return {
+    _class: 'hudson.model.CauseAction',
+    causes: Array.from({ length: requests }, () => cause)
+  }
+}
+
+/** A queue item still waiting for its build. */
+function queued(requests: number): QueueItem {
+  return { _class: 'hudson.model.Queue$BlockedItem', id: 9, actions: [causeAction(requests)] }
+}
+
 describe('abortRemote', () => {
-  it('cancels a queued item', async () => {
+  it('cancels a queued item that answers for our request alone', async () => {
     const api = new FakeApi()
+    api.queueAnswers = [queued(1)]
     expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, timings)).toBe(
       'cancelled Jenkins queue item 9'
     )
-    expect(api.calls).toEqual(['cancelQueueItem 9'])
+    expect(api.calls).toEqual(['getQueueItem 9', 'cancelQueueItem 9'])
+  })
+
+  it('leaves a queued item another request folded into (two causes): no cancel', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [queued(2)]
+    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, timings)).toBe(
+      'left queue item 9 running: shared with another request'
+    )
+    expect(api.calls).toEqual(['getQueueItem 9'])
+  })
+
+  it('leaves work Jenkins merged our request into (303) without a request', async () => {
+    const api = new FakeApi()
+    expect(await abortRemote(api, { job, queueId: 9, shared: true }, silentLogger, timings)).toBe(
+      'left queue item 9 running: shared with another request'
+    )
+    expect(await abortRemote(api, { job, build, shared: true }, silentLogger, timings)).toBe(
+      'left build #4 running: shared with another request'
+    )
+    expect(api.calls).toEqual([])
+  })
+
+  it('leaves a running build whose causes show another request: no stop', async () => {
+    const api = new FakeApi()
+    api.buildAnswers = [{ building: true, actions: [{}, causeAction(2)] }]
+    expect(await abortRemote(api, { job, build }, silentLogger, timings)).toBe(
+      'left build #4 running: shared with another request'
+    )
+    expect(api.calls).toEqual(['getBuild 4 tree'])
+  })
+
+  it('stops the build when the item left between the look and the cancel', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [queued(1), { id: 9, executable: { number: 4, url: '' } }]
+    api.cancelOutcome = 'already-left'
+    api.buildAnswers = [{ building: true, actions: [causeAction(1)] }]
+    api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
+    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, timings)).toBe(
+      'stopped Jenkins build #4 (stop; result ABORTED)'
+    )
+    expect(api.calls.slice(0, 3)).toEqual(['getQueueItem 9', 'cancelQueueItem 9', 'getQueueItem 9'])
   })
 
   it('stops the build when the item had already left the queue', async () => {
@@ -27,6 +84,8 @@ describe('abortRemote', () => {
       'stopped Jenkins build #4 (stop; result ABORTED)'
     )
     expect(api.calls).toContain('stop')
+    // A LeftItem cannot be cancelled (jenkins-api.md 4): nothing is asked.
+    expect(api.calls).not.toContain('cancelQueueItem 9')
   })
 
   it('finds the build by queue id when the left item expired', async () => {

@@ -102,12 +102,29 @@ describe('JSON object', () => {
     ['{" ": "x"}', /empty parameter name/],
     ['[1, 2]', /is JSON but not an object/],
     ['{"A": 1,}', /is not valid JSON \(at character \d+\)|is not valid JSON:/],
-    ['{A: 1}', /is not valid JSON/]
+    ['{A: 1}', /is not valid JSON/],
+    ['{"A": "1", "A": "2"}', /has the key 'A' twice \(line 1\): .*\{"A": \["a", "b"\]\}/],
+    ['{\n  "A": "1",\n  "B": "x",\n  "\\u0041": "2"\n}', /has the key 'A' twice \(lines 2 and 4\)/],
+    ['{"__proto__": "1", "__proto__": "2"}', /has the key '__proto__' twice/]
   ])('%s is refused', (text, pattern) => {
     const error = errorOf(text)
     expect(error.message).toMatch(pattern)
     expect(error.message).toMatch(/^Input 'parameters' /)
     expect(error.message).toMatch(/a JSON object such as/)
+  })
+
+  test('a duplicate key names the key but never a value', () => {
+    const error = errorOf('{"TOKEN": "hunter2-secret", "TOKEN": "other-secret"}')
+    expect(error.message).toContain("'TOKEN' twice")
+    expect(error.message).not.toContain('secret')
+  })
+
+  test('keys that differ only in case or spacing are different parameters', () => {
+    expect(parseParameters('{"A": "1", "a": "2", "A ": "3"}')).toEqual({
+      A: '1',
+      a: '2',
+      'A ': '3'
+    })
   })
 
   test('malformed JSON is not echoed', () => {

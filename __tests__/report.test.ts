@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import * as core from '@actions/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
+  BUILD_OUTPUT_MAX_BYTES,
+  buildOutput,
   failureMessage,
   formatDuration,
   setBuildOutputs,
@@ -92,6 +94,46 @@ describe('setBuildOutputs', () => {
     expect(outputs).not.toHaveProperty('result')
     expect(outputs).not.toHaveProperty('duration')
     expect(outputs['build-number']).toBe('12')
+  })
+
+  it('cuts a build over the cap to valid JSON without its largest fields, and warns', () => {
+    const outputs: Record<string, string> = {}
+    const { logger, warnings } = recordingLogger()
+    const items = Array.from({ length: 3000 }, (_, i) => ({
+      msg: `commit ${i} ${'x'.repeat(100)}`
+    }))
+    const b = build({ changeSets: [{ items }], culprits: [{ fullName: 'y'.repeat(200) }] })
+    setBuildOutputs(
+      { setOutput: (n, v) => (outputs[n] = v) },
+      { ...base, build: b, buildUrl: 'http://127.0.0.1/job/team/job/deploy/12/' },
+      logger
+    )
+    const json = outputs.build ?? ''
+    expect(Buffer.byteLength(json)).toBeLessThanOrEqual(BUILD_OUTPUT_MAX_BYTES)
+    const parsed = JSON.parse(json) as Record<string, unknown>
+    expect(parsed).not.toHaveProperty('changeSets')
+    // Only what had to go: the rest is there, whole.
+    expect(parsed).toMatchObject({ number: 12, result: 'SUCCESS', culprits: b.culprits })
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(
+      /^The build output holds \d+ KiB of JSON, over its cap of 256 KiB: it leaves out changeSets\. The whole build is at http:\/\/127\.0\.0\.1\/job\/team\/job\/deploy\/12\/api\/json\.$/
+    )
+  })
+
+  it('leaves a build within the cap whole, and drops the largest fields first to fit any cap', () => {
+    const b = build()
+    expect(buildOutput(b)).toEqual({
+      json: JSON.stringify(b),
+      dropped: [],
+      fullBytes: JSON.stringify(b).length
+    })
+    const small = buildOutput(b, 60)
+    expect(Buffer.byteLength(small.json)).toBeLessThanOrEqual(60)
+    expect(small.dropped[0]).toBe('url')
+    expect(JSON.parse(small.json)).toEqual(
+      Object.fromEntries(Object.entries(b).filter(([key]) => !small.dropped.includes(key)))
+    )
+    expect(buildOutput(b, 2).json).toBe('{}')
   })
 
   it('only sets what it knows when no build started', () => {

@@ -128,32 +128,6 @@ describe('watchForInput', () => {
     ])
   })
 
-  it('tells a pause through `say` when given (an annotation outside the console region)', async () => {
-    const { api, seen } = scripted(
-      [
-        {
-          status: 'PAUSED_PENDING_INPUT',
-          stages: [stage('3', '##[error]x', 'PAUSED_PENDING_INPUT')]
-        }
-      ],
-      2
-    )
-    const logger = recordingLogger()
-    const said: string[] = []
-    const watch = watchForInput(api, REF, logger, {
-      firstMs: 0,
-      intervalMs: 1,
-      say: m => said.push(m)
-    })
-    await seen
-    watch.stop()
-    await watch.done
-    expect(said).toEqual([
-      `Jenkins build #8 is waiting for input in stage "##[error]x": answer it at ${REF.url}input/`
-    ])
-    expect(logger.lines).toEqual([])
-  })
-
   it('stops looking when Jenkins has no wfapi (404)', async () => {
     const { api, calls } = scripted([undefined], 1)
     const watch = watchForInput(api, REF, recordingLogger(), { firstMs: 0, intervalMs: 1 })

@@ -126,7 +126,7 @@ async function downloadOne(
     const done = await api.downloadArtifact(build, path, () => openSink(target), signal)
     outcome.bytes += done.bytes
     outcome.written.push(posix(join(outcome.folder, path)))
-    logger.debug(`Downloaded artifact ${JSON.stringify(path)} (${formatBytes(done.bytes)}).`)
+    logger.info(`Downloaded artifact ${JSON.stringify(path)} (${formatBytes(done.bytes)}).`)
   } catch (error) {
     throwIfAborted(signal)
     if (error instanceof JenkinsError && error.kind === 'aborted') throw error

@@ -68,7 +68,7 @@ async function follow(
     // A cancel that arrived while reading the job must not still trigger.
     throwIfAborted(signal)
     const queued = await api.trigger(info, settings.job, settings.parameters)
-    progress.queued(queued.queueId)
+    progress.queued(queued.queueId, queued.merged)
     warnUnknownParameters(
       queued.unknownParameters,
       info.parameterDefinitions.map(p => p.name),
@@ -77,7 +77,7 @@ async function follow(
     outcome.queueUrl = queued.queueUrl
     outcome.parameters = settings.parameters
     core.setOutput(Output.QueueUrl, queued.queueUrl)
-    core.info(
+    coreLogger.info(
       queued.merged
         ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
         : `Queued ${name} in Jenkins: ${queued.queueUrl}`
@@ -91,7 +91,7 @@ async function follow(
     progress.started(start.ref)
     outcome.queueWaitMs = start.queueWaitMs
     outcome.buildUrl = start.ref.url
-    core.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
+    coreLogger.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
     first = await follower.describe(start.ref)
   } else {
     first = await lastBuild(api, settings)
@@ -101,7 +101,7 @@ async function follow(
       url: api.buildUrl(settings.job, first.number)
     })
     outcome.buildUrl = progress.build?.url
-    core.info(
+    coreLogger.info(
       `${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`
     )
   }
@@ -120,7 +120,7 @@ async function follow(
   outcome.result = final.result ?? undefined
   const accepted = final.result !== null && settings.accept.includes(final.result)
   outcome.accepted = accepted
-  core.info(
+  coreLogger.info(
     `Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
   )
   await readProducts(api, settings, ref, final, outcome, signal)
@@ -147,19 +147,12 @@ async function waitForEnd(
   // see, and the failure message quotes its last lines.
   const showConsole = settings.log && (first.building || settings.build === 'new')
   if (!first.building && !showConsole) return { final: first, tail: [] }
-  // A Pipeline stopped at an `input` step would look hung: say where to answer
-  // it. In the console's stopped region as a line, else as a notice.
+  // A Pipeline stopped at an `input` step would look hung: say where to answer it.
   const inputs =
-    first.building && isPipeline(first)
-      ? watchForInput(api, ref, coreLogger, {
-          say: showConsole
-            ? message => coreLogger.info(message)
-            : message => core.notice(message, { title: 'Jenkins is waiting for input' })
-        })
-      : undefined
+    first.building && isPipeline(first) ? watchForInput(api, ref, coreLogger) : undefined
   try {
     if (!showConsole) {
-      core.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
+      coreLogger.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
       return { final: await follower.waitForEnd(ref, undefined, first), tail: [] }
     }
     const streamer = new ConsoleStreamer(api, ref, {
@@ -243,7 +236,7 @@ async function finish(
 ): Promise<void> {
   // Whatever the step did not wait for, the user chose to leave running.
   progress.done()
-  setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome)
+  setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome, coreLogger)
   await writeSummary(core.summary, outcome, coreLogger)
   // A wanted artifact that is missing fails the step even when the build passed.
   const problems = outcome.artifacts?.problems ?? []

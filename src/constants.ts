@@ -48,6 +48,8 @@ export enum State {
   QueueId = 'queueId',
   /** Number of the followed build, once known. */
   BuildNumber = 'buildNumber',
+  /** 'true' when Jenkins merged the trigger into an item another request had queued (303): never cancelled or stopped. */
+  Shared = 'shared',
   /** 'false' while remote work the step started may still be running; 'true' once it is over or was dealt with. */
   Done = 'done'
 }

@@ -231,7 +231,10 @@ function parseBaseUrl(value: string): string {
     )
   }
   if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
-    throw new InputError(`Input 'url' ('${value}') must not have a query or fragment: ${expected}.`)
+    // Not echoed: a query can hold a token.
+    throw new InputError(
+      `Input 'url' ('${redactUrl(value)}') must not have a query or fragment (the part from '?' or '#' on, not shown here): ${expected}.`
+    )
   }
   return url.origin + url.pathname.replace(/\/+$/, '')
 }

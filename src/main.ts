@@ -60,13 +60,13 @@ async function listJobs(api: JenkinsApi, settings: Settings): Promise<void> {
   core.setOutput(Output.Jobs, JSON.stringify(names))
   if (settings.job.length > 0) core.setOutput(Output.JobUrl, api.jobUrl(settings.job))
   const where = settings.jobName ? `folder ${settings.jobName}` : api.baseUrl
-  core.info(`${names.length} job(s) in ${where}:`)
-  for (const name of names) core.info(`  ${name}`)
+  coreLogger.info(`${names.length} job(s) in ${where}:`)
+  for (const name of names) coreLogger.info(`  ${name}`)
 }
 
 async function disableJob(api: JenkinsApi, settings: Settings): Promise<void> {
   await api.disableJob(settings.job)
-  core.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`)
+  coreLogger.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`)
 }
 
 /** A 404 on the job, with the closest job names Jenkins has. */
@@ -113,6 +113,6 @@ async function abortMessage(
   const done = await abortRemote(createClient(settings), progress, coreLogger)
   // Only now: if the runner kills us before this, the post step stops the build.
   progress.done()
-  core.info(`Jenkins: ${done}.`)
+  coreLogger.info(`Jenkins: ${done}.`)
   return `${what}${target}; ${done}.`
 }

@@ -1,3 +1,4 @@
+import { parse as parseJsonTree } from '@humanwhocodes/momoa'
 import { InputError } from './input-error.js'
 import type { BuildParameters } from './jenkins/types.js'
 
@@ -10,7 +11,8 @@ const FORMS =
  * - A JSON object (the text starts with `{`): values are strings, numbers,
  *   booleans, or arrays of those (a multi-value parameter). Numbers and
  *   booleans become the strings Jenkins would receive in a form (`3`, `true`);
- *   quote a number to keep an exact spelling such as `1.50`.
+ *   quote a number to keep an exact spelling such as `1.50`. A key given
+ *   twice is refused (JSON.parse would silently keep the last).
  * - Otherwise `NAME=value` lines: split on the first `=`, so the value may
  *   hold `=` and may be empty; the name is trimmed, the value is kept as
  *   written (only the line break is removed, CRLF included); blank lines are
@@ -66,6 +68,7 @@ function parseJson(text: string): BuildParameters {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new InputError(`Input 'parameters' is JSON but not an object: ${FORMS}.`)
   }
+  refuseDuplicateKeys(text)
   const entries: Array<[string, string | string[]]> = []
   for (const [name, value] of Object.entries(data)) {
     if (name.trim() === '') {
@@ -79,6 +82,30 @@ function parseJson(text: string): BuildParameters {
   // fromEntries defines own properties, so a parameter named `__proto__`
   // stays a parameter instead of replacing the object's prototype.
   return Object.fromEntries(entries)
+}
+
+/**
+ * JSON.parse keeps the last of two equal keys and says nothing, and no
+ * reviver sees the first: the text is read again as a tree that keeps every
+ * member (momoa), with keys decoded, so `"A"` and `"\u0041"` are one key.
+ * Only the top level matters: a nested object is refused as a value anyway.
+ */
+function refuseDuplicateKeys(text: string): void {
+  const body = parseJsonTree(text, { mode: 'json' }).body
+  if (body.type !== 'Object') return
+  const lines = new Map<string, number>()
+  for (const member of body.members) {
+    const name = member.name.type === 'String' ? member.name.value : member.name.name
+    const line = member.name.loc.start.line
+    const first = lines.get(name)
+    if (first !== undefined) {
+      const where = first === line ? `line ${line}` : `lines ${first} and ${line}`
+      throw new InputError(
+        `Input 'parameters' has the key '${name}' twice (${where}): a key may appear once; for several values of one parameter give an array, such as {"${name}": ["a", "b"]} (${FORMS}).`
+      )
+    }
+    lines.set(name, line)
+  }
 }
 
 function scalar(name: string, value: unknown): string {

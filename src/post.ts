@@ -20,7 +20,7 @@ export async function runPost(): Promise<void> {
     const target = savedTarget(settings.job, api)
     if (!target) return
     const done = await abortRemote(api, target, coreLogger)
-    core.info(`Post step: ${done}.`)
+    coreLogger.info(`Post step: ${done}.`)
   } catch (error) {
     core.warning(
       `Post step could not check the Jenkins build: ${error instanceof Error ? error.message : String(error)}`

@@ -13,13 +13,17 @@ export class Progress implements RemoteTarget {
   build?: BuildRef
   /** Whether this step started the build: a build it only reports is never stopped. */
   owned = false
+  /** Jenkins merged the trigger into another request's item (303): cancel.ts leaves it alone. */
+  shared = false
 
   constructor(readonly job: JobPath) {}
 
-  queued(queueId: number): void {
+  queued(queueId: number, shared = false): void {
     this.queueId = queueId
     this.owned = true
+    this.shared = shared
     core.saveState(State.QueueId, String(queueId))
+    if (shared) core.saveState(State.Shared, 'true')
     core.saveState(State.Done, 'false')
   }
 
@@ -42,6 +46,7 @@ export function savedTarget(job: JobPath, api: JenkinsApi): RemoteTarget | undef
   return {
     job,
     queueId,
-    build: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
+    build: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) },
+    shared: core.getState(State.Shared) === 'true'
   }
 }

@@ -48,8 +48,63 @@ export interface OutputSink {
   setOutput(name: string, value: string): void
 }
 
-/** Sets every output the outcome knows. duration and result only once the build is over. */
-export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome): void {
+/**
+ * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
+ * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
+ * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
+ * output can still be passed on as a job output beside the others. Build
+ * JSON is a few KB; what exceeds this is long change logs or many actions.
+ */
+export const BUILD_OUTPUT_MAX_BYTES = 256 * 1024
+
+/** The `build` output: the build JSON, or within the cap, the build without its largest fields. */
+export interface BuildOutput {
+  json: string
+  /** Top-level fields left out to fit, largest first; empty when nothing was cut. */
+  dropped: string[]
+  /** Size of the whole JSON, in bytes. */
+  fullBytes: number
+}
+
+/**
+ * The build JSON within `maxBytes`. When it is too large, whole top-level
+ * fields are left out, largest first, until it fits: the output stays valid
+ * JSON with Jenkins' own field names, and what is there is complete.
+ */
+export function buildOutput(build: Build, maxBytes = BUILD_OUTPUT_MAX_BYTES): BuildOutput {
+  const json = JSON.stringify(build)
+  const fullBytes = Buffer.byteLength(json)
+  if (fullBytes <= maxBytes) return { json, dropped: [], fullBytes }
+  const sizes = Object.entries(build)
+    .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
+    .sort((a, b) => b.bytes - a.bytes)
+  const kept: Record<string, unknown> = { ...build }
+  const dropped: string[] = []
+  let bytes = fullBytes
+  for (const { key, bytes: size } of sizes) {
+    if (bytes <= maxBytes) break
+    delete kept[key]
+    dropped.push(key)
+    // "key":value plus a comma; re-measured below where it matters.
+    bytes -= size + Buffer.byteLength(JSON.stringify(key)) + 2
+  }
+  let cut = JSON.stringify(kept)
+  while (Buffer.byteLength(cut) > maxBytes && Object.keys(kept).length > 0) {
+    const next = sizes.find(s => s.key in kept)
+    if (!next) break
+    delete kept[next.key]
+    dropped.push(next.key)
+    cut = JSON.stringify(kept)
+  }
+  return { json: cut, dropped, fullBytes }
+}
+
+/**
+ * Sets every output the outcome knows. duration and result only once the
+ * build is over. A `build` output over its cap is cut (buildOutput) with a
+ * warning that says what was left out and where the whole is.
+ */
+export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?: Logger): void {
   const build = outcome.build
   const finished = build !== undefined && !build.building
   const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined)
@@ -59,7 +114,15 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome): void {
   // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
   if (finished) out.setOutput(Output.Duration, String(build.duration))
   if (outcome.queueUrl) out.setOutput(Output.QueueUrl, outcome.queueUrl)
-  if (build) out.setOutput(Output.Build, JSON.stringify(build))
+  if (build) {
+    const { json, dropped, fullBytes } = buildOutput(build)
+    out.setOutput(Output.Build, json)
+    if (dropped.length > 0) {
+      logger?.warning(
+        `The build output holds ${kib(fullBytes)} of JSON, over its cap of ${kib(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`
+      )
+    }
+  }
   out.setOutput(Output.JobUrl, outcome.jobUrl)
   if (outcome.tests) {
     out.setOutput(Output.TestsTotal, String(outcome.tests.counts.total))
@@ -68,6 +131,10 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome): void {
   }
   if (outcome.stages) out.setOutput(Output.Stages, stagesOutput(outcome.stages))
   if (outcome.artifacts) out.setOutput(Output.Artifacts, JSON.stringify(outcome.artifacts.written))
+}
+
+function kib(bytes: number): string {
+  return `${Math.ceil(bytes / 1024)} KiB`
 }
 
 const RESULT_ICONS: Record<BuildResult, string> = {

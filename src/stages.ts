@@ -80,17 +80,8 @@ export function watchForInput(
   api: Pick<BuildOutputsApi, 'describeRun'>,
   ref: BuildRef,
   logger: Logger,
-  options: InputWatchOptions & {
-    /**
-     * How a pause is told. The line holds a stage name (Jenkins text), so it
-     * must not reach the log as a plain line where the runner acts on
-     * commands: inside the console's stopped region a plain line is fine;
-     * elsewhere the caller passes an annotation (an escaped command).
-     */
-    say?: (message: string) => void
-  } = {}
+  options: InputWatchOptions = {}
 ): { stop(): void; done: Promise<void> } {
-  const say = options.say ?? ((message: string) => logger.info(message))
   const controller = new AbortController()
   const announced = new Set<string>()
   const inputUrl = `${ref.url}input/`
@@ -106,7 +97,10 @@ export function watchForInput(
       announced.add(key)
       const stage = paused.find(s => s.id === key)
       const where = stage ? ` in stage ${JSON.stringify(stage.name)}` : ''
-      say(`Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`)
+      // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
+      logger.info(
+        `Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`
+      )
     }
     // Once answered, a later pause of the same stage is news again.
     for (const key of [...announced]) if (!keys.includes(key)) announced.delete(key)

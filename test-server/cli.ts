@@ -1,7 +1,9 @@
 /**
  * Starts the test server with the sample jobs until SIGINT/SIGTERM:
  *   npx tsx test-server/cli.ts [--port N] [--context /jenkins] [--csrf on|off]
- *     [--crumb-field NAME] [--quiet-period S] [--executors N]
+ *     [--crumb-field NAME] [--quiet-period S] [--executors N] [--hostile TEXT]
+ * --hostile serves TEXT (with \n and \r read as line breaks) in front of every
+ * text field a client prints: names, display names, why, results, causes.
  */
 import { randomBytes } from 'node:crypto'
 import { sampleJobs } from './sample-jobs.js'
@@ -11,7 +13,7 @@ import type { ServerOptions } from './types.js'
 function usage(message: string): never {
   console.error(`${message}
 usage: tsx test-server/cli.ts [--port N] [--context /jenkins] [--csrf on|off]
-       [--crumb-field NAME] [--quiet-period S] [--executors N]`)
+       [--crumb-field NAME] [--quiet-period S] [--executors N] [--hostile TEXT]`)
   process.exit(2)
 }
 
@@ -51,6 +53,10 @@ async function main(): Promise<void> {
         break
       case '--executors':
         options.executors = number(flag, value)
+        break
+      case '--hostile':
+        if (value === undefined) usage('--hostile needs a text')
+        options.hostile = { text: value.replace(/\\n/g, '\n').replace(/\\r/g, '\r') }
         break
       default:
         usage(`unknown argument ${flag ?? ''}`)

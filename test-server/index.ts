@@ -7,6 +7,8 @@ export type {
   BuildState,
   Cause,
   FaultSpec,
+  HostileField,
+  HostileSpec,
   JobScript,
   JobSpec,
   JobState,

@@ -7,7 +7,16 @@
 import { artifactsJson } from './artifacts.js'
 import { isJob, resolvePermalink, type Build, type JenkinsModel } from './model.js'
 import { timeSpan } from './time-span.js'
-import type { BuildState, JobState, ParameterValueState, QueueItemState, Result } from './types.js'
+import type {
+  BuildState,
+  Cause,
+  HostileField,
+  HostileSpec,
+  JobState,
+  ParameterValueState,
+  QueueItemState,
+  Result
+} from './types.js'
 
 export interface JsonContext {
   /** Configured root URL, ending in '/'. */
@@ -15,9 +24,26 @@ export interface JsonContext {
   model: JenkinsModel
   executors: number
   useCrumbs: boolean
+  /** Attacker-chosen text in the fields a client prints (ServerOptions.hostile). */
+  hostile?: HostileSpec
 }
 
 type Json = Record<string, unknown>
+
+/** A text field as a hostile server serves it: its `text` in front (HostileSpec). */
+function served(ctx: JsonContext, field: HostileField, value: string): string {
+  const hostile = ctx.hostile
+  if (!hostile || (hostile.fields && !hostile.fields.includes(field))) return value
+  return hostile.text + value
+}
+
+function causesJson(ctx: JsonContext, causes: Cause[]): Cause[] {
+  return causes.map(c => ({
+    ...c,
+    shortDescription: served(ctx, 'cause', c.shortDescription),
+    userName: served(ctx, 'cause', c.userName)
+  }))
+}
 
 /** Jenkins' Util.rawEncode: keeps alphanumerics and !$&'()*+,-.=@_ (jenkins-api.md 3.8). */
 export function rawEncode(name: string): string {
@@ -83,6 +109,15 @@ export function fullDisplayName(item: JobState): string {
   const names: string[] = []
   for (let i: JobState | null = item; i && i.parent; i = i.parent) names.unshift(i.displayName)
   return names.join(' » ')
+}
+
+function displayNames(ctx: JsonContext, item: JobState): Json {
+  return {
+    displayName: served(ctx, 'displayName', item.displayName),
+    displayNameOrNull:
+      item.displayName === item.name ? null : served(ctx, 'displayName', item.displayName),
+    fullDisplayName: served(ctx, 'displayName', fullDisplayName(item))
+  }
 }
 
 function sortedChildren(item: JobState): JobState[] {
@@ -159,7 +194,7 @@ function buildRef(ctx: JsonContext, build: BuildState | undefined, level: number
 export function itemJson(ctx: JsonContext, item: JobState, level: number, depth: number): Json {
   const head: Json = { _class: ITEM_CLASS[item.type] }
   if (level > depth) {
-    const out: Json = { ...head, name: item.name, url: itemUrl(ctx, item) }
+    const out: Json = { ...head, name: served(ctx, 'name', item.name), url: itemUrl(ctx, item) }
     if (isJob(item)) out.color = color(item)
     return out
   }
@@ -167,11 +202,9 @@ export function itemJson(ctx: JsonContext, item: JobState, level: number, depth:
     ...head,
     actions: [],
     description: null,
-    displayName: item.displayName,
-    displayNameOrNull: item.displayName === item.name ? null : item.displayName,
-    fullDisplayName: fullDisplayName(item),
-    fullName: item.fullName,
-    name: item.name,
+    ...displayNames(ctx, item),
+    fullName: served(ctx, 'name', item.fullName),
+    name: served(ctx, 'name', item.name),
     url: itemUrl(ctx, item)
   }
   if (!isJob(item)) {
@@ -227,7 +260,7 @@ export function itemJson(ctx: JsonContext, item: JobState, level: number, depth:
 
 // ---- builds ----
 
-function actionsJson(build: BuildState): Json[] {
+function actionsJson(ctx: JsonContext, build: BuildState): Json[] {
   const actions: Json[] = []
   if (build.parameterValues.length > 0) {
     actions.push({
@@ -235,7 +268,7 @@ function actionsJson(build: BuildState): Json[] {
       parameters: build.parameterValues.map(parameterValueJson)
     })
   }
-  actions.push({ _class: 'hudson.model.CauseAction', causes: build.causes })
+  actions.push({ _class: 'hudson.model.CauseAction', causes: causesJson(ctx, build.causes) })
   // Actions that export nothing appear as {} (jenkins-api.md 5.3); clients must skip them.
   actions.push({})
   const report = (build as Build).testReport
@@ -277,21 +310,21 @@ export function buildJson(ctx: JsonContext, build: BuildState, level: number, de
   const finishedAt = build.finishedAt
   const out: Json = {
     ...head,
-    actions: actionsJson(build),
+    actions: actionsJson(ctx, build),
     artifacts: artifactsJson((build as Build).artifacts ?? []),
     building: build.building,
     description: null,
-    displayName: `#${build.number}`,
+    displayName: served(ctx, 'displayName', `#${build.number}`),
     duration: build.building || finishedAt === null ? 0 : finishedAt - build.startedAt,
     estimatedDuration: ctx.model.estimatedDuration(build.job),
     executor,
-    fullDisplayName: `${fullDisplayName(build.job)} #${build.number}`,
+    fullDisplayName: served(ctx, 'displayName', `${fullDisplayName(build.job)} #${build.number}`),
     id: String(build.number),
     inProgress: build.building,
     keepLog: false,
     number: build.number,
     queueId: build.queueId,
-    result: build.result,
+    result: build.result === null ? null : served(ctx, 'result', build.result),
     timestamp: build.startedAt,
     url: buildUrl(ctx, build)
   }
@@ -342,6 +375,11 @@ export function queueWhy(ctx: JsonContext, item: QueueItemState): string | null 
   }
 }
 
+function servedWhy(ctx: JsonContext, item: QueueItemState): string | null {
+  const why = queueWhy(ctx, item)
+  return why === null ? null : served(ctx, 'why', why)
+}
+
 export function queueItemJson(
   ctx: JsonContext,
   item: QueueItemState,
@@ -355,7 +393,7 @@ export function queueItemJson(
       parameters: item.parameters.map(parameterValueJson)
     })
   }
-  actions.push({ _class: 'hudson.model.CauseAction', causes: item.causes })
+  actions.push({ _class: 'hudson.model.CauseAction', causes: causesJson(ctx, item.causes) })
   const params = item.parameters
     .map(p => `\n${p.name}=${p.type === 'password' ? '****' : String(p.value)}`)
     .join('')
@@ -370,7 +408,7 @@ export function queueItemJson(
     stuck: false,
     task: itemJson(ctx, item.job, level + 1, depth),
     url: `queue/item/${item.id}/`,
-    why: queueWhy(ctx, item)
+    why: servedWhy(ctx, item)
   }
   switch (item.state) {
     case 'waiting':

@@ -210,7 +210,16 @@ export class JenkinsModel implements ServerState {
 
   // ---- queue ----
 
-  /** Queue.schedule2: merges into a queued item of the same job with an equal parameter set. */
+  /**
+   * Queue.schedule2 → scheduleInternal: a request for a task that already has
+   * an item in the queue (waiting, blocked or buildable) with an equal
+   * parameter set (ParametersAction.shouldSchedule; a job without parameters
+   * always matches) queues nothing. Its FoldableActions fold into every such
+   * item instead: CauseAction.foldIntoExisting adds its cause to the item's
+   * cause bag, which the item and, once it runs, its build (Executor.run adds
+   * the item's actions to the run) export once per count. The first item is
+   * returned.
+   */
   schedule(
     job: JobState,
     parameters: ParameterValueState[],
@@ -219,12 +228,16 @@ export class JenkinsModel implements ServerState {
   ): { item: QueueItemState; merged: boolean } {
     const now = Date.now()
     const dueAt = now + Math.max(0, quietPeriodSec) * 1000
-    const existing = this.queue.find(
+    const duplicates = this.queue.filter(
       i => i.state !== 'left' && i.job === job && sameParameters(i.parameters, parameters)
     )
+    const existing = duplicates[0]
     if (existing) {
-      // When merging into a WaitingItem the earlier due time wins (Queue.scheduleInternal).
-      if (existing.state === 'waiting') existing.dueAt = Math.min(existing.dueAt, dueAt)
+      for (const item of duplicates) {
+        for (const cause of causes) foldCause(item.causes, cause)
+        // When merging into a WaitingItem the earlier due time wins (Queue.scheduleInternal).
+        if (item.state === 'waiting') item.dueAt = Math.min(item.dueAt, dueAt)
+      }
       this.tick()
       return { item: existing, merged: true }
     }
@@ -504,6 +517,22 @@ export class JenkinsModel implements ServerState {
     for (const t of this.timers) clearTimeout(t)
     this.timers.clear()
   }
+}
+
+/**
+ * CauseAction's cause bag, kept as the list getCauses() exports: a
+ * LinkedHashMap from cause to count, written as each cause repeated `count`
+ * times in first-seen order (Collections.nCopies). Causes are equal as
+ * Cause.UserIdCause.equals says: the same userId (null for anonymous).
+ */
+export function foldCause(bag: Cause[], cause: Cause): void {
+  const same = (c: Cause): boolean => c._class === cause._class && c.userId === cause.userId
+  let last = -1
+  bag.forEach((c, i) => {
+    if (same(c)) last = i
+  })
+  if (last < 0) bag.push(cause)
+  else bag.splice(last + 1, 0, bag[last] as Cause)
 }
 
 function sameParameters(a: ParameterValueState[], b: ParameterValueState[]): boolean {

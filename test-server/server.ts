@@ -17,6 +17,7 @@ import { Security, Sessions } from './security.js'
 import type {
   BuildState,
   FaultSpec,
+  HostileSpec,
   JobSpec,
   RequestLogEntry,
   ServerOptions,
@@ -75,7 +76,13 @@ class JenkinsServer implements TestJenkins {
       model,
       sessions: new Sessions(),
       security: new Security(this.users, options.anonymousRead ?? false),
-      json: { rootUrl: '', model, executors: model.executors, useCrumbs: csrf },
+      json: {
+        rootUrl: '',
+        model,
+        executors: model.executors,
+        useCrumbs: csrf,
+        hostile: options.hostile
+      },
       stageView: options.stageView ?? true
     }
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
@@ -165,6 +172,10 @@ class JenkinsServer implements TestJenkins {
       this.faultTimer = setTimeout(() => void this.restart(), spec.restartAfterMs)
     }
     this.restartArmed = spec?.restartDuringBuild !== undefined
+  }
+
+  setHostile(spec: HostileSpec | undefined): void {
+    this.ctx.json.hostile = spec
   }
 
   private restartArmed = false

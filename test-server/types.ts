@@ -189,6 +189,30 @@ export interface FaultSpec {
   restartDuringBuild?: { afterMs: number; job?: string }
 }
 
+/** Text fields a hostile Jenkins fills (see HostileSpec). */
+export type HostileField = 'why' | 'name' | 'displayName' | 'result' | 'cause'
+
+/**
+ * A hostile, compromised or broken Jenkins, or something posing as one: the
+ * text fields a client may print carry `text` in front of their usual value.
+ * Real Jenkins lets users write most of them: display names are free text,
+ * a `why` quotes label, node and item names, causes quote user names; item
+ * names refuse `:` and control characters (Jenkins.checkGoodName) and a
+ * result is one of five names, but a server that lies is not bound by that.
+ * Everything else (URLs, numbers, states) behaves as usual.
+ */
+export interface HostileSpec {
+  /** e.g. '::error::x', '\r::warning::x', '\n::stop-commands::x', '##[error]x'. */
+  text: string
+  /**
+   * Where it goes (default all): `why` of a queue item still queued; `name`
+   * (item `name` and `fullName`, a queue item's task); `displayName` (items'
+   * and builds' display and full display names); `result` of a build that has
+   * one; `cause` (a cause's shortDescription and userName).
+   */
+  fields?: HostileField[]
+}
+
 export interface ServerOptions {
   /** Default 0 (a free port). */
   port?: number
@@ -221,6 +245,8 @@ export interface ServerOptions {
   tls?: { key: string | Buffer; cert: string | Buffer }
   /** X-Jenkins; default '2.541.1'. */
   version?: string
+  /** Serve attacker-chosen text in the fields a client prints; default off. */
+  hostile?: HostileSpec
   /** Whether the Pipeline Stage View plugin (`wfapi`) is installed; default true. */
   stageView?: boolean
 }
@@ -344,6 +370,8 @@ export interface TestJenkins {
   /** Drops sessions (new cookie name and salt), forgets LeftItems, refuses connections for restartDowntimeMs. */
   restart(): Promise<void>
   setFaults(f: FaultSpec | undefined): void
+  /** Turns the hostile text on, changes it, or (undefined) turns it off. */
+  setHostile(h: HostileSpec | undefined): void
   /** All builds of a job by full name ('folder/job'), oldest first. */
   builds(fullName: string): BuildState[]
   /** Triggers counted from the request log (201/303 answers, also those whose answer was then lost), for one job or all. */

@@ -1,13 +1,14 @@
 /**
  * Shared pieces of the end-to-end tests: the runtimes every scenario runs
- * under, a reader of the step log as the runner reads it, small local HTTP
+ * under, the runner's reading of the step log (re-exported), small local HTTP
  * servers (a fake GitHub API, an SSO page) and a peak-memory probe.
  */
 import { readFileSync } from 'node:fs'
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { node24, runAction, type ActionRun, type RunOptions } from '../../scripts/action-runner.js'
-import type { TestJenkins } from '../../test-server/index.js'
+import { State } from '../../src/constants.js'
+import type { BuildState, TestJenkins } from '../../test-server/index.js'
 
 /**
  * The machine's Node and Node 24 (what action.yml declares). node24() throws
@@ -26,6 +27,49 @@ export function auth(jenkins: TestJenkins, kind: 'password' | 'token' = 'token')
   return { url: jenkins.url, user: 'admin', token: kind === 'token' ? ADMIN_TOKEN : 'admin' }
 }
 
+/** A POST to the test server as the admin with its API token (no crumb needed), e.g. a blocker build or a stop. */
+export async function adminPost(jenkins: TestJenkins, path: string): Promise<Response> {
+  return fetch(`${jenkins.url}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}` }
+  })
+}
+
+/** Polls the in-process test server until `check` gives a value (the server has no events to wait on). */
+export async function untilServer<T>(check: () => T | undefined, what: string): Promise<T> {
+  const end = Date.now() + 20_000
+  for (;;) {
+    const value = check()
+    if (value !== undefined) return value
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+/** Starts a build of `job` from outside the action (`query`: parameters) and waits until it runs. */
+export async function startBuild(
+  jenkins: TestJenkins,
+  job: string,
+  query = ''
+): Promise<BuildState> {
+  const before = jenkins.builds(job).length
+  const endpoint = query ? `buildWithParameters?${query}&` : 'build?'
+  const res = await adminPost(jenkins, `/job/${job}/${endpoint}delay=0sec`)
+  if (res.status !== 201) throw new Error(`trigger of ${job}: ${res.status}`)
+  return untilServer(() => jenkins.builds(job)[before], `a build of ${job}`)
+}
+
+/** The saved state of a main step the runner killed while `build` ran: what its post step starts from. */
+export function killedMainState(build: BuildState): Record<string, string> {
+  return {
+    [State.IsPost]: 'true',
+    [State.QueueId]: String(build.queueId),
+    [State.BuildNumber]: String(build.number),
+    [State.Done]: 'false'
+  }
+}
+
 /** runAction under one runtime, killed if it hangs. */
 export function run(
   node: string,
@@ -40,53 +84,14 @@ export function describeRun(r: ActionRun): string {
   return `exit ${r.code}\n--- stdout ---\n${r.stdout}\n--- stderr ---\n${r.stderr}`
 }
 
-export interface LogLine {
-  text: string
-  /** The workflow command the runner would execute for this line, if any. */
-  command?: { name: string; properties: string; value: string }
-  /** Whether command processing was stopped when the runner read this line. */
-  stopped: boolean
-}
-
-/**
- * Reads stdout the way the runner does: a line (leading whitespace trimmed)
- * of the form `::name props::value` is a command, unless commands are
- * stopped by `::stop-commands::TOKEN`, after which only the line `::TOKEN::`
- * means anything (it resumes them).
- */
-export function runnerView(stdout: string): LogLine[] {
-  const lines: LogLine[] = []
-  let resumeToken: string | undefined
-  for (const text of stdout.split('\n')) {
-    const trimmed = text.trimStart().replace(/\r$/, '')
-    if (resumeToken !== undefined) {
-      const resumes = trimmed === `::${resumeToken}::`
-      lines.push({
-        text,
-        stopped: true,
-        ...(resumes ? { command: { name: resumeToken, properties: '', value: '' } } : {})
-      })
-      if (resumes) resumeToken = undefined
-      continue
-    }
-    const match = /^::([A-Za-z0-9_-]+)(?: ([^:]*))?::(.*)$/.exec(trimmed)
-    if (!match) {
-      lines.push({ text, stopped: false })
-      continue
-    }
-    const command = { name: match[1] ?? '', properties: match[2] ?? '', value: match[3] ?? '' }
-    lines.push({ text, stopped: false, command })
-    if (command.name === 'stop-commands') resumeToken = command.value
-  }
-  return lines
-}
-
-/** The commands the runner would act on. */
-export function commands(stdout: string, name?: string): LogLine['command'][] {
-  return runnerView(stdout)
-    .map(line => (line.stopped ? undefined : line.command))
-    .filter(c => c !== undefined && (name === undefined || c.name === name))
-}
+/** The runner's reading of stdout (what it would act on): see fixtures/runner-log.ts. */
+export {
+  commands,
+  endsStopped,
+  runnerView,
+  type LogLine,
+  type RunnerCommand
+} from '../fixtures/runner-log.js'
 
 export interface RecordedRequest {
   method: string

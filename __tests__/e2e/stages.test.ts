@@ -37,7 +37,10 @@ describe.each(RUNTIMES)('Pipeline stages ($name)', ({ path: node }) => {
       executors: 4,
       jobs: {
         approve: { type: 'pipeline', script: { stages: STAGES } },
-        'approve-quiet': { type: 'pipeline', script: { stages: STAGES } },
+        'approve-quiet': {
+          type: 'pipeline',
+          script: { stages: STAGES.map(s => (s.input ? { ...s, name: '##[error]Approve' } : s)) }
+        },
         'stage-names': {
           type: 'pipeline',
           script: {
@@ -112,20 +115,28 @@ describe.each(RUNTIMES)('Pipeline stages ($name)', ({ path: node }) => {
       expect(describes.every(q => q.status === 200)).toBe(true)
     })
 
-    it('with log: false the pause is a notice annotation', async () => {
+    it('with log: false the pause is a plain line, its stage name made inert', async () => {
       const running = startAction(
         { ...auth(jenkins), job: 'approve-quiet', log: 'false' },
         { node, killAfterMs: 60_000 }
       )
-      await answerWhenAsked(running, /is waiting for input in stage "Approve": answer it at (\S+)/)
+      const line = /is waiting for input in stage "#\\#\[error\]Approve": answer it at (\S+)/
+      await answerWhenAsked(running, line)
       const r = await running.done
       expect(r.code, describeRun(r)).toBe(1)
-      const notices = commands(r.stdout, 'notice')
-      expect(notices).toHaveLength(1)
-      expect(notices[0]?.properties).toBe('title=Jenkins is waiting for input')
-      expect(notices[0]?.value).toBe(
-        `Jenkins build #${r.outputs['build-number']} is waiting for input in stage "Approve": answer it at ${jenkins.url}/job/approve-quiet/${r.outputs['build-number']}/input/`
-      )
+      const n = r.outputs['build-number']
+      const said = runnerView(r.stdout).filter(l => line.test(l.text))
+      expect(said.map(l => [l.text, l.stopped, l.command])).toEqual([
+        [
+          `Jenkins build #${n} is waiting for input in stage "#\\#[error]Approve": answer it at ${jenkins.url}/job/approve-quiet/${n}/input/`,
+          false,
+          undefined
+        ]
+      ])
+      // The only error is the step's own failure.
+      expect(commands(r.stdout, 'error').map(c => c.value.split('%0A')[0])).toEqual([
+        expect.stringMatching(/^Jenkins build approve-quiet #\d+ finished FAILURE in stage 'Test'/)
+      ])
     })
 
     it('stage names are Jenkins text: escaped in the summary, never a command', async () => {

@@ -182,7 +182,12 @@ describe('redactUrl', () => {
     ['https://u:p/ss@host/x', 'https://***@host/x'],
     ['u:p@host', '***@host'],
     ['https://host/x', 'https://host/x'],
-    ['folder/job', 'folder/job']
+    ['folder/job', 'folder/job'],
+    ['https://host/x?token=s3cret&a=b', 'https://host/x?…'],
+    ['https://host/x#s3cret', 'https://host/x#…'],
+    ['https://host/x?q=a@b#c', 'https://host/x?…'],
+    ['https://u:p@host/x?t=1', 'https://***@host/x?…'],
+    ['host?token=s3cret', 'host?…']
   ])('%s → %s', (input, output) => {
     expect(redactUrl(input)).toBe(output)
   })

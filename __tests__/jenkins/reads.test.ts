@@ -200,6 +200,31 @@ describe('getBuild', () => {
     expect(build).toMatchObject({ number: 5, building: true })
   })
 
+  it.each(['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED', null])(
+    'accepts the result %j',
+    async result => {
+      const { client } = makeClient()
+      nock(ORIGIN).get('/jenkins/job/a/5/api/json').reply(200, { number: 5, result })
+      expect((await client.getBuild(['a'], 5)).result).toBe(result)
+    }
+  )
+
+  it.each(['success', 'PASSED', '::error::x', '\n::stop-commands::x', 3, { r: 1 }])(
+    'refuses any other result (%j) as an unexpected result, quoted inertly',
+    async result => {
+      const { client } = makeClient()
+      nock(ORIGIN).get('/jenkins/job/a/5/api/json').reply(200, { number: 5, result })
+      const error = await jenkinsError(client.getBuild(['a'], 5), 'protocol')
+      expect(error.message).toContain(
+        `build #5 of 'a' with an unexpected result ${JSON.stringify(result)}`
+      )
+      expect(error.message).toContain(
+        'expected one of SUCCESS, UNSTABLE, FAILURE, NOT_BUILT, ABORTED'
+      )
+      expect(error.message).not.toMatch(/[\r\n]/)
+    }
+  )
+
   it('404 on lastSuccessfulBuild says the job has none', async () => {
     const { client } = makeClient()
     nock(ORIGIN).get('/jenkins/job/a/lastSuccessfulBuild/api/json').reply(404)

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { startJenkins, type ServerOptions, type TestJenkins } from '../../test-server/index.js'
-import { ADMIN, get, getJson, post, queueId } from './helpers.js'
+import { ADMIN, get, getJson, post, queueId, waitFor } from './helpers.js'
 
 let jenkins: TestJenkins | undefined
 
@@ -187,5 +187,60 @@ describe('delay (jenkins-api.md 3.5)', () => {
       `/queue/item/${queueId(res.headers.get('location'))}/api/json`
     )
     expect(item._class).toBe('hudson.model.Queue$LeftItem')
+  })
+})
+
+type Causes = Array<{ _class: string; userId: string | null; shortDescription: string }>
+
+/** The causes exported in a queue item's or build's CauseAction. */
+function causesOf(json: { actions: Array<{ _class?: string; causes?: Causes }> }): Causes {
+  return json.actions.find(a => a._class === 'hudson.model.CauseAction')?.causes ?? []
+}
+
+describe('folding a request into a queued item (Queue.scheduleInternal, CauseAction)', () => {
+  it('adds each folded cause to the item and the build, once per request, grouped like the cause bag', async () => {
+    const j = await start({
+      users: [
+        { ...ADMIN, permissions: ['admin'] },
+        { name: 'bob', apiToken: 'tok-bob', permissions: ['read', 'build'] }
+      ]
+    })
+    const bob = `Basic ${Buffer.from('bob:tok-bob').toString('base64')}`
+    const first = await post(j, '/job/plain/build')
+    const id = queueId(first.headers.get('location'))
+    expect(causesOf(await getJson(j, `/queue/item/${id}/api/json`))).toHaveLength(1)
+    for (const auth of [bob, undefined]) {
+      const again = await post(j, '/job/plain/build', { auth })
+      expect(again.status).toBe(201)
+      expect(queueId(again.headers.get('location'))).toBe(id)
+    }
+    // CauseAction.getCauses(): each distinct cause repeated by its count, in first-seen order.
+    expect(causesOf(await getJson(j, `/queue/item/${id}/api/json`)).map(c => c.userId)).toEqual([
+      'admin',
+      'admin',
+      'bob'
+    ])
+    // The build carries the item's actions (Executor.run), so the same bag.
+    await post(j, '/job/plain/build?delay=0sec')
+    const build = await waitFor(() => j.builds('plain')[0], 'the build')
+    expect(build.queueId).toBe(id)
+    const json = await getJson<{ actions: Array<{ _class?: string; causes?: Causes }> }>(
+      j,
+      '/job/plain/1/api/json?tree=actions[causes[userId]]'
+    )
+    expect(causesOf(json).map(c => c.userId)).toEqual(['admin', 'admin', 'admin', 'bob'])
+    expect(j.builds('plain')).toHaveLength(1)
+  })
+
+  it('merges a parameterized request only with an equal parameter set (303), folding its cause', async () => {
+    const j = await start()
+    const first = await post(j, '/job/params/buildWithParameters?BRANCH=x')
+    const id = queueId(first.headers.get('location'))
+    expect((await post(j, '/job/params/buildWithParameters?BRANCH=x')).status).toBe(303)
+    const other = await post(j, '/job/params/buildWithParameters?BRANCH=y')
+    expect(other.status).toBe(201)
+    const otherId = queueId(other.headers.get('location'))
+    expect(causesOf(await getJson(j, `/queue/item/${id}/api/json`))).toHaveLength(2)
+    expect(causesOf(await getJson(j, `/queue/item/${otherId}/api/json`))).toHaveLength(1)
   })
 })

@@ -141,10 +141,13 @@ export function fullName(job: JobPath): string {
 }
 
 /**
- * A URL with any user:password removed, for messages. Everything up to the
- * last '@' goes, even with no scheme or a '/' in the password: a parser may
- * read a malformed URL differently, and hiding too much is harmless.
+ * A URL for messages, without what may be secret: the query and fragment
+ * (`?token=…`) become `?…` / `#…`, then everything up to the last '@' goes
+ * (user:password), even with no scheme or a '/' in the password: a parser
+ * may read a malformed URL differently, and hiding too much is harmless.
  */
 export function redactUrl(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@')
+  return value
+    .replace(/([?#])[\s\S]*$/, '$1…')
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@')
 }

@@ -1,3 +1,4 @@
+import { BUILD_RESULTS } from '../constants.js'
 import { JenkinsError } from './errors.js'
 import { buildUrl, fullName, jobUrl } from './job-path.js'
 import type { Requester } from './requester.js'
@@ -151,7 +152,22 @@ export async function getBuild(
       `Jenkins at ${http.origin} answered a build of '${name}' without a number`
     )
   }
+  const result: unknown = build.result
+  // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
+  // else is a broken or hostile server, and would reach outputs and messages.
+  if (result !== undefined && result !== null && !BUILD_RESULTS.some(r => r === result)) {
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${http.origin} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
+    )
+  }
   return build
+}
+
+/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
+function quote(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text
 }
 
 /** The job's most recent builds, newest first, with their queue ids. */

@@ -61,6 +61,8 @@ export interface QueueItem {
   inQueueSince?: number
   /** Set once the item left the queue and the run was created. */
   executable?: { number: number; url: string } | null
+  /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
+  actions?: unknown[]
 }
 
 /** A build (GET job/.../N/api/json). Only the fields the action reads are typed; the rest are kept. */

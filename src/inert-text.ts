@@ -1,0 +1,35 @@
+/**
+ * The one printer for text outside the console's stop-commands region: every
+ * step-log line the action writes goes through inertLine (core-logger.ts),
+ * because most of them quote Jenkins (a queue item's `why`, job names, build
+ * results, error bodies), and Jenkins text is untrusted.
+ *
+ * How the runner reads a step's stdout (actions/runner,
+ * src/Runner.Common/ActionCommand.cs TryParseV2/TryParse, and
+ * src/Runner.Worker/ActionCommandManager.cs TryProcessCommand):
+ * - lines are split on `\r`, `\n` and `\r\n`;
+ * - a line whose TrimStart() starts with `::` may be a command (`::name props::data`);
+ * - `##[name props]data` is a command ANYWHERE in a line (`IndexOf("##[")`).
+ * An escaped line that has no line break, no `##[`, and does not start with
+ * `::` after leading whitespace can form neither, whatever Jenkins sent.
+ */
+
+// C0 and C1 controls but TAB: CR and LF split lines, and U+0085 (NEL) is
+// whitespace to .NET's TrimStart though not to JavaScript's `\s`.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g
+const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r' }
+
+/**
+ * One step-log line that the runner cannot take for a workflow command:
+ * control characters (line breaks included) are shown escaped (`\n`, `\r`,
+ * `\x1b`), every `##[` becomes `#\#[`, and a line that would start with `::`
+ * after its leading whitespace gets a `\` before it.
+ */
+export function inertLine(text: string): string {
+  const escaped = text
+    .replace(CONTROL, c => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(/##\[/g, '#\\#[')
+  // JavaScript's \s covers .NET's whitespace once U+0085 is escaped above.
+  return escaped.replace(/^(\s*)::/, '$1\\::')
+}
