@@ -4,6 +4,7 @@ import { mkdir, realpath, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import { artifactTarget, isInside, type RefusedPath } from './artifact-paths.js'
 import { selectArtifacts, type ArtifactPattern } from './artifact-patterns.js'
+import { collectYoungGarbage } from './heap.js'
 import type { Settings } from './inputs.js'
 import type { ArtifactSink } from './jenkins/artifacts.js'
 import { JenkinsError } from './jenkins/errors.js'
@@ -26,6 +27,8 @@ export interface ArtifactsOutcome {
 
 /** Downloads at once: enough to hide latency on many small files, each in constant memory. */
 const PARALLEL = 4
+/** Bytes received between scavenges that free the socket's read buffers (heap.ts). */
+const COLLECT_EVERY = 4 * 1024 * 1024
 /** Names a warning lists of what the build does have. */
 const SHOWN_NAMES = 5
 
@@ -147,8 +150,14 @@ async function openSink(target: string): Promise<ArtifactSink> {
     stream.once('open', () => resolve())
     stream.once('error', reject)
   })
+  let collectAt = COLLECT_EVERY
   return {
     stream,
+    progress: bytes => {
+      if (bytes < collectAt) return
+      collectAt = bytes + COLLECT_EVERY
+      collectYoungGarbage()
+    },
     commit: () => rename(temp, target),
     discard: async () => {
       stream.destroy()

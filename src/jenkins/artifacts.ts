@@ -1,5 +1,5 @@
-import { once } from 'node:events'
-import type { Writable } from 'node:stream'
+import type { Readable, Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import { JenkinsError } from './errors.js'
 import { buildUrl, fullName } from './job-path.js'
 import type { Requester } from './requester.js'
@@ -42,6 +42,8 @@ export async function listArtifacts(
 /** Where one download attempt writes: a temporary file, kept or dropped at the end. */
 export interface ArtifactSink {
   stream: Writable
+  /** Told the bytes received so far, after each chunk. */
+  progress?(bytes: number): void
   /** The body arrived whole: make it the artifact (rename into place). */
   commit(): Promise<void>
   /** The attempt failed: remove what was written. */
@@ -140,39 +142,35 @@ class BodyFailure extends Error {
   }
 }
 
-/** Copies body to sink; body errors become BodyFailure, sink errors pass as they are. */
+/**
+ * Pipes body into the sink (stream.pipeline: the sink's backpressure pauses
+ * the body, and either side's failure ends both). Body errors become
+ * BodyFailure, sink errors pass as they are, a cancel is 'aborted'.
+ */
 async function copy(
-  body: AsyncIterable<unknown> & { destroy(error?: Error): void },
+  body: Readable,
   sink: ArtifactSink,
   signal: AbortSignal | undefined
 ): Promise<number> {
   let bytes = 0
-  const onAbort = (): void => body.destroy(new Error('aborted'))
-  signal?.addEventListener('abort', onAbort, { once: true })
-  const sinkError = new Promise<never>((_, reject) => sink.stream.once('error', reject))
-  sinkError.catch(() => undefined)
+  // pipeline destroys the other stream with the first error, so the first
+  // error event tells which side failed. Listeners are kept, not once: a
+  // body can report its end twice (an error after 'aborted').
+  let first: { side: 'body' | 'sink'; error: unknown } | undefined
+  body.on('error', error => (first ??= { side: 'body', error }))
+  sink.stream.on('error', error => (first ??= { side: 'sink', error }))
+  body.on('data', (chunk: Buffer) => {
+    bytes += chunk.length
+    sink.progress?.(bytes)
+  })
   try {
-    const chunks = body[Symbol.asyncIterator]()
-    for (;;) {
-      let next: IteratorResult<unknown>
-      try {
-        next = await chunks.next()
-      } catch (error) {
-        if (signal?.aborted) throw new JenkinsError('aborted', 'The download was cancelled')
-        throw new BodyFailure(bytes, (error as { code?: string }).code ?? (error as Error).message)
-      }
-      if (next.done) break
-      const chunk = next.value as Buffer
-      bytes += chunk.length
-      if (!sink.stream.write(chunk)) {
-        await Promise.race([once(sink.stream, 'drain'), sinkError])
-      }
-    }
-    await Promise.race([new Promise<void>(resolve => sink.stream.end(() => resolve())), sinkError])
+    await pipeline(body, sink.stream, signal ? { signal } : {})
     return bytes
-  } finally {
-    signal?.removeEventListener('abort', onAbort)
-    body.destroy()
+  } catch (error) {
+    if (signal?.aborted) throw new JenkinsError('aborted', 'The download was cancelled')
+    if (first?.side === 'sink') throw first.error
+    const cause = (first?.error ?? error) as { code?: string; message?: string }
+    throw new BodyFailure(bytes, cause.code ?? cause.message ?? 'body error')
   }
 }
 
