@@ -27,7 +27,10 @@ const LIST_CUTOFF = 20
  */
 export function archive(specs: ArtifactSpec[]): ArchivedFile[] {
   const files = specs.map(spec => {
-    const content = spec.content === undefined ? undefined : Buffer.from(spec.content, 'utf8')
+    const content =
+      spec.content === undefined || Buffer.isBuffer(spec.content)
+        ? spec.content
+        : Buffer.from(spec.content, 'utf8')
     const size = content?.length ?? Math.max(0, spec.size ?? 0)
     const file: ArchivedFile = {
       path: spec.path,

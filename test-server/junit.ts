@@ -39,9 +39,9 @@ export function buildReport(spec: TestReportSpec): TestReport {
 
 /**
  * `total` cases in suites of `casesPerSuite` (default 100), `failed` of them
- * failed and `skipped` skipped: spread evenly, or all at the end of the
- * report (`failuresAt: 'end'`, where a client that reads only the start
- * does not find them).
+ * failed and `skipped` skipped: spread evenly, at the start, or all at the
+ * end of the report (`failuresAt: 'end'`, where a client that reads only the
+ * start does not find them).
  */
 function generatedSuites(
   spec: Exclude<TestReportSpec, { suites: TestSuiteSpec[] }>
@@ -55,7 +55,9 @@ function generatedSuites(
       let index =
         spec.failuresAt === 'end'
           ? spec.total - 1 - i
-          : Math.floor(((i + 0.5) * spec.total) / count) % spec.total
+          : spec.failuresAt === 'start'
+            ? i
+            : Math.floor(((i + 0.5) * spec.total) / count) % spec.total
       while (used(index)) index = (index + spec.total - 1) % spec.total
       into.add(index)
     }

@@ -62,8 +62,8 @@ export type TestReportSpec =
       skipped: number
       /** Cases per generated suite; default 100. */
       casesPerSuite?: number
-      /** Where the failed and skipped cases go: spread over the report (default) or at its end. */
-      failuresAt?: 'spread' | 'end'
+      /** Where the failed and skipped cases go: spread over the report (default), at its start or at its end. */
+      failuresAt?: 'spread' | 'start' | 'end'
     }
 
 /** One stage of a Pipeline (a `stage` step), as the Stage View plugin will show it. */
@@ -89,8 +89,8 @@ export interface StageSpec {
 export interface ArtifactSpec {
   /** The relativePath Jenkins lists (not checked: a hostile server may send anything). */
   path: string
-  /** Its content; or `size` bytes of generated text (served in constant memory). */
-  content?: string
+  /** Its content (a string is UTF-8); or `size` bytes of generated text (served in constant memory). */
+  content?: string | Buffer
   size?: number
 }
 
