@@ -8,6 +8,14 @@ import { concurrency } from './concurrency.js'
 import { detection } from './detection.js'
 import { idleStart } from './idle-start.js'
 import { memory } from './memory.js'
+import { outcome } from './outcome.js'
 import { requests } from './requests.js'
 
-export const SCENARIOS: readonly Scenario[] = [idleStart, detection, requests, memory, concurrency]
+export const SCENARIOS: readonly Scenario[] = [
+  idleStart,
+  detection,
+  requests,
+  memory,
+  concurrency,
+  outcome
+]
