@@ -5,7 +5,7 @@ import { BASE, ORIGIN, makeClient, useNock } from './jenkins/helpers.js'
 
 useNock()
 
-const timings = { stopWaitMs: 5, termWaitMs: 5, killWaitMs: 5, pollMs: 1 }
+const timings = { stopWaitMs: 5, termWaitMs: 5, killWaitMs: 5, pollMs: 1, shareCheckMs: 50 }
 const job = ['app']
 
 /** Answers build JSON as Jenkins does with `tree`: only the fields asked for (jenkins-api.md 5.5). */

@@ -5,7 +5,7 @@ import type { QueueItem } from '../src/jenkins/types.js'
 import { silentLogger, type Logger } from '../src/logger.js'
 import { FakeApi, notFound } from './fixtures/fake-api.js'
 
-const timings = { stopWaitMs: 5, termWaitMs: 5, killWaitMs: 5, pollMs: 1 }
+const timings = { stopWaitMs: 5, termWaitMs: 5, killWaitMs: 5, pollMs: 1, shareCheckMs: 50 }
 const job = ['pipe']
 const build = { job, number: 4, url: 'u' }
 
@@ -124,13 +124,92 @@ describe('abortRemote', () => {
     expect(api.calls).not.toContain('kill')
   })
 
-  it('does nothing to a build that already finished', async () => {
+  it('looks at the build briefly before acting: one that had already finished is left as it is', async () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
     expect(await abortRemote(api, { job, build }, silentLogger, timings)).toBe(
       'build #4 had already finished (SUCCESS)'
     )
-    expect(api.calls).not.toContain('stop')
+    expect(api.calls).toEqual(['getBuild 4 tree'])
+  })
+
+  it('a look that never answers does not keep stop from being sent', async () => {
+    const api = new FakeApi()
+    api.hangingReads = 1
+    api.buildAnswers = [{ building: false, result: 'ABORTED' }]
+    expect(await abortRemote(api, { job, build }, silentLogger, timings)).toBe(
+      'stopped Jenkins build #4 (stop; result ABORTED)'
+    )
+    expect(api.calls.slice(0, 2)).toEqual(['getBuild 4 tree', 'stop'])
+  })
+
+  it('a queue item whose look never answers is still cancelled', async () => {
+    const api = new FakeApi()
+    api.hangingReads = 1
+    expect(await abortRemote(api, { job, queueId: 8 }, silentLogger, timings)).toBe(
+      'cancelled Jenkins queue item 8'
+    )
+    expect(api.calls).toEqual(['getQueueItem 8', 'cancelQueueItem 8'])
+  })
+
+  it('stop was sent but the build cannot be read: says stop was sent, and why it could not see it end', async () => {
+    const api = new FakeApi()
+    api.buildAnswers = [new JenkinsError('timeout', 'Jenkins stopped sending build #4')]
+    expect(await abortRemote(api, { job, build }, silentLogger, timings)).toBe(
+      'sent stop to Jenkins build #4, but could not see it end: Jenkins stopped sending build #4'
+    )
+  })
+
+  it('fits the escalation into the budget: each wait takes a share of the time left', async () => {
+    const api = new FakeApi()
+    api.buildAnswers = [{ building: true }]
+    api.onStop = how => {
+      if (how === 'kill') api.buildAnswers = [{ building: false, result: 'ABORTED' }]
+    }
+    const slow = {
+      stopWaitMs: 60_000,
+      termWaitMs: 60_000,
+      killWaitMs: 60_000,
+      pollMs: 5,
+      shareCheckMs: 50
+    }
+    const started = Date.now()
+    const until = started + 400
+    expect(await abortRemote(api, { job, build }, silentLogger, slow, until)).toBe(
+      'stopped Jenkins build #4 (kill; result ABORTED)'
+    )
+    // stop waited half of 400 ms, term half of the rest: kill was still sent.
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  it('a lost trigger: finds its queue item by its parameters and cancels it', async () => {
+    const api = new FakeApi()
+    api.lostFound = { queueId: 31 }
+    const lostTrigger = { job, parameters: new Map<string, string | undefined>() }
+    expect(await abortRemote(api, { job, lostTrigger }, silentLogger, timings)).toBe(
+      "cancelled Jenkins queue item 31 (found by its parameters: the trigger's answer never came)"
+    )
+    expect(api.calls).toEqual(['findLostTrigger', 'getQueueItem 31', 'cancelQueueItem 31'])
+  })
+
+  it('a lost trigger that already started a build: stops that build', async () => {
+    const api = new FakeApi()
+    api.lostFound = { queueId: 31, buildNumber: 4 }
+    api.buildAnswers = [{ building: true }]
+    api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
+    const lostTrigger = { job, parameters: new Map<string, string | undefined>() }
+    expect(await abortRemote(api, { job, lostTrigger }, silentLogger, timings)).toMatch(
+      /^stopped Jenkins build #4 \(stop; result ABORTED\) \(found by its parameters/
+    )
+  })
+
+  it('a lost trigger that Jenkins shows nothing for: nothing to cancel, nothing sent', async () => {
+    const api = new FakeApi()
+    const lostTrigger = { job, parameters: new Map<string, string | undefined>() }
+    expect(await abortRemote(api, { job, lostTrigger }, silentLogger, timings)).toMatch(
+      /shows no queued item or build for it: nothing to cancel/
+    )
+    expect(api.calls).toEqual(['findLostTrigger'])
   })
 
   it('warns instead of throwing when Jenkins refuses', async () => {

@@ -30563,11 +30563,11 @@ function keepYoungGenerationSmall() {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8604);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9751);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5572);
 
 
 (0,_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
-await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .run */ .e)();
+await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .run */ .eF)();
 // The outcome is known and written. Work still going on in the background
 // (a crumb prefetch retrying against a server that refuses connections) must
 // not hold the step open past it, or past its timeout: exit once stdout has
@@ -30579,14 +30579,16 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9751:
+/***/ 5572:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  e: () => (/* binding */ run)
+  eF: () => (/* binding */ run)
 });
+
+// UNUSED EXPORTS: CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
@@ -33447,7 +33449,7 @@ function notice(message, properties = {}) {
  * Writes info to log with console.log.
  * @param message info message
  */
-function core_info(message) {
+function info(message) {
     process.stdout.write(message + external_os_namespaceObject.EOL);
 }
 /**
@@ -38713,18 +38715,64 @@ var State;
     State["QueueId"] = "queueId";
     /** Number of the followed build, once known. */
     State["BuildNumber"] = "buildNumber";
-    /** 'false' while remote work the step started may still be running; 'true' once it is over or was dealt with. */
+    /** 'true' when Jenkins merged the trigger into an item another request had queued (303): never cancelled or stopped. */
+    State["Shared"] = "shared";
+    /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
     State["Done"] = "done";
+    /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
+    State["LeftRunning"] = "leftRunning";
 })(State || (State = {}));
 /** Build results Jenkins reports (hudson.model.Result). */
 const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
 
+;// CONCATENATED MODULE: ./src/inert-text.ts
+/**
+ * The one printer for text outside the console's stop-commands region: every
+ * step-log line the action writes goes through inertLine (core-logger.ts),
+ * because most of them quote Jenkins (a queue item's `why`, job names, build
+ * results, error bodies), and Jenkins text is untrusted.
+ *
+ * How the runner reads a step's stdout (actions/runner,
+ * src/Runner.Common/ActionCommand.cs TryParseV2/TryParse, and
+ * src/Runner.Worker/ActionCommandManager.cs TryProcessCommand):
+ * - lines are split on `\r`, `\n` and `\r\n`;
+ * - a line whose TrimStart() starts with `::` may be a command (`::name props::data`);
+ * - `##[name props]data` is a command ANYWHERE in a line (`IndexOf("##[")`).
+ * An escaped line that has no line break, no `##[`, and does not start with
+ * `::` after leading whitespace can form neither, whatever Jenkins sent.
+ */
+// C0 and C1 controls but TAB: CR and LF split lines, and U+0085 (NEL) is
+// whitespace to .NET's TrimStart though not to JavaScript's `\s`.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+const NAMED = { '\n': '\\n', '\r': '\\r' };
+/**
+ * One step-log line that the runner cannot take for a workflow command:
+ * control characters (line breaks included) are shown escaped (`\n`, `\r`,
+ * `\x1b`), every `##[` becomes `#\#[`, and a line that would start with `::`
+ * after its leading whitespace gets a `\` before it.
+ */
+function inertLine(text) {
+    const escaped = text
+        .replace(CONTROL, c => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+        .replace(/##\[/g, '#\\#[');
+    // JavaScript's \s covers .NET's whitespace once U+0085 is escaped above.
+    return escaped.replace(/^(\s*)::/, '$1\\::');
+}
+
 ;// CONCATENATED MODULE: ./src/core-logger.ts
 
-/** The step log, for the modules that take a Logger (they never import @actions/core themselves). */
+
+/**
+ * The step log, for every module (they never call @actions/core's printing
+ * themselves; ESLint enforces it). Info lines go through inertLine, since
+ * they quote Jenkins; debug and warning are safe as they are: @actions/core
+ * escapes their data and starts the line with its own `::debug::` or
+ * `::warning::`, which the runner parses first.
+ */
 const coreLogger = {
     debug: message => core_debug(message),
-    info: message => core_info(message),
+    info: message => info(inertLine(message)),
     warning: message => warning(message)
 };
 
@@ -38738,6 +38786,28 @@ class JenkinsError extends Error {
         this.kind = kind;
         this.status = status;
         this.name = 'JenkinsError';
+    }
+}
+/**
+ * The client's signal fired (the step was cancelled or timed out): the
+ * exchange in flight was cut, or none was started. Never retried.
+ */
+class Interrupted extends JenkinsError {
+    sent;
+    lostTrigger;
+    lastFailure;
+    constructor(message, 
+    /** Whether the request may have reached Jenkins (false: it was never sent). */
+    sent, 
+    /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
+    lostTrigger, 
+    /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
+    lastFailure) {
+        super('aborted', message);
+        this.sent = sent;
+        this.lostTrigger = lostTrigger;
+        this.lastFailure = lastFailure;
+        this.name = 'Interrupted';
     }
 }
 
@@ -38848,17 +38918,28 @@ function jobUrlPath(job) {
     // the canonical form that survives reverse proxies (jenkins-api.md 3.8).
     return job.map(name => '/job/' + encodeURIComponent(name)).join('');
 }
+/** Absolute URL of a job on `baseUrl` (normalised, no trailing slash), ending in '/'. */
+function jobUrl(baseUrl, job) {
+    return `${baseUrl}${jobUrlPath(job)}/`;
+}
+/** Absolute URL of a build on `baseUrl` (normalised, no trailing slash), ending in '/'. */
+function buildUrl(baseUrl, job, number) {
+    return `${jobUrl(baseUrl, job)}${number}/`;
+}
 /** `folder/sub/job`, as Jenkins' fullName. */
 function fullName(job) {
     return job.join('/');
 }
 /**
- * A URL with any user:password removed, for messages. Everything up to the
- * last '@' goes, even with no scheme or a '/' in the password: a parser may
- * read a malformed URL differently, and hiding too much is harmless.
+ * A URL for messages, without what may be secret: the query and fragment
+ * (`?token=…`) become `?…` / `#…`, then everything up to the last '@' goes
+ * (user:password), even with no scheme or a '/' in the password: a parser
+ * may read a malformed URL differently, and hiding too much is harmless.
  */
 function redactUrl(value) {
-    return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
+    return value
+        .replace(/([?#])[\s\S]*$/, '$1…')
+        .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
 }
 
 ;// CONCATENATED MODULE: ./src/poll-policy.ts
@@ -39312,8 +39393,55 @@ async function withCommandsStopped(write, fn) {
 
 ;// CONCATENATED MODULE: ./src/report.ts
 
-/** Sets every output the outcome knows. duration and result only once the build is over. */
-function setBuildOutputs(out, outcome) {
+/**
+ * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
+ * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
+ * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
+ * output can still be passed on as a job output beside the others. Build
+ * JSON is a few KB; what exceeds this is long change logs or many actions.
+ */
+const BUILD_OUTPUT_MAX_BYTES = 256 * 1024;
+/**
+ * The build JSON within `maxBytes`. When it is too large, whole top-level
+ * fields are left out, largest first, until it fits: the output stays valid
+ * JSON with Jenkins' own field names, and what is there is complete.
+ */
+function buildOutput(build, maxBytes = BUILD_OUTPUT_MAX_BYTES) {
+    const json = JSON.stringify(build);
+    const fullBytes = Buffer.byteLength(json);
+    if (fullBytes <= maxBytes)
+        return { json, dropped: [], fullBytes };
+    const sizes = Object.entries(build)
+        .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
+        .sort((a, b) => b.bytes - a.bytes);
+    const kept = { ...build };
+    const dropped = [];
+    let bytes = fullBytes;
+    for (const { key, bytes: size } of sizes) {
+        if (bytes <= maxBytes)
+            break;
+        delete kept[key];
+        dropped.push(key);
+        // "key":value plus a comma; re-measured below where it matters.
+        bytes -= size + Buffer.byteLength(JSON.stringify(key)) + 2;
+    }
+    let cut = JSON.stringify(kept);
+    while (Buffer.byteLength(cut) > maxBytes && Object.keys(kept).length > 0) {
+        const next = sizes.find(s => s.key in kept);
+        if (!next)
+            break;
+        delete kept[next.key];
+        dropped.push(next.key);
+        cut = JSON.stringify(kept);
+    }
+    return { json: cut, dropped, fullBytes };
+}
+/**
+ * Sets every output the outcome knows. duration and result only once the
+ * build is over. A `build` output over its cap is cut (buildOutput) with a
+ * warning that says what was left out and where the whole is.
+ */
+function setBuildOutputs(out, outcome, logger) {
     const build = outcome.build;
     const finished = build !== undefined && !build.building;
     const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined);
@@ -39328,9 +39456,17 @@ function setBuildOutputs(out, outcome) {
         out.setOutput(Output.Duration, String(build.duration));
     if (outcome.queueUrl)
         out.setOutput(Output.QueueUrl, outcome.queueUrl);
-    if (build)
-        out.setOutput(Output.Build, JSON.stringify(build));
+    if (build) {
+        const { json, dropped, fullBytes } = buildOutput(build);
+        out.setOutput(Output.Build, json);
+        if (dropped.length > 0) {
+            logger?.warning(`The build output holds ${kib(fullBytes)} of JSON, over its cap of ${kib(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`);
+        }
+    }
     out.setOutput(Output.JobUrl, outcome.jobUrl);
+}
+function kib(bytes) {
+    return `${Math.ceil(bytes / 1024)} KiB`;
 }
 /**
  * Test counts from the build's actions: hudson.tasks.junit.TestResultAction,
@@ -39679,7 +39815,13 @@ async function buildJob(api, settings, signal, progress) {
     catch (error) {
         // A status left pending would block a protected branch for good.
         if (status && !status.finished) {
-            await status.finish('error', statusFailure(error), progress.build?.url);
+            const finishing = status.finish('error', statusFailure(error, signal), progress.build?.url);
+            // On cancel or timeout, stopping the build comes first: the status
+            // goes alongside, within the abort's budget (main awaits it).
+            if (signal.aborted)
+                progress.defer(finishing);
+            else
+                await finishing;
         }
         throw error;
     }
@@ -39693,12 +39835,12 @@ async function follow(api, settings, signal, progress, follower, status) {
         // A cancel that arrived while reading the job must not still trigger.
         throwIfAborted(signal);
         const queued = await api.trigger(info, settings.job, settings.parameters);
-        progress.queued(queued.queueId);
+        progress.queued(queued.queueId, queued.merged);
         warnUnknownParameters(queued.unknownParameters, info.parameterDefinitions.map(p => p.name), name);
         outcome.queueUrl = queued.queueUrl;
         outcome.parameters = settings.parameters;
         setOutput(Output.QueueUrl, queued.queueUrl);
-        core_info(queued.merged
+        coreLogger.info(queued.merged
             ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
             : `Queued ${name} in Jenkins: ${queued.queueUrl}`);
         if (settings.wait === 'queued') {
@@ -39710,7 +39852,7 @@ async function follow(api, settings, signal, progress, follower, status) {
         progress.started(start.ref);
         outcome.queueWaitMs = start.queueWaitMs;
         outcome.buildUrl = start.ref.url;
-        core_info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`);
+        coreLogger.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`);
         first = await follower.describe(start.ref);
     }
     else {
@@ -39721,7 +39863,7 @@ async function follow(api, settings, signal, progress, follower, status) {
             url: api.buildUrl(settings.job, first.number)
         });
         outcome.buildUrl = progress.build?.url;
-        core_info(`${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`);
+        coreLogger.info(`${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`);
     }
     const ref = progress.build;
     outcome.build = first;
@@ -39759,7 +39901,7 @@ async function follow(api, settings, signal, progress, follower, status) {
             tail = streamer.tail();
         }
         else {
-            core_info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`);
+            coreLogger.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`);
             final = await follower.waitForEnd(ref, undefined, first);
         }
     }
@@ -39769,14 +39911,14 @@ async function follow(api, settings, signal, progress, follower, status) {
     outcome.tests = await testsOf(api, ref, final);
     const accepted = final.result !== null && settings.accept.includes(final.result);
     outcome.accepted = accepted;
-    core_info(`Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`);
+    coreLogger.info(`Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`);
     await status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, accepted);
     await finish(outcome, accepted, settings, progress, tail);
 }
 /** A commit status description for a step that failed before the build's result was known. */
-function statusFailure(error) {
-    if (error instanceof StepAborted) {
-        return error.reason === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
+function statusFailure(error, signal) {
+    if (error instanceof StepAborted || signal.aborted) {
+        return abortReason(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
     }
     return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed';
 }
@@ -39797,7 +39939,7 @@ function stdoutDrained() {
 async function finish(outcome, accepted, settings, progress, tail = []) {
     // Whatever the step did not wait for, the user chose to leave running.
     progress.done();
-    setBuildOutputs({ setOutput: (name, value) => setOutput(name, value) }, outcome);
+    setBuildOutputs({ setOutput: (name, value) => setOutput(name, value) }, outcome, coreLogger);
     await writeSummary(summary, outcome, coreLogger);
     if (!accepted) {
         throw new Error(failureMessage({ ...outcome, accept: settings.accept }, tail));
@@ -39851,91 +39993,229 @@ function warnUnknownParameters(unknown, defined, job) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/jenkins/shared-work.ts
+/**
+ * Whether a queue item or build stands for more than one trigger request,
+ * so that cancelling or stopping it would cancel someone else's work too.
+ *
+ * Jenkins does not queue a task twice: a request for a task that already has
+ * an item waiting, blocked or buildable with the same parameters is folded
+ * into that item (Queue.scheduleInternal; ParametersAction.shouldSchedule
+ * compares the parameter sets, and a job without parameters always folds).
+ * `/build` then answers 201 with the existing item, as for a new one
+ * (ParameterizedJobMixIn.doBuild, JENKINS-66105); `buildWithParameters`
+ * answers 303 (ParametersDefinitionProperty, since 2.308).
+ *
+ * What the fold leaves behind: CauseAction.foldIntoExisting adds the request's
+ * cause to the item's cause bag, and CauseAction.getCauses() exports every
+ * cause once per count (Collections.nCopies), also for the same user twice.
+ * The build gets the item's actions (Executor.run). Every trigger by this
+ * action brings exactly one cause (ParameterizedJobMixIn.getBuildCause), so
+ * more than one exported cause means another request shares the work: one
+ * that we folded into, or one that folded into ours after we queued it.
+ */
+/** The `tree` that makes a build GET export its causes (one entry per cause). */
+const CAUSES_TREE = 'actions[causes[shortDescription]]';
+/** Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported. */
+function causeCount(actions) {
+    if (!Array.isArray(actions))
+        return undefined;
+    let count;
+    for (const action of actions) {
+        const causes = action?.causes;
+        if (Array.isArray(causes))
+            count = (count ?? 0) + causes.length;
+    }
+    return count;
+}
+/** True when the item or build answers for more than one request (see above). */
+function isShared(actions) {
+    return (causeCount(actions) ?? 0) > 1;
+}
+
 ;// CONCATENATED MODULE: ./src/cancel.ts
+
 
 
 /**
  * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
- * escalation has to fit well inside that.
+ * escalation has to fit well inside that. With a deadline (`until`), each
+ * wait is also cut to a share of the time left, so that term and kill still
+ * get their turn.
  */
 const DEFAULT_ABORT_TIMINGS = {
     stopWaitMs: 3000,
     termWaitMs: 1500,
     killWaitMs: 1000,
-    pollMs: 250
+    pollMs: 250,
+    shareCheckMs: 1000
 };
 /**
  * Cancels the queue item or stops the build, escalating for Pipelines
  * (stop, then term, then kill: jenkins-api.md 7), and says what it did.
- * Never throws: the caller is already failing the step.
+ *
+ * Work shared with another request is left alone: a 303 says so at once,
+ * and the item or build is looked at right before acting, since another
+ * request can fold into ours at any time while it is queued
+ * (jenkins/shared-work.ts). That look is brief (shareCheckMs): a Jenkins
+ * that hangs on reads must not keep the cancel or stop from being sent, so
+ * without an answer in time we act on what the trigger told us.
+ * `until` (epoch ms) is the abort's budget; the api's own deadline bounds its
+ * requests. Never throws: the caller is already failing the step.
  */
-async function abortRemote(api, target, logger, timings = DEFAULT_ABORT_TIMINGS) {
+async function abortRemote(api, target, logger, timings = DEFAULT_ABORT_TIMINGS, until) {
     try {
         let build = target.build;
-        if (!build && target.queueId !== undefined) {
-            const outcome = await api.cancelQueueItem(target.queueId);
-            if (outcome === 'cancelled')
-                return `cancelled Jenkins queue item ${target.queueId}`;
+        let queueId = target.queueId;
+        let found = '';
+        if (target.shared) {
+            return leftShared(build ? `build #${build.number}` : `queue item ${queueId ?? '?'}`);
+        }
+        if (!build && queueId === undefined && target.lostTrigger) {
+            // The trigger may have queued a build we never heard of: find it by
+            // its parameters (reads only), never send another trigger.
+            const lost = await api.findLostTrigger(target.lostTrigger);
+            if (!lost) {
+                return "the trigger's answer never came, and Jenkins shows no queued item or build for it: nothing to cancel";
+            }
+            found = " (found by its parameters: the trigger's answer never came)";
+            if (lost.buildNumber === undefined)
+                queueId = lost.queueId;
+            else
+                build = refOf(api, target.job, lost.buildNumber);
+        }
+        if (!build && queueId !== undefined) {
+            const id = queueId;
+            // undefined: no answer in time; null: Jenkins no longer knows the item.
+            let item = await briefly(readQueueItem(api, id), timings.shareCheckMs);
+            if (item && isShared(item.actions))
+                return leftShared(`queue item ${id}`);
+            if (item === undefined || (item !== null && !hasLeft(item))) {
+                // No compare-and-cancel in Jenkins: a fold between the look and the
+                // cancel (one round trip) is not seen.
+                const outcome = await api.cancelQueueItem(id);
+                if (outcome === 'cancelled')
+                    return `cancelled Jenkins queue item ${id}${found}`;
+                // It left the queue meanwhile: read it again.
+                item = undefined;
+            }
             // Too late: it left the queue, so a build may be running.
-            build = await buildOfQueueItem(api, target.job, target.queueId);
+            build = await buildOfQueueItem(api, target.job, id, item);
             if (!build)
-                return `queue item ${target.queueId} was no longer queued and started no build`;
+                return `queue item ${id} was no longer queued and started no build`;
         }
         if (!build)
             return 'nothing was running in Jenkins yet';
-        return await stopBuild(api, build, logger, timings);
+        const ref = build;
+        const current = await briefly(api.getBuild(ref.job, ref.number, { tree: `number,building,result,${CAUSES_TREE}` }), timings.shareCheckMs);
+        if (current && !current.building) {
+            return `build #${ref.number} had already finished (${current.result ?? 'no result'})`;
+        }
+        // Folded into after we queued it, or found through a 201 that folded ours in.
+        if (current && isShared(current.actions))
+            return leftShared(`build #${ref.number}`);
+        return `${await stopBuild(api, ref, logger, timings, until)}${found}`;
     }
     catch (error) {
         logger.warning(`Could not abort the Jenkins work: ${error.message}`);
         return 'could not abort the Jenkins work (see the warning above)';
     }
 }
-async function buildOfQueueItem(api, job, queueId) {
-    let number;
+function leftShared(what) {
+    return `left ${what} running: shared with another request`;
+}
+/** What `read` gives within `ms`, or undefined when it failed or took longer (it is left to the client's own bound). */
+async function briefly(read, ms) {
+    let timer;
+    const late = new Promise(resolve => {
+        timer = setTimeout(() => resolve(undefined), ms);
+    });
     try {
-        // A left item's executable is null for a moment while the run is
-        // created (jenkins-api.md 4): look again briefly before giving up.
-        for (let i = 0; i < 8 && number === undefined; i++) {
-            const item = await api.getQueueItem(queueId);
-            number = item.executable?.number;
-            if (number === undefined && (item.cancelled || item.executable === undefined))
-                break;
-            if (number === undefined)
-                await sleep(250);
-        }
+        return await Promise.race([read.catch(() => undefined), late]);
+    }
+    finally {
+        clearTimeout(timer);
+    }
+}
+function refOf(api, job, number) {
+    return { job, number, url: api.buildUrl(job, number) };
+}
+/** The queue item, or null when Jenkins no longer knows it (404). */
+async function readQueueItem(api, queueId) {
+    try {
+        return await api.getQueueItem(queueId);
     }
     catch (error) {
-        if (!(error instanceof JenkinsError && error.kind === 'not-found'))
-            throw error;
+        if (error instanceof JenkinsError && error.kind === 'not-found')
+            return null;
+        throw error;
+    }
+}
+/** A LeftItem: it carries `executable` (maybe null) and `cancelled` (jenkins-api.md 4). */
+function hasLeft(item) {
+    return (item._class?.endsWith('$LeftItem') === true || 'executable' in item || item.cancelled === true);
+}
+/** `first`: the item as just read (null: Jenkins no longer knows it), to save reading it again. */
+async function buildOfQueueItem(api, job, queueId, first) {
+    let number;
+    let item = first;
+    // A left item's executable is null for a moment while the run is
+    // created (jenkins-api.md 4): look again briefly before giving up.
+    for (let i = 0; i < 8 && number === undefined; i++) {
+        if (i > 0 || item === undefined)
+            item = await readQueueItem(api, queueId);
+        if (item === null)
+            break;
+        const executable = item.executable?.number;
+        number = typeof executable === 'number' ? executable : undefined;
+        if (number === undefined && (item.cancelled || item.executable === undefined))
+            break;
+        if (number === undefined)
+            await sleep(250);
+    }
+    if (item === null) {
         // Expired or dropped by a restart: look the build up by its queue id.
         number = (await api.recentBuilds(job, 100)).find(b => b.queueId === queueId)?.number;
     }
-    return number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) };
+    return number === undefined ? undefined : refOf(api, job, number);
 }
-async function stopBuild(api, build, logger, timings) {
+/** Sends stop (then term, kill) and watches the build end; says what happened. */
+async function stopBuild(api, build, logger, timings, until) {
     const label = `build #${build.number}`;
-    const current = await api.getBuild(build.job, build.number, { tree: 'number,building,result' });
-    if (!current.building)
-        return `${label} had already finished (${current.result ?? 'no result'})`;
+    // [how, longest wait after it, share of the time left it may take]
     const steps = [
-        ['stop', timings.stopWaitMs],
-        ['term', timings.termWaitMs],
-        ['kill', timings.killWaitMs]
+        ['stop', timings.stopWaitMs, 0.5],
+        ['term', timings.termWaitMs, 0.5],
+        ['kill', timings.killWaitMs, 1]
     ];
-    for (const [how, waitMs] of steps) {
-        try {
-            await api.stopBuild(build, how);
+    let sent;
+    try {
+        for (const [how, waitMs, share] of steps) {
+            try {
+                await api.stopBuild(build, how);
+            }
+            catch (error) {
+                // Freestyle builds have no term/kill (404): stop is all there is.
+                if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found')
+                    break;
+                throw error;
+            }
+            sent = how;
+            logger.info(`Sent ${how} to Jenkins ${label}.`);
+            const wait = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share);
+            const ended = await waitUntilOver(api, build, Math.max(0, wait), timings.pollMs);
+            // Stop is a no-op on a build that had ended (jenkins-api.md 7): its result says which.
+            if (ended !== undefined) {
+                return how === 'stop' && ended !== 'ABORTED'
+                    ? `${label} had already finished (${ended})`
+                    : `stopped Jenkins ${label} (${how}; result ${ended})`;
+            }
         }
-        catch (error) {
-            // Freestyle builds have no term/kill (404): stop is all there is.
-            if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found')
-                break;
+    }
+    catch (error) {
+        if (sent === undefined)
             throw error;
-        }
-        logger.info(`Sent ${how} to Jenkins ${label}.`);
-        const ended = await waitUntilOver(api, build, waitMs, timings.pollMs);
-        if (ended)
-            return `stopped Jenkins ${label} (${how}; result ${ended})`;
+        return `sent ${sent} to Jenkins ${label}, but could not see it end: ${error.message}`;
     }
     return `asked Jenkins to stop ${label}, but it was still running when the step gave up`;
 }
@@ -39970,6 +40250,554 @@ function onCancelSignals(controller, logger) {
         process.off('SIGINT', handler);
         process.off('SIGTERM', handler);
     };
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/responses.ts
+
+/** Statuses worth another try for a request that may safely repeat. */
+const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
+/** Jetty's 403 body when the crumb is missing or stale (jenkins-api.md 1.5). */
+function isCrumbRejection(status, body) {
+    return status === 403 && /No valid crumb/i.test(body);
+}
+/** Jenkins' "Authentication required" page: a 403 HTML meta refresh to /login?from= (jenkins-api.md 2.2, 10). */
+function isLoginPage(response, body) {
+    return (body.includes('/login?from=') ||
+        (response.contentType.includes('html') && /Authentication required/i.test(body)));
+}
+/** True when a body that should be JSON is an HTML page (login page, SSO proxy, error page). */
+function looksLikeHtml(response, body) {
+    return response.contentType.includes('text/html') || /^\s*</.test(body);
+}
+/** The error for an HTML page where JSON was expected. */
+function htmlError(context, status) {
+    return new JenkinsError('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.origin}, status ${status})`, status);
+}
+/** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
+function permissionName(id) {
+    const match = /^hudson\.model\.(Item|Hudson|Run|Computer|View)\.(\w+)$/.exec(id);
+    if (!match)
+        return id;
+    const group = { Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' }[match[1]];
+    return `${group}/${match[2]}`;
+}
+/**
+ * A one-line message from an error body, when there is a readable one: plain
+ * text, Jetty's error page title ("Error 400 Nothing is submitted"), or a
+ * JSON `message`. Jenkins' own HTML pages (404, oops) give nothing useful.
+ */
+function shortMessage(response, body) {
+    const type = response.contentType;
+    let text;
+    if (type.includes('json')) {
+        try {
+            const parsed = JSON.parse(body);
+            const message = parsed?.message;
+            if (typeof message === 'string')
+                text = message;
+        }
+        catch {
+            text = undefined;
+        }
+    }
+    else if (type.includes('html') || /^\s*</.test(body)) {
+        const title = /<title>\s*Error\s+\d{3}\s+([^<]+?)\s*<\/title>/i.exec(body);
+        text = title?.[1];
+    }
+    else {
+        text = body;
+    }
+    const line = text
+        ?.split(/\r?\n/)
+        .map(part => part.trim())
+        .find(part => part !== '');
+    if (!line)
+        return undefined;
+    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+/** The JenkinsError for a status that is not the success the caller wanted. */
+function errorForResponse(response, body, context) {
+    const status = response.status;
+    const at = `Jenkins at ${context.origin}`;
+    const short = shortMessage(response, body);
+    const detail = short ? `: ${short}` : '';
+    switch (status) {
+        case 401:
+            return new JenkinsError('bad-credentials', context.user
+                ? `${at} rejected the credentials for user '${context.user}' (401): check the user and API token`
+                : `${at} asked for credentials (401): set user and token`, status);
+        case 403:
+            return forbiddenError(response, body, context);
+        case 404:
+            return new JenkinsError('not-found', context.notFound ?? `${at} has no ${context.what} (404)`, status);
+        case 409:
+            return new JenkinsError('conflict', context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`, status);
+        case 400:
+        case 405:
+            return new JenkinsError('bad-request', `${at} rejected ${context.what} (${status}${detail})`, status);
+        case 431:
+            // Node's own server and most proxies allow 8-16 KiB of headers; the
+            // Authorization header is the one that can be that big.
+            return new JenkinsError('bad-request', `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`, status);
+        case 429:
+            return new JenkinsError('server', `${at} is rate-limiting requests (429) for ${context.what}`, status);
+    }
+    if (status >= 500) {
+        const hint = context.serverHint ? ` ${context.serverHint}` : '';
+        return new JenkinsError('server', `${at} failed ${context.what} (${status}${detail}).${hint}`, status);
+    }
+    return new JenkinsError('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`, status);
+}
+function forbiddenError(response, body, context) {
+    const at = `Jenkins at ${context.origin}`;
+    if (isCrumbRejection(response.status, body)) {
+        return new JenkinsError('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
+    }
+    const required = response.header('x-required-permission');
+    const who = response.header('x-you-are-authenticated-as') ?? context.user;
+    // Anonymous callers get the login page, and no permission headers (2.2).
+    if (isLoginPage(response, body) || (!context.user && required === undefined)) {
+        const sent = context.user
+            ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
+            : '';
+        return new JenkinsError('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
+    }
+    const permission = required ? permissionName(required) : context.permission;
+    const needs = permission
+        ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
+        : 'the user lacks a permission';
+    return new JenkinsError('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/actions.ts
+
+
+
+// Each action retries within its own budget (Requester.actionDeadline), not
+// the step's deadline, so that it can still run once the step timed out.
+/** POST stop / term / kill on a build. */
+async function actions_stopBuild(http, build, how) {
+    const name = fullName(build.job);
+    const context = http.context(`the ${how} of build #${build.number} of '${name}'`, {
+        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
+        permission: 'Job/Cancel'
+    });
+    // Jenkins redirects back after a stop, also when the build was not running (jenkins-api.md 7).
+    await postForRedirect(http, 'stop', `${buildUrl(http.baseUrl, build.job, build.number)}${how}`, context);
+}
+/** POST queue/cancelItem. */
+async function cancelQueueItem(http, queueId) {
+    const url = `${http.baseUrl}/queue/cancelItem?id=${queueId}`;
+    const context = http.context(`the cancellation of queue item ${queueId}`, {
+        permission: 'Job/Cancel'
+    });
+    // 500 is Jenkins' answer for an item that already left (jenkins-api.md 4), not a failure to retry.
+    const { response, body } = await http.post('cancel', url, context, {
+        retryStatuses: new Set([429, 502, 503, 504]),
+        retryNetwork: failure => failure.transient,
+        deadline: http.actionDeadline()
+    });
+    // Before 2.211 every answer was a redirect back (JENKINS-21311): 302 = cancelled.
+    switch (response.status) {
+        case 200:
+        case 204:
+        case 302:
+        case 303:
+            return 'cancelled';
+        case 500:
+            return 'already-left';
+        case 404:
+            return 'not-found';
+        case 422:
+            throw new JenkinsError('forbidden', `Jenkins at ${http.origin} refused to cancel queue item ${queueId} for user '${http.user ?? 'anonymous'}' (422): the user lacks Job/Cancel`, 422);
+    }
+    throw errorForResponse(response, body, context);
+}
+/** POST disable on a job. */
+async function disableJob(http, job) {
+    const name = fullName(job);
+    const context = http.context(`disabling job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
+        permission: 'Job/Configure'
+    });
+    // HttpRedirect(".") on success, also when already disabled (jenkins-api.md 8).
+    await postForRedirect(http, 'disable', `${jobUrl(http.baseUrl, job)}disable`, context);
+}
+/** A POST that Jenkins answers with 2xx or a redirect back when done, retried within the action's budget. */
+async function postForRedirect(http, label, url, context) {
+    const { response, body } = await http.post(label, url, context, {
+        retryStatuses: RETRYABLE_STATUSES,
+        retryNetwork: failure => failure.transient,
+        deadline: http.actionDeadline()
+    });
+    if (isSuccessOrRedirect(response.status))
+        return;
+    throw errorForResponse(response, body, context);
+}
+function isSuccessOrRedirect(status) {
+    return (status >= 200 && status < 300) || status === 302 || status === 303;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/retry.ts
+
+const DEFAULT_RETRY_POLICY = {
+    attempts: 5,
+    baseDelayMs: 500,
+    maxDelayMs: 10_000
+};
+/** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
+const MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS = 60_000;
+/** Less time than this before the deadline is not worth another try. */
+const MIN_ATTEMPT_MS = 500;
+/**
+ * Thrown by an operation to ask for another try. `error` is what the caller
+ * gets when no try is left.
+ */
+class TransientFailure extends Error {
+    error;
+    reason;
+    retryAfterMs;
+    maxAttempts;
+    constructor(error, 
+    /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
+    reason, 
+    /** From a Retry-After header, when the server gave one. */
+    retryAfterMs, 
+    /** At most this many tries for this kind of failure (an HTML page, invalid JSON: a glitch, unless it repeats). */
+    maxAttempts) {
+        super(error.message);
+        this.error = error;
+        this.reason = reason;
+        this.retryAfterMs = retryAfterMs;
+        this.maxAttempts = maxAttempts;
+        this.name = 'TransientFailure';
+    }
+}
+/**
+ * Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
+ * Returns milliseconds to wait, or undefined when absent or unreadable.
+ */
+function parseRetryAfter(value, now = Date.now()) {
+    if (value === undefined)
+        return undefined;
+    const text = value.trim();
+    if (/^\d+$/.test(text))
+        return Number(text) * 1000;
+    if (!/[a-z]/i.test(text))
+        return undefined;
+    const date = Date.parse(text);
+    if (Number.isNaN(date))
+        return undefined;
+    return Math.max(0, date - now);
+}
+/**
+ * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
+ * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
+ */
+function backoffDelay(retry, policy, random = Math.random) {
+    const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+    return Math.floor(random() * window);
+}
+/** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
+function pause(ms, signal, what) {
+    const interrupted = () => new Interrupted(`Stopped waiting to ${what}: the step was stopped`, false);
+    if (signal?.aborted)
+        return Promise.reject(interrupted());
+    return new Promise((resolve, reject) => {
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(interrupted());
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
+/**
+ * Runs `operation` until it returns, throws something other than
+ * TransientFailure, runs out of tries, or there is no time left before the
+ * deadline. Every wait (backoff, Retry-After) is capped by the time left, so
+ * that the next try still comes before the deadline. On giving up, the last
+ * failure's JenkinsError is thrown.
+ *
+ * With a signal that fires at the deadline (the step's timeout), a failure
+ * with no time left to retry waits for it instead: running out of time is
+ * then the step's timeout, handled as one (remote work stopped), and not a
+ * failure that leaves it running.
+ */
+async function withRetry(operation, options) {
+    const { policy, deadline, logger, what, signal } = options;
+    const now = options.now ?? Date.now;
+    const attempts = Math.max(1, Math.floor(policy.attempts));
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await operation(attempt);
+        }
+        catch (error) {
+            if (!(error instanceof TransientFailure))
+                throw error;
+            const asked = error.retryAfterMs === undefined
+                ? ''
+                : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`;
+            // A wait that the signal ends says what it was waiting out.
+            const failure = error.error.message;
+            const sleep = options.sleep ??
+                ((ms) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut) => {
+                    throw cut instanceof Interrupted
+                        ? new Interrupted(cut.message, false, undefined, failure)
+                        : cut;
+                }));
+            const allowed = Math.min(attempts, error.maxAttempts ?? attempts);
+            if (attempt >= allowed)
+                throw giveUp(error.error, `after ${attempt} attempts`);
+            let delay = backoffDelay(attempt - 1, policy, options.random);
+            if (error.retryAfterMs !== undefined) {
+                if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
+                    throw giveUp(error.error, `Jenkins asked to retry after ${Math.round(error.retryAfterMs / 1000)} s`);
+                }
+                delay = Math.max(delay, error.retryAfterMs);
+            }
+            if (deadline !== undefined) {
+                const left = deadline - now();
+                if (left < MIN_ATTEMPT_MS) {
+                    if (signal && !signal.aborted)
+                        await sleep(Math.max(0, left) + 100);
+                    throw giveUp(error.error, 'no time left before the deadline to retry');
+                }
+                // Capped so that the next try starts with half the time left for it.
+                delay = Math.min(delay, Math.floor(left / 2));
+            }
+            logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
+            await sleep(delay);
+        }
+    }
+}
+function giveUp(error, why) {
+    return new JenkinsError(error.kind, `${error.message} (${why})`, error.status);
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/reads.ts
+
+
+
+
+
+/** Folder levels listJobs walks in its one request. */
+const LIST_DEPTH = 10;
+/** Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and keeps answers small). */
+const JOB_TREE = '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name]';
+/** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
+const FOLDER_CLASSES = new Set([
+    'com.cloudbees.hudson.plugins.folder.Folder',
+    'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
+    'jenkins.branch.OrganizationFolder'
+]);
+/** `jobs[name,_class,jobs[…]]` nested `depth` levels. */
+function listTree(depth) {
+    let fields = 'name,_class';
+    for (let level = 1; level < depth; level++)
+        fields = `name,_class,jobs[${fields}]`;
+    return `jobs[${fields}]`;
+}
+/** A job's JSON, reduced to what triggering it needs. */
+async function getJob(http, job) {
+    // The crumb is needed before the trigger that usually follows: fetch it
+    // alongside the job to save a round trip.
+    http.prefetchCrumb();
+    const name = fullName(job);
+    const data = await http.getJson('job', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+    }));
+    const info = {
+        name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
+        fullName: typeof data.fullName === 'string' ? data.fullName : name,
+        // Jenkins' own `url` comes from its configured root URL, which may be
+        // another host (jenkins-api.md 9): always our base.
+        url: jobUrl(http.baseUrl, job),
+        parameterDefinitions: parameterDefinitions(data.property),
+        isFolder: isFolder(data)
+    };
+    if (typeof data._class === 'string')
+        info._class = data._class;
+    if (typeof data.buildable === 'boolean')
+        info.buildable = data.buildable;
+    if (typeof data.disabled === 'boolean')
+        info.disabled = data.disabled;
+    if (typeof data.nextBuildNumber === 'number')
+        info.nextBuildNumber = data.nextBuildNumber;
+    return info;
+}
+/** Full names of every job below `folder` (root when empty), in one request. */
+async function listJobs(http, folder) {
+    const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root';
+    const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`;
+    const data = await http.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
+        notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+    }));
+    if (!Array.isArray(data.jobs)) {
+        throw new JenkinsError('bad-request', `'${fullName(folder)}' on Jenkins at ${http.origin} is a job, not a folder: there are no jobs to list below it`);
+    }
+    const names = [];
+    collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '', names);
+    return names;
+}
+/** A queue item's JSON. */
+async function getQueueItem(http, queueId) {
+    const item = await http.getJson('queue', `${http.baseUrl}/queue/item/${queueId}/api/json`, http.context(`queue item ${queueId}`, {
+        notFound: `Queue item ${queueId} is not known to Jenkins at ${http.origin} (404): it left the queue more than 5 minutes ago, or Jenkins restarted`
+    }));
+    if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
+        throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered queue item ${queueId} without an id`);
+    }
+    return item;
+}
+/** A build's JSON, by number or permalink. */
+async function getBuild(http, job, which, options = {}) {
+    const name = fullName(job);
+    const query = new URLSearchParams();
+    if (options.tree !== undefined)
+        query.set('tree', options.tree);
+    if (options.depth !== undefined)
+        query.set('depth', String(options.depth));
+    const search = query.toString();
+    const url = `${jobUrl(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`;
+    const notFound = which === 'lastBuild'
+        ? `Job '${name}' has no builds yet on Jenkins at ${http.origin} (no last build; or the job does not exist)`
+        : which === 'lastSuccessfulBuild'
+            ? `Job '${name}' has no last successful build on Jenkins at ${http.origin} (or the job does not exist)`
+            : `Build #${which} of job '${name}' was not found on Jenkins at ${http.origin} (404)`;
+    const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, {
+        notFound
+    }));
+    if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
+        throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered a build of '${name}' without a number`);
+    }
+    const result = build.result;
+    // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
+    // else is a broken or hostile server, and would reach outputs and messages.
+    if (result !== undefined && result !== null && !BUILD_RESULTS.some(r => r === result)) {
+        throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`);
+    }
+    return build;
+}
+/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
+function quote(value) {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+/** The job's most recent builds, newest first, with their queue ids. */
+async function recentBuilds(http, job, limit) {
+    const name = fullName(job);
+    const tree = `builds[number,queueId]{0,${Math.max(1, Math.floor(limit))}}`;
+    const data = await http.getJson('builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+    }));
+    const builds = [];
+    for (const raw of Array.isArray(data.builds) ? data.builds : []) {
+        const build = raw;
+        if (typeof build?.number !== 'number')
+            continue;
+        builds.push(typeof build.queueId === 'number'
+            ? { number: build.number, queueId: build.queueId }
+            : { number: build.number });
+    }
+    return builds;
+}
+/** GET logText/progressiveText?start=N, its body streamed. */
+async function progressiveText(http, build, start) {
+    const name = fullName(build.job);
+    const url = `${buildUrl(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`;
+    const context = http.context(`the console of build #${build.number} of '${name}'`, {
+        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)`
+    });
+    return http.read('log', url, context, response => {
+        if (response.contentType.includes('text/html')) {
+            // A login page now and then is an SSO proxy's blip; every time, it is the answer.
+            throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, 3);
+        }
+        const textSize = Number(response.header('x-text-size'));
+        if (response.header('x-text-size') === undefined || !Number.isFinite(textSize)) {
+            throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered ${context.what} without a usable X-Text-Size header`);
+        }
+        // Streamed, not buffered: a console can be hundreds of MB. The stream
+        // is still bounded (limits.ts: stall guard, deadline, cancel). The
+        // header is absent (never "false") once the log is complete (6.1).
+        return {
+            body: response.stream(),
+            textSize,
+            moreData: response.header('x-more-data') === 'true'
+        };
+    }, http.deadline);
+}
+// ---------------------------------------------------------------------------
+/**
+ * Full names of the jobs in a `jobs` tree, in Jenkins' order, folders
+ * walked in place. Without recursion and bounded to LIST_DEPTH levels: the
+ * answer is Jenkins', and a hostile one can nest far deeper than the tree
+ * asked for (a recursive walk overflowed the stack).
+ */
+function collectJobs(http, items, prefix, names) {
+    const stack = [
+        { items, prefix, next: 0 }
+    ];
+    let skipped = false;
+    while (stack.length > 0) {
+        const level = stack[stack.length - 1];
+        if (level.next >= level.items.length) {
+            stack.pop();
+            continue;
+        }
+        const item = level.items[level.next++];
+        if (typeof item?.name !== 'string')
+            continue;
+        const path = `${level.prefix}${item.name}`;
+        if (Array.isArray(item.jobs)) {
+            if (stack.length < LIST_DEPTH)
+                stack.push({ items: item.jobs, prefix: `${path}/`, next: 0 });
+            else
+                skipped = true;
+        }
+        else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
+            http.logger.debug(`Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`);
+        }
+        else {
+            names.push(path);
+        }
+    }
+    if (skipped) {
+        http.logger.debug(`Jenkins answered with folders nested deeper than the ${LIST_DEPTH} levels asked for; not listed`);
+    }
+}
+function isFolder(item) {
+    return ((typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs));
+}
+function parameterDefinitions(property) {
+    const definitions = [];
+    if (!Array.isArray(property))
+        return definitions;
+    for (const entry of property) {
+        const list = entry?.parameterDefinitions;
+        if (!Array.isArray(list))
+            continue;
+        for (const raw of list) {
+            const def = raw;
+            if (typeof def?.name !== 'string')
+                continue;
+            const definition = { name: def.name };
+            if (typeof def.type === 'string')
+                definition.type = def.type;
+            if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+                definition.defaultValue = def.defaultParameterValue.value;
+            }
+            if (Array.isArray(def.choices)) {
+                definition.choices = def.choices.filter((c) => typeof c === 'string');
+            }
+            definitions.push(definition);
+        }
+    }
+    return definitions;
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/crumb.ts
@@ -40018,6 +40846,12 @@ class CrumbCache {
     }
 }
 
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(7067);
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
 // EXTERNAL MODULE: ./node_modules/tldts/dist/cjs/index.js
 var cjs = __nccwpck_require__(935);
 ;// CONCATENATED MODULE: ./node_modules/tough-cookie/dist/index.js
@@ -42291,21 +43125,25 @@ function fromJSON2(str) {
 
 
 
+
+
 /** A response whose body has not been read yet. */
 class HttpResponse {
     status;
     headers;
     url;
     message;
+    reader;
     constructor(status, headers, 
     /** The URL that was asked for (after any redirect followed). */
     url, 
-    /** The raw body stream; read it with text() or hand it on, or discard() it. */
-    message) {
+    /** The raw body stream: read it through text() or stream(), or discard() it. */
+    message, reader) {
         this.status = status;
         this.headers = headers;
         this.url = url;
         this.message = message;
+        this.reader = reader;
     }
     header(name) {
         const value = this.headers[name.toLowerCase()];
@@ -42314,25 +43152,17 @@ class HttpResponse {
     get contentType() {
         return (this.header('content-type') ?? '').toLowerCase();
     }
-    /** Reads the body as UTF-8; beyond `limit` bytes it stops and drops the connection. */
-    async text(limit = 1024 * 1024) {
-        const chunks = [];
-        let size = 0;
-        for await (const chunk of this.message) {
-            const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-            if (size + buffer.length > limit) {
-                chunks.push(buffer.subarray(0, limit - size));
-                this.message.destroy();
-                break;
-            }
-            chunks.push(buffer);
-            size += buffer.length;
-        }
-        return Buffer.concat(chunks).toString('utf8');
+    /** Reads the body as UTF-8; beyond `limit` bytes it keeps the start ('cut') or throws ('fail'). */
+    text(limit = 1024 * 1024, overflow = 'cut') {
+        return this.reader.text(this.message, limit, overflow);
     }
-    /** Lets the body go so the keep-alive socket can be reused. */
+    /** The body as a stream, still bounded (stall guard, deadline, cancellation). */
+    stream() {
+        return this.reader.stream(this.message);
+    }
+    /** Drops the body and its connection. */
     discard() {
-        this.message.resume();
+        this.reader.discard(this.message);
     }
 }
 /** A request that got no HTTP answer. */
@@ -42375,12 +43205,18 @@ const TLS_CODES = new Set([
 /**
  * One HTTP exchange at a time with Jenkins: credentials, session cookies, the
  * crumb header, same-origin redirects for GETs, and network error mapping.
- * No retries here (see retry.ts) and no status interpretation (responses.ts).
+ * No retries here (see retry.ts), no status interpretation (responses.ts), no
+ * timing (the exchange's bounds, limits.ts, end it through their signal).
+ *
+ * Requests go out through node:http(s) with @actions/http-client's agent for
+ * the URL: that agent is what makes HTTP(S)_PROXY and NO_PROXY work (a CONNECT
+ * tunnel through the proxy, loopback never proxied), and http-client itself
+ * cannot be given an AbortSignal.
  */
 class Transport {
     options;
     requestCounts = { total: 0 };
-    http;
+    agents;
     jar = new CookieJar(undefined, {
         looseMode: true,
         allowSpecialUseDomain: true
@@ -42388,6 +43224,8 @@ class Transport {
     base;
     authorization;
     crumb;
+    /** Every crumb and session cookie value this client was given: they stay secret after they change. */
+    given = new Set();
     constructor(options) {
         this.options = options;
         this.base = new URL(options.baseUrl);
@@ -42398,29 +43236,26 @@ class Transport {
             const pair = `${options.user}:${options.token ?? ''}`;
             this.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
         }
-        this.http = new lib_HttpClient(options.userAgent, [], {
-            allowRedirects: false,
-            allowRetries: false,
-            maxRetries: 0,
+        this.agents = new lib_HttpClient(options.userAgent, [], {
             keepAlive: true,
-            socketTimeout: options.requestTimeoutMs,
             // Per client, not NODE_TLS_REJECT_UNAUTHORIZED: nothing else in the
             // process loses certificate checks.
             ignoreSslError: options.insecure
         });
     }
-    /** Values that must never appear in a message: the Authorization value and its parts. */
+    /** Values that must never appear in a message: the Authorization value and its parts, the token, every crumb and session cookie. */
     get secretValues() {
         const values = [this.authorization, this.authorization?.slice('Basic '.length)];
         if (this.options.token)
             values.push(this.options.token);
-        if (this.crumb)
-            values.push(this.crumb.value);
+        values.push(...this.given);
         return values.filter((v) => v !== undefined && v !== '');
     }
     /** Sends the crumb header with every later request (undefined stops sending it). */
     setCrumb(crumb) {
         this.crumb = crumb;
+        if (crumb)
+            this.given.add(crumb.value);
     }
     /** Forgets the session, e.g. after Jenkins rejected a crumb bound to a dropped session. */
     async clearCookies() {
@@ -42428,7 +43263,7 @@ class Transport {
     }
     /** Closes kept-alive sockets. */
     dispose() {
-        this.http.dispose();
+        this.agents.dispose();
     }
     /** One exchange; a GET follows same-origin redirects, a POST never follows any. */
     async send(exchange) {
@@ -42440,7 +43275,8 @@ class Transport {
                 response.header('location') === undefined) {
                 return response;
             }
-            response.discard();
+            // Not drained: a redirect's body is worth nothing, and draining a slow one would hold the exchange.
+            response.message.destroy();
             const target = this.redirectTarget(url, response.header('location') ?? '');
             if (hops >= MAX_REDIRECTS) {
                 throw new JenkinsError('redirect', `Jenkins at ${this.base.origin} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`, response.status);
@@ -42466,41 +43302,74 @@ class Transport {
         }
         return target.href;
     }
-    async once(exchange, url) {
-        const target = new URL(url);
-        const headers = {};
+    /**
+     * The agent for a URL: the one place for connection and TLS options. It is
+     * http-client's, so proxies and NO_PROXY behave as in every other action;
+     * `insecure` is set on it by http-client (a CONNECT tunnel only reads TLS
+     * options from its agent, never from the request).
+     */
+    agentFor(url) {
+        return this.agents.getAgent(url.href);
+    }
+    /** The request headers for a URL: the one place where headers are added. */
+    async headersFor(exchange, url) {
+        const headers = { 'user-agent': this.options.userAgent };
         // Credentials and the crumb only ever go to the configured server.
-        if (target.origin === this.base.origin) {
+        if (url.origin === this.base.origin) {
             if (this.authorization)
                 headers['authorization'] = this.authorization;
             if (this.crumb)
                 headers[this.crumb.field.toLowerCase()] = this.crumb.value;
         }
-        const cookie = await this.jar.getCookieString(url);
+        const cookie = await this.jar.getCookieString(url.href);
         if (cookie)
             headers['cookie'] = cookie;
         if (exchange.form !== undefined) {
             headers['content-type'] = 'application/x-www-form-urlencoded; charset=UTF-8';
         }
+        if (exchange.method === 'POST') {
+            headers['content-length'] = Buffer.byteLength(exchange.form ?? '', 'utf8');
+        }
+        return headers;
+    }
+    async once(exchange, url) {
+        const target = new URL(url);
+        const headers = await this.headersFor(exchange, target);
+        const signal = exchange.bounds.signal;
+        if (signal.aborted)
+            throw signal.reason;
         this.count(exchange.label);
-        let raw;
-        try {
-            raw = await this.http.request(exchange.method, url, 
-            // http-client sends no body for null; its typings do not say so.
-            (exchange.form ?? (exchange.method === 'POST' ? '' : null)), headers);
-        }
-        catch (error) {
-            throw networkFailure(error, target, this.options.requestTimeoutMs);
-        }
-        const message = raw.message;
+        const message = await new Promise((resolve, reject) => {
+            const module = target.protocol === 'https:' ? (external_node_https_default()) : (external_node_http_default());
+            const request = module.request(target, {
+                method: exchange.method,
+                headers,
+                agent: this.agentFor(target)
+            });
+            // Rejected here, not on the request's 'error': a request still waiting
+            // for a socket (a CONNECT to a stalled proxy) may never emit one.
+            const onAbort = () => {
+                request.destroy(signal.reason);
+                reject(signal.reason);
+            };
+            signal.addEventListener('abort', onAbort, { once: true });
+            request.once('close', () => signal.removeEventListener('abort', onAbort));
+            request.once('response', resolve);
+            // Not once: destroying a request can report the same end more than once.
+            request.on('error', error => reject(signal.aborted ? signal.reason : networkFailure(error, target)));
+            request.end(exchange.form ?? undefined);
+        });
         await this.storeCookies(url, message.headers['set-cookie']);
-        return new HttpResponse(message.statusCode ?? 0, message.headers, url, message);
+        return new HttpResponse(message.statusCode ?? 0, message.headers, url, message, exchange.bounds);
     }
     async storeCookies(url, setCookie) {
-        for (const cookie of setCookie ?? []) {
+        for (const header of setCookie ?? []) {
             // A malformed cookie must not fail the request; Jenkins would just
             // answer the next one without the session.
-            await this.jar.setCookie(cookie, url, { ignoreError: true });
+            const cookie = await this.jar.setCookie(header, url, { ignoreError: true });
+            // Session ids are long; a short value ('1', 'true') would mangle ordinary words if redacted.
+            if (cookie && cookie.value.length >= 8)
+                this.given.add(cookie.value);
         }
     }
     count(label) {
@@ -42522,15 +43391,12 @@ function hostPort(url) {
     return `${url.hostname}:${port}`;
 }
 /** Maps a Node/http-client error to a NetworkFailure a user can act on. */
-function networkFailure(error, url, timeoutMs) {
+function networkFailure(error, url) {
     const err = (typeof error === 'object' && error !== null ? error : {});
     const code = typeof err.code === 'string' ? err.code : undefined;
     const text = typeof err.message === 'string' ? err.message : String(error);
     const where = hostPort(url);
     const fail = (kind, message, transient, notSent = false) => new NetworkFailure(new JenkinsError(kind, message), code ?? text, transient, notSent);
-    if (text.startsWith('Request timeout')) {
-        return fail('timeout', `No answer from ${where} within ${timeoutMs} ms`, true);
-    }
     switch (code) {
         case 'ECONNREFUSED':
             // Refused at connect: the request certainly never left.
@@ -42558,213 +43424,572 @@ function networkFailure(error, url, timeoutMs) {
     return fail('network', `Request to ${where} failed: ${code ? `${code} ` : ''}${text}`, false);
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/responses.ts
+// EXTERNAL MODULE: external "node:stream"
+var external_node_stream_ = __nccwpck_require__(7075);
+;// CONCATENATED MODULE: ./src/jenkins/limits.ts
 
-/** Statuses worth another try for a request that may safely repeat. */
-const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
-/** Jetty's 403 body when the crumb is missing or stale (jenkins-api.md 1.5). */
-function isCrumbRejection(status, body) {
-    return status === 403 && /No valid crumb/i.test(body);
-}
-/** Jenkins' "Authentication required" page: a 403 HTML meta refresh to /login?from= (jenkins-api.md 2.2, 10). */
-function isLoginPage(response, body) {
-    return (body.includes('/login?from=') ||
-        (response.contentType.includes('html') && /Authentication required/i.test(body)));
-}
-/** True when a body that should be JSON is an HTML page (login page, SSO proxy, error page). */
-function looksLikeHtml(response, body) {
-    return response.contentType.includes('text/html') || /^\s*</.test(body);
-}
-/** The error for an HTML page where JSON was expected. */
-function htmlError(context, status) {
-    return new JenkinsError('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.origin}, status ${status})`, status);
-}
-/** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
-function permissionName(id) {
-    const match = /^hudson\.model\.(Item|Hudson|Run|Computer|View)\.(\w+)$/.exec(id);
-    if (!match)
-        return id;
-    const group = { Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' }[match[1]];
-    return `${group}/${match[2]}`;
-}
+
+
+/** setTimeout's largest delay. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
- * A one-line message from an error body, when there is a readable one: plain
- * text, Jetty's error page title ("Error 400 Nothing is submitted"), or a
- * JSON `message`. Jenkins' own HTML pages (404, oops) give nothing useful.
+ * With a signal, the deadline is its backstop only: the signal is meant to
+ * fire at the deadline (the step's timeout, an abort budget) and its
+ * Interrupted error is the one to report, so the clamp comes a little later.
  */
-function shortMessage(response, body) {
-    const type = response.contentType;
-    let text;
-    if (type.includes('json')) {
-        try {
-            const parsed = JSON.parse(body);
-            const message = parsed?.message;
-            if (typeof message === 'string')
-                text = message;
+const BACKSTOP_MS = 250;
+/** The bounds of one exchange (see the file comment). */
+class ExchangeLimits {
+    settings;
+    what;
+    origin;
+    controller = new AbortController();
+    started = Date.now();
+    phase = 'headers';
+    timer;
+    message;
+    received = 0;
+    released = false;
+    onStepAbort = () => this.cut(this.interruption());
+    constructor(settings, 
+    /** What is asked, for messages, e.g. "build #4 of 'app'". */
+    what, origin) {
+        this.settings = settings;
+        this.what = what;
+        this.origin = origin;
+        settings.signal?.addEventListener('abort', this.onStepAbort, { once: true });
+        this.arm(settings.requestTimeoutMs);
+    }
+    get signal() {
+        return this.controller.signal;
+    }
+    async text(message, limit, overflow) {
+        this.begin(message, 'body');
+        const declared = Number(message.headers['content-length']);
+        if (overflow === 'fail' && declared > limit) {
+            this.discard(message);
+            throw this.tooLarge(`${declared} bytes`, limit);
         }
-        catch {
-            text = undefined;
-        }
-    }
-    else if (type.includes('html') || /^\s*</.test(body)) {
-        const title = /<title>\s*Error\s+\d{3}\s+([^<]+?)\s*<\/title>/i.exec(body);
-        text = title?.[1];
-    }
-    else {
-        text = body;
-    }
-    const line = text
-        ?.split(/\r?\n/)
-        .map(part => part.trim())
-        .find(part => part !== '');
-    if (!line)
-        return undefined;
-    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
-/** The JenkinsError for a status that is not the success the caller wanted. */
-function errorForResponse(response, body, context) {
-    const status = response.status;
-    const at = `Jenkins at ${context.origin}`;
-    const short = shortMessage(response, body);
-    const detail = short ? `: ${short}` : '';
-    switch (status) {
-        case 401:
-            return new JenkinsError('bad-credentials', context.user
-                ? `${at} rejected the credentials for user '${context.user}' (401): check the user and API token`
-                : `${at} asked for credentials (401): set user and token`, status);
-        case 403:
-            return forbiddenError(response, body, context);
-        case 404:
-            return new JenkinsError('not-found', context.notFound ?? `${at} has no ${context.what} (404)`, status);
-        case 409:
-            return new JenkinsError('conflict', context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`, status);
-        case 400:
-        case 405:
-            return new JenkinsError('bad-request', `${at} rejected ${context.what} (${status}${detail})`, status);
-        case 429:
-            return new JenkinsError('server', `${at} is rate-limiting requests (429) for ${context.what}`, status);
-    }
-    if (status >= 500) {
-        const hint = context.serverHint ? ` ${context.serverHint}` : '';
-        return new JenkinsError('server', `${at} failed ${context.what} (${status}${detail}).${hint}`, status);
-    }
-    return new JenkinsError('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`, status);
-}
-function forbiddenError(response, body, context) {
-    const at = `Jenkins at ${context.origin}`;
-    if (isCrumbRejection(response.status, body)) {
-        return new JenkinsError('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
-    }
-    const required = response.header('x-required-permission');
-    const who = response.header('x-you-are-authenticated-as') ?? context.user;
-    // Anonymous callers get the login page, and no permission headers (2.2).
-    if (isLoginPage(response, body) || (!context.user && required === undefined)) {
-        const sent = context.user
-            ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
-            : '';
-        return new JenkinsError('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
-    }
-    const permission = required ? permissionName(required) : context.permission;
-    const needs = permission
-        ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
-        : 'the user lacks a permission';
-    return new JenkinsError('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/retry.ts
-
-const DEFAULT_RETRY_POLICY = {
-    attempts: 5,
-    baseDelayMs: 500,
-    maxDelayMs: 10_000
-};
-/** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
-const MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS = 60_000;
-/**
- * Thrown by an operation to ask for another try. `error` is what the caller
- * gets when no try is left.
- */
-class TransientFailure extends Error {
-    error;
-    reason;
-    retryAfterMs;
-    constructor(error, 
-    /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
-    reason, 
-    /** From a Retry-After header, when the server gave one. */
-    retryAfterMs) {
-        super(error.message);
-        this.error = error;
-        this.reason = reason;
-        this.retryAfterMs = retryAfterMs;
-        this.name = 'TransientFailure';
-    }
-}
-/**
- * Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
- * Returns milliseconds to wait, or undefined when absent or unreadable.
- */
-function parseRetryAfter(value, now = Date.now()) {
-    if (value === undefined)
-        return undefined;
-    const text = value.trim();
-    if (/^\d+$/.test(text))
-        return Number(text) * 1000;
-    if (!/[a-z]/i.test(text))
-        return undefined;
-    const date = Date.parse(text);
-    if (Number.isNaN(date))
-        return undefined;
-    return Math.max(0, date - now);
-}
-/**
- * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
- * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
- */
-function backoffDelay(retry, policy, random = Math.random) {
-    const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
-    return Math.floor(random() * window);
-}
-const defaultSleep = (ms) => new Promise(resolve => {
-    setTimeout(resolve, ms);
-});
-/**
- * Runs `operation` until it returns, throws something other than
- * TransientFailure, runs out of tries, or the next wait would pass the
- * deadline. On giving up, the last failure's JenkinsError is thrown.
- */
-async function withRetry(operation, options) {
-    const { policy, deadline, logger, what } = options;
-    const sleep = options.sleep ?? defaultSleep;
-    const now = options.now ?? Date.now;
-    const attempts = Math.max(1, Math.floor(policy.attempts));
-    for (let attempt = 1;; attempt++) {
+        const chunks = [];
+        let size = 0;
         try {
-            return await operation(attempt);
+            for await (const chunk of message) {
+                const buffer = chunk;
+                this.received += buffer.length;
+                if (size + buffer.length > limit) {
+                    if (overflow === 'fail')
+                        throw this.tooLarge(`more than ${size + buffer.length} bytes`, limit);
+                    chunks.push(buffer.subarray(0, limit - size));
+                    break;
+                }
+                chunks.push(buffer);
+                size += buffer.length;
+            }
         }
         catch (error) {
-            if (!(error instanceof TransientFailure))
-                throw error;
-            if (attempt >= attempts)
-                throw giveUp(error.error, `after ${attempt} attempts`);
-            let delay = backoffDelay(attempt - 1, policy, options.random);
-            if (error.retryAfterMs !== undefined) {
-                const cap = deadline === undefined ? MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS : Infinity;
-                if (error.retryAfterMs > cap) {
-                    throw giveUp(error.error, `Jenkins asked to retry after ${Math.round(error.retryAfterMs / 1000)} s`);
-                }
-                delay = Math.max(delay, error.retryAfterMs);
-            }
-            if (deadline !== undefined && now() + delay > deadline) {
-                throw giveUp(error.error, 'no time left before the deadline to retry');
-            }
-            logger.debug(`${what}: ${error.reason}; retry ${attempt}/${attempts - 1} in ${delay} ms`);
-            await sleep(delay);
+            throw this.bodyFailure(error);
         }
+        finally {
+            this.discard(message);
+        }
+        return Buffer.concat(chunks).toString('utf8');
+    }
+    stream(message) {
+        this.begin(message, 'stream');
+        return new GuardedBody(message, this, this.settings.stallMs, this.settings.stallBytes);
+    }
+    discard(message) {
+        if (!message.readableEnded)
+            message.destroy();
+        this.release();
+    }
+    /** Ends the bounds without a body (the exchange failed, or its answer is not read). */
+    release() {
+        if (this.released)
+            return;
+        this.released = true;
+        clearTimeout(this.timer);
+        this.settings.signal?.removeEventListener('abort', this.onStepAbort);
+    }
+    /** Counts body bytes (for messages). */
+    count(bytes) {
+        this.received += bytes;
+    }
+    /** Ends the exchange with `error`: the request and the body are destroyed with it. */
+    cut(error) {
+        if (this.released || this.controller.signal.aborted)
+            return;
+        this.message?.destroy(error);
+        this.controller.abort(error);
+        this.release();
+    }
+    /** The error for a body that failed: why it was cut, or a broken connection. */
+    bodyFailure(error) {
+        if (this.controller.signal.aborted)
+            return this.controller.signal.reason;
+        if (error instanceof JenkinsError)
+            return error;
+        return new JenkinsError('network', `The connection to Jenkins at ${this.origin} broke off while receiving ${this.what} (${this.received} bytes received)`);
+    }
+    /** A stalled stream. */
+    stalled(windowBytes) {
+        this.cut(new JenkinsError('timeout', `Jenkins at ${this.origin} stopped sending ${this.what}: ${windowBytes} bytes in ${seconds(this.settings.stallMs)} (${this.received} bytes in all)`));
+    }
+    begin(message, phase) {
+        this.message = message;
+        this.phase = phase;
+        // A stream may be long (a big console): from here the stall guard and the deadline bound it.
+        if (phase === 'stream')
+            this.arm(Infinity);
+    }
+    /** Arms the one timer for `ms` from now, or for the deadline when that comes first. */
+    arm(ms) {
+        clearTimeout(this.timer);
+        const { deadline, signal } = this.settings;
+        const toDeadline = deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - Date.now();
+        const wait = Math.min(ms, toDeadline);
+        if (wait === Infinity)
+            return;
+        const byDeadline = toDeadline <= ms;
+        this.timer = setTimeout(() => this.cut(byDeadline ? this.deadlinePassed() : this.timeExceeded(ms)), Math.min(MAX_TIMER_MS, Math.max(0, wait)));
+    }
+    elapsed() {
+        return seconds(Date.now() - this.started);
+    }
+    interruption() {
+        const state = this.phase === 'headers'
+            ? `no answer to ${this.what} after ${this.elapsed()}`
+            : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`;
+        return new Interrupted(`Stopped waiting for Jenkins at ${this.origin}: ${state}`, true);
+    }
+    timeExceeded(ms) {
+        if (this.phase === 'headers') {
+            return new NetworkFailure(new JenkinsError('timeout', `No answer from Jenkins at ${this.origin} to ${this.what} within ${seconds(ms)}`), 'timeout', true, false);
+        }
+        return new JenkinsError('timeout', `Jenkins at ${this.origin} did not finish sending ${this.what} within ${seconds(ms)} (${this.received} bytes received)`);
+    }
+    deadlinePassed() {
+        if (this.phase === 'headers') {
+            return new NetworkFailure(new JenkinsError('timeout', `No answer from Jenkins at ${this.origin} to ${this.what} before the deadline`), 'deadline', false, false);
+        }
+        return new JenkinsError('timeout', `Jenkins at ${this.origin} had not finished sending ${this.what} at the deadline (${this.received} bytes received)`);
+    }
+    tooLarge(size, limit) {
+        return new JenkinsError('protocol', `Jenkins at ${this.origin} answered ${this.what} with ${size}, more than the ${limit / (1024 * 1024)} MiB this action reads: the answer is too large`);
     }
 }
-function giveUp(error, why) {
-    return new JenkinsError(error.kind, `${error.message} (${why})`, error.status);
+/**
+ * A response body handed on as a stream, with the stall guard: the clock
+ * runs only while this stream wants data (its buffer is not full), so a
+ * slow consumer never looks like a stalled server.
+ */
+class GuardedBody extends external_node_stream_.Readable {
+    message;
+    limits;
+    stallMs;
+    stallBytes;
+    windowBytes = 0;
+    /** Waiting time already spent in this window, before the current wait. */
+    windowWaited = 0;
+    waitingSince;
+    stallTimer;
+    ended = false;
+    constructor(message, limits, stallMs, stallBytes) {
+        super();
+        this.message = message;
+        this.limits = limits;
+        this.stallMs = stallMs;
+        this.stallBytes = stallBytes;
+        message.on('data', (chunk) => {
+            limits.count(chunk.length);
+            this.windowBytes += chunk.length;
+            if (this.windowBytes >= this.stallBytes)
+                this.newWindow();
+            if (!this.push(chunk)) {
+                this.stopWaiting();
+                message.pause();
+            }
+        });
+        message.once('end', () => {
+            this.ended = true;
+            this.stopWaiting();
+            limits.discard(message);
+            this.push(null);
+        });
+        message.on('error', error => this.destroy(limits.bodyFailure(error)));
+        // A body whose connection closed before all of it came, without an error event.
+        message.once('close', () => {
+            if (!message.complete && !this.ended && !this.destroyed) {
+                this.destroy(limits.bodyFailure(undefined));
+            }
+        });
+        this.startWaiting();
+    }
+    _read() {
+        if (this.ended)
+            return;
+        this.startWaiting();
+        this.message.resume();
+    }
+    _destroy(error, callback) {
+        this.stopWaiting();
+        this.limits.discard(this.message);
+        callback(error);
+    }
+    newWindow() {
+        this.windowBytes = 0;
+        this.windowWaited = 0;
+        if (this.waitingSince !== undefined) {
+            this.stopWaiting();
+            this.startWaiting();
+        }
+    }
+    startWaiting() {
+        if (this.waitingSince !== undefined)
+            return;
+        this.waitingSince = Date.now();
+        this.stallTimer = setTimeout(() => this.limits.stalled(this.windowBytes), Math.max(0, this.stallMs - this.windowWaited));
+    }
+    stopWaiting() {
+        if (this.waitingSince === undefined)
+            return;
+        this.windowWaited += Date.now() - this.waitingSince;
+        this.waitingSince = undefined;
+        clearTimeout(this.stallTimer);
+    }
+}
+function seconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/requester.ts
+
+
+
+
+
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_STALL_MS = 30_000;
+const DEFAULT_STALL_BYTES = 16 * 1024;
+const DEFAULT_ACTION_BUDGET_MS = 15_000;
+const DEFAULT_USER_AGENT = 'jenkins-build-action';
+/** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
+const JSON_LIMIT = 64 * 1024 * 1024;
+const ERROR_BODY_LIMIT = 64 * 1024;
+/** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
+const READ_ATTEMPTS = 12;
+/** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
+const GLITCH_ATTEMPTS = 3;
+/**
+ * The one request path of the client: every operation goes through `read`
+ * (GETs, retried within the deadline) or `post` (crumb and session handling,
+ * retried only as the caller allows); every exchange is bounded by one
+ * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
+ * timeout, the stall guard); and every message that leaves it, thrown or
+ * logged, has gone through the one redaction list (`redact`).
+ */
+class Requester {
+    baseUrl;
+    origin;
+    user;
+    /** Epoch ms of the step's timeout, if any. */
+    deadline;
+    /** The client's signal (cancel, timeout), if any. */
+    signal;
+    /** The caller's logger behind redaction: operations log through this one only. */
+    logger;
+    transport;
+    crumbs;
+    policy;
+    actionBudgetMs;
+    limits;
+    secrets;
+    constructor(options) {
+        this.baseUrl = options.baseUrl;
+        this.origin = options.origin;
+        this.user = options.user;
+        this.deadline = options.deadline;
+        this.signal = options.signal;
+        this.limits = {
+            signal: options.signal,
+            deadline: options.deadline,
+            requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+            stallMs: options.stall?.ms ?? DEFAULT_STALL_MS,
+            stallBytes: options.stall?.bytes ?? DEFAULT_STALL_BYTES
+        };
+        this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS;
+        this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) };
+        this.secrets = () => this.transport.secretValues;
+        this.logger = redactingLogger(options.logger, text => this.redact(text));
+        this.transport = new Transport({
+            baseUrl: this.baseUrl,
+            user: this.user,
+            token: options.token,
+            logger: this.logger,
+            insecure: options.insecure ?? false,
+            userAgent: options.userAgent ?? DEFAULT_USER_AGENT
+        });
+        this.crumbs = new CrumbCache(() => this.fetchCrumb(), crumb => this.transport.setCrumb(crumb));
+        if (options.insecure) {
+            this.logger.warning(`TLS certificate verification is OFF for ${this.origin} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer NODE_EXTRA_CA_CERTS with the server's CA.`);
+        }
+    }
+    /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
+    get requestCounts() {
+        return this.transport.requestCounts;
+    }
+    /** Closes kept-alive connections (the process can also exit without it). */
+    dispose() {
+        this.transport.dispose();
+    }
+    /** Starts fetching the crumb in the background, to save a round trip before a POST. */
+    prefetchCrumb() {
+        this.crumbs.prefetch();
+    }
+    /**
+     * GET + JSON with read retries. A body that broke off or came too slowly,
+     * one HTML page (an SSO proxy's blip) and one invalid JSON answer are
+     * retried; an HTML page on every try is the login page it looks like.
+     */
+    async getJson(label, url, context, options = { deadline: this.deadline }) {
+        return this.read(label, url, context, async (response) => {
+            const body = await bodyOf(response.text(JSON_LIMIT, 'fail'));
+            // An SSO proxy or login page can answer 200 with HTML.
+            if (looksLikeHtml(response, body)) {
+                throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, GLITCH_ATTEMPTS);
+            }
+            try {
+                return JSON.parse(body);
+            }
+            catch {
+                throw new TransientFailure(new JenkinsError('protocol', `Jenkins at ${this.origin} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', undefined, GLITCH_ATTEMPTS);
+            }
+        }, options.deadline);
+    }
+    /**
+     * A GET with read retries: a non-2xx answer is turned into an error here,
+     * a 2xx one is handed to `accept`, which reads (or streams) the body and
+     * may throw to fail or retry the attempt.
+     */
+    async read(label, url, context, accept, deadline) {
+        return this.guarded(() => withRetry(async () => {
+            const response = await this.send({ method: 'GET', url, label }, context.what, f => f.transient);
+            if (response.status < 200 || response.status >= 300) {
+                throw await this.failure(response, context);
+            }
+            try {
+                return await accept(response);
+            }
+            catch (error) {
+                // What accept did not read or hand on is dropped with its connection.
+                response.discard();
+                throw error;
+            }
+        }, this.readRetryOptions(`GET ${context.what}`, deadline)));
+    }
+    /**
+     * A POST with the crumb: fetched before the first POST, and on a "No valid
+     * crumb" 403 the session is dropped and crumb and session are fetched again,
+     * once. That is also how a Jenkins restart (sessions lost) is survived. The
+     * CrumbFilter rejects before anything is done (jenkins-api.md 0), so sending
+     * again is safe even for a trigger. An Interrupted error's `sent` says
+     * whether the POST itself may have reached Jenkins. The body is read (POST answers are
+     * small) but not needed: the status and headers are the answer, so a body
+     * that breaks off or stalls is read as far as it came.
+     */
+    async post(label, url, context, options) {
+        let refreshed = false;
+        const exchange = { method: 'POST', url, label, form: options.form };
+        const sendOnce = async () => {
+            const response = await this.send(exchange, context.what, options.retryNetwork, options.onNetworkFailure);
+            return { response, body: await this.postBody(response, context) };
+        };
+        return this.guarded(() => withRetry(async () => {
+            await notSentIfInterrupted(this.crumbs.ensure());
+            let answer = await sendOnce();
+            if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
+                refreshed = true;
+                this.logger.debug(`Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`);
+                await this.transport.clearCookies();
+                await notSentIfInterrupted(this.crumbs.refresh());
+                answer = await sendOnce();
+            }
+            if (options.retryStatuses.has(answer.response.status)) {
+                throw new TransientFailure(errorForResponse(answer.response, answer.body, context), String(answer.response.status), parseRetryAfter(answer.response.header('retry-after')));
+            }
+            return answer;
+        }, this.retryOptions(`POST ${context.what}`, options.deadline)));
+    }
+    /** When a stop/cancel/disable started now stops retrying: its own budget, within the client's deadline. */
+    actionDeadline() {
+        const own = Date.now() + this.actionBudgetMs;
+        return this.deadline === undefined ? own : Math.min(own, this.deadline);
+    }
+    /** Waits `ms`, ending with Interrupted when the client's signal fires. */
+    pause(ms, what) {
+        return pause(ms, this.signal, what);
+    }
+    /** What an error message needs to know about the request. */
+    context(what, extra = {}) {
+        return { origin: this.origin, user: this.user, what, ...extra };
+    }
+    anonymousHint() {
+        return this.user ? '' : '; if it exists, anonymous users may not see it: set user and token';
+    }
+    /** Belt and braces: no message leaves with a credential, crumb or session in it. */
+    scrub(error) {
+        if (error instanceof Error) {
+            const message = this.redact(error.message);
+            if (message !== error.message) {
+                error.message = message;
+                if (error.stack)
+                    error.stack = this.redact(error.stack);
+            }
+        }
+        return error;
+    }
+    /** Runs an operation so that whatever it throws is scrubbed: every operation of the client goes through it. */
+    async guarded(operation) {
+        try {
+            return await operation();
+        }
+        catch (error) {
+            throw this.scrub(error);
+        }
+    }
+    // ---------------------------------------------------------------------------
+    async fetchCrumb() {
+        let data;
+        try {
+            data = await this.getJson('crumb', `${this.baseUrl}/crumbIssuer/api/json`, this.context('the CSRF crumb'), { deadline: this.deadline });
+        }
+        catch (error) {
+            // No crumb issuer: CSRF protection is off (jenkins-api.md 1.4).
+            if (error instanceof JenkinsError && error.kind === 'not-found') {
+                this.logger.debug(`Jenkins at ${this.origin} has no crumb issuer: CSRF protection is off`);
+                return undefined;
+            }
+            throw error;
+        }
+        if (typeof data.crumb !== 'string' ||
+            typeof data.crumbRequestField !== 'string' ||
+            !data.crumbRequestField) {
+            throw new JenkinsError('protocol', `Jenkins at ${this.origin} answered the crumb request without crumb and crumbRequestField`);
+        }
+        this.logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`);
+        return { field: data.crumbRequestField, value: data.crumb };
+    }
+    /**
+     * One exchange within its bounds; a request that got no answer becomes
+     * TransientFailure (to retry) or JenkinsError. None starts once the
+     * client's signal fired.
+     */
+    async send(exchange, what, retryNetwork, onNetworkFailure) {
+        if (this.signal?.aborted) {
+            throw new Interrupted(`Did not send ${exchange.method} ${what} to Jenkins at ${this.origin}: the step was stopped`, false);
+        }
+        const bounds = new ExchangeLimits(this.limits, what, this.origin);
+        try {
+            return await this.transport.send({ ...exchange, bounds });
+        }
+        catch (error) {
+            bounds.release();
+            if (!(error instanceof NetworkFailure))
+                throw error;
+            if (retryNetwork(error))
+                throw new TransientFailure(error.error, error.reason);
+            throw onNetworkFailure ? onNetworkFailure(error) : error.error;
+        }
+    }
+    /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
+    async postBody(response, context) {
+        try {
+            return this.redact(await response.text(ERROR_BODY_LIMIT));
+        }
+        catch (error) {
+            if (error instanceof Interrupted)
+                throw error;
+            this.logger.debug(`Could not read the answer to ${context.what}: ${error.message}`);
+            return '';
+        }
+    }
+    /** The error for a non-2xx answer to a read: TransientFailure when worth another try. */
+    async failure(response, context) {
+        // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
+        const body = this.redact(await bodyOf(response.text(ERROR_BODY_LIMIT)));
+        const error = errorForResponse(response, body, context);
+        if (RETRYABLE_STATUSES.has(response.status)) {
+            return new TransientFailure(error, String(response.status), parseRetryAfter(response.header('retry-after')));
+        }
+        return error;
+    }
+    retryOptions(what, deadline) {
+        return { policy: this.policy, deadline, logger: this.logger, what, signal: this.signal };
+    }
+    /**
+     * Reads may always repeat: within the step's deadline they get more tries
+     * than a POST, so that a flaky network hours into a build (a socket hang up,
+     * a proxy 502 burst) does not lose its result. The deadline bounds them.
+     */
+    readRetryOptions(what, deadline) {
+        const options = this.retryOptions(what, deadline);
+        if (deadline === undefined)
+            return options;
+        return {
+            ...options,
+            policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
+        };
+    }
+    /** The one redaction list: credentials in URLs, and every secret the transport knows, as sent and URL-encoded. */
+    redact(text) {
+        let result = text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
+        const variants = this.secrets().flatMap(secret => [secret, encodeURIComponent(secret)]);
+        // Longest first: the Authorization value goes before the base64 part of it.
+        for (const secret of [...new Set(variants)].sort((a, b) => b.length - a.length)) {
+            // Shorter values would mangle ordinary words; real tokens are long.
+            if (secret.length >= 4)
+                result = result.split(secret).join('***');
+        }
+        return result;
+    }
+}
+/**
+ * The crumb before a POST: a cancel while it is fetched interrupts the
+ * crumb's GET, and the POST was never sent (a trigger queued nothing).
+ */
+async function notSentIfInterrupted(step) {
+    try {
+        return await step;
+    }
+    catch (error) {
+        if (error instanceof Interrupted && error.sent) {
+            throw new Interrupted(error.message, false, undefined, error.lastFailure);
+        }
+        throw error;
+    }
+}
+/** A body read whose failure (broken off, too slow, stalled) is worth another try; too large and interrupted are not. */
+async function bodyOf(reading) {
+    try {
+        return await reading;
+    }
+    catch (error) {
+        if (error instanceof JenkinsError && (error.kind === 'network' || error.kind === 'timeout')) {
+            throw new TransientFailure(error, error.kind === 'network' ? 'body broke off' : 'body too slow');
+        }
+        throw error;
+    }
+}
+function definedOnly(value) {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+}
+function redactingLogger(logger, redact) {
+    return {
+        debug: message => logger.debug(redact(message)),
+        info: message => logger.info(redact(message)),
+        warning: message => logger.warning(redact(message))
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/reconcile.ts
@@ -42939,683 +44164,245 @@ function userIdsOf(actions) {
     return ids.length > 0 ? ids : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/client.ts
+;// CONCATENATED MODULE: ./src/jenkins/trigger.ts
 
 
 
 
-
-
-
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_ACTION_BUDGET_MS = 15_000;
-const DEFAULT_USER_AGENT = 'jenkins-build-action';
-/** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
-const JSON_LIMIT = 64 * 1024 * 1024;
-const ERROR_BODY_LIMIT = 64 * 1024;
-/** Folder levels listJobs walks in its one request. */
-const LIST_DEPTH = 10;
-/** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
-const READ_ATTEMPTS = 12;
 /** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
 const TRIGGER_SENDS = 4;
 /** Answers to a trigger that say it was refused without acting, so it may be sent again. */
 const TRIGGER_REFUSALS = new Set([429, 503]);
 /** Answers to a trigger from a proxy that may have passed it on before failing. */
 const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
-/** Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and keeps answers small). */
-const JOB_TREE = '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name]';
-/** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
-const FOLDER_CLASSES = new Set([
-    'com.cloudbees.hudson.plugins.folder.Folder',
-    'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
-    'jenkins.branch.OrganizationFolder'
-]);
-/** `jobs[name,_class,jobs[…]]` nested `depth` levels. */
-function listTree(depth) {
-    let fields = 'name,_class';
-    for (let level = 1; level < depth; level++)
-        fields = `name,_class,jobs[${fields}]`;
-    return `jobs[${fields}]`;
-}
-/** The Jenkins HTTP API over @actions/http-client (see JenkinsApi for the contract). */
-class JenkinsClient {
-    baseUrl;
-    origin;
-    user;
-    transport;
-    crumbs;
-    logger;
-    policy;
-    deadline;
-    actionBudgetMs;
-    triggerSettleMs;
-    secrets;
-    constructor(options) {
-        const base = parseBaseUrl(options.url);
-        this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '');
-        this.origin = base.origin;
-        this.user = options.user || undefined;
-        this.deadline = options.deadline;
-        this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS;
-        this.triggerSettleMs = options.triggerSettleMs;
-        this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) };
-        this.secrets = () => this.transport.secretValues;
-        this.logger = redactingLogger(options.logger, text => this.redact(text));
-        this.transport = new Transport({
-            baseUrl: this.baseUrl,
-            user: this.user,
-            token: options.token,
-            logger: this.logger,
-            requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-            insecure: options.insecure ?? false,
-            userAgent: options.userAgent ?? DEFAULT_USER_AGENT
-        });
-        this.crumbs = new CrumbCache(() => this.fetchCrumb(), crumb => this.transport.setCrumb(crumb));
-        if (options.insecure) {
-            this.logger.warning(`TLS certificate verification is OFF for ${this.origin} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer NODE_EXTRA_CA_CERTS with the server's CA.`);
+/**
+ * Queues one build of `job` and returns its queue item. When the answer to
+ * the POST is lost, Jenkins is asked what it did before the POST is sent again.
+ *
+ * Once the client's signal fired (cancel, timeout) nothing more is sent: no
+ * crumb, no POST, no resend. If a POST may have reached Jenkins (cut in
+ * flight, or its answer lost and being reconciled), the Interrupted error
+ * carries the LostTrigger, for the abort path to find and cancel what it
+ * queued (findLostTrigger) with its own client.
+ */
+async function trigger(http, info, job, params, options = {}) {
+    const name = fullName(job);
+    if (info.isFolder) {
+        // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
+        throw new JenkinsError('bad-request', `Jenkins item ${name} is a folder, not a job (${info._class ?? 'folder'}, on ${http.origin}): name a job inside it, or list them with list-jobs`);
+    }
+    if (info.disabled === true || info.buildable === false) {
+        throw new JenkinsError('conflict', disabledMessage(http, name));
+    }
+    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
+    const unknownParameters = Object.keys(params).filter(key => !defined.has(key));
+    const parameterized = info.parameterDefinitions.length > 0;
+    const form = new URLSearchParams();
+    if (parameterized) {
+        for (const [key, value] of Object.entries(params)) {
+            if (!defined.has(key))
+                continue;
+            // Multi-value parameters are repeated fields.
+            for (const item of typeof value === 'string' ? [value] : value)
+                form.append(key, item);
         }
     }
-    /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
-    get requestCounts() {
-        return this.transport.requestCounts;
-    }
-    /** Closes kept-alive connections (the process can also exit without it). */
-    dispose() {
-        this.transport.dispose();
-    }
-    jobUrl(job) {
-        return `${this.baseUrl}${jobUrlPath(job)}/`;
-    }
-    buildUrl(job, number) {
-        return `${this.jobUrl(job)}${number}/`;
-    }
-    async getJob(job) {
-        // The crumb is needed before the trigger that usually follows: fetch it
-        // alongside the job to save a round trip.
-        this.crumbs.prefetch();
-        const name = fullName(job);
-        const data = await this.getJson('job', `${this.jobUrl(job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, this.context(`job '${name}'`, {
-            notFound: `Job '${name}' was not found on Jenkins at ${this.origin} (404)${this.anonymousHint()}`
-        }));
-        const info = {
-            name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
-            fullName: typeof data.fullName === 'string' ? data.fullName : name,
-            // Jenkins' own `url` comes from its configured root URL, which may be
-            // another host (jenkins-api.md 9): always our base.
-            url: this.jobUrl(job),
-            parameterDefinitions: parameterDefinitions(data.property),
-            isFolder: isFolder(data)
-        };
-        if (typeof data._class === 'string')
-            info._class = data._class;
-        if (typeof data.buildable === 'boolean')
-            info.buildable = data.buildable;
-        if (typeof data.disabled === 'boolean')
-            info.disabled = data.disabled;
-        if (typeof data.nextBuildNumber === 'number')
-            info.nextBuildNumber = data.nextBuildNumber;
-        return info;
-    }
-    async listJobs(folder) {
-        const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root';
-        const base = folder.length > 0 ? this.jobUrl(folder) : `${this.baseUrl}/`;
-        const data = await this.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`, this.context(`the job list of ${where}`, {
-            notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${this.origin} (404)${this.anonymousHint()}`
-        }));
-        if (!Array.isArray(data.jobs)) {
-            throw new JenkinsError('bad-request', `'${fullName(folder)}' on Jenkins at ${this.origin} is a job, not a folder: there are no jobs to list below it`);
-        }
-        const names = [];
-        this.collectJobs(data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '', names);
-        return names;
-    }
-    async trigger(info, job, params) {
-        const name = fullName(job);
-        if (info.isFolder) {
-            // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-            throw new JenkinsError('bad-request', `Jenkins item ${name} is a folder, not a job (${info._class ?? 'folder'}, on ${this.origin}): name a job inside it, or list them with list-jobs`);
-        }
-        if (info.disabled === true || info.buildable === false) {
-            throw new JenkinsError('conflict', this.disabledMessage(name));
-        }
-        const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
-        const unknownParameters = Object.keys(params).filter(key => !defined.has(key));
-        const parameterized = info.parameterDefinitions.length > 0;
-        const form = new URLSearchParams();
-        if (parameterized) {
-            for (const [key, value] of Object.entries(params)) {
-                if (!defined.has(key))
-                    continue;
-                // Multi-value parameters are repeated fields.
-                for (const item of typeof value === 'string' ? [value] : value)
-                    form.append(key, item);
-            }
-        }
-        // /build on a parameterized job wants a `json` form and skips defaults;
-        // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
-        // `delay` is a request parameter; 0sec skips the quiet period (3.5).
-        const endpoint = parameterized ? 'buildWithParameters' : 'build';
-        const url = `${this.jobUrl(job)}${endpoint}?delay=0sec`;
-        const context = this.context(`the trigger of job '${name}'`, {
-            notFound: `Job '${name}' was not found on Jenkins at ${this.origin} (404)${this.anonymousHint()}`,
-            conflict: this.disabledMessage(name),
-            permission: 'Job/Build',
-            serverHint: parameterized
-                ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
-                : undefined
-        });
-        const expectation = {
-            job,
-            parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
-            user: this.user,
-            firstBuildNumber: info.nextBuildNumber
-        };
-        const jobUrl = this.jobUrl(job);
-        for (let send = 1;; send++) {
-            const outcome = await this.triggerOnce(url, form.toString(), context, name);
-            if ('queueId' in outcome) {
-                return {
-                    queueId: outcome.queueId,
-                    // Reverse proxies rewrite hosts, and the Location follows the request's
-                    // own host (jenkins-api.md 3.1): rebuild it on our base.
-                    queueUrl: `${this.baseUrl}/queue/item/${outcome.queueId}/`,
-                    merged: outcome.merged,
-                    unknownParameters
-                };
-            }
-            // The answer was lost: look for what Jenkins did before sending again
-            // (reconcile.ts says why, and what risk remains).
-            const lost = outcome.lost;
-            const settleMs = this.triggerSettleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
-            const unknown = (why) => new JenkinsError(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobUrl} before running again.`, lost.error.status);
-            if (this.deadline !== undefined && Date.now() + settleMs > this.deadline) {
-                throw unknown('no time left before the step timeout to check');
-            }
-            let adopted;
-            try {
-                adopted = await reconcile(this.reconcileReader(job), expectation, {
-                    settleMs,
-                    sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
-                    logger: this.logger
-                });
-            }
-            catch (error) {
-                this.logger.debug(`Could not look for the lost trigger: ${error.message}`);
-                throw unknown('and Jenkins could not be asked what it did');
-            }
-            if (adopted) {
-                this.logger.info(adopted.from === 'queue'
-                    ? `Trigger answer lost (${lost.reason}); Jenkins shows queue item ${adopted.queueId} of '${name}' with these parameters: following it.`
-                    : `Trigger answer lost (${lost.reason}); Jenkins shows build #${adopted.buildNumber ?? '?'} of '${name}' with these parameters (queue item ${adopted.queueId}): following it.`);
-                return {
-                    queueId: adopted.queueId,
-                    queueUrl: `${this.baseUrl}/queue/item/${adopted.queueId}/`,
-                    merged: false,
-                    unknownParameters,
-                    adopted: adopted.from
-                };
-            }
-            if (send >= TRIGGER_SENDS) {
-                throw unknown(`${send} answers lost, and Jenkins showed no queued item or build for any`);
-            }
-            this.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
-        }
-    }
-    /**
-     * One trigger POST. A refusal that provably did nothing (503, 429,
-     * connection refused) is retried inside; an answer that may hide an action
-     * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
-     */
-    async triggerOnce(url, form, context, name) {
-        let lost;
-        let answer;
+    // /build on a parameterized job wants a `json` form and skips defaults;
+    // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
+    // `delay` is a request parameter; 0sec skips the quiet period (3.5).
+    const endpoint = parameterized ? 'buildWithParameters' : 'build';
+    const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`;
+    const context = http.context(`the trigger of job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
+        conflict: disabledMessage(http, name),
+        permission: 'Job/Build',
+        serverHint: parameterized
+            ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
+            : undefined
+    });
+    const expectation = {
+        job,
+        parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
+        user: http.user,
+        firstBuildNumber: info.nextBuildNumber
+    };
+    const jobPage = jobUrl(http.baseUrl, job);
+    let mayHaveQueued = false;
+    const interrupted = (error) => mayHaveQueued || error.sent
+        ? new Interrupted(`${error.message} (a trigger of '${name}' may have queued a build)`, error.sent, expectation, error.lastFailure)
+        : error;
+    for (let send = 1;; send++) {
+        let outcome;
         try {
-            answer = await this.post('trigger', url, context, {
-                form,
-                // Only a refusal that did nothing is sent again here: a second POST
-                // that reaches Jenkins queues a second build.
-                retryStatuses: TRIGGER_REFUSALS,
-                retryNetwork: failure => failure.notSent,
-                onNetworkFailure: failure => {
-                    lost = {
-                        error: failure.error,
-                        reason: failure.reason,
-                        slow: failure.error.kind === 'timeout'
-                    };
-                    return failure.error;
-                },
-                deadline: this.deadline
+            outcome = await triggerOnce(http, url, form.toString(), context, name);
+        }
+        catch (error) {
+            throw error instanceof Interrupted ? interrupted(error) : error;
+        }
+        if ('queueId' in outcome) {
+            return {
+                queueId: outcome.queueId,
+                // Reverse proxies rewrite hosts, and the Location follows the request's
+                // own host (jenkins-api.md 3.1): rebuild it on our base.
+                queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+                merged: outcome.merged,
+                unknownParameters
+            };
+        }
+        // The answer was lost: look for what Jenkins did before sending again
+        // (reconcile.ts says why, and what risk remains).
+        mayHaveQueued = true;
+        const lost = outcome.lost;
+        const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
+        const unknown = (why) => new JenkinsError(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`, lost.error.status);
+        if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
+            throw unknown('no time left before the step timeout to check');
+        }
+        let adopted;
+        try {
+            adopted = await reconcile(reconcileReader(http, job), expectation, {
+                settleMs,
+                sleep: ms => http.pause(ms, 'look for the lost trigger again'),
+                logger: http.logger
             });
         }
         catch (error) {
-            if (lost && error instanceof JenkinsError && error.kind !== 'aborted')
-                return { lost };
-            throw error;
+            if (error instanceof Interrupted)
+                throw interrupted(error);
+            http.logger.debug(`Could not look for the lost trigger: ${error.message}`);
+            throw unknown('and Jenkins could not be asked what it did');
         }
-        const { response, body } = answer;
-        if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
-            // A proxy's error says nothing of whether Jenkins got the POST.
+        if (adopted) {
+            http.logger.info(adopted.from === 'queue'
+                ? `Trigger answer lost (${lost.reason}); Jenkins shows queue item ${adopted.queueId} of '${name}' with these parameters: following it.`
+                : `Trigger answer lost (${lost.reason}); Jenkins shows build #${adopted.buildNumber ?? '?'} of '${name}' with these parameters (queue item ${adopted.queueId}): following it.`);
             return {
-                lost: {
-                    error: errorForResponse(response, body, context),
-                    reason: String(response.status),
-                    slow: response.status === 504
-                }
+                queueId: adopted.queueId,
+                queueUrl: `${http.baseUrl}/queue/item/${adopted.queueId}/`,
+                merged: false,
+                unknownParameters,
+                adopted: adopted.from
             };
         }
-        if (response.status >= 400)
-            throw errorForResponse(response, body, context);
-        const queueId = response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined;
-        if (queueId === undefined) {
-            const location = response.header('location');
-            throw new JenkinsError('protocol', `Jenkins at ${this.origin} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
+        if (send >= TRIGGER_SENDS) {
+            throw unknown(`${send} answers lost, and Jenkins showed no queued item or build for any`);
         }
-        return { queueId, merged: response.status === 303 };
-    }
-    /** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
-    reconcileReader(job) {
-        const name = fullName(job);
-        return {
-            queue: async () => {
-                const data = await this.getJson('queue', `${this.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`, this.context('the queue'));
-                const items = [];
-                for (const raw of Array.isArray(data.items) ? data.items : []) {
-                    const item = raw;
-                    const url = item?.task?.url;
-                    if (typeof item?.id !== 'number' || typeof url !== 'string')
-                        continue;
-                    const names = jobNamesFromUrl(url);
-                    if (!names)
-                        continue;
-                    items.push({ id: item.id, job: names, parameters: reconcile_parametersOf(item.actions) });
-                }
-                return items;
-            },
-            builds: async () => {
-                const data = await this.getJson('builds', `${this.jobUrl(job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, this.context(`the builds of job '${name}'`));
-                const builds = [];
-                for (const raw of Array.isArray(data.builds) ? data.builds : []) {
-                    const build = raw;
-                    if (typeof build?.number !== 'number')
-                        continue;
-                    const candidate = {
-                        number: build.number,
-                        parameters: reconcile_parametersOf(build.actions)
-                    };
-                    if (typeof build.queueId === 'number')
-                        candidate.queueId = build.queueId;
-                    const userIds = userIdsOf(build.actions);
-                    if (userIds)
-                        candidate.userIds = userIds;
-                    builds.push(candidate);
-                }
-                return builds;
-            }
-        };
-    }
-    async getQueueItem(queueId) {
-        const item = await this.getJson('queue', `${this.baseUrl}/queue/item/${queueId}/api/json`, this.context(`queue item ${queueId}`, {
-            notFound: `Queue item ${queueId} is not known to Jenkins at ${this.origin} (404): it left the queue more than 5 minutes ago, or Jenkins restarted`
-        }));
-        if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
-            throw new JenkinsError('protocol', `Jenkins at ${this.origin} answered queue item ${queueId} without an id`);
-        }
-        return item;
-    }
-    async cancelQueueItem(queueId) {
-        const url = `${this.baseUrl}/queue/cancelItem?id=${queueId}`;
-        const context = this.context(`the cancellation of queue item ${queueId}`, {
-            permission: 'Job/Cancel'
-        });
-        // 500 is Jenkins' answer for an item that already left (jenkins-api.md 4), not a failure to retry.
-        const { response, body } = await this.post('cancel', url, context, {
-            retryStatuses: new Set([429, 502, 503, 504]),
-            retryNetwork: failure => failure.transient,
-            deadline: this.actionDeadline()
-        });
-        // Before 2.211 every answer was a redirect back (JENKINS-21311): 302 = cancelled.
-        switch (response.status) {
-            case 200:
-            case 204:
-            case 302:
-            case 303:
-                return 'cancelled';
-            case 500:
-                return 'already-left';
-            case 404:
-                return 'not-found';
-            case 422:
-                throw new JenkinsError('forbidden', `Jenkins at ${this.origin} refused to cancel queue item ${queueId} for user '${this.user ?? 'anonymous'}' (422): the user lacks Job/Cancel`, 422);
-        }
-        throw this.scrub(errorForResponse(response, body, context));
-    }
-    async getBuild(job, which, options = {}) {
-        const name = fullName(job);
-        const query = new URLSearchParams();
-        if (options.tree !== undefined)
-            query.set('tree', options.tree);
-        if (options.depth !== undefined)
-            query.set('depth', String(options.depth));
-        const search = query.toString();
-        const url = `${this.jobUrl(job)}${which}/api/json${search ? `?${search}` : ''}`;
-        const notFound = which === 'lastBuild'
-            ? `Job '${name}' has no builds yet on Jenkins at ${this.origin} (no last build; or the job does not exist)`
-            : which === 'lastSuccessfulBuild'
-                ? `Job '${name}' has no last successful build on Jenkins at ${this.origin} (or the job does not exist)`
-                : `Build #${which} of job '${name}' was not found on Jenkins at ${this.origin} (404)`;
-        const build = await this.getJson('build', url, this.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, {
-            notFound
-        }));
-        if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
-            throw new JenkinsError('protocol', `Jenkins at ${this.origin} answered a build of '${name}' without a number`);
-        }
-        return build;
-    }
-    async recentBuilds(job, limit) {
-        const name = fullName(job);
-        const tree = `builds[number,queueId]{0,${Math.max(1, Math.floor(limit))}}`;
-        const data = await this.getJson('builds', `${this.jobUrl(job)}api/json?tree=${encodeURIComponent(tree)}`, this.context(`the builds of job '${name}'`, {
-            notFound: `Job '${name}' was not found on Jenkins at ${this.origin} (404)${this.anonymousHint()}`
-        }));
-        const builds = [];
-        for (const raw of Array.isArray(data.builds) ? data.builds : []) {
-            const build = raw;
-            if (typeof build?.number !== 'number')
-                continue;
-            builds.push(typeof build.queueId === 'number'
-                ? { number: build.number, queueId: build.queueId }
-                : { number: build.number });
-        }
-        return builds;
-    }
-    async progressiveText(build, start) {
-        const name = fullName(build.job);
-        const url = `${this.buildUrl(build.job, build.number)}logText/progressiveText?start=${start}`;
-        const context = this.context(`the console of build #${build.number} of '${name}'`, {
-            notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${this.origin} (404)`
-        });
-        return this.guarded(() => withRetry(async () => {
-            const response = await this.send({ method: 'GET', url, label: 'log' }, f => f.transient);
-            if (response.status < 200 || response.status >= 300) {
-                throw await this.failure(response, context);
-            }
-            if (response.contentType.includes('text/html')) {
-                response.discard();
-                throw htmlError(context, response.status);
-            }
-            const textSize = Number(response.header('x-text-size'));
-            if (response.header('x-text-size') === undefined || !Number.isFinite(textSize)) {
-                response.discard();
-                throw new JenkinsError('protocol', `Jenkins at ${this.origin} answered ${context.what} without a usable X-Text-Size header`);
-            }
-            // Streamed, not buffered: a console can be hundreds of MB. The
-            // header is absent (never "false") once the log is complete (6.1).
-            return {
-                body: response.message,
-                textSize,
-                moreData: response.header('x-more-data') === 'true'
-            };
-        }, this.readRetryOptions(`GET ${context.what}`, this.deadline)));
-    }
-    async stopBuild(build, how) {
-        const name = fullName(build.job);
-        const context = this.context(`the ${how} of build #${build.number} of '${name}'`, {
-            notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${this.origin} (404)${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
-            permission: 'Job/Cancel'
-        });
-        const { response, body } = await this.post('stop', `${this.buildUrl(build.job, build.number)}${how}`, context, {
-            retryStatuses: RETRYABLE_STATUSES,
-            retryNetwork: failure => failure.transient,
-            deadline: this.actionDeadline()
-        });
-        // Jenkins redirects back after a stop, also when the build was not running (jenkins-api.md 7).
-        if (isSuccessOrRedirect(response.status))
-            return;
-        throw this.scrub(errorForResponse(response, body, context));
-    }
-    async disableJob(job) {
-        const name = fullName(job);
-        const context = this.context(`disabling job '${name}'`, {
-            notFound: `Job '${name}' was not found on Jenkins at ${this.origin} (404)${this.anonymousHint()}`,
-            permission: 'Job/Configure'
-        });
-        const { response, body } = await this.post('disable', `${this.jobUrl(job)}disable`, context, {
-            retryStatuses: RETRYABLE_STATUSES,
-            retryNetwork: failure => failure.transient,
-            deadline: this.actionDeadline()
-        });
-        // HttpRedirect(".") on success, also when already disabled (jenkins-api.md 8).
-        if (isSuccessOrRedirect(response.status))
-            return;
-        throw this.scrub(errorForResponse(response, body, context));
-    }
-    // ---------------------------------------------------------------------------
-    async fetchCrumb() {
-        let data;
-        try {
-            data = await this.getJson('crumb', `${this.baseUrl}/crumbIssuer/api/json`, this.context('the CSRF crumb'), {
-                deadline: this.deadline === undefined ? undefined : Math.max(this.deadline, this.actionDeadline())
-            });
-        }
-        catch (error) {
-            // No crumb issuer: CSRF protection is off (jenkins-api.md 1.4).
-            if (error instanceof JenkinsError && error.kind === 'not-found') {
-                this.logger.debug(`Jenkins at ${this.origin} has no crumb issuer: CSRF protection is off`);
-                return undefined;
-            }
-            throw error;
-        }
-        if (typeof data.crumb !== 'string' ||
-            typeof data.crumbRequestField !== 'string' ||
-            !data.crumbRequestField) {
-            throw new JenkinsError('protocol', `Jenkins at ${this.origin} answered the crumb request without crumb and crumbRequestField`);
-        }
-        this.logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`);
-        return { field: data.crumbRequestField, value: data.crumb };
-    }
-    /** GET + JSON with read retries. */
-    async getJson(label, url, context, options = { deadline: this.deadline }) {
-        return this.guarded(() => withRetry(async () => {
-            const response = await this.send({ method: 'GET', url, label }, f => f.transient);
-            if (response.status < 200 || response.status >= 300) {
-                throw await this.failure(response, context);
-            }
-            const body = await response.text(JSON_LIMIT);
-            // An SSO proxy or login page can answer 200 with HTML.
-            if (looksLikeHtml(response, body))
-                throw htmlError(context, response.status);
-            try {
-                return JSON.parse(body);
-            }
-            catch {
-                throw new JenkinsError('protocol', `Jenkins at ${this.origin} answered ${context.what} with malformed JSON`, response.status);
-            }
-        }, this.readRetryOptions(`GET ${context.what}`, options.deadline)));
-    }
-    /**
-     * A POST with the crumb: fetched before the first POST, and on a "No valid
-     * crumb" 403 the session is dropped and crumb and session are fetched again,
-     * once. That is also how a Jenkins restart (sessions lost) is survived. The
-     * CrumbFilter rejects before anything is done (jenkins-api.md 0), so sending
-     * again is safe even for a trigger. The body is read (POST answers are small).
-     */
-    async post(label, url, context, options) {
-        let refreshed = false;
-        const exchange = { method: 'POST', url, label, form: options.form };
-        const sendOnce = async () => {
-            const response = await this.send(exchange, options.retryNetwork, options.onNetworkFailure);
-            return { response, body: await response.text(ERROR_BODY_LIMIT) };
-        };
-        return this.guarded(() => withRetry(async () => {
-            await this.crumbs.ensure();
-            let answer = await sendOnce();
-            if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
-                refreshed = true;
-                this.logger.debug(`Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`);
-                await this.transport.clearCookies();
-                await this.crumbs.refresh();
-                answer = await sendOnce();
-            }
-            if (options.retryStatuses.has(answer.response.status)) {
-                throw new TransientFailure(errorForResponse(answer.response, answer.body, context), String(answer.response.status), parseRetryAfter(answer.response.header('retry-after')));
-            }
-            return answer;
-        }, this.retryOptions(`POST ${context.what}`, options.deadline)));
-    }
-    /** One exchange; a request that got no answer becomes TransientFailure (to retry) or JenkinsError. */
-    async send(exchange, retryNetwork, onNetworkFailure) {
-        try {
-            return await this.transport.send(exchange);
-        }
-        catch (error) {
-            if (!(error instanceof NetworkFailure))
-                throw error;
-            if (retryNetwork(error))
-                throw new TransientFailure(error.error, error.reason);
-            throw onNetworkFailure ? onNetworkFailure(error) : error.error;
-        }
-    }
-    /** The error for a non-2xx answer to a read: TransientFailure when worth another try. */
-    async failure(response, context) {
-        const body = await response.text(ERROR_BODY_LIMIT);
-        const error = errorForResponse(response, body, context);
-        if (RETRYABLE_STATUSES.has(response.status)) {
-            return new TransientFailure(error, String(response.status), parseRetryAfter(response.header('retry-after')));
-        }
-        return error;
-    }
-    retryOptions(what, deadline) {
-        return { policy: this.policy, deadline, logger: this.logger, what };
-    }
-    /**
-     * Reads may always repeat: within the step's deadline they get more tries
-     * than a POST, so that a flaky network hours into a build (a socket hang up,
-     * a proxy 502 burst) does not lose its result. The deadline bounds them.
-     */
-    readRetryOptions(what, deadline) {
-        const options = this.retryOptions(what, deadline);
-        if (deadline === undefined)
-            return options;
-        return {
-            ...options,
-            policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
-        };
-    }
-    actionDeadline() {
-        return Date.now() + this.actionBudgetMs;
-    }
-    context(what, extra = {}) {
-        return { origin: this.origin, user: this.user, what, ...extra };
-    }
-    anonymousHint() {
-        return this.user ? '' : '; if it exists, anonymous users may not see it: set user and token';
-    }
-    disabledMessage(name) {
-        return `Job '${name}' on Jenkins at ${this.origin} is disabled (not buildable): enable it first`;
-    }
-    collectJobs(items, prefix, names) {
-        for (const raw of items) {
-            const item = raw;
-            if (typeof item?.name !== 'string')
-                continue;
-            const path = `${prefix}${item.name}`;
-            if (Array.isArray(item.jobs)) {
-                this.collectJobs(item.jobs, `${path}/`, names);
-            }
-            else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
-                this.logger.debug(`Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`);
-            }
-            else {
-                names.push(path);
-            }
-        }
-    }
-    async guarded(operation) {
-        try {
-            return await operation();
-        }
-        catch (error) {
-            throw this.scrub(error);
-        }
-    }
-    /** Belt and braces: no message leaves with a credential or crumb in it. */
-    scrub(error) {
-        if (error instanceof JenkinsError) {
-            const message = this.redact(error.message);
-            return message === error.message ? error : new JenkinsError(error.kind, message, error.status);
-        }
-        if (error instanceof Error)
-            error.message = this.redact(error.message);
-        return error;
-    }
-    redact(text) {
-        let result = text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
-        for (const secret of this.secrets()) {
-            // Shorter values would mangle ordinary words; real tokens are long.
-            if (secret.length >= 4)
-                result = result.split(secret).join('***');
-        }
-        return result;
+        http.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
     }
 }
-function parseBaseUrl(value) {
-    let url;
+/** How long the abort path gives a lost trigger to show up before its second look. */
+const LOST_SETTLE_MS = 1000;
+/**
+ * Looks for what a lost trigger queued (reads only: never a new POST), with
+ * a second look after a short settle when the client's deadline leaves time.
+ */
+async function findLostTrigger(http, lost) {
+    const left = http.deadline === undefined ? Infinity : http.deadline - Date.now();
+    const adopted = await reconcile(reconcileReader(http, lost.job), lost, {
+        settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
+        sleep: ms => http.pause(ms, 'look for the lost trigger again'),
+        logger: http.logger
+    });
+    if (!adopted)
+        return undefined;
+    return adopted.buildNumber === undefined
+        ? { queueId: adopted.queueId }
+        : { queueId: adopted.queueId, buildNumber: adopted.buildNumber };
+}
+/**
+ * One trigger POST. A refusal that provably did nothing (503, 429,
+ * connection refused) is retried inside; an answer that may hide an action
+ * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
+ */
+async function triggerOnce(http, url, form, context, name) {
+    let lost;
+    let answer;
     try {
-        url = new URL(value.trim());
+        answer = await http.post('trigger', url, context, {
+            form,
+            // Only a refusal that did nothing is sent again here: a second POST
+            // that reaches Jenkins queues a second build.
+            retryStatuses: TRIGGER_REFUSALS,
+            retryNetwork: failure => failure.notSent,
+            onNetworkFailure: failure => {
+                lost = {
+                    error: failure.error,
+                    reason: failure.reason,
+                    slow: failure.error.kind === 'timeout'
+                };
+                return failure.error;
+            },
+            deadline: http.deadline
+        });
     }
-    catch {
-        throw new JenkinsError('bad-request', `The Jenkins URL is not a valid URL`);
+    catch (error) {
+        if (lost && error instanceof JenkinsError && error.kind !== 'aborted')
+            return { lost };
+        throw error;
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new JenkinsError('bad-request', `The Jenkins URL must be http or https, not ${url.protocol}`);
+    const { response, body } = answer;
+    if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
+        // A proxy's error says nothing of whether Jenkins got the POST.
+        return {
+            lost: {
+                error: errorForResponse(response, body, context),
+                reason: String(response.status),
+                slow: response.status === 504
+            }
+        };
     }
-    if (url.username || url.password) {
-        throw new JenkinsError('bad-request', `The Jenkins URL must not hold credentials: use user and token`);
+    if (response.status >= 400)
+        throw errorForResponse(response, body, context);
+    const queueId = response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined;
+    if (queueId === undefined) {
+        const location = response.header('location');
+        throw new JenkinsError('protocol', `Jenkins at ${http.origin} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
     }
-    return url;
+    return { queueId, merged: response.status === 303 };
 }
-function definedOnly(value) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
-}
-function redactingLogger(logger, redact) {
+/** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
+function reconcileReader(http, job) {
+    const name = fullName(job);
     return {
-        debug: message => logger.debug(redact(message)),
-        info: message => logger.info(redact(message)),
-        warning: message => logger.warning(redact(message))
+        queue: async () => {
+            const data = await http.getJson('queue', `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`, http.context('the queue'));
+            const items = [];
+            for (const raw of Array.isArray(data.items) ? data.items : []) {
+                const item = raw;
+                const url = item?.task?.url;
+                if (typeof item?.id !== 'number' || typeof url !== 'string')
+                    continue;
+                const names = jobNamesFromUrl(url);
+                if (!names)
+                    continue;
+                items.push({ id: item.id, job: names, parameters: reconcile_parametersOf(item.actions) });
+            }
+            return items;
+        },
+        builds: async () => {
+            const data = await http.getJson('builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, http.context(`the builds of job '${name}'`));
+            const builds = [];
+            for (const raw of Array.isArray(data.builds) ? data.builds : []) {
+                const build = raw;
+                if (typeof build?.number !== 'number')
+                    continue;
+                const candidate = {
+                    number: build.number,
+                    parameters: reconcile_parametersOf(build.actions)
+                };
+                if (typeof build.queueId === 'number')
+                    candidate.queueId = build.queueId;
+                const userIds = userIdsOf(build.actions);
+                if (userIds)
+                    candidate.userIds = userIds;
+                builds.push(candidate);
+            }
+            return builds;
+        }
     };
 }
-function isFolder(item) {
-    return ((typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs));
-}
-function isSuccessOrRedirect(status) {
-    return (status >= 200 && status < 300) || status === 302 || status === 303;
-}
-function parameterDefinitions(property) {
-    const definitions = [];
-    if (!Array.isArray(property))
-        return definitions;
-    for (const entry of property) {
-        const list = entry?.parameterDefinitions;
-        if (!Array.isArray(list))
-            continue;
-        for (const raw of list) {
-            const def = raw;
-            if (typeof def?.name !== 'string')
-                continue;
-            const definition = { name: def.name };
-            if (typeof def.type === 'string')
-                definition.type = def.type;
-            if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
-                definition.defaultValue = def.defaultParameterValue.value;
-            }
-            if (Array.isArray(def.choices)) {
-                definition.choices = def.choices.filter((c) => typeof c === 'string');
-            }
-            definitions.push(definition);
-        }
-    }
-    return definitions;
+function disabledMessage(http, name) {
+    return `Job '${name}' on Jenkins at ${http.origin} is disabled (not buildable): enable it first`;
 }
 /** The queue item id from a trigger's Location (`…/queue/item/<id>/`), or undefined. */
 function queueIdOf(response) {
@@ -43650,20 +44437,120 @@ function safePath(location, base) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/create-client.ts
+;// CONCATENATED MODULE: ./src/jenkins/client.ts
+
+
+
+
 
 
 /**
- * The Jenkins client for the step. `deadline` bounds read retries (the step's
- * timeout); the abort paths pass none, since they run after it.
+ * The Jenkins HTTP API (see JenkinsApi for the contract). A facade: the
+ * operations live in reads.ts, trigger.ts and actions.ts, and all of them go
+ * through one Requester (requester.ts): one request path, bounded by the
+ * signal and deadline given here (ClientOptions.signal, .deadline), and one
+ * redaction list that every error leaving an operation passes (`guarded`),
+ * whatever path made it (the trigger's included).
  */
-function createClient(settings, deadline) {
+class JenkinsClient {
+    baseUrl;
+    http;
+    triggerSettleMs;
+    constructor(options) {
+        const base = parseBaseUrl(options.url);
+        this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '');
+        this.triggerSettleMs = options.triggerSettleMs;
+        // The whole settings object: a setting added to RequestSettings reaches the requester unlisted.
+        this.http = new Requester({
+            ...options,
+            baseUrl: this.baseUrl,
+            origin: base.origin,
+            user: options.user || undefined
+        });
+    }
+    /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
+    get requestCounts() {
+        return this.http.requestCounts;
+    }
+    /** Closes kept-alive connections (the process can also exit without it). */
+    dispose() {
+        this.http.dispose();
+    }
+    jobUrl(job) {
+        return jobUrl(this.baseUrl, job);
+    }
+    buildUrl(job, number) {
+        return buildUrl(this.baseUrl, job, number);
+    }
+    getJob(job) {
+        return this.http.guarded(() => getJob(this.http, job));
+    }
+    listJobs(folder) {
+        return this.http.guarded(() => listJobs(this.http, folder));
+    }
+    trigger(info, job, params) {
+        return this.http.guarded(() => trigger(this.http, info, job, params, { settleMs: this.triggerSettleMs }));
+    }
+    getQueueItem(queueId) {
+        return this.http.guarded(() => getQueueItem(this.http, queueId));
+    }
+    cancelQueueItem(queueId) {
+        return this.http.guarded(() => cancelQueueItem(this.http, queueId));
+    }
+    getBuild(job, which, options = {}) {
+        return this.http.guarded(() => getBuild(this.http, job, which, options));
+    }
+    recentBuilds(job, limit) {
+        return this.http.guarded(() => recentBuilds(this.http, job, limit));
+    }
+    progressiveText(build, start) {
+        return this.http.guarded(() => progressiveText(this.http, build, start));
+    }
+    stopBuild(build, how) {
+        return this.http.guarded(() => actions_stopBuild(this.http, build, how));
+    }
+    findLostTrigger(lost) {
+        return this.http.guarded(() => findLostTrigger(this.http, lost));
+    }
+    disableJob(job) {
+        return this.http.guarded(() => disableJob(this.http, job));
+    }
+}
+function parseBaseUrl(value) {
+    let url;
+    try {
+        url = new URL(value.trim());
+    }
+    catch {
+        throw new JenkinsError('bad-request', `The Jenkins URL is not a valid URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new JenkinsError('bad-request', `The Jenkins URL must be http or https, not ${url.protocol}`);
+    }
+    if (url.username || url.password) {
+        throw new JenkinsError('bad-request', `The Jenkins URL must not hold credentials: use user and token`);
+    }
+    return url;
+}
+
+;// CONCATENATED MODULE: ./src/create-client.ts
+
+
+/** The Jenkins client for the step, bounded by `bounds`. */
+function createClient(settings, bounds = {}) {
     return new JenkinsClient({
         url: settings.url,
         user: settings.user,
         token: settings.token,
         logger: coreLogger,
-        deadline
+        ...bounds
+    });
+}
+/** A client for the cleanup after the step's own client was stopped: nothing it does outlives `until` (epoch ms). */
+function budgetClient(settings, until) {
+    return createClient(settings, {
+        deadline: until,
+        signal: AbortSignal.timeout(Math.max(0, until - Date.now()))
     });
 }
 
@@ -43723,7 +44610,2642 @@ function clip(text) {
     return text.length > 40 ? text.slice(0, 40) + '…' : text;
 }
 
+;// CONCATENATED MODULE: ./node_modules/@humanwhocodes/momoa/dist/momoa.js
+/**
+ * @fileoverview Character codes.
+ * @author Nicholas C. Zakas
+ */
+
+const CHAR_0 = 48;          // 0
+const CHAR_1 = 49;          // 1
+const CHAR_9 = 57;          // 9
+const CHAR_BACKSLASH = 92;  // \
+const CHAR_DOLLAR = 36;     // $
+const CHAR_DOT = 46;        // .
+const CHAR_DOUBLE_QUOTE = 34; // "
+const CHAR_LOWER_A = 97;    // a
+const CHAR_LOWER_E = 101;         // e
+const CHAR_LOWER_F = 102;   // f
+const CHAR_LOWER_N = 110;   // n
+const CHAR_LOWER_T = 116;   // t
+const CHAR_LOWER_U = 117;   // u
+const CHAR_LOWER_X = 120;   // x
+const CHAR_LOWER_Z = 122;   // z
+const CHAR_MINUS = 45;      // -
+const CHAR_NEWLINE = 10;    // newline
+const CHAR_PLUS = 43;       // +
+const CHAR_RETURN = 13;     // return
+const CHAR_SINGLE_QUOTE = 39; // '
+const CHAR_SLASH = 47;      // /
+const CHAR_SPACE = 32;      // space
+const CHAR_TAB = 9;         // tab
+const CHAR_UNDERSCORE = 95; // _
+const CHAR_UPPER_A = 65;    // A
+const CHAR_UPPER_E = 69;          // E
+const CHAR_UPPER_F = 70;    // F
+const CHAR_UPPER_N = 78;    // N
+const CHAR_UPPER_X = 88;    // X
+const CHAR_UPPER_Z = 90;    // Z
+const CHAR_LOWER_B = 98;    // b
+const CHAR_LOWER_R = 114;   // r
+const CHAR_LOWER_V = 118;   // v
+const CHAR_LINE_SEPARATOR = 0x2028;
+const CHAR_PARAGRAPH_SEPARATOR = 0x2029;
+const CHAR_UPPER_I = 73;    // I
+const CHAR_STAR = 42;       // *
+const CHAR_VTAB = 11;            // U+000B Vertical tab
+const CHAR_FORM_FEED = 12;       // U+000C Form feed
+const CHAR_NBSP = 160;           // U+00A0 Non-breaking space
+const CHAR_BOM = 65279;          // U+FEFF
+const CHAR_NON_BREAKING_SPACE = 160;
+const CHAR_EN_QUAD = 8192;
+const CHAR_EM_QUAD = 8193;
+const CHAR_EN_SPACE = 8194;
+const CHAR_EM_SPACE = 8195;
+const CHAR_THREE_PER_EM_SPACE = 8196;
+const CHAR_FOUR_PER_EM_SPACE = 8197;
+const CHAR_SIX_PER_EM_SPACE = 8198;
+const CHAR_FIGURE_SPACE = 8199;
+const CHAR_PUNCTUATION_SPACE = 8200;
+const CHAR_THIN_SPACE = 8201;
+const CHAR_HAIR_SPACE = 8202;
+const CHAR_NARROW_NO_BREAK_SPACE = 8239;
+const CHAR_MEDIUM_MATHEMATICAL_SPACE = 8287;
+const CHAR_IDEOGRAPHIC_SPACE = 12288;
+
+/**
+ * @fileoverview JSON syntax helpers
+ * @author Nicholas C. Zakas
+ */
+
+
+//-----------------------------------------------------------------------------
+// Types
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").TokenType} TokenType */
+
+//-----------------------------------------------------------------------------
+// Predefined Tokens
+//-----------------------------------------------------------------------------
+
+const LBRACKET = "[";
+const RBRACKET = "]";
+const LBRACE = "{";
+const RBRACE = "}";
+const COLON = ":";
+const momoa_COMMA = ",";
+
+const TRUE = "true";
+const FALSE = "false";
+const NULL = "null";
+const NAN$1 = "NaN";
+const INFINITY$1 = "Infinity";
+const QUOTE = "\"";
+
+const escapeToChar = new Map([
+    [CHAR_DOUBLE_QUOTE, QUOTE],
+    [CHAR_BACKSLASH, "\\"],
+    [CHAR_SLASH, "/"],
+    [CHAR_LOWER_B, "\b"],
+    [CHAR_LOWER_N, "\n"],
+    [CHAR_LOWER_F, "\f"],
+    [CHAR_LOWER_R, "\r"],
+    [CHAR_LOWER_T, "\t"]
+]);
+
+const json5EscapeToChar = new Map([
+    ...escapeToChar,
+    [CHAR_LOWER_V, "\v"],
+    [CHAR_0, "\0"]
+]);
+
+const charToEscape = new Map([
+    [QUOTE, QUOTE],
+    ["\\", "\\"],
+    ["/", "/"],
+    ["\b", "b"],
+    ["\n", "n"],
+    ["\f", "f"],
+    ["\r", "r"],
+    ["\t", "t"]
+]);
+
+const json5CharToEscape = new Map([
+    ...charToEscape,
+    ["\v", "v"],
+    ["\0", "0"],
+    ["\u2028", "u2028"],
+    ["\u2029", "u2029"]
+]);
+
+/** @type {Map<string,TokenType>} */
+const knownTokenTypes = new Map([
+    [LBRACKET, "LBracket"],
+    [RBRACKET, "RBracket"],
+    [LBRACE, "LBrace"],
+    [RBRACE, "RBrace"],
+    [COLON, "Colon"],
+    [momoa_COMMA, "Comma"],
+    [TRUE, "Boolean"],
+    [FALSE, "Boolean"],
+    [NULL, "Null"]
+]);
+
+/** @type {Map<string,TokenType>} */
+const knownJSON5TokenTypes = new Map([
+    ...knownTokenTypes,
+    [NAN$1, "Number"],
+    [INFINITY$1, "Number"]
+]);
+
+// JSON5
+const json5LineTerminators = new Set([
+    CHAR_NEWLINE,
+    CHAR_RETURN,
+    CHAR_LINE_SEPARATOR,
+    CHAR_PARAGRAPH_SEPARATOR
+]);
+
+/**
+ * @fileoverview JSON tokenization/parsing errors
+ * @author Nicholas C. Zakas
+ */
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").Location} Location */
+/** @typedef {import("./typedefs.js").Token} Token */
+
+//-----------------------------------------------------------------------------
+// Errors
+//-----------------------------------------------------------------------------
+
+/**
+ * Base class that attaches location to an error.
+ */
+class ErrorWithLocation extends Error {
+
+    /**
+     * Creates a new instance.
+     * @param {string} message The error message to report. 
+     * @param {Location} loc The location information for the error.
+     */
+    constructor(message, { line, column, offset }) {
+        super(`${ message } (${ line }:${ column})`);
+
+        /**
+         * The line on which the error occurred.
+         * @type {number}
+         */
+        this.line = line;
+
+        /**
+         * The column on which the error occurred.
+         * @type {number}
+         */
+        this.column = column;
+        
+        /**
+         * The index into the string where the error occurred.
+         * @type {number}
+         */
+        this.offset = offset;
+    }
+
+}
+
+/**
+ * Error thrown when an unexpected character is found during tokenizing.
+ */
+class UnexpectedChar extends ErrorWithLocation {
+
+    /**
+     * Creates a new instance.
+     * @param {number} unexpected The character that was found.
+     * @param {Location} loc The location information for the found character.
+     */
+    constructor(unexpected, loc) {
+        super(`Unexpected character '${ String.fromCharCode(unexpected) }' found.`, loc);
+    }
+}
+
+/**
+ * Error thrown when an unexpected identifier is found during tokenizing.
+ */
+class UnexpectedIdentifier extends ErrorWithLocation {
+
+    /**
+     * Creates a new instance.
+     * @param {string} unexpected The character that was found.
+     * @param {Location} loc The location information for the found character.
+     */
+    constructor(unexpected, loc) {
+        super(`Unexpected identifier '${ unexpected }' found.`, loc);
+    }
+}
+
+/**
+ * Error thrown when an unexpected token is found during parsing.
+ */
+class UnexpectedToken extends ErrorWithLocation {
+
+    /**
+     * Creates a new instance.
+     * @param {Token} token The token that was found. 
+     */
+    constructor(token) {
+        super(`Unexpected token ${ token.type } found.`, token.loc.start);
+    }
+}
+
+/**
+ * Error thrown when the end of input is found where it isn't expected.
+ */
+class UnexpectedEOF extends ErrorWithLocation {
+
+    /**
+     * Creates a new instance.
+     * @param {Location} loc The location information for the found character.
+     */
+    constructor(loc) {
+        super("Unexpected end of input found.", loc);
+    }
+}
+
+/*
+ * The following is extracted from https://github.com/json5/json5/
+ *
+ * MIT License
+ * 
+ * Copyright (c) 2012-2018 Aseem Kishore, and others.
+ * 
+ * Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated documentation files (the "Software"), to deal in the Software without restriction, including without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is furnished to do so, subject to the following conditions:
+ * 
+ * The above copyright notice and this permission notice shall be included in all copies or substantial portions of the Software.
+ * 
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+*/
+
+const ID_Start = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0370-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u05D0-\u05EA\u05F0-\u05F2\u0620-\u064A\u066E\u066F\u0671-\u06D3\u06D5\u06E5\u06E6\u06EE\u06EF\u06FA-\u06FC\u06FF\u0710\u0712-\u072F\u074D-\u07A5\u07B1\u07CA-\u07EA\u07F4\u07F5\u07FA\u0800-\u0815\u081A\u0824\u0828\u0840-\u0858\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u0904-\u0939\u093D\u0950\u0958-\u0961\u0971-\u0980\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BD\u09CE\u09DC\u09DD\u09DF-\u09E1\u09F0\u09F1\u09FC\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A59-\u0A5C\u0A5E\u0A72-\u0A74\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABD\u0AD0\u0AE0\u0AE1\u0AF9\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3D\u0B5C\u0B5D\u0B5F-\u0B61\u0B71\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BD0\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D\u0C58-\u0C5A\u0C60\u0C61\u0C80\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBD\u0CDE\u0CE0\u0CE1\u0CF1\u0CF2\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D3A\u0D3D\u0D4E\u0D54-\u0D56\u0D5F-\u0D61\u0D7A-\u0D7F\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0E01-\u0E30\u0E32\u0E33\u0E40-\u0E46\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB0\u0EB2\u0EB3\u0EBD\u0EC0-\u0EC4\u0EC6\u0EDC-\u0EDF\u0F00\u0F40-\u0F47\u0F49-\u0F6C\u0F88-\u0F8C\u1000-\u102A\u103F\u1050-\u1055\u105A-\u105D\u1061\u1065\u1066\u106E-\u1070\u1075-\u1081\u108E\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1711\u1720-\u1731\u1740-\u1751\u1760-\u176C\u176E-\u1770\u1780-\u17B3\u17D7\u17DC\u1820-\u1877\u1880-\u1884\u1887-\u18A8\u18AA\u18B0-\u18F5\u1900-\u191E\u1950-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u1A00-\u1A16\u1A20-\u1A54\u1AA7\u1B05-\u1B33\u1B45-\u1B4B\u1B83-\u1BA0\u1BAE\u1BAF\u1BBA-\u1BE5\u1C00-\u1C23\u1C4D-\u1C4F\u1C5A-\u1C7D\u1C80-\u1C88\u1CE9-\u1CEC\u1CEE-\u1CF1\u1CF5\u1CF6\u1D00-\u1DBF\u1E00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2071\u207F\u2090-\u209C\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CEE\u2CF2\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D80-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2E2F\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303C\u3041-\u3096\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA61F\uA62A\uA62B\uA640-\uA66E\uA67F-\uA69D\uA6A0-\uA6EF\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA801\uA803-\uA805\uA807-\uA80A\uA80C-\uA822\uA840-\uA873\uA882-\uA8B3\uA8F2-\uA8F7\uA8FB\uA8FD\uA90A-\uA925\uA930-\uA946\uA960-\uA97C\uA984-\uA9B2\uA9CF\uA9E0-\uA9E4\uA9E6-\uA9EF\uA9FA-\uA9FE\uAA00-\uAA28\uAA40-\uAA42\uAA44-\uAA4B\uAA60-\uAA76\uAA7A\uAA7E-\uAAAF\uAAB1\uAAB5\uAAB6\uAAB9-\uAABD\uAAC0\uAAC2\uAADB-\uAADD\uAAE0-\uAAEA\uAAF2-\uAAF4\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABE2\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D\uFB1F-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE70-\uFE74\uFE76-\uFEFC\uFF21-\uFF3A\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDE80-\uDE9C\uDEA0-\uDED0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF75\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00\uDE10-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE4\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC03-\uDC37\uDC83-\uDCAF\uDCD0-\uDCE8\uDD03-\uDD26\uDD50-\uDD72\uDD76\uDD83-\uDDB2\uDDC1-\uDDC4\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE2B\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEDE\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3D\uDF50\uDF5D-\uDF61]|\uD805[\uDC00-\uDC34\uDC47-\uDC4A\uDC80-\uDCAF\uDCC4\uDCC5\uDCC7\uDD80-\uDDAE\uDDD8-\uDDDB\uDE00-\uDE2F\uDE44\uDE80-\uDEAA\uDF00-\uDF19]|\uD806[\uDCA0-\uDCDF\uDCFF\uDE00\uDE0B-\uDE32\uDE3A\uDE50\uDE5C-\uDE83\uDE86-\uDE89\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC2E\uDC40\uDC72-\uDC8F\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD30\uDD46]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDED0-\uDEED\uDF00-\uDF2F\uDF40-\uDF43\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50\uDF93-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB]|\uD83A[\uDC00-\uDCC4\uDD00-\uDD43]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]/;
+// eslint-disable-next-line no-misleading-character-class
+const ID_Continue = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0300-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u0483-\u0487\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7\u05D0-\u05EA\u05F0-\u05F2\u0610-\u061A\u0620-\u0669\u066E-\u06D3\u06D5-\u06DC\u06DF-\u06E8\u06EA-\u06FC\u06FF\u0710-\u074A\u074D-\u07B1\u07C0-\u07F5\u07FA\u0800-\u082D\u0840-\u085B\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u08D4-\u08E1\u08E3-\u0963\u0966-\u096F\u0971-\u0983\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BC-\u09C4\u09C7\u09C8\u09CB-\u09CE\u09D7\u09DC\u09DD\u09DF-\u09E3\u09E6-\u09F1\u09FC\u0A01-\u0A03\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A3C\u0A3E-\u0A42\u0A47\u0A48\u0A4B-\u0A4D\u0A51\u0A59-\u0A5C\u0A5E\u0A66-\u0A75\u0A81-\u0A83\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABC-\u0AC5\u0AC7-\u0AC9\u0ACB-\u0ACD\u0AD0\u0AE0-\u0AE3\u0AE6-\u0AEF\u0AF9-\u0AFF\u0B01-\u0B03\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3C-\u0B44\u0B47\u0B48\u0B4B-\u0B4D\u0B56\u0B57\u0B5C\u0B5D\u0B5F-\u0B63\u0B66-\u0B6F\u0B71\u0B82\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BBE-\u0BC2\u0BC6-\u0BC8\u0BCA-\u0BCD\u0BD0\u0BD7\u0BE6-\u0BEF\u0C00-\u0C03\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D-\u0C44\u0C46-\u0C48\u0C4A-\u0C4D\u0C55\u0C56\u0C58-\u0C5A\u0C60-\u0C63\u0C66-\u0C6F\u0C80-\u0C83\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBC-\u0CC4\u0CC6-\u0CC8\u0CCA-\u0CCD\u0CD5\u0CD6\u0CDE\u0CE0-\u0CE3\u0CE6-\u0CEF\u0CF1\u0CF2\u0D00-\u0D03\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D44\u0D46-\u0D48\u0D4A-\u0D4E\u0D54-\u0D57\u0D5F-\u0D63\u0D66-\u0D6F\u0D7A-\u0D7F\u0D82\u0D83\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0DCA\u0DCF-\u0DD4\u0DD6\u0DD8-\u0DDF\u0DE6-\u0DEF\u0DF2\u0DF3\u0E01-\u0E3A\u0E40-\u0E4E\u0E50-\u0E59\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB9\u0EBB-\u0EBD\u0EC0-\u0EC4\u0EC6\u0EC8-\u0ECD\u0ED0-\u0ED9\u0EDC-\u0EDF\u0F00\u0F18\u0F19\u0F20-\u0F29\u0F35\u0F37\u0F39\u0F3E-\u0F47\u0F49-\u0F6C\u0F71-\u0F84\u0F86-\u0F97\u0F99-\u0FBC\u0FC6\u1000-\u1049\u1050-\u109D\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u135D-\u135F\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1714\u1720-\u1734\u1740-\u1753\u1760-\u176C\u176E-\u1770\u1772\u1773\u1780-\u17D3\u17D7\u17DC\u17DD\u17E0-\u17E9\u180B-\u180D\u1810-\u1819\u1820-\u1877\u1880-\u18AA\u18B0-\u18F5\u1900-\u191E\u1920-\u192B\u1930-\u193B\u1946-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u19D0-\u19D9\u1A00-\u1A1B\u1A20-\u1A5E\u1A60-\u1A7C\u1A7F-\u1A89\u1A90-\u1A99\u1AA7\u1AB0-\u1ABD\u1B00-\u1B4B\u1B50-\u1B59\u1B6B-\u1B73\u1B80-\u1BF3\u1C00-\u1C37\u1C40-\u1C49\u1C4D-\u1C7D\u1C80-\u1C88\u1CD0-\u1CD2\u1CD4-\u1CF9\u1D00-\u1DF9\u1DFB-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u203F\u2040\u2054\u2071\u207F\u2090-\u209C\u20D0-\u20DC\u20E1\u20E5-\u20F0\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D7F-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2DE0-\u2DFF\u2E2F\u3005-\u3007\u3021-\u302F\u3031-\u3035\u3038-\u303C\u3041-\u3096\u3099\u309A\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA62B\uA640-\uA66F\uA674-\uA67D\uA67F-\uA6F1\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA827\uA840-\uA873\uA880-\uA8C5\uA8D0-\uA8D9\uA8E0-\uA8F7\uA8FB\uA8FD\uA900-\uA92D\uA930-\uA953\uA960-\uA97C\uA980-\uA9C0\uA9CF-\uA9D9\uA9E0-\uA9FE\uAA00-\uAA36\uAA40-\uAA4D\uAA50-\uAA59\uAA60-\uAA76\uAA7A-\uAAC2\uAADB-\uAADD\uAAE0-\uAAEF\uAAF2-\uAAF6\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABEA\uABEC\uABED\uABF0-\uABF9\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE00-\uFE0F\uFE20-\uFE2F\uFE33\uFE34\uFE4D-\uFE4F\uFE70-\uFE74\uFE76-\uFEFC\uFF10-\uFF19\uFF21-\uFF3A\uFF3F\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDDFD\uDE80-\uDE9C\uDEA0-\uDED0\uDEE0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF7A\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCA0-\uDCA9\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00-\uDE03\uDE05\uDE06\uDE0C-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE38-\uDE3A\uDE3F\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE6\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC00-\uDC46\uDC66-\uDC6F\uDC7F-\uDCBA\uDCD0-\uDCE8\uDCF0-\uDCF9\uDD00-\uDD34\uDD36-\uDD3F\uDD50-\uDD73\uDD76\uDD80-\uDDC4\uDDCA-\uDDCC\uDDD0-\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE37\uDE3E\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEEA\uDEF0-\uDEF9\uDF00-\uDF03\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3C-\uDF44\uDF47\uDF48\uDF4B-\uDF4D\uDF50\uDF57\uDF5D-\uDF63\uDF66-\uDF6C\uDF70-\uDF74]|\uD805[\uDC00-\uDC4A\uDC50-\uDC59\uDC80-\uDCC5\uDCC7\uDCD0-\uDCD9\uDD80-\uDDB5\uDDB8-\uDDC0\uDDD8-\uDDDD\uDE00-\uDE40\uDE44\uDE50-\uDE59\uDE80-\uDEB7\uDEC0-\uDEC9\uDF00-\uDF19\uDF1D-\uDF2B\uDF30-\uDF39]|\uD806[\uDCA0-\uDCE9\uDCFF\uDE00-\uDE3E\uDE47\uDE50-\uDE83\uDE86-\uDE99\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC36\uDC38-\uDC40\uDC50-\uDC59\uDC72-\uDC8F\uDC92-\uDCA7\uDCA9-\uDCB6\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD36\uDD3A\uDD3C\uDD3D\uDD3F-\uDD47\uDD50-\uDD59]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDE60-\uDE69\uDED0-\uDEED\uDEF0-\uDEF4\uDF00-\uDF36\uDF40-\uDF43\uDF50-\uDF59\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50-\uDF7E\uDF8F-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99\uDC9D\uDC9E]|\uD834[\uDD65-\uDD69\uDD6D-\uDD72\uDD7B-\uDD82\uDD85-\uDD8B\uDDAA-\uDDAD\uDE42-\uDE44]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB\uDFCE-\uDFFF]|\uD836[\uDE00-\uDE36\uDE3B-\uDE6C\uDE75\uDE84\uDE9B-\uDE9F\uDEA1-\uDEAF]|\uD838[\uDC00-\uDC06\uDC08-\uDC18\uDC1B-\uDC21\uDC23\uDC24\uDC26-\uDC2A]|\uD83A[\uDC00-\uDCC4\uDCD0-\uDCD6\uDD00-\uDD4A\uDD50-\uDD59]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]|\uDB40[\uDD00-\uDDEF]/;
+
+/**
+ * @fileoverview A charactor code reader.
+ * @author Nicholas C. Zakas
+ */
+
+//-----------------------------------------------------------------------------
+// Type Definitions
+//-----------------------------------------------------------------------------
+
+
+//-----------------------------------------------------------------------------
+// Data
+//-----------------------------------------------------------------------------
+
+const CHAR_CR = 13; // \r
+const CHAR_LF = 10; // \n
+
+//-----------------------------------------------------------------------------
+// CharCodeReader
+//-----------------------------------------------------------------------------
+
+/**
+ * A reader that reads character codes from a string.
+ */
+class CharCodeReader {
+
+    /**
+     * The text to read from.
+     * @type {string}
+     */
+    #text = "";
+
+    /**
+     * The current line number.
+     * @type {number}
+     */
+    #line = 1;
+
+    /**
+     * The current column number.
+     * @type {number}
+     */
+    #column = 0;
+
+    /**
+     * The current offset in the text.
+     * @type {number}
+     */
+    #offset = -1;
+
+    /**
+     * Whether the last character read was a new line.
+     * @type {boolean}
+     */
+    #newLine = false;
+
+    /**
+     * The last character code read.
+     * @type {number}
+     */
+    #last = -1;
+
+    /**
+     * Whether the reader has ended.
+     * @type {boolean}
+     */
+    #ended = false;
+
+    /**
+     * Creates a new instance.
+     * @param {string} text The text to read from
+     */
+    constructor(text) {
+        this.#text = text;
+    }
+
+    /**
+     * Ends the reader.
+     * @returns {void}
+     */
+    #end() {
+        if (this.#ended) {
+            return;
+        }
+
+        this.#column++;
+        this.#offset++;
+        this.#last = -1;
+        this.#ended = true;
+    }
+
+    /**
+     * Returns the current position of the reader.
+     * @returns {Location} An object with line, column, and offset properties.
+     */
+    locate() {
+        return {
+            line: this.#line,
+            column: this.#column,
+            offset: this.#offset
+        };
+    }
+
+    /**
+     * Reads the next character code in the text.
+     * @returns {number} The next character code, or -1 if there are no more characters.
+     */
+    next() {
+        if (this.#offset >= this.#text.length - 1) {
+            this.#end();
+            return -1;
+        }
+
+        this.#offset++;
+        const charCode = this.#text.charCodeAt(this.#offset);
+
+        if (this.#newLine) {
+            this.#line++;
+            this.#column = 1;
+            this.#newLine = false;
+        } else {
+            this.#column++;
+        }
+
+        if (charCode === CHAR_CR) {
+            this.#newLine = true;
+
+            // if we already see a \r, just ignore upcoming \n
+            if (this.peek() === CHAR_LF) {
+                this.#offset++;
+            }
+        } else if (charCode === CHAR_LF) {
+            this.#newLine = true;
+        }
+
+        this.#last = charCode;
+
+        return charCode;
+    }
+
+    /**
+     * Peeks at the next character code in the text.
+     * @returns {number} The next character code, or -1 if there are no more characters.
+     */
+    peek() {
+        if (this.#offset === this.#text.length - 1) {
+            return -1;
+        }
+
+        return this.#text.charCodeAt(this.#offset + 1);
+    }
+
+    /**
+     * Determines if the next character code in the text matches a specific character code.
+     * @param {(number) => boolean} fn A function to call on the next character.
+     * @returns {boolean} True if the next character code matches, false if not.
+     */ 
+    match(fn) {
+        if (fn(this.peek())) {
+            this.next();
+            return true;
+        }
+
+        return false;
+    }
+
+    /**
+     * Returns the last character code read.
+     * @returns {number} The last character code read.
+     */
+    current() {
+        return this.#last;
+    }
+
+
+}
+
+/**
+ * @fileoverview JSON tokenizer
+ * @author Nicholas C. Zakas
+ */
+
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").Range} Range */
+/** @typedef {import("./typedefs.js").TokenizeOptions} TokenizeOptions */
+
+//-----------------------------------------------------------------------------
+// Helpers
+//-----------------------------------------------------------------------------
+
+const INFINITY = "Infinity";
+const NAN = "NaN";
+
+const keywordStarts = new Set([CHAR_LOWER_T, CHAR_LOWER_F, CHAR_LOWER_N]);
+const whitespace = new Set([CHAR_SPACE, CHAR_TAB, CHAR_NEWLINE, CHAR_RETURN]);
+const json5Whitespace = new Set([
+    ...whitespace,
+    CHAR_VTAB,
+    CHAR_FORM_FEED,
+    CHAR_NBSP,
+    CHAR_LINE_SEPARATOR,
+    CHAR_PARAGRAPH_SEPARATOR,
+    CHAR_BOM,
+    CHAR_NON_BREAKING_SPACE,
+    CHAR_EN_QUAD,
+    CHAR_EM_QUAD,
+    CHAR_EN_SPACE,
+    CHAR_EM_SPACE,
+    CHAR_THREE_PER_EM_SPACE,
+    CHAR_FOUR_PER_EM_SPACE,
+    CHAR_SIX_PER_EM_SPACE,
+    CHAR_FIGURE_SPACE,
+    CHAR_PUNCTUATION_SPACE,
+    CHAR_THIN_SPACE,
+    CHAR_HAIR_SPACE,
+    CHAR_NARROW_NO_BREAK_SPACE,
+    CHAR_MEDIUM_MATHEMATICAL_SPACE,
+    CHAR_IDEOGRAPHIC_SPACE,
+]);
+
+
+/** @type {TokenizeOptions} */
+const DEFAULT_OPTIONS$1 = {
+    mode: "json",
+    ranges: false
+};
+
+const jsonKeywords = new Set(["true", "false", "null"]);
+
+const tt = {
+    EOF: 0,
+    Number: 1,
+    String: 2,
+    Boolean: 3,
+    Null: 4,
+    NaN: 5,
+    Infinity: 6,
+    Identifier: 7,
+    Colon: 20,
+    LBrace: 21,
+    RBrace: 22,
+    LBracket: 23,
+    RBracket: 24,
+    Comma: 25,
+    LineComment: 40,
+    BlockComment: 41
+};
+
+
+// #region Helpers
+
+
+/**
+ * Determines if a given character is a decimal digit.
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is a digit.
+ */
+function isDigit(c) {
+    return c >= CHAR_0 && c <= CHAR_9;
+}
+
+/**
+ * Determines if a given character is a hexadecimal digit.
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is a hexadecimal digit.
+ */
+function isHexDigit(c) {
+    return isDigit(c) ||
+        c >= CHAR_UPPER_A && c <= CHAR_UPPER_F ||
+        c >= CHAR_LOWER_A && c <= CHAR_LOWER_F;
+}
+
+/**
+ * Determines if a given character is a positive digit (1-9).
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is a positive digit.
+ */
+function isPositiveDigit(c) {
+    return c >= CHAR_1 && c <= CHAR_9;
+}
+
+/**
+ * Determines if a given character is the start of a keyword.
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is the start of a keyword.
+ */
+function isKeywordStart(c) {
+    return keywordStarts.has(c);
+}
+
+/**
+ * Determines if a given character is the start of a number.
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is the start of a number.
+ */
+function isNumberStart(c) {
+    return isDigit(c) || c === CHAR_DOT || c === CHAR_MINUS;
+}
+
+/**
+ * Determines if a given character is the start of a JSON5 number.
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is the start of a JSON5 number.
+ */
+function isJSON5NumberStart(c) {
+    return isNumberStart(c) || c === CHAR_PLUS;
+}
+
+/**
+ * Determines if a given character is the start of a string.
+ * @param {number} c The character to check.
+ * @param {boolean} json5 `true` if JSON5 mode is enabled.
+ * @returns {boolean} `true` if the character is the start of a string.
+ */
+function isStringStart(c, json5) {
+    return c === CHAR_DOUBLE_QUOTE || (json5 && c === CHAR_SINGLE_QUOTE);
+}
+
+/**
+ * Tests that a given character is a valid first character of a
+ * JSON5 identifier
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is a valid first character. 
+ */
+function isJSON5IdentifierStart(c) {
+
+    // test simple cases first
+
+    if (c === CHAR_DOLLAR || c === CHAR_UNDERSCORE || c === CHAR_BACKSLASH) {
+        return true;
+    }
+
+    if (c >= CHAR_LOWER_A && c <= CHAR_LOWER_Z || c >= CHAR_UPPER_A && c <= CHAR_UPPER_Z) {
+        return true;
+    }
+
+    if (c === 0x200C || c === 0x200D) {
+        return true;
+    }
+    
+    const ct = String.fromCharCode(c);
+    return ID_Start.test(ct);
+}
+
+/**
+ * Tests that a given character is a valid part of a JSON5 identifier.
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is a valid part of an identifier.
+ */
+function isJSON5IdentifierPart(c) {
+
+    // fast path for simple cases
+    if (isJSON5IdentifierStart(c) || isDigit(c)) {
+        return true;
+    }
+
+    const ct = String.fromCharCode(c);
+    return ID_Continue.test(ct);
+}
+
+
+// #endregion
+
+class Tokenizer {
+
+    /**
+     * Options for the tokenizer.
+     * @type {TokenizeOptions}
+     */
+    #options;
+
+    /**
+     * The source text to tokenize.
+     * @type {string}
+     */
+    #text;
+
+    /**
+     * The reader for the source text.
+     * @type {CharCodeReader}
+     */
+    #reader;
+
+    /**
+     * Indicates if the tokenizer is in JSON5 mode.
+     * @type {boolean}
+     */
+    #json5;
+
+    /**
+     * Indicates if comments are allowed.
+     * @type {boolean}
+     */
+    #allowComments;
+
+    /**
+     * Indicates if ranges should be included in the tokens.
+     * @type {boolean}
+     */
+    #ranges;
+
+    /**
+     * The last token type read.
+     * @type {Token}
+     */
+    #token;
+
+    /**
+     * Determines if a character is an escaped character.
+     * @type {(c:number) => boolean}
+     */
+    #isEscapedCharacter;
+
+    /**
+     * Determines if a character is a JSON5 line terminator.
+     * @type {(c:number) => boolean}
+     */
+    #isJSON5LineTerminator;
+
+
+    /**
+     * Determines if a character is a JSON5 hex escape.
+     * @type {(c:number) => boolean}
+     */
+    #isJSON5HexEscape;
+
+    /**
+     * Determines if a character is whitespace.
+     * @type {(c:number) => boolean}
+     */
+    #isWhitespace;
+
+    /**
+     * Creates a new instance of the tokenizer.
+     * @param {string} text The source text
+     * @param {TokenizeOptions} [options] Options for the tokenizer.
+     */ 
+    constructor(text, options) {
+        this.#text = text;
+        this.#options = {
+            ...DEFAULT_OPTIONS$1,
+            ...options
+        };
+
+        this.#reader = new CharCodeReader(text);
+        this.#json5 = this.#options.mode === "json5";
+        this.#allowComments = this.#options.mode !== "json";
+        this.#ranges = this.#options.ranges;
+
+        // TODO: Clean this up
+        this.#isEscapedCharacter = this.#json5 ? json5EscapeToChar.has.bind(json5EscapeToChar) : escapeToChar.has.bind(escapeToChar);
+        this.#isJSON5LineTerminator = this.#json5 ? json5LineTerminators.has.bind(json5LineTerminators) : () => false;
+        this.#isJSON5HexEscape = this.#json5 ? c => c === CHAR_LOWER_X : () => false;
+        this.#isWhitespace = this.#json5 ? json5Whitespace.has.bind(json5Whitespace) : whitespace.has.bind(whitespace);
+    }
+
+    // #region Errors
+
+    /**
+     * Convenience function for throwing unexpected character errors.
+     * @param {number} c The unexpected character.
+     * @param {Location} [loc] The location of the unexpected character.
+     * @returns {never}
+     * @throws {UnexpectedChar} always.
+     */
+    #unexpected(c, loc = this.#reader.locate()) {
+        throw new UnexpectedChar(c, loc);
+    }
+
+    /**
+     * Convenience function for throwing unexpected identifier errors.
+     * @param {string} identifier The unexpected identifier.
+     * @param {Location} [loc] The location of the unexpected identifier.
+     * @returns {never}
+     * @throws {UnexpectedIdentifier} always.
+     */
+    #unexpectedIdentifier(identifier, loc = this.#reader.locate()) {
+        throw new UnexpectedIdentifier(identifier, loc);
+    }
+
+    /**
+    * Convenience function for throwing unexpected EOF errors.
+    * @returns {never}
+    * @throws {UnexpectedEOF} always.
+    */
+    #unexpectedEOF() {
+        throw new UnexpectedEOF(this.#reader.locate());
+    }
+
+    // #endregion
+
+    // #region Helpers
+
+    /**
+     * Creates a new token.
+     * @param {TokenType} tokenType The type of token to create.
+     * @param {number} length The length of the token.
+     * @param {Location} startLoc The start location for the token.
+     * @param {Location} [endLoc] The end location for the token.
+     * @returns {Token} The token.
+     */
+    #createToken(tokenType, length, startLoc, endLoc) {
+
+        const endOffset = startLoc.offset + length;
+
+        let range = this.#options.ranges ? {
+            range: /** @type {Range} */ ([startLoc.offset, endOffset])
+        } : undefined;
+
+        return {
+            type: tokenType,
+            loc: {
+                start: startLoc,
+                end: endLoc || {
+                    line: startLoc.line,
+                    column: startLoc.column + length,
+                    offset: endOffset
+                }
+            },
+            ...range
+        };        
+    }
+
+    /**
+     * Reads in a specific number of hex digits.
+     * @param {number} count The number of hex digits to read.
+     * @returns {string} The hex digits read.
+     */
+    #readHexDigits(count) {
+        let value = "";
+        let c;
+
+        for (let i = 0; i < count; i++) {
+            c = this.#reader.peek();
+            if (isHexDigit(c)) {
+                this.#reader.next();
+                value += String.fromCharCode(c);
+                continue;
+            }
+
+            this.#unexpected(c);
+        }
+
+        return value;
+    }
+
+    /**
+     * Reads in a JSON5 identifier. Also used for JSON but we validate
+     * the identifier later.
+     * @param {number} c The first character of the identifier.
+     * @returns {string} The identifier read.
+     * @throws {UnexpectedChar} when the identifier cannot be read.
+     */
+    #readIdentifier(c) {
+        let value = "";
+
+        do {
+
+            value += String.fromCharCode(c);
+
+            if (c === CHAR_BACKSLASH) {
+
+                c = this.#reader.next();
+
+                if (c !== CHAR_LOWER_U) {
+                    this.#unexpected(c);
+                }
+
+                value += String.fromCharCode(c);
+
+                const hexDigits = this.#readHexDigits(4);
+
+                // check for a valid character code
+                const charCode = parseInt(hexDigits, 16);
+
+                if (value.length === 2 && !isJSON5IdentifierStart(charCode)) {
+                    const loc = this.#reader.locate();
+                    this.#unexpected(CHAR_BACKSLASH, { line: loc.line, column: loc.column - 5, offset: loc.offset - 5 });
+                } else if (!isJSON5IdentifierPart(charCode)) {
+                    const loc = this.#reader.locate();
+                    this.#unexpected(charCode, { line: loc.line, column: loc.column - 5, offset: loc.offset - 5 });
+                }
+
+                value += hexDigits;
+            }
+
+            c = this.#reader.peek();
+
+            if (!isJSON5IdentifierPart(c)) {
+                break;
+            }
+
+            this.#reader.next();
+
+        } while (true);  // eslint-disable-line no-constant-condition
+
+        return value;
+    }
+
+    /**
+     * Reads in a string. Works for both JSON and JSON5.
+     * @param {number} c The first character of the string (either " or ').
+     * @returns {number} The length of the string.
+     * @throws {UnexpectedChar} when the string cannot be read.
+     * @throws {UnexpectedEOF} when EOF is reached before the string is finalized.
+     */
+    #readString(c) {
+        
+        const delimiter = c;
+        let length = 1;
+        c = this.#reader.peek();
+
+        while (c !== -1 && c !== delimiter) {
+
+            this.#reader.next();
+            length++;
+
+            // escapes
+            if (c === CHAR_BACKSLASH) {
+                c = this.#reader.peek();
+
+                if (this.#isEscapedCharacter(c) || this.#isJSON5LineTerminator(c)) {
+                    this.#reader.next();
+                    length++;
+                } else if (c === CHAR_LOWER_U) {
+                    this.#reader.next();
+                    length++;
+
+                    const result = this.#readHexDigits(4);
+                    length += result.length;
+                } else if (this.#isJSON5HexEscape(c)) {
+                    this.#reader.next();
+                    length++;
+
+                    // hex escapes: \xHH
+                    const result = this.#readHexDigits(2);
+                    length += result.length;
+                } else if (this.#json5) {  // JSON doesn't allow anything else
+                    this.#reader.next();
+                    length++;
+                } else {
+                    this.#unexpected(c);
+                }
+            }
+
+            c = this.#reader.peek();
+        }
+
+        if (c === -1) {
+            this.#reader.next();
+            this.#unexpectedEOF();
+        }
+
+        // c is the delimiter
+        this.#reader.next();
+        length++;
+
+        return length;
+    
+    
+    }
+
+    /**
+     * Reads a number. Works for both JSON and JSON5.
+     * @param {number} c The first character of the number.
+     * @returns {number} The length of the number.
+     * @throws {UnexpectedChar} when the number cannot be read.
+     * @throws {UnexpectedEOF} when EOF is reached before the number is finalized.
+     */
+    #readNumber(c) {
+        
+        // we've already read the first character
+        let length = 1;
+
+        // JSON number may start with a minus but not a plus
+        // JSON5 allows a plus.
+        if (c === CHAR_MINUS || this.#json5 && c === CHAR_PLUS) {
+            
+            c = this.#reader.peek();
+            
+            /*
+            * JSON5 allows Infinity or NaN preceded by a sign.
+            * This blocks handles +Infinity, -Infinity, +NaN, and -NaN.
+            * Standalone Infinity and NaN are handled in `readJSON5Identifier()`
+            */
+            if (this.#json5) {
+
+                if (c === CHAR_UPPER_I || c === CHAR_UPPER_N) {
+                    this.#reader.next();
+                    const identifier = this.#readIdentifier(c);
+
+                    if (identifier !== INFINITY && identifier !== NAN) {
+                        this.#unexpected(c);
+                    }
+
+                    return length + identifier.length;
+                }
+            }
+
+            // Next digit cannot be zero
+            if (!isDigit(c)) {
+                this.#unexpected(c);
+            }
+
+            // if we made it here, we need to continue on, so register the character
+            this.#reader.next();
+            length++;
+        }
+
+        /*
+        * In JSON, a zero must be followed by a decimal point or nothing.
+        * In JSON5, a zero can additionally be followed by an `x` indicating
+        * that it's a hexadecimal number.
+        */
+        if (c === CHAR_0) {
+
+            // c = this.#reader.next();
+            // length++;
+            c = this.#reader.peek();
+
+            // check for a hex number
+            if (this.#json5 && (c === CHAR_LOWER_X || c === CHAR_UPPER_X)) {
+
+                this.#reader.next();
+                length++;
+
+                c = this.#reader.peek();
+
+                if (!isHexDigit(c)) {
+                    this.#reader.next();
+                    this.#unexpected(c);
+                }
+
+                do {
+                    this.#reader.next();
+                    length++;
+                    c = this.#reader.peek();
+                } while (isHexDigit(c));
+
+            } else if (isDigit(c)) {
+                this.#unexpected(c);
+            }
+
+        } else {
+
+            // JSON5 allows leading decimal points
+            if (!this.#json5 || c !== CHAR_DOT) {
+                if (!isPositiveDigit(c)) {
+                    this.#unexpected(c);
+                }
+
+                c = this.#reader.peek();
+
+                while (isDigit(c)) {
+                    this.#reader.next();
+                    length++;
+                    c = this.#reader.peek();
+                }
+            }
+        }
+
+        /*
+        * In JSON, a decimal point must be followed by at least one digit.
+        * In JSON5, a decimal point need not be followed by any digits.
+        */
+        if (c === CHAR_DOT) {
+                                
+            let digitCount = -1;
+            this.#reader.next();
+            length++;
+            digitCount++;
+
+            c = this.#reader.peek();
+
+            while (isDigit(c)) {
+                this.#reader.next();
+                length++;
+                digitCount++;
+                c = this.#reader.peek();
+            }
+
+            if (!this.#json5 && digitCount === 0) {
+                this.#reader.next();
+                if (c) {
+                    this.#unexpected(c);
+                } else {
+                    this.#unexpectedEOF();
+                }
+            }
+        }
+
+        // Exponent is always last
+        if (c === CHAR_LOWER_E || c === CHAR_UPPER_E) {
+
+            this.#reader.next();
+            length++;
+            c = this.#reader.peek();
+
+            if (c === CHAR_PLUS || c === CHAR_MINUS) {
+                this.#reader.next();
+                length++;
+                c = this.#reader.peek();
+            }
+
+            /*
+            * Must always have a digit in this position to avoid:
+            * 5e
+            * 12E+
+            * 42e-
+            */
+            if (c === -1) {
+                this.#reader.next();
+                this.#unexpectedEOF();
+            }
+
+            if (!isDigit(c)) {
+                this.#reader.next();
+                this.#unexpected(c);
+            }
+
+            while (isDigit(c)) {
+                this.#reader.next();
+                length++;
+                c = this.#reader.peek();
+            }
+        }
+
+        return length;
+    }
+
+    /**
+     * Reads a comment. Works for both JSON and JSON5.
+     * @param {number} c The first character of the comment.
+     * @returns {{length: number, multiline: boolean}} The length of the comment, and whether the comment is multi-line.
+     * @throws {UnexpectedChar} when the comment cannot be read.
+     * @throws {UnexpectedEOF} when EOF is reached before the comment is finalized.
+     */ 
+    #readComment(c) {
+        
+        let length = 1;
+
+        // next character determines single- or multi-line
+        c = this.#reader.peek();
+
+        // single-line comments
+        if (c === CHAR_SLASH) {
+            
+            do {
+                this.#reader.next();
+                length += 1;
+                c = this.#reader.peek();
+            } while (c > -1 && c !== CHAR_RETURN && c !== CHAR_NEWLINE);
+
+            return { length, multiline: false };
+        }
+
+        // multi-line comments
+        if (c === CHAR_STAR) {
+
+            this.#reader.next();
+            length += 1;
+
+            while (c > -1) {
+                c = this.#reader.peek();
+
+                // check for end of comment
+                if (c === CHAR_STAR) {
+                    this.#reader.next();
+                    length += 1;
+                    c = this.#reader.peek();
+                    
+                    //end of comment
+                    if (c === CHAR_SLASH) {
+                        this.#reader.next();
+                        length += 1;
+
+                        return { length, multiline: true };
+                    }
+                } else {
+                    this.#reader.next();
+                    length += 1;
+                }
+            }
+
+            this.#reader.next();
+            this.#unexpectedEOF();
+            
+        }
+
+        // if we've made it here, there's an invalid character
+        this.#reader.next();
+        this.#unexpected(c);        
+    }
+    // #endregion
+
+    /**
+     * Returns the next token in the source text.
+     * @returns {number} The code for the next token.
+     */
+    next() {
+
+        let c = this.#reader.next();
+
+        while (this.#isWhitespace(c)) {
+            c = this.#reader.next();
+        }
+
+        if (c === -1) {
+            return tt.EOF;
+        }
+
+        const start = this.#reader.locate();
+        const ct = String.fromCharCode(c);
+
+        // check for JSON5 syntax only
+        if (this.#json5) {
+                
+            if (knownJSON5TokenTypes.has(ct)) {
+                this.#token = this.#createToken(knownJSON5TokenTypes.get(ct), 1, start);
+            } else if (isJSON5IdentifierStart(c)) {
+                const value = this.#readIdentifier(c);
+
+                if (knownJSON5TokenTypes.has(value)) {
+                    this.#token = this.#createToken(knownJSON5TokenTypes.get(value), value.length, start);
+                } else {
+                    this.#token = this.#createToken("Identifier", value.length, start);
+                }
+            } else if (isJSON5NumberStart(c)) {
+                const result = this.#readNumber(c);
+                this.#token = this.#createToken("Number", result, start);
+            } else if (isStringStart(c, this.#json5)) {
+                const result = this.#readString(c);
+                const lastCharLoc = this.#reader.locate();
+                this.#token = this.#createToken("String", result, start, {
+                    line: lastCharLoc.line,
+                    column: lastCharLoc.column + 1,
+                    offset: lastCharLoc.offset + 1
+                });
+            } else if (c === CHAR_SLASH && this.#allowComments) {
+                const result = this.#readComment(c);
+                const lastCharLoc = this.#reader.locate();
+                this.#token = this.#createToken(!result.multiline ? "LineComment" : "BlockComment", result.length, start, {
+                    line: lastCharLoc.line,
+                    column: lastCharLoc.column + 1,
+                    offset: lastCharLoc.offset + 1
+                });
+            } else {
+                this.#unexpected(c);
+            }
+
+        } else {
+
+            // check for JSON/JSONC syntax only
+            if (knownTokenTypes.has(ct)) {
+                this.#token = this.#createToken(knownTokenTypes.get(ct), 1, start);
+            } else if (isKeywordStart(c)) {
+                const value = this.#readIdentifier(c);
+
+                if (!jsonKeywords.has(value)) {
+                    this.#unexpectedIdentifier(value, start);
+                }
+
+                this.#token = this.#createToken(knownTokenTypes.get(value), value.length, start);
+            } else if (isNumberStart(c)) {
+                const result = this.#readNumber(c);
+                this.#token = this.#createToken("Number", result, start);
+            } else if (isStringStart(c, this.#json5)) {
+                const result = this.#readString(c);
+                this.#token = this.#createToken("String", result, start);
+            } else if (c === CHAR_SLASH && this.#allowComments) {
+                const result = this.#readComment(c);
+                const lastCharLoc = this.#reader.locate();
+                this.#token = this.#createToken(!result.multiline ? "LineComment" : "BlockComment", result.length, start, {
+                    line: lastCharLoc.line,
+                    column: lastCharLoc.column + 1,
+                    offset: lastCharLoc.offset + 1
+                });
+            } else {
+                this.#unexpected(c);
+            }
+        }
+        return tt[this.#token.type];
+    }
+
+    /**
+     * Returns the current token in the source text.
+     * @returns {Token} The current token.
+     */
+    get token() {
+        return this.#token;
+    }
+}
+
+//-----------------------------------------------------------------------------
+// Main
+//-----------------------------------------------------------------------------
+
+/**
+ * Creates an iterator over the tokens representing the source text.
+ * @param {string} text The source text to tokenize.
+ * @param {TokenizeOptions} [options] Options for doing the tokenization.
+ * @returns {Array<Token>} An iterator over the tokens. 
+ */
+function tokenize(text, options) {
+
+    const tokenizer = new Tokenizer(text, options);
+    const tokens = [];
+
+    while (tokenizer.next() !== tt.EOF) {
+        tokens.push(tokenizer.token);
+    }
+
+    return tokens;
+
+}
+
+/**
+ * @fileoverview  JSON AST types
+ * @author Nicholas C. Zakas
+ */
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").LocationRange} LocationRange */
+/** @typedef {import("./typedefs.js").NodeParts} NodeParts */
+/** @typedef {import("./typedefs.js").DocumentNode} DocumentNode */
+/** @typedef {import("./typedefs.js").StringNode} StringNode */
+/** @typedef {import("./typedefs.js").NumberNode} NumberNode */
+/** @typedef {import("./typedefs.js").BooleanNode} BooleanNode */
+/** @typedef {import("./typedefs.js").MemberNode} MemberNode */
+/** @typedef {import("./typedefs.js").ObjectNode} ObjectNode */
+/** @typedef {import("./typedefs.js").ElementNode} ElementNode */
+/** @typedef {import("./typedefs.js").ArrayNode} ArrayNode */
+/** @typedef {import("./typedefs.js").NullNode} NullNode */
+/** @typedef {import("./typedefs.js").ValueNode} ValueNode */
+/** @typedef {import("./typedefs.js").IdentifierNode} IdentifierNode */
+/** @typedef {import("./typedefs.js").NaNNode} NaNNode */
+/** @typedef {import("./typedefs.js").InfinityNode} InfinityNode */
+/** @typedef {import("./typedefs.js").Sign} Sign */
+
+//-----------------------------------------------------------------------------
+// Exports
+//-----------------------------------------------------------------------------
+
+const types = {
+
+    /**
+     * Creates a document node.
+     * @param {ValueNode} body The body of the document.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {DocumentNode} The document node.
+     */
+    document(body, parts = {}) {
+        return {
+            type: "Document",
+            body,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates a string node.
+     * @param {string} value The value for the string.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {StringNode} The string node.
+     */
+    string(value, parts = {}) {
+        return {
+            type: "String",
+            value,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates a number node.
+     * @param {number} value The value for the number.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {NumberNode} The number node.
+     */
+    number(value, parts = {}) {
+        return {
+            type: "Number",
+            value,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates a boolean node.
+     * @param {boolean} value The value for the boolean.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {BooleanNode} The boolean node.
+     */
+    boolean(value, parts = {}) {
+        return {
+            type: "Boolean",
+            value,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates a null node.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {NullNode} The null node.
+     */
+    null(parts = {}) {
+        return {
+            type: "Null",
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates an array node.
+     * @param {Array<ElementNode>} elements The elements to add.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {ArrayNode} The array node.
+     */
+    array(elements, parts = {}) {
+        return {
+            type: "Array",
+            elements,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates an element node.
+     * @param {ValueNode} value The value for the element.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {ElementNode} The element node.
+     */
+    element(value, parts = {}) {
+        return {
+            type: "Element",
+            value,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates an object node.
+     * @param {Array<MemberNode>} members The members to add.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {ObjectNode} The object node.
+     */
+    object(members, parts = {}) {
+        return {
+            type: "Object",
+            members,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates a member node.
+     * @param {StringNode|IdentifierNode} name The name for the member.
+     * @param {ValueNode} value The value for the member.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {MemberNode} The member node.
+     */
+    member(name, value, parts = {}) {
+        return {
+            type: "Member",
+            name,
+            value,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates an identifier node.
+     * @param {string} name The name for the identifier.
+     * @param {NodeParts} parts Additional properties for the node.
+     * @returns {IdentifierNode} The identifier node.
+     */
+    identifier(name, parts = {}) {
+        return {
+            type: "Identifier",
+            name,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates a NaN node.
+     * @param {Sign} sign The sign for the Infinity.
+     * @param {NodeParts} parts Additional properties for the node.
+     * @returns {NaNNode} The NaN node.
+     */ 
+    nan(sign = "", parts = {}) {
+        return {
+            type: "NaN",
+            sign,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates an Infinity node.
+     * @param {Sign} sign The sign for the Infinity.
+     * @param {NodeParts} parts Additional properties for the node.
+     * @returns {InfinityNode} The Infinity node.
+     */
+    infinity(sign = "", parts = {}) {
+        return {
+            type: "Infinity",
+            sign,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+};
+
+/**
+ * @fileoverview JSON parser
+ * @author Nicholas C. Zakas
+ */
+
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").Node} Node */
+/** @typedef {import("./typedefs.js").Mode} Mode */
+/** @typedef {import("./typedefs.js").ParseOptions} ParseOptions */
+
+//-----------------------------------------------------------------------------
+// Helpers
+//-----------------------------------------------------------------------------
+
+/** @type {ParseOptions} */
+const DEFAULT_OPTIONS = {
+    mode: "json",
+    ranges: false,
+    tokens: false,
+    allowTrailingCommas: false
+};
+
+const UNICODE_SEQUENCE = /\\u[\da-fA-F]{4}/gu;
+
+/**
+ * Normalizes a JSON5 identifier by converting Unicode escape sequences into
+ * their corresponding characters.
+ * @param {string} identifier The identifier to normalize.
+ * @returns {string} The normalized identifier.
+ */
+function normalizeIdentifier(identifier) {
+    return identifier.replace(UNICODE_SEQUENCE, unicodeEscape => {
+        return String.fromCharCode(parseInt(unicodeEscape.slice(2), 16));
+    });
+}
+
+/**
+ * Calculates the location at the end of the given text.
+ * @param {string} text The text to calculate the end location for.
+ * @returns {Location} The location at the end of the text.
+ */
+function getEndLocation(text) {
+    let line = 1;
+    let column = 1;
+    
+    for (let i = 0; i < text.length; i++) {
+        const char = text[i];
+        if (char === "\n") {
+            line++;
+            column = 1;
+        } else if (char === "\r") {
+            // Handle \r\n as a single line ending
+            if (text[i + 1] === "\n") {
+                i++; // Skip the \n
+            }
+            line++;
+            column = 1;
+        } else {
+            column++;
+        }
+    }
+    
+    return {
+        line,
+        column,
+        offset: text.length
+    };
+}
+
+/**
+ * Converts a JSON-encoded string into a JavaScript string, interpreting each
+ * escape sequence.
+ * @param {string} value The text for the token.
+ * @param {Token} token The string token to convert into a JavaScript string.
+ * @param {boolean} json5 `true` if parsing JSON5, `false` otherwise.
+ * @returns {string} A JavaScript string.
+ */
+function getStringValue(value, token, json5 = false) {
+    
+    let result = "";
+    let escapeIndex = value.indexOf("\\");
+    let lastIndex = 0;
+
+    // While there are escapes, interpret them to build up the result
+    while (escapeIndex >= 0) {
+
+        // append the text that happened before the escape
+        result += value.slice(lastIndex, escapeIndex);
+
+        // get the character immediately after the \
+        const escapeChar = value.charAt(escapeIndex + 1);
+        const escapeCharCode = escapeChar.charCodeAt(0);
+        
+        // check for the non-Unicode escape sequences first
+        if (json5 && json5EscapeToChar.has(escapeCharCode)) {
+            result += json5EscapeToChar.get(escapeCharCode);
+            lastIndex = escapeIndex + 2;
+        } else if (escapeToChar.has(escapeCharCode)) {
+            result += escapeToChar.get(escapeCharCode);
+            lastIndex = escapeIndex + 2;
+        } else if (escapeChar === "u") {
+            const hexCode = value.slice(escapeIndex + 2, escapeIndex + 6);
+            if (hexCode.length < 4 || /[^0-9a-f]/i.test(hexCode)) {
+                throw new ErrorWithLocation(
+                    `Invalid unicode escape \\u${ hexCode}.`,
+                    {
+                        line: token.loc.start.line,
+                        column: token.loc.start.column + escapeIndex,
+                        offset: token.loc.start.offset + escapeIndex
+                    }
+                );
+            }
+
+            result += String.fromCharCode(parseInt(hexCode, 16));
+            lastIndex = escapeIndex + 6;
+        } else if (json5 && escapeChar === "x") {
+            const hexCode = value.slice(escapeIndex + 2, escapeIndex + 4);
+            if (hexCode.length < 2 || /[^0-9a-f]/i.test(hexCode)) {
+                throw new ErrorWithLocation(
+                    `Invalid hex escape \\x${ hexCode}.`,
+                    {
+                        line: token.loc.start.line,
+                        column: token.loc.start.column + escapeIndex,
+                        offset: token.loc.start.offset + escapeIndex
+                    }
+                );
+            }
+
+            result += String.fromCharCode(parseInt(hexCode, 16));
+            lastIndex = escapeIndex + 4;
+        } else if (json5 && json5LineTerminators.has(escapeCharCode)) {
+            lastIndex = escapeIndex + 2;
+
+            // we also need to skip \n after a \r
+            if (escapeChar === "\r" && value.charAt(lastIndex) === "\n") {
+                lastIndex++;
+            }
+            
+        } else {
+            // all characters can be escaped in JSON5
+            if (json5) {
+                result += escapeChar;
+                lastIndex = escapeIndex + 2;
+            } else {
+                throw new ErrorWithLocation(
+                    `Invalid escape \\${ escapeChar }.`,
+                    {
+                        line: token.loc.start.line,
+                        column: token.loc.start.column + escapeIndex,
+                        offset: token.loc.start.offset + escapeIndex
+                    }
+                );
+            }
+        }
+
+        // find the next escape sequence
+        escapeIndex = value.indexOf("\\", lastIndex);
+    }
+
+    // get the last segment of the string value
+    result += value.slice(lastIndex);
+
+    return result;
+}
+
+/**
+ * Gets the JavaScript value represented by a JSON token.
+ * @param {string} value The text value of the token.
+ * @param {Token} token The JSON token to get a value for.
+ * @param {boolean} json5 `true` if parsing JSON5, `false` otherwise.
+ * @returns {string|boolean|number} A number, string, or boolean.
+ * @throws {TypeError} If an unknown token type is found. 
+ */
+function getLiteralValue(value, token, json5 = false) {
+    switch (token.type) {
+        case "Boolean":
+            return value === "true";
+            
+        case "Number":
+            if (json5) {
+
+                /*
+                 * Numbers like -0x1 are converted to NaN by Number(), so we need
+                 * to handle them separately. Rather than checking for -0x, we can
+                 * just check if the first character is a minus sign. The same for
+                 * checking for +0x.
+                 */
+
+                if (value.charCodeAt(0) === 45) { // 45 is the char code for '-'
+                    return -Number(value.slice(1));
+                }
+
+                if (value.charCodeAt(0) === 43) { // 43 is the char code for '+'
+                    return Number(value.slice(1));
+                }
+            }
+            return Number(value);
+
+        case "String":
+            return getStringValue(value.slice(1, -1), token, json5);
+
+        default:
+            throw new TypeError(`Unknown token type "${token.type}.`);
+    }
+}
+
+//-----------------------------------------------------------------------------
+// Main Function
+//-----------------------------------------------------------------------------
+
+/**
+ * 
+ * @param {string} text The text to parse.
+ * @param {ParseOptions} [options] The options object.
+ * @returns {DocumentNode} The AST representing the parsed JSON.
+ * @throws {Error} When there is a parsing error. 
+ */
+function momoa_parse(text, options) {
+
+    options = Object.freeze({
+        ...DEFAULT_OPTIONS,
+        ...options
+    });
+
+    const tokens = [];
+    const tokenizer = new Tokenizer(text, {
+        mode: options.mode,
+        ranges: options.ranges
+    });
+
+    const json5 = options.mode === "json5";
+    const allowTrailingCommas = options.allowTrailingCommas || json5;
+
+    /**
+     * Returns the next token knowing there are no comments.
+     * @returns {number} The next token type or 0 if no next token.
+     */
+    function nextNoComments() {
+        const nextType = tokenizer.next();
+
+        if (nextType && options.tokens) {
+            tokens.push(tokenizer.token);
+        }
+        return nextType;
+    }
+    
+    /**
+     * Returns the next token knowing there are comments to skip.
+     * @returns {number} The next token type or 0 if no next token.
+     */
+    function nextSkipComments() {
+        const nextType = tokenizer.next();
+        if (nextType && options.tokens) {
+            tokens.push(tokenizer.token);
+        }
+
+        if (nextType >= tt.LineComment) {
+            return nextSkipComments();
+        }
+
+        return nextType;
+
+    }
+
+    // determine correct way to evaluate tokens based on presence of comments
+    const next = options.mode === "json" ? nextNoComments : nextSkipComments;
+
+    /**
+     * Asserts a token has the given type.
+     * @param {number} token The token to check.
+     * @param {number} type The token type.
+     * @throws {UnexpectedToken} If the token type isn't expected.
+     * @returns {void}
+     */
+    function assertTokenType(token, type) {
+        if (token !== type) {
+            throw new UnexpectedToken(tokenizer.token);
+        }
+    }
+
+    /**
+     * Asserts a token has one of the given types.
+     * @param {number} token The token to check.
+     * @param {number[]} types The token types.
+     * @returns {void}
+     * @throws {UnexpectedToken} If the token type isn't expected.
+     */ 
+    function assertTokenTypes(token, types) {
+        if (!types.includes(token)) {
+            throw new UnexpectedToken(tokenizer.token);
+        }
+    }
+
+    /**
+     * Creates a range only if ranges are specified.
+     * @param {Location} start The start offset for the range.
+     * @param {Location} end The end offset for the range.
+     * @returns {{range:[number,number]}|undefined} An object with a 
+     */
+    function createRange(start, end) {
+        // @ts-ignore tsc incorrect - options might be undefined
+        return options.ranges ? {
+            range: [start.offset, end.offset]
+        } : undefined;
+    }
+
+    /**
+     * Creates a node for a string, boolean, or number.
+     * @param {number} tokenType The token representing the literal. 
+     * @returns {StringNode|NumberNode|BooleanNode} The node representing
+     *      the value.
+     */
+    function createLiteralNode(tokenType) {
+        const token = tokenizer.token;
+        const range = createRange(token.loc.start, token.loc.end);
+        const value = getLiteralValue(
+            text.slice(token.loc.start.offset, token.loc.end.offset),
+            token,
+            json5
+        );
+        const loc = {
+            start: {
+                ...token.loc.start
+            },
+            end: {
+                ...token.loc.end
+            }
+        };
+        const parts = { loc, ...range };
+
+        switch (tokenType) {
+            case tt.String:
+                return types.string(/** @type {string} */ (value), parts);
+
+            case tt.Number:
+                return types.number(/** @type {number} */ (value), parts);
+                
+            case tt.Boolean:
+                return types.boolean(/** @type {boolean} */ (value), parts);
+
+            default:
+                throw new TypeError(`Unknown token type ${token.type}.`);
+        }
+    }
+
+    /**
+     * Creates a node for a JSON5 identifier.
+     * @param {Token} token The token representing the identifer. 
+     * @returns {NaNNode|InfinityNode|IdentifierNode} The node representing
+     *      the value.
+     */
+    function createJSON5IdentifierNode(token) {
+        const range = createRange(token.loc.start, token.loc.end);
+        const identifier = text.slice(token.loc.start.offset, token.loc.end.offset);
+        const loc = {
+            start: {
+                ...token.loc.start
+            },
+            end: {
+                ...token.loc.end
+            }
+        };
+        const parts = { loc, ...range };
+
+        // Check for NaN or Infinity
+        if (token.type !== "Identifier") {
+
+            let sign = "";
+
+            // check if the first character in the token is a plus or minus
+            if (identifier[0] === "+" || identifier[0] === "-") {
+                sign = identifier[0];
+            }
+
+            // check if the token is NaN or Infinity
+            return types[identifier.includes("NaN") ? "nan" : "infinity"](/** @type {Sign} */ (sign), parts);
+        }
+        return types.identifier(normalizeIdentifier(identifier), parts);
+    }
+
+    /**
+     * Creates a node for a null.
+     * @param {Token} token The token representing null. 
+     * @returns {NullNode} The node representing null.
+     */
+    function createNullNode(token) {
+        const range = createRange(token.loc.start, token.loc.end);
+
+        return types.null({
+            loc: {
+                start: {
+                    ...token.loc.start
+                },
+                end: {
+                    ...token.loc.end
+                }
+            },
+            ...range
+        });
+    }
+
+
+    /**
+     * Parses a property in an object.
+     * @param {number} tokenType The token representing the property.
+     * @returns {MemberNode} The node representing the property.
+     * @throws {UnexpectedToken} When an unexpected token is found.
+     * @throws {UnexpectedEOF} When the end of the file is reached.
+     */
+    function parseProperty(tokenType) {
+
+        if (json5) {
+            assertTokenTypes(tokenType, [tt.String, tt.Identifier, tt.Number]);
+        } else {
+            assertTokenType(tokenType, tt.String);
+        }
+
+        const token = tokenizer.token;
+
+        // check for -NaN, +NaN, -Infinity, +Infinity, and any number
+        if (json5 && tokenType === tt.Number && /[+\-0-9]/.test(text[token.loc.start.offset])) {
+            throw new UnexpectedToken(token);
+        }
+
+        // TODO: Clean this up a bit
+        let key = tokenType === tt.String
+            ? /** @type {StringNode} */ (createLiteralNode(tokenType))
+            : /** @type {IdentifierNode|NaNNode|InfinityNode} */ (createJSON5IdentifierNode(token));
+
+        // in JSON5, need to check for NaN and Infinity and create identifier nodes
+        if (json5 && (key.type === "NaN" || key.type === "Infinity")) {
+
+            // NaN and Infinity cannot be signed and be a property key
+            if (key.sign !== "") {
+                throw new UnexpectedToken(tokenizer.token);
+            }
+
+            key = types.identifier(key.type, { loc: key.loc, ...createRange(key.loc.start, key.loc.end) });
+        }
+
+        tokenType = next();
+        assertTokenType(tokenType, tt.Colon);
+        const value = parseValue();
+        const range = createRange(key.loc.start, value.loc.end);
+
+        return types.member(
+            /** @type {StringNode|IdentifierNode} */ (key),
+            /** @type {ValueNode} */ (value),
+            {
+                loc: {
+                    start: {
+                        ...key.loc.start
+                    },
+                    end: {
+                        ...value.loc.end
+                    }
+                },
+                ...range
+            }
+        );
+    }
+
+    /**
+     * Parses an object literal.
+     * @param {number} firstTokenType The first token type in the object.
+     * @returns {ObjectNode} The object node.
+     * @throws {UnexpectedEOF} When the end of the file is reached.
+     * @throws {UnexpectedToken} When an unexpected token is found.
+     */
+    function parseObject(firstTokenType) {
+
+        // The first token must be a { or else it's an error
+        assertTokenType(firstTokenType, tt.LBrace);
+
+        const firstToken = tokenizer.token;
+        const members = [];
+        let tokenType = next();
+
+        if (tokenType !== tt.RBrace) {
+            do {
+    
+                // add the value into the array
+                members.push(parseProperty(tokenType));
+    
+                tokenType = next();
+
+                if (!tokenType) {
+                    throw new UnexpectedEOF(members[members.length-1].loc.end);
+                }
+    
+                if (tokenType === tt.Comma) {
+                    tokenType = next();
+
+                    /*
+                      * Trailing commas.
+                      * So we need to check if the token is a comma,
+                      * and if so, then we need to check if the next
+                      * token is a RBrace. If it is, then we need to
+                      * break out of the loop.
+                      */
+                    if (allowTrailingCommas && tokenType === tt.RBrace) {
+                        break;
+                    }                      
+                } else {
+                    break;
+                }
+            } while (tokenType);
+        }
+
+        assertTokenType(tokenType, tt.RBrace);
+        const lastToken = tokenizer.token;
+        const range = createRange(firstToken.loc.start, lastToken.loc.end);
+
+        return types.object(members, {
+            loc: {
+                start: {
+                    ...firstToken.loc.start
+                },
+                end: {
+                    ...lastToken.loc.end
+                }
+            },
+            ...range
+        });
+
+    }
+
+    /**
+     * Parses an array literal.
+     * @param {number} firstTokenType The first token in the array.
+     * @returns {ArrayNode} The array node.
+     * @throws {UnexpectedToken} When an unexpected token is found.
+     * @throws {UnexpectedEOF} When the end of the file is reached.
+     */
+    function parseArray(firstTokenType) {
+
+        // The first token must be a [ or else it's an error
+        assertTokenType(firstTokenType, tt.LBracket);
+
+        const firstToken = tokenizer.token;
+        const elements = [];
+        let tokenType = next();
+        
+        if (tokenType !== tt.RBracket) {
+
+            do {
+
+                // add the value into the array
+                const value = parseValue(tokenType);
+
+                elements.push(types.element(
+                    /** @type {ValueNode} */ (value),
+                    { loc: value.loc }
+                ));
+
+                tokenType = next();
+              
+                if (tokenType === tt.Comma) {
+                    tokenType = next();
+
+                    /*
+                      * Trailing commas.
+                      * So we need to check if the token is a comma,
+                      * and if so, then we need to check if the next
+                      * token is a RBracket. If it is, then we need to
+                      * break out of the loop.
+                      */
+                    if (allowTrailingCommas && tokenType === tt.RBracket) {
+                        break;
+                    }                    
+                } else {
+                    break;
+                }
+            } while (tokenType);
+        }
+
+        assertTokenType(tokenType, tt.RBracket);
+
+        const lastToken = tokenizer.token;
+        const range = createRange(firstToken.loc.start, lastToken.loc.end);
+
+        return types.array(elements, {
+            loc: {
+                start: {
+                    ...firstToken.loc.start
+                },
+                end: {
+                    ...lastToken.loc.end
+                }
+            },
+            ...range
+        });
+
+    }
+
+    /**
+     * Parses a JSON value.
+     * @param {number} [tokenType] The token type to parse.
+     * @returns {ValueNode|IdentifierNode} The node representing the value.
+     */
+    function parseValue(tokenType) {
+
+        tokenType = tokenType ?? next();
+        const token = tokenizer.token;
+
+        if (!tokenType) {
+            throw new UnexpectedEOF({
+                line: 1,
+                column: 1,
+                offset: 0
+            });
+        }
+        
+        switch (tokenType) {
+            case tt.String:
+            case tt.Boolean:
+                return createLiteralNode(tokenType);
+
+            case tt.Number:
+                if (json5) {
+                    let tokenText = text.slice(token.loc.start.offset, token.loc.end.offset);
+                    if (tokenText[0] === "+" || tokenText[0] === "-") {
+                        tokenText = tokenText.slice(1);
+                    }
+
+                    if (tokenText === "NaN" || tokenText === "Infinity") {
+                        return createJSON5IdentifierNode(token);
+                    }
+                }
+                return createLiteralNode(tokenType);
+
+            case tt.Null:
+                return createNullNode(token);
+
+            case tt.LBrace:
+                return parseObject(tokenType);
+
+            case tt.LBracket:
+                return parseArray(tokenType);
+
+            default:
+                throw new UnexpectedToken(token);
+        }
+
+    }
+
+    
+    const docBody = parseValue();
+    
+    const unexpectedToken = next();
+    if (unexpectedToken) {
+        throw new UnexpectedToken(tokenizer.token);
+    }
+    
+    
+    const textEndLocation = getEndLocation(text);
+    const docParts = {
+        loc: {
+            start: {
+                line: 1,
+                column: 1,
+                offset: 0
+            },
+            end: {
+                ...textEndLocation
+            }
+        }
+    };
+    
+    if (options.tokens) {
+        docParts.tokens = tokens;
+    }
+
+    if (options.ranges) {
+        docParts.range = [
+            docParts.loc.start.offset,
+            docParts.loc.end.offset
+        ];
+    }
+
+    return types.document(/** @type {ValueNode} */ (docBody), docParts);
+}
+
+/**
+ * @fileoverview Traversal approaches for Momoa JSON AST.
+ * @author Nicholas C. Zakas
+ */
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").TraversalPhase} TraversalPhase */
+/**
+ * @typedef {Object} TraversalVisitor
+ * @property {(node: Node, parent?: Node) => void} [enter]
+ * @property {(node: Node, parent?: Node) => void} [exit]
+ */
+
+//-----------------------------------------------------------------------------
+// Data
+//-----------------------------------------------------------------------------
+
+const childKeys = new Map([
+    ["Document", ["body"]],
+    ["Object", ["members"]],
+    ["Member", ["name", "value"]],
+    ["Element", ["value"]],
+    ["Array", ["elements"]],
+    ["String", []],
+    ["Number", []],
+    ["Boolean", []],
+    ["Null", []],
+    ["NaN", []],
+    ["Infinity", []],
+    ["Identifier", []],
+]);
+
+//-----------------------------------------------------------------------------
+// Helpers
+//-----------------------------------------------------------------------------
+
+/**
+ * Determines if a given value is an object.
+ * @param {*} value The value to check.
+ * @returns {boolean} True if the value is an object, false if not. 
+ */
+function momoa_isObject(value) {
+    return value && (typeof value === "object");
+}
+
+/**
+ * Determines if a given value is an AST node.
+ * @param {*} value The value to check.
+ * @returns {boolean} True if the value is a node, false if not. 
+ */
+function isNode(value) {
+    return momoa_isObject(value) && (typeof value.type === "string");
+}
+
+//-----------------------------------------------------------------------------
+// Exports
+//-----------------------------------------------------------------------------
+
+/**
+ * Traverses an AST from the given node.
+ * @param {Node} root The node to traverse from 
+ * @param {TraversalVisitor} visitor An object with an `enter` and `exit` method. 
+ */
+function traverse(root, visitor) {
+
+    /**
+     * Recursively visits a node.
+     * @param {Node} node The node to visit.
+     * @param {Node} [parent] The parent of the node to visit.
+     * @returns {void}
+     */
+    function visitNode(node, parent) {
+
+        if (typeof visitor.enter === "function") {
+            visitor.enter(node, parent);
+        }
+
+        for (const key of childKeys.get(node.type)) {
+            const value = node[key];
+
+            if (momoa_isObject(value)) {
+                if (Array.isArray(value)) {
+                    value.forEach(child => visitNode(child, node));
+                } else if (isNode(value)) {
+                    visitNode(value, node);
+                }
+            }
+        }
+
+        if (typeof visitor.exit === "function") {
+            visitor.exit(node, parent);
+        }
+    }
+
+    visitNode(root);
+}
+
+/**
+ * @callback FilterPredicate
+ * @param {{node: Node, parent?: Node, phase: TraversalPhase}} item
+ * @param {number} index
+ * @param {Array<{node: Node, parent?: Node, phase: TraversalPhase}>} array
+ * @returns {boolean}
+ */
+
+/**
+ * Creates an iterator over the given AST.
+ * @param {Node} root The root AST node to traverse. 
+ * @param {FilterPredicate} [filter] A filter function to determine which steps to
+ *      return;
+ * @returns {IterableIterator<{node: Node, parent?: Node, phase: TraversalPhase}>} An iterator over the AST.  
+ */
+function momoa_iterator(root, filter = () => true) {
+
+    /** @type {Array<{node: Node, parent?: Node, phase: TraversalPhase}>} */
+    const traversal = [];
+
+    traverse(root, {
+        enter(node, parent) {
+            traversal.push({ node, parent, phase: "enter" });
+        },
+        exit(node, parent) {
+            traversal.push({ node, parent, phase: "exit" });
+        }
+    });
+
+    return traversal.filter(filter).values();
+}
+
+/**
+ * @fileoverview Evaluator for Momoa AST.
+ * @author Nicholas C. Zakas
+ */
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").AnyNode} AnyNode */
+/** @typedef {import("./typedefs.js").JSONValue} JSONValue */
+
+//-----------------------------------------------------------------------------
+// Exports
+//-----------------------------------------------------------------------------
+
+/**
+ * Evaluates a Momoa AST node into a JavaScript value.
+ * @param {AnyNode} node The node to interpet.
+ * @returns {JSONValue} The JavaScript value for the node. 
+ */
+function evaluate(node) {
+    switch (node.type) {
+        case "String":
+            return node.value;
+
+        case "Number":
+            return node.value;
+
+        case "Boolean":
+            return node.value;
+
+        case "Null":
+            return null;
+
+        case "NaN":
+            return NaN;
+        
+        case "Infinity":
+            return node.sign === "-" ? -Infinity : Infinity;
+
+        case "Identifier":
+            return node.name;
+
+        case "Array": {
+            // const arrayNode = /** @type {ArrayNode} */ (node);
+            return node.elements.map(element => evaluate(element.value));
+        }
+
+        case "Object": {
+
+            /** @type {{[property: string]: JSONValue}} */
+            const object = {};
+
+            node.members.forEach(member => {
+                Object.defineProperty(object, /** @type {string} */ (evaluate(member.name)), {
+                    value: evaluate(member.value),
+                    writable: true,
+                    enumerable: true,
+                    configurable: true
+                });
+            });    
+
+            return object;
+        }    
+
+        case "Document": {
+            return evaluate(node.body);
+        }
+
+        case "Element":
+            throw new Error("Cannot evaluate array element outside of an array.");
+
+        case "Member":
+            throw new Error("Cannot evaluate object member outside of an object.");
+
+        default:
+            // @ts-ignore tsc doesn't know about the type property here?
+            throw new Error(`Unknown node type ${ node.type }.`);
+    }
+}
+
+/**
+ * @fileoverview Printer for Momoa AST.
+ * @author Nicholas C. Zakas
+ */
+
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+
+//-----------------------------------------------------------------------------
+// Helpers
+//-----------------------------------------------------------------------------
+
+/**
+ * Prints the string representation of a Boolean node.
+ * @param {BooleanNode} node The node to print.
+ * @returns {string} The boolean value.
+ */
+function printBoolean(node) {
+    return node.value ? "true" : "false";
+}
+
+/**
+ * Prints the string representation of a null node.
+ * @returns {string} The string "null".
+ */
+function printNull() {
+    return "null";
+}
+
+/**
+ * Prints the string representation of a number node.
+ * @param {NumberNode} node The node to print.
+ * @returns {string} The number value.
+ */
+function printNumber(node) {
+    return node.value.toString();
+}
+
+/**
+ * Prints the string representation of a NaN node.
+ * @returns {string} The string "NaN".
+ */
+function printNaN() {
+    return "NaN";
+}
+
+/**
+ * Prints the string representation of an Infinity node.
+ * @param {InfinityNode} node The node to print.
+ * @returns {string} The string "Infinity" or "-Infinity".
+ */
+function printInfinity(node) {
+    return node.sign + "Infinity";
+}
+
+/**
+ * Prints the string representation of a string node.
+ * @param {StringNode} node The node to print.
+ * @returns {string} The string value.
+ */
+function printString(node) {
+
+    let result = "\"";
+
+    // escape all characters that need escaping
+    for (const c of node.value) {
+
+        const newChar = json5CharToEscape.get(c);
+
+        if (newChar) {
+            result += "\\" + newChar;
+            continue;
+        }
+
+        // if it's a double quote, escape it
+        if (c === "\"") {
+            result += "\\\"";
+            continue;
+        }
+
+        // if it's a control character, escape it
+        if (c < " " || c === "\u007F") {
+            const hex = c.codePointAt(0).toString(16).toUpperCase();
+            result += `\\u${"0000".substring(hex.length)}${hex}`;
+            continue;
+        }
+
+        // otherwise, just add the character
+        result += c;
+
+    }
+    
+    return result + "\"";
+}
+
+/**
+ * Prints the string representation of an identifier node.
+ * @param {IdentifierNode} node The node to print.
+ * @returns {string} The identifier name.
+ */
+function printIdentifier(node) {
+    return node.name;
+}
+
+/**
+ * Prints the string representation of an array node.
+ * @param {ArrayNode} node The node to print.
+ * @param {string} indent The string to use for indentation.
+ * @param {number} indentLevel The current level of indentation.
+ * @returns {string} The array value.
+ */
+function printArray(node, indent, indentLevel) {
+    const newLine = indent ? "\n" : "";
+    const indentString = indent.repeat(indentLevel);
+    const elementIndentString = indent.repeat(indentLevel + 1);
+
+    return `[${newLine}${
+        node.elements.map(element =>
+            `${elementIndentString}${printValue(element.value, indent, indentLevel + 1)}`
+        ).join(`,${newLine}`)
+    }${newLine}${indentString}]`;
+}
+
+/**
+ * Prints the string representation of a member node.
+ * @param {MemberNode} node The node to print.
+ * @param {string} indent The string to use for indentation.
+ * @param {number} indentLevel The current level of indentation.
+ * @returns {string} The member value.
+ */
+function printMember(node, indent, indentLevel) {
+    const space = indent ? " " : "";
+    return `${printValue(node.name, indent, indentLevel)}:${space}${printValue(node.value, indent, indentLevel + 1)}`;
+}
+
+/**
+ * Prints the string representation of an object node.
+ * @param {ObjectNode} node The node to print.
+ * @param {string} indent The string to use for indentation.
+ * @param {number} indentLevel The current level of indentation.
+ * @returns {string} The object value.
+ */
+function printObject(node, indent, indentLevel) {
+    const newLine = indent ? "\n" : "";
+    const indentString = indent.repeat(indentLevel);
+    const memberIndentString = indent.repeat(indentLevel + 1);
+
+    return `{${newLine}${
+        node.members.map(member => 
+            `${memberIndentString}${printMember(member, indent, indentLevel)}`
+        ).join(`,${newLine}`)
+    }${newLine}${indentString}}`;
+}
+
+/**
+ * Prints the string representation of a node.
+ * @param {AnyNode} node The node to print.
+ * @param {string} indentString The string to use for indentation.
+ * @param {number} indentLevel The current level of indentation.
+ * @returns {string} The string representation of the node.
+ * @throws {TypeError} If the node type is unknown.
+
+ */
+function printValue(node, indentString, indentLevel) {
+    switch (node.type) {
+        case "String":
+            return printString(node);
+        case "Number":
+            return printNumber(node);
+        case "Boolean":
+            return printBoolean(node);
+        case "Null":
+            return printNull();
+        case "NaN":
+            return printNaN();
+        case "Infinity":
+            return printInfinity(node);
+        case "Identifier":
+            return printIdentifier(node);
+        case "Array":
+            return printArray(node, indentString, indentLevel);
+        case "Object":
+            return printObject(node, indentString, indentLevel);
+        case "Document":
+            return printValue(node.body, indentString, indentLevel);
+        default:
+            throw new TypeError(`Unknown node type: ${node.type}`);
+    }
+}
+
+
+//-----------------------------------------------------------------------------
+// Exports
+//-----------------------------------------------------------------------------
+
+/**
+ * Converts a Momoa AST back into a JSON string.
+ * @param {AnyNode} node The node to print.
+ * @param {Object} options Options for the print.
+ * @param {number} [options.indent=0] The number of spaces to indent each line. If
+ *      greater than 0, then newlines and indents will be added to output. 
+ * @returns {string} The JSON representation of the AST.
+ */
+function print(node, { indent = 0 } = {}) {
+
+    const indentLevel = 0;
+    const indentString = " ".repeat(indent);
+
+    return printValue(node, indentString, indentLevel);
+}
+
+
+
 ;// CONCATENATED MODULE: ./src/parameters.ts
+
 
 const parameters_FORMS = 'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}';
 /**
@@ -43732,7 +47254,8 @@ const parameters_FORMS = 'expected `NAME=value` lines, or a JSON object such as 
  * - A JSON object (the text starts with `{`): values are strings, numbers,
  *   booleans, or arrays of those (a multi-value parameter). Numbers and
  *   booleans become the strings Jenkins would receive in a form (`3`, `true`);
- *   quote a number to keep an exact spelling such as `1.50`.
+ *   quote a number to keep an exact spelling such as `1.50`. A key given
+ *   twice is refused (JSON.parse would silently keep the last).
  * - Otherwise `NAME=value` lines: split on the first `=`, so the value may
  *   hold `=` and may be empty; the name is trimmed, the value is kept as
  *   written (only the line break is removed, CRLF included); blank lines are
@@ -43788,6 +47311,7 @@ function parseJson(text) {
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
         throw new InputError(`Input 'parameters' is JSON but not an object: ${parameters_FORMS}.`);
     }
+    refuseDuplicateKeys(text);
     const entries = [];
     for (const [name, value] of Object.entries(data)) {
         if (name.trim() === '') {
@@ -43801,6 +47325,28 @@ function parseJson(text) {
     // fromEntries defines own properties, so a parameter named `__proto__`
     // stays a parameter instead of replacing the object's prototype.
     return Object.fromEntries(entries);
+}
+/**
+ * JSON.parse keeps the last of two equal keys and says nothing, and no
+ * reviver sees the first: the text is read again as a tree that keeps every
+ * member (momoa), with keys decoded, so `"A"` and `"\u0041"` are one key.
+ * Only the top level matters: a nested object is refused as a value anyway.
+ */
+function refuseDuplicateKeys(text) {
+    const body = momoa_parse(text, { mode: 'json' }).body;
+    if (body.type !== 'Object')
+        return;
+    const lines = new Map();
+    for (const member of body.members) {
+        const name = member.name.type === 'String' ? member.name.value : member.name.name;
+        const line = member.name.loc.start.line;
+        const first = lines.get(name);
+        if (first !== undefined) {
+            const where = first === line ? `line ${line}` : `lines ${first} and ${line}`;
+            throw new InputError(`Input 'parameters' has the key '${name}' twice (${where}): a key may appear once; for several values of one parameter give an array, such as {"${name}": ["a", "b"]} (${parameters_FORMS}).`);
+        }
+        lines.set(name, line);
+    }
 }
 function scalar(name, value) {
     if (typeof value === 'string')
@@ -43958,7 +47504,8 @@ function inputs_parseBaseUrl(value) {
         throw new InputError(`Input 'url' must not contain credentials: put the user name in 'user' and the API token in 'token' (${expected}).`);
     }
     if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
-        throw new InputError(`Input 'url' ('${value}') must not have a query or fragment: ${expected}.`);
+        // Not echoed: a query can hold a token.
+        throw new InputError(`Input 'url' ('${redactUrl(value)}') must not have a query or fragment (the part from '?' or '#' on, not shown here): ${expected}.`);
     }
     return url.origin + url.pathname.replace(/\/+$/, '');
 }
@@ -44085,15 +47632,25 @@ class Progress {
     job;
     queueId;
     build;
+    /** A trigger cut by the cancel, or whose answer was lost: it may have queued a build. */
+    lostTrigger;
     /** Whether this step started the build: a build it only reports is never stopped. */
     owned = false;
+    /** Jenkins merged the trigger into another request's item (303): cancel.ts leaves it alone. */
+    shared = false;
+    finished = false;
+    /** Work to let finish after the abort (a commit status), within its budget. */
+    deferred = [];
     constructor(job) {
         this.job = job;
     }
-    queued(queueId) {
+    queued(queueId, shared = false) {
         this.queueId = queueId;
         this.owned = true;
+        this.shared = shared;
         saveState(State.QueueId, String(queueId));
+        if (shared)
+            saveState(State.Shared, 'true');
         saveState(State.Done, 'false');
     }
     started(build) {
@@ -44101,9 +47658,41 @@ class Progress {
         if (this.owned)
             saveState(State.BuildNumber, String(build.number));
     }
+    /** A trigger may have queued a build whose queue item never came back. */
+    maybeQueued(lost) {
+        this.lostTrigger = lost;
+        this.owned = true;
+    }
+    /** Whether anything was (or may have been) started in Jenkins. */
+    get anything() {
+        return this.queueId !== undefined || this.build !== undefined || this.lostTrigger !== undefined;
+    }
+    /** Whether the main step dealt with the remote work (done() or leftRunning()). */
+    get isDone() {
+        return this.finished;
+    }
     /** The remote work needs nothing more from the post step. */
     done() {
+        this.finished = true;
         saveState(State.Done, 'true');
+    }
+    /** The step failed for another reason than cancel or timeout and leaves its work running: the post step must not stop it. */
+    leftRunning(url) {
+        saveState(State.LeftRunning, url);
+        this.done();
+    }
+    /** Lets `work` run alongside the abort; settle() waits for it. */
+    defer(work) {
+        this.deferred.push(work.catch(() => undefined));
+    }
+    /** Waits for deferred work, but not past `until` (epoch ms). */
+    async settle(until) {
+        let timer;
+        const limit = new Promise(resolve => {
+            timer = setTimeout(resolve, Math.max(0, until - Date.now()));
+        });
+        await Promise.race([Promise.all(this.deferred), limit]);
+        clearTimeout(timer);
     }
 }
 /** The remote work a killed main step left behind, from its saved state; undefined when there is none. */
@@ -44115,7 +47704,8 @@ function savedTarget(job, api) {
     return {
         job,
         queueId,
-        build: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
+        build: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) },
+        shared: getState(State.Shared) === 'true'
     };
 }
 
@@ -44127,24 +47717,51 @@ function savedTarget(job, api) {
 
 
 
+/** What the post step's requests and stop escalation may take, all told. */
+const POST_BUDGET_MS = 15_000;
+/** The post step's overall bound: it returns by then whatever Jenkins does. */
+const POST_BOUND_MS = 20_000;
 /**
- * The post step: a safety net for a main step that was killed before it could
- * stop its build. It stops a build that is still running and otherwise does
- * nothing; like any cleanup, it only warns, never fails the job.
+ * The post step: a safety net for a main step that did not finish (the
+ * runner killed it before it could stop its build). It stops a build that is
+ * still running and otherwise does nothing: a main step that failed for any
+ * other reason than cancel or timeout left its build running on purpose (as
+ * `abort-on-cancel` promises), and that is said, with the link. Like any
+ * cleanup, it only warns, never fails the job, and it is bounded (20 s).
  */
 async function runPost() {
+    let timer;
+    const bound = new Promise(resolve => {
+        timer = setTimeout(() => resolve('gave up'), POST_BOUND_MS);
+    });
     try {
-        if (getState(State.Done) !== 'false')
+        if ((await Promise.race([postStep(), bound])) === 'gave up') {
+            warning(`Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`);
+        }
+    }
+    finally {
+        clearTimeout(timer);
+    }
+}
+async function postStep() {
+    try {
+        if (getState(State.Done) !== 'false') {
+            const left = getState(State.LeftRunning);
+            if (left) {
+                coreLogger.info(`Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`);
+            }
             return;
+        }
         const settings = getSettings();
         if (!settings.abortOnCancel)
             return;
-        const api = createClient(settings);
+        const until = Date.now() + POST_BUDGET_MS;
+        const api = budgetClient(settings, until);
         const target = savedTarget(settings.job, api);
         if (!target)
             return;
-        const done = await abortRemote(api, target, coreLogger);
-        core_info(`Post step: ${done}.`);
+        const done = await abortRemote(api, target, coreLogger, undefined, until);
+        coreLogger.info(`Post step: ${done}.`);
     }
     catch (error) {
         warning(`Post step could not check the Jenkins build: ${error instanceof Error ? error.message : String(error)}`);
@@ -44165,6 +47782,13 @@ async function runPost() {
 
 
 
+/**
+ * How long the abort after a cancel signal may take. The runner sends
+ * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
+ */
+const CANCEL_BUDGET_MS = 5500;
+/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
+const TIMEOUT_BUDGET_MS = 3500;
 /** The action's entry point: the main step, or the post step on the second run. */
 async function run() {
     if (getState(State.IsPost) === 'true') {
@@ -44180,49 +47804,78 @@ async function run() {
         setFailed(error instanceof Error ? error.message : String(error));
     }
 }
-/** One mode of the action, bounded by `timeout` and stopped by the runner's cancel signals. */
+/**
+ * One mode of the action, bounded by `timeout` and stopped by the runner's
+ * cancel signals. Both fire one signal: the client's requests in flight end
+ * at once and none start after it, and the abort (stop or cancel what was
+ * started) runs with its own client and budget.
+ */
 async function runMain(settings) {
     const started = Date.now();
-    const api = createClient(settings, started + settings.timeoutMs);
     const controller = new AbortController();
+    let abortedAt;
+    controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true });
     const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
     const removeSignalHandlers = onCancelSignals(controller, coreLogger);
+    const api = createClient(settings, {
+        deadline: started + settings.timeoutMs,
+        signal: controller.signal
+    });
     const progress = new Progress(settings.job);
     try {
         if (settings.listJobs)
-            return await listJobs(api, settings);
+            return await main_listJobs(api, settings);
         setOutput(Output.JobUrl, api.jobUrl(settings.job));
         if (settings.disable)
-            return await disableJob(api, settings);
+            return await main_disableJob(api, settings);
         await buildJob(api, settings, controller.signal, progress);
     }
     catch (error) {
-        if (error instanceof StepAborted) {
-            throw new Error(await abortMessage(settings, progress, error, Date.now() - started));
+        // Whatever failed once the signal fired failed because of it.
+        if (controller.signal.aborted || error instanceof StepAborted) {
+            const reason = abortReason(controller.signal);
+            const at = abortedAt ?? Date.now();
+            const until = at + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS);
+            throw new Error(await abortMessage(settings, progress, error, reason, at - started, until));
         }
         if (error instanceof JenkinsError && error.kind === 'not-found' && !progress.queueId) {
             throw new Error(await withSuggestions(api, settings, error));
         }
-        throw error;
+        throw leavingWorkRunning(api, progress, error);
     }
     finally {
         clearTimeout(timer);
         removeSignalHandlers();
     }
 }
-async function listJobs(api, settings) {
+/**
+ * A failure that is not a cancel or timeout leaves the build running, as
+ * `abort-on-cancel` promises, and says so with its link; the post step is
+ * told not to stop it.
+ */
+function leavingWorkRunning(api, progress, error) {
+    if (!progress.owned || progress.isDone)
+        return error;
+    const message = error instanceof Error ? error.message : String(error);
+    const [work, url] = progress.build
+        ? [`Jenkins build #${progress.build.number} is still running`, progress.build.url]
+        : [`Jenkins queue item ${progress.queueId}`, `${api.baseUrl}/queue/item/${progress.queueId}/`];
+    progress.leftRunning(url);
+    return new Error(`${message.replace(/\.?$/, '.')} ${work}: ${url} (this step stops Jenkins work only when it is cancelled or times out).`);
+}
+async function main_listJobs(api, settings) {
     const names = await api.listJobs(settings.job);
     setOutput(Output.Jobs, JSON.stringify(names));
     if (settings.job.length > 0)
         setOutput(Output.JobUrl, api.jobUrl(settings.job));
     const where = settings.jobName ? `folder ${settings.jobName}` : api.baseUrl;
-    core_info(`${names.length} job(s) in ${where}:`);
+    coreLogger.info(`${names.length} job(s) in ${where}:`);
     for (const name of names)
-        core_info(`  ${name}`);
+        coreLogger.info(`  ${name}`);
 }
-async function disableJob(api, settings) {
+async function main_disableJob(api, settings) {
     await api.disableJob(settings.job);
-    core_info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`);
+    coreLogger.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`);
 }
 /** A 404 on the job, with the closest job names Jenkins has. */
 async function withSuggestions(api, settings, error) {
@@ -44239,29 +47892,56 @@ async function withSuggestions(api, settings, error) {
     return error.message;
 }
 /** Cancels or stops what the step started (unless told not to) and says how long it waited and what it did. */
-async function abortMessage(settings, progress, aborted, waitedMs) {
-    const what = aborted.reason === 'timeout'
-        ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for Jenkins ${settings.jobName}`
+async function abortMessage(settings, progress, error, reason, waitedMs, until) {
+    const limit = formatDuration(settings.timeoutMs);
+    const head = reason === 'timeout'
+        ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${limit}) waiting for Jenkins ${settings.jobName}`
         : `The workflow was cancelled while waiting for Jenkins ${settings.jobName}`;
+    const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined;
+    if (error instanceof Interrupted) {
+        // What the step was waiting for when it was stopped (a hung request says how long it hung).
+        if (error.sent)
+            coreLogger.info(`${error.message}.`);
+        if (error.lostTrigger && !progress.queueId)
+            progress.maybeQueued(error.lostTrigger);
+    }
+    if (last && reason === 'cancelled')
+        coreLogger.info(`Last error before the cancel: ${last}.`);
     const target = progress.build
         ? ` #${progress.build.number}`
         : progress.queueId !== undefined
             ? ` (queue item ${progress.queueId})`
             : '';
+    const started = progress.anything;
+    const outcome = await abortOrLeave(settings, progress, until);
+    // A commit status update let go alongside the abort gets what is left of its budget.
+    await progress.settle(until);
+    if (last && reason === 'timeout') {
+        // Jenkins kept failing until the timeout: that failure is the news.
+        return started
+            ? `${head}${target} (last error: ${last})${outcome}`
+            : `${last} (still failing at the step's timeout, ${limit})${outcome}`;
+    }
+    return `${head}${target}${outcome}`;
+}
+/** Stops or cancels what the step started, or says why not; the text that ends the abort message. */
+async function abortOrLeave(settings, progress, until) {
+    if (!progress.anything) {
+        progress.done();
+        return '; nothing was started in Jenkins.';
+    }
     if (!progress.owned || !settings.abortOnCancel)
         progress.done();
-    if (!progress.owned) {
-        return `${what}${target}; left it running (this step did not start it).`;
-    }
-    if (!settings.abortOnCancel) {
-        return `${what}${target}; left the Jenkins work running (abort-on-cancel: false).`;
-    }
-    // The step's own deadline has passed: abort with a fresh budget.
-    const done = await abortRemote(createClient(settings), progress, coreLogger);
+    if (!progress.owned)
+        return '; left it running (this step did not start it).';
+    if (!settings.abortOnCancel)
+        return '; left the Jenkins work running (abort-on-cancel: false).';
+    // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
+    const done = await abortRemote(budgetClient(settings, until), progress, coreLogger, undefined, until);
     // Only now: if the runner kills us before this, the post step stops the build.
     progress.done();
-    core_info(`Jenkins: ${done}.`);
-    return `${what}${target}; ${done}.`;
+    coreLogger.info(`Jenkins: ${done}.`);
+    return `; ${done}.`;
 }
 
 
@@ -44565,6 +48245,18 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 			return fn.r ? promise : getResult();
 /******/ 		}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
 /******/ 		queue && queue.d < 0 && (queue.d = 0);
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/compat get default export */
+/******/ (() => {
+/******/ 	// getDefaultExport function for compatibility with non-harmony modules
+/******/ 	__nccwpck_require__.n = (module) => {
+/******/ 		var getter = module && module.__esModule ?
+/******/ 			() => (module['default']) :
+/******/ 			() => (module);
+/******/ 		__nccwpck_require__.d(getter, { a: getter });
+/******/ 		return getter;
 /******/ 	};
 /******/ })();
 /******/ 

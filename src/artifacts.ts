@@ -126,7 +126,7 @@ async function downloadOne(
       )
       return
     }
-    const done = await api.downloadArtifact(build, path, () => openSink(target), signal)
+    const done = await api.downloadArtifact(build, path, () => openSink(target))
     outcome.bytes += done.bytes
     outcome.written.push(posix(join(outcome.folder, path)))
     logger.info(`Downloaded artifact ${JSON.stringify(path)} (${formatBytes(done.bytes)}).`)

@@ -19,7 +19,7 @@ import {
 import { failedStage, isPipeline, readStages, watchForInput } from './stages.js'
 import { closestNames } from './suggest.js'
 import { annotateFailedTests, readTests } from './test-report.js'
-import { StepAborted, throwIfAborted } from './wait.js'
+import { abortReason, StepAborted, throwIfAborted } from './wait.js'
 
 /**
  * Triggers the job (or picks its last build), follows the build, streams its
@@ -45,7 +45,11 @@ export async function buildJob(
   } catch (error) {
     // A status left pending would block a protected branch for good.
     if (status && !status.finished) {
-      await status.finish('error', statusFailure(error), progress.build?.url)
+      const finishing = status.finish('error', statusFailure(error, signal), progress.build?.url)
+      // On cancel or timeout, stopping the build comes first: the status
+      // goes alongside, within the abort's budget (main awaits it).
+      if (signal.aborted) progress.defer(finishing)
+      else await finishing
     }
     throw error
   }
@@ -206,9 +210,9 @@ async function readProducts(
 }
 
 /** A commit status description for a step that failed before the build's result was known. */
-function statusFailure(error: unknown): string {
-  if (error instanceof StepAborted) {
-    return error.reason === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled'
+function statusFailure(error: unknown, signal: AbortSignal): string {
+  if (error instanceof StepAborted || signal.aborted) {
+    return abortReason(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled'
   }
   return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed'
 }

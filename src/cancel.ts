@@ -1,7 +1,7 @@
 import type { Logger } from './logger.js'
 import { JenkinsError } from './jenkins/errors.js'
 import { CAUSES_TREE, isShared } from './jenkins/shared-work.js'
-import type { BuildRef, JenkinsApi, JobPath, QueueItem } from './jenkins/types.js'
+import type { BuildRef, JenkinsApi, JobPath, LostTrigger, QueueItem } from './jenkins/types.js'
 import { sleep } from './wait.js'
 
 /** What we know of the remote work when the step has to give up on it. */
@@ -11,6 +11,8 @@ export interface RemoteTarget {
   build?: BuildRef
   /** Jenkins merged the trigger into an item another request had queued (303): never ours alone to cancel. */
   shared?: boolean
+  /** A trigger whose answer was lost or cut by the cancel: what it queued is looked for, then cancelled. */
+  lostTrigger?: LostTrigger
 }
 
 export interface AbortTimings {
@@ -21,46 +23,73 @@ export interface AbortTimings {
   /** How long to wait after `kill` (ms). */
   killWaitMs: number
   pollMs: number
+  /** How long the look for a request folded into ours may take before we act anyway (ms). */
+  shareCheckMs: number
 }
 
 /**
  * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
- * escalation has to fit well inside that.
+ * escalation has to fit well inside that. With a deadline (`until`), each
+ * wait is also cut to a share of the time left, so that term and kill still
+ * get their turn.
  */
 export const DEFAULT_ABORT_TIMINGS: AbortTimings = {
   stopWaitMs: 3000,
   termWaitMs: 1500,
   killWaitMs: 1000,
-  pollMs: 250
+  pollMs: 250,
+  shareCheckMs: 1000
 }
 
 /**
  * Cancels the queue item or stops the build, escalating for Pipelines
  * (stop, then term, then kill: jenkins-api.md 7), and says what it did.
+ *
  * Work shared with another request is left alone: a 303 says so at once,
  * and the item or build is looked at right before acting, since another
  * request can fold into ours at any time while it is queued
- * (jenkins/shared-work.ts). Never throws: the caller is already failing the step.
+ * (jenkins/shared-work.ts). That look is brief (shareCheckMs): a Jenkins
+ * that hangs on reads must not keep the cancel or stop from being sent, so
+ * without an answer in time we act on what the trigger told us.
+ * `until` (epoch ms) is the abort's budget; the api's own deadline bounds its
+ * requests. Never throws: the caller is already failing the step.
  */
 export async function abortRemote(
   api: JenkinsApi,
   target: RemoteTarget,
   logger: Logger,
-  timings: AbortTimings = DEFAULT_ABORT_TIMINGS
+  timings: AbortTimings = DEFAULT_ABORT_TIMINGS,
+  until?: number
 ): Promise<string> {
   try {
     let build = target.build
-    if (!build && target.queueId !== undefined) {
-      const id = target.queueId
-      if (target.shared) return leftShared(`queue item ${id}`)
-      let item: QueueItem | null | undefined = await readQueueItem(api, id)
-      if (item && !hasLeft(item)) {
-        // No compare-and-cancel in Jenkins: a fold between this read and the
+    let queueId = target.queueId
+    let found = ''
+    if (target.shared) {
+      return leftShared(build ? `build #${build.number}` : `queue item ${queueId ?? '?'}`)
+    }
+    if (!build && queueId === undefined && target.lostTrigger) {
+      // The trigger may have queued a build we never heard of: find it by
+      // its parameters (reads only), never send another trigger.
+      const lost = await api.findLostTrigger(target.lostTrigger)
+      if (!lost) {
+        return "the trigger's answer never came, and Jenkins shows no queued item or build for it: nothing to cancel"
+      }
+      found = " (found by its parameters: the trigger's answer never came)"
+      if (lost.buildNumber === undefined) queueId = lost.queueId
+      else build = refOf(api, target.job, lost.buildNumber)
+    }
+    if (!build && queueId !== undefined) {
+      const id = queueId
+      // undefined: no answer in time; null: Jenkins no longer knows the item.
+      let item = await briefly(readQueueItem(api, id), timings.shareCheckMs)
+      if (item && isShared(item.actions)) return leftShared(`queue item ${id}`)
+      if (item === undefined || (item !== null && !hasLeft(item))) {
+        // No compare-and-cancel in Jenkins: a fold between the look and the
         // cancel (one round trip) is not seen.
-        if (isShared(item.actions)) return leftShared(`queue item ${id}`)
         const outcome = await api.cancelQueueItem(id)
-        if (outcome === 'cancelled') return `cancelled Jenkins queue item ${id}`
-        // It left between the read and the cancel: read it again.
+        if (outcome === 'cancelled') return `cancelled Jenkins queue item ${id}${found}`
+        // It left the queue meanwhile: read it again.
         item = undefined
       }
       // Too late: it left the queue, so a build may be running.
@@ -68,8 +97,17 @@ export async function abortRemote(
       if (!build) return `queue item ${id} was no longer queued and started no build`
     }
     if (!build) return 'nothing was running in Jenkins yet'
-    if (target.shared) return leftShared(`build #${build.number}`)
-    return await stopBuild(api, build, logger, timings)
+    const ref = build
+    const current = await briefly(
+      api.getBuild(ref.job, ref.number, { tree: `number,building,result,${CAUSES_TREE}` }),
+      timings.shareCheckMs
+    )
+    if (current && !current.building) {
+      return `build #${ref.number} had already finished (${current.result ?? 'no result'})`
+    }
+    // Folded into after we queued it, or found through a 201 that folded ours in.
+    if (current && isShared(current.actions)) return leftShared(`build #${ref.number}`)
+    return `${await stopBuild(api, ref, logger, timings, until)}${found}`
   } catch (error) {
     logger.warning(`Could not abort the Jenkins work: ${(error as Error).message}`)
     return 'could not abort the Jenkins work (see the warning above)'
@@ -78,6 +116,23 @@ export async function abortRemote(
 
 function leftShared(what: string): string {
   return `left ${what} running: shared with another request`
+}
+
+/** What `read` gives within `ms`, or undefined when it failed or took longer (it is left to the client's own bound). */
+async function briefly<T>(read: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<undefined>(resolve => {
+    timer = setTimeout(() => resolve(undefined), ms)
+  })
+  try {
+    return await Promise.race([read.catch(() => undefined), late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function refOf(api: JenkinsApi, job: JobPath, number: number): BuildRef {
+  return { job, number, url: api.buildUrl(job, number) }
 }
 
 /** The queue item, or null when Jenkins no longer knows it (404). */
@@ -120,38 +175,48 @@ async function buildOfQueueItem(
     // Expired or dropped by a restart: look the build up by its queue id.
     number = (await api.recentBuilds(job, 100)).find(b => b.queueId === queueId)?.number
   }
-  return number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
+  return number === undefined ? undefined : refOf(api, job, number)
 }
 
+/** Sends stop (then term, kill) and watches the build end; says what happened. */
 async function stopBuild(
   api: JenkinsApi,
   build: BuildRef,
   logger: Logger,
-  timings: AbortTimings
+  timings: AbortTimings,
+  until: number | undefined
 ): Promise<string> {
   const label = `build #${build.number}`
-  const current = await api.getBuild(build.job, build.number, {
-    tree: `number,building,result,${CAUSES_TREE}`
-  })
-  if (!current.building) return `${label} had already finished (${current.result ?? 'no result'})`
-  // Folded into after we queued it, or found through a 201 that folded ours in.
-  if (isShared(current.actions)) return leftShared(label)
-  const steps: Array<['stop' | 'term' | 'kill', number]> = [
-    ['stop', timings.stopWaitMs],
-    ['term', timings.termWaitMs],
-    ['kill', timings.killWaitMs]
+  // [how, longest wait after it, share of the time left it may take]
+  const steps: Array<['stop' | 'term' | 'kill', number, number]> = [
+    ['stop', timings.stopWaitMs, 0.5],
+    ['term', timings.termWaitMs, 0.5],
+    ['kill', timings.killWaitMs, 1]
   ]
-  for (const [how, waitMs] of steps) {
-    try {
-      await api.stopBuild(build, how)
-    } catch (error) {
-      // Freestyle builds have no term/kill (404): stop is all there is.
-      if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found') break
-      throw error
+  let sent: string | undefined
+  try {
+    for (const [how, waitMs, share] of steps) {
+      try {
+        await api.stopBuild(build, how)
+      } catch (error) {
+        // Freestyle builds have no term/kill (404): stop is all there is.
+        if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found') break
+        throw error
+      }
+      sent = how
+      logger.info(`Sent ${how} to Jenkins ${label}.`)
+      const wait = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share)
+      const ended = await waitUntilOver(api, build, Math.max(0, wait), timings.pollMs)
+      // Stop is a no-op on a build that had ended (jenkins-api.md 7): its result says which.
+      if (ended !== undefined) {
+        return how === 'stop' && ended !== 'ABORTED'
+          ? `${label} had already finished (${ended})`
+          : `stopped Jenkins ${label} (${how}; result ${ended})`
+      }
     }
-    logger.info(`Sent ${how} to Jenkins ${label}.`)
-    const ended = await waitUntilOver(api, build, waitMs, timings.pollMs)
-    if (ended) return `stopped Jenkins ${label} (${how}; result ${ended})`
+  } catch (error) {
+    if (sent === undefined) throw error
+    return `sent ${sent} to Jenkins ${label}, but could not see it end: ${(error as Error).message}`
   }
   return `asked Jenkins to stop ${label}, but it was still running when the step gave up`
 }

@@ -50,8 +50,10 @@ export enum State {
   BuildNumber = 'buildNumber',
   /** 'true' when Jenkins merged the trigger into an item another request had queued (303): never cancelled or stopped. */
   Shared = 'shared',
-  /** 'false' while remote work the step started may still be running; 'true' once it is over or was dealt with. */
-  Done = 'done'
+  /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
+  Done = 'done',
+  /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
+  LeftRunning = 'leftRunning'
 }
 
 /** Build results Jenkins reports (hudson.model.Result). */

@@ -3,15 +3,23 @@ import { buildJob } from './build-job.js'
 import { abortRemote, onCancelSignals } from './cancel.js'
 import { Output, State } from './constants.js'
 import { coreLogger } from './core-logger.js'
-import { createClient } from './create-client.js'
+import { budgetClient, createClient } from './create-client.js'
 import { getSettings, type Settings } from './inputs.js'
-import { JenkinsError } from './jenkins/errors.js'
+import { Interrupted, JenkinsError } from './jenkins/errors.js'
 import type { JenkinsApi } from './jenkins/types.js'
 import { runPost } from './post.js'
 import { Progress } from './progress.js'
 import { formatDuration } from './report.js'
 import { closestNames } from './suggest.js'
-import { StepAborted } from './wait.js'
+import { abortReason, StepAborted, type AbortReason } from './wait.js'
+
+/**
+ * How long the abort after a cancel signal may take. The runner sends
+ * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
+ */
+export const CANCEL_BUDGET_MS = 5500
+/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
+export const TIMEOUT_BUDGET_MS = 3500
 
 /** The action's entry point: the main step, or the post step on the second run. */
 export async function run(): Promise<void> {
@@ -28,13 +36,23 @@ export async function run(): Promise<void> {
   }
 }
 
-/** One mode of the action, bounded by `timeout` and stopped by the runner's cancel signals. */
+/**
+ * One mode of the action, bounded by `timeout` and stopped by the runner's
+ * cancel signals. Both fire one signal: the client's requests in flight end
+ * at once and none start after it, and the abort (stop or cancel what was
+ * started) runs with its own client and budget.
+ */
 async function runMain(settings: Settings): Promise<void> {
   const started = Date.now()
-  const api = createClient(settings, started + settings.timeoutMs)
   const controller = new AbortController()
+  let abortedAt: number | undefined
+  controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true })
   const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs)
   const removeSignalHandlers = onCancelSignals(controller, coreLogger)
+  const api = createClient(settings, {
+    deadline: started + settings.timeoutMs,
+    signal: controller.signal
+  })
   const progress = new Progress(settings.job)
   try {
     if (settings.listJobs) return await listJobs(api, settings)
@@ -42,17 +60,38 @@ async function runMain(settings: Settings): Promise<void> {
     if (settings.disable) return await disableJob(api, settings)
     await buildJob(api, settings, controller.signal, progress)
   } catch (error) {
-    if (error instanceof StepAborted) {
-      throw new Error(await abortMessage(settings, progress, error, Date.now() - started))
+    // Whatever failed once the signal fired failed because of it.
+    if (controller.signal.aborted || error instanceof StepAborted) {
+      const reason = abortReason(controller.signal)
+      const at = abortedAt ?? Date.now()
+      const until = at + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS)
+      throw new Error(await abortMessage(settings, progress, error, reason, at - started, until))
     }
     if (error instanceof JenkinsError && error.kind === 'not-found' && !progress.queueId) {
       throw new Error(await withSuggestions(api, settings, error))
     }
-    throw error
+    throw leavingWorkRunning(api, progress, error)
   } finally {
     clearTimeout(timer)
     removeSignalHandlers()
   }
+}
+
+/**
+ * A failure that is not a cancel or timeout leaves the build running, as
+ * `abort-on-cancel` promises, and says so with its link; the post step is
+ * told not to stop it.
+ */
+function leavingWorkRunning(api: JenkinsApi, progress: Progress, error: unknown): unknown {
+  if (!progress.owned || progress.isDone) return error
+  const message = error instanceof Error ? error.message : String(error)
+  const [work, url] = progress.build
+    ? [`Jenkins build #${progress.build.number} is still running`, progress.build.url]
+    : [`Jenkins queue item ${progress.queueId}`, `${api.baseUrl}/queue/item/${progress.queueId}/`]
+  progress.leftRunning(url)
+  return new Error(
+    `${message.replace(/\.?$/, '.')} ${work}: ${url} (this step stops Jenkins work only when it is cancelled or times out).`
+  )
 }
 
 async function listJobs(api: JenkinsApi, settings: Settings): Promise<void> {
@@ -90,29 +129,64 @@ async function withSuggestions(
 async function abortMessage(
   settings: Settings,
   progress: Progress,
-  aborted: StepAborted,
-  waitedMs: number
+  error: unknown,
+  reason: AbortReason,
+  waitedMs: number,
+  until: number
 ): Promise<string> {
-  const what =
-    aborted.reason === 'timeout'
-      ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for Jenkins ${settings.jobName}`
+  const limit = formatDuration(settings.timeoutMs)
+  const head =
+    reason === 'timeout'
+      ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${limit}) waiting for Jenkins ${settings.jobName}`
       : `The workflow was cancelled while waiting for Jenkins ${settings.jobName}`
+  const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined
+  if (error instanceof Interrupted) {
+    // What the step was waiting for when it was stopped (a hung request says how long it hung).
+    if (error.sent) coreLogger.info(`${error.message}.`)
+    if (error.lostTrigger && !progress.queueId) progress.maybeQueued(error.lostTrigger)
+  }
+  if (last && reason === 'cancelled') coreLogger.info(`Last error before the cancel: ${last}.`)
   const target = progress.build
     ? ` #${progress.build.number}`
     : progress.queueId !== undefined
       ? ` (queue item ${progress.queueId})`
       : ''
+  const started = progress.anything
+  const outcome = await abortOrLeave(settings, progress, until)
+  // A commit status update let go alongside the abort gets what is left of its budget.
+  await progress.settle(until)
+  if (last && reason === 'timeout') {
+    // Jenkins kept failing until the timeout: that failure is the news.
+    return started
+      ? `${head}${target} (last error: ${last})${outcome}`
+      : `${last} (still failing at the step's timeout, ${limit})${outcome}`
+  }
+  return `${head}${target}${outcome}`
+}
+
+/** Stops or cancels what the step started, or says why not; the text that ends the abort message. */
+async function abortOrLeave(
+  settings: Settings,
+  progress: Progress,
+  until: number
+): Promise<string> {
+  if (!progress.anything) {
+    progress.done()
+    return '; nothing was started in Jenkins.'
+  }
   if (!progress.owned || !settings.abortOnCancel) progress.done()
-  if (!progress.owned) {
-    return `${what}${target}; left it running (this step did not start it).`
-  }
-  if (!settings.abortOnCancel) {
-    return `${what}${target}; left the Jenkins work running (abort-on-cancel: false).`
-  }
-  // The step's own deadline has passed: abort with a fresh budget.
-  const done = await abortRemote(createClient(settings), progress, coreLogger)
+  if (!progress.owned) return '; left it running (this step did not start it).'
+  if (!settings.abortOnCancel) return '; left the Jenkins work running (abort-on-cancel: false).'
+  // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
+  const done = await abortRemote(
+    budgetClient(settings, until),
+    progress,
+    coreLogger,
+    undefined,
+    until
+  )
   // Only now: if the runner kills us before this, the post step stops the build.
   progress.done()
   coreLogger.info(`Jenkins: ${done}.`)
-  return `${what}${target}; ${done}.`
+  return `; ${done}.`
 }

@@ -2,24 +2,57 @@ import * as core from '@actions/core'
 import { abortRemote } from './cancel.js'
 import { State } from './constants.js'
 import { coreLogger } from './core-logger.js'
-import { createClient } from './create-client.js'
+import { budgetClient } from './create-client.js'
 import { getSettings } from './inputs.js'
 import { savedTarget } from './progress.js'
 
+/** What the post step's requests and stop escalation may take, all told. */
+export const POST_BUDGET_MS = 15_000
+/** The post step's overall bound: it returns by then whatever Jenkins does. */
+export const POST_BOUND_MS = 20_000
+
 /**
- * The post step: a safety net for a main step that was killed before it could
- * stop its build. It stops a build that is still running and otherwise does
- * nothing; like any cleanup, it only warns, never fails the job.
+ * The post step: a safety net for a main step that did not finish (the
+ * runner killed it before it could stop its build). It stops a build that is
+ * still running and otherwise does nothing: a main step that failed for any
+ * other reason than cancel or timeout left its build running on purpose (as
+ * `abort-on-cancel` promises), and that is said, with the link. Like any
+ * cleanup, it only warns, never fails the job, and it is bounded (20 s).
  */
 export async function runPost(): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const bound = new Promise<'gave up'>(resolve => {
+    timer = setTimeout(() => resolve('gave up'), POST_BOUND_MS)
+  })
   try {
-    if (core.getState(State.Done) !== 'false') return
+    if ((await Promise.race([postStep(), bound])) === 'gave up') {
+      core.warning(
+        `Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`
+      )
+    }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function postStep(): Promise<void> {
+  try {
+    if (core.getState(State.Done) !== 'false') {
+      const left = core.getState(State.LeftRunning)
+      if (left) {
+        coreLogger.info(
+          `Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`
+        )
+      }
+      return
+    }
     const settings = getSettings()
     if (!settings.abortOnCancel) return
-    const api = createClient(settings)
+    const until = Date.now() + POST_BUDGET_MS
+    const api = budgetClient(settings, until)
     const target = savedTarget(settings.job, api)
     if (!target) return
-    const done = await abortRemote(api, target, coreLogger)
+    const done = await abortRemote(api, target, coreLogger, undefined, until)
     coreLogger.info(`Post step: ${done}.`)
   } catch (error) {
     core.warning(

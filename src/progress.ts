@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
 import type { RemoteTarget } from './cancel.js'
 import { State } from './constants.js'
-import type { BuildRef, JenkinsApi, JobPath } from './jenkins/types.js'
+import type { BuildRef, JenkinsApi, JobPath, LostTrigger } from './jenkins/types.js'
 
 /**
  * What the step started in Jenkins, for cancel and timeout, and saved as
@@ -11,10 +11,15 @@ import type { BuildRef, JenkinsApi, JobPath } from './jenkins/types.js'
 export class Progress implements RemoteTarget {
   queueId?: number
   build?: BuildRef
+  /** A trigger cut by the cancel, or whose answer was lost: it may have queued a build. */
+  lostTrigger?: LostTrigger
   /** Whether this step started the build: a build it only reports is never stopped. */
   owned = false
   /** Jenkins merged the trigger into another request's item (303): cancel.ts leaves it alone. */
   shared = false
+  private finished = false
+  /** Work to let finish after the abort (a commit status), within its budget. */
+  private readonly deferred: Array<Promise<unknown>> = []
 
   constructor(readonly job: JobPath) {}
 
@@ -32,9 +37,47 @@ export class Progress implements RemoteTarget {
     if (this.owned) core.saveState(State.BuildNumber, String(build.number))
   }
 
+  /** A trigger may have queued a build whose queue item never came back. */
+  maybeQueued(lost: LostTrigger): void {
+    this.lostTrigger = lost
+    this.owned = true
+  }
+
+  /** Whether anything was (or may have been) started in Jenkins. */
+  get anything(): boolean {
+    return this.queueId !== undefined || this.build !== undefined || this.lostTrigger !== undefined
+  }
+
+  /** Whether the main step dealt with the remote work (done() or leftRunning()). */
+  get isDone(): boolean {
+    return this.finished
+  }
+
   /** The remote work needs nothing more from the post step. */
   done(): void {
+    this.finished = true
     core.saveState(State.Done, 'true')
+  }
+
+  /** The step failed for another reason than cancel or timeout and leaves its work running: the post step must not stop it. */
+  leftRunning(url: string): void {
+    core.saveState(State.LeftRunning, url)
+    this.done()
+  }
+
+  /** Lets `work` run alongside the abort; settle() waits for it. */
+  defer(work: Promise<unknown>): void {
+    this.deferred.push(work.catch(() => undefined))
+  }
+
+  /** Waits for deferred work, but not past `until` (epoch ms). */
+  async settle(until: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    const limit = new Promise<void>(resolve => {
+      timer = setTimeout(resolve, Math.max(0, until - Date.now()))
+    })
+    await Promise.race([Promise.all(this.deferred), limit])
+    clearTimeout(timer)
   }
 }
 

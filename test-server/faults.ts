@@ -5,7 +5,7 @@ import type { FaultSpec, RequestKind } from './types.js'
 export interface FaultDecision {
   latencyMs: number
   /** 'lose': let Jenkins act, then replace its answer with `status` or, without one, a dropped connection. */
-  action: 'none' | 'drop' | 'error' | 'lose' | 'cut'
+  action: 'none' | 'drop' | 'error' | 'lose'
   status?: number
   retryAfterSec?: number
 }
@@ -49,10 +49,6 @@ export class FaultInjector {
       return form === 'drop'
         ? { latencyMs, action: 'lose' }
         : { latencyMs, action: 'lose', status: form }
-    }
-    const lostEnd = dropRate + errorRate + lostRate
-    if (actionDraw >= lostEnd && actionDraw < lostEnd + (this.spec.cutBodyRate ?? 0)) {
-      return { latencyMs, action: 'cut' }
     }
     if (actionDraw < dropRate + errorRate) {
       const statuses = this.spec.errorStatuses?.length ? this.spec.errorStatuses : [502, 503]

@@ -4,8 +4,11 @@ export { generatedBytes, generatedLine, GENERATED_LINE_BYTES, stripNotes } from 
 export { mulberry32 } from './prng.js'
 export { parseTree, pruneTree } from './tree.js'
 export type {
+  AimedFault,
+  AimedFaultHandle,
   BuildState,
   Cause,
+  FaultEffect,
   FaultSpec,
   HostileField,
   HostileSpec,

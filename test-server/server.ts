@@ -7,14 +7,17 @@ import { randomBytes } from 'node:crypto'
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import https from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
+import { AimedFaults, applyEffect } from './aimed-faults.js'
 import type { Exchange, ServerContext } from './exchange.js'
 import { FaultInjector } from './faults.js'
 import { Params, readBody, sleep } from './http-util.js'
 import { JenkinsModel, type Build } from './model.js'
 import { jettyErrorPage, reason } from './pages.js'
-import { classify, route } from './routes/index.js'
+import { addressedJob, classify, route } from './routes/index.js'
 import { Security, Sessions } from './security.js'
 import type {
+  AimedFault,
+  AimedFaultHandle,
   BuildState,
   FaultSpec,
   HostileSpec,
@@ -48,6 +51,7 @@ class JenkinsServer implements TestJenkins {
   private readonly server: http.Server
   private readonly sockets = new Set<Socket>()
   private faults: FaultInjector | undefined
+  private readonly aimed = new AimedFaults()
   private faultTimer: NodeJS.Timeout | undefined
   private restarting: Promise<void> | undefined
   private port: number
@@ -180,6 +184,10 @@ class JenkinsServer implements TestJenkins {
 
   private restartArmed = false
 
+  aim(fault: AimedFault): AimedFaultHandle {
+    return this.aimed.aim(fault)
+  }
+
   private onBuildStart(build: Build): void {
     const aim = this.faults?.spec.restartDuringBuild
     if (!this.restartArmed || !aim) return
@@ -254,6 +262,14 @@ class JenkinsServer implements TestJenkins {
       segments = undefined
     }
     entry.kind = segments ? classify(this.ctx.model, segments) : 'other'
+    const job = segments ? addressedJob(this.ctx.model, segments, rawQuery) : undefined
+
+    // Aimed faults first: a proxy or network in front of Jenkins, for one test's requests.
+    const effect = this.aimed.take(entry.kind, job, req.method ?? 'GET')
+    if (effect) {
+      entry.job = job
+      if (applyEffect(effect, req, res, entry)) return
+    }
 
     const fault = this.faults?.decide(entry.kind)
     if (fault) {
@@ -265,7 +281,6 @@ class JenkinsServer implements TestJenkins {
         return
       }
       if (fault.action === 'lose') loseAnswer(req, res, entry, fault.status)
-      if (fault.action === 'cut') cutBody(req, res, entry, this.faults?.spec.cutAfterBytes ?? 65536)
       if (fault.action === 'error' && fault.status !== undefined) {
         entry.fault = 'error'
         const headers: Record<string, string> = { 'Content-Type': 'text/html' }
@@ -371,43 +386,6 @@ function loseAnswer(
       writeHead(status, { 'Content-Type': 'text/html' })
       end(`<html><head><title>${status} ${reason(status)}</title></head></html>\n`)
     }
-    return res
-  }) as typeof res.end
-}
-
-/**
- * Lets Jenkins answer, then resets the connection once `after` bytes of the
- * body went out: a proxy or network that breaks a download half-way.
- */
-function cutBody(
-  req: IncomingMessage,
-  res: ServerResponse,
-  entry: RequestLogEntry,
-  after: number
-): void {
-  let sent = 0
-  let cut = false
-  const write = res.write.bind(res) as (chunk: Buffer) => boolean
-  const end = res.end.bind(res) as (chunk?: Buffer) => ServerResponse
-  const pass = (chunk: unknown): boolean => {
-    if (cut) return false
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk ?? ''))
-    if (sent + buffer.length < after) {
-      sent += buffer.length
-      return write(buffer)
-    }
-    cut = true
-    entry.fault = 'cut'
-    write(buffer.subarray(0, after - sent))
-    sent = after
-    // Let the part that got through leave before the reset.
-    setTimeout(() => req.socket.destroy(), 10)
-    return false
-  }
-  res.write = ((chunk: unknown) => pass(chunk)) as typeof res.write
-  res.end = ((chunk?: unknown) => {
-    if (chunk !== undefined && typeof chunk !== 'function') pass(chunk)
-    if (!cut) end()
     return res
   }) as typeof res.end
 }

@@ -168,13 +168,6 @@ export interface FaultSpec {
   lostAnswerRate?: number
   /** What a lost answer looks like: 'drop' (connection closed) or a status; default ['drop', 502]. */
   lostAs?: Array<'drop' | number>
-  /**
-   * Share (0..1) of requests Jenkins answers in full, but whose body is cut
-   * off on the way: the connection is reset after `cutAfterBytes` bytes of it.
-   */
-  cutBodyRate?: number
-  /** Body bytes that get through before a cut; default 65536. */
-  cutAfterBytes?: number
   /** Added latency: fixed, or uniformly drawn from [min, max]. */
   latencyMs?: number | [number, number]
   /** Sent as Retry-After on injected 503 answers. */
@@ -211,6 +204,57 @@ export interface HostileSpec {
    * one; `cause` (a cause's shortDescription and userName).
    */
   fields?: HostileField[]
+}
+
+/**
+ * What an aimed fault does to a request it hits. The first four let Jenkins
+ * answer and spoil the way the answer travels back; the others replace the
+ * answer without Jenkins acting (a proxy in front of it).
+ */
+export type FaultEffect =
+  /** The headers at once, then the body at `bytesPerSecond`. */
+  | { type: 'drip'; bytesPerSecond: number }
+  /** The headers, then nothing; the connection stays open. */
+  | { type: 'silence' }
+  /** Part of the body (default: half), then nothing; the connection stays open. */
+  | { type: 'half-open'; afterBytes?: number }
+  /** Part of the body (default: half), then a TCP reset. */
+  | { type: 'reset'; afterBytes?: number }
+  /** No answer at all; the connection stays open (Jenkins not asked). */
+  | { type: 'hang' }
+  /** A 200 HTML sign-in page of an SSO proxy (Jenkins not asked). */
+  | { type: 'html-page' }
+  /** A 200 answer whose JSON is cut short (Jenkins not asked). */
+  | { type: 'invalid-json' }
+  /** This status, with Retry-After when given (Jenkins not asked). */
+  | { type: 'status'; status: number; retryAfterSec?: number }
+
+/**
+ * A fault aimed at some requests only, by kind and job, so that one server
+ * can serve several tests at once, each faulting only its own requests.
+ */
+export interface AimedFault {
+  /** The kind of request it hits. */
+  kind: RequestKind
+  /** Only requests that address this job (full name; for queue items and cancelItem, their job). */
+  job?: string
+  /** Only this method. */
+  method?: 'GET' | 'POST'
+  /** The first matching request it hits, 1-based (default 1): `from: 2` lets the first one through. */
+  from?: number
+  /** How many matching requests it hits from there (default: all). */
+  times?: number
+  effect: FaultEffect
+}
+
+/** An aimed fault in place (TestJenkins.aim). */
+export interface AimedFaultHandle {
+  /** Requests it has hit so far. */
+  readonly hits: number
+  /** Resolves when it hits its first request (to act while that request hangs). */
+  readonly hit: Promise<void>
+  /** Takes it away; requests already hit keep their fate. */
+  remove(): void
 }
 
 export interface ServerOptions {
@@ -266,8 +310,8 @@ export interface RequestLogEntry {
   kind: RequestKind
   /** Full name of the job addressed, if any. */
   job?: string
-  /** Set when the answer was an injected fault ('lost': Jenkins acted, the answer was replaced; 'cut': its body was cut off). */
-  fault?: 'error' | 'drop' | 'lost' | 'cut'
+  /** Set when the answer was an injected fault ('lost': Jenkins acted, the answer was replaced; else an aimed fault's effect). */
+  fault?: 'error' | 'drop' | 'lost' | FaultEffect['type']
   /** With fault 'lost': the status Jenkins answered before the answer was lost. */
   actedStatus?: number
 }
@@ -372,6 +416,8 @@ export interface TestJenkins {
   setFaults(f: FaultSpec | undefined): void
   /** Turns the hostile text on, changes it, or (undefined) turns it off. */
   setHostile(h: HostileSpec | undefined): void
+  /** Adds a fault aimed at some requests (kind, job), alongside setFaults' and other aimed ones. */
+  aim(fault: AimedFault): AimedFaultHandle
   /** All builds of a job by full name ('folder/job'), oldest first. */
   builds(fullName: string): BuildState[]
   /** Triggers counted from the request log (201/303 answers, also those whose answer was then lost), for one job or all. */

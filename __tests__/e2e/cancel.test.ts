@@ -14,16 +14,37 @@ import {
   type ActionRun,
   type RunningAction
 } from '../../scripts/action-runner.js'
-import { startJenkins, type BuildState, type TestJenkins } from '../../test-server/index.js'
+import {
+  startJenkins,
+  type BuildState,
+  type FaultEffect,
+  type TestJenkins
+} from '../../test-server/index.js'
 import { ADMIN_TOKEN, auth, describeRun } from './helpers.js'
 
 const NODE24 = node24()
+const AUTH64 = `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}`
+/** Far above the runner's 7.5 s window on a busy machine, far below a hung request's minutes. */
+const GENEROUS_MS = 30_000
 /** The runner's grace between SIGINT and SIGTERM, for the report. */
 const GRACE_MS = 7500
 
 const figures = {
   signalToExitMs: [] as number[],
-  signalToAbortedMs: [] as number[]
+  signalToAbortedMs: [] as number[],
+  /** SIGINT to exit while a request to Jenkins hangs, by what hung. */
+  hangingSignalToExit: [] as string[],
+  /** Post step durations, by what Jenkins did. */
+  post: [] as string[]
+}
+
+/** Resolves once `check` holds (polled: the server's request log has no events). */
+async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition never held')
+    await new Promise(resolve => setTimeout(resolve, 10))
+  }
 }
 
 function median(values: number[]): number {
@@ -80,7 +101,9 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
   afterAll(async () => {
     await jenkins.close()
     console.log(
-      `cancel figures (runner grace ${GRACE_MS} ms): signal→exit median ${median(figures.signalToExitMs)} ms (${figures.signalToExitMs.join(', ')}); signal→ABORTED median ${median(figures.signalToAbortedMs)} ms (${figures.signalToAbortedMs.join(', ')})`
+      `cancel figures (runner grace ${GRACE_MS} ms): signal→exit median ${median(figures.signalToExitMs)} ms (${figures.signalToExitMs.join(', ')}); signal→ABORTED median ${median(figures.signalToAbortedMs)} ms (${figures.signalToAbortedMs.join(', ')})\n` +
+        `  SIGINT→exit while a request hangs: ${figures.hangingSignalToExit.join('; ')}\n` +
+        `  post step: ${figures.post.join('; ')}`
     )
   })
 
@@ -178,6 +201,143 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
     })
   })
 
+  describe.concurrent('SIGINT while a request to Jenkins hangs', () => {
+    /** Starts a run of `job`, waits until the fault hits its request, sends SIGINT, and measures. */
+    async function interruptWhile(
+      job: string,
+      effect: FaultEffect,
+      extra: Record<string, string> = {}
+    ) {
+      jenkins.addJob(job, {
+        concurrent: true,
+        script: { durationMs: 60_000, consoleLines: ['working'] }
+      })
+      const fault = jenkins.aim({ kind: 'build', job, effect })
+      const action = start(jenkins, job, extra)
+      await fault.hit
+      const sentAt = Date.now()
+      action.child.kill('SIGINT')
+      const r = await action.done
+      const ms = Date.now() - sentAt
+      fault.remove()
+      figures.hangingSignalToExit.push(`${effect.type} on the build GET: ${ms} ms`)
+      expect(r.code, describeRun(r)).not.toBe(0)
+      expect(r.signal, describeRun(r)).toBeNull()
+      expect(ms, describeRun(r)).toBeLessThan(GENEROUS_MS)
+      const number = Number(r.state['buildNumber'])
+      const build = jenkins.builds(job).find(b => b.number === number)
+      const stops = jenkins.requests.filter(
+        q => q.method === 'POST' && q.path === `/job/${job}/${number}/stop`
+      )
+      return { r, build, stops }
+    }
+
+    it('a build GET with no answer at all: stop is sent first, the build ends ABORTED, the step exits', async () => {
+      const { r, build, stops } = await interruptWhile('hang-build', { type: 'hang' })
+      expect(stops).toHaveLength(1)
+      expect(build?.result).toBe('ABORTED')
+      expect(r.stdout).toMatch(
+        /Stopped waiting for Jenkins at .*: no answer to build #\d+ of 'hang-build' after/
+      )
+      expect(errorAnnotation(r)).toMatch(
+        /^The workflow was cancelled while waiting for Jenkins hang-build #\d+; sent stop to Jenkins build #\d+, but could not see it end: .+/
+      )
+    })
+
+    it('a build GET answered 503 with Retry-After: 50 (timeout: 10): no waiting it out, stop is sent, the step exits', async () => {
+      const { r, build, stops } = await interruptWhile(
+        'retry-after',
+        { type: 'status', status: 503, retryAfterSec: 50 },
+        { timeout: '10' }
+      )
+      expect(stops).toHaveLength(1)
+      expect(build?.result).toBe('ABORTED')
+      expect(errorAnnotation(r)).toMatch(
+        /^The workflow was cancelled while waiting for Jenkins retry-after #\d+; sent stop to Jenkins build #\d+, but could not see it end: .+/
+      )
+    })
+  })
+
+  describe('no trigger after a cancel (each on its own server: crumb and queue requests name no job)', () => {
+    it('SIGINT while the crumb request hangs: the trigger is never sent, and nothing was started', async () => {
+      const own = await startJenkins({
+        quietPeriodSec: 0,
+        jobs: { app: { script: { durationMs: 200 } } }
+      })
+      try {
+        const fault = own.aim({ kind: 'crumb', effect: { type: 'hang' } })
+        const action = start(own, 'app')
+        await fault.hit
+        // The job GET went alongside: the trigger is next, waiting for the crumb.
+        await until(() => own.requests.some(q => q.kind === 'job' && q.status === 200))
+        const sentAt = Date.now()
+        action.child.kill('SIGINT')
+        const r = await action.done
+        figures.hangingSignalToExit.push(
+          `hang on the crumb before the trigger: ${Date.now() - sentAt} ms`
+        )
+        expect(r.code, describeRun(r)).not.toBe(0)
+        expect(errorAnnotation(r)).toBe(
+          'The workflow was cancelled while waiting for Jenkins app; nothing was started in Jenkins.'
+        )
+        // Some time for a trigger that would still go out (it went out 943 ms later before).
+        await new Promise(resolve => setTimeout(resolve, 1500))
+        expect(own.requests.filter(q => q.kind === 'trigger')).toEqual([])
+        expect(own.builds('app')).toEqual([])
+      } finally {
+        await own.close()
+      }
+    })
+
+    it('SIGINT while a lost trigger answer is reconciled: no resend, and the item it queued is found and cancelled', async () => {
+      const own = await startJenkins({
+        quietPeriodSec: 0,
+        jobs: {
+          recon: {
+            parameters: [{ name: 'RUN', type: 'string' }],
+            script: { durationMs: 60_000, consoleLines: ['working'] }
+          }
+        }
+      })
+      try {
+        // Another build runs first: recon is not concurrent, so ours stays queued.
+        await fetch(`${own.url}/job/recon/buildWithParameters?delay=0sec&RUN=other`, {
+          method: 'POST',
+          headers: { authorization: AUTH64 }
+        })
+        // Jenkins queues ours, but the answer is lost; the reconciliation's first look hangs.
+        own.setFaults({ kinds: ['trigger'], lostAnswerRate: 1, lostAs: [502] })
+        const look = own.aim({ kind: 'queue', times: 1, effect: { type: 'hang' } })
+        const action = startAction(
+          { ...auth(own), job: 'recon', parameters: 'RUN=mine' },
+          { node: NODE24, killAfterMs: 45_000 }
+        )
+        await look.hit
+        action.child.kill('SIGINT')
+        const r = await action.done
+        expect(r.code, describeRun(r)).not.toBe(0)
+        const mine = own.state.queue.filter(i => i.parameters.some(p => p.value === 'mine'))
+        expect(mine, describeRun(r)).toHaveLength(1)
+        expect(mine[0]?.cancelled, describeRun(r)).toBe(true)
+        expect(errorAnnotation(r)).toBe(
+          `The workflow was cancelled while waiting for Jenkins recon; cancelled Jenkins queue item ${mine[0]?.id} (found by its parameters: the trigger's answer never came).`
+        )
+        // One POST of ours besides the first build's: nothing was resent, then or later.
+        await new Promise(resolve => setTimeout(resolve, 1500))
+        const posts = own.requests.filter(q => q.kind === 'trigger' && q.job === 'recon')
+        expect(posts.map(q => q.query)).toEqual(['delay=0sec&RUN=other', 'delay=0sec'])
+        expect(posts[1]?.fault).toBe('lost')
+        const first = own.builds('recon')[0]
+        await fetch(`${own.url}/job/recon/${first?.number}/stop`, {
+          method: 'POST',
+          headers: { authorization: AUTH64 }
+        })
+      } finally {
+        await own.close()
+      }
+    })
+  })
+
   it('SIGINT while queued: the queue item is cancelled on the server', async () => {
     // `blocked` is not concurrent: a running build keeps the next one queued.
     const auth64 = `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}`
@@ -223,6 +383,68 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
       expect(post.code, describeRun(post)).toBe(0)
       expect(jenkins.builds('long').find(b => b.number === number)?.result).toBe('ABORTED')
       expect(post.stdout).toMatch(/Post step: stopped Jenkins build #\d+ \(stop; result ABORTED\)/)
+    })
+
+    it('after the main step failed for another reason than cancel or timeout: the build is left running, said and linked, not stopped', async () => {
+      jenkins.addJob('refused', { concurrent: true, script: { durationMs: 60_000 } })
+      // Build reads are refused once the build started: a failure, not a cancel.
+      const fault = jenkins.aim({
+        kind: 'build',
+        job: 'refused',
+        effect: { type: 'status', status: 400 }
+      })
+      const main = await runAction(
+        { ...auth(jenkins), job: 'refused' },
+        { node: NODE24, killAfterMs: 45_000 }
+      )
+      fault.remove()
+      expect(main.code, describeRun(main)).not.toBe(0)
+      const number = Number(main.state['buildNumber'])
+      const url = `${jenkins.url}/job/refused/${number}/`
+      expect(errorAnnotation(main)).toContain(
+        `Jenkins build #${number} is still running: ${url} (this step stops Jenkins work only when it is cancelled or times out).`
+      )
+      expect(main.state['done']).toBe('true')
+      const post = await runAction(
+        { ...auth(jenkins), job: 'refused' },
+        { node: NODE24, state: main.state, killAfterMs: 45_000 }
+      )
+      expect(post.code, describeRun(post)).toBe(0)
+      expect(post.stdout).toContain(
+        `Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${url}`
+      )
+      const ours = ['stop', 'term', 'kill'].map(how => `/job/refused/${number}/${how}`)
+      expect(jenkins.requests.filter(q => q.method === 'POST' && ours.includes(q.path))).toEqual([])
+      expect(jenkins.builds('refused').find(b => b.number === number)?.building).toBe(true)
+      await fetch(`${url}stop`, { method: 'POST', headers: { authorization: AUTH64 } })
+    })
+
+    it('against a Jenkins that hangs on every request: bounded (its budget is 15 s, its bound 20 s), warns, exit 0', async () => {
+      jenkins.addJob('stuck', { concurrent: true, script: { durationMs: 60_000 } })
+      const main = start(jenkins, 'stuck')
+      await main.waitForOutput(/Jenkins build .* started/)
+      main.child.kill('SIGKILL')
+      const killed = await main.done
+      const faults = (['stop', 'build'] as const).map(kind =>
+        jenkins.aim({ kind, job: 'stuck', effect: { type: 'hang' } })
+      )
+      const post = await runAction(
+        { ...auth(jenkins), job: 'stuck' },
+        { node: NODE24, state: killed.state, killAfterMs: 60_000 }
+      )
+      for (const fault of faults) fault.remove()
+      figures.post.push(`Jenkins hanging on every request: ${post.durationMs} ms`)
+      expect(post.code, describeRun(post)).toBe(0)
+      expect(post.durationMs, describeRun(post)).toBeLessThan(GENEROUS_MS + 15_000)
+      expect(post.stdout).toMatch(
+        /::warning::Could not abort the Jenkins work: Stopped waiting for Jenkins/
+      )
+      expect(post.stdout).toMatch(/Post step: could not abort the Jenkins work/)
+      const number = Number(killed.state['buildNumber'])
+      await fetch(`${jenkins.url}/job/stuck/${number}/stop`, {
+        method: 'POST',
+        headers: { authorization: AUTH64 }
+      })
     })
 
     it('after a finished run: does nothing', async () => {

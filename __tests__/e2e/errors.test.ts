@@ -93,6 +93,15 @@ describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
       expect(jenkins.triggerCount()).toBe(0)
     })
 
+    it('431: a token too large for any header limit names the user and token inputs', async () => {
+      // Node's HTTP server, like most proxies, refuses more than 16 KiB of headers.
+      const huge = 'x'.repeat(20_000)
+      const r = await run(node, { url: jenkins.url, user: 'admin', token: huge, job: 'hello' })
+      const message = failure(r)
+      expect(message).toMatch(/too large \(431\).*'user' and 'token' inputs/)
+      expect(message).not.toMatch(/unexpected status/)
+    })
+
     it('403 login page: anonymous access is told to set user and token', async () => {
       const r = await run(node, { url: jenkins.url, job: 'hello' })
       const message = failure(r)

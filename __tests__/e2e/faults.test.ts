@@ -10,8 +10,10 @@ import type { ActionRun } from '../../scripts/action-runner.js'
 import {
   startJenkins,
   type BuildState,
+  type FaultEffect,
   type FaultSpec,
   type JobSpec,
+  type RequestKind,
   type TestJenkins
 } from '../../test-server/index.js'
 import { auth, describeRun, run, RUNTIMES } from './helpers.js'
@@ -50,8 +52,17 @@ interface Figures {
   lostTriggers: number
   adopted: number
   resent: number
+  /** Runs whose every trigger send failed before reaching Jenkins, and that said so. */
+  gaveUp: number
 }
-const figures: Figures = { passed: 0, total: 0, lostTriggers: 0, adopted: 0, resent: 0 }
+const figures: Figures = {
+  passed: 0,
+  total: 0,
+  lostTriggers: 0,
+  adopted: 0,
+  resent: 0,
+  gaveUp: 0
+}
 
 /** Checks one run against the server: right result, its own build, exactly one build. */
 function checkRun(
@@ -156,9 +167,26 @@ describe('runs under seeded faults', () => {
         )
       )
       jenkins.setFaults(undefined)
-      runs.forEach((r, i) => checkRun(jenkins, r, 'many', `c${n}-${i}`, 'SUCCESS'))
-      const numbers = runs.map(r => r.outputs['build-number'])
-      expect(new Set(numbers).size).toBe(n)
+      // With 30 % of answers failing, every trigger send of a run can fail
+      // before reaching Jenkins (about 1 run in 100 here, so some 20-run pass
+      // meets it). The run then gives up honestly, saying the build may or
+      // may not be queued; that is right only if it did not queue two.
+      const gaveUp = runs.filter(r => /may or may not have been queued/.test(r.stdout))
+      runs.forEach((r, i) => {
+        if (gaveUp.includes(r)) {
+          expect(r.code, describeRun(r)).toBe(1)
+          // Never two builds; none at all when Jenkins was seen to show none.
+          const mine = buildsOf(jenkins, 'many', `c${n}-${i}`)
+          const sawNone = /showed no queued item or build/.test(r.stdout)
+          expect(mine.length, describeRun(r)).toBeLessThanOrEqual(sawNone ? 0 : 1)
+          figures.gaveUp++
+        } else {
+          checkRun(jenkins, r, 'many', `c${n}-${i}`, 'SUCCESS')
+        }
+      })
+      expect(gaveUp.length).toBeLessThan(Math.max(2, n / 4))
+      const numbers = runs.filter(r => !gaveUp.includes(r)).map(r => r.outputs['build-number'])
+      expect(new Set(numbers).size).toBe(n - gaveUp.length)
     },
     120_000
   )
@@ -218,4 +246,51 @@ describe('runs under seeded faults', () => {
     expect(after.filter(q => q.kind === 'crumb' && q.status === 200)).toHaveLength(2)
     expect(after.filter(q => q.kind === 'trigger' && q.status === 201)).toHaveLength(1)
   })
+})
+
+describe('single glitches are ridden out, and a healthy build is never stopped for them (issue 9, item 2)', () => {
+  let jenkins: TestJenkins
+  beforeAll(async () => {
+    jenkins = await startJenkins({ quietPeriodSec: 0, executors: 8 })
+  })
+  afterAll(async () => {
+    await jenkins.close()
+  })
+
+  const glitches: Array<[string, string, RequestKind, FaultEffect]> = [
+    ['a connection reset in the middle of a build JSON', 'reset-build', 'build', { type: 'reset' }],
+    [
+      'a connection reset in the middle of the console',
+      'reset-log',
+      'log',
+      { type: 'reset', afterBytes: 8 }
+    ],
+    [
+      'one HTML sign-in page (an SSO blip) on a queue poll',
+      'sso-blip',
+      'queue',
+      { type: 'html-page' }
+    ],
+    ['one invalid JSON answer for the build', 'bad-json', 'build', { type: 'invalid-json' }]
+  ]
+
+  it.concurrent.each(glitches)(
+    '%s: retried, the step passes',
+    async (_what, name, kind, effect) => {
+      jenkins.addJob(name, {
+        script: { durationMs: 1500, consoleLines: ['one', 'two', 'three', 'four'] }
+      })
+      const fault = jenkins.aim({ kind, job: name, times: 1, effect })
+      const r = await run(RUNTIMES[1]?.path ?? process.execPath, { ...auth(jenkins), job: name })
+      expect(fault.hits, describeRun(r)).toBe(1)
+      expect(r.code, describeRun(r)).toBe(0)
+      expect(r.outputs['result']).toBe('SUCCESS')
+      expect(r.state['done']).toBe('true')
+      const number = Number(r.outputs['build-number'])
+      const stops = jenkins.requests.filter(
+        q => q.method === 'POST' && q.path.startsWith(`/job/${name}/${number}/`)
+      )
+      expect(stops).toEqual([])
+    }
+  )
 })

@@ -4,6 +4,8 @@ import { PassThrough, Writable } from 'node:stream'
 import nock from 'nock'
 import { afterEach, describe, expect, it } from 'vitest'
 import { artifactHref, type ArtifactSink } from '../../src/jenkins/artifacts.js'
+import type { ClientOptions } from '../../src/jenkins/client.js'
+import { Interrupted } from '../../src/jenkins/errors.js'
 import { AUTH, BASE, ORIGIN, jenkinsError, makeClient, netError, useNock } from './helpers.js'
 
 useNock()
@@ -190,11 +192,15 @@ describe('downloadArtifact', () => {
       server = undefined
     })
 
-    async function serve(handler: Parameters<typeof createServer>[1]) {
+    async function serve(
+      handler: Parameters<typeof createServer>[1],
+      options: Partial<ClientOptions> = {}
+    ) {
       server = createServer(handler)
       await new Promise<void>(resolve => server?.listen(0, '127.0.0.1', resolve))
       const port = (server.address() as AddressInfo).port
-      return makeClient({ url: `http://127.0.0.1:${port}/`, requestTimeoutMs: 10_000 }).client
+      return makeClient({ url: `http://127.0.0.1:${port}/`, requestTimeoutMs: 10_000, ...options })
+        .client
     }
 
     it('a connection reset mid-body discards the part and fetches the whole file again', async () => {
@@ -222,12 +228,15 @@ describe('downloadArtifact', () => {
     it('the step being cancelled mid-body ends the download at once, without retrying', async () => {
       const controller = new AbortController()
       let requests = 0
-      const client = await serve((_req, res) => {
-        requests++
-        res.writeHead(200, { 'Content-Length': '1000000' })
-        res.write('x'.repeat(1000))
-        // ... and nothing more: a stalled server.
-      })
+      const client = await serve(
+        (_req, res) => {
+          requests++
+          res.writeHead(200, { 'Content-Length': '1000000' })
+          res.write('x'.repeat(1000))
+          // ... and nothing more, with the connection open.
+        },
+        { signal: controller.signal }
+      )
       const sinks = memorySinks()
       const download = client.downloadArtifact(
         { job: ['a'], number: 1, url: '' },
@@ -236,12 +245,34 @@ describe('downloadArtifact', () => {
           const sink = await sinks.open()
           setImmediate(() => controller.abort('cancelled'))
           return sink
-        },
-        controller.signal
+        }
       )
-      await jenkinsError(download, 'aborted')
+      const error = await jenkinsError(download, 'aborted')
+      expect(error).toBeInstanceOf(Interrupted)
       expect(requests).toBe(1)
       expect(sinks.events).toEqual(['open', 'discard'])
+      client.dispose()
+    })
+
+    it('a body that stops coming is cut by the stall guard and fetched again', async () => {
+      let requests = 0
+      const client = await serve(
+        (_req, res) => {
+          requests++
+          res.writeHead(200, { 'Content-Length': '10' })
+          if (requests === 1) res.write('01234')
+          else res.end('0123456789')
+        },
+        { stall: { ms: 200, bytes: 1 } }
+      )
+      const sinks = memorySinks()
+      const done = await client.downloadArtifact(
+        { job: ['a'], number: 1, url: '' },
+        'x.bin',
+        sinks.open
+      )
+      expect(done).toEqual({ bytes: 10, attempts: 2 })
+      expect(sinks.events).toEqual(['open', 'discard', 'open', 'commit'])
       client.dispose()
     })
   })

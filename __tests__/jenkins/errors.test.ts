@@ -4,7 +4,10 @@ import { JenkinsError } from '../../src/jenkins/errors.js'
 import {
   AUTH,
   BASE,
+  COOKIE,
+  COOKIE2,
   CRUMB,
+  CRUMB2,
   ORIGIN,
   TOKEN,
   USER,
@@ -80,31 +83,60 @@ describe('errors a user can act on', () => {
     expect(error.message).toContain('Job/Cancel')
   })
 
-  it('HTML with 200 where JSON was expected (SSO proxy) → html', async () => {
-    const { client } = makeClient()
+  it('HTML with 200 where JSON was expected on every try (SSO proxy) → html, after 3 tries', async () => {
+    const { client } = makeClient({ retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 2 } })
     nock(ORIGIN)
       .get('/jenkins/job/a/4/api/json')
+      .times(3)
       .reply(200, '<!DOCTYPE html><html><body>Sign in with SSO</body></html>', {
         'Content-Type': 'text/html'
       })
     const error = await jenkinsError(client.getBuild(['a'], 4), 'html')
     expect(error.message).toContain('Jenkins answered with an HTML page where JSON was expected')
+    expect(error.message).toContain('after 3 attempts')
   })
 
-  it('an HTML body labelled as JSON → html', async () => {
+  it('one HTML page (an SSO blip) is retried, and the JSON that follows is read', async () => {
     const { client } = makeClient()
     nock(ORIGIN)
       .get('/jenkins/job/a/4/api/json')
       .reply(200, '<html>login</html>', { 'Content-Type': 'application/json' })
+      .get('/jenkins/job/a/4/api/json')
+      .reply(200, { number: 4, building: true })
+    expect((await client.getBuild(['a'], 4)).number).toBe(4)
+    expect(client.requestCounts['build']).toBe(2)
+  })
+
+  it('an HTML body labelled as JSON on every try → html', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/job/a/4/api/json')
+      .times(3)
+      .reply(200, '<html>login</html>', { 'Content-Type': 'application/json' })
     await jenkinsError(client.getBuild(['a'], 4), 'html')
   })
 
-  it('malformed JSON → protocol', async () => {
+  it('one malformed JSON answer is retried; malformed every time → protocol', async () => {
     const { client } = makeClient()
     nock(ORIGIN)
       .get('/jenkins/job/a/4/api/json')
       .reply(200, '{"number":', { 'Content-Type': 'application/json' })
-    await jenkinsError(client.getBuild(['a'], 4), 'protocol')
+      .get('/jenkins/job/a/4/api/json')
+      .reply(200, { number: 4 })
+      .get('/jenkins/job/a/5/api/json')
+      .times(3)
+      .reply(200, '{"number":', { 'Content-Type': 'application/json' })
+    expect((await client.getBuild(['a'], 4)).number).toBe(4)
+    const error = await jenkinsError(client.getBuild(['a'], 5), 'protocol')
+    expect(error.message).toMatch(/malformed JSON.*after 3 attempts/)
+  })
+
+  it('431 (a huge user or token) names the inputs, not just the status', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/job/a/4/api/json').reply(431)
+    const error = await jenkinsError(client.getBuild(['a'], 4), 'bad-request')
+    expect(error.message).toMatch(/too large \(431\).*'user' and 'token' inputs/)
+    expect(client.requestCounts['build']).toBe(1)
   })
 
   it('405 → bad-request with the short message of a Jetty error page', async () => {
@@ -233,6 +265,76 @@ describe('secrets', () => {
       expect(text).not.toContain(TOKEN)
       expect(text).not.toContain(base64)
       expect(text).not.toContain(CRUMB)
+    }
+  })
+
+  it('every path, the trigger included, redacts the token, the Basic value, every crumb and the session cookie', async () => {
+    const { client, logger } = makeClient()
+    const session = COOKIE.split('=')[1] as string
+    const base64 = AUTH.slice('Basic '.length)
+    const secrets = [TOKEN, base64, CRUMB, CRUMB2, session]
+    const echo = `you sent ${AUTH} (${TOKEN}) crumb ${CRUMB} session ${session}`
+    // A secret cut by the 200-character limit of a quoted body, and one URL-encoded.
+    const cut = `${'x'.repeat(190)}${TOKEN}`
+    const encoded = `token=${encodeURIComponent(TOKEN)}&crumb=${CRUMB}`
+    crumbIssuer('Jenkins-Crumb', CRUMB, COOKIE)
+    const plain = { name: 'a', url: `${BASE}/job/a/`, parameterDefinitions: [], isFolder: false }
+    nock(ORIGIN)
+      .post('/jenkins/job/a/build')
+      .query(true)
+      .reply(400, echo, { 'Content-Type': 'text/plain' })
+      .post('/jenkins/job/a/build')
+      .query(true)
+      .reply(409, cut, { 'Content-Type': 'text/plain' })
+      .post('/jenkins/job/a/build')
+      .query(true)
+      .reply(400, encoded, { 'Content-Type': 'text/plain' })
+      .post('/jenkins/queue/cancelItem')
+      .query(true)
+      .reply(400, echo, { 'Content-Type': 'text/plain' })
+      .post('/jenkins/job/a/7/stop')
+      .reply(400, cut, { 'Content-Type': 'text/plain' })
+      .get('/jenkins/job/a/api/json')
+      .query(true)
+      .reply(400, echo, { 'Content-Type': 'text/plain' })
+      .get('/jenkins/job/a/7/api/json')
+      .reply(405, `<html><head><title>Error 405 ${echo}</title></head></html>`, {
+        'Content-Type': 'text/html'
+      })
+      .get('/jenkins/job/a/8/api/json')
+      .reply(200, { message: echo }, { 'Content-Type': 'text/plain' })
+    // A crumb refused, then a new session and crumb: the old ones stay secret.
+    nock(ORIGIN).post('/jenkins/job/a/disable').reply(403, 'No valid crumb was included')
+    crumbIssuer('Jenkins-Crumb', CRUMB2, COOKIE2)
+    nock(ORIGIN)
+      .post('/jenkins/job/a/disable')
+      .reply(400, `${echo} new ${CRUMB2} ${COOKIE2}`, { 'Content-Type': 'text/plain' })
+    secrets.push(COOKIE2.split('=')[1] as string)
+    const messages: string[] = []
+    const collect = async (promise: Promise<unknown>): Promise<void> => {
+      const error = await promise.then(
+        () => undefined,
+        (e: unknown) => e
+      )
+      expect(error).toBeInstanceOf(Error)
+      messages.push((error as Error).message, String((error as Error).stack))
+    }
+    await collect(client.trigger(plain, ['a'], {}))
+    await collect(client.trigger(plain, ['a'], {}))
+    await collect(client.trigger(plain, ['a'], {}))
+    await collect(client.cancelQueueItem(3))
+    await collect(client.stopBuild({ job: ['a'], number: 7, url: '' }, 'stop'))
+    await collect(client.getJob(['a']))
+    await collect(client.getBuild(['a'], 7))
+    await collect(client.getBuild(['a'], 8))
+    await collect(client.disableJob(['a']))
+    // The bodies were quoted: the redaction is what this test sees, not an empty message.
+    expect(messages.filter(m => m.includes('***')).length).toBeGreaterThanOrEqual(8)
+    const said = [...messages, ...logger.lines.map(line => line.message)]
+    for (const text of said) {
+      for (const secret of secrets) expect(text).not.toContain(secret)
+      // Not even the start of a token cut off by the quote limit.
+      expect(text).not.toContain(TOKEN.slice(0, 8))
     }
   })
 

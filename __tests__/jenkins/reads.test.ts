@@ -139,6 +139,20 @@ describe('listJobs', () => {
     expect(await client.listJobs(['team'])).toEqual(['team/deploy'])
   })
 
+  it('an answer nested far deeper than asked (100 000 levels) is walked without recursion, to 10 levels', async () => {
+    const { client, logger } = makeClient()
+    let body = '{"name":"leaf","_class":"hudson.model.FreeStyleProject"}'
+    for (let i = 0; i < 100_000; i++) body = `{"name":"f","jobs":[${body}]}`
+    nock(ORIGIN)
+      .get('/jenkins/api/json')
+      .query(true)
+      .reply(200, `{"jobs":[{"name":"top","_class":"hudson.model.FreeStyleProject"},${body}]}`, {
+        'Content-Type': 'application/json'
+      })
+    expect(await client.listJobs([])).toEqual(['top'])
+    expect(logger.lines.some(l => /nested deeper than the 10 levels/.test(l.message))).toBe(true)
+  })
+
   it('nests the tree to a fixed bound', () => {
     expect(listTree(1)).toBe('jobs[name,_class]')
     expect(listTree(3)).toBe('jobs[name,_class,jobs[name,_class,jobs[name,_class]]]')
@@ -356,12 +370,28 @@ describe('read retries', () => {
     ).toHaveLength(7)
   })
 
-  it('does not wait for a Retry-After that ends past the deadline', async () => {
-    const { client } = makeClient({ deadline: Date.now() + 60_000 })
-    nock(ORIGIN).get('/jenkins/queue/item/1/api/json').reply(503, '', { 'Retry-After': '3600' })
+  it('caps a Retry-After past the deadline by the time left, and tries again within it', async () => {
+    const { client } = makeClient({ deadline: Date.now() + 1500 })
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/1/api/json')
+      .reply(503, '', { 'Retry-After': '3600' })
+      .get('/jenkins/queue/item/1/api/json')
+      .reply(200, { id: 1 })
+    expect((await client.getQueueItem(1)).id).toBe(1)
+    expect(client.requestCounts['queue']).toBe(2)
+  })
+
+  it('a Retry-After that leaves no time gives up before the deadline, naming it', async () => {
+    const deadline = Date.now() + 1200
+    const { client } = makeClient({ deadline })
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/1/api/json')
+      .times(3)
+      .reply(503, '', { 'Retry-After': '3600' })
     const error = await jenkinsError(client.getQueueItem(1), 'server')
-    expect(error.message).toContain('deadline')
-    expect(client.requestCounts['queue']).toBe(1)
+    expect(error.message).toContain('no time left before the deadline')
+    expect(Date.now()).toBeLessThanOrEqual(deadline + 100)
+    nock.cleanAll()
   })
 
   it('gives up after the attempts with a server error', async () => {
@@ -408,11 +438,16 @@ describe('stop and disable', () => {
     expect(client.requestCounts['stop']).toBe(3)
   })
 
-  it('stop still runs (with its own budget) after the step deadline passed', async () => {
-    const { client } = makeClient({ deadline: Date.now() - 1000 })
+  it('stop retries a 503 within the client deadline (an abort budget), honouring a capped Retry-After', async () => {
+    const { client } = makeClient({ deadline: Date.now() + 2000 })
     nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
-    nock(ORIGIN).post('/jenkins/job/a/3/stop').reply(503).post('/jenkins/job/a/3/stop').reply(302)
+    nock(ORIGIN)
+      .post('/jenkins/job/a/3/stop')
+      .reply(503, '', { 'Retry-After': '50' })
+      .post('/jenkins/job/a/3/stop')
+      .reply(302)
     await client.stopBuild(build, 'stop')
+    expect(client.requestCounts['stop']).toBe(2)
   })
 
   it('stop 404 is not-found; term explains it is Pipeline-only', async () => {

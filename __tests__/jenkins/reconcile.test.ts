@@ -1,5 +1,6 @@
 import nock from 'nock'
 import { describe, expect, it } from 'vitest'
+import { Interrupted } from '../../src/jenkins/errors.js'
 import { expectedParameters, jobNamesFromUrl, sameParameters } from '../../src/jenkins/reconcile.js'
 import type { JobInfo } from '../../src/jenkins/types.js'
 import { BASE, ORIGIN, USER, jenkinsError, makeClient, netError, useNock } from './helpers.js'
@@ -277,5 +278,89 @@ describe('reads within the step deadline', () => {
     const { client: c } = makeClient()
     nock(ORIGIN).get(`${JOB_PATH}/5/api/json`).times(3).reply(502, 'Bad Gateway')
     await jenkinsError(c.getBuild(job, 5), 'server')
+  })
+})
+
+describe('a cancel during the trigger (the client signal fires)', () => {
+  it('while the crumb is fetched: no POST is sent, and nothing is left to look for', async () => {
+    const controller = new AbortController()
+    const { client: c } = makeClient({ signal: controller.signal })
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .delay(300)
+      .reply(200, { crumb: 'c0ffee00c0ffee00', crumbRequestField: 'Jenkins-Crumb' })
+    setTimeout(() => controller.abort('cancelled'), 50)
+    const error = await c.trigger(info, job, { ENV: 'prod' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Interrupted)
+    expect((error as Interrupted).sent).toBe(false)
+    expect((error as Interrupted).lostTrigger).toBeUndefined()
+    expect(c.requestCounts['trigger'] ?? 0).toBe(0)
+  })
+
+  it('while a lost answer is reconciled: no resend, and the error carries what to look for', async () => {
+    const controller = new AbortController()
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    const { client: c } = makeClient({ signal: controller.signal, triggerSettleMs: 5 })
+    trigger().reply(502, '<html>proxy</html>', { 'Content-Type': 'text/html' })
+    nock(ORIGIN).get('/jenkins/queue/api/json').query(true).delay(2000).reply(200, { items: [] })
+    setTimeout(() => controller.abort('cancelled'), 100)
+    const error = await c.trigger(info, job, { ENV: 'prod' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Interrupted)
+    const lost = (error as Interrupted).lostTrigger
+    expect(lost?.job).toEqual(job)
+    expect(lost?.user).toBe(USER)
+    expect(lost?.firstBuildNumber).toBe(10)
+    expect([...(lost?.parameters ?? [])]).toEqual([
+      ['ENV', 'prod'],
+      ['DRY', 'false'],
+      ['NOTE', 'none']
+    ])
+    expect(c.requestCounts['trigger']).toBe(1)
+    nock.abortPendingRequests()
+    nock.cleanAll()
+  })
+
+  it('during the settle wait before a resend: no resend', async () => {
+    const controller = new AbortController()
+    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    const { client: c } = makeClient({ signal: controller.signal, triggerSettleMs: 5000 })
+    trigger().replyWithError(netError('ECONNRESET'))
+    queue()
+    builds()
+    setTimeout(() => controller.abort('cancelled'), 200)
+    const error = await c.trigger(info, job, { ENV: 'prod' }).catch((e: unknown) => e)
+    expect((error as Interrupted).lostTrigger?.job).toEqual(job)
+    expect(c.requestCounts['trigger']).toBe(1)
+  })
+
+  it('findLostTrigger (the abort path, another client) finds the queued item, reads only', async () => {
+    const { client: c } = makeClient()
+    queue(queueItem(77, OURS))
+    const lost = {
+      job,
+      parameters: expectedParameters(info.parameterDefinitions, { ENV: 'prod' }),
+      user: USER,
+      firstBuildNumber: 10
+    }
+    expect(await c.findLostTrigger(lost)).toEqual({ queueId: 77 })
+    expect(c.requestCounts['trigger'] ?? 0).toBe(0)
+  })
+
+  it('findLostTrigger finds a build that already started, and looks twice before saying none', async () => {
+    const { client: c } = makeClient()
+    const lost = {
+      job,
+      parameters: expectedParameters(info.parameterDefinitions, { ENV: 'prod' }),
+      user: USER,
+      firstBuildNumber: 10
+    }
+    queue()
+    builds(build(10, 78, OURS, USER))
+    expect(await c.findLostTrigger(lost)).toEqual({ queueId: 78, buildNumber: 10 })
+    queue()
+    builds(build(10, 79, OTHERS, USER))
+    queue()
+    builds()
+    expect(await c.findLostTrigger(lost)).toBeUndefined()
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { JenkinsError } from '../../src/jenkins/errors.js'
+import { Interrupted, JenkinsError } from '../../src/jenkins/errors.js'
 import {
   TransientFailure,
   backoffDelay,
@@ -124,19 +124,75 @@ describe('withRetry', () => {
     expect(time.sleeps).toEqual([3000])
   })
 
-  it('never sleeps past the deadline', async () => {
+  it('caps a Retry-After by the time left: each wait takes half of it, none ends past the deadline', async () => {
+    const time = fakeTime()
+    const deadline = time.now() + 4000
+    let calls = 0
+    const error = await withRetry(
+      async () => {
+        calls++
+        throw transient(50_000)
+      },
+      options({
+        sleep: time.sleep,
+        now: time.now,
+        deadline,
+        policy: { attempts: 10, baseDelayMs: 1, maxDelayMs: 1 }
+      })
+    ).catch((e: unknown) => e)
+    expect(time.sleeps).toEqual([2000, 1000, 500, 250])
+    expect(calls).toBe(5)
+    expect(time.now()).toBeLessThanOrEqual(deadline)
+    expect((error as JenkinsError).message).toContain('no time left before the deadline')
+  })
+
+  it('with a signal, running out of time waits for the signal (the step timeout) instead of failing early', async () => {
+    const controller = new AbortController()
+    const started = Date.now()
+    setTimeout(() => controller.abort('timeout'), 300)
+    const error = await withRetry(
+      async () => {
+        throw transient()
+      },
+      options({ deadline: started + 300, signal: controller.signal })
+    ).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Interrupted)
+    expect((error as Interrupted).sent).toBe(false)
+  })
+
+  it('a retry wait ends at once when the signal fires, even a long Retry-After', async () => {
+    const controller = new AbortController()
+    const pending = withRetry(
+      async () => {
+        throw transient(50_000)
+      },
+      options({ deadline: Date.now() + 3_600_000, signal: controller.signal })
+    ).catch((e: unknown) => e)
+    await new Promise(resolve => setTimeout(resolve, 20))
+    controller.abort('cancelled')
+    const error = await pending
+    expect(error).toBeInstanceOf(Interrupted)
+    expect((error as Error).message).toMatch(/Stopped waiting to retry .*\(503, Retry-After 50 s\)/)
+    // The failure it was waiting out, for the step's message.
+    expect((error as Interrupted).lastFailure).toBe('boom (503)')
+  })
+
+  it('a failure with maxAttempts is tried no more often than that', async () => {
     const time = fakeTime()
     let calls = 0
     const error = await withRetry(
       async () => {
         calls++
-        throw transient(5000)
+        throw new TransientFailure(new JenkinsError('html', 'login page'), 'html', undefined, 3)
       },
-      options({ sleep: time.sleep, now: time.now, deadline: time.now() + 4000 })
+      options({
+        sleep: time.sleep,
+        now: time.now,
+        policy: { attempts: 12, baseDelayMs: 1, maxDelayMs: 1 }
+      })
     ).catch((e: unknown) => e)
-    expect(calls).toBe(1)
-    expect(time.sleeps).toEqual([])
-    expect((error as JenkinsError).message).toContain('deadline')
+    expect(calls).toBe(3)
+    expect((error as JenkinsError).message).toBe('login page (after 3 attempts)')
   })
 
   it('logs each retry at debug level', async () => {

@@ -180,7 +180,9 @@ describe('trigger', () => {
       .query(true)
       .reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/6/` })
     expect((await client.trigger(plain, job, {})).queueId).toBe(6)
-    expect(logger.lines.some(l => l.level === 'debug' && /503; retry 1/.test(l.message))).toBe(true)
+    expect(
+      logger.lines.some(l => l.level === 'debug' && /503, Retry-After 0 s; retry 1/.test(l.message))
+    ).toBe(true)
   })
 
   it('does not resend after a 500 when Jenkins cannot be asked what it did', async () => {

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs'
+import http from 'node:http'
 import https from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,7 +10,7 @@ import {
   type ServerOptions,
   type TestJenkins
 } from '../../test-server/index.js'
-import { ADMIN, get, post, TOKEN, waitFor } from './helpers.js'
+import { ADMIN, get, post, queueId, TOKEN, waitFor } from './helpers.js'
 import { selfSigned } from '../fixtures/self-signed.js'
 
 const servers: TestJenkins[] = []
@@ -151,5 +152,138 @@ describe('TLS', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+/** One raw GET: status (0: no answer), the body as it came, and how it ended ('end', 'error', or still 'open' after `waitMs`). */
+function rawGet(
+  j: TestJenkins,
+  path: string,
+  waitMs = 400
+): Promise<{ status: number; body: string; chunks: number; ended: 'end' | 'error' | 'open' }> {
+  return new Promise(resolve => {
+    let status = 0
+    let body = ''
+    let chunks = 0
+    const done = (ended: 'end' | 'error' | 'open'): void => {
+      clearTimeout(timer)
+      resolve({ status, body, chunks, ended })
+    }
+    const timer = setTimeout(() => {
+      done('open')
+      req.destroy()
+    }, waitMs)
+    const req = http.get(`${j.url}${path}`, { headers: { authorization: TOKEN } }, res => {
+      status = res.statusCode ?? 0
+      res.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8')
+        chunks++
+      })
+      res.on('end', () => done('end'))
+      res.on('error', () => done('error'))
+    })
+    req.on('error', () => done('error'))
+  })
+}
+
+describe('aimed faults (by kind and job, so one server serves several tests)', () => {
+  async function withBuild(): Promise<TestJenkins> {
+    const j = await start({ quietPeriodSec: 0 })
+    await post(j, '/job/app/build?delay=0sec')
+    await waitFor(() => j.builds('app')[0])
+    return j
+  }
+
+  it('drip: the whole answer, a few bytes at a time', async () => {
+    const j = await withBuild()
+    j.aim({ kind: 'build', job: 'app', effect: { type: 'drip', bytesPerSecond: 400 } })
+    const r = await rawGet(j, '/job/app/1/api/json?tree=number,building', 10_000)
+    expect(r.status).toBe(200)
+    expect(r.ended).toBe('end')
+    expect(JSON.parse(r.body)).toMatchObject({ number: 1 })
+    expect(r.chunks).toBeGreaterThan(3)
+    expect(j.requests.at(-1)).toMatchObject({
+      kind: 'build',
+      job: 'app',
+      fault: 'drip',
+      status: 200
+    })
+  })
+
+  it('silence: the headers, then nothing, the connection open', async () => {
+    const j = await withBuild()
+    j.aim({ kind: 'build', job: 'app', effect: { type: 'silence' } })
+    const r = await rawGet(j, '/job/app/1/api/json')
+    expect(r).toMatchObject({ status: 200, body: '', ended: 'open' })
+  })
+
+  it('half-open: part of the body, then nothing, the connection open', async () => {
+    const j = await withBuild()
+    const whole = await rawGet(j, '/job/app/1/api/json')
+    j.aim({ kind: 'build', job: 'app', effect: { type: 'half-open', afterBytes: 10 } })
+    const r = await rawGet(j, '/job/app/1/api/json')
+    expect(r.ended).toBe('open')
+    expect(r.body).toBe(whole.body.slice(0, 10))
+  })
+
+  it('reset: part of the body, then the connection is reset', async () => {
+    const j = await withBuild()
+    j.aim({ kind: 'log', job: 'app', effect: { type: 'reset', afterBytes: 5 } })
+    const r = await rawGet(j, '/job/app/1/logText/progressiveText?start=0', 5000)
+    expect(r).toMatchObject({ status: 200, ended: 'error' })
+    expect(r.body.length).toBeLessThanOrEqual(5)
+  })
+
+  it('hang: no answer at all, and the request is logged as such once the client gives up', async () => {
+    const j = await withBuild()
+    const fault = j.aim({ kind: 'queue', job: 'app', effect: { type: 'hang' } })
+    const r = await rawGet(j, '/queue/item/1/api/json', 300)
+    expect(r).toMatchObject({ status: 0, ended: 'open' })
+    await fault.hit
+    expect(fault.hits).toBe(1)
+    await waitFor(() => j.requests.find(q => q.fault === 'hang'))
+  })
+
+  it('the Nth request only: a single SSO page, a single invalid JSON, then Jenkins again', async () => {
+    const j = await withBuild()
+    j.aim({ kind: 'job', job: 'app', from: 2, times: 1, effect: { type: 'html-page' } })
+    j.aim({ kind: 'job', job: 'app', from: 3, times: 1, effect: { type: 'invalid-json' } })
+    const answers = []
+    for (let i = 0; i < 4; i++) answers.push(await get(j, '/job/app/api/json'))
+    expect(answers.map(a => a.headers.get('content-type'))).toEqual([
+      'application/json;charset=UTF-8',
+      'text/html;charset=utf-8',
+      'application/json;charset=UTF-8',
+      'application/json;charset=UTF-8'
+    ])
+    const bodies = await Promise.all(answers.map(a => a.text()))
+    expect(() => JSON.parse(bodies[2] ?? '')).toThrow()
+    expect(JSON.parse(bodies[3] ?? '')).toMatchObject({ name: 'app' })
+  })
+
+  it('a status with Retry-After, without Jenkins acting', async () => {
+    const j = await start()
+    j.aim({
+      kind: 'trigger',
+      job: 'app',
+      effect: { type: 'status', status: 503, retryAfterSec: 50 }
+    })
+    const res = await post(j, '/job/app/build')
+    expect(res.status).toBe(503)
+    expect(res.headers.get('retry-after')).toBe('50')
+    expect(j.state.queue).toHaveLength(0)
+  })
+
+  it('aims by job: another job, and a queue item of another job, are untouched; remove() ends it', async () => {
+    const j = await start({ quietPeriodSec: 60 })
+    const app = queueId((await post(j, '/job/app/build')).headers.get('location'))
+    const long = queueId((await post(j, '/job/long/build')).headers.get('location'))
+    const fault = j.aim({ kind: 'queue', job: 'app', effect: { type: 'status', status: 502 } })
+    expect((await get(j, `/queue/item/${long}/api/json`)).status).toBe(200)
+    expect((await get(j, `/queue/item/${app}/api/json`)).status).toBe(502)
+    expect((await get(j, '/job/app/api/json')).status).toBe(200)
+    fault.remove()
+    expect((await get(j, `/queue/item/${app}/api/json`)).status).toBe(200)
+    expect(fault.hits).toBe(1)
   })
 })

@@ -57,7 +57,7 @@ export async function cancelQueueItem(http: Requester, queueId: number): Promise
         422
       )
   }
-  throw http.scrub(errorForResponse(response, body, context))
+  throw errorForResponse(response, body, context)
 }
 
 /** POST disable on a job. */
@@ -84,7 +84,7 @@ async function postForRedirect(
     deadline: http.actionDeadline()
   })
   if (isSuccessOrRedirect(response.status)) return
-  throw http.scrub(errorForResponse(response, body, context))
+  throw errorForResponse(response, body, context)
 }
 
 function isSuccessOrRedirect(status: number): boolean {

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { JenkinsError } from './errors.js'
+import { Interrupted, JenkinsError } from './errors.js'
 import { buildUrl, fullName } from './job-path.js'
 import type { Requester } from './requester.js'
 import { htmlError } from './responses.js'
@@ -73,8 +73,7 @@ export async function downloadArtifact(
   http: Requester,
   build: BuildRef,
   relativePath: string,
-  open: () => Promise<ArtifactSink>,
-  signal?: AbortSignal
+  open: () => Promise<ArtifactSink>
 ): Promise<ArtifactDownload> {
   const name = fullName(build.job)
   const url = `${buildUrl(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`
@@ -100,14 +99,11 @@ export async function downloadArtifact(
       }
       const length = parseLength(response.header('content-length'))
       const sink = await open()
-      const bytes = await copy(response.message, sink, signal).catch(async (error: unknown) => {
+      // Bounded like every body (limits.ts): the step's cancel and deadline,
+      // and the stall guard (a body that stops coming, or drips, is cut).
+      const bytes = await copy(response.stream(), sink).catch(async (error: unknown) => {
         await sink.discard()
-        throw error instanceof BodyFailure
-          ? new TransientFailure(
-              new JenkinsError('network', `${context.what} broke off after ${error.bytes} bytes`),
-              error.reason
-            )
-          : error
+        throw error instanceof BodyFailure ? new TransientFailure(error.error, error.reason) : error
       })
       if (length !== undefined && bytes !== length) {
         await sink.discard()
@@ -132,26 +128,23 @@ export function artifactHref(relativePath: string): string {
   return relativePath.split('/').map(encodeURIComponent).join('/')
 }
 
-/** The body side of a copy failed (reset, abort): worth another try. */
+/** The body broke off or stalled: worth another try, from the start. */
 class BodyFailure extends Error {
   constructor(
-    readonly bytes: number,
+    readonly error: JenkinsError,
     readonly reason: string
   ) {
-    super(reason)
+    super(error.message)
   }
 }
 
 /**
  * Pipes body into the sink (stream.pipeline: the sink's backpressure pauses
- * the body, and either side's failure ends both). Body errors become
- * BodyFailure, sink errors pass as they are, a cancel is 'aborted'.
+ * the body, and either side's failure ends both). A body that broke off or
+ * stalled is a BodyFailure; the step being stopped (Interrupted) and sink
+ * errors (a full disk) pass as they are.
  */
-async function copy(
-  body: Readable,
-  sink: ArtifactSink,
-  signal: AbortSignal | undefined
-): Promise<number> {
+async function copy(body: Readable, sink: ArtifactSink): Promise<number> {
   let bytes = 0
   // pipeline destroys the other stream with the first error, so the first
   // error event tells which side failed. Listeners are kept, not once: a
@@ -164,13 +157,20 @@ async function copy(
     sink.progress?.(bytes)
   })
   try {
-    await pipeline(body, sink.stream, signal ? { signal } : {})
+    await pipeline(body, sink.stream)
     return bytes
   } catch (error) {
-    if (signal?.aborted) throw new JenkinsError('aborted', 'The download was cancelled')
     if (first?.side === 'sink') throw first.error
-    const cause = (first?.error ?? error) as { code?: string; message?: string }
-    throw new BodyFailure(bytes, cause.code ?? cause.message ?? 'body error')
+    const cause = first?.error ?? error
+    if (cause instanceof Interrupted) throw cause
+    if (cause instanceof JenkinsError && (cause.kind === 'network' || cause.kind === 'timeout')) {
+      throw new BodyFailure(cause, cause.kind === 'network' ? 'body broke off' : 'body stalled')
+    }
+    const code = (cause as { code?: string }).code ?? 'body error'
+    throw new BodyFailure(
+      new JenkinsError('network', `The download broke off after ${bytes} bytes (${code})`),
+      code
+    )
   }
 }
 

@@ -6,7 +6,7 @@ import * as reads from './reads.js'
 import { describeRun } from './stages.js'
 import { readFailedTests, type ReportBudget } from './test-report.js'
 import { Requester, type RequestSettings } from './requester.js'
-import { trigger } from './trigger.js'
+import { findLostTrigger, trigger } from './trigger.js'
 import type {
   ArtifactList,
   Build,
@@ -15,9 +15,11 @@ import type {
   BuildRef,
   CancelOutcome,
   FailedTestsRead,
+  FoundTrigger,
   JenkinsApi,
   JobInfo,
   JobPath,
+  LostTrigger,
   PipelineRun,
   ProgressiveText,
   QueueItem,
@@ -33,9 +35,12 @@ export interface ClientOptions extends RequestSettings {
 }
 
 /**
- * The Jenkins HTTP API over @actions/http-client (see JenkinsApi for the
- * contract). A facade: the operations live in reads.ts, trigger.ts and
- * actions.ts, and all of them go through one Requester (requester.ts).
+ * The Jenkins HTTP API (see JenkinsApi for the contract). A facade: the
+ * operations live in reads.ts, trigger.ts and actions.ts, and all of them go
+ * through one Requester (requester.ts): one request path, bounded by the
+ * signal and deadline given here (ClientOptions.signal, .deadline), and one
+ * redaction list that every error leaving an operation passes (`guarded`),
+ * whatever path made it (the trigger's included).
  */
 export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
   readonly baseUrl: string
@@ -74,23 +79,25 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
   }
 
   getJob(job: JobPath): Promise<JobInfo> {
-    return reads.getJob(this.http, job)
+    return this.http.guarded(() => reads.getJob(this.http, job))
   }
 
   listJobs(folder: JobPath): Promise<string[]> {
-    return reads.listJobs(this.http, folder)
+    return this.http.guarded(() => reads.listJobs(this.http, folder))
   }
 
   trigger(info: JobInfo, job: JobPath, params: BuildParameters): Promise<TriggerResult> {
-    return trigger(this.http, info, job, params, { settleMs: this.triggerSettleMs })
+    return this.http.guarded(() =>
+      trigger(this.http, info, job, params, { settleMs: this.triggerSettleMs })
+    )
   }
 
   getQueueItem(queueId: number): Promise<QueueItem> {
-    return reads.getQueueItem(this.http, queueId)
+    return this.http.guarded(() => reads.getQueueItem(this.http, queueId))
   }
 
   cancelQueueItem(queueId: number): Promise<CancelOutcome> {
-    return actions.cancelQueueItem(this.http, queueId)
+    return this.http.guarded(() => actions.cancelQueueItem(this.http, queueId))
   }
 
   getBuild(
@@ -98,23 +105,27 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     which: number | 'lastBuild' | 'lastSuccessfulBuild',
     options: { tree?: string; depth?: number } = {}
   ): Promise<Build> {
-    return reads.getBuild(this.http, job, which, options)
+    return this.http.guarded(() => reads.getBuild(this.http, job, which, options))
   }
 
   recentBuilds(job: JobPath, limit: number): Promise<Array<{ number: number; queueId?: number }>> {
-    return reads.recentBuilds(this.http, job, limit)
+    return this.http.guarded(() => reads.recentBuilds(this.http, job, limit))
   }
 
   progressiveText(build: BuildRef, start: number): Promise<ProgressiveText> {
-    return reads.progressiveText(this.http, build, start)
+    return this.http.guarded(() => reads.progressiveText(this.http, build, start))
   }
 
   stopBuild(build: BuildRef, how: 'stop' | 'term' | 'kill'): Promise<void> {
-    return actions.stopBuild(this.http, build, how)
+    return this.http.guarded(() => actions.stopBuild(this.http, build, how))
+  }
+
+  findLostTrigger(lost: LostTrigger): Promise<FoundTrigger | undefined> {
+    return this.http.guarded(() => findLostTrigger(this.http, lost))
   }
 
   disableJob(job: JobPath): Promise<void> {
-    return actions.disableJob(this.http, job)
+    return this.http.guarded(() => actions.disableJob(this.http, job))
   }
 
   failedTests(
@@ -139,10 +150,9 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
   downloadArtifact(
     build: BuildRef,
     relativePath: string,
-    open: () => Promise<artifacts.ArtifactSink>,
-    signal?: AbortSignal
+    open: () => Promise<artifacts.ArtifactSink>
   ): Promise<artifacts.ArtifactDownload> {
-    return artifacts.downloadArtifact(this.http, build, relativePath, open, signal)
+    return artifacts.downloadArtifact(this.http, build, relativePath, open)
   }
 }
 

@@ -1,3 +1,5 @@
+import type { LostTrigger } from './types.js'
+
 /** What went wrong, so callers can react without parsing messages. */
 export type JenkinsErrorKind =
   | 'bad-credentials' // 401
@@ -24,5 +26,24 @@ export class JenkinsError extends Error {
   ) {
     super(message)
     this.name = 'JenkinsError'
+  }
+}
+
+/**
+ * The client's signal fired (the step was cancelled or timed out): the
+ * exchange in flight was cut, or none was started. Never retried.
+ */
+export class Interrupted extends JenkinsError {
+  constructor(
+    message: string,
+    /** Whether the request may have reached Jenkins (false: it was never sent). */
+    readonly sent: boolean,
+    /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
+    readonly lostTrigger?: LostTrigger,
+    /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
+    readonly lastFailure?: string
+  ) {
+    super('aborted', message)
+    this.name = 'Interrupted'
   }
 }

@@ -1,4 +1,11 @@
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http'
+import http, {
+  type Agent,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders
+} from 'node:http'
+import https from 'node:https'
+import type { Readable } from 'node:stream'
 import { HttpClient } from '@actions/http-client'
 import { CookieJar } from 'tough-cookie'
 import type { Logger } from '../logger.js'
@@ -10,9 +17,24 @@ export interface TransportOptions {
   user?: string
   token?: string
   logger: Logger
-  requestTimeoutMs: number
   insecure: boolean
   userAgent: string
+}
+
+/** How a body is read within its exchange's bounds (limits.ts implements it). */
+export interface BodyReader {
+  /** The body as UTF-8. Beyond `limit` bytes: 'cut' keeps the first `limit`, 'fail' throws (too large). */
+  text(message: IncomingMessage, limit: number, overflow: 'cut' | 'fail'): Promise<string>
+  /** The body as a stream, guarded against stalls; the consumer must read it to the end or destroy it. */
+  stream(message: IncomingMessage): Readable
+  /** Drops the body (and its connection) and ends the exchange. */
+  discard(message: IncomingMessage): void
+}
+
+/** What bounds one exchange, redirects and body included (an ExchangeLimits, limits.ts). */
+export interface ExchangeBounds extends BodyReader {
+  /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
+  readonly signal: AbortSignal
 }
 
 export interface Exchange {
@@ -22,6 +44,7 @@ export interface Exchange {
   label: string
   /** application/x-www-form-urlencoded body of a POST. */
   form?: string
+  bounds: ExchangeBounds
   /**
    * A GET may follow a redirect to another origin, without credentials or
    * crumb (they only ever go to the configured server, see `once`). Jenkins
@@ -39,8 +62,9 @@ export class HttpResponse {
     readonly headers: IncomingHttpHeaders,
     /** The URL that was asked for (after any redirect followed). */
     readonly url: string,
-    /** The raw body stream; read it with text() or hand it on, or discard() it. */
-    readonly message: IncomingMessage
+    /** The raw body stream: read it through text() or stream(), or discard() it. */
+    readonly message: IncomingMessage,
+    private readonly reader: BodyReader
   ) {}
 
   header(name: string): string | undefined {
@@ -52,29 +76,21 @@ export class HttpResponse {
     return (this.header('content-type') ?? '').toLowerCase()
   }
 
-  /** Reads the body as UTF-8; beyond `limit` bytes it stops and drops the connection. */
-  async text(limit: number = 1024 * 1024): Promise<string> {
-    const chunks: Buffer[] = []
-    let size = 0
-    for await (const chunk of this.message) {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)
-      if (size + buffer.length > limit) {
-        chunks.push(buffer.subarray(0, limit - size))
-        this.message.destroy()
-        break
-      }
-      chunks.push(buffer)
-      size += buffer.length
-    }
-    return Buffer.concat(chunks).toString('utf8')
+  /** Reads the body as UTF-8; beyond `limit` bytes it keeps the start ('cut') or throws ('fail'). */
+  text(limit: number = 1024 * 1024, overflow: 'cut' | 'fail' = 'cut'): Promise<string> {
+    return this.reader.text(this.message, limit, overflow)
   }
 
-  /** Lets the body go so the keep-alive socket can be reused. */
+  /** The body as a stream, still bounded (stall guard, deadline, cancellation). */
+  stream(): Readable {
+    return this.reader.stream(this.message)
+  }
+
+  /** Drops the body and its connection. */
   discard(): void {
-    this.message.resume()
+    this.reader.discard(this.message)
   }
 }
-
 /** A request that got no HTTP answer. */
 export class NetworkFailure extends Error {
   constructor(
@@ -112,11 +128,17 @@ const TLS_CODES = new Set([
 /**
  * One HTTP exchange at a time with Jenkins: credentials, session cookies, the
  * crumb header, same-origin redirects for GETs, and network error mapping.
- * No retries here (see retry.ts) and no status interpretation (responses.ts).
+ * No retries here (see retry.ts), no status interpretation (responses.ts), no
+ * timing (the exchange's bounds, limits.ts, end it through their signal).
+ *
+ * Requests go out through node:http(s) with @actions/http-client's agent for
+ * the URL: that agent is what makes HTTP(S)_PROXY and NO_PROXY work (a CONNECT
+ * tunnel through the proxy, loopback never proxied), and http-client itself
+ * cannot be given an AbortSignal.
  */
 export class Transport {
   readonly requestCounts: Record<string, number> = { total: 0 }
-  private readonly http: HttpClient
+  private readonly agents: HttpClient
   private readonly jar = new CookieJar(undefined, {
     looseMode: true,
     allowSpecialUseDomain: true
@@ -124,6 +146,8 @@ export class Transport {
   private readonly base: URL
   private readonly authorization: string | undefined
   private crumb: { field: string; value: string } | undefined
+  /** Every crumb and session cookie value this client was given: they stay secret after they change. */
+  private readonly given = new Set<string>()
 
   constructor(private readonly options: TransportOptions) {
     this.base = new URL(options.baseUrl)
@@ -134,29 +158,26 @@ export class Transport {
       const pair = `${options.user}:${options.token ?? ''}`
       this.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`
     }
-    this.http = new HttpClient(options.userAgent, [], {
-      allowRedirects: false,
-      allowRetries: false,
-      maxRetries: 0,
+    this.agents = new HttpClient(options.userAgent, [], {
       keepAlive: true,
-      socketTimeout: options.requestTimeoutMs,
       // Per client, not NODE_TLS_REJECT_UNAUTHORIZED: nothing else in the
       // process loses certificate checks.
       ignoreSslError: options.insecure
     })
   }
 
-  /** Values that must never appear in a message: the Authorization value and its parts. */
+  /** Values that must never appear in a message: the Authorization value and its parts, the token, every crumb and session cookie. */
   get secretValues(): string[] {
     const values = [this.authorization, this.authorization?.slice('Basic '.length)]
     if (this.options.token) values.push(this.options.token)
-    if (this.crumb) values.push(this.crumb.value)
+    values.push(...this.given)
     return values.filter((v): v is string => v !== undefined && v !== '')
   }
 
   /** Sends the crumb header with every later request (undefined stops sending it). */
   setCrumb(crumb: { field: string; value: string } | undefined): void {
     this.crumb = crumb
+    if (crumb) this.given.add(crumb.value)
   }
 
   /** Forgets the session, e.g. after Jenkins rejected a crumb bound to a dropped session. */
@@ -166,7 +187,7 @@ export class Transport {
 
   /** Closes kept-alive sockets. */
   dispose(): void {
-    this.http.dispose()
+    this.agents.dispose()
   }
 
   /** One exchange; a GET follows same-origin redirects, a POST never follows any. */
@@ -181,7 +202,8 @@ export class Transport {
       ) {
         return response
       }
-      response.discard()
+      // Not drained: a redirect's body is worth nothing, and draining a slow one would hold the exchange.
+      response.message.destroy()
       const target = this.redirectTarget(
         url,
         response.header('location') ?? '',
@@ -225,42 +247,74 @@ export class Transport {
     return target.href
   }
 
-  private async once(exchange: Exchange, url: string): Promise<HttpResponse> {
-    const target = new URL(url)
-    const headers: OutgoingHttpHeaders = {}
+  /**
+   * The agent for a URL: the one place for connection and TLS options. It is
+   * http-client's, so proxies and NO_PROXY behave as in every other action;
+   * `insecure` is set on it by http-client (a CONNECT tunnel only reads TLS
+   * options from its agent, never from the request).
+   */
+  private agentFor(url: URL): Agent {
+    return this.agents.getAgent(url.href) as Agent
+  }
+
+  /** The request headers for a URL: the one place where headers are added. */
+  private async headersFor(exchange: Exchange, url: URL): Promise<OutgoingHttpHeaders> {
+    const headers: OutgoingHttpHeaders = { 'user-agent': this.options.userAgent }
     // Credentials and the crumb only ever go to the configured server.
-    if (target.origin === this.base.origin) {
+    if (url.origin === this.base.origin) {
       if (this.authorization) headers['authorization'] = this.authorization
       if (this.crumb) headers[this.crumb.field.toLowerCase()] = this.crumb.value
     }
-    const cookie = await this.jar.getCookieString(url)
+    const cookie = await this.jar.getCookieString(url.href)
     if (cookie) headers['cookie'] = cookie
     if (exchange.form !== undefined) {
       headers['content-type'] = 'application/x-www-form-urlencoded; charset=UTF-8'
     }
-    this.count(exchange.label)
-    let raw
-    try {
-      raw = await this.http.request(
-        exchange.method,
-        url,
-        // http-client sends no body for null; its typings do not say so.
-        (exchange.form ?? (exchange.method === 'POST' ? '' : null)) as string,
-        headers
-      )
-    } catch (error) {
-      throw networkFailure(error, target, this.options.requestTimeoutMs)
+    if (exchange.method === 'POST') {
+      headers['content-length'] = Buffer.byteLength(exchange.form ?? '', 'utf8')
     }
-    const message = raw.message
+    return headers
+  }
+
+  private async once(exchange: Exchange, url: string): Promise<HttpResponse> {
+    const target = new URL(url)
+    const headers = await this.headersFor(exchange, target)
+    const signal = exchange.bounds.signal
+    if (signal.aborted) throw signal.reason
+    this.count(exchange.label)
+    const message = await new Promise<IncomingMessage>((resolve, reject) => {
+      const module = target.protocol === 'https:' ? https : http
+      const request = module.request(target, {
+        method: exchange.method,
+        headers,
+        agent: this.agentFor(target)
+      })
+      // Rejected here, not on the request's 'error': a request still waiting
+      // for a socket (a CONNECT to a stalled proxy) may never emit one.
+      const onAbort = (): void => {
+        request.destroy(signal.reason as Error)
+        reject(signal.reason)
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      request.once('close', () => signal.removeEventListener('abort', onAbort))
+      request.once('response', resolve)
+      // Not once: destroying a request can report the same end more than once.
+      request.on('error', error =>
+        reject(signal.aborted ? signal.reason : networkFailure(error, target))
+      )
+      request.end(exchange.form ?? undefined)
+    })
     await this.storeCookies(url, message.headers['set-cookie'])
-    return new HttpResponse(message.statusCode ?? 0, message.headers, url, message)
+    return new HttpResponse(message.statusCode ?? 0, message.headers, url, message, exchange.bounds)
   }
 
   private async storeCookies(url: string, setCookie: string[] | undefined): Promise<void> {
-    for (const cookie of setCookie ?? []) {
+    for (const header of setCookie ?? []) {
       // A malformed cookie must not fail the request; Jenkins would just
       // answer the next one without the session.
-      await this.jar.setCookie(cookie, url, { ignoreError: true })
+      const cookie = await this.jar.setCookie(header, url, { ignoreError: true })
+      // Session ids are long; a short value ('1', 'true') would mangle ordinary words if redacted.
+      if (cookie && cookie.value.length >= 8) this.given.add(cookie.value)
     }
   }
 
@@ -285,7 +339,7 @@ function hostPort(url: URL): string {
 }
 
 /** Maps a Node/http-client error to a NetworkFailure a user can act on. */
-export function networkFailure(error: unknown, url: URL, timeoutMs: number): NetworkFailure {
+export function networkFailure(error: unknown, url: URL): NetworkFailure {
   const err = (typeof error === 'object' && error !== null ? error : {}) as {
     code?: unknown
     message?: unknown
@@ -301,9 +355,6 @@ export function networkFailure(error: unknown, url: URL, timeoutMs: number): Net
   ): NetworkFailure =>
     new NetworkFailure(new JenkinsError(kind, message), code ?? text, transient, notSent)
 
-  if (text.startsWith('Request timeout')) {
-    return fail('timeout', `No answer from ${where} within ${timeoutMs} ms`, true)
-  }
   switch (code) {
     case 'ECONNREFUSED':
       // Refused at connect: the request certainly never left.

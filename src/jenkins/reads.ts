@@ -3,6 +3,7 @@ import { JenkinsError } from './errors.js'
 import { buildUrl, fullName, jobUrl } from './job-path.js'
 import type { Requester } from './requester.js'
 import { htmlError } from './responses.js'
+import { TransientFailure } from './retry.js'
 import type {
   Build,
   BuildRef,
@@ -215,21 +216,26 @@ export async function progressiveText(
     context,
     response => {
       if (response.contentType.includes('text/html')) {
-        response.discard()
-        throw htmlError(context, response.status)
+        // A login page now and then is an SSO proxy's blip; every time, it is the answer.
+        throw new TransientFailure(
+          htmlError(context, response.status),
+          'an HTML page',
+          undefined,
+          3
+        )
       }
       const textSize = Number(response.header('x-text-size'))
       if (response.header('x-text-size') === undefined || !Number.isFinite(textSize)) {
-        response.discard()
         throw new JenkinsError(
           'protocol',
           `Jenkins at ${http.origin} answered ${context.what} without a usable X-Text-Size header`
         )
       }
-      // Streamed, not buffered: a console can be hundreds of MB. The
+      // Streamed, not buffered: a console can be hundreds of MB. The stream
+      // is still bounded (limits.ts: stall guard, deadline, cancel). The
       // header is absent (never "false") once the log is complete (6.1).
       return {
-        body: response.message,
+        body: response.stream(),
         textSize,
         moreData: response.header('x-more-data') === 'true'
       }
@@ -240,13 +246,29 @@ export async function progressiveText(
 
 // ---------------------------------------------------------------------------
 
+/**
+ * Full names of the jobs in a `jobs` tree, in Jenkins' order, folders
+ * walked in place. Without recursion and bounded to LIST_DEPTH levels: the
+ * answer is Jenkins', and a hostile one can nest far deeper than the tree
+ * asked for (a recursive walk overflowed the stack).
+ */
 function collectJobs(http: Requester, items: unknown[], prefix: string, names: string[]): void {
-  for (const raw of items) {
-    const item = raw as RawItem
+  const stack: Array<{ items: unknown[]; prefix: string; next: number }> = [
+    { items, prefix, next: 0 }
+  ]
+  let skipped = false
+  while (stack.length > 0) {
+    const level = stack[stack.length - 1] as { items: unknown[]; prefix: string; next: number }
+    if (level.next >= level.items.length) {
+      stack.pop()
+      continue
+    }
+    const item = level.items[level.next++] as RawItem | null
     if (typeof item?.name !== 'string') continue
-    const path = `${prefix}${item.name}`
+    const path = `${level.prefix}${item.name}`
     if (Array.isArray(item.jobs)) {
-      collectJobs(http, item.jobs, `${path}/`, names)
+      if (stack.length < LIST_DEPTH) stack.push({ items: item.jobs, prefix: `${path}/`, next: 0 })
+      else skipped = true
     } else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
       http.logger.debug(
         `Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`
@@ -254,6 +276,11 @@ function collectJobs(http: Requester, items: unknown[], prefix: string, names: s
     } else {
       names.push(path)
     }
+  }
+  if (skipped) {
+    http.logger.debug(
+      `Jenkins answered with folders nested deeper than the ${LIST_DEPTH} levels asked for; not listed`
+    )
   }
 }
 

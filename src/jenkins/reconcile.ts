@@ -35,7 +35,7 @@
  *   items can be adopted there.
  */
 import type { Logger } from '../logger.js'
-import type { BuildParameters, ParameterDefinition } from './types.js'
+import type { BuildParameters, LostTrigger, ParameterDefinition } from './types.js'
 
 /** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
 export const QUEUE_TREE = 'items[id,task[url,name],actions[parameters[name,value]],inQueueSince]'
@@ -71,16 +71,8 @@ export interface ReconcileReader {
   builds(): Promise<BuildCandidate[]>
 }
 
-export interface TriggerExpectation {
-  /** The job, as decoded item names. */
-  job: readonly string[]
-  /** Full parameter set as Jenkins will store it (see expectedParameters). */
-  parameters: ReadonlyMap<string, string | undefined>
-  /** Our user id; builds caused by another user are not ours. Undefined for anonymous. */
-  user?: string
-  /** The job's nextBuildNumber before the trigger; without it builds are not considered. */
-  firstBuildNumber?: number
-}
+/** What a lost trigger is looked for by (types.ts: it travels with a cancel to the abort path). */
+export type TriggerExpectation = LostTrigger
 
 export interface Adopted {
   queueId: number

@@ -1,7 +1,8 @@
 import type { Logger } from '../logger.js'
 import { CrumbCache, type Crumb } from './crumb.js'
-import { JenkinsError } from './errors.js'
+import { Interrupted, JenkinsError } from './errors.js'
 import { HttpResponse, NetworkFailure, Transport, type Exchange } from './http.js'
+import { ExchangeLimits, type LimitSettings } from './limits.js'
 import {
   RETRYABLE_STATUSES,
   errorForResponse,
@@ -14,6 +15,7 @@ import {
   DEFAULT_RETRY_POLICY,
   TransientFailure,
   parseRetryAfter,
+  pause,
   withRetry,
   type RetryOptions,
   type RetryPolicy
@@ -24,16 +26,24 @@ export interface RequestSettings {
   /** API token or password. */
   token?: string
   logger: Logger
-  /** Epoch ms: read retries never wait past it (the step's timeout). stop/cancel/disable get their own short budget so they can still run after the deadline passed. */
+  /**
+   * Fires when the step is cancelled or times out (or an abort budget runs
+   * out): every exchange in flight ends at once, body included, and none
+   * starts after it (errors.ts Interrupted). Retry waits end with it too.
+   */
+  signal?: AbortSignal
+  /** Epoch ms that no request, body or retry wait outlives (the step's timeout, or an abort budget's end). */
   deadline?: number
-  /** Per-request timeout in ms (default 30000). */
+  /** Time for the response headers, and for an answer read whole (JSON, error pages) to its last byte, in ms (default 30000). */
   requestTimeoutMs?: number
+  /** A streamed body (the console) fails when it brings fewer than `bytes` within `ms` of waiting (default 16 KiB in 30 s): a drip or a half-open connection. */
+  stall?: { ms?: number; bytes?: number }
   /** Retry tuning (defaults suit production; tests shrink them). */
   retry?: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number }
   /** Skip TLS verification for THIS client only (never process-wide); logs a loud warning when set. */
   insecure?: boolean
   userAgent?: string
-  /** Retry budget of stop/term/kill, cancelItem and disable, counted from each call (default 15000). */
+  /** Retry budget of stop/term/kill, cancelItem and disable, counted from each call (default 15000); the deadline still bounds it. */
   actionBudgetMs?: number
 }
 
@@ -57,6 +67,8 @@ export interface PostOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000
+const DEFAULT_STALL_MS = 30_000
+const DEFAULT_STALL_BYTES = 16 * 1024
 const DEFAULT_ACTION_BUDGET_MS = 15_000
 const DEFAULT_USER_AGENT = 'jenkins-build-action'
 /** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
@@ -64,12 +76,16 @@ const JSON_LIMIT = 64 * 1024 * 1024
 const ERROR_BODY_LIMIT = 64 * 1024
 /** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
 const READ_ATTEMPTS = 12
+/** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
+const GLITCH_ATTEMPTS = 3
 
 /**
  * The one request path of the client: every operation goes through `read`
  * (GETs, retried within the deadline) or `post` (crumb and session handling,
- * retried only as the caller allows), and every message that leaves it, thrown
- * or logged, has gone through the one redaction list (`redact`).
+ * retried only as the caller allows); every exchange is bounded by one
+ * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
+ * timeout, the stall guard); and every message that leaves it, thrown or
+ * logged, has gone through the one redaction list (`redact`).
  */
 export class Requester {
   readonly baseUrl: string
@@ -77,12 +93,15 @@ export class Requester {
   readonly user: string | undefined
   /** Epoch ms of the step's timeout, if any. */
   readonly deadline: number | undefined
+  /** The client's signal (cancel, timeout), if any. */
+  readonly signal: AbortSignal | undefined
   /** The caller's logger behind redaction: operations log through this one only. */
   readonly logger: Logger
   private readonly transport: Transport
   private readonly crumbs: CrumbCache
   private readonly policy: RetryPolicy
   private readonly actionBudgetMs: number
+  private readonly limits: LimitSettings
   private readonly secrets: () => string[]
 
   constructor(options: RequesterOptions) {
@@ -90,6 +109,14 @@ export class Requester {
     this.origin = options.origin
     this.user = options.user
     this.deadline = options.deadline
+    this.signal = options.signal
+    this.limits = {
+      signal: options.signal,
+      deadline: options.deadline,
+      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      stallMs: options.stall?.ms ?? DEFAULT_STALL_MS,
+      stallBytes: options.stall?.bytes ?? DEFAULT_STALL_BYTES
+    }
     this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS
     this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) }
     this.secrets = () => this.transport.secretValues
@@ -99,7 +126,6 @@ export class Requester {
       user: this.user,
       token: options.token,
       logger: this.logger,
-      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       insecure: options.insecure ?? false,
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT
     })
@@ -129,7 +155,11 @@ export class Requester {
     this.crumbs.prefetch()
   }
 
-  /** GET + JSON with read retries. */
+  /**
+   * GET + JSON with read retries. A body that broke off or came too slowly,
+   * one HTML page (an SSO proxy's blip) and one invalid JSON answer are
+   * retried; an HTML page on every try is the login page it looks like.
+   */
   async getJson<T>(
     label: string,
     url: string,
@@ -141,16 +171,28 @@ export class Requester {
       url,
       context,
       async response => {
-        const body = await response.text(JSON_LIMIT)
+        const body = await bodyOf(response.text(JSON_LIMIT, 'fail'))
         // An SSO proxy or login page can answer 200 with HTML.
-        if (looksLikeHtml(response, body)) throw htmlError(context, response.status)
+        if (looksLikeHtml(response, body)) {
+          throw new TransientFailure(
+            htmlError(context, response.status),
+            'an HTML page',
+            undefined,
+            GLITCH_ATTEMPTS
+          )
+        }
         try {
           return JSON.parse(body) as T
         } catch {
-          throw new JenkinsError(
-            'protocol',
-            `Jenkins at ${this.origin} answered ${context.what} with malformed JSON`,
-            response.status
+          throw new TransientFailure(
+            new JenkinsError(
+              'protocol',
+              `Jenkins at ${this.origin} answered ${context.what} with malformed JSON`,
+              response.status
+            ),
+            'invalid JSON',
+            undefined,
+            GLITCH_ATTEMPTS
           )
         }
       },
@@ -176,12 +218,19 @@ export class Requester {
         async () => {
           const response = await this.send(
             { method: 'GET', url, label, ...options },
+            context.what,
             f => f.transient
           )
           if (response.status < 200 || response.status >= 300) {
             throw await this.failure(response, context)
           }
-          return accept(response)
+          try {
+            return await accept(response)
+          } catch (error) {
+            // What accept did not read or hand on is dropped with its connection.
+            response.discard()
+            throw error
+          }
         },
         this.readRetryOptions(`GET ${context.what}`, deadline)
       )
@@ -193,7 +242,10 @@ export class Requester {
    * crumb" 403 the session is dropped and crumb and session are fetched again,
    * once. That is also how a Jenkins restart (sessions lost) is survived. The
    * CrumbFilter rejects before anything is done (jenkins-api.md 0), so sending
-   * again is safe even for a trigger. The body is read (POST answers are small).
+   * again is safe even for a trigger. An Interrupted error's `sent` says
+   * whether the POST itself may have reached Jenkins. The body is read (POST answers are
+   * small) but not needed: the status and headers are the answer, so a body
+   * that breaks off or stalls is read as far as it came.
    */
   async post(
     label: string,
@@ -202,15 +254,20 @@ export class Requester {
     options: PostOptions
   ): Promise<{ response: HttpResponse; body: string }> {
     let refreshed = false
-    const exchange: Exchange = { method: 'POST', url, label, form: options.form }
+    const exchange: Omit<Exchange, 'bounds'> = { method: 'POST', url, label, form: options.form }
     const sendOnce = async (): Promise<{ response: HttpResponse; body: string }> => {
-      const response = await this.send(exchange, options.retryNetwork, options.onNetworkFailure)
-      return { response, body: await response.text(ERROR_BODY_LIMIT) }
+      const response = await this.send(
+        exchange,
+        context.what,
+        options.retryNetwork,
+        options.onNetworkFailure
+      )
+      return { response, body: await this.postBody(response, context) }
     }
     return this.guarded(() =>
       withRetry(
         async () => {
-          await this.crumbs.ensure()
+          await notSentIfInterrupted(this.crumbs.ensure())
           let answer = await sendOnce()
           if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
             refreshed = true
@@ -218,7 +275,7 @@ export class Requester {
               `Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`
             )
             await this.transport.clearCookies()
-            await this.crumbs.refresh()
+            await notSentIfInterrupted(this.crumbs.refresh())
             answer = await sendOnce()
           }
           if (options.retryStatuses.has(answer.response.status)) {
@@ -235,9 +292,15 @@ export class Requester {
     )
   }
 
-  /** When a stop/cancel/disable started now stops retrying: its own budget, so it can still run after the step's deadline passed. */
+  /** When a stop/cancel/disable started now stops retrying: its own budget, within the client's deadline. */
   actionDeadline(): number {
-    return Date.now() + this.actionBudgetMs
+    const own = Date.now() + this.actionBudgetMs
+    return this.deadline === undefined ? own : Math.min(own, this.deadline)
+  }
+
+  /** Waits `ms`, ending with Interrupted when the client's signal fires. */
+  pause(ms: number, what: string): Promise<void> {
+    return pause(ms, this.signal, what)
   }
 
   /** What an error message needs to know about the request. */
@@ -249,14 +312,25 @@ export class Requester {
     return this.user ? '' : '; if it exists, anonymous users may not see it: set user and token'
   }
 
-  /** Belt and braces: no message leaves with a credential or crumb in it. */
+  /** Belt and braces: no message leaves with a credential, crumb or session in it. */
   scrub(error: unknown): unknown {
-    if (error instanceof JenkinsError) {
+    if (error instanceof Error) {
       const message = this.redact(error.message)
-      return message === error.message ? error : new JenkinsError(error.kind, message, error.status)
+      if (message !== error.message) {
+        error.message = message
+        if (error.stack) error.stack = this.redact(error.stack)
+      }
     }
-    if (error instanceof Error) error.message = this.redact(error.message)
     return error
+  }
+
+  /** Runs an operation so that whatever it throws is scrubbed: every operation of the client goes through it. */
+  async guarded<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation()
+    } catch (error) {
+      throw this.scrub(error)
+    }
   }
 
   // ---------------------------------------------------------------------------
@@ -268,10 +342,7 @@ export class Requester {
         'crumb',
         `${this.baseUrl}/crumbIssuer/api/json`,
         this.context('the CSRF crumb'),
-        {
-          deadline:
-            this.deadline === undefined ? undefined : Math.max(this.deadline, this.actionDeadline())
-        }
+        { deadline: this.deadline }
       )
     } catch (error) {
       // No crumb issuer: CSRF protection is off (jenkins-api.md 1.4).
@@ -295,24 +366,49 @@ export class Requester {
     return { field: data.crumbRequestField, value: data.crumb }
   }
 
-  /** One exchange; a request that got no answer becomes TransientFailure (to retry) or JenkinsError. */
+  /**
+   * One exchange within its bounds; a request that got no answer becomes
+   * TransientFailure (to retry) or JenkinsError. None starts once the
+   * client's signal fired.
+   */
   private async send(
-    exchange: Exchange,
+    exchange: Omit<Exchange, 'bounds'>,
+    what: string,
     retryNetwork: (failure: NetworkFailure) => boolean,
     onNetworkFailure?: (failure: NetworkFailure) => JenkinsError
   ): Promise<HttpResponse> {
+    if (this.signal?.aborted) {
+      throw new Interrupted(
+        `Did not send ${exchange.method} ${what} to Jenkins at ${this.origin}: the step was stopped`,
+        false
+      )
+    }
+    const bounds = new ExchangeLimits(this.limits, what, this.origin)
     try {
-      return await this.transport.send(exchange)
+      return await this.transport.send({ ...exchange, bounds })
     } catch (error) {
+      bounds.release()
       if (!(error instanceof NetworkFailure)) throw error
       if (retryNetwork(error)) throw new TransientFailure(error.error, error.reason)
       throw onNetworkFailure ? onNetworkFailure(error) : error.error
     }
   }
 
+  /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
+  private async postBody(response: HttpResponse, context: ErrorContext): Promise<string> {
+    try {
+      return this.redact(await response.text(ERROR_BODY_LIMIT))
+    } catch (error) {
+      if (error instanceof Interrupted) throw error
+      this.logger.debug(`Could not read the answer to ${context.what}: ${(error as Error).message}`)
+      return ''
+    }
+  }
+
   /** The error for a non-2xx answer to a read: TransientFailure when worth another try. */
   private async failure(response: HttpResponse, context: ErrorContext): Promise<Error> {
-    const body = await response.text(ERROR_BODY_LIMIT)
+    // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
+    const body = this.redact(await bodyOf(response.text(ERROR_BODY_LIMIT)))
     const error = errorForResponse(response, body, context)
     if (RETRYABLE_STATUSES.has(response.status)) {
       return new TransientFailure(
@@ -325,7 +421,7 @@ export class Requester {
   }
 
   private retryOptions(what: string, deadline: number | undefined): RetryOptions {
-    return { policy: this.policy, deadline, logger: this.logger, what }
+    return { policy: this.policy, deadline, logger: this.logger, what, signal: this.signal }
   }
 
   /**
@@ -342,21 +438,46 @@ export class Requester {
     }
   }
 
-  private async guarded<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation()
-    } catch (error) {
-      throw this.scrub(error)
-    }
-  }
-
+  /** The one redaction list: credentials in URLs, and every secret the transport knows, as sent and URL-encoded. */
   private redact(text: string): string {
     let result = text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@')
-    for (const secret of this.secrets()) {
+    const variants = this.secrets().flatMap(secret => [secret, encodeURIComponent(secret)])
+    // Longest first: the Authorization value goes before the base64 part of it.
+    for (const secret of [...new Set(variants)].sort((a, b) => b.length - a.length)) {
       // Shorter values would mangle ordinary words; real tokens are long.
       if (secret.length >= 4) result = result.split(secret).join('***')
     }
     return result
+  }
+}
+
+/**
+ * The crumb before a POST: a cancel while it is fetched interrupts the
+ * crumb's GET, and the POST was never sent (a trigger queued nothing).
+ */
+async function notSentIfInterrupted<T>(step: Promise<T>): Promise<T> {
+  try {
+    return await step
+  } catch (error) {
+    if (error instanceof Interrupted && error.sent) {
+      throw new Interrupted(error.message, false, undefined, error.lastFailure)
+    }
+    throw error
+  }
+}
+
+/** A body read whose failure (broken off, too slow, stalled) is worth another try; too large and interrupted are not. */
+export async function bodyOf(reading: Promise<string>): Promise<string> {
+  try {
+    return await reading
+  } catch (error) {
+    if (error instanceof JenkinsError && (error.kind === 'network' || error.kind === 'timeout')) {
+      throw new TransientFailure(
+        error,
+        error.kind === 'network' ? 'body broke off' : 'body too slow'
+      )
+    }
+    throw error
   }
 }
 

@@ -128,6 +128,14 @@ export function errorForResponse(
         `${at} rejected ${context.what} (${status}${detail})`,
         status
       )
+    case 431:
+      // Node's own server and most proxies allow 8-16 KiB of headers; the
+      // Authorization header is the one that can be that big.
+      return new JenkinsError(
+        'bad-request',
+        `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`,
+        status
+      )
     case 429:
       return new JenkinsError(
         'server',

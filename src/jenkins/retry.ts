@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js'
-import { JenkinsError } from './errors.js'
+import { Interrupted, JenkinsError } from './errors.js'
 
 /** How hard to retry a transient failure. */
 export interface RetryPolicy {
@@ -19,6 +19,8 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 
 /** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
 const MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS = 60_000
+/** Less time than this before the deadline is not worth another try. */
+const MIN_ATTEMPT_MS = 500
 
 /**
  * Thrown by an operation to ask for another try. `error` is what the caller
@@ -30,7 +32,9 @@ export class TransientFailure extends Error {
     /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
     readonly reason: string,
     /** From a Retry-After header, when the server gave one. */
-    readonly retryAfterMs?: number
+    readonly retryAfterMs?: number,
+    /** At most this many tries for this kind of failure (an HTML page, invalid JSON: a glitch, unless it repeats). */
+    readonly maxAttempts?: number
   ) {
     super(error.message)
     this.name = 'TransientFailure'
@@ -74,27 +78,48 @@ export interface RetryOptions {
   logger: Logger
   /** What is being done, for the debug log, e.g. "GET job 'a/b'". Must hold no secret. */
   what: string
+  /** The client's signal: a wait ends at once when it fires, with an Interrupted error. */
+  signal?: AbortSignal
   sleep?: (ms: number) => Promise<void>
   now?: () => number
   random?: () => number
 }
 
-const defaultSleep = (ms: number): Promise<void> =>
-  new Promise(resolve => {
-    setTimeout(resolve, ms)
+/** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
+export function pause(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
+  const interrupted = (): Interrupted =>
+    new Interrupted(`Stopped waiting to ${what}: the step was stopped`, false)
+  if (signal?.aborted) return Promise.reject(interrupted())
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      reject(interrupted())
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
   })
+}
 
 /**
  * Runs `operation` until it returns, throws something other than
- * TransientFailure, runs out of tries, or the next wait would pass the
- * deadline. On giving up, the last failure's JenkinsError is thrown.
+ * TransientFailure, runs out of tries, or there is no time left before the
+ * deadline. Every wait (backoff, Retry-After) is capped by the time left, so
+ * that the next try still comes before the deadline. On giving up, the last
+ * failure's JenkinsError is thrown.
+ *
+ * With a signal that fires at the deadline (the step's timeout), a failure
+ * with no time left to retry waits for it instead: running out of time is
+ * then the step's timeout, handled as one (remote work stopped), and not a
+ * failure that leaves it running.
  */
 export async function withRetry<T>(
   operation: (attempt: number) => Promise<T>,
   options: RetryOptions
 ): Promise<T> {
-  const { policy, deadline, logger, what } = options
-  const sleep = options.sleep ?? defaultSleep
+  const { policy, deadline, logger, what, signal } = options
   const now = options.now ?? Date.now
   const attempts = Math.max(1, Math.floor(policy.attempts))
   for (let attempt = 1; ; attempt++) {
@@ -102,11 +127,25 @@ export async function withRetry<T>(
       return await operation(attempt)
     } catch (error) {
       if (!(error instanceof TransientFailure)) throw error
-      if (attempt >= attempts) throw giveUp(error.error, `after ${attempt} attempts`)
+      const asked =
+        error.retryAfterMs === undefined
+          ? ''
+          : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`
+      // A wait that the signal ends says what it was waiting out.
+      const failure = error.error.message
+      const sleep =
+        options.sleep ??
+        ((ms: number) =>
+          pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut: unknown) => {
+            throw cut instanceof Interrupted
+              ? new Interrupted(cut.message, false, undefined, failure)
+              : cut
+          }))
+      const allowed = Math.min(attempts, error.maxAttempts ?? attempts)
+      if (attempt >= allowed) throw giveUp(error.error, `after ${attempt} attempts`)
       let delay = backoffDelay(attempt - 1, policy, options.random)
       if (error.retryAfterMs !== undefined) {
-        const cap = deadline === undefined ? MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS : Infinity
-        if (error.retryAfterMs > cap) {
+        if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
           throw giveUp(
             error.error,
             `Jenkins asked to retry after ${Math.round(error.retryAfterMs / 1000)} s`
@@ -114,10 +153,18 @@ export async function withRetry<T>(
         }
         delay = Math.max(delay, error.retryAfterMs)
       }
-      if (deadline !== undefined && now() + delay > deadline) {
-        throw giveUp(error.error, 'no time left before the deadline to retry')
+      if (deadline !== undefined) {
+        const left = deadline - now()
+        if (left < MIN_ATTEMPT_MS) {
+          if (signal && !signal.aborted) await sleep(Math.max(0, left) + 100)
+          throw giveUp(error.error, 'no time left before the deadline to retry')
+        }
+        // Capped so that the next try starts with half the time left for it.
+        delay = Math.min(delay, Math.floor(left / 2))
       }
-      logger.debug(`${what}: ${error.reason}; retry ${attempt}/${attempts - 1} in ${delay} ms`)
+      logger.debug(
+        `${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`
+      )
       await sleep(delay)
     }
   }

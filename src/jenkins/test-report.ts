@@ -1,9 +1,8 @@
 import { JenkinsError } from './errors.js'
 import { fullName } from './job-path.js'
 import { CaseNamer } from './junit-names.js'
-import type { Requester } from './requester.js'
+import { bodyOf, type Requester } from './requester.js'
 import { htmlError, looksLikeHtml, type ErrorContext } from './responses.js'
-import { TransientFailure } from './retry.js'
 import type { BuildRef, FailedTest, FailedTestsRead } from './types.js'
 
 /** How much of a report is read to find its failed tests. */
@@ -242,7 +241,12 @@ function scanSuite(
   return rawCases.length >= casesPerSuite
 }
 
-/** GET one page as JSON, refusing (PageTooLarge) to read past `limit` bytes. */
+/**
+ * GET one page as JSON. A page over `limit` bytes is PageTooLarge: read as
+ * `limit + 1` bytes (limits.ts keeps the start and drops the connection),
+ * so that the caller can ask for a smaller one. The body is bounded like
+ * every whole-body read (a broken or slow one is retried, Requester.bodyOf).
+ */
 async function readPage(
   http: Requester,
   url: string,
@@ -254,26 +258,9 @@ async function readPage(
     url,
     context,
     async response => {
-      const chunks: Buffer[] = []
-      let bytes = 0
-      try {
-        for await (const chunk of response.message) {
-          const buffer = chunk as Buffer
-          bytes += buffer.length
-          if (bytes > limit) {
-            response.message.destroy()
-            throw new PageTooLarge(bytes)
-          }
-          chunks.push(buffer)
-        }
-      } catch (error) {
-        if (error instanceof PageTooLarge) throw error
-        throw new TransientFailure(
-          new JenkinsError('network', `${context.what} broke off after ${bytes} bytes`),
-          (error as { code?: string }).code ?? 'body error'
-        )
-      }
-      const body = Buffer.concat(chunks).toString('utf8')
+      const body = await bodyOf(response.text(limit + 1, 'cut'))
+      const bytes = Buffer.byteLength(body)
+      if (bytes > limit) throw new PageTooLarge(bytes)
       if (looksLikeHtml(response, body)) throw htmlError(context, response.status)
       let data: unknown
       try {

@@ -1,4 +1,4 @@
-import { JenkinsError } from './errors.js'
+import { Interrupted, JenkinsError } from './errors.js'
 import type { HttpResponse } from './http.js'
 import { fullName, jobUrl } from './job-path.js'
 import {
@@ -19,7 +19,14 @@ import {
 } from './reconcile.js'
 import type { Requester } from './requester.js'
 import { errorForResponse, type ErrorContext } from './responses.js'
-import type { BuildParameters, JobInfo, JobPath, TriggerResult } from './types.js'
+import type {
+  BuildParameters,
+  FoundTrigger,
+  JobInfo,
+  JobPath,
+  LostTrigger,
+  TriggerResult
+} from './types.js'
 
 /** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
 const TRIGGER_SENDS = 4
@@ -45,6 +52,12 @@ export interface TriggerOptions {
 /**
  * Queues one build of `job` and returns its queue item. When the answer to
  * the POST is lost, Jenkins is asked what it did before the POST is sent again.
+ *
+ * Once the client's signal fired (cancel, timeout) nothing more is sent: no
+ * crumb, no POST, no resend. If a POST may have reached Jenkins (cut in
+ * flight, or its answer lost and being reconciled), the Interrupted error
+ * carries the LostTrigger, for the abort path to find and cancel what it
+ * queued (findLostTrigger) with its own client.
  */
 export async function trigger(
   http: Requester,
@@ -95,8 +108,23 @@ export async function trigger(
     firstBuildNumber: info.nextBuildNumber
   }
   const jobPage = jobUrl(http.baseUrl, job)
+  let mayHaveQueued = false
+  const interrupted = (error: Interrupted): Interrupted =>
+    mayHaveQueued || error.sent
+      ? new Interrupted(
+          `${error.message} (a trigger of '${name}' may have queued a build)`,
+          error.sent,
+          expectation,
+          error.lastFailure
+        )
+      : error
   for (let send = 1; ; send++) {
-    const outcome = await triggerOnce(http, url, form.toString(), context, name)
+    let outcome: Awaited<ReturnType<typeof triggerOnce>>
+    try {
+      outcome = await triggerOnce(http, url, form.toString(), context, name)
+    } catch (error) {
+      throw error instanceof Interrupted ? interrupted(error) : error
+    }
     if ('queueId' in outcome) {
       return {
         queueId: outcome.queueId,
@@ -109,6 +137,7 @@ export async function trigger(
     }
     // The answer was lost: look for what Jenkins did before sending again
     // (reconcile.ts says why, and what risk remains).
+    mayHaveQueued = true
     const lost = outcome.lost
     const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS)
     const unknown = (why: string): JenkinsError =>
@@ -124,10 +153,11 @@ export async function trigger(
     try {
       adopted = await reconcile(reconcileReader(http, job), expectation, {
         settleMs,
-        sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
+        sleep: ms => http.pause(ms, 'look for the lost trigger again'),
         logger: http.logger
       })
     } catch (error) {
+      if (error instanceof Interrupted) throw interrupted(error)
       http.logger.debug(`Could not look for the lost trigger: ${(error as Error).message}`)
       throw unknown('and Jenkins could not be asked what it did')
     }
@@ -152,6 +182,29 @@ export async function trigger(
       `Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`
     )
   }
+}
+
+/** How long the abort path gives a lost trigger to show up before its second look. */
+const LOST_SETTLE_MS = 1000
+
+/**
+ * Looks for what a lost trigger queued (reads only: never a new POST), with
+ * a second look after a short settle when the client's deadline leaves time.
+ */
+export async function findLostTrigger(
+  http: Requester,
+  lost: LostTrigger
+): Promise<FoundTrigger | undefined> {
+  const left = http.deadline === undefined ? Infinity : http.deadline - Date.now()
+  const adopted = await reconcile(reconcileReader(http, lost.job), lost, {
+    settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
+    sleep: ms => http.pause(ms, 'look for the lost trigger again'),
+    logger: http.logger
+  })
+  if (!adopted) return undefined
+  return adopted.buildNumber === undefined
+    ? { queueId: adopted.queueId }
+    : { queueId: adopted.queueId, buildNumber: adopted.buildNumber }
 }
 
 /**

@@ -168,6 +168,29 @@ export interface PipelineRun {
   stages: PipelineStage[]
 }
 
+/**
+ * A trigger that may have queued a build whose answer never came back (lost
+ * on the way, or cut by a cancel): what to look for in Jenkins to find it
+ * (reconcile.ts). Plain data, so a later step can look with another client.
+ */
+export interface LostTrigger {
+  /** The job, as decoded item names. */
+  job: JobPath
+  /** Full parameter set as Jenkins stores it; undefined values match anything. */
+  parameters: ReadonlyMap<string, string | undefined>
+  /** Our user id; builds caused by another user are not ours. Undefined for anonymous. */
+  user?: string
+  /** The job's nextBuildNumber before the trigger; without it builds are not considered. */
+  firstBuildNumber?: number
+}
+
+/** What a LostTrigger turned out to be in Jenkins. */
+export interface FoundTrigger {
+  queueId: number
+  /** Set when it was found as a build (the queue item had already left). */
+  buildNumber?: number
+}
+
 /** Outcome of POST queue/cancelItem. */
 export type CancelOutcome = 'cancelled' | 'already-left' | 'not-found'
 
@@ -208,6 +231,8 @@ export interface JenkinsApi {
   stopBuild(build: BuildRef, how: 'stop' | 'term' | 'kill'): Promise<void>
   /** POST disable (302 counts as success). */
   disableJob(job: JobPath): Promise<void>
+  /** Looks (reads only, never a new trigger) for the queue item or build a lost trigger made; undefined when Jenkins shows none. */
+  findLostTrigger(lost: LostTrigger): Promise<FoundTrigger | undefined>
 }
 
 /**
@@ -229,11 +254,10 @@ export interface BuildOutputsApi {
   describeRun(build: BuildRef): Promise<PipelineRun | undefined>
   /** The build's artifact paths (`relativePath`), read with a bounded tree. */
   listArtifacts(build: BuildRef): Promise<ArtifactList>
-  /** Streams one artifact into sinks from `open` (one per attempt; retried within the deadline). */
+  /** Streams one artifact into sinks from `open` (one per attempt; retried within the deadline; ended by the client's signal). */
   downloadArtifact(
     build: BuildRef,
     relativePath: string,
-    open: () => Promise<ArtifactSink>,
-    signal?: AbortSignal
+    open: () => Promise<ArtifactSink>
   ): Promise<ArtifactDownload>
 }

@@ -12,7 +12,7 @@ import type { JenkinsModel } from '../model.js'
 import { layoutPage, oopsPage } from '../pages.js'
 import type { RequestKind } from '../types.js'
 import { crumbIssuer } from './crumb-issuer.js'
-import { itemKind, itemRoute } from './items.js'
+import { itemKind, itemRoute, walkItems } from './items.js'
 import { queue, queueKind } from './queue.js'
 import { can, deny, notFound, Oops, sendApiJson, sendLayout } from './respond.js'
 import { whoAmI } from './who-am-i.js'
@@ -58,6 +58,30 @@ export function classify(model: JenkinsModel, segments: string[]): RequestKind {
   const kind = first === undefined ? undefined : ROOT_ROUTES.get(first)?.kind
   if (kind === undefined) return 'other'
   return typeof kind === 'function' ? kind(rest) : kind
+}
+
+/**
+ * The full name of the job a request addresses, from the path alone (queue
+ * items and cancelItem: their job's), so faults can be aimed at one job.
+ */
+export function addressedJob(
+  model: JenkinsModel,
+  segments: string[],
+  rawQuery: string
+): string | undefined {
+  const [first, second, third] = segments
+  if (first === 'job' || first === 'view') {
+    const item = walkItems(model, segments)?.item
+    return item && item !== model.root ? item.fullName : undefined
+  }
+  if (first !== 'queue') return undefined
+  const id =
+    second === 'item'
+      ? third
+      : second === 'cancelItem'
+        ? new URLSearchParams(rawQuery).get('id')
+        : undefined
+  return id && /^\d+$/.test(id) ? model.queueItem(Number(id))?.job.fullName : undefined
 }
 
 export async function route(ex: Exchange): Promise<void> {

@@ -42,7 +42,8 @@ const ITEM_ROUTES = new Map<string, ItemRoute>([
   ['enable', { kind: 'disable', job: at([], (ex, job) => setDisabled(ex, job, false)) }]
 ])
 
-function walkItems(
+/** The item a `job/…/job/…` path binds to, and the segments below it. */
+export function walkItems(
   model: JenkinsModel,
   segments: string[]
 ): { item: JobState; rest: string[] } | undefined {
