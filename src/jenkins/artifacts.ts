@@ -80,6 +80,8 @@ export async function downloadArtifact(
   const context = http.context(
     `artifact '${relativePath}' of build #${build.number} of '${name}'`,
     {
+      // Run.doArtifact checks it when Jenkins turns it on (hudson.security.ArtifactsPermission).
+      permission: 'Run/Artifacts',
       notFound: `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.origin} (404): it was listed but is gone (deleted, or the build was discarded)`
     }
   )
