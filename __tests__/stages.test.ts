@@ -1,4 +1,5 @@
 import { describe, expect, it, test } from 'vitest'
+import { Interrupted } from '../src/jenkins/errors.js'
 import type { Build, PipelineRun, PipelineStage } from '../src/jenkins/types.js'
 import { failedStage, readStages, stagesOutput, watchForInput } from '../src/stages.js'
 import { recordingLogger } from './jenkins/helpers.js'

@@ -1,4 +1,5 @@
 import { describe, expect, it, test } from 'vitest'
+import { Interrupted } from '../src/jenkins/errors.js'
 import type { Build, FailedTestsRead } from '../src/jenkins/types.js'
 import {
   annotateFailedTests,
@@ -136,6 +137,13 @@ describe('readTests', () => {
     )
     expect(tests?.counts).toEqual({ total: 40, failed: 2, skipped: 1 })
     expect(fake.calls[0]).toBe('getBuild actions[_class,failCount,skipCount,totalCount,urlName]')
+  })
+
+  it('the step being stopped while reading is not swallowed', async () => {
+    const stopped = new Interrupted('Stopped waiting for Jenkins at x: the step was stopped', true)
+    await expect(readTests(api(stopped), REF, build([JUNIT]), recordingLogger())).rejects.toBe(
+      stopped
+    )
   })
 
   it('a report that cannot be read keeps the counts and says so in the debug log only', async () => {

@@ -1,4 +1,5 @@
 import type { BuildResult } from './constants.js'
+import { Interrupted } from './jenkins/errors.js'
 import type { Build, BuildOutputsApi, BuildRef, PipelineStage } from './jenkins/types.js'
 import type { Logger } from './logger.js'
 import { sleep } from './wait.js'
@@ -28,6 +29,8 @@ export async function readStages(
     if (!run) logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.')
     return run?.stages ?? []
   } catch (error) {
+    // The step being stopped is not stages that could not be read.
+    if (error instanceof Interrupted) throw error
     logger.debug(`Could not read the stages: ${(error as Error).message}`)
     return undefined
   }
@@ -113,7 +116,7 @@ export function watchForInput(
         try {
           if (!(await look())) return
         } catch (error) {
-          if (controller.signal.aborted) return
+          if (controller.signal.aborted || error instanceof Interrupted) return
           logger.debug(`Could not look for a pending input: ${(error as Error).message}`)
         }
         await sleep(options.intervalMs ?? 10_000, controller.signal)

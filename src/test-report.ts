@@ -1,3 +1,4 @@
+import { Interrupted } from './jenkins/errors.js'
 import type { Build, BuildOutputsApi, BuildRef, FailedTest, JenkinsApi } from './jenkins/types.js'
 import type { Logger } from './logger.js'
 
@@ -71,6 +72,8 @@ export async function readTests(
       `Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}${read.budgetReached ? ' (stopped at the byte budget)' : ''}.`
     )
   } catch (error) {
+    // The step being stopped is not a report that could not be read.
+    if (error instanceof Interrupted) throw error
     logger.debug(`Could not read the failed tests: ${(error as Error).message}`)
   }
   return outcome
@@ -98,6 +101,7 @@ async function testAction(
     })
     return testReportAction(detailed.actions)
   } catch (error) {
+    if (error instanceof Interrupted) throw error
     logger.debug(`Could not read test counts: ${(error as Error).message}`)
     return undefined
   }
