@@ -50,6 +50,9 @@ describe('readStages', () => {
       level: 'debug',
       message: 'Could not read the stages: boom'
     })
+    // The step being stopped is not swallowed.
+    const stopped = new Interrupted('the step was stopped', true)
+    await expect(readStages(api(stopped), REF, build(PIPELINE), logger)).rejects.toBe(stopped)
   })
 })
 
