@@ -244,6 +244,7 @@ class JenkinsServer implements TestJenkins {
     }
     res.on('finish', () => {
       entry.status = res.statusCode
+      entry.finished = Date.now()
       log()
     })
     res.on('close', log)

@@ -307,6 +307,8 @@ export interface RequestLogEntry {
   user: string | null
   /** Epoch ms when the request arrived. */
   time: number
+  /** Epoch ms when the whole answer was handed to the connection (unset when it was not). */
+  finished?: number
   kind: RequestKind
   /** Full name of the job addressed, if any. */
   job?: string

@@ -98,18 +98,30 @@ async function curl(url: string, bytes: number): Promise<number> {
 }
 
 interface Download {
-  /** Ours: wall time with the download minus without it (same last build), per pair. */
+  /** Per run: from the artifact request's arrival to its last byte handed to the connection, as the server saw it. */
   oursMs: number[]
   curlMs: number[]
   peakRss: number
   baselineRss: number
 }
 
+/** How long the server took to hand over the artifact for the requests since `since` (one, or a retried few). */
+function served(jenkins: TestJenkins, path: string, since: number): number {
+  const asked = jenkins.requests.filter(q => q.path === path && q.time >= since)
+  const first = asked[0]
+  const last = asked.at(-1)
+  if (!first || last?.finished === undefined || last.status !== 200) {
+    throw new Error(`bench: no complete download of ${path} since ${since}`)
+  }
+  return last.finished - first.time
+}
+
 async function download(s: Settings): Promise<Download> {
   // Served from memory: the server should not be what is measured.
   const content = Buffer.alloc(s.artifactBytes)
-  for (let i = 0; i < content.length; i += 4096)
+  for (let i = 0; i < content.length; i += 4096) {
     content.write(`block ${i}\n`.padEnd(4096, '.'), i, 'latin1')
+  }
   const jenkins = await server({
     users: [ADMIN],
     jobs: { big: { script: { durationMs: 10, artifacts: [{ path: 'dist/big.bin', content }] } } }
@@ -125,19 +137,21 @@ async function download(s: Settings): Promise<Download> {
       30_000,
       'the build with the artifact'
     )
-    const url = `${jenkins.url}/job/big/1/artifact/dist/big.bin`
+    const path = '/job/big/1/artifact/dist/big.bin'
     log(`outcome: a ${formatMb(s.artifactBytes)} artifact, ${s.runs} runs of each side`)
     const result: Download = { oursMs: [], curlMs: [], peakRss: 0, baselineRss: 0 }
+    result.baselineRss = (await ours(jenkins, 'big', {})).rss
     for (let i = 0; i < s.runs; i++) {
-      const without = await ours(jenkins, 'big', {})
-      const withDownload = await ours(jenkins, 'big', { artifacts: 'dist/big.bin' })
-      if (withDownload.outputs.artifacts !== JSON.stringify(['jenkins-artifacts/dist/big.bin'])) {
-        throw new Error(`bench: the artifact was not written: ${withDownload.outputs.artifacts}`)
+      let since = Date.now()
+      const run = await ours(jenkins, 'big', { artifacts: 'dist/big.bin' })
+      if (run.outputs.artifacts !== JSON.stringify(['jenkins-artifacts/dist/big.bin'])) {
+        throw new Error(`bench: the artifact was not written: ${run.outputs.artifacts}`)
       }
-      result.oursMs.push(withDownload.ms - without.ms)
-      result.peakRss = Math.max(result.peakRss, withDownload.rss)
-      result.baselineRss = Math.max(result.baselineRss, without.rss)
-      result.curlMs.push(await curl(url, s.artifactBytes))
+      result.oursMs.push(served(jenkins, path, since))
+      result.peakRss = Math.max(result.peakRss, run.rss)
+      since = Date.now()
+      await curl(`${jenkins.url}${path}`, s.artifactBytes)
+      result.curlMs.push(served(jenkins, path, since))
     }
     return result
   } finally {
@@ -213,7 +227,7 @@ function section(s: Settings, d: Download, r: ReportRead[]): Section {
   const cases = s.reportCases.toLocaleString('en-US')
   return {
     settings: [
-      `- Artifacts: one build archiving a ${formatMb(s.artifactBytes)} file (served from memory, with Content-Length). Ours: the action with \`build: last\` and \`artifacts\` naming it, minus the same run without \`artifacts\` (so process start, the job and build reads are left out), ${s.runs} pairs; it streams the file to disk in its workspace. Baseline: \`curl -sS --fail -u user:token -o FILE URL\` against the same URL, ${s.runs} runs, alternating with ours; its time includes curl's start. Peak RSS is VmHWM of our child.`,
+      `- Artifacts: one build archiving a ${formatMb(s.artifactBytes)} file (served from memory, with Content-Length). Ours: the action with \`build: last\` and \`artifacts\` naming it, streaming the file to disk in its workspace; baseline: \`curl -sS --fail -u user:token -o FILE URL\` against the same URL, also to disk; ${s.runs} runs each, alternating. Both are timed the same way, by the server: from the artifact request's arrival to its last byte handed to the connection (a slow reader holds the server back, so this is the reader's pace; process start and the action's other requests are left out). Peak RSS is VmHWM of our child; its baseline is one run of ours without \`artifacts\`.`,
       `- Test report: a ${cases}-case report (25 failed, 100 skipped, 100 cases per suite), its failures at its end (the worst case: they are never reached) or at its start (found in the first page). Ours with \`RUNNER_DEBUG\` to print what it read; compared with the same fields read without ranges and with \`api/json\` read whole.`
     ],
     rows: [
@@ -255,7 +269,7 @@ function section(s: Settings, d: Download, r: ReportRead[]): Section {
       }
     ],
     notes: [
-      `- **Artifact download**: ours ${formatMs(Math.min(...d.oursMs))} – ${formatMs(Math.max(...d.oursMs))} over ${s.runs} runs, curl ${formatMs(Math.min(...d.curlMs))} – ${formatMs(Math.max(...d.curlMs))}; ratio = ours' throughput ÷ curl's (${rate.toFixed(2)}). The file is streamed to a temporary name and renamed once whole; peak RSS ${formatMb(d.peakRss)} against ${formatMb(d.baselineRss)} for the same run without the download.`,
+      `- **Artifact download**: ours ${formatMs(Math.min(...d.oursMs))} – ${formatMs(Math.max(...d.oursMs))} over ${s.runs} runs, curl ${formatMs(Math.min(...d.curlMs))} – ${formatMs(Math.max(...d.curlMs))}; ratio = ours' throughput ÷ curl's (${rate.toFixed(2)}). The file is piped to a temporary name (stream.pipeline, the file's backpressure pausing the socket) and renamed once whole; a scavenge every 2 MiB frees the socket's read buffers (src/heap.ts): peak RSS ${formatMb(d.peakRss)} against ${formatMb(d.baselineRss)} for a run without the download.`,
       `- **Test report**: the JSON has no filter, so the action pages through suites with a \`tree\` of four fields per case and ranges, sizing each page from the last and stopping at 20 failed tests, at the report's end, or after 4 MiB. Failures at the end: ${formatMb(end.bytes)} read (${end.cases.toLocaleString('en-US')} of ${cases} cases, none of the failures reached: the summary says the report was too large to read whole) against ${formatMb(end.treeBytes)} for the same fields without ranges and ${formatMb(end.wholeBytes)} for \`api/json\` whole. Failures at the start: ${formatMb(start.bytes)} in ${start.requests} request(s) to find 20.`
     ]
   }
