@@ -8,6 +8,7 @@ import {
   type Settings
 } from '../src/inputs.js'
 import { actionDefaults } from './fixtures/action-defaults.js'
+import { selfSignedPem } from './fixtures/pem.js'
 
 const BASE = { url: 'http://127.0.0.1:1/jenkins', job: 'folder/job' }
 
@@ -54,7 +55,11 @@ describe('parseSettings', () => {
       statusContext: 'jenkins/folder/job',
       artifacts: [],
       artifactsPath: `${WORKSPACE}/jenkins-artifacts`,
-      workspace: WORKSPACE
+      workspace: WORKSPACE,
+      scan: 'if-missing',
+      jobToken: '',
+      headers: [],
+      caCerts: []
     })
   })
 
@@ -339,6 +344,146 @@ describe('parseSettings', () => {
     expect(settings({ job: 'job/a/job/b' }).statusContext).toBe('jenkins/a/b')
   })
 
+  describe('branch and scan', () => {
+    test.each([
+      ['feature/x', 'feature%2Fx'],
+      ['PR-42', 'PR-42'],
+      ['release/1.x#2', 'release%2F1.x%232'],
+      ['a b?c', 'a b%3Fc'],
+      ['.', '%2E'],
+      ['100%', '100%25']
+    ])('branch %s is the item %s of the project in job', (branch, item) => {
+      const s = settings({ job: 'org/repo', branch })
+      expect(s.job).toEqual(['org', 'repo', item])
+      expect(s.jobName).toBe(`org/repo/${item}`)
+      expect(s.branch).toEqual({ name: branch, project: ['org', 'repo'] })
+    })
+
+    test('the default status context is the project, the same for every pull request', () => {
+      expect(settings({ job: 'repo', branch: 'PR-1' }).statusContext).toBe('jenkins/repo')
+      expect(settings({ job: 'repo', branch: 'PR-1', 'status-context': 'ci' }).statusContext).toBe(
+        'ci'
+      )
+    })
+
+    test('scan: if-missing (default) or never, case-insensitive; never needs branch', () => {
+      expect(settings({ branch: 'x', scan: 'NEVER' }).scan).toBe('never')
+      expect(settings({ branch: 'x' }).scan).toBe('if-missing')
+      expect(errorOf({ scan: 'never' })).toMatch(
+        /^Input 'scan' \('never'\) only applies with 'branch'/
+      )
+      expect(errorOf({ branch: 'x', scan: 'always' })).toMatch(
+        /^Input 'scan' \('always'\) must be one of if-missing, never/
+      )
+    })
+
+    test('branch refuses control characters and list-jobs', () => {
+      expect(errorOf({ branch: 'ab' })).toMatch(/^Input 'branch' contains a control character/)
+      expect(errorOf({ branch: 'x', 'list-jobs': 'true' })).toMatch(/'branch' and 'list-jobs'/)
+    })
+  })
+
+  describe('job-token', () => {
+    test('kept as given; anonymous use is allowed', () => {
+      expect(settings({ 'job-token': ' jt-123 ' }).jobToken).toBe('jt-123')
+      expect(settings({ 'job-token': 'jt', user: 'a', token: 't' }).jobToken).toBe('jt')
+    })
+
+    test('refused with control characters, list-jobs, disable and build other than new, never echoed', () => {
+      for (const [inputs, pattern] of [
+        [{ 'job-token': 'jt	secret-xyz' }, /^Input 'job-token' must not contain control characters/],
+        [{ 'job-token': 'jt-secret-xyz', 'list-jobs': 'true' }, /'job-token' and 'list-jobs'/],
+        [{ 'job-token': 'jt-secret-xyz', disable: 'true' }, /'job-token' and 'disable'/],
+        [{ 'job-token': 'jt-secret-xyz', build: 'last' }, /'job-token' and 'build'/]
+      ] as const) {
+        const message = errorOf(inputs)
+        expect(message).toMatch(pattern)
+        expect(message).not.toContain('secret-xyz')
+      }
+    })
+  })
+
+  describe('headers', () => {
+    test('Name: value lines, trimmed, blank lines skipped, values may hold colons', () => {
+      expect(
+        settings({
+          headers: '\nCF-Access-Client-Id:  id.access \r\nX-Other: a:b:c\n\n'
+        }).headers
+      ).toEqual([
+        ['CF-Access-Client-Id', 'id.access'],
+        ['X-Other', 'a:b:c']
+      ])
+    })
+
+    test('Authorization is allowed without user and token (a bearer token for an IAP)', () => {
+      expect(settings({ headers: 'Authorization: Bearer abc.def' }).headers).toEqual([
+        ['Authorization', 'Bearer abc.def']
+      ])
+    })
+
+    test.each([
+      ['X-A', /line 1 has no ':'/],
+      ['Bad Name: v', /line 1 has an invalid header name/],
+      [': v', /line 1 has an invalid header name/],
+      ['X-A:', /line 1 \(X-A\) has an empty value/],
+      ['X-A: a\rX-Injected: 1', /line 1 \(X-A\) has a value with a line break/],
+      ['X-A: caf\u00e9', /non-ASCII/],
+      ['Host: evil.example', /sets Host, which is refused/],
+      ['cookie: JSESSIONID=1', /sets cookie, which is refused/],
+      ['Content-Length: 5', /sets Content-Length, which is refused/],
+      ['Transfer-Encoding: chunked', /which is refused/],
+      ['Proxy-Authorization: Basic x', /HTTPS_PROXY/],
+      ['X-A: 1\nx-a: 2', /sets x-a twice \(lines 1 and 2\)/]
+    ])('%j is refused', (headers, pattern) => {
+      expect(errorOf({ headers })).toMatch(
+        new RegExp(`^Input 'headers' [\\s\\S]*${pattern.source}`)
+      )
+    })
+
+    test('Authorization while user and token are set is refused; no message shows a value', () => {
+      const message = errorOf({
+        user: 'alice',
+        token: 'tok',
+        headers: 'X-Ok: fine-value-1\nAuthorization: Bearer secret-bearer-9'
+      })
+      expect(message).toMatch(/line 2 sets Authorization, but 'user' and 'token' already send one/)
+      expect(message).not.toMatch(/secret-bearer-9|fine-value-1/)
+    })
+  })
+
+  describe('ca-cert', () => {
+    test('one or more PEM certificates, text around them ignored', () => {
+      const pem = selfSignedPem()
+      const s = settings({ 'ca-cert': `# Private CA\n${pem}\n# second\n${pem}` })
+      expect(s.caCerts).toHaveLength(2)
+      expect(s.caCerts[0]).toMatch(
+        /^-----BEGIN CERTIFICATE-----\n[\s\S]*-----END CERTIFICATE-----\n$/
+      )
+    })
+
+    test.each([
+      ['not a certificate', /holds no PEM certificate/],
+      ['/etc/ssl/ca.pem', /looks like a file path/],
+      [
+        '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----',
+        /certificate 1 is not a valid certificate/
+      ],
+      ['-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----', /holds a private key/],
+      ['-----BEGIN X509 CRL-----\nAAAA\n-----END X509 CRL-----', /block 1 is a X509 CRL block/]
+    ])('%j is refused', (caCert, pattern) => {
+      expect(errorOf({ 'ca-cert': caCert })).toMatch(
+        new RegExp(`^Input 'ca-cert' [\\s\\S]*${pattern.source}`)
+      )
+    })
+
+    test('a block cut short is refused even after a good one', () => {
+      const pem = selfSignedPem()
+      expect(errorOf({ 'ca-cert': `${pem}\n${pem.slice(0, 100)}` })).toMatch(
+        /BEGIN line without its END line \(block 2/
+      )
+    })
+  })
+
   test('commit-status needs github-token', () => {
     expect(errorOf({ 'commit-status': 'true' })).toMatch(
       /^Input 'commit-status' is true but 'github-token' is empty/
@@ -434,6 +579,23 @@ describe('getSettings', () => {
     for (const secret of ['tok-secret-1', 'ghs_secret2', 'url-pass']) {
       expect(message).not.toContain(secret)
     }
+  })
+
+  test('job-token and header values (and a bearer credential alone) are masked first; short values are not', () => {
+    setInputs({
+      url: 'http://127.0.0.1:1',
+      job: 'x',
+      'job-token': 'jt-secret-1',
+      headers: 'X-Id: id-value-2\nAuthorization: Bearer bearer-3\nX-Flag: on\nbroken line',
+      wait: 'maybe'
+    })
+    expect(() => getSettings()).toThrow(InputError)
+    expect(masks()).toEqual([
+      '::add-mask::jt-secret-1',
+      '::add-mask::id-value-2',
+      '::add-mask::Bearer bearer-3',
+      '::add-mask::bearer-3'
+    ])
   })
 
   test('a password in a job URL is masked too; empty secrets are not', () => {

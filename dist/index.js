@@ -30563,7 +30563,7 @@ function keepYoungGenerationSmall() {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8604);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5572);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1301);
 
 
 (0,_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -30579,7 +30579,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5572:
+/***/ 1301:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33537,6 +33537,951 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
+;// CONCATENATED MODULE: ./src/jenkins/errors.ts
+/** An error with a message a user can act on. Never contains credentials. */
+class JenkinsError extends Error {
+    kind;
+    status;
+    constructor(kind, message, status) {
+        super(message);
+        this.kind = kind;
+        this.status = status;
+        this.name = 'JenkinsError';
+    }
+}
+/**
+ * The client's signal fired (the step was cancelled or timed out): the
+ * exchange in flight was cut, or none was started. Never retried.
+ */
+class Interrupted extends JenkinsError {
+    sent;
+    lostTrigger;
+    lastFailure;
+    constructor(message, 
+    /** Whether the request may have reached Jenkins (false: it was never sent). */
+    sent, 
+    /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
+    lostTrigger, 
+    /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
+    lastFailure) {
+        super('aborted', message);
+        this.sent = sent;
+        this.lostTrigger = lostTrigger;
+        this.lastFailure = lastFailure;
+        this.name = 'Interrupted';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/job-path.ts
+/** Thrown for a `job` value that cannot name a Jenkins item. The message names the input. */
+class JobPathError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'JobPathError';
+    }
+}
+const FORMS = 'expected `folder/job`, `job/folder/job/job`, or the job URL on the same server as `url`';
+/**
+ * Turns the `job` input into the item names from the root.
+ *
+ * - `a/b/c`: the names as Jenkins shows them in `fullName`. A multibranch
+ *   branch is named as Jenkins names it (`feature%2Fx`), so segments are
+ *   taken literally, not decoded.
+ * - `job/a/job/b`: a URL path, as copied from the browser: segments are
+ *   percent-decoded once.
+ * - `https://host/ctx/job/a/job/b/`: must be on the same origin and under the
+ *   same context path as `baseUrl`; the rest is read as the `job/` form.
+ */
+function parseJobPath(input, baseUrl) {
+    const value = input.trim();
+    if (value === '')
+        throw new JobPathError(`Input 'job' is empty: ${FORMS}.`);
+    if (/\p{Cc}/u.test(value)) {
+        throw new JobPathError(`Input 'job' contains a control character: ${FORMS}.`);
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
+        return parseJobUrl(value, baseUrl);
+    const trimmed = value.replace(/^\/+/, '').replace(/\/+$/, '');
+    if (trimmed === 'job' || trimmed.startsWith('job/'))
+        return parseUrlForm(trimmed, value);
+    return checkSegments(trimmed.split('/'), value);
+}
+function parseJobUrl(value, baseUrl) {
+    let url;
+    let base;
+    try {
+        url = new URL(value);
+        base = new URL(baseUrl);
+    }
+    catch {
+        throw new JobPathError(`Input 'job' is not a valid URL ('${redactUrl(value)}'): ${FORMS}.`);
+    }
+    if (url.username !== '' || url.password !== '') {
+        throw new JobPathError(`Input 'job' URL must not contain credentials: put the user name in 'user' and the API token in 'token' (${FORMS}).`);
+    }
+    // The URL parser resolves '.' and '..' (also as %2e) silently; a job URL
+    // copied from Jenkins never holds them, so refuse rather than guess.
+    const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/[?#].*$/s, '');
+    if (rawPath.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment))) {
+        throw new JobPathError(`Input 'job' URL ('${redactUrl(value)}') has a '.' or '..' segment: ${FORMS}.`);
+    }
+    if (url.origin !== base.origin) {
+        throw new JobPathError(`Input 'job' is a URL on ${url.origin}, but 'url' is ${base.origin}: the job URL must be on the same server (credentials are never sent to another host).`);
+    }
+    if (url.search || url.hash) {
+        throw new JobPathError(`Input 'job' URL has a query or fragment ('${redactUrl(value)}'): ${FORMS}.`);
+    }
+    const basePath = base.pathname.replace(/\/+$/, '');
+    const path = url.pathname;
+    if (basePath && path !== basePath && !path.startsWith(basePath + '/')) {
+        throw new JobPathError(`Input 'job' URL path '${path}' is not under the context path '${basePath}' of 'url': ${FORMS}.`);
+    }
+    const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '');
+    return parseUrlForm(rest, value);
+}
+function parseUrlForm(path, original) {
+    const parts = path.split('/');
+    const names = [];
+    for (let i = 0; i < parts.length; i += 2) {
+        const marker = parts[i];
+        const name = parts[i + 1];
+        if (marker !== 'job' || name === undefined || name === '') {
+            throw new JobPathError(`Input 'job' ('${redactUrl(original)}') is not a job path: every name must follow '/job/' (${FORMS}).`);
+        }
+        try {
+            // An item name never holds '/': a decoded one came from a multibranch
+            // branch URL written with a single %2F, whose item name is `feature%2Fx`
+            // (jenkins-api.md 3.8). Keep it as that name, which encodes to the
+            // canonical `feature%252Fx` that survives reverse proxies.
+            names.push(decodeURIComponent(name).replace(/\//g, '%2F'));
+        }
+        catch {
+            throw new JobPathError(`Input 'job' has a malformed percent-encoding in '${name}': ${FORMS}.`);
+        }
+    }
+    return checkSegments(names, original);
+}
+function checkSegments(segments, original) {
+    for (const segment of segments) {
+        if (segment === '') {
+            throw new JobPathError(`Input 'job' ('${redactUrl(original)}') has an empty segment ('//'): ${FORMS}.`);
+        }
+        if (segment === '.' || segment === '..') {
+            throw new JobPathError(`Input 'job' ('${redactUrl(original)}') has a '${segment}' segment: Jenkins item names cannot be '.' or '..' (${FORMS}).`);
+        }
+    }
+    return Object.freeze([...segments]);
+}
+/** The URL path of a job below the base URL: `/job/a/job/b`, each name percent-encoded once. */
+function jobUrlPath(job) {
+    // encodeURIComponent is compatible with Jenkins' Util.rawEncode (it only
+    // leaves `~` unencoded, which Stapler reads the same), and turns a multibranch `feature%2Fx` into `feature%252Fx`,
+    // the canonical form that survives reverse proxies (jenkins-api.md 3.8).
+    return job.map(name => '/job/' + encodeURIComponent(name)).join('');
+}
+/** Absolute URL of a job on `baseUrl` (normalised, no trailing slash), ending in '/'. */
+function jobUrl(baseUrl, job) {
+    return `${baseUrl}${jobUrlPath(job)}/`;
+}
+/** Absolute URL of a build on `baseUrl` (normalised, no trailing slash), ending in '/'. */
+function buildUrl(baseUrl, job, number) {
+    return `${jobUrl(baseUrl, job)}${number}/`;
+}
+/** `folder/sub/job`, as Jenkins' fullName. */
+function fullName(job) {
+    return job.join('/');
+}
+/**
+ * A URL for messages, without what may be secret: the query and fragment
+ * (`?token=…`) become `?…` / `#…`, then everything up to the last '@' goes
+ * (user:password), even with no scheme or a '/' in the password: a parser
+ * may read a malformed URL differently, and hiding too much is harmless.
+ */
+function redactUrl(value) {
+    return value
+        .replace(/([?#])[\s\S]*$/, '$1…')
+        .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
+}
+/**
+ * The item name of a multibranch branch, as branch-api's NameEncoder.encode
+ * makes it (src/main/java/jenkins/branch/NameEncoder.java): only `# % / ? [ ]
+ * \` are escaped, and the names '', '.', '..'. `feature/x` → `feature%2Fx`,
+ * whose URL segment is then `feature%252Fx` (jenkins-api.md 3.8).
+ */
+function branchItemName(branch) {
+    if (branch === '')
+        return '%00';
+    if (branch === '.')
+        return '%2E';
+    if (branch === '..')
+        return '%2E.';
+    return branch.replace(/[#%/?[\]\\]/g, ch => BRANCH_ESCAPES[ch] ?? ch);
+}
+/** NameEncoder.decode: the branch name of a multibranch item name (`feature%2Fx` → `feature/x`). */
+function branchNameOf(item) {
+    if (!item.includes('%'))
+        return item;
+    if (item === '%00')
+        return '';
+    if (item === '%2E')
+        return '.';
+    if (item === '%2E.')
+        return '..';
+    return item.replace(/%(2[35F]|3F|5[BCD])/g, escape => BRANCH_UNESCAPES[escape] ?? escape);
+}
+const BRANCH_ESCAPES = {
+    '#': '%23',
+    '%': '%25',
+    '/': '%2F',
+    '?': '%3F',
+    '[': '%5B',
+    ']': '%5D',
+    '\\': '%5C'
+};
+const BRANCH_UNESCAPES = Object.fromEntries(Object.entries(BRANCH_ESCAPES).map(([ch, escape]) => [escape, ch]));
+
+;// CONCATENATED MODULE: ./src/jenkins/reconcile.ts
+/** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
+const RECENT_BUILDS_TREE = 'builds[number,queueId,actions[parameters[name,value],causes[userId]]]{0,20}';
+/** Settle periods: how long Jenkins may still be acting after the answer was lost. */
+const SETTLE_MS = 1500;
+/** A gateway timeout or our own request timeout: the upstream is probably still busy. */
+const SLOW_SETTLE_MS = 4000;
+/**
+ * Every defined parameter with the value Jenkins will store: ours, else the
+ * default, as text (booleans 'true'/'false'; a multi-value parameter's values
+ * joined with ','). `undefined` means "cannot know" and matches anything.
+ */
+function expectedParameters(definitions, params) {
+    const expected = new Map();
+    for (const definition of definitions) {
+        const given = Object.prototype.hasOwnProperty.call(params, definition.name)
+            ? params[definition.name]
+            : undefined;
+        const isBoolean = /Boolean/i.test(definition.type ?? '');
+        const isPassword = /Password/i.test(definition.type ?? '');
+        let value;
+        if (given !== undefined) {
+            value = typeof given === 'string' ? given : given.join(',');
+            // Boolean.parseBoolean: anything but "true" (any case) is false (3.2).
+            if (isBoolean)
+                value = String(value.toLowerCase() === 'true');
+        }
+        else if (definition.defaultValue !== undefined && definition.defaultValue !== null) {
+            value = textOf(definition.defaultValue);
+        }
+        else if (/Choice/i.test(definition.type ?? '') && definition.choices?.length) {
+            value = definition.choices[0];
+        }
+        // Jenkins never exports a password value, so there is nothing to compare.
+        expected.set(definition.name, isPassword ? undefined : value);
+    }
+    return expected;
+}
+function textOf(value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return undefined;
+}
+/** True when `actual` holds exactly the expected names, with equal values where both are known. */
+function sameParameters(expected, actual) {
+    if (actual.length !== expected.size)
+        return false;
+    const seen = new Set();
+    for (const parameter of actual) {
+        if (!expected.has(parameter.name) || seen.has(parameter.name))
+            return false;
+        seen.add(parameter.name);
+        const want = expected.get(parameter.name);
+        const got = textOf(parameter.value);
+        if (want !== undefined && got !== undefined && want !== got)
+            return false;
+    }
+    return true;
+}
+function sameJob(a, b) {
+    // Jenkins looks items up case-insensitively (jenkins-api.md 3.8).
+    return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase());
+}
+function causedBy(candidate, user) {
+    if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
+        return true;
+    }
+    return candidate.userIds.some(id => id !== null && id.toLowerCase() === user.toLowerCase());
+}
+/** One look: a queued item first (the usual case), then builds started since the trigger. */
+async function findTriggered(reader, expectation) {
+    const queued = (await reader.queue()).filter(item => sameJob(item.job, expectation.job) && sameParameters(expectation.parameters, item.parameters));
+    // The oldest: a merged request would have joined it.
+    queued.sort((a, b) => a.id - b.id);
+    const item = queued[0];
+    if (item)
+        return { queueId: item.id, from: 'queue' };
+    const floor = expectation.firstBuildNumber;
+    if (floor === undefined)
+        return undefined;
+    const builds = (await reader.builds()).filter(build => build.number >= floor &&
+        build.queueId !== undefined &&
+        sameParameters(expectation.parameters, build.parameters) &&
+        causedBy(build, expectation.user));
+    builds.sort((a, b) => a.number - b.number);
+    const build = builds[0];
+    if (build?.queueId === undefined)
+        return undefined;
+    return { queueId: build.queueId, from: 'build', buildNumber: build.number };
+}
+/**
+ * Looks, waits `settleMs`, looks again. Returns what was found, or undefined
+ * when Jenkins shows nothing after the settle period (the request did not act).
+ */
+async function reconcile(reader, expectation, options) {
+    const first = await findTriggered(reader, expectation);
+    if (first)
+        return first;
+    options.logger.debug(`No queued item or new build with these parameters yet; looking again in ${options.settleMs} ms`);
+    await options.sleep(options.settleMs);
+    return findTriggered(reader, expectation);
+}
+/** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
+function jobNamesFromUrl(url) {
+    let path;
+    try {
+        path = new URL(url, 'http://placeholder/').pathname;
+    }
+    catch {
+        return undefined;
+    }
+    const segments = path.split('/').filter(s => s !== '');
+    const names = [];
+    // The context path comes first; item names follow each 'job' marker.
+    const start = segments.indexOf('job');
+    if (start < 0)
+        return undefined;
+    for (let i = start; i < segments.length; i += 2) {
+        if (segments[i] !== 'job' || segments[i + 1] === undefined)
+            return undefined;
+        try {
+            names.push(decodeURIComponent(segments[i + 1]));
+        }
+        catch {
+            return undefined;
+        }
+    }
+    return names;
+}
+/** Parameters from an exported `actions` array (the ParametersAction's list). */
+function parametersOf(actions) {
+    const list = [];
+    if (!Array.isArray(actions))
+        return list;
+    for (const action of actions) {
+        const parameters = action?.parameters;
+        if (!Array.isArray(parameters))
+            continue;
+        for (const raw of parameters) {
+            const p = raw;
+            if (typeof p?.name !== 'string')
+                continue;
+            list.push('value' in p ? { name: p.name, value: p.value } : { name: p.name });
+        }
+    }
+    return list;
+}
+/** userId of every cause that has one, from an exported `actions` array; undefined when none. */
+function userIdsOf(actions) {
+    if (!Array.isArray(actions))
+        return undefined;
+    const ids = [];
+    for (const action of actions) {
+        const causes = action?.causes;
+        if (!Array.isArray(causes))
+            continue;
+        for (const raw of causes) {
+            const cause = raw;
+            if (cause &&
+                'userId' in cause &&
+                (typeof cause.userId === 'string' || cause.userId === null)) {
+                ids.push(cause.userId);
+            }
+        }
+    }
+    return ids.length > 0 ? ids : undefined;
+}
+/** `_class` of every cause, from an exported `actions` array (the CauseAction's list). */
+function causeClassesOf(actions) {
+    const classes = [];
+    if (!Array.isArray(actions))
+        return classes;
+    for (const action of actions) {
+        const causes = action?.causes;
+        if (!Array.isArray(causes))
+            continue;
+        for (const cause of causes) {
+            const name = cause?._class;
+            if (typeof name === 'string')
+                classes.push(name);
+        }
+    }
+    return classes;
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: external "node:string_decoder"
+const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+;// CONCATENATED MODULE: ./src/log-stream.ts
+
+
+const DEFAULT_TAIL_LINES = 50;
+const DEFAULT_TAIL_BYTES = 8 * 1024;
+const DEFAULT_MAX_LINE = 64 * 1024;
+// Jenkins >= 2.509 leaves ConsoleNote annotations in the plain-text log
+// (jenkins-api.md 6.1); a note never contains ESC, so it is always within one
+// line and an unfinished one always starts at the last ESC of a text.
+// eslint-disable-next-line no-control-regex
+const CONSOLE_NOTE = /\x1b\[8mha:[^\x1b]*\x1b\[0m/g;
+const NOTE_START = '\x1b[8mha:';
+/**
+ * Follows a build's console through logText/progressiveText and writes it to a
+ * sink line by line, with CRLF turned back into LF and ConsoleNotes removed.
+ *
+ * Memory stays flat whatever the log size: the body is consumed chunk by
+ * chunk and only a partial last line (bounded by maxLineLength) and the tail
+ * are kept.
+ */
+class ConsoleStreamer {
+    api;
+    build;
+    sink;
+    tailLines;
+    tailBytes;
+    maxLine;
+    decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
+    /** Decoded text after the last written newline, not yet written. */
+    pending = '';
+    nextStart = 0;
+    received = 0;
+    /** Whether the last character given to the sink was a newline (or nothing was written yet). */
+    atLineStart = true;
+    lastLines = [];
+    lastLinesBytes = 0;
+    /** Text written since the last newline (for tail()), capped at tailBytes. */
+    openLine = '';
+    constructor(api, build, sink, options = {}) {
+        this.api = api;
+        this.build = build;
+        this.sink = sink;
+        this.tailLines = Math.max(1, options.tailLines ?? DEFAULT_TAIL_LINES);
+        this.tailBytes = Math.max(16, options.tailBytes ?? DEFAULT_TAIL_BYTES);
+        this.maxLine = Math.max(16, options.maxLineLength ?? DEFAULT_MAX_LINE);
+    }
+    /** The `start` the next poll asks for (Jenkins' last X-Text-Size). */
+    get offset() {
+        return this.nextStart;
+    }
+    /** Body bytes received so far, over all polls. */
+    get bytesRead() {
+        return this.received;
+    }
+    /**
+     * One GET progressiveText?start=<offset>: writes the complete new lines to
+     * the sink and advances the offset to X-Text-Size. Returns X-More-Data
+     * (false: the log is complete, the build is ending).
+     */
+    async poll() {
+        const start = this.nextStart;
+        const chunk = await this.api.progressiveText(this.build, start);
+        if (chunk.textSize < start) {
+            // Jenkins answers a start beyond the log's length by resending the log
+            // from 0 (jenkins-api.md 6.1): the log on Jenkins is shorter than what
+            // we already showed, so it was truncated, rotated or replaced. We cannot
+            // tell which part is new, so we skip this copy (no duplicates), say so
+            // in one line, and follow the log from its current end.
+            chunk.body.destroy();
+            this.flush();
+            this.emit(`[jenkins-build-action] The console log on Jenkins restarted (it is now ${chunk.textSize} bytes, ` +
+                `${start} were already shown); following it from its current end.\n`);
+            this.nextStart = chunk.textSize;
+            return chunk.moreData;
+        }
+        let bodyBytes = 0;
+        try {
+            for await (const data of chunk.body) {
+                const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+                bodyBytes += buffer.length;
+                this.received += buffer.length;
+                this.push(this.decoder.write(buffer));
+                // Backpressure: a reader slower than Jenkins would otherwise make
+                // memory grow with the console.
+                if (this.sink.drained)
+                    await this.sink.drained();
+            }
+        }
+        catch (error) {
+            // The body length does not map back to an offset (Jenkins rewrites LF
+            // as CRLF, jenkins-api.md 6.1), so a body that broke off half-way
+            // cannot be resumed. Nothing arrived: the same offset can be asked
+            // again. Some lines were written: asking again would repeat them, so
+            // the rest of this piece is skipped, visibly.
+            if (bodyBytes > 0) {
+                this.flush();
+                this.emit('[jenkins-build-action] The console transfer broke off; some lines are missing here.\n');
+                this.nextStart = chunk.textSize;
+            }
+            throw error;
+        }
+        finally {
+            chunk.body.destroy();
+        }
+        this.nextStart = chunk.textSize;
+        return chunk.moreData;
+    }
+    /**
+     * Writes any held-back partial last line, so that the output ends at a line
+     * start (a workflow command written next, such as the resume marker of
+     * withCommandsStopped, must start a line to be recognised). Call once when done.
+     */
+    flush() {
+        this.pending += this.decoder.end();
+        this.decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
+        if (this.pending !== '') {
+            const rest = this.pending;
+            this.pending = '';
+            this.emit(clean(rest));
+        }
+        this.endOpenLine();
+    }
+    /** The last lines of the console, bounded by tailLines and tailBytes, for the failure annotation. */
+    tail() {
+        const lines = [...this.lastLines];
+        const open = this.openLine + clean(this.pending);
+        if (open !== '')
+            lines.push(cutToBytes(open.replace(/\r$/, ''), this.tailBytes - 1));
+        let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+        while (lines.length > 1 && (lines.length > this.tailLines || bytes > this.tailBytes)) {
+            bytes -= Buffer.byteLength(lines.shift() ?? '') + 1;
+        }
+        return lines;
+    }
+    /** Adds decoded text: writes every complete line, holds back the rest. */
+    push(text) {
+        if (text === '')
+            return;
+        this.pending += text;
+        const lastNewline = this.pending.lastIndexOf('\n');
+        if (lastNewline >= 0) {
+            const complete = this.pending.slice(0, lastNewline + 1);
+            this.pending = this.pending.slice(lastNewline + 1);
+            this.emit(clean(complete));
+        }
+        if (this.pending.length > this.maxLine)
+            this.spillLongLine();
+    }
+    /** Writes most of an overlong partial line, keeping back what may still change when it goes on. */
+    spillLongLine() {
+        let text = this.pending.replace(CONSOLE_NOTE, '');
+        let keep = '';
+        // An unfinished ConsoleNote or a CR that may turn out to be half of a CRLF
+        // must wait for the next text.
+        const esc = text.lastIndexOf('\x1b');
+        if (esc > 0 && couldBeNoteStart(text.slice(esc))) {
+            keep = text.slice(esc);
+            text = text.slice(0, esc);
+        }
+        if (keep === '' && text.endsWith('\r')) {
+            keep = '\r';
+            text = text.slice(0, -1);
+        }
+        this.pending = keep;
+        this.emit(text);
+    }
+    emit(text) {
+        if (text === '')
+            return;
+        this.sink.write(text);
+        this.atLineStart = text.endsWith('\n');
+        this.remember(text);
+    }
+    /** Ends a line the sink was left in the middle of (after a spilled long line or a flush). */
+    endOpenLine() {
+        if (!this.atLineStart)
+            this.emit('\n');
+    }
+    /** Keeps the last lines of what was written, for tail(). */
+    remember(text) {
+        const parts = text.split('\n');
+        const last = parts.pop() ?? '';
+        if (parts.length > 0) {
+            // Only the last tailLines lines of this text can survive the trim below.
+            const from = Math.max(0, parts.length - this.tailLines);
+            for (let i = from; i < parts.length; i++) {
+                const line = cutToBytes((i === 0 ? this.openLine : '') + (parts[i] ?? ''), this.tailBytes - 1);
+                this.lastLines.push(line);
+                this.lastLinesBytes += Buffer.byteLength(line) + 1;
+            }
+            this.openLine = '';
+        }
+        this.openLine = cutToBytes(this.openLine + last, this.tailBytes);
+        while (this.lastLines.length > 0 &&
+            (this.lastLines.length > this.tailLines || this.lastLinesBytes > this.tailBytes)) {
+            this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1;
+        }
+    }
+}
+/** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
+function clean(text) {
+    return text.replace(/\r\n/g, '\n').replace(CONSOLE_NOTE, '');
+}
+function couldBeNoteStart(text) {
+    return text.length < NOTE_START.length ? NOTE_START.startsWith(text) : text.startsWith(NOTE_START);
+}
+/** Keeps the end of a line that is longer than `max` bytes, marked with an ellipsis. */
+function cutToBytes(line, max) {
+    if (line.length * 3 <= max || Buffer.byteLength(line) <= max)
+        return line;
+    const bytes = Buffer.from(line, 'utf8');
+    // A cut inside a multi-byte character decodes to U+FFFD: drop it.
+    const end = bytes.subarray(bytes.length - Math.max(0, max - 3)).toString('utf8');
+    return '…' + end.replace(/^\uFFFD+/, '');
+}
+/**
+ * Runs fn with the runner's workflow-command processing stopped, so that
+ * console lines from Jenkins (untrusted) cannot issue `::add-mask::`,
+ * `::error::` or any other command. The resume token is random and never
+ * shown before the stop, so the console cannot guess it to resume early.
+ * Resumes even if fn throws. Whatever fn writes must end at a line start
+ * (ConsoleStreamer.flush() ensures it) for the resume marker to be recognised.
+ */
+async function withCommandsStopped(write, fn) {
+    const token = (0,external_node_crypto_.randomUUID)();
+    write(`::stop-commands::${token}\n`);
+    try {
+        return await fn();
+    }
+    finally {
+        write(`::${token}::\n`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/suggest.ts
+/** Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively). */
+function editDistance(a, b) {
+    const s = a.toLowerCase();
+    const t = b.toLowerCase();
+    let previous = Array.from({ length: t.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= s.length; i++) {
+        const current = [i];
+        for (let j = 1; j <= t.length; j++) {
+            const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+            current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+        }
+        previous = current;
+    }
+    return previous[t.length] ?? 0;
+}
+/**
+ * The candidates closest to `name`, best first: those within a third of the
+ * name's length, or that contain it / are contained in it.
+ */
+function closestNames(name, candidates, max = 3) {
+    const lower = name.toLowerCase();
+    const limit = Math.max(2, Math.ceil(name.length / 3));
+    return candidates
+        .map(candidate => {
+        const c = candidate.toLowerCase();
+        const lastSegment = c.split('/').pop() ?? c;
+        const distance = Math.min(editDistance(lower, c), editDistance(lower, lastSegment));
+        const related = c.includes(lower) || lower.includes(lastSegment);
+        return { candidate, distance: related ? Math.min(distance, limit) : distance };
+    })
+        .filter(x => x.distance <= limit && x.candidate !== name)
+        .sort((x, y) => x.distance - y.distance || x.candidate.localeCompare(y.candidate))
+        .slice(0, max)
+        .map(x => x.candidate);
+}
+
+;// CONCATENATED MODULE: ./src/wait.ts
+/** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
+class StepAborted extends Error {
+    reason;
+    constructor(reason) {
+        super(reason === 'timeout' ? 'The step timed out.' : 'The step was cancelled.');
+        this.reason = reason;
+        this.name = 'StepAborted';
+    }
+}
+/** The reason carried by an aborted signal ('cancelled' unless it says 'timeout'). */
+function abortReason(signal) {
+    return signal.reason === 'timeout' ? 'timeout' : 'cancelled';
+}
+/** Throws StepAborted if the signal has fired. */
+function throwIfAborted(signal) {
+    if (signal?.aborted)
+        throw new StepAborted(abortReason(signal));
+}
+/** Waits `ms`, or throws StepAborted as soon as the signal fires. */
+function sleep(ms, signal) {
+    throwIfAborted(signal);
+    return new Promise((resolve, reject) => {
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(new StepAborted(abortReason(signal)));
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/branch.ts
+
+
+
+
+
+
+/** branch-api's cause of the builds a scan schedules (BranchIndexingCause). */
+const BRANCH_INDEXING_CAUSE = 'jenkins.branch.BranchIndexingCause';
+/** Scan-log lines shown at most: a repository scan of an organisation can be long. */
+const MAX_LOG_LINES = 200;
+/**
+ * The job of `branch` in the multibranch project `job` names. When it does
+ * not exist yet (a pull request Jenkins has not seen), scans the project
+ * (`scan: if-missing`) and waits, within the step's timeout, for the job to
+ * appear. A new branch is built by the scan itself (branch-api's default):
+ * that build is returned, so that the step follows it rather than queueing
+ * a second one. With `scan: never`, or when the scan ends without the
+ * branch, fails naming the closest branches.
+ */
+async function resolveBranch(options) {
+    const { api, settings } = options;
+    const branch = settings.branch;
+    if (!branch)
+        throw new Error('resolveBranch needs the branch input');
+    const existing = await jobOrUndefined(api, settings.job);
+    if (existing)
+        return { info: existing };
+    const project = await api.getJob(branch.project);
+    const projectName = fullName(branch.project);
+    if (project.folderKind !== 'multibranch') {
+        const what = project.isFolder ? `a ${project.folderKind ?? 'folder'}` : 'a job';
+        throw new Error(`Jenkins item ${projectName} is ${what}, not a multibranch project: 'branch' names a branch of the multibranch project in 'job'.${project.folderKind === 'organization' ? ` Name the repository too: job: ${projectName}/<repository>.` : project.isFolder ? '' : " Leave 'branch' out to build it."}`);
+    }
+    if (settings.scan === 'never') {
+        throw new Error(await missingBranch(options, `Multibranch project ${projectName} has no branch '${branch.name}' (scan: never) on ${api.baseUrl}.`));
+    }
+    return scanAndWait(options);
+}
+/** Scans the project and polls until the branch job exists (and, for a new build, until its indexing build is known). */
+async function scanAndWait(options) {
+    const { api, settings, out, signal } = options;
+    const branch = settings.branch;
+    const projectName = fullName(branch.project);
+    const name = branch.name;
+    out.info(`Branch '${name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`);
+    await api.scanMultibranch(branch.project);
+    const log = new ScanLog(options);
+    const scan = new ScanState();
+    let pause = options.pollMs ?? 1000;
+    let open = true;
+    const close = (complete) => {
+        if (!open)
+            return;
+        open = false;
+        log.end(complete);
+        out.endGroup();
+    };
+    const job = fullName(settings.job);
+    out.startGroup(`Scan of ${projectName}`);
+    try {
+        for (;;) {
+            throwIfAborted(signal);
+            // The scan's state first, then the branch: when the scan was over
+            // before the branch was looked up, a missing branch is final.
+            const queued = (await api.getQueue()).some(item => branch_sameJob(item.job, branch.project));
+            const running = queued ? false : await log.poll();
+            scan.look(queued, running);
+            const info = await jobOrUndefined(api, settings.job);
+            if (info && (info.buildable !== false || scan.finished)) {
+                if (settings.build !== 'new') {
+                    close(scan.finished);
+                    return { info };
+                }
+                const found = await findIndexingBuild(options, info);
+                if (found === 'other-parameters') {
+                    close(scan.finished);
+                    out.info(`Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`);
+                    return { info };
+                }
+                if (found) {
+                    close(scan.finished);
+                    const which = found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`;
+                    out.info(`Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`);
+                    return { info, indexingBuild: found };
+                }
+                if (scan.finished) {
+                    close(true);
+                    out.info(`The scan finished without building ${job}; triggering a build.`);
+                    return { info };
+                }
+            }
+            else if (!info && scan.finished) {
+                close(true);
+                throw new Error(await missingBranch(options, `The scan of ${projectName} finished without a branch '${name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`));
+            }
+            await sleep(pause, signal);
+            pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5));
+        }
+    }
+    finally {
+        close(false);
+    }
+}
+/**
+ * Whether the scan is over. Right after the POST the scan is queued (Queue.schedule2
+ * runs before doBuild answers) or already running or done; indexing/ shows the
+ * previous, complete scan until the new one starts, so "not queued and not
+ * running" only counts once the scan was seen queued or running, or when it
+ * was seen twice, a pause apart.
+ */
+class ScanState {
+    active = false;
+    idleLooks = 0;
+    finished = false;
+    look(queued, running) {
+        if (queued || running) {
+            this.active = true;
+            this.idleLooks = 0;
+            this.finished = false;
+            return;
+        }
+        this.idleLooks++;
+        this.finished = this.active || this.idleLooks >= 2;
+    }
+}
+/**
+ * The scan's log, printed as it grows (at most MAX_LOG_LINES lines), each
+ * line made safe: it is Jenkins text.
+ */
+class ScanLog {
+    options;
+    offset = 0;
+    partial = '';
+    printed = 0;
+    skipped = 0;
+    constructor(options) {
+        this.options = options;
+    }
+    /** Prints what is new; true while the scan is running (X-More-Data). */
+    async poll() {
+        const { api, settings } = this.options;
+        const project = settings.branch.project;
+        const chunk = await api.indexingLog(project, this.offset);
+        // A new scan rewrites the log from its start: LargeText then answers
+        // from 0 for an offset past its end.
+        if (chunk.textSize < this.offset)
+            this.partial = '';
+        this.offset = chunk.textSize;
+        // Lines as the runner splits them, with Jenkins' notes and CRs removed.
+        const text = clean(this.partial + chunk.text);
+        const lines = text.split(/\n|\r/);
+        this.partial = chunk.truncated ? '' : (lines.pop() ?? '');
+        if (chunk.truncated)
+            this.skipped++;
+        for (const line of lines)
+            this.print(line);
+        return chunk.moreData;
+    }
+    /** Prints the last partial line (when the scan is over) and says what was left out. */
+    end(complete) {
+        if (complete && this.partial !== '')
+            this.print(this.partial);
+        this.partial = '';
+        const { out, api, settings } = this.options;
+        const project = settings.branch.project;
+        if (this.printed > MAX_LOG_LINES || this.skipped > 0) {
+            out.info(`(The scan log was cut short here; all of it is at ${api.jobUrl(project)}indexing/console.)`);
+        }
+    }
+    print(line) {
+        this.printed++;
+        if (this.printed > MAX_LOG_LINES)
+            return;
+        // out.info is coreLogger.info: the one printer that makes Jenkins text inert.
+        this.options.out.info(line);
+    }
+}
+/**
+ * The build the scan queued for the new job: a queued item or a build with
+ * the branch-indexing cause. With `parameters`, only one whose parameters
+ * are the ones asked for (a scan builds with the defaults); otherwise
+ * 'other-parameters', and the step triggers its own.
+ */
+async function findIndexingBuild(options, info) {
+    const { api, settings } = options;
+    const expected = settings.hasParameters
+        ? expectedParameters(info.parameterDefinitions, settings.parameters)
+        : undefined;
+    const matches = (parameters) => expected === undefined || sameParameters(expected, parameters ?? []);
+    let other = false;
+    const queued = (await api.getQueue())
+        .filter(item => branch_sameJob(item.job, settings.job) && item.causes.includes(BRANCH_INDEXING_CAUSE))
+        .sort((a, b) => a.id - b.id);
+    for (const item of queued) {
+        if (matches(item.parameters))
+            return { queueId: item.id };
+        other = true;
+    }
+    const builds = (await api.recentBuilds(settings.job, 5, { actions: true }))
+        .filter(b => b.queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE))
+        .sort((a, b) => a.number - b.number);
+    for (const build of builds) {
+        if (matches(build.parameters))
+            return { queueId: build.queueId, number: build.number };
+        other = true;
+    }
+    return other ? 'other-parameters' : undefined;
+}
+/** `message`, and the branches the project has that come closest to the one asked for. */
+async function missingBranch(options, message) {
+    const { api, settings } = options;
+    const branch = settings.branch;
+    let names;
+    try {
+        const prefix = `${fullName(branch.project)}/`;
+        names = (await api.listJobs(branch.project)).map(job => branchNameOf(job.startsWith(prefix) ? job.slice(prefix.length) : job));
+    }
+    catch (error) {
+        options.out.debug(`Could not list the branches: ${error.message}`);
+        return message;
+    }
+    if (names.length === 0)
+        return `${message} It has no branches yet.`;
+    const close = closestNames(branch.name, names, 5);
+    if (close.length > 0)
+        return `${message} Closest branches: ${close.join(', ')}.`;
+    const some = names.slice(0, 10).join(', ');
+    return `${message} It has: ${some}${names.length > 10 ? `, … (${names.length} in all)` : ''}.`;
+}
+async function jobOrUndefined(api, job) {
+    try {
+        return await api.getJob(job);
+    }
+    catch (error) {
+        if (error instanceof JenkinsError && error.kind === 'not-found')
+            return undefined;
+        throw error;
+    }
+}
+/** Jenkins looks items up case-insensitively (jenkins-api.md 3.8). */
+function branch_sameJob(a, b) {
+    return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase());
+}
+
 ;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
 
 
@@ -38693,6 +39638,11 @@ var Input;
     Input["CommitStatus"] = "commit-status";
     Input["GithubToken"] = "github-token";
     Input["StatusContext"] = "status-context";
+    Input["Branch"] = "branch";
+    Input["Scan"] = "scan";
+    Input["JobToken"] = "job-token";
+    Input["Headers"] = "headers";
+    Input["CaCert"] = "ca-cert";
 })(Input || (Input = {}));
 /** Output names, exactly as in action.yml. */
 var Output;
@@ -38776,172 +39726,6 @@ const coreLogger = {
     warning: message => warning(message)
 };
 
-;// CONCATENATED MODULE: ./src/jenkins/errors.ts
-/** An error with a message a user can act on. Never contains credentials. */
-class JenkinsError extends Error {
-    kind;
-    status;
-    constructor(kind, message, status) {
-        super(message);
-        this.kind = kind;
-        this.status = status;
-        this.name = 'JenkinsError';
-    }
-}
-/**
- * The client's signal fired (the step was cancelled or timed out): the
- * exchange in flight was cut, or none was started. Never retried.
- */
-class Interrupted extends JenkinsError {
-    sent;
-    lostTrigger;
-    lastFailure;
-    constructor(message, 
-    /** Whether the request may have reached Jenkins (false: it was never sent). */
-    sent, 
-    /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
-    lostTrigger, 
-    /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
-    lastFailure) {
-        super('aborted', message);
-        this.sent = sent;
-        this.lostTrigger = lostTrigger;
-        this.lastFailure = lastFailure;
-        this.name = 'Interrupted';
-    }
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/job-path.ts
-/** Thrown for a `job` value that cannot name a Jenkins item. The message names the input. */
-class JobPathError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'JobPathError';
-    }
-}
-const FORMS = 'expected `folder/job`, `job/folder/job/job`, or the job URL on the same server as `url`';
-/**
- * Turns the `job` input into the item names from the root.
- *
- * - `a/b/c`: the names as Jenkins shows them in `fullName`. A multibranch
- *   branch is named as Jenkins names it (`feature%2Fx`), so segments are
- *   taken literally, not decoded.
- * - `job/a/job/b`: a URL path, as copied from the browser: segments are
- *   percent-decoded once.
- * - `https://host/ctx/job/a/job/b/`: must be on the same origin and under the
- *   same context path as `baseUrl`; the rest is read as the `job/` form.
- */
-function parseJobPath(input, baseUrl) {
-    const value = input.trim();
-    if (value === '')
-        throw new JobPathError(`Input 'job' is empty: ${FORMS}.`);
-    if (/\p{Cc}/u.test(value)) {
-        throw new JobPathError(`Input 'job' contains a control character: ${FORMS}.`);
-    }
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
-        return parseJobUrl(value, baseUrl);
-    const trimmed = value.replace(/^\/+/, '').replace(/\/+$/, '');
-    if (trimmed === 'job' || trimmed.startsWith('job/'))
-        return parseUrlForm(trimmed, value);
-    return checkSegments(trimmed.split('/'), value);
-}
-function parseJobUrl(value, baseUrl) {
-    let url;
-    let base;
-    try {
-        url = new URL(value);
-        base = new URL(baseUrl);
-    }
-    catch {
-        throw new JobPathError(`Input 'job' is not a valid URL ('${redactUrl(value)}'): ${FORMS}.`);
-    }
-    if (url.username !== '' || url.password !== '') {
-        throw new JobPathError(`Input 'job' URL must not contain credentials: put the user name in 'user' and the API token in 'token' (${FORMS}).`);
-    }
-    // The URL parser resolves '.' and '..' (also as %2e) silently; a job URL
-    // copied from Jenkins never holds them, so refuse rather than guess.
-    const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/[?#].*$/s, '');
-    if (rawPath.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment))) {
-        throw new JobPathError(`Input 'job' URL ('${redactUrl(value)}') has a '.' or '..' segment: ${FORMS}.`);
-    }
-    if (url.origin !== base.origin) {
-        throw new JobPathError(`Input 'job' is a URL on ${url.origin}, but 'url' is ${base.origin}: the job URL must be on the same server (credentials are never sent to another host).`);
-    }
-    if (url.search || url.hash) {
-        throw new JobPathError(`Input 'job' URL has a query or fragment ('${redactUrl(value)}'): ${FORMS}.`);
-    }
-    const basePath = base.pathname.replace(/\/+$/, '');
-    const path = url.pathname;
-    if (basePath && path !== basePath && !path.startsWith(basePath + '/')) {
-        throw new JobPathError(`Input 'job' URL path '${path}' is not under the context path '${basePath}' of 'url': ${FORMS}.`);
-    }
-    const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '');
-    return parseUrlForm(rest, value);
-}
-function parseUrlForm(path, original) {
-    const parts = path.split('/');
-    const names = [];
-    for (let i = 0; i < parts.length; i += 2) {
-        const marker = parts[i];
-        const name = parts[i + 1];
-        if (marker !== 'job' || name === undefined || name === '') {
-            throw new JobPathError(`Input 'job' ('${redactUrl(original)}') is not a job path: every name must follow '/job/' (${FORMS}).`);
-        }
-        try {
-            // An item name never holds '/': a decoded one came from a multibranch
-            // branch URL written with a single %2F, whose item name is `feature%2Fx`
-            // (jenkins-api.md 3.8). Keep it as that name, which encodes to the
-            // canonical `feature%252Fx` that survives reverse proxies.
-            names.push(decodeURIComponent(name).replace(/\//g, '%2F'));
-        }
-        catch {
-            throw new JobPathError(`Input 'job' has a malformed percent-encoding in '${name}': ${FORMS}.`);
-        }
-    }
-    return checkSegments(names, original);
-}
-function checkSegments(segments, original) {
-    for (const segment of segments) {
-        if (segment === '') {
-            throw new JobPathError(`Input 'job' ('${redactUrl(original)}') has an empty segment ('//'): ${FORMS}.`);
-        }
-        if (segment === '.' || segment === '..') {
-            throw new JobPathError(`Input 'job' ('${redactUrl(original)}') has a '${segment}' segment: Jenkins item names cannot be '.' or '..' (${FORMS}).`);
-        }
-    }
-    return Object.freeze([...segments]);
-}
-/** The URL path of a job below the base URL: `/job/a/job/b`, each name percent-encoded once. */
-function jobUrlPath(job) {
-    // encodeURIComponent is compatible with Jenkins' Util.rawEncode (it only
-    // leaves `~` unencoded, which Stapler reads the same), and turns a multibranch `feature%2Fx` into `feature%252Fx`,
-    // the canonical form that survives reverse proxies (jenkins-api.md 3.8).
-    return job.map(name => '/job/' + encodeURIComponent(name)).join('');
-}
-/** Absolute URL of a job on `baseUrl` (normalised, no trailing slash), ending in '/'. */
-function jobUrl(baseUrl, job) {
-    return `${baseUrl}${jobUrlPath(job)}/`;
-}
-/** Absolute URL of a build on `baseUrl` (normalised, no trailing slash), ending in '/'. */
-function buildUrl(baseUrl, job, number) {
-    return `${jobUrl(baseUrl, job)}${number}/`;
-}
-/** `folder/sub/job`, as Jenkins' fullName. */
-function fullName(job) {
-    return job.join('/');
-}
-/**
- * A URL for messages, without what may be secret: the query and fragment
- * (`?token=…`) become `?…` / `#…`, then everything up to the last '@' goes
- * (user:password), even with no scheme or a '/' in the password: a parser
- * may read a malformed URL differently, and hiding too much is harmless.
- */
-function redactUrl(value) {
-    return value
-        .replace(/([?#])[\s\S]*$/, '$1…')
-        .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
-}
-
 ;// CONCATENATED MODULE: ./src/poll-policy.ts
 const DEFAULT_POLL_POLICY = { fastMs: 250, slowMs: 2000, unknownMs: 1000 };
 /**
@@ -38979,41 +39763,6 @@ function nextQueueDelay(attempt, policy = DEFAULT_POLL_POLICY) {
 }
 function clamp(value, min, max) {
     return Math.min(max, Math.max(min, Math.round(value)));
-}
-
-;// CONCATENATED MODULE: ./src/wait.ts
-/** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
-class StepAborted extends Error {
-    reason;
-    constructor(reason) {
-        super(reason === 'timeout' ? 'The step timed out.' : 'The step was cancelled.');
-        this.reason = reason;
-        this.name = 'StepAborted';
-    }
-}
-/** The reason carried by an aborted signal ('cancelled' unless it says 'timeout'). */
-function abortReason(signal) {
-    return signal.reason === 'timeout' ? 'timeout' : 'cancelled';
-}
-/** Throws StepAborted if the signal has fired. */
-function throwIfAborted(signal) {
-    if (signal?.aborted)
-        throw new StepAborted(abortReason(signal));
-}
-/** Waits `ms`, or throws StepAborted as soon as the signal fires. */
-function sleep(ms, signal) {
-    throwIfAborted(signal);
-    return new Promise((resolve, reject) => {
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(new StepAborted(abortReason(signal)));
-        };
-        const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-        }, ms);
-        signal?.addEventListener('abort', onAbort, { once: true });
-    });
 }
 
 ;// CONCATENATED MODULE: ./src/follower.ts
@@ -39153,241 +39902,847 @@ class BuildFollower {
     }
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: external "node:string_decoder"
-const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
-;// CONCATENATED MODULE: ./src/log-stream.ts
+;// CONCATENATED MODULE: ./src/jenkins/responses.ts
 
-
-const DEFAULT_TAIL_LINES = 50;
-const DEFAULT_TAIL_BYTES = 8 * 1024;
-const DEFAULT_MAX_LINE = 64 * 1024;
-// Jenkins >= 2.509 leaves ConsoleNote annotations in the plain-text log
-// (jenkins-api.md 6.1); a note never contains ESC, so it is always within one
-// line and an unfinished one always starts at the last ESC of a text.
-// eslint-disable-next-line no-control-regex
-const CONSOLE_NOTE = /\x1b\[8mha:[^\x1b]*\x1b\[0m/g;
-const NOTE_START = '\x1b[8mha:';
+/** Statuses worth another try for a request that may safely repeat. */
+const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
+/** Jetty's 403 body when the crumb is missing or stale (jenkins-api.md 1.5). */
+function isCrumbRejection(status, body) {
+    return status === 403 && /No valid crumb/i.test(body);
+}
+/** Jenkins' "Authentication required" page: a 403 HTML meta refresh to /login?from= (jenkins-api.md 2.2, 10). */
+function isLoginPage(response, body) {
+    return (body.includes('/login?from=') ||
+        (response.contentType.includes('html') && /Authentication required/i.test(body)));
+}
+/** True when a body that should be JSON is an HTML page (login page, SSO proxy, error page). */
+function looksLikeHtml(response, body) {
+    return response.contentType.includes('text/html') || /^\s*</.test(body);
+}
+/** The error for an HTML page where JSON was expected. */
+function htmlError(context, status) {
+    return new JenkinsError('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.origin}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`, status);
+}
+/** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
+function permissionName(id) {
+    const match = /^hudson\.model\.(Item|Hudson|Run|Computer|View)\.(\w+)$/.exec(id);
+    if (!match)
+        return id;
+    const group = { Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' }[match[1]];
+    return `${group}/${match[2]}`;
+}
 /**
- * Follows a build's console through logText/progressiveText and writes it to a
- * sink line by line, with CRLF turned back into LF and ConsoleNotes removed.
- *
- * Memory stays flat whatever the log size: the body is consumed chunk by
- * chunk and only a partial last line (bounded by maxLineLength) and the tail
- * are kept.
+ * A one-line message from an error body, when there is a readable one: plain
+ * text, Jetty's error page title ("Error 400 Nothing is submitted"), or a
+ * JSON `message`. Jenkins' own HTML pages (404, oops) give nothing useful.
  */
-class ConsoleStreamer {
-    api;
-    build;
-    sink;
-    tailLines;
-    tailBytes;
-    maxLine;
-    decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
-    /** Decoded text after the last written newline, not yet written. */
-    pending = '';
-    nextStart = 0;
-    received = 0;
-    /** Whether the last character given to the sink was a newline (or nothing was written yet). */
-    atLineStart = true;
-    lastLines = [];
-    lastLinesBytes = 0;
-    /** Text written since the last newline (for tail()), capped at tailBytes. */
-    openLine = '';
-    constructor(api, build, sink, options = {}) {
-        this.api = api;
-        this.build = build;
-        this.sink = sink;
-        this.tailLines = Math.max(1, options.tailLines ?? DEFAULT_TAIL_LINES);
-        this.tailBytes = Math.max(16, options.tailBytes ?? DEFAULT_TAIL_BYTES);
-        this.maxLine = Math.max(16, options.maxLineLength ?? DEFAULT_MAX_LINE);
-    }
-    /** The `start` the next poll asks for (Jenkins' last X-Text-Size). */
-    get offset() {
-        return this.nextStart;
-    }
-    /** Body bytes received so far, over all polls. */
-    get bytesRead() {
-        return this.received;
-    }
-    /**
-     * One GET progressiveText?start=<offset>: writes the complete new lines to
-     * the sink and advances the offset to X-Text-Size. Returns X-More-Data
-     * (false: the log is complete, the build is ending).
-     */
-    async poll() {
-        const start = this.nextStart;
-        const chunk = await this.api.progressiveText(this.build, start);
-        if (chunk.textSize < start) {
-            // Jenkins answers a start beyond the log's length by resending the log
-            // from 0 (jenkins-api.md 6.1): the log on Jenkins is shorter than what
-            // we already showed, so it was truncated, rotated or replaced. We cannot
-            // tell which part is new, so we skip this copy (no duplicates), say so
-            // in one line, and follow the log from its current end.
-            chunk.body.destroy();
-            this.flush();
-            this.emit(`[jenkins-build-action] The console log on Jenkins restarted (it is now ${chunk.textSize} bytes, ` +
-                `${start} were already shown); following it from its current end.\n`);
-            this.nextStart = chunk.textSize;
-            return chunk.moreData;
-        }
-        let bodyBytes = 0;
+function shortMessage(response, body) {
+    const type = response.contentType;
+    let text;
+    if (type.includes('json')) {
         try {
-            for await (const data of chunk.body) {
-                const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-                bodyBytes += buffer.length;
-                this.received += buffer.length;
-                this.push(this.decoder.write(buffer));
-                // Backpressure: a reader slower than Jenkins would otherwise make
-                // memory grow with the console.
-                if (this.sink.drained)
-                    await this.sink.drained();
+            const parsed = JSON.parse(body);
+            const message = parsed?.message;
+            if (typeof message === 'string')
+                text = message;
+        }
+        catch {
+            text = undefined;
+        }
+    }
+    else if (type.includes('html') || /^\s*</.test(body)) {
+        const title = /<title>\s*Error\s+\d{3}\s+([^<]+?)\s*<\/title>/i.exec(body);
+        text = title?.[1];
+    }
+    else {
+        text = body;
+    }
+    const line = text
+        ?.split(/\r?\n/)
+        .map(part => part.trim())
+        .find(part => part !== '');
+    if (!line)
+        return undefined;
+    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+/** The JenkinsError for a status that is not the success the caller wanted. */
+function errorForResponse(response, body, context) {
+    const status = response.status;
+    const at = `Jenkins at ${context.origin}`;
+    const short = shortMessage(response, body);
+    const detail = short ? `: ${short}` : '';
+    switch (status) {
+        case 401:
+            // Jenkins' own 401 always challenges Basic with realm "Jenkins"
+            // (BasicAuthenticationEntryPoint, jenkins-api.md 2.1); one without it
+            // comes from something in front of Jenkins.
+            if (!/realm="?Jenkins/i.test(response.header('www-authenticate') ?? '')) {
+                return new JenkinsError('bad-credentials', `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`, status);
             }
+            return new JenkinsError('bad-credentials', context.user
+                ? `${at} rejected the credentials for user '${context.user}' (401): check the user and API token`
+                : `${at} asked for credentials (401): set user and token`, status);
+        case 403:
+            return forbiddenError(response, body, context);
+        case 404:
+            return new JenkinsError('not-found', context.notFound ?? `${at} has no ${context.what} (404)`, status);
+        case 409:
+            return new JenkinsError('conflict', context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`, status);
+        case 400:
+        case 405:
+            return new JenkinsError('bad-request', `${at} rejected ${context.what} (${status}${detail})`, status);
+        case 431:
+            // Node's own server and most proxies allow 8-16 KiB of headers; the
+            // Authorization header is the one that can be that big.
+            return new JenkinsError('bad-request', `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`, status);
+        case 429:
+            return new JenkinsError('server', `${at} is rate-limiting requests (429) for ${context.what}`, status);
+    }
+    if (status >= 500) {
+        const hint = context.serverHint ? ` ${context.serverHint}` : '';
+        return new JenkinsError('server', `${at} failed ${context.what} (${status}${detail}).${hint}`, status);
+    }
+    return new JenkinsError('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`, status);
+}
+function forbiddenError(response, body, context) {
+    const at = `Jenkins at ${context.origin}`;
+    if (isCrumbRejection(response.status, body)) {
+        return new JenkinsError('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
+    }
+    if (context.jobTokenSent)
+        return jobTokenRefused(body, context);
+    const required = response.header('x-required-permission');
+    const who = response.header('x-you-are-authenticated-as') ?? context.user;
+    // Anonymous callers get the login page, and no permission headers (2.2).
+    if (isLoginPage(response, body) || (!context.user && required === undefined)) {
+        if (context.jobTokenOnly)
+            return anonymousReadRefused(context);
+        const sent = context.user
+            ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
+            : '';
+        return new JenkinsError('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
+    }
+    const permission = required ? permissionName(required) : context.permission;
+    const needs = permission
+        ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
+        : 'the user lacks a permission';
+    return new JenkinsError('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
+}
+/**
+ * A trigger that carried the job token got a 403: BuildAuthorizationToken
+ * skips every permission check for the right token, so either the token is
+ * not the job's ("Invalid token provided.", shown to users; anonymous
+ * callers get the login page instead), or the job has no token and the
+ * caller lacks Job/Build. The token itself is never shown.
+ */
+function jobTokenRefused(body, context) {
+    const invalid = /Invalid token provided/.test(body);
+    const who = context.user ? `user '${context.user}'` : 'anonymous users';
+    return new JenkinsError('forbidden', `Jenkins at ${context.origin} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`, 403);
+}
+/**
+ * An anonymous read refused while the step holds only a job token. Jenkins
+ * looks a job up (getItem needs Job/Read), serves the crumb (Overall/Read)
+ * and shows queue items and builds (Job/Read) only to callers who may read,
+ * whatever token they carry.
+ */
+function anonymousReadRefused(context) {
+    const at = `Jenkins at ${context.origin}`;
+    return new JenkinsError('auth-required', context.following
+        ? `${at} refused anonymous read of ${context.what} (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
+        : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`, 403);
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/retry.ts
+
+const DEFAULT_RETRY_POLICY = {
+    attempts: 5,
+    baseDelayMs: 500,
+    maxDelayMs: 10_000
+};
+/** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
+const MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS = 60_000;
+/** Less time than this before the deadline is not worth another try. */
+const MIN_ATTEMPT_MS = 500;
+/**
+ * Thrown by an operation to ask for another try. `error` is what the caller
+ * gets when no try is left.
+ */
+class TransientFailure extends Error {
+    error;
+    reason;
+    retryAfterMs;
+    maxAttempts;
+    constructor(error, 
+    /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
+    reason, 
+    /** From a Retry-After header, when the server gave one. */
+    retryAfterMs, 
+    /** At most this many tries for this kind of failure (an HTML page, invalid JSON: a glitch, unless it repeats). */
+    maxAttempts) {
+        super(error.message);
+        this.error = error;
+        this.reason = reason;
+        this.retryAfterMs = retryAfterMs;
+        this.maxAttempts = maxAttempts;
+        this.name = 'TransientFailure';
+    }
+}
+/**
+ * Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
+ * Returns milliseconds to wait, or undefined when absent or unreadable.
+ */
+function parseRetryAfter(value, now = Date.now()) {
+    if (value === undefined)
+        return undefined;
+    const text = value.trim();
+    if (/^\d+$/.test(text))
+        return Number(text) * 1000;
+    if (!/[a-z]/i.test(text))
+        return undefined;
+    const date = Date.parse(text);
+    if (Number.isNaN(date))
+        return undefined;
+    return Math.max(0, date - now);
+}
+/**
+ * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
+ * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
+ */
+function backoffDelay(retry, policy, random = Math.random) {
+    const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+    return Math.floor(random() * window);
+}
+/** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
+function pause(ms, signal, what) {
+    const interrupted = () => new Interrupted(`Stopped waiting to ${what}: the step was stopped`, false);
+    if (signal?.aborted)
+        return Promise.reject(interrupted());
+    return new Promise((resolve, reject) => {
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(interrupted());
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
+/**
+ * Runs `operation` until it returns, throws something other than
+ * TransientFailure, runs out of tries, or there is no time left before the
+ * deadline. Every wait (backoff, Retry-After) is capped by the time left, so
+ * that the next try still comes before the deadline. On giving up, the last
+ * failure's JenkinsError is thrown.
+ *
+ * With a signal that fires at the deadline (the step's timeout), a failure
+ * with no time left to retry waits for it instead: running out of time is
+ * then the step's timeout, handled as one (remote work stopped), and not a
+ * failure that leaves it running.
+ */
+async function withRetry(operation, options) {
+    const { policy, deadline, logger, what, signal } = options;
+    const now = options.now ?? Date.now;
+    const attempts = Math.max(1, Math.floor(policy.attempts));
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await operation(attempt);
         }
         catch (error) {
-            // The body length does not map back to an offset (Jenkins rewrites LF
-            // as CRLF, jenkins-api.md 6.1), so a body that broke off half-way
-            // cannot be resumed. Nothing arrived: the same offset can be asked
-            // again. Some lines were written: asking again would repeat them, so
-            // the rest of this piece is skipped, visibly.
-            if (bodyBytes > 0) {
-                this.flush();
-                this.emit('[jenkins-build-action] The console transfer broke off; some lines are missing here.\n');
-                this.nextStart = chunk.textSize;
+            if (!(error instanceof TransientFailure))
+                throw error;
+            const asked = error.retryAfterMs === undefined
+                ? ''
+                : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`;
+            // A wait that the signal ends says what it was waiting out.
+            const failure = error.error.message;
+            const sleep = options.sleep ??
+                ((ms) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut) => {
+                    throw cut instanceof Interrupted
+                        ? new Interrupted(cut.message, false, undefined, failure)
+                        : cut;
+                }));
+            const allowed = Math.min(attempts, error.maxAttempts ?? attempts);
+            if (attempt >= allowed)
+                throw giveUp(error.error, `after ${attempt} attempts`);
+            let delay = backoffDelay(attempt - 1, policy, options.random);
+            if (error.retryAfterMs !== undefined) {
+                if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
+                    throw giveUp(error.error, `Jenkins asked to retry after ${Math.round(error.retryAfterMs / 1000)} s`);
+                }
+                delay = Math.max(delay, error.retryAfterMs);
             }
-            throw error;
-        }
-        finally {
-            chunk.body.destroy();
-        }
-        this.nextStart = chunk.textSize;
-        return chunk.moreData;
-    }
-    /**
-     * Writes any held-back partial last line, so that the output ends at a line
-     * start (a workflow command written next, such as the resume marker of
-     * withCommandsStopped, must start a line to be recognised). Call once when done.
-     */
-    flush() {
-        this.pending += this.decoder.end();
-        this.decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
-        if (this.pending !== '') {
-            const rest = this.pending;
-            this.pending = '';
-            this.emit(clean(rest));
-        }
-        this.endOpenLine();
-    }
-    /** The last lines of the console, bounded by tailLines and tailBytes, for the failure annotation. */
-    tail() {
-        const lines = [...this.lastLines];
-        const open = this.openLine + clean(this.pending);
-        if (open !== '')
-            lines.push(cutToBytes(open.replace(/\r$/, ''), this.tailBytes - 1));
-        let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
-        while (lines.length > 1 && (lines.length > this.tailLines || bytes > this.tailBytes)) {
-            bytes -= Buffer.byteLength(lines.shift() ?? '') + 1;
-        }
-        return lines;
-    }
-    /** Adds decoded text: writes every complete line, holds back the rest. */
-    push(text) {
-        if (text === '')
-            return;
-        this.pending += text;
-        const lastNewline = this.pending.lastIndexOf('\n');
-        if (lastNewline >= 0) {
-            const complete = this.pending.slice(0, lastNewline + 1);
-            this.pending = this.pending.slice(lastNewline + 1);
-            this.emit(clean(complete));
-        }
-        if (this.pending.length > this.maxLine)
-            this.spillLongLine();
-    }
-    /** Writes most of an overlong partial line, keeping back what may still change when it goes on. */
-    spillLongLine() {
-        let text = this.pending.replace(CONSOLE_NOTE, '');
-        let keep = '';
-        // An unfinished ConsoleNote or a CR that may turn out to be half of a CRLF
-        // must wait for the next text.
-        const esc = text.lastIndexOf('\x1b');
-        if (esc > 0 && couldBeNoteStart(text.slice(esc))) {
-            keep = text.slice(esc);
-            text = text.slice(0, esc);
-        }
-        if (keep === '' && text.endsWith('\r')) {
-            keep = '\r';
-            text = text.slice(0, -1);
-        }
-        this.pending = keep;
-        this.emit(text);
-    }
-    emit(text) {
-        if (text === '')
-            return;
-        this.sink.write(text);
-        this.atLineStart = text.endsWith('\n');
-        this.remember(text);
-    }
-    /** Ends a line the sink was left in the middle of (after a spilled long line or a flush). */
-    endOpenLine() {
-        if (!this.atLineStart)
-            this.emit('\n');
-    }
-    /** Keeps the last lines of what was written, for tail(). */
-    remember(text) {
-        const parts = text.split('\n');
-        const last = parts.pop() ?? '';
-        if (parts.length > 0) {
-            // Only the last tailLines lines of this text can survive the trim below.
-            const from = Math.max(0, parts.length - this.tailLines);
-            for (let i = from; i < parts.length; i++) {
-                const line = cutToBytes((i === 0 ? this.openLine : '') + (parts[i] ?? ''), this.tailBytes - 1);
-                this.lastLines.push(line);
-                this.lastLinesBytes += Buffer.byteLength(line) + 1;
+            if (deadline !== undefined) {
+                const left = deadline - now();
+                if (left < MIN_ATTEMPT_MS) {
+                    if (signal && !signal.aborted)
+                        await sleep(Math.max(0, left) + 100);
+                    throw giveUp(error.error, 'no time left before the deadline to retry');
+                }
+                // Capped so that the next try starts with half the time left for it.
+                delay = Math.min(delay, Math.floor(left / 2));
             }
-            this.openLine = '';
-        }
-        this.openLine = cutToBytes(this.openLine + last, this.tailBytes);
-        while (this.lastLines.length > 0 &&
-            (this.lastLines.length > this.tailLines || this.lastLinesBytes > this.tailBytes)) {
-            this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1;
+            logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
+            await sleep(delay);
         }
     }
 }
-/** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
-function clean(text) {
-    return text.replace(/\r\n/g, '\n').replace(CONSOLE_NOTE, '');
+function giveUp(error, why) {
+    return new JenkinsError(error.kind, `${error.message} (${why})`, error.status);
 }
-function couldBeNoteStart(text) {
-    return text.length < NOTE_START.length ? NOTE_START.startsWith(text) : text.startsWith(NOTE_START);
+
+;// CONCATENATED MODULE: ./src/jenkins/reads.ts
+
+
+
+
+
+
+/** Folder levels listJobs walks in its one request. */
+const LIST_DEPTH = 10;
+/** Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and keeps answers small). */
+const JOB_TREE = '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name]';
+/** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
+const QUEUE_TREE = 'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince]';
+/** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
+const FOLDER_CLASSES = new Set([
+    'com.cloudbees.hudson.plugins.folder.Folder',
+    'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
+    'jenkins.branch.OrganizationFolder'
+]);
+/**
+ * Multibranch projects: branch-api's MultiBranchProject subclasses
+ * (WorkflowMultiBranchProject for Pipelines, others from plugins) all end
+ * in MultiBranchProject; an OrganizationFolder holds such projects.
+ */
+function folderKindOf(className) {
+    if (className === undefined)
+        return 'folder';
+    if (/MultiBranchProject$/.test(className))
+        return 'multibranch';
+    if (className === 'jenkins.branch.OrganizationFolder')
+        return 'organization';
+    return 'folder';
 }
-/** Keeps the end of a line that is longer than `max` bytes, marked with an ellipsis. */
-function cutToBytes(line, max) {
-    if (line.length * 3 <= max || Buffer.byteLength(line) <= max)
-        return line;
-    const bytes = Buffer.from(line, 'utf8');
-    // A cut inside a multi-byte character decodes to U+FFFD: drop it.
-    const end = bytes.subarray(bytes.length - Math.max(0, max - 3)).toString('utf8');
-    return '…' + end.replace(/^\uFFFD+/, '');
+/** `jobs[name,_class,jobs[…]]` nested `depth` levels. */
+function listTree(depth) {
+    let fields = 'name,_class';
+    for (let level = 1; level < depth; level++)
+        fields = `name,_class,jobs[${fields}]`;
+    return `jobs[${fields}]`;
+}
+/** A job's JSON, reduced to what triggering it needs. */
+async function getJob(http, job) {
+    // The crumb is needed before the trigger that usually follows: fetch it
+    // alongside the job to save a round trip.
+    http.prefetchCrumb();
+    const name = fullName(job);
+    const data = await http.getJson('job', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+    }));
+    const info = {
+        name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
+        fullName: typeof data.fullName === 'string' ? data.fullName : name,
+        // Jenkins' own `url` comes from its configured root URL, which may be
+        // another host (jenkins-api.md 9): always our base.
+        url: jobUrl(http.baseUrl, job),
+        parameterDefinitions: parameterDefinitions(data.property),
+        isFolder: isFolder(data)
+    };
+    if (typeof data._class === 'string')
+        info._class = data._class;
+    if (info.isFolder)
+        info.folderKind = folderKindOf(info._class);
+    if (typeof data.buildable === 'boolean')
+        info.buildable = data.buildable;
+    if (typeof data.disabled === 'boolean')
+        info.disabled = data.disabled;
+    if (typeof data.nextBuildNumber === 'number')
+        info.nextBuildNumber = data.nextBuildNumber;
+    return info;
+}
+/** Full names of every job below `folder` (root when empty), in one request. */
+async function listJobs(http, folder) {
+    const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root';
+    const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`;
+    const data = await http.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
+        notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+    }));
+    if (!Array.isArray(data.jobs)) {
+        throw new JenkinsError('bad-request', `'${fullName(folder)}' on Jenkins at ${http.origin} is a job, not a folder: there are no jobs to list below it`);
+    }
+    const names = [];
+    collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '', names);
+    return names;
+}
+/** A queue item's JSON. */
+async function getQueueItem(http, queueId) {
+    const item = await http.getJson('queue', `${http.baseUrl}/queue/item/${queueId}/api/json`, http.context(`queue item ${queueId}`, {
+        notFound: `Queue item ${queueId} is not known to Jenkins at ${http.origin} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
+        following: true
+    }));
+    if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
+        throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered queue item ${queueId} without an id`);
+    }
+    return item;
+}
+/** A build's JSON, by number or permalink. */
+async function getBuild(http, job, which, options = {}) {
+    const name = fullName(job);
+    const query = new URLSearchParams();
+    if (options.tree !== undefined)
+        query.set('tree', options.tree);
+    if (options.depth !== undefined)
+        query.set('depth', String(options.depth));
+    const search = query.toString();
+    const url = `${jobUrl(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`;
+    const notFound = which === 'lastBuild'
+        ? `Job '${name}' has no builds yet on Jenkins at ${http.origin} (no last build; or the job does not exist)`
+        : which === 'lastSuccessfulBuild'
+            ? `Job '${name}' has no last successful build on Jenkins at ${http.origin} (or the job does not exist)`
+            : `Build #${which} of job '${name}' was not found on Jenkins at ${http.origin} (404)`;
+    const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, { notFound, following: true }));
+    if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
+        throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered a build of '${name}' without a number`);
+    }
+    const result = build.result;
+    // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
+    // else is a broken or hostile server, and would reach outputs and messages.
+    if (result !== undefined && result !== null && !BUILD_RESULTS.some(r => r === result)) {
+        throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`);
+    }
+    return build;
+}
+/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
+function quote(value) {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+/** Every item waiting in the queue, with its task's item names, causes and parameters. */
+async function getQueue(http) {
+    const data = await http.getJson('queue', `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`, http.context('the queue'));
+    const items = [];
+    for (const raw of Array.isArray(data.items) ? data.items : []) {
+        const item = raw;
+        const url = item?.task?.url;
+        if (typeof item?.id !== 'number' || typeof url !== 'string')
+            continue;
+        const names = jobNamesFromUrl(url);
+        if (!names)
+            continue;
+        items.push({
+            id: item.id,
+            job: names,
+            causes: causeClassesOf(item.actions),
+            parameters: parametersOf(item.actions)
+        });
+    }
+    return items;
+}
+/** The job's most recent builds, newest first, with their queue ids (and with `actions`, causes and parameters). */
+async function recentBuilds(http, job, limit, options = {}) {
+    const name = fullName(job);
+    const fields = options.actions
+        ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
+        : 'number,queueId';
+    const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`;
+    const data = await http.getJson('builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint(true)}`,
+        following: true
+    }));
+    const builds = [];
+    for (const raw of Array.isArray(data.builds) ? data.builds : []) {
+        const build = raw;
+        if (typeof build?.number !== 'number')
+            continue;
+        const recent = { number: build.number };
+        if (typeof build.queueId === 'number')
+            recent.queueId = build.queueId;
+        if (options.actions) {
+            recent.causes = causeClassesOf(build.actions);
+            recent.parameters = parametersOf(build.actions);
+        }
+        builds.push(recent);
+    }
+    return builds;
+}
+/** GET logText/progressiveText?start=N, its body streamed. */
+async function progressiveText(http, build, start) {
+    const name = fullName(build.job);
+    const url = `${buildUrl(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`;
+    const context = http.context(`the console of build #${build.number} of '${name}'`, {
+        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)`,
+        following: true
+    });
+    return http.read('log', url, context, response => {
+        if (response.contentType.includes('text/html')) {
+            // A login page now and then is an SSO proxy's blip; every time, it is the answer.
+            throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, 3);
+        }
+        const textSize = Number(response.header('x-text-size'));
+        if (response.header('x-text-size') === undefined || !Number.isFinite(textSize)) {
+            throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered ${context.what} without a usable X-Text-Size header`);
+        }
+        // Streamed, not buffered: a console can be hundreds of MB. The stream
+        // is still bounded (limits.ts: stall guard, deadline, cancel). The
+        // header is absent (never "false") once the log is complete (6.1).
+        return {
+            body: response.stream(),
+            textSize,
+            moreData: response.header('x-more-data') === 'true'
+        };
+    }, http.deadline);
+}
+// ---------------------------------------------------------------------------
+/**
+ * Full names of the jobs in a `jobs` tree, in Jenkins' order, folders
+ * walked in place. Without recursion and bounded to LIST_DEPTH levels: the
+ * answer is Jenkins', and a hostile one can nest far deeper than the tree
+ * asked for (a recursive walk overflowed the stack).
+ */
+function collectJobs(http, items, prefix, names) {
+    const stack = [
+        { items, prefix, next: 0 }
+    ];
+    let skipped = false;
+    while (stack.length > 0) {
+        const level = stack[stack.length - 1];
+        if (level.next >= level.items.length) {
+            stack.pop();
+            continue;
+        }
+        const item = level.items[level.next++];
+        if (typeof item?.name !== 'string')
+            continue;
+        const path = `${level.prefix}${item.name}`;
+        if (Array.isArray(item.jobs)) {
+            if (stack.length < LIST_DEPTH)
+                stack.push({ items: item.jobs, prefix: `${path}/`, next: 0 });
+            else
+                skipped = true;
+        }
+        else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
+            http.logger.debug(`Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`);
+        }
+        else {
+            names.push(path);
+        }
+    }
+    if (skipped) {
+        http.logger.debug(`Jenkins answered with folders nested deeper than the ${LIST_DEPTH} levels asked for; not listed`);
+    }
+}
+function isFolder(item) {
+    return ((typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs));
+}
+function parameterDefinitions(property) {
+    const definitions = [];
+    if (!Array.isArray(property))
+        return definitions;
+    for (const entry of property) {
+        const list = entry?.parameterDefinitions;
+        if (!Array.isArray(list))
+            continue;
+        for (const raw of list) {
+            const def = raw;
+            if (typeof def?.name !== 'string')
+                continue;
+            const definition = { name: def.name };
+            if (typeof def.type === 'string')
+                definition.type = def.type;
+            if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+                definition.defaultValue = def.defaultParameterValue.value;
+            }
+            if (Array.isArray(def.choices)) {
+                definition.choices = def.choices.filter((c) => typeof c === 'string');
+            }
+            definitions.push(definition);
+        }
+    }
+    return definitions;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/trigger.ts
+
+
+
+
+
+/** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
+const TRIGGER_SENDS = 4;
+/** Answers to a trigger that say it was refused without acting, so it may be sent again. */
+const TRIGGER_REFUSALS = new Set([429, 503]);
+/** Answers to a trigger from a proxy that may have passed it on before failing. */
+const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
+/**
+ * Queues one build of `job` and returns its queue item. When the answer to
+ * the POST is lost, Jenkins is asked what it did before the POST is sent again.
+ *
+ * Once the client's signal fired (cancel, timeout) nothing more is sent: no
+ * crumb, no POST, no resend. If a POST may have reached Jenkins (cut in
+ * flight, or its answer lost and being reconciled), the Interrupted error
+ * carries the LostTrigger, for the abort path to find and cancel what it
+ * queued (findLostTrigger) with its own client.
+ */
+async function trigger(http, info, job, params, options = {}) {
+    const name = fullName(job);
+    // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
+    if (info.isFolder)
+        throw notAJob(info, name, http.origin);
+    if (info.disabled === true || info.buildable === false) {
+        throw new JenkinsError('conflict', disabledMessage(http, name));
+    }
+    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
+    const unknownParameters = Object.keys(params).filter(key => !defined.has(key));
+    const parameterized = info.parameterDefinitions.length > 0;
+    const form = new URLSearchParams();
+    if (parameterized) {
+        for (const [key, value] of Object.entries(params)) {
+            if (!defined.has(key))
+                continue;
+            // Multi-value parameters are repeated fields.
+            for (const item of typeof value === 'string' ? [value] : value)
+                form.append(key, item);
+        }
+    }
+    // The job token travels in the form, never in the URL (where proxies and
+    // access logs would keep it). A request with `token` is recorded as a
+    // RemoteCause with `cause` as its note (ParameterizedJobMixIn.getBuildCause).
+    // An anonymous POST still needs a crumb: the CrumbFilter exempts only API
+    // tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
+    if (http.jobToken) {
+        form.append('token', http.jobToken);
+        if (options.cause)
+            form.append('cause', options.cause);
+    }
+    // /build on a parameterized job wants a `json` form and skips defaults;
+    // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
+    // `delay` is a request parameter; 0sec skips the quiet period (3.5).
+    const endpoint = parameterized ? 'buildWithParameters' : 'build';
+    const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`;
+    const context = http.context(`the trigger of job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
+        conflict: disabledMessage(http, name),
+        permission: 'Job/Build',
+        jobTokenSent: http.jobToken !== undefined,
+        serverHint: parameterized
+            ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
+            : undefined
+    });
+    const expectation = {
+        job,
+        parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
+        user: http.user,
+        firstBuildNumber: info.nextBuildNumber
+    };
+    const jobPage = jobUrl(http.baseUrl, job);
+    let mayHaveQueued = false;
+    const interrupted = (error) => mayHaveQueued || error.sent
+        ? new Interrupted(`${error.message} (a trigger of '${name}' may have queued a build)`, error.sent, expectation, error.lastFailure)
+        : error;
+    for (let send = 1;; send++) {
+        let outcome;
+        try {
+            outcome = await triggerOnce(http, url, form.toString(), context, name);
+        }
+        catch (error) {
+            throw error instanceof Interrupted ? interrupted(error) : error;
+        }
+        if ('queueId' in outcome) {
+            return {
+                queueId: outcome.queueId,
+                // Reverse proxies rewrite hosts, and the Location follows the request's
+                // own host (jenkins-api.md 3.1): rebuild it on our base.
+                queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+                merged: outcome.merged,
+                unknownParameters
+            };
+        }
+        // The answer was lost: look for what Jenkins did before sending again
+        // (reconcile.ts says why, and what risk remains).
+        mayHaveQueued = true;
+        const lost = outcome.lost;
+        const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
+        const unknown = (why) => new JenkinsError(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`, lost.error.status);
+        if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
+            throw unknown('no time left before the step timeout to check');
+        }
+        let adopted;
+        try {
+            adopted = await reconcile(reconcileReader(http, job), expectation, {
+                settleMs,
+                sleep: ms => http.pause(ms, 'look for the lost trigger again'),
+                logger: http.logger
+            });
+        }
+        catch (error) {
+            if (error instanceof Interrupted)
+                throw interrupted(error);
+            http.logger.debug(`Could not look for the lost trigger: ${error.message}`);
+            throw unknown('and Jenkins could not be asked what it did');
+        }
+        if (adopted) {
+            http.logger.info(adopted.from === 'queue'
+                ? `Trigger answer lost (${lost.reason}); Jenkins shows queue item ${adopted.queueId} of '${name}' with these parameters: following it.`
+                : `Trigger answer lost (${lost.reason}); Jenkins shows build #${adopted.buildNumber ?? '?'} of '${name}' with these parameters (queue item ${adopted.queueId}): following it.`);
+            return {
+                queueId: adopted.queueId,
+                queueUrl: `${http.baseUrl}/queue/item/${adopted.queueId}/`,
+                merged: false,
+                unknownParameters,
+                adopted: adopted.from
+            };
+        }
+        if (send >= TRIGGER_SENDS) {
+            throw unknown(`${send} answers lost, and Jenkins showed no queued item or build for any`);
+        }
+        http.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
+    }
+}
+/** How long the abort path gives a lost trigger to show up before its second look. */
+const LOST_SETTLE_MS = 1000;
+/**
+ * Looks for what a lost trigger queued (reads only: never a new POST), with
+ * a second look after a short settle when the client's deadline leaves time.
+ */
+async function findLostTrigger(http, lost) {
+    const left = http.deadline === undefined ? Infinity : http.deadline - Date.now();
+    const adopted = await reconcile(reconcileReader(http, lost.job), lost, {
+        settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
+        sleep: ms => http.pause(ms, 'look for the lost trigger again'),
+        logger: http.logger
+    });
+    if (!adopted)
+        return undefined;
+    return adopted.buildNumber === undefined
+        ? { queueId: adopted.queueId }
+        : { queueId: adopted.queueId, buildNumber: adopted.buildNumber };
 }
 /**
- * Runs fn with the runner's workflow-command processing stopped, so that
- * console lines from Jenkins (untrusted) cannot issue `::add-mask::`,
- * `::error::` or any other command. The resume token is random and never
- * shown before the stop, so the console cannot guess it to resume early.
- * Resumes even if fn throws. Whatever fn writes must end at a line start
- * (ConsoleStreamer.flush() ensures it) for the resume marker to be recognised.
+ * One trigger POST. A refusal that provably did nothing (503, 429,
+ * connection refused) is retried inside; an answer that may hide an action
+ * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
  */
-async function withCommandsStopped(write, fn) {
-    const token = (0,external_node_crypto_.randomUUID)();
-    write(`::stop-commands::${token}\n`);
+async function triggerOnce(http, url, form, context, name) {
+    let lost;
+    let answer;
     try {
-        return await fn();
+        answer = await http.post('trigger', url, context, {
+            form,
+            // Only a refusal that did nothing is sent again here: a second POST
+            // that reaches Jenkins queues a second build.
+            retryStatuses: TRIGGER_REFUSALS,
+            retryNetwork: failure => failure.notSent,
+            onNetworkFailure: failure => {
+                lost = {
+                    error: failure.error,
+                    reason: failure.reason,
+                    slow: failure.error.kind === 'timeout'
+                };
+                return failure.error;
+            },
+            deadline: http.deadline
+        });
     }
-    finally {
-        write(`::${token}::\n`);
+    catch (error) {
+        if (lost && error instanceof JenkinsError && error.kind !== 'aborted')
+            return { lost };
+        throw error;
+    }
+    const { response, body } = answer;
+    if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
+        // A proxy's error says nothing of whether Jenkins got the POST.
+        return {
+            lost: {
+                error: errorForResponse(response, body, context),
+                reason: String(response.status),
+                slow: response.status === 504
+            }
+        };
+    }
+    if (response.status >= 400)
+        throw errorForResponse(response, body, context);
+    const queueId = response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined;
+    if (queueId === undefined) {
+        const location = response.header('location');
+        throw new JenkinsError('protocol', `Jenkins at ${http.origin} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
+    }
+    return { queueId, merged: response.status === 303 };
+}
+/** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
+function reconcileReader(http, job) {
+    const name = fullName(job);
+    return {
+        queue: async () => (await getQueue(http)).map(({ id, job, parameters }) => ({ id, job, parameters })),
+        builds: async () => {
+            const data = await http.getJson('builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, http.context(`the builds of job '${name}'`));
+            const builds = [];
+            for (const raw of Array.isArray(data.builds) ? data.builds : []) {
+                const build = raw;
+                if (typeof build?.number !== 'number')
+                    continue;
+                const candidate = {
+                    number: build.number,
+                    parameters: parametersOf(build.actions)
+                };
+                if (typeof build.queueId === 'number')
+                    candidate.queueId = build.queueId;
+                const userIds = userIdsOf(build.actions);
+                if (userIds)
+                    candidate.userIds = userIds;
+                builds.push(candidate);
+            }
+            return builds;
+        }
+    };
+}
+function disabledMessage(http, name) {
+    return `Job '${name}' on Jenkins at ${http.origin} is disabled (not buildable): enable it first`;
+}
+/** The queue item id from a trigger's Location (`…/queue/item/<id>/`), or undefined. */
+function queueIdOf(response) {
+    const location = response.header('location');
+    if (!location)
+        return undefined;
+    let path;
+    try {
+        path = new URL(location, response.url).pathname;
+    }
+    catch {
+        return undefined;
+    }
+    const match = /\/queue\/item\/(\d+)\/?$/.exec(path);
+    return match ? Number(match[1]) : undefined;
+}
+/**
+ * Whether Jenkins itself produced an error answer rather than a proxy in
+ * front of it: Jenkins' own pages (oops, layout) carry X-Jenkins (jenkins-api.md
+ * 10). A 500 from Jenkins on a trigger is an exception while reading the
+ * parameters (an illegal choice, 3.2), before anything was queued.
+ */
+function fromJenkins(response) {
+    return response.header('x-jenkins') !== undefined;
+}
+function safePath(location, base) {
+    try {
+        return new URL(location, base).pathname;
+    }
+    catch {
+        return '(invalid location)';
+    }
+}
+/** The error for building an item that is not a job: what it is, and which input names a job in it. */
+function notAJob(info, name, origin) {
+    const where = `(${info._class ?? 'folder'}, on ${origin})`;
+    switch (info.folderKind) {
+        case 'multibranch':
+            return new JenkinsError('bad-request', `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`);
+        case 'organization':
+            return new JenkinsError('bad-request', `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`);
+        default:
+            return new JenkinsError('bad-request', `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`);
     }
 }
 
@@ -39561,7 +40916,7 @@ async function writeSummary(summary, outcome, logger) {
             rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
         }
         summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
-        const parameters = parametersOf(outcome);
+        const parameters = report_parametersOf(outcome);
         if (parameters.length > 0) {
             summary.addHeading('Parameters', 3);
             const shown = parameters.slice(0, MAX_PARAMETERS);
@@ -39606,7 +40961,7 @@ function resultCell(outcome) {
     return `${icon} ${escapeHtml(result)}${verdict}`;
 }
 /** What the build ran with (its ParametersAction), else what the user asked for. Secrets hidden. */
-function parametersOf(outcome) {
+function report_parametersOf(outcome) {
     const fromBuild = buildParameters(outcome.build);
     if (fromBuild)
         return fromBuild;
@@ -39747,44 +41102,8 @@ function lastLines(tail) {
     return kept;
 }
 
-;// CONCATENATED MODULE: ./src/suggest.ts
-/** Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively). */
-function editDistance(a, b) {
-    const s = a.toLowerCase();
-    const t = b.toLowerCase();
-    let previous = Array.from({ length: t.length + 1 }, (_, i) => i);
-    for (let i = 1; i <= s.length; i++) {
-        const current = [i];
-        for (let j = 1; j <= t.length; j++) {
-            const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-            current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-        }
-        previous = current;
-    }
-    return previous[t.length] ?? 0;
-}
-/**
- * The candidates closest to `name`, best first: those within a third of the
- * name's length, or that contain it / are contained in it.
- */
-function closestNames(name, candidates, max = 3) {
-    const lower = name.toLowerCase();
-    const limit = Math.max(2, Math.ceil(name.length / 3));
-    return candidates
-        .map(candidate => {
-        const c = candidate.toLowerCase();
-        const lastSegment = c.split('/').pop() ?? c;
-        const distance = Math.min(editDistance(lower, c), editDistance(lower, lastSegment));
-        const related = c.includes(lower) || lower.includes(lastSegment);
-        return { candidate, distance: related ? Math.min(distance, limit) : distance };
-    })
-        .filter(x => x.distance <= limit && x.candidate !== name)
-        .sort((x, y) => x.distance - y.distance || x.candidate.localeCompare(y.candidate))
-        .slice(0, max)
-        .map(x => x.candidate);
-}
-
 ;// CONCATENATED MODULE: ./src/build-job.ts
+
 
 
 
@@ -39800,7 +41119,7 @@ function closestNames(name, candidates, max = 3) {
  * console, and reports: outputs, summary, commit status. Throws when the
  * result is not accepted, with the console's last lines.
  */
-async function buildJob(api, settings, signal, progress) {
+async function buildJob(api, settings, signal, progress, branch) {
     const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal });
     const status = settings.commitStatus
         ? new CommitStatusReporter({
@@ -39810,7 +41129,7 @@ async function buildJob(api, settings, signal, progress) {
         })
         : undefined;
     try {
-        await follow(api, settings, signal, progress, follower, status);
+        await follow(api, settings, signal, progress, follower, status, branch);
     }
     catch (error) {
         // A status left pending would block a protected branch for good.
@@ -39826,23 +41145,28 @@ async function buildJob(api, settings, signal, progress) {
         throw error;
     }
 }
-async function follow(api, settings, signal, progress, follower, status) {
+async function follow(api, settings, signal, progress, follower, status, branch) {
     const name = settings.jobName;
     const outcome = { jobName: name, jobUrl: api.jobUrl(settings.job) };
     let first;
     if (settings.build === 'new') {
-        const info = await api.getJob(settings.job);
+        const info = branch?.info ?? (await api.getJob(settings.job));
         // A cancel that arrived while reading the job must not still trigger.
         throwIfAborted(signal);
-        const queued = await api.trigger(info, settings.job, settings.parameters);
+        // The scan that created a branch job already queued its build: that one.
+        const queued = branch?.indexingBuild
+            ? indexingBuildQueued(api, info, settings, branch.indexingBuild.queueId)
+            : await api.trigger(info, settings.job, settings.parameters);
         progress.queued(queued.queueId, queued.merged);
         warnUnknownParameters(queued.unknownParameters, info.parameterDefinitions.map(p => p.name), name);
         outcome.queueUrl = queued.queueUrl;
         outcome.parameters = settings.parameters;
         setOutput(Output.QueueUrl, queued.queueUrl);
-        coreLogger.info(queued.merged
-            ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
-            : `Queued ${name} in Jenkins: ${queued.queueUrl}`);
+        if (!branch?.indexingBuild) {
+            coreLogger.info(queued.merged
+                ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
+                : `Queued ${name} in Jenkins: ${queued.queueUrl}`);
+        }
         if (settings.wait === 'queued') {
             await status?.pending(`Queued in Jenkins`, queued.queueUrl);
             outcome.note = 'Did not wait for the build to start (wait: false).';
@@ -39976,10 +41300,22 @@ async function lastBuild(api, settings) {
     catch (error) {
         if (!(error instanceof JenkinsError && error.kind === 'not-found'))
             throw error;
-        // Tell "no such job" from "no such build": both are 404.
-        await api.getJob(settings.job);
+        // Tell "no such job" (or not a job) from "no such build": all are 404.
+        const info = await api.getJob(settings.job);
+        if (info.isFolder)
+            throw notAJob(info, settings.jobName, api.baseUrl);
         throw new JenkinsError('not-found', `Jenkins job ${settings.jobName} has no ${settings.build === 'last' ? '' : 'successful '}build yet (build: ${settings.build}), on ${api.baseUrl}.`, 404);
     }
+}
+/** The queue item of the build branch indexing started, in the shape of a trigger's answer. */
+function indexingBuildQueued(api, info, settings, queueId) {
+    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
+    return {
+        queueId,
+        queueUrl: `${api.baseUrl}/queue/item/${queueId}/`,
+        merged: false,
+        unknownParameters: Object.keys(settings.parameters).filter(key => !defined.has(key))
+    };
 }
 function warnUnknownParameters(unknown, defined, job) {
     for (const name of unknown) {
@@ -40252,123 +41588,6 @@ function onCancelSignals(controller, logger) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/responses.ts
-
-/** Statuses worth another try for a request that may safely repeat. */
-const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
-/** Jetty's 403 body when the crumb is missing or stale (jenkins-api.md 1.5). */
-function isCrumbRejection(status, body) {
-    return status === 403 && /No valid crumb/i.test(body);
-}
-/** Jenkins' "Authentication required" page: a 403 HTML meta refresh to /login?from= (jenkins-api.md 2.2, 10). */
-function isLoginPage(response, body) {
-    return (body.includes('/login?from=') ||
-        (response.contentType.includes('html') && /Authentication required/i.test(body)));
-}
-/** True when a body that should be JSON is an HTML page (login page, SSO proxy, error page). */
-function looksLikeHtml(response, body) {
-    return response.contentType.includes('text/html') || /^\s*</.test(body);
-}
-/** The error for an HTML page where JSON was expected. */
-function htmlError(context, status) {
-    return new JenkinsError('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.origin}, status ${status})`, status);
-}
-/** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
-function permissionName(id) {
-    const match = /^hudson\.model\.(Item|Hudson|Run|Computer|View)\.(\w+)$/.exec(id);
-    if (!match)
-        return id;
-    const group = { Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' }[match[1]];
-    return `${group}/${match[2]}`;
-}
-/**
- * A one-line message from an error body, when there is a readable one: plain
- * text, Jetty's error page title ("Error 400 Nothing is submitted"), or a
- * JSON `message`. Jenkins' own HTML pages (404, oops) give nothing useful.
- */
-function shortMessage(response, body) {
-    const type = response.contentType;
-    let text;
-    if (type.includes('json')) {
-        try {
-            const parsed = JSON.parse(body);
-            const message = parsed?.message;
-            if (typeof message === 'string')
-                text = message;
-        }
-        catch {
-            text = undefined;
-        }
-    }
-    else if (type.includes('html') || /^\s*</.test(body)) {
-        const title = /<title>\s*Error\s+\d{3}\s+([^<]+?)\s*<\/title>/i.exec(body);
-        text = title?.[1];
-    }
-    else {
-        text = body;
-    }
-    const line = text
-        ?.split(/\r?\n/)
-        .map(part => part.trim())
-        .find(part => part !== '');
-    if (!line)
-        return undefined;
-    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
-/** The JenkinsError for a status that is not the success the caller wanted. */
-function errorForResponse(response, body, context) {
-    const status = response.status;
-    const at = `Jenkins at ${context.origin}`;
-    const short = shortMessage(response, body);
-    const detail = short ? `: ${short}` : '';
-    switch (status) {
-        case 401:
-            return new JenkinsError('bad-credentials', context.user
-                ? `${at} rejected the credentials for user '${context.user}' (401): check the user and API token`
-                : `${at} asked for credentials (401): set user and token`, status);
-        case 403:
-            return forbiddenError(response, body, context);
-        case 404:
-            return new JenkinsError('not-found', context.notFound ?? `${at} has no ${context.what} (404)`, status);
-        case 409:
-            return new JenkinsError('conflict', context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`, status);
-        case 400:
-        case 405:
-            return new JenkinsError('bad-request', `${at} rejected ${context.what} (${status}${detail})`, status);
-        case 431:
-            // Node's own server and most proxies allow 8-16 KiB of headers; the
-            // Authorization header is the one that can be that big.
-            return new JenkinsError('bad-request', `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`, status);
-        case 429:
-            return new JenkinsError('server', `${at} is rate-limiting requests (429) for ${context.what}`, status);
-    }
-    if (status >= 500) {
-        const hint = context.serverHint ? ` ${context.serverHint}` : '';
-        return new JenkinsError('server', `${at} failed ${context.what} (${status}${detail}).${hint}`, status);
-    }
-    return new JenkinsError('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`, status);
-}
-function forbiddenError(response, body, context) {
-    const at = `Jenkins at ${context.origin}`;
-    if (isCrumbRejection(response.status, body)) {
-        return new JenkinsError('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
-    }
-    const required = response.header('x-required-permission');
-    const who = response.header('x-you-are-authenticated-as') ?? context.user;
-    // Anonymous callers get the login page, and no permission headers (2.2).
-    if (isLoginPage(response, body) || (!context.user && required === undefined)) {
-        const sent = context.user
-            ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
-            : '';
-        return new JenkinsError('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
-    }
-    const permission = required ? permissionName(required) : context.permission;
-    const needs = permission
-        ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
-        : 'the user lacks a permission';
-    return new JenkinsError('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
-}
-
 ;// CONCATENATED MODULE: ./src/jenkins/actions.ts
 
 
@@ -40438,366 +41657,68 @@ function isSuccessOrRedirect(status) {
     return (status >= 200 && status < 300) || status === 302 || status === 303;
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/retry.ts
+;// CONCATENATED MODULE: ./src/jenkins/multibranch.ts
+/**
+ * Multibranch projects: starting a scan (branch indexing) and reading its
+ * log. Sources: cloudbees-folder's ComputedFolder.doBuild and
+ * FolderComputation, branch-api's MultiBranchProject.getIndexing.
+ */
 
-const DEFAULT_RETRY_POLICY = {
-    attempts: 5,
-    baseDelayMs: 500,
-    maxDelayMs: 10_000
-};
-/** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
-const MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS = 60_000;
-/** Less time than this before the deadline is not worth another try. */
-const MIN_ATTEMPT_MS = 500;
+
+
+/** A poll reads at most this much of the scan log; a scan that wrote more since is skipped ahead. */
+const LOG_CHUNK_LIMIT = 1024 * 1024;
 /**
- * Thrown by an operation to ask for another try. `error` is what the caller
- * gets when no try is left.
+ * POST <project>/build?delay=0sec. ComputedFolder.doBuild checks Job/Build,
+ * answers 500 when the project is disabled ("cannot be recomputed"), queues
+ * the scan (merged into one already queued) and redirects back (302): there
+ * is no queue Location to follow. A repeated POST only merges, so a request
+ * whose answer was lost may be sent again.
  */
-class TransientFailure extends Error {
-    error;
-    reason;
-    retryAfterMs;
-    maxAttempts;
-    constructor(error, 
-    /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
-    reason, 
-    /** From a Retry-After header, when the server gave one. */
-    retryAfterMs, 
-    /** At most this many tries for this kind of failure (an HTML page, invalid JSON: a glitch, unless it repeats). */
-    maxAttempts) {
-        super(error.message);
-        this.error = error;
-        this.reason = reason;
-        this.retryAfterMs = retryAfterMs;
-        this.maxAttempts = maxAttempts;
-        this.name = 'TransientFailure';
-    }
-}
-/**
- * Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
- * Returns milliseconds to wait, or undefined when absent or unreadable.
- */
-function parseRetryAfter(value, now = Date.now()) {
-    if (value === undefined)
-        return undefined;
-    const text = value.trim();
-    if (/^\d+$/.test(text))
-        return Number(text) * 1000;
-    if (!/[a-z]/i.test(text))
-        return undefined;
-    const date = Date.parse(text);
-    if (Number.isNaN(date))
-        return undefined;
-    return Math.max(0, date - now);
-}
-/**
- * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
- * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
- */
-function backoffDelay(retry, policy, random = Math.random) {
-    const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
-    return Math.floor(random() * window);
-}
-/** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
-function pause(ms, signal, what) {
-    const interrupted = () => new Interrupted(`Stopped waiting to ${what}: the step was stopped`, false);
-    if (signal?.aborted)
-        return Promise.reject(interrupted());
-    return new Promise((resolve, reject) => {
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(interrupted());
-        };
-        const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-        }, ms);
-        signal?.addEventListener('abort', onAbort, { once: true });
+async function scanMultibranch(http, project) {
+    const name = fullName(project);
+    const context = http.context(`the scan of multibranch project '${name}'`, {
+        notFound: `Multibranch project '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
+        permission: 'Job/Build',
+        serverHint: 'Jenkins answers 500 when the project is disabled.',
+        // A scan needs Job/Build on the project: a job token is no help there.
+        jobTokenOnly: false
     });
+    const { response, body } = await http.post('scan', `${jobUrl(http.baseUrl, project)}build?delay=0sec`, context, {
+        retryStatuses: new Set([429, 502, 503, 504]),
+        retryNetwork: failure => failure.transient,
+        deadline: http.deadline
+    });
+    const status = response.status;
+    if ((status >= 200 && status < 300) || (status >= 301 && status <= 303))
+        return;
+    throw errorForResponse(response, body, context);
 }
 /**
- * Runs `operation` until it returns, throws something other than
- * TransientFailure, runs out of tries, or there is no time left before the
- * deadline. Every wait (backoff, Retry-After) is capped by the time left, so
- * that the next try still comes before the deadline. On giving up, the last
- * failure's JenkinsError is thrown.
- *
- * With a signal that fires at the deadline (the step's timeout), a failure
- * with no time left to retry waits for it instead: running out of time is
- * then the step's timeout, handled as one (remote work stopped), and not a
- * failure that leaves it running.
+ * GET <project>/indexing/logText/progressiveText?start=N: LargeText over
+ * the scan's log file (FolderComputation.getLogText), X-More-Data while its
+ * result is unset. Until a queued scan starts this is the previous scan's
+ * log, complete (ComputedFolder.createExecutable replaces it then).
  */
-async function withRetry(operation, options) {
-    const { policy, deadline, logger, what, signal } = options;
-    const now = options.now ?? Date.now;
-    const attempts = Math.max(1, Math.floor(policy.attempts));
-    for (let attempt = 1;; attempt++) {
-        try {
-            return await operation(attempt);
-        }
-        catch (error) {
-            if (!(error instanceof TransientFailure))
-                throw error;
-            const asked = error.retryAfterMs === undefined
-                ? ''
-                : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`;
-            // A wait that the signal ends says what it was waiting out.
-            const failure = error.error.message;
-            const sleep = options.sleep ??
-                ((ms) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut) => {
-                    throw cut instanceof Interrupted
-                        ? new Interrupted(cut.message, false, undefined, failure)
-                        : cut;
-                }));
-            const allowed = Math.min(attempts, error.maxAttempts ?? attempts);
-            if (attempt >= allowed)
-                throw giveUp(error.error, `after ${attempt} attempts`);
-            let delay = backoffDelay(attempt - 1, policy, options.random);
-            if (error.retryAfterMs !== undefined) {
-                if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
-                    throw giveUp(error.error, `Jenkins asked to retry after ${Math.round(error.retryAfterMs / 1000)} s`);
-                }
-                delay = Math.max(delay, error.retryAfterMs);
-            }
-            if (deadline !== undefined) {
-                const left = deadline - now();
-                if (left < MIN_ATTEMPT_MS) {
-                    if (signal && !signal.aborted)
-                        await sleep(Math.max(0, left) + 100);
-                    throw giveUp(error.error, 'no time left before the deadline to retry');
-                }
-                // Capped so that the next try starts with half the time left for it.
-                delay = Math.min(delay, Math.floor(left / 2));
-            }
-            logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
-            await sleep(delay);
-        }
-    }
-}
-function giveUp(error, why) {
-    return new JenkinsError(error.kind, `${error.message} (${why})`, error.status);
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/reads.ts
-
-
-
-
-
-/** Folder levels listJobs walks in its one request. */
-const LIST_DEPTH = 10;
-/** Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and keeps answers small). */
-const JOB_TREE = '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name]';
-/** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
-const FOLDER_CLASSES = new Set([
-    'com.cloudbees.hudson.plugins.folder.Folder',
-    'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
-    'jenkins.branch.OrganizationFolder'
-]);
-/** `jobs[name,_class,jobs[…]]` nested `depth` levels. */
-function listTree(depth) {
-    let fields = 'name,_class';
-    for (let level = 1; level < depth; level++)
-        fields = `name,_class,jobs[${fields}]`;
-    return `jobs[${fields}]`;
-}
-/** A job's JSON, reduced to what triggering it needs. */
-async function getJob(http, job) {
-    // The crumb is needed before the trigger that usually follows: fetch it
-    // alongside the job to save a round trip.
-    http.prefetchCrumb();
-    const name = fullName(job);
-    const data = await http.getJson('job', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
-    }));
-    const info = {
-        name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
-        fullName: typeof data.fullName === 'string' ? data.fullName : name,
-        // Jenkins' own `url` comes from its configured root URL, which may be
-        // another host (jenkins-api.md 9): always our base.
-        url: jobUrl(http.baseUrl, job),
-        parameterDefinitions: parameterDefinitions(data.property),
-        isFolder: isFolder(data)
-    };
-    if (typeof data._class === 'string')
-        info._class = data._class;
-    if (typeof data.buildable === 'boolean')
-        info.buildable = data.buildable;
-    if (typeof data.disabled === 'boolean')
-        info.disabled = data.disabled;
-    if (typeof data.nextBuildNumber === 'number')
-        info.nextBuildNumber = data.nextBuildNumber;
-    return info;
-}
-/** Full names of every job below `folder` (root when empty), in one request. */
-async function listJobs(http, folder) {
-    const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root';
-    const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`;
-    const data = await http.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
-        notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
-    }));
-    if (!Array.isArray(data.jobs)) {
-        throw new JenkinsError('bad-request', `'${fullName(folder)}' on Jenkins at ${http.origin} is a job, not a folder: there are no jobs to list below it`);
-    }
-    const names = [];
-    collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '', names);
-    return names;
-}
-/** A queue item's JSON. */
-async function getQueueItem(http, queueId) {
-    const item = await http.getJson('queue', `${http.baseUrl}/queue/item/${queueId}/api/json`, http.context(`queue item ${queueId}`, {
-        notFound: `Queue item ${queueId} is not known to Jenkins at ${http.origin} (404): it left the queue more than 5 minutes ago, or Jenkins restarted`
-    }));
-    if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
-        throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered queue item ${queueId} without an id`);
-    }
-    return item;
-}
-/** A build's JSON, by number or permalink. */
-async function getBuild(http, job, which, options = {}) {
-    const name = fullName(job);
-    const query = new URLSearchParams();
-    if (options.tree !== undefined)
-        query.set('tree', options.tree);
-    if (options.depth !== undefined)
-        query.set('depth', String(options.depth));
-    const search = query.toString();
-    const url = `${jobUrl(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`;
-    const notFound = which === 'lastBuild'
-        ? `Job '${name}' has no builds yet on Jenkins at ${http.origin} (no last build; or the job does not exist)`
-        : which === 'lastSuccessfulBuild'
-            ? `Job '${name}' has no last successful build on Jenkins at ${http.origin} (or the job does not exist)`
-            : `Build #${which} of job '${name}' was not found on Jenkins at ${http.origin} (404)`;
-    const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, {
-        notFound
-    }));
-    if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
-        throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered a build of '${name}' without a number`);
-    }
-    const result = build.result;
-    // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
-    // else is a broken or hostile server, and would reach outputs and messages.
-    if (result !== undefined && result !== null && !BUILD_RESULTS.some(r => r === result)) {
-        throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`);
-    }
-    return build;
-}
-/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
-function quote(value) {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 60 ? `${text.slice(0, 59)}…` : text;
-}
-/** The job's most recent builds, newest first, with their queue ids. */
-async function recentBuilds(http, job, limit) {
-    const name = fullName(job);
-    const tree = `builds[number,queueId]{0,${Math.max(1, Math.floor(limit))}}`;
-    const data = await http.getJson('builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
-    }));
-    const builds = [];
-    for (const raw of Array.isArray(data.builds) ? data.builds : []) {
-        const build = raw;
-        if (typeof build?.number !== 'number')
-            continue;
-        builds.push(typeof build.queueId === 'number'
-            ? { number: build.number, queueId: build.queueId }
-            : { number: build.number });
-    }
-    return builds;
-}
-/** GET logText/progressiveText?start=N, its body streamed. */
-async function progressiveText(http, build, start) {
-    const name = fullName(build.job);
-    const url = `${buildUrl(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`;
-    const context = http.context(`the console of build #${build.number} of '${name}'`, {
-        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)`
+async function indexingLog(http, project, start) {
+    const name = fullName(project);
+    const context = http.context(`the scan log of '${name}'`, {
+        notFound: `Multibranch project '${name}' has no scan log on Jenkins at ${http.origin} (404)`
     });
-    return http.read('log', url, context, response => {
-        if (response.contentType.includes('text/html')) {
-            // A login page now and then is an SSO proxy's blip; every time, it is the answer.
-            throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, 3);
-        }
-        const textSize = Number(response.header('x-text-size'));
-        if (response.header('x-text-size') === undefined || !Number.isFinite(textSize)) {
+    return http.read('scan-log', `${jobUrl(http.baseUrl, project)}indexing/logText/progressiveText?start=${start}`, context, async (response) => {
+        const size = Number(response.header('x-text-size'));
+        if (response.header('x-text-size') === undefined || !Number.isFinite(size)) {
+            response.discard();
             throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered ${context.what} without a usable X-Text-Size header`);
         }
-        // Streamed, not buffered: a console can be hundreds of MB. The stream
-        // is still bounded (limits.ts: stall guard, deadline, cancel). The
-        // header is absent (never "false") once the log is complete (6.1).
+        const text = await response.text(LOG_CHUNK_LIMIT);
         return {
-            body: response.stream(),
-            textSize,
-            moreData: response.header('x-more-data') === 'true'
+            text,
+            textSize: size,
+            moreData: response.header('x-more-data') === 'true',
+            truncated: Buffer.byteLength(text) >= LOG_CHUNK_LIMIT
         };
     }, http.deadline);
-}
-// ---------------------------------------------------------------------------
-/**
- * Full names of the jobs in a `jobs` tree, in Jenkins' order, folders
- * walked in place. Without recursion and bounded to LIST_DEPTH levels: the
- * answer is Jenkins', and a hostile one can nest far deeper than the tree
- * asked for (a recursive walk overflowed the stack).
- */
-function collectJobs(http, items, prefix, names) {
-    const stack = [
-        { items, prefix, next: 0 }
-    ];
-    let skipped = false;
-    while (stack.length > 0) {
-        const level = stack[stack.length - 1];
-        if (level.next >= level.items.length) {
-            stack.pop();
-            continue;
-        }
-        const item = level.items[level.next++];
-        if (typeof item?.name !== 'string')
-            continue;
-        const path = `${level.prefix}${item.name}`;
-        if (Array.isArray(item.jobs)) {
-            if (stack.length < LIST_DEPTH)
-                stack.push({ items: item.jobs, prefix: `${path}/`, next: 0 });
-            else
-                skipped = true;
-        }
-        else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
-            http.logger.debug(`Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`);
-        }
-        else {
-            names.push(path);
-        }
-    }
-    if (skipped) {
-        http.logger.debug(`Jenkins answered with folders nested deeper than the ${LIST_DEPTH} levels asked for; not listed`);
-    }
-}
-function isFolder(item) {
-    return ((typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs));
-}
-function parameterDefinitions(property) {
-    const definitions = [];
-    if (!Array.isArray(property))
-        return definitions;
-    for (const entry of property) {
-        const list = entry?.parameterDefinitions;
-        if (!Array.isArray(list))
-            continue;
-        for (const raw of list) {
-            const def = raw;
-            if (typeof def?.name !== 'string')
-                continue;
-            const definition = { name: def.name };
-            if (typeof def.type === 'string')
-                definition.type = def.type;
-            if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
-                definition.defaultValue = def.defaultParameterValue.value;
-            }
-            if (Array.isArray(def.choices)) {
-                definition.choices = def.choices.filter((c) => typeof c === 'string');
-            }
-            definitions.push(definition);
-        }
-    }
-    return definitions;
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/crumb.ts
@@ -43121,7 +44042,44 @@ function fromJSON2(str) {
  * POSSIBILITY OF SUCH DAMAGE.
  */
 //# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+// EXTERNAL MODULE: external "node:tls"
+var external_node_tls_ = __nccwpck_require__(1692);
+var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
+;// CONCATENATED MODULE: ./src/jenkins/trust.ts
+
+
+/**
+ * A secure context trusting what Node trusts by default plus `extra` (the
+ * `ca-cert` input), for one client's connections only: nothing process-wide
+ * changes. A TLS client given `ca` trusts those certificates alone, so the
+ * defaults are added back: tls.getCACertificates('default') where Node has
+ * it (bundled roots, NODE_EXTRA_CA_CERTS, and the system store when Node is
+ * told to use it), else tls.rootCertificates and the NODE_EXTRA_CA_CERTS file.
+ */
+function trustWith(extra) {
+    return external_node_tls_default().createSecureContext({ ca: [...defaultCertificates(), ...extra] });
+}
+function defaultCertificates() {
+    const fromNode = external_node_tls_default().getCACertificates?.('default');
+    if (fromNode)
+        return fromNode;
+    const certificates = [...(external_node_tls_default()).rootCertificates];
+    const file = process.env.NODE_EXTRA_CA_CERTS;
+    if (file) {
+        try {
+            certificates.push((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
+        }
+        catch {
+            // Node itself warned at start-up that it could not read the file.
+        }
+    }
+    return certificates;
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/http.ts
+
 
 
 
@@ -43226,6 +44184,8 @@ class Transport {
     crumb;
     /** Every crumb and session cookie value this client was given: they stay secret after they change. */
     given = new Set();
+    /** With ca-cert: Node's default CAs plus the given ones (trust.ts); never process-wide. */
+    secureContext;
     constructor(options) {
         this.options = options;
         this.base = new URL(options.baseUrl);
@@ -43242,6 +44202,9 @@ class Transport {
             // process loses certificate checks.
             ignoreSslError: options.insecure
         });
+        // Built once: parsing Node's default CAs takes time.
+        if (options.ca?.length)
+            this.secureContext = trustWith(options.ca);
     }
     /** Values that must never appear in a message: the Authorization value and its parts, the token, every crumb and session cookie. */
     get secretValues() {
@@ -43298,7 +44261,7 @@ class Transport {
             throw new JenkinsError('redirect', `Jenkins at ${source.origin} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`);
         }
         if (target.origin !== source.origin) {
-            throw new JenkinsError('redirect', `Jenkins at ${source.origin} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on.`);
+            throw new JenkinsError('redirect', `Jenkins at ${source.origin} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`);
         }
         return target.href;
     }
@@ -43309,13 +44272,24 @@ class Transport {
      * options from its agent, never from the request).
      */
     agentFor(url) {
-        return this.agents.getAgent(url.href);
+        const agent = this.agents.getAgent(url.href);
+        // ca-cert: a secure context with Node's defaults plus the given CAs, on
+        // this client's agent only, as http-client sets ignoreSslError: both an
+        // https.Agent and the CONNECT tunnel agent read TLS options from there.
+        if (this.secureContext && url.protocol === 'https:') {
+            agent.options = Object.assign(agent.options ?? {}, { secureContext: this.secureContext });
+        }
+        return agent;
     }
     /** The request headers for a URL: the one place where headers are added. */
     async headersFor(exchange, url) {
         const headers = { 'user-agent': this.options.userAgent };
-        // Credentials and the crumb only ever go to the configured server.
+        // Credentials, the crumb and the extra headers (an auth proxy's) only
+        // ever go to the configured server; the extra ones first, so that none
+        // can replace what the client sets itself.
         if (url.origin === this.base.origin) {
+            for (const [name, value] of this.options.headers ?? [])
+                headers[name.toLowerCase()] = value;
             if (this.authorization)
                 headers['authorization'] = this.authorization;
             if (this.crumb)
@@ -43356,7 +44330,9 @@ class Transport {
             request.once('close', () => signal.removeEventListener('abort', onAbort));
             request.once('response', resolve);
             // Not once: destroying a request can report the same end more than once.
-            request.on('error', error => reject(signal.aborted ? signal.reason : networkFailure(error, target)));
+            request.on('error', error => reject(signal.aborted
+                ? signal.reason
+                : networkFailure(error, target, { caCert: this.secureContext !== undefined })));
             request.end(exchange.form ?? undefined);
         });
         await this.storeCookies(url, message.headers['set-cookie']);
@@ -43377,6 +44353,15 @@ class Transport {
         this.requestCounts['total'] = (this.requestCounts['total'] ?? 0) + 1;
     }
 }
+/**
+ * The secret parts of an extra header's value: the value, and for a
+ * `Scheme credentials` value (Bearer, Basic) the credentials alone, which a
+ * message may show without the scheme.
+ */
+function headerValueSecrets(value) {
+    const credentials = /^[A-Za-z][\w-]*\s+(\S+)$/.exec(value)?.[1];
+    return credentials ? [value, credentials] : [value];
+}
 /** The path of a URL, for messages (queries are left out: they are ours and long). */
 function pathOf(url) {
     try {
@@ -43390,8 +44375,32 @@ function hostPort(url) {
     const port = url.port || (url.protocol === 'https:' ? '443' : '80');
     return `${url.hostname}:${port}`;
 }
+/** Certificate errors a trusted CA would fix (OpenSSL's verify codes as Node names them). */
+const UNTRUSTED_CODES = new Set([
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'CERT_UNTRUSTED'
+]);
+/** What to do about a TLS failure: the fix depends on what failed. */
+function tlsHint(code, url, trust) {
+    if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+        return `Jenkins' certificate is not for ${url.hostname}: use in 'url' a host name the certificate names.`;
+    }
+    if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+        return "Jenkins' certificate is outside its validity period: it needs renewing (or the runner's clock is off).";
+    }
+    if (code !== undefined && !UNTRUSTED_CODES.has(code)) {
+        return `Does ${url.host} speak TLS (https) on that port?`;
+    }
+    return trust.caCert
+        ? "The certificates in 'ca-cert' do not verify it: give the CA that issued Jenkins' certificate (or the intermediate Jenkins does not send)."
+        : "If Jenkins uses a private CA, give its certificate in 'ca-cert' (or point NODE_EXTRA_CA_CERTS at its file).";
+}
 /** Maps a Node/http-client error to a NetworkFailure a user can act on. */
-function networkFailure(error, url) {
+function networkFailure(error, url, trust = { caCert: false }) {
     const err = (typeof error === 'object' && error !== null ? error : {});
     const code = typeof err.code === 'string' ? err.code : undefined;
     const text = typeof err.message === 'string' ? err.message : String(error);
@@ -43419,7 +44428,7 @@ function networkFailure(error, url) {
         return fail('network', `Connection to ${where} was closed without an answer (socket hang up)`, true);
     }
     if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
-        return fail('network', `TLS error talking to ${where}: ${text}. If Jenkins uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate.`, false);
+        return fail('network', `TLS error talking to ${where}: ${text}. ${tlsHint(code, url, trust)}`, false);
     }
     return fail('network', `Request to ${where} failed: ${code ? `${code} ` : ''}${text}`, false);
 }
@@ -43699,6 +44708,8 @@ class Requester {
     signal;
     /** The caller's logger behind redaction: operations log through this one only. */
     logger;
+    /** The job's "Trigger builds remotely" token, or undefined. */
+    jobToken;
     transport;
     crumbs;
     policy;
@@ -43710,6 +44721,7 @@ class Requester {
         this.origin = options.origin;
         this.user = options.user;
         this.deadline = options.deadline;
+        this.jobToken = options.jobToken || undefined;
         this.signal = options.signal;
         this.limits = {
             signal: options.signal,
@@ -43720,7 +44732,15 @@ class Requester {
         };
         this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS;
         this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) };
-        this.secrets = () => this.transport.secretValues;
+        // Header values (an auth proxy's tokens) are secrets; values under 4
+        // characters are not, and redact() leaves them alone.
+        const own = [
+            this.jobToken,
+            ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
+            // Certificates are public, but nothing the user gave the step is echoed.
+            ...(options.ca ?? [])
+        ].filter((v) => v !== undefined);
+        this.secrets = () => [...this.transport.secretValues, ...own];
         this.logger = redactingLogger(options.logger, text => this.redact(text));
         this.transport = new Transport({
             baseUrl: this.baseUrl,
@@ -43728,11 +44748,13 @@ class Requester {
             token: options.token,
             logger: this.logger,
             insecure: options.insecure ?? false,
-            userAgent: options.userAgent ?? DEFAULT_USER_AGENT
+            userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+            headers: options.headers,
+            ca: options.ca
         });
         this.crumbs = new CrumbCache(() => this.fetchCrumb(), crumb => this.transport.setCrumb(crumb));
         if (options.insecure) {
-            this.logger.warning(`TLS certificate verification is OFF for ${this.origin} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer NODE_EXTRA_CA_CERTS with the server's CA.`);
+            this.logger.warning(`TLS certificate verification is OFF for ${this.origin} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`);
         }
     }
     /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
@@ -43832,10 +44854,21 @@ class Requester {
     }
     /** What an error message needs to know about the request. */
     context(what, extra = {}) {
-        return { origin: this.origin, user: this.user, what, ...extra };
+        const context = { origin: this.origin, user: this.user, what, ...extra };
+        if (this.jobToken && !this.user && extra.jobTokenOnly === undefined) {
+            context.jobTokenOnly = true;
+        }
+        return context;
     }
-    anonymousHint() {
-        return this.user ? '' : '; if it exists, anonymous users may not see it: set user and token';
+    /** Added to a 404 of something anonymous users may be unable to see. */
+    anonymousHint(following = false) {
+        if (this.user)
+            return '';
+        if (!this.jobToken)
+            return '; if it exists, anonymous users may not see it: set user and token';
+        return following
+            ? '; if it exists, anonymous users may not read it: give user/token, or use wait: false'
+            : '; if it exists, anonymous users may not see it, and a job token alone cannot reach a job they cannot read: give user/token';
     }
     /** Belt and braces: no message leaves with a credential, crumb or session in it. */
     scrub(error) {
@@ -43992,452 +45025,8 @@ function redactingLogger(logger, redact) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/reconcile.ts
-/** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
-const QUEUE_TREE = 'items[id,task[url,name],actions[parameters[name,value]],inQueueSince]';
-/** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
-const RECENT_BUILDS_TREE = 'builds[number,queueId,actions[parameters[name,value],causes[userId]]]{0,20}';
-/** Settle periods: how long Jenkins may still be acting after the answer was lost. */
-const SETTLE_MS = 1500;
-/** A gateway timeout or our own request timeout: the upstream is probably still busy. */
-const SLOW_SETTLE_MS = 4000;
-/**
- * Every defined parameter with the value Jenkins will store: ours, else the
- * default, as text (booleans 'true'/'false'; a multi-value parameter's values
- * joined with ','). `undefined` means "cannot know" and matches anything.
- */
-function expectedParameters(definitions, params) {
-    const expected = new Map();
-    for (const definition of definitions) {
-        const given = Object.prototype.hasOwnProperty.call(params, definition.name)
-            ? params[definition.name]
-            : undefined;
-        const isBoolean = /Boolean/i.test(definition.type ?? '');
-        const isPassword = /Password/i.test(definition.type ?? '');
-        let value;
-        if (given !== undefined) {
-            value = typeof given === 'string' ? given : given.join(',');
-            // Boolean.parseBoolean: anything but "true" (any case) is false (3.2).
-            if (isBoolean)
-                value = String(value.toLowerCase() === 'true');
-        }
-        else if (definition.defaultValue !== undefined && definition.defaultValue !== null) {
-            value = textOf(definition.defaultValue);
-        }
-        else if (/Choice/i.test(definition.type ?? '') && definition.choices?.length) {
-            value = definition.choices[0];
-        }
-        // Jenkins never exports a password value, so there is nothing to compare.
-        expected.set(definition.name, isPassword ? undefined : value);
-    }
-    return expected;
-}
-function textOf(value) {
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return undefined;
-}
-/** True when `actual` holds exactly the expected names, with equal values where both are known. */
-function sameParameters(expected, actual) {
-    if (actual.length !== expected.size)
-        return false;
-    const seen = new Set();
-    for (const parameter of actual) {
-        if (!expected.has(parameter.name) || seen.has(parameter.name))
-            return false;
-        seen.add(parameter.name);
-        const want = expected.get(parameter.name);
-        const got = textOf(parameter.value);
-        if (want !== undefined && got !== undefined && want !== got)
-            return false;
-    }
-    return true;
-}
-function sameJob(a, b) {
-    // Jenkins looks items up case-insensitively (jenkins-api.md 3.8).
-    return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase());
-}
-function causedBy(candidate, user) {
-    if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
-        return true;
-    }
-    return candidate.userIds.some(id => id !== null && id.toLowerCase() === user.toLowerCase());
-}
-/** One look: a queued item first (the usual case), then builds started since the trigger. */
-async function findTriggered(reader, expectation) {
-    const queued = (await reader.queue()).filter(item => sameJob(item.job, expectation.job) && sameParameters(expectation.parameters, item.parameters));
-    // The oldest: a merged request would have joined it.
-    queued.sort((a, b) => a.id - b.id);
-    const item = queued[0];
-    if (item)
-        return { queueId: item.id, from: 'queue' };
-    const floor = expectation.firstBuildNumber;
-    if (floor === undefined)
-        return undefined;
-    const builds = (await reader.builds()).filter(build => build.number >= floor &&
-        build.queueId !== undefined &&
-        sameParameters(expectation.parameters, build.parameters) &&
-        causedBy(build, expectation.user));
-    builds.sort((a, b) => a.number - b.number);
-    const build = builds[0];
-    if (build?.queueId === undefined)
-        return undefined;
-    return { queueId: build.queueId, from: 'build', buildNumber: build.number };
-}
-/**
- * Looks, waits `settleMs`, looks again. Returns what was found, or undefined
- * when Jenkins shows nothing after the settle period (the request did not act).
- */
-async function reconcile(reader, expectation, options) {
-    const first = await findTriggered(reader, expectation);
-    if (first)
-        return first;
-    options.logger.debug(`No queued item or new build with these parameters yet; looking again in ${options.settleMs} ms`);
-    await options.sleep(options.settleMs);
-    return findTriggered(reader, expectation);
-}
-/** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
-function jobNamesFromUrl(url) {
-    let path;
-    try {
-        path = new URL(url, 'http://placeholder/').pathname;
-    }
-    catch {
-        return undefined;
-    }
-    const segments = path.split('/').filter(s => s !== '');
-    const names = [];
-    // The context path comes first; item names follow each 'job' marker.
-    const start = segments.indexOf('job');
-    if (start < 0)
-        return undefined;
-    for (let i = start; i < segments.length; i += 2) {
-        if (segments[i] !== 'job' || segments[i + 1] === undefined)
-            return undefined;
-        try {
-            names.push(decodeURIComponent(segments[i + 1]));
-        }
-        catch {
-            return undefined;
-        }
-    }
-    return names;
-}
-/** Parameters from an exported `actions` array (the ParametersAction's list). */
-function reconcile_parametersOf(actions) {
-    const list = [];
-    if (!Array.isArray(actions))
-        return list;
-    for (const action of actions) {
-        const parameters = action?.parameters;
-        if (!Array.isArray(parameters))
-            continue;
-        for (const raw of parameters) {
-            const p = raw;
-            if (typeof p?.name !== 'string')
-                continue;
-            list.push('value' in p ? { name: p.name, value: p.value } : { name: p.name });
-        }
-    }
-    return list;
-}
-/** userId of every cause that has one, from an exported `actions` array; undefined when none. */
-function userIdsOf(actions) {
-    if (!Array.isArray(actions))
-        return undefined;
-    const ids = [];
-    for (const action of actions) {
-        const causes = action?.causes;
-        if (!Array.isArray(causes))
-            continue;
-        for (const raw of causes) {
-            const cause = raw;
-            if (cause &&
-                'userId' in cause &&
-                (typeof cause.userId === 'string' || cause.userId === null)) {
-                ids.push(cause.userId);
-            }
-        }
-    }
-    return ids.length > 0 ? ids : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/trigger.ts
-
-
-
-
-/** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
-const TRIGGER_SENDS = 4;
-/** Answers to a trigger that say it was refused without acting, so it may be sent again. */
-const TRIGGER_REFUSALS = new Set([429, 503]);
-/** Answers to a trigger from a proxy that may have passed it on before failing. */
-const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
-/**
- * Queues one build of `job` and returns its queue item. When the answer to
- * the POST is lost, Jenkins is asked what it did before the POST is sent again.
- *
- * Once the client's signal fired (cancel, timeout) nothing more is sent: no
- * crumb, no POST, no resend. If a POST may have reached Jenkins (cut in
- * flight, or its answer lost and being reconciled), the Interrupted error
- * carries the LostTrigger, for the abort path to find and cancel what it
- * queued (findLostTrigger) with its own client.
- */
-async function trigger(http, info, job, params, options = {}) {
-    const name = fullName(job);
-    if (info.isFolder) {
-        // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-        throw new JenkinsError('bad-request', `Jenkins item ${name} is a folder, not a job (${info._class ?? 'folder'}, on ${http.origin}): name a job inside it, or list them with list-jobs`);
-    }
-    if (info.disabled === true || info.buildable === false) {
-        throw new JenkinsError('conflict', disabledMessage(http, name));
-    }
-    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
-    const unknownParameters = Object.keys(params).filter(key => !defined.has(key));
-    const parameterized = info.parameterDefinitions.length > 0;
-    const form = new URLSearchParams();
-    if (parameterized) {
-        for (const [key, value] of Object.entries(params)) {
-            if (!defined.has(key))
-                continue;
-            // Multi-value parameters are repeated fields.
-            for (const item of typeof value === 'string' ? [value] : value)
-                form.append(key, item);
-        }
-    }
-    // /build on a parameterized job wants a `json` form and skips defaults;
-    // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
-    // `delay` is a request parameter; 0sec skips the quiet period (3.5).
-    const endpoint = parameterized ? 'buildWithParameters' : 'build';
-    const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`;
-    const context = http.context(`the trigger of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
-        conflict: disabledMessage(http, name),
-        permission: 'Job/Build',
-        serverHint: parameterized
-            ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
-            : undefined
-    });
-    const expectation = {
-        job,
-        parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
-        user: http.user,
-        firstBuildNumber: info.nextBuildNumber
-    };
-    const jobPage = jobUrl(http.baseUrl, job);
-    let mayHaveQueued = false;
-    const interrupted = (error) => mayHaveQueued || error.sent
-        ? new Interrupted(`${error.message} (a trigger of '${name}' may have queued a build)`, error.sent, expectation, error.lastFailure)
-        : error;
-    for (let send = 1;; send++) {
-        let outcome;
-        try {
-            outcome = await triggerOnce(http, url, form.toString(), context, name);
-        }
-        catch (error) {
-            throw error instanceof Interrupted ? interrupted(error) : error;
-        }
-        if ('queueId' in outcome) {
-            return {
-                queueId: outcome.queueId,
-                // Reverse proxies rewrite hosts, and the Location follows the request's
-                // own host (jenkins-api.md 3.1): rebuild it on our base.
-                queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
-                merged: outcome.merged,
-                unknownParameters
-            };
-        }
-        // The answer was lost: look for what Jenkins did before sending again
-        // (reconcile.ts says why, and what risk remains).
-        mayHaveQueued = true;
-        const lost = outcome.lost;
-        const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
-        const unknown = (why) => new JenkinsError(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`, lost.error.status);
-        if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
-            throw unknown('no time left before the step timeout to check');
-        }
-        let adopted;
-        try {
-            adopted = await reconcile(reconcileReader(http, job), expectation, {
-                settleMs,
-                sleep: ms => http.pause(ms, 'look for the lost trigger again'),
-                logger: http.logger
-            });
-        }
-        catch (error) {
-            if (error instanceof Interrupted)
-                throw interrupted(error);
-            http.logger.debug(`Could not look for the lost trigger: ${error.message}`);
-            throw unknown('and Jenkins could not be asked what it did');
-        }
-        if (adopted) {
-            http.logger.info(adopted.from === 'queue'
-                ? `Trigger answer lost (${lost.reason}); Jenkins shows queue item ${adopted.queueId} of '${name}' with these parameters: following it.`
-                : `Trigger answer lost (${lost.reason}); Jenkins shows build #${adopted.buildNumber ?? '?'} of '${name}' with these parameters (queue item ${adopted.queueId}): following it.`);
-            return {
-                queueId: adopted.queueId,
-                queueUrl: `${http.baseUrl}/queue/item/${adopted.queueId}/`,
-                merged: false,
-                unknownParameters,
-                adopted: adopted.from
-            };
-        }
-        if (send >= TRIGGER_SENDS) {
-            throw unknown(`${send} answers lost, and Jenkins showed no queued item or build for any`);
-        }
-        http.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
-    }
-}
-/** How long the abort path gives a lost trigger to show up before its second look. */
-const LOST_SETTLE_MS = 1000;
-/**
- * Looks for what a lost trigger queued (reads only: never a new POST), with
- * a second look after a short settle when the client's deadline leaves time.
- */
-async function findLostTrigger(http, lost) {
-    const left = http.deadline === undefined ? Infinity : http.deadline - Date.now();
-    const adopted = await reconcile(reconcileReader(http, lost.job), lost, {
-        settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
-        sleep: ms => http.pause(ms, 'look for the lost trigger again'),
-        logger: http.logger
-    });
-    if (!adopted)
-        return undefined;
-    return adopted.buildNumber === undefined
-        ? { queueId: adopted.queueId }
-        : { queueId: adopted.queueId, buildNumber: adopted.buildNumber };
-}
-/**
- * One trigger POST. A refusal that provably did nothing (503, 429,
- * connection refused) is retried inside; an answer that may hide an action
- * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
- */
-async function triggerOnce(http, url, form, context, name) {
-    let lost;
-    let answer;
-    try {
-        answer = await http.post('trigger', url, context, {
-            form,
-            // Only a refusal that did nothing is sent again here: a second POST
-            // that reaches Jenkins queues a second build.
-            retryStatuses: TRIGGER_REFUSALS,
-            retryNetwork: failure => failure.notSent,
-            onNetworkFailure: failure => {
-                lost = {
-                    error: failure.error,
-                    reason: failure.reason,
-                    slow: failure.error.kind === 'timeout'
-                };
-                return failure.error;
-            },
-            deadline: http.deadline
-        });
-    }
-    catch (error) {
-        if (lost && error instanceof JenkinsError && error.kind !== 'aborted')
-            return { lost };
-        throw error;
-    }
-    const { response, body } = answer;
-    if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
-        // A proxy's error says nothing of whether Jenkins got the POST.
-        return {
-            lost: {
-                error: errorForResponse(response, body, context),
-                reason: String(response.status),
-                slow: response.status === 504
-            }
-        };
-    }
-    if (response.status >= 400)
-        throw errorForResponse(response, body, context);
-    const queueId = response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined;
-    if (queueId === undefined) {
-        const location = response.header('location');
-        throw new JenkinsError('protocol', `Jenkins at ${http.origin} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
-    }
-    return { queueId, merged: response.status === 303 };
-}
-/** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
-function reconcileReader(http, job) {
-    const name = fullName(job);
-    return {
-        queue: async () => {
-            const data = await http.getJson('queue', `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`, http.context('the queue'));
-            const items = [];
-            for (const raw of Array.isArray(data.items) ? data.items : []) {
-                const item = raw;
-                const url = item?.task?.url;
-                if (typeof item?.id !== 'number' || typeof url !== 'string')
-                    continue;
-                const names = jobNamesFromUrl(url);
-                if (!names)
-                    continue;
-                items.push({ id: item.id, job: names, parameters: reconcile_parametersOf(item.actions) });
-            }
-            return items;
-        },
-        builds: async () => {
-            const data = await http.getJson('builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, http.context(`the builds of job '${name}'`));
-            const builds = [];
-            for (const raw of Array.isArray(data.builds) ? data.builds : []) {
-                const build = raw;
-                if (typeof build?.number !== 'number')
-                    continue;
-                const candidate = {
-                    number: build.number,
-                    parameters: reconcile_parametersOf(build.actions)
-                };
-                if (typeof build.queueId === 'number')
-                    candidate.queueId = build.queueId;
-                const userIds = userIdsOf(build.actions);
-                if (userIds)
-                    candidate.userIds = userIds;
-                builds.push(candidate);
-            }
-            return builds;
-        }
-    };
-}
-function disabledMessage(http, name) {
-    return `Job '${name}' on Jenkins at ${http.origin} is disabled (not buildable): enable it first`;
-}
-/** The queue item id from a trigger's Location (`…/queue/item/<id>/`), or undefined. */
-function queueIdOf(response) {
-    const location = response.header('location');
-    if (!location)
-        return undefined;
-    let path;
-    try {
-        path = new URL(location, response.url).pathname;
-    }
-    catch {
-        return undefined;
-    }
-    const match = /\/queue\/item\/(\d+)\/?$/.exec(path);
-    return match ? Number(match[1]) : undefined;
-}
-/**
- * Whether Jenkins itself produced an error answer rather than a proxy in
- * front of it: Jenkins' own pages (oops, layout) carry X-Jenkins (jenkins-api.md
- * 10). A 500 from Jenkins on a trigger is an exception while reading the
- * parameters (an illegal choice, 3.2), before anything was queued.
- */
-function fromJenkins(response) {
-    return response.header('x-jenkins') !== undefined;
-}
-function safePath(location, base) {
-    try {
-        return new URL(location, base).pathname;
-    }
-    catch {
-        return '(invalid location)';
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/jenkins/client.ts
+
 
 
 
@@ -44456,10 +45045,12 @@ class JenkinsClient {
     baseUrl;
     http;
     triggerSettleMs;
+    triggerCause;
     constructor(options) {
         const base = parseBaseUrl(options.url);
         this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '');
         this.triggerSettleMs = options.triggerSettleMs;
+        this.triggerCause = options.triggerCause;
         // The whole settings object: a setting added to RequestSettings reaches the requester unlisted.
         this.http = new Requester({
             ...options,
@@ -44489,7 +45080,10 @@ class JenkinsClient {
         return this.http.guarded(() => listJobs(this.http, folder));
     }
     trigger(info, job, params) {
-        return this.http.guarded(() => trigger(this.http, info, job, params, { settleMs: this.triggerSettleMs }));
+        return this.http.guarded(() => trigger(this.http, info, job, params, {
+            settleMs: this.triggerSettleMs,
+            cause: this.triggerCause
+        }));
     }
     getQueueItem(queueId) {
         return this.http.guarded(() => getQueueItem(this.http, queueId));
@@ -44500,8 +45094,17 @@ class JenkinsClient {
     getBuild(job, which, options = {}) {
         return this.http.guarded(() => getBuild(this.http, job, which, options));
     }
-    recentBuilds(job, limit) {
-        return this.http.guarded(() => recentBuilds(this.http, job, limit));
+    recentBuilds(job, limit, options = {}) {
+        return this.http.guarded(() => recentBuilds(this.http, job, limit, options));
+    }
+    getQueue() {
+        return this.http.guarded(() => getQueue(this.http));
+    }
+    scanMultibranch(project) {
+        return this.http.guarded(() => scanMultibranch(this.http, project));
+    }
+    indexingLog(project, start) {
+        return this.http.guarded(() => indexingLog(this.http, project, start));
     }
     progressiveText(build, start) {
         return this.http.guarded(() => progressiveText(this.http, build, start));
@@ -44542,6 +45145,10 @@ function createClient(settings, bounds = {}) {
         url: settings.url,
         user: settings.user,
         token: settings.token,
+        jobToken: settings.jobToken,
+        headers: settings.headers,
+        ca: settings.caCerts,
+        triggerCause: runUrl(),
         logger: coreLogger,
         ...bounds
     });
@@ -44552,6 +45159,13 @@ function budgetClient(settings, until) {
         deadline: until,
         signal: AbortSignal.timeout(Math.max(0, until - Date.now()))
     });
+}
+/** The workflow run's URL, for the note of a build triggered with a job token. */
+function runUrl() {
+    const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = process.env;
+    if (!server || !repo || !run)
+        return undefined;
+    return `GitHub Actions ${server}/${repo}/actions/runs/${run}`;
 }
 
 ;// CONCATENATED MODULE: ./src/input-error.ts
@@ -44564,6 +45178,52 @@ class InputError extends Error {
         super(message);
         this.name = 'InputError';
     }
+}
+
+;// CONCATENATED MODULE: ./src/ca-cert.ts
+
+
+const EXPECTED = 'expected the PEM text of one or more CA certificates (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), e.g. `ca-cert: ${{ secrets.JENKINS_CA }}`';
+const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END ([A-Z0-9 ]+)-----/g;
+/**
+ * Parses the `ca-cert` input into PEM certificates, each one checked by
+ * Node's X509 parser, so that a broken one is an input error before any
+ * request. Text between blocks (a bundle's `# Subject:` comments) is
+ * ignored; a private key is refused outright.
+ */
+function parseCaCert(text) {
+    const value = text.trim();
+    if (value === '')
+        return [];
+    const certificates = [];
+    let index = 0;
+    for (const match of value.matchAll(BLOCK)) {
+        index++;
+        const [block, label = '', , endLabel = ''] = match;
+        if (/PRIVATE KEY/.test(label) || /PRIVATE KEY/.test(endLabel)) {
+            throw new InputError(`Input 'ca-cert' holds a private key (block ${index}): it takes CA certificates only, which are public. Remove the key, and treat it as leaked if it was a real one.`);
+        }
+        if (label !== 'CERTIFICATE' || endLabel !== 'CERTIFICATE') {
+            throw new InputError(`Input 'ca-cert' block ${index} is a ${label === endLabel ? label : `${label}/${endLabel}`} block: ${EXPECTED}.`);
+        }
+        try {
+            // Throws on bad base64 or DER; the message never holds the input.
+            void new external_node_crypto_.X509Certificate(block);
+        }
+        catch {
+            throw new InputError(`Input 'ca-cert' certificate ${index} is not a valid certificate (damaged base64 or DER): ${EXPECTED}.`);
+        }
+        certificates.push(`${block}\n`);
+    }
+    const begins = value.match(/-----BEGIN /g)?.length ?? 0;
+    if (begins > index) {
+        throw new InputError(`Input 'ca-cert' has a BEGIN line without its END line (block ${index + 1}; cut short when copied?): ${EXPECTED}.`);
+    }
+    if (certificates.length === 0) {
+        const path = !/\s/.test(value) && /[/\\]|\.(pem|crt|cer)$/i.test(value);
+        throw new InputError(`Input 'ca-cert' holds no PEM certificate${path ? ' (it looks like a file path: give the certificate text itself, or point NODE_EXTRA_CA_CERTS at the file)' : ''}: ${EXPECTED}.`);
+    }
+    return certificates;
 }
 
 ;// CONCATENATED MODULE: ./src/duration.ts
@@ -44608,6 +45268,96 @@ function parseDuration(value, input) {
 }
 function clip(text) {
     return text.length > 40 ? text.slice(0, 40) + '…' : text;
+}
+
+;// CONCATENATED MODULE: ./src/extra-headers.ts
+
+
+const extra_headers_FORMS = 'expected `Name: value` lines, e.g. `CF-Access-Client-Id: ${{ secrets.CF_ID }}` (one header per line)';
+/** RFC 9110 5.1: a field name is a token. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * Headers the action must own: framing and connection headers would corrupt
+ * the exchange, Host would send the request to another virtual host than
+ * `url` names, Cookie would clobber the Jenkins session the crumb is bound
+ * to, and Proxy-* belong to the forward proxy (HTTPS_PROXY), not to Jenkins.
+ */
+const REFUSED = new Map([
+    ['host', "it would address another server than 'url'"],
+    ['cookie', 'the action keeps the Jenkins session cookie itself (the crumb is bound to it)'],
+    ['content-length', 'the action frames its own requests'],
+    ['content-type', 'the action sets it for the forms it posts'],
+    ['transfer-encoding', 'the action frames its own requests'],
+    ['connection', 'the HTTP client manages connections'],
+    ['keep-alive', 'the HTTP client manages connections'],
+    ['upgrade', 'the HTTP client manages connections'],
+    ['te', 'the HTTP client manages connections'],
+    ['trailer', 'the action frames its own requests'],
+    ['expect', 'the action frames its own requests'],
+    ['proxy-authorization', 'it belongs to a forward proxy: put its credentials in HTTPS_PROXY'],
+    ['proxy-connection', 'the HTTP client manages connections']
+]);
+/**
+ * The value of every `Name: value` line, before any validation, so that
+ * they can be masked before a message could show one. A `Scheme credentials`
+ * value (Bearer, Basic) yields the credentials alone too.
+ */
+function headerSecrets(text) {
+    const secrets = [];
+    for (const line of text.split(/\r?\n/)) {
+        const colon = line.indexOf(':');
+        if (colon < 0)
+            continue;
+        const value = line.slice(colon + 1).trim();
+        if (value !== '')
+            secrets.push(...headerValueSecrets(value));
+    }
+    return secrets;
+}
+/**
+ * Parses the `headers` input: `Name: value` lines (blank lines skipped),
+ * split on the first `:`, both sides trimmed. Names must be HTTP tokens and
+ * appear once; values printable ASCII (no CR, LF or other control
+ * characters, which could smuggle a second header). Messages name the line
+ * and the header, never a value.
+ */
+function parseExtraHeaders(text, options) {
+    const headers = [];
+    const seen = new Map();
+    const lines = text.split(/\r?\n/);
+    lines.forEach((line, index) => {
+        const n = index + 1;
+        if (line.trim() === '')
+            return;
+        const colon = line.indexOf(':');
+        if (colon < 0)
+            throw new InputError(`Input 'headers' line ${n} has no ':': ${extra_headers_FORMS}.`);
+        const name = line.slice(0, colon).trim();
+        const value = line.slice(colon + 1).trim();
+        if (!TOKEN.test(name)) {
+            throw new InputError(`Input 'headers' line ${n} has an invalid header name (letters, digits and !#$%&'*+.^_\`|~- only): ${extra_headers_FORMS}.`);
+        }
+        const key = name.toLowerCase();
+        const refused = REFUSED.get(key);
+        if (refused) {
+            throw new InputError(`Input 'headers' line ${n} sets ${name}, which is refused: ${refused}.`);
+        }
+        if (key === 'authorization' && options.credentials) {
+            throw new InputError(`Input 'headers' line ${n} sets Authorization, but 'user' and 'token' already send one: leave 'user' and 'token' empty to send your own, or drop the header.`);
+        }
+        if (value === '')
+            throw new InputError(`Input 'headers' line ${n} (${name}) has an empty value: ${extra_headers_FORMS}.`);
+        if (!/^[\x20-\x7e\t]+$/.test(value)) {
+            throw new InputError(`Input 'headers' line ${n} (${name}) has a value with a line break, a control character or a non-ASCII character: header values must be printable ASCII.`);
+        }
+        const earlier = seen.get(key);
+        if (earlier !== undefined) {
+            throw new InputError(`Input 'headers' sets ${name} twice (lines ${earlier} and ${n}): give each header once.`);
+        }
+        seen.set(key, n);
+        headers.push([name, value]);
+    });
+    return headers;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@humanwhocodes/momoa/dist/momoa.js
@@ -47376,6 +48126,8 @@ function describe(value) {
 
 
 
+
+
 /**
  * The defaults of action.yml. The runner applies them, but library callers
  * and `core.getInput` cannot tell "unset" from "empty", so an empty value
@@ -47398,9 +48150,15 @@ const INPUT_DEFAULTS = {
     [Input.AbortOnCancel]: 'true',
     [Input.CommitStatus]: 'false',
     [Input.GithubToken]: '',
-    [Input.StatusContext]: ''
+    [Input.StatusContext]: '',
+    [Input.Branch]: '',
+    [Input.Scan]: 'if-missing',
+    [Input.JobToken]: '',
+    [Input.Headers]: '',
+    [Input.CaCert]: ''
 };
 const BUILD_MODES = ['new', 'last', 'last-successful'];
+const SCAN_MODES = ['if-missing', 'never'];
 /** Pure: reads every input through `get` (tests pass a map) and validates it. */
 function parseSettings(get) {
     // Parameters keep their whitespace so that line numbers in messages match
@@ -47423,14 +48181,35 @@ function parseSettings(get) {
     const parametersText = read(Input.Parameters);
     const hasParameters = parametersText.trim() !== '';
     const parameters = parameters_parseParameters(parametersText);
-    const job = parseJob(read(Input.Job), url, listJobs);
+    const project = parseJob(read(Input.Job), url, listJobs);
+    const branch = parseBranch(read(Input.Branch));
+    const scan = parseScan(read(Input.Scan), branch !== undefined);
+    const job = branch === undefined ? project : Object.freeze([...project, branchItemName(branch)]);
     const jobName = fullName(job);
-    checkConflicts({ disable, listJobs, build, hasParameters, commitStatus, wait });
+    const jobToken = read(Input.JobToken);
+    if (/\p{Cc}/u.test(jobToken)) {
+        throw new InputError(`Input 'job-token' must not contain control characters (line breaks, tabs): expected the job's "Trigger builds remotely" token.`);
+    }
+    const headers = parseExtraHeaders(read(Input.Headers), { credentials: user !== '' });
+    const caCerts = parseCaCert(read(Input.CaCert));
+    checkConflicts({
+        disable,
+        listJobs,
+        build,
+        hasParameters,
+        commitStatus,
+        wait,
+        branch: branch !== undefined,
+        jobToken: jobToken !== ''
+    });
     const githubToken = read(Input.GithubToken);
     if (commitStatus && githubToken === '') {
         throw new InputError(`Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`);
     }
-    const statusContext = read(Input.StatusContext) || (jobName === '' ? 'jenkins' : `jenkins/${jobName}`);
+    // A required status check needs a context that does not change with every
+    // pull request: with `branch`, the project's name.
+    const contextName = branch === undefined ? jobName : fullName(project);
+    const statusContext = read(Input.StatusContext) || (contextName === '' ? 'jenkins' : `jenkins/${contextName}`);
     return {
         url,
         user,
@@ -47449,7 +48228,12 @@ function parseSettings(get) {
         abortOnCancel,
         commitStatus,
         githubToken,
-        statusContext
+        statusContext,
+        ...(branch === undefined ? {} : { branch: { name: branch, project } }),
+        scan,
+        jobToken,
+        headers,
+        caCerts
     };
 }
 /**
@@ -47460,6 +48244,13 @@ function parseSettings(get) {
 function getSettings() {
     maskSecret(getInput(Input.Token));
     maskSecret(getInput(Input.GithubToken));
+    maskSecret(getInput(Input.JobToken));
+    // Header values are secrets (access tokens); values under 4 characters
+    // are not, and masking them would blank every such string in the log.
+    for (const value of headerSecrets(getInput(Input.Headers))) {
+        if (value.length >= 4)
+            maskSecret(value);
+    }
     maskUrlPassword(getInput(Input.Url));
     maskUrlPassword(getInput(Input.Job));
     return parseSettings(name => getInput(name, { trimWhitespace: name !== Input.Parameters }));
@@ -47590,8 +48381,38 @@ function parseJob(value, url, listJobs) {
         throw error;
     }
 }
+function parseBranch(value) {
+    if (value === '')
+        return undefined;
+    if (/\p{Cc}/u.test(value)) {
+        throw new InputError(`Input 'branch' contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
+    }
+    return value;
+}
+function parseScan(value, hasBranch) {
+    const mode = SCAN_MODES.find(m => m === value.toLowerCase());
+    if (mode === undefined) {
+        throw new InputError(`Input 'scan' ('${inputs_clip(value)}') must be one of ${SCAN_MODES.join(', ')}.`);
+    }
+    if (mode !== 'if-missing' && !hasBranch) {
+        throw new InputError(`Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`);
+    }
+    return mode;
+}
 function checkConflicts(s) {
     const conflict = (a, b, why) => new InputError(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`);
+    if (s.branch && s.listJobs) {
+        throw conflict('branch', 'list-jobs', `to list the branches of a multibranch project, name it in 'job' and leave 'branch' out`);
+    }
+    if (s.jobToken && s.listJobs) {
+        throw conflict('job-token', 'list-jobs', 'a job token only triggers builds; listing reads the jobs');
+    }
+    if (s.jobToken && s.disable) {
+        throw conflict('job-token', 'disable', 'a job token only triggers builds; disabling needs user and token with Job/Configure');
+    }
+    if (s.jobToken && s.build !== 'new') {
+        throw conflict('job-token', 'build', `a job token only triggers builds; 'build: ${s.build}' triggers nothing`);
+    }
     if (s.disable && s.listJobs) {
         throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs');
     }
@@ -47782,6 +48603,7 @@ async function postStep() {
 
 
 
+
 /**
  * How long the abort after a cancel signal may take. The runner sends
  * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
@@ -47789,6 +48611,12 @@ async function postStep() {
 const CANCEL_BUDGET_MS = 5500;
 /** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
 const TIMEOUT_BUDGET_MS = 3500;
+/** The step log, for the scan of a multibranch project. */
+const scanOutput = {
+    ...coreLogger,
+    startGroup: title => startGroup(title),
+    endGroup: () => endGroup()
+};
 /** The action's entry point: the main step, or the post step on the second run. */
 async function run() {
     if (getState(State.IsPost) === 'true') {
@@ -47828,7 +48656,10 @@ async function runMain(settings) {
         setOutput(Output.JobUrl, api.jobUrl(settings.job));
         if (settings.disable)
             return await main_disableJob(api, settings);
-        await buildJob(api, settings, controller.signal, progress);
+        const branch = settings.branch
+            ? await resolveBranch({ api, settings, out: scanOutput, signal: controller.signal })
+            : undefined;
+        await buildJob(api, settings, controller.signal, progress, branch);
     }
     catch (error) {
         // Whatever failed once the signal fired failed because of it.

@@ -1,12 +1,21 @@
 import * as core from '@actions/core'
 import { downloadArtifacts } from './artifacts.js'
+import type { BranchJob } from './branch.js'
 import { CommitStatusReporter } from './commit-status.js'
 import { Output } from './constants.js'
 import { coreLogger } from './core-logger.js'
 import { BuildFollower } from './follower.js'
 import type { Settings } from './inputs.js'
 import { JenkinsError } from './jenkins/errors.js'
-import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from './jenkins/types.js'
+import { notAJob } from './jenkins/trigger.js'
+import type {
+  Build,
+  BuildOutputsApi,
+  BuildRef,
+  JenkinsApi,
+  JobInfo,
+  TriggerResult
+} from './jenkins/types.js'
 import { ConsoleStreamer, withCommandsStopped } from './log-stream.js'
 import type { Progress } from './progress.js'
 import {
@@ -30,7 +39,8 @@ export async function buildJob(
   api: JenkinsApi & BuildOutputsApi,
   settings: Settings,
   signal: AbortSignal,
-  progress: Progress
+  progress: Progress,
+  branch?: BranchJob
 ): Promise<void> {
   const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal })
   const status = settings.commitStatus
@@ -41,7 +51,7 @@ export async function buildJob(
       })
     : undefined
   try {
-    await follow(api, settings, signal, progress, follower, status)
+    await follow(api, settings, signal, progress, follower, status, branch)
   } catch (error) {
     // A status left pending would block a protected branch for good.
     if (status && !status.finished) {
@@ -61,17 +71,21 @@ async function follow(
   signal: AbortSignal,
   progress: Progress,
   follower: BuildFollower,
-  status: CommitStatusReporter | undefined
+  status: CommitStatusReporter | undefined,
+  branch: BranchJob | undefined
 ): Promise<void> {
   const name = settings.jobName
   const outcome: BuildOutcome = { jobName: name, jobUrl: api.jobUrl(settings.job) }
 
   let first: Build
   if (settings.build === 'new') {
-    const info = await api.getJob(settings.job)
+    const info = branch?.info ?? (await api.getJob(settings.job))
     // A cancel that arrived while reading the job must not still trigger.
     throwIfAborted(signal)
-    const queued = await api.trigger(info, settings.job, settings.parameters)
+    // The scan that created a branch job already queued its build: that one.
+    const queued = branch?.indexingBuild
+      ? indexingBuildQueued(api, info, settings, branch.indexingBuild.queueId)
+      : await api.trigger(info, settings.job, settings.parameters)
     progress.queued(queued.queueId, queued.merged)
     warnUnknownParameters(
       queued.unknownParameters,
@@ -81,11 +95,13 @@ async function follow(
     outcome.queueUrl = queued.queueUrl
     outcome.parameters = settings.parameters
     core.setOutput(Output.QueueUrl, queued.queueUrl)
-    coreLogger.info(
-      queued.merged
-        ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
-        : `Queued ${name} in Jenkins: ${queued.queueUrl}`
-    )
+    if (!branch?.indexingBuild) {
+      coreLogger.info(
+        queued.merged
+          ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
+          : `Queued ${name} in Jenkins: ${queued.queueUrl}`
+      )
+    }
     if (settings.wait === 'queued') {
       await status?.pending(`Queued in Jenkins`, queued.queueUrl)
       outcome.note = 'Did not wait for the build to start (wait: false).'
@@ -257,13 +273,30 @@ async function lastBuild(api: JenkinsApi, settings: Settings): Promise<Build> {
     return await api.getBuild(settings.job, which)
   } catch (error) {
     if (!(error instanceof JenkinsError && error.kind === 'not-found')) throw error
-    // Tell "no such job" from "no such build": both are 404.
-    await api.getJob(settings.job)
+    // Tell "no such job" (or not a job) from "no such build": all are 404.
+    const info = await api.getJob(settings.job)
+    if (info.isFolder) throw notAJob(info, settings.jobName, api.baseUrl)
     throw new JenkinsError(
       'not-found',
       `Jenkins job ${settings.jobName} has no ${settings.build === 'last' ? '' : 'successful '}build yet (build: ${settings.build}), on ${api.baseUrl}.`,
       404
     )
+  }
+}
+
+/** The queue item of the build branch indexing started, in the shape of a trigger's answer. */
+function indexingBuildQueued(
+  api: JenkinsApi,
+  info: JobInfo,
+  settings: Settings,
+  queueId: number
+): TriggerResult {
+  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
+  return {
+    queueId,
+    queueUrl: `${api.baseUrl}/queue/item/${queueId}/`,
+    merged: false,
+    unknownParameters: Object.keys(settings.parameters).filter(key => !defined.has(key))
   }
 }
 

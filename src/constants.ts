@@ -16,6 +16,11 @@ export enum Input {
   CommitStatus = 'commit-status',
   GithubToken = 'github-token',
   StatusContext = 'status-context',
+  Branch = 'branch',
+  Scan = 'scan',
+  JobToken = 'job-token',
+  Headers = 'headers',
+  CaCert = 'ca-cert',
   Artifacts = 'artifacts',
   ArtifactsPath = 'artifacts-path'
 }

@@ -16,6 +16,10 @@ export function createClient(settings: Settings, bounds: ClientBounds = {}): Jen
     url: settings.url,
     user: settings.user,
     token: settings.token,
+    jobToken: settings.jobToken,
+    headers: settings.headers,
+    ca: settings.caCerts,
+    triggerCause: runUrl(),
     logger: coreLogger,
     ...bounds
   })
@@ -27,4 +31,11 @@ export function budgetClient(settings: Settings, until: number): JenkinsClient {
     deadline: until,
     signal: AbortSignal.timeout(Math.max(0, until - Date.now()))
   })
+}
+
+/** The workflow run's URL, for the note of a build triggered with a job token. */
+function runUrl(): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = process.env
+  if (!server || !repo || !run) return undefined
+  return `GitHub Actions ${server}/${repo}/actions/runs/${run}`
 }

@@ -2,10 +2,18 @@ import * as core from '@actions/core'
 import { isAbsolute, resolve } from 'node:path'
 import { isInside } from './artifact-paths.js'
 import { parseArtifactPatterns, PatternError, type ArtifactPattern } from './artifact-patterns.js'
+import { parseCaCert } from './ca-cert.js'
 import { BUILD_RESULTS, Input, type BuildResult } from './constants.js'
 import { parseDuration } from './duration.js'
+import { headerSecrets, parseExtraHeaders, type ExtraHeader } from './extra-headers.js'
 import { InputError } from './input-error.js'
-import { fullName, JobPathError, parseJobPath, redactUrl } from './jenkins/job-path.js'
+import {
+  branchItemName,
+  fullName,
+  JobPathError,
+  parseJobPath,
+  redactUrl
+} from './jenkins/job-path.js'
 import type { BuildParameters, JobPath } from './jenkins/types.js'
 import { parseParameters } from './parameters.js'
 
@@ -15,6 +23,8 @@ export { InputError } from './input-error.js'
 export type WaitMode = 'finish' | 'started' | 'queued'
 /** Input `build`. */
 export type BuildMode = 'new' | 'last' | 'last-successful'
+/** Input `scan`. */
+export type ScanMode = 'if-missing' | 'never'
 
 /** Every input of action.yml, read once and validated. */
 export interface Settings {
@@ -23,7 +33,7 @@ export interface Settings {
   user: string
   /** API token or password ('' for anonymous). Already registered with core.setSecret. */
   token: string
-  /** Item names from the root; [] only when listJobs is true and `job` is empty. */
+  /** Item names from the root; [] only when listJobs is true and `job` is empty. With `branch`, the branch job (project + encoded branch). */
   job: JobPath
   /** Full name for messages, e.g. 'team/service/deploy' ('' for the root). */
   jobName: string
@@ -42,8 +52,17 @@ export interface Settings {
   abortOnCancel: boolean
   commitStatus: boolean
   githubToken: string
-  /** Commit status context, defaulted to `jenkins/<jobName>`. */
+  /** Commit status context, defaulted to `jenkins/<jobName>` (with `branch`: `jenkins/<project>`). */
   statusContext: string
+  /** Input `branch`: the branch as Jenkins and the SCM name it, and its multibranch project (`job`). */
+  branch?: { name: string; project: JobPath }
+  scan: ScanMode
+  /** The job's "Trigger builds remotely" token ('' for none). Already registered with core.setSecret. */
+  jobToken: string
+  /** Extra headers for the Jenkins origin only. Values already registered with core.setSecret. */
+  headers: ExtraHeader[]
+  /** PEM CA certificates trusted for Jenkins besides Node's defaults (each one parsed). */
+  caCerts: string[]
   /** Lines of the `artifacts` input; empty: download nothing. */
   artifacts: readonly ArtifactPattern[]
   /** Absolute folder the artifacts are written to, inside the workspace. */
@@ -82,11 +101,17 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.CommitStatus]: 'false',
   [Input.GithubToken]: '',
   [Input.StatusContext]: '',
+  [Input.Branch]: '',
+  [Input.Scan]: 'if-missing',
+  [Input.JobToken]: '',
+  [Input.Headers]: '',
+  [Input.CaCert]: '',
   [Input.Artifacts]: '',
   [Input.ArtifactsPath]: 'jenkins-artifacts'
 }
 
 const BUILD_MODES: readonly BuildMode[] = ['new', 'last', 'last-successful']
+const SCAN_MODES: readonly ScanMode[] = ['if-missing', 'never']
 
 /** Pure: reads every input through `get` (tests pass a map) and validates it. */
 export function parseSettings(
@@ -118,8 +143,19 @@ export function parseSettings(
   const hasParameters = parametersText.trim() !== ''
   const parameters = parseParameters(parametersText)
 
-  const job = parseJob(read(Input.Job), url, listJobs)
+  const project = parseJob(read(Input.Job), url, listJobs)
+  const branch = parseBranch(read(Input.Branch))
+  const scan = parseScan(read(Input.Scan), branch !== undefined)
+  const job = branch === undefined ? project : Object.freeze([...project, branchItemName(branch)])
   const jobName = fullName(job)
+  const jobToken = read(Input.JobToken)
+  if (/\p{Cc}/u.test(jobToken)) {
+    throw new InputError(
+      `Input 'job-token' must not contain control characters (line breaks, tabs): expected the job's "Trigger builds remotely" token.`
+    )
+  }
+  const headers = parseExtraHeaders(read(Input.Headers), { credentials: user !== '' })
+  const caCerts = parseCaCert(read(Input.CaCert))
 
   const artifacts = parseArtifacts(read(Input.Artifacts), env.platform)
   const artifactsPath = parseArtifactsPath(read(Input.ArtifactsPath), env.workspace)
@@ -131,6 +167,8 @@ export function parseSettings(
     hasParameters,
     commitStatus,
     wait,
+    branch: branch !== undefined,
+    jobToken: jobToken !== '',
     hasArtifacts: artifacts.length > 0
   })
 
@@ -140,8 +178,11 @@ export function parseSettings(
       `Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`
     )
   }
+  // A required status check needs a context that does not change with every
+  // pull request: with `branch`, the project's name.
+  const contextName = branch === undefined ? jobName : fullName(project)
   const statusContext =
-    read(Input.StatusContext) || (jobName === '' ? 'jenkins' : `jenkins/${jobName}`)
+    read(Input.StatusContext) || (contextName === '' ? 'jenkins' : `jenkins/${contextName}`)
 
   return {
     url,
@@ -162,6 +203,11 @@ export function parseSettings(
     commitStatus,
     githubToken,
     statusContext,
+    ...(branch === undefined ? {} : { branch: { name: branch, project } }),
+    scan,
+    jobToken,
+    headers,
+    caCerts,
     artifacts,
     artifactsPath,
     workspace: env.workspace
@@ -186,6 +232,12 @@ function currentEnvironment(): InputEnvironment {
 export function getSettings(): Settings {
   maskSecret(core.getInput(Input.Token))
   maskSecret(core.getInput(Input.GithubToken))
+  maskSecret(core.getInput(Input.JobToken))
+  // Header values are secrets (access tokens); values under 4 characters
+  // are not, and masking them would blank every such string in the log.
+  for (const value of headerSecrets(core.getInput(Input.Headers))) {
+    if (value.length >= 4) maskSecret(value)
+  }
   maskUrlPassword(core.getInput(Input.Url))
   maskUrlPassword(core.getInput(Input.Job))
   return parseSettings(name => core.getInput(name, { trimWhitespace: !MULTI_LINE.has(name) }))
@@ -359,6 +411,29 @@ function parseArtifactsPath(value: string, workspace: string): string {
   return target
 }
 
+function parseBranch(value: string): string | undefined {
+  if (value === '') return undefined
+  if (/\p{Cc}/u.test(value)) {
+    throw new InputError(
+      `Input 'branch' contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`
+    )
+  }
+  return value
+}
+
+function parseScan(value: string, hasBranch: boolean): ScanMode {
+  const mode = SCAN_MODES.find(m => m === value.toLowerCase())
+  if (mode === undefined) {
+    throw new InputError(`Input 'scan' ('${clip(value)}') must be one of ${SCAN_MODES.join(', ')}.`)
+  }
+  if (mode !== 'if-missing' && !hasBranch) {
+    throw new InputError(
+      `Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`
+    )
+  }
+  return mode
+}
+
 function checkConflicts(s: {
   disable: boolean
   listJobs: boolean
@@ -366,10 +441,40 @@ function checkConflicts(s: {
   hasParameters: boolean
   commitStatus: boolean
   wait: WaitMode
+  branch: boolean
+  jobToken: boolean
   hasArtifacts: boolean
 }): void {
   const conflict = (a: string, b: string, why: string): InputError =>
     new InputError(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`)
+  if (s.branch && s.listJobs) {
+    throw conflict(
+      'branch',
+      'list-jobs',
+      `to list the branches of a multibranch project, name it in 'job' and leave 'branch' out`
+    )
+  }
+  if (s.jobToken && s.listJobs) {
+    throw conflict(
+      'job-token',
+      'list-jobs',
+      'a job token only triggers builds; listing reads the jobs'
+    )
+  }
+  if (s.jobToken && s.disable) {
+    throw conflict(
+      'job-token',
+      'disable',
+      'a job token only triggers builds; disabling needs user and token with Job/Configure'
+    )
+  }
+  if (s.jobToken && s.build !== 'new') {
+    throw conflict(
+      'job-token',
+      'build',
+      `a job token only triggers builds; 'build: ${s.build}' triggers nothing`
+    )
+  }
   if (s.disable && s.listJobs) {
     throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs')
   }

@@ -233,7 +233,7 @@ export class ConsoleStreamer {
 }
 
 /** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
-function clean(text: string): string {
+export function clean(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(CONSOLE_NOTE, '')
 }
 

@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { resolveBranch, type ScanOutput } from './branch.js'
 import { buildJob } from './build-job.js'
 import { abortRemote, onCancelSignals } from './cancel.js'
 import { Output, State } from './constants.js'
@@ -20,6 +21,13 @@ import { abortReason, StepAborted, type AbortReason } from './wait.js'
 export const CANCEL_BUDGET_MS = 5500
 /** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
 export const TIMEOUT_BUDGET_MS = 3500
+
+/** The step log, for the scan of a multibranch project. */
+const scanOutput: ScanOutput = {
+  ...coreLogger,
+  startGroup: title => core.startGroup(title),
+  endGroup: () => core.endGroup()
+}
 
 /** The action's entry point: the main step, or the post step on the second run. */
 export async function run(): Promise<void> {
@@ -58,7 +66,10 @@ async function runMain(settings: Settings): Promise<void> {
     if (settings.listJobs) return await listJobs(api, settings)
     core.setOutput(Output.JobUrl, api.jobUrl(settings.job))
     if (settings.disable) return await disableJob(api, settings)
-    await buildJob(api, settings, controller.signal, progress)
+    const branch = settings.branch
+      ? await resolveBranch({ api, settings, out: scanOutput, signal: controller.signal })
+      : undefined
+    await buildJob(api, settings, controller.signal, progress, branch)
   } catch (error) {
     // Whatever failed once the signal fired failed because of it.
     if (controller.signal.aborted || error instanceof StepAborted) {

@@ -1,8 +1,4 @@
-/**
- * One build of the test server: its state (console, result, test report,
- * stages and inputs, artifacts), how results combine, and the permalinks
- * that name builds. The model (model.ts) creates and drives them.
- */
+/** A run of a job (hudson.model.Run), and the rules every run follows. */
 import type { ArchivedFile } from './artifacts.js'
 import { ConsoleLog } from './console.js'
 import type { TestReport } from './junit.js'
@@ -15,6 +11,11 @@ const RESULT_ORDER: Result[] = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', '
 export function worse(a: Result | null, b: Result): Result {
   if (a === null) return b
   return RESULT_ORDER.indexOf(a) >= RESULT_ORDER.indexOf(b) ? a : b
+}
+
+/** Items that have builds (folders and multibranch projects do not). */
+export function isJob(item: JobState): boolean {
+  return item.type === 'freestyle' || item.type === 'pipeline'
 }
 
 export class Build implements BuildState {

@@ -4,6 +4,7 @@
  * imports the other.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ForwardedView } from './forwarded.js'
 import type { Params } from './http-util.js'
 import type { JsonContext } from './json.js'
 import type { JenkinsModel } from './model.js'
@@ -38,6 +39,8 @@ export interface Exchange {
   segments: string[]
   params: Params
   identity: Identity
+  /** Scheme, host, port and remote address after Jetty's ForwardedRequestCustomizer. */
+  forwarded: ForwardedView
   sessionId: string | undefined
   entry: RequestLogEntry
   ctx: ServerContext

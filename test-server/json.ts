@@ -5,7 +5,9 @@
  * shows only its high-visibility fields (name, url, number, color).
  */
 import { artifactsJson } from './artifacts.js'
-import { isJob, resolvePermalink, type Build, type JenkinsModel } from './model.js'
+import { isJob, resolvePermalink, type Build } from './build.js'
+import type { JenkinsModel } from './model.js'
+import { defaultValue } from './parameters.js'
 import { timeSpan } from './time-span.js'
 import type {
   BuildState,
@@ -41,7 +43,8 @@ function causesJson(ctx: JsonContext, causes: Cause[]): Cause[] {
   return causes.map(c => ({
     ...c,
     shortDescription: served(ctx, 'cause', c.shortDescription),
-    userName: served(ctx, 'cause', c.userName)
+    // Only a UserIdCause has a user name (RemoteCause and BranchIndexingCause do not).
+    ...(c.userName === undefined ? {} : { userName: served(ctx, 'cause', c.userName) })
   }))
 }
 
@@ -153,13 +156,6 @@ export function parameterValueJson(p: ParameterValueState): Json {
   return out
 }
 
-export function defaultValue(def: JobState['parameters'][number]): string | boolean {
-  const type = def.type ?? 'string'
-  if (type === 'boolean') return def.default === true || String(def.default) === 'true'
-  if (type === 'choice') return String(def.default ?? def.choices?.[0] ?? '')
-  return String(def.default ?? '')
-}
-
 function propertyJson(item: JobState): Json[] {
   if (item.parameters.length === 0) return []
   return [
@@ -208,7 +204,7 @@ export function itemJson(ctx: JsonContext, item: JobState, level: number, depth:
     url: itemUrl(ctx, item)
   }
   if (!isJob(item)) {
-    return {
+    const folder: Json = {
       ...common,
       healthReport: [],
       jobs: sortedChildren(item).map(child => itemJson(ctx, child, level + 1, depth)),
@@ -219,6 +215,15 @@ export function itemJson(ctx: JsonContext, item: JobState, level: number, depth:
       },
       views: [{ _class: 'hudson.model.AllView', name: 'All', url: itemUrl(ctx, item) }]
     }
+    if (item.type === 'multibranch') {
+      // ComputedFolder exports `buildable`, MultiBranchProject `sources`
+      // (BranchSource's own fields sit below depth 0). A FolderComputation
+      // exports nothing of its own: there is no `indexing` field, and no
+      // indexing/api/json (it has no getApi).
+      folder.buildable = ctx.model.isBuildable(item)
+      folder.sources = [{ _class: 'jenkins.branch.BranchSource' }]
+    }
+    return folder
   }
   const newestFirst = [...item.builds].reverse().slice(0, 100)
   const link = (name: Parameters<typeof resolvePermalink>[1]) =>
@@ -429,7 +434,9 @@ export function queueItemJson(
             number: item.build.number,
             url: buildUrl(ctx, item.build)
           }
-        : null
+        : item.indexing
+          ? { _class: 'jenkins.branch.MultiBranchProject$BranchIndexing' }
+          : null
       break
   }
   return out

@@ -1,7 +1,11 @@
 import { archive } from './artifacts.js'
-import { Build, worse } from './build.js'
+import { Build, isJob, worse } from './build.js'
+import { branchIndexingCause, causeLine } from './causes.js'
 import { consoleNote } from './console.js'
+import { BranchIndexing, completedScan, runScan, type ScanHost } from './indexing.js'
+import { decodeBranchName, encodeBranchName } from './name-encoder.js'
 import { buildReport } from './junit.js'
+import { defaultValues } from './parameters.js'
 import { closeStages, runStages } from './pipeline.js'
 import type {
   Cause,
@@ -13,26 +17,6 @@ import type {
   Result,
   ServerState
 } from './types.js'
-
-// Where the modules around the model have always found these.
-export { Build, PERMALINKS, resolvePermalink, worse, type Permalink } from './build.js'
-
-/** branch-api's NameEncoder: the branch `feature/x` becomes the item `feature%2Fx` (jenkins-api.md 3.8). */
-export function encodeBranchName(name: string): string {
-  return name.replace(/[%/?#[\]\\]/g, ch => '%' + ch.charCodeAt(0).toString(16).toUpperCase())
-}
-
-function decodeBranchName(name: string): string {
-  try {
-    return decodeURIComponent(name)
-  } catch {
-    return name
-  }
-}
-
-export function isJob(item: JobState): boolean {
-  return item.type === 'freestyle' || item.type === 'pipeline'
-}
 
 export interface ModelOptions {
   executors: number
@@ -83,12 +67,27 @@ export class JenkinsModel implements ServerState {
       parameters: spec.parameters ?? [],
       script: spec.script ?? {},
       builds: [],
-      nextBuildNumber: 1
+      nextBuildNumber: 1,
+      authToken: spec.authToken,
+      heads: spec.heads ? new Map(Object.entries(spec.heads)) : undefined,
+      indexing: undefined,
+      scanDurationMs: spec.scanDurationMs ?? 500,
+      indexingBuild: spec.indexingBuild ?? true
     }
     for (const [childName, childSpec] of Object.entries(spec.jobs ?? {})) {
       item.children.set(childName.toLowerCase(), this.makeItem(childName, childSpec, item))
     }
+    if (type === 'multibranch') item.indexing = completedScan(item, Date.now())
     return item
+  }
+
+  /** A new head in a multibranch project's SCM; the next scan creates its job. */
+  addHead(project: JobState, branch: string, spec: JobSpec): void {
+    if (project.type !== 'multibranch') throw new Error(`${project.fullName} is not multibranch`)
+    project.heads ??= new Map(
+      [...project.children.values()].map(child => [decodeBranchName(child.name), {}])
+    )
+    project.heads.set(branch, spec)
   }
 
   /** Adds (or replaces) an item; missing parent folders are created. */
@@ -113,12 +112,14 @@ export class JenkinsModel implements ServerState {
   /** One URL segment below `parent`, case-insensitively (Jenkins' CASE_INSENSITIVE_ORDER maps). */
   child(parent: JobState, name: string): JobState | undefined {
     const found = parent.children.get(name.toLowerCase())
-    if (found) return found
-    // MultiBranchProject.getItem also accepts the decoded branch name (jenkins-api.md 3.8).
-    if (parent.type === 'multibranch') {
-      return parent.children.get(encodeBranchName(name).toLowerCase())
+    if (found || parent.type !== 'multibranch') return found
+    // MultiBranchProject.getItem: then the NameEncoder-decoded name, then
+    // the encoded one, so `feature/x` finds `feature%2Fx` (jenkins-api.md 3.8).
+    if (name.includes('%')) {
+      const decoded = parent.children.get(decodeBranchName(name).toLowerCase())
+      if (decoded) return decoded
     }
-    return undefined
+    return parent.children.get(encodeBranchName(name).toLowerCase())
   }
 
   findJob(fullName: string): JobState | undefined {
@@ -131,6 +132,8 @@ export class JenkinsModel implements ServerState {
   }
 
   isBuildable(job: JobState): boolean {
+    // ComputedFolder.isBuildable: not disabled (a scan of a disabled project is refused).
+    if (job.type === 'multibranch') return !job.disabled
     if (!isJob(job) || job.disabled) return false
     // Since 2.547 a disabled multibranch parent makes its branches unbuildable too.
     return !(job.parent?.type === 'multibranch' && job.parent.disabled)
@@ -252,6 +255,8 @@ export class JenkinsModel implements ServerState {
   }
 
   private jobBusy(job: JobState): boolean {
+    // A scan waits while one runs (a Task is not concurrent unless it says so).
+    if (job.type === 'multibranch') return job.indexing?.result === null
     return (this.pendingRuns.get(job) ?? 0) > 0 || job.builds.some(b => b.building)
   }
 
@@ -269,6 +274,8 @@ export class JenkinsModel implements ServerState {
     for (const item of pending) {
       if (item.state === 'waiting') continue
       if (!item.job.concurrent && this.jobBusy(item.job)) item.state = 'blocked'
+      // A scan is a Queue.FlyweightTask: it runs on a one-off executor, never waits for one.
+      else if (item.job.type === 'multibranch') this.startScan(item)
       else if (this.busyExecutors >= this.executors) item.state = 'buildable'
       else this.start(item)
     }
@@ -281,6 +288,36 @@ export class JenkinsModel implements ServerState {
     if (waiting.length > 0) {
       this.queueTimer = this.timer(() => this.tick(), Math.max(0, Math.min(...waiting) - now))
     }
+  }
+
+  /** ComputedFolder.createExecutable: a new computation replaces the project's current one. */
+  private startScan(item: QueueItem): void {
+    this.leave(item, false)
+    const project = item.job
+    const indexing = new BranchIndexing(item.causes, Date.now())
+    project.indexing = indexing
+    item.indexing = indexing
+    runScan(this.scanHost, project, indexing, () => this.tick())
+  }
+
+  private readonly scanHost: ScanHost = {
+    child: (project, name) => this.child(project, name),
+    createBranch: (project, encodedName, spec) => {
+      const job = this.makeItem(encodedName, spec, project)
+      project.children.set(encodedName.toLowerCase(), job)
+      return job
+    },
+    scheduleIndexingBuild: job => {
+      if (!this.isBuildable(job)) return false
+      this.schedule(
+        job,
+        defaultValues(job.parameters),
+        [branchIndexingCause()],
+        this.quietPeriodSec(job)
+      )
+      return true
+    },
+    timer: (fn, ms) => void this.timer(fn, ms)
   }
 
   private start(item: QueueItem): void {
@@ -345,9 +382,11 @@ export class JenkinsModel implements ServerState {
     const script: JobScript = build.job.script
     const duration = Math.max(0, script.durationMs ?? 1000)
     const cause = build.causes[0]
-    const user = cause?.userName ?? 'anonymous'
-    const note = script.consoleNotes ? consoleNote(`user:${user}`) : ''
-    build.console.append(`Started by user ${note}${user}\n`)
+    if (cause) {
+      build.console.append(
+        `${causeLine(cause, text => (script.consoleNotes ? consoleNote(text) : ''))}\n`
+      )
+    }
     if (build.job.type === 'pipeline') {
       build.console.append(this.line(build, '[Pipeline] Start of Pipeline'))
     }
@@ -473,10 +512,19 @@ export class JenkinsModel implements ServerState {
  * CauseAction's cause bag, kept as the list getCauses() exports: a
  * LinkedHashMap from cause to count, written as each cause repeated `count`
  * times in first-seen order (Collections.nCopies). Causes are equal as
- * Cause.UserIdCause.equals says: the same userId (null for anonymous).
+ * their equals says: a UserIdCause by userId (null for anonymous), a
+ * RemoteCause by address and note (core Cause.java); a cause without an
+ * equals of its own, such as BranchIndexingCause, only to itself.
  */
 export function foldCause(bag: Cause[], cause: Cause): void {
-  const same = (c: Cause): boolean => c._class === cause._class && c.userId === cause.userId
+  const same = (c: Cause): boolean => {
+    if (c._class !== cause._class) return false
+    if (c._class === 'hudson.model.Cause$UserIdCause') return c.userId === cause.userId
+    if (c._class === 'hudson.model.Cause$RemoteCause') {
+      return c.addr === cause.addr && c.note === cause.note
+    }
+    return c === cause
+  }
   let last = -1
   bag.forEach((c, i) => {
     if (same(c)) last = i

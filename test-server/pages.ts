@@ -68,12 +68,11 @@ export function notFoundPage(): string {
   )
 }
 
-export function accessDeniedPage(user: string, permission: string): string {
+/** accessDenied.jelly: the exception's message in a `<p class="error">`. */
+export function accessDeniedPage(message: string): string {
   return layoutPage(
     'Access Denied',
-    `<h1>Access Denied</h1><p>${escapeHtml(user)} is missing the ${escapeHtml(
-      permission.replace(/^hudson\.model\.(\w+)\.(\w+)$/, '$1/$2')
-    )} permission</p>`
+    `<h1>Access Denied</h1><p class="error">${escapeHtml(message)}</p>`
   )
 }
 

@@ -135,7 +135,18 @@ export const sampleJobs: Record<string, JobSpec> = {
     jobs: {
       main: { script: { durationMs: 300, consoleLines: ['main branch'] } },
       'feature%2Fx': { script: { durationMs: 300, consoleLines: ['feature branch'] } }
+    },
+    // A pull request the last scan has not seen yet: `branch: PR-1` scans first.
+    heads: {
+      main: {},
+      'feature/x': {},
+      'PR-1': { script: { durationMs: 300, consoleLines: ['pull request #1'] } }
     }
+  },
+  // "Trigger builds remotely" with this token (the `job-token` input).
+  remote: {
+    authToken: 'sample-job-token',
+    script: { durationMs: 300, consoleLines: ['triggered with the job token'] }
   },
   disabled: { disabled: true, script: { durationMs: 300 } }
 }

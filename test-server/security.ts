@@ -59,7 +59,8 @@ function permissionsOf(spec: UserSpec): Set<Permission> {
   return granted
 }
 
-function sameSecret(a: string, b: string): boolean {
+/** Constant-time comparison (MessageDigest.isEqual in Jenkins). */
+export function sameSecret(a: string, b: string): boolean {
   const x = createHash('sha256').update(a).digest()
   const y = createHash('sha256').update(b).digest()
   return timingSafeEqual(x, y)

@@ -9,9 +9,12 @@ import https from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
 import { AimedFaults, applyEffect } from './aimed-faults.js'
 import type { Exchange, ServerContext } from './exchange.js'
+import { answerByProxy } from './auth-proxy.js'
 import { FaultInjector } from './faults.js'
+import { BadForwardedHeader, forwardedView, type ForwardedView } from './forwarded.js'
 import { Params, readBody, sleep } from './http-util.js'
-import { JenkinsModel, type Build } from './model.js'
+import type { Build } from './build.js'
+import { JenkinsModel } from './model.js'
 import { jettyErrorPage, reason } from './pages.js'
 import { addressedJob, classify, route } from './routes/index.js'
 import { Security, Sessions } from './security.js'
@@ -214,6 +217,12 @@ class JenkinsServer implements TestJenkins {
     this.ctx.model.addJob(fullName, spec)
   }
 
+  addHead(project: string, branch: string, spec: JobSpec = {}): void {
+    const item = this.ctx.model.findJob(project)
+    if (!item) throw new Error(`No project ${project}`)
+    this.ctx.model.addHead(item, branch, spec)
+  }
+
   appendConsole(fullName: string, number: number, line: string): void {
     const build = this.builds(fullName).find(b => b.number === number)
     if (!build) throw new Error(`No build ${fullName} #${number}`)
@@ -272,6 +281,13 @@ class JenkinsServer implements TestJenkins {
       if (applyEffect(effect, req, res, entry)) return
     }
 
+    // The auth proxy stands in front of everything, Jenkins and its faults alike.
+    const proxy = this.options.authProxy
+    if (proxy && answerByProxy(proxy, req, res, rawPath, this.ctx.tls)) {
+      entry.fault = 'auth-proxy'
+      return
+    }
+
     const fault = this.faults?.decide(entry.kind)
     if (fault) {
       if (fault.latencyMs > 0) await sleep(fault.latencyMs)
@@ -303,6 +319,15 @@ class JenkinsServer implements TestJenkins {
       res.end(jettyErrorPage(status, message, rawPath))
     }
 
+    // Jetty's ForwardedRequestCustomizer runs before any filter; a bad header is a bad message.
+    let forwarded: ForwardedView
+    try {
+      forwarded = forwardedView(req, this.ctx.tls)
+    } catch (error) {
+      if (!(error instanceof BadForwardedHeader)) throw error
+      req.resume()
+      return jetty(400, error.message)
+    }
     // SuspiciousRequestFilter: a raw ';' anywhere in the URI.
     if (rawUrl.includes(';')) return jetty(400, 'Semicolons are not allowed in the request URI')
     if (!inContext) return jetty(404, 'Not Found')
@@ -350,6 +375,7 @@ class JenkinsServer implements TestJenkins {
       segments,
       params,
       identity,
+      forwarded,
       sessionId,
       entry,
       ctx: this.ctx,

@@ -120,6 +120,27 @@ export interface JobSpec {
   jobs?: Record<string, JobSpec>
   /** Display name; multibranch branches default to the decoded name (`feature%2Fx` → `feature/x`). */
   displayName?: string
+  /**
+   * The job's "Trigger builds remotely" token (BuildAuthorizationToken): a
+   * request carrying it as `token` skips the Job/Build check and records a
+   * RemoteCause (jenkins-api.md 3.1, 3.6).
+   */
+  authToken?: string
+  /**
+   * Multibranch: the branches and change requests the SCM has, as the SCM
+   * names them (`feature/x`, `PR-42`). A scan creates a job for each one
+   * that has none yet and, as branch-api does by default, builds it.
+   * Default: the branches `jobs` already holds.
+   */
+  heads?: Record<string, JobSpec>
+  /** Multibranch: how long a scan (branch indexing) takes; default 500. */
+  scanDurationMs?: number
+  /**
+   * A multibranch branch: whether the scan that discovers it builds it
+   * (default true, branch-api's default; false as with a suppressing
+   * branch property or build strategy).
+   */
+  indexingBuild?: boolean
 }
 
 export type Permission = 'read' | 'build' | 'configure' | 'cancel' | 'admin'
@@ -144,9 +165,17 @@ export type RequestKind =
   | 'cancel'
   | 'disable'
   | 'list'
+  /** POST build on a multibranch project: a scan (ComputedFolder.doBuild). */
+  | 'scan'
+  /** The scan's log (`indexing/…`). */
+  | 'scan-log'
+  /** A build's test report (`testReport/…`). */
   | 'tests'
+  /** A Pipeline's stages (`wfapi/…`). */
   | 'stages'
+  /** A Pipeline's input step (`input/…`). */
   | 'input'
+  /** A build's archived file (`artifact/…`). */
   | 'artifact'
   | 'other'
 
@@ -286,7 +315,15 @@ export interface ServerOptions {
   faults?: FaultSpec
   /** How long `restart()` keeps the port closed; default 200. */
   restartDowntimeMs?: number
+  /** Serve https; `testCertificates` (tls.ts) makes a test CA and a certificate it signed. */
   tls?: { key: string | Buffer; cert: string | Buffer }
+  /**
+   * An authenticating proxy in front of Jenkins (Cloudflare Access,
+   * oauth2-proxy, IAP): a request without every one of these headers (exact
+   * values) never reaches Jenkins and gets the proxy's HTML login page,
+   * with `status` (default 302 to the proxy's sign-in page, which answers 200).
+   */
+  authProxy?: { headers: Record<string, string>; status?: 200 | 302 | 401 | 403 }
   /** X-Jenkins; default '2.541.1'. */
   version?: string
   /** Serve attacker-chosen text in the fields a client prints; default off. */
@@ -312,17 +349,28 @@ export interface RequestLogEntry {
   kind: RequestKind
   /** Full name of the job addressed, if any. */
   job?: string
-  /** Set when the answer was an injected fault ('lost': Jenkins acted, the answer was replaced; else an aimed fault's effect). */
-  fault?: 'error' | 'drop' | 'lost' | FaultEffect['type']
+  /**
+   * Set when the answer was an injected fault ('lost': Jenkins acted, the
+   * answer was replaced; else an aimed fault's effect), or the auth proxy
+   * refused the request ('auth-proxy').
+   */
+  fault?: 'error' | 'drop' | 'lost' | 'auth-proxy' | FaultEffect['type']
   /** With fault 'lost': the status Jenkins answered before the answer was lost. */
   actedStatus?: number
 }
 
+/** A cause as exported (causes.ts makes them). */
 export interface Cause {
   _class: string
   shortDescription: string
-  userId: string | null
-  userName: string
+  /** UserIdCause: the user id, null for anonymous. */
+  userId?: string | null
+  /** UserIdCause. */
+  userName?: string
+  /** RemoteCause: the caller's address. */
+  addr?: string
+  /** RemoteCause: the request's `cause` parameter, or null. */
+  note?: string | null
 }
 
 export interface ParameterValueState {
@@ -351,6 +399,27 @@ export interface JobState {
   /** Oldest first. */
   builds: BuildState[]
   nextBuildNumber: number
+  /** The "Trigger builds remotely" token, if the job has one. */
+  authToken: string | undefined
+  /** Multibranch: the SCM's heads by raw name (JobSpec.heads). */
+  heads: Map<string, JobSpec> | undefined
+  /** Multibranch: the current or last scan (ComputedFolder.getComputation). */
+  indexing: IndexingState | undefined
+  /** Multibranch: JobSpec.scanDurationMs. */
+  scanDurationMs: number
+  /** Multibranch branch: JobSpec.indexingBuild. */
+  indexingBuild: boolean
+}
+
+/** A multibranch scan (branch-api's BranchIndexing, a FolderComputation). */
+export interface IndexingState {
+  causes: Cause[]
+  /** Null while it runs (FolderComputation.isLogUpdated). */
+  result: Result | null
+  startedAt: number
+  finishedAt: number | null
+  /** The stored log, with its console notes. */
+  logText(): string
 }
 
 export interface QueueItemState {
@@ -366,6 +435,8 @@ export interface QueueItemState {
   leftAt: number | null
   cancelled: boolean
   build: BuildState | null
+  /** A scan's queue item, once it left the queue: the computation it ran. */
+  indexing?: IndexingState
 }
 
 export interface BuildState {
@@ -425,6 +496,12 @@ export interface TestJenkins {
   /** Triggers counted from the request log (201/303 answers, also those whose answer was then lost), for one job or all. */
   triggerCount(fullName?: string): number
   addJob(fullName: string, spec: JobSpec): void
+  /**
+   * A new branch or change request in the SCM of multibranch project
+   * `project` (a full name), as a push or a new pull request makes one: the
+   * next scan creates its job.
+   */
+  addHead(project: string, branch: string, spec?: JobSpec): void
   /** Append a raw line to a build's console (a newline is added when missing). */
   appendConsole(fullName: string, number: number, line: string): void
 }

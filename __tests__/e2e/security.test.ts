@@ -4,15 +4,15 @@
  * http, private CAs through NODE_EXTRA_CA_CERTS, proxies through
  * HTTP_PROXY / HTTPS_PROXY / NO_PROXY.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import http from 'node:http'
+import { mkdtempSync, rmSync } from 'node:fs'
 import https from 'node:https'
-import net, { type AddressInfo } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorAnnotation, node24, type ActionRun } from '../../scripts/action-runner.js'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
+import { fakeHostPreload, startForwardProxy } from './forward-proxy.js'
 import { describeRun, run, startLocalServer, type LocalServer } from './helpers.js'
 import { selfSigned } from '../fixtures/self-signed.js'
 
@@ -60,19 +60,7 @@ beforeAll(() => {
     cert: certPem,
     certPath
   } = selfSigned(dir, FAKE_HOST, `DNS:${FAKE_HOST},IP:127.0.0.1`))
-  resolverPath = join(dir, 'resolve-fake-host.cjs')
-  writeFileSync(
-    resolverPath,
-    `const dns = require('node:dns')
-const lookup = dns.lookup
-dns.lookup = function (host, options, callback) {
-  if (host !== ${JSON.stringify(FAKE_HOST)}) return lookup.apply(this, arguments)
-  const cb = typeof options === 'function' ? options : callback
-  const all = typeof options === 'object' && options !== null && options.all
-  process.nextTick(() => all ? cb(null, [{ address: '127.0.0.1', family: 4 }]) : cb(null, '127.0.0.1', 4))
-}
-`
-  )
+  resolverPath = fakeHostPreload(dir, FAKE_HOST)
 })
 
 afterAll(() => {
@@ -144,58 +132,6 @@ describe('no secret in any output, with RUNNER_DEBUG=1', () => {
     }
   })
 })
-
-/** A loopback forward proxy: CONNECT tunnels and absolute-URI requests, every one recorded, all to 127.0.0.1. */
-async function startProxy(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
-  const seen: string[] = []
-  const server = http.createServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`)
-    const target = new URL(req.url ?? '')
-    const upstream = http.request(
-      {
-        host: '127.0.0.1',
-        port: target.port,
-        method: req.method,
-        path: target.pathname + target.search,
-        headers: req.headers
-      },
-      answer => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers)
-        answer.pipe(res)
-      }
-    )
-    upstream.on('error', () => res.destroy())
-    req.pipe(upstream)
-  })
-  const tunnels = new Set<net.Socket>()
-  server.on('connect', (req, socket, head) => {
-    seen.push(`CONNECT ${req.url}`)
-    tunnels.add(socket as net.Socket)
-    socket.on('close', () => tunnels.delete(socket as net.Socket))
-    const port = Number((req.url ?? '').split(':').pop())
-    const upstream = net.connect(port, '127.0.0.1', () => {
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
-      upstream.write(head)
-      upstream.pipe(socket)
-      socket.pipe(upstream)
-    })
-    upstream.on('error', () => socket.destroy())
-    socket.on('error', () => upstream.destroy())
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    close: () =>
-      new Promise<void>(resolve => {
-        // Tunnelled sockets left the HTTP server's hands, but it still waits for them.
-        for (const socket of tunnels) socket.destroy()
-        server.closeAllConnections()
-        server.close(() => resolve())
-      })
-  }
-}
 
 describe('transport security', () => {
   let plain: TestJenkins
@@ -275,7 +211,7 @@ describe('transport security', () => {
     })
 
     it('HTTP_PROXY carries http requests (as CONNECT tunnels), NO_PROXY bypasses it, loopback names always bypass it', async () => {
-      const proxy = await startProxy()
+      const proxy = await startForwardProxy()
       const port = new URL(plain.url).port
       const env = { HTTP_PROXY: proxy.url, NODE_OPTIONS: `--require ${resolverPath}` }
       try {
@@ -312,7 +248,7 @@ describe('transport security', () => {
     })
 
     it('HTTPS_PROXY carries https requests through a CONNECT tunnel (the proxy sees no credentials)', async () => {
-      const proxy = await startProxy()
+      const proxy = await startForwardProxy()
       const port = new URL(tls.url).port
       try {
         const r = await run(

@@ -72,6 +72,7 @@ describe('job list and items (jenkins-api.md 5.5, 9)', () => {
       'my job',
       'params',
       'pipeline-early',
+      'remote',
       'repo',
       'team',
       'with-tests'

@@ -16,10 +16,13 @@ export interface Session {
   crumb: string
 }
 
-/** GET crumbIssuer/api/json with a password; returns the cookie and crumb it issued. */
-export async function crumbSession(jenkins: TestJenkins, auth = PASSWORD): Promise<Session> {
+/** GET crumbIssuer/api/json with a password (null: anonymously); returns the cookie and crumb it issued. */
+export async function crumbSession(
+  jenkins: TestJenkins,
+  auth: string | null = PASSWORD
+): Promise<Session> {
   const res = await fetch(`${jenkins.url}/crumbIssuer/api/json`, {
-    headers: { authorization: auth }
+    headers: auth === null ? {} : { authorization: auth }
   })
   if (res.status !== 200) throw new Error(`crumb: ${res.status}`)
   const setCookie = res.headers.get('set-cookie') ?? ''

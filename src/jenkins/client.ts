@@ -2,6 +2,7 @@ import * as actions from './actions.js'
 import * as artifacts from './artifacts.js'
 import { JenkinsError } from './errors.js'
 import { buildUrl, jobUrl } from './job-path.js'
+import * as multibranch from './multibranch.js'
 import * as reads from './reads.js'
 import { describeRun } from './stages.js'
 import { readFailedTests, type ReportBudget } from './test-report.js'
@@ -16,13 +17,16 @@ import type {
   CancelOutcome,
   FailedTestsRead,
   FoundTrigger,
+  IndexingLog,
   JenkinsApi,
   JobInfo,
   JobPath,
   LostTrigger,
   PipelineRun,
   ProgressiveText,
+  QueuedTask,
   QueueItem,
+  RecentBuild,
   TriggerResult
 } from './types.js'
 
@@ -32,6 +36,8 @@ export interface ClientOptions extends RequestSettings {
   user?: string
   /** How long a lost trigger answer is given before looking again (default: reconcile.ts; tests shrink it). */
   triggerSettleMs?: number
+  /** With a job token: the note Jenkins records with the RemoteCause, e.g. the workflow run's URL. */
+  triggerCause?: string
 }
 
 /**
@@ -46,11 +52,13 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
   readonly baseUrl: string
   private readonly http: Requester
   private readonly triggerSettleMs: number | undefined
+  private readonly triggerCause: string | undefined
 
   constructor(options: ClientOptions) {
     const base = parseBaseUrl(options.url)
     this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '')
     this.triggerSettleMs = options.triggerSettleMs
+    this.triggerCause = options.triggerCause
     // The whole settings object: a setting added to RequestSettings reaches the requester unlisted.
     this.http = new Requester({
       ...options,
@@ -88,7 +96,10 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
 
   trigger(info: JobInfo, job: JobPath, params: BuildParameters): Promise<TriggerResult> {
     return this.http.guarded(() =>
-      trigger(this.http, info, job, params, { settleMs: this.triggerSettleMs })
+      trigger(this.http, info, job, params, {
+        settleMs: this.triggerSettleMs,
+        cause: this.triggerCause
+      })
     )
   }
 
@@ -108,8 +119,24 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     return this.http.guarded(() => reads.getBuild(this.http, job, which, options))
   }
 
-  recentBuilds(job: JobPath, limit: number): Promise<Array<{ number: number; queueId?: number }>> {
-    return this.http.guarded(() => reads.recentBuilds(this.http, job, limit))
+  recentBuilds(
+    job: JobPath,
+    limit: number,
+    options: { actions?: boolean } = {}
+  ): Promise<RecentBuild[]> {
+    return this.http.guarded(() => reads.recentBuilds(this.http, job, limit, options))
+  }
+
+  getQueue(): Promise<QueuedTask[]> {
+    return this.http.guarded(() => reads.getQueue(this.http))
+  }
+
+  scanMultibranch(project: JobPath): Promise<void> {
+    return this.http.guarded(() => multibranch.scanMultibranch(this.http, project))
+  }
+
+  indexingLog(project: JobPath, start: number): Promise<IndexingLog> {
+    return this.http.guarded(() => multibranch.indexingLog(this.http, project, start))
   }
 
   progressiveText(build: BuildRef, start: number): Promise<ProgressiveText> {

@@ -10,6 +10,8 @@ import { HttpClient } from '@actions/http-client'
 import { CookieJar } from 'tough-cookie'
 import type { Logger } from '../logger.js'
 import { JenkinsError } from './errors.js'
+import type { SecureContext } from 'node:tls'
+import { trustWith } from './trust.js'
 
 export interface TransportOptions {
   /** Normalised base URL, without a trailing slash. */
@@ -19,6 +21,10 @@ export interface TransportOptions {
   logger: Logger
   insecure: boolean
   userAgent: string
+  /** Extra headers (validated names, no CR/LF) for requests to the origin of baseUrl only. */
+  headers?: ReadonlyArray<readonly [string, string]>
+  /** PEM CA certificates trusted, besides Node's defaults, for this client's connections only. */
+  ca?: readonly string[]
 }
 
 /** How a body is read within its exchange's bounds (limits.ts implements it). */
@@ -148,6 +154,8 @@ export class Transport {
   private crumb: { field: string; value: string } | undefined
   /** Every crumb and session cookie value this client was given: they stay secret after they change. */
   private readonly given = new Set<string>()
+  /** With ca-cert: Node's default CAs plus the given ones (trust.ts); never process-wide. */
+  private readonly secureContext: SecureContext | undefined
 
   constructor(private readonly options: TransportOptions) {
     this.base = new URL(options.baseUrl)
@@ -164,6 +172,8 @@ export class Transport {
       // process loses certificate checks.
       ignoreSslError: options.insecure
     })
+    // Built once: parsing Node's default CAs takes time.
+    if (options.ca?.length) this.secureContext = trustWith(options.ca)
   }
 
   /** Values that must never appear in a message: the Authorization value and its parts, the token, every crumb and session cookie. */
@@ -241,7 +251,7 @@ export class Transport {
     if (target.origin !== source.origin && !otherOrigins) {
       throw new JenkinsError(
         'redirect',
-        `Jenkins at ${source.origin} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on.`
+        `Jenkins at ${source.origin} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`
       )
     }
     return target.href
@@ -254,14 +264,24 @@ export class Transport {
    * options from its agent, never from the request).
    */
   private agentFor(url: URL): Agent {
-    return this.agents.getAgent(url.href) as Agent
+    const agent = this.agents.getAgent(url.href) as Agent & { options?: object }
+    // ca-cert: a secure context with Node's defaults plus the given CAs, on
+    // this client's agent only, as http-client sets ignoreSslError: both an
+    // https.Agent and the CONNECT tunnel agent read TLS options from there.
+    if (this.secureContext && url.protocol === 'https:') {
+      agent.options = Object.assign(agent.options ?? {}, { secureContext: this.secureContext })
+    }
+    return agent
   }
 
   /** The request headers for a URL: the one place where headers are added. */
   private async headersFor(exchange: Exchange, url: URL): Promise<OutgoingHttpHeaders> {
     const headers: OutgoingHttpHeaders = { 'user-agent': this.options.userAgent }
-    // Credentials and the crumb only ever go to the configured server.
+    // Credentials, the crumb and the extra headers (an auth proxy's) only
+    // ever go to the configured server; the extra ones first, so that none
+    // can replace what the client sets itself.
     if (url.origin === this.base.origin) {
+      for (const [name, value] of this.options.headers ?? []) headers[name.toLowerCase()] = value
       if (this.authorization) headers['authorization'] = this.authorization
       if (this.crumb) headers[this.crumb.field.toLowerCase()] = this.crumb.value
     }
@@ -300,7 +320,11 @@ export class Transport {
       request.once('response', resolve)
       // Not once: destroying a request can report the same end more than once.
       request.on('error', error =>
-        reject(signal.aborted ? signal.reason : networkFailure(error, target))
+        reject(
+          signal.aborted
+            ? signal.reason
+            : networkFailure(error, target, { caCert: this.secureContext !== undefined })
+        )
       )
       request.end(exchange.form ?? undefined)
     })
@@ -324,6 +348,16 @@ export class Transport {
   }
 }
 
+/**
+ * The secret parts of an extra header's value: the value, and for a
+ * `Scheme credentials` value (Bearer, Basic) the credentials alone, which a
+ * message may show without the scheme.
+ */
+export function headerValueSecrets(value: string): string[] {
+  const credentials = /^[A-Za-z][\w-]*\s+(\S+)$/.exec(value)?.[1]
+  return credentials ? [value, credentials] : [value]
+}
+
 /** The path of a URL, for messages (queries are left out: they are ours and long). */
 export function pathOf(url: string): string {
   try {
@@ -338,8 +372,38 @@ function hostPort(url: URL): string {
   return `${url.hostname}:${port}`
 }
 
+/** Certificate errors a trusted CA would fix (OpenSSL's verify codes as Node names them). */
+const UNTRUSTED_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_UNTRUSTED'
+])
+
+/** What to do about a TLS failure: the fix depends on what failed. */
+function tlsHint(code: string | undefined, url: URL, trust: { caCert: boolean }): string {
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return `Jenkins' certificate is not for ${url.hostname}: use in 'url' a host name the certificate names.`
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return "Jenkins' certificate is outside its validity period: it needs renewing (or the runner's clock is off)."
+  }
+  if (code !== undefined && !UNTRUSTED_CODES.has(code)) {
+    return `Does ${url.host} speak TLS (https) on that port?`
+  }
+  return trust.caCert
+    ? "The certificates in 'ca-cert' do not verify it: give the CA that issued Jenkins' certificate (or the intermediate Jenkins does not send)."
+    : "If Jenkins uses a private CA, give its certificate in 'ca-cert' (or point NODE_EXTRA_CA_CERTS at its file)."
+}
+
 /** Maps a Node/http-client error to a NetworkFailure a user can act on. */
-export function networkFailure(error: unknown, url: URL): NetworkFailure {
+export function networkFailure(
+  error: unknown,
+  url: URL,
+  trust: { caCert: boolean } = { caCert: false }
+): NetworkFailure {
   const err = (typeof error === 'object' && error !== null ? error : {}) as {
     code?: unknown
     message?: unknown
@@ -388,7 +452,7 @@ export function networkFailure(error: unknown, url: URL): NetworkFailure {
   if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
     return fail(
       'network',
-      `TLS error talking to ${where}: ${text}. If Jenkins uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate.`,
+      `TLS error talking to ${where}: ${text}. ${tlsHint(code, url, trust)}`,
       false
     )
   }

@@ -151,3 +151,38 @@ export function redactUrl(value: string): string {
     .replace(/([?#])[\s\S]*$/, '$1…')
     .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@')
 }
+
+/**
+ * The item name of a multibranch branch, as branch-api's NameEncoder.encode
+ * makes it (src/main/java/jenkins/branch/NameEncoder.java): only `# % / ? [ ]
+ * \` are escaped, and the names '', '.', '..'. `feature/x` → `feature%2Fx`,
+ * whose URL segment is then `feature%252Fx` (jenkins-api.md 3.8).
+ */
+export function branchItemName(branch: string): string {
+  if (branch === '') return '%00'
+  if (branch === '.') return '%2E'
+  if (branch === '..') return '%2E.'
+  return branch.replace(/[#%/?[\]\\]/g, ch => BRANCH_ESCAPES[ch] ?? ch)
+}
+
+/** NameEncoder.decode: the branch name of a multibranch item name (`feature%2Fx` → `feature/x`). */
+export function branchNameOf(item: string): string {
+  if (!item.includes('%')) return item
+  if (item === '%00') return ''
+  if (item === '%2E') return '.'
+  if (item === '%2E.') return '..'
+  return item.replace(/%(2[35F]|3F|5[BCD])/g, escape => BRANCH_UNESCAPES[escape] ?? escape)
+}
+
+const BRANCH_ESCAPES: Record<string, string> = {
+  '#': '%23',
+  '%': '%25',
+  '/': '%2F',
+  '?': '%3F',
+  '[': '%5B',
+  ']': '%5D',
+  '\\': '%5C'
+}
+const BRANCH_UNESCAPES: Record<string, string> = Object.fromEntries(
+  Object.entries(BRANCH_ESCAPES).map(([ch, escape]) => [escape, ch])
+)

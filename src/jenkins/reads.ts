@@ -1,6 +1,7 @@
 import { BUILD_RESULTS } from '../constants.js'
 import { JenkinsError } from './errors.js'
 import { buildUrl, fullName, jobUrl } from './job-path.js'
+import { causeClassesOf, jobNamesFromUrl, parametersOf } from './reconcile.js'
 import type { Requester } from './requester.js'
 import { htmlError } from './responses.js'
 import { TransientFailure } from './retry.js'
@@ -11,7 +12,9 @@ import type {
   JobPath,
   ParameterDefinition,
   ProgressiveText,
-  QueueItem
+  QueuedTask,
+  QueueItem,
+  RecentBuild
 } from './types.js'
 
 /** Folder levels listJobs walks in its one request. */
@@ -21,12 +24,28 @@ const LIST_DEPTH = 10
 export const JOB_TREE =
   '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name]'
 
+/** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
+export const QUEUE_TREE =
+  'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince]'
+
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
   'com.cloudbees.hudson.plugins.folder.Folder',
   'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
   'jenkins.branch.OrganizationFolder'
 ])
+
+/**
+ * Multibranch projects: branch-api's MultiBranchProject subclasses
+ * (WorkflowMultiBranchProject for Pipelines, others from plugins) all end
+ * in MultiBranchProject; an OrganizationFolder holds such projects.
+ */
+function folderKindOf(className: string | undefined): JobInfo['folderKind'] {
+  if (className === undefined) return 'folder'
+  if (/MultiBranchProject$/.test(className)) return 'multibranch'
+  if (className === 'jenkins.branch.OrganizationFolder') return 'organization'
+  return 'folder'
+}
 
 /** `jobs[name,_class,jobs[…]]` nested `depth` levels. */
 export function listTree(depth: number): string {
@@ -72,6 +91,7 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
     isFolder: isFolder(data)
   }
   if (typeof data._class === 'string') info._class = data._class
+  if (info.isFolder) info.folderKind = folderKindOf(info._class)
   if (typeof data.buildable === 'boolean') info.buildable = data.buildable
   if (typeof data.disabled === 'boolean') info.disabled = data.disabled
   if (typeof data.nextBuildNumber === 'number') info.nextBuildNumber = data.nextBuildNumber
@@ -106,7 +126,8 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
     'queue',
     `${http.baseUrl}/queue/item/${queueId}/api/json`,
     http.context(`queue item ${queueId}`, {
-      notFound: `Queue item ${queueId} is not known to Jenkins at ${http.origin} (404): it left the queue more than 5 minutes ago, or Jenkins restarted`
+      notFound: `Queue item ${queueId} is not known to Jenkins at ${http.origin} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
+      following: true
     })
   )
   if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
@@ -142,9 +163,7 @@ export async function getBuild(
     url,
     http.context(
       typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`,
-      {
-        notFound
-      }
+      { notFound, following: true }
     )
   )
   if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
@@ -171,30 +190,61 @@ function quote(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 59)}…` : text
 }
 
-/** The job's most recent builds, newest first, with their queue ids. */
+/** Every item waiting in the queue, with its task's item names, causes and parameters. */
+export async function getQueue(http: Requester): Promise<QueuedTask[]> {
+  const data = await http.getJson<{ items?: unknown }>(
+    'queue',
+    `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`,
+    http.context('the queue')
+  )
+  const items: QueuedTask[] = []
+  for (const raw of Array.isArray(data.items) ? data.items : []) {
+    const item = raw as { id?: unknown; task?: { url?: unknown } | null; actions?: unknown }
+    const url = item?.task?.url
+    if (typeof item?.id !== 'number' || typeof url !== 'string') continue
+    const names = jobNamesFromUrl(url)
+    if (!names) continue
+    items.push({
+      id: item.id,
+      job: names,
+      causes: causeClassesOf(item.actions),
+      parameters: parametersOf(item.actions)
+    })
+  }
+  return items
+}
+
+/** The job's most recent builds, newest first, with their queue ids (and with `actions`, causes and parameters). */
 export async function recentBuilds(
   http: Requester,
   job: JobPath,
-  limit: number
-): Promise<Array<{ number: number; queueId?: number }>> {
+  limit: number,
+  options: { actions?: boolean } = {}
+): Promise<RecentBuild[]> {
   const name = fullName(job)
-  const tree = `builds[number,queueId]{0,${Math.max(1, Math.floor(limit))}}`
+  const fields = options.actions
+    ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
+    : 'number,queueId'
+  const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`
   const data = await http.getJson<{ builds?: unknown }>(
     'builds',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the builds of job '${name}'`, {
-      notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+      notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint(true)}`,
+      following: true
     })
   )
-  const builds: Array<{ number: number; queueId?: number }> = []
+  const builds: RecentBuild[] = []
   for (const raw of Array.isArray(data.builds) ? data.builds : []) {
-    const build = raw as { number?: unknown; queueId?: unknown } | null
+    const build = raw as { number?: unknown; queueId?: unknown; actions?: unknown } | null
     if (typeof build?.number !== 'number') continue
-    builds.push(
-      typeof build.queueId === 'number'
-        ? { number: build.number, queueId: build.queueId }
-        : { number: build.number }
-    )
+    const recent: RecentBuild = { number: build.number }
+    if (typeof build.queueId === 'number') recent.queueId = build.queueId
+    if (options.actions) {
+      recent.causes = causeClassesOf(build.actions)
+      recent.parameters = parametersOf(build.actions)
+    }
+    builds.push(recent)
   }
   return builds
 }
@@ -208,7 +258,8 @@ export async function progressiveText(
   const name = fullName(build.job)
   const url = `${buildUrl(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`
   const context = http.context(`the console of build #${build.number} of '${name}'`, {
-    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)`
+    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)`,
+    following: true
   })
   return http.read(
     'log',

@@ -35,20 +35,16 @@
  *   items can be adopted there.
  */
 import type { Logger } from '../logger.js'
-import type { BuildParameters, LostTrigger, ParameterDefinition } from './types.js'
-
-/** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
-export const QUEUE_TREE = 'items[id,task[url,name],actions[parameters[name,value]],inQueueSince]'
+import type {
+  BuildParameters,
+  ExportedParameter,
+  LostTrigger,
+  ParameterDefinition
+} from './types.js'
 
 /** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
 export const RECENT_BUILDS_TREE =
   'builds[number,queueId,actions[parameters[name,value],causes[userId]]]{0,20}'
-
-/** A parameter as Jenkins exports it; `value` is absent for password parameters. */
-export interface ExportedParameter {
-  name: string
-  value?: unknown
-}
 
 export interface QueuedCandidate {
   id: number
@@ -258,4 +254,19 @@ export function userIdsOf(actions: unknown): Array<string | null> | undefined {
     }
   }
   return ids.length > 0 ? ids : undefined
+}
+
+/** `_class` of every cause, from an exported `actions` array (the CauseAction's list). */
+export function causeClassesOf(actions: unknown): string[] {
+  const classes: string[] = []
+  if (!Array.isArray(actions)) return classes
+  for (const action of actions) {
+    const causes = (action as { causes?: unknown } | null)?.causes
+    if (!Array.isArray(causes)) continue
+    for (const cause of causes) {
+      const name = (cause as { _class?: unknown } | null)?._class
+      if (typeof name === 'string') classes.push(name)
+    }
+  }
+  return classes
 }

@@ -1,7 +1,13 @@
 import type { Logger } from '../logger.js'
 import { CrumbCache, type Crumb } from './crumb.js'
 import { Interrupted, JenkinsError } from './errors.js'
-import { HttpResponse, NetworkFailure, Transport, type Exchange } from './http.js'
+import {
+  HttpResponse,
+  NetworkFailure,
+  Transport,
+  headerValueSecrets,
+  type Exchange
+} from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
 import {
   RETRYABLE_STATUSES,
@@ -45,6 +51,12 @@ export interface RequestSettings {
   userAgent?: string
   /** Retry budget of stop/term/kill, cancelItem and disable, counted from each call (default 15000); the deadline still bounds it. */
   actionBudgetMs?: number
+  /** The job's "Trigger builds remotely" token, sent as form field `token` with triggers. */
+  jobToken?: string
+  /** Extra `[name, value]` headers sent with every request to the origin of the base URL, and nowhere else. */
+  headers?: ReadonlyArray<readonly [string, string]>
+  /** PEM CA certificates trusted, besides Node's defaults, for this client's connections only. */
+  ca?: readonly string[]
 }
 
 export interface RequesterOptions extends RequestSettings {
@@ -97,6 +109,8 @@ export class Requester {
   readonly signal: AbortSignal | undefined
   /** The caller's logger behind redaction: operations log through this one only. */
   readonly logger: Logger
+  /** The job's "Trigger builds remotely" token, or undefined. */
+  readonly jobToken: string | undefined
   private readonly transport: Transport
   private readonly crumbs: CrumbCache
   private readonly policy: RetryPolicy
@@ -109,6 +123,7 @@ export class Requester {
     this.origin = options.origin
     this.user = options.user
     this.deadline = options.deadline
+    this.jobToken = options.jobToken || undefined
     this.signal = options.signal
     this.limits = {
       signal: options.signal,
@@ -119,7 +134,15 @@ export class Requester {
     }
     this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS
     this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) }
-    this.secrets = () => this.transport.secretValues
+    // Header values (an auth proxy's tokens) are secrets; values under 4
+    // characters are not, and redact() leaves them alone.
+    const own = [
+      this.jobToken,
+      ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
+      // Certificates are public, but nothing the user gave the step is echoed.
+      ...(options.ca ?? [])
+    ].filter((v): v is string => v !== undefined)
+    this.secrets = () => [...this.transport.secretValues, ...own]
     this.logger = redactingLogger(options.logger, text => this.redact(text))
     this.transport = new Transport({
       baseUrl: this.baseUrl,
@@ -127,7 +150,9 @@ export class Requester {
       token: options.token,
       logger: this.logger,
       insecure: options.insecure ?? false,
-      userAgent: options.userAgent ?? DEFAULT_USER_AGENT
+      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+      headers: options.headers,
+      ca: options.ca
     })
     this.crumbs = new CrumbCache(
       () => this.fetchCrumb(),
@@ -135,7 +160,7 @@ export class Requester {
     )
     if (options.insecure) {
       this.logger.warning(
-        `TLS certificate verification is OFF for ${this.origin} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer NODE_EXTRA_CA_CERTS with the server's CA.`
+        `TLS certificate verification is OFF for ${this.origin} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`
       )
     }
   }
@@ -305,11 +330,20 @@ export class Requester {
 
   /** What an error message needs to know about the request. */
   context(what: string, extra: Partial<ErrorContext> = {}): ErrorContext {
-    return { origin: this.origin, user: this.user, what, ...extra }
+    const context: ErrorContext = { origin: this.origin, user: this.user, what, ...extra }
+    if (this.jobToken && !this.user && extra.jobTokenOnly === undefined) {
+      context.jobTokenOnly = true
+    }
+    return context
   }
 
-  anonymousHint(): string {
-    return this.user ? '' : '; if it exists, anonymous users may not see it: set user and token'
+  /** Added to a 404 of something anonymous users may be unable to see. */
+  anonymousHint(following = false): string {
+    if (this.user) return ''
+    if (!this.jobToken) return '; if it exists, anonymous users may not see it: set user and token'
+    return following
+      ? '; if it exists, anonymous users may not read it: give user/token, or use wait: false'
+      : '; if it exists, anonymous users may not see it, and a job token alone cannot reach a job they cannot read: give user/token'
   }
 
   /** Belt and braces: no message leaves with a credential, crumb or session in it. */

@@ -19,6 +19,12 @@ export interface ErrorContext {
   permission?: string
   /** Added to a 5xx message. */
   serverHint?: string
+  /** The request is anonymous and the step has a job token: reads may be refused where the trigger is not. */
+  jobTokenOnly?: boolean
+  /** The request follows a build this step queued (queue item, build, console), rather than preparing the trigger. */
+  following?: boolean
+  /** The request carried the job token (`token` form field): a 403 means the token was refused. */
+  jobTokenSent?: boolean
 }
 
 /** Jetty's 403 body when the crumb is missing or stale (jenkins-api.md 1.5). */
@@ -43,7 +49,7 @@ export function looksLikeHtml(response: HttpResponse, body: string): boolean {
 export function htmlError(context: ErrorContext, status: number): JenkinsError {
   return new JenkinsError(
     'html',
-    `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.origin}, status ${status})`,
+    `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.origin}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`,
     status
   )
 }
@@ -100,6 +106,16 @@ export function errorForResponse(
   const detail = short ? `: ${short}` : ''
   switch (status) {
     case 401:
+      // Jenkins' own 401 always challenges Basic with realm "Jenkins"
+      // (BasicAuthenticationEntryPoint, jenkins-api.md 2.1); one without it
+      // comes from something in front of Jenkins.
+      if (!/realm="?Jenkins/i.test(response.header('www-authenticate') ?? '')) {
+        return new JenkinsError(
+          'bad-credentials',
+          `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`,
+          status
+        )
+      }
       return new JenkinsError(
         'bad-credentials',
         context.user
@@ -167,10 +183,12 @@ function forbiddenError(response: HttpResponse, body: string, context: ErrorCont
       403
     )
   }
+  if (context.jobTokenSent) return jobTokenRefused(body, context)
   const required = response.header('x-required-permission')
   const who = response.header('x-you-are-authenticated-as') ?? context.user
   // Anonymous callers get the login page, and no permission headers (2.2).
   if (isLoginPage(response, body) || (!context.user && required === undefined)) {
+    if (context.jobTokenOnly) return anonymousReadRefused(context)
     const sent = context.user
       ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
       : ''
@@ -187,6 +205,40 @@ function forbiddenError(response: HttpResponse, body: string, context: ErrorCont
   return new JenkinsError(
     'forbidden',
     `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`,
+    403
+  )
+}
+
+/**
+ * A trigger that carried the job token got a 403: BuildAuthorizationToken
+ * skips every permission check for the right token, so either the token is
+ * not the job's ("Invalid token provided.", shown to users; anonymous
+ * callers get the login page instead), or the job has no token and the
+ * caller lacks Job/Build. The token itself is never shown.
+ */
+function jobTokenRefused(body: string, context: ErrorContext): JenkinsError {
+  const invalid = /Invalid token provided/.test(body)
+  const who = context.user ? `user '${context.user}'` : 'anonymous users'
+  return new JenkinsError(
+    'forbidden',
+    `Jenkins at ${context.origin} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`,
+    403
+  )
+}
+
+/**
+ * An anonymous read refused while the step holds only a job token. Jenkins
+ * looks a job up (getItem needs Job/Read), serves the crumb (Overall/Read)
+ * and shows queue items and builds (Job/Read) only to callers who may read,
+ * whatever token they carry.
+ */
+function anonymousReadRefused(context: ErrorContext): JenkinsError {
+  const at = `Jenkins at ${context.origin}`
+  return new JenkinsError(
+    'auth-required',
+    context.following
+      ? `${at} refused anonymous read of ${context.what} (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
+      : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`,
     403
   )
 }

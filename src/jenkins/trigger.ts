@@ -2,12 +2,10 @@ import { Interrupted, JenkinsError } from './errors.js'
 import type { HttpResponse } from './http.js'
 import { fullName, jobUrl } from './job-path.js'
 import {
-  QUEUE_TREE,
   RECENT_BUILDS_TREE,
   SETTLE_MS,
   SLOW_SETTLE_MS,
   expectedParameters,
-  jobNamesFromUrl,
   parametersOf,
   reconcile,
   userIdsOf,
@@ -17,6 +15,7 @@ import {
   type ReconcileReader,
   type TriggerExpectation
 } from './reconcile.js'
+import { getQueue } from './reads.js'
 import type { Requester } from './requester.js'
 import { errorForResponse, type ErrorContext } from './responses.js'
 import type {
@@ -47,6 +46,8 @@ interface LostAnswer {
 export interface TriggerOptions {
   /** How long a lost trigger answer is given before looking again (default: reconcile.ts). */
   settleMs?: number
+  /** With a job token: the note of the RemoteCause Jenkins records (the `cause` parameter). */
+  cause?: string
 }
 
 /**
@@ -67,13 +68,8 @@ export async function trigger(
   options: TriggerOptions = {}
 ): Promise<TriggerResult> {
   const name = fullName(job)
-  if (info.isFolder) {
-    // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-    throw new JenkinsError(
-      'bad-request',
-      `Jenkins item ${name} is a folder, not a job (${info._class ?? 'folder'}, on ${http.origin}): name a job inside it, or list them with list-jobs`
-    )
-  }
+  // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
+  if (info.isFolder) throw notAJob(info, name, http.origin)
   if (info.disabled === true || info.buildable === false) {
     throw new JenkinsError('conflict', disabledMessage(http, name))
   }
@@ -88,6 +84,15 @@ export async function trigger(
       for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
     }
   }
+  // The job token travels in the form, never in the URL (where proxies and
+  // access logs would keep it). A request with `token` is recorded as a
+  // RemoteCause with `cause` as its note (ParameterizedJobMixIn.getBuildCause).
+  // An anonymous POST still needs a crumb: the CrumbFilter exempts only API
+  // tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
+  if (http.jobToken) {
+    form.append('token', http.jobToken)
+    if (options.cause) form.append('cause', options.cause)
+  }
   // /build on a parameterized job wants a `json` form and skips defaults;
   // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
   // `delay` is a request parameter; 0sec skips the quiet period (3.5).
@@ -97,6 +102,7 @@ export async function trigger(
     notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
     conflict: disabledMessage(http, name),
     permission: 'Job/Build',
+    jobTokenSent: http.jobToken !== undefined,
     serverHint: parameterized
       ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
       : undefined
@@ -271,23 +277,8 @@ async function triggerOnce(
 function reconcileReader(http: Requester, job: JobPath): ReconcileReader {
   const name = fullName(job)
   return {
-    queue: async () => {
-      const data = await http.getJson<{ items?: unknown }>(
-        'queue',
-        `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`,
-        http.context('the queue')
-      )
-      const items: QueuedCandidate[] = []
-      for (const raw of Array.isArray(data.items) ? data.items : []) {
-        const item = raw as { id?: unknown; task?: { url?: unknown } | null; actions?: unknown }
-        const url = item?.task?.url
-        if (typeof item?.id !== 'number' || typeof url !== 'string') continue
-        const names = jobNamesFromUrl(url)
-        if (!names) continue
-        items.push({ id: item.id, job: names, parameters: parametersOf(item.actions) })
-      }
-      return items
-    },
+    queue: async (): Promise<QueuedCandidate[]> =>
+      (await getQueue(http)).map(({ id, job, parameters }) => ({ id, job, parameters })),
     builds: async () => {
       const data = await http.getJson<{ builds?: unknown }>(
         'builds',
@@ -345,5 +336,27 @@ function safePath(location: string, base: string): string {
     return new URL(location, base).pathname
   } catch {
     return '(invalid location)'
+  }
+}
+
+/** The error for building an item that is not a job: what it is, and which input names a job in it. */
+export function notAJob(info: JobInfo, name: string, origin: string): JenkinsError {
+  const where = `(${info._class ?? 'folder'}, on ${origin})`
+  switch (info.folderKind) {
+    case 'multibranch':
+      return new JenkinsError(
+        'bad-request',
+        `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`
+      )
+    case 'organization':
+      return new JenkinsError(
+        'bad-request',
+        `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`
+      )
+    default:
+      return new JenkinsError(
+        'bad-request',
+        `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`
+      )
   }
 }

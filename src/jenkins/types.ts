@@ -31,6 +31,8 @@ export interface JobInfo {
   parameterDefinitions: ParameterDefinition[]
   /** True for folders, multibranch projects and organisation folders (things that are not jobs). */
   isFolder: boolean
+  /** For folders: a plain folder, a multibranch project (its jobs are branches), or an organisation folder (its items are multibranch projects). */
+  folderKind?: 'folder' | 'multibranch' | 'organization'
   /** The number the next build will get; bounds the builds a lost trigger answer may have started. */
   nextBuildNumber?: number
 }
@@ -168,6 +170,44 @@ export interface PipelineRun {
   stages: PipelineStage[]
 }
 
+/** A parameter as Jenkins exports it; `value` is absent for password parameters. */
+export interface ExportedParameter {
+  name: string
+  value?: unknown
+}
+
+/** An item waiting in the queue (queue/api/json). */
+export interface QueuedTask {
+  id: number
+  /** Decoded item names of its task, from the task's URL (e.g. ['repo', 'PR-42']). */
+  job: string[]
+  /** `_class` of each of its causes, e.g. 'jenkins.branch.BranchIndexingCause'. */
+  causes: string[]
+  parameters: ExportedParameter[]
+}
+
+/** One of a job's recent builds. */
+export interface RecentBuild {
+  number: number
+  queueId?: number
+  /** With `actions`: `_class` of each cause. */
+  causes?: string[]
+  /** With `actions`: the parameters it ran with. */
+  parameters?: ExportedParameter[]
+}
+
+/** A stretch of a multibranch project's scan log (indexing/logText/progressiveText). */
+export interface IndexingLog {
+  /** The text from the requested offset, CRLF as Jenkins sends it, notes included. */
+  text: string
+  /** X-Text-Size: the offset to ask for next. */
+  textSize: number
+  /** X-More-Data: the scan is still running. */
+  moreData: boolean
+  /** The answer was longer than the client reads at once; `text` holds its start only. */
+  truncated: boolean
+}
+
 /**
  * A trigger that may have queued a build whose answer never came back (lost
  * on the way, or cut by a cancel): what to look for in Jenkins to find it
@@ -223,8 +263,14 @@ export interface JenkinsApi {
     which: number | 'lastBuild' | 'lastSuccessfulBuild',
     options?: { tree?: string; depth?: number }
   ): Promise<Build>
-  /** The job's most recent builds, newest first, with their queue ids (to find a build whose queue item expired). */
-  recentBuilds(job: JobPath, limit: number): Promise<Array<{ number: number; queueId?: number }>>
+  /** The job's most recent builds, newest first, with their queue ids (to find a build whose queue item expired); `actions` adds causes and parameters. */
+  recentBuilds(job: JobPath, limit: number, options?: { actions?: boolean }): Promise<RecentBuild[]>
+  /** Every item waiting in the queue. */
+  getQueue(): Promise<QueuedTask[]>
+  /** POST build on a multibranch project: Jenkins queues a scan (branch indexing) and answers with a redirect, no queue item (ComputedFolder.doBuild). */
+  scanMultibranch(project: JobPath): Promise<void>
+  /** GET indexing/logText/progressiveText?start=N of a multibranch project: the current scan's log, or the last one's until a queued scan starts. */
+  indexingLog(project: JobPath, start: number): Promise<IndexingLog>
   /** GET logText/progressiveText?start=N. */
   progressiveText(build: BuildRef, start: number): Promise<ProgressiveText>
   /** POST stop / term / kill on a build (302 counts as success). */

@@ -8,7 +8,7 @@
 import { Readable } from 'node:stream'
 import { mimeType } from '../artifacts.js'
 import type { Exchange } from '../exchange.js'
-import type { Build } from '../model.js'
+import type { Build } from '../build.js'
 import { escapeHtml, layoutPage } from '../pages.js'
 import { notFound, sendLayout } from './respond.js'
 

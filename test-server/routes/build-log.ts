@@ -1,13 +1,17 @@
-/** A build's console: `logText/progressiveText` and `consoleText` (jenkins-api.md 6). */
+/**
+ * Logs: a build's console (jenkins-api.md 6) and a scan's log, both served
+ * as Stapler's LargeText serves them: `logText/progressiveText` and
+ * `consoleText`.
+ */
 import { Readable } from 'node:stream'
-import { crlf } from '../console.js'
+import type { Build } from '../build.js'
+import { crlf, type ConsoleLog } from '../console.js'
 import type { Exchange } from '../exchange.js'
-import type { Build } from '../model.js'
 import { Oops } from './respond.js'
 
-/** LargeText.doProgressiveText: bytes from `start`, X-Text-Size, X-More-Data while building. */
-export function progressiveText(ex: Exchange, build: Build): void {
-  const length = build.console.length
+/** LargeText.doProgressiveText: bytes from `start`, X-Text-Size, X-More-Data while still written. */
+export function serveProgressiveText(ex: Exchange, log: ConsoleLog, moreData: boolean): void {
+  const length = log.length
   const startParam = ex.params.get('start')
   let start = 0
   if (startParam !== undefined && startParam !== '') {
@@ -22,13 +26,23 @@ export function progressiveText(ex: Exchange, build: Build): void {
     'Content-Type': 'text/plain;charset=UTF-8',
     'X-Text-Size': String(length)
   }
-  if (build.building) headers['X-More-Data'] = 'true'
+  if (moreData) headers['X-More-Data'] = 'true'
   ex.res.writeHead(200, headers)
-  Readable.from(crlf(build.console.read(start, length))).pipe(ex.res)
+  Readable.from(crlf(log.read(start, length))).pipe(ex.res)
 }
 
-/** The whole log so far, as plain text. */
-export function consoleText(ex: Exchange, build: Build): void {
+/** The whole log so far, as plain text with the annotations stripped. */
+export function serveConsoleText(ex: Exchange, log: ConsoleLog): void {
   ex.res.writeHead(200, { 'Content-Type': 'text/plain;charset=UTF-8' })
-  Readable.from(build.console.read(0, build.console.length, true)).pipe(ex.res)
+  Readable.from(log.read(0, log.length, true)).pipe(ex.res)
+}
+
+/** `<build>/logText/progressiveText`. */
+export function progressiveText(ex: Exchange, build: Build): void {
+  serveProgressiveText(ex, build.console, build.building)
+}
+
+/** `<build>/consoleText`. */
+export function consoleText(ex: Exchange, build: Build): void {
+  serveConsoleText(ex, build.console)
 }

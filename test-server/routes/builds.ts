@@ -4,7 +4,8 @@
  */
 import type { Exchange } from '../exchange.js'
 import { buildJson, itemPath } from '../json.js'
-import { PERMALINKS, resolvePermalink, type Build, type Permalink } from '../model.js'
+import type { Build } from '../build.js'
+import { PERMALINKS, resolvePermalink, type Permalink } from '../build.js'
 import { layoutPage } from '../pages.js'
 import type { JobState, RequestKind } from '../types.js'
 import { artifact } from './artifact.js'

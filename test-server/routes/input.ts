@@ -5,7 +5,7 @@
  * (InputStepExecution: @RequirePOST, Job/Build, HttpResponses.ok()).
  */
 import type { Exchange } from '../exchange.js'
-import type { Build } from '../model.js'
+import type { Build } from '../build.js'
 import { escapeHtml, layoutPage } from '../pages.js'
 import { can, deny, notFound, requirePost, sendLayout } from './respond.js'
 

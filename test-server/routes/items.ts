@@ -5,11 +5,12 @@
  */
 import type { Exchange } from '../exchange.js'
 import { itemJson, itemPath } from '../json.js'
-import { isJob, type JenkinsModel } from '../model.js'
+import { isJob } from '../build.js'
+import type { JenkinsModel } from '../model.js'
 import { layoutPage } from '../pages.js'
 import type { JobState, RequestKind } from '../types.js'
 import { buildKind, buildRoute, findBuild } from './builds.js'
-import { scanMultibranch } from './multibranch.js'
+import { indexing, scanMultibranch } from './multibranch.js'
 import {
   at,
   can,
@@ -26,8 +27,8 @@ import { triggerBuild, triggerWithParameters } from './trigger.js'
 
 /** A URL family below an item (`job/<name>/<segment>/…`). */
 export interface ItemRoute {
-  /** The request log's `kind` (faults are aimed by it). */
-  kind: RequestKind
+  /** The request log's `kind` (faults are aimed by it), or how to tell it from the item. */
+  kind: RequestKind | ((item: JobState) => RequestKind)
   /** On jobs (freestyle, pipeline); without it, a 404. */
   job?: Handler<JobState>
   /** On folders (plain, multibranch); without it, a 404. */
@@ -36,7 +37,16 @@ export interface ItemRoute {
 
 /** Families below an item, by their first segment. A new one is one entry here. */
 const ITEM_ROUTES = new Map<string, ItemRoute>([
-  ['build', { kind: 'trigger', job: at([], triggerBuild), folder: at([], scanMultibranch) }],
+  [
+    'build',
+    {
+      kind: item => (isJob(item) ? 'trigger' : 'scan'),
+      job: at([], triggerBuild),
+      folder: at([], scanMultibranch)
+    }
+  ],
+  ['indexing', { kind: 'scan-log', folder: indexing }],
+  ['computation', { kind: 'scan-log', folder: indexing }],
   ['buildWithParameters', { kind: 'trigger', job: at([], triggerWithParameters) }],
   ['disable', { kind: 'disable', job: at([], (ex, job) => setDisabled(ex, job, true)) }],
   ['enable', { kind: 'disable', job: at([], (ex, job) => setDisabled(ex, job, false)) }]
@@ -74,7 +84,9 @@ export function itemKind(model: JenkinsModel, segments: string[]): RequestKind {
   if (r0 === undefined || r0 === 'api') {
     return walked && !isJob(walked.item) ? 'list' : 'job'
   }
-  return ITEM_ROUTES.get(r0)?.kind ?? buildKind(r1)
+  const kind = ITEM_ROUTES.get(r0)?.kind
+  if (typeof kind === 'function') return walked ? kind(walked.item) : 'other'
+  return kind ?? buildKind(r1)
 }
 
 export function itemRoute(ex: Exchange): void | Promise<void> {

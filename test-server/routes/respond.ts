@@ -4,6 +4,7 @@
  * api/json with tree/depth/pretty, and /oops for exceptions.
  */
 import type { Exchange } from '../exchange.js'
+import { origin } from '../forwarded.js'
 import { toJson } from '../json-writer.js'
 import { accessDeniedPage, loginRequiredPage, notFoundPage, requiresPostPage } from '../pages.js'
 import { IMPLIED_BY, PERMISSION_ID } from '../security.js'
@@ -94,22 +95,36 @@ export function requirePost(ex: Exchange): boolean {
   return false
 }
 
+/** HudsonAuthenticationEntryPoint: an anonymous caller who was denied gets the login page (2.2). */
+function loginRequired(ex: Exchange): void {
+  if (String(ex.req.headers['x-requested-with'] ?? '') === 'XMLHttpRequest') {
+    return ex.jetty(403, 'Forbidden')
+  }
+  const from = ex.rawPath + (ex.rawQuery ? `?${ex.rawQuery}` : '')
+  ex.res.writeHead(403, {
+    'Content-Type': 'text/html;charset=UTF-8',
+    'X-Hudson': '1.395',
+    ...jenkinsHeaders(ex),
+    ...sessionCookie(ex)
+  })
+  ex.res.end(loginRequiredPage(ex.ctx.contextPath, from))
+}
+
+/**
+ * A plain AccessDeniedException (not AccessDeniedException3): the login page
+ * for anonymous callers, else /accessDenied with the exception's message and
+ * no permission headers (AccessDeniedHandlerImpl reports those only for
+ * AccessDeniedException3).
+ */
+export function accessDenied(ex: Exchange, message: string): void {
+  if (ex.identity.anonymous) return loginRequired(ex)
+  ex.res.writeHead(403, layoutHeaders(ex))
+  ex.res.end(accessDeniedPage(message))
+}
+
 /** Denies with the login page for anonymous callers (2.2) or accessDenied for users (2.3). */
 export function deny(ex: Exchange, permission: Permission): void {
-  if (ex.identity.anonymous) {
-    if (String(ex.req.headers['x-requested-with'] ?? '') === 'XMLHttpRequest') {
-      return ex.jetty(403, 'Forbidden')
-    }
-    const from = ex.rawPath + (ex.rawQuery ? `?${ex.rawQuery}` : '')
-    ex.res.writeHead(403, {
-      'Content-Type': 'text/html;charset=UTF-8',
-      'X-Hudson': '1.395',
-      ...jenkinsHeaders(ex),
-      ...sessionCookie(ex)
-    })
-    ex.res.end(loginRequiredPage(ex.ctx.contextPath, from))
-    return
-  }
+  if (ex.identity.anonymous) return loginRequired(ex)
   ex.res.writeHead(403, {
     ...layoutHeaders(ex),
     'X-You-Are-Authenticated-As': ex.identity.name,
@@ -118,24 +133,20 @@ export function deny(ex: Exchange, permission: Permission): void {
     'X-Required-Permission': PERMISSION_ID[permission],
     'X-Permission-Implied-By': IMPLIED_BY[permission]
   } as unknown as Record<string, string>)
-  ex.res.end(accessDeniedPage(ex.identity.name, PERMISSION_ID[permission]))
+  ex.res.end(
+    accessDeniedPage(
+      `${ex.identity.name} is missing the ${PERMISSION_ID[permission].replace(/^hudson\.model\.(\w+)\.(\w+)$/, '$1/$2')} permission`
+    )
+  )
 }
 
 export function can(ex: Exchange, permission: Permission): boolean {
   return ex.identity.permissions.has(permission) || ex.identity.permissions.has('admin')
 }
 
-/** Absolute URL on the address the client used (X-Forwarded-* honoured), for Location headers. */
+/** Absolute URL on the address the client used (forwarding headers honoured as Jetty does), for Location headers. */
 export function requestBase(ex: Exchange): string {
-  const forwardedProto = String(ex.req.headers['x-forwarded-proto'] ?? '')
-    .split(',')[0]
-    ?.trim()
-  const forwardedHost = String(ex.req.headers['x-forwarded-host'] ?? '')
-    .split(',')[0]
-    ?.trim()
-  const scheme = forwardedProto || (ex.ctx.tls ? 'https' : 'http')
-  const host = forwardedHost || ex.req.headers.host || '127.0.0.1'
-  return `${scheme}://${host}${ex.ctx.contextPath}`
+  return `${origin(ex.forwarded)}${ex.ctx.contextPath}`
 }
 
 export function redirect(ex: Exchange, status: number, location: string): void {

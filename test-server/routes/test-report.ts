@@ -6,7 +6,7 @@
  */
 import type { Exchange } from '../exchange.js'
 import { findInReport, reportJson, type TestReport } from '../junit.js'
-import type { Build } from '../model.js'
+import type { Build } from '../build.js'
 import { layoutPage, escapeHtml } from '../pages.js'
 import { notFound, sendApiJson, sendLayout } from './respond.js'
 

@@ -2,24 +2,59 @@
  * Starting builds: `build` (with the `json` form on parameterized jobs) and
  * `buildWithParameters` (jenkins-api.md 3).
  */
+import { remoteCause, userIdCause } from '../causes.js'
 import type { Exchange } from '../exchange.js'
-import { defaultValue, itemPath } from '../json.js'
+import { itemPath } from '../json.js'
+import { defaultValue } from '../parameters.js'
 import { parametersFormPage } from '../pages.js'
-import type { Identity } from '../security.js'
+import { sameSecret } from '../security.js'
 import type { Cause, JobState, ParameterValueState } from '../types.js'
-import { can, deny, Oops, redirect, requestBase, requirePost, sendLayout } from './respond.js'
+import {
+  accessDenied,
+  can,
+  deny,
+  Oops,
+  redirect,
+  requestBase,
+  requirePost,
+  sendLayout
+} from './respond.js'
 
-function causeFor(identity: Identity): Cause {
-  return {
-    _class: 'hudson.model.Cause$UserIdCause',
-    shortDescription: `Started by user ${identity.name}`,
-    userId: identity.anonymous ? null : identity.name,
-    userName: identity.name
+/**
+ * ParameterizedJobMixIn.getBuildCause: a RemoteCause when the job has a
+ * token and the request carries `token` (the caller's address, and the
+ * `cause` parameter as the note), else the caller's UserIdCause.
+ */
+function buildCause(ex: Exchange, job: JobState): Cause {
+  if (job.authToken !== undefined && ex.params.has('token')) {
+    return remoteCause(ex.forwarded.remoteAddr, ex.params.get('cause') ?? null)
   }
+  return userIdCause(ex.identity)
+}
+
+/**
+ * BuildAuthorizationToken.checkPermission: a `token` equal to the job's
+ * skips every other check (even the POST one); a different one is an
+ * AccessDeniedException "Invalid token provided." (the login page for
+ * anonymous callers, as for any denial); without one, Job/Build and then
+ * POST (405). Returns false when it has answered.
+ */
+function checkPermission(ex: Exchange, job: JobState): boolean {
+  const provided = ex.params.get('token')
+  if (job.authToken !== undefined && provided !== undefined) {
+    if (sameSecret(provided, job.authToken)) return true
+    accessDenied(ex, 'Invalid token provided.')
+    return false
+  }
+  if (!can(ex, 'build')) {
+    deny(ex, 'build')
+    return false
+  }
+  return requirePost(ex)
 }
 
 /** TimeDuration.fromString: a bare number is ms, `N sec(s)` is seconds; else an exception. */
-function quietPeriod(ex: Exchange, job: JobState): number {
+export function quietPeriod(ex: Exchange, job: JobState): number {
   const delay = ex.params.get('delay')
   if (delay === undefined) return ex.ctx.model.quietPeriodSec(job)
   let text = delay.trim()
@@ -49,10 +84,9 @@ export function triggerBuild(ex: Exchange, job: JobState): void {
   if (parameterized && ex.method !== 'POST') {
     return sendLayout(ex, 405, parametersFormPage(job.fullName))
   }
-  if (!can(ex, 'build')) return deny(ex, 'build')
-  if (!requirePost(ex)) return
+  if (!checkPermission(ex, job)) return
   if (parameterized) return triggerWithJsonForm(ex, job)
-  const { item } = model.schedule(job, [], [causeFor(ex.identity)], quietPeriod(ex, job))
+  const { item } = model.schedule(job, [], [buildCause(ex, job)], quietPeriod(ex, job))
   // A merged /build answers the same 201 and Location as a new one (JENKINS-66105 TODO).
   redirect(ex, 201, queueLocation(ex, item.id))
 }
@@ -84,7 +118,7 @@ function triggerWithJsonForm(ex: Exchange, job: JobState): void {
   const { item, merged } = ex.ctx.model.schedule(
     job,
     values,
-    [causeFor(ex.identity)],
+    [buildCause(ex, job)],
     quietPeriod(ex, job)
   )
   const jobUrl = `${requestBase(ex)}/${itemPath(job)}`
@@ -114,17 +148,11 @@ function parameterValue(
 /** `job/<name>/buildWithParameters`. */
 export function triggerWithParameters(ex: Exchange, job: JobState): void {
   const model = ex.ctx.model
-  if (!can(ex, 'build')) return deny(ex, 'build')
-  if (!requirePost(ex)) return
+  if (!checkPermission(ex, job)) return
   if (!model.isBuildable(job)) return notBuildable(ex, job)
   if (job.parameters.length === 0) return ex.jetty(400, `${job.fullName} is not parameterized`)
   // Defined parameters only, by exact name; missing ones get their default.
   const values = job.parameters.map(def => parameterValue(def, ex.params.all(def.name)))
-  const { item, merged } = model.schedule(
-    job,
-    values,
-    [causeFor(ex.identity)],
-    quietPeriod(ex, job)
-  )
+  const { item, merged } = model.schedule(job, values, [buildCause(ex, job)], quietPeriod(ex, job))
   redirect(ex, merged ? 303 : 201, queueLocation(ex, item.id))
 }

@@ -8,7 +8,7 @@
 import type { Exchange } from '../exchange.js'
 import { itemPath } from '../json.js'
 import { toJson } from '../json-writer.js'
-import type { Build } from '../model.js'
+import type { Build } from '../build.js'
 import { describeJson } from '../pipeline.js'
 import { notFound } from './respond.js'
 

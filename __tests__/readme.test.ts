@@ -1,0 +1,37 @@
+/**
+ * The README's inputs table documents exactly the inputs of action.yml,
+ * with their defaults.
+ */
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { actionDefaults } from './fixtures/action-defaults.js'
+
+/** `| \`name\` | default | meaning |` rows of the table under "## Inputs". */
+function readmeInputs(): Map<string, string> {
+  const text = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  const section = text.split(/^## Inputs\s*$/m)[1]?.split(/^## /m)[0] ?? ''
+  const rows = new Map<string, string>()
+  for (const line of section.split('\n')) {
+    const cells = /^\|\s*`([a-z-]+)`\s*\|\s*(.*?)\s*\|/.exec(line)
+    if (cells) rows.set(cells[1] ?? '', cells[2] ?? '')
+  }
+  return rows
+}
+
+describe('README inputs table', () => {
+  it('lists every input of action.yml, and nothing else', () => {
+    // `url` is required, so action.yml gives it no default.
+    const fromYml = [...Object.keys(actionDefaults()), 'url'].sort()
+    expect([...readmeInputs().keys()].sort()).toEqual(fromYml)
+  })
+
+  it("shows each input's default as action.yml has it", () => {
+    const rows = readmeInputs()
+    for (const [name, value] of Object.entries(actionDefaults())) {
+      const shown = rows.get(name) ?? ''
+      // Computed defaults are described in words (`jenkins/<job>`).
+      if (value === '' && !shown.startsWith("`''`")) continue
+      expect(shown, name).toBe(`\`${value === '' ? "''" : value}\``)
+    }
+  })
+})

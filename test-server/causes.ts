@@ -1,0 +1,53 @@
+/**
+ * The causes a run or queue item records, exported as Stapler writes them
+ * (properties sorted by name after `_class`).
+ */
+import type { Identity } from './security.js'
+import type { Cause } from './types.js'
+
+/** Cause.UserIdCause: "Started by user NAME"; anonymous has userId null (jenkins-api.md 3.6). */
+export function userIdCause(identity: Identity): Cause {
+  return {
+    _class: 'hudson.model.Cause$UserIdCause',
+    shortDescription: `Started by user ${identity.name}`,
+    userId: identity.anonymous ? null : identity.name,
+    userName: identity.name
+  }
+}
+
+/**
+ * Cause.RemoteCause, recorded by ParameterizedJobMixIn.getBuildCause when the
+ * job has a "Trigger builds remotely" token and the request has `token`: the
+ * request's remote address (after ForwardedRequestCustomizer) and the
+ * optional `cause` parameter as its note (core Cause.java, Messages.properties).
+ */
+export function remoteCause(addr: string, note: string | null): Cause {
+  return {
+    _class: 'hudson.model.Cause$RemoteCause',
+    addr,
+    note,
+    shortDescription:
+      note === null
+        ? `Started by remote host ${addr}`
+        : `Started by remote host ${addr} with note: ${note}`
+  }
+}
+
+/**
+ * branch-api's BranchIndexingCause: the cause of the build a scan schedules
+ * for a branch it discovered or saw change (MultiBranchProject
+ * SCMHeadObserverImpl.doAutomaticBuilds, IndexingCauseFactory). It exports
+ * only its short description.
+ */
+export function branchIndexingCause(): Cause {
+  return { _class: 'jenkins.branch.BranchIndexingCause', shortDescription: 'Branch indexing' }
+}
+
+/** The line Cause.print writes at the top of a log (UserIdCause's carries a hyperlink note). */
+export function causeLine(cause: Cause, note: (text: string) => string = () => ''): string {
+  if (cause._class === 'hudson.model.Cause$UserIdCause') {
+    const name = cause.userName ?? 'anonymous'
+    return `Started by user ${note(`user:${name}`)}${name}`
+  }
+  return cause.shortDescription
+}

@@ -1,0 +1,23 @@
+/** Parameter defaults (ParameterDefinition.getDefaultParameterValue). */
+import type { ParameterSpec, ParameterValueState } from './types.js'
+
+/** A definition's default: '' for strings, false for booleans, the first choice for choices. */
+export function defaultValue(def: ParameterSpec): string | boolean {
+  const type = def.type ?? 'string'
+  if (type === 'boolean') return def.default === true || String(def.default) === 'true'
+  if (type === 'choice') return String(def.default ?? def.choices?.[0] ?? '')
+  return String(def.default ?? '')
+}
+
+/**
+ * Every definition with its default, as ParameterizedJobMixIn.scheduleBuild2
+ * fills them in for a build scheduled without a ParametersAction (a branch
+ * indexing build, for one).
+ */
+export function defaultValues(parameters: readonly ParameterSpec[]): ParameterValueState[] {
+  return parameters.map(def => ({
+    name: def.name,
+    type: def.type ?? 'string',
+    value: defaultValue(def)
+  }))
+}
