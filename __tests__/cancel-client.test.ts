@@ -1,7 +1,7 @@
 import nock from 'nock'
 import { describe, expect, it } from 'vitest'
 import { abortRemote } from '../src/cancel.js'
-import { BASE, ORIGIN, makeClient, useNock } from './jenkins/helpers.js'
+import { BASE, JENKINS_404, ORIGIN, makeClient, useNock } from './jenkins/helpers.js'
 
 useNock()
 
@@ -30,7 +30,9 @@ function buildJson(building: () => boolean) {
 describe('abortRemote with the real client', () => {
   it('asks for the fields the client needs, so a stop is sent and seen to end', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     let stopped = false
     const scope = buildJson(() => !stopped)
     nock(ORIGIN)

@@ -1,849 +1,6 @@
 import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 9659:
-/***/ (function(__unused_webpack_module, exports, __nccwpck_require__) {
-
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
-var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
-    if (k2 === undefined) k2 = k;
-    var desc = Object.getOwnPropertyDescriptor(m, k);
-    if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-      desc = { enumerable: true, get: function() { return m[k]; } };
-    }
-    Object.defineProperty(o, k2, desc);
-}) : (function(o, m, k, k2) {
-    if (k2 === undefined) k2 = k;
-    o[k2] = m[k];
-}));
-var __setModuleDefault = (this && this.__setModuleDefault) || (Object.create ? (function(o, v) {
-    Object.defineProperty(o, "default", { enumerable: true, value: v });
-}) : function(o, v) {
-    o["default"] = v;
-});
-var __importStar = (this && this.__importStar) || (function () {
-    var ownKeys = function(o) {
-        ownKeys = Object.getOwnPropertyNames || function (o) {
-            var ar = [];
-            for (var k in o) if (Object.prototype.hasOwnProperty.call(o, k)) ar[ar.length] = k;
-            return ar;
-        };
-        return ownKeys(o);
-    };
-    return function (mod) {
-        if (mod && mod.__esModule) return mod;
-        var result = {};
-        if (mod != null) for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
-        __setModuleDefault(result, mod);
-        return result;
-    };
-})();
-var __awaiter = (this && this.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-Object.defineProperty(exports, "__esModule", ({ value: true }));
-exports.HttpClient = exports.HttpClientResponse = exports.HttpClientError = exports.MediaTypes = exports.Headers = exports.HttpCodes = void 0;
-exports.getProxyUrl = getProxyUrl;
-exports.isHttps = isHttps;
-const http = __importStar(__nccwpck_require__(8611));
-const https = __importStar(__nccwpck_require__(5692));
-const pm = __importStar(__nccwpck_require__(3335));
-const tunnel = __importStar(__nccwpck_require__(770));
-const undici_1 = __nccwpck_require__(6752);
-var HttpCodes;
-(function (HttpCodes) {
-    HttpCodes[HttpCodes["OK"] = 200] = "OK";
-    HttpCodes[HttpCodes["MultipleChoices"] = 300] = "MultipleChoices";
-    HttpCodes[HttpCodes["MovedPermanently"] = 301] = "MovedPermanently";
-    HttpCodes[HttpCodes["ResourceMoved"] = 302] = "ResourceMoved";
-    HttpCodes[HttpCodes["SeeOther"] = 303] = "SeeOther";
-    HttpCodes[HttpCodes["NotModified"] = 304] = "NotModified";
-    HttpCodes[HttpCodes["UseProxy"] = 305] = "UseProxy";
-    HttpCodes[HttpCodes["SwitchProxy"] = 306] = "SwitchProxy";
-    HttpCodes[HttpCodes["TemporaryRedirect"] = 307] = "TemporaryRedirect";
-    HttpCodes[HttpCodes["PermanentRedirect"] = 308] = "PermanentRedirect";
-    HttpCodes[HttpCodes["BadRequest"] = 400] = "BadRequest";
-    HttpCodes[HttpCodes["Unauthorized"] = 401] = "Unauthorized";
-    HttpCodes[HttpCodes["PaymentRequired"] = 402] = "PaymentRequired";
-    HttpCodes[HttpCodes["Forbidden"] = 403] = "Forbidden";
-    HttpCodes[HttpCodes["NotFound"] = 404] = "NotFound";
-    HttpCodes[HttpCodes["MethodNotAllowed"] = 405] = "MethodNotAllowed";
-    HttpCodes[HttpCodes["NotAcceptable"] = 406] = "NotAcceptable";
-    HttpCodes[HttpCodes["ProxyAuthenticationRequired"] = 407] = "ProxyAuthenticationRequired";
-    HttpCodes[HttpCodes["RequestTimeout"] = 408] = "RequestTimeout";
-    HttpCodes[HttpCodes["Conflict"] = 409] = "Conflict";
-    HttpCodes[HttpCodes["Gone"] = 410] = "Gone";
-    HttpCodes[HttpCodes["TooManyRequests"] = 429] = "TooManyRequests";
-    HttpCodes[HttpCodes["InternalServerError"] = 500] = "InternalServerError";
-    HttpCodes[HttpCodes["NotImplemented"] = 501] = "NotImplemented";
-    HttpCodes[HttpCodes["BadGateway"] = 502] = "BadGateway";
-    HttpCodes[HttpCodes["ServiceUnavailable"] = 503] = "ServiceUnavailable";
-    HttpCodes[HttpCodes["GatewayTimeout"] = 504] = "GatewayTimeout";
-})(HttpCodes || (exports.HttpCodes = HttpCodes = {}));
-var Headers;
-(function (Headers) {
-    Headers["Accept"] = "accept";
-    Headers["ContentType"] = "content-type";
-})(Headers || (exports.Headers = Headers = {}));
-var MediaTypes;
-(function (MediaTypes) {
-    MediaTypes["ApplicationJson"] = "application/json";
-})(MediaTypes || (exports.MediaTypes = MediaTypes = {}));
-/**
- * Returns the proxy URL, depending upon the supplied url and proxy environment variables.
- * @param serverUrl  The server URL where the request will be sent. For example, https://api.github.com
- */
-function getProxyUrl(serverUrl) {
-    const proxyUrl = pm.getProxyUrl(new URL(serverUrl));
-    return proxyUrl ? proxyUrl.href : '';
-}
-const HttpRedirectCodes = [
-    HttpCodes.MovedPermanently,
-    HttpCodes.ResourceMoved,
-    HttpCodes.SeeOther,
-    HttpCodes.TemporaryRedirect,
-    HttpCodes.PermanentRedirect
-];
-const HttpResponseRetryCodes = [
-    HttpCodes.BadGateway,
-    HttpCodes.ServiceUnavailable,
-    HttpCodes.GatewayTimeout
-];
-const RetryableHttpVerbs = ['OPTIONS', 'GET', 'DELETE', 'HEAD'];
-const ExponentialBackoffCeiling = 10;
-const ExponentialBackoffTimeSlice = 5;
-class HttpClientError extends Error {
-    constructor(message, statusCode) {
-        super(message);
-        this.name = 'HttpClientError';
-        this.statusCode = statusCode;
-        Object.setPrototypeOf(this, HttpClientError.prototype);
-    }
-}
-exports.HttpClientError = HttpClientError;
-class HttpClientResponse {
-    constructor(message) {
-        this.message = message;
-    }
-    readBody() {
-        return __awaiter(this, void 0, void 0, function* () {
-            return new Promise((resolve) => __awaiter(this, void 0, void 0, function* () {
-                let output = Buffer.alloc(0);
-                this.message.on('data', (chunk) => {
-                    output = Buffer.concat([output, chunk]);
-                });
-                this.message.on('end', () => {
-                    resolve(output.toString());
-                });
-            }));
-        });
-    }
-    readBodyBuffer() {
-        return __awaiter(this, void 0, void 0, function* () {
-            return new Promise((resolve) => __awaiter(this, void 0, void 0, function* () {
-                const chunks = [];
-                this.message.on('data', (chunk) => {
-                    chunks.push(chunk);
-                });
-                this.message.on('end', () => {
-                    resolve(Buffer.concat(chunks));
-                });
-            }));
-        });
-    }
-}
-exports.HttpClientResponse = HttpClientResponse;
-function isHttps(requestUrl) {
-    const parsedUrl = new URL(requestUrl);
-    return parsedUrl.protocol === 'https:';
-}
-class HttpClient {
-    constructor(userAgent, handlers, requestOptions) {
-        this._ignoreSslError = false;
-        this._allowRedirects = true;
-        this._allowRedirectDowngrade = false;
-        this._maxRedirects = 50;
-        this._allowRetries = false;
-        this._maxRetries = 1;
-        this._keepAlive = false;
-        this._disposed = false;
-        this.userAgent = this._getUserAgentWithOrchestrationId(userAgent);
-        this.handlers = handlers || [];
-        this.requestOptions = requestOptions;
-        if (requestOptions) {
-            if (requestOptions.ignoreSslError != null) {
-                this._ignoreSslError = requestOptions.ignoreSslError;
-            }
-            this._socketTimeout = requestOptions.socketTimeout;
-            if (requestOptions.allowRedirects != null) {
-                this._allowRedirects = requestOptions.allowRedirects;
-            }
-            if (requestOptions.allowRedirectDowngrade != null) {
-                this._allowRedirectDowngrade = requestOptions.allowRedirectDowngrade;
-            }
-            if (requestOptions.maxRedirects != null) {
-                this._maxRedirects = Math.max(requestOptions.maxRedirects, 0);
-            }
-            if (requestOptions.keepAlive != null) {
-                this._keepAlive = requestOptions.keepAlive;
-            }
-            if (requestOptions.allowRetries != null) {
-                this._allowRetries = requestOptions.allowRetries;
-            }
-            if (requestOptions.maxRetries != null) {
-                this._maxRetries = requestOptions.maxRetries;
-            }
-        }
-    }
-    options(requestUrl, additionalHeaders) {
-        return __awaiter(this, void 0, void 0, function* () {
-            return this.request('OPTIONS', requestUrl, null, additionalHeaders || {});
-        });
-    }
-    get(requestUrl, additionalHeaders) {
-        return __awaiter(this, void 0, void 0, function* () {
-            return this.request('GET', requestUrl, null, additionalHeaders || {});
-        });
-    }
-    del(requestUrl, additionalHeaders) {
-        return __awaiter(this, void 0, void 0, function* () {
-            return this.request('DELETE', requestUrl, null, additionalHeaders || {});
-        });
-    }
-    post(requestUrl, data, additionalHeaders) {
-        return __awaiter(this, void 0, void 0, function* () {
-            return this.request('POST', requestUrl, data, additionalHeaders || {});
-        });
-    }
-    patch(requestUrl, data, additionalHeaders) {
-        return __awaiter(this, void 0, void 0, function* () {
-            return this.request('PATCH', requestUrl, data, additionalHeaders || {});
-        });
-    }
-    put(requestUrl, data, additionalHeaders) {
-        return __awaiter(this, void 0, void 0, function* () {
-            return this.request('PUT', requestUrl, data, additionalHeaders || {});
-        });
-    }
-    head(requestUrl, additionalHeaders) {
-        return __awaiter(this, void 0, void 0, function* () {
-            return this.request('HEAD', requestUrl, null, additionalHeaders || {});
-        });
-    }
-    sendStream(verb, requestUrl, stream, additionalHeaders) {
-        return __awaiter(this, void 0, void 0, function* () {
-            return this.request(verb, requestUrl, stream, additionalHeaders);
-        });
-    }
-    /**
-     * Gets a typed object from an endpoint
-     * Be aware that not found returns a null.  Other errors (4xx, 5xx) reject the promise
-     */
-    getJson(requestUrl_1) {
-        return __awaiter(this, arguments, void 0, function* (requestUrl, additionalHeaders = {}) {
-            additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
-            const res = yield this.get(requestUrl, additionalHeaders);
-            return this._processResponse(res, this.requestOptions);
-        });
-    }
-    postJson(requestUrl_1, obj_1) {
-        return __awaiter(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-            const data = JSON.stringify(obj, null, 2);
-            additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
-            additionalHeaders[Headers.ContentType] =
-                this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
-            const res = yield this.post(requestUrl, data, additionalHeaders);
-            return this._processResponse(res, this.requestOptions);
-        });
-    }
-    putJson(requestUrl_1, obj_1) {
-        return __awaiter(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-            const data = JSON.stringify(obj, null, 2);
-            additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
-            additionalHeaders[Headers.ContentType] =
-                this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
-            const res = yield this.put(requestUrl, data, additionalHeaders);
-            return this._processResponse(res, this.requestOptions);
-        });
-    }
-    patchJson(requestUrl_1, obj_1) {
-        return __awaiter(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-            const data = JSON.stringify(obj, null, 2);
-            additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
-            additionalHeaders[Headers.ContentType] =
-                this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
-            const res = yield this.patch(requestUrl, data, additionalHeaders);
-            return this._processResponse(res, this.requestOptions);
-        });
-    }
-    /**
-     * Makes a raw http request.
-     * All other methods such as get, post, patch, and request ultimately call this.
-     * Prefer get, del, post and patch
-     */
-    request(verb, requestUrl, data, headers) {
-        return __awaiter(this, void 0, void 0, function* () {
-            if (this._disposed) {
-                throw new Error('Client has already been disposed.');
-            }
-            const parsedUrl = new URL(requestUrl);
-            let info = this._prepareRequest(verb, parsedUrl, headers);
-            // Only perform retries on reads since writes may not be idempotent.
-            const maxTries = this._allowRetries && RetryableHttpVerbs.includes(verb)
-                ? this._maxRetries + 1
-                : 1;
-            let numTries = 0;
-            let response;
-            do {
-                response = yield this.requestRaw(info, data);
-                // Check if it's an authentication challenge
-                if (response &&
-                    response.message &&
-                    response.message.statusCode === HttpCodes.Unauthorized) {
-                    let authenticationHandler;
-                    for (const handler of this.handlers) {
-                        if (handler.canHandleAuthentication(response)) {
-                            authenticationHandler = handler;
-                            break;
-                        }
-                    }
-                    if (authenticationHandler) {
-                        return authenticationHandler.handleAuthentication(this, info, data);
-                    }
-                    else {
-                        // We have received an unauthorized response but have no handlers to handle it.
-                        // Let the response return to the caller.
-                        return response;
-                    }
-                }
-                let redirectsRemaining = this._maxRedirects;
-                while (response.message.statusCode &&
-                    HttpRedirectCodes.includes(response.message.statusCode) &&
-                    this._allowRedirects &&
-                    redirectsRemaining > 0) {
-                    const redirectUrl = response.message.headers['location'];
-                    if (!redirectUrl) {
-                        // if there's no location to redirect to, we won't
-                        break;
-                    }
-                    const parsedRedirectUrl = new URL(redirectUrl);
-                    if (parsedUrl.protocol === 'https:' &&
-                        parsedUrl.protocol !== parsedRedirectUrl.protocol &&
-                        !this._allowRedirectDowngrade) {
-                        throw new Error('Redirect from HTTPS to HTTP protocol. This downgrade is not allowed for security reasons. If you want to allow this behavior, set the allowRedirectDowngrade option to true.');
-                    }
-                    // we need to finish reading the response before reassigning response
-                    // which will leak the open socket.
-                    yield response.readBody();
-                    // strip authorization header if redirected to a different hostname
-                    if (parsedRedirectUrl.hostname !== parsedUrl.hostname) {
-                        for (const header in headers) {
-                            // header names are case insensitive
-                            if (header.toLowerCase() === 'authorization') {
-                                delete headers[header];
-                            }
-                        }
-                    }
-                    // let's make the request with the new redirectUrl
-                    info = this._prepareRequest(verb, parsedRedirectUrl, headers);
-                    response = yield this.requestRaw(info, data);
-                    redirectsRemaining--;
-                }
-                if (!response.message.statusCode ||
-                    !HttpResponseRetryCodes.includes(response.message.statusCode)) {
-                    // If not a retry code, return immediately instead of retrying
-                    return response;
-                }
-                numTries += 1;
-                if (numTries < maxTries) {
-                    yield response.readBody();
-                    yield this._performExponentialBackoff(numTries);
-                }
-            } while (numTries < maxTries);
-            return response;
-        });
-    }
-    /**
-     * Needs to be called if keepAlive is set to true in request options.
-     */
-    dispose() {
-        if (this._agent) {
-            this._agent.destroy();
-        }
-        this._disposed = true;
-    }
-    /**
-     * Raw request.
-     * @param info
-     * @param data
-     */
-    requestRaw(info, data) {
-        return __awaiter(this, void 0, void 0, function* () {
-            return new Promise((resolve, reject) => {
-                function callbackForResult(err, res) {
-                    if (err) {
-                        reject(err);
-                    }
-                    else if (!res) {
-                        // If `err` is not passed, then `res` must be passed.
-                        reject(new Error('Unknown error'));
-                    }
-                    else {
-                        resolve(res);
-                    }
-                }
-                this.requestRawWithCallback(info, data, callbackForResult);
-            });
-        });
-    }
-    /**
-     * Raw request with callback.
-     * @param info
-     * @param data
-     * @param onResult
-     */
-    requestRawWithCallback(info, data, onResult) {
-        if (typeof data === 'string') {
-            if (!info.options.headers) {
-                info.options.headers = {};
-            }
-            info.options.headers['Content-Length'] = Buffer.byteLength(data, 'utf8');
-        }
-        let callbackCalled = false;
-        function handleResult(err, res) {
-            if (!callbackCalled) {
-                callbackCalled = true;
-                onResult(err, res);
-            }
-        }
-        const req = info.httpModule.request(info.options, (msg) => {
-            const res = new HttpClientResponse(msg);
-            handleResult(undefined, res);
-        });
-        let socket;
-        req.on('socket', sock => {
-            socket = sock;
-        });
-        // If we ever get disconnected, we want the socket to timeout eventually
-        req.setTimeout(this._socketTimeout || 3 * 60000, () => {
-            if (socket) {
-                socket.end();
-            }
-            handleResult(new Error(`Request timeout: ${info.options.path}`));
-        });
-        req.on('error', function (err) {
-            // err has statusCode property
-            // res should have headers
-            handleResult(err);
-        });
-        if (data && typeof data === 'string') {
-            req.write(data, 'utf8');
-        }
-        if (data && typeof data !== 'string') {
-            data.on('close', function () {
-                req.end();
-            });
-            data.pipe(req);
-        }
-        else {
-            req.end();
-        }
-    }
-    /**
-     * Gets an http agent. This function is useful when you need an http agent that handles
-     * routing through a proxy server - depending upon the url and proxy environment variables.
-     * @param serverUrl  The server URL where the request will be sent. For example, https://api.github.com
-     */
-    getAgent(serverUrl) {
-        const parsedUrl = new URL(serverUrl);
-        return this._getAgent(parsedUrl);
-    }
-    getAgentDispatcher(serverUrl) {
-        const parsedUrl = new URL(serverUrl);
-        const proxyUrl = pm.getProxyUrl(parsedUrl);
-        const useProxy = proxyUrl && proxyUrl.hostname;
-        if (!useProxy) {
-            return;
-        }
-        return this._getProxyAgentDispatcher(parsedUrl, proxyUrl);
-    }
-    _prepareRequest(method, requestUrl, headers) {
-        const info = {};
-        info.parsedUrl = requestUrl;
-        const usingSsl = info.parsedUrl.protocol === 'https:';
-        info.httpModule = usingSsl ? https : http;
-        const defaultPort = usingSsl ? 443 : 80;
-        info.options = {};
-        info.options.host = info.parsedUrl.hostname;
-        info.options.port = info.parsedUrl.port
-            ? parseInt(info.parsedUrl.port)
-            : defaultPort;
-        info.options.path =
-            (info.parsedUrl.pathname || '') + (info.parsedUrl.search || '');
-        info.options.method = method;
-        info.options.headers = this._mergeHeaders(headers);
-        if (this.userAgent != null) {
-            info.options.headers['user-agent'] = this.userAgent;
-        }
-        info.options.agent = this._getAgent(info.parsedUrl);
-        // gives handlers an opportunity to participate
-        if (this.handlers) {
-            for (const handler of this.handlers) {
-                handler.prepareRequest(info.options);
-            }
-        }
-        return info;
-    }
-    _mergeHeaders(headers) {
-        if (this.requestOptions && this.requestOptions.headers) {
-            return Object.assign({}, lowercaseKeys(this.requestOptions.headers), lowercaseKeys(headers || {}));
-        }
-        return lowercaseKeys(headers || {});
-    }
-    /**
-     * Gets an existing header value or returns a default.
-     * Handles converting number header values to strings since HTTP headers must be strings.
-     * Note: This returns string | string[] since some headers can have multiple values.
-     * For headers that must always be a single string (like Content-Type), use the
-     * specialized _getExistingOrDefaultContentTypeHeader method instead.
-     */
-    _getExistingOrDefaultHeader(additionalHeaders, header, _default) {
-        let clientHeader;
-        if (this.requestOptions && this.requestOptions.headers) {
-            const headerValue = lowercaseKeys(this.requestOptions.headers)[header];
-            if (headerValue) {
-                clientHeader =
-                    typeof headerValue === 'number' ? headerValue.toString() : headerValue;
-            }
-        }
-        const additionalValue = additionalHeaders[header];
-        if (additionalValue !== undefined) {
-            return typeof additionalValue === 'number'
-                ? additionalValue.toString()
-                : additionalValue;
-        }
-        if (clientHeader !== undefined) {
-            return clientHeader;
-        }
-        return _default;
-    }
-    /**
-     * Specialized version of _getExistingOrDefaultHeader for Content-Type header.
-     * Always returns a single string (not an array) since Content-Type should be a single value.
-     * Converts arrays to comma-separated strings and numbers to strings to ensure type safety.
-     * This was split from _getExistingOrDefaultHeader to provide stricter typing for callers
-     * that assign the result to places expecting a string (e.g., additionalHeaders[Headers.ContentType]).
-     */
-    _getExistingOrDefaultContentTypeHeader(additionalHeaders, _default) {
-        let clientHeader;
-        if (this.requestOptions && this.requestOptions.headers) {
-            const headerValue = lowercaseKeys(this.requestOptions.headers)[Headers.ContentType];
-            if (headerValue) {
-                if (typeof headerValue === 'number') {
-                    clientHeader = String(headerValue);
-                }
-                else if (Array.isArray(headerValue)) {
-                    clientHeader = headerValue.join(', ');
-                }
-                else {
-                    clientHeader = headerValue;
-                }
-            }
-        }
-        const additionalValue = additionalHeaders[Headers.ContentType];
-        // Return the first non-undefined value, converting numbers or arrays to strings if necessary
-        if (additionalValue !== undefined) {
-            if (typeof additionalValue === 'number') {
-                return String(additionalValue);
-            }
-            else if (Array.isArray(additionalValue)) {
-                return additionalValue.join(', ');
-            }
-            else {
-                return additionalValue;
-            }
-        }
-        if (clientHeader !== undefined) {
-            return clientHeader;
-        }
-        return _default;
-    }
-    _getAgent(parsedUrl) {
-        let agent;
-        const proxyUrl = pm.getProxyUrl(parsedUrl);
-        const useProxy = proxyUrl && proxyUrl.hostname;
-        if (this._keepAlive && useProxy) {
-            agent = this._proxyAgent;
-        }
-        if (!useProxy) {
-            agent = this._agent;
-        }
-        // if agent is already assigned use that agent.
-        if (agent) {
-            return agent;
-        }
-        const usingSsl = parsedUrl.protocol === 'https:';
-        let maxSockets = 100;
-        if (this.requestOptions) {
-            maxSockets = this.requestOptions.maxSockets || http.globalAgent.maxSockets;
-        }
-        // This is `useProxy` again, but we need to check `proxyURl` directly for TypeScripts's flow analysis.
-        if (proxyUrl && proxyUrl.hostname) {
-            const agentOptions = {
-                maxSockets,
-                keepAlive: this._keepAlive,
-                proxy: Object.assign(Object.assign({}, ((proxyUrl.username || proxyUrl.password) && {
-                    proxyAuth: `${proxyUrl.username}:${proxyUrl.password}`
-                })), { host: proxyUrl.hostname, port: proxyUrl.port })
-            };
-            let tunnelAgent;
-            const overHttps = proxyUrl.protocol === 'https:';
-            if (usingSsl) {
-                tunnelAgent = overHttps ? tunnel.httpsOverHttps : tunnel.httpsOverHttp;
-            }
-            else {
-                tunnelAgent = overHttps ? tunnel.httpOverHttps : tunnel.httpOverHttp;
-            }
-            agent = tunnelAgent(agentOptions);
-            this._proxyAgent = agent;
-        }
-        // if tunneling agent isn't assigned create a new agent
-        if (!agent) {
-            const options = { keepAlive: this._keepAlive, maxSockets };
-            agent = usingSsl ? new https.Agent(options) : new http.Agent(options);
-            this._agent = agent;
-        }
-        if (usingSsl && this._ignoreSslError) {
-            // we don't want to set NODE_TLS_REJECT_UNAUTHORIZED=0 since that will affect request for entire process
-            // http.RequestOptions doesn't expose a way to modify RequestOptions.agent.options
-            // we have to cast it to any and change it directly
-            agent.options = Object.assign(agent.options || {}, {
-                rejectUnauthorized: false
-            });
-        }
-        return agent;
-    }
-    _getProxyAgentDispatcher(parsedUrl, proxyUrl) {
-        let proxyAgent;
-        if (this._keepAlive) {
-            proxyAgent = this._proxyAgentDispatcher;
-        }
-        // if agent is already assigned use that agent.
-        if (proxyAgent) {
-            return proxyAgent;
-        }
-        const usingSsl = parsedUrl.protocol === 'https:';
-        proxyAgent = new undici_1.ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
-            token: `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`
-        })));
-        this._proxyAgentDispatcher = proxyAgent;
-        if (usingSsl && this._ignoreSslError) {
-            // we don't want to set NODE_TLS_REJECT_UNAUTHORIZED=0 since that will affect request for entire process
-            // http.RequestOptions doesn't expose a way to modify RequestOptions.agent.options
-            // we have to cast it to any and change it directly
-            proxyAgent.options = Object.assign(proxyAgent.options.requestTls || {}, {
-                rejectUnauthorized: false
-            });
-        }
-        return proxyAgent;
-    }
-    _getUserAgentWithOrchestrationId(userAgent) {
-        const baseUserAgent = userAgent || 'actions/http-client';
-        const orchId = process.env['ACTIONS_ORCHESTRATION_ID'];
-        if (orchId) {
-            // Sanitize the orchestration ID to ensure it contains only valid characters
-            // Valid characters: 0-9, a-z, _, -, .
-            const sanitizedId = orchId.replace(/[^a-z0-9_.-]/gi, '_');
-            return `${baseUserAgent} actions_orchestration_id/${sanitizedId}`;
-        }
-        return baseUserAgent;
-    }
-    _performExponentialBackoff(retryNumber) {
-        return __awaiter(this, void 0, void 0, function* () {
-            retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
-            const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-            return new Promise(resolve => setTimeout(() => resolve(), ms));
-        });
-    }
-    _processResponse(res, options) {
-        return __awaiter(this, void 0, void 0, function* () {
-            return new Promise((resolve, reject) => __awaiter(this, void 0, void 0, function* () {
-                const statusCode = res.message.statusCode || 0;
-                const response = {
-                    statusCode,
-                    result: null,
-                    headers: {}
-                };
-                // not found leads to null obj returned
-                if (statusCode === HttpCodes.NotFound) {
-                    resolve(response);
-                }
-                // get the result from the body
-                function dateTimeDeserializer(key, value) {
-                    if (typeof value === 'string') {
-                        const a = new Date(value);
-                        if (!isNaN(a.valueOf())) {
-                            return a;
-                        }
-                    }
-                    return value;
-                }
-                let obj;
-                let contents;
-                try {
-                    contents = yield res.readBody();
-                    if (contents && contents.length > 0) {
-                        if (options && options.deserializeDates) {
-                            obj = JSON.parse(contents, dateTimeDeserializer);
-                        }
-                        else {
-                            obj = JSON.parse(contents);
-                        }
-                        response.result = obj;
-                    }
-                    response.headers = res.message.headers;
-                }
-                catch (err) {
-                    // Invalid resource (contents not json);  leaving result obj null
-                }
-                // note that 3xx redirects are handled by the http layer.
-                if (statusCode > 299) {
-                    let msg;
-                    // if exception/error in body, attempt to get better error
-                    if (obj && obj.message) {
-                        msg = obj.message;
-                    }
-                    else if (contents && contents.length > 0) {
-                        // it may be the case that the exception is in the body message as string
-                        msg = contents;
-                    }
-                    else {
-                        msg = `Failed request: (${statusCode})`;
-                    }
-                    const err = new HttpClientError(msg, statusCode);
-                    err.result = response.result;
-                    reject(err);
-                }
-                else {
-                    resolve(response);
-                }
-            }));
-        });
-    }
-}
-exports.HttpClient = HttpClient;
-const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCase()] = obj[k]), c), {});
-//# sourceMappingURL=index.js.map
-
-/***/ }),
-
-/***/ 3335:
-/***/ ((__unused_webpack_module, exports) => {
-
-
-Object.defineProperty(exports, "__esModule", ({ value: true }));
-exports.getProxyUrl = getProxyUrl;
-exports.checkBypass = checkBypass;
-function getProxyUrl(reqUrl) {
-    const usingSsl = reqUrl.protocol === 'https:';
-    if (checkBypass(reqUrl)) {
-        return undefined;
-    }
-    const proxyVar = (() => {
-        if (usingSsl) {
-            return process.env['https_proxy'] || process.env['HTTPS_PROXY'];
-        }
-        else {
-            return process.env['http_proxy'] || process.env['HTTP_PROXY'];
-        }
-    })();
-    if (proxyVar) {
-        try {
-            return new DecodedURL(proxyVar);
-        }
-        catch (_a) {
-            if (!proxyVar.startsWith('http://') && !proxyVar.startsWith('https://'))
-                return new DecodedURL(`http://${proxyVar}`);
-        }
-    }
-    else {
-        return undefined;
-    }
-}
-function checkBypass(reqUrl) {
-    if (!reqUrl.hostname) {
-        return false;
-    }
-    const reqHost = reqUrl.hostname;
-    if (isLoopbackAddress(reqHost)) {
-        return true;
-    }
-    const noProxy = process.env['no_proxy'] || process.env['NO_PROXY'] || '';
-    if (!noProxy) {
-        return false;
-    }
-    // Determine the request port
-    let reqPort;
-    if (reqUrl.port) {
-        reqPort = Number(reqUrl.port);
-    }
-    else if (reqUrl.protocol === 'http:') {
-        reqPort = 80;
-    }
-    else if (reqUrl.protocol === 'https:') {
-        reqPort = 443;
-    }
-    // Format the request hostname and hostname with port
-    const upperReqHosts = [reqUrl.hostname.toUpperCase()];
-    if (typeof reqPort === 'number') {
-        upperReqHosts.push(`${upperReqHosts[0]}:${reqPort}`);
-    }
-    // Compare request host against noproxy
-    for (const upperNoProxyItem of noProxy
-        .split(',')
-        .map(x => x.trim().toUpperCase())
-        .filter(x => x)) {
-        if (upperNoProxyItem === '*' ||
-            upperReqHosts.some(x => x === upperNoProxyItem ||
-                x.endsWith(`.${upperNoProxyItem}`) ||
-                (upperNoProxyItem.startsWith('.') &&
-                    x.endsWith(`${upperNoProxyItem}`)))) {
-            return true;
-        }
-    }
-    return false;
-}
-function isLoopbackAddress(host) {
-    const hostLower = host.toLowerCase();
-    return (hostLower === 'localhost' ||
-        hostLower.startsWith('127.') ||
-        hostLower.startsWith('[::1]') ||
-        hostLower.startsWith('[0:0:0:0:0:0:0:1]'));
-}
-class DecodedURL extends URL {
-    constructor(url, base) {
-        super(url, base);
-        this._decodedUsername = decodeURIComponent(super.username);
-        this._decodedPassword = decodeURIComponent(super.password);
-    }
-    get username() {
-        return this._decodedUsername;
-    }
-    get password() {
-        return this._decodedPassword;
-    }
-}
-//# sourceMappingURL=proxy.js.map
-
-/***/ }),
-
 /***/ 935:
 /***/ ((__unused_webpack_module, exports) => {
 
@@ -2166,6 +1323,7 @@ module.exports = __nccwpck_require__(218);
 /***/ 218:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
+var __webpack_unused_export__;
 
 
 var net = __nccwpck_require__(9278);
@@ -2429,7 +1587,7 @@ if (process.env.NODE_DEBUG && /\btunnel\b/.test(process.env.NODE_DEBUG)) {
 } else {
   debug = function() {};
 }
-exports.debug = debug; // for test
+__webpack_unused_export__ = debug; // for test
 
 
 /***/ }),
@@ -2437,6 +1595,7 @@ exports.debug = debug; // for test
 /***/ 6752:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
+var __webpack_unused_export__;
 
 
 const Client = __nccwpck_require__(3701)
@@ -2464,29 +1623,29 @@ const createRedirectInterceptor = __nccwpck_require__(5092)
 
 Object.assign(Dispatcher.prototype, api)
 
-module.exports.Dispatcher = Dispatcher
-module.exports.Client = Client
-module.exports.Pool = Pool
-module.exports.BalancedPool = BalancedPool
-module.exports.Agent = Agent
-module.exports.ProxyAgent = ProxyAgent
-module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent
-module.exports.RetryAgent = RetryAgent
-module.exports.RetryHandler = RetryHandler
+__webpack_unused_export__ = Dispatcher
+__webpack_unused_export__ = Client
+__webpack_unused_export__ = Pool
+__webpack_unused_export__ = BalancedPool
+__webpack_unused_export__ = Agent
+module.exports.kT = ProxyAgent
+__webpack_unused_export__ = EnvHttpProxyAgent
+__webpack_unused_export__ = RetryAgent
+__webpack_unused_export__ = RetryHandler
 
-module.exports.DecoratorHandler = DecoratorHandler
-module.exports.RedirectHandler = RedirectHandler
-module.exports.createRedirectInterceptor = createRedirectInterceptor
-module.exports.interceptors = {
+__webpack_unused_export__ = DecoratorHandler
+__webpack_unused_export__ = RedirectHandler
+__webpack_unused_export__ = createRedirectInterceptor
+__webpack_unused_export__ = {
   redirect: __nccwpck_require__(1514),
   retry: __nccwpck_require__(2026),
   dump: __nccwpck_require__(8060),
   dns: __nccwpck_require__(379)
 }
 
-module.exports.buildConnector = buildConnector
-module.exports.errors = errors
-module.exports.util = {
+__webpack_unused_export__ = buildConnector
+__webpack_unused_export__ = errors
+__webpack_unused_export__ = {
   parseHeaders: util.parseHeaders,
   headerNameToString: util.headerNameToString
 }
@@ -2540,11 +1699,11 @@ function makeDispatcher (fn) {
   }
 }
 
-module.exports.setGlobalDispatcher = setGlobalDispatcher
-module.exports.getGlobalDispatcher = getGlobalDispatcher
+__webpack_unused_export__ = setGlobalDispatcher
+__webpack_unused_export__ = getGlobalDispatcher
 
 const fetchImpl = (__nccwpck_require__(4398).fetch)
-module.exports.fetch = async function fetch (init, options = undefined) {
+module.exports.hd = async function fetch (init, options = undefined) {
   try {
     return await fetchImpl(init, options)
   } catch (err) {
@@ -2555,57 +1714,57 @@ module.exports.fetch = async function fetch (init, options = undefined) {
     throw err
   }
 }
-module.exports.Headers = __nccwpck_require__(660).Headers
-module.exports.Response = __nccwpck_require__(9051).Response
-module.exports.Request = __nccwpck_require__(9967).Request
-module.exports.FormData = __nccwpck_require__(5910).FormData
-module.exports.File = globalThis.File ?? (__nccwpck_require__(4573).File)
-module.exports.FileReader = __nccwpck_require__(8355).FileReader
+/* unused reexport */ __nccwpck_require__(660).Headers
+/* unused reexport */ __nccwpck_require__(9051).Response
+/* unused reexport */ __nccwpck_require__(9967).Request
+/* unused reexport */ __nccwpck_require__(5910).FormData
+__webpack_unused_export__ = globalThis.File ?? (__nccwpck_require__(4573).File)
+/* unused reexport */ __nccwpck_require__(8355).FileReader
 
 const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(1059)
 
-module.exports.setGlobalOrigin = setGlobalOrigin
-module.exports.getGlobalOrigin = getGlobalOrigin
+__webpack_unused_export__ = setGlobalOrigin
+__webpack_unused_export__ = getGlobalOrigin
 
 const { CacheStorage } = __nccwpck_require__(3245)
 const { kConstruct } = __nccwpck_require__(109)
 
 // Cache & CacheStorage are tightly coupled with fetch. Even if it may run
 // in an older version of Node, it doesn't have any use without fetch.
-module.exports.caches = new CacheStorage(kConstruct)
+__webpack_unused_export__ = new CacheStorage(kConstruct)
 
 const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(9061)
 
-module.exports.deleteCookie = deleteCookie
-module.exports.getCookies = getCookies
-module.exports.getSetCookies = getSetCookies
-module.exports.setCookie = setCookie
+__webpack_unused_export__ = deleteCookie
+__webpack_unused_export__ = getCookies
+__webpack_unused_export__ = getSetCookies
+__webpack_unused_export__ = setCookie
 
 const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(1900)
 
-module.exports.parseMIMEType = parseMIMEType
-module.exports.serializeAMimeType = serializeAMimeType
+__webpack_unused_export__ = parseMIMEType
+__webpack_unused_export__ = serializeAMimeType
 
 const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(5188)
-module.exports.WebSocket = __nccwpck_require__(3726).WebSocket
-module.exports.CloseEvent = CloseEvent
-module.exports.ErrorEvent = ErrorEvent
-module.exports.MessageEvent = MessageEvent
+/* unused reexport */ __nccwpck_require__(3726).WebSocket
+__webpack_unused_export__ = CloseEvent
+__webpack_unused_export__ = ErrorEvent
+__webpack_unused_export__ = MessageEvent
 
-module.exports.request = makeDispatcher(api.request)
-module.exports.stream = makeDispatcher(api.stream)
-module.exports.pipeline = makeDispatcher(api.pipeline)
-module.exports.connect = makeDispatcher(api.connect)
-module.exports.upgrade = makeDispatcher(api.upgrade)
+__webpack_unused_export__ = makeDispatcher(api.request)
+__webpack_unused_export__ = makeDispatcher(api.stream)
+__webpack_unused_export__ = makeDispatcher(api.pipeline)
+__webpack_unused_export__ = makeDispatcher(api.connect)
+__webpack_unused_export__ = makeDispatcher(api.upgrade)
 
-module.exports.MockClient = MockClient
-module.exports.MockPool = MockPool
-module.exports.MockAgent = MockAgent
-module.exports.mockErrors = mockErrors
+__webpack_unused_export__ = MockClient
+__webpack_unused_export__ = MockPool
+__webpack_unused_export__ = MockAgent
+__webpack_unused_export__ = mockErrors
 
 const { EventSource } = __nccwpck_require__(1238)
 
-module.exports.EventSource = EventSource
+__webpack_unused_export__ = EventSource
 
 
 /***/ }),
@@ -30563,7 +29722,7 @@ function keepYoungGenerationSmall() {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8604);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1301);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4);
 
 
 (0,_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -30579,13 +29738,13 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1301:
+/***/ 4:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  eF: () => (/* binding */ run)
+  eF: () => (/* binding */ main_run)
 });
 
 // UNUSED EXPORTS: CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS
@@ -31459,7 +30618,7 @@ class lib_HttpClient {
             return proxyAgent;
         }
         const usingSsl = parsedUrl.protocol === 'https:';
-        proxyAgent = new undici.ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
+        proxyAgent = new undici/* ProxyAgent */.kT(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
             token: `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`
         })));
         this._proxyAgentDispatcher = proxyAgent;
@@ -34535,8 +33694,6 @@ class Context {
     }
 }
 //# sourceMappingURL=context.js.map
-// EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
-var lib = __nccwpck_require__(9659);
 ;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
 var utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -34559,17 +33716,17 @@ function getAuthString(token, options) {
     return typeof options.auth === 'string' ? options.auth : `token ${token}`;
 }
 function getProxyAgent(destinationUrl) {
-    const hc = new lib.HttpClient();
+    const hc = new lib_HttpClient();
     return hc.getAgent(destinationUrl);
 }
 function getProxyAgentDispatcher(destinationUrl) {
-    const hc = new lib.HttpClient();
+    const hc = new lib_HttpClient();
     return hc.getAgentDispatcher(destinationUrl);
 }
 function getProxyFetch(destinationUrl) {
     const httpDispatcher = getProxyAgentDispatcher(destinationUrl);
     const proxyFetch = (url, opts) => utils_awaiter(this, void 0, void 0, function* () {
-        return (0,undici.fetch)(url, Object.assign(Object.assign({}, opts), { dispatcher: httpDispatcher }));
+        return (0,undici/* fetch */.hd)(url, Object.assign(Object.assign({}, opts), { dispatcher: httpDispatcher }));
     });
     return proxyFetch;
 }
@@ -35096,298 +34253,8 @@ function withDefaults(oldDefaults, newDefaults) {
 var endpoint = withDefaults(null, DEFAULTS);
 
 
-;// CONCATENATED MODULE: ./node_modules/content-type/dist/index.js
-/*!
- * content-type
- * Copyright(c) 2015 Douglas Christopher Wilson
- * MIT Licensed
- */
-const SP = 32; // " "
-const HTAB = 9; // "\t"
-const SEMI = 59; // ";"
-const EQ = 61; // "="
-const DQUOTE = 34; // '"'
-const BSLASH = 92; // "\\"
-const COMMA = 44; // ","
-const LOWER_CASE = 1;
-const OWS = 2;
-const SEMI_FLAG = 4;
-const COMMA_FLAG = 8;
-const TOKEN_FLAG = 16;
-const NON_ASCII = 0xff00;
-const CASE_FLAGS = LOWER_CASE | NON_ASCII;
-/**
- * Character flags used to normalize HTTP field values while scanning.
- * Out-of-range reads intentionally coerce to zero in bitwise expressions.
- */
-const CHAR_MAP = new Uint8Array(0x100);
-CHAR_MAP[HTAB] |= OWS;
-CHAR_MAP[SP] |= OWS;
-CHAR_MAP[SEMI] |= SEMI_FLAG;
-CHAR_MAP[COMMA] |= COMMA_FLAG;
-for (let code = 0x80 /* non-ASCII */; code <= 0xff; code++) {
-    CHAR_MAP[code] |= LOWER_CASE;
-}
-for (const char of "!#$%&'*+-.^_`|~") {
-    CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
-}
-for (let code = 0x30 /* 0 */; code <= 0x39 /* 9 */; code++) {
-    CHAR_MAP[code] |= TOKEN_FLAG;
-}
-for (let code = 0x41 /* A */; code <= 0x5a /* Z */; code++) {
-    CHAR_MAP[code] |= LOWER_CASE | TOKEN_FLAG;
-}
-for (let code = 0x61 /* a */; code <= 0x7a /* z */; code++) {
-    CHAR_MAP[code] |= TOKEN_FLAG;
-}
-/**
- * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
- */
-const NullObject = /* @__PURE__ */ (() => {
-    const C = function () { };
-    C.prototype = Object.create(null);
-    return C;
-})();
-/**
- * Validate a type string against RFC 9110.
- */
-function isTypeValid(type, start = 0, end = type.length) {
-    let hasSlash = false;
-    for (let index = start; index < end; index++) {
-        const code = type.charCodeAt(index);
-        if (code === 47 /* / */) {
-            if (hasSlash || index === start || index >= end - 1)
-                return false;
-            hasSlash = true;
-        }
-        else if (!isTokenCode(code)) {
-            return false;
-        }
-    }
-    return hasSlash;
-}
-/**
- * Validate a token against RFC 9110.
- */
-function isTokenValid(token, start = 0, end = token.length) {
-    if (start >= end)
-        return false;
-    for (let index = start; index < end; index++) {
-        if (!isTokenCode(token.charCodeAt(index)))
-            return false;
-    }
-    return true;
-}
-/**
- * Check whether a character code belongs to the token production in RFC 9110.
- */
-function isTokenCode(code) {
-    return (CHAR_MAP[code] & TOKEN_FLAG) !== 0;
-}
-/**
- * Serialize a parameter value.
- */
-function parameterValue(str) {
-    const len = str.length;
-    if (len === 0)
-        return '""';
-    let index = 0;
-    while (index < len && isTokenCode(str.charCodeAt(index)))
-        index++;
-    if (index === len)
-        return str;
-    let result = '"';
-    let start = 0;
-    while (index < len) {
-        const code = str.charCodeAt(index);
-        if (code !== HTAB && (code < SP || code === 127 || code > 255)) {
-            throw new TypeError(`Invalid parameter value: ${str}`);
-        }
-        if (code === 34 /* " */ || code === 92 /* \\ */) {
-            result += `${str.slice(start, index)}\\`;
-            start = index;
-        }
-        index++;
-    }
-    return `${result}${str.slice(start)}"`;
-}
-/**
- * Format an object into a `Content-Type` header.
- */
-function format(obj) {
-    const { type, parameters } = obj;
-    if (!type || !isTypeValid(type)) {
-        throw new TypeError(`Invalid type: ${type}`);
-    }
-    let result = type;
-    if (parameters) {
-        for (const param of Object.keys(parameters)) {
-            if (!isTokenValid(param)) {
-                throw new TypeError(`Invalid parameter name: ${param}`);
-            }
-            result += `; ${param}=${parameterValue(parameters[param])}`;
-        }
-    }
-    return result;
-}
-/**
- * Parse a `Content-Type` header.
- */
-function dist_parse(header, options) {
-    const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
-    const len = header.length;
-    let valueStart = options?.start ?? 0;
-    while ((CHAR_MAP[header.charCodeAt(valueStart)] & OWS) !== 0) {
-        valueStart++;
-    }
-    let index = valueStart;
-    let typeFlags = 0;
-    let whitespace = -1;
-    let stop = options?.parameters === false ? COMMA_FLAG : 0;
-    while (index < len) {
-        const code = header.charCodeAt(index);
-        const flags = CHAR_MAP[code];
-        if ((flags & stopFlags) !== 0) {
-            stop |= flags & COMMA_FLAG;
-            break;
-        }
-        if ((flags & OWS) !== 0) {
-            if (whitespace === -1)
-                whitespace = index;
-        }
-        else {
-            whitespace = -1;
-        }
-        typeFlags |= (code & NON_ASCII) | flags;
-        index++;
-    }
-    const valueEnd = whitespace === -1 ? index : whitespace;
-    const value = header.slice(valueStart, valueEnd);
-    const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-    if (index === len || stop !== 0) {
-        return { type, index, parameters: new NullObject() };
-    }
-    return parseParameters(header, type, index, len, stopFlags);
-}
-/**
- * Parses the parameters of a `Content-Type` header starting at the given index.
- */
-function parseParameters(header, type, index, len, stopFlags) {
-    const parameters = new NullObject();
-    parameter: while (index < len) {
-        index++; // Skip over ;
-        while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
-            index++;
-        }
-        const keyStart = index;
-        let keyFlags = 0;
-        let keyWhitespace = -1;
-        while (index < len) {
-            const code = header.charCodeAt(index);
-            const flags = CHAR_MAP[code];
-            if ((flags & stopFlags) !== 0) {
-                if ((flags & COMMA_FLAG) !== 0)
-                    break parameter;
-                continue parameter;
-            }
-            if (code === EQ) {
-                const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
-                const value = header.slice(keyStart, keyEnd);
-                const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-                index++;
-                while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
-                    index++;
-                }
-                if (index < len && header.charCodeAt(index) === DQUOTE) {
-                    const quotedStart = ++index;
-                    let escaped = false;
-                    while (index < len) {
-                        const code = header.charCodeAt(index);
-                        if (code === DQUOTE) {
-                            if (parameters[key] === undefined) {
-                                parameters[key] = escaped
-                                    ? unescapeQuotedPairs(header, quotedStart, index)
-                                    : header.slice(quotedStart, index);
-                            }
-                            index++;
-                            let stop = 0;
-                            // Discard characters between quote and delimiter.
-                            while (index < len) {
-                                const code = header.charCodeAt(index);
-                                const flags = CHAR_MAP[code];
-                                if ((flags & stopFlags) !== 0) {
-                                    stop = flags & COMMA_FLAG;
-                                    break;
-                                }
-                                index++;
-                            }
-                            if (stop !== 0)
-                                break parameter;
-                            continue parameter;
-                        }
-                        if (code === BSLASH && index + 1 < len) {
-                            escaped = true;
-                            index += 2;
-                            continue;
-                        }
-                        index++;
-                    }
-                    continue parameter;
-                }
-                const valueStart = index;
-                let stop = 0;
-                let valueWhitespace = -1;
-                while (index < len) {
-                    const code = header.charCodeAt(index);
-                    const flags = CHAR_MAP[code];
-                    if ((flags & stopFlags) !== 0) {
-                        stop = flags & COMMA_FLAG;
-                        break;
-                    }
-                    if ((flags & OWS) !== 0) {
-                        if (valueWhitespace === -1)
-                            valueWhitespace = index;
-                    }
-                    else {
-                        valueWhitespace = -1;
-                    }
-                    index++;
-                }
-                if (parameters[key] === undefined) {
-                    const valueEnd = valueWhitespace === -1 ? index : valueWhitespace;
-                    parameters[key] = header.slice(valueStart, valueEnd);
-                }
-                if (stop !== 0)
-                    break parameter;
-                continue parameter;
-            }
-            if ((flags & OWS) !== 0) {
-                if (keyWhitespace === -1)
-                    keyWhitespace = index;
-            }
-            else {
-                keyWhitespace = -1;
-            }
-            keyFlags |= (code & NON_ASCII) | flags;
-            index++;
-        }
-    }
-    return { type, index, parameters };
-}
-/**
- * Remove backslashes from quoted pairs in a known-terminated quoted string body.
- */
-function unescapeQuotedPairs(str, start, end) {
-    let result = "";
-    for (let index = start; index < end; index++) {
-        if (str.charCodeAt(index) === BSLASH) {
-            result += str.slice(start, index);
-            start = ++index;
-        }
-    }
-    return result + str.slice(start, end);
-}
-//# sourceMappingURL=index.js.map
+// EXTERNAL MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
+var dist = __nccwpck_require__(6919);
 ;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
 const intRegex = /^-?\d+$/;
 const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
@@ -36167,7 +35034,7 @@ async function getResponseData(response) {
   if (!contentType) {
     return response.text().catch(noop);
   }
-  const mimetype = dist_parse(contentType);
+  const mimetype = (0,dist/* parse */.qg)(contentType);
   if (isJSONResponse(mimetype)) {
     let text = "";
     try {
@@ -39921,7 +38788,7 @@ function looksLikeHtml(response, body) {
 }
 /** The error for an HTML page where JSON was expected. */
 function htmlError(context, status) {
-    return new JenkinsError('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.origin}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`, status);
+    return new JenkinsError('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.server}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`, status);
 }
 /** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
 function permissionName(id) {
@@ -39968,7 +38835,7 @@ function shortMessage(response, body) {
 /** The JenkinsError for a status that is not the success the caller wanted. */
 function errorForResponse(response, body, context) {
     const status = response.status;
-    const at = `Jenkins at ${context.origin}`;
+    const at = `Jenkins at ${context.server}`;
     const short = shortMessage(response, body);
     const detail = short ? `: ${short}` : '';
     switch (status) {
@@ -40005,7 +38872,7 @@ function errorForResponse(response, body, context) {
     return new JenkinsError('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`, status);
 }
 function forbiddenError(response, body, context) {
-    const at = `Jenkins at ${context.origin}`;
+    const at = `Jenkins at ${context.server}`;
     if (isCrumbRejection(response.status, body)) {
         return new JenkinsError('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
     }
@@ -40038,7 +38905,7 @@ function forbiddenError(response, body, context) {
 function jobTokenRefused(body, context) {
     const invalid = /Invalid token provided/.test(body);
     const who = context.user ? `user '${context.user}'` : 'anonymous users';
-    return new JenkinsError('forbidden', `Jenkins at ${context.origin} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`, 403);
+    return new JenkinsError('forbidden', `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`, 403);
 }
 /**
  * An anonymous read refused while the step holds only a job token. Jenkins
@@ -40047,7 +38914,7 @@ function jobTokenRefused(body, context) {
  * whatever token they carry.
  */
 function anonymousReadRefused(context) {
-    const at = `Jenkins at ${context.origin}`;
+    const at = `Jenkins at ${context.server}`;
     return new JenkinsError('auth-required', context.following
         ? `${at} refused anonymous read of ${context.what} (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
         : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`, 403);
@@ -40240,7 +39107,7 @@ async function getJob(http, job) {
     http.prefetchCrumb();
     const name = fullName(job);
     const data = await http.getJson('job', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
     }));
     const info = {
         name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
@@ -40268,10 +39135,10 @@ async function listJobs(http, folder) {
     const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root';
     const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`;
     const data = await http.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
-        notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+        notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
     }));
     if (!Array.isArray(data.jobs)) {
-        throw new JenkinsError('bad-request', `'${fullName(folder)}' on Jenkins at ${http.origin} is a job, not a folder: there are no jobs to list below it`);
+        throw new JenkinsError('bad-request', `'${fullName(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`);
     }
     const names = [];
     collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '', names);
@@ -40280,11 +39147,11 @@ async function listJobs(http, folder) {
 /** A queue item's JSON. */
 async function getQueueItem(http, queueId) {
     const item = await http.getJson('queue', `${http.baseUrl}/queue/item/${queueId}/api/json`, http.context(`queue item ${queueId}`, {
-        notFound: `Queue item ${queueId} is not known to Jenkins at ${http.origin} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
+        notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
         following: true
     }));
     if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
-        throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered queue item ${queueId} without an id`);
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`);
     }
     return item;
 }
@@ -40299,19 +39166,19 @@ async function getBuild(http, job, which, options = {}) {
     const search = query.toString();
     const url = `${jobUrl(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`;
     const notFound = which === 'lastBuild'
-        ? `Job '${name}' has no builds yet on Jenkins at ${http.origin} (no last build; or the job does not exist)`
+        ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
         : which === 'lastSuccessfulBuild'
-            ? `Job '${name}' has no last successful build on Jenkins at ${http.origin} (or the job does not exist)`
-            : `Build #${which} of job '${name}' was not found on Jenkins at ${http.origin} (404)`;
+            ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
+            : `Build #${which} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`;
     const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, { notFound, following: true }));
     if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
-        throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered a build of '${name}' without a number`);
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`);
     }
     const result = build.result;
     // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
     // else is a broken or hostile server, and would reach outputs and messages.
     if (result !== undefined && result !== null && !BUILD_RESULTS.some(r => r === result)) {
-        throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`);
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`);
     }
     return build;
 }
@@ -40349,7 +39216,7 @@ async function recentBuilds(http, job, limit, options = {}) {
         : 'number,queueId';
     const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`;
     const data = await http.getJson('builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint(true)}`,
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(true)}`,
         following: true
     }));
     const builds = [];
@@ -40373,7 +39240,7 @@ async function progressiveText(http, build, start) {
     const name = fullName(build.job);
     const url = `${buildUrl(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`;
     const context = http.context(`the console of build #${build.number} of '${name}'`, {
-        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)`,
+        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`,
         following: true
     });
     return http.read('log', url, context, response => {
@@ -40383,7 +39250,7 @@ async function progressiveText(http, build, start) {
         }
         const textSize = Number(response.header('x-text-size'));
         if (response.header('x-text-size') === undefined || !Number.isFinite(textSize)) {
-            throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered ${context.what} without a usable X-Text-Size header`);
+            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
         }
         // Streamed, not buffered: a console can be hundreds of MB. The stream
         // is still bounded (limits.ts: stall guard, deadline, cancel). The
@@ -40490,7 +39357,7 @@ async function trigger(http, info, job, params, options = {}) {
     const name = fullName(job);
     // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
     if (info.isFolder)
-        throw notAJob(info, name, http.origin);
+        throw notAJob(info, name, http.baseUrl);
     if (info.disabled === true || info.buildable === false) {
         throw new JenkinsError('conflict', disabledMessage(http, name));
     }
@@ -40523,7 +39390,7 @@ async function trigger(http, info, job, params, options = {}) {
     const endpoint = parameterized ? 'buildWithParameters' : 'build';
     const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`;
     const context = http.context(`the trigger of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
         conflict: disabledMessage(http, name),
         permission: 'Job/Build',
         jobTokenSent: http.jobToken !== undefined,
@@ -40667,7 +39534,7 @@ async function triggerOnce(http, url, form, context, name) {
     const queueId = response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined;
     if (queueId === undefined) {
         const location = response.header('location');
-        throw new JenkinsError('protocol', `Jenkins at ${http.origin} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
     }
     return { queueId, merged: response.status === 303 };
 }
@@ -40699,7 +39566,7 @@ function reconcileReader(http, job) {
     };
 }
 function disabledMessage(http, name) {
-    return `Job '${name}' on Jenkins at ${http.origin} is disabled (not buildable): enable it first`;
+    return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`;
 }
 /** The queue item id from a trigger's Location (`…/queue/item/<id>/`), or undefined. */
 function queueIdOf(response) {
@@ -41598,7 +40465,7 @@ function onCancelSignals(controller, logger) {
 async function actions_stopBuild(http, build, how) {
     const name = fullName(build.job);
     const context = http.context(`the ${how} of build #${build.number} of '${name}'`, {
-        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
+        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
         permission: 'Job/Cancel'
     });
     // Jenkins redirects back after a stop, also when the build was not running (jenkins-api.md 7).
@@ -41628,7 +40495,7 @@ async function cancelQueueItem(http, queueId) {
         case 404:
             return 'not-found';
         case 422:
-            throw new JenkinsError('forbidden', `Jenkins at ${http.origin} refused to cancel queue item ${queueId} for user '${http.user ?? 'anonymous'}' (422): the user lacks Job/Cancel`, 422);
+            throw new JenkinsError('forbidden', `Jenkins at ${http.baseUrl} refused to cancel queue item ${queueId} for user '${http.user ?? 'anonymous'}' (422): the user lacks Job/Cancel`, 422);
     }
     throw errorForResponse(response, body, context);
 }
@@ -41636,7 +40503,7 @@ async function cancelQueueItem(http, queueId) {
 async function disableJob(http, job) {
     const name = fullName(job);
     const context = http.context(`disabling job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
         permission: 'Job/Configure'
     });
     // HttpRedirect(".") on success, also when already disabled (jenkins-api.md 8).
@@ -41678,7 +40545,7 @@ const LOG_CHUNK_LIMIT = 1024 * 1024;
 async function scanMultibranch(http, project) {
     const name = fullName(project);
     const context = http.context(`the scan of multibranch project '${name}'`, {
-        notFound: `Multibranch project '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
+        notFound: `Multibranch project '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
         permission: 'Job/Build',
         serverHint: 'Jenkins answers 500 when the project is disabled.',
         // A scan needs Job/Build on the project: a job token is no help there.
@@ -41703,13 +40570,13 @@ async function scanMultibranch(http, project) {
 async function indexingLog(http, project, start) {
     const name = fullName(project);
     const context = http.context(`the scan log of '${name}'`, {
-        notFound: `Multibranch project '${name}' has no scan log on Jenkins at ${http.origin} (404)`
+        notFound: `Multibranch project '${name}' has no scan log on Jenkins at ${http.baseUrl} (404)`
     });
     return http.read('scan-log', `${jobUrl(http.baseUrl, project)}indexing/logText/progressiveText?start=${start}`, context, async (response) => {
         const size = Number(response.header('x-text-size'));
         if (response.header('x-text-size') === undefined || !Number.isFinite(size)) {
             response.discard();
-            throw new JenkinsError('protocol', `Jenkins at ${http.origin} answered ${context.what} without a usable X-Text-Size header`);
+            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
         }
         const text = await response.text(LOG_CHUNK_LIMIT);
         return {
@@ -41722,6 +40589,7 @@ async function indexingLog(http, project, start) {
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/crumb.ts
+
 /**
  * Fetches the crumb at most once (concurrent callers share the request), and
  * remembers that CSRF protection is off when the issuer answered 404
@@ -41765,6 +40633,32 @@ class CrumbCache {
         this.onChange(undefined);
         return this.ensure();
     }
+}
+/**
+ * The crumb from Jenkins' crumb issuer (`getJson` reads crumbIssuer/api/json),
+ * or undefined when there is none: Jenkins' own 404 means CSRF protection is
+ * off (jenkins-api.md 1.4). A 404 from something else than Jenkins (kind
+ * 'not-jenkins', locate.ts) is a wrong url, and thrown like any failure.
+ */
+async function readCrumb(getJson, server, logger) {
+    let data;
+    try {
+        data = await getJson();
+    }
+    catch (error) {
+        if (error instanceof JenkinsError && error.kind === 'not-found') {
+            logger.debug(`Jenkins at ${server} has no crumb issuer: CSRF protection is off`);
+            return undefined;
+        }
+        throw error;
+    }
+    if (typeof data.crumb !== 'string' ||
+        typeof data.crumbRequestField !== 'string' ||
+        !data.crumbRequestField) {
+        throw new JenkinsError('protocol', `Jenkins at ${server} answered the crumb request without crumb and crumbRequestField`);
+    }
+    logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`);
+    return { field: data.crumbRequestField, value: data.crumb };
 }
 
 // EXTERNAL MODULE: external "node:http"
@@ -42382,7 +41276,7 @@ function parseCookiePair(cookiePair, looseMode) {
   c.value = cookieValue;
   return c;
 }
-function tough_cookie_dist_parse(str, options) {
+function dist_parse(str, options) {
   if (isEmptyString(str) || !isString(str)) {
     return void 0;
   }
@@ -42933,7 +41827,7 @@ var _Cookie = class _Cookie {
    * @param options - Configures `strict` or `loose` mode for cookie parsing
    */
   static parse(str, options) {
-    return tough_cookie_dist_parse(str, options);
+    return dist_parse(str, options);
   }
   /**
    * Does the reverse of {@link Cookie.toJSON}.
@@ -44129,18 +43023,22 @@ class NetworkFailure extends Error {
     reason;
     transient;
     notSent;
+    connect;
     constructor(error, 
     /** Short reason for logs, e.g. 'ECONNRESET'. */
     reason, 
     /** Worth another try (for a request that may safely repeat). */
     transient, 
     /** Provably never reached Jenkins, so even a trigger may be sent again. */
-    notSent) {
+    notSent, 
+    /** Failed while connecting (refused, unreachable, name lookup): no server was reached at all. */
+    connect = false) {
         super(error.message);
         this.error = error;
         this.reason = reason;
         this.transient = transient;
         this.notSent = notSent;
+        this.connect = connect;
         this.name = 'NetworkFailure';
     }
 }
@@ -44234,6 +43132,7 @@ class Transport {
         for (let hops = 0;; hops++) {
             const response = await this.once(exchange, url);
             if (exchange.method !== 'GET' ||
+                exchange.follow === false ||
                 !REDIRECTS.has(response.status) ||
                 response.header('location') === undefined) {
                 return response;
@@ -44242,7 +43141,7 @@ class Transport {
             response.message.destroy();
             const target = this.redirectTarget(url, response.header('location') ?? '');
             if (hops >= MAX_REDIRECTS) {
-                throw new JenkinsError('redirect', `Jenkins at ${this.base.origin} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`, response.status);
+                throw new JenkinsError('redirect', `Jenkins at ${this.options.baseUrl} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`, response.status);
             }
             this.options.logger.debug(`Following ${response.status} redirect to ${pathOf(target)}`);
             url = target;
@@ -44258,10 +43157,10 @@ class Transport {
         }
         const source = new URL(from);
         if (source.protocol === 'https:' && target.protocol !== 'https:') {
-            throw new JenkinsError('redirect', `Jenkins at ${source.origin} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`);
+            throw new JenkinsError('redirect', `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`);
         }
         if (target.origin !== source.origin) {
-            throw new JenkinsError('redirect', `Jenkins at ${source.origin} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`);
+            throw new JenkinsError('redirect', `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`);
         }
         return target.href;
     }
@@ -44332,7 +43231,9 @@ class Transport {
             // Not once: destroying a request can report the same end more than once.
             request.on('error', error => reject(signal.aborted
                 ? signal.reason
-                : networkFailure(error, target, { caCert: this.secureContext !== undefined })));
+                : networkFailure(error, target, this.options.baseUrl, {
+                    caCert: this.secureContext !== undefined
+                })));
             request.end(exchange.form ?? undefined);
         });
         await this.storeCookies(url, message.headers['set-cookie']);
@@ -44399,38 +43300,43 @@ function tlsHint(code, url, trust) {
         ? "The certificates in 'ca-cert' do not verify it: give the CA that issued Jenkins' certificate (or the intermediate Jenkins does not send)."
         : "If Jenkins uses a private CA, give its certificate in 'ca-cert' (or point NODE_EXTRA_CA_CERTS at its file).";
 }
-/** Maps a Node/http-client error to a NetworkFailure a user can act on. */
-function networkFailure(error, url, trust = { caCert: false }) {
+/**
+ * Maps a Node/http-client error to a NetworkFailure a user can act on. It
+ * names the configured Jenkins URL (`server`), and the host and port where
+ * that is what failed.
+ */
+function networkFailure(error, url, server, trust = { caCert: false }) {
     const err = (typeof error === 'object' && error !== null ? error : {});
     const code = typeof err.code === 'string' ? err.code : undefined;
     const text = typeof err.message === 'string' ? err.message : String(error);
     const where = hostPort(url);
-    const fail = (kind, message, transient, notSent = false) => new NetworkFailure(new JenkinsError(kind, message), code ?? text, transient, notSent);
+    const fail = (kind, message, transient, phase = 'exchange') => new NetworkFailure(new JenkinsError(kind, message), code ?? text, transient, 
+    // Refused at connect: the request certainly never left.
+    code === 'ECONNREFUSED', phase === 'connect');
     switch (code) {
         case 'ECONNREFUSED':
-            // Refused at connect: the request certainly never left.
-            return fail('network', `Connection refused by ${where}: is Jenkins running there?`, true, true);
+            return fail('network', `Could not connect to Jenkins at ${server}: ${where} refused the connection`, true, 'connect');
         case 'ENOTFOUND':
-            return fail('network', `Could not resolve ${url.hostname}: check the 'url' input`, false);
+            return fail('network', `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`, false, 'connect');
         case 'EAI_AGAIN':
-            return fail('network', `Could not resolve ${url.hostname} (temporary DNS failure)`, true);
+            return fail('network', `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`, true, 'connect');
         case 'ECONNRESET':
-            return fail('network', `Connection to ${where} was reset`, true);
+            return fail('network', `The connection to Jenkins at ${server} was reset`, true);
         case 'EPIPE':
-            return fail('network', `Connection to ${where} was closed while sending (EPIPE)`, true);
+            return fail('network', `The connection to Jenkins at ${server} was closed while sending (EPIPE)`, true);
         case 'ETIMEDOUT':
-            return fail('timeout', `Connection to ${where} timed out`, true);
+            return fail('timeout', `The connection to Jenkins at ${server} timed out (${where})`, true);
         case 'EHOSTUNREACH':
         case 'ENETUNREACH':
-            return fail('network', `${where} is unreachable (${code})`, true);
+            return fail('network', `Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`, true, 'connect');
     }
     if (text.includes('socket hang up')) {
-        return fail('network', `Connection to ${where} was closed without an answer (socket hang up)`, true);
+        return fail('network', `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`, true);
     }
     if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
-        return fail('network', `TLS error talking to ${where}: ${text}. ${tlsHint(code, url, trust)}`, false);
+        return fail('network', `TLS error talking to Jenkins at ${server}: ${text}. ${tlsHint(code, url, trust)}`, false);
     }
-    return fail('network', `Request to ${where} failed: ${code ? `${code} ` : ''}${text}`, false);
+    return fail('network', `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`, false);
 }
 
 // EXTERNAL MODULE: external "node:stream"
@@ -44451,7 +43357,7 @@ const BACKSTOP_MS = 250;
 class ExchangeLimits {
     settings;
     what;
-    origin;
+    server;
     controller = new AbortController();
     started = Date.now();
     phase = 'headers';
@@ -44462,10 +43368,12 @@ class ExchangeLimits {
     onStepAbort = () => this.cut(this.interruption());
     constructor(settings, 
     /** What is asked, for messages, e.g. "build #4 of 'app'". */
-    what, origin) {
+    what, 
+    /** The configured Jenkins URL, for messages. */
+    server) {
         this.settings = settings;
         this.what = what;
-        this.origin = origin;
+        this.server = server;
         settings.signal?.addEventListener('abort', this.onStepAbort, { once: true });
         this.arm(settings.requestTimeoutMs);
     }
@@ -44538,11 +43446,11 @@ class ExchangeLimits {
             return this.controller.signal.reason;
         if (error instanceof JenkinsError)
             return error;
-        return new JenkinsError('network', `The connection to Jenkins at ${this.origin} broke off while receiving ${this.what} (${this.received} bytes received)`);
+        return new JenkinsError('network', `The connection to Jenkins at ${this.server} broke off while receiving ${this.what} (${this.received} bytes received)`);
     }
     /** A stalled stream. */
     stalled(windowBytes) {
-        this.cut(new JenkinsError('timeout', `Jenkins at ${this.origin} stopped sending ${this.what}: ${windowBytes} bytes in ${seconds(this.settings.stallMs)} (${this.received} bytes in all)`));
+        this.cut(new JenkinsError('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${seconds(this.settings.stallMs)} (${this.received} bytes in all)`));
     }
     begin(message, phase) {
         this.message = message;
@@ -44569,22 +43477,22 @@ class ExchangeLimits {
         const state = this.phase === 'headers'
             ? `no answer to ${this.what} after ${this.elapsed()}`
             : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`;
-        return new Interrupted(`Stopped waiting for Jenkins at ${this.origin}: ${state}`, true);
+        return new Interrupted(`Stopped waiting for Jenkins at ${this.server}: ${state}`, true);
     }
     timeExceeded(ms) {
         if (this.phase === 'headers') {
-            return new NetworkFailure(new JenkinsError('timeout', `No answer from Jenkins at ${this.origin} to ${this.what} within ${seconds(ms)}`), 'timeout', true, false);
+            return new NetworkFailure(new JenkinsError('timeout', `No answer from Jenkins at ${this.server} to ${this.what} within ${seconds(ms)}`), 'timeout', true, false);
         }
-        return new JenkinsError('timeout', `Jenkins at ${this.origin} did not finish sending ${this.what} within ${seconds(ms)} (${this.received} bytes received)`);
+        return new JenkinsError('timeout', `Jenkins at ${this.server} did not finish sending ${this.what} within ${seconds(ms)} (${this.received} bytes received)`);
     }
     deadlinePassed() {
         if (this.phase === 'headers') {
-            return new NetworkFailure(new JenkinsError('timeout', `No answer from Jenkins at ${this.origin} to ${this.what} before the deadline`), 'deadline', false, false);
+            return new NetworkFailure(new JenkinsError('timeout', `No answer from Jenkins at ${this.server} to ${this.what} before the deadline`), 'deadline', false, false);
         }
-        return new JenkinsError('timeout', `Jenkins at ${this.origin} had not finished sending ${this.what} at the deadline (${this.received} bytes received)`);
+        return new JenkinsError('timeout', `Jenkins at ${this.server} had not finished sending ${this.what} at the deadline (${this.received} bytes received)`);
     }
     tooLarge(size, limit) {
-        return new JenkinsError('protocol', `Jenkins at ${this.origin} answered ${this.what} with ${size}, more than the ${limit / (1024 * 1024)} MiB this action reads: the answer is too large`);
+        return new JenkinsError('protocol', `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${limit / (1024 * 1024)} MiB this action reads: the answer is too large`);
     }
 }
 /**
@@ -44671,7 +43579,88 @@ function seconds(ms) {
     return `${(ms / 1000).toFixed(1)} s`;
 }
 
+;// CONCATENATED MODULE: ./src/jenkins/locate.ts
+
+/** The context path Jenkins' documentation uses for --prefix, the one most installations pick. */
+const USUAL_CONTEXT_PATH = '/jenkins';
+/**
+ * Undefined when Jenkins answers at `baseUrl` after all (the 404 was its
+ * own, with the header lost on the way); otherwise what to set 'url' to, as
+ * far as can be told.
+ */
+async function locateJenkins(baseUrl, look) {
+    if (await isJenkins(baseUrl, look))
+        return undefined;
+    const origin = new URL(baseUrl).origin;
+    const redirected = await rootRedirect(origin, look);
+    for (const candidate of [redirected, `${origin}${USUAL_CONTEXT_PATH}`]) {
+        if (candidate === undefined || candidate === baseUrl)
+            continue;
+        if (await isJenkins(candidate, look)) {
+            const how = candidate === redirected ? ' (the server redirects / there)' : '';
+            return `Jenkins answers at ${candidate}${how}: set 'url' to ${candidate}.`;
+        }
+    }
+    return `If Jenkins runs under a context path (its --prefix option), 'url' must end with it, as in ${origin}${USUAL_CONTEXT_PATH}.`;
+}
+/** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
+function notJenkinsError(baseUrl, what, where) {
+    return new JenkinsError('not-jenkins', `The server at ${baseUrl} answered ${what} with a 404 that is not Jenkins' (no X-Jenkins header), and ${baseUrl}/login is no Jenkins page either: 'url' is not the address of Jenkins. ${where}`, 404);
+}
+/** Whether a Jenkins answers at `base`: its login page carries X-Jenkins. */
+async function isJenkins(base, look) {
+    return (await look(`${base}/login`, true))?.header('x-jenkins') !== undefined;
+}
+/** Where the server's root redirects on the same origin, as a base URL, if it does. */
+async function rootRedirect(origin, look) {
+    const answer = await look(`${origin}/`, false);
+    const location = answer?.header('location');
+    if (!answer || answer.status < 300 || answer.status >= 400 || !location)
+        return undefined;
+    try {
+        const target = new URL(location, `${origin}/`);
+        if (target.origin !== origin || target.pathname === '/')
+            return undefined;
+        return origin + target.pathname.replace(/\/+$/, '');
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/redaction.ts
+/**
+ * The one redaction list of the client: credentials written into URLs, and
+ * every secret the transport knows (the token, the Authorization value and
+ * its base64 part, every crumb and session cookie it was given), as sent and
+ * URL-encoded. Every message the client throws or logs passes it
+ * (requester.ts).
+ */
+function redactor(secrets) {
+    return text => {
+        let result = text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
+        const variants = secrets().flatMap(secret => [secret, encodeURIComponent(secret)]);
+        // Longest first: the Authorization value goes before the base64 part of it.
+        for (const secret of [...new Set(variants)].sort((a, b) => b.length - a.length)) {
+            // Shorter values would mangle ordinary words; real tokens are long.
+            if (secret.length >= 4)
+                result = result.split(secret).join('***');
+        }
+        return result;
+    };
+}
+/** `logger` with every line redacted first. */
+function redactingLogger(logger, redact) {
+    return {
+        debug: message => logger.debug(redact(message)),
+        info: message => logger.info(redact(message)),
+        warning: message => logger.warning(redact(message))
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/requester.ts
+
+
 
 
 
@@ -44690,6 +43679,8 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 const READ_ATTEMPTS = 12;
 /** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
 const GLITCH_ATTEMPTS = 3;
+/** Time for each request that looks for Jenkins after a 404 that was not its own (only on that error path). */
+const PROBE_TIMEOUT_MS = 5000;
 /**
  * The one request path of the client: every operation goes through `read`
  * (GETs, retried within the deadline) or `post` (crumb and session handling,
@@ -44699,8 +43690,8 @@ const GLITCH_ATTEMPTS = 3;
  * logged, has gone through the one redaction list (`redact`).
  */
 class Requester {
+    /** The configured Jenkins URL without a trailing slash; every message that names the server names it. */
     baseUrl;
-    origin;
     user;
     /** Epoch ms of the step's timeout, if any. */
     deadline;
@@ -44715,11 +43706,19 @@ class Requester {
     policy;
     actionBudgetMs;
     limits;
-    secrets;
+    /** The one redaction list (redaction.ts), over every secret the transport knows. */
+    redact;
+    firstContactAttempts;
+    /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
+    answered = false;
+    /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
+    jenkinsSeen = false;
+    /** Where Jenkins answers, when `baseUrl` turned out not to be it (asked once, on the first foreign 404). */
+    located;
     constructor(options) {
         this.baseUrl = options.baseUrl;
-        this.origin = options.origin;
         this.user = options.user;
+        this.firstContactAttempts = options.firstContactAttempts;
         this.deadline = options.deadline;
         this.jobToken = options.jobToken || undefined;
         this.signal = options.signal;
@@ -44740,8 +43739,8 @@ class Requester {
             // Certificates are public, but nothing the user gave the step is echoed.
             ...(options.ca ?? [])
         ].filter((v) => v !== undefined);
-        this.secrets = () => [...this.transport.secretValues, ...own];
-        this.logger = redactingLogger(options.logger, text => this.redact(text));
+        this.redact = redactor(() => [...this.transport.secretValues, ...own]);
+        this.logger = redactingLogger(options.logger, this.redact);
         this.transport = new Transport({
             baseUrl: this.baseUrl,
             user: this.user,
@@ -44752,9 +43751,9 @@ class Requester {
             headers: options.headers,
             ca: options.ca
         });
-        this.crumbs = new CrumbCache(() => this.fetchCrumb(), crumb => this.transport.setCrumb(crumb));
+        this.crumbs = new CrumbCache(() => readCrumb(() => this.getJson('crumb', `${this.baseUrl}/crumbIssuer/api/json`, this.context('the CSRF crumb'), { deadline: this.deadline }), this.baseUrl, this.logger), crumb => this.transport.setCrumb(crumb));
         if (options.insecure) {
-            this.logger.warning(`TLS certificate verification is OFF for ${this.origin} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`);
+            this.logger.warning(`TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`);
         }
     }
     /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
@@ -44785,7 +43784,7 @@ class Requester {
                 return JSON.parse(body);
             }
             catch {
-                throw new TransientFailure(new JenkinsError('protocol', `Jenkins at ${this.origin} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', undefined, GLITCH_ATTEMPTS);
+                throw new TransientFailure(new JenkinsError('protocol', `Jenkins at ${this.baseUrl} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', undefined, GLITCH_ATTEMPTS);
             }
         }, options.deadline);
     }
@@ -44837,6 +43836,12 @@ class Requester {
                 await notSentIfInterrupted(this.crumbs.refresh());
                 answer = await sendOnce();
             }
+            if (answer.response.status === 404) {
+                const error = errorForResponse(answer.response, answer.body, context);
+                const foreign = await this.foreign404(answer.response, error, context);
+                if (foreign !== error)
+                    throw foreign;
+            }
             if (options.retryStatuses.has(answer.response.status)) {
                 throw new TransientFailure(errorForResponse(answer.response, answer.body, context), String(answer.response.status), parseRetryAfter(answer.response.header('retry-after')));
             }
@@ -44854,7 +43859,7 @@ class Requester {
     }
     /** What an error message needs to know about the request. */
     context(what, extra = {}) {
-        const context = { origin: this.origin, user: this.user, what, ...extra };
+        const context = { server: this.baseUrl, user: this.user, what, ...extra };
         if (this.jobToken && !this.user && extra.jobTokenOnly === undefined) {
             context.jobTokenOnly = true;
         }
@@ -44892,27 +43897,6 @@ class Requester {
         }
     }
     // ---------------------------------------------------------------------------
-    async fetchCrumb() {
-        let data;
-        try {
-            data = await this.getJson('crumb', `${this.baseUrl}/crumbIssuer/api/json`, this.context('the CSRF crumb'), { deadline: this.deadline });
-        }
-        catch (error) {
-            // No crumb issuer: CSRF protection is off (jenkins-api.md 1.4).
-            if (error instanceof JenkinsError && error.kind === 'not-found') {
-                this.logger.debug(`Jenkins at ${this.origin} has no crumb issuer: CSRF protection is off`);
-                return undefined;
-            }
-            throw error;
-        }
-        if (typeof data.crumb !== 'string' ||
-            typeof data.crumbRequestField !== 'string' ||
-            !data.crumbRequestField) {
-            throw new JenkinsError('protocol', `Jenkins at ${this.origin} answered the crumb request without crumb and crumbRequestField`);
-        }
-        this.logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`);
-        return { field: data.crumbRequestField, value: data.crumb };
-    }
     /**
      * One exchange within its bounds; a request that got no answer becomes
      * TransientFailure (to retry) or JenkinsError. None starts once the
@@ -44920,20 +43904,30 @@ class Requester {
      */
     async send(exchange, what, retryNetwork, onNetworkFailure) {
         if (this.signal?.aborted) {
-            throw new Interrupted(`Did not send ${exchange.method} ${what} to Jenkins at ${this.origin}: the step was stopped`, false);
+            throw new Interrupted(`Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: the step was stopped`, false);
         }
-        const bounds = new ExchangeLimits(this.limits, what, this.origin);
+        const bounds = new ExchangeLimits(this.limits, what, this.baseUrl);
+        let response;
         try {
-            return await this.transport.send({ ...exchange, bounds });
+            response = await this.transport.send({ ...exchange, bounds });
         }
         catch (error) {
             bounds.release();
             if (!(error instanceof NetworkFailure))
                 throw error;
-            if (retryNetwork(error))
-                throw new TransientFailure(error.error, error.reason);
-            throw onNetworkFailure ? onNetworkFailure(error) : error.error;
+            if (!retryNetwork(error))
+                throw onNetworkFailure ? onNetworkFailure(error) : error.error;
+            if (error.connect && !this.answered && this.firstContactAttempts !== undefined) {
+                // Nothing ever answered: a wrong url or a Jenkins that is down, not
+                // a restart to ride out. Said within seconds, not after a minute.
+                throw new TransientFailure(new JenkinsError(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner`, error.error.status), error.reason, undefined, this.firstContactAttempts);
+            }
+            throw new TransientFailure(error.error, error.reason);
         }
+        this.answered = true;
+        if (response.header('x-jenkins') !== undefined)
+            this.jenkinsSeen = true;
+        return response;
     }
     /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
     async postBody(response, context) {
@@ -44951,7 +43945,7 @@ class Requester {
     async failure(response, context) {
         // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
         const body = this.redact(await bodyOf(response.text(ERROR_BODY_LIMIT)));
-        const error = errorForResponse(response, body, context);
+        const error = await this.foreign404(response, errorForResponse(response, body, context), context);
         if (RETRYABLE_STATUSES.has(response.status)) {
             return new TransientFailure(error, String(response.status), parseRetryAfter(response.header('retry-after')));
         }
@@ -44974,17 +43968,41 @@ class Requester {
             policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
         };
     }
-    /** The one redaction list: credentials in URLs, and every secret the transport knows, as sent and URL-encoded. */
-    redact(text) {
-        let result = text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
-        const variants = this.secrets().flatMap(secret => [secret, encodeURIComponent(secret)]);
-        // Longest first: the Authorization value goes before the base64 part of it.
-        for (const secret of [...new Set(variants)].sort((a, b) => b.length - a.length)) {
-            // Shorter values would mangle ordinary words; real tokens are long.
-            if (secret.length >= 4)
-                result = result.split(secret).join('***');
+    /** A 404 before Jenkins ever answered that is not Jenkins' own says where Jenkins is (locate.ts); anything else is returned as it is. */
+    async foreign404(response, error, context) {
+        if (response.status !== 404 || this.jenkinsSeen || response.header('x-jenkins') !== undefined) {
+            return error;
         }
-        return result;
+        this.located ??= locateJenkins(this.baseUrl, (url, follow) => this.probe(url, follow));
+        const where = await this.located;
+        return where === undefined ? error : notJenkinsError(this.baseUrl, context.what, where);
+    }
+    /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
+    async probe(url, follow) {
+        const limits = {
+            ...this.limits,
+            requestTimeoutMs: Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)
+        };
+        const bounds = new ExchangeLimits(limits, 'a look for Jenkins', this.baseUrl);
+        try {
+            const response = await this.transport.send({
+                method: 'GET',
+                url,
+                label: 'probe',
+                follow,
+                bounds
+            });
+            response.discard();
+            return response;
+        }
+        catch (error) {
+            bounds.release();
+            // A cancel still ends the step; anything else only means "not here".
+            if (error instanceof Interrupted)
+                throw error;
+            this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${error.message}`);
+            return undefined;
+        }
     }
 }
 /**
@@ -45017,13 +44035,6 @@ async function bodyOf(reading) {
 function definedOnly(value) {
     return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
-function redactingLogger(logger, redact) {
-    return {
-        debug: message => logger.debug(redact(message)),
-        info: message => logger.info(redact(message)),
-        warning: message => logger.warning(redact(message))
-    };
-}
 
 ;// CONCATENATED MODULE: ./src/jenkins/client.ts
 
@@ -45055,7 +44066,6 @@ class JenkinsClient {
         this.http = new Requester({
             ...options,
             baseUrl: this.baseUrl,
-            origin: base.origin,
             user: options.user || undefined
         });
     }
@@ -45139,8 +44149,19 @@ function parseBaseUrl(value) {
 ;// CONCATENATED MODULE: ./src/create-client.ts
 
 
-/** The Jenkins client for the step, bounded by `bounds`. */
-function createClient(settings, bounds = {}) {
+/**
+ * Tries of a request whose connection fails before Jenkins ever answered the
+ * step (about 1.5 s of waits with the default backoff): a wrong url or a
+ * Jenkins that is down is said within seconds (requester.ts).
+ */
+const FIRST_CONTACT_ATTEMPTS = 3;
+/**
+ * The Jenkins client for the step, bounded by `bounds`. `firstContact`
+ * 'quick' is for the step's own client, whose first request may be the
+ * first to meet the server; the abort and post clients keep retrying, as
+ * they talk to a server the step already reached (a restart is ridden out).
+ */
+function createClient(settings, bounds = {}, firstContact = 'patient') {
     return new JenkinsClient({
         url: settings.url,
         user: settings.user,
@@ -45150,6 +44171,7 @@ function createClient(settings, bounds = {}) {
         ca: settings.caCerts,
         triggerCause: runUrl(),
         logger: coreLogger,
+        firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
         ...bounds
     });
 }
@@ -45444,7 +44466,7 @@ const RBRACKET = "]";
 const LBRACE = "{";
 const RBRACE = "}";
 const COLON = ":";
-const momoa_COMMA = ",";
+const COMMA = ",";
 
 const TRUE = "true";
 const FALSE = "false";
@@ -45496,7 +44518,7 @@ const knownTokenTypes = new Map([
     [LBRACE, "LBrace"],
     [RBRACE, "RBrace"],
     [COLON, "Colon"],
-    [momoa_COMMA, "Comma"],
+    [COMMA, "Comma"],
     [TRUE, "Boolean"],
     [FALSE, "Boolean"],
     [NULL, "Null"]
@@ -48015,7 +47037,7 @@ const parameters_FORMS = 'expected `NAME=value` lines, or a JSON object such as 
  * Messages name the line or the parameter but never echo a value: values are
  * often secrets.
  */
-function parameters_parseParameters(text) {
+function parseParameters(text) {
     const trimmed = text.trim();
     if (trimmed === '')
         return {};
@@ -48180,7 +47202,7 @@ function parseSettings(get) {
     const accept = parseAccept(read(Input.Accept));
     const parametersText = read(Input.Parameters);
     const hasParameters = parametersText.trim() !== '';
-    const parameters = parameters_parseParameters(parametersText);
+    const parameters = parseParameters(parametersText);
     const project = parseJob(read(Input.Job), url, listJobs);
     const branch = parseBranch(read(Input.Branch));
     const scan = parseScan(read(Input.Scan), branch !== undefined);
@@ -48474,8 +47496,11 @@ class Progress {
             saveState(State.Shared, 'true');
         saveState(State.Done, 'false');
     }
+    /** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
     started(build) {
         this.build = build;
+        setOutput(Output.BuildNumber, String(build.number));
+        setOutput(Output.BuildUrl, build.url);
         if (this.owned)
             saveState(State.BuildNumber, String(build.number));
     }
@@ -48549,8 +47574,10 @@ const POST_BOUND_MS = 20_000;
  * other reason than cancel or timeout left its build running on purpose (as
  * `abort-on-cancel` promises), and that is said, with the link. Like any
  * cleanup, it only warns, never fails the job, and it is bounded (20 s).
+ * Named `run`, like main.ts's, so that runners of a step's entry point
+ * (@github/local-action's `--post src/post.ts`) find it.
  */
-async function runPost() {
+async function run() {
     let timer;
     const bound = new Promise(resolve => {
         timer = setTimeout(() => resolve('gave up'), POST_BOUND_MS);
@@ -48618,9 +47645,9 @@ const scanOutput = {
     endGroup: () => endGroup()
 };
 /** The action's entry point: the main step, or the post step on the second run. */
-async function run() {
+async function main_run() {
     if (getState(State.IsPost) === 'true') {
-        await runPost();
+        await run();
         return;
     }
     saveState(State.IsPost, 'true');
@@ -48645,10 +47672,7 @@ async function runMain(settings) {
     controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true });
     const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
     const removeSignalHandlers = onCancelSignals(controller, coreLogger);
-    const api = createClient(settings, {
-        deadline: started + settings.timeoutMs,
-        signal: controller.signal
-    });
+    const api = createClient(settings, { deadline: started + settings.timeoutMs, signal: controller.signal }, 'quick');
     const progress = new Progress(settings.job);
     try {
         if (settings.listJobs)
@@ -48972,6 +47996,189 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
+/***/ }),
+
+/***/ 6919:
+/***/ ((__unused_webpack_module, exports) => {
+
+var __webpack_unused_export__;
+
+/*!
+ * content-type
+ * Copyright(c) 2015 Douglas Christopher Wilson
+ * MIT Licensed
+ */
+__webpack_unused_export__ = ({ value: true });
+__webpack_unused_export__ = format;
+exports.qg = parse;
+const TEXT_REGEXP = /^[\u0009\u0020-\u007e\u0080-\u00ff]*$/;
+const TOKEN_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * RegExp to match chars that must be quoted-pair in RFC 9110 sec 5.6.4
+ */
+const QUOTE_REGEXP = /[\\"]/g;
+/**
+ * RegExp to match type in RFC 9110 sec 8.3.1
+ *
+ * media-type = type "/" subtype
+ * type       = token
+ * subtype    = token
+ */
+const TYPE_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
+ */
+const NullObject = /* @__PURE__ */ (() => {
+    const C = function () { };
+    C.prototype = Object.create(null);
+    return C;
+})();
+/**
+ * Format an object into a `Content-Type` header.
+ */
+function format(obj) {
+    const { type, parameters } = obj;
+    if (!type || !TYPE_REGEXP.test(type)) {
+        throw new TypeError(`Invalid type: ${type}`);
+    }
+    let result = type;
+    if (parameters) {
+        for (const param of Object.keys(parameters)) {
+            if (!TOKEN_REGEXP.test(param)) {
+                throw new TypeError(`Invalid parameter name: ${param}`);
+            }
+            result += `; ${param}=${qstring(parameters[param])}`;
+        }
+    }
+    return result;
+}
+/**
+ * Parse a `Content-Type` header.
+ */
+function parse(header, options) {
+    const stopChar = options?.comma === true ? COMMA : 65536; // Sentinel for "no stop char".
+    const len = header.length;
+    let index = skipOWS(header, options?.start ?? 0, len);
+    const valueStart = index;
+    index = skipValue(header, index, len, stopChar);
+    const valueEnd = trailingOWS(header, valueStart, index);
+    const type = header.slice(valueStart, valueEnd).toLowerCase();
+    if (options?.parameters === false) {
+        return { type, index, parameters: new NullObject() };
+    }
+    return parseParameters(header, type, index, len, stopChar);
+}
+const SP = 32; // " "
+const HTAB = 9; // "\t"
+const SEMI = 59; // ";"
+const EQ = 61; // "="
+const DQUOTE = 34; // '"'
+const BSLASH = 92; // "\\"
+const COMMA = 44; // ","
+/**
+ * Parses the parameters of a `Content-Type` header starting at the given index.
+ */
+function parseParameters(header, type, index, len, stopChar) {
+    const parameters = new NullObject();
+    parameter: while (index < len) {
+        if (header.charCodeAt(index) === stopChar)
+            break;
+        index = skipOWS(header, index + 1 /* Skip over ; */, len);
+        const keyStart = index;
+        while (index < len) {
+            const code = header.charCodeAt(index);
+            if (code === stopChar)
+                break parameter;
+            if (code === SEMI)
+                continue parameter;
+            if (code === EQ) {
+                const keyEnd = trailingOWS(header, keyStart, index);
+                const key = header.slice(keyStart, keyEnd).toLowerCase();
+                index = skipOWS(header, index + 1, len);
+                if (index < len && header.charCodeAt(index) === DQUOTE) {
+                    index++;
+                    let value = "";
+                    while (index < len) {
+                        const code = header.charCodeAt(index++);
+                        if (code === DQUOTE) {
+                            index = skipValue(header, index, len, stopChar);
+                            if (parameters[key] === undefined)
+                                parameters[key] = value;
+                            break;
+                        }
+                        if (code === BSLASH && index < len) {
+                            value += header[index++];
+                            continue;
+                        }
+                        value += String.fromCharCode(code);
+                    }
+                    continue parameter;
+                }
+                const valueStart = index;
+                index = skipValue(header, index, len, stopChar);
+                if (parameters[key] === undefined) {
+                    const valueEnd = trailingOWS(header, valueStart, index);
+                    parameters[key] = header.slice(valueStart, valueEnd);
+                }
+                continue parameter;
+            }
+            index++;
+        }
+    }
+    return { type, index, parameters };
+}
+/**
+ * Skip over characters until a semicolon or other exit character.
+ */
+function skipValue(str, index, len, stopChar) {
+    while (index < len) {
+        const code = str.charCodeAt(index);
+        if (code === SEMI || code === stopChar)
+            break;
+        index++;
+    }
+    return index;
+}
+/**
+ * Skip optional whitespace (OWS) in an HTTP header value.
+ *
+ * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
+ */
+function skipOWS(header, index, len) {
+    while (index < len) {
+        const char = header.charCodeAt(index);
+        if (char !== SP && char !== HTAB)
+            break;
+        index++;
+    }
+    return index;
+}
+/**
+ * Trim optional whitespace (OWS) from the end of a substring.
+ *
+ * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
+ */
+function trailingOWS(header, start, end) {
+    while (end > start) {
+        const char = header.charCodeAt(end - 1);
+        if (char !== SP && char !== HTAB)
+            break;
+        end--;
+    }
+    return end;
+}
+/**
+ * Serialize a parameter value.
+ */
+function qstring(str) {
+    if (TOKEN_REGEXP.test(str))
+        return str;
+    if (TEXT_REGEXP.test(str))
+        return `"${str.replace(QUOTE_REGEXP, "\\$&")}"`;
+    throw new TypeError(`Invalid parameter value: ${str}`);
+}
+//# sourceMappingURL=index.js.map
+
 /***/ })
 
 /******/ });
@@ -48996,7 +48203,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /******/ 	// Execute the module function
 /******/ 	var threw = true;
 /******/ 	try {
-/******/ 		__webpack_modules__[moduleId].call(module.exports, module, module.exports, __nccwpck_require__);
+/******/ 		__webpack_modules__[moduleId](module, module.exports, __nccwpck_require__);
 /******/ 		threw = false;
 /******/ 	} finally {
 /******/ 		if(threw) delete __webpack_module_cache__[moduleId];

@@ -23,7 +23,9 @@ export function runtimes(): Array<{ name: string; path: string }> {
 export function node24(): string {
   const path = join(ROOT, 'tools', 'node24', 'node_modules', '.bin', 'node')
   if (!existsSync(path)) {
-    throw new Error(`Node 24 is not installed at ${path}: run npm ci --prefix tools/node24`)
+    throw new Error(
+      `Node 24 is not installed at ${path}: run 'node scripts/ensure-node24.mjs' (npm test runs it first), which installs it or says what stops it`
+    )
   }
   return path
 }

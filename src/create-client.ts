@@ -10,8 +10,24 @@ export interface ClientBounds {
   signal?: AbortSignal
 }
 
-/** The Jenkins client for the step, bounded by `bounds`. */
-export function createClient(settings: Settings, bounds: ClientBounds = {}): JenkinsClient {
+/**
+ * Tries of a request whose connection fails before Jenkins ever answered the
+ * step (about 1.5 s of waits with the default backoff): a wrong url or a
+ * Jenkins that is down is said within seconds (requester.ts).
+ */
+export const FIRST_CONTACT_ATTEMPTS = 3
+
+/**
+ * The Jenkins client for the step, bounded by `bounds`. `firstContact`
+ * 'quick' is for the step's own client, whose first request may be the
+ * first to meet the server; the abort and post clients keep retrying, as
+ * they talk to a server the step already reached (a restart is ridden out).
+ */
+export function createClient(
+  settings: Settings,
+  bounds: ClientBounds = {},
+  firstContact: 'quick' | 'patient' = 'patient'
+): JenkinsClient {
   return new JenkinsClient({
     url: settings.url,
     user: settings.user,
@@ -21,6 +37,7 @@ export function createClient(settings: Settings, bounds: ClientBounds = {}): Jen
     ca: settings.caCerts,
     triggerCause: runUrl(),
     logger: coreLogger,
+    firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
     ...bounds
   })
 }

@@ -8,7 +8,7 @@ import { budgetClient, createClient } from './create-client.js'
 import { getSettings, type Settings } from './inputs.js'
 import { Interrupted, JenkinsError } from './jenkins/errors.js'
 import type { JenkinsApi } from './jenkins/types.js'
-import { runPost } from './post.js'
+import { run as runPost } from './post.js'
 import { Progress } from './progress.js'
 import { formatDuration } from './report.js'
 import { closestNames } from './suggest.js'
@@ -57,10 +57,11 @@ async function runMain(settings: Settings): Promise<void> {
   controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true })
   const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs)
   const removeSignalHandlers = onCancelSignals(controller, coreLogger)
-  const api = createClient(settings, {
-    deadline: started + settings.timeoutMs,
-    signal: controller.signal
-  })
+  const api = createClient(
+    settings,
+    { deadline: started + settings.timeoutMs, signal: controller.signal },
+    'quick'
+  )
   const progress = new Progress(settings.job)
   try {
     if (settings.listJobs) return await listJobs(api, settings)

@@ -18,8 +18,10 @@ export const POST_BOUND_MS = 20_000
  * other reason than cancel or timeout left its build running on purpose (as
  * `abort-on-cancel` promises), and that is said, with the link. Like any
  * cleanup, it only warns, never fails the job, and it is bounded (20 s).
+ * Named `run`, like main.ts's, so that runners of a step's entry point
+ * (@github/local-action's `--post src/post.ts`) find it.
  */
-export async function runPost(): Promise<void> {
+export async function run(): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   const bound = new Promise<'gave up'>(resolve => {
     timer = setTimeout(() => resolve('gave up'), POST_BOUND_MS)

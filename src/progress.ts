@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import type { RemoteTarget } from './cancel.js'
-import { State } from './constants.js'
+import { Output, State } from './constants.js'
 import type { BuildRef, JenkinsApi, JobPath, LostTrigger } from './jenkins/types.js'
 
 /**
@@ -32,8 +32,11 @@ export class Progress implements RemoteTarget {
     core.saveState(State.Done, 'false')
   }
 
+  /** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
   started(build: BuildRef): void {
     this.build = build
+    core.setOutput(Output.BuildNumber, String(build.number))
+    core.setOutput(Output.BuildUrl, build.url)
     if (this.owned) core.saveState(State.BuildNumber, String(build.number))
   }
 

@@ -29,8 +29,17 @@ export function reason(status: number): string {
   return REASONS[status] ?? 'Error'
 }
 
-/** Jetty's error page; the exact HTML is UNSURE upstream, clients must use only the status. */
-export function jettyErrorPage(status: number, message: string, uri: string): string {
+/**
+ * Jetty's error page; the exact HTML is UNSURE upstream, clients must use
+ * only the status. `servlet` is the servlet the request reached (Stapler,
+ * for Jenkins' sendError); a request outside the webapp reached none.
+ */
+export function jettyErrorPage(
+  status: number,
+  message: string,
+  uri: string,
+  servlet: string | null = 'Stapler'
+): string {
   const m = escapeHtml(message)
   return `<html>
 <head>
@@ -43,8 +52,7 @@ export function jettyErrorPage(status: number, message: string, uri: string): st
 <tr><th>URI:</th><td>${escapeHtml(uri)}</td></tr>
 <tr><th>STATUS:</th><td>${status}</td></tr>
 <tr><th>MESSAGE:</th><td>${m}</td></tr>
-<tr><th>SERVLET:</th><td>Stapler</td></tr>
-</table>
+${servlet === null ? '' : `<tr><th>SERVLET:</th><td>${escapeHtml(servlet)}</td></tr>\n`}</table>
 
 </body>
 </html>

@@ -328,14 +328,28 @@ class JenkinsServer implements TestJenkins {
       req.resume()
       return jetty(400, error.message)
     }
-    // SuspiciousRequestFilter: a raw ';' anywhere in the URI.
-    if (rawUrl.includes(';')) return jetty(400, 'Semicolons are not allowed in the request URI')
-    if (!inContext) return jetty(404, 'Not Found')
+    // Outside the context path there is no Jenkins: Winstone's only handler
+    // is the webapp (winstone HostConfiguration), so nothing handles the
+    // request and Jetty answers its own 404, with no Jenkins header and no
+    // servlet (Jetty 12 Server.handle). The root tells nothing either.
+    if (!inContext) {
+      res.writeHead(404, {
+        'Content-Type': 'text/html;charset=iso-8859-1',
+        'Cache-Control': 'must-revalidate,no-cache,no-store'
+      })
+      res.end(jettyErrorPage(404, 'Not Found', rawPath, null))
+      return
+    }
+    // The context path itself: Jetty 12's ContextHandler answers 301 to it
+    // plus '/', the query kept (handleMovedPermanently; Jetty 9/10, before
+    // Jenkins 2.463, sent 302).
     if (rawPath === ctxPath && ctxPath !== '') {
-      res.writeHead(302, { Location: `${ctxPath}/${q < 0 ? '' : '?' + rawQuery}` })
+      res.writeHead(301, { Location: `${ctxPath}/${q < 0 ? '' : '?' + rawQuery}` })
       res.end()
       return
     }
+    // SuspiciousRequestFilter, the webapp's first filter: a raw ';' anywhere in the URI.
+    if (rawUrl.includes(';')) return jetty(400, 'Semicolons are not allowed in the request URI')
     if (!segments) return jetty(400, 'Bad Request')
 
     const params = new Params()

@@ -195,6 +195,10 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
       const number = Number(r.state['buildNumber'])
       const build = jenkins.builds('long').find(b => b.number === number)
       expect(build?.result).toBe('ABORTED')
+      // Every output the mode knew before the timeout is set.
+      expect(r.outputs['build-number'], describeRun(r)).toBe(String(number))
+      expect(r.outputs['build-url']).toBe(`${jenkins.url}/job/long/${number}/`)
+      expect(r.outputs['queue-url']).toContain(`${jenkins.url}/queue/item/`)
       expect(errorAnnotation(r)).toMatch(
         /^Timed out after 2 s \(timeout: 2 s\) waiting for Jenkins long #\d+; stopped Jenkins build #\d+ \(stop; result ABORTED\)\.$/
       )

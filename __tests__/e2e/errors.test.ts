@@ -88,6 +88,8 @@ describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
       const r = await run(node, { url: jenkins.url, user: 'admin', token: wrong, job: 'hello' })
       const message = failure(r, wrong)
       expect(message).toMatch(/401/)
+      // The server is named by the configured url, context path included.
+      expect(message).toContain(`Jenkins at ${jenkins.url} rejected`)
       expect(message).toContain("'admin'")
       expect(message).toMatch(/check the user and API token/)
       expect(jenkins.triggerCount()).toBe(0)
@@ -125,7 +127,9 @@ describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
     it('404 suggests the closest job name', async () => {
       const r = await run(node, { ...auth(jenkins), job: 'team/service/deplyo' })
       const message = failure(r, ADMIN_TOKEN)
-      expect(message).toMatch(/'team\/service\/deplyo' was not found/)
+      expect(message).toContain(
+        `Job 'team/service/deplyo' was not found on Jenkins at ${jenkins.url} (404)`
+      )
       expect(message).toMatch(/\(404\)\. Did you mean: team\/service\/deploy\?$/)
     })
 
@@ -182,21 +186,36 @@ describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
       }
     })
 
-    it('connection refused names the host and port', async () => {
+    it('connection refused on the first request: a configuration error, said within seconds', async () => {
       const port = await closedPort()
-      const r = await run(node, {
-        url: `http://127.0.0.1:${port}/jenkins`,
-        user: 'admin',
-        token: ADMIN_TOKEN,
-        job: 'hello',
-        timeout: '4s'
-      })
+      const url = `http://127.0.0.1:${port}/jenkins`
+      // No timeout input: the step's own default (an hour) must not be what ends it.
+      const r = await run(node, { url, user: 'admin', token: ADMIN_TOKEN, job: 'hello' })
       const message = failure(r, ADMIN_TOKEN)
-      expect(message).toContain(`127.0.0.1:${port}`)
-      expect(message).toMatch(/refused/i)
+      expect(message).toBe(
+        `Could not connect to Jenkins at ${url}: 127.0.0.1:${port} refused the connection. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner (after 3 attempts)`
+      )
+      // A few seconds, not the 42 s of retries a mid-build refusal gets: a
+      // generous bound for a busy machine.
+      expect(r.durationMs, describeRun(r)).toBeLessThan(20_000)
       // The step ends with its outcome: the crumb prefetch, still retrying
       // in the background, neither holds the process open nor logs after it.
-      expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^::error::Connection refused/)
+      expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^::error::Could not connect/)
+    })
+
+    it('a url without the context path Jenkins runs under says where Jenkins answers', async () => {
+      const origin = new URL(jenkins.url).origin
+      const r = await run(node, { url: origin, user: 'admin', token: ADMIN_TOKEN, job: 'hello' })
+      const message = failure(r, ADMIN_TOKEN)
+      expect(message).toBe(
+        `The server at ${origin} answered job 'hello' with a 404 that is not Jenkins' (no X-Jenkins header), and ${origin}/login is no Jenkins page either: 'url' is not the address of Jenkins. Jenkins answers at ${jenkins.url}: set 'url' to ${jenkins.url}.`
+      )
+      // Only this run asks outside the context path: it looked, and posted nothing.
+      const outside = jenkins.requests.filter(q => !q.path.startsWith('/jenkins'))
+      expect(outside.filter(q => q.method !== 'GET')).toEqual([])
+      expect(outside.map(q => q.path)).toEqual(
+        expect.arrayContaining(['/job/hello/api/json', '/login', '/'])
+      )
     })
 
     it('an unresolvable host is named', async () => {

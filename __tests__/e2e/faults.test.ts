@@ -294,3 +294,33 @@ describe('single glitches are ridden out, and a healthy build is never stopped f
     }
   )
 })
+
+describe('a restart that refuses connections for seconds mid-build is ridden out (issue 14)', () => {
+  let jenkins: TestJenkins
+  beforeAll(async () => {
+    // Refused for 4 s: longer than the step gives a refused *first* request
+    // (3 tries, about 1.5 s), so only the mid-build retries can ride it out.
+    jenkins = await startJenkins({
+      quietPeriodSec: 0,
+      restartDowntimeMs: 4000,
+      jobs: { 'long-restart': job(3000) }
+    })
+  })
+  afterAll(async () => {
+    await jenkins.close()
+  })
+
+  it('the build is followed to its end across the restart, with password auth', async () => {
+    jenkins.setFaults({ restartDuringBuild: { afterMs: 300, job: 'long-restart' } })
+    const before = jenkins.cookieName
+    const r = await run(RUNTIMES[1]?.path ?? process.execPath, {
+      ...auth(jenkins, 'password'),
+      job: 'long-restart',
+      parameters: 'RUN=long-downtime'
+    })
+    jenkins.setFaults(undefined)
+    expect(jenkins.cookieName).not.toBe(before)
+    checkRun(jenkins, r, 'long-restart', 'long-downtime', 'SUCCESS')
+    expect(r.stdout).not.toMatch(/first request/)
+  })
+})

@@ -109,7 +109,7 @@ describe('ca-cert', () => {
       const r = await run(process.execPath, { ...auth(jenkins), job: 'tls' })
       expect(r.code, describeRun(r)).toBe(1)
       expect(errorAnnotation(r)).toMatch(
-        /^TLS error talking to 127\.0\.0\.1:\d+: .*give its certificate in 'ca-cert'/
+        /^TLS error talking to Jenkins at https:\/\/127\.0\.0\.1:\d+: .*give its certificate in 'ca-cert'/
       )
     })
 

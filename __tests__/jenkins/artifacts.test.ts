@@ -6,7 +6,16 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { artifactHref, type ArtifactSink } from '../../src/jenkins/artifacts.js'
 import type { ClientOptions } from '../../src/jenkins/client.js'
 import { Interrupted } from '../../src/jenkins/errors.js'
-import { AUTH, BASE, ORIGIN, jenkinsError, makeClient, netError, useNock } from './helpers.js'
+import {
+  AUTH,
+  BASE,
+  ORIGIN,
+  jenkinsError,
+  makeClient,
+  netError,
+  useNock,
+  JENKINS_404
+} from './helpers.js'
 
 useNock()
 
@@ -71,7 +80,10 @@ describe('listArtifacts', () => {
     const { client } = makeClient()
     nock(ORIGIN).get(`${BUILD_PATH}/api/json`).query(true).reply(200, { artifacts: [] })
     expect(await client.listArtifacts(BUILD)).toEqual({ paths: [], truncated: false })
-    nock(ORIGIN).get(`${BUILD_PATH}/api/json`).query(true).reply(404, '<html>Not found</html>')
+    nock(ORIGIN)
+      .get(`${BUILD_PATH}/api/json`)
+      .query(true)
+      .reply(...JENKINS_404)
     const error = await jenkinsError(client.listArtifacts(BUILD), 'not-found')
     expect(error.message).toContain('Build #7')
   })
@@ -129,7 +141,9 @@ describe('downloadArtifact', () => {
   it('404: the artifact is gone; nothing is opened', async () => {
     const { client } = makeClient()
     const sinks = memorySinks()
-    nock(ORIGIN).get(`${BUILD_PATH}/artifact/gone.txt`).reply(404, '<html>404</html>')
+    nock(ORIGIN)
+      .get(`${BUILD_PATH}/artifact/gone.txt`)
+      .reply(...JENKINS_404)
     const error = await jenkinsError(
       client.downloadArtifact(BUILD, 'gone.txt', sinks.open),
       'not-found'

@@ -68,7 +68,7 @@ describe('ca-cert', () => {
   it('without it, the certificate error names ca-cert', async () => {
     const error = await jenkinsError(client(undefined).getJob(['hello']), 'network')
     expect(error.message).toMatch(
-      /^TLS error talking to 127\.0\.0\.1:\d+: .*If Jenkins uses a private CA, give its certificate in 'ca-cert' \(or point NODE_EXTRA_CA_CERTS at its file\)\./
+      /^TLS error talking to Jenkins at https:\/\/127\.0\.0\.1:\d+: .*If Jenkins uses a private CA, give its certificate in 'ca-cert' \(or point NODE_EXTRA_CA_CERTS at its file\)\./
     )
   })
 

@@ -8,6 +8,7 @@ import {
   COOKIE2,
   CRUMB,
   CRUMB2,
+  JENKINS_404,
   ORIGIN,
   crumbIssuer,
   jenkinsError,
@@ -62,9 +63,10 @@ describe('crumb and session', () => {
 
   it('sends no crumb when the crumb issuer answers 404, and does not ask again', async () => {
     const { client, logger } = makeClient()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').once().reply(404, '<html>Not found</html>', {
-      'Content-Type': 'text/html'
-    })
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .once()
+      .reply(...JENKINS_404)
     nock(ORIGIN, { badheaders: ['automation-crumb', 'jenkins-crumb'] })
       .post('/jenkins/job/deploy/disable')
       .twice()

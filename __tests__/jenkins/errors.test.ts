@@ -33,7 +33,7 @@ describe('errors a user can act on', () => {
     nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(401)
     const error = await jenkinsError(client.getJob(['a']), 'bad-credentials')
     expect(error.message).toBe(
-      "Jenkins at https://ci.example.com rejected the credentials for user 'alice' (401): check the user and API token"
+      "Jenkins at https://ci.example.com/jenkins rejected the credentials for user 'alice' (401): check the user and API token"
     )
     expect(error.status).toBe(401)
   })
@@ -166,7 +166,9 @@ describe('errors a user can act on', () => {
       .times(3)
       .replyWithError(netError('ECONNREFUSED'))
     const error = await jenkinsError(client.getQueueItem(1), 'network')
-    expect(error.message).toMatch(/connection refused by ci\.example\.com:8080/i)
+    expect(error.message).toBe(
+      'Could not connect to Jenkins at http://ci.example.com:8080: ci.example.com:8080 refused the connection (after 3 attempts)'
+    )
     expect(client.requestCounts['queue']).toBe(3)
   })
 
@@ -180,6 +182,70 @@ describe('errors a user can act on', () => {
     const error = await jenkinsError(client.getQueueItem(1), 'network')
     expect(error.message).toContain('NODE_EXTRA_CA_CERTS')
     expect(client.requestCounts['queue']).toBe(1)
+  })
+})
+
+describe('a refused connection: configuration error first, restart later', () => {
+  const HOST = 'http://ci.example.com:8080'
+  /** The step's own client: a few tries before Jenkins ever answered, the step's 12 after. */
+  function stepClient() {
+    return makeClient({
+      url: HOST,
+      deadline: Date.now() + 60_000,
+      firstContactAttempts: 3,
+      retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 2 }
+    }).client
+  }
+
+  it('refused on the first request: 3 tries, and the message says to check url', async () => {
+    const client = stepClient()
+    nock(HOST).get('/queue/item/1/api/json').times(3).replyWithError(netError('ECONNREFUSED'))
+    const error = await jenkinsError(client.getQueueItem(1), 'network')
+    expect(error.message).toBe(
+      `Could not connect to Jenkins at ${HOST}: ci.example.com:8080 refused the connection. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner (after 3 attempts)`
+    )
+    expect(client.requestCounts['queue']).toBe(3)
+  })
+
+  it('refused once Jenkins has answered (a restart): retried as long as reads are, and read', async () => {
+    const client = stepClient()
+    nock(HOST)
+      .get('/queue/item/1/api/json')
+      .reply(200, { id: 1 })
+      .get('/queue/item/1/api/json')
+      .times(8)
+      .replyWithError(netError('ECONNREFUSED'))
+      .get('/queue/item/1/api/json')
+      .reply(200, { id: 1, executable: { number: 3 } })
+    await client.getQueueItem(1)
+    expect((await client.getQueueItem(1)).executable).toEqual({ number: 3 })
+    expect(client.requestCounts['queue']).toBe(10)
+  })
+
+  it('unreachable counts as never answered too; a reset does not (the server was reached)', async () => {
+    const client = stepClient()
+    nock(HOST).get('/queue/item/1/api/json').times(3).replyWithError(netError('EHOSTUNREACH'))
+    const error = await jenkinsError(client.getQueueItem(1), 'network')
+    expect(error.message).toMatch(/is unreachable \(EHOSTUNREACH\)\. That was the first request/)
+    const other = stepClient()
+    nock(HOST)
+      .get('/queue/item/2/api/json')
+      .times(4)
+      .replyWithError(netError('ECONNRESET'))
+      .get('/queue/item/2/api/json')
+      .reply(200, { id: 2 })
+    expect((await other.getQueueItem(2)).id).toBe(2)
+  })
+
+  it('a client without firstContactAttempts (abort, post step) keeps retrying the first request', async () => {
+    const { client } = makeClient({ url: HOST, deadline: Date.now() + 60_000 })
+    nock(HOST)
+      .get('/queue/item/1/api/json')
+      .times(6)
+      .replyWithError(netError('ECONNREFUSED'))
+      .get('/queue/item/1/api/json')
+      .reply(200, { id: 1 })
+    expect((await client.getQueueItem(1)).id).toBe(1)
   })
 })
 

@@ -5,7 +5,7 @@
 import nock from 'nock'
 import { describe, expect, it } from 'vitest'
 import type { JobInfo } from '../../src/jenkins/types.js'
-import { AUTH, BASE, ORIGIN, jenkinsError, makeClient, useNock } from './helpers.js'
+import { AUTH, BASE, JENKINS_404, ORIGIN, jenkinsError, makeClient, useNock } from './helpers.js'
 
 useNock()
 
@@ -32,7 +32,7 @@ describe('extra headers', () => {
         .matchHeader('cf-access-client-id', ID)
         .matchHeader('cf-access-client-secret', SECRET)
         .matchHeader('authorization', AUTH)
-    withHeaders(nock(ORIGIN).get('/jenkins/crumbIssuer/api/json')).reply(404)
+    withHeaders(nock(ORIGIN).get('/jenkins/crumbIssuer/api/json')).reply(...JENKINS_404)
     withHeaders(nock(ORIGIN).get('/jenkins/job/team/job/deploy/api/json').query(true)).reply(200, {
       _class: 'hudson.model.FreeStyleProject',
       name: 'deploy'

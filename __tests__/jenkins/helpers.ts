@@ -14,6 +14,17 @@ export const CRUMB2 = 'crumbSECRETsecondcafe0123456789ab'
 export const COOKIE = 'JSESSIONID.1a2b3c4d=node0sessionone'
 export const COOKIE2 = 'JSESSIONID.1a2b3c4d=node0sessiontwo'
 
+/**
+ * Jenkins' own 404: its /404 page, rendered through the layout, so with
+ * X-Jenkins (jenkins-api.md 0, 10). A 404 without it is not from Jenkins
+ * (locate.ts), so mocks of Jenkins' 404s carry it: `.reply(...JENKINS_404)`.
+ */
+export const JENKINS_404 = [
+  404,
+  '<!DOCTYPE html><html><head><title>Not Found - Jenkins</title></head><body>Oops! Not found.</body></html>',
+  { 'Content-Type': 'text/html;charset=UTF-8', 'X-Jenkins': '2.541.1' }
+] as const
+
 export interface Recorded {
   level: 'debug' | 'info' | 'warning'
   message: string

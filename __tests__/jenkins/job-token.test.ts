@@ -11,6 +11,7 @@ import {
   COOKIE,
   CRUMB,
   ORIGIN,
+  JENKINS_404,
   crumbIssuer,
   jenkinsError,
   makeClient,
@@ -104,14 +105,16 @@ describe('job token', () => {
       )
     const error = await jenkinsError(client.trigger(plain, job, {}), 'forbidden')
     expect(error.message).toBe(
-      `Jenkins at ${ORIGIN} refused the job token for the trigger of job 'team/deploy' (403 "Invalid token provided."): it is not the job's "Trigger builds remotely" token. Check 'job-token' (its value is not shown).`
+      `Jenkins at ${BASE} refused the job token for the trigger of job 'team/deploy' (403 "Invalid token provided."): it is not the job's "Trigger builds remotely" token. Check 'job-token' (its value is not shown).`
     )
     expect(JSON.stringify(logger.lines)).not.toContain(JOB_TOKEN)
   })
 
   it('a wrong token, anonymous: the login page; wrong token or no token and no Job/Build', async () => {
     const { client } = anonymous()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     nock(ORIGIN)
       .post('/jenkins/job/team/job/deploy/build')
       .query(true)
@@ -145,12 +148,17 @@ describe('job token', () => {
       .reply(403, LOGIN_PAGE, { 'Content-Type': 'text/html;charset=UTF-8' })
     const error = await jenkinsError(client.getQueueItem(3), 'auth-required')
     expect(error.message).toBe(
-      `Jenkins at ${ORIGIN} refused anonymous read of queue item 3 (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
+      `Jenkins at ${BASE} refused anonymous read of queue item 3 (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
     )
-    nock(ORIGIN).get('/jenkins/job/team/job/deploy/5/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/job/team/job/deploy/5/api/json')
+      .reply(...JENKINS_404)
     const build = await jenkinsError(client.getBuild(job, 5), 'not-found')
     expect(build.message).toMatch(/\(404\)$/)
-    nock(ORIGIN).get('/jenkins/job/team/job/deploy/api/json').query(true).reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/job/team/job/deploy/api/json')
+      .query(true)
+      .reply(...JENKINS_404)
     const builds = await jenkinsError(client.recentBuilds(job, 5), 'not-found')
     expect(builds.message).toMatch(
       /anonymous users may not read it: give user\/token, or use wait: false$/
@@ -159,7 +167,9 @@ describe('job token', () => {
 
   it('the job token joins the redaction list: a body echoing it is masked', async () => {
     const { client } = anonymous()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     nock(ORIGIN)
       .post('/jenkins/job/team/job/deploy/build')
       .query(true)

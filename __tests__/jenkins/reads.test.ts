@@ -3,7 +3,15 @@ import type { AddressInfo } from 'node:net'
 import nock from 'nock'
 import { afterEach, describe, expect, it } from 'vitest'
 import { JOB_TREE, listTree } from '../../src/jenkins/reads.js'
-import { BASE, ORIGIN, jenkinsError, makeClient, netError, useNock } from './helpers.js'
+import {
+  BASE,
+  JENKINS_404,
+  ORIGIN,
+  jenkinsError,
+  makeClient,
+  netError,
+  useNock
+} from './helpers.js'
 
 useNock()
 
@@ -20,7 +28,9 @@ describe('job URLs', () => {
 describe('getJob', () => {
   it('asks only for the fields it needs and rebases the url onto the configured base', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     nock(ORIGIN)
       .get('/jenkins/job/mb/job/feature%252Fx/api/json')
       .query({ tree: JOB_TREE })
@@ -80,7 +90,9 @@ describe('getJob', () => {
     ['some.plugin.CustomGroup', []]
   ])('tells a folder (%s) from a job', async (cls, jobs) => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     nock(ORIGIN)
       .get('/jenkins/job/f/api/json')
       .query(true)
@@ -90,11 +102,16 @@ describe('getJob', () => {
 
   it('404 names the job and the server', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
-    nock(ORIGIN).get('/jenkins/job/team/job/nope/api/json').query(true).reply(404, '<html/>')
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
+    nock(ORIGIN)
+      .get('/jenkins/job/team/job/nope/api/json')
+      .query(true)
+      .reply(...JENKINS_404)
     const error = await jenkinsError(client.getJob(['team', 'nope']), 'not-found')
     expect(error.message).toBe(
-      "Job 'team/nope' was not found on Jenkins at https://ci.example.com (404)"
+      "Job 'team/nope' was not found on Jenkins at https://ci.example.com/jenkins (404)"
     )
   })
 })
@@ -176,7 +193,9 @@ describe('queue', () => {
 
   it('404 explains that left items expire', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/queue/item/12/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/12/api/json')
+      .reply(...JENKINS_404)
     const error = await jenkinsError(client.getQueueItem(12), 'not-found')
     expect(error.message).toContain('Queue item 12')
   })
@@ -188,7 +207,9 @@ describe('queue', () => {
     [404, 'not-found']
   ] as const)('cancelItem %i → %s', async (status, outcome) => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     nock(ORIGIN).post('/jenkins/queue/cancelItem').query({ id: '12' }).reply(status)
     expect(await client.cancelQueueItem(12)).toBe(outcome)
     expect(client.requestCounts['cancel']).toBe(1)
@@ -196,7 +217,9 @@ describe('queue', () => {
 
   it('cancelItem 422 is a forbidden error (no Job/Cancel)', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     nock(ORIGIN).post('/jenkins/queue/cancelItem').query({ id: '12' }).reply(422)
     const error = await jenkinsError(client.cancelQueueItem(12), 'forbidden')
     expect(error.message).toContain('Job/Cancel')
@@ -241,14 +264,18 @@ describe('getBuild', () => {
 
   it('404 on lastSuccessfulBuild says the job has none', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/job/a/lastSuccessfulBuild/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/job/a/lastSuccessfulBuild/api/json')
+      .reply(...JENKINS_404)
     const error = await jenkinsError(client.getBuild(['a'], 'lastSuccessfulBuild'), 'not-found')
     expect(error.message).toContain("Job 'a' has no last successful build")
   })
 
   it('404 on lastBuild says the job has no builds', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/job/a/lastBuild/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/job/a/lastBuild/api/json')
+      .reply(...JENKINS_404)
     const error = await jenkinsError(client.getBuild(['a'], 'lastBuild'), 'not-found')
     expect(error.message).toContain("Job 'a' has no builds")
   })
@@ -406,7 +433,9 @@ describe('read retries', () => {
 
   it('does not retry a 404', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/job/a/7/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/job/a/7/api/json')
+      .reply(...JENKINS_404)
     await jenkinsError(client.getBuild(['a'], 7), 'not-found')
     expect(client.requestCounts['build']).toBe(1)
   })
@@ -417,7 +446,9 @@ describe('stop and disable', () => {
 
   it.each(['stop', 'term', 'kill'] as const)('POST %s: 302 is success', async how => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     nock(ORIGIN)
       .post(`/jenkins/job/a/3/${how}`)
       .reply(302, '', { Location: `${BASE}/job/a/3/` })
@@ -426,7 +457,9 @@ describe('stop and disable', () => {
 
   it('stop is retried on 502 and after a reset', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     nock(ORIGIN)
       .post('/jenkins/job/a/3/stop')
       .reply(502)
@@ -440,7 +473,9 @@ describe('stop and disable', () => {
 
   it('stop retries a 503 within the client deadline (an abort budget), honouring a capped Retry-After', async () => {
     const { client } = makeClient({ deadline: Date.now() + 2000 })
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     nock(ORIGIN)
       .post('/jenkins/job/a/3/stop')
       .reply(503, '', { 'Retry-After': '50' })
@@ -452,15 +487,21 @@ describe('stop and disable', () => {
 
   it('stop 404 is not-found; term explains it is Pipeline-only', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
-    nock(ORIGIN).post('/jenkins/job/a/3/term').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
+    nock(ORIGIN)
+      .post('/jenkins/job/a/3/term')
+      .reply(...JENKINS_404)
     const error = await jenkinsError(client.stopBuild(build, 'term'), 'not-found')
     expect(error.message).toContain('Pipeline')
   })
 
   it('disable: 302 and 303 are success', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     nock(ORIGIN).post('/jenkins/job/a/disable').reply(302).post('/jenkins/job/a/disable').reply(303)
     await client.disableJob(['a'])
     await client.disableJob(['a'])

@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest'
 import { Interrupted } from '../../src/jenkins/errors.js'
 import { expectedParameters, jobNamesFromUrl, sameParameters } from '../../src/jenkins/reconcile.js'
 import type { JobInfo } from '../../src/jenkins/types.js'
-import { BASE, ORIGIN, USER, jenkinsError, makeClient, netError, useNock } from './helpers.js'
+import {
+  BASE,
+  JENKINS_404,
+  ORIGIN,
+  USER,
+  jenkinsError,
+  makeClient,
+  netError,
+  useNock
+} from './helpers.js'
 
 useNock()
 
@@ -30,7 +39,9 @@ const OTHERS = OURS.map(p => (p.name === 'ENV' ? { ...p, value: 'dev' } : p))
 
 /** A client whose settle period is short; CSRF is off so only the trigger matters. */
 function client() {
-  nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+  nock(ORIGIN)
+    .get('/jenkins/crumbIssuer/api/json')
+    .reply(...JENKINS_404)
   return makeClient({ triggerSettleMs: 5 })
 }
 
@@ -191,7 +202,9 @@ describe('trigger reconciliation after a lost answer', () => {
 
   it('does not resend when the settle period would pass the step deadline', async () => {
     const { client: c } = makeClient({ deadline: Date.now() + 50, triggerSettleMs: 5_000 })
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     trigger().reply(502, 'Bad Gateway')
     const error = await jenkinsError(c.trigger(info, job, { ENV: 'prod' }), 'server')
     expect(error.message).toMatch(/no time left.*may or may not have been queued/)
@@ -299,7 +312,9 @@ describe('a cancel during the trigger (the client signal fires)', () => {
 
   it('while a lost answer is reconciled: no resend, and the error carries what to look for', async () => {
     const controller = new AbortController()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     const { client: c } = makeClient({ signal: controller.signal, triggerSettleMs: 5 })
     trigger().reply(502, '<html>proxy</html>', { 'Content-Type': 'text/html' })
     nock(ORIGIN).get('/jenkins/queue/api/json').query(true).delay(2000).reply(200, { items: [] })
@@ -322,7 +337,9 @@ describe('a cancel during the trigger (the client signal fires)', () => {
 
   it('during the settle wait before a resend: no resend', async () => {
     const controller = new AbortController()
-    nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
     const { client: c } = makeClient({ signal: controller.signal, triggerSettleMs: 5000 })
     trigger().replyWithError(netError('ECONNRESET'))
     queue()

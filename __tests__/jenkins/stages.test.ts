@@ -1,6 +1,6 @@
 import nock from 'nock'
 import { describe, expect, it } from 'vitest'
-import { AUTH, BASE, ORIGIN, jenkinsError, makeClient, useNock } from './helpers.js'
+import { AUTH, BASE, ORIGIN, jenkinsError, makeClient, useNock, JENKINS_404 } from './helpers.js'
 
 useNock()
 
@@ -79,7 +79,9 @@ describe('describeRun', () => {
 
   it('404 (no Stage View plugin, or not a Pipeline) is no stages, not an error', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get(DESCRIBE).reply(404, '<html>Not Found</html>')
+    nock(ORIGIN)
+      .get(DESCRIBE)
+      .reply(...JENKINS_404)
     expect(await client.describeRun(BUILD)).toBeUndefined()
   })
 

@@ -2,7 +2,7 @@ import nock from 'nock'
 import { describe, expect, it, test } from 'vitest'
 import { CaseNamer, caseBaseName, safe } from '../../src/jenkins/junit-names.js'
 import { reportTree } from '../../src/jenkins/test-report.js'
-import { AUTH, BASE, ORIGIN, jenkinsError, makeClient, useNock } from './helpers.js'
+import { AUTH, BASE, ORIGIN, jenkinsError, makeClient, useNock, JENKINS_404 } from './helpers.js'
 
 useNock()
 
@@ -267,7 +267,10 @@ describe('failedTests', () => {
 
   it('404 (no report) and an HTML login page are errors the caller can tell apart', async () => {
     const { client } = makeClient()
-    nock(ORIGIN).get(REPORT).query(true).reply(404, '<html/>')
+    nock(ORIGIN)
+      .get(REPORT)
+      .query(true)
+      .reply(...JENKINS_404)
     await jenkinsError(client.failedTests(BUILD), 'not-found')
     nock(ORIGIN)
       .get(REPORT)

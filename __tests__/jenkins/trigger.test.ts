@@ -1,7 +1,15 @@
 import nock from 'nock'
 import { describe, expect, it } from 'vitest'
 import type { JobInfo } from '../../src/jenkins/types.js'
-import { BASE, ORIGIN, jenkinsError, makeClient, netError, useNock } from './helpers.js'
+import {
+  BASE,
+  JENKINS_404,
+  ORIGIN,
+  jenkinsError,
+  makeClient,
+  netError,
+  useNock
+} from './helpers.js'
 
 useNock()
 
@@ -23,7 +31,9 @@ const parameterized: JobInfo = {
 
 /** CSRF off, so each test only describes the trigger itself. */
 function noCrumb() {
-  nock(ORIGIN).get('/jenkins/crumbIssuer/api/json').reply(404)
+  nock(ORIGIN)
+    .get('/jenkins/crumbIssuer/api/json')
+    .reply(...JENKINS_404)
 }
 
 describe('trigger', () => {
@@ -254,7 +264,10 @@ describe('trigger', () => {
   it('maps 404 to not-found naming the job and the server', async () => {
     const { client } = makeClient()
     noCrumb()
-    nock(ORIGIN).post('/jenkins/job/team/job/deploy/build').query(true).reply(404, '<html/>')
+    nock(ORIGIN)
+      .post('/jenkins/job/team/job/deploy/build')
+      .query(true)
+      .reply(...JENKINS_404)
     const error = await jenkinsError(client.trigger(plain, job, {}), 'not-found')
     expect(error.message).toContain(
       "Job 'team/deploy' was not found on Jenkins at https://ci.example.com"

@@ -222,4 +222,29 @@ describe('names and paths (jenkins-api.md 3.8)', () => {
     const outside = await fetch(j.url.replace('/jenkins', '') + '/api/json')
     expect(outside.status).toBe(404)
   })
+
+  it('with a context path: Jetty answers outside it, Jenkins inside (winstone, Jetty 12)', async () => {
+    const j = await start({ contextPath: '/jenkins' })
+    const origin = new URL(j.url).origin
+    // Nothing handles a path outside the webapp: Jetty's own 404, no Jenkins header, the root included.
+    for (const path of ['/', '/job/hello/api/json', '/login']) {
+      const res = await fetch(`${origin}${path}`, { redirect: 'manual' })
+      expect(res.status, path).toBe(404)
+      expect(res.headers.get('x-jenkins'), path).toBeNull()
+      const page = await res.text()
+      expect(page).toContain('<h2>HTTP ERROR 404 Not Found</h2>')
+      expect(page).not.toContain('SERVLET')
+    }
+    // The context path itself: 301 to it plus '/', the query kept.
+    const bare = await fetch(`${origin}/jenkins?x=1`, { redirect: 'manual' })
+    expect(bare.status).toBe(301)
+    expect(bare.headers.get('location')).toBe('/jenkins/?x=1')
+    // Inside it, Jenkins' pages carry X-Jenkins, its own 404 too.
+    const login = await fetch(`${j.url}/login`)
+    expect(login.status).toBe(200)
+    expect(login.headers.get('x-jenkins')).toBe('2.541.1')
+    const missing = await get(j, '/job/nope/api/json')
+    expect(missing.status).toBe(404)
+    expect(missing.headers.get('x-jenkins')).toBe('2.541.1')
+  })
 })

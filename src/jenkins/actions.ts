@@ -15,7 +15,7 @@ export async function stopBuild(
 ): Promise<void> {
   const name = fullName(build.job)
   const context = http.context(`the ${how} of build #${build.number} of '${name}'`, {
-    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
+    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
     permission: 'Job/Cancel'
   })
   // Jenkins redirects back after a stop, also when the build was not running (jenkins-api.md 7).
@@ -53,7 +53,7 @@ export async function cancelQueueItem(http: Requester, queueId: number): Promise
     case 422:
       throw new JenkinsError(
         'forbidden',
-        `Jenkins at ${http.origin} refused to cancel queue item ${queueId} for user '${http.user ?? 'anonymous'}' (422): the user lacks Job/Cancel`,
+        `Jenkins at ${http.baseUrl} refused to cancel queue item ${queueId} for user '${http.user ?? 'anonymous'}' (422): the user lacks Job/Cancel`,
         422
       )
   }
@@ -64,7 +64,7 @@ export async function cancelQueueItem(http: Requester, queueId: number): Promise
 export async function disableJob(http: Requester, job: JobPath): Promise<void> {
   const name = fullName(job)
   const context = http.context(`disabling job '${name}'`, {
-    notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
+    notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
     permission: 'Job/Configure'
   })
   // HttpRedirect(".") on success, also when already disabled (jenkins-api.md 8).

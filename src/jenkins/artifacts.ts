@@ -28,7 +28,7 @@ export async function listArtifacts(
     'artifacts',
     `${buildUrl(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the artifacts of build #${build.number} of '${name}'`, {
-      notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)`
+      notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
     })
   )
   const paths: string[] = []
@@ -82,7 +82,7 @@ export async function downloadArtifact(
     {
       // Run.doArtifact checks it when Jenkins turns it on (hudson.security.ArtifactsPermission).
       permission: 'Run/Artifacts',
-      notFound: `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.origin} (404): it was listed but is gone (deleted, or the build was discarded)`
+      notFound: `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`
     }
   )
   let attempts = 0

@@ -63,7 +63,6 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     this.http = new Requester({
       ...options,
       baseUrl: this.baseUrl,
-      origin: base.origin,
       user: options.user || undefined
     })
   }

@@ -1,3 +1,6 @@
+import type { Logger } from '../logger.js'
+import { JenkinsError } from './errors.js'
+
 /** The CSRF crumb: the header name comes from the server (`crumbRequestField`), never a constant. */
 export interface Crumb {
   field: string
@@ -46,4 +49,39 @@ export class CrumbCache {
     this.onChange(undefined)
     return this.ensure()
   }
+}
+
+/**
+ * The crumb from Jenkins' crumb issuer (`getJson` reads crumbIssuer/api/json),
+ * or undefined when there is none: Jenkins' own 404 means CSRF protection is
+ * off (jenkins-api.md 1.4). A 404 from something else than Jenkins (kind
+ * 'not-jenkins', locate.ts) is a wrong url, and thrown like any failure.
+ */
+export async function readCrumb(
+  getJson: () => Promise<{ crumb?: unknown; crumbRequestField?: unknown }>,
+  server: string,
+  logger: Logger
+): Promise<Crumb | undefined> {
+  let data: { crumb?: unknown; crumbRequestField?: unknown }
+  try {
+    data = await getJson()
+  } catch (error) {
+    if (error instanceof JenkinsError && error.kind === 'not-found') {
+      logger.debug(`Jenkins at ${server} has no crumb issuer: CSRF protection is off`)
+      return undefined
+    }
+    throw error
+  }
+  if (
+    typeof data.crumb !== 'string' ||
+    typeof data.crumbRequestField !== 'string' ||
+    !data.crumbRequestField
+  ) {
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${server} answered the crumb request without crumb and crumbRequestField`
+    )
+  }
+  logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`)
+  return { field: data.crumbRequestField, value: data.crumb }
 }

@@ -7,6 +7,7 @@ export type JenkinsErrorKind =
   | 'forbidden' // 403 missing permission
   | 'crumb' // 403 no valid crumb (after the one refresh)
   | 'not-found' // 404
+  | 'not-jenkins' // a 404 not from Jenkins before it ever answered: 'url' is not Jenkins' address (a missing context path)
   | 'conflict' // 409 (job disabled)
   | 'bad-request' // 400 / 405
   | 'html' // HTML where JSON was expected (login page, SSO proxy)

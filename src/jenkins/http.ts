@@ -50,6 +50,8 @@ export interface Exchange {
   label: string
   /** application/x-www-form-urlencoded body of a POST. */
   form?: string
+  /** A GET follows same-origin redirects unless this is false (a probe reads the redirect itself). */
+  follow?: boolean
   bounds: ExchangeBounds
   /**
    * A GET may follow a redirect to another origin, without credentials or
@@ -106,7 +108,9 @@ export class NetworkFailure extends Error {
     /** Worth another try (for a request that may safely repeat). */
     readonly transient: boolean,
     /** Provably never reached Jenkins, so even a trigger may be sent again. */
-    readonly notSent: boolean
+    readonly notSent: boolean,
+    /** Failed while connecting (refused, unreachable, name lookup): no server was reached at all. */
+    readonly connect: boolean = false
   ) {
     super(error.message)
     this.name = 'NetworkFailure'
@@ -207,6 +211,7 @@ export class Transport {
       const response = await this.once(exchange, url)
       if (
         exchange.method !== 'GET' ||
+        exchange.follow === false ||
         !REDIRECTS.has(response.status) ||
         response.header('location') === undefined
       ) {
@@ -222,7 +227,7 @@ export class Transport {
       if (hops >= MAX_REDIRECTS) {
         throw new JenkinsError(
           'redirect',
-          `Jenkins at ${this.base.origin} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`,
+          `Jenkins at ${this.options.baseUrl} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`,
           response.status
         )
       }
@@ -245,13 +250,13 @@ export class Transport {
     if (source.protocol === 'https:' && target.protocol !== 'https:') {
       throw new JenkinsError(
         'redirect',
-        `Jenkins at ${source.origin} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`
+        `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`
       )
     }
     if (target.origin !== source.origin && !otherOrigins) {
       throw new JenkinsError(
         'redirect',
-        `Jenkins at ${source.origin} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`
+        `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`
       )
     }
     return target.href
@@ -323,7 +328,9 @@ export class Transport {
         reject(
           signal.aborted
             ? signal.reason
-            : networkFailure(error, target, { caCert: this.secureContext !== undefined })
+            : networkFailure(error, target, this.options.baseUrl, {
+                caCert: this.secureContext !== undefined
+              })
         )
       )
       request.end(exchange.form ?? undefined)
@@ -398,10 +405,15 @@ function tlsHint(code: string | undefined, url: URL, trust: { caCert: boolean })
     : "If Jenkins uses a private CA, give its certificate in 'ca-cert' (or point NODE_EXTRA_CA_CERTS at its file)."
 }
 
-/** Maps a Node/http-client error to a NetworkFailure a user can act on. */
+/**
+ * Maps a Node/http-client error to a NetworkFailure a user can act on. It
+ * names the configured Jenkins URL (`server`), and the host and port where
+ * that is what failed.
+ */
 export function networkFailure(
   error: unknown,
   url: URL,
+  server: string,
   trust: { caCert: boolean } = { caCert: false }
 ): NetworkFailure {
   const err = (typeof error === 'object' && error !== null ? error : {}) as {
@@ -415,46 +427,75 @@ export function networkFailure(
     kind: 'network' | 'timeout',
     message: string,
     transient: boolean,
-    notSent = false
+    phase: 'connect' | 'exchange' = 'exchange'
   ): NetworkFailure =>
-    new NetworkFailure(new JenkinsError(kind, message), code ?? text, transient, notSent)
+    new NetworkFailure(
+      new JenkinsError(kind, message),
+      code ?? text,
+      transient,
+      // Refused at connect: the request certainly never left.
+      code === 'ECONNREFUSED',
+      phase === 'connect'
+    )
 
   switch (code) {
     case 'ECONNREFUSED':
-      // Refused at connect: the request certainly never left.
       return fail(
         'network',
-        `Connection refused by ${where}: is Jenkins running there?`,
+        `Could not connect to Jenkins at ${server}: ${where} refused the connection`,
         true,
-        true
+        'connect'
       )
     case 'ENOTFOUND':
-      return fail('network', `Could not resolve ${url.hostname}: check the 'url' input`, false)
+      return fail(
+        'network',
+        `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`,
+        false,
+        'connect'
+      )
     case 'EAI_AGAIN':
-      return fail('network', `Could not resolve ${url.hostname} (temporary DNS failure)`, true)
+      return fail(
+        'network',
+        `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`,
+        true,
+        'connect'
+      )
     case 'ECONNRESET':
-      return fail('network', `Connection to ${where} was reset`, true)
+      return fail('network', `The connection to Jenkins at ${server} was reset`, true)
     case 'EPIPE':
-      return fail('network', `Connection to ${where} was closed while sending (EPIPE)`, true)
+      return fail(
+        'network',
+        `The connection to Jenkins at ${server} was closed while sending (EPIPE)`,
+        true
+      )
     case 'ETIMEDOUT':
-      return fail('timeout', `Connection to ${where} timed out`, true)
+      return fail('timeout', `The connection to Jenkins at ${server} timed out (${where})`, true)
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return fail('network', `${where} is unreachable (${code})`, true)
+      return fail(
+        'network',
+        `Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`,
+        true,
+        'connect'
+      )
   }
   if (text.includes('socket hang up')) {
     return fail(
       'network',
-      `Connection to ${where} was closed without an answer (socket hang up)`,
+      `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`,
       true
     )
   }
   if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
     return fail(
       'network',
-      `TLS error talking to ${where}: ${text}. ${tlsHint(code, url, trust)}`,
+      `TLS error talking to Jenkins at ${server}: ${text}. ${tlsHint(code, url, trust)}`,
       false
     )
   }
-  return fail('network', `Request to ${where} failed: ${code ? `${code} ` : ''}${text}`, false)
+  return fail(
+    'network',
+    `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`,
+    false
+  )
 }

@@ -63,7 +63,8 @@ export class ExchangeLimits implements ExchangeBounds {
     private readonly settings: LimitSettings,
     /** What is asked, for messages, e.g. "build #4 of 'app'". */
     private readonly what: string,
-    private readonly origin: string
+    /** The configured Jenkins URL, for messages. */
+    private readonly server: string
   ) {
     settings.signal?.addEventListener('abort', this.onStepAbort, { once: true })
     this.arm(settings.requestTimeoutMs)
@@ -140,7 +141,7 @@ export class ExchangeLimits implements ExchangeBounds {
     if (error instanceof JenkinsError) return error
     return new JenkinsError(
       'network',
-      `The connection to Jenkins at ${this.origin} broke off while receiving ${this.what} (${this.received} bytes received)`
+      `The connection to Jenkins at ${this.server} broke off while receiving ${this.what} (${this.received} bytes received)`
     )
   }
 
@@ -149,7 +150,7 @@ export class ExchangeLimits implements ExchangeBounds {
     this.cut(
       new JenkinsError(
         'timeout',
-        `Jenkins at ${this.origin} stopped sending ${this.what}: ${windowBytes} bytes in ${seconds(this.settings.stallMs)} (${this.received} bytes in all)`
+        `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${seconds(this.settings.stallMs)} (${this.received} bytes in all)`
       )
     )
   }
@@ -185,7 +186,7 @@ export class ExchangeLimits implements ExchangeBounds {
       this.phase === 'headers'
         ? `no answer to ${this.what} after ${this.elapsed()}`
         : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`
-    return new Interrupted(`Stopped waiting for Jenkins at ${this.origin}: ${state}`, true)
+    return new Interrupted(`Stopped waiting for Jenkins at ${this.server}: ${state}`, true)
   }
 
   private timeExceeded(ms: number): Error {
@@ -193,7 +194,7 @@ export class ExchangeLimits implements ExchangeBounds {
       return new NetworkFailure(
         new JenkinsError(
           'timeout',
-          `No answer from Jenkins at ${this.origin} to ${this.what} within ${seconds(ms)}`
+          `No answer from Jenkins at ${this.server} to ${this.what} within ${seconds(ms)}`
         ),
         'timeout',
         true,
@@ -202,7 +203,7 @@ export class ExchangeLimits implements ExchangeBounds {
     }
     return new JenkinsError(
       'timeout',
-      `Jenkins at ${this.origin} did not finish sending ${this.what} within ${seconds(ms)} (${this.received} bytes received)`
+      `Jenkins at ${this.server} did not finish sending ${this.what} within ${seconds(ms)} (${this.received} bytes received)`
     )
   }
 
@@ -211,7 +212,7 @@ export class ExchangeLimits implements ExchangeBounds {
       return new NetworkFailure(
         new JenkinsError(
           'timeout',
-          `No answer from Jenkins at ${this.origin} to ${this.what} before the deadline`
+          `No answer from Jenkins at ${this.server} to ${this.what} before the deadline`
         ),
         'deadline',
         false,
@@ -220,14 +221,14 @@ export class ExchangeLimits implements ExchangeBounds {
     }
     return new JenkinsError(
       'timeout',
-      `Jenkins at ${this.origin} had not finished sending ${this.what} at the deadline (${this.received} bytes received)`
+      `Jenkins at ${this.server} had not finished sending ${this.what} at the deadline (${this.received} bytes received)`
     )
   }
 
   private tooLarge(size: string, limit: number): JenkinsError {
     return new JenkinsError(
       'protocol',
-      `Jenkins at ${this.origin} answered ${this.what} with ${size}, more than the ${limit / (1024 * 1024)} MiB this action reads: the answer is too large`
+      `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${limit / (1024 * 1024)} MiB this action reads: the answer is too large`
     )
   }
 }

@@ -22,7 +22,7 @@ const LOG_CHUNK_LIMIT = 1024 * 1024
 export async function scanMultibranch(http: Requester, project: JobPath): Promise<void> {
   const name = fullName(project)
   const context = http.context(`the scan of multibranch project '${name}'`, {
-    notFound: `Multibranch project '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
+    notFound: `Multibranch project '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
     permission: 'Job/Build',
     serverHint: 'Jenkins answers 500 when the project is disabled.',
     // A scan needs Job/Build on the project: a job token is no help there.
@@ -56,7 +56,7 @@ export async function indexingLog(
 ): Promise<IndexingLog> {
   const name = fullName(project)
   const context = http.context(`the scan log of '${name}'`, {
-    notFound: `Multibranch project '${name}' has no scan log on Jenkins at ${http.origin} (404)`
+    notFound: `Multibranch project '${name}' has no scan log on Jenkins at ${http.baseUrl} (404)`
   })
   return http.read(
     'scan-log',
@@ -68,7 +68,7 @@ export async function indexingLog(
         response.discard()
         throw new JenkinsError(
           'protocol',
-          `Jenkins at ${http.origin} answered ${context.what} without a usable X-Text-Size header`
+          `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`
         )
       }
       const text = await response.text(LOG_CHUNK_LIMIT)

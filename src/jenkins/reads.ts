@@ -78,7 +78,7 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
     'job',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`,
     http.context(`job '${name}'`, {
-      notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+      notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
     })
   )
   const info: JobInfo = {
@@ -106,13 +106,13 @@ export async function listJobs(http: Requester, folder: JobPath): Promise<string
     'jobs',
     `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`,
     http.context(`the job list of ${where}`, {
-      notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`
+      notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
     })
   )
   if (!Array.isArray(data.jobs)) {
     throw new JenkinsError(
       'bad-request',
-      `'${fullName(folder)}' on Jenkins at ${http.origin} is a job, not a folder: there are no jobs to list below it`
+      `'${fullName(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`
     )
   }
   const names: string[] = []
@@ -126,14 +126,14 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
     'queue',
     `${http.baseUrl}/queue/item/${queueId}/api/json`,
     http.context(`queue item ${queueId}`, {
-      notFound: `Queue item ${queueId} is not known to Jenkins at ${http.origin} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
+      notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
       following: true
     })
   )
   if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
     throw new JenkinsError(
       'protocol',
-      `Jenkins at ${http.origin} answered queue item ${queueId} without an id`
+      `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`
     )
   }
   return item
@@ -154,10 +154,10 @@ export async function getBuild(
   const url = `${jobUrl(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`
   const notFound =
     which === 'lastBuild'
-      ? `Job '${name}' has no builds yet on Jenkins at ${http.origin} (no last build; or the job does not exist)`
+      ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
       : which === 'lastSuccessfulBuild'
-        ? `Job '${name}' has no last successful build on Jenkins at ${http.origin} (or the job does not exist)`
-        : `Build #${which} of job '${name}' was not found on Jenkins at ${http.origin} (404)`
+        ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
+        : `Build #${which} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
   const build = await http.getJson<Build>(
     'build',
     url,
@@ -169,7 +169,7 @@ export async function getBuild(
   if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
     throw new JenkinsError(
       'protocol',
-      `Jenkins at ${http.origin} answered a build of '${name}' without a number`
+      `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`
     )
   }
   const result: unknown = build.result
@@ -178,7 +178,7 @@ export async function getBuild(
   if (result !== undefined && result !== null && !BUILD_RESULTS.some(r => r === result)) {
     throw new JenkinsError(
       'protocol',
-      `Jenkins at ${http.origin} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
+      `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
     )
   }
   return build
@@ -230,7 +230,7 @@ export async function recentBuilds(
     'builds',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the builds of job '${name}'`, {
-      notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint(true)}`,
+      notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(true)}`,
       following: true
     })
   )
@@ -258,7 +258,7 @@ export async function progressiveText(
   const name = fullName(build.job)
   const url = `${buildUrl(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`
   const context = http.context(`the console of build #${build.number} of '${name}'`, {
-    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.origin} (404)`,
+    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`,
     following: true
   })
   return http.read(
@@ -279,7 +279,7 @@ export async function progressiveText(
       if (response.header('x-text-size') === undefined || !Number.isFinite(textSize)) {
         throw new JenkinsError(
           'protocol',
-          `Jenkins at ${http.origin} answered ${context.what} without a usable X-Text-Size header`
+          `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`
         )
       }
       // Streamed, not buffered: a console can be hundreds of MB. The stream

@@ -1,14 +1,17 @@
 import type { Logger } from '../logger.js'
-import { CrumbCache, type Crumb } from './crumb.js'
+import { CrumbCache, readCrumb } from './crumb.js'
 import { Interrupted, JenkinsError } from './errors.js'
 import {
   HttpResponse,
   NetworkFailure,
   Transport,
   headerValueSecrets,
+  pathOf,
   type Exchange
 } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
+import { locateJenkins, notJenkinsError } from './locate.js'
+import { redactingLogger, redactor } from './redaction.js'
 import {
   RETRYABLE_STATUSES,
   errorForResponse,
@@ -57,13 +60,19 @@ export interface RequestSettings {
   headers?: ReadonlyArray<readonly [string, string]>
   /** PEM CA certificates trusted, besides Node's defaults, for this client's connections only. */
   ca?: readonly string[]
+  /**
+   * Tries of a request whose connection fails (refused, unreachable) before
+   * Jenkins ever answered this client: the step's own client sets a few, so
+   * that a wrong `url` or a Jenkins that is down fails within seconds. Once
+   * Jenkins answered, the usual retries ride out a restart. Unset: no
+   * difference (the abort and post clients talk to a server the step reached).
+   */
+  firstContactAttempts?: number
 }
 
 export interface RequesterOptions extends RequestSettings {
-  /** Normalised base URL, without a trailing slash. */
+  /** Normalised base URL, without a trailing slash: the configured `url`, context path included, never credentials or a query. Messages name it. */
   baseUrl: string
-  /** The base URL's origin, for messages. */
-  origin: string
   user: string | undefined
 }
 
@@ -90,6 +99,8 @@ const ERROR_BODY_LIMIT = 64 * 1024
 const READ_ATTEMPTS = 12
 /** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
 const GLITCH_ATTEMPTS = 3
+/** Time for each request that looks for Jenkins after a 404 that was not its own (only on that error path). */
+const PROBE_TIMEOUT_MS = 5000
 
 /**
  * The one request path of the client: every operation goes through `read`
@@ -100,8 +111,8 @@ const GLITCH_ATTEMPTS = 3
  * logged, has gone through the one redaction list (`redact`).
  */
 export class Requester {
+  /** The configured Jenkins URL without a trailing slash; every message that names the server names it. */
   readonly baseUrl: string
-  readonly origin: string
   readonly user: string | undefined
   /** Epoch ms of the step's timeout, if any. */
   readonly deadline: number | undefined
@@ -116,12 +127,20 @@ export class Requester {
   private readonly policy: RetryPolicy
   private readonly actionBudgetMs: number
   private readonly limits: LimitSettings
-  private readonly secrets: () => string[]
+  /** The one redaction list (redaction.ts), over every secret the transport knows. */
+  private readonly redact: (text: string) => string
+  private readonly firstContactAttempts: number | undefined
+  /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
+  private answered = false
+  /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
+  private jenkinsSeen = false
+  /** Where Jenkins answers, when `baseUrl` turned out not to be it (asked once, on the first foreign 404). */
+  private located: Promise<string | undefined> | undefined
 
   constructor(options: RequesterOptions) {
     this.baseUrl = options.baseUrl
-    this.origin = options.origin
     this.user = options.user
+    this.firstContactAttempts = options.firstContactAttempts
     this.deadline = options.deadline
     this.jobToken = options.jobToken || undefined
     this.signal = options.signal
@@ -142,8 +161,8 @@ export class Requester {
       // Certificates are public, but nothing the user gave the step is echoed.
       ...(options.ca ?? [])
     ].filter((v): v is string => v !== undefined)
-    this.secrets = () => [...this.transport.secretValues, ...own]
-    this.logger = redactingLogger(options.logger, text => this.redact(text))
+    this.redact = redactor(() => [...this.transport.secretValues, ...own])
+    this.logger = redactingLogger(options.logger, this.redact)
     this.transport = new Transport({
       baseUrl: this.baseUrl,
       user: this.user,
@@ -155,12 +174,23 @@ export class Requester {
       ca: options.ca
     })
     this.crumbs = new CrumbCache(
-      () => this.fetchCrumb(),
+      () =>
+        readCrumb(
+          () =>
+            this.getJson(
+              'crumb',
+              `${this.baseUrl}/crumbIssuer/api/json`,
+              this.context('the CSRF crumb'),
+              { deadline: this.deadline }
+            ),
+          this.baseUrl,
+          this.logger
+        ),
       crumb => this.transport.setCrumb(crumb)
     )
     if (options.insecure) {
       this.logger.warning(
-        `TLS certificate verification is OFF for ${this.origin} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`
+        `TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`
       )
     }
   }
@@ -212,7 +242,7 @@ export class Requester {
           throw new TransientFailure(
             new JenkinsError(
               'protocol',
-              `Jenkins at ${this.origin} answered ${context.what} with malformed JSON`,
+              `Jenkins at ${this.baseUrl} answered ${context.what} with malformed JSON`,
               response.status
             ),
             'invalid JSON',
@@ -303,6 +333,11 @@ export class Requester {
             await notSentIfInterrupted(this.crumbs.refresh())
             answer = await sendOnce()
           }
+          if (answer.response.status === 404) {
+            const error = errorForResponse(answer.response, answer.body, context)
+            const foreign = await this.foreign404(answer.response, error, context)
+            if (foreign !== error) throw foreign
+          }
           if (options.retryStatuses.has(answer.response.status)) {
             throw new TransientFailure(
               errorForResponse(answer.response, answer.body, context),
@@ -330,7 +365,7 @@ export class Requester {
 
   /** What an error message needs to know about the request. */
   context(what: string, extra: Partial<ErrorContext> = {}): ErrorContext {
-    const context: ErrorContext = { origin: this.origin, user: this.user, what, ...extra }
+    const context: ErrorContext = { server: this.baseUrl, user: this.user, what, ...extra }
     if (this.jobToken && !this.user && extra.jobTokenOnly === undefined) {
       context.jobTokenOnly = true
     }
@@ -369,37 +404,6 @@ export class Requester {
 
   // ---------------------------------------------------------------------------
 
-  private async fetchCrumb(): Promise<Crumb | undefined> {
-    let data: { crumb?: unknown; crumbRequestField?: unknown }
-    try {
-      data = await this.getJson(
-        'crumb',
-        `${this.baseUrl}/crumbIssuer/api/json`,
-        this.context('the CSRF crumb'),
-        { deadline: this.deadline }
-      )
-    } catch (error) {
-      // No crumb issuer: CSRF protection is off (jenkins-api.md 1.4).
-      if (error instanceof JenkinsError && error.kind === 'not-found') {
-        this.logger.debug(`Jenkins at ${this.origin} has no crumb issuer: CSRF protection is off`)
-        return undefined
-      }
-      throw error
-    }
-    if (
-      typeof data.crumb !== 'string' ||
-      typeof data.crumbRequestField !== 'string' ||
-      !data.crumbRequestField
-    ) {
-      throw new JenkinsError(
-        'protocol',
-        `Jenkins at ${this.origin} answered the crumb request without crumb and crumbRequestField`
-      )
-    }
-    this.logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`)
-    return { field: data.crumbRequestField, value: data.crumb }
-  }
-
   /**
    * One exchange within its bounds; a request that got no answer becomes
    * TransientFailure (to retry) or JenkinsError. None starts once the
@@ -413,19 +417,37 @@ export class Requester {
   ): Promise<HttpResponse> {
     if (this.signal?.aborted) {
       throw new Interrupted(
-        `Did not send ${exchange.method} ${what} to Jenkins at ${this.origin}: the step was stopped`,
+        `Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: the step was stopped`,
         false
       )
     }
-    const bounds = new ExchangeLimits(this.limits, what, this.origin)
+    const bounds = new ExchangeLimits(this.limits, what, this.baseUrl)
+    let response: HttpResponse
     try {
-      return await this.transport.send({ ...exchange, bounds })
+      response = await this.transport.send({ ...exchange, bounds })
     } catch (error) {
       bounds.release()
       if (!(error instanceof NetworkFailure)) throw error
-      if (retryNetwork(error)) throw new TransientFailure(error.error, error.reason)
-      throw onNetworkFailure ? onNetworkFailure(error) : error.error
+      if (!retryNetwork(error)) throw onNetworkFailure ? onNetworkFailure(error) : error.error
+      if (error.connect && !this.answered && this.firstContactAttempts !== undefined) {
+        // Nothing ever answered: a wrong url or a Jenkins that is down, not
+        // a restart to ride out. Said within seconds, not after a minute.
+        throw new TransientFailure(
+          new JenkinsError(
+            error.error.kind,
+            `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner`,
+            error.error.status
+          ),
+          error.reason,
+          undefined,
+          this.firstContactAttempts
+        )
+      }
+      throw new TransientFailure(error.error, error.reason)
     }
+    this.answered = true
+    if (response.header('x-jenkins') !== undefined) this.jenkinsSeen = true
+    return response
   }
 
   /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
@@ -443,7 +465,11 @@ export class Requester {
   private async failure(response: HttpResponse, context: ErrorContext): Promise<Error> {
     // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
     const body = this.redact(await bodyOf(response.text(ERROR_BODY_LIMIT)))
-    const error = errorForResponse(response, body, context)
+    const error = await this.foreign404(
+      response,
+      errorForResponse(response, body, context),
+      context
+    )
     if (RETRYABLE_STATUSES.has(response.status)) {
       return new TransientFailure(
         error,
@@ -472,16 +498,44 @@ export class Requester {
     }
   }
 
-  /** The one redaction list: credentials in URLs, and every secret the transport knows, as sent and URL-encoded. */
-  private redact(text: string): string {
-    let result = text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@')
-    const variants = this.secrets().flatMap(secret => [secret, encodeURIComponent(secret)])
-    // Longest first: the Authorization value goes before the base64 part of it.
-    for (const secret of [...new Set(variants)].sort((a, b) => b.length - a.length)) {
-      // Shorter values would mangle ordinary words; real tokens are long.
-      if (secret.length >= 4) result = result.split(secret).join('***')
+  /** A 404 before Jenkins ever answered that is not Jenkins' own says where Jenkins is (locate.ts); anything else is returned as it is. */
+  private async foreign404(
+    response: HttpResponse,
+    error: JenkinsError,
+    context: ErrorContext
+  ): Promise<JenkinsError> {
+    if (response.status !== 404 || this.jenkinsSeen || response.header('x-jenkins') !== undefined) {
+      return error
     }
-    return result
+    this.located ??= locateJenkins(this.baseUrl, (url, follow) => this.probe(url, follow))
+    const where = await this.located
+    return where === undefined ? error : notJenkinsError(this.baseUrl, context.what, where)
+  }
+
+  /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
+  private async probe(url: string, follow: boolean): Promise<HttpResponse | undefined> {
+    const limits = {
+      ...this.limits,
+      requestTimeoutMs: Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)
+    }
+    const bounds = new ExchangeLimits(limits, 'a look for Jenkins', this.baseUrl)
+    try {
+      const response = await this.transport.send({
+        method: 'GET',
+        url,
+        label: 'probe',
+        follow,
+        bounds
+      })
+      response.discard()
+      return response
+    } catch (error) {
+      bounds.release()
+      // A cancel still ends the step; anything else only means "not here".
+      if (error instanceof Interrupted) throw error
+      this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${(error as Error).message}`)
+      return undefined
+    }
   }
 }
 
@@ -517,12 +571,4 @@ export async function bodyOf(reading: Promise<string>): Promise<string> {
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
-}
-
-function redactingLogger(logger: Logger, redact: (text: string) => string): Logger {
-  return {
-    debug: message => logger.debug(redact(message)),
-    info: message => logger.info(redact(message)),
-    warning: message => logger.warning(redact(message))
-  }
 }

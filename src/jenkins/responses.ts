@@ -6,8 +6,8 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 5
 
 /** What a request was about, so that errors name the thing the user asked for. */
 export interface ErrorContext {
-  /** The configured server, e.g. https://ci.example.com (never with credentials). */
-  origin: string
+  /** The configured Jenkins URL, context path included, e.g. https://ci.example.com/jenkins (never credentials or a query). */
+  server: string
   user?: string
   /** What was asked, e.g. "job 'a/b'" or "the stop of build #4 of 'a/b'". */
   what: string
@@ -49,7 +49,7 @@ export function looksLikeHtml(response: HttpResponse, body: string): boolean {
 export function htmlError(context: ErrorContext, status: number): JenkinsError {
   return new JenkinsError(
     'html',
-    `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.origin}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`,
+    `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.server}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`,
     status
   )
 }
@@ -101,7 +101,7 @@ export function errorForResponse(
   context: ErrorContext
 ): JenkinsError {
   const status = response.status
-  const at = `Jenkins at ${context.origin}`
+  const at = `Jenkins at ${context.server}`
   const short = shortMessage(response, body)
   const detail = short ? `: ${short}` : ''
   switch (status) {
@@ -175,7 +175,7 @@ export function errorForResponse(
 }
 
 function forbiddenError(response: HttpResponse, body: string, context: ErrorContext): JenkinsError {
-  const at = `Jenkins at ${context.origin}`
+  const at = `Jenkins at ${context.server}`
   if (isCrumbRejection(response.status, body)) {
     return new JenkinsError(
       'crumb',
@@ -221,7 +221,7 @@ function jobTokenRefused(body: string, context: ErrorContext): JenkinsError {
   const who = context.user ? `user '${context.user}'` : 'anonymous users'
   return new JenkinsError(
     'forbidden',
-    `Jenkins at ${context.origin} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`,
+    `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`,
     403
   )
 }
@@ -233,7 +233,7 @@ function jobTokenRefused(body: string, context: ErrorContext): JenkinsError {
  * whatever token they carry.
  */
 function anonymousReadRefused(context: ErrorContext): JenkinsError {
-  const at = `Jenkins at ${context.origin}`
+  const at = `Jenkins at ${context.server}`
   return new JenkinsError(
     'auth-required',
     context.following

@@ -56,7 +56,7 @@ export async function describeRun(
   if (typeof data !== 'object' || data === null) {
     throw new JenkinsError(
       'protocol',
-      `Jenkins at ${http.origin} answered the stages of build #${build.number} of '${name}' without an object`
+      `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`
     )
   }
   const stages: PipelineStage[] = []

@@ -268,14 +268,14 @@ async function readPage(
       } catch {
         throw new JenkinsError(
           'protocol',
-          `Jenkins at ${http.origin} answered ${context.what} with malformed JSON`,
+          `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`,
           response.status
         )
       }
       if (typeof data !== 'object' || data === null) {
         throw new JenkinsError(
           'protocol',
-          `Jenkins at ${http.origin} answered ${context.what} without an object`
+          `Jenkins at ${http.baseUrl} answered ${context.what} without an object`
         )
       }
       return { data: data as RawReport, bytes }

@@ -69,7 +69,7 @@ export async function trigger(
 ): Promise<TriggerResult> {
   const name = fullName(job)
   // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-  if (info.isFolder) throw notAJob(info, name, http.origin)
+  if (info.isFolder) throw notAJob(info, name, http.baseUrl)
   if (info.disabled === true || info.buildable === false) {
     throw new JenkinsError('conflict', disabledMessage(http, name))
   }
@@ -99,7 +99,7 @@ export async function trigger(
   const endpoint = parameterized ? 'buildWithParameters' : 'build'
   const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`
   const context = http.context(`the trigger of job '${name}'`, {
-    notFound: `Job '${name}' was not found on Jenkins at ${http.origin} (404)${http.anonymousHint()}`,
+    notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
     conflict: disabledMessage(http, name),
     permission: 'Job/Build',
     jobTokenSent: http.jobToken !== undefined,
@@ -266,7 +266,7 @@ async function triggerOnce(
     const location = response.header('location')
     throw new JenkinsError(
       'protocol',
-      `Jenkins at ${http.origin} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`,
+      `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`,
       response.status
     )
   }
@@ -304,7 +304,7 @@ function reconcileReader(http: Requester, job: JobPath): ReconcileReader {
 }
 
 function disabledMessage(http: Requester, name: string): string {
-  return `Job '${name}' on Jenkins at ${http.origin} is disabled (not buildable): enable it first`
+  return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`
 }
 
 /** The queue item id from a trigger's Location (`…/queue/item/<id>/`), or undefined. */

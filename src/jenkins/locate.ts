@@ -1,0 +1,79 @@
+import { JenkinsError } from './errors.js'
+
+/**
+ * Where Jenkins is, when the configured `url` got a 404 that Jenkins did not
+ * send: typically a `url` without the context path Jenkins runs under.
+ *
+ * Every page Jenkins renders carries X-Jenkins (jenkins-api.md 10), its 404
+ * page included. Winstone serves Jenkins in one context (`--prefix`) and
+ * nothing else: the webapp is the server's only handler (winstone
+ * HostConfiguration), so a path outside it is handled by no one and gets
+ * Jetty's plain 404 (Jetty 12 Server.handle, then the error page), and the
+ * root tells nothing. Only the context path itself is answered, with a
+ * redirect to it plus '/' (ContextHandler.handleMovedPermanently). A reverse
+ * proxy or another container in front may redirect '/' to Jenkins.
+ *
+ * So, only on that error path and at most four small GETs: is Jenkins at
+ * `url` after all (its /login, readable by anyone, carries X-Jenkins)? If
+ * not, does the root redirect to a path where Jenkins answers, or does it
+ * answer at the usual /jenkins? The answer is a sentence for the message.
+ */
+
+/** What a look at a URL shows: status and headers, or undefined when nothing answered. */
+export interface Glance {
+  status: number
+  header(name: string): string | undefined
+}
+
+/** One GET, following same-origin redirects or not, that reads nothing but status and headers. */
+export type Look = (url: string, follow: boolean) => Promise<Glance | undefined>
+
+/** The context path Jenkins' documentation uses for --prefix, the one most installations pick. */
+export const USUAL_CONTEXT_PATH = '/jenkins'
+
+/**
+ * Undefined when Jenkins answers at `baseUrl` after all (the 404 was its
+ * own, with the header lost on the way); otherwise what to set 'url' to, as
+ * far as can be told.
+ */
+export async function locateJenkins(baseUrl: string, look: Look): Promise<string | undefined> {
+  if (await isJenkins(baseUrl, look)) return undefined
+  const origin = new URL(baseUrl).origin
+  const redirected = await rootRedirect(origin, look)
+  for (const candidate of [redirected, `${origin}${USUAL_CONTEXT_PATH}`]) {
+    if (candidate === undefined || candidate === baseUrl) continue
+    if (await isJenkins(candidate, look)) {
+      const how = candidate === redirected ? ' (the server redirects / there)' : ''
+      return `Jenkins answers at ${candidate}${how}: set 'url' to ${candidate}.`
+    }
+  }
+  return `If Jenkins runs under a context path (its --prefix option), 'url' must end with it, as in ${origin}${USUAL_CONTEXT_PATH}.`
+}
+
+/** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
+export function notJenkinsError(baseUrl: string, what: string, where: string): JenkinsError {
+  return new JenkinsError(
+    'not-jenkins',
+    `The server at ${baseUrl} answered ${what} with a 404 that is not Jenkins' (no X-Jenkins header), and ${baseUrl}/login is no Jenkins page either: 'url' is not the address of Jenkins. ${where}`,
+    404
+  )
+}
+
+/** Whether a Jenkins answers at `base`: its login page carries X-Jenkins. */
+async function isJenkins(base: string, look: Look): Promise<boolean> {
+  return (await look(`${base}/login`, true))?.header('x-jenkins') !== undefined
+}
+
+/** Where the server's root redirects on the same origin, as a base URL, if it does. */
+async function rootRedirect(origin: string, look: Look): Promise<string | undefined> {
+  const answer = await look(`${origin}/`, false)
+  const location = answer?.header('location')
+  if (!answer || answer.status < 300 || answer.status >= 400 || !location) return undefined
+  try {
+    const target = new URL(location, `${origin}/`)
+    if (target.origin !== origin || target.pathname === '/') return undefined
+    return origin + target.pathname.replace(/\/+$/, '')
+  } catch {
+    return undefined
+  }
+}
