@@ -24,3 +24,24 @@ describe.each(runtimes())('keepYoungGenerationSmall ($name)', ({ path }) => {
     expect(grown).toBeGreaterThanOrEqual(4 * kept)
   })
 })
+
+const BUFFERS = join(import.meta.dirname, 'fixtures', 'heap-buffers.ts')
+
+function buffersHeld(node: string, mode: 'collect' | 'wait'): { peak: number; globalGc: string } {
+  const out = execFileSync(node, ['--import', 'tsx', BUFFERS, mode], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' }
+  })
+  return JSON.parse(out) as { peak: number; globalGc: string }
+}
+
+describe.each(runtimes())('collectYoungGarbage ($name)', ({ path }) => {
+  it("frees a download's dead read buffers every few MiB, without a global gc()", () => {
+    const waited = buffersHeld(path, 'wait')
+    const collected = buffersHeld(path, 'collect')
+    // Left to V8, dead buffers pile up to its external-memory trigger (tens of MB).
+    expect(collected.peak).toBeLessThanOrEqual(12 * 1024 * 1024)
+    expect(waited.peak).toBeGreaterThanOrEqual(2 * collected.peak)
+    expect(collected.globalGc).toBe('undefined')
+  })
+})

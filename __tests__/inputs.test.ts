@@ -12,9 +12,14 @@ import { selfSignedPem } from './fixtures/pem.js'
 
 const BASE = { url: 'http://127.0.0.1:1/jenkins', job: 'folder/job' }
 
+const WORKSPACE = '/home/runner/work/repo/repo'
+
 function settings(inputs: Record<string, string> = {}): Settings {
   const all: Record<string, string> = { ...BASE, ...inputs }
-  return parseSettings((name: Input) => all[name] ?? '')
+  return parseSettings((name: Input) => all[name] ?? '', {
+    workspace: WORKSPACE,
+    platform: 'linux'
+  })
 }
 
 function errorOf(inputs: Record<string, string>): string {
@@ -48,6 +53,9 @@ describe('parseSettings', () => {
       commitStatus: false,
       githubToken: '',
       statusContext: 'jenkins/folder/job',
+      artifacts: [],
+      artifactsPath: `${WORKSPACE}/jenkins-artifacts`,
+      workspace: WORKSPACE,
       scan: 'if-missing',
       jobToken: '',
       headers: [],
@@ -278,6 +286,56 @@ describe('parseSettings', () => {
       expect(errorOf({ 'commit-status': 'true', 'github-token': 'gh', wait: 'FALSE' })).toMatch(
         /'commit-status' and 'wait'/
       )
+    })
+  })
+
+  describe('artifacts', () => {
+    test('patterns: one per line, comments and blank lines skipped, ! excludes, ./ dropped', () => {
+      const s = settings({
+        artifacts: '\n  dist/**/*.jar\n# a comment\n!dist/**/*-sources.jar\n./logs/\n'
+      })
+      expect(s.artifacts).toEqual([
+        { glob: 'dist/**/*.jar', negate: false, text: 'dist/**/*.jar' },
+        { glob: 'dist/**/*-sources.jar', negate: true, text: '!dist/**/*-sources.jar' },
+        { glob: 'logs/', negate: false, text: './logs/' }
+      ])
+    })
+
+    test.each(['/etc/passwd', '../outside/*', 'a/../../b', 'C:/x', '~/x', '.', '!'])(
+      'pattern %s can never match a relativePath: an input error naming it',
+      pattern => {
+        expect(errorOf({ artifacts: pattern })).toMatch(/^Input 'artifacts' .*can never match/)
+        expect(errorOf({ artifacts: pattern })).toContain(`'${pattern}'`)
+      }
+    )
+
+    test.each([
+      ['jenkins-artifacts', `${WORKSPACE}/jenkins-artifacts`],
+      ['out/jenkins', `${WORKSPACE}/out/jenkins`],
+      ['./a/../b', `${WORKSPACE}/b`],
+      ['.', WORKSPACE],
+      [`${WORKSPACE}/abs`, `${WORKSPACE}/abs`]
+    ])('artifacts-path %s resolves to %s, inside the workspace', (value, expected) => {
+      expect(settings({ 'artifacts-path': value }).artifactsPath).toBe(expected)
+    })
+
+    test.each(['..', '../sibling', 'a/../../..', '/tmp/x', `${WORKSPACE}-evil/x`, 'a\0b'])(
+      'artifacts-path %s outside the workspace is an input error',
+      value => {
+        const message = errorOf({ 'artifacts-path': value })
+        expect(message).toMatch(/^Input 'artifacts-path' /)
+        expect(message).toContain(WORKSPACE)
+      }
+    )
+
+    test('artifacts need a build that is waited for', () => {
+      expect(errorOf({ artifacts: '**', wait: 'started' })).toMatch(/'artifacts' and 'wait'/)
+      expect(errorOf({ artifacts: '**', wait: 'false' })).toMatch(/'artifacts' and 'wait'/)
+      expect(errorOf({ artifacts: '**', disable: 'true' })).toMatch(/'artifacts' and 'disable'/)
+      expect(errorOf({ artifacts: '**', 'list-jobs': 'true' })).toMatch(
+        /'artifacts' and 'list-jobs'/
+      )
+      expect(settings({ artifacts: '**', build: 'last' }).artifacts).toHaveLength(1)
     })
   })
 

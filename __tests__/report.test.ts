@@ -9,7 +9,6 @@ import {
   failureMessage,
   formatDuration,
   setBuildOutputs,
-  testCounts,
   writeSummary,
   type BuildOutcome
 } from '../src/report.js'
@@ -150,55 +149,6 @@ describe('setBuildOutputs', () => {
   })
 })
 
-describe('testCounts', () => {
-  it('reads a JUnit TestResultAction', () => {
-    const b = build({
-      actions: [
-        { _class: 'hudson.model.CauseAction', causes: [] },
-        {},
-        {
-          _class: 'hudson.tasks.junit.TestResultAction',
-          failCount: 2,
-          skipCount: 1,
-          totalCount: 40,
-          urlName: 'testReport'
-        }
-      ]
-    })
-    expect(testCounts(b)).toEqual({ total: 40, failed: 2, skipped: 1 })
-  })
-
-  it('takes the aggregate over its parts, and any action with the counts', () => {
-    const b = build({
-      actions: [
-        {
-          _class: 'hudson.tasks.test.AggregatedTestResultAction',
-          failCount: 3,
-          skipCount: 0,
-          totalCount: 90
-        },
-        { _class: 'some.plugin.TestAction', failCount: 1, totalCount: 30 }
-      ]
-    })
-    expect(testCounts(b)).toEqual({ total: 90, failed: 3, skipped: 0 })
-    expect(
-      testCounts(build({ actions: [{ _class: 'x.Y', failCount: 0, totalCount: 5 }] }))
-    ).toEqual({
-      total: 5,
-      failed: 0,
-      skipped: 0
-    })
-  })
-
-  it('is undefined without counts', () => {
-    expect(testCounts(build())).toBeUndefined()
-    expect(testCounts(build({ actions: undefined }))).toBeUndefined()
-    expect(
-      testCounts(build({ actions: [null, 'x', { failCount: '1', totalCount: 2 }] }))
-    ).toBeUndefined()
-  })
-})
-
 describe('formatDuration', () => {
   it.each([
     [850, '850 ms'],
@@ -242,7 +192,13 @@ describe('writeSummary', () => {
         buildUrl: 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/',
         parameters: { ENV: 'staging', REGIONS: ['eu', 'us'] },
         queueWaitMs: 850,
-        tests: { total: 40, failed: 2, skipped: 1 },
+        tests: {
+          counts: { total: 40, failed: 0, skipped: 1 },
+          failed: [],
+          reportUrl: 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/testReport/',
+          casesRead: 0,
+          partial: false
+        },
         result: 'FAILURE',
         accepted: false,
         note: 'Did not wait for everything.'
@@ -260,7 +216,7 @@ describe('writeSummary', () => {
     )
     expect(html).toContain('<tr><th>Duration</th><td>1 min 3 s</td></tr>')
     expect(html).toContain('<tr><th>Queue wait</th><td>850 ms</td></tr>')
-    expect(html).toContain('<tr><th>Tests</th><td>40 total / 2 failed / 1 skipped</td></tr>')
+    expect(html).toContain('<tr><th>Tests</th><td>40 total / 0 failed / 1 skipped</td></tr>')
     expect(html).toContain('<tr><td><code>ENV</code></td><td>staging</td></tr>')
     expect(html).toContain('<tr><td><code>REGIONS</code></td><td>eu, us</td></tr>')
     expect(html).toContain('<p>Did not wait for everything.</p>')
@@ -379,6 +335,145 @@ describe('writeSummary', () => {
   })
 })
 
+describe('outputs and summary of tests, stages and artifacts', () => {
+  const BUILD_URL = 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/'
+  const tests = {
+    counts: { total: 300, failed: 3, skipped: 4 },
+    failed: [
+      {
+        className: 'com.example.<Calc>Test',
+        name: 'adds *fast* | `x`',
+        status: 'FAILED',
+        url: `${BUILD_URL}testReport/com.example/_Calc_Test/adds__fast_____x_/`,
+        errorDetails: 'expected: <3> but was: <4>\n\tat Calc.add'
+      },
+      {
+        className: 'com.example.CalcTest',
+        name: '::error::injected',
+        status: 'REGRESSION',
+        url: `${BUILD_URL}testReport/com.example/CalcTest/__error__injected/`
+      }
+    ],
+    reportUrl: `${BUILD_URL}testReport/`,
+    casesRead: 120,
+    partial: true
+  }
+  const stages = [
+    {
+      id: '6',
+      name: 'Build',
+      status: 'SUCCESS',
+      startTimeMillis: 0,
+      durationMillis: 4200,
+      pauseDurationMillis: 0
+    },
+    {
+      id: '9',
+      name: 'Test <script>',
+      status: 'FAILED',
+      startTimeMillis: 0,
+      durationMillis: 65_000,
+      pauseDurationMillis: 0
+    },
+    {
+      id: '14',
+      name: 'Deploy',
+      status: 'NOT_EXECUTED',
+      startTimeMillis: 0,
+      durationMillis: 0,
+      pauseDurationMillis: 0
+    }
+  ]
+  const artifacts = {
+    written: ['jenkins-artifacts/dist/app.jar', 'jenkins-artifacts/report <1>.html'],
+    folder: 'jenkins-artifacts',
+    bytes: 3 * 1024 * 1024,
+    refused: [{ path: '../../etc/x', reason: "has a '..' segment" }],
+    problems: []
+  }
+
+  it('sets tests-*, stages and artifacts', () => {
+    const outputs: Record<string, string> = {}
+    setBuildOutputs(
+      { setOutput: (name, value) => void (outputs[name] = value) },
+      { ...base, build: build(), tests, stages, artifacts }
+    )
+    expect(outputs['tests-total']).toBe('300')
+    expect(outputs['tests-failed']).toBe('3')
+    expect(outputs['tests-skipped']).toBe('4')
+    expect(JSON.parse(outputs['stages'] ?? '')).toEqual([
+      { name: 'Build', status: 'SUCCESS', durationMillis: 4200 },
+      { name: 'Test <script>', status: 'FAILED', durationMillis: 65_000 },
+      { name: 'Deploy', status: 'NOT_EXECUTED', durationMillis: 0 }
+    ])
+    expect(JSON.parse(outputs['artifacts'] ?? '')).toEqual(artifacts.written)
+  })
+
+  it('without a report, stages or artifacts those outputs stay unset; no stage plugin is []', () => {
+    const outputs: Record<string, string> = {}
+    setBuildOutputs(
+      { setOutput: (name, value) => void (outputs[name] = value) },
+      { ...base, build: build() }
+    )
+    expect(Object.keys(outputs).filter(k => /tests|stages|artifacts/.test(k))).toEqual([])
+    setBuildOutputs(
+      { setOutput: (name, value) => void (outputs[name] = value) },
+      { ...base, build: build(), stages: [] }
+    )
+    expect(outputs['stages']).toBe('[]')
+  })
+
+  let dir: string
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'summary-'))
+    writeFileSync(join(dir, 'summary.md'), '')
+    process.env.GITHUB_STEP_SUMMARY = join(dir, 'summary.md')
+  })
+  afterEach(() => {
+    delete process.env.GITHUB_STEP_SUMMARY
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('lists the failed tests with links, the stages and the artifacts, all escaped', async () => {
+    const { logger, warnings } = recordingLogger()
+    await writeSummary(
+      newSummary(),
+      {
+        ...base,
+        build: build({ result: 'FAILURE' }),
+        buildUrl: BUILD_URL,
+        tests,
+        stages,
+        artifacts
+      },
+      logger
+    )
+    const html = readFileSync(join(dir, 'summary.md'), 'utf8')
+    expect(warnings).toEqual([])
+    expect(html).toContain('<h3>Failed tests</h3>')
+    expect(html).toContain(
+      `<tr><td><a href="${BUILD_URL}testReport/com.example/_Calc_Test/adds__fast_____x_/">adds &#42;fast&#42; &#124; &#96;x&#96;</a></td><td><code>com.example.&#60;Calc&#62;Test</code></td><td>expected: &#60;3&#62; but was: &#60;4&#62;</td></tr>`
+    )
+    expect(html).toContain('>::error::injected</a>')
+    expect(html).toContain(
+      `<p>2 of 3 failed tests shown. The report is too large to read whole: these come from its first 120 of 300 tests. All results: <a href="${BUILD_URL}testReport/">test report</a>.</p>`
+    )
+    expect(html).toContain('<h3>Stages</h3>')
+    expect(html).toContain('<tr><td>Build</td><td>✅ SUCCESS</td><td>4.2 s</td></tr>')
+    expect(html).toContain(
+      '<tr><td>Test &#60;script&#62;</td><td>❌ FAILED</td><td>1 min 5 s</td></tr>'
+    )
+    expect(html).toContain('<tr><td>Deploy</td><td>⚪ NOT&#95;EXECUTED</td><td>&nbsp;</td></tr>')
+    expect(html).toContain('<h3>Artifacts</h3>')
+    expect(html).toContain('<p>2 file(s), 3.0 MB, in <code>jenkins-artifacts</code>:</p>')
+    expect(html).toContain('<li><code>jenkins-artifacts/report &#60;1&#62;.html</code></li>')
+    expect(html).toContain(
+      '<p>⚠️ Refused <code>&#34;../../etc/x&#34;</code>: it has a &#39;..&#39; segment.</p>'
+    )
+    expect(html).not.toContain('<script>')
+  })
+})
+
 describe('failureMessage', () => {
   const failed: BuildOutcome = {
     ...base,
@@ -438,6 +533,16 @@ describe('failureMessage', () => {
       )
     ).toBe(
       'Jenkins job team/deploy did not start a build — http://127.0.0.1/queue/item/3/\nThe queue item was cancelled.'
+    )
+  })
+
+  it('names the stage the failure came from', () => {
+    const message = failureMessage(
+      { ...base, build: build({ result: 'FAILURE' }), result: 'FAILURE', failedStage: 'Test' },
+      []
+    )
+    expect(message.split('\n')[0]).toBe(
+      "Jenkins build team/deploy #12 finished FAILURE in stage 'Test'"
     )
   })
 

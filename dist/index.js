@@ -29681,18 +29681,22 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8604:
+/***/ 4349:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  u: () => (/* binding */ collectYoungGarbage),
   D: () => (/* binding */ keepYoungGenerationSmall)
 });
 
 ;// CONCATENATED MODULE: external "node:v8"
 const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
+;// CONCATENATED MODULE: external "node:vm"
+const external_node_vm_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:vm");
 ;// CONCATENATED MODULE: ./src/heap.ts
+
 
 /**
  * Keeps V8's young generation at its initial size instead of letting it grow
@@ -29713,6 +29717,35 @@ const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 function keepYoungGenerationSmall() {
     (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
 }
+let collect;
+/**
+ * Runs a scavenge now, to free the read buffers of a fast download.
+ *
+ * A socket read hands over a 64 KiB buffer that V8 counts as external memory
+ * and frees only when a collection finds it dead. Streaming a file to disk at
+ * a few hundred MB/s allocates them far faster than the JavaScript objects
+ * around them fill the (small, see above) young generation, so thousands pile
+ * up between scavenges: a 200 MB artifact took the step from about 62 MB to
+ * 110 MB of RSS. A scavenge every few MiB keeps that to a few MiB of buffers
+ * for well under a millisecond each.
+ *
+ * V8 only exposes gc() to contexts created after `--expose-gc` is set, so a
+ * fresh one hands it over; the main context gets no global `gc`. Where that
+ * is not possible this does nothing.
+ */
+function collectYoungGarbage() {
+    if (collect === undefined) {
+        try {
+            (0,external_node_v8_namespaceObject.setFlagsFromString)('--expose-gc');
+            const gc = (0,external_node_vm_namespaceObject.runInNewContext)('gc');
+            collect = typeof gc === 'function' ? gc : null;
+        }
+        catch {
+            collect = null;
+        }
+    }
+    collect?.({ type: 'minor' });
+}
 
 
 /***/ }),
@@ -29721,8 +29754,8 @@ function keepYoungGenerationSmall() {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8604);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4);
+/* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4349);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7028);
 
 
 (0,_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -29738,7 +29771,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4:
+/***/ 7028:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33641,6 +33674,3086 @@ function branch_sameJob(a, b) {
     return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase());
 }
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+;// CONCATENATED MODULE: ./src/artifact-paths.ts
+
+/** Characters Windows does not allow in a file name (NTFS/Win32; `:` would also open an alternate data stream). */
+const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
+/** Device names Windows resolves whatever the folder or extension (`NUL.txt` is the NUL device). */
+const WINDOWS_RESERVED = /^(CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³])(\..*)?$/i;
+/** Longest file name most file systems take (ext4, NTFS, APFS: 255). */
+const MAX_NAME_BYTES = 255;
+/**
+ * The path segments of an artifact's `relativePath`, or why it is refused.
+ *
+ * Jenkins' own StandardArtifactManager joins file names with '/'
+ * (`Run.addArtifacts`), so a well-formed path is '/'-separated names, none
+ * empty, '.' or '..'. Anything else comes from a broken or hostile server (or
+ * an artifact manager plugin) and could write outside the folder: absolute
+ * paths, drive letters, backslashes (a separator on Windows runners), NUL and
+ * control characters, and, on Windows, names it would reinterpret.
+ */
+function artifactSegments(relativePath, platform = process.platform) {
+    const refuse = (reason) => ({ path: relativePath, reason });
+    if (relativePath === '')
+        return refuse('is empty');
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(relativePath))
+        return refuse('contains a control character');
+    if (relativePath.includes('\\'))
+        return refuse('contains a backslash');
+    if (relativePath.startsWith('/'))
+        return refuse('is absolute');
+    if (/^[A-Za-z]:/.test(relativePath))
+        return refuse('starts with a drive letter');
+    const segments = relativePath.split('/');
+    for (const segment of segments) {
+        if (segment === '')
+            return refuse('has an empty path segment');
+        if (segment === '.' || segment === '..')
+            return refuse(`has a '${segment}' segment`);
+        if (Buffer.byteLength(segment) > MAX_NAME_BYTES) {
+            return refuse(`has a name longer than ${MAX_NAME_BYTES} bytes`);
+        }
+        if (platform === 'win32') {
+            if (WINDOWS_FORBIDDEN.test(segment)) {
+                return refuse('contains a character Windows does not allow in file names (<>:"|?*)');
+            }
+            if (WINDOWS_RESERVED.test(segment))
+                return refuse('names a Windows device (CON, NUL, …)');
+            if (/[. ]$/.test(segment))
+                return refuse('has a name ending in a dot or space (Windows)');
+        }
+    }
+    return segments;
+}
+/** True when `target` is `root` or below it (both absolute, already resolved). */
+function isInside(root, target) {
+    const rel = (0,external_node_path_namespaceObject.relative)(root, target);
+    return rel === '' || (rel !== '..' && !rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
+}
+/**
+ * Where an artifact goes below `root`, or why not. The lexical check after the
+ * join is belt and braces: artifactSegments already refused every way out.
+ */
+function artifactTarget(root, relativePath, platform = process.platform) {
+    const segments = artifactSegments(relativePath, platform);
+    if (!Array.isArray(segments))
+        return segments;
+    const target = (0,external_node_path_namespaceObject.join)(root, ...segments);
+    if (target === root || !isInside(root, target)) {
+        return { path: relativePath, reason: 'would land outside the artifacts folder' };
+    }
+    return target;
+}
+
+;// CONCATENATED MODULE: ./node_modules/balanced-match/dist/esm/index.js
+const balanced = (a, b, str) => {
+    const ma = a instanceof RegExp ? maybeMatch(a, str) : a;
+    const mb = b instanceof RegExp ? maybeMatch(b, str) : b;
+    const r = ma !== null && mb != null && range(ma, mb, str);
+    return (r && {
+        start: r[0],
+        end: r[1],
+        pre: str.slice(0, r[0]),
+        body: str.slice(r[0] + ma.length, r[1]),
+        post: str.slice(r[1] + mb.length),
+    });
+};
+const maybeMatch = (reg, str) => {
+    const m = str.match(reg);
+    return m ? m[0] : null;
+};
+const range = (a, b, str) => {
+    let begs, beg, left, right = undefined, result;
+    let ai = str.indexOf(a);
+    let bi = str.indexOf(b, ai + 1);
+    let i = ai;
+    if (ai >= 0 && bi > 0) {
+        if (a === b) {
+            return [ai, bi];
+        }
+        begs = [];
+        left = str.length;
+        while (i >= 0 && !result) {
+            if (i === ai) {
+                begs.push(i);
+                ai = str.indexOf(a, i + 1);
+            }
+            else if (begs.length === 1) {
+                const r = begs.pop();
+                if (r !== undefined)
+                    result = [r, bi];
+            }
+            else {
+                beg = begs.pop();
+                if (beg !== undefined && beg < left) {
+                    left = beg;
+                    right = bi;
+                }
+                bi = str.indexOf(b, i + 1);
+            }
+            i = ai < bi && ai >= 0 ? ai : bi;
+        }
+        if (begs.length && right !== undefined) {
+            result = [left, right];
+        }
+    }
+    return result;
+};
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./node_modules/brace-expansion/dist/esm/index.js
+
+const escSlash = '\0SLASH' + Math.random().toFixed(16) + '\0';
+const escOpen = '\0OPEN' + Math.random().toFixed(16) + '\0';
+const escClose = '\0CLOSE' + Math.random().toFixed(16) + '\0';
+const escComma = '\0COMMA' + Math.random().toFixed(16) + '\0';
+const escPeriod = '\0PERIOD' + Math.random().toFixed(16) + '\0';
+const escSlashPattern = new RegExp(escSlash, 'g');
+const escOpenPattern = new RegExp(escOpen, 'g');
+const escClosePattern = new RegExp(escClose, 'g');
+const escCommaPattern = new RegExp(escComma, 'g');
+const escPeriodPattern = new RegExp(escPeriod, 'g');
+const slashPattern = /\\\\/g;
+const openPattern = /\\{/g;
+const closePattern = /\\}/g;
+const commaPattern = /\\,/g;
+const periodPattern = /\\\./g;
+const EXPANSION_MAX = 100_000;
+// `EXPANSION_MAX` caps the *number* of expansions, but not their length. An
+// input like `'{a,b}'.repeat(1500)` stays under that count - its output is
+// truncated to 100k results - while making every result ~1500 characters
+// long. The result set, and the intermediate arrays built while combining
+// brace sets, then grow large enough to exhaust memory and crash the process
+// (CVE-2026-14257). `EXPANSION_MAX_LENGTH` bounds the total number of
+// characters the accumulator may hold at any point, so memory stays flat no
+// matter how many brace groups are chained. The limit sits well above any
+// realistic expansion (100k results hitting `EXPANSION_MAX` measure ~1M
+// characters) so legitimate input is unaffected.
+const EXPANSION_MAX_LENGTH = 4_000_000;
+// `expand_` recurses once per level of brace *nesting* - both when expanding a
+// set's comma members and when re-wrapping a set whose body is a single part.
+// The CVE-2026-14257 fix made the *tail* iterative (recursion on `m.post`, one
+// level per chained group), which left nesting depth unbounded: about 3,100
+// levels of `{{{...a,b...}}}` - only ~6KB of input - exhausted the native stack
+// and crashed the process. `EXPANSION_MAX_DEPTH` bounds how deep the parser
+// will follow nesting. It sits far above any realistic pattern and well below
+// the depth at which the stack runs out.
+const EXPANSION_MAX_DEPTH = 1_000;
+// Bash keeps a quirk where a brace group followed by a comma set still expands
+// (`{a},b}`). The parser implements it by rewriting the string and restarting
+// the scan, absorbing one `}` per pass. `n` trailing braces therefore cost `n`
+// full passes over a string that itself grows by one `escClose` sentinel each
+// time - quadratic in `n`, with a ~26x constant from the sentinel's length.
+// 128KB of `'{a}' + '}'.repeat(n) + ',z}'` blocked the event loop for 27
+// seconds to produce two results. `EXPANSION_MAX_REWRITES` bounds how many
+// times the scan may restart. Real `{a},b}` input needs a handful.
+const EXPANSION_MAX_REWRITES = 1_000;
+// `EXPANSION_MAX_STEPS` bounds the work one `expand` call does, which `max`,
+// `maxLength` and `maxDepth` don't: nested sets are rescanned at every level
+// and chained groups each rebuild up to `max` results, so 2KB of input could
+// block the event loop for over 30 seconds. Each character scanned, result
+// built and sequence value generated is a step, and each `expand_` call costs
+// `CALL_STEPS` more. Past the budget, the set being expanded and everything
+// after it stay literal. A glob needs a few hundred steps, and nesting all the
+// way to `EXPANSION_MAX_DEPTH` about 4M.
+const EXPANSION_MAX_STEPS = 20_000_000;
+// What one `expand_` call costs on top of what it scans and builds. Setting
+// one up takes about as long as scanning 16 characters, and a set whose
+// results are wrapped to be expanded again makes one call per result, each
+// scanning and building next to nothing: 64KB of
+// `('{{' + ','.repeat(316) + '}{' + ','.repeat(316) + '}}').repeat(n)` made
+// 4M such calls, which spent the budget three times as slowly as anything
+// else.
+const CALL_STEPS = 16;
+function numeric(str) {
+    return !isNaN(str) ? parseInt(str, 10) : str.charCodeAt(0);
+}
+function escapeBraces(str) {
+    return str
+        .replace(slashPattern, escSlash)
+        .replace(openPattern, escOpen)
+        .replace(closePattern, escClose)
+        .replace(commaPattern, escComma)
+        .replace(periodPattern, escPeriod);
+}
+function unescapeBraces(str) {
+    return str
+        .replace(escSlashPattern, '\\')
+        .replace(escOpenPattern, '{')
+        .replace(escClosePattern, '}')
+        .replace(escCommaPattern, ',')
+        .replace(escPeriodPattern, '.');
+}
+// Like `target.push(...items)` but doesn't overflow the stack
+function pushAll(target, items) {
+    for (let i = 0; i < items.length; i++) {
+        target.push(items[i]);
+    }
+}
+// `balanced`, run on `masked` (see `maskUnmatchedOpens`), sliced from `str`
+// and charged for the characters it walks: up to the group's `}`, or the
+// whole string when there is no match or unmatched `{` come first, which
+// `unmatched` then flags for masking. Once a call overdraws the budget, it
+// and every later one return undefined, so the rest stays literal.
+function balancedWithBudget(str, masked, budget) {
+    if (budget.remaining < 0) {
+        return undefined;
+    }
+    const r = range('{', '}', masked);
+    const unmatched = r !== undefined && masked.indexOf('{') < r[0];
+    budget.remaining -= r && !unmatched ? r[1] + 1 : str.length;
+    if (!r || budget.remaining < 0) {
+        return undefined;
+    }
+    return {
+        end: r[1],
+        pre: str.slice(0, r[0]),
+        body: str.slice(r[0] + 1, r[1]),
+        post: str.slice(r[1] + 1),
+        unmatched,
+    };
+}
+// `masked` with every `{` that has no matching `}` swapped for a `\0`, which
+// keeps the length, so a scan of it still lines up with the string it was
+// made from. Such a `{` is literal either way, but `balanced` only learns that
+// one is unmatched by reading to the end of the string, so with one at the
+// head of every group (`'{a,{b,c}'.repeat(n)`) each scan read the rest of the
+// input. That was quadratic, and once the step budget charged for it, it ran
+// out partway through and left the rest literal. A scan of the masked copy
+// stops at the group's `}`. It is one pass, charged as such.
+function maskUnmatchedOpens(masked, budget) {
+    budget.remaining -= masked.length;
+    const open = [];
+    for (let i = 0; i < masked.length; i++) {
+        const c = masked.charCodeAt(i);
+        if (c === 0x7b) {
+            open.push(i);
+        }
+        else if (c === 0x7d && open.length) {
+            open.pop();
+        }
+    }
+    let out = '';
+    let last = 0;
+    for (let i = 0; i < open.length; i++) {
+        const at = open[i];
+        out += masked.slice(last, at) + '\0';
+        last = at + 1;
+    }
+    return out + masked.slice(last);
+}
+// Whether `str` has a `,` not followed by another `,`, with a `}` after it on
+// the same line - what `/,(?!,).*\}/.test(str)` asks, answered in one pass from
+// the end. The regex tries every `,` and backtracks through the rest of its
+// line from each, which is quadratic, and the `{a},b}` rewrite asks again on
+// every pass. Like a scan, it is charged for the whole string and refused if
+// that overdraws the budget.
+function commaSetFollows(str, budget) {
+    budget.remaining -= str.length;
+    if (budget.remaining < 0) {
+        return false;
+    }
+    // Whether a `}` follows the current position before the line ends
+    let close = false;
+    for (let i = str.length - 1; i >= 0; i--) {
+        const c = str.charCodeAt(i);
+        if (c === 0x7d) {
+            close = true;
+        }
+        else if (c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029) {
+            // A line terminator, which `.` does not match
+            close = false;
+        }
+        else if (c === 0x2c && close && str.charCodeAt(i + 1) !== 0x2c) {
+            return true;
+        }
+    }
+    return false;
+}
+/**
+ * Basically just str.split(","), but handling cases
+ * where we have nested braced sections, which should be
+ * treated as individual members, like {a,{b,c},d}
+ *
+ * Returns `undefined` if the step budget runs out before the whole set is
+ * split, since splitting what is left on every comma would tear apart the
+ * nested sets it still holds.
+ */
+function parseCommaParts(str, budget) {
+    const parts = [];
+    // Walk the brace groups iteratively. Recursing on `post` once per group let a
+    // chain of them exhaust the stack - the parsing-side counterpart to
+    // the `expand_` overflow fixed for CVE-2026-14257, and not something `max` or
+    // `maxLength` can bound, since it happens before expansion.
+    //
+    // The part the next chunk continues
+    let carry = '';
+    for (;;) {
+        // A set's body holds no unmatched `{`, so there is nothing to mask.
+        const m = balancedWithBudget(str, str, budget);
+        if (budget.remaining < 0) {
+            return undefined;
+        }
+        if (!m) {
+            const tail = str.split(',');
+            tail[0] = carry + tail[0];
+            pushAll(parts, tail);
+            return parts;
+        }
+        const { pre, body, post } = m;
+        const p = pre.split(',');
+        p[0] = carry + p[0];
+        p[p.length - 1] += '{' + body + '}';
+        if (!post.length) {
+            pushAll(parts, p);
+            return parts;
+        }
+        carry = p.pop();
+        pushAll(parts, p);
+        str = post;
+    }
+}
+// An option that is left out, or that is NaN, gets its default. Every
+// comparison against NaN is false, so a NaN bound would never be reached:
+// `{ maxSteps: NaN }` let 15KB of input block the event loop for 16 seconds,
+// and `{ maxDepth: NaN }` overflowed the stack again (CVE-2026-102278). Pass
+// `Infinity` to lift a bound.
+function bound(value, fallback) {
+    return value === undefined || isNaN(value) ? fallback : value;
+}
+function expand(str, options = {}) {
+    if (!str) {
+        return [];
+    }
+    const max = bound(options.max, EXPANSION_MAX);
+    const maxLength = bound(options.maxLength, EXPANSION_MAX_LENGTH);
+    const maxDepth = bound(options.maxDepth, EXPANSION_MAX_DEPTH);
+    const maxRewrites = bound(options.maxRewrites, EXPANSION_MAX_REWRITES);
+    const maxSteps = bound(options.maxSteps, EXPANSION_MAX_STEPS);
+    // I don't know why Bash 4.3 does this, but it does.
+    // Anything starting with {} will have the first two bytes preserved
+    // but *only* at the top level, so {},a}b will not expand to anything,
+    // but a{},b}c will be expanded to [a}c,abc].
+    // One could argue that this is a bug in Bash, but since the goal of
+    // this module is to match Bash's rules, we escape a leading {}
+    if (str.slice(0, 2) === '{}') {
+        str = '\\{\\}' + str.slice(2);
+    }
+    return expand_(escapeBraces(str), max, maxLength, maxDepth, 0, maxRewrites, { remaining: maxSteps }, true).map(unescapeBraces);
+}
+function embrace(str) {
+    return '{' + str + '}';
+}
+function isPadded(el) {
+    return /^-?0\d/.test(el);
+}
+function lte(i, y) {
+    return i <= y;
+}
+function gte(i, y) {
+    return i >= y;
+}
+// Build `{ acc[a] + pre + values[v] }` for every combination, capping the
+// number of results at `max` and the total number of characters at `maxLength`.
+// This is the one place output grows, so bounding it here keeps the single
+// accumulator - and therefore memory - flat regardless of how many brace groups
+// are combined (CVE-2026-14257). Each result built is a step, since `max` and
+// `maxLength` bound one combination, not how many brace groups are combined.
+function combine(acc, pre, values, max, maxLength, dropEmpties, budget) {
+    const out = [];
+    let length = 0;
+    // Bash drops empty results at the top level, and they don't count against
+    // `max`, so `max` bounds the number of *kept* results. Only an empty
+    // `acc[a] + pre` can make one, so for those the empty values are skipped
+    // without being visited. Visiting them one at a time let a set of empties
+    // cost `acc.length * values.length` while keeping nothing.
+    let nonEmpty;
+    outer: for (let a = 0; a < acc.length; a++) {
+        const prefix = acc[a] + pre;
+        let vs = values;
+        if (dropEmpties && !prefix) {
+            if (!nonEmpty)
+                nonEmpty = values.filter(v => v);
+            vs = nonEmpty;
+        }
+        for (let v = 0; v < vs.length; v++) {
+            if (out.length >= max)
+                break outer;
+            const expansion = prefix + vs[v];
+            if (length + expansion.length > maxLength)
+                break outer;
+            out.push(expansion);
+            length += expansion.length;
+        }
+    }
+    budget.remaining -= out.length;
+    return out;
+}
+// The expansion values of a single numeric (`1..5`) or alphabetic (`a..e..2`)
+// sequence body, or `undefined` if the step budget runs out generating them.
+function expandSequence(body, isAlphaSequence, max, maxLength, budget) {
+    const n = body.split(/\.\./);
+    const N = [];
+    // A sequence body always splits into two or three parts, but the compiler
+    // can't know that.
+    /* c8 ignore start */
+    if (n[0] === undefined || n[1] === undefined) {
+        return N;
+    }
+    /* c8 ignore stop */
+    const x = numeric(n[0]);
+    const y = numeric(n[1]);
+    const width = Math.max(n[0].length, n[1].length);
+    let incr = n.length === 3 && n[2] !== undefined ?
+        Math.max(Math.abs(numeric(n[2])), 1)
+        : 1;
+    let test = lte;
+    const reverse = y < x;
+    if (reverse) {
+        incr *= -1;
+        test = gte;
+    }
+    const pad = n.some(isPadded);
+    // A padded value is built a character at a time to `width`, which the input
+    // sets, so it costs one step per character: 64KB of
+    // `('{' + '0'.repeat(100) + '..99999}').repeat(n)` took 7 seconds charged
+    // one step per value.
+    const cost = pad ? width : 1;
+    let length = 0;
+    for (let i = x; test(i, y) && N.length < max; i += incr) {
+        // Each value is a step. `max` and `maxLength` bound one sequence, but a
+        // chain of them still generated up to `max` values each, however few
+        // combining could keep.
+        budget.remaining -= cost;
+        if (budget.remaining < 0) {
+            return undefined;
+        }
+        let c;
+        if (isAlphaSequence) {
+            c = String.fromCharCode(i);
+            if (c === '\\') {
+                c = '';
+            }
+        }
+        else {
+            c = String(i);
+            if (pad) {
+                const need = width - c.length;
+                if (need > 0) {
+                    const z = new Array(need + 1).join('0');
+                    if (i < 0) {
+                        c = '-' + z + c.slice(1);
+                    }
+                    else {
+                        c = z + c;
+                    }
+                }
+            }
+        }
+        if (length + c.length > maxLength)
+            break;
+        N.push(c);
+        length += c.length;
+    }
+    return N;
+}
+function expand_(str, max, maxLength, maxDepth, depth, maxRewrites, budget, isTop) {
+    // An overdraft here makes the first scan refuse, so `str` stays literal.
+    budget.remaining -= CALL_STEPS;
+    // Too deeply nested to keep following: treat the rest as literal, the same
+    // way a group that cannot expand is already handled. Truncating rather than
+    // throwing keeps `expand` total, matching `max` and `maxLength`.
+    if (depth > maxDepth) {
+        return [str];
+    }
+    // Consume the string's top-level brace groups left to right, threading a
+    // running set of combined prefixes (`acc`). Expanding the tail iteratively -
+    // rather than recursing on `m.post` once per group - keeps the native stack
+    // depth constant, so deeply chained input (`'{a,b}'.repeat(3000)`) can no
+    // longer overflow the stack, and leaves a single accumulator whose size
+    // `maxLength` bounds directly (CVE-2026-14257).
+    let acc = [''];
+    // Bash drops empty results, but only when the *first* top-level group is a
+    // comma set - a sequence like `{a..\}` may legitimately yield ''. The drop
+    // is on the final strings, so it is applied to whichever `combine` produces
+    // them (the one with no brace set left in the tail).
+    // How many times the `{a},b}` rewrite below has restarted the scan. Each pass
+    // re-reads the whole string, so leaving this unbounded is quadratic.
+    let rewrites = 0;
+    let dropEmpties = false;
+    let firstGroup = true;
+    // `str` with its unmatched `{` masked, once a scan has run into them
+    let masked = str;
+    for (;;) {
+        const m = balancedWithBudget(str, masked, budget);
+        // No brace set left, or no step budget left to look for one: the rest of
+        // the string is literal.
+        if (!m) {
+            return combine(acc, str, [''], max, maxLength, dropEmpties, budget);
+        }
+        if (m.unmatched) {
+            masked = maskUnmatchedOpens(masked, budget);
+        }
+        // no need to expand pre, since it is guaranteed to be free of brace-sets
+        const pre = m.pre;
+        // This set and the rest of the string, literal: for a set that cannot
+        // expand, and for one the step budget runs out on. Once it is overdrawn,
+        // every set still being expanded, at every level, stays literal like this -
+        // otherwise each level above would go on combining, and wrapping and
+        // expanding again, results the budget was too small for.
+        const literal = () => combine(acc, pre + '{' + m.body + '}' + m.post, [''], max, maxLength, dropEmpties, budget);
+        if (/\$$/.test(pre)) {
+            acc = combine(acc, pre + '{' + m.body + '}', [''], max, maxLength, dropEmpties && !m.post.length, budget);
+            firstGroup = false;
+            if (!m.post.length)
+                break;
+            str = m.post;
+            masked = masked.slice(m.end + 1);
+            continue;
+        }
+        const isNumericSequence = /^-?\d+\.\.-?\d+(?:\.\.-?\d+)?$/.test(m.body);
+        const isAlphaSequence = /^[a-zA-Z]\.\.[a-zA-Z](?:\.\.-?\d+)?$/.test(m.body);
+        const isSequence = isNumericSequence || isAlphaSequence;
+        const isOptions = m.body.indexOf(',') >= 0;
+        if (!isSequence && !isOptions) {
+            // {a},b}
+            if (rewrites < maxRewrites && commaSetFollows(m.post, budget)) {
+                rewrites++;
+                str = m.pre + '{' + m.body + escClose + m.post;
+                // Taking a `}` away never gives an unmatched `{` a partner, so what
+                // is masked stays unmatched. The `{` it closed can be left without
+                // one, and the next scan masks it.
+                masked =
+                    masked.slice(0, m.end) + escClose + masked.slice(m.end + 1);
+                isTop = true;
+                continue;
+            }
+            // Nothing here expands, so the whole remaining string is literal.
+            return literal();
+        }
+        if (firstGroup) {
+            dropEmpties = isTop && !isSequence;
+            firstGroup = false;
+        }
+        let values;
+        if (isSequence) {
+            values = expandSequence(m.body, isAlphaSequence, max, maxLength, budget);
+            if (!values) {
+                return literal();
+            }
+        }
+        else {
+            let n = parseCommaParts(m.body, budget);
+            // The step budget ran out partway through the set.
+            if (!n) {
+                return literal();
+            }
+            if (n.length === 1 && n[0] !== undefined) {
+                // x{{a,b}}y ==> x{a}y x{b}y
+                n = expand_(n[0], max, maxLength, maxDepth, depth + 1, maxRewrites, budget, false).map(embrace);
+                // The step budget ran out expanding the set's only part.
+                if (budget.remaining < 0) {
+                    return literal();
+                }
+                //XXX is this necessary? Can't seem to hit it in tests.
+                /* c8 ignore start */
+                if (n.length === 1) {
+                    const next = combine(acc, pre + n[0], [''], max, maxLength, dropEmpties && !m.post.length, budget);
+                    if (budget.remaining < 0) {
+                        return literal();
+                    }
+                    acc = next;
+                    if (!m.post.length)
+                        break;
+                    str = m.post;
+                    masked = masked.slice(m.end + 1);
+                    continue;
+                }
+                /* c8 ignore stop */
+            }
+            // Values that `combine` is going to drop as empty produce no result, so
+            // they must not count against `max` - otherwise `{a,,b}` with `max: 2`
+            // would stop at `['a', '']` and yield one result instead of two. Skipping
+            // them outright keeps `values` bounded while leaving `max` a bound on
+            // *kept* results.
+            let dropsEmpties = dropEmpties && !m.post.length && !pre;
+            for (let d = 0; dropsEmpties && d < acc.length; d++) {
+                if (acc[d]) {
+                    dropsEmpties = false;
+                }
+            }
+            values = [];
+            let valuesLength = 0;
+            outer: for (let j = 0; j < n.length; j++) {
+                const expanded = expand_(n[j], max, maxLength, maxDepth, depth + 1, maxRewrites, budget, false);
+                // The step budget ran out expanding a member.
+                if (budget.remaining < 0) {
+                    return literal();
+                }
+                for (let k = 0; k < expanded.length; k++) {
+                    const v = expanded[k];
+                    if (dropsEmpties && !v)
+                        continue;
+                    if (values.length >= max ||
+                        valuesLength + v.length > maxLength) {
+                        break outer;
+                    }
+                    values.push(v);
+                    valuesLength += v.length;
+                }
+            }
+        }
+        const next = combine(acc, pre, values, max, maxLength, dropEmpties && !m.post.length, budget);
+        // The step budget ran out combining the set's values in.
+        if (budget.remaining < 0) {
+            return literal();
+        }
+        acc = next;
+        if (!m.post.length)
+            break;
+        str = m.post;
+        masked = masked.slice(m.end + 1);
+    }
+    return acc;
+}
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./node_modules/minimatch/dist/esm/assert-valid-pattern.js
+const MAX_PATTERN_LENGTH = 1024 * 64;
+const assertValidPattern = (pattern) => {
+    if (typeof pattern !== 'string') {
+        throw new TypeError('invalid pattern');
+    }
+    if (pattern.length > MAX_PATTERN_LENGTH) {
+        throw new TypeError('pattern is too long');
+    }
+};
+//# sourceMappingURL=assert-valid-pattern.js.map
+;// CONCATENATED MODULE: ./node_modules/minimatch/dist/esm/brace-expressions.js
+// translate the various posix character classes into unicode properties
+// this works across all unicode locales
+// { <posix class>: [<translation>, /u flag required, negated]
+const posixClasses = {
+    '[:alnum:]': ['\\p{L}\\p{Nl}\\p{Nd}', true],
+    '[:alpha:]': ['\\p{L}\\p{Nl}', true],
+    '[:ascii:]': ['\\x' + '00-\\x' + '7f', false],
+    '[:blank:]': ['\\p{Zs}\\t', true],
+    '[:cntrl:]': ['\\p{Cc}', true],
+    '[:digit:]': ['\\p{Nd}', true],
+    '[:graph:]': ['\\p{Z}\\p{C}', true, true],
+    '[:lower:]': ['\\p{Ll}', true],
+    '[:print:]': ['\\p{C}', true],
+    '[:punct:]': ['\\p{P}', true],
+    '[:space:]': ['\\p{Z}\\t\\r\\n\\v\\f', true],
+    '[:upper:]': ['\\p{Lu}', true],
+    '[:word:]': ['\\p{L}\\p{Nl}\\p{Nd}\\p{Pc}', true],
+    '[:xdigit:]': ['A-Fa-f0-9', false],
+};
+// only need to escape a few things inside of brace expressions
+// escapes: [ \ ] -
+const braceEscape = (s) => s.replace(/[[\]\\-]/g, '\\$&');
+// escape all regexp magic characters
+const regexpEscape = (s) => s.replace(/[-[\]{}()*+?.,\\^$|#\s]/g, '\\$&');
+// everything has already been escaped, we just have to join
+const rangesToString = (ranges) => ranges.join('');
+// takes a glob string at a posix brace expression, and returns
+// an equivalent regular expression source, and boolean indicating
+// whether the /u flag needs to be applied, and the number of chars
+// consumed to parse the character class.
+// This also removes out of order ranges, and returns ($.) if the
+// entire class just no good.
+const parseClass = (glob, position) => {
+    const pos = position;
+    /* c8 ignore start */
+    if (glob.charAt(pos) !== '[') {
+        throw new Error('not in a brace expression');
+    }
+    /* c8 ignore stop */
+    const ranges = [];
+    const negs = [];
+    let i = pos + 1;
+    let sawStart = false;
+    let uflag = false;
+    let escaping = false;
+    let negate = false;
+    let endPos = pos;
+    let rangeStart = '';
+    WHILE: while (i < glob.length) {
+        const c = glob.charAt(i);
+        if ((c === '!' || c === '^') && i === pos + 1) {
+            negate = true;
+            i++;
+            continue;
+        }
+        if (c === ']' && sawStart && !escaping) {
+            endPos = i + 1;
+            break;
+        }
+        sawStart = true;
+        if (c === '\\') {
+            if (!escaping) {
+                escaping = true;
+                i++;
+                continue;
+            }
+            // escaped \ char, fall through and treat like normal char
+        }
+        if (c === '[' && !escaping) {
+            // either a posix class, a collation equivalent, or just a [
+            for (const [cls, [unip, u, neg]] of Object.entries(posixClasses)) {
+                if (glob.startsWith(cls, i)) {
+                    // invalid, [a-[] is fine, but not [a-[:alpha]]
+                    if (rangeStart) {
+                        return ['$.', false, glob.length - pos, true];
+                    }
+                    i += cls.length;
+                    if (neg)
+                        negs.push(unip);
+                    else
+                        ranges.push(unip);
+                    uflag = uflag || u;
+                    continue WHILE;
+                }
+            }
+        }
+        // now it's just a normal character, effectively
+        escaping = false;
+        if (rangeStart) {
+            // throw this range away if it's not valid, but others
+            // can still match.
+            if (c > rangeStart) {
+                ranges.push(braceEscape(rangeStart) + '-' + braceEscape(c));
+            }
+            else if (c === rangeStart) {
+                ranges.push(braceEscape(c));
+            }
+            rangeStart = '';
+            i++;
+            continue;
+        }
+        // now might be the start of a range.
+        // can be either c-d or c-] or c<more...>] or c] at this point
+        if (glob.startsWith('-]', i + 1)) {
+            ranges.push(braceEscape(c + '-'));
+            i += 2;
+            continue;
+        }
+        if (glob.startsWith('-', i + 1)) {
+            rangeStart = c;
+            i += 2;
+            continue;
+        }
+        // not the start of a range, just a single character
+        ranges.push(braceEscape(c));
+        i++;
+    }
+    if (endPos < i) {
+        // didn't see the end of the class, not a valid class,
+        // but might still be valid as a literal match.
+        return ['', false, 0, false];
+    }
+    // if we got no ranges and no negates, then we have a range that
+    // cannot possibly match anything, and that poisons the whole glob
+    if (!ranges.length && !negs.length) {
+        return ['$.', false, glob.length - pos, true];
+    }
+    // if we got one positive range, and it's a single character, then that's
+    // not actually a magic pattern, it's just that one literal character.
+    // we should not treat that as "magic", we should just return the literal
+    // character. [_] is a perfectly valid way to escape glob magic chars.
+    if (negs.length === 0 &&
+        ranges.length === 1 &&
+        /^\\?.$/.test(ranges[0]) &&
+        !negate) {
+        const r = ranges[0].length === 2 ? ranges[0].slice(-1) : ranges[0];
+        return [regexpEscape(r), false, endPos - pos, false];
+    }
+    const sranges = '[' + (negate ? '^' : '') + rangesToString(ranges) + ']';
+    const snegs = '[' + (negate ? '' : '^') + rangesToString(negs) + ']';
+    const comb = ranges.length && negs.length ? '(' + sranges + '|' + snegs + ')'
+        : ranges.length ? sranges
+            : snegs;
+    return [comb, uflag, endPos - pos, true];
+};
+//# sourceMappingURL=brace-expressions.js.map
+;// CONCATENATED MODULE: ./node_modules/minimatch/dist/esm/unescape.js
+/**
+ * Un-escape a string that has been escaped with {@link escape}.
+ *
+ * If the {@link MinimatchOptions.windowsPathsNoEscape} option is used, then
+ * square-bracket escapes are removed, but not backslash escapes.
+ *
+ * For example, it will turn the string `'[*]'` into `*`, but it will not
+ * turn `'\\*'` into `'*'`, because `\` is a path separator in
+ * `windowsPathsNoEscape` mode.
+ *
+ * When `windowsPathsNoEscape` is not set, then both square-bracket escapes and
+ * backslash escapes are removed.
+ *
+ * Slashes (and backslashes in `windowsPathsNoEscape` mode) cannot be escaped
+ * or unescaped.
+ *
+ * When `magicalBraces` is not set, escapes of braces (`{` and `}`) will not be
+ * unescaped.
+ */
+const unescape_unescape = (s, { windowsPathsNoEscape = false, magicalBraces = true, } = {}) => {
+    if (magicalBraces) {
+        return windowsPathsNoEscape ?
+            s.replace(/\[([^/\\])\]/g, '$1')
+            : s
+                .replace(/((?!\\).|^)\[([^/\\])\]/g, '$1$2')
+                .replace(/\\([^/])/g, '$1');
+    }
+    return windowsPathsNoEscape ?
+        s.replace(/\[([^/\\{}])\]/g, '$1')
+        : s
+            .replace(/((?!\\).|^)\[([^/\\{}])\]/g, '$1$2')
+            .replace(/\\([^/{}])/g, '$1');
+};
+//# sourceMappingURL=unescape.js.map
+;// CONCATENATED MODULE: ./node_modules/minimatch/dist/esm/ast.js
+// parse a single path portion
+var _a;
+
+
+const types = new Set(['!', '?', '+', '*', '@']);
+const isExtglobType = (c) => types.has(c);
+const isExtglobAST = (c) => isExtglobType(c.type);
+// Map of which extglob types can adopt the children of a nested extglob
+//
+// anything but ! can adopt a matching type:
+// +(a|+(b|c)|d) => +(a|b|c|d)
+// *(a|*(b|c)|d) => *(a|b|c|d)
+// @(a|@(b|c)|d) => @(a|b|c|d)
+// ?(a|?(b|c)|d) => ?(a|b|c|d)
+//
+// * can adopt anything, because 0 or repetition is allowed
+// *(a|?(b|c)|d) => *(a|b|c|d)
+// *(a|+(b|c)|d) => *(a|b|c|d)
+// *(a|@(b|c)|d) => *(a|b|c|d)
+//
+// + can adopt @, because 1 or repetition is allowed
+// +(a|@(b|c)|d) => +(a|b|c|d)
+//
+// + and @ CANNOT adopt *, because 0 would be allowed
+// +(a|*(b|c)|d) => would match "", on *(b|c)
+// @(a|*(b|c)|d) => would match "", on *(b|c)
+//
+// + and @ CANNOT adopt ?, because 0 would be allowed
+// +(a|?(b|c)|d) => would match "", on ?(b|c)
+// @(a|?(b|c)|d) => would match "", on ?(b|c)
+//
+// ? can adopt @, because 0 or 1 is allowed
+// ?(a|@(b|c)|d) => ?(a|b|c|d)
+//
+// ? and @ CANNOT adopt * or +, because >1 would be allowed
+// ?(a|*(b|c)|d) => would match bbb on *(b|c)
+// @(a|*(b|c)|d) => would match bbb on *(b|c)
+// ?(a|+(b|c)|d) => would match bbb on +(b|c)
+// @(a|+(b|c)|d) => would match bbb on +(b|c)
+//
+// ! CANNOT adopt ! (nothing else can either)
+// !(a|!(b|c)|d) => !(a|b|c|d) would fail to match on b (not not b|c)
+//
+// ! can adopt @
+// !(a|@(b|c)|d) => !(a|b|c|d)
+//
+// ! CANNOT adopt *
+// !(a|*(b|c)|d) => !(a|b|c|d) would match on bbb, not allowed
+//
+// ! CANNOT adopt +
+// !(a|+(b|c)|d) => !(a|b|c|d) would match on bbb, not allowed
+//
+// ! CANNOT adopt ?
+// x!(a|?(b|c)|d) => x!(a|b|c|d) would fail to match "x"
+const adoptionMap = new Map([
+    ['!', ['@']],
+    ['?', ['?', '@']],
+    ['@', ['@']],
+    ['*', ['*', '+', '?', '@']],
+    ['+', ['+', '@']],
+]);
+// nested extglobs that can be adopted in, but with the addition of
+// a blank '' element.
+const adoptionWithSpaceMap = new Map([
+    ['!', ['?']],
+    ['@', ['?']],
+    ['+', ['?', '*']],
+]);
+// union of the previous two maps
+const adoptionAnyMap = new Map([
+    ['!', ['?', '@']],
+    ['?', ['?', '@']],
+    ['@', ['?', '@']],
+    ['*', ['*', '+', '?', '@']],
+    ['+', ['+', '@', '?', '*']],
+]);
+// Extglobs that can take over their parent if they are the only child
+// the key is parent, value maps child to resulting extglob parent type
+// '@' is omitted because it's a special case. An `@` extglob with a single
+// member can always be usurped by that subpattern.
+const usurpMap = new Map([
+    ['!', new Map([['!', '@']])],
+    [
+        '?',
+        new Map([
+            ['*', '*'],
+            ['+', '*'],
+        ]),
+    ],
+    [
+        '@',
+        new Map([
+            ['!', '!'],
+            ['?', '?'],
+            ['@', '@'],
+            ['*', '*'],
+            ['+', '+'],
+        ]),
+    ],
+    [
+        '+',
+        new Map([
+            ['?', '*'],
+            ['*', '*'],
+        ]),
+    ],
+]);
+// Patterns that get prepended to bind to the start of either the
+// entire string, or just a single path portion, to prevent dots
+// and/or traversal patterns, when needed.
+// Exts don't need the ^ or / bit, because the root binds that already.
+const startNoTraversal = '(?!(?:^|/)\\.\\.?(?:$|/))';
+const startNoDot = '(?!\\.)';
+// characters that indicate a start of pattern needs the "no dots" bit,
+// because a dot *might* be matched. ( is not in the list, because in
+// the case of a child extglob, it will handle the prevention itself.
+const addPatternStart = new Set(['[', '.']);
+// cases where traversal is A-OK, no dot prevention needed
+const justDots = new Set(['..', '.']);
+const reSpecials = new Set('().*{}+?[]^$\\!');
+const regExpEscape = (s) => s.replace(/[-[\]{}()*+?.,\\^$|#\s]/g, '\\$&');
+// any single thing other than /
+const qmark = '[^/]';
+// * => any number of characters
+const star = qmark + '*?';
+// use + when we need to ensure that *something* matches, because the * is
+// the only thing in the path portion.
+const starNoEmpty = qmark + '+?';
+// remove the \ chars that we added if we end up doing a nonmagic compare
+// const deslash = (s: string) => s.replace(/\\(.)/g, '$1')
+let ID = 0;
+class AST {
+    type;
+    #root;
+    #hasMagic;
+    #uflag = false;
+    #parts = [];
+    #parent;
+    #parentIndex;
+    #negs;
+    #filledNegs = false;
+    #options;
+    #toString;
+    // set to true if it's an extglob with no children
+    // (which really means one child of '')
+    #emptyExt = false;
+    id = ++ID;
+    get depth() {
+        return (this.#parent?.depth ?? -1) + 1;
+    }
+    [Symbol.for('nodejs.util.inspect.custom')]() {
+        return {
+            '@@type': 'AST',
+            id: this.id,
+            type: this.type,
+            root: this.#root.id,
+            parent: this.#parent?.id,
+            depth: this.depth,
+            partsLength: this.#parts.length,
+            parts: this.#parts,
+        };
+    }
+    constructor(type, parent, options = {}) {
+        this.type = type;
+        // extglobs are inherently magical
+        if (type)
+            this.#hasMagic = true;
+        this.#parent = parent;
+        this.#root = this.#parent ? this.#parent.#root : this;
+        this.#options = this.#root === this ? options : this.#root.#options;
+        this.#negs = this.#root === this ? [] : this.#root.#negs;
+        if (type === '!' && !this.#root.#filledNegs)
+            this.#negs.push(this);
+        this.#parentIndex = this.#parent ? this.#parent.#parts.length : 0;
+    }
+    get hasMagic() {
+        /* c8 ignore start */
+        if (this.#hasMagic !== undefined)
+            return this.#hasMagic;
+        /* c8 ignore stop */
+        for (const p of this.#parts) {
+            if (typeof p === 'string')
+                continue;
+            if (p.type || p.hasMagic)
+                return (this.#hasMagic = true);
+        }
+        // note: will be undefined until we generate the regexp src and find out
+        return this.#hasMagic;
+    }
+    // reconstructs the pattern
+    toString() {
+        return (this.#toString !== undefined ? this.#toString
+            : !this.type ?
+                (this.#toString = this.#parts.map(p => String(p)).join(''))
+                : (this.#toString =
+                    this.type +
+                        '(' +
+                        this.#parts.map(p => String(p)).join('|') +
+                        ')'));
+    }
+    #fillNegs() {
+        /* c8 ignore start */
+        if (this !== this.#root)
+            throw new Error('should only call on root');
+        if (this.#filledNegs)
+            return this;
+        /* c8 ignore stop */
+        // call toString() once to fill this out
+        this.toString();
+        this.#filledNegs = true;
+        let n;
+        while ((n = this.#negs.pop())) {
+            if (n.type !== '!')
+                continue;
+            // walk up the tree, appending everthing that comes AFTER parentIndex
+            let p = n;
+            let pp = p.#parent;
+            while (pp) {
+                for (let i = p.#parentIndex + 1; !pp.type && i < pp.#parts.length; i++) {
+                    for (const part of n.#parts) {
+                        /* c8 ignore start */
+                        if (typeof part === 'string') {
+                            throw new Error('string part in extglob AST??');
+                        }
+                        /* c8 ignore stop */
+                        part.copyIn(pp.#parts[i]);
+                    }
+                }
+                p = pp;
+                pp = p.#parent;
+            }
+        }
+        return this;
+    }
+    push(...parts) {
+        for (const p of parts) {
+            if (p === '')
+                continue;
+            /* c8 ignore start */
+            if (typeof p !== 'string' &&
+                !(p instanceof _a && p.#parent === this)) {
+                throw new Error('invalid part: ' + p);
+            }
+            /* c8 ignore stop */
+            this.#parts.push(p);
+        }
+    }
+    toJSON() {
+        const ret = this.type === null ?
+            this.#parts
+                .slice()
+                .map(p => (typeof p === 'string' ? p : p.toJSON()))
+            : [this.type, ...this.#parts.map(p => p.toJSON())];
+        if (this.isStart() && !this.type)
+            ret.unshift([]);
+        if (this.isEnd() &&
+            (this === this.#root ||
+                (this.#root.#filledNegs && this.#parent?.type === '!'))) {
+            ret.push({});
+        }
+        return ret;
+    }
+    isStart() {
+        if (this.#root === this)
+            return true;
+        // if (this.type) return !!this.#parent?.isStart()
+        if (!this.#parent?.isStart())
+            return false;
+        if (this.#parentIndex === 0)
+            return true;
+        // if everything AHEAD of this is a negation, then it's still the "start"
+        const p = this.#parent;
+        for (let i = 0; i < this.#parentIndex; i++) {
+            const pp = p.#parts[i];
+            if (!(pp instanceof _a && pp.type === '!')) {
+                return false;
+            }
+        }
+        return true;
+    }
+    isEnd() {
+        if (this.#root === this)
+            return true;
+        if (this.#parent?.type === '!')
+            return true;
+        if (!this.#parent?.isEnd())
+            return false;
+        if (!this.type)
+            return this.#parent?.isEnd();
+        // if not root, it'll always have a parent
+        /* c8 ignore start */
+        const pl = this.#parent ? this.#parent.#parts.length : 0;
+        /* c8 ignore stop */
+        return this.#parentIndex === pl - 1;
+    }
+    copyIn(part) {
+        if (typeof part === 'string')
+            this.push(part);
+        else
+            this.push(part.clone(this));
+    }
+    clone(parent) {
+        const c = new _a(this.type, parent);
+        for (const p of this.#parts) {
+            c.copyIn(p);
+        }
+        return c;
+    }
+    static #parseAST(str, ast, pos, opt, extDepth) {
+        const maxDepth = opt.maxExtglobRecursion ?? 2;
+        let escaping = false;
+        let inBrace = false;
+        let braceStart = -1;
+        let braceNeg = false;
+        if (ast.type === null) {
+            // outside of a extglob, append until we find a start
+            let i = pos;
+            let acc = '';
+            while (i < str.length) {
+                const c = str.charAt(i++);
+                // still accumulate escapes at this point, but we do ignore
+                // starts that are escaped
+                if (escaping || c === '\\') {
+                    escaping = !escaping;
+                    acc += c;
+                    continue;
+                }
+                if (inBrace) {
+                    if (i === braceStart + 1) {
+                        if (c === '^' || c === '!') {
+                            braceNeg = true;
+                        }
+                    }
+                    else if (c === ']' && !(i === braceStart + 2 && braceNeg)) {
+                        inBrace = false;
+                    }
+                    acc += c;
+                    continue;
+                }
+                else if (c === '[') {
+                    inBrace = true;
+                    braceStart = i;
+                    braceNeg = false;
+                    acc += c;
+                    continue;
+                }
+                // we don't have to check for adoption here, because that's
+                // done at the other recursion point.
+                const doRecurse = !opt.noext &&
+                    isExtglobType(c) &&
+                    str.charAt(i) === '(' &&
+                    extDepth <= maxDepth;
+                if (doRecurse) {
+                    ast.push(acc);
+                    acc = '';
+                    const ext = new _a(c, ast);
+                    i = _a.#parseAST(str, ext, i, opt, extDepth + 1);
+                    ast.push(ext);
+                    continue;
+                }
+                acc += c;
+            }
+            ast.push(acc);
+            return i;
+        }
+        // some kind of extglob, pos is at the (
+        // find the next | or )
+        let i = pos + 1;
+        let part = new _a(null, ast);
+        const parts = [];
+        let acc = '';
+        while (i < str.length) {
+            const c = str.charAt(i++);
+            // still accumulate escapes at this point, but we do ignore
+            // starts that are escaped
+            if (escaping || c === '\\') {
+                escaping = !escaping;
+                acc += c;
+                continue;
+            }
+            if (inBrace) {
+                if (i === braceStart + 1) {
+                    if (c === '^' || c === '!') {
+                        braceNeg = true;
+                    }
+                }
+                else if (c === ']' && !(i === braceStart + 2 && braceNeg)) {
+                    inBrace = false;
+                }
+                acc += c;
+                continue;
+            }
+            else if (c === '[') {
+                inBrace = true;
+                braceStart = i;
+                braceNeg = false;
+                acc += c;
+                continue;
+            }
+            const doRecurse = !opt.noext &&
+                isExtglobType(c) &&
+                str.charAt(i) === '(' &&
+                /* c8 ignore start - the maxDepth is sufficient here */
+                (extDepth <= maxDepth || (ast && ast.#canAdoptType(c)));
+            /* c8 ignore stop */
+            if (doRecurse) {
+                const depthAdd = ast && ast.#canAdoptType(c) ? 0 : 1;
+                part.push(acc);
+                acc = '';
+                const ext = new _a(c, part);
+                part.push(ext);
+                i = _a.#parseAST(str, ext, i, opt, extDepth + depthAdd);
+                continue;
+            }
+            if (c === '|') {
+                part.push(acc);
+                acc = '';
+                parts.push(part);
+                part = new _a(null, ast);
+                continue;
+            }
+            if (c === ')') {
+                if (acc === '' && ast.#parts.length === 0) {
+                    ast.#emptyExt = true;
+                }
+                part.push(acc);
+                acc = '';
+                ast.push(...parts, part);
+                return i;
+            }
+            acc += c;
+        }
+        // unfinished extglob
+        // if we got here, it was a malformed extglob! not an extglob, but
+        // maybe something else in there.
+        ast.type = null;
+        ast.#hasMagic = undefined;
+        ast.#parts = [str.substring(pos - 1)];
+        return i;
+    }
+    #canAdoptWithSpace(child) {
+        return this.#canAdopt(child, adoptionWithSpaceMap);
+    }
+    #canAdopt(child, map = adoptionMap) {
+        if (!child ||
+            typeof child !== 'object' ||
+            child.type !== null ||
+            child.#parts.length !== 1 ||
+            this.type === null) {
+            return false;
+        }
+        const gc = child.#parts[0];
+        if (!gc || typeof gc !== 'object' || gc.type === null) {
+            return false;
+        }
+        return this.#canAdoptType(gc.type, map);
+    }
+    #canAdoptType(c, map = adoptionAnyMap) {
+        return !!map.get(this.type)?.includes(c);
+    }
+    #adoptWithSpace(child, index) {
+        const gc = child.#parts[0];
+        const blank = new _a(null, gc, this.options);
+        blank.#parts.push('');
+        gc.push(blank);
+        this.#adopt(child, index);
+    }
+    #adopt(child, index) {
+        const gc = child.#parts[0];
+        this.#parts.splice(index, 1, ...gc.#parts);
+        for (const p of gc.#parts) {
+            if (typeof p === 'object')
+                p.#parent = this;
+        }
+        this.#toString = undefined;
+    }
+    #canUsurpType(c) {
+        const m = usurpMap.get(this.type);
+        return !!m?.has(c);
+    }
+    #canUsurp(child) {
+        if (!child ||
+            typeof child !== 'object' ||
+            child.type !== null ||
+            child.#parts.length !== 1 ||
+            this.type === null ||
+            this.#parts.length !== 1) {
+            return false;
+        }
+        const gc = child.#parts[0];
+        if (!gc || typeof gc !== 'object' || gc.type === null) {
+            return false;
+        }
+        return this.#canUsurpType(gc.type);
+    }
+    #usurp(child) {
+        const m = usurpMap.get(this.type);
+        const gc = child.#parts[0];
+        const nt = m?.get(gc.type);
+        /* c8 ignore start - impossible */
+        if (!nt)
+            return false;
+        /* c8 ignore stop */
+        this.#parts = gc.#parts;
+        for (const p of this.#parts) {
+            if (typeof p === 'object') {
+                p.#parent = this;
+            }
+        }
+        this.type = nt;
+        this.#toString = undefined;
+        this.#emptyExt = false;
+    }
+    static fromGlob(pattern, options = {}) {
+        const ast = new _a(null, undefined, options);
+        _a.#parseAST(pattern, ast, 0, options, 0);
+        return ast;
+    }
+    // returns the regular expression if there's magic, or the unescaped
+    // string if not.
+    toMMPattern() {
+        // should only be called on root
+        /* c8 ignore start */
+        if (this !== this.#root)
+            return this.#root.toMMPattern();
+        /* c8 ignore stop */
+        const glob = this.toString();
+        const [re, body, hasMagic, uflag] = this.toRegExpSource();
+        // if we're in nocase mode, and not nocaseMagicOnly, then we do
+        // still need a regular expression if we have to case-insensitively
+        // match capital/lowercase characters.
+        const anyMagic = hasMagic ||
+            this.#hasMagic ||
+            (this.#options.nocase &&
+                !this.#options.nocaseMagicOnly &&
+                glob.toUpperCase() !== glob.toLowerCase());
+        if (!anyMagic) {
+            return body;
+        }
+        const flags = (this.#options.nocase ? 'i' : '') + (uflag ? 'u' : '');
+        return Object.assign(new RegExp(`^${re}$`, flags), {
+            _src: re,
+            _glob: glob,
+        });
+    }
+    get options() {
+        return this.#options;
+    }
+    // returns the string match, the regexp source, whether there's magic
+    // in the regexp (so a regular expression is required) and whether or
+    // not the uflag is needed for the regular expression (for posix classes)
+    // TODO: instead of injecting the start/end at this point, just return
+    // the BODY of the regexp, along with the start/end portions suitable
+    // for binding the start/end in either a joined full-path makeRe context
+    // (where we bind to (^|/), or a standalone matchPart context (where
+    // we bind to ^, and not /).  Otherwise slashes get duped!
+    //
+    // In part-matching mode, the start is:
+    // - if not isStart: nothing
+    // - if traversal possible, but not allowed: ^(?!\.\.?$)
+    // - if dots allowed or not possible: ^
+    // - if dots possible and not allowed: ^(?!\.)
+    // end is:
+    // - if not isEnd(): nothing
+    // - else: $
+    //
+    // In full-path matching mode, we put the slash at the START of the
+    // pattern, so start is:
+    // - if first pattern: same as part-matching mode
+    // - if not isStart(): nothing
+    // - if traversal possible, but not allowed: /(?!\.\.?(?:$|/))
+    // - if dots allowed or not possible: /
+    // - if dots possible and not allowed: /(?!\.)
+    // end is:
+    // - if last pattern, same as part-matching mode
+    // - else nothing
+    //
+    // Always put the (?:$|/) on negated tails, though, because that has to be
+    // there to bind the end of the negated pattern portion, and it's easier to
+    // just stick it in now rather than try to inject it later in the middle of
+    // the pattern.
+    //
+    // We can just always return the same end, and leave it up to the caller
+    // to know whether it's going to be used joined or in parts.
+    // And, if the start is adjusted slightly, can do the same there:
+    // - if not isStart: nothing
+    // - if traversal possible, but not allowed: (?:/|^)(?!\.\.?$)
+    // - if dots allowed or not possible: (?:/|^)
+    // - if dots possible and not allowed: (?:/|^)(?!\.)
+    //
+    // But it's better to have a simpler binding without a conditional, for
+    // performance, so probably better to return both start options.
+    //
+    // Then the caller just ignores the end if it's not the first pattern,
+    // and the start always gets applied.
+    //
+    // But that's always going to be $ if it's the ending pattern, or nothing,
+    // so the caller can just attach $ at the end of the pattern when building.
+    //
+    // So the todo is:
+    // - better detect what kind of start is needed
+    // - return both flavors of starting pattern
+    // - attach $ at the end of the pattern when creating the actual RegExp
+    //
+    // Ah, but wait, no, that all only applies to the root when the first pattern
+    // is not an extglob. If the first pattern IS an extglob, then we need all
+    // that dot prevention biz to live in the extglob portions, because eg
+    // +(*|.x*) can match .xy but not .yx.
+    //
+    // So, return the two flavors if it's #root and the first child is not an
+    // AST, otherwise leave it to the child AST to handle it, and there,
+    // use the (?:^|/) style of start binding.
+    //
+    // Even simplified further:
+    // - Since the start for a join is eg /(?!\.) and the start for a part
+    // is ^(?!\.), we can just prepend (?!\.) to the pattern (either root
+    // or start or whatever) and prepend ^ or / at the Regexp construction.
+    toRegExpSource(allowDot) {
+        const dot = allowDot ?? !!this.#options.dot;
+        if (this.#root === this) {
+            this.#flatten();
+            this.#fillNegs();
+        }
+        if (!isExtglobAST(this)) {
+            const noEmpty = this.isStart() &&
+                this.isEnd() &&
+                !this.#parts.some(s => typeof s !== 'string');
+            const src = this.#parts
+                .map(p => {
+                const [re, _, hasMagic, uflag] = typeof p === 'string' ?
+                    _a.#parseGlob(p, this.#hasMagic, noEmpty)
+                    : p.toRegExpSource(allowDot);
+                this.#hasMagic = this.#hasMagic || hasMagic;
+                this.#uflag = this.#uflag || uflag;
+                return re;
+            })
+                .join('');
+            let start = '';
+            if (this.isStart()) {
+                if (typeof this.#parts[0] === 'string') {
+                    // this is the string that will match the start of the pattern,
+                    // so we need to protect against dots and such.
+                    // '.' and '..' cannot match unless the pattern is that exactly,
+                    // even if it starts with . or dot:true is set.
+                    const dotTravAllowed = this.#parts.length === 1 && justDots.has(this.#parts[0]);
+                    if (!dotTravAllowed) {
+                        const aps = addPatternStart;
+                        // check if we have a possibility of matching . or ..,
+                        // and prevent that.
+                        const needNoTrav = 
+                        // dots are allowed, and the pattern starts with [ or .
+                        (dot && aps.has(src.charAt(0))) ||
+                            // the pattern starts with \., and then [ or .
+                            (src.startsWith('\\.') && aps.has(src.charAt(2))) ||
+                            // the pattern starts with \.\., and then [ or .
+                            (src.startsWith('\\.\\.') && aps.has(src.charAt(4)));
+                        // no need to prevent dots if it can't match a dot, or if a
+                        // sub-pattern will be preventing it anyway.
+                        const needNoDot = !dot && !allowDot && aps.has(src.charAt(0));
+                        start =
+                            needNoTrav ? startNoTraversal
+                                : needNoDot ? startNoDot
+                                    : '';
+                    }
+                }
+            }
+            // append the "end of path portion" pattern to negation tails
+            let end = '';
+            if (this.isEnd() &&
+                this.#root.#filledNegs &&
+                this.#parent?.type === '!') {
+                end = '(?:$|\\/)';
+            }
+            const final = start + src + end;
+            return [
+                final,
+                unescape_unescape(src),
+                (this.#hasMagic = !!this.#hasMagic),
+                this.#uflag,
+            ];
+        }
+        // We need to calculate the body *twice* if it's a repeat pattern
+        // at the start, once in nodot mode, then again in dot mode, so a
+        // pattern like *(?) can match 'x.y'
+        const repeated = this.type === '*' || this.type === '+';
+        // some kind of extglob
+        const start = this.type === '!' ? '(?:(?!(?:' : '(?:';
+        let body = this.#partsToRegExp(dot);
+        if (this.isStart() && this.isEnd() && !body && this.type !== '!') {
+            // invalid extglob, has to at least be *something* present, if it's
+            // the entire path portion.
+            const s = this.toString();
+            const me = this;
+            me.#parts = [s];
+            me.type = null;
+            me.#hasMagic = undefined;
+            return [s, unescape_unescape(this.toString()), false, false];
+        }
+        let bodyDotAllowed = !repeated || allowDot || dot || !startNoDot ?
+            ''
+            : this.#partsToRegExp(true);
+        if (bodyDotAllowed === body) {
+            bodyDotAllowed = '';
+        }
+        if (bodyDotAllowed) {
+            body = `(?:${body})(?:${bodyDotAllowed})*?`;
+        }
+        // an empty !() is exactly equivalent to a starNoEmpty
+        let final = '';
+        if (this.type === '!' && this.#emptyExt) {
+            final = (this.isStart() && !dot ? startNoDot : '') + starNoEmpty;
+        }
+        else {
+            const close = this.type === '!' ?
+                // !() must match something,but !(x) can match ''
+                '))' +
+                    (this.isStart() && !dot && !allowDot ? startNoDot : '') +
+                    star +
+                    ')'
+                : this.type === '@' ? ')'
+                    : this.type === '?' ? ')?'
+                        : this.type === '+' && bodyDotAllowed ? ')'
+                            : this.type === '*' && bodyDotAllowed ? `)?`
+                                : `)${this.type}`;
+            final = start + body + close;
+        }
+        return [
+            final,
+            unescape_unescape(body),
+            (this.#hasMagic = !!this.#hasMagic),
+            this.#uflag,
+        ];
+    }
+    #flatten() {
+        if (!isExtglobAST(this)) {
+            for (const p of this.#parts) {
+                if (typeof p === 'object') {
+                    p.#flatten();
+                }
+            }
+        }
+        else {
+            // do up to 10 passes to flatten as much as possible
+            let iterations = 0;
+            let done = false;
+            do {
+                done = true;
+                for (let i = 0; i < this.#parts.length; i++) {
+                    const c = this.#parts[i];
+                    if (typeof c === 'object') {
+                        c.#flatten();
+                        if (this.#canAdopt(c)) {
+                            done = false;
+                            this.#adopt(c, i);
+                        }
+                        else if (this.#canAdoptWithSpace(c)) {
+                            done = false;
+                            this.#adoptWithSpace(c, i);
+                        }
+                        else if (this.#canUsurp(c)) {
+                            done = false;
+                            this.#usurp(c);
+                        }
+                    }
+                }
+            } while (!done && ++iterations < 10);
+        }
+        this.#toString = undefined;
+    }
+    #partsToRegExp(dot) {
+        return this.#parts
+            .map(p => {
+            // extglob ASTs should only contain parent ASTs
+            /* c8 ignore start */
+            if (typeof p === 'string') {
+                throw new Error('string type in extglob ast??');
+            }
+            /* c8 ignore stop */
+            // can ignore hasMagic, because extglobs are already always magic
+            const [re, _, _hasMagic, uflag] = p.toRegExpSource(dot);
+            this.#uflag = this.#uflag || uflag;
+            return re;
+        })
+            .filter(p => !(this.isStart() && this.isEnd()) || !!p)
+            .join('|');
+    }
+    static #parseGlob(glob, hasMagic, noEmpty = false) {
+        let escaping = false;
+        let re = '';
+        let uflag = false;
+        // multiple stars that aren't globstars coalesce into one *
+        let inStar = false;
+        for (let i = 0; i < glob.length; i++) {
+            const c = glob.charAt(i);
+            if (escaping) {
+                escaping = false;
+                re += (reSpecials.has(c) ? '\\' : '') + c;
+                continue;
+            }
+            if (c === '*') {
+                if (inStar)
+                    continue;
+                inStar = true;
+                re += noEmpty && /^[*]+$/.test(glob) ? starNoEmpty : star;
+                hasMagic = true;
+                continue;
+            }
+            else {
+                inStar = false;
+            }
+            if (c === '\\') {
+                if (i === glob.length - 1) {
+                    re += '\\\\';
+                }
+                else {
+                    escaping = true;
+                }
+                continue;
+            }
+            if (c === '[') {
+                const [src, needUflag, consumed, magic] = parseClass(glob, i);
+                if (consumed) {
+                    re += src;
+                    uflag = uflag || needUflag;
+                    i += consumed - 1;
+                    hasMagic = hasMagic || magic;
+                    continue;
+                }
+            }
+            if (c === '?') {
+                re += qmark;
+                hasMagic = true;
+                continue;
+            }
+            re += regExpEscape(c);
+        }
+        return [re, unescape_unescape(glob), !!hasMagic, uflag];
+    }
+}
+_a = AST;
+//# sourceMappingURL=ast.js.map
+;// CONCATENATED MODULE: ./node_modules/minimatch/dist/esm/escape.js
+/**
+ * Escape all magic characters in a glob pattern.
+ *
+ * If the {@link MinimatchOptions.windowsPathsNoEscape}
+ * option is used, then characters are escaped by wrapping in `[]`, because
+ * a magic character wrapped in a character class can only be satisfied by
+ * that exact character.  In this mode, `\` is _not_ escaped, because it is
+ * not interpreted as a magic character, but instead as a path separator.
+ *
+ * If the {@link MinimatchOptions.magicalBraces} option is used,
+ * then braces (`{` and `}`) will be escaped.
+ */
+const escape_escape = (s, { windowsPathsNoEscape = false, magicalBraces = false, } = {}) => {
+    // don't need to escape +@! because we escape the parens
+    // that make those magic, and escaping ! as [!] isn't valid,
+    // because [!]] is a valid glob class meaning not ']'.
+    if (magicalBraces) {
+        return windowsPathsNoEscape ?
+            s.replace(/[?*()[\]{}]/g, '[$&]')
+            : s.replace(/[?*()[\]\\{}]/g, '\\$&');
+    }
+    return windowsPathsNoEscape ?
+        s.replace(/[?*()[\]]/g, '[$&]')
+        : s.replace(/[?*()[\]\\]/g, '\\$&');
+};
+//# sourceMappingURL=escape.js.map
+;// CONCATENATED MODULE: ./node_modules/minimatch/dist/esm/index.js
+
+
+
+
+
+const minimatch = (p, pattern, options = {}) => {
+    assertValidPattern(pattern);
+    // shortcut: comments match nothing.
+    if (!options.nocomment && pattern.charAt(0) === '#') {
+        return false;
+    }
+    return new Minimatch(pattern, options).match(p);
+};
+// Optimized checking for the most common glob patterns.
+const starDotExtRE = /^\*+([^+@!?*[(]*)$/;
+const starDotExtTest = (ext) => (f) => !f.startsWith('.') && f.endsWith(ext);
+const starDotExtTestDot = (ext) => (f) => f.endsWith(ext);
+const starDotExtTestNocase = (ext) => {
+    ext = ext.toLowerCase();
+    return (f) => !f.startsWith('.') && f.toLowerCase().endsWith(ext);
+};
+const starDotExtTestNocaseDot = (ext) => {
+    ext = ext.toLowerCase();
+    return (f) => f.toLowerCase().endsWith(ext);
+};
+const starDotStarRE = /^\*+\.\*+$/;
+const starDotStarTest = (f) => !f.startsWith('.') && f.includes('.');
+const starDotStarTestDot = (f) => f !== '.' && f !== '..' && f.includes('.');
+const dotStarRE = /^\.\*+$/;
+const dotStarTest = (f) => f !== '.' && f !== '..' && f.startsWith('.');
+const starRE = /^\*+$/;
+const starTest = (f) => f.length !== 0 && !f.startsWith('.');
+const starTestDot = (f) => f.length !== 0 && f !== '.' && f !== '..';
+const qmarksRE = /^\?+([^+@!?*[(]*)?$/;
+const qmarksTestNocase = ([$0, ext = '']) => {
+    const noext = qmarksTestNoExt([$0]);
+    if (!ext)
+        return noext;
+    ext = ext.toLowerCase();
+    return (f) => noext(f) && f.toLowerCase().endsWith(ext);
+};
+const qmarksTestNocaseDot = ([$0, ext = '']) => {
+    const noext = qmarksTestNoExtDot([$0]);
+    if (!ext)
+        return noext;
+    ext = ext.toLowerCase();
+    return (f) => noext(f) && f.toLowerCase().endsWith(ext);
+};
+const qmarksTestDot = ([$0, ext = '']) => {
+    const noext = qmarksTestNoExtDot([$0]);
+    return !ext ? noext : (f) => noext(f) && f.endsWith(ext);
+};
+const qmarksTest = ([$0, ext = '']) => {
+    const noext = qmarksTestNoExt([$0]);
+    return !ext ? noext : (f) => noext(f) && f.endsWith(ext);
+};
+const qmarksTestNoExt = ([$0]) => {
+    const len = $0.length;
+    return (f) => f.length === len && !f.startsWith('.');
+};
+const qmarksTestNoExtDot = ([$0]) => {
+    const len = $0.length;
+    return (f) => f.length === len && f !== '.' && f !== '..';
+};
+/* c8 ignore start */
+const defaultPlatform = (typeof process === 'object' && process ?
+    (typeof process.env === 'object' &&
+        process.env &&
+        process.env.__MINIMATCH_TESTING_PLATFORM__) ||
+        process.platform
+    : 'posix');
+const esm_path = {
+    win32: { sep: '\\' },
+    posix: { sep: '/' },
+};
+/* c8 ignore stop */
+const sep = defaultPlatform === 'win32' ? esm_path.win32.sep : esm_path.posix.sep;
+minimatch.sep = sep;
+const GLOBSTAR = Symbol('globstar **');
+minimatch.GLOBSTAR = GLOBSTAR;
+// any single thing other than /
+// don't need to escape / when using new RegExp()
+const esm_qmark = '[^/]';
+// * => any number of characters
+const esm_star = esm_qmark + '*?';
+// ** when dots are allowed.  Anything goes, except .. and .
+// not (^ or / followed by one or two dots followed by $ or /),
+// followed by anything, any number of times.
+const twoStarDot = '(?:(?!(?:\\/|^)(?:\\.{1,2})($|\\/)).)*?';
+// not a ^ or / followed by a dot,
+// followed by anything, any number of times.
+const twoStarNoDot = '(?:(?!(?:\\/|^)\\.).)*?';
+const filter = (pattern, options = {}) => (p) => minimatch(p, pattern, options);
+minimatch.filter = filter;
+const ext = (a, b = {}) => Object.assign({}, a, b);
+const defaults = (def) => {
+    if (!def || typeof def !== 'object' || !Object.keys(def).length) {
+        return minimatch;
+    }
+    const orig = minimatch;
+    const m = (p, pattern, options = {}) => orig(p, pattern, ext(def, options));
+    return Object.assign(m, {
+        Minimatch: class Minimatch extends orig.Minimatch {
+            constructor(pattern, options = {}) {
+                super(pattern, ext(def, options));
+            }
+            static defaults(options) {
+                return orig.defaults(ext(def, options)).Minimatch;
+            }
+        },
+        AST: class AST extends orig.AST {
+            /* c8 ignore start */
+            constructor(type, parent, options = {}) {
+                super(type, parent, ext(def, options));
+            }
+            /* c8 ignore stop */
+            static fromGlob(pattern, options = {}) {
+                return orig.AST.fromGlob(pattern, ext(def, options));
+            }
+        },
+        unescape: (s, options = {}) => orig.unescape(s, ext(def, options)),
+        escape: (s, options = {}) => orig.escape(s, ext(def, options)),
+        filter: (pattern, options = {}) => orig.filter(pattern, ext(def, options)),
+        defaults: (options) => orig.defaults(ext(def, options)),
+        makeRe: (pattern, options = {}) => orig.makeRe(pattern, ext(def, options)),
+        braceExpand: (pattern, options = {}) => orig.braceExpand(pattern, ext(def, options)),
+        match: (list, pattern, options = {}) => orig.match(list, pattern, ext(def, options)),
+        sep: orig.sep,
+        GLOBSTAR: GLOBSTAR,
+    });
+};
+minimatch.defaults = defaults;
+// Brace expansion:
+// a{b,c}d -> abd acd
+// a{b,}c -> abc ac
+// a{0..3}d -> a0d a1d a2d a3d
+// a{b,c{d,e}f}g -> abg acdfg acefg
+// a{b,c}d{e,f}g -> abdeg acdeg abdeg abdfg
+//
+// Invalid sets are not expanded.
+// a{2..}b -> a{2..}b
+// a{b}c -> a{b}c
+const braceExpand = (pattern, options = {}) => {
+    assertValidPattern(pattern);
+    // Thanks to Yeting Li <https://github.com/yetingli> for
+    // improving this regexp to avoid a ReDOS vulnerability.
+    if (options.nobrace || !/\{(?:(?!\{).)*\}/.test(pattern)) {
+        // shortcut. no need to expand.
+        return [pattern];
+    }
+    return expand(pattern, { max: options.braceExpandMax });
+};
+minimatch.braceExpand = braceExpand;
+// parse a component of the expanded set.
+// At this point, no pattern may contain "/" in it
+// so we're going to return a 2d array, where each entry is the full
+// pattern, split on '/', and then turned into a regular expression.
+// A regexp is made at the end which joins each array with an
+// escaped /, and another full one which joins each regexp with |.
+//
+// Following the lead of Bash 4.1, note that "**" only has special meaning
+// when it is the *only* thing in a path portion.  Otherwise, any series
+// of * is equivalent to a single *.  Globstar behavior is enabled by
+// default, and can be disabled by setting options.noglobstar.
+const makeRe = (pattern, options = {}) => new Minimatch(pattern, options).makeRe();
+minimatch.makeRe = makeRe;
+const match = (list, pattern, options = {}) => {
+    const mm = new Minimatch(pattern, options);
+    list = list.filter(f => mm.match(f));
+    if (mm.options.nonull && !list.length) {
+        list.push(pattern);
+    }
+    return list;
+};
+minimatch.match = match;
+// replace stuff like \* with *
+const globMagic = /[?*]|[+@!]\(.*?\)|\[|\]/;
+const esm_regExpEscape = (s) => s.replace(/[-[\]{}()*+?.,\\^$|#\s]/g, '\\$&');
+class Minimatch {
+    options;
+    set;
+    pattern;
+    windowsPathsNoEscape;
+    nonegate;
+    negate;
+    comment;
+    empty;
+    preserveMultipleSlashes;
+    partial;
+    globSet;
+    globParts;
+    nocase;
+    isWindows;
+    platform;
+    windowsNoMagicRoot;
+    maxGlobstarRecursion;
+    regexp;
+    constructor(pattern, options = {}) {
+        assertValidPattern(pattern);
+        options = options || {};
+        this.options = options;
+        this.maxGlobstarRecursion = options.maxGlobstarRecursion ?? 200;
+        this.pattern = pattern;
+        this.platform = options.platform || defaultPlatform;
+        this.isWindows = this.platform === 'win32';
+        // avoid the annoying deprecation flag lol
+        const awe = ('allowWindow' + 'sEscape');
+        this.windowsPathsNoEscape =
+            !!options.windowsPathsNoEscape || options[awe] === false;
+        if (this.windowsPathsNoEscape) {
+            this.pattern = this.pattern.replace(/\\/g, '/');
+        }
+        this.preserveMultipleSlashes = !!options.preserveMultipleSlashes;
+        this.regexp = null;
+        this.negate = false;
+        this.nonegate = !!options.nonegate;
+        this.comment = false;
+        this.empty = false;
+        this.partial = !!options.partial;
+        this.nocase = !!this.options.nocase;
+        this.windowsNoMagicRoot =
+            options.windowsNoMagicRoot !== undefined ?
+                options.windowsNoMagicRoot
+                : !!(this.isWindows && this.nocase);
+        this.globSet = [];
+        this.globParts = [];
+        this.set = [];
+        // make the set of regexps etc.
+        this.make();
+    }
+    hasMagic() {
+        if (this.options.magicalBraces && this.set.length > 1) {
+            return true;
+        }
+        for (const pattern of this.set) {
+            for (const part of pattern) {
+                if (typeof part !== 'string')
+                    return true;
+            }
+        }
+        return false;
+    }
+    debug(..._) { }
+    make() {
+        const pattern = this.pattern;
+        const options = this.options;
+        // empty patterns and comments match nothing.
+        if (!options.nocomment && pattern.charAt(0) === '#') {
+            this.comment = true;
+            return;
+        }
+        if (!pattern) {
+            this.empty = true;
+            return;
+        }
+        // step 1: figure out negation, etc.
+        this.parseNegate();
+        // step 2: expand braces
+        this.globSet = [...new Set(this.braceExpand())];
+        if (options.debug) {
+            //oxlint-disable-next-line no-console
+            this.debug = (...args) => console.error(...args);
+        }
+        this.debug(this.pattern, this.globSet);
+        // step 3: now we have a set, so turn each one into a series of
+        // path-portion matching patterns.
+        // These will be regexps, except in the case of "**", which is
+        // set to the GLOBSTAR object for globstar behavior,
+        // and will not contain any / characters
+        //
+        // First, we preprocess to make the glob pattern sets a bit simpler
+        // and deduped.  There are some perf-killing patterns that can cause
+        // problems with a glob walk, but we can simplify them down a bit.
+        const rawGlobParts = this.globSet.map(s => this.slashSplit(s));
+        this.globParts = this.preprocess(rawGlobParts);
+        this.debug(this.pattern, this.globParts);
+        // glob --> regexps
+        let set = this.globParts.map((s, _, __) => {
+            if (this.isWindows && this.windowsNoMagicRoot) {
+                // check if it's a drive or unc path.
+                const isUNC = s[0] === '' &&
+                    s[1] === '' &&
+                    (s[2] === '?' || !globMagic.test(s[2])) &&
+                    !globMagic.test(s[3]);
+                const isDrive = /^[a-z]:/i.test(s[0]);
+                if (isUNC) {
+                    return [
+                        ...s.slice(0, 4),
+                        ...s.slice(4).map(ss => this.parse(ss)),
+                    ];
+                }
+                else if (isDrive) {
+                    return [s[0], ...s.slice(1).map(ss => this.parse(ss))];
+                }
+            }
+            return s.map(ss => this.parse(ss));
+        });
+        this.debug(this.pattern, set);
+        // filter out everything that didn't compile properly.
+        this.set = set.filter(s => s.indexOf(false) === -1);
+        // do not treat the ? in UNC paths as magic
+        if (this.isWindows) {
+            for (let i = 0; i < this.set.length; i++) {
+                const p = this.set[i];
+                if (p[0] === '' &&
+                    p[1] === '' &&
+                    this.globParts[i][2] === '?' &&
+                    typeof p[3] === 'string' &&
+                    /^[a-z]:$/i.test(p[3])) {
+                    p[2] = '?';
+                }
+            }
+        }
+        this.debug(this.pattern, this.set);
+    }
+    // various transforms to equivalent pattern sets that are
+    // faster to process in a filesystem walk.  The goal is to
+    // eliminate what we can, and push all ** patterns as far
+    // to the right as possible, even if it increases the number
+    // of patterns that we have to process.
+    preprocess(globParts) {
+        // if we're not in globstar mode, then turn ** into *
+        if (this.options.noglobstar) {
+            for (const partset of globParts) {
+                for (let j = 0; j < partset.length; j++) {
+                    if (partset[j] === '**') {
+                        partset[j] = '*';
+                    }
+                }
+            }
+        }
+        const { optimizationLevel = 1 } = this.options;
+        if (optimizationLevel >= 2) {
+            // aggressive optimization for the purpose of fs walking
+            globParts = this.firstPhasePreProcess(globParts);
+            globParts = this.secondPhasePreProcess(globParts);
+        }
+        else if (optimizationLevel >= 1) {
+            // just basic optimizations to remove some .. parts
+            globParts = this.levelOneOptimize(globParts);
+        }
+        else {
+            // just collapse multiple ** portions into one
+            globParts = this.adjascentGlobstarOptimize(globParts);
+        }
+        return globParts;
+    }
+    // just get rid of adjascent ** portions
+    adjascentGlobstarOptimize(globParts) {
+        return globParts.map(parts => {
+            let gs = -1;
+            while (-1 !== (gs = parts.indexOf('**', gs + 1))) {
+                let i = gs;
+                while (parts[i + 1] === '**') {
+                    i++;
+                }
+                if (i !== gs) {
+                    parts.splice(gs, i - gs);
+                }
+            }
+            return parts;
+        });
+    }
+    // get rid of adjascent ** and resolve .. portions
+    levelOneOptimize(globParts) {
+        return globParts.map(parts => {
+            parts = parts.reduce((set, part) => {
+                const prev = set[set.length - 1];
+                if (part === '**' && prev === '**') {
+                    return set;
+                }
+                if (part === '..') {
+                    if (prev && prev !== '..' && prev !== '.' && prev !== '**') {
+                        set.pop();
+                        return set;
+                    }
+                }
+                set.push(part);
+                return set;
+            }, []);
+            return parts.length === 0 ? [''] : parts;
+        });
+    }
+    levelTwoFileOptimize(parts) {
+        if (!Array.isArray(parts)) {
+            parts = this.slashSplit(parts);
+        }
+        let didSomething = false;
+        do {
+            didSomething = false;
+            // <pre>/<e>/<rest> -> <pre>/<rest>
+            if (!this.preserveMultipleSlashes) {
+                for (let i = 1; i < parts.length - 1; i++) {
+                    const p = parts[i];
+                    // don't squeeze out UNC patterns
+                    if (i === 1 && p === '' && parts[0] === '')
+                        continue;
+                    if (p === '.' || p === '') {
+                        didSomething = true;
+                        parts.splice(i, 1);
+                        i--;
+                    }
+                }
+                if (parts[0] === '.' &&
+                    parts.length === 2 &&
+                    (parts[1] === '.' || parts[1] === '')) {
+                    didSomething = true;
+                    parts.pop();
+                }
+            }
+            // <pre>/<p>/../<rest> -> <pre>/<rest>
+            let dd = 0;
+            while (-1 !== (dd = parts.indexOf('..', dd + 1))) {
+                const p = parts[dd - 1];
+                if (p &&
+                    p !== '.' &&
+                    p !== '..' &&
+                    p !== '**' &&
+                    !(this.isWindows && /^[a-z]:$/i.test(p))) {
+                    didSomething = true;
+                    parts.splice(dd - 1, 2);
+                    dd -= 2;
+                }
+            }
+        } while (didSomething);
+        return parts.length === 0 ? [''] : parts;
+    }
+    // First phase: single-pattern processing
+    // <pre> is 1 or more portions
+    // <rest> is 1 or more portions
+    // <p> is any portion other than ., .., '', or **
+    // <e> is . or ''
+    //
+    // **/.. is *brutal* for filesystem walking performance, because
+    // it effectively resets the recursive walk each time it occurs,
+    // and ** cannot be reduced out by a .. pattern part like a regexp
+    // or most strings (other than .., ., and '') can be.
+    //
+    // <pre>/**/../<p>/<p>/<rest> -> {<pre>/../<p>/<p>/<rest>,<pre>/**/<p>/<p>/<rest>}
+    // <pre>/<e>/<rest> -> <pre>/<rest>
+    // <pre>/<p>/../<rest> -> <pre>/<rest>
+    // **/**/<rest> -> **/<rest>
+    //
+    // **/*/<rest> -> */**/<rest> <== not valid because ** doesn't follow
+    // this WOULD be allowed if ** did follow symlinks, or * didn't
+    firstPhasePreProcess(globParts) {
+        let didSomething = false;
+        do {
+            didSomething = false;
+            // <pre>/**/../<p>/<p>/<rest> -> {<pre>/../<p>/<p>/<rest>,<pre>/**/<p>/<p>/<rest>}
+            for (let parts of globParts) {
+                let gs = -1;
+                while (-1 !== (gs = parts.indexOf('**', gs + 1))) {
+                    let gss = gs;
+                    while (parts[gss + 1] === '**') {
+                        // <pre>/**/**/<rest> -> <pre>/**/<rest>
+                        gss++;
+                    }
+                    // eg, if gs is 2 and gss is 4, that means we have 3 **
+                    // parts, and can remove 2 of them.
+                    if (gss > gs) {
+                        parts.splice(gs + 1, gss - gs);
+                    }
+                    let next = parts[gs + 1];
+                    const p = parts[gs + 2];
+                    const p2 = parts[gs + 3];
+                    if (next !== '..')
+                        continue;
+                    if (!p ||
+                        p === '.' ||
+                        p === '..' ||
+                        !p2 ||
+                        p2 === '.' ||
+                        p2 === '..') {
+                        continue;
+                    }
+                    didSomething = true;
+                    // edit parts in place, and push the new one
+                    parts.splice(gs, 1);
+                    const other = parts.slice(0);
+                    other[gs] = '**';
+                    globParts.push(other);
+                    gs--;
+                }
+                // <pre>/<e>/<rest> -> <pre>/<rest>
+                if (!this.preserveMultipleSlashes) {
+                    for (let i = 1; i < parts.length - 1; i++) {
+                        const p = parts[i];
+                        // don't squeeze out UNC patterns
+                        if (i === 1 && p === '' && parts[0] === '')
+                            continue;
+                        if (p === '.' || p === '') {
+                            didSomething = true;
+                            parts.splice(i, 1);
+                            i--;
+                        }
+                    }
+                    if (parts[0] === '.' &&
+                        parts.length === 2 &&
+                        (parts[1] === '.' || parts[1] === '')) {
+                        didSomething = true;
+                        parts.pop();
+                    }
+                }
+                // <pre>/<p>/../<rest> -> <pre>/<rest>
+                let dd = 0;
+                while (-1 !== (dd = parts.indexOf('..', dd + 1))) {
+                    const p = parts[dd - 1];
+                    if (p && p !== '.' && p !== '..' && p !== '**') {
+                        didSomething = true;
+                        const needDot = dd === 1 && parts[dd + 1] === '**';
+                        const splin = needDot ? ['.'] : [];
+                        parts.splice(dd - 1, 2, ...splin);
+                        if (parts.length === 0)
+                            parts.push('');
+                        dd -= 2;
+                    }
+                }
+            }
+        } while (didSomething);
+        return globParts;
+    }
+    // second phase: multi-pattern dedupes
+    // {<pre>/*/<rest>,<pre>/<p>/<rest>} -> <pre>/*/<rest>
+    // {<pre>/<rest>,<pre>/<rest>} -> <pre>/<rest>
+    // {<pre>/**/<rest>,<pre>/<rest>} -> <pre>/**/<rest>
+    //
+    // {<pre>/**/<rest>,<pre>/**/<p>/<rest>} -> <pre>/**/<rest>
+    // ^-- not valid because ** doens't follow symlinks
+    secondPhasePreProcess(globParts) {
+        for (let i = 0; i < globParts.length - 1; i++) {
+            for (let j = i + 1; j < globParts.length; j++) {
+                const matched = this.partsMatch(globParts[i], globParts[j], !this.preserveMultipleSlashes);
+                if (matched) {
+                    globParts[i] = [];
+                    globParts[j] = matched;
+                    break;
+                }
+            }
+        }
+        return globParts.filter(gs => gs.length);
+    }
+    partsMatch(a, b, emptyGSMatch = false) {
+        let ai = 0;
+        let bi = 0;
+        let result = [];
+        let which = '';
+        while (ai < a.length && bi < b.length) {
+            if (a[ai] === b[bi]) {
+                result.push(which === 'b' ? b[bi] : a[ai]);
+                ai++;
+                bi++;
+            }
+            else if (emptyGSMatch && a[ai] === '**' && b[bi] === a[ai + 1]) {
+                result.push(a[ai]);
+                ai++;
+            }
+            else if (emptyGSMatch && b[bi] === '**' && a[ai] === b[bi + 1]) {
+                result.push(b[bi]);
+                bi++;
+            }
+            else if (a[ai] === '*' &&
+                b[bi] &&
+                (this.options.dot || !b[bi].startsWith('.')) &&
+                b[bi] !== '**') {
+                if (which === 'b')
+                    return false;
+                which = 'a';
+                result.push(a[ai]);
+                ai++;
+                bi++;
+            }
+            else if (b[bi] === '*' &&
+                a[ai] &&
+                (this.options.dot || !a[ai].startsWith('.')) &&
+                a[ai] !== '**') {
+                if (which === 'a')
+                    return false;
+                which = 'b';
+                result.push(b[bi]);
+                ai++;
+                bi++;
+            }
+            else {
+                return false;
+            }
+        }
+        // if we fall out of the loop, it means they two are identical
+        // as long as their lengths match
+        return a.length === b.length && result;
+    }
+    parseNegate() {
+        if (this.nonegate)
+            return;
+        const pattern = this.pattern;
+        let negate = false;
+        let negateOffset = 0;
+        for (let i = 0; i < pattern.length && pattern.charAt(i) === '!'; i++) {
+            negate = !negate;
+            negateOffset++;
+        }
+        if (negateOffset)
+            this.pattern = pattern.slice(negateOffset);
+        this.negate = negate;
+    }
+    // set partial to true to test if, for example,
+    // "/a/b" matches the start of "/*/b/*/d"
+    // Partial means, if you run out of file before you run
+    // out of pattern, then that's fine, as long as all
+    // the parts match.
+    matchOne(file, pattern, partial = false) {
+        let fileStartIndex = 0;
+        let patternStartIndex = 0;
+        // UNC paths like //?/X:/... can match X:/... and vice versa
+        // Drive letters in absolute drive or unc paths are always compared
+        // case-insensitively.
+        if (this.isWindows) {
+            const fileDrive = typeof file[0] === 'string' && /^[a-z]:$/i.test(file[0]);
+            const fileUNC = !fileDrive &&
+                file[0] === '' &&
+                file[1] === '' &&
+                file[2] === '?' &&
+                /^[a-z]:$/i.test(file[3]);
+            const patternDrive = typeof pattern[0] === 'string' && /^[a-z]:$/i.test(pattern[0]);
+            const patternUNC = !patternDrive &&
+                pattern[0] === '' &&
+                pattern[1] === '' &&
+                pattern[2] === '?' &&
+                typeof pattern[3] === 'string' &&
+                /^[a-z]:$/i.test(pattern[3]);
+            const fdi = fileUNC ? 3
+                : fileDrive ? 0
+                    : undefined;
+            const pdi = patternUNC ? 3
+                : patternDrive ? 0
+                    : undefined;
+            if (typeof fdi === 'number' && typeof pdi === 'number') {
+                const [fd, pd] = [
+                    file[fdi],
+                    pattern[pdi],
+                ];
+                // start matching at the drive letter index of each
+                if (fd.toLowerCase() === pd.toLowerCase()) {
+                    pattern[pdi] = fd;
+                    patternStartIndex = pdi;
+                    fileStartIndex = fdi;
+                }
+            }
+        }
+        // resolve and reduce . and .. portions in the file as well.
+        // don't need to do the second phase, because it's only one string[]
+        const { optimizationLevel = 1 } = this.options;
+        if (optimizationLevel >= 2) {
+            file = this.levelTwoFileOptimize(file);
+        }
+        if (pattern.includes(GLOBSTAR)) {
+            return this.#matchGlobstar(file, pattern, partial, fileStartIndex, patternStartIndex);
+        }
+        return this.#matchOne(file, pattern, partial, fileStartIndex, patternStartIndex);
+    }
+    #matchGlobstar(file, pattern, partial, fileIndex, patternIndex) {
+        // split the pattern into head, tail, and middle of ** delimited parts
+        const firstgs = pattern.indexOf(GLOBSTAR, patternIndex);
+        const lastgs = pattern.lastIndexOf(GLOBSTAR);
+        // split the pattern up into globstar-delimited sections
+        // the tail has to be at the end, and the others just have
+        // to be found in order from the head.
+        const [head, body, tail] = partial ?
+            [
+                pattern.slice(patternIndex, firstgs),
+                pattern.slice(firstgs + 1),
+                [],
+            ]
+            : [
+                pattern.slice(patternIndex, firstgs),
+                pattern.slice(firstgs + 1, lastgs),
+                pattern.slice(lastgs + 1),
+            ];
+        // check the head, from the current file/pattern index.
+        if (head.length) {
+            const fileHead = file.slice(fileIndex, fileIndex + head.length);
+            if (!this.#matchOne(fileHead, head, partial, 0, 0)) {
+                return false;
+            }
+            fileIndex += head.length;
+            patternIndex += head.length;
+        }
+        // now we know the head matches!
+        // if the last portion is not empty, it MUST match the end
+        // check the tail
+        let fileTailMatch = 0;
+        if (tail.length) {
+            // if head + tail > file, then we cannot possibly match
+            if (tail.length + fileIndex > file.length)
+                return false;
+            // try to match the tail
+            let tailStart = file.length - tail.length;
+            if (this.#matchOne(file, tail, partial, tailStart, 0)) {
+                fileTailMatch = tail.length;
+            }
+            else {
+                // affordance for stuff like a/**/* matching a/b/
+                // if the last file portion is '', and there's more to the pattern
+                // then try without the '' bit.
+                if (file[file.length - 1] !== '' ||
+                    fileIndex + tail.length === file.length) {
+                    return false;
+                }
+                tailStart--;
+                if (!this.#matchOne(file, tail, partial, tailStart, 0)) {
+                    return false;
+                }
+                fileTailMatch = tail.length + 1;
+            }
+        }
+        // now we know the tail matches!
+        // the middle is zero or more portions wrapped in **, possibly
+        // containing more ** sections.
+        // so a/**/b/**/c/**/d has become **/b/**/c/**
+        // if it's empty, it means a/**/b, just verify we have no bad dots
+        // if there's no tail, so it ends on /**, then we must have *something*
+        // after the head, or it's not a matc
+        if (!body.length) {
+            let sawSome = !!fileTailMatch;
+            for (let i = fileIndex; i < file.length - fileTailMatch; i++) {
+                const f = String(file[i]);
+                sawSome = true;
+                if (f === '.' ||
+                    f === '..' ||
+                    (!this.options.dot && f.startsWith('.'))) {
+                    return false;
+                }
+            }
+            // in partial mode, we just need to get past all file parts
+            return partial || sawSome;
+        }
+        // now we know that there's one or more body sections, which can
+        // be matched anywhere from the 0 index (because the head was pruned)
+        // through to the length-fileTailMatch index.
+        // split the body up into sections, and note the minimum index it can
+        // be found at (start with the length of all previous segments)
+        // [section, before, after]
+        const bodySegments = [[[], 0]];
+        let currentBody = bodySegments[0];
+        let nonGsParts = 0;
+        const nonGsPartsSums = [0];
+        for (const b of body) {
+            if (b === GLOBSTAR) {
+                nonGsPartsSums.push(nonGsParts);
+                currentBody = [[], 0];
+                bodySegments.push(currentBody);
+            }
+            else {
+                currentBody[0].push(b);
+                nonGsParts++;
+            }
+        }
+        let i = bodySegments.length - 1;
+        const fileLength = file.length - fileTailMatch;
+        for (const b of bodySegments) {
+            b[1] = fileLength - (nonGsPartsSums[i--] + b[0].length);
+        }
+        return !!this.#matchGlobStarBodySections(file, bodySegments, fileIndex, 0, partial, 0, !!fileTailMatch);
+    }
+    // return false for "nope, not matching"
+    // return null for "not matching, cannot keep trying"
+    #matchGlobStarBodySections(file, 
+    // pattern section, last possible position for it
+    bodySegments, fileIndex, bodyIndex, partial, globStarDepth, sawTail) {
+        // take the first body segment, and walk from fileIndex to its "after"
+        // value at the end
+        // If it doesn't match at that position, we increment, until we hit
+        // that final possible position, and give up.
+        // If it does match, then advance and try to rest.
+        // If any of them fail we keep walking forward.
+        // this is still a bit recursively painful, but it's more constrained
+        // than previous implementations, because we never test something that
+        // can't possibly be a valid matching condition.
+        const bs = bodySegments[bodyIndex];
+        if (!bs) {
+            // just make sure that there's no bad dots
+            for (let i = fileIndex; i < file.length; i++) {
+                sawTail = true;
+                const f = file[i];
+                if (f === '.' ||
+                    f === '..' ||
+                    (!this.options.dot && f.startsWith('.'))) {
+                    return false;
+                }
+            }
+            return sawTail;
+        }
+        // have a non-globstar body section to test
+        const [body, after] = bs;
+        while (fileIndex <= after) {
+            const m = this.#matchOne(file.slice(0, fileIndex + body.length), body, partial, fileIndex, 0);
+            // if limit exceeded, no match. intentional false negative,
+            // acceptable break in correctness for security.
+            if (m && globStarDepth < this.maxGlobstarRecursion) {
+                // match! see if the rest match. if so, we're done!
+                const sub = this.#matchGlobStarBodySections(file, bodySegments, fileIndex + body.length, bodyIndex + 1, partial, globStarDepth + 1, sawTail);
+                if (sub !== false) {
+                    return sub;
+                }
+            }
+            const f = file[fileIndex];
+            if (f === '.' ||
+                f === '..' ||
+                (!this.options.dot && f.startsWith('.'))) {
+                return false;
+            }
+            fileIndex++;
+        }
+        // walked off. no point continuing
+        return partial || null;
+    }
+    #matchOne(file, pattern, partial, fileIndex, patternIndex) {
+        let fi;
+        let pi;
+        let pl;
+        let fl;
+        for (fi = fileIndex,
+            pi = patternIndex,
+            fl = file.length,
+            pl = pattern.length; fi < fl && pi < pl; fi++, pi++) {
+            this.debug('matchOne loop');
+            let p = pattern[pi];
+            let f = file[fi];
+            this.debug(pattern, p, f);
+            // should be impossible.
+            // some invalid regexp stuff in the set.
+            /* c8 ignore start */
+            if (p === false || p === GLOBSTAR) {
+                return false;
+            }
+            /* c8 ignore stop */
+            // something other than **
+            // non-magic patterns just have to match exactly
+            // patterns with magic have been turned into regexps.
+            let hit;
+            if (typeof p === 'string') {
+                hit = f === p;
+                this.debug('string match', p, f, hit);
+            }
+            else {
+                hit = p.test(f);
+                this.debug('pattern match', p, f, hit);
+            }
+            if (!hit)
+                return false;
+        }
+        // Note: ending in / means that we'll get a final ""
+        // at the end of the pattern.  This can only match a
+        // corresponding "" at the end of the file.
+        // If the file ends in /, then it can only match a
+        // a pattern that ends in /, unless the pattern just
+        // doesn't have any more for it. But, a/b/ should *not*
+        // match "a/b/*", even though "" matches against the
+        // [^/]*? pattern, except in partial mode, where it might
+        // simply not be reached yet.
+        // However, a/b/ should still satisfy a/*
+        // now either we fell off the end of the pattern, or we're done.
+        if (fi === fl && pi === pl) {
+            // ran out of pattern and filename at the same time.
+            // an exact hit!
+            return true;
+        }
+        else if (fi === fl) {
+            // ran out of file, but still had pattern left.
+            // this is ok if we're doing the match as part of
+            // a glob fs traversal.
+            return partial;
+        }
+        else if (pi === pl) {
+            // ran out of pattern, still have file left.
+            // this is only acceptable if we're on the very last
+            // empty segment of a file with a trailing slash.
+            // a/* should match a/b/
+            return fi === fl - 1 && file[fi] === '';
+            /* c8 ignore start */
+        }
+        else {
+            // should be unreachable.
+            throw new Error('wtf?');
+        }
+        /* c8 ignore stop */
+    }
+    braceExpand() {
+        return braceExpand(this.pattern, this.options);
+    }
+    parse(pattern) {
+        assertValidPattern(pattern);
+        const options = this.options;
+        // shortcuts
+        if (pattern === '**')
+            return GLOBSTAR;
+        if (pattern === '')
+            return '';
+        // far and away, the most common glob pattern parts are
+        // *, *.*, and *.<ext>  Add a fast check method for those.
+        let m;
+        let fastTest = null;
+        if ((m = pattern.match(starRE))) {
+            fastTest = options.dot ? starTestDot : starTest;
+        }
+        else if ((m = pattern.match(starDotExtRE))) {
+            fastTest = (options.nocase ?
+                options.dot ?
+                    starDotExtTestNocaseDot
+                    : starDotExtTestNocase
+                : options.dot ? starDotExtTestDot
+                    : starDotExtTest)(m[1]);
+        }
+        else if ((m = pattern.match(qmarksRE))) {
+            fastTest = (options.nocase ?
+                options.dot ?
+                    qmarksTestNocaseDot
+                    : qmarksTestNocase
+                : options.dot ? qmarksTestDot
+                    : qmarksTest)(m);
+        }
+        else if ((m = pattern.match(starDotStarRE))) {
+            fastTest = options.dot ? starDotStarTestDot : starDotStarTest;
+        }
+        else if ((m = pattern.match(dotStarRE))) {
+            fastTest = dotStarTest;
+        }
+        const re = AST.fromGlob(pattern, this.options).toMMPattern();
+        if (fastTest && typeof re === 'object') {
+            // Avoids overriding in frozen environments
+            Reflect.defineProperty(re, 'test', { value: fastTest });
+        }
+        return re;
+    }
+    makeRe() {
+        if (this.regexp || this.regexp === false)
+            return this.regexp;
+        // at this point, this.set is a 2d array of partial
+        // pattern strings, or "**".
+        //
+        // It's better to use .match().  This function shouldn't
+        // be used, really, but it's pretty convenient sometimes,
+        // when you just want to work with a regex.
+        const set = this.set;
+        if (!set.length) {
+            this.regexp = false;
+            return this.regexp;
+        }
+        const options = this.options;
+        const twoStar = options.noglobstar ? esm_star
+            : options.dot ? twoStarDot
+                : twoStarNoDot;
+        const flags = new Set(options.nocase ? ['i'] : []);
+        // regexpify non-globstar patterns
+        // if ** is only item, then we just do one twoStar
+        // if ** is first, and there are more, prepend (\/|twoStar\/)? to next
+        // if ** is last, append (\/twoStar|) to previous
+        // if ** is in the middle, append (\/|\/twoStar\/) to previous
+        // then filter out GLOBSTAR symbols
+        let re = set
+            .map(pattern => {
+            const pp = pattern.map(p => {
+                if (p instanceof RegExp) {
+                    for (const f of p.flags.split(''))
+                        flags.add(f);
+                }
+                return (typeof p === 'string' ? esm_regExpEscape(p)
+                    : p === GLOBSTAR ? GLOBSTAR
+                        : p._src);
+            });
+            pp.forEach((p, i) => {
+                const next = pp[i + 1];
+                const prev = pp[i - 1];
+                if (p !== GLOBSTAR || prev === GLOBSTAR) {
+                    return;
+                }
+                if (prev === undefined) {
+                    if (next !== undefined && next !== GLOBSTAR) {
+                        pp[i + 1] = '(?:\\/|' + twoStar + '\\/)?' + next;
+                    }
+                    else {
+                        pp[i] = twoStar;
+                    }
+                }
+                else if (next === undefined) {
+                    pp[i - 1] = prev + '(?:\\/|\\/' + twoStar + ')?';
+                }
+                else if (next !== GLOBSTAR) {
+                    pp[i - 1] = prev + '(?:\\/|\\/' + twoStar + '\\/)' + next;
+                    pp[i + 1] = GLOBSTAR;
+                }
+            });
+            const filtered = pp.filter(p => p !== GLOBSTAR);
+            // For partial matches, we need to make the pattern match
+            // any prefix of the full path. We do this by generating
+            // alternative patterns that match progressively longer prefixes.
+            if (this.partial && filtered.length >= 1) {
+                const prefixes = [];
+                for (let i = 1; i <= filtered.length; i++) {
+                    prefixes.push(filtered.slice(0, i).join('/'));
+                }
+                return '(?:' + prefixes.join('|') + ')';
+            }
+            return filtered.join('/');
+        })
+            .join('|');
+        // need to wrap in parens if we had more than one thing with |,
+        // otherwise only the first will be anchored to ^ and the last to $
+        const [open, close] = set.length > 1 ? ['(?:', ')'] : ['', ''];
+        // must match entire pattern
+        // ending in a * or ** will make it less strict.
+        re = '^' + open + re + close + '$';
+        // In partial mode, '/' should always match as it's a valid prefix for any pattern
+        if (this.partial) {
+            re = '^(?:\\/|' + open + re.slice(1, -1) + close + ')$';
+        }
+        // can match anything, as long as it's not this.
+        if (this.negate)
+            re = '^(?!' + re + ').+$';
+        try {
+            this.regexp = new RegExp(re, [...flags].join(''));
+            /* c8 ignore start */
+        }
+        catch {
+            // should be impossible
+            this.regexp = false;
+        }
+        /* c8 ignore stop */
+        return this.regexp;
+    }
+    slashSplit(p) {
+        // if p starts with // on windows, we preserve that
+        // so that UNC paths aren't broken.  Otherwise, any number of
+        // / characters are coalesced into one, unless
+        // preserveMultipleSlashes is set to true.
+        if (this.preserveMultipleSlashes) {
+            return p.split('/');
+        }
+        else if (this.isWindows && /^\/\/[^/]+/.test(p)) {
+            // add an extra '' for the one we lose
+            return ['', ...p.split(/\/+/)];
+        }
+        else {
+            return p.split(/\/+/);
+        }
+    }
+    match(f, partial = this.partial) {
+        this.debug('match', f, this.pattern);
+        // short-circuit in the case of busted things.
+        // comments, etc.
+        if (this.comment) {
+            return false;
+        }
+        if (this.empty) {
+            return f === '';
+        }
+        if (f === '/' && partial) {
+            return true;
+        }
+        const options = this.options;
+        // windows: need to use /, not \
+        if (this.isWindows) {
+            f = f.split('\\').join('/');
+        }
+        // treat the test path as a set of pathparts.
+        const ff = this.slashSplit(f);
+        this.debug(this.pattern, 'split', ff);
+        // just ONE of the pattern sets in this.set needs to match
+        // in order for it to be valid.  If negating, then just one
+        // match means that we have failed.
+        // Either way, return on the first hit.
+        const set = this.set;
+        this.debug(this.pattern, 'set', set);
+        // Find the basename of the path by looking for the last non-empty segment
+        let filename = ff[ff.length - 1];
+        if (!filename) {
+            for (let i = ff.length - 2; !filename && i >= 0; i--) {
+                filename = ff[i];
+            }
+        }
+        for (const pattern of set) {
+            let file = ff;
+            if (options.matchBase && pattern.length === 1) {
+                file = [filename];
+            }
+            const hit = this.matchOne(file, pattern, partial);
+            if (hit) {
+                if (options.flipNegate) {
+                    return true;
+                }
+                return !this.negate;
+            }
+        }
+        // didn't get any hits.  this is success if it's a negative
+        // pattern, failure otherwise.
+        if (options.flipNegate) {
+            return false;
+        }
+        return this.negate;
+    }
+    static defaults(def) {
+        return minimatch.defaults(def).Minimatch;
+    }
+}
+/* c8 ignore start */
+
+
+
+/* c8 ignore stop */
+minimatch.AST = AST;
+minimatch.Minimatch = Minimatch;
+minimatch.escape = escape_escape;
+minimatch.unescape = unescape_unescape;
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./src/artifact-patterns.ts
+
+/** Thrown for a pattern that can never match an artifact's relativePath; the caller names the input. */
+class PatternError extends Error {
+}
+/**
+ * Parses the `artifacts` input the way @actions/glob (what
+ * actions/upload-artifact uses) parses its patterns (internal-globber.js,
+ * internal-pattern.js): one per line, trimmed, blank lines and `#` comments
+ * skipped, each leading `!` toggles exclusion.
+ */
+function parseArtifactPatterns(value, platform = process.platform) {
+    const patterns = [];
+    for (const raw of value.split(/\r?\n/)) {
+        const text = raw.trim();
+        if (text === '' || text.startsWith('#'))
+            continue;
+        let glob = text;
+        let negate = false;
+        while (glob.startsWith('!')) {
+            negate = !negate;
+            glob = glob.slice(1).trim();
+        }
+        // @actions/glob turns Windows separators into '/' before matching.
+        if (platform === 'win32')
+            glob = glob.replace(/\\/g, '/');
+        glob = glob.replace(/^(\.\/)+/, '');
+        if (glob === '' || glob === '.') {
+            throw new PatternError(`'${text}' names no file (write ** for every artifact)`);
+        }
+        // Matched against relativePath, which has neither (jenkins Run.addArtifacts).
+        if (glob.startsWith('/') || /^[A-Za-z]:/.test(glob) || glob.startsWith('~')) {
+            throw new PatternError(`'${text}' is absolute: patterns are matched against each artifact's path relative to the build's artifacts`);
+        }
+        if (glob.split('/').includes('..')) {
+            throw new PatternError(`'${text}' contains '..': patterns are matched against each artifact's path relative to the build's artifacts`);
+        }
+        patterns.push({ glob, negate, text });
+    }
+    return patterns;
+}
+/**
+ * Selects the paths the patterns take: lines apply in order, an include line
+ * adds what it matches, a `!` line removes it (@actions/glob's
+ * internal-pattern-helper.js `match`). A pattern also takes everything below
+ * a directory it names, and a trailing `/` matches directories only
+ * (@actions/glob's implicitDescendants). Minimatch runs with @actions/glob's
+ * options, so the glob syntax is exactly upload-artifact's.
+ */
+function selectArtifacts(patterns, paths, platform = process.platform) {
+    const options = {
+        dot: true,
+        nobrace: true,
+        nocase: platform === 'win32',
+        nocomment: true,
+        noext: true,
+        nonegate: true
+    };
+    const matchers = patterns.map(pattern => {
+        const directoryOnly = pattern.glob.endsWith('/');
+        const glob = pattern.glob.replace(/\/+$/, '');
+        const own = directoryOnly ? undefined : new Minimatch(glob, options);
+        const below = glob.endsWith('/**') || glob === '**' ? undefined : new Minimatch(`${glob}/**`, options);
+        return {
+            pattern,
+            matches: (path) => (own?.match(path) ?? false) || (below?.match(path) ?? false),
+            used: false
+        };
+    });
+    const selected = [];
+    for (const path of paths) {
+        let take = false;
+        for (const matcher of matchers) {
+            if (!matcher.matches(path))
+                continue;
+            matcher.used = true;
+            take = !matcher.pattern.negate;
+        }
+        if (take)
+            selected.push(path);
+    }
+    const unmatched = matchers.filter(m => !m.used && !m.pattern.negate).map(m => m.pattern);
+    return { selected, unmatched };
+}
+
+// EXTERNAL MODULE: ./src/heap.ts + 2 modules
+var heap = __nccwpck_require__(4349);
+;// CONCATENATED MODULE: ./src/artifacts.ts
+
+
+
+
+
+
+
+
+
+/** Downloads at once: enough to hide latency on many small files, each in constant memory. */
+const PARALLEL = 4;
+/**
+ * Bytes received between scavenges that free the socket's read buffers
+ * (heap.ts). Measured on 200 MB (npm run bench, outcome): every 16 MiB left
+ * the step at 117 MB of RSS and slower; every 2 MiB, about 89 MB.
+ */
+const COLLECT_EVERY = 2 * 1024 * 1024;
+/**
+ * The file's write buffer: with Node's 16 KiB each 64 KiB socket chunk waited
+ * for its own write (0.52-0.59x curl's throughput); 1 MiB lets writes batch
+ * while the socket is read (about 0.8x); 4 MiB held too many buffers (122 MB).
+ */
+const WRITE_BUFFER = 1024 * 1024;
+/** Names a warning lists of what the build does have. */
+const SHOWN_NAMES = 5;
+/**
+ * Downloads the build's artifacts that the `artifacts` patterns select into
+ * `artifacts-path`, keeping their relative paths. Every `relativePath`
+ * Jenkins sends is checked before anything is matched or written: one that
+ * would leave the folder is refused and named. Each file is streamed to a
+ * temporary name in its folder and renamed into place once whole.
+ */
+async function downloadArtifacts(api, settings, build, logger, signal) {
+    const root = settings.artifactsPath;
+    const outcome = {
+        written: [],
+        folder: posix((0,external_node_path_namespaceObject.relative)(settings.workspace, root)) || '.',
+        bytes: 0,
+        refused: [],
+        problems: []
+    };
+    const list = await api.listArtifacts(build);
+    if (list.truncated) {
+        logger.warning(`Jenkins build #${build.number} has more than ${list.paths.length} artifacts; only the first ${list.paths.length} were matched against 'artifacts'.`);
+    }
+    const safe = [];
+    for (const path of list.paths) {
+        const target = artifactTarget(root, path);
+        if (typeof target === 'string')
+            safe.push(path);
+        else
+            outcome.refused.push(target);
+    }
+    for (const refused of outcome.refused) {
+        logger.warning(`Refused artifact path ${JSON.stringify(refused.path)} from Jenkins build #${build.number}: it ${refused.reason}, so it could land outside '${outcome.folder}'. Not written.`);
+    }
+    // A refused file the patterns ask for is one the user will miss.
+    const wantedRefused = selectArtifacts(settings.artifacts, outcome.refused.map(r => r.path)).selected;
+    if (wantedRefused.length > 0) {
+        outcome.problems.push(`The 'artifacts' patterns select ${wantedRefused.length} artifact path(s) that were refused because they would land outside '${outcome.folder}': ${wantedRefused.map(p => JSON.stringify(p)).join(', ')}. Exclude them with a '!' line if they are not needed.`);
+    }
+    const selection = selectArtifacts(settings.artifacts, safe);
+    for (const pattern of selection.unmatched)
+        warnUnmatched(pattern, safe, build, logger);
+    if (selection.selected.length === 0)
+        return outcome;
+    const rootReal = await prepareRoot(root, settings.workspace);
+    let next = 0;
+    const worker = async () => {
+        while (next < selection.selected.length) {
+            const path = selection.selected[next++];
+            await downloadOne(api, build, path, root, rootReal, outcome, logger, signal);
+        }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, selection.selected.length) }, worker));
+    // Workers finish out of order; the output lists files in Jenkins' order.
+    const order = new Map(selection.selected.map((p, i) => [posix((0,external_node_path_namespaceObject.join)(outcome.folder, p)), i]));
+    outcome.written.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+    logger.info(`Downloaded ${outcome.written.length} artifact(s) of Jenkins build #${build.number} (${formatBytes(outcome.bytes)}) into ${outcome.folder}.`);
+    return outcome;
+}
+async function downloadOne(api, build, path, root, rootReal, outcome, logger, signal) {
+    const target = artifactTarget(root, path);
+    const folder = (0,external_node_path_namespaceObject.dirname)(target);
+    try {
+        await (0,promises_namespaceObject.mkdir)(folder, { recursive: true });
+        // A folder that is (or passes through) a symbolic link could lead out:
+        // what counts is where it really is.
+        if (!isInside(rootReal, await (0,promises_namespaceObject.realpath)(folder))) {
+            outcome.refused.push({ path, reason: 'passes through a symbolic link that leads out of it' });
+            outcome.problems.push(`Artifact ${JSON.stringify(path)} was not written: a symbolic link in '${outcome.folder}' leads out of it.`);
+            return;
+        }
+        const done = await api.downloadArtifact(build, path, () => openSink(target));
+        outcome.bytes += done.bytes;
+        outcome.written.push(posix((0,external_node_path_namespaceObject.join)(outcome.folder, path)));
+        logger.info(`Downloaded artifact ${JSON.stringify(path)} (${formatBytes(done.bytes)}).`);
+    }
+    catch (error) {
+        throwIfAborted(signal);
+        if (error instanceof JenkinsError && error.kind === 'aborted')
+            throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        outcome.problems.push(`Artifact ${JSON.stringify(path)} was not downloaded: ${message}`);
+    }
+}
+/** A temporary file next to the target, renamed over it once the body is whole. */
+async function openSink(target) {
+    const temp = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(target), `.${(0,external_node_path_namespaceObject.basename)(target).slice(0, 100)}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.part`);
+    // 'wx': a fresh file, never one that exists (or a link planted in its place).
+    const stream = (0,external_node_fs_namespaceObject.createWriteStream)(temp, { flags: 'wx', highWaterMark: WRITE_BUFFER });
+    await new Promise((resolve, reject) => {
+        stream.once('open', () => resolve());
+        stream.once('error', reject);
+    });
+    let collectAt = COLLECT_EVERY;
+    return {
+        stream,
+        progress: bytes => {
+            if (bytes < collectAt)
+                return;
+            collectAt = bytes + COLLECT_EVERY;
+            (0,heap/* collectYoungGarbage */.u)();
+        },
+        commit: () => (0,promises_namespaceObject.rename)(temp, target),
+        discard: async () => {
+            stream.destroy();
+            await (0,promises_namespaceObject.rm)(temp, { force: true });
+        }
+    };
+}
+/** Creates the folder and resolves where it really is; it must still be inside the workspace. */
+async function prepareRoot(root, workspace) {
+    await (0,promises_namespaceObject.mkdir)(root, { recursive: true });
+    const [rootReal, workspaceReal] = await Promise.all([(0,promises_namespaceObject.realpath)(root), (0,promises_namespaceObject.realpath)(workspace)]);
+    if (!isInside(workspaceReal, rootReal)) {
+        throw new Error(`Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link (it is really ${rootReal}): expected a folder inside ${workspaceReal}.`);
+    }
+    return rootReal;
+}
+function warnUnmatched(pattern, paths, build, logger) {
+    if (paths.length === 0) {
+        logger.warning(`Artifact pattern '${pattern.text}' matched nothing: Jenkins build #${build.number} archived no artifacts.`);
+        return;
+    }
+    const shown = paths.slice(0, SHOWN_NAMES).join(', ');
+    const more = paths.length > SHOWN_NAMES ? `, … (${paths.length} in all)` : '';
+    logger.warning(`Artifact pattern '${pattern.text}' matched none of the artifacts of Jenkins build #${build.number}. It has: ${shown}${more}.`);
+}
+function posix(path) {
+    return external_node_path_namespaceObject.sep === '/' ? path : path.split(external_node_path_namespaceObject.sep).join('/');
+}
+/** '512 B', '1.5 KB', '200.0 MB'. */
+function formatBytes(bytes) {
+    if (bytes < 1024)
+        return `${bytes} B`;
+    const units = ['KB', 'MB', 'GB', 'TB'];
+    let value = bytes / 1024;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return `${value.toFixed(1)} ${units[unit]}`;
+}
+
 ;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
 
 
@@ -34125,10 +37238,10 @@ function getValues(context, operator, key, modifier) {
 }
 function parseUrl(template) {
   return {
-    expand: expand.bind(null, template)
+    expand: dist_bundle_expand.bind(null, template)
   };
 }
-function expand(template, context) {
+function dist_bundle_expand(template, context) {
   var operators = ["+", "#", ".", "/", ";", "?", "&"];
   template = template.replace(
     /\{([^\{\}]+)\}|([^\{\}]+)/g,
@@ -35238,8 +38351,8 @@ function withCustomRequest(customRequest) {
 ;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
 // pkg/dist-src/is-jwt.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
-var sep = "\\.";
-var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
+var dist_bundle_sep = "\\.";
+var jwtRE = new RegExp(`^${b64url}${dist_bundle_sep}${b64url}${dist_bundle_sep}${b64url}$`);
 var isJWT = jwtRE.test.bind(jwtRE);
 
 // pkg/dist-src/auth.js
@@ -38302,14 +41415,14 @@ paginateRest.VERSION = plugin_paginate_rest_dist_bundle_VERSION;
 
 const context = new Context();
 const baseUrl = getApiBaseUrl();
-const defaults = {
+const utils_defaults = {
     baseUrl,
     request: {
         agent: getProxyAgent(baseUrl),
         fetch: getProxyFetch(baseUrl)
     }
 };
-const GitHub = Octokit.plugin(restEndpointMethods, paginateRest).defaults(defaults);
+const GitHub = Octokit.plugin(restEndpointMethods, paginateRest).defaults(utils_defaults);
 
 /**
  * Convience function to correctly format Octokit Options to pass into the constructor.
@@ -38510,6 +41623,8 @@ var Input;
     Input["JobToken"] = "job-token";
     Input["Headers"] = "headers";
     Input["CaCert"] = "ca-cert";
+    Input["Artifacts"] = "artifacts";
+    Input["ArtifactsPath"] = "artifacts-path";
 })(Input || (Input = {}));
 /** Output names, exactly as in action.yml. */
 var Output;
@@ -38522,6 +41637,14 @@ var Output;
     Output["Build"] = "build";
     Output["Jobs"] = "jobs";
     Output["JobUrl"] = "job-url";
+    /** Test counts of the build's JUnit report; empty without one. */
+    Output["TestsTotal"] = "tests-total";
+    Output["TestsFailed"] = "tests-failed";
+    Output["TestsSkipped"] = "tests-skipped";
+    /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
+    Output["Stages"] = "stages";
+    /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
+    Output["Artifacts"] = "artifacts";
 })(Output || (Output = {}));
 /** Keys saved with core.saveState for the post step. */
 var State;
@@ -39613,7 +42736,343 @@ function notAJob(info, name, origin) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/input-error.ts
+/**
+ * Thrown for a bad input; the message names the input and the expected form,
+ * and never contains a secret (token, password, github-token).
+ */
+class InputError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'InputError';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/duration.ts
+
+/**
+ * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
+ * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
+ * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
+ * above which Node fires the timer at once instead of never.
+ */
+const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
+const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
+/**
+ * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
+ * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
+ * case-insensitive; only whole numbers. The result is more than 0 and at most
+ * MAX_DURATION_MS.
+ */
+function parseDuration(value, input) {
+    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
+    const text = value.trim();
+    let ms;
+    if (/^\d+$/.test(text)) {
+        ms = Number(text) * UNITS_MS.s;
+    }
+    else {
+        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
+        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
+            ms =
+                Number(match[1] ?? 0) * UNITS_MS.h +
+                    Number(match[2] ?? 0) * UNITS_MS.m +
+                    Number(match[3] ?? 0) * UNITS_MS.s;
+        }
+    }
+    if (ms === undefined) {
+        throw new InputError(`Input '${input}' ('${clip(text)}') is not a duration: ${expected}.`);
+    }
+    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
+        throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`);
+    }
+    return ms;
+}
+function clip(text) {
+    return text.length > 40 ? text.slice(0, 40) + '…' : text;
+}
+/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
+function formatDuration(ms) {
+    if (!Number.isFinite(ms) || ms < 0)
+        return 'unknown';
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    if (ms < 10_000)
+        return `${Math.floor(ms / 100) / 10} s`;
+    if (ms < 60_000)
+        return `${Math.floor(ms / 1000)} s`;
+    const totalSeconds = Math.round(ms / 1000);
+    const hours = Math.floor(totalSeconds / 3600);
+    const minutes = Math.floor((totalSeconds % 3600) / 60);
+    const seconds = totalSeconds % 60;
+    const parts = [];
+    if (hours > 0)
+        parts.push(`${hours} h`);
+    if (minutes > 0)
+        parts.push(`${minutes} min`);
+    // Seconds are noise next to hours.
+    if (seconds > 0 && hours === 0)
+        parts.push(`${seconds} s`);
+    return parts.join(' ');
+}
+
+;// CONCATENATED MODULE: ./src/html.ts
+/**
+ * Text in the job summary: what came from Jenkins or the user made inert
+ * (HTML and Markdown), and links only to http(s).
+ */
+/** An `<a>` to an http(s) URL, else the escaped text alone. */
+function html_link(text, url) {
+    const href = safeUrl(url);
+    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+}
+/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
+function safeUrl(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Makes text inert in the summary: HTML special characters and the characters
+ * Markdown acts on become entities, line breaks become <br> (a blank line
+ * would end the HTML block and let Markdown through), and other control
+ * characters go.
+ */
+function escapeHtml(text) {
+    return (text
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
+        .replace(/\r\n|\r|\n/g, '<br>')
+        .replace(/\t/g, ' '));
+}
+function escapeAttribute(text) {
+    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+}
+/** At most `max` characters (code points), an ellipsis marking the cut. */
+function cut(text, max) {
+    const chars = Array.from(text);
+    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
+}
+
+;// CONCATENATED MODULE: ./src/stages.ts
+
+
+/** The build class whose runs have stages (workflow-job's WorkflowRun). */
+const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
+/** Whether `wfapi/describe` can exist for the build. */
+function isPipeline(build) {
+    return build._class === PIPELINE_RUN;
+}
+/**
+ * The finished Pipeline's stages: [] when Jenkins has no Stage View plugin
+ * (404), undefined for other builds or when they could not be read (a help,
+ * not the result: debug log only).
+ */
+async function readStages(api, ref, build, logger) {
+    if (!isPipeline(build))
+        return undefined;
+    try {
+        const run = await api.describeRun(ref);
+        if (!run)
+            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
+        return run?.stages ?? [];
+    }
+    catch (error) {
+        // The step being stopped is not stages that could not be read.
+        if (error instanceof Interrupted)
+            throw error;
+        logger.debug(`Could not read the stages: ${error.message}`);
+        return undefined;
+    }
+}
+/** The `stages` output: `[{name, status, durationMillis}]`. */
+function stagesOutput(stages) {
+    return JSON.stringify(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })));
+}
+/** Stage statuses that match a build result, for naming the stage it came from. */
+const STATUS_OF_RESULT = {
+    FAILURE: 'FAILED',
+    UNSTABLE: 'UNSTABLE',
+    ABORTED: 'ABORTED'
+};
+/**
+ * The stage the build's result came from: the first FAILED stage, else the
+ * first whose status matches the result (UNSTABLE, ABORTED).
+ */
+function failedStage(stages, result) {
+    if (!stages || !result || result === 'SUCCESS')
+        return undefined;
+    const failed = stages.find(s => s.status === 'FAILED');
+    if (failed)
+        return failed;
+    const status = STATUS_OF_RESULT[result];
+    return status ? stages.find(s => s.status === status) : undefined;
+}
+/**
+ * Looks at a running Pipeline's stages now and then, and logs once each
+ * time one stops at an `input` step (PAUSED_PENDING_INPUT), with the page
+ * where someone can answer it (`<build>/input/`, pipeline-input-step's
+ * InputAction). Without it a step waiting for a person looks hung. Stops by
+ * itself when Jenkins has no `wfapi`; `stop()` ends it; `done` settles then.
+ */
+function watchForInput(api, ref, logger, options = {}) {
+    const controller = new AbortController();
+    const announced = new Set();
+    const inputUrl = `${ref.url}input/`;
+    const look = async () => {
+        const run = await api.describeRun(ref);
+        if (!run || controller.signal.aborted)
+            return false;
+        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
+        // An input outside any stage pauses the run only.
+        const keys = paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
+        for (const key of keys) {
+            if (announced.has(key))
+                continue;
+            announced.add(key);
+            const stage = paused.find(s => s.id === key);
+            const where = stage ? ` in stage ${JSON.stringify(stage.name)}` : '';
+            // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
+            logger.info(`Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`);
+        }
+        // Once answered, a later pause of the same stage is news again.
+        for (const key of [...announced])
+            if (!keys.includes(key))
+                announced.delete(key);
+        return true;
+    };
+    const done = (async () => {
+        try {
+            await sleep(options.firstMs ?? 5000, controller.signal);
+            for (;;) {
+                try {
+                    if (!(await look()))
+                        return;
+                }
+                catch (error) {
+                    if (controller.signal.aborted || error instanceof Interrupted)
+                        return;
+                    logger.debug(`Could not look for a pending input: ${error.message}`);
+                }
+                await sleep(options.intervalMs ?? 10_000, controller.signal);
+            }
+        }
+        catch {
+            // Stopped while waiting.
+        }
+    })();
+    return { stop: () => controller.abort(), done };
+}
+
+;// CONCATENATED MODULE: ./src/summary-sections.ts
+
+
+
+const STAGE_ICONS = {
+    SUCCESS: '✅',
+    FAILED: '❌',
+    UNSTABLE: '⚠️',
+    ABORTED: '⛔',
+    NOT_EXECUTED: '⚪',
+    IN_PROGRESS: '⏳',
+    PAUSED_PENDING_INPUT: '⏸️'
+};
+const MAX_STAGE_ROWS = 100;
+const MAX_ARTIFACT_ROWS = 20;
+const NAME_CHARS = 200;
+const ERROR_CHARS = 300;
+/** The failed tests: name (linked to its page), class, first line of the error. */
+function addFailedTests(summary, tests) {
+    if (tests.counts.failed === 0)
+        return;
+    summary.addHeading('Failed tests', 3);
+    if (tests.failed.length > 0) {
+        summary.addTable([
+            [
+                { data: 'Test', header: true },
+                { data: 'Class', header: true },
+                { data: 'Error', header: true }
+            ],
+            ...tests.failed.map(test => [
+                html_link(cut(test.name, NAME_CHARS), test.url),
+                `<code>${escapeHtml(cut(test.className, NAME_CHARS))}</code>`,
+                escapeHtml(cut(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
+            ])
+        ]);
+    }
+    const shown = tests.failed.length;
+    const notes = [];
+    if (shown < tests.counts.failed) {
+        if (shown === 0 && tests.casesRead === 0) {
+            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
+        }
+        else {
+            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
+            if (tests.partial) {
+                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
+            }
+        }
+    }
+    notes.push(`All results: ${html_link('test report', tests.reportUrl)}.`);
+    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : escapeHtml(n))).join(' ')}</p>`, true);
+}
+/** The Pipeline's stages: name, status, duration. */
+function addStages(summary, stages) {
+    if (stages.length === 0)
+        return;
+    summary.addHeading('Stages', 3);
+    const shown = stages.slice(0, MAX_STAGE_ROWS);
+    summary.addTable([
+        [
+            { data: 'Stage', header: true },
+            { data: 'Status', header: true },
+            { data: 'Duration', header: true }
+        ],
+        ...shown.map(stage => [
+            escapeHtml(cut(stage.name, NAME_CHARS)),
+            `${STAGE_ICONS[stage.status] ?? ''} ${escapeHtml(stage.status)}`.trim(),
+            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : escapeHtml(formatDuration(stage.durationMillis))
+        ])
+    ]);
+    if (stages.length > shown.length) {
+        summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true);
+    }
+}
+/** The downloaded artifacts and where they are; refused paths named. */
+function addArtifacts(summary, artifacts) {
+    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
+        return;
+    summary.addHeading('Artifacts', 3);
+    if (artifacts.written.length > 0) {
+        summary.addRaw(`<p>${artifacts.written.length} file(s), ${escapeHtml(formatBytes(artifacts.bytes))}, in <code>${escapeHtml(artifacts.folder)}</code>:</p>`, true);
+        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
+        summary.addRaw(`<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, NAME_CHARS))}</code></li>`).join('')}</ul>`, true);
+        if (artifacts.written.length > shown.length) {
+            summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
+        }
+    }
+    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
+        summary.addRaw(`<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), NAME_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`, true);
+    }
+}
+function firstLine(text) {
+    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
+}
+
 ;// CONCATENATED MODULE: ./src/report.ts
+
+
+
+
+
+
 
 /**
  * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
@@ -39686,60 +43145,18 @@ function setBuildOutputs(out, outcome, logger) {
         }
     }
     out.setOutput(Output.JobUrl, outcome.jobUrl);
+    if (outcome.tests) {
+        out.setOutput(Output.TestsTotal, String(outcome.tests.counts.total));
+        out.setOutput(Output.TestsFailed, String(outcome.tests.counts.failed));
+        out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped));
+    }
+    if (outcome.stages)
+        out.setOutput(Output.Stages, stagesOutput(outcome.stages));
+    if (outcome.artifacts)
+        out.setOutput(Output.Artifacts, JSON.stringify(outcome.artifacts.written));
 }
 function kib(bytes) {
     return `${Math.ceil(bytes / 1024)} KiB`;
-}
-/**
- * Test counts from the build's actions: hudson.tasks.junit.TestResultAction,
- * the aggregated actions (matrix, maven, downstream aggregation) or any action
- * with failCount/totalCount. When several are present the largest is taken:
- * an aggregate includes its parts, and adding them up would count twice.
- */
-function testCounts(build) {
-    let best;
-    for (const action of build.actions ?? []) {
-        if (typeof action !== 'object' || action === null)
-            continue;
-        const { failCount, totalCount, skipCount } = action;
-        if (!isCount(failCount) || !isCount(totalCount))
-            continue;
-        const counts = {
-            total: totalCount,
-            failed: failCount,
-            skipped: isCount(skipCount) ? skipCount : 0
-        };
-        if (!best || counts.total > best.total)
-            best = counts;
-    }
-    return best;
-}
-function isCount(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0;
-}
-/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
-function formatDuration(ms) {
-    if (!Number.isFinite(ms) || ms < 0)
-        return 'unknown';
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    if (ms < 10_000)
-        return `${Math.floor(ms / 100) / 10} s`;
-    if (ms < 60_000)
-        return `${Math.floor(ms / 1000)} s`;
-    const totalSeconds = Math.round(ms / 1000);
-    const hours = Math.floor(totalSeconds / 3600);
-    const minutes = Math.floor((totalSeconds % 3600) / 60);
-    const seconds = totalSeconds % 60;
-    const parts = [];
-    if (hours > 0)
-        parts.push(`${hours} h`);
-    if (minutes > 0)
-        parts.push(`${minutes} min`);
-    // Seconds are noise next to hours.
-    if (seconds > 0 && hours === 0)
-        parts.push(`${seconds} s`);
-    return parts.join(' ');
 }
 const RESULT_ICONS = {
     SUCCESS: '✅',
@@ -39763,26 +43180,32 @@ const HIDDEN = '***';
 async function writeSummary(summary, outcome, logger) {
     try {
         const build = outcome.build;
-        summary.addHeading(`Jenkins ${report_link(outcome.jobName, outcome.jobUrl)}`, 2);
+        summary.addHeading(`Jenkins ${html_link(outcome.jobName, outcome.jobUrl)}`, 2);
         const rows = [['Result', resultCell(outcome)]];
         if (build) {
-            rows.push(['Build', report_link(`#${build.number}`, outcome.buildUrl)]);
+            rows.push(['Build', html_link(`#${build.number}`, outcome.buildUrl)]);
             rows.push([
                 'Duration',
                 build.building ? 'running' : escapeHtml(formatDuration(build.duration))
             ]);
         }
         else if (outcome.queueUrl) {
-            rows.push(['Queue item', report_link(outcome.queueUrl, outcome.queueUrl)]);
+            rows.push(['Queue item', html_link(outcome.queueUrl, outcome.queueUrl)]);
         }
         if (outcome.queueWaitMs !== undefined) {
             rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))]);
         }
         if (outcome.tests) {
-            const { total, failed, skipped } = outcome.tests;
+            const { total, failed, skipped } = outcome.tests.counts;
             rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
         }
         summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
+        if (outcome.tests)
+            addFailedTests(summary, outcome.tests);
+        if (outcome.stages)
+            addStages(summary, outcome.stages);
+        if (outcome.artifacts)
+            addArtifacts(summary, outcome.artifacts);
         const parameters = report_parametersOf(outcome);
         if (parameters.length > 0) {
             summary.addHeading('Parameters', 3);
@@ -39872,43 +43295,6 @@ function parameterText(value) {
         return String(value);
     return JSON.stringify(value) ?? '';
 }
-function report_link(text, url) {
-    const href = safeUrl(url);
-    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
-}
-/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
-function safeUrl(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-/**
- * Makes text inert in the summary: HTML special characters and the characters
- * Markdown acts on become entities, line breaks become <br> (a blank line
- * would end the HTML block and let Markdown through), and other control
- * characters go.
- */
-function escapeHtml(text) {
-    return (text
-        // eslint-disable-next-line no-control-regex
-        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
-        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
-        .replace(/\r\n|\r|\n/g, '<br>')
-        .replace(/\t/g, ' '));
-}
-function escapeAttribute(text) {
-    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
-}
-function cut(text, max) {
-    const chars = Array.from(text);
-    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
-}
 const TAIL_LINES = 30;
 const TAIL_BYTES = 4 * 1024;
 // CSI and other ESC sequences: colours mean nothing in an annotation.
@@ -39930,6 +43316,8 @@ function failureMessage(outcome, tail) {
     }
     else {
         head = `Jenkins build ${outcome.jobName} #${build.number} finished ${result ?? 'without a result'}`;
+        if (outcome.failedStage)
+            head += ` in stage '${outcome.failedStage}'`;
     }
     if (outcome.accept && outcome.accept.length > 0)
         head += ` (accepted: ${outcome.accept.join(', ')})`;
@@ -39969,7 +43357,143 @@ function lastLines(tail) {
     return kept;
 }
 
+;// CONCATENATED MODULE: ./src/test-report.ts
+
+/** Failed tests listed in the summary. */
+const MAX_LISTED = 20;
+/** Failed tests that get an annotation of their own. */
+const MAX_ANNOTATED = 10;
+/** Lines and characters of errorDetails an annotation quotes. */
+const DETAIL_LINES = 5;
+const DETAIL_CHARS = 1000;
+/**
+ * Reads the build's test report: the counts from its action, then (when
+ * tests failed) the failed tests from the report in bounded pages. Undefined
+ * when the build has no report. A report that cannot be read leaves the
+ * counts and says so in the debug log: the build's result is what the step
+ * reports; the list is a help.
+ */
+async function readTests(api, ref, build, logger) {
+    const action = await testAction(api, ref, build, logger);
+    if (!action)
+        return undefined;
+    const outcome = {
+        counts: action.counts,
+        failed: [],
+        reportUrl: `${ref.url}${encodeURIComponent(action.urlName)}/`,
+        casesRead: 0,
+        partial: false
+    };
+    if (action.counts.failed === 0)
+        return outcome;
+    try {
+        const read = await api.failedTests(ref, {
+            urlName: action.urlName,
+            rebase: rebaser(build.url, ref.url, api.baseUrl),
+            budget: { want: Math.min(MAX_LISTED, action.counts.failed) }
+        });
+        outcome.failed = read.failed;
+        outcome.casesRead = read.casesRead;
+        outcome.partial = read.budgetReached;
+        logger.debug(`Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}${read.budgetReached ? ' (stopped at the byte budget)' : ''}.`);
+    }
+    catch (error) {
+        // The step being stopped is not a report that could not be read.
+        if (error instanceof Interrupted)
+            throw error;
+        logger.debug(`Could not read the failed tests: ${error.message}`);
+    }
+    return outcome;
+}
+/**
+ * The report's action and counts, from the final JSON or, when it only names
+ * the action (the counts are exported below depth 0, jenkins-api.md 5.5),
+ * from one narrower request. Several actions (a build's own report and an
+ * aggregate of it): the largest counts win, an aggregate includes its parts.
+ */
+async function testAction(api, ref, build, logger) {
+    const found = testReportAction(build.actions);
+    if (found)
+        return found;
+    const named = (build.actions ?? []).some(a => /TestResult/.test(String(classOf(a))));
+    if (!named)
+        return undefined;
+    try {
+        const detailed = await api.getBuild(ref.job, ref.number, {
+            tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
+        });
+        return testReportAction(detailed.actions);
+    }
+    catch (error) {
+        if (error instanceof Interrupted)
+            throw error;
+        logger.debug(`Could not read test counts: ${error.message}`);
+        return undefined;
+    }
+}
+/**
+ * The test report action among a build's actions: any action with
+ * failCount/totalCount (hudson.tasks.junit.TestResultAction, the aggregated
+ * ones of matrix, maven or downstream aggregation, other publishers). With
+ * several, the largest: an aggregate includes its parts, adding would count
+ * twice.
+ */
+function testReportAction(actions) {
+    let best;
+    for (const action of actions ?? []) {
+        if (typeof action !== 'object' || action === null)
+            continue;
+        const { failCount, totalCount, skipCount, urlName } = action;
+        if (!isCount(failCount) || !isCount(totalCount))
+            continue;
+        const counts = {
+            total: totalCount,
+            failed: failCount,
+            skipped: isCount(skipCount) ? skipCount : 0
+        };
+        if (best && counts.total <= best.counts.total)
+            continue;
+        best = { counts, urlName: typeof urlName === 'string' && urlName ? urlName : 'testReport' };
+    }
+    return best;
+}
+/**
+ * Turns a URL Jenkins wrote (from its configured root URL, maybe another
+ * host: jenkins-api.md 9) into one on our base, using the build's own `url`
+ * against the one we built to find Jenkins' root.
+ */
+function rebaser(jenkinsBuildUrl, ourBuildUrl, baseUrl) {
+    const tail = ourBuildUrl.startsWith(baseUrl) ? ourBuildUrl.slice(baseUrl.length) : '';
+    if (tail === '' || typeof jenkinsBuildUrl !== 'string' || !jenkinsBuildUrl.endsWith(tail)) {
+        return url => url;
+    }
+    const theirRoot = jenkinsBuildUrl.slice(0, -tail.length);
+    const ourRoot = ourBuildUrl.slice(0, -tail.length);
+    return url => (url.startsWith(`${theirRoot}/`) ? ourRoot + url.slice(theirRoot.length) : url);
+}
+/** One `::error` per failed test (up to MAX_ANNOTATED), titled with its name. */
+function annotateFailedTests(tests, annotate) {
+    for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
+        const details = (test.errorDetails ?? '').trim();
+        const lines = details === '' ? [] : details.split(/\r\n|\r|\n/).slice(0, DETAIL_LINES);
+        const quoted = lines.join('\n').slice(0, DETAIL_CHARS);
+        const where = test.className ? `${test.className} — ${test.url}` : test.url;
+        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, test.name);
+    }
+}
+function classOf(action) {
+    return typeof action === 'object' && action !== null
+        ? action._class
+        : undefined;
+}
+function isCount(value) {
+    return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
 ;// CONCATENATED MODULE: ./src/build-job.ts
+
+
+
 
 
 
@@ -40063,48 +43587,73 @@ async function follow(api, settings, signal, progress, follower, status, branch)
         outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`;
         return finish(outcome, true, settings, progress);
     }
-    let tail = [];
-    let final = first;
+    const { final, tail } = await waitForEnd(api, settings, ref, first, follower);
+    progress.done();
+    outcome.build = final;
+    outcome.result = final.result ?? undefined;
+    const accepted = final.result !== null && settings.accept.includes(final.result);
+    outcome.accepted = accepted;
+    coreLogger.info(`Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`);
+    await readProducts(api, settings, ref, final, outcome, signal);
+    await status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, accepted);
+    await finish(outcome, accepted, settings, progress, tail);
+}
+/** Follows the build to its end, streaming its console unless `log` is false; the console's last lines for the failure message. */
+async function waitForEnd(api, settings, ref, first, follower) {
+    const name = settings.jobName;
     // A triggered build can end before its first look (a short build, or a
     // slow executor hand-over): its console is still what the user asked to
     // see, and the failure message quotes its last lines.
     const showConsole = settings.log && (first.building || settings.build === 'new');
-    if (first.building || showConsole) {
-        if (showConsole) {
-            const streamer = new ConsoleStreamer(api, ref, {
-                write: text => process.stdout.write(text),
-                drained: stdoutDrained
-            });
-            startGroup(`Console of Jenkins ${name} #${ref.number}`);
-            try {
-                final = await withCommandsStopped(text => process.stdout.write(text), async () => {
-                    try {
-                        return await follower.waitForEnd(ref, streamer, first);
-                    }
-                    finally {
-                        streamer.flush();
-                    }
-                });
-            }
-            finally {
-                endGroup();
-            }
-            tail = streamer.tail();
-        }
-        else {
+    if (!first.building && !showConsole)
+        return { final: first, tail: [] };
+    // A Pipeline stopped at an `input` step would look hung: say where to answer it.
+    const inputs = first.building && isPipeline(first) ? watchForInput(api, ref, coreLogger) : undefined;
+    try {
+        if (!showConsole) {
             coreLogger.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`);
-            final = await follower.waitForEnd(ref, undefined, first);
+            return { final: await follower.waitForEnd(ref, undefined, first), tail: [] };
+        }
+        const streamer = new ConsoleStreamer(api, ref, {
+            write: text => process.stdout.write(text),
+            drained: stdoutDrained
+        });
+        startGroup(`Console of Jenkins ${name} #${ref.number}`);
+        try {
+            const final = await withCommandsStopped(text => process.stdout.write(text), async () => {
+                try {
+                    return await follower.waitForEnd(ref, streamer, first);
+                }
+                finally {
+                    // Before commands resume: its lines must stay in the stopped region.
+                    inputs?.stop();
+                    streamer.flush();
+                }
+            });
+            return { final, tail: streamer.tail() };
+        }
+        finally {
+            endGroup();
         }
     }
-    progress.done();
-    outcome.build = final;
-    outcome.result = final.result ?? undefined;
-    outcome.tests = await testsOf(api, ref, final);
-    const accepted = final.result !== null && settings.accept.includes(final.result);
-    outcome.accepted = accepted;
-    coreLogger.info(`Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`);
-    await status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, accepted);
-    await finish(outcome, accepted, settings, progress, tail);
+    finally {
+        inputs?.stop();
+    }
+}
+/**
+ * What the finished build produced: its failed tests (annotated), its
+ * Pipeline stages, and the artifacts the user asked for. Each is its own
+ * module; reading tests and stages is a help and never fails the step.
+ */
+async function readProducts(api, settings, ref, final, outcome, signal) {
+    outcome.tests = await readTests(api, ref, final, coreLogger);
+    if (outcome.tests)
+        annotateFailedTests(outcome.tests, (message, title) => error(message, { title }));
+    outcome.stages = await readStages(api, ref, final, coreLogger);
+    outcome.failedStage = failedStage(outcome.stages, final.result)?.name;
+    if (settings.artifacts.length > 0) {
+        outcome.artifacts = await downloadArtifacts(api, settings, ref, coreLogger, signal);
+    }
 }
 /** A commit status description for a step that failed before the build's result was known. */
 function statusFailure(error, signal) {
@@ -40132,32 +43681,14 @@ async function finish(outcome, accepted, settings, progress, tail = []) {
     progress.done();
     setBuildOutputs({ setOutput: (name, value) => setOutput(name, value) }, outcome, coreLogger);
     await writeSummary(summary, outcome, coreLogger);
+    // A wanted artifact that is missing fails the step even when the build passed.
+    const problems = outcome.artifacts?.problems ?? [];
     if (!accepted) {
-        throw new Error(failureMessage({ ...outcome, accept: settings.accept }, tail));
+        const message = failureMessage({ ...outcome, accept: settings.accept }, tail);
+        throw new Error([message, ...problems].join('\n'));
     }
-}
-/** Test counts, from the final JSON or, when it only names a test action, from one narrower request. */
-async function testsOf(api, ref, build) {
-    const counts = testCounts(build);
-    if (counts)
-        return counts;
-    const hasTestAction = (build.actions ?? []).some(a => typeof a === 'object' &&
-        a !== null &&
-        /TestResultAction/.test(String(a._class)));
-    if (!hasTestAction)
-        return undefined;
-    try {
-        // Test counts are exported below depth 0 (jenkins-api.md 5.5): a tree
-        // asks for just them.
-        const detailed = await api.getBuild(ref.job, ref.number, {
-            tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
-        });
-        return testCounts({ ...build, actions: detailed.actions });
-    }
-    catch (error) {
-        coreLogger.debug(`Could not read test counts: ${error.message}`);
-        return undefined;
-    }
+    if (problems.length > 0)
+        throw new Error(problems.join('\n'));
 }
 async function lastBuild(api, settings) {
     const which = settings.build === 'last' ? 'lastBuild' : 'lastSuccessfulBuild';
@@ -40524,6 +44055,138 @@ function isSuccessOrRedirect(status) {
     return (status >= 200 && status < 300) || status === 302 || status === 303;
 }
 
+;// CONCATENATED MODULE: external "node:stream/promises"
+const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
+;// CONCATENATED MODULE: ./src/jenkins/artifacts.ts
+
+
+
+
+
+/** Most artifacts one build's list is read for; beyond, the list is cut (and says so). */
+const MAX_ARTIFACTS = 10_000;
+/**
+ * The build's artifacts, by `relativePath` (Run.getArtifacts, exported as
+ * `artifacts[displayPath,fileName,relativePath]`). A tree asks for the path
+ * alone and a range bounds the list: Jenkins lists every file of the build
+ * (Run.getArtifactsUpTo(Integer.MAX_VALUE)), so a build with a huge number of
+ * them would otherwise make a huge answer.
+ */
+async function listArtifacts(http, build, limit = MAX_ARTIFACTS) {
+    const name = fullName(build.job);
+    const tree = `artifacts[relativePath]{0,${limit + 1}}`;
+    const data = await http.getJson('artifacts', `${buildUrl(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the artifacts of build #${build.number} of '${name}'`, {
+        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
+    }));
+    const paths = [];
+    for (const raw of Array.isArray(data.artifacts) ? data.artifacts : []) {
+        const path = raw?.relativePath;
+        if (typeof path === 'string')
+            paths.push(path);
+    }
+    return { paths: paths.slice(0, limit), truncated: paths.length > limit };
+}
+/**
+ * GETs `<build>/artifact/<relativePath>` and streams the body into a fresh
+ * sink per attempt, in constant memory (the sink's backpressure is honoured).
+ * A body that breaks off or falls short of Content-Length is a transient
+ * failure: the read is tried again, from the start, within the step's
+ * deadline like every other read. The caller has checked `relativePath`.
+ *
+ * Jenkins serves it through DirectoryBrowserSupport.serveFile: 404 when the
+ * file is absent, 400 for a path with `/../`, the file with Content-Length
+ * otherwise, or a 302 to the resource root URL when one is configured (so
+ * redirects to that other origin are followed, without credentials).
+ */
+async function downloadArtifact(http, build, relativePath, open) {
+    const name = fullName(build.job);
+    const url = `${buildUrl(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`;
+    const context = http.context(`artifact '${relativePath}' of build #${build.number} of '${name}'`, {
+        // Run.doArtifact checks it when Jenkins turns it on (hudson.security.ArtifactsPermission).
+        permission: 'Run/Artifacts',
+        notFound: `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`
+    });
+    let attempts = 0;
+    return http.read('artifact', url, context, async (response) => {
+        attempts++;
+        const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1);
+        // DirectoryBrowserSupport sends an artifact's own type, from its name:
+        // HTML for anything else is a login page or an SSO proxy.
+        if (response.contentType.includes('text/html') && !/\.x?html?$/i.test(fileName)) {
+            response.discard();
+            throw htmlError(context, response.status);
+        }
+        const length = parseLength(response.header('content-length'));
+        const sink = await open();
+        // Bounded like every body (limits.ts): the step's cancel and deadline,
+        // and the stall guard (a body that stops coming, or drips, is cut).
+        const bytes = await copy(response.stream(), sink).catch(async (error) => {
+            await sink.discard();
+            throw error instanceof BodyFailure ? new TransientFailure(error.error, error.reason) : error;
+        });
+        if (length !== undefined && bytes !== length) {
+            await sink.discard();
+            throw new TransientFailure(new JenkinsError('network', `${context.what} ended after ${bytes} of ${length} bytes (Content-Length)`), 'short body');
+        }
+        await sink.commit();
+        return { bytes, attempts };
+    }, http.deadline, { crossOriginRedirects: true });
+}
+/** Each segment percent-encoded, as Run.addArtifacts builds `href` with Util.rawEncode. */
+function artifactHref(relativePath) {
+    return relativePath.split('/').map(encodeURIComponent).join('/');
+}
+/** The body broke off or stalled: worth another try, from the start. */
+class BodyFailure extends Error {
+    error;
+    reason;
+    constructor(error, reason) {
+        super(error.message);
+        this.error = error;
+        this.reason = reason;
+    }
+}
+/**
+ * Pipes body into the sink (stream.pipeline: the sink's backpressure pauses
+ * the body, and either side's failure ends both). A body that broke off or
+ * stalled is a BodyFailure; the step being stopped (Interrupted) and sink
+ * errors (a full disk) pass as they are.
+ */
+async function copy(body, sink) {
+    let bytes = 0;
+    // pipeline destroys the other stream with the first error, so the first
+    // error event tells which side failed. Listeners are kept, not once: a
+    // body can report its end twice (an error after 'aborted').
+    let first;
+    body.on('error', error => (first ??= { side: 'body', error }));
+    sink.stream.on('error', error => (first ??= { side: 'sink', error }));
+    body.on('data', (chunk) => {
+        bytes += chunk.length;
+        sink.progress?.(bytes);
+    });
+    try {
+        await (0,external_node_stream_promises_namespaceObject.pipeline)(body, sink.stream);
+        return bytes;
+    }
+    catch (error) {
+        if (first?.side === 'sink')
+            throw first.error;
+        const cause = first?.error ?? error;
+        if (cause instanceof Interrupted)
+            throw cause;
+        if (cause instanceof JenkinsError && (cause.kind === 'network' || cause.kind === 'timeout')) {
+            throw new BodyFailure(cause, cause.kind === 'network' ? 'body broke off' : 'body stalled');
+        }
+        const code = cause.code ?? 'body error';
+        throw new BodyFailure(new JenkinsError('network', `The download broke off after ${bytes} bytes (${code})`), code);
+    }
+}
+function parseLength(value) {
+    if (value === undefined || !/^\d+$/.test(value.trim()))
+        return undefined;
+    return Number(value);
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/multibranch.ts
 /**
  * Multibranch projects: starting a scan (branch indexing) and reading its
@@ -40586,6 +44249,161 @@ async function indexingLog(http, project, start) {
             truncated: Buffer.byteLength(text) >= LOG_CHUNK_LIMIT
         };
     }, http.deadline);
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/stages.ts
+
+
+/**
+ * StatusExt of pipeline-stage-view-plugin (rest-api/…/external/StatusExt.java).
+ * Anything else is kept as it came, so a newer plugin's status still shows.
+ */
+const STAGE_STATUSES = (/* unused pure expression or super */ null && ([
+    'NOT_EXECUTED',
+    'ABORTED',
+    'SUCCESS',
+    'IN_PROGRESS',
+    'PAUSED_PENDING_INPUT',
+    'FAILED',
+    'UNSTABLE'
+]));
+/** Most stages kept: a describe of a run with thousands of stages is still one bounded answer. */
+const MAX_STAGES = 500;
+/**
+ * GET `<build>/wfapi/describe`: the Pipeline Stage View plugin's RunExt
+ * (RunAPI.doDescribe without fullStages, so each StageNodeExt comes without
+ * its stageFlowNodes). Undefined when Jenkins answers 404: the plugin is not
+ * installed, or the build is not a WorkflowRun (the `wfapi` action is a
+ * TransientActionFactory of WorkflowRun only).
+ */
+async function describeRun(http, build) {
+    const name = fullName(build.job);
+    let data;
+    try {
+        data = await http.getJson('stages', `${build.url}wfapi/describe`, http.context(`the stages of build #${build.number} of '${name}'`));
+    }
+    catch (error) {
+        if (error instanceof JenkinsError && error.kind === 'not-found')
+            return undefined;
+        throw error;
+    }
+    if (typeof data !== 'object' || data === null) {
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`);
+    }
+    const stages = [];
+    for (const raw of (Array.isArray(data.stages) ? data.stages : []).slice(0, MAX_STAGES)) {
+        const stage = raw;
+        if (typeof stage?.name !== 'string')
+            continue;
+        const out = {
+            id: typeof stage.id === 'string' ? stage.id : '',
+            name: stage.name,
+            status: typeof stage.status === 'string' ? stage.status : 'NOT_EXECUTED',
+            durationMillis: count(stage.durationMillis),
+            startTimeMillis: count(stage.startTimeMillis),
+            pauseDurationMillis: count(stage.pauseDurationMillis)
+        };
+        if (typeof stage.error?.message === 'string')
+            out.error = stage.error.message;
+        stages.push(out);
+    }
+    return {
+        status: typeof data.status === 'string' ? data.status : undefined,
+        stages
+    };
+}
+function count(value) {
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/junit-names.ts
+/**
+ * How the JUnit plugin names a test's page, so that a failed test can be
+ * linked without asking Jenkins for its URL (the report JSON has none). From
+ * jenkinsci/junit-plugin (1424.x):
+ *
+ * - the page is `<build>/<action urlName>/<package>/<class>/<case>/`
+ *   (hudson.tasks.test.TestObject.getUrl and getId, which join getSafeName of
+ *   each level with '/');
+ * - package: `safe(packageName)`, "(root)" without a package
+ *   (CaseResult.getPackageName; TestResult.tally keys packages by
+ *   safe(pkg), TestResult.getDynamic looks them up by that key);
+ * - class: `safe(simpleName)` (PackageResult.add keys classes by it,
+ *   PackageResult.getDynamic looks them up by that key);
+ * - case: the display name with every character that is not a Java
+ *   identifier part replaced by '_', made unique among the cases of its
+ *   class by a `_2`, `_3`… suffix in the order they are named
+ *   (CaseResult.getSafeName, TestObject.uniquifyName;
+ *   ClassResult.getDynamic matches getSafeName).
+ */
+/**
+ * TestObject.safe: "(empty)" for an empty name; otherwise each character that
+ * may not stand literally in a URL path segment becomes '_': controls,
+ * space, DEL and `"#%/:<>?[\]^`{|}` (junit-plugin 1422+, PR #1251). Earlier
+ * versions replaced only `/\:?#%<>`, so a name with a space or a bracket
+ * links to a page those versions name differently.
+ */
+function safe(name) {
+    if (name === '')
+        return '(empty)';
+    // eslint-disable-next-line no-control-regex
+    return name.replace(/[\u0000-\u0020\u007f"#%/:<>?[\\\]^`{|}]/g, '_');
+}
+/**
+ * Character.isJavaIdentifierPart for one UTF-16 unit: letters, digits,
+ * connecting punctuation (`_`), currency symbols (`$`), numeric letters,
+ * combining marks, and the "ignorable" controls and format characters. A
+ * surrogate half is none of these, so Java replaces an emoji with two '_',
+ * and so does this (it tests units, not code points).
+ */
+const JAVA_IDENTIFIER_PART = 
+// eslint-disable-next-line no-control-regex
+/^[\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Sc}\p{Cf}\u0000-\u0008\u000e-\u001b\u007f-\u009f]$/u;
+/** CaseResult.getSafeName before uniquifying. */
+function caseBaseName(displayName) {
+    let out = '';
+    for (let i = 0; i < displayName.length; i++) {
+        const unit = displayName.charAt(i);
+        out += JAVA_IDENTIFIER_PART.test(unit) ? unit : '_';
+    }
+    return out;
+}
+/** CaseResult.getPackageName: up to the last '.', or "(root)". */
+function packageName(className) {
+    const dot = className.lastIndexOf('.');
+    return dot < 0 ? '(root)' : className.slice(0, dot);
+}
+/** CaseResult.getSimpleName: after the last '.'. */
+function simpleName(className) {
+    return className.slice(className.lastIndexOf('.') + 1);
+}
+/**
+ * Names the cases of one test report in the order the plugin meets them
+ * (suites in order, their cases in order: TestResult.tally adds them to
+ * their class in that order), uniquifying within each class.
+ */
+class CaseNamer {
+    taken = new Map();
+    /** The URL path of a case below the report: `<package>/<class>/<case>`, each segment encoded. */
+    path(className, displayName) {
+        const pkg = safe(packageName(className));
+        const cls = safe(simpleName(className));
+        const key = `${pkg}/${cls}`;
+        let bases = this.taken.get(key);
+        if (!bases) {
+            bases = new Map();
+            this.taken.set(key, bases);
+        }
+        const base = caseBaseName(displayName);
+        const seen = (bases.get(base) ?? 0) + 1;
+        bases.set(base, seen);
+        const name = seen === 1 ? base : `${base}_${seen}`;
+        return [pkg, cls, name].map(segment).join('/');
+    }
+}
+/** One path segment, percent-encoded; a lone surrogate (a broken name) cannot be, so it becomes U+FFFD. */
+function segment(name) {
+    return encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'));
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/crumb.ts
@@ -42936,8 +46754,6 @@ function fromJSON2(str) {
  * POSSIBILITY OF SUCH DAMAGE.
  */
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
 var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
@@ -43139,7 +46955,7 @@ class Transport {
             }
             // Not drained: a redirect's body is worth nothing, and draining a slow one would hold the exchange.
             response.message.destroy();
-            const target = this.redirectTarget(url, response.header('location') ?? '');
+            const target = this.redirectTarget(url, response.header('location') ?? '', exchange.crossOriginRedirects ?? false);
             if (hops >= MAX_REDIRECTS) {
                 throw new JenkinsError('redirect', `Jenkins at ${this.options.baseUrl} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`, response.status);
             }
@@ -43147,7 +46963,7 @@ class Transport {
             url = target;
         }
     }
-    redirectTarget(from, location) {
+    redirectTarget(from, location, otherOrigins) {
         let target;
         try {
             target = new URL(location, from);
@@ -43159,7 +46975,7 @@ class Transport {
         if (source.protocol === 'https:' && target.protocol !== 'https:') {
             throw new JenkinsError('redirect', `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`);
         }
-        if (target.origin !== source.origin) {
+        if (target.origin !== source.origin && !otherOrigins) {
             throw new JenkinsError('redirect', `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`);
         }
         return target.href;
@@ -43793,9 +47609,9 @@ class Requester {
      * a 2xx one is handed to `accept`, which reads (or streams) the body and
      * may throw to fail or retry the attempt.
      */
-    async read(label, url, context, accept, deadline) {
+    async read(label, url, context, accept, deadline, options = {}) {
         return this.guarded(() => withRetry(async () => {
-            const response = await this.send({ method: 'GET', url, label }, context.what, f => f.transient);
+            const response = await this.send({ method: 'GET', url, label, ...options }, context.what, f => f.transient);
             if (response.status < 200 || response.status >= 300) {
                 throw await this.failure(response, context);
             }
@@ -44036,7 +47852,219 @@ function definedOnly(value) {
     return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 
+;// CONCATENATED MODULE: ./src/jenkins/test-report.ts
+
+
+
+
+
+const DEFAULT_BUDGET = {
+    want: 20,
+    pageLimit: 1024 * 1024,
+    pageTarget: 256 * 1024,
+    totalBytes: 4 * 1024 * 1024,
+    casesPerSuite: 1000
+};
+/** Suites asked for in the first page, before their size is known. */
+const FIRST_PAGE_SUITES = 20;
+const MAX_PAGE_SUITES = 1000;
+/** errorDetails kept per failed test: enough for its first lines. */
+const DETAILS_CHARS = 2000;
+/** The answer was bigger than a page may be: asked again for fewer suites. */
+class PageTooLarge extends Error {
+    bytes;
+    constructor(bytes) {
+        super(`page over ${bytes} bytes`);
+        this.bytes = bytes;
+    }
+}
+/**
+ * Finds the failed tests of a build's test report (junit-plugin TestResult at
+ * `<build>/<urlName>/api/json`) without reading the whole report: the JSON
+ * has no filter, so pages of suites are read with a `tree` that asks only for
+ * what is shown (class, name, status, errorDetails) and Jenkins' range syntax
+ * bounding suites `{from,to}` and cases per suite `{0,N}`. It stops once
+ * `want` failed tests were found, at the end of the report, or when the byte
+ * budget is spent. Cases are failed when their status is FAILED, or
+ * REGRESSION (what CaseResult.getStatus said before junit-plugin's UI
+ * redesign, f0bf02d5).
+ *
+ * The same tree reads an aggregated report (AggregatedTestResultAction:
+ * `childReports[child,result]`, each result a TestResult of a child build);
+ * Stapler skips the names a shape does not have (jenkins-api.md 5.5).
+ */
+async function readFailedTests(http, build, options = {}) {
+    const budget = { ...DEFAULT_BUDGET, ...options.budget };
+    const urlName = options.urlName ?? 'testReport';
+    const name = fullName(build.job);
+    const reportUrl = `${build.url}${encodeURIComponent(urlName)}/`;
+    const context = http.context(`the test report of build #${build.number} of '${name}'`, {
+        notFound: `Build #${build.number} of '${name}' has no test report at ${reportUrl} (404)`
+    });
+    const read = {
+        failed: [],
+        casesRead: 0,
+        bytesRead: 0,
+        requests: 0,
+        complete: true,
+        budgetReached: false
+    };
+    const reports = new Map();
+    const own = {
+        base: reportUrl,
+        namer: new CaseNamer(),
+        blocks: new Set(),
+        more: false
+    };
+    let from = 0;
+    let suites = FIRST_PAGE_SUITES;
+    let cases = budget.casesPerSuite;
+    for (;;) {
+        const tree = reportTree(from, from + suites, cases);
+        let page;
+        try {
+            read.requests++;
+            page = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(tree)}`, context, budget.pageLimit);
+        }
+        catch (error) {
+            if (!(error instanceof PageTooLarge))
+                throw error;
+            read.bytesRead += error.bytes;
+            if (suites > 1)
+                suites = Math.ceil(suites / 2);
+            else if (cases > 1)
+                cases = Math.ceil(cases / 2);
+            else
+                throw error;
+            if (read.bytesRead >= budget.totalBytes) {
+                read.complete = false;
+                read.budgetReached = true;
+                return read;
+            }
+            continue;
+        }
+        read.bytesRead += page.bytes;
+        // The build's own report, or one per child build of an aggregated one.
+        const parts = [];
+        if (Array.isArray(page.data.suites))
+            parts.push({ state: own, suites: page.data.suites });
+        for (const child of Array.isArray(page.data.childReports) ? page.data.childReports : []) {
+            const entry = child;
+            const url = entry?.child?.url;
+            if (typeof url !== 'string' || !entry?.result)
+                continue;
+            let state = reports.get(url);
+            if (!state) {
+                const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`;
+                state = { base, namer: new CaseNamer(), blocks: new Set(), more: false };
+                reports.set(url, state);
+            }
+            parts.push({ state, suites: entry.result.suites });
+        }
+        let anyMore = false;
+        let suitesRead = 0;
+        for (const { state, suites: list } of parts) {
+            const rawSuites = Array.isArray(list) ? list : [];
+            suitesRead += rawSuites.length;
+            state.more = rawSuites.length >= suites;
+            anyMore ||= state.more;
+            for (const suite of rawSuites) {
+                if (scanSuite(suite, state, cases, read, budget.want))
+                    read.complete = false;
+            }
+        }
+        if (read.failed.length >= budget.want) {
+            read.complete &&= !anyMore;
+            return read;
+        }
+        if (!anyMore)
+            return read;
+        if (read.bytesRead >= budget.totalBytes) {
+            read.complete = false;
+            read.budgetReached = true;
+            return read;
+        }
+        from += suites;
+        // Size the next page from this one: suites vary from a few cases to thousands.
+        const perSuite = page.bytes / Math.max(1, suitesRead);
+        suites = Math.max(1, Math.min(MAX_PAGE_SUITES, Math.floor(budget.pageTarget / perSuite)));
+    }
+}
+/** `suites[…]{from,to}` and the same below `childReports[…]`: only what is shown. */
+function reportTree(from, to, casesPerSuite) {
+    const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[className,name,status,errorDetails]{0,${casesPerSuite}}]{${from},${to}}`;
+    return `${suites},childReports[child[url],result[${suites}]]`;
+}
+/** Reads one suite's cases; true when some of its cases were beyond the page's case range. */
+function scanSuite(suite, state, casesPerSuite, read, want) {
+    const blocks = stringList(suite.enclosingBlocks);
+    if (blocks[0] !== undefined)
+        state.blocks.add(blocks[0]);
+    const blockNames = stringList(suite.enclosingBlockNames);
+    const rawCases = Array.isArray(suite.cases) ? suite.cases : [];
+    for (const raw of rawCases) {
+        read.casesRead++;
+        const className = typeof raw?.className === 'string' ? raw.className : '';
+        const caseName = typeof raw?.name === 'string' && raw.name !== '' ? raw.name : '(?)';
+        // CaseResult.getDisplayName: the stages around the junit step lead the
+        // name when the report holds tests of more than one block.
+        const displayName = state.blocks.size > 1 && blockNames.length > 0
+            ? `${[...blockNames].reverse().join(' / ')} / ${caseName}`
+            : caseName;
+        const path = state.namer.path(className, displayName);
+        const status = typeof raw?.status === 'string' ? raw.status : '';
+        if ((status !== 'FAILED' && status !== 'REGRESSION') || read.failed.length >= want)
+            continue;
+        const test = {
+            className,
+            name: displayName,
+            status,
+            url: `${state.base}${path}/`
+        };
+        if (typeof raw.errorDetails === 'string') {
+            test.errorDetails = raw.errorDetails.slice(0, DETAILS_CHARS);
+        }
+        if (blockNames.length > 0)
+            test.stage = [...blockNames].reverse().join(' / ');
+        read.failed.push(test);
+    }
+    return rawCases.length >= casesPerSuite;
+}
+/**
+ * GET one page as JSON. A page over `limit` bytes is PageTooLarge: read as
+ * `limit + 1` bytes (limits.ts keeps the start and drops the connection),
+ * so that the caller can ask for a smaller one. The body is bounded like
+ * every whole-body read (a broken or slow one is retried, Requester.bodyOf).
+ */
+async function readPage(http, url, context, limit) {
+    return http.read('tests', url, context, async (response) => {
+        const body = await bodyOf(response.text(limit + 1, 'cut'));
+        const bytes = Buffer.byteLength(body);
+        if (bytes > limit)
+            throw new PageTooLarge(bytes);
+        if (looksLikeHtml(response, body))
+            throw htmlError(context, response.status);
+        let data;
+        try {
+            data = JSON.parse(body);
+        }
+        catch {
+            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
+        }
+        if (typeof data !== 'object' || data === null) {
+            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without an object`);
+        }
+        return { data: data, bytes };
+    }, http.deadline);
+}
+function stringList(value) {
+    return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/client.ts
+
+
+
 
 
 
@@ -44128,6 +48156,18 @@ class JenkinsClient {
     disableJob(job) {
         return this.http.guarded(() => disableJob(this.http, job));
     }
+    failedTests(build, options = {}) {
+        return readFailedTests(this.http, build, options);
+    }
+    describeRun(build) {
+        return describeRun(this.http, build);
+    }
+    listArtifacts(build) {
+        return listArtifacts(this.http, build);
+    }
+    downloadArtifact(build, relativePath, open) {
+        return downloadArtifact(this.http, build, relativePath, open);
+    }
 }
 function parseBaseUrl(value) {
     let url;
@@ -44190,18 +48230,6 @@ function runUrl() {
     return `GitHub Actions ${server}/${repo}/actions/runs/${run}`;
 }
 
-;// CONCATENATED MODULE: ./src/input-error.ts
-/**
- * Thrown for a bad input; the message names the input and the expected form,
- * and never contains a secret (token, password, github-token).
- */
-class InputError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'InputError';
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/ca-cert.ts
 
 
@@ -44246,50 +48274,6 @@ function parseCaCert(text) {
         throw new InputError(`Input 'ca-cert' holds no PEM certificate${path ? ' (it looks like a file path: give the certificate text itself, or point NODE_EXTRA_CA_CERTS at the file)' : ''}: ${EXPECTED}.`);
     }
     return certificates;
-}
-
-;// CONCATENATED MODULE: ./src/duration.ts
-
-/**
- * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
- * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
- * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
- * above which Node fires the timer at once instead of never.
- */
-const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
-const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
-/**
- * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
- * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
- * case-insensitive; only whole numbers. The result is more than 0 and at most
- * MAX_DURATION_MS.
- */
-function parseDuration(value, input) {
-    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
-    const text = value.trim();
-    let ms;
-    if (/^\d+$/.test(text)) {
-        ms = Number(text) * UNITS_MS.s;
-    }
-    else {
-        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
-        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
-            ms =
-                Number(match[1] ?? 0) * UNITS_MS.h +
-                    Number(match[2] ?? 0) * UNITS_MS.m +
-                    Number(match[3] ?? 0) * UNITS_MS.s;
-        }
-    }
-    if (ms === undefined) {
-        throw new InputError(`Input '${input}' ('${clip(text)}') is not a duration: ${expected}.`);
-    }
-    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
-        throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`);
-    }
-    return ms;
-}
-function clip(text) {
-    return text.length > 40 ? text.slice(0, 40) + '…' : text;
 }
 
 ;// CONCATENATED MODULE: ./src/extra-headers.ts
@@ -45715,7 +49699,7 @@ function tokenize(text, options) {
 // Exports
 //-----------------------------------------------------------------------------
 
-const types = {
+const momoa_types = {
 
     /**
      * Creates a document node.
@@ -46235,13 +50219,13 @@ function momoa_parse(text, options) {
 
         switch (tokenType) {
             case tt.String:
-                return types.string(/** @type {string} */ (value), parts);
+                return momoa_types.string(/** @type {string} */ (value), parts);
 
             case tt.Number:
-                return types.number(/** @type {number} */ (value), parts);
+                return momoa_types.number(/** @type {number} */ (value), parts);
                 
             case tt.Boolean:
-                return types.boolean(/** @type {boolean} */ (value), parts);
+                return momoa_types.boolean(/** @type {boolean} */ (value), parts);
 
             default:
                 throw new TypeError(`Unknown token type ${token.type}.`);
@@ -46278,9 +50262,9 @@ function momoa_parse(text, options) {
             }
 
             // check if the token is NaN or Infinity
-            return types[identifier.includes("NaN") ? "nan" : "infinity"](/** @type {Sign} */ (sign), parts);
+            return momoa_types[identifier.includes("NaN") ? "nan" : "infinity"](/** @type {Sign} */ (sign), parts);
         }
-        return types.identifier(normalizeIdentifier(identifier), parts);
+        return momoa_types.identifier(normalizeIdentifier(identifier), parts);
     }
 
     /**
@@ -46291,7 +50275,7 @@ function momoa_parse(text, options) {
     function createNullNode(token) {
         const range = createRange(token.loc.start, token.loc.end);
 
-        return types.null({
+        return momoa_types.null({
             loc: {
                 start: {
                     ...token.loc.start
@@ -46340,7 +50324,7 @@ function momoa_parse(text, options) {
                 throw new UnexpectedToken(tokenizer.token);
             }
 
-            key = types.identifier(key.type, { loc: key.loc, ...createRange(key.loc.start, key.loc.end) });
+            key = momoa_types.identifier(key.type, { loc: key.loc, ...createRange(key.loc.start, key.loc.end) });
         }
 
         tokenType = next();
@@ -46348,7 +50332,7 @@ function momoa_parse(text, options) {
         const value = parseValue();
         const range = createRange(key.loc.start, value.loc.end);
 
-        return types.member(
+        return momoa_types.member(
             /** @type {StringNode|IdentifierNode} */ (key),
             /** @type {ValueNode} */ (value),
             {
@@ -46416,7 +50400,7 @@ function momoa_parse(text, options) {
         const lastToken = tokenizer.token;
         const range = createRange(firstToken.loc.start, lastToken.loc.end);
 
-        return types.object(members, {
+        return momoa_types.object(members, {
             loc: {
                 start: {
                     ...firstToken.loc.start
@@ -46453,7 +50437,7 @@ function momoa_parse(text, options) {
                 // add the value into the array
                 const value = parseValue(tokenType);
 
-                elements.push(types.element(
+                elements.push(momoa_types.element(
                     /** @type {ValueNode} */ (value),
                     { loc: value.loc }
                 ));
@@ -46484,7 +50468,7 @@ function momoa_parse(text, options) {
         const lastToken = tokenizer.token;
         const range = createRange(firstToken.loc.start, lastToken.loc.end);
 
-        return types.array(elements, {
+        return momoa_types.array(elements, {
             loc: {
                 start: {
                     ...firstToken.loc.start
@@ -46583,7 +50567,7 @@ function momoa_parse(text, options) {
         ];
     }
 
-    return types.document(/** @type {ValueNode} */ (docBody), docParts);
+    return momoa_types.document(/** @type {ValueNode} */ (docBody), docParts);
 }
 
 /**
@@ -47150,6 +51134,9 @@ function describe(value) {
 
 
 
+
+
+
 /**
  * The defaults of action.yml. The runner applies them, but library callers
  * and `core.getInput` cannot tell "unset" from "empty", so an empty value
@@ -47177,16 +51164,18 @@ const INPUT_DEFAULTS = {
     [Input.Scan]: 'if-missing',
     [Input.JobToken]: '',
     [Input.Headers]: '',
-    [Input.CaCert]: ''
+    [Input.CaCert]: '',
+    [Input.Artifacts]: '',
+    [Input.ArtifactsPath]: 'jenkins-artifacts'
 };
 const BUILD_MODES = ['new', 'last', 'last-successful'];
 const SCAN_MODES = ['if-missing', 'never'];
 /** Pure: reads every input through `get` (tests pass a map) and validates it. */
-function parseSettings(get) {
-    // Parameters keep their whitespace so that line numbers in messages match
-    // what the user wrote; everything else is trimmed like core.getInput does.
+function parseSettings(get, env = currentEnvironment()) {
+    // Multi-line inputs keep their whitespace so that line numbers in messages
+    // match what the user wrote; everything else is trimmed like core.getInput does.
     const read = (name) => {
-        const value = name === Input.Parameters ? get(name) : get(name).trim();
+        const value = MULTI_LINE.has(name) ? get(name) : get(name).trim();
         return value.trim() === '' ? INPUT_DEFAULTS[name] : value;
     };
     const url = inputs_parseBaseUrl(read(Input.Url));
@@ -47214,6 +51203,8 @@ function parseSettings(get) {
     }
     const headers = parseExtraHeaders(read(Input.Headers), { credentials: user !== '' });
     const caCerts = parseCaCert(read(Input.CaCert));
+    const artifacts = parseArtifacts(read(Input.Artifacts), env.platform);
+    const artifactsPath = parseArtifactsPath(read(Input.ArtifactsPath), env.workspace);
     checkConflicts({
         disable,
         listJobs,
@@ -47222,7 +51213,8 @@ function parseSettings(get) {
         commitStatus,
         wait,
         branch: branch !== undefined,
-        jobToken: jobToken !== ''
+        jobToken: jobToken !== '',
+        hasArtifacts: artifacts.length > 0
     });
     const githubToken = read(Input.GithubToken);
     if (commitStatus && githubToken === '') {
@@ -47255,7 +51247,18 @@ function parseSettings(get) {
         scan,
         jobToken,
         headers,
-        caCerts
+        caCerts,
+        artifacts,
+        artifactsPath,
+        workspace: env.workspace
+    };
+}
+/** Inputs whose lines and whitespace matter. */
+const MULTI_LINE = new Set([Input.Parameters, Input.Artifacts]);
+function currentEnvironment() {
+    return {
+        workspace: (0,external_node_path_namespaceObject.resolve)(process.env['GITHUB_WORKSPACE'] || process.cwd()),
+        platform: process.platform
     };
 }
 /**
@@ -47275,7 +51278,7 @@ function getSettings() {
     }
     maskUrlPassword(getInput(Input.Url));
     maskUrlPassword(getInput(Input.Job));
-    return parseSettings(name => getInput(name, { trimWhitespace: name !== Input.Parameters }));
+    return parseSettings(name => getInput(name, { trimWhitespace: !MULTI_LINE.has(name) }));
 }
 function maskSecret(value) {
     if (value !== '')
@@ -47403,6 +51406,29 @@ function parseJob(value, url, listJobs) {
         throw error;
     }
 }
+function parseArtifacts(value, platform) {
+    try {
+        return parseArtifactPatterns(value, platform);
+    }
+    catch (error) {
+        if (error instanceof PatternError) {
+            throw new InputError(`Input 'artifacts' has a pattern that can never match: ${error.message}.`);
+        }
+        throw error;
+    }
+}
+/** Resolved against the workspace, which it must not leave (checked before any request). */
+function parseArtifactsPath(value, workspace) {
+    const expected = `expected a folder inside the workspace (${workspace}), such as jenkins-artifacts`;
+    if (value.includes('\0'))
+        throw new InputError(`Input 'artifacts-path' contains NUL: ${expected}.`);
+    const target = (0,external_node_path_namespaceObject.resolve)(workspace, value);
+    if (!isInside(workspace, target)) {
+        const how = (0,external_node_path_namespaceObject.isAbsolute)(value) ? 'is outside the workspace' : 'leads out of the workspace';
+        throw new InputError(`Input 'artifacts-path' ('${inputs_clip(value)}') ${how}: ${expected}.`);
+    }
+    return target;
+}
 function parseBranch(value) {
     if (value === '')
         return undefined;
@@ -47452,6 +51478,12 @@ function checkConflicts(s) {
     }
     if (s.build !== 'new' && s.hasParameters) {
         throw conflict('build', 'parameters', `'build: ${s.build}' reports an existing build and triggers nothing, so parameters would be ignored`);
+    }
+    if (s.hasArtifacts && (s.disable || s.listJobs)) {
+        throw conflict('artifacts', s.disable ? 'disable' : 'list-jobs', 'no build is reported, so there are no artifacts to download');
+    }
+    if (s.hasArtifacts && s.wait !== 'finish') {
+        throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`);
     }
     // A pending status that nothing ever resolves would block a protected
     // branch for good.

@@ -111,6 +111,8 @@ export interface RunningAction {
   done: Promise<ActionRun>
   /** Resolves once stdout has matched the pattern. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>
+  /** What the action has written to stdout so far. */
+  stdout(): string
 }
 
 export const PR_EVENT = {
@@ -230,7 +232,7 @@ export function startAction(
         }
       })
     })
-  return { child, done, waitForOutput }
+  return { child, done, waitForOutput, stdout: () => stdout }
 }
 
 /** Runs the action to the end. */

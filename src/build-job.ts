@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { downloadArtifacts } from './artifacts.js'
 import type { BranchJob } from './branch.js'
 import type { CommitStatusReporter } from './commit-status.js'
 import { Output } from './constants.js'
@@ -7,7 +8,14 @@ import { BuildFollower, type EndWatch } from './follower.js'
 import type { Settings } from './inputs.js'
 import { JenkinsError } from './jenkins/errors.js'
 import { notAJob } from './jenkins/trigger.js'
-import type { Build, BuildRef, JenkinsApi, JobInfo, TriggerResult } from './jenkins/types.js'
+import type {
+  Build,
+  BuildOutputsApi,
+  BuildRef,
+  JenkinsApi,
+  JobInfo,
+  TriggerResult
+} from './jenkins/types.js'
 import { ConsoleStreamer, withCommandsStopped } from './log-stream.js'
 import { expectationFrom, expectationFromEstimate } from './poll-policy.js'
 import type { Progress } from './progress.js'
@@ -15,11 +23,12 @@ import {
   failureMessage,
   formatDuration,
   setBuildOutputs,
-  testCounts,
   writeSummary,
   type BuildOutcome
 } from './report.js'
+import { failedStage, isPipeline, isPipelineJob, readStages, watchForInput } from './stages.js'
 import { closestNames } from './suggest.js'
+import { annotateFailedTests, readTests } from './test-report.js'
 import { abortReason, StepAborted, throwIfAborted } from './wait.js'
 
 /**
@@ -28,7 +37,7 @@ import { abortReason, StepAborted, throwIfAborted } from './wait.js'
  * result is not accepted, with the console's last lines.
  */
 export async function buildJob(
-  api: JenkinsApi,
+  api: JenkinsApi & BuildOutputsApi,
   settings: Settings,
   signal: AbortSignal,
   progress: Progress,
@@ -60,7 +69,7 @@ export async function buildJob(
 }
 
 async function follow(
-  api: JenkinsApi,
+  api: JenkinsApi & BuildOutputsApi,
   settings: Settings,
   signal: AbortSignal,
   progress: Progress,
@@ -76,8 +85,10 @@ async function follow(
   // not read before it, its console says how it goes.
   let first: Build | undefined
   let from: EndWatch
+  let pipeline: boolean
   if (settings.build === 'new') {
     const info = branch?.info ?? (await api.getJob(settings.job))
+    pipeline = isPipelineJob(info)
     // A cancel that arrived while reading the job must not still trigger.
     throwIfAborted(signal)
     // The scan that created a branch job already queued its build: that one.
@@ -118,6 +129,7 @@ async function follow(
     }
   } else {
     first = await lastBuild(api, settings)
+    pipeline = isPipeline(first)
     from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) }
     progress.started({
       job: settings.job,
@@ -138,48 +150,16 @@ async function follow(
     return finish(outcome, true, settings, progress)
   }
 
-  let tail: string[] = []
-  let final: Build
-  // A triggered build can end before its first look (a short build, or a
-  // slow executor hand-over): its console is still what the user asked to
-  // see, and the failure message quotes its last lines.
-  const showConsole = settings.log && (settings.build === 'new' || first?.building !== false)
-  if (first && !first.building && !showConsole) {
-    final = first
-  } else if (showConsole) {
-    const streamer = new ConsoleStreamer(api, ref, {
-      write: text => process.stdout.write(text),
-      drained: stdoutDrained
-    })
-    core.startGroup(`Console of Jenkins ${name} #${ref.number}`)
-    try {
-      final = await withCommandsStopped(
-        text => process.stdout.write(text),
-        async () => {
-          try {
-            return await follower.waitForEnd(ref, streamer, from)
-          } finally {
-            streamer.flush()
-          }
-        }
-      )
-    } finally {
-      core.endGroup()
-    }
-    tail = streamer.tail()
-  } else {
-    coreLogger.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
-    final = await follower.waitForEnd(ref, undefined, from)
-  }
+  const { final, tail } = await waitForEnd(api, settings, ref, first, from, pipeline, follower)
   progress.done()
   outcome.build = final
   outcome.result = final.result ?? undefined
-  outcome.tests = await testsOf(api, ref, final)
   const accepted = final.result !== null && settings.accept.includes(final.result)
   outcome.accepted = accepted
   coreLogger.info(
     `Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
   )
+  await readProducts(api, settings, ref, final, outcome, signal)
   await status?.finish(
     final.result ?? 'error',
     `Jenkins #${ref.number}: ${final.result ?? 'no result'}`,
@@ -187,6 +167,81 @@ async function follow(
     accepted
   )
   await finish(outcome, accepted, settings, progress, tail)
+}
+
+/** Follows the build to its end, streaming its console unless `log` is false; the console's last lines for the failure message. */
+async function waitForEnd(
+  api: JenkinsApi & BuildOutputsApi,
+  settings: Settings,
+  ref: BuildRef,
+  first: Build | undefined,
+  from: EndWatch,
+  pipeline: boolean,
+  follower: BuildFollower
+): Promise<{ final: Build; tail: string[] }> {
+  const name = settings.jobName
+  // A triggered build can end before its first look (a short build, or a
+  // slow executor hand-over): its console is still what the user asked to
+  // see, and the failure message quotes its last lines. A build this step
+  // triggered has not been read (`first` is undefined): it runs.
+  const building = first?.building ?? true
+  const showConsole = settings.log && (building || settings.build === 'new')
+  if (first && !building && !showConsole) return { final: first, tail: [] }
+  // A Pipeline stopped at an `input` step would look hung: say where to answer it.
+  const inputs = building && pipeline ? watchForInput(api, ref, coreLogger) : undefined
+  try {
+    if (!showConsole) {
+      coreLogger.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
+      return { final: await follower.waitForEnd(ref, undefined, from), tail: [] }
+    }
+    const streamer = new ConsoleStreamer(api, ref, {
+      write: text => process.stdout.write(text),
+      drained: stdoutDrained
+    })
+    core.startGroup(`Console of Jenkins ${name} #${ref.number}`)
+    try {
+      const final = await withCommandsStopped(
+        text => process.stdout.write(text),
+        async () => {
+          try {
+            return await follower.waitForEnd(ref, streamer, from)
+          } finally {
+            // Before commands resume: its lines must stay in the stopped region.
+            inputs?.stop()
+            streamer.flush()
+          }
+        }
+      )
+      return { final, tail: streamer.tail() }
+    } finally {
+      core.endGroup()
+    }
+  } finally {
+    inputs?.stop()
+  }
+}
+
+/**
+ * What the finished build produced: its failed tests (annotated), its
+ * Pipeline stages, and the artifacts the user asked for. Each is its own
+ * module; reading tests and stages is a help and never fails the step.
+ */
+async function readProducts(
+  api: JenkinsApi & BuildOutputsApi,
+  settings: Settings,
+  ref: BuildRef,
+  final: Build,
+  outcome: BuildOutcome,
+  signal: AbortSignal
+): Promise<void> {
+  outcome.tests = await readTests(api, ref, final, coreLogger)
+  if (outcome.tests)
+    annotateFailedTests(outcome.tests, (message, title) => core.error(message, { title }))
+  outcome.stages = await readStages(api, ref, final, coreLogger)
+  outcome.failedStage = failedStage(outcome.stages, final.result)?.name
+  if (settings.artifacts.length > 0) {
+    outcome.artifacts = await downloadArtifacts(api, settings, ref, coreLogger, signal)
+  }
 }
 
 /** A commit status description for a step that failed before the build's result was known. */
@@ -222,37 +277,13 @@ async function finish(
   progress.done()
   setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome, coreLogger)
   await writeSummary(core.summary, outcome, coreLogger)
+  // A wanted artifact that is missing fails the step even when the build passed.
+  const problems = outcome.artifacts?.problems ?? []
   if (!accepted) {
-    throw new Error(failureMessage({ ...outcome, accept: settings.accept }, tail))
+    const message = failureMessage({ ...outcome, accept: settings.accept }, tail)
+    throw new Error([message, ...problems].join('\n'))
   }
-}
-
-/** Test counts, from the final JSON or, when it only names a test action, from one narrower request. */
-async function testsOf(
-  api: JenkinsApi,
-  ref: BuildRef,
-  build: Build
-): Promise<BuildOutcome['tests']> {
-  const counts = testCounts(build)
-  if (counts) return counts
-  const hasTestAction = (build.actions ?? []).some(
-    a =>
-      typeof a === 'object' &&
-      a !== null &&
-      /TestResultAction/.test(String((a as { _class?: unknown })._class))
-  )
-  if (!hasTestAction) return undefined
-  try {
-    // Test counts are exported below depth 0 (jenkins-api.md 5.5): a tree
-    // asks for just them.
-    const detailed = await api.getBuild(ref.job, ref.number, {
-      tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
-    })
-    return testCounts({ ...build, actions: detailed.actions })
-  } catch (error) {
-    coreLogger.debug(`Could not read test counts: ${(error as Error).message}`)
-    return undefined
-  }
+  if (problems.length > 0) throw new Error(problems.join('\n'))
 }
 
 async function lastBuild(api: JenkinsApi, settings: Settings): Promise<Build> {

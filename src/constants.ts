@@ -20,7 +20,9 @@ export enum Input {
   Scan = 'scan',
   JobToken = 'job-token',
   Headers = 'headers',
-  CaCert = 'ca-cert'
+  CaCert = 'ca-cert',
+  Artifacts = 'artifacts',
+  ArtifactsPath = 'artifacts-path'
 }
 
 /** Output names, exactly as in action.yml. */
@@ -32,7 +34,15 @@ export enum Output {
   QueueUrl = 'queue-url',
   Build = 'build',
   Jobs = 'jobs',
-  JobUrl = 'job-url'
+  JobUrl = 'job-url',
+  /** Test counts of the build's JUnit report; empty without one. */
+  TestsTotal = 'tests-total',
+  TestsFailed = 'tests-failed',
+  TestsSkipped = 'tests-skipped',
+  /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
+  Stages = 'stages',
+  /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
+  Artifacts = 'artifacts'
 }
 
 /** Keys saved with core.saveState for the post step. */

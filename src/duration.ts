@@ -43,3 +43,21 @@ export function parseDuration(value: string, input: string): number {
 function clip(text: string): string {
   return text.length > 40 ? text.slice(0, 40) + '…' : text
 }
+
+/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return 'unknown'
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 10_000) return `${Math.floor(ms / 100) / 10} s`
+  if (ms < 60_000) return `${Math.floor(ms / 1000)} s`
+  const totalSeconds = Math.round(ms / 1000)
+  const hours = Math.floor(totalSeconds / 3600)
+  const minutes = Math.floor((totalSeconds % 3600) / 60)
+  const seconds = totalSeconds % 60
+  const parts: string[] = []
+  if (hours > 0) parts.push(`${hours} h`)
+  if (minutes > 0) parts.push(`${minutes} min`)
+  // Seconds are noise next to hours.
+  if (seconds > 0 && hours === 0) parts.push(`${seconds} s`)
+  return parts.join(' ')
+}

@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 
 /**
  * Keeps V8's young generation at its initial size instead of letting it grow
@@ -18,4 +19,35 @@ import { setFlagsFromString } from 'node:v8'
  */
 export function keepYoungGenerationSmall(): void {
   setFlagsFromString('--semi-space-growth-factor=1')
+}
+
+type Collect = (options: { type: 'minor' | 'major' }) => void
+let collect: Collect | null | undefined
+
+/**
+ * Runs a scavenge now, to free the read buffers of a fast download.
+ *
+ * A socket read hands over a 64 KiB buffer that V8 counts as external memory
+ * and frees only when a collection finds it dead. Streaming a file to disk at
+ * a few hundred MB/s allocates them far faster than the JavaScript objects
+ * around them fill the (small, see above) young generation, so thousands pile
+ * up between scavenges: a 200 MB artifact took the step from about 62 MB to
+ * 110 MB of RSS. A scavenge every few MiB keeps that to a few MiB of buffers
+ * for well under a millisecond each.
+ *
+ * V8 only exposes gc() to contexts created after `--expose-gc` is set, so a
+ * fresh one hands it over; the main context gets no global `gc`. Where that
+ * is not possible this does nothing.
+ */
+export function collectYoungGarbage(): void {
+  if (collect === undefined) {
+    try {
+      setFlagsFromString('--expose-gc')
+      const gc: unknown = runInNewContext('gc')
+      collect = typeof gc === 'function' ? (gc as Collect) : null
+    } catch {
+      collect = null
+    }
+  }
+  collect?.({ type: 'minor' })
 }

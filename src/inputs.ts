@@ -1,4 +1,7 @@
 import * as core from '@actions/core'
+import { isAbsolute, resolve } from 'node:path'
+import { isInside } from './artifact-paths.js'
+import { parseArtifactPatterns, PatternError, type ArtifactPattern } from './artifact-patterns.js'
 import { parseCaCert } from './ca-cert.js'
 import { BUILD_RESULTS, Input, type BuildResult } from './constants.js'
 import { parseDuration } from './duration.js'
@@ -60,6 +63,19 @@ export interface Settings {
   headers: ExtraHeader[]
   /** PEM CA certificates trusted for Jenkins besides Node's defaults (each one parsed). */
   caCerts: string[]
+  /** Lines of the `artifacts` input; empty: download nothing. */
+  artifacts: readonly ArtifactPattern[]
+  /** Absolute folder the artifacts are written to, inside the workspace. */
+  artifactsPath: string
+  /** The workspace (GITHUB_WORKSPACE, else the working directory): outputs name paths relative to it. */
+  workspace: string
+}
+
+/** What the inputs are read against besides their values. */
+export interface InputEnvironment {
+  /** GITHUB_WORKSPACE; the working directory when unset. */
+  workspace: string
+  platform: NodeJS.Platform
 }
 
 /**
@@ -89,18 +105,23 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.Scan]: 'if-missing',
   [Input.JobToken]: '',
   [Input.Headers]: '',
-  [Input.CaCert]: ''
+  [Input.CaCert]: '',
+  [Input.Artifacts]: '',
+  [Input.ArtifactsPath]: 'jenkins-artifacts'
 }
 
 const BUILD_MODES: readonly BuildMode[] = ['new', 'last', 'last-successful']
 const SCAN_MODES: readonly ScanMode[] = ['if-missing', 'never']
 
 /** Pure: reads every input through `get` (tests pass a map) and validates it. */
-export function parseSettings(get: (name: Input) => string): Settings {
-  // Parameters keep their whitespace so that line numbers in messages match
-  // what the user wrote; everything else is trimmed like core.getInput does.
+export function parseSettings(
+  get: (name: Input) => string,
+  env: InputEnvironment = currentEnvironment()
+): Settings {
+  // Multi-line inputs keep their whitespace so that line numbers in messages
+  // match what the user wrote; everything else is trimmed like core.getInput does.
   const read = (name: Input): string => {
-    const value = name === Input.Parameters ? get(name) : get(name).trim()
+    const value = MULTI_LINE.has(name) ? get(name) : get(name).trim()
     return value.trim() === '' ? INPUT_DEFAULTS[name] : value
   }
 
@@ -136,6 +157,9 @@ export function parseSettings(get: (name: Input) => string): Settings {
   const headers = parseExtraHeaders(read(Input.Headers), { credentials: user !== '' })
   const caCerts = parseCaCert(read(Input.CaCert))
 
+  const artifacts = parseArtifacts(read(Input.Artifacts), env.platform)
+  const artifactsPath = parseArtifactsPath(read(Input.ArtifactsPath), env.workspace)
+
   checkConflicts({
     disable,
     listJobs,
@@ -144,7 +168,8 @@ export function parseSettings(get: (name: Input) => string): Settings {
     commitStatus,
     wait,
     branch: branch !== undefined,
-    jobToken: jobToken !== ''
+    jobToken: jobToken !== '',
+    hasArtifacts: artifacts.length > 0
   })
 
   const githubToken = read(Input.GithubToken)
@@ -182,7 +207,20 @@ export function parseSettings(get: (name: Input) => string): Settings {
     scan,
     jobToken,
     headers,
-    caCerts
+    caCerts,
+    artifacts,
+    artifactsPath,
+    workspace: env.workspace
+  }
+}
+
+/** Inputs whose lines and whitespace matter. */
+const MULTI_LINE: ReadonlySet<Input> = new Set([Input.Parameters, Input.Artifacts])
+
+function currentEnvironment(): InputEnvironment {
+  return {
+    workspace: resolve(process.env['GITHUB_WORKSPACE'] || process.cwd()),
+    platform: process.platform
   }
 }
 
@@ -202,7 +240,7 @@ export function getSettings(): Settings {
   }
   maskUrlPassword(core.getInput(Input.Url))
   maskUrlPassword(core.getInput(Input.Job))
-  return parseSettings(name => core.getInput(name, { trimWhitespace: name !== Input.Parameters }))
+  return parseSettings(name => core.getInput(name, { trimWhitespace: !MULTI_LINE.has(name) }))
 }
 
 function maskSecret(value: string): void {
@@ -347,6 +385,32 @@ function parseJob(value: string, url: string, listJobs: boolean): JobPath {
   }
 }
 
+function parseArtifacts(value: string, platform: NodeJS.Platform): ArtifactPattern[] {
+  try {
+    return parseArtifactPatterns(value, platform)
+  } catch (error) {
+    if (error instanceof PatternError) {
+      throw new InputError(
+        `Input 'artifacts' has a pattern that can never match: ${error.message}.`
+      )
+    }
+    throw error
+  }
+}
+
+/** Resolved against the workspace, which it must not leave (checked before any request). */
+function parseArtifactsPath(value: string, workspace: string): string {
+  const expected = `expected a folder inside the workspace (${workspace}), such as jenkins-artifacts`
+  if (value.includes('\0'))
+    throw new InputError(`Input 'artifacts-path' contains NUL: ${expected}.`)
+  const target = resolve(workspace, value)
+  if (!isInside(workspace, target)) {
+    const how = isAbsolute(value) ? 'is outside the workspace' : 'leads out of the workspace'
+    throw new InputError(`Input 'artifacts-path' ('${clip(value)}') ${how}: ${expected}.`)
+  }
+  return target
+}
+
 function parseBranch(value: string): string | undefined {
   if (value === '') return undefined
   if (/\p{Cc}/u.test(value)) {
@@ -379,6 +443,7 @@ function checkConflicts(s: {
   wait: WaitMode
   branch: boolean
   jobToken: boolean
+  hasArtifacts: boolean
 }): void {
   const conflict = (a: string, b: string, why: string): InputError =>
     new InputError(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`)
@@ -438,6 +503,20 @@ function checkConflicts(s: {
       'build',
       'parameters',
       `'build: ${s.build}' reports an existing build and triggers nothing, so parameters would be ignored`
+    )
+  }
+  if (s.hasArtifacts && (s.disable || s.listJobs)) {
+    throw conflict(
+      'artifacts',
+      s.disable ? 'disable' : 'list-jobs',
+      'no build is reported, so there are no artifacts to download'
+    )
+  }
+  if (s.hasArtifacts && s.wait !== 'finish') {
+    throw conflict(
+      'artifacts',
+      'wait',
+      `artifacts are downloaded once the build ends, which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`
     )
   }
   // A pending status that nothing ever resolves would block a protected

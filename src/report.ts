@@ -1,7 +1,16 @@
 import type { summary as coreSummary } from '@actions/core'
 import { Output, type BuildResult } from './constants.js'
-import type { Build, BuildParameters } from './jenkins/types.js'
+import type { ArtifactsOutcome } from './artifacts.js'
+import type { Build, BuildParameters, PipelineStage } from './jenkins/types.js'
+import { formatDuration } from './duration.js'
+import { cut, escapeHtml, link } from './html.js'
 import type { Logger } from './logger.js'
+import { stagesOutput } from './stages.js'
+import { addArtifacts, addFailedTests, addStages } from './summary-sections.js'
+import type { TestsOutcome } from './test-report.js'
+
+export { escapeHtml } from './html.js'
+export { formatDuration } from './duration.js'
 
 /** Everything the action learned about the build, for outputs, the job summary and the failure message. */
 export interface BuildOutcome {
@@ -17,7 +26,14 @@ export interface BuildOutcome {
   parameters?: BuildParameters
   /** From queue entry to start. */
   queueWaitMs?: number
-  tests?: { total: number; failed: number; skipped: number }
+  /** The build's test report (JUnit plugin): counts and the failed tests found. */
+  tests?: TestsOutcome
+  /** A Pipeline's stages; [] when Jenkins has no Stage View plugin. */
+  stages?: PipelineStage[]
+  /** The stage the build's result came from, for the failure message. */
+  failedStage?: string
+  /** What the `artifacts` input downloaded. */
+  artifacts?: ArtifactsOutcome
   result?: BuildResult
   /** Whether the result is one of the `accept` input's. */
   accepted?: boolean
@@ -108,54 +124,17 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
     }
   }
   out.setOutput(Output.JobUrl, outcome.jobUrl)
+  if (outcome.tests) {
+    out.setOutput(Output.TestsTotal, String(outcome.tests.counts.total))
+    out.setOutput(Output.TestsFailed, String(outcome.tests.counts.failed))
+    out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped))
+  }
+  if (outcome.stages) out.setOutput(Output.Stages, stagesOutput(outcome.stages))
+  if (outcome.artifacts) out.setOutput(Output.Artifacts, JSON.stringify(outcome.artifacts.written))
 }
 
 function kib(bytes: number): string {
   return `${Math.ceil(bytes / 1024)} KiB`
-}
-
-/**
- * Test counts from the build's actions: hudson.tasks.junit.TestResultAction,
- * the aggregated actions (matrix, maven, downstream aggregation) or any action
- * with failCount/totalCount. When several are present the largest is taken:
- * an aggregate includes its parts, and adding them up would count twice.
- */
-export function testCounts(build: Build): BuildOutcome['tests'] | undefined {
-  let best: BuildOutcome['tests'] | undefined
-  for (const action of build.actions ?? []) {
-    if (typeof action !== 'object' || action === null) continue
-    const { failCount, totalCount, skipCount } = action as Record<string, unknown>
-    if (!isCount(failCount) || !isCount(totalCount)) continue
-    const counts = {
-      total: totalCount,
-      failed: failCount,
-      skipped: isCount(skipCount) ? skipCount : 0
-    }
-    if (!best || counts.total > best.total) best = counts
-  }
-  return best
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0
-}
-
-/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return 'unknown'
-  if (ms < 1000) return `${Math.round(ms)} ms`
-  if (ms < 10_000) return `${Math.floor(ms / 100) / 10} s`
-  if (ms < 60_000) return `${Math.floor(ms / 1000)} s`
-  const totalSeconds = Math.round(ms / 1000)
-  const hours = Math.floor(totalSeconds / 3600)
-  const minutes = Math.floor((totalSeconds % 3600) / 60)
-  const seconds = totalSeconds % 60
-  const parts: string[] = []
-  if (hours > 0) parts.push(`${hours} h`)
-  if (minutes > 0) parts.push(`${minutes} min`)
-  // Seconds are noise next to hours.
-  if (seconds > 0 && hours === 0) parts.push(`${seconds} s`)
-  return parts.join(' ')
 }
 
 const RESULT_ICONS: Record<BuildResult, string> = {
@@ -202,10 +181,13 @@ export async function writeSummary(
       rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))])
     }
     if (outcome.tests) {
-      const { total, failed, skipped } = outcome.tests
+      const { total, failed, skipped } = outcome.tests.counts
       rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`])
     }
     summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]))
+    if (outcome.tests) addFailedTests(summary, outcome.tests)
+    if (outcome.stages) addStages(summary, outcome.stages)
+    if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
 
     const parameters = parametersOf(outcome)
     if (parameters.length > 0) {
@@ -303,48 +285,6 @@ function parameterText(value: unknown): string {
   return JSON.stringify(value) ?? ''
 }
 
-function link(text: string, url: string | undefined): string {
-  const href = safeUrl(url)
-  return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text)
-}
-
-/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
-function safeUrl(url: string | undefined): string | undefined {
-  if (!url) return undefined
-  try {
-    const parsed = new URL(url)
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * Makes text inert in the summary: HTML special characters and the characters
- * Markdown acts on become entities, line breaks become <br> (a blank line
- * would end the HTML block and let Markdown through), and other control
- * characters go.
- */
-export function escapeHtml(text: string): string {
-  return (
-    text
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
-      .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
-      .replace(/\r\n|\r|\n/g, '<br>')
-      .replace(/\t/g, ' ')
-  )
-}
-
-function escapeAttribute(text: string): string {
-  return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
-}
-
-function cut(text: string, max: number): string {
-  const chars = Array.from(text)
-  return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…'
-}
-
 const TAIL_LINES = 30
 const TAIL_BYTES = 4 * 1024
 // CSI and other ESC sequences: colours mean nothing in an annotation.
@@ -365,6 +305,7 @@ export function failureMessage(outcome: BuildOutcome, tail: string[]): string {
     head = `Jenkins build ${outcome.jobName} #${build.number} did not finish`
   } else {
     head = `Jenkins build ${outcome.jobName} #${build.number} finished ${result ?? 'without a result'}`
+    if (outcome.failedStage) head += ` in stage '${outcome.failedStage}'`
   }
   if (outcome.accept && outcome.accept.length > 0)
     head += ` (accepted: ${outcome.accept.join(', ')})`

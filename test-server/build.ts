@@ -21,8 +21,11 @@
  *      `completed`; Stapler's LargeText.doProgressText keys the header on it).
  * The time 1→3 and 3→5 is the job's (or server's) EndGap.
  */
+import { archive, type ArchivedFile } from './artifacts.js'
 import { causeLine } from './causes.js'
 import { ConsoleLog, consoleNote } from './console.js'
+import { buildReport, type TestReport } from './junit.js'
+import { closeStages, runStages, type PendingInput, type StageRun } from './pipeline.js'
 import type {
   BuildState,
   Cause,
@@ -62,7 +65,12 @@ export class Build implements BuildState {
   logClosedAt: number | null = null
   stopRequestedAt: number | null = null
   /** Published when the build ends, if the script declares tests. */
-  testReport: { total: number; failed: number; skipped: number } | null = null
+  testReport: TestReport | null = null
+  /** Archived when the build ends, if the script declares artifacts. */
+  artifacts: ArchivedFile[] = []
+  /** A Pipeline's stages so far, and its input steps (the InputAction, once there is one). */
+  readonly stages: StageRun[] = []
+  readonly inputs: PendingInput[] = []
   readonly console: ConsoleLog
   readonly writes: Array<{ at: number; text: string }> = []
   readonly parameters: Record<string, string | boolean> = {}
@@ -146,6 +154,15 @@ export class BuildRunner {
         build.write(this.line(build, `${p.name}=${value}`))
       }
     }
+    if (build.job.type === 'pipeline' && script.stages) {
+      runStages(build, script.stages, {
+        timer: (fn, ms) => this.buildTimer(build, fn, ms),
+        line: text => build.write(this.line(build, text)),
+        worsen: result => (build.result = worse(build.result, result)),
+        finish: result => this.end(build, worse(build.result, result))
+      })
+      return
+    }
     const lines = script.consoleLines ?? []
     lines.forEach((text, i) => {
       const at = (duration * (i + 1)) / (lines.length + 1)
@@ -208,8 +225,10 @@ export class BuildRunner {
     if (result !== 'ABORTED' && script.consoleBytes) {
       build.console.growGenerated(script.consoleBytes)
     }
-    // Publishers (JUnit) run in RunExecution.post, before POST_PRODUCTION.
-    if (script.tests) build.testReport = script.tests
+    // Publishers (JUnit, archiving) run in RunExecution.post, before POST_PRODUCTION.
+    if (script.tests) build.testReport = buildReport(script.tests)
+    if (script.artifacts) build.artifacts = archive(script.artifacts)
+    closeStages(build, result)
     // NodePrintListener writes the FlowEndNode synchronously; GraphL then calls finish().
     if (build.job.type === 'pipeline') build.write(this.line(build, '[Pipeline] End of Pipeline'))
     build.result = worse(build.result, result)
@@ -247,5 +266,42 @@ export class BuildRunner {
   private clearTimers(build: Build): void {
     for (const t of build.timers) this.hooks.cancel(t)
     build.timers.clear()
+  }
+}
+
+export const PERMALINKS = [
+  'lastBuild',
+  'lastCompletedBuild',
+  'lastSuccessfulBuild',
+  'lastStableBuild',
+  'lastUnstableBuild',
+  'lastFailedBuild',
+  'lastUnsuccessfulBuild',
+  'firstBuild'
+] as const
+export type Permalink = (typeof PERMALINKS)[number]
+
+/** The build a permalink names, if any (jenkins-api.md 5.1). */
+export function resolvePermalink(job: JobState, name: Permalink): Build | undefined {
+  const builds = [...job.builds].reverse() as Build[]
+  const done = (b: Build): boolean => !b.building
+  const pick = (test: (b: Build) => boolean): Build | undefined => builds.find(test)
+  switch (name) {
+    case 'lastBuild':
+      return builds[0]
+    case 'firstBuild':
+      return builds[builds.length - 1]
+    case 'lastCompletedBuild':
+      return pick(done)
+    case 'lastSuccessfulBuild':
+      return pick(b => done(b) && (b.result === 'SUCCESS' || b.result === 'UNSTABLE'))
+    case 'lastStableBuild':
+      return pick(b => done(b) && b.result === 'SUCCESS')
+    case 'lastUnstableBuild':
+      return pick(b => done(b) && b.result === 'UNSTABLE')
+    case 'lastFailedBuild':
+      return pick(b => done(b) && b.result === 'FAILURE')
+    case 'lastUnsuccessfulBuild':
+      return pick(b => done(b) && b.result !== 'SUCCESS')
   }
 }

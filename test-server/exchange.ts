@@ -24,6 +24,8 @@ export interface ServerContext {
   sessions: Sessions
   security: Security
   json: JsonContext
+  /** The Pipeline Stage View plugin (`wfapi`) is installed. */
+  stageView: boolean
 }
 
 /** One request that passed the authentication and crumb filters. */

@@ -27,6 +27,11 @@ export type {
   Result,
   ServerOptions,
   ServerState,
+  StageSpec,
+  ArtifactSpec,
+  TestCaseSpec,
+  TestSuiteSpec,
+  TestReportSpec,
   TestJenkins,
   UserSpec
 } from './types.js'

@@ -4,8 +4,9 @@
  * in short: an object nested at level L is complete when L <= depth, else it
  * shows only its high-visibility fields (name, url, number, color).
  */
-import { isJob, type Build } from './build.js'
-import { resolvePermalink, type JenkinsModel } from './model.js'
+import { artifactsJson } from './artifacts.js'
+import { isJob, resolvePermalink, type Build } from './build.js'
+import type { JenkinsModel } from './model.js'
 import { defaultValue } from './parameters.js'
 import { timeSpan } from './time-span.js'
 import type {
@@ -279,11 +280,15 @@ function actionsJson(ctx: JsonContext, build: BuildState): Json[] {
   if (report) {
     actions.push({
       _class: 'hudson.tasks.junit.TestResultAction',
-      failCount: report.failed,
-      skipCount: report.skipped,
-      totalCount: report.total,
+      failCount: report.counts.failed,
+      skipCount: report.counts.skipped,
+      totalCount: report.counts.total,
       urlName: 'testReport'
     })
+  }
+  // Added by the first input step; its fields are below depth 0 (default visibility).
+  if ((build as Build).inputs?.length) {
+    actions.push({ _class: 'org.jenkinsci.plugins.workflow.support.steps.input.InputAction' })
   }
   return actions
 }
@@ -312,7 +317,7 @@ export function buildJson(ctx: JsonContext, build: BuildState, level: number, de
   const out: Json = {
     ...head,
     actions: actionsJson(ctx, build),
-    artifacts: [],
+    artifacts: artifactsJson((build as Build).artifacts ?? []),
     building: build.building,
     description: null,
     displayName: served(ctx, 'displayName', `#${build.number}`),

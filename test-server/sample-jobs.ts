@@ -1,4 +1,42 @@
-import type { JobSpec } from './types.js'
+import type { JobSpec, TestSuiteSpec } from './types.js'
+
+/** A small report with two failures (12 tests, 2 failed, 1 skipped). */
+const CALCULATOR_TESTS: TestSuiteSpec[] = [
+  {
+    name: 'com.example.calc.CalculatorTest',
+    cases: [
+      { className: 'com.example.calc.CalculatorTest', name: 'adds', duration: 0.002 },
+      { className: 'com.example.calc.CalculatorTest', name: 'subtracts', duration: 0.001 },
+      {
+        className: 'com.example.calc.CalculatorTest',
+        name: 'divides by zero',
+        status: 'FAILED',
+        errorDetails: 'expected: <ArithmeticException> but was: <Infinity>',
+        errorStackTrace:
+          'org.opentest4j.AssertionFailedError: expected: <ArithmeticException> but was: <Infinity>\n\tat com.example.calc.CalculatorTest.dividesByZero(CalculatorTest.java:42)'
+      },
+      { className: 'com.example.calc.CalculatorTest', name: 'multiplies', duration: 0.001 },
+      { className: 'com.example.calc.CalculatorTest', name: 'rounds half even', status: 'SKIPPED' }
+    ]
+  },
+  {
+    name: 'com.example.calc.ParserTest',
+    cases: [
+      { className: 'com.example.calc.ParserTest', name: 'parses integers' },
+      { className: 'com.example.calc.ParserTest', name: 'parses decimals' },
+      {
+        className: 'com.example.calc.ParserTest',
+        name: 'parses "1e3" [scientific]',
+        status: 'FAILED',
+        errorDetails: "Unexpected character 'e' at position 1\nexpected a digit or end of input"
+      },
+      { className: 'com.example.calc.ParserTest', name: 'rejects empty input' },
+      { className: 'com.example.calc.ParserTest', name: 'rejects letters' },
+      { className: 'com.example.calc.ParserTest', name: 'keeps whitespace' },
+      { className: 'com.example.calc.ParserTest', name: 'handles unicode minus' }
+    ]
+  }
+]
 
 /**
  * Jobs for the CLI, the demo and tests that want a populated server. Durations
@@ -35,8 +73,16 @@ export const sampleJobs: Record<string, JobSpec> = {
     script: {
       durationMs: 400,
       result: 'UNSTABLE',
-      tests: { total: 12, failed: 2, skipped: 1 },
-      consoleLines: ['Running tests', 'Tests run: 12, Failures: 2, Skipped: 1']
+      tests: { suites: CALCULATOR_TESTS },
+      consoleLines: ['Running tests', 'Tests run: 12, Failures: 2, Skipped: 1'],
+      artifacts: [
+        { path: 'build/libs/calculator-1.0.jar', size: 48_213 },
+        { path: 'build/reports/tests/index.html', content: '<html><body>Tests</body></html>' },
+        {
+          path: 'build/test-results/TEST-com.example.calc.CalculatorTest.xml',
+          content: '<testsuite/>'
+        }
+      ]
     }
   },
   'my job': { script: { durationMs: 300, consoleLines: ['a job with a space'] } },
@@ -50,7 +96,34 @@ export const sampleJobs: Record<string, JobSpec> = {
           deploy: {
             type: 'pipeline',
             parameters: [{ name: 'ENV', type: 'choice', choices: ['dev', 'prod'] }],
-            script: { durationMs: 500, echoParameters: true, consoleLines: ['deploying'] }
+            script: {
+              echoParameters: true,
+              stages: [
+                { name: 'Checkout', durationMs: 300, consoleLines: ['Checking out abc1234'] },
+                { name: 'Build', durationMs: 600, consoleLines: ['Compiling 42 files'] },
+                {
+                  name: 'Test',
+                  durationMs: 600,
+                  result: 'UNSTABLE',
+                  consoleLines: ['Tests run: 12, Failures: 2, Skipped: 1']
+                },
+                {
+                  name: 'Approve',
+                  durationMs: 100,
+                  // The demo's reviewer answers after 6 s, past the action's first look at the stages.
+                  input: { message: 'Deploy to dev?', proceedAfterMs: 6000 }
+                },
+                { name: 'Deploy', durationMs: 500, consoleLines: ['deploying'] }
+              ],
+              tests: { suites: CALCULATOR_TESTS },
+              artifacts: [
+                { path: 'build/libs/service-1.0.jar', size: 120_000 },
+                {
+                  path: 'build/reports/tests/index.html',
+                  content: '<html><body>Tests</body></html>'
+                }
+              ]
+            }
           }
         }
       },

@@ -92,7 +92,8 @@ class JenkinsServer implements TestJenkins {
         executors: model.executors,
         useCrumbs: csrf,
         hostile: options.hostile
-      }
+      },
+      stageView: options.stageView ?? true
     }
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch(() => {
@@ -261,6 +262,7 @@ class JenkinsServer implements TestJenkins {
     }
     res.on('finish', () => {
       entry.status = res.statusCode
+      entry.finished = Date.now()
       log()
     })
     res.on('close', log)

@@ -16,7 +16,11 @@ export interface JobScript {
   /** Pipeline only in Jenkins: the result is set while the build is still running. */
   earlyResult?: { afterMs: number; result: Result }
   /** Publishes a JUnit test report (TestResultAction) when the build ends. */
-  tests?: { total: number; failed: number; skipped: number }
+  tests?: TestReportSpec
+  /** A Pipeline's stages, run one after the other (instead of `durationMs`); see StageSpec. */
+  stages?: StageSpec[]
+  /** Files archived when the build ends (ArtifactArchiver), listed in the build JSON and served below `artifact/`. */
+  artifacts?: ArtifactSpec[]
   /** Embed raw ConsoleNote annotations in lines, as Jenkins >= 2.509 serves them. */
   consoleNotes?: boolean
   /** Pipeline: time from `stop` to the end of the build (`term`/`kill` end it at once). */
@@ -46,6 +50,71 @@ export interface EndGap {
   finishedAfterMs: Millis
   /** From the `Finished:` line to the log's completion (closing the log, saving build.xml). */
   closedAfterMs: Millis
+}
+
+/** One test case of a JUnit report (CaseResult). */
+export interface TestCaseSpec {
+  /** Fully qualified, e.g. com.example.CalcTest. */
+  className: string
+  name: string
+  /** CaseResult.getStatus; REGRESSION and FIXED as junit-plugin reported them before its UI redesign. Default PASSED. */
+  status?: 'PASSED' | 'FAILED' | 'SKIPPED' | 'REGRESSION' | 'FIXED'
+  errorDetails?: string
+  errorStackTrace?: string
+  /** Seconds. */
+  duration?: number
+}
+
+/** One suite (SuiteResult): a report file's worth of cases, with the Pipeline blocks around its junit step. */
+export interface TestSuiteSpec {
+  name: string
+  cases: TestCaseSpec[]
+  /** Flow node ids of the enclosing blocks, innermost first. */
+  enclosingBlocks?: string[]
+  /** Their names (stage names), innermost first. */
+  enclosingBlockNames?: string[]
+  nodeId?: string
+}
+
+/** A test report: explicit suites, or `total` cases generated with `failed` and `skipped` among them. */
+export type TestReportSpec =
+  | { suites: TestSuiteSpec[] }
+  | {
+      total: number
+      failed: number
+      skipped: number
+      /** Cases per generated suite; default 100. */
+      casesPerSuite?: number
+      /** Where the failed and skipped cases go: spread over the report (default), at its start or at its end. */
+      failuresAt?: 'spread' | 'start' | 'end'
+    }
+
+/** One stage of a Pipeline (a `stage` step), as the Stage View plugin will show it. */
+export interface StageSpec {
+  name: string
+  /** Run time; default 200. */
+  durationMs?: number
+  /** SUCCESS (default); FAILURE fails the stage and the build, and no later stage runs; UNSTABLE marks both. */
+  result?: 'SUCCESS' | 'FAILURE' | 'UNSTABLE'
+  /** Lines written evenly over the stage. */
+  consoleLines?: string[]
+  /** After its run time the stage stops at an `input` step until someone proceeds or aborts (POST input/<id>/proceedEmpty or abort). */
+  input?: {
+    message: string
+    /** InputStep id; default the capitalised digest of the message, as the plugin does (here: 'Input' + a hash). */
+    id?: string
+    /** A person answers by themselves after this long (for the demo); default never. */
+    proceedAfterMs?: number
+  }
+}
+
+/** An archived file. */
+export interface ArtifactSpec {
+  /** The relativePath Jenkins lists (not checked: a hostile server may send anything). */
+  path: string
+  /** Its content (a string is UTF-8); or `size` bytes of generated text (served in constant memory). */
+  content?: string | Buffer
+  size?: number
 }
 
 export type ParameterType = 'string' | 'boolean' | 'choice' | 'text' | 'password'
@@ -123,6 +192,14 @@ export type RequestKind =
   | 'scan'
   /** The scan's log (`indexing/…`). */
   | 'scan-log'
+  /** A build's test report (`testReport/…`). */
+  | 'tests'
+  /** A Pipeline's stages (`wfapi/…`). */
+  | 'stages'
+  /** A Pipeline's input step (`input/…`). */
+  | 'input'
+  /** A build's archived file (`artifact/…`). */
+  | 'artifact'
   | 'other'
 
 export interface FaultSpec {
@@ -278,6 +355,8 @@ export interface ServerOptions {
   seed?: number
   /** Serve attacker-chosen text in the fields a client prints; default off. */
   hostile?: HostileSpec
+  /** Whether the Pipeline Stage View plugin (`wfapi`) is installed; default true. */
+  stageView?: boolean
 }
 
 export interface RequestLogEntry {
@@ -292,6 +371,8 @@ export interface RequestLogEntry {
   user: string | null
   /** Epoch ms when the request arrived. */
   time: number
+  /** Epoch ms when the whole answer was handed to the connection (unset when it was not). */
+  finished?: number
   kind: RequestKind
   /** Full name of the job addressed, if any. */
   job?: string

@@ -10,6 +10,7 @@ import { estimate } from './estimate.js'
 import { firstBuilds } from './first-builds.js'
 import { idleStart } from './idle-start.js'
 import { memory } from './memory.js'
+import { outcome } from './outcome.js'
 import { requests } from './requests.js'
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -19,5 +20,6 @@ export const SCENARIOS: readonly Scenario[] = [
   detection,
   requests,
   memory,
-  concurrency
+  concurrency,
+  outcome
 ]

@@ -1,21 +1,28 @@
 import * as actions from './actions.js'
+import * as artifacts from './artifacts.js'
 import { JenkinsError } from './errors.js'
 import { buildUrl, jobUrl } from './job-path.js'
 import * as multibranch from './multibranch.js'
 import * as reads from './reads.js'
+import { describeRun } from './stages.js'
+import { readFailedTests, type ReportBudget } from './test-report.js'
 import { Requester, type RequestSettings } from './requester.js'
 import { findLostTrigger, trigger } from './trigger.js'
 import type {
+  ArtifactList,
   Build,
   BuildParameters,
+  BuildOutputsApi,
   BuildRef,
   CancelOutcome,
+  FailedTestsRead,
   FoundTrigger,
   IndexingLog,
   JenkinsApi,
   JobInfo,
   JobPath,
   LostTrigger,
+  PipelineRun,
   ProgressiveText,
   QueuedTask,
   QueueItem,
@@ -41,7 +48,7 @@ export interface ClientOptions extends RequestSettings {
  * redaction list that every error leaving an operation passes (`guarded`),
  * whatever path made it (the trigger's included).
  */
-export class JenkinsClient implements JenkinsApi {
+export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
   readonly baseUrl: string
   private readonly http: Requester
   private readonly triggerSettleMs: number | undefined
@@ -145,6 +152,33 @@ export class JenkinsClient implements JenkinsApi {
 
   disableJob(job: JobPath): Promise<void> {
     return this.http.guarded(() => actions.disableJob(this.http, job))
+  }
+
+  failedTests(
+    build: BuildRef,
+    options: {
+      urlName?: string
+      rebase?: (url: string) => string
+      budget?: Partial<ReportBudget>
+    } = {}
+  ): Promise<FailedTestsRead> {
+    return readFailedTests(this.http, build, options)
+  }
+
+  describeRun(build: BuildRef): Promise<PipelineRun | undefined> {
+    return describeRun(this.http, build)
+  }
+
+  listArtifacts(build: BuildRef): Promise<ArtifactList> {
+    return artifacts.listArtifacts(this.http, build)
+  }
+
+  downloadArtifact(
+    build: BuildRef,
+    relativePath: string,
+    open: () => Promise<artifacts.ArtifactSink>
+  ): Promise<artifacts.ArtifactDownload> {
+    return artifacts.downloadArtifact(this.http, build, relativePath, open)
   }
 }
 

@@ -53,6 +53,14 @@ export interface Exchange {
   /** A GET follows same-origin redirects unless this is false (a probe reads the redirect itself). */
   follow?: boolean
   bounds: ExchangeBounds
+  /**
+   * A GET may follow a redirect to another origin, without credentials or
+   * crumb (they only ever go to the configured server, see `once`). Jenkins
+   * with a resource root URL redirects artifact downloads to that second
+   * domain, with a token in the URL (DirectoryBrowserSupport.generateResponse,
+   * ResourceDomainRootAction.getRedirectUrl).
+   */
+  crossOriginRedirects?: boolean
 }
 
 /** A response whose body has not been read yet. */
@@ -211,7 +219,11 @@ export class Transport {
       }
       // Not drained: a redirect's body is worth nothing, and draining a slow one would hold the exchange.
       response.message.destroy()
-      const target = this.redirectTarget(url, response.header('location') ?? '')
+      const target = this.redirectTarget(
+        url,
+        response.header('location') ?? '',
+        exchange.crossOriginRedirects ?? false
+      )
       if (hops >= MAX_REDIRECTS) {
         throw new JenkinsError(
           'redirect',
@@ -224,7 +236,7 @@ export class Transport {
     }
   }
 
-  private redirectTarget(from: string, location: string): string {
+  private redirectTarget(from: string, location: string, otherOrigins: boolean): string {
     let target: URL
     try {
       target = new URL(location, from)
@@ -241,7 +253,7 @@ export class Transport {
         `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`
       )
     }
-    if (target.origin !== source.origin) {
+    if (target.origin !== source.origin && !otherOrigins) {
       throw new JenkinsError(
         'redirect',
         `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`

@@ -265,13 +265,14 @@ export class Requester {
     url: string,
     context: ErrorContext,
     accept: (response: HttpResponse) => Promise<T> | T,
-    deadline: number | undefined
+    deadline: number | undefined,
+    options: Pick<Exchange, 'crossOriginRedirects'> = {}
   ): Promise<T> {
     return this.guarded(() =>
       withRetry(
         async () => {
           const response = await this.send(
-            { method: 'GET', url, label },
+            { method: 'GET', url, label, ...options },
             context.what,
             f => f.transient
           )
@@ -554,7 +555,7 @@ async function notSentIfInterrupted<T>(step: Promise<T>): Promise<T> {
 }
 
 /** A body read whose failure (broken off, too slow, stalled) is worth another try; too large and interrupted are not. */
-async function bodyOf(reading: Promise<string>): Promise<string> {
+export async function bodyOf(reading: Promise<string>): Promise<string> {
   try {
     return await reading
   } catch (error) {

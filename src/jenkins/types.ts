@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream'
 import type { BuildResult } from '../constants.js'
+import type { ArtifactDownload, ArtifactSink } from './artifacts.js'
+import type { ReportBudget } from './test-report.js'
 
 /** A job's place in Jenkins: the decoded item names from the root, e.g. ['team', 'service', 'deploy']. */
 export type JobPath = readonly string[]
@@ -111,6 +113,74 @@ export interface ProgressiveText {
   moreData: boolean
 }
 
+/** A build's artifacts as Jenkins lists them. */
+export interface ArtifactList {
+  /** Each artifact's `relativePath`, as Jenkins sent it (unchecked: see src/artifact-paths.ts). */
+  paths: string[]
+  /** True when the build has more artifacts than were read. */
+  truncated: boolean
+}
+
+/** A failed test case of a build's test report. */
+export interface FailedTest {
+  /** Fully qualified class name, as the report has it. */
+  className: string
+  /** The case's name as Jenkins shows it (with its stages when the report spans several). */
+  name: string
+  /** FAILED, or REGRESSION from older JUnit plugins. */
+  status: string
+  /** Its page in Jenkins, on the configured base URL. */
+  url: string
+  /** The failure's message (CaseResult.errorDetails), cut to its first 2000 characters. */
+  errorDetails?: string
+  /** The Pipeline stages around the junit step, outermost first. */
+  stage?: string
+}
+
+/** What a bounded read of a test report found. */
+export interface FailedTestsRead {
+  /** Failed tests, in report order, up to the number asked for. */
+  failed: FailedTest[]
+  /** Cases read (failed or not). */
+  casesRead: number
+  /** Body bytes read, over every page. */
+  bytesRead: number
+  requests: number
+  /** Every case of the report was read. */
+  complete: boolean
+  /** The scan stopped at its byte budget, before the report's end and before finding all it wanted. */
+  budgetReached: boolean
+}
+
+/** A stage's or run's status in the Pipeline Stage View plugin (StatusExt); unknown values kept. */
+export type StageStatus =
+  | 'NOT_EXECUTED'
+  | 'ABORTED'
+  | 'SUCCESS'
+  | 'IN_PROGRESS'
+  | 'PAUSED_PENDING_INPUT'
+  | 'FAILED'
+  | 'UNSTABLE'
+  | (string & {})
+
+/** One stage of a Pipeline run (StageNodeExt). */
+export interface PipelineStage {
+  id: string
+  name: string
+  status: StageStatus
+  startTimeMillis: number
+  durationMillis: number
+  pauseDurationMillis: number
+  /** ErrorExt.message of a failed stage. */
+  error?: string
+}
+
+/** A Pipeline run as `wfapi/describe` shows it (RunExt). */
+export interface PipelineRun {
+  status?: StageStatus
+  stages: PipelineStage[]
+}
+
 /** A parameter as Jenkins exports it; `value` is absent for password parameters. */
 export interface ExportedParameter {
   name: string
@@ -220,4 +290,31 @@ export interface JenkinsApi {
   disableJob(job: JobPath): Promise<void>
   /** Looks (reads only, never a new trigger) for the queue item or build a lost trigger made; undefined when Jenkins shows none. */
   findLostTrigger(lost: LostTrigger): Promise<FoundTrigger | undefined>
+}
+
+/**
+ * What a finished build produced: its test report, its Pipeline stages, its
+ * artifacts. Apart from JenkinsApi so that the follower and cancel paths (and
+ * their fakes) do not depend on it. Same error contract.
+ */
+export interface BuildOutputsApi {
+  /** Failed tests of the build's report, read in bounded pages (see src/jenkins/test-report.ts). */
+  failedTests(
+    build: BuildRef,
+    options?: {
+      urlName?: string
+      rebase?: (url: string) => string
+      budget?: Partial<ReportBudget>
+    }
+  ): Promise<FailedTestsRead>
+  /** The Pipeline's stages (`wfapi/describe`); undefined when Jenkins has no such endpoint (404). */
+  describeRun(build: BuildRef): Promise<PipelineRun | undefined>
+  /** The build's artifact paths (`relativePath`), read with a bounded tree. */
+  listArtifacts(build: BuildRef): Promise<ArtifactList>
+  /** Streams one artifact into sinks from `open` (one per attempt; retried within the deadline; ended by the client's signal). */
+  downloadArtifact(
+    build: BuildRef,
+    relativePath: string,
+    open: () => Promise<ArtifactSink>
+  ): Promise<ArtifactDownload>
 }

@@ -5,10 +5,12 @@
 import type { Exchange } from '../exchange.js'
 import { buildJson, itemPath } from '../json.js'
 import type { Build } from '../build.js'
-import { PERMALINKS, resolvePermalink, type Permalink } from '../model.js'
+import { PERMALINKS, resolvePermalink, type Permalink } from '../build.js'
 import { layoutPage } from '../pages.js'
 import type { JobState, RequestKind } from '../types.js'
+import { artifact } from './artifact.js'
 import { consoleText, progressiveText } from './build-log.js'
+import { input } from './input.js'
 import {
   at,
   can,
@@ -22,6 +24,8 @@ import {
   sendLayout,
   type Handler
 } from './respond.js'
+import { testReport } from './test-report.js'
+import { wfapi } from './wfapi.js'
 
 /** A URL family below a build (`<build>/<segment>/…`). */
 export interface BuildRoute {
@@ -36,7 +40,11 @@ const BUILD_ROUTES = new Map<string, BuildRoute>([
   ['consoleText', { kind: 'log', handle: at([], consoleText) }],
   ['stop', { kind: 'stop', handle: at([], (ex, build) => stopBuild(ex, build, 'stop')) }],
   ['term', { kind: 'stop', handle: at([], (ex, build) => stopBuild(ex, build, 'term')) }],
-  ['kill', { kind: 'stop', handle: at([], (ex, build) => stopBuild(ex, build, 'kill')) }]
+  ['kill', { kind: 'stop', handle: at([], (ex, build) => stopBuild(ex, build, 'kill')) }],
+  ['testReport', { kind: 'tests', handle: testReport }],
+  ['wfapi', { kind: 'stages', handle: wfapi }],
+  ['input', { kind: 'input', handle: input }],
+  ['artifact', { kind: 'artifact', handle: artifact }]
 ])
 
 /** The request log's kind of `<build>/<segment>/…`, from the path alone. */

@@ -1,0 +1,195 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { parseArtifactPatterns } from '../src/artifact-patterns.js'
+import { downloadArtifacts, formatBytes } from '../src/artifacts.js'
+import type { ArtifactSink } from '../src/jenkins/artifacts.js'
+import { JenkinsError } from '../src/jenkins/errors.js'
+import type { BuildOutputsApi, BuildRef } from '../src/jenkins/types.js'
+import { recordingLogger } from './jenkins/helpers.js'
+
+const BUILD: BuildRef = { job: ['app'], number: 3, url: 'https://ci/job/app/3/' }
+
+/** Artifacts by path; a value that is an Error fails that download. */
+function fakeApi(files: Record<string, string | Error>, extra: string[] = []) {
+  const downloads: string[] = []
+  const api: Pick<BuildOutputsApi, 'listArtifacts' | 'downloadArtifact'> = {
+    async listArtifacts() {
+      return { paths: [...Object.keys(files), ...extra], truncated: false }
+    },
+    async downloadArtifact(_build, path, open: () => Promise<ArtifactSink>) {
+      downloads.push(path)
+      const content = files[path]
+      if (content instanceof Error) throw content
+      const sink = await open()
+      await new Promise<void>(resolve => sink.stream.end(content ?? '', () => resolve()))
+      await sink.commit()
+      return { bytes: Buffer.byteLength(content ?? ''), attempts: 1 }
+    }
+  }
+  return { api, downloads }
+}
+
+let workspace: string
+beforeEach(() => {
+  workspace = mkdtempSync(join(tmpdir(), 'artifacts-test-'))
+})
+afterEach(() => undefined)
+
+function settings(patterns: string, folder = 'jenkins-artifacts') {
+  return {
+    artifacts: parseArtifactPatterns(patterns, 'linux'),
+    artifactsPath: join(workspace, folder),
+    workspace
+  }
+}
+
+/** Every file below dir, relative, '/'-separated. */
+function filesBelow(dir: string, prefix = ''): string[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { withFileTypes: true }).flatMap(entry =>
+    entry.isDirectory()
+      ? filesBelow(join(dir, entry.name), `${prefix}${entry.name}/`)
+      : [`${prefix}${entry.name}`]
+  )
+}
+
+describe('downloadArtifacts', () => {
+  test('writes the selected files with their nested paths; the output lists them in order', async () => {
+    const { api, downloads } = fakeApi({
+      'build/libs/app.jar': 'JAR',
+      'build/libs/app-sources.jar': 'SRC',
+      'build/reports/index.html': '<html>',
+      'notes.txt': 'n'
+    })
+    const logger = recordingLogger()
+    const outcome = await downloadArtifacts(
+      api,
+      settings('build/\n!**/*-sources.jar'),
+      BUILD,
+      logger
+    )
+    expect(outcome.written).toEqual([
+      'jenkins-artifacts/build/libs/app.jar',
+      'jenkins-artifacts/build/reports/index.html'
+    ])
+    expect(outcome.bytes).toBe(9)
+    expect(outcome.problems).toEqual([])
+    expect(downloads.sort()).toEqual(['build/libs/app.jar', 'build/reports/index.html'])
+    expect(readFileSync(join(workspace, 'jenkins-artifacts/build/libs/app.jar'), 'utf8')).toBe(
+      'JAR'
+    )
+    // No temporary file is left behind.
+    expect(filesBelow(join(workspace, 'jenkins-artifacts')).sort()).toEqual([
+      'build/libs/app.jar',
+      'build/reports/index.html'
+    ])
+  })
+
+  test('hostile relativePaths are refused, named, never written; wanted ones fail the step', async () => {
+    const { api, downloads } = fakeApi({ 'ok.txt': 'fine' }, [
+      '../../../.bashrc',
+      '/etc/passwd',
+      'C:\\Windows\\evil.dll',
+      'a/../../x',
+      'nul\u0000byte',
+      'sub//double'
+    ])
+    const logger = recordingLogger()
+    const outcome = await downloadArtifacts(api, settings('**', 'out'), BUILD, logger)
+    expect(outcome.written).toEqual(['out/ok.txt'])
+    expect(downloads).toEqual(['ok.txt'])
+    expect(outcome.refused.map(r => r.path)).toEqual([
+      '../../../.bashrc',
+      '/etc/passwd',
+      'C:\\Windows\\evil.dll',
+      'a/../../x',
+      'nul\u0000byte',
+      'sub//double'
+    ])
+    const warnings = logger.lines.filter(l => l.level === 'warning').map(l => l.message)
+    expect(warnings.find(w => w.includes('"../../../.bashrc"'))).toMatch(
+      /Refused artifact path "..\/..\/..\/.bashrc" from Jenkins build #3: it has a '..' segment/
+    )
+    expect(warnings.find(w => w.includes('nul'))).toContain('"nul\\u0000byte"')
+    // `**` takes 'C:\Windows\evil.dll' (one name on Linux) and 'sub//double': the user wanted them.
+    expect(outcome.problems).toHaveLength(1)
+    expect(outcome.problems[0]).toContain('"C:\\\\Windows\\\\evil.dll"')
+    expect(outcome.problems[0]).toContain('"sub//double"')
+    expect(filesBelow(workspace)).toEqual(['out/ok.txt'])
+  })
+
+  test('a pattern that matches nothing warns with a few names the build does have', async () => {
+    const files = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`f${i}.log`, 'x']))
+    const logger = recordingLogger()
+    const outcome = await downloadArtifacts(
+      fakeApi(files).api,
+      settings('**/*.war\n!*.tmp'),
+      BUILD,
+      logger
+    )
+    expect(outcome.written).toEqual([])
+    expect(logger.lines).toContainEqual({
+      level: 'warning',
+      message:
+        "Artifact pattern '**/*.war' matched none of the artifacts of Jenkins build #3. It has: f0.log, f1.log, f2.log, f3.log, f4.log, … (8 in all)."
+    })
+    expect(existsSync(join(workspace, 'jenkins-artifacts'))).toBe(false)
+    const none = recordingLogger()
+    await downloadArtifacts(fakeApi({}).api, settings('*.jar'), BUILD, none)
+    expect(none.lines.at(-1)?.message).toBe(
+      "Artifact pattern '*.jar' matched nothing: Jenkins build #3 archived no artifacts."
+    )
+  })
+
+  test('a download that fails is a problem; the others are still written', async () => {
+    const { api } = fakeApi({
+      'a.txt': 'a',
+      'b.txt': new JenkinsError('not-found', "Artifact 'b.txt' of build #3 … (404)"),
+      'c.txt': 'c'
+    })
+    const outcome = await downloadArtifacts(api, settings('*.txt'), BUILD, recordingLogger())
+    expect(outcome.written).toEqual(['jenkins-artifacts/a.txt', 'jenkins-artifacts/c.txt'])
+    expect(outcome.problems).toEqual([
+      'Artifact "b.txt" was not downloaded: Artifact \'b.txt\' of build #3 … (404)'
+    ])
+  })
+
+  test('a symbolic link inside the folder that leads out of it is not written through', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'artifacts-outside-'))
+    mkdirSync(join(workspace, 'jenkins-artifacts'))
+    symlinkSync(outside, join(workspace, 'jenkins-artifacts', 'link'))
+    const { api } = fakeApi({ 'link/evil.sh': 'rm -rf', 'safe.txt': 's' })
+    const outcome = await downloadArtifacts(api, settings('**'), BUILD, recordingLogger())
+    expect(outcome.written).toEqual(['jenkins-artifacts/safe.txt'])
+    expect(outcome.problems[0]).toMatch(/"link\/evil.sh" was not written: a symbolic link/)
+    expect(readdirSync(outside)).toEqual([])
+  })
+
+  test('artifacts-path that is a symbolic link out of the workspace is refused before writing', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'artifacts-outside-'))
+    symlinkSync(outside, join(workspace, 'jenkins-artifacts'))
+    const { api } = fakeApi({ 'a.txt': 'a' })
+    await expect(downloadArtifacts(api, settings('**'), BUILD, recordingLogger())).rejects.toThrow(
+      /^Input 'artifacts-path' .* leads out of the workspace through a symbolic link/
+    )
+    expect(readdirSync(outside)).toEqual([])
+  })
+
+  test('an existing file is replaced whole', async () => {
+    mkdirSync(join(workspace, 'jenkins-artifacts'))
+    const { api } = fakeApi({ 'a.txt': 'new' })
+    await downloadArtifacts(api, settings('a.txt'), BUILD, recordingLogger())
+    expect(readFileSync(join(workspace, 'jenkins-artifacts/a.txt'), 'utf8')).toBe('new')
+  })
+})
+
+test('formatBytes', () => {
+  expect([0, 1023, 1536, 200 * 1024 * 1024].map(formatBytes)).toEqual([
+    '0 B',
+    '1023 B',
+    '1.5 KB',
+    '200.0 MB'
+  ])
+})

@@ -1,0 +1,111 @@
+import { Minimatch, type MinimatchOptions } from 'minimatch'
+
+/** One line of the `artifacts` input. */
+export interface ArtifactPattern {
+  /** The glob, without its `!` and any leading `./`. */
+  glob: string
+  /** A `!` line: excludes what earlier lines included. */
+  negate: boolean
+  /** The line as written, for messages. */
+  text: string
+}
+
+/** Thrown for a pattern that can never match an artifact's relativePath; the caller names the input. */
+export class PatternError extends Error {}
+
+/**
+ * Parses the `artifacts` input the way @actions/glob (what
+ * actions/upload-artifact uses) parses its patterns (internal-globber.js,
+ * internal-pattern.js): one per line, trimmed, blank lines and `#` comments
+ * skipped, each leading `!` toggles exclusion.
+ */
+export function parseArtifactPatterns(
+  value: string,
+  platform: NodeJS.Platform = process.platform
+): ArtifactPattern[] {
+  const patterns: ArtifactPattern[] = []
+  for (const raw of value.split(/\r?\n/)) {
+    const text = raw.trim()
+    if (text === '' || text.startsWith('#')) continue
+    let glob = text
+    let negate = false
+    while (glob.startsWith('!')) {
+      negate = !negate
+      glob = glob.slice(1).trim()
+    }
+    // @actions/glob turns Windows separators into '/' before matching.
+    if (platform === 'win32') glob = glob.replace(/\\/g, '/')
+    glob = glob.replace(/^(\.\/)+/, '')
+    if (glob === '' || glob === '.') {
+      throw new PatternError(`'${text}' names no file (write ** for every artifact)`)
+    }
+    // Matched against relativePath, which has neither (jenkins Run.addArtifacts).
+    if (glob.startsWith('/') || /^[A-Za-z]:/.test(glob) || glob.startsWith('~')) {
+      throw new PatternError(
+        `'${text}' is absolute: patterns are matched against each artifact's path relative to the build's artifacts`
+      )
+    }
+    if (glob.split('/').includes('..')) {
+      throw new PatternError(
+        `'${text}' contains '..': patterns are matched against each artifact's path relative to the build's artifacts`
+      )
+    }
+    patterns.push({ glob, negate, text })
+  }
+  return patterns
+}
+
+/** The result of matching the patterns against the build's artifact paths. */
+export interface ArtifactSelection {
+  /** Paths selected, in the order given. */
+  selected: string[]
+  /** Include patterns that matched no path at all. */
+  unmatched: ArtifactPattern[]
+}
+
+/**
+ * Selects the paths the patterns take: lines apply in order, an include line
+ * adds what it matches, a `!` line removes it (@actions/glob's
+ * internal-pattern-helper.js `match`). A pattern also takes everything below
+ * a directory it names, and a trailing `/` matches directories only
+ * (@actions/glob's implicitDescendants). Minimatch runs with @actions/glob's
+ * options, so the glob syntax is exactly upload-artifact's.
+ */
+export function selectArtifacts(
+  patterns: readonly ArtifactPattern[],
+  paths: readonly string[],
+  platform: NodeJS.Platform = process.platform
+): ArtifactSelection {
+  const options: MinimatchOptions = {
+    dot: true,
+    nobrace: true,
+    nocase: platform === 'win32',
+    nocomment: true,
+    noext: true,
+    nonegate: true
+  }
+  const matchers = patterns.map(pattern => {
+    const directoryOnly = pattern.glob.endsWith('/')
+    const glob = pattern.glob.replace(/\/+$/, '')
+    const own = directoryOnly ? undefined : new Minimatch(glob, options)
+    const below =
+      glob.endsWith('/**') || glob === '**' ? undefined : new Minimatch(`${glob}/**`, options)
+    return {
+      pattern,
+      matches: (path: string) => (own?.match(path) ?? false) || (below?.match(path) ?? false),
+      used: false
+    }
+  })
+  const selected: string[] = []
+  for (const path of paths) {
+    let take = false
+    for (const matcher of matchers) {
+      if (!matcher.matches(path)) continue
+      matcher.used = true
+      take = !matcher.pattern.negate
+    }
+    if (take) selected.push(path)
+  }
+  const unmatched = matchers.filter(m => !m.used && !m.pattern.negate).map(m => m.pattern)
+  return { selected, unmatched }
+}

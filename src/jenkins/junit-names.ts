@@ -1,0 +1,95 @@
+/**
+ * How the JUnit plugin names a test's page, so that a failed test can be
+ * linked without asking Jenkins for its URL (the report JSON has none). From
+ * jenkinsci/junit-plugin (1424.x):
+ *
+ * - the page is `<build>/<action urlName>/<package>/<class>/<case>/`
+ *   (hudson.tasks.test.TestObject.getUrl and getId, which join getSafeName of
+ *   each level with '/');
+ * - package: `safe(packageName)`, "(root)" without a package
+ *   (CaseResult.getPackageName; TestResult.tally keys packages by
+ *   safe(pkg), TestResult.getDynamic looks them up by that key);
+ * - class: `safe(simpleName)` (PackageResult.add keys classes by it,
+ *   PackageResult.getDynamic looks them up by that key);
+ * - case: the display name with every character that is not a Java
+ *   identifier part replaced by '_', made unique among the cases of its
+ *   class by a `_2`, `_3`… suffix in the order they are named
+ *   (CaseResult.getSafeName, TestObject.uniquifyName;
+ *   ClassResult.getDynamic matches getSafeName).
+ */
+
+/**
+ * TestObject.safe: "(empty)" for an empty name; otherwise each character that
+ * may not stand literally in a URL path segment becomes '_': controls,
+ * space, DEL and `"#%/:<>?[\]^`{|}` (junit-plugin 1422+, PR #1251). Earlier
+ * versions replaced only `/\:?#%<>`, so a name with a space or a bracket
+ * links to a page those versions name differently.
+ */
+export function safe(name: string): string {
+  if (name === '') return '(empty)'
+  // eslint-disable-next-line no-control-regex
+  return name.replace(/[\u0000-\u0020\u007f"#%/:<>?[\\\]^`{|}]/g, '_')
+}
+
+/**
+ * Character.isJavaIdentifierPart for one UTF-16 unit: letters, digits,
+ * connecting punctuation (`_`), currency symbols (`$`), numeric letters,
+ * combining marks, and the "ignorable" controls and format characters. A
+ * surrogate half is none of these, so Java replaces an emoji with two '_',
+ * and so does this (it tests units, not code points).
+ */
+const JAVA_IDENTIFIER_PART =
+  // eslint-disable-next-line no-control-regex
+  /^[\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Sc}\p{Cf}\u0000-\u0008\u000e-\u001b\u007f-\u009f]$/u
+
+/** CaseResult.getSafeName before uniquifying. */
+export function caseBaseName(displayName: string): string {
+  let out = ''
+  for (let i = 0; i < displayName.length; i++) {
+    const unit = displayName.charAt(i)
+    out += JAVA_IDENTIFIER_PART.test(unit) ? unit : '_'
+  }
+  return out
+}
+
+/** CaseResult.getPackageName: up to the last '.', or "(root)". */
+export function packageName(className: string): string {
+  const dot = className.lastIndexOf('.')
+  return dot < 0 ? '(root)' : className.slice(0, dot)
+}
+
+/** CaseResult.getSimpleName: after the last '.'. */
+export function simpleName(className: string): string {
+  return className.slice(className.lastIndexOf('.') + 1)
+}
+
+/**
+ * Names the cases of one test report in the order the plugin meets them
+ * (suites in order, their cases in order: TestResult.tally adds them to
+ * their class in that order), uniquifying within each class.
+ */
+export class CaseNamer {
+  private readonly taken = new Map<string, Map<string, number>>()
+
+  /** The URL path of a case below the report: `<package>/<class>/<case>`, each segment encoded. */
+  path(className: string, displayName: string): string {
+    const pkg = safe(packageName(className))
+    const cls = safe(simpleName(className))
+    const key = `${pkg}/${cls}`
+    let bases = this.taken.get(key)
+    if (!bases) {
+      bases = new Map()
+      this.taken.set(key, bases)
+    }
+    const base = caseBaseName(displayName)
+    const seen = (bases.get(base) ?? 0) + 1
+    bases.set(base, seen)
+    const name = seen === 1 ? base : `${base}_${seen}`
+    return [pkg, cls, name].map(segment).join('/')
+  }
+}
+
+/** One path segment, percent-encoded; a lone surrogate (a broken name) cannot be, so it becomes U+FFFD. */
+function segment(name: string): string {
+  return encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'))
+}
