@@ -86,6 +86,8 @@ export interface ActionRun {
   summary: string
   env: string
   durationMs: number
+  /** GITHUB_WORKSPACE: the temporary folder the step ran in (downloaded artifacts land here). */
+  workspace: string
 }
 
 export interface RunOptions {
@@ -211,7 +213,8 @@ export function startAction(
           ? readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')
           : '',
         env: readFileSync(files.GITHUB_ENV, 'utf8'),
-        durationMs: Date.now() - started
+        durationMs: Date.now() - started,
+        workspace: dir
       })
     })
   })
