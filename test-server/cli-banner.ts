@@ -16,6 +16,9 @@ export interface Started {
   caPath?: string
 }
 
+/** What a workflow passes as `ca-cert`: the CA's text, kept in a secret. */
+const SECRET_CA = '${{ secrets.JENKINS_CA }}'
+
 /** A word for a POSIX shell: as it is when safe, else single-quoted. */
 export function shellWord(text: string): string {
   if (/^[\w@%+=:,./-]+$/.test(text)) return text
@@ -84,7 +87,9 @@ export function startupLines(started: Started): string[] {
   lines.push(`Point the action at it ${how}:`, '  with:')
   for (const [name, value] of inputs) lines.push(`    ${name}: ${value}`)
   if (headers.length > 0) lines.push('    headers: |', ...headers.map(h => `      ${h}`))
-  if (caPath) lines.push(`    ca-cert: # the text of ${caPath}`)
+  if (caPath) {
+    lines.push(`    ca-cert: ${SECRET_CA} # a secret holding the text of ${caPath}`)
+  }
   lines.push('Or run dist/index.js by hand as the runner does, from the repository root:')
   const words = inputs.map(([name, value]) => shellWord(`${name}=${value}`))
   // $'…' keeps the line breaks between several headers in one shell word.

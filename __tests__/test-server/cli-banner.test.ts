@@ -75,7 +75,7 @@ describe('test server start-up lines', () => {
     expect(lines).toContain('  Behind an auth proxy requiring: X-Key, X-Other')
     expect(lines).toContain('Jobs: none (add one with --job NAME)')
     expect(lines.join('\n')).toContain(
-      "    headers: |\n      X-Key: one\n      X-Other: it's\n    ca-cert: # the text of /tmp/ca dir/ca.pem"
+      "    headers: |\n      X-Key: one\n      X-Other: it's\n    ca-cert: ${{ secrets.JENKINS_CA }} # a secret holding the text of /tmp/ca dir/ca.pem"
     )
     const command = lines.find(l => l.includes('run-action.ts')) ?? ''
     expect(command).toContain(
