@@ -3,7 +3,7 @@
  * Shared by the end-to-end tests, the demo and the benchmark.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -103,6 +103,8 @@ export interface RunOptions {
   noSummary?: boolean
   /** Kill the child after this long (a hung action fails the test instead of hanging it). */
   killAfterMs?: number
+  /** Keep the temporary folder (the workspace and the file-command files) after the run; by default it is removed once they are read. */
+  keep?: boolean
 }
 
 export interface RunningAction {
@@ -202,7 +204,7 @@ export function startAction(
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(killer)
-      resolvePromise({
+      const run: ActionRun = {
         code,
         signal,
         stdout,
@@ -215,7 +217,10 @@ export function startAction(
         env: readFileSync(files.GITHUB_ENV, 'utf8'),
         durationMs: Date.now() - started,
         workspace: dir
-      })
+      }
+      // Thousands of runs a suite: what was read is all a test needs.
+      if (!options.keep) rmSync(dir, { recursive: true, force: true })
+      resolvePromise(run)
     })
   })
   const waitForOutput = (pattern: RegExp, timeoutMs = 30_000): Promise<void> =>

@@ -70,7 +70,7 @@ async function main(): Promise<void> {
         ''
       ].join('\n')
     )
-    const run = await runAction(inputs, { noSummary: false, event: PR_EVENT })
+    const run = await runAction(inputs, { noSummary: false, event: PR_EVENT, keep: true })
     process.stdout.write(run.stdout)
     if (run.stderr) process.stdout.write(run.stderr)
     rule(

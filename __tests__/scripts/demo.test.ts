@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process'
+import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { ROOT } from '../../scripts/action-runner.js'
@@ -18,6 +19,9 @@ describe('npm run demo', () => {
       env: { ...process.env, NO_COLOR: '' }
     })
     const out = `${demo.stdout}${demo.stderr}`
+    // The demo keeps its workspace for the reader to look at; the test does not need it.
+    const kept = /^The step's workspace, with the downloaded artifacts: (.+)$/m.exec(out)?.[1]
+    if (kept && existsSync(kept)) rmSync(kept, { recursive: true, force: true })
     expect(demo.status, out).toBe(0)
     expect(out).not.toContain('::warning')
     // Piped output carries no terminal escapes.
