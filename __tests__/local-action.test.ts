@@ -6,6 +6,8 @@ import { Input } from '../src/constants.js'
 import { parseSettings } from '../src/inputs.js'
 import * as main from '../src/main.js'
 import * as post from '../src/post.js'
+import { DEFAULT_PORT, parseCli } from '../test-server/cli-options.js'
+import { DEFAULT_USERS } from '../test-server/index.js'
 
 /**
  * What `npm run local-action` relies on: @github/local-action imports each
@@ -57,7 +59,16 @@ describe('npm run local-action', () => {
 
   test('holds no secret but the test server demo login, marked as such', () => {
     const text = readFileSync(join(ROOT, '.env.example'), 'utf8')
-    expect(ENV['INPUT_TOKEN']).toBe('admin')
     expect(text).toMatch(/NOT A SECRET: the test server's built-in demo login/)
+  })
+
+  test("points at what plain npm run server starts: its address, and its login's fixed API token", () => {
+    const login = DEFAULT_USERS[0]
+    expect(ENV['INPUT_URL']).toBe(`http://127.0.0.1:${DEFAULT_PORT}`)
+    expect(ENV['INPUT_USER']).toBe(login?.name)
+    // The token, not the password: a password equal to the user name masks that name everywhere.
+    expect(ENV['INPUT_TOKEN']).toBe(login?.apiToken)
+    expect(ENV['INPUT_TOKEN']).not.toBe(login?.password)
+    expect(Object.keys(parseCli([]).options.jobs ?? {})).toContain(ENV['INPUT_JOB'])
   })
 })

@@ -3,7 +3,7 @@
  * Shared by the end-to-end tests, the demo and the benchmark.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -86,6 +86,8 @@ export interface ActionRun {
   summary: string
   env: string
   durationMs: number
+  /** GITHUB_WORKSPACE: the temporary folder the step ran in (downloaded artifacts land here). */
+  workspace: string
 }
 
 export interface RunOptions {
@@ -103,6 +105,8 @@ export interface RunOptions {
   killAfterMs?: number
   /** Another build of the action to run instead of dist/index.js (the benchmark's "today"). */
   bundle?: string
+  /** Keep the temporary folder (the workspace and the file-command files) after the run; by default it is removed once they are read. */
+  keep?: boolean
 }
 
 export interface RunningAction {
@@ -202,7 +206,7 @@ export function startAction(
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(killer)
-      resolvePromise({
+      const run: ActionRun = {
         code,
         signal,
         stdout,
@@ -213,8 +217,12 @@ export function startAction(
           ? readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')
           : '',
         env: readFileSync(files.GITHUB_ENV, 'utf8'),
-        durationMs: Date.now() - started
-      })
+        durationMs: Date.now() - started,
+        workspace: dir
+      }
+      // Thousands of runs a suite: what was read is all a test needs.
+      if (!options.keep) rmSync(dir, { recursive: true, force: true })
+      resolvePromise(run)
     })
   })
   const waitForOutput = (pattern: RegExp, timeoutMs = 30_000): Promise<void> =>

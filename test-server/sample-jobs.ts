@@ -95,7 +95,12 @@ export const sampleJobs: Record<string, JobSpec> = {
         jobs: {
           deploy: {
             type: 'pipeline',
-            parameters: [{ name: 'ENV', type: 'choice', choices: ['dev', 'prod'] }],
+            // What the README's quick start and the demo pass from a pull request.
+            parameters: [
+              { name: 'ENV', type: 'choice', choices: ['dev', 'prod'] },
+              { name: 'BRANCH', default: 'main', description: 'Branch or pull request head' },
+              { name: 'PR', default: '', description: 'Pull request number, if any' }
+            ],
             script: {
               echoParameters: true,
               stages: [

@@ -137,7 +137,9 @@ class JenkinsServer implements TestJenkins {
     const address = this.server.address() as AddressInfo
     this.port = address.port
     const scheme = this.ctx.tls ? 'https' : 'http'
-    this.url = `${scheme}://${this.host}:${this.port}${this.ctx.contextPath}`
+    // An IPv6 address goes in brackets in a URL (RFC 3986 3.2.2).
+    const host = this.host.includes(':') ? `[${this.host}]` : this.host
+    this.url = `${scheme}://${host}:${this.port}${this.ctx.contextPath}`
     const root = this.options.rootUrl ?? this.url
     this.ctx.json.rootUrl = root.endsWith('/') ? root : `${root}/`
   }
@@ -259,6 +261,7 @@ class JenkinsServer implements TestJenkins {
       if (logged) return
       logged = true
       this.requests.push(entry)
+      this.options.onRequest?.(entry)
     }
     res.on('finish', () => {
       entry.status = res.statusCode
@@ -378,10 +381,12 @@ class JenkinsServer implements TestJenkins {
     }
     const identity = auth.identity
     entry.user = identity.name
+    entry.auth = identity.anonymous ? 'anonymous' : identity.viaToken ? 'token' : 'password'
 
     const sessionId = this.ctx.sessions.find(req.headers.cookie)
     // CrumbFilter: only POST; API-token requests are exempt even with a wrong crumb.
     if (req.method === 'POST' && this.ctx.csrf && !identity.viaToken) {
+      entry.crumbChecked = true
       const header = req.headers[this.ctx.crumbField.toLowerCase()]
       const crumb = (Array.isArray(header) ? header[0] : header) ?? params.get(this.ctx.crumbField)
       if (!this.ctx.sessions.validCrumb(identity.name, sessionId, crumb)) {

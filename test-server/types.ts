@@ -357,6 +357,8 @@ export interface ServerOptions {
   hostile?: HostileSpec
   /** Whether the Pipeline Stage View plugin (`wfapi`) is installed; default true. */
   stageView?: boolean
+  /** Called with each request's log entry once it is answered (or its connection closed). */
+  onRequest?: (entry: RequestLogEntry) => void
 }
 
 export interface RequestLogEntry {
@@ -369,6 +371,10 @@ export interface RequestLogEntry {
   status: number
   /** Authenticated user id, 'anonymous', or null when the credentials were rejected. */
   user: string | null
+  /** How `user` signed in (unset when the request never got that far). */
+  auth?: 'token' | 'password' | 'anonymous'
+  /** Set when CrumbFilter checked this request's crumb (a POST with CSRF protection on, not by API token). */
+  crumbChecked?: boolean
   /** Epoch ms when the request arrived. */
   time: number
   /** Epoch ms when the whole answer was handed to the connection (unset when it was not). */

@@ -4,7 +4,7 @@
  * artifacts-path outside the workspace, and bodies cut off on the way.
  * Every request checked is this run's own (job and build number).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -33,10 +33,19 @@ function filesBelow(dir: string, prefix = ''): string[] {
   )
 }
 
+/** The folders workspace() made, removed after the suite. */
+const made: string[] = []
+
 function workspace(): string {
   // A workspace inside a folder of its own, so that what lands next to it can be checked.
-  return join(mkdtempSync(join(tmpdir(), 'artifacts-e2e-')), 'ws')
+  const parent = mkdtempSync(join(tmpdir(), 'artifacts-e2e-'))
+  made.push(parent)
+  return join(parent, 'ws')
 }
+
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true })
+})
 
 describe.each(RUNTIMES)('artifacts ($name)', ({ path: node }) => {
   let jenkins: TestJenkins

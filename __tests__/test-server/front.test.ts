@@ -50,6 +50,14 @@ function trigger(
   })
 }
 
+describe('listening address', () => {
+  it('an IPv6 address is bracketed in the URL', async () => {
+    const j = await start({ host: '::1' })
+    expect(j.url).toMatch(/^http:\/\/\[::1\]:\d+$/)
+    expect((await get(j, '/api/json')).status).toBe(200)
+  })
+})
+
 describe('Location behind a proxy (Jetty ForwardedRequestCustomizer)', () => {
   it('follows Host, then X-Forwarded-Proto/-Host/-Port, Forwarded over them, default ports left out', async () => {
     const j = await start({ contextPath: '/ci' })

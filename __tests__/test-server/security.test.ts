@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { startJenkins, type ServerOptions, type TestJenkins } from '../../test-server/index.js'
+import {
+  startJenkins,
+  type RequestLogEntry,
+  type ServerOptions,
+  type TestJenkins
+} from '../../test-server/index.js'
 import { ADMIN, PASSWORD, TOKEN, basic, crumbSession, get, post } from './helpers.js'
 
 let jenkins: TestJenkins | undefined
@@ -232,5 +237,32 @@ describe('crumbs and sessions (jenkins-api.md 1)', () => {
     expect((await get(j, '/job/app/1/api/json')).status).toBe(200)
     const fresh = await crumbSession(j)
     expect(fresh.crumb).not.toBe(s.crumb)
+  })
+})
+
+describe('request log', () => {
+  it('onRequest is told of each entry; entries say how the user signed in and whether the crumb was checked', async () => {
+    const told: RequestLogEntry[] = []
+    const j = await start({ onRequest: entry => told.push(entry) })
+    expect((await post(j, '/job/app/build')).status).toBe(201)
+    const session = await crumbSession(j)
+    const withCrumb = await post(j, '/job/app/build', {
+      auth: PASSWORD,
+      headers: { cookie: session.cookie, [session.field]: session.crumb }
+    })
+    expect(withCrumb.status).toBe(201)
+    expect((await get(j, '/api/json', null)).status).toBe(403)
+    expect((await get(j, '/api/json', basic(ADMIN.name, 'wrong'))).status).toBe(401)
+
+    expect(told).toEqual(j.requests)
+    expect(
+      told.map(e => [e.method, e.path, e.status, e.user, e.auth, e.crumbChecked ?? false])
+    ).toEqual([
+      ['POST', '/job/app/build', 201, 'admin', 'token', false],
+      ['GET', '/crumbIssuer/api/json', 200, 'admin', 'password', false],
+      ['POST', '/job/app/build', 201, 'admin', 'password', true],
+      ['GET', '/api/json', 403, 'anonymous', 'anonymous', false],
+      ['GET', '/api/json', 401, null, undefined, false]
+    ])
   })
 })
