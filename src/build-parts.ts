@@ -57,6 +57,24 @@ export async function lastBuild(
   }
 }
 
+/** A 404 on a job, with the closest job names Jenkins has. */
+export async function withJobSuggestions(
+  api: JenkinsApi,
+  job: JobPath,
+  error: JenkinsError,
+  logger: Logger
+): Promise<string> {
+  if (job.length === 0) return error.message
+  try {
+    const close = closestNames(fullName(job), await api.listJobs([]))
+    if (close.length)
+      return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.join(', ')}?`
+  } catch (listError) {
+    logger.debug(`Could not list jobs for suggestions: ${(listError as Error).message}`)
+  }
+  return error.message
+}
+
 /** The queue item of the build branch indexing started, in the shape of a trigger's answer. */
 export function indexingBuildQueued(
   api: JenkinsApi,

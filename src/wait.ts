@@ -34,3 +34,19 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true })
   })
 }
+
+/** Waits for `work` to settle, but not past `until` (epoch ms); never throws. */
+export async function settleBy(work: Promise<unknown>, until: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const limit = new Promise<void>(resolve => {
+    timer = setTimeout(resolve, Math.max(0, until - Date.now()))
+  })
+  await Promise.race([
+    work.then(
+      () => undefined,
+      () => undefined
+    ),
+    limit
+  ])
+  clearTimeout(timer)
+}
