@@ -1,16 +1,10 @@
 import type { Logger } from '../logger.js'
 import { CrumbCache, readCrumb } from './crumb.js'
 import { Interrupted, JenkinsError } from './errors.js'
-import {
-  HttpResponse,
-  NetworkFailure,
-  Transport,
-  headerValueSecrets,
-  pathOf,
-  type Exchange
-} from './http.js'
+import { HttpResponse, Transport, headerValueSecrets, pathOf, type Exchange } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
 import { locateJenkins, notJenkinsError } from './locate.js'
+import { NetworkFailure } from './network-errors.js'
 import { redactingLogger, redactor } from './redaction.js'
 import {
   RETRYABLE_STATUSES,
