@@ -6,7 +6,8 @@ import * as multibranch from './multibranch.js'
 import * as reads from './reads.js'
 import { describeRun } from './stages.js'
 import { readFailedTests, type ReportBudget } from './test-report.js'
-import { Requester, type RequestSettings } from './requester.js'
+import { Requester } from './requester.js'
+import type { RequestSettings } from './request-settings.js'
 import { findLostTrigger, trigger } from './trigger.js'
 import type {
   ArtifactList,

@@ -1,7 +1,8 @@
 import { JenkinsError } from './errors.js'
 import { fullName } from './job-path.js'
 import { CaseNamer } from './junit-names.js'
-import { bodyOf, type Requester } from './requester.js'
+import { bodyOf } from './answers.js'
+import type { Requester } from './requester.js'
 import { htmlError, looksLikeHtml, type ErrorContext } from './responses.js'
 import type { BuildRef, FailedTest, FailedTestsRead } from './types.js'
 
@@ -245,7 +246,7 @@ function scanSuite(
  * GET one page as JSON. A page over `limit` bytes is PageTooLarge: read as
  * `limit + 1` bytes (limits.ts keeps the start and drops the connection),
  * so that the caller can ask for a smaller one. The body is bounded like
- * every whole-body read (a broken or slow one is retried, Requester.bodyOf).
+ * every whole-body read (a broken or slow one is retried, answers.ts bodyOf).
  */
 async function readPage(
   http: Requester,
