@@ -3,7 +3,7 @@
  * (properties sorted by name after `_class`).
  */
 import type { Identity } from './security.js'
-import type { Cause } from './types.js'
+import type { Cause } from './state.js'
 
 /** Cause.UserIdCause: "Started by user NAME"; anonymous has userId null (jenkins-api.md 3.6). */
 export function userIdCause(identity: Identity): Cause {

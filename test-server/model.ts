@@ -4,17 +4,8 @@ import { BranchIndexing, completedScan, runScan, type ScanHost } from './indexin
 import { decodeBranchName, encodeBranchName } from './name-encoder.js'
 import { defaultValues } from './parameters.js'
 import { mulberry32 } from './prng.js'
-import type {
-  Cause,
-  EndGap,
-  JobSpec,
-  JobState,
-  Millis,
-  ParameterValueState,
-  QueueItemState,
-  Result,
-  ServerState
-} from './types.js'
+import type { EndGap, JobSpec, Millis, Result } from './types.js'
+import type { Cause, JobState, ParameterValueState, QueueItemState, ServerState } from './state.js'
 
 export interface ModelOptions {
   executors: number

@@ -1,5 +1,6 @@
 /** Parameter defaults (ParameterDefinition.getDefaultParameterValue). */
-import type { ParameterSpec, ParameterValueState } from './types.js'
+import type { ParameterSpec } from './types.js'
+import type { ParameterValueState } from './state.js'
 
 /** A definition's default: '' for strings, false for booleans, the first choice for choices. */
 export function defaultValue(def: ParameterSpec): string | boolean {

@@ -21,16 +21,15 @@ import { Security, Sessions } from './security.js'
 import type {
   AimedFault,
   AimedFaultHandle,
-  BuildState,
   FaultSpec,
   HostileSpec,
   JobSpec,
   RequestLogEntry,
   Result,
   ServerOptions,
-  TestJenkins,
   UserSpec
 } from './types.js'
+import type { BuildState, TestJenkins } from './state.js'
 
 export const DEFAULT_USERS: UserSpec[] = [
   {
