@@ -22,3 +22,11 @@ export function defaultValues(parameters: readonly ParameterSpec[]): ParameterVa
     value: defaultValue(def)
   }))
 }
+
+/** Equal parameter sets as ParametersAction.shouldSchedule compares them: the same names and values, in any order. */
+export function sameParameters(a: ParameterValueState[], b: ParameterValueState[]): boolean {
+  if (a.length !== b.length) return false
+  const key = (list: ParameterValueState[]): string =>
+    JSON.stringify(list.map(p => [p.name, p.value]).sort())
+  return key(a) === key(b)
+}
