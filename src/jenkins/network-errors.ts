@@ -23,21 +23,6 @@ export class NetworkFailure extends Error {
   }
 }
 
-const TLS_CODES = new Set([
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_UNTRUSTED',
-  'EPROTO',
-  'ERR_SSL_WRONG_VERSION_NUMBER'
-])
-
 function hostPort(url: URL): string {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80')
   return `${url.hostname}:${port}`
@@ -51,6 +36,17 @@ const UNTRUSTED_CODES = new Set([
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'CERT_UNTRUSTED'
+])
+
+/** TLS failures: the certificate ones, and a server that does not speak TLS there. */
+const TLS_CODES = new Set([
+  ...UNTRUSTED_CODES,
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_SIGNATURE_FAILURE',
+  'EPROTO',
+  'ERR_SSL_WRONG_VERSION_NUMBER'
 ])
 
 /** What to do about a TLS failure: the fix depends on what failed. */
