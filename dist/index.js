@@ -34621,7 +34621,7 @@ function collectYoungGarbage() {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4349);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9844);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2487);
 
 
 (0,_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -34637,7 +34637,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9844:
+/***/ 2487:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37474,7 +37474,10 @@ function closestNames(name, candidates, max = 3) {
         .map(x => x.candidate);
 }
 
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/wait.ts
+
 /** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
 class StepAborted extends Error {
     reason;
@@ -37496,16 +37499,8 @@ function throwIfAborted(signal) {
 /** Waits `ms`, or throws StepAborted as soon as the signal fires. */
 function sleep(ms, signal) {
     throwIfAborted(signal);
-    return new Promise((resolve, reject) => {
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(new StepAborted(abortReason(signal)));
-        };
-        const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-        }, ms);
-        signal?.addEventListener('abort', onAbort, { once: true });
+    return (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal }).catch((error) => {
+        throw signal?.aborted ? new StepAborted(abortReason(signal)) : error;
     });
 }
 
@@ -37757,7 +37752,7 @@ function branch_sameJob(a, b) {
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: ./src/artifact-paths.ts
@@ -40753,10 +40748,10 @@ async function downloadOne(api, build, path, root, rootReal, outcome, logger, si
     const target = artifactTarget(root, path);
     const folder = (0,external_node_path_namespaceObject.dirname)(target);
     try {
-        await (0,promises_namespaceObject.mkdir)(folder, { recursive: true });
+        await (0,external_node_fs_promises_namespaceObject.mkdir)(folder, { recursive: true });
         // A folder that is (or passes through) a symbolic link could lead out:
         // what counts is where it really is.
-        if (!isInside(rootReal, await (0,promises_namespaceObject.realpath)(folder))) {
+        if (!isInside(rootReal, await (0,external_node_fs_promises_namespaceObject.realpath)(folder))) {
             outcome.refused.push({ path, reason: 'passes through a symbolic link that leads out of it' });
             outcome.problems.push(`Artifact ${JSON.stringify(path)} was not written: a symbolic link in '${outcome.folder}' leads out of it.`);
             return;
@@ -40792,17 +40787,17 @@ async function openSink(target) {
             collectAt = bytes + COLLECT_EVERY;
             (0,heap/* collectYoungGarbage */.u)();
         },
-        commit: () => (0,promises_namespaceObject.rename)(temp, target),
+        commit: () => (0,external_node_fs_promises_namespaceObject.rename)(temp, target),
         discard: async () => {
             stream.destroy();
-            await (0,promises_namespaceObject.rm)(temp, { force: true });
+            await (0,external_node_fs_promises_namespaceObject.rm)(temp, { force: true });
         }
     };
 }
 /** Creates the folder and resolves where it really is; it must still be inside the workspace. */
 async function prepareRoot(root, workspace) {
-    await (0,promises_namespaceObject.mkdir)(root, { recursive: true });
-    const [rootReal, workspaceReal] = await Promise.all([(0,promises_namespaceObject.realpath)(root), (0,promises_namespaceObject.realpath)(workspace)]);
+    await (0,external_node_fs_promises_namespaceObject.mkdir)(root, { recursive: true });
+    const [rootReal, workspaceReal] = await Promise.all([(0,external_node_fs_promises_namespaceObject.realpath)(root), (0,external_node_fs_promises_namespaceObject.realpath)(workspace)]);
     if (!isInside(workspaceReal, rootReal)) {
         throw new Error(`Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link (it is really ${rootReal}): expected a folder inside ${workspaceReal}.`);
     }
@@ -42051,6 +42046,7 @@ function anonymousReadRefused(context) {
 
 ;// CONCATENATED MODULE: ./src/jenkins/retry.ts
 
+
 const DEFAULT_RETRY_POLICY = {
     attempts: 5,
     baseDelayMs: 500,
@@ -42111,19 +42107,10 @@ function backoffDelay(retry, policy, random = Math.random) {
 }
 /** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
 function pause(ms, signal, what) {
-    const interrupted = () => new Interrupted(`Stopped waiting to ${what}: the step was stopped`, false);
-    if (signal?.aborted)
-        return Promise.reject(interrupted());
-    return new Promise((resolve, reject) => {
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(interrupted());
-        };
-        const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-        }, ms);
-        signal?.addEventListener('abort', onAbort, { once: true });
+    return (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal }).catch((error) => {
+        throw signal?.aborted
+            ? new Interrupted(`Stopped waiting to ${what}: the step was stopped`, false)
+            : error;
     });
 }
 /**
@@ -43840,6 +43827,282 @@ function segment(name) {
     return encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'));
 }
 
+;// CONCATENATED MODULE: ./src/jenkins/answers.ts
+
+
+
+/** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
+const JSON_LIMIT = 64 * 1024 * 1024;
+const ERROR_BODY_LIMIT = 64 * 1024;
+/** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
+const GLITCH_ATTEMPTS = 3;
+/** A body read whose failure (broken off, too slow, stalled) is worth another try; too large and interrupted are not. */
+async function bodyOf(reading) {
+    try {
+        return await reading;
+    }
+    catch (error) {
+        if (error instanceof JenkinsError && (error.kind === 'network' || error.kind === 'timeout')) {
+            throw new TransientFailure(error, error.kind === 'network' ? 'body broke off' : 'body too slow');
+        }
+        throw error;
+    }
+}
+/**
+ * A 2xx answer's JSON. A body that broke off or came too slowly, one HTML
+ * page (an SSO proxy's blip) and one invalid JSON answer are retried; an HTML
+ * page on every try is the login page it looks like.
+ */
+async function jsonBody(response, context, server) {
+    const body = await bodyOf(response.text(JSON_LIMIT, 'fail'));
+    // An SSO proxy or login page can answer 200 with HTML.
+    if (looksLikeHtml(response, body)) {
+        throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, GLITCH_ATTEMPTS);
+    }
+    try {
+        return JSON.parse(body);
+    }
+    catch {
+        throw new TransientFailure(new JenkinsError('protocol', `Jenkins at ${server} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', undefined, GLITCH_ATTEMPTS);
+    }
+}
+/** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
+async function postBody(response, context, redact, logger) {
+    try {
+        return redact(await response.text(ERROR_BODY_LIMIT));
+    }
+    catch (error) {
+        if (error instanceof Interrupted)
+            throw error;
+        logger.debug(`Could not read the answer to ${context.what}: ${error.message}`);
+        return '';
+    }
+}
+/**
+ * The error for a non-2xx answer to a read: TransientFailure when worth
+ * another try. `recheck` may replace the error (a 404 that is not Jenkins'
+ * own, locate.ts).
+ */
+async function readFailure(response, context, redact, recheck) {
+    // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
+    const body = redact(await bodyOf(response.text(ERROR_BODY_LIMIT)));
+    const error = await recheck(errorForResponse(response, body, context));
+    return RETRYABLE_STATUSES.has(response.status) ? retryLater(response, error) : error;
+}
+/** A failed answer to try again, not before the Retry-After Jenkins gave, if any. */
+function retryLater(response, error) {
+    return new TransientFailure(error, String(response.status), parseRetryAfter(response.header('retry-after')));
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/test-report.ts
+
+
+
+
+
+const DEFAULT_BUDGET = {
+    want: 20,
+    pageLimit: 1024 * 1024,
+    pageTarget: 256 * 1024,
+    totalBytes: 4 * 1024 * 1024,
+    casesPerSuite: 1000
+};
+/** Suites asked for in the first page, before their size is known. */
+const FIRST_PAGE_SUITES = 20;
+const MAX_PAGE_SUITES = 1000;
+/** errorDetails kept per failed test: enough for its first lines. */
+const DETAILS_CHARS = 2000;
+/** The answer was bigger than a page may be: asked again for fewer suites. */
+class PageTooLarge extends Error {
+    bytes;
+    constructor(bytes) {
+        super(`page over ${bytes} bytes`);
+        this.bytes = bytes;
+    }
+}
+/**
+ * Finds the failed tests of a build's test report (junit-plugin TestResult at
+ * `<build>/<urlName>/api/json`) without reading the whole report: the JSON
+ * has no filter, so pages of suites are read with a `tree` that asks only for
+ * what is shown (class, name, status, errorDetails) and Jenkins' range syntax
+ * bounding suites `{from,to}` and cases per suite `{0,N}`. It stops once
+ * `want` failed tests were found, at the end of the report, or when the byte
+ * budget is spent. Cases are failed when their status is FAILED, or
+ * REGRESSION (what CaseResult.getStatus said before junit-plugin's UI
+ * redesign, f0bf02d5).
+ *
+ * The same tree reads an aggregated report (AggregatedTestResultAction:
+ * `childReports[child,result]`, each result a TestResult of a child build);
+ * Stapler skips the names a shape does not have (jenkins-api.md 5.5).
+ */
+async function readFailedTests(http, build, options = {}) {
+    const budget = { ...DEFAULT_BUDGET, ...options.budget };
+    const urlName = options.urlName ?? 'testReport';
+    const name = fullName(build.job);
+    const reportUrl = `${build.url}${encodeURIComponent(urlName)}/`;
+    const context = http.context(`the test report of build #${build.number} of '${name}'`, {
+        notFound: `Build #${build.number} of '${name}' has no test report at ${reportUrl} (404)`
+    });
+    const read = {
+        failed: [],
+        casesRead: 0,
+        bytesRead: 0,
+        requests: 0,
+        complete: true,
+        budgetReached: false
+    };
+    const reports = new Map();
+    const own = {
+        base: reportUrl,
+        namer: new CaseNamer(),
+        blocks: new Set(),
+        more: false
+    };
+    let from = 0;
+    let suites = FIRST_PAGE_SUITES;
+    let cases = budget.casesPerSuite;
+    for (;;) {
+        const tree = reportTree(from, from + suites, cases);
+        let page;
+        try {
+            read.requests++;
+            page = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(tree)}`, context, budget.pageLimit);
+        }
+        catch (error) {
+            if (!(error instanceof PageTooLarge))
+                throw error;
+            read.bytesRead += error.bytes;
+            if (suites > 1)
+                suites = Math.ceil(suites / 2);
+            else if (cases > 1)
+                cases = Math.ceil(cases / 2);
+            else
+                throw error;
+            if (read.bytesRead >= budget.totalBytes) {
+                read.complete = false;
+                read.budgetReached = true;
+                return read;
+            }
+            continue;
+        }
+        read.bytesRead += page.bytes;
+        // The build's own report, or one per child build of an aggregated one.
+        const parts = [];
+        if (Array.isArray(page.data.suites))
+            parts.push({ state: own, suites: page.data.suites });
+        for (const child of Array.isArray(page.data.childReports) ? page.data.childReports : []) {
+            const entry = child;
+            const url = entry?.child?.url;
+            if (typeof url !== 'string' || !entry?.result)
+                continue;
+            let state = reports.get(url);
+            if (!state) {
+                const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`;
+                state = { base, namer: new CaseNamer(), blocks: new Set(), more: false };
+                reports.set(url, state);
+            }
+            parts.push({ state, suites: entry.result.suites });
+        }
+        let anyMore = false;
+        let suitesRead = 0;
+        for (const { state, suites: list } of parts) {
+            const rawSuites = Array.isArray(list) ? list : [];
+            suitesRead += rawSuites.length;
+            state.more = rawSuites.length >= suites;
+            anyMore ||= state.more;
+            for (const suite of rawSuites) {
+                if (scanSuite(suite, state, cases, read, budget.want))
+                    read.complete = false;
+            }
+        }
+        if (read.failed.length >= budget.want) {
+            read.complete &&= !anyMore;
+            return read;
+        }
+        if (!anyMore)
+            return read;
+        if (read.bytesRead >= budget.totalBytes) {
+            read.complete = false;
+            read.budgetReached = true;
+            return read;
+        }
+        from += suites;
+        // Size the next page from this one: suites vary from a few cases to thousands.
+        const perSuite = page.bytes / Math.max(1, suitesRead);
+        suites = Math.max(1, Math.min(MAX_PAGE_SUITES, Math.floor(budget.pageTarget / perSuite)));
+    }
+}
+/** `suites[…]{from,to}` and the same below `childReports[…]`: only what is shown. */
+function reportTree(from, to, casesPerSuite) {
+    const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[className,name,status,errorDetails]{0,${casesPerSuite}}]{${from},${to}}`;
+    return `${suites},childReports[child[url],result[${suites}]]`;
+}
+/** Reads one suite's cases; true when some of its cases were beyond the page's case range. */
+function scanSuite(suite, state, casesPerSuite, read, want) {
+    const blocks = stringList(suite.enclosingBlocks);
+    if (blocks[0] !== undefined)
+        state.blocks.add(blocks[0]);
+    const blockNames = stringList(suite.enclosingBlockNames);
+    const rawCases = Array.isArray(suite.cases) ? suite.cases : [];
+    for (const raw of rawCases) {
+        read.casesRead++;
+        const className = typeof raw?.className === 'string' ? raw.className : '';
+        const caseName = typeof raw?.name === 'string' && raw.name !== '' ? raw.name : '(?)';
+        // CaseResult.getDisplayName: the stages around the junit step lead the
+        // name when the report holds tests of more than one block.
+        const displayName = state.blocks.size > 1 && blockNames.length > 0
+            ? `${[...blockNames].reverse().join(' / ')} / ${caseName}`
+            : caseName;
+        const path = state.namer.path(className, displayName);
+        const status = typeof raw?.status === 'string' ? raw.status : '';
+        if ((status !== 'FAILED' && status !== 'REGRESSION') || read.failed.length >= want)
+            continue;
+        const test = {
+            className,
+            name: displayName,
+            status,
+            url: `${state.base}${path}/`
+        };
+        if (typeof raw.errorDetails === 'string') {
+            test.errorDetails = raw.errorDetails.slice(0, DETAILS_CHARS);
+        }
+        if (blockNames.length > 0)
+            test.stage = [...blockNames].reverse().join(' / ');
+        read.failed.push(test);
+    }
+    return rawCases.length >= casesPerSuite;
+}
+/**
+ * GET one page as JSON. A page over `limit` bytes is PageTooLarge: read as
+ * `limit + 1` bytes (limits.ts keeps the start and drops the connection),
+ * so that the caller can ask for a smaller one. The body is bounded like
+ * every whole-body read (a broken or slow one is retried, answers.ts bodyOf).
+ */
+async function readPage(http, url, context, limit) {
+    return http.read('tests', url, context, async (response) => {
+        const body = await bodyOf(response.text(limit + 1, 'cut'));
+        const bytes = Buffer.byteLength(body);
+        if (bytes > limit)
+            throw new PageTooLarge(bytes);
+        if (looksLikeHtml(response, body))
+            throw htmlError(context, response.status);
+        let data;
+        try {
+            data = JSON.parse(body);
+        }
+        catch {
+            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
+        }
+        if (typeof data !== 'object' || data === null) {
+            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without an object`);
+        }
+        return { data: data, bytes };
+    }, http.deadline);
+}
+function stringList(value) {
+    return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/crumb.ts
 
 /**
@@ -43911,6 +44174,21 @@ async function readCrumb(getJson, server, logger) {
     }
     logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`);
     return { field: data.crumbRequestField, value: data.crumb };
+}
+/**
+ * The crumb before a POST: a cancel while it is fetched interrupts the
+ * crumb's GET, and the POST was never sent (a trigger queued nothing).
+ */
+async function notSentIfInterrupted(step) {
+    try {
+        return await step;
+    }
+    catch (error) {
+        if (error instanceof Interrupted && error.sent) {
+            throw new Interrupted(error.message, false, undefined, error.lastFailure);
+        }
+        throw error;
+    }
 }
 
 // EXTERNAL MODULE: external "node:http"
@@ -46188,6 +46466,115 @@ function fromJSON2(str) {
  * POSSIBILITY OF SUCH DAMAGE.
  */
 //# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./src/jenkins/network-errors.ts
+/**
+ * Requests that got no HTTP answer: what Node reported (a refused or reset
+ * connection, a name that does not resolve, a TLS failure), mapped to a
+ * message a user can act on and to whether the request may be sent again.
+ */
+
+/** A request that got no HTTP answer. */
+class NetworkFailure extends Error {
+    error;
+    reason;
+    transient;
+    notSent;
+    connect;
+    constructor(error, 
+    /** Short reason for logs, e.g. 'ECONNRESET'. */
+    reason, 
+    /** Worth another try (for a request that may safely repeat). */
+    transient, 
+    /** Provably never reached Jenkins, so even a trigger may be sent again. */
+    notSent, 
+    /** Failed while connecting (refused, unreachable, name lookup): no server was reached at all. */
+    connect = false) {
+        super(error.message);
+        this.error = error;
+        this.reason = reason;
+        this.transient = transient;
+        this.notSent = notSent;
+        this.connect = connect;
+        this.name = 'NetworkFailure';
+    }
+}
+function hostPort(url) {
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    return `${url.hostname}:${port}`;
+}
+/** Certificate errors a trusted CA would fix (OpenSSL's verify codes as Node names them). */
+const UNTRUSTED_CODES = new Set([
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'CERT_UNTRUSTED'
+]);
+/** TLS failures: the certificate ones, and a server that does not speak TLS there. */
+const TLS_CODES = new Set([
+    ...UNTRUSTED_CODES,
+    'CERT_HAS_EXPIRED',
+    'CERT_NOT_YET_VALID',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'CERT_SIGNATURE_FAILURE',
+    'EPROTO',
+    'ERR_SSL_WRONG_VERSION_NUMBER'
+]);
+/** What to do about a TLS failure: the fix depends on what failed. */
+function tlsHint(code, url, trust) {
+    if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+        return `Jenkins' certificate is not for ${url.hostname}: use in 'url' a host name the certificate names.`;
+    }
+    if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+        return "Jenkins' certificate is outside its validity period: it needs renewing (or the runner's clock is off).";
+    }
+    if (code !== undefined && !UNTRUSTED_CODES.has(code)) {
+        return `Does ${url.host} speak TLS (https) on that port?`;
+    }
+    return trust.caCert
+        ? "The certificates in 'ca-cert' do not verify it: give the CA that issued Jenkins' certificate (or the intermediate Jenkins does not send)."
+        : "If Jenkins uses a private CA, give its certificate in 'ca-cert' (or point NODE_EXTRA_CA_CERTS at its file).";
+}
+/**
+ * Maps a Node/http-client error to a NetworkFailure a user can act on. It
+ * names the configured Jenkins URL (`server`), and the host and port where
+ * that is what failed.
+ */
+function networkFailure(error, url, server, trust = { caCert: false }) {
+    const err = (typeof error === 'object' && error !== null ? error : {});
+    const code = typeof err.code === 'string' ? err.code : undefined;
+    const text = typeof err.message === 'string' ? err.message : String(error);
+    const where = hostPort(url);
+    const fail = (kind, message, transient, phase = 'exchange') => new NetworkFailure(new JenkinsError(kind, message), code ?? text, transient, 
+    // Refused at connect: the request certainly never left.
+    code === 'ECONNREFUSED', phase === 'connect');
+    switch (code) {
+        case 'ECONNREFUSED':
+            return fail('network', `Could not connect to Jenkins at ${server}: ${where} refused the connection`, true, 'connect');
+        case 'ENOTFOUND':
+            return fail('network', `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`, false, 'connect');
+        case 'EAI_AGAIN':
+            return fail('network', `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`, true, 'connect');
+        case 'ECONNRESET':
+            return fail('network', `The connection to Jenkins at ${server} was reset`, true);
+        case 'EPIPE':
+            return fail('network', `The connection to Jenkins at ${server} was closed while sending (EPIPE)`, true);
+        case 'ETIMEDOUT':
+            return fail('timeout', `The connection to Jenkins at ${server} timed out (${where})`, true);
+        case 'EHOSTUNREACH':
+        case 'ENETUNREACH':
+            return fail('network', `Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`, true, 'connect');
+    }
+    if (text.includes('socket hang up')) {
+        return fail('network', `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`, true);
+    }
+    if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
+        return fail('network', `TLS error talking to Jenkins at ${server}: ${text}. ${tlsHint(code, url, trust)}`, false);
+    }
+    return fail('network', `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`, false);
+}
+
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
 var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
@@ -46223,6 +46610,7 @@ function defaultCertificates() {
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/http.ts
+
 
 
 
@@ -46267,50 +46655,12 @@ class HttpResponse {
         this.reader.discard(this.message);
     }
 }
-/** A request that got no HTTP answer. */
-class NetworkFailure extends Error {
-    error;
-    reason;
-    transient;
-    notSent;
-    connect;
-    constructor(error, 
-    /** Short reason for logs, e.g. 'ECONNRESET'. */
-    reason, 
-    /** Worth another try (for a request that may safely repeat). */
-    transient, 
-    /** Provably never reached Jenkins, so even a trigger may be sent again. */
-    notSent, 
-    /** Failed while connecting (refused, unreachable, name lookup): no server was reached at all. */
-    connect = false) {
-        super(error.message);
-        this.error = error;
-        this.reason = reason;
-        this.transient = transient;
-        this.notSent = notSent;
-        this.connect = connect;
-        this.name = 'NetworkFailure';
-    }
-}
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
-const TLS_CODES = new Set([
-    'CERT_HAS_EXPIRED',
-    'CERT_NOT_YET_VALID',
-    'DEPTH_ZERO_SELF_SIGNED_CERT',
-    'SELF_SIGNED_CERT_IN_CHAIN',
-    'UNABLE_TO_GET_ISSUER_CERT',
-    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-    'ERR_TLS_CERT_ALTNAME_INVALID',
-    'CERT_SIGNATURE_FAILURE',
-    'CERT_UNTRUSTED',
-    'EPROTO',
-    'ERR_SSL_WRONG_VERSION_NUMBER'
-]);
 /**
  * One HTTP exchange at a time with Jenkins: credentials, session cookies, the
- * crumb header, same-origin redirects for GETs, and network error mapping.
+ * crumb header, same-origin redirects for GETs, and network errors mapped
+ * (network-errors.ts).
  * No retries here (see retry.ts), no status interpretation (responses.ts), no
  * timing (the exchange's bounds, limits.ts, end it through their signal).
  *
@@ -46521,72 +46871,6 @@ function pathOf(url) {
     catch {
         return '(invalid URL)';
     }
-}
-function hostPort(url) {
-    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-    return `${url.hostname}:${port}`;
-}
-/** Certificate errors a trusted CA would fix (OpenSSL's verify codes as Node names them). */
-const UNTRUSTED_CODES = new Set([
-    'DEPTH_ZERO_SELF_SIGNED_CERT',
-    'SELF_SIGNED_CERT_IN_CHAIN',
-    'UNABLE_TO_GET_ISSUER_CERT',
-    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-    'CERT_UNTRUSTED'
-]);
-/** What to do about a TLS failure: the fix depends on what failed. */
-function tlsHint(code, url, trust) {
-    if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-        return `Jenkins' certificate is not for ${url.hostname}: use in 'url' a host name the certificate names.`;
-    }
-    if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
-        return "Jenkins' certificate is outside its validity period: it needs renewing (or the runner's clock is off).";
-    }
-    if (code !== undefined && !UNTRUSTED_CODES.has(code)) {
-        return `Does ${url.host} speak TLS (https) on that port?`;
-    }
-    return trust.caCert
-        ? "The certificates in 'ca-cert' do not verify it: give the CA that issued Jenkins' certificate (or the intermediate Jenkins does not send)."
-        : "If Jenkins uses a private CA, give its certificate in 'ca-cert' (or point NODE_EXTRA_CA_CERTS at its file).";
-}
-/**
- * Maps a Node/http-client error to a NetworkFailure a user can act on. It
- * names the configured Jenkins URL (`server`), and the host and port where
- * that is what failed.
- */
-function networkFailure(error, url, server, trust = { caCert: false }) {
-    const err = (typeof error === 'object' && error !== null ? error : {});
-    const code = typeof err.code === 'string' ? err.code : undefined;
-    const text = typeof err.message === 'string' ? err.message : String(error);
-    const where = hostPort(url);
-    const fail = (kind, message, transient, phase = 'exchange') => new NetworkFailure(new JenkinsError(kind, message), code ?? text, transient, 
-    // Refused at connect: the request certainly never left.
-    code === 'ECONNREFUSED', phase === 'connect');
-    switch (code) {
-        case 'ECONNREFUSED':
-            return fail('network', `Could not connect to Jenkins at ${server}: ${where} refused the connection`, true, 'connect');
-        case 'ENOTFOUND':
-            return fail('network', `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`, false, 'connect');
-        case 'EAI_AGAIN':
-            return fail('network', `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`, true, 'connect');
-        case 'ECONNRESET':
-            return fail('network', `The connection to Jenkins at ${server} was reset`, true);
-        case 'EPIPE':
-            return fail('network', `The connection to Jenkins at ${server} was closed while sending (EPIPE)`, true);
-        case 'ETIMEDOUT':
-            return fail('timeout', `The connection to Jenkins at ${server} timed out (${where})`, true);
-        case 'EHOSTUNREACH':
-        case 'ENETUNREACH':
-            return fail('network', `Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`, true, 'connect');
-    }
-    if (text.includes('socket hang up')) {
-        return fail('network', `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`, true);
-    }
-    if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
-        return fail('network', `TLS error talking to Jenkins at ${server}: ${text}. ${tlsHint(code, url, trust)}`, false);
-    }
-    return fail('network', `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`, false);
 }
 
 // EXTERNAL MODULE: external "node:stream"
@@ -46877,6 +47161,37 @@ async function rootRedirect(origin, look) {
         return undefined;
     }
 }
+/**
+ * Tells a 404 that is not Jenkins' own from one that is, on the client's
+ * answers: once any answer carried X-Jenkins, every 404 is Jenkins'. Before
+ * that, a 404 without the header asks where Jenkins is (once per client).
+ */
+class Foreign404Check {
+    baseUrl;
+    look;
+    /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
+    jenkinsSeen = false;
+    /** Where Jenkins answers, when `baseUrl` turned out not to be it (asked once, on the first foreign 404). */
+    located;
+    constructor(baseUrl, look) {
+        this.baseUrl = baseUrl;
+        this.look = look;
+    }
+    /** Notes an answer the client got. */
+    saw(answer) {
+        if (answer.header('x-jenkins') !== undefined)
+            this.jenkinsSeen = true;
+    }
+    /** A 404 before Jenkins ever answered that is not Jenkins' own says where Jenkins is; anything else is returned as it is. */
+    async check(answer, error, what) {
+        if (answer.status !== 404 || this.jenkinsSeen || answer.header('x-jenkins') !== undefined) {
+            return error;
+        }
+        this.located ??= locateJenkins(this.baseUrl, this.look);
+        const where = await this.located;
+        return where === undefined ? error : notJenkinsError(this.baseUrl, what, where);
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/jenkins/redaction.ts
 /**
@@ -46908,6 +47223,31 @@ function redactingLogger(logger, redact) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/jenkins/request-settings.ts
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_STALL_MS = 30_000;
+const DEFAULT_STALL_BYTES = 16 * 1024;
+const DEFAULT_ACTION_BUDGET_MS = 15_000;
+const DEFAULT_USER_AGENT = 'jenkins-build-action';
+/** The bounds of every exchange (limits.ts): the settings, defaults for what they leave out. */
+function limitSettings(settings) {
+    return {
+        signal: settings.signal,
+        deadline: settings.deadline,
+        requestTimeoutMs: settings.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+        stallMs: settings.stall?.ms ?? DEFAULT_STALL_MS,
+        stallBytes: settings.stall?.bytes ?? DEFAULT_STALL_BYTES
+    };
+}
+/** The retry policy: the defaults, with what the settings tune. */
+function retryPolicy(settings) {
+    return { ...DEFAULT_RETRY_POLICY, ...definedOnly(settings.retry ?? {}) };
+}
+function definedOnly(value) {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/requester.ts
 
 
@@ -46917,18 +47257,11 @@ function redactingLogger(logger, redact) {
 
 
 
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_STALL_MS = 30_000;
-const DEFAULT_STALL_BYTES = 16 * 1024;
-const DEFAULT_ACTION_BUDGET_MS = 15_000;
-const DEFAULT_USER_AGENT = 'jenkins-build-action';
-/** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
-const JSON_LIMIT = 64 * 1024 * 1024;
-const ERROR_BODY_LIMIT = 64 * 1024;
+
+
+
 /** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
 const READ_ATTEMPTS = 12;
-/** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
-const GLITCH_ATTEMPTS = 3;
 /** Time for each request that looks for Jenkins after a 404 that was not its own (only on that error path). */
 const PROBE_TIMEOUT_MS = 5000;
 /**
@@ -46937,7 +47270,9 @@ const PROBE_TIMEOUT_MS = 5000;
  * retried only as the caller allows); every exchange is bounded by one
  * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
  * timeout, the stall guard); and every message that leaves it, thrown or
- * logged, has gone through the one redaction list (`redact`).
+ * logged, has gone through the one redaction list (`redact`). What it makes
+ * of an answer's body and of a failed answer is answers.ts; its settings and
+ * their defaults, request-settings.ts.
  */
 class Requester {
     /** The configured Jenkins URL without a trailing slash; every message that names the server names it. */
@@ -46961,10 +47296,8 @@ class Requester {
     firstContactAttempts;
     /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
     answered = false;
-    /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
-    jenkinsSeen = false;
-    /** Where Jenkins answers, when `baseUrl` turned out not to be it (asked once, on the first foreign 404). */
-    located;
+    /** Tells a 404 that is not Jenkins' own (a wrong url), and says where Jenkins is. */
+    foreign404;
     constructor(options) {
         this.baseUrl = options.baseUrl;
         this.user = options.user;
@@ -46972,15 +47305,9 @@ class Requester {
         this.deadline = options.deadline;
         this.jobToken = options.jobToken || undefined;
         this.signal = options.signal;
-        this.limits = {
-            signal: options.signal,
-            deadline: options.deadline,
-            requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-            stallMs: options.stall?.ms ?? DEFAULT_STALL_MS,
-            stallBytes: options.stall?.bytes ?? DEFAULT_STALL_BYTES
-        };
+        this.limits = limitSettings(options);
         this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS;
-        this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) };
+        this.policy = retryPolicy(options);
         // Header values (an auth proxy's tokens) are secrets; values under 4
         // characters are not, and redact() leaves them alone.
         const own = [
@@ -47002,6 +47329,7 @@ class Requester {
             ca: options.ca
         });
         this.crumbs = new CrumbCache(() => readCrumb(() => this.getJson('crumb', `${this.baseUrl}/crumbIssuer/api/json`, this.context('the CSRF crumb'), { deadline: this.deadline }), this.baseUrl, this.logger), crumb => this.transport.setCrumb(crumb));
+        this.foreign404 = new Foreign404Check(this.baseUrl, (url, follow) => this.probe(url, follow));
         if (options.insecure) {
             this.logger.warning(`TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`);
         }
@@ -47018,25 +47346,9 @@ class Requester {
     prefetchCrumb() {
         this.crumbs.prefetch();
     }
-    /**
-     * GET + JSON with read retries. A body that broke off or came too slowly,
-     * one HTML page (an SSO proxy's blip) and one invalid JSON answer are
-     * retried; an HTML page on every try is the login page it looks like.
-     */
+    /** GET + JSON with read retries (answers.ts jsonBody: what is retried, what is not). */
     async getJson(label, url, context, options = { deadline: this.deadline }) {
-        return this.read(label, url, context, async (response) => {
-            const body = await bodyOf(response.text(JSON_LIMIT, 'fail'));
-            // An SSO proxy or login page can answer 200 with HTML.
-            if (looksLikeHtml(response, body)) {
-                throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, GLITCH_ATTEMPTS);
-            }
-            try {
-                return JSON.parse(body);
-            }
-            catch {
-                throw new TransientFailure(new JenkinsError('protocol', `Jenkins at ${this.baseUrl} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', undefined, GLITCH_ATTEMPTS);
-            }
-        }, options.deadline);
+        return this.read(label, url, context, response => jsonBody(response, context, this.baseUrl), options.deadline);
     }
     /**
      * A GET with read retries: a non-2xx answer is turned into an error here,
@@ -47047,7 +47359,7 @@ class Requester {
         return this.guarded(() => withRetry(async () => {
             const response = await this.send({ method: 'GET', url, label, ...options }, context.what, f => f.transient);
             if (response.status < 200 || response.status >= 300) {
-                throw await this.failure(response, context);
+                throw await readFailure(response, context, this.redact, error => this.foreign404.check(response, error, context.what));
             }
             try {
                 return await accept(response);
@@ -47074,7 +47386,7 @@ class Requester {
         const exchange = { method: 'POST', url, label, form: options.form };
         const sendOnce = async () => {
             const response = await this.send(exchange, context.what, options.retryNetwork, options.onNetworkFailure);
-            return { response, body: await this.postBody(response, context) };
+            return { response, body: await postBody(response, context, this.redact, this.logger) };
         };
         return this.guarded(() => withRetry(async () => {
             await notSentIfInterrupted(this.crumbs.ensure());
@@ -47088,12 +47400,12 @@ class Requester {
             }
             if (answer.response.status === 404) {
                 const error = errorForResponse(answer.response, answer.body, context);
-                const foreign = await this.foreign404(answer.response, error, context);
+                const foreign = await this.foreign404.check(answer.response, error, context.what);
                 if (foreign !== error)
                     throw foreign;
             }
             if (options.retryStatuses.has(answer.response.status)) {
-                throw new TransientFailure(errorForResponse(answer.response, answer.body, context), String(answer.response.status), parseRetryAfter(answer.response.header('retry-after')));
+                throw retryLater(answer.response, errorForResponse(answer.response, answer.body, context));
             }
             return answer;
         }, this.retryOptions(`POST ${context.what}`, options.deadline)));
@@ -47175,31 +47487,8 @@ class Requester {
             throw new TransientFailure(error.error, error.reason);
         }
         this.answered = true;
-        if (response.header('x-jenkins') !== undefined)
-            this.jenkinsSeen = true;
+        this.foreign404.saw(response);
         return response;
-    }
-    /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
-    async postBody(response, context) {
-        try {
-            return this.redact(await response.text(ERROR_BODY_LIMIT));
-        }
-        catch (error) {
-            if (error instanceof Interrupted)
-                throw error;
-            this.logger.debug(`Could not read the answer to ${context.what}: ${error.message}`);
-            return '';
-        }
-    }
-    /** The error for a non-2xx answer to a read: TransientFailure when worth another try. */
-    async failure(response, context) {
-        // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
-        const body = this.redact(await bodyOf(response.text(ERROR_BODY_LIMIT)));
-        const error = await this.foreign404(response, errorForResponse(response, body, context), context);
-        if (RETRYABLE_STATUSES.has(response.status)) {
-            return new TransientFailure(error, String(response.status), parseRetryAfter(response.header('retry-after')));
-        }
-        return error;
     }
     retryOptions(what, deadline) {
         return { policy: this.policy, deadline, logger: this.logger, what, signal: this.signal };
@@ -47217,15 +47506,6 @@ class Requester {
             ...options,
             policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
         };
-    }
-    /** A 404 before Jenkins ever answered that is not Jenkins' own says where Jenkins is (locate.ts); anything else is returned as it is. */
-    async foreign404(response, error, context) {
-        if (response.status !== 404 || this.jenkinsSeen || response.header('x-jenkins') !== undefined) {
-            return error;
-        }
-        this.located ??= locateJenkins(this.baseUrl, (url, follow) => this.probe(url, follow));
-        const where = await this.located;
-        return where === undefined ? error : notJenkinsError(this.baseUrl, context.what, where);
     }
     /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
     async probe(url, follow) {
@@ -47254,245 +47534,6 @@ class Requester {
             return undefined;
         }
     }
-}
-/**
- * The crumb before a POST: a cancel while it is fetched interrupts the
- * crumb's GET, and the POST was never sent (a trigger queued nothing).
- */
-async function notSentIfInterrupted(step) {
-    try {
-        return await step;
-    }
-    catch (error) {
-        if (error instanceof Interrupted && error.sent) {
-            throw new Interrupted(error.message, false, undefined, error.lastFailure);
-        }
-        throw error;
-    }
-}
-/** A body read whose failure (broken off, too slow, stalled) is worth another try; too large and interrupted are not. */
-async function bodyOf(reading) {
-    try {
-        return await reading;
-    }
-    catch (error) {
-        if (error instanceof JenkinsError && (error.kind === 'network' || error.kind === 'timeout')) {
-            throw new TransientFailure(error, error.kind === 'network' ? 'body broke off' : 'body too slow');
-        }
-        throw error;
-    }
-}
-function definedOnly(value) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/test-report.ts
-
-
-
-
-
-const DEFAULT_BUDGET = {
-    want: 20,
-    pageLimit: 1024 * 1024,
-    pageTarget: 256 * 1024,
-    totalBytes: 4 * 1024 * 1024,
-    casesPerSuite: 1000
-};
-/** Suites asked for in the first page, before their size is known. */
-const FIRST_PAGE_SUITES = 20;
-const MAX_PAGE_SUITES = 1000;
-/** errorDetails kept per failed test: enough for its first lines. */
-const DETAILS_CHARS = 2000;
-/** The answer was bigger than a page may be: asked again for fewer suites. */
-class PageTooLarge extends Error {
-    bytes;
-    constructor(bytes) {
-        super(`page over ${bytes} bytes`);
-        this.bytes = bytes;
-    }
-}
-/**
- * Finds the failed tests of a build's test report (junit-plugin TestResult at
- * `<build>/<urlName>/api/json`) without reading the whole report: the JSON
- * has no filter, so pages of suites are read with a `tree` that asks only for
- * what is shown (class, name, status, errorDetails) and Jenkins' range syntax
- * bounding suites `{from,to}` and cases per suite `{0,N}`. It stops once
- * `want` failed tests were found, at the end of the report, or when the byte
- * budget is spent. Cases are failed when their status is FAILED, or
- * REGRESSION (what CaseResult.getStatus said before junit-plugin's UI
- * redesign, f0bf02d5).
- *
- * The same tree reads an aggregated report (AggregatedTestResultAction:
- * `childReports[child,result]`, each result a TestResult of a child build);
- * Stapler skips the names a shape does not have (jenkins-api.md 5.5).
- */
-async function readFailedTests(http, build, options = {}) {
-    const budget = { ...DEFAULT_BUDGET, ...options.budget };
-    const urlName = options.urlName ?? 'testReport';
-    const name = fullName(build.job);
-    const reportUrl = `${build.url}${encodeURIComponent(urlName)}/`;
-    const context = http.context(`the test report of build #${build.number} of '${name}'`, {
-        notFound: `Build #${build.number} of '${name}' has no test report at ${reportUrl} (404)`
-    });
-    const read = {
-        failed: [],
-        casesRead: 0,
-        bytesRead: 0,
-        requests: 0,
-        complete: true,
-        budgetReached: false
-    };
-    const reports = new Map();
-    const own = {
-        base: reportUrl,
-        namer: new CaseNamer(),
-        blocks: new Set(),
-        more: false
-    };
-    let from = 0;
-    let suites = FIRST_PAGE_SUITES;
-    let cases = budget.casesPerSuite;
-    for (;;) {
-        const tree = reportTree(from, from + suites, cases);
-        let page;
-        try {
-            read.requests++;
-            page = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(tree)}`, context, budget.pageLimit);
-        }
-        catch (error) {
-            if (!(error instanceof PageTooLarge))
-                throw error;
-            read.bytesRead += error.bytes;
-            if (suites > 1)
-                suites = Math.ceil(suites / 2);
-            else if (cases > 1)
-                cases = Math.ceil(cases / 2);
-            else
-                throw error;
-            if (read.bytesRead >= budget.totalBytes) {
-                read.complete = false;
-                read.budgetReached = true;
-                return read;
-            }
-            continue;
-        }
-        read.bytesRead += page.bytes;
-        // The build's own report, or one per child build of an aggregated one.
-        const parts = [];
-        if (Array.isArray(page.data.suites))
-            parts.push({ state: own, suites: page.data.suites });
-        for (const child of Array.isArray(page.data.childReports) ? page.data.childReports : []) {
-            const entry = child;
-            const url = entry?.child?.url;
-            if (typeof url !== 'string' || !entry?.result)
-                continue;
-            let state = reports.get(url);
-            if (!state) {
-                const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`;
-                state = { base, namer: new CaseNamer(), blocks: new Set(), more: false };
-                reports.set(url, state);
-            }
-            parts.push({ state, suites: entry.result.suites });
-        }
-        let anyMore = false;
-        let suitesRead = 0;
-        for (const { state, suites: list } of parts) {
-            const rawSuites = Array.isArray(list) ? list : [];
-            suitesRead += rawSuites.length;
-            state.more = rawSuites.length >= suites;
-            anyMore ||= state.more;
-            for (const suite of rawSuites) {
-                if (scanSuite(suite, state, cases, read, budget.want))
-                    read.complete = false;
-            }
-        }
-        if (read.failed.length >= budget.want) {
-            read.complete &&= !anyMore;
-            return read;
-        }
-        if (!anyMore)
-            return read;
-        if (read.bytesRead >= budget.totalBytes) {
-            read.complete = false;
-            read.budgetReached = true;
-            return read;
-        }
-        from += suites;
-        // Size the next page from this one: suites vary from a few cases to thousands.
-        const perSuite = page.bytes / Math.max(1, suitesRead);
-        suites = Math.max(1, Math.min(MAX_PAGE_SUITES, Math.floor(budget.pageTarget / perSuite)));
-    }
-}
-/** `suites[…]{from,to}` and the same below `childReports[…]`: only what is shown. */
-function reportTree(from, to, casesPerSuite) {
-    const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[className,name,status,errorDetails]{0,${casesPerSuite}}]{${from},${to}}`;
-    return `${suites},childReports[child[url],result[${suites}]]`;
-}
-/** Reads one suite's cases; true when some of its cases were beyond the page's case range. */
-function scanSuite(suite, state, casesPerSuite, read, want) {
-    const blocks = stringList(suite.enclosingBlocks);
-    if (blocks[0] !== undefined)
-        state.blocks.add(blocks[0]);
-    const blockNames = stringList(suite.enclosingBlockNames);
-    const rawCases = Array.isArray(suite.cases) ? suite.cases : [];
-    for (const raw of rawCases) {
-        read.casesRead++;
-        const className = typeof raw?.className === 'string' ? raw.className : '';
-        const caseName = typeof raw?.name === 'string' && raw.name !== '' ? raw.name : '(?)';
-        // CaseResult.getDisplayName: the stages around the junit step lead the
-        // name when the report holds tests of more than one block.
-        const displayName = state.blocks.size > 1 && blockNames.length > 0
-            ? `${[...blockNames].reverse().join(' / ')} / ${caseName}`
-            : caseName;
-        const path = state.namer.path(className, displayName);
-        const status = typeof raw?.status === 'string' ? raw.status : '';
-        if ((status !== 'FAILED' && status !== 'REGRESSION') || read.failed.length >= want)
-            continue;
-        const test = {
-            className,
-            name: displayName,
-            status,
-            url: `${state.base}${path}/`
-        };
-        if (typeof raw.errorDetails === 'string') {
-            test.errorDetails = raw.errorDetails.slice(0, DETAILS_CHARS);
-        }
-        if (blockNames.length > 0)
-            test.stage = [...blockNames].reverse().join(' / ');
-        read.failed.push(test);
-    }
-    return rawCases.length >= casesPerSuite;
-}
-/**
- * GET one page as JSON. A page over `limit` bytes is PageTooLarge: read as
- * `limit + 1` bytes (limits.ts keeps the start and drops the connection),
- * so that the caller can ask for a smaller one. The body is bounded like
- * every whole-body read (a broken or slow one is retried, Requester.bodyOf).
- */
-async function readPage(http, url, context, limit) {
-    return http.read('tests', url, context, async (response) => {
-        const body = await bodyOf(response.text(limit + 1, 'cut'));
-        const bytes = Buffer.byteLength(body);
-        if (bytes > limit)
-            throw new PageTooLarge(bytes);
-        if (looksLikeHtml(response, body))
-            throw htmlError(context, response.status);
-        let data;
-        try {
-            data = JSON.parse(body);
-        }
-        catch {
-            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
-        }
-        if (typeof data !== 'object' || data === null) {
-            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without an object`);
-        }
-        return { data: data, bytes };
-    }, http.deadline);
-}
-function stringList(value) {
-    return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/client.ts

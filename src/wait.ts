@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises'
+
 /** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
 export class StepAborted extends Error {
   constructor(readonly reason: AbortReason) {
@@ -22,16 +24,8 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 /** Waits `ms`, or throws StepAborted as soon as the signal fires. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   throwIfAborted(signal)
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(new StepAborted(abortReason(signal as AbortSignal)))
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
+  return delay(ms, undefined, { signal }).catch((error: unknown) => {
+    throw signal?.aborted ? new StepAborted(abortReason(signal)) : error
   })
 }
 

@@ -26,16 +26,8 @@ import { causeLine } from './causes.js'
 import { ConsoleLog, consoleNote } from './console.js'
 import { buildReport, type TestReport } from './junit.js'
 import { closeStages, runStages, type PendingInput, type StageRun } from './pipeline.js'
-import type {
-  BuildState,
-  Cause,
-  EndGap,
-  JobScript,
-  JobState,
-  Millis,
-  ParameterValueState,
-  Result
-} from './types.js'
+import type { EndGap, JobScript, Millis, Result } from './types.js'
+import type { BuildState, Cause, JobState, ParameterValueState } from './state.js'
 
 /**
  * A plain installation's gap: a few RunListeners and the job's clean-up before

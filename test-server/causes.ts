@@ -3,7 +3,7 @@
  * (properties sorted by name after `_class`).
  */
 import type { Identity } from './security.js'
-import type { Cause } from './types.js'
+import type { Cause } from './state.js'
 
 /** Cause.UserIdCause: "Started by user NAME"; anonymous has userId null (jenkins-api.md 3.6). */
 export function userIdCause(identity: Identity): Cause {
@@ -50,4 +50,29 @@ export function causeLine(cause: Cause, note: (text: string) => string = () => '
     return `Started by user ${note(`user:${name}`)}${name}`
   }
   return cause.shortDescription
+}
+
+/**
+ * CauseAction's cause bag, kept as the list getCauses() exports: a
+ * LinkedHashMap from cause to count, written as each cause repeated `count`
+ * times in first-seen order (Collections.nCopies). Causes are equal as
+ * their equals says: a UserIdCause by userId (null for anonymous), a
+ * RemoteCause by address and note (core Cause.java); a cause without an
+ * equals of its own, such as BranchIndexingCause, only to itself.
+ */
+export function foldCause(bag: Cause[], cause: Cause): void {
+  const same = (c: Cause): boolean => {
+    if (c._class !== cause._class) return false
+    if (c._class === 'hudson.model.Cause$UserIdCause') return c.userId === cause.userId
+    if (c._class === 'hudson.model.Cause$RemoteCause') {
+      return c.addr === cause.addr && c.note === cause.note
+    }
+    return c === cause
+  }
+  let last = -1
+  bag.forEach((c, i) => {
+    if (same(c)) last = i
+  })
+  if (last < 0) bag.push(cause)
+  else bag.splice(last + 1, 0, bag[last] as Cause)
 }

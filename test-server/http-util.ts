@@ -46,7 +46,3 @@ export class Params {
     return this.values.size
   }
 }
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, ms))
-}

@@ -7,8 +7,6 @@ export { parseTree, pruneTree } from './tree.js'
 export type {
   AimedFault,
   AimedFaultHandle,
-  BuildState,
-  Cause,
   EndGap,
   FaultEffect,
   FaultSpec,
@@ -16,22 +14,26 @@ export type {
   HostileSpec,
   JobScript,
   JobSpec,
-  JobState,
   ParameterSpec,
   ParameterType,
-  ParameterValueState,
   Permission,
-  QueueItemState,
   RequestKind,
   RequestLogEntry,
   Result,
   ServerOptions,
-  ServerState,
   StageSpec,
   ArtifactSpec,
   TestCaseSpec,
   TestSuiteSpec,
   TestReportSpec,
-  TestJenkins,
   UserSpec
 } from './types.js'
+export type {
+  BuildState,
+  Cause,
+  JobState,
+  ParameterValueState,
+  QueueItemState,
+  ServerState,
+  TestJenkins
+} from './state.js'

@@ -21,7 +21,8 @@ import { ConsoleLog, consoleNote } from './console.js'
 import { causeLine } from './causes.js'
 import { decodeBranchName, encodeBranchName } from './name-encoder.js'
 import { timeSpan } from './time-span.js'
-import type { Cause, IndexingState, JobSpec, JobState, Result } from './types.js'
+import type { JobSpec, Result } from './types.js'
+import type { Cause, IndexingState, JobState } from './state.js'
 
 /** One scan: its causes, log and result (a BranchIndexing, FolderComputation). */
 export class BranchIndexing implements IndexingState {

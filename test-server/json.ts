@@ -9,16 +9,8 @@ import { isJob, resolvePermalink, type Build } from './build.js'
 import type { JenkinsModel } from './model.js'
 import { defaultValue } from './parameters.js'
 import { timeSpan } from './time-span.js'
-import type {
-  BuildState,
-  Cause,
-  HostileField,
-  HostileSpec,
-  JobState,
-  ParameterValueState,
-  QueueItemState,
-  Result
-} from './types.js'
+import type { HostileField, HostileSpec, Result } from './types.js'
+import type { BuildState, Cause, JobState, ParameterValueState, QueueItemState } from './state.js'
 
 export interface JsonContext {
   /** Configured root URL, ending in '/'. */

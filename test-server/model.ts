@@ -1,20 +1,11 @@
 import { Build, BuildRunner, DEFAULT_END_GAP, isJob } from './build.js'
-import { branchIndexingCause } from './causes.js'
+import { branchIndexingCause, foldCause } from './causes.js'
 import { BranchIndexing, completedScan, runScan, type ScanHost } from './indexing.js'
 import { decodeBranchName, encodeBranchName } from './name-encoder.js'
-import { defaultValues } from './parameters.js'
+import { defaultValues, sameParameters } from './parameters.js'
 import { mulberry32 } from './prng.js'
-import type {
-  Cause,
-  EndGap,
-  JobSpec,
-  JobState,
-  Millis,
-  ParameterValueState,
-  QueueItemState,
-  Result,
-  ServerState
-} from './types.js'
+import type { EndGap, JobSpec, Millis, Result } from './types.js'
+import type { Cause, JobState, ParameterValueState, QueueItemState, ServerState } from './state.js'
 
 export interface ModelOptions {
   executors: number
@@ -442,36 +433,4 @@ export class JenkinsModel implements ServerState {
     for (const t of this.timers) clearTimeout(t)
     this.timers.clear()
   }
-}
-
-/**
- * CauseAction's cause bag, kept as the list getCauses() exports: a
- * LinkedHashMap from cause to count, written as each cause repeated `count`
- * times in first-seen order (Collections.nCopies). Causes are equal as
- * their equals says: a UserIdCause by userId (null for anonymous), a
- * RemoteCause by address and note (core Cause.java); a cause without an
- * equals of its own, such as BranchIndexingCause, only to itself.
- */
-export function foldCause(bag: Cause[], cause: Cause): void {
-  const same = (c: Cause): boolean => {
-    if (c._class !== cause._class) return false
-    if (c._class === 'hudson.model.Cause$UserIdCause') return c.userId === cause.userId
-    if (c._class === 'hudson.model.Cause$RemoteCause') {
-      return c.addr === cause.addr && c.note === cause.note
-    }
-    return c === cause
-  }
-  let last = -1
-  bag.forEach((c, i) => {
-    if (same(c)) last = i
-  })
-  if (last < 0) bag.push(cause)
-  else bag.splice(last + 1, 0, bag[last] as Cause)
-}
-
-function sameParameters(a: ParameterValueState[], b: ParameterValueState[]): boolean {
-  if (a.length !== b.length) return false
-  const key = (list: ParameterValueState[]): string =>
-    JSON.stringify(list.map(p => [p.name, p.value]).sort())
-  return key(a) === key(b)
 }

@@ -1,5 +1,6 @@
 /** Parameter defaults (ParameterDefinition.getDefaultParameterValue). */
-import type { ParameterSpec, ParameterValueState } from './types.js'
+import type { ParameterSpec } from './types.js'
+import type { ParameterValueState } from './state.js'
 
 /** A definition's default: '' for strings, false for booleans, the first choice for choices. */
 export function defaultValue(def: ParameterSpec): string | boolean {
@@ -20,4 +21,12 @@ export function defaultValues(parameters: readonly ParameterSpec[]): ParameterVa
     type: def.type ?? 'string',
     value: defaultValue(def)
   }))
+}
+
+/** Equal parameter sets as ParametersAction.shouldSchedule compares them: the same names and values, in any order. */
+export function sameParameters(a: ParameterValueState[], b: ParameterValueState[]): boolean {
+  if (a.length !== b.length) return false
+  const key = (list: ParameterValueState[]): string =>
+    JSON.stringify(list.map(p => [p.name, p.value]).sort())
+  return key(a) === key(b)
 }

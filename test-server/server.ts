@@ -7,12 +7,13 @@ import { randomBytes } from 'node:crypto'
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import https from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { AimedFaults, applyEffect } from './aimed-faults.js'
 import type { Exchange, ServerContext } from './exchange.js'
 import { answerByProxy } from './auth-proxy.js'
 import { FaultInjector } from './faults.js'
 import { BadForwardedHeader, forwardedView, type ForwardedView } from './forwarded.js'
-import { Params, readBody, sleep } from './http-util.js'
+import { Params, readBody } from './http-util.js'
 import type { Build } from './build.js'
 import { JenkinsModel } from './model.js'
 import { jettyErrorPage, reason } from './pages.js'
@@ -21,16 +22,15 @@ import { Security, Sessions } from './security.js'
 import type {
   AimedFault,
   AimedFaultHandle,
-  BuildState,
   FaultSpec,
   HostileSpec,
   JobSpec,
   RequestLogEntry,
   Result,
   ServerOptions,
-  TestJenkins,
   UserSpec
 } from './types.js'
+import type { BuildState, TestJenkins } from './state.js'
 
 export const DEFAULT_USERS: UserSpec[] = [
   {

@@ -1,4 +1,5 @@
 /** Detection delay and overhead: many short builds of varying length, several at once on separate jobs. */
+import { setTimeout as sleep } from 'node:timers/promises'
 import { mulberry32, type JobSpec, type UserSpec } from '../../test-server/index.js'
 import type { Scenario, Section } from '../scenario.js'
 import { detectionMs, overheadMs, wallMs } from '../figures.js'
@@ -14,7 +15,7 @@ import {
   ratio,
   sum
 } from '../stats.js'
-import { log, sleep } from '../util.js'
+import { log } from '../util.js'
 
 const SEED = 20_240_601
 

@@ -4,6 +4,7 @@
  * baseline alongside (issue 10: "builds with an estimate (1 minute)"). Two
  * histories: steady (every build as long as the last) and varying (± 5 %).
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import { mulberry32, type JobSpec, type UserSpec } from '../../test-server/index.js'
 import { followFigures, followTable, type FollowFigures } from '../figures.js'
 import type { Row, Scenario, Section } from '../scenario.js'
@@ -12,7 +13,7 @@ import { expectSuccess, runBaseline, runOurs, type RunRecord } from '../runners/
 import { todayBundle } from '../runners/today.js'
 import { DEFAULT_POLL_POLICY as P } from '../../src/poll-policy.js'
 import { formatMs, formatRate, formatSeconds as S, ratio } from '../stats.js'
-import { log, sleep } from '../util.js'
+import { log } from '../util.js'
 
 const SEED = 20_261_060
 

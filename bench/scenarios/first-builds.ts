@@ -3,6 +3,7 @@
  * with its console, by ours, by today's action and by the baseline, at the
  * same time on one server (issue 10: "first builds of 3–13 s").
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import {
   DEFAULT_END_GAP,
   mulberry32,
@@ -16,7 +17,7 @@ import { expectSuccess, runBaseline, runOurs, type RunRecord } from '../runners/
 import { todayBundle } from '../runners/today.js'
 import { DEFAULT_POLL_POLICY as P } from '../../src/poll-policy.js'
 import { formatMs, formatRate, formatSeconds as S, ratio } from '../stats.js'
-import { log, sleep } from '../util.js'
+import { log } from '../util.js'
 
 const SEED = 20_261_010
 

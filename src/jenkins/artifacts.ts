@@ -1,11 +1,11 @@
-import type { Readable, Writable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { Interrupted, JenkinsError } from './errors.js'
 import { buildUrl, fullName } from './job-path.js'
 import type { Requester } from './requester.js'
 import { htmlError } from './responses.js'
 import { TransientFailure } from './retry.js'
-import type { ArtifactList, BuildRef } from './types.js'
+import type { ArtifactDownload, ArtifactList, ArtifactSink, BuildRef } from './types.js'
 
 /** Most artifacts one build's list is read for; beyond, the list is cut (and says so). */
 export const MAX_ARTIFACTS = 10_000
@@ -37,24 +37,6 @@ export async function listArtifacts(
     if (typeof path === 'string') paths.push(path)
   }
   return { paths: paths.slice(0, limit), truncated: paths.length > limit }
-}
-
-/** Where one download attempt writes: a temporary file, kept or dropped at the end. */
-export interface ArtifactSink {
-  stream: Writable
-  /** Told the bytes received so far, after each chunk. */
-  progress?(bytes: number): void
-  /** The body arrived whole: make it the artifact (rename into place). */
-  commit(): Promise<void>
-  /** The attempt failed: remove what was written. */
-  discard(): Promise<void>
-}
-
-/** How a download went. */
-export interface ArtifactDownload {
-  bytes: number
-  /** Tries it took, the first included. */
-  attempts: number
 }
 
 /**

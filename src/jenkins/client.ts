@@ -6,16 +6,20 @@ import { buildUrl, jobUrl } from './job-path.js'
 import * as multibranch from './multibranch.js'
 import * as reads from './reads.js'
 import { describeRun } from './stages.js'
-import { readFailedTests, type ReportBudget } from './test-report.js'
-import { Requester, type RequestSettings } from './requester.js'
+import { readFailedTests } from './test-report.js'
+import { Requester } from './requester.js'
+import type { RequestSettings } from './request-settings.js'
 import { findLostTrigger, trigger } from './trigger.js'
 import type {
+  ArtifactDownload,
   ArtifactList,
+  ArtifactSink,
   Build,
   BuildParameters,
   BuildOutputsApi,
   BuildRef,
   CancelOutcome,
+  FailedTestsOptions,
   FailedTestsRead,
   FoundTrigger,
   IndexingLog,
@@ -160,14 +164,7 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     return this.http.guarded(() => actions.disableJob(this.http, job))
   }
 
-  failedTests(
-    build: BuildRef,
-    options: {
-      urlName?: string
-      rebase?: (url: string) => string
-      budget?: Partial<ReportBudget>
-    } = {}
-  ): Promise<FailedTestsRead> {
+  failedTests(build: BuildRef, options: FailedTestsOptions = {}): Promise<FailedTestsRead> {
     return readFailedTests(this.http, build, options)
   }
 
@@ -182,8 +179,8 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
   downloadArtifact(
     build: BuildRef,
     relativePath: string,
-    open: () => Promise<artifacts.ArtifactSink>
-  ): Promise<artifacts.ArtifactDownload> {
+    open: () => Promise<ArtifactSink>
+  ): Promise<ArtifactDownload> {
     return artifacts.downloadArtifact(this.http, build, relativePath, open)
   }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js'
-import { JenkinsError } from './errors.js'
+import { Interrupted, JenkinsError } from './errors.js'
 
 /** The CSRF crumb: the header name comes from the server (`crumbRequestField`), never a constant. */
 export interface Crumb {
@@ -84,4 +84,19 @@ export async function readCrumb(
   }
   logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`)
   return { field: data.crumbRequestField, value: data.crumb }
+}
+
+/**
+ * The crumb before a POST: a cancel while it is fetched interrupts the
+ * crumb's GET, and the POST was never sent (a trigger queued nothing).
+ */
+export async function notSentIfInterrupted<T>(step: Promise<T>): Promise<T> {
+  try {
+    return await step
+  } catch (error) {
+    if (error instanceof Interrupted && error.sent) {
+      throw new Interrupted(error.message, false, undefined, error.lastFailure)
+    }
+    throw error
+  }
 }

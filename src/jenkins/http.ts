@@ -10,6 +10,7 @@ import { HttpClient } from '@actions/http-client'
 import { CookieJar } from 'tough-cookie'
 import type { Logger } from '../logger.js'
 import { JenkinsError } from './errors.js'
+import { networkFailure } from './network-errors.js'
 import type { SecureContext } from 'node:tls'
 import { trustWith } from './trust.js'
 
@@ -99,45 +100,14 @@ export class HttpResponse {
     this.reader.discard(this.message)
   }
 }
-/** A request that got no HTTP answer. */
-export class NetworkFailure extends Error {
-  constructor(
-    readonly error: JenkinsError,
-    /** Short reason for logs, e.g. 'ECONNRESET'. */
-    readonly reason: string,
-    /** Worth another try (for a request that may safely repeat). */
-    readonly transient: boolean,
-    /** Provably never reached Jenkins, so even a trigger may be sent again. */
-    readonly notSent: boolean,
-    /** Failed while connecting (refused, unreachable, name lookup): no server was reached at all. */
-    readonly connect: boolean = false
-  ) {
-    super(error.message)
-    this.name = 'NetworkFailure'
-  }
-}
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 const MAX_REDIRECTS = 5
 
-const TLS_CODES = new Set([
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_UNTRUSTED',
-  'EPROTO',
-  'ERR_SSL_WRONG_VERSION_NUMBER'
-])
-
 /**
  * One HTTP exchange at a time with Jenkins: credentials, session cookies, the
- * crumb header, same-origin redirects for GETs, and network error mapping.
+ * crumb header, same-origin redirects for GETs, and network errors mapped
+ * (network-errors.ts).
  * No retries here (see retry.ts), no status interpretation (responses.ts), no
  * timing (the exchange's bounds, limits.ts, end it through their signal).
  *
@@ -372,130 +342,4 @@ export function pathOf(url: string): string {
   } catch {
     return '(invalid URL)'
   }
-}
-
-function hostPort(url: URL): string {
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80')
-  return `${url.hostname}:${port}`
-}
-
-/** Certificate errors a trusted CA would fix (OpenSSL's verify codes as Node names them). */
-const UNTRUSTED_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'CERT_UNTRUSTED'
-])
-
-/** What to do about a TLS failure: the fix depends on what failed. */
-function tlsHint(code: string | undefined, url: URL, trust: { caCert: boolean }): string {
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    return `Jenkins' certificate is not for ${url.hostname}: use in 'url' a host name the certificate names.`
-  }
-  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
-    return "Jenkins' certificate is outside its validity period: it needs renewing (or the runner's clock is off)."
-  }
-  if (code !== undefined && !UNTRUSTED_CODES.has(code)) {
-    return `Does ${url.host} speak TLS (https) on that port?`
-  }
-  return trust.caCert
-    ? "The certificates in 'ca-cert' do not verify it: give the CA that issued Jenkins' certificate (or the intermediate Jenkins does not send)."
-    : "If Jenkins uses a private CA, give its certificate in 'ca-cert' (or point NODE_EXTRA_CA_CERTS at its file)."
-}
-
-/**
- * Maps a Node/http-client error to a NetworkFailure a user can act on. It
- * names the configured Jenkins URL (`server`), and the host and port where
- * that is what failed.
- */
-export function networkFailure(
-  error: unknown,
-  url: URL,
-  server: string,
-  trust: { caCert: boolean } = { caCert: false }
-): NetworkFailure {
-  const err = (typeof error === 'object' && error !== null ? error : {}) as {
-    code?: unknown
-    message?: unknown
-  }
-  const code = typeof err.code === 'string' ? err.code : undefined
-  const text = typeof err.message === 'string' ? err.message : String(error)
-  const where = hostPort(url)
-  const fail = (
-    kind: 'network' | 'timeout',
-    message: string,
-    transient: boolean,
-    phase: 'connect' | 'exchange' = 'exchange'
-  ): NetworkFailure =>
-    new NetworkFailure(
-      new JenkinsError(kind, message),
-      code ?? text,
-      transient,
-      // Refused at connect: the request certainly never left.
-      code === 'ECONNREFUSED',
-      phase === 'connect'
-    )
-
-  switch (code) {
-    case 'ECONNREFUSED':
-      return fail(
-        'network',
-        `Could not connect to Jenkins at ${server}: ${where} refused the connection`,
-        true,
-        'connect'
-      )
-    case 'ENOTFOUND':
-      return fail(
-        'network',
-        `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`,
-        false,
-        'connect'
-      )
-    case 'EAI_AGAIN':
-      return fail(
-        'network',
-        `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`,
-        true,
-        'connect'
-      )
-    case 'ECONNRESET':
-      return fail('network', `The connection to Jenkins at ${server} was reset`, true)
-    case 'EPIPE':
-      return fail(
-        'network',
-        `The connection to Jenkins at ${server} was closed while sending (EPIPE)`,
-        true
-      )
-    case 'ETIMEDOUT':
-      return fail('timeout', `The connection to Jenkins at ${server} timed out (${where})`, true)
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return fail(
-        'network',
-        `Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`,
-        true,
-        'connect'
-      )
-  }
-  if (text.includes('socket hang up')) {
-    return fail(
-      'network',
-      `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`,
-      true
-    )
-  }
-  if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
-    return fail(
-      'network',
-      `TLS error talking to Jenkins at ${server}: ${text}. ${tlsHint(code, url, trust)}`,
-      false
-    )
-  }
-  return fail(
-    'network',
-    `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`,
-    false
-  )
 }

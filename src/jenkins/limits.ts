@@ -21,7 +21,8 @@
 import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
 import { Interrupted, JenkinsError } from './errors.js'
-import { NetworkFailure, type ExchangeBounds } from './http.js'
+import type { ExchangeBounds } from './http.js'
+import { NetworkFailure } from './network-errors.js'
 
 /** How long exchanges may take; the requester builds them from ClientOptions. */
 export interface LimitSettings {

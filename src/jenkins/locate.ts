@@ -77,3 +77,35 @@ async function rootRedirect(origin: string, look: Look): Promise<string | undefi
     return undefined
   }
 }
+
+/**
+ * Tells a 404 that is not Jenkins' own from one that is, on the client's
+ * answers: once any answer carried X-Jenkins, every 404 is Jenkins'. Before
+ * that, a 404 without the header asks where Jenkins is (once per client).
+ */
+export class Foreign404Check {
+  /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
+  private jenkinsSeen = false
+  /** Where Jenkins answers, when `baseUrl` turned out not to be it (asked once, on the first foreign 404). */
+  private located: Promise<string | undefined> | undefined
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly look: Look
+  ) {}
+
+  /** Notes an answer the client got. */
+  saw(answer: Glance): void {
+    if (answer.header('x-jenkins') !== undefined) this.jenkinsSeen = true
+  }
+
+  /** A 404 before Jenkins ever answered that is not Jenkins' own says where Jenkins is; anything else is returned as it is. */
+  async check(answer: Glance, error: JenkinsError, what: string): Promise<JenkinsError> {
+    if (answer.status !== 404 || this.jenkinsSeen || answer.header('x-jenkins') !== undefined) {
+      return error
+    }
+    this.located ??= locateJenkins(this.baseUrl, this.look)
+    const where = await this.located
+    return where === undefined ? error : notJenkinsError(this.baseUrl, what, where)
+  }
+}

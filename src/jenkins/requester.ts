@@ -1,74 +1,21 @@
 import type { Logger } from '../logger.js'
-import { CrumbCache, readCrumb } from './crumb.js'
+import { jsonBody, postBody, readFailure, retryLater } from './answers.js'
+import { CrumbCache, notSentIfInterrupted, readCrumb } from './crumb.js'
 import { Interrupted, JenkinsError } from './errors.js'
-import {
-  HttpResponse,
-  NetworkFailure,
-  Transport,
-  headerValueSecrets,
-  pathOf,
-  type Exchange
-} from './http.js'
+import { HttpResponse, Transport, headerValueSecrets, pathOf, type Exchange } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
-import { locateJenkins, notJenkinsError } from './locate.js'
+import { Foreign404Check } from './locate.js'
+import { NetworkFailure } from './network-errors.js'
 import { redactingLogger, redactor } from './redaction.js'
 import {
-  RETRYABLE_STATUSES,
-  errorForResponse,
-  htmlError,
-  isCrumbRejection,
-  looksLikeHtml,
-  type ErrorContext
-} from './responses.js'
-import {
-  DEFAULT_RETRY_POLICY,
-  TransientFailure,
-  parseRetryAfter,
-  pause,
-  withRetry,
-  type RetryOptions,
-  type RetryPolicy
-} from './retry.js'
-
-/** How requests are sent and retried; ClientOptions extends it. */
-export interface RequestSettings {
-  /** API token or password. */
-  token?: string
-  logger: Logger
-  /**
-   * Fires when the step is cancelled or times out (or an abort budget runs
-   * out): every exchange in flight ends at once, body included, and none
-   * starts after it (errors.ts Interrupted). Retry waits end with it too.
-   */
-  signal?: AbortSignal
-  /** Epoch ms that no request, body or retry wait outlives (the step's timeout, or an abort budget's end). */
-  deadline?: number
-  /** Time for the response headers, and for an answer read whole (JSON, error pages) to its last byte, in ms (default 30000). */
-  requestTimeoutMs?: number
-  /** A streamed body (the console) fails when it brings fewer than `bytes` within `ms` of waiting (default 16 KiB in 30 s): a drip or a half-open connection. */
-  stall?: { ms?: number; bytes?: number }
-  /** Retry tuning (defaults suit production; tests shrink them). */
-  retry?: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number }
-  /** Skip TLS verification for THIS client only (never process-wide); logs a loud warning when set. */
-  insecure?: boolean
-  userAgent?: string
-  /** Retry budget of stop/term/kill, cancelItem and disable, counted from each call (default 15000); the deadline still bounds it. */
-  actionBudgetMs?: number
-  /** The job's "Trigger builds remotely" token, sent as form field `token` with triggers. */
-  jobToken?: string
-  /** Extra `[name, value]` headers sent with every request to the origin of the base URL, and nowhere else. */
-  headers?: ReadonlyArray<readonly [string, string]>
-  /** PEM CA certificates trusted, besides Node's defaults, for this client's connections only. */
-  ca?: readonly string[]
-  /**
-   * Tries of a request whose connection fails (refused, unreachable) before
-   * Jenkins ever answered this client: the step's own client sets a few, so
-   * that a wrong `url` or a Jenkins that is down fails within seconds. Once
-   * Jenkins answered, the usual retries ride out a restart. Unset: no
-   * difference (the abort and post clients talk to a server the step reached).
-   */
-  firstContactAttempts?: number
-}
+  DEFAULT_ACTION_BUDGET_MS,
+  DEFAULT_USER_AGENT,
+  limitSettings,
+  retryPolicy,
+  type RequestSettings
+} from './request-settings.js'
+import { errorForResponse, isCrumbRejection, type ErrorContext } from './responses.js'
+import { TransientFailure, pause, withRetry, type RetryOptions, type RetryPolicy } from './retry.js'
 
 export interface RequesterOptions extends RequestSettings {
   /** Normalised base URL, without a trailing slash: the configured `url`, context path included, never credentials or a query. Messages name it. */
@@ -87,18 +34,8 @@ export interface PostOptions {
   form?: string
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000
-const DEFAULT_STALL_MS = 30_000
-const DEFAULT_STALL_BYTES = 16 * 1024
-const DEFAULT_ACTION_BUDGET_MS = 15_000
-const DEFAULT_USER_AGENT = 'jenkins-build-action'
-/** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
-const JSON_LIMIT = 64 * 1024 * 1024
-const ERROR_BODY_LIMIT = 64 * 1024
 /** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
 const READ_ATTEMPTS = 12
-/** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
-const GLITCH_ATTEMPTS = 3
 /** Time for each request that looks for Jenkins after a 404 that was not its own (only on that error path). */
 const PROBE_TIMEOUT_MS = 5000
 
@@ -108,7 +45,9 @@ const PROBE_TIMEOUT_MS = 5000
  * retried only as the caller allows); every exchange is bounded by one
  * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
  * timeout, the stall guard); and every message that leaves it, thrown or
- * logged, has gone through the one redaction list (`redact`).
+ * logged, has gone through the one redaction list (`redact`). What it makes
+ * of an answer's body and of a failed answer is answers.ts; its settings and
+ * their defaults, request-settings.ts.
  */
 export class Requester {
   /** The configured Jenkins URL without a trailing slash; every message that names the server names it. */
@@ -132,10 +71,8 @@ export class Requester {
   private readonly firstContactAttempts: number | undefined
   /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
   private answered = false
-  /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
-  private jenkinsSeen = false
-  /** Where Jenkins answers, when `baseUrl` turned out not to be it (asked once, on the first foreign 404). */
-  private located: Promise<string | undefined> | undefined
+  /** Tells a 404 that is not Jenkins' own (a wrong url), and says where Jenkins is. */
+  private readonly foreign404: Foreign404Check
 
   constructor(options: RequesterOptions) {
     this.baseUrl = options.baseUrl
@@ -144,15 +81,9 @@ export class Requester {
     this.deadline = options.deadline
     this.jobToken = options.jobToken || undefined
     this.signal = options.signal
-    this.limits = {
-      signal: options.signal,
-      deadline: options.deadline,
-      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-      stallMs: options.stall?.ms ?? DEFAULT_STALL_MS,
-      stallBytes: options.stall?.bytes ?? DEFAULT_STALL_BYTES
-    }
+    this.limits = limitSettings(options)
     this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS
-    this.policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) }
+    this.policy = retryPolicy(options)
     // Header values (an auth proxy's tokens) are secrets; values under 4
     // characters are not, and redact() leaves them alone.
     const own = [
@@ -188,6 +119,7 @@ export class Requester {
         ),
       crumb => this.transport.setCrumb(crumb)
     )
+    this.foreign404 = new Foreign404Check(this.baseUrl, (url, follow) => this.probe(url, follow))
     if (options.insecure) {
       this.logger.warning(
         `TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`
@@ -210,11 +142,7 @@ export class Requester {
     this.crumbs.prefetch()
   }
 
-  /**
-   * GET + JSON with read retries. A body that broke off or came too slowly,
-   * one HTML page (an SSO proxy's blip) and one invalid JSON answer are
-   * retried; an HTML page on every try is the login page it looks like.
-   */
+  /** GET + JSON with read retries (answers.ts jsonBody: what is retried, what is not). */
   async getJson<T>(
     label: string,
     url: string,
@@ -225,32 +153,7 @@ export class Requester {
       label,
       url,
       context,
-      async response => {
-        const body = await bodyOf(response.text(JSON_LIMIT, 'fail'))
-        // An SSO proxy or login page can answer 200 with HTML.
-        if (looksLikeHtml(response, body)) {
-          throw new TransientFailure(
-            htmlError(context, response.status),
-            'an HTML page',
-            undefined,
-            GLITCH_ATTEMPTS
-          )
-        }
-        try {
-          return JSON.parse(body) as T
-        } catch {
-          throw new TransientFailure(
-            new JenkinsError(
-              'protocol',
-              `Jenkins at ${this.baseUrl} answered ${context.what} with malformed JSON`,
-              response.status
-            ),
-            'invalid JSON',
-            undefined,
-            GLITCH_ATTEMPTS
-          )
-        }
-      },
+      response => jsonBody<T>(response, context, this.baseUrl),
       options.deadline
     )
   }
@@ -277,7 +180,9 @@ export class Requester {
             f => f.transient
           )
           if (response.status < 200 || response.status >= 300) {
-            throw await this.failure(response, context)
+            throw await readFailure(response, context, this.redact, error =>
+              this.foreign404.check(response, error, context.what)
+            )
           }
           try {
             return await accept(response)
@@ -317,7 +222,7 @@ export class Requester {
         options.retryNetwork,
         options.onNetworkFailure
       )
-      return { response, body: await this.postBody(response, context) }
+      return { response, body: await postBody(response, context, this.redact, this.logger) }
     }
     return this.guarded(() =>
       withRetry(
@@ -335,14 +240,13 @@ export class Requester {
           }
           if (answer.response.status === 404) {
             const error = errorForResponse(answer.response, answer.body, context)
-            const foreign = await this.foreign404(answer.response, error, context)
+            const foreign = await this.foreign404.check(answer.response, error, context.what)
             if (foreign !== error) throw foreign
           }
           if (options.retryStatuses.has(answer.response.status)) {
-            throw new TransientFailure(
-              errorForResponse(answer.response, answer.body, context),
-              String(answer.response.status),
-              parseRetryAfter(answer.response.header('retry-after'))
+            throw retryLater(
+              answer.response,
+              errorForResponse(answer.response, answer.body, context)
             )
           }
           return answer
@@ -446,38 +350,8 @@ export class Requester {
       throw new TransientFailure(error.error, error.reason)
     }
     this.answered = true
-    if (response.header('x-jenkins') !== undefined) this.jenkinsSeen = true
+    this.foreign404.saw(response)
     return response
-  }
-
-  /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
-  private async postBody(response: HttpResponse, context: ErrorContext): Promise<string> {
-    try {
-      return this.redact(await response.text(ERROR_BODY_LIMIT))
-    } catch (error) {
-      if (error instanceof Interrupted) throw error
-      this.logger.debug(`Could not read the answer to ${context.what}: ${(error as Error).message}`)
-      return ''
-    }
-  }
-
-  /** The error for a non-2xx answer to a read: TransientFailure when worth another try. */
-  private async failure(response: HttpResponse, context: ErrorContext): Promise<Error> {
-    // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
-    const body = this.redact(await bodyOf(response.text(ERROR_BODY_LIMIT)))
-    const error = await this.foreign404(
-      response,
-      errorForResponse(response, body, context),
-      context
-    )
-    if (RETRYABLE_STATUSES.has(response.status)) {
-      return new TransientFailure(
-        error,
-        String(response.status),
-        parseRetryAfter(response.header('retry-after'))
-      )
-    }
-    return error
   }
 
   private retryOptions(what: string, deadline: number | undefined): RetryOptions {
@@ -496,20 +370,6 @@ export class Requester {
       ...options,
       policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
     }
-  }
-
-  /** A 404 before Jenkins ever answered that is not Jenkins' own says where Jenkins is (locate.ts); anything else is returned as it is. */
-  private async foreign404(
-    response: HttpResponse,
-    error: JenkinsError,
-    context: ErrorContext
-  ): Promise<JenkinsError> {
-    if (response.status !== 404 || this.jenkinsSeen || response.header('x-jenkins') !== undefined) {
-      return error
-    }
-    this.located ??= locateJenkins(this.baseUrl, (url, follow) => this.probe(url, follow))
-    const where = await this.located
-    return where === undefined ? error : notJenkinsError(this.baseUrl, context.what, where)
   }
 
   /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
@@ -537,38 +397,4 @@ export class Requester {
       return undefined
     }
   }
-}
-
-/**
- * The crumb before a POST: a cancel while it is fetched interrupts the
- * crumb's GET, and the POST was never sent (a trigger queued nothing).
- */
-async function notSentIfInterrupted<T>(step: Promise<T>): Promise<T> {
-  try {
-    return await step
-  } catch (error) {
-    if (error instanceof Interrupted && error.sent) {
-      throw new Interrupted(error.message, false, undefined, error.lastFailure)
-    }
-    throw error
-  }
-}
-
-/** A body read whose failure (broken off, too slow, stalled) is worth another try; too large and interrupted are not. */
-export async function bodyOf(reading: Promise<string>): Promise<string> {
-  try {
-    return await reading
-  } catch (error) {
-    if (error instanceof JenkinsError && (error.kind === 'network' || error.kind === 'timeout')) {
-      throw new TransientFailure(
-        error,
-        error.kind === 'network' ? 'body broke off' : 'body too slow'
-      )
-    }
-    throw error
-  }
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }

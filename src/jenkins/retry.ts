@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises'
 import type { Logger } from '../logger.js'
 import { Interrupted, JenkinsError } from './errors.js'
 
@@ -87,19 +88,10 @@ export interface RetryOptions {
 
 /** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
 export function pause(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
-  const interrupted = (): Interrupted =>
-    new Interrupted(`Stopped waiting to ${what}: the step was stopped`, false)
-  if (signal?.aborted) return Promise.reject(interrupted())
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(interrupted())
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
+  return delay(ms, undefined, { signal }).catch((error: unknown) => {
+    throw signal?.aborted
+      ? new Interrupted(`Stopped waiting to ${what}: the step was stopped`, false)
+      : error
   })
 }
 

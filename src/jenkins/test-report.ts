@@ -1,23 +1,16 @@
 import { JenkinsError } from './errors.js'
 import { fullName } from './job-path.js'
 import { CaseNamer } from './junit-names.js'
-import { bodyOf, type Requester } from './requester.js'
+import { bodyOf } from './answers.js'
+import type { Requester } from './requester.js'
 import { htmlError, looksLikeHtml, type ErrorContext } from './responses.js'
-import type { BuildRef, FailedTest, FailedTestsRead } from './types.js'
-
-/** How much of a report is read to find its failed tests. */
-export interface ReportBudget {
-  /** Failed tests wanted; reading stops once this many were found. */
-  want: number
-  /** Bytes one page may have; a bigger answer is cut off and asked again smaller. */
-  pageLimit: number
-  /** Bytes a page aims at: the next page's suite range is sized from the last one. */
-  pageTarget: number
-  /** Bytes read in all; past it the scan stops, and says so. */
-  totalBytes: number
-  /** Cases read per suite and page. */
-  casesPerSuite: number
-}
+import type {
+  BuildRef,
+  FailedTest,
+  FailedTestsOptions,
+  FailedTestsRead,
+  ReportBudget
+} from './types.js'
 
 export const DEFAULT_BUDGET: ReportBudget = {
   want: 20,
@@ -94,13 +87,7 @@ class PageTooLarge extends Error {
 export async function readFailedTests(
   http: Requester,
   build: BuildRef,
-  options: {
-    /** The action's urlName; 'testReport' for TestResultAction and its aggregates. */
-    urlName?: string
-    /** Rebases a URL Jenkins wrote (a child build's) onto the configured base. */
-    rebase?: (url: string) => string
-    budget?: Partial<ReportBudget>
-  } = {}
+  options: FailedTestsOptions = {}
 ): Promise<FailedTestsRead> {
   const budget = { ...DEFAULT_BUDGET, ...options.budget }
   const urlName = options.urlName ?? 'testReport'
@@ -245,7 +232,7 @@ function scanSuite(
  * GET one page as JSON. A page over `limit` bytes is PageTooLarge: read as
  * `limit + 1` bytes (limits.ts keeps the start and drops the connection),
  * so that the caller can ask for a smaller one. The body is bounded like
- * every whole-body read (a broken or slow one is retried, Requester.bodyOf).
+ * every whole-body read (a broken or slow one is retried, answers.ts bodyOf).
  */
 async function readPage(
   http: Requester,

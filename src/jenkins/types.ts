@@ -1,7 +1,5 @@
-import type { Readable } from 'node:stream'
+import type { Readable, Writable } from 'node:stream'
 import type { BuildResult } from '../constants.js'
-import type { ArtifactDownload, ArtifactSink } from './artifacts.js'
-import type { ReportBudget } from './test-report.js'
 
 /** A job's place in Jenkins: the decoded item names from the root, e.g. ['team', 'service', 'deploy']. */
 export type JobPath = readonly string[]
@@ -119,6 +117,47 @@ export interface ArtifactList {
   paths: string[]
   /** True when the build has more artifacts than were read. */
   truncated: boolean
+}
+
+/** Where one download attempt writes: a temporary file, kept or dropped at the end. */
+export interface ArtifactSink {
+  stream: Writable
+  /** Told the bytes received so far, after each chunk. */
+  progress?(bytes: number): void
+  /** The body arrived whole: make it the artifact (rename into place). */
+  commit(): Promise<void>
+  /** The attempt failed: remove what was written. */
+  discard(): Promise<void>
+}
+
+/** How a download went. */
+export interface ArtifactDownload {
+  bytes: number
+  /** Tries it took, the first included. */
+  attempts: number
+}
+
+/** How much of a report is read to find its failed tests. */
+export interface ReportBudget {
+  /** Failed tests wanted; reading stops once this many were found. */
+  want: number
+  /** Bytes one page may have; a bigger answer is cut off and asked again smaller. */
+  pageLimit: number
+  /** Bytes a page aims at: the next page's suite range is sized from the last one. */
+  pageTarget: number
+  /** Bytes read in all; past it the scan stops, and says so. */
+  totalBytes: number
+  /** Cases read per suite and page. */
+  casesPerSuite: number
+}
+
+/** How a test report is read (BuildOutputsApi.failedTests, test-report.ts). */
+export interface FailedTestsOptions {
+  /** The action's urlName; 'testReport' for TestResultAction and its aggregates. */
+  urlName?: string
+  /** Rebases a URL Jenkins wrote (a child build's) onto the configured base. */
+  rebase?: (url: string) => string
+  budget?: Partial<ReportBudget>
 }
 
 /** A failed test case of a build's test report. */
@@ -319,14 +358,7 @@ export interface JenkinsApi {
  */
 export interface BuildOutputsApi {
   /** Failed tests of the build's report, read in bounded pages (see src/jenkins/test-report.ts). */
-  failedTests(
-    build: BuildRef,
-    options?: {
-      urlName?: string
-      rebase?: (url: string) => string
-      budget?: Partial<ReportBudget>
-    }
-  ): Promise<FailedTestsRead>
+  failedTests(build: BuildRef, options?: FailedTestsOptions): Promise<FailedTestsRead>
   /** The Pipeline's stages (`wfapi/describe`); undefined when Jenkins has no such endpoint (404). */
   describeRun(build: BuildRef): Promise<PipelineRun | undefined>
   /** The build's artifact paths (`relativePath`), read with a bounded tree. */

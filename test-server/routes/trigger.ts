@@ -8,7 +8,7 @@ import { itemPath } from '../json.js'
 import { defaultValue } from '../parameters.js'
 import { parametersFormPage } from '../pages.js'
 import { sameSecret } from '../security.js'
-import type { Cause, JobState, ParameterValueState } from '../types.js'
+import type { Cause, JobState, ParameterValueState } from '../state.js'
 import {
   accessDenied,
   can,
