@@ -31,16 +31,11 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** Waits for `work` to settle, but not past `until` (epoch ms); never throws. */
 export async function settleBy(work: Promise<unknown>, until: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  const limit = new Promise<void>(resolve => {
-    timer = setTimeout(resolve, Math.max(0, until - Date.now()))
-  })
+  const done = new AbortController()
+  const ignore = (): undefined => undefined
   await Promise.race([
-    work.then(
-      () => undefined,
-      () => undefined
-    ),
-    limit
+    work.then(ignore, ignore),
+    delay(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
   ])
-  clearTimeout(timer)
+  done.abort()
 }

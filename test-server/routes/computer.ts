@@ -21,7 +21,7 @@ import type { Build } from '../build.js'
 import type { Exchange } from '../exchange.js'
 import { buildJson, buildUrl } from '../json.js'
 import { layoutPage } from '../pages.js'
-import type { JobState } from '../types.js'
+import type { JobState } from '../state.js'
 import { can, notFound, sendApiJson, sendLayout } from './respond.js'
 
 type Json = Record<string, unknown>
