@@ -11,8 +11,10 @@ export interface ItemReport {
   outcome: BuildOutcome
   /** Why it could not be followed to its end (cancelled in the queue, refused, gone). */
   error?: string
-  /** What the step did to it for fail-fast, when it did: it is reported as such, not as a failure of its own. */
+  /** What the step did to it for fail-fast, when it did (stopped, cancelled in the queue): reported as such, not as a failure of its own. */
   stopped?: string
+  /** Why the step stopped following it and left it running (fail-fast, shared with another request): not a failure. */
+  left?: string
   /** The console's last lines, for a failed build. */
   tail: string[]
 }
@@ -81,9 +83,9 @@ export function setJobsOutputs(out: OutputSink, items: readonly ItemReport[]): v
   }
 }
 
-/** Whether an item counts against the step: not accepted, or never followed to a result. */
+/** Whether an item counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
 export function failed(item: ItemReport): boolean {
-  return item.outcome.accepted === false || item.error !== undefined
+  return item.outcome.accepted === false || item.error !== undefined || item.stopped !== undefined
 }
 
 const TAIL_IN_MESSAGE = 10
@@ -118,6 +120,7 @@ function itemLine(item: ItemReport): string {
   const number = outcome.build?.number ?? numberOf(outcome.buildUrl)
   const name = number === undefined ? outcome.jobName : `${outcome.jobName} #${number}`
   if (item.error) return `${name}: ${item.error.replace(/\.$/, '')}`
+  if (item.stopped && !outcome.result) return `${name}: ${item.stopped}`
   const result = outcome.result ?? 'no result'
   const stage = outcome.failedStage ? ` in stage '${outcome.failedStage}'` : ''
   const stopped = item.stopped ? ` (${item.stopped})` : ''
@@ -173,7 +176,8 @@ function row(item: ItemReport): string[] {
   else if (!build && outcome.buildUrl) result = '⏳ running'
   else if (!build && outcome.queueUrl) result = '⏳ queued'
   else result = resultCell(outcome)
-  if (item.stopped) result += ` — ${escapeHtml(item.stopped)}`
+  const note = item.stopped ?? item.left
+  if (note) result += ` — ${escapeHtml(note)}`
   const duration =
     build && !build.building ? escapeHtml(formatDuration(build.duration)) : build ? 'running' : '—'
   const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—'
@@ -188,7 +192,7 @@ function details(summary: typeof coreSummary, item: ItemReport): void {
     `${link(title, outcome.buildUrl ?? outcome.jobUrl)}: ${escapeHtml(outcome.result ?? 'no result')}`,
     3
   )
-  const notes = [item.error, item.stopped, outcome.note].filter((n): n is string => !!n)
+  const notes = [item.error, item.stopped, item.left, outcome.note].filter((n): n is string => !!n)
   if (notes.length > 0) summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), 1000))}</p>`, true)
   if (outcome.tests) addFailedTests(summary, outcome.tests)
   if (outcome.stages) addStages(summary, outcome.stages)

@@ -130,7 +130,7 @@ export class JobsRun {
   async reportSoFar(notes: ReadonlyMap<string, string>): Promise<void> {
     for (const item of this.items) {
       const note = notes.get(fullName(item.entry.job).toLowerCase())
-      if (note && !item.done) item.report.stopped = note
+      if (note && !item.done) item.report.left = note
     }
     try {
       setJobsOutputs(this.o.io, this.reports)
@@ -546,7 +546,7 @@ export class JobsRun {
   /** Stops following the items (their work is not this step's alone to stop). */
   private leave(group: Item[], note: string | undefined): void {
     for (const item of group) {
-      if (note) item.report.stopped = note
+      if (note) item.report.left = note
       if (item.track !== undefined) this.follower?.drop(item.track)
       this.settleItem(item)
     }
