@@ -45,9 +45,9 @@ describe('abortRemote', () => {
   it("the step's own requests folded together (a job listed twice) are not another request's", async () => {
     const api = new FakeApi()
     api.queueAnswers = [queued(2)]
-    expect(
-      await abortRemote(api, { job, queueId: 9, ownRequests: 2 }, silentLogger, timings)
-    ).toBe('cancelled Jenkins queue item 9')
+    expect(await abortRemote(api, { job, queueId: 9, ownRequests: 2 }, silentLogger, timings)).toBe(
+      'cancelled Jenkins queue item 9'
+    )
     const shared = new FakeApi()
     shared.queueAnswers = [queued(3)]
     expect(
