@@ -503,7 +503,10 @@ export class JobsRun {
    */
   private failFast(cause: Item): void {
     if (!this.o.settings.failFast || this.failingFast) return
-    const others = this.items.filter(item => item !== cause && !item.done)
+    // Not those that ended already (their reports are on the way).
+    const others = this.items.filter(
+      item => item !== cause && !item.done && item.report.outcome.result === undefined
+    )
     this.failingFast = true
     if (others.length === 0) return
     this.log.info(

@@ -25,7 +25,9 @@
  *   build in it that a read says is running, that build is polled on its own
  *   (`tree` of a few fields) on its own watch's schedule.
  * - Every poll (a round, a build's own poll, a queue item's own read) takes
- *   the one budget: at most one every pollGapMs, the most overdue first. The
+ *   the one budget: at most one every pollGapMs, the most overdue first.
+ *   Twenty builds polled on their own (the lists refused) thus cost at most
+ *   2.5 polls a second, each seen later than with rounds. The
  *   reads that follow from a round (a confirmation, a queue item no list
  *   shows) are not polls: each build needs them once.
  */
@@ -61,10 +63,20 @@ export interface SchedulePolicy {
   leftWithoutBuildMs: number
 }
 
+/**
+ * A round serves every build, so its densest spacing is wider than one
+ * build's (150 ms): in a simulation of twenty 1-minute builds whose lengths
+ * (and histories) vary by ± 5 %, rounds at most every 400 ms near the
+ * expected ends took 36 rounds a run (51 at 150 ms) for a median of 0.36 s
+ * from an end (its log closed) to its report (0.28 s at 150 ms). Each
+ * build's own requests (job, trigger, final read, console) make 4 a build
+ * whatever the schedule: this keeps twenty 1-minute builds under 2
+ * requests a second.
+ */
 export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {
-  poll: DEFAULT_POLL_POLICY,
-  // At most 4 polls a second, whatever the number of builds.
-  pollGapMs: 250,
+  poll: { ...DEFAULT_POLL_POLICY, nearMs: 400 },
+  // At most 2.5 polls a second, whatever the number of builds.
+  pollGapMs: 400,
   retryMs: 1000,
   leftWithoutBuildMs: 60_000
 }
