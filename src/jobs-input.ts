@@ -8,7 +8,7 @@ import {
   redactUrl
 } from './jenkins/job-path.js'
 import type { BuildParameters, JobPath } from './jenkins/types.js'
-import { parseParameters } from './parameters.js'
+import { parseJsonInput, parseParameters } from './parameters.js'
 
 /** One build the `jobs` input asks for, validated. */
 export interface JobEntry {
@@ -94,15 +94,7 @@ function lineItems(text: string): RawItem[] {
 }
 
 function jsonItems(text: string): RawItem[] {
-  let data: unknown
-  try {
-    data = JSON.parse(text)
-  } catch (error) {
-    // Only the position: newer V8 messages quote the input, which may hold secrets.
-    const position = /position (\d+)/.exec(String(error))?.[1]
-    const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`
-    throw new InputError(`Input 'jobs' is not valid JSON${where}: ${FORMS}.`)
-  }
+  const data = parseJsonInput(text, 'jobs', FORMS)
   if (!Array.isArray(data)) throw new InputError(`Input 'jobs' is JSON but not an array: ${FORMS}.`)
   refuseDuplicateKeys(text)
   return data.map((value: unknown, i) => rawItem(value, i + 1))

@@ -54,6 +54,8 @@ const USERS = [
 
 let jenkins: TestJenkins
 let github: LocalServer
+/** SIGINT to exit, for the report (the runner sends SIGTERM 7.5 s after SIGINT). */
+const signalToExitMs: number[] = []
 
 beforeAll(async () => {
   const users: UserSpec[] = [
@@ -120,6 +122,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await jenkins.close()
   await github.close()
+  if (signalToExitMs.length) {
+    console.log(`jobs: SIGINT → exit ${signalToExitMs.join(', ')} ms (runner grace 7500 ms)`)
+  }
 })
 
 function as(user: string) {
@@ -436,8 +441,10 @@ describe('jobs', () => {
         /Jenkins build c-free #\d+ started[\s\S]*Jenkins build c-pipe #\d+ started|Jenkins build c-pipe #\d+ started[\s\S]*Jenkins build c-free #\d+ started/
       )
       await action.waitForOutput(/waiting in the queue/)
+      const sentAt = Date.now()
       action.child.kill('SIGINT')
       const r = await action.done
+      signalToExitMs.push(Date.now() - sentAt)
       // Someone else's build, which kept our item queued: never stopped by this step.
       expect(blocker.stopRequestedAt).toBeNull()
       await adminPost(jenkins, `/job/c-queued/${blocker.number}/stop`)
@@ -503,6 +510,42 @@ describe('jobs', () => {
         expect(b?.result, s.job[0]).toBe('ABORTED')
         expect(post.stdout).toContain(`Post step: ${s.job[0]}: stopped Jenkins build #${s.number}`)
       }
+    })
+  })
+
+  describe('when Jenkins will not list the running builds', () => {
+    let refusing: TestJenkins
+    beforeAll(async () => {
+      refusing = await startJenkins({
+        quietPeriodSec: 0,
+        executors: 4,
+        users: [
+          { name: 'admin', password: 'admin', apiToken: ADMIN_TOKEN, permissions: ['admin'] }
+        ],
+        jobs: { 'r-a': quick(300), 'r-b': quick(600, { result: 'UNSTABLE' }) }
+      })
+      // A reverse proxy that only lets job and queue URLs through.
+      refusing.aim({ kind: 'computer', effect: { type: 'status', status: 404 } })
+    })
+    afterAll(() => refusing.close())
+
+    it('follows each build on its own and reports them all the same', async () => {
+      const r = await run(RUNTIMES[1]?.path as string, {
+        url: refusing.url,
+        user: 'admin',
+        token: ADMIN_TOKEN,
+        jobs: 'r-a\nr-b',
+        accept: 'SUCCESS,UNSTABLE'
+      })
+      expect(r.code, describeRun(r)).toBe(0)
+      expect(builds(r).map(b => [b.job, b.result])).toEqual([
+        ['r-a', 'SUCCESS'],
+        ['r-b', 'UNSTABLE']
+      ])
+      // Refused once, then never asked again; the builds were polled instead.
+      expect(refusing.requests.filter(q => q.kind === 'computer')).toHaveLength(1)
+      const polls = refusing.requests.filter(q => q.kind === 'build' && q.query.includes('tree='))
+      expect(polls.length).toBeGreaterThan(0)
     })
   })
 })

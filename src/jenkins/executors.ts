@@ -25,6 +25,7 @@
  * one), not with the builds followed: one request watches any number.
  */
 import { fullName } from './job-path.js'
+import { jobNamesFromUrl } from './reconcile.js'
 import type { Requester } from './requester.js'
 import type { RunningBuild } from './types.js'
 
@@ -100,20 +101,10 @@ export function buildOfUrl(url: string): { job: string[]; number: number } | und
   } catch {
     return undefined
   }
-  const segments = path.split('/').filter(s => s !== '')
-  const number = Number(segments.pop())
-  const start = segments.indexOf('job')
-  if (!Number.isInteger(number) || number < 1 || start < 0) return undefined
-  const job: string[] = []
-  for (let i = start; i < segments.length; i += 2) {
-    const name = segments[i + 1]
-    if (segments[i] !== 'job' || name === undefined) return undefined
-    try {
-      job.push(decodeURIComponent(name))
-    } catch {
-      return undefined
-    }
-  }
+  const match = /^(.*\/)(\d+)\/?$/.exec(path)
+  const number = Number(match?.[2])
+  const job = match ? jobNamesFromUrl(match[1] as string) : undefined
+  if (!job || job.length === 0 || !Number.isSafeInteger(number) || number < 1) return undefined
   return { job, number }
 }
 

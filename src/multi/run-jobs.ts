@@ -1,18 +1,16 @@
 import { join } from 'node:path'
-import { resolveBranch, type BranchJob } from '../branch.js'
+import type { BranchJob } from '../branch.js'
 import {
   indexingBuildQueued,
-  lastBuild,
   readProducts,
   statusReporter,
-  warnUnknownParameters,
-  withJobSuggestions
+  warnUnknownParameters
 } from '../build-parts.js'
 import { abortRemote, SHARED_WORK_LEFT } from '../cancel.js'
 import type { CommitStatusReporter, StatusGate } from '../commit-status.js'
 import { formatDuration } from '../duration.js'
 import type { JobEntry, Settings } from '../inputs.js'
-import { Interrupted, JenkinsError } from '../jenkins/errors.js'
+import { Interrupted } from '../jenkins/errors.js'
 import { fullName } from '../jenkins/job-path.js'
 import type {
   Build,
@@ -27,10 +25,12 @@ import { expectationFrom } from '../poll-policy.js'
 import type { StepIO } from '../step-io.js'
 import { settleBy, throwIfAborted } from '../wait.js'
 import { printConsole } from './console.js'
+import { disableJobs } from './disable-jobs.js'
 import { BuildsFollower } from './follow-builds.js'
 import type { Ledger } from './ledger.js'
 import { Printer } from './printer.js'
 import { jobsFailure, setJobsOutputs, writeJobsSummary, type ItemReport } from './report.js'
+import { resolveJobs } from './resolve-jobs.js'
 import type { SchedulePolicy } from './schedule.js'
 
 /** One item of `jobs` as the step follows it. */
@@ -109,7 +109,7 @@ export class JobsRun {
   /** Runs the step to its verdict: throws naming every build that did not pass. */
   async run(): Promise<void> {
     const { settings, io } = this.o
-    if (settings.disable) return this.disableAll()
+    if (settings.disable) return disableJobs(this.o.api, this.entries, this.log)
     try {
       await this.resolve()
       if (settings.commitStatus) await this.createStatuses()
@@ -155,77 +155,22 @@ export class JobsRun {
 
   // ---- before any trigger ----------------------------------------------------
 
-  /**
-   * Every job (or its last build) is looked up before anything is
-   * triggered: a wrong name fails the step with nothing started. Branches
-   * that have no job yet are scanned for one at a time (a scan prints its
-   * log in a group of its own).
-   */
   private async resolve(): Promise<void> {
-    const { api, settings } = this.o
-    if (settings.build !== 'new') {
-      const mode = settings.build
-      const firsts = await this.once(item => lastBuild(api, item.entry.job, mode))
-      this.items.forEach((item, i) => (item.first = firsts[i]))
-      return
-    }
-    const infos = await this.once(async item => {
-      try {
-        return await api.getJob(item.entry.job)
-      } catch (error) {
-        // A branch without a job yet is scanned for below.
-        if (item.entry.branch && error instanceof JenkinsError && error.kind === 'not-found') {
-          return undefined
-        }
-        throw error
-      }
+    const { api, settings, io, signal } = this.o
+    const resolved = await resolveJobs({
+      api,
+      entries: this.entries,
+      build: settings.build,
+      scan: settings.scan,
+      out: {
+        ...this.log,
+        startGroup: title => io.startGroup(title),
+        endGroup: () => io.endGroup()
+      },
+      logger: this.log,
+      signal
     })
-    this.items.forEach((item, i) => (item.info = infos[i]))
-    for (const item of this.items) {
-      if (item.info || !item.entry.branch) continue
-      item.branch = await resolveBranch({
-        api,
-        settings: { ...item.entry, branch: item.entry.branch, scan: settings.scan, build: 'new' },
-        out: {
-          ...this.log,
-          startGroup: title => this.o.io.startGroup(title),
-          endGroup: () => this.o.io.endGroup()
-        },
-        signal: this.o.signal
-      })
-      item.info = item.branch.info
-    }
-  }
-
-  /** `read` once per distinct job (names are case-insensitive), for every item; a 404 names the closest jobs. */
-  private async once<T>(read: (item: Item) => Promise<T>): Promise<T[]> {
-    const byJob = new Map<string, Promise<T>>()
-    const reads = this.items.map(item => {
-      const key = fullName(item.entry.job).toLowerCase()
-      let promise = byJob.get(key)
-      if (!promise) {
-        promise = read(item)
-        byJob.set(key, promise)
-      }
-      return promise
-    })
-    try {
-      return await Promise.all(reads)
-    } catch (error) {
-      await Promise.allSettled(reads)
-      const item = await this.failedItem(reads)
-      if (item && error instanceof JenkinsError && error.kind === 'not-found') {
-        throw new Error(await withJobSuggestions(this.o.api, item.entry.job, error, this.log))
-      }
-      throw error
-    }
-  }
-
-  /** The first item whose read failed. */
-  private async failedItem(reads: Array<Promise<unknown>>): Promise<Item | undefined> {
-    const settled = await Promise.allSettled(reads)
-    const index = settled.findIndex(s => s.status === 'rejected')
-    return index < 0 ? undefined : this.items[index]
+    this.items.forEach((item, i) => Object.assign(item, resolved[i]))
   }
 
   private async createStatuses(): Promise<void> {
@@ -552,35 +497,6 @@ export class JobsRun {
       if (note) item.report.left = note
       if (item.track !== undefined) this.follower?.drop(item.track)
       this.settleItem(item)
-    }
-  }
-
-  // ---- disable ---------------------------------------------------------------
-
-  /** `disable` with `jobs`: every listed job, at once; each one that could not be is named. */
-  private async disableAll(): Promise<void> {
-    const { api } = this.o
-    const settled = await Promise.allSettled(this.entries.map(entry => api.disableJob(entry.job)))
-    const failures: string[] = []
-    settled.forEach((result, i) => {
-      const entry = this.entries[i] as JobEntry
-      if (result.status === 'fulfilled') {
-        this.log.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`)
-      } else {
-        failures.push(`- ${entry.jobName}: ${(result.reason as Error).message}`)
-      }
-    })
-    const stopped = settled.find(
-      s => s.status === 'rejected' && s.reason instanceof Interrupted
-    ) as PromiseRejectedResult | undefined
-    if (stopped) throw stopped.reason
-    if (failures.length > 0) {
-      throw new Error(
-        [
-          `Could not disable ${failures.length} of ${this.entries.length} Jenkins jobs:`,
-          ...failures
-        ].join('\n')
-      )
     }
   }
 
