@@ -7,7 +7,7 @@
  * Each test has a job of its own and matches only the build its run reports.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -20,6 +20,11 @@ const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as 
   bin: Record<string, string>
 }
 const BIN = join(ROOT, PACKAGE.bin['jenkins-build'] ?? '')
+if (!existsSync(BIN)) {
+  throw new Error(
+    `${BIN} is missing: 'npm run package' builds it (into dist/cli/, with dist/index.js)`
+  )
+}
 
 interface CliRun {
   code: number | null
