@@ -1,7 +1,8 @@
 /**
  * What the test server's command line prints when it has started: where it
  * listens, its users and jobs, and exactly how to point the action at it
- * (a workflow step's `with:` block, and the same run by hand).
+ * (a workflow step's `with:` block, and the same run from a terminal with the
+ * jenkins-build command).
  */
 import { DEFAULT_USERS } from './server.js'
 import type { JobSpec, RequestLogEntry, ServerOptions, UserSpec } from './types.js'
@@ -90,15 +91,25 @@ export function startupLines(started: Started): string[] {
   if (caPath) {
     lines.push(`    ca-cert: ${SECRET_CA} # a secret holding the text of ${caPath}`)
   }
-  lines.push('Or run dist/index.js by hand as the runner does, from the repository root:')
-  const words = inputs.map(([name, value]) => shellWord(`${name}=${value}`))
+  lines.push(
+    'Or from a terminal, in the repository root (jenkins-build runs dist/index.js as the runner does):'
+  )
+  const variables: Array<[string, string]> = [
+    ['JENKINS_URL', url],
+    ['JENKINS_USER', login.name],
+    ['JENKINS_TOKEN', secret]
+  ]
+  lines.push(
+    `  export ${variables.map(([name, value]) => `${name}=${shellWord(value)}`).join(' ')}`
+  )
+  const words = job === undefined ? [] : ['--job', shellWord(job)]
   // $'…' keeps the line breaks between several headers in one shell word.
   if (headers.length > 0) {
     const escaped = headers.map(h => h.replace(/\\/g, '\\\\').replace(/'/g, "\\'"))
-    words.push(`headers=$'${escaped.join('\\n')}'`)
+    words.push('--headers', `$'${escaped.join('\\n')}'`)
   }
-  if (caPath) words.push(`ca-cert="$(cat ${shellWord(caPath)})"`)
-  lines.push(`  npx tsx scripts/run-action.ts ${words.join(' ')}`)
+  if (caPath) words.push('--ca-cert', `"$(cat ${shellWord(caPath)})"`)
+  lines.push(`  npx jenkins-build ${words.join(' ')}`.trimEnd())
   // .env.example holds the default login, this address and the sample job params.
   const byDefault = DEFAULT_USERS[0]
   const defaultLogin = login.name === byDefault?.name && secret === byDefault.apiToken

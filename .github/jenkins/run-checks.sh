@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The steps of .github/workflows/jenkins.yml, by hand: each step runs the
 # bundled action (dist/index.js) the way the runner runs `uses: ./`, through
-# scripts/run-action.ts, and is checked with checks.sh. Keep the two in step.
+# the jenkins-build command (dist/cli/index.js, the package's bin), and is
+# checked with checks.sh. Keep the two in step.
 #
 #   eval "$(.github/jenkins/start-jenkins.sh jenkins/jenkins:lts)"
 #   .github/jenkins/run-checks.sh            # add --plugins after start-jenkins.sh ... --plugins
 #
 # Needs JENKINS_URL, JENKINS_USER, JENKINS_TOKEN and JENKINS_PASSWORD (what
 # start-jenkins.sh prints), npm ci done, dist/ built (npm run package), jq, curl.
+# jenkins-build reads JENKINS_URL, JENKINS_USER and JENKINS_TOKEN itself.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,14 +24,14 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck disable=SC2016 # a literal $(id): it must not run anywhere
 odd_branch='pr/7 x;$(id) `id` "q" &a=b'
 
-# step ID INPUT=VALUE...: the action with these inputs (url and user added);
-# its outputs go to $tmp/ID.json, its outcome (success/failure) to $tmp/ID.outcome.
+# step ID FLAG...: the action with these inputs as jenkins-build flags (url,
+# user and token from the environment); its outputs go to $tmp/ID.json, its
+# outcome (success/failure) to $tmp/ID.outcome.
 step() {
   local id=$1
   shift
   echo "=== step $id" >&2
-  if (cd "$root" && npx --no-install tsx scripts/run-action.ts \
-    "url=$JENKINS_URL" "user=$JENKINS_USER" "$@") > "$tmp/$id.json"; then
+  if (cd "$tmp" && node "$root/dist/cli/index.js" --json "$@") > "$tmp/$id.json"; then
     echo success > "$tmp/$id.outcome"
   else
     echo failure > "$tmp/$id.outcome"
@@ -44,77 +46,74 @@ check() {
 
 check csrf
 
-step params "token=$JENKINS_TOKEN" job=params \
-  "parameters=BRANCH=$odd_branch
-DEBUG=true
-TARGET=production"
+step params --job params -p "BRANCH=$odd_branch" -p DEBUG=true -p TARGET=production
 check eq outcome "$(outcome params)" success
 check eq result "$(out params result)" SUCCESS
 check params "$(out params build-url)" "BRANCH=$odd_branch" DEBUG=true TARGET=production
 check started-by "$(out params build-url)" "$JENKINS_USER"
 
 # A password needs a crumb bound to the session for the POST (CSRF is on).
-step password "token=$JENKINS_PASSWORD" job=params parameters=TARGET=staging
+JENKINS_TOKEN=$JENKINS_PASSWORD step password --job params -p TARGET=staging
 check eq outcome "$(outcome password)" success
 check eq result "$(out password result)" SUCCESS
 check params "$(out password build-url)" BRANCH=main DEBUG=false TARGET=staging
 check started-by "$(out password build-url)" "$JENKINS_USER"
 
-step queued "token=$JENKINS_TOKEN" job=hello wait=false
+step queued --job hello --no-wait
 check eq outcome "$(outcome queued)" success
 check set queue-url "$(out queued queue-url)"
 check unset build-number "$(out queued build-number)"
 check unset result "$(out queued result)"
 check queued "$(out queued queue-url)" hello
 
-step started "token=$JENKINS_TOKEN" job=hello wait=started
+step started --job hello --wait started
 check eq outcome "$(outcome started)" success
 check set build-number "$(out started build-number)"
 check unset result "$(out started result)"
 check building "$(out started build-url)"
 
-step last "token=$JENKINS_TOKEN" job=hello build=last
+step last --job hello --build last
 check eq outcome "$(outcome last)" success
 check eq build-number "$(out last build-number)" "$(out started build-number)"
 check eq result "$(out last result)" SUCCESS
 
-step list "token=$JENKINS_TOKEN" list-jobs=true
+step list --list-jobs
 check eq outcome "$(outcome list)" success
 expected_jobs=(params hello failing sleepy to-disable)
 if [ "$plugins" = true ]; then expected_jobs+=(team/pipeline team/sleepy-pipeline); fi
 check jobs "$(out list jobs)" "${expected_jobs[@]}"
 
-step disable "token=$JENKINS_TOKEN" job=to-disable disable=true
+step disable --job to-disable --disable
 check eq outcome "$(outcome disable)" success
 check disabled "$(out disable job-url)"
 
-step failing "token=$JENKINS_TOKEN" job=failing
+step failing --job failing
 check eq outcome "$(outcome failing)" failure
 check eq result "$(out failing result)" FAILURE
 check set build-number "$(out failing build-number)"
 check result "$(out failing build-url)" FAILURE
 
-step failing-accepted "token=$JENKINS_TOKEN" job=failing accept=SUCCESS,FAILURE
+step failing-accepted --job failing --accept SUCCESS,FAILURE
 check eq outcome "$(outcome failing-accepted)" success
 check eq result "$(out failing-accepted result)" FAILURE
 
-step timeout "token=$JENKINS_TOKEN" job=sleepy timeout=20s
+step timeout --job sleepy --timeout 20s
 check eq outcome "$(outcome timeout)" failure
 check unset result "$(out timeout result)"
 check aborted "$(out timeout queue-url)"
 
 if [ "$plugins" = true ]; then
-  step pipeline "token=$JENKINS_TOKEN" job=team/pipeline parameters=TARGET=prod accept=SUCCESS,UNSTABLE
+  step pipeline --job team/pipeline -p TARGET=prod --accept SUCCESS,UNSTABLE
   check eq outcome "$(outcome pipeline)" success
   check eq result "$(out pipeline result)" UNSTABLE
   check params "$(out pipeline build-url)" TARGET=prod
   check tests "$(out pipeline build-url)" 2 1
 
-  step list-folder "token=$JENKINS_TOKEN" list-jobs=true job=team
+  step list-folder --list-jobs --job team
   check eq outcome "$(outcome list-folder)" success
   check jobs "$(out list-folder jobs)" team/pipeline team/sleepy-pipeline
 
-  step pipeline-timeout "token=$JENKINS_TOKEN" job=team/sleepy-pipeline timeout=20s
+  step pipeline-timeout --job team/sleepy-pipeline --timeout 20s
   check eq outcome "$(outcome pipeline-timeout)" failure
   check aborted "$(out pipeline-timeout queue-url)"
 fi

@@ -9,9 +9,10 @@ import { HELP } from '../../test-server/cli-options.js'
 /**
  * `npm run server` as a user runs it: spawned, its start-up lines read for
  * the login it made, and the bundle run against it with that login, by the
- * very command it prints (API token: Jenkins checks no crumb) and with the
- * password (crumb and session). Its --log lines show how each request
- * signed in; marker requests around each run delimit that run's lines.
+ * very commands it prints (jenkins-build with the API token: Jenkins checks
+ * no crumb) and with the password (crumb and session). Its --log lines show
+ * how each request signed in; marker requests around each run delimit that
+ * run's lines.
  */
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx')
 const TOKEN = '11c0ffee' + '0'.repeat(26)
@@ -121,13 +122,13 @@ describe('npm run server, and the action pointed at it by its start-up lines', (
     expect(startup).toMatch(/^ {4}user: alice\n {4}token: 11c0ffee0+\n {4}job: team\/app$/m)
   })
 
-  test('API token: the printed command runs the bundle; Jenkins checks no crumb', async () => {
+  test('API token: the printed commands run the bundle through jenkins-build; Jenkins checks no crumb', async () => {
     const url = /^ {4}url: (\S+)$/m.exec(startup)?.[1] ?? ''
-    const command = /^ {2}(npx tsx scripts\/run-action\.ts .*)$/m.exec(startup)?.[1] ?? ''
-    expect(command).toBe(
-      `npx tsx scripts/run-action.ts url=${url} user=alice token=${TOKEN} job=team/app`
-    )
-    const run = await shell(`${command} parameters=ENV=prod`)
+    const exports = /^ {2}(export JENKINS_URL=.*)$/m.exec(startup)?.[1] ?? ''
+    const command = /^ {2}(npx jenkins-build .*)$/m.exec(startup)?.[1] ?? ''
+    expect(exports).toBe(`export JENKINS_URL=${url} JENKINS_USER=alice JENKINS_TOKEN=${TOKEN}`)
+    expect(command).toBe('npx jenkins-build --job team/app')
+    const run = await shell(`${exports}\n${command} -p ENV=prod --json`)
     // The job was asked to fail: the step fails with it.
     expect(run.code, run.stderr).toBe(1)
     const outputs = JSON.parse(run.stdout) as Record<string, string>
@@ -136,9 +137,8 @@ describe('npm run server, and the action pointed at it by its start-up lines', (
     expect(run.stderr).toContain(
       "ENV=prod\nteam/app runs 0.3 sec and ends FAILURE, as the test server's command line asked\nFinished: FAILURE\n"
     )
-    // The token shows once, in the line that tells the runner to mask it.
-    expect(run.stderr.split(TOKEN)).toHaveLength(2)
-    expect(run.stderr).toContain(`::add-mask::${TOKEN}\n`)
+    // The token is masked from the first line, as on the runner.
+    expect(run.stdout + run.stderr).not.toContain(TOKEN)
 
     const lines = cli.stdout().slice(startup.length, (await marker(url, 'after-token-run')).start)
     expect(lines).toContain(

@@ -22,8 +22,9 @@ describe('test server start-up lines', () => {
       '    user: admin',
       `    token: ${TOKEN}`,
       '    job: hello',
-      'Or run dist/index.js by hand as the runner does, from the repository root:',
-      `  npx tsx scripts/run-action.ts url=http://127.0.0.1:8080 user=admin token=${TOKEN} job=hello`,
+      'Or from a terminal, in the repository root (jenkins-build runs dist/index.js as the runner does):',
+      `  export JENKINS_URL=http://127.0.0.1:8080 JENKINS_USER=admin JENKINS_TOKEN=${TOKEN}`,
+      '  npx jenkins-build --job hello',
       '  npm run local-action    (its .env.example points here)',
       'Stop it with Ctrl+C.'
     ])
@@ -53,8 +54,9 @@ describe('test server start-up lines', () => {
     expect(lines).toContain('Jobs: my app')
     expect(lines).toContain('    job: my app')
     expect(lines).toContain(
-      `  npx tsx scripts/run-action.ts url=http://127.0.0.1:9000/jenkins 'user=o'\\''neil' 'token=pa ss' 'job=my app'`
+      `  export JENKINS_URL=http://127.0.0.1:9000/jenkins JENKINS_USER='o'\\''neil' JENKINS_TOKEN='pa ss'`
     )
+    expect(lines).toContain(`  npx jenkins-build --job 'my app'`)
   })
 
   test('TLS and an auth proxy: the ca-cert and headers inputs, runnable by hand', () => {
@@ -77,14 +79,14 @@ describe('test server start-up lines', () => {
     expect(lines.join('\n')).toContain(
       "    headers: |\n      X-Key: one\n      X-Other: it's\n    ca-cert: ${{ secrets.JENKINS_CA }} # a secret holding the text of /tmp/ca dir/ca.pem"
     )
-    const command = lines.find(l => l.includes('run-action.ts')) ?? ''
+    const command = lines.find(l => l.includes('npx jenkins-build')) ?? ''
     expect(command).toContain(
-      `headers=$'X-Key: one\\nX-Other: it\\'s' ca-cert="$(cat '/tmp/ca dir/ca.pem')"`
+      `--headers $'X-Key: one\\nX-Other: it\\'s' --ca-cert "$(cat '/tmp/ca dir/ca.pem')"`
     )
     // The shell reads the headers word back as the two lines.
-    const word = /(headers=\$'.*?[^\\]')/.exec(command)?.[1] ?? ''
+    const word = /--headers (\$'.*?[^\\]')/.exec(command)?.[1] ?? ''
     const echoed = spawnSync('bash', ['-c', `printf '%s' ${word}`], { encoding: 'utf8' }).stdout
-    expect(echoed).toBe("headers=X-Key: one\nX-Other: it's")
+    expect(echoed).toBe("X-Key: one\nX-Other: it's")
   })
 
   test('no users: where it listens, and nothing to point at', () => {

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest'
+import { Masker } from '../../src/cli/masker.js'
+import { StepLog, terminalSafe, type RenderOptions } from '../../src/cli/render.js'
+
+/** Renders stdout (and stderr) as the command shows them. */
+function render(
+  stdout: string,
+  options: Partial<RenderOptions> = {},
+  masker = new Masker(),
+  stderr = ''
+): string {
+  let out = ''
+  const log = new StepLog(text => (out += text), masker, {
+    verbose: false,
+    color: false,
+    ...options
+  })
+  log.feed('stdout', stdout)
+  if (stderr) log.feed('stderr', stderr)
+  log.end()
+  return out
+}
+
+describe('StepLog: a step log for a terminal', () => {
+  it('groups as headings, annotations with their data unescaped, plain lines as they are', () => {
+    const stdout = [
+      '::group::Console of Jenkins hello #3',
+      'Started by user admin',
+      '::endgroup::',
+      '::warning::Jenkins said 100%25%0Asecond line',
+      '::notice title=t::noted',
+      '::error file=a.ts,line=3::Jenkins build #3 ended FAILURE',
+      '##[error]v1 form%5D',
+      '::unknown::is text',
+      ''
+    ].join('\n')
+    expect(render(stdout)).toBe(
+      [
+        '=== Console of Jenkins hello #3',
+        'Started by user admin',
+        'Warning: Jenkins said 100%',
+        'second line',
+        'Notice: noted',
+        'Error: Jenkins build #3 ended FAILURE',
+        'Error: v1 form]',
+        '::unknown::is text',
+        ''
+      ].join('\n')
+    )
+  })
+
+  it('debug lines only when verbose', () => {
+    expect(render('::debug::GET /api/json 200\nx\n')).toBe('x\n')
+    expect(render('::debug::GET /api/json 200\n', { verbose: true })).toBe(
+      'Debug: GET /api/json 200\n'
+    )
+  })
+
+  it('add-mask never shows, and its value is masked from then on, in either stream', () => {
+    const out = render(
+      'before p4ssw0rd\n::add-mask::p4ssw0rd\nafter p4ssw0rd\n::error::bad p4ssw0rd\n',
+      {},
+      new Masker(),
+      'stderr p4ssw0rd\n'
+    )
+    expect(out).toBe('before p4ssw0rd\nafter ***\nError: bad ***\nstderr ***\n')
+  })
+
+  it('a mask added before the step (the secrets the command was given) holds from the first line', () => {
+    const masker = new Masker()
+    masker.add('tok3n-value')
+    expect(render('url http://x?token=tok3n-value\n', {}, masker)).toBe('url http://x?token=***\n')
+  })
+
+  it('a stop-commands region is plain text, its markers hidden, a long token masked', () => {
+    const stdout = [
+      '::stop-commands::c0ns0le-t0ken',
+      '::error::from Jenkins, inert',
+      '##[group]also inert',
+      'mentions c0ns0le-t0ken',
+      '::c0ns0le-t0ken::',
+      '::error::acted on again',
+      ''
+    ].join('\n')
+    expect(render(stdout)).toBe(
+      [
+        '::error::from Jenkins, inert',
+        '##[group]also inert',
+        'mentions ***',
+        'Error: acted on again',
+        ''
+      ].join('\n')
+    )
+  })
+
+  it('commands the runner acts on silently show nothing; echo on shows command lines', () => {
+    expect(render('::save-state name=a::1\n::set-output name=b::2\n::add-matcher::m.json\n')).toBe(
+      ''
+    )
+    const echoed = render('::echo::on\n::add-mask::s3cret-x\n::warning::w s3cret-x\n::echo::off\n')
+    // As on the runner, the line that turns echo off is echoed itself.
+    expect(echoed).toBe('::add-mask::***\n::warning::w ***\nWarning: w ***\n::echo::off\n')
+  })
+
+  it('lines cut across chunks, \\r\\n and \\r line ends, a last line without a break', () => {
+    let out = ''
+    const log = new StepLog(text => (out += text), new Masker(), { verbose: false, color: false })
+    for (const chunk of ['::gro', 'up::Tit', 'le\r', '\nline one\rline', ' two']) {
+      log.feed('stdout', chunk)
+    }
+    expect(out).toBe('=== Title\nline one\n')
+    log.end()
+    expect(out).toBe('=== Title\nline one\nline two\n')
+  })
+
+  it('colours annotations and headings on a colour terminal only', () => {
+    expect(render('::error::boom\n::group::G\n', { color: true })).toBe(
+      '\x1b[31mError: boom\x1b[39m\n\x1b[1m=== G\x1b[22m\n'
+    )
+  })
+})
+
+describe('terminalSafe', () => {
+  it('keeps colour sequences on a colour terminal, drops them elsewhere; escapes every other control', () => {
+    const text = '\x1b[32mgreen\x1b[0m \x1b]52;c;ZXZpbA==\x07 \x1b[2J\ttab\x00\x9b'
+    expect(terminalSafe(text, true)).toBe(
+      '\x1b[32mgreen\x1b[0m \\x1b]52;c;ZXZpbA==\\x07 \\x1b[2J\ttab\\x00\\x9b'
+    )
+    expect(terminalSafe(text, false)).toBe('green \\x1b]52;c;ZXZpbA==\\x07 \\x1b[2J\ttab\\x00\\x9b')
+  })
+})

@@ -1,0 +1,52 @@
+/**
+ * The action's inputs as action.yml declares them: the one list the
+ * jenkins-build command takes its flags, help and defaults from, and the
+ * runner emulation its defaults (an input added to action.yml is a flag
+ * with no change here).
+ */
+import { readFileSync } from 'node:fs'
+import { parse } from 'yaml'
+
+/** One input of action.yml. */
+export interface ActionInput {
+  name: string
+  description: string
+  /** The `default:` as the runner passes it; undefined when there is none. */
+  default: string | undefined
+  required: boolean
+}
+
+/**
+ * Reads the `inputs:` of an action.yml. The failsafe schema reads every
+ * scalar as the string written (`default: 1.10` stays `1.10`), as the
+ * runner does: it passes inputs as text.
+ */
+export function readActionInputs(path: string): ActionInput[] {
+  const document: unknown = parse(readFileSync(path, 'utf8'), { schema: 'failsafe' })
+  const inputs = isRecord(document) ? document.inputs : undefined
+  if (!isRecord(inputs)) throw new Error(`${path} has no inputs: block`)
+  return Object.entries(inputs).map(([name, spec]) => {
+    if (!isRecord(spec)) throw new Error(`${path}: input ${name} is not a mapping`)
+    return {
+      name,
+      description: text(spec.description),
+      default: typeof spec.default === 'string' ? spec.default : undefined,
+      required: text(spec.required) === 'true'
+    }
+  })
+}
+
+/** The `default:` of every input that has one, by name. */
+export function inputDefaults(inputs: readonly ActionInput[]): Record<string, string> {
+  const defaults: Record<string, string> = {}
+  for (const input of inputs) if (input.default !== undefined) defaults[input.name] = input.default
+  return defaults
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : ''
+}

@@ -1,0 +1,206 @@
+/**
+ * The jenkins-build command line: one long flag per input of action.yml, so
+ * a flag exists for every input the action has, with its description as the
+ * help, and nothing here changes when an input is added. Inputs whose
+ * default is `true` or `false` are switches (`--log`, `--no-log`,
+ * `--log=false`, and `--wait=started` for one that takes a third value).
+ */
+import { closestNames } from '../suggest.js'
+import type { ActionInput } from './action-yml.js'
+
+/** A command line the command cannot run: the message says what was expected. */
+export class UsageError extends Error {}
+
+/** What the command line and the environment asked for. */
+export interface CommandLine {
+  /** Input values given as flags or by the environment, by input name. */
+  given: Record<string, string>
+  /** Print the outputs as JSON on stdout (the log then goes to stderr). */
+  json: boolean
+  /** Write the job summary to this file. */
+  summary?: string
+  /** Show debug lines (ACTIONS_STEP_DEBUG on the runner). */
+  verbose: boolean
+  help: boolean
+  /** Said before the run: a secret on the command line. */
+  warnings: string[]
+}
+
+/** Environment variables that give an input when its flag is absent. */
+export const ENV_INPUTS: Readonly<Record<string, string>> = {
+  url: 'JENKINS_URL',
+  user: 'JENKINS_USER',
+  token: 'JENKINS_TOKEN'
+}
+
+/** Inputs that hold secrets: masked in the command's output, and a flag for one is warned about. */
+export const SECRET_INPUTS: readonly string[] = ['token', 'job-token', 'github-token']
+
+/** The command's own flags (long names), which no input may take. */
+const OWN_FLAGS = ['json', 'summary', 'verbose', 'help', 'param']
+
+/** `${{ github.token }}` is the runner's to evaluate: from a terminal, GITHUB_TOKEN stands for it. */
+export function defaultsToGithubToken(input: ActionInput): boolean {
+  return /^\$\{\{\s*github\.token\s*\}\}$/.test(input.default?.trim() ?? '')
+}
+
+/** An input whose default is `true` or `false`: it may be given without a value. */
+export function isSwitch(input: ActionInput): boolean {
+  return input.default === 'true' || input.default === 'false'
+}
+
+/** Inputs by flag name; an input named like one of the command's own flags is a defect of action.yml. */
+function flagTable(inputs: readonly ActionInput[]): Map<string, ActionInput> {
+  const table = new Map<string, ActionInput>()
+  for (const input of inputs) {
+    if (OWN_FLAGS.includes(input.name) || input.name.startsWith('no-')) {
+      throw new Error(
+        `action.yml input '${input.name}' clashes with jenkins-build's own --${input.name}`
+      )
+    }
+    table.set(input.name, input)
+  }
+  return table
+}
+
+/** Parses the arguments; throws UsageError for a command line it cannot take. */
+export function parseCommandLine(
+  argv: readonly string[],
+  inputs: readonly ActionInput[],
+  env: Readonly<Record<string, string | undefined>>
+): CommandLine {
+  const table = flagTable(inputs)
+  const line: CommandLine = { given: {}, json: false, verbose: false, help: false, warnings: [] }
+  const params: Array<[string, string]> = []
+  const flagged = new Set<string>()
+  const value = (flag: string, at: number): string => {
+    const next = argv[at]
+    if (next === undefined) throw new UsageError(`${flag} needs a value`)
+    return next
+  }
+
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string
+    if (arg === '-h' || arg === '--help') {
+      line.help = true
+      continue
+    }
+    if (arg === '-p' || arg === '--param') {
+      params.push(param(value(arg, ++i), params.length + 1))
+      continue
+    }
+    if (arg.startsWith('--param=') || /^-p[^-]/.test(arg)) {
+      params.push(param(arg.slice(arg.startsWith('-p') ? 2 : '--param='.length), params.length + 1))
+      continue
+    }
+    if (!arg.startsWith('--')) {
+      throw new UsageError(
+        arg.startsWith('-')
+          ? `unknown option ${arg}`
+          : `unexpected argument '${arg}': every input is a flag (--job NAME, --url URL, ...)`
+      )
+    }
+    const eq = arg.indexOf('=')
+    const name = arg.slice(2, eq < 0 ? undefined : eq)
+    const inline = eq < 0 ? undefined : arg.slice(eq + 1)
+    if (name === 'json' || name === 'verbose') {
+      if (inline !== undefined) throw new UsageError(`--${name} takes no value`)
+      line[name] = true
+      continue
+    }
+    if (name === 'summary') {
+      line.summary = inline ?? value(arg, ++i)
+      continue
+    }
+    const negated = name.startsWith('no-') ? table.get(name.slice(3)) : undefined
+    if (negated) {
+      if (!isSwitch(negated)) {
+        throw new UsageError(`--${name}: --${negated.name} is not an on/off input`)
+      }
+      if (inline !== undefined) throw new UsageError(`--${name} takes no value`)
+      line.given[negated.name] = 'false'
+      flagged.add(negated.name)
+      continue
+    }
+    const input = table.get(name)
+    if (!input) throw new UsageError(`unknown option --${name}${suggestion(name, table)}`)
+    const next = argv[i + 1]
+    if (inline !== undefined) line.given[name] = inline
+    // A switch alone is on; a word after it is its value (`--wait started`).
+    else if (isSwitch(input) && (next === undefined || next.startsWith('-'))) {
+      line.given[name] = 'true'
+    } else line.given[name] = value(arg, ++i)
+    flagged.add(name)
+  }
+
+  if (params.length > 0) {
+    if (flagged.has('parameters')) throw new UsageError('give either --parameters or -p, not both')
+    line.given.parameters = parametersJson(params)
+  }
+  for (const [name, variable] of Object.entries(ENV_INPUTS)) {
+    const fromEnv = env[variable]
+    if (!flagged.has(name) && fromEnv) line.given[name] = fromEnv
+  }
+  for (const name of SECRET_INPUTS) {
+    if (!flagged.has(name)) continue
+    const variable = name === 'github-token' ? 'GITHUB_TOKEN' : ENV_INPUTS[name]
+    line.warnings.push(
+      `--${name} on the command line lands in your shell history, and in the process list while this runs` +
+        (variable ? `; set ${variable} in the environment instead.` : '.')
+    )
+  }
+  return line
+}
+
+/**
+ * Every input's value for the step, as the runner would pass it: action.yml's
+ * defaults, then what was given. `${{ github.token }}` becomes GITHUB_TOKEN
+ * (empty without it); another expression, which only a runner can evaluate,
+ * becomes empty.
+ */
+export function stepInputs(
+  inputs: readonly ActionInput[],
+  given: Readonly<Record<string, string>>,
+  env: Readonly<Record<string, string | undefined>>
+): Record<string, string> {
+  const values: Record<string, string> = {}
+  for (const input of inputs) {
+    if (input.default === undefined) continue
+    values[input.name] = defaultsToGithubToken(input)
+      ? (env.GITHUB_TOKEN ?? '')
+      : input.default.includes('${{')
+        ? ''
+        : input.default
+  }
+  return { ...values, ...given }
+}
+
+/** `-p NAME=value`: split on the first `=`, the name trimmed, the value as written. */
+function param(arg: string, index: number): [string, string] {
+  const eq = arg.indexOf('=')
+  // The value may be a secret: the message names the position, never the text.
+  if (eq < 0) throw new UsageError(`-p #${index} is not NAME=value (no '=')`)
+  const name = arg.slice(0, eq).trim()
+  if (name === '') throw new UsageError(`-p #${index} has an empty NAME before '='`)
+  return [name, arg.slice(eq + 1)]
+}
+
+/**
+ * The `parameters` input for the -p flags: a JSON object, which carries any
+ * value as it is (a line break, a leading `{`), a name given twice becoming
+ * a multi-value parameter as in the `NAME=value` lines form.
+ */
+function parametersJson(params: ReadonlyArray<[string, string]>): string {
+  const values = new Map<string, string[]>()
+  for (const [name, value] of params) values.set(name, [...(values.get(name) ?? []), value])
+  return JSON.stringify(
+    Object.fromEntries(
+      [...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list])
+    )
+  )
+}
+
+function suggestion(name: string, table: ReadonlyMap<string, ActionInput>): string {
+  const close = closestNames(name, [...table.keys(), ...OWN_FLAGS])
+  return close.length > 0 ? ` (did you mean ${close.map(n => `--${n}`).join(', ')}?)` : ''
+}

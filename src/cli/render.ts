@@ -1,0 +1,144 @@
+/**
+ * A step's output rendered for a terminal, as the runner's log shows it:
+ * the runner's own reading of the command stream (workflow-commands.ts)
+ * decides which lines are commands, and each command becomes what the log
+ * shows for it.
+ *
+ * - `::group::X` is a heading (`=== X`), `::endgroup::` shows nothing;
+ * - `::error::`, `::warning::`, `::notice::` are `Error: …`, `Warning: …`,
+ *   `Notice: …` with their data unescaped; `::debug::` is `Debug: …`, shown
+ *   only when asked (the runner's ACTIONS_STEP_DEBUG);
+ * - `::add-mask::` never shows, and its value is masked from then on, like
+ *   the secrets the command was given (masker.ts);
+ * - a `::stop-commands::` region is plain text; its two markers do not show
+ *   (the runner prints them, masked: they are plumbing, not log);
+ * - `::echo::on` shows later command lines as written, as the runner does;
+ * - the commands the runner acts on without a log line (`save-state`,
+ *   `set-output`, `set-env`, `add-path`, matchers) show nothing: the action
+ *   writes none of them (it uses the file commands), and a stray one from a
+ *   hostile Jenkins would be a defect the e2e tests catch, not log.
+ *
+ * A terminal also obeys control sequences, which the runner's web log does
+ * not: after masking, only colour (SGR) sequences pass, on a colour terminal;
+ * every other control character is shown escaped (`\x1b`), so that Jenkins
+ * text cannot move the cursor, retitle the window or write the clipboard.
+ */
+import type { Masker } from './masker.js'
+import {
+  CommandReader,
+  commandData,
+  LineSplitter,
+  type LogLine,
+  type RunnerCommand
+} from './workflow-commands.js'
+
+export interface RenderOptions {
+  /** Show `::debug::` lines (what ACTIONS_STEP_DEBUG does on the runner). */
+  verbose: boolean
+  /** Colour the annotations and headings, and pass Jenkins' own colours (a colour terminal). */
+  color: boolean
+}
+
+type Style = 'error' | 'warning' | 'notice' | 'debug' | 'heading'
+
+const STYLES: Record<Style, [string, string]> = {
+  error: ['\x1b[31m', '\x1b[39m'],
+  warning: ['\x1b[33m', '\x1b[39m'],
+  notice: ['\x1b[36m', '\x1b[39m'],
+  debug: ['\x1b[2m', '\x1b[22m'],
+  heading: ['\x1b[1m', '\x1b[22m']
+}
+
+const PREFIX: Partial<Record<string, [string, Style]>> = {
+  error: ['Error: ', 'error'],
+  warning: ['Warning: ', 'warning'],
+  notice: ['Notice: ', 'notice'],
+  debug: ['Debug: ', 'debug'],
+  group: ['=== ', 'heading']
+}
+
+// SGR (colour) sequences, or one control character but TAB.
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /(\x1b\[[0-9;:]*m)|[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g
+
+/** One line of text made safe for a terminal: colour sequences kept (or dropped), other controls shown escaped. */
+export function terminalSafe(text: string, color: boolean): string {
+  return text.replace(UNSAFE, (match, sgr: string | undefined) => {
+    if (sgr !== undefined) return color ? sgr : ''
+    return `\\x${match.charCodeAt(0).toString(16).padStart(2, '0')}`
+  })
+}
+
+/**
+ * One step's log, fed chunk by chunk from its stdout and stderr (one command
+ * state for both, as on the runner), written out line by line.
+ */
+export class StepLog {
+  private readonly reader = new CommandReader()
+  private readonly splitters = { stdout: new LineSplitter(), stderr: new LineSplitter() }
+  private echo = false
+
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly masker: Masker,
+    private readonly options: RenderOptions
+  ) {}
+
+  /** A chunk of the step's stdout or stderr. */
+  feed(stream: 'stdout' | 'stderr', chunk: string): void {
+    for (const text of this.splitters[stream].push(chunk)) this.line(this.reader.read(text))
+  }
+
+  /** The step has exited: its unfinished last lines are lines too. */
+  end(): void {
+    for (const splitter of Object.values(this.splitters)) {
+      for (const text of splitter.end()) this.line(this.reader.read(text))
+    }
+  }
+
+  /** A line of the command's own, under the same masking and terminal rules. */
+  note(text: string, style?: Style): void {
+    this.out(text, style)
+  }
+
+  private line(entry: LogLine): void {
+    const { command } = entry
+    if (!command) return this.out(entry.text)
+    // The command that ends a stopped region is a marker, like the one that began it.
+    if (entry.stopped) return
+    if (this.echo && command.name !== 'add-mask' && command.name !== 'stop-commands') {
+      this.out(entry.text)
+    }
+    this.act(command)
+  }
+
+  private act(command: RunnerCommand): void {
+    const data = commandData(command)
+    switch (command.name) {
+      case 'add-mask':
+        if (this.echo && data.trim() !== '') this.out('::add-mask::***')
+        this.masker.add(data)
+        return
+      case 'stop-commands':
+        // The runner masks a token longer than 6 characters.
+        if (data.length > 6) this.masker.add(data)
+        return
+      case 'echo':
+        if (/^(on|off)$/i.test(data.trim())) this.echo = data.trim().toLowerCase() === 'on'
+        return
+      case 'debug':
+        if (!this.options.verbose) return
+        break
+    }
+    const prefix = PREFIX[command.name]
+    if (prefix) this.out(`${prefix[0]}${data}`, prefix[1])
+  }
+
+  private out(text: string, style?: Style): void {
+    const { color } = this.options
+    const [open, close] = style && color ? STYLES[style] : ['', '']
+    for (const line of this.masker.mask(text).split(/\r\n|\r|\n/)) {
+      this.write(`${open}${terminalSafe(line, color)}${close}\n`)
+    }
+  }
+}

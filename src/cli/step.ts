@@ -1,0 +1,166 @@
+/**
+ * One step of a node action, started the way the GitHub runner starts it:
+ * the jenkins-build command runs the action's bundle with it, and so do the
+ * end-to-end tests, the demo and the benchmark (scripts/action-runner.ts), so
+ * a run from a terminal is the run the tests prove.
+ *
+ * What the runner gives a step (actions/runner, src/Runner.Worker): each
+ * input as INPUT_<NAME> (upper-cased, spaces as `_`, hyphens kept); the
+ * file-command files GITHUB_OUTPUT, GITHUB_STATE, GITHUB_ENV, GITHUB_PATH and
+ * GITHUB_STEP_SUMMARY, empty, one set per step; the event payload at
+ * GITHUB_EVENT_PATH; GITHUB_WORKSPACE and RUNNER_TEMP; for a post step, what
+ * the main step saved as STATE_<name>.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export interface StepSpec {
+  /** The Node binary. */
+  node: string
+  /** The action's entry point (dist/index.js). */
+  bundle: string
+  /** Every input's value by its action.yml name, defaults applied. */
+  inputs: Record<string, string>
+  /** The environment the step inherits, before the runner's own variables for it. */
+  env: Record<string, string>
+  /** The event the workflow runs for, written to GITHUB_EVENT_PATH. */
+  event: { name: string; payload: unknown }
+  /** What the main step saved: makes this the post step. */
+  state?: Record<string, string>
+  /** GITHUB_WORKSPACE (default: the step's temporary folder). */
+  workspace?: string
+  /** Leave GITHUB_STEP_SUMMARY unset. */
+  noSummary?: boolean
+  /** Set last, over the runner's own variables (RUNNER_DEBUG, a proxy, a CA file). */
+  overrides?: Record<string, string>
+  /** Keep the temporary folder; by default it is removed once its files are read. */
+  keep?: boolean
+  /** A process group of its own: a terminal's Ctrl+C then reaches only the caller, which forwards it as the runner does. */
+  detached?: boolean
+}
+
+export interface StepResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  /** GITHUB_OUTPUT, read. */
+  outputs: Record<string, string>
+  /** GITHUB_STATE, read: what a post step is given. */
+  state: Record<string, string>
+  /** GITHUB_STEP_SUMMARY's text. */
+  summary: string
+  /** GITHUB_ENV's text. */
+  env: string
+  durationMs: number
+  /** GITHUB_WORKSPACE. */
+  workspace: string
+}
+
+export interface RunningStep {
+  /** The step's process; its stdout and stderr are pipes in UTF-8. */
+  child: ChildProcess
+  /** Resolves when the process has exited and its files are read. */
+  done: Promise<StepResult>
+}
+
+/** The variable the runner passes an input in. */
+export function inputVariable(name: string): string {
+  return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
+}
+
+/** The Node 24 that `npm test` installs into tools/node24 (scripts/ensure-node24.mjs), when it is there. */
+export function installedNode24(root: string): string | undefined {
+  const path = join(root, 'tools', 'node24', 'node_modules', '.bin', 'node')
+  return existsSync(path) ? path : undefined
+}
+
+/** Parses a GITHUB_OUTPUT / GITHUB_STATE file: `name=value` lines and `name<<DELIM` heredocs. */
+export function parseFileCommands(text: string): Record<string, string> {
+  const result: Record<string, string> = {}
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? ''
+    if (line === '') continue
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line)
+    if (heredoc) {
+      const [, name, delimiter] = heredoc
+      const value: string[] = []
+      for (i++; i < lines.length && lines[i] !== delimiter; i++) value.push(lines[i] ?? '')
+      result[name as string] = value.join('\n')
+      continue
+    }
+    const eq = line.indexOf('=')
+    if (eq > 0) result[line.slice(0, eq)] = line.slice(eq + 1)
+  }
+  return result
+}
+
+/** Starts the step. */
+export function startStep(spec: StepSpec): RunningStep {
+  const dir = mkdtempSync(join(tmpdir(), 'jenkins-action-step-'))
+  const files = {
+    GITHUB_OUTPUT: join(dir, 'output'),
+    GITHUB_STATE: join(dir, 'state'),
+    GITHUB_ENV: join(dir, 'env'),
+    GITHUB_PATH: join(dir, 'path'),
+    GITHUB_STEP_SUMMARY: join(dir, 'summary.md')
+  }
+  for (const file of Object.values(files)) writeFileSync(file, '')
+  const eventPath = join(dir, 'event.json')
+  writeFileSync(eventPath, JSON.stringify(spec.event.payload))
+  const workspace = spec.workspace ?? dir
+
+  const env: Record<string, string> = {
+    ...spec.env,
+    GITHUB_WORKSPACE: workspace,
+    RUNNER_TEMP: dir,
+    GITHUB_EVENT_NAME: spec.event.name,
+    GITHUB_EVENT_PATH: eventPath,
+    ...files
+  }
+  if (spec.noSummary) delete env.GITHUB_STEP_SUMMARY
+  for (const [name, value] of Object.entries(spec.inputs)) env[inputVariable(name)] = value
+  for (const [key, value] of Object.entries(spec.state ?? {})) env[`STATE_${key}`] = value
+  Object.assign(env, spec.overrides)
+
+  const started = Date.now()
+  const child = spawn(spec.node, [spec.bundle], {
+    env,
+    cwd: spec.workspace,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: spec.detached ?? false
+  })
+  child.stdout?.setEncoding('utf8')
+  child.stderr?.setEncoding('utf8')
+  const done = new Promise<StepResult>((resolve, reject) => {
+    let failed = false
+    child.on('error', error => {
+      // A signal that could not be sent is no failure of the step.
+      if (child.pid !== undefined) return
+      // The process could not be started: 'close' may still follow.
+      failed = true
+      if (!spec.keep) rmSync(dir, { recursive: true, force: true })
+      reject(error)
+    })
+    child.on('close', (code, signal) => {
+      if (failed) return
+      const result: StepResult = {
+        code,
+        signal,
+        outputs: parseFileCommands(readFileSync(files.GITHUB_OUTPUT, 'utf8')),
+        state: parseFileCommands(readFileSync(files.GITHUB_STATE, 'utf8')),
+        summary: existsSync(files.GITHUB_STEP_SUMMARY)
+          ? readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')
+          : '',
+        env: readFileSync(files.GITHUB_ENV, 'utf8'),
+        durationMs: Date.now() - started,
+        workspace
+      }
+      // Thousands of runs a test suite: what was read is all a caller needs.
+      if (!spec.keep) rmSync(dir, { recursive: true, force: true })
+      resolve(result)
+    })
+  })
+  return { child, done }
+}

@@ -1,0 +1,219 @@
+/**
+ * The GitHub runner's reading of a step's output, rule for rule: what the
+ * jenkins-build command renders for a terminal, and what the tests assert the
+ * runner would act on. From actions/runner:
+ * - src/Runner.Sdk/ProcessInvoker.cs reads stdout and stderr with
+ *   StreamReader.ReadLine, which ends a line at `\r`, `\n` or `\r\n`;
+ *   src/Runner.Worker/Handlers/NodeScriptActionHandler.cs feeds both streams
+ *   to the same ActionCommandManager (one stop-commands state for both);
+ * - src/Runner.Common/ActionCommand.cs: TryParseV2 takes `message.TrimStart()`
+ *   and needs it to start with `::`, then `name[ props]::data`; TryParse (v1)
+ *   looks for `##[` ANYWHERE in the line (`IndexOf`), then `name[ props]]data`;
+ *   both only for registered names; the data and properties are unescaped
+ *   (UnescapeData, UnescapeProperty, Unescape);
+ * - src/Runner.Worker/ActionCommandManager.cs TryProcessCommand: v2 is tried
+ *   first, then v1; names are compared case-insensitively; after
+ *   `stop-commands` with a token, nothing acts until a command named as the
+ *   token (`::TOKEN::` or `##[TOKEN]`), which is registered while it stands.
+ */
+
+/** Commands the runner registers (ActionCommandManager and the issue/group extensions). */
+export const REGISTERED_COMMANDS: readonly string[] = [
+  'add-mask',
+  'add-matcher',
+  'remove-matcher',
+  'debug',
+  'notice',
+  'warning',
+  'error',
+  'group',
+  'endgroup',
+  'echo',
+  'save-state',
+  'set-output',
+  'set-env',
+  'add-path',
+  'stop-commands'
+]
+
+export interface RunnerCommand {
+  /** Lower-cased (the runner compares names case-insensitively). */
+  name: string
+  properties: string
+  /** The data as written (still escaped): commandData() unescapes it. */
+  value: string
+  form: 'v2' | 'v1'
+}
+
+export interface LogLine {
+  text: string
+  /** The workflow command the runner parsed from this line, when it acted on it (or it resumed commands). */
+  command?: RunnerCommand
+  /** Whether command processing was stopped when the runner read this line. */
+  stopped: boolean
+}
+
+// .NET's char.IsWhiteSpace, which String.TrimStart() removes: not quite
+// JavaScript's \s (U+0085 is in, U+FEFF is out).
+const DOTNET_LEADING_SPACE =
+  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/
+
+function registered(name: string, extra: string | undefined): boolean {
+  const lower = name.toLowerCase()
+  return REGISTERED_COMMANDS.includes(lower) || (extra !== undefined && lower === extra)
+}
+
+/** ActionCommand.TryParseV2. */
+export function parseV2(line: string, extra?: string): RunnerCommand | undefined {
+  const message = line.replace(DOTNET_LEADING_SPACE, '')
+  if (!message.startsWith('::')) return undefined
+  const end = message.indexOf('::', 2)
+  if (end < 0) return undefined
+  const info = message.slice(2, end)
+  const space = info.indexOf(' ')
+  const name = space < 0 ? info : info.slice(0, space)
+  if (!registered(name, extra)) return undefined
+  return {
+    name: name.toLowerCase(),
+    properties: space < 0 ? '' : info.slice(space + 1).trim(),
+    value: message.slice(end + 2),
+    form: 'v2'
+  }
+}
+
+/** ActionCommand.TryParse: `##[` anywhere in the line. */
+export function parseV1(line: string, extra?: string): RunnerCommand | undefined {
+  const start = line.indexOf('##[')
+  if (start < 0) return undefined
+  const close = line.indexOf(']', start)
+  if (close < 0) return undefined
+  const info = line.slice(start + 3, close)
+  const space = info.indexOf(' ')
+  const name = space < 0 ? info : info.slice(0, space)
+  if (!registered(name, extra)) return undefined
+  return {
+    name: name.toLowerCase(),
+    properties: space < 0 ? '' : info.slice(space + 1),
+    value: line.slice(close + 1),
+    form: 'v1'
+  }
+}
+
+// ActionCommand's escape tables, applied in this order to unescape.
+const V1_ESCAPES: ReadonlyArray<[string, string]> = [
+  ['%3B', ';'],
+  ['%0D', '\r'],
+  ['%0A', '\n'],
+  ['%5D', ']'],
+  ['%25', '%']
+]
+const DATA_ESCAPES: ReadonlyArray<[string, string]> = [
+  ['%0D', '\r'],
+  ['%0A', '\n'],
+  ['%25', '%']
+]
+const PROPERTY_ESCAPES: ReadonlyArray<[string, string]> = [
+  ['%0D', '\r'],
+  ['%0A', '\n'],
+  ['%3A', ':'],
+  ['%2C', ','],
+  ['%25', '%']
+]
+
+function unescape(text: string, table: ReadonlyArray<[string, string]>): string {
+  return table.reduce((value, [escaped, plain]) => value.split(escaped).join(plain), text)
+}
+
+/** The command's data as the runner hands it to the command (UnescapeData for v2, Unescape for v1). */
+export function commandData(command: RunnerCommand): string {
+  return unescape(command.value, command.form === 'v2' ? DATA_ESCAPES : V1_ESCAPES)
+}
+
+/** The command's `name=value` properties, unescaped (v2: `,`-separated; v1: `;`-separated). */
+export function commandProperties(command: RunnerCommand): Record<string, string> {
+  const properties: Record<string, string> = {}
+  const separator = command.form === 'v2' ? ',' : ';'
+  for (const pair of command.properties.split(separator)) {
+    const eq = pair.indexOf('=')
+    if (eq <= 0 || eq === pair.length - 1) continue
+    const table = command.form === 'v2' ? PROPERTY_ESCAPES : V1_ESCAPES
+    properties[pair.slice(0, eq)] = unescape(pair.slice(eq + 1), table)
+  }
+  return properties
+}
+
+/**
+ * Splits one stream into lines as StreamReader.ReadLine does, chunk by
+ * chunk: a `\r\n` cut between two chunks is still one line break.
+ */
+export class LineSplitter {
+  private partial = ''
+  private afterCr = false
+
+  /** The lines that `chunk` completes. */
+  push(chunk: string): string[] {
+    if (chunk === '') return []
+    const text = this.afterCr && chunk.startsWith('\n') ? chunk.slice(1) : chunk
+    this.afterCr = text.endsWith('\r')
+    const parts = (this.partial + text).split(/\r\n|\r|\n/)
+    this.partial = parts.pop() ?? ''
+    return parts
+  }
+
+  /** The last line, when the stream ended without a line break after it. */
+  end(): string[] {
+    const last = this.partial
+    this.partial = ''
+    // The text after the last line break is a line only when it is not empty.
+    return last === '' ? [] : [last]
+  }
+}
+
+/**
+ * ActionCommandManager.TryProcessCommand, line by line: which command the
+ * runner acts on, and the stop-commands state that decides it. One reader
+ * serves both streams of a step, as the runner's one manager does.
+ */
+export class CommandReader {
+  private token: string | undefined
+
+  read(text: string): LogLine {
+    const command = parseV2(text, this.token) ?? parseV1(text, this.token)
+    if (this.token !== undefined) {
+      const resumes = command?.name === this.token
+      if (resumes) this.token = undefined
+      return { text, stopped: true, ...(resumes ? { command } : {}) }
+    }
+    if (!command) return { text, stopped: false }
+    if (command.name === 'stop-commands') this.token = command.value.toLowerCase()
+    return { text, stopped: false, command }
+  }
+
+  /** Whether command processing is stopped now (a stop not yet resumed). */
+  get stopped(): boolean {
+    return this.token !== undefined
+  }
+}
+
+/** Reads stdout the way the runner does, line by line, honouring stop-commands. */
+export function runnerView(stdout: string): LogLine[] {
+  const splitter = new LineSplitter()
+  const reader = new CommandReader()
+  return [...splitter.push(stdout), ...splitter.end()].map(text => reader.read(text))
+}
+
+/** The commands the runner would act on, optionally only those named `name`. */
+export function commands(stdout: string, name?: string): RunnerCommand[] {
+  return runnerView(stdout)
+    .filter(line => !line.stopped && line.command !== undefined)
+    .map(line => line.command as RunnerCommand)
+    .filter(command => name === undefined || command.name === name)
+}
+
+/** Whether command processing is still stopped after the whole of stdout (a stop never resumed). */
+export function endsStopped(stdout: string): boolean {
+  const reader = new CommandReader()
+  const splitter = new LineSplitter()
+  for (const text of [...splitter.push(stdout), ...splitter.end()]) reader.read(text)
+  return reader.stopped
+}
