@@ -4,6 +4,7 @@
  * action (a matrix: one runner per job); then many single-job runs at once
  * against one server, for what a busy repository costs its Jenkins.
  */
+import os from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
   mulberry32,
@@ -44,8 +45,8 @@ const settings = (quick: boolean): Settings => ({
   buildMs: quick ? 15_000 : 60_000,
   jitter: 0.05,
   history: 5,
-  crowds: quick ? [10, 20] : [50, 100],
-  crowdBuildMs: quick ? 15_000 : 60_000
+  crowds: quick ? [10, 20] : [50, 200],
+  crowdBuildMs: quick ? 15_000 : 90_000
 })
 
 /** One build of a side: its job, its server state, and when the step reported its end. */
@@ -78,6 +79,8 @@ interface Crowd {
   delayP95: number
   /** Step wall time minus build duration, median. */
   overheadMedian: number
+  /** The machine's 1-minute load average when the first build ended (2 cores here): a crowd that measures the machine shows here. */
+  load: number
 }
 
 /** When the chunk holding `text` reached this process (NaN when it never did). */
@@ -208,10 +211,20 @@ async function measureCrowd(n: number, buildMs: number): Promise<Crowd> {
       Array.from({ length: 5 }, () => ({ durationMs: buildMs }))
     )
     log(`jobs: ${n} single-job runs at once against one server`)
+    let load = NaN
+    const firstEnd = setInterval(() => {
+      if (jenkins.builds('crowd').some(b => b.finishedAt !== null)) {
+        load = os.loadavg()[0] as number
+        clearInterval(firstEnd)
+      }
+    }, 250)
     const runs = await Promise.all(
       Array.from({ length: n }, async (_, i) => {
-        // Start-ups spread over a few seconds, as pushes to a busy repository's pull requests are.
-        await sleep(Math.round((i * 5000) / n))
+        // Start-ups spread as pushes to a busy repository's pull requests are,
+        // and so that 200 Node start-ups do not measure this 2-core machine:
+        // 100 ms apart, so every run is following its build well before the
+        // first one ends (the steady window below).
+        await sleep(i * CROWD_SPACING_MS)
         return expectSuccess(
           await runOurs({
             jenkins,
@@ -223,6 +236,7 @@ async function measureCrowd(n: number, buildMs: number): Promise<Crowd> {
         )
       })
     )
+    clearInterval(firstEnd)
     const requests = jenkins.requests.filter(q => q.user === u.name)
     const start = Math.min(...runs.map(r => r.spawnAt))
     const end = Math.max(...runs.map(r => r.exitAt))
@@ -241,6 +255,7 @@ async function measureCrowd(n: number, buildMs: number): Promise<Crowd> {
       overallRate: requests.length / ((end - start) / 1000),
       delayMedian: median(detections),
       delayP95: percentile(detections, 95),
+      load,
       overheadMedian: median(
         runs.map(
           r => r.exitAt - r.spawnAt - ((r.build?.finishedAt ?? NaN) - (r.build?.startedAt ?? NaN))
@@ -253,6 +268,7 @@ async function measureCrowd(n: number, buildMs: number): Promise<Crowd> {
 }
 
 const RATE_TARGET = 2
+const CROWD_SPACING_MS = 100
 const DELAY_TARGET = 1000
 
 function kindList(k: Record<string, number>): string {
@@ -346,7 +362,8 @@ function section(pair: { jobs: Side; singles: Side }, crowds: Crowd[], s: Settin
       'req/s over the span',
       'per run',
       'delay median / p95',
-      'overhead median'
+      'overhead median',
+      'load average (1 min)'
     ],
     crowds.map(c => [
       `${c.runs}`,
@@ -355,12 +372,13 @@ function section(pair: { jobs: Side; singles: Side }, crowds: Crowd[], s: Settin
       formatRate(c.overallRate),
       formatRate(c.steadyRate / c.runs),
       `${S(c.delayMedian)} / ${S(c.delayP95)}`,
-      S(c.overheadMedian)
+      S(c.overheadMedian),
+      c.load.toFixed(2)
     ])
   )
   return {
     settings: [
-      `- Several jobs: ${s.builds} jobs whose builds last ${label} ± ${Math.round(s.jitter * 100)} % (seeded; each job has ${s.history} earlier builds drawn the same way, so Jenkins has an estimate), one console line a second. Ours with \`jobs\` listing all ${s.builds} (one process); then ${s.builds} single-job runs of the action at once on a copy of the same jobs (a matrix: one process, one runner each, started 50 ms apart). The delay runs from the build's \`building: false\` to the step's \`finished\` line for it. Then ${crowds.map(c => c.runs).join(' and ')} single-job runs at once (start-ups spread over 5 s) of a ${S(s.crowdBuildMs)} job with history, against one server.`
+      `- Several jobs: ${s.builds} jobs whose builds last ${label} ± ${Math.round(s.jitter * 100)} % (seeded; each job has ${s.history} earlier builds drawn the same way, so Jenkins has an estimate), one console line a second. Ours with \`jobs\` listing all ${s.builds} (one process); then ${s.builds} single-job runs of the action at once on a copy of the same jobs (a matrix: one process, one runner each, started 50 ms apart). The delay runs from the build's \`building: false\` to the step's \`finished\` line for it. Then ${crowds.map(c => c.runs).join(' and ')} single-job runs at once (start-ups ${CROWD_SPACING_MS} ms apart) of a ${S(s.crowdBuildMs)} job with history, against one server.`
     ],
     executors: Math.max(s.builds, ...crowds.map(c => c.runs)),
     rows,
@@ -375,7 +393,7 @@ function section(pair: { jobs: Side; singles: Side }, crowds: Crowd[], s: Settin
     ],
     notes: [
       `- **Several jobs**: one step followed ${s.builds} builds with ${jobs.requests} requests (${formatRate(rate(jobs))} over ${S(jobs.spanMs)}); the ${s.builds} single-job runs made ${singles.requests} (${formatRate(rate(singles))}), ${ratio(singles.requests, jobs.requests)} as many. The step's polls are rounds: \`computer/api/json\` lists every running build (and \`queue/api/json\` while some wait), so one request watches them all, aimed at the earliest expected end; each build then costs one read of its JSON and one of its console once it ended, printed in its own group. Detection: median ${S(median(jobsDelays))} (p95 ${S(percentile(jobsDelays, 95))}) against ${S(median(singleDelays))} (p95 ${S(percentile(singleDelays, 95))}) for single runs, which read each console live.`,
-      `- **A busy repository**: ${crowds.map(c => `${c.runs} runs at once cost Jenkins ${formatRate(c.steadyRate)} while they all followed their builds`).join('; ')} — about ${formatRate(perRunMedian)} per run, each reading its console live (a poll every 1.9 s while it grows) and aiming at the end. 200 runs at once were not measured: each is a Node process of about 75 MB and this machine has 2 cores shared with others, so 200 would measure the machine rather than the action. The rate grows with the number of runs (each run's schedule is its own; ${crowds.length > 1 ? `per run ${crowds.map(c => formatRate(c.steadyRate / c.runs)).join(' at ')}` : 'see above'}), so 200 runs would cost about ${formatRate(perRunMedian * 200)} (200 × the per-run rate measured here; an extrapolation, not a measurement). The same 200 builds from ten steps of \`jobs\` (twenty each) would cost what ten of the several-jobs steps above cost: about ${formatRate(rate(jobs) * 10)}.`
+      `- **A busy repository**: ${crowds.map(c => `${c.runs} runs at once cost Jenkins ${formatRate(c.steadyRate)} while they all followed their builds`).join('; ')} — about ${formatRate(perRunMedian)} per run, each reading its console live (a poll every 1.9 s while it grows) and aiming at the end. The rate grows with the number of runs: each run's schedule is its own (${crowds.length > 1 ? `per run ${crowds.map(c => formatRate(c.steadyRate / c.runs)).join(' at ')}` : 'see above'}). The same 200 builds from ten steps of \`jobs\` (twenty each) would cost what ten of the several-jobs steps above cost: about ${formatRate(rate(jobs) * 10)}.`
     ]
   }
 }
