@@ -42,6 +42,19 @@ describe('abortRemote', () => {
     expect(api.calls).toEqual(['getQueueItem 9'])
   })
 
+  it("the step's own requests folded together (a job listed twice) are not another request's", async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [queued(2)]
+    expect(await abortRemote(api, { job, queueId: 9, ownRequests: 2 }, silentLogger, timings)).toBe(
+      'cancelled Jenkins queue item 9'
+    )
+    const shared = new FakeApi()
+    shared.queueAnswers = [queued(3)]
+    expect(
+      await abortRemote(shared, { job, queueId: 9, ownRequests: 2 }, silentLogger, timings)
+    ).toBe('left queue item 9 running: shared with another request')
+  })
+
   it('leaves work Jenkins merged our request into (303) without a request', async () => {
     const api = new FakeApi()
     expect(await abortRemote(api, { job, queueId: 9, shared: true }, silentLogger, timings)).toBe(

@@ -160,6 +160,21 @@ describe('CommitStatusReporter', () => {
     expect(JSON.stringify(lines)).not.toContain(TOKEN)
   })
 
+  it('reporters sharing a gate (one per build with jobs) stop together after one 403, with one warning', async () => {
+    const { logger, warnings } = recorder()
+    const { scope } = expectStatuses(pushContext.sha, 1, 403)
+    const gate = { closed: false }
+    const make = (context: string) =>
+      new CommitStatusReporter({ token: TOKEN, context, logger, fetch, gate }, pushContext)
+    const [a, b] = [make('jenkins/a'), make('jenkins/b')]
+    await a.pending('Queued')
+    await b.pending('Queued')
+    await b.finish('SUCCESS', 'ok')
+    expect(scope.isDone()).toBe(true)
+    expect(gate.closed).toBe(true)
+    expect(warnings()).toHaveLength(1)
+  })
+
   it('warns on 404 (no access to the repository) the same way', async () => {
     const { logger, warnings } = recorder()
     expectStatuses(pushContext.sha, 1, 404)

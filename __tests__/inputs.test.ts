@@ -59,7 +59,9 @@ describe('parseSettings', () => {
       scan: 'if-missing',
       jobToken: '',
       headers: [],
-      caCerts: []
+      caCerts: [],
+      failFast: false,
+      inputWarnings: []
     })
   })
 

@@ -1,21 +1,21 @@
 import * as core from '@actions/core'
-import { downloadArtifacts } from './artifacts.js'
 import type { BranchJob } from './branch.js'
+import {
+  indexingBuildQueued,
+  lastBuild,
+  readProducts,
+  statusFailure,
+  statusReporter,
+  stdoutDrained,
+  warnUnknownParameters,
+  type PartsOutput
+} from './build-parts.js'
 import type { CommitStatusReporter } from './commit-status.js'
 import { Output } from './constants.js'
 import { coreLogger } from './core-logger.js'
 import { BuildFollower, type EndWatch } from './follower.js'
 import type { Settings } from './inputs.js'
-import { JenkinsError } from './jenkins/errors.js'
-import { notAJob } from './jenkins/trigger.js'
-import type {
-  Build,
-  BuildOutputsApi,
-  BuildRef,
-  JenkinsApi,
-  JobInfo,
-  TriggerResult
-} from './jenkins/types.js'
+import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from './jenkins/types.js'
 import { ConsoleStreamer, withCommandsStopped } from './log-stream.js'
 import { expectationFrom, expectationFromEstimate } from './poll-policy.js'
 import type { Progress } from './progress.js'
@@ -26,10 +26,14 @@ import {
   writeSummary,
   type BuildOutcome
 } from './report.js'
-import { failedStage, isPipeline, isPipelineJob, readStages, watchForInput } from './stages.js'
-import { closestNames } from './suggest.js'
-import { annotateFailedTests, readTests } from './test-report.js'
-import { abortReason, StepAborted, throwIfAborted } from './wait.js'
+import { isPipeline, isPipelineJob, watchForInput } from './stages.js'
+import { throwIfAborted } from './wait.js'
+
+/** The step log and its annotations, for the parts build-parts.ts shares. */
+const partsOutput: PartsOutput = {
+  logger: coreLogger,
+  annotate: (message, title) => core.error(message, { title })
+}
 
 /**
  * Triggers the job (or picks its last build), follows the build, streams its
@@ -44,14 +48,8 @@ export async function buildJob(
   branch?: BranchJob
 ): Promise<void> {
   const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal })
-  // Octokit is evaluated only when asked for (start-up cost); "eager" keeps
-  // it in the one bundle file rather than a chunk of its own.
   const status = settings.commitStatus
-    ? new (await import(/* webpackMode: "eager" */ './commit-status.js')).CommitStatusReporter({
-        token: settings.githubToken,
-        context: settings.statusContext,
-        logger: coreLogger
-      })
+    ? await statusReporter(settings, settings.statusContext, coreLogger)
     : undefined
   try {
     await follow(api, settings, signal, progress, follower, status, branch)
@@ -93,14 +91,10 @@ async function follow(
     throwIfAborted(signal)
     // The scan that created a branch job already queued its build: that one.
     const queued = branch?.indexingBuild
-      ? indexingBuildQueued(api, info, settings, branch.indexingBuild.queueId)
+      ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
       : await api.trigger(info, settings.job, settings.parameters)
     progress.queued(queued.queueId, queued.merged)
-    warnUnknownParameters(
-      queued.unknownParameters,
-      info.parameterDefinitions.map(p => p.name),
-      name
-    )
+    warnUnknownParameters(queued.unknownParameters, info, name, coreLogger)
     outcome.queueUrl = queued.queueUrl
     outcome.parameters = settings.parameters
     core.setOutput(Output.QueueUrl, queued.queueUrl)
@@ -128,7 +122,7 @@ async function follow(
       expect: expectationFrom(info.recent ?? [])
     }
   } else {
-    first = await lastBuild(api, settings)
+    first = await lastBuild(api, settings.job, settings.build)
     pipeline = isPipeline(first)
     from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) }
     progress.started({
@@ -159,7 +153,7 @@ async function follow(
   coreLogger.info(
     `Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
   )
-  await readProducts(api, settings, ref, final, outcome, signal)
+  await readProducts(api, settings, ref, final, outcome, signal, partsOutput)
   await status?.finish(
     final.result ?? 'error',
     `Jenkins #${ref.number}: ${final.result ?? 'no result'}`,
@@ -221,50 +215,6 @@ async function waitForEnd(
   }
 }
 
-/**
- * What the finished build produced: its failed tests (annotated), its
- * Pipeline stages, and the artifacts the user asked for. Each is its own
- * module; reading tests and stages is a help and never fails the step.
- */
-async function readProducts(
-  api: JenkinsApi & BuildOutputsApi,
-  settings: Settings,
-  ref: BuildRef,
-  final: Build,
-  outcome: BuildOutcome,
-  signal: AbortSignal
-): Promise<void> {
-  outcome.tests = await readTests(api, ref, final, coreLogger)
-  if (outcome.tests)
-    annotateFailedTests(outcome.tests, (message, title) => core.error(message, { title }))
-  outcome.stages = await readStages(api, ref, final, coreLogger)
-  outcome.failedStage = failedStage(outcome.stages, final.result)?.name
-  if (settings.artifacts.length > 0) {
-    outcome.artifacts = await downloadArtifacts(api, settings, ref, coreLogger, signal)
-  }
-}
-
-/** A commit status description for a step that failed before the build's result was known. */
-function statusFailure(error: unknown, signal: AbortSignal): string {
-  if (error instanceof StepAborted || signal.aborted) {
-    return abortReason(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled'
-  }
-  return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed'
-}
-
-/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
-function stdoutDrained(): Promise<void> {
-  const out = process.stdout
-  if (!out.writableNeedDrain) return Promise.resolve()
-  return new Promise(resolve => {
-    const done = (): void => {
-      out.off('drain', done).off('close', done).off('error', done)
-      resolve()
-    }
-    out.on('drain', done).on('close', done).on('error', done)
-  })
-}
-
 /** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
 async function finish(
   outcome: BuildOutcome,
@@ -284,51 +234,4 @@ async function finish(
     throw new Error([message, ...problems].join('\n'))
   }
   if (problems.length > 0) throw new Error(problems.join('\n'))
-}
-
-async function lastBuild(api: JenkinsApi, settings: Settings): Promise<Build> {
-  const which = settings.build === 'last' ? 'lastBuild' : 'lastSuccessfulBuild'
-  try {
-    return await api.getBuild(settings.job, which)
-  } catch (error) {
-    if (!(error instanceof JenkinsError && error.kind === 'not-found')) throw error
-    // Tell "no such job" (or not a job) from "no such build": all are 404.
-    const info = await api.getJob(settings.job)
-    if (info.isFolder) throw notAJob(info, settings.jobName, api.baseUrl)
-    throw new JenkinsError(
-      'not-found',
-      `Jenkins job ${settings.jobName} has no ${settings.build === 'last' ? '' : 'successful '}build yet (build: ${settings.build}), on ${api.baseUrl}.`,
-      404
-    )
-  }
-}
-
-/** The queue item of the build branch indexing started, in the shape of a trigger's answer. */
-function indexingBuildQueued(
-  api: JenkinsApi,
-  info: JobInfo,
-  settings: Settings,
-  queueId: number
-): TriggerResult {
-  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
-  return {
-    queueId,
-    queueUrl: `${api.baseUrl}/queue/item/${queueId}/`,
-    merged: false,
-    unknownParameters: Object.keys(settings.parameters).filter(key => !defined.has(key))
-  }
-}
-
-function warnUnknownParameters(unknown: string[], defined: string[], job: string): void {
-  for (const name of unknown) {
-    const close = closestNames(name, defined, 1)[0]
-    const hint = close
-      ? ` Did you mean '${close}'?`
-      : defined.length
-        ? ` It defines: ${defined.join(', ')}.`
-        : ' It takes no parameters.'
-    core.warning(
-      `Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`
-    )
-  }
 }

@@ -13,6 +13,8 @@ export interface RemoteTarget {
   shared?: boolean
   /** A trigger whose answer was lost or cut by the cancel: what it queued is looked for, then cancelled. */
   lostTrigger?: LostTrigger
+  /** How many of this step's own requests Jenkins folded into the item (default 1): only more causes than that mean another request shares it. */
+  ownRequests?: number
 }
 
 export interface AbortTimings {
@@ -83,7 +85,7 @@ export async function abortRemote(
       const id = queueId
       // undefined: no answer in time; null: Jenkins no longer knows the item.
       let item = await briefly(readQueueItem(api, id), timings.shareCheckMs)
-      if (item && isShared(item.actions)) return leftShared(`queue item ${id}`)
+      if (item && isShared(item.actions, target.ownRequests)) return leftShared(`queue item ${id}`)
       if (item === undefined || (item !== null && !hasLeft(item))) {
         // No compare-and-cancel in Jenkins: a fold between the look and the
         // cancel (one round trip) is not seen.
@@ -106,7 +108,9 @@ export async function abortRemote(
       return `build #${ref.number} had already finished (${current.result ?? 'no result'})`
     }
     // Folded into after we queued it, or found through a 201 that folded ours in.
-    if (current && isShared(current.actions)) return leftShared(`build #${ref.number}`)
+    if (current && isShared(current.actions, target.ownRequests)) {
+      return leftShared(`build #${ref.number}`)
+    }
     return `${await stopBuild(api, ref, logger, timings, until)}${found}`
   } catch (error) {
     logger.warning(`Could not abort the Jenkins work: ${(error as Error).message}`)
@@ -114,8 +118,11 @@ export async function abortRemote(
   }
 }
 
+/** How abortRemote's answer ends when it left the work alone because another request shares it. */
+export const SHARED_WORK_LEFT = 'running: shared with another request'
+
 function leftShared(what: string): string {
-  return `left ${what} running: shared with another request`
+  return `left ${what} ${SHARED_WORK_LEFT}`
 }
 
 /** What `read` gives within `ms`, or undefined when it failed or took longer (it is left to the client's own bound). */

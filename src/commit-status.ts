@@ -10,6 +10,13 @@ export interface CommitStatusOptions {
   logger: Logger
   /** For tests: a fetch nock can intercept. Default: @actions/github's fetch, which honours the runner's proxy settings. */
   fetch?: typeof fetch
+  /** Shared by the reporters of one step (one per build with `jobs`): a token refused once is not tried, nor warned about, again. */
+  gate?: StatusGate
+}
+
+/** Whether the statuses of a step stopped for good (a token without `statuses: write`). */
+export interface StatusGate {
+  closed: boolean
 }
 
 /** The parts of @actions/github's context the reporter reads. */
@@ -29,6 +36,7 @@ export class CommitStatusReporter {
   private readonly logger: Logger
   private readonly context: string
   private readonly token: string
+  private readonly gate: StatusGate
   private target?: { owner: string; repo: string; sha: string }
   private octokit?: ReturnType<typeof getOctokit>
   private final = false
@@ -43,6 +51,7 @@ export class CommitStatusReporter {
     this.logger = options.logger
     this.context = options.context
     this.token = options.token
+    this.gate = options.gate ?? { closed: false }
     try {
       const ctx = ghContext ?? actionsContext
       const { owner, repo } = ctx.repo
@@ -104,7 +113,7 @@ export class CommitStatusReporter {
   private async set(state: State, description: string, targetUrl?: string): Promise<void> {
     const target = this.target
     const octokit = this.octokit
-    if (!target || !octokit) {
+    if (!target || !octokit || this.gate.closed) {
       this.logger.debug(`Commit status '${this.context}' skipped (${state}).`)
       return
     }
@@ -122,8 +131,10 @@ export class CommitStatusReporter {
       const status = (error as { status?: unknown }).status
       if (status === 403 || status === 404) {
         // A token without `statuses: write`, or a fork PR's read-only token:
-        // say so once and stop trying.
+        // say so once and stop trying (every reporter of the step).
         this.target = undefined
+        if (this.gate.closed) return
+        this.gate.closed = true
         this.logger.warning(
           `Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
             `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +

@@ -22,7 +22,9 @@ export enum Input {
   Headers = 'headers',
   CaCert = 'ca-cert',
   Artifacts = 'artifacts',
-  ArtifactsPath = 'artifacts-path'
+  ArtifactsPath = 'artifacts-path',
+  Jobs = 'jobs',
+  FailFast = 'fail-fast'
 }
 
 /** Output names, exactly as in action.yml. */
@@ -42,7 +44,9 @@ export enum Output {
   /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
   Stages = 'stages',
   /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
-  Artifacts = 'artifacts'
+  Artifacts = 'artifacts',
+  /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
+  Builds = 'builds'
 }
 
 /** Keys saved with core.saveState for the post step. */
@@ -58,7 +62,9 @@ export enum State {
   /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
   Done = 'done',
   /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
-  LeftRunning = 'leftRunning'
+  LeftRunning = 'leftRunning',
+  /** With `jobs`: JSON array of what the step started ({job, queueId, number, shared, own}), for the post step. */
+  Builds = 'builds'
 }
 
 /** Build results Jenkins reports (hudson.model.Result). */

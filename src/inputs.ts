@@ -3,28 +3,33 @@ import { isAbsolute, resolve } from 'node:path'
 import { isInside } from './artifact-paths.js'
 import { parseArtifactPatterns, PatternError, type ArtifactPattern } from './artifact-patterns.js'
 import { parseCaCert } from './ca-cert.js'
-import { BUILD_RESULTS, Input, type BuildResult } from './constants.js'
+import { Input, type BuildResult } from './constants.js'
 import { parseDuration } from './duration.js'
 import { headerSecrets, parseExtraHeaders, type ExtraHeader } from './extra-headers.js'
+import { checkConflicts, checkJobsConflicts, conflict } from './input-conflicts.js'
 import { InputError } from './input-error.js'
 import {
-  branchItemName,
-  fullName,
-  JobPathError,
-  parseJobPath,
-  redactUrl
-} from './jenkins/job-path.js'
+  clip,
+  parseAccept,
+  parseBaseUrl,
+  parseBranch,
+  parseBuild,
+  parseCredentials,
+  parseScan,
+  parseWait,
+  readBoolean,
+  type BuildMode,
+  type ScanMode,
+  type WaitMode
+} from './input-values.js'
+import { branchItemName, fullName, JobPathError, parseJobPath } from './jenkins/job-path.js'
 import type { BuildParameters, JobPath } from './jenkins/types.js'
+import { parseJobs, type JobEntry } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
 
 export { InputError } from './input-error.js'
-
-/** Input `wait`: `true` → finish, `started` → started, `false` → queued. */
-export type WaitMode = 'finish' | 'started' | 'queued'
-/** Input `build`. */
-export type BuildMode = 'new' | 'last' | 'last-successful'
-/** Input `scan`. */
-export type ScanMode = 'if-missing' | 'never'
+export type { BuildMode, ScanMode, WaitMode } from './input-values.js'
+export type { JobEntry } from './jobs-input.js'
 
 /** Every input of action.yml, read once and validated. */
 export interface Settings {
@@ -33,7 +38,7 @@ export interface Settings {
   user: string
   /** API token or password ('' for anonymous). Already registered with core.setSecret. */
   token: string
-  /** Item names from the root; [] only when listJobs is true and `job` is empty. With `branch`, the branch job (project + encoded branch). */
+  /** Item names from the root; [] only when listJobs is true and `job` is empty, or with `jobs`. With `branch`, the branch job (project + encoded branch). */
   job: JobPath
   /** Full name for messages, e.g. 'team/service/deploy' ('' for the root). */
   jobName: string
@@ -69,6 +74,12 @@ export interface Settings {
   artifactsPath: string
   /** The workspace (GITHUB_WORKSPACE, else the working directory): outputs name paths relative to it. */
   workspace: string
+  /** Input `jobs`: the builds to start and follow together, in the order given; undefined with `job`. */
+  jobs?: readonly JobEntry[]
+  /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
+  failFast: boolean
+  /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
+  inputWarnings: string[]
 }
 
 /** What the inputs are read against besides their values. */
@@ -107,11 +118,10 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.Headers]: '',
   [Input.CaCert]: '',
   [Input.Artifacts]: '',
-  [Input.ArtifactsPath]: 'jenkins-artifacts'
+  [Input.ArtifactsPath]: 'jenkins-artifacts',
+  [Input.Jobs]: '',
+  [Input.FailFast]: 'false'
 }
-
-const BUILD_MODES: readonly BuildMode[] = ['new', 'last', 'last-successful']
-const SCAN_MODES: readonly ScanMode[] = ['if-missing', 'never']
 
 /** Pure: reads every input through `get` (tests pass a map) and validates it. */
 export function parseSettings(
@@ -143,9 +153,25 @@ export function parseSettings(
   const hasParameters = parametersText.trim() !== ''
   const parameters = parseParameters(parametersText)
 
-  const project = parseJob(read(Input.Job), url, listJobs)
-  const branch = parseBranch(read(Input.Branch))
-  const scan = parseScan(read(Input.Scan), branch !== undefined)
+  const failFast = readBoolean(read, Input.FailFast)
+  const jobsText = read(Input.Jobs)
+  const several = jobsText.trim() !== ''
+  if (several && read(Input.Job) !== '') {
+    throw conflict('jobs', 'job', `'jobs' names every job to build: add this one to it`)
+  }
+  if (several && listJobs) {
+    throw conflict('jobs', 'list-jobs', `'list-jobs' lists the jobs of the folder in 'job'`)
+  }
+  const branchInput = parseBranch(read(Input.Branch))
+  const jobs = several
+    ? parseJobs(jobsText, url, { parameters, hasParameters, branch: branchInput ?? '' })
+    : undefined
+  const project = jobs ? Object.freeze([]) : parseJob(read(Input.Job), url, listJobs)
+  const branch = jobs ? undefined : branchInput
+  const scan = parseScan(
+    read(Input.Scan),
+    jobs ? jobs.entries.some(entry => entry.branch !== undefined) : branch !== undefined
+  )
   const job = branch === undefined ? project : Object.freeze([...project, branchItemName(branch)])
   const jobName = fullName(job)
   const jobToken = read(Input.JobToken)
@@ -170,6 +196,14 @@ export function parseSettings(
     branch: branch !== undefined,
     jobToken: jobToken !== '',
     hasArtifacts: artifacts.length > 0
+  })
+  checkJobsConflicts({
+    jobs: jobs?.entries,
+    failFast,
+    disable,
+    build,
+    wait,
+    statusContext: read(Input.StatusContext) !== ''
   })
 
   const githubToken = read(Input.GithubToken)
@@ -210,12 +244,15 @@ export function parseSettings(
     caCerts,
     artifacts,
     artifactsPath,
-    workspace: env.workspace
+    workspace: env.workspace,
+    ...(jobs ? { jobs: jobs.entries } : {}),
+    failFast,
+    inputWarnings: jobs?.warnings ?? []
   }
 }
 
 /** Inputs whose lines and whitespace matter. */
-const MULTI_LINE: ReadonlySet<Input> = new Set([Input.Parameters, Input.Artifacts])
+const MULTI_LINE: ReadonlySet<Input> = new Set([Input.Parameters, Input.Artifacts, Input.Jobs])
 
 function currentEnvironment(): InputEnvironment {
   return {
@@ -240,6 +277,7 @@ export function getSettings(): Settings {
   }
   maskUrlPassword(core.getInput(Input.Url))
   maskUrlPassword(core.getInput(Input.Job))
+  for (const line of core.getInput(Input.Jobs).split(/[\r\n",]+/)) maskUrlPassword(line.trim())
   return parseSettings(name => core.getInput(name, { trimWhitespace: !MULTI_LINE.has(name) }))
 }
 
@@ -260,114 +298,6 @@ function maskUrlPassword(value: string): void {
   } catch {
     // Not percent-encoded; the raw form is masked already.
   }
-}
-
-function parseBaseUrl(value: string): string {
-  const expected = 'expected the Jenkins base URL, http(s)://host[:port][/context-path]'
-  if (value === '') throw new InputError(`Input 'url' is required: ${expected}.`)
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new InputError(`Input 'url' ('${redactUrl(value)}') is not an absolute URL: ${expected}.`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InputError(
-      `Input 'url' ('${redactUrl(value)}') must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`
-    )
-  }
-  if (url.username !== '' || url.password !== '') {
-    // The message must not echo the URL: it holds the password.
-    throw new InputError(
-      `Input 'url' must not contain credentials: put the user name in 'user' and the API token in 'token' (${expected}).`
-    )
-  }
-  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
-    // Not echoed: a query can hold a token.
-    throw new InputError(
-      `Input 'url' ('${redactUrl(value)}') must not have a query or fragment (the part from '?' or '#' on, not shown here): ${expected}.`
-    )
-  }
-  return url.origin + url.pathname.replace(/\/+$/, '')
-}
-
-function parseCredentials(user: string, token: string): { user: string; token: string } {
-  if (token !== '' && user === '') {
-    throw new InputError(
-      `Input 'token' is set but 'user' is empty: an API token belongs to a user, so set 'user' to that user's id (or leave both empty for anonymous access).`
-    )
-  }
-  if (user !== '' && token === '') {
-    // Jenkins never challenges anonymous requests (jenkins-api.md 2.1), so
-    // without a token the action would silently run as anonymous.
-    throw new InputError(
-      `Input 'user' ('${user}') is set but 'token' is empty: set 'token' to the user's API token (or leave both empty for anonymous access).`
-    )
-  }
-  // Basic auth splits user:password at the first colon (RFC 7617), and a
-  // control character could not travel in a header.
-  if (user.includes(':') || /\p{Cc}/u.test(user)) {
-    throw new InputError(
-      `Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`
-    )
-  }
-  if (/\p{Cc}/u.test(token)) {
-    throw new InputError(
-      `Input 'token' must not contain control characters (line breaks, tabs): expected one API token or password.`
-    )
-  }
-  return { user, token }
-}
-
-function readBoolean(read: (name: Input) => string, name: Input): boolean {
-  const value = read(name)
-  // The YAML 1.2 core schema, exactly as core.getBooleanInput accepts it.
-  if (value === 'true' || value === 'True' || value === 'TRUE') return true
-  if (value === 'false' || value === 'False' || value === 'FALSE') return false
-  throw new InputError(
-    `Input '${name}' ('${clip(value)}') is not a boolean: expected true or false (true | True | TRUE | false | False | FALSE).`
-  )
-}
-
-function parseWait(value: string): WaitMode {
-  switch (value.toLowerCase()) {
-    case 'true':
-      return 'finish'
-    case 'started':
-      return 'started'
-    case 'false':
-      return 'queued'
-    default:
-      throw new InputError(`Input 'wait' ('${clip(value)}') must be one of true, started, false.`)
-  }
-}
-
-function parseBuild(value: string): BuildMode {
-  const mode = BUILD_MODES.find(m => m === value.toLowerCase())
-  if (mode === undefined) {
-    throw new InputError(
-      `Input 'build' ('${clip(value)}') must be one of ${BUILD_MODES.join(', ')}.`
-    )
-  }
-  return mode
-}
-
-function parseAccept(value: string): BuildResult[] {
-  const expected = `expected a comma-separated list of ${BUILD_RESULTS.join(', ')}`
-  const items = value
-    .split(',')
-    .map(item => item.trim().toUpperCase())
-    .filter(item => item !== '')
-  if (items.length === 0) throw new InputError(`Input 'accept' lists no result: ${expected}.`)
-  const results: BuildResult[] = []
-  for (const item of items) {
-    const result = BUILD_RESULTS.find(r => r === item)
-    if (result === undefined) {
-      throw new InputError(`Input 'accept' has an unknown result '${clip(item)}': ${expected}.`)
-    }
-    if (!results.includes(result)) results.push(result)
-  }
-  return results
 }
 
 function parseJob(value: string, url: string, listJobs: boolean): JobPath {
@@ -409,127 +339,4 @@ function parseArtifactsPath(value: string, workspace: string): string {
     throw new InputError(`Input 'artifacts-path' ('${clip(value)}') ${how}: ${expected}.`)
   }
   return target
-}
-
-function parseBranch(value: string): string | undefined {
-  if (value === '') return undefined
-  if (/\p{Cc}/u.test(value)) {
-    throw new InputError(
-      `Input 'branch' contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`
-    )
-  }
-  return value
-}
-
-function parseScan(value: string, hasBranch: boolean): ScanMode {
-  const mode = SCAN_MODES.find(m => m === value.toLowerCase())
-  if (mode === undefined) {
-    throw new InputError(`Input 'scan' ('${clip(value)}') must be one of ${SCAN_MODES.join(', ')}.`)
-  }
-  if (mode !== 'if-missing' && !hasBranch) {
-    throw new InputError(
-      `Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`
-    )
-  }
-  return mode
-}
-
-function checkConflicts(s: {
-  disable: boolean
-  listJobs: boolean
-  build: BuildMode
-  hasParameters: boolean
-  commitStatus: boolean
-  wait: WaitMode
-  branch: boolean
-  jobToken: boolean
-  hasArtifacts: boolean
-}): void {
-  const conflict = (a: string, b: string, why: string): InputError =>
-    new InputError(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`)
-  if (s.branch && s.listJobs) {
-    throw conflict(
-      'branch',
-      'list-jobs',
-      `to list the branches of a multibranch project, name it in 'job' and leave 'branch' out`
-    )
-  }
-  if (s.jobToken && s.listJobs) {
-    throw conflict(
-      'job-token',
-      'list-jobs',
-      'a job token only triggers builds; listing reads the jobs'
-    )
-  }
-  if (s.jobToken && s.disable) {
-    throw conflict(
-      'job-token',
-      'disable',
-      'a job token only triggers builds; disabling needs user and token with Job/Configure'
-    )
-  }
-  if (s.jobToken && s.build !== 'new') {
-    throw conflict(
-      'job-token',
-      'build',
-      `a job token only triggers builds; 'build: ${s.build}' triggers nothing`
-    )
-  }
-  if (s.disable && s.listJobs) {
-    throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs')
-  }
-  if (s.disable && s.hasParameters) {
-    throw conflict(
-      'disable',
-      'parameters',
-      'a disabled job is not built, so parameters would be ignored'
-    )
-  }
-  if (s.disable && s.build !== 'new') {
-    throw conflict('disable', 'build', `'disable' does not report a build; leave 'build' at new`)
-  }
-  if (s.listJobs && s.hasParameters) {
-    throw conflict(
-      'list-jobs',
-      'parameters',
-      'listing jobs builds nothing, so parameters would be ignored'
-    )
-  }
-  if (s.listJobs && s.build !== 'new') {
-    throw conflict('list-jobs', 'build', `listing jobs reports no build; leave 'build' at new`)
-  }
-  if (s.build !== 'new' && s.hasParameters) {
-    throw conflict(
-      'build',
-      'parameters',
-      `'build: ${s.build}' reports an existing build and triggers nothing, so parameters would be ignored`
-    )
-  }
-  if (s.hasArtifacts && (s.disable || s.listJobs)) {
-    throw conflict(
-      'artifacts',
-      s.disable ? 'disable' : 'list-jobs',
-      'no build is reported, so there are no artifacts to download'
-    )
-  }
-  if (s.hasArtifacts && s.wait !== 'finish') {
-    throw conflict(
-      'artifacts',
-      'wait',
-      `artifacts are downloaded once the build ends, which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`
-    )
-  }
-  // A pending status that nothing ever resolves would block a protected
-  // branch for good.
-  if (s.commitStatus && s.wait === 'queued') {
-    throw conflict(
-      'commit-status',
-      'wait',
-      `with 'wait: false' the result is never known, so the commit status would stay pending; use 'wait: true'`
-    )
-  }
-}
-
-function clip(text: string): string {
-  return text.length > 40 ? text.slice(0, 40) + '…' : text
 }

@@ -15,3 +15,8 @@ export const silentLogger: Logger = {
   info: () => undefined,
   warning: () => undefined
 }
+
+/** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
+export function namedLogger(logger: Logger, name: string): Logger {
+  return { ...logger, info: message => logger.info(`${name}: ${message}`) }
+}

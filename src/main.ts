@@ -1,6 +1,8 @@
 import * as core from '@actions/core'
 import { resolveBranch, type ScanOutput } from './branch.js'
 import { buildJob } from './build-job.js'
+import { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './budgets.js'
+import { withJobSuggestions } from './build-parts.js'
 import { abortRemote, onCancelSignals } from './cancel.js'
 import { Output, State } from './constants.js'
 import { coreLogger } from './core-logger.js'
@@ -8,19 +10,14 @@ import { budgetClient, createClient } from './create-client.js'
 import { getSettings, type Settings } from './inputs.js'
 import { Interrupted, JenkinsError } from './jenkins/errors.js'
 import type { JenkinsApi } from './jenkins/types.js'
+import { runJobsStep } from './multi/step.js'
 import { run as runPost } from './post.js'
 import { Progress } from './progress.js'
 import { formatDuration } from './report.js'
-import { closestNames } from './suggest.js'
+import { coreStepIO } from './step-io.js'
 import { abortReason, StepAborted, type AbortReason } from './wait.js'
 
-/**
- * How long the abort after a cancel signal may take. The runner sends
- * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
- */
-export const CANCEL_BUDGET_MS = 5500
-/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
-export const TIMEOUT_BUDGET_MS = 3500
+export { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './budgets.js'
 
 /** The step log, for the scan of a multibranch project. */
 const scanOutput: ScanOutput = {
@@ -37,7 +34,10 @@ export async function run(): Promise<void> {
   }
   core.saveState(State.IsPost, 'true')
   try {
-    await runMain(getSettings())
+    const settings = getSettings()
+    for (const warning of settings.inputWarnings) core.warning(warning)
+    if (settings.jobs) await runJobsStep(settings, coreStepIO)
+    else await runMain(settings)
   } catch (error) {
     // Report every thrown value, not only Error instances.
     core.setFailed(error instanceof Error ? error.message : String(error))
@@ -80,7 +80,7 @@ async function runMain(settings: Settings): Promise<void> {
       throw new Error(await abortMessage(settings, progress, error, reason, at - started, until))
     }
     if (error instanceof JenkinsError && error.kind === 'not-found' && !progress.queueId) {
-      throw new Error(await withSuggestions(api, settings, error))
+      throw new Error(await withJobSuggestions(api, settings.job, error, coreLogger))
     }
     throw leavingWorkRunning(api, progress, error)
   } finally {
@@ -118,23 +118,6 @@ async function listJobs(api: JenkinsApi, settings: Settings): Promise<void> {
 async function disableJob(api: JenkinsApi, settings: Settings): Promise<void> {
   await api.disableJob(settings.job)
   coreLogger.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`)
-}
-
-/** A 404 on the job, with the closest job names Jenkins has. */
-async function withSuggestions(
-  api: JenkinsApi,
-  settings: Settings,
-  error: JenkinsError
-): Promise<string> {
-  if (settings.job.length === 0) return error.message
-  try {
-    const close = closestNames(settings.jobName, await api.listJobs([]))
-    if (close.length)
-      return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.join(', ')}?`
-  } catch (listError) {
-    coreLogger.debug(`Could not list jobs for suggestions: ${(listError as Error).message}`)
-  }
-  return error.message
 }
 
 /** Cancels or stops what the step started (unless told not to) and says how long it waited and what it did. */

@@ -31,6 +31,21 @@ export function parseParameters(text: string): BuildParameters {
   return parseLines(text)
 }
 
+/**
+ * JSON.parse of an input, refused with a message naming the input, the
+ * position and the expected forms. Only the position is kept: newer V8
+ * messages quote the input, which may hold secrets.
+ */
+export function parseJsonInput(text: string, input: string, forms: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    const position = /position (\d+)/.exec(String(error))?.[1]
+    const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`
+    throw new InputError(`Input '${input}' is not valid JSON${where}: ${forms}.`)
+  }
+}
+
 function parseLines(text: string): BuildParameters {
   const values = new Map<string, string[]>()
   text.split(/\r?\n/).forEach((line, index) => {
@@ -55,16 +70,7 @@ function parseLines(text: string): BuildParameters {
 }
 
 function parseJson(text: string): BuildParameters {
-  let data: unknown
-  try {
-    data = JSON.parse(text)
-  } catch (error) {
-    // Only the position is kept: newer V8 messages quote the input, which may
-    // hold secrets.
-    const position = /position (\d+)/.exec(String(error))?.[1]
-    const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`
-    throw new InputError(`Input 'parameters' is not valid JSON${where}: ${FORMS}.`)
-  }
+  const data = parseJsonInput(text, 'parameters', FORMS)
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new InputError(`Input 'parameters' is JSON but not an object: ${FORMS}.`)
   }

@@ -4,6 +4,8 @@ import { State } from './constants.js'
 import { coreLogger } from './core-logger.js'
 import { budgetClient } from './create-client.js'
 import { getSettings } from './inputs.js'
+import { namedLogger } from './logger.js'
+import { savedTargets } from './multi/ledger.js'
 import { savedTarget } from './progress.js'
 
 /** What the post step's requests and stop escalation may take, all told. */
@@ -52,6 +54,18 @@ async function postStep(): Promise<void> {
     if (!settings.abortOnCancel) return
     const until = Date.now() + POST_BUDGET_MS
     const api = budgetClient(settings, until)
+    if (settings.jobs) {
+      // Every build the several-jobs step started, at once, within the one budget.
+      const targets = savedTargets(core.getState(State.Builds), api)
+      const done = await Promise.all(
+        targets.map(async target => {
+          const logger = namedLogger(coreLogger, target.name)
+          return `${target.name}: ${await abortRemote(api, target, logger, undefined, until)}`
+        })
+      )
+      for (const line of done) coreLogger.info(`Post step: ${line}.`)
+      return
+    }
     const target = savedTarget(settings.job, api)
     if (!target) return
     const done = await abortRemote(api, target, coreLogger, undefined, until)

@@ -2,6 +2,7 @@ import * as core from '@actions/core'
 import type { RemoteTarget } from './cancel.js'
 import { Output, State } from './constants.js'
 import type { BuildRef, JenkinsApi, JobPath, LostTrigger } from './jenkins/types.js'
+import { settleBy } from './wait.js'
 
 /**
  * What the step started in Jenkins, for cancel and timeout, and saved as
@@ -74,13 +75,8 @@ export class Progress implements RemoteTarget {
   }
 
   /** Waits for deferred work, but not past `until` (epoch ms). */
-  async settle(until: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined
-    const limit = new Promise<void>(resolve => {
-      timer = setTimeout(resolve, Math.max(0, until - Date.now()))
-    })
-    await Promise.race([Promise.all(this.deferred), limit])
-    clearTimeout(timer)
+  settle(until: number): Promise<void> {
+    return settleBy(Promise.all(this.deferred), until)
   }
 }
 

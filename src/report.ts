@@ -219,7 +219,8 @@ export async function writeSummary(
   }
 }
 
-function resultCell(outcome: BuildOutcome): string {
+/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
+export function resultCell(outcome: BuildOutcome): string {
   const build = outcome.build
   const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined
   if (!result) {

@@ -28,3 +28,14 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     throw signal?.aborted ? new StepAborted(abortReason(signal)) : error
   })
 }
+
+/** Waits for `work` to settle, but not past `until` (epoch ms); never throws. */
+export async function settleBy(work: Promise<unknown>, until: number): Promise<void> {
+  const done = new AbortController()
+  const ignore = (): undefined => undefined
+  await Promise.race([
+    work.then(ignore, ignore),
+    delay(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
+  ])
+  done.abort()
+}

@@ -26,6 +26,8 @@ export interface ServerContext {
   json: JsonContext
   /** The Pipeline Stage View plugin (`wfapi`) is installed. */
   stageView: boolean
+  /** `computer/api/json` shows no build (ServerOptions.executorsHidden). */
+  executorsHidden: boolean
 }
 
 /** One request that passed the authentication and crumb filters. */

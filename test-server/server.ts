@@ -93,7 +93,8 @@ class JenkinsServer implements TestJenkins {
         useCrumbs: csrf,
         hostile: options.hostile
       },
-      stageView: options.stageView ?? true
+      stageView: options.stageView ?? true,
+      executorsHidden: options.executorsHidden ?? false
     }
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch(() => {

@@ -203,6 +203,8 @@ export type RequestKind =
   | 'input'
   /** A build's archived file (`artifact/…`). */
   | 'artifact'
+  /** The computers and their executors (`computer/…`). */
+  | 'computer'
   | 'other'
 
 export interface FaultSpec {
@@ -360,6 +362,12 @@ export interface ServerOptions {
   hostile?: HostileSpec
   /** Whether the Pipeline Stage View plugin (`wfapi`) is installed; default true. */
   stageView?: boolean
+  /**
+   * `computer/api/json` shows no running build (every `currentExecutable`
+   * null), as a ComputerSource plugin that filters the list would; default
+   * false. A client must not take a build missing from it for an ended one.
+   */
+  executorsHidden?: boolean
   /** Called with each request's log entry once it is answered (or its connection closed). */
   onRequest?: (entry: RequestLogEntry) => void
 }

@@ -56,6 +56,8 @@ describe.each(PAYLOADS.map((text, i) => ({ text, i })))('Jenkins text $text', ({
       jobs: {
         // Not concurrent: a running build keeps the action's item queued, with a why.
         gate: { script: { durationMs: 300 } },
+        'jobs-gate': { script: { durationMs: 300 } },
+        brief: { concurrent: true, script: { durationMs: 300 } },
         long: { concurrent: true, script: { durationMs: 60_000 } },
         orphan: { concurrent: true, script: { durationMs: 60_000 } },
         folder: { type: 'folder', jobs: { inner: {} } }
@@ -79,6 +81,23 @@ describe.each(PAYLOADS.map((text, i) => ({ text, i })))('Jenkins text $text', ({
       expect(r.code, describeRun(r)).not.toBe(0)
       expect(r.stdout).toMatch(new RegExp(`Waiting in the Jenkins queue: .*${MARK}Build #`))
       expect(errorAnnotation(r)).toMatch(/with an unexpected result ".*jenkins-pwnedSUCCESS"/)
+      expectInert(r)
+    })
+
+    it('several jobs: a queued item’s why in its state line, results in the verdict, inert', async () => {
+      const gate = jenkins.state.findJob('jobs-gate')!
+      gate.script.durationMs = 60_000
+      const blocker = await startBuild(jenkins, 'jobs-gate')
+      gate.script.durationMs = 300
+      const action = startAction({ ...auth(jenkins), jobs: 'jobs-gate\nbrief' }, { node: node(1) })
+      await action.waitForOutput(/Jenkins jobs-gate: waiting in the queue/)
+      await adminPost(jenkins, `/job/jobs-gate/${blocker.number}/stop`)
+      const r = await action.done
+      expect(r.code, describeRun(r)).not.toBe(0)
+      expect(r.stdout).toMatch(
+        new RegExp(`Jenkins jobs-gate: waiting in the queue: .*${MARK}Build #`)
+      )
+      expect(errorAnnotation(r)).toMatch(/^2 of 2 Jenkins builds did not pass/)
       expectInert(r)
     })
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import nock from 'nock'
 import { afterEach, describe, expect, it } from 'vitest'
-import { JOB_TREE, listTree } from '../../src/jenkins/reads.js'
+import { JOB_TREE, listTree, QUEUE_TREE } from '../../src/jenkins/reads.js'
 import {
   BASE,
   JENKINS_404,
@@ -505,5 +505,41 @@ describe('stop and disable', () => {
     nock(ORIGIN).post('/jenkins/job/a/disable').reply(302).post('/jenkins/job/a/disable').reply(303)
     await client.disableJob(['a'])
     await client.disableJob(['a'])
+  })
+})
+
+describe('getQueue', () => {
+  it('one request for every waiting item: its job from the task URL, causes, parameters and why', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/queue/api/json')
+      .query({ tree: QUEUE_TREE })
+      .reply(200, {
+        _class: 'hudson.model.Queue',
+        items: [
+          {
+            _class: 'hudson.model.Queue$BlockedItem',
+            id: 7,
+            task: { url: 'http://jenkins.internal/job/mono/job/api/', name: 'api' },
+            actions: [
+              { causes: [{ _class: 'hudson.model.Cause$UserIdCause' }] },
+              { parameters: [{ name: 'SHA', value: 'abc' }] }
+            ],
+            why: 'Build #3 is already in progress (ETA: 1 min 3 sec)'
+          },
+          { id: 8, task: { url: 'http://jenkins.internal/job/web/' }, actions: [], why: null },
+          { id: 'x', task: null }
+        ]
+      })
+    expect(await client.getQueue()).toEqual([
+      {
+        id: 7,
+        job: ['mono', 'api'],
+        causes: ['hudson.model.Cause$UserIdCause'],
+        parameters: [{ name: 'SHA', value: 'abc' }],
+        why: 'Build #3 is already in progress (ETA: 1 min 3 sec)'
+      },
+      { id: 8, job: ['web'], causes: [], parameters: [] }
+    ])
   })
 })

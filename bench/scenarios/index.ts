@@ -9,6 +9,7 @@ import { detection } from './detection.js'
 import { estimate } from './estimate.js'
 import { firstBuilds } from './first-builds.js'
 import { idleStart } from './idle-start.js'
+import { jobs } from './jobs.js'
 import { memory } from './memory.js'
 import { outcome } from './outcome.js'
 import { requests } from './requests.js'
@@ -21,5 +22,6 @@ export const SCENARIOS: readonly Scenario[] = [
   requests,
   memory,
   concurrency,
-  outcome
+  outcome,
+  jobs
 ]

@@ -1,6 +1,7 @@
 import * as actions from './actions.js'
 import * as artifacts from './artifacts.js'
 import { JenkinsError } from './errors.js'
+import { runningBuilds } from './executors.js'
 import { buildUrl, jobUrl } from './job-path.js'
 import * as multibranch from './multibranch.js'
 import * as reads from './reads.js'
@@ -31,6 +32,7 @@ import type {
   QueuedTask,
   QueueItem,
   RecentBuild,
+  RunningBuild,
   TriggerResult
 } from './types.js'
 
@@ -132,6 +134,10 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
 
   getQueue(): Promise<QueuedTask[]> {
     return this.http.guarded(() => reads.getQueue(this.http))
+  }
+
+  runningBuilds(options: { deadline?: number } = {}): Promise<RunningBuild[]> {
+    return this.http.guarded(() => runningBuilds(this.http, options))
   }
 
   scanMultibranch(project: JobPath): Promise<void> {

@@ -32,7 +32,7 @@ export const JOB_TREE =
 
 /** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
 export const QUEUE_TREE =
-  'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince]'
+  'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince,why]'
 
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
@@ -232,7 +232,12 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
   )
   const items: QueuedTask[] = []
   for (const raw of Array.isArray(data.items) ? data.items : []) {
-    const item = raw as { id?: unknown; task?: { url?: unknown } | null; actions?: unknown }
+    const item = raw as {
+      id?: unknown
+      task?: { url?: unknown } | null
+      actions?: unknown
+      why?: unknown
+    }
     const url = item?.task?.url
     if (typeof item?.id !== 'number' || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
@@ -241,7 +246,8 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
       id: item.id,
       job: names,
       causes: causeClassesOf(item.actions),
-      parameters: parametersOf(item.actions)
+      parameters: parametersOf(item.actions),
+      ...(typeof item.why === 'string' ? { why: item.why } : {})
     })
   }
   return items

@@ -33,7 +33,11 @@ export function causeCount(actions: unknown): number | undefined {
   return count
 }
 
-/** True when the item or build answers for more than one request (see above). */
-export function isShared(actions: unknown): boolean {
-  return (causeCount(actions) ?? 0) > 1
+/**
+ * True when the item or build answers for more requests than `own`, the
+ * number of this step's own requests folded into it (more than one when a
+ * step listed the same job twice with the same parameters).
+ */
+export function isShared(actions: unknown, own = 1): boolean {
+  return (causeCount(actions) ?? 0) > Math.max(1, own)
 }

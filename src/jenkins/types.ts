@@ -234,6 +234,21 @@ export interface QueuedTask {
   /** `_class` of each of its causes, e.g. 'jenkins.branch.BranchIndexingCause'. */
   causes: string[]
   parameters: ExportedParameter[]
+  /** Why it is still waiting (Jenkins' text, untrusted), when it says. */
+  why?: string
+}
+
+/** A build on one of Jenkins' executors (computer/api/json), as the list shows it. */
+export interface RunningBuild {
+  /** Decoded item names of its job, from its URL. */
+  job: string[]
+  number: number
+  /** The queue item it came from (a Pipeline's `node` block alone does not say). */
+  queueId?: number
+  /** When it started (epoch ms). */
+  timestamp?: number
+  /** Jenkins' estimate of its duration (ms; -1 when unknown). */
+  estimatedDuration?: number
 }
 
 /** One of a job's recent builds. */
@@ -317,6 +332,11 @@ export interface JenkinsApi {
   recentBuilds(job: JobPath, limit: number, options?: { actions?: boolean }): Promise<RecentBuild[]>
   /** Every item waiting in the queue. */
   getQueue(): Promise<QueuedTask[]>
+  /**
+   * Every build running on an executor that the caller may read, in one
+   * request (computer/api/json: executors.ts). `deadline` bounds its retries.
+   */
+  runningBuilds(options?: { deadline?: number }): Promise<RunningBuild[]>
   /** POST build on a multibranch project: Jenkins queues a scan (branch indexing) and answers with a redirect, no queue item (ComputedFolder.doBuild). */
   scanMultibranch(project: JobPath): Promise<void>
   /** GET indexing/logText/progressiveText?start=N of a multibranch project: the current scan's log, or the last one's until a queued scan starts. */

@@ -11,6 +11,7 @@ import { rootJson } from '../json.js'
 import type { JenkinsModel } from '../model.js'
 import { layoutPage, oopsPage } from '../pages.js'
 import type { RequestKind } from '../types.js'
+import { computer } from './computer.js'
 import { crumbIssuer } from './crumb-issuer.js'
 import { itemKind, itemRoute, walkItems } from './items.js'
 import { queue, queueKind } from './queue.js'
@@ -32,7 +33,8 @@ const ROOT_ROUTES = new Map<string, RootRoute>([
   ],
   ['whoAmI', { kind: 'other', handle: whoAmI }],
   ['crumbIssuer', { kind: 'crumb', handle: crumbIssuer }],
-  ['queue', { kind: queueKind, handle: queue }]
+  ['queue', { kind: queueKind, handle: queue }],
+  ['computer', { kind: 'computer', handle: computer }]
 ])
 
 /** Paths Jenkins.getTarget lets through without Overall/Read. */

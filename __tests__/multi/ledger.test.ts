@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest'
+import { State } from '../../src/constants.js'
+import { Ledger, savedTargets } from '../../src/multi/ledger.js'
+
+const api = {
+  buildUrl: (job: readonly string[], n: number) => `https://ci/job/${job.join('/job/')}/${n}/`
+}
+
+function ledger(jobs: string[][]) {
+  const state: Record<string, string> = {}
+  const l = new Ledger(jobs, (name, value) => (state[name] = value))
+  return { l, state }
+}
+
+describe('Ledger', () => {
+  it('saves what may still run for the post step, and says when nothing does', () => {
+    const { l, state } = ledger([['a'], ['b']])
+    expect(l.anything).toBe(false)
+    l.queued(0, 11, false)
+    expect(state[State.Done]).toBe('false')
+    expect(JSON.parse(state[State.Builds] as string)).toEqual([
+      { job: ['a'], queueId: 11, own: 1, shared: false }
+    ])
+    l.queued(1, 12, false)
+    l.started(0, { job: ['a'], number: 3, url: 'u' })
+    l.finished(1)
+    expect(JSON.parse(state[State.Builds] as string)).toEqual([
+      { job: ['a'], queueId: 11, number: 3, own: 1, shared: false }
+    ])
+    l.finished(0)
+    expect(JSON.parse(state[State.Builds] as string)).toEqual([])
+    expect(state[State.Done]).toBe('true')
+  })
+
+  it('items folded into one queue item are one target counting them as its own requests', () => {
+    const { l } = ledger([['app'], ['app'], ['other']])
+    l.queued(0, 7, false)
+    // Jenkins answered 303: the second request folded into the first's item.
+    l.queued(1, 7, true)
+    l.queued(2, 8, false)
+    const targets = l.targets(api)
+    expect(targets.map(t => [t.name, t.queueId, t.ownRequests, t.shared])).toEqual([
+      ['app', 7, 2, false],
+      ['other', 8, 1, false]
+    ])
+    expect(l.shared(1)).toBe(false)
+  })
+
+  it('an item whose every request folded into one already queued is shared: never ours to stop', () => {
+    const { l } = ledger([['app']])
+    l.queued(0, 7, true)
+    expect(l.shared(0)).toBe(true)
+    expect(l.targets(api)[0]?.shared).toBe(true)
+  })
+
+  it('a trigger cut by the cancel is a target too, to look for', () => {
+    const { l } = ledger([['a']])
+    const lost = { job: ['a'], parameters: new Map<string, string | undefined>() }
+    l.maybeQueued(0, lost)
+    expect(l.anything).toBe(true)
+    expect(l.targets(api)).toEqual([{ name: 'a', job: ['a'], lostTrigger: lost }])
+  })
+
+  it('done() leaves nothing for the post step', () => {
+    const { l, state } = ledger([['a']])
+    l.queued(0, 1, false)
+    l.done()
+    expect(state[State.Done]).toBe('true')
+    expect(l.targets(api)).toEqual([])
+  })
+})
+
+describe('savedTargets (the post step)', () => {
+  it('reads back what the main step saved, builds with their URL', () => {
+    const { l, state } = ledger([['f', 'a'], ['b'], ['b']])
+    l.queued(0, 1, false)
+    l.started(0, { job: ['f', 'a'], number: 9, url: '' })
+    l.queued(1, 2, false)
+    l.queued(2, 2, true)
+    expect(savedTargets(state[State.Builds] as string, api)).toEqual([
+      {
+        name: 'f/a',
+        job: ['f', 'a'],
+        queueId: 1,
+        build: { job: ['f', 'a'], number: 9, url: 'https://ci/job/f/job/a/9/' },
+        shared: false,
+        ownRequests: 1
+      },
+      { name: 'b', job: ['b'], queueId: 2, build: undefined, shared: false, ownRequests: 2 }
+    ])
+  })
+
+  it.each(['', 'not json', '{}', '[null, {"job": "x"}, {"job": [1]}]'])(
+    'ignores a damaged state %j',
+    text => {
+      expect(savedTargets(text, api)).toEqual([])
+    }
+  )
+})

@@ -1,0 +1,341 @@
+/**
+ * The shared schedule in virtual time: a modelled Jenkins (queue, executors,
+ * builds that end the way Jenkins ends them) answers every read at once, and
+ * the tests count what the schedule asked for and when it saw each end.
+ */
+import { describe, expect, it } from 'vitest'
+import type {
+  Build,
+  BuildRef,
+  JobPath,
+  QueuedTask,
+  QueueItem,
+  RunningBuild
+} from '../../src/jenkins/types.js'
+import {
+  DEFAULT_SCHEDULE_POLICY,
+  SharedSchedule,
+  type ScheduledRead,
+  type TrackEvent
+} from '../../src/multi/schedule.js'
+import type { Expectation } from '../../src/poll-policy.js'
+
+const refOf = (job: JobPath, number: number): BuildRef => ({
+  job,
+  number,
+  url: `https://ci/job/${job.join('/job/')}/${number}/`
+})
+
+interface ModelBuild {
+  job: string
+  queueId: number
+  /** When it leaves the queue (ms); Infinity: never. */
+  startAt: number
+  /** When `building` turns false. */
+  endAt: number
+  /** building false → executor freed (Finished:, log closed). */
+  gapMs?: number
+  number?: number
+  cancelledAt?: number
+}
+
+interface World {
+  builds: ModelBuild[]
+  /** computer/api/json refused (403). */
+  refuseRunning?: boolean
+  refuseQueue?: boolean
+  /** computer/api/json shows no build (a filtering plugin). */
+  hideRunning?: boolean
+}
+
+interface Log {
+  reads: Array<{ at: number; read: ScheduledRead }>
+  events: Array<{ at: number; event: TrackEvent }>
+  /** Requests Jenkins received, by kind. */
+  requests: Record<string, number>
+}
+
+/** Runs the schedule against the world until nothing is followed (or `untilMs`). */
+function simulate(
+  world: World,
+  options: {
+    expect?: Expectation
+    untilMs?: number
+    onEvent?: (e: TrackEvent, s: SharedSchedule, at: number) => void
+  } = {}
+): Log {
+  const schedule = new SharedSchedule(refOf)
+  const log: Log = { reads: [], events: [], requests: {} }
+  const count = (kind: string): void => void (log.requests[kind] = (log.requests[kind] ?? 0) + 1)
+  const tracks = new Map<number, ModelBuild>()
+  for (const b of world.builds) {
+    b.number ??= 1
+    tracks.set(schedule.addQueued([b.job], b.queueId, 0, options.expect), b)
+  }
+  let now = 0
+  const state = (b: ModelBuild, t: number) => {
+    if (b.cancelledAt !== undefined && b.cancelledAt <= t && t < b.startAt) return 'cancelled'
+    if (t < b.startAt) return 'queued'
+    if (t < b.endAt) return 'building'
+    if (t < b.endAt + (b.gapMs ?? 125)) return 'ending'
+    return 'done'
+  }
+  const emit = (events: TrackEvent[]): void => {
+    for (const event of events) {
+      log.events.push({ at: now, event })
+      options.onEvent?.(event, schedule, now)
+    }
+  }
+  const buildJson = (b: ModelBuild): Build => {
+    const s = state(b, now)
+    return {
+      number: b.number as number,
+      url: '',
+      building: s === 'building',
+      result: s === 'building' ? null : 'SUCCESS',
+      duration: 0,
+      estimatedDuration: -1,
+      timestamp: b.startAt
+    }
+  }
+  for (let i = 0; i < 100_000 && schedule.active && now <= (options.untilMs ?? 600_000); i++) {
+    const { reads, nextAt } = schedule.due(now)
+    for (const read of reads) {
+      log.reads.push({ at: now, read })
+      if (read.kind === 'round') {
+        const seen: { queue?: QueuedTask[]; running?: RunningBuild[] } = {}
+        const refused: { queue?: boolean; running?: boolean } = {}
+        if (read.queue) {
+          count('queue')
+          if (world.refuseQueue) refused.queue = true
+          else
+            seen.queue = world.builds
+              .filter(b => state(b, now) === 'queued')
+              .map(b => ({
+                id: b.queueId,
+                job: [b.job],
+                causes: [],
+                parameters: [],
+                why: 'Waiting for next available executor'
+              }))
+        }
+        if (read.running) {
+          count('computer')
+          if (world.refuseRunning) refused.running = true
+          else
+            seen.running = world.hideRunning
+              ? []
+              : world.builds
+                  .filter(b => ['building', 'ending'].includes(state(b, now)))
+                  .map(b => ({
+                    job: [b.job],
+                    number: b.number as number,
+                    queueId: b.queueId,
+                    timestamp: b.startAt,
+                    estimatedDuration: -1
+                  }))
+        }
+        emit(schedule.sawRound(now, now, seen, refused))
+      } else if (read.kind === 'queue-item') {
+        count('queue-item')
+        const b = tracks.get(read.track) as ModelBuild
+        const s = state(b, now)
+        const item: QueueItem =
+          s === 'queued'
+            ? {
+                _class: 'hudson.model.Queue$BuildableItem',
+                id: b.queueId,
+                why: 'Waiting for next available executor'
+              }
+            : s === 'cancelled'
+              ? {
+                  _class: 'hudson.model.Queue$LeftItem',
+                  id: b.queueId,
+                  cancelled: true,
+                  executable: null
+                }
+              : {
+                  _class: 'hudson.model.Queue$LeftItem',
+                  id: b.queueId,
+                  cancelled: false,
+                  executable: { number: b.number as number, url: '' }
+                }
+        emit(schedule.sawQueueItem(read.track, now, now, item))
+      } else {
+        count(read.full ? 'build-full' : 'build-poll')
+        const b = tracks.get(read.track) as ModelBuild
+        emit(schedule.sawBuild(read.track, now, buildJson(b), read.full))
+      }
+    }
+    if (reads.length > 0) continue
+    if (nextAt === undefined) break
+    now = Math.max(now + 1, nextAt)
+  }
+  return log
+}
+
+const endedAt = (log: Log, track: number): number | undefined =>
+  log.events.find(e => e.event.kind === 'ended' && e.event.track === track)?.at
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] as number
+}
+
+/** Twenty builds of a minute that start at once (enough executors), each its own job. */
+function twenty(extra: Partial<ModelBuild> = {}): ModelBuild[] {
+  return Array.from({ length: 20 }, (_, i) => ({
+    job: `job-${i}`,
+    queueId: 100 + i,
+    startAt: 50 + i * 10,
+    endAt: 60_000 + 50 + i * 10,
+    ...extra
+  }))
+}
+
+describe('SharedSchedule', () => {
+  it('twenty 1-minute builds with history: rounds of one request each, every end seen within a second', () => {
+    const log = simulate({ builds: twenty() }, { expect: { durationMs: 60_000, spreadMs: 600 } })
+    const delays = twenty().map((b, i) => (endedAt(log, i) as number) - b.endAt)
+    expect(delays.every(d => d >= 125)).toBe(true)
+    expect(median(delays)).toBeLessThan(1000)
+    // One round serves all twenty: the queue list only while items wait.
+    const polls = (log.requests['computer'] ?? 0) + (log.requests['queue'] ?? 0)
+    expect(log.requests['queue']).toBeLessThanOrEqual(2)
+    expect(log.requests['queue-item'] ?? 0).toBe(0)
+    expect(log.requests['build-poll'] ?? 0).toBe(0)
+    // One full read per build, its report.
+    expect(log.requests['build-full']).toBe(20)
+    // Far fewer polls than twenty single runs (each ~26 a minute): under one a second.
+    expect(polls / 60).toBeLessThan(1)
+  })
+
+  it('never reads a build again once it ended', () => {
+    const builds = twenty().map((b, i) => ({ ...b, endAt: 5_000 + i * 2_000 }))
+    const log = simulate({ builds }, { expect: { durationMs: 10_000, spreadMs: 10_000 } })
+    for (let i = 0; i < builds.length; i++) {
+      const ended = endedAt(log, i) as number
+      expect(ended).toBeDefined()
+      const later = log.reads.filter(
+        r => r.at > ended && r.read.kind !== 'round' && 'track' in r.read && r.read.track === i
+      )
+      expect(later).toEqual([])
+    }
+  })
+
+  it('items waiting for executors: one queue read a round, no read per item, why said once each', () => {
+    // Two executors: the builds start two at a time, each running 3 s.
+    const builds = Array.from({ length: 6 }, (_, i) => ({
+      job: `q-${i}`,
+      queueId: i + 1,
+      startAt: Math.floor(i / 2) * 3_200 + 10,
+      endAt: Math.floor(i / 2) * 3_200 + 3_010
+    }))
+    const log = simulate({ builds })
+    expect(log.requests['queue-item'] ?? 0).toBe(0)
+    const waits = log.events.filter(e => e.event.kind === 'waiting')
+    // Only the four that had to wait were ever seen waiting, once each.
+    expect(waits.map(e => e.event.track).sort()).toEqual([2, 3, 4, 5])
+    const starts = log.events.filter(e => e.event.kind === 'started')
+    expect(starts).toHaveLength(6)
+    for (let i = 0; i < 6; i++) expect(endedAt(log, i)).toBeDefined()
+  })
+
+  it('a short build that ended between two rounds: its queue item is read once, then its build', () => {
+    const log = simulate({
+      builds: [
+        { job: 'short', queueId: 9, startAt: 20, endAt: 60, gapMs: 10 },
+        { job: 'long', queueId: 10, startAt: 20, endAt: 20_000 }
+      ]
+    })
+    expect(log.requests['queue-item']).toBe(1)
+    expect(endedAt(log, 0)).toBeDefined()
+    expect(log.events.find(e => e.event.kind === 'started' && e.event.track === 0)).toBeDefined()
+  })
+
+  it('a cancelled item ends its track: left without build, cancelled', () => {
+    const log = simulate(
+      {
+        builds: [
+          { job: 'never', queueId: 3, startAt: Infinity, endAt: Infinity, cancelledAt: 1000 },
+          { job: 'other', queueId: 4, startAt: Infinity, endAt: Infinity }
+        ]
+      },
+      { untilMs: 10_000 }
+    )
+    const left = log.events.find(e => e.event.kind === 'left-without-build')
+    expect(left?.event).toEqual({ kind: 'left-without-build', track: 0, cancelled: true })
+  })
+
+  it('computer/api/json refused: each build polled on its own, the polls spaced by the budget', () => {
+    const builds = twenty()
+    const log = simulate(
+      { builds, refuseRunning: true },
+      { expect: { durationMs: 60_000, spreadMs: 600 } }
+    )
+    expect(log.requests['computer']).toBe(1)
+    expect(log.requests['build-poll']).toBeGreaterThan(20)
+    for (let i = 0; i < builds.length; i++) expect(endedAt(log, i)).toBeDefined()
+    // Polls: rounds and a build's own polls (a queue item a round did not
+    // show, and a build's final read, follow from what was seen).
+    const pollTimes = log.reads
+      .filter(r => r.read.kind === 'round' || (r.read.kind === 'build' && !r.read.full))
+      .map(r => r.at)
+    for (let i = 1; i < pollTimes.length; i++) {
+      expect((pollTimes[i] as number) - (pollTimes[i - 1] as number)).toBeGreaterThanOrEqual(
+        DEFAULT_SCHEDULE_POLICY.pollGapMs
+      )
+    }
+  })
+
+  it('both lists refused: every queue item and build on its own, still within the budget', () => {
+    const builds = twenty().slice(0, 4)
+    const log = simulate({ builds, refuseRunning: true, refuseQueue: true })
+    expect(log.requests['queue-item']).toBeGreaterThanOrEqual(4)
+    for (let i = 0; i < builds.length; i++) expect(endedAt(log, i)).toBeDefined()
+  })
+
+  it('a list that hides our builds: a confirmation read finds them running, then they are polled on their own and the list is no longer read', () => {
+    const builds = twenty().slice(0, 3)
+    const log = simulate(
+      { builds, hideRunning: true },
+      { expect: { durationMs: 60_000, spreadMs: 600 } }
+    )
+    for (let i = 0; i < builds.length; i++) {
+      const ended = endedAt(log, i) as number
+      expect(ended - (builds[i] as ModelBuild).endAt).toBeLessThan(3000)
+    }
+    // Read twice: the round that found the builds started, the one that missed them.
+    expect(log.requests['computer']).toBe(2)
+  })
+
+  it('expedite: a build told to stop is read at once, and again until it ended', () => {
+    // Far from its expected end (10 minutes): rounds would come only every 5 s.
+    const builds: ModelBuild[] = [
+      { job: 'a', queueId: 1, startAt: 10, endAt: 30_000 },
+      { job: 'b', queueId: 2, startAt: 10, endAt: 600_000 }
+    ]
+    let stoppedAt: number | undefined
+    const log = simulate(
+      { builds },
+      {
+        expect: { durationMs: 600_000, spreadMs: 1000 },
+        onEvent: (e, s, at) => {
+          // When `a` fails, the step stops `b`: Jenkins ends it 700 ms later.
+          if (e.kind === 'ended' && e.track === 0) {
+            stoppedAt = at
+            ;(builds[1] as ModelBuild).endAt = at + 700
+            s.expedite(1, at)
+          }
+        }
+      }
+    )
+    expect(stoppedAt).toBeDefined()
+    const ended = endedAt(log, 1) as number
+    expect(ended - (stoppedAt as number)).toBeLessThanOrEqual(700 + 500)
+    // Read on its own (full JSON), not taken for a build the list hides.
+    const own = log.reads.filter(r => r.read.kind === 'build' && r.read.track === 1)
+    expect(own.length).toBeGreaterThanOrEqual(2)
+    expect(own.every(r => r.read.kind === 'build' && r.read.full)).toBe(true)
+  })
+})

@@ -1,0 +1,524 @@
+import { join } from 'node:path'
+import type { BranchJob } from '../branch.js'
+import {
+  indexingBuildQueued,
+  readProducts,
+  statusReporter,
+  warnUnknownParameters
+} from '../build-parts.js'
+import { abortRemote, SHARED_WORK_LEFT } from '../cancel.js'
+import type { CommitStatusReporter, StatusGate } from '../commit-status.js'
+import { formatDuration } from '../duration.js'
+import type { JobEntry, Settings } from '../inputs.js'
+import { Interrupted } from '../jenkins/errors.js'
+import { fullName } from '../jenkins/job-path.js'
+import type {
+  Build,
+  BuildOutputsApi,
+  BuildRef,
+  JenkinsApi,
+  JobInfo,
+  TriggerResult
+} from '../jenkins/types.js'
+import { namedLogger, type Logger } from '../logger.js'
+import { expectationFrom } from '../poll-policy.js'
+import type { StepIO } from '../step-io.js'
+import { settleBy, throwIfAborted } from '../wait.js'
+import { printConsole } from './console.js'
+import { disableJobs } from './disable-jobs.js'
+import { BuildsFollower } from './follow-builds.js'
+import type { Ledger } from './ledger.js'
+import { Printer } from './printer.js'
+import { jobsFailure, setJobsOutputs, writeJobsSummary, type ItemReport } from './report.js'
+import { resolveJobs } from './resolve-jobs.js'
+import type { SchedulePolicy } from './schedule.js'
+
+/** One item of `jobs` as the step follows it. */
+interface Item {
+  index: number
+  entry: JobEntry
+  report: ItemReport
+  info?: JobInfo
+  branch?: BranchJob
+  /** build: last — the build as first read. */
+  first?: Build
+  ref?: BuildRef
+  /** Its queue item, once triggered. */
+  queueId?: number
+  /** The follower's id of its build (items that started the same work share one). */
+  track?: number
+  status?: CommitStatusReporter
+  /** The step told it to stop (fail-fast). */
+  stopping: boolean
+  /** Nothing more to wait for. */
+  done: boolean
+}
+
+export interface JobsRunOptions {
+  api: JenkinsApi & BuildOutputsApi
+  /** Settings with `jobs`. */
+  settings: Settings
+  /** Fires on cancel or timeout. */
+  signal: AbortSignal
+  io: StepIO
+  ledger: Ledger
+  policy?: SchedulePolicy
+}
+
+/** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
+const SETTLE_ON_ABORT_MS = 1000
+
+/**
+ * Several Jenkins builds from one step, with one verdict: resolves every
+ * job (and branch) before triggering any, triggers them all at once, follows
+ * them together with one client (follow-builds.ts: one round of lists for
+ * all), prints one line per state change of each and each console in its
+ * own group when its build ends, stops the others on the first failure with
+ * `fail-fast`, and reports: the `builds` output, one summary table, one
+ * failure naming each build that did not pass.
+ */
+export class JobsRun {
+  readonly printer: Printer
+  private readonly items: Item[]
+  private readonly entries: readonly JobEntry[]
+  private follower: BuildsFollower | undefined
+  /** Work on the side (completions, statuses, fail-fast), awaited before the run ends. */
+  private readonly pending = new Set<Promise<unknown>>()
+  private failingFast = false
+  private readonly gate: StatusGate = { closed: false }
+
+  constructor(private readonly o: JobsRunOptions) {
+    this.printer = new Printer(o.io)
+    this.entries = o.settings.jobs ?? []
+    this.items = this.entries.map((entry, index) => ({
+      index,
+      entry,
+      report: {
+        outcome: { jobName: entry.jobName, jobUrl: o.api.jobUrl(entry.job) },
+        tail: []
+      },
+      stopping: false,
+      done: false
+    }))
+  }
+
+  private get log(): Logger {
+    return this.printer.logger
+  }
+
+  /** Runs the step to its verdict: throws naming every build that did not pass. */
+  async run(): Promise<void> {
+    const { settings, io } = this.o
+    if (settings.disable) return disableJobs(this.o.api, this.entries, this.log)
+    try {
+      await this.resolve()
+      if (settings.commitStatus) await this.createStatuses()
+      if (settings.build === 'new') await this.triggerAll()
+      else this.adoptLast()
+      if (settings.wait !== 'queued') await this.follow()
+      else for (const item of this.items) this.settleItem(item)
+    } finally {
+      await this.settlePending()
+    }
+    setJobsOutputs(io, this.reports)
+    await writeJobsSummary(io.summary, this.reports, this.log)
+    const failure = jobsFailure(this.reports, settings.accept)
+    if (failure) throw new Error(failure)
+  }
+
+  /** What is known when the step was stopped: outputs and summary. Never throws. */
+  async reportSoFar(notes: ReadonlyMap<string, string>): Promise<void> {
+    for (const item of this.items) {
+      const note = notes.get(fullName(item.entry.job).toLowerCase())
+      if (note && !item.done) item.report.left = note
+    }
+    try {
+      setJobsOutputs(this.o.io, this.reports)
+    } catch (error) {
+      this.log.debug(`Could not set the outputs: ${(error as Error).message}`)
+    }
+    await writeJobsSummary(this.o.io.summary, this.reports, this.log)
+  }
+
+  /** Ends every commit status still pending, with `description` (the step was stopped). */
+  finishStatuses(description: string): Promise<unknown> {
+    return Promise.all(
+      this.items
+        .filter(item => item.status && !item.status.finished)
+        .map(item => item.status?.finish('error', description, item.ref?.url))
+    )
+  }
+
+  private get reports(): ItemReport[] {
+    return this.items.map(item => item.report)
+  }
+
+  // ---- before any trigger ----------------------------------------------------
+
+  private async resolve(): Promise<void> {
+    const { api, settings, io, signal } = this.o
+    const resolved = await resolveJobs({
+      api,
+      entries: this.entries,
+      build: settings.build,
+      scan: settings.scan,
+      out: {
+        ...this.log,
+        startGroup: title => io.startGroup(title),
+        endGroup: () => io.endGroup()
+      },
+      logger: this.log,
+      signal
+    })
+    this.items.forEach((item, i) => Object.assign(item, resolved[i]))
+  }
+
+  private async createStatuses(): Promise<void> {
+    for (const item of this.items) {
+      item.status = await statusReporter(
+        this.o.settings,
+        item.entry.statusContext,
+        this.log,
+        this.gate
+      )
+    }
+  }
+
+  // ---- triggers --------------------------------------------------------------
+
+  /** Triggers every item at once; one refused is that item's failure, the others go on. */
+  private async triggerAll(): Promise<void> {
+    const settled = await Promise.allSettled(this.items.map(item => this.trigger(item)))
+    const stopped = settled.find(s => s.status === 'rejected')
+    if (stopped) throw (stopped as PromiseRejectedResult).reason
+  }
+
+  private async trigger(item: Item): Promise<void> {
+    const { api, ledger, signal } = this.o
+    const info = item.info as JobInfo
+    const name = item.entry.jobName
+    throwIfAborted(signal)
+    let queued: TriggerResult
+    try {
+      queued = item.branch?.indexingBuild
+        ? indexingBuildQueued(api, info, item.entry.parameters, item.branch.indexingBuild.queueId)
+        : await api.trigger(info, item.entry.job, item.entry.parameters)
+    } catch (error) {
+      if (error instanceof Interrupted) {
+        if (error.lostTrigger) ledger.maybeQueued(item.index, error.lostTrigger)
+        throw error
+      }
+      if (signal.aborted) throw error
+      return this.fail(item, error)
+    }
+    ledger.queued(item.index, queued.queueId, queued.merged)
+    item.queueId = queued.queueId
+    const outcome = item.report.outcome
+    outcome.queueUrl = queued.queueUrl
+    outcome.parameters = item.entry.parameters
+    warnUnknownParameters(queued.unknownParameters, info, name, this.log)
+    if (!item.branch?.indexingBuild) {
+      this.log.info(
+        queued.merged
+          ? `Jenkins merged the request for ${name} into an identical queued build: ${queued.queueUrl}`
+          : `Queued ${name} in Jenkins: ${queued.queueUrl}`
+      )
+    }
+    this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl))
+  }
+
+  /** build: last — the builds as read; running ones are followed to their end. */
+  private adoptLast(): void {
+    const { api, settings } = this.o
+    for (const item of this.items) {
+      const first = item.first as Build
+      const ref = {
+        job: item.entry.job,
+        number: first.number,
+        url: api.buildUrl(item.entry.job, first.number)
+      }
+      item.ref = ref
+      item.report.outcome.buildUrl = ref.url
+      item.report.outcome.build = first
+      this.log.info(
+        `${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${item.entry.jobName}: #${first.number} ${ref.url}`
+      )
+      this.side(item.status?.pending(`Jenkins build #${first.number} running`, ref.url))
+    }
+  }
+
+  // ---- following -------------------------------------------------------------
+
+  private async follow(): Promise<void> {
+    const { api, settings, signal, policy } = this.o
+    const follower = new BuildsFollower({
+      api,
+      logger: this.log,
+      signal,
+      policy,
+      hooks: {
+        waiting: (track, why) => {
+          for (const item of this.owners(track)) {
+            this.log.info(`Jenkins ${item.entry.jobName}: waiting in the queue: ${why}`)
+          }
+        },
+        started: (track, ref) => this.started(track, ref),
+        ended: (track, build) => this.ended(track, build),
+        failed: (track, error) => this.lost(track, error)
+      }
+    })
+    this.follower = follower
+    const byQueue = new Map<number, number>()
+    for (const item of this.items) {
+      if (item.done) continue
+      if (settings.build !== 'new') {
+        const first = item.first as Build
+        if (settings.wait === 'started') this.settleItem(item, first)
+        else if (!first.building) this.finished([item], first, false)
+        else item.track = follower.addRunning(item.ref as BuildRef, first)
+        continue
+      }
+      const queueId = item.queueId
+      if (queueId === undefined) continue
+      let track = byQueue.get(queueId)
+      if (track === undefined) {
+        track = follower.addQueued(
+          item.entry.job,
+          queueId,
+          expectationFrom(item.info?.recent ?? [])
+        )
+        byQueue.set(queueId, track)
+      }
+      item.track = track
+    }
+    await follower.run()
+    if (!follower.batched) {
+      this.log.debug(
+        'Followed the builds one by one: Jenkins did not show them in computer/api/json.'
+      )
+    }
+  }
+
+  private owners(track: number): Item[] {
+    return this.items.filter(item => item.track === track && !item.done)
+  }
+
+  private started(track: number, ref: BuildRef): void {
+    for (const item of this.owners(track)) {
+      item.ref = ref
+      item.report.outcome.buildUrl = ref.url
+      this.o.ledger.started(item.index, ref)
+      this.log.info(`Jenkins build ${item.entry.jobName} #${ref.number} started: ${ref.url}`)
+      this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
+      if (this.o.settings.wait === 'started') this.settleItem(item)
+    }
+    if (this.o.settings.wait === 'started') this.follower?.drop(track)
+  }
+
+  /** A queue item or build that cannot be followed further. */
+  private lost(track: number, error: Error): void {
+    for (const item of this.owners(track)) {
+      // Its queue item was cancelled: by this step's fail-fast.
+      if (item.stopping && item.ref === undefined) {
+        item.report.stopped = 'cancelled in the queue by fail-fast'
+        this.settleItem(item)
+        continue
+      }
+      this.fail(item, error)
+    }
+  }
+
+  /** The item failed before a result: said, counted, and the others stopped with fail-fast. */
+  private fail(item: Item, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error)
+    item.report.error = message
+    this.log.info(`Jenkins ${item.entry.jobName}: ${message}`)
+    this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', item.ref?.url))
+    this.settleItem(item)
+    this.failFast(item)
+  }
+
+  /** Nothing more to follow for the item; the post step need not stop it. */
+  private settleItem(item: Item, final?: Build): void {
+    if (final) item.report.outcome.build = final
+    item.done = true
+    this.o.ledger.finished(item.index)
+  }
+
+  private ended(track: number, final: Build): void {
+    this.finished(this.owners(track), final, true)
+  }
+
+  /** The items' build ended (`watched`: the step saw it run): said, judged, then completed on the side. */
+  private finished(owners: Item[], final: Build, watched: boolean): void {
+    const [first] = owners
+    if (!first) return
+    const { accept } = this.o.settings
+    for (const item of owners) {
+      const outcome = item.report.outcome
+      outcome.build = final
+      outcome.result = final.result ?? undefined
+      outcome.accepted = final.result !== null && accept.includes(final.result)
+      if (item.stopping && final.result === 'ABORTED') item.report.stopped = 'stopped by fail-fast'
+      this.o.ledger.finished(item.index)
+    }
+    const ref = first.ref as BuildRef
+    this.log.info(
+      `Jenkins build ${first.entry.jobName} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
+    )
+    if (!first.report.outcome.accepted && !first.stopping) this.failFast(first)
+    this.side(this.complete(owners, ref, final, watched))
+  }
+
+  /**
+   * What a finished build produced, its console (in its group, when the
+   * builds' turn comes) and its commit status. An error here (not a
+   * cancel) is the item's, and the others go on.
+   */
+  private async complete(
+    owners: Item[],
+    ref: BuildRef,
+    final: Build,
+    watched: boolean
+  ): Promise<void> {
+    const { api, settings, signal } = this.o
+    const [first] = owners
+    if (!first) return
+    const outcome = first.report.outcome
+    try {
+      await readProducts(
+        api,
+        { ...settings, artifactsPath: this.artifactsFolder(first, ref) },
+        ref,
+        final,
+        outcome,
+        signal,
+        { logger: this.log, annotate: (message, title) => this.printer.annotate(message, title) }
+      )
+      const tail =
+        settings.log && (settings.build === 'new' || watched)
+          ? await printConsole(api, ref, this.printer, signal)
+          : []
+      for (const item of owners) {
+        item.report.tail = tail
+        if (item === first) continue
+        const shared = item.report.outcome
+        shared.tests = outcome.tests
+        shared.stages = outcome.stages
+        shared.failedStage = outcome.failedStage
+        shared.artifacts = outcome.artifacts
+      }
+    } catch (error) {
+      if (error instanceof Interrupted || signal.aborted) throw error
+      for (const item of owners) item.report.error = (error as Error).message
+    } finally {
+      for (const item of owners) item.done = true
+    }
+    await Promise.all(
+      owners.map(item =>
+        item.status?.finish(
+          final.result ?? 'error',
+          `Jenkins #${ref.number}: ${final.result ?? 'no result'}`,
+          ref.url,
+          item.report.outcome.accepted
+        )
+      )
+    )
+  }
+
+  /**
+   * Each build's artifacts go to a folder of their own below
+   * `artifacts-path`: the job's path, and the build number too when the
+   * job is listed more than once (its builds would share names).
+   */
+  private artifactsFolder(item: Item, ref: BuildRef): string {
+    const key = fullName(item.entry.job).toLowerCase()
+    const twice = this.entries.filter(e => fullName(e.job).toLowerCase() === key).length > 1
+    const names = item.entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'))
+    return join(this.o.settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []))
+  }
+
+  // ---- fail-fast -------------------------------------------------------------
+
+  /**
+   * fail-fast: the first failure stops every other build this step started
+   * (cancels its queue item, or stops it, escalating as on cancel), never
+   * one shared with another request, which is left running and not waited
+   * for. Stopped builds are still followed to their end, and reported.
+   */
+  private failFast(cause: Item): void {
+    if (!this.o.settings.failFast || this.failingFast) return
+    // Not those that ended already (their reports are on the way).
+    const others = this.items.filter(
+      item => item !== cause && !item.done && item.report.outcome.result === undefined
+    )
+    this.failingFast = true
+    if (others.length === 0) return
+    this.log.info(
+      `fail-fast: ${cause.entry.jobName} did not pass; stopping the other builds this step started.`
+    )
+    const tracks = new Map<string, Item[]>()
+    for (const item of others) {
+      const key = item.track === undefined ? `item ${item.index}` : `track ${item.track}`
+      const group = tracks.get(key)
+      if (group) group.push(item)
+      else tracks.set(key, [item])
+    }
+    for (const group of tracks.values()) this.side(this.stopGroup(group))
+  }
+
+  private async stopGroup(group: Item[]): Promise<void> {
+    const { api, ledger } = this.o
+    const [first] = group
+    if (!first) return
+    const name = first.entry.jobName
+    const target = ledger.targetOf(first.index, api)
+    const shared = ledger.shared(first.index)
+    if (!target || shared) {
+      this.leave(
+        group,
+        shared ? `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}` : undefined
+      )
+      return
+    }
+    for (const item of group) item.stopping = true
+    const said = await abortRemote(api, target, namedLogger(this.log, name))
+    this.log.info(`fail-fast: ${name}: ${said}.`)
+    if (said.endsWith(SHARED_WORK_LEFT)) {
+      this.leave(group, 'left running: shared with another request')
+      return
+    }
+    if (first.track !== undefined) this.follower?.expedite(first.track)
+  }
+
+  /** Stops following the items (their work is not this step's alone to stop). */
+  private leave(group: Item[], note: string | undefined): void {
+    for (const item of group) {
+      if (note) item.report.left = note
+      if (item.track !== undefined) this.follower?.drop(item.track)
+      this.settleItem(item)
+    }
+  }
+
+  // ---- work on the side --------------------------------------------------------
+
+  private side(work: Promise<unknown> | undefined): void {
+    if (!work) return
+    const tracked = work.catch(error => {
+      if (!(error instanceof Interrupted) && !this.o.signal.aborted) {
+        this.log.warning(`Jenkins builds: ${(error as Error).message}`)
+      }
+    })
+    this.pending.add(tracked)
+    void tracked.finally(() => this.pending.delete(tracked))
+  }
+
+  /** Waits for the work on the side (which may add more); once the step was stopped, only briefly. */
+  private async settlePending(): Promise<void> {
+    while (this.pending.size > 0) {
+      const work = Promise.all([...this.pending])
+      if (this.o.signal.aborted) return settleBy(work, Date.now() + SETTLE_ON_ABORT_MS)
+      await work
+    }
+  }
+}

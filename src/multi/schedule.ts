@@ -1,0 +1,567 @@
+/**
+ * When to read what while several builds are followed at once: a pure
+ * schedule (no I/O, no clock of its own; `now` is passed in), so that it can
+ * be tested in virtual time. One watch per build (src/poll-policy.ts), one
+ * shared budget of polls.
+ *
+ * What the reads buy (src/jenkins/executors.ts for the Jenkins side):
+ * - A *round* reads, while some build is still queued, the whole queue
+ *   (`queue/api/json`: which items still wait, and why), then every running
+ *   build (`computer/api/json`): which items started, as which build, and
+ *   which builds still run. Two requests whatever the number of builds. The
+ *   queue comes first: an item that leaves it between the two reads is
+ *   already on its executor when the second is read.
+ * - A build the round no longer lists has ended with its log complete
+ *   (Executor.run frees the executor last): one full read of its JSON is its
+ *   report, and it is never polled again.
+ * - An item that neither list shows (it left the queue, and its build is not
+ *   on an executor: it ended already, or was cancelled, or is being created)
+ *   gets one read of its queue item.
+ * - A round is due when the first of the builds' watches wants a look:
+ *   densest where a build's end is expected, thinning with the distance from
+ *   it (poll-policy.ts, the log-off schedule: a round shows no console), and
+ *   fast at first while items wait to start.
+ * - When Jenkins refuses a list (a proxy rule, a plugin), or does not show a
+ *   build in it that a read says is running, that build is polled on its own
+ *   (`tree` of a few fields) on its own watch's schedule.
+ * - Every poll (a round, a build's own poll, a queue item's own read) takes
+ *   the one budget: at most one every pollGapMs, the most overdue first.
+ *   Twenty builds polled on their own (the lists refused) thus cost at most
+ *   2.5 polls a second, each seen later than with rounds. The
+ *   reads that follow from a round (a confirmation, a queue item no list
+ *   shows) are not polls: each build needs them once.
+ */
+import type {
+  Build,
+  BuildRef,
+  JobPath,
+  QueuedTask,
+  QueueItem,
+  RunningBuild
+} from '../jenkins/types.js'
+import { runningKey } from '../jenkins/executors.js'
+import {
+  DEFAULT_POLL_POLICY,
+  expectationFromEstimate,
+  nextPoll,
+  nextQueueDelay,
+  sawBuild,
+  watch,
+  type Expectation,
+  type PollPolicy,
+  type Watch
+} from '../poll-policy.js'
+
+export interface SchedulePolicy {
+  /** The watches' schedule (its log-off part: rounds show no console). */
+  poll: PollPolicy
+  /** Shortest time between two polls of any kind (ms): the shared budget. */
+  pollGapMs: number
+  /** Wait before a read that failed on the way (the client already retried it) is tried again (ms). */
+  retryMs: number
+  /** How long a queue item may stay left without a build before it is given up (ms). */
+  leftWithoutBuildMs: number
+}
+
+/**
+ * A round serves every build, so its densest spacing is wider than one
+ * build's (150 ms): in a simulation of twenty 1-minute builds whose lengths
+ * (and histories) vary by ± 5 %, rounds at most every 400 ms near the
+ * expected ends took 36 rounds a run (51 at 150 ms) for a median of 0.36 s
+ * from an end (its log closed) to its report (0.28 s at 150 ms). Each
+ * build's own requests (job, trigger, final read, console) make 4 a build
+ * whatever the schedule: this keeps twenty 1-minute builds under 2
+ * requests a second.
+ */
+export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {
+  poll: { ...DEFAULT_POLL_POLICY, nearMs: 400 },
+  // At most 2.5 polls a second, whatever the number of builds.
+  pollGapMs: 400,
+  retryMs: 1000,
+  leftWithoutBuildMs: 60_000
+}
+
+/** What to read now. */
+export type ScheduledRead =
+  /** The lists: the queue first when `queue`, then the running builds when `running`. */
+  | { kind: 'round'; queue: boolean; running: boolean }
+  /** One queue item (`queue/item/N/api/json`). */
+  | { kind: 'queue-item'; track: number; queueId: number }
+  /** One build: `full` for its final JSON, else the few fields a poll needs. */
+  | { kind: 'build'; track: number; ref: BuildRef; full: boolean }
+
+/** What a read told about a build. */
+export type TrackEvent =
+  | { kind: 'waiting'; track: number; why: string }
+  | { kind: 'started'; track: number; number: number }
+  | { kind: 'ended'; track: number; build: Build }
+  | { kind: 'left-without-build'; track: number; cancelled: boolean }
+
+type Phase = 'queued' | 'running' | 'done'
+
+interface Track {
+  id: number
+  job: JobPath
+  phase: Phase
+  queueId?: number
+  ref?: BuildRef
+  /** Once running. */
+  watch?: Watch
+  /** What the job's history says, for when it starts. */
+  expect?: Expectation
+  lastWhy?: string
+  /** Polled on its own: the running list is refused, or does not show this build. */
+  direct: boolean
+  /** When this track's own next read is due (epoch ms); undefined: the rounds cover it. */
+  dueAt?: number
+  /** Its own read is a poll (budgeted); else it follows from a round (urgent). */
+  duePoll: boolean
+  /** Its next own build read is the full JSON. */
+  wantFull: boolean
+  /** When the step learned it runs (a round judges only builds it knew of before it was sent). */
+  runningSince?: number
+  /** When its queue item was last read on its own (for the start's slack). */
+  askedAt?: number
+  queueAttempt: number
+  /** When its queue item was first seen left without a build. */
+  leftAt?: number
+  /** When it was added (a round judges only tracks it was sent for). */
+  addedAt: number
+  /** The step told it to stop: read on its own until it ended. */
+  stopping: boolean
+  inFlight: boolean
+}
+
+/** Between the reads of a build the step told to stop (ms). */
+const STOPPING_MS = 500
+
+/** One schedule for the builds of one step. */
+export class SharedSchedule {
+  private readonly tracks: Track[] = []
+  /** Whether `queue/api/json` may be read (refused: never again). */
+  private queueList = true
+  /** Whether `computer/api/json` may be read. */
+  private runningList = true
+  /** Some build was ever seen in the running list: it shows ours. */
+  private runningListShowed = false
+  private roundAt: number | undefined
+  private roundAttempt = 0
+  private roundInFlight = false
+  private roundFailedAt: number | undefined
+  private lastPollAt = -Infinity
+
+  /** `refOf` makes a build's reference (its URL on the configured base). */
+  constructor(
+    private readonly refOf: (job: JobPath, number: number) => BuildRef,
+    private readonly policy: SchedulePolicy = DEFAULT_SCHEDULE_POLICY
+  ) {}
+
+  /** A build whose queue item was just created (or found). */
+  addQueued(job: JobPath, queueId: number, now: number, expect?: Expectation): number {
+    const track = this.add({ job, phase: 'queued', queueId, expect }, now)
+    // The first round comes at the queue's first pace from now.
+    if (this.roundAt === undefined || this.activeQueued() === 1) {
+      this.roundAt = now
+      this.roundAttempt = 0
+    }
+    if (!this.coveredByRound(track)) {
+      track.dueAt = now + nextQueueDelay(0, this.policy.poll)
+      track.duePoll = true
+    }
+    return track.id
+  }
+
+  /** A build known to run (build: last), started at `build.timestamp`. */
+  addRunning(
+    ref: BuildRef,
+    build: Pick<Build, 'timestamp' | 'estimatedDuration'>,
+    now: number
+  ): number {
+    const track = this.add({ job: ref.job, phase: 'queued' }, now)
+    this.startTrack(track, ref, now, {
+      timestamp: build.timestamp,
+      estimatedDuration: build.estimatedDuration
+    })
+    this.roundAt ??= now
+    return track.id
+  }
+
+  /** Whether any build is still followed. */
+  get active(): boolean {
+    return this.tracks.some(t => t.phase !== 'done')
+  }
+
+  /** Whether the running list is still read (false once Jenkins refused it or showed none of ours). */
+  get usesRunningList(): boolean {
+    return this.runningList
+  }
+
+  /** Stops following a build (its result is not wanted, or it is left running). */
+  drop(id: number): void {
+    const track = this.tracks[id]
+    if (track) track.phase = 'done'
+  }
+
+  /**
+   * A build (or queue item) the step just told to stop: its own read now,
+   * the full JSON of a build, then every STOPPING_MS until it ended.
+   */
+  expedite(id: number, now: number): void {
+    const track = this.tracks[id]
+    if (!track || track.phase === 'done') return
+    if (track.phase === 'running') {
+      track.stopping = true
+      track.wantFull = true
+    }
+    track.dueAt = now
+    track.duePoll = false
+  }
+
+  /**
+   * The reads to start now (marked in flight until they are reported), and
+   * when to ask again (epoch ms; undefined: only once a read in flight ends).
+   */
+  due(now: number): { reads: ScheduledRead[]; nextAt: number | undefined } {
+    const reads: ScheduledRead[] = []
+    // Urgent reads first: they follow from what a round showed.
+    for (const track of this.tracks) {
+      if (track.phase === 'done' || track.inFlight || track.dueAt === undefined) continue
+      if (track.duePoll || track.dueAt > now) continue
+      reads.push(this.ownRead(track))
+    }
+    let nextAt: number | undefined
+    const consider = (at: number): void => {
+      nextAt = nextAt === undefined ? at : Math.min(nextAt, at)
+    }
+    for (const track of this.tracks) {
+      if (track.phase !== 'done' && !track.inFlight && track.dueAt !== undefined && !track.duePoll)
+        consider(track.dueAt)
+    }
+    // Then one poll, if the budget allows: the round or the most overdue own poll.
+    const polls: Array<{ at: number; read: () => ScheduledRead }> = []
+    const round = this.roundDue()
+    if (round !== undefined) polls.push({ at: round, read: () => this.startRound() })
+    for (const track of this.tracks) {
+      if (track.phase === 'done' || track.inFlight || !track.duePoll) continue
+      if (track.dueAt === undefined) continue
+      polls.push({ at: track.dueAt, read: () => this.ownRead(track) })
+    }
+    polls.sort((a, b) => a.at - b.at)
+    const first = polls[0]
+    if (first) {
+      const at = Math.max(first.at, this.lastPollAt + this.policy.pollGapMs)
+      if (at <= now) {
+        this.lastPollAt = now
+        reads.push(first.read())
+        const second = polls[1]
+        if (second) consider(Math.max(second.at, now + this.policy.pollGapMs))
+      } else consider(at)
+    }
+    return { reads, nextAt }
+  }
+
+  /** A round's answers: what each list showed (undefined: not read, or refused with `refused`). */
+  sawRound(
+    sentAt: number,
+    now: number,
+    seen: { queue?: QueuedTask[]; running?: RunningBuild[] },
+    refused: { queue?: boolean; running?: boolean } = {}
+  ): TrackEvent[] {
+    this.roundInFlight = false
+    this.roundFailedAt = undefined
+    this.roundAt = sentAt
+    if (this.activeQueued() > 0) this.roundAttempt++
+    if (refused.queue) this.queueList = false
+    if (refused.running) this.refuseRunningList(now)
+    if (refused.queue || refused.running) this.uncoverQueued(now)
+    const events: TrackEvent[] = []
+    const queued = seen.queue ? new Map(seen.queue.map(item => [item.id, item])) : undefined
+    const running = seen.running ? indexRunning(seen.running) : undefined
+    if (running && running.byKey.size > 0) this.runningListShowed ||= this.showsOurs(running)
+    for (const track of this.tracks) {
+      if (track.phase === 'done' || track.inFlight || track.addedAt > sentAt) continue
+      if (track.phase === 'queued' && track.queueId !== undefined) {
+        const started = running?.byQueueId.get(track.queueId)
+        if (started && sameJob(started.job, track.job)) {
+          this.startTrack(track, this.refOf(track.job, started.number), now, started)
+          events.push({ kind: 'started', track: track.id, number: started.number })
+          continue
+        }
+        const waiting = queued?.get(track.queueId)
+        if (waiting) {
+          if (waiting.why && waiting.why !== track.lastWhy) {
+            track.lastWhy = waiting.why
+            events.push({ kind: 'waiting', track: track.id, why: waiting.why })
+          }
+          continue
+        }
+        if (queued || running) {
+          // Neither list shows it: its own queue item says what became of it.
+          track.dueAt = now
+          track.duePoll = false
+        }
+        continue
+      }
+      if (track.phase === 'running' && !track.direct && running && track.ref) {
+        const listed = running.byKey.get(runningKey(track.ref.job, track.ref.number))
+        if (listed) {
+          if (track.watch) track.watch = sawBuild(track.watch, now, { building: true, ...listed })
+        } else if ((track.runningSince ?? 0) <= sentAt) {
+          // Ended (or not shown to us): one full read says which.
+          track.dueAt = now
+          track.duePoll = false
+          track.wantFull = true
+        }
+      }
+    }
+    return events
+  }
+
+  /** A round that failed on the way: tried again after retryMs. */
+  roundFailed(now: number): void {
+    this.roundInFlight = false
+    this.roundFailedAt = now
+  }
+
+  /** A queue item read on its own, at `askedAt`. */
+  sawQueueItem(id: number, askedAt: number, now: number, item: QueueItem): TrackEvent[] {
+    const track = this.tracks[id]
+    if (!track || track.phase !== 'queued') return this.settle(track)
+    track.inFlight = false
+    const previous = track.askedAt ?? askedAt
+    track.askedAt = askedAt
+    const number = item.executable?.number
+    if (typeof number === 'number') {
+      this.startTrack(track, this.refOf(track.job, number), now, undefined, {
+        startedAt: askedAt,
+        slackMs: Math.max(0, askedAt - previous)
+      })
+      return [{ kind: 'started', track: id, number }]
+    }
+    if (item.cancelled) {
+      track.phase = 'done'
+      return [{ kind: 'left-without-build', track: id, cancelled: true }]
+    }
+    const events: TrackEvent[] = []
+    if (item.why && item.why !== track.lastWhy) {
+      track.lastWhy = item.why
+      events.push({ kind: 'waiting', track: id, why: item.why })
+    }
+    if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
+      // The run is being created (briefly), or never was (the job was
+      // disabled after queuing): a bounded while.
+      track.leftAt ??= now
+      if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
+        track.phase = 'done'
+        return [...events, { kind: 'left-without-build', track: id, cancelled: false }]
+      }
+    }
+    if (this.coveredByRound(track)) {
+      track.dueAt = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs
+      track.duePoll = false
+    } else {
+      track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
+      track.duePoll = true
+    }
+    return events
+  }
+
+  /** A build read on its own (`full`: its whole JSON). */
+  sawBuild(id: number, now: number, build: Build, full: boolean): TrackEvent[] {
+    const track = this.tracks[id]
+    if (!track || track.phase !== 'running' || !track.watch) return this.settle(track)
+    track.inFlight = false
+    if (!build.building) {
+      if (full) {
+        track.phase = 'done'
+        return [{ kind: 'ended', track: id, build }]
+      }
+      track.dueAt = now
+      track.duePoll = false
+      track.wantFull = true
+      return []
+    }
+    track.watch = sawBuild(track.watch, now, build)
+    if (track.stopping) {
+      track.dueAt = now + STOPPING_MS
+      track.duePoll = true
+      return []
+    }
+    if (!track.direct) {
+      // The list did not show a running build: it hides it (a plugin's
+      // ComputerSource, permissions). Followed on its own from now on; the
+      // list is dropped when it never showed any of ours.
+      track.direct = true
+      if (!this.runningListShowed) this.refuseRunningList(now)
+    }
+    track.wantFull = false
+    track.duePoll = true
+    track.dueAt = now + nextPoll(track.watch, now, this.policy.poll).delayMs
+    return []
+  }
+
+  /** A track's own read failed on the way: tried again after retryMs. */
+  readFailed(id: number, now: number): void {
+    const track = this.tracks[id]
+    if (!track) return
+    track.inFlight = false
+    if (track.phase === 'done') return
+    track.dueAt = now + this.policy.retryMs
+  }
+
+  /** A track whose read failed for good (the caller reports it). */
+  fail(id: number): void {
+    const track = this.tracks[id]
+    if (!track) return
+    track.inFlight = false
+    track.phase = 'done'
+  }
+
+  // ---------------------------------------------------------------------------
+
+  private add(init: Pick<Track, 'job' | 'phase' | 'queueId' | 'expect'>, now: number): Track {
+    const track: Track = {
+      id: this.tracks.length,
+      addedAt: now,
+      stopping: false,
+      direct: false,
+      duePoll: true,
+      wantFull: false,
+      queueAttempt: 0,
+      inFlight: false,
+      ...init
+    }
+    this.tracks.push(track)
+    return track
+  }
+
+  /** The track runs: its watch starts from what is known of its start. */
+  private startTrack(
+    track: Track,
+    ref: BuildRef,
+    now: number,
+    listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>,
+    seen?: { startedAt: number; slackMs: number }
+  ): void {
+    track.phase = 'running'
+    track.ref = ref
+    track.runningSince = now
+    track.leftAt = undefined
+    let w = watch({
+      console: false,
+      startedAt: seen?.startedAt ?? now,
+      startSlackMs: seen?.slackMs ?? 0,
+      expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
+    })
+    if (listed) w = sawBuild(w, now, { building: true, ...listed })
+    track.watch = w
+    track.wantFull = false
+    if (this.runningList) {
+      track.direct = false
+      track.dueAt = undefined
+    } else {
+      track.direct = true
+      track.duePoll = true
+      track.dueAt = now + nextPoll(w, now, this.policy.poll).delayMs
+    }
+  }
+
+  private ownRead(track: Track): ScheduledRead {
+    track.inFlight = true
+    const read: ScheduledRead =
+      track.phase === 'queued'
+        ? { kind: 'queue-item', track: track.id, queueId: track.queueId as number }
+        : { kind: 'build', track: track.id, ref: track.ref as BuildRef, full: track.wantFull }
+    track.dueAt = undefined
+    return read
+  }
+
+  /** When the next round is due; undefined when no round is needed or one is in flight. */
+  private roundDue(): number | undefined {
+    if (this.roundInFlight || this.roundAt === undefined) return undefined
+    if (this.roundFailedAt !== undefined) return this.roundFailedAt + this.policy.retryMs
+    let at: number | undefined
+    const queued = this.tracks.filter(
+      t => t.phase === 'queued' && !t.inFlight && this.coveredByRound(t)
+    )
+    if (queued.length > 0) at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll)
+    if (this.runningList) {
+      for (const track of this.tracks) {
+        if (track.phase !== 'running' || track.direct || !track.watch || track.inFlight) continue
+        if (track.dueAt !== undefined) continue
+        const when = this.roundAt + nextPoll(track.watch, this.roundAt, this.policy.poll).delayMs
+        at = at === undefined ? when : Math.min(at, when)
+      }
+    }
+    return at
+  }
+
+  private startRound(): ScheduledRead {
+    this.roundInFlight = true
+    const queue = this.queueList && this.tracks.some(t => t.phase === 'queued' && !t.inFlight)
+    return { kind: 'round', queue, running: this.runningList }
+  }
+
+  /** Whether rounds watch a queued track (else its queue item is read on its own). */
+  private coveredByRound(track: Track): boolean {
+    return this.runningList || this.queueList ? track.queueId !== undefined : false
+  }
+
+  private activeQueued(): number {
+    return this.tracks.filter(t => t.phase === 'queued').length
+  }
+
+  /** Queued tracks no round watches any more read their queue items on their own. */
+  private uncoverQueued(now: number): void {
+    for (const track of this.tracks) {
+      if (track.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
+        continue
+      track.dueAt = now
+      track.duePoll = true
+    }
+  }
+
+  private refuseRunningList(now: number): void {
+    if (!this.runningList) return
+    this.runningList = false
+    for (const track of this.tracks) {
+      if (track.phase !== 'running' || track.direct || !track.watch) continue
+      track.direct = true
+      track.duePoll = true
+      track.dueAt ??= now
+    }
+    this.uncoverQueued(now)
+  }
+
+  private showsOurs(running: RunningIndex): boolean {
+    return this.tracks.some(
+      t =>
+        (t.ref !== undefined && running.byKey.has(runningKey(t.ref.job, t.ref.number))) ||
+        (t.queueId !== undefined && running.byQueueId.has(t.queueId))
+    )
+  }
+
+  private settle(track: Track | undefined): TrackEvent[] {
+    if (track) track.inFlight = false
+    return []
+  }
+}
+
+interface RunningIndex {
+  byKey: Map<string, RunningBuild>
+  byQueueId: Map<number, RunningBuild>
+}
+
+function indexRunning(list: RunningBuild[]): RunningIndex {
+  const byKey = new Map<string, RunningBuild>()
+  const byQueueId = new Map<number, RunningBuild>()
+  for (const build of list) {
+    byKey.set(runningKey(build.job, build.number), build)
+    if (build.queueId !== undefined) byQueueId.set(build.queueId, build)
+  }
+  return { byKey, byQueueId }
+}
+
+function sameJob(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
+}

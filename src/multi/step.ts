@@ -1,0 +1,127 @@
+import { statusFailure } from '../build-parts.js'
+import { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from '../budgets.js'
+import { abortRemote, onCancelSignals } from '../cancel.js'
+import { State } from '../constants.js'
+import { budgetClient, createClient } from '../create-client.js'
+import { formatDuration } from '../duration.js'
+import type { Settings } from '../inputs.js'
+import { Interrupted } from '../jenkins/errors.js'
+import type { JenkinsApi } from '../jenkins/types.js'
+import { namedLogger } from '../logger.js'
+import type { StepIO } from '../step-io.js'
+import { abortReason, settleBy, StepAborted } from '../wait.js'
+import { Ledger } from './ledger.js'
+import { JobsRun } from './run-jobs.js'
+
+/**
+ * The step with `jobs`: the builds (run-jobs.ts) bounded by `timeout` and
+ * stopped by the runner's cancel signals, like one job's (main.ts). On
+ * cancel or timeout every build this step started is stopped (or its queue
+ * item cancelled) in parallel, within the same budget as one build's, with
+ * a client of its own; what is known is reported. Any other failure leaves
+ * the builds still running, as `abort-on-cancel` promises, and names them.
+ */
+export async function runJobsStep(settings: Settings, io: StepIO): Promise<void> {
+  const started = Date.now()
+  const controller = new AbortController()
+  let abortedAt: number | undefined
+  controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true })
+  const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs)
+  const removeSignalHandlers = onCancelSignals(controller, io.logger)
+  const api = createClient(
+    settings,
+    { deadline: started + settings.timeoutMs, signal: controller.signal },
+    'quick'
+  )
+  const ledger = new Ledger(
+    (settings.jobs ?? []).map(entry => entry.job),
+    (name, value) => io.saveState(name, value)
+  )
+  const run = new JobsRun({ api, settings, signal: controller.signal, io, ledger })
+  try {
+    await run.run()
+  } catch (error) {
+    if (controller.signal.aborted || error instanceof StepAborted) {
+      const at = abortedAt ?? Date.now()
+      throw new Error(
+        await stopAll(settings, run, ledger, error, controller.signal, at - started, at)
+      )
+    }
+    throw leavingWorkRunning(api, run, ledger, io, error)
+  } finally {
+    clearTimeout(timer)
+    removeSignalHandlers()
+  }
+}
+
+/** Cancels or stops everything the step started, in parallel within the budget, and says what it did. */
+async function stopAll(
+  settings: Settings,
+  run: JobsRun,
+  ledger: Ledger,
+  error: unknown,
+  signal: AbortSignal,
+  waitedMs: number,
+  abortedAt: number
+): Promise<string> {
+  const reason = abortReason(signal)
+  const until = abortedAt + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS)
+  const log = run.printer.logger
+  const count = settings.jobs?.length ?? 0
+  const head =
+    reason === 'timeout'
+      ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${count} Jenkins builds`
+      : `The workflow was cancelled while waiting for ${count} Jenkins builds`
+  if (error instanceof Interrupted && error.sent) log.info(`${error.message}.`)
+  // Commit statuses go alongside the abort, within its budget.
+  const statuses = run.finishStatuses(statusFailure(error, signal))
+  const said = new Map<string, string>()
+  let outcome: string
+  if (!ledger.anything) outcome = '; nothing was started in Jenkins.'
+  else if (!settings.abortOnCancel) {
+    outcome = '; left the Jenkins work running (abort-on-cancel: false).'
+  } else {
+    // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
+    const client = budgetClient(settings, until)
+    const done = await Promise.all(
+      ledger.targets(client).map(async target => {
+        const what = await abortRemote(
+          client,
+          target,
+          namedLogger(log, target.name),
+          undefined,
+          until
+        )
+        said.set(target.name.toLowerCase(), what)
+        return `${target.name}: ${what}`
+      })
+    )
+    for (const line of done) log.info(`Jenkins ${line}.`)
+    outcome = done.length > 0 ? `; ${done.join('; ')}.` : '; none of it was still running.'
+  }
+  // Only now: if the runner kills us before this, the post step stops the builds.
+  ledger.done()
+  await settleBy(statuses, until)
+  await run.reportSoFar(said)
+  return `${head}${outcome}`
+}
+
+/** A failure other than cancel or timeout leaves the builds running, and names them; the post step is told not to stop them. */
+function leavingWorkRunning(
+  api: JenkinsApi,
+  run: JobsRun,
+  ledger: Ledger,
+  io: StepIO,
+  error: unknown
+): unknown {
+  const left = ledger.targets(api)
+  ledger.done()
+  if (left.length === 0) return error
+  const urls = left.map(t => t.build?.url ?? `${api.baseUrl}/queue/item/${t.queueId ?? '?'}/`)
+  io.saveState(State.LeftRunning, urls.join(' '))
+  const message = error instanceof Error ? error.message : String(error)
+  run.printer.logger.debug(`Left running: ${urls.join(', ')}`)
+  return new Error(
+    `${message.replace(/\.?$/, '.')} Jenkins work this step started is still running: ${urls.join(', ')} (this step stops Jenkins work only when it is cancelled or times out).`
+  )
+}

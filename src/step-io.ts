@@ -1,0 +1,41 @@
+import * as core from '@actions/core'
+import { stdoutDrained } from './build-parts.js'
+import { coreLogger } from './core-logger.js'
+import type { Logger } from './logger.js'
+
+/**
+ * Everything a mode of the action says or leaves behind, as an interface:
+ * the step log, the console's raw text, groups, annotations, outputs, the
+ * job summary and the state for the post step. The several-jobs path
+ * (src/multi/) takes it, so that it calls no @actions/core itself and can
+ * serve another front end (a terminal command) unchanged.
+ */
+export interface StepIO {
+  /** Lines of ours (info is made inert: it quotes Jenkins). */
+  logger: Logger
+  /** Raw console text (written inside a stop-commands region only). */
+  write(text: string): void
+  /** Resolves once what was written has been taken (stdout to a pipe is asynchronous). */
+  drained(): Promise<void>
+  startGroup(title: string): void
+  endGroup(): void
+  /** An error annotation with a title (a failed test). */
+  annotate(message: string, title: string): void
+  setOutput(name: string, value: string): void
+  summary: typeof core.summary
+  /** State for the post step. */
+  saveState(name: string, value: string): void
+}
+
+/** The runner's step: @actions/core. */
+export const coreStepIO: StepIO = {
+  logger: coreLogger,
+  write: text => void process.stdout.write(text),
+  drained: stdoutDrained,
+  startGroup: title => core.startGroup(title),
+  endGroup: () => core.endGroup(),
+  annotate: (message, title) => core.error(message, { title }),
+  setOutput: (name, value) => core.setOutput(name, value),
+  summary: core.summary,
+  saveState: (name, value) => core.saveState(name, value)
+}
