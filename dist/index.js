@@ -29684,8 +29684,6 @@ module.exports = {
 /***/ 9155:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-// ESM COMPAT FLAG
-__nccwpck_require__.r(__webpack_exports__);
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
@@ -34419,6 +34417,7 @@ class CommitStatusReporter {
     logger;
     context;
     token;
+    gate;
     target;
     octokit;
     final = false;
@@ -34432,6 +34431,7 @@ class CommitStatusReporter {
         this.logger = options.logger;
         this.context = options.context;
         this.token = options.token;
+        this.gate = options.gate ?? { closed: false };
         try {
             const ctx = ghContext ?? github_context;
             const { owner, repo } = ctx.repo;
@@ -34486,7 +34486,7 @@ class CommitStatusReporter {
     async set(state, description, targetUrl) {
         const target = this.target;
         const octokit = this.octokit;
-        if (!target || !octokit) {
+        if (!target || !octokit || this.gate.closed) {
             this.logger.debug(`Commit status '${this.context}' skipped (${state}).`);
             return;
         }
@@ -34505,8 +34505,11 @@ class CommitStatusReporter {
             const status = error.status;
             if (status === 403 || status === 404) {
                 // A token without `statuses: write`, or a fork PR's read-only token:
-                // say so once and stop trying.
+                // say so once and stop trying (every reporter of the step).
                 this.target = undefined;
+                if (this.gate.closed)
+                    return;
+                this.gate.closed = true;
                 this.logger.warning(`Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
                     `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
                     `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
@@ -34621,7 +34624,7 @@ function collectYoungGarbage() {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4349);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2487);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8448);
 
 
 (0,_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -34637,7 +34640,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2487:
+/***/ 8448:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36696,7 +36699,7 @@ function error(message, properties = {}) {
  * @param message warning issue message. Errors will be converted to string via toString()
  * @param properties optional properties to add to the annotation.
  */
-function warning(message, properties = {}) {
+function core_warning(message, properties = {}) {
     command_issueCommand('warning', utils_toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
@@ -37502,6 +37505,16 @@ function sleep(ms, signal) {
     return (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal }).catch((error) => {
         throw signal?.aborted ? new StepAborted(abortReason(signal)) : error;
     });
+}
+/** Waits for `work` to settle, but not past `until` (epoch ms); never throws. */
+async function settleBy(work, until) {
+    const done = new AbortController();
+    const ignore = () => undefined;
+    await Promise.race([
+        work.then(ignore, ignore),
+        (0,promises_namespaceObject.setTimeout)(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
+    ]);
+    done.abort();
 }
 
 ;// CONCATENATED MODULE: ./src/branch.ts
@@ -40856,6 +40869,8 @@ var Input;
     Input["CaCert"] = "ca-cert";
     Input["Artifacts"] = "artifacts";
     Input["ArtifactsPath"] = "artifacts-path";
+    Input["Jobs"] = "jobs";
+    Input["FailFast"] = "fail-fast";
 })(Input || (Input = {}));
 /** Output names, exactly as in action.yml. */
 var Output;
@@ -40876,6 +40891,8 @@ var Output;
     Output["Stages"] = "stages";
     /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
     Output["Artifacts"] = "artifacts";
+    /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
+    Output["Builds"] = "builds";
 })(Output || (Output = {}));
 /** Keys saved with core.saveState for the post step. */
 var State;
@@ -40892,1006 +40909,11 @@ var State;
     State["Done"] = "done";
     /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
     State["LeftRunning"] = "leftRunning";
+    /** With `jobs`: JSON array of what the step started ({job, queueId, number, shared, own}), for the post step. */
+    State["Builds"] = "builds";
 })(State || (State = {}));
 /** Build results Jenkins reports (hudson.model.Result). */
 const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
-
-;// CONCATENATED MODULE: ./src/inert-text.ts
-/**
- * The one printer for text outside the console's stop-commands region: every
- * step-log line the action writes goes through inertLine (core-logger.ts),
- * because most of them quote Jenkins (a queue item's `why`, job names, build
- * results, error bodies), and Jenkins text is untrusted.
- *
- * How the runner reads a step's stdout (actions/runner,
- * src/Runner.Common/ActionCommand.cs TryParseV2/TryParse, and
- * src/Runner.Worker/ActionCommandManager.cs TryProcessCommand):
- * - lines are split on `\r`, `\n` and `\r\n`;
- * - a line whose TrimStart() starts with `::` may be a command (`::name props::data`);
- * - `##[name props]data` is a command ANYWHERE in a line (`IndexOf("##[")`).
- * An escaped line that has no line break, no `##[`, and does not start with
- * `::` after leading whitespace can form neither, whatever Jenkins sent.
- */
-// C0 and C1 controls but TAB: CR and LF split lines, and U+0085 (NEL) is
-// whitespace to .NET's TrimStart though not to JavaScript's `\s`.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
-const NAMED = { '\n': '\\n', '\r': '\\r' };
-/**
- * One step-log line that the runner cannot take for a workflow command:
- * control characters (line breaks included) are shown escaped (`\n`, `\r`,
- * `\x1b`), every `##[` becomes `#\#[`, and a line that would start with `::`
- * after its leading whitespace gets a `\` before it.
- */
-function inertLine(text) {
-    const escaped = text
-        .replace(CONTROL, c => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
-        .replace(/##\[/g, '#\\#[');
-    // JavaScript's \s covers .NET's whitespace once U+0085 is escaped above.
-    return escaped.replace(/^(\s*)::/, '$1\\::');
-}
-
-;// CONCATENATED MODULE: ./src/core-logger.ts
-
-
-/**
- * The step log, for every module (they never call @actions/core's printing
- * themselves; ESLint enforces it). Info lines go through inertLine, since
- * they quote Jenkins; debug and warning are safe as they are: @actions/core
- * escapes their data and starts the line with its own `::debug::` or
- * `::warning::`, which the runner parses first.
- */
-const coreLogger = {
-    debug: message => core_debug(message),
-    info: message => info(inertLine(message)),
-    warning: message => warning(message)
-};
-
-;// CONCATENATED MODULE: ./src/poll-policy.ts
-const DEFAULT_POLL_POLICY = {
-    // Start to start, leaving 100 ms of the 2 s lag target for the request.
-    liveMs: 1900,
-    quietAfterMs: 10_000,
-    quietMaxMs: 5000,
-    youngMs: 750,
-    youngForMs: 15_000,
-    slowMs: 5000,
-    nearMs: 150,
-    nearSlope: 1 / 6,
-    approachSlope: 1 / 2,
-    spreadFloorMs: 150,
-    windowShareMax: 0.5,
-    gapAimMs: 100,
-    followUpMs: 100,
-    confirmAfterMs: 1000,
-    followUpForMs: 30_000,
-    hintPauseMs: 10_000,
-    queueMaxMs: 2000
-};
-/** Relative spread assumed when history gives only a duration (one build, or Jenkins' estimate). */
-const ASSUMED_SPREAD = 0.05;
-/** Three recent builds understate how far the next one may fall from their mean. */
-const MEASURED_SPREAD_FACTOR = 2;
-function watch(init) {
-    return { startSlackMs: 0, endConfirmed: false, logComplete: false, ...init };
-}
-/** The next poll of a build, from what was observed up to `now`. */
-function nextPoll(w, now, p = DEFAULT_POLL_POLICY) {
-    if (w.logComplete)
-        return { read: 'build', delayMs: p.nearMs };
-    if (w.console && w.endSeenAt !== undefined) {
-        const since = now - w.endSeenAt;
-        if (since > p.followUpForMs)
-            return { read: 'give-up', delayMs: 0 };
-        if (!w.endConfirmed && since >= p.confirmAfterMs)
-            return { read: 'build', delayMs: 0 };
-        const delayMs = since < p.confirmAfterMs ? p.followUpMs : clamp(since / 4, p.followUpMs, p.liveMs);
-        return { read: 'console', delayMs };
-    }
-    return { read: w.console ? 'console' : 'build', delayMs: runningDelay(w, now, p) };
-}
-function runningDelay(w, now, p) {
-    const age = Math.max(0, now - w.startedAt);
-    let spacing;
-    if (w.console) {
-        const quietFor = now - Math.max(w.grewAt ?? w.startedAt, w.startedAt);
-        spacing = quietFor > p.quietAfterMs ? clamp(quietFor / 4, p.liveMs, p.quietMaxMs) : p.liveMs;
-    }
-    else {
-        // Nothing is shown: the only value of a poll is noticing the end, so
-        // with history the polls wait for the window, without it they back off
-        // with the build's age.
-        spacing = w.expect ? p.slowMs : clamp(age / 4, p.youngMs, p.slowMs);
-    }
-    if (!w.expect)
-        return age < p.youngForMs ? Math.min(spacing, p.youngMs) : spacing;
-    // The console shows the end a little after `building` turns false; the
-    // build JSON shows it at once.
-    const spread = Math.min(w.expect.spreadMs, w.expect.durationMs * p.windowShareMax);
-    const half = Math.max(p.spreadFloorMs, spread) + w.startSlackMs / 2;
-    const center = w.startedAt - w.startSlackMs / 2 + w.expect.durationMs + (w.console ? p.gapAimMs : 0);
-    const lo = center - half;
-    // Before the window, waits shrink toward its start (a build may end
-    // earlier than its history says) and one lands on it.
-    if (now < lo) {
-        return Math.min(spacing, Math.ceil(lo - now), Math.round(p.nearMs + (lo - now) * p.approachSlope));
-    }
-    // From there polls are densest at the expected end and thin out with the
-    // distance from it, on both sides: most ends fall near it, and an overdue
-    // build backs off the same way.
-    return Math.min(spacing, Math.round(p.nearMs + Math.abs(now - center) * p.nearSlope));
-}
-/** A console poll's news: text arrived, the log is (not) complete, the last line is `Finished:`. */
-function sawConsole(w, now, poll, p = DEFAULT_POLL_POLICY) {
-    const next = { ...w };
-    if (poll.grew)
-        next.grewAt = now;
-    const paused = w.hintRefutedAt !== undefined && now - w.hintRefutedAt < p.hintPauseMs;
-    if (poll.moreData && poll.finished && w.endSeenAt === undefined && !paused)
-        next.endSeenAt = now;
-    return next;
-}
-/** A build read's news: its start and Jenkins' estimate, and whether it is still building. */
-function sawBuild(w, now, build) {
-    const next = { ...w };
-    if (typeof build.timestamp === 'number' && build.timestamp > 0) {
-        next.startedAt = build.timestamp;
-        next.startSlackMs = 0;
-    }
-    if (!next.expect) {
-        const estimate = expectationFromEstimate(build.estimatedDuration);
-        if (estimate)
-            next.expect = estimate;
-    }
-    if (w.endSeenAt !== undefined && !w.endConfirmed) {
-        if (build.building) {
-            // The `Finished:` line was the build's own output.
-            next.endSeenAt = undefined;
-            next.hintRefutedAt = now;
-        }
-        else
-            next.endConfirmed = true;
-    }
-    return next;
-}
-/** Jenkins' estimatedDuration (-1: none) as an Expectation; the spread is unknown, so assumed. */
-function expectationFromEstimate(estimatedMs) {
-    if (estimatedMs === undefined || !(estimatedMs > 0))
-        return undefined;
-    return { durationMs: estimatedMs, spreadMs: Math.round(estimatedMs * ASSUMED_SPREAD) };
-}
-/**
- * What the job's recent builds (newest first) say about the next one. The
- * duration is Jenkins' own estimate (Job.getEstimatedDuration: the mean of the
- * last successful build and up to two more successful or unstable ones among
- * the six newest, failed ones filling in); the spread is twice as far as
- * those candidates are from their mean, or 5 % of it for a single one.
- * undefined without any candidate.
- */
-function expectationFrom(history) {
-    const ok = (b) => b.result === 'SUCCESS' || b.result === 'UNSTABLE';
-    const done = history.filter(b => !b.building && b.result !== null && b.duration > 0);
-    const lastSuccessful = done.find(ok);
-    const candidates = lastSuccessful ? [lastSuccessful] : [];
-    const fallback = [];
-    for (const b of history.slice(0, 6)) {
-        if (candidates.length >= 3)
-            break;
-        if (b.building || b.result === null || b === lastSuccessful || !(b.duration > 0))
-            continue;
-        if (ok(b))
-            candidates.push(b);
-        else if (b.result === 'FAILURE')
-            fallback.push(b);
-    }
-    while (candidates.length < 3 && fallback.length > 0)
-        candidates.push(fallback.shift());
-    if (candidates.length === 0)
-        return undefined;
-    const mean = candidates.reduce((sum, b) => sum + b.duration, 0) / candidates.length;
-    const spread = candidates.length === 1
-        ? mean * ASSUMED_SPREAD
-        : MEASURED_SPREAD_FACTOR * Math.max(...candidates.map(b => Math.abs(b.duration - mean)));
-    return { durationMs: Math.round(mean), spreadMs: Math.round(spread) };
-}
-/** Delay between queue polls: fast at first (the build usually starts at once), then slower. */
-function nextQueueDelay(attempt, policy = DEFAULT_POLL_POLICY) {
-    return clamp(100 * 1.5 ** attempt, 100, policy.queueMaxMs);
-}
-function clamp(value, min, max) {
-    return Math.min(max, Math.max(min, Math.round(value)));
-}
-
-;// CONCATENATED MODULE: ./src/input-error.ts
-/**
- * Thrown for a bad input; the message names the input and the expected form,
- * and never contains a secret (token, password, github-token).
- */
-class InputError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'InputError';
-    }
-}
-
-;// CONCATENATED MODULE: ./src/duration.ts
-
-/**
- * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
- * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
- * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
- * above which Node fires the timer at once instead of never.
- */
-const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
-const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
-/**
- * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
- * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
- * case-insensitive; only whole numbers. The result is more than 0 and at most
- * MAX_DURATION_MS.
- */
-function parseDuration(value, input) {
-    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
-    const text = value.trim();
-    let ms;
-    if (/^\d+$/.test(text)) {
-        ms = Number(text) * UNITS_MS.s;
-    }
-    else {
-        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
-        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
-            ms =
-                Number(match[1] ?? 0) * UNITS_MS.h +
-                    Number(match[2] ?? 0) * UNITS_MS.m +
-                    Number(match[3] ?? 0) * UNITS_MS.s;
-        }
-    }
-    if (ms === undefined) {
-        throw new InputError(`Input '${input}' ('${clip(text)}') is not a duration: ${expected}.`);
-    }
-    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
-        throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`);
-    }
-    return ms;
-}
-function clip(text) {
-    return text.length > 40 ? text.slice(0, 40) + '…' : text;
-}
-/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
-function formatDuration(ms) {
-    if (!Number.isFinite(ms) || ms < 0)
-        return 'unknown';
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    if (ms < 10_000)
-        return `${Math.floor(ms / 100) / 10} s`;
-    if (ms < 60_000)
-        return `${Math.floor(ms / 1000)} s`;
-    const totalSeconds = Math.round(ms / 1000);
-    const hours = Math.floor(totalSeconds / 3600);
-    const minutes = Math.floor((totalSeconds % 3600) / 60);
-    const seconds = totalSeconds % 60;
-    const parts = [];
-    if (hours > 0)
-        parts.push(`${hours} h`);
-    if (minutes > 0)
-        parts.push(`${minutes} min`);
-    // Seconds are noise next to hours.
-    if (seconds > 0 && hours === 0)
-        parts.push(`${seconds} s`);
-    return parts.join(' ');
-}
-
-;// CONCATENATED MODULE: ./src/html.ts
-/**
- * Text in the job summary: what came from Jenkins or the user made inert
- * (HTML and Markdown), and links only to http(s).
- */
-/** An `<a>` to an http(s) URL, else the escaped text alone. */
-function html_link(text, url) {
-    const href = safeUrl(url);
-    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
-}
-/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
-function safeUrl(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-/**
- * Makes text inert in the summary: HTML special characters and the characters
- * Markdown acts on become entities, line breaks become <br> (a blank line
- * would end the HTML block and let Markdown through), and other control
- * characters go.
- */
-function escapeHtml(text) {
-    return (text
-        // eslint-disable-next-line no-control-regex
-        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
-        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
-        .replace(/\r\n|\r|\n/g, '<br>')
-        .replace(/\t/g, ' '));
-}
-function escapeAttribute(text) {
-    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
-}
-/** At most `max` characters (code points), an ellipsis marking the cut. */
-function cut(text, max) {
-    const chars = Array.from(text);
-    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
-}
-
-;// CONCATENATED MODULE: ./src/stages.ts
-
-
-/** The build class whose runs have stages (workflow-job's WorkflowRun). */
-const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
-/** Whether `wfapi/describe` can exist for the build. */
-function isPipeline(build) {
-    return build._class === PIPELINE_RUN;
-}
-/** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
-function isPipelineJob(job) {
-    return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
-}
-/**
- * The finished Pipeline's stages: [] when Jenkins has no Stage View plugin
- * (404), undefined for other builds or when they could not be read (a help,
- * not the result: debug log only).
- */
-async function readStages(api, ref, build, logger) {
-    if (!isPipeline(build))
-        return undefined;
-    try {
-        const run = await api.describeRun(ref);
-        if (!run)
-            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
-        return run?.stages ?? [];
-    }
-    catch (error) {
-        // The step being stopped is not stages that could not be read.
-        if (error instanceof Interrupted)
-            throw error;
-        logger.debug(`Could not read the stages: ${error.message}`);
-        return undefined;
-    }
-}
-/** The `stages` output: `[{name, status, durationMillis}]`. */
-function stagesOutput(stages) {
-    return JSON.stringify(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })));
-}
-/** Stage statuses that match a build result, for naming the stage it came from. */
-const STATUS_OF_RESULT = {
-    FAILURE: 'FAILED',
-    UNSTABLE: 'UNSTABLE',
-    ABORTED: 'ABORTED'
-};
-/**
- * The stage the build's result came from: the first FAILED stage, else the
- * first whose status matches the result (UNSTABLE, ABORTED).
- */
-function failedStage(stages, result) {
-    if (!stages || !result || result === 'SUCCESS')
-        return undefined;
-    const failed = stages.find(s => s.status === 'FAILED');
-    if (failed)
-        return failed;
-    const status = STATUS_OF_RESULT[result];
-    return status ? stages.find(s => s.status === status) : undefined;
-}
-/**
- * Looks at a running Pipeline's stages now and then, and logs once each
- * time one stops at an `input` step (PAUSED_PENDING_INPUT), with the page
- * where someone can answer it (`<build>/input/`, pipeline-input-step's
- * InputAction). Without it a step waiting for a person looks hung. Stops by
- * itself when Jenkins has no `wfapi`; `stop()` ends it; `done` settles then.
- */
-function watchForInput(api, ref, logger, options = {}) {
-    const controller = new AbortController();
-    const announced = new Set();
-    const inputUrl = `${ref.url}input/`;
-    const look = async () => {
-        const run = await api.describeRun(ref);
-        if (!run || controller.signal.aborted)
-            return false;
-        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
-        // An input outside any stage pauses the run only.
-        const keys = paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
-        for (const key of keys) {
-            if (announced.has(key))
-                continue;
-            announced.add(key);
-            const stage = paused.find(s => s.id === key);
-            const where = stage ? ` in stage ${JSON.stringify(stage.name)}` : '';
-            // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
-            logger.info(`Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`);
-        }
-        // Once answered, a later pause of the same stage is news again.
-        for (const key of [...announced])
-            if (!keys.includes(key))
-                announced.delete(key);
-        return true;
-    };
-    const done = (async () => {
-        try {
-            await sleep(options.firstMs ?? 5000, controller.signal);
-            for (;;) {
-                try {
-                    if (!(await look()))
-                        return;
-                }
-                catch (error) {
-                    if (controller.signal.aborted || error instanceof Interrupted)
-                        return;
-                    logger.debug(`Could not look for a pending input: ${error.message}`);
-                }
-                await sleep(options.intervalMs ?? 10_000, controller.signal);
-            }
-        }
-        catch {
-            // Stopped while waiting.
-        }
-    })();
-    return { stop: () => controller.abort(), done };
-}
-
-;// CONCATENATED MODULE: ./src/summary-sections.ts
-
-
-
-const STAGE_ICONS = {
-    SUCCESS: '✅',
-    FAILED: '❌',
-    UNSTABLE: '⚠️',
-    ABORTED: '⛔',
-    NOT_EXECUTED: '⚪',
-    IN_PROGRESS: '⏳',
-    PAUSED_PENDING_INPUT: '⏸️'
-};
-const MAX_STAGE_ROWS = 100;
-const MAX_ARTIFACT_ROWS = 20;
-const NAME_CHARS = 200;
-const ERROR_CHARS = 300;
-/** The failed tests: name (linked to its page), class, first line of the error. */
-function addFailedTests(summary, tests) {
-    if (tests.counts.failed === 0)
-        return;
-    summary.addHeading('Failed tests', 3);
-    if (tests.failed.length > 0) {
-        summary.addTable([
-            [
-                { data: 'Test', header: true },
-                { data: 'Class', header: true },
-                { data: 'Error', header: true }
-            ],
-            ...tests.failed.map(test => [
-                html_link(cut(test.name, NAME_CHARS), test.url),
-                `<code>${escapeHtml(cut(test.className, NAME_CHARS))}</code>`,
-                escapeHtml(cut(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
-            ])
-        ]);
-    }
-    const shown = tests.failed.length;
-    const notes = [];
-    if (shown < tests.counts.failed) {
-        if (shown === 0 && tests.casesRead === 0) {
-            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
-        }
-        else {
-            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
-            if (tests.partial) {
-                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
-            }
-        }
-    }
-    notes.push(`All results: ${html_link('test report', tests.reportUrl)}.`);
-    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : escapeHtml(n))).join(' ')}</p>`, true);
-}
-/** The Pipeline's stages: name, status, duration. */
-function addStages(summary, stages) {
-    if (stages.length === 0)
-        return;
-    summary.addHeading('Stages', 3);
-    const shown = stages.slice(0, MAX_STAGE_ROWS);
-    summary.addTable([
-        [
-            { data: 'Stage', header: true },
-            { data: 'Status', header: true },
-            { data: 'Duration', header: true }
-        ],
-        ...shown.map(stage => [
-            escapeHtml(cut(stage.name, NAME_CHARS)),
-            `${STAGE_ICONS[stage.status] ?? ''} ${escapeHtml(stage.status)}`.trim(),
-            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : escapeHtml(formatDuration(stage.durationMillis))
-        ])
-    ]);
-    if (stages.length > shown.length) {
-        summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true);
-    }
-}
-/** The downloaded artifacts and where they are; refused paths named. */
-function addArtifacts(summary, artifacts) {
-    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
-        return;
-    summary.addHeading('Artifacts', 3);
-    if (artifacts.written.length > 0) {
-        summary.addRaw(`<p>${artifacts.written.length} file(s), ${escapeHtml(formatBytes(artifacts.bytes))}, in <code>${escapeHtml(artifacts.folder)}</code>:</p>`, true);
-        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
-        summary.addRaw(`<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, NAME_CHARS))}</code></li>`).join('')}</ul>`, true);
-        if (artifacts.written.length > shown.length) {
-            summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
-        }
-    }
-    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
-        summary.addRaw(`<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), NAME_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`, true);
-    }
-}
-function firstLine(text) {
-    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
-}
-
-;// CONCATENATED MODULE: ./src/report.ts
-
-
-
-
-
-
-
-/**
- * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
- * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
- * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
- * output can still be passed on as a job output beside the others. Build
- * JSON is a few KB; what exceeds this is long change logs or many actions.
- */
-const BUILD_OUTPUT_MAX_BYTES = 256 * 1024;
-/**
- * The build JSON within `maxBytes`. When it is too large, whole top-level
- * fields are left out, largest first, until it fits: the output stays valid
- * JSON with Jenkins' own field names, and what is there is complete.
- */
-function buildOutput(build, maxBytes = BUILD_OUTPUT_MAX_BYTES) {
-    const json = JSON.stringify(build);
-    const fullBytes = Buffer.byteLength(json);
-    if (fullBytes <= maxBytes)
-        return { json, dropped: [], fullBytes };
-    const sizes = Object.entries(build)
-        .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
-        .sort((a, b) => b.bytes - a.bytes);
-    const kept = { ...build };
-    const dropped = [];
-    let bytes = fullBytes;
-    for (const { key, bytes: size } of sizes) {
-        if (bytes <= maxBytes)
-            break;
-        delete kept[key];
-        dropped.push(key);
-        // "key":value plus a comma; re-measured below where it matters.
-        bytes -= size + Buffer.byteLength(JSON.stringify(key)) + 2;
-    }
-    let cut = JSON.stringify(kept);
-    while (Buffer.byteLength(cut) > maxBytes && Object.keys(kept).length > 0) {
-        const next = sizes.find(s => s.key in kept);
-        if (!next)
-            break;
-        delete kept[next.key];
-        dropped.push(next.key);
-        cut = JSON.stringify(kept);
-    }
-    return { json: cut, dropped, fullBytes };
-}
-/**
- * Sets every output the outcome knows. duration and result only once the
- * build is over. A `build` output over its cap is cut (buildOutput) with a
- * warning that says what was left out and where the whole is.
- */
-function setBuildOutputs(out, outcome, logger) {
-    const build = outcome.build;
-    const finished = build !== undefined && !build.building;
-    const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined);
-    if (result)
-        out.setOutput(Output.Result, result);
-    if (build)
-        out.setOutput(Output.BuildNumber, String(build.number));
-    if (outcome.buildUrl)
-        out.setOutput(Output.BuildUrl, outcome.buildUrl);
-    // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
-    if (finished)
-        out.setOutput(Output.Duration, String(build.duration));
-    if (outcome.queueUrl)
-        out.setOutput(Output.QueueUrl, outcome.queueUrl);
-    if (build) {
-        const { json, dropped, fullBytes } = buildOutput(build);
-        out.setOutput(Output.Build, json);
-        if (dropped.length > 0) {
-            logger?.warning(`The build output holds ${kib(fullBytes)} of JSON, over its cap of ${kib(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`);
-        }
-    }
-    out.setOutput(Output.JobUrl, outcome.jobUrl);
-    if (outcome.tests) {
-        out.setOutput(Output.TestsTotal, String(outcome.tests.counts.total));
-        out.setOutput(Output.TestsFailed, String(outcome.tests.counts.failed));
-        out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped));
-    }
-    if (outcome.stages)
-        out.setOutput(Output.Stages, stagesOutput(outcome.stages));
-    if (outcome.artifacts)
-        out.setOutput(Output.Artifacts, JSON.stringify(outcome.artifacts.written));
-}
-function kib(bytes) {
-    return `${Math.ceil(bytes / 1024)} KiB`;
-}
-const RESULT_ICONS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
-const MAX_PARAMETERS = 50;
-const MAX_VALUE_CHARS = 200;
-const MAX_NOTE_CHARS = 1000;
-/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
-const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
-const HIDDEN = '***';
-/**
- * Writes a short job summary: the job, a table (result, build, duration,
- * queue wait, tests), the parameters (secret-looking ones hidden) and the
- * note. Everything from Jenkins or the user is escaped. If the summary cannot
- * be written (no GITHUB_STEP_SUMMARY), warns and returns: never throws.
- */
-async function writeSummary(summary, outcome, logger) {
-    try {
-        const build = outcome.build;
-        summary.addHeading(`Jenkins ${html_link(outcome.jobName, outcome.jobUrl)}`, 2);
-        const rows = [['Result', resultCell(outcome)]];
-        if (build) {
-            rows.push(['Build', html_link(`#${build.number}`, outcome.buildUrl)]);
-            rows.push([
-                'Duration',
-                build.building ? 'running' : escapeHtml(formatDuration(build.duration))
-            ]);
-        }
-        else if (outcome.queueUrl) {
-            rows.push(['Queue item', html_link(outcome.queueUrl, outcome.queueUrl)]);
-        }
-        if (outcome.queueWaitMs !== undefined) {
-            rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))]);
-        }
-        if (outcome.tests) {
-            const { total, failed, skipped } = outcome.tests.counts;
-            rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
-        }
-        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
-        if (outcome.tests)
-            addFailedTests(summary, outcome.tests);
-        if (outcome.stages)
-            addStages(summary, outcome.stages);
-        if (outcome.artifacts)
-            addArtifacts(summary, outcome.artifacts);
-        const parameters = report_parametersOf(outcome);
-        if (parameters.length > 0) {
-            summary.addHeading('Parameters', 3);
-            const shown = parameters.slice(0, MAX_PARAMETERS);
-            const table = [
-                [
-                    { data: 'Name', header: true },
-                    { data: 'Value', header: true }
-                ],
-                ...shown.map(p => [
-                    `<code>${escapeHtml(cut(p.name, 100))}</code>`,
-                    p.value === HIDDEN ? HIDDEN : escapeHtml(cut(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
-                ])
-            ];
-            summary.addTable(table);
-            if (parameters.length > shown.length) {
-                summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
-            }
-        }
-        if (outcome.note)
-            summary.addRaw(`<p>${escapeHtml(cut(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
-        await summary.write();
-    }
-    catch (error) {
-        summary.emptyBuffer();
-        logger.warning(`Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`);
-    }
-}
-function resultCell(outcome) {
-    const build = outcome.build;
-    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
-    if (!result) {
-        if (build?.building)
-            return '⏳ running';
-        return build ? 'no result' : '⏳ not started';
-    }
-    const icon = RESULT_ICONS[result] ?? '';
-    const verdict = outcome.accepted === false
-        ? ' (not accepted)'
-        : outcome.accepted && result !== 'SUCCESS'
-            ? ' (accepted)'
-            : '';
-    return `${icon} ${escapeHtml(result)}${verdict}`;
-}
-/** What the build ran with (its ParametersAction), else what the user asked for. Secrets hidden. */
-function report_parametersOf(outcome) {
-    const fromBuild = buildParameters(outcome.build);
-    if (fromBuild)
-        return fromBuild;
-    return Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
-        name,
-        value: SECRET_NAME.test(name)
-            ? HIDDEN
-            : typeof value === 'string'
-                ? value
-                : value.join(', ')
-    }));
-}
-function buildParameters(build) {
-    for (const action of build?.actions ?? []) {
-        if (typeof action !== 'object' || action === null)
-            continue;
-        const { _class, parameters } = action;
-        if (_class !== 'hudson.model.ParametersAction' || !Array.isArray(parameters))
-            continue;
-        const shown = [];
-        for (const p of parameters) {
-            if (typeof p !== 'object' || p === null)
-                continue;
-            const { name, value, _class: kind } = p;
-            if (typeof name !== 'string')
-                continue;
-            // PasswordParameterValue exports no value at all (jenkins-api.md 5.3).
-            const secret = SECRET_NAME.test(name) || /Password/i.test(String(kind ?? ''));
-            shown.push({ name, value: secret ? HIDDEN : parameterText(value) });
-        }
-        return shown;
-    }
-    return undefined;
-}
-function parameterText(value) {
-    if (value === undefined || value === null)
-        return '';
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return JSON.stringify(value) ?? '';
-}
-const TAIL_LINES = 30;
-const TAIL_BYTES = 4 * 1024;
-// CSI and other ESC sequences: colours mean nothing in an annotation.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
-/**
- * The failure annotation: what finished how, where, and the console's last
- * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
- */
-function failureMessage(outcome, tail) {
-    const build = outcome.build;
-    const result = outcome.result ?? build?.result ?? undefined;
-    let head;
-    if (!build) {
-        head = `Jenkins job ${outcome.jobName} did not start a build`;
-    }
-    else if (build.building && !outcome.result) {
-        head = `Jenkins build ${outcome.jobName} #${build.number} did not finish`;
-    }
-    else {
-        head = `Jenkins build ${outcome.jobName} #${build.number} finished ${result ?? 'without a result'}`;
-        if (outcome.failedStage)
-            head += ` in stage '${outcome.failedStage}'`;
-    }
-    if (outcome.accept && outcome.accept.length > 0)
-        head += ` (accepted: ${outcome.accept.join(', ')})`;
-    const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
-    if (url)
-        head += ` — ${url}`;
-    const lines = [head];
-    if (outcome.note)
-        lines.push(outcome.note);
-    const last = lastLines(tail);
-    if (last.length > 0)
-        lines.push(`Last ${last.length} console lines:`, ...last);
-    return lines.join('\n');
-}
-function lastLines(tail) {
-    const kept = [];
-    let bytes = 0;
-    for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
-        // eslint-disable-next-line no-control-regex
-        let line = (tail[i] ?? '').replace(ANSI, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
-        if (kept.length === 0 && line.trim() === '')
-            continue;
-        const size = Buffer.byteLength(line) + 1;
-        if (bytes + size > TAIL_BYTES) {
-            if (kept.length > 0)
-                break;
-            line =
-                '…' +
-                    Buffer.from(line)
-                        .subarray(-(TAIL_BYTES - 8))
-                        .toString('utf8')
-                        .replace(/^\uFFFD+/, '');
-        }
-        bytes += Buffer.byteLength(line) + 1;
-        kept.unshift(line);
-    }
-    return kept;
-}
-
-;// CONCATENATED MODULE: ./src/follower.ts
-
-
-
-
-
-/** Fields polled while a build runs: enough to know whether it is over and when to look again. */
-const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId';
-/** Transient failures worth riding out while following (the client already retried them). */
-function isTransient(error) {
-    return (error instanceof JenkinsError &&
-        (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout'));
-}
-/**
- * Follows one queue item to its build, and one build to its end.
- *
- * It never guesses the build from `lastBuild` when a queue item is known:
- * with concurrent triggers that is how other actions end up reporting
- * someone else's build.
- */
-class BuildFollower {
-    options;
-    policy;
-    now;
-    constructor(options) {
-        this.options = options;
-        this.policy = options.policy ?? DEFAULT_POLL_POLICY;
-        this.now = options.now ?? Date.now;
-    }
-    /** Polls the queue item until it has an executable; logs `why` as it changes. */
-    async waitForStart(queueId) {
-        const { api, job, logger, signal } = this.options;
-        const name = fullName(job);
-        let lastWhy;
-        let leftAt;
-        let previousAt = this.now();
-        for (let attempt = 0;; attempt++) {
-            throwIfAborted(signal);
-            let item;
-            const askedAt = this.now();
-            try {
-                item = await api.getQueueItem(queueId);
-            }
-            catch (error) {
-                if (error instanceof JenkinsError && error.kind === 'not-found') {
-                    // A left item is kept for 5 minutes, and none survive a restart
-                    // (jenkins-api.md 4): find the build by its queue id instead.
-                    const found = await this.findByQueueId(queueId);
-                    if (found)
-                        return { ref: found, seenAt: askedAt, startSlackMs: askedAt - previousAt };
-                    throw new JenkinsError('not-found', `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`);
-                }
-                if (!isTransient(error))
-                    throw error;
-                logger.debug(`Queue poll failed, trying again: ${error.message}`);
-                await sleep(nextQueueDelay(attempt, this.policy), signal);
-                continue;
-            }
-            if (item.cancelled) {
-                throw new JenkinsError('conflict', `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`);
-            }
-            const executable = item.executable;
-            if (executable && typeof executable.number === 'number') {
-                const queueWaitMs = typeof item.inQueueSince === 'number'
-                    ? Math.max(0, this.now() - item.inQueueSince)
-                    : undefined;
-                return {
-                    ref: this.ref(executable.number),
-                    queueWaitMs,
-                    seenAt: askedAt,
-                    startSlackMs: askedAt - previousAt
-                };
-            }
-            previousAt = askedAt;
-            if (item.why && item.why !== lastWhy) {
-                logger.info(`Waiting in the Jenkins queue: ${item.why}`);
-                lastWhy = item.why;
-            }
-            if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
-                // The run is being created (briefly), or was never created (e.g. the
-                // job was disabled after queuing): give it a bounded while.
-                leftAt ??= this.now();
-                if (this.now() - leftAt > (this.options.leftWithoutBuildMs ?? 60_000)) {
-                    throw new JenkinsError('protocol', `Queue item ${queueId} of ${name} left the queue without starting a build.`);
-                }
-            }
-            await sleep(nextQueueDelay(attempt, this.policy), signal);
-        }
-    }
-    /**
-     * Follows a build to its end and returns its final JSON. With a console
-     * follower, the console polls are the end signal (Jenkins closes the log
-     * after `building` turns false), so no build JSON is read while the console
-     * says the build goes on; when is decided by src/poll-policy.ts.
-     */
-    async waitForEnd(ref, console, from = {}) {
-        const { api, logger, signal } = this.options;
-        let w = watch({
-            console: console !== undefined,
-            startedAt: from.startedAt ?? this.now(),
-            startSlackMs: from.startSlackMs ?? 0,
-            expect: from.expect
-        });
-        let next = { read: console ? 'console' : 'build', delayMs: 0 };
-        // Delays run from the start of the previous poll, so that a slow answer
-        // does not stretch the spacing the console's lag depends on.
-        let polledAt = this.now();
-        for (;;) {
-            const wait = polledAt + next.delayMs - this.now();
-            if (wait > 0)
-                await sleep(wait, signal);
-            throwIfAborted(signal);
-            polledAt = this.now();
-            try {
-                if (next.read === 'give-up' && console) {
-                    console.notice(`Jenkins has not closed the console of #${ref.number} ${formatDuration(this.policy.followUpForMs)} after the build finished; the rest is at ${ref.url}console`);
-                    return await api.getBuild(ref.job, ref.number);
-                }
-                if (next.read === 'console' && console) {
-                    const poll = await console.poll();
-                    if (poll.moreData) {
-                        w = sawConsole(w, this.now(), poll, this.policy);
-                    }
-                    else {
-                        // The log is complete: the build is over (never stop on
-                        // `result` alone, a Pipeline sets it while still running).
-                        const build = await api.getBuild(ref.job, ref.number);
-                        if (!build.building)
-                            return build;
-                        w = { ...sawBuild(w, this.now(), build), logComplete: true };
-                    }
-                }
-                else {
-                    const build = await api.getBuild(ref.job, ref.number, w.logComplete ? {} : { tree: POLL_TREE });
-                    if (!build.building && (!console || w.logComplete)) {
-                        return console ? build : await api.getBuild(ref.job, ref.number);
-                    }
-                    w = sawBuild(w, this.now(), build);
-                }
-            }
-            catch (error) {
-                if (!isTransient(error))
-                    throw error;
-                logger.debug(`Build poll failed, trying again: ${error.message}`);
-                next = nextPoll(w, polledAt, this.policy);
-                next = { ...next, delayMs: Math.max(next.delayMs, this.policy.nearMs) };
-                continue;
-            }
-            next = nextPoll(w, polledAt, this.policy);
-        }
-    }
-    /** The build's JSON once it started (for the estimate and for `wait: started`). */
-    async describe(ref) {
-        return this.options.api.getBuild(ref.job, ref.number);
-    }
-    ref(number) {
-        const { api, job } = this.options;
-        return { job, number, url: api.buildUrl(job, number) };
-    }
-    async findByQueueId(queueId) {
-        const builds = await this.options.api.recentBuilds(this.options.job, 100);
-        const match = builds.find(b => b.queueId === queueId);
-        return match ? this.ref(match.number) : undefined;
-    }
-}
 
 ;// CONCATENATED MODULE: ./src/jenkins/responses.ts
 
@@ -42193,7 +41215,7 @@ const LIST_DEPTH = 10;
  */
 const JOB_TREE = '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,6}';
 /** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
-const QUEUE_TREE = 'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince]';
+const QUEUE_TREE = 'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince,why]';
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
     'com.cloudbees.hudson.plugins.folder.Folder',
@@ -42350,7 +41372,8 @@ async function getQueue(http) {
             id: item.id,
             job: names,
             causes: causeClassesOf(item.actions),
-            parameters: parametersOf(item.actions)
+            parameters: parametersOf(item.actions),
+            ...(typeof item.why === 'string' ? { why: item.why } : {})
         });
     }
     return items;
@@ -42760,6 +41783,120 @@ function notAJob(info, name, origin) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/stages.ts
+
+
+/** The build class whose runs have stages (workflow-job's WorkflowRun). */
+const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
+/** Whether `wfapi/describe` can exist for the build. */
+function isPipeline(build) {
+    return build._class === PIPELINE_RUN;
+}
+/** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
+function isPipelineJob(job) {
+    return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
+}
+/**
+ * The finished Pipeline's stages: [] when Jenkins has no Stage View plugin
+ * (404), undefined for other builds or when they could not be read (a help,
+ * not the result: debug log only).
+ */
+async function readStages(api, ref, build, logger) {
+    if (!isPipeline(build))
+        return undefined;
+    try {
+        const run = await api.describeRun(ref);
+        if (!run)
+            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
+        return run?.stages ?? [];
+    }
+    catch (error) {
+        // The step being stopped is not stages that could not be read.
+        if (error instanceof Interrupted)
+            throw error;
+        logger.debug(`Could not read the stages: ${error.message}`);
+        return undefined;
+    }
+}
+/** The `stages` output: `[{name, status, durationMillis}]`. */
+function stagesOutput(stages) {
+    return JSON.stringify(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })));
+}
+/** Stage statuses that match a build result, for naming the stage it came from. */
+const STATUS_OF_RESULT = {
+    FAILURE: 'FAILED',
+    UNSTABLE: 'UNSTABLE',
+    ABORTED: 'ABORTED'
+};
+/**
+ * The stage the build's result came from: the first FAILED stage, else the
+ * first whose status matches the result (UNSTABLE, ABORTED).
+ */
+function failedStage(stages, result) {
+    if (!stages || !result || result === 'SUCCESS')
+        return undefined;
+    const failed = stages.find(s => s.status === 'FAILED');
+    if (failed)
+        return failed;
+    const status = STATUS_OF_RESULT[result];
+    return status ? stages.find(s => s.status === status) : undefined;
+}
+/**
+ * Looks at a running Pipeline's stages now and then, and logs once each
+ * time one stops at an `input` step (PAUSED_PENDING_INPUT), with the page
+ * where someone can answer it (`<build>/input/`, pipeline-input-step's
+ * InputAction). Without it a step waiting for a person looks hung. Stops by
+ * itself when Jenkins has no `wfapi`; `stop()` ends it; `done` settles then.
+ */
+function watchForInput(api, ref, logger, options = {}) {
+    const controller = new AbortController();
+    const announced = new Set();
+    const inputUrl = `${ref.url}input/`;
+    const look = async () => {
+        const run = await api.describeRun(ref);
+        if (!run || controller.signal.aborted)
+            return false;
+        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
+        // An input outside any stage pauses the run only.
+        const keys = paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
+        for (const key of keys) {
+            if (announced.has(key))
+                continue;
+            announced.add(key);
+            const stage = paused.find(s => s.id === key);
+            const where = stage ? ` in stage ${JSON.stringify(stage.name)}` : '';
+            // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
+            logger.info(`Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`);
+        }
+        // Once answered, a later pause of the same stage is news again.
+        for (const key of [...announced])
+            if (!keys.includes(key))
+                announced.delete(key);
+        return true;
+    };
+    const done = (async () => {
+        try {
+            await sleep(options.firstMs ?? 5000, controller.signal);
+            for (;;) {
+                try {
+                    if (!(await look()))
+                        return;
+                }
+                catch (error) {
+                    if (controller.signal.aborted || error instanceof Interrupted)
+                        return;
+                    logger.debug(`Could not look for a pending input: ${error.message}`);
+                }
+                await sleep(options.intervalMs ?? 10_000, controller.signal);
+            }
+        }
+        catch {
+            // Stopped while waiting.
+        }
+    })();
+    return { stop: () => controller.abort(), done };
+}
+
 ;// CONCATENATED MODULE: ./src/test-report.ts
 
 /** Failed tests listed in the summary. */
@@ -42893,6 +42030,1003 @@ function isCount(value) {
     return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
+;// CONCATENATED MODULE: ./src/build-parts.ts
+/**
+ * The parts of following a build that one `job` (build-job.ts) and several
+ * `jobs` (src/multi/) share: picking an existing build, the queue item of a
+ * scan's build, the unknown-parameter warning, what a finished build
+ * produced, the commit status, and the description of a failure for it.
+ * None prints by itself: each takes the logger (and annotator) to use.
+ */
+
+
+
+
+
+
+
+
+/** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
+async function lastBuild(api, job, mode) {
+    const name = fullName(job);
+    const which = mode === 'last' ? 'lastBuild' : 'lastSuccessfulBuild';
+    try {
+        return await api.getBuild(job, which);
+    }
+    catch (error) {
+        if (!(error instanceof JenkinsError && error.kind === 'not-found'))
+            throw error;
+        // Tell "no such job" (or not a job) from "no such build": all are 404.
+        const info = await api.getJob(job);
+        if (info.isFolder)
+            throw notAJob(info, name, api.baseUrl);
+        throw new JenkinsError('not-found', `Jenkins job ${name} has no ${mode === 'last' ? '' : 'successful '}build yet (build: ${mode}), on ${api.baseUrl}.`, 404);
+    }
+}
+/** A 404 on a job, with the closest job names Jenkins has. */
+async function withJobSuggestions(api, job, error, logger) {
+    if (job.length === 0)
+        return error.message;
+    try {
+        const close = closestNames(fullName(job), await api.listJobs([]));
+        if (close.length)
+            return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.join(', ')}?`;
+    }
+    catch (listError) {
+        logger.debug(`Could not list jobs for suggestions: ${listError.message}`);
+    }
+    return error.message;
+}
+/** The queue item of the build branch indexing started, in the shape of a trigger's answer. */
+function indexingBuildQueued(api, info, parameters, queueId) {
+    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
+    return {
+        queueId,
+        queueUrl: `${api.baseUrl}/queue/item/${queueId}/`,
+        merged: false,
+        unknownParameters: Object.keys(parameters).filter(key => !defined.has(key))
+    };
+}
+/** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */
+function warnUnknownParameters(unknown, info, job, logger) {
+    const defined = info.parameterDefinitions.map(p => p.name);
+    for (const name of unknown) {
+        const close = closestNames(name, defined, 1)[0];
+        const hint = close
+            ? ` Did you mean '${close}'?`
+            : defined.length
+                ? ` It defines: ${defined.join(', ')}.`
+                : ' It takes no parameters.';
+        logger.warning(`Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`);
+    }
+}
+/**
+ * What the finished build produced: its failed tests (annotated), its
+ * Pipeline stages, and the artifacts the user asked for (into
+ * `artifactsPath`). Reading tests and stages is a help and never fails.
+ */
+async function readProducts(api, settings, ref, final, outcome, signal, out) {
+    outcome.tests = await readTests(api, ref, final, out.logger);
+    if (outcome.tests)
+        annotateFailedTests(outcome.tests, out.annotate);
+    outcome.stages = await readStages(api, ref, final, out.logger);
+    outcome.failedStage = failedStage(outcome.stages, final.result)?.name;
+    if (settings.artifacts.length > 0) {
+        outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal);
+    }
+}
+/** A commit status reporter for `context`; `gate` is shared by reporters that must stop together. */
+async function statusReporter(settings, context, logger, gate) {
+    // Octokit is evaluated only when asked for (start-up cost); "eager" keeps
+    // it in the one bundle file rather than a chunk of its own.
+    const { CommitStatusReporter } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 9155));
+    return new CommitStatusReporter({ token: settings.githubToken, context, logger, gate });
+}
+/** A commit status description for a step that failed before the build's result was known. */
+function statusFailure(error, signal) {
+    if (error instanceof StepAborted || signal.aborted) {
+        return abortReason(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
+    }
+    return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed';
+}
+/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
+function stdoutDrained() {
+    const out = process.stdout;
+    if (!out.writableNeedDrain)
+        return Promise.resolve();
+    return new Promise(resolve => {
+        const done = () => {
+            out.off('drain', done).off('close', done).off('error', done);
+            resolve();
+        };
+        out.on('drain', done).on('close', done).on('error', done);
+    });
+}
+
+;// CONCATENATED MODULE: ./src/inert-text.ts
+/**
+ * The one printer for text outside the console's stop-commands region: every
+ * step-log line the action writes goes through inertLine (core-logger.ts),
+ * because most of them quote Jenkins (a queue item's `why`, job names, build
+ * results, error bodies), and Jenkins text is untrusted.
+ *
+ * How the runner reads a step's stdout (actions/runner,
+ * src/Runner.Common/ActionCommand.cs TryParseV2/TryParse, and
+ * src/Runner.Worker/ActionCommandManager.cs TryProcessCommand):
+ * - lines are split on `\r`, `\n` and `\r\n`;
+ * - a line whose TrimStart() starts with `::` may be a command (`::name props::data`);
+ * - `##[name props]data` is a command ANYWHERE in a line (`IndexOf("##[")`).
+ * An escaped line that has no line break, no `##[`, and does not start with
+ * `::` after leading whitespace can form neither, whatever Jenkins sent.
+ */
+// C0 and C1 controls but TAB: CR and LF split lines, and U+0085 (NEL) is
+// whitespace to .NET's TrimStart though not to JavaScript's `\s`.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+const NAMED = { '\n': '\\n', '\r': '\\r' };
+/**
+ * One step-log line that the runner cannot take for a workflow command:
+ * control characters (line breaks included) are shown escaped (`\n`, `\r`,
+ * `\x1b`), every `##[` becomes `#\#[`, and a line that would start with `::`
+ * after its leading whitespace gets a `\` before it.
+ */
+function inertLine(text) {
+    const escaped = text
+        .replace(CONTROL, c => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+        .replace(/##\[/g, '#\\#[');
+    // JavaScript's \s covers .NET's whitespace once U+0085 is escaped above.
+    return escaped.replace(/^(\s*)::/, '$1\\::');
+}
+
+;// CONCATENATED MODULE: ./src/core-logger.ts
+
+
+/**
+ * The step log, for every module (they never call @actions/core's printing
+ * themselves; ESLint enforces it). Info lines go through inertLine, since
+ * they quote Jenkins; debug and warning are safe as they are: @actions/core
+ * escapes their data and starts the line with its own `::debug::` or
+ * `::warning::`, which the runner parses first.
+ */
+const coreLogger = {
+    debug: message => core_debug(message),
+    info: message => info(inertLine(message)),
+    warning: message => core_warning(message)
+};
+
+;// CONCATENATED MODULE: ./src/poll-policy.ts
+const DEFAULT_POLL_POLICY = {
+    // Start to start, leaving 100 ms of the 2 s lag target for the request.
+    liveMs: 1900,
+    quietAfterMs: 10_000,
+    quietMaxMs: 5000,
+    youngMs: 750,
+    youngForMs: 15_000,
+    slowMs: 5000,
+    nearMs: 150,
+    nearSlope: 1 / 6,
+    approachSlope: 1 / 2,
+    spreadFloorMs: 150,
+    windowShareMax: 0.5,
+    gapAimMs: 100,
+    followUpMs: 100,
+    confirmAfterMs: 1000,
+    followUpForMs: 30_000,
+    hintPauseMs: 10_000,
+    queueMaxMs: 2000
+};
+/** Relative spread assumed when history gives only a duration (one build, or Jenkins' estimate). */
+const ASSUMED_SPREAD = 0.05;
+/** Three recent builds understate how far the next one may fall from their mean. */
+const MEASURED_SPREAD_FACTOR = 2;
+function watch(init) {
+    return { startSlackMs: 0, endConfirmed: false, logComplete: false, ...init };
+}
+/** The next poll of a build, from what was observed up to `now`. */
+function nextPoll(w, now, p = DEFAULT_POLL_POLICY) {
+    if (w.logComplete)
+        return { read: 'build', delayMs: p.nearMs };
+    if (w.console && w.endSeenAt !== undefined) {
+        const since = now - w.endSeenAt;
+        if (since > p.followUpForMs)
+            return { read: 'give-up', delayMs: 0 };
+        if (!w.endConfirmed && since >= p.confirmAfterMs)
+            return { read: 'build', delayMs: 0 };
+        const delayMs = since < p.confirmAfterMs ? p.followUpMs : clamp(since / 4, p.followUpMs, p.liveMs);
+        return { read: 'console', delayMs };
+    }
+    return { read: w.console ? 'console' : 'build', delayMs: runningDelay(w, now, p) };
+}
+function runningDelay(w, now, p) {
+    const age = Math.max(0, now - w.startedAt);
+    let spacing;
+    if (w.console) {
+        const quietFor = now - Math.max(w.grewAt ?? w.startedAt, w.startedAt);
+        spacing = quietFor > p.quietAfterMs ? clamp(quietFor / 4, p.liveMs, p.quietMaxMs) : p.liveMs;
+    }
+    else {
+        // Nothing is shown: the only value of a poll is noticing the end, so
+        // with history the polls wait for the window, without it they back off
+        // with the build's age.
+        spacing = w.expect ? p.slowMs : clamp(age / 4, p.youngMs, p.slowMs);
+    }
+    if (!w.expect)
+        return age < p.youngForMs ? Math.min(spacing, p.youngMs) : spacing;
+    // The console shows the end a little after `building` turns false; the
+    // build JSON shows it at once.
+    const spread = Math.min(w.expect.spreadMs, w.expect.durationMs * p.windowShareMax);
+    const half = Math.max(p.spreadFloorMs, spread) + w.startSlackMs / 2;
+    const center = w.startedAt - w.startSlackMs / 2 + w.expect.durationMs + (w.console ? p.gapAimMs : 0);
+    const lo = center - half;
+    // Before the window, waits shrink toward its start (a build may end
+    // earlier than its history says) and one lands on it.
+    if (now < lo) {
+        return Math.min(spacing, Math.ceil(lo - now), Math.round(p.nearMs + (lo - now) * p.approachSlope));
+    }
+    // From there polls are densest at the expected end and thin out with the
+    // distance from it, on both sides: most ends fall near it, and an overdue
+    // build backs off the same way.
+    return Math.min(spacing, Math.round(p.nearMs + Math.abs(now - center) * p.nearSlope));
+}
+/** A console poll's news: text arrived, the log is (not) complete, the last line is `Finished:`. */
+function sawConsole(w, now, poll, p = DEFAULT_POLL_POLICY) {
+    const next = { ...w };
+    if (poll.grew)
+        next.grewAt = now;
+    const paused = w.hintRefutedAt !== undefined && now - w.hintRefutedAt < p.hintPauseMs;
+    if (poll.moreData && poll.finished && w.endSeenAt === undefined && !paused)
+        next.endSeenAt = now;
+    return next;
+}
+/** A build read's news: its start and Jenkins' estimate, and whether it is still building. */
+function sawBuild(w, now, build) {
+    const next = { ...w };
+    if (typeof build.timestamp === 'number' && build.timestamp > 0) {
+        next.startedAt = build.timestamp;
+        next.startSlackMs = 0;
+    }
+    if (!next.expect) {
+        const estimate = expectationFromEstimate(build.estimatedDuration);
+        if (estimate)
+            next.expect = estimate;
+    }
+    if (w.endSeenAt !== undefined && !w.endConfirmed) {
+        if (build.building) {
+            // The `Finished:` line was the build's own output.
+            next.endSeenAt = undefined;
+            next.hintRefutedAt = now;
+        }
+        else
+            next.endConfirmed = true;
+    }
+    return next;
+}
+/** Jenkins' estimatedDuration (-1: none) as an Expectation; the spread is unknown, so assumed. */
+function expectationFromEstimate(estimatedMs) {
+    if (estimatedMs === undefined || !(estimatedMs > 0))
+        return undefined;
+    return { durationMs: estimatedMs, spreadMs: Math.round(estimatedMs * ASSUMED_SPREAD) };
+}
+/**
+ * What the job's recent builds (newest first) say about the next one. The
+ * duration is Jenkins' own estimate (Job.getEstimatedDuration: the mean of the
+ * last successful build and up to two more successful or unstable ones among
+ * the six newest, failed ones filling in); the spread is twice as far as
+ * those candidates are from their mean, or 5 % of it for a single one.
+ * undefined without any candidate.
+ */
+function expectationFrom(history) {
+    const ok = (b) => b.result === 'SUCCESS' || b.result === 'UNSTABLE';
+    const done = history.filter(b => !b.building && b.result !== null && b.duration > 0);
+    const lastSuccessful = done.find(ok);
+    const candidates = lastSuccessful ? [lastSuccessful] : [];
+    const fallback = [];
+    for (const b of history.slice(0, 6)) {
+        if (candidates.length >= 3)
+            break;
+        if (b.building || b.result === null || b === lastSuccessful || !(b.duration > 0))
+            continue;
+        if (ok(b))
+            candidates.push(b);
+        else if (b.result === 'FAILURE')
+            fallback.push(b);
+    }
+    while (candidates.length < 3 && fallback.length > 0)
+        candidates.push(fallback.shift());
+    if (candidates.length === 0)
+        return undefined;
+    const mean = candidates.reduce((sum, b) => sum + b.duration, 0) / candidates.length;
+    const spread = candidates.length === 1
+        ? mean * ASSUMED_SPREAD
+        : MEASURED_SPREAD_FACTOR * Math.max(...candidates.map(b => Math.abs(b.duration - mean)));
+    return { durationMs: Math.round(mean), spreadMs: Math.round(spread) };
+}
+/** Delay between queue polls: fast at first (the build usually starts at once), then slower. */
+function nextQueueDelay(attempt, policy = DEFAULT_POLL_POLICY) {
+    return clamp(100 * 1.5 ** attempt, 100, policy.queueMaxMs);
+}
+function clamp(value, min, max) {
+    return Math.min(max, Math.max(min, Math.round(value)));
+}
+
+;// CONCATENATED MODULE: ./src/input-error.ts
+/**
+ * Thrown for a bad input; the message names the input and the expected form,
+ * and never contains a secret (token, password, github-token).
+ */
+class InputError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'InputError';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/duration.ts
+
+/**
+ * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
+ * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
+ * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
+ * above which Node fires the timer at once instead of never.
+ */
+const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
+const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
+/**
+ * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
+ * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
+ * case-insensitive; only whole numbers. The result is more than 0 and at most
+ * MAX_DURATION_MS.
+ */
+function parseDuration(value, input) {
+    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
+    const text = value.trim();
+    let ms;
+    if (/^\d+$/.test(text)) {
+        ms = Number(text) * UNITS_MS.s;
+    }
+    else {
+        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
+        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
+            ms =
+                Number(match[1] ?? 0) * UNITS_MS.h +
+                    Number(match[2] ?? 0) * UNITS_MS.m +
+                    Number(match[3] ?? 0) * UNITS_MS.s;
+        }
+    }
+    if (ms === undefined) {
+        throw new InputError(`Input '${input}' ('${clip(text)}') is not a duration: ${expected}.`);
+    }
+    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
+        throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`);
+    }
+    return ms;
+}
+function clip(text) {
+    return text.length > 40 ? text.slice(0, 40) + '…' : text;
+}
+/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
+function formatDuration(ms) {
+    if (!Number.isFinite(ms) || ms < 0)
+        return 'unknown';
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    if (ms < 10_000)
+        return `${Math.floor(ms / 100) / 10} s`;
+    if (ms < 60_000)
+        return `${Math.floor(ms / 1000)} s`;
+    const totalSeconds = Math.round(ms / 1000);
+    const hours = Math.floor(totalSeconds / 3600);
+    const minutes = Math.floor((totalSeconds % 3600) / 60);
+    const seconds = totalSeconds % 60;
+    const parts = [];
+    if (hours > 0)
+        parts.push(`${hours} h`);
+    if (minutes > 0)
+        parts.push(`${minutes} min`);
+    // Seconds are noise next to hours.
+    if (seconds > 0 && hours === 0)
+        parts.push(`${seconds} s`);
+    return parts.join(' ');
+}
+
+;// CONCATENATED MODULE: ./src/html.ts
+/**
+ * Text in the job summary: what came from Jenkins or the user made inert
+ * (HTML and Markdown), and links only to http(s).
+ */
+/** An `<a>` to an http(s) URL, else the escaped text alone. */
+function html_link(text, url) {
+    const href = safeUrl(url);
+    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+}
+/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
+function safeUrl(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Makes text inert in the summary: HTML special characters and the characters
+ * Markdown acts on become entities, line breaks become <br> (a blank line
+ * would end the HTML block and let Markdown through), and other control
+ * characters go.
+ */
+function escapeHtml(text) {
+    return (text
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
+        .replace(/\r\n|\r|\n/g, '<br>')
+        .replace(/\t/g, ' '));
+}
+function escapeAttribute(text) {
+    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+}
+/** At most `max` characters (code points), an ellipsis marking the cut. */
+function cut(text, max) {
+    const chars = Array.from(text);
+    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
+}
+
+;// CONCATENATED MODULE: ./src/summary-sections.ts
+
+
+
+const STAGE_ICONS = {
+    SUCCESS: '✅',
+    FAILED: '❌',
+    UNSTABLE: '⚠️',
+    ABORTED: '⛔',
+    NOT_EXECUTED: '⚪',
+    IN_PROGRESS: '⏳',
+    PAUSED_PENDING_INPUT: '⏸️'
+};
+const MAX_STAGE_ROWS = 100;
+const MAX_ARTIFACT_ROWS = 20;
+const NAME_CHARS = 200;
+const ERROR_CHARS = 300;
+/** The failed tests: name (linked to its page), class, first line of the error. */
+function addFailedTests(summary, tests) {
+    if (tests.counts.failed === 0)
+        return;
+    summary.addHeading('Failed tests', 3);
+    if (tests.failed.length > 0) {
+        summary.addTable([
+            [
+                { data: 'Test', header: true },
+                { data: 'Class', header: true },
+                { data: 'Error', header: true }
+            ],
+            ...tests.failed.map(test => [
+                html_link(cut(test.name, NAME_CHARS), test.url),
+                `<code>${escapeHtml(cut(test.className, NAME_CHARS))}</code>`,
+                escapeHtml(cut(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
+            ])
+        ]);
+    }
+    const shown = tests.failed.length;
+    const notes = [];
+    if (shown < tests.counts.failed) {
+        if (shown === 0 && tests.casesRead === 0) {
+            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
+        }
+        else {
+            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
+            if (tests.partial) {
+                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
+            }
+        }
+    }
+    notes.push(`All results: ${html_link('test report', tests.reportUrl)}.`);
+    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : escapeHtml(n))).join(' ')}</p>`, true);
+}
+/** The Pipeline's stages: name, status, duration. */
+function addStages(summary, stages) {
+    if (stages.length === 0)
+        return;
+    summary.addHeading('Stages', 3);
+    const shown = stages.slice(0, MAX_STAGE_ROWS);
+    summary.addTable([
+        [
+            { data: 'Stage', header: true },
+            { data: 'Status', header: true },
+            { data: 'Duration', header: true }
+        ],
+        ...shown.map(stage => [
+            escapeHtml(cut(stage.name, NAME_CHARS)),
+            `${STAGE_ICONS[stage.status] ?? ''} ${escapeHtml(stage.status)}`.trim(),
+            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : escapeHtml(formatDuration(stage.durationMillis))
+        ])
+    ]);
+    if (stages.length > shown.length) {
+        summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true);
+    }
+}
+/** The downloaded artifacts and where they are; refused paths named. */
+function addArtifacts(summary, artifacts) {
+    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
+        return;
+    summary.addHeading('Artifacts', 3);
+    if (artifacts.written.length > 0) {
+        summary.addRaw(`<p>${artifacts.written.length} file(s), ${escapeHtml(formatBytes(artifacts.bytes))}, in <code>${escapeHtml(artifacts.folder)}</code>:</p>`, true);
+        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
+        summary.addRaw(`<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, NAME_CHARS))}</code></li>`).join('')}</ul>`, true);
+        if (artifacts.written.length > shown.length) {
+            summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
+        }
+    }
+    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
+        summary.addRaw(`<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), NAME_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`, true);
+    }
+}
+function firstLine(text) {
+    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
+}
+
+;// CONCATENATED MODULE: ./src/report.ts
+
+
+
+
+
+
+
+/**
+ * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
+ * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
+ * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
+ * output can still be passed on as a job output beside the others. Build
+ * JSON is a few KB; what exceeds this is long change logs or many actions.
+ */
+const BUILD_OUTPUT_MAX_BYTES = 256 * 1024;
+/**
+ * The build JSON within `maxBytes`. When it is too large, whole top-level
+ * fields are left out, largest first, until it fits: the output stays valid
+ * JSON with Jenkins' own field names, and what is there is complete.
+ */
+function buildOutput(build, maxBytes = BUILD_OUTPUT_MAX_BYTES) {
+    const json = JSON.stringify(build);
+    const fullBytes = Buffer.byteLength(json);
+    if (fullBytes <= maxBytes)
+        return { json, dropped: [], fullBytes };
+    const sizes = Object.entries(build)
+        .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
+        .sort((a, b) => b.bytes - a.bytes);
+    const kept = { ...build };
+    const dropped = [];
+    let bytes = fullBytes;
+    for (const { key, bytes: size } of sizes) {
+        if (bytes <= maxBytes)
+            break;
+        delete kept[key];
+        dropped.push(key);
+        // "key":value plus a comma; re-measured below where it matters.
+        bytes -= size + Buffer.byteLength(JSON.stringify(key)) + 2;
+    }
+    let cut = JSON.stringify(kept);
+    while (Buffer.byteLength(cut) > maxBytes && Object.keys(kept).length > 0) {
+        const next = sizes.find(s => s.key in kept);
+        if (!next)
+            break;
+        delete kept[next.key];
+        dropped.push(next.key);
+        cut = JSON.stringify(kept);
+    }
+    return { json: cut, dropped, fullBytes };
+}
+/**
+ * Sets every output the outcome knows. duration and result only once the
+ * build is over. A `build` output over its cap is cut (buildOutput) with a
+ * warning that says what was left out and where the whole is.
+ */
+function setBuildOutputs(out, outcome, logger) {
+    const build = outcome.build;
+    const finished = build !== undefined && !build.building;
+    const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined);
+    if (result)
+        out.setOutput(Output.Result, result);
+    if (build)
+        out.setOutput(Output.BuildNumber, String(build.number));
+    if (outcome.buildUrl)
+        out.setOutput(Output.BuildUrl, outcome.buildUrl);
+    // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
+    if (finished)
+        out.setOutput(Output.Duration, String(build.duration));
+    if (outcome.queueUrl)
+        out.setOutput(Output.QueueUrl, outcome.queueUrl);
+    if (build) {
+        const { json, dropped, fullBytes } = buildOutput(build);
+        out.setOutput(Output.Build, json);
+        if (dropped.length > 0) {
+            logger?.warning(`The build output holds ${kib(fullBytes)} of JSON, over its cap of ${kib(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`);
+        }
+    }
+    out.setOutput(Output.JobUrl, outcome.jobUrl);
+    if (outcome.tests) {
+        out.setOutput(Output.TestsTotal, String(outcome.tests.counts.total));
+        out.setOutput(Output.TestsFailed, String(outcome.tests.counts.failed));
+        out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped));
+    }
+    if (outcome.stages)
+        out.setOutput(Output.Stages, stagesOutput(outcome.stages));
+    if (outcome.artifacts)
+        out.setOutput(Output.Artifacts, JSON.stringify(outcome.artifacts.written));
+}
+function kib(bytes) {
+    return `${Math.ceil(bytes / 1024)} KiB`;
+}
+const RESULT_ICONS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+const MAX_PARAMETERS = 50;
+const MAX_VALUE_CHARS = 200;
+const MAX_NOTE_CHARS = 1000;
+/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
+const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
+const HIDDEN = '***';
+/**
+ * Writes a short job summary: the job, a table (result, build, duration,
+ * queue wait, tests), the parameters (secret-looking ones hidden) and the
+ * note. Everything from Jenkins or the user is escaped. If the summary cannot
+ * be written (no GITHUB_STEP_SUMMARY), warns and returns: never throws.
+ */
+async function writeSummary(summary, outcome, logger) {
+    try {
+        const build = outcome.build;
+        summary.addHeading(`Jenkins ${html_link(outcome.jobName, outcome.jobUrl)}`, 2);
+        const rows = [['Result', resultCell(outcome)]];
+        if (build) {
+            rows.push(['Build', html_link(`#${build.number}`, outcome.buildUrl)]);
+            rows.push([
+                'Duration',
+                build.building ? 'running' : escapeHtml(formatDuration(build.duration))
+            ]);
+        }
+        else if (outcome.queueUrl) {
+            rows.push(['Queue item', html_link(outcome.queueUrl, outcome.queueUrl)]);
+        }
+        if (outcome.queueWaitMs !== undefined) {
+            rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))]);
+        }
+        if (outcome.tests) {
+            const { total, failed, skipped } = outcome.tests.counts;
+            rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
+        }
+        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
+        if (outcome.tests)
+            addFailedTests(summary, outcome.tests);
+        if (outcome.stages)
+            addStages(summary, outcome.stages);
+        if (outcome.artifacts)
+            addArtifacts(summary, outcome.artifacts);
+        const parameters = report_parametersOf(outcome);
+        if (parameters.length > 0) {
+            summary.addHeading('Parameters', 3);
+            const shown = parameters.slice(0, MAX_PARAMETERS);
+            const table = [
+                [
+                    { data: 'Name', header: true },
+                    { data: 'Value', header: true }
+                ],
+                ...shown.map(p => [
+                    `<code>${escapeHtml(cut(p.name, 100))}</code>`,
+                    p.value === HIDDEN ? HIDDEN : escapeHtml(cut(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
+                ])
+            ];
+            summary.addTable(table);
+            if (parameters.length > shown.length) {
+                summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
+            }
+        }
+        if (outcome.note)
+            summary.addRaw(`<p>${escapeHtml(cut(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
+        await summary.write();
+    }
+    catch (error) {
+        summary.emptyBuffer();
+        logger.warning(`Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`);
+    }
+}
+/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
+function resultCell(outcome) {
+    const build = outcome.build;
+    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
+    if (!result) {
+        if (build?.building)
+            return '⏳ running';
+        return build ? 'no result' : '⏳ not started';
+    }
+    const icon = RESULT_ICONS[result] ?? '';
+    const verdict = outcome.accepted === false
+        ? ' (not accepted)'
+        : outcome.accepted && result !== 'SUCCESS'
+            ? ' (accepted)'
+            : '';
+    return `${icon} ${escapeHtml(result)}${verdict}`;
+}
+/** What the build ran with (its ParametersAction), else what the user asked for. Secrets hidden. */
+function report_parametersOf(outcome) {
+    const fromBuild = buildParameters(outcome.build);
+    if (fromBuild)
+        return fromBuild;
+    return Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
+        name,
+        value: SECRET_NAME.test(name)
+            ? HIDDEN
+            : typeof value === 'string'
+                ? value
+                : value.join(', ')
+    }));
+}
+function buildParameters(build) {
+    for (const action of build?.actions ?? []) {
+        if (typeof action !== 'object' || action === null)
+            continue;
+        const { _class, parameters } = action;
+        if (_class !== 'hudson.model.ParametersAction' || !Array.isArray(parameters))
+            continue;
+        const shown = [];
+        for (const p of parameters) {
+            if (typeof p !== 'object' || p === null)
+                continue;
+            const { name, value, _class: kind } = p;
+            if (typeof name !== 'string')
+                continue;
+            // PasswordParameterValue exports no value at all (jenkins-api.md 5.3).
+            const secret = SECRET_NAME.test(name) || /Password/i.test(String(kind ?? ''));
+            shown.push({ name, value: secret ? HIDDEN : parameterText(value) });
+        }
+        return shown;
+    }
+    return undefined;
+}
+function parameterText(value) {
+    if (value === undefined || value === null)
+        return '';
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return JSON.stringify(value) ?? '';
+}
+const TAIL_LINES = 30;
+const TAIL_BYTES = 4 * 1024;
+// CSI and other ESC sequences: colours mean nothing in an annotation.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
+/**
+ * The failure annotation: what finished how, where, and the console's last
+ * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
+ */
+function failureMessage(outcome, tail) {
+    const build = outcome.build;
+    const result = outcome.result ?? build?.result ?? undefined;
+    let head;
+    if (!build) {
+        head = `Jenkins job ${outcome.jobName} did not start a build`;
+    }
+    else if (build.building && !outcome.result) {
+        head = `Jenkins build ${outcome.jobName} #${build.number} did not finish`;
+    }
+    else {
+        head = `Jenkins build ${outcome.jobName} #${build.number} finished ${result ?? 'without a result'}`;
+        if (outcome.failedStage)
+            head += ` in stage '${outcome.failedStage}'`;
+    }
+    if (outcome.accept && outcome.accept.length > 0)
+        head += ` (accepted: ${outcome.accept.join(', ')})`;
+    const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
+    if (url)
+        head += ` — ${url}`;
+    const lines = [head];
+    if (outcome.note)
+        lines.push(outcome.note);
+    const last = lastLines(tail);
+    if (last.length > 0)
+        lines.push(`Last ${last.length} console lines:`, ...last);
+    return lines.join('\n');
+}
+function lastLines(tail) {
+    const kept = [];
+    let bytes = 0;
+    for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
+        // eslint-disable-next-line no-control-regex
+        let line = (tail[i] ?? '').replace(ANSI, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
+        if (kept.length === 0 && line.trim() === '')
+            continue;
+        const size = Buffer.byteLength(line) + 1;
+        if (bytes + size > TAIL_BYTES) {
+            if (kept.length > 0)
+                break;
+            line =
+                '…' +
+                    Buffer.from(line)
+                        .subarray(-(TAIL_BYTES - 8))
+                        .toString('utf8')
+                        .replace(/^\uFFFD+/, '');
+        }
+        bytes += Buffer.byteLength(line) + 1;
+        kept.unshift(line);
+    }
+    return kept;
+}
+
+;// CONCATENATED MODULE: ./src/follower.ts
+
+
+
+
+
+/** Fields polled while a build runs: enough to know whether it is over and when to look again. */
+const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId';
+/** Transient failures worth riding out while following (the client already retried them). */
+function isTransient(error) {
+    return (error instanceof JenkinsError &&
+        (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout'));
+}
+/**
+ * Follows one queue item to its build, and one build to its end.
+ *
+ * It never guesses the build from `lastBuild` when a queue item is known:
+ * with concurrent triggers that is how other actions end up reporting
+ * someone else's build.
+ */
+class BuildFollower {
+    options;
+    policy;
+    now;
+    constructor(options) {
+        this.options = options;
+        this.policy = options.policy ?? DEFAULT_POLL_POLICY;
+        this.now = options.now ?? Date.now;
+    }
+    /** Polls the queue item until it has an executable; logs `why` as it changes. */
+    async waitForStart(queueId) {
+        const { api, job, logger, signal } = this.options;
+        const name = fullName(job);
+        let lastWhy;
+        let leftAt;
+        let previousAt = this.now();
+        for (let attempt = 0;; attempt++) {
+            throwIfAborted(signal);
+            let item;
+            const askedAt = this.now();
+            try {
+                item = await api.getQueueItem(queueId);
+            }
+            catch (error) {
+                if (error instanceof JenkinsError && error.kind === 'not-found') {
+                    // A left item is kept for 5 minutes, and none survive a restart
+                    // (jenkins-api.md 4): find the build by its queue id instead.
+                    const found = await this.findByQueueId(queueId);
+                    if (found)
+                        return { ref: found, seenAt: askedAt, startSlackMs: askedAt - previousAt };
+                    throw new JenkinsError('not-found', `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`);
+                }
+                if (!isTransient(error))
+                    throw error;
+                logger.debug(`Queue poll failed, trying again: ${error.message}`);
+                await sleep(nextQueueDelay(attempt, this.policy), signal);
+                continue;
+            }
+            if (item.cancelled) {
+                throw new JenkinsError('conflict', `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`);
+            }
+            const executable = item.executable;
+            if (executable && typeof executable.number === 'number') {
+                const queueWaitMs = typeof item.inQueueSince === 'number'
+                    ? Math.max(0, this.now() - item.inQueueSince)
+                    : undefined;
+                return {
+                    ref: this.ref(executable.number),
+                    queueWaitMs,
+                    seenAt: askedAt,
+                    startSlackMs: askedAt - previousAt
+                };
+            }
+            previousAt = askedAt;
+            if (item.why && item.why !== lastWhy) {
+                logger.info(`Waiting in the Jenkins queue: ${item.why}`);
+                lastWhy = item.why;
+            }
+            if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
+                // The run is being created (briefly), or was never created (e.g. the
+                // job was disabled after queuing): give it a bounded while.
+                leftAt ??= this.now();
+                if (this.now() - leftAt > (this.options.leftWithoutBuildMs ?? 60_000)) {
+                    throw new JenkinsError('protocol', `Queue item ${queueId} of ${name} left the queue without starting a build.`);
+                }
+            }
+            await sleep(nextQueueDelay(attempt, this.policy), signal);
+        }
+    }
+    /**
+     * Follows a build to its end and returns its final JSON. With a console
+     * follower, the console polls are the end signal (Jenkins closes the log
+     * after `building` turns false), so no build JSON is read while the console
+     * says the build goes on; when is decided by src/poll-policy.ts.
+     */
+    async waitForEnd(ref, console, from = {}) {
+        const { api, logger, signal } = this.options;
+        let w = watch({
+            console: console !== undefined,
+            startedAt: from.startedAt ?? this.now(),
+            startSlackMs: from.startSlackMs ?? 0,
+            expect: from.expect
+        });
+        let next = { read: console ? 'console' : 'build', delayMs: 0 };
+        // Delays run from the start of the previous poll, so that a slow answer
+        // does not stretch the spacing the console's lag depends on.
+        let polledAt = this.now();
+        for (;;) {
+            const wait = polledAt + next.delayMs - this.now();
+            if (wait > 0)
+                await sleep(wait, signal);
+            throwIfAborted(signal);
+            polledAt = this.now();
+            try {
+                if (next.read === 'give-up' && console) {
+                    console.notice(`Jenkins has not closed the console of #${ref.number} ${formatDuration(this.policy.followUpForMs)} after the build finished; the rest is at ${ref.url}console`);
+                    return await api.getBuild(ref.job, ref.number);
+                }
+                if (next.read === 'console' && console) {
+                    const poll = await console.poll();
+                    if (poll.moreData) {
+                        w = sawConsole(w, this.now(), poll, this.policy);
+                    }
+                    else {
+                        // The log is complete: the build is over (never stop on
+                        // `result` alone, a Pipeline sets it while still running).
+                        const build = await api.getBuild(ref.job, ref.number);
+                        if (!build.building)
+                            return build;
+                        w = { ...sawBuild(w, this.now(), build), logComplete: true };
+                    }
+                }
+                else {
+                    const build = await api.getBuild(ref.job, ref.number, w.logComplete ? {} : { tree: POLL_TREE });
+                    if (!build.building && (!console || w.logComplete)) {
+                        return console ? build : await api.getBuild(ref.job, ref.number);
+                    }
+                    w = sawBuild(w, this.now(), build);
+                }
+            }
+            catch (error) {
+                if (!isTransient(error))
+                    throw error;
+                logger.debug(`Build poll failed, trying again: ${error.message}`);
+                next = nextPoll(w, polledAt, this.policy);
+                next = { ...next, delayMs: Math.max(next.delayMs, this.policy.nearMs) };
+                continue;
+            }
+            next = nextPoll(w, polledAt, this.policy);
+        }
+    }
+    /** The build's JSON once it started (for the estimate and for `wait: started`). */
+    async describe(ref) {
+        return this.options.api.getBuild(ref.job, ref.number);
+    }
+    ref(number) {
+        const { api, job } = this.options;
+        return { job, number, url: api.buildUrl(job, number) };
+    }
+    async findByQueueId(queueId) {
+        const builds = await this.options.api.recentBuilds(this.options.job, 100);
+        const match = builds.find(b => b.queueId === queueId);
+        return match ? this.ref(match.number) : undefined;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/build-job.ts
 
 
@@ -42904,10 +43038,11 @@ function isCount(value) {
 
 
 
-
-
-
-
+/** The step log and its annotations, for the parts build-parts.ts shares. */
+const partsOutput = {
+    logger: coreLogger,
+    annotate: (message, title) => error(message, { title })
+};
 /**
  * Triggers the job (or picks its last build), follows the build, streams its
  * console, and reports: outputs, summary, commit status. Throws when the
@@ -42915,14 +43050,8 @@ function isCount(value) {
  */
 async function buildJob(api, settings, signal, progress, branch) {
     const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal });
-    // Octokit is evaluated only when asked for (start-up cost); "eager" keeps
-    // it in the one bundle file rather than a chunk of its own.
     const status = settings.commitStatus
-        ? new (await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 9155))).CommitStatusReporter({
-            token: settings.githubToken,
-            context: settings.statusContext,
-            logger: coreLogger
-        })
+        ? await statusReporter(settings, settings.statusContext, coreLogger)
         : undefined;
     try {
         await follow(api, settings, signal, progress, follower, status, branch);
@@ -42957,10 +43086,10 @@ async function follow(api, settings, signal, progress, follower, status, branch)
         throwIfAborted(signal);
         // The scan that created a branch job already queued its build: that one.
         const queued = branch?.indexingBuild
-            ? indexingBuildQueued(api, info, settings, branch.indexingBuild.queueId)
+            ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
             : await api.trigger(info, settings.job, settings.parameters);
         progress.queued(queued.queueId, queued.merged);
-        warnUnknownParameters(queued.unknownParameters, info.parameterDefinitions.map(p => p.name), name);
+        warnUnknownParameters(queued.unknownParameters, info, name, coreLogger);
         outcome.queueUrl = queued.queueUrl;
         outcome.parameters = settings.parameters;
         setOutput(Output.QueueUrl, queued.queueUrl);
@@ -42988,7 +43117,7 @@ async function follow(api, settings, signal, progress, follower, status, branch)
         };
     }
     else {
-        first = await lastBuild(api, settings);
+        first = await lastBuild(api, settings.job, settings.build);
         pipeline = isPipeline(first);
         from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) };
         progress.started({
@@ -43013,7 +43142,7 @@ async function follow(api, settings, signal, progress, follower, status, branch)
     const accepted = final.result !== null && settings.accept.includes(final.result);
     outcome.accepted = accepted;
     coreLogger.info(`Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`);
-    await readProducts(api, settings, ref, final, outcome, signal);
+    await readProducts(api, settings, ref, final, outcome, signal, partsOutput);
     await status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, accepted);
     await finish(outcome, accepted, settings, progress, tail);
 }
@@ -43061,41 +43190,6 @@ async function waitForEnd(api, settings, ref, first, from, pipeline, follower) {
         inputs?.stop();
     }
 }
-/**
- * What the finished build produced: its failed tests (annotated), its
- * Pipeline stages, and the artifacts the user asked for. Each is its own
- * module; reading tests and stages is a help and never fails the step.
- */
-async function readProducts(api, settings, ref, final, outcome, signal) {
-    outcome.tests = await readTests(api, ref, final, coreLogger);
-    if (outcome.tests)
-        annotateFailedTests(outcome.tests, (message, title) => error(message, { title }));
-    outcome.stages = await readStages(api, ref, final, coreLogger);
-    outcome.failedStage = failedStage(outcome.stages, final.result)?.name;
-    if (settings.artifacts.length > 0) {
-        outcome.artifacts = await downloadArtifacts(api, settings, ref, coreLogger, signal);
-    }
-}
-/** A commit status description for a step that failed before the build's result was known. */
-function statusFailure(error, signal) {
-    if (error instanceof StepAborted || signal.aborted) {
-        return abortReason(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
-    }
-    return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed';
-}
-/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
-function stdoutDrained() {
-    const out = process.stdout;
-    if (!out.writableNeedDrain)
-        return Promise.resolve();
-    return new Promise(resolve => {
-        const done = () => {
-            out.off('drain', done).off('close', done).off('error', done);
-            resolve();
-        };
-        out.on('drain', done).on('close', done).on('error', done);
-    });
-}
 /** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
 async function finish(outcome, accepted, settings, progress, tail = []) {
     // Whatever the step did not wait for, the user chose to leave running.
@@ -43111,42 +43205,15 @@ async function finish(outcome, accepted, settings, progress, tail = []) {
     if (problems.length > 0)
         throw new Error(problems.join('\n'));
 }
-async function lastBuild(api, settings) {
-    const which = settings.build === 'last' ? 'lastBuild' : 'lastSuccessfulBuild';
-    try {
-        return await api.getBuild(settings.job, which);
-    }
-    catch (error) {
-        if (!(error instanceof JenkinsError && error.kind === 'not-found'))
-            throw error;
-        // Tell "no such job" (or not a job) from "no such build": all are 404.
-        const info = await api.getJob(settings.job);
-        if (info.isFolder)
-            throw notAJob(info, settings.jobName, api.baseUrl);
-        throw new JenkinsError('not-found', `Jenkins job ${settings.jobName} has no ${settings.build === 'last' ? '' : 'successful '}build yet (build: ${settings.build}), on ${api.baseUrl}.`, 404);
-    }
-}
-/** The queue item of the build branch indexing started, in the shape of a trigger's answer. */
-function indexingBuildQueued(api, info, settings, queueId) {
-    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
-    return {
-        queueId,
-        queueUrl: `${api.baseUrl}/queue/item/${queueId}/`,
-        merged: false,
-        unknownParameters: Object.keys(settings.parameters).filter(key => !defined.has(key))
-    };
-}
-function warnUnknownParameters(unknown, defined, job) {
-    for (const name of unknown) {
-        const close = closestNames(name, defined, 1)[0];
-        const hint = close
-            ? ` Did you mean '${close}'?`
-            : defined.length
-                ? ` It defines: ${defined.join(', ')}.`
-                : ' It takes no parameters.';
-        warning(`Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`);
-    }
-}
+
+;// CONCATENATED MODULE: ./src/budgets.ts
+/**
+ * How long the abort after a cancel signal may take. The runner sends
+ * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
+ */
+const CANCEL_BUDGET_MS = 5500;
+/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
+const TIMEOUT_BUDGET_MS = 3500;
 
 ;// CONCATENATED MODULE: ./src/jenkins/shared-work.ts
 /**
@@ -43183,9 +43250,13 @@ function causeCount(actions) {
     }
     return count;
 }
-/** True when the item or build answers for more than one request (see above). */
-function isShared(actions) {
-    return (causeCount(actions) ?? 0) > 1;
+/**
+ * True when the item or build answers for more requests than `own`, the
+ * number of this step's own requests folded into it (more than one when a
+ * step listed the same job twice with the same parameters).
+ */
+function isShared(actions, own = 1) {
+    return (causeCount(actions) ?? 0) > Math.max(1, own);
 }
 
 ;// CONCATENATED MODULE: ./src/cancel.ts
@@ -43243,7 +43314,7 @@ async function abortRemote(api, target, logger, timings = DEFAULT_ABORT_TIMINGS,
             const id = queueId;
             // undefined: no answer in time; null: Jenkins no longer knows the item.
             let item = await briefly(readQueueItem(api, id), timings.shareCheckMs);
-            if (item && isShared(item.actions))
+            if (item && isShared(item.actions, target.ownRequests))
                 return leftShared(`queue item ${id}`);
             if (item === undefined || (item !== null && !hasLeft(item))) {
                 // No compare-and-cancel in Jenkins: a fold between the look and the
@@ -43267,8 +43338,9 @@ async function abortRemote(api, target, logger, timings = DEFAULT_ABORT_TIMINGS,
             return `build #${ref.number} had already finished (${current.result ?? 'no result'})`;
         }
         // Folded into after we queued it, or found through a 201 that folded ours in.
-        if (current && isShared(current.actions))
+        if (current && isShared(current.actions, target.ownRequests)) {
             return leftShared(`build #${ref.number}`);
+        }
         return `${await stopBuild(api, ref, logger, timings, until)}${found}`;
     }
     catch (error) {
@@ -43276,8 +43348,10 @@ async function abortRemote(api, target, logger, timings = DEFAULT_ABORT_TIMINGS,
         return 'could not abort the Jenkins work (see the warning above)';
     }
 }
+/** How abortRemote's answer ends when it left the work alone because another request shares it. */
+const SHARED_WORK_LEFT = 'running: shared with another request';
 function leftShared(what) {
-    return `left ${what} running: shared with another request`;
+    return `left ${what} ${SHARED_WORK_LEFT}`;
 }
 /** What `read` gives within `ms`, or undefined when it failed or took longer (it is left to the client's own bound). */
 async function briefly(read, ms) {
@@ -43606,6 +43680,108 @@ function parseLength(value) {
     if (value === undefined || !/^\d+$/.test(value.trim()))
         return undefined;
     return Number(value);
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/executors.ts
+/**
+ * Every build running on Jenkins, in one request: `computer/api/json` with a
+ * `tree` over each computer's executors and one-off executors.
+ *
+ * What Jenkins does (jenkinsci/jenkins):
+ * - `/computer` is the ComputerSet (Jenkins.getComputer); like any page but
+ *   the always-readable ones it needs Overall/Read (Jenkins.getTarget). Its
+ *   `computer` list is every computer (ComputerSet.getComputers, through the
+ *   ComputerSource extension point, which a plugin may replace).
+ * - Each Executor exports `currentExecutable` through
+ *   Executor.getCurrentExecutableForApi, which shows the executable only to
+ *   callers with Item/Read on it, and null otherwise: the list holds the
+ *   builds this user may read, exactly those the action can follow.
+ * - A freestyle build holds a regular executor; a Pipeline's WorkflowRun
+ *   holds a one-off (flyweight) executor for the whole run, and each `node`
+ *   block a regular one whose PlaceholderExecutable exports the run's `url`
+ *   and `number` (workflow-durable-task-step, ExecutorStepExecution).
+ * - Executor.run sets `executable` before the queue's LeftItem shows it
+ *   (both within one Queue.callWithLock), and frees the executor only after
+ *   Run.execute returned: the result set, `building` false, `Finished:`
+ *   written and the log closed (Run.execute; WorkflowRun.finish calls
+ *   completeAsynchronousExecution last). So a build the queue said started
+ *   and that is missing from this list has ended, and its log is complete.
+ * The answer grows with the number of executors (about 60 bytes an idle
+ * one), not with the builds followed: one request watches any number.
+ */
+
+
+const EXECUTABLE = 'currentExecutable[url,number,queueId,timestamp,estimatedDuration]';
+/** What the list asks for: each executor's and one-off executor's build, and only that. */
+const EXECUTORS_TREE = `computer[executors[${EXECUTABLE}],oneOffExecutors[${EXECUTABLE}]]`;
+/**
+ * The builds on every executor. A build on several (a Pipeline's run and its
+ * `node` blocks) is listed once, with what its entries tell together.
+ * `deadline` bounds the retries: a poll that keeps failing is better
+ * replaced by the next one than retried for a minute.
+ */
+async function runningBuilds(http, options = {}) {
+    const data = await http.getJson('computer', `${http.baseUrl}/computer/api/json?tree=${encodeURIComponent(EXECUTORS_TREE)}`, http.context('the running builds (computer/api/json)'), { deadline: options.deadline ?? http.deadline });
+    const builds = new Map();
+    for (const computer of Array.isArray(data.computer) ? data.computer : []) {
+        const c = computer;
+        for (const executor of [...list(c?.executors), ...list(c?.oneOffExecutors)]) {
+            const raw = executor
+                ?.currentExecutable;
+            const build = raw ? runningBuild(raw) : undefined;
+            if (!build)
+                continue;
+            const key = runningKey(build.job, build.number);
+            const known = builds.get(key);
+            builds.set(key, known ? { ...build, ...definedOnly(known) } : build);
+        }
+    }
+    return [...builds.values()];
+}
+/** The key a build is matched by: Jenkins' item names are case-insensitive. */
+function runningKey(job, number) {
+    return `${fullName(job).toLowerCase()}#${number}`;
+}
+function runningBuild(raw) {
+    if (typeof raw.url !== 'string')
+        return undefined;
+    const parsed = buildOfUrl(raw.url);
+    if (!parsed)
+        return undefined;
+    const build = { job: parsed.job, number: parsed.number };
+    if (typeof raw.queueId === 'number')
+        build.queueId = raw.queueId;
+    if (typeof raw.timestamp === 'number' && raw.timestamp > 0)
+        build.timestamp = raw.timestamp;
+    if (typeof raw.estimatedDuration === 'number')
+        build.estimatedDuration = raw.estimatedDuration;
+    return build;
+}
+/**
+ * A build's item names and number from its absolute URL (Jenkins' root URL,
+ * which may be another host: only the path counts). The context path comes
+ * first; names follow each `job` marker; the number ends it.
+ */
+function buildOfUrl(url) {
+    let path;
+    try {
+        path = new URL(url, 'http://placeholder/').pathname;
+    }
+    catch {
+        return undefined;
+    }
+    const match = /^(.*\/)(\d+)\/?$/.exec(path);
+    const number = Number(match?.[2]);
+    const job = match ? jobNamesFromUrl(match[1]) : undefined;
+    if (!job || job.length === 0 || !Number.isSafeInteger(number) || number < 1)
+        return undefined;
+    return { job, number };
+}
+function list(value) {
+    return Array.isArray(value) ? value : [];
+}
+function definedOnly(value) {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/multibranch.ts
@@ -47242,9 +47418,9 @@ function limitSettings(settings) {
 }
 /** The retry policy: the defaults, with what the settings tune. */
 function retryPolicy(settings) {
-    return { ...DEFAULT_RETRY_POLICY, ...definedOnly(settings.retry ?? {}) };
+    return { ...DEFAULT_RETRY_POLICY, ...request_settings_definedOnly(settings.retry ?? {}) };
 }
-function definedOnly(value) {
+function request_settings_definedOnly(value) {
     return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 
@@ -47547,6 +47723,7 @@ class Requester {
 
 
 
+
 /**
  * The Jenkins HTTP API (see JenkinsApi for the contract). A facade: the
  * operations live in reads.ts, trigger.ts and actions.ts, and all of them go
@@ -47612,6 +47789,9 @@ class JenkinsClient {
     }
     getQueue() {
         return this.http.guarded(() => getQueue(this.http));
+    }
+    runningBuilds(options = {}) {
+        return this.http.guarded(() => runningBuilds(this.http, options));
     }
     scanMultibranch(project) {
         return this.http.guarded(() => scanMultibranch(this.http, project));
@@ -47839,6 +48019,211 @@ function parseExtraHeaders(text, options) {
         headers.push([name, value]);
     });
     return headers;
+}
+
+;// CONCATENATED MODULE: ./src/input-conflicts.ts
+
+/** An error naming two inputs that cannot be used together, and why. */
+function conflict(a, b, why) {
+    return new InputError(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`);
+}
+/** Refuses combinations of inputs that cannot mean what they say. */
+function checkConflicts(s) {
+    if (s.branch && s.listJobs) {
+        throw conflict('branch', 'list-jobs', `to list the branches of a multibranch project, name it in 'job' and leave 'branch' out`);
+    }
+    if (s.jobToken && s.listJobs) {
+        throw conflict('job-token', 'list-jobs', 'a job token only triggers builds; listing reads the jobs');
+    }
+    if (s.jobToken && s.disable) {
+        throw conflict('job-token', 'disable', 'a job token only triggers builds; disabling needs user and token with Job/Configure');
+    }
+    if (s.jobToken && s.build !== 'new') {
+        throw conflict('job-token', 'build', `a job token only triggers builds; 'build: ${s.build}' triggers nothing`);
+    }
+    if (s.disable && s.listJobs) {
+        throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs');
+    }
+    if (s.disable && s.hasParameters) {
+        throw conflict('disable', 'parameters', 'a disabled job is not built, so parameters would be ignored');
+    }
+    if (s.disable && s.build !== 'new') {
+        throw conflict('disable', 'build', `'disable' does not report a build; leave 'build' at new`);
+    }
+    if (s.listJobs && s.hasParameters) {
+        throw conflict('list-jobs', 'parameters', 'listing jobs builds nothing, so parameters would be ignored');
+    }
+    if (s.listJobs && s.build !== 'new') {
+        throw conflict('list-jobs', 'build', `listing jobs reports no build; leave 'build' at new`);
+    }
+    if (s.build !== 'new' && s.hasParameters) {
+        throw conflict('build', 'parameters', `'build: ${s.build}' reports an existing build and triggers nothing, so parameters would be ignored`);
+    }
+    if (s.hasArtifacts && (s.disable || s.listJobs)) {
+        throw conflict('artifacts', s.disable ? 'disable' : 'list-jobs', 'no build is reported, so there are no artifacts to download');
+    }
+    if (s.hasArtifacts && s.wait !== 'finish') {
+        throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`);
+    }
+    // A pending status that nothing ever resolves would block a protected
+    // branch for good.
+    if (s.commitStatus && s.wait === 'queued') {
+        throw conflict('commit-status', 'wait', `with 'wait: false' the result is never known, so the commit status would stay pending; use 'wait: true'`);
+    }
+}
+/**
+ * Refuses what `jobs` and `fail-fast` cannot do. Shared `parameters` met
+ * checkConflicts already; an item's own parameters are checked here.
+ */
+function checkJobsConflicts(s) {
+    if (!s.jobs) {
+        if (s.failFast) {
+            throw new InputError(`Input 'fail-fast' only applies with 'jobs': with one 'job' there is no other build to stop; list the jobs in 'jobs', or leave 'fail-fast' out.`);
+        }
+        return;
+    }
+    if (s.statusContext) {
+        throw conflict('status-context', 'jobs', `each build of 'jobs' gets its own commit status, with context jenkins/<job> (jenkins/<project> for a branch)`);
+    }
+    const item = s.jobs.findIndex(entry => entry.hasParameters) + 1;
+    if (item > 0 && s.disable) {
+        throw conflict('jobs', 'disable', `item ${item} has parameters, but a disabled job is not built, so they would be ignored`);
+    }
+    if (item > 0 && s.build !== 'new') {
+        throw conflict('jobs', 'build', `item ${item} has parameters, but 'build: ${s.build}' reports an existing build and triggers nothing`);
+    }
+    if (s.failFast && s.disable) {
+        throw conflict('fail-fast', 'disable', 'disabling jobs starts no build to stop');
+    }
+    if (s.failFast && s.build !== 'new') {
+        throw conflict('fail-fast', 'build', `'build: ${s.build}' reports builds this step did not start, and it never stops those`);
+    }
+    if (s.failFast && s.wait !== 'finish') {
+        throw conflict('fail-fast', 'wait', `fail-fast acts when a build ends, which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/input-values.ts
+
+
+
+const BUILD_MODES = ['new', 'last', 'last-successful'];
+const SCAN_MODES = ['if-missing', 'never'];
+/*
+ * The parsers of single input values: each takes the value as read (trimmed,
+ * defaults applied) and throws InputError naming the input and the expected form.
+ */
+function input_values_parseBaseUrl(value) {
+    const expected = 'expected the Jenkins base URL, http(s)://host[:port][/context-path]';
+    if (value === '')
+        throw new InputError(`Input 'url' is required: ${expected}.`);
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new InputError(`Input 'url' ('${redactUrl(value)}') is not an absolute URL: ${expected}.`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new InputError(`Input 'url' ('${redactUrl(value)}') must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
+    }
+    if (url.username !== '' || url.password !== '') {
+        // The message must not echo the URL: it holds the password.
+        throw new InputError(`Input 'url' must not contain credentials: put the user name in 'user' and the API token in 'token' (${expected}).`);
+    }
+    if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
+        // Not echoed: a query can hold a token.
+        throw new InputError(`Input 'url' ('${redactUrl(value)}') must not have a query or fragment (the part from '?' or '#' on, not shown here): ${expected}.`);
+    }
+    return url.origin + url.pathname.replace(/\/+$/, '');
+}
+function parseCredentials(user, token) {
+    if (token !== '' && user === '') {
+        throw new InputError(`Input 'token' is set but 'user' is empty: an API token belongs to a user, so set 'user' to that user's id (or leave both empty for anonymous access).`);
+    }
+    if (user !== '' && token === '') {
+        // Jenkins never challenges anonymous requests (jenkins-api.md 2.1), so
+        // without a token the action would silently run as anonymous.
+        throw new InputError(`Input 'user' ('${user}') is set but 'token' is empty: set 'token' to the user's API token (or leave both empty for anonymous access).`);
+    }
+    // Basic auth splits user:password at the first colon (RFC 7617), and a
+    // control character could not travel in a header.
+    if (user.includes(':') || /\p{Cc}/u.test(user)) {
+        throw new InputError(`Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`);
+    }
+    if (/\p{Cc}/u.test(token)) {
+        throw new InputError(`Input 'token' must not contain control characters (line breaks, tabs): expected one API token or password.`);
+    }
+    return { user, token };
+}
+function readBoolean(read, name) {
+    const value = read(name);
+    // The YAML 1.2 core schema, exactly as core.getBooleanInput accepts it.
+    if (value === 'true' || value === 'True' || value === 'TRUE')
+        return true;
+    if (value === 'false' || value === 'False' || value === 'FALSE')
+        return false;
+    throw new InputError(`Input '${name}' ('${input_values_clip(value)}') is not a boolean: expected true or false (true | True | TRUE | false | False | FALSE).`);
+}
+function parseWait(value) {
+    switch (value.toLowerCase()) {
+        case 'true':
+            return 'finish';
+        case 'started':
+            return 'started';
+        case 'false':
+            return 'queued';
+        default:
+            throw new InputError(`Input 'wait' ('${input_values_clip(value)}') must be one of true, started, false.`);
+    }
+}
+function parseBuild(value) {
+    const mode = BUILD_MODES.find(m => m === value.toLowerCase());
+    if (mode === undefined) {
+        throw new InputError(`Input 'build' ('${input_values_clip(value)}') must be one of ${BUILD_MODES.join(', ')}.`);
+    }
+    return mode;
+}
+function parseAccept(value) {
+    const expected = `expected a comma-separated list of ${BUILD_RESULTS.join(', ')}`;
+    const items = value
+        .split(',')
+        .map(item => item.trim().toUpperCase())
+        .filter(item => item !== '');
+    if (items.length === 0)
+        throw new InputError(`Input 'accept' lists no result: ${expected}.`);
+    const results = [];
+    for (const item of items) {
+        const result = BUILD_RESULTS.find(r => r === item);
+        if (result === undefined) {
+            throw new InputError(`Input 'accept' has an unknown result '${input_values_clip(item)}': ${expected}.`);
+        }
+        if (!results.includes(result))
+            results.push(result);
+    }
+    return results;
+}
+function parseBranch(value) {
+    if (value === '')
+        return undefined;
+    if (/\p{Cc}/u.test(value)) {
+        throw new InputError(`Input 'branch' contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
+    }
+    return value;
+}
+function parseScan(value, hasBranch) {
+    const mode = SCAN_MODES.find(m => m === value.toLowerCase());
+    if (mode === undefined) {
+        throw new InputError(`Input 'scan' ('${input_values_clip(value)}') must be one of ${SCAN_MODES.join(', ')}.`);
+    }
+    if (mode !== 'if-missing' && !hasBranch) {
+        throw new InputError(`Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`);
+    }
+    return mode;
+}
+/** A value for a message, cut to 40 characters. */
+function input_values_clip(text) {
+    return text.length > 40 ? text.slice(0, 40) + '…' : text;
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@humanwhocodes/momoa/dist/momoa.js
@@ -50506,6 +50891,21 @@ function parseParameters(text) {
         return parseJson(trimmed);
     return parseLines(text);
 }
+/**
+ * JSON.parse of an input, refused with a message naming the input, the
+ * position and the expected forms. Only the position is kept: newer V8
+ * messages quote the input, which may hold secrets.
+ */
+function parseJsonInput(text, input, forms) {
+    try {
+        return JSON.parse(text);
+    }
+    catch (error) {
+        const position = /position (\d+)/.exec(String(error))?.[1];
+        const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`;
+        throw new InputError(`Input '${input}' is not valid JSON${where}: ${forms}.`);
+    }
+}
 function parseLines(text) {
     const values = new Map();
     text.split(/\r?\n/).forEach((line, index) => {
@@ -50528,17 +50928,7 @@ function parseLines(text) {
     return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
 }
 function parseJson(text) {
-    let data;
-    try {
-        data = JSON.parse(text);
-    }
-    catch (error) {
-        // Only the position is kept: newer V8 messages quote the input, which may
-        // hold secrets.
-        const position = /position (\d+)/.exec(String(error))?.[1];
-        const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`;
-        throw new InputError(`Input 'parameters' is not valid JSON${where}: ${parameters_FORMS}.`);
-    }
+    const data = parseJsonInput(text, 'parameters', parameters_FORMS);
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
         throw new InputError(`Input 'parameters' is JSON but not an object: ${parameters_FORMS}.`);
     }
@@ -50599,7 +50989,212 @@ function describe(value) {
     return 'an object';
 }
 
+;// CONCATENATED MODULE: ./src/jobs-input.ts
+
+
+
+
+/** Keys an item object may have. */
+const ITEM_KEYS = ['job', 'parameters', 'branch'];
+/** More builds than this from one step is a mistake or an abuse: a matrix or several steps say it better. */
+const MAX_JOBS = 100;
+const jobs_input_FORMS = 'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "branch": "..."}, or one job path per line';
+/**
+ * Parses the `jobs` input: a JSON array (the text starts with `[`) whose
+ * items are a job path or an object with `job`, `parameters` (an object, or
+ * `NAME=value` lines) and `branch`; or plain lines, one job path per line.
+ * Each item takes the shared `parameters` and `branch`; an item's own
+ * parameters go over the shared ones (same name: the item's wins), its own
+ * `branch` replaces the shared one (`""` for none). Messages name the item
+ * (1-based) and never echo a parameter value.
+ */
+function parseJobs(text, url, shared) {
+    const trimmed = text.trim();
+    if (trimmed === '')
+        throw new InputError(`Input 'jobs' lists no job: ${jobs_input_FORMS}.`);
+    if (trimmed.startsWith('{')) {
+        throw new InputError(`Input 'jobs' is a JSON object, not an array: ${jobs_input_FORMS}.`);
+    }
+    const items = trimmed.startsWith('[') ? jsonItems(trimmed) : lineItems(text);
+    if (items.length === 0)
+        throw new InputError(`Input 'jobs' lists no job: ${jobs_input_FORMS}.`);
+    if (items.length > MAX_JOBS) {
+        throw new InputError(`Input 'jobs' lists ${items.length} jobs, more than the ${MAX_JOBS} one step follows: split them over several steps or a matrix.`);
+    }
+    const entries = items.map(item => entryOf(item, url, shared));
+    nameContexts(entries);
+    return { entries, warnings: duplicateWarnings(entries) };
+}
+function lineItems(text) {
+    const items = [];
+    for (const line of text.split(/\r?\n/)) {
+        if (line.trim() !== '')
+            items.push({ index: items.length + 1, job: line.trim() });
+    }
+    return items;
+}
+function jsonItems(text) {
+    const data = parseJsonInput(text, 'jobs', jobs_input_FORMS);
+    if (!Array.isArray(data))
+        throw new InputError(`Input 'jobs' is JSON but not an array: ${jobs_input_FORMS}.`);
+    jobs_input_refuseDuplicateKeys(text);
+    return data.map((value, i) => rawItem(value, i + 1));
+}
+function rawItem(value, index) {
+    const where = `Input 'jobs' item ${index}`;
+    if (typeof value === 'string')
+        return { index, job: value };
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        throw new InputError(`${where} is ${kindOf(value)}: ${jobs_input_FORMS}.`);
+    }
+    const record = value;
+    const unknown = Object.keys(record).filter(key => !ITEM_KEYS.includes(key));
+    if (unknown.length > 0) {
+        throw new InputError(`${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${jobs_input_clip(k)}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${jobs_input_FORMS}).`);
+    }
+    const { job, parameters, branch } = record;
+    if (typeof job !== 'string' || job.trim() === '') {
+        throw new InputError(`${where} has no 'job' (a non-empty string naming the job): ${jobs_input_FORMS}.`);
+    }
+    if (parameters !== undefined &&
+        typeof parameters !== 'string' &&
+        (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters))) {
+        throw new InputError(`${where} has 'parameters' that are ${kindOf(parameters)}: expected an object such as {"NAME": "value"}, or NAME=value lines in a string.`);
+    }
+    if (branch !== undefined && typeof branch !== 'string') {
+        throw new InputError(`${where} has a 'branch' that is ${kindOf(branch)}: expected a branch or pull-request name, e.g. "feature/x" or "PR-42".`);
+    }
+    return {
+        index,
+        job,
+        ...(parameters === undefined
+            ? {}
+            : { parameters: parameters }),
+        ...(branch === undefined ? {} : { branch })
+    };
+}
+function entryOf(item, url, shared) {
+    const where = `Input 'jobs' item ${item.index}`;
+    let project;
+    try {
+        project = parseJobPath(item.job, url);
+    }
+    catch (error) {
+        // Its messages name 'job'; here the value came from an item of 'jobs'.
+        if (error instanceof JobPathError)
+            throw new InputError(relabel(error.message, 'job', where));
+        throw error;
+    }
+    const own = ownParameters(item, where);
+    const branchName = item.branch ?? shared.branch;
+    if (/\p{Cc}/u.test(branchName)) {
+        throw new InputError(`${where} has a 'branch' with a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
+    }
+    const branch = branchName === '' ? undefined : { name: branchName, project };
+    const job = branch ? Object.freeze([...project, branchItemName(branch.name)]) : project;
+    return {
+        job,
+        jobName: fullName(job),
+        parameters: { ...shared.parameters, ...own },
+        hasParameters: shared.hasParameters || Object.keys(own).length > 0,
+        ...(branch ? { branch } : {}),
+        statusContext: `jenkins/${fullName(branch ? branch.project : job)}`
+    };
+}
+function ownParameters(item, where) {
+    if (item.parameters === undefined)
+        return {};
+    // The object was parsed with the rest; written out again it goes through
+    // the same rules as the `parameters` input (value types, empty names).
+    const text = typeof item.parameters === 'string' ? item.parameters : JSON.stringify(item.parameters);
+    try {
+        return parseParameters(text);
+    }
+    catch (error) {
+        if (error instanceof InputError) {
+            throw new InputError(relabel(error.message, 'parameters', `${where}'s 'parameters'`));
+        }
+        throw error;
+    }
+}
+/** Items after the first with the same context get ` (2)`, ` (3)`…, so that no status overwrites another's. */
+function nameContexts(entries) {
+    const seen = new Map();
+    for (const entry of entries) {
+        const key = entry.statusContext.toLowerCase();
+        const count = (seen.get(key) ?? 0) + 1;
+        seen.set(key, count);
+        if (count > 1)
+            entry.statusContext = `${entry.statusContext} (${count})`;
+    }
+}
+/**
+ * Two items naming the same job (Jenkins compares names case-insensitively)
+ * with the same parameters: Jenkins folds a request into an identical one
+ * still queued (Queue.scheduleInternal, ParametersAction.shouldSchedule), so
+ * both may report one build. Allowed, and said.
+ */
+function duplicateWarnings(entries) {
+    const first = new Map();
+    const warnings = [];
+    entries.forEach((entry, i) => {
+        const key = JSON.stringify([
+            entry.job.map(name => name.toLowerCase()),
+            Object.entries(entry.parameters).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        ]);
+        const earlier = first.get(key);
+        if (earlier === undefined) {
+            first.set(key, i + 1);
+            return;
+        }
+        warnings.push(`Input 'jobs' lists ${entry.jobName} twice with the same parameters (items ${earlier} and ${i + 1}): Jenkins merges identical requests while one is still queued, so both items may report one and the same build.`);
+    });
+    return warnings;
+}
+/** JSON.parse keeps the last of two equal keys silently; momoa keeps every member. */
+function jobs_input_refuseDuplicateKeys(text) {
+    const visit = (node, item) => {
+        if (node.type === 'Array') {
+            node.elements.forEach((element, i) => visit(element.value, item ?? i + 1));
+        }
+        else if (node.type === 'Object') {
+            const names = new Set();
+            for (const member of node.members) {
+                const name = member.name.type === 'String' ? member.name.value : member.name.name;
+                if (names.has(name)) {
+                    throw new InputError(`Input 'jobs' item ${item ?? '?'} has the key '${jobs_input_clip(name)}' twice (line ${member.name.loc.start.line}): a key may appear once.`);
+                }
+                names.add(name);
+                visit(member.value, item);
+            }
+        }
+    };
+    visit(momoa_parse(text, { mode: 'json' }).body, undefined);
+}
+/** A message of another input's parser, naming `where` instead of `Input '<name>'`. */
+function relabel(message, name, where) {
+    return message.replace(`Input '${name}'`, where);
+}
+function kindOf(value) {
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'an array';
+    if (typeof value === 'object')
+        return 'an object';
+    if (typeof value === 'string')
+        return 'a string';
+    return `a ${typeof value}`;
+}
+function jobs_input_clip(text) {
+    const safe = redactUrl(text);
+    return safe.length > 40 ? safe.slice(0, 40) + '…' : safe;
+}
+
 ;// CONCATENATED MODULE: ./src/inputs.ts
+
+
+
 
 
 
@@ -50641,10 +51236,10 @@ const INPUT_DEFAULTS = {
     [Input.Headers]: '',
     [Input.CaCert]: '',
     [Input.Artifacts]: '',
-    [Input.ArtifactsPath]: 'jenkins-artifacts'
+    [Input.ArtifactsPath]: 'jenkins-artifacts',
+    [Input.Jobs]: '',
+    [Input.FailFast]: 'false'
 };
-const BUILD_MODES = ['new', 'last', 'last-successful'];
-const SCAN_MODES = ['if-missing', 'never'];
 /** Pure: reads every input through `get` (tests pass a map) and validates it. */
 function parseSettings(get, env = currentEnvironment()) {
     // Multi-line inputs keep their whitespace so that line numbers in messages
@@ -50653,7 +51248,7 @@ function parseSettings(get, env = currentEnvironment()) {
         const value = MULTI_LINE.has(name) ? get(name) : get(name).trim();
         return value.trim() === '' ? INPUT_DEFAULTS[name] : value;
     };
-    const url = inputs_parseBaseUrl(read(Input.Url));
+    const url = input_values_parseBaseUrl(read(Input.Url));
     const { user, token } = parseCredentials(read(Input.User), read(Input.Token));
     const disable = readBoolean(read, Input.Disable);
     const listJobs = readBoolean(read, Input.ListJobs);
@@ -50667,9 +51262,22 @@ function parseSettings(get, env = currentEnvironment()) {
     const parametersText = read(Input.Parameters);
     const hasParameters = parametersText.trim() !== '';
     const parameters = parseParameters(parametersText);
-    const project = parseJob(read(Input.Job), url, listJobs);
-    const branch = parseBranch(read(Input.Branch));
-    const scan = parseScan(read(Input.Scan), branch !== undefined);
+    const failFast = readBoolean(read, Input.FailFast);
+    const jobsText = read(Input.Jobs);
+    const several = jobsText.trim() !== '';
+    if (several && read(Input.Job) !== '') {
+        throw conflict('jobs', 'job', `'jobs' names every job to build: add this one to it`);
+    }
+    if (several && listJobs) {
+        throw conflict('jobs', 'list-jobs', `'list-jobs' lists the jobs of the folder in 'job'`);
+    }
+    const branchInput = parseBranch(read(Input.Branch));
+    const jobs = several
+        ? parseJobs(jobsText, url, { parameters, hasParameters, branch: branchInput ?? '' })
+        : undefined;
+    const project = jobs ? Object.freeze([]) : parseJob(read(Input.Job), url, listJobs);
+    const branch = jobs ? undefined : branchInput;
+    const scan = parseScan(read(Input.Scan), jobs ? jobs.entries.some(entry => entry.branch !== undefined) : branch !== undefined);
     const job = branch === undefined ? project : Object.freeze([...project, branchItemName(branch)]);
     const jobName = fullName(job);
     const jobToken = read(Input.JobToken);
@@ -50690,6 +51298,14 @@ function parseSettings(get, env = currentEnvironment()) {
         branch: branch !== undefined,
         jobToken: jobToken !== '',
         hasArtifacts: artifacts.length > 0
+    });
+    checkJobsConflicts({
+        jobs: jobs?.entries,
+        failFast,
+        disable,
+        build,
+        wait,
+        statusContext: read(Input.StatusContext) !== ''
     });
     const githubToken = read(Input.GithubToken);
     if (commitStatus && githubToken === '') {
@@ -50725,11 +51341,14 @@ function parseSettings(get, env = currentEnvironment()) {
         caCerts,
         artifacts,
         artifactsPath,
-        workspace: env.workspace
+        workspace: env.workspace,
+        ...(jobs ? { jobs: jobs.entries } : {}),
+        failFast,
+        inputWarnings: jobs?.warnings ?? []
     };
 }
 /** Inputs whose lines and whitespace matter. */
-const MULTI_LINE = new Set([Input.Parameters, Input.Artifacts]);
+const MULTI_LINE = new Set([Input.Parameters, Input.Artifacts, Input.Jobs]);
 function currentEnvironment() {
     return {
         workspace: (0,external_node_path_namespaceObject.resolve)(process.env['GITHUB_WORKSPACE'] || process.cwd()),
@@ -50753,6 +51372,8 @@ function getSettings() {
     }
     maskUrlPassword(getInput(Input.Url));
     maskUrlPassword(getInput(Input.Job));
+    for (const line of getInput(Input.Jobs).split(/[\r\n",]+/))
+        maskUrlPassword(line.trim());
     return parseSettings(name => getInput(name, { trimWhitespace: !MULTI_LINE.has(name) }));
 }
 function maskSecret(value) {
@@ -50775,96 +51396,6 @@ function maskUrlPassword(value) {
     catch {
         // Not percent-encoded; the raw form is masked already.
     }
-}
-function inputs_parseBaseUrl(value) {
-    const expected = 'expected the Jenkins base URL, http(s)://host[:port][/context-path]';
-    if (value === '')
-        throw new InputError(`Input 'url' is required: ${expected}.`);
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new InputError(`Input 'url' ('${redactUrl(value)}') is not an absolute URL: ${expected}.`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new InputError(`Input 'url' ('${redactUrl(value)}') must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
-    }
-    if (url.username !== '' || url.password !== '') {
-        // The message must not echo the URL: it holds the password.
-        throw new InputError(`Input 'url' must not contain credentials: put the user name in 'user' and the API token in 'token' (${expected}).`);
-    }
-    if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
-        // Not echoed: a query can hold a token.
-        throw new InputError(`Input 'url' ('${redactUrl(value)}') must not have a query or fragment (the part from '?' or '#' on, not shown here): ${expected}.`);
-    }
-    return url.origin + url.pathname.replace(/\/+$/, '');
-}
-function parseCredentials(user, token) {
-    if (token !== '' && user === '') {
-        throw new InputError(`Input 'token' is set but 'user' is empty: an API token belongs to a user, so set 'user' to that user's id (or leave both empty for anonymous access).`);
-    }
-    if (user !== '' && token === '') {
-        // Jenkins never challenges anonymous requests (jenkins-api.md 2.1), so
-        // without a token the action would silently run as anonymous.
-        throw new InputError(`Input 'user' ('${user}') is set but 'token' is empty: set 'token' to the user's API token (or leave both empty for anonymous access).`);
-    }
-    // Basic auth splits user:password at the first colon (RFC 7617), and a
-    // control character could not travel in a header.
-    if (user.includes(':') || /\p{Cc}/u.test(user)) {
-        throw new InputError(`Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`);
-    }
-    if (/\p{Cc}/u.test(token)) {
-        throw new InputError(`Input 'token' must not contain control characters (line breaks, tabs): expected one API token or password.`);
-    }
-    return { user, token };
-}
-function readBoolean(read, name) {
-    const value = read(name);
-    // The YAML 1.2 core schema, exactly as core.getBooleanInput accepts it.
-    if (value === 'true' || value === 'True' || value === 'TRUE')
-        return true;
-    if (value === 'false' || value === 'False' || value === 'FALSE')
-        return false;
-    throw new InputError(`Input '${name}' ('${inputs_clip(value)}') is not a boolean: expected true or false (true | True | TRUE | false | False | FALSE).`);
-}
-function parseWait(value) {
-    switch (value.toLowerCase()) {
-        case 'true':
-            return 'finish';
-        case 'started':
-            return 'started';
-        case 'false':
-            return 'queued';
-        default:
-            throw new InputError(`Input 'wait' ('${inputs_clip(value)}') must be one of true, started, false.`);
-    }
-}
-function parseBuild(value) {
-    const mode = BUILD_MODES.find(m => m === value.toLowerCase());
-    if (mode === undefined) {
-        throw new InputError(`Input 'build' ('${inputs_clip(value)}') must be one of ${BUILD_MODES.join(', ')}.`);
-    }
-    return mode;
-}
-function parseAccept(value) {
-    const expected = `expected a comma-separated list of ${BUILD_RESULTS.join(', ')}`;
-    const items = value
-        .split(',')
-        .map(item => item.trim().toUpperCase())
-        .filter(item => item !== '');
-    if (items.length === 0)
-        throw new InputError(`Input 'accept' lists no result: ${expected}.`);
-    const results = [];
-    for (const item of items) {
-        const result = BUILD_RESULTS.find(r => r === item);
-        if (result === undefined) {
-            throw new InputError(`Input 'accept' has an unknown result '${inputs_clip(item)}': ${expected}.`);
-        }
-        if (!results.includes(result))
-            results.push(result);
-    }
-    return results;
 }
 function parseJob(value, url, listJobs) {
     if (value === '') {
@@ -50900,77 +51431,1791 @@ function parseArtifactsPath(value, workspace) {
     const target = (0,external_node_path_namespaceObject.resolve)(workspace, value);
     if (!isInside(workspace, target)) {
         const how = (0,external_node_path_namespaceObject.isAbsolute)(value) ? 'is outside the workspace' : 'leads out of the workspace';
-        throw new InputError(`Input 'artifacts-path' ('${inputs_clip(value)}') ${how}: ${expected}.`);
+        throw new InputError(`Input 'artifacts-path' ('${input_values_clip(value)}') ${how}: ${expected}.`);
     }
     return target;
 }
-function parseBranch(value) {
-    if (value === '')
+
+;// CONCATENATED MODULE: ./src/logger.ts
+/** A logger that drops everything (for library use and tests that do not care). */
+const silentLogger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warning: () => undefined
+};
+/** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
+function namedLogger(logger, name) {
+    return { ...logger, info: message => logger.info(`${name}: ${message}`) };
+}
+
+;// CONCATENATED MODULE: ./src/multi/ledger.ts
+
+
+/**
+ * What the several-jobs step started, for cancel, timeout and fail-fast, and
+ * saved as state for the post step (which runs in a new process and is the
+ * only safety net when the runner killed this one). Items that started the
+ * same work (the same job listed twice, folded by Jenkins into one queue
+ * item) are one target, which counts them as its own requests.
+ */
+class Ledger {
+    save;
+    entries;
+    constructor(jobs, save) {
+        this.save = save;
+        this.entries = jobs.map(job => ({ job, merged: false, done: false }));
+    }
+    queued(index, queueId, merged) {
+        const entry = this.entry(index);
+        entry.queueId = queueId;
+        entry.merged = merged;
+        entry.lost = undefined;
+        this.persist();
+    }
+    /** A trigger that may have queued a build whose queue item never came back. */
+    maybeQueued(index, lost) {
+        this.entry(index).lost = lost;
+    }
+    started(index, ref) {
+        this.entry(index).number = ref.number;
+        this.persist();
+    }
+    /** The main step needs nothing more from the post step for this item. */
+    finished(index) {
+        this.entry(index).done = true;
+        this.persist();
+    }
+    /** Whether anything was (or may have been) started. */
+    get anything() {
+        return this.entries.some(e => e.queueId !== undefined || e.lost !== undefined);
+    }
+    /** The work still running that this step started, one target per queue item. */
+    targets(api) {
+        const targets = [];
+        for (const group of this.groups()) {
+            const [first] = group;
+            if (!first || group.every(e => e.done))
+                continue;
+            targets.push({
+                name: fullName(first.job),
+                ...targetOf(first.job, first.queueId, first.number, group, api)
+            });
+        }
+        for (const entry of this.entries) {
+            if (entry.queueId === undefined && entry.lost && !entry.done) {
+                targets.push({ name: fullName(entry.job), job: entry.job, lostTrigger: entry.lost });
+            }
+        }
+        return targets;
+    }
+    /** The work the item at `index` started (with the items that started the same), while it may run. */
+    targetOf(index, api) {
+        const entry = this.entry(index);
+        const group = this.groups().find(g => g.includes(entry));
+        if (group)
+            return targetOf(entry.job, entry.queueId, entry.number, group, api);
+        if (entry.lost && !entry.done)
+            return { job: entry.job, lostTrigger: entry.lost };
         return undefined;
-    if (/\p{Cc}/u.test(value)) {
-        throw new InputError(`Input 'branch' contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
     }
-    return value;
-}
-function parseScan(value, hasBranch) {
-    const mode = SCAN_MODES.find(m => m === value.toLowerCase());
-    if (mode === undefined) {
-        throw new InputError(`Input 'scan' ('${inputs_clip(value)}') must be one of ${SCAN_MODES.join(', ')}.`);
+    /** Whether the item at `index` shares its work with a request that is not this step's. */
+    shared(index) {
+        const group = this.groups().find(g => g.includes(this.entry(index)));
+        return group !== undefined && group.every(e => e.merged);
     }
-    if (mode !== 'if-missing' && !hasBranch) {
-        throw new InputError(`Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`);
+    /** Every item is dealt with (the step ends, or gave up on them on purpose). */
+    done() {
+        for (const entry of this.entries)
+            entry.done = true;
+        this.persist();
     }
-    return mode;
-}
-function checkConflicts(s) {
-    const conflict = (a, b, why) => new InputError(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`);
-    if (s.branch && s.listJobs) {
-        throw conflict('branch', 'list-jobs', `to list the branches of a multibranch project, name it in 'job' and leave 'branch' out`);
+    /** Items by the queue item they started (Jenkins folds identical requests into one). */
+    groups() {
+        const byQueue = new Map();
+        for (const entry of this.entries) {
+            if (entry.queueId === undefined)
+                continue;
+            const group = byQueue.get(entry.queueId);
+            if (group)
+                group.push(entry);
+            else
+                byQueue.set(entry.queueId, [entry]);
+        }
+        return [...byQueue.values()];
     }
-    if (s.jobToken && s.listJobs) {
-        throw conflict('job-token', 'list-jobs', 'a job token only triggers builds; listing reads the jobs');
+    entry(index) {
+        const entry = this.entries[index];
+        if (!entry)
+            throw new Error(`Ledger: no item ${index}`);
+        return entry;
     }
-    if (s.jobToken && s.disable) {
-        throw conflict('job-token', 'disable', 'a job token only triggers builds; disabling needs user and token with Job/Configure');
-    }
-    if (s.jobToken && s.build !== 'new') {
-        throw conflict('job-token', 'build', `a job token only triggers builds; 'build: ${s.build}' triggers nothing`);
-    }
-    if (s.disable && s.listJobs) {
-        throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs');
-    }
-    if (s.disable && s.hasParameters) {
-        throw conflict('disable', 'parameters', 'a disabled job is not built, so parameters would be ignored');
-    }
-    if (s.disable && s.build !== 'new') {
-        throw conflict('disable', 'build', `'disable' does not report a build; leave 'build' at new`);
-    }
-    if (s.listJobs && s.hasParameters) {
-        throw conflict('list-jobs', 'parameters', 'listing jobs builds nothing, so parameters would be ignored');
-    }
-    if (s.listJobs && s.build !== 'new') {
-        throw conflict('list-jobs', 'build', `listing jobs reports no build; leave 'build' at new`);
-    }
-    if (s.build !== 'new' && s.hasParameters) {
-        throw conflict('build', 'parameters', `'build: ${s.build}' reports an existing build and triggers nothing, so parameters would be ignored`);
-    }
-    if (s.hasArtifacts && (s.disable || s.listJobs)) {
-        throw conflict('artifacts', s.disable ? 'disable' : 'list-jobs', 'no build is reported, so there are no artifacts to download');
-    }
-    if (s.hasArtifacts && s.wait !== 'finish') {
-        throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`);
-    }
-    // A pending status that nothing ever resolves would block a protected
-    // branch for good.
-    if (s.commitStatus && s.wait === 'queued') {
-        throw conflict('commit-status', 'wait', `with 'wait: false' the result is never known, so the commit status would stay pending; use 'wait: true'`);
+    persist() {
+        const running = this.groups().filter(group => !group.every(e => e.done));
+        const saved = running.map(group => {
+            const first = group[0];
+            return {
+                job: [...first.job],
+                ...(first.queueId === undefined ? {} : { queueId: first.queueId }),
+                ...(first.number === undefined ? {} : { number: first.number }),
+                own: group.length,
+                shared: group.every(e => e.merged)
+            };
+        });
+        this.save(State.Builds, JSON.stringify(saved));
+        this.save(State.Done, saved.length > 0 ? 'false' : 'true');
     }
 }
-function inputs_clip(text) {
-    return text.length > 40 ? text.slice(0, 40) + '…' : text;
+function targetOf(job, queueId, number, group, api) {
+    return {
+        job,
+        queueId,
+        build: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) },
+        // Every request of ours folded into one already queued: not ours alone.
+        shared: group.every(e => e.merged),
+        ownRequests: group.length
+    };
+}
+/** The work a killed several-jobs step left behind, from its saved state. */
+function savedTargets(state, api) {
+    let saved;
+    try {
+        saved = JSON.parse(state);
+    }
+    catch {
+        return [];
+    }
+    if (!Array.isArray(saved))
+        return [];
+    const targets = [];
+    for (const raw of saved) {
+        if (!raw || !Array.isArray(raw.job) || !raw.job.every(n => typeof n === 'string'))
+            continue;
+        const job = Object.freeze([...raw.job]);
+        const own = typeof raw.own === 'number' && raw.own > 0 ? raw.own : 1;
+        targets.push({
+            name: fullName(job),
+            ...targetOf(job, typeof raw.queueId === 'number' ? raw.queueId : undefined, typeof raw.number === 'number' ? raw.number : undefined, Array.from({ length: own }, () => ({ merged: raw.shared === true })), api)
+        });
+    }
+    return targets;
+}
+
+;// CONCATENATED MODULE: ./src/multi/console.ts
+
+
+
+
+
+
+/**
+ * Prints a build that ended: its whole console in a group of its own, with
+ * workflow commands stopped (log-stream.ts: the console is Jenkins text),
+ * after the groups already asked for. A build seen ended by the running list
+ * has its log closed (its executor is freed last), so one read is the rule;
+ * a build seen ended by its own read may still be closing its log: what is
+ * new is fetched every followUpMs, for at most followUpForMs. A console that
+ * cannot be read is said in the group: the build's result stands. Returns
+ * the console's last lines (for the failure message).
+ */
+async function printConsole(api, ref, printer, signal, policy = DEFAULT_POLL_POLICY) {
+    return printer.group(`Console of Jenkins ${fullName(ref.job)} #${ref.number}`, async (sink) => {
+        const streamer = new ConsoleStreamer(api, ref, sink);
+        return withCommandsStopped(text => sink.write(text), async () => {
+            try {
+                const until = Date.now() + policy.followUpForMs;
+                for (;;) {
+                    const poll = await streamer.poll();
+                    if (!poll.moreData)
+                        break;
+                    if (Date.now() > until) {
+                        streamer.notice(`Jenkins has not closed the console of #${ref.number} ${formatDuration(policy.followUpForMs)} after the build finished; the rest is at ${ref.url}console`);
+                        break;
+                    }
+                    await sleep(policy.followUpMs, signal);
+                }
+            }
+            catch (error) {
+                if (error instanceof Interrupted || signal.aborted)
+                    throw error;
+                streamer.notice(`Could not read the console: ${error.message}`);
+            }
+            finally {
+                // Before commands resume: its lines must stay in the stopped region.
+                streamer.flush();
+            }
+            return streamer.tail();
+        });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/multi/disable-jobs.ts
+
+/** `disable` with `jobs`: every listed job, at once; throws naming each one that could not be. */
+async function disableJobs(api, entries, logger) {
+    const settled = await Promise.allSettled(entries.map(entry => api.disableJob(entry.job)));
+    const failures = [];
+    settled.forEach((result, i) => {
+        const entry = entries[i];
+        if (result.status === 'fulfilled') {
+            logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`);
+        }
+        else {
+            failures.push(`- ${entry.jobName}: ${result.reason.message}`);
+        }
+    });
+    const stopped = settled.find(s => s.status === 'rejected' && s.reason instanceof Interrupted);
+    if (stopped)
+        throw stopped.reason;
+    if (failures.length > 0) {
+        throw new Error([`Could not disable ${failures.length} of ${entries.length} Jenkins jobs:`, ...failures].join('\n'));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/multi/schedule.ts
+
+
+/**
+ * A round serves every build, so its densest spacing is wider than one
+ * build's (150 ms): in a simulation of twenty 1-minute builds whose lengths
+ * (and histories) vary by ± 5 %, rounds at most every 400 ms near the
+ * expected ends took 36 rounds a run (51 at 150 ms) for a median of 0.36 s
+ * from an end (its log closed) to its report (0.28 s at 150 ms). Each
+ * build's own requests (job, trigger, final read, console) make 4 a build
+ * whatever the schedule: this keeps twenty 1-minute builds under 2
+ * requests a second.
+ */
+const DEFAULT_SCHEDULE_POLICY = {
+    poll: { ...DEFAULT_POLL_POLICY, nearMs: 400 },
+    // At most 2.5 polls a second, whatever the number of builds.
+    pollGapMs: 400,
+    retryMs: 1000,
+    leftWithoutBuildMs: 60_000
+};
+/** Between the reads of a build the step told to stop (ms). */
+const STOPPING_MS = 500;
+/** One schedule for the builds of one step. */
+class SharedSchedule {
+    refOf;
+    policy;
+    tracks = [];
+    /** Whether `queue/api/json` may be read (refused: never again). */
+    queueList = true;
+    /** Whether `computer/api/json` may be read. */
+    runningList = true;
+    /** Some build was ever seen in the running list: it shows ours. */
+    runningListShowed = false;
+    roundAt;
+    roundAttempt = 0;
+    roundInFlight = false;
+    roundFailedAt;
+    lastPollAt = -Infinity;
+    /** `refOf` makes a build's reference (its URL on the configured base). */
+    constructor(refOf, policy = DEFAULT_SCHEDULE_POLICY) {
+        this.refOf = refOf;
+        this.policy = policy;
+    }
+    /** A build whose queue item was just created (or found). */
+    addQueued(job, queueId, now, expect) {
+        const track = this.add({ job, phase: 'queued', queueId, expect }, now);
+        // The first round comes at the queue's first pace from now.
+        if (this.roundAt === undefined || this.activeQueued() === 1) {
+            this.roundAt = now;
+            this.roundAttempt = 0;
+        }
+        if (!this.coveredByRound(track)) {
+            track.dueAt = now + nextQueueDelay(0, this.policy.poll);
+            track.duePoll = true;
+        }
+        return track.id;
+    }
+    /** A build known to run (build: last), started at `build.timestamp`. */
+    addRunning(ref, build, now) {
+        const track = this.add({ job: ref.job, phase: 'queued' }, now);
+        this.startTrack(track, ref, now, {
+            timestamp: build.timestamp,
+            estimatedDuration: build.estimatedDuration
+        });
+        this.roundAt ??= now;
+        return track.id;
+    }
+    /** Whether any build is still followed. */
+    get active() {
+        return this.tracks.some(t => t.phase !== 'done');
+    }
+    /** Whether the running list is still read (false once Jenkins refused it or showed none of ours). */
+    get usesRunningList() {
+        return this.runningList;
+    }
+    /** Stops following a build (its result is not wanted, or it is left running). */
+    drop(id) {
+        const track = this.tracks[id];
+        if (track)
+            track.phase = 'done';
+    }
+    /**
+     * A build (or queue item) the step just told to stop: its own read now,
+     * the full JSON of a build, then every STOPPING_MS until it ended.
+     */
+    expedite(id, now) {
+        const track = this.tracks[id];
+        if (!track || track.phase === 'done')
+            return;
+        if (track.phase === 'running') {
+            track.stopping = true;
+            track.wantFull = true;
+        }
+        track.dueAt = now;
+        track.duePoll = false;
+    }
+    /**
+     * The reads to start now (marked in flight until they are reported), and
+     * when to ask again (epoch ms; undefined: only once a read in flight ends).
+     */
+    due(now) {
+        const reads = [];
+        // Urgent reads first: they follow from what a round showed.
+        for (const track of this.tracks) {
+            if (track.phase === 'done' || track.inFlight || track.dueAt === undefined)
+                continue;
+            if (track.duePoll || track.dueAt > now)
+                continue;
+            reads.push(this.ownRead(track));
+        }
+        let nextAt;
+        const consider = (at) => {
+            nextAt = nextAt === undefined ? at : Math.min(nextAt, at);
+        };
+        for (const track of this.tracks) {
+            if (track.phase !== 'done' && !track.inFlight && track.dueAt !== undefined && !track.duePoll)
+                consider(track.dueAt);
+        }
+        // Then one poll, if the budget allows: the round or the most overdue own poll.
+        const polls = [];
+        const round = this.roundDue();
+        if (round !== undefined)
+            polls.push({ at: round, read: () => this.startRound() });
+        for (const track of this.tracks) {
+            if (track.phase === 'done' || track.inFlight || !track.duePoll)
+                continue;
+            if (track.dueAt === undefined)
+                continue;
+            polls.push({ at: track.dueAt, read: () => this.ownRead(track) });
+        }
+        polls.sort((a, b) => a.at - b.at);
+        const first = polls[0];
+        if (first) {
+            const at = Math.max(first.at, this.lastPollAt + this.policy.pollGapMs);
+            if (at <= now) {
+                this.lastPollAt = now;
+                reads.push(first.read());
+                const second = polls[1];
+                if (second)
+                    consider(Math.max(second.at, now + this.policy.pollGapMs));
+            }
+            else
+                consider(at);
+        }
+        return { reads, nextAt };
+    }
+    /** A round's answers: what each list showed (undefined: not read, or refused with `refused`). */
+    sawRound(sentAt, now, seen, refused = {}) {
+        this.roundInFlight = false;
+        this.roundFailedAt = undefined;
+        this.roundAt = sentAt;
+        if (this.activeQueued() > 0)
+            this.roundAttempt++;
+        if (refused.queue)
+            this.queueList = false;
+        if (refused.running)
+            this.refuseRunningList(now);
+        if (refused.queue || refused.running)
+            this.uncoverQueued(now);
+        const events = [];
+        const queued = seen.queue ? new Map(seen.queue.map(item => [item.id, item])) : undefined;
+        const running = seen.running ? indexRunning(seen.running) : undefined;
+        if (running && running.byKey.size > 0)
+            this.runningListShowed ||= this.showsOurs(running);
+        for (const track of this.tracks) {
+            if (track.phase === 'done' || track.inFlight || track.addedAt > sentAt)
+                continue;
+            if (track.phase === 'queued' && track.queueId !== undefined) {
+                const started = running?.byQueueId.get(track.queueId);
+                if (started && schedule_sameJob(started.job, track.job)) {
+                    this.startTrack(track, this.refOf(track.job, started.number), now, started);
+                    events.push({ kind: 'started', track: track.id, number: started.number });
+                    continue;
+                }
+                const waiting = queued?.get(track.queueId);
+                if (waiting) {
+                    if (waiting.why && waiting.why !== track.lastWhy) {
+                        track.lastWhy = waiting.why;
+                        events.push({ kind: 'waiting', track: track.id, why: waiting.why });
+                    }
+                    continue;
+                }
+                if (queued || running) {
+                    // Neither list shows it: its own queue item says what became of it.
+                    track.dueAt = now;
+                    track.duePoll = false;
+                }
+                continue;
+            }
+            if (track.phase === 'running' && !track.direct && running && track.ref) {
+                const listed = running.byKey.get(runningKey(track.ref.job, track.ref.number));
+                if (listed) {
+                    if (track.watch)
+                        track.watch = sawBuild(track.watch, now, { building: true, ...listed });
+                }
+                else if ((track.runningSince ?? 0) <= sentAt) {
+                    // Ended (or not shown to us): one full read says which.
+                    track.dueAt = now;
+                    track.duePoll = false;
+                    track.wantFull = true;
+                }
+            }
+        }
+        return events;
+    }
+    /** A round that failed on the way: tried again after retryMs. */
+    roundFailed(now) {
+        this.roundInFlight = false;
+        this.roundFailedAt = now;
+    }
+    /** A queue item read on its own, at `askedAt`. */
+    sawQueueItem(id, askedAt, now, item) {
+        const track = this.tracks[id];
+        if (!track || track.phase !== 'queued')
+            return this.settle(track);
+        track.inFlight = false;
+        const previous = track.askedAt ?? askedAt;
+        track.askedAt = askedAt;
+        const number = item.executable?.number;
+        if (typeof number === 'number') {
+            this.startTrack(track, this.refOf(track.job, number), now, undefined, {
+                startedAt: askedAt,
+                slackMs: Math.max(0, askedAt - previous)
+            });
+            return [{ kind: 'started', track: id, number }];
+        }
+        if (item.cancelled) {
+            track.phase = 'done';
+            return [{ kind: 'left-without-build', track: id, cancelled: true }];
+        }
+        const events = [];
+        if (item.why && item.why !== track.lastWhy) {
+            track.lastWhy = item.why;
+            events.push({ kind: 'waiting', track: id, why: item.why });
+        }
+        if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
+            // The run is being created (briefly), or never was (the job was
+            // disabled after queuing): a bounded while.
+            track.leftAt ??= now;
+            if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
+                track.phase = 'done';
+                return [...events, { kind: 'left-without-build', track: id, cancelled: false }];
+            }
+        }
+        if (this.coveredByRound(track)) {
+            track.dueAt = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs;
+            track.duePoll = false;
+        }
+        else {
+            track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll);
+            track.duePoll = true;
+        }
+        return events;
+    }
+    /** A build read on its own (`full`: its whole JSON). */
+    sawBuild(id, now, build, full) {
+        const track = this.tracks[id];
+        if (!track || track.phase !== 'running' || !track.watch)
+            return this.settle(track);
+        track.inFlight = false;
+        if (!build.building) {
+            if (full) {
+                track.phase = 'done';
+                return [{ kind: 'ended', track: id, build }];
+            }
+            track.dueAt = now;
+            track.duePoll = false;
+            track.wantFull = true;
+            return [];
+        }
+        track.watch = sawBuild(track.watch, now, build);
+        if (track.stopping) {
+            track.dueAt = now + STOPPING_MS;
+            track.duePoll = true;
+            return [];
+        }
+        if (!track.direct) {
+            // The list did not show a running build: it hides it (a plugin's
+            // ComputerSource, permissions). Followed on its own from now on; the
+            // list is dropped when it never showed any of ours.
+            track.direct = true;
+            if (!this.runningListShowed)
+                this.refuseRunningList(now);
+        }
+        track.wantFull = false;
+        track.duePoll = true;
+        track.dueAt = now + nextPoll(track.watch, now, this.policy.poll).delayMs;
+        return [];
+    }
+    /** A track's own read failed on the way: tried again after retryMs. */
+    readFailed(id, now) {
+        const track = this.tracks[id];
+        if (!track)
+            return;
+        track.inFlight = false;
+        if (track.phase === 'done')
+            return;
+        track.dueAt = now + this.policy.retryMs;
+    }
+    /** A track whose read failed for good (the caller reports it). */
+    fail(id) {
+        const track = this.tracks[id];
+        if (!track)
+            return;
+        track.inFlight = false;
+        track.phase = 'done';
+    }
+    // ---------------------------------------------------------------------------
+    add(init, now) {
+        const track = {
+            id: this.tracks.length,
+            addedAt: now,
+            stopping: false,
+            direct: false,
+            duePoll: true,
+            wantFull: false,
+            queueAttempt: 0,
+            inFlight: false,
+            ...init
+        };
+        this.tracks.push(track);
+        return track;
+    }
+    /** The track runs: its watch starts from what is known of its start. */
+    startTrack(track, ref, now, listed, seen) {
+        track.phase = 'running';
+        track.ref = ref;
+        track.runningSince = now;
+        track.leftAt = undefined;
+        let w = watch({
+            console: false,
+            startedAt: seen?.startedAt ?? now,
+            startSlackMs: seen?.slackMs ?? 0,
+            expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
+        });
+        if (listed)
+            w = sawBuild(w, now, { building: true, ...listed });
+        track.watch = w;
+        track.wantFull = false;
+        if (this.runningList) {
+            track.direct = false;
+            track.dueAt = undefined;
+        }
+        else {
+            track.direct = true;
+            track.duePoll = true;
+            track.dueAt = now + nextPoll(w, now, this.policy.poll).delayMs;
+        }
+    }
+    ownRead(track) {
+        track.inFlight = true;
+        const read = track.phase === 'queued'
+            ? { kind: 'queue-item', track: track.id, queueId: track.queueId }
+            : { kind: 'build', track: track.id, ref: track.ref, full: track.wantFull };
+        track.dueAt = undefined;
+        return read;
+    }
+    /** When the next round is due; undefined when no round is needed or one is in flight. */
+    roundDue() {
+        if (this.roundInFlight || this.roundAt === undefined)
+            return undefined;
+        if (this.roundFailedAt !== undefined)
+            return this.roundFailedAt + this.policy.retryMs;
+        let at;
+        const queued = this.tracks.filter(t => t.phase === 'queued' && !t.inFlight && this.coveredByRound(t));
+        if (queued.length > 0)
+            at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll);
+        if (this.runningList) {
+            for (const track of this.tracks) {
+                if (track.phase !== 'running' || track.direct || !track.watch || track.inFlight)
+                    continue;
+                if (track.dueAt !== undefined)
+                    continue;
+                const when = this.roundAt + nextPoll(track.watch, this.roundAt, this.policy.poll).delayMs;
+                at = at === undefined ? when : Math.min(at, when);
+            }
+        }
+        return at;
+    }
+    startRound() {
+        this.roundInFlight = true;
+        const queue = this.queueList && this.tracks.some(t => t.phase === 'queued' && !t.inFlight);
+        return { kind: 'round', queue, running: this.runningList };
+    }
+    /** Whether rounds watch a queued track (else its queue item is read on its own). */
+    coveredByRound(track) {
+        return this.runningList || this.queueList ? track.queueId !== undefined : false;
+    }
+    activeQueued() {
+        return this.tracks.filter(t => t.phase === 'queued').length;
+    }
+    /** Queued tracks no round watches any more read their queue items on their own. */
+    uncoverQueued(now) {
+        for (const track of this.tracks) {
+            if (track.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
+                continue;
+            track.dueAt = now;
+            track.duePoll = true;
+        }
+    }
+    refuseRunningList(now) {
+        if (!this.runningList)
+            return;
+        this.runningList = false;
+        for (const track of this.tracks) {
+            if (track.phase !== 'running' || track.direct || !track.watch)
+                continue;
+            track.direct = true;
+            track.duePoll = true;
+            track.dueAt ??= now;
+        }
+        this.uncoverQueued(now);
+    }
+    showsOurs(running) {
+        return this.tracks.some(t => (t.ref !== undefined && running.byKey.has(runningKey(t.ref.job, t.ref.number))) ||
+            (t.queueId !== undefined && running.byQueueId.has(t.queueId)));
+    }
+    settle(track) {
+        if (track)
+            track.inFlight = false;
+        return [];
+    }
+}
+function indexRunning(list) {
+    const byKey = new Map();
+    const byQueueId = new Map();
+    for (const build of list) {
+        byKey.set(runningKey(build.job, build.number), build);
+        if (build.queueId !== undefined)
+            byQueueId.set(build.queueId, build);
+    }
+    return { byKey, byQueueId };
+}
+function schedule_sameJob(a, b) {
+    return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase());
+}
+
+;// CONCATENATED MODULE: ./src/multi/follow-builds.ts
+
+
+
+
+
+/** How long a list read may retry before the round gives up on it (ms): the next round is better. */
+const LIST_READ_MS = 10_000;
+/**
+ * Follows several builds at once with one client: carries out the reads the
+ * shared schedule (schedule.ts) asks for, those of one moment concurrently,
+ * and tells the hooks what they showed. A list Jenkins refuses is dropped
+ * (said in the debug log); a read that failed on the way is tried again.
+ */
+class BuildsFollower {
+    options;
+    schedule;
+    now;
+    jobs = new Map();
+    queueIds = new Map();
+    inFlight = new Set();
+    wakeUp;
+    failure;
+    constructor(options) {
+        this.options = options;
+        this.now = options.now ?? Date.now;
+        this.schedule = new SharedSchedule((job, number) => ({ job, number, url: options.api.buildUrl(job, number) }), options.policy ?? DEFAULT_SCHEDULE_POLICY);
+    }
+    /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
+    addQueued(job, queueId, expect) {
+        const id = this.schedule.addQueued(job, queueId, this.now(), expect);
+        this.jobs.set(id, job);
+        this.queueIds.set(id, queueId);
+        this.poke();
+        return id;
+    }
+    /** Follows a build known to run (build: last) to its end. */
+    addRunning(ref, build) {
+        const id = this.schedule.addRunning(ref, build, this.now());
+        this.jobs.set(id, ref.job);
+        this.poke();
+        return id;
+    }
+    /** Stops following one build. */
+    drop(id) {
+        this.schedule.drop(id);
+        this.poke();
+    }
+    /** Looks at a build the step just told to stop, and keeps looking until it ended. */
+    expedite(id) {
+        this.schedule.expedite(id, this.now());
+        this.poke();
+    }
+    /** Whether the running list still serves (false: every build is polled on its own). */
+    get batched() {
+        return this.schedule.usesRunningList;
+    }
+    /** Runs until no build is followed; throws StepAborted on cancel or timeout. */
+    async run() {
+        const { signal } = this.options;
+        for (;;) {
+            throwIfAborted(signal);
+            if (this.failure !== undefined)
+                throw this.failure;
+            const { reads, nextAt } = this.schedule.due(this.now());
+            for (const read of reads)
+                this.launch(read);
+            if (!this.schedule.active && this.inFlight.size === 0)
+                return;
+            if (reads.length > 0)
+                continue;
+            await this.wait(nextAt === undefined ? undefined : nextAt - this.now());
+        }
+    }
+    // ---------------------------------------------------------------------------
+    poke() {
+        this.wakeUp?.();
+    }
+    /** Until `ms` passed, a read ended, something was added, or the signal fired. */
+    wait(ms) {
+        const { signal } = this.options;
+        return new Promise(resolve => {
+            let timer;
+            const done = () => {
+                clearTimeout(timer);
+                signal.removeEventListener('abort', done);
+                this.wakeUp = undefined;
+                resolve();
+            };
+            this.wakeUp = done;
+            signal.addEventListener('abort', done, { once: true });
+            if (ms !== undefined)
+                timer = setTimeout(done, Math.max(0, ms));
+        });
+    }
+    launch(read) {
+        const work = this.perform(read)
+            .catch(error => {
+            // A read cut by the cancel is the cancel's business (run() throws it).
+            if (this.options.signal.aborted)
+                return;
+            this.failure ??= error;
+        })
+            .finally(() => {
+            this.inFlight.delete(work);
+            this.poke();
+        });
+        this.inFlight.add(work);
+    }
+    async perform(read) {
+        switch (read.kind) {
+            case 'round':
+                return this.round(read.queue, read.running);
+            case 'queue-item':
+                return this.queueItem(read.track, read.queueId);
+            case 'build':
+                return this.build(read.track, read.ref, read.full);
+        }
+    }
+    async round(queue, running) {
+        const { api, logger } = this.options;
+        const sentAt = this.now();
+        const seen = {};
+        const refused = {};
+        try {
+            // The queue first: an item that leaves it meanwhile is on its executor by the second read.
+            if (queue) {
+                const answer = await this.list('the queue (queue/api/json)', () => api.getQueue());
+                if (answer === 'refused')
+                    refused.queue = true;
+                else
+                    seen.queue = answer;
+            }
+            if (running) {
+                const answer = await this.list('the running builds (computer/api/json)', () => api.runningBuilds({ deadline: this.now() + LIST_READ_MS }));
+                if (answer === 'refused')
+                    refused.running = true;
+                else
+                    seen.running = answer;
+            }
+        }
+        catch (error) {
+            if (!follow_builds_isTransient(error))
+                throw error;
+            logger.debug(`A look at the builds failed, trying again: ${error.message}`);
+            this.schedule.roundFailed(this.now());
+            return;
+        }
+        this.tell(this.schedule.sawRound(sentAt, this.now(), seen, refused));
+    }
+    /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
+    async list(what, read) {
+        try {
+            return await read();
+        }
+        catch (error) {
+            if (error instanceof Interrupted || follow_builds_isTransient(error))
+                throw error;
+            this.options.logger.debug(`Jenkins refused ${what}: reading each build on its own instead (${error.message})`);
+            return 'refused';
+        }
+    }
+    async queueItem(track, queueId) {
+        const { api, logger } = this.options;
+        const askedAt = this.now();
+        let item;
+        try {
+            item = await api.getQueueItem(queueId);
+        }
+        catch (error) {
+            if (error instanceof JenkinsError && error.kind === 'not-found') {
+                return this.lostQueueItem(track, queueId, askedAt);
+            }
+            if (!follow_builds_isTransient(error))
+                return this.fail(track, error);
+            logger.debug(`Queue poll failed, trying again: ${error.message}`);
+            this.schedule.readFailed(track, this.now());
+            return;
+        }
+        this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
+    }
+    /**
+     * A left item is kept for 5 minutes, and none survive a restart
+     * (jenkins-api.md 4): the build is found by its queue id instead.
+     */
+    async lostQueueItem(track, queueId, askedAt) {
+        const job = this.jobs.get(track);
+        const name = fullName(job);
+        let match;
+        try {
+            match = (await this.options.api.recentBuilds(job, 100)).find(b => b.queueId === queueId);
+        }
+        catch (error) {
+            if (!follow_builds_isTransient(error))
+                return this.fail(track, error);
+            this.schedule.readFailed(track, this.now());
+            return;
+        }
+        if (!match) {
+            return this.fail(track, new JenkinsError('not-found', `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`));
+        }
+        const item = {
+            id: queueId,
+            executable: { number: match.number, url: this.options.api.buildUrl(job, match.number) }
+        };
+        this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
+    }
+    async build(track, ref, full) {
+        const { api, logger } = this.options;
+        let build;
+        try {
+            build = await api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE });
+        }
+        catch (error) {
+            if (!follow_builds_isTransient(error))
+                return this.fail(track, error);
+            logger.debug(`Build poll failed, trying again: ${error.message}`);
+            this.schedule.readFailed(track, this.now());
+            return;
+        }
+        this.tell(this.schedule.sawBuild(track, this.now(), build, full));
+    }
+    fail(track, error) {
+        if (error instanceof Interrupted)
+            throw error;
+        this.schedule.fail(track);
+        this.options.hooks.failed(track, error instanceof Error ? error : new Error(String(error)));
+    }
+    tell(events) {
+        const { hooks, api } = this.options;
+        for (const event of events) {
+            const job = this.jobs.get(event.track);
+            switch (event.kind) {
+                case 'waiting':
+                    hooks.waiting(event.track, event.why);
+                    break;
+                case 'started':
+                    hooks.started(event.track, {
+                        job,
+                        number: event.number,
+                        url: api.buildUrl(job, event.number)
+                    });
+                    break;
+                case 'ended':
+                    hooks.ended(event.track, event.build);
+                    break;
+                case 'left-without-build': {
+                    const queueId = this.queueIds.get(event.track);
+                    hooks.failed(event.track, new JenkinsError('conflict', event.cancelled
+                        ? `The queue item ${queueId} of ${fullName(job)} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`
+                        : `Queue item ${queueId} of ${fullName(job)} left the queue without starting a build.`));
+                    break;
+                }
+            }
+        }
+    }
+}
+/** Failures worth riding out (the client already retried them). */
+function follow_builds_isTransient(error) {
+    return (error instanceof JenkinsError &&
+        !(error instanceof Interrupted) &&
+        (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout'));
+}
+
+;// CONCATENATED MODULE: ./src/multi/printer.ts
+/**
+ * The step log of several builds: consoles are printed one group at a time
+ * (groups cannot interleave), and every other line (state changes, warnings,
+ * annotations, debug) waits while a group is open, then follows in order. A
+ * line written inside a console's stop-commands region would be inert text:
+ * a warning would not be a warning, a debug line would show.
+ */
+class Printer {
+    io;
+    /** The logger for everything but the consoles. */
+    logger;
+    queue = Promise.resolve();
+    open = false;
+    held = [];
+    constructor(io) {
+        this.io = io;
+        this.logger = {
+            debug: message => this.say(() => io.logger.debug(message)),
+            info: message => this.say(() => io.logger.info(message)),
+            warning: message => this.say(() => io.logger.warning(message))
+        };
+    }
+    /** An error annotation, held like a line. */
+    annotate(message, title) {
+        this.say(() => this.io.annotate(message, title));
+    }
+    /**
+     * Runs `fn` inside a group titled `title`, after the groups already asked
+     * for. What `fn` writes must end at a line start (the group's end marker
+     * must start a line).
+     */
+    group(title, fn) {
+        const run = async () => {
+            this.open = true;
+            this.io.startGroup(title);
+            try {
+                return await fn({ write: text => this.io.write(text), drained: () => this.io.drained() });
+            }
+            finally {
+                this.io.endGroup();
+                this.open = false;
+                for (const line of this.held.splice(0))
+                    line();
+            }
+        };
+        const result = this.queue.then(run, run);
+        this.queue = result.catch(() => undefined);
+        return result;
+    }
+    say(line) {
+        if (this.open)
+            this.held.push(line);
+        else
+            line();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/multi/report.ts
+
+
+
+
+
+/** The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED). */
+function worstResult(results) {
+    let worst;
+    for (const result of results) {
+        if (result === undefined)
+            continue;
+        if (worst === undefined || BUILD_RESULTS.indexOf(result) > BUILD_RESULTS.indexOf(worst)) {
+            worst = result;
+        }
+    }
+    return worst;
+}
+/** The `builds` output, in the order the items were given. */
+function buildsEntries(items) {
+    return items.map(({ outcome }) => {
+        const build = outcome.build;
+        const ended = build !== undefined && !build.building;
+        return {
+            job: outcome.jobName,
+            number: build?.number ?? numberOf(outcome.buildUrl) ?? null,
+            url: outcome.buildUrl ?? null,
+            result: outcome.result ?? (ended ? build.result : null),
+            duration: ended ? build.duration : null,
+            queueUrl: outcome.queueUrl ?? null
+        };
+    });
+}
+/**
+ * The outputs of several builds: `builds`, `result` (the worst), the test
+ * counts summed over the builds that have a report, and every downloaded
+ * artifact. The outputs of one build (number, url, build JSON, stages) are
+ * in `builds` instead.
+ */
+function setJobsOutputs(out, items) {
+    out.setOutput(Output.Builds, JSON.stringify(buildsEntries(items)));
+    const worst = worstResult(items.map(item => item.outcome.result));
+    if (worst)
+        out.setOutput(Output.Result, worst);
+    const tests = items.flatMap(item => (item.outcome.tests ? [item.outcome.tests.counts] : []));
+    if (tests.length > 0) {
+        const sum = (key) => String(tests.reduce((n, counts) => n + counts[key], 0));
+        out.setOutput(Output.TestsTotal, sum('total'));
+        out.setOutput(Output.TestsFailed, sum('failed'));
+        out.setOutput(Output.TestsSkipped, sum('skipped'));
+    }
+    const artifacts = items.flatMap(item => item.outcome.artifacts?.written ?? []);
+    if (items.some(item => item.outcome.artifacts)) {
+        out.setOutput(Output.Artifacts, JSON.stringify(artifacts));
+    }
+}
+/** Whether an item counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
+function failed(item) {
+    return item.outcome.accepted === false || item.error !== undefined || item.stopped !== undefined;
+}
+const TAIL_IN_MESSAGE = 10;
+const TAIL_IN_SUMMARY = 20;
+/**
+ * The step's failure message when some item failed (undefined when none
+ * did): one line per failed item, naming it, its result and link, then the
+ * last console lines of each build that failed by itself (not of those
+ * fail-fast stopped). A missing wanted artifact fails the step too.
+ */
+function jobsFailure(items, accept) {
+    const bad = items.filter(failed);
+    const problems = items.flatMap(item => item.outcome.artifacts?.problems ?? []);
+    if (bad.length === 0)
+        return problems.length > 0 ? problems.join('\n') : undefined;
+    const lines = [
+        `${bad.length} of ${items.length} Jenkins builds did not pass (accepted: ${accept.join(', ')}):`
+    ];
+    for (const item of bad)
+        lines.push(`- ${itemLine(item)}`);
+    for (const item of bad) {
+        if (item.stopped || item.error || item.tail.length === 0)
+            continue;
+        lines.push('', failureMessage(item.outcome, item.tail.slice(-TAIL_IN_MESSAGE)));
+    }
+    return [...lines, ...problems].join('\n');
+}
+function itemLine(item) {
+    const { outcome } = item;
+    const number = outcome.build?.number ?? numberOf(outcome.buildUrl);
+    const name = number === undefined ? outcome.jobName : `${outcome.jobName} #${number}`;
+    if (item.error)
+        return `${name}: ${item.error.replace(/\.$/, '')}`;
+    if (item.stopped && !outcome.result)
+        return `${name}: ${item.stopped}`;
+    const result = outcome.result ?? 'no result';
+    const stage = outcome.failedStage ? ` in stage '${outcome.failedStage}'` : '';
+    const stopped = item.stopped ? ` (${item.stopped})` : '';
+    const url = outcome.buildUrl ?? outcome.queueUrl;
+    return `${name} ${result}${stage}${stopped}${url ? ` — ${url}` : ''}`;
+}
+/**
+ * The job summary of several builds: one table with a row per item (job,
+ * build link, result, duration, failed-test count when known), then each
+ * failed build's details (failed tests, stages, artifacts, last console
+ * lines). Everything from Jenkins or the user is escaped. Never throws.
+ */
+async function writeJobsSummary(summary, items, logger) {
+    try {
+        summary.addHeading('Jenkins builds', 2);
+        summary.addTable([
+            [
+                { data: 'Job', header: true },
+                { data: 'Build', header: true },
+                { data: 'Result', header: true },
+                { data: 'Duration', header: true },
+                { data: 'Failed tests', header: true }
+            ],
+            ...items.map(item => row(item))
+        ]);
+        for (const item of items.filter(failed))
+            details(summary, item);
+        await summary.write();
+    }
+    catch (error) {
+        summary.emptyBuffer();
+        logger.warning(`Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`);
+    }
+}
+function row(item) {
+    const { outcome } = item;
+    const build = outcome.build;
+    const number = build?.number ?? numberOf(outcome.buildUrl);
+    const buildCell = number !== undefined
+        ? html_link(`#${number}`, outcome.buildUrl)
+        : outcome.queueUrl
+            ? html_link('queued', outcome.queueUrl)
+            : '—';
+    let result;
+    if (item.error)
+        result = `❌ ${escapeHtml(cut(item.error, 200))}`;
+    else if (!build && outcome.buildUrl)
+        result = '⏳ running';
+    else if (!build && outcome.queueUrl)
+        result = '⏳ queued';
+    else
+        result = resultCell(outcome);
+    const note = item.stopped ?? item.left;
+    if (note)
+        result += ` — ${escapeHtml(note)}`;
+    const duration = build && !build.building ? escapeHtml(formatDuration(build.duration)) : build ? 'running' : '—';
+    const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—';
+    return [html_link(outcome.jobName, outcome.jobUrl), buildCell, result, duration, tests];
+}
+function details(summary, item) {
+    const { outcome } = item;
+    const number = outcome.build?.number ?? numberOf(outcome.buildUrl);
+    const title = number === undefined ? outcome.jobName : `${outcome.jobName} #${number}`;
+    summary.addHeading(`${html_link(title, outcome.buildUrl ?? outcome.jobUrl)}: ${escapeHtml(outcome.result ?? 'no result')}`, 3);
+    const notes = [item.error, item.stopped, item.left, outcome.note].filter((n) => !!n);
+    if (notes.length > 0)
+        summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), 1000))}</p>`, true);
+    if (outcome.tests)
+        addFailedTests(summary, outcome.tests);
+    if (outcome.stages)
+        addStages(summary, outcome.stages);
+    if (outcome.artifacts)
+        addArtifacts(summary, outcome.artifacts);
+    const tail = item.stopped ? [] : item.tail.slice(-TAIL_IN_SUMMARY);
+    if (tail.length > 0) {
+        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => escapeHtml(cut(line, 500))).join('<br>')}</pre></details>`, true);
+    }
+}
+/** The number at the end of a build URL (`…/job/x/12/`). */
+function numberOf(url) {
+    const match = url ? /\/(\d+)\/?$/.exec(url) : null;
+    return match ? Number(match[1]) : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/multi/resolve-jobs.ts
+
+
+
+
+/**
+ * Every job (or its last build) looked up before anything is triggered: a
+ * wrong name fails the step with nothing started, naming the closest jobs.
+ * Each distinct job is read once (names are case-insensitive). Branches
+ * that have no job yet are scanned for one at a time (a scan prints its log
+ * in a group of its own).
+ */
+async function resolveJobs(o) {
+    const { api, entries } = o;
+    if (o.build !== 'new') {
+        const mode = o.build;
+        const firsts = await once(o, entry => lastBuild(api, entry.job, mode));
+        return firsts.map(first => ({ first }));
+    }
+    const infos = await once(o, async (entry) => {
+        try {
+            return await api.getJob(entry.job);
+        }
+        catch (error) {
+            // A branch without a job yet is scanned for below.
+            if (entry.branch && error instanceof JenkinsError && error.kind === 'not-found') {
+                return undefined;
+            }
+            throw error;
+        }
+    });
+    const resolved = infos.map(info => ({ info }));
+    for (const [i, entry] of entries.entries()) {
+        const item = resolved[i];
+        if (item.info || !entry.branch)
+            continue;
+        item.branch = await resolveBranch({
+            api,
+            settings: { ...entry, branch: entry.branch, scan: o.scan, build: 'new' },
+            out: o.out,
+            signal: o.signal
+        });
+        item.info = item.branch.info;
+    }
+    return resolved;
+}
+/** `read` once per distinct job, for every entry; a 404 names the closest jobs. */
+async function once(o, read) {
+    const byJob = new Map();
+    const reads = o.entries.map(entry => {
+        const key = fullName(entry.job).toLowerCase();
+        let promise = byJob.get(key);
+        if (!promise) {
+            promise = read(entry);
+            byJob.set(key, promise);
+        }
+        return promise;
+    });
+    try {
+        return await Promise.all(reads);
+    }
+    catch (error) {
+        const settled = await Promise.allSettled(reads);
+        const failed = o.entries[settled.findIndex(s => s.status === 'rejected')];
+        if (failed && error instanceof JenkinsError && error.kind === 'not-found') {
+            throw new Error(await withJobSuggestions(o.api, failed.job, error, o.logger));
+        }
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/multi/run-jobs.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
+const SETTLE_ON_ABORT_MS = 1000;
+/**
+ * Several Jenkins builds from one step, with one verdict: resolves every
+ * job (and branch) before triggering any, triggers them all at once, follows
+ * them together with one client (follow-builds.ts: one round of lists for
+ * all), prints one line per state change of each and each console in its
+ * own group when its build ends, stops the others on the first failure with
+ * `fail-fast`, and reports: the `builds` output, one summary table, one
+ * failure naming each build that did not pass.
+ */
+class JobsRun {
+    o;
+    printer;
+    items;
+    entries;
+    follower;
+    /** Work on the side (completions, statuses, fail-fast), awaited before the run ends. */
+    pending = new Set();
+    failingFast = false;
+    gate = { closed: false };
+    constructor(o) {
+        this.o = o;
+        this.printer = new Printer(o.io);
+        this.entries = o.settings.jobs ?? [];
+        this.items = this.entries.map((entry, index) => ({
+            index,
+            entry,
+            report: {
+                outcome: { jobName: entry.jobName, jobUrl: o.api.jobUrl(entry.job) },
+                tail: []
+            },
+            stopping: false,
+            done: false
+        }));
+    }
+    get log() {
+        return this.printer.logger;
+    }
+    /** Runs the step to its verdict: throws naming every build that did not pass. */
+    async run() {
+        const { settings, io } = this.o;
+        if (settings.disable)
+            return disableJobs(this.o.api, this.entries, this.log);
+        try {
+            await this.resolve();
+            if (settings.commitStatus)
+                await this.createStatuses();
+            if (settings.build === 'new')
+                await this.triggerAll();
+            else
+                this.adoptLast();
+            if (settings.wait !== 'queued')
+                await this.follow();
+            else
+                for (const item of this.items)
+                    this.settleItem(item);
+        }
+        finally {
+            await this.settlePending();
+        }
+        setJobsOutputs(io, this.reports);
+        await writeJobsSummary(io.summary, this.reports, this.log);
+        const failure = jobsFailure(this.reports, settings.accept);
+        if (failure)
+            throw new Error(failure);
+    }
+    /** What is known when the step was stopped: outputs and summary. Never throws. */
+    async reportSoFar(notes) {
+        for (const item of this.items) {
+            const note = notes.get(fullName(item.entry.job).toLowerCase());
+            if (note && !item.done)
+                item.report.left = note;
+        }
+        try {
+            setJobsOutputs(this.o.io, this.reports);
+        }
+        catch (error) {
+            this.log.debug(`Could not set the outputs: ${error.message}`);
+        }
+        await writeJobsSummary(this.o.io.summary, this.reports, this.log);
+    }
+    /** Ends every commit status still pending, with `description` (the step was stopped). */
+    finishStatuses(description) {
+        return Promise.all(this.items
+            .filter(item => item.status && !item.status.finished)
+            .map(item => item.status?.finish('error', description, item.ref?.url)));
+    }
+    get reports() {
+        return this.items.map(item => item.report);
+    }
+    // ---- before any trigger ----------------------------------------------------
+    async resolve() {
+        const { api, settings, io, signal } = this.o;
+        const resolved = await resolveJobs({
+            api,
+            entries: this.entries,
+            build: settings.build,
+            scan: settings.scan,
+            out: {
+                ...this.log,
+                startGroup: title => io.startGroup(title),
+                endGroup: () => io.endGroup()
+            },
+            logger: this.log,
+            signal
+        });
+        this.items.forEach((item, i) => Object.assign(item, resolved[i]));
+    }
+    async createStatuses() {
+        for (const item of this.items) {
+            item.status = await statusReporter(this.o.settings, item.entry.statusContext, this.log, this.gate);
+        }
+    }
+    // ---- triggers --------------------------------------------------------------
+    /** Triggers every item at once; one refused is that item's failure, the others go on. */
+    async triggerAll() {
+        const settled = await Promise.allSettled(this.items.map(item => this.trigger(item)));
+        const stopped = settled.find(s => s.status === 'rejected');
+        if (stopped)
+            throw stopped.reason;
+    }
+    async trigger(item) {
+        const { api, ledger, signal } = this.o;
+        const info = item.info;
+        const name = item.entry.jobName;
+        throwIfAborted(signal);
+        let queued;
+        try {
+            queued = item.branch?.indexingBuild
+                ? indexingBuildQueued(api, info, item.entry.parameters, item.branch.indexingBuild.queueId)
+                : await api.trigger(info, item.entry.job, item.entry.parameters);
+        }
+        catch (error) {
+            if (error instanceof Interrupted) {
+                if (error.lostTrigger)
+                    ledger.maybeQueued(item.index, error.lostTrigger);
+                throw error;
+            }
+            if (signal.aborted)
+                throw error;
+            return this.fail(item, error);
+        }
+        ledger.queued(item.index, queued.queueId, queued.merged);
+        item.queueId = queued.queueId;
+        const outcome = item.report.outcome;
+        outcome.queueUrl = queued.queueUrl;
+        outcome.parameters = item.entry.parameters;
+        warnUnknownParameters(queued.unknownParameters, info, name, this.log);
+        if (!item.branch?.indexingBuild) {
+            this.log.info(queued.merged
+                ? `Jenkins merged the request for ${name} into an identical queued build: ${queued.queueUrl}`
+                : `Queued ${name} in Jenkins: ${queued.queueUrl}`);
+        }
+        this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl));
+    }
+    /** build: last — the builds as read; running ones are followed to their end. */
+    adoptLast() {
+        const { api, settings } = this.o;
+        for (const item of this.items) {
+            const first = item.first;
+            const ref = {
+                job: item.entry.job,
+                number: first.number,
+                url: api.buildUrl(item.entry.job, first.number)
+            };
+            item.ref = ref;
+            item.report.outcome.buildUrl = ref.url;
+            item.report.outcome.build = first;
+            this.log.info(`${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${item.entry.jobName}: #${first.number} ${ref.url}`);
+            this.side(item.status?.pending(`Jenkins build #${first.number} running`, ref.url));
+        }
+    }
+    // ---- following -------------------------------------------------------------
+    async follow() {
+        const { api, settings, signal, policy } = this.o;
+        const follower = new BuildsFollower({
+            api,
+            logger: this.log,
+            signal,
+            policy,
+            hooks: {
+                waiting: (track, why) => {
+                    for (const item of this.owners(track)) {
+                        this.log.info(`Jenkins ${item.entry.jobName}: waiting in the queue: ${why}`);
+                    }
+                },
+                started: (track, ref) => this.started(track, ref),
+                ended: (track, build) => this.ended(track, build),
+                failed: (track, error) => this.lost(track, error)
+            }
+        });
+        this.follower = follower;
+        const byQueue = new Map();
+        for (const item of this.items) {
+            if (item.done)
+                continue;
+            if (settings.build !== 'new') {
+                const first = item.first;
+                if (settings.wait === 'started')
+                    this.settleItem(item, first);
+                else if (!first.building)
+                    this.finished([item], first, false);
+                else
+                    item.track = follower.addRunning(item.ref, first);
+                continue;
+            }
+            const queueId = item.queueId;
+            if (queueId === undefined)
+                continue;
+            let track = byQueue.get(queueId);
+            if (track === undefined) {
+                track = follower.addQueued(item.entry.job, queueId, expectationFrom(item.info?.recent ?? []));
+                byQueue.set(queueId, track);
+            }
+            item.track = track;
+        }
+        await follower.run();
+        if (!follower.batched) {
+            this.log.debug('Followed the builds one by one: Jenkins did not show them in computer/api/json.');
+        }
+    }
+    owners(track) {
+        return this.items.filter(item => item.track === track && !item.done);
+    }
+    started(track, ref) {
+        for (const item of this.owners(track)) {
+            item.ref = ref;
+            item.report.outcome.buildUrl = ref.url;
+            this.o.ledger.started(item.index, ref);
+            this.log.info(`Jenkins build ${item.entry.jobName} #${ref.number} started: ${ref.url}`);
+            this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
+            if (this.o.settings.wait === 'started')
+                this.settleItem(item);
+        }
+        if (this.o.settings.wait === 'started')
+            this.follower?.drop(track);
+    }
+    /** A queue item or build that cannot be followed further. */
+    lost(track, error) {
+        for (const item of this.owners(track)) {
+            // Its queue item was cancelled: by this step's fail-fast.
+            if (item.stopping && item.ref === undefined) {
+                item.report.stopped = 'cancelled in the queue by fail-fast';
+                this.settleItem(item);
+                continue;
+            }
+            this.fail(item, error);
+        }
+    }
+    /** The item failed before a result: said, counted, and the others stopped with fail-fast. */
+    fail(item, error) {
+        const message = error instanceof Error ? error.message : String(error);
+        item.report.error = message;
+        this.log.info(`Jenkins ${item.entry.jobName}: ${message}`);
+        this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', item.ref?.url));
+        this.settleItem(item);
+        this.failFast(item);
+    }
+    /** Nothing more to follow for the item; the post step need not stop it. */
+    settleItem(item, final) {
+        if (final)
+            item.report.outcome.build = final;
+        item.done = true;
+        this.o.ledger.finished(item.index);
+    }
+    ended(track, final) {
+        this.finished(this.owners(track), final, true);
+    }
+    /** The items' build ended (`watched`: the step saw it run): said, judged, then completed on the side. */
+    finished(owners, final, watched) {
+        const [first] = owners;
+        if (!first)
+            return;
+        const { accept } = this.o.settings;
+        for (const item of owners) {
+            const outcome = item.report.outcome;
+            outcome.build = final;
+            outcome.result = final.result ?? undefined;
+            outcome.accepted = final.result !== null && accept.includes(final.result);
+            if (item.stopping && final.result === 'ABORTED')
+                item.report.stopped = 'stopped by fail-fast';
+            this.o.ledger.finished(item.index);
+        }
+        const ref = first.ref;
+        this.log.info(`Jenkins build ${first.entry.jobName} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`);
+        if (!first.report.outcome.accepted && !first.stopping)
+            this.failFast(first);
+        this.side(this.complete(owners, ref, final, watched));
+    }
+    /**
+     * What a finished build produced, its console (in its group, when the
+     * builds' turn comes) and its commit status. An error here (not a
+     * cancel) is the item's, and the others go on.
+     */
+    async complete(owners, ref, final, watched) {
+        const { api, settings, signal } = this.o;
+        const [first] = owners;
+        if (!first)
+            return;
+        const outcome = first.report.outcome;
+        try {
+            await readProducts(api, { ...settings, artifactsPath: this.artifactsFolder(first, ref) }, ref, final, outcome, signal, { logger: this.log, annotate: (message, title) => this.printer.annotate(message, title) });
+            const tail = settings.log && (settings.build === 'new' || watched)
+                ? await printConsole(api, ref, this.printer, signal)
+                : [];
+            for (const item of owners) {
+                item.report.tail = tail;
+                if (item === first)
+                    continue;
+                const shared = item.report.outcome;
+                shared.tests = outcome.tests;
+                shared.stages = outcome.stages;
+                shared.failedStage = outcome.failedStage;
+                shared.artifacts = outcome.artifacts;
+            }
+        }
+        catch (error) {
+            if (error instanceof Interrupted || signal.aborted)
+                throw error;
+            for (const item of owners)
+                item.report.error = error.message;
+        }
+        finally {
+            for (const item of owners)
+                item.done = true;
+        }
+        await Promise.all(owners.map(item => item.status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, item.report.outcome.accepted)));
+    }
+    /**
+     * Each build's artifacts go to a folder of their own below
+     * `artifacts-path`: the job's path, and the build number too when the
+     * job is listed more than once (its builds would share names).
+     */
+    artifactsFolder(item, ref) {
+        const key = fullName(item.entry.job).toLowerCase();
+        const twice = this.entries.filter(e => fullName(e.job).toLowerCase() === key).length > 1;
+        const names = item.entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'));
+        return (0,external_node_path_namespaceObject.join)(this.o.settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []));
+    }
+    // ---- fail-fast -------------------------------------------------------------
+    /**
+     * fail-fast: the first failure stops every other build this step started
+     * (cancels its queue item, or stops it, escalating as on cancel), never
+     * one shared with another request, which is left running and not waited
+     * for. Stopped builds are still followed to their end, and reported.
+     */
+    failFast(cause) {
+        if (!this.o.settings.failFast || this.failingFast)
+            return;
+        // Not those that ended already (their reports are on the way).
+        const others = this.items.filter(item => item !== cause && !item.done && item.report.outcome.result === undefined);
+        this.failingFast = true;
+        if (others.length === 0)
+            return;
+        this.log.info(`fail-fast: ${cause.entry.jobName} did not pass; stopping the other builds this step started.`);
+        const tracks = new Map();
+        for (const item of others) {
+            const key = item.track === undefined ? `item ${item.index}` : `track ${item.track}`;
+            const group = tracks.get(key);
+            if (group)
+                group.push(item);
+            else
+                tracks.set(key, [item]);
+        }
+        for (const group of tracks.values())
+            this.side(this.stopGroup(group));
+    }
+    async stopGroup(group) {
+        const { api, ledger } = this.o;
+        const [first] = group;
+        if (!first)
+            return;
+        const name = first.entry.jobName;
+        const target = ledger.targetOf(first.index, api);
+        const shared = ledger.shared(first.index);
+        if (!target || shared) {
+            this.leave(group, shared ? `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}` : undefined);
+            return;
+        }
+        for (const item of group)
+            item.stopping = true;
+        const said = await abortRemote(api, target, namedLogger(this.log, name));
+        this.log.info(`fail-fast: ${name}: ${said}.`);
+        if (said.endsWith(SHARED_WORK_LEFT)) {
+            this.leave(group, 'left running: shared with another request');
+            return;
+        }
+        if (first.track !== undefined)
+            this.follower?.expedite(first.track);
+    }
+    /** Stops following the items (their work is not this step's alone to stop). */
+    leave(group, note) {
+        for (const item of group) {
+            if (note)
+                item.report.left = note;
+            if (item.track !== undefined)
+                this.follower?.drop(item.track);
+            this.settleItem(item);
+        }
+    }
+    // ---- work on the side --------------------------------------------------------
+    side(work) {
+        if (!work)
+            return;
+        const tracked = work.catch(error => {
+            if (!(error instanceof Interrupted) && !this.o.signal.aborted) {
+                this.log.warning(`Jenkins builds: ${error.message}`);
+            }
+        });
+        this.pending.add(tracked);
+        void tracked.finally(() => this.pending.delete(tracked));
+    }
+    /** Waits for the work on the side (which may add more); once the step was stopped, only briefly. */
+    async settlePending() {
+        while (this.pending.size > 0) {
+            const work = Promise.all([...this.pending]);
+            if (this.o.signal.aborted)
+                return settleBy(work, Date.now() + SETTLE_ON_ABORT_MS);
+            await work;
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/multi/step.ts
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The step with `jobs`: the builds (run-jobs.ts) bounded by `timeout` and
+ * stopped by the runner's cancel signals, like one job's (main.ts). On
+ * cancel or timeout every build this step started is stopped (or its queue
+ * item cancelled) in parallel, within the same budget as one build's, with
+ * a client of its own; what is known is reported. Any other failure leaves
+ * the builds still running, as `abort-on-cancel` promises, and names them.
+ */
+async function runJobsStep(settings, io) {
+    const started = Date.now();
+    const controller = new AbortController();
+    let abortedAt;
+    controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true });
+    const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
+    const removeSignalHandlers = onCancelSignals(controller, io.logger);
+    const api = createClient(settings, { deadline: started + settings.timeoutMs, signal: controller.signal }, 'quick');
+    const ledger = new Ledger((settings.jobs ?? []).map(entry => entry.job), (name, value) => io.saveState(name, value));
+    const run = new JobsRun({ api, settings, signal: controller.signal, io, ledger });
+    try {
+        await run.run();
+    }
+    catch (error) {
+        if (controller.signal.aborted || error instanceof StepAborted) {
+            const at = abortedAt ?? Date.now();
+            throw new Error(await stopAll(settings, run, ledger, error, controller.signal, at - started, at));
+        }
+        throw leavingWorkRunning(api, run, ledger, io, error);
+    }
+    finally {
+        clearTimeout(timer);
+        removeSignalHandlers();
+    }
+}
+/** Cancels or stops everything the step started, in parallel within the budget, and says what it did. */
+async function stopAll(settings, run, ledger, error, signal, waitedMs, abortedAt) {
+    const reason = abortReason(signal);
+    const until = abortedAt + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS);
+    const log = run.printer.logger;
+    const count = settings.jobs?.length ?? 0;
+    const head = reason === 'timeout'
+        ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${count} Jenkins builds`
+        : `The workflow was cancelled while waiting for ${count} Jenkins builds`;
+    if (error instanceof Interrupted && error.sent)
+        log.info(`${error.message}.`);
+    // Commit statuses go alongside the abort, within its budget.
+    const statuses = run.finishStatuses(statusFailure(error, signal));
+    const said = new Map();
+    let outcome;
+    if (!ledger.anything)
+        outcome = '; nothing was started in Jenkins.';
+    else if (!settings.abortOnCancel) {
+        outcome = '; left the Jenkins work running (abort-on-cancel: false).';
+    }
+    else {
+        // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
+        const client = budgetClient(settings, until);
+        const done = await Promise.all(ledger.targets(client).map(async (target) => {
+            const what = await abortRemote(client, target, namedLogger(log, target.name), undefined, until);
+            said.set(target.name.toLowerCase(), what);
+            return `${target.name}: ${what}`;
+        }));
+        for (const line of done)
+            log.info(`Jenkins ${line}.`);
+        outcome = done.length > 0 ? `; ${done.join('; ')}.` : '; none of it was still running.';
+    }
+    // Only now: if the runner kills us before this, the post step stops the builds.
+    ledger.done();
+    await settleBy(statuses, until);
+    await run.reportSoFar(said);
+    return `${head}${outcome}`;
+}
+/** A failure other than cancel or timeout leaves the builds running, and names them; the post step is told not to stop them. */
+function leavingWorkRunning(api, run, ledger, io, error) {
+    const left = ledger.targets(api);
+    ledger.done();
+    if (left.length === 0)
+        return error;
+    const urls = left.map(t => t.build?.url ?? `${api.baseUrl}/queue/item/${t.queueId ?? '?'}/`);
+    io.saveState(State.LeftRunning, urls.join(' '));
+    const message = error instanceof Error ? error.message : String(error);
+    run.printer.logger.debug(`Left running: ${urls.join(', ')}`);
+    return new Error(`${message.replace(/\.?$/, '.')} Jenkins work this step started is still running: ${urls.join(', ')} (this step stops Jenkins work only when it is cancelled or times out).`);
 }
 
 ;// CONCATENATED MODULE: ./src/progress.ts
+
 
 
 /**
@@ -51039,13 +53284,8 @@ class Progress {
         this.deferred.push(work.catch(() => undefined));
     }
     /** Waits for deferred work, but not past `until` (epoch ms). */
-    async settle(until) {
-        let timer;
-        const limit = new Promise(resolve => {
-            timer = setTimeout(resolve, Math.max(0, until - Date.now()));
-        });
-        await Promise.race([Promise.all(this.deferred), limit]);
-        clearTimeout(timer);
+    settle(until) {
+        return settleBy(Promise.all(this.deferred), until);
     }
 }
 /** The remote work a killed main step left behind, from its saved state; undefined when there is none. */
@@ -51063,6 +53303,8 @@ function savedTarget(job, api) {
 }
 
 ;// CONCATENATED MODULE: ./src/post.ts
+
+
 
 
 
@@ -51091,7 +53333,7 @@ async function run() {
     });
     try {
         if ((await Promise.race([postStep(), bound])) === 'gave up') {
-            warning(`Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`);
+            core_warning(`Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`);
         }
     }
     finally {
@@ -51112,6 +53354,17 @@ async function postStep() {
             return;
         const until = Date.now() + POST_BUDGET_MS;
         const api = budgetClient(settings, until);
+        if (settings.jobs) {
+            // Every build the several-jobs step started, at once, within the one budget.
+            const targets = savedTargets(getState(State.Builds), api);
+            const done = await Promise.all(targets.map(async (target) => {
+                const logger = namedLogger(coreLogger, target.name);
+                return `${target.name}: ${await abortRemote(api, target, logger, undefined, until)}`;
+            }));
+            for (const line of done)
+                coreLogger.info(`Post step: ${line}.`);
+            return;
+        }
         const target = savedTarget(settings.job, api);
         if (!target)
             return;
@@ -51119,9 +53372,26 @@ async function postStep() {
         coreLogger.info(`Post step: ${done}.`);
     }
     catch (error) {
-        warning(`Post step could not check the Jenkins build: ${error instanceof Error ? error.message : String(error)}`);
+        core_warning(`Post step could not check the Jenkins build: ${error instanceof Error ? error.message : String(error)}`);
     }
 }
+
+;// CONCATENATED MODULE: ./src/step-io.ts
+
+
+
+/** The runner's step: @actions/core. */
+const coreStepIO = {
+    logger: coreLogger,
+    write: text => void process.stdout.write(text),
+    drained: stdoutDrained,
+    startGroup: title => startGroup(title),
+    endGroup: () => endGroup(),
+    annotate: (message, title) => error(message, { title }),
+    setOutput: (name, value) => setOutput(name, value),
+    summary: summary,
+    saveState: (name, value) => saveState(name, value)
+};
 
 ;// CONCATENATED MODULE: ./src/main.ts
 
@@ -51138,13 +53408,10 @@ async function postStep() {
 
 
 
-/**
- * How long the abort after a cancel signal may take. The runner sends
- * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
- */
-const CANCEL_BUDGET_MS = 5500;
-/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
-const TIMEOUT_BUDGET_MS = 3500;
+
+
+
+
 /** The step log, for the scan of a multibranch project. */
 const scanOutput = {
     ...coreLogger,
@@ -51159,7 +53426,13 @@ async function main_run() {
     }
     saveState(State.IsPost, 'true');
     try {
-        await runMain(getSettings());
+        const settings = getSettings();
+        for (const warning of settings.inputWarnings)
+            core_warning(warning);
+        if (settings.jobs)
+            await runJobsStep(settings, coreStepIO);
+        else
+            await runMain(settings);
     }
     catch (error) {
         // Report every thrown value, not only Error instances.
@@ -51201,9 +53474,9 @@ async function runMain(settings) {
             throw new Error(await abortMessage(settings, progress, error, reason, at - started, until));
         }
         if (error instanceof JenkinsError && error.kind === 'not-found' && !progress.queueId) {
-            throw new Error(await withSuggestions(api, settings, error));
+            throw new Error(await withJobSuggestions(api, settings.job, error, coreLogger));
         }
-        throw leavingWorkRunning(api, progress, error);
+        throw main_leavingWorkRunning(api, progress, error);
     }
     finally {
         clearTimeout(timer);
@@ -51215,7 +53488,7 @@ async function runMain(settings) {
  * `abort-on-cancel` promises, and says so with its link; the post step is
  * told not to stop it.
  */
-function leavingWorkRunning(api, progress, error) {
+function main_leavingWorkRunning(api, progress, error) {
     if (!progress.owned || progress.isDone)
         return error;
     const message = error instanceof Error ? error.message : String(error);
@@ -51238,20 +53511,6 @@ async function main_listJobs(api, settings) {
 async function main_disableJob(api, settings) {
     await api.disableJob(settings.job);
     coreLogger.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`);
-}
-/** A 404 on the job, with the closest job names Jenkins has. */
-async function withSuggestions(api, settings, error) {
-    if (settings.job.length === 0)
-        return error.message;
-    try {
-        const close = closestNames(settings.jobName, await api.listJobs([]));
-        if (close.length)
-            return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.join(', ')}?`;
-    }
-    catch (listError) {
-        coreLogger.debug(`Could not list jobs for suggestions: ${listError.message}`);
-    }
-    return error.message;
 }
 /** Cancels or stops what the step started (unless told not to) and says how long it waited and what it did. */
 async function abortMessage(settings, progress, error, reason, waitedMs, until) {
