@@ -41209,11 +41209,13 @@ function giveUp(error, why) {
 const LIST_DEPTH = 10;
 /**
  * Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and
- * keeps answers small). The six newest builds are what Jenkins estimates the
- * next build's length from (Job.getEstimatedDurationCandidates): the follower
- * aims its polls with them, at no extra request.
+ * keeps answers small). The six newest builds and the last successful one
+ * are what Jenkins estimates the next build's length from
+ * (Job.getEstimatedDurationCandidates): the follower aims its polls with
+ * them, at no extra request. The last successful build matters on a busy
+ * job, whose six newest builds may all still be running.
  */
-const JOB_TREE = '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,6}';
+const JOB_TREE = '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,6},lastSuccessfulBuild[number,result,duration,building]';
 /** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
 const QUEUE_TREE = 'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince,why]';
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
@@ -41272,6 +41274,12 @@ async function getJob(http, job) {
     if (typeof data.nextBuildNumber === 'number')
         info.nextBuildNumber = data.nextBuildNumber;
     const recent = buildSummaries(data.builds);
+    // Older than the six newest when it is not among them: expectationFrom
+    // then finds it as Jenkins does, as the last successful build.
+    const [lastSuccessful] = buildSummaries([data.lastSuccessfulBuild]);
+    if (lastSuccessful && !recent.some(b => b.number === lastSuccessful.number)) {
+        recent.push(lastSuccessful);
+    }
     if (recent.length > 0)
         info.recent = recent;
     return info;

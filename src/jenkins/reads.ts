@@ -23,12 +23,14 @@ const LIST_DEPTH = 10
 
 /**
  * Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and
- * keeps answers small). The six newest builds are what Jenkins estimates the
- * next build's length from (Job.getEstimatedDurationCandidates): the follower
- * aims its polls with them, at no extra request.
+ * keeps answers small). The six newest builds and the last successful one
+ * are what Jenkins estimates the next build's length from
+ * (Job.getEstimatedDurationCandidates): the follower aims its polls with
+ * them, at no extra request. The last successful build matters on a busy
+ * job, whose six newest builds may all still be running.
  */
 export const JOB_TREE =
-  '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,6}'
+  '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,6},lastSuccessfulBuild[number,result,duration,building]'
 
 /** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
 export const QUEUE_TREE =
@@ -73,6 +75,7 @@ interface RawJob extends RawItem {
   nextBuildNumber?: unknown
   property?: unknown
   builds?: unknown
+  lastSuccessfulBuild?: unknown
 }
 
 /** A job's JSON, reduced to what triggering it needs. */
@@ -103,6 +106,12 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   if (typeof data.disabled === 'boolean') info.disabled = data.disabled
   if (typeof data.nextBuildNumber === 'number') info.nextBuildNumber = data.nextBuildNumber
   const recent = buildSummaries(data.builds)
+  // Older than the six newest when it is not among them: expectationFrom
+  // then finds it as Jenkins does, as the last successful build.
+  const [lastSuccessful] = buildSummaries([data.lastSuccessfulBuild])
+  if (lastSuccessful && !recent.some(b => b.number === lastSuccessful.number)) {
+    recent.push(lastSuccessful)
+  }
   if (recent.length > 0) info.recent = recent
   return info
 }
