@@ -34624,7 +34624,7 @@ function collectYoungGarbage() {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4349);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8448);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2249);
 
 
 (0,_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -34640,7 +34640,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8448:
+/***/ 2249:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -51656,6 +51656,64 @@ async function printConsole(api, ref, printer, signal, policy = DEFAULT_POLL_POL
     });
 }
 
+;// CONCATENATED MODULE: ./src/multi/complete.ts
+
+
+
+
+
+/**
+ * What a finished build produced, its console (in its group, when the
+ * builds' turn comes) and its commit status, for every item that shares
+ * the build. An error here (not a cancel) is the items', and the others go
+ * on.
+ */
+async function completeBuild(c, owners, ref, final, watched) {
+    const { api, settings, signal, printer } = c;
+    const [first] = owners;
+    if (!first)
+        return;
+    const outcome = first.report.outcome;
+    try {
+        await readProducts(api, { ...settings, artifactsPath: artifactsFolder(c, first, ref) }, ref, final, outcome, signal, { logger: printer.logger, annotate: (message, title) => printer.annotate(message, title) });
+        const tail = settings.log && (settings.build === 'new' || watched)
+            ? await printConsole(api, ref, printer, signal)
+            : [];
+        for (const item of owners) {
+            item.report.tail = tail;
+            if (item === first)
+                continue;
+            const shared = item.report.outcome;
+            shared.tests = outcome.tests;
+            shared.stages = outcome.stages;
+            shared.failedStage = outcome.failedStage;
+            shared.artifacts = outcome.artifacts;
+        }
+    }
+    catch (error) {
+        if (error instanceof Interrupted || signal.aborted)
+            throw error;
+        for (const item of owners)
+            item.report.error = error.message;
+    }
+    finally {
+        for (const item of owners)
+            item.done = true;
+    }
+    await Promise.all(owners.map(item => item.status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, item.report.outcome.accepted)));
+}
+/**
+ * Each build's artifacts go to a folder of their own below
+ * `artifacts-path`: the job's path, and the build number too when the
+ * job is listed more than once (its builds would share names).
+ */
+function artifactsFolder(c, item, ref) {
+    const key = fullName(item.entry.job).toLowerCase();
+    const twice = c.entries.filter(e => fullName(e.job).toLowerCase() === key).length > 1;
+    const names = item.entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'));
+    return (0,external_node_path_namespaceObject.join)(c.settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []));
+}
+
 ;// CONCATENATED MODULE: ./src/multi/disable-jobs.ts
 
 /** `disable` with `jobs`: every listed job, at once; throws naming each one that could not be. */
@@ -51679,8 +51737,7 @@ async function disableJobs(api, entries, logger) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/multi/schedule.ts
-
+;// CONCATENATED MODULE: ./src/multi/schedule-policy.ts
 
 /**
  * A round serves every build, so its densest spacing is wider than one
@@ -51699,6 +51756,12 @@ const DEFAULT_SCHEDULE_POLICY = {
     retryMs: 1000,
     leftWithoutBuildMs: 60_000
 };
+
+;// CONCATENATED MODULE: ./src/multi/schedule.ts
+
+
+
+
 /** Between the reads of a build the step told to stop (ms). */
 const STOPPING_MS = 500;
 /** One schedule for the builds of one step. */
@@ -52701,7 +52764,6 @@ async function once(o, read) {
 
 
 
-
 /** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
 const SETTLE_ON_ABORT_MS = 1000;
 /**
@@ -52990,57 +53052,7 @@ class JobsRun {
         this.log.info(`Jenkins build ${first.entry.jobName} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`);
         if (!first.report.outcome.accepted && !first.stopping)
             this.failFast(first);
-        this.side(this.complete(owners, ref, final, watched));
-    }
-    /**
-     * What a finished build produced, its console (in its group, when the
-     * builds' turn comes) and its commit status. An error here (not a
-     * cancel) is the item's, and the others go on.
-     */
-    async complete(owners, ref, final, watched) {
-        const { api, settings, signal } = this.o;
-        const [first] = owners;
-        if (!first)
-            return;
-        const outcome = first.report.outcome;
-        try {
-            await readProducts(api, { ...settings, artifactsPath: this.artifactsFolder(first, ref) }, ref, final, outcome, signal, { logger: this.log, annotate: (message, title) => this.printer.annotate(message, title) });
-            const tail = settings.log && (settings.build === 'new' || watched)
-                ? await printConsole(api, ref, this.printer, signal)
-                : [];
-            for (const item of owners) {
-                item.report.tail = tail;
-                if (item === first)
-                    continue;
-                const shared = item.report.outcome;
-                shared.tests = outcome.tests;
-                shared.stages = outcome.stages;
-                shared.failedStage = outcome.failedStage;
-                shared.artifacts = outcome.artifacts;
-            }
-        }
-        catch (error) {
-            if (error instanceof Interrupted || signal.aborted)
-                throw error;
-            for (const item of owners)
-                item.report.error = error.message;
-        }
-        finally {
-            for (const item of owners)
-                item.done = true;
-        }
-        await Promise.all(owners.map(item => item.status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, item.report.outcome.accepted)));
-    }
-    /**
-     * Each build's artifacts go to a folder of their own below
-     * `artifacts-path`: the job's path, and the build number too when the
-     * job is listed more than once (its builds would share names).
-     */
-    artifactsFolder(item, ref) {
-        const key = fullName(item.entry.job).toLowerCase();
-        const twice = this.entries.filter(e => fullName(e.job).toLowerCase() === key).length > 1;
-        const names = item.entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'));
-        return (0,external_node_path_namespaceObject.join)(this.o.settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []));
+        this.side(completeBuild({ ...this.o, printer: this.printer, entries: this.entries }, owners, ref, final, watched));
     }
     // ---- fail-fast -------------------------------------------------------------
     /**

@@ -1,13 +1,6 @@
-import { join } from 'node:path'
-import type { BranchJob } from '../branch.js'
-import {
-  indexingBuildQueued,
-  readProducts,
-  statusReporter,
-  warnUnknownParameters
-} from '../build-parts.js'
+import { indexingBuildQueued, statusReporter, warnUnknownParameters } from '../build-parts.js'
 import { abortRemote, SHARED_WORK_LEFT } from '../cancel.js'
-import type { CommitStatusReporter, StatusGate } from '../commit-status.js'
+import type { StatusGate } from '../commit-status.js'
 import { formatDuration } from '../duration.js'
 import type { JobEntry, Settings } from '../inputs.js'
 import { Interrupted } from '../jenkins/errors.js'
@@ -24,7 +17,8 @@ import { namedLogger, type Logger } from '../logger.js'
 import { expectationFrom } from '../poll-policy.js'
 import type { StepIO } from '../step-io.js'
 import { settleBy, throwIfAborted } from '../wait.js'
-import { printConsole } from './console.js'
+import { completeBuild } from './complete.js'
+import type { Item } from './item.js'
 import { disableJobs } from './disable-jobs.js'
 import { BuildsFollower } from './follow-builds.js'
 import type { Ledger } from './ledger.js'
@@ -32,27 +26,6 @@ import { Printer } from './printer.js'
 import { jobsFailure, setJobsOutputs, writeJobsSummary, type ItemReport } from './report.js'
 import { resolveJobs } from './resolve-jobs.js'
 import type { SchedulePolicy } from './schedule.js'
-
-/** One item of `jobs` as the step follows it. */
-interface Item {
-  index: number
-  entry: JobEntry
-  report: ItemReport
-  info?: JobInfo
-  branch?: BranchJob
-  /** build: last — the build as first read. */
-  first?: Build
-  ref?: BuildRef
-  /** Its queue item, once triggered. */
-  queueId?: number
-  /** The follower's id of its build (items that started the same work share one). */
-  track?: number
-  status?: CommitStatusReporter
-  /** The step told it to stop (fail-fast). */
-  stopping: boolean
-  /** Nothing more to wait for. */
-  done: boolean
-}
 
 export interface JobsRunOptions {
   api: JenkinsApi & BuildOutputsApi
@@ -367,75 +340,15 @@ export class JobsRun {
       `Jenkins build ${first.entry.jobName} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
     )
     if (!first.report.outcome.accepted && !first.stopping) this.failFast(first)
-    this.side(this.complete(owners, ref, final, watched))
-  }
-
-  /**
-   * What a finished build produced, its console (in its group, when the
-   * builds' turn comes) and its commit status. An error here (not a
-   * cancel) is the item's, and the others go on.
-   */
-  private async complete(
-    owners: Item[],
-    ref: BuildRef,
-    final: Build,
-    watched: boolean
-  ): Promise<void> {
-    const { api, settings, signal } = this.o
-    const [first] = owners
-    if (!first) return
-    const outcome = first.report.outcome
-    try {
-      await readProducts(
-        api,
-        { ...settings, artifactsPath: this.artifactsFolder(first, ref) },
+    this.side(
+      completeBuild(
+        { ...this.o, printer: this.printer, entries: this.entries },
+        owners,
         ref,
         final,
-        outcome,
-        signal,
-        { logger: this.log, annotate: (message, title) => this.printer.annotate(message, title) }
-      )
-      const tail =
-        settings.log && (settings.build === 'new' || watched)
-          ? await printConsole(api, ref, this.printer, signal)
-          : []
-      for (const item of owners) {
-        item.report.tail = tail
-        if (item === first) continue
-        const shared = item.report.outcome
-        shared.tests = outcome.tests
-        shared.stages = outcome.stages
-        shared.failedStage = outcome.failedStage
-        shared.artifacts = outcome.artifacts
-      }
-    } catch (error) {
-      if (error instanceof Interrupted || signal.aborted) throw error
-      for (const item of owners) item.report.error = (error as Error).message
-    } finally {
-      for (const item of owners) item.done = true
-    }
-    await Promise.all(
-      owners.map(item =>
-        item.status?.finish(
-          final.result ?? 'error',
-          `Jenkins #${ref.number}: ${final.result ?? 'no result'}`,
-          ref.url,
-          item.report.outcome.accepted
-        )
+        watched
       )
     )
-  }
-
-  /**
-   * Each build's artifacts go to a folder of their own below
-   * `artifacts-path`: the job's path, and the build number too when the
-   * job is listed more than once (its builds would share names).
-   */
-  private artifactsFolder(item: Item, ref: BuildRef): string {
-    const key = fullName(item.entry.job).toLowerCase()
-    const twice = this.entries.filter(e => fullName(e.job).toLowerCase() === key).length > 1
-    const names = item.entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'))
-    return join(this.o.settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []))
   }
 
   // ---- fail-fast -------------------------------------------------------------

@@ -41,61 +41,22 @@ import type {
 } from '../jenkins/types.js'
 import { runningKey } from '../jenkins/executors.js'
 import {
-  DEFAULT_POLL_POLICY,
   expectationFromEstimate,
   nextPoll,
   nextQueueDelay,
   sawBuild,
   watch,
   type Expectation,
-  type PollPolicy,
   type Watch
 } from '../poll-policy.js'
+import {
+  DEFAULT_SCHEDULE_POLICY,
+  type ScheduledRead,
+  type SchedulePolicy,
+  type TrackEvent
+} from './schedule-policy.js'
 
-export interface SchedulePolicy {
-  /** The watches' schedule (its log-off part: rounds show no console). */
-  poll: PollPolicy
-  /** Shortest time between two polls of any kind (ms): the shared budget. */
-  pollGapMs: number
-  /** Wait before a read that failed on the way (the client already retried it) is tried again (ms). */
-  retryMs: number
-  /** How long a queue item may stay left without a build before it is given up (ms). */
-  leftWithoutBuildMs: number
-}
-
-/**
- * A round serves every build, so its densest spacing is wider than one
- * build's (150 ms): in a simulation of twenty 1-minute builds whose lengths
- * (and histories) vary by ± 5 %, rounds at most every 400 ms near the
- * expected ends took 36 rounds a run (51 at 150 ms) for a median of 0.36 s
- * from an end (its log closed) to its report (0.28 s at 150 ms). Each
- * build's own requests (job, trigger, final read, console) make 4 a build
- * whatever the schedule: this keeps twenty 1-minute builds under 2
- * requests a second.
- */
-export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {
-  poll: { ...DEFAULT_POLL_POLICY, nearMs: 400 },
-  // At most 2.5 polls a second, whatever the number of builds.
-  pollGapMs: 400,
-  retryMs: 1000,
-  leftWithoutBuildMs: 60_000
-}
-
-/** What to read now. */
-export type ScheduledRead =
-  /** The lists: the queue first when `queue`, then the running builds when `running`. */
-  | { kind: 'round'; queue: boolean; running: boolean }
-  /** One queue item (`queue/item/N/api/json`). */
-  | { kind: 'queue-item'; track: number; queueId: number }
-  /** One build: `full` for its final JSON, else the few fields a poll needs. */
-  | { kind: 'build'; track: number; ref: BuildRef; full: boolean }
-
-/** What a read told about a build. */
-export type TrackEvent =
-  | { kind: 'waiting'; track: number; why: string }
-  | { kind: 'started'; track: number; number: number }
-  | { kind: 'ended'; track: number; build: Build }
-  | { kind: 'left-without-build'; track: number; cancelled: boolean }
+export { DEFAULT_SCHEDULE_POLICY, type ScheduledRead, type SchedulePolicy, type TrackEvent }
 
 type Phase = 'queued' | 'running' | 'done'
 

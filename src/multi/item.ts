@@ -1,0 +1,26 @@
+import type { BranchJob } from '../branch.js'
+import type { CommitStatusReporter } from '../commit-status.js'
+import type { JobEntry } from '../inputs.js'
+import type { Build, BuildRef, JobInfo } from '../jenkins/types.js'
+import type { ItemReport } from './report.js'
+
+/** One item of `jobs` as the step follows it. */
+export interface Item {
+  index: number
+  entry: JobEntry
+  report: ItemReport
+  info?: JobInfo
+  branch?: BranchJob
+  /** build: last — the build as first read. */
+  first?: Build
+  ref?: BuildRef
+  /** Its queue item, once triggered. */
+  queueId?: number
+  /** The follower's id of its build (items that started the same work share one). */
+  track?: number
+  status?: CommitStatusReporter
+  /** The step told it to stop (fail-fast). */
+  stopping: boolean
+  /** Nothing more to wait for. */
+  done: boolean
+}
