@@ -409,7 +409,12 @@ describe('jobs', () => {
     })
 
     it('the same job twice: a warning, and both items follow the one build Jenkins made of them', async () => {
+      // The blocker runs until stopped: a 300 ms one can end before a
+      // start-up on a busy machine, and the two triggers then make two builds.
+      const job = jenkins.state.findJob('twice-a')!
+      job.script.durationMs = 600_000
       const blocker = await startBuild(jenkins, 'twice-a')
+      job.script.durationMs = 300
       const running = startAction(
         { ...as('twice'), jobs: 'twice-a\ntwice-a' },
         { node: RUNTIMES[0]?.path, killAfterMs: 45_000 }
