@@ -237,6 +237,51 @@ describe('waitForEnd', () => {
     ])
   })
 
+  it('a console that keeps failing: the build JSON tells the end, the rest of the console is given up after the bound', async () => {
+    const api = new FakeApi()
+    const notices: string[] = []
+    let polls = 0
+    const console = {
+      async poll(): Promise<ConsolePoll> {
+        polls++
+        throw networkError()
+      },
+      notice: (message: string) => void notices.push(message)
+    }
+    api.buildAnswers = [
+      { building: true },
+      { building: false, result: 'SUCCESS' },
+      { building: false, result: 'SUCCESS', displayName: 'final' }
+    ]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(build.displayName).toBe('final')
+    // A build read after each failed console read until the end shows, then
+    // none until the give-up's final read.
+    expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12 tree', 'getBuild 12'])
+    expect(polls).toBeGreaterThan(2)
+    expect(notices).toEqual([
+      'Could not read the rest of the console of #12 40 ms after the build finished (socket hang up); it is at uconsole'
+    ])
+  })
+
+  it('one failed console read while the build runs: one build read, then the console again to its end', async () => {
+    const api = new FakeApi()
+    let polls = 0
+    const console = {
+      async poll(): Promise<ConsolePoll> {
+        polls++
+        if (polls === 2) throw networkError()
+        return { moreData: polls < 4, grew: true, finished: false }
+      },
+      notice: () => undefined
+    }
+    api.buildAnswers = [{ building: true }, { building: false, result: 'SUCCESS' }]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(build.result).toBe('SUCCESS')
+    expect(polls).toBe(4)
+    expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12'])
+  })
+
   it('rides out a socket hang up hours into the build', async () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: true }, networkError(), { building: false, result: 'SUCCESS' }]

@@ -42976,6 +42976,8 @@ class BuildFollower {
         // Delays run from the start of the previous poll, so that a slow answer
         // does not stretch the spacing the console's lag depends on.
         let polledAt = this.now();
+        /** Why the last console read failed, while the following ones fail too. */
+        let consoleError;
         for (;;) {
             const wait = polledAt + next.delayMs - this.now();
             if (wait > 0)
@@ -42984,11 +42986,15 @@ class BuildFollower {
             polledAt = this.now();
             try {
                 if (next.read === 'give-up' && console) {
-                    console.notice(`Jenkins has not closed the console of #${ref.number} ${formatDuration(this.policy.followUpForMs)} after the build finished; the rest is at ${ref.url}console`);
+                    const after = `${formatDuration(this.policy.followUpForMs)} after the build finished`;
+                    console.notice(consoleError === undefined
+                        ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
+                        : `Could not read the rest of the console of #${ref.number} ${after} (${consoleError}); it is at ${ref.url}console`);
                     return await api.getBuild(ref.job, ref.number);
                 }
                 if (next.read === 'console' && console) {
                     const poll = await console.poll();
+                    consoleError = undefined;
                     if (poll.moreData) {
                         w = sawConsole(w, this.now(), poll, this.policy);
                     }
@@ -43013,11 +43019,33 @@ class BuildFollower {
                 if (!isTransient(error))
                     throw error;
                 logger.debug(`Build poll failed, trying again: ${error.message}`);
+                if (console && next.read === 'console')
+                    consoleError = error.message;
+                if (console && next.read === 'console' && w.endSeenAt === undefined) {
+                    // A console that keeps failing (a proxy that stalls it) would
+                    // otherwise hide the end until the timeout: the build JSON says
+                    // whether the build is over, and then the end's follow-up applies
+                    // (the rest of the console read promptly, given up after a bound).
+                    w = await this.endFromBuild(ref, w);
+                }
                 next = nextPoll(w, polledAt, this.policy);
                 next = { ...next, delayMs: Math.max(next.delayMs, this.policy.nearMs) };
                 continue;
             }
             next = nextPoll(w, polledAt, this.policy);
+        }
+    }
+    /** After a failed console read: the build read's news, and the end as seen if it is over. */
+    async endFromBuild(ref, w) {
+        try {
+            const build = await this.options.api.getBuild(ref.job, ref.number, { tree: POLL_TREE });
+            const seen = sawBuild(w, this.now(), build);
+            return build.building ? seen : { ...seen, endSeenAt: this.now(), endConfirmed: true };
+        }
+        catch (error) {
+            if (!isTransient(error))
+                throw error;
+            return w;
         }
     }
     /** The build's JSON once it started (for the estimate and for `wait: started`). */
