@@ -36836,6 +36836,17 @@ class Interrupted extends JenkinsError {
         this.name = 'Interrupted';
     }
 }
+/**
+ * Why a client's signal fired, for a message: a budget's own clock (the post
+ * step's, the abort's after a cancel: AbortSignal.timeout) ran out, or the
+ * step was stopped (cancelled, or its timeout).
+ */
+function stopReason(signal) {
+    const reason = signal?.reason;
+    return reason instanceof Error && reason.name === 'TimeoutError'
+        ? 'the time allowed for it ran out'
+        : 'the step was stopped';
+}
 
 ;// CONCATENATED MODULE: ./src/jenkins/job-path.ts
 /** Thrown for a `job` value that cannot name a Jenkins item. The message names the input. */
@@ -41131,7 +41142,7 @@ function backoffDelay(retry, policy, random = Math.random) {
 function pause(ms, signal, what) {
     return (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal }).catch((error) => {
         throw signal?.aborted
-            ? new Interrupted(`Stopped waiting to ${what}: the step was stopped`, false)
+            ? new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, false)
             : error;
     });
 }
@@ -47678,7 +47689,7 @@ class Requester {
      */
     async send(exchange, what, retryNetwork, onNetworkFailure) {
         if (this.signal?.aborted) {
-            throw new Interrupted(`Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: the step was stopped`, false);
+            throw new Interrupted(`Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.signal)}`, false);
         }
         const bounds = new ExchangeLimits(this.limits, what, this.baseUrl);
         let response;

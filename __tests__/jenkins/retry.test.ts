@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { Interrupted, JenkinsError } from '../../src/jenkins/errors.js'
 import {
+  pause,
   TransientFailure,
   backoffDelay,
   parseRetryAfter,
@@ -212,5 +213,27 @@ describe('withRetry', () => {
     )
     expect(debug).toHaveLength(2)
     expect(debug[0]).toMatch(/^GET thing: 503; retry 1\/3 in \d+ ms$/)
+  })
+})
+
+describe('pause', () => {
+  it('a cancel or the step timeout: "the step was stopped"', async () => {
+    const controller = new AbortController()
+    const waiting = pause(60_000, controller.signal, 'retry GET job')
+    controller.abort()
+    await expect(waiting).rejects.toThrow(
+      new Interrupted('Stopped waiting to retry GET job: the step was stopped', false)
+    )
+  })
+
+  it("a budget's own clock (the post step's): says the time allowed ran out", async () => {
+    const waiting = pause(
+      60_000,
+      AbortSignal.timeout(10),
+      'retry GET the CSRF crumb (ECONNREFUSED)'
+    )
+    await expect(waiting).rejects.toThrow(
+      'Stopped waiting to retry GET the CSRF crumb (ECONNREFUSED): the time allowed for it ran out'
+    )
   })
 })

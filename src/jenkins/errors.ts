@@ -48,3 +48,15 @@ export class Interrupted extends JenkinsError {
     this.name = 'Interrupted'
   }
 }
+
+/**
+ * Why a client's signal fired, for a message: a budget's own clock (the post
+ * step's, the abort's after a cancel: AbortSignal.timeout) ran out, or the
+ * step was stopped (cancelled, or its timeout).
+ */
+export function stopReason(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason
+  return reason instanceof Error && reason.name === 'TimeoutError'
+    ? 'the time allowed for it ran out'
+    : 'the step was stopped'
+}

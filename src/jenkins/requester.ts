@@ -1,7 +1,7 @@
 import type { Logger } from '../logger.js'
 import { jsonBody, postBody, readFailure, retryLater } from './answers.js'
 import { CrumbCache, notSentIfInterrupted, readCrumb } from './crumb.js'
-import { Interrupted, JenkinsError } from './errors.js'
+import { Interrupted, JenkinsError, stopReason } from './errors.js'
 import { HttpResponse, Transport, headerValueSecrets, pathOf, type Exchange } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
 import { Foreign404Check } from './locate.js'
@@ -321,7 +321,7 @@ export class Requester {
   ): Promise<HttpResponse> {
     if (this.signal?.aborted) {
       throw new Interrupted(
-        `Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: the step was stopped`,
+        `Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.signal)}`,
         false
       )
     }

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import type { Logger } from '../logger.js'
-import { Interrupted, JenkinsError } from './errors.js'
+import { Interrupted, JenkinsError, stopReason } from './errors.js'
 
 /** How hard to retry a transient failure. */
 export interface RetryPolicy {
@@ -90,7 +90,7 @@ export interface RetryOptions {
 export function pause(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
   return delay(ms, undefined, { signal }).catch((error: unknown) => {
     throw signal?.aborted
-      ? new Interrupted(`Stopped waiting to ${what}: the step was stopped`, false)
+      ? new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, false)
       : error
   })
 }
