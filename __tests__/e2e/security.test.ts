@@ -210,6 +210,31 @@ describe('transport security', () => {
       expect(errorAnnotation(r)).toMatch(/TLS error .*NODE_EXTRA_CA_CERTS/)
     })
 
+    // Node 24 ends a certificate error with "try running Node.js with
+    // --use-system-ca", and a handshake error is OpenSSL's line with a line
+    // break: neither is something a step's user can act on or read.
+    it('TLS errors under Node 24 are one line in our words, without Node-only hints', async () => {
+      const untrusted = await run(NODE24, { url: tls.url, user: USER, token: TOKEN, job: 'ok' })
+      expect(untrusted.code, describeRun(untrusted)).not.toBe(0)
+      expect(errorAnnotation(untrusted)).toBe(
+        `TLS error talking to Jenkins at ${tls.url}: Jenkins' certificate is self-signed and not trusted. If Jenkins uses a private CA, give its certificate in 'ca-cert' (or point NODE_EXTRA_CA_CERTS at its file).`
+      )
+      const plainPort = new URL(plain.url).port
+      const notTls = await run(NODE24, {
+        url: `https://127.0.0.1:${plainPort}`,
+        user: USER,
+        token: TOKEN,
+        job: 'ok'
+      })
+      expect(notTls.code, describeRun(notTls)).not.toBe(0)
+      expect(errorAnnotation(notTls)).toBe(
+        `TLS error talking to Jenkins at https://127.0.0.1:${plainPort}: the TLS handshake failed (wrong version number). Does 127.0.0.1:${plainPort} speak TLS (https) on that port?`
+      )
+      for (const r of [untrusted, notTls]) {
+        expect(r.stdout + r.stderr).not.toMatch(/use-system-ca|Node\.js|SSL routines|deps\/openssl/)
+      }
+    })
+
     it('HTTP_PROXY carries http requests (as CONNECT tunnels), NO_PROXY bypasses it, loopback names always bypass it', async () => {
       const proxy = await startForwardProxy()
       const port = new URL(plain.url).port

@@ -4,6 +4,7 @@
  * message a user can act on and to whether the request may be sent again.
  */
 import { JenkinsError } from './errors.js'
+import { tlsProblem } from './tls-problem.js'
 
 /** A request that got no HTTP answer. */
 export class NetworkFailure extends Error {
@@ -149,7 +150,7 @@ export function networkFailure(
   if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
     return fail(
       'network',
-      `TLS error talking to Jenkins at ${server}: ${text}. ${tlsHint(code, url, trust)}`,
+      `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`,
       false
     )
   }
