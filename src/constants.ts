@@ -63,6 +63,8 @@ export enum State {
   Done = 'done',
   /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
   LeftRunning = 'leftRunning',
+  /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
+  Ended = 'ended',
   /** With `jobs`: JSON array of what the step started ({job, queueId, number, shared, own}), for the post step. */
   Builds = 'builds'
 }

@@ -15,6 +15,7 @@ import {
   type PollPolicy,
   type Watch
 } from './poll-policy.js'
+import { QueueItemEnded } from './queue-ended.js'
 import { formatDuration } from './report.js'
 import { sleep, throwIfAborted } from './wait.js'
 
@@ -103,9 +104,10 @@ export class BuildFollower {
           // (jenkins-api.md 4): find the build by its queue id instead.
           const found = await this.findByQueueId(queueId)
           if (found) return { ref: found, seenAt: askedAt, startSlackMs: askedAt - previousAt }
-          throw new JenkinsError(
-            'not-found',
-            `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`
+          throw new QueueItemEnded(
+            `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`,
+            'gone',
+            queueId
           )
         }
         if (!isTransient(error)) throw error
@@ -114,9 +116,10 @@ export class BuildFollower {
         continue
       }
       if (item.cancelled) {
-        throw new JenkinsError(
-          'conflict',
-          `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`
+        throw new QueueItemEnded(
+          `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
+          'cancelled',
+          queueId
         )
       }
       const executable = item.executable

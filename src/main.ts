@@ -13,6 +13,7 @@ import type { JenkinsApi } from './jenkins/types.js'
 import { runJobsStep } from './multi/step.js'
 import { run as runPost } from './post.js'
 import { Progress } from './progress.js'
+import { QueueItemEnded } from './queue-ended.js'
 import { formatDuration } from './report.js'
 import { coreStepIO } from './step-io.js'
 import { abortReason, StepAborted, type AbortReason } from './wait.js'
@@ -92,11 +93,20 @@ async function runMain(settings: Settings): Promise<void> {
 /**
  * A failure that is not a cancel or timeout leaves the build running, as
  * `abort-on-cancel` promises, and says so with its link; the post step is
- * told not to stop it.
+ * told not to stop it. A queue item that Jenkins cancelled or forgot left
+ * nothing running, and that is what is said and saved.
  */
 function leavingWorkRunning(api: JenkinsApi, progress: Progress, error: unknown): unknown {
   if (!progress.owned || progress.isDone) return error
   const message = error instanceof Error ? error.message : String(error)
+  if (error instanceof QueueItemEnded && !progress.build) {
+    // Jenkins shows the item cancelled or gone: nothing of it runs.
+    const url = `${api.baseUrl}/queue/item/${error.queueId}/`
+    progress.ended(`${error.shown}, ${url}`)
+    return new Error(
+      `${message.replace(/\.?$/, '.')} Nothing this step started is running in Jenkins (queue item ${error.queueId}: ${url}).`
+    )
+  }
   const [work, url] = progress.build
     ? [`Jenkins build #${progress.build.number} is still running`, progress.build.url]
     : [`Jenkins queue item ${progress.queueId}`, `${api.baseUrl}/queue/item/${progress.queueId}/`]

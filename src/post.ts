@@ -43,10 +43,13 @@ async function postStep(): Promise<void> {
   try {
     if (core.getState(State.Done) !== 'false') {
       const left = core.getState(State.LeftRunning)
+      const ended = core.getState(State.Ended)
       if (left) {
         coreLogger.info(
           `Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`
         )
+      } else if (ended) {
+        coreLogger.info(`Post step: nothing to stop in Jenkins (${ended}).`)
       }
       return
     }

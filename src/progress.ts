@@ -69,6 +69,12 @@ export class Progress implements RemoteTarget {
     this.done()
   }
 
+  /** The queue item ended in Jenkins without a build (`shown` says how, with its link): nothing is left for the post step. */
+  ended(shown: string): void {
+    core.saveState(State.Ended, shown)
+    this.done()
+  }
+
   /** Lets `work` run alongside the abort; settle() waits for it. */
   defer(work: Promise<unknown>): void {
     this.deferred.push(work.catch(() => undefined))
