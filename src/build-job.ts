@@ -13,7 +13,7 @@ import {
 import type { CommitStatusReporter } from './commit-status.js'
 import { Output } from './constants.js'
 import { coreLogger } from './core-logger.js'
-import { BuildFollower, type EndWatch } from './follower.js'
+import { BuildFollower, queueWaitMs, type EndWatch } from './follower.js'
 import type { Settings } from './inputs.js'
 import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from './jenkins/types.js'
 import { ConsoleStreamer, withCommandsStopped } from './log-stream.js'
@@ -82,6 +82,8 @@ async function follow(
   // build this step did not start); a build this step follows to its end is
   // not read before it, its console says how it goes.
   let first: Build | undefined
+  /** The queue item's `inQueueSince`, for the queue wait once the build's `timestamp` is read. */
+  let inQueueSince: number | undefined
   let from: EndWatch
   let pipeline: boolean
   if (settings.build === 'new') {
@@ -112,10 +114,13 @@ async function follow(
     }
     const start = await follower.waitForStart(queued.queueId)
     progress.started(start.ref)
-    outcome.queueWaitMs = start.queueWaitMs
+    inQueueSince = start.inQueueSince
     outcome.buildUrl = start.ref.url
     coreLogger.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
-    if (settings.wait !== 'finish') first = await follower.describe(start.ref)
+    if (settings.wait !== 'finish') {
+      first = await follower.describe(start.ref)
+      outcome.queueWaitMs = queueWaitMs(inQueueSince, first)
+    }
     from = {
       startedAt: start.seenAt,
       startSlackMs: start.startSlackMs,
@@ -147,6 +152,7 @@ async function follow(
   const { final, tail } = await waitForEnd(api, settings, ref, first, from, pipeline, follower)
   progress.done()
   outcome.build = final
+  outcome.queueWaitMs ??= queueWaitMs(inQueueSince, final)
   outcome.result = final.result ?? undefined
   const accepted = final.result !== null && settings.accept.includes(final.result)
   outcome.accepted = accepted

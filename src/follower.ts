@@ -52,13 +52,26 @@ export interface FollowerOptions {
   now?: () => number
 }
 
-/** The build a queue item turned into, and how long it waited. */
+/** The build a queue item turned into, and when the item was queued. */
 export interface StartedBuild {
   ref: BuildRef
-  queueWaitMs?: number
+  /** The item's `inQueueSince`: epoch ms on Jenkins' clock, to subtract from the build's `timestamp` only (queueWaitMs). */
+  inQueueSince?: number
   /** When the queue first showed the build (epoch ms): it started at most startSlackMs before. */
   seenAt: number
   startSlackMs: number
+}
+
+/**
+ * How long the build waited in the queue: its `timestamp` (when its run was
+ * created) minus its queue item's `inQueueSince`, both read from Jenkins and
+ * both on Jenkins' clock (jenkins-api.md 4, 5.2). The runner's clock is not
+ * used: a Jenkins clock behind or ahead of it would inflate the wait or make
+ * it 0.
+ */
+export function queueWaitMs(inQueueSince: number | undefined, build: Build): number | undefined {
+  if (inQueueSince === undefined || typeof build.timestamp !== 'number') return undefined
+  return Math.max(0, build.timestamp - inQueueSince)
 }
 
 /** Transient failures worth riding out while following (the client already retried them). */
@@ -124,13 +137,9 @@ export class BuildFollower {
       }
       const executable = item.executable
       if (executable && typeof executable.number === 'number') {
-        const queueWaitMs =
-          typeof item.inQueueSince === 'number'
-            ? Math.max(0, this.now() - item.inQueueSince)
-            : undefined
         return {
           ref: this.ref(executable.number),
-          queueWaitMs,
+          inQueueSince: typeof item.inQueueSince === 'number' ? item.inQueueSince : undefined,
           seenAt: askedAt,
           startSlackMs: askedAt - previousAt
         }

@@ -20,6 +20,13 @@ export interface JsonContext {
   useCrumbs: boolean
   /** Attacker-chosen text in the fields a client prints (ServerOptions.hostile). */
   hostile?: HostileSpec
+  /** Jenkins' clock minus the real one (ServerOptions.clockSkewMs). */
+  clockSkewMs: number
+}
+
+/** A real epoch time as this Jenkins' clock shows it (ServerOptions.clockSkewMs). */
+export function jenkinsTime(ctx: Pick<JsonContext, 'clockSkewMs'>, ms: number): number {
+  return ms + ctx.clockSkewMs
 }
 
 type Json = Record<string, unknown>
@@ -323,7 +330,7 @@ export function buildJson(ctx: JsonContext, build: BuildState, level: number, de
     number: build.number,
     queueId: build.queueId,
     result: build.result === null ? null : served(ctx, 'result', build.result),
-    timestamp: build.startedAt,
+    timestamp: jenkinsTime(ctx, build.startedAt),
     url: buildUrl(ctx, build)
   }
   if (pipeline) {
@@ -401,7 +408,7 @@ export function queueItemJson(
     blocked: item.state === 'blocked',
     buildable: item.state === 'buildable',
     id: item.id,
-    inQueueSince: item.inQueueSince,
+    inQueueSince: jenkinsTime(ctx, item.inQueueSince),
     params,
     stuck: false,
     task: itemJson(ctx, item.job, level + 1, depth),
@@ -410,13 +417,13 @@ export function queueItemJson(
   }
   switch (item.state) {
     case 'waiting':
-      out.timestamp = item.dueAt
+      out.timestamp = jenkinsTime(ctx, item.dueAt)
       break
     case 'blocked':
-      out.buildableStartMilliseconds = item.buildableSince ?? item.dueAt
+      out.buildableStartMilliseconds = jenkinsTime(ctx, item.buildableSince ?? item.dueAt)
       break
     case 'buildable':
-      out.buildableStartMilliseconds = item.buildableSince ?? item.dueAt
+      out.buildableStartMilliseconds = jenkinsTime(ctx, item.buildableSince ?? item.dueAt)
       out.pending = false
       break
     case 'left':

@@ -190,7 +190,9 @@ export function describeJson(
     finishedAt: number | null
   },
   base: string,
-  hasArtifacts: boolean
+  hasArtifacts: boolean,
+  /** Jenkins' clock minus the real one (ServerOptions.clockSkewMs). */
+  skewMs = 0
 ): Json {
   const now = Date.now()
   const pending = state.inputs.some(i => !i.settled)
@@ -211,8 +213,8 @@ export function describeJson(
     id: String(build.number),
     name: `#${build.number}`,
     status,
-    startTimeMillis: build.startedAt,
-    endTimeMillis: end,
+    startTimeMillis: build.startedAt + skewMs,
+    endTimeMillis: end + skewMs,
     durationMillis: Math.max(0, end - build.startedAt),
     queueDurationMillis: 0,
     pauseDurationMillis: 0,
@@ -226,7 +228,7 @@ export function describeJson(
       }
       if (stage.error) out.error = stage.error
       const pausing = stage.pausedSince === null ? 0 : now - stage.pausedSince
-      out.startTimeMillis = stage.startedAt
+      out.startTimeMillis = stage.startedAt + skewMs
       out.durationMillis = Math.max(0, (stage.endedAt ?? now) - stage.startedAt)
       out.pauseDurationMillis = stage.pauseMs + pausing
       return out

@@ -15,6 +15,7 @@ import { FaultInjector } from './faults.js'
 import { BadForwardedHeader, forwardedView, type ForwardedView } from './forwarded.js'
 import { Params, readBody } from './http-util.js'
 import type { Build } from './build.js'
+import { jenkinsTime } from './json.js'
 import { JenkinsModel } from './model.js'
 import { jettyErrorPage, reason } from './pages.js'
 import { addressedJob, classify, route } from './routes/index.js'
@@ -91,7 +92,8 @@ class JenkinsServer implements TestJenkins {
         model,
         executors: model.executors,
         useCrumbs: csrf,
-        hostile: options.hostile
+        hostile: options.hostile,
+        clockSkewMs: options.clockSkewMs ?? 0
       },
       stageView: options.stageView ?? true,
       executorsHidden: options.executorsHidden ?? false
@@ -270,6 +272,11 @@ class JenkinsServer implements TestJenkins {
       log()
     })
     res.on('close', log)
+    // Jetty's Date header is Jenkins' clock.
+    if (this.ctx.json.clockSkewMs !== 0) {
+      res.sendDate = false
+      res.setHeader('Date', new Date(jenkinsTime(this.ctx.json, Date.now())).toUTCString())
+    }
 
     const ctxPath = this.ctx.contextPath
     const inContext = ctxPath === '' || rawPath === ctxPath || rawPath.startsWith(`${ctxPath}/`)

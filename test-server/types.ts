@@ -360,6 +360,13 @@ export interface ServerOptions {
   seed?: number
   /** Serve attacker-chosen text in the fields a client prints; default off. */
   hostile?: HostileSpec
+  /**
+   * Jenkins' clock minus the real one, in ms (default 0): a Jenkins whose
+   * clock is behind (negative) or ahead of the runner's. Every time it
+   * reports (`timestamp`, `inQueueSince`, `buildableStartMilliseconds`, the
+   * stage view's times, the Date and Last-Modified headers) is on that clock.
+   */
+  clockSkewMs?: number
   /** Whether the Pipeline Stage View plugin (`wfapi`) is installed; default true. */
   stageView?: boolean
   /**

@@ -9,6 +9,7 @@ import { Readable } from 'node:stream'
 import { mimeType } from '../artifacts.js'
 import type { Exchange } from '../exchange.js'
 import type { Build } from '../build.js'
+import { jenkinsTime } from '../json.js'
 import { escapeHtml, layoutPage } from '../pages.js'
 import { notFound, sendLayout } from './respond.js'
 
@@ -30,7 +31,9 @@ export function artifact(ex: Exchange, build: Build, tail: string[]): void {
     ex.res.writeHead(200, {
       'Content-Type': mimeType(path),
       'Content-Length': String(file.size),
-      'Last-Modified': new Date(build.finishedAt ?? build.startedAt).toUTCString(),
+      'Last-Modified': new Date(
+        jenkinsTime(ex.ctx.json, build.finishedAt ?? build.startedAt)
+      ).toUTCString(),
       'Content-Security-Policy': CSP
     })
     if (ex.method === 'HEAD') return void ex.res.end()

@@ -19,7 +19,7 @@
  */
 import type { Build } from '../build.js'
 import type { Exchange } from '../exchange.js'
-import { buildJson, buildUrl } from '../json.js'
+import { buildJson, buildUrl, jenkinsTime } from '../json.js'
 import { layoutPage } from '../pages.js'
 import type { JobState } from '../state.js'
 import { can, notFound, sendApiJson, sendLayout } from './respond.js'
@@ -62,7 +62,7 @@ function computerSetJson(ex: Exchange, depth: number): Json {
       displayName: `${build.job.displayName} #${build.number}`,
       estimatedDuration: ctx.model.estimatedDuration(build.job),
       number: build.number,
-      timestamp: build.startedAt,
+      timestamp: jenkinsTime(ctx, build.startedAt),
       url: buildUrl(ctx, build)
     }
   }

@@ -16,7 +16,7 @@ export function wfapi(ex: Exchange, build: Build, tail: string[]): void {
   if (!ex.ctx.stageView || build.job.type !== 'pipeline') return notFound(ex)
   if (tail.length > 1 || (tail.length === 1 && tail[0] !== 'describe')) return notFound(ex)
   const base = `${ex.ctx.contextPath}/${itemPath(build.job)}${build.number}/`
-  const body = describeJson(build, build, base, build.artifacts.length > 0)
+  const body = describeJson(build, build, base, build.artifacts.length > 0, ex.ctx.json.clockSkewMs)
   ex.res.writeHead(200, { 'Content-Type': 'application/json; charset=UTF-8' })
   ex.res.end(toJson(body))
 }
