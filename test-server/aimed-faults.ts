@@ -49,7 +49,7 @@ export class AimedFaults {
     let effect: FaultEffect | undefined
     for (const aimed of [...this.list]) {
       const { fault } = aimed
-      if (fault.kind !== kind) continue
+      if (fault.kind !== undefined && fault.kind !== kind) continue
       if (fault.method !== undefined && fault.method !== method) continue
       if (fault.job !== undefined && fault.job.toLowerCase() !== job?.toLowerCase()) continue
       aimed.seen++

@@ -30,6 +30,8 @@ export interface CliConfig {
   tlsDir?: string
   /** --log: print each request. */
   log: boolean
+  /** --silent: accept connections and answer nothing (a hung Jenkins, a wrong port). */
+  silent: boolean
   /** The job the start-up lines point the action at: the first --job (else --pipeline), else a sample. */
   job?: string
 }
@@ -61,6 +63,9 @@ Server
   --no-stage-view          As without the Pipeline Stage View plugin (no wfapi).
   --hostile TEXT           A hostile Jenkins: TEXT (\\n and \\r read as line breaks) in front of
                            every name, display name, queue reason, result and cause.
+  --clock-skew DURATION    Jenkins' clock off the real one: =-75447h (behind), 1h (ahead). Every
+                           time it reports (build start, queued since, Date header) is on it.
+  --silent                 Accept connections and answer nothing: a hung Jenkins, a wrong port.
   --log                    Print each request: method, path, status, user, kind.
 
 Users (default: ${DEFAULT.name}, password ${DEFAULT.password}, API token ${DEFAULT.apiToken},
@@ -109,6 +114,8 @@ export const FLAGS = {
   executors: { type: 'string' },
   'no-stage-view': { type: 'boolean' },
   hostile: { type: 'string' },
+  'clock-skew': { type: 'string' },
+  silent: { type: 'boolean' },
   log: { type: 'boolean' },
   user: { type: 'string', multiple: true },
   token: { type: 'string', multiple: true },
@@ -428,7 +435,21 @@ function serverOptions(values: Values): ServerOptions {
     if (values.hostile === '') throw new UsageError('--hostile needs a text')
     options.hostile = { text: values.hostile.replace(/\\n/g, '\n').replace(/\\r/g, '\r') }
   }
+  if (values['clock-skew'] !== undefined) options.clockSkewMs = clockSkew(values['clock-skew'])
   return options
+}
+
+/** -75447h, +1h, 90s, 500ms: a signed duration, at most a thousand years. */
+function clockSkew(text: string): number {
+  const match = /^([+-]?)(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text)
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match?.[3] ?? 's'] ?? 1000
+  const ms = Math.round(Number(match?.[2]) * unit) * (match?.[1] === '-' ? -1 : 1)
+  if (!match || Math.abs(ms) > 1000 * 365 * 24 * 3_600_000) {
+    throw new UsageError(
+      `--clock-skew takes a duration with its unit, - for behind: -75447h, 1h, 90s, 500ms; not '${text}'`
+    )
+  }
+  return ms
 }
 
 function tlsDir(value: string | undefined): string | undefined {
@@ -444,7 +465,7 @@ export function parseCli(args: readonly string[]): CliConfig {
   } catch (error) {
     throw parseError(error)
   }
-  if (values.help) return { help: true, options: {}, log: false }
+  if (values.help) return { help: true, options: {}, log: false, silent: false }
   const options = serverOptions(values)
   options.users = users(values)
   const tree = new JobTree(!values['no-samples'])
@@ -457,6 +478,7 @@ export function parseCli(args: readonly string[]): CliConfig {
     options,
     tlsDir: tlsDir(values.tls),
     log: values.log ?? false,
+    silent: values.silent ?? false,
     job
   }
 }

@@ -47,6 +47,10 @@ async function main(): Promise<void> {
   for (const line of startupLines({ url: jenkins.url, options, job: config.job, caPath })) {
     console.log(line)
   }
+  if (config.silent) {
+    jenkins.aim({ effect: { type: 'hang' } })
+    console.log('Silent (--silent): connections are accepted, and no request is answered.')
+  }
   const stop = (): void => {
     void jenkins.close().then(() => process.exit(0))
   }

@@ -291,8 +291,8 @@ export type FaultEffect =
  * can serve several tests at once, each faulting only its own requests.
  */
 export interface AimedFault {
-  /** The kind of request it hits. */
-  kind: RequestKind
+  /** The kind of request it hits (default: every kind; with `hang`, a Jenkins that accepts connections and never answers). */
+  kind?: RequestKind
   /** Only requests that address this job (full name; for queue items and cancelItem, their job). */
   job?: string
   /** Only this method. */

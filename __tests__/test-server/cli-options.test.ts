@@ -95,6 +95,17 @@ describe('test server command line: server flags', () => {
     expect(config.tlsDir).toBe(resolve('certs'))
     expect(config.log).toBe(true)
   })
+
+  test('--clock-skew: a signed duration with its unit; --silent', () => {
+    expect(parseCli(['--clock-skew=-75447h']).options.clockSkewMs).toBe(-75_447 * 3_600_000)
+    expect(parseCli(['--clock-skew', '+1h']).options.clockSkewMs).toBe(3_600_000)
+    expect(parseCli(['--clock-skew', '90s']).options.clockSkewMs).toBe(90_000)
+    expect(() => parseCli(['--clock-skew', '2'])).toThrow(
+      "--clock-skew takes a duration with its unit, - for behind: -75447h, 1h, 90s, 500ms; not '2'"
+    )
+    expect(parseCli([]).silent).toBe(false)
+    expect(parseCli(['--silent']).silent).toBe(true)
+  })
 })
 
 describe('test server command line: users', () => {

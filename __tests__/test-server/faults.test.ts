@@ -244,6 +244,17 @@ describe('aimed faults (by kind and job, so one server serves several tests)', (
     await waitFor(() => j.requests.find(q => q.fault === 'hang'))
   })
 
+  it('hang without a kind: a Jenkins that accepts connections and answers nothing at all', async () => {
+    const j = await withBuild()
+    const fault = j.aim({ effect: { type: 'hang' } })
+    const paths = ['/api/json', '/crumbIssuer/api/json', '/job/app/api/json', '/login']
+    const answers = await Promise.all(paths.map(path => rawGet(j, path, 300)))
+    for (const r of answers) expect(r).toMatchObject({ status: 0, ended: 'open' })
+    expect(fault.hits).toBe(paths.length)
+    fault.remove()
+    expect((await get(j, '/job/app/api/json')).status).toBe(200)
+  })
+
   it('the Nth request only: a single SSO page, a single invalid JSON, then Jenkins again', async () => {
     const j = await withBuild()
     j.aim({ kind: 'job', job: 'app', from: 2, times: 1, effect: { type: 'html-page' } })
