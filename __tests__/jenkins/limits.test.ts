@@ -151,7 +151,7 @@ describe('request timeout and deadline', () => {
     })
     const error = await jenkinsError(client.getQueueItem(1), 'timeout')
     expect(error.message).toMatch(
-      /No answer from Jenkins at http:\/\/127\.0\.0\.1:\d+ to queue item 1 within 0\.1 s \(after 2 attempts\)/
+      /No answer from Jenkins at http:\/\/127\.0\.0\.1:\d+ to queue item 1 within 0\.1 s \(after 2 attempts in \d+ ms\)/
     )
     expect(seen).toHaveLength(2)
   })

@@ -193,7 +193,7 @@ describe('withRetry', () => {
       })
     ).catch((e: unknown) => e)
     expect(calls).toBe(3)
-    expect((error as JenkinsError).message).toBe('login page (after 3 attempts)')
+    expect((error as JenkinsError).message).toBe('login page (after 3 attempts in 0 ms)')
   })
 
   it('logs each retry at debug level', async () => {
@@ -213,6 +213,59 @@ describe('withRetry', () => {
     )
     expect(debug).toHaveLength(2)
     expect(debug[0]).toMatch(/^GET thing: 503; retry 1\/3 in \d+ ms$/)
+  })
+
+  /** A try that takes 30 s of the fake clock and fails as a silent Jenkins does. */
+  function silentTry(time: ReturnType<typeof fakeTime>) {
+    return async () => {
+      await time.sleep(30_000)
+      throw new TransientFailure(
+        new JenkinsError('timeout', 'No answer from Jenkins at http://ci to job within 30.0 s'),
+        'timeout'
+      )
+    }
+  }
+
+  it('says retries in the normal log once the request has waited notice.afterMs, with the whole time', async () => {
+    const time = fakeTime()
+    const said: string[] = []
+    const error = await withRetry(
+      silentTry(time),
+      options({
+        sleep: time.sleep,
+        now: time.now,
+        random: () => 0.5,
+        policy: { attempts: 3, baseDelayMs: 1000, maxDelayMs: 10_000 },
+        notice: { afterMs: 10_000, say: message => said.push(message) > 0 }
+      })
+    ).catch((e: unknown) => e)
+    expect(said).toEqual([
+      'No answer from Jenkins at http://ci to job within 30.0 s; trying again in 0.5 s (try 2 of 3, 30 s since the first)',
+      'No answer from Jenkins at http://ci to job within 30.0 s; trying again in 1.0 s (try 3 of 3, 1 min 1 s since the first)'
+    ])
+    // The give-up names every try and the whole wait, not only the last try's 30 s.
+    expect((error as JenkinsError).message).toBe(
+      'No answer from Jenkins at http://ci to job within 30.0 s (after 3 attempts in 1 min 32 s)'
+    )
+  })
+
+  it('leaves retries before notice.afterMs to the debug log', async () => {
+    const time = fakeTime()
+    const said: string[] = []
+    let calls = 0
+    await withRetry(
+      async () => {
+        if (++calls < 3) throw transient()
+        return 1
+      },
+      options({
+        sleep: time.sleep,
+        now: time.now,
+        notice: { afterMs: 10_000, say: message => said.push(message) > 0 }
+      })
+    )
+    expect(calls).toBe(3)
+    expect(said).toEqual([])
   })
 })
 

@@ -23,6 +23,7 @@ import { Readable } from 'node:stream'
 import { Interrupted, JenkinsError } from './errors.js'
 import type { ExchangeBounds } from './http.js'
 import { NetworkFailure } from './network-errors.js'
+import { seconds, type Attempt } from './silence.js'
 
 /** How long exchanges may take; the requester builds them from ClientOptions. */
 export interface LimitSettings {
@@ -32,6 +33,8 @@ export interface LimitSettings {
   deadline?: number
   /** Time for the headers, and for a body read whole to its last byte. */
   requestTimeoutMs: number
+  /** Time for the headers alone, when shorter: the first request, before Jenkins ever answered. */
+  headersTimeoutMs?: number
   /** A streamed body must bring `stallBytes` within every `stallMs` spent waiting for it. */
   stallMs: number
   stallBytes: number
@@ -49,12 +52,21 @@ const BACKSTOP_MS = 250
 /** Where the exchange is: waiting for headers, reading a body whole, or streaming it. */
 type Phase = 'headers' | 'body' | 'stream'
 
+/** What an exchange knows beyond its settings: the request it is a try of, and whom to tell it is slow. */
+export interface ExchangeContext {
+  /** The request's first try and this try's number: a cut says the whole time waited. */
+  attempt?: Attempt
+  /** Called once when the headers have not come after `afterMs`. */
+  slow?: { afterMs: number; notify: (waitedMs: number) => void }
+}
+
 /** The bounds of one exchange (see the file comment). */
 export class ExchangeLimits implements ExchangeBounds {
   private readonly controller = new AbortController()
   private readonly started = Date.now()
   private phase: Phase = 'headers'
   private timer: NodeJS.Timeout | undefined
+  private slowTimer: NodeJS.Timeout | undefined
   private message: IncomingMessage | undefined
   private received = 0
   private released = false
@@ -65,10 +77,15 @@ export class ExchangeLimits implements ExchangeBounds {
     /** What is asked, for messages, e.g. "build #4 of 'app'". */
     private readonly what: string,
     /** The configured Jenkins URL, for messages. */
-    private readonly server: string
+    private readonly server: string,
+    private readonly context: ExchangeContext = {}
   ) {
     settings.signal?.addEventListener('abort', this.onStepAbort, { once: true })
-    this.arm(settings.requestTimeoutMs)
+    this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity))
+    const slow = context.slow
+    if (slow) {
+      this.slowTimer = setTimeout(() => slow.notify(Date.now() - this.started), slow.afterMs)
+    }
   }
 
   get signal(): AbortSignal {
@@ -120,6 +137,7 @@ export class ExchangeLimits implements ExchangeBounds {
     if (this.released) return
     this.released = true
     clearTimeout(this.timer)
+    clearTimeout(this.slowTimer)
     this.settings.signal?.removeEventListener('abort', this.onStepAbort)
   }
 
@@ -159,12 +177,18 @@ export class ExchangeLimits implements ExchangeBounds {
   private begin(message: IncomingMessage, phase: Phase): void {
     this.message = message
     this.phase = phase
+    clearTimeout(this.slowTimer)
     // A stream may be long (a big console): from here the stall guard and the deadline bound it.
     if (phase === 'stream') this.arm(Infinity)
+    else if (this.settings.headersTimeoutMs !== undefined) {
+      // The headers came in time: the body has what is left of the request's time.
+      const total = this.settings.requestTimeoutMs
+      this.arm(total - (Date.now() - this.started), total)
+    }
   }
 
-  /** Arms the one timer for `ms` from now, or for the deadline when that comes first. */
-  private arm(ms: number): void {
+  /** Arms the one timer for `ms` from now (`said`: the limit a cut names), or for the deadline when that comes first. */
+  private arm(ms: number, said: number = ms): void {
     clearTimeout(this.timer)
     const { deadline, signal } = this.settings
     const toDeadline =
@@ -173,7 +197,7 @@ export class ExchangeLimits implements ExchangeBounds {
     if (wait === Infinity) return
     const byDeadline = toDeadline <= ms
     this.timer = setTimeout(
-      () => this.cut(byDeadline ? this.deadlinePassed() : this.timeExceeded(ms)),
+      () => this.cut(byDeadline ? this.deadlinePassed() : this.timeExceeded(said)),
       Math.min(MAX_TIMER_MS, Math.max(0, wait))
     )
   }
@@ -182,10 +206,17 @@ export class ExchangeLimits implements ExchangeBounds {
     return seconds(Date.now() - this.started)
   }
 
+  /** The whole time the request waited: all its tries, when this is not the first. */
+  private waited(): string {
+    const attempt = this.context.attempt
+    if (!attempt || attempt.number <= 1) return this.elapsed()
+    return `${seconds(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`
+  }
+
   private interruption(): Interrupted {
     const state =
       this.phase === 'headers'
-        ? `no answer to ${this.what} after ${this.elapsed()}`
+        ? `no answer to ${this.what} after ${this.waited()}`
         : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`
     return new Interrupted(`Stopped waiting for Jenkins at ${this.server}: ${state}`, true)
   }
@@ -315,8 +346,4 @@ class GuardedBody extends Readable {
     this.waitingSince = undefined
     clearTimeout(this.stallTimer)
   }
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`
 }

@@ -16,6 +16,7 @@ import {
 } from './request-settings.js'
 import { errorForResponse, isCrumbRejection, type ErrorContext } from './responses.js'
 import { TransientFailure, pause, withRetry, type RetryOptions, type RetryPolicy } from './retry.js'
+import { SilenceNotices, seconds, type Attempt } from './silence.js'
 
 export interface RequesterOptions extends RequestSettings {
   /** Normalised base URL, without a trailing slash: the configured `url`, context path included, never credentials or a query. Messages name it. */
@@ -38,6 +39,19 @@ export interface PostOptions {
 const READ_ATTEMPTS = 12
 /** Time for each request that looks for Jenkins after a 404 that was not its own (only on that error path). */
 const PROBE_TIMEOUT_MS = 5000
+/**
+ * Before Jenkins ever answered the step, the headers must come within this,
+ * and a request that got none is tried FIRST_CONTACT_SILENT_ATTEMPTS times:
+ * an address that accepts connections and never answers (a wrong port, a
+ * hung Jenkins) is said within about 20 s, as a refused one is within
+ * seconds, not after the minutes of a restart ridden out.
+ */
+export const FIRST_CONTACT_HEADERS_MS = 10_000
+export const FIRST_CONTACT_SILENT_ATTEMPTS = 2
+/** A request unanswered this long is said in the normal log, and each of its retries after that (silence.ts). */
+export const SLOW_NOTICE_MS = 10_000
+/** The same, before Jenkins ever answered the step. */
+export const FIRST_CONTACT_NOTICE_MS = 5_000
 
 /**
  * The one request path of the client: every operation goes through `read`
@@ -73,6 +87,8 @@ export class Requester {
   private answered = false
   /** Tells a 404 that is not Jenkins' own (a wrong url), and says where Jenkins is. */
   private readonly foreign404: Foreign404Check
+  /** The visible lines about requests Jenkins leaves unanswered. */
+  private readonly notices: SilenceNotices
 
   constructor(options: RequesterOptions) {
     this.baseUrl = options.baseUrl
@@ -94,6 +110,9 @@ export class Requester {
     ].filter((v): v is string => v !== undefined)
     this.redact = redactor(() => [...this.transport.secretValues, ...own])
     this.logger = redactingLogger(options.logger, this.redact)
+    this.notices = new SilenceNotices(this.logger, () =>
+      this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS
+    )
     this.transport = new Transport({
       baseUrl: this.baseUrl,
       user: this.user,
@@ -173,11 +192,13 @@ export class Requester {
   ): Promise<T> {
     return this.guarded(() =>
       withRetry(
-        async () => {
+        async (number, started) => {
           const response = await this.send(
             { method: 'GET', url, label, ...options },
             context.what,
-            f => f.transient
+            f => f.transient,
+            undefined,
+            { started, number }
           )
           if (response.status < 200 || response.status >= 300) {
             throw await readFailure(response, context, this.redact, error =>
@@ -215,20 +236,23 @@ export class Requester {
   ): Promise<{ response: HttpResponse; body: string }> {
     let refreshed = false
     const exchange: Omit<Exchange, 'bounds'> = { method: 'POST', url, label, form: options.form }
-    const sendOnce = async (): Promise<{ response: HttpResponse; body: string }> => {
+    const sendOnce = async (
+      attempt: Attempt
+    ): Promise<{ response: HttpResponse; body: string }> => {
       const response = await this.send(
         exchange,
         context.what,
         options.retryNetwork,
-        options.onNetworkFailure
+        options.onNetworkFailure,
+        attempt
       )
       return { response, body: await postBody(response, context, this.redact, this.logger) }
     }
     return this.guarded(() =>
       withRetry(
-        async () => {
+        async (number, started) => {
           await notSentIfInterrupted(this.crumbs.ensure())
-          let answer = await sendOnce()
+          let answer = await sendOnce({ started, number })
           if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
             refreshed = true
             this.logger.debug(
@@ -236,7 +260,7 @@ export class Requester {
             )
             await this.transport.clearCookies()
             await notSentIfInterrupted(this.crumbs.refresh())
-            answer = await sendOnce()
+            answer = await sendOnce({ started, number })
           }
           if (answer.response.status === 404) {
             const error = errorForResponse(answer.response, answer.body, context)
@@ -317,7 +341,8 @@ export class Requester {
     exchange: Omit<Exchange, 'bounds'>,
     what: string,
     retryNetwork: (failure: NetworkFailure) => boolean,
-    onNetworkFailure?: (failure: NetworkFailure) => JenkinsError
+    onNetworkFailure?: (failure: NetworkFailure) => JenkinsError,
+    attempt?: Attempt
   ): Promise<HttpResponse> {
     if (this.signal?.aborted) {
       throw new Interrupted(
@@ -325,7 +350,27 @@ export class Requester {
         false
       )
     }
-    const bounds = new ExchangeLimits(this.limits, what, this.baseUrl)
+    const limits = this.firstContact()
+      ? {
+          ...this.limits,
+          headersTimeoutMs: Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
+        }
+      : this.limits
+    const waitsUpTo = limits.headersTimeoutMs ?? limits.requestTimeoutMs
+    const bounds = new ExchangeLimits(limits, what, this.baseUrl, {
+      attempt,
+      // The first try says it is waiting; the retries after it say so themselves (retry.ts).
+      slow:
+        attempt?.number === 1
+          ? {
+              afterMs: this.notices.afterMs(),
+              notify: waited =>
+                this.notices.say(
+                  `No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${seconds(waited)}; waiting up to ${seconds(waitsUpTo)} for it`
+                )
+            }
+          : undefined
+    })
     let response: HttpResponse
     try {
       response = await this.transport.send({ ...exchange, bounds })
@@ -333,7 +378,21 @@ export class Requester {
       bounds.release()
       if (!(error instanceof NetworkFailure)) throw error
       if (!retryNetwork(error)) throw onNetworkFailure ? onNetworkFailure(error) : error.error
-      if (error.connect && !this.answered && this.firstContactAttempts !== undefined) {
+      if (error.reason === 'timeout' && this.firstContact()) {
+        // Connected (or still connecting) and never answered, before anything
+        // ever did: a wrong port or a hung Jenkins, said within seconds too.
+        throw new TransientFailure(
+          new JenkinsError(
+            error.error.kind,
+            `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and answering`,
+            error.error.status
+          ),
+          error.reason,
+          undefined,
+          FIRST_CONTACT_SILENT_ATTEMPTS
+        )
+      }
+      if (error.connect && this.firstContact()) {
         // Nothing ever answered: a wrong url or a Jenkins that is down, not
         // a restart to ride out. Said within seconds, not after a minute.
         throw new TransientFailure(
@@ -354,8 +413,20 @@ export class Requester {
     return response
   }
 
+  /** Whether nothing has answered the step's own client yet (only it counts first contact). */
+  private firstContact(): boolean {
+    return !this.answered && this.firstContactAttempts !== undefined
+  }
+
   private retryOptions(what: string, deadline: number | undefined): RetryOptions {
-    return { policy: this.policy, deadline, logger: this.logger, what, signal: this.signal }
+    return {
+      policy: this.policy,
+      deadline,
+      logger: this.logger,
+      what,
+      signal: this.signal,
+      notice: { afterMs: this.notices.afterMs(), say: message => this.notices.say(message) }
+    }
   }
 
   /**

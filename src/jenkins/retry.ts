@@ -1,6 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import type { Logger } from '../logger.js'
+import { formatDuration } from '../duration.js'
 import { Interrupted, JenkinsError, stopReason } from './errors.js'
+import { seconds } from './silence.js'
 
 /** How hard to retry a transient failure. */
 export interface RetryPolicy {
@@ -81,6 +83,12 @@ export interface RetryOptions {
   what: string
   /** The client's signal: a wait ends at once when it fires, with an Interrupted error. */
   signal?: AbortSignal
+  /**
+   * Retries once the request has waited `afterMs` in all are said in the
+   * normal log through `say` (silence.ts: rate-limited), not only as debug
+   * lines: a Jenkins that does not answer is news.
+   */
+  notice?: { afterMs: number; say: (message: string) => boolean }
   sleep?: (ms: number) => Promise<void>
   now?: () => number
   random?: () => number
@@ -108,15 +116,19 @@ export function pause(ms: number, signal: AbortSignal | undefined, what: string)
  * failure that leaves it running.
  */
 export async function withRetry<T>(
-  operation: (attempt: number) => Promise<T>,
+  operation: (attempt: number, started: number) => Promise<T>,
   options: RetryOptions
 ): Promise<T> {
   const { policy, deadline, logger, what, signal } = options
   const now = options.now ?? Date.now
   const attempts = Math.max(1, Math.floor(policy.attempts))
+  const started = now()
+  // Every give-up says the whole time waited, not only the last try's.
+  const tried = (attempt: number): string =>
+    `after ${attempt} attempts in ${formatDuration(now() - started)}`
   for (let attempt = 1; ; attempt++) {
     try {
-      return await operation(attempt)
+      return await operation(attempt, started)
     } catch (error) {
       if (!(error instanceof TransientFailure)) throw error
       const asked =
@@ -134,7 +146,7 @@ export async function withRetry<T>(
               : cut
           }))
       const allowed = Math.min(attempts, error.maxAttempts ?? attempts)
-      if (attempt >= allowed) throw giveUp(error.error, `after ${attempt} attempts`)
+      if (attempt >= allowed) throw giveUp(error.error, tried(attempt))
       let delay = backoffDelay(attempt - 1, policy, options.random)
       if (error.retryAfterMs !== undefined) {
         if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
@@ -149,7 +161,7 @@ export async function withRetry<T>(
         const left = deadline - now()
         if (left < MIN_ATTEMPT_MS) {
           if (signal && !signal.aborted) await sleep(Math.max(0, left) + 100)
-          throw giveUp(error.error, 'no time left before the deadline to retry')
+          throw giveUp(error.error, `${tried(attempt)}; no time left before the deadline to retry`)
         }
         // Capped so that the next try starts with half the time left for it.
         delay = Math.min(delay, Math.floor(left / 2))
@@ -157,6 +169,12 @@ export async function withRetry<T>(
       logger.debug(
         `${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`
       )
+      const waited = now() - started
+      if (options.notice && waited >= options.notice.afterMs) {
+        options.notice.say(
+          `${failure.replace(/\.$/, '')}; trying again in ${seconds(delay)} (try ${attempt + 1} of ${allowed}, ${formatDuration(waited)} since the first)`
+        )
+      }
       await sleep(delay)
     }
   }
