@@ -61,6 +61,8 @@ Server
   --no-stage-view          As without the Pipeline Stage View plugin (no wfapi).
   --hostile TEXT           A hostile Jenkins: TEXT (\\n and \\r read as line breaks) in front of
                            every name, display name, queue reason, result and cause.
+  --echo-request           Queue reasons also quote the request's cookie and its session's
+                           crumb, as a proxy that echoes requests might.
   --log                    Print each request: method, path, status, user, kind.
 
 Users (default: ${DEFAULT.name}, password ${DEFAULT.password}, API token ${DEFAULT.apiToken},
@@ -109,6 +111,7 @@ export const FLAGS = {
   executors: { type: 'string' },
   'no-stage-view': { type: 'boolean' },
   hostile: { type: 'string' },
+  'echo-request': { type: 'boolean' },
   log: { type: 'boolean' },
   user: { type: 'string', multiple: true },
   token: { type: 'string', multiple: true },
@@ -428,6 +431,7 @@ function serverOptions(values: Values): ServerOptions {
     if (values.hostile === '') throw new UsageError('--hostile needs a text')
     options.hostile = { text: values.hostile.replace(/\\n/g, '\n').replace(/\\r/g, '\r') }
   }
+  if (values['echo-request']) options.hostile = { text: '', ...options.hostile, echoRequest: true }
   return options
 }
 

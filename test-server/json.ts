@@ -20,6 +20,8 @@ export interface JsonContext {
   useCrumbs: boolean
   /** Attacker-chosen text in the fields a client prints (ServerOptions.hostile). */
   hostile?: HostileSpec
+  /** With HostileSpec.echoRequest: what this request showed (its cookie, its session's crumb), for a `why`. */
+  echo?: string
 }
 
 type Json = Record<string, unknown>
@@ -28,7 +30,8 @@ type Json = Record<string, unknown>
 function served(ctx: JsonContext, field: HostileField, value: string): string {
   const hostile = ctx.hostile
   if (!hostile || (hostile.fields && !hostile.fields.includes(field))) return value
-  return hostile.text + value
+  const echo = field === 'why' && ctx.echo ? `why: ${ctx.echo} ` : ''
+  return hostile.text + echo + value
 }
 
 function causesJson(ctx: JsonContext, causes: Cause[]): Cause[] {
