@@ -4,7 +4,9 @@
  * `hostile.echoRequest`). The step registers both with the runner
  * (`::add-mask::`) the moment it gets them, before any line could show them,
  * redacts them from its own status lines, and sends the crumb with POSTs only.
- * The jenkins-build command masks them as the runner does.
+ * The build's console then quotes them too, raw as Jenkins text is printed:
+ * only the masks catch that line, on the runner and in the jenkins-build
+ * command.
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -12,7 +14,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT, node24, startAction, type ActionRun } from '../../scripts/action-runner.js'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
-import { adminPost, auth, describeRun, runnerView, startBuild } from './helpers.js'
+import { adminPost, auth, describeRun, runnerView, startBuild, untilServer } from './helpers.js'
 
 const NODE24 = node24()
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -25,15 +27,27 @@ function secretsSince(jenkins: TestJenkins, crumbs: number, sessions: number): s
   return [...jenkins.issuedCrumbs.slice(crumbs), ...jenkins.issuedSessions.slice(sessions)]
 }
 
-/** Blocks `job` with a long build from outside, so that the step's item waits in the queue with a `why`. */
-async function blocked(jenkins: TestJenkins, job: string): Promise<() => Promise<void>> {
+/**
+ * Blocks `job` with a long build from outside, so that the step's item waits
+ * in the queue with a `why`. Unblocking lets the step's build start, and its
+ * console then quotes `secrets` too (raw: the runner's masker must catch it).
+ */
+async function blocked(
+  jenkins: TestJenkins,
+  job: string
+): Promise<(secrets: () => string[]) => Promise<void>> {
   const spec = jenkins.state.findJob(job)!.script
   const normal = spec.durationMs
   spec.durationMs = 60_000
   const gate = await startBuild(jenkins, job)
   spec.durationMs = normal
-  return async () => {
+  return async secrets => {
     await adminPost(jenkins, `/job/${job}/${gate.number}/stop`)
+    const build = await untilServer(
+      () => jenkins.builds(job).find(b => b.number !== gate.number && b.building),
+      `the step's build of ${job}`
+    )
+    jenkins.appendConsole(job, build.number, `proxy log: ${secrets().join(' ')}`)
   }
 }
 
@@ -47,8 +61,8 @@ describe('a queue why that echoes the session cookie and the crumb', () => {
       hostile: { text: '', fields: ['why'], echoRequest: true },
       jobs: {
         // Not concurrent: a running build keeps the step's item queued.
-        echoed: { script: { durationMs: 200 } },
-        'echoed-cli': { script: { durationMs: 200 } }
+        echoed: { script: { durationMs: 2000 } },
+        'echoed-cli': { script: { durationMs: 2000 } }
       }
     })
   })
@@ -64,7 +78,7 @@ describe('a queue why that echoes the session cookie and the crumb', () => {
       { node: NODE24, killAfterMs: 60_000 }
     )
     await step.waitForOutput(/Waiting in the Jenkins queue: why: /)
-    await unblock()
+    await unblock(() => secretsSince(jenkins, crumbs, sessions))
     const r: ActionRun = await step.done
     expect(r.code, describeRun(r)).toBe(0)
     expect(r.outputs.result).toBe('SUCCESS')
@@ -94,12 +108,11 @@ describe('a queue why that echoes the session cookie and the crumb', () => {
       }
     }
     expect(whyLines).toBeGreaterThan(0)
-    // Outside the add-mask commands, the raw values are nowhere.
-    const shown = lines
-      .filter(line => line.command?.name !== 'add-mask')
-      .map(line => line.text)
-      .join('\n')
-    const left = [shown, r.stderr, JSON.stringify(r.outputs), r.summary, JSON.stringify(r.state)]
+    // The console quoted them raw (Jenkins text is printed as it comes): the runner masks that line.
+    const quoted = lines.filter(line => line.text.startsWith('proxy log: '))
+    expect(quoted.map(line => line.text)).toEqual([`proxy log: ${secrets.join(' ')}`])
+    // Nowhere else: not in stderr, the outputs, the summary or the saved state.
+    const left = [r.stderr, JSON.stringify(r.outputs), r.summary, JSON.stringify(r.state)]
     for (const secret of secrets) for (const text of left) expect(text).not.toContain(secret)
 
     // The crumb went with the POST (CrumbFilter checked it), and with no GET.
@@ -131,7 +144,7 @@ describe('a queue why that echoes the session cookie and the crumb', () => {
     const waited = setInterval(() => {
       if (out.includes('Waiting in the Jenkins queue: why: ')) {
         clearInterval(waited)
-        void unblock()
+        void unblock(() => secretsSince(jenkins, crumbs, sessions))
       }
     }, 50)
     const code = await new Promise<number | null>(resolve => child.on('close', resolve))
@@ -143,5 +156,7 @@ describe('a queue why that echoes the session cookie and the crumb', () => {
     expect(jenkins.issuedCrumbs.length).toBeGreaterThan(crumbs)
     expect(jenkins.issuedSessions.length).toBeGreaterThan(sessions)
     for (const secret of secrets) expect(out).not.toContain(secret)
+    // The bundle printed the console line raw; the command masked it as the runner would.
+    expect(out).toContain(`proxy log: ${secrets.map(() => '***').join(' ')}\n`)
   }, 60_000)
 })
