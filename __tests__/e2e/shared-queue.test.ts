@@ -170,9 +170,10 @@ describe.concurrent('a queue item shared with another run (Node 24)', () => {
   }, 60_000)
 
   it('two runs scan for the same new branch: the scan request folds, and the build indexing started is left to the other run', async () => {
-    // A scan from outside keeps the runs' scan queued (a second scan waits while one runs).
+    // A scan from outside keeps the runs' scan queued (a second scan waits while one runs),
+    // long enough for two processes to start on a busy machine.
     const mb = jenkins.state.findJob('mb')!
-    mb.scanDurationMs = 8000
+    mb.scanDurationMs = 12_000
     const scanning = await adminPost(jenkins, '/job/mb/build?delay=0sec')
     expect(scanning.status).toBe(302)
     mb.scanDurationMs = 300
@@ -246,7 +247,8 @@ describe.concurrent('a queue item shared with another run (Node 24)', () => {
     'a run cancelled while its scan waits leaves the scan to run, and says why ($project)',
     async ({ project: name, inputs, head }) => {
       const project = jenkins.state.findJob(name)!
-      project.scanDurationMs = 6000
+      // Outlasts the run's start on a busy machine; the test ends without waiting for it.
+      project.scanDurationMs = 20_000
       const scanning = await adminPost(jenkins, `/job/${name}/build?delay=0sec`)
       expect(scanning.status).toBe(302)
       project.scanDurationMs = 300
