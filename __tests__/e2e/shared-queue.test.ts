@@ -203,6 +203,7 @@ describe.concurrent('a queue item shared with another run (Node 24)', () => {
     expect(ra.code, describeRun(ra)).not.toBe(0)
     expect(ra.state[State.Shared]).toBe('true')
     expect(errorAnnotation(ra)).toMatch(`left build #1 running: shared with another request`)
+    expect(ra.stdout).toContain('Jenkins: left build #1 running: shared with another request.\n')
     // The runner then runs the post step; one whose main step was killed looks again, and leaves it too.
     const post = await runAction(
       { ...auth(jenkins), job: 'mb', branch: 'PR-7' },
