@@ -78,7 +78,7 @@ async function stopAll(
   const said = new Map<string, string>()
   let outcome: string
   if (!ledger.anything) {
-    const left = run.scans.map(scanLeft)
+    const left = [...new Set(run.scans)].map(scanLeft)
     for (const line of left) log.info(`Jenkins: ${line}.`)
     outcome = left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.'
   } else if (!settings.abortOnCancel) {
