@@ -104,9 +104,15 @@ describe('resolveBranch', () => {
     )
     expect(o.out.lines).toContain('::group::Scan of repo')
     expect(o.out.lines.filter(l => l === '::endgroup::')).toHaveLength(1)
-    expect(o.out.lines.at(-1)).toMatch(
+    expect(o.out.lines.at(-2)).toMatch(
       /^Branch indexing created repo\/PR-11 and started its first build \(cause: Branch indexing\): following (queue item|build #1)/
     )
+    // Any other run that scanned for it follows the same build: a cancel must leave it.
+    expect(o.out.lines.at(-1)).toBe(
+      "Every run that scanned for branch 'PR-11' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running."
+    )
+    // One scan request: nothing was folded into it.
+    expect(o.out.lines.some(l => l.startsWith('Jenkins merged this scan request'))).toBe(false)
   })
 
   it('scan: never names the closest branches, decoded, and sends no scan', async () => {

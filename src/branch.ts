@@ -31,6 +31,8 @@ export interface BranchOptions {
   out: ScanOutput
   /** Fires on cancel or timeout; waits end with StepAborted. */
   signal: AbortSignal
+  /** Told when the scan was requested (a cancel after it says the scan was left running). */
+  onScan?: () => void
   /** First pause between looks at the scan (ms); it grows to maxPollMs. */
   pollMs?: number
   maxPollMs?: number
@@ -83,7 +85,9 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
     `Branch '${name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`
   )
   await api.scanMultibranch(branch.project)
+  options.onScan?.()
   const log = new ScanLog(options)
+  let foldSaid = false
   const scan = new ScanState()
   let pause = options.pollMs ?? 1000
   let open = true
@@ -100,7 +104,16 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
       throwIfAborted(signal)
       // The scan's state first, then the branch: when the scan was over
       // before the branch was looked up, a missing branch is final.
-      const queued = (await api.getQueue()).some(item => sameJob(item.job, branch.project))
+      const scanItem = (await api.getQueue()).find(item => sameJob(item.job, branch.project))
+      const queued = scanItem !== undefined
+      // Scan requests fold like any queue request (Queue.scheduleInternal):
+      // each leaves its cause on the one item (CauseAction.foldIntoExisting).
+      if (scanItem && !foldSaid && scanItem.causes.length > 1) {
+        foldSaid = true
+        out.info(
+          `Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`
+        )
+      }
       const running = queued ? false : await log.poll()
       scan.look(queued, running)
       const info = await jobOrUndefined(api, settings.job)
@@ -123,6 +136,9 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
             found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`
           out.info(
             `Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`
+          )
+          out.info(
+            `Every run that scanned for branch '${name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`
           )
           return { info, indexingBuild: found }
         }

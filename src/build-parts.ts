@@ -75,7 +75,13 @@ export async function withJobSuggestions(
   return error.message
 }
 
-/** The queue item of the build branch indexing started, in the shape of a trigger's answer. */
+/**
+ * The queue item of the build branch indexing started, in the shape of a
+ * trigger's answer. It counts as merged (shared): every run that scanned for
+ * the branch follows this one build, and Jenkins cannot say which do (the
+ * build carries one BranchIndexingCause whoever asked for the scan:
+ * branch-api's MultiBranchProject.scheduleBuild), so no run stops it.
+ */
 export function indexingBuildQueued(
   api: JenkinsApi,
   info: JobInfo,
@@ -86,7 +92,7 @@ export function indexingBuildQueued(
   return {
     queueId,
     queueUrl: `${api.baseUrl}/queue/item/${queueId}/`,
-    merged: false,
+    merged: true,
     unknownParameters: Object.keys(parameters).filter(key => !defined.has(key))
   }
 }

@@ -4,6 +4,18 @@ import { CAUSES_TREE, isShared } from './jenkins/shared-work.js'
 import type { BuildRef, JenkinsApi, JobPath, LostTrigger, QueueItem } from './jenkins/types.js'
 import { sleep } from './wait.js'
 
+/**
+ * Why a scan is left running on cancel or timeout. Jenkins folds every scan
+ * request for a project into the one queued item (ComputedFolder.doBuild →
+ * Queue.schedule2), other requests can fold in between a look at its causes
+ * and a cancel, and once the scan runs Jenkins exports no causes at all (a
+ * FolderComputation has no API). A scan also indexes every branch of the
+ * project, not only this step's: stopping it would leave the others unseen.
+ */
+export function scanLeft(project: string): string {
+  return `left the scan of ${project} running: shared by every request waiting for the project's branches`
+}
+
 /** What we know of the remote work when the step has to give up on it. */
 export interface RemoteTarget {
   job: JobPath

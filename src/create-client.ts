@@ -1,3 +1,4 @@
+import * as core from '@actions/core'
 import { coreLogger } from './core-logger.js'
 import type { Settings } from './inputs.js'
 import { JenkinsClient } from './jenkins/client.js'
@@ -38,6 +39,9 @@ export function createClient(
     triggerCause: runUrl(),
     logger: coreLogger,
     firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
+    // Like the token: the runner masks a crumb or session cookie wherever it
+    // shows, Jenkins' console and a proxy's echo included.
+    onSecret: value => core.setSecret(value),
     ...bounds
   })
 }

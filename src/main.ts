@@ -3,12 +3,13 @@ import { resolveBranch, type ScanOutput } from './branch.js'
 import { buildJob } from './build-job.js'
 import { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './budgets.js'
 import { withJobSuggestions } from './build-parts.js'
-import { abortRemote, onCancelSignals } from './cancel.js'
+import { abortRemote, onCancelSignals, scanLeft } from './cancel.js'
 import { Output, State } from './constants.js'
 import { coreLogger } from './core-logger.js'
 import { budgetClient, createClient } from './create-client.js'
 import { getSettings, type Settings } from './inputs.js'
 import { Interrupted, JenkinsError } from './jenkins/errors.js'
+import { fullName } from './jenkins/job-path.js'
 import type { JenkinsApi } from './jenkins/types.js'
 import { runJobsStep } from './multi/step.js'
 import { run as runPost } from './post.js'
@@ -69,7 +70,13 @@ async function runMain(settings: Settings): Promise<void> {
     core.setOutput(Output.JobUrl, api.jobUrl(settings.job))
     if (settings.disable) return await disableJob(api, settings)
     const branch = settings.branch
-      ? await resolveBranch({ api, settings, out: scanOutput, signal: controller.signal })
+      ? await resolveBranch({
+          api,
+          settings,
+          out: scanOutput,
+          signal: controller.signal,
+          onScan: () => (progress.scan = fullName(settings.branch?.project ?? []))
+        })
       : undefined
     await buildJob(api, settings, controller.signal, progress, branch)
   } catch (error) {
@@ -177,7 +184,10 @@ async function abortOrLeave(
 ): Promise<string> {
   if (!progress.anything) {
     progress.done()
-    return '; nothing was started in Jenkins.'
+    if (progress.scan === undefined) return '; nothing was started in Jenkins.'
+    const left = scanLeft(progress.scan)
+    coreLogger.info(`Jenkins: ${left}.`)
+    return `; ${left}.`
   }
   if (!progress.owned || !settings.abortOnCancel) progress.done()
   if (!progress.owned) return '; left it running (this step did not start it).'

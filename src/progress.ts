@@ -18,6 +18,11 @@ export class Progress implements RemoteTarget {
   owned = false
   /** Jenkins merged the trigger into another request's item (303): cancel.ts leaves it alone. */
   shared = false
+  /**
+   * The multibranch project this step asked to scan, if it did. A scan is
+   * never cancelled or stopped (cancel.ts scanLeft).
+   */
+  scan?: string
   private finished = false
   /** Work to let finish after the abort (a commit status), within its budget. */
   private readonly deferred: Array<Promise<unknown>> = []

@@ -66,6 +66,8 @@ Server
   --clock-skew DURATION    Jenkins' clock off the real one: =-75447h (behind), 1h (ahead). Every
                            time it reports (build start, queued since, Date header) is on it.
   --silent                 Accept connections and answer nothing: a hung Jenkins, a wrong port.
+  --echo-request           Queue reasons also quote the request's cookie and its session's
+                           crumb, as a proxy that echoes requests might.
   --log                    Print each request: method, path, status, user, kind.
 
 Users (default: ${DEFAULT.name}, password ${DEFAULT.password}, API token ${DEFAULT.apiToken},
@@ -116,6 +118,7 @@ export const FLAGS = {
   hostile: { type: 'string' },
   'clock-skew': { type: 'string' },
   silent: { type: 'boolean' },
+  'echo-request': { type: 'boolean' },
   log: { type: 'boolean' },
   user: { type: 'string', multiple: true },
   token: { type: 'string', multiple: true },
@@ -436,6 +439,7 @@ function serverOptions(values: Values): ServerOptions {
     options.hostile = { text: values.hostile.replace(/\\n/g, '\n').replace(/\\r/g, '\r') }
   }
   if (values['clock-skew'] !== undefined) options.clockSkewMs = clockSkew(values['clock-skew'])
+  if (values['echo-request']) options.hostile = { text: '', ...options.hostile, echoRequest: true }
   return options
 }
 

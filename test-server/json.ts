@@ -22,6 +22,8 @@ export interface JsonContext {
   hostile?: HostileSpec
   /** Jenkins' clock minus the real one (ServerOptions.clockSkewMs). */
   clockSkewMs: number
+  /** With HostileSpec.echoRequest: what this request showed (its cookie, its session's crumb), for a `why`. */
+  echo?: string
 }
 
 /** A real epoch time as this Jenkins' clock shows it (ServerOptions.clockSkewMs). */
@@ -35,7 +37,8 @@ type Json = Record<string, unknown>
 function served(ctx: JsonContext, field: HostileField, value: string): string {
   const hostile = ctx.hostile
   if (!hostile || (hostile.fields && !hostile.fields.includes(field))) return value
-  return hostile.text + value
+  const echo = field === 'why' && ctx.echo ? `why: ${ctx.echo} ` : ''
+  return hostile.text + echo + value
 }
 
 function causesJson(ctx: JsonContext, causes: Cause[]): Cause[] {

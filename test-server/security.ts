@@ -114,6 +114,8 @@ export class Sessions {
   private readonly ids = new Set<string>()
   /** Every crumb the issuer handed out, across restarts (tests search logs for them). */
   readonly issued: string[] = []
+  /** Every session id handed out (a cookie's value), across restarts (tests search logs for them). */
+  readonly created: string[] = []
 
   constructor() {
     this.renew()
@@ -141,6 +143,7 @@ export class Sessions {
   create(): string {
     const id = `node0${randomBytes(12).toString('hex')}.node0`
     this.ids.add(id)
+    this.created.push(id)
     return id
   }
 

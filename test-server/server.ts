@@ -124,6 +124,10 @@ class JenkinsServer implements TestJenkins {
     return this.ctx.sessions.issued
   }
 
+  get issuedSessions(): readonly string[] {
+    return this.ctx.sessions.created
+  }
+
   get cookieName(): string {
     return this.ctx.sessions.cookieName
   }
@@ -194,6 +198,18 @@ class JenkinsServer implements TestJenkins {
   }
 
   private restartArmed = false
+
+  /** The context for one request: with HostileSpec.echoRequest, its JSON quotes the request's cookie and its session's crumb. */
+  private echoing(
+    req: IncomingMessage,
+    user: string,
+    sessionId: string | undefined
+  ): ServerContext {
+    if (!this.ctx.json.hostile?.echoRequest) return this.ctx
+    const parts = [req.headers.cookie ?? '(no cookie)']
+    if (sessionId) parts.push(`crumb ${this.ctx.sessions.crumb(user, sessionId)}`)
+    return { ...this.ctx, json: { ...this.ctx.json, echo: parts.join(' ') } }
+  }
 
   aim(fault: AimedFault): AimedFaultHandle {
     return this.aimed.aim(fault)
@@ -392,6 +408,7 @@ class JenkinsServer implements TestJenkins {
     entry.auth = identity.anonymous ? 'anonymous' : identity.viaToken ? 'token' : 'password'
 
     const sessionId = this.ctx.sessions.find(req.headers.cookie)
+    if (req.headers[this.ctx.crumbField.toLowerCase()] !== undefined) entry.crumbHeader = true
     // CrumbFilter: only POST; API-token requests are exempt even with a wrong crumb.
     if (req.method === 'POST' && this.ctx.csrf && !identity.viaToken) {
       entry.crumbChecked = true
@@ -414,7 +431,7 @@ class JenkinsServer implements TestJenkins {
       forwarded,
       sessionId,
       entry,
-      ctx: this.ctx,
+      ctx: this.echoing(req, identity.name, sessionId),
       jetty
     }
     await route(exchange)

@@ -144,6 +144,8 @@ export interface TestJenkins {
   requests: RequestLogEntry[]
   /** Every crumb the crumb issuer handed out, across restarts (to search logs for them). */
   readonly issuedCrumbs: readonly string[]
+  /** Every session id (session cookie value) handed out, across restarts (to search logs for them). */
+  readonly issuedSessions: readonly string[]
   /** Current session cookie name (`JSESSIONID.<8 hex>`). */
   readonly cookieName: string
   /** Credentials of the configured users, for tests. */

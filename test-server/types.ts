@@ -261,6 +261,12 @@ export interface HostileSpec {
    * one; `cause` (a cause's shortDescription and userName).
    */
   fields?: HostileField[]
+  /**
+   * A `why` also echoes the request: its Cookie header and the crumb its
+   * session was issued, as a proxy or plugin that quotes what it saw might
+   * (`why: JSESSIONID.…=… crumb c0ffee…`). `text` may then be ''.
+   */
+  echoRequest?: boolean
 }
 
 /**
@@ -393,6 +399,8 @@ export interface RequestLogEntry {
   auth?: 'token' | 'password' | 'anonymous'
   /** Set when CrumbFilter checked this request's crumb (a POST with CSRF protection on, not by API token). */
   crumbChecked?: boolean
+  /** Set when the request carried a header named like the crumb field (whatever its value). */
+  crumbHeader?: boolean
   /** Epoch ms when the request arrived. */
   time: number
   /** Epoch ms when the whole answer was handed to the connection (unset when it was not). */

@@ -4,8 +4,11 @@
  * Queue.scheduleInternal does, causes and all). With `concurrency:
  * cancel-in-progress`, one run gets SIGINT: it must leave the shared item or
  * build running, and the other run must still get its result. Jenkins must
- * never receive a cancel or stop for that item or build. Signals go to the
- * bundle under Node 24, as in cancel.test.ts.
+ * never receive a cancel or stop for that item or build. The same for
+ * multibranch scans: two runs scanning for one new branch share the scan's
+ * item and the build branch indexing starts, and a run cancelled during its
+ * scan leaves the scan. Signals go to the bundle under Node 24, as in
+ * cancel.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -63,7 +66,26 @@ describe.concurrent('a queue item shared with another run (Node 24)', () => {
       jobs: {
         // Neither is concurrent: a running build keeps the next item queued.
         plain: { script: { durationMs: 500 } },
-        params: { parameters: [{ name: 'P' }], script: { durationMs: 10_000 } }
+        params: { parameters: [{ name: 'P' }], script: { durationMs: 10_000 } },
+        // PR-7 is pushed while a scan runs (addHead): the next scan finds it.
+        mb: {
+          type: 'multibranch',
+          scanDurationMs: 300,
+          jobs: { main: { script: { durationMs: 150 } } },
+          heads: { main: {} }
+        },
+        'mb-cancel': {
+          type: 'multibranch',
+          scanDurationMs: 300,
+          jobs: { main: { script: { durationMs: 150 } } },
+          heads: { main: {} }
+        },
+        'mb-jobs': {
+          type: 'multibranch',
+          scanDurationMs: 300,
+          jobs: { main: { script: { durationMs: 150 } } },
+          heads: { main: {} }
+        }
       }
     })
   })
@@ -146,4 +168,113 @@ describe.concurrent('a queue item shared with another run (Node 24)', () => {
     expect(Number(ra.outputs['build-number'])).toBe(build.number)
     expect(cancelsAndStops(jenkins, 'params', build.queueId, build.number)).toEqual([])
   }, 60_000)
+
+  it('two runs scan for the same new branch: the scan request folds, and the build indexing started is left to the other run', async () => {
+    // A scan from outside keeps the runs' scan queued (a second scan waits while one runs),
+    // long enough for two processes to start on a busy machine.
+    const mb = jenkins.state.findJob('mb')!
+    mb.scanDurationMs = 12_000
+    const scanning = await adminPost(jenkins, '/job/mb/build?delay=0sec')
+    expect(scanning.status).toBe(302)
+    mb.scanDurationMs = 300
+    const a = start(jenkins, { job: 'mb', branch: 'PR-7' })
+    const b = start(jenkins, { job: 'mb', branch: 'PR-7' })
+    const merged =
+      /Jenkins merged this scan request into the scan of mb already queued \(queue item (\d+), 2 requests\): the scan is shared\./
+    await Promise.all([a.waitForOutput(merged), b.waitForOutput(merged)])
+    const scanItem = Number(merged.exec(a.stdout())?.[1])
+    expect(Number(merged.exec(b.stdout())?.[1])).toBe(scanItem)
+    // Pushed now: the runs' one scan finds it, creates PR-7 and builds it once.
+    jenkins.addHead('mb', 'PR-7', { script: { durationMs: 10_000 } })
+    const started = /Jenkins build mb\/PR-7 #1 started/
+    await Promise.all([a.waitForOutput(started), b.waitForOutput(started)])
+    for (const r of [a, b]) {
+      expect(r.stdout()).toContain('following build #1 instead of triggering a second build')
+      expect(r.stdout()).toContain(
+        "Every run that scanned for branch 'PR-7' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running."
+      )
+    }
+    const build = jenkins.builds('mb/PR-7')[0]!
+    expect(jenkins.builds('mb/PR-7')).toHaveLength(1)
+    expect(build.building).toBe(true)
+
+    a.child.kill('SIGINT')
+    const ra = await a.done
+    expect(ra.code, describeRun(ra)).not.toBe(0)
+    expect(ra.state[State.Shared]).toBe('true')
+    expect(errorAnnotation(ra)).toMatch(`left build #1 running: shared with another request`)
+    expect(ra.stdout).toContain('Jenkins: left build #1 running: shared with another request.\n')
+    // The runner then runs the post step; one whose main step was killed looks again, and leaves it too.
+    const post = await runAction(
+      { ...auth(jenkins), job: 'mb', branch: 'PR-7' },
+      { node: NODE24, state: { ...ra.state, [State.Done]: 'false' } }
+    )
+    expect(post.code, describeRun(post)).toBe(0)
+    expect(post.stdout).toContain('Post step: left build #1 running: shared with another request.')
+    expect(build.building).toBe(true)
+
+    const rb = await b.done
+    expect(rb.code, describeRun(rb)).toBe(0)
+    expect(rb.outputs.result).toBe('SUCCESS')
+    expect(rb.outputs['build-number']).toBe('1')
+    expect(build.result).toBe('SUCCESS')
+    const stops = jenkins.requests.filter(
+      q =>
+        q.method === 'POST' &&
+        (['stop', 'term', 'kill'].some(how => q.path === `/job/mb/job/PR-7/1/${how}`) ||
+          (q.path === '/queue/cancelItem' &&
+            [String(scanItem), String(build.queueId)].includes(
+              new URLSearchParams(q.query).get('id') ?? ''
+            )))
+    )
+    expect(stops).toEqual([])
+    // Each run asked for the scan once; Jenkins folded them into one item.
+    const scans = jenkins.requests.filter(q => q.kind === 'scan' && q.job === 'mb')
+    expect(scans.map(q => q.status)).toEqual([302, 302, 302])
+  }, 60_000)
+
+  it.each<{ project: string; inputs: Record<string, string>; head: string }>([
+    {
+      project: 'mb-cancel',
+      inputs: { job: 'mb-cancel', branch: 'PR-9' },
+      head: 'The workflow was cancelled while waiting for Jenkins mb-cancel/PR-9'
+    },
+    {
+      project: 'mb-jobs',
+      inputs: { jobs: 'mb-jobs', branch: 'PR-9' },
+      head: 'The workflow was cancelled while waiting for 1 Jenkins builds'
+    }
+  ])(
+    'a run cancelled while its scan waits leaves the scan to run, and says why ($project)',
+    async ({ project: name, inputs, head }) => {
+      const project = jenkins.state.findJob(name)!
+      // Outlasts the run's start on a busy machine; the test ends without waiting for it.
+      project.scanDurationMs = 20_000
+      const scanning = await adminPost(jenkins, `/job/${name}/build?delay=0sec`)
+      expect(scanning.status).toBe(302)
+      project.scanDurationMs = 300
+      const a = start(jenkins, inputs)
+      await a.waitForOutput(new RegExp(`::group::Scan of ${name}`))
+      const item = await untilServer(
+        () => jenkins.state.queue.find(i => i.job.fullName === name && i.state !== 'left'),
+        "the run's scan, queued behind the running one"
+      )
+      a.child.kill('SIGINT')
+      const ra = await a.done
+      expect(ra.code, describeRun(ra)).not.toBe(0)
+      const left = `left the scan of ${name} running: shared by every request waiting for the project's branches`
+      expect(errorAnnotation(ra)).toBe(`${head}; ${left}.`)
+      expect(ra.stdout).toContain(`Jenkins: ${left}.\n`)
+      expect(
+        jenkins.requests.filter(
+          q =>
+            q.method === 'POST' &&
+            q.path === '/queue/cancelItem' &&
+            new URLSearchParams(q.query).get('id') === String(item.id)
+        )
+      ).toEqual([])
+      expect(item.state).not.toBe('left')
+    },
+    60_000
+  )
 })

@@ -28,7 +28,7 @@ const plain: JobInfo = {
 const build: BuildRef = { job, number: 7, url: `${BASE}/job/deploy/7/` }
 
 describe('crumb and session', () => {
-  it('fetches the crumb once before the first POST and sends it, named by crumbRequestField, with the session cookie', async () => {
+  it('fetches the crumb once before the first POST and sends it with POSTs only, named by crumbRequestField, with the session cookie', async () => {
     const { client } = makeClient()
     crumbIssuer('Automation-Crumb')
     nock(ORIGIN)
@@ -42,9 +42,10 @@ describe('crumb and session', () => {
       .matchHeader('automation-crumb', CRUMB)
       .matchHeader('cookie', COOKIE)
       .reply(302, '', { Location: `${ORIGIN}/jenkins/job/deploy/7/` })
-      // Later GETs carry the crumb and the session too.
+    // Later GETs carry the session but never the crumb: only POSTs are
+    // checked (CrumbFilter), and a GET's headers are what a proxy may echo.
+    nock(ORIGIN, { badheaders: ['automation-crumb'] })
       .get('/jenkins/queue/item/5/api/json')
-      .matchHeader('automation-crumb', CRUMB)
       .matchHeader('cookie', COOKIE)
       .reply(200, { id: 5 })
 
@@ -52,6 +53,29 @@ describe('crumb and session', () => {
     await client.stopBuild(build, 'stop')
     await client.getQueueItem(5)
     expect(client.requestCounts['crumb']).toBe(1)
+  })
+
+  it('tells onSecret of the crumb and the session cookie as they arrive, and redacts both from a queue why', async () => {
+    const told: string[] = []
+    const { client } = makeClient({ onSecret: value => told.push(value) })
+    crumbIssuer()
+    const sessionId = COOKIE.slice(COOKIE.indexOf('=') + 1)
+    nock(ORIGIN)
+      .post('/jenkins/job/deploy/build')
+      .query({ delay: '0sec' })
+      .reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/5/` })
+      .get('/jenkins/queue/item/5/api/json')
+      .reply(200, {
+        id: 5,
+        why: `why: ${COOKIE} crumb ${CRUMB} Waiting for next available executor`
+      })
+    await client.trigger(plain, job, {})
+    // Each once, the session first: its cookie came with the crumb's answer.
+    expect(told).toEqual([sessionId, CRUMB])
+    const item = await client.getQueueItem(5)
+    expect(item.why).toBe(
+      `why: ${COOKIE.slice(0, COOKIE.indexOf('=') + 1)}*** crumb *** Waiting for next available executor`
+    )
   })
 
   it('takes the header name from the server (Jenkins-Crumb on current Jenkins)', async () => {

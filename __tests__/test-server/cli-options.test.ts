@@ -76,6 +76,7 @@ describe('test server command line: server flags', () => {
       '--no-stage-view',
       '--hostile',
       '::error::x\\ny',
+      '--echo-request',
       '--log'
     ])
     expect(config.options).toMatchObject({
@@ -90,7 +91,7 @@ describe('test server command line: server flags', () => {
       quietPeriodSec: 0.5,
       executors: 0,
       stageView: false,
-      hostile: { text: '::error::x\ny' }
+      hostile: { text: '::error::x\ny', echoRequest: true }
     })
     expect(config.tlsDir).toBe(resolve('certs'))
     expect(config.log).toBe(true)

@@ -5,7 +5,7 @@ import {
   type ServerOptions,
   type TestJenkins
 } from '../../test-server/index.js'
-import { ADMIN, PASSWORD, TOKEN, basic, crumbSession, get, post } from './helpers.js'
+import { ADMIN, PASSWORD, TOKEN, basic, crumbSession, get, post, queueId } from './helpers.js'
 
 let jenkins: TestJenkins | undefined
 
@@ -264,5 +264,29 @@ describe('request log', () => {
       ['GET', '/api/json', 403, 'anonymous', 'anonymous', false],
       ['GET', '/api/json', 401, null, undefined, false]
     ])
+  })
+})
+
+describe('a server that echoes requests (hostile.echoRequest)', () => {
+  it("quotes the request's cookie and its session's crumb in a queue why, and records crumb headers", async () => {
+    const j = await start({ hostile: { text: '', fields: ['why'], echoRequest: true } })
+    const session = await crumbSession(j)
+    const queued = await post(j, '/job/app/build', {
+      auth: PASSWORD,
+      headers: { cookie: session.cookie, [session.field]: session.crumb }
+    })
+    expect(queued.status).toBe(201)
+    const id = queueId(queued.headers.get('location'))
+    // The GET carries no crumb; the echo still quotes the crumb its session was issued.
+    const res = await get(j, `/queue/item/${id}/api/json`, PASSWORD, { cookie: session.cookie })
+    const item = (await res.json()) as { why: string }
+    const echo = `why: ${session.cookie} crumb ${session.crumb} `
+    expect(item.why.startsWith(echo), item.why).toBe(true)
+    expect(item.why.slice(echo.length)).toMatch(/^In the quiet period\. Expires in \d/)
+    const [trigger, read] = j.requests.filter(r => r.kind === 'trigger' || r.kind === 'queue')
+    expect(trigger).toMatchObject({ method: 'POST', crumbHeader: true, crumbChecked: true })
+    expect(read).toMatchObject({ method: 'GET' })
+    expect(read?.crumbHeader).toBeUndefined()
+    expect(j.issuedSessions).toContain(session.cookie.slice(session.cookie.indexOf('=') + 1))
   })
 })

@@ -26,6 +26,8 @@ export interface TransportOptions {
   headers?: ReadonlyArray<readonly [string, string]>
   /** PEM CA certificates trusted, besides Node's defaults, for this client's connections only. */
   ca?: readonly string[]
+  /** Told of each crumb and session cookie value the moment it is given (RequestSettings.onSecret). */
+  onSecret?: (value: string) => void
 }
 
 /** How a body is read within its exchange's bounds (limits.ts implements it). */
@@ -158,10 +160,21 @@ export class Transport {
     return values.filter((v): v is string => v !== undefined && v !== '')
   }
 
-  /** Sends the crumb header with every later request (undefined stops sending it). */
+  /** Sends the crumb header with every later POST (undefined stops sending it). */
   setCrumb(crumb: { field: string; value: string } | undefined): void {
     this.crumb = crumb
-    if (crumb) this.given.add(crumb.value)
+    if (crumb) this.remember(crumb.value)
+  }
+
+  /**
+   * A secret Jenkins gave (a crumb, a session cookie): redacted from every
+   * message from now on, and told to onSecret before anything could print
+   * it (a proxy or a plugin may echo it back in a queue `why`).
+   */
+  private remember(value: string): void {
+    if (this.given.has(value)) return
+    this.given.add(value)
+    this.options.onSecret?.(value)
   }
 
   /** Forgets the session, e.g. after Jenkins rejected a crumb bound to a dropped session. */
@@ -258,7 +271,11 @@ export class Transport {
     if (url.origin === this.base.origin) {
       for (const [name, value] of this.options.headers ?? []) headers[name.toLowerCase()] = value
       if (this.authorization) headers['authorization'] = this.authorization
-      if (this.crumb) headers[this.crumb.field.toLowerCase()] = this.crumb.value
+      // Only POSTs are checked (CrumbFilter, jenkins-api.md 1.5): a GET that
+      // carried the crumb would hand it to whatever echoes requests.
+      if (this.crumb && exchange.method === 'POST') {
+        headers[this.crumb.field.toLowerCase()] = this.crumb.value
+      }
     }
     const cookie = await this.jar.getCookieString(url.href)
     if (cookie) headers['cookie'] = cookie
@@ -315,7 +332,7 @@ export class Transport {
       // answer the next one without the session.
       const cookie = await this.jar.setCookie(header, url, { ignoreError: true })
       // Session ids are long; a short value ('1', 'true') would mangle ordinary words if redacted.
-      if (cookie && cookie.value.length >= 8) this.given.add(cookie.value)
+      if (cookie && cookie.value.length >= 8) this.remember(cookie.value)
     }
   }
 

@@ -178,6 +178,8 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
       `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`
     )
   }
+  // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
+  if (typeof item.why === 'string') item.why = http.redact(item.why)
   return item
 }
 
@@ -256,7 +258,7 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
       job: names,
       causes: causeClassesOf(item.actions),
       parameters: parametersOf(item.actions),
-      ...(typeof item.why === 'string' ? { why: item.why } : {})
+      ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
     })
   }
   return items

@@ -40,6 +40,13 @@ export interface RequestSettings {
    * difference (the abort and post clients talk to a server the step reached).
    */
   firstContactAttempts?: number
+  /**
+   * Told of each secret Jenkins hands the client (a crumb, a session cookie
+   * value) the moment it arrives, before any message could quote it: the
+   * step registers it with the runner's masker (core.setSecret), as it does
+   * the token. The client redacts it from its own messages either way.
+   */
+  onSecret?: (value: string) => void
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000

@@ -80,8 +80,12 @@ export class Requester {
   private readonly policy: RetryPolicy
   private readonly actionBudgetMs: number
   private readonly limits: LimitSettings
-  /** The one redaction list (redaction.ts), over every secret the transport knows. */
-  private readonly redact: (text: string) => string
+  /**
+   * The one redaction list (redaction.ts), over every secret the transport
+   * knows. Operations also pass Jenkins text through it that the step prints
+   * as a status (a queue `why`), since a proxy or plugin may echo the request.
+   */
+  readonly redact: (text: string) => string
   private readonly firstContactAttempts: number | undefined
   /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
   private answered = false
@@ -121,7 +125,8 @@ export class Requester {
       insecure: options.insecure ?? false,
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
       headers: options.headers,
-      ca: options.ca
+      ca: options.ca,
+      onSecret: options.onSecret
     })
     this.crumbs = new CrumbCache(
       () =>

@@ -23,6 +23,8 @@ export interface ResolveOptions {
   out: ScanOutput
   logger: Logger
   signal: AbortSignal
+  /** Told of each project this step asked to scan (a cancel leaves its scan running and says so). */
+  onScan?: (project: string) => void
 }
 
 /**
@@ -58,7 +60,8 @@ export async function resolveJobs(o: ResolveOptions): Promise<Resolved[]> {
       api,
       settings: { ...entry, branch: entry.branch, scan: o.scan, build: 'new' },
       out: o.out,
-      signal: o.signal
+      signal: o.signal,
+      onScan: () => o.onScan?.(fullName(entry.branch?.project ?? []))
     })
     item.info = item.branch.info
   }

@@ -52,6 +52,8 @@ const SETTLE_ON_ABORT_MS = 1000
  */
 export class JobsRun {
   readonly printer: Printer
+  /** The multibranch projects this step asked to scan (their scans are never stopped). */
+  readonly scans: string[] = []
   private readonly items: Item[]
   private readonly entries: readonly JobEntry[]
   private follower: BuildsFollower | undefined
@@ -141,7 +143,8 @@ export class JobsRun {
         endGroup: () => io.endGroup()
       },
       logger: this.log,
-      signal
+      signal,
+      onScan: project => this.scans.push(project)
     })
     this.items.forEach((item, i) => Object.assign(item, resolved[i]))
   }

@@ -1,6 +1,6 @@
 import { statusFailure } from '../build-parts.js'
 import { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from '../budgets.js'
-import { abortRemote, onCancelSignals } from '../cancel.js'
+import { abortRemote, onCancelSignals, scanLeft } from '../cancel.js'
 import { State } from '../constants.js'
 import { budgetClient, createClient } from '../create-client.js'
 import { formatDuration } from '../duration.js'
@@ -77,8 +77,11 @@ async function stopAll(
   const statuses = run.finishStatuses(statusFailure(error, signal))
   const said = new Map<string, string>()
   let outcome: string
-  if (!ledger.anything) outcome = '; nothing was started in Jenkins.'
-  else if (!settings.abortOnCancel) {
+  if (!ledger.anything) {
+    const left = [...new Set(run.scans)].map(scanLeft)
+    for (const line of left) log.info(`Jenkins: ${line}.`)
+    outcome = left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.'
+  } else if (!settings.abortOnCancel) {
     outcome = '; left the Jenkins work running (abort-on-cancel: false).'
   } else {
     // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
