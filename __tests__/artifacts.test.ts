@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
@@ -163,7 +171,50 @@ describe('downloadArtifacts', () => {
     const { api } = fakeApi({ 'link/evil.sh': 'rm -rf', 'safe.txt': 's' })
     const outcome = await downloadArtifacts(api, settings('**'), BUILD, recordingLogger())
     expect(outcome.written).toEqual(['jenkins-artifacts/safe.txt'])
-    expect(outcome.problems[0]).toMatch(/"link\/evil.sh" was not written: a symbolic link/)
+    expect(outcome.problems).toEqual([
+      `Artifact "link/evil.sh" was not written: the symbolic link 'jenkins-artifacts/link' leads out of 'jenkins-artifacts' (to ${realpathSync(outside)}).`
+    ])
+    expect(readdirSync(outside)).toEqual([])
+  })
+
+  test('no folder is created through a symbolic link out of the folder, however deep the artifact', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'artifacts-outside-'))
+    mkdirSync(join(workspace, 'jenkins-artifacts'))
+    symlinkSync(outside, join(workspace, 'jenkins-artifacts', 'lib'))
+    const { api, downloads } = fakeApi({ 'lib/deep/er/x.jar': 'jar', 'ok/y.txt': 'y' })
+    const outcome = await downloadArtifacts(api, settings('**'), BUILD, recordingLogger())
+    expect(outcome.written).toEqual(['jenkins-artifacts/ok/y.txt'])
+    expect(outcome.refused).toEqual([
+      {
+        path: 'lib/deep/er/x.jar',
+        reason: `passes through the symbolic link 'lib', which leads out of it (to ${realpathSync(outside)})`
+      }
+    ])
+    expect(downloads).toEqual(['ok/y.txt'])
+    expect(readdirSync(outside)).toEqual([])
+  })
+
+  test('a symbolic link that stays inside the folder is followed', async () => {
+    mkdirSync(join(workspace, 'jenkins-artifacts', 'real'), { recursive: true })
+    symlinkSync(
+      join(workspace, 'jenkins-artifacts', 'real'),
+      join(workspace, 'jenkins-artifacts', 'alias')
+    )
+    const { api } = fakeApi({ 'alias/sub/z.txt': 'z' })
+    const outcome = await downloadArtifacts(api, settings('**'), BUILD, recordingLogger())
+    expect(outcome.problems).toEqual([])
+    expect(readFileSync(join(workspace, 'jenkins-artifacts/real/sub/z.txt'), 'utf8')).toBe('z')
+  })
+
+  test('artifacts-path below a symbolic link out of the workspace creates nothing there', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'artifacts-outside-'))
+    symlinkSync(outside, join(workspace, 'out'))
+    const { api } = fakeApi({ 'a.txt': 'a' })
+    await expect(
+      downloadArtifacts(api, settings('**', 'out/sub/dir'), BUILD, recordingLogger())
+    ).rejects.toThrow(
+      `Input 'artifacts-path' (${join(workspace, 'out/sub/dir')}) leads out of the workspace through a symbolic link: 'out' leads to ${realpathSync(outside)}, outside ${realpathSync(workspace)}.`
+    )
     expect(readdirSync(outside)).toEqual([])
   })
 

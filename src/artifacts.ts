@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, realpath, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
-import { artifactTarget, isInside, type RefusedPath } from './artifact-paths.js'
+import { artifactSegments, artifactTarget, type RefusedPath } from './artifact-paths.js'
 import { selectArtifacts, type ArtifactPattern } from './artifact-patterns.js'
 import { collectYoungGarbage } from './heap.js'
 import type { Settings } from './inputs.js'
@@ -11,6 +11,7 @@ import { JenkinsError } from './jenkins/errors.js'
 import type { BuildOutputsApi, BuildRef } from './jenkins/types.js'
 import type { Logger } from './logger.js'
 import { throwIfAborted } from './wait.js'
+import { makeFolderInside, WorkspacePathError } from './workspace-paths.js'
 
 /** What the artifact download did, for outputs, the summary and the step's verdict. */
 export interface ArtifactsOutcome {
@@ -124,15 +125,21 @@ async function downloadOne(
   signal: AbortSignal | undefined
 ): Promise<void> {
   const target = artifactTarget(root, path) as string
-  const folder = dirname(target)
   try {
-    await mkdir(folder, { recursive: true })
-    // A folder that is (or passes through) a symbolic link could lead out:
-    // what counts is where it really is.
-    if (!isInside(rootReal, await realpath(folder))) {
-      outcome.refused.push({ path, reason: 'passes through a symbolic link that leads out of it' })
+    // Folder by folder, each checked before the next is made in it: a
+    // symbolic link in the way that leads out is refused before anything is
+    // created through it.
+    const folders = (artifactSegments(path) as string[]).slice(0, -1)
+    try {
+      await makeFolderInside(root, rootReal, folders, path)
+    } catch (error) {
+      if (!(error instanceof WorkspacePathError) || error.link === undefined) throw error
+      outcome.refused.push({
+        path,
+        reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
+      })
       outcome.problems.push(
-        `Artifact ${JSON.stringify(path)} was not written: a symbolic link in '${outcome.folder}' leads out of it.`
+        `Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix(join(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`
       )
       return
     }
@@ -176,16 +183,26 @@ async function openSink(target: string): Promise<ArtifactSink> {
   }
 }
 
-/** Creates the folder and resolves where it really is; it must still be inside the workspace. */
+/**
+ * Creates the folder one level at a time below the workspace, refusing a
+ * symbolic link out of it before creating anything through it; returns where
+ * the folder really is.
+ */
 async function prepareRoot(root: string, workspace: string): Promise<string> {
-  await mkdir(root, { recursive: true })
-  const [rootReal, workspaceReal] = await Promise.all([realpath(root), realpath(workspace)])
-  if (!isInside(workspaceReal, rootReal)) {
+  // The workspace itself is the runner's (a test's may not exist yet): made as it is.
+  await mkdir(workspace, { recursive: true })
+  const workspaceReal = await realpath(workspace)
+  const segments = relative(workspace, root)
+    .split(sep)
+    .filter(s => s !== '')
+  try {
+    return await makeFolderInside(workspace, workspaceReal, segments, root)
+  } catch (error) {
+    if (!(error instanceof WorkspacePathError) || error.link === undefined) throw error
     throw new Error(
-      `Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link (it is really ${rootReal}): expected a folder inside ${workspaceReal}.`
+      `Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`
     )
   }
-  return rootReal
 }
 
 function warnUnmatched(
