@@ -228,6 +228,35 @@ describe('downloadArtifacts', () => {
     expect(readdirSync(outside)).toEqual([])
   })
 
+  test('an artifacts list that cannot be read is a warning and a note, not a failure; no answer at all still fails', async () => {
+    const failing = (error: Error) => ({
+      listArtifacts: async () => Promise.reject(error),
+      downloadArtifact: async () => Promise.reject(new Error('not reached'))
+    })
+    const logger = recordingLogger()
+    const unread: string[] = []
+    const deep = new JenkinsError(
+      'protocol',
+      'Jenkins at x answered … with JSON nested more than 500 levels deep'
+    )
+    const outcome = await downloadArtifacts(
+      failing(deep),
+      settings('**'),
+      BUILD,
+      logger,
+      undefined,
+      unread
+    )
+    const message = `The artifacts list of Jenkins build #3 could not be read, so no artifact was downloaded: ${deep.message}`
+    expect(outcome).toMatchObject({ written: [], problems: [], refused: [] })
+    expect(logger.lines).toEqual([{ level: 'warning', message }])
+    expect(unread).toEqual([message])
+    const forbidden = new JenkinsError('forbidden', 'Jenkins at x denied … (403)')
+    await expect(
+      downloadArtifacts(failing(forbidden), settings('**'), BUILD, recordingLogger())
+    ).rejects.toBe(forbidden)
+  })
+
   test('an existing file is replaced whole', async () => {
     mkdirSync(join(workspace, 'jenkins-artifacts'))
     const { api } = fakeApi({ 'a.txt': 'new' })

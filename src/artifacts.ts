@@ -9,7 +9,7 @@ import type { Settings } from './inputs.js'
 import type { ArtifactSink } from './jenkins/types.js'
 import { JenkinsError } from './jenkins/errors.js'
 import type { BuildOutputsApi, BuildRef } from './jenkins/types.js'
-import type { Logger } from './logger.js'
+import { warnUnread, type Logger } from './logger.js'
 import { throwIfAborted } from './wait.js'
 import { makeFolderInside, WorkspacePathError } from './workspace-paths.js'
 
@@ -55,7 +55,8 @@ export async function downloadArtifacts(
   settings: Pick<Settings, 'artifacts' | 'artifactsPath' | 'workspace'>,
   build: BuildRef,
   logger: Logger,
-  signal?: AbortSignal
+  signal?: AbortSignal,
+  unread: string[] = []
 ): Promise<ArtifactsOutcome> {
   const root = settings.artifactsPath
   const outcome: ArtifactsOutcome = {
@@ -65,7 +66,21 @@ export async function downloadArtifacts(
     refused: [],
     problems: []
   }
-  const list = await api.listArtifacts(build)
+  let list: Awaited<ReturnType<typeof api.listArtifacts>>
+  try {
+    list = await api.listArtifacts(build)
+  } catch (error) {
+    // An answer that cannot be read (malformed, nested too deep) is a part
+    // of the outcome missing, not the build failing; no answer at all
+    // (credentials, permission, network) still fails the step.
+    if (!(error instanceof JenkinsError && error.kind === 'protocol')) throw error
+    warnUnread(
+      `The artifacts list of Jenkins build #${build.number} could not be read, so no artifact was downloaded: ${error.message}`,
+      logger,
+      unread
+    )
+    return outcome
+  }
   if (list.truncated) {
     logger.warning(
       `Jenkins build #${build.number} has more than ${list.paths.length} artifacts; only the first ${list.paths.length} were matched against 'artifacts'.`
