@@ -226,13 +226,13 @@ describe.each(RUNTIMES)('artifacts ($name)', ({ path: node }) => {
         { ...auth(jenkins), job: 'linked', artifacts: '**', 'artifacts-path': 'out/sub/dir' },
         { env: { GITHUB_WORKSPACE: ws } }
       )
+      // The disk outside is as it was: no sub/ nor sub/dir/.
+      expect(readdirSync(outside)).toEqual([])
+      expect(readdirSync(dirname(ws)).sort()).toEqual(['outside', 'ws'])
       expect(r.code, describeRun(r)).toBe(1)
       expect(errorAnnotation(r)).toBe(
         `Input 'artifacts-path' (${join(ws, 'out/sub/dir')}) leads out of the workspace through a symbolic link: 'out' leads to ${realpathSync(outside)}, outside ${realpathSync(ws)}. Expected a folder inside the workspace; nothing was created through the link.`
       )
-      // The disk outside is as it was: no sub/ nor sub/dir/.
-      expect(readdirSync(outside)).toEqual([])
-      expect(readdirSync(dirname(ws)).sort()).toEqual(['outside', 'ws'])
       expect(downloads('linked', r.outputs['build-number'])).toEqual([])
     })
 
@@ -247,11 +247,12 @@ describe.each(RUNTIMES)('artifacts ($name)', ({ path: node }) => {
         { ...auth(jenkins), job: 'linked', artifacts: '**' },
         { env: { GITHUB_WORKSPACE: ws } }
       )
+      // No deep/ nor deep/er/ in the link's target.
+      expect(readdirSync(outside)).toEqual([])
       expect(r.code, describeRun(r)).toBe(1)
       expect(errorAnnotation(r)).toBe(
         `Artifact "lib/deep/er/x.jar" was not written: the symbolic link 'jenkins-artifacts/lib' leads out of 'jenkins-artifacts' (to ${realpathSync(outside)}).`
       )
-      expect(readdirSync(outside)).toEqual([])
       expect(JSON.parse(r.outputs.artifacts ?? '')).toEqual(['jenkins-artifacts/ok/y.txt'])
       expect(downloads('linked', r.outputs['build-number'])).toEqual(['ok/y.txt'])
       expect(r.summary).toContain(
