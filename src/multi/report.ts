@@ -152,6 +152,10 @@ export async function writeJobsSummary(
       ...items.map(item => row(item))
     ])
     for (const item of items.filter(failed)) details(summary, item)
+    // A passing build gets no details; what could not be read of it is still said.
+    for (const item of items.filter(i => !failed(i) && i.outcome.unread)) {
+      addUnread(summary, item.outcome.unread ?? [])
+    }
     await summary.write()
   } catch (error) {
     summary.emptyBuffer()
