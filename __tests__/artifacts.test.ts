@@ -5,7 +5,8 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
-  symlinkSync
+  symlinkSync,
+  writeFileSync
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -192,6 +193,26 @@ describe('downloadArtifacts', () => {
     ])
     expect(downloads).toEqual(['ok/y.txt'])
     expect(readdirSync(outside)).toEqual([])
+  })
+
+  test('a symbolic link that leads nowhere is not created through; a file where a folder goes is said', async () => {
+    mkdirSync(join(workspace, 'jenkins-artifacts'))
+    symlinkSync(join(workspace, 'gone'), join(workspace, 'jenkins-artifacts', 'dangling'))
+    writeFileSync(join(workspace, 'jenkins-artifacts', 'file'), 'f')
+    const { api } = fakeApi({ 'dangling/a.txt': 'a', 'file/b.txt': 'b' })
+    const outcome = await downloadArtifacts(api, settings('**'), BUILD, recordingLogger())
+    expect(outcome.written).toEqual([])
+    // Downloads run side by side: problems come in any order.
+    expect([...outcome.problems].sort()).toEqual([
+      `Artifact "dangling/a.txt" was not downloaded: 'dangling/a.txt' passes through the symbolic link 'dangling', which leads to ${join(workspace, 'gone')}, which does not exist`,
+      `Artifact "file/b.txt" was not downloaded: 'file/b.txt' is not a folder ('file' is a file)`
+    ])
+    expect(existsSync(join(workspace, 'gone'))).toBe(false)
+    await expect(
+      downloadArtifacts(api, settings('**', 'jenkins-artifacts/file/sub'), BUILD, recordingLogger())
+    ).rejects.toThrow(
+      `Input 'artifacts-path' (${join(workspace, 'jenkins-artifacts/file/sub')}) is not a folder ('jenkins-artifacts/file' is a file): expected a folder inside the workspace.`
+    )
   })
 
   test('a symbolic link that stays inside the folder is followed', async () => {

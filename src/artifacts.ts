@@ -148,7 +148,9 @@ async function downloadOne(
     try {
       await makeFolderInside(root, rootReal, folders, path)
     } catch (error) {
-      if (!(error instanceof WorkspacePathError) || error.link === undefined) throw error
+      if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
+        throw error
+      }
       outcome.refused.push({
         path,
         reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
@@ -213,7 +215,12 @@ async function prepareRoot(root: string, workspace: string): Promise<string> {
   try {
     return await makeFolderInside(workspace, workspaceReal, segments, root)
   } catch (error) {
-    if (!(error instanceof WorkspacePathError) || error.link === undefined) throw error
+    if (!(error instanceof WorkspacePathError)) throw error
+    if (error.link === undefined || error.dangling) {
+      throw new Error(
+        `Input 'artifacts-path' (${root}) ${error.reason}: expected a folder inside the workspace.`
+      )
+    }
     throw new Error(
       `Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`
     )

@@ -70,7 +70,9 @@ export class WorkspacePathError extends Error {
     /** The symbolic link (workspace-relative, '/'-separated) it went out through. */
     readonly link?: string,
     /** Where that link leads. */
-    readonly target?: string
+    readonly target?: string,
+    /** The link leads to nothing (it cannot be followed, nor be created through). */
+    readonly dangling = false
   ) {
     super(`'${path}' ${reason}`)
     this.name = 'WorkspacePathError'
@@ -218,7 +220,8 @@ async function walk(
           label,
           `passes through the symbolic link '${shown}', which leads to ${to}, which does not exist`,
           shown,
-          to
+          to,
+          true
         )
       }
       if (!isInside(baseReal, target, path)) {
