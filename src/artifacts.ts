@@ -139,14 +139,15 @@ async function downloadOne(
   logger: Logger,
   signal: AbortSignal | undefined
 ): Promise<void> {
-  const target = artifactTarget(root, path) as string
+  const segments = artifactSegments(path) as string[]
   try {
     // Folder by folder, each checked before the next is made in it: a
     // symbolic link in the way that leads out is refused before anything is
-    // created through it.
-    const folders = (artifactSegments(path) as string[]).slice(0, -1)
+    // created through it. The file goes into the folder's real path.
+    let target: string
     try {
-      await makeFolderInside(root, rootReal, folders, path)
+      const folder = await makeFolderInside(root, rootReal, segments.slice(0, -1), path)
+      target = join(folder, segments.at(-1) as string)
     } catch (error) {
       if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
         throw error

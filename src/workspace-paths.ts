@@ -195,17 +195,18 @@ async function walk(
 ): Promise<string> {
   const path = options.path ?? nodePath
   const fs = options.fs ?? nodeWalkFs
-  let here = base
+  // Each step starts from the real path of the part already checked, which
+  // has no link in it: nothing is looked up or made through a link that
+  // was not checked first.
   let real = baseReal
   for (const [index, segment] of segments.entries()) {
     const last = index === segments.length - 1
-    here = path.join(here, segment)
+    const here = path.join(real, segment)
     const shown = segments.slice(0, index + 1).join('/')
     let kind = await fs.lstat(here)
     if (!kind) {
       if (want === 'file')
         throw new WorkspacePathError(label, `does not exist ('${shown}' is missing)`)
-      // Its parent's real path was checked: the new folder is inside.
       await fs.mkdir(here)
       kind = await fs.lstat(here)
       if (!kind) throw new WorkspacePathError(label, `could not be created ('${shown}')`)
@@ -236,7 +237,7 @@ async function walk(
       kind = await fs.lstat(real)
       if (!kind) throw new WorkspacePathError(label, `does not exist ('${shown}' is missing)`)
     } else {
-      real = path.join(real, segment)
+      real = here
     }
     const isFolder = kind.isDirectory()
     if (!last || want === 'folder') {
