@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
@@ -163,7 +172,70 @@ describe('downloadArtifacts', () => {
     const { api } = fakeApi({ 'link/evil.sh': 'rm -rf', 'safe.txt': 's' })
     const outcome = await downloadArtifacts(api, settings('**'), BUILD, recordingLogger())
     expect(outcome.written).toEqual(['jenkins-artifacts/safe.txt'])
-    expect(outcome.problems[0]).toMatch(/"link\/evil.sh" was not written: a symbolic link/)
+    expect(outcome.problems).toEqual([
+      `Artifact "link/evil.sh" was not written: the symbolic link 'jenkins-artifacts/link' leads out of 'jenkins-artifacts' (to ${realpathSync(outside)}).`
+    ])
+    expect(readdirSync(outside)).toEqual([])
+  })
+
+  test('no folder is created through a symbolic link out of the folder, however deep the artifact', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'artifacts-outside-'))
+    mkdirSync(join(workspace, 'jenkins-artifacts'))
+    symlinkSync(outside, join(workspace, 'jenkins-artifacts', 'lib'))
+    const { api, downloads } = fakeApi({ 'lib/deep/er/x.jar': 'jar', 'ok/y.txt': 'y' })
+    const outcome = await downloadArtifacts(api, settings('**'), BUILD, recordingLogger())
+    expect(outcome.written).toEqual(['jenkins-artifacts/ok/y.txt'])
+    expect(outcome.refused).toEqual([
+      {
+        path: 'lib/deep/er/x.jar',
+        reason: `passes through the symbolic link 'lib', which leads out of it (to ${realpathSync(outside)})`
+      }
+    ])
+    expect(downloads).toEqual(['ok/y.txt'])
+    expect(readdirSync(outside)).toEqual([])
+  })
+
+  test('a symbolic link that leads nowhere is not created through; a file where a folder goes is said', async () => {
+    mkdirSync(join(workspace, 'jenkins-artifacts'))
+    symlinkSync(join(workspace, 'gone'), join(workspace, 'jenkins-artifacts', 'dangling'))
+    writeFileSync(join(workspace, 'jenkins-artifacts', 'file'), 'f')
+    const { api } = fakeApi({ 'dangling/a.txt': 'a', 'file/b.txt': 'b' })
+    const outcome = await downloadArtifacts(api, settings('**'), BUILD, recordingLogger())
+    expect(outcome.written).toEqual([])
+    // Downloads run side by side: problems come in any order.
+    expect([...outcome.problems].sort()).toEqual([
+      `Artifact "dangling/a.txt" was not downloaded: 'dangling/a.txt' passes through the symbolic link 'dangling', which leads to ${join(workspace, 'gone')}, which does not exist`,
+      `Artifact "file/b.txt" was not downloaded: 'file/b.txt' is not a folder ('file' is a file)`
+    ])
+    expect(existsSync(join(workspace, 'gone'))).toBe(false)
+    await expect(
+      downloadArtifacts(api, settings('**', 'jenkins-artifacts/file/sub'), BUILD, recordingLogger())
+    ).rejects.toThrow(
+      `Input 'artifacts-path' (${join(workspace, 'jenkins-artifacts/file/sub')}) is not a folder ('jenkins-artifacts/file' is a file): expected a folder inside the workspace.`
+    )
+  })
+
+  test('a symbolic link that stays inside the folder is followed', async () => {
+    mkdirSync(join(workspace, 'jenkins-artifacts', 'real'), { recursive: true })
+    symlinkSync(
+      join(workspace, 'jenkins-artifacts', 'real'),
+      join(workspace, 'jenkins-artifacts', 'alias')
+    )
+    const { api } = fakeApi({ 'alias/sub/z.txt': 'z' })
+    const outcome = await downloadArtifacts(api, settings('**'), BUILD, recordingLogger())
+    expect(outcome.problems).toEqual([])
+    expect(readFileSync(join(workspace, 'jenkins-artifacts/real/sub/z.txt'), 'utf8')).toBe('z')
+  })
+
+  test('artifacts-path below a symbolic link out of the workspace creates nothing there', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'artifacts-outside-'))
+    symlinkSync(outside, join(workspace, 'out'))
+    const { api } = fakeApi({ 'a.txt': 'a' })
+    await expect(
+      downloadArtifacts(api, settings('**', 'out/sub/dir'), BUILD, recordingLogger())
+    ).rejects.toThrow(
+      `Input 'artifacts-path' (${join(workspace, 'out/sub/dir')}) leads out of the workspace through a symbolic link: 'out' leads to ${realpathSync(outside)}, outside ${realpathSync(workspace)}.`
+    )
     expect(readdirSync(outside)).toEqual([])
   })
 
@@ -175,6 +247,35 @@ describe('downloadArtifacts', () => {
       /^Input 'artifacts-path' .* leads out of the workspace through a symbolic link/
     )
     expect(readdirSync(outside)).toEqual([])
+  })
+
+  test('an artifacts list that cannot be read is a warning and a note, not a failure; no answer at all still fails', async () => {
+    const failing = (error: Error) => ({
+      listArtifacts: async () => Promise.reject(error),
+      downloadArtifact: async () => Promise.reject(new Error('not reached'))
+    })
+    const logger = recordingLogger()
+    const unread: string[] = []
+    const deep = new JenkinsError(
+      'protocol',
+      'Jenkins at x answered … with JSON nested more than 500 levels deep'
+    )
+    const outcome = await downloadArtifacts(
+      failing(deep),
+      settings('**'),
+      BUILD,
+      logger,
+      undefined,
+      unread
+    )
+    const message = `The artifacts list of Jenkins build #3 could not be read, so no artifact was downloaded: ${deep.message}`
+    expect(outcome).toMatchObject({ written: [], problems: [], refused: [] })
+    expect(logger.lines).toEqual([{ level: 'warning', message }])
+    expect(unread).toEqual([message])
+    const forbidden = new JenkinsError('forbidden', 'Jenkins at x denied … (403)')
+    await expect(
+      downloadArtifacts(failing(forbidden), settings('**'), BUILD, recordingLogger())
+    ).rejects.toBe(forbidden)
   })
 
   test('an existing file is replaced whole', async () => {

@@ -12,6 +12,13 @@ function settings(inputs: Record<string, string>): Settings {
 }
 
 describe('parseJobs', () => {
+  test('JSON nested deeper than 500 levels is refused before any walk over it', () => {
+    const deep = `[{"job": "a", "parameters": {"X": ${'['.repeat(50_000)}${']'.repeat(50_000)}}}]`
+    expect(() =>
+      parseJobs(deep, URL, { parameters: {}, hasParameters: false, branch: '' })
+    ).toThrow(/^Input 'jobs' is JSON nested more than 500 levels deep \(at character \d+\): /)
+  })
+
   test('plain lines: one job path per line, blank lines skipped, each with the shared parameters', () => {
     const { entries, warnings } = parseJobs(
       '\n  mono/api  \n\nmono/web\r\njob/mono/job/docs/\n',

@@ -113,6 +113,13 @@ describe('JSON object', () => {
     expect(error.message).toMatch(/a JSON object such as/)
   })
 
+  test('JSON nested 100,000 levels deep is refused before momoa (the duplicate-key check) would overflow the stack', () => {
+    const error = errorOf(`{"A": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`)
+    expect(error.message).toMatch(
+      /^Input 'parameters' is JSON nested more than 500 levels deep \(at character 506\): .*a JSON object such as/
+    )
+  })
+
   test('a duplicate key names the key but never a value', () => {
     const error = errorOf('{"TOKEN": "hunter2-secret", "TOKEN": "other-secret"}')
     expect(error.message).toContain("'TOKEN' twice")

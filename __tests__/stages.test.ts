@@ -45,11 +45,13 @@ describe('readStages', () => {
     expect(
       await readStages(api({ status: 'SUCCESS', stages }), REF, build(PIPELINE), logger)
     ).toEqual(stages)
-    expect(await readStages(api(new Error('boom')), REF, build(PIPELINE), logger)).toBeUndefined()
-    expect(logger.lines.at(-1)).toEqual({
-      level: 'debug',
-      message: 'Could not read the stages: boom'
-    })
+    const unread: string[] = []
+    expect(
+      await readStages(api(new Error('boom')), REF, build(PIPELINE), logger, unread)
+    ).toBeUndefined()
+    const message = `The stages of Jenkins build #${REF.number} could not be read: boom`
+    expect(logger.lines.at(-1)).toEqual({ level: 'warning', message })
+    expect(unread).toEqual([message])
     // The step being stopped is not swallowed.
     const stopped = new Interrupted('the step was stopped', true)
     await expect(readStages(api(stopped), REF, build(PIPELINE), logger)).rejects.toBe(stopped)

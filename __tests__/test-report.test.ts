@@ -146,13 +146,14 @@ describe('readTests', () => {
     )
   })
 
-  it('a report that cannot be read keeps the counts and says so in the debug log only', async () => {
+  it('a report that cannot be read keeps the counts and says so: a warning, and a note for the summary', async () => {
     const logger = recordingLogger()
-    const tests = await readTests(api(new Error('502 twice')), REF, build([JUNIT]), logger)
+    const unread: string[] = []
+    const tests = await readTests(api(new Error('502 twice')), REF, build([JUNIT]), logger, unread)
     expect(tests).toMatchObject({ counts: { failed: 2 }, failed: [], casesRead: 0, partial: false })
-    expect(logger.lines).toEqual([
-      { level: 'debug', message: 'Could not read the failed tests: 502 twice' }
-    ])
+    const message = `The test report of Jenkins build #${REF.number} could not be read, so its failed tests are not listed: 502 twice`
+    expect(logger.lines).toEqual([{ level: 'warning', message }])
+    expect(unread).toEqual([message])
   })
 })
 

@@ -1,4 +1,4 @@
-import { isAbsolute, join, relative, sep } from 'node:path'
+import nodePath, { join } from 'node:path'
 
 /** A path Jenkins sent (or the user gave) that would not land inside the artifacts folder, and why. */
 export interface RefusedPath {
@@ -9,7 +9,7 @@ export interface RefusedPath {
 /** Characters Windows does not allow in a file name (NTFS/Win32; `:` would also open an alternate data stream). */
 const WINDOWS_FORBIDDEN = /[<>:"|?*]/
 /** Device names Windows resolves whatever the folder or extension (`NUL.txt` is the NUL device). */
-const WINDOWS_RESERVED = /^(CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³])(\..*)?$/i
+const WINDOWS_RESERVED = /^(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|COM[0-9¹²³]|LPT[0-9¹²³])(\..*)?$/i
 /** Longest file name most file systems take (ext4, NTFS, APFS: 255). */
 const MAX_NAME_BYTES = 255
 
@@ -42,20 +42,39 @@ export function artifactSegments(
       return refuse(`has a name longer than ${MAX_NAME_BYTES} bytes`)
     }
     if (platform === 'win32') {
-      if (WINDOWS_FORBIDDEN.test(segment)) {
-        return refuse('contains a character Windows does not allow in file names (<>:"|?*)')
-      }
-      if (WINDOWS_RESERVED.test(segment)) return refuse('names a Windows device (CON, NUL, …)')
-      if (/[. ]$/.test(segment)) return refuse('has a name ending in a dot or space (Windows)')
+      const problem = windowsNameProblem(segment)
+      if (problem) return refuse(problem)
     }
   }
   return segments
 }
 
-/** True when `target` is `root` or below it (both absolute, already resolved). */
-export function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target)
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
+/** Why Windows would not take `name` as the file name it looks like, if it would not. */
+export function windowsNameProblem(name: string): string | undefined {
+  if (WINDOWS_FORBIDDEN.test(name)) {
+    return 'contains a character Windows does not allow in file names (<>:"|?*)'
+  }
+  // Windows drops trailing dots and spaces before it looks the name up: `CON .txt` is not CON, `aux.` is.
+  const trimmed = name.replace(/[. ]+$/, '')
+  if (WINDOWS_RESERVED.test(trimmed) || WINDOWS_RESERVED.test(name)) {
+    return 'names a Windows device (CON, NUL, …)'
+  }
+  if (/[. ]$/.test(name)) return 'has a name ending in a dot or space (Windows)'
+  return undefined
+}
+
+/**
+ * True when `target` is `root` or below it (both absolute, already resolved).
+ * `path` is the platform's by default (path.win32 in tests: it compares
+ * case-insensitively and knows drives and UNC roots).
+ */
+export function isInside(
+  root: string,
+  target: string,
+  path: Pick<typeof nodePath, 'relative' | 'isAbsolute' | 'sep'> = nodePath
+): boolean {
+  const rel = path.relative(root, target)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
 }
 
 /**

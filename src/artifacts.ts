@@ -2,15 +2,16 @@ import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, realpath, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
-import { artifactTarget, isInside, type RefusedPath } from './artifact-paths.js'
+import { artifactSegments, artifactTarget, type RefusedPath } from './artifact-paths.js'
 import { selectArtifacts, type ArtifactPattern } from './artifact-patterns.js'
 import { collectYoungGarbage } from './heap.js'
 import type { Settings } from './inputs.js'
 import type { ArtifactSink } from './jenkins/types.js'
 import { JenkinsError } from './jenkins/errors.js'
 import type { BuildOutputsApi, BuildRef } from './jenkins/types.js'
-import type { Logger } from './logger.js'
+import { warnUnread, type Logger } from './logger.js'
 import { throwIfAborted } from './wait.js'
+import { makeFolderInside, WorkspacePathError } from './workspace-paths.js'
 
 /** What the artifact download did, for outputs, the summary and the step's verdict. */
 export interface ArtifactsOutcome {
@@ -54,7 +55,8 @@ export async function downloadArtifacts(
   settings: Pick<Settings, 'artifacts' | 'artifactsPath' | 'workspace'>,
   build: BuildRef,
   logger: Logger,
-  signal?: AbortSignal
+  signal?: AbortSignal,
+  unread: string[] = []
 ): Promise<ArtifactsOutcome> {
   const root = settings.artifactsPath
   const outcome: ArtifactsOutcome = {
@@ -64,7 +66,21 @@ export async function downloadArtifacts(
     refused: [],
     problems: []
   }
-  const list = await api.listArtifacts(build)
+  let list: Awaited<ReturnType<typeof api.listArtifacts>>
+  try {
+    list = await api.listArtifacts(build)
+  } catch (error) {
+    // An answer that cannot be read (malformed, nested too deep) is a part
+    // of the outcome missing, not the build failing; no answer at all
+    // (credentials, permission, network) still fails the step.
+    if (!(error instanceof JenkinsError && error.kind === 'protocol')) throw error
+    warnUnread(
+      `The artifacts list of Jenkins build #${build.number} could not be read, so no artifact was downloaded: ${error.message}`,
+      logger,
+      unread
+    )
+    return outcome
+  }
   if (list.truncated) {
     logger.warning(
       `Jenkins build #${build.number} has more than ${list.paths.length} artifacts; only the first ${list.paths.length} were matched against 'artifacts'.`
@@ -123,16 +139,25 @@ async function downloadOne(
   logger: Logger,
   signal: AbortSignal | undefined
 ): Promise<void> {
-  const target = artifactTarget(root, path) as string
-  const folder = dirname(target)
+  const segments = artifactSegments(path) as string[]
   try {
-    await mkdir(folder, { recursive: true })
-    // A folder that is (or passes through) a symbolic link could lead out:
-    // what counts is where it really is.
-    if (!isInside(rootReal, await realpath(folder))) {
-      outcome.refused.push({ path, reason: 'passes through a symbolic link that leads out of it' })
+    // Folder by folder, each checked before the next is made in it: a
+    // symbolic link in the way that leads out is refused before anything is
+    // created through it. The file goes into the folder's real path.
+    let target: string
+    try {
+      const folder = await makeFolderInside(root, rootReal, segments.slice(0, -1), path)
+      target = join(folder, segments.at(-1) as string)
+    } catch (error) {
+      if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
+        throw error
+      }
+      outcome.refused.push({
+        path,
+        reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
+      })
       outcome.problems.push(
-        `Artifact ${JSON.stringify(path)} was not written: a symbolic link in '${outcome.folder}' leads out of it.`
+        `Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix(join(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`
       )
       return
     }
@@ -176,16 +201,31 @@ async function openSink(target: string): Promise<ArtifactSink> {
   }
 }
 
-/** Creates the folder and resolves where it really is; it must still be inside the workspace. */
+/**
+ * Creates the folder one level at a time below the workspace, refusing a
+ * symbolic link out of it before creating anything through it; returns where
+ * the folder really is.
+ */
 async function prepareRoot(root: string, workspace: string): Promise<string> {
-  await mkdir(root, { recursive: true })
-  const [rootReal, workspaceReal] = await Promise.all([realpath(root), realpath(workspace)])
-  if (!isInside(workspaceReal, rootReal)) {
+  // The workspace itself is the runner's (a test's may not exist yet): made as it is.
+  await mkdir(workspace, { recursive: true })
+  const workspaceReal = await realpath(workspace)
+  const segments = relative(workspace, root)
+    .split(sep)
+    .filter(s => s !== '')
+  try {
+    return await makeFolderInside(workspace, workspaceReal, segments, root)
+  } catch (error) {
+    if (!(error instanceof WorkspacePathError)) throw error
+    if (error.link === undefined || error.dangling) {
+      throw new Error(
+        `Input 'artifacts-path' (${root}) ${error.reason}: expected a folder inside the workspace.`
+      )
+    }
     throw new Error(
-      `Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link (it is really ${rootReal}): expected a folder inside ${workspaceReal}.`
+      `Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`
     )
   }
-  return rootReal
 }
 
 function warnUnmatched(

@@ -121,7 +121,9 @@ export function warnUnknownParameters(
 /**
  * What the finished build produced: its failed tests (annotated), its
  * Pipeline stages, and the artifacts the user asked for (into
- * `artifactsPath`). Reading tests and stages is a help and never fails.
+ * `artifactsPath`). Reading tests and stages is a help and never fails; an
+ * artifacts list that cannot be read does not fail either. What could not
+ * be read is warned about and noted in `outcome.unread` for the summary.
  */
 export async function readProducts(
   api: JenkinsApi & BuildOutputsApi,
@@ -132,13 +134,15 @@ export async function readProducts(
   signal: AbortSignal,
   out: PartsOutput
 ): Promise<void> {
-  outcome.tests = await readTests(api, ref, final, out.logger)
+  const unread: string[] = []
+  outcome.tests = await readTests(api, ref, final, out.logger, unread)
   if (outcome.tests) annotateFailedTests(outcome.tests, out.annotate)
-  outcome.stages = await readStages(api, ref, final, out.logger)
+  outcome.stages = await readStages(api, ref, final, out.logger, unread)
   outcome.failedStage = failedStage(outcome.stages, final.result)?.name
   if (settings.artifacts.length > 0) {
-    outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal)
+    outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread)
   }
+  if (unread.length > 0) outcome.unread = unread
 }
 
 /** A commit status reporter for `context`; `gate` is shared by reporters that must stop together. */

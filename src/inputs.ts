@@ -1,6 +1,5 @@
 import * as core from '@actions/core'
-import { isAbsolute, resolve } from 'node:path'
-import { isInside } from './artifact-paths.js'
+import { resolve } from 'node:path'
 import { parseArtifactPatterns, PatternError, type ArtifactPattern } from './artifact-patterns.js'
 import { parseCaCert } from './ca-cert.js'
 import { Input, type BuildResult } from './constants.js'
@@ -26,6 +25,7 @@ import { branchItemName, fullName, JobPathError, parseJobPath } from './jenkins/
 import type { BuildParameters, JobPath } from './jenkins/types.js'
 import { parseJobs, type JobEntry } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
+import { workspaceFolder, WorkspacePathError } from './workspace-paths.js'
 
 export { InputError } from './input-error.js'
 export type { BuildMode, ScanMode, WaitMode } from './input-values.js'
@@ -333,10 +333,10 @@ function parseArtifactsPath(value: string, workspace: string): string {
   const expected = `expected a folder inside the workspace (${workspace}), such as jenkins-artifacts`
   if (value.includes('\0'))
     throw new InputError(`Input 'artifacts-path' contains NUL: ${expected}.`)
-  const target = resolve(workspace, value)
-  if (!isInside(workspace, target)) {
-    const how = isAbsolute(value) ? 'is outside the workspace' : 'leads out of the workspace'
-    throw new InputError(`Input 'artifacts-path' ('${clip(value)}') ${how}: ${expected}.`)
+  try {
+    return workspaceFolder(value, workspace)
+  } catch (error) {
+    if (!(error instanceof WorkspacePathError)) throw error
+    throw new InputError(`Input 'artifacts-path' ('${clip(value)}') ${error.reason}: ${expected}.`)
   }
-  return target
 }

@@ -20,3 +20,13 @@ export const silentLogger: Logger = {
 export function namedLogger(logger: Logger, name: string): Logger {
   return { ...logger, info: message => logger.info(`${name}: ${message}`) }
 }
+
+/**
+ * Says that a part of a build's outcome (test report, stages, artifacts
+ * list) could not be read: a warning in the log, and the same words in
+ * `unread` for the summary. The build's result stands.
+ */
+export function warnUnread(message: string, logger: Logger, unread: string[]): void {
+  logger.warning(message)
+  unread.push(message)
+}

@@ -1,5 +1,6 @@
 import { parse as parseJsonTree } from '@humanwhocodes/momoa'
 import { InputError } from './input-error.js'
+import { MAX_JSON_DEPTH, tooDeepAt } from './jenkins/json.js'
 import type { BuildParameters } from './jenkins/types.js'
 
 const FORMS =
@@ -37,6 +38,13 @@ export function parseParameters(text: string): BuildParameters {
  * messages quote the input, which may hold secrets.
  */
 export function parseJsonInput(text: string, input: string, forms: string): unknown {
+  // The duplicate-key check (momoa) and our walks recurse: bound the nesting first.
+  const deep = tooDeepAt(text)
+  if (deep >= 0) {
+    throw new InputError(
+      `Input '${input}' is JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${deep + 1}): ${forms}.`
+    )
+  }
   try {
     return JSON.parse(text) as unknown
   } catch (error) {

@@ -6,7 +6,7 @@ import { formatDuration } from './duration.js'
 import { cut, escapeHtml, link } from './html.js'
 import type { Logger } from './logger.js'
 import { stagesOutput } from './stages.js'
-import { addArtifacts, addFailedTests, addStages } from './summary-sections.js'
+import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
 import type { TestsOutcome } from './test-report.js'
 
 export { escapeHtml } from './html.js'
@@ -34,6 +34,8 @@ export interface BuildOutcome {
   failedStage?: string
   /** What the `artifacts` input downloaded. */
   artifacts?: ArtifactsOutcome
+  /** Parts of the outcome (test report, stages, artifacts list) that could not be read, and why: notices, never the verdict. */
+  unread?: string[]
   result?: BuildResult
   /** Whether the result is one of the `accept` input's. */
   accepted?: boolean
@@ -188,6 +190,7 @@ export async function writeSummary(
     if (outcome.tests) addFailedTests(summary, outcome.tests)
     if (outcome.stages) addStages(summary, outcome.stages)
     if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
+    if (outcome.unread) addUnread(summary, outcome.unread)
 
     const parameters = parametersOf(outcome)
     if (parameters.length > 0) {

@@ -1,7 +1,7 @@
 import type { BuildResult } from './constants.js'
 import { Interrupted } from './jenkins/errors.js'
 import type { Build, BuildOutputsApi, BuildRef, JobInfo, PipelineStage } from './jenkins/types.js'
-import type { Logger } from './logger.js'
+import { warnUnread, type Logger } from './logger.js'
 import { sleep } from './wait.js'
 
 /** The build class whose runs have stages (workflow-job's WorkflowRun). */
@@ -20,13 +20,14 @@ export function isPipelineJob(job: Pick<JobInfo, '_class'>): boolean {
 /**
  * The finished Pipeline's stages: [] when Jenkins has no Stage View plugin
  * (404), undefined for other builds or when they could not be read (a help,
- * not the result: debug log only).
+ * not the result: a warning, and a note in `unread` for the summary).
  */
 export async function readStages(
   api: Pick<BuildOutputsApi, 'describeRun'>,
   ref: BuildRef,
   build: Build,
-  logger: Logger
+  logger: Logger,
+  unread: string[] = []
 ): Promise<PipelineStage[] | undefined> {
   if (!isPipeline(build)) return undefined
   try {
@@ -36,7 +37,11 @@ export async function readStages(
   } catch (error) {
     // The step being stopped is not stages that could not be read.
     if (error instanceof Interrupted) throw error
-    logger.debug(`Could not read the stages: ${(error as Error).message}`)
+    warnUnread(
+      `The stages of Jenkins build #${ref.number} could not be read: ${(error as Error).message}`,
+      logger,
+      unread
+    )
     return undefined
   }
 }

@@ -20,6 +20,8 @@ const MAX_STAGE_ROWS = 100
 const MAX_ARTIFACT_ROWS = 20
 const NAME_CHARS = 200
 const ERROR_CHARS = 300
+const MAX_UNREAD = 3
+const UNREAD_CHARS = 600
 
 /** The failed tests: name (linked to its page), class, first line of the error. */
 export function addFailedTests(summary: Summary, tests: TestsOutcome): void {
@@ -105,6 +107,13 @@ export function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome): voi
       `<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), NAME_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`,
       true
     )
+  }
+}
+
+/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
+export function addUnread(summary: Summary, unread: readonly string[]): void {
+  for (const note of unread.slice(0, MAX_UNREAD)) {
+    summary.addRaw(`<p>⚠️ ${escapeHtml(cut(note, UNREAD_CHARS))}</p>`, true)
   }
 }
 

@@ -1,6 +1,6 @@
 import { Interrupted } from './jenkins/errors.js'
 import type { Build, BuildOutputsApi, BuildRef, FailedTest, JenkinsApi } from './jenkins/types.js'
-import type { Logger } from './logger.js'
+import { warnUnread, type Logger } from './logger.js'
 
 /** Test counts of a build's report. */
 export interface TestCounts {
@@ -40,16 +40,17 @@ export interface TestAction {
  * Reads the build's test report: the counts from its action, then (when
  * tests failed) the failed tests from the report in bounded pages. Undefined
  * when the build has no report. A report that cannot be read leaves the
- * counts and says so in the debug log: the build's result is what the step
- * reports; the list is a help.
+ * counts and says so (a warning, and a note in `unread` for the summary):
+ * the build's result is what the step reports; the list is a help.
  */
 export async function readTests(
   api: Pick<JenkinsApi, 'getBuild' | 'baseUrl'> & Pick<BuildOutputsApi, 'failedTests'>,
   ref: BuildRef,
   build: Build,
-  logger: Logger
+  logger: Logger,
+  unread: string[] = []
 ): Promise<TestsOutcome | undefined> {
-  const action = await testAction(api, ref, build, logger)
+  const action = await testAction(api, ref, build, logger, unread)
   if (!action) return undefined
   const outcome: TestsOutcome = {
     counts: action.counts,
@@ -74,7 +75,11 @@ export async function readTests(
   } catch (error) {
     // The step being stopped is not a report that could not be read.
     if (error instanceof Interrupted) throw error
-    logger.debug(`Could not read the failed tests: ${(error as Error).message}`)
+    warnUnread(
+      `The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${(error as Error).message}`,
+      logger,
+      unread
+    )
   }
   return outcome
 }
@@ -89,7 +94,8 @@ async function testAction(
   api: Pick<JenkinsApi, 'getBuild'>,
   ref: BuildRef,
   build: Build,
-  logger: Logger
+  logger: Logger,
+  unread: string[]
 ): Promise<TestAction | undefined> {
   const found = testReportAction(build.actions)
   if (found) return found
@@ -102,7 +108,11 @@ async function testAction(
     return testReportAction(detailed.actions)
   } catch (error) {
     if (error instanceof Interrupted) throw error
-    logger.debug(`Could not read test counts: ${(error as Error).message}`)
+    warnUnread(
+      `The test counts of Jenkins build #${ref.number} could not be read: ${(error as Error).message}`,
+      logger,
+      unread
+    )
     return undefined
   }
 }

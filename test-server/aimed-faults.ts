@@ -45,12 +45,18 @@ export class AimedFaults {
   }
 
   /** The effect for a request, if a fault hits it (every fault that matches counts it; the first that hits wins). */
-  take(kind: RequestKind, job: string | undefined, method: string): FaultEffect | undefined {
+  take(
+    kind: RequestKind,
+    job: string | undefined,
+    method: string,
+    query = ''
+  ): FaultEffect | undefined {
     let effect: FaultEffect | undefined
     for (const aimed of [...this.list]) {
       const { fault } = aimed
       if (fault.kind !== undefined && fault.kind !== kind) continue
       if (fault.method !== undefined && fault.method !== method) continue
+      if (fault.query !== undefined && !decoded(query).includes(fault.query)) continue
       if (fault.job !== undefined && fault.job.toLowerCase() !== job?.toLowerCase()) continue
       aimed.seen++
       const from = fault.from ?? 1
@@ -62,6 +68,14 @@ export class AimedFaults {
       effect = fault.effect
     }
     return effect
+  }
+}
+
+function decoded(query: string): string {
+  try {
+    return decodeURIComponent(query.replace(/\+/g, ' '))
+  } catch {
+    return query
   }
 }
 
@@ -155,6 +169,10 @@ function spoil(effect: FaultEffect, res: ServerResponse, body: Buffer): void {
     }
     case 'silence':
       return
+    case 'deep-json':
+      write(deepened(body, effect.depth))
+      end()
+      return
     case 'half-open':
       write(body.subarray(0, effect.afterBytes ?? Math.floor(body.length / 2)))
       return
@@ -166,4 +184,26 @@ function spoil(effect: FaultEffect, res: ServerResponse, body: Buffer): void {
       return
     }
   }
+}
+
+/**
+ * Jenkins' JSON answer with a member nested `depth` levels deep: an action
+ * when the answer lists `actions`, else the object's first member. Built as
+ * one buffer (two bytes a level), not by recursion.
+ */
+export function deepened(body: Buffer, depth: number): Buffer {
+  const text = body.toString('utf8')
+  const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`
+  const actions = text.indexOf('"actions":[')
+  if (actions >= 0) {
+    const at = actions + '"actions":['.length
+    const comma = text[at] === ']' ? '' : ','
+    return Buffer.from(
+      `${text.slice(0, at)}{"_class":"hudson.model.DeepAction","nested":${deep}}${comma}${text.slice(at)}`
+    )
+  }
+  const open = text.indexOf('{')
+  if (open < 0) return body
+  const comma = /^\s*\}/.test(text.slice(open + 1)) ? '' : ','
+  return Buffer.from(`${text.slice(0, open + 1)}"nested":${deep}${comma}${text.slice(open + 1)}`)
 }

@@ -311,7 +311,7 @@ class JenkinsServer implements TestJenkins {
     const job = segments ? addressedJob(this.ctx.model, segments, rawQuery) : undefined
 
     // Aimed faults first: a proxy or network in front of Jenkins, for one test's requests.
-    const effect = this.aimed.take(entry.kind, job, req.method ?? 'GET')
+    const effect = this.aimed.take(entry.kind, job, req.method ?? 'GET', rawQuery)
     if (effect) {
       entry.job = job
       if (applyEffect(effect, req, res, entry)) return

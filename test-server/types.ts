@@ -291,6 +291,13 @@ export type FaultEffect =
   | { type: 'invalid-json' }
   /** This status, with Retry-After when given (Jenkins not asked). */
   | { type: 'status'; status: number; retryAfterSec?: number }
+  /**
+   * Jenkins' own JSON answer carrying one more member nested `depth` levels
+   * deep (`[[[…]]]`): in `actions` when the answer has them (an action, as a
+   * plugin's could be), else as the object's first member. A broken plugin
+   * or a hostile proxy: Jenkins acts as usual.
+   */
+  | { type: 'deep-json'; depth: number }
 
 /**
  * A fault aimed at some requests only, by kind and job, so that one server
@@ -303,6 +310,8 @@ export interface AimedFault {
   job?: string
   /** Only this method. */
   method?: 'GET' | 'POST'
+  /** Only requests whose query, decoded, contains this (`tree=artifacts`: a build's artifacts list, not its polls). */
+  query?: string
   /** The first matching request it hits, 1-based (default 1): `from: 2` lets the first one through. */
   from?: number
   /** How many matching requests it hits from there (default: all). */

@@ -4,7 +4,16 @@
  * artifacts-path outside the workspace, and bodies cut off on the way.
  * Every request checked is this run's own (job and build number).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -57,6 +66,15 @@ describe.each(RUNTIMES)('artifacts ($name)', ({ path: node }) => {
         files: { script: { durationMs: 100, artifacts: FILES } },
         failing: {
           script: { durationMs: 100, result: 'FAILURE', artifacts: FILES.slice(4) }
+        },
+        linked: {
+          script: {
+            durationMs: 100,
+            artifacts: [
+              { path: 'lib/deep/er/x.jar', content: 'jar' },
+              { path: 'ok/y.txt', content: 'y' }
+            ]
+          }
         },
         hostile: {
           script: {
@@ -193,6 +211,53 @@ describe.each(RUNTIMES)('artifacts ($name)', ({ path: node }) => {
       )
       expect(message).toContain('"ok//double.txt"')
       expect(JSON.parse(r.outputs.artifacts ?? '')).toEqual(['jenkins-artifacts/ok/a.txt'])
+    })
+  })
+
+  describe.concurrent('symbolic links out of the workspace (layouts made on disk here)', () => {
+    it("artifacts-path below a link out: nothing created in the link's target", async () => {
+      const ws = workspace()
+      const outside = join(dirname(ws), 'outside')
+      mkdirSync(ws)
+      mkdirSync(outside)
+      symlinkSync(outside, join(ws, 'out'))
+      const r = await run(
+        node,
+        { ...auth(jenkins), job: 'linked', artifacts: '**', 'artifacts-path': 'out/sub/dir' },
+        { env: { GITHUB_WORKSPACE: ws } }
+      )
+      // The disk outside is as it was: no sub/ nor sub/dir/.
+      expect(readdirSync(outside)).toEqual([])
+      expect(readdirSync(dirname(ws)).sort()).toEqual(['outside', 'ws'])
+      expect(r.code, describeRun(r)).toBe(1)
+      expect(errorAnnotation(r)).toBe(
+        `Input 'artifacts-path' (${join(ws, 'out/sub/dir')}) leads out of the workspace through a symbolic link: 'out' leads to ${realpathSync(outside)}, outside ${realpathSync(ws)}. Expected a folder inside the workspace; nothing was created through the link.`
+      )
+      expect(downloads('linked', r.outputs['build-number'])).toEqual([])
+    })
+
+    it('an artifact below a link out of the folder: refused, named, no folder made there', async () => {
+      const ws = workspace()
+      const outside = join(dirname(ws), 'outside')
+      mkdirSync(join(ws, 'jenkins-artifacts'), { recursive: true })
+      mkdirSync(outside)
+      symlinkSync(outside, join(ws, 'jenkins-artifacts', 'lib'))
+      const r = await run(
+        node,
+        { ...auth(jenkins), job: 'linked', artifacts: '**' },
+        { env: { GITHUB_WORKSPACE: ws } }
+      )
+      // No deep/ nor deep/er/ in the link's target.
+      expect(readdirSync(outside)).toEqual([])
+      expect(r.code, describeRun(r)).toBe(1)
+      expect(errorAnnotation(r)).toBe(
+        `Artifact "lib/deep/er/x.jar" was not written: the symbolic link 'jenkins-artifacts/lib' leads out of 'jenkins-artifacts' (to ${realpathSync(outside)}).`
+      )
+      expect(JSON.parse(r.outputs.artifacts ?? '')).toEqual(['jenkins-artifacts/ok/y.txt'])
+      expect(downloads('linked', r.outputs['build-number'])).toEqual(['ok/y.txt'])
+      expect(r.summary).toContain(
+        'Refused <code>&#34;lib/deep/er/x.jar&#34;</code>: it passes through the symbolic link &#39;lib&#39;, which leads out of it (to '
+      )
     })
   })
 

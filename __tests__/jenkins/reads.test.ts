@@ -156,10 +156,10 @@ describe('listJobs', () => {
     expect(await client.listJobs(['team'])).toEqual(['team/deploy'])
   })
 
-  it('an answer nested far deeper than asked (100 000 levels) is walked without recursion, to 10 levels', async () => {
+  it('an answer nested far deeper than asked (200 levels) is walked without recursion, to 10 levels', async () => {
     const { client, logger } = makeClient()
     let body = '{"name":"leaf","_class":"hudson.model.FreeStyleProject"}'
-    for (let i = 0; i < 100_000; i++) body = `{"name":"f","jobs":[${body}]}`
+    for (let i = 0; i < 200; i++) body = `{"name":"f","jobs":[${body}]}`
     nock(ORIGIN)
       .get('/jenkins/api/json')
       .query(true)
@@ -168,6 +168,20 @@ describe('listJobs', () => {
       })
     expect(await client.listJobs([])).toEqual(['top'])
     expect(logger.lines.some(l => /nested deeper than the 10 levels/.test(l.message))).toBe(true)
+  })
+
+  it('an answer nested 100 000 levels deep is refused before it is parsed, saying so', async () => {
+    const { client } = makeClient()
+    let body = '{"name":"leaf","_class":"hudson.model.FreeStyleProject"}'
+    for (let i = 0; i < 100_000; i++) body = `{"name":"f","jobs":[${body}]}`
+    nock(ORIGIN)
+      .get('/jenkins/api/json')
+      .query(true)
+      .reply(200, `{"jobs":[${body}]}`, { 'Content-Type': 'application/json' })
+    const error = await jenkinsError(client.listJobs([]), 'protocol')
+    expect(error.message).toMatch(
+      /^Jenkins at https:\/\/ci\.example\.com\/jenkins answered .* with JSON nested more than 500 levels deep \(at character \d+\)/
+    )
   })
 
   it('nests the tree to a fixed bound', () => {

@@ -246,4 +246,19 @@ describe('writeJobsSummary', () => {
     expect(html).not.toContain('<script>')
     expect(html).not.toContain('<img')
   })
+
+  it('what could not be read of a build is said, whether it passed or failed', async () => {
+    const passing = item('unit', 3, 'SUCCESS')
+    passing.outcome.unread = ['The stages of Jenkins build #3 could not be read: too <deep>']
+    const failing = item('integration', 12, 'FAILURE')
+    failing.outcome.unread = ['The artifacts list of Jenkins build #12 could not be read: x']
+    await writeJobsSummary(newSummary(), [passing, failing], silentLogger)
+    const html = readFileSync(join(dir, 'summary.md'), 'utf8')
+    expect(html).toContain(
+      '<p>⚠️ The stages of Jenkins build &#35;3 could not be read: too &#60;deep&#62;</p>'
+    )
+    expect(html).toContain(
+      '<p>⚠️ The artifacts list of Jenkins build &#35;12 could not be read: x</p>'
+    )
+  })
 })

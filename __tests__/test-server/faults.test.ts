@@ -272,6 +272,33 @@ describe('aimed faults (by kind and job, so one server serves several tests)', (
     expect(JSON.parse(bodies[3] ?? '')).toMatchObject({ name: 'app' })
   })
 
+  it('deep-json: Jenkins answers, with an action nested that deep; a query filter aims at one tree only', async () => {
+    const j = await withBuild()
+    j.aim({
+      kind: 'build',
+      job: 'app',
+      query: 'tree=artifacts',
+      effect: { type: 'deep-json', depth: 1000 }
+    })
+    j.aim({
+      kind: 'build',
+      job: 'app',
+      query: 'tree=actions',
+      effect: { type: 'deep-json', depth: 3 }
+    })
+    const poll = await (await get(j, '/job/app/1/api/json?tree=number')).text()
+    expect(JSON.parse(poll)).toEqual({ _class: 'hudson.model.FreeStyleBuild', number: 1 })
+    const list = await (await get(j, '/job/app/1/api/json?tree=artifacts%5BrelativePath%5D')).text()
+    expect(list.startsWith(`{"nested":${'['.repeat(1000)}]`)).toBe(true)
+    expect(JSON.parse(list)).toMatchObject({ artifacts: [] })
+    const actions = await (await get(j, '/job/app/1/api/json?tree=actions%5B_class%5D')).text()
+    expect(JSON.parse(actions).actions[0]).toEqual({
+      _class: 'hudson.model.DeepAction',
+      nested: [[[]]]
+    })
+    expect(j.requests.map(q => q.fault)).toEqual([undefined, undefined, 'deep-json', 'deep-json'])
+  })
+
   it('a status with Retry-After, without Jenkins acting', async () => {
     const j = await start()
     j.aim({

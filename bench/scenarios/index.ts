@@ -10,6 +10,7 @@ import { estimate } from './estimate.js'
 import { firstBuilds } from './first-builds.js'
 import { idleStart } from './idle-start.js'
 import { jobs } from './jobs.js'
+import { jsonDepth } from './json-depth.js'
 import { memory } from './memory.js'
 import { outcome } from './outcome.js'
 import { requests } from './requests.js'
@@ -23,5 +24,6 @@ export const SCENARIOS: readonly Scenario[] = [
   memory,
   concurrency,
   outcome,
-  jobs
+  jobs,
+  jsonDepth
 ]

@@ -6,6 +6,7 @@
 import type { Logger } from '../logger.js'
 import { Interrupted, JenkinsError } from './errors.js'
 import type { HttpResponse } from './http.js'
+import { JsonTooDeep, parseJenkinsJson } from './json.js'
 import {
   RETRYABLE_STATUSES,
   errorForResponse,
@@ -57,8 +58,10 @@ export async function jsonBody<T>(
     )
   }
   try {
-    return JSON.parse(body) as T
-  } catch {
+    return parseJenkinsJson(body) as T
+  } catch (error) {
+    // The same answer again would be as deep: not a glitch to retry.
+    if (error instanceof JsonTooDeep) throw tooDeepError(server, context, error, response.status)
     throw new TransientFailure(
       new JenkinsError(
         'protocol',
@@ -70,6 +73,20 @@ export async function jsonBody<T>(
       GLITCH_ATTEMPTS
     )
   }
+}
+
+/** What to say of an answer nested too deep to read. */
+export function tooDeepError(
+  server: string,
+  context: ErrorContext,
+  error: JsonTooDeep,
+  status?: number
+): JenkinsError {
+  return new JenkinsError(
+    'protocol',
+    `Jenkins at ${server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`,
+    status
+  )
 }
 
 /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */

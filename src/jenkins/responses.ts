@@ -1,5 +1,6 @@
 import { JenkinsError } from './errors.js'
 import type { HttpResponse } from './http.js'
+import { parseJenkinsJson } from './json.js'
 
 /** Statuses worth another try for a request that may safely repeat. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504])
@@ -74,7 +75,8 @@ export function shortMessage(response: HttpResponse, body: string): string | und
   let text: string | undefined
   if (type.includes('json')) {
     try {
-      const parsed: unknown = JSON.parse(body)
+      // An error body too deep to read has no message to quote (JsonTooDeep).
+      const parsed: unknown = parseJenkinsJson(body)
       const message = (parsed as { message?: unknown } | null)?.message
       if (typeof message === 'string') text = message
     } catch {

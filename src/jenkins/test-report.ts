@@ -1,7 +1,8 @@
 import { JenkinsError } from './errors.js'
 import { fullName } from './job-path.js'
 import { CaseNamer } from './junit-names.js'
-import { bodyOf } from './answers.js'
+import { bodyOf, tooDeepError } from './answers.js'
+import { JsonTooDeep, parseJenkinsJson } from './json.js'
 import type { Requester } from './requester.js'
 import { htmlError, looksLikeHtml, type ErrorContext } from './responses.js'
 import type {
@@ -251,8 +252,11 @@ async function readPage(
       if (looksLikeHtml(response, body)) throw htmlError(context, response.status)
       let data: unknown
       try {
-        data = JSON.parse(body)
-      } catch {
+        data = parseJenkinsJson(body)
+      } catch (error) {
+        if (error instanceof JsonTooDeep) {
+          throw tooDeepError(http.baseUrl, context, error, response.status)
+        }
         throw new JenkinsError(
           'protocol',
           `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`,

@@ -57,6 +57,7 @@ export async function completeBuild(
       shared.stages = outcome.stages
       shared.failedStage = outcome.failedStage
       shared.artifacts = outcome.artifacts
+      shared.unread = outcome.unread
     }
   } catch (error) {
     if (error instanceof Interrupted || signal.aborted) throw error

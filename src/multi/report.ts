@@ -4,7 +4,7 @@ import { formatDuration } from '../duration.js'
 import { cut, escapeHtml, link } from '../html.js'
 import type { Logger } from '../logger.js'
 import { failureMessage, resultCell, type BuildOutcome, type OutputSink } from '../report.js'
-import { addArtifacts, addFailedTests, addStages } from '../summary-sections.js'
+import { addArtifacts, addFailedTests, addStages, addUnread } from '../summary-sections.js'
 
 /** What the step knows of one item of `jobs`, for outputs, the summary and the verdict. */
 export interface ItemReport {
@@ -152,6 +152,10 @@ export async function writeJobsSummary(
       ...items.map(item => row(item))
     ])
     for (const item of items.filter(failed)) details(summary, item)
+    // A passing build gets no details; what could not be read of it is still said.
+    for (const item of items.filter(i => !failed(i) && i.outcome.unread)) {
+      addUnread(summary, item.outcome.unread ?? [])
+    }
     await summary.write()
   } catch (error) {
     summary.emptyBuffer()
@@ -197,6 +201,7 @@ function details(summary: typeof coreSummary, item: ItemReport): void {
   if (outcome.tests) addFailedTests(summary, outcome.tests)
   if (outcome.stages) addStages(summary, outcome.stages)
   if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
+  if (outcome.unread) addUnread(summary, outcome.unread)
   const tail = item.stopped ? [] : item.tail.slice(-TAIL_IN_SUMMARY)
   if (tail.length > 0) {
     summary.addRaw(

@@ -1,0 +1,254 @@
+/**
+ * Paths below the workspace that the step creates or reads, checked against
+ * where each existing component really leads before anything is created or
+ * opened through it. A lexical check alone is not enough: `out` may be a
+ * symbolic link (or a Windows junction) to a folder elsewhere, and
+ * `mkdir -p out/sub` would create `sub` there before any check could refuse.
+ *
+ * The path module and the file system are injected so that the Windows rules
+ * (backslashes, drive letters, `C:..`, UNC paths, junctions, device names)
+ * are tested with `path.win32` here, where no Windows machine is.
+ */
+import { lstat, mkdir, readlink, realpath } from 'node:fs/promises'
+import nodePath from 'node:path'
+import { isInside, windowsNameProblem } from './artifact-paths.js'
+
+/** `node:path`, `path.posix` or `path.win32`. */
+export type PathApi = Pick<
+  typeof nodePath,
+  'isAbsolute' | 'join' | 'relative' | 'resolve' | 'sep' | 'normalize' | 'parse'
+>
+
+/** What the walk needs of an existing path: lstat's answer. */
+export interface PathKind {
+  isDirectory(): boolean
+  isFile(): boolean
+  isSymbolicLink(): boolean
+}
+
+/** The file system calls the walk makes (node:fs/promises by default). */
+export interface WalkFs {
+  /** lstat; undefined when nothing is there. */
+  lstat(path: string): Promise<PathKind | undefined>
+  realpath(path: string): Promise<string>
+  readlink(path: string): Promise<string>
+  /** One folder, not recursive; a folder already there is not an error. */
+  mkdir(path: string): Promise<void>
+}
+
+export const nodeWalkFs: WalkFs = {
+  lstat: async path => {
+    try {
+      return await lstat(path)
+    } catch (error) {
+      if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return undefined
+      throw error
+    }
+  },
+  realpath: path => realpath(path),
+  readlink: path => readlink(path),
+  mkdir: async path => {
+    try {
+      await mkdir(path)
+    } catch (error) {
+      // Another download may have made it a moment ago: the walk looks again.
+      if (!isCode(error, 'EEXIST')) throw error
+    }
+  }
+}
+
+export interface WalkOptions {
+  path?: PathApi
+  fs?: WalkFs
+}
+
+/** A path the rules refuse, with why; `link` names the symbolic link it went out through. */
+export class WorkspacePathError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    /** The symbolic link (workspace-relative, '/'-separated) it went out through. */
+    readonly link?: string,
+    /** Where that link leads. */
+    readonly target?: string,
+    /** The link leads to nothing (it cannot be followed, nor be created through). */
+    readonly dangling = false
+  ) {
+    super(`'${path}' ${reason}`)
+    this.name = 'WorkspacePathError'
+  }
+}
+
+/**
+ * The segments of a path the user gave relative to the workspace, or why not:
+ * no absolute path (`/x`, `C:\x`, `\x`, `\\server\share`), no drive-relative
+ * one (`C:x`, `C:..`), no `..`, and on Windows no device name (`CON`,
+ * `aux.txt`) and no name ending in a dot or a space (Windows drops them, so
+ * `a.` and `a` are one file). `.` and empty segments are dropped.
+ */
+export function workspaceSegments(value: string, path: PathApi = nodePath): string[] {
+  const refuse = (reason: string): never => {
+    throw new WorkspacePathError(value, reason)
+  }
+  const windows = path.sep === '\\'
+  if (value.trim() === '') refuse('is empty')
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) refuse('contains a control character')
+  if (windows && /^[\\/]{2}/.test(value)) refuse('is a network (UNC) path')
+  if (windows && /^[A-Za-z]:(?![\\/])/.test(value)) {
+    refuse("is relative to a drive's current folder (like C:..)")
+  }
+  if (path.isAbsolute(value) || (windows && /^[A-Za-z]:/.test(value))) refuse('is absolute')
+  const segments = value.split(windows ? /[\\/]/ : '/').filter(s => s !== '' && s !== '.')
+  if (segments.length === 0) refuse('names the workspace itself')
+  for (const segment of segments) {
+    if (segment === '..') refuse("has a '..' segment")
+    if (windows) {
+      const problem = windowsNameProblem(segment)
+      if (problem) refuse(problem)
+    }
+  }
+  return segments
+}
+
+/**
+ * The absolute folder a user's path names below the workspace (relative to
+ * it, or absolute inside it), or a WorkspacePathError: outside the
+ * workspace, and on Windows a UNC path, a drive-relative one (`C:..`, whose
+ * meaning depends on that drive's current folder), or a device name or a
+ * name ending in a dot or space in any segment. Lexical only: links are
+ * checked when the folder is made (makeFolderInside).
+ */
+export function workspaceFolder(
+  value: string,
+  workspace: string,
+  path: PathApi = nodePath
+): string {
+  const refuse = (reason: string): never => {
+    throw new WorkspacePathError(value, reason)
+  }
+  const windows = path.sep === '\\'
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) refuse('contains a control character')
+  if (windows && /^[\\/]{2}/.test(value) && !isInside(workspace, path.resolve(value), path)) {
+    refuse('is a network (UNC) path outside the workspace')
+  }
+  if (windows && /^[A-Za-z]:(?![\\/])/.test(value)) {
+    refuse("is relative to a drive's current folder (like C:..)")
+  }
+  const target = path.resolve(workspace, value)
+  if (!isInside(workspace, target, path)) {
+    refuse(path.isAbsolute(value) ? 'is outside the workspace' : 'leads out of the workspace')
+  }
+  if (windows) {
+    for (const segment of path.relative(workspace, target).split(/[\\/]/)) {
+      if (segment === '') continue
+      const problem = windowsNameProblem(segment)
+      if (problem) refuse(problem)
+    }
+  }
+  return target
+}
+
+/**
+ * Makes the folder `segments` below `base` one level at a time, checking
+ * before each step that the part that exists leads where it seems: a
+ * component that is (or resolves through) a symbolic link or junction out of
+ * `baseReal` is refused, naming it, before anything is created inside it.
+ * Returns the folder's real path. `baseReal` is `base` with its links
+ * resolved (the boundary); `label` is how messages name the path.
+ */
+export async function makeFolderInside(
+  base: string,
+  baseReal: string,
+  segments: readonly string[],
+  label: string,
+  options: WalkOptions = {}
+): Promise<string> {
+  return walk(base, baseReal, segments, label, 'folder', options)
+}
+
+/**
+ * An existing file at `relativePath` below `workspace`, for reading: its real
+ * path, or a WorkspacePathError when the path is absolute, has `..`, names a
+ * Windows device, does not exist or is not a file, or passes through a
+ * symbolic link (or junction) that leads out of the workspace. Links that
+ * stay inside are followed. Nothing is created.
+ */
+export async function resolveWorkspaceFile(
+  workspace: string,
+  relativePath: string,
+  options: WalkOptions = {}
+): Promise<string> {
+  const fs = options.fs ?? nodeWalkFs
+  const segments = workspaceSegments(relativePath, options.path ?? nodePath)
+  return walk(workspace, await fs.realpath(workspace), segments, relativePath, 'file', options)
+}
+
+async function walk(
+  base: string,
+  baseReal: string,
+  segments: readonly string[],
+  label: string,
+  want: 'folder' | 'file',
+  options: WalkOptions
+): Promise<string> {
+  const path = options.path ?? nodePath
+  const fs = options.fs ?? nodeWalkFs
+  // Each step starts from the real path of the part already checked, which
+  // has no link in it: nothing is looked up or made through a link that
+  // was not checked first.
+  let real = baseReal
+  for (const [index, segment] of segments.entries()) {
+    const last = index === segments.length - 1
+    const here = path.join(real, segment)
+    const shown = segments.slice(0, index + 1).join('/')
+    let kind = await fs.lstat(here)
+    if (!kind) {
+      if (want === 'file')
+        throw new WorkspacePathError(label, `does not exist ('${shown}' is missing)`)
+      await fs.mkdir(here)
+      kind = await fs.lstat(here)
+      if (!kind) throw new WorkspacePathError(label, `could not be created ('${shown}')`)
+    }
+    if (kind.isSymbolicLink()) {
+      let target: string
+      try {
+        target = await fs.realpath(here)
+      } catch {
+        const to = await fs.readlink(here).catch(() => '?')
+        throw new WorkspacePathError(
+          label,
+          `passes through the symbolic link '${shown}', which leads to ${to}, which does not exist`,
+          shown,
+          to,
+          true
+        )
+      }
+      if (!isInside(baseReal, target, path)) {
+        throw new WorkspacePathError(
+          label,
+          `leads out of ${base === baseReal ? base : `${base} (${baseReal})`} through a symbolic link: '${shown}' leads to ${target}`,
+          shown,
+          target
+        )
+      }
+      real = target
+      kind = await fs.lstat(real)
+      if (!kind) throw new WorkspacePathError(label, `does not exist ('${shown}' is missing)`)
+    } else {
+      real = here
+    }
+    const isFolder = kind.isDirectory()
+    if (!last || want === 'folder') {
+      if (!isFolder) throw new WorkspacePathError(label, `is not a folder ('${shown}' is a file)`)
+    } else if (!kind.isFile()) {
+      throw new WorkspacePathError(label, isFolder ? 'is a folder, not a file' : 'is not a file')
+    }
+  }
+  return real
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return (error as { code?: unknown } | null)?.code === code
+}
