@@ -7,6 +7,7 @@ import { cut, escapeHtml, link } from './html.js'
 import type { Logger } from './logger.js'
 import { stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages } from './summary-sections.js'
+import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
 
 export { escapeHtml } from './html.js'
@@ -187,6 +188,7 @@ export async function writeSummary(
     summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]))
     if (outcome.tests) addFailedTests(summary, outcome.tests)
     if (outcome.stages) addStages(summary, outcome.stages)
+    if (outcome.stages) addTimeline(summary, [{ stages: outcome.stages }])
     if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
 
     const parameters = parametersOf(outcome)

@@ -5,6 +5,7 @@ import { cut, escapeHtml, link } from '../html.js'
 import type { Logger } from '../logger.js'
 import { failureMessage, resultCell, type BuildOutcome, type OutputSink } from '../report.js'
 import { addArtifacts, addFailedTests, addStages } from '../summary-sections.js'
+import { addTimeline, type TimelineBuild } from '../summary-timeline.js'
 
 /** What the step knows of one item of `jobs`, for outputs, the summary and the verdict. */
 export interface ItemReport {
@@ -151,6 +152,7 @@ export async function writeJobsSummary(
       ],
       ...items.map(item => row(item))
     ])
+    addTimeline(summary, timelineBuilds(items))
     for (const item of items.filter(failed)) details(summary, item)
     await summary.write()
   } catch (error) {
@@ -204,6 +206,23 @@ function details(summary: typeof coreSummary, item: ItemReport): void {
       true
     )
   }
+}
+
+/** Each build's stages, for the one chart of several builds: a section each. */
+function timelineBuilds(items: readonly ItemReport[]): TimelineBuild[] {
+  return items.flatMap(({ outcome }) =>
+    outcome.stages
+      ? [
+          {
+            section: {
+              job: outcome.jobName,
+              number: outcome.build?.number ?? numberOf(outcome.buildUrl)
+            },
+            stages: outcome.stages
+          }
+        ]
+      : []
+  )
 }
 
 /** The number at the end of a build URL (`…/job/x/12/`). */
