@@ -26,6 +26,7 @@ import {
   writeSummary,
   type BuildOutcome
 } from './report.js'
+import { historyOf } from './history.js'
 import { isPipeline, isPipelineJob, watchForInput } from './stages.js'
 import { throwIfAborted } from './wait.js'
 
@@ -87,6 +88,7 @@ async function follow(
   if (settings.build === 'new') {
     const info = branch?.info ?? (await api.getJob(settings.job))
     pipeline = isPipelineJob(info)
+    if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(settings.job, n))
     // A cancel that arrived while reading the job must not still trigger.
     throwIfAborted(signal)
     // The scan that created a branch job already queued its build: that one.
@@ -112,6 +114,8 @@ async function follow(
     }
     const start = await follower.waitForStart(queued.queueId)
     progress.started(start.ref)
+    // A build a branch scan started may already be among the job's builds.
+    outcome.history = outcome.history?.filter(h => h.number < start.ref.number)
     outcome.queueWaitMs = start.queueWaitMs
     outcome.buildUrl = start.ref.url
     coreLogger.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)

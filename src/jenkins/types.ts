@@ -35,6 +35,8 @@ export interface JobInfo {
   nextBuildNumber?: number
   /** The job's newest builds, newest first (at most 6): what Jenkins estimates the next one's length from. */
   recent?: BuildSummary[]
+  /** The job's last finished builds, newest first (at most 10); [] when it has none. */
+  history?: BuildSummary[]
 }
 
 /** One of a job's recent builds (job `builds[number,result,duration,building]`). */

@@ -1,6 +1,7 @@
 import type { summary as coreSummary } from '@actions/core'
 import { BUILD_RESULTS, Output, type BuildResult } from '../constants.js'
 import { formatDuration } from '../duration.js'
+import { addHistory } from '../history.js'
 import { cut, escapeHtml, link } from '../html.js'
 import type { Logger } from '../logger.js'
 import { failureMessage, resultCell, type BuildOutcome, type OutputSink } from '../report.js'
@@ -196,6 +197,7 @@ function details(summary: typeof coreSummary, item: ItemReport): void {
   )
   const notes = [item.error, item.stopped, item.left, outcome.note].filter((n): n is string => !!n)
   if (notes.length > 0) summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), 1000))}</p>`, true)
+  if (outcome.history) addHistory(summary, outcome.history)
   if (outcome.tests) addFailedTests(summary, outcome.tests)
   if (outcome.stages) addStages(summary, outcome.stages)
   if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
