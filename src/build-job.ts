@@ -33,7 +33,8 @@ import { throwIfAborted } from './wait.js'
 /** The step log and its annotations, for the parts build-parts.ts shares. */
 const partsOutput: PartsOutput = {
   logger: coreLogger,
-  annotate: (message, title) => core.error(message, { title })
+  annotate: (message, title, where) =>
+    core.error(message, { title, file: where?.file, startLine: where?.line })
 }
 
 /**

@@ -174,6 +174,8 @@ export interface FailedTest {
   url: string
   /** The failure's message (CaseResult.errorDetails), cut to its first 2000 characters. */
   errorDetails?: string
+  /** The failure's stack trace (CaseResult.errorStackTrace), cut to its first 8000 characters. */
+  errorStackTrace?: string
   /** The Pipeline stages around the junit step, outermost first. */
   stage?: string
 }
