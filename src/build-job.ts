@@ -27,7 +27,7 @@ import {
   type BuildOutcome
 } from './report.js'
 import { historyOf } from './history.js'
-import { isPipeline, isPipelineJob, watchForInput } from './stages.js'
+import { isPipeline, isPipelineJob, readStages, watchForInput } from './stages.js'
 import { throwIfAborted } from './wait.js'
 
 /** The step log and its annotations, for the parts build-parts.ts shares. */
@@ -145,6 +145,10 @@ async function follow(
   await status?.pending(`Jenkins build #${ref.number} running`, ref.url)
 
   if (settings.wait !== 'finish') {
+    // Where a running Pipeline is (a stage waiting at an input): one read, none with `wait: false`.
+    if (settings.wait === 'started' && first && isPipeline(first)) {
+      outcome.stages = await readStages(api, ref, first, coreLogger)
+    }
     outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`
     return finish(outcome, true, settings, progress)
   }
