@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import type { BuildResult } from '../src/constants.js'
 import { historyLine, historyOf, historyOutput, medianDuration } from '../src/history.js'
 
 const url = (n: number): string => `https://ci.example/job/app/${n}/`
@@ -35,5 +37,30 @@ describe('history', () => {
       `<p>Last 4 finished build(s), oldest first: <a href="${url(10)}">✅</a> <a href="${url(11)}">⚠️</a> <a href="${url(12)}">✅</a> <a href="${url(13)}">❌</a> — median duration 2.5 s.</p>`
     )
     expect(historyLine([])).toBeUndefined()
+  })
+})
+
+describe("the README's example", () => {
+  it('is the line the summary writes for the builds it links', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const line = /^<p>Last \d+ finished build\(s\).*<\/p>$/m.exec(readme)?.[0] ?? ''
+    const median = /median duration (\d+) min (\d+) s/.exec(line)
+    const ms = (Number(median?.[1]) * 60 + Number(median?.[2])) * 1000
+    const results: Record<string, BuildResult> = {
+      '✅': 'SUCCESS',
+      '❌': 'FAILURE',
+      '⚠️': 'UNSTABLE'
+    }
+    // Newest first, as the output has them; every build as long as the median.
+    const entries = [...line.matchAll(/<a href="([^"]+\/(\d+)\/)">([^<]+)<\/a>/g)]
+      .map(m => ({
+        number: Number(m[2]),
+        result: results[m[3] ?? ''] ?? 'NOT_BUILT',
+        duration: ms,
+        url: m[1] ?? ''
+      }))
+      .reverse()
+    expect(entries).toHaveLength(10)
+    expect(historyLine(entries)).toBe(line)
   })
 })

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { PipelineStage } from '../src/jenkins/types.js'
 import { MAX_BARS, mermaidText, stageTimeline } from '../src/summary-timeline.js'
@@ -145,5 +146,27 @@ describe('mermaidText', () => {
   it('keeps letters of any script and cuts long names', () => {
     expect(mermaidText('Déploiement 東京 (prod)')).toBe('Déploiement 東京 (prod)')
     expect(mermaidText('x'.repeat(100), 10)).toBe(`${'x'.repeat(9)}…`)
+  })
+})
+
+describe("the README's example", () => {
+  it('is the chart the summary draws for the stages it shows', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const block = /\n````markdown\n[\s\S]*?\n(```mermaid\n[\s\S]*?\n```)\n````\n/.exec(readme)?.[1]
+    expect(block).toBeDefined()
+    const stages = (block ?? '').split('\n').flatMap(line => {
+      const m = /^ {4}(.+?)(?: \(([a-z ]+)\))? :([a-z, ]+), (\d+), (\d+)$/.exec(line)
+      if (!m) return []
+      const status = { 'waiting for input': 'PAUSED_PENDING_INPUT', failed: 'FAILED' }[m[2] ?? '']
+      const start = Number(m[4])
+      return [stage(m[1] ?? '', status ?? 'SUCCESS', start - T0, Number(m[5]) - start)]
+    })
+    expect(stages.map(s => s.status)).toEqual([
+      'SUCCESS',
+      'SUCCESS',
+      'FAILED',
+      'PAUSED_PENDING_INPUT'
+    ])
+    expect(stageTimeline([{ stages }])?.chart).toBe(block)
   })
 })
