@@ -26,7 +26,7 @@ import {
   writeSummary,
   type BuildOutcome
 } from './report.js'
-import { historyOf } from './history.js'
+import { historyOf, readHistory } from './history.js'
 import { isPipeline, isPipelineJob, readStages, watchForInput } from './stages.js'
 import { throwIfAborted } from './wait.js'
 
@@ -136,6 +136,10 @@ async function follow(
       url: api.buildUrl(settings.job, first.number)
     })
     outcome.buildUrl = progress.build?.url
+    // Not triggered here: no job read to take them from, so one bounded read.
+    if (settings.wait !== 'queued') {
+      outcome.history = await readHistory(api, settings.job, first.number, coreLogger)
+    }
     coreLogger.info(
       `${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`
     )

@@ -8,7 +8,9 @@ import type { summary as coreSummary } from '@actions/core'
 import type { BuildResult } from './constants.js'
 import { formatDuration } from './duration.js'
 import { escapeHtml, link } from './html.js'
-import type { BuildSummary } from './jenkins/types.js'
+import { Interrupted } from './jenkins/errors.js'
+import type { BuildSummary, JenkinsApi, JobPath } from './jenkins/types.js'
+import type { Logger } from './logger.js'
 
 /** One finished build of the job, as the `history` output has it. */
 export interface HistoryEntry {
@@ -31,6 +33,45 @@ export function historyOf(
     entries.push({ number: b.number, result: b.result, duration: b.duration, url: urlOf(b.number) })
   }
   return entries
+}
+
+/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
+const HISTORY_READ = 16
+/** Finished builds kept. */
+const HISTORY_KEPT = 10
+
+/**
+ * For a build this step did not trigger (`build: last`, `last-successful`):
+ * the job's last finished builds before it, in one bounded read (a
+ * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
+ * said in the debug log only.
+ */
+export async function readHistory(
+  api: Pick<JenkinsApi, 'recentBuilds' | 'buildUrl'>,
+  job: JobPath,
+  before: number,
+  logger: Logger
+): Promise<HistoryEntry[] | undefined> {
+  try {
+    const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true })
+    const summaries: BuildSummary[] = builds.flatMap(b =>
+      b.duration === undefined || b.number >= before
+        ? []
+        : [
+            {
+              number: b.number,
+              result: b.result ?? null,
+              duration: b.duration,
+              building: !!b.building
+            }
+          ]
+    )
+    return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT)
+  } catch (error) {
+    if (error instanceof Interrupted) throw error
+    logger.debug(`Could not read the job's earlier builds: ${(error as Error).message}`)
+    return undefined
+  }
 }
 
 /** The `history` output: at most ten small entries, newest first. */

@@ -291,6 +291,13 @@ describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
       .filter(q => q.path === '/job/known/api/json' && q.query.includes('builds'))
     expect(jobReads).toHaveLength(1)
 
+    // build: last reads them once: the builds before the one it reports.
+    const last = await run(node, { ...auth(jenkins), job: 'known', build: 'last' })
+    expect(last.code, describeRun(last)).toBe(1)
+    expect(last.outputs['build-number']).toBe(String(n))
+    expect(JSON.parse(last.outputs.history ?? 'null')).toEqual(expected)
+    expect(last.summary).toContain(`oldest first: ${symbols} — median duration ${median}.</p>`)
+
     // wait: false costs nothing more either.
     const mark = jenkins.requests.length
     const quick = await run(node, { ...auth(jenkins), job: 'known', wait: 'false' })

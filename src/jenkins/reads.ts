@@ -275,17 +275,22 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
   return items
 }
 
-/** The job's most recent builds, newest first, with their queue ids (and with `actions`, causes and parameters). */
+/**
+ * The job's most recent builds, newest first, with their queue ids (with
+ * `actions`, causes and parameters; with `outcome`, result, duration and
+ * whether they still run).
+ */
 export async function recentBuilds(
   http: Requester,
   job: JobPath,
   limit: number,
-  options: { actions?: boolean } = {}
+  options: { actions?: boolean; outcome?: boolean } = {}
 ): Promise<RecentBuild[]> {
   const name = fullName(job)
-  const fields = options.actions
+  let fields = options.actions
     ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
     : 'number,queueId'
+  if (options.outcome) fields += ',result,duration,building'
   const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`
   const data = await http.getJson<{ builds?: unknown }>(
     'builds',
@@ -297,10 +302,18 @@ export async function recentBuilds(
   )
   const builds: RecentBuild[] = []
   for (const raw of Array.isArray(data.builds) ? data.builds : []) {
-    const build = raw as { number?: unknown; queueId?: unknown; actions?: unknown } | null
+    const build = raw as Record<string, unknown> | null
     if (typeof build?.number !== 'number') continue
     const recent: RecentBuild = { number: build.number }
     if (typeof build.queueId === 'number') recent.queueId = build.queueId
+    if (options.outcome) {
+      const [summary] = buildSummaries([build])
+      if (summary) {
+        recent.result = summary.result
+        recent.duration = summary.duration
+        recent.building = summary.building
+      }
+    }
     if (options.actions) {
       recent.causes = causeClassesOf(build.actions)
       recent.parameters = parametersOf(build.actions)

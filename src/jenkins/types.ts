@@ -263,6 +263,10 @@ export interface RecentBuild {
   causes?: string[]
   /** With `actions`: the parameters it ran with. */
   parameters?: ExportedParameter[]
+  /** With `outcome`: its result (null while it runs), duration (ms) and whether it runs. */
+  result?: BuildResult | null
+  duration?: number
+  building?: boolean
 }
 
 /** A stretch of a multibranch project's scan log (indexing/logText/progressiveText). */
@@ -333,7 +337,11 @@ export interface JenkinsApi {
     options?: { tree?: string; depth?: number }
   ): Promise<Build>
   /** The job's most recent builds, newest first, with their queue ids (to find a build whose queue item expired); `actions` adds causes and parameters. */
-  recentBuilds(job: JobPath, limit: number, options?: { actions?: boolean }): Promise<RecentBuild[]>
+  recentBuilds(
+    job: JobPath,
+    limit: number,
+    options?: { actions?: boolean; outcome?: boolean }
+  ): Promise<RecentBuild[]>
   /** Every item waiting in the queue. */
   getQueue(): Promise<QueuedTask[]>
   /**
