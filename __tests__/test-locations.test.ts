@@ -79,6 +79,13 @@ describe('framesOf', () => {
     ])
   })
 
+  it('takes no line over 1000 characters for a frame (hostile text stays cheap to scan)', () => {
+    const long = `\tat com.example.${'a'.repeat(1000)}.CalcTest.adds(CalcTest.java:7)`
+    expect(framesOf(`${long}\n\tat com.example.CalcTest.adds(CalcTest.java:42)`)).toEqual([
+      { segments: ['com', 'example', 'CalcTest.java'], line: 42, java: true }
+    ])
+  })
+
   it('drops paths that climb or carry control characters', () => {
     expect(pathSegments('../../etc/passwd')).toBeUndefined()
     expect(pathSegments('tests/../../x.py')).toBeUndefined()

@@ -40,6 +40,8 @@ export const MAX_ENTRIES = 50_000
 export const MAX_DEPTH = 24
 /** Frames of one trace looked at. */
 const MAX_FRAMES = 60
+/** Longer lines are no frame (and would make the patterns below slow on hostile text). */
+const MAX_LINE_CHARS = 1000
 /** Folders never searched: tests do not live there, and they are large. */
 const SKIPPED_DIRS = new Set(['.git', 'node_modules'])
 
@@ -61,6 +63,7 @@ export function framesOf(trace: string): Frame[] {
   const frames: Frame[] = []
   for (const text of trace.split(/\r\n|\r|\n/)) {
     if (frames.length >= MAX_FRAMES) break
+    if (text.length > MAX_LINE_CHARS) continue
     const java = JAVA_FRAME.exec(text)
     if (java) {
       const className = java[1] ?? ''

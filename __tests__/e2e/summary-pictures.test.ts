@@ -87,7 +87,18 @@ const HOSTILE = [
 
 describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
   let jenkins: TestJenkins
+  let bare: TestJenkins
   beforeAll(async () => {
+    bare = await startJenkins({
+      stageView: false,
+      quietPeriodSec: 0,
+      jobs: {
+        pipe: {
+          type: 'pipeline',
+          script: { stages: [{ name: 'Only', durationMs: 30, result: 'FAILURE' }] }
+        }
+      }
+    })
     jenkins = await startJenkins({
       quietPeriodSec: 0,
       executors: 8,
@@ -137,7 +148,10 @@ describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
       }))
     )
   })
-  afterAll(() => jenkins.close())
+  afterAll(async () => {
+    await jenkins.close()
+    await bare.close()
+  })
 
   describe.concurrent('charts', () => {
     it('draws a failed stage as crit and a stage paused at an input as active', async () => {
@@ -241,6 +255,21 @@ describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
       // The chart follows the table, after a blank line (a fence right after HTML is not one).
       expect(r.summary).toMatch(/<\/table>\n<h3>Stage timeline<\/h3>\n\n```mermaid\n/)
       expect(r.outputs.history).toBeUndefined()
+    })
+
+    it('a Jenkins without the Stage View plugin: no chart, no warning, the verdict as before', async () => {
+      const r = await run(node, { ...auth(bare), job: 'pipe' })
+      expect(r.code, describeRun(r)).toBe(1)
+      expect(r.outputs.stages).toBe('[]')
+      expect(r.outputs.history).toBe('[]')
+      expect(r.summary).not.toContain('```')
+      expect(r.stdout).not.toMatch(/^::warning/m)
+      // Asked (at the end, and by the input watcher if the build outlived its first look), each a 404.
+      const asked = bare.requests.filter(
+        q => q.path === `/job/pipe/${r.outputs['build-number']}/wfapi/describe`
+      )
+      expect(asked.length).toBeGreaterThanOrEqual(1)
+      expect(asked.every(q => q.status === 404)).toBe(true)
     })
 
     it('a freestyle build: no chart, no history line, an empty history, no error', async () => {
