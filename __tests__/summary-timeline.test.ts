@@ -152,7 +152,11 @@ describe('mermaidText', () => {
 describe("the README's example", () => {
   it('is the chart the summary draws for the stages it shows', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-    const block = /\n````markdown\n[\s\S]*?\n(```mermaid\n[\s\S]*?\n```)\n````\n/.exec(readme)?.[1]
+    // As addTimeline writes it: the heading, a blank line, the block.
+    const block =
+      /\n````markdown\n[\s\S]*?\n<h3>Stage timeline<\/h3>\n\n(```mermaid\n[\s\S]*?\n```)\n````\n/.exec(
+        readme
+      )?.[1]
     expect(block).toBeDefined()
     const stages = (block ?? '').split('\n').flatMap(line => {
       const m = /^ {4}(.+?)(?: \(([a-z ]+)\))? :([a-z, ]+), (\d+), (\d+)$/.exec(line)
