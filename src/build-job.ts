@@ -28,14 +28,11 @@ import {
 } from './report.js'
 import { historyOf, readHistory } from './history.js'
 import { isPipeline, isPipelineJob, readStages, watchForInput } from './stages.js'
+import { coreStepIO } from './step-io.js'
 import { throwIfAborted } from './wait.js'
 
 /** The step log and its annotations, for the parts build-parts.ts shares. */
-const partsOutput: PartsOutput = {
-  logger: coreLogger,
-  annotate: (message, title, where) =>
-    core.error(message, { title, file: where?.file, startLine: where?.line })
-}
+const partsOutput: PartsOutput = { logger: coreLogger, annotate: coreStepIO.annotate }
 
 /**
  * Triggers the job (or picks its last build), follows the build, streams its
