@@ -126,7 +126,8 @@ describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
             ]
           }
         },
-        'pipe-b': {
+        // A hostile job name Jenkins allows (checkGoodName refuses %, #, :, ;, < and > but not backticks).
+        'pipe ```b': {
           type: 'pipeline',
           script: {
             stages: [
@@ -235,7 +236,7 @@ describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
     it('several jobs: one chart, a section per Pipeline build', async () => {
       const r = await run(node, {
         ...auth(jenkins),
-        jobs: 'pipe-a\npipe-b\nfree',
+        jobs: 'pipe-a\npipe ```b\nfree',
         accept: 'SUCCESS,UNSTABLE,FAILURE'
       })
       expect(r.code, describeRun(r)).toBe(0)
@@ -248,12 +249,14 @@ describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
         `    section pipe-a #${number('pipe-a')}`,
         expect.stringMatching(/^ {4}Compile :done, \d+, \d+$/),
         expect.stringMatching(/^ {4}Check \(unstable\) :crit, done, \d+, \d+$/),
-        `    section pipe-b #${number('pipe-b')}`,
+        `    section pipe b #${number('pipe ```b')}`,
         expect.stringMatching(/^ {4}Unit :done, \d+, \d+$/),
         expect.stringMatching(/^ {4}Lint \(failed\) :crit, \d+, \d+$/)
       ])
       // The chart follows the table, after a blank line (a fence right after HTML is not one).
       expect(r.summary).toMatch(/<\/table>\n<h3>Stage timeline<\/h3>\n\n```mermaid\n/)
+      // The job name's backticks stay text everywhere else (the table escapes them).
+      expect(r.summary.split('\n').filter(l => l.includes('```'))).toEqual(['```mermaid', '```'])
       expect(r.outputs.history).toBeUndefined()
     })
 
