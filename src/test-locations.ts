@@ -14,7 +14,7 @@
  * or MAX_DEPTH levels, since an incomplete search cannot tell one match
  * from several.
  */
-import { opendir } from 'node:fs/promises'
+import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { FailedTest } from './jenkins/types.js'
 import type { Logger } from './logger.js'
@@ -132,10 +132,11 @@ export async function searchWorkspace(
   ]
   try {
     for (let folder = folders.pop(); folder; folder = folders.pop()) {
-      const dir = await opendir(folder.path)
-      for await (const entry of dir) {
-        // Leaving the loop closes the folder.
-        if (++entries > maxEntries) return undefined
+      // One call a folder: many times faster than iterating a Dir entry by entry.
+      const list = await readdir(folder.path, { withFileTypes: true })
+      entries += list.length
+      if (entries > maxEntries) return undefined
+      for (const entry of list) {
         // Dirent types come from lstat: a link is a link, never what it points at.
         if (entry.isSymbolicLink()) continue
         const rel = folder.rel === '' ? entry.name : `${folder.rel}/${entry.name}`
@@ -144,9 +145,9 @@ export async function searchWorkspace(
           if (folder.depth + 1 > maxDepth) return undefined
           folders.push({ path: join(folder.path, entry.name), rel, depth: folder.depth + 1 })
         } else if (entry.isFile() && names.has(entry.name)) {
-          const list = found.get(entry.name) ?? []
-          list.push(rel)
-          found.set(entry.name, list)
+          const paths = found.get(entry.name) ?? []
+          paths.push(rel)
+          found.set(entry.name, paths)
         }
       }
     }
