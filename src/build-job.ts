@@ -26,14 +26,13 @@ import {
   writeSummary,
   type BuildOutcome
 } from './report.js'
-import { isPipeline, isPipelineJob, watchForInput } from './stages.js'
+import { historyOf, readHistory } from './history.js'
+import { isPipeline, isPipelineJob, readStages, watchForInput } from './stages.js'
+import { coreStepIO } from './step-io.js'
 import { throwIfAborted } from './wait.js'
 
 /** The step log and its annotations, for the parts build-parts.ts shares. */
-const partsOutput: PartsOutput = {
-  logger: coreLogger,
-  annotate: (message, title) => core.error(message, { title })
-}
+const partsOutput: PartsOutput = { logger: coreLogger, annotate: coreStepIO.annotate }
 
 /**
  * Triggers the job (or picks its last build), follows the build, streams its
@@ -89,6 +88,7 @@ async function follow(
   if (settings.build === 'new') {
     const info = branch?.info ?? (await api.getJob(settings.job))
     pipeline = isPipelineJob(info)
+    if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(settings.job, n))
     // A cancel that arrived while reading the job must not still trigger.
     throwIfAborted(signal)
     // The scan that created a branch job already queued its build: that one.
@@ -115,6 +115,8 @@ async function follow(
     const start = await follower.waitForStart(queued.queueId)
     progress.started(start.ref)
     inQueueSince = start.inQueueSince
+    // A build a branch scan started may already be among the job's builds.
+    outcome.history = outcome.history?.filter(h => h.number < start.ref.number)
     outcome.buildUrl = start.ref.url
     coreLogger.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
     if (settings.wait !== 'finish') {
@@ -136,6 +138,10 @@ async function follow(
       url: api.buildUrl(settings.job, first.number)
     })
     outcome.buildUrl = progress.build?.url
+    // Not triggered here: no job read to take them from, so one bounded read.
+    if (settings.wait !== 'queued') {
+      outcome.history = await readHistory(api, settings.job, first.number, coreLogger)
+    }
     coreLogger.info(
       `${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`
     )
@@ -145,6 +151,10 @@ async function follow(
   await status?.pending(`Jenkins build #${ref.number} running`, ref.url)
 
   if (settings.wait !== 'finish') {
+    // Where a running Pipeline is (a stage waiting at an input): one read, none with `wait: false`.
+    if (settings.wait === 'started' && first && isPipeline(first)) {
+      outcome.stages = await readStages(api, ref, first, coreLogger)
+    }
     outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`
     return finish(outcome, true, settings, progress)
   }

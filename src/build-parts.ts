@@ -25,13 +25,15 @@ import type { Logger } from './logger.js'
 import type { BuildOutcome } from './report.js'
 import { failedStage, readStages } from './stages.js'
 import { closestNames } from './suggest.js'
-import { annotateFailedTests, readTests } from './test-report.js'
+import { locateFailedTests, type TestLocation } from './test-locations.js'
+import { annotateFailedTests, MAX_ANNOTATED, readTests } from './test-report.js'
 import { abortReason, StepAborted } from './wait.js'
 
 /** Where a build's parts say things: the log, and `::error` annotations (failed tests). */
 export interface PartsOutput {
   logger: Logger
-  annotate(message: string, title: string): void
+  /** `where`: the workspace file and line a failed test failed at, when known. */
+  annotate(message: string, title: string, where?: TestLocation): void
 }
 
 /** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
@@ -136,7 +138,11 @@ export async function readProducts(
 ): Promise<void> {
   const unread: string[] = []
   outcome.tests = await readTests(api, ref, final, out.logger, unread)
-  if (outcome.tests) annotateFailedTests(outcome.tests, out.annotate)
+  if (outcome.tests) {
+    const annotated = outcome.tests.failed.slice(0, MAX_ANNOTATED)
+    const located = await locateFailedTests(annotated, settings.workspace, out.logger)
+    annotateFailedTests(outcome.tests, out.annotate, located)
+  }
   outcome.stages = await readStages(api, ref, final, out.logger, unread)
   outcome.failedStage = failedStage(outcome.stages, final.result)?.name
   if (settings.artifacts.length > 0) {

@@ -46,7 +46,9 @@ export enum Output {
   /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
   Artifacts = 'artifacts',
   /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
-  Builds = 'builds'
+  Builds = 'builds',
+  /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
+  History = 'history'
 }
 
 /** Keys saved with core.saveState for the post step. */

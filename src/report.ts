@@ -3,10 +3,12 @@ import { Output, type BuildResult } from './constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from './jenkins/types.js'
 import { formatDuration } from './duration.js'
+import { addHistory, historyOutput, type HistoryEntry } from './history.js'
 import { cut, escapeHtml, link } from './html.js'
 import type { Logger } from './logger.js'
 import { stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
+import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
 
 export { escapeHtml } from './html.js'
@@ -30,6 +32,8 @@ export interface BuildOutcome {
   tests?: TestsOutcome
   /** A Pipeline's stages; [] when Jenkins has no Stage View plugin. */
   stages?: PipelineStage[]
+  /** The job's last finished builds before this one, newest first (from the job read). */
+  history?: HistoryEntry[]
   /** The stage the build's result came from, for the failure message. */
   failedStage?: string
   /** What the `artifacts` input downloaded. */
@@ -132,6 +136,7 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
     out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped))
   }
   if (outcome.stages) out.setOutput(Output.Stages, stagesOutput(outcome.stages))
+  if (outcome.history) out.setOutput(Output.History, historyOutput(outcome.history))
   if (outcome.artifacts) out.setOutput(Output.Artifacts, JSON.stringify(outcome.artifacts.written))
 }
 
@@ -187,8 +192,10 @@ export async function writeSummary(
       rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`])
     }
     summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]))
+    if (outcome.history) addHistory(summary, outcome.history)
     if (outcome.tests) addFailedTests(summary, outcome.tests)
     if (outcome.stages) addStages(summary, outcome.stages)
+    if (outcome.stages) addTimeline(summary, [{ stages: outcome.stages }])
     if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
     if (outcome.unread) addUnread(summary, outcome.unread)
 

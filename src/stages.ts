@@ -18,7 +18,7 @@ export function isPipelineJob(job: Pick<JobInfo, '_class'>): boolean {
 }
 
 /**
- * The finished Pipeline's stages: [] when Jenkins has no Stage View plugin
+ * The Pipeline's stages (so far, for a running one): [] when Jenkins has no Stage View plugin
  * (404), undefined for other builds or when they could not be read (a help,
  * not the result: a warning, and a note in `unread` for the summary).
  */

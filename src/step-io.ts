@@ -2,6 +2,7 @@ import * as core from '@actions/core'
 import { stdoutDrained } from './build-parts.js'
 import { coreLogger } from './core-logger.js'
 import type { Logger } from './logger.js'
+import type { TestLocation } from './test-locations.js'
 
 /**
  * Everything a mode of the action says or leaves behind, as an interface:
@@ -19,8 +20,8 @@ export interface StepIO {
   drained(): Promise<void>
   startGroup(title: string): void
   endGroup(): void
-  /** An error annotation with a title (a failed test). */
-  annotate(message: string, title: string): void
+  /** An error annotation with a title (a failed test), at its file and line when known. */
+  annotate(message: string, title: string, where?: TestLocation): void
   setOutput(name: string, value: string): void
   summary: typeof core.summary
   /** State for the post step. */
@@ -34,7 +35,8 @@ export const coreStepIO: StepIO = {
   drained: stdoutDrained,
   startGroup: title => core.startGroup(title),
   endGroup: () => core.endGroup(),
-  annotate: (message, title) => core.error(message, { title }),
+  annotate: (message, title, where) =>
+    core.error(message, { title, file: where?.file, startLine: where?.line }),
   setOutput: (name, value) => core.setOutput(name, value),
   summary: core.summary,
   saveState: (name, value) => core.saveState(name, value)

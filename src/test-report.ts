@@ -1,6 +1,7 @@
 import { Interrupted } from './jenkins/errors.js'
 import type { Build, BuildOutputsApi, BuildRef, FailedTest, JenkinsApi } from './jenkins/types.js'
 import { warnUnread, type Logger } from './logger.js'
+import type { TestLocation } from './test-locations.js'
 
 /** Test counts of a build's report. */
 export interface TestCounts {
@@ -160,17 +161,25 @@ export function rebaser(
   return url => (url.startsWith(`${theirRoot}/`) ? ourRoot + url.slice(theirRoot.length) : url)
 }
 
-/** One `::error` per failed test (up to MAX_ANNOTATED), titled with its name. */
+/**
+ * One `::error` per failed test (up to MAX_ANNOTATED), titled with its
+ * name, at the file and line where it failed when that is known.
+ */
 export function annotateFailedTests(
   tests: TestsOutcome,
-  annotate: (message: string, title: string) => void
+  annotate: (message: string, title: string, where?: TestLocation) => void,
+  located: ReadonlyMap<FailedTest, TestLocation> = new Map()
 ): void {
   for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
     const details = (test.errorDetails ?? '').trim()
     const lines = details === '' ? [] : details.split(/\r\n|\r|\n/).slice(0, DETAIL_LINES)
     const quoted = lines.join('\n').slice(0, DETAIL_CHARS)
     const where = test.className ? `${test.className} — ${test.url}` : test.url
-    annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, test.name)
+    annotate(
+      quoted ? `${quoted}\n${where}` : `${test.status} ${where}`,
+      test.name,
+      located.get(test)
+    )
   }
 }
 

@@ -99,6 +99,13 @@ export function runStages(state: PipelineState, specs: StageSpec[], hooks: Pipel
     stage.endedAt = Date.now()
     hooks.line('[Pipeline] }')
     hooks.line('[Pipeline] // stage')
+    if (spec.result === 'FAILURE' && spec.catchError) {
+      // catchError prints the error and goes on; the stage keeps no ErrorAction.
+      stage.status = 'FAILED'
+      hooks.line('ERROR: script returned exit code 1')
+      hooks.worsen('FAILURE')
+      return next(index + 1)
+    }
     if (spec.result === 'FAILURE') {
       stage.status = 'FAILED'
       stage.error = { message: 'script returned exit code 1', type: 'hudson.AbortException' }

@@ -28,7 +28,10 @@ const CALCULATOR_TESTS: TestSuiteSpec[] = [
         className: 'com.example.calc.ParserTest',
         name: 'parses "1e3" [scientific]',
         status: 'FAILED',
-        errorDetails: "Unexpected character 'e' at position 1\nexpected a digit or end of input"
+        errorDetails: "Unexpected character 'e' at position 1\nexpected a digit or end of input",
+        // What the JUnit plugin keeps of a JUnit 5 failure: the frames name the test's file and line.
+        errorStackTrace:
+          "com.example.calc.ParseException: Unexpected character 'e' at position 1\n\tat com.example.calc.Parser.number(Parser.java:88)\n\tat com.example.calc.Parser.parse(Parser.java:31)\n\tat com.example.calc.ParserTest.parsesScientific(ParserTest.java:57)\n\tat java.base/java.lang.reflect.Method.invoke(Method.java:580)"
       },
       { className: 'com.example.calc.ParserTest', name: 'rejects empty input' },
       { className: 'com.example.calc.ParserTest', name: 'rejects letters' },

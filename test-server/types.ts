@@ -99,6 +99,13 @@ export interface StageSpec {
   durationMs?: number
   /** SUCCESS (default); FAILURE fails the stage and the build, and no later stage runs; UNSTABLE marks both. */
   result?: 'SUCCESS' | 'FAILURE' | 'UNSTABLE'
+  /**
+   * With `result: 'FAILURE'`: the failure is caught as by
+   * `catchError(buildResult: 'FAILURE', stageResult: 'FAILURE')`, so the
+   * stage ends FAILED (its WarningAction), the build is marked FAILURE and
+   * the next stage still runs.
+   */
+  catchError?: boolean
   /** Lines written evenly over the stage. */
   consoleLines?: string[]
   /** After its run time the stage stops at an `input` step until someone proceeds or aborts (POST input/<id>/proceedEmpty or abort). */

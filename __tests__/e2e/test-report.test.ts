@@ -137,7 +137,7 @@ describe.each(RUNTIMES)('failed tests ($name)', ({ path: node }) => {
       )
       expect(reads).toHaveLength(1)
       expect(decodeURIComponent(reads[0]?.query ?? '')).toMatch(
-        /cases\[className,name,status,errorDetails\]\{0,1000\}\]\{0,20\}/
+        /cases\[className,name,status,errorDetails,errorStackTrace\]\{0,1000\}\]\{0,20\}/
       )
     })
 
@@ -159,7 +159,7 @@ describe.each(RUNTIMES)('failed tests ($name)', ({ path: node }) => {
       const [cases, bytes, requests] = [Number(read?.[1]), Number(read?.[2]), Number(read?.[3])]
       // The same fields for every case, read whole, for comparison.
       const tree = encodeURIComponent(
-        'suites[name,enclosingBlocks,enclosingBlockNames,cases[className,name,status,errorDetails]]'
+        'suites[name,enclosingBlocks,enclosingBlockNames,cases[className,name,status,errorDetails,errorStackTrace]]'
       )
       const whole = await fetch(`${jenkins.url}/job/huge/${n}/testReport/api/json?tree=${tree}`, {
         headers: {

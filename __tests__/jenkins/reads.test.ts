@@ -302,6 +302,25 @@ describe('getBuild', () => {
       .reply(200, { builds: [{ number: 9, queueId: 40 }, { number: 8 }] })
     expect(await client.recentBuilds(['a'], 3)).toEqual([{ number: 9, queueId: 40 }, { number: 8 }])
   })
+
+  it('lists recent builds with their outcome when asked', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/job/a/api/json')
+      .query({ tree: 'builds[number,queueId,result,duration,building]{0,16}' })
+      .reply(200, {
+        builds: [
+          { number: 9, queueId: 40, result: null, duration: 0, building: true },
+          { number: 8, result: 'FAILURE', duration: 1200, building: false },
+          { number: 7, result: 'bogus', duration: 'long' }
+        ]
+      })
+    expect(await client.recentBuilds(['a'], 16, { outcome: true })).toEqual([
+      { number: 9, queueId: 40, result: null, duration: 0, building: true },
+      { number: 8, result: 'FAILURE', duration: 1200, building: false },
+      { number: 7 }
+    ])
+  })
 })
 
 describe('progressiveText', () => {

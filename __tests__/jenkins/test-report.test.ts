@@ -202,6 +202,61 @@ describe('failedTests', () => {
     expect(read.complete).toBe(true)
   })
 
+  it('keeps the stack trace, and leaves it out when one case with it cannot fit a page', async () => {
+    const { client } = makeClient()
+    const trees: string[] = []
+    nock(ORIGIN)
+      .get(REPORT)
+      .query(true)
+      .times(20)
+      .reply(uri => {
+        const tree = new URL(uri, ORIGIN).searchParams.get('tree') ?? ''
+        trees.push(tree)
+        const traces = tree.includes('errorStackTrace')
+        const failed = (name: string, trace: string) => ({
+          className: 'a.B',
+          name,
+          status: 'FAILED',
+          errorDetails: 'boom',
+          ...(traces ? { errorStackTrace: trace } : {})
+        })
+        const from = Number(/\]\{(\d+),\d+\},childReports/.exec(tree)?.[1])
+        const suites = from === 0 ? [{ cases: [failed('huge', 'x'.repeat(20_000))] }] : []
+        return [200, { suites }]
+      })
+    const read = await client.failedTests(BUILD, { budget: { pageLimit: 10_000 } })
+    nock.cleanAll()
+    // Halved to one suite and one case, then asked once more without traces, and on.
+    const first = trees.findIndex(t => !t.includes('errorStackTrace'))
+    expect(first).toBeGreaterThan(0)
+    expect(trees[first - 1]).toBe(reportTree(0, 1, 1))
+    expect(trees[first]).toBe(reportTree(0, 1, 1, false))
+    expect(trees.slice(first).every(t => !t.includes('errorStackTrace'))).toBe(true)
+    expect(read.failed).toEqual([expect.objectContaining({ name: 'huge', errorDetails: 'boom' })])
+    expect(read.failed[0]?.errorStackTrace).toBeUndefined()
+
+    nock(ORIGIN)
+      .get(REPORT)
+      .query({ tree: reportTree(0, 20, 1000) })
+      .reply(200, {
+        suites: [
+          {
+            cases: [
+              {
+                className: 'a.B',
+                name: 't',
+                status: 'FAILED',
+                errorStackTrace: `Error\n${'\tat a.B.t(B.java:1)\n'.repeat(1000)}`
+              }
+            ]
+          }
+        ]
+      })
+    const small = await client.failedTests(BUILD)
+    expect(small.failed[0]?.errorStackTrace?.startsWith('Error\n\tat a.B.t(B.java:1)')).toBe(true)
+    expect(small.failed[0]?.errorStackTrace).toHaveLength(8000)
+  })
+
   it('an aggregated report: each child build report, linked below the child build', async () => {
     const { client } = makeClient()
     nock(ORIGIN)

@@ -127,7 +127,7 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
   recentBuilds(
     job: JobPath,
     limit: number,
-    options: { actions?: boolean } = {}
+    options: { actions?: boolean; outcome?: boolean } = {}
   ): Promise<RecentBuild[]> {
     return this.http.guarded(() => reads.recentBuilds(this.http, job, limit, options))
   }

@@ -21,16 +21,24 @@ import type {
 /** Folder levels listJobs walks in its one request. */
 const LIST_DEPTH = 10
 
+/** Newest builds Jenkins estimates the next build's length from (Job.getEstimatedDurationCandidates). */
+const ESTIMATE_BUILDS = 6
+/** Finished builds kept as the job's history (the summary's "is this failure new?" line). */
+export const HISTORY_BUILDS = 10
+/** Builds asked for: the history's ten, and room for a few still running before them. */
+const JOB_BUILDS = 16
+
 /**
  * Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and
  * keeps answers small). The six newest builds and the last successful one
  * are what Jenkins estimates the next build's length from
  * (Job.getEstimatedDurationCandidates): the follower aims its polls with
  * them, at no extra request. The last successful build matters on a busy
- * job, whose six newest builds may all still be running.
+ * job, whose six newest builds may all still be running. The same list,
+ * a few builds longer (Stapler's range `{0,16}`, in Jenkins since long
+ * before 2.150.1), gives the job's last finished builds at no extra request.
  */
-export const JOB_TREE =
-  '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,6},lastSuccessfulBuild[number,result,duration,building]'
+export const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`
 
 /** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
 export const QUEUE_TREE =
@@ -105,7 +113,12 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   if (typeof data.buildable === 'boolean') info.buildable = data.buildable
   if (typeof data.disabled === 'boolean') info.disabled = data.disabled
   if (typeof data.nextBuildNumber === 'number') info.nextBuildNumber = data.nextBuildNumber
-  const recent = buildSummaries(data.builds)
+  const builds = buildSummaries(data.builds)
+  // A folder has no `builds`: no history, rather than an empty one.
+  if (Array.isArray(data.builds)) {
+    info.history = builds.filter(b => !b.building && b.result !== null).slice(0, HISTORY_BUILDS)
+  }
+  const recent = builds.slice(0, ESTIMATE_BUILDS)
   // Older than the six newest when it is not among them: expectationFrom
   // then finds it as Jenkins does, as the last successful build.
   const [lastSuccessful] = buildSummaries([data.lastSuccessfulBuild])
@@ -264,17 +277,22 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
   return items
 }
 
-/** The job's most recent builds, newest first, with their queue ids (and with `actions`, causes and parameters). */
+/**
+ * The job's most recent builds, newest first, with their queue ids (with
+ * `actions`, causes and parameters; with `outcome`, result, duration and
+ * whether they still run).
+ */
 export async function recentBuilds(
   http: Requester,
   job: JobPath,
   limit: number,
-  options: { actions?: boolean } = {}
+  options: { actions?: boolean; outcome?: boolean } = {}
 ): Promise<RecentBuild[]> {
   const name = fullName(job)
-  const fields = options.actions
+  let fields = options.actions
     ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
     : 'number,queueId'
+  if (options.outcome) fields += ',result,duration,building'
   const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`
   const data = await http.getJson<{ builds?: unknown }>(
     'builds',
@@ -286,10 +304,18 @@ export async function recentBuilds(
   )
   const builds: RecentBuild[] = []
   for (const raw of Array.isArray(data.builds) ? data.builds : []) {
-    const build = raw as { number?: unknown; queueId?: unknown; actions?: unknown } | null
+    const build = raw as Record<string, unknown> | null
     if (typeof build?.number !== 'number') continue
     const recent: RecentBuild = { number: build.number }
     if (typeof build.queueId === 'number') recent.queueId = build.queueId
+    if (options.outcome) {
+      const [summary] = buildSummaries([build])
+      if (summary) {
+        recent.result = summary.result
+        recent.duration = summary.duration
+        recent.building = summary.building
+      }
+    }
     if (options.actions) {
       recent.causes = causeClassesOf(build.actions)
       recent.parameters = parametersOf(build.actions)

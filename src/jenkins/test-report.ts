@@ -26,6 +26,8 @@ const FIRST_PAGE_SUITES = 20
 const MAX_PAGE_SUITES = 1000
 /** errorDetails kept per failed test: enough for its first lines. */
 const DETAILS_CHARS = 2000
+/** errorStackTrace kept per failed test: the frames that name the test's file come early. */
+const TRACE_CHARS = 8000
 
 /** One suite of a TestResult (SuiteResult, exported inline with its cases). */
 interface RawSuite {
@@ -40,6 +42,7 @@ interface RawCase {
   name?: unknown
   status?: unknown
   errorDetails?: unknown
+  errorStackTrace?: unknown
 }
 
 /** The report JSON: a TestResult, or an aggregated action's child reports. */
@@ -115,8 +118,10 @@ export async function readFailedTests(
   let from = 0
   let suites = FIRST_PAGE_SUITES
   let cases = budget.casesPerSuite
+  // Stack traces point annotations at files; one too large to fit a page is left out.
+  let traces = true
   for (;;) {
-    const tree = reportTree(from, from + suites, cases)
+    const tree = reportTree(from, from + suites, cases, traces)
     let page: { data: RawReport; bytes: number }
     try {
       read.requests++
@@ -131,6 +136,7 @@ export async function readFailedTests(
       read.bytesRead += error.bytes
       if (suites > 1) suites = Math.ceil(suites / 2)
       else if (cases > 1) cases = Math.ceil(cases / 2)
+      else if (traces) traces = false
       else throw error
       if (read.bytesRead >= budget.totalBytes) {
         read.complete = false
@@ -183,9 +189,14 @@ export async function readFailedTests(
   }
 }
 
-/** `suites[…]{from,to}` and the same below `childReports[…]`: only what is shown. */
-export function reportTree(from: number, to: number, casesPerSuite: number): string {
-  const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[className,name,status,errorDetails]{0,${casesPerSuite}}]{${from},${to}}`
+/**
+ * `suites[…]{from,to}` and the same below `childReports[…]`: only what is
+ * shown. A passed case's errorStackTrace is null: traces cost bytes only
+ * for failed cases.
+ */
+export function reportTree(from: number, to: number, casesPerSuite: number, traces = true): string {
+  const fields = `className,name,status,errorDetails${traces ? ',errorStackTrace' : ''}`
+  const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[${fields}]{0,${casesPerSuite}}]{${from},${to}}`
   return `${suites},childReports[child[url],result[${suites}]]`
 }
 
@@ -222,6 +233,9 @@ function scanSuite(
     }
     if (typeof raw.errorDetails === 'string') {
       test.errorDetails = raw.errorDetails.slice(0, DETAILS_CHARS)
+    }
+    if (typeof raw.errorStackTrace === 'string') {
+      test.errorStackTrace = raw.errorStackTrace.slice(0, TRACE_CHARS)
     }
     if (blockNames.length > 0) test.stage = [...blockNames].reverse().join(' / ')
     read.failed.push(test)

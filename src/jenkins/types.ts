@@ -35,6 +35,8 @@ export interface JobInfo {
   nextBuildNumber?: number
   /** The job's newest builds, newest first (at most 6): what Jenkins estimates the next one's length from. */
   recent?: BuildSummary[]
+  /** The job's last finished builds, newest first (at most 10); [] when it has none. */
+  history?: BuildSummary[]
 }
 
 /** One of a job's recent builds (job `builds[number,result,duration,building]`). */
@@ -172,6 +174,8 @@ export interface FailedTest {
   url: string
   /** The failure's message (CaseResult.errorDetails), cut to its first 2000 characters. */
   errorDetails?: string
+  /** The failure's stack trace (CaseResult.errorStackTrace), cut to its first 8000 characters. */
+  errorStackTrace?: string
   /** The Pipeline stages around the junit step, outermost first. */
   stage?: string
 }
@@ -259,6 +263,10 @@ export interface RecentBuild {
   causes?: string[]
   /** With `actions`: the parameters it ran with. */
   parameters?: ExportedParameter[]
+  /** With `outcome`: its result (null while it runs), duration (ms) and whether it runs. */
+  result?: BuildResult | null
+  duration?: number
+  building?: boolean
 }
 
 /** A stretch of a multibranch project's scan log (indexing/logText/progressiveText). */
@@ -329,7 +337,11 @@ export interface JenkinsApi {
     options?: { tree?: string; depth?: number }
   ): Promise<Build>
   /** The job's most recent builds, newest first, with their queue ids (to find a build whose queue item expired); `actions` adds causes and parameters. */
-  recentBuilds(job: JobPath, limit: number, options?: { actions?: boolean }): Promise<RecentBuild[]>
+  recentBuilds(
+    job: JobPath,
+    limit: number,
+    options?: { actions?: boolean; outcome?: boolean }
+  ): Promise<RecentBuild[]>
   /** Every item waiting in the queue. */
   getQueue(): Promise<QueuedTask[]>
   /**

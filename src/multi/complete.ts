@@ -43,7 +43,10 @@ export async function completeBuild(
       final,
       outcome,
       signal,
-      { logger: printer.logger, annotate: (message, title) => printer.annotate(message, title) }
+      {
+        logger: printer.logger,
+        annotate: (message, title, where) => printer.annotate(message, title, where)
+      }
     )
     const tail =
       settings.log && (settings.build === 'new' || watched)

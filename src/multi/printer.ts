@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js'
 import type { StepIO } from '../step-io.js'
+import type { TestLocation } from '../test-locations.js'
 
 /** Where a console group writes its text. */
 export interface GroupSink {
@@ -35,8 +36,8 @@ export class Printer {
   }
 
   /** An error annotation, held like a line. */
-  annotate(message: string, title: string): void {
-    this.say(() => this.io.annotate(message, title))
+  annotate(message: string, title: string, where?: TestLocation): void {
+    this.say(() => this.io.annotate(message, title, where))
   }
 
   /**

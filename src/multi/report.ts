@@ -1,10 +1,12 @@
 import type { summary as coreSummary } from '@actions/core'
 import { BUILD_RESULTS, Output, type BuildResult } from '../constants.js'
 import { formatDuration } from '../duration.js'
+import { addHistory } from '../history.js'
 import { cut, escapeHtml, link } from '../html.js'
 import type { Logger } from '../logger.js'
 import { failureMessage, resultCell, type BuildOutcome, type OutputSink } from '../report.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from '../summary-sections.js'
+import { addTimeline, type TimelineBuild } from '../summary-timeline.js'
 
 /** What the step knows of one item of `jobs`, for outputs, the summary and the verdict. */
 export interface ItemReport {
@@ -151,6 +153,7 @@ export async function writeJobsSummary(
       ],
       ...items.map(item => row(item))
     ])
+    addTimeline(summary, timelineBuilds(items))
     for (const item of items.filter(failed)) details(summary, item)
     // A passing build gets no details; what could not be read of it is still said.
     for (const item of items.filter(i => !failed(i) && i.outcome.unread)) {
@@ -198,6 +201,7 @@ function details(summary: typeof coreSummary, item: ItemReport): void {
   )
   const notes = [item.error, item.stopped, item.left, outcome.note].filter((n): n is string => !!n)
   if (notes.length > 0) summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), 1000))}</p>`, true)
+  if (outcome.history) addHistory(summary, outcome.history)
   if (outcome.tests) addFailedTests(summary, outcome.tests)
   if (outcome.stages) addStages(summary, outcome.stages)
   if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
@@ -209,6 +213,23 @@ function details(summary: typeof coreSummary, item: ItemReport): void {
       true
     )
   }
+}
+
+/** Each build's stages, for the one chart of several builds: a section each. */
+function timelineBuilds(items: readonly ItemReport[]): TimelineBuild[] {
+  return items.flatMap(({ outcome }) =>
+    outcome.stages
+      ? [
+          {
+            section: {
+              job: outcome.jobName,
+              number: outcome.build?.number ?? numberOf(outcome.buildUrl)
+            },
+            stages: outcome.stages
+          }
+        ]
+      : []
+  )
 }
 
 /** The number at the end of a build URL (`…/job/x/12/`). */

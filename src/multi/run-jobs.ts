@@ -2,6 +2,7 @@ import { indexingBuildQueued, statusReporter, warnUnknownParameters } from '../b
 import { abortRemote, SHARED_WORK_LEFT } from '../cancel.js'
 import type { StatusGate } from '../commit-status.js'
 import { formatDuration } from '../duration.js'
+import { historyOf } from '../history.js'
 import type { JobEntry, Settings } from '../inputs.js'
 import { Interrupted } from '../jenkins/errors.js'
 import { fullName } from '../jenkins/job-path.js'
@@ -192,6 +193,9 @@ export class JobsRun {
     const outcome = item.report.outcome
     outcome.queueUrl = queued.queueUrl
     outcome.parameters = item.entry.parameters
+    if (info.history) {
+      outcome.history = historyOf(info.history, n => this.o.api.buildUrl(item.entry.job, n))
+    }
     warnUnknownParameters(queued.unknownParameters, info, name, this.log)
     if (!item.branch?.indexingBuild) {
       this.log.info(
@@ -283,6 +287,8 @@ export class JobsRun {
     for (const item of this.owners(track)) {
       item.ref = ref
       item.report.outcome.buildUrl = ref.url
+      // A build a branch scan started may already be among the job's builds.
+      item.report.outcome.history &&= item.report.outcome.history.filter(h => h.number < ref.number)
       this.o.ledger.started(item.index, ref)
       this.log.info(`Jenkins build ${item.entry.jobName} #${ref.number} started: ${ref.url}`)
       this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
