@@ -499,6 +499,22 @@ describe.concurrent('jenkins-build cut short, and its messages', () => {
     })
   })
 
+  it('SIGTERM: the build is stopped as on Ctrl+C, and the command ends by SIGTERM (143 in a shell)', async () => {
+    await withJenkins(SLEEPY, async (jenkins, env, temp) => {
+      const cli = startCli(['--job', 'sleepy'], env)
+      const [, number] = await cli.waitFor(/Jenkins build sleepy #(\d+) started/)
+      cli.signal('SIGTERM')
+      const r = await cli.done
+      expect(r.signal, describeRun(r)).toBe('SIGTERM')
+      expect(shellStatus(r)).toBe(143)
+      expect(buildOf(jenkins, 'sleepy', number).result).toBe('ABORTED')
+      expect(r.stdout).toContain(
+        'Received SIGTERM: cancelling the step as the runner cancels a workflow (SIGINT).\n'
+      )
+      expect(stepFolders(temp)).toEqual([])
+    })
+  })
+
   it('--json after an error: an object with the error message, and no job-url for a job that does not exist', async () => {
     await withJenkins({ hello: { script: { durationMs: 100 } } }, async (_jenkins, env) => {
       const r = await startCli(['--job', 'nope', '--json'], env).done
@@ -588,6 +604,27 @@ describe.concurrent('jenkins-build cut short, and its messages', () => {
 })
 
 describe('stack traces of jenkins-build', () => {
+  it("every source of the bundles' maps that is a file of the clone resolves to it", () => {
+    for (const bundle of ['dist/index.js.map', 'dist/cli/index.js.map']) {
+      const path = join(ROOT, bundle)
+      const map = JSON.parse(readFileSync(path, 'utf8')) as {
+        sourceRoot?: string
+        sources: string[]
+      }
+      // Resolved as source-map-support and Node do: the map's folder, then sourceRoot, then the source.
+      const files = map.sources
+        .filter(source => /\/(src|node_modules)\//.test(source))
+        .map(source => join(path, '..', map.sourceRoot ?? '', source))
+      expect(
+        files.some(
+          file => file === join(ROOT, 'src', bundle.includes('cli') ? 'cli/main.ts' : 'main.ts')
+        )
+      ).toBe(true)
+      const missing = files.filter(file => !existsSync(file))
+      expect(missing, bundle).toEqual([])
+    }
+  })
+
   it('name source files that exist (src/cli/*.ts, not dist/src/cli/*.ts)', () => {
     // A copy of the command whose action.yml has no inputs: it fails with a stack trace.
     const copy = mkdtempSync(join(tmpdir(), 'jenkins-build-copy-'))
