@@ -19,6 +19,12 @@ describe('the action messages worded for a terminal', () => {
     expect(word("check the 'url' input (its host and port)")).toBe(
       'check --url (or JENKINS_URL) (its host and port)'
     )
+    expect(word('asked for credentials (401): set user and token')).toBe(
+      'asked for credentials (401): set --user (or JENKINS_USER) and --token (or JENKINS_TOKEN)'
+    )
+    expect(word("built from the 'user' and 'token' inputs; check")).toBe(
+      'built from --user (or JENKINS_USER) and --token (or JENKINS_TOKEN); check'
+    )
     expect(word("Input 'commit-status' is true but 'github-token' is empty")).toBe(
       '--commit-status is true but --github-token (or GITHUB_TOKEN) is empty'
     )

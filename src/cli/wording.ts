@@ -45,6 +45,12 @@ export function terminalWording(inputs: readonly ActionInput[]): (text: string) 
     // `Input 'user' …`, `the 'url' input`.
     [new RegExp(`\\bInput '${name}'`, 'g'), (_, input = '') => flag(input)],
     [new RegExp(`\\bthe '${name}' input\\b`, 'g'), (_, input = '') => flag(input)],
+    [
+      new RegExp(`\\bthe '${name}' and '${name}' inputs\\b`, 'g'),
+      (_, one = '', two = '') => `${flag(one)} and ${flag(two)}`
+    ],
+    // The credentials named in plain words (`set user and token`), as the 401 messages do.
+    [/\buser and token\b/g, () => `${flag('user')} and ${flag('token')}`],
     // A `with:` line as an example: `branch: main` is `--branch main`.
     [
       new RegExp(`\`${name}: ([^\`\\n]*)\``, 'g'),
