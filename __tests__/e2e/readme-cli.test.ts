@@ -7,7 +7,7 @@
  * that.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { constants, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -177,8 +177,6 @@ async function withServer(
   } finally {
     await jenkins.close()
     rmSync(temp, { recursive: true, force: true })
-    // --summary summary.md writes into the clone, where the README runs it.
-    rmSync(join(ROOT, 'summary.md'), { force: true })
   }
 }
 
@@ -227,10 +225,19 @@ describe.concurrent("README, 'Run it from a terminal': every command runs as sho
     const [block] = BLOCKS.filter(b => b.lang === 'console')
     const steps = transcript(block?.text ?? '')
     expect(steps.length).toBeGreaterThan(5)
-    // The server of "Run the test server by hand": npm run server with no flags.
-    await withServer(parseCli([]).options, async (jenkins, env) => {
-      await replay(steps, jenkins, 'http://127.0.0.1:8080', env)
-    })
+    // --summary summary.md writes into the clone, where the README runs it: a file of that name there is put back.
+    const summary = join(ROOT, 'summary.md')
+    const kept = existsSync(summary) ? readFileSync(summary) : undefined
+    try {
+      // The server of "Run the test server by hand": npm run server with no flags.
+      await withServer(parseCli([]).options, async (jenkins, env) => {
+        await replay(steps, jenkins, 'http://127.0.0.1:8080', env)
+      })
+      expect(readFileSync(summary, 'utf8')).toContain('FAILURE')
+    } finally {
+      if (kept) writeFileSync(summary, kept)
+      else rmSync(summary, { force: true })
+    }
   })
 
   it("Ctrl+C: the server of 'Reproduce a failing workflow' with --job sleepy:10m, status 130", async () => {
