@@ -466,7 +466,7 @@ describe.concurrent('jenkins-build cut short, and its messages', () => {
     })
   })
 
-  it('Ctrl+C: the same exit status through npx and through node dist/cli/index.js (SIGINT, 130 in a shell)', async () => {
+  it('Ctrl+C: the same exit status through npx, npm exec and node dist/cli/index.js (SIGINT, 130 in a shell)', async () => {
     await withJenkins(SLEEPY, async (jenkins, env, temp) => {
       const ways: Array<[string, Spawned]> = [
         ['node', { command: process.execPath, args: [BIN, '--job', 'sleepy'], env, group: true }],
@@ -475,6 +475,16 @@ describe.concurrent('jenkins-build cut short, and its messages', () => {
           {
             command: 'npx',
             args: ['--no-install', 'jenkins-build', '--job', 'sleepy'],
+            env,
+            cwd: ROOT,
+            group: true
+          }
+        ],
+        [
+          'npm exec',
+          {
+            command: 'npm',
+            args: ['exec', '--no', '--', 'jenkins-build', '--job', 'sleepy'],
             env,
             cwd: ROOT,
             group: true
@@ -497,7 +507,7 @@ describe.concurrent('jenkins-build cut short, and its messages', () => {
       }
       expect(stepFolders(temp)).toEqual([])
     })
-  })
+  }, 120_000)
 
   it('SIGTERM: the build is stopped as on Ctrl+C, and the command ends by SIGTERM (143 in a shell)', async () => {
     await withJenkins(SLEEPY, async (jenkins, env, temp) => {

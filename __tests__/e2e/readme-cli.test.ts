@@ -198,7 +198,7 @@ describe.concurrent("README, 'Run it from a terminal': every command runs as sho
     } finally {
       rmSync(temp, { recursive: true, force: true })
     }
-  })
+  }, 120_000)
 
   it('the other ways it names: npm exec --no --, --prefix from elsewhere, node dist/cli/index.js', () => {
     for (const way of [
@@ -219,7 +219,7 @@ describe.concurrent("README, 'Run it from a terminal': every command runs as sho
         rmSync(temp, { recursive: true, force: true })
       }
     }
-  })
+  }, 120_000)
 
   it('the transcripts against the default test server', async () => {
     const [block] = BLOCKS.filter(b => b.lang === 'console')
@@ -238,7 +238,7 @@ describe.concurrent("README, 'Run it from a terminal': every command runs as sho
       if (kept) writeFileSync(summary, kept)
       else rmSync(summary, { force: true })
     }
-  })
+  }, 120_000)
 
   it("Ctrl+C: the server of 'Reproduce a failing workflow' with --job sleepy:10m, status 130", async () => {
     const block = BLOCKS.filter(b => b.lang === 'console')[1]
@@ -271,7 +271,7 @@ describe.concurrent("README, 'Run it from a terminal': every command runs as sho
         normalise(before, jenkins.url, 'http://127.0.0.1:8081').split('\n').at(-2)
       )
     })
-  })
+  }, 120_000)
 
   it('a workflow step turned into flags: the same inputs, and it runs', async () => {
     const yaml = BLOCKS.find(b => b.lang === 'yaml')
@@ -328,5 +328,5 @@ describe.concurrent("README, 'Run it from a terminal': every command runs as sho
       expect(build?.parameters).toEqual({ ENV: 'staging', REF: 'main' })
       expect(r.output).toContain(`Jenkins build team/deploy #${build?.number} finished: SUCCESS`)
     })
-  })
+  }, 120_000)
 })
