@@ -67,7 +67,9 @@ export class StepCanceller {
    * runs to its end).
    */
   outputClosed(stream: StreamName, cancelStep: boolean): void {
-    this.interruption ??= { closed: stream }
+    // The step is being cancelled already (the other stream, or a signal): once is enough.
+    if (this.interruption) return
+    this.interruption = { closed: stream }
     if (cancelStep) this.cancel(`The reader of ${stream} went away`)
   }
 
