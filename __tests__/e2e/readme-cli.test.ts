@@ -221,6 +221,31 @@ describe.concurrent("README, 'Run it from a terminal': every command runs as sho
     }
   }, 120_000)
 
+  it('the messages it quotes are what the command prints', async () => {
+    const paragraph =
+      SECTION.split('\n\n').find(p => p.includes("The action's messages name")) ?? ''
+    const quoted = [
+      ...paragraph.split("The action's messages name")[1]!.matchAll(/`([^`]+)`/g)
+    ].map(m => m[1] ?? '')
+    expect(quoted.length).toBeGreaterThan(1)
+    const temp = mkdtempSync(join(tmpdir(), 'readme-cli-'))
+    try {
+      // Input errors, said before any request: no server is needed behind the URL.
+      const env = { ...userEnv(temp), JENKINS_URL: 'http://127.0.0.1:9' }
+      const runs = [
+        await bash('npx --no-install jenkins-build --user ci --job hello', env),
+        await bash('npx --no-install jenkins-build --user ci', {
+          ...env,
+          JENKINS_TOKEN: 'not-a-real-token'
+        })
+      ]
+      const printed = runs.map(r => r.output).join('')
+      for (const text of quoted) expect(printed).toContain(text)
+    } finally {
+      rmSync(temp, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   it('the transcripts against the default test server', async () => {
     const [block] = BLOCKS.filter(b => b.lang === 'console')
     const steps = transcript(block?.text ?? '')
