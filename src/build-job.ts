@@ -87,6 +87,8 @@ async function follow(
   let pipeline: boolean
   if (settings.build === 'new') {
     const info = branch?.info ?? (await api.getJob(settings.job))
+    // Not before: a job that does not exist has no URL to give.
+    core.setOutput(Output.JobUrl, outcome.jobUrl)
     pipeline = isPipelineJob(info)
     if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(settings.job, n))
     // A cancel that arrived while reading the job must not still trigger.
@@ -130,6 +132,7 @@ async function follow(
     }
   } else {
     first = await lastBuild(api, settings.job, settings.build)
+    core.setOutput(Output.JobUrl, outcome.jobUrl)
     pipeline = isPipeline(first)
     from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) }
     progress.started({

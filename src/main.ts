@@ -67,7 +67,7 @@ async function runMain(settings: Settings): Promise<void> {
   const progress = new Progress(settings.job)
   try {
     if (settings.listJobs) return await listJobs(api, settings)
-    core.setOutput(Output.JobUrl, api.jobUrl(settings.job))
+    // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
     if (settings.disable) return await disableJob(api, settings)
     const branch = settings.branch
       ? await resolveBranch({
@@ -134,6 +134,7 @@ async function listJobs(api: JenkinsApi, settings: Settings): Promise<void> {
 
 async function disableJob(api: JenkinsApi, settings: Settings): Promise<void> {
   await api.disableJob(settings.job)
+  core.setOutput(Output.JobUrl, api.jobUrl(settings.job))
   coreLogger.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`)
 }
 

@@ -109,7 +109,7 @@ export function startupLines(started: Started): string[] {
     words.push('--headers', `$'${escaped.join('\\n')}'`)
   }
   if (caPath) words.push('--ca-cert', `"$(cat ${shellWord(caPath)})"`)
-  lines.push(`  npx jenkins-build ${words.join(' ')}`.trimEnd())
+  lines.push(`  npx --no-install jenkins-build ${words.join(' ')}`.trimEnd())
   // .env.example holds the default login, this address and the sample job params.
   const byDefault = DEFAULT_USERS[0]
   const defaultLogin = login.name === byDefault?.name && secret === byDefault.apiToken

@@ -40,13 +40,41 @@ describe('StepLog: a step log for a terminal', () => {
         'Started by user admin',
         'Warning: Jenkins said 100%',
         'second line',
-        'Notice: noted',
+        'Notice: t: noted',
         'Error: Jenkins build #3 ended FAILURE',
         'Error: v1 form]',
         '::unknown::is text',
         ''
       ].join('\n')
     )
+  })
+
+  it("a failed test keeps its name (the annotation's title), and its text is not reworded", () => {
+    let out = ''
+    const shown = new StepLog(text => (out += text), new Masker(), {
+      verbose: false,
+      color: false,
+      wording: text => text.replace("'url'", '--url')
+    })
+    const stdout = [
+      "::error title=CalcTest.divides%2C by zero::expected 'url'%0ACalcTest — http://j/1/",
+      "::error::Input 'url' is required",
+      ''
+    ].join('\n')
+    shown.feed('stdout', stdout)
+    expect(out).toBe(
+      [
+        "Error: CalcTest.divides, by zero: expected 'url'",
+        'CalcTest — http://j/1/',
+        'Error: Input --url is required',
+        ''
+      ].join('\n')
+    )
+    // The last error is why the step failed (--json's `error`).
+    expect(shown.errors).toEqual([
+      "CalcTest.divides, by zero: expected 'url'\nCalcTest — http://j/1/",
+      'Input --url is required'
+    ])
   })
 
   it('debug lines only when verbose', () => {

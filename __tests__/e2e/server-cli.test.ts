@@ -125,9 +125,9 @@ describe('npm run server, and the action pointed at it by its start-up lines', (
   test('API token: the printed commands run the bundle through jenkins-build; Jenkins checks no crumb', async () => {
     const url = /^ {4}url: (\S+)$/m.exec(startup)?.[1] ?? ''
     const exports = /^ {2}(export JENKINS_URL=.*)$/m.exec(startup)?.[1] ?? ''
-    const command = /^ {2}(npx jenkins-build .*)$/m.exec(startup)?.[1] ?? ''
+    const command = /^ {2}(npx --no-install jenkins-build .*)$/m.exec(startup)?.[1] ?? ''
     expect(exports).toBe(`export JENKINS_URL=${url} JENKINS_USER=alice JENKINS_TOKEN=${TOKEN}`)
-    expect(command).toBe('npx jenkins-build --job team/app')
+    expect(command).toBe('npx --no-install jenkins-build --job team/app')
     const run = await shell(`${exports}\n${command} -p ENV=prod --json`)
     // The job was asked to fail: the step fails with it.
     expect(run.code, run.stderr).toBe(1)

@@ -24,7 +24,7 @@ describe('test server start-up lines', () => {
       '    job: hello',
       'Or from a terminal, in the repository root (jenkins-build runs dist/index.js as the runner does):',
       `  export JENKINS_URL=http://127.0.0.1:8080 JENKINS_USER=admin JENKINS_TOKEN=${TOKEN}`,
-      '  npx jenkins-build --job hello',
+      '  npx --no-install jenkins-build --job hello',
       '  npm run local-action    (its .env.example points here)',
       'Stop it with Ctrl+C.'
     ])
@@ -56,7 +56,7 @@ describe('test server start-up lines', () => {
     expect(lines).toContain(
       `  export JENKINS_URL=http://127.0.0.1:9000/jenkins JENKINS_USER='o'\\''neil' JENKINS_TOKEN='pa ss'`
     )
-    expect(lines).toContain(`  npx jenkins-build --job 'my app'`)
+    expect(lines).toContain(`  npx --no-install jenkins-build --job 'my app'`)
   })
 
   test('TLS and an auth proxy: the ca-cert and headers inputs, runnable by hand', () => {
@@ -79,7 +79,7 @@ describe('test server start-up lines', () => {
     expect(lines.join('\n')).toContain(
       "    headers: |\n      X-Key: one\n      X-Other: it's\n    ca-cert: ${{ secrets.JENKINS_CA }} # a secret holding the text of /tmp/ca dir/ca.pem"
     )
-    const command = lines.find(l => l.includes('npx jenkins-build')) ?? ''
+    const command = lines.find(l => l.includes('npx --no-install jenkins-build')) ?? ''
     expect(command).toContain(
       `--headers $'X-Key: one\\nX-Other: it\\'s' --ca-cert "$(cat '/tmp/ca dir/ca.pem')"`
     )

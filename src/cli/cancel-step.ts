@@ -8,18 +8,41 @@
  * the step gets the runner's one SIGINT, not a second from the terminal.
  */
 import type { ChildProcess } from 'node:child_process'
+import { constants } from 'node:os'
+import type { StreamName } from './output.js'
 
 /** The runner's wait after SIGINT before SIGTERM, and after SIGTERM before the kill. */
 export const SIGINT_TIMEOUT_MS = 7500
 export const SIGTERM_TIMEOUT_MS = 2500
 
-const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+/** The signals that cancel the step; the command then ends by the same signal. */
+export const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+
+/** What cut the command short: a signal, or a reader that closed its stdout or stderr. */
+export type Interruption = { signal: NodeJS.Signals } | { closed: StreamName }
+
+/**
+ * The command's exit status after an interruption, as a shell reports a
+ * process ended by the signal: 128 + its number (130 for Ctrl+C). A closed
+ * output is 141, 128 + SIGPIPE, what a writer killed by SIGPIPE reports
+ * (Node ignores SIGPIPE and gets EPIPE instead).
+ */
+export function interruptedStatus(interruption: Interruption): number {
+  const signal = 'signal' in interruption ? interruption.signal : 'SIGPIPE'
+  return 128 + constants.signals[signal]
+}
 
 export class StepCanceller {
   private step: ChildProcess | undefined
   private cancelled = new WeakSet<ChildProcess>()
   private readonly timers: NodeJS.Timeout[] = []
-  private readonly handler = (signal: NodeJS.Signals): void => this.cancel(signal)
+  private readonly handler = (signal: NodeJS.Signals): void => {
+    this.interruption ??= { signal }
+    this.cancel(`Received ${signal}`)
+  }
+
+  /** The first signal or closed output, undefined while there was none. */
+  interruption: Interruption | undefined
 
   /** `say` writes a line of the command's own to the log. */
   constructor(private readonly say: (text: string) => void) {
@@ -38,17 +61,29 @@ export class StepCanceller {
     this.clearTimers()
   }
 
-  private cancel(signal: NodeJS.Signals): void {
+  /**
+   * The reader closed `stream`: the running step is cancelled as by Ctrl+C
+   * when `cancelStep` is true (the main step; a post step is the clean-up and
+   * runs to its end).
+   */
+  outputClosed(stream: StreamName, cancelStep: boolean): void {
+    // The step is being cancelled already (the other stream, or a signal): once is enough.
+    if (this.interruption) return
+    this.interruption = { closed: stream }
+    if (cancelStep) this.cancel(`The reader of ${stream} went away`)
+  }
+
+  private cancel(why: string): void {
     const step = this.step
     if (!step || step.exitCode !== null || step.signalCode !== null) return
     if (this.cancelled.has(step)) {
       this.say(
-        `Received ${signal} again: the step is stopping its Jenkins work; it gets SIGTERM ${SIGINT_TIMEOUT_MS / 1000} s after the first signal, as on the runner.`
+        `${why} again: the step is stopping its Jenkins work; it gets SIGTERM ${SIGINT_TIMEOUT_MS / 1000} s after the first signal, as on the runner.`
       )
       return
     }
     this.cancelled.add(step)
-    this.say(`Received ${signal}: cancelling the step as the runner cancels a workflow (SIGINT).`)
+    this.say(`${why}: cancelling the step as the runner cancels a workflow (SIGINT).`)
     step.kill('SIGINT')
     this.timers.push(
       setTimeout(() => step.kill('SIGTERM'), SIGINT_TIMEOUT_MS),

@@ -64,7 +64,7 @@ export function helpText(inputs: readonly ActionInput[], width = 100): string {
     ),
     '',
     ...wrap(
-      "Exit status: the main step's, as the job would have it: 0 when it succeeds, 1 when it fails (the log says why), or the post step's failure; 2 for a command line it cannot run.",
+      "Exit status: the main step's, as the job would have it: 0 when it succeeds, 1 when it fails (the log says why), or the post step's failure; 2 for a command line it cannot run. Ctrl+C, SIGTERM or SIGHUP stop what the step started, run the post step, then end the command by that signal (130, 143, 129 in a shell). A reader that closes the output (`| head`) is handled as Ctrl+C, and the status is 141.",
       width
     ),
     ''

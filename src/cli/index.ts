@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { run } from './main.js'
+import { exitWith, run } from './main.js'
 
-process.exitCode = await run(process.argv.slice(2))
+exitWith(await run(process.argv.slice(2)))

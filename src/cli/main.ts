@@ -17,11 +17,13 @@ import {
   UsageError,
   type CommandLine
 } from './args.js'
-import { StepCanceller } from './cancel-step.js'
+import { interruptedStatus, SIGNALS, StepCanceller } from './cancel-step.js'
 import { helpText } from './help.js'
 import { Masker } from './masker.js'
+import { Output, type Writable } from './output.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
+import { terminalWording } from './wording.js'
 
 /** The clone the command runs from: src/cli/ and dist/cli/ both sit two levels down. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -32,8 +34,8 @@ const NOT_INHERITED =
 
 /** Where the command writes. */
 export interface Terminal {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean; hasColors?: () => boolean }
-  stderr: NodeJS.WritableStream & { isTTY?: boolean; hasColors?: () => boolean }
+  stdout: Writable
+  stderr: Writable
   env: Readonly<Record<string, string | undefined>>
 }
 
@@ -68,6 +70,8 @@ export async function run(
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
     io.stderr.write(`jenkins-build: ${error.message}\nSee 'jenkins-build --help' for the flags.\n`)
+    // --json promises an object on stdout, even when the command line is wrong.
+    if (argv.includes('--json')) io.stdout.write(`${JSON.stringify({ error: error.message })}\n`)
     return 2
   }
   if (line.help) {
@@ -104,10 +108,14 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   // The runner masks the workflow's secrets from the first line.
   const masker = new Masker()
   for (const name of SECRET_INPUTS) masker.add(values[name] ?? '')
-  const logStream = line.json ? io.stderr : io.stdout
-  const color = logStream.isTTY === true && logStream.hasColors?.() === true
-  const options = { verbose: line.verbose, color }
-  const say = new StepLog(text => logStream.write(text), masker, options)
+  const stdout = new Output('stdout', io.stdout)
+  const stderr = new Output('stderr', io.stderr)
+  const logOutput = line.json ? stderr : stdout
+  // The command's own lines go where the log goes, or to the other stream once that one is closed.
+  const noteOutput = (): Output => (logOutput.closed === undefined ? logOutput : stderr)
+  const color = logOutput.stream.isTTY === true && logOutput.stream.hasColors?.() === true
+  const options = { verbose: line.verbose, color, wording: terminalWording(inputs) }
+  const say = new StepLog(text => noteOutput().write(text), masker, options)
   for (const warning of line.warnings) say.note(`Warning: ${warning}`, 'warning')
   if (line.verbose) say.note(`Running ${bundle} under ${node}`, 'debug')
 
@@ -117,8 +125,16 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   }
   if (line.verbose) env.RUNNER_DEBUG = '1'
   const canceller = new StepCanceller(text => say.note(text))
+  let mainRunning = true
+  // A reader that went away (`| head`) cancels the main step as Ctrl+C does:
+  // a step left running would leave its Jenkins build running.
+  for (const output of [stdout, stderr]) {
+    output.onClose(name => canceller.outputClosed(name, mainRunning))
+  }
+  let mainLog: StepLog | undefined
   const step = (state?: Record<string, string>): Promise<StepResult> => {
-    const log = new StepLog(text => logStream.write(text), masker, options)
+    const log = new StepLog(text => logOutput.write(text), masker, options)
+    mainLog ??= log
     const running = startStep({
       node,
       bundle,
@@ -140,10 +156,16 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   let post: StepResult | undefined
   try {
     main = await step()
+    mainRunning = false
     // The action saves its first state before anything else: a main step that
     // saved none never ran the action, and a post step without state would run
     // it as a main step.
-    if (Object.keys(main.state).length > 0) post = await step(main.state)
+    if (Object.keys(main.state).length > 0) {
+      if (line.verbose)
+        say.note('Post step: the bundle again, with the state the main step saved.', 'debug')
+      post = await step(main.state)
+      if (line.verbose) say.note(`Post step: exit status ${post.code ?? post.signal}.`, 'debug')
+    }
   } finally {
     canceller.close()
   }
@@ -161,15 +183,36 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
     }
   }
   if (line.json) {
-    const outputs = Object.fromEntries(
+    const outputs: Record<string, string> = Object.fromEntries(
       Object.entries(main.outputs).map(([name, value]) => [name, masker.mask(value)])
     )
-    io.stdout.write(`${JSON.stringify(outputs, null, 2)}\n`)
+    // Why the step failed, as its last error said it; outputs hold no such field.
+    if (status(main) !== 0) {
+      outputs.error =
+        mainLog?.errors.at(-1) ??
+        `the step ended ${main.signal ? `by ${main.signal}` : `with exit status ${main.code}`}`
+    }
+    stdout.write(`${JSON.stringify(outputs, null, 2)}\n`)
   }
-  return code
+  return canceller.interruption ? interruptedStatus(canceller.interruption) : code
 }
 
 /** A step's exit status; killed by a signal is a failure. A failed post step fails the job too. */
 function status(step: StepResult): number {
   return step.code ?? 1
+}
+
+/**
+ * Ends the process with `status`. After a signal, the command ends by that
+ * signal once its work is done, as a shell expects of a program that handles
+ * it ("wait and cooperative exit"): a script's loop then stops on Ctrl+C, and
+ * `npx`, which re-raises a signal its command died of, ends with the same
+ * status as `node dist/cli/index.js` (130 for Ctrl+C).
+ */
+export function exitWith(status: number): void {
+  process.exitCode = status
+  const signal = SIGNALS.find(s => interruptedStatus({ signal: s }) === status)
+  if (!signal || process.platform === 'win32') return
+  process.removeAllListeners(signal)
+  process.kill(process.pid, signal)
 }

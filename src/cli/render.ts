@@ -27,6 +27,7 @@ import type { Masker } from './masker.js'
 import {
   CommandReader,
   commandData,
+  commandProperties,
   LineSplitter,
   type LogLine,
   type RunnerCommand
@@ -37,6 +38,8 @@ export interface RenderOptions {
   verbose: boolean
   /** Colour the annotations and headings, and pass Jenkins' own colours (a colour terminal). */
   color: boolean
+  /** The action's own messages worded for a terminal (wording.ts); as written without it. */
+  wording?: (text: string) => string
 }
 
 type Style = 'error' | 'warning' | 'notice' | 'debug' | 'heading'
@@ -77,6 +80,8 @@ export class StepLog {
   private readonly reader = new CommandReader()
   private readonly splitters = { stdout: new LineSplitter(), stderr: new LineSplitter() }
   private echo = false
+  /** Each error annotation's text, as shown: the last one is why the step failed. */
+  readonly errors: string[] = []
 
   constructor(
     private readonly write: (text: string) => void,
@@ -131,7 +136,19 @@ export class StepLog {
         break
     }
     const prefix = PREFIX[command.name]
-    if (prefix) this.out(`${prefix[0]}${data}`, prefix[1])
+    if (!prefix) return
+    // A titled annotation is a failed test: its title is the test's name and
+    // its text Jenkins', shown as they are. Untitled ones are the action's.
+    const title = command.name === 'group' ? undefined : commandProperties(command).title
+    const { wording } = this.options
+    const text =
+      title !== undefined
+        ? `${title}: ${data}`
+        : wording && command.name !== 'group'
+          ? wording(data)
+          : data
+    if (command.name === 'error') this.errors.push(this.masker.mask(text))
+    this.out(`${prefix[0]}${text}`, prefix[1])
   }
 
   private out(text: string, style?: Style): void {
