@@ -34624,7 +34624,7 @@ function collectYoungGarbage() {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4349);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2249);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7449);
 
 
 (0,_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -34640,7 +34640,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2249:
+/***/ 7449:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37575,7 +37575,9 @@ async function scanAndWait(options) {
     const name = branch.name;
     out.info(`Branch '${name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`);
     await api.scanMultibranch(branch.project);
+    options.onScan?.();
     const log = new ScanLog(options);
+    let foldSaid = false;
     const scan = new ScanState();
     let pause = options.pollMs ?? 1000;
     let open = true;
@@ -37593,7 +37595,14 @@ async function scanAndWait(options) {
             throwIfAborted(signal);
             // The scan's state first, then the branch: when the scan was over
             // before the branch was looked up, a missing branch is final.
-            const queued = (await api.getQueue()).some(item => branch_sameJob(item.job, branch.project));
+            const scanItem = (await api.getQueue()).find(item => branch_sameJob(item.job, branch.project));
+            const queued = scanItem !== undefined;
+            // Scan requests fold like any queue request (Queue.scheduleInternal):
+            // each leaves its cause on the one item (CauseAction.foldIntoExisting).
+            if (scanItem && !foldSaid && scanItem.causes.length > 1) {
+                foldSaid = true;
+                out.info(`Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`);
+            }
             const running = queued ? false : await log.poll();
             scan.look(queued, running);
             const info = await jobOrUndefined(api, settings.job);
@@ -37612,6 +37621,7 @@ async function scanAndWait(options) {
                     close(scan.finished);
                     const which = found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`;
                     out.info(`Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`);
+                    out.info(`Every run that scanned for branch '${name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`);
                     return { info, indexingBuild: found };
                 }
                 if (scan.finished) {
@@ -37779,12 +37789,13 @@ const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
 ;// CONCATENATED MODULE: ./src/artifact-paths.ts
 
 /** Characters Windows does not allow in a file name (NTFS/Win32; `:` would also open an alternate data stream). */
 const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
 /** Device names Windows resolves whatever the folder or extension (`NUL.txt` is the NUL device). */
-const WINDOWS_RESERVED = /^(CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³])(\..*)?$/i;
+const WINDOWS_RESERVED = /^(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|COM[0-9¹²³]|LPT[0-9¹²³])(\..*)?$/i;
 /** Longest file name most file systems take (ext4, NTFS, APFS: 255). */
 const MAX_NAME_BYTES = 255;
 /**
@@ -37820,21 +37831,35 @@ function artifactSegments(relativePath, platform = process.platform) {
             return refuse(`has a name longer than ${MAX_NAME_BYTES} bytes`);
         }
         if (platform === 'win32') {
-            if (WINDOWS_FORBIDDEN.test(segment)) {
-                return refuse('contains a character Windows does not allow in file names (<>:"|?*)');
-            }
-            if (WINDOWS_RESERVED.test(segment))
-                return refuse('names a Windows device (CON, NUL, …)');
-            if (/[. ]$/.test(segment))
-                return refuse('has a name ending in a dot or space (Windows)');
+            const problem = artifact_paths_windowsNameProblem(segment);
+            if (problem)
+                return refuse(problem);
         }
     }
     return segments;
 }
-/** True when `target` is `root` or below it (both absolute, already resolved). */
-function isInside(root, target) {
-    const rel = (0,external_node_path_namespaceObject.relative)(root, target);
-    return rel === '' || (rel !== '..' && !rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
+/** Why Windows would not take `name` as the file name it looks like, if it would not. */
+function artifact_paths_windowsNameProblem(name) {
+    if (WINDOWS_FORBIDDEN.test(name)) {
+        return 'contains a character Windows does not allow in file names (<>:"|?*)';
+    }
+    // Windows drops trailing dots and spaces before it looks the name up: `CON .txt` is not CON, `aux.` is.
+    const trimmed = name.replace(/[. ]+$/, '');
+    if (WINDOWS_RESERVED.test(trimmed) || WINDOWS_RESERVED.test(name)) {
+        return 'names a Windows device (CON, NUL, …)';
+    }
+    if (/[. ]$/.test(name))
+        return 'has a name ending in a dot or space (Windows)';
+    return undefined;
+}
+/**
+ * True when `target` is `root` or below it (both absolute, already resolved).
+ * `path` is the platform's by default (path.win32 in tests: it compares
+ * case-insensitively and knows drives and UNC roots).
+ */
+function isInside(root, target, path = (external_node_path_default())) {
+    const rel = path.relative(root, target);
+    return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 /**
  * Where an artifact goes below `root`, or why not. The lexical check after the
@@ -40686,7 +40711,245 @@ function selectArtifacts(patterns, paths, platform = process.platform) {
 
 // EXTERNAL MODULE: ./src/heap.ts + 2 modules
 var heap = __nccwpck_require__(4349);
+;// CONCATENATED MODULE: ./src/logger.ts
+/** A logger that drops everything (for library use and tests that do not care). */
+const silentLogger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warning: () => undefined
+};
+/** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
+function namedLogger(logger, name) {
+    return { ...logger, info: message => logger.info(`${name}: ${message}`) };
+}
+/**
+ * Says that a part of a build's outcome (test report, stages, artifacts
+ * list) could not be read: a warning in the log, and the same words in
+ * `unread` for the summary. The build's result stands.
+ */
+function warnUnread(message, logger, unread) {
+    logger.warning(message);
+    unread.push(message);
+}
+
+;// CONCATENATED MODULE: ./src/workspace-paths.ts
+/**
+ * Paths below the workspace that the step creates or reads, checked against
+ * where each existing component really leads before anything is created or
+ * opened through it. A lexical check alone is not enough: `out` may be a
+ * symbolic link (or a Windows junction) to a folder elsewhere, and
+ * `mkdir -p out/sub` would create `sub` there before any check could refuse.
+ *
+ * The path module and the file system are injected so that the Windows rules
+ * (backslashes, drive letters, `C:..`, UNC paths, junctions, device names)
+ * are tested with `path.win32` here, where no Windows machine is.
+ */
+
+
+
+const nodeWalkFs = {
+    lstat: async (path) => {
+        try {
+            return await (0,external_node_fs_promises_namespaceObject.lstat)(path);
+        }
+        catch (error) {
+            if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR'))
+                return undefined;
+            throw error;
+        }
+    },
+    realpath: path => (0,external_node_fs_promises_namespaceObject.realpath)(path),
+    readlink: path => (0,external_node_fs_promises_namespaceObject.readlink)(path),
+    mkdir: async (path) => {
+        try {
+            await (0,external_node_fs_promises_namespaceObject.mkdir)(path);
+        }
+        catch (error) {
+            // Another download may have made it a moment ago: the walk looks again.
+            if (!isCode(error, 'EEXIST'))
+                throw error;
+        }
+    }
+};
+/** A path the rules refuse, with why; `link` names the symbolic link it went out through. */
+class WorkspacePathError extends Error {
+    path;
+    reason;
+    link;
+    target;
+    dangling;
+    constructor(path, reason, 
+    /** The symbolic link (workspace-relative, '/'-separated) it went out through. */
+    link, 
+    /** Where that link leads. */
+    target, 
+    /** The link leads to nothing (it cannot be followed, nor be created through). */
+    dangling = false) {
+        super(`'${path}' ${reason}`);
+        this.path = path;
+        this.reason = reason;
+        this.link = link;
+        this.target = target;
+        this.dangling = dangling;
+        this.name = 'WorkspacePathError';
+    }
+}
+/**
+ * The segments of a path the user gave relative to the workspace, or why not:
+ * no absolute path (`/x`, `C:\x`, `\x`, `\\server\share`), no drive-relative
+ * one (`C:x`, `C:..`), no `..`, and on Windows no device name (`CON`,
+ * `aux.txt`) and no name ending in a dot or a space (Windows drops them, so
+ * `a.` and `a` are one file). `.` and empty segments are dropped.
+ */
+function workspaceSegments(value, path = nodePath) {
+    const refuse = (reason) => {
+        throw new WorkspacePathError(value, reason);
+    };
+    const windows = path.sep === '\\';
+    if (value.trim() === '')
+        refuse('is empty');
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(value))
+        refuse('contains a control character');
+    if (windows && /^[\\/]{2}/.test(value))
+        refuse('is a network (UNC) path');
+    if (windows && /^[A-Za-z]:(?![\\/])/.test(value)) {
+        refuse("is relative to a drive's current folder (like C:..)");
+    }
+    if (path.isAbsolute(value) || (windows && /^[A-Za-z]:/.test(value)))
+        refuse('is absolute');
+    const segments = value.split(windows ? /[\\/]/ : '/').filter(s => s !== '' && s !== '.');
+    if (segments.length === 0)
+        refuse('names the workspace itself');
+    for (const segment of segments) {
+        if (segment === '..')
+            refuse("has a '..' segment");
+        if (windows) {
+            const problem = windowsNameProblem(segment);
+            if (problem)
+                refuse(problem);
+        }
+    }
+    return segments;
+}
+/**
+ * The absolute folder a user's path names below the workspace (relative to
+ * it, or absolute inside it), or a WorkspacePathError: outside the
+ * workspace, and on Windows a UNC path, a drive-relative one (`C:..`, whose
+ * meaning depends on that drive's current folder), or a device name or a
+ * name ending in a dot or space in any segment. Lexical only: links are
+ * checked when the folder is made (makeFolderInside).
+ */
+function workspaceFolder(value, workspace, path = (external_node_path_default())) {
+    const refuse = (reason) => {
+        throw new WorkspacePathError(value, reason);
+    };
+    const windows = path.sep === '\\';
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(value))
+        refuse('contains a control character');
+    if (windows && /^[\\/]{2}/.test(value) && !isInside(workspace, path.resolve(value), path)) {
+        refuse('is a network (UNC) path outside the workspace');
+    }
+    if (windows && /^[A-Za-z]:(?![\\/])/.test(value)) {
+        refuse("is relative to a drive's current folder (like C:..)");
+    }
+    const target = path.resolve(workspace, value);
+    if (!isInside(workspace, target, path)) {
+        refuse(path.isAbsolute(value) ? 'is outside the workspace' : 'leads out of the workspace');
+    }
+    if (windows) {
+        for (const segment of path.relative(workspace, target).split(/[\\/]/)) {
+            if (segment === '')
+                continue;
+            const problem = artifact_paths_windowsNameProblem(segment);
+            if (problem)
+                refuse(problem);
+        }
+    }
+    return target;
+}
+/**
+ * Makes the folder `segments` below `base` one level at a time, checking
+ * before each step that the part that exists leads where it seems: a
+ * component that is (or resolves through) a symbolic link or junction out of
+ * `baseReal` is refused, naming it, before anything is created inside it.
+ * Returns the folder's real path. `baseReal` is `base` with its links
+ * resolved (the boundary); `label` is how messages name the path.
+ */
+async function makeFolderInside(base, baseReal, segments, label, options = {}) {
+    return walk(base, baseReal, segments, label, 'folder', options);
+}
+/**
+ * An existing file at `relativePath` below `workspace`, for reading: its real
+ * path, or a WorkspacePathError when the path is absolute, has `..`, names a
+ * Windows device, does not exist or is not a file, or passes through a
+ * symbolic link (or junction) that leads out of the workspace. Links that
+ * stay inside are followed. Nothing is created.
+ */
+async function resolveWorkspaceFile(workspace, relativePath, options = {}) {
+    const fs = options.fs ?? nodeWalkFs;
+    const segments = workspaceSegments(relativePath, options.path ?? nodePath);
+    return walk(workspace, await fs.realpath(workspace), segments, relativePath, 'file', options);
+}
+async function walk(base, baseReal, segments, label, want, options) {
+    const path = options.path ?? (external_node_path_default());
+    const fs = options.fs ?? nodeWalkFs;
+    // Each step starts from the real path of the part already checked, which
+    // has no link in it: nothing is looked up or made through a link that
+    // was not checked first.
+    let real = baseReal;
+    for (const [index, segment] of segments.entries()) {
+        const last = index === segments.length - 1;
+        const here = path.join(real, segment);
+        const shown = segments.slice(0, index + 1).join('/');
+        let kind = await fs.lstat(here);
+        if (!kind) {
+            if (want === 'file')
+                throw new WorkspacePathError(label, `does not exist ('${shown}' is missing)`);
+            await fs.mkdir(here);
+            kind = await fs.lstat(here);
+            if (!kind)
+                throw new WorkspacePathError(label, `could not be created ('${shown}')`);
+        }
+        if (kind.isSymbolicLink()) {
+            let target;
+            try {
+                target = await fs.realpath(here);
+            }
+            catch {
+                const to = await fs.readlink(here).catch(() => '?');
+                throw new WorkspacePathError(label, `passes through the symbolic link '${shown}', which leads to ${to}, which does not exist`, shown, to, true);
+            }
+            if (!isInside(baseReal, target, path)) {
+                throw new WorkspacePathError(label, `leads out of ${base === baseReal ? base : `${base} (${baseReal})`} through a symbolic link: '${shown}' leads to ${target}`, shown, target);
+            }
+            real = target;
+            kind = await fs.lstat(real);
+            if (!kind)
+                throw new WorkspacePathError(label, `does not exist ('${shown}' is missing)`);
+        }
+        else {
+            real = here;
+        }
+        const isFolder = kind.isDirectory();
+        if (!last || want === 'folder') {
+            if (!isFolder)
+                throw new WorkspacePathError(label, `is not a folder ('${shown}' is a file)`);
+        }
+        else if (!kind.isFile()) {
+            throw new WorkspacePathError(label, isFolder ? 'is a folder, not a file' : 'is not a file');
+        }
+    }
+    return real;
+}
+function isCode(error, code) {
+    return error?.code === code;
+}
+
 ;// CONCATENATED MODULE: ./src/artifacts.ts
+
+
 
 
 
@@ -40719,7 +40982,7 @@ const SHOWN_NAMES = 5;
  * would leave the folder is refused and named. Each file is streamed to a
  * temporary name in its folder and renamed into place once whole.
  */
-async function downloadArtifacts(api, settings, build, logger, signal) {
+async function downloadArtifacts(api, settings, build, logger, signal, unread = []) {
     const root = settings.artifactsPath;
     const outcome = {
         written: [],
@@ -40728,7 +40991,19 @@ async function downloadArtifacts(api, settings, build, logger, signal) {
         refused: [],
         problems: []
     };
-    const list = await api.listArtifacts(build);
+    let list;
+    try {
+        list = await api.listArtifacts(build);
+    }
+    catch (error) {
+        // An answer that cannot be read (malformed, nested too deep) is a part
+        // of the outcome missing, not the build failing; no answer at all
+        // (credentials, permission, network) still fails the step.
+        if (!(error instanceof JenkinsError && error.kind === 'protocol'))
+            throw error;
+        warnUnread(`The artifacts list of Jenkins build #${build.number} could not be read, so no artifact was downloaded: ${error.message}`, logger, unread);
+        return outcome;
+    }
     if (list.truncated) {
         logger.warning(`Jenkins build #${build.number} has more than ${list.paths.length} artifacts; only the first ${list.paths.length} were matched against 'artifacts'.`);
     }
@@ -40769,15 +41044,25 @@ async function downloadArtifacts(api, settings, build, logger, signal) {
     return outcome;
 }
 async function downloadOne(api, build, path, root, rootReal, outcome, logger, signal) {
-    const target = artifactTarget(root, path);
-    const folder = (0,external_node_path_namespaceObject.dirname)(target);
+    const segments = artifactSegments(path);
     try {
-        await (0,external_node_fs_promises_namespaceObject.mkdir)(folder, { recursive: true });
-        // A folder that is (or passes through) a symbolic link could lead out:
-        // what counts is where it really is.
-        if (!isInside(rootReal, await (0,external_node_fs_promises_namespaceObject.realpath)(folder))) {
-            outcome.refused.push({ path, reason: 'passes through a symbolic link that leads out of it' });
-            outcome.problems.push(`Artifact ${JSON.stringify(path)} was not written: a symbolic link in '${outcome.folder}' leads out of it.`);
+        // Folder by folder, each checked before the next is made in it: a
+        // symbolic link in the way that leads out is refused before anything is
+        // created through it. The file goes into the folder's real path.
+        let target;
+        try {
+            const folder = await makeFolderInside(root, rootReal, segments.slice(0, -1), path);
+            target = (0,external_node_path_namespaceObject.join)(folder, segments.at(-1));
+        }
+        catch (error) {
+            if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
+                throw error;
+            }
+            outcome.refused.push({
+                path,
+                reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
+            });
+            outcome.problems.push(`Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix((0,external_node_path_namespaceObject.join)(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`);
             return;
         }
         const done = await api.downloadArtifact(build, path, () => openSink(target));
@@ -40818,14 +41103,29 @@ async function openSink(target) {
         }
     };
 }
-/** Creates the folder and resolves where it really is; it must still be inside the workspace. */
+/**
+ * Creates the folder one level at a time below the workspace, refusing a
+ * symbolic link out of it before creating anything through it; returns where
+ * the folder really is.
+ */
 async function prepareRoot(root, workspace) {
-    await (0,external_node_fs_promises_namespaceObject.mkdir)(root, { recursive: true });
-    const [rootReal, workspaceReal] = await Promise.all([(0,external_node_fs_promises_namespaceObject.realpath)(root), (0,external_node_fs_promises_namespaceObject.realpath)(workspace)]);
-    if (!isInside(workspaceReal, rootReal)) {
-        throw new Error(`Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link (it is really ${rootReal}): expected a folder inside ${workspaceReal}.`);
+    // The workspace itself is the runner's (a test's may not exist yet): made as it is.
+    await (0,external_node_fs_promises_namespaceObject.mkdir)(workspace, { recursive: true });
+    const workspaceReal = await (0,external_node_fs_promises_namespaceObject.realpath)(workspace);
+    const segments = (0,external_node_path_namespaceObject.relative)(workspace, root)
+        .split(external_node_path_namespaceObject.sep)
+        .filter(s => s !== '');
+    try {
+        return await makeFolderInside(workspace, workspaceReal, segments, root);
     }
-    return rootReal;
+    catch (error) {
+        if (!(error instanceof WorkspacePathError))
+            throw error;
+        if (error.link === undefined || error.dangling) {
+            throw new Error(`Input 'artifacts-path' (${root}) ${error.reason}: expected a folder inside the workspace.`);
+        }
+        throw new Error(`Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`);
+    }
 }
 function warnUnmatched(pattern, paths, build, logger) {
     if (paths.length === 0) {
@@ -40904,6 +41204,8 @@ var Output;
     Output["Artifacts"] = "artifacts";
     /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
     Output["Builds"] = "builds";
+    /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
+    Output["History"] = "history";
 })(Output || (Output = {}));
 /** Keys saved with core.saveState for the post step. */
 var State;
@@ -40920,13 +41222,98 @@ var State;
     State["Done"] = "done";
     /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
     State["LeftRunning"] = "leftRunning";
+    /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
+    State["Ended"] = "ended";
     /** With `jobs`: JSON array of what the step started ({job, queueId, number, shared, own}), for the post step. */
     State["Builds"] = "builds";
 })(State || (State = {}));
 /** Build results Jenkins reports (hudson.model.Result). */
 const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
 
+;// CONCATENATED MODULE: ./src/jenkins/json.ts
+/**
+ * JSON from Jenkins, with its nesting bounded before it is parsed. V8's
+ * JSON.parse takes any depth, but whatever walks the value afterwards
+ * (JSON.stringify for the `build` output, structured clones) recurses, and a
+ * build carrying an action nested a million levels deep (2 MB) overflowed
+ * the stack and failed a passing build. No Jenkins answer we ask for comes
+ * near this bound: a job tree of LIST_DEPTH folders is about 20 levels.
+ */
+/** Most levels of `[`/`{` a Jenkins answer may nest. */
+const MAX_JSON_DEPTH = 500;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+/** A JSON text nested deeper than allowed: at which character it went too deep. */
+class JsonTooDeep extends Error {
+    limit;
+    offset;
+    constructor(limit, offset) {
+        super(`JSON nested more than ${limit} levels deep (at character ${offset})`);
+        this.limit = limit;
+        this.offset = offset;
+        this.name = 'JsonTooDeep';
+    }
+}
+/**
+ * The character offset where `text` first nests deeper than `limit`
+ * brackets and braces outside strings, or -1. One pass, no allocation:
+ * strings are skipped with indexOf (they are most of a build's bytes), and a
+ * quote counts as a string's end unless an odd run of backslashes precedes
+ * it. Malformed text gives some offset or -1; JSON.parse then says what is
+ * wrong with it.
+ */
+function tooDeepAt(text, limit = MAX_JSON_DEPTH) {
+    let depth = 0;
+    const length = text.length;
+    for (let i = 0; i < length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === QUOTE) {
+            i = stringEnd(text, i + 1);
+            if (i < 0)
+                return -1;
+        }
+        else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+            if (++depth > limit)
+                return i;
+        }
+        else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
+            depth--;
+        }
+    }
+    return -1;
+}
+/** The index of the quote that ends the string whose content starts at `from`, or -1. */
+function stringEnd(text, from) {
+    let at = from;
+    for (;;) {
+        const quote = text.indexOf('"', at);
+        if (quote < 0)
+            return -1;
+        let backslashes = 0;
+        while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH)
+            backslashes++;
+        if (backslashes % 2 === 0)
+            return quote;
+        at = quote + 1;
+    }
+}
+/**
+ * JSON.parse of a Jenkins answer, refused with JsonTooDeep when nested
+ * deeper than `limit`; SyntaxError for malformed text, as JSON.parse.
+ */
+function parseJenkinsJson(text, limit = MAX_JSON_DEPTH) {
+    const at = tooDeepAt(text, limit);
+    if (at >= 0)
+        throw new JsonTooDeep(limit, at);
+    return JSON.parse(text);
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/responses.ts
+
 
 /** Statuses worth another try for a request that may safely repeat. */
 const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
@@ -40965,7 +41352,8 @@ function shortMessage(response, body) {
     let text;
     if (type.includes('json')) {
         try {
-            const parsed = JSON.parse(body);
+            // An error body too deep to read has no message to quote (JsonTooDeep).
+            const parsed = parseJenkinsJson(body);
             const message = parsed?.message;
             if (typeof message === 'string')
                 text = message;
@@ -41077,7 +41465,120 @@ function anonymousReadRefused(context) {
         : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`, 403);
 }
 
+;// CONCATENATED MODULE: ./src/input-error.ts
+/**
+ * Thrown for a bad input; the message names the input and the expected form,
+ * and never contains a secret (token, password, github-token).
+ */
+class InputError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'InputError';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/duration.ts
+
+/**
+ * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
+ * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
+ * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
+ * above which Node fires the timer at once instead of never.
+ */
+const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
+const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
+/**
+ * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
+ * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
+ * case-insensitive; only whole numbers. The result is more than 0 and at most
+ * MAX_DURATION_MS.
+ */
+function parseDuration(value, input) {
+    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
+    const text = value.trim();
+    let ms;
+    if (/^\d+$/.test(text)) {
+        ms = Number(text) * UNITS_MS.s;
+    }
+    else {
+        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
+        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
+            ms =
+                Number(match[1] ?? 0) * UNITS_MS.h +
+                    Number(match[2] ?? 0) * UNITS_MS.m +
+                    Number(match[3] ?? 0) * UNITS_MS.s;
+        }
+    }
+    if (ms === undefined) {
+        throw new InputError(`Input '${input}' ('${clip(text)}') is not a duration: ${expected}.`);
+    }
+    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
+        throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`);
+    }
+    return ms;
+}
+function clip(text) {
+    return text.length > 40 ? text.slice(0, 40) + '…' : text;
+}
+/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
+function formatDuration(ms) {
+    if (!Number.isFinite(ms) || ms < 0)
+        return 'unknown';
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    if (ms < 10_000)
+        return `${Math.floor(ms / 100) / 10} s`;
+    if (ms < 60_000)
+        return `${Math.floor(ms / 1000)} s`;
+    const totalSeconds = Math.round(ms / 1000);
+    const hours = Math.floor(totalSeconds / 3600);
+    const minutes = Math.floor((totalSeconds % 3600) / 60);
+    const seconds = totalSeconds % 60;
+    const parts = [];
+    if (hours > 0)
+        parts.push(`${hours} h`);
+    if (minutes > 0)
+        parts.push(`${minutes} min`);
+    // Seconds are noise next to hours.
+    if (seconds > 0 && hours === 0)
+        parts.push(`${seconds} s`);
+    return parts.join(' ');
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/silence.ts
+/** Lines closer together than this are left to the debug log. */
+const MIN_GAP_MS = 4_000;
+/** The visible lines of one client about requests that get no answer. */
+class SilenceNotices {
+    logger;
+    afterMs;
+    now;
+    lastAt = -Infinity;
+    constructor(logger, 
+    /** A request unanswered this long is said (the step's client: shorter before Jenkins ever answered). */
+    afterMs, now = Date.now) {
+        this.logger = logger;
+        this.afterMs = afterMs;
+        this.now = now;
+    }
+    /** Logs `message` in the normal log unless another such line went out less than MIN_GAP_MS ago; whether it did. */
+    say(message) {
+        const now = this.now();
+        if (now - this.lastAt < MIN_GAP_MS)
+            return false;
+        this.lastAt = now;
+        this.logger.info(message);
+        return true;
+    }
+}
+/** "1.5 s": tenths, as the request timeouts are said. */
+function seconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/retry.ts
+
+
 
 
 const DEFAULT_RETRY_POLICY = {
@@ -41162,9 +41663,12 @@ async function withRetry(operation, options) {
     const { policy, deadline, logger, what, signal } = options;
     const now = options.now ?? Date.now;
     const attempts = Math.max(1, Math.floor(policy.attempts));
+    const started = now();
+    // Every give-up says the whole time waited, not only the last try's.
+    const tried = (attempt) => `after ${attempt} attempts in ${formatDuration(now() - started)}`;
     for (let attempt = 1;; attempt++) {
         try {
-            return await operation(attempt);
+            return await operation(attempt, started);
         }
         catch (error) {
             if (!(error instanceof TransientFailure))
@@ -41182,7 +41686,7 @@ async function withRetry(operation, options) {
                 }));
             const allowed = Math.min(attempts, error.maxAttempts ?? attempts);
             if (attempt >= allowed)
-                throw giveUp(error.error, `after ${attempt} attempts`);
+                throw giveUp(error.error, tried(attempt));
             let delay = backoffDelay(attempt - 1, policy, options.random);
             if (error.retryAfterMs !== undefined) {
                 if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
@@ -41195,12 +41699,16 @@ async function withRetry(operation, options) {
                 if (left < MIN_ATTEMPT_MS) {
                     if (signal && !signal.aborted)
                         await sleep(Math.max(0, left) + 100);
-                    throw giveUp(error.error, 'no time left before the deadline to retry');
+                    throw giveUp(error.error, `${tried(attempt)}; no time left before the deadline to retry`);
                 }
                 // Capped so that the next try starts with half the time left for it.
                 delay = Math.min(delay, Math.floor(left / 2));
             }
             logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
+            const waited = now() - started;
+            if (options.notice && waited >= options.notice.afterMs) {
+                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${seconds(delay)} (try ${attempt + 1} of ${allowed}, ${formatDuration(waited)} since the first)`);
+            }
             await sleep(delay);
         }
     }
@@ -41218,15 +41726,23 @@ function giveUp(error, why) {
 
 /** Folder levels listJobs walks in its one request. */
 const LIST_DEPTH = 10;
+/** Newest builds Jenkins estimates the next build's length from (Job.getEstimatedDurationCandidates). */
+const ESTIMATE_BUILDS = 6;
+/** Finished builds kept as the job's history (the summary's "is this failure new?" line). */
+const HISTORY_BUILDS = 10;
+/** Builds asked for: the history's ten, and room for a few still running before them. */
+const JOB_BUILDS = 16;
 /**
  * Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and
  * keeps answers small). The six newest builds and the last successful one
  * are what Jenkins estimates the next build's length from
  * (Job.getEstimatedDurationCandidates): the follower aims its polls with
  * them, at no extra request. The last successful build matters on a busy
- * job, whose six newest builds may all still be running.
+ * job, whose six newest builds may all still be running. The same list,
+ * a few builds longer (Stapler's range `{0,16}`, in Jenkins since long
+ * before 2.150.1), gives the job's last finished builds at no extra request.
  */
-const JOB_TREE = '_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,6},lastSuccessfulBuild[number,result,duration,building]';
+const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`;
 /** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
 const QUEUE_TREE = 'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince,why]';
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
@@ -41284,7 +41800,12 @@ async function getJob(http, job) {
         info.disabled = data.disabled;
     if (typeof data.nextBuildNumber === 'number')
         info.nextBuildNumber = data.nextBuildNumber;
-    const recent = buildSummaries(data.builds);
+    const builds = buildSummaries(data.builds);
+    // A folder has no `builds`: no history, rather than an empty one.
+    if (Array.isArray(data.builds)) {
+        info.history = builds.filter(b => !b.building && b.result !== null).slice(0, HISTORY_BUILDS);
+    }
+    const recent = builds.slice(0, ESTIMATE_BUILDS);
     // Older than the six newest when it is not among them: expectationFrom
     // then finds it as Jenkins does, as the last successful build.
     const [lastSuccessful] = buildSummaries([data.lastSuccessfulBuild]);
@@ -41341,6 +41862,9 @@ async function getQueueItem(http, queueId) {
     if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
         throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`);
     }
+    // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
+    if (typeof item.why === 'string')
+        item.why = http.redact(item.why);
     return item;
 }
 /** A build's JSON, by number or permalink. */
@@ -41392,17 +41916,23 @@ async function getQueue(http) {
             job: names,
             causes: causeClassesOf(item.actions),
             parameters: parametersOf(item.actions),
-            ...(typeof item.why === 'string' ? { why: item.why } : {})
+            ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
         });
     }
     return items;
 }
-/** The job's most recent builds, newest first, with their queue ids (and with `actions`, causes and parameters). */
+/**
+ * The job's most recent builds, newest first, with their queue ids (with
+ * `actions`, causes and parameters; with `outcome`, result, duration and
+ * whether they still run).
+ */
 async function recentBuilds(http, job, limit, options = {}) {
     const name = fullName(job);
-    const fields = options.actions
+    let fields = options.actions
         ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
         : 'number,queueId';
+    if (options.outcome)
+        fields += ',result,duration,building';
     const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`;
     const data = await http.getJson('builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
         notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(true)}`,
@@ -41416,6 +41946,14 @@ async function recentBuilds(http, job, limit, options = {}) {
         const recent = { number: build.number };
         if (typeof build.queueId === 'number')
             recent.queueId = build.queueId;
+        if (options.outcome) {
+            const [summary] = buildSummaries([build]);
+            if (summary) {
+                recent.result = summary.result;
+                recent.duration = summary.duration;
+                recent.building = summary.building;
+            }
+        }
         if (options.actions) {
             recent.causes = causeClassesOf(build.actions);
             recent.parameters = parametersOf(build.actions);
@@ -41805,6 +42343,7 @@ function notAJob(info, name, origin) {
 ;// CONCATENATED MODULE: ./src/stages.ts
 
 
+
 /** The build class whose runs have stages (workflow-job's WorkflowRun). */
 const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
 /** Whether `wfapi/describe` can exist for the build. */
@@ -41816,11 +42355,11 @@ function isPipelineJob(job) {
     return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
 }
 /**
- * The finished Pipeline's stages: [] when Jenkins has no Stage View plugin
+ * The Pipeline's stages (so far, for a running one): [] when Jenkins has no Stage View plugin
  * (404), undefined for other builds or when they could not be read (a help,
- * not the result: debug log only).
+ * not the result: a warning, and a note in `unread` for the summary).
  */
-async function readStages(api, ref, build, logger) {
+async function readStages(api, ref, build, logger, unread = []) {
     if (!isPipeline(build))
         return undefined;
     try {
@@ -41833,7 +42372,7 @@ async function readStages(api, ref, build, logger) {
         // The step being stopped is not stages that could not be read.
         if (error instanceof Interrupted)
             throw error;
-        logger.debug(`Could not read the stages: ${error.message}`);
+        warnUnread(`The stages of Jenkins build #${ref.number} could not be read: ${error.message}`, logger, unread);
         return undefined;
     }
 }
@@ -41916,7 +42455,205 @@ function watchForInput(api, ref, logger, options = {}) {
     return { stop: () => controller.abort(), done };
 }
 
+;// CONCATENATED MODULE: ./src/test-locations.ts
+/**
+ * Where a failed test failed, in the workspace: the file and line of a
+ * frame of its stack trace, so that its annotation shows in the pull
+ * request's diff. The trace's paths are Jenkins' (another machine, another
+ * folder), so a path is never used as given: the workspace is searched for
+ * files of that name, and a frame counts only when exactly one of them
+ * matches its path (Java: its package path). No match, or several, means no
+ * file: nothing is guessed, and what becomes an annotation's `file` is
+ * always a file found inside the workspace, never the trace's text.
+ *
+ * The search is read-only and bounded: it does not follow symbolic links
+ * (links are skipped, files and folders alike), skips `.git` and
+ * `node_modules`, and gives up (no file for anyone) past MAX_ENTRIES entries
+ * or MAX_DEPTH levels, since an incomplete search cannot tell one match
+ * from several.
+ */
+
+
+/** Directory entries the search reads at most. */
+const MAX_ENTRIES = 50_000;
+/** Folder levels below the workspace the search goes down at most. */
+const MAX_DEPTH = 24;
+/** Frames of one trace looked at. */
+const MAX_FRAMES = 60;
+/** Longer lines are no frame (and would make the patterns below slow on hostile text). */
+const MAX_LINE_CHARS = 1000;
+/** Folders never searched: tests do not live there, and they are large. */
+const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
+/** Java (and Kotlin, Groovy, Scala on the JVM): `at pkg.Class.method(Class.java:42)`, maybe with a module prefix `app//`. */
+const JAVA_FRAME = /^\s*at\s+(?:[^\s(]*\/)?([\w$.]+)\.[^\s.(]+\(([\w$-]+\.(?:java|kt|groovy|scala)):(\d+)\)\s*$/;
+/** Python's traceback: `File "tests/x.py", line 42, in test_x`. */
+const PYTHON_FRAME = /^\s*File "([^"]+)", line (\d+)/;
+/** pytest's report: `tests/x.py:42: AssertionError`. */
+const PYTEST_FRAME = /^([^\s"]+\.py):(\d+):/;
+/** V8: `at fn (src/x.test.ts:42:7)`, `at src/x.test.ts:42:7`, `file:///…` URLs too. */
+const JS_FRAME = /^\s*at\s+(?:.*?\()?(?:file:\/\/)?([^\s()]+\.[cm]?[jt]sx?):(\d+):\d+\)?\s*$/;
+/** Segments of a library's install folder: their frames are never the test's file. */
+const LIBRARY = /^(site-packages|dist-packages|node_modules|<frozen.*|<string>)$/;
+/** The frames of a trace whose file could be the test's, in the trace's order. */
+function framesOf(trace) {
+    const frames = [];
+    for (const text of trace.split(/\r\n|\r|\n/)) {
+        if (frames.length >= MAX_FRAMES)
+            break;
+        if (text.length > MAX_LINE_CHARS)
+            continue;
+        const java = JAVA_FRAME.exec(text);
+        if (java) {
+            const className = java[1] ?? '';
+            const packagePath = className.split('.').slice(0, -1);
+            add(frames, [...packagePath, java[2] ?? ''], java[3], true);
+            continue;
+        }
+        const other = PYTHON_FRAME.exec(text) ?? PYTEST_FRAME.exec(text) ?? JS_FRAME.exec(text);
+        if (other)
+            add(frames, pathSegments(other[1] ?? ''), other[2], false);
+    }
+    return frames;
+}
+function add(frames, segments, line, java) {
+    const number = Number(line);
+    if (!segments || segments.length === 0 || !Number.isSafeInteger(number) || number < 1)
+        return;
+    if (segments.some(s => s === '' || LIBRARY.test(s)))
+        return;
+    frames.push({ segments, line: number, java });
+}
+/**
+ * A trace's path as segments; undefined when it climbs (`..`) or holds a
+ * control character: such a path names nothing this search may match.
+ */
+function pathSegments(path) {
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(path))
+        return undefined;
+    const segments = path.split(/[\\/]+/).filter(s => s !== '' && s !== '.');
+    if (segments.some(s => s === '..'))
+        return undefined;
+    // A drive letter (`C:`) names no folder of ours.
+    if (/^[A-Za-z]:$/.test(segments[0] ?? ''))
+        segments.shift();
+    // `lib/python3.12/…`: the standard library.
+    for (let i = 1; i < segments.length; i++) {
+        if (segments[i - 1] === 'lib' && /^python\d/.test(segments[i] ?? ''))
+            return undefined;
+    }
+    return segments;
+}
+/**
+ * Walks the workspace once, keeping the paths of files whose name is one
+ * of `names`. Undefined when the walk went past its bounds (or the
+ * workspace cannot be read): then no file is certain.
+ */
+async function searchWorkspace(root, names, limits = {}) {
+    const maxEntries = limits.entries ?? MAX_ENTRIES;
+    const maxDepth = limits.depth ?? MAX_DEPTH;
+    const found = new Map();
+    let entries = 0;
+    const folders = [
+        { path: root, rel: '', depth: 0 }
+    ];
+    try {
+        for (let folder = folders.pop(); folder; folder = folders.pop()) {
+            // One call a folder: many times faster than iterating a Dir entry by entry.
+            const list = await (0,external_node_fs_promises_namespaceObject.readdir)(folder.path, { withFileTypes: true });
+            entries += list.length;
+            if (entries > maxEntries)
+                return undefined;
+            for (const entry of list) {
+                // Dirent types come from lstat: a link is a link, never what it points at.
+                if (entry.isSymbolicLink())
+                    continue;
+                const rel = folder.rel === '' ? entry.name : `${folder.rel}/${entry.name}`;
+                if (entry.isDirectory()) {
+                    if (SKIPPED_DIRS.has(entry.name))
+                        continue;
+                    if (folder.depth + 1 > maxDepth)
+                        return undefined;
+                    folders.push({ path: (0,external_node_path_namespaceObject.join)(folder.path, entry.name), rel, depth: folder.depth + 1 });
+                }
+                else if (entry.isFile() && names.has(entry.name)) {
+                    const paths = found.get(entry.name) ?? [];
+                    paths.push(rel);
+                    found.set(entry.name, paths);
+                }
+            }
+        }
+    }
+    catch {
+        return undefined;
+    }
+    return { named: name => found.get(name) ?? [] };
+}
+/** Whether `a` ends with all of `b` (segment by segment). */
+function endsWith(a, b) {
+    if (b.length > a.length)
+        return false;
+    return b.every((segment, i) => a[a.length - b.length + i] === segment);
+}
+/**
+ * The workspace files a frame may name: a Java frame's file must end with
+ * its package path; another frame's path (absolute on Jenkins' machine, or
+ * relative to where the tests ran) and the file's must end one with the other.
+ */
+function matches(frame, files) {
+    const name = frame.segments[frame.segments.length - 1] ?? '';
+    return files.named(name).filter(rel => {
+        const segments = rel.split('/');
+        return frame.java
+            ? endsWith(segments, frame.segments)
+            : endsWith(segments, frame.segments) || endsWith(frame.segments, segments);
+    });
+}
+/**
+ * The first frame of the trace that names exactly one workspace file;
+ * undefined when none does, or when the first that matches at all matches
+ * several (which one failed cannot be known).
+ */
+function locate(trace, files) {
+    for (const frame of framesOf(trace ?? '')) {
+        const found = matches(frame, files);
+        if (found.length > 1)
+            return undefined;
+        if (found[0] !== undefined)
+            return { file: found[0], line: frame.line };
+    }
+    return undefined;
+}
+/**
+ * The place of each failed test that has a trace naming one workspace
+ * file, keyed by the test. One bounded walk of the workspace, only when
+ * some trace names a file. A help: never throws, says why in the debug log.
+ */
+async function locateFailedTests(tests, workspace, logger) {
+    const located = new Map();
+    const names = new Set();
+    for (const test of tests) {
+        for (const frame of framesOf(test.errorStackTrace ?? '')) {
+            names.add(frame.segments[frame.segments.length - 1] ?? '');
+        }
+    }
+    if (names.size === 0)
+        return located;
+    const files = await searchWorkspace(workspace, names);
+    if (!files) {
+        logger.debug(`Failed tests are not pointed at files: the workspace ${workspace} could not be searched within ${MAX_ENTRIES} entries and ${MAX_DEPTH} levels.`);
+        return located;
+    }
+    for (const test of tests) {
+        const where = locate(test.errorStackTrace, files);
+        if (where)
+            located.set(test, where);
+    }
+    return located;
+}
+
 ;// CONCATENATED MODULE: ./src/test-report.ts
+
 
 /** Failed tests listed in the summary. */
 const MAX_LISTED = 20;
@@ -41929,11 +42666,11 @@ const DETAIL_CHARS = 1000;
  * Reads the build's test report: the counts from its action, then (when
  * tests failed) the failed tests from the report in bounded pages. Undefined
  * when the build has no report. A report that cannot be read leaves the
- * counts and says so in the debug log: the build's result is what the step
- * reports; the list is a help.
+ * counts and says so (a warning, and a note in `unread` for the summary):
+ * the build's result is what the step reports; the list is a help.
  */
-async function readTests(api, ref, build, logger) {
-    const action = await testAction(api, ref, build, logger);
+async function readTests(api, ref, build, logger, unread = []) {
+    const action = await testAction(api, ref, build, logger, unread);
     if (!action)
         return undefined;
     const outcome = {
@@ -41960,7 +42697,7 @@ async function readTests(api, ref, build, logger) {
         // The step being stopped is not a report that could not be read.
         if (error instanceof Interrupted)
             throw error;
-        logger.debug(`Could not read the failed tests: ${error.message}`);
+        warnUnread(`The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${error.message}`, logger, unread);
     }
     return outcome;
 }
@@ -41970,7 +42707,7 @@ async function readTests(api, ref, build, logger) {
  * from one narrower request. Several actions (a build's own report and an
  * aggregate of it): the largest counts win, an aggregate includes its parts.
  */
-async function testAction(api, ref, build, logger) {
+async function testAction(api, ref, build, logger, unread) {
     const found = testReportAction(build.actions);
     if (found)
         return found;
@@ -41986,7 +42723,7 @@ async function testAction(api, ref, build, logger) {
     catch (error) {
         if (error instanceof Interrupted)
             throw error;
-        logger.debug(`Could not read test counts: ${error.message}`);
+        warnUnread(`The test counts of Jenkins build #${ref.number} could not be read: ${error.message}`, logger, unread);
         return undefined;
     }
 }
@@ -42030,14 +42767,17 @@ function rebaser(jenkinsBuildUrl, ourBuildUrl, baseUrl) {
     const ourRoot = ourBuildUrl.slice(0, -tail.length);
     return url => (url.startsWith(`${theirRoot}/`) ? ourRoot + url.slice(theirRoot.length) : url);
 }
-/** One `::error` per failed test (up to MAX_ANNOTATED), titled with its name. */
-function annotateFailedTests(tests, annotate) {
+/**
+ * One `::error` per failed test (up to MAX_ANNOTATED), titled with its
+ * name, at the file and line where it failed when that is known.
+ */
+function annotateFailedTests(tests, annotate, located = new Map()) {
     for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
         const details = (test.errorDetails ?? '').trim();
         const lines = details === '' ? [] : details.split(/\r\n|\r|\n/).slice(0, DETAIL_LINES);
         const quoted = lines.join('\n').slice(0, DETAIL_CHARS);
         const where = test.className ? `${test.className} — ${test.url}` : test.url;
-        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, test.name);
+        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, test.name, located.get(test));
     }
 }
 function classOf(action) {
@@ -42057,6 +42797,7 @@ function isCount(value) {
  * produced, the commit status, and the description of a failure for it.
  * None prints by itself: each takes the logger (and annotator) to use.
  */
+
 
 
 
@@ -42096,13 +42837,19 @@ async function withJobSuggestions(api, job, error, logger) {
     }
     return error.message;
 }
-/** The queue item of the build branch indexing started, in the shape of a trigger's answer. */
+/**
+ * The queue item of the build branch indexing started, in the shape of a
+ * trigger's answer. It counts as merged (shared): every run that scanned for
+ * the branch follows this one build, and Jenkins cannot say which do (the
+ * build carries one BranchIndexingCause whoever asked for the scan:
+ * branch-api's MultiBranchProject.scheduleBuild), so no run stops it.
+ */
 function indexingBuildQueued(api, info, parameters, queueId) {
     const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
     return {
         queueId,
         queueUrl: `${api.baseUrl}/queue/item/${queueId}/`,
-        merged: false,
+        merged: true,
         unknownParameters: Object.keys(parameters).filter(key => !defined.has(key))
     };
 }
@@ -42122,17 +42869,25 @@ function warnUnknownParameters(unknown, info, job, logger) {
 /**
  * What the finished build produced: its failed tests (annotated), its
  * Pipeline stages, and the artifacts the user asked for (into
- * `artifactsPath`). Reading tests and stages is a help and never fails.
+ * `artifactsPath`). Reading tests and stages is a help and never fails; an
+ * artifacts list that cannot be read does not fail either. What could not
+ * be read is warned about and noted in `outcome.unread` for the summary.
  */
 async function readProducts(api, settings, ref, final, outcome, signal, out) {
-    outcome.tests = await readTests(api, ref, final, out.logger);
-    if (outcome.tests)
-        annotateFailedTests(outcome.tests, out.annotate);
-    outcome.stages = await readStages(api, ref, final, out.logger);
+    const unread = [];
+    outcome.tests = await readTests(api, ref, final, out.logger, unread);
+    if (outcome.tests) {
+        const annotated = outcome.tests.failed.slice(0, MAX_ANNOTATED);
+        const located = await locateFailedTests(annotated, settings.workspace, out.logger);
+        annotateFailedTests(outcome.tests, out.annotate, located);
+    }
+    outcome.stages = await readStages(api, ref, final, out.logger, unread);
     outcome.failedStage = failedStage(outcome.stages, final.result)?.name;
     if (settings.artifacts.length > 0) {
-        outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal);
+        outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread);
     }
+    if (unread.length > 0)
+        outcome.unread = unread;
 }
 /** A commit status reporter for `context`; `gate` is shared by reporters that must stop together. */
 async function statusReporter(settings, context, logger, gate) {
@@ -42368,84 +43123,30 @@ function clamp(value, min, max) {
     return Math.min(max, Math.max(min, Math.round(value)));
 }
 
-;// CONCATENATED MODULE: ./src/input-error.ts
-/**
- * Thrown for a bad input; the message names the input and the expected form,
- * and never contains a secret (token, password, github-token).
- */
-class InputError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'InputError';
-    }
-}
-
-;// CONCATENATED MODULE: ./src/duration.ts
+;// CONCATENATED MODULE: ./src/queue-ended.ts
 
 /**
- * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
- * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
- * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
- * above which Node fires the timer at once instead of never.
+ * The queue item this step queued ended in Jenkins without a build: it was
+ * cancelled there (by a user, or the job was disabled), or Jenkins no longer
+ * knows it and none of the job's recent builds came from it (a restart).
+ * Nothing of it runs, so the step must not say it left work running, and the
+ * post step has nothing to stop.
  */
-const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
-const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
-/**
- * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
- * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
- * case-insensitive; only whole numbers. The result is more than 0 and at most
- * MAX_DURATION_MS.
- */
-function parseDuration(value, input) {
-    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
-    const text = value.trim();
-    let ms;
-    if (/^\d+$/.test(text)) {
-        ms = Number(text) * UNITS_MS.s;
+class QueueItemEnded extends JenkinsError {
+    fate;
+    queueId;
+    constructor(message, fate, queueId) {
+        super(fate === 'cancelled' ? 'conflict' : 'not-found', message);
+        this.fate = fate;
+        this.queueId = queueId;
+        this.name = 'QueueItemEnded';
     }
-    else {
-        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
-        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
-            ms =
-                Number(match[1] ?? 0) * UNITS_MS.h +
-                    Number(match[2] ?? 0) * UNITS_MS.m +
-                    Number(match[3] ?? 0) * UNITS_MS.s;
-        }
+    /** What Jenkins shows, for the post step: "queue item 5 was cancelled in Jenkins". */
+    get shown() {
+        return this.fate === 'cancelled'
+            ? `queue item ${this.queueId} was cancelled in Jenkins`
+            : `queue item ${this.queueId} is gone from Jenkins, with no build`;
     }
-    if (ms === undefined) {
-        throw new InputError(`Input '${input}' ('${clip(text)}') is not a duration: ${expected}.`);
-    }
-    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
-        throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`);
-    }
-    return ms;
-}
-function clip(text) {
-    return text.length > 40 ? text.slice(0, 40) + '…' : text;
-}
-/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
-function formatDuration(ms) {
-    if (!Number.isFinite(ms) || ms < 0)
-        return 'unknown';
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    if (ms < 10_000)
-        return `${Math.floor(ms / 100) / 10} s`;
-    if (ms < 60_000)
-        return `${Math.floor(ms / 1000)} s`;
-    const totalSeconds = Math.round(ms / 1000);
-    const hours = Math.floor(totalSeconds / 3600);
-    const minutes = Math.floor((totalSeconds % 3600) / 60);
-    const seconds = totalSeconds % 60;
-    const parts = [];
-    if (hours > 0)
-        parts.push(`${hours} h`);
-    if (minutes > 0)
-        parts.push(`${minutes} min`);
-    // Seconds are noise next to hours.
-    if (seconds > 0 && hours === 0)
-        parts.push(`${seconds} s`);
-    return parts.join(' ');
 }
 
 ;// CONCATENATED MODULE: ./src/html.ts
@@ -42493,6 +43194,94 @@ function cut(text, max) {
     return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
 }
 
+;// CONCATENATED MODULE: ./src/history.ts
+
+
+
+/** The finished builds of `builds` (newest first), with their URLs on our base. */
+function historyOf(builds, urlOf) {
+    const entries = [];
+    for (const b of builds) {
+        if (b.building || b.result === null)
+            continue;
+        entries.push({ number: b.number, result: b.result, duration: b.duration, url: urlOf(b.number) });
+    }
+    return entries;
+}
+/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
+const HISTORY_READ = 16;
+/** Finished builds kept. */
+const HISTORY_KEPT = 10;
+/**
+ * For a build this step did not trigger (`build: last`, `last-successful`):
+ * the job's last finished builds before it, in one bounded read (a
+ * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
+ * said in the debug log only.
+ */
+async function readHistory(api, job, before, logger) {
+    try {
+        const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true });
+        const summaries = builds.flatMap(b => b.duration === undefined || b.number >= before
+            ? []
+            : [
+                {
+                    number: b.number,
+                    result: b.result ?? null,
+                    duration: b.duration,
+                    building: !!b.building
+                }
+            ]);
+        return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
+    }
+    catch (error) {
+        if (error instanceof Interrupted)
+            throw error;
+        logger.debug(`Could not read the job's earlier builds: ${error.message}`);
+        return undefined;
+    }
+}
+/** The `history` output: at most ten small entries, newest first. */
+function historyOutput(entries) {
+    return JSON.stringify(entries);
+}
+const SYMBOLS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+/** The median of the durations (ms); undefined for none. */
+function medianDuration(entries) {
+    const sorted = entries.map(e => e.duration).sort((a, b) => a - b);
+    if (sorted.length === 0)
+        return undefined;
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+        ? sorted[middle]
+        : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
+}
+/**
+ * The history line, oldest build first so that it reads as a timeline up
+ * to this build; nothing when the job had no finished build before it.
+ */
+function historyLine(entries) {
+    if (entries.length === 0)
+        return undefined;
+    const symbols = [...entries]
+        .reverse()
+        .map(e => html_link(SYMBOLS[e.result] ?? '⚪', e.url))
+        .join(' ');
+    const median = medianDuration(entries) ?? 0;
+    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${escapeHtml(formatDuration(median))}.</p>`;
+}
+/** Adds the history line to the summary. */
+function addHistory(summary, entries) {
+    const line = historyLine(entries);
+    if (line)
+        summary.addRaw(line, true);
+}
+
 ;// CONCATENATED MODULE: ./src/summary-sections.ts
 
 
@@ -42510,6 +43299,8 @@ const MAX_STAGE_ROWS = 100;
 const MAX_ARTIFACT_ROWS = 20;
 const NAME_CHARS = 200;
 const ERROR_CHARS = 300;
+const MAX_UNREAD = 3;
+const UNREAD_CHARS = 600;
 /** The failed tests: name (linked to its page), class, first line of the error. */
 function addFailedTests(summary, tests) {
     if (tests.counts.failed === 0)
@@ -42584,11 +43375,101 @@ function addArtifacts(summary, artifacts) {
         summary.addRaw(`<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), NAME_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`, true);
     }
 }
+/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
+function addUnread(summary, unread) {
+    for (const note of unread.slice(0, MAX_UNREAD)) {
+        summary.addRaw(`<p>⚠️ ${escapeHtml(cut(note, UNREAD_CHARS))}</p>`, true);
+    }
+}
 function firstLine(text) {
     return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
 }
 
+;// CONCATENATED MODULE: ./src/summary-timeline.ts
+/** Most bars in one chart: the rest are counted in a line below it. */
+const MAX_BARS = 50;
+/** Characters of a name kept in a bar or section title. */
+const TITLE_CHARS = 60;
+/** Marks a name keeps; anything else (`:` `#` `;` `%` backticks, `<`, `&`, quotes, newlines …) becomes a space. */
+const KEPT = /[^\p{L}\p{M}\p{N} \-_.,()/+=@!?'*]/gu;
+/** Statements of the gantt grammar a line may start with (case-insensitive), and its date token. */
+const KEYWORD_START = /^(gantt|dateformat|inclusiveenddates|topaxis|axisformat|tickinterval|includes|excludes|todaymarker|weekday|weekend|title|accdescription|acctitle|accdescr|section|click|href|call|\d{4}-\d\d-\d\d)/i;
+/** A name as it may stand in a task or section title. */
+function mermaidText(name, max = TITLE_CHARS) {
+    let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim();
+    if ([...text].length > max)
+        text = `${[...text].slice(0, max - 1).join('')}…`;
+    if (text === '')
+        return '(unnamed)';
+    return KEYWORD_START.test(text) ? `_${text}` : text;
+}
+/** Task tags (`done`, `crit`, `active`) and the word added to the title, by StatusExt. */
+const LOOK = {
+    SUCCESS: { tags: 'done' },
+    FAILED: { tags: 'crit', word: 'failed' },
+    UNSTABLE: { tags: 'crit, done', word: 'unstable' },
+    ABORTED: { tags: 'done', word: 'aborted' },
+    IN_PROGRESS: { tags: 'active', word: 'running' },
+    PAUSED_PENDING_INPUT: { tags: 'active', word: 'waiting for input' }
+};
+/** Whether a stage gets a bar: it started (a stage not executed has no time). */
+function drawn(stage) {
+    return stage.status !== 'NOT_EXECUTED' && stage.startTimeMillis > 0;
+}
+/**
+ * The gantt chart of the builds' stages (dateFormat x: bars start and end
+ * at epoch milliseconds); undefined when no stage started.
+ */
+function stageTimeline(builds, maxBars = MAX_BARS) {
+    const lines = ['```mermaid', 'gantt', '    dateFormat x', '    axisFormat %H:%M:%S'];
+    let bars = 0;
+    let leftOut = 0;
+    for (const build of builds) {
+        const stages = build.stages.filter(drawn);
+        if (stages.length === 0)
+            continue;
+        const room = Math.max(0, maxBars - bars);
+        leftOut += Math.max(0, stages.length - room);
+        if (room === 0)
+            continue;
+        if (build.section) {
+            const { job, number } = build.section;
+            lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`);
+        }
+        for (const stage of stages.slice(0, room)) {
+            // A status a newer plugin may add is Jenkins text too.
+            const look = LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) };
+            const title = mermaidText(stage.name) + (look.word ? ` (${look.word})` : '');
+            const start = Math.floor(stage.startTimeMillis);
+            const end = start + Math.max(0, Math.floor(stage.durationMillis));
+            lines.push(`    ${title} :${look.tags}, ${start}, ${end}`);
+            bars++;
+        }
+    }
+    if (bars === 0)
+        return undefined;
+    lines.push('```');
+    return { chart: lines.join('\n'), leftOut };
+}
+/**
+ * Adds the chart to the summary, under a heading, with a line for the
+ * stages left out. A blank line before the fence: right after an HTML block
+ * (a table) Markdown would not see it.
+ */
+function addTimeline(summary, builds) {
+    const timeline = stageTimeline(builds);
+    if (!timeline)
+        return;
+    summary.addHeading('Stage timeline', 3);
+    summary.addRaw(`\n${timeline.chart}\n`, true);
+    if (timeline.leftOut > 0) {
+        summary.addRaw(`<p>… and ${timeline.leftOut} more stage(s), not drawn (at most ${MAX_BARS} bars).</p>`, true);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/report.ts
+
+
 
 
 
@@ -42674,6 +43555,8 @@ function setBuildOutputs(out, outcome, logger) {
     }
     if (outcome.stages)
         out.setOutput(Output.Stages, stagesOutput(outcome.stages));
+    if (outcome.history)
+        out.setOutput(Output.History, historyOutput(outcome.history));
     if (outcome.artifacts)
         out.setOutput(Output.Artifacts, JSON.stringify(outcome.artifacts.written));
 }
@@ -42722,12 +43605,18 @@ async function writeSummary(summary, outcome, logger) {
             rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
         }
         summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
+        if (outcome.history)
+            addHistory(summary, outcome.history);
         if (outcome.tests)
             addFailedTests(summary, outcome.tests);
         if (outcome.stages)
             addStages(summary, outcome.stages);
+        if (outcome.stages)
+            addTimeline(summary, [{ stages: outcome.stages }]);
         if (outcome.artifacts)
             addArtifacts(summary, outcome.artifacts);
+        if (outcome.unread)
+            addUnread(summary, outcome.unread);
         const parameters = report_parametersOf(outcome);
         if (parameters.length > 0) {
             summary.addHeading('Parameters', 3);
@@ -42886,8 +43775,21 @@ function lastLines(tail) {
 
 
 
+
 /** Fields polled while a build runs: enough to know whether it is over and when to look again. */
 const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId';
+/**
+ * How long the build waited in the queue: its `timestamp` (when its run was
+ * created) minus its queue item's `inQueueSince`, both read from Jenkins and
+ * both on Jenkins' clock (jenkins-api.md 4, 5.2). The runner's clock is not
+ * used: a Jenkins clock behind or ahead of it would inflate the wait or make
+ * it 0.
+ */
+function queueWaitMs(inQueueSince, build) {
+    if (inQueueSince === undefined || typeof build.timestamp !== 'number')
+        return undefined;
+    return Math.max(0, build.timestamp - inQueueSince);
+}
 /** Transient failures worth riding out while following (the client already retried them). */
 function isTransient(error) {
     return (error instanceof JenkinsError &&
@@ -42930,7 +43832,7 @@ class BuildFollower {
                     const found = await this.findByQueueId(queueId);
                     if (found)
                         return { ref: found, seenAt: askedAt, startSlackMs: askedAt - previousAt };
-                    throw new JenkinsError('not-found', `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`);
+                    throw new QueueItemEnded(`Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`, 'gone', queueId);
                 }
                 if (!isTransient(error))
                     throw error;
@@ -42939,16 +43841,13 @@ class BuildFollower {
                 continue;
             }
             if (item.cancelled) {
-                throw new JenkinsError('conflict', `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`);
+                throw new QueueItemEnded(`The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`, 'cancelled', queueId);
             }
             const executable = item.executable;
             if (executable && typeof executable.number === 'number') {
-                const queueWaitMs = typeof item.inQueueSince === 'number'
-                    ? Math.max(0, this.now() - item.inQueueSince)
-                    : undefined;
                 return {
                     ref: this.ref(executable.number),
-                    queueWaitMs,
+                    inQueueSince: typeof item.inQueueSince === 'number' ? item.inQueueSince : undefined,
                     seenAt: askedAt,
                     startSlackMs: askedAt - previousAt
                 };
@@ -43074,6 +43973,23 @@ class BuildFollower {
     }
 }
 
+;// CONCATENATED MODULE: ./src/step-io.ts
+
+
+
+/** The runner's step: @actions/core. */
+const coreStepIO = {
+    logger: coreLogger,
+    write: text => void process.stdout.write(text),
+    drained: stdoutDrained,
+    startGroup: title => startGroup(title),
+    endGroup: () => endGroup(),
+    annotate: (message, title, where) => error(message, { title, file: where?.file, startLine: where?.line }),
+    setOutput: (name, value) => setOutput(name, value),
+    summary: summary,
+    saveState: (name, value) => saveState(name, value)
+};
+
 ;// CONCATENATED MODULE: ./src/build-job.ts
 
 
@@ -43085,11 +44001,10 @@ class BuildFollower {
 
 
 
+
+
 /** The step log and its annotations, for the parts build-parts.ts shares. */
-const partsOutput = {
-    logger: coreLogger,
-    annotate: (message, title) => error(message, { title })
-};
+const partsOutput = { logger: coreLogger, annotate: coreStepIO.annotate };
 /**
  * Triggers the job (or picks its last build), follows the build, streams its
  * console, and reports: outputs, summary, commit status. Throws when the
@@ -43124,11 +44039,17 @@ async function follow(api, settings, signal, progress, follower, status, branch)
     // build this step did not start); a build this step follows to its end is
     // not read before it, its console says how it goes.
     let first;
+    /** The queue item's `inQueueSince`, for the queue wait once the build's `timestamp` is read. */
+    let inQueueSince;
     let from;
     let pipeline;
     if (settings.build === 'new') {
         const info = branch?.info ?? (await api.getJob(settings.job));
+        // Not before: a job that does not exist has no URL to give.
+        setOutput(Output.JobUrl, outcome.jobUrl);
         pipeline = isPipelineJob(info);
+        if (info.history)
+            outcome.history = historyOf(info.history, n => api.buildUrl(settings.job, n));
         // A cancel that arrived while reading the job must not still trigger.
         throwIfAborted(signal);
         // The scan that created a branch job already queued its build: that one.
@@ -43152,11 +44073,15 @@ async function follow(api, settings, signal, progress, follower, status, branch)
         }
         const start = await follower.waitForStart(queued.queueId);
         progress.started(start.ref);
-        outcome.queueWaitMs = start.queueWaitMs;
+        inQueueSince = start.inQueueSince;
+        // A build a branch scan started may already be among the job's builds.
+        outcome.history = outcome.history?.filter(h => h.number < start.ref.number);
         outcome.buildUrl = start.ref.url;
         coreLogger.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`);
-        if (settings.wait !== 'finish')
+        if (settings.wait !== 'finish') {
             first = await follower.describe(start.ref);
+            outcome.queueWaitMs = queueWaitMs(inQueueSince, first);
+        }
         from = {
             startedAt: start.seenAt,
             startSlackMs: start.startSlackMs,
@@ -43165,6 +44090,7 @@ async function follow(api, settings, signal, progress, follower, status, branch)
     }
     else {
         first = await lastBuild(api, settings.job, settings.build);
+        setOutput(Output.JobUrl, outcome.jobUrl);
         pipeline = isPipeline(first);
         from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) };
         progress.started({
@@ -43173,18 +44099,27 @@ async function follow(api, settings, signal, progress, follower, status, branch)
             url: api.buildUrl(settings.job, first.number)
         });
         outcome.buildUrl = progress.build?.url;
+        // Not triggered here: no job read to take them from, so one bounded read.
+        if (settings.wait !== 'queued') {
+            outcome.history = await readHistory(api, settings.job, first.number, coreLogger);
+        }
         coreLogger.info(`${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`);
     }
     const ref = progress.build;
     outcome.build = first;
     await status?.pending(`Jenkins build #${ref.number} running`, ref.url);
     if (settings.wait !== 'finish') {
+        // Where a running Pipeline is (a stage waiting at an input): one read, none with `wait: false`.
+        if (settings.wait === 'started' && first && isPipeline(first)) {
+            outcome.stages = await readStages(api, ref, first, coreLogger);
+        }
         outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`;
         return finish(outcome, true, settings, progress);
     }
     const { final, tail } = await waitForEnd(api, settings, ref, first, from, pipeline, follower);
     progress.done();
     outcome.build = final;
+    outcome.queueWaitMs ??= queueWaitMs(inQueueSince, final);
     outcome.result = final.result ?? undefined;
     const accepted = final.result !== null && settings.accept.includes(final.result);
     outcome.accepted = accepted;
@@ -43310,6 +44245,17 @@ function isShared(actions, own = 1) {
 
 
 
+/**
+ * Why a scan is left running on cancel or timeout. Jenkins folds every scan
+ * request for a project into the one queued item (ComputedFolder.doBuild →
+ * Queue.schedule2), other requests can fold in between a look at its causes
+ * and a cancel, and once the scan runs Jenkins exports no causes at all (a
+ * FolderComputation has no API). A scan also indexes every branch of the
+ * project, not only this step's: stopping it would leave the others unseen.
+ */
+function scanLeft(project) {
+    return `left the scan of ${project} running: shared by every request waiting for the project's branches`;
+}
 /**
  * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
  * escalation has to fit well inside that. With a deadline (`until`), each
@@ -44054,6 +45000,7 @@ function segment(name) {
 
 
 
+
 /** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
 const JSON_LIMIT = 64 * 1024 * 1024;
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -44083,11 +45030,18 @@ async function jsonBody(response, context, server) {
         throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, GLITCH_ATTEMPTS);
     }
     try {
-        return JSON.parse(body);
+        return parseJenkinsJson(body);
     }
-    catch {
+    catch (error) {
+        // The same answer again would be as deep: not a glitch to retry.
+        if (error instanceof JsonTooDeep)
+            throw tooDeepError(server, context, error, response.status);
         throw new TransientFailure(new JenkinsError('protocol', `Jenkins at ${server} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', undefined, GLITCH_ATTEMPTS);
     }
+}
+/** What to say of an answer nested too deep to read. */
+function tooDeepError(server, context, error, status) {
+    return new JenkinsError('protocol', `Jenkins at ${server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`, status);
 }
 /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
 async function postBody(response, context, redact, logger) {
@@ -44123,6 +45077,7 @@ function retryLater(response, error) {
 
 
 
+
 const DEFAULT_BUDGET = {
     want: 20,
     pageLimit: 1024 * 1024,
@@ -44135,6 +45090,8 @@ const FIRST_PAGE_SUITES = 20;
 const MAX_PAGE_SUITES = 1000;
 /** errorDetails kept per failed test: enough for its first lines. */
 const DETAILS_CHARS = 2000;
+/** errorStackTrace kept per failed test: the frames that name the test's file come early. */
+const TRACE_CHARS = 8000;
 /** The answer was bigger than a page may be: asked again for fewer suites. */
 class PageTooLarge extends Error {
     bytes;
@@ -44184,8 +45141,10 @@ async function readFailedTests(http, build, options = {}) {
     let from = 0;
     let suites = FIRST_PAGE_SUITES;
     let cases = budget.casesPerSuite;
+    // Stack traces point annotations at files; one too large to fit a page is left out.
+    let traces = true;
     for (;;) {
-        const tree = reportTree(from, from + suites, cases);
+        const tree = reportTree(from, from + suites, cases, traces);
         let page;
         try {
             read.requests++;
@@ -44199,6 +45158,8 @@ async function readFailedTests(http, build, options = {}) {
                 suites = Math.ceil(suites / 2);
             else if (cases > 1)
                 cases = Math.ceil(cases / 2);
+            else if (traces)
+                traces = false;
             else
                 throw error;
             if (read.bytesRead >= budget.totalBytes) {
@@ -44255,9 +45216,14 @@ async function readFailedTests(http, build, options = {}) {
         suites = Math.max(1, Math.min(MAX_PAGE_SUITES, Math.floor(budget.pageTarget / perSuite)));
     }
 }
-/** `suites[…]{from,to}` and the same below `childReports[…]`: only what is shown. */
-function reportTree(from, to, casesPerSuite) {
-    const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[className,name,status,errorDetails]{0,${casesPerSuite}}]{${from},${to}}`;
+/**
+ * `suites[…]{from,to}` and the same below `childReports[…]`: only what is
+ * shown. A passed case's errorStackTrace is null: traces cost bytes only
+ * for failed cases.
+ */
+function reportTree(from, to, casesPerSuite, traces = true) {
+    const fields = `className,name,status,errorDetails${traces ? ',errorStackTrace' : ''}`;
+    const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[${fields}]{0,${casesPerSuite}}]{${from},${to}}`;
     return `${suites},childReports[child[url],result[${suites}]]`;
 }
 /** Reads one suite's cases; true when some of its cases were beyond the page's case range. */
@@ -44289,6 +45255,9 @@ function scanSuite(suite, state, casesPerSuite, read, want) {
         if (typeof raw.errorDetails === 'string') {
             test.errorDetails = raw.errorDetails.slice(0, DETAILS_CHARS);
         }
+        if (typeof raw.errorStackTrace === 'string') {
+            test.errorStackTrace = raw.errorStackTrace.slice(0, TRACE_CHARS);
+        }
         if (blockNames.length > 0)
             test.stage = [...blockNames].reverse().join(' / ');
         read.failed.push(test);
@@ -44311,9 +45280,12 @@ async function readPage(http, url, context, limit) {
             throw htmlError(context, response.status);
         let data;
         try {
-            data = JSON.parse(body);
+            data = parseJenkinsJson(body);
         }
-        catch {
+        catch (error) {
+            if (error instanceof JsonTooDeep) {
+                throw tooDeepError(http.baseUrl, context, error, response.status);
+            }
             throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
         }
         if (typeof data !== 'object' || data === null) {
@@ -46689,12 +47661,55 @@ function fromJSON2(str) {
  * POSSIBILITY OF SUCH DAMAGE.
  */
 //# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./src/jenkins/tls-problem.ts
+/**
+ * What a TLS failure was, in words a workflow author can act on. Node's own
+ * text is not shown as it comes: for a handshake failure it is OpenSSL's
+ * error line (`write EPROTO 40FD…:error:0A00010B:SSL routines:…:wrong
+ * version number:../deps/openssl/…:77:` and a line break), and since Node 23
+ * a certificate failure ends with `try running Node.js with
+ * --use-system-ca`, a flag a step's user cannot pass.
+ */
+/** OpenSSL's verify codes as Node names them, said for Jenkins' certificate. */
+const CERTIFICATE_PROBLEMS = {
+    DEPTH_ZERO_SELF_SIGNED_CERT: "Jenkins' certificate is self-signed and not trusted",
+    SELF_SIGNED_CERT_IN_CHAIN: "Jenkins' certificate chain ends in a self-signed CA certificate that is not trusted",
+    UNABLE_TO_GET_ISSUER_CERT: "the CA that issued Jenkins' certificate is not trusted",
+    UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the CA that issued Jenkins' certificate is not trusted",
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: "Jenkins' certificate could not be verified: its issuer is not trusted, or Jenkins does not send the intermediate certificate",
+    CERT_UNTRUSTED: "Jenkins' certificate is not trusted",
+    CERT_HAS_EXPIRED: "Jenkins' certificate has expired",
+    CERT_NOT_YET_VALID: "Jenkins' certificate is not valid yet",
+    CERT_SIGNATURE_FAILURE: "the signature of Jenkins' certificate does not verify",
+    ERR_TLS_CERT_ALTNAME_INVALID: "Jenkins' certificate names other hosts"
+};
+/** Node's hint for its own command line, after the reason: "; if the root CA is installed locally, try running Node.js with --use-system-ca". */
+const NODE_HINT = /;\s*if the root CA is installed locally.*$/is;
+/**
+ * One line saying what failed: ours for a known certificate code, else the
+ * reason OpenSSL gave (its `error:…:reason:` field), else the first line of
+ * Node's text without Node's hint.
+ */
+function tlsProblem(code, text) {
+    const known = code === undefined ? undefined : CERTIFICATE_PROBLEMS[code];
+    if (known)
+        return known;
+    const openssl = /error:[0-9A-Fa-f]+:[^:]*:[^:]*:([^:\r\n]+)/.exec(text)?.[1]?.trim();
+    if (openssl)
+        return `the TLS handshake failed (${openssl})`;
+    const line = (text.split(/[\r\n]/).find(part => part.trim() !== '') ?? '')
+        .replace(NODE_HINT, '')
+        .trim();
+    return line === '' ? `the TLS handshake failed${code ? ` (${code})` : ''}` : line;
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/network-errors.ts
 /**
  * Requests that got no HTTP answer: what Node reported (a refused or reset
  * connection, a name that does not resolve, a TLS failure), mapped to a
  * message a user can act on and to whether the request may be sent again.
  */
+
 
 /** A request that got no HTTP answer. */
 class NetworkFailure extends Error {
@@ -46793,7 +47808,7 @@ function networkFailure(error, url, server, trust = { caCert: false }) {
         return fail('network', `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`, true);
     }
     if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
-        return fail('network', `TLS error talking to Jenkins at ${server}: ${text}. ${tlsHint(code, url, trust)}`, false);
+        return fail('network', `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`, false);
     }
     return fail('network', `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`, false);
 }
@@ -46935,11 +47950,22 @@ class Transport {
         values.push(...this.given);
         return values.filter((v) => v !== undefined && v !== '');
     }
-    /** Sends the crumb header with every later request (undefined stops sending it). */
+    /** Sends the crumb header with every later POST (undefined stops sending it). */
     setCrumb(crumb) {
         this.crumb = crumb;
         if (crumb)
-            this.given.add(crumb.value);
+            this.remember(crumb.value);
+    }
+    /**
+     * A secret Jenkins gave (a crumb, a session cookie): redacted from every
+     * message from now on, and told to onSecret before anything could print
+     * it (a proxy or a plugin may echo it back in a queue `why`).
+     */
+    remember(value) {
+        if (this.given.has(value))
+            return;
+        this.given.add(value);
+        this.options.onSecret?.(value);
     }
     /** Forgets the session, e.g. after Jenkins rejected a crumb bound to a dropped session. */
     async clearCookies() {
@@ -47014,8 +48040,11 @@ class Transport {
                 headers[name.toLowerCase()] = value;
             if (this.authorization)
                 headers['authorization'] = this.authorization;
-            if (this.crumb)
+            // Only POSTs are checked (CrumbFilter, jenkins-api.md 1.5): a GET that
+            // carried the crumb would hand it to whatever echoes requests.
+            if (this.crumb && exchange.method === 'POST') {
                 headers[this.crumb.field.toLowerCase()] = this.crumb.value;
+            }
         }
         const cookie = await this.jar.getCookieString(url.href);
         if (cookie)
@@ -47069,7 +48098,7 @@ class Transport {
             const cookie = await this.jar.setCookie(header, url, { ignoreError: true });
             // Session ids are long; a short value ('1', 'true') would mangle ordinary words if redacted.
             if (cookie && cookie.value.length >= 8)
-                this.given.add(cookie.value);
+                this.remember(cookie.value);
         }
     }
     count(label) {
@@ -47102,6 +48131,7 @@ var external_node_stream_ = __nccwpck_require__(7075);
 
 
 
+
 /** setTimeout's largest delay. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
@@ -47115,10 +48145,12 @@ class ExchangeLimits {
     settings;
     what;
     server;
+    context;
     controller = new AbortController();
     started = Date.now();
     phase = 'headers';
     timer;
+    slowTimer;
     message;
     received = 0;
     released = false;
@@ -47127,12 +48159,17 @@ class ExchangeLimits {
     /** What is asked, for messages, e.g. "build #4 of 'app'". */
     what, 
     /** The configured Jenkins URL, for messages. */
-    server) {
+    server, context = {}) {
         this.settings = settings;
         this.what = what;
         this.server = server;
+        this.context = context;
         settings.signal?.addEventListener('abort', this.onStepAbort, { once: true });
-        this.arm(settings.requestTimeoutMs);
+        this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity));
+        const slow = context.slow;
+        if (slow) {
+            this.slowTimer = setTimeout(() => slow.notify(Date.now() - this.started), slow.afterMs);
+        }
     }
     get signal() {
         return this.controller.signal;
@@ -47183,6 +48220,7 @@ class ExchangeLimits {
             return;
         this.released = true;
         clearTimeout(this.timer);
+        clearTimeout(this.slowTimer);
         this.settings.signal?.removeEventListener('abort', this.onStepAbort);
     }
     /** Counts body bytes (for messages). */
@@ -47212,12 +48250,18 @@ class ExchangeLimits {
     begin(message, phase) {
         this.message = message;
         this.phase = phase;
+        clearTimeout(this.slowTimer);
         // A stream may be long (a big console): from here the stall guard and the deadline bound it.
         if (phase === 'stream')
             this.arm(Infinity);
+        else if (this.settings.headersTimeoutMs !== undefined) {
+            // The headers came in time: the body has what is left of the request's time.
+            const total = this.settings.requestTimeoutMs;
+            this.arm(total - (Date.now() - this.started), total);
+        }
     }
-    /** Arms the one timer for `ms` from now, or for the deadline when that comes first. */
-    arm(ms) {
+    /** Arms the one timer for `ms` from now (`said`: the limit a cut names), or for the deadline when that comes first. */
+    arm(ms, said = ms) {
         clearTimeout(this.timer);
         const { deadline, signal } = this.settings;
         const toDeadline = deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - Date.now();
@@ -47225,14 +48269,21 @@ class ExchangeLimits {
         if (wait === Infinity)
             return;
         const byDeadline = toDeadline <= ms;
-        this.timer = setTimeout(() => this.cut(byDeadline ? this.deadlinePassed() : this.timeExceeded(ms)), Math.min(MAX_TIMER_MS, Math.max(0, wait)));
+        this.timer = setTimeout(() => this.cut(byDeadline ? this.deadlinePassed() : this.timeExceeded(said)), Math.min(MAX_TIMER_MS, Math.max(0, wait)));
     }
     elapsed() {
         return seconds(Date.now() - this.started);
     }
+    /** The whole time the request waited: all its tries, when this is not the first. */
+    waited() {
+        const attempt = this.context.attempt;
+        if (!attempt || attempt.number <= 1)
+            return this.elapsed();
+        return `${seconds(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`;
+    }
     interruption() {
         const state = this.phase === 'headers'
-            ? `no answer to ${this.what} after ${this.elapsed()}`
+            ? `no answer to ${this.what} after ${this.waited()}`
             : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`;
         return new Interrupted(`Stopped waiting for Jenkins at ${this.server}: ${state}`, true);
     }
@@ -47331,9 +48382,6 @@ class GuardedBody extends external_node_stream_.Readable {
         this.waitingSince = undefined;
         clearTimeout(this.stallTimer);
     }
-}
-function seconds(ms) {
-    return `${(ms / 1000).toFixed(1)} s`;
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/locate.ts
@@ -47483,10 +48531,24 @@ function request_settings_definedOnly(value) {
 
 
 
+
 /** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
 const READ_ATTEMPTS = 12;
 /** Time for each request that looks for Jenkins after a 404 that was not its own (only on that error path). */
 const PROBE_TIMEOUT_MS = 5000;
+/**
+ * Before Jenkins ever answered the step, the headers must come within this,
+ * and a request that got none is tried FIRST_CONTACT_SILENT_ATTEMPTS times:
+ * an address that accepts connections and never answers (a wrong port, a
+ * hung Jenkins) is said within about 20 s, as a refused one is within
+ * seconds, not after the minutes of a restart ridden out.
+ */
+const FIRST_CONTACT_HEADERS_MS = 10_000;
+const FIRST_CONTACT_SILENT_ATTEMPTS = 2;
+/** A request unanswered this long is said in the normal log, and each of its retries after that (silence.ts). */
+const SLOW_NOTICE_MS = 10_000;
+/** The same, before Jenkins ever answered the step. */
+const FIRST_CONTACT_NOTICE_MS = 5_000;
 /**
  * The one request path of the client: every operation goes through `read`
  * (GETs, retried within the deadline) or `post` (crumb and session handling,
@@ -47514,13 +48576,19 @@ class Requester {
     policy;
     actionBudgetMs;
     limits;
-    /** The one redaction list (redaction.ts), over every secret the transport knows. */
+    /**
+     * The one redaction list (redaction.ts), over every secret the transport
+     * knows. Operations also pass Jenkins text through it that the step prints
+     * as a status (a queue `why`), since a proxy or plugin may echo the request.
+     */
     redact;
     firstContactAttempts;
     /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
     answered = false;
     /** Tells a 404 that is not Jenkins' own (a wrong url), and says where Jenkins is. */
     foreign404;
+    /** The visible lines about requests Jenkins leaves unanswered. */
+    notices;
     constructor(options) {
         this.baseUrl = options.baseUrl;
         this.user = options.user;
@@ -47541,6 +48609,7 @@ class Requester {
         ].filter((v) => v !== undefined);
         this.redact = redactor(() => [...this.transport.secretValues, ...own]);
         this.logger = redactingLogger(options.logger, this.redact);
+        this.notices = new SilenceNotices(this.logger, () => this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS);
         this.transport = new Transport({
             baseUrl: this.baseUrl,
             user: this.user,
@@ -47549,7 +48618,8 @@ class Requester {
             insecure: options.insecure ?? false,
             userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
             headers: options.headers,
-            ca: options.ca
+            ca: options.ca,
+            onSecret: options.onSecret
         });
         this.crumbs = new CrumbCache(() => readCrumb(() => this.getJson('crumb', `${this.baseUrl}/crumbIssuer/api/json`, this.context('the CSRF crumb'), { deadline: this.deadline }), this.baseUrl, this.logger), crumb => this.transport.setCrumb(crumb));
         this.foreign404 = new Foreign404Check(this.baseUrl, (url, follow) => this.probe(url, follow));
@@ -47579,8 +48649,8 @@ class Requester {
      * may throw to fail or retry the attempt.
      */
     async read(label, url, context, accept, deadline, options = {}) {
-        return this.guarded(() => withRetry(async () => {
-            const response = await this.send({ method: 'GET', url, label, ...options }, context.what, f => f.transient);
+        return this.guarded(() => withRetry(async (number, started) => {
+            const response = await this.send({ method: 'GET', url, label, ...options }, context.what, f => f.transient, undefined, { started, number });
             if (response.status < 200 || response.status >= 300) {
                 throw await readFailure(response, context, this.redact, error => this.foreign404.check(response, error, context.what));
             }
@@ -47607,19 +48677,19 @@ class Requester {
     async post(label, url, context, options) {
         let refreshed = false;
         const exchange = { method: 'POST', url, label, form: options.form };
-        const sendOnce = async () => {
-            const response = await this.send(exchange, context.what, options.retryNetwork, options.onNetworkFailure);
+        const sendOnce = async (attempt) => {
+            const response = await this.send(exchange, context.what, options.retryNetwork, options.onNetworkFailure, attempt);
             return { response, body: await postBody(response, context, this.redact, this.logger) };
         };
-        return this.guarded(() => withRetry(async () => {
+        return this.guarded(() => withRetry(async (number, started) => {
             await notSentIfInterrupted(this.crumbs.ensure());
-            let answer = await sendOnce();
+            let answer = await sendOnce({ started, number });
             if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
                 refreshed = true;
                 this.logger.debug(`Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`);
                 await this.transport.clearCookies();
                 await notSentIfInterrupted(this.crumbs.refresh());
-                answer = await sendOnce();
+                answer = await sendOnce({ started, number });
             }
             if (answer.response.status === 404) {
                 const error = errorForResponse(answer.response, answer.body, context);
@@ -47687,11 +48757,27 @@ class Requester {
      * TransientFailure (to retry) or JenkinsError. None starts once the
      * client's signal fired.
      */
-    async send(exchange, what, retryNetwork, onNetworkFailure) {
+    async send(exchange, what, retryNetwork, onNetworkFailure, attempt) {
         if (this.signal?.aborted) {
             throw new Interrupted(`Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.signal)}`, false);
         }
-        const bounds = new ExchangeLimits(this.limits, what, this.baseUrl);
+        const limits = this.firstContact()
+            ? {
+                ...this.limits,
+                headersTimeoutMs: Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
+            }
+            : this.limits;
+        const waitsUpTo = limits.headersTimeoutMs ?? limits.requestTimeoutMs;
+        const bounds = new ExchangeLimits(limits, what, this.baseUrl, {
+            attempt,
+            // The first try says it is waiting; the retries after it say so themselves (retry.ts).
+            slow: attempt?.number === 1
+                ? {
+                    afterMs: this.notices.afterMs(),
+                    notify: waited => this.notices.say(`No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${seconds(waited)}; waiting up to ${seconds(waitsUpTo)} for it`)
+                }
+                : undefined
+        });
         let response;
         try {
             response = await this.transport.send({ ...exchange, bounds });
@@ -47702,7 +48788,12 @@ class Requester {
                 throw error;
             if (!retryNetwork(error))
                 throw onNetworkFailure ? onNetworkFailure(error) : error.error;
-            if (error.connect && !this.answered && this.firstContactAttempts !== undefined) {
+            if (error.reason === 'timeout' && this.firstContact()) {
+                // Connected (or still connecting) and never answered, before anything
+                // ever did: a wrong port or a hung Jenkins, said within seconds too.
+                throw new TransientFailure(new JenkinsError(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and answering`, error.error.status), error.reason, undefined, FIRST_CONTACT_SILENT_ATTEMPTS);
+            }
+            if (error.connect && this.firstContact()) {
                 // Nothing ever answered: a wrong url or a Jenkins that is down, not
                 // a restart to ride out. Said within seconds, not after a minute.
                 throw new TransientFailure(new JenkinsError(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner`, error.error.status), error.reason, undefined, this.firstContactAttempts);
@@ -47713,8 +48804,19 @@ class Requester {
         this.foreign404.saw(response);
         return response;
     }
+    /** Whether nothing has answered the step's own client yet (only it counts first contact). */
+    firstContact() {
+        return !this.answered && this.firstContactAttempts !== undefined;
+    }
     retryOptions(what, deadline) {
-        return { policy: this.policy, deadline, logger: this.logger, what, signal: this.signal };
+        return {
+            policy: this.policy,
+            deadline,
+            logger: this.logger,
+            what,
+            signal: this.signal,
+            notice: { afterMs: this.notices.afterMs(), say: message => this.notices.say(message) }
+        };
     }
     /**
      * Reads may always repeat: within the step's deadline they get more tries
@@ -47891,6 +48993,7 @@ function parseBaseUrl(value) {
 ;// CONCATENATED MODULE: ./src/create-client.ts
 
 
+
 /**
  * Tries of a request whose connection fails before Jenkins ever answered the
  * step (about 1.5 s of waits with the default backoff): a wrong url or a
@@ -47914,6 +49017,9 @@ function createClient(settings, bounds = {}, firstContact = 'patient') {
         triggerCause: runUrl(),
         logger: coreLogger,
         firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
+        // Like the token: the runner masks a crumb or session cookie wherever it
+        // shows, Jenkins' console and a proxy's echo included.
+        onSecret: value => core_setSecret(value),
         ...bounds
     });
 }
@@ -48364,10 +49470,10 @@ const FALSE = "false";
 const NULL = "null";
 const NAN$1 = "NaN";
 const INFINITY$1 = "Infinity";
-const QUOTE = "\"";
+const momoa_QUOTE = "\"";
 
 const escapeToChar = new Map([
-    [CHAR_DOUBLE_QUOTE, QUOTE],
+    [CHAR_DOUBLE_QUOTE, momoa_QUOTE],
     [CHAR_BACKSLASH, "\\"],
     [CHAR_SLASH, "/"],
     [CHAR_LOWER_B, "\b"],
@@ -48384,7 +49490,7 @@ const json5EscapeToChar = new Map([
 ]);
 
 const charToEscape = new Map([
-    [QUOTE, QUOTE],
+    [momoa_QUOTE, momoa_QUOTE],
     ["\\", "\\"],
     ["/", "/"],
     ["\b", "b"],
@@ -50910,6 +52016,7 @@ function print(node, { indent = 0 } = {}) {
 ;// CONCATENATED MODULE: ./src/parameters.ts
 
 
+
 const parameters_FORMS = 'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}';
 /**
  * Parses the `parameters` input.
@@ -50944,6 +52051,11 @@ function parseParameters(text) {
  * messages quote the input, which may hold secrets.
  */
 function parseJsonInput(text, input, forms) {
+    // The duplicate-key check (momoa) and our walks recurse: bound the nesting first.
+    const deep = tooDeepAt(text);
+    if (deep >= 0) {
+        throw new InputError(`Input '${input}' is JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${deep + 1}): ${forms}.`);
+    }
     try {
         return JSON.parse(text);
     }
@@ -51448,7 +52560,7 @@ function parseJob(value, url, listJobs) {
     if (value === '') {
         if (listJobs)
             return Object.freeze([]);
-        throw new InputError(`Input 'job' is required unless 'list-jobs' is true: expected \`folder/job\`, \`job/folder/job/job\`, or the job URL on the same server as 'url'.`);
+        throw new InputError(`Input 'job' is required unless 'jobs' is set or 'list-jobs' is true: expected \`folder/job\`, \`job/folder/job/job\`, or the job URL on the same server as 'url'.`);
     }
     try {
         return parseJobPath(value, url);
@@ -51475,24 +52587,14 @@ function parseArtifactsPath(value, workspace) {
     const expected = `expected a folder inside the workspace (${workspace}), such as jenkins-artifacts`;
     if (value.includes('\0'))
         throw new InputError(`Input 'artifacts-path' contains NUL: ${expected}.`);
-    const target = (0,external_node_path_namespaceObject.resolve)(workspace, value);
-    if (!isInside(workspace, target)) {
-        const how = (0,external_node_path_namespaceObject.isAbsolute)(value) ? 'is outside the workspace' : 'leads out of the workspace';
-        throw new InputError(`Input 'artifacts-path' ('${input_values_clip(value)}') ${how}: ${expected}.`);
+    try {
+        return workspaceFolder(value, workspace);
     }
-    return target;
-}
-
-;// CONCATENATED MODULE: ./src/logger.ts
-/** A logger that drops everything (for library use and tests that do not care). */
-const silentLogger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warning: () => undefined
-};
-/** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
-function namedLogger(logger, name) {
-    return { ...logger, info: message => logger.info(`${name}: ${message}`) };
+    catch (error) {
+        if (!(error instanceof WorkspacePathError))
+            throw error;
+        throw new InputError(`Input 'artifacts-path' ('${input_values_clip(value)}') ${error.reason}: ${expected}.`);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/multi/ledger.ts
@@ -51714,7 +52816,10 @@ async function completeBuild(c, owners, ref, final, watched) {
         return;
     const outcome = first.report.outcome;
     try {
-        await readProducts(api, { ...settings, artifactsPath: artifactsFolder(c, first, ref) }, ref, final, outcome, signal, { logger: printer.logger, annotate: (message, title) => printer.annotate(message, title) });
+        await readProducts(api, { ...settings, artifactsPath: artifactsFolder(c, first, ref) }, ref, final, outcome, signal, {
+            logger: printer.logger,
+            annotate: (message, title, where) => printer.annotate(message, title, where)
+        });
         const tail = settings.log && (settings.build === 'new' || watched)
             ? await printConsole(api, ref, printer, signal)
             : [];
@@ -51727,6 +52832,7 @@ async function completeBuild(c, owners, ref, final, watched) {
             shared.stages = outcome.stages;
             shared.failedStage = outcome.failedStage;
             shared.artifacts = outcome.artifacts;
+            shared.unread = outcome.unread;
         }
     }
     catch (error) {
@@ -52506,8 +53612,8 @@ class Printer {
         };
     }
     /** An error annotation, held like a line. */
-    annotate(message, title) {
-        this.say(() => this.io.annotate(message, title));
+    annotate(message, title, where) {
+        this.say(() => this.io.annotate(message, title, where));
     }
     /**
      * Runs `fn` inside a group titled `title`, after the groups already asked
@@ -52541,6 +53647,8 @@ class Printer {
 }
 
 ;// CONCATENATED MODULE: ./src/multi/report.ts
+
+
 
 
 
@@ -52658,8 +53766,13 @@ async function writeJobsSummary(summary, items, logger) {
             ],
             ...items.map(item => row(item))
         ]);
+        addTimeline(summary, timelineBuilds(items));
         for (const item of items.filter(failed))
             details(summary, item);
+        // A passing build gets no details; what could not be read of it is still said.
+        for (const item of items.filter(i => !failed(i) && i.outcome.unread)) {
+            addUnread(summary, item.outcome.unread ?? []);
+        }
         await summary.write();
     }
     catch (error) {
@@ -52700,16 +53813,34 @@ function details(summary, item) {
     const notes = [item.error, item.stopped, item.left, outcome.note].filter((n) => !!n);
     if (notes.length > 0)
         summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), 1000))}</p>`, true);
+    if (outcome.history)
+        addHistory(summary, outcome.history);
     if (outcome.tests)
         addFailedTests(summary, outcome.tests);
     if (outcome.stages)
         addStages(summary, outcome.stages);
     if (outcome.artifacts)
         addArtifacts(summary, outcome.artifacts);
+    if (outcome.unread)
+        addUnread(summary, outcome.unread);
     const tail = item.stopped ? [] : item.tail.slice(-TAIL_IN_SUMMARY);
     if (tail.length > 0) {
         summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => escapeHtml(cut(line, 500))).join('<br>')}</pre></details>`, true);
     }
+}
+/** Each build's stages, for the one chart of several builds: a section each. */
+function timelineBuilds(items) {
+    return items.flatMap(({ outcome }) => outcome.stages
+        ? [
+            {
+                section: {
+                    job: outcome.jobName,
+                    number: outcome.build?.number ?? numberOf(outcome.buildUrl)
+                },
+                stages: outcome.stages
+            }
+        ]
+        : []);
 }
 /** The number at the end of a build URL (`…/job/x/12/`). */
 function numberOf(url) {
@@ -52757,7 +53888,8 @@ async function resolveJobs(o) {
             api,
             settings: { ...entry, branch: entry.branch, scan: o.scan, build: 'new' },
             out: o.out,
-            signal: o.signal
+            signal: o.signal,
+            onScan: () => o.onScan?.(fullName(entry.branch?.project ?? []))
         });
         item.info = item.branch.info;
     }
@@ -52803,6 +53935,7 @@ async function once(o, read) {
 
 
 
+
 /** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
 const SETTLE_ON_ABORT_MS = 1000;
 /**
@@ -52817,6 +53950,8 @@ const SETTLE_ON_ABORT_MS = 1000;
 class JobsRun {
     o;
     printer;
+    /** The multibranch projects this step asked to scan (their scans are never stopped). */
+    scans = [];
     items;
     entries;
     follower;
@@ -52908,7 +54043,8 @@ class JobsRun {
                 endGroup: () => io.endGroup()
             },
             logger: this.log,
-            signal
+            signal,
+            onScan: project => this.scans.push(project)
         });
         this.items.forEach((item, i) => Object.assign(item, resolved[i]));
     }
@@ -52951,6 +54087,9 @@ class JobsRun {
         const outcome = item.report.outcome;
         outcome.queueUrl = queued.queueUrl;
         outcome.parameters = item.entry.parameters;
+        if (info.history) {
+            outcome.history = historyOf(info.history, n => this.o.api.buildUrl(item.entry.job, n));
+        }
         warnUnknownParameters(queued.unknownParameters, info, name, this.log);
         if (!item.branch?.indexingBuild) {
             this.log.info(queued.merged
@@ -53032,6 +54171,8 @@ class JobsRun {
         for (const item of this.owners(track)) {
             item.ref = ref;
             item.report.outcome.buildUrl = ref.url;
+            // A build a branch scan started may already be among the job's builds.
+            item.report.outcome.history &&= item.report.outcome.history.filter(h => h.number < ref.number);
             this.o.ledger.started(item.index, ref);
             this.log.info(`Jenkins build ${item.entry.jobName} #${ref.number} started: ${ref.url}`);
             this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
@@ -53237,8 +54378,12 @@ async function stopAll(settings, run, ledger, error, signal, waitedMs, abortedAt
     const statuses = run.finishStatuses(statusFailure(error, signal));
     const said = new Map();
     let outcome;
-    if (!ledger.anything)
-        outcome = '; nothing was started in Jenkins.';
+    if (!ledger.anything) {
+        const left = [...new Set(run.scans)].map(scanLeft);
+        for (const line of left)
+            log.info(`Jenkins: ${line}.`);
+        outcome = left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.';
+    }
     else if (!settings.abortOnCancel) {
         outcome = '; left the Jenkins work running (abort-on-cancel: false).';
     }
@@ -53292,6 +54437,11 @@ class Progress {
     owned = false;
     /** Jenkins merged the trigger into another request's item (303): cancel.ts leaves it alone. */
     shared = false;
+    /**
+     * The multibranch project this step asked to scan, if it did. A scan is
+     * never cancelled or stopped (cancel.ts scanLeft).
+     */
+    scan;
     finished = false;
     /** Work to let finish after the abort (a commit status), within its budget. */
     deferred = [];
@@ -53336,6 +54486,11 @@ class Progress {
     /** The step failed for another reason than cancel or timeout and leaves its work running: the post step must not stop it. */
     leftRunning(url) {
         saveState(State.LeftRunning, url);
+        this.done();
+    }
+    /** The queue item ended in Jenkins without a build (`shown` says how, with its link): nothing is left for the post step. */
+    ended(shown) {
+        saveState(State.Ended, shown);
         this.done();
     }
     /** Lets `work` run alongside the abort; settle() waits for it. */
@@ -53403,8 +54558,12 @@ async function postStep() {
     try {
         if (getState(State.Done) !== 'false') {
             const left = getState(State.LeftRunning);
+            const ended = getState(State.Ended);
             if (left) {
                 coreLogger.info(`Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`);
+            }
+            else if (ended) {
+                coreLogger.info(`Post step: nothing to stop in Jenkins (${ended}).`);
             }
             return;
         }
@@ -53435,24 +54594,9 @@ async function postStep() {
     }
 }
 
-;// CONCATENATED MODULE: ./src/step-io.ts
-
-
-
-/** The runner's step: @actions/core. */
-const coreStepIO = {
-    logger: coreLogger,
-    write: text => void process.stdout.write(text),
-    drained: stdoutDrained,
-    startGroup: title => startGroup(title),
-    endGroup: () => endGroup(),
-    annotate: (message, title) => error(message, { title }),
-    setOutput: (name, value) => setOutput(name, value),
-    summary: summary,
-    saveState: (name, value) => saveState(name, value)
-};
-
 ;// CONCATENATED MODULE: ./src/main.ts
+
+
 
 
 
@@ -53516,11 +54660,17 @@ async function runMain(settings) {
     try {
         if (settings.listJobs)
             return await main_listJobs(api, settings);
-        setOutput(Output.JobUrl, api.jobUrl(settings.job));
+        // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
         if (settings.disable)
             return await main_disableJob(api, settings);
         const branch = settings.branch
-            ? await resolveBranch({ api, settings, out: scanOutput, signal: controller.signal })
+            ? await resolveBranch({
+                api,
+                settings,
+                out: scanOutput,
+                signal: controller.signal,
+                onScan: () => (progress.scan = fullName(settings.branch?.project ?? []))
+            })
             : undefined;
         await buildJob(api, settings, controller.signal, progress, branch);
     }
@@ -53545,12 +54695,19 @@ async function runMain(settings) {
 /**
  * A failure that is not a cancel or timeout leaves the build running, as
  * `abort-on-cancel` promises, and says so with its link; the post step is
- * told not to stop it.
+ * told not to stop it. A queue item that Jenkins cancelled or forgot left
+ * nothing running, and that is what is said and saved.
  */
 function main_leavingWorkRunning(api, progress, error) {
     if (!progress.owned || progress.isDone)
         return error;
     const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof QueueItemEnded && !progress.build) {
+        // Jenkins shows the item cancelled or gone: nothing of it runs.
+        const url = `${api.baseUrl}/queue/item/${error.queueId}/`;
+        progress.ended(`${error.shown}, ${url}`);
+        return new Error(`${message.replace(/\.?$/, '.')} Nothing this step started is running in Jenkins (queue item ${error.queueId}: ${url}).`);
+    }
     const [work, url] = progress.build
         ? [`Jenkins build #${progress.build.number} is still running`, progress.build.url]
         : [`Jenkins queue item ${progress.queueId}`, `${api.baseUrl}/queue/item/${progress.queueId}/`];
@@ -53569,6 +54726,7 @@ async function main_listJobs(api, settings) {
 }
 async function main_disableJob(api, settings) {
     await api.disableJob(settings.job);
+    setOutput(Output.JobUrl, api.jobUrl(settings.job));
     coreLogger.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`);
 }
 /** Cancels or stops what the step started (unless told not to) and says how long it waited and what it did. */
@@ -53608,7 +54766,11 @@ async function abortMessage(settings, progress, error, reason, waitedMs, until) 
 async function abortOrLeave(settings, progress, until) {
     if (!progress.anything) {
         progress.done();
-        return '; nothing was started in Jenkins.';
+        if (progress.scan === undefined)
+            return '; nothing was started in Jenkins.';
+        const left = scanLeft(progress.scan);
+        coreLogger.info(`Jenkins: ${left}.`);
+        return `; ${left}.`;
     }
     if (!progress.owned || !settings.abortOnCancel)
         progress.done();

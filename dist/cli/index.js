@@ -6,21 +6,22 @@ import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_c
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(380);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6625);
 
-process.exitCode = await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)(process.argv.slice(2));
+(0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .exitWith */ .n)(await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)(process.argv.slice(2)));
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 380:
+/***/ 6625:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  n: () => (/* binding */ exitWith),
   e: () => (/* binding */ run)
 });
 
@@ -289,17 +290,36 @@ function suggestion(name, table) {
     return close.length > 0 ? ` (did you mean ${close.map(n => `--${n}`).join(', ')}?)` : '';
 }
 
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./src/cli/cancel-step.ts
+
 /** The runner's wait after SIGINT before SIGTERM, and after SIGTERM before the kill. */
 const SIGINT_TIMEOUT_MS = 7500;
 const SIGTERM_TIMEOUT_MS = 2500;
+/** The signals that cancel the step; the command then ends by the same signal. */
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/**
+ * The command's exit status after an interruption, as a shell reports a
+ * process ended by the signal: 128 + its number (130 for Ctrl+C). A closed
+ * output is 141, 128 + SIGPIPE, what a writer killed by SIGPIPE reports
+ * (Node ignores SIGPIPE and gets EPIPE instead).
+ */
+function interruptedStatus(interruption) {
+    const signal = 'signal' in interruption ? interruption.signal : 'SIGPIPE';
+    return 128 + external_node_os_namespaceObject.constants.signals[signal];
+}
 class StepCanceller {
     say;
     step;
     cancelled = new WeakSet();
     timers = [];
-    handler = (signal) => this.cancel(signal);
+    handler = (signal) => {
+        this.interruption ??= { signal };
+        this.cancel(`Received ${signal}`);
+    };
+    /** The first signal or closed output, undefined while there was none. */
+    interruption;
     /** `say` writes a line of the command's own to the log. */
     constructor(say) {
         this.say = say;
@@ -317,16 +337,29 @@ class StepCanceller {
             process.off(signal, this.handler);
         this.clearTimers();
     }
-    cancel(signal) {
+    /**
+     * The reader closed `stream`: the running step is cancelled as by Ctrl+C
+     * when `cancelStep` is true (the main step; a post step is the clean-up and
+     * runs to its end).
+     */
+    outputClosed(stream, cancelStep) {
+        // The step is being cancelled already (the other stream, or a signal): once is enough.
+        if (this.interruption)
+            return;
+        this.interruption = { closed: stream };
+        if (cancelStep)
+            this.cancel(`The reader of ${stream} went away`);
+    }
+    cancel(why) {
         const step = this.step;
         if (!step || step.exitCode !== null || step.signalCode !== null)
             return;
         if (this.cancelled.has(step)) {
-            this.say(`Received ${signal} again: the step is stopping its Jenkins work; it gets SIGTERM ${SIGINT_TIMEOUT_MS / 1000} s after the first signal, as on the runner.`);
+            this.say(`${why} again: the step is stopping its Jenkins work; it gets SIGTERM ${SIGINT_TIMEOUT_MS / 1000} s after the first signal, as on the runner.`);
             return;
         }
         this.cancelled.add(step);
-        this.say(`Received ${signal}: cancelling the step as the runner cancels a workflow (SIGINT).`);
+        this.say(`${why}: cancelling the step as the runner cancels a workflow (SIGINT).`);
         step.kill('SIGINT');
         this.timers.push(setTimeout(() => step.kill('SIGTERM'), SIGINT_TIMEOUT_MS), setTimeout(() => step.kill('SIGKILL'), SIGINT_TIMEOUT_MS + SIGTERM_TIMEOUT_MS));
     }
@@ -385,7 +418,7 @@ function helpText(inputs, width = 100) {
         '',
         ...wrap('Prefer JENKINS_TOKEN to --token: a command line lands in your shell history and in the process list. Secrets are masked in everything the command prints, as on the runner.', width),
         '',
-        ...wrap("Exit status: the main step's, as the job would have it: 0 when it succeeds, 1 when it fails (the log says why), or the post step's failure; 2 for a command line it cannot run.", width),
+        ...wrap("Exit status: the main step's, as the job would have it: 0 when it succeeds, 1 when it fails (the log says why), or the post step's failure; 2 for a command line it cannot run. Ctrl+C, SIGTERM or SIGHUP stop what the step started, run the post step, then end the command by that signal (130, 143, 129 in a shell). A reader that closes the output (`| head`) is handled as Ctrl+C, and the status is 141.", width),
         ''
     ].join('\n');
 }
@@ -514,6 +547,56 @@ function encodings(value) {
     ];
 }
 
+;// CONCATENATED MODULE: ./src/cli/output.ts
+/**
+ * The command's stdout and stderr, which a reader may close under it:
+ * `jenkins-build --job x | head -2` closes stdout after two lines. Node
+ * reports that as an `EPIPE` error event on the stream, which, unhandled,
+ * ends the command with a stack trace and leaves the step, and the Jenkins
+ * build it started, running. Here a closed stream is told once to the
+ * caller (who cancels the step as Ctrl+C does), and what is written to it
+ * afterwards is dropped.
+ */
+/** One of the command's two output streams, which may be closed by its reader. */
+class Output {
+    name;
+    stream;
+    closedBy;
+    listeners = [];
+    constructor(name, stream) {
+        this.name = name;
+        this.stream = stream;
+        stream.on('error', (error) => this.close(error.code ?? error.message));
+    }
+    /** Writes `text` unless the reader went away. */
+    write(text) {
+        if (this.closedBy !== undefined)
+            return;
+        try {
+            this.stream.write(text);
+        }
+        catch (error) {
+            // A synchronous pipe may throw instead of emitting 'error'.
+            this.close(error.code ?? String(error));
+        }
+    }
+    /** Whether the reader went away (the error code that said so), undefined while open. */
+    get closed() {
+        return this.closedBy;
+    }
+    /** Calls `listener` once, when the reader goes away. */
+    onClose(listener) {
+        this.listeners.push(listener);
+    }
+    close(code) {
+        if (this.closedBy !== undefined)
+            return;
+        this.closedBy = code;
+        for (const listener of this.listeners.splice(0))
+            listener(this.name, code);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/cli/workflow-commands.ts
 /**
  * The GitHub runner's reading of a step's output, rule for rule: what the
@@ -611,13 +694,13 @@ const DATA_ESCAPES = [
     ['%0A', '\n'],
     ['%25', '%']
 ];
-const PROPERTY_ESCAPES = (/* unused pure expression or super */ null && ([
+const PROPERTY_ESCAPES = [
     ['%0D', '\r'],
     ['%0A', '\n'],
     ['%3A', ':'],
     ['%2C', ','],
     ['%25', '%']
-]));
+];
 function workflow_commands_unescape(text, table) {
     return table.reduce((value, [escaped, plain]) => value.split(escaped).join(plain), text);
 }
@@ -749,6 +832,8 @@ class StepLog {
     reader = new CommandReader();
     splitters = { stdout: new LineSplitter(), stderr: new LineSplitter() };
     echo = false;
+    /** Each error annotation's text, as shown: the last one is why the step failed. */
+    errors = [];
     constructor(write, masker, options) {
         this.write = write;
         this.masker = masker;
@@ -805,8 +890,20 @@ class StepLog {
                 break;
         }
         const prefix = PREFIX[command.name];
-        if (prefix)
-            this.out(`${prefix[0]}${data}`, prefix[1]);
+        if (!prefix)
+            return;
+        // A titled annotation is a failed test: its title is the test's name and
+        // its text Jenkins', shown as they are. Untitled ones are the action's.
+        const title = command.name === 'group' ? undefined : commandProperties(command).title;
+        const { wording } = this.options;
+        const text = title !== undefined
+            ? `${title}: ${data}`
+            : wording && command.name !== 'group'
+                ? wording(data)
+                : data;
+        if (command.name === 'error')
+            this.errors.push(this.masker.mask(text));
+        this.out(`${prefix[0]}${text}`, prefix[1]);
     }
     out(text, style) {
         const { color } = this.options;
@@ -819,8 +916,6 @@ class StepLog {
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./src/cli/step.ts
 /**
  * One step of a node action, started the way the GitHub runner starts it:
@@ -946,6 +1041,68 @@ function startStep(spec) {
     return { child, done };
 }
 
+;// CONCATENATED MODULE: ./src/cli/wording.ts
+
+/** How the terminal names an input: its flag, and the variable that also gives it. */
+function flagWording(input) {
+    const variable = defaultsToGithubToken(input) ? 'GITHUB_TOKEN' : ENV_INPUTS[input.name];
+    return variable ? `--${input.name} (or ${variable})` : `--${input.name}`;
+}
+/** `${{ … }}` has no meaning in a terminal: what a user types there instead. */
+function expressionWording(text) {
+    return text
+        .replace(/\$\{\{\s*github\.event\.number\s*\}\}/g, '<number>')
+        .replace(/\$\{\{\s*github\.token\s*\}\}/g, '$GITHUB_TOKEN')
+        .replace(/\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, '"$$$1"');
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** Rewords one message of the action for a terminal. */
+function terminalWording(inputs) {
+    const byName = new Map(inputs.map(input => [input.name, input]));
+    // Longest first, so that `job-token` is not read as `job`.
+    const names = [...byName.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    const name = `(${names.join('|')})`;
+    const flag = (input) => {
+        const found = byName.get(input);
+        return found ? flagWording(found) : `'${input}'`;
+    };
+    const rules = [
+        // `Input 'user' …`, `the 'url' input`.
+        [new RegExp(`\\bInput '${name}'`, 'g'), (_, input = '') => flag(input)],
+        [new RegExp(`\\bthe '${name}' input\\b`, 'g'), (_, input = '') => flag(input)],
+        [
+            new RegExp(`\\bthe '${name}' and '${name}' inputs\\b`, 'g'),
+            (_, one = '', two = '') => `${flag(one)} and ${flag(two)}`
+        ],
+        // The credentials named in plain words (`set user and token`), as the 401 messages do.
+        [/\buser and token\b/g, () => `${flag('user')} and ${flag('token')}`],
+        // A `with:` line as an example: `branch: main` is `--branch main`.
+        [
+            new RegExp(`\`${name}: ([^\`\\n]*)\``, 'g'),
+            (_, input = '', value = '') => `\`${flagExample(byName.get(input), input, value)}\``
+        ],
+        // Another input named in passing: `set 'token' to …`. A quoted key of
+        // `jobs` or `parameters` (`the key 'job'`, `value of 'url'`) is not an input.
+        [
+            new RegExp(`(?<=^|[\\s,;:])(?<!key |of )'${name}'(?=$|[\\s.,;:)])`, 'g'),
+            (_, input = '') => flag(input)
+        ]
+    ];
+    return text => expressionWording(rules.reduce((out, [pattern, replace]) => out.replace(pattern, replace), text));
+}
+function flagExample(input, name, value) {
+    if (input && isSwitch(input) && value.trim() === 'true')
+        return `--${name}`;
+    if (input && isSwitch(input) && value.trim() === 'false')
+        return `--no-${name}`;
+    // An expression becomes what stands for it in a shell, quoted as needed already.
+    if (value.includes('${{'))
+        return `--${name} ${expressionWording(value)}`;
+    return /^[\w./:,@=+-]*$/.test(value) ? `--${name} ${value}` : `--${name} '${value}'`;
+}
+
 ;// CONCATENATED MODULE: ./src/cli/main.ts
 /**
  * The jenkins-build command: the action run from a terminal, through the
@@ -955,6 +1112,8 @@ function startStep(spec) {
  * saved, renders their workflow commands for the terminal (render.ts), and
  * exits with the step's status.
  */
+
+
 
 
 
@@ -996,6 +1155,9 @@ async function run(argv, io = PROCESS_TERMINAL) {
         if (!(error instanceof UsageError))
             throw error;
         io.stderr.write(`jenkins-build: ${error.message}\nSee 'jenkins-build --help' for the flags.\n`);
+        // --json promises an object on stdout, even when the command line is wrong.
+        if (argv.includes('--json'))
+            io.stdout.write(`${JSON.stringify({ error: error.message })}\n`);
         return 2;
     }
     if (line.help) {
@@ -1019,10 +1181,14 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     const masker = new Masker();
     for (const name of SECRET_INPUTS)
         masker.add(values[name] ?? '');
-    const logStream = line.json ? io.stderr : io.stdout;
-    const color = logStream.isTTY === true && logStream.hasColors?.() === true;
-    const options = { verbose: line.verbose, color };
-    const say = new StepLog(text => logStream.write(text), masker, options);
+    const stdout = new Output('stdout', io.stdout);
+    const stderr = new Output('stderr', io.stderr);
+    const logOutput = line.json ? stderr : stdout;
+    // The command's own lines go where the log goes, or to the other stream once that one is closed.
+    const noteOutput = () => (logOutput.closed === undefined ? logOutput : stderr);
+    const color = logOutput.stream.isTTY === true && logOutput.stream.hasColors?.() === true;
+    const options = { verbose: line.verbose, color, wording: terminalWording(inputs) };
+    const say = new StepLog(text => noteOutput().write(text), masker, options);
     for (const warning of line.warnings)
         say.note(`Warning: ${warning}`, 'warning');
     if (line.verbose)
@@ -1035,8 +1201,16 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     if (line.verbose)
         env.RUNNER_DEBUG = '1';
     const canceller = new StepCanceller(text => say.note(text));
+    let mainRunning = true;
+    // A reader that went away (`| head`) cancels the main step as Ctrl+C does:
+    // a step left running would leave its Jenkins build running.
+    for (const output of [stdout, stderr]) {
+        output.onClose(name => canceller.outputClosed(name, mainRunning));
+    }
+    let mainLog;
     const step = (state) => {
-        const log = new StepLog(text => logStream.write(text), masker, options);
+        const log = new StepLog(text => logOutput.write(text), masker, options);
+        mainLog ??= log;
         const running = startStep({
             node,
             bundle,
@@ -1058,11 +1232,17 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     let post;
     try {
         main = await step();
+        mainRunning = false;
         // The action saves its first state before anything else: a main step that
         // saved none never ran the action, and a post step without state would run
         // it as a main step.
-        if (Object.keys(main.state).length > 0)
+        if (Object.keys(main.state).length > 0) {
+            if (line.verbose)
+                say.note('Post step: the bundle again, with the state the main step saved.', 'debug');
             post = await step(main.state);
+            if (line.verbose)
+                say.note(`Post step: exit status ${post.code ?? post.signal}.`, 'debug');
+        }
     }
     finally {
         canceller.close();
@@ -1079,13 +1259,34 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     }
     if (line.json) {
         const outputs = Object.fromEntries(Object.entries(main.outputs).map(([name, value]) => [name, masker.mask(value)]));
-        io.stdout.write(`${JSON.stringify(outputs, null, 2)}\n`);
+        // Why the step failed, as its last error said it; outputs hold no such field.
+        if (main_status(main) !== 0) {
+            outputs.error =
+                mainLog?.errors.at(-1) ??
+                    `the step ended ${main.signal ? `by ${main.signal}` : `with exit status ${main.code}`}`;
+        }
+        stdout.write(`${JSON.stringify(outputs, null, 2)}\n`);
     }
-    return code;
+    return canceller.interruption ? interruptedStatus(canceller.interruption) : code;
 }
 /** A step's exit status; killed by a signal is a failure. A failed post step fails the job too. */
 function main_status(step) {
     return step.code ?? 1;
+}
+/**
+ * Ends the process with `status`. After a signal, the command ends by that
+ * signal once its work is done, as a shell expects of a program that handles
+ * it ("wait and cooperative exit"): a script's loop then stops on Ctrl+C, and
+ * `npx`, which re-raises a signal its command died of, ends with the same
+ * status as `node dist/cli/index.js` (130 for Ctrl+C).
+ */
+function exitWith(status) {
+    process.exitCode = status;
+    const signal = SIGNALS.find(s => interruptedStatus({ signal: s }) === status);
+    if (!signal || process.platform === 'win32')
+        return;
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
 }
 
 
