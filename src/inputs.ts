@@ -304,7 +304,7 @@ function parseJob(value: string, url: string, listJobs: boolean): JobPath {
   if (value === '') {
     if (listJobs) return Object.freeze([])
     throw new InputError(
-      `Input 'job' is required unless 'list-jobs' is true: expected \`folder/job\`, \`job/folder/job/job\`, or the job URL on the same server as 'url'.`
+      `Input 'job' is required unless 'jobs' is given or 'list-jobs' is true: expected \`folder/job\`, \`job/folder/job/job\`, or the job URL on the same server as 'url'.`
     )
   }
   try {
