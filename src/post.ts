@@ -47,11 +47,17 @@ async function postStep(): Promise<void> {
         coreLogger.info(
           `Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`
         )
+      } else {
+        // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
+        coreLogger.info('Post step: nothing to stop; the main step finished on its own.')
       }
       return
     }
     const settings = getSettings()
-    if (!settings.abortOnCancel) return
+    if (!settings.abortOnCancel) {
+      coreLogger.info('Post step: left the Jenkins work running (abort-on-cancel: false).')
+      return
+    }
     const until = Date.now() + POST_BUDGET_MS
     const api = budgetClient(settings, until)
     if (settings.jobs) {
@@ -67,7 +73,10 @@ async function postStep(): Promise<void> {
       return
     }
     const target = savedTarget(settings.job, api)
-    if (!target) return
+    if (!target) {
+      coreLogger.info('Post step: nothing to stop; the main step had started no Jenkins work.')
+      return
+    }
     const done = await abortRemote(api, target, coreLogger, undefined, until)
     coreLogger.info(`Post step: ${done}.`)
   } catch (error) {
