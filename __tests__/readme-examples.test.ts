@@ -59,7 +59,13 @@ const shellBlocks = blocks.filter(isShellBlock)
 describe('examples in the Markdown the project ships', () => {
   it('finds the files and their examples', () => {
     // Guards the walk: an empty list would make every check below vacuous.
-    expect(FILES).toContain('README.md')
+    expect(FILES).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'CONTRIBUTING.md',
+        '.github/ISSUE_TEMPLATE/bug_report.md'
+      ])
+    )
     expect(yamlBlocks.length).toBeGreaterThan(15)
     expect(shellBlocks.length).toBeGreaterThan(3)
   })
