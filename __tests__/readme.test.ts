@@ -158,3 +158,29 @@ describe('versions', () => {
     }
   )
 })
+
+describe('what a user reads', () => {
+  /** An internal issue number, as in "issue 10" or "issues #13". */
+  const ISSUE_NUMBER = /\bissues? #?\d+/i
+
+  it.each([
+    'README.md',
+    'CONTRIBUTING.md',
+    'BENCHMARKS.md',
+    'SECURITY.md',
+    'action.yml',
+    'docs/performance.md'
+  ])('%s names no internal issue number', file => {
+    const text = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
+    expect(text.split('\n').filter(line => ISSUE_NUMBER.test(line))).toEqual([])
+  })
+
+  it('no message in src/ names one', () => {
+    const templates = sourceTemplates(fileURLToPath(new URL('../src', import.meta.url)))
+    const texts = templates.map(parts =>
+      parts.map(part => ('text' in part ? part.text : '…')).join('')
+    )
+    expect(texts.length).toBeGreaterThan(500)
+    expect(texts.filter(text => ISSUE_NUMBER.test(text))).toEqual([])
+  })
+})
