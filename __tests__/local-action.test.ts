@@ -87,15 +87,15 @@ describe('npm run local-action', () => {
       envFile: '.env',
       nodeVersion: 'v20.19.0',
       env: { PATH: '/usr/bin' },
-      platform: 'linux'
+      platform: 'linux' as const
     }
     const run = plan({ ...old, node24Bin: bin })
-    expect(run.env.PATH).toBe(`${bin}${delimiter}/usr/bin`)
+    expect(run.env?.['PATH']).toBe(`${bin}${delimiter}/usr/bin`)
     expect(run.node).toBe('Node 24 from tools/node24')
     expect(plan({ ...old, node24Bin: join(bin, 'missing') }).error).toMatch(
       /needs Node 22 or newer .* this is Node v20\.19\.0\. Run 'npm test' once/
     )
-    expect(plan({ ...old, nodeVersion: 'v22.1.0', node24Bin: bin }).env.PATH).toBe('/usr/bin')
+    expect(plan({ ...old, nodeVersion: 'v22.1.0', node24Bin: bin }).env?.['PATH']).toBe('/usr/bin')
   })
 
   test("its exit status is the tool's, which is the step's", () => {
