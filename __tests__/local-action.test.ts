@@ -1,7 +1,16 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { ROOT } from '../scripts/action-runner.js'
+import {
+  DOWNLOAD,
+  exitStatus,
+  LOCAL_ACTION,
+  MIN_NODE_MAJOR,
+  plan
+} from '../scripts/local-action.mjs'
 import { Input } from '../src/constants.js'
 import { parseSettings } from '../src/inputs.js'
 import * as main from '../src/main.js'
@@ -35,13 +44,104 @@ const SCRIPT = (
 ).scripts['local-action']
 
 describe('npm run local-action', () => {
-  test('runs the main and the post entry points, which both export run()', () => {
-    expect(SCRIPT).toMatch(
-      /@github\/local-action@\d+\.\d+\.\d+ run \. src\/main\.ts \.env\.example --post src\/post\.ts$/
-    )
+  test('runs the pinned tool on the main and the post entry points, which both export run()', () => {
+    expect(SCRIPT).toBe('node scripts/local-action.mjs')
+    expect(LOCAL_ACTION).toMatch(/^@github\/local-action@\d+\.\d+\.\d+$/)
+    const run = plan({
+      envFile: '.env.example',
+      nodeVersion: 'v24.0.0',
+      node24Bin: '/nowhere',
+      env: {},
+      platform: 'linux'
+    })
+    expect(run.args).toEqual([
+      '--yes',
+      LOCAL_ACTION,
+      'run',
+      '.',
+      'src/main.ts',
+      '.env.example',
+      '--post',
+      'src/post.ts'
+    ])
     expect(typeof main.run).toBe('function')
     expect(typeof post.run).toBe('function')
   })
+
+  test('every command the docs show for it runs the pinned version, and they state its size and Node', () => {
+    for (const file of ['README.md', '.env.example', 'CONTRIBUTING.md']) {
+      const text = readFileSync(join(ROOT, file), 'utf8')
+      // An unpinned `npx @github/local-action` installs a second copy.
+      expect(text, file).not.toMatch(/npx (--yes )?@github\/local-action(?!@)/)
+    }
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    expect(readme).toContain(LOCAL_ACTION)
+    expect(readme).toContain(DOWNLOAD)
+    expect(readme).toContain(`Node ${MIN_NODE_MAJOR}`)
+  })
+
+  test('under an older Node it runs the tool with tools/node24, or says what to do', () => {
+    const bin = mkdtempSync(join(tmpdir(), 'node24-bin-'))
+    writeFileSync(join(bin, 'node'), '')
+    const old = {
+      envFile: '.env',
+      nodeVersion: 'v20.19.0',
+      env: { PATH: '/usr/bin' },
+      platform: 'linux' as const
+    }
+    const run = plan({ ...old, node24Bin: bin })
+    expect(run.env?.['PATH']).toBe(`${bin}${delimiter}/usr/bin`)
+    expect(run.node).toBe('Node 24 from tools/node24')
+    expect(plan({ ...old, node24Bin: join(bin, 'missing') }).error).toMatch(
+      /needs Node 22 or newer .* this is Node v20\.19\.0\. Run 'npm test' once/
+    )
+    expect(plan({ ...old, nodeVersion: 'v22.1.0', node24Bin: bin }).env?.['PATH']).toBe('/usr/bin')
+  })
+
+  test("its exit status is the tool's, which is the step's", () => {
+    const signals = { SIGINT: 2, SIGTERM: 15 }
+    expect(exitStatus({ status: 0, signal: null }, signals)).toBe(0)
+    expect(exitStatus({ status: 1, signal: null }, signals)).toBe(1)
+    expect(exitStatus({ status: 3, signal: null }, signals)).toBe(3)
+    expect(exitStatus({ status: null, signal: 'SIGINT' }, signals)).toBe(130)
+    expect(exitStatus({ status: null, signal: null, error: new Error('ENOENT') }, signals)).toBe(1)
+  })
+
+  // A stand-in for npx (a shell script first on PATH) that exits as told: nothing is downloaded.
+  test.skipIf(process.platform === 'win32')(
+    'the script exits with the status of the run, under the Node it chose',
+    () => {
+      const bin = mkdtempSync(join(tmpdir(), 'standin-npx-'))
+      const record = join(bin, 'record')
+      writeFileSync(
+        join(bin, 'npx'),
+        `#!/bin/sh\nprintf '%s\\n' "$*" "$(command -v node)" > "${record}"\nexit "$STANDIN_STATUS"\n`
+      )
+      chmodSync(join(bin, 'npx'), 0o755)
+      for (const status of [0, 1, 3]) {
+        const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'local-action.mjs')], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env: {
+            ...process.env,
+            PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}`,
+            STANDIN_STATUS: String(status)
+          }
+        })
+        expect(run.status, run.stderr).toBe(status)
+        const [args, node] = readFileSync(record, 'utf8').split('\n')
+        expect(args).toBe(`--yes ${LOCAL_ACTION} run . src/main.ts .env.example --post src/post.ts`)
+        if (Number(process.versions.node.split('.')[0]) < MIN_NODE_MAJOR) {
+          expect(node).toBe(join(ROOT, 'tools', 'node24', 'node_modules', '.bin', 'node'))
+        }
+        expect(run.stderr).toMatch(
+          status === 0
+            ? /the step succeeded/
+            : new RegExp(`the step failed \\(exit status ${status}\\)`)
+        )
+      }
+    }
+  )
 
   test('.env.example names only inputs action.yml has, and they pass validation', () => {
     const inputs = Object.entries(ENV).filter(([key]) => key.startsWith('INPUT_'))

@@ -3,18 +3,21 @@
  * with their defaults, and its outputs table exactly the outputs.
  */
 import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { actionDefaults } from './fixtures/action-defaults.js'
+import { printable, sourceTemplates } from './fixtures/source-messages.js'
 
-/** `| \`name\` | second cell | …` rows of the table under the README's `## <heading>`. */
-function readmeTable(heading: string): Map<string, string> {
+/** `| \`name\` | second cell | …` rows of the table under the README's `## <heading>` (or their last cell). */
+function readmeTable(heading: string, cell: 'second' | 'last' = 'second'): Map<string, string> {
   const text = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
   const section = text.split(new RegExp(`^## ${heading}\\s*$`, 'm'))[1]?.split(/^## /m)[0] ?? ''
   const rows = new Map<string, string>()
   for (const line of section.split('\n')) {
     const cells = /^\|\s*`([a-z-]+)`\s*\|\s*(.*?)\s*\|/.exec(line)
-    if (cells) rows.set(cells[1] ?? '', cells[2] ?? '')
+    const last = line.split('|').at(-2)?.trim() ?? ''
+    if (cells) rows.set(cells[1] ?? '', cell === 'second' ? (cells[2] ?? '') : last)
   }
   return rows
 }
@@ -54,5 +57,130 @@ describe('README outputs table', () => {
     // Guards the reader: an empty list would make the comparison vacuous.
     expect(fromYml).toContain('build-url')
     expect([...readmeTable('Outputs').keys()].sort()).toEqual(fromYml.sort())
+  })
+})
+
+/**
+ * Backticked fragments of Troubleshooting that are not messages: inputs and
+ * their values, paths, commands, settings. Everything else it quotes is a
+ * message and must be printable by the code in src/.
+ */
+const NOT_MESSAGES = new Set([
+  'jenkins-build --verbose',
+  'list-jobs: true',
+  '…/user/<id>/',
+  '…/job/team/job/service/job/deploy/',
+  'http://user:password@proxy:3128'
+])
+
+function troubleshootingQuotes(): string[] {
+  const text = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  const section = text.split(/^## Troubleshooting\s*$/m)[1]?.split(/^## /m)[0] ?? ''
+  const quotes = [...section.matchAll(/`([^`]+)`/g)].map(match => match[1] ?? '')
+  return [...new Set(quotes)].filter(quote => /[ …]/.test(quote) && !NOT_MESSAGES.has(quote))
+}
+
+describe('README Troubleshooting', () => {
+  const templates = sourceTemplates(fileURLToPath(new URL('../src', import.meta.url)))
+  const quotes = troubleshootingQuotes()
+
+  it('quotes messages (the list is not empty)', () => {
+    expect(quotes.length).toBeGreaterThan(30)
+    expect(quotes).toContain('asked for credentials (401): set user and token')
+  })
+
+  it.each(quotes)('quotes `%s` as the code prints it', quote => {
+    expect(printable(quote, templates)).toEqual([])
+  })
+
+  it('catches a quote the code does not print, and a value formatted otherwise', () => {
+    expect(printable('No answer from Jenkins at … to … within 30.0 s', templates)).toEqual([])
+    expect(printable('No answer from Jenkins at … to … within 30 s', templates)).toEqual([
+      'within 30 s'
+    ])
+    expect(printable('asked for credentials (401): set the user', templates)).toEqual([
+      'asked for credentials (401): set the user'
+    ])
+  })
+})
+
+/** The `## [x.y.z]` sections of CHANGELOG.md, newest first. */
+function changelogSections(): Map<string, string> {
+  const text = readFileSync(new URL('../CHANGELOG.md', import.meta.url), 'utf8')
+  const sections = new Map<string, string>()
+  for (const part of text.split(/^## /m).slice(1)) {
+    const version = /^\[(\d+\.\d+\.\d+)\]/.exec(part)?.[1]
+    if (version) sections.set(version, part)
+  }
+  return sections
+}
+
+/** The backticked names on the `- Inputs:` item (and its sub-items) or the `- Outputs:` line of a section. */
+function namesListed(section: string, item: 'Inputs' | 'Outputs'): Set<string> {
+  const start = section.indexOf(`- ${item}:`)
+  const rest = section.slice(start)
+  const end = rest.slice(1).search(/^- /m)
+  const text = end < 0 ? rest : rest.slice(0, end + 1)
+  return new Set([...text.matchAll(/`([a-z-]+)(?::[^`]*)?`/g)].map(match => match[1] ?? ''))
+}
+
+describe('versions', () => {
+  const sections = changelogSections()
+  const packageVersion = (
+    JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string
+    }
+  ).version
+
+  it("package.json's version is CHANGELOG.md's newest release", () => {
+    expect([...sections.keys()][0]).toBe(packageVersion)
+  })
+
+  it.each(['Inputs', 'Outputs'] as const)(
+    'the %s table marks each row added after 1.0.0 with its release',
+    table => {
+      const first = namesListed(sections.get('1.0.0') ?? '', table)
+      // Guards the reader: an empty list would mark every row as new.
+      expect(first).toContain(table === 'Inputs' ? 'timeout' : 'build-url')
+      const [major = 0, minor = 0] = packageVersion.split('.').map(Number)
+      // Released versions, and the next minor one for rows not released yet.
+      const versions = new Set([...sections.keys(), `${major}.${minor + 1}.0`])
+      versions.delete('1.0.0')
+      for (const [name, meaning] of readmeTable(table, 'last')) {
+        const since = /Since (\d+\.\d+\.\d+)\.$/.exec(meaning)?.[1]
+        if (first.has(name)) expect(since, `${name} came with 1.0.0`).toBeUndefined()
+        else
+          expect(
+            versions,
+            `${table} row ${name}: end it with 'Since X.Y.Z.', the release that added it`
+          ).toContain(since)
+      }
+    }
+  )
+})
+
+describe('what a user reads', () => {
+  /** An internal issue number, as in "issue 10" or "issues #13". */
+  const ISSUE_NUMBER = /\bissues? #?\d+/i
+
+  it.each([
+    'README.md',
+    'CONTRIBUTING.md',
+    'BENCHMARKS.md',
+    'SECURITY.md',
+    'action.yml',
+    'docs/performance.md'
+  ])('%s names no internal issue number', file => {
+    const text = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
+    expect(text.split('\n').filter(line => ISSUE_NUMBER.test(line))).toEqual([])
+  })
+
+  it('no message in src/ names one', () => {
+    const templates = sourceTemplates(fileURLToPath(new URL('../src', import.meta.url)))
+    const texts = templates.map(parts =>
+      parts.map(part => ('text' in part ? part.text : '…')).join('')
+    )
+    expect(texts.length).toBeGreaterThan(500)
+    expect(texts.filter(text => ISSUE_NUMBER.test(text))).toEqual([])
   })
 })

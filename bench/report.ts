@@ -123,7 +123,7 @@ export function renderReport(input: ReportInput): { table: string; markdown: str
     '',
     'What the action costs its users — time on the runner (billed by the minute) and load on their Jenkins — measured by `npm run bench` against the Jenkins-compatible test server, side by side in the same run with a baseline that does what the common alternatives do' +
       (withToday
-        ? ', and, where a row has it, with the action as it was before issue 10 ("today", built from `' +
+        ? ', and, where a row has it, with the action as it was before its polling was reworked ("today", built from `' +
           TODAY_REF +
           '` by bench/runners/today.ts)'
         : '') +

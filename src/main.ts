@@ -43,6 +43,9 @@ export async function run(): Promise<void> {
   } catch (error) {
     // Report every thrown value, not only Error instances.
     core.setFailed(error instanceof Error ? error.message : String(error))
+    // core.setFailed sets it too; @github/local-action's stand-in for it does
+    // not, and `npm run local-action` must exit with the step's status.
+    process.exitCode = 1
   }
 }
 

