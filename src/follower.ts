@@ -1,4 +1,5 @@
 import type { Logger } from './logger.js'
+import { isBuildNumber, isCount, shownValue } from './jenkins/counts.js'
 import { JenkinsError } from './jenkins/errors.js'
 import { fullName } from './jenkins/job-path.js'
 import type { Build, BuildRef, JenkinsApi, JobPath, QueueItem } from './jenkins/types.js'
@@ -121,10 +122,15 @@ export class BuildFollower {
       }
       const executable = item.executable
       if (executable && typeof executable.number === 'number') {
-        const queueWaitMs =
-          typeof item.inQueueSince === 'number'
-            ? Math.max(0, this.now() - item.inQueueSince)
-            : undefined
+        if (!isBuildNumber(executable.number)) {
+          throw new JenkinsError(
+            'protocol',
+            `Queue item ${queueId} of ${name} started a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}.`
+          )
+        }
+        const queueWaitMs = isCount(item.inQueueSince)
+          ? Math.max(0, this.now() - item.inQueueSince)
+          : undefined
         return {
           ref: this.ref(executable.number),
           queueWaitMs,

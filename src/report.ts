@@ -4,6 +4,7 @@ import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from './jenkins/types.js'
 import { formatDuration } from './duration.js'
 import { cut, escapeHtml, link } from './html.js'
+import { isCount, shownValue } from './jenkins/counts.js'
 import type { Logger } from './logger.js'
 import { stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages } from './summary-sections.js'
@@ -112,7 +113,12 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
   if (build) out.setOutput(Output.BuildNumber, String(build.number))
   if (outcome.buildUrl) out.setOutput(Output.BuildUrl, outcome.buildUrl)
   // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
-  if (finished) out.setOutput(Output.Duration, String(build.duration))
+  if (finished && isCount(build.duration)) out.setOutput(Output.Duration, String(build.duration))
+  else if (finished) {
+    logger?.warning(
+      `Ignored the duration Jenkins gave build #${build.number} (${shownValue(build.duration)}): not a whole number of milliseconds. The duration output is not set.`
+    )
+  }
   if (outcome.queueUrl) out.setOutput(Output.QueueUrl, outcome.queueUrl)
   if (build) {
     const { json, dropped, fullBytes } = buildOutput(build)
@@ -172,12 +178,16 @@ export async function writeSummary(
       rows.push(['Build', link(`#${build.number}`, outcome.buildUrl)])
       rows.push([
         'Duration',
-        build.building ? 'running' : escapeHtml(formatDuration(build.duration))
+        build.building
+          ? 'running'
+          : isCount(build.duration)
+            ? escapeHtml(formatDuration(build.duration))
+            : 'unknown'
       ])
     } else if (outcome.queueUrl) {
       rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])
     }
-    if (outcome.queueWaitMs !== undefined) {
+    if (isCount(outcome.queueWaitMs)) {
       rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))])
     }
     if (outcome.tests) {

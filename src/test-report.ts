@@ -1,3 +1,4 @@
+import { isCount, shownValue } from './jenkins/counts.js'
 import { Interrupted } from './jenkins/errors.js'
 import type { Build, BuildOutputsApi, BuildRef, FailedTest, JenkinsApi } from './jenkins/types.js'
 import type { Logger } from './logger.js'
@@ -91,15 +92,21 @@ async function testAction(
   build: Build,
   logger: Logger
 ): Promise<TestAction | undefined> {
-  const found = testReportAction(build.actions)
-  if (found) return found
+  // Counts that are not counts (1e+21, -1, 2.5) would reach the outputs: said once, then left out.
+  let said = false
+  const ignored = (message: string): void => {
+    said = true
+    logger.warning(message)
+  }
+  const found = testReportAction(build.actions, ignored)
+  if (found || said) return found
   const named = (build.actions ?? []).some(a => /TestResult/.test(String(classOf(a))))
   if (!named) return undefined
   try {
     const detailed = await api.getBuild(ref.job, ref.number, {
       tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
     })
-    return testReportAction(detailed.actions)
+    return testReportAction(detailed.actions, ignored)
   } catch (error) {
     if (error instanceof Interrupted) throw error
     logger.debug(`Could not read test counts: ${(error as Error).message}`)
@@ -114,11 +121,24 @@ async function testAction(
  * several, the largest: an aggregate includes its parts, adding would count
  * twice.
  */
-export function testReportAction(actions: unknown[] | undefined): TestAction | undefined {
+export function testReportAction(
+  actions: unknown[] | undefined,
+  ignored: (message: string) => void = () => undefined
+): TestAction | undefined {
   let best: TestAction | undefined
   for (const action of actions ?? []) {
     if (typeof action !== 'object' || action === null) continue
     const { failCount, totalCount, skipCount, urlName } = action as Record<string, unknown>
+    if (failCount === undefined || totalCount === undefined) continue
+    const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(
+      ([, value]) => value !== undefined && !isCount(value)
+    )
+    if (wrong.length > 0) {
+      ignored(
+        `Ignored the test counts of ${shownValue(classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${shownValue(value)}`).join(', ')} is not a whole number from 0 to ${Number.MAX_SAFE_INTEGER}.`
+      )
+      continue
+    }
     if (!isCount(failCount) || !isCount(totalCount)) continue
     const counts = {
       total: totalCount,
@@ -168,8 +188,4 @@ function classOf(action: unknown): unknown {
   return typeof action === 'object' && action !== null
     ? (action as { _class?: unknown })._class
     : undefined
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0
 }

@@ -34,7 +34,7 @@ export function buildReport(spec: TestReportSpec): TestReport {
       else if (c.status === 'SKIPPED') skipped++
     }
   }
-  return { counts: { total, failed, skipped }, suites }
+  return { counts: { total, failed, skipped, ...spec.claims }, suites }
 }
 
 /**

@@ -79,8 +79,13 @@ export interface TestSuiteSpec {
   nodeId?: string
 }
 
-/** A test report: explicit suites, or `total` cases generated with `failed` and `skipped` among them. */
-export type TestReportSpec =
+/**
+ * A test report: explicit suites, or `total` cases generated with `failed`
+ * and `skipped` among them. `claims` replaces the counts the action and the
+ * report announce (failCount, skipCount, totalCount), whatever the suites
+ * hold: a broken or hostile publisher (1e21 cases, -1 failures).
+ */
+export type TestReportSpec = (
   | { suites: TestSuiteSpec[] }
   | {
       total: number
@@ -91,6 +96,7 @@ export type TestReportSpec =
       /** Where the failed and skipped cases go: spread over the report (default), at its start or at its end. */
       failuresAt?: 'spread' | 'start' | 'end'
     }
+) & { claims?: { total?: number; failed?: number; skipped?: number } }
 
 /** One stage of a Pipeline (a `stage` step), as the Stage View plugin will show it. */
 export interface StageSpec {

@@ -2,6 +2,7 @@ import type { summary as coreSummary } from '@actions/core'
 import { BUILD_RESULTS, Output, type BuildResult } from '../constants.js'
 import { formatDuration } from '../duration.js'
 import { cut, escapeHtml, link } from '../html.js'
+import { countOf, isCount } from '../jenkins/counts.js'
 import type { Logger } from '../logger.js'
 import { failureMessage, resultCell, type BuildOutcome, type OutputSink } from '../report.js'
 import { addArtifacts, addFailedTests, addStages } from '../summary-sections.js'
@@ -53,7 +54,7 @@ export function buildsEntries(items: readonly ItemReport[]): BuildsEntry[] {
       number: build?.number ?? numberOf(outcome.buildUrl) ?? null,
       url: outcome.buildUrl ?? null,
       result: outcome.result ?? (ended ? build.result : null),
-      duration: ended ? build.duration : null,
+      duration: ended && isCount(build.duration) ? build.duration : null,
       queueUrl: outcome.queueUrl ?? null
     }
   })
@@ -179,7 +180,13 @@ function row(item: ItemReport): string[] {
   const note = item.stopped ?? item.left
   if (note) result += ` — ${escapeHtml(note)}`
   const duration =
-    build && !build.building ? escapeHtml(formatDuration(build.duration)) : build ? 'running' : '—'
+    build && !build.building
+      ? isCount(build.duration)
+        ? escapeHtml(formatDuration(build.duration))
+        : '—'
+      : build
+        ? 'running'
+        : '—'
   const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—'
   return [link(outcome.jobName, outcome.jobUrl), buildCell, result, duration, tests]
 }
@@ -208,6 +215,5 @@ function details(summary: typeof coreSummary, item: ItemReport): void {
 
 /** The number at the end of a build URL (`…/job/x/12/`). */
 function numberOf(url: string | undefined): number | undefined {
-  const match = url ? /\/(\d+)\/?$/.exec(url) : null
-  return match ? Number(match[1]) : undefined
+  return countOf(url ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined)
 }
