@@ -27,6 +27,7 @@ import {
   type BuildOutcome
 } from './report.js'
 import { isPipeline, isPipelineJob, watchForInput } from './stages.js'
+import { stepSummary } from './step-io.js'
 import { throwIfAborted } from './wait.js'
 
 /** The step log and its annotations, for the parts build-parts.ts shares. */
@@ -226,7 +227,7 @@ async function finish(
   // Whatever the step did not wait for, the user chose to leave running.
   progress.done()
   setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome, coreLogger)
-  await writeSummary(core.summary, outcome, coreLogger)
+  await writeSummary(stepSummary, outcome, coreLogger)
   // A wanted artifact that is missing fails the step even when the build passed.
   const problems = outcome.artifacts?.problems ?? []
   if (!accepted) {

@@ -2,6 +2,10 @@ import * as core from '@actions/core'
 import { stdoutDrained } from './build-parts.js'
 import { coreLogger } from './core-logger.js'
 import type { Logger } from './logger.js'
+import { boundedSummary } from './summary-cap.js'
+
+/** The job summary, kept under GitHub's limit whatever is added to it (summary-cap.ts). */
+export const stepSummary = boundedSummary(core.summary, coreLogger)
 
 /**
  * Everything a mode of the action says or leaves behind, as an interface:
@@ -36,6 +40,6 @@ export const coreStepIO: StepIO = {
   endGroup: () => core.endGroup(),
   annotate: (message, title) => core.error(message, { title }),
   setOutput: (name, value) => core.setOutput(name, value),
-  summary: core.summary,
+  summary: stepSummary,
   saveState: (name, value) => core.saveState(name, value)
 }
