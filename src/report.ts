@@ -178,11 +178,7 @@ export async function writeSummary(
       rows.push(['Build', link(`#${build.number}`, outcome.buildUrl)])
       rows.push([
         'Duration',
-        build.building
-          ? 'running'
-          : isCount(build.duration)
-            ? escapeHtml(formatDuration(build.duration))
-            : 'unknown'
+        build.building ? 'running' : escapeHtml(formatDuration(build.duration))
       ])
     } else if (outcome.queueUrl) {
       rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])

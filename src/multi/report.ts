@@ -180,13 +180,7 @@ function row(item: ItemReport): string[] {
   const note = item.stopped ?? item.left
   if (note) result += ` — ${escapeHtml(note)}`
   const duration =
-    build && !build.building
-      ? isCount(build.duration)
-        ? escapeHtml(formatDuration(build.duration))
-        : '—'
-      : build
-        ? 'running'
-        : '—'
+    build && !build.building ? escapeHtml(formatDuration(build.duration)) : build ? 'running' : '—'
   const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—'
   return [link(outcome.jobName, outcome.jobUrl), buildCell, result, duration, tests]
 }
