@@ -6,6 +6,7 @@ import { formatDuration } from './duration.js'
 import { cut, escapeHtml, link } from './html.js'
 import { isCount, shownValue } from './jenkins/counts.js'
 import type { Logger } from './logger.js'
+import { shortName } from './names.js'
 import { stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages } from './summary-sections.js'
 import type { TestsOutcome } from './test-report.js'
@@ -171,7 +172,7 @@ export async function writeSummary(
 ): Promise<void> {
   try {
     const build = outcome.build
-    summary.addHeading(`Jenkins ${link(outcome.jobName, outcome.jobUrl)}`, 2)
+    summary.addHeading(`Jenkins ${link(shortName(outcome.jobName), outcome.jobUrl)}`, 2)
 
     const rows: [string, string][] = [['Result', resultCell(outcome)]]
     if (build) {
@@ -307,12 +308,12 @@ export function failureMessage(outcome: BuildOutcome, tail: string[]): string {
   const result = outcome.result ?? build?.result ?? undefined
   let head: string
   if (!build) {
-    head = `Jenkins job ${outcome.jobName} did not start a build`
+    head = `Jenkins job ${shortName(outcome.jobName)} did not start a build`
   } else if (build.building && !outcome.result) {
-    head = `Jenkins build ${outcome.jobName} #${build.number} did not finish`
+    head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} did not finish`
   } else {
-    head = `Jenkins build ${outcome.jobName} #${build.number} finished ${result ?? 'without a result'}`
-    if (outcome.failedStage) head += ` in stage '${outcome.failedStage}'`
+    head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`
+    if (outcome.failedStage) head += ` in stage '${shortName(outcome.failedStage)}'`
   }
   if (outcome.accept && outcome.accept.length > 0)
     head += ` (accepted: ${outcome.accept.join(', ')})`

@@ -2,6 +2,7 @@ import type { BuildResult } from './constants.js'
 import { Interrupted } from './jenkins/errors.js'
 import type { Build, BuildOutputsApi, BuildRef, JobInfo, PipelineStage } from './jenkins/types.js'
 import type { Logger } from './logger.js'
+import { shortName } from './names.js'
 import { sleep } from './wait.js'
 
 /** The build class whose runs have stages (workflow-job's WorkflowRun). */
@@ -104,7 +105,7 @@ export function watchForInput(
       if (announced.has(key)) continue
       announced.add(key)
       const stage = paused.find(s => s.id === key)
-      const where = stage ? ` in stage ${JSON.stringify(stage.name)}` : ''
+      const where = stage ? ` in stage ${JSON.stringify(shortName(stage.name))}` : ''
       // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
       logger.info(
         `Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`

@@ -3,6 +3,7 @@ import { formatBytes, type ArtifactsOutcome } from './artifacts.js'
 import { formatDuration } from './duration.js'
 import { cut, escapeHtml, link } from './html.js'
 import type { PipelineStage } from './jenkins/types.js'
+import { shortName } from './names.js'
 import type { TestsOutcome } from './test-report.js'
 
 type Summary = typeof coreSummary
@@ -18,7 +19,7 @@ const STAGE_ICONS: Record<string, string> = {
 }
 const MAX_STAGE_ROWS = 100
 const MAX_ARTIFACT_ROWS = 20
-const NAME_CHARS = 200
+const PATH_CHARS = 200
 const ERROR_CHARS = 300
 
 /** The failed tests: name (linked to its page), class, first line of the error. */
@@ -33,8 +34,8 @@ export function addFailedTests(summary: Summary, tests: TestsOutcome): void {
         { data: 'Error', header: true }
       ],
       ...tests.failed.map(test => [
-        link(cut(test.name, NAME_CHARS), test.url),
-        `<code>${escapeHtml(cut(test.className, NAME_CHARS))}</code>`,
+        link(shortName(test.name), test.url),
+        `<code>${escapeHtml(shortName(test.className))}</code>`,
         escapeHtml(cut(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
       ])
     ])
@@ -72,7 +73,7 @@ export function addStages(summary: Summary, stages: readonly PipelineStage[]): v
       { data: 'Duration', header: true }
     ],
     ...shown.map(stage => [
-      escapeHtml(cut(stage.name, NAME_CHARS)),
+      escapeHtml(shortName(stage.name)),
       `${STAGE_ICONS[stage.status] ?? ''} ${escapeHtml(stage.status)}`.trim(),
       stage.status === 'NOT_EXECUTED' ? '&nbsp;' : escapeHtml(formatDuration(stage.durationMillis))
     ])
@@ -93,7 +94,7 @@ export function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome): voi
     )
     const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS)
     summary.addRaw(
-      `<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, NAME_CHARS))}</code></li>`).join('')}</ul>`,
+      `<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, PATH_CHARS))}</code></li>`).join('')}</ul>`,
       true
     )
     if (artifacts.written.length > shown.length) {
@@ -102,7 +103,7 @@ export function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome): voi
   }
   for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
     summary.addRaw(
-      `<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), NAME_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`,
+      `<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`,
       true
     )
   }

@@ -2,6 +2,7 @@ import { isCount, shownValue } from './jenkins/counts.js'
 import { Interrupted } from './jenkins/errors.js'
 import type { Build, BuildOutputsApi, BuildRef, FailedTest, JenkinsApi } from './jenkins/types.js'
 import type { Logger } from './logger.js'
+import { shortName } from './names.js'
 
 /** Test counts of a build's report. */
 export interface TestCounts {
@@ -179,8 +180,8 @@ export function annotateFailedTests(
     const details = (test.errorDetails ?? '').trim()
     const lines = details === '' ? [] : details.split(/\r\n|\r|\n/).slice(0, DETAIL_LINES)
     const quoted = lines.join('\n').slice(0, DETAIL_CHARS)
-    const where = test.className ? `${test.className} — ${test.url}` : test.url
-    annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, test.name)
+    const where = test.className ? `${shortName(test.className)} — ${test.url}` : test.url
+    annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, shortName(test.name))
   }
 }
 

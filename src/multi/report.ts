@@ -4,6 +4,7 @@ import { formatDuration } from '../duration.js'
 import { cut, escapeHtml, link } from '../html.js'
 import { countOf, isCount } from '../jenkins/counts.js'
 import type { Logger } from '../logger.js'
+import { shortName } from '../names.js'
 import { failureMessage, resultCell, type BuildOutcome, type OutputSink } from '../report.js'
 import { addArtifacts, addFailedTests, addStages } from '../summary-sections.js'
 
@@ -119,11 +120,12 @@ export function jobsFailure(
 function itemLine(item: ItemReport): string {
   const { outcome } = item
   const number = outcome.build?.number ?? numberOf(outcome.buildUrl)
-  const name = number === undefined ? outcome.jobName : `${outcome.jobName} #${number}`
+  const job = shortName(outcome.jobName)
+  const name = number === undefined ? job : `${job} #${number}`
   if (item.error) return `${name}: ${item.error.replace(/\.$/, '')}`
   if (item.stopped && !outcome.result) return `${name}: ${item.stopped}`
   const result = outcome.result ?? 'no result'
-  const stage = outcome.failedStage ? ` in stage '${outcome.failedStage}'` : ''
+  const stage = outcome.failedStage ? ` in stage '${shortName(outcome.failedStage)}'` : ''
   const stopped = item.stopped ? ` (${item.stopped})` : ''
   const url = outcome.buildUrl ?? outcome.queueUrl
   return `${name} ${result}${stage}${stopped}${url ? ` — ${url}` : ''}`
@@ -182,13 +184,14 @@ function row(item: ItemReport): string[] {
   const duration =
     build && !build.building ? escapeHtml(formatDuration(build.duration)) : build ? 'running' : '—'
   const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—'
-  return [link(outcome.jobName, outcome.jobUrl), buildCell, result, duration, tests]
+  return [link(shortName(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests]
 }
 
 function details(summary: typeof coreSummary, item: ItemReport): void {
   const { outcome } = item
   const number = outcome.build?.number ?? numberOf(outcome.buildUrl)
-  const title = number === undefined ? outcome.jobName : `${outcome.jobName} #${number}`
+  const job = shortName(outcome.jobName)
+  const title = number === undefined ? job : `${job} #${number}`
   summary.addHeading(
     `${link(title, outcome.buildUrl ?? outcome.jobUrl)}: ${escapeHtml(outcome.result ?? 'no result')}`,
     3
