@@ -7,7 +7,7 @@ import { cut, escapeHtml, link } from './html.js'
 import { isCount, shownValue } from './jenkins/counts.js'
 import type { Logger } from './logger.js'
 import { shortName } from './names.js'
-import { stagesOutput } from './stages.js'
+import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages } from './summary-sections.js'
 import type { TestsOutcome } from './test-report.js'
 
@@ -136,7 +136,15 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
     out.setOutput(Output.TestsFailed, String(outcome.tests.counts.failed))
     out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped))
   }
-  if (outcome.stages) out.setOutput(Output.Stages, stagesOutput(outcome.stages))
+  if (outcome.stages) {
+    const { json, kept, fullBytes } = stagesOutput(outcome.stages)
+    out.setOutput(Output.Stages, json)
+    if (kept < outcome.stages.length) {
+      logger?.warning(
+        `The stages output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(STAGES_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`
+      )
+    }
+  }
   if (outcome.artifacts) out.setOutput(Output.Artifacts, JSON.stringify(outcome.artifacts.written))
 }
 

@@ -42,11 +42,45 @@ export async function readStages(
   }
 }
 
-/** The `stages` output: `[{name, status, durationMillis}]`. */
-export function stagesOutput(stages: readonly PipelineStage[]): string {
-  return JSON.stringify(
-    stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis }))
+/**
+ * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
+ * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
+ * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
+ * each: some 900 fit.
+ */
+export const STAGES_OUTPUT_MAX_BYTES = 64 * 1024
+
+/** The `stages` output and how many stages it holds. */
+export interface StagesOutput {
+  json: string
+  /** Stages in `json`: the first ones, whole; fewer than given when cut. */
+  kept: number
+  /** Size of the whole list as JSON, in bytes. */
+  fullBytes: number
+}
+
+/**
+ * The `stages` output: `[{name, status, durationMillis}]`, within
+ * `maxBytes`: the first stages that fit, each whole (names are not cut),
+ * so that it stays valid JSON.
+ */
+export function stagesOutput(
+  stages: readonly PipelineStage[],
+  maxBytes = STAGES_OUTPUT_MAX_BYTES
+): StagesOutput {
+  const entries = stages.map(s =>
+    JSON.stringify({ name: s.name, status: s.status, durationMillis: s.durationMillis })
   )
+  const fullBytes = 2 + entries.reduce((n, e, i) => n + Buffer.byteLength(e) + (i > 0 ? 1 : 0), 0)
+  let bytes = 2
+  let kept = 0
+  for (const entry of entries) {
+    const size = Buffer.byteLength(entry) + (kept > 0 ? 1 : 0)
+    if (bytes + size > maxBytes) break
+    bytes += size
+    kept++
+  }
+  return { json: `[${entries.slice(0, kept).join(',')}]`, kept, fullBytes }
 }
 
 /** Stage statuses that match a build result, for naming the stage it came from. */
