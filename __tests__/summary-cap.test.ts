@@ -40,11 +40,11 @@ describe('fitSummary', () => {
     ]
     const fitted = fitSummary(units, 20_000)
     expect(Buffer.byteLength(fitted.text)).toBeLessThanOrEqual(20_000)
-    expect(fitted.sections).toEqual(['Stages', 'Chart'])
+    expect(fitted.sections).toEqual(['Jenkins deploy › Stages', 'Jenkins deploy › Chart'])
     expect(fitted.text).toContain('<h3>Failed tests</h3>')
     expect(fitted.text).toContain('<details><summary>Last lines</summary>')
     expect(fitted.text).toContain(
-      'This summary was cut to stay under GitHub&#39;s limit of 1 MiB for a step: left out 2 section(s) (&#39;Stages&#39;, &#39;Chart&#39;).'
+      'This summary was cut to stay under GitHub&#39;s limit of 1 MiB for a step: left out 2 section(s) (&#39;Jenkins deploy › Stages&#39;, &#39;Jenkins deploy › Chart&#39;).'
     )
     expect(balanced(fitted.text)).toBe(true)
   })
@@ -64,7 +64,7 @@ describe('fitSummary', () => {
     for (let i = 0; i < 30; i++) units.push(`<h3>job-${i} &#60;x&#62;</h3>\n`, table(100, 'r'))
     const fitted = fitSummary(units, 10_000)
     expect(fitted.sections.length).toBeGreaterThan(10)
-    expect(fitted.text).toContain('&#39;job-0 &#60;x&#62;&#39;')
+    expect(fitted.text).toContain('&#39;Jenkins builds › job-0 &#60;x&#62;&#39;')
     expect(fitted.text).toContain(`, and ${fitted.sections.length - 10} more)`)
     expect(Buffer.byteLength(fitted.text)).toBeLessThanOrEqual(10_000)
   })
@@ -108,11 +108,11 @@ describe('boundedSummary', () => {
     expect(written).toContain('<h2>Jenkins deploy</h2>')
     expect(written).toContain('<details><summary>Last lines</summary><pre>boom</pre></details>')
     expect(written).not.toContain('<h3>Stages</h3>')
-    expect(written).toContain('left out 1 section(s) (&#39;Stages&#39;)')
+    expect(written).toContain('left out 1 section(s) (&#39;Jenkins deploy › Stages&#39;)')
     expect(balanced(written)).toBe(true)
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatch(
-      /^The job summary was \d+ KiB, over GitHub's limit of 1 MiB for a step: left out 1 section\(s\) \('Stages'\)\.$/
+      /^The job summary was \d+ KiB, over GitHub's limit of 1 MiB for a step: left out 1 section\(s\) \('Jenkins deploy › Stages'\)\.$/
     )
   })
 

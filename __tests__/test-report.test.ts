@@ -74,6 +74,7 @@ describe('testReportAction', () => {
         { _class: 'a.Unsafe', failCount: 0, totalCount: 2 ** 53 },
         { _class: 'a.Negative', failCount: -1, totalCount: 7 },
         { _class: 'a.Fraction', failCount: 0.5, totalCount: 8 },
+        { _class: 'a.Both', failCount: 1, totalCount: 1e21, skipCount: 1e300 },
         JUNIT
       ],
       message => said.push(message)
@@ -84,7 +85,8 @@ describe('testReportAction', () => {
       `Ignored the test counts of "a.Skips": skipCount 1e+300 is not a whole number from 0 to 9007199254740991.`,
       `Ignored the test counts of "a.Unsafe": totalCount 9007199254740992 is not a whole number from 0 to 9007199254740991.`,
       `Ignored the test counts of "a.Negative": failCount -1 is not a whole number from 0 to 9007199254740991.`,
-      `Ignored the test counts of "a.Fraction": failCount 0.5 is not a whole number from 0 to 9007199254740991.`
+      `Ignored the test counts of "a.Fraction": failCount 0.5 is not a whole number from 0 to 9007199254740991.`,
+      `Ignored the test counts of "a.Both": totalCount 1e+21, skipCount 1e+300 are not whole numbers from 0 to 9007199254740991.`
     ])
   })
 })

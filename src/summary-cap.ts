@@ -128,7 +128,7 @@ export function fitSummary(units: readonly string[], maxBytes: number): FittedSu
   }
   const bytesOf = (section: string[]): number =>
     section.reduce((n, unit) => n + Buffer.byteLength(unit), 0)
-  const headings = sections.map(section => headingText(section[0] ?? ''))
+  const headings = sectionNames(sections.map(section => section[0] ?? ''))
   const kept = sections.map(() => true)
   let keptBytes = sections.reduce((n, section) => n + bytesOf(section), 0)
   let rows = 0
@@ -191,6 +191,23 @@ export function fitSummary(units: readonly string[], maxBytes: number): FittedSu
   return fitted
 }
 
+/**
+ * Each section's name for the 'left out' line: its heading, after the
+ * heading it is under ('deploy #12 › Stages'), since several builds each
+ * have their own 'Stages'.
+ */
+function sectionNames(firstUnits: string[]): string[] {
+  const open: Array<{ level: number; text: string }> = []
+  return firstUnits.map(unit => {
+    const level = Number(/^\s*<h([1-6])/i.exec(unit)?.[1] ?? 7)
+    const text = cut(headingText(unit), 100)
+    while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level) open.pop()
+    const parent = open[open.length - 1]
+    open.push({ level, text })
+    return parent && level > 2 ? `${parent.text} › ${text}` : text
+  })
+}
+
 function isHeading(unit: string): boolean {
   return /^\s*<h[1-6][\s>]/i.test(unit)
 }
@@ -208,7 +225,7 @@ function leftOutLine(left: FittedSummary): string {
 function leftOutText(left: FittedSummary, inSummary: boolean): string {
   const parts: string[] = []
   if (left.sections.length > 0) {
-    const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${cut(s, 100)}'`)
+    const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${s}'`)
     const more = left.sections.length - named.length
     parts.push(
       `${left.sections.length} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`

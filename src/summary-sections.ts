@@ -22,10 +22,10 @@ const MAX_ARTIFACT_ROWS = 20
 const PATH_CHARS = 200
 const ERROR_CHARS = 300
 
-/** The failed tests: name (linked to its page), class, first line of the error. */
-export function addFailedTests(summary: Summary, tests: TestsOutcome): void {
+/** The failed tests: name (linked to its page), class, first line of the error. `level`: of its heading, below the build's. */
+export function addFailedTests(summary: Summary, tests: TestsOutcome, level = 3): void {
   if (tests.counts.failed === 0) return
-  summary.addHeading('Failed tests', 3)
+  summary.addHeading('Failed tests', level)
   if (tests.failed.length > 0) {
     summary.addTable([
       [
@@ -62,9 +62,9 @@ export function addFailedTests(summary: Summary, tests: TestsOutcome): void {
 }
 
 /** The Pipeline's stages: name, status, duration. */
-export function addStages(summary: Summary, stages: readonly PipelineStage[]): void {
+export function addStages(summary: Summary, stages: readonly PipelineStage[], level = 3): void {
   if (stages.length === 0) return
-  summary.addHeading('Stages', 3)
+  summary.addHeading('Stages', level)
   const shown = stages.slice(0, MAX_STAGE_ROWS)
   summary.addTable([
     [
@@ -84,9 +84,9 @@ export function addStages(summary: Summary, stages: readonly PipelineStage[]): v
 }
 
 /** The downloaded artifacts and where they are; refused paths named. */
-export function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome): void {
+export function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome, level = 3): void {
   if (artifacts.written.length === 0 && artifacts.refused.length === 0) return
-  summary.addHeading('Artifacts', 3)
+  summary.addHeading('Artifacts', level)
   if (artifacts.written.length > 0) {
     summary.addRaw(
       `<p>${artifacts.written.length} file(s), ${escapeHtml(formatBytes(artifacts.bytes))}, in <code>${escapeHtml(artifacts.folder)}</code>:</p>`,

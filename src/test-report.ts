@@ -136,7 +136,7 @@ export function testReportAction(
     )
     if (wrong.length > 0) {
       ignored(
-        `Ignored the test counts of ${shownValue(classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${shownValue(value)}`).join(', ')} is not a whole number from 0 to ${Number.MAX_SAFE_INTEGER}.`
+        `Ignored the test counts of ${shownValue(classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${shownValue(value)}`).join(', ')} ${wrong.length > 1 ? 'are not whole numbers' : 'is not a whole number'} from 0 to ${Number.MAX_SAFE_INTEGER}.`
       )
       continue
     }

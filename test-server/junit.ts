@@ -72,7 +72,7 @@ function generatedSuites(
     for (let i = start; i < Math.min(spec.total, start + perSuite); i++) {
       const c: TestCaseSpec = {
         className,
-        name: `case${String(i).padStart(6, '0')}`,
+        name: `case${String(i).padStart(6, '0')}`.padEnd(spec.caseNameChars ?? 0, '-long'),
         duration: 0.001
       }
       if (failedAt.has(i)) {

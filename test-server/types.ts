@@ -93,6 +93,8 @@ export type TestReportSpec = (
       skipped: number
       /** Cases per generated suite; default 100. */
       casesPerSuite?: number
+      /** Generated case names padded to this many characters (default: `case000042`, 10). */
+      caseNameChars?: number
       /** Where the failed and skipped cases go: spread over the report (default), at its start or at its end. */
       failuresAt?: 'spread' | 'start' | 'end'
     }
@@ -407,4 +409,9 @@ export interface RequestLogEntry {
   fault?: 'error' | 'drop' | 'lost' | 'auth-proxy' | FaultEffect['type']
   /** With fault 'lost': the status Jenkins answered before the answer was lost. */
   actedStatus?: number
+  /**
+   * Body bytes handed to the connection: what the client read, or more when
+   * it stopped reading early (the rest is dropped with the connection).
+   */
+  bytes?: number
 }

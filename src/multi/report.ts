@@ -198,9 +198,10 @@ function details(summary: typeof coreSummary, item: ItemReport): void {
   )
   const notes = [item.error, item.stopped, item.left, outcome.note].filter((n): n is string => !!n)
   if (notes.length > 0) summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), 1000))}</p>`, true)
-  if (outcome.tests) addFailedTests(summary, outcome.tests)
-  if (outcome.stages) addStages(summary, outcome.stages)
-  if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
+  // Below the build's own heading (h3), so that the outline, and what a cut summary says it left out, is per build.
+  if (outcome.tests) addFailedTests(summary, outcome.tests, 4)
+  if (outcome.stages) addStages(summary, outcome.stages, 4)
+  if (outcome.artifacts) addArtifacts(summary, outcome.artifacts, 4)
   const tail = item.stopped ? [] : item.tail.slice(-TAIL_IN_SUMMARY)
   if (tail.length > 0) {
     summary.addRaw(
