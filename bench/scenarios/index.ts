@@ -12,6 +12,7 @@ import { idleStart } from './idle-start.js'
 import { jobs } from './jobs.js'
 import { memory } from './memory.js'
 import { outcome } from './outcome.js'
+import { reportBudget } from './report-budget.js'
 import { requests } from './requests.js'
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -23,5 +24,6 @@ export const SCENARIOS: readonly Scenario[] = [
   memory,
   concurrency,
   outcome,
+  reportBudget,
   jobs
 ]
