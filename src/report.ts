@@ -7,6 +7,7 @@ import { cut, escapeHtml, link } from './html.js'
 import { isCount, shownValue } from './jenkins/counts.js'
 import type { Logger } from './logger.js'
 import { shortName } from './names.js'
+import { cappedArray, kib } from './output-cap.js'
 import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages } from './summary-sections.js'
 import type { TestsOutcome } from './test-report.js'
@@ -145,11 +146,28 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
       )
     }
   }
-  if (outcome.artifacts) out.setOutput(Output.Artifacts, JSON.stringify(outcome.artifacts.written))
+  if (outcome.artifacts) setArtifactsOutput(out, outcome.artifacts, logger)
 }
 
-function kib(bytes: number): string {
-  return `${Math.ceil(bytes / 1024)} KiB`
+/**
+ * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
+ * files are on disk whatever the output lists.
+ */
+export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
+
+/** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
+export function setArtifactsOutput(
+  out: OutputSink,
+  artifacts: Pick<ArtifactsOutcome, 'written' | 'folder'>,
+  logger?: Logger
+): void {
+  const { json, kept, fullBytes } = cappedArray(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES)
+  out.setOutput(Output.Artifacts, json)
+  if (kept < artifacts.written.length) {
+    logger?.warning(
+      `The artifacts output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`
+    )
+  }
 }
 
 const RESULT_ICONS: Record<BuildResult, string> = {

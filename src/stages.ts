@@ -2,6 +2,7 @@ import type { BuildResult } from './constants.js'
 import { Interrupted } from './jenkins/errors.js'
 import type { Build, BuildOutputsApi, BuildRef, JobInfo, PipelineStage } from './jenkins/types.js'
 import type { Logger } from './logger.js'
+import { cappedArray, type CappedArray } from './output-cap.js'
 import { shortName } from './names.js'
 import { sleep } from './wait.js'
 
@@ -50,15 +51,6 @@ export async function readStages(
  */
 export const STAGES_OUTPUT_MAX_BYTES = 64 * 1024
 
-/** The `stages` output and how many stages it holds. */
-export interface StagesOutput {
-  json: string
-  /** Stages in `json`: the first ones, whole; fewer than given when cut. */
-  kept: number
-  /** Size of the whole list as JSON, in bytes. */
-  fullBytes: number
-}
-
 /**
  * The `stages` output: `[{name, status, durationMillis}]`, within
  * `maxBytes`: the first stages that fit, each whole (names are not cut),
@@ -67,20 +59,11 @@ export interface StagesOutput {
 export function stagesOutput(
   stages: readonly PipelineStage[],
   maxBytes = STAGES_OUTPUT_MAX_BYTES
-): StagesOutput {
-  const entries = stages.map(s =>
-    JSON.stringify({ name: s.name, status: s.status, durationMillis: s.durationMillis })
+): CappedArray {
+  return cappedArray(
+    stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })),
+    maxBytes
   )
-  const fullBytes = 2 + entries.reduce((n, e, i) => n + Buffer.byteLength(e) + (i > 0 ? 1 : 0), 0)
-  let bytes = 2
-  let kept = 0
-  for (const entry of entries) {
-    const size = Buffer.byteLength(entry) + (kept > 0 ? 1 : 0)
-    if (bytes + size > maxBytes) break
-    bytes += size
-    kept++
-  }
-  return { json: `[${entries.slice(0, kept).join(',')}]`, kept, fullBytes }
 }
 
 /** Stage statuses that match a build result, for naming the stage it came from. */

@@ -5,7 +5,13 @@ import { cut, escapeHtml, link } from '../html.js'
 import { countOf, isCount } from '../jenkins/counts.js'
 import type { Logger } from '../logger.js'
 import { shortName } from '../names.js'
-import { failureMessage, resultCell, type BuildOutcome, type OutputSink } from '../report.js'
+import {
+  failureMessage,
+  resultCell,
+  setArtifactsOutput,
+  type BuildOutcome,
+  type OutputSink
+} from '../report.js'
 import { addArtifacts, addFailedTests, addStages } from '../summary-sections.js'
 
 /** What the step knows of one item of `jobs`, for outputs, the summary and the verdict. */
@@ -67,21 +73,39 @@ export function buildsEntries(items: readonly ItemReport[]): BuildsEntry[] {
  * artifact. The outputs of one build (number, url, build JSON, stages) are
  * in `builds` instead.
  */
-export function setJobsOutputs(out: OutputSink, items: readonly ItemReport[]): void {
+export function setJobsOutputs(
+  out: OutputSink,
+  items: readonly ItemReport[],
+  logger?: Logger
+): void {
   out.setOutput(Output.Builds, JSON.stringify(buildsEntries(items)))
   const worst = worstResult(items.map(item => item.outcome.result))
   if (worst) out.setOutput(Output.Result, worst)
   const tests = items.flatMap(item => (item.outcome.tests ? [item.outcome.tests.counts] : []))
   if (tests.length > 0) {
-    const sum = (key: 'total' | 'failed' | 'skipped'): string =>
-      String(tests.reduce((n, counts) => n + counts[key], 0))
-    out.setOutput(Output.TestsTotal, sum('total'))
-    out.setOutput(Output.TestsFailed, sum('failed'))
-    out.setOutput(Output.TestsSkipped, sum('skipped'))
+    // Counts each within the safe range can sum past it: such a sum is not set.
+    const sum = (key: 'total' | 'failed' | 'skipped', name: Output): void => {
+      const total = tests.reduce((n, counts) => n + counts[key], 0)
+      if (isCount(total)) out.setOutput(name, String(total))
+      else
+        logger?.warning(
+          `The ${name} output is not set: the sum of the builds' counts is too large.`
+        )
+    }
+    sum('total', Output.TestsTotal)
+    sum('failed', Output.TestsFailed)
+    sum('skipped', Output.TestsSkipped)
   }
-  const artifacts = items.flatMap(item => item.outcome.artifacts?.written ?? [])
   if (items.some(item => item.outcome.artifacts)) {
-    out.setOutput(Output.Artifacts, JSON.stringify(artifacts))
+    const folders = [...new Set(items.flatMap(item => item.outcome.artifacts?.folder ?? []))]
+    setArtifactsOutput(
+      out,
+      {
+        written: items.flatMap(item => item.outcome.artifacts?.written ?? []),
+        folder: cut(folders.join(', '), 500)
+      },
+      logger
+    )
   }
 }
 
