@@ -36,6 +36,8 @@ export interface JobScript {
   completedLines?: string[]
   /** Written after `Finished: RESULT`, before the log closes (a Pipeline's stash clean-up error, WorkflowRun.finish). */
   afterFinishedLines?: string[]
+  /** The `duration` a finished build's JSON claims, whatever it took: a broken or hostile server (1e21, -1). */
+  claimedDuration?: number
 }
 
 /** Milliseconds: fixed, or drawn uniformly from [min, max] by the server's seeded PRNG. */

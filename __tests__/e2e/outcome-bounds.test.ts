@@ -75,6 +75,7 @@ describe.each(RUNTIMES)('outputs and summaries bounded ($name)', ({ path: node }
       'huge-counts': {
         script: {
           durationMs: 50,
+          claimedDuration: 1e21,
           result: 'UNSTABLE',
           tests: {
             suites: [{ name: 'S', cases: [{ className: 'a.B', name: 'c', status: 'FAILED' }] }],
@@ -104,14 +105,18 @@ describe.each(RUNTIMES)('outputs and summaries bounded ($name)', ({ path: node }
   afterAll(() => jenkins.close())
 
   describe.concurrent('bounds', () => {
-    it('counts that are not counts are ignored with a warning; every count output is plain digits', async () => {
+    it('counts that are not counts (tests, duration) are ignored with a warning; every count output is plain digits', async () => {
       const r = await run(node, { ...auth(jenkins), job: 'huge-counts', accept: 'UNSTABLE' })
       expect(r.code, describeRun(r)).toBe(0)
       expect(r.outputs['tests-total']).toBeUndefined()
       expect(r.outputs['tests-failed']).toBeUndefined()
       expect(r.outputs['tests-skipped']).toBeUndefined()
       expect(r.outputs['build-number']).toMatch(/^\d+$/)
-      expect(r.outputs.duration).toMatch(/^\d+$/)
+      expect(r.outputs.duration).toBeUndefined()
+      expect(r.stdout).toContain(
+        `::warning::Ignored the duration Jenkins gave build #${r.outputs['build-number']} (1e+21): not a whole number of milliseconds. The duration output is not set.`
+      )
+      expect(r.summary).toContain('<tr><th>Duration</th><td>unknown</td></tr>')
       expect(r.stdout).toContain(
         '::warning::Ignored the test counts of "hudson.tasks.junit.TestResultAction": totalCount 1e+21, skipCount 1e+300 are not whole numbers from 0 to 9007199254740991.'
       )
