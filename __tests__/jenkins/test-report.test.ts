@@ -263,6 +263,28 @@ describe('failedTests', () => {
     expect(read.bytesRead).toBeLessThan(60 * 1100 + pages.length * 1100)
   })
 
+  it('a page of several suites cut among its cases goes on from the first case not read whole', async () => {
+    const { client } = makeClient()
+    const sizes = [3, 20, 20, 20]
+    const { pages } = serveReport(
+      sizes,
+      (i, j) => j === 19 || (i === 0 && j === 2),
+      'e'.repeat(1000)
+    )
+    const read = await client.failedTests(BUILD, {
+      budget: { pageLimit: 10_000, pageTarget: 8000, totalBytes: 1_000_000 }
+    })
+    expect(read.failed.map(t => t.name)).toEqual(['s0c2', 's1c19', 's2c19', 's3c19'])
+    // Every case parsed once: a cut page's last, partial case is asked for again, not counted twice.
+    expect(read.casesRead).toBe(63)
+    expect(read.complete).toBe(true)
+    expect(pages[1]).toMatchObject({ from: 1, caseFrom: 0 })
+    expect((pages[1]?.to ?? 0) - (pages[1]?.from ?? 0)).toBeGreaterThan(1)
+    // The cut second page is followed by the rest of its last suite.
+    expect(pages[2]?.from).toBe(1)
+    expect(pages[2]?.caseFrom).toBeGreaterThan(0)
+  })
+
   it('a single case larger than the page limit ends the read, said as the byte bound', async () => {
     const { client } = makeClient()
     serveBlocks()

@@ -218,35 +218,19 @@ export async function readFailedTests(
       read.complete &&= !page.cut && !lastGoesOn && widest < range.to - range.from
       return read
     }
-    const lastCases = Math.max(
-      0,
-      ...parts.map(p => {
-        const cases = p.suites[widest - 1]?.cases
-        return Array.isArray(cases) ? cases.length : 0
-      })
-    )
-    if (page.cut) {
-      // What arrived whole is used; an aggregated report's children are
-      // cut at different places, so it ends there.
-      if (children.length > 0 || widest === 0) return stop(true)
-      const inCases = page.cut.openKeys.join('/') === 'suites/cases'
-      if (inCases || lastGoesOn) {
-        suitesDone += widest - 1
-        range = nextRange(range.from + widest - 1, lastCases + (widest === 1 ? range.caseFrom : 0))
-      } else {
-        suitesDone += widest
-        range = nextRange(range.from + widest, 0)
-      }
-      continue
-    }
-    if (lastGoesOn) {
+    // What arrived of a page cut at its limit is used; an aggregated
+    // report's children are cut at different places, so it ends there.
+    if (page.cut && (children.length > 0 || widest === 0)) return stop(true)
+    if (lastGoesOn || page.cut?.openKeys.join('/') === 'suites/cases') {
+      // The rest of the last suite: from its first case not read whole.
+      const lastCases = Math.max(0, ...parts.map(p => list(p.suites[widest - 1]?.cases).length))
       suitesDone += widest - 1
       range = nextRange(range.from + widest - 1, lastCases + (widest === 1 ? range.caseFrom : 0))
       continue
     }
     suitesDone += widest
-    // Fewer suites than asked for: the report ends here.
-    if (widest < range.to - range.from) return read
+    // Fewer suites than asked for, and not cut: the report ends here.
+    if (!page.cut && widest < range.to - range.from) return read
     range = nextRange(range.from + widest, 0)
   }
 
