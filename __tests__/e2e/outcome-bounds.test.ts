@@ -180,6 +180,19 @@ describe.each(RUNTIMES)('outputs and summaries bounded ($name)', ({ path: node }
       expect(r.stdout).toMatch(
         /::warning::The job summary was \d+ KiB, over GitHub's limit of 1 MiB for a step: left out \d+ section\(s\)/
       )
+      // The README quotes the line, numbers and the sections named aside.
+      const quoted =
+        /its last line says what was left out: `([^`]+)`/.exec(
+          readFileSync('README.md', 'utf8')
+        )?.[1] ?? ''
+      const [before, after] = quoted.split(/\(.*\)/)
+      const line = (/<p>✂️ (.*)<\/p>\n$/.exec(r.summary)?.[1] ?? '').replace(
+        /&#(\d+);/g,
+        (_, code: string) => String.fromCodePoint(Number(code))
+      )
+      expect(line.replace(/\d+/g, 'N').startsWith((before ?? '').replace(/\d+/g, 'N'))).toBe(true)
+      expect(line.endsWith(after ?? '')).toBe(true)
+      expect(before).toContain('left out')
       // Names are cut in the summary's tables (links keep the whole page
       // address; console lines, quoted apart, are cut at 500 characters).
       const text = r.summary.replace(/href="[^"]*"/g, '').replace(/<pre>.*?<\/pre>/g, '')
