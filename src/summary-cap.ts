@@ -62,9 +62,10 @@ export function boundedSummary(
       if (key === 'write') {
         return async (...args: unknown[]) => {
           record()
-          const max =
-            (options.maxBytes ?? SUMMARY_MAX_BYTES) -
-            (options.existingBytes ?? (() => summaryFileBytes()))()
+          // write({ overwrite: true }) replaces what the file holds.
+          const overwrite = (args[0] as { overwrite?: boolean } | undefined)?.overwrite === true
+          const existing = overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)()
+          const max = (options.maxBytes ?? SUMMARY_MAX_BYTES) - existing
           const text = target.stringify()
           if (Buffer.byteLength(text) > max) {
             const fitted = fitSummary(units, max)
