@@ -30,4 +30,11 @@ describe('parseJsonPrefix', () => {
     expect(parseJsonPrefix('{"suites":[{"name":"a,b,c')).toBeUndefined()
     expect(parseJsonPrefix('')).toBeUndefined()
   })
+
+  it('gives up on nesting no report has, without spending time on it', () => {
+    expect(parseJsonPrefix(`${'['.repeat(500_000)}1,2,3`)).toBeUndefined()
+    expect(parseJsonPrefix(`${'['.repeat(32)}1,2`)?.value).toEqual(
+      JSON.parse(`${'['.repeat(32)}1${']'.repeat(32)}`)
+    )
+  })
 })

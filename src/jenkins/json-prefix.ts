@@ -14,6 +14,12 @@ export interface JsonPrefix {
   openKeys: string[]
 }
 
+/**
+ * Nesting this deep is no page of a report (it has at most eight levels): the scan
+ * gives up rather than spend time on a hostile one.
+ */
+const MAX_DEPTH = 32
+
 interface Frame {
   kind: '{' | '['
   /** In an object: the key whose value is being read. */
@@ -53,11 +59,11 @@ export function parseJsonPrefix(text: string): JsonPrefix | undefined {
         stringStart = i
         break
       case 0x7b: // {
-        stack.push({ kind: '{' })
+        if (stack.push({ kind: '{' }) > MAX_DEPTH) return undefined
         expectKey = true
         break
       case 0x5b: // [
-        stack.push({ kind: '[' })
+        if (stack.push({ kind: '[' }) > MAX_DEPTH) return undefined
         break
       case 0x7d: // }
       case 0x5d: // ]
