@@ -99,6 +99,17 @@ describe('waitForStart', () => {
     )
   })
 
+  it('refuses an executable whose number is not a build number, and a queue wait from a bogus time', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [{ id: 3, executable: { number: 1e21, url: '' } }]
+    await expect(follower(api).waitForStart(3)).rejects.toThrow(
+      'Queue item 3 of team/deploy started a build whose number is 1e+21: expected a whole number from 1 to 9007199254740991.'
+    )
+    const other = new FakeApi()
+    other.queueAnswers = [{ id: 3, inQueueSince: -1e300, executable: { number: 4, url: '' } }]
+    expect((await follower(other).waitForStart(3)).inQueueSince).toBeUndefined()
+  })
+
   it('rides out transient errors', async () => {
     const api = new FakeApi()
     api.queueAnswers = [

@@ -158,7 +158,9 @@ describe('formatDuration', () => {
     [63_000, '1 min 3 s'],
     [120_000, '2 min'],
     [3_600_000 + 5 * 60_000 + 7_000, '1 h 5 min'],
-    [-1, 'unknown']
+    [-1, 'unknown'],
+    [1e21, 'unknown'],
+    [2 ** 53, 'unknown']
   ])('%d ms is %s', (ms, text) => {
     expect(formatDuration(ms)).toBe(text)
   })

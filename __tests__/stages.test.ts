@@ -1,7 +1,13 @@
 import { describe, expect, it, test } from 'vitest'
 import { Interrupted } from '../src/jenkins/errors.js'
 import type { Build, PipelineRun, PipelineStage } from '../src/jenkins/types.js'
-import { failedStage, readStages, stagesOutput, watchForInput } from '../src/stages.js'
+import {
+  failedStage,
+  readStages,
+  STAGES_OUTPUT_MAX_BYTES,
+  stagesOutput,
+  watchForInput
+} from '../src/stages.js'
 import { recordingLogger } from './jenkins/helpers.js'
 
 const REF = { job: ['pipe'], number: 8, url: 'https://ci.example.com/jenkins/job/pipe/8/' }
@@ -59,9 +65,23 @@ describe('readStages', () => {
 })
 
 test('stagesOutput keeps name, status and duration', () => {
-  expect(JSON.parse(stagesOutput([stage('6', 'Build "x"', 'SUCCESS', 42)]))).toEqual([
+  expect(JSON.parse(stagesOutput([stage('6', 'Build "x"', 'SUCCESS', 42)]).json)).toEqual([
     { name: 'Build "x"', status: 'SUCCESS', durationMillis: 42 }
   ])
+})
+
+test('stagesOutput is capped: the first stages that fit, whole, as valid JSON', () => {
+  const long = (i: number) => stage(String(i), `${i}:${'n'.repeat(4096)}`, 'SUCCESS', i)
+  const stages = Array.from({ length: 500 }, (_, i) => long(i))
+  const out = stagesOutput(stages)
+  expect(Buffer.byteLength(out.json)).toBeLessThanOrEqual(STAGES_OUTPUT_MAX_BYTES)
+  expect(out.kept).toBe(15)
+  expect(out.fullBytes).toBeGreaterThan(2_000_000)
+  const parsed = JSON.parse(out.json) as Array<{ name: string }>
+  expect(parsed.map(s => s.name)).toEqual(stages.slice(0, 15).map(s => s.name))
+  const small = stagesOutput(stages.slice(0, 2), 100_000)
+  expect(small.kept).toBe(2)
+  expect(Buffer.byteLength(small.json)).toBe(small.fullBytes)
 })
 
 test('failedStage: the first FAILED stage, else the first matching the result', () => {

@@ -64,6 +64,31 @@ describe('testReportAction', () => {
     expect(testReportAction(undefined)).toBeUndefined()
     expect(testReportAction([null, 'x', { failCount: '1', totalCount: 2 }])).toBeUndefined()
   })
+
+  it('ignores counts that are not counts, saying which, and keeps a valid action beside them', () => {
+    const said: string[] = []
+    const action = testReportAction(
+      [
+        { _class: 'a.Huge', failCount: 1, totalCount: 1e21, skipCount: 0 },
+        { _class: 'a.Skips', failCount: 0, totalCount: 5, skipCount: 1e300 },
+        { _class: 'a.Unsafe', failCount: 0, totalCount: 2 ** 53 },
+        { _class: 'a.Negative', failCount: -1, totalCount: 7 },
+        { _class: 'a.Fraction', failCount: 0.5, totalCount: 8 },
+        { _class: 'a.Both', failCount: 1, totalCount: 1e21, skipCount: 1e300 },
+        JUNIT
+      ],
+      message => said.push(message)
+    )
+    expect(action?.counts).toEqual({ total: 40, failed: 2, skipped: 1 })
+    expect(said).toEqual([
+      `Ignored the test counts of "a.Huge": totalCount 1e+21 is not a whole number from 0 to 9007199254740991.`,
+      `Ignored the test counts of "a.Skips": skipCount 1e+300 is not a whole number from 0 to 9007199254740991.`,
+      `Ignored the test counts of "a.Unsafe": totalCount 9007199254740992 is not a whole number from 0 to 9007199254740991.`,
+      `Ignored the test counts of "a.Negative": failCount -1 is not a whole number from 0 to 9007199254740991.`,
+      `Ignored the test counts of "a.Fraction": failCount 0.5 is not a whole number from 0 to 9007199254740991.`,
+      `Ignored the test counts of "a.Both": totalCount 1e+21, skipCount 1e+300 are not whole numbers from 0 to 9007199254740991.`
+    ])
+  })
 })
 
 describe('readTests', () => {

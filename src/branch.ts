@@ -5,6 +5,7 @@ import { expectedParameters, sameParameters } from './jenkins/reconcile.js'
 import type { JenkinsApi, JobInfo, JobPath, RecentBuild } from './jenkins/types.js'
 import { clean } from './log-stream.js'
 import type { Logger } from './logger.js'
+import { shortName } from './names.js'
 import { closestNames } from './suggest.js'
 import { sleep, throwIfAborted } from './wait.js'
 
@@ -289,8 +290,8 @@ async function missingBranch(options: BranchOptions, message: string): Promise<s
   }
   if (names.length === 0) return `${message} It has no branches yet.`
   const close = closestNames(branch.name, names, 5)
-  if (close.length > 0) return `${message} Closest branches: ${close.join(', ')}.`
-  const some = names.slice(0, 10).join(', ')
+  if (close.length > 0) return `${message} Closest branches: ${close.map(shortName).join(', ')}.`
+  const some = names.slice(0, 10).map(shortName).join(', ')
   return `${message} It has: ${some}${names.length > 10 ? `, … (${names.length} in all)` : ''}.`
 }
 

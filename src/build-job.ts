@@ -28,7 +28,7 @@ import {
 } from './report.js'
 import { historyOf, readHistory } from './history.js'
 import { isPipeline, isPipelineJob, readStages, watchForInput } from './stages.js'
-import { coreStepIO } from './step-io.js'
+import { coreStepIO, stepSummary } from './step-io.js'
 import { throwIfAborted } from './wait.js'
 
 /** The step log and its annotations, for the parts build-parts.ts shares. */
@@ -245,7 +245,7 @@ async function finish(
   // Whatever the step did not wait for, the user chose to leave running.
   progress.done()
   setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome, coreLogger)
-  await writeSummary(core.summary, outcome, coreLogger)
+  await writeSummary(stepSummary, outcome, coreLogger)
   // A wanted artifact that is missing fails the step even when the build passed.
   const problems = outcome.artifacts?.problems ?? []
   if (!accepted) {

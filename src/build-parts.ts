@@ -24,6 +24,7 @@ import type {
 import type { Logger } from './logger.js'
 import type { BuildOutcome } from './report.js'
 import { failedStage, readStages } from './stages.js'
+import { shortName } from './names.js'
 import { closestNames } from './suggest.js'
 import { locateFailedTests, type TestLocation } from './test-locations.js'
 import { annotateFailedTests, MAX_ANNOTATED, readTests } from './test-report.js'
@@ -70,7 +71,7 @@ export async function withJobSuggestions(
   try {
     const close = closestNames(fullName(job), await api.listJobs([]))
     if (close.length)
-      return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.join(', ')}?`
+      return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`
   } catch (listError) {
     logger.debug(`Could not list jobs for suggestions: ${(listError as Error).message}`)
   }

@@ -46,7 +46,8 @@ function clip(text: string): string {
 
 /** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
 export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return 'unknown'
+  // Beyond the safe-integer range a number from Jenkins is not a duration (1e+21).
+  if (!Number.isFinite(ms) || ms < 0 || ms > Number.MAX_SAFE_INTEGER) return 'unknown'
   if (ms < 1000) return `${Math.round(ms)} ms`
   if (ms < 10_000) return `${Math.floor(ms / 100) / 10} s`
   if (ms < 60_000) return `${Math.floor(ms / 1000)} s`

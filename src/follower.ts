@@ -1,4 +1,5 @@
 import type { Logger } from './logger.js'
+import { isBuildNumber, isCount, shownValue } from './jenkins/counts.js'
 import { JenkinsError } from './jenkins/errors.js'
 import { fullName } from './jenkins/job-path.js'
 import type { Build, BuildRef, JenkinsApi, JobPath, QueueItem } from './jenkins/types.js'
@@ -70,7 +71,7 @@ export interface StartedBuild {
  * it 0.
  */
 export function queueWaitMs(inQueueSince: number | undefined, build: Build): number | undefined {
-  if (inQueueSince === undefined || typeof build.timestamp !== 'number') return undefined
+  if (inQueueSince === undefined || !isCount(build.timestamp)) return undefined
   return Math.max(0, build.timestamp - inQueueSince)
 }
 
@@ -137,9 +138,15 @@ export class BuildFollower {
       }
       const executable = item.executable
       if (executable && typeof executable.number === 'number') {
+        if (!isBuildNumber(executable.number)) {
+          throw new JenkinsError(
+            'protocol',
+            `Queue item ${queueId} of ${name} started a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}.`
+          )
+        }
         return {
           ref: this.ref(executable.number),
-          inQueueSince: typeof item.inQueueSince === 'number' ? item.inQueueSince : undefined,
+          inQueueSince: isCount(item.inQueueSince) ? item.inQueueSince : undefined,
           seenAt: askedAt,
           startSlackMs: askedAt - previousAt
         }

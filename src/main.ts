@@ -18,6 +18,7 @@ import { QueueItemEnded } from './queue-ended.js'
 import { formatDuration } from './report.js'
 import { coreStepIO } from './step-io.js'
 import { abortReason, StepAborted, type AbortReason } from './wait.js'
+import { shortName } from './names.js'
 
 export { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './budgets.js'
 
@@ -132,7 +133,7 @@ async function listJobs(api: JenkinsApi, settings: Settings): Promise<void> {
   if (settings.job.length > 0) core.setOutput(Output.JobUrl, api.jobUrl(settings.job))
   const where = settings.jobName ? `folder ${settings.jobName}` : api.baseUrl
   coreLogger.info(`${names.length} job(s) in ${where}:`)
-  for (const name of names) coreLogger.info(`  ${name}`)
+  for (const name of names) coreLogger.info(`  ${shortName(name)}`)
 }
 
 async function disableJob(api: JenkinsApi, settings: Settings): Promise<void> {

@@ -5,8 +5,11 @@ import type { Build, BuildParameters, PipelineStage } from './jenkins/types.js'
 import { formatDuration } from './duration.js'
 import { addHistory, historyOutput, type HistoryEntry } from './history.js'
 import { cut, escapeHtml, link } from './html.js'
+import { isCount, shownValue } from './jenkins/counts.js'
 import type { Logger } from './logger.js'
-import { stagesOutput } from './stages.js'
+import { shortName } from './names.js'
+import { cappedArray, kib } from './output-cap.js'
+import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
 import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
@@ -118,7 +121,12 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
   if (build) out.setOutput(Output.BuildNumber, String(build.number))
   if (outcome.buildUrl) out.setOutput(Output.BuildUrl, outcome.buildUrl)
   // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
-  if (finished) out.setOutput(Output.Duration, String(build.duration))
+  if (finished && isCount(build.duration)) out.setOutput(Output.Duration, String(build.duration))
+  else if (finished) {
+    logger?.warning(
+      `Ignored the duration Jenkins gave build #${build.number} (${shownValue(build.duration)}): not a whole number of milliseconds. The duration output is not set.`
+    )
+  }
   if (outcome.queueUrl) out.setOutput(Output.QueueUrl, outcome.queueUrl)
   if (build) {
     const { json, dropped, fullBytes } = buildOutput(build)
@@ -135,13 +143,38 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
     out.setOutput(Output.TestsFailed, String(outcome.tests.counts.failed))
     out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped))
   }
-  if (outcome.stages) out.setOutput(Output.Stages, stagesOutput(outcome.stages))
+  if (outcome.stages) {
+    const { json, kept, fullBytes } = stagesOutput(outcome.stages)
+    out.setOutput(Output.Stages, json)
+    if (kept < outcome.stages.length) {
+      logger?.warning(
+        `The stages output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(STAGES_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`
+      )
+    }
+  }
   if (outcome.history) out.setOutput(Output.History, historyOutput(outcome.history))
-  if (outcome.artifacts) out.setOutput(Output.Artifacts, JSON.stringify(outcome.artifacts.written))
+  if (outcome.artifacts) setArtifactsOutput(out, outcome.artifacts, logger)
 }
 
-function kib(bytes: number): string {
-  return `${Math.ceil(bytes / 1024)} KiB`
+/**
+ * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
+ * files are on disk whatever the output lists.
+ */
+export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
+
+/** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
+export function setArtifactsOutput(
+  out: OutputSink,
+  artifacts: Pick<ArtifactsOutcome, 'written' | 'folder'>,
+  logger?: Logger
+): void {
+  const { json, kept, fullBytes } = cappedArray(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES)
+  out.setOutput(Output.Artifacts, json)
+  if (kept < artifacts.written.length) {
+    logger?.warning(
+      `The artifacts output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`
+    )
+  }
 }
 
 const RESULT_ICONS: Record<BuildResult, string> = {
@@ -172,7 +205,7 @@ export async function writeSummary(
 ): Promise<void> {
   try {
     const build = outcome.build
-    summary.addHeading(`Jenkins ${link(outcome.jobName, outcome.jobUrl)}`, 2)
+    summary.addHeading(`Jenkins ${link(shortName(outcome.jobName), outcome.jobUrl)}`, 2)
 
     const rows: [string, string][] = [['Result', resultCell(outcome)]]
     if (build) {
@@ -184,7 +217,7 @@ export async function writeSummary(
     } else if (outcome.queueUrl) {
       rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])
     }
-    if (outcome.queueWaitMs !== undefined) {
+    if (isCount(outcome.queueWaitMs)) {
       rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))])
     }
     if (outcome.tests) {
@@ -311,12 +344,12 @@ export function failureMessage(outcome: BuildOutcome, tail: string[]): string {
   const result = outcome.result ?? build?.result ?? undefined
   let head: string
   if (!build) {
-    head = `Jenkins job ${outcome.jobName} did not start a build`
+    head = `Jenkins job ${shortName(outcome.jobName)} did not start a build`
   } else if (build.building && !outcome.result) {
-    head = `Jenkins build ${outcome.jobName} #${build.number} did not finish`
+    head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} did not finish`
   } else {
-    head = `Jenkins build ${outcome.jobName} #${build.number} finished ${result ?? 'without a result'}`
-    if (outcome.failedStage) head += ` in stage '${outcome.failedStage}'`
+    head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`
+    if (outcome.failedStage) head += ` in stage '${shortName(outcome.failedStage)}'`
   }
   if (outcome.accept && outcome.accept.length > 0)
     head += ` (accepted: ${outcome.accept.join(', ')})`

@@ -2,6 +2,8 @@ import type { BuildResult } from './constants.js'
 import { Interrupted } from './jenkins/errors.js'
 import type { Build, BuildOutputsApi, BuildRef, JobInfo, PipelineStage } from './jenkins/types.js'
 import { warnUnread, type Logger } from './logger.js'
+import { cappedArray, type CappedArray } from './output-cap.js'
+import { shortName } from './names.js'
 import { sleep } from './wait.js'
 
 /** The build class whose runs have stages (workflow-job's WorkflowRun). */
@@ -46,10 +48,26 @@ export async function readStages(
   }
 }
 
-/** The `stages` output: `[{name, status, durationMillis}]`. */
-export function stagesOutput(stages: readonly PipelineStage[]): string {
-  return JSON.stringify(
-    stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis }))
+/**
+ * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
+ * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
+ * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
+ * each: some 900 fit.
+ */
+export const STAGES_OUTPUT_MAX_BYTES = 64 * 1024
+
+/**
+ * The `stages` output: `[{name, status, durationMillis}]`, within
+ * `maxBytes`: the first stages that fit, each whole (names are not cut),
+ * so that it stays valid JSON.
+ */
+export function stagesOutput(
+  stages: readonly PipelineStage[],
+  maxBytes = STAGES_OUTPUT_MAX_BYTES
+): CappedArray {
+  return cappedArray(
+    stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })),
+    maxBytes
   )
 }
 
@@ -109,7 +127,7 @@ export function watchForInput(
       if (announced.has(key)) continue
       announced.add(key)
       const stage = paused.find(s => s.id === key)
-      const where = stage ? ` in stage ${JSON.stringify(stage.name)}` : ''
+      const where = stage ? ` in stage ${JSON.stringify(shortName(stage.name))}` : ''
       // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
       logger.info(
         `Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`

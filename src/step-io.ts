@@ -3,6 +3,10 @@ import { stdoutDrained } from './build-parts.js'
 import { coreLogger } from './core-logger.js'
 import type { Logger } from './logger.js'
 import type { TestLocation } from './test-locations.js'
+import { boundedSummary } from './summary-cap.js'
+
+/** The job summary, kept under GitHub's limit whatever is added to it (summary-cap.ts). */
+export const stepSummary = boundedSummary(core.summary, coreLogger)
 
 /**
  * Everything a mode of the action says or leaves behind, as an interface:
@@ -38,6 +42,6 @@ export const coreStepIO: StepIO = {
   annotate: (message, title, where) =>
     core.error(message, { title, file: where?.file, startLine: where?.line }),
   setOutput: (name, value) => core.setOutput(name, value),
-  summary: core.summary,
+  summary: stepSummary,
   saveState: (name, value) => core.saveState(name, value)
 }

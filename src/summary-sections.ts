@@ -3,6 +3,7 @@ import { formatBytes, type ArtifactsOutcome } from './artifacts.js'
 import { formatDuration } from './duration.js'
 import { cut, escapeHtml, link } from './html.js'
 import type { PipelineStage } from './jenkins/types.js'
+import { shortName } from './names.js'
 import type { TestsOutcome } from './test-report.js'
 
 type Summary = typeof coreSummary
@@ -18,15 +19,15 @@ const STAGE_ICONS: Record<string, string> = {
 }
 const MAX_STAGE_ROWS = 100
 const MAX_ARTIFACT_ROWS = 20
-const NAME_CHARS = 200
+const PATH_CHARS = 200
 const ERROR_CHARS = 300
 const MAX_UNREAD = 3
 const UNREAD_CHARS = 600
 
-/** The failed tests: name (linked to its page), class, first line of the error. */
-export function addFailedTests(summary: Summary, tests: TestsOutcome): void {
+/** The failed tests: name (linked to its page), class, first line of the error. `level`: of its heading, below the build's. */
+export function addFailedTests(summary: Summary, tests: TestsOutcome, level = 3): void {
   if (tests.counts.failed === 0) return
-  summary.addHeading('Failed tests', 3)
+  summary.addHeading('Failed tests', level)
   if (tests.failed.length > 0) {
     summary.addTable([
       [
@@ -35,8 +36,8 @@ export function addFailedTests(summary: Summary, tests: TestsOutcome): void {
         { data: 'Error', header: true }
       ],
       ...tests.failed.map(test => [
-        link(cut(test.name, NAME_CHARS), test.url),
-        `<code>${escapeHtml(cut(test.className, NAME_CHARS))}</code>`,
+        link(shortName(test.name), test.url),
+        `<code>${escapeHtml(shortName(test.className))}</code>`,
         escapeHtml(cut(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
       ])
     ])
@@ -63,9 +64,9 @@ export function addFailedTests(summary: Summary, tests: TestsOutcome): void {
 }
 
 /** The Pipeline's stages: name, status, duration. */
-export function addStages(summary: Summary, stages: readonly PipelineStage[]): void {
+export function addStages(summary: Summary, stages: readonly PipelineStage[], level = 3): void {
   if (stages.length === 0) return
-  summary.addHeading('Stages', 3)
+  summary.addHeading('Stages', level)
   const shown = stages.slice(0, MAX_STAGE_ROWS)
   summary.addTable([
     [
@@ -74,7 +75,7 @@ export function addStages(summary: Summary, stages: readonly PipelineStage[]): v
       { data: 'Duration', header: true }
     ],
     ...shown.map(stage => [
-      escapeHtml(cut(stage.name, NAME_CHARS)),
+      escapeHtml(shortName(stage.name)),
       `${STAGE_ICONS[stage.status] ?? ''} ${escapeHtml(stage.status)}`.trim(),
       stage.status === 'NOT_EXECUTED' ? '&nbsp;' : escapeHtml(formatDuration(stage.durationMillis))
     ])
@@ -85,9 +86,9 @@ export function addStages(summary: Summary, stages: readonly PipelineStage[]): v
 }
 
 /** The downloaded artifacts and where they are; refused paths named. */
-export function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome): void {
+export function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome, level = 3): void {
   if (artifacts.written.length === 0 && artifacts.refused.length === 0) return
-  summary.addHeading('Artifacts', 3)
+  summary.addHeading('Artifacts', level)
   if (artifacts.written.length > 0) {
     summary.addRaw(
       `<p>${artifacts.written.length} file(s), ${escapeHtml(formatBytes(artifacts.bytes))}, in <code>${escapeHtml(artifacts.folder)}</code>:</p>`,
@@ -95,7 +96,7 @@ export function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome): voi
     )
     const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS)
     summary.addRaw(
-      `<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, NAME_CHARS))}</code></li>`).join('')}</ul>`,
+      `<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, PATH_CHARS))}</code></li>`).join('')}</ul>`,
       true
     )
     if (artifacts.written.length > shown.length) {
@@ -104,7 +105,7 @@ export function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome): voi
   }
   for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
     summary.addRaw(
-      `<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), NAME_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`,
+      `<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`,
       true
     )
   }

@@ -1,6 +1,8 @@
+import { isCount, shownValue } from './jenkins/counts.js'
 import { Interrupted } from './jenkins/errors.js'
 import type { Build, BuildOutputsApi, BuildRef, FailedTest, JenkinsApi } from './jenkins/types.js'
 import { warnUnread, type Logger } from './logger.js'
+import { shortName } from './names.js'
 import type { TestLocation } from './test-locations.js'
 
 /** Test counts of a build's report. */
@@ -98,15 +100,21 @@ async function testAction(
   logger: Logger,
   unread: string[]
 ): Promise<TestAction | undefined> {
-  const found = testReportAction(build.actions)
-  if (found) return found
+  // Counts that are not counts (1e+21, -1, 2.5) would reach the outputs: said once, then left out.
+  let said = false
+  const ignored = (message: string): void => {
+    said = true
+    logger.warning(message)
+  }
+  const found = testReportAction(build.actions, ignored)
+  if (found || said) return found
   const named = (build.actions ?? []).some(a => /TestResult/.test(String(classOf(a))))
   if (!named) return undefined
   try {
     const detailed = await api.getBuild(ref.job, ref.number, {
       tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
     })
-    return testReportAction(detailed.actions)
+    return testReportAction(detailed.actions, ignored)
   } catch (error) {
     if (error instanceof Interrupted) throw error
     warnUnread(
@@ -125,11 +133,24 @@ async function testAction(
  * several, the largest: an aggregate includes its parts, adding would count
  * twice.
  */
-export function testReportAction(actions: unknown[] | undefined): TestAction | undefined {
+export function testReportAction(
+  actions: unknown[] | undefined,
+  ignored: (message: string) => void = () => undefined
+): TestAction | undefined {
   let best: TestAction | undefined
   for (const action of actions ?? []) {
     if (typeof action !== 'object' || action === null) continue
     const { failCount, totalCount, skipCount, urlName } = action as Record<string, unknown>
+    if (failCount === undefined || totalCount === undefined) continue
+    const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(
+      ([, value]) => value !== undefined && !isCount(value)
+    )
+    if (wrong.length > 0) {
+      ignored(
+        `Ignored the test counts of ${shownValue(classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${shownValue(value)}`).join(', ')} ${wrong.length > 1 ? 'are not whole numbers' : 'is not a whole number'} from 0 to ${Number.MAX_SAFE_INTEGER}.`
+      )
+      continue
+    }
     if (!isCount(failCount) || !isCount(totalCount)) continue
     const counts = {
       total: totalCount,
@@ -174,10 +195,10 @@ export function annotateFailedTests(
     const details = (test.errorDetails ?? '').trim()
     const lines = details === '' ? [] : details.split(/\r\n|\r|\n/).slice(0, DETAIL_LINES)
     const quoted = lines.join('\n').slice(0, DETAIL_CHARS)
-    const where = test.className ? `${test.className} — ${test.url}` : test.url
+    const where = test.className ? `${shortName(test.className)} — ${test.url}` : test.url
     annotate(
       quoted ? `${quoted}\n${where}` : `${test.status} ${where}`,
-      test.name,
+      shortName(test.name),
       located.get(test)
     )
   }
@@ -187,8 +208,4 @@ function classOf(action: unknown): unknown {
   return typeof action === 'object' && action !== null
     ? (action as { _class?: unknown })._class
     : undefined
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0
 }

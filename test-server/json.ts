@@ -323,7 +323,10 @@ export function buildJson(ctx: JsonContext, build: BuildState, level: number, de
     building: build.building,
     description: null,
     displayName: served(ctx, 'displayName', `#${build.number}`),
-    duration: build.building || finishedAt === null ? 0 : finishedAt - build.startedAt,
+    duration:
+      build.building || finishedAt === null
+        ? 0
+        : (build.job.script.claimedDuration ?? finishedAt - build.startedAt),
     estimatedDuration: ctx.model.estimatedDuration(build.job),
     executor,
     fullDisplayName: served(ctx, 'displayName', `${fullDisplayName(build.job)} #${build.number}`),

@@ -34,7 +34,7 @@ export function buildReport(spec: TestReportSpec): TestReport {
       else if (c.status === 'SKIPPED') skipped++
     }
   }
-  return { counts: { total, failed, skipped }, suites }
+  return { counts: { total, failed, skipped, ...spec.claims }, suites }
 }
 
 /**
@@ -72,7 +72,7 @@ function generatedSuites(
     for (let i = start; i < Math.min(spec.total, start + perSuite); i++) {
       const c: TestCaseSpec = {
         className,
-        name: `case${String(i).padStart(6, '0')}`,
+        name: `case${String(i).padStart(6, '0')}`.padEnd(spec.caseNameChars ?? 0, '-long'),
         duration: 0.001
       }
       if (failedAt.has(i)) {

@@ -275,6 +275,7 @@ class JenkinsServer implements TestJenkins {
       time: Date.now(),
       kind: 'other'
     }
+    countBody(res, bytes => (entry.bytes = (entry.bytes ?? 0) + bytes))
     let logged = false
     const log = (): void => {
       if (logged) return
@@ -475,4 +476,27 @@ export async function startJenkins(options: ServerOptions = {}): Promise<TestJen
   await server.listen()
   if (options.faults) server.setFaults(options.faults)
   return server
+}
+
+/** Counts the body bytes handed to `res` (write and end), for the request log. */
+function countBody(res: ServerResponse, add: (bytes: number) => void): void {
+  const size = (chunk: unknown, encoding: unknown): number =>
+    typeof chunk === 'string'
+      ? Buffer.byteLength(
+          chunk,
+          typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'
+        )
+      : chunk instanceof Uint8Array
+        ? chunk.byteLength
+        : 0
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
+  res.write = ((...args: unknown[]) => {
+    add(size(args[0], args[1]))
+    return write(...args)
+  }) as typeof res.write
+  res.end = ((...args: unknown[]) => {
+    add(size(args[0], args[1]))
+    return end(...args)
+  }) as typeof res.end
 }

@@ -36,6 +36,8 @@ export interface JobScript {
   completedLines?: string[]
   /** Written after `Finished: RESULT`, before the log closes (a Pipeline's stash clean-up error, WorkflowRun.finish). */
   afterFinishedLines?: string[]
+  /** The `duration` a finished build's JSON claims, whatever it took: a broken or hostile server (1e21, -1). */
+  claimedDuration?: number
 }
 
 /** Milliseconds: fixed, or drawn uniformly from [min, max] by the server's seeded PRNG. */
@@ -79,8 +81,13 @@ export interface TestSuiteSpec {
   nodeId?: string
 }
 
-/** A test report: explicit suites, or `total` cases generated with `failed` and `skipped` among them. */
-export type TestReportSpec =
+/**
+ * A test report: explicit suites, or `total` cases generated with `failed`
+ * and `skipped` among them. `claims` replaces the counts the action and the
+ * report announce (failCount, skipCount, totalCount), whatever the suites
+ * hold: a broken or hostile publisher (1e21 cases, -1 failures).
+ */
+export type TestReportSpec = (
   | { suites: TestSuiteSpec[] }
   | {
       total: number
@@ -88,9 +95,12 @@ export type TestReportSpec =
       skipped: number
       /** Cases per generated suite; default 100. */
       casesPerSuite?: number
+      /** Generated case names padded to this many characters (default: `case000042`, 10). */
+      caseNameChars?: number
       /** Where the failed and skipped cases go: spread over the report (default), at its start or at its end. */
       failuresAt?: 'spread' | 'start' | 'end'
     }
+) & { claims?: { total?: number; failed?: number; skipped?: number } }
 
 /** One stage of a Pipeline (a `stage` step), as the Stage View plugin will show it. */
 export interface StageSpec {
@@ -432,4 +442,9 @@ export interface RequestLogEntry {
   fault?: 'error' | 'drop' | 'lost' | 'auth-proxy' | FaultEffect['type']
   /** With fault 'lost': the status Jenkins answered before the answer was lost. */
   actedStatus?: number
+  /**
+   * Body bytes handed to the connection: what the client read, or more when
+   * it stopped reading early (the rest is dropped with the connection).
+   */
+  bytes?: number
 }

@@ -244,7 +244,7 @@ describe('jobs', () => {
         `<td><a href="${jenkins.url}/job/m-integration/">m-integration</a></td><td><a href="${integration.url}">&#35;${integration.number}</a></td><td>❌ FAILURE (not accepted)</td>`
       )
       expect(r.summary).toContain(`m-integration &#35;${integration.number}</a>: FAILURE</h3>`)
-      expect(r.summary).toContain('<h3>Failed tests</h3>')
+      expect(r.summary).toContain('<h4>Failed tests</h4>')
     })
 
     it('fail-fast: the first failure stops the builds this step started, cancels its queued item, and reports them as stopped', async () => {

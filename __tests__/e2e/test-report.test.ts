@@ -131,14 +131,20 @@ describe.each(RUNTIMES)('failed tests ($name)', ({ path: node }) => {
         `${jenkins.url}/job/cart-tests/${n}/testReport/com.example.odd/NamesTest/a_b_2/`
       )
 
-      // What this run asked of the report: one bounded page.
+      // What this run asked of the report: every suite's enclosing blocks,
+      // the first suite's first 200 cases, then the suites after it.
       const reads = jenkins.requests.filter(
         q => q.path === `/job/cart-tests/${n}/testReport/api/json`
       )
-      expect(reads).toHaveLength(1)
-      expect(decodeURIComponent(reads[0]?.query ?? '')).toMatch(
-        /cases\[className,name,status,errorDetails,errorStackTrace\]\{0,1000\}\]\{0,20\}/
-      )
+      expect(reads.map(q => decodeURIComponent(q.query))).toEqual([
+        'tree=suites[enclosingBlocks],childReports[child[url],result[suites[enclosingBlocks]]]',
+        expect.stringMatching(
+          /cases\[className,name,status,errorDetails,errorStackTrace\]\{0,200\}\]\{0,1\},/
+        ),
+        expect.stringMatching(
+          /cases\[className,name,status,errorDetails,errorStackTrace\]\{0,1000\}\]\{1,\d+\},/
+        )
+      ])
     })
 
     it('a report too big to read whole: bounded pages, counts right, the summary says what was read', async () => {
@@ -169,7 +175,6 @@ describe.each(RUNTIMES)('failed tests ($name)', ({ path: node }) => {
       const wholeBytes = (await whole.arrayBuffer()).byteLength
       expect(cases).toBeLessThan(100_000)
       expect(bytes).toBeLessThan(wholeBytes / 2)
-      expect(bytes).toBeLessThan(4 * 1024 * 1024 + 1024 * 1024 + 64 * 1024)
       const pages = jenkins.requests.filter(
         q =>
           q.path === `/job/huge/${n}/testReport/api/json` &&
@@ -177,8 +182,14 @@ describe.each(RUNTIMES)('failed tests ($name)', ({ path: node }) => {
           q.query !== `tree=${tree}`
       )
       expect(pages).toHaveLength(requests)
-      for (const page of pages)
+      expect(decodeURIComponent(pages[0]?.query ?? '')).toBe(
+        'tree=suites[enclosingBlocks],childReports[child[url],result[suites[enclosingBlocks]]]'
+      )
+      for (const page of pages.slice(1))
         expect(decodeURIComponent(page.query)).toMatch(/\]\{\d+,\d+\},childReports/)
+      // The budget is a hard cap on what the server handed over.
+      expect(pages.reduce((sum, q) => sum + (q.bytes ?? 0), 0)).toBe(bytes)
+      expect(bytes).toBeLessThanOrEqual(4 * 1024 * 1024)
       expect(r.summary).toContain('<h3>Failed tests</h3>')
       expect(r.summary).toContain(
         `0 of 5 failed tests shown. The report is too large to read whole: these come from its first ${cases} of 100000 tests.`

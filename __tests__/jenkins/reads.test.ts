@@ -276,6 +276,21 @@ describe('getBuild', () => {
     }
   )
 
+  it.each([
+    [1e21, '1e+21'],
+    [2 ** 53, '9007199254740992'],
+    [0, '0'],
+    [-3, '-3'],
+    [2.5, '2.5']
+  ])('refuses a build number that is not one (%s): it would address no build', async (n, shown) => {
+    const { client } = makeClient()
+    nock(ORIGIN).get('/jenkins/job/a/lastBuild/api/json').reply(200, { number: n, result: null })
+    const error = await jenkinsError(client.getBuild(['a'], 'lastBuild'), 'protocol')
+    expect(error.message).toBe(
+      `Jenkins at ${BASE} answered a build of 'a' with the number ${shown}: expected a whole number from 1 to 9007199254740991`
+    )
+  })
+
   it('404 on lastSuccessfulBuild says the job has none', async () => {
     const { client } = makeClient()
     nock(ORIGIN)

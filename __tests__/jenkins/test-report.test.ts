@@ -45,12 +45,79 @@ describe('JUnit plugin names (TestObject.safe, CaseResult.getSafeName, uniquifyN
   })
 })
 
+const BLOCKS_TREE =
+  'suites[enclosingBlocks],childReports[child[url],result[suites[enclosingBlocks]]]'
+
+/** The first request: every suite's enclosing blocks. */
+function serveBlocks(body: object = { suites: [] }): void {
+  nock(ORIGIN).get(REPORT).query({ tree: BLOCKS_TREE }).reply(200, body)
+}
+
+/** The ranges of a page's tree: suites [from, to), cases [caseFrom, caseTo) of each. */
+function rangesOf(uri: string): { from: number; to: number; caseFrom: number; caseTo: number } {
+  const tree = new URL(uri, ORIGIN).searchParams.get('tree') ?? ''
+  const m = /\]\{(\d+),(\d+)\}\]\{(\d+),(\d+)\},childReports/.exec(tree)
+  if (!m) throw new Error(`no ranges in ${tree}`)
+  const [caseFrom, caseTo, from, to] = m.slice(1).map(Number) as [number, number, number, number]
+  return { from, to, caseFrom, caseTo }
+}
+
+/**
+ * A report served as Jenkins would: `suites[i]` has `sizes[i]` cases named
+ * `s<i>c<j>`, failed where `failed(i, j)`, each with `details` as errorDetails.
+ */
+function serveReport(
+  sizes: number[],
+  failed: (suite: number, index: number) => boolean,
+  details = ''
+): { pages: Array<ReturnType<typeof rangesOf>> } {
+  const pages: Array<ReturnType<typeof rangesOf>> = []
+  nock(ORIGIN)
+    .persist()
+    .get(REPORT)
+    .query(true)
+    .reply(uri => {
+      if (new URL(uri, ORIGIN).searchParams.get('tree') === BLOCKS_TREE) {
+        return [200, JSON.stringify({ suites: sizes.map(() => ({ enclosingBlocks: [] })) })]
+      }
+      const range = rangesOf(uri)
+      pages.push(range)
+      const suites = []
+      for (let i = range.from; i < Math.min(range.to, sizes.length); i++) {
+        const cases = []
+        for (let j = range.caseFrom; j < Math.min(range.caseTo, sizes[i] ?? 0); j++) {
+          cases.push({
+            className: `p.S${i}`,
+            errorDetails: details || null,
+            name: `s${i}c${j}`,
+            status: failed(i, j) ? 'FAILED' : 'PASSED'
+          })
+        }
+        suites.push({ cases, enclosingBlockNames: [], enclosingBlocks: [], name: `S${i}` })
+      }
+      return [200, JSON.stringify({ _class: 'hudson.tasks.junit.TestResult', suites })]
+    })
+  return { pages }
+}
+
+/** Every case a page asked for, as "suite:case", to show none is asked twice. */
+function casesAsked(pages: Array<ReturnType<typeof rangesOf>>, sizes: number[]): string[] {
+  const asked: string[] = []
+  for (const p of pages) {
+    for (let i = p.from; i < Math.min(p.to, sizes.length); i++) {
+      for (let j = p.caseFrom; j < Math.min(p.caseTo, sizes[i] ?? 0); j++) asked.push(`${i}:${j}`)
+    }
+  }
+  return asked
+}
+
 describe('failedTests', () => {
   it('asks for suites and cases with ranges, names and links the failed ones', async () => {
     const { client } = makeClient()
+    serveBlocks({ suites: [{ enclosingBlocks: [] }] })
     nock(ORIGIN)
       .get(REPORT)
-      .query({ tree: reportTree(0, 20, 1000) })
+      .query({ tree: reportTree(0, 1, 0, 200) })
       .matchHeader('authorization', AUTH)
       .reply(200, {
         _class: 'hudson.tasks.junit.TestResult',
@@ -78,8 +145,13 @@ describe('failedTests', () => {
           }
         ]
       })
+    // The next suites, as many as fit the page target at this suite's size.
+    nock(ORIGIN)
+      .get(REPORT)
+      .query(q => /^suites\[.*\{0,1000\}\]\{1,\d+\},childReports/.test(String(q.tree)))
+      .reply(200, { _class: 'hudson.tasks.junit.TestResult', suites: [] })
     const read = await client.failedTests(BUILD)
-    expect(read).toMatchObject({ casesRead: 4, requests: 1, complete: true })
+    expect(read).toMatchObject({ casesRead: 4, requests: 3, complete: true })
     expect(read.failed).toEqual([
       {
         className: 'com.example.CalcTest',
@@ -97,109 +169,141 @@ describe('failedTests', () => {
     ])
   })
 
-  it('pages through suites, sizing pages from the last one, and stops once enough were found', async () => {
+  it('starts small, sizes pages from what it read, and stops once enough were found', async () => {
     const { client } = makeClient()
-    const suite = (i: number, failed: boolean) => ({
-      name: `S${i}`,
-      cases: [{ className: `p.S${i}`, name: 't', status: failed ? 'FAILED' : 'PASSED' }]
-    })
-    const trees: string[] = []
-    nock(ORIGIN)
-      .get(REPORT)
-      .query(q => {
-        trees.push(String(q.tree))
-        return true
-      })
-      .times(3)
-      .reply(uri => {
-        const tree = new URL(uri, ORIGIN).searchParams.get('tree') ?? ''
-        const [from, to] = /\]\{(\d+),(\d+)\},childReports/.exec(tree)!.slice(1).map(Number) as [
-          number,
-          number
-        ]
-        const suites = []
-        for (let i = from; i < Math.min(to, 100); i++) suites.push(suite(i, i % 10 === 9))
-        return [200, { suites }]
-      })
-    const read = await client.failedTests(BUILD, {
-      budget: { want: 3, pageTarget: 400 }
-    })
+    const sizes = Array.from({ length: 100 }, () => 1)
+    const { pages } = serveReport(sizes, i => i % 10 === 9)
+    const read = await client.failedTests(BUILD, { budget: { want: 3, pageTarget: 400 } })
     expect(read.failed.map(t => t.className)).toEqual(['p.S9', 'p.S19', 'p.S29'])
     expect(read.complete).toBe(false)
     expect(read.budgetReached).toBe(false)
-    // The first page asks for 20 suites; the next ones for as many as fit 400 bytes.
-    expect(trees[0]).toContain(']{0,20},childReports')
-    expect(trees[1]).toMatch(/\]\{20,(\d+)\},childReports/)
-    expect(Number(/\]\{20,(\d+)\}/.exec(trees[1] ?? '')?.[1])).toBeLessThan(40)
-    expect(read.requests).toBe(trees.length)
+    // First the first suite's first 200 cases; then as many suites as fit 400 bytes.
+    expect(pages[0]).toEqual({ from: 0, to: 1, caseFrom: 0, caseTo: 200 })
+    expect(pages[1]?.from).toBe(1)
+    expect(pages[1]?.caseFrom).toBe(0)
+    expect((pages[1]?.to ?? 0) - 1).toBeGreaterThan(1)
+    expect((pages[1]?.to ?? 0) - 1).toBeLessThan(10)
+    expect(read.requests).toBe(pages.length + 1)
+    expect(new Set(casesAsked(pages, sizes)).size).toBe(casesAsked(pages, sizes).length)
   })
 
-  it('a page over the limit is asked again with fewer suites; the budget bounds the bytes read', async () => {
+  it('a suite larger than a page is read in ranges of its cases, each case once', async () => {
     const { client } = makeClient()
-    const big = 'x'.repeat(3000)
-    let requests = 0
-    nock(ORIGIN)
-      .get(REPORT)
-      .query(true)
-      .times(20)
-      .reply(uri => {
-        requests++
-        const tree = new URL(uri, ORIGIN).searchParams.get('tree') ?? ''
-        const [from, to] = /\]\{(\d+),(\d+)\},childReports/.exec(tree)!.slice(1).map(Number) as [
-          number,
-          number
-        ]
-        const suites = []
-        for (let i = from; i < to; i++) {
-          suites.push({
-            cases: [{ className: 'a.B', name: `t${i}`, status: 'PASSED', errorDetails: big }]
-          })
-        }
-        return [200, { suites }]
-      })
+    const sizes = [5000, 3, 4000]
+    const { pages } = serveReport(sizes, (i, j) => i === 2 && j >= 3990)
     const read = await client.failedTests(BUILD, {
-      budget: { pageLimit: 10_000, pageTarget: 8000, totalBytes: 30_000 }
+      budget: { want: 20, pageLimit: 40_000, pageTarget: 20_000, totalBytes: 10_000_000 }
     })
-    nock.abortPendingRequests()
-    nock.cleanAll()
+    expect(read.failed.map(t => t.name)).toEqual(
+      Array.from({ length: 10 }, (_, k) => `s2c${3990 + k}`)
+    )
+    expect(read.complete).toBe(true)
+    expect(read.casesRead).toBe(9003)
+    const asked = casesAsked(pages, sizes)
+    expect(asked).toHaveLength(9003)
+    expect(new Set(asked).size).toBe(9003)
+    for (const p of pages) expect(p.caseTo - p.caseFrom).toBeLessThanOrEqual(1000)
+    expect(read.bytesRead).toBeGreaterThan(0)
+  })
+
+  it('the budget is a hard cap on the bytes read, and no case is asked for twice', async () => {
+    const { client } = makeClient()
+    const sizes = Array.from({ length: 300 }, () => 100)
+    const { pages } = serveReport(sizes, i => i === 299, 'x'.repeat(300))
+    const read = await client.failedTests(BUILD, {
+      budget: { pageLimit: 100_000, pageTarget: 50_000, totalBytes: 600_000 }
+    })
     expect(read.failed).toEqual([])
     expect(read.complete).toBe(false)
     expect(read.budgetReached).toBe(true)
-    // Past the budget nothing more is asked; a page is cut off within one
-    // socket chunk (at most 64 KiB) of its limit.
-    expect(read.bytesRead).toBeLessThan(30_000 + 10_000 + 65_536)
-    expect(requests).toBeLessThan(10)
-    expect(read.requests).toBe(requests)
+    expect(read.bytesRead).toBeLessThanOrEqual(600_000)
+    expect(read.bytesRead).toBeGreaterThan(400_000)
+    expect(read.requests).toBe(pages.length + 1)
+    const asked = casesAsked(pages, sizes)
+    expect(new Set(asked).size).toBe(asked.length)
+    expect(read.casesRead).toBe(asked.length)
   })
 
-  it('a page over the limit is asked again for half the suites', async () => {
+  it('a page larger than its limit is cut there and used up to its last whole case', async () => {
     const { client } = makeClient()
-    const ranges: string[] = []
+    // A server that answers every page with the whole suite, whatever the range.
+    const suite = (from: number) => ({
+      suites: [
+        {
+          cases: Array.from({ length: 60 - from }, (_, k) => ({
+            className: 'a.B',
+            errorDetails: 'e'.repeat(1000),
+            name: `t${from + k}`,
+            status: (from + k) % 20 === 19 ? 'FAILED' : 'PASSED'
+          })),
+          name: 'S0'
+        }
+      ]
+    })
+    const pages: Array<ReturnType<typeof rangesOf>> = []
+    serveBlocks()
+    nock(ORIGIN)
+      .persist()
+      .get(REPORT)
+      .query(true)
+      .reply(uri => {
+        const range = rangesOf(uri)
+        pages.push(range)
+        return [200, JSON.stringify(range.from > 0 ? { suites: [] } : suite(range.caseFrom))]
+      })
+    const read = await client.failedTests(BUILD, {
+      budget: { pageLimit: 10_000, pageTarget: 8000, totalBytes: 1_000_000 }
+    })
+    expect(read.failed.map(t => t.name)).toEqual(['t19', 't39', 't59'])
+    // The first page held 9 whole cases (of about 1.1 KB): the next one starts at the 10th.
+    expect(pages[0]).toEqual({ from: 0, to: 1, caseFrom: 0, caseTo: 200 })
+    expect(pages[1]?.caseFrom).toBe(9)
+    expect(read.casesRead).toBe(60)
+    for (const p of pages) expect(p.from).toBeLessThanOrEqual(1)
+    expect(read.bytesRead).toBeLessThan(60 * 1100 + pages.length * 1100)
+  })
+
+  it('a page of several suites cut among its cases goes on from the first case not read whole', async () => {
+    const { client } = makeClient()
+    const sizes = [3, 20, 20, 20]
+    const { pages } = serveReport(
+      sizes,
+      (i, j) => j === 19 || (i === 0 && j === 2),
+      'e'.repeat(1000)
+    )
+    const read = await client.failedTests(BUILD, {
+      budget: { pageLimit: 10_000, pageTarget: 8000, totalBytes: 1_000_000 }
+    })
+    expect(read.failed.map(t => t.name)).toEqual(['s0c2', 's1c19', 's2c19', 's3c19'])
+    // Every case parsed once: a cut page's last, partial case is asked for again, not counted twice.
+    expect(read.casesRead).toBe(63)
+    expect(read.complete).toBe(true)
+    expect(pages[1]).toMatchObject({ from: 1, caseFrom: 0 })
+    expect((pages[1]?.to ?? 0) - (pages[1]?.from ?? 0)).toBeGreaterThan(1)
+    // The cut second page is followed by the rest of its last suite.
+    expect(pages[2]?.from).toBe(1)
+    expect(pages[2]?.caseFrom).toBeGreaterThan(0)
+  })
+
+  it('a single case larger than the page limit ends the read, said as the byte bound', async () => {
+    const { client } = makeClient()
+    serveBlocks()
     nock(ORIGIN)
       .get(REPORT)
       .query(true)
-      .times(5)
-      .reply(uri => {
-        const tree = new URL(uri, ORIGIN).searchParams.get('tree') ?? ''
-        const match = /\]\{(\d+),(\d+)\},childReports/.exec(tree)!
-        ranges.push(`${match[1]},${match[2]}`)
-        const [from, to] = [Number(match[1]), Math.min(Number(match[2]), 4)]
-        const suites = []
-        for (let i = from; i < to; i++) {
-          suites.push({
-            cases: [
-              { className: 'a.B', name: `t${i}`, status: 'FAILED', errorDetails: 'e'.repeat(3000) }
-            ]
-          })
-        }
-        return [200, { suites }]
-      })
+      .times(2)
+      .reply(
+        200,
+        JSON.stringify({
+          suites: [{ cases: [{ className: 'a.B', errorDetails: 'e'.repeat(50_000), name: 't' }] }]
+        })
+      )
     const read = await client.failedTests(BUILD, { budget: { pageLimit: 10_000 } })
-    // Then from where it got to, sized for the page target (about 84 suites of 3 KB).
-    expect(ranges.slice(0, 4)).toEqual(['0,20', '0,10', '0,5', '0,3'])
-    expect(ranges[4]).toMatch(/^3,\d{2}$/)
-    expect(read.failed.map(t => t.name)).toEqual(['t0', 't1', 't2', 't3'])
-    expect(read.complete).toBe(true)
+    nock.abortPendingRequests()
+    expect(read).toMatchObject({ failed: [], casesRead: 0, complete: false, budgetReached: true })
+    // The blocks page, then the page cut at its limit twice: with the stack traces, and once without.
+    expect(read.requests).toBe(3)
+    expect(read.bytesRead).toBe('{"suites":[]}'.length + 2 * 10_000)
   })
 
   it('keeps the stack trace, and leaves it out when one case with it cannot fit a page', async () => {
@@ -226,18 +330,18 @@ describe('failedTests', () => {
       })
     const read = await client.failedTests(BUILD, { budget: { pageLimit: 10_000 } })
     nock.cleanAll()
-    // Halved to one suite and one case, then asked once more without traces, and on.
-    const first = trees.findIndex(t => !t.includes('errorStackTrace'))
-    expect(first).toBeGreaterThan(0)
-    expect(trees[first - 1]).toBe(reportTree(0, 1, 1))
-    expect(trees[first]).toBe(reportTree(0, 1, 1, false))
-    expect(trees.slice(first).every(t => !t.includes('errorStackTrace'))).toBe(true)
+    // The first page is cut inside its one case: the same range once more without traces, and on.
+    const pages = trees.filter(t => t.includes('cases['))
+    expect(pages[0]).toBe(reportTree(0, 1, 0, 200))
+    expect(pages[1]).toBe(reportTree(0, 1, 0, 200, false))
+    expect(pages.slice(1).every(t => !t.includes('errorStackTrace'))).toBe(true)
     expect(read.failed).toEqual([expect.objectContaining({ name: 'huge', errorDetails: 'boom' })])
     expect(read.failed[0]?.errorStackTrace).toBeUndefined()
 
+    serveBlocks()
     nock(ORIGIN)
       .get(REPORT)
-      .query({ tree: reportTree(0, 20, 1000) })
+      .query({ tree: reportTree(0, 1, 0, 200) })
       .reply(200, {
         suites: [
           {
@@ -252,6 +356,7 @@ describe('failedTests', () => {
           }
         ]
       })
+    nock(ORIGIN).get(REPORT).query(true).reply(200, { suites: [] })
     const small = await client.failedTests(BUILD)
     expect(small.failed[0]?.errorStackTrace?.startsWith('Error\n\tat a.B.t(B.java:1)')).toBe(true)
     expect(small.failed[0]?.errorStackTrace).toHaveLength(8000)
@@ -259,9 +364,10 @@ describe('failedTests', () => {
 
   it('an aggregated report: each child build report, linked below the child build', async () => {
     const { client } = makeClient()
+    serveBlocks({ childReports: [] })
     nock(ORIGIN)
       .get(REPORT)
-      .query(true)
+      .query(q => String(q.tree).includes('{0,1},childReports'))
       .reply(200, {
         _class: 'hudson.matrix.MatrixTestResult',
         childReports: [
@@ -279,6 +385,7 @@ describe('failedTests', () => {
           { child: { url: 'http://jenkins.internal/job/app/OS=mac/12/' }, result: null }
         ]
       })
+    nock(ORIGIN).get(REPORT).query(true).reply(200, { childReports: [] })
     const read = await client.failedTests(BUILD, {
       rebase: url => url.replace('http://jenkins.internal', BASE)
     })
@@ -293,18 +400,28 @@ describe('failedTests', () => {
     ])
   })
 
-  it('tests of several Pipeline blocks are named with their stages, as Jenkins shows them', async () => {
+  it('tests of several Pipeline blocks are named with their stages, from the first suite on', async () => {
     const { client } = makeClient()
+    // The blocks of every suite first: the first suite's failed test is
+    // named with its stages, though the second block is in a later page.
+    serveBlocks({ suites: [{ enclosingBlocks: ['7', '3'] }, { enclosingBlocks: ['9', '3'] }] })
     nock(ORIGIN)
       .get(REPORT)
-      .query(true)
+      .query(q => String(q.tree).includes('{0,200}]{0,1},'))
       .reply(200, {
         suites: [
           {
             enclosingBlocks: ['7', '3'],
             enclosingBlockNames: ['unit', 'Test'],
-            cases: [{ className: 'a.B', name: 'ok', status: 'PASSED' }]
-          },
+            cases: [{ className: 'a.B', name: 'breaks', status: 'FAILED' }]
+          }
+        ]
+      })
+    nock(ORIGIN)
+      .get(REPORT)
+      .query(q => String(q.tree).includes(']{1,'))
+      .reply(200, {
+        suites: [
           {
             enclosingBlocks: ['9', '3'],
             enclosingBlockNames: ['integration', 'Test'],
@@ -314,6 +431,11 @@ describe('failedTests', () => {
       })
     const read = await client.failedTests(BUILD)
     expect(read.failed[0]).toMatchObject({
+      name: 'Test / unit / breaks',
+      stage: 'Test / unit',
+      url: `${BASE}/job/app/12/testReport/a/B/Test___unit___breaks/`
+    })
+    expect(read.failed[1]).toMatchObject({
       name: 'Test / integration / fails',
       stage: 'Test / integration',
       url: `${BASE}/job/app/12/testReport/a/B/Test___integration___fails/`

@@ -124,6 +124,32 @@ describe('outputs', () => {
     expect(JSON.parse(out.builds as string)).toHaveLength(3)
     expect(out['build-number']).toBeUndefined()
   })
+
+  it('a sum of test counts past the safe-integer range is not set, with a warning', () => {
+    const out: Record<string, string> = {}
+    const warnings: string[] = []
+    const huge = {
+      counts: { total: Number.MAX_SAFE_INTEGER, failed: 1, skipped: 0 },
+      failed: [],
+      reportUrl: 'r',
+      casesRead: 0,
+      partial: false
+    }
+    const a = item('a', 1, 'SUCCESS')
+    a.outcome.tests = huge
+    const b = item('b', 2, 'SUCCESS')
+    b.outcome.tests = huge
+    setJobsOutputs({ setOutput: (name, value) => (out[name] = value) }, [a, b], {
+      debug() {},
+      info() {},
+      warning: m => warnings.push(m)
+    })
+    expect(out['tests-total']).toBeUndefined()
+    expect(out['tests-failed']).toBe('2')
+    expect(warnings).toEqual([
+      "The tests-total output is not set: the sum of the builds' counts is too large."
+    ])
+  })
 })
 
 describe('jobsFailure', () => {

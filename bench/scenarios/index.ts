@@ -13,6 +13,7 @@ import { jobs } from './jobs.js'
 import { jsonDepth } from './json-depth.js'
 import { memory } from './memory.js'
 import { outcome } from './outcome.js'
+import { reportBudget } from './report-budget.js'
 import { requests } from './requests.js'
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -25,5 +26,6 @@ export const SCENARIOS: readonly Scenario[] = [
   concurrency,
   outcome,
   jobs,
-  jsonDepth
+  jsonDepth,
+  reportBudget
 ]

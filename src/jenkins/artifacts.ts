@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { Interrupted, JenkinsError } from './errors.js'
+import { countOf } from './counts.js'
 import { buildUrl, fullName } from './job-path.js'
 import type { Requester } from './requester.js'
 import { htmlError } from './responses.js'
@@ -159,6 +160,5 @@ async function copy(body: Readable, sink: ArtifactSink): Promise<number> {
 }
 
 function parseLength(value: string | undefined): number | undefined {
-  if (value === undefined || !/^\d+$/.test(value.trim())) return undefined
-  return Number(value)
+  return countOf(value)
 }

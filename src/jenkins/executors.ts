@@ -25,6 +25,7 @@
  * one), not with the builds followed: one request watches any number.
  */
 import { fullName } from './job-path.js'
+import { isBuildNumber, isCount } from './counts.js'
 import { jobNamesFromUrl } from './reconcile.js'
 import type { Requester } from './requester.js'
 import type { RunningBuild } from './types.js'
@@ -83,9 +84,11 @@ function runningBuild(raw: RawExecutable): RunningBuild | undefined {
   const parsed = buildOfUrl(raw.url)
   if (!parsed) return undefined
   const build: RunningBuild = { job: parsed.job, number: parsed.number }
-  if (typeof raw.queueId === 'number') build.queueId = raw.queueId
-  if (typeof raw.timestamp === 'number' && raw.timestamp > 0) build.timestamp = raw.timestamp
-  if (typeof raw.estimatedDuration === 'number') build.estimatedDuration = raw.estimatedDuration
+  if (isCount(raw.queueId)) build.queueId = raw.queueId
+  if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
+  // -1: Jenkins has no estimate (Job.getEstimatedDuration).
+  if (Number.isSafeInteger(raw.estimatedDuration))
+    build.estimatedDuration = raw.estimatedDuration as number
   return build
 }
 
@@ -104,7 +107,7 @@ export function buildOfUrl(url: string): { job: string[]; number: number } | und
   const match = /^(.*\/)(\d+)\/?$/.exec(path)
   const number = Number(match?.[2])
   const job = match ? jobNamesFromUrl(match[1] as string) : undefined
-  if (!job || job.length === 0 || !Number.isSafeInteger(number) || number < 1) return undefined
+  if (!job || job.length === 0 || !isBuildNumber(number)) return undefined
   return { job, number }
 }
 

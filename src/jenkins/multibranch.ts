@@ -4,6 +4,7 @@
  * FolderComputation, branch-api's MultiBranchProject.getIndexing.
  */
 import { JenkinsError } from './errors.js'
+import { countOf } from './counts.js'
 import { fullName, jobUrl } from './job-path.js'
 import type { Requester } from './requester.js'
 import { errorForResponse } from './responses.js'
@@ -63,8 +64,8 @@ export async function indexingLog(
     `${jobUrl(http.baseUrl, project)}indexing/logText/progressiveText?start=${start}`,
     context,
     async response => {
-      const size = Number(response.header('x-text-size'))
-      if (response.header('x-text-size') === undefined || !Number.isFinite(size)) {
+      const size = countOf(response.header('x-text-size'))
+      if (size === undefined) {
         response.discard()
         throw new JenkinsError(
           'protocol',

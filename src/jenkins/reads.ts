@@ -1,5 +1,6 @@
 import { BUILD_RESULTS } from '../constants.js'
 import { JenkinsError } from './errors.js'
+import { countOf, isBuildNumber, isCount, shownValue } from './counts.js'
 import { buildUrl, fullName, jobUrl } from './job-path.js'
 import { causeClassesOf, jobNamesFromUrl, parametersOf } from './reconcile.js'
 import type { Requester } from './requester.js'
@@ -112,7 +113,7 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   if (info.isFolder) info.folderKind = folderKindOf(info._class)
   if (typeof data.buildable === 'boolean') info.buildable = data.buildable
   if (typeof data.disabled === 'boolean') info.disabled = data.disabled
-  if (typeof data.nextBuildNumber === 'number') info.nextBuildNumber = data.nextBuildNumber
+  if (isBuildNumber(data.nextBuildNumber)) info.nextBuildNumber = data.nextBuildNumber
   const builds = buildSummaries(data.builds)
   // A folder has no `builds`: no history, rather than an empty one.
   if (Array.isArray(data.builds)) {
@@ -142,7 +143,7 @@ function buildSummaries(raw: unknown): BuildSummary[] {
   const out: BuildSummary[] = []
   for (const entry of Array.isArray(raw) ? raw : []) {
     const b = entry as Partial<Record<keyof BuildSummary, unknown>> | null
-    if (typeof b?.number !== 'number' || typeof b.duration !== 'number') continue
+    if (!isBuildNumber(b?.number) || !isCount(b.duration)) continue
     out.push({
       number: b.number,
       result: RESULTS.has(b.result) ? (b.result as BuildSummary['result']) : null,
@@ -229,6 +230,12 @@ export async function getBuild(
       `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`
     )
   }
+  if (!isBuildNumber(build.number)) {
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
+    )
+  }
   const result: unknown = build.result
   // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
   // else is a broken or hostile server, and would reach outputs and messages.
@@ -263,7 +270,7 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
       why?: unknown
     }
     const url = item?.task?.url
-    if (typeof item?.id !== 'number' || typeof url !== 'string') continue
+    if (!isCount(item?.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
     if (!names) continue
     items.push({
@@ -305,9 +312,9 @@ export async function recentBuilds(
   const builds: RecentBuild[] = []
   for (const raw of Array.isArray(data.builds) ? data.builds : []) {
     const build = raw as Record<string, unknown> | null
-    if (typeof build?.number !== 'number') continue
+    if (!isBuildNumber(build?.number)) continue
     const recent: RecentBuild = { number: build.number }
-    if (typeof build.queueId === 'number') recent.queueId = build.queueId
+    if (isCount(build.queueId)) recent.queueId = build.queueId
     if (options.outcome) {
       const [summary] = buildSummaries([build])
       if (summary) {
@@ -351,8 +358,8 @@ export async function progressiveText(
           3
         )
       }
-      const textSize = Number(response.header('x-text-size'))
-      if (response.header('x-text-size') === undefined || !Number.isFinite(textSize)) {
+      const textSize = countOf(response.header('x-text-size'))
+      if (textSize === undefined) {
         throw new JenkinsError(
           'protocol',
           `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`

@@ -1,4 +1,5 @@
 import { JenkinsError } from './errors.js'
+import { isCount } from './counts.js'
 import { fullName } from './job-path.js'
 import type { Requester } from './requester.js'
 import type { BuildRef, PipelineRun, PipelineStage, StageStatus } from './types.js'
@@ -81,5 +82,5 @@ export async function describeRun(
 }
 
 function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0
+  return isCount(value) ? value : 0
 }

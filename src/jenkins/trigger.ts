@@ -1,4 +1,5 @@
 import { Interrupted, JenkinsError } from './errors.js'
+import { countOf, isBuildNumber, isCount } from './counts.js'
 import type { HttpResponse } from './http.js'
 import { fullName, jobUrl } from './job-path.js'
 import {
@@ -288,12 +289,12 @@ function reconcileReader(http: Requester, job: JobPath): ReconcileReader {
       const builds: BuildCandidate[] = []
       for (const raw of Array.isArray(data.builds) ? data.builds : []) {
         const build = raw as { number?: unknown; queueId?: unknown; actions?: unknown } | null
-        if (typeof build?.number !== 'number') continue
+        if (!isBuildNumber(build?.number)) continue
         const candidate: BuildCandidate = {
           number: build.number,
           parameters: parametersOf(build.actions)
         }
-        if (typeof build.queueId === 'number') candidate.queueId = build.queueId
+        if (isCount(build.queueId)) candidate.queueId = build.queueId
         const userIds = userIdsOf(build.actions)
         if (userIds) candidate.userIds = userIds
         builds.push(candidate)
@@ -318,7 +319,7 @@ function queueIdOf(response: HttpResponse): number | undefined {
     return undefined
   }
   const match = /\/queue\/item\/(\d+)\/?$/.exec(path)
-  return match ? Number(match[1]) : undefined
+  return countOf(match?.[1])
 }
 
 /**

@@ -143,13 +143,13 @@ export interface ArtifactDownload {
 export interface ReportBudget {
   /** Failed tests wanted; reading stops once this many were found. */
   want: number
-  /** Bytes one page may have; a bigger answer is cut off and asked again smaller. */
+  /** Bytes one page may have; a bigger answer is cut off there and used up to its last whole case. */
   pageLimit: number
-  /** Bytes a page aims at: the next page's suite range is sized from the last one. */
+  /** Bytes a page aims at: the next page's ranges are sized from the pages read so far. */
   pageTarget: number
-  /** Bytes read in all; past it the scan stops, and says so. */
+  /** Bytes read in all, a hard cap: no page reads past it; the scan stops, and says so. */
   totalBytes: number
-  /** Cases read per suite and page. */
+  /** Cases asked per suite in a page of several suites; a larger suite is read in ranges of its cases. */
   casesPerSuite: number
 }
 

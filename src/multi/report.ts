@@ -3,8 +3,16 @@ import { BUILD_RESULTS, Output, type BuildResult } from '../constants.js'
 import { formatDuration } from '../duration.js'
 import { addHistory } from '../history.js'
 import { cut, escapeHtml, link } from '../html.js'
+import { countOf, isCount } from '../jenkins/counts.js'
 import type { Logger } from '../logger.js'
-import { failureMessage, resultCell, type BuildOutcome, type OutputSink } from '../report.js'
+import { shortName } from '../names.js'
+import {
+  failureMessage,
+  resultCell,
+  setArtifactsOutput,
+  type BuildOutcome,
+  type OutputSink
+} from '../report.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from '../summary-sections.js'
 import { addTimeline, type TimelineBuild } from '../summary-timeline.js'
 
@@ -55,7 +63,7 @@ export function buildsEntries(items: readonly ItemReport[]): BuildsEntry[] {
       number: build?.number ?? numberOf(outcome.buildUrl) ?? null,
       url: outcome.buildUrl ?? null,
       result: outcome.result ?? (ended ? build.result : null),
-      duration: ended ? build.duration : null,
+      duration: ended && isCount(build.duration) ? build.duration : null,
       queueUrl: outcome.queueUrl ?? null
     }
   })
@@ -67,21 +75,39 @@ export function buildsEntries(items: readonly ItemReport[]): BuildsEntry[] {
  * artifact. The outputs of one build (number, url, build JSON, stages) are
  * in `builds` instead.
  */
-export function setJobsOutputs(out: OutputSink, items: readonly ItemReport[]): void {
+export function setJobsOutputs(
+  out: OutputSink,
+  items: readonly ItemReport[],
+  logger?: Logger
+): void {
   out.setOutput(Output.Builds, JSON.stringify(buildsEntries(items)))
   const worst = worstResult(items.map(item => item.outcome.result))
   if (worst) out.setOutput(Output.Result, worst)
   const tests = items.flatMap(item => (item.outcome.tests ? [item.outcome.tests.counts] : []))
   if (tests.length > 0) {
-    const sum = (key: 'total' | 'failed' | 'skipped'): string =>
-      String(tests.reduce((n, counts) => n + counts[key], 0))
-    out.setOutput(Output.TestsTotal, sum('total'))
-    out.setOutput(Output.TestsFailed, sum('failed'))
-    out.setOutput(Output.TestsSkipped, sum('skipped'))
+    // Counts each within the safe range can sum past it: such a sum is not set.
+    const sum = (key: 'total' | 'failed' | 'skipped', name: Output): void => {
+      const total = tests.reduce((n, counts) => n + counts[key], 0)
+      if (isCount(total)) out.setOutput(name, String(total))
+      else
+        logger?.warning(
+          `The ${name} output is not set: the sum of the builds' counts is too large.`
+        )
+    }
+    sum('total', Output.TestsTotal)
+    sum('failed', Output.TestsFailed)
+    sum('skipped', Output.TestsSkipped)
   }
-  const artifacts = items.flatMap(item => item.outcome.artifacts?.written ?? [])
   if (items.some(item => item.outcome.artifacts)) {
-    out.setOutput(Output.Artifacts, JSON.stringify(artifacts))
+    const folders = [...new Set(items.flatMap(item => item.outcome.artifacts?.folder ?? []))]
+    setArtifactsOutput(
+      out,
+      {
+        written: items.flatMap(item => item.outcome.artifacts?.written ?? []),
+        folder: cut(folders.join(', '), 500)
+      },
+      logger
+    )
   }
 }
 
@@ -120,11 +146,12 @@ export function jobsFailure(
 function itemLine(item: ItemReport): string {
   const { outcome } = item
   const number = outcome.build?.number ?? numberOf(outcome.buildUrl)
-  const name = number === undefined ? outcome.jobName : `${outcome.jobName} #${number}`
+  const job = shortName(outcome.jobName)
+  const name = number === undefined ? job : `${job} #${number}`
   if (item.error) return `${name}: ${item.error.replace(/\.$/, '')}`
   if (item.stopped && !outcome.result) return `${name}: ${item.stopped}`
   const result = outcome.result ?? 'no result'
-  const stage = outcome.failedStage ? ` in stage '${outcome.failedStage}'` : ''
+  const stage = outcome.failedStage ? ` in stage '${shortName(outcome.failedStage)}'` : ''
   const stopped = item.stopped ? ` (${item.stopped})` : ''
   const url = outcome.buildUrl ?? outcome.queueUrl
   return `${name} ${result}${stage}${stopped}${url ? ` — ${url}` : ''}`
@@ -188,23 +215,25 @@ function row(item: ItemReport): string[] {
   const duration =
     build && !build.building ? escapeHtml(formatDuration(build.duration)) : build ? 'running' : '—'
   const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—'
-  return [link(outcome.jobName, outcome.jobUrl), buildCell, result, duration, tests]
+  return [link(shortName(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests]
 }
 
 function details(summary: typeof coreSummary, item: ItemReport): void {
   const { outcome } = item
   const number = outcome.build?.number ?? numberOf(outcome.buildUrl)
-  const title = number === undefined ? outcome.jobName : `${outcome.jobName} #${number}`
+  const job = shortName(outcome.jobName)
+  const title = number === undefined ? job : `${job} #${number}`
   summary.addHeading(
     `${link(title, outcome.buildUrl ?? outcome.jobUrl)}: ${escapeHtml(outcome.result ?? 'no result')}`,
     3
   )
   const notes = [item.error, item.stopped, item.left, outcome.note].filter((n): n is string => !!n)
   if (notes.length > 0) summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), 1000))}</p>`, true)
+  // Below the build's own heading (h3), so that the outline, and what a cut summary says it left out, is per build.
   if (outcome.history) addHistory(summary, outcome.history)
-  if (outcome.tests) addFailedTests(summary, outcome.tests)
-  if (outcome.stages) addStages(summary, outcome.stages)
-  if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
+  if (outcome.tests) addFailedTests(summary, outcome.tests, 4)
+  if (outcome.stages) addStages(summary, outcome.stages, 4)
+  if (outcome.artifacts) addArtifacts(summary, outcome.artifacts, 4)
   if (outcome.unread) addUnread(summary, outcome.unread)
   const tail = item.stopped ? [] : item.tail.slice(-TAIL_IN_SUMMARY)
   if (tail.length > 0) {
@@ -234,6 +263,5 @@ function timelineBuilds(items: readonly ItemReport[]): TimelineBuild[] {
 
 /** The number at the end of a build URL (`…/job/x/12/`). */
 function numberOf(url: string | undefined): number | undefined {
-  const match = url ? /\/(\d+)\/?$/.exec(url) : null
-  return match ? Number(match[1]) : undefined
+  return countOf(url ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined)
 }

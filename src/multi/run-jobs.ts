@@ -96,7 +96,7 @@ export class JobsRun {
     } finally {
       await this.settlePending()
     }
-    setJobsOutputs(io, this.reports)
+    setJobsOutputs(io, this.reports, this.log)
     await writeJobsSummary(io.summary, this.reports, this.log)
     const failure = jobsFailure(this.reports, settings.accept)
     if (failure) throw new Error(failure)
@@ -109,7 +109,7 @@ export class JobsRun {
       if (note && !item.done) item.report.left = note
     }
     try {
-      setJobsOutputs(this.o.io, this.reports)
+      setJobsOutputs(this.o.io, this.reports, this.log)
     } catch (error) {
       this.log.debug(`Could not set the outputs: ${(error as Error).message}`)
     }

@@ -1,0 +1,28 @@
+/**
+ * Counts Jenkins sends (build numbers, queue ids, durations, test counts,
+ * offsets): whole numbers from 0 to Number.MAX_SAFE_INTEGER. Beyond that a
+ * number is no longer exact and prints as `1e+21`, which a shell's `-gt`
+ * cannot read and a URL does not address; a broken or hostile server is the
+ * only source of such values, so they are ignored where they are read.
+ */
+export function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+}
+
+/** A build number: a count from 1 (Run.number starts at 1). */
+export function isBuildNumber(value: unknown): value is number {
+  return isCount(value) && value >= 1
+}
+
+/** A count from a header or a path (digits only), or undefined when it is none or too large. */
+export function countOf(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,16}$/.test(text.trim())) return undefined
+  const value = Number(text.trim())
+  return isCount(value) ? value : undefined
+}
+
+/** A value Jenkins sent, for a message saying it was ignored: JSON-quoted and cut to 40 characters. */
+export function shownValue(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text
+}

@@ -1,0 +1,39 @@
+/**
+ * JSON array outputs within a byte cap. GitHub allows 1 MB for all of a
+ * job's outputs together (counted as UTF-16); a list Jenkins makes long
+ * (stages, archived files) must not take it all, nor fail the job.
+ */
+
+/** A JSON array output, maybe cut. */
+export interface CappedArray {
+  json: string
+  /** Entries in `json`: the first ones, each whole; fewer than given when cut. */
+  kept: number
+  /** Size of the whole array as JSON, in bytes. */
+  fullBytes: number
+}
+
+/**
+ * `entries` as a JSON array of at most `maxBytes` UTF-8 bytes: the first
+ * entries that fit, each whole, so that it stays valid JSON.
+ */
+export function cappedArray(entries: readonly unknown[], maxBytes: number): CappedArray {
+  const texts = entries.map(entry => JSON.stringify(entry) ?? 'null')
+  let fullBytes = 2
+  let bytes = 2
+  let kept = 0
+  texts.forEach((text, i) => {
+    const size = Buffer.byteLength(text) + (i > 0 ? 1 : 0)
+    fullBytes += size
+    if (kept === i && bytes + size <= maxBytes) {
+      bytes += size
+      kept++
+    }
+  })
+  return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes }
+}
+
+/** Bytes as KiB, rounded up, for messages. */
+export function kib(bytes: number): string {
+  return `${Math.ceil(bytes / 1024)} KiB`
+}
