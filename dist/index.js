@@ -34624,7 +34624,7 @@ function collectYoungGarbage() {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4349);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7449);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3111);
 
 
 (0,_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -34640,7 +34640,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7449:
+/***/ 3111:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37451,6 +37451,66 @@ async function withCommandsStopped(write, fn) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/html.ts
+/**
+ * Text in the job summary: what came from Jenkins or the user made inert
+ * (HTML and Markdown), and links only to http(s).
+ */
+/** An `<a>` to an http(s) URL, else the escaped text alone. */
+function html_link(text, url) {
+    const href = safeUrl(url);
+    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+}
+/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
+function safeUrl(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Makes text inert in the summary: HTML special characters and the characters
+ * Markdown acts on become entities, line breaks become <br> (a blank line
+ * would end the HTML block and let Markdown through), and other control
+ * characters go.
+ */
+function escapeHtml(text) {
+    return (text
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
+        .replace(/\r\n|\r|\n/g, '<br>')
+        .replace(/\t/g, ' '));
+}
+function escapeAttribute(text) {
+    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+}
+/** At most `max` characters (code points), an ellipsis marking the cut. */
+function cut(text, max) {
+    const chars = Array.from(text);
+    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
+}
+
+;// CONCATENATED MODULE: ./src/names.ts
+
+/**
+ * Characters of a stage, test or job name wherever the step prints one: the
+ * log, annotations, messages, the summary. Jenkins accepts names of any
+ * length (a stage name is free text; 2,000 stages of 4 KB names make
+ * megabytes); what identifies one is in its first words, and its page in
+ * Jenkins has the whole.
+ */
+const NAME_CHARS = 200;
+/** A name as printed: at most NAME_CHARS characters, an ellipsis marking the cut. */
+function shortName(name) {
+    return cut(name, NAME_CHARS);
+}
+
 ;// CONCATENATED MODULE: ./src/suggest.ts
 /** Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively). */
 function editDistance(a, b) {
@@ -37529,6 +37589,7 @@ async function settleBy(work, until) {
 }
 
 ;// CONCATENATED MODULE: ./src/branch.ts
+
 
 
 
@@ -37764,8 +37825,8 @@ async function missingBranch(options, message) {
         return `${message} It has no branches yet.`;
     const close = closestNames(branch.name, names, 5);
     if (close.length > 0)
-        return `${message} Closest branches: ${close.join(', ')}.`;
-    const some = names.slice(0, 10).join(', ');
+        return `${message} Closest branches: ${close.map(shortName).join(', ')}.`;
+    const some = names.slice(0, 10).map(shortName).join(', ');
     return `${message} It has: ${some}${names.length > 10 ? `, … (${names.length} in all)` : ''}.`;
 }
 async function jobOrUndefined(api, job) {
@@ -41153,6 +41214,34 @@ function formatBytes(bytes) {
     return `${value.toFixed(1)} ${units[unit]}`;
 }
 
+;// CONCATENATED MODULE: ./src/jenkins/counts.ts
+/**
+ * Counts Jenkins sends (build numbers, queue ids, durations, test counts,
+ * offsets): whole numbers from 0 to Number.MAX_SAFE_INTEGER. Beyond that a
+ * number is no longer exact and prints as `1e+21`, which a shell's `-gt`
+ * cannot read and a URL does not address; a broken or hostile server is the
+ * only source of such values, so they are ignored where they are read.
+ */
+function isCount(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+/** A build number: a count from 1 (Run.number starts at 1). */
+function isBuildNumber(value) {
+    return isCount(value) && value >= 1;
+}
+/** A count from a header or a path (digits only), or undefined when it is none or too large. */
+function countOf(text) {
+    if (text === undefined || !/^\d{1,16}$/.test(text.trim()))
+        return undefined;
+    const value = Number(text.trim());
+    return isCount(value) ? value : undefined;
+}
+/** A value Jenkins sent, for a message saying it was ignored: JSON-quoted and cut to 40 characters. */
+function shownValue(value) {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
 ;// CONCATENATED MODULE: ./src/constants.ts
 /** Input names, exactly as in action.yml. */
 var Input;
@@ -41522,7 +41611,8 @@ function clip(text) {
 }
 /** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
 function formatDuration(ms) {
-    if (!Number.isFinite(ms) || ms < 0)
+    // Beyond the safe-integer range a number from Jenkins is not a duration (1e+21).
+    if (!Number.isFinite(ms) || ms < 0 || ms > Number.MAX_SAFE_INTEGER)
         return 'unknown';
     if (ms < 1000)
         return `${Math.round(ms)} ms`;
@@ -41724,6 +41814,7 @@ function giveUp(error, why) {
 
 
 
+
 /** Folder levels listJobs walks in its one request. */
 const LIST_DEPTH = 10;
 /** Newest builds Jenkins estimates the next build's length from (Job.getEstimatedDurationCandidates). */
@@ -41798,7 +41889,7 @@ async function getJob(http, job) {
         info.buildable = data.buildable;
     if (typeof data.disabled === 'boolean')
         info.disabled = data.disabled;
-    if (typeof data.nextBuildNumber === 'number')
+    if (isBuildNumber(data.nextBuildNumber))
         info.nextBuildNumber = data.nextBuildNumber;
     const builds = buildSummaries(data.builds);
     // A folder has no `builds`: no history, rather than an empty one.
@@ -41828,7 +41919,7 @@ function buildSummaries(raw) {
     const out = [];
     for (const entry of Array.isArray(raw) ? raw : []) {
         const b = entry;
-        if (typeof b?.number !== 'number' || typeof b.duration !== 'number')
+        if (!isBuildNumber(b?.number) || !isCount(b.duration))
             continue;
         out.push({
             number: b.number,
@@ -41886,6 +41977,9 @@ async function getBuild(http, job, which, options = {}) {
     if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
         throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`);
     }
+    if (!isBuildNumber(build.number)) {
+        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
+    }
     const result = build.result;
     // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
     // else is a broken or hostile server, and would reach outputs and messages.
@@ -41906,7 +42000,7 @@ async function getQueue(http) {
     for (const raw of Array.isArray(data.items) ? data.items : []) {
         const item = raw;
         const url = item?.task?.url;
-        if (typeof item?.id !== 'number' || typeof url !== 'string')
+        if (!isCount(item?.id) || typeof url !== 'string')
             continue;
         const names = jobNamesFromUrl(url);
         if (!names)
@@ -41941,10 +42035,10 @@ async function recentBuilds(http, job, limit, options = {}) {
     const builds = [];
     for (const raw of Array.isArray(data.builds) ? data.builds : []) {
         const build = raw;
-        if (typeof build?.number !== 'number')
+        if (!isBuildNumber(build?.number))
             continue;
         const recent = { number: build.number };
-        if (typeof build.queueId === 'number')
+        if (isCount(build.queueId))
             recent.queueId = build.queueId;
         if (options.outcome) {
             const [summary] = buildSummaries([build]);
@@ -41975,8 +42069,8 @@ async function progressiveText(http, build, start) {
             // A login page now and then is an SSO proxy's blip; every time, it is the answer.
             throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, 3);
         }
-        const textSize = Number(response.header('x-text-size'));
-        if (response.header('x-text-size') === undefined || !Number.isFinite(textSize)) {
+        const textSize = countOf(response.header('x-text-size'));
+        if (textSize === undefined) {
             throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
         }
         // Streamed, not buffered: a console can be hundreds of MB. The stream
@@ -42059,6 +42153,7 @@ function parameterDefinitions(property) {
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/trigger.ts
+
 
 
 
@@ -42275,13 +42370,13 @@ function reconcileReader(http, job) {
             const builds = [];
             for (const raw of Array.isArray(data.builds) ? data.builds : []) {
                 const build = raw;
-                if (typeof build?.number !== 'number')
+                if (!isBuildNumber(build?.number))
                     continue;
                 const candidate = {
                     number: build.number,
                     parameters: parametersOf(build.actions)
                 };
-                if (typeof build.queueId === 'number')
+                if (isCount(build.queueId))
                     candidate.queueId = build.queueId;
                 const userIds = userIdsOf(build.actions);
                 if (userIds)
@@ -42308,7 +42403,7 @@ function queueIdOf(response) {
         return undefined;
     }
     const match = /\/queue\/item\/(\d+)\/?$/.exec(path);
-    return match ? Number(match[1]) : undefined;
+    return countOf(match?.[1]);
 }
 /**
  * Whether Jenkins itself produced an error answer rather than a proxy in
@@ -42340,7 +42435,39 @@ function notAJob(info, name, origin) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/output-cap.ts
+/**
+ * JSON array outputs within a byte cap. GitHub allows 1 MB for all of a
+ * job's outputs together (counted as UTF-16); a list Jenkins makes long
+ * (stages, archived files) must not take it all, nor fail the job.
+ */
+/**
+ * `entries` as a JSON array of at most `maxBytes` UTF-8 bytes: the first
+ * entries that fit, each whole, so that it stays valid JSON.
+ */
+function cappedArray(entries, maxBytes) {
+    const texts = entries.map(entry => JSON.stringify(entry) ?? 'null');
+    let fullBytes = 2;
+    let bytes = 2;
+    let kept = 0;
+    texts.forEach((text, i) => {
+        const size = Buffer.byteLength(text) + (i > 0 ? 1 : 0);
+        fullBytes += size;
+        if (kept === i && bytes + size <= maxBytes) {
+            bytes += size;
+            kept++;
+        }
+    });
+    return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes };
+}
+/** Bytes as KiB, rounded up, for messages. */
+function kib(bytes) {
+    return `${Math.ceil(bytes / 1024)} KiB`;
+}
+
 ;// CONCATENATED MODULE: ./src/stages.ts
+
+
 
 
 
@@ -42376,9 +42503,20 @@ async function readStages(api, ref, build, logger, unread = []) {
         return undefined;
     }
 }
-/** The `stages` output: `[{name, status, durationMillis}]`. */
-function stagesOutput(stages) {
-    return JSON.stringify(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })));
+/**
+ * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
+ * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
+ * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
+ * each: some 900 fit.
+ */
+const STAGES_OUTPUT_MAX_BYTES = 64 * 1024;
+/**
+ * The `stages` output: `[{name, status, durationMillis}]`, within
+ * `maxBytes`: the first stages that fit, each whole (names are not cut),
+ * so that it stays valid JSON.
+ */
+function stagesOutput(stages, maxBytes = STAGES_OUTPUT_MAX_BYTES) {
+    return cappedArray(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })), maxBytes);
 }
 /** Stage statuses that match a build result, for naming the stage it came from. */
 const STATUS_OF_RESULT = {
@@ -42422,7 +42560,7 @@ function watchForInput(api, ref, logger, options = {}) {
                 continue;
             announced.add(key);
             const stage = paused.find(s => s.id === key);
-            const where = stage ? ` in stage ${JSON.stringify(stage.name)}` : '';
+            const where = stage ? ` in stage ${JSON.stringify(shortName(stage.name))}` : '';
             // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
             logger.info(`Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`);
         }
@@ -42655,6 +42793,8 @@ async function locateFailedTests(tests, workspace, logger) {
 ;// CONCATENATED MODULE: ./src/test-report.ts
 
 
+
+
 /** Failed tests listed in the summary. */
 const MAX_LISTED = 20;
 /** Failed tests that get an annotation of their own. */
@@ -42708,8 +42848,14 @@ async function readTests(api, ref, build, logger, unread = []) {
  * aggregate of it): the largest counts win, an aggregate includes its parts.
  */
 async function testAction(api, ref, build, logger, unread) {
-    const found = testReportAction(build.actions);
-    if (found)
+    // Counts that are not counts (1e+21, -1, 2.5) would reach the outputs: said once, then left out.
+    let said = false;
+    const ignored = (message) => {
+        said = true;
+        logger.warning(message);
+    };
+    const found = testReportAction(build.actions, ignored);
+    if (found || said)
         return found;
     const named = (build.actions ?? []).some(a => /TestResult/.test(String(classOf(a))));
     if (!named)
@@ -42718,7 +42864,7 @@ async function testAction(api, ref, build, logger, unread) {
         const detailed = await api.getBuild(ref.job, ref.number, {
             tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
         });
-        return testReportAction(detailed.actions);
+        return testReportAction(detailed.actions, ignored);
     }
     catch (error) {
         if (error instanceof Interrupted)
@@ -42734,12 +42880,19 @@ async function testAction(api, ref, build, logger, unread) {
  * several, the largest: an aggregate includes its parts, adding would count
  * twice.
  */
-function testReportAction(actions) {
+function testReportAction(actions, ignored = () => undefined) {
     let best;
     for (const action of actions ?? []) {
         if (typeof action !== 'object' || action === null)
             continue;
         const { failCount, totalCount, skipCount, urlName } = action;
+        if (failCount === undefined || totalCount === undefined)
+            continue;
+        const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(([, value]) => value !== undefined && !isCount(value));
+        if (wrong.length > 0) {
+            ignored(`Ignored the test counts of ${shownValue(classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${shownValue(value)}`).join(', ')} ${wrong.length > 1 ? 'are not whole numbers' : 'is not a whole number'} from 0 to ${Number.MAX_SAFE_INTEGER}.`);
+            continue;
+        }
         if (!isCount(failCount) || !isCount(totalCount))
             continue;
         const counts = {
@@ -42776,17 +42929,14 @@ function annotateFailedTests(tests, annotate, located = new Map()) {
         const details = (test.errorDetails ?? '').trim();
         const lines = details === '' ? [] : details.split(/\r\n|\r|\n/).slice(0, DETAIL_LINES);
         const quoted = lines.join('\n').slice(0, DETAIL_CHARS);
-        const where = test.className ? `${test.className} — ${test.url}` : test.url;
-        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, test.name, located.get(test));
+        const where = test.className ? `${shortName(test.className)} — ${test.url}` : test.url;
+        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, shortName(test.name), located.get(test));
     }
 }
 function classOf(action) {
     return typeof action === 'object' && action !== null
         ? action._class
         : undefined;
-}
-function isCount(value) {
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
 ;// CONCATENATED MODULE: ./src/build-parts.ts
@@ -42797,6 +42947,7 @@ function isCount(value) {
  * produced, the commit status, and the description of a failure for it.
  * None prints by itself: each takes the logger (and annotator) to use.
  */
+
 
 
 
@@ -42830,7 +42981,7 @@ async function withJobSuggestions(api, job, error, logger) {
     try {
         const close = closestNames(fullName(job), await api.listJobs([]));
         if (close.length)
-            return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.join(', ')}?`;
+            return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`;
     }
     catch (listError) {
         logger.debug(`Could not list jobs for suggestions: ${listError.message}`);
@@ -43149,51 +43300,6 @@ class QueueItemEnded extends JenkinsError {
     }
 }
 
-;// CONCATENATED MODULE: ./src/html.ts
-/**
- * Text in the job summary: what came from Jenkins or the user made inert
- * (HTML and Markdown), and links only to http(s).
- */
-/** An `<a>` to an http(s) URL, else the escaped text alone. */
-function html_link(text, url) {
-    const href = safeUrl(url);
-    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
-}
-/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
-function safeUrl(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-/**
- * Makes text inert in the summary: HTML special characters and the characters
- * Markdown acts on become entities, line breaks become <br> (a blank line
- * would end the HTML block and let Markdown through), and other control
- * characters go.
- */
-function escapeHtml(text) {
-    return (text
-        // eslint-disable-next-line no-control-regex
-        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
-        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
-        .replace(/\r\n|\r|\n/g, '<br>')
-        .replace(/\t/g, ' '));
-}
-function escapeAttribute(text) {
-    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
-}
-/** At most `max` characters (code points), an ellipsis marking the cut. */
-function cut(text, max) {
-    const chars = Array.from(text);
-    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
-}
-
 ;// CONCATENATED MODULE: ./src/history.ts
 
 
@@ -43286,6 +43392,7 @@ function addHistory(summary, entries) {
 
 
 
+
 const STAGE_ICONS = {
     SUCCESS: '✅',
     FAILED: '❌',
@@ -43297,15 +43404,15 @@ const STAGE_ICONS = {
 };
 const MAX_STAGE_ROWS = 100;
 const MAX_ARTIFACT_ROWS = 20;
-const NAME_CHARS = 200;
+const PATH_CHARS = 200;
 const ERROR_CHARS = 300;
 const MAX_UNREAD = 3;
 const UNREAD_CHARS = 600;
-/** The failed tests: name (linked to its page), class, first line of the error. */
-function addFailedTests(summary, tests) {
+/** The failed tests: name (linked to its page), class, first line of the error. `level`: of its heading, below the build's. */
+function addFailedTests(summary, tests, level = 3) {
     if (tests.counts.failed === 0)
         return;
-    summary.addHeading('Failed tests', 3);
+    summary.addHeading('Failed tests', level);
     if (tests.failed.length > 0) {
         summary.addTable([
             [
@@ -43314,8 +43421,8 @@ function addFailedTests(summary, tests) {
                 { data: 'Error', header: true }
             ],
             ...tests.failed.map(test => [
-                html_link(cut(test.name, NAME_CHARS), test.url),
-                `<code>${escapeHtml(cut(test.className, NAME_CHARS))}</code>`,
+                html_link(shortName(test.name), test.url),
+                `<code>${escapeHtml(shortName(test.className))}</code>`,
                 escapeHtml(cut(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
             ])
         ]);
@@ -43337,10 +43444,10 @@ function addFailedTests(summary, tests) {
     summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : escapeHtml(n))).join(' ')}</p>`, true);
 }
 /** The Pipeline's stages: name, status, duration. */
-function addStages(summary, stages) {
+function addStages(summary, stages, level = 3) {
     if (stages.length === 0)
         return;
-    summary.addHeading('Stages', 3);
+    summary.addHeading('Stages', level);
     const shown = stages.slice(0, MAX_STAGE_ROWS);
     summary.addTable([
         [
@@ -43349,7 +43456,7 @@ function addStages(summary, stages) {
             { data: 'Duration', header: true }
         ],
         ...shown.map(stage => [
-            escapeHtml(cut(stage.name, NAME_CHARS)),
+            escapeHtml(shortName(stage.name)),
             `${STAGE_ICONS[stage.status] ?? ''} ${escapeHtml(stage.status)}`.trim(),
             stage.status === 'NOT_EXECUTED' ? '&nbsp;' : escapeHtml(formatDuration(stage.durationMillis))
         ])
@@ -43359,20 +43466,20 @@ function addStages(summary, stages) {
     }
 }
 /** The downloaded artifacts and where they are; refused paths named. */
-function addArtifacts(summary, artifacts) {
+function addArtifacts(summary, artifacts, level = 3) {
     if (artifacts.written.length === 0 && artifacts.refused.length === 0)
         return;
-    summary.addHeading('Artifacts', 3);
+    summary.addHeading('Artifacts', level);
     if (artifacts.written.length > 0) {
         summary.addRaw(`<p>${artifacts.written.length} file(s), ${escapeHtml(formatBytes(artifacts.bytes))}, in <code>${escapeHtml(artifacts.folder)}</code>:</p>`, true);
         const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
-        summary.addRaw(`<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, NAME_CHARS))}</code></li>`).join('')}</ul>`, true);
+        summary.addRaw(`<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
         if (artifacts.written.length > shown.length) {
             summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
         }
     }
     for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
-        summary.addRaw(`<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), NAME_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`, true);
+        summary.addRaw(`<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`, true);
     }
 }
 /** Parts of the outcome that could not be read: a notice each, the build's result stands. */
@@ -43477,6 +43584,9 @@ function addTimeline(summary, builds) {
 
 
 
+
+
+
 /**
  * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
  * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
@@ -43536,8 +43646,11 @@ function setBuildOutputs(out, outcome, logger) {
     if (outcome.buildUrl)
         out.setOutput(Output.BuildUrl, outcome.buildUrl);
     // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
-    if (finished)
+    if (finished && isCount(build.duration))
         out.setOutput(Output.Duration, String(build.duration));
+    else if (finished) {
+        logger?.warning(`Ignored the duration Jenkins gave build #${build.number} (${shownValue(build.duration)}): not a whole number of milliseconds. The duration output is not set.`);
+    }
     if (outcome.queueUrl)
         out.setOutput(Output.QueueUrl, outcome.queueUrl);
     if (build) {
@@ -43553,15 +43666,30 @@ function setBuildOutputs(out, outcome, logger) {
         out.setOutput(Output.TestsFailed, String(outcome.tests.counts.failed));
         out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped));
     }
-    if (outcome.stages)
-        out.setOutput(Output.Stages, stagesOutput(outcome.stages));
+    if (outcome.stages) {
+        const { json, kept, fullBytes } = stagesOutput(outcome.stages);
+        out.setOutput(Output.Stages, json);
+        if (kept < outcome.stages.length) {
+            logger?.warning(`The stages output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(STAGES_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`);
+        }
+    }
     if (outcome.history)
         out.setOutput(Output.History, historyOutput(outcome.history));
     if (outcome.artifacts)
-        out.setOutput(Output.Artifacts, JSON.stringify(outcome.artifacts.written));
+        setArtifactsOutput(out, outcome.artifacts, logger);
 }
-function kib(bytes) {
-    return `${Math.ceil(bytes / 1024)} KiB`;
+/**
+ * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
+ * files are on disk whatever the output lists.
+ */
+const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024;
+/** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
+function setArtifactsOutput(out, artifacts, logger) {
+    const { json, kept, fullBytes } = cappedArray(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES);
+    out.setOutput(Output.Artifacts, json);
+    if (kept < artifacts.written.length) {
+        logger?.warning(`The artifacts output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`);
+    }
 }
 const RESULT_ICONS = {
     SUCCESS: '✅',
@@ -43585,7 +43713,7 @@ const HIDDEN = '***';
 async function writeSummary(summary, outcome, logger) {
     try {
         const build = outcome.build;
-        summary.addHeading(`Jenkins ${html_link(outcome.jobName, outcome.jobUrl)}`, 2);
+        summary.addHeading(`Jenkins ${html_link(shortName(outcome.jobName), outcome.jobUrl)}`, 2);
         const rows = [['Result', resultCell(outcome)]];
         if (build) {
             rows.push(['Build', html_link(`#${build.number}`, outcome.buildUrl)]);
@@ -43597,7 +43725,7 @@ async function writeSummary(summary, outcome, logger) {
         else if (outcome.queueUrl) {
             rows.push(['Queue item', html_link(outcome.queueUrl, outcome.queueUrl)]);
         }
-        if (outcome.queueWaitMs !== undefined) {
+        if (isCount(outcome.queueWaitMs)) {
             rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))]);
         }
         if (outcome.tests) {
@@ -43721,15 +43849,15 @@ function failureMessage(outcome, tail) {
     const result = outcome.result ?? build?.result ?? undefined;
     let head;
     if (!build) {
-        head = `Jenkins job ${outcome.jobName} did not start a build`;
+        head = `Jenkins job ${shortName(outcome.jobName)} did not start a build`;
     }
     else if (build.building && !outcome.result) {
-        head = `Jenkins build ${outcome.jobName} #${build.number} did not finish`;
+        head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} did not finish`;
     }
     else {
-        head = `Jenkins build ${outcome.jobName} #${build.number} finished ${result ?? 'without a result'}`;
+        head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`;
         if (outcome.failedStage)
-            head += ` in stage '${outcome.failedStage}'`;
+            head += ` in stage '${shortName(outcome.failedStage)}'`;
     }
     if (outcome.accept && outcome.accept.length > 0)
         head += ` (accepted: ${outcome.accept.join(', ')})`;
@@ -43776,6 +43904,7 @@ function lastLines(tail) {
 
 
 
+
 /** Fields polled while a build runs: enough to know whether it is over and when to look again. */
 const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId';
 /**
@@ -43786,7 +43915,7 @@ const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timesta
  * it 0.
  */
 function queueWaitMs(inQueueSince, build) {
-    if (inQueueSince === undefined || typeof build.timestamp !== 'number')
+    if (inQueueSince === undefined || !isCount(build.timestamp))
         return undefined;
     return Math.max(0, build.timestamp - inQueueSince);
 }
@@ -43845,9 +43974,12 @@ class BuildFollower {
             }
             const executable = item.executable;
             if (executable && typeof executable.number === 'number') {
+                if (!isBuildNumber(executable.number)) {
+                    throw new JenkinsError('protocol', `Queue item ${queueId} of ${name} started a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}.`);
+                }
                 return {
                     ref: this.ref(executable.number),
-                    inQueueSince: typeof item.inQueueSince === 'number' ? item.inQueueSince : undefined,
+                    inQueueSince: isCount(item.inQueueSince) ? item.inQueueSince : undefined,
                     seenAt: askedAt,
                     startSlackMs: askedAt - previousAt
                 };
@@ -43973,10 +44105,247 @@ class BuildFollower {
     }
 }
 
+;// CONCATENATED MODULE: ./src/summary-cap.ts
+
+
+/**
+ * GitHub refuses a step's summary over 1 MiB (the runner shows an error and
+ * the summary is lost). The summary is kept this far under it: room for the
+ * line that says what was left out.
+ */
+const SUMMARY_MAX_BYTES = 1024 * 1024 - 8 * 1024;
+/** Headings the 'left out' line names; the rest are counted. */
+const NAMED_SECTIONS = 10;
+/**
+ * Wraps the job summary so that whatever is added to it, what is written
+ * stays under GitHub's limit. Each add* call is one unit (a heading, a
+ * table, a details block, a raw block): the summary is cut only between
+ * units, never inside one, so Markdown and HTML stay whole, and this holds
+ * for sections this module does not know. `existingBytes` is what the
+ * summary file already holds for this step.
+ */
+function boundedSummary(summary, logger, options = {}) {
+    let units = [];
+    let recorded = 0;
+    const record = () => {
+        const buffer = summary.stringify();
+        if (buffer.length < recorded) {
+            units = [];
+            recorded = 0;
+        }
+        if (buffer.length > recorded) {
+            units.push(buffer.slice(recorded));
+            recorded = buffer.length;
+        }
+    };
+    const reset = () => {
+        units = [];
+        recorded = 0;
+    };
+    const proxy = new Proxy(summary, {
+        get(target, key, receiver) {
+            const value = Reflect.get(target, key, receiver);
+            if (typeof value !== 'function')
+                return value;
+            const method = value;
+            if (key === 'write') {
+                return async (...args) => {
+                    record();
+                    // write({ overwrite: true }) replaces what the file holds.
+                    const overwrite = args[0]?.overwrite === true;
+                    const existing = overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)();
+                    const max = (options.maxBytes ?? SUMMARY_MAX_BYTES) - existing;
+                    const text = target.stringify();
+                    if (Buffer.byteLength(text) > max) {
+                        const fitted = fitSummary(units, max);
+                        target.emptyBuffer();
+                        target.addRaw(fitted.text);
+                        logger.warning(`The job summary was ${Math.ceil(Buffer.byteLength(text) / 1024)} KiB, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`);
+                    }
+                    reset();
+                    await method.apply(target, args);
+                    return proxy;
+                };
+            }
+            if (key === 'emptyBuffer' || key === 'clear') {
+                return (...args) => {
+                    reset();
+                    const result = method.apply(target, args);
+                    return result === target ? proxy : result;
+                };
+            }
+            if (typeof key === 'string' && key.startsWith('add')) {
+                return (...args) => {
+                    // What an earlier call left unrecorded is a unit of its own.
+                    record();
+                    const result = method.apply(target, args);
+                    record();
+                    return result === target ? proxy : result;
+                };
+            }
+            return method.bind(target);
+        }
+    });
+    return proxy;
+}
+/** The size of the step's summary file so far (0 when there is none). */
+function summaryFileBytes() {
+    const path = process.env.GITHUB_STEP_SUMMARY;
+    if (!path)
+        return 0;
+    try {
+        return (0,external_node_fs_namespaceObject.statSync)(path).size;
+    }
+    catch {
+        return 0;
+    }
+}
+/**
+ * Units (each a whole element) within `maxBytes`, with a line saying what
+ * was left out. Sections (a heading and what follows it up to the next
+ * heading) are left out whole, the largest first, never the first one
+ * (what the build did); if that is not enough, rows from the end of the
+ * largest tables kept; last, whole sections from the end.
+ */
+function fitSummary(units, maxBytes) {
+    const sections = [];
+    for (const unit of units) {
+        const last = sections[sections.length - 1];
+        if (isHeading(unit) || !last)
+            sections.push([unit]);
+        else
+            last.push(unit);
+    }
+    const bytesOf = (section) => section.reduce((n, unit) => n + Buffer.byteLength(unit), 0);
+    const headings = sectionNames(sections.map(section => section[0] ?? ''));
+    const kept = sections.map(() => true);
+    let keptBytes = sections.reduce((n, section) => n + bytesOf(section), 0);
+    let rows = 0;
+    const current = () => ({
+        text: '',
+        sections: headings.filter((_, i) => !kept[i]),
+        rows
+    });
+    const fits = () => keptBytes + Buffer.byteLength(leftOutLine(current())) + 1 <= maxBytes;
+    const leave = (i) => {
+        kept[i] = false;
+        keptBytes -= bytesOf(sections[i] ?? []);
+    };
+    const largestFirst = sections
+        .map((section, i) => ({ i, bytes: bytesOf(section) }))
+        .filter(s => s.i > 0)
+        .sort((a, b) => b.bytes - a.bytes);
+    for (const { i } of largestFirst) {
+        if (fits())
+            break;
+        leave(i);
+    }
+    // Still too large (the first section alone): rows from the end of its largest tables.
+    while (!fits()) {
+        let largest;
+        sections.forEach((section, i) => {
+            if (!kept[i])
+                return;
+            section.forEach((unit, j) => {
+                const bytes = Buffer.byteLength(unit);
+                if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
+                    largest = { section, unit: j, bytes };
+                }
+            });
+        });
+        if (!largest)
+            break;
+        const table = largest.section[largest.unit];
+        const tableRows = rowsOf(table);
+        const over = keptBytes + Buffer.byteLength(leftOutLine(current())) + 1 - maxBytes;
+        let drop = 0;
+        let freed = 0;
+        // The header row and one row stay.
+        while (tableRows.length - drop > 2 && freed < over) {
+            freed += Buffer.byteLength(tableRows[tableRows.length - 1 - drop] ?? '');
+            drop++;
+        }
+        const shorter = tableOf(table, tableRows.slice(0, tableRows.length - drop));
+        keptBytes += Buffer.byteLength(shorter) - largest.bytes;
+        largest.section[largest.unit] = shorter;
+        rows += drop;
+    }
+    // Last: whole sections from the end, the first one too if it must.
+    for (let i = sections.length - 1; i >= 0 && !fits(); i--)
+        if (kept[i])
+            leave(i);
+    const fitted = current();
+    const text = sections.flatMap((section, i) => (kept[i] ? section : [])).join('');
+    const cutAny = fitted.sections.length > 0 || fitted.rows > 0;
+    fitted.text = cutAny ? `${text}${leftOutLine(fitted)}\n` : text;
+    return fitted;
+}
+/**
+ * Each section's name for the 'left out' line: its heading, after the
+ * heading it is under ('deploy #12 › Stages'), since several builds each
+ * have their own 'Stages'.
+ */
+function sectionNames(firstUnits) {
+    const open = [];
+    return firstUnits.map(unit => {
+        const level = Number(/^\s*<h([1-6])/i.exec(unit)?.[1] ?? 7);
+        const text = cut(headingText(unit), 100);
+        while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level)
+            open.pop();
+        const parent = open[open.length - 1];
+        open.push({ level, text });
+        return parent && level > 2 ? `${parent.text} › ${text}` : text;
+    });
+}
+function isHeading(unit) {
+    return /^\s*<h[1-6][\s>]/i.test(unit);
+}
+function isTable(unit) {
+    return /^\s*<table>/i.test(unit);
+}
+/** The line closing a cut summary. */
+function leftOutLine(left) {
+    return `<p>✂️ ${escapeHtml(leftOutText(left, true))}</p>`;
+}
+/** What was left out, in words. */
+function leftOutText(left, inSummary) {
+    const parts = [];
+    if (left.sections.length > 0) {
+        const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${s}'`);
+        const more = left.sections.length - named.length;
+        parts.push(`${left.sections.length} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`);
+    }
+    if (left.rows > 0)
+        parts.push(`${left.rows} table row(s)`);
+    const what = parts.length > 0 ? parts.join(' and ') : 'some content';
+    return inSummary
+        ? `This summary was cut to stay under GitHub's limit of 1 MiB for a step: left out ${what}. The build's pages in Jenkins have everything.`
+        : `left out ${what}.`;
+}
+/** A heading's text, tags and entities taken out (it is escaped again where shown). */
+function headingText(unit) {
+    return unit
+        .replace(/<[^>]*>/g, '')
+        .replace(/&#(\d+);/g, (_, code) => String.fromCodePoint(Number(code)))
+        .replace(/&(amp|lt|gt|quot);/g, (_, name) => name === 'amp' ? '&' : name === 'lt' ? '<' : name === 'gt' ? '>' : '"')
+        .trim();
+}
+/** The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`). */
+function rowsOf(table) {
+    return table.match(/<tr>[\s\S]*?<\/tr>/g) ?? [];
+}
+function tableOf(table, rows) {
+    const tail = /<\/table>(\s*)$/.exec(table)?.[1] ?? '\n';
+    return `<table>${rows.join('')}</table>${tail}`;
+}
+
 ;// CONCATENATED MODULE: ./src/step-io.ts
 
 
 
+
+/** The job summary, kept under GitHub's limit whatever is added to it (summary-cap.ts). */
+const stepSummary = boundedSummary(summary, coreLogger);
 /** The runner's step: @actions/core. */
 const coreStepIO = {
     logger: coreLogger,
@@ -43986,7 +44355,7 @@ const coreStepIO = {
     endGroup: () => endGroup(),
     annotate: (message, title, where) => error(message, { title, file: where?.file, startLine: where?.line }),
     setOutput: (name, value) => setOutput(name, value),
-    summary: summary,
+    summary: stepSummary,
     saveState: (name, value) => saveState(name, value)
 };
 
@@ -44177,7 +44546,7 @@ async function finish(outcome, accepted, settings, progress, tail = []) {
     // Whatever the step did not wait for, the user chose to leave running.
     progress.done();
     setBuildOutputs({ setOutput: (name, value) => setOutput(name, value) }, outcome, coreLogger);
-    await writeSummary(summary, outcome, coreLogger);
+    await writeSummary(stepSummary, outcome, coreLogger);
     // A wanted artifact that is missing fails the step even when the build passed.
     const problems = outcome.artifacts?.problems ?? [];
     if (!accepted) {
@@ -44551,6 +44920,7 @@ const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createR
 
 
 
+
 /** Most artifacts one build's list is read for; beyond, the list is cut (and says so). */
 const MAX_ARTIFACTS = 10_000;
 /**
@@ -44670,9 +45040,7 @@ async function copy(body, sink) {
     }
 }
 function parseLength(value) {
-    if (value === undefined || !/^\d+$/.test(value.trim()))
-        return undefined;
-    return Number(value);
+    return countOf(value);
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/executors.ts
@@ -44702,6 +45070,7 @@ function parseLength(value) {
  * The answer grows with the number of executors (about 60 bytes an idle
  * one), not with the builds followed: one request watches any number.
  */
+
 
 
 const EXECUTABLE = 'currentExecutable[url,number,queueId,timestamp,estimatedDuration]';
@@ -44742,11 +45111,12 @@ function runningBuild(raw) {
     if (!parsed)
         return undefined;
     const build = { job: parsed.job, number: parsed.number };
-    if (typeof raw.queueId === 'number')
+    if (isCount(raw.queueId))
         build.queueId = raw.queueId;
-    if (typeof raw.timestamp === 'number' && raw.timestamp > 0)
+    if (isCount(raw.timestamp) && raw.timestamp > 0)
         build.timestamp = raw.timestamp;
-    if (typeof raw.estimatedDuration === 'number')
+    // -1: Jenkins has no estimate (Job.getEstimatedDuration).
+    if (Number.isSafeInteger(raw.estimatedDuration))
         build.estimatedDuration = raw.estimatedDuration;
     return build;
 }
@@ -44766,7 +45136,7 @@ function buildOfUrl(url) {
     const match = /^(.*\/)(\d+)\/?$/.exec(path);
     const number = Number(match?.[2]);
     const job = match ? jobNamesFromUrl(match[1]) : undefined;
-    if (!job || job.length === 0 || !Number.isSafeInteger(number) || number < 1)
+    if (!job || job.length === 0 || !isBuildNumber(number))
         return undefined;
     return { job, number };
 }
@@ -44783,6 +45153,7 @@ function definedOnly(value) {
  * log. Sources: cloudbees-folder's ComputedFolder.doBuild and
  * FolderComputation, branch-api's MultiBranchProject.getIndexing.
  */
+
 
 
 
@@ -44826,8 +45197,8 @@ async function indexingLog(http, project, start) {
         notFound: `Multibranch project '${name}' has no scan log on Jenkins at ${http.baseUrl} (404)`
     });
     return http.read('scan-log', `${jobUrl(http.baseUrl, project)}indexing/logText/progressiveText?start=${start}`, context, async (response) => {
-        const size = Number(response.header('x-text-size'));
-        if (response.header('x-text-size') === undefined || !Number.isFinite(size)) {
+        const size = countOf(response.header('x-text-size'));
+        if (size === undefined) {
             response.discard();
             throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
         }
@@ -44842,6 +45213,7 @@ async function indexingLog(http, project, start) {
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/stages.ts
+
 
 
 /**
@@ -44903,7 +45275,7 @@ async function describeRun(http, build) {
     };
 }
 function count(value) {
-    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+    return isCount(value) ? value : 0;
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/junit-names.ts
@@ -45071,7 +45443,94 @@ function retryLater(response, error) {
     return new TransientFailure(error, String(response.status), parseRetryAfter(response.header('retry-after')));
 }
 
+;// CONCATENATED MODULE: ./src/jenkins/json-prefix.ts
+/**
+ * Nesting this deep is no page of a report (it has at most eight levels): the scan
+ * gives up rather than spend time on a hostile one.
+ */
+const json_prefix_MAX_DEPTH = 32;
+/**
+ * The start of `text` that is whole, or undefined when not even one array
+ * element is. Only a cut after a whole element is used: an object cut in the
+ * middle would look like a whole one that lacks fields.
+ */
+function parseJsonPrefix(text) {
+    const stack = [];
+    let inString = false;
+    let escaped = false;
+    let stringStart = -1;
+    let expectKey = false;
+    let cut;
+    for (let i = 0; i < text.length; i++) {
+        const ch = text.charCodeAt(i);
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (ch === 0x5c)
+                escaped = true;
+            else if (ch === 0x22) {
+                inString = false;
+                if (expectKey) {
+                    const top = stack[stack.length - 1];
+                    if (top)
+                        top.key = text.slice(stringStart + 1, i);
+                    expectKey = false;
+                }
+            }
+            continue;
+        }
+        switch (ch) {
+            case 0x22: // "
+                inString = true;
+                stringStart = i;
+                break;
+            case 0x7b: // {
+                if (stack.push({ kind: '{' }) > json_prefix_MAX_DEPTH)
+                    return undefined;
+                expectKey = true;
+                break;
+            case 0x5b: // [
+                if (stack.push({ kind: '[' }) > json_prefix_MAX_DEPTH)
+                    return undefined;
+                break;
+            case 0x7d: // }
+            case 0x5d: // ]
+                stack.pop();
+                expectKey = false;
+                break;
+            case 0x2c: {
+                // ,
+                const top = stack[stack.length - 1];
+                if (top?.kind === '{')
+                    expectKey = true;
+                else if (top?.kind === '[') {
+                    cut = {
+                        at: i,
+                        closers: stack
+                            .map(f => (f.kind === '{' ? '}' : ']'))
+                            .reverse()
+                            .join(''),
+                        openKeys: stack.flatMap(f => (f.kind === '{' && f.key !== undefined ? [f.key] : []))
+                    };
+                }
+                break;
+            }
+            default:
+                break;
+        }
+    }
+    if (!cut)
+        return undefined;
+    try {
+        return { value: JSON.parse(text.slice(0, cut.at) + cut.closers), openKeys: cut.openKeys };
+    }
+    catch {
+        return undefined;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/test-report.ts
+
 
 
 
@@ -45085,35 +45544,38 @@ const DEFAULT_BUDGET = {
     totalBytes: 4 * 1024 * 1024,
     casesPerSuite: 1000
 };
-/** Suites asked for in the first page, before their size is known. */
-const FIRST_PAGE_SUITES = 20;
+/** Cases of the first suite asked for in the first page, before their size is known. */
+const FIRST_PAGE_CASES = 200;
 const MAX_PAGE_SUITES = 1000;
+/** Share of the room left that a page is sized for: the sizes it is sized from are averages. */
+const HEADROOM = 0.8;
 /** errorDetails kept per failed test: enough for its first lines. */
 const DETAILS_CHARS = 2000;
 /** errorStackTrace kept per failed test: the frames that name the test's file come early. */
 const TRACE_CHARS = 8000;
-/** The answer was bigger than a page may be: asked again for fewer suites. */
-class PageTooLarge extends Error {
-    bytes;
-    constructor(bytes) {
-        super(`page over ${bytes} bytes`);
-        this.bytes = bytes;
-    }
-}
 /**
  * Finds the failed tests of a build's test report (junit-plugin TestResult at
  * `<build>/<urlName>/api/json`) without reading the whole report: the JSON
  * has no filter, so pages of suites are read with a `tree` that asks only for
  * what is shown (class, name, status, errorDetails) and Jenkins' range syntax
- * bounding suites `{from,to}` and cases per suite `{0,N}`. It stops once
+ * bounding suites `{from,to}` and cases per suite `{from,to}`. It stops once
  * `want` failed tests were found, at the end of the report, or when the byte
  * budget is spent. Cases are failed when their status is FAILED, or
  * REGRESSION (what CaseResult.getStatus said before junit-plugin's UI
  * redesign, f0bf02d5).
  *
+ * The budget is a hard cap on the bytes read, and nothing is read twice:
+ * the first page is small (cases of the first suite), later pages are sized
+ * from the bytes per suite and per case seen so far, within what is left of
+ * the budget; a suite too large for a page is read in ranges of its cases.
+ * A page larger than its limit (the sizes lied, or a suite is far larger
+ * than the others) is cut off there, and what arrived whole is used: the
+ * next page starts where it ended.
+ *
  * The same tree reads an aggregated report (AggregatedTestResultAction:
  * `childReports[child,result]`, each result a TestResult of a child build);
- * Stapler skips the names a shape does not have (jenkins-api.md 5.5).
+ * Stapler skips the names a shape does not have (jenkins-api.md 5.5). Its
+ * ranges apply to every child's suites alike.
  */
 async function readFailedTests(http, build, options = {}) {
     const budget = { ...DEFAULT_BUDGET, ...options.budget };
@@ -45132,88 +45594,135 @@ async function readFailedTests(http, build, options = {}) {
         budgetReached: false
     };
     const reports = new Map();
-    const own = {
-        base: reportUrl,
-        namer: new CaseNamer(),
-        blocks: new Set(),
-        more: false
+    const own = { base: reportUrl, namer: new CaseNamer(), blocks: new Set() };
+    const stateOf = (url) => {
+        let state = reports.get(url);
+        if (!state) {
+            const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`;
+            state = { base, namer: new CaseNamer(), blocks: new Set() };
+            reports.set(url, state);
+        }
+        return state;
     };
-    let from = 0;
-    let suites = FIRST_PAGE_SUITES;
-    let cases = budget.casesPerSuite;
-    // Stack traces point annotations at files; one too large to fit a page is left out.
+    const stop = (budgetReached) => {
+        read.complete = false;
+        read.budgetReached = budgetReached;
+        return read;
+    };
+    let range = {
+        from: 0,
+        to: 1,
+        caseFrom: 0,
+        caseTo: Math.min(FIRST_PAGE_CASES, budget.casesPerSuite)
+    };
+    let suitesDone = 0;
+    // Stack traces point annotations at files; a case too large for a page with its trace is asked again without.
     let traces = true;
+    /** Bytes of the pages of cases, that pages are sized from. */
+    let casesBytes = 0;
+    // CaseResult.getDisplayName leads with the stages when the report's suites
+    // come from more than one block (TestResult.hasMultipleBlocks): known
+    // before the first name is made, from every suite's enclosingBlocks
+    // (about 30 bytes a suite). Cut off, it tells what it can.
+    read.requests++;
+    const blocksPage = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(BLOCKS_TREE)}`, context, Math.min(budget.pageTarget, budget.totalBytes));
+    read.bytesRead += blocksPage.bytes;
+    addBlocks(own, blocksPage.data.suites);
+    for (const child of test_report_list(blocksPage.data.childReports)) {
+        const entry = child;
+        const url = entry?.child?.url;
+        if (typeof url === 'string')
+            addBlocks(stateOf(url), entry?.result?.suites);
+    }
     for (;;) {
-        const tree = reportTree(from, from + suites, cases, traces);
-        let page;
-        try {
-            read.requests++;
-            page = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(tree)}`, context, budget.pageLimit);
+        const room = budget.totalBytes - read.bytesRead;
+        const limit = Math.min(budget.pageLimit, room);
+        // Little left, or not even one more case fits: stop before reading, not in the middle.
+        if (room < Math.min(budget.pageTarget, budget.pageLimit, budget.totalBytes) / 8 ||
+            (read.casesRead > 0 && casesBytes / read.casesRead > limit)) {
+            return stop(true);
         }
-        catch (error) {
-            if (!(error instanceof PageTooLarge))
-                throw error;
-            read.bytesRead += error.bytes;
-            if (suites > 1)
-                suites = Math.ceil(suites / 2);
-            else if (cases > 1)
-                cases = Math.ceil(cases / 2);
-            else if (traces)
-                traces = false;
-            else
-                throw error;
-            if (read.bytesRead >= budget.totalBytes) {
-                read.complete = false;
-                read.budgetReached = true;
-                return read;
-            }
-            continue;
-        }
+        read.requests++;
+        const page = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range.from, range.to, range.caseFrom, range.caseTo, traces))}`, context, limit);
         read.bytesRead += page.bytes;
+        casesBytes += page.bytes;
         // The build's own report, or one per child build of an aggregated one.
         const parts = [];
         if (Array.isArray(page.data.suites))
             parts.push({ state: own, suites: page.data.suites });
-        for (const child of Array.isArray(page.data.childReports) ? page.data.childReports : []) {
+        const children = Array.isArray(page.data.childReports) ? page.data.childReports : [];
+        for (const child of children) {
             const entry = child;
             const url = entry?.child?.url;
             if (typeof url !== 'string' || !entry?.result)
                 continue;
-            let state = reports.get(url);
-            if (!state) {
-                const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`;
-                state = { base, namer: new CaseNamer(), blocks: new Set(), more: false };
-                reports.set(url, state);
-            }
-            parts.push({ state, suites: entry.result.suites });
+            const state = stateOf(url);
+            const suites = entry.result.suites;
+            parts.push({ state, suites: Array.isArray(suites) ? suites : [] });
         }
-        let anyMore = false;
-        let suitesRead = 0;
-        for (const { state, suites: list } of parts) {
-            const rawSuites = Array.isArray(list) ? list : [];
-            suitesRead += rawSuites.length;
-            state.more = rawSuites.length >= suites;
-            anyMore ||= state.more;
-            for (const suite of rawSuites) {
-                if (scanSuite(suite, state, cases, read, budget.want))
+        // Where the next page starts: the suite after the last one read, or
+        // the rest of the last one when its cases filled the page's range.
+        const window = range.caseTo - range.caseFrom;
+        const widest = Math.max(0, ...parts.map(p => p.suites.length));
+        let lastGoesOn = false;
+        for (const { state, suites } of parts) {
+            suites.forEach((suite, i) => {
+                const cases = scanSuite(suite, state, read, budget.want);
+                const full = cases >= window;
+                if (i === widest - 1)
+                    lastGoesOn ||= full;
+                else if (full)
                     read.complete = false;
-            }
+            });
         }
         if (read.failed.length >= budget.want) {
-            read.complete &&= !anyMore;
+            read.complete &&= !page.cut && !lastGoesOn && widest < range.to - range.from;
             return read;
         }
-        if (!anyMore)
-            return read;
-        if (read.bytesRead >= budget.totalBytes) {
-            read.complete = false;
-            read.budgetReached = true;
-            return read;
+        // What arrived of a page cut at its limit is used; an aggregated
+        // report's children are cut at different places, so it ends there.
+        if (page.cut && widest === 0 && children.length === 0 && traces) {
+            traces = false;
+            continue;
         }
-        from += suites;
-        // Size the next page from this one: suites vary from a few cases to thousands.
-        const perSuite = page.bytes / Math.max(1, suitesRead);
-        suites = Math.max(1, Math.min(MAX_PAGE_SUITES, Math.floor(budget.pageTarget / perSuite)));
+        if (page.cut && (children.length > 0 || widest === 0))
+            return stop(true);
+        if (lastGoesOn || page.cut?.openKeys.join('/') === 'suites/cases') {
+            // The rest of the last suite: from its first case not read whole.
+            const lastCases = Math.max(0, ...parts.map(p => test_report_list(p.suites[widest - 1]?.cases).length));
+            suitesDone += widest - 1;
+            range = nextRange(range.from + widest - 1, lastCases + (widest === 1 ? range.caseFrom : 0));
+            continue;
+        }
+        suitesDone += widest;
+        // Fewer suites than asked for, and not cut: the report ends here.
+        if (!page.cut && widest < range.to - range.from)
+            return read;
+        range = nextRange(range.from + widest, 0);
+    }
+    /** The next page from suite `from` (case `caseFrom` of it), sized from what was read so far. */
+    function nextRange(from, caseFrom) {
+        const room = Math.min(budget.pageLimit, budget.totalBytes - read.bytesRead) * HEADROOM;
+        const aim = Math.min(budget.pageTarget, room);
+        const perSuite = suitesDone > 0 ? casesBytes / suitesDone : Infinity;
+        if (caseFrom === 0 && perSuite <= aim) {
+            const suites = Math.max(1, Math.min(MAX_PAGE_SUITES, Math.floor(aim / perSuite)));
+            return { from, to: from + suites, caseFrom: 0, caseTo: budget.casesPerSuite };
+        }
+        // One suite, in ranges of its cases.
+        const perCase = casesBytes / Math.max(1, read.casesRead);
+        const cases = Math.max(1, Math.min(budget.casesPerSuite, Math.floor(aim / perCase)));
+        return { from, to: from + 1, caseFrom, caseTo: caseFrom + cases };
+    }
+}
+/** Every suite's enclosing blocks, of the report and of each child report. */
+const BLOCKS_TREE = 'suites[enclosingBlocks],childReports[child[url],result[suites[enclosingBlocks]]]';
+/** Adds the first enclosing block of each suite (the one TestResult.hasMultipleBlocks compares). */
+function addBlocks(state, suites) {
+    for (const suite of test_report_list(suites)) {
+        const first = stringList(suite?.enclosingBlocks)[0];
+        if (first !== undefined)
+            state.blocks.add(first);
     }
 }
 /**
@@ -45221,13 +45730,13 @@ async function readFailedTests(http, build, options = {}) {
  * shown. A passed case's errorStackTrace is null: traces cost bytes only
  * for failed cases.
  */
-function reportTree(from, to, casesPerSuite, traces = true) {
+function reportTree(from, to, caseFrom, caseTo, traces = true) {
     const fields = `className,name,status,errorDetails${traces ? ',errorStackTrace' : ''}`;
-    const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[${fields}]{0,${casesPerSuite}}]{${from},${to}}`;
+    const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[${fields}]{${caseFrom},${caseTo}}]{${from},${to}}`;
     return `${suites},childReports[child[url],result[${suites}]]`;
 }
-/** Reads one suite's cases; true when some of its cases were beyond the page's case range. */
-function scanSuite(suite, state, casesPerSuite, read, want) {
+/** Reads one suite's cases (those of the page's range); returns how many there were. */
+function scanSuite(suite, state, read, want) {
     const blocks = stringList(suite.enclosingBlocks);
     if (blocks[0] !== undefined)
         state.blocks.add(blocks[0]);
@@ -45262,37 +45771,46 @@ function scanSuite(suite, state, casesPerSuite, read, want) {
             test.stage = [...blockNames].reverse().join(' / ');
         read.failed.push(test);
     }
-    return rawCases.length >= casesPerSuite;
+    return rawCases.length;
 }
 /**
- * GET one page as JSON. A page over `limit` bytes is PageTooLarge: read as
- * `limit + 1` bytes (limits.ts keeps the start and drops the connection),
- * so that the caller can ask for a smaller one. The body is bounded like
- * every whole-body read (a broken or slow one is retried, answers.ts bodyOf).
+ * GET one page as JSON, reading at most `limit` bytes (limits.ts keeps the
+ * start and drops the connection). A body cut off there is used up to its
+ * last whole array element (json-prefix.ts): those bytes are spent, and are
+ * not read again. The body is bounded like every whole-body read (a broken
+ * or slow one is retried, answers.ts bodyOf).
  */
 async function readPage(http, url, context, limit) {
     return http.read('tests', url, context, async (response) => {
-        const body = await bodyOf(response.text(limit + 1, 'cut'));
+        const body = await bodyOf(response.text(limit, 'cut'));
         const bytes = Buffer.byteLength(body);
-        if (bytes > limit)
-            throw new PageTooLarge(bytes);
         if (looksLikeHtml(response, body))
             throw htmlError(context, response.status);
         let data;
+        let cut;
         try {
             data = parseJenkinsJson(body);
         }
         catch (error) {
-            if (error instanceof JsonTooDeep) {
+            if (error instanceof JsonTooDeep)
                 throw tooDeepError(http.baseUrl, context, error, response.status);
+            // A character split at the cut decodes to U+FFFD: 3 bytes for 1 to 3.
+            if (bytes < limit - 3) {
+                throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
             }
-            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
+            // Not one whole element (one test larger than the page): nothing to use.
+            const prefix = parseJsonPrefix(body);
+            data = prefix?.value ?? {};
+            cut = { openKeys: prefix?.openKeys ?? [] };
         }
         if (typeof data !== 'object' || data === null) {
             throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without an object`);
         }
-        return { data: data, bytes };
+        return { data: data, bytes, ...(cut ? { cut } : {}) };
     }, http.deadline);
+}
+function test_report_list(value) {
+    return Array.isArray(value) ? value : [];
 }
 function stringList(value) {
     return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
@@ -53654,6 +54172,8 @@ class Printer {
 
 
 
+
+
 /** The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED). */
 function worstResult(results) {
     let worst;
@@ -53676,7 +54196,7 @@ function buildsEntries(items) {
             number: build?.number ?? numberOf(outcome.buildUrl) ?? null,
             url: outcome.buildUrl ?? null,
             result: outcome.result ?? (ended ? build.result : null),
-            duration: ended ? build.duration : null,
+            duration: ended && isCount(build.duration) ? build.duration : null,
             queueUrl: outcome.queueUrl ?? null
         };
     });
@@ -53687,21 +54207,31 @@ function buildsEntries(items) {
  * artifact. The outputs of one build (number, url, build JSON, stages) are
  * in `builds` instead.
  */
-function setJobsOutputs(out, items) {
+function setJobsOutputs(out, items, logger) {
     out.setOutput(Output.Builds, JSON.stringify(buildsEntries(items)));
     const worst = worstResult(items.map(item => item.outcome.result));
     if (worst)
         out.setOutput(Output.Result, worst);
     const tests = items.flatMap(item => (item.outcome.tests ? [item.outcome.tests.counts] : []));
     if (tests.length > 0) {
-        const sum = (key) => String(tests.reduce((n, counts) => n + counts[key], 0));
-        out.setOutput(Output.TestsTotal, sum('total'));
-        out.setOutput(Output.TestsFailed, sum('failed'));
-        out.setOutput(Output.TestsSkipped, sum('skipped'));
+        // Counts each within the safe range can sum past it: such a sum is not set.
+        const sum = (key, name) => {
+            const total = tests.reduce((n, counts) => n + counts[key], 0);
+            if (isCount(total))
+                out.setOutput(name, String(total));
+            else
+                logger?.warning(`The ${name} output is not set: the sum of the builds' counts is too large.`);
+        };
+        sum('total', Output.TestsTotal);
+        sum('failed', Output.TestsFailed);
+        sum('skipped', Output.TestsSkipped);
     }
-    const artifacts = items.flatMap(item => item.outcome.artifacts?.written ?? []);
     if (items.some(item => item.outcome.artifacts)) {
-        out.setOutput(Output.Artifacts, JSON.stringify(artifacts));
+        const folders = [...new Set(items.flatMap(item => item.outcome.artifacts?.folder ?? []))];
+        setArtifactsOutput(out, {
+            written: items.flatMap(item => item.outcome.artifacts?.written ?? []),
+            folder: cut(folders.join(', '), 500)
+        }, logger);
     }
 }
 /** Whether an item counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
@@ -53736,13 +54266,14 @@ function jobsFailure(items, accept) {
 function itemLine(item) {
     const { outcome } = item;
     const number = outcome.build?.number ?? numberOf(outcome.buildUrl);
-    const name = number === undefined ? outcome.jobName : `${outcome.jobName} #${number}`;
+    const job = shortName(outcome.jobName);
+    const name = number === undefined ? job : `${job} #${number}`;
     if (item.error)
         return `${name}: ${item.error.replace(/\.$/, '')}`;
     if (item.stopped && !outcome.result)
         return `${name}: ${item.stopped}`;
     const result = outcome.result ?? 'no result';
-    const stage = outcome.failedStage ? ` in stage '${outcome.failedStage}'` : '';
+    const stage = outcome.failedStage ? ` in stage '${shortName(outcome.failedStage)}'` : '';
     const stopped = item.stopped ? ` (${item.stopped})` : '';
     const url = outcome.buildUrl ?? outcome.queueUrl;
     return `${name} ${result}${stage}${stopped}${url ? ` — ${url}` : ''}`;
@@ -53803,24 +54334,26 @@ function row(item) {
         result += ` — ${escapeHtml(note)}`;
     const duration = build && !build.building ? escapeHtml(formatDuration(build.duration)) : build ? 'running' : '—';
     const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—';
-    return [html_link(outcome.jobName, outcome.jobUrl), buildCell, result, duration, tests];
+    return [html_link(shortName(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
 }
 function details(summary, item) {
     const { outcome } = item;
     const number = outcome.build?.number ?? numberOf(outcome.buildUrl);
-    const title = number === undefined ? outcome.jobName : `${outcome.jobName} #${number}`;
+    const job = shortName(outcome.jobName);
+    const title = number === undefined ? job : `${job} #${number}`;
     summary.addHeading(`${html_link(title, outcome.buildUrl ?? outcome.jobUrl)}: ${escapeHtml(outcome.result ?? 'no result')}`, 3);
     const notes = [item.error, item.stopped, item.left, outcome.note].filter((n) => !!n);
     if (notes.length > 0)
         summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), 1000))}</p>`, true);
+    // Below the build's own heading (h3), so that the outline, and what a cut summary says it left out, is per build.
     if (outcome.history)
         addHistory(summary, outcome.history);
     if (outcome.tests)
-        addFailedTests(summary, outcome.tests);
+        addFailedTests(summary, outcome.tests, 4);
     if (outcome.stages)
-        addStages(summary, outcome.stages);
+        addStages(summary, outcome.stages, 4);
     if (outcome.artifacts)
-        addArtifacts(summary, outcome.artifacts);
+        addArtifacts(summary, outcome.artifacts, 4);
     if (outcome.unread)
         addUnread(summary, outcome.unread);
     const tail = item.stopped ? [] : item.tail.slice(-TAIL_IN_SUMMARY);
@@ -53844,8 +54377,7 @@ function timelineBuilds(items) {
 }
 /** The number at the end of a build URL (`…/job/x/12/`). */
 function numberOf(url) {
-    const match = url ? /\/(\d+)\/?$/.exec(url) : null;
-    return match ? Number(match[1]) : undefined;
+    return countOf(url ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined);
 }
 
 ;// CONCATENATED MODULE: ./src/multi/resolve-jobs.ts
@@ -53999,7 +54531,7 @@ class JobsRun {
         finally {
             await this.settlePending();
         }
-        setJobsOutputs(io, this.reports);
+        setJobsOutputs(io, this.reports, this.log);
         await writeJobsSummary(io.summary, this.reports, this.log);
         const failure = jobsFailure(this.reports, settings.accept);
         if (failure)
@@ -54013,7 +54545,7 @@ class JobsRun {
                 item.report.left = note;
         }
         try {
-            setJobsOutputs(this.o.io, this.reports);
+            setJobsOutputs(this.o.io, this.reports, this.log);
         }
         catch (error) {
             this.log.debug(`Could not set the outputs: ${error.message}`);
@@ -54565,11 +55097,17 @@ async function postStep() {
             else if (ended) {
                 coreLogger.info(`Post step: nothing to stop in Jenkins (${ended}).`);
             }
+            else {
+                // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
+                coreLogger.info('Post step: nothing to stop; the main step finished on its own.');
+            }
             return;
         }
         const settings = getSettings();
-        if (!settings.abortOnCancel)
+        if (!settings.abortOnCancel) {
+            coreLogger.info('Post step: left the Jenkins work running (abort-on-cancel: false).');
             return;
+        }
         const until = Date.now() + POST_BUDGET_MS;
         const api = budgetClient(settings, until);
         if (settings.jobs) {
@@ -54584,8 +55122,10 @@ async function postStep() {
             return;
         }
         const target = savedTarget(settings.job, api);
-        if (!target)
+        if (!target) {
+            coreLogger.info('Post step: nothing to stop; the main step had started no Jenkins work.');
             return;
+        }
         const done = await abortRemote(api, target, coreLogger, undefined, until);
         coreLogger.info(`Post step: ${done}.`);
     }
@@ -54595,6 +55135,7 @@ async function postStep() {
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -54640,6 +55181,9 @@ async function main_run() {
     catch (error) {
         // Report every thrown value, not only Error instances.
         setFailed(error instanceof Error ? error.message : String(error));
+        // core.setFailed sets it too; @github/local-action's stand-in for it does
+        // not, and `npm run local-action` must exit with the step's status.
+        process.exitCode = 1;
     }
 }
 /**
@@ -54722,7 +55266,7 @@ async function main_listJobs(api, settings) {
     const where = settings.jobName ? `folder ${settings.jobName}` : api.baseUrl;
     coreLogger.info(`${names.length} job(s) in ${where}:`);
     for (const name of names)
-        coreLogger.info(`  ${name}`);
+        coreLogger.info(`  ${shortName(name)}`);
 }
 async function main_disableJob(api, settings) {
     await api.disableJob(settings.job);
