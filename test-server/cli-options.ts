@@ -180,7 +180,16 @@ export function parseDuration(flag: string, text: string): number {
 
 const RESULTS: Result[] = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED']
 const PERMISSIONS: Permission[] = ['read', 'build', 'configure', 'cancel', 'admin']
-const PARAMETER_TYPES: ParameterType[] = ['string', 'boolean', 'choice', 'text', 'password']
+const PARAMETER_TYPES: ParameterType[] = [
+  'string',
+  'boolean',
+  'choice',
+  'text',
+  'password',
+  'file',
+  'base64File',
+  'stashedFile'
+]
 
 /** Jenkins.checkGoodName: no empty name, no `.` or `..`, no control or unsafe characters. */
 function checkItemName(flag: string, fullName: string, name: string): void {
