@@ -15,7 +15,7 @@ import { Output } from './constants.js'
 import { coreLogger } from './core-logger.js'
 import { BuildFollower, type EndWatch } from './follower.js'
 import type { Settings } from './inputs.js'
-import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from './jenkins/types.js'
+import type { Build, BuildOutputsApi, BuildRef, JenkinsApi, UploadFile } from './jenkins/types.js'
 import { ConsoleStreamer, withCommandsStopped } from './log-stream.js'
 import { expectationFrom, expectationFromEstimate } from './poll-policy.js'
 import type { Progress } from './progress.js'
@@ -45,14 +45,15 @@ export async function buildJob(
   settings: Settings,
   signal: AbortSignal,
   progress: Progress,
-  branch?: BranchJob
+  branch?: BranchJob,
+  uploads: readonly UploadFile[] = []
 ): Promise<void> {
   const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal })
   const status = settings.commitStatus
     ? await statusReporter(settings, settings.statusContext, coreLogger)
     : undefined
   try {
-    await follow(api, settings, signal, progress, follower, status, branch)
+    await follow(api, settings, signal, progress, follower, status, branch, uploads)
   } catch (error) {
     // A status left pending would block a protected branch for good.
     if (status && !status.finished) {
@@ -73,7 +74,8 @@ async function follow(
   progress: Progress,
   follower: BuildFollower,
   status: CommitStatusReporter | undefined,
-  branch: BranchJob | undefined
+  branch: BranchJob | undefined,
+  uploads: readonly UploadFile[]
 ): Promise<void> {
   const name = settings.jobName
   const outcome: BuildOutcome = { jobName: name, jobUrl: api.jobUrl(settings.job) }
@@ -89,10 +91,12 @@ async function follow(
     pipeline = isPipelineJob(info)
     // A cancel that arrived while reading the job must not still trigger.
     throwIfAborted(signal)
-    // The scan that created a branch job already queued its build: that one.
-    const queued = branch?.indexingBuild
-      ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
-      : await api.trigger(info, settings.job, settings.parameters)
+    // The scan that created a branch job already queued its build: that one
+    // (never with files: the scan's build has none, so one is triggered).
+    const queued =
+      branch?.indexingBuild && uploads.length === 0
+        ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
+        : await api.trigger(info, settings.job, settings.parameters, uploads)
     progress.queued(queued.queueId, queued.merged)
     warnUnknownParameters(queued.unknownParameters, info, name, coreLogger)
     outcome.queueUrl = queued.queueUrl

@@ -8,6 +8,8 @@ export interface InputUse {
   listJobs: boolean
   build: BuildMode
   hasParameters: boolean
+  /** The `files` input is non-empty. */
+  hasFiles?: boolean
   commitStatus: boolean
   wait: WaitMode
   branch: boolean
@@ -49,6 +51,22 @@ export function checkConflicts(s: InputUse): void {
       'build',
       `a job token only triggers builds; 'build: ${s.build}' triggers nothing`
     )
+  }
+  if (s.hasFiles) {
+    const other = s.disable
+      ? 'disable'
+      : s.listJobs
+        ? 'list-jobs'
+        : s.build !== 'new'
+          ? 'build'
+          : ''
+    if (other !== '') {
+      throw conflict(
+        'files',
+        other,
+        `files are uploaded with a new build only, and '${other}' starts none`
+      )
+    }
   }
   if (s.disable && s.listJobs) {
     throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs')

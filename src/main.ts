@@ -15,6 +15,7 @@ import { run as runPost } from './post.js'
 import { Progress } from './progress.js'
 import { formatDuration } from './report.js'
 import { coreStepIO } from './step-io.js'
+import { resolveUploads } from './upload-files.js'
 import { abortReason, StepAborted, type AbortReason } from './wait.js'
 
 export { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './budgets.js'
@@ -51,6 +52,8 @@ export async function run(): Promise<void> {
  * started) runs with its own client and budget.
  */
 async function runMain(settings: Settings): Promise<void> {
+  // The files are checked on disk before anything is sent to Jenkins.
+  const uploads = await resolveUploads(settings.files, settings.workspace)
   const started = Date.now()
   const controller = new AbortController()
   let abortedAt: number | undefined
@@ -70,7 +73,7 @@ async function runMain(settings: Settings): Promise<void> {
     const branch = settings.branch
       ? await resolveBranch({ api, settings, out: scanOutput, signal: controller.signal })
       : undefined
-    await buildJob(api, settings, controller.signal, progress, branch)
+    await buildJob(api, settings, controller.signal, progress, branch, uploads)
   } catch (error) {
     // Whatever failed once the signal fired failed because of it.
     if (controller.signal.aborted || error instanceof StepAborted) {

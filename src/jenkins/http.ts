@@ -5,7 +5,7 @@ import http, {
   type OutgoingHttpHeaders
 } from 'node:http'
 import https from 'node:https'
-import type { Readable } from 'node:stream'
+import { pipeline, type Readable } from 'node:stream'
 import { HttpClient } from '@actions/http-client'
 import { CookieJar } from 'tough-cookie'
 import type { Logger } from '../logger.js'
@@ -13,6 +13,7 @@ import { JenkinsError } from './errors.js'
 import { networkFailure } from './network-errors.js'
 import type { SecureContext } from 'node:tls'
 import { trustWith } from './trust.js'
+import type { UploadBody } from './multipart.js'
 
 export interface TransportOptions {
   /** Normalised base URL, without a trailing slash. */
@@ -42,6 +43,8 @@ export interface BodyReader {
 export interface ExchangeBounds extends BodyReader {
   /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
   readonly signal: AbortSignal
+  /** Counts request body bytes as they go out (an upload): the wait for the answer runs from the last one. */
+  sending(bytes: number): void
 }
 
 export interface Exchange {
@@ -51,6 +54,8 @@ export interface Exchange {
   label: string
   /** application/x-www-form-urlencoded body of a POST. */
   form?: string
+  /** A streamed body of a POST instead of `form` (multipart.ts), opened anew for each send. */
+  upload?: UploadBody
   /** A GET follows same-origin redirects unless this is false (a probe reads the redirect itself). */
   follow?: boolean
   bounds: ExchangeBounds
@@ -265,7 +270,10 @@ export class Transport {
     if (exchange.form !== undefined) {
       headers['content-type'] = 'application/x-www-form-urlencoded; charset=UTF-8'
     }
-    if (exchange.method === 'POST') {
+    if (exchange.upload) {
+      headers['content-type'] = exchange.upload.contentType
+      headers['content-length'] = exchange.upload.length
+    } else if (exchange.method === 'POST') {
       headers['content-length'] = Buffer.byteLength(exchange.form ?? '', 'utf8')
     }
     return headers
@@ -303,7 +311,15 @@ export class Transport {
               })
         )
       )
-      request.end(exchange.form ?? undefined)
+      if (exchange.upload) {
+        // Streamed with backpressure; pipeline destroys the file stream
+        // when the request ends early (an answer before the whole body, a reset).
+        const body = exchange.upload.open()
+        body.on('data', (chunk: Buffer) => exchange.bounds.sending(chunk.length))
+        pipeline(body, request, () => undefined)
+      } else {
+        request.end(exchange.form ?? undefined)
+      }
     })
     await this.storeCookies(url, message.headers['set-cookie'])
     return new HttpResponse(message.statusCode ?? 0, message.headers, url, message, exchange.bounds)

@@ -27,9 +27,16 @@ import {
  * token and the request carries `token` (the caller's address, and the
  * `cause` parameter as the note), else the caller's UserIdCause.
  */
-function buildCause(ex: Exchange, job: JobState): Cause {
-  if (job.authToken !== undefined && ex.params.has('token')) {
-    return remoteCause(ex.forwarded.remoteAddr, ex.params.get('cause') ?? null)
+function buildCause(
+  ex: Exchange,
+  job: JobState,
+  read: { token?: string; cause?: string } = {
+    token: ex.params.get('token'),
+    cause: ex.params.get('cause')
+  }
+): Cause {
+  if (job.authToken !== undefined && read.token !== undefined) {
+    return remoteCause(ex.forwarded.remoteAddr, read.cause ?? null)
   }
   return userIdCause(ex.identity)
 }
@@ -41,8 +48,11 @@ function buildCause(ex: Exchange, job: JobState): Cause {
  * anonymous callers, as for any denial); without one, Job/Build and then
  * POST (405). Returns false when it has answered.
  */
-function checkPermission(ex: Exchange, job: JobState): boolean {
-  const provided = ex.params.get('token')
+function checkPermission(
+  ex: Exchange,
+  job: JobState,
+  provided: string | undefined = ex.params.get('token')
+): boolean {
   if (job.authToken !== undefined && provided !== undefined) {
     if (sameSecret(provided, job.authToken)) return true
     accessDenied(ex, 'Invalid token provided.')
@@ -155,10 +165,17 @@ function parameterValue(
  */
 export async function triggerWithParameters(ex: Exchange, job: JobState): Promise<void> {
   const model = ex.ctx.model
-  if (!checkPermission(ex, job)) return
+  const form = isMultipart(ex.req) ? new StaplerForm(ex) : undefined
+  // `token` and `cause` are read with req.getParameter, which on a multipart
+  // request parses the body first (its fields, then the query string). The
+  // token is read only when the job has one (BuildAuthorizationToken
+  // .checkPermission, ParameterizedJobMixIn.getBuildCause, jenkins-2.568.2).
+  const read = async (name: string): Promise<string | undefined> =>
+    (await form?.field(name))?.[0] ?? ex.params.get(name)
+  const token = job.authToken !== undefined ? await read('token') : undefined
+  if (!checkPermission(ex, job, token)) return
   if (!model.isBuildable(job)) return notBuildable(ex, job)
   if (job.parameters.length === 0) return ex.jetty(400, `${job.fullName} is not parameterized`)
-  const form = isMultipart(ex.req) ? new StaplerForm(ex) : undefined
   const values: ParameterValueState[] = []
   for (const def of job.parameters) {
     const value = isFileType(def.type)
@@ -166,7 +183,11 @@ export async function triggerWithParameters(ex: Exchange, job: JobState): Promis
       : parameterValue(def, [...ex.params.all(def.name), ...((await form?.field(def.name)) ?? [])])
     if (value) values.push(value)
   }
-  const { item, merged } = model.schedule(job, values, [buildCause(ex, job)], quietPeriod(ex, job))
+  const cause = buildCause(ex, job, {
+    token,
+    cause: job.authToken !== undefined && token !== undefined ? await read('cause') : undefined
+  })
+  const { item, merged } = model.schedule(job, values, [cause], quietPeriod(ex, job))
   redirect(ex, merged ? 303 : 201, queueLocation(ex, item.id))
 }
 
