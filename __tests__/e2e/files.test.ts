@@ -4,6 +4,7 @@
  * job, base64File and stashedFile on a Pipeline), refusals before anything
  * is sent, an upload reset mid-way, and `jobs` with per-job files.
  */
+import { spawn } from 'node:child_process'
 import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorAnnotation } from '../../scripts/action-runner.js'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
 import { testCertificates } from '../../test-server/tls.js'
-import { auth, describeRun, run, RUNTIMES } from './helpers.js'
+import { ROOT } from '../../scripts/action-runner.js'
+import { ADMIN_TOKEN, auth, describeRun, run, RUNTIMES } from './helpers.js'
 
 const NODE24 = RUNTIMES[1]?.path ?? process.execPath
 
@@ -108,6 +110,48 @@ describe('files', () => {
         }
       )
       expect(Buffer.from(await file.arrayBuffer()).equals(Buffer.alloc(300_000, 7))).toBe(true)
+    })
+
+    it('jenkins-build --file NAME=path uploads from the current directory', async () => {
+      const child = spawn(
+        process.execPath,
+        [
+          join(ROOT, 'dist/cli/index.js'),
+          '--job',
+          'deploy',
+          '--file',
+          'PACKAGE=dist/notes.txt',
+          '-p',
+          'TARGET=cli',
+          '--json'
+        ],
+        {
+          cwd: workspace,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '',
+            JENKINS_URL: jenkins.url,
+            JENKINS_USER: 'admin',
+            JENKINS_TOKEN: ADMIN_TOKEN
+          },
+          stdio: ['ignore', 'pipe', 'pipe']
+        }
+      )
+      let stdout = ''
+      let stderr = ''
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+      const code = await new Promise<number | null>(resolve => child.on('close', resolve))
+      expect(code, `${stdout}\n${stderr}`).toBe(0)
+      const outputs = JSON.parse(stdout) as { 'build-number': string; result: string }
+      expect(outputs.result).toBe('SUCCESS')
+      const build = jenkins.builds('deploy').find(b => b.number === Number(outputs['build-number']))
+      expect(build?.parameterValues.map(p => [p.name, p.value, p.file?.size])).toEqual([
+        ['PACKAGE', 'notes.txt', 12],
+        ['TARGET', 'cli', undefined],
+        ['NOTE', '', undefined]
+      ])
+      expect(stderr).toContain("Uploading PACKAGE (notes.txt, 12 B) to 'deploy'")
     })
 
     it('a Pipeline with base64File and stashedFile, and an ordinary parameter', async () => {
