@@ -13,6 +13,7 @@ import { jobs } from './jobs.js'
 import { memory } from './memory.js'
 import { outcome } from './outcome.js'
 import { requests } from './requests.js'
+import { upload } from './upload.js'
 
 export const SCENARIOS: readonly Scenario[] = [
   idleStart,
@@ -23,5 +24,6 @@ export const SCENARIOS: readonly Scenario[] = [
   memory,
   concurrency,
   outcome,
-  jobs
+  jobs,
+  upload
 ]

@@ -5,7 +5,7 @@ import http, {
   type OutgoingHttpHeaders
 } from 'node:http'
 import https from 'node:https'
-import { pipeline, type Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { HttpClient } from '@actions/http-client'
 import { CookieJar } from 'tough-cookie'
 import type { Logger } from '../logger.js'
@@ -312,11 +312,14 @@ export class Transport {
         )
       )
       if (exchange.upload) {
-        // Streamed with backpressure; pipeline destroys the file stream
-        // when the request ends early (an answer before the whole body, a reset).
-        const body = exchange.upload.open()
-        body.on('data', (chunk: Buffer) => exchange.bounds.sending(chunk.length))
-        pipeline(body, request, () => undefined)
+        // Written chunk by chunk, each once the one before was handed on; a
+        // request that fails (an early answer, a reset) fails the writing.
+        exchange.upload
+          .writeTo(request, bytes => exchange.bounds.sending(bytes))
+          .then(
+            () => request.end(),
+            (error: unknown) => request.destroy(error as Error)
+          )
       } else {
         request.end(exchange.form ?? undefined)
       }

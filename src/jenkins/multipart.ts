@@ -21,19 +21,27 @@
  * The length is exact and sent as Content-Length: no chunked upload, which
  * some proxies in front of Jenkins refuse.
  */
-import { createReadStream } from 'node:fs'
 import { randomBytes } from 'node:crypto'
-import { Readable } from 'node:stream'
+import { open } from 'node:fs/promises'
+import type { Writable } from 'node:stream'
 import type { UploadFile } from './types.js'
 
-/** A request body that can be opened again for each send (a crumb refresh sends it twice). */
+/** Bytes read from a file at a time. */
+const CHUNK = 1024 * 1024
+
+/** A request body that can be written again for each send (a crumb refresh sends it twice). */
 export interface UploadBody {
   contentType: string
   /** Exact byte length. */
   length: number
   /** Bytes of the files in it. */
   fileBytes: number
-  open(): Readable
+  /**
+   * Writes the body (not ending `out`), each chunk once the one before it
+   * was handed on (its write callback): the backpressure. `sent` counts
+   * what went out. Rejects when `out` fails or a file changed size.
+   */
+  writeTo(out: Writable, sent: (bytes: number) => void): Promise<void>
 }
 
 /** A body of ordinary fields (name, value) and files, in that order. */
@@ -42,21 +50,18 @@ export function multipartBody(
   files: readonly UploadFile[]
 ): UploadBody {
   const boundary = `----jenkins-build-action-${randomBytes(16).toString('hex')}`
-  const heads: Buffer[] = []
   const fieldBlocks = fields.map(([name, value]) =>
     Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n${value}\r\n`,
       'utf8'
     )
   )
-  for (const file of files) {
-    heads.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-        'utf8'
-      )
+  const heads = files.map(file =>
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      'utf8'
     )
-  }
+  )
   const newline = Buffer.from('\r\n')
   const end = Buffer.from(`--${boundary}--\r\n`)
   const fileBytes = files.reduce((sum, file) => sum + file.size, 0)
@@ -69,38 +74,62 @@ export function multipartBody(
     contentType: `multipart/form-data; boundary=${boundary}`,
     length,
     fileBytes,
-    open: () => Readable.from(parts(fieldBlocks, heads, files, newline, end), { objectMode: false })
+    writeTo: async (out, sent) => {
+      const write = (chunk: Buffer): Promise<void> =>
+        new Promise((resolve, reject) => {
+          out.write(chunk, error => {
+            if (error) return reject(error)
+            sent(chunk.length)
+            resolve()
+          })
+        })
+      for (const block of fieldBlocks) await write(block)
+      for (const [i, file] of files.entries()) {
+        await write(heads[i] as Buffer)
+        await writeFile(file, write)
+        await write(newline)
+      }
+      await write(end)
+    }
   }
 }
 
-async function* parts(
-  fields: Buffer[],
-  heads: Buffer[],
-  files: readonly UploadFile[],
-  newline: Buffer,
-  end: Buffer
-): AsyncGenerator<Buffer> {
-  yield* fields
-  for (const [i, file] of files.entries()) {
-    yield heads[i] as Buffer
-    let sent = 0
-    // Exactly the size announced: a file that grew is cut there, one that shrank fails the upload.
-    if (file.size > 0) {
-      for await (const chunk of createReadStream(file.path, {
-        start: 0,
-        end: file.size - 1,
-        highWaterMark: 256 * 1024
-      })) {
-        sent += (chunk as Buffer).length
-        yield chunk as Buffer
+/**
+ * Exactly `file.size` bytes of a file, read into two buffers used in turn:
+ * one is read into while the other is being written, and neither is reused
+ * before its write is done. No allocation per chunk, so the memory a 500 MB
+ * upload takes is that of a small one.
+ */
+async function writeFile(file: UploadFile, write: (chunk: Buffer) => Promise<void>): Promise<void> {
+  const handle = await open(file.path, 'r')
+  try {
+    const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)]
+    let pending: Promise<void> | undefined
+    let position = 0
+    try {
+      for (let turn = 0; position < file.size; turn++) {
+        const buffer = buffers[turn % 2] as Buffer
+        const { bytesRead } = await handle.read(
+          buffer,
+          0,
+          Math.min(CHUNK, file.size - position),
+          position
+        )
+        if (bytesRead === 0) {
+          throw new Error(
+            `${file.path} changed while it was being sent (${position} of ${file.size} bytes read)`
+          )
+        }
+        position += bytesRead
+        await pending
+        pending = write(buffer.subarray(0, bytesRead))
       }
+      await pending
+    } finally {
+      // A failed read leaves a write in flight: it settles before its buffer goes.
+      await pending?.catch(() => undefined)
     }
-    if (sent !== file.size) {
-      throw new Error(
-        `${file.path} changed while it was being sent (${sent} of ${file.size} bytes read)`
-      )
-    }
-    yield newline
+  } finally {
+    await handle.close()
   }
-  yield end
 }

@@ -22,7 +22,7 @@
  */
 import { JenkinsError } from './errors.js'
 import { fullName, jobUrl } from './job-path.js'
-import { multipartBody } from './multipart.js'
+import { multipartBody, type UploadBody } from './multipart.js'
 import { expectedParameters, type TriggerExpectation } from './reconcile.js'
 import type { Requester } from './requester.js'
 import { recoverUpload } from './upload-recovery.js'
@@ -114,15 +114,16 @@ export async function triggerUpload(
   const body = multipartBody(fields, files)
   let sent = 0
   let finished = false
-  const counted = {
+  const counted: UploadBody = {
     ...body,
-    open: () => {
+    writeTo: async (out, onSent) => {
       sent = 0
       finished = false
-      const stream = body.open()
-      stream.on('data', (chunk: Buffer) => (sent += chunk.length))
-      stream.once('end', () => (finished = true))
-      return stream
+      await body.writeTo(out, bytes => {
+        sent += bytes
+        onSent(bytes)
+      })
+      finished = true
     }
   }
   http.logger.info(
