@@ -93,6 +93,11 @@ async function follow(
     throwIfAborted(signal)
     // The scan that created a branch job already queued its build: that one
     // (never with files: the scan's build has none, so one is triggered).
+    if (branch?.indexingBuild && uploads.length > 0) {
+      coreLogger.warning(
+        `The scan that created ${name} also queued a build of it without the files (queue item ${branch.indexingBuild.queueId}); this step triggers its own with them and leaves that one alone.`
+      )
+    }
     const queued =
       branch?.indexingBuild && uploads.length === 0
         ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)

@@ -170,6 +170,14 @@ export function checkJobsConflicts(s: JobsUse): void {
       `item ${item} has parameters, but 'build: ${s.build}' reports an existing build and triggers nothing`
     )
   }
+  const withFiles = s.jobs.findIndex(entry => entry.files.length > 0) + 1
+  if (withFiles > 0 && (s.disable || s.build !== 'new')) {
+    throw conflict(
+      'jobs',
+      s.disable ? 'disable' : 'build',
+      `item ${withFiles} has files, which are uploaded with a new build only`
+    )
+  }
   if (s.failFast && s.disable) {
     throw conflict('fail-fast', 'disable', 'disabling jobs starts no build to stop')
   }
