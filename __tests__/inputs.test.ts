@@ -42,6 +42,7 @@ describe('parseSettings', () => {
       jobName: 'folder/job',
       parameters: {},
       hasParameters: false,
+      files: [],
       wait: 'finish',
       disable: false,
       build: 'new',

@@ -15,7 +15,7 @@ import { Output } from './constants.js'
 import { coreLogger } from './core-logger.js'
 import { BuildFollower, queueWaitMs, type EndWatch } from './follower.js'
 import type { Settings } from './inputs.js'
-import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from './jenkins/types.js'
+import type { Build, BuildOutputsApi, BuildRef, JenkinsApi, UploadFile } from './jenkins/types.js'
 import { ConsoleStreamer, withCommandsStopped } from './log-stream.js'
 import { expectationFrom, expectationFromEstimate } from './poll-policy.js'
 import type { Progress } from './progress.js'
@@ -44,14 +44,15 @@ export async function buildJob(
   settings: Settings,
   signal: AbortSignal,
   progress: Progress,
-  branch?: BranchJob
+  branch?: BranchJob,
+  uploads: readonly UploadFile[] = []
 ): Promise<void> {
   const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal })
   const status = settings.commitStatus
     ? await statusReporter(settings, settings.statusContext, coreLogger)
     : undefined
   try {
-    await follow(api, settings, signal, progress, follower, status, branch)
+    await follow(api, settings, signal, progress, follower, status, branch, uploads)
   } catch (error) {
     // A status left pending would block a protected branch for good.
     if (status && !status.finished) {
@@ -72,7 +73,8 @@ async function follow(
   progress: Progress,
   follower: BuildFollower,
   status: CommitStatusReporter | undefined,
-  branch: BranchJob | undefined
+  branch: BranchJob | undefined,
+  uploads: readonly UploadFile[]
 ): Promise<void> {
   const name = settings.jobName
   const outcome: BuildOutcome = { jobName: name, jobUrl: api.jobUrl(settings.job) }
@@ -93,10 +95,17 @@ async function follow(
     if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(settings.job, n))
     // A cancel that arrived while reading the job must not still trigger.
     throwIfAborted(signal)
-    // The scan that created a branch job already queued its build: that one.
-    const queued = branch?.indexingBuild
-      ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
-      : await api.trigger(info, settings.job, settings.parameters)
+    // The scan that created a branch job already queued its build: that one
+    // (never with files: the scan's build has none, so one is triggered).
+    if (branch?.indexingBuild && uploads.length > 0) {
+      coreLogger.warning(
+        `The scan that created ${name} also queued a build of it without the files (queue item ${branch.indexingBuild.queueId}); this step triggers its own with them and leaves that one alone.`
+      )
+    }
+    const queued =
+      branch?.indexingBuild && uploads.length === 0
+        ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
+        : await api.trigger(info, settings.job, settings.parameters, uploads)
     progress.queued(queued.queueId, queued.merged)
     warnUnknownParameters(queued.unknownParameters, info, name, coreLogger)
     outcome.queueUrl = queued.queueUrl

@@ -5,6 +5,7 @@ export enum Input {
   Token = 'token',
   Job = 'job',
   Parameters = 'parameters',
+  Files = 'files',
   Wait = 'wait',
   Disable = 'disable',
   Build = 'build',

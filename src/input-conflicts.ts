@@ -8,6 +8,8 @@ export interface InputUse {
   listJobs: boolean
   build: BuildMode
   hasParameters: boolean
+  /** The `files` input is non-empty. */
+  hasFiles?: boolean
   commitStatus: boolean
   wait: WaitMode
   branch: boolean
@@ -49,6 +51,22 @@ export function checkConflicts(s: InputUse): void {
       'build',
       `a job token only triggers builds; 'build: ${s.build}' triggers nothing`
     )
+  }
+  if (s.hasFiles) {
+    const other = s.disable
+      ? 'disable'
+      : s.listJobs
+        ? 'list-jobs'
+        : s.build !== 'new'
+          ? 'build'
+          : ''
+    if (other !== '') {
+      throw conflict(
+        'files',
+        other,
+        `files are uploaded with a new build only, and '${other}' starts none`
+      )
+    }
   }
   if (s.disable && s.listJobs) {
     throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs')
@@ -150,6 +168,14 @@ export function checkJobsConflicts(s: JobsUse): void {
       'jobs',
       'build',
       `item ${item} has parameters, but 'build: ${s.build}' reports an existing build and triggers nothing`
+    )
+  }
+  const withFiles = s.jobs.findIndex(entry => entry.files.length > 0) + 1
+  if (withFiles > 0 && (s.disable || s.build !== 'new')) {
+    throw conflict(
+      'jobs',
+      s.disable ? 'disable' : 'build',
+      `item ${withFiles} has files, which are uploaded with a new build only`
     )
   }
   if (s.failFast && s.disable) {

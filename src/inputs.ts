@@ -26,6 +26,7 @@ import type { BuildParameters, JobPath } from './jenkins/types.js'
 import { parseJobs, type JobEntry } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
 import { workspaceFolder, WorkspacePathError } from './workspace-paths.js'
+import { parseFiles, type FileRequest } from './upload-files.js'
 
 export { InputError } from './input-error.js'
 export type { BuildMode, ScanMode, WaitMode } from './input-values.js'
@@ -45,6 +46,8 @@ export interface Settings {
   parameters: BuildParameters
   /** True when the `parameters` input was non-empty. */
   hasParameters: boolean
+  /** Input `files`: workspace files for the job's file parameters, checked as text (upload-files.ts checks them on disk). */
+  files: readonly FileRequest[]
   wait: WaitMode
   disable: boolean
   build: BuildMode
@@ -101,6 +104,7 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.Token]: '',
   [Input.Job]: '',
   [Input.Parameters]: '',
+  [Input.Files]: '',
   [Input.Wait]: 'true',
   [Input.Disable]: 'false',
   [Input.Build]: 'new',
@@ -152,6 +156,7 @@ export function parseSettings(
   const parametersText = read(Input.Parameters)
   const hasParameters = parametersText.trim() !== ''
   const parameters = parseParameters(parametersText)
+  const files = parseFiles(read(Input.Files))
 
   const failFast = readBoolean(read, Input.FailFast)
   const jobsText = read(Input.Jobs)
@@ -164,7 +169,7 @@ export function parseSettings(
   }
   const branchInput = parseBranch(read(Input.Branch))
   const jobs = several
-    ? parseJobs(jobsText, url, { parameters, hasParameters, branch: branchInput ?? '' })
+    ? parseJobs(jobsText, url, { parameters, hasParameters, files, branch: branchInput ?? '' })
     : undefined
   const project = jobs ? Object.freeze([]) : parseJob(read(Input.Job), url, listJobs)
   const branch = jobs ? undefined : branchInput
@@ -191,6 +196,7 @@ export function parseSettings(
     listJobs,
     build,
     hasParameters,
+    hasFiles: files.length > 0,
     commitStatus,
     wait,
     branch: branch !== undefined,
@@ -226,6 +232,7 @@ export function parseSettings(
     jobName,
     parameters,
     hasParameters,
+    files,
     wait,
     disable,
     build,
@@ -252,7 +259,12 @@ export function parseSettings(
 }
 
 /** Inputs whose lines and whitespace matter. */
-const MULTI_LINE: ReadonlySet<Input> = new Set([Input.Parameters, Input.Artifacts, Input.Jobs])
+const MULTI_LINE: ReadonlySet<Input> = new Set([
+  Input.Parameters,
+  Input.Files,
+  Input.Artifacts,
+  Input.Jobs
+])
 
 function currentEnvironment(): InputEnvironment {
   return {

@@ -9,6 +9,7 @@ import {
 } from './jenkins/job-path.js'
 import type { BuildParameters, JobPath } from './jenkins/types.js'
 import { parseJsonInput, parseParameters } from './parameters.js'
+import { parseFiles, type FileRequest } from './upload-files.js'
 
 /** One build the `jobs` input asks for, validated. */
 export interface JobEntry {
@@ -20,6 +21,8 @@ export interface JobEntry {
   parameters: BuildParameters
   /** True when the shared `parameters` or the item's own were non-empty. */
   hasParameters: boolean
+  /** The shared `files`, with the item's own over them (same NAME: the item's). */
+  files: readonly FileRequest[]
   /** The item's `branch` (else the shared one): the branch as Jenkins and the SCM name it, and its multibranch project. */
   branch?: { name: string; project: JobPath }
   /** `jenkins/<job>` (with a branch, `jenkins/<project>`); a later item with the same context gets ` (2)`, ` (3)`… */
@@ -37,17 +40,19 @@ export interface JobsInput {
 export interface SharedJobInputs {
   parameters: BuildParameters
   hasParameters: boolean
+  /** The `files` input (none when left out). */
+  files?: readonly FileRequest[]
   /** The `branch` input ('' for none). */
   branch: string
 }
 
 /** Keys an item object may have. */
-const ITEM_KEYS = ['job', 'parameters', 'branch'] as const
+const ITEM_KEYS = ['job', 'parameters', 'files', 'branch'] as const
 /** More builds than this from one step is a mistake or an abuse: a matrix or several steps say it better. */
 export const MAX_JOBS = 100
 
 const FORMS =
-  'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "branch": "..."}, or one job path per line'
+  'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "..."}, or one job path per line'
 
 /**
  * Parses the `jobs` input: a JSON array (the text starts with `[`) whose
@@ -82,6 +87,8 @@ interface RawItem {
   job: string
   /** The item's own parameters: lines or an object; undefined when it has none. */
   parameters?: string | Record<string, unknown>
+  /** The item's own files: lines or an object; undefined when it has none. */
+  files?: string | Record<string, unknown>
   branch?: string
 }
 
@@ -113,7 +120,16 @@ function rawItem(value: unknown, index: number): RawItem {
       `${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${clip(k)}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${FORMS}).`
     )
   }
-  const { job, parameters, branch } = record
+  const { job, parameters, files, branch } = record
+  if (
+    files !== undefined &&
+    typeof files !== 'string' &&
+    (files === null || typeof files !== 'object' || Array.isArray(files))
+  ) {
+    throw new InputError(
+      `${where} has 'files' that are ${kindOf(files)}: expected an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string.`
+    )
+  }
   if (typeof job !== 'string' || job.trim() === '') {
     throw new InputError(`${where} has no 'job' (a non-empty string naming the job): ${FORMS}.`)
   }
@@ -137,6 +153,7 @@ function rawItem(value: unknown, index: number): RawItem {
     ...(parameters === undefined
       ? {}
       : { parameters: parameters as string | Record<string, unknown> }),
+    ...(files === undefined ? {} : { files: files as string | Record<string, unknown> }),
     ...(branch === undefined ? {} : { branch })
   }
 }
@@ -165,9 +182,18 @@ function entryOf(item: RawItem, url: string, shared: SharedJobInputs): JobEntry 
     jobName: fullName(job),
     parameters: { ...shared.parameters, ...own },
     hasParameters: shared.hasParameters || Object.keys(own).length > 0,
+    files: mergeFiles(
+      shared.files ?? [],
+      item.files === undefined ? [] : parseFiles(item.files, `${where}'s 'files'`)
+    ),
     ...(branch ? { branch } : {}),
     statusContext: `jenkins/${fullName(branch ? branch.project : job)}`
   }
+}
+
+/** The shared files, an item's own over them by NAME. */
+function mergeFiles(shared: readonly FileRequest[], own: FileRequest[]): FileRequest[] {
+  return [...shared.filter(file => !own.some(mine => mine.name === file.name)), ...own]
 }
 
 function ownParameters(item: RawItem, where: string): BuildParameters {

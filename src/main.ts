@@ -17,6 +17,7 @@ import { Progress } from './progress.js'
 import { QueueItemEnded } from './queue-ended.js'
 import { formatDuration } from './report.js'
 import { coreStepIO } from './step-io.js'
+import { resolveUploads } from './upload-files.js'
 import { abortReason, StepAborted, type AbortReason } from './wait.js'
 import { shortName } from './names.js'
 
@@ -57,6 +58,8 @@ export async function run(): Promise<void> {
  * started) runs with its own client and budget.
  */
 async function runMain(settings: Settings): Promise<void> {
+  // The files are checked on disk before anything is sent to Jenkins.
+  const uploads = await resolveUploads(settings.files, settings.workspace)
   const started = Date.now()
   const controller = new AbortController()
   let abortedAt: number | undefined
@@ -82,7 +85,7 @@ async function runMain(settings: Settings): Promise<void> {
           onScan: () => (progress.scan = fullName(settings.branch?.project ?? []))
         })
       : undefined
-    await buildJob(api, settings, controller.signal, progress, branch)
+    await buildJob(api, settings, controller.signal, progress, branch, uploads)
   } catch (error) {
     // Whatever failed once the signal fired failed because of it.
     if (controller.signal.aborted || error instanceof StepAborted) {

@@ -52,7 +52,7 @@ async function postStep(): Promise<void> {
         coreLogger.info(`Post step: nothing to stop in Jenkins (${ended}).`)
       } else {
         // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
-        coreLogger.info('Post step: nothing to stop; the main step finished on its own.')
+        coreLogger.info('Post step: nothing to stop; the main step left no Jenkins work running.')
       }
       return
     }

@@ -14,6 +14,9 @@ import type {
   RequestLogEntry
 } from './types.js'
 
+/** Requests hit by a `reset-upload` fault: how many body bytes Jenkins gets before the reset (uploads.ts). */
+export const uploadCuts = new WeakMap<IncomingMessage, number>()
+
 interface Aimed {
   fault: AimedFault
   /** Matching requests seen, hit or not. */
@@ -114,6 +117,9 @@ export function applyEffect(
       )
       return true
     }
+    case 'reset-upload':
+      uploadCuts.set(req, effect.afterBytes)
+      return false
     default:
       holdBody(res, entry, body => spoil(effect, res, body))
       return false

@@ -90,8 +90,10 @@ Jobs (the sample jobs exist too, unless --no-samples)
                            The same, as a Pipeline job (concurrent builds allowed).
   --param JOB:NAME[:TYPE][=DEFAULT]
                            A parameter of JOB (a --job, --pipeline or sample job). TYPE:
-                           string (default), boolean, choice, text, password. For a choice,
-                           DEFAULT lists the choices, the first being the default: dev|prod.
+                           string (default), boolean, choice, text, password, or a file
+                           parameter: file (core), base64File, stashedFile (the File
+                           Parameters plugin). For a choice, DEFAULT lists the choices,
+                           the first being the default: dev|prod.
   --job-token JOB:TOKEN    JOB's "Trigger builds remotely" token (the job-token input).
   --no-samples             Only the jobs given by --job and --pipeline.
 
@@ -190,7 +192,16 @@ export function parseDuration(flag: string, text: string): number {
 
 const RESULTS: Result[] = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED']
 const PERMISSIONS: Permission[] = ['read', 'build', 'configure', 'cancel', 'admin']
-const PARAMETER_TYPES: ParameterType[] = ['string', 'boolean', 'choice', 'text', 'password']
+const PARAMETER_TYPES: ParameterType[] = [
+  'string',
+  'boolean',
+  'choice',
+  'text',
+  'password',
+  'file',
+  'base64File',
+  'stashedFile'
+]
 
 /** Jenkins.checkGoodName: no empty name, no `.` or `..`, no control or unsafe characters. */
 function checkItemName(flag: string, fullName: string, name: string): void {

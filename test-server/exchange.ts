@@ -10,6 +10,7 @@ import type { JsonContext } from './json.js'
 import type { JenkinsModel } from './model.js'
 import type { Identity, Security, Sessions } from './security.js'
 import type { RequestLogEntry } from './types.js'
+import type { UploadStore } from './uploads.js'
 
 /** Settings the routes read; mutable parts change on restart. */
 export interface ServerContext {
@@ -28,6 +29,8 @@ export interface ServerContext {
   stageView: boolean
   /** `computer/api/json` shows no build (ServerOptions.executorsHidden). */
   executorsHidden: boolean
+  /** Where uploaded files (file parameters) are kept. */
+  uploads: UploadStore
 }
 
 /** One request that passed the authentication and crumb filters. */

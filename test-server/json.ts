@@ -7,7 +7,7 @@
 import { artifactsJson } from './artifacts.js'
 import { isJob, resolvePermalink, type Build } from './build.js'
 import type { JenkinsModel } from './model.js'
-import { defaultValue } from './parameters.js'
+import { defaultValue, isFileType } from './parameters.js'
 import { timeSpan } from './time-span.js'
 import type { HostileField, HostileSpec, Result } from './types.js'
 import type { BuildState, Cause, JobState, ParameterValueState, QueueItemState } from './state.js'
@@ -140,7 +140,10 @@ const VALUE_CLASS: Record<ParameterValueState['type'], string> = {
   choice: 'hudson.model.StringParameterValue',
   boolean: 'hudson.model.BooleanParameterValue',
   text: 'hudson.model.TextParameterValue',
-  password: 'hudson.model.PasswordParameterValue'
+  password: 'hudson.model.PasswordParameterValue',
+  file: 'hudson.model.FileParameterValue',
+  base64File: 'io.jenkins.plugins.file_parameters.Base64FileParameterValue',
+  stashedFile: 'io.jenkins.plugins.file_parameters.StashedFileParameterValue'
 }
 
 const DEFINITION_TYPE: Record<ParameterValueState['type'], string> = {
@@ -148,13 +151,27 @@ const DEFINITION_TYPE: Record<ParameterValueState['type'], string> = {
   choice: 'ChoiceParameterDefinition',
   boolean: 'BooleanParameterDefinition',
   text: 'TextParameterDefinition',
-  password: 'PasswordParameterDefinition'
+  password: 'PasswordParameterDefinition',
+  file: 'FileParameterDefinition',
+  base64File: 'Base64FileParameterDefinition',
+  stashedFile: 'StashedFileParameterDefinition'
 }
 
-/** A parameter value as exported; a password's value is never exported. */
+/** The package of a definition's class: the file-parameters plugin's, or core's. */
+function definitionPackage(type: ParameterValueState['type']): string {
+  return type === 'base64File' || type === 'stashedFile'
+    ? 'io.jenkins.plugins.file_parameters'
+    : 'hudson.model'
+}
+
+/**
+ * A parameter value as exported; a password's value is never exported, and a
+ * file parameter exports its name only (FileParameterValue and the plugin's
+ * AbstractFileParameterValue add no @Exported property to ParameterValue's `name`).
+ */
 export function parameterValueJson(p: ParameterValueState): Json {
   const out: Json = { _class: VALUE_CLASS[p.type], name: p.name }
-  if (p.type !== 'password') out.value = p.value
+  if (p.type !== 'password' && !isFileType(p.type)) out.value = p.value
   return out
 }
 
@@ -166,12 +183,11 @@ function propertyJson(item: JobState): Json[] {
       parameterDefinitions: item.parameters.map(def => {
         const type = def.type ?? 'string'
         const out: Json = {
-          _class: `hudson.model.${DEFINITION_TYPE[type]}`,
-          defaultParameterValue: parameterValueJson({
-            name: def.name,
-            type,
-            value: defaultValue(def)
-          }),
+          _class: `${definitionPackage(type)}.${DEFINITION_TYPE[type]}`,
+          // A file parameter has no default value (null).
+          defaultParameterValue: isFileType(type)
+            ? null
+            : parameterValueJson({ name: def.name, type, value: defaultValue(def) }),
           description: def.description ?? null,
           name: def.name,
           type: DEFINITION_TYPE[type]

@@ -32,6 +32,7 @@ import type {
   UserSpec
 } from './types.js'
 import type { BuildState, TestJenkins } from './state.js'
+import { UploadStore, isMultipart } from './uploads.js'
 
 export const DEFAULT_USERS: UserSpec[] = [
   {
@@ -96,7 +97,8 @@ class JenkinsServer implements TestJenkins {
         clockSkewMs: options.clockSkewMs ?? 0
       },
       stageView: options.stageView ?? true,
-      executorsHidden: options.executorsHidden ?? false
+      executorsHidden: options.executorsHidden ?? false,
+      uploads: new UploadStore()
     }
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch(() => {
@@ -162,6 +164,7 @@ class JenkinsServer implements TestJenkins {
     this.closed = true
     if (this.faultTimer) clearTimeout(this.faultTimer)
     this.ctx.model.close()
+    this.ctx.uploads.close()
     if (this.restarting) await this.restarting.catch(() => undefined)
     if (this.server.listening) await this.stopListening()
   }
@@ -391,11 +394,13 @@ class JenkinsServer implements TestJenkins {
 
     const params = new Params()
     params.add(rawQuery)
-    if (req.method === 'POST') {
+    // A multipart body is left to the route: Stapler parses it lazily, after
+    // the filters, and streams its files to disk (uploads.ts).
+    if (req.method === 'POST' && !isMultipart(req)) {
       const body = await readBody(req)
       const type = String(req.headers['content-type'] ?? '')
       if (type.startsWith('application/x-www-form-urlencoded')) params.add(body.toString('utf8'))
-    } else {
+    } else if (req.method !== 'POST') {
       req.resume()
     }
 

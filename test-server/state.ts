@@ -34,7 +34,19 @@ export interface Cause {
 export interface ParameterValueState {
   name: string
   type: ParameterType
+  /** A file parameter's: its file name. */
   value: string | boolean
+  /** A file parameter's upload (uploads.ts). */
+  file?: StoredFile
+}
+
+/** An uploaded file, kept on disk as Jenkins keeps a DiskFileItem. */
+export interface StoredFile {
+  /** The name Jenkins keeps (the base name of the part's filename). */
+  fileName: string
+  /** Where the server stored the content. */
+  path: string
+  size: number
 }
 
 export type ItemType = 'freestyle' | 'pipeline' | 'folder' | 'multibranch'

@@ -137,7 +137,18 @@ export interface ArtifactSpec {
   size?: number
 }
 
-export type ParameterType = 'string' | 'boolean' | 'choice' | 'text' | 'password'
+export type ParameterType =
+  | 'string'
+  | 'boolean'
+  | 'choice'
+  | 'text'
+  | 'password'
+  /** Core's FileParameterDefinition. */
+  | 'file'
+  /** The file-parameters plugin's `base64File` (Base64FileParameterDefinition). */
+  | 'base64File'
+  /** The file-parameters plugin's `stashedFile` (StashedFileParameterDefinition). */
+  | 'stashedFile'
 
 export interface ParameterSpec {
   name: string
@@ -220,6 +231,8 @@ export type RequestKind =
   | 'input'
   /** A build's archived file (`artifact/…`). */
   | 'artifact'
+  /** A build's parameters (`parameters/…`): a file parameter's content. */
+  | 'parameters'
   /** The computers and their executors (`computer/…`). */
   | 'computer'
   | 'other'
@@ -300,6 +313,11 @@ export type FaultEffect =
   | { type: 'half-open'; afterBytes?: number }
   /** Part of the body (default: half), then a TCP reset. */
   | { type: 'reset'; afterBytes?: number }
+  /**
+   * Jenkins handles the request, but its connection is reset once
+   * `afterBytes` of the request body came (an upload cut off mid-way).
+   */
+  | { type: 'reset-upload'; afterBytes: number }
   /** No answer at all; the connection stays open (Jenkins not asked). */
   | { type: 'hang' }
   /** A 200 HTML sign-in page of an SSO proxy (Jenkins not asked). */

@@ -52,6 +52,8 @@ export interface RunSpec {
   id: string
   /** Extra action inputs (ours only). */
   inputs?: Record<string, string>
+  /** Extra environment for the step (ours only), e.g. GITHUB_WORKSPACE. */
+  env?: Record<string, string>
   /** Run this build of the action instead of dist/index.js (today's: runners/today.ts). */
   bundle?: string
   rss?: boolean
@@ -109,7 +111,7 @@ export async function runOurs(spec: RunSpec): Promise<RunRecord> {
       parameters: `RUN=${spec.id}`,
       ...spec.inputs
     },
-    { node: NODE.path, killAfterMs: spec.killAfterMs, bundle: spec.bundle }
+    { node: NODE.path, killAfterMs: spec.killAfterMs, bundle: spec.bundle, env: spec.env }
   )
   // Taken right after spawn() returned: the child exists from here on.
   const spawnAt = Date.now()

@@ -15,6 +15,7 @@ import { memory } from './memory.js'
 import { outcome } from './outcome.js'
 import { reportBudget } from './report-budget.js'
 import { requests } from './requests.js'
+import { upload } from './upload.js'
 
 export const SCENARIOS: readonly Scenario[] = [
   idleStart,
@@ -27,5 +28,6 @@ export const SCENARIOS: readonly Scenario[] = [
   outcome,
   jobs,
   jsonDepth,
-  reportBudget
+  reportBudget,
+  upload
 ]

@@ -37,7 +37,7 @@ export const ENV_INPUTS: Readonly<Record<string, string>> = {
 export const SECRET_INPUTS: readonly string[] = ['token', 'job-token', 'github-token']
 
 /** The command's own flags (long names), which no input may take. */
-const OWN_FLAGS = ['json', 'summary', 'verbose', 'help', 'param']
+const OWN_FLAGS = ['json', 'summary', 'verbose', 'help', 'param', 'file']
 
 /** `${{ github.token }}` is the runner's to evaluate: from a terminal, GITHUB_TOKEN stands for it. */
 export function defaultsToGithubToken(input: ActionInput): boolean {
@@ -72,6 +72,7 @@ export function parseCommandLine(
   const table = flagTable(inputs)
   const line: CommandLine = { given: {}, json: false, verbose: false, help: false, warnings: [] }
   const params: Array<[string, string]> = []
+  const files: string[] = []
   const flagged = new Set<string>()
   const value = (flag: string, at: number): string => {
     const next = argv[at]
@@ -91,6 +92,11 @@ export function parseCommandLine(
     }
     if (arg.startsWith('--param=') || /^-p[^-]/.test(arg)) {
       params.push(param(arg.slice(arg.startsWith('-p') ? 2 : '--param='.length), params.length + 1))
+      continue
+    }
+    if (arg === '--file' || arg.startsWith('--file=')) {
+      const spec = arg === '--file' ? value(arg, ++i) : arg.slice('--file='.length)
+      files.push(fileSpec(spec, files.length + 1))
       continue
     }
     if (!arg.startsWith('--')) {
@@ -136,6 +142,10 @@ export function parseCommandLine(
   if (params.length > 0) {
     if (flagged.has('parameters')) throw new UsageError('give either --parameters or -p, not both')
     line.given.parameters = parametersJson(params)
+  }
+  if (files.length > 0) {
+    if (flagged.has('files')) throw new UsageError('give either --files or --file, not both')
+    line.given.files = files.join('\n')
   }
   for (const [name, variable] of Object.entries(ENV_INPUTS)) {
     const fromEnv = env[variable]
@@ -183,6 +193,13 @@ function param(arg: string, index: number): [string, string] {
   const name = arg.slice(0, eq).trim()
   if (name === '') throw new UsageError(`-p #${index} has an empty NAME before '='`)
   return [name, arg.slice(eq + 1)]
+}
+
+/** `--file NAME=path`: one line of the `files` input (the action checks the path). */
+function fileSpec(arg: string, index: number): string {
+  if (!arg.includes('=')) throw new UsageError(`--file #${index} is not NAME=path (no '=')`)
+  if (/[\r\n]/.test(arg)) throw new UsageError(`--file #${index} holds a line break`)
+  return arg
 }
 
 /**

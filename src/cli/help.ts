@@ -10,6 +10,10 @@ const OWN: ReadonlyArray<[string, string]> = [
     '-p, --param NAME=VALUE',
     'A build parameter; repeat it for several, and give a NAME twice for a multi-value parameter. Sets `parameters` (as a JSON object, so a value is passed exactly as written).'
   ],
+  [
+    '--file NAME=PATH',
+    "A file for the job's file parameter NAME, relative to the current directory (the workspace); repeat it for several. Sets `files`."
+  ],
   ['--json', 'Print the outputs as one JSON object on stdout; the log goes to stderr.'],
   ['--summary FILE', "Write the step's job summary (Markdown) to FILE."],
   [

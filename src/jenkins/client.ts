@@ -10,6 +10,7 @@ import { readFailedTests } from './test-report.js'
 import { Requester } from './requester.js'
 import type { RequestSettings } from './request-settings.js'
 import { findLostTrigger, trigger } from './trigger.js'
+import { triggerUpload } from './upload-trigger.js'
 import type {
   ArtifactDownload,
   ArtifactList,
@@ -33,7 +34,8 @@ import type {
   QueueItem,
   RecentBuild,
   RunningBuild,
-  TriggerResult
+  TriggerResult,
+  UploadFile
 } from './types.js'
 
 export interface ClientOptions extends RequestSettings {
@@ -99,12 +101,17 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     return this.http.guarded(() => reads.listJobs(this.http, folder))
   }
 
-  trigger(info: JobInfo, job: JobPath, params: BuildParameters): Promise<TriggerResult> {
+  trigger(
+    info: JobInfo,
+    job: JobPath,
+    params: BuildParameters,
+    files: readonly UploadFile[] = []
+  ): Promise<TriggerResult> {
+    const options = { settleMs: this.triggerSettleMs, cause: this.triggerCause }
     return this.http.guarded(() =>
-      trigger(this.http, info, job, params, {
-        settleMs: this.triggerSettleMs,
-        cause: this.triggerCause
-      })
+      files.length > 0
+        ? triggerUpload(this.http, info, job, params, files, options)
+        : trigger(this.http, info, job, params, options)
     )
   }
 

@@ -13,6 +13,7 @@ import { JenkinsError } from './errors.js'
 import { networkFailure } from './network-errors.js'
 import type { SecureContext } from 'node:tls'
 import { trustWith } from './trust.js'
+import type { UploadBody } from './multipart.js'
 
 export interface TransportOptions {
   /** Normalised base URL, without a trailing slash. */
@@ -44,6 +45,8 @@ export interface BodyReader {
 export interface ExchangeBounds extends BodyReader {
   /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
   readonly signal: AbortSignal
+  /** Counts request body bytes as they go out (an upload): the wait for the answer runs from the last one. */
+  sending(bytes: number): void
 }
 
 export interface Exchange {
@@ -53,6 +56,8 @@ export interface Exchange {
   label: string
   /** application/x-www-form-urlencoded body of a POST. */
   form?: string
+  /** A streamed body of a POST instead of `form` (multipart.ts), opened anew for each send. */
+  upload?: UploadBody
   /** A GET follows same-origin redirects unless this is false (a probe reads the redirect itself). */
   follow?: boolean
   bounds: ExchangeBounds
@@ -282,7 +287,10 @@ export class Transport {
     if (exchange.form !== undefined) {
       headers['content-type'] = 'application/x-www-form-urlencoded; charset=UTF-8'
     }
-    if (exchange.method === 'POST') {
+    if (exchange.upload) {
+      headers['content-type'] = exchange.upload.contentType
+      headers['content-length'] = exchange.upload.length
+    } else if (exchange.method === 'POST') {
       headers['content-length'] = Buffer.byteLength(exchange.form ?? '', 'utf8')
     }
     return headers
@@ -320,7 +328,18 @@ export class Transport {
               })
         )
       )
-      request.end(exchange.form ?? undefined)
+      if (exchange.upload) {
+        // Written chunk by chunk, each once the one before was handed on; a
+        // request that fails (an early answer, a reset) fails the writing.
+        exchange.upload
+          .writeTo(request, bytes => exchange.bounds.sending(bytes))
+          .then(
+            () => request.end(),
+            (error: unknown) => request.destroy(error as Error)
+          )
+      } else {
+        request.end(exchange.form ?? undefined)
+      }
     })
     await this.storeCookies(url, message.headers['set-cookie'])
     return new HttpResponse(message.statusCode ?? 0, message.headers, url, message, exchange.bounds)

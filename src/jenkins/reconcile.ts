@@ -137,12 +137,12 @@ export function sameParameters(
   return true
 }
 
-function sameJob(a: readonly string[], b: readonly string[]): boolean {
+export function sameJob(a: readonly string[], b: readonly string[]): boolean {
   // Jenkins looks items up case-insensitively (jenkins-api.md 3.8).
   return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
 }
 
-function causedBy(candidate: BuildCandidate, user: string | undefined): boolean {
+export function causedBy(candidate: BuildCandidate, user: string | undefined): boolean {
   if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
     return true
   }

@@ -5,6 +5,7 @@ import { Interrupted, JenkinsError, stopReason } from './errors.js'
 import { HttpResponse, Transport, headerValueSecrets, pathOf, type Exchange } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
 import { Foreign404Check } from './locate.js'
+import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
 import { redactingLogger, redactor } from './redaction.js'
 import {
@@ -33,6 +34,8 @@ export interface PostOptions {
   onNetworkFailure?: (failure: NetworkFailure) => JenkinsError
   deadline: number | undefined
   form?: string
+  /** A streamed body instead of `form` (multipart.ts). */
+  upload?: UploadBody
 }
 
 /** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
@@ -240,7 +243,13 @@ export class Requester {
     options: PostOptions
   ): Promise<{ response: HttpResponse; body: string }> {
     let refreshed = false
-    const exchange: Omit<Exchange, 'bounds'> = { method: 'POST', url, label, form: options.form }
+    const exchange: Omit<Exchange, 'bounds'> = {
+      method: 'POST',
+      url,
+      label,
+      form: options.form,
+      upload: options.upload
+    }
     const sendOnce = async (
       attempt: Attempt
     ): Promise<{ response: HttpResponse; body: string }> => {

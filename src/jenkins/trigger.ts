@@ -16,6 +16,7 @@ import {
   type ReconcileReader,
   type TriggerExpectation
 } from './reconcile.js'
+import type { UploadBody } from './multipart.js'
 import { getQueue } from './reads.js'
 import type { Requester } from './requester.js'
 import { errorForResponse, type ErrorContext } from './responses.js'
@@ -35,7 +36,7 @@ const TRIGGER_REFUSALS: ReadonlySet<number> = new Set([429, 503])
 /** Answers to a trigger from a proxy that may have passed it on before failing. */
 const AMBIGUOUS_STATUSES: ReadonlySet<number> = new Set([500, 502, 504])
 
-interface LostAnswer {
+export interface LostAnswer {
   /** What went wrong, for the message if we give up. */
   error: JenkinsError
   /** Short reason for the log, e.g. '502' or 'ECONNRESET'. */
@@ -69,11 +70,7 @@ export async function trigger(
   options: TriggerOptions = {}
 ): Promise<TriggerResult> {
   const name = fullName(job)
-  // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-  if (info.isFolder) throw notAJob(info, name, http.baseUrl)
-  if (info.disabled === true || info.buildable === false) {
-    throw new JenkinsError('conflict', disabledMessage(http, name))
-  }
+  checkBuildable(http, info, name)
   const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
   const unknownParameters = Object.keys(params).filter(key => !defined.has(key))
   const parameterized = info.parameterDefinitions.length > 0
@@ -128,7 +125,7 @@ export async function trigger(
   for (let send = 1; ; send++) {
     let outcome: Awaited<ReturnType<typeof triggerOnce>>
     try {
-      outcome = await triggerOnce(http, url, form.toString(), context, name)
+      outcome = await triggerOnce(http, url, { form: form.toString() }, context, name)
     } catch (error) {
       throw error instanceof Interrupted ? interrupted(error) : error
     }
@@ -191,6 +188,15 @@ export async function trigger(
   }
 }
 
+/** Refuses what cannot be built before anything is sent: a folder, a disabled job. */
+export function checkBuildable(http: Requester, info: JobInfo, name: string): void {
+  // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
+  if (info.isFolder) throw notAJob(info, name, http.baseUrl)
+  if (info.disabled === true || info.buildable === false) {
+    throw new JenkinsError('conflict', disabledMessage(http, name))
+  }
+}
+
 /** How long the abort path gives a lost trigger to show up before its second look. */
 const LOST_SETTLE_MS = 1000
 
@@ -219,10 +225,10 @@ export async function findLostTrigger(
  * connection refused) is retried inside; an answer that may hide an action
  * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
  */
-async function triggerOnce(
+export async function triggerOnce(
   http: Requester,
   url: string,
-  form: string,
+  payload: { form: string } | { upload: UploadBody },
   context: ErrorContext,
   name: string
 ): Promise<{ queueId: number; merged: boolean } | { lost: LostAnswer }> {
@@ -230,7 +236,7 @@ async function triggerOnce(
   let answer: { response: HttpResponse; body: string }
   try {
     answer = await http.post('trigger', url, context, {
-      form,
+      ...payload,
       // Only a refusal that did nothing is sent again here: a second POST
       // that reaches Jenkins queues a second build.
       retryStatuses: TRIGGER_REFUSALS,
@@ -275,7 +281,7 @@ async function triggerOnce(
 }
 
 /** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
-function reconcileReader(http: Requester, job: JobPath): ReconcileReader {
+export function reconcileReader(http: Requester, job: JobPath): ReconcileReader {
   const name = fullName(job)
   return {
     queue: async (): Promise<QueuedCandidate[]> =>
@@ -304,7 +310,7 @@ function reconcileReader(http: Requester, job: JobPath): ReconcileReader {
   }
 }
 
-function disabledMessage(http: Requester, name: string): string {
+export function disabledMessage(http: Requester, name: string): string {
   return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`
 }
 

@@ -230,6 +230,18 @@ export interface ExportedParameter {
   value?: unknown
 }
 
+/** A file handed to a file parameter of the job (input `files`), checked on disk before any request. */
+export interface UploadFile {
+  /** The file parameter's name. */
+  name: string
+  /** Absolute path on this machine. */
+  path: string
+  /** The name Jenkins is told (the base name; no `"`, backslash, CR or LF). */
+  fileName: string
+  /** Bytes, as found when it was checked: exactly this many are sent. */
+  size: number
+}
+
 /** An item waiting in the queue (queue/api/json). */
 export interface QueuedTask {
   id: number
@@ -327,7 +339,12 @@ export interface JenkinsApi {
   /** Full names (`folder/sub/job`) of every job below `folder` (root when empty), recursing into folders, in one request. */
   listJobs(folder: JobPath): Promise<string[]>
   /** POST build or buildWithParameters (chosen from info.parameterDefinitions), delay=0sec, no redirect following. Never retried once it may have reached Jenkins. */
-  trigger(info: JobInfo, job: JobPath, params: BuildParameters): Promise<TriggerResult>
+  trigger(
+    info: JobInfo,
+    job: JobPath,
+    params: BuildParameters,
+    files?: readonly UploadFile[]
+  ): Promise<TriggerResult>
   getQueueItem(queueId: number): Promise<QueueItem>
   cancelQueueItem(queueId: number): Promise<CancelOutcome>
   /** GET a build's JSON; `which` is a number or a permalink. `tree` limits the fields (Jenkins tree syntax); `depth` widens them. Throws JenkinsError kind 'not-found' when there is no such build. */

@@ -12,7 +12,8 @@ import type {
   BuildRef,
   JenkinsApi,
   JobInfo,
-  TriggerResult
+  TriggerResult,
+  UploadFile
 } from '../jenkins/types.js'
 import { namedLogger, type Logger } from '../logger.js'
 import { expectationFrom } from '../poll-policy.js'
@@ -37,6 +38,8 @@ export interface JobsRunOptions {
   io: StepIO
   ledger: Ledger
   policy?: SchedulePolicy
+  /** Each item's files (upload-files.ts), checked on disk; by item index. */
+  uploads?: ReadonlyArray<readonly UploadFile[]>
 }
 
 /** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
@@ -177,9 +180,12 @@ export class JobsRun {
     throwIfAborted(signal)
     let queued: TriggerResult
     try {
-      queued = item.branch?.indexingBuild
-        ? indexingBuildQueued(api, info, item.entry.parameters, item.branch.indexingBuild.queueId)
-        : await api.trigger(info, item.entry.job, item.entry.parameters)
+      const uploads = this.o.uploads?.[item.index] ?? []
+      // A scan's build has no files: with files, this step triggers its own.
+      queued =
+        item.branch?.indexingBuild && uploads.length === 0
+          ? indexingBuildQueued(api, info, item.entry.parameters, item.branch.indexingBuild.queueId)
+          : await api.trigger(info, item.entry.job, item.entry.parameters, uploads)
     } catch (error) {
       if (error instanceof Interrupted) {
         if (error.lostTrigger) ledger.maybeQueued(item.index, error.lostTrigger)

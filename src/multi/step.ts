@@ -6,7 +6,8 @@ import { budgetClient, createClient } from '../create-client.js'
 import { formatDuration } from '../duration.js'
 import type { Settings } from '../inputs.js'
 import { Interrupted } from '../jenkins/errors.js'
-import type { JenkinsApi } from '../jenkins/types.js'
+import type { JenkinsApi, UploadFile } from '../jenkins/types.js'
+import { resolveUploads } from '../upload-files.js'
 import { namedLogger } from '../logger.js'
 import type { StepIO } from '../step-io.js'
 import { abortReason, settleBy, StepAborted } from '../wait.js'
@@ -22,6 +23,17 @@ import { JobsRun } from './run-jobs.js'
  * the builds still running, as `abort-on-cancel` promises, and names them.
  */
 export async function runJobsStep(settings: Settings, io: StepIO): Promise<void> {
+  // Every item's files are checked on disk before anything is sent to Jenkins.
+  const uploads: UploadFile[][] = []
+  for (const [index, entry] of (settings.jobs ?? []).entries()) {
+    uploads.push(
+      await resolveUploads(
+        entry.files,
+        settings.workspace,
+        `Input 'jobs' item ${index + 1}'s files`
+      )
+    )
+  }
   const started = Date.now()
   const controller = new AbortController()
   let abortedAt: number | undefined
@@ -37,7 +49,7 @@ export async function runJobsStep(settings: Settings, io: StepIO): Promise<void>
     (settings.jobs ?? []).map(entry => entry.job),
     (name, value) => io.saveState(name, value)
   )
-  const run = new JobsRun({ api, settings, signal: controller.signal, io, ledger })
+  const run = new JobsRun({ api, settings, signal: controller.signal, io, ledger, uploads })
   try {
     await run.run()
   } catch (error) {

@@ -12,6 +12,7 @@ import type { JobState } from '../state.js'
 import { artifact } from './artifact.js'
 import { consoleText, progressiveText } from './build-log.js'
 import { input } from './input.js'
+import { parameterFile } from './parameter-file.js'
 import {
   at,
   can,
@@ -45,7 +46,8 @@ const BUILD_ROUTES = new Map<string, BuildRoute>([
   ['testReport', { kind: 'tests', handle: testReport }],
   ['wfapi', { kind: 'stages', handle: wfapi }],
   ['input', { kind: 'input', handle: input }],
-  ['artifact', { kind: 'artifact', handle: artifact }]
+  ['artifact', { kind: 'artifact', handle: artifact }],
+  ['parameters', { kind: 'parameters', handle: parameterFile }]
 ])
 
 /** The request log's kind of `<build>/<segment>/…`, from the path alone. */

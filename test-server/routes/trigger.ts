@@ -5,7 +5,9 @@
 import { remoteCause, userIdCause } from '../causes.js'
 import type { Exchange } from '../exchange.js'
 import { itemPath } from '../json.js'
-import { defaultValue } from '../parameters.js'
+import { uploadCuts } from '../aimed-faults.js'
+import { defaultValue, isFileType } from '../parameters.js'
+import { isMultipart, readMultipart, type MultipartForm } from '../uploads.js'
 import { parametersFormPage } from '../pages.js'
 import { sameSecret } from '../security.js'
 import type { Cause, JobState, ParameterValueState } from '../state.js'
@@ -25,9 +27,16 @@ import {
  * token and the request carries `token` (the caller's address, and the
  * `cause` parameter as the note), else the caller's UserIdCause.
  */
-function buildCause(ex: Exchange, job: JobState): Cause {
-  if (job.authToken !== undefined && ex.params.has('token')) {
-    return remoteCause(ex.forwarded.remoteAddr, ex.params.get('cause') ?? null)
+function buildCause(
+  ex: Exchange,
+  job: JobState,
+  read: { token?: string; cause?: string } = {
+    token: ex.params.get('token'),
+    cause: ex.params.get('cause')
+  }
+): Cause {
+  if (job.authToken !== undefined && read.token !== undefined) {
+    return remoteCause(ex.forwarded.remoteAddr, read.cause ?? null)
   }
   return userIdCause(ex.identity)
 }
@@ -39,8 +48,11 @@ function buildCause(ex: Exchange, job: JobState): Cause {
  * anonymous callers, as for any denial); without one, Job/Build and then
  * POST (405). Returns false when it has answered.
  */
-function checkPermission(ex: Exchange, job: JobState): boolean {
-  const provided = ex.params.get('token')
+function checkPermission(
+  ex: Exchange,
+  job: JobState,
+  provided: string | undefined = ex.params.get('token')
+): boolean {
   if (job.authToken !== undefined && provided !== undefined) {
     if (sameSecret(provided, job.authToken)) return true
     accessDenied(ex, 'Invalid token provided.')
@@ -145,14 +157,95 @@ function parameterValue(
   return { name: def.name, type, value }
 }
 
-/** `job/<name>/buildWithParameters`. */
-export function triggerWithParameters(ex: Exchange, job: JobState): void {
+/**
+ * `job/<name>/buildWithParameters` (ParametersDefinitionProperty
+ * `buildWithParameters`, jenkins-2.568.2 and jenkins-2.150.1 alike): each
+ * definition, in order, makes its value from the request; one that makes
+ * none (a file parameter without a file part) is left out, not defaulted.
+ */
+export async function triggerWithParameters(ex: Exchange, job: JobState): Promise<void> {
   const model = ex.ctx.model
-  if (!checkPermission(ex, job)) return
+  const form = isMultipart(ex.req) ? new StaplerForm(ex) : undefined
+  // `token` and `cause` are read with req.getParameter, which on a multipart
+  // request parses the body first (its fields, then the query string). The
+  // token is read only when the job has one (BuildAuthorizationToken
+  // .checkPermission, ParameterizedJobMixIn.getBuildCause, jenkins-2.568.2).
+  const read = async (name: string): Promise<string | undefined> =>
+    (await form?.field(name))?.[0] ?? ex.params.get(name)
+  const token = job.authToken !== undefined ? await read('token') : undefined
+  if (!checkPermission(ex, job, token)) return
   if (!model.isBuildable(job)) return notBuildable(ex, job)
   if (job.parameters.length === 0) return ex.jetty(400, `${job.fullName} is not parameterized`)
-  // Defined parameters only, by exact name; missing ones get their default.
-  const values = job.parameters.map(def => parameterValue(def, ex.params.all(def.name)))
-  const { item, merged } = model.schedule(job, values, [buildCause(ex, job)], quietPeriod(ex, job))
+  const values: ParameterValueState[] = []
+  for (const def of job.parameters) {
+    const value = isFileType(def.type)
+      ? await fileValue(def, form)
+      : parameterValue(def, [...ex.params.all(def.name), ...((await form?.field(def.name)) ?? [])])
+    if (value) values.push(value)
+  }
+  const cause = buildCause(ex, job, {
+    token,
+    cause: job.authToken !== undefined && token !== undefined ? await read('cause') : undefined
+  })
+  const { item, merged } = model.schedule(job, values, [cause], quietPeriod(ex, job))
   redirect(ex, merged ? 303 : 201, queueLocation(ex, item.id))
+}
+
+/**
+ * The multipart body as Stapler's RequestImpl holds it: parsed on first use,
+ * the failure seen by that first caller only (uploads.ts).
+ */
+class StaplerForm {
+  private parsed: Promise<MultipartForm> | undefined
+  constructor(private readonly ex: Exchange) {}
+
+  /** The form, and the parse failure when this is the call that parsed it. */
+  async read(): Promise<{ form: MultipartForm; failure: Error | undefined }> {
+    const first = this.parsed === undefined
+    this.parsed ??= readMultipart(this.ex.req, this.ex.ctx.uploads, uploadCuts.get(this.ex.req))
+    const form = await this.parsed
+    return { form, failure: first ? form.failure : undefined }
+  }
+
+  /**
+   * A form field's value (getParameterValues: the query's values, then the
+   * field's). A file part is not a field; a parse failure is swallowed
+   * (getFormDataFormFields).
+   */
+  async field(name: string): Promise<string[]> {
+    const part = (await this.read()).form.parts.get(name)
+    return part?.kind === 'field' ? [part.value] : []
+  }
+}
+
+/**
+ * A file parameter's value. Core (FileParameterDefinition.createValue,
+ * jenkins-2.150.1 and jenkins-2.568.2): `getFileItem(name)`, null for no
+ * part or a plain field (`isFormField`), null when parsing failed (the
+ * ServletException/IOException is caught); the file name is the part's
+ * filename after its last `/` and `\`. The plugin
+ * (AbstractFileParameterDefinition.createValue, file-parameters-plugin
+ * 59e1249): the same part, but a parse failure it is the first to see is
+ * rethrown (a 500, nothing queued), and the name is `new File(filename).getName()`
+ * (on a Linux controller: after the last `/` only).
+ */
+async function fileValue(
+  def: JobState['parameters'][number],
+  form: StaplerForm | undefined
+): Promise<ParameterValueState | undefined> {
+  if (!form) return undefined
+  const { form: parsed, failure } = await form.read()
+  const type = def.type ?? 'file'
+  if (failure && type !== 'file')
+    throw new Oops(500, `java.lang.RuntimeException: ${failure.message}`)
+  const part = parsed.parts.get(def.name)
+  if (part?.kind !== 'file') return undefined
+  const base = part.filename.slice(part.filename.lastIndexOf('/') + 1)
+  const fileName = type === 'file' ? base.slice(base.lastIndexOf('\\') + 1) : base
+  return {
+    name: def.name,
+    type,
+    value: fileName,
+    file: { fileName, path: part.path, size: part.size }
+  }
 }
