@@ -34624,7 +34624,7 @@ function collectYoungGarbage() {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4349);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3111);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3162);
 
 
 (0,_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -34640,7 +34640,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3111:
+/***/ 3162:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37892,7 +37892,7 @@ function artifactSegments(relativePath, platform = process.platform) {
             return refuse(`has a name longer than ${MAX_NAME_BYTES} bytes`);
         }
         if (platform === 'win32') {
-            const problem = artifact_paths_windowsNameProblem(segment);
+            const problem = windowsNameProblem(segment);
             if (problem)
                 return refuse(problem);
         }
@@ -37900,7 +37900,7 @@ function artifactSegments(relativePath, platform = process.platform) {
     return segments;
 }
 /** Why Windows would not take `name` as the file name it looks like, if it would not. */
-function artifact_paths_windowsNameProblem(name) {
+function windowsNameProblem(name) {
     if (WINDOWS_FORBIDDEN.test(name)) {
         return 'contains a character Windows does not allow in file names (<>:"|?*)';
     }
@@ -40862,7 +40862,7 @@ class WorkspacePathError extends Error {
  * `aux.txt`) and no name ending in a dot or a space (Windows drops them, so
  * `a.` and `a` are one file). `.` and empty segments are dropped.
  */
-function workspaceSegments(value, path = nodePath) {
+function workspaceSegments(value, path = (external_node_path_default())) {
     const refuse = (reason) => {
         throw new WorkspacePathError(value, reason);
     };
@@ -40923,7 +40923,7 @@ function workspaceFolder(value, workspace, path = (external_node_path_default())
         for (const segment of path.relative(workspace, target).split(/[\\/]/)) {
             if (segment === '')
                 continue;
-            const problem = artifact_paths_windowsNameProblem(segment);
+            const problem = windowsNameProblem(segment);
             if (problem)
                 refuse(problem);
         }
@@ -40950,7 +40950,7 @@ async function makeFolderInside(base, baseReal, segments, label, options = {}) {
  */
 async function resolveWorkspaceFile(workspace, relativePath, options = {}) {
     const fs = options.fs ?? nodeWalkFs;
-    const segments = workspaceSegments(relativePath, options.path ?? nodePath);
+    const segments = workspaceSegments(relativePath, options.path ?? (external_node_path_default()));
     return walk(workspace, await fs.realpath(workspace), segments, relativePath, 'file', options);
 }
 async function walk(base, baseReal, segments, label, want, options) {
@@ -41251,6 +41251,7 @@ var Input;
     Input["Token"] = "token";
     Input["Job"] = "job";
     Input["Parameters"] = "parameters";
+    Input["Files"] = "files";
     Input["Wait"] = "wait";
     Input["Disable"] = "disable";
     Input["Build"] = "build";
@@ -42177,12 +42178,7 @@ const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
  */
 async function trigger(http, info, job, params, options = {}) {
     const name = fullName(job);
-    // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-    if (info.isFolder)
-        throw notAJob(info, name, http.baseUrl);
-    if (info.disabled === true || info.buildable === false) {
-        throw new JenkinsError('conflict', disabledMessage(http, name));
-    }
+    checkBuildable(http, info, name);
     const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
     const unknownParameters = Object.keys(params).filter(key => !defined.has(key));
     const parameterized = info.parameterDefinitions.length > 0;
@@ -42234,7 +42230,7 @@ async function trigger(http, info, job, params, options = {}) {
     for (let send = 1;; send++) {
         let outcome;
         try {
-            outcome = await triggerOnce(http, url, form.toString(), context, name);
+            outcome = await triggerOnce(http, url, { form: form.toString() }, context, name);
         }
         catch (error) {
             throw error instanceof Interrupted ? interrupted(error) : error;
@@ -42290,6 +42286,15 @@ async function trigger(http, info, job, params, options = {}) {
         http.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
     }
 }
+/** Refuses what cannot be built before anything is sent: a folder, a disabled job. */
+function checkBuildable(http, info, name) {
+    // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
+    if (info.isFolder)
+        throw notAJob(info, name, http.baseUrl);
+    if (info.disabled === true || info.buildable === false) {
+        throw new JenkinsError('conflict', disabledMessage(http, name));
+    }
+}
 /** How long the abort path gives a lost trigger to show up before its second look. */
 const LOST_SETTLE_MS = 1000;
 /**
@@ -42314,12 +42319,12 @@ async function findLostTrigger(http, lost) {
  * connection refused) is retried inside; an answer that may hide an action
  * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
  */
-async function triggerOnce(http, url, form, context, name) {
+async function triggerOnce(http, url, payload, context, name) {
     let lost;
     let answer;
     try {
         answer = await http.post('trigger', url, context, {
-            form,
+            ...payload,
             // Only a refusal that did nothing is sent again here: a second POST
             // that reaches Jenkins queues a second build.
             retryStatuses: TRIGGER_REFUSALS,
@@ -44379,13 +44384,13 @@ const partsOutput = { logger: coreLogger, annotate: coreStepIO.annotate };
  * console, and reports: outputs, summary, commit status. Throws when the
  * result is not accepted, with the console's last lines.
  */
-async function buildJob(api, settings, signal, progress, branch) {
+async function buildJob(api, settings, signal, progress, branch, uploads = []) {
     const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal });
     const status = settings.commitStatus
         ? await statusReporter(settings, settings.statusContext, coreLogger)
         : undefined;
     try {
-        await follow(api, settings, signal, progress, follower, status, branch);
+        await follow(api, settings, signal, progress, follower, status, branch, uploads);
     }
     catch (error) {
         // A status left pending would block a protected branch for good.
@@ -44401,7 +44406,7 @@ async function buildJob(api, settings, signal, progress, branch) {
         throw error;
     }
 }
-async function follow(api, settings, signal, progress, follower, status, branch) {
+async function follow(api, settings, signal, progress, follower, status, branch, uploads) {
     const name = settings.jobName;
     const outcome = { jobName: name, jobUrl: api.jobUrl(settings.job) };
     // The build's JSON when it is needed before its end (`wait: started`, or a
@@ -44421,10 +44426,14 @@ async function follow(api, settings, signal, progress, follower, status, branch)
             outcome.history = historyOf(info.history, n => api.buildUrl(settings.job, n));
         // A cancel that arrived while reading the job must not still trigger.
         throwIfAborted(signal);
-        // The scan that created a branch job already queued its build: that one.
-        const queued = branch?.indexingBuild
+        // The scan that created a branch job already queued its build: that one
+        // (never with files: the scan's build has none, so one is triggered).
+        if (branch?.indexingBuild && uploads.length > 0) {
+            coreLogger.warning(`The scan that created ${name} also queued a build of it without the files (queue item ${branch.indexingBuild.queueId}); this step triggers its own with them and leaves that one alone.`);
+        }
+        const queued = branch?.indexingBuild && uploads.length === 0
             ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
-            : await api.trigger(info, settings.job, settings.parameters);
+            : await api.trigger(info, settings.job, settings.parameters, uploads);
         progress.queued(queued.queueId, queued.merged);
         warnUnknownParameters(queued.unknownParameters, info, name, coreLogger);
         outcome.queueUrl = queued.queueUrl;
@@ -48570,7 +48579,11 @@ class Transport {
         if (exchange.form !== undefined) {
             headers['content-type'] = 'application/x-www-form-urlencoded; charset=UTF-8';
         }
-        if (exchange.method === 'POST') {
+        if (exchange.upload) {
+            headers['content-type'] = exchange.upload.contentType;
+            headers['content-length'] = exchange.upload.length;
+        }
+        else if (exchange.method === 'POST') {
             headers['content-length'] = Buffer.byteLength(exchange.form ?? '', 'utf8');
         }
         return headers;
@@ -48604,7 +48617,16 @@ class Transport {
                 : networkFailure(error, target, this.options.baseUrl, {
                     caCert: this.secureContext !== undefined
                 })));
-            request.end(exchange.form ?? undefined);
+            if (exchange.upload) {
+                // Written chunk by chunk, each once the one before was handed on; a
+                // request that fails (an early answer, a reset) fails the writing.
+                exchange.upload
+                    .writeTo(request, bytes => exchange.bounds.sending(bytes))
+                    .then(() => request.end(), (error) => request.destroy(error));
+            }
+            else {
+                request.end(exchange.form ?? undefined);
+            }
         });
         await this.storeCookies(url, message.headers['set-cookie']);
         return new HttpResponse(message.statusCode ?? 0, message.headers, url, message, exchange.bounds);
@@ -48671,6 +48693,7 @@ class ExchangeLimits {
     slowTimer;
     message;
     received = 0;
+    sent = 0;
     released = false;
     onStepAbort = () => this.cut(this.interruption());
     constructor(settings, 
@@ -48740,6 +48763,20 @@ class ExchangeLimits {
         clearTimeout(this.timer);
         clearTimeout(this.slowTimer);
         this.settings.signal?.removeEventListener('abort', this.onStepAbort);
+    }
+    /**
+     * Counts request body bytes sent (an upload): the answer's time, and a
+     * stalled upload's, runs from the last of them rather than from the start,
+     * so a large file on a slow link is not cut by the request timeout.
+     */
+    sending(bytes) {
+        this.sent += bytes;
+        if (this.phase === 'headers' && !this.released)
+            this.arm(this.settings.requestTimeoutMs);
+    }
+    /** Request body bytes sent so far. */
+    get bytesSent() {
+        return this.sent;
     }
     /** Counts body bytes (for messages). */
     count(bytes) {
@@ -49194,7 +49231,13 @@ class Requester {
      */
     async post(label, url, context, options) {
         let refreshed = false;
-        const exchange = { method: 'POST', url, label, form: options.form };
+        const exchange = {
+            method: 'POST',
+            url,
+            label,
+            form: options.form,
+            upload: options.upload
+        };
         const sendOnce = async (attempt) => {
             const response = await this.send(exchange, context.what, options.retryNetwork, options.onNetworkFailure, attempt);
             return { response, body: await postBody(response, context, this.redact, this.logger) };
@@ -49379,7 +49422,401 @@ class Requester {
     }
 }
 
+;// CONCATENATED MODULE: ./src/jenkins/multipart.ts
+/**
+ * The `multipart/form-data` body of a trigger that carries files, streamed
+ * from disk: never more than one read buffer of a file in memory.
+ *
+ * What Jenkins does with it (read in the source, jenkinsci/stapler
+ * `RequestImpl` at 135bbbc8, commons-fileupload, jenkins-2.150.1 and
+ * jenkins-2.568.2):
+ * - a file parameter's value comes from the part named after it that has a
+ *   `filename` (`getFileItem`; a plain field gets no value);
+ * - an ordinary parameter is a form field; a field without a charset is
+ *   decoded as ISO-8859-1 (`DiskFileItem.DEFAULT_CHARSET`), so every field
+ *   says `charset=UTF-8`;
+ * - only the last part of a name is kept (`parsedFormData.put`): a
+ *   multi-value parameter goes as one part, its values joined with ',';
+ * - the part headers (names, file names) are decoded with the request's
+ *   encoding, which Jenkins' CharacterEncodingFilter sets to UTF-8 when the
+ *   request names none (UNSURE: read, not run).
+ * Names and file names come checked (no `"`, CR or LF: commons-fileupload's
+ * ParameterParser ends a quoted value at the next `"` and knows no escape,
+ * not even the `%22` browsers send): see uploadFileName and trigger.ts.
+ * The length is exact and sent as Content-Length: no chunked upload, which
+ * some proxies in front of Jenkins refuse.
+ */
+
+
+/** Bytes read from a file at a time. */
+const CHUNK = 1024 * 1024;
+/** A body of ordinary fields (name, value) and files, in that order. */
+function multipartBody(fields, files) {
+    const boundary = `----jenkins-build-action-${(0,external_node_crypto_.randomBytes)(16).toString('hex')}`;
+    const fieldBlocks = fields.map(([name, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n${value}\r\n`, 'utf8'));
+    const heads = files.map(file => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`, 'utf8'));
+    const newline = Buffer.from('\r\n');
+    const end = Buffer.from(`--${boundary}--\r\n`);
+    const fileBytes = files.reduce((sum, file) => sum + file.size, 0);
+    const length = fieldBlocks.reduce((sum, block) => sum + block.length, 0) +
+        heads.reduce((sum, head) => sum + head.length + newline.length, 0) +
+        fileBytes +
+        end.length;
+    return {
+        contentType: `multipart/form-data; boundary=${boundary}`,
+        length,
+        fileBytes,
+        writeTo: async (out, sent) => {
+            const write = (chunk) => new Promise((resolve, reject) => {
+                out.write(chunk, error => {
+                    if (error)
+                        return reject(error);
+                    sent(chunk.length);
+                    resolve();
+                });
+            });
+            for (const block of fieldBlocks)
+                await write(block);
+            for (const [i, file] of files.entries()) {
+                await write(heads[i]);
+                await multipart_writeFile(file, write);
+                await write(newline);
+            }
+            await write(end);
+        }
+    };
+}
+/**
+ * Exactly `file.size` bytes of a file, read into two buffers used in turn:
+ * one is read into while the other is being written, and neither is reused
+ * before its write is done. No allocation per chunk, so the memory a 500 MB
+ * upload takes is that of a small one.
+ */
+async function multipart_writeFile(file, write) {
+    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file.path, 'r');
+    try {
+        const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
+        let pending;
+        let position = 0;
+        try {
+            for (let turn = 0; position < file.size; turn++) {
+                const buffer = buffers[turn % 2];
+                const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, file.size - position), position);
+                if (bytesRead === 0) {
+                    throw new Error(`${file.path} changed while it was being sent (${position} of ${file.size} bytes read)`);
+                }
+                position += bytesRead;
+                await pending;
+                pending = write(buffer.subarray(0, bytesRead));
+            }
+            await pending;
+        }
+        finally {
+            // A failed read leaves a write in flight: it settles before its buffer goes.
+            await pending?.catch(() => undefined);
+        }
+    }
+    finally {
+        await handle.close();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/upload-recovery.ts
+/**
+ * What an upload whose answer was lost left in Jenkins, and what is done
+ * about it. Never a second trigger: a second upload could queue a second
+ * deploy.
+ *
+ * Jenkins may have (upload-trigger.ts says why):
+ * - queued the build with our files and parameters (the body arrived whole,
+ *   the answer was lost): found alone, it is followed;
+ * - queued a build with every parameter at its default and no file (the
+ *   body broke off and Stapler swallowed the parse failure): found alone,
+ *   it is cancelled, or stopped if it already started, and the step fails
+ *   saying so;
+ * - queued nothing (the File Parameters plugin rethrows a parse failure it
+ *   sees first: a 500, no build; or the request never reached the job).
+ * Where a shape matches more than one item (someone else queued the same
+ * job with the same values, by the same user, at the same time) they cannot
+ * be told apart: all are named, none is touched, and the step fails.
+ */
+
+
+
+
+
+/** Follows the whole upload when it alone is found; otherwise cleans up or names what it found, and throws. */
+async function recoverUpload(http, upload) {
+    const { name, lost } = upload;
+    const jobPage = jobUrl(http.baseUrl, upload.job);
+    const what = `${lost.error.message} while uploading to job '${name}'${upload.cut ? ` (${upload.cut})` : ''}`;
+    http.logger.info(`The upload's answer was lost (${lost.reason}); looking in Jenkins for what it queued, without sending it again.`);
+    const settleMs = upload.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
+    let complete = [];
+    let broken = [];
+    try {
+        // Jenkins queues a broken upload only once it read the body to its break: let it.
+        for (let look = 0; look < 2; look++) {
+            await http.pause(settleMs, 'look for what the upload queued');
+            ({ complete, broken } = await look2(http, upload));
+            if (complete.length + broken.length > 0)
+                break;
+        }
+    }
+    catch (error) {
+        if (error instanceof JenkinsError && error.kind === 'aborted')
+            throw error;
+        throw new JenkinsError('network', `${what}, and Jenkins could not be asked what it queued (${error.message}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`);
+    }
+    const describe = (found) => found.buildNumber !== undefined
+        ? `build #${found.buildNumber} (${buildUrl(http.baseUrl, upload.job, found.buildNumber)})`
+        : `queue item ${found.queueId} (${http.baseUrl}/queue/item/${found.queueId}/)`;
+    if (broken.length === 0 && complete.length === 1) {
+        const found = complete[0];
+        if (found.queueId === undefined) {
+            throw new JenkinsError('network', `${what}. Jenkins shows ${describe(found)} with these parameters and files, but not its queue item: check it; nothing was sent again.`);
+        }
+        http.logger.info(`Jenkins shows ${describe(found)} of '${name}' with these parameters and files: following it.`);
+        return {
+            queueId: found.queueId,
+            queueUrl: `${http.baseUrl}/queue/item/${found.queueId}/`,
+            merged: false,
+            adopted: found.buildNumber === undefined ? 'queue' : 'build'
+        };
+    }
+    if (broken.length + complete.length === 0) {
+        throw new JenkinsError('network', `${what}. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`);
+    }
+    if (broken.length === 1 && complete.length === 0) {
+        const found = broken[0];
+        const done = await removeBroken(http, upload.job, found);
+        throw new JenkinsError('network', `${what}. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`);
+    }
+    const all = [...complete, ...broken].map(describe).join(', ');
+    throw new JenkinsError('network', `${what}. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`);
+}
+/** One look at the queue and the builds since the trigger, for both shapes. */
+async function look2(http, upload) {
+    const reader = reconcileReader(http, upload.job);
+    const queue = (await reader.queue()).filter(item => sameJob(item.job, upload.job));
+    const floor = upload.complete.firstBuildNumber;
+    const builds = floor === undefined
+        ? []
+        : (await reader.builds()).filter(build => build.number >= floor && causedBy(build, upload.complete.user));
+    const match = (expectation) => {
+        const found = builds
+            .filter(build => sameParameters(expectation.parameters, build.parameters))
+            .map(build => ({ queueId: build.queueId, buildNumber: build.number }));
+        for (const item of queue) {
+            // An item that started between the two reads is already there as a build.
+            if (!sameParameters(expectation.parameters, item.parameters))
+                continue;
+            if (found.some(f => f.queueId === item.id))
+                continue;
+            found.push({ queueId: item.id });
+        }
+        return found;
+    };
+    return { complete: match(upload.complete), broken: match(upload.broken) };
+}
+/** Cancels a queued broken build, or stops a started one; says which. */
+async function removeBroken(http, job, found) {
+    try {
+        if (found.buildNumber === undefined && found.queueId !== undefined) {
+            const outcome = await cancelQueueItem(http, found.queueId);
+            if (outcome === 'cancelled')
+                return 'cancelled it';
+            // It left the queue: it started (or ended) as a build.
+            const build = (await reconcileReader(http, job).builds()).find(b => b.queueId === found.queueId);
+            if (!build)
+                return `it left the queue before it could be cancelled; check ${jobUrl(http.baseUrl, job)}`;
+            found.buildNumber = build.number;
+        }
+        if (found.buildNumber === undefined)
+            return 'could not tell which build it is';
+        await actions_stopBuild(http, { job, number: found.buildNumber, url: '' }, 'stop');
+        return `stopped build #${found.buildNumber}`;
+    }
+    catch (error) {
+        if (error instanceof JenkinsError && error.kind === 'aborted')
+            throw error;
+        return `could not cancel or stop it (${error.message}): stop it by hand`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/upload-trigger.ts
+/**
+ * A trigger that carries files: `buildWithParameters` as one
+ * `multipart/form-data` POST (multipart.ts), the files streamed from disk,
+ * the ordinary parameters as fields, the crumb in its header (CrumbFilter
+ * runs before Stapler and reads only headers and the query string:
+ * core/src/main/java/hudson/security/csrf/CrumbFilter.java, jenkins-2.568.2).
+ *
+ * It is never sent twice once it may have reached Jenkins, and an upload
+ * whose answer is lost is worse than a lost urlencoded trigger: Stapler
+ * parses the body lazily and, when it breaks off (a reset mid-upload),
+ * swallows the failure (RequestImpl.getFormDataFormFields logs it; core's
+ * FileParameterDefinition.createValue catches it and returns null, at
+ * jenkins-2.150.1 as at jenkins-2.568.2). ParametersDefinitionProperty's
+ * buildWithParameters then queues a build with every ordinary parameter at
+ * its default and no file at all. A deploy job must never run like that, so
+ * after a lost answer this looks for both shapes the request may have taken
+ * (upload-recovery.ts) and never sends it again.
+ *
+ * A trigger with a file never merges into a queued item (FileParameterValue
+ * .equals is false for two uploads; the plugin's values keep Object.equals),
+ * so a 303 is not expected; it is still read as Jenkins says it.
+ */
+
+
+
+
+
+
+
+/** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
+const FILE_PARAMETER_TYPES = new Set([
+    'FileParameterDefinition',
+    'Base64FileParameterDefinition',
+    'StashedFileParameterDefinition'
+]);
+/** Characters a part's name cannot carry (commons-fileupload's ParameterParser has no escape). */
+const UNSENDABLE = /["\r\n]/;
+/** The job's file parameters, by name. */
+function fileParameters(info) {
+    return info.parameterDefinitions
+        .filter(definition => FILE_PARAMETER_TYPES.has(definition.type ?? ''))
+        .map(definition => definition.name);
+}
+/** Refuses files the job has no file parameter for, naming the ones it has; nothing is sent before. */
+function checkUploads(info, name, files) {
+    const accepted = fileParameters(info);
+    const wrong = files.filter(file => !accepted.includes(file.name));
+    if (wrong.length === 0)
+        return;
+    const has = accepted.length === 0
+        ? 'it has no file parameter (a File Parameter, or base64File/stashedFile from the File Parameters plugin)'
+        : `its file parameters are ${accepted.join(', ')}`;
+    const what = wrong
+        .map(file => {
+        const definition = info.parameterDefinitions.find(d => d.name === file.name);
+        return definition
+            ? `${file.name} is a ${definition.type ?? 'parameter'}, not a file parameter`
+            : `${file.name} is not a parameter of it`;
+    })
+        .join('; ');
+    throw new JenkinsError('bad-request', `Input 'files' names parameters job '${name}' does not take a file in: ${what}; ${has}. Nothing was triggered.`);
+}
+/** Queues one build of `job` with `files` uploaded; see the file comment. */
+async function triggerUpload(http, info, job, params, files, options = {}) {
+    const name = fullName(job);
+    checkBuildable(http, info, name);
+    checkUploads(info, name, files);
+    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
+    const unknownParameters = Object.keys(params).filter(key => !defined.has(key));
+    const fields = [];
+    const uploaded = new Set(files.map(file => file.name));
+    for (const [key, value] of Object.entries(params)) {
+        if (!defined.has(key) || uploaded.has(key))
+            continue;
+        // Stapler keeps the last part of a name: several values go as one, comma-joined.
+        fields.push([key, typeof value === 'string' ? value : value.join(',')]);
+    }
+    // The job token travels in the body, never in the URL (access logs).
+    if (http.jobToken) {
+        fields.push(['token', http.jobToken]);
+        if (options.cause)
+            fields.push(['cause', options.cause]);
+    }
+    const unsendable = [...fields.map(([key]) => key), ...files.map(file => file.name)].find(key => UNSENDABLE.test(key));
+    if (unsendable !== undefined) {
+        throw new JenkinsError('bad-request', `Parameter name ${JSON.stringify(unsendable)} cannot be sent in a multipart body (it holds a quote or a line break). Nothing was triggered.`);
+    }
+    const body = multipartBody(fields, files);
+    let sent = 0;
+    let finished = false;
+    const counted = {
+        ...body,
+        writeTo: async (out, onSent) => {
+            sent = 0;
+            finished = false;
+            await body.writeTo(out, bytes => {
+                sent += bytes;
+                onSent(bytes);
+            });
+            finished = true;
+        }
+    };
+    http.logger.info(`Uploading ${files.map(file => `${file.name} (${file.fileName}, ${bytes(file.size)})`).join(', ')} to '${name}': ${bytes(body.length)} in all.`);
+    const url = `${jobUrl(http.baseUrl, job)}buildWithParameters?delay=0sec`;
+    const context = http.context(`the trigger of job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
+        conflict: disabledMessage(http, name),
+        permission: 'Job/Build',
+        jobTokenSent: http.jobToken !== undefined,
+        serverHint: 'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
+    });
+    // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
+    const complete = expectedParameters(info.parameterDefinitions, params);
+    // What it stores from a body it could not parse: every default, no file at all.
+    const broken = expectedParameters(info.parameterDefinitions, {});
+    for (const file of fileParameters(info)) {
+        broken.delete(file);
+        if (!uploaded.has(file))
+            complete.delete(file);
+    }
+    const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber };
+    const expectation = () => ({
+        ...base,
+        parameters: finished ? complete : broken
+    });
+    const started = Date.now();
+    let outcome;
+    try {
+        outcome = await triggerOnce(http, url, { upload: counted }, context, name);
+    }
+    catch (error) {
+        if (error instanceof Interrupted && error.sent) {
+            // A cancel mid-upload: the abort path looks for what this request queued.
+            throw new Interrupted(`${error.message} (the upload to '${name}' was cut at ${bytes(sent)} of ${bytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`, true, expectation(), error.lastFailure);
+        }
+        throw error;
+    }
+    if ('queueId' in outcome) {
+        const seconds = Math.max(0.001, (Date.now() - started) / 1000);
+        http.logger.info(`Uploaded ${bytes(body.fileBytes)} of files in ${seconds.toFixed(1)} s (${bytes(body.length / seconds)}/s).`);
+        return {
+            queueId: outcome.queueId,
+            queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+            merged: outcome.merged,
+            unknownParameters
+        };
+    }
+    const found = await recoverUpload(http, {
+        name,
+        job,
+        lost: outcome.lost,
+        cut: finished ? undefined : `${bytes(sent)} of ${bytes(body.length)} sent`,
+        complete: { ...base, parameters: complete },
+        broken: { ...base, parameters: broken },
+        settleMs: options.settleMs
+    });
+    return { ...found, unknownParameters };
+}
+/** A byte count for the log: B, KiB, MiB or GiB. */
+function bytes(count) {
+    const units = ['B', 'KiB', 'MiB', 'GiB'];
+    let value = count;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/client.ts
+
 
 
 
@@ -49436,11 +49873,11 @@ class JenkinsClient {
     listJobs(folder) {
         return this.http.guarded(() => listJobs(this.http, folder));
     }
-    trigger(info, job, params) {
-        return this.http.guarded(() => trigger(this.http, info, job, params, {
-            settleMs: this.triggerSettleMs,
-            cause: this.triggerCause
-        }));
+    trigger(info, job, params, files = []) {
+        const options = { settleMs: this.triggerSettleMs, cause: this.triggerCause };
+        return this.http.guarded(() => files.length > 0
+            ? triggerUpload(this.http, info, job, params, files, options)
+            : trigger(this.http, info, job, params, options));
     }
     getQueueItem(queueId) {
         return this.http.guarded(() => getQueueItem(this.http, queueId));
@@ -49712,6 +50149,18 @@ function checkConflicts(s) {
     if (s.jobToken && s.build !== 'new') {
         throw conflict('job-token', 'build', `a job token only triggers builds; 'build: ${s.build}' triggers nothing`);
     }
+    if (s.hasFiles) {
+        const other = s.disable
+            ? 'disable'
+            : s.listJobs
+                ? 'list-jobs'
+                : s.build !== 'new'
+                    ? 'build'
+                    : '';
+        if (other !== '') {
+            throw conflict('files', other, `files are uploaded with a new build only, and '${other}' starts none`);
+        }
+    }
     if (s.disable && s.listJobs) {
         throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs');
     }
@@ -49762,6 +50211,10 @@ function checkJobsConflicts(s) {
     }
     if (item > 0 && s.build !== 'new') {
         throw conflict('jobs', 'build', `item ${item} has parameters, but 'build: ${s.build}' reports an existing build and triggers nothing`);
+    }
+    const withFiles = s.jobs.findIndex(entry => entry.files.length > 0) + 1;
+    if (withFiles > 0 && (s.disable || s.build !== 'new')) {
+        throw conflict('jobs', s.disable ? 'disable' : 'build', `item ${withFiles} has files, which are uploaded with a new build only`);
     }
     if (s.failFast && s.disable) {
         throw conflict('fail-fast', 'disable', 'disabling jobs starts no build to stop');
@@ -52666,16 +53119,116 @@ function describe(value) {
     return 'an object';
 }
 
+;// CONCATENATED MODULE: ./src/upload-files.ts
+/**
+ * The `files` input: `NAME=path` lines, each a file of the workspace handed
+ * to the job's file parameter NAME. Read in two steps, both before any
+ * request: the text (parseFiles, with the other inputs), then the files on
+ * disk (resolveUploads: there, a regular file, readable, not leaving the
+ * workspace through a symbolic link). Whether NAME is a file parameter of the
+ * job needs the job's definitions: jenkins/upload-trigger.ts checks it before
+ * the trigger is sent.
+ *
+ * The path rules are those of the artifacts (artifact-paths.ts): relative,
+ * `/`-separated, no `.`, `..` or empty segment, no backslash or drive letter.
+ */
+
+
+
+
+
+const upload_files_FORMS = 'expected `NAME=path` lines, the path relative to the workspace (e.g. `PACKAGE=dist/app.zip`)';
+/**
+ * Parses `NAME=path` lines (blank lines skipped; name and path trimmed), or
+ * an object of them (an item of `jobs`). `where` names the input in messages.
+ */
+function parseFiles(value, where = "Input 'files'") {
+    const entries = [];
+    if (typeof value === 'string') {
+        value.split(/\r?\n/).forEach((line, index) => {
+            if (line.trim() === '')
+                return;
+            const eq = line.indexOf('=');
+            if (eq < 0)
+                throw new InputError(`${where} line ${index + 1} has no '=': ${upload_files_FORMS}.`);
+            entries.push([line.slice(0, eq).trim(), line.slice(eq + 1).trim(), `line ${index + 1}`]);
+        });
+    }
+    else {
+        for (const [name, path] of Object.entries(value))
+            entries.push([name.trim(), path, `'${name}'`]);
+    }
+    const files = [];
+    for (const [name, path, at] of entries) {
+        if (name === '')
+            throw new InputError(`${where} ${at} has an empty NAME: ${upload_files_FORMS}.`);
+        if (typeof path !== 'string' || path === '') {
+            throw new InputError(`${where} ${at} has no path for ${name}: ${upload_files_FORMS}.`);
+        }
+        // Jenkins keeps one part per name (Stapler's last): a second would be lost.
+        if (files.some(file => file.name === name)) {
+            throw new InputError(`${where} names ${name} twice: a file parameter takes one file.`);
+        }
+        // The same lexical rules as artifacts-path; the disk is checked in resolveUploads.
+        const segments = artifactSegments(path);
+        if (!Array.isArray(segments)) {
+            throw new InputError(`${where} ${at}: the path for ${name} ('${path}') ${segments.reason}: ${upload_files_FORMS}, inside the workspace.`);
+        }
+        files.push({ name, path });
+    }
+    return files;
+}
+/**
+ * Each file checked on disk and measured, or a clear error: missing, a
+ * folder, unreadable, or leaving the workspace through a symbolic link.
+ */
+async function resolveUploads(files, workspace, where = "Input 'files'") {
+    if (files.length === 0)
+        return [];
+    const uploads = [];
+    for (const file of files) {
+        const refuse = (why) => new InputError(`${where}: ${file.name}=${file.path} ${why}. Nothing was sent to Jenkins.`);
+        let real;
+        try {
+            // Component by component: a link out of the workspace is refused and named.
+            real = await resolveWorkspaceFile(workspace, file.path);
+        }
+        catch (error) {
+            if (error instanceof WorkspacePathError)
+                throw refuse(error.reason);
+            const code = error.code;
+            throw refuse(`cannot be read (${code ?? String(error)})`);
+        }
+        const info = await (0,external_node_fs_promises_namespaceObject.stat)(real);
+        try {
+            await (await (0,external_node_fs_promises_namespaceObject.open)(real, 'r')).close();
+        }
+        catch (error) {
+            throw refuse(`cannot be read (${error.code ?? 'error'})`);
+        }
+        uploads.push({
+            name: file.name,
+            path: real,
+            // Core keeps the name after the last / and \ (FileParameterDefinition.getFileName);
+            // a quote or line break would end the part's header early.
+            fileName: (0,external_node_path_namespaceObject.basename)(file.path).replace(/["\\\r\n]/g, '_'),
+            size: info.size
+        });
+    }
+    return uploads;
+}
+
 ;// CONCATENATED MODULE: ./src/jobs-input.ts
 
 
 
 
+
 /** Keys an item object may have. */
-const ITEM_KEYS = ['job', 'parameters', 'branch'];
+const ITEM_KEYS = ['job', 'parameters', 'files', 'branch'];
 /** More builds than this from one step is a mistake or an abuse: a matrix or several steps say it better. */
 const MAX_JOBS = 100;
-const jobs_input_FORMS = 'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "branch": "..."}, or one job path per line';
+const jobs_input_FORMS = 'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "..."}, or one job path per line';
 /**
  * Parses the `jobs` input: a JSON array (the text starts with `[`) whose
  * items are a job path or an object with `job`, `parameters` (an object, or
@@ -52729,7 +53282,12 @@ function rawItem(value, index) {
     if (unknown.length > 0) {
         throw new InputError(`${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${jobs_input_clip(k)}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${jobs_input_FORMS}).`);
     }
-    const { job, parameters, branch } = record;
+    const { job, parameters, files, branch } = record;
+    if (files !== undefined &&
+        typeof files !== 'string' &&
+        (files === null || typeof files !== 'object' || Array.isArray(files))) {
+        throw new InputError(`${where} has 'files' that are ${kindOf(files)}: expected an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string.`);
+    }
     if (typeof job !== 'string' || job.trim() === '') {
         throw new InputError(`${where} has no 'job' (a non-empty string naming the job): ${jobs_input_FORMS}.`);
     }
@@ -52747,6 +53305,7 @@ function rawItem(value, index) {
         ...(parameters === undefined
             ? {}
             : { parameters: parameters }),
+        ...(files === undefined ? {} : { files: files }),
         ...(branch === undefined ? {} : { branch })
     };
 }
@@ -52774,9 +53333,14 @@ function entryOf(item, url, shared) {
         jobName: fullName(job),
         parameters: { ...shared.parameters, ...own },
         hasParameters: shared.hasParameters || Object.keys(own).length > 0,
+        files: mergeFiles(shared.files ?? [], item.files === undefined ? [] : parseFiles(item.files, `${where}'s 'files'`)),
         ...(branch ? { branch } : {}),
         statusContext: `jenkins/${fullName(branch ? branch.project : job)}`
     };
+}
+/** The shared files, an item's own over them by NAME. */
+function mergeFiles(shared, own) {
+    return [...shared.filter(file => !own.some(mine => mine.name === file.name)), ...own];
 }
 function ownParameters(item, where) {
     if (item.parameters === undefined)
@@ -52884,6 +53448,7 @@ function jobs_input_clip(text) {
 
 
 
+
 /**
  * The defaults of action.yml. The runner applies them, but library callers
  * and `core.getInput` cannot tell "unset" from "empty", so an empty value
@@ -52896,6 +53461,7 @@ const INPUT_DEFAULTS = {
     [Input.Token]: '',
     [Input.Job]: '',
     [Input.Parameters]: '',
+    [Input.Files]: '',
     [Input.Wait]: 'true',
     [Input.Disable]: 'false',
     [Input.Build]: 'new',
@@ -52939,6 +53505,7 @@ function parseSettings(get, env = currentEnvironment()) {
     const parametersText = read(Input.Parameters);
     const hasParameters = parametersText.trim() !== '';
     const parameters = parseParameters(parametersText);
+    const files = parseFiles(read(Input.Files));
     const failFast = readBoolean(read, Input.FailFast);
     const jobsText = read(Input.Jobs);
     const several = jobsText.trim() !== '';
@@ -52950,7 +53517,7 @@ function parseSettings(get, env = currentEnvironment()) {
     }
     const branchInput = parseBranch(read(Input.Branch));
     const jobs = several
-        ? parseJobs(jobsText, url, { parameters, hasParameters, branch: branchInput ?? '' })
+        ? parseJobs(jobsText, url, { parameters, hasParameters, files, branch: branchInput ?? '' })
         : undefined;
     const project = jobs ? Object.freeze([]) : parseJob(read(Input.Job), url, listJobs);
     const branch = jobs ? undefined : branchInput;
@@ -52970,6 +53537,7 @@ function parseSettings(get, env = currentEnvironment()) {
         listJobs,
         build,
         hasParameters,
+        hasFiles: files.length > 0,
         commitStatus,
         wait,
         branch: branch !== undefined,
@@ -53000,6 +53568,7 @@ function parseSettings(get, env = currentEnvironment()) {
         jobName,
         parameters,
         hasParameters,
+        files,
         wait,
         disable,
         build,
@@ -53025,7 +53594,12 @@ function parseSettings(get, env = currentEnvironment()) {
     };
 }
 /** Inputs whose lines and whitespace matter. */
-const MULTI_LINE = new Set([Input.Parameters, Input.Artifacts, Input.Jobs]);
+const MULTI_LINE = new Set([
+    Input.Parameters,
+    Input.Files,
+    Input.Artifacts,
+    Input.Jobs
+]);
 function currentEnvironment() {
     return {
         workspace: (0,external_node_path_namespaceObject.resolve)(process.env['GITHUB_WORKSPACE'] || process.cwd()),
@@ -54600,9 +55174,12 @@ class JobsRun {
         throwIfAborted(signal);
         let queued;
         try {
-            queued = item.branch?.indexingBuild
-                ? indexingBuildQueued(api, info, item.entry.parameters, item.branch.indexingBuild.queueId)
-                : await api.trigger(info, item.entry.job, item.entry.parameters);
+            const uploads = this.o.uploads?.[item.index] ?? [];
+            // A scan's build has no files: with files, this step triggers its own.
+            queued =
+                item.branch?.indexingBuild && uploads.length === 0
+                    ? indexingBuildQueued(api, info, item.entry.parameters, item.branch.indexingBuild.queueId)
+                    : await api.trigger(info, item.entry.job, item.entry.parameters, uploads);
         }
         catch (error) {
             if (error instanceof Interrupted) {
@@ -54862,6 +55439,7 @@ class JobsRun {
 
 
 
+
 /**
  * The step with `jobs`: the builds (run-jobs.ts) bounded by `timeout` and
  * stopped by the runner's cancel signals, like one job's (main.ts). On
@@ -54871,6 +55449,11 @@ class JobsRun {
  * the builds still running, as `abort-on-cancel` promises, and names them.
  */
 async function runJobsStep(settings, io) {
+    // Every item's files are checked on disk before anything is sent to Jenkins.
+    const uploads = [];
+    for (const [index, entry] of (settings.jobs ?? []).entries()) {
+        uploads.push(await resolveUploads(entry.files, settings.workspace, `Input 'jobs' item ${index + 1}'s files`));
+    }
     const started = Date.now();
     const controller = new AbortController();
     let abortedAt;
@@ -54879,7 +55462,7 @@ async function runJobsStep(settings, io) {
     const removeSignalHandlers = onCancelSignals(controller, io.logger);
     const api = createClient(settings, { deadline: started + settings.timeoutMs, signal: controller.signal }, 'quick');
     const ledger = new Ledger((settings.jobs ?? []).map(entry => entry.job), (name, value) => io.saveState(name, value));
-    const run = new JobsRun({ api, settings, signal: controller.signal, io, ledger });
+    const run = new JobsRun({ api, settings, signal: controller.signal, io, ledger, uploads });
     try {
         await run.run();
     }
@@ -55099,7 +55682,7 @@ async function postStep() {
             }
             else {
                 // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
-                coreLogger.info('Post step: nothing to stop; the main step finished on its own.');
+                coreLogger.info('Post step: nothing to stop; the main step left no Jenkins work running.');
             }
             return;
         }
@@ -55135,6 +55718,7 @@ async function postStep() {
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -55193,6 +55777,8 @@ async function main_run() {
  * started) runs with its own client and budget.
  */
 async function runMain(settings) {
+    // The files are checked on disk before anything is sent to Jenkins.
+    const uploads = await resolveUploads(settings.files, settings.workspace);
     const started = Date.now();
     const controller = new AbortController();
     let abortedAt;
@@ -55216,7 +55802,7 @@ async function runMain(settings) {
                 onScan: () => (progress.scan = fullName(settings.branch?.project ?? []))
             })
             : undefined;
-        await buildJob(api, settings, controller.signal, progress, branch);
+        await buildJob(api, settings, controller.signal, progress, branch, uploads);
     }
     catch (error) {
         // Whatever failed once the signal fired failed because of it.

@@ -136,7 +136,7 @@ const ENV_INPUTS = {
 /** Inputs that hold secrets: masked in the command's output, and a flag for one is warned about. */
 const SECRET_INPUTS = ['token', 'job-token', 'github-token'];
 /** The command's own flags (long names), which no input may take. */
-const OWN_FLAGS = ['json', 'summary', 'verbose', 'help', 'param'];
+const OWN_FLAGS = ['json', 'summary', 'verbose', 'help', 'param', 'file'];
 /** `${{ github.token }}` is the runner's to evaluate: from a terminal, GITHUB_TOKEN stands for it. */
 function defaultsToGithubToken(input) {
     return /^\$\{\{\s*github\.token\s*\}\}$/.test(input.default?.trim() ?? '');
@@ -161,6 +161,7 @@ function parseCommandLine(argv, inputs, env) {
     const table = flagTable(inputs);
     const line = { given: {}, json: false, verbose: false, help: false, warnings: [] };
     const params = [];
+    const files = [];
     const flagged = new Set();
     const value = (flag, at) => {
         const next = argv[at];
@@ -180,6 +181,11 @@ function parseCommandLine(argv, inputs, env) {
         }
         if (arg.startsWith('--param=') || /^-p[^-]/.test(arg)) {
             params.push(param(arg.slice(arg.startsWith('-p') ? 2 : '--param='.length), params.length + 1));
+            continue;
+        }
+        if (arg === '--file' || arg.startsWith('--file=')) {
+            const spec = arg === '--file' ? value(arg, ++i) : arg.slice('--file='.length);
+            files.push(fileSpec(spec, files.length + 1));
             continue;
         }
         if (!arg.startsWith('--')) {
@@ -230,6 +236,11 @@ function parseCommandLine(argv, inputs, env) {
             throw new UsageError('give either --parameters or -p, not both');
         line.given.parameters = parametersJson(params);
     }
+    if (files.length > 0) {
+        if (flagged.has('files'))
+            throw new UsageError('give either --files or --file, not both');
+        line.given.files = files.join('\n');
+    }
     for (const [name, variable] of Object.entries(ENV_INPUTS)) {
         const fromEnv = env[variable];
         if (!flagged.has(name) && fromEnv)
@@ -273,6 +284,14 @@ function param(arg, index) {
     if (name === '')
         throw new UsageError(`-p #${index} has an empty NAME before '='`);
     return [name, arg.slice(eq + 1)];
+}
+/** `--file NAME=path`: one line of the `files` input (the action checks the path). */
+function fileSpec(arg, index) {
+    if (!arg.includes('='))
+        throw new UsageError(`--file #${index} is not NAME=path (no '=')`);
+    if (/[\r\n]/.test(arg))
+        throw new UsageError(`--file #${index} holds a line break`);
+    return arg;
 }
 /**
  * The `parameters` input for the -p flags: a JSON object, which carries any
@@ -375,6 +394,10 @@ const OWN = [
     [
         '-p, --param NAME=VALUE',
         'A build parameter; repeat it for several, and give a NAME twice for a multi-value parameter. Sets `parameters` (as a JSON object, so a value is passed exactly as written).'
+    ],
+    [
+        '--file NAME=PATH',
+        "A file for the job's file parameter NAME, relative to the current directory (the workspace); repeat it for several. Sets `files`."
     ],
     ['--json', 'Print the outputs as one JSON object on stdout; the log goes to stderr.'],
     ['--summary FILE', "Write the step's job summary (Markdown) to FILE."],
