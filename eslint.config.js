@@ -25,17 +25,17 @@ export default tseslint.config(
     }
   },
   {
-    // One printer for text outside the console region (src/inert-text.ts):
+    // One printer for text outside the console region (src/util/inert-text.ts):
     // plain log lines are written by coreLogger.info alone.
     files: ['src/**/*.ts'],
-    ignores: ['src/core-logger.ts'],
+    ignores: ['src/step/core-logger.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
           selector: "MemberExpression[object.name='core'][property.name=/^(info|notice)$/]",
           message:
-            'Print through coreLogger.info (src/core-logger.ts): it makes Jenkins text inert.'
+            'Print through coreLogger.info (src/step/core-logger.ts): it makes Jenkins text inert.'
         }
       ]
     }

@@ -11,8 +11,8 @@ import {
   MIN_NODE_MAJOR,
   plan
 } from '../scripts/local-action.mjs'
-import { Input } from '../src/constants.js'
-import { parseSettings } from '../src/inputs.js'
+import { Input } from '../src/util/constants.js'
+import { parseSettings } from '../src/inputs/inputs.js'
 import * as main from '../src/main.js'
 import * as post from '../src/post.js'
 import { DEFAULT_PORT, parseCli } from '../test-server/cli-options.js'

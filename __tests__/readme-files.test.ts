@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parseDocument } from 'yaml'
-import { parseFiles } from '../src/upload-files.js'
+import { parseFiles } from '../src/inputs/upload-files.js'
 
 interface Step {
   uses?: string

@@ -1,4 +1,4 @@
-import { keepYoungGenerationSmall } from './heap.js'
+import { keepYoungGenerationSmall } from './util/heap.js'
 import { run } from './main.js'
 
 keepYoungGenerationSmall()

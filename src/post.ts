@@ -1,12 +1,12 @@
 import * as core from '@actions/core'
-import { abortRemote } from './cancel.js'
-import { State } from './constants.js'
-import { coreLogger } from './core-logger.js'
-import { budgetClient } from './create-client.js'
-import { getSettings } from './inputs.js'
-import { namedLogger } from './logger.js'
+import { abortRemote } from './follow/cancel.js'
+import { State } from './util/constants.js'
+import { coreLogger } from './step/core-logger.js'
+import { budgetClient } from './step/create-client.js'
+import { getSettings } from './inputs/inputs.js'
+import { namedLogger } from './util/logger.js'
 import { savedTargets } from './multi/ledger.js'
-import { savedTarget } from './progress.js'
+import { savedTarget } from './step/progress.js'
 
 /** What the post step's requests and stop escalation may take, all told. */
 export const POST_BUDGET_MS = 15_000

@@ -5,9 +5,9 @@
  */
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { sampleJobs } from './sample-jobs.js'
+import { sampleJobs } from './model/sample-jobs.js'
 import { DEFAULT_USERS } from './server.js'
-import { timeSpan } from './time-span.js'
+import { timeSpan } from './model/time-span.js'
 import type {
   JobSpec,
   ParameterSpec,

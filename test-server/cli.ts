@@ -6,7 +6,7 @@
 import { HELP, parseCli, UsageError, type CliConfig } from './cli-options.js'
 import { requestLine, startupLines } from './cli-banner.js'
 import { startJenkins } from './server.js'
-import { testCertificates } from './tls.js'
+import { testCertificates } from './http/tls.js'
 
 function readCommandLine(): CliConfig {
   try {

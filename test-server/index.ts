@@ -1,9 +1,9 @@
 export { startJenkins, DEFAULT_USERS } from './server.js'
-export { DEFAULT_END_GAP } from './build.js'
-export { sampleJobs } from './sample-jobs.js'
-export { generatedBytes, generatedLine, GENERATED_LINE_BYTES, stripNotes } from './console.js'
-export { mulberry32 } from './prng.js'
-export { parseTree, pruneTree } from './tree.js'
+export { DEFAULT_END_GAP } from './model/build.js'
+export { sampleJobs } from './model/sample-jobs.js'
+export { generatedBytes, generatedLine, GENERATED_LINE_BYTES, stripNotes } from './model/console.js'
+export { mulberry32 } from './model/prng.js'
+export { parseTree, pruneTree } from './http/tree.js'
 export type {
   AimedFault,
   AimedFaultHandle,
@@ -36,4 +36,4 @@ export type {
   QueueItemState,
   ServerState,
   TestJenkins
-} from './state.js'
+} from './model/state.js'

@@ -8,18 +8,18 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import https from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { AimedFaults, applyEffect } from './aimed-faults.js'
-import type { Exchange, ServerContext } from './exchange.js'
-import { answerByProxy } from './auth-proxy.js'
-import { FaultInjector } from './faults.js'
-import { BadForwardedHeader, forwardedView, type ForwardedView } from './forwarded.js'
-import { Params, readBody } from './http-util.js'
-import type { Build } from './build.js'
-import { jenkinsTime } from './json.js'
-import { JenkinsModel } from './model.js'
-import { jettyErrorPage, reason } from './pages.js'
+import { AimedFaults, applyEffect } from './faults/aimed-faults.js'
+import type { Exchange, ServerContext } from './http/exchange.js'
+import { answerByProxy } from './http/auth-proxy.js'
+import { FaultInjector } from './faults/faults.js'
+import { BadForwardedHeader, forwardedView, type ForwardedView } from './http/forwarded.js'
+import { Params, readBody } from './http/http-util.js'
+import type { Build } from './model/build.js'
+import { jenkinsTime } from './http/json.js'
+import { JenkinsModel } from './model/model.js'
+import { jettyErrorPage, reason } from './http/pages.js'
 import { addressedJob, classify, route } from './routes/index.js'
-import { Security, Sessions } from './security.js'
+import { Security, Sessions } from './model/security.js'
 import type {
   AimedFault,
   AimedFaultHandle,
@@ -31,8 +31,8 @@ import type {
   ServerOptions,
   UserSpec
 } from './types.js'
-import type { BuildState, TestJenkins } from './state.js'
-import { UploadStore, isMultipart } from './uploads.js'
+import type { BuildState, TestJenkins } from './model/state.js'
+import { UploadStore, isMultipart } from './http/uploads.js'
 
 export const DEFAULT_USERS: UserSpec[] = [
   {

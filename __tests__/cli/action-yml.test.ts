@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { inputDefaults, readActionInputs } from '../../src/cli/action-yml.js'
-import { Input } from '../../src/constants.js'
+import { Input } from '../../src/util/constants.js'
 
 const dirs: string[] = []
 function actionYml(text: string): string {
@@ -18,7 +18,7 @@ afterEach(() => {
 })
 
 describe('readActionInputs', () => {
-  it("reads the project's action.yml: every input of src/constants.ts, with its description", () => {
+  it("reads the project's action.yml: every input of src/util/constants.ts, with its description", () => {
     const inputs = readActionInputs(join(import.meta.dirname, '..', '..', 'action.yml'))
     expect(inputs.map(i => i.name).sort()).toEqual(expect.arrayContaining(Object.values(Input)))
     const url = inputs.find(i => i.name === 'url')

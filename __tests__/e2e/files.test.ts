@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorAnnotation } from '../../scripts/action-runner.js'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
-import { testCertificates } from '../../test-server/tls.js'
+import { testCertificates } from '../../test-server/http/tls.js'
 import { ROOT } from '../../scripts/action-runner.js'
 import { ADMIN_TOKEN, auth, describeRun, run, RUNTIMES } from './helpers.js'
 

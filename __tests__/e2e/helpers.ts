@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { node24, runAction, type ActionRun, type RunOptions } from '../../scripts/action-runner.js'
-import { State } from '../../src/constants.js'
+import { State } from '../../src/util/constants.js'
 import type { BuildState, TestJenkins } from '../../test-server/index.js'
 
 /**

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorAnnotation, startAction, type ActionRun } from '../../scripts/action-runner.js'
-import { State } from '../../src/constants.js'
+import { State } from '../../src/util/constants.js'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
 import {
   adminPost,

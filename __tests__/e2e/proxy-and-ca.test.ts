@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorAnnotation, type ActionRun } from '../../scripts/action-runner.js'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
-import { testCertificates, type TestCertificates } from '../../test-server/tls.js'
+import { testCertificates, type TestCertificates } from '../../test-server/http/tls.js'
 import { fakeHostPreload, startForwardProxy } from './forward-proxy.js'
 import { auth, describeRun, run, RUNTIMES } from './helpers.js'
 

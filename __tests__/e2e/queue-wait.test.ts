@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { node24, startAction } from '../../scripts/action-runner.js'
-import { formatDuration } from '../../src/duration.js'
+import { formatDuration } from '../../src/util/duration.js'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
 import { adminPost, auth, describeRun, startBuild } from './helpers.js'
 

@@ -18,7 +18,7 @@ import {
   startAction,
   type RunningAction
 } from '../../scripts/action-runner.js'
-import { State } from '../../src/constants.js'
+import { State } from '../../src/util/constants.js'
 import { startJenkins, type BuildState, type TestJenkins } from '../../test-server/index.js'
 import {
   adminPost,

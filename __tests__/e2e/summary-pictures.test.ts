@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
-import { formatDuration } from '../../src/duration.js'
+import { formatDuration } from '../../src/util/duration.js'
 import { ADMIN_TOKEN, auth, describeRun, run, RUNTIMES, startBuild } from './helpers.js'
 
 const ADMIN = `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}`

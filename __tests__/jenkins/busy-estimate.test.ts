@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { JenkinsClient } from '../../src/jenkins/client.js'
-import { expectationFrom } from '../../src/poll-policy.js'
+import { expectationFrom } from '../../src/follow/poll-policy.js'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
 import { ADMIN_TOKEN, startBuild } from '../e2e/helpers.js'
 

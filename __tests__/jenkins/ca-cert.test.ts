@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { JenkinsClient } from '../../src/jenkins/client.js'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
-import { testCertificates, type TestCertificates } from '../../test-server/tls.js'
+import { testCertificates, type TestCertificates } from '../../test-server/http/tls.js'
 import { jenkinsError, recordingLogger } from './helpers.js'
 
 const USER = { name: 'ci', apiToken: 'tok-ci-0123456789ab', permissions: ['admin' as const] }

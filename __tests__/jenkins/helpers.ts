@@ -2,7 +2,7 @@ import nock from 'nock'
 import { afterEach, beforeEach, expect } from 'vitest'
 import { JenkinsClient, type ClientOptions } from '../../src/jenkins/client.js'
 import { JenkinsError } from '../../src/jenkins/errors.js'
-import type { Logger } from '../../src/logger.js'
+import type { Logger } from '../../src/util/logger.js'
 
 export const ORIGIN = 'https://ci.example.com'
 export const BASE = `${ORIGIN}/jenkins`

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { ExchangeLimits, type LimitSettings } from '../../src/jenkins/limits.js'
 import { NetworkFailure } from '../../src/jenkins/network-errors.js'
 import { SilenceNotices } from '../../src/jenkins/silence.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/util/logger.js'
 
 const SERVER = 'http://ci.example.com'
 

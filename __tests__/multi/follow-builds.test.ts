@@ -5,9 +5,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { JenkinsClient } from '../../src/jenkins/client.js'
 import type { Build, BuildRef } from '../../src/jenkins/types.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/util/logger.js'
 import { BuildsFollower } from '../../src/multi/follow-builds.js'
-import { StepAborted } from '../../src/wait.js'
+import { StepAborted } from '../../src/util/wait.js'
 import { startJenkins, type ServerOptions, type TestJenkins } from '../../test-server/index.js'
 
 const TOKEN = 'tok-admin'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { State } from '../../src/constants.js'
+import { State } from '../../src/util/constants.js'
 import { Ledger, savedTargets } from '../../src/multi/ledger.js'
 
 const api = {

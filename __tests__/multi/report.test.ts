@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Build } from '../../src/jenkins/types.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/util/logger.js'
 import {
   buildsEntries,
   jobsFailure,

@@ -18,7 +18,7 @@ import {
   type ScheduledRead,
   type TrackEvent
 } from '../../src/multi/schedule.js'
-import type { Expectation } from '../../src/poll-policy.js'
+import type { Expectation } from '../../src/follow/poll-policy.js'
 
 const refOf = (job: JobPath, number: number): BuildRef => ({
   job,

@@ -1,6 +1,6 @@
 /**
  * File parameters on buildWithParameters, as Jenkins and Stapler read them
- * (test-server/uploads.ts and routes/trigger.ts say where each rule comes from).
+ * (test-server/http/uploads.ts and routes/trigger.ts say where each rule comes from).
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { startJenkins, type JobSpec, type TestJenkins } from '../../test-server/index.js'

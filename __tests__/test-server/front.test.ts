@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startJenkins, type ServerOptions, type TestJenkins } from '../../test-server/index.js'
-import { testCertificates, type TestCertificates } from '../../test-server/tls.js'
+import { testCertificates, type TestCertificates } from '../../test-server/http/tls.js'
 import { ADMIN, get, TOKEN } from './helpers.js'
 
 let jenkins: TestJenkins | undefined

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { startJenkins, type ServerOptions, type TestJenkins } from '../../test-server/index.js'
-import { decodeBranchName, encodeBranchName } from '../../test-server/name-encoder.js'
+import { decodeBranchName, encodeBranchName } from '../../test-server/model/name-encoder.js'
 import { ADMIN, get, getJson, post, waitFor } from './helpers.js'
 
 let jenkins: TestJenkins | undefined

@@ -144,7 +144,7 @@ function section(runs: Runs, s: Settings): Section {
         target: '≤ 0.5 s',
         met: dMed.ours <= 500,
         missedBy: S(dMed.ours - 500),
-        why: "The delay is the poll spacing around the end, plus the end gap (Jenkins closes the log after `building` turns false), the final build GET, the outputs and summary, and process exit. Here each job's history spreads over 10 s (durations of 2–12 s), so the window where the end is expected is as wide, and src/poll-policy.ts spends at most 8 polls in it (windowPolls): more polls there trade requests for delay."
+        why: "The delay is the poll spacing around the end, plus the end gap (Jenkins closes the log after `building` turns false), the final build GET, the outputs and summary, and process exit. Here each job's history spreads over 10 s (durations of 2–12 s), so the window where the end is expected is as wide, and src/follow/poll-policy.ts spends at most 8 polls in it (windowPolls): more polls there trade requests for delay."
       },
       {
         metric: 'detection delay, p95',

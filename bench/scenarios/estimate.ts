@@ -11,7 +11,7 @@ import type { Row, Scenario, Section } from '../scenario.js'
 import { ADMIN, closeServer, job, server, user } from '../runners/jenkins.js'
 import { expectSuccess, runBaseline, runOurs, type RunRecord } from '../runners/runs.js'
 import { todayBundle } from '../runners/today.js'
-import { DEFAULT_POLL_POLICY as P } from '../../src/poll-policy.js'
+import { DEFAULT_POLL_POLICY as P } from '../../src/follow/poll-policy.js'
 import { formatMs, formatRate, formatSeconds as S, ratio } from '../stats.js'
 import { log } from '../util.js'
 
@@ -160,7 +160,7 @@ function section(records: Record<Kind, Record<Side, RunRecord[]>>, s: Settings):
         why:
           kind === 'steady'
             ? 'The console shows the end only when Jenkins has written `Finished:` and closed the log, after its listeners ran (the end gap of this server); the poll aimed there, the final build read, the outputs and process exit make up the rest.'
-            : `History spread over ${jitter} leaves the end unknown within a window of several seconds. Ours polls densest (every ${P.nearMs} ms) where the end is expected and thinner away from it (+${Math.round(P.nearSlope * 1000)} ms per second of distance; src/poll-policy.ts), so ends far from the expected one wait longer. In a simulation of this schedule, polls every 100 ms there thinning by 1/8 made a 0.26 s median, for about 0.07/s more.`
+            : `History spread over ${jitter} leaves the end unknown within a window of several seconds. Ours polls densest (every ${P.nearMs} ms) where the end is expected and thinner away from it (+${Math.round(P.nearSlope * 1000)} ms per second of distance; src/follow/poll-policy.ts), so ends far from the expected one wait longer. In a simulation of this schedule, polls every 100 ms there thinning by 1/8 made a 0.26 s median, for about 0.07/s more.`
       },
       {
         metric: `${what}: requests per second of build time`,

@@ -15,7 +15,7 @@ import type { Row, Scenario, Section } from '../scenario.js'
 import { ADMIN, closeServer, job, server, user } from '../runners/jenkins.js'
 import { expectSuccess, runBaseline, runOurs, type RunRecord } from '../runners/runs.js'
 import { todayBundle } from '../runners/today.js'
-import { DEFAULT_POLL_POLICY as P } from '../../src/poll-policy.js'
+import { DEFAULT_POLL_POLICY as P } from '../../src/follow/poll-policy.js'
 import { formatMs, formatRate, formatSeconds as S, ratio } from '../stats.js'
 import { log } from '../util.js'
 
@@ -114,7 +114,7 @@ function section(records: Record<Side, RunRecord[]>, s: Settings): Section {
       target: '≤ 0.5 s',
       met: f.ours.delayMedian <= DELAY_TARGET,
       missedBy: S(f.ours.delayMedian - DELAY_TARGET),
-      why: `Nothing predicts the end of a job's first build: Jenkins has no estimate and the console says nothing before \`building\` turns false (\`Finished:\` comes after it). Ours then polls every ${formatMs(P.youngMs)} for the first ${formatMs(P.youngForMs)} (src/poll-policy.ts, youngMs: about the spacing that makes delay × rate least for builds of a few seconds), so the end is seen on average half that after the console shows it, which itself comes ${formatMs(endGapMs())} after the end on this server (the end gap: Jenkins' listeners, \`Finished:\`, closing the log); the final read and the step's exit come on top. A 0.5 s median would take polls about every 0.6 s, over ${formatRate(1.6)} of polls alone, further from the rate target below, which it misses already. Today's schedule buys its delay with that rate.`
+      why: `Nothing predicts the end of a job's first build: Jenkins has no estimate and the console says nothing before \`building\` turns false (\`Finished:\` comes after it). Ours then polls every ${formatMs(P.youngMs)} for the first ${formatMs(P.youngForMs)} (src/follow/poll-policy.ts, youngMs: about the spacing that makes delay × rate least for builds of a few seconds), so the end is seen on average half that after the console shows it, which itself comes ${formatMs(endGapMs())} after the end on this server (the end gap: Jenkins' listeners, \`Finished:\`, closing the log); the final read and the step's exit come on top. A 0.5 s median would take polls about every 0.6 s, over ${formatRate(1.6)} of polls alone, further from the rate target below, which it misses already. Today's schedule buys its delay with that rate.`
     },
     {
       metric: `first builds of ${span}: requests per second of build time`,

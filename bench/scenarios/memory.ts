@@ -78,11 +78,11 @@ function section(runs: Runs, s: Settings): Section {
         target: '≤ 100 MB',
         met: peak <= 100 * MB && runs.complete,
         missedBy: formatMb(peak - 100 * MB),
-        why: 'Node 24 with the bundle loaded is about 75 MB before any console arrives (the log-off run); what streaming adds is bounded by src/heap.ts (young generation kept small) and the streamer (one chunk at a time).'
+        why: 'Node 24 with the bundle loaded is about 75 MB before any console arrives (the log-off run); what streaming adds is bounded by src/util/heap.ts (young generation kept small) and the streamer (one chunk at a time).'
       }
     ],
     notes: [
-      `- **Memory**: the whole console reached the step log: ${runs.complete ? 'yes' : '**no**'} (${formatMb(runs.ours.stdoutBytes)} written to stdout). Ours streams the console chunk by chunk and keeps only a partial line and a bounded tail; \`src/heap.ts\` keeps V8's young generation at its initial size, without which Node 24 grows it to 128 MB under this churn (this scenario measured 203 MB before that change, 84 MB after). The baseline does not stream logs; its figure is its RSS while polling.`
+      `- **Memory**: the whole console reached the step log: ${runs.complete ? 'yes' : '**no**'} (${formatMb(runs.ours.stdoutBytes)} written to stdout). Ours streams the console chunk by chunk and keeps only a partial line and a bounded tail; \`src/util/heap.ts\` keeps V8's young generation at its initial size, without which Node 24 grows it to 128 MB under this churn (this scenario measured 203 MB before that change, 84 MB after). The baseline does not stream logs; its figure is its RSS while polling.`
     ]
   }
 }

@@ -5,7 +5,7 @@ import { kinds, requestRate, wallMs } from '../figures.js'
 import { ADMIN, closeServer, job, server, user } from '../runners/jenkins.js'
 import { expectSuccess, runBaseline, runOurs, type RunRecord } from '../runners/runs.js'
 import { todayBundle } from '../runners/today.js'
-import { DEFAULT_POLL_POLICY as P } from '../../src/poll-policy.js'
+import { DEFAULT_POLL_POLICY as P } from '../../src/follow/poll-policy.js'
 import {
   formatMb,
   formatMs,
@@ -100,7 +100,7 @@ async function measure(buildMs: number): Promise<Runs> {
 }
 
 const WHY_RATE =
-  "With log on, the console's pace sets the rate: a poll every 1.9 s while it grows (the 2 s lag target), plus the run's fixed requests and the polls aimed at the expected end (src/poll-policy.ts)."
+  "With log on, the console's pace sets the rate: a poll every 1.9 s while it grows (the 2 s lag target), plus the run's fixed requests and the polls aimed at the expected end (src/follow/poll-policy.ts)."
 
 function section(runs: Runs, buildMs: number): Section {
   const r = runs.repeat

@@ -5,7 +5,7 @@
  * default is `true` or `false` are switches (`--log`, `--no-log`,
  * `--log=false`, and `--wait=started` for one that takes a third value).
  */
-import { closestNames } from '../suggest.js'
+import { closestNames } from '../util/suggest.js'
 import type { ActionInput } from './action-yml.js'
 
 /** A command line the command cannot run: the message says what was expected. */

@@ -3,7 +3,7 @@
  * within bounds, and a failed answer turned into the error to throw or to
  * retry (TransientFailure).
  */
-import type { Logger } from '../logger.js'
+import type { Logger } from '../util/logger.js'
 import { Interrupted, JenkinsError } from './errors.js'
 import type { HttpResponse } from './http.js'
 import { JsonTooDeep, parseJenkinsJson } from './json.js'

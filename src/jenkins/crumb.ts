@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js'
+import type { Logger } from '../util/logger.js'
 import { Interrupted, JenkinsError } from './errors.js'
 
 /** The CSRF crumb: the header name comes from the server (`crumbRequestField`), never a constant. */

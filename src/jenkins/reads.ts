@@ -1,4 +1,4 @@
-import { BUILD_RESULTS } from '../constants.js'
+import { BUILD_RESULTS } from '../util/constants.js'
 import { JenkinsError } from './errors.js'
 import { countOf, isBuildNumber, isCount, shownValue } from './counts.js'
 import { buildUrl, fullName, jobUrl } from './job-path.js'

@@ -34,7 +34,7 @@
  * - Jenkins older than 1.601 exports no `queueId` on builds: only queued
  *   items can be adopted there.
  */
-import type { Logger } from '../logger.js'
+import type { Logger } from '../util/logger.js'
 import type {
   BuildParameters,
   ExportedParameter,

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js'
+import type { Logger } from '../util/logger.js'
 
 /**
  * The one redaction list of the client: credentials written into URLs, and

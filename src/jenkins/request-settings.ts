@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js'
+import type { Logger } from '../util/logger.js'
 import type { LimitSettings } from './limits.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js'
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js'
+import type { Logger } from '../util/logger.js'
 import { jsonBody, postBody, readFailure, retryLater } from './answers.js'
 import { CrumbCache, notSentIfInterrupted, readCrumb } from './crumb.js'
 import { Interrupted, JenkinsError, stopReason } from './errors.js'

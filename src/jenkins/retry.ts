@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises'
-import type { Logger } from '../logger.js'
-import { formatDuration } from '../duration.js'
+import type { Logger } from '../util/logger.js'
+import { formatDuration } from '../util/duration.js'
 import { Interrupted, JenkinsError, stopReason } from './errors.js'
 import { seconds } from './silence.js'
 

@@ -7,7 +7,7 @@
  * log, never more than one line every MIN_GAP_MS across a client (a burst
  * of quick retries, or several requests at once, says it once).
  */
-import type { Logger } from '../logger.js'
+import type { Logger } from '../util/logger.js'
 
 /** Lines closer together than this are left to the debug log. */
 const MIN_GAP_MS = 4_000

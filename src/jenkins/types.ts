@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream'
-import type { BuildResult } from '../constants.js'
+import type { BuildResult } from '../util/constants.js'
 
 /** A job's place in Jenkins: the decoded item names from the root, e.g. ['team', 'service', 'deploy']. */
 export type JobPath = readonly string[]
@@ -115,7 +115,7 @@ export interface ProgressiveText {
 
 /** A build's artifacts as Jenkins lists them. */
 export interface ArtifactList {
-  /** Each artifact's `relativePath`, as Jenkins sent it (unchecked: see src/artifact-paths.ts). */
+  /** Each artifact's `relativePath`, as Jenkins sent it (unchecked: see src/util/artifact-paths.ts). */
   paths: string[]
   /** True when the build has more artifacts than were read. */
   truncated: boolean

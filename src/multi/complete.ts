@@ -1,6 +1,6 @@
 import { join } from 'node:path'
-import { readProducts } from '../build-parts.js'
-import type { JobEntry, Settings } from '../inputs.js'
+import { readProducts } from '../follow/build-parts.js'
+import type { JobEntry, Settings } from '../inputs/inputs.js'
 import { Interrupted } from '../jenkins/errors.js'
 import { fullName } from '../jenkins/job-path.js'
 import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from '../jenkins/types.js'

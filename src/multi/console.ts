@@ -1,10 +1,10 @@
 import { Interrupted } from '../jenkins/errors.js'
 import { fullName } from '../jenkins/job-path.js'
 import type { BuildRef, JenkinsApi } from '../jenkins/types.js'
-import { ConsoleStreamer, withCommandsStopped } from '../log-stream.js'
-import { DEFAULT_POLL_POLICY, type PollPolicy } from '../poll-policy.js'
-import { formatDuration } from '../report.js'
-import { sleep } from '../wait.js'
+import { ConsoleStreamer, withCommandsStopped } from '../follow/log-stream.js'
+import { DEFAULT_POLL_POLICY, type PollPolicy } from '../follow/poll-policy.js'
+import { formatDuration } from '../outcome/report.js'
+import { sleep } from '../util/wait.js'
 import type { Printer } from './printer.js'
 
 /**

@@ -1,7 +1,7 @@
-import type { JobEntry } from '../inputs.js'
+import type { JobEntry } from '../inputs/inputs.js'
 import { Interrupted } from '../jenkins/errors.js'
 import type { JenkinsApi } from '../jenkins/types.js'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../util/logger.js'
 
 /** `disable` with `jobs`: every listed job, at once; throws naming each one that could not be. */
 export async function disableJobs(

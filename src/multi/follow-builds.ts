@@ -1,4 +1,4 @@
-import { POLL_TREE } from '../follower.js'
+import { POLL_TREE } from '../follow/follower.js'
 import { Interrupted, JenkinsError } from '../jenkins/errors.js'
 import { fullName } from '../jenkins/job-path.js'
 import type {
@@ -10,9 +10,9 @@ import type {
   QueueItem,
   RunningBuild
 } from '../jenkins/types.js'
-import type { Logger } from '../logger.js'
-import type { Expectation } from '../poll-policy.js'
-import { throwIfAborted } from '../wait.js'
+import type { Logger } from '../util/logger.js'
+import type { Expectation } from '../follow/poll-policy.js'
+import { throwIfAborted } from '../util/wait.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   SharedSchedule,

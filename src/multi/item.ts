@@ -1,6 +1,6 @@
-import type { BranchJob } from '../branch.js'
-import type { CommitStatusReporter } from '../commit-status.js'
-import type { JobEntry } from '../inputs.js'
+import type { BranchJob } from '../follow/branch.js'
+import type { CommitStatusReporter } from '../outcome/commit-status.js'
+import type { JobEntry } from '../inputs/inputs.js'
 import type { Build, BuildRef, JobInfo } from '../jenkins/types.js'
 import type { ItemReport } from './report.js'
 

@@ -1,5 +1,5 @@
-import type { RemoteTarget } from '../cancel.js'
-import { State } from '../constants.js'
+import type { RemoteTarget } from '../follow/cancel.js'
+import { State } from '../util/constants.js'
 import { fullName } from '../jenkins/job-path.js'
 import type { BuildRef, JenkinsApi, JobPath, LostTrigger } from '../jenkins/types.js'
 

@@ -1,6 +1,6 @@
-import type { Logger } from '../logger.js'
-import type { StepIO } from '../step-io.js'
-import type { TestLocation } from '../test-locations.js'
+import type { Logger } from '../util/logger.js'
+import type { StepIO } from '../step/step-io.js'
+import type { TestLocation } from '../outcome/test-locations.js'
 
 /** Where a console group writes its text. */
 export interface GroupSink {

@@ -1,20 +1,20 @@
 import type { summary as coreSummary } from '@actions/core'
-import { BUILD_RESULTS, Output, type BuildResult } from '../constants.js'
-import { formatDuration } from '../duration.js'
-import { addHistory } from '../history.js'
-import { cut, escapeHtml, link } from '../html.js'
+import { BUILD_RESULTS, Output, type BuildResult } from '../util/constants.js'
+import { formatDuration } from '../util/duration.js'
+import { addHistory } from '../outcome/history.js'
+import { cut, escapeHtml, link } from '../util/html.js'
 import { countOf, isCount } from '../jenkins/counts.js'
-import type { Logger } from '../logger.js'
-import { shortName } from '../names.js'
+import type { Logger } from '../util/logger.js'
+import { shortName } from '../util/names.js'
 import {
   failureMessage,
   resultCell,
   setArtifactsOutput,
   type BuildOutcome,
   type OutputSink
-} from '../report.js'
-import { addArtifacts, addFailedTests, addStages, addUnread } from '../summary-sections.js'
-import { addTimeline, type TimelineBuild } from '../summary-timeline.js'
+} from '../outcome/report.js'
+import { addArtifacts, addFailedTests, addStages, addUnread } from '../outcome/summary-sections.js'
+import { addTimeline, type TimelineBuild } from '../outcome/summary-timeline.js'
 
 /** What the step knows of one item of `jobs`, for outputs, the summary and the verdict. */
 export interface ItemReport {

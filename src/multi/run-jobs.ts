@@ -1,9 +1,13 @@
-import { indexingBuildQueued, statusReporter, warnUnknownParameters } from '../build-parts.js'
-import { abortRemote, SHARED_WORK_LEFT } from '../cancel.js'
-import type { StatusGate } from '../commit-status.js'
-import { formatDuration } from '../duration.js'
-import { historyOf } from '../history.js'
-import type { JobEntry, Settings } from '../inputs.js'
+import {
+  indexingBuildQueued,
+  statusReporter,
+  warnUnknownParameters
+} from '../follow/build-parts.js'
+import { abortRemote, SHARED_WORK_LEFT } from '../follow/cancel.js'
+import type { StatusGate } from '../outcome/commit-status.js'
+import { formatDuration } from '../util/duration.js'
+import { historyOf } from '../outcome/history.js'
+import type { JobEntry, Settings } from '../inputs/inputs.js'
 import { Interrupted } from '../jenkins/errors.js'
 import { fullName } from '../jenkins/job-path.js'
 import type {
@@ -15,10 +19,10 @@ import type {
   TriggerResult,
   UploadFile
 } from '../jenkins/types.js'
-import { namedLogger, type Logger } from '../logger.js'
-import { expectationFrom } from '../poll-policy.js'
-import type { StepIO } from '../step-io.js'
-import { settleBy, throwIfAborted } from '../wait.js'
+import { namedLogger, type Logger } from '../util/logger.js'
+import { expectationFrom } from '../follow/poll-policy.js'
+import type { StepIO } from '../step/step-io.js'
+import { settleBy, throwIfAborted } from '../util/wait.js'
 import { completeBuild } from './complete.js'
 import type { Item } from './item.js'
 import { disableJobs } from './disable-jobs.js'

@@ -1,7 +1,7 @@
 /**
  * When to read what while several builds are followed at once: a pure
  * schedule (no I/O, no clock of its own; `now` is passed in), so that it can
- * be tested in virtual time. One watch per build (src/poll-policy.ts), one
+ * be tested in virtual time. One watch per build (src/follow/poll-policy.ts), one
  * shared budget of polls.
  *
  * What the reads buy (src/jenkins/executors.ts for the Jenkins side):
@@ -48,7 +48,7 @@ import {
   watch,
   type Expectation,
   type Watch
-} from '../poll-policy.js'
+} from '../follow/poll-policy.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   type ScheduledRead,

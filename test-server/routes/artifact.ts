@@ -6,11 +6,11 @@
  * sandboxing CSP header; a folder gets its listing; anything else is 404.
  */
 import { Readable } from 'node:stream'
-import { mimeType } from '../artifacts.js'
-import type { Exchange } from '../exchange.js'
-import type { Build } from '../build.js'
-import { jenkinsTime } from '../json.js'
-import { escapeHtml, layoutPage } from '../pages.js'
+import { mimeType } from '../model/artifacts.js'
+import type { Exchange } from '../http/exchange.js'
+import type { Build } from '../model/build.js'
+import { jenkinsTime } from '../http/json.js'
+import { escapeHtml, layoutPage } from '../http/pages.js'
 import { notFound, sendLayout } from './respond.js'
 
 /** DirectoryBrowserSupport.DEFAULT_CSP_VALUE. */

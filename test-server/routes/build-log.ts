@@ -4,9 +4,9 @@
  * `consoleText`.
  */
 import { Readable } from 'node:stream'
-import type { Build } from '../build.js'
-import { crlf, type ConsoleLog } from '../console.js'
-import type { Exchange } from '../exchange.js'
+import type { Build } from '../model/build.js'
+import { crlf, type ConsoleLog } from '../model/console.js'
+import type { Exchange } from '../http/exchange.js'
 import { Oops } from './respond.js'
 
 /** LargeText.doProgressiveText: bytes from `start`, X-Text-Size, X-More-Data while still written. */

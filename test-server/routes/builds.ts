@@ -2,13 +2,13 @@
  * A build (`job/<name>/<number or permalink>/…`, jenkins-api.md 5, 6, 7): its
  * page and api/json, and the URL families below it in BUILD_ROUTES.
  */
-import type { Exchange } from '../exchange.js'
-import { buildJson, itemPath } from '../json.js'
-import type { Build } from '../build.js'
-import { PERMALINKS, resolvePermalink, type Permalink } from '../build.js'
-import { layoutPage } from '../pages.js'
+import type { Exchange } from '../http/exchange.js'
+import { buildJson, itemPath } from '../http/json.js'
+import type { Build } from '../model/build.js'
+import { PERMALINKS, resolvePermalink, type Permalink } from '../model/build.js'
+import { layoutPage } from '../http/pages.js'
 import type { RequestKind } from '../types.js'
-import type { JobState } from '../state.js'
+import type { JobState } from '../model/state.js'
 import { artifact } from './artifact.js'
 import { consoleText, progressiveText } from './build-log.js'
 import { input } from './input.js'

@@ -17,11 +17,11 @@
  * ServerOptions.executorsHidden the list shows no build, as a ComputerSource
  * plugin that filters it (ComputerSet.ComputerSource) or a proxy rule would.
  */
-import type { Build } from '../build.js'
-import type { Exchange } from '../exchange.js'
-import { buildJson, buildUrl, jenkinsTime } from '../json.js'
-import { layoutPage } from '../pages.js'
-import type { JobState } from '../state.js'
+import type { Build } from '../model/build.js'
+import type { Exchange } from '../http/exchange.js'
+import { buildJson, buildUrl, jenkinsTime } from '../http/json.js'
+import { layoutPage } from '../http/pages.js'
+import type { JobState } from '../model/state.js'
 import { can, notFound, sendApiJson, sendLayout } from './respond.js'
 
 type Json = Record<string, unknown>

@@ -1,5 +1,5 @@
 /** `crumbIssuer/api/json` and `/api/xml` with its XPath forms (jenkins-api.md 1). */
-import type { Exchange } from '../exchange.js'
+import type { Exchange } from '../http/exchange.js'
 import { apiHeaders, notFound, sendApiJson, sessionCookie } from './respond.js'
 
 const CRUMB_TEXT_XPATHS = new Set([

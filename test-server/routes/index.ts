@@ -6,10 +6,10 @@
  * A new family is a module with its handler plus one entry in one table; the
  * entry's `kind` is what the request log (and so fault aiming) calls it.
  */
-import type { Exchange } from '../exchange.js'
-import { rootJson } from '../json.js'
-import type { JenkinsModel } from '../model.js'
-import { layoutPage, oopsPage } from '../pages.js'
+import type { Exchange } from '../http/exchange.js'
+import { rootJson } from '../http/json.js'
+import type { JenkinsModel } from '../model/model.js'
+import { layoutPage, oopsPage } from '../http/pages.js'
 import type { RequestKind } from '../types.js'
 import { computer } from './computer.js'
 import { crumbIssuer } from './crumb-issuer.js'

@@ -4,9 +4,9 @@
  * bound by its id (InputAction.getDynamic), with `proceedEmpty` and `abort`
  * (InputStepExecution: @RequirePOST, Job/Build, HttpResponses.ok()).
  */
-import type { Exchange } from '../exchange.js'
-import type { Build } from '../build.js'
-import { escapeHtml, layoutPage } from '../pages.js'
+import type { Exchange } from '../http/exchange.js'
+import type { Build } from '../model/build.js'
+import { escapeHtml, layoutPage } from '../http/pages.js'
 import { can, deny, notFound, requirePost, sendLayout } from './respond.js'
 
 export function input(ex: Exchange, build: Build, tail: string[]): void {

@@ -3,13 +3,13 @@
  * skipped), their page and api/json, the URL families below them in
  * ITEM_ROUTES, and builds below jobs (builds.ts).
  */
-import type { Exchange } from '../exchange.js'
-import { itemJson, itemPath } from '../json.js'
-import { isJob } from '../build.js'
-import type { JenkinsModel } from '../model.js'
-import { layoutPage } from '../pages.js'
+import type { Exchange } from '../http/exchange.js'
+import { itemJson, itemPath } from '../http/json.js'
+import { isJob } from '../model/build.js'
+import type { JenkinsModel } from '../model/model.js'
+import { layoutPage } from '../http/pages.js'
 import type { RequestKind } from '../types.js'
-import type { JobState } from '../state.js'
+import type { JobState } from '../model/state.js'
 import { buildKind, buildRoute, findBuild } from './builds.js'
 import { indexing, scanMultibranch } from './multibranch.js'
 import {

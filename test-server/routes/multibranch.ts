@@ -5,14 +5,14 @@
  * FolderComputation (doConsoleText, getLogText), branch-api's
  * MultiBranchProject (getIndexing) and BranchIndexing.
  */
-import type { Exchange } from '../exchange.js'
-import { BranchIndexing } from '../indexing.js'
-import { itemPath } from '../json.js'
-import { layoutPage } from '../pages.js'
-import type { JobState } from '../state.js'
+import type { Exchange } from '../http/exchange.js'
+import { BranchIndexing } from '../model/indexing.js'
+import { itemPath } from '../http/json.js'
+import { layoutPage } from '../http/pages.js'
+import type { JobState } from '../model/state.js'
 import { serveConsoleText, serveProgressiveText } from './build-log.js'
 import { quietPeriod } from './trigger.js'
-import { userIdCause } from '../causes.js'
+import { userIdCause } from '../model/causes.js'
 import {
   can,
   deny,

@@ -13,8 +13,8 @@
  *   (AbstractFileParameterValue.doDownload).
  */
 import { createReadStream } from 'node:fs'
-import type { Build } from '../build.js'
-import type { Exchange } from '../exchange.js'
+import type { Build } from '../model/build.js'
+import type { Exchange } from '../http/exchange.js'
 import { notFound, Oops } from './respond.js'
 
 export function parameterFile(ex: Exchange, build: Build, tail: string[]): void {

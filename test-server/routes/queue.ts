@@ -1,6 +1,6 @@
 /** The queue: `queue/api/json`, `queue/item/<id>/…` and `queue/cancelItem` (jenkins-api.md 4). */
-import type { Exchange } from '../exchange.js'
-import { queueItemJson } from '../json.js'
+import type { Exchange } from '../http/exchange.js'
+import { queueItemJson } from '../http/json.js'
 import type { RequestKind } from '../types.js'
 import { can, notFound, Oops, requirePost, sendApiJson } from './respond.js'
 

@@ -3,12 +3,17 @@
  * create a session), 404/405/403 the way Stapler and ACL give them, redirects,
  * api/json with tree/depth/pretty, and /oops for exceptions.
  */
-import type { Exchange } from '../exchange.js'
-import { origin } from '../forwarded.js'
-import { toJson } from '../json-writer.js'
-import { accessDeniedPage, loginRequiredPage, notFoundPage, requiresPostPage } from '../pages.js'
-import { IMPLIED_BY, PERMISSION_ID } from '../security.js'
-import { parseTree, pruneTree, treeDepth, TreeSyntaxError } from '../tree.js'
+import type { Exchange } from '../http/exchange.js'
+import { origin } from '../http/forwarded.js'
+import { toJson } from '../http/json-writer.js'
+import {
+  accessDeniedPage,
+  loginRequiredPage,
+  notFoundPage,
+  requiresPostPage
+} from '../http/pages.js'
+import { IMPLIED_BY, PERMISSION_ID } from '../model/security.js'
+import { parseTree, pruneTree, treeDepth, TreeSyntaxError } from '../http/tree.js'
 import type { Permission } from '../types.js'
 
 /** Thrown inside a handler to answer through /oops (an uncaught exception in Jenkins). */

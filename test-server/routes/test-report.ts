@@ -4,10 +4,10 @@
  * and the pages of packages, classes and cases (junit.ts findInReport).
  * A build without a report has no such action: 404.
  */
-import type { Exchange } from '../exchange.js'
-import { findInReport, reportJson, type TestReport } from '../junit.js'
-import type { Build } from '../build.js'
-import { layoutPage, escapeHtml } from '../pages.js'
+import type { Exchange } from '../http/exchange.js'
+import { findInReport, reportJson, type TestReport } from '../model/junit.js'
+import type { Build } from '../model/build.js'
+import { layoutPage, escapeHtml } from '../http/pages.js'
 import { notFound, sendApiJson, sendLayout } from './respond.js'
 
 /** The report JSON is built once per report: a 100,000-case one is big. */

@@ -2,15 +2,15 @@
  * Starting builds: `build` (with the `json` form on parameterized jobs) and
  * `buildWithParameters` (jenkins-api.md 3).
  */
-import { remoteCause, userIdCause } from '../causes.js'
-import type { Exchange } from '../exchange.js'
-import { itemPath } from '../json.js'
-import { uploadCuts } from '../aimed-faults.js'
-import { defaultValue, isFileType } from '../parameters.js'
-import { isMultipart, readMultipart, type MultipartForm } from '../uploads.js'
-import { parametersFormPage } from '../pages.js'
-import { sameSecret } from '../security.js'
-import type { Cause, JobState, ParameterValueState } from '../state.js'
+import { remoteCause, userIdCause } from '../model/causes.js'
+import type { Exchange } from '../http/exchange.js'
+import { itemPath } from '../http/json.js'
+import { uploadCuts } from '../faults/aimed-faults.js'
+import { defaultValue, isFileType } from '../model/parameters.js'
+import { isMultipart, readMultipart, type MultipartForm } from '../http/uploads.js'
+import { parametersFormPage } from '../http/pages.js'
+import { sameSecret } from '../model/security.js'
+import type { Cause, JobState, ParameterValueState } from '../model/state.js'
 import {
   accessDenied,
   can,

@@ -5,11 +5,11 @@
  * and the index (RunAPI.doIndex = describe) serve RunExt; served as Jackson
  * writes it, `application/json; charset=UTF-8` (JsonResponse).
  */
-import type { Exchange } from '../exchange.js'
-import { itemPath } from '../json.js'
-import { toJson } from '../json-writer.js'
-import type { Build } from '../build.js'
-import { describeJson } from '../pipeline.js'
+import type { Exchange } from '../http/exchange.js'
+import { itemPath } from '../http/json.js'
+import { toJson } from '../http/json-writer.js'
+import type { Build } from '../model/build.js'
+import { describeJson } from '../model/pipeline.js'
 import { notFound } from './respond.js'
 
 export function wfapi(ex: Exchange, build: Build, tail: string[]): void {

@@ -1,6 +1,6 @@
 /** `whoAmI`: the caller's identity as Jenkins sees it (readable without Overall/Read). */
-import type { Exchange } from '../exchange.js'
-import { layoutPage } from '../pages.js'
+import type { Exchange } from '../http/exchange.js'
+import { layoutPage } from '../http/pages.js'
 import { notFound, sendApiJson, sendLayout } from './respond.js'
 
 export function whoAmI(ex: Exchange, rest: string[]): void {

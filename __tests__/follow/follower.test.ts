@@ -1,0 +1,301 @@
+import { describe, expect, it } from 'vitest'
+import { BuildFollower } from '../../src/follow/follower.js'
+import { JenkinsError } from '../../src/jenkins/errors.js'
+import type { ConsolePoll } from '../../src/follow/log-stream.js'
+import { silentLogger, type Logger } from '../../src/util/logger.js'
+import { DEFAULT_POLL_POLICY, type PollPolicy } from '../../src/follow/poll-policy.js'
+import { StepAborted } from '../../src/util/wait.js'
+import { FakeApi, networkError, notFound } from '../fixtures/fake-api.js'
+
+/** The default policy in milliseconds instead of seconds. */
+const fast: PollPolicy = {
+  ...DEFAULT_POLL_POLICY,
+  liveMs: 2,
+  quietAfterMs: 10,
+  quietMaxMs: 5,
+  youngMs: 1,
+  slowMs: 5,
+  nearMs: 1,
+  spreadFloorMs: 1,
+  gapAimMs: 1,
+  followUpMs: 1,
+  confirmAfterMs: 5,
+  followUpForMs: 40,
+  hintPauseMs: 10,
+  queueMaxMs: 2
+}
+
+/** A console that answers the scripted polls in order (the last one repeats) and records notices. */
+function scriptedConsole(answers: Array<Partial<ConsolePoll>>) {
+  const notices: string[] = []
+  let polls = 0
+  return {
+    notices,
+    get polls() {
+      return polls
+    },
+    async poll(): Promise<ConsolePoll> {
+      const answer = answers[Math.min(polls++, answers.length - 1)] ?? {}
+      return { moreData: true, grew: false, finished: false, ...answer }
+    },
+    notice: (message: string) => void notices.push(message)
+  }
+}
+const job = ['team', 'deploy']
+
+function follower(
+  api: FakeApi,
+  extra: Partial<ConstructorParameters<typeof BuildFollower>[0]> = {}
+) {
+  return new BuildFollower({ api, job, logger: silentLogger, policy: fast, ...extra })
+}
+
+function recorder(): Logger & { lines: string[] } {
+  const lines: string[] = []
+  return {
+    lines,
+    debug: m => lines.push(`debug ${m}`),
+    info: m => lines.push(`info ${m}`),
+    warning: m => lines.push(`warning ${m}`)
+  }
+}
+
+describe('waitForStart', () => {
+  it('polls the queue item until it has an executable, logging each new why once', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [
+      { id: 7, why: 'In the quiet period. Expires in 4.9 sec' },
+      { id: 7, why: 'In the quiet period. Expires in 4.9 sec' },
+      { id: 7, why: 'Waiting for next available executor' },
+      { _class: 'hudson.model.Queue$LeftItem', id: 7, why: null, executable: null },
+      {
+        _class: 'hudson.model.Queue$LeftItem',
+        id: 7,
+        executable: { number: 12, url: 'http://other/job/x/12/' }
+      }
+    ]
+    const log = recorder()
+    const started = await follower(api, { logger: log }).waitForStart(7)
+    expect(started.ref).toEqual({
+      job,
+      number: 12,
+      url: 'https://ci.example.com/jenkins/job/team/job/deploy/12/'
+    })
+    expect(api.calls.filter(c => c.startsWith('getQueueItem'))).toHaveLength(5)
+    expect(log.lines.filter(l => l.startsWith('info'))).toEqual([
+      'info Waiting in the Jenkins queue: In the quiet period. Expires in 4.9 sec',
+      'info Waiting in the Jenkins queue: Waiting for next available executor'
+    ])
+    expect(api.calls).not.toContain('getBuild lastBuild')
+  })
+
+  it('fails clearly when the queue item was cancelled', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [
+      { _class: 'hudson.model.Queue$LeftItem', id: 3, cancelled: true, executable: null }
+    ]
+    await expect(follower(api).waitForStart(3)).rejects.toThrow(
+      /queue item 3 of team\/deploy was cancelled/
+    )
+  })
+
+  it('refuses an executable whose number is not a build number, and a queue wait from a bogus time', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [{ id: 3, executable: { number: 1e21, url: '' } }]
+    await expect(follower(api).waitForStart(3)).rejects.toThrow(
+      'Queue item 3 of team/deploy started a build whose number is 1e+21: expected a whole number from 1 to 9007199254740991.'
+    )
+    const other = new FakeApi()
+    other.queueAnswers = [{ id: 3, inQueueSince: -1e300, executable: { number: 4, url: '' } }]
+    expect((await follower(other).waitForStart(3)).inQueueSince).toBeUndefined()
+  })
+
+  it('rides out transient errors', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [
+      networkError(),
+      networkError(),
+      { id: 3, executable: { number: 4, url: '' } }
+    ]
+    expect((await follower(api).waitForStart(3)).ref.number).toBe(4)
+  })
+
+  it('does not ride out other errors', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [new JenkinsError('bad-credentials', 'rejected', 401)]
+    await expect(follower(api).waitForStart(3)).rejects.toThrow('rejected')
+  })
+
+  it('finds the build by queue id when the item expired', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [notFound()]
+    api.recent = [
+      { number: 9, queueId: 5 },
+      { number: 8, queueId: 3 }
+    ]
+    expect((await follower(api).waitForStart(3)).ref.number).toBe(8)
+  })
+
+  it('says so when the item expired and no build has its queue id', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [notFound()]
+    api.recent = [{ number: 9, queueId: 5 }]
+    await expect(follower(api).waitForStart(3)).rejects.toThrow(/Queue item 3 .* gone/)
+  })
+
+  it('gives up on an item that left without a build after the bound', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [{ _class: 'hudson.model.Queue$LeftItem', id: 3, executable: null }]
+    await expect(follower(api, { leftWithoutBuildMs: 5 }).waitForStart(3)).rejects.toThrow(
+      /left the queue without starting a build/
+    )
+  })
+
+  it('stops waiting when the signal fires', async () => {
+    const api = new FakeApi()
+    api.queueAnswers = [{ id: 3, why: 'Waiting for next available executor' }]
+    const controller = new AbortController()
+    setTimeout(() => controller.abort('timeout'), 20)
+    const error = await follower(api, { signal: controller.signal })
+      .waitForStart(3)
+      .catch(e => e)
+    expect(error).toBeInstanceOf(StepAborted)
+    expect(error.reason).toBe('timeout')
+  })
+})
+
+describe('waitForEnd', () => {
+  const ref = { job, number: 12, url: 'u' }
+
+  it('keeps polling while a Pipeline has a result but is still building', async () => {
+    const api = new FakeApi()
+    api.buildAnswers = [
+      { building: true, result: null },
+      { building: true, result: 'FAILURE' },
+      { building: true, result: 'FAILURE' },
+      { building: false, result: 'FAILURE', duration: 1234 },
+      { building: false, result: 'FAILURE', duration: 1234, displayName: 'full' }
+    ]
+    const build = await follower(api).waitForEnd(ref)
+    expect(build.result).toBe('FAILURE')
+    expect(build.displayName).toBe('full')
+    // Four narrow polls, then one full read of the finished build.
+    expect(api.calls).toEqual([
+      'getBuild 12 tree',
+      'getBuild 12 tree',
+      'getBuild 12 tree',
+      'getBuild 12 tree',
+      'getBuild 12'
+    ])
+  })
+
+  it('with a console, polls only the console until it is complete, then reads the build once', async () => {
+    const api = new FakeApi()
+    const console = scriptedConsole([{ grew: true }, {}, { grew: true }, { moreData: false }])
+    api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(console.polls).toBe(4)
+    expect(build.result).toBe('SUCCESS')
+    expect(api.calls).toEqual(['getBuild 12'])
+  })
+
+  it('with a complete console but a build still finishing, polls the build until it is over', async () => {
+    const api = new FakeApi()
+    const console = scriptedConsole([{ moreData: false }])
+    api.buildAnswers = [
+      { building: true },
+      { building: true },
+      { building: false, result: 'UNSTABLE' }
+    ]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(build.result).toBe('UNSTABLE')
+    expect(api.calls).toEqual(['getBuild 12', 'getBuild 12', 'getBuild 12'])
+  })
+
+  it('after a Finished: line, follows the console up and confirms the end once if the log stays open', async () => {
+    const api = new FakeApi()
+    const open = Array.from({ length: 12 }, () => ({ finished: true }))
+    const console = scriptedConsole([{ grew: true }, ...open, { moreData: false }])
+    api.buildAnswers = [
+      { building: false, result: 'FAILURE' },
+      { building: false, result: 'FAILURE', displayName: 'final' }
+    ]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(build.displayName).toBe('final')
+    expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12'])
+    expect(console.polls).toBe(14)
+  })
+
+  it('takes a Finished: line the build printed itself back when the build says it is running', async () => {
+    const api = new FakeApi()
+    const spoof = Array.from({ length: 8 }, () => ({ finished: true }))
+    const console = scriptedConsole([...spoof, { grew: true }, {}, { moreData: false }])
+    api.buildAnswers = [{ building: true }, { building: false, result: 'SUCCESS' }]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(build.result).toBe('SUCCESS')
+    expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12'])
+  })
+
+  it('gives up on a log Jenkins keeps open long after the build finished, and says so', async () => {
+    const api = new FakeApi()
+    const console = scriptedConsole([{ finished: true }])
+    api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(build.result).toBe('SUCCESS')
+    expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12'])
+    expect(console.notices).toEqual([
+      'Jenkins has not closed the console of #12 40 ms after the build finished; the rest is at uconsole'
+    ])
+  })
+
+  it('a console that keeps failing: the build JSON tells the end, the rest of the console is given up after the bound', async () => {
+    const api = new FakeApi()
+    const notices: string[] = []
+    let polls = 0
+    const console = {
+      async poll(): Promise<ConsolePoll> {
+        polls++
+        throw networkError()
+      },
+      notice: (message: string) => void notices.push(message)
+    }
+    api.buildAnswers = [
+      { building: true },
+      { building: false, result: 'SUCCESS' },
+      { building: false, result: 'SUCCESS', displayName: 'final' }
+    ]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(build.displayName).toBe('final')
+    // A build read after each failed console read until the end shows, then
+    // none until the give-up's final read.
+    expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12 tree', 'getBuild 12'])
+    expect(polls).toBeGreaterThan(2)
+    expect(notices).toEqual([
+      'Could not read the rest of the console of #12 40 ms after the build finished (socket hang up); it is at uconsole'
+    ])
+  })
+
+  it('one failed console read while the build runs: one build read, then the console again to its end', async () => {
+    const api = new FakeApi()
+    let polls = 0
+    const console = {
+      async poll(): Promise<ConsolePoll> {
+        polls++
+        if (polls === 2) throw networkError()
+        return { moreData: polls < 4, grew: true, finished: false }
+      },
+      notice: () => undefined
+    }
+    api.buildAnswers = [{ building: true }, { building: false, result: 'SUCCESS' }]
+    const build = await follower(api).waitForEnd(ref, console)
+    expect(build.result).toBe('SUCCESS')
+    expect(polls).toBe(4)
+    expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12'])
+  })
+
+  it('rides out a socket hang up hours into the build', async () => {
+    const api = new FakeApi()
+    api.buildAnswers = [{ building: true }, networkError(), { building: false, result: 'SUCCESS' }]
+    expect((await follower(api).waitForEnd(ref)).result).toBe('SUCCESS')
+  })
+})

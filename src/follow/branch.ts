@@ -1,0 +1,310 @@
+import type { Settings } from '../inputs/inputs.js'
+import { JenkinsError } from '../jenkins/errors.js'
+import { branchNameOf, fullName } from '../jenkins/job-path.js'
+import { expectedParameters, sameParameters } from '../jenkins/reconcile.js'
+import type { JenkinsApi, JobInfo, JobPath, RecentBuild } from '../jenkins/types.js'
+import { clean } from './log-stream.js'
+import type { Logger } from '../util/logger.js'
+import { shortName } from '../util/names.js'
+import { closestNames } from '../util/suggest.js'
+import { sleep, throwIfAborted } from '../util/wait.js'
+
+/** branch-api's cause of the builds a scan schedules (BranchIndexingCause). */
+export const BRANCH_INDEXING_CAUSE = 'jenkins.branch.BranchIndexingCause'
+
+/** What resolveBranch found. */
+export interface BranchJob {
+  /** The branch job's JSON (saves the trigger a second read). */
+  info: JobInfo
+  /** The build the scan itself queued for the new job, to follow instead of triggering one. */
+  indexingBuild?: { queueId: number; number?: number }
+}
+
+/** Where the scan's progress goes: the step log (coreLogger, whose info makes Jenkins text inert), with a fold for the scan log. */
+export interface ScanOutput extends Logger {
+  startGroup(title: string): void
+  endGroup(): void
+}
+
+export interface BranchOptions {
+  api: JenkinsApi
+  settings: Pick<Settings, 'job' | 'branch' | 'scan' | 'build' | 'parameters' | 'hasParameters'>
+  out: ScanOutput
+  /** Fires on cancel or timeout; waits end with StepAborted. */
+  signal: AbortSignal
+  /** Told when the scan was requested (a cancel after it says the scan was left running). */
+  onScan?: () => void
+  /** First pause between looks at the scan (ms); it grows to maxPollMs. */
+  pollMs?: number
+  maxPollMs?: number
+}
+
+/** Scan-log lines shown at most: a repository scan of an organisation can be long. */
+const MAX_LOG_LINES = 200
+
+/**
+ * The job of `branch` in the multibranch project `job` names. When it does
+ * not exist yet (a pull request Jenkins has not seen), scans the project
+ * (`scan: if-missing`) and waits, within the step's timeout, for the job to
+ * appear. A new branch is built by the scan itself (branch-api's default):
+ * that build is returned, so that the step follows it rather than queueing
+ * a second one. With `scan: never`, or when the scan ends without the
+ * branch, fails naming the closest branches.
+ */
+export async function resolveBranch(options: BranchOptions): Promise<BranchJob> {
+  const { api, settings } = options
+  const branch = settings.branch
+  if (!branch) throw new Error('resolveBranch needs the branch input')
+  const existing = await jobOrUndefined(api, settings.job)
+  if (existing) return { info: existing }
+  const project = await api.getJob(branch.project)
+  const projectName = fullName(branch.project)
+  if (project.folderKind !== 'multibranch') {
+    const what = project.isFolder ? `a ${project.folderKind ?? 'folder'}` : 'a job'
+    throw new Error(
+      `Jenkins item ${projectName} is ${what}, not a multibranch project: 'branch' names a branch of the multibranch project in 'job'.${project.folderKind === 'organization' ? ` Name the repository too: job: ${projectName}/<repository>.` : project.isFolder ? '' : " Leave 'branch' out to build it."}`
+    )
+  }
+  if (settings.scan === 'never') {
+    throw new Error(
+      await missingBranch(
+        options,
+        `Multibranch project ${projectName} has no branch '${branch.name}' (scan: never) on ${api.baseUrl}.`
+      )
+    )
+  }
+  return scanAndWait(options)
+}
+
+/** Scans the project and polls until the branch job exists (and, for a new build, until its indexing build is known). */
+async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
+  const { api, settings, out, signal } = options
+  const branch = settings.branch as NonNullable<Settings['branch']>
+  const projectName = fullName(branch.project)
+  const name = branch.name
+  out.info(
+    `Branch '${name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`
+  )
+  await api.scanMultibranch(branch.project)
+  options.onScan?.()
+  const log = new ScanLog(options)
+  let foldSaid = false
+  const scan = new ScanState()
+  let pause = options.pollMs ?? 1000
+  let open = true
+  const close = (complete: boolean): void => {
+    if (!open) return
+    open = false
+    log.end(complete)
+    out.endGroup()
+  }
+  const job = fullName(settings.job)
+  out.startGroup(`Scan of ${projectName}`)
+  try {
+    for (;;) {
+      throwIfAborted(signal)
+      // The scan's state first, then the branch: when the scan was over
+      // before the branch was looked up, a missing branch is final.
+      const scanItem = (await api.getQueue()).find(item => sameJob(item.job, branch.project))
+      const queued = scanItem !== undefined
+      // Scan requests fold like any queue request (Queue.scheduleInternal):
+      // each leaves its cause on the one item (CauseAction.foldIntoExisting).
+      if (scanItem && !foldSaid && scanItem.causes.length > 1) {
+        foldSaid = true
+        out.info(
+          `Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`
+        )
+      }
+      const running = queued ? false : await log.poll()
+      scan.look(queued, running)
+      const info = await jobOrUndefined(api, settings.job)
+      if (info && (info.buildable !== false || scan.finished)) {
+        if (settings.build !== 'new') {
+          close(scan.finished)
+          return { info }
+        }
+        const found = await findIndexingBuild(options, info)
+        if (found === 'other-parameters') {
+          close(scan.finished)
+          out.info(
+            `Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`
+          )
+          return { info }
+        }
+        if (found) {
+          close(scan.finished)
+          const which =
+            found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`
+          out.info(
+            `Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`
+          )
+          out.info(
+            `Every run that scanned for branch '${name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`
+          )
+          return { info, indexingBuild: found }
+        }
+        if (scan.finished) {
+          close(true)
+          out.info(`The scan finished without building ${job}; triggering a build.`)
+          return { info }
+        }
+      } else if (!info && scan.finished) {
+        close(true)
+        throw new Error(
+          await missingBranch(
+            options,
+            `The scan of ${projectName} finished without a branch '${name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`
+          )
+        )
+      }
+      await sleep(pause, signal)
+      pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5))
+    }
+  } finally {
+    close(false)
+  }
+}
+
+/**
+ * Whether the scan is over. Right after the POST the scan is queued (Queue.schedule2
+ * runs before doBuild answers) or already running or done; indexing/ shows the
+ * previous, complete scan until the new one starts, so "not queued and not
+ * running" only counts once the scan was seen queued or running, or when it
+ * was seen twice, a pause apart.
+ */
+export class ScanState {
+  private active = false
+  private idleLooks = 0
+  finished = false
+
+  look(queued: boolean, running: boolean): void {
+    if (queued || running) {
+      this.active = true
+      this.idleLooks = 0
+      this.finished = false
+      return
+    }
+    this.idleLooks++
+    this.finished = this.active || this.idleLooks >= 2
+  }
+}
+
+/**
+ * The scan's log, printed as it grows (at most MAX_LOG_LINES lines), each
+ * line made safe: it is Jenkins text.
+ */
+class ScanLog {
+  private offset = 0
+  private partial = ''
+  private printed = 0
+  private skipped = 0
+
+  constructor(private readonly options: BranchOptions) {}
+
+  /** Prints what is new; true while the scan is running (X-More-Data). */
+  async poll(): Promise<boolean> {
+    const { api, settings } = this.options
+    const project = (settings.branch as NonNullable<Settings['branch']>).project
+    const chunk = await api.indexingLog(project, this.offset)
+    // A new scan rewrites the log from its start: LargeText then answers
+    // from 0 for an offset past its end.
+    if (chunk.textSize < this.offset) this.partial = ''
+    this.offset = chunk.textSize
+    // Lines as the runner splits them, with Jenkins' notes and CRs removed.
+    const text = clean(this.partial + chunk.text)
+    const lines = text.split(/\n|\r/)
+    this.partial = chunk.truncated ? '' : (lines.pop() ?? '')
+    if (chunk.truncated) this.skipped++
+    for (const line of lines) this.print(line)
+    return chunk.moreData
+  }
+
+  /** Prints the last partial line (when the scan is over) and says what was left out. */
+  end(complete: boolean): void {
+    if (complete && this.partial !== '') this.print(this.partial)
+    this.partial = ''
+    const { out, api, settings } = this.options
+    const project = (settings.branch as NonNullable<Settings['branch']>).project
+    if (this.printed > MAX_LOG_LINES || this.skipped > 0) {
+      out.info(
+        `(The scan log was cut short here; all of it is at ${api.jobUrl(project)}indexing/console.)`
+      )
+    }
+  }
+
+  private print(line: string): void {
+    this.printed++
+    if (this.printed > MAX_LOG_LINES) return
+    // out.info is coreLogger.info: the one printer that makes Jenkins text inert.
+    this.options.out.info(line)
+  }
+}
+
+/**
+ * The build the scan queued for the new job: a queued item or a build with
+ * the branch-indexing cause. With `parameters`, only one whose parameters
+ * are the ones asked for (a scan builds with the defaults); otherwise
+ * 'other-parameters', and the step triggers its own.
+ */
+async function findIndexingBuild(
+  options: BranchOptions,
+  info: JobInfo
+): Promise<{ queueId: number; number?: number } | 'other-parameters' | undefined> {
+  const { api, settings } = options
+  const expected = settings.hasParameters
+    ? expectedParameters(info.parameterDefinitions, settings.parameters)
+    : undefined
+  const matches = (parameters: RecentBuild['parameters']): boolean =>
+    expected === undefined || sameParameters(expected, parameters ?? [])
+  let other = false
+  const queued = (await api.getQueue())
+    .filter(item => sameJob(item.job, settings.job) && item.causes.includes(BRANCH_INDEXING_CAUSE))
+    .sort((a, b) => a.id - b.id)
+  for (const item of queued) {
+    if (matches(item.parameters)) return { queueId: item.id }
+    other = true
+  }
+  const builds = (await api.recentBuilds(settings.job, 5, { actions: true }))
+    .filter(b => b.queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE))
+    .sort((a, b) => a.number - b.number)
+  for (const build of builds) {
+    if (matches(build.parameters)) return { queueId: build.queueId as number, number: build.number }
+    other = true
+  }
+  return other ? 'other-parameters' : undefined
+}
+
+/** `message`, and the branches the project has that come closest to the one asked for. */
+async function missingBranch(options: BranchOptions, message: string): Promise<string> {
+  const { api, settings } = options
+  const branch = settings.branch as NonNullable<Settings['branch']>
+  let names: string[]
+  try {
+    const prefix = `${fullName(branch.project)}/`
+    names = (await api.listJobs(branch.project)).map(job =>
+      branchNameOf(job.startsWith(prefix) ? job.slice(prefix.length) : job)
+    )
+  } catch (error) {
+    options.out.debug(`Could not list the branches: ${(error as Error).message}`)
+    return message
+  }
+  if (names.length === 0) return `${message} It has no branches yet.`
+  const close = closestNames(branch.name, names, 5)
+  if (close.length > 0) return `${message} Closest branches: ${close.map(shortName).join(', ')}.`
+  const some = names.slice(0, 10).map(shortName).join(', ')
+  return `${message} It has: ${some}${names.length > 10 ? `, … (${names.length} in all)` : ''}.`
+}
+
+async function jobOrUndefined(api: JenkinsApi, job: JobPath): Promise<JobInfo | undefined> {
+  try {
+    return await api.getJob(job)
+  } catch (error) {
+    if (error instanceof JenkinsError && error.kind === 'not-found') return undefined
+    throw error
+  }
+}
+
+/** Jenkins looks items up case-insensitively (jenkins-api.md 3.8). */
+function sameJob(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
+}

@@ -1,0 +1,189 @@
+/**
+ * The parts of following a build that one `job` (build-job.ts) and several
+ * `jobs` (src/multi/) share: picking an existing build, the queue item of a
+ * scan's build, the unknown-parameter warning, what a finished build
+ * produced, the commit status, and the description of a failure for it.
+ * None prints by itself: each takes the logger (and annotator) to use.
+ */
+import { downloadArtifacts } from '../outcome/artifacts.js'
+import type { CommitStatusReporter, StatusGate } from '../outcome/commit-status.js'
+import type { BuildMode, Settings } from '../inputs/inputs.js'
+import { JenkinsError } from '../jenkins/errors.js'
+import { fullName } from '../jenkins/job-path.js'
+import { notAJob } from '../jenkins/trigger.js'
+import type {
+  Build,
+  BuildOutputsApi,
+  BuildParameters,
+  BuildRef,
+  JenkinsApi,
+  JobInfo,
+  JobPath,
+  TriggerResult
+} from '../jenkins/types.js'
+import type { Logger } from '../util/logger.js'
+import type { BuildOutcome } from '../outcome/report.js'
+import { failedStage, readStages } from '../outcome/stages.js'
+import { shortName } from '../util/names.js'
+import { closestNames } from '../util/suggest.js'
+import { locateFailedTests, type TestLocation } from '../outcome/test-locations.js'
+import { annotateFailedTests, MAX_ANNOTATED, readTests } from '../outcome/test-report.js'
+import { abortReason, StepAborted } from '../util/wait.js'
+
+/** Where a build's parts say things: the log, and `::error` annotations (failed tests). */
+export interface PartsOutput {
+  logger: Logger
+  /** `where`: the workspace file and line a failed test failed at, when known. */
+  annotate(message: string, title: string, where?: TestLocation): void
+}
+
+/** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
+export async function lastBuild(
+  api: JenkinsApi,
+  job: JobPath,
+  mode: Exclude<BuildMode, 'new'>
+): Promise<Build> {
+  const name = fullName(job)
+  const which = mode === 'last' ? 'lastBuild' : 'lastSuccessfulBuild'
+  try {
+    return await api.getBuild(job, which)
+  } catch (error) {
+    if (!(error instanceof JenkinsError && error.kind === 'not-found')) throw error
+    // Tell "no such job" (or not a job) from "no such build": all are 404.
+    const info = await api.getJob(job)
+    if (info.isFolder) throw notAJob(info, name, api.baseUrl)
+    throw new JenkinsError(
+      'not-found',
+      `Jenkins job ${name} has no ${mode === 'last' ? '' : 'successful '}build yet (build: ${mode}), on ${api.baseUrl}.`,
+      404
+    )
+  }
+}
+
+/** A 404 on a job, with the closest job names Jenkins has. */
+export async function withJobSuggestions(
+  api: JenkinsApi,
+  job: JobPath,
+  error: JenkinsError,
+  logger: Logger
+): Promise<string> {
+  if (job.length === 0) return error.message
+  try {
+    const close = closestNames(fullName(job), await api.listJobs([]))
+    if (close.length)
+      return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`
+  } catch (listError) {
+    logger.debug(`Could not list jobs for suggestions: ${(listError as Error).message}`)
+  }
+  return error.message
+}
+
+/**
+ * The queue item of the build branch indexing started, in the shape of a
+ * trigger's answer. It counts as merged (shared): every run that scanned for
+ * the branch follows this one build, and Jenkins cannot say which do (the
+ * build carries one BranchIndexingCause whoever asked for the scan:
+ * branch-api's MultiBranchProject.scheduleBuild), so no run stops it.
+ */
+export function indexingBuildQueued(
+  api: JenkinsApi,
+  info: JobInfo,
+  parameters: BuildParameters,
+  queueId: number
+): TriggerResult {
+  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
+  return {
+    queueId,
+    queueUrl: `${api.baseUrl}/queue/item/${queueId}/`,
+    merged: true,
+    unknownParameters: Object.keys(parameters).filter(key => !defined.has(key))
+  }
+}
+
+/** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */
+export function warnUnknownParameters(
+  unknown: string[],
+  info: JobInfo,
+  job: string,
+  logger: Logger
+): void {
+  const defined = info.parameterDefinitions.map(p => p.name)
+  for (const name of unknown) {
+    const close = closestNames(name, defined, 1)[0]
+    const hint = close
+      ? ` Did you mean '${close}'?`
+      : defined.length
+        ? ` It defines: ${defined.join(', ')}.`
+        : ' It takes no parameters.'
+    logger.warning(
+      `Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`
+    )
+  }
+}
+
+/**
+ * What the finished build produced: its failed tests (annotated), its
+ * Pipeline stages, and the artifacts the user asked for (into
+ * `artifactsPath`). Reading tests and stages is a help and never fails; an
+ * artifacts list that cannot be read does not fail either. What could not
+ * be read is warned about and noted in `outcome.unread` for the summary.
+ */
+export async function readProducts(
+  api: JenkinsApi & BuildOutputsApi,
+  settings: Pick<Settings, 'artifacts' | 'artifactsPath' | 'workspace'>,
+  ref: BuildRef,
+  final: Build,
+  outcome: BuildOutcome,
+  signal: AbortSignal,
+  out: PartsOutput
+): Promise<void> {
+  const unread: string[] = []
+  outcome.tests = await readTests(api, ref, final, out.logger, unread)
+  if (outcome.tests) {
+    const annotated = outcome.tests.failed.slice(0, MAX_ANNOTATED)
+    const located = await locateFailedTests(annotated, settings.workspace, out.logger)
+    annotateFailedTests(outcome.tests, out.annotate, located)
+  }
+  outcome.stages = await readStages(api, ref, final, out.logger, unread)
+  outcome.failedStage = failedStage(outcome.stages, final.result)?.name
+  if (settings.artifacts.length > 0) {
+    outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread)
+  }
+  if (unread.length > 0) outcome.unread = unread
+}
+
+/** A commit status reporter for `context`; `gate` is shared by reporters that must stop together. */
+export async function statusReporter(
+  settings: Pick<Settings, 'githubToken'>,
+  context: string,
+  logger: Logger,
+  gate?: StatusGate
+): Promise<CommitStatusReporter> {
+  // Octokit is evaluated only when asked for (start-up cost); "eager" keeps
+  // it in the one bundle file rather than a chunk of its own.
+  const { CommitStatusReporter } = await import(
+    /* webpackMode: "eager" */ '../outcome/commit-status.js'
+  )
+  return new CommitStatusReporter({ token: settings.githubToken, context, logger, gate })
+}
+
+/** A commit status description for a step that failed before the build's result was known. */
+export function statusFailure(error: unknown, signal: AbortSignal): string {
+  if (error instanceof StepAborted || signal.aborted) {
+    return abortReason(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled'
+  }
+  return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed'
+}
+
+/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
+export function stdoutDrained(): Promise<void> {
+  const out = process.stdout
+  if (!out.writableNeedDrain) return Promise.resolve()
+  return new Promise(resolve => {
+    const done = (): void => {
+      out.off('drain', done).off('close', done).off('error', done)
+      resolve()
+    }
+    out.on('drain', done).on('close', done).on('error', done)
+  })
+}

@@ -1,0 +1,278 @@
+import type { Logger } from '../util/logger.js'
+import { JenkinsError } from '../jenkins/errors.js'
+import { CAUSES_TREE, isShared } from '../jenkins/shared-work.js'
+import type { BuildRef, JenkinsApi, JobPath, LostTrigger, QueueItem } from '../jenkins/types.js'
+import { sleep } from '../util/wait.js'
+
+/**
+ * Why a scan is left running on cancel or timeout. Jenkins folds every scan
+ * request for a project into the one queued item (ComputedFolder.doBuild →
+ * Queue.schedule2), other requests can fold in between a look at its causes
+ * and a cancel, and once the scan runs Jenkins exports no causes at all (a
+ * FolderComputation has no API). A scan also indexes every branch of the
+ * project, not only this step's: stopping it would leave the others unseen.
+ */
+export function scanLeft(project: string): string {
+  return `left the scan of ${project} running: shared by every request waiting for the project's branches`
+}
+
+/** What we know of the remote work when the step has to give up on it. */
+export interface RemoteTarget {
+  job: JobPath
+  queueId?: number
+  build?: BuildRef
+  /** Jenkins merged the trigger into an item another request had queued (303): never ours alone to cancel. */
+  shared?: boolean
+  /** A trigger whose answer was lost or cut by the cancel: what it queued is looked for, then cancelled. */
+  lostTrigger?: LostTrigger
+  /** How many of this step's own requests Jenkins folded into the item (default 1): only more causes than that mean another request shares it. */
+  ownRequests?: number
+}
+
+export interface AbortTimings {
+  /** How long to wait for `stop` to end the build before escalating (ms). */
+  stopWaitMs: number
+  /** How long to wait after `term` before `kill` (ms). */
+  termWaitMs: number
+  /** How long to wait after `kill` (ms). */
+  killWaitMs: number
+  pollMs: number
+  /** How long the look for a request folded into ours may take before we act anyway (ms). */
+  shareCheckMs: number
+}
+
+/**
+ * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
+ * escalation has to fit well inside that. With a deadline (`until`), each
+ * wait is also cut to a share of the time left, so that term and kill still
+ * get their turn.
+ */
+export const DEFAULT_ABORT_TIMINGS: AbortTimings = {
+  stopWaitMs: 3000,
+  termWaitMs: 1500,
+  killWaitMs: 1000,
+  pollMs: 250,
+  shareCheckMs: 1000
+}
+
+/**
+ * Cancels the queue item or stops the build, escalating for Pipelines
+ * (stop, then term, then kill: jenkins-api.md 7), and says what it did.
+ *
+ * Work shared with another request is left alone: a 303 says so at once,
+ * and the item or build is looked at right before acting, since another
+ * request can fold into ours at any time while it is queued
+ * (jenkins/shared-work.ts). That look is brief (shareCheckMs): a Jenkins
+ * that hangs on reads must not keep the cancel or stop from being sent, so
+ * without an answer in time we act on what the trigger told us.
+ * `until` (epoch ms) is the abort's budget; the api's own deadline bounds its
+ * requests. Never throws: the caller is already failing the step.
+ */
+export async function abortRemote(
+  api: JenkinsApi,
+  target: RemoteTarget,
+  logger: Logger,
+  timings: AbortTimings = DEFAULT_ABORT_TIMINGS,
+  until?: number
+): Promise<string> {
+  try {
+    let build = target.build
+    let queueId = target.queueId
+    let found = ''
+    if (target.shared) {
+      return leftShared(build ? `build #${build.number}` : `queue item ${queueId ?? '?'}`)
+    }
+    if (!build && queueId === undefined && target.lostTrigger) {
+      // The trigger may have queued a build we never heard of: find it by
+      // its parameters (reads only), never send another trigger.
+      const lost = await api.findLostTrigger(target.lostTrigger)
+      if (!lost) {
+        return "the trigger's answer never came, and Jenkins shows no queued item or build for it: nothing to cancel"
+      }
+      found = " (found by its parameters: the trigger's answer never came)"
+      if (lost.buildNumber === undefined) queueId = lost.queueId
+      else build = refOf(api, target.job, lost.buildNumber)
+    }
+    if (!build && queueId !== undefined) {
+      const id = queueId
+      // undefined: no answer in time; null: Jenkins no longer knows the item.
+      let item = await briefly(readQueueItem(api, id), timings.shareCheckMs)
+      if (item && isShared(item.actions, target.ownRequests)) return leftShared(`queue item ${id}`)
+      if (item === undefined || (item !== null && !hasLeft(item))) {
+        // No compare-and-cancel in Jenkins: a fold between the look and the
+        // cancel (one round trip) is not seen.
+        const outcome = await api.cancelQueueItem(id)
+        if (outcome === 'cancelled') return `cancelled Jenkins queue item ${id}${found}`
+        // It left the queue meanwhile: read it again.
+        item = undefined
+      }
+      // Too late: it left the queue, so a build may be running.
+      build = await buildOfQueueItem(api, target.job, id, item)
+      if (!build) return `queue item ${id} was no longer queued and started no build`
+    }
+    if (!build) return 'nothing was running in Jenkins yet'
+    const ref = build
+    const current = await briefly(
+      api.getBuild(ref.job, ref.number, { tree: `number,building,result,${CAUSES_TREE}` }),
+      timings.shareCheckMs
+    )
+    if (current && !current.building) {
+      return `build #${ref.number} had already finished (${current.result ?? 'no result'})`
+    }
+    // Folded into after we queued it, or found through a 201 that folded ours in.
+    if (current && isShared(current.actions, target.ownRequests)) {
+      return leftShared(`build #${ref.number}`)
+    }
+    return `${await stopBuild(api, ref, logger, timings, until)}${found}`
+  } catch (error) {
+    logger.warning(`Could not abort the Jenkins work: ${(error as Error).message}`)
+    return 'could not abort the Jenkins work (see the warning above)'
+  }
+}
+
+/** How abortRemote's answer ends when it left the work alone because another request shares it. */
+export const SHARED_WORK_LEFT = 'running: shared with another request'
+
+function leftShared(what: string): string {
+  return `left ${what} ${SHARED_WORK_LEFT}`
+}
+
+/** What `read` gives within `ms`, or undefined when it failed or took longer (it is left to the client's own bound). */
+async function briefly<T>(read: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<undefined>(resolve => {
+    timer = setTimeout(() => resolve(undefined), ms)
+  })
+  try {
+    return await Promise.race([read.catch(() => undefined), late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function refOf(api: JenkinsApi, job: JobPath, number: number): BuildRef {
+  return { job, number, url: api.buildUrl(job, number) }
+}
+
+/** The queue item, or null when Jenkins no longer knows it (404). */
+async function readQueueItem(api: JenkinsApi, queueId: number): Promise<QueueItem | null> {
+  try {
+    return await api.getQueueItem(queueId)
+  } catch (error) {
+    if (error instanceof JenkinsError && error.kind === 'not-found') return null
+    throw error
+  }
+}
+
+/** A LeftItem: it carries `executable` (maybe null) and `cancelled` (jenkins-api.md 4). */
+function hasLeft(item: QueueItem): boolean {
+  return (
+    item._class?.endsWith('$LeftItem') === true || 'executable' in item || item.cancelled === true
+  )
+}
+
+/** `first`: the item as just read (null: Jenkins no longer knows it), to save reading it again. */
+async function buildOfQueueItem(
+  api: JenkinsApi,
+  job: JobPath,
+  queueId: number,
+  first?: QueueItem | null
+): Promise<BuildRef | undefined> {
+  let number: number | undefined
+  let item = first
+  // A left item's executable is null for a moment while the run is
+  // created (jenkins-api.md 4): look again briefly before giving up.
+  for (let i = 0; i < 8 && number === undefined; i++) {
+    if (i > 0 || item === undefined) item = await readQueueItem(api, queueId)
+    if (item === null) break
+    const executable = item.executable?.number
+    number = typeof executable === 'number' ? executable : undefined
+    if (number === undefined && (item.cancelled || item.executable === undefined)) break
+    if (number === undefined) await sleep(250)
+  }
+  if (item === null) {
+    // Expired or dropped by a restart: look the build up by its queue id.
+    number = (await api.recentBuilds(job, 100)).find(b => b.queueId === queueId)?.number
+  }
+  return number === undefined ? undefined : refOf(api, job, number)
+}
+
+/** Sends stop (then term, kill) and watches the build end; says what happened. */
+async function stopBuild(
+  api: JenkinsApi,
+  build: BuildRef,
+  logger: Logger,
+  timings: AbortTimings,
+  until: number | undefined
+): Promise<string> {
+  const label = `build #${build.number}`
+  // [how, longest wait after it, share of the time left it may take]
+  const steps: Array<['stop' | 'term' | 'kill', number, number]> = [
+    ['stop', timings.stopWaitMs, 0.5],
+    ['term', timings.termWaitMs, 0.5],
+    ['kill', timings.killWaitMs, 1]
+  ]
+  let sent: string | undefined
+  try {
+    for (const [how, waitMs, share] of steps) {
+      try {
+        await api.stopBuild(build, how)
+      } catch (error) {
+        // Freestyle builds have no term/kill (404): stop is all there is.
+        if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found') break
+        throw error
+      }
+      sent = how
+      logger.info(`Sent ${how} to Jenkins ${label}.`)
+      const wait = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share)
+      const ended = await waitUntilOver(api, build, Math.max(0, wait), timings.pollMs)
+      // Stop is a no-op on a build that had ended (jenkins-api.md 7): its result says which.
+      if (ended !== undefined) {
+        return how === 'stop' && ended !== 'ABORTED'
+          ? `${label} had already finished (${ended})`
+          : `stopped Jenkins ${label} (${how}; result ${ended})`
+      }
+    }
+  } catch (error) {
+    if (sent === undefined) throw error
+    return `sent ${sent} to Jenkins ${label}, but could not see it end: ${(error as Error).message}`
+  }
+  return `asked Jenkins to stop ${label}, but it was still running when the step gave up`
+}
+
+async function waitUntilOver(
+  api: JenkinsApi,
+  build: BuildRef,
+  waitMs: number,
+  pollMs: number
+): Promise<string | undefined> {
+  const until = Date.now() + waitMs
+  for (;;) {
+    const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' })
+    if (!b.building) return b.result ?? 'no result'
+    if (Date.now() >= until) return undefined
+    await sleep(pollMs)
+  }
+}
+
+/**
+ * Turns the runner's SIGINT/SIGTERM into an abort of `controller`, so the
+ * follower stops waiting and main can stop the remote build. Returns a
+ * function that removes the handlers.
+ */
+export function onCancelSignals(controller: AbortController, logger: Logger): () => void {
+  const handler = (signal: NodeJS.Signals): void => {
+    if (controller.signal.aborted) {
+      logger.info(`Received ${signal} again; still stopping the Jenkins work.`)
+      return
+    }
+    logger.info(`Received ${signal}: the workflow was cancelled.`)
+    controller.abort('cancelled')
+  }
+  process.on('SIGINT', handler)
+  process.on('SIGTERM', handler)
+  return () => {
+    process.off('SIGINT', handler)
+    process.off('SIGTERM', handler)
+  }
+}

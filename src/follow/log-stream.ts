@@ -1,0 +1,295 @@
+import { randomUUID } from 'node:crypto'
+import { StringDecoder } from 'node:string_decoder'
+import type { BuildRef, JenkinsApi } from '../jenkins/types.js'
+
+/** Where console text goes; main passes `text => process.stdout.write(text)`. */
+export interface ConsoleSink {
+  write(text: string): void
+  /**
+   * Resolves once what was written has been taken. stdout to a pipe is
+   * asynchronous: what the runner has not read yet stays in this process, so
+   * the streamer waits for this before reading more of the body.
+   */
+  drained?(): Promise<void>
+}
+
+export interface StreamerOptions {
+  /** How many console lines tail() keeps (default 50). */
+  tailLines?: number
+  /** How many bytes of console tail() keeps (default 8 KiB). */
+  tailBytes?: number
+  /** A partial line longer than this (in characters) is written out without waiting for its end (default 64 Ki). */
+  maxLineLength?: number
+}
+
+const DEFAULT_TAIL_LINES = 50
+const DEFAULT_TAIL_BYTES = 8 * 1024
+const DEFAULT_MAX_LINE = 64 * 1024
+
+// Jenkins >= 2.509 leaves ConsoleNote annotations in the plain-text log
+// (jenkins-api.md 6.1); a note never contains ESC, so it is always within one
+// line and an unfinished one always starts at the last ESC of a text.
+// eslint-disable-next-line no-control-regex
+const CONSOLE_NOTE = /\x1b\[8mha:[^\x1b]*\x1b\[0m/g
+const NOTE_START = '\x1b[8mha:'
+/** The line Jenkins writes once the result is final, before it closes the log (BuildListener.finished). */
+const FINISHED_LINE = /^Finished: (SUCCESS|UNSTABLE|FAILURE|NOT_BUILT|ABORTED)$/
+
+/** What one console poll found. */
+export interface ConsolePoll {
+  /** X-More-Data: the log is still written; false once it is complete. */
+  moreData: boolean
+  /** The log grew since the last poll. */
+  grew: boolean
+  /**
+   * The console so far ends with Jenkins' `Finished: RESULT` line: the build
+   * has ended and Jenkins is closing the log. A hint only: a build can print
+   * that line itself.
+   */
+  finished: boolean
+}
+
+/**
+ * Follows a build's console through logText/progressiveText and writes it to a
+ * sink line by line, with CRLF turned back into LF and ConsoleNotes removed.
+ *
+ * Memory stays flat whatever the log size: the body is consumed chunk by
+ * chunk and only a partial last line (bounded by maxLineLength) and the tail
+ * are kept.
+ */
+export class ConsoleStreamer {
+  private readonly tailLines: number
+  private readonly tailBytes: number
+  private readonly maxLine: number
+  private decoder = new StringDecoder('utf8')
+  /** Decoded text after the last written newline, not yet written. */
+  private pending = ''
+  private nextStart = 0
+  private received = 0
+  /** Whether the last character given to the sink was a newline (or nothing was written yet). */
+  private atLineStart = true
+  private readonly lastLines: string[] = []
+  private lastLinesBytes = 0
+  /** Text written since the last newline (for tail()), capped at tailBytes. */
+  private openLine = ''
+
+  constructor(
+    private readonly api: Pick<JenkinsApi, 'progressiveText'>,
+    private readonly build: BuildRef,
+    private readonly sink: ConsoleSink,
+    options: StreamerOptions = {}
+  ) {
+    this.tailLines = Math.max(1, options.tailLines ?? DEFAULT_TAIL_LINES)
+    this.tailBytes = Math.max(16, options.tailBytes ?? DEFAULT_TAIL_BYTES)
+    this.maxLine = Math.max(16, options.maxLineLength ?? DEFAULT_MAX_LINE)
+  }
+
+  /** The `start` the next poll asks for (Jenkins' last X-Text-Size). */
+  get offset(): number {
+    return this.nextStart
+  }
+
+  /** Body bytes received so far, over all polls. */
+  get bytesRead(): number {
+    return this.received
+  }
+
+  /**
+   * One GET progressiveText?start=<offset>: writes the complete new lines to
+   * the sink and advances the offset to X-Text-Size.
+   */
+  async poll(): Promise<ConsolePoll> {
+    const start = this.nextStart
+    const chunk = await this.api.progressiveText(this.build, start)
+    if (chunk.textSize < start) {
+      // Jenkins answers a start beyond the log's length by resending the log
+      // from 0 (jenkins-api.md 6.1): the log on Jenkins is shorter than what
+      // we already showed, so it was truncated, rotated or replaced. We cannot
+      // tell which part is new, so we skip this copy (no duplicates), say so
+      // in one line, and follow the log from its current end.
+      chunk.body.destroy()
+      this.notice(
+        `The console log on Jenkins restarted (it is now ${chunk.textSize} bytes, ` +
+          `${start} were already shown); following it from its current end.`
+      )
+      this.nextStart = chunk.textSize
+      return { moreData: chunk.moreData, grew: true, finished: false }
+    }
+    let bodyBytes = 0
+    try {
+      for await (const data of chunk.body) {
+        const buffer: Buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
+        bodyBytes += buffer.length
+        this.received += buffer.length
+        this.push(this.decoder.write(buffer))
+        // Backpressure: a reader slower than Jenkins would otherwise make
+        // memory grow with the console.
+        if (this.sink.drained) await this.sink.drained()
+      }
+    } catch (error) {
+      // The body length does not map back to an offset (Jenkins rewrites LF
+      // as CRLF, jenkins-api.md 6.1), so a body that broke off half-way
+      // cannot be resumed. Nothing arrived: the same offset can be asked
+      // again. Some lines were written: asking again would repeat them, so
+      // the rest of this piece is skipped, visibly.
+      if (bodyBytes > 0) {
+        this.notice('The console transfer broke off; some lines are missing here.')
+        this.nextStart = chunk.textSize
+      }
+      throw error
+    } finally {
+      chunk.body.destroy()
+    }
+    this.nextStart = chunk.textSize
+    return { moreData: chunk.moreData, grew: chunk.textSize > start, finished: this.endsFinished() }
+  }
+
+  /** Whether the last complete line written is `Finished: RESULT`, with nothing after it. */
+  private endsFinished(): boolean {
+    if (this.pending !== '' || this.openLine !== '') return false
+    return FINISHED_LINE.test(this.lastLines[this.lastLines.length - 1] ?? '')
+  }
+
+  /** Writes a line of ours among the console's, at a line start. */
+  notice(message: string): void {
+    this.flush()
+    this.emit(`[jenkins-build-action] ${message}\n`)
+  }
+
+  /**
+   * Writes any held-back partial last line, so that the output ends at a line
+   * start (a workflow command written next, such as the resume marker of
+   * withCommandsStopped, must start a line to be recognised). Call once when done.
+   */
+  flush(): void {
+    this.pending += this.decoder.end()
+    this.decoder = new StringDecoder('utf8')
+    if (this.pending !== '') {
+      const rest = this.pending
+      this.pending = ''
+      this.emit(clean(rest))
+    }
+    this.endOpenLine()
+  }
+
+  /** The last lines of the console, bounded by tailLines and tailBytes, for the failure annotation. */
+  tail(): string[] {
+    const lines = [...this.lastLines]
+    const open = this.openLine + clean(this.pending)
+    if (open !== '') lines.push(cutToBytes(open.replace(/\r$/, ''), this.tailBytes - 1))
+    let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
+    while (lines.length > 1 && (lines.length > this.tailLines || bytes > this.tailBytes)) {
+      bytes -= Buffer.byteLength(lines.shift() ?? '') + 1
+    }
+    return lines
+  }
+
+  /** Adds decoded text: writes every complete line, holds back the rest. */
+  private push(text: string): void {
+    if (text === '') return
+    this.pending += text
+    const lastNewline = this.pending.lastIndexOf('\n')
+    if (lastNewline >= 0) {
+      const complete = this.pending.slice(0, lastNewline + 1)
+      this.pending = this.pending.slice(lastNewline + 1)
+      this.emit(clean(complete))
+    }
+    if (this.pending.length > this.maxLine) this.spillLongLine()
+  }
+
+  /** Writes most of an overlong partial line, keeping back what may still change when it goes on. */
+  private spillLongLine(): void {
+    let text = this.pending.replace(CONSOLE_NOTE, '')
+    let keep = ''
+    // An unfinished ConsoleNote or a CR that may turn out to be half of a CRLF
+    // must wait for the next text.
+    const esc = text.lastIndexOf('\x1b')
+    if (esc > 0 && couldBeNoteStart(text.slice(esc))) {
+      keep = text.slice(esc)
+      text = text.slice(0, esc)
+    }
+    if (keep === '' && text.endsWith('\r')) {
+      keep = '\r'
+      text = text.slice(0, -1)
+    }
+    this.pending = keep
+    this.emit(text)
+  }
+
+  private emit(text: string): void {
+    if (text === '') return
+    this.sink.write(text)
+    this.atLineStart = text.endsWith('\n')
+    this.remember(text)
+  }
+
+  /** Ends a line the sink was left in the middle of (after a spilled long line or a flush). */
+  private endOpenLine(): void {
+    if (!this.atLineStart) this.emit('\n')
+  }
+
+  /** Keeps the last lines of what was written, for tail(). */
+  private remember(text: string): void {
+    const parts = text.split('\n')
+    const last = parts.pop() ?? ''
+    if (parts.length > 0) {
+      // Only the last tailLines lines of this text can survive the trim below.
+      const from = Math.max(0, parts.length - this.tailLines)
+      for (let i = from; i < parts.length; i++) {
+        const line = cutToBytes(
+          (i === 0 ? this.openLine : '') + (parts[i] ?? ''),
+          this.tailBytes - 1
+        )
+        this.lastLines.push(line)
+        this.lastLinesBytes += Buffer.byteLength(line) + 1
+      }
+      this.openLine = ''
+    }
+    this.openLine = cutToBytes(this.openLine + last, this.tailBytes)
+    while (
+      this.lastLines.length > 0 &&
+      (this.lastLines.length > this.tailLines || this.lastLinesBytes > this.tailBytes)
+    ) {
+      this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1
+    }
+  }
+}
+
+/** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
+export function clean(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(CONSOLE_NOTE, '')
+}
+
+function couldBeNoteStart(text: string): boolean {
+  return text.length < NOTE_START.length ? NOTE_START.startsWith(text) : text.startsWith(NOTE_START)
+}
+
+/** Keeps the end of a line that is longer than `max` bytes, marked with an ellipsis. */
+function cutToBytes(line: string, max: number): string {
+  if (line.length * 3 <= max || Buffer.byteLength(line) <= max) return line
+  const bytes = Buffer.from(line, 'utf8')
+  // A cut inside a multi-byte character decodes to U+FFFD: drop it.
+  const end = bytes.subarray(bytes.length - Math.max(0, max - 3)).toString('utf8')
+  return '…' + end.replace(/^\uFFFD+/, '')
+}
+
+/**
+ * Runs fn with the runner's workflow-command processing stopped, so that
+ * console lines from Jenkins (untrusted) cannot issue `::add-mask::`,
+ * `::error::` or any other command. The resume token is random and never
+ * shown before the stop, so the console cannot guess it to resume early.
+ * Resumes even if fn throws. Whatever fn writes must end at a line start
+ * (ConsoleStreamer.flush() ensures it) for the resume marker to be recognised.
+ */
+export async function withCommandsStopped<T>(
+  write: (text: string) => void,
+  fn: () => Promise<T>
+): Promise<T> {
+  const token = randomUUID()
+  write(`::stop-commands::${token}\n`)
+  try {
+    return await fn()
+  } finally {
+    write(`::${token}::\n`)
+  }
+}

@@ -1,0 +1,29 @@
+import { JenkinsError } from '../jenkins/errors.js'
+
+/** What Jenkins shows of a queue item that ended without a build. */
+export type QueueItemFate = 'cancelled' | 'gone'
+
+/**
+ * The queue item this step queued ended in Jenkins without a build: it was
+ * cancelled there (by a user, or the job was disabled), or Jenkins no longer
+ * knows it and none of the job's recent builds came from it (a restart).
+ * Nothing of it runs, so the step must not say it left work running, and the
+ * post step has nothing to stop.
+ */
+export class QueueItemEnded extends JenkinsError {
+  constructor(
+    message: string,
+    readonly fate: QueueItemFate,
+    readonly queueId: number
+  ) {
+    super(fate === 'cancelled' ? 'conflict' : 'not-found', message)
+    this.name = 'QueueItemEnded'
+  }
+
+  /** What Jenkins shows, for the post step: "queue item 5 was cancelled in Jenkins". */
+  get shown(): string {
+    return this.fate === 'cancelled'
+      ? `queue item ${this.queueId} was cancelled in Jenkins`
+      : `queue item ${this.queueId} is gone from Jenkins, with no build`
+  }
+}

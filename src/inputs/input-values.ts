@@ -1,0 +1,154 @@
+import { BUILD_RESULTS, Input, type BuildResult } from '../util/constants.js'
+import { InputError } from '../util/input-error.js'
+import { redactUrl } from '../jenkins/job-path.js'
+
+/** Input `wait`: `true` → finish, `started` → started, `false` → queued. */
+export type WaitMode = 'finish' | 'started' | 'queued'
+/** Input `build`. */
+export type BuildMode = 'new' | 'last' | 'last-successful'
+/** Input `scan`. */
+export type ScanMode = 'if-missing' | 'never'
+
+const BUILD_MODES: readonly BuildMode[] = ['new', 'last', 'last-successful']
+const SCAN_MODES: readonly ScanMode[] = ['if-missing', 'never']
+
+/*
+ * The parsers of single input values: each takes the value as read (trimmed,
+ * defaults applied) and throws InputError naming the input and the expected form.
+ */
+
+export function parseBaseUrl(value: string): string {
+  const expected = 'expected the Jenkins base URL, http(s)://host[:port][/context-path]'
+  if (value === '') throw new InputError(`Input 'url' is required: ${expected}.`)
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new InputError(`Input 'url' ('${redactUrl(value)}') is not an absolute URL: ${expected}.`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InputError(
+      `Input 'url' ('${redactUrl(value)}') must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`
+    )
+  }
+  if (url.username !== '' || url.password !== '') {
+    // The message must not echo the URL: it holds the password.
+    throw new InputError(
+      `Input 'url' must not contain credentials: put the user name in 'user' and the API token in 'token' (${expected}).`
+    )
+  }
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
+    // Not echoed: a query can hold a token.
+    throw new InputError(
+      `Input 'url' ('${redactUrl(value)}') must not have a query or fragment (the part from '?' or '#' on, not shown here): ${expected}.`
+    )
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '')
+}
+
+export function parseCredentials(user: string, token: string): { user: string; token: string } {
+  if (token !== '' && user === '') {
+    throw new InputError(
+      `Input 'token' is set but 'user' is empty: an API token belongs to a user, so set 'user' to that user's id (or leave both empty for anonymous access).`
+    )
+  }
+  if (user !== '' && token === '') {
+    // Jenkins never challenges anonymous requests (jenkins-api.md 2.1), so
+    // without a token the action would silently run as anonymous.
+    throw new InputError(
+      `Input 'user' ('${user}') is set but 'token' is empty: set 'token' to the user's API token (or leave both empty for anonymous access).`
+    )
+  }
+  // Basic auth splits user:password at the first colon (RFC 7617), and a
+  // control character could not travel in a header.
+  if (user.includes(':') || /\p{Cc}/u.test(user)) {
+    throw new InputError(
+      `Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`
+    )
+  }
+  if (/\p{Cc}/u.test(token)) {
+    throw new InputError(
+      `Input 'token' must not contain control characters (line breaks, tabs): expected one API token or password.`
+    )
+  }
+  return { user, token }
+}
+
+export function readBoolean(read: (name: Input) => string, name: Input): boolean {
+  const value = read(name)
+  // The YAML 1.2 core schema, exactly as core.getBooleanInput accepts it.
+  if (value === 'true' || value === 'True' || value === 'TRUE') return true
+  if (value === 'false' || value === 'False' || value === 'FALSE') return false
+  throw new InputError(
+    `Input '${name}' ('${clip(value)}') is not a boolean: expected true or false (true | True | TRUE | false | False | FALSE).`
+  )
+}
+
+export function parseWait(value: string): WaitMode {
+  switch (value.toLowerCase()) {
+    case 'true':
+      return 'finish'
+    case 'started':
+      return 'started'
+    case 'false':
+      return 'queued'
+    default:
+      throw new InputError(`Input 'wait' ('${clip(value)}') must be one of true, started, false.`)
+  }
+}
+
+export function parseBuild(value: string): BuildMode {
+  const mode = BUILD_MODES.find(m => m === value.toLowerCase())
+  if (mode === undefined) {
+    throw new InputError(
+      `Input 'build' ('${clip(value)}') must be one of ${BUILD_MODES.join(', ')}.`
+    )
+  }
+  return mode
+}
+
+export function parseAccept(value: string): BuildResult[] {
+  const expected = `expected a comma-separated list of ${BUILD_RESULTS.join(', ')}`
+  const items = value
+    .split(',')
+    .map(item => item.trim().toUpperCase())
+    .filter(item => item !== '')
+  if (items.length === 0) throw new InputError(`Input 'accept' lists no result: ${expected}.`)
+  const results: BuildResult[] = []
+  for (const item of items) {
+    const result = BUILD_RESULTS.find(r => r === item)
+    if (result === undefined) {
+      throw new InputError(`Input 'accept' has an unknown result '${clip(item)}': ${expected}.`)
+    }
+    if (!results.includes(result)) results.push(result)
+  }
+  return results
+}
+
+export function parseBranch(value: string): string | undefined {
+  if (value === '') return undefined
+  if (/\p{Cc}/u.test(value)) {
+    throw new InputError(
+      `Input 'branch' contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`
+    )
+  }
+  return value
+}
+
+export function parseScan(value: string, hasBranch: boolean): ScanMode {
+  const mode = SCAN_MODES.find(m => m === value.toLowerCase())
+  if (mode === undefined) {
+    throw new InputError(`Input 'scan' ('${clip(value)}') must be one of ${SCAN_MODES.join(', ')}.`)
+  }
+  if (mode !== 'if-missing' && !hasBranch) {
+    throw new InputError(
+      `Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`
+    )
+  }
+  return mode
+}
+
+/** A value for a message, cut to 40 characters. */
+export function clip(text: string): string {
+  return text.length > 40 ? text.slice(0, 40) + '…' : text
+}

@@ -1,0 +1,354 @@
+import * as core from '@actions/core'
+import { resolve } from 'node:path'
+import { parseArtifactPatterns, PatternError, type ArtifactPattern } from './artifact-patterns.js'
+import { parseCaCert } from './ca-cert.js'
+import { Input, type BuildResult } from '../util/constants.js'
+import { parseDuration } from '../util/duration.js'
+import { headerSecrets, parseExtraHeaders, type ExtraHeader } from './extra-headers.js'
+import { checkConflicts, checkJobsConflicts, conflict } from './input-conflicts.js'
+import { InputError } from '../util/input-error.js'
+import {
+  clip,
+  parseAccept,
+  parseBaseUrl,
+  parseBranch,
+  parseBuild,
+  parseCredentials,
+  parseScan,
+  parseWait,
+  readBoolean,
+  type BuildMode,
+  type ScanMode,
+  type WaitMode
+} from './input-values.js'
+import { branchItemName, fullName, JobPathError, parseJobPath } from '../jenkins/job-path.js'
+import type { BuildParameters, JobPath } from '../jenkins/types.js'
+import { parseJobs, type JobEntry } from './jobs-input.js'
+import { parseParameters } from './parameters.js'
+import { workspaceFolder, WorkspacePathError } from '../util/workspace-paths.js'
+import { parseFiles, type FileRequest } from './upload-files.js'
+
+export { InputError } from '../util/input-error.js'
+export type { BuildMode, ScanMode, WaitMode } from './input-values.js'
+export type { JobEntry } from './jobs-input.js'
+
+/** Every input of action.yml, read once and validated. */
+export interface Settings {
+  /** Base URL, normalised: http(s), no credentials/query/fragment, no trailing slash. */
+  url: string
+  user: string
+  /** API token or password ('' for anonymous). Already registered with core.setSecret. */
+  token: string
+  /** Item names from the root; [] only when listJobs is true and `job` is empty, or with `jobs`. With `branch`, the branch job (project + encoded branch). */
+  job: JobPath
+  /** Full name for messages, e.g. 'team/service/deploy' ('' for the root). */
+  jobName: string
+  parameters: BuildParameters
+  /** True when the `parameters` input was non-empty. */
+  hasParameters: boolean
+  /** Input `files`: workspace files for the job's file parameters, checked as text (upload-files.ts checks them on disk). */
+  files: readonly FileRequest[]
+  wait: WaitMode
+  disable: boolean
+  build: BuildMode
+  listJobs: boolean
+  /** Bound on the whole step, in milliseconds. */
+  timeoutMs: number
+  /** Results that count as success; never empty, no duplicates. */
+  accept: BuildResult[]
+  log: boolean
+  abortOnCancel: boolean
+  commitStatus: boolean
+  githubToken: string
+  /** Commit status context, defaulted to `jenkins/<jobName>` (with `branch`: `jenkins/<project>`). */
+  statusContext: string
+  /** Input `branch`: the branch as Jenkins and the SCM name it, and its multibranch project (`job`). */
+  branch?: { name: string; project: JobPath }
+  scan: ScanMode
+  /** The job's "Trigger builds remotely" token ('' for none). Already registered with core.setSecret. */
+  jobToken: string
+  /** Extra headers for the Jenkins origin only. Values already registered with core.setSecret. */
+  headers: ExtraHeader[]
+  /** PEM CA certificates trusted for Jenkins besides Node's defaults (each one parsed). */
+  caCerts: string[]
+  /** Lines of the `artifacts` input; empty: download nothing. */
+  artifacts: readonly ArtifactPattern[]
+  /** Absolute folder the artifacts are written to, inside the workspace. */
+  artifactsPath: string
+  /** The workspace (GITHUB_WORKSPACE, else the working directory): outputs name paths relative to it. */
+  workspace: string
+  /** Input `jobs`: the builds to start and follow together, in the order given; undefined with `job`. */
+  jobs?: readonly JobEntry[]
+  /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
+  failFast: boolean
+  /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
+  inputWarnings: string[]
+}
+
+/** What the inputs are read against besides their values. */
+export interface InputEnvironment {
+  /** GITHUB_WORKSPACE; the working directory when unset. */
+  workspace: string
+  platform: NodeJS.Platform
+}
+
+/**
+ * The defaults of action.yml. The runner applies them, but library callers
+ * and `core.getInput` cannot tell "unset" from "empty", so an empty value
+ * always means the default. `github-token` defaults to `${{ github.token }}`,
+ * which only the runner can evaluate.
+ */
+export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
+  [Input.Url]: '',
+  [Input.User]: '',
+  [Input.Token]: '',
+  [Input.Job]: '',
+  [Input.Parameters]: '',
+  [Input.Files]: '',
+  [Input.Wait]: 'true',
+  [Input.Disable]: 'false',
+  [Input.Build]: 'new',
+  [Input.ListJobs]: 'false',
+  [Input.Timeout]: '3600',
+  [Input.Accept]: 'SUCCESS',
+  [Input.Log]: 'true',
+  [Input.AbortOnCancel]: 'true',
+  [Input.CommitStatus]: 'false',
+  [Input.GithubToken]: '',
+  [Input.StatusContext]: '',
+  [Input.Branch]: '',
+  [Input.Scan]: 'if-missing',
+  [Input.JobToken]: '',
+  [Input.Headers]: '',
+  [Input.CaCert]: '',
+  [Input.Artifacts]: '',
+  [Input.ArtifactsPath]: 'jenkins-artifacts',
+  [Input.Jobs]: '',
+  [Input.FailFast]: 'false'
+}
+
+/** Pure: reads every input through `get` (tests pass a map) and validates it. */
+export function parseSettings(
+  get: (name: Input) => string,
+  env: InputEnvironment = currentEnvironment()
+): Settings {
+  // Multi-line inputs keep their whitespace so that line numbers in messages
+  // match what the user wrote; everything else is trimmed like core.getInput does.
+  const read = (name: Input): string => {
+    const value = MULTI_LINE.has(name) ? get(name) : get(name).trim()
+    return value.trim() === '' ? INPUT_DEFAULTS[name] : value
+  }
+
+  const url = parseBaseUrl(read(Input.Url))
+  const { user, token } = parseCredentials(read(Input.User), read(Input.Token))
+
+  const disable = readBoolean(read, Input.Disable)
+  const listJobs = readBoolean(read, Input.ListJobs)
+  const log = readBoolean(read, Input.Log)
+  const abortOnCancel = readBoolean(read, Input.AbortOnCancel)
+  const commitStatus = readBoolean(read, Input.CommitStatus)
+
+  const wait = parseWait(read(Input.Wait))
+  const build = parseBuild(read(Input.Build))
+  const timeoutMs = parseDuration(read(Input.Timeout), Input.Timeout)
+  const accept = parseAccept(read(Input.Accept))
+
+  const parametersText = read(Input.Parameters)
+  const hasParameters = parametersText.trim() !== ''
+  const parameters = parseParameters(parametersText)
+  const files = parseFiles(read(Input.Files))
+
+  const failFast = readBoolean(read, Input.FailFast)
+  const jobsText = read(Input.Jobs)
+  const several = jobsText.trim() !== ''
+  if (several && read(Input.Job) !== '') {
+    throw conflict('jobs', 'job', `'jobs' names every job to build: add this one to it`)
+  }
+  if (several && listJobs) {
+    throw conflict('jobs', 'list-jobs', `'list-jobs' lists the jobs of the folder in 'job'`)
+  }
+  const branchInput = parseBranch(read(Input.Branch))
+  const jobs = several
+    ? parseJobs(jobsText, url, { parameters, hasParameters, files, branch: branchInput ?? '' })
+    : undefined
+  const project = jobs ? Object.freeze([]) : parseJob(read(Input.Job), url, listJobs)
+  const branch = jobs ? undefined : branchInput
+  const scan = parseScan(
+    read(Input.Scan),
+    jobs ? jobs.entries.some(entry => entry.branch !== undefined) : branch !== undefined
+  )
+  const job = branch === undefined ? project : Object.freeze([...project, branchItemName(branch)])
+  const jobName = fullName(job)
+  const jobToken = read(Input.JobToken)
+  if (/\p{Cc}/u.test(jobToken)) {
+    throw new InputError(
+      `Input 'job-token' must not contain control characters (line breaks, tabs): expected the job's "Trigger builds remotely" token.`
+    )
+  }
+  const headers = parseExtraHeaders(read(Input.Headers), { credentials: user !== '' })
+  const caCerts = parseCaCert(read(Input.CaCert))
+
+  const artifacts = parseArtifacts(read(Input.Artifacts), env.platform)
+  const artifactsPath = parseArtifactsPath(read(Input.ArtifactsPath), env.workspace)
+
+  checkConflicts({
+    disable,
+    listJobs,
+    build,
+    hasParameters,
+    hasFiles: files.length > 0,
+    commitStatus,
+    wait,
+    branch: branch !== undefined,
+    jobToken: jobToken !== '',
+    hasArtifacts: artifacts.length > 0
+  })
+  checkJobsConflicts({
+    jobs: jobs?.entries,
+    failFast,
+    disable,
+    build,
+    wait,
+    statusContext: read(Input.StatusContext) !== ''
+  })
+
+  const githubToken = read(Input.GithubToken)
+  if (commitStatus && githubToken === '') {
+    throw new InputError(
+      `Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`
+    )
+  }
+  // A required status check needs a context that does not change with every
+  // pull request: with `branch`, the project's name.
+  const contextName = branch === undefined ? jobName : fullName(project)
+  const statusContext =
+    read(Input.StatusContext) || (contextName === '' ? 'jenkins' : `jenkins/${contextName}`)
+
+  return {
+    url,
+    user,
+    token,
+    job,
+    jobName,
+    parameters,
+    hasParameters,
+    files,
+    wait,
+    disable,
+    build,
+    listJobs,
+    timeoutMs,
+    accept,
+    log,
+    abortOnCancel,
+    commitStatus,
+    githubToken,
+    statusContext,
+    ...(branch === undefined ? {} : { branch: { name: branch, project } }),
+    scan,
+    jobToken,
+    headers,
+    caCerts,
+    artifacts,
+    artifactsPath,
+    workspace: env.workspace,
+    ...(jobs ? { jobs: jobs.entries } : {}),
+    failFast,
+    inputWarnings: jobs?.warnings ?? []
+  }
+}
+
+/** Inputs whose lines and whitespace matter. */
+const MULTI_LINE: ReadonlySet<Input> = new Set([
+  Input.Parameters,
+  Input.Files,
+  Input.Artifacts,
+  Input.Jobs
+])
+
+function currentEnvironment(): InputEnvironment {
+  return {
+    workspace: resolve(process.env['GITHUB_WORKSPACE'] || process.cwd()),
+    platform: process.platform
+  }
+}
+
+/**
+ * Reads the inputs with core.getInput. The secrets are registered with
+ * core.setSecret first, before any validation can write a message, so that
+ * nothing this step logs afterwards can show them.
+ */
+export function getSettings(): Settings {
+  maskSecret(core.getInput(Input.Token))
+  maskSecret(core.getInput(Input.GithubToken))
+  maskSecret(core.getInput(Input.JobToken))
+  // Header values are secrets (access tokens); values under 4 characters
+  // are not, and masking them would blank every such string in the log.
+  for (const value of headerSecrets(core.getInput(Input.Headers))) {
+    if (value.length >= 4) maskSecret(value)
+  }
+  maskUrlPassword(core.getInput(Input.Url))
+  maskUrlPassword(core.getInput(Input.Job))
+  for (const line of core.getInput(Input.Jobs).split(/[\r\n",]+/)) maskUrlPassword(line.trim())
+  return parseSettings(name => core.getInput(name, { trimWhitespace: !MULTI_LINE.has(name) }))
+}
+
+function maskSecret(value: string): void {
+  if (value !== '') core.setSecret(value)
+}
+
+/** A password written into a URL (which we reject) must not show up in a later log line. */
+function maskUrlPassword(value: string): void {
+  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(value)?.[1]
+  const colon = userinfo?.indexOf(':') ?? -1
+  if (userinfo === undefined || colon < 0) return
+  const password = userinfo.slice(colon + 1)
+  maskSecret(password)
+  try {
+    const decoded = decodeURIComponent(password)
+    if (decoded !== password) maskSecret(decoded)
+  } catch {
+    // Not percent-encoded; the raw form is masked already.
+  }
+}
+
+function parseJob(value: string, url: string, listJobs: boolean): JobPath {
+  if (value === '') {
+    if (listJobs) return Object.freeze([])
+    throw new InputError(
+      `Input 'job' is required unless 'jobs' is set or 'list-jobs' is true: expected \`folder/job\`, \`job/folder/job/job\`, or the job URL on the same server as 'url'.`
+    )
+  }
+  try {
+    return parseJobPath(value, url)
+  } catch (error) {
+    if (error instanceof JobPathError) throw new InputError(error.message)
+    throw error
+  }
+}
+
+function parseArtifacts(value: string, platform: NodeJS.Platform): ArtifactPattern[] {
+  try {
+    return parseArtifactPatterns(value, platform)
+  } catch (error) {
+    if (error instanceof PatternError) {
+      throw new InputError(
+        `Input 'artifacts' has a pattern that can never match: ${error.message}.`
+      )
+    }
+    throw error
+  }
+}
+
+/** Resolved against the workspace, which it must not leave (checked before any request). */
+function parseArtifactsPath(value: string, workspace: string): string {
+  const expected = `expected a folder inside the workspace (${workspace}), such as jenkins-artifacts`
+  if (value.includes('\0'))
+    throw new InputError(`Input 'artifacts-path' contains NUL: ${expected}.`)
+  try {
+    return workspaceFolder(value, workspace)
+  } catch (error) {
+    if (!(error instanceof WorkspacePathError)) throw error
+    throw new InputError(`Input 'artifacts-path' ('${clip(value)}') ${error.reason}: ${expected}.`)
+  }
+}

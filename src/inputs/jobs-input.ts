@@ -1,0 +1,290 @@
+import { parse as parseJsonTree, type AnyNode } from '@humanwhocodes/momoa'
+import { InputError } from '../util/input-error.js'
+import {
+  branchItemName,
+  fullName,
+  JobPathError,
+  parseJobPath,
+  redactUrl
+} from '../jenkins/job-path.js'
+import type { BuildParameters, JobPath } from '../jenkins/types.js'
+import { parseJsonInput, parseParameters } from './parameters.js'
+import { parseFiles, type FileRequest } from './upload-files.js'
+
+/** One build the `jobs` input asks for, validated. */
+export interface JobEntry {
+  /** Item names from the root; with a branch, the branch job (project + encoded branch). */
+  job: JobPath
+  /** Full name for messages and outputs, e.g. 'team/service/deploy'. */
+  jobName: string
+  /** The shared `parameters`, with the item's own over them. */
+  parameters: BuildParameters
+  /** True when the shared `parameters` or the item's own were non-empty. */
+  hasParameters: boolean
+  /** The shared `files`, with the item's own over them (same NAME: the item's). */
+  files: readonly FileRequest[]
+  /** The item's `branch` (else the shared one): the branch as Jenkins and the SCM name it, and its multibranch project. */
+  branch?: { name: string; project: JobPath }
+  /** `jenkins/<job>` (with a branch, `jenkins/<project>`); a later item with the same context gets ` (2)`, ` (3)`… */
+  statusContext: string
+}
+
+/** What the `jobs` input asks for, and what it allows but should say. */
+export interface JobsInput {
+  entries: JobEntry[]
+  /** Warnings for the step log (e.g. an item given twice). */
+  warnings: string[]
+}
+
+/** What every item shares unless it says otherwise. */
+export interface SharedJobInputs {
+  parameters: BuildParameters
+  hasParameters: boolean
+  /** The `files` input (none when left out). */
+  files?: readonly FileRequest[]
+  /** The `branch` input ('' for none). */
+  branch: string
+}
+
+/** Keys an item object may have. */
+const ITEM_KEYS = ['job', 'parameters', 'files', 'branch'] as const
+/** More builds than this from one step is a mistake or an abuse: a matrix or several steps say it better. */
+export const MAX_JOBS = 100
+
+const FORMS =
+  'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "..."}, or one job path per line'
+
+/**
+ * Parses the `jobs` input: a JSON array (the text starts with `[`) whose
+ * items are a job path or an object with `job`, `parameters` (an object, or
+ * `NAME=value` lines) and `branch`; or plain lines, one job path per line.
+ * Each item takes the shared `parameters` and `branch`; an item's own
+ * parameters go over the shared ones (same name: the item's wins), its own
+ * `branch` replaces the shared one (`""` for none). Messages name the item
+ * (1-based) and never echo a parameter value.
+ */
+export function parseJobs(text: string, url: string, shared: SharedJobInputs): JobsInput {
+  const trimmed = text.trim()
+  if (trimmed === '') throw new InputError(`Input 'jobs' lists no job: ${FORMS}.`)
+  if (trimmed.startsWith('{')) {
+    throw new InputError(`Input 'jobs' is a JSON object, not an array: ${FORMS}.`)
+  }
+  const items = trimmed.startsWith('[') ? jsonItems(trimmed) : lineItems(text)
+  if (items.length === 0) throw new InputError(`Input 'jobs' lists no job: ${FORMS}.`)
+  if (items.length > MAX_JOBS) {
+    throw new InputError(
+      `Input 'jobs' lists ${items.length} jobs, more than the ${MAX_JOBS} one step follows: split them over several steps or a matrix.`
+    )
+  }
+  const entries = items.map(item => entryOf(item, url, shared))
+  nameContexts(entries)
+  return { entries, warnings: duplicateWarnings(entries) }
+}
+
+/** An item as written, before validation: where it is (1-based) and what it says. */
+interface RawItem {
+  index: number
+  job: string
+  /** The item's own parameters: lines or an object; undefined when it has none. */
+  parameters?: string | Record<string, unknown>
+  /** The item's own files: lines or an object; undefined when it has none. */
+  files?: string | Record<string, unknown>
+  branch?: string
+}
+
+function lineItems(text: string): RawItem[] {
+  const items: RawItem[] = []
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() !== '') items.push({ index: items.length + 1, job: line.trim() })
+  }
+  return items
+}
+
+function jsonItems(text: string): RawItem[] {
+  const data = parseJsonInput(text, 'jobs', FORMS)
+  if (!Array.isArray(data)) throw new InputError(`Input 'jobs' is JSON but not an array: ${FORMS}.`)
+  refuseDuplicateKeys(text)
+  return data.map((value: unknown, i) => rawItem(value, i + 1))
+}
+
+function rawItem(value: unknown, index: number): RawItem {
+  const where = `Input 'jobs' item ${index}`
+  if (typeof value === 'string') return { index, job: value }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InputError(`${where} is ${kindOf(value)}: ${FORMS}.`)
+  }
+  const record = value as Record<string, unknown>
+  const unknown = Object.keys(record).filter(key => !(ITEM_KEYS as readonly string[]).includes(key))
+  if (unknown.length > 0) {
+    throw new InputError(
+      `${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${clip(k)}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${FORMS}).`
+    )
+  }
+  const { job, parameters, files, branch } = record
+  if (
+    files !== undefined &&
+    typeof files !== 'string' &&
+    (files === null || typeof files !== 'object' || Array.isArray(files))
+  ) {
+    throw new InputError(
+      `${where} has 'files' that are ${kindOf(files)}: expected an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string.`
+    )
+  }
+  if (typeof job !== 'string' || job.trim() === '') {
+    throw new InputError(`${where} has no 'job' (a non-empty string naming the job): ${FORMS}.`)
+  }
+  if (
+    parameters !== undefined &&
+    typeof parameters !== 'string' &&
+    (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters))
+  ) {
+    throw new InputError(
+      `${where} has 'parameters' that are ${kindOf(parameters)}: expected an object such as {"NAME": "value"}, or NAME=value lines in a string.`
+    )
+  }
+  if (branch !== undefined && typeof branch !== 'string') {
+    throw new InputError(
+      `${where} has a 'branch' that is ${kindOf(branch)}: expected a branch or pull-request name, e.g. "feature/x" or "PR-42".`
+    )
+  }
+  return {
+    index,
+    job,
+    ...(parameters === undefined
+      ? {}
+      : { parameters: parameters as string | Record<string, unknown> }),
+    ...(files === undefined ? {} : { files: files as string | Record<string, unknown> }),
+    ...(branch === undefined ? {} : { branch })
+  }
+}
+
+function entryOf(item: RawItem, url: string, shared: SharedJobInputs): JobEntry {
+  const where = `Input 'jobs' item ${item.index}`
+  let project: JobPath
+  try {
+    project = parseJobPath(item.job, url)
+  } catch (error) {
+    // Its messages name 'job'; here the value came from an item of 'jobs'.
+    if (error instanceof JobPathError) throw new InputError(relabel(error.message, 'job', where))
+    throw error
+  }
+  const own = ownParameters(item, where)
+  const branchName = item.branch ?? shared.branch
+  if (/\p{Cc}/u.test(branchName)) {
+    throw new InputError(
+      `${where} has a 'branch' with a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`
+    )
+  }
+  const branch = branchName === '' ? undefined : { name: branchName, project }
+  const job = branch ? Object.freeze([...project, branchItemName(branch.name)]) : project
+  return {
+    job,
+    jobName: fullName(job),
+    parameters: { ...shared.parameters, ...own },
+    hasParameters: shared.hasParameters || Object.keys(own).length > 0,
+    files: mergeFiles(
+      shared.files ?? [],
+      item.files === undefined ? [] : parseFiles(item.files, `${where}'s 'files'`)
+    ),
+    ...(branch ? { branch } : {}),
+    statusContext: `jenkins/${fullName(branch ? branch.project : job)}`
+  }
+}
+
+/** The shared files, an item's own over them by NAME. */
+function mergeFiles(shared: readonly FileRequest[], own: FileRequest[]): FileRequest[] {
+  return [...shared.filter(file => !own.some(mine => mine.name === file.name)), ...own]
+}
+
+function ownParameters(item: RawItem, where: string): BuildParameters {
+  if (item.parameters === undefined) return {}
+  // The object was parsed with the rest; written out again it goes through
+  // the same rules as the `parameters` input (value types, empty names).
+  const text =
+    typeof item.parameters === 'string' ? item.parameters : JSON.stringify(item.parameters)
+  try {
+    return parseParameters(text)
+  } catch (error) {
+    if (error instanceof InputError) {
+      throw new InputError(relabel(error.message, 'parameters', `${where}'s 'parameters'`))
+    }
+    throw error
+  }
+}
+
+/** Items after the first with the same context get ` (2)`, ` (3)`…, so that no status overwrites another's. */
+function nameContexts(entries: JobEntry[]): void {
+  const seen = new Map<string, number>()
+  for (const entry of entries) {
+    const key = entry.statusContext.toLowerCase()
+    const count = (seen.get(key) ?? 0) + 1
+    seen.set(key, count)
+    if (count > 1) entry.statusContext = `${entry.statusContext} (${count})`
+  }
+}
+
+/**
+ * Two items naming the same job (Jenkins compares names case-insensitively)
+ * with the same parameters: Jenkins folds a request into an identical one
+ * still queued (Queue.scheduleInternal, ParametersAction.shouldSchedule), so
+ * both may report one build. Allowed, and said.
+ */
+function duplicateWarnings(entries: JobEntry[]): string[] {
+  const first = new Map<string, number>()
+  const warnings: string[] = []
+  entries.forEach((entry, i) => {
+    const key = JSON.stringify([
+      entry.job.map(name => name.toLowerCase()),
+      Object.entries(entry.parameters).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    ])
+    const earlier = first.get(key)
+    if (earlier === undefined) {
+      first.set(key, i + 1)
+      return
+    }
+    warnings.push(
+      `Input 'jobs' lists ${entry.jobName} twice with the same parameters (items ${earlier} and ${i + 1}): Jenkins merges identical requests while one is still queued, so both items may report one and the same build.`
+    )
+  })
+  return warnings
+}
+
+/** JSON.parse keeps the last of two equal keys silently; momoa keeps every member. */
+function refuseDuplicateKeys(text: string): void {
+  const visit = (node: AnyNode, item: number | undefined): void => {
+    if (node.type === 'Array') {
+      node.elements.forEach((element, i) => visit(element.value, item ?? i + 1))
+    } else if (node.type === 'Object') {
+      const names = new Set<string>()
+      for (const member of node.members) {
+        const name = member.name.type === 'String' ? member.name.value : member.name.name
+        if (names.has(name)) {
+          throw new InputError(
+            `Input 'jobs' item ${item ?? '?'} has the key '${clip(name)}' twice (line ${member.name.loc.start.line}): a key may appear once.`
+          )
+        }
+        names.add(name)
+        visit(member.value, item)
+      }
+    }
+  }
+  visit(parseJsonTree(text, { mode: 'json' }).body, undefined)
+}
+
+/** A message of another input's parser, naming `where` instead of `Input '<name>'`. */
+function relabel(message: string, name: string, where: string): string {
+  return message.replace(`Input '${name}'`, where)
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object') return 'an object'
+  if (typeof value === 'string') return 'a string'
+  return `a ${typeof value}`
+}
+
+function clip(text: string): string {
+  const safe = redactUrl(text)
+  return safe.length > 40 ? safe.slice(0, 40) + '…' : safe
+}

@@ -1,0 +1,140 @@
+import { parse as parseJsonTree } from '@humanwhocodes/momoa'
+import { InputError } from '../util/input-error.js'
+import { MAX_JSON_DEPTH, tooDeepAt } from '../jenkins/json.js'
+import type { BuildParameters } from '../jenkins/types.js'
+
+const FORMS =
+  'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}'
+
+/**
+ * Parses the `parameters` input.
+ *
+ * - A JSON object (the text starts with `{`): values are strings, numbers,
+ *   booleans, or arrays of those (a multi-value parameter). Numbers and
+ *   booleans become the strings Jenkins would receive in a form (`3`, `true`);
+ *   quote a number to keep an exact spelling such as `1.50`. A key given
+ *   twice is refused (JSON.parse would silently keep the last).
+ * - Otherwise `NAME=value` lines: split on the first `=`, so the value may
+ *   hold `=` and may be empty; the name is trimmed, the value is kept as
+ *   written (only the line break is removed, CRLF included); blank lines are
+ *   skipped. A name given on several lines becomes a multi-value parameter,
+ *   its values in line order.
+ *
+ * Messages name the line or the parameter but never echo a value: values are
+ * often secrets.
+ */
+export function parseParameters(text: string): BuildParameters {
+  const trimmed = text.trim()
+  if (trimmed === '') return {}
+  // `[` too, so that a JSON array gets "must be an object" rather than a
+  // confusing complaint about a line without `=`.
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return parseJson(trimmed)
+  return parseLines(text)
+}
+
+/**
+ * JSON.parse of an input, refused with a message naming the input, the
+ * position and the expected forms. Only the position is kept: newer V8
+ * messages quote the input, which may hold secrets.
+ */
+export function parseJsonInput(text: string, input: string, forms: string): unknown {
+  // The duplicate-key check (momoa) and our walks recurse: bound the nesting first.
+  const deep = tooDeepAt(text)
+  if (deep >= 0) {
+    throw new InputError(
+      `Input '${input}' is JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${deep + 1}): ${forms}.`
+    )
+  }
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    const position = /position (\d+)/.exec(String(error))?.[1]
+    const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`
+    throw new InputError(`Input '${input}' is not valid JSON${where}: ${forms}.`)
+  }
+}
+
+function parseLines(text: string): BuildParameters {
+  const values = new Map<string, string[]>()
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim() === '') return
+    const eq = line.indexOf('=')
+    if (eq < 0) {
+      throw new InputError(`Input 'parameters' line ${index + 1} has no '=': ${FORMS}.`)
+    }
+    const name = line.slice(0, eq).trim()
+    if (name === '') {
+      throw new InputError(
+        `Input 'parameters' line ${index + 1} has an empty NAME before '=': ${FORMS}.`
+      )
+    }
+    const list = values.get(name)
+    if (list) list.push(line.slice(eq + 1))
+    else values.set(name, [line.slice(eq + 1)])
+  })
+  return Object.fromEntries(
+    [...values].map(([name, list]) => [name, list.length === 1 ? (list[0] as string) : list])
+  )
+}
+
+function parseJson(text: string): BuildParameters {
+  const data = parseJsonInput(text, 'parameters', FORMS)
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new InputError(`Input 'parameters' is JSON but not an object: ${FORMS}.`)
+  }
+  refuseDuplicateKeys(text)
+  const entries: Array<[string, string | string[]]> = []
+  for (const [name, value] of Object.entries(data)) {
+    if (name.trim() === '') {
+      throw new InputError(`Input 'parameters' has an empty parameter name: ${FORMS}.`)
+    }
+    entries.push([
+      name,
+      Array.isArray(value) ? value.map(item => scalar(name, item)) : scalar(name, value)
+    ])
+  }
+  // fromEntries defines own properties, so a parameter named `__proto__`
+  // stays a parameter instead of replacing the object's prototype.
+  return Object.fromEntries(entries)
+}
+
+/**
+ * JSON.parse keeps the last of two equal keys and says nothing, and no
+ * reviver sees the first: the text is read again as a tree that keeps every
+ * member (momoa), with keys decoded, so `"A"` and `"\u0041"` are one key.
+ * Only the top level matters: a nested object is refused as a value anyway.
+ */
+function refuseDuplicateKeys(text: string): void {
+  const body = parseJsonTree(text, { mode: 'json' }).body
+  if (body.type !== 'Object') return
+  const lines = new Map<string, number>()
+  for (const member of body.members) {
+    const name = member.name.type === 'String' ? member.name.value : member.name.name
+    const line = member.name.loc.start.line
+    const first = lines.get(name)
+    if (first !== undefined) {
+      const where = first === line ? `line ${line}` : `lines ${first} and ${line}`
+      throw new InputError(
+        `Input 'parameters' has the key '${name}' twice (${where}): a key may appear once; for several values of one parameter give an array, such as {"${name}": ["a", "b"]} (${FORMS}).`
+      )
+    }
+    lines.set(name, line)
+  }
+}
+
+function scalar(name: string, value: unknown): string {
+  if (typeof value === 'string') return value
+  if (typeof value === 'boolean') return String(value)
+  // JSON.parse turns 1e999 into Infinity, which no form field can carry.
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value)
+  throw new InputError(
+    `Input 'parameters' value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${FORMS}).`
+  )
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'a nested array'
+  if (typeof value === 'number') return 'a number out of range'
+  return 'an object'
+}

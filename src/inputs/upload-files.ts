@@ -1,0 +1,111 @@
+/**
+ * The `files` input: `NAME=path` lines, each a file of the workspace handed
+ * to the job's file parameter NAME. Read in two steps, both before any
+ * request: the text (parseFiles, with the other inputs), then the files on
+ * disk (resolveUploads: there, a regular file, readable, not leaving the
+ * workspace through a symbolic link). Whether NAME is a file parameter of the
+ * job needs the job's definitions: jenkins/upload-trigger.ts checks it before
+ * the trigger is sent.
+ *
+ * The path rules are those of the artifacts (artifact-paths.ts): relative,
+ * `/`-separated, no `.`, `..` or empty segment, no backslash or drive letter.
+ */
+import { open, stat } from 'node:fs/promises'
+import { basename } from 'node:path'
+import { artifactSegments } from '../util/artifact-paths.js'
+import { resolveWorkspaceFile, WorkspacePathError } from '../util/workspace-paths.js'
+import { InputError } from '../util/input-error.js'
+import type { UploadFile } from '../jenkins/types.js'
+
+/** One `NAME=path` line, checked as text. */
+export interface FileRequest {
+  /** The file parameter's name. */
+  name: string
+  /** The path as written, relative to the workspace. */
+  path: string
+}
+
+const FORMS =
+  'expected `NAME=path` lines, the path relative to the workspace (e.g. `PACKAGE=dist/app.zip`)'
+
+/**
+ * Parses `NAME=path` lines (blank lines skipped; name and path trimmed), or
+ * an object of them (an item of `jobs`). `where` names the input in messages.
+ */
+export function parseFiles(
+  value: string | Record<string, unknown>,
+  where = "Input 'files'"
+): FileRequest[] {
+  const entries: Array<[string, unknown, string]> = []
+  if (typeof value === 'string') {
+    value.split(/\r?\n/).forEach((line, index) => {
+      if (line.trim() === '') return
+      const eq = line.indexOf('=')
+      if (eq < 0) throw new InputError(`${where} line ${index + 1} has no '=': ${FORMS}.`)
+      entries.push([line.slice(0, eq).trim(), line.slice(eq + 1).trim(), `line ${index + 1}`])
+    })
+  } else {
+    for (const [name, path] of Object.entries(value)) entries.push([name.trim(), path, `'${name}'`])
+  }
+  const files: FileRequest[] = []
+  for (const [name, path, at] of entries) {
+    if (name === '') throw new InputError(`${where} ${at} has an empty NAME: ${FORMS}.`)
+    if (typeof path !== 'string' || path === '') {
+      throw new InputError(`${where} ${at} has no path for ${name}: ${FORMS}.`)
+    }
+    // Jenkins keeps one part per name (Stapler's last): a second would be lost.
+    if (files.some(file => file.name === name)) {
+      throw new InputError(`${where} names ${name} twice: a file parameter takes one file.`)
+    }
+    // The same lexical rules as artifacts-path; the disk is checked in resolveUploads.
+    const segments = artifactSegments(path)
+    if (!Array.isArray(segments)) {
+      throw new InputError(
+        `${where} ${at}: the path for ${name} ('${path}') ${segments.reason}: ${FORMS}, inside the workspace.`
+      )
+    }
+    files.push({ name, path })
+  }
+  return files
+}
+
+/**
+ * Each file checked on disk and measured, or a clear error: missing, a
+ * folder, unreadable, or leaving the workspace through a symbolic link.
+ */
+export async function resolveUploads(
+  files: readonly FileRequest[],
+  workspace: string,
+  where = "Input 'files'"
+): Promise<UploadFile[]> {
+  if (files.length === 0) return []
+  const uploads: UploadFile[] = []
+  for (const file of files) {
+    const refuse = (why: string): InputError =>
+      new InputError(`${where}: ${file.name}=${file.path} ${why}. Nothing was sent to Jenkins.`)
+    let real: string
+    try {
+      // Component by component: a link out of the workspace is refused and named.
+      real = await resolveWorkspaceFile(workspace, file.path)
+    } catch (error) {
+      if (error instanceof WorkspacePathError) throw refuse(error.reason)
+      const code = (error as NodeJS.ErrnoException).code
+      throw refuse(`cannot be read (${code ?? String(error)})`)
+    }
+    const info = await stat(real)
+    try {
+      await (await open(real, 'r')).close()
+    } catch (error) {
+      throw refuse(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
+    }
+    uploads.push({
+      name: file.name,
+      path: real,
+      // Core keeps the name after the last / and \ (FileParameterDefinition.getFileName);
+      // a quote or line break would end the part's header early.
+      fileName: basename(file.path).replace(/["\\\r\n]/g, '_'),
+      size: info.size
+    })
+  }
+  return uploads
+}

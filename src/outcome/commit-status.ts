@@ -1,0 +1,180 @@
+import { context as actionsContext, getOctokit } from '@actions/github'
+import type { BuildResult } from '../util/constants.js'
+import type { Logger } from '../util/logger.js'
+
+export interface CommitStatusOptions {
+  /** Token with `statuses: write` (github-token input). */
+  token: string
+  /** 'jenkins/<job>' or the status-context input. */
+  context: string
+  logger: Logger
+  /** For tests: a fetch nock can intercept. Default: @actions/github's fetch, which honours the runner's proxy settings. */
+  fetch?: typeof fetch
+  /** Shared by the reporters of one step (one per build with `jobs`): a token refused once is not tried, nor warned about, again. */
+  gate?: StatusGate
+}
+
+/** Whether the statuses of a step stopped for good (a token without `statuses: write`). */
+export interface StatusGate {
+  closed: boolean
+}
+
+/** The parts of @actions/github's context the reporter reads. */
+export type StatusContext = Pick<typeof actionsContext, 'repo' | 'sha' | 'payload' | 'eventName'>
+
+type State = 'pending' | 'success' | 'failure' | 'error'
+
+/** GitHub rejects longer descriptions (422). */
+const MAX_DESCRIPTION = 140
+
+/**
+ * Sets a commit status on the commit under test. Best effort: it never
+ * throws and never fails the build; every problem is a warning (a 403/404
+ * names the `statuses: write` permission, once, and stops further attempts).
+ */
+export class CommitStatusReporter {
+  private readonly logger: Logger
+  private readonly context: string
+  private readonly token: string
+  private readonly gate: StatusGate
+  private target?: { owner: string; repo: string; sha: string }
+  private octokit?: ReturnType<typeof getOctokit>
+  private final = false
+
+  /**
+   * Reads owner/repo/sha from @actions/github's context (or an injected one).
+   * For pull requests the status goes on the PR's head commit: context.sha is
+   * the merge commit there (pull_request) or the base branch's head
+   * (pull_request_target), whose statuses the PR does not show.
+   */
+  constructor(options: CommitStatusOptions, ghContext?: StatusContext) {
+    this.logger = options.logger
+    this.context = options.context
+    this.token = options.token
+    this.gate = options.gate ?? { closed: false }
+    try {
+      const ctx = ghContext ?? actionsContext
+      const { owner, repo } = ctx.repo
+      const sha = headSha(ctx) ?? ctx.sha
+      if (!sha) throw new Error('the workflow context has no commit SHA')
+      this.target = { owner, repo, sha }
+      this.octokit = getOctokit(options.token, {
+        ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
+        // Octokit would otherwise print its own warnings to the console.
+        log: {
+          debug: () => undefined,
+          info: () => undefined,
+          warn: (message: string) => this.logger.debug(this.redact(message)),
+          error: (message: string) => this.logger.debug(this.redact(message))
+        }
+      })
+    } catch (error) {
+      this.target = undefined
+      this.logger.warning(
+        `Commit status '${this.context}' is disabled: ${this.redact(messageOf(error))}`
+      )
+    }
+  }
+
+  /** The commit the statuses go to, if any. */
+  get sha(): string | undefined {
+    return this.target?.sha
+  }
+
+  /** Whether a final state (success, failure, error) was sent or attempted. */
+  get finished(): boolean {
+    return this.final
+  }
+
+  pending(description: string, targetUrl?: string): Promise<void> {
+    return this.set('pending', description, targetUrl)
+  }
+
+  /**
+   * SUCCESS gives success; FAILURE, UNSTABLE, ABORTED and NOT_BUILT give
+   * failure; 'error' (the action could not follow the build) gives error.
+   * When `accepted` is given it decides between success and failure instead,
+   * so that the status agrees with the step (e.g. `accept: SUCCESS,UNSTABLE`).
+   */
+  finish(
+    result: BuildResult | 'error',
+    description: string,
+    targetUrl?: string,
+    accepted?: boolean
+  ): Promise<void> {
+    this.final = true
+    let state: State
+    if (result === 'error') state = 'error'
+    else if (accepted !== undefined) state = accepted ? 'success' : 'failure'
+    else state = result === 'SUCCESS' ? 'success' : 'failure'
+    return this.set(state, description, targetUrl)
+  }
+
+  private async set(state: State, description: string, targetUrl?: string): Promise<void> {
+    const target = this.target
+    const octokit = this.octokit
+    if (!target || !octokit || this.gate.closed) {
+      this.logger.debug(`Commit status '${this.context}' skipped (${state}).`)
+      return
+    }
+    const url = httpUrl(targetUrl)
+    try {
+      await octokit.rest.repos.createCommitStatus({
+        ...target,
+        state,
+        context: this.context,
+        description: shorten(description, MAX_DESCRIPTION),
+        ...(url ? { target_url: url } : {})
+      })
+      this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`)
+    } catch (error) {
+      const status = (error as { status?: unknown }).status
+      if (status === 403 || status === 404) {
+        // A token without `statuses: write`, or a fork PR's read-only token:
+        // say so once and stop trying (every reporter of the step).
+        this.target = undefined
+        if (this.gate.closed) return
+        this.gate.closed = true
+        this.logger.warning(
+          `Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
+            `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
+            `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
+            `GitHub said: ${this.redact(messageOf(error))}`
+        )
+        return
+      }
+      this.logger.warning(
+        `Could not set commit status '${this.context}' (${state}): ${this.redact(messageOf(error))}`
+      )
+    }
+  }
+
+  /** The token must never reach a log line, whatever a library puts in a message. */
+  private redact(text: string): string {
+    return this.token ? text.split(this.token).join('***') : text
+  }
+}
+
+function headSha(ctx: StatusContext): string | undefined {
+  const head = (ctx.payload.pull_request as { head?: { sha?: unknown } } | undefined)?.head
+  return typeof head?.sha === 'string' && head.sha !== '' ? head.sha : undefined
+}
+
+function httpUrl(url: string | undefined): string | undefined {
+  if (!url) return undefined
+  try {
+    const parsed = new URL(url)
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? url : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function shorten(text: string, max: number): string {
+  const chars = Array.from(text.replace(/\s+/g, ' ').trim())
+  return chars.length <= max ? chars.join('') : chars.slice(0, max - 1).join('') + '…'
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

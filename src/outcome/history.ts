@@ -1,0 +1,118 @@
+/**
+ * The job's recent history, for "is this failure new?": its last finished
+ * builds before this one (from the job read the step makes anyway, so it
+ * costs no request), shown in the summary as one line of result symbols
+ * with links and the median duration, and set as the `history` output.
+ */
+import type { summary as coreSummary } from '@actions/core'
+import type { BuildResult } from '../util/constants.js'
+import { formatDuration } from '../util/duration.js'
+import { escapeHtml, link } from '../util/html.js'
+import { Interrupted } from '../jenkins/errors.js'
+import type { BuildSummary, JenkinsApi, JobPath } from '../jenkins/types.js'
+import type { Logger } from '../util/logger.js'
+
+/** One finished build of the job, as the `history` output has it. */
+export interface HistoryEntry {
+  number: number
+  result: BuildResult
+  /** ms */
+  duration: number
+  /** On the configured base URL. */
+  url: string
+}
+
+/** The finished builds of `builds` (newest first), with their URLs on our base. */
+export function historyOf(
+  builds: readonly BuildSummary[],
+  urlOf: (number: number) => string
+): HistoryEntry[] {
+  const entries: HistoryEntry[] = []
+  for (const b of builds) {
+    if (b.building || b.result === null) continue
+    entries.push({ number: b.number, result: b.result, duration: b.duration, url: urlOf(b.number) })
+  }
+  return entries
+}
+
+/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
+const HISTORY_READ = 16
+/** Finished builds kept. */
+const HISTORY_KEPT = 10
+
+/**
+ * For a build this step did not trigger (`build: last`, `last-successful`):
+ * the job's last finished builds before it, in one bounded read (a
+ * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
+ * said in the debug log only.
+ */
+export async function readHistory(
+  api: Pick<JenkinsApi, 'recentBuilds' | 'buildUrl'>,
+  job: JobPath,
+  before: number,
+  logger: Logger
+): Promise<HistoryEntry[] | undefined> {
+  try {
+    const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true })
+    const summaries: BuildSummary[] = builds.flatMap(b =>
+      b.duration === undefined || b.number >= before
+        ? []
+        : [
+            {
+              number: b.number,
+              result: b.result ?? null,
+              duration: b.duration,
+              building: !!b.building
+            }
+          ]
+    )
+    return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT)
+  } catch (error) {
+    if (error instanceof Interrupted) throw error
+    logger.debug(`Could not read the job's earlier builds: ${(error as Error).message}`)
+    return undefined
+  }
+}
+
+/** The `history` output: at most ten small entries, newest first. */
+export function historyOutput(entries: readonly HistoryEntry[]): string {
+  return JSON.stringify(entries)
+}
+
+const SYMBOLS: Record<BuildResult, string> = {
+  SUCCESS: '✅',
+  UNSTABLE: '⚠️',
+  FAILURE: '❌',
+  ABORTED: '⛔',
+  NOT_BUILT: '⚪'
+}
+
+/** The median of the durations (ms); undefined for none. */
+export function medianDuration(entries: readonly HistoryEntry[]): number | undefined {
+  const sorted = entries.map(e => e.duration).sort((a, b) => a - b)
+  if (sorted.length === 0) return undefined
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1
+    ? sorted[middle]
+    : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2)
+}
+
+/**
+ * The history line, oldest build first so that it reads as a timeline up
+ * to this build; nothing when the job had no finished build before it.
+ */
+export function historyLine(entries: readonly HistoryEntry[]): string | undefined {
+  if (entries.length === 0) return undefined
+  const symbols = [...entries]
+    .reverse()
+    .map(e => link(SYMBOLS[e.result] ?? '⚪', e.url))
+    .join(' ')
+  const median = medianDuration(entries) ?? 0
+  return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${escapeHtml(formatDuration(median))}.</p>`
+}
+
+/** Adds the history line to the summary. */
+export function addHistory(summary: typeof coreSummary, entries: readonly HistoryEntry[]): void {
+  const line = historyLine(entries)
+  if (line) summary.addRaw(line, true)
+}

@@ -1,0 +1,386 @@
+import type { summary as coreSummary } from '@actions/core'
+import { Output, type BuildResult } from '../util/constants.js'
+import type { ArtifactsOutcome } from './artifacts.js'
+import type { Build, BuildParameters, PipelineStage } from '../jenkins/types.js'
+import { formatDuration } from '../util/duration.js'
+import { addHistory, historyOutput, type HistoryEntry } from './history.js'
+import { cut, escapeHtml, link } from '../util/html.js'
+import { isCount, shownValue } from '../jenkins/counts.js'
+import type { Logger } from '../util/logger.js'
+import { shortName } from '../util/names.js'
+import { cappedArray, kib } from './output-cap.js'
+import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
+import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
+import { addTimeline } from './summary-timeline.js'
+import type { TestsOutcome } from './test-report.js'
+
+export { escapeHtml } from '../util/html.js'
+export { formatDuration } from '../util/duration.js'
+
+/** Everything the action learned about the build, for outputs, the job summary and the failure message. */
+export interface BuildOutcome {
+  /** Full name, e.g. 'team/service/deploy'. */
+  jobName: string
+  jobUrl: string
+  queueUrl?: string
+  /** The final (or latest) build JSON. */
+  build?: Build
+  /** The build's URL rebased onto the configured base. */
+  buildUrl?: string
+  /** The parameters the user asked for; the build's own ParametersAction wins in the summary. */
+  parameters?: BuildParameters
+  /** From queue entry to start. */
+  queueWaitMs?: number
+  /** The build's test report (JUnit plugin): counts and the failed tests found. */
+  tests?: TestsOutcome
+  /** A Pipeline's stages; [] when Jenkins has no Stage View plugin. */
+  stages?: PipelineStage[]
+  /** The job's last finished builds before this one, newest first (from the job read). */
+  history?: HistoryEntry[]
+  /** The stage the build's result came from, for the failure message. */
+  failedStage?: string
+  /** What the `artifacts` input downloaded. */
+  artifacts?: ArtifactsOutcome
+  /** Parts of the outcome (test report, stages, artifacts list) that could not be read, and why: notices, never the verdict. */
+  unread?: string[]
+  result?: BuildResult
+  /** Whether the result is one of the `accept` input's. */
+  accepted?: boolean
+  /** The `accept` input, when the failure message should name it. */
+  accept?: readonly BuildResult[]
+  /** e.g. 'Did not wait for the build to finish (wait: started)'. */
+  note?: string
+}
+
+/** Where outputs go: core.setOutput in main. */
+export interface OutputSink {
+  setOutput(name: string, value: string): void
+}
+
+/**
+ * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
+ * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
+ * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
+ * output can still be passed on as a job output beside the others. Build
+ * JSON is a few KB; what exceeds this is long change logs or many actions.
+ */
+export const BUILD_OUTPUT_MAX_BYTES = 256 * 1024
+
+/** The `build` output: the build JSON, or within the cap, the build without its largest fields. */
+export interface BuildOutput {
+  json: string
+  /** Top-level fields left out to fit, largest first; empty when nothing was cut. */
+  dropped: string[]
+  /** Size of the whole JSON, in bytes. */
+  fullBytes: number
+}
+
+/**
+ * The build JSON within `maxBytes`. When it is too large, whole top-level
+ * fields are left out, largest first, until it fits: the output stays valid
+ * JSON with Jenkins' own field names, and what is there is complete.
+ */
+export function buildOutput(build: Build, maxBytes = BUILD_OUTPUT_MAX_BYTES): BuildOutput {
+  const json = JSON.stringify(build)
+  const fullBytes = Buffer.byteLength(json)
+  if (fullBytes <= maxBytes) return { json, dropped: [], fullBytes }
+  const sizes = Object.entries(build)
+    .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
+    .sort((a, b) => b.bytes - a.bytes)
+  const kept: Record<string, unknown> = { ...build }
+  const dropped: string[] = []
+  let bytes = fullBytes
+  for (const { key, bytes: size } of sizes) {
+    if (bytes <= maxBytes) break
+    delete kept[key]
+    dropped.push(key)
+    // "key":value plus a comma; re-measured below where it matters.
+    bytes -= size + Buffer.byteLength(JSON.stringify(key)) + 2
+  }
+  let cut = JSON.stringify(kept)
+  while (Buffer.byteLength(cut) > maxBytes && Object.keys(kept).length > 0) {
+    const next = sizes.find(s => s.key in kept)
+    if (!next) break
+    delete kept[next.key]
+    dropped.push(next.key)
+    cut = JSON.stringify(kept)
+  }
+  return { json: cut, dropped, fullBytes }
+}
+
+/**
+ * Sets every output the outcome knows. duration and result only once the
+ * build is over. A `build` output over its cap is cut (buildOutput) with a
+ * warning that says what was left out and where the whole is.
+ */
+export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?: Logger): void {
+  const build = outcome.build
+  const finished = build !== undefined && !build.building
+  const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined)
+  if (result) out.setOutput(Output.Result, result)
+  if (build) out.setOutput(Output.BuildNumber, String(build.number))
+  if (outcome.buildUrl) out.setOutput(Output.BuildUrl, outcome.buildUrl)
+  // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
+  if (finished && isCount(build.duration)) out.setOutput(Output.Duration, String(build.duration))
+  else if (finished) {
+    logger?.warning(
+      `Ignored the duration Jenkins gave build #${build.number} (${shownValue(build.duration)}): not a whole number of milliseconds. The duration output is not set.`
+    )
+  }
+  if (outcome.queueUrl) out.setOutput(Output.QueueUrl, outcome.queueUrl)
+  if (build) {
+    const { json, dropped, fullBytes } = buildOutput(build)
+    out.setOutput(Output.Build, json)
+    if (dropped.length > 0) {
+      logger?.warning(
+        `The build output holds ${kib(fullBytes)} of JSON, over its cap of ${kib(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`
+      )
+    }
+  }
+  out.setOutput(Output.JobUrl, outcome.jobUrl)
+  if (outcome.tests) {
+    out.setOutput(Output.TestsTotal, String(outcome.tests.counts.total))
+    out.setOutput(Output.TestsFailed, String(outcome.tests.counts.failed))
+    out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped))
+  }
+  if (outcome.stages) {
+    const { json, kept, fullBytes } = stagesOutput(outcome.stages)
+    out.setOutput(Output.Stages, json)
+    if (kept < outcome.stages.length) {
+      logger?.warning(
+        `The stages output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(STAGES_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`
+      )
+    }
+  }
+  if (outcome.history) out.setOutput(Output.History, historyOutput(outcome.history))
+  if (outcome.artifacts) setArtifactsOutput(out, outcome.artifacts, logger)
+}
+
+/**
+ * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
+ * files are on disk whatever the output lists.
+ */
+export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
+
+/** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
+export function setArtifactsOutput(
+  out: OutputSink,
+  artifacts: Pick<ArtifactsOutcome, 'written' | 'folder'>,
+  logger?: Logger
+): void {
+  const { json, kept, fullBytes } = cappedArray(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES)
+  out.setOutput(Output.Artifacts, json)
+  if (kept < artifacts.written.length) {
+    logger?.warning(
+      `The artifacts output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`
+    )
+  }
+}
+
+const RESULT_ICONS: Record<BuildResult, string> = {
+  SUCCESS: '✅',
+  UNSTABLE: '⚠️',
+  FAILURE: '❌',
+  ABORTED: '⛔',
+  NOT_BUILT: '⚪'
+}
+
+const MAX_PARAMETERS = 50
+const MAX_VALUE_CHARS = 200
+const MAX_NOTE_CHARS = 1000
+/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
+const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i
+const HIDDEN = '***'
+
+/**
+ * Writes a short job summary: the job, a table (result, build, duration,
+ * queue wait, tests), the parameters (secret-looking ones hidden) and the
+ * note. Everything from Jenkins or the user is escaped. If the summary cannot
+ * be written (no GITHUB_STEP_SUMMARY), warns and returns: never throws.
+ */
+export async function writeSummary(
+  summary: typeof coreSummary,
+  outcome: BuildOutcome,
+  logger: Logger
+): Promise<void> {
+  try {
+    const build = outcome.build
+    summary.addHeading(`Jenkins ${link(shortName(outcome.jobName), outcome.jobUrl)}`, 2)
+
+    const rows: [string, string][] = [['Result', resultCell(outcome)]]
+    if (build) {
+      rows.push(['Build', link(`#${build.number}`, outcome.buildUrl)])
+      rows.push([
+        'Duration',
+        build.building ? 'running' : escapeHtml(formatDuration(build.duration))
+      ])
+    } else if (outcome.queueUrl) {
+      rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])
+    }
+    if (isCount(outcome.queueWaitMs)) {
+      rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))])
+    }
+    if (outcome.tests) {
+      const { total, failed, skipped } = outcome.tests.counts
+      rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`])
+    }
+    summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]))
+    if (outcome.history) addHistory(summary, outcome.history)
+    if (outcome.tests) addFailedTests(summary, outcome.tests)
+    if (outcome.stages) addStages(summary, outcome.stages)
+    if (outcome.stages) addTimeline(summary, [{ stages: outcome.stages }])
+    if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
+    if (outcome.unread) addUnread(summary, outcome.unread)
+
+    const parameters = parametersOf(outcome)
+    if (parameters.length > 0) {
+      summary.addHeading('Parameters', 3)
+      const shown = parameters.slice(0, MAX_PARAMETERS)
+      const table = [
+        [
+          { data: 'Name', header: true },
+          { data: 'Value', header: true }
+        ],
+        ...shown.map(p => [
+          `<code>${escapeHtml(cut(p.name, 100))}</code>`,
+          p.value === HIDDEN ? HIDDEN : escapeHtml(cut(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
+        ])
+      ]
+      summary.addTable(table)
+      if (parameters.length > shown.length) {
+        summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true)
+      }
+    }
+    if (outcome.note)
+      summary.addRaw(`<p>${escapeHtml(cut(outcome.note, MAX_NOTE_CHARS))}</p>`, true)
+    await summary.write()
+  } catch (error) {
+    summary.emptyBuffer()
+    logger.warning(
+      `Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`
+    )
+  }
+}
+
+/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
+export function resultCell(outcome: BuildOutcome): string {
+  const build = outcome.build
+  const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined
+  if (!result) {
+    if (build?.building) return '⏳ running'
+    return build ? 'no result' : '⏳ not started'
+  }
+  const icon = RESULT_ICONS[result] ?? ''
+  const verdict =
+    outcome.accepted === false
+      ? ' (not accepted)'
+      : outcome.accepted && result !== 'SUCCESS'
+        ? ' (accepted)'
+        : ''
+  return `${icon} ${escapeHtml(result)}${verdict}`
+}
+
+interface ShownParameter {
+  name: string
+  value: string
+}
+
+/** What the build ran with (its ParametersAction), else what the user asked for. Secrets hidden. */
+function parametersOf(outcome: BuildOutcome): ShownParameter[] {
+  const fromBuild = buildParameters(outcome.build)
+  if (fromBuild) return fromBuild
+  return Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
+    name,
+    value: SECRET_NAME.test(name)
+      ? HIDDEN
+      : typeof value === 'string'
+        ? value
+        : (value as readonly string[]).join(', ')
+  }))
+}
+
+function buildParameters(build: Build | undefined): ShownParameter[] | undefined {
+  for (const action of build?.actions ?? []) {
+    if (typeof action !== 'object' || action === null) continue
+    const { _class, parameters } = action as { _class?: unknown; parameters?: unknown }
+    if (_class !== 'hudson.model.ParametersAction' || !Array.isArray(parameters)) continue
+    const shown: ShownParameter[] = []
+    for (const p of parameters as unknown[]) {
+      if (typeof p !== 'object' || p === null) continue
+      const {
+        name,
+        value,
+        _class: kind
+      } = p as { name?: unknown; value?: unknown; _class?: unknown }
+      if (typeof name !== 'string') continue
+      // PasswordParameterValue exports no value at all (jenkins-api.md 5.3).
+      const secret = SECRET_NAME.test(name) || /Password/i.test(String(kind ?? ''))
+      shown.push({ name, value: secret ? HIDDEN : parameterText(value) })
+    }
+    return shown
+  }
+  return undefined
+}
+
+function parameterText(value: unknown): string {
+  if (value === undefined || value === null) return ''
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return JSON.stringify(value) ?? ''
+}
+
+const TAIL_LINES = 30
+const TAIL_BYTES = 4 * 1024
+// CSI and other ESC sequences: colours mean nothing in an annotation.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g
+
+/**
+ * The failure annotation: what finished how, where, and the console's last
+ * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
+ */
+export function failureMessage(outcome: BuildOutcome, tail: string[]): string {
+  const build = outcome.build
+  const result = outcome.result ?? build?.result ?? undefined
+  let head: string
+  if (!build) {
+    head = `Jenkins job ${shortName(outcome.jobName)} did not start a build`
+  } else if (build.building && !outcome.result) {
+    head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} did not finish`
+  } else {
+    head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`
+    if (outcome.failedStage) head += ` in stage '${shortName(outcome.failedStage)}'`
+  }
+  if (outcome.accept && outcome.accept.length > 0)
+    head += ` (accepted: ${outcome.accept.join(', ')})`
+  const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl)
+  if (url) head += ` — ${url}`
+  const lines = [head]
+  if (outcome.note) lines.push(outcome.note)
+  const last = lastLines(tail)
+  if (last.length > 0) lines.push(`Last ${last.length} console lines:`, ...last)
+  return lines.join('\n')
+}
+
+function lastLines(tail: string[]): string[] {
+  const kept: string[] = []
+  let bytes = 0
+  for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
+    // eslint-disable-next-line no-control-regex
+    let line = (tail[i] ?? '').replace(ANSI, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+    if (kept.length === 0 && line.trim() === '') continue
+    const size = Buffer.byteLength(line) + 1
+    if (bytes + size > TAIL_BYTES) {
+      if (kept.length > 0) break
+      line =
+        '…' +
+        Buffer.from(line)
+          .subarray(-(TAIL_BYTES - 8))
+          .toString('utf8')
+          .replace(/^\uFFFD+/, '')
+    }
+    bytes += Buffer.byteLength(line) + 1
+    kept.unshift(line)
+  }
+  return kept
+}

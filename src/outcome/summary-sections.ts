@@ -1,0 +1,123 @@
+import type { summary as coreSummary } from '@actions/core'
+import { formatBytes, type ArtifactsOutcome } from './artifacts.js'
+import { formatDuration } from '../util/duration.js'
+import { cut, escapeHtml, link } from '../util/html.js'
+import type { PipelineStage } from '../jenkins/types.js'
+import { shortName } from '../util/names.js'
+import type { TestsOutcome } from './test-report.js'
+
+type Summary = typeof coreSummary
+
+const STAGE_ICONS: Record<string, string> = {
+  SUCCESS: '✅',
+  FAILED: '❌',
+  UNSTABLE: '⚠️',
+  ABORTED: '⛔',
+  NOT_EXECUTED: '⚪',
+  IN_PROGRESS: '⏳',
+  PAUSED_PENDING_INPUT: '⏸️'
+}
+const MAX_STAGE_ROWS = 100
+const MAX_ARTIFACT_ROWS = 20
+const PATH_CHARS = 200
+const ERROR_CHARS = 300
+const MAX_UNREAD = 3
+const UNREAD_CHARS = 600
+
+/** The failed tests: name (linked to its page), class, first line of the error. `level`: of its heading, below the build's. */
+export function addFailedTests(summary: Summary, tests: TestsOutcome, level = 3): void {
+  if (tests.counts.failed === 0) return
+  summary.addHeading('Failed tests', level)
+  if (tests.failed.length > 0) {
+    summary.addTable([
+      [
+        { data: 'Test', header: true },
+        { data: 'Class', header: true },
+        { data: 'Error', header: true }
+      ],
+      ...tests.failed.map(test => [
+        link(shortName(test.name), test.url),
+        `<code>${escapeHtml(shortName(test.className))}</code>`,
+        escapeHtml(cut(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
+      ])
+    ])
+  }
+  const shown = tests.failed.length
+  const notes: string[] = []
+  if (shown < tests.counts.failed) {
+    if (shown === 0 && tests.casesRead === 0) {
+      notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`)
+    } else {
+      notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`)
+      if (tests.partial) {
+        notes.push(
+          `The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`
+        )
+      }
+    }
+  }
+  notes.push(`All results: ${link('test report', tests.reportUrl)}.`)
+  summary.addRaw(
+    `<p>${notes.map(n => (n.includes('<a ') ? n : escapeHtml(n))).join(' ')}</p>`,
+    true
+  )
+}
+
+/** The Pipeline's stages: name, status, duration. */
+export function addStages(summary: Summary, stages: readonly PipelineStage[], level = 3): void {
+  if (stages.length === 0) return
+  summary.addHeading('Stages', level)
+  const shown = stages.slice(0, MAX_STAGE_ROWS)
+  summary.addTable([
+    [
+      { data: 'Stage', header: true },
+      { data: 'Status', header: true },
+      { data: 'Duration', header: true }
+    ],
+    ...shown.map(stage => [
+      escapeHtml(shortName(stage.name)),
+      `${STAGE_ICONS[stage.status] ?? ''} ${escapeHtml(stage.status)}`.trim(),
+      stage.status === 'NOT_EXECUTED' ? '&nbsp;' : escapeHtml(formatDuration(stage.durationMillis))
+    ])
+  ])
+  if (stages.length > shown.length) {
+    summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true)
+  }
+}
+
+/** The downloaded artifacts and where they are; refused paths named. */
+export function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome, level = 3): void {
+  if (artifacts.written.length === 0 && artifacts.refused.length === 0) return
+  summary.addHeading('Artifacts', level)
+  if (artifacts.written.length > 0) {
+    summary.addRaw(
+      `<p>${artifacts.written.length} file(s), ${escapeHtml(formatBytes(artifacts.bytes))}, in <code>${escapeHtml(artifacts.folder)}</code>:</p>`,
+      true
+    )
+    const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS)
+    summary.addRaw(
+      `<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, PATH_CHARS))}</code></li>`).join('')}</ul>`,
+      true
+    )
+    if (artifacts.written.length > shown.length) {
+      summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true)
+    }
+  }
+  for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
+    summary.addRaw(
+      `<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`,
+      true
+    )
+  }
+}
+
+/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
+export function addUnread(summary: Summary, unread: readonly string[]): void {
+  for (const note of unread.slice(0, MAX_UNREAD)) {
+    summary.addRaw(`<p>⚠️ ${escapeHtml(cut(note, UNREAD_CHARS))}</p>`, true)
+  }
+}
+
+function firstLine(text: string | undefined): string {
+  return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? ''
+}

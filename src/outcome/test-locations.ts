@@ -1,0 +1,225 @@
+/**
+ * Where a failed test failed, in the workspace: the file and line of a
+ * frame of its stack trace, so that its annotation shows in the pull
+ * request's diff. The trace's paths are Jenkins' (another machine, another
+ * folder), so a path is never used as given: the workspace is searched for
+ * files of that name, and a frame counts only when exactly one of them
+ * matches its path (Java: its package path). No match, or several, means no
+ * file: nothing is guessed, and what becomes an annotation's `file` is
+ * always a file found inside the workspace, never the trace's text.
+ *
+ * The search is read-only and bounded: it does not follow symbolic links
+ * (links are skipped, files and folders alike), skips `.git` and
+ * `node_modules`, and gives up (no file for anyone) past MAX_ENTRIES entries
+ * or MAX_DEPTH levels, since an incomplete search cannot tell one match
+ * from several.
+ */
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { FailedTest } from '../jenkins/types.js'
+import type { Logger } from '../util/logger.js'
+
+/** An annotation's place: a workspace-relative path ('/'-separated) and a 1-based line. */
+export interface TestLocation {
+  file: string
+  line: number
+}
+
+/** One frame of a trace: the path it names, as segments, and its line. */
+export interface Frame {
+  /** Path segments, the file name last (Java: the package path and the file name). */
+  segments: string[]
+  line: number
+  /** Java frames name a package path, which a file's path must end with. */
+  java: boolean
+}
+
+/** Directory entries the search reads at most. */
+export const MAX_ENTRIES = 50_000
+/** Folder levels below the workspace the search goes down at most. */
+export const MAX_DEPTH = 24
+/** Frames of one trace looked at. */
+const MAX_FRAMES = 60
+/** Longer lines are no frame (and would make the patterns below slow on hostile text). */
+const MAX_LINE_CHARS = 1000
+/** Folders never searched: tests do not live there, and they are large. */
+const SKIPPED_DIRS = new Set(['.git', 'node_modules'])
+
+/** Java (and Kotlin, Groovy, Scala on the JVM): `at pkg.Class.method(Class.java:42)`, maybe with a module prefix `app//`. */
+const JAVA_FRAME =
+  /^\s*at\s+(?:[^\s(]*\/)?([\w$.]+)\.[^\s.(]+\(([\w$-]+\.(?:java|kt|groovy|scala)):(\d+)\)\s*$/
+/** Python's traceback: `File "tests/x.py", line 42, in test_x`. */
+const PYTHON_FRAME = /^\s*File "([^"]+)", line (\d+)/
+/** pytest's report: `tests/x.py:42: AssertionError`. */
+const PYTEST_FRAME = /^([^\s"]+\.py):(\d+):/
+/** V8: `at fn (src/x.test.ts:42:7)`, `at src/x.test.ts:42:7`, `file:///…` URLs too. */
+const JS_FRAME = /^\s*at\s+(?:.*?\()?(?:file:\/\/)?([^\s()]+\.[cm]?[jt]sx?):(\d+):\d+\)?\s*$/
+
+/** Segments of a library's install folder: their frames are never the test's file. */
+const LIBRARY = /^(site-packages|dist-packages|node_modules|<frozen.*|<string>)$/
+
+/** The frames of a trace whose file could be the test's, in the trace's order. */
+export function framesOf(trace: string): Frame[] {
+  const frames: Frame[] = []
+  for (const text of trace.split(/\r\n|\r|\n/)) {
+    if (frames.length >= MAX_FRAMES) break
+    if (text.length > MAX_LINE_CHARS) continue
+    const java = JAVA_FRAME.exec(text)
+    if (java) {
+      const className = java[1] ?? ''
+      const packagePath = className.split('.').slice(0, -1)
+      add(frames, [...packagePath, java[2] ?? ''], java[3], true)
+      continue
+    }
+    const other = PYTHON_FRAME.exec(text) ?? PYTEST_FRAME.exec(text) ?? JS_FRAME.exec(text)
+    if (other) add(frames, pathSegments(other[1] ?? ''), other[2], false)
+  }
+  return frames
+}
+
+function add(
+  frames: Frame[],
+  segments: string[] | undefined,
+  line: string | undefined,
+  java: boolean
+): void {
+  const number = Number(line)
+  if (!segments || segments.length === 0 || !Number.isSafeInteger(number) || number < 1) return
+  if (segments.some(s => s === '' || LIBRARY.test(s))) return
+  frames.push({ segments, line: number, java })
+}
+
+/**
+ * A trace's path as segments; undefined when it climbs (`..`) or holds a
+ * control character: such a path names nothing this search may match.
+ */
+export function pathSegments(path: string): string[] | undefined {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(path)) return undefined
+  const segments = path.split(/[\\/]+/).filter(s => s !== '' && s !== '.')
+  if (segments.some(s => s === '..')) return undefined
+  // A drive letter (`C:`) names no folder of ours.
+  if (/^[A-Za-z]:$/.test(segments[0] ?? '')) segments.shift()
+  // `lib/python3.12/…`: the standard library.
+  for (let i = 1; i < segments.length; i++) {
+    if (segments[i - 1] === 'lib' && /^python\d/.test(segments[i] ?? '')) return undefined
+  }
+  return segments
+}
+
+/** Files of the workspace by name, for the names asked for. */
+export interface WorkspaceFiles {
+  /** Workspace-relative paths ('/'-separated) of the files named `name`. */
+  named(name: string): readonly string[]
+}
+
+/**
+ * Walks the workspace once, keeping the paths of files whose name is one
+ * of `names`. Undefined when the walk went past its bounds (or the
+ * workspace cannot be read): then no file is certain.
+ */
+export async function searchWorkspace(
+  root: string,
+  names: ReadonlySet<string>,
+  limits: { entries?: number; depth?: number } = {}
+): Promise<WorkspaceFiles | undefined> {
+  const maxEntries = limits.entries ?? MAX_ENTRIES
+  const maxDepth = limits.depth ?? MAX_DEPTH
+  const found = new Map<string, string[]>()
+  let entries = 0
+  const folders: Array<{ path: string; rel: string; depth: number }> = [
+    { path: root, rel: '', depth: 0 }
+  ]
+  try {
+    for (let folder = folders.pop(); folder; folder = folders.pop()) {
+      // One call a folder: many times faster than iterating a Dir entry by entry.
+      const list = await readdir(folder.path, { withFileTypes: true })
+      entries += list.length
+      if (entries > maxEntries) return undefined
+      for (const entry of list) {
+        // Dirent types come from lstat: a link is a link, never what it points at.
+        if (entry.isSymbolicLink()) continue
+        const rel = folder.rel === '' ? entry.name : `${folder.rel}/${entry.name}`
+        if (entry.isDirectory()) {
+          if (SKIPPED_DIRS.has(entry.name)) continue
+          if (folder.depth + 1 > maxDepth) return undefined
+          folders.push({ path: join(folder.path, entry.name), rel, depth: folder.depth + 1 })
+        } else if (entry.isFile() && names.has(entry.name)) {
+          const paths = found.get(entry.name) ?? []
+          paths.push(rel)
+          found.set(entry.name, paths)
+        }
+      }
+    }
+  } catch {
+    return undefined
+  }
+  return { named: name => found.get(name) ?? [] }
+}
+
+/** Whether `a` ends with all of `b` (segment by segment). */
+function endsWith(a: readonly string[], b: readonly string[]): boolean {
+  if (b.length > a.length) return false
+  return b.every((segment, i) => a[a.length - b.length + i] === segment)
+}
+
+/**
+ * The workspace files a frame may name: a Java frame's file must end with
+ * its package path; another frame's path (absolute on Jenkins' machine, or
+ * relative to where the tests ran) and the file's must end one with the other.
+ */
+export function matches(frame: Frame, files: WorkspaceFiles): string[] {
+  const name = frame.segments[frame.segments.length - 1] ?? ''
+  return files.named(name).filter(rel => {
+    const segments = rel.split('/')
+    return frame.java
+      ? endsWith(segments, frame.segments)
+      : endsWith(segments, frame.segments) || endsWith(frame.segments, segments)
+  })
+}
+
+/**
+ * The first frame of the trace that names exactly one workspace file;
+ * undefined when none does, or when the first that matches at all matches
+ * several (which one failed cannot be known).
+ */
+export function locate(trace: string | undefined, files: WorkspaceFiles): TestLocation | undefined {
+  for (const frame of framesOf(trace ?? '')) {
+    const found = matches(frame, files)
+    if (found.length > 1) return undefined
+    if (found[0] !== undefined) return { file: found[0], line: frame.line }
+  }
+  return undefined
+}
+
+/**
+ * The place of each failed test that has a trace naming one workspace
+ * file, keyed by the test. One bounded walk of the workspace, only when
+ * some trace names a file. A help: never throws, says why in the debug log.
+ */
+export async function locateFailedTests(
+  tests: readonly FailedTest[],
+  workspace: string,
+  logger: Logger
+): Promise<Map<FailedTest, TestLocation>> {
+  const located = new Map<FailedTest, TestLocation>()
+  const names = new Set<string>()
+  for (const test of tests) {
+    for (const frame of framesOf(test.errorStackTrace ?? '')) {
+      names.add(frame.segments[frame.segments.length - 1] ?? '')
+    }
+  }
+  if (names.size === 0) return located
+  const files = await searchWorkspace(workspace, names)
+  if (!files) {
+    logger.debug(
+      `Failed tests are not pointed at files: the workspace ${workspace} could not be searched within ${MAX_ENTRIES} entries and ${MAX_DEPTH} levels.`
+    )
+    return located
+  }
+  for (const test of tests) {
+    const where = locate(test.errorStackTrace, files)
+    if (where) located.set(test, where)
+  }
+  return located
+}

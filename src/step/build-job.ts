@@ -1,0 +1,265 @@
+import * as core from '@actions/core'
+import type { BranchJob } from '../follow/branch.js'
+import {
+  indexingBuildQueued,
+  lastBuild,
+  readProducts,
+  statusFailure,
+  statusReporter,
+  stdoutDrained,
+  warnUnknownParameters,
+  type PartsOutput
+} from '../follow/build-parts.js'
+import type { CommitStatusReporter } from '../outcome/commit-status.js'
+import { Output } from '../util/constants.js'
+import { coreLogger } from './core-logger.js'
+import { BuildFollower, queueWaitMs, type EndWatch } from '../follow/follower.js'
+import type { Settings } from '../inputs/inputs.js'
+import type { Build, BuildOutputsApi, BuildRef, JenkinsApi, UploadFile } from '../jenkins/types.js'
+import { ConsoleStreamer, withCommandsStopped } from '../follow/log-stream.js'
+import { expectationFrom, expectationFromEstimate } from '../follow/poll-policy.js'
+import type { Progress } from './progress.js'
+import {
+  failureMessage,
+  formatDuration,
+  setBuildOutputs,
+  writeSummary,
+  type BuildOutcome
+} from '../outcome/report.js'
+import { historyOf, readHistory } from '../outcome/history.js'
+import { isPipeline, isPipelineJob, readStages, watchForInput } from '../outcome/stages.js'
+import { coreStepIO, stepSummary } from './step-io.js'
+import { throwIfAborted } from '../util/wait.js'
+
+/** The step log and its annotations, for the parts build-parts.ts shares. */
+const partsOutput: PartsOutput = { logger: coreLogger, annotate: coreStepIO.annotate }
+
+/**
+ * Triggers the job (or picks its last build), follows the build, streams its
+ * console, and reports: outputs, summary, commit status. Throws when the
+ * result is not accepted, with the console's last lines.
+ */
+export async function buildJob(
+  api: JenkinsApi & BuildOutputsApi,
+  settings: Settings,
+  signal: AbortSignal,
+  progress: Progress,
+  branch?: BranchJob,
+  uploads: readonly UploadFile[] = []
+): Promise<void> {
+  const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal })
+  const status = settings.commitStatus
+    ? await statusReporter(settings, settings.statusContext, coreLogger)
+    : undefined
+  try {
+    await follow(api, settings, signal, progress, follower, status, branch, uploads)
+  } catch (error) {
+    // A status left pending would block a protected branch for good.
+    if (status && !status.finished) {
+      const finishing = status.finish('error', statusFailure(error, signal), progress.build?.url)
+      // On cancel or timeout, stopping the build comes first: the status
+      // goes alongside, within the abort's budget (main awaits it).
+      if (signal.aborted) progress.defer(finishing)
+      else await finishing
+    }
+    throw error
+  }
+}
+
+async function follow(
+  api: JenkinsApi & BuildOutputsApi,
+  settings: Settings,
+  signal: AbortSignal,
+  progress: Progress,
+  follower: BuildFollower,
+  status: CommitStatusReporter | undefined,
+  branch: BranchJob | undefined,
+  uploads: readonly UploadFile[]
+): Promise<void> {
+  const name = settings.jobName
+  const outcome: BuildOutcome = { jobName: name, jobUrl: api.jobUrl(settings.job) }
+
+  // The build's JSON when it is needed before its end (`wait: started`, or a
+  // build this step did not start); a build this step follows to its end is
+  // not read before it, its console says how it goes.
+  let first: Build | undefined
+  /** The queue item's `inQueueSince`, for the queue wait once the build's `timestamp` is read. */
+  let inQueueSince: number | undefined
+  let from: EndWatch
+  let pipeline: boolean
+  if (settings.build === 'new') {
+    const info = branch?.info ?? (await api.getJob(settings.job))
+    // Not before: a job that does not exist has no URL to give.
+    core.setOutput(Output.JobUrl, outcome.jobUrl)
+    pipeline = isPipelineJob(info)
+    if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(settings.job, n))
+    // A cancel that arrived while reading the job must not still trigger.
+    throwIfAborted(signal)
+    // The scan that created a branch job already queued its build: that one
+    // (never with files: the scan's build has none, so one is triggered).
+    if (branch?.indexingBuild && uploads.length > 0) {
+      coreLogger.warning(
+        `The scan that created ${name} also queued a build of it without the files (queue item ${branch.indexingBuild.queueId}); this step triggers its own with them and leaves that one alone.`
+      )
+    }
+    const queued =
+      branch?.indexingBuild && uploads.length === 0
+        ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
+        : await api.trigger(info, settings.job, settings.parameters, uploads)
+    progress.queued(queued.queueId, queued.merged)
+    warnUnknownParameters(queued.unknownParameters, info, name, coreLogger)
+    outcome.queueUrl = queued.queueUrl
+    outcome.parameters = settings.parameters
+    core.setOutput(Output.QueueUrl, queued.queueUrl)
+    if (!branch?.indexingBuild) {
+      coreLogger.info(
+        queued.merged
+          ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
+          : `Queued ${name} in Jenkins: ${queued.queueUrl}`
+      )
+    }
+    if (settings.wait === 'queued') {
+      await status?.pending(`Queued in Jenkins`, queued.queueUrl)
+      outcome.note = 'Did not wait for the build to start (wait: false).'
+      return finish(outcome, true, settings, progress)
+    }
+    const start = await follower.waitForStart(queued.queueId)
+    progress.started(start.ref)
+    inQueueSince = start.inQueueSince
+    // A build a branch scan started may already be among the job's builds.
+    outcome.history = outcome.history?.filter(h => h.number < start.ref.number)
+    outcome.buildUrl = start.ref.url
+    coreLogger.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
+    if (settings.wait !== 'finish') {
+      first = await follower.describe(start.ref)
+      outcome.queueWaitMs = queueWaitMs(inQueueSince, first)
+    }
+    from = {
+      startedAt: start.seenAt,
+      startSlackMs: start.startSlackMs,
+      expect: expectationFrom(info.recent ?? [])
+    }
+  } else {
+    first = await lastBuild(api, settings.job, settings.build)
+    core.setOutput(Output.JobUrl, outcome.jobUrl)
+    pipeline = isPipeline(first)
+    from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) }
+    progress.started({
+      job: settings.job,
+      number: first.number,
+      url: api.buildUrl(settings.job, first.number)
+    })
+    outcome.buildUrl = progress.build?.url
+    // Not triggered here: no job read to take them from, so one bounded read.
+    if (settings.wait !== 'queued') {
+      outcome.history = await readHistory(api, settings.job, first.number, coreLogger)
+    }
+    coreLogger.info(
+      `${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`
+    )
+  }
+  const ref = progress.build as BuildRef
+  outcome.build = first
+  await status?.pending(`Jenkins build #${ref.number} running`, ref.url)
+
+  if (settings.wait !== 'finish') {
+    // Where a running Pipeline is (a stage waiting at an input): one read, none with `wait: false`.
+    if (settings.wait === 'started' && first && isPipeline(first)) {
+      outcome.stages = await readStages(api, ref, first, coreLogger)
+    }
+    outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`
+    return finish(outcome, true, settings, progress)
+  }
+
+  const { final, tail } = await waitForEnd(api, settings, ref, first, from, pipeline, follower)
+  progress.done()
+  outcome.build = final
+  outcome.queueWaitMs ??= queueWaitMs(inQueueSince, final)
+  outcome.result = final.result ?? undefined
+  const accepted = final.result !== null && settings.accept.includes(final.result)
+  outcome.accepted = accepted
+  coreLogger.info(
+    `Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
+  )
+  await readProducts(api, settings, ref, final, outcome, signal, partsOutput)
+  await status?.finish(
+    final.result ?? 'error',
+    `Jenkins #${ref.number}: ${final.result ?? 'no result'}`,
+    ref.url,
+    accepted
+  )
+  await finish(outcome, accepted, settings, progress, tail)
+}
+
+/** Follows the build to its end, streaming its console unless `log` is false; the console's last lines for the failure message. */
+async function waitForEnd(
+  api: JenkinsApi & BuildOutputsApi,
+  settings: Settings,
+  ref: BuildRef,
+  first: Build | undefined,
+  from: EndWatch,
+  pipeline: boolean,
+  follower: BuildFollower
+): Promise<{ final: Build; tail: string[] }> {
+  const name = settings.jobName
+  // A triggered build can end before its first look (a short build, or a
+  // slow executor hand-over): its console is still what the user asked to
+  // see, and the failure message quotes its last lines. A build this step
+  // triggered has not been read (`first` is undefined): it runs.
+  const building = first?.building ?? true
+  const showConsole = settings.log && (building || settings.build === 'new')
+  if (first && !building && !showConsole) return { final: first, tail: [] }
+  // A Pipeline stopped at an `input` step would look hung: say where to answer it.
+  const inputs = building && pipeline ? watchForInput(api, ref, coreLogger) : undefined
+  try {
+    if (!showConsole) {
+      coreLogger.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
+      return { final: await follower.waitForEnd(ref, undefined, from), tail: [] }
+    }
+    const streamer = new ConsoleStreamer(api, ref, {
+      write: text => process.stdout.write(text),
+      drained: stdoutDrained
+    })
+    core.startGroup(`Console of Jenkins ${name} #${ref.number}`)
+    try {
+      const final = await withCommandsStopped(
+        text => process.stdout.write(text),
+        async () => {
+          try {
+            return await follower.waitForEnd(ref, streamer, from)
+          } finally {
+            // Before commands resume: its lines must stay in the stopped region.
+            inputs?.stop()
+            streamer.flush()
+          }
+        }
+      )
+      return { final, tail: streamer.tail() }
+    } finally {
+      core.endGroup()
+    }
+  } finally {
+    inputs?.stop()
+  }
+}
+
+/** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
+async function finish(
+  outcome: BuildOutcome,
+  accepted: boolean,
+  settings: Settings,
+  progress: Progress,
+  tail: string[] = []
+): Promise<void> {
+  // Whatever the step did not wait for, the user chose to leave running.
+  progress.done()
+  setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome, coreLogger)
+  await writeSummary(stepSummary, outcome, coreLogger)
+  // A wanted artifact that is missing fails the step even when the build passed.
+  const problems = outcome.artifacts?.problems ?? []
+  if (!accepted) {
+    const message = failureMessage({ ...outcome, accept: settings.accept }, tail)
+    throw new Error([message, ...problems].join('\n'))
+  }
+  if (problems.length > 0) throw new Error(problems.join('\n'))
+}
