@@ -1,6 +1,101 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
+/**
+ * The architecture, enforced: what each folder of src/ may import besides
+ * itself and npm packages. Layers run one way (each folder imports only
+ * those listed before it), so the folders cannot form a cycle. The entry
+ * points (src/index.ts, main.ts, post.ts) may import any folder but cli/.
+ */
+const LAYERS = {
+  util: [],
+  jenkins: ['util'],
+  inputs: ['util', 'jenkins'],
+  outcome: ['util', 'jenkins', 'inputs'],
+  follow: ['util', 'jenkins', 'inputs', 'outcome'],
+  step: ['util', 'jenkins', 'inputs', 'outcome', 'follow'],
+  multi: ['util', 'jenkins', 'inputs', 'outcome', 'follow', 'step'],
+  // The command talks to the action through its bundle only.
+  cli: ['util']
+}
+/** The runner's API stays out of the client and the helpers (@actions/http-client is the client's transport). */
+const NO_RUNNER = ['util', 'jenkins']
+const TEST_SERVER = {
+  regex: '(^|/)test-server(/|$)',
+  message: 'src/ never imports the test server.'
+}
+
+const NO_SRC = {
+  regex: '(^|/)src(/|$)',
+  message: 'The test server follows Jenkins, never our client: it imports nothing of src/.'
+}
+
+function boundaries() {
+  const folders = Object.entries(LAYERS).map(([folder, allowed]) => ({
+    files: [`src/${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: NO_RUNNER.includes(folder)
+            ? ['@actions/core', '@actions/github'].map(name => ({
+                name,
+                message: `src/${folder}/ knows nothing of the runner.`
+              }))
+            : [],
+          patterns: [
+            {
+              regex: allowed.length ? `^\\.\\./(?!(${allowed.join('|')})/)` : '^\\.\\./',
+              message: `src/${folder}/ may import ${allowed.length ? `only ${allowed.map(f => `${f}/`).join(', ')} besides itself` : 'nothing outside itself'} (see src/${folder}/README.md).`
+            },
+            TEST_SERVER
+          ]
+        }
+      ]
+    }
+  }))
+  return [
+    {
+      files: ['src/*.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              { regex: '^\\./cli/', message: 'The action never imports the terminal command.' },
+              TEST_SERVER
+            ]
+          }
+        ]
+      }
+    },
+    ...folders,
+    {
+      files: ['test-server/**/*.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [NO_SRC] }] }
+    },
+    {
+      // Jenkins' state does not depend on how it is served.
+      files: ['test-server/model/**/*.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              NO_SRC,
+              {
+                regex: '^\\.\\./(?!types\\.js$)',
+                message:
+                  'test-server/model/ imports only itself and ../types.js (see its README.md).'
+              }
+            ]
+          }
+        ]
+      }
+    }
+  ]
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'tools/', 'coverage/', '.tmp/'] },
   js.configs.recommended,
@@ -39,5 +134,6 @@ export default tseslint.config(
         }
       ]
     }
-  }
+  },
+  ...boundaries()
 )

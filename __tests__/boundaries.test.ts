@@ -1,0 +1,101 @@
+import { join } from 'node:path'
+import { ESLint } from 'eslint'
+import { describe, expect, test } from 'vitest'
+
+// The folder rules of eslint.config.js are the architecture's description:
+// a file placed in a folder that imports what the folder may not fails the
+// lint, naming the rule. Linted in memory; nothing is written.
+const ROOT = join(import.meta.dirname, '..')
+const eslint = new ESLint({ cwd: ROOT })
+
+async function restricted(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(`${code}\nexport const used = x\n`, {
+    filePath: join(ROOT, file)
+  })
+  return (result?.messages ?? [])
+    .filter(message => message.ruleId === 'no-restricted-imports')
+    .map(message => message.message)
+}
+
+describe('folder boundaries', () => {
+  test.each([
+    [
+      'src/jenkins/probe.ts',
+      "import * as x from '@actions/core'",
+      'src/jenkins/ knows nothing of the runner'
+    ],
+    [
+      'src/jenkins/probe.ts',
+      "import { x } from '../inputs/inputs.js'",
+      'src/jenkins/ may import only util/'
+    ],
+    [
+      'src/util/probe.ts',
+      "import { x } from '../jenkins/errors.js'",
+      'src/util/ may import nothing outside itself'
+    ],
+    [
+      'src/util/probe.ts',
+      "import * as x from '@actions/github'",
+      'src/util/ knows nothing of the runner'
+    ],
+    [
+      'src/inputs/probe.ts',
+      "import { x } from '../follow/follower.js'",
+      'src/inputs/ may import only util/, jenkins/'
+    ],
+    [
+      'src/inputs/probe.ts',
+      "import { x } from '../outcome/report.js'",
+      'src/inputs/ may import only util/, jenkins/'
+    ],
+    [
+      'src/outcome/probe.ts',
+      "import type { x } from '../follow/follower.js'",
+      'src/outcome/ may import only'
+    ],
+    [
+      'src/follow/probe.ts',
+      "import { x } from '../step/step-io.js'",
+      'src/follow/ may import only'
+    ],
+    ['src/step/probe.ts', "import { x } from '../multi/step.js'", 'src/step/ may import only'],
+    ['src/multi/probe.ts', "import { x } from '../cli/main.js'", 'src/multi/ may import only'],
+    ['src/cli/probe.ts', "import { x } from '../main.js'", 'src/cli/ may import only util/'],
+    [
+      'src/main-probe.ts',
+      "import { x } from './cli/main.js'",
+      'never imports the terminal command'
+    ],
+    [
+      'src/follow/probe.ts',
+      "import { x } from '../../test-server/server.js'",
+      'src/ never imports the test server'
+    ],
+    ['test-server/probe.ts', "import { x } from '../src/util/html.js'", 'imports nothing of src/'],
+    [
+      'test-server/model/probe.ts',
+      "import { x } from '../http/pages.js'",
+      'test-server/model/ imports only'
+    ]
+  ])('%s: %s fails the lint', async (file, code, expected) => {
+    expect(await restricted(file, code)).toEqual(
+      expect.arrayContaining([expect.stringContaining(expected)])
+    )
+  })
+
+  test.each([
+    ['src/jenkins/probe.ts', "import { x } from '../util/logger.js'"],
+    ['src/jenkins/probe.ts', "import { x } from '@actions/http-client'"],
+    ['src/outcome/probe.ts', "import { x } from '../inputs/inputs.js'"],
+    ['src/follow/probe.ts', "import { x } from '../outcome/report.js'"],
+    ['src/step/probe.ts', "import { x } from '../follow/follower.js'"],
+    ['src/multi/probe.ts', "import { x } from '../step/step-io.js'"],
+    ['src/cli/probe.ts', "import { x } from '../util/suggest.js'"],
+    ['src/main-probe.ts', "import { x } from './multi/step.js'"],
+    ['test-server/model/probe.ts', "import { x } from '../types.js'"],
+    ['test-server/http/probe.ts', "import { x } from '../model/state.js'"]
+  ])('%s: %s is allowed', async (file, code) => {
+    expect(await restricted(file, code)).toEqual([])
+  })
+})
