@@ -282,8 +282,8 @@ describe.concurrent(
     it("Ctrl+C: the server of 'Reproduce a failing workflow' with --job sleepy:10m, status 130", async () => {
       const block = BLOCKS.filter(b => b.lang === 'console')[1]
       const steps = transcript(block?.text ?? '')
-      // That server's command line, as the README gives it, with the job added.
-      const reproduce = section('README.md', '#### Reproduce a failing workflow')
+      // That server's command line, as docs/test-server.md gives it, with the job added.
+      const reproduce = section('docs/test-server.md', '## Reproduce a failing workflow')
       const line = /^npm run server -- ((?:.*\\\n)*.*)$/m.exec(reproduce)?.[1] ?? ''
       const words = spawnSync('bash', ['-c', `printf '%s\\n' ${line.replace(/\\\n/g, ' ')}`], {
         encoding: 'utf8'
