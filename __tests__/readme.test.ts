@@ -2,7 +2,7 @@
  * The README's inputs table documents exactly the inputs of action.yml,
  * with their defaults, and its outputs table exactly the outputs.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
@@ -169,7 +169,9 @@ describe('what a user reads', () => {
     'BENCHMARKS.md',
     'SECURITY.md',
     'action.yml',
-    'docs/performance.md'
+    ...readdirSync(new URL('../docs', import.meta.url))
+      .filter(name => name.endsWith('.md'))
+      .map(name => `docs/${name}`)
   ])('%s names no internal issue number', file => {
     const text = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
     expect(text.split('\n').filter(line => ISSUE_NUMBER.test(line))).toEqual([])
