@@ -69,15 +69,16 @@ describe('npm run local-action', () => {
   })
 
   test('every command the docs show for it runs the pinned version, and they state its size and Node', () => {
-    for (const file of ['README.md', '.env.example', 'CONTRIBUTING.md']) {
+    for (const file of ['README.md', 'docs/test-server.md', '.env.example', 'CONTRIBUTING.md']) {
       const text = readFileSync(join(ROOT, file), 'utf8')
       // An unpinned `npx @github/local-action` installs a second copy.
       expect(text, file).not.toMatch(/npx (--yes )?@github\/local-action(?!@)/)
     }
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-    expect(readme).toContain(LOCAL_ACTION)
-    expect(readme).toContain(DOWNLOAD)
-    expect(readme).toContain(`Node ${MIN_NODE_MAJOR}`)
+    // The page that shows how to run it: "Run the test server by hand".
+    const page = readFileSync(join(ROOT, 'docs', 'test-server.md'), 'utf8')
+    expect(page).toContain(LOCAL_ACTION)
+    expect(page).toContain(DOWNLOAD)
+    expect(page).toContain(`Node ${MIN_NODE_MAJOR}`)
   })
 
   test('under an older Node it runs the tool with tools/node24, or says what to do', () => {

@@ -4,7 +4,6 @@
  * shellcheck on each `run:`, and only inputs and outputs action.yml has),
  * shell blocks as scripts.
  */
-import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -19,6 +18,7 @@ import {
   isShellBlock,
   isWorkflowYaml
 } from './fixtures/markdown-examples.js'
+import { projectFiles } from './fixtures/markdown-links.js'
 
 /** The placeholder every example uses for this action's repository on GitHub. */
 const ACTION_NAME = 'OWNER/REPO'
@@ -36,21 +36,7 @@ function actionSpec(): ActionSpec {
 }
 
 /** The Markdown the project ships: tracked files and new ones not ignored, outside dependencies. */
-function markdownFiles(): string[] {
-  const listed = execFileSync(
-    'git',
-    ['ls-files', '--cached', '--others', '--exclude-standard', '*.md'],
-    {
-      cwd: ROOT,
-      encoding: 'utf8'
-    }
-  )
-  return [...new Set(listed.split('\n').filter(Boolean))]
-    .filter(file => !/(^|\/)(node_modules|tools|dist)\//.test(file))
-    .sort()
-}
-
-const FILES = markdownFiles()
+const FILES = projectFiles(ROOT, '*.md')
 const SPEC = actionSpec()
 const blocks = FILES.flatMap(file => codeBlocks(readFileSync(join(ROOT, file), 'utf8'), file))
 const yamlBlocks = blocks.filter(isWorkflowYaml)
@@ -63,7 +49,9 @@ describe('examples in the Markdown the project ships', () => {
       expect.arrayContaining([
         'README.md',
         'CONTRIBUTING.md',
-        '.github/ISSUE_TEMPLATE/bug_report.md'
+        '.github/ISSUE_TEMPLATE/bug_report.md',
+        'docs/jenkins-build.md',
+        'docs/test-server.md'
       ])
     )
     expect(yamlBlocks.length).toBeGreaterThan(15)

@@ -2,7 +2,7 @@
  * The README's inputs table documents exactly the inputs of action.yml,
  * with their defaults, and its outputs table exactly the outputs.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
@@ -73,11 +73,17 @@ const NOT_MESSAGES = new Set([
   'http://user:password@proxy:3128'
 ])
 
+/** The backticked fragments of `text` that may be messages (a space or an elision in them), once each. */
+function quotesIn(text: string, notMessages: ReadonlySet<string>): string[] {
+  const prose = text.replace(/^(`{3,}|~{3,})[\s\S]*?^\1\s*$/gm, '')
+  const quotes = [...prose.matchAll(/`([^`\n]+)`/g)].map(match => match[1] ?? '')
+  return [...new Set(quotes)].filter(quote => /[ …]/.test(quote) && !notMessages.has(quote))
+}
+
 function troubleshootingQuotes(): string[] {
   const text = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
   const section = text.split(/^## Troubleshooting\s*$/m)[1]?.split(/^## /m)[0] ?? ''
-  const quotes = [...section.matchAll(/`([^`]+)`/g)].map(match => match[1] ?? '')
-  return [...new Set(quotes)].filter(quote => /[ …]/.test(quote) && !NOT_MESSAGES.has(quote))
+  return quotesIn(section, NOT_MESSAGES)
 }
 
 describe('README Troubleshooting', () => {
@@ -101,6 +107,57 @@ describe('README Troubleshooting', () => {
     expect(printable('asked for credentials (401): set the user', templates)).toEqual([
       'asked for credentials (401): set the user'
     ])
+  })
+})
+
+/**
+ * Backticked fragments of docs/*.md that are no message of src/: commands,
+ * inputs and JSON, and the messages jenkins-build says in its own terms
+ * (its flags for the inputs), which __tests__/e2e/readme-cli.test.ts runs.
+ */
+const DOCS_NOT_MESSAGES: Record<string, ReadonlySet<string>> = {
+  'docs/jenkins-build.md': new Set([
+    '--NAME VALUE',
+    "--user (or JENKINS_USER) ('ci') is set but --token (or JENKINS_TOKEN) is empty",
+    '--job is required unless --jobs is set or --list-jobs is true'
+  ]),
+  'docs/test-server.md': new Set(['npm run local-action -- .env']),
+  'docs/several-jobs.md': new Set(['"branch": ""']),
+  'docs/performance.md': new Set(['npm run bench'])
+}
+
+describe('docs/*.md', () => {
+  const templates = [
+    ...sourceTemplates(fileURLToPath(new URL('../src', import.meta.url))),
+    // docs/test-server.md quotes the test server's own lines.
+    ...sourceTemplates(fileURLToPath(new URL('../test-server', import.meta.url)))
+  ]
+  const pages = readdirSync(new URL('../docs', import.meta.url))
+    .filter(name => name.endsWith('.md'))
+    .map(name => `docs/${name}`)
+  const quotes = pages.flatMap(page =>
+    quotesIn(
+      readFileSync(new URL(`../${page}`, import.meta.url), 'utf8'),
+      DOCS_NOT_MESSAGES[page] ?? new Set()
+    ).map(quote => [page, quote] as const)
+  )
+
+  it('quote messages (the list is not empty)', () => {
+    expect(pages).toContain('docs/faults-and-cancellation.md')
+    expect(quotes).toContainEqual([
+      'docs/faults-and-cancellation.md',
+      'left queue item N running: shared with another request'
+    ])
+  })
+
+  it.each(quotes)('%s quotes `%s` as the code prints it', (_, quote) => {
+    expect(printable(quote, templates)).toEqual([])
+  })
+
+  it('catch a duration formatted otherwise than the code formats it', () => {
+    const retry = '…; trying again in 2.1 s (try 3 of 12, 1 min 4 s since the first)'
+    expect(printable(retry, templates)).toEqual([])
+    expect(printable(retry.replace('1 min 4 s', '64 seconds'), templates)).not.toEqual([])
   })
 })
 
@@ -169,7 +226,9 @@ describe('what a user reads', () => {
     'BENCHMARKS.md',
     'SECURITY.md',
     'action.yml',
-    'docs/performance.md'
+    ...readdirSync(new URL('../docs', import.meta.url))
+      .filter(name => name.endsWith('.md'))
+      .map(name => `docs/${name}`)
   ])('%s names no internal issue number', file => {
     const text = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
     expect(text.split('\n').filter(line => ISSUE_NUMBER.test(line))).toEqual([])

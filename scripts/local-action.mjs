@@ -4,7 +4,7 @@
 // (default .env.example, which points at `npm run server`).
 //
 // Why a script and not a one-line npx command:
-// - the tool is pinned here, once, so that every command the README shows
+// - the tool is pinned here, once, so that every command the docs show
 //   runs this version (a bare `npx @github/local-action` installs another
 //   copy, and without a terminal npx aborts instead of asking);
 // - its dependencies want Node 22 or newer: under an older Node it runs the

@@ -5,7 +5,7 @@
  * (only debug lines), then "No answer … within 30.0 s (after 12 attempts)".
  * Now a request left unanswered is said in the normal log, and each retry
  * after that; a Jenkins silent from the very first request fails the step
- * within the bound the README states (Faults and restarts: two tries of
+ * within the bound docs/faults-and-cancellation.md states (Faults and restarts: two tries of
  * 10 s, about 20 s); and a cut request says the whole time it waited.
  * Durations are printed, and asserted only as generous bounds.
  */
@@ -15,7 +15,7 @@ import { startJenkins, type TestJenkins } from '../../test-server/index.js'
 import { auth, describeRun, untilServer } from './helpers.js'
 
 const NODE24 = node24()
-/** The README's bound for a Jenkins silent from the first request: two tries of 10 s. */
+/** The documented bound for a Jenkins silent from the first request: two tries of 10 s. */
 const FIRST_CONTACT_BOUND_MS = 20_000
 /** Room for a busy 2-core machine on top of it (process start, timers late): generous, and far below the minutes it took. */
 const SLACK_MS = 15_000

@@ -40,10 +40,10 @@ describe('history', () => {
   })
 })
 
-describe("the README's example", () => {
+describe("docs/job-summary.md's example", () => {
   it('is the line the summary writes for the builds it links', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-    const line = /^<p>Last \d+ finished build\(s\).*<\/p>$/m.exec(readme)?.[0] ?? ''
+    const page = readFileSync(new URL('../../docs/job-summary.md', import.meta.url), 'utf8')
+    const line = /^<p>Last \d+ finished build\(s\).*<\/p>$/m.exec(page)?.[0] ?? ''
     const median = /median duration (\d+) min (\d+) s/.exec(line)
     const ms = (Number(median?.[1]) * 60 + Number(median?.[2])) * 1000
     const results: Record<string, BuildResult> = {

@@ -149,13 +149,13 @@ describe('mermaidText', () => {
   })
 })
 
-describe("the README's example", () => {
+describe("docs/job-summary.md's example", () => {
   it('is the chart the summary draws for the stages it shows', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const page = readFileSync(new URL('../../docs/job-summary.md', import.meta.url), 'utf8')
     // As addTimeline writes it: the heading, a blank line, the block.
     const block =
       /\n````markdown\n[\s\S]*?\n<h3>Stage timeline<\/h3>\n\n(```mermaid\n[\s\S]*?\n```)\n````\n/.exec(
-        readme
+        page
       )?.[1]
     expect(block).toBeDefined()
     const stages = (block ?? '').split('\n').flatMap(line => {
