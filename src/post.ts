@@ -44,15 +44,22 @@ async function postStep(): Promise<void> {
     if (core.getState(State.Done) !== 'false') {
       const left = core.getState(State.LeftRunning)
       const ended = core.getState(State.Ended)
+      const returned = core.getState(State.Returned)
       if (left) {
         coreLogger.info(
           `Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`
         )
       } else if (ended) {
         coreLogger.info(`Post step: nothing to stop in Jenkins (${ended}).`)
+      } else if (returned) {
+        coreLogger.info(
+          `Post step: nothing to stop; the main step returned without waiting, as asked: ${returned}.`
+        )
       } else {
         // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
-        coreLogger.info('Post step: nothing to stop; the main step left no Jenkins work running.')
+        coreLogger.info(
+          'Post step: nothing to stop; the main step finished and left nothing for it.'
+        )
       }
       return
     }

@@ -263,6 +263,17 @@ describe.each(RUNTIMES)('operations ($name)', ({ path: node }) => {
       expect(r.outputs.result).toBeUndefined()
       expect(r.outputs['job-url']).toBe(`${jenkins.url}/job/no-wait/`)
       expect(jenkins.triggerCount('no-wait')).toBe(1)
+      // The post step leaves what the step did not wait for, and says so.
+      const post = await run(
+        node,
+        { ...auth(jenkins), job: 'no-wait', wait: 'false' },
+        { state: r.state }
+      )
+      expect(post.code, describeRun(post)).toBe(0)
+      expect(post.stdout.trim()).toBe(
+        `Post step: nothing to stop; the main step returned without waiting, as asked: queue item ${/item\/(\d+)\//.exec(r.outputs['queue-url'] ?? '')?.[1]} of no-wait (${r.outputs['queue-url']}) goes on in Jenkins (wait: false).`
+      )
+      expect(jenkins.triggerCount('no-wait')).toBe(1)
       // No further request after the trigger asked about the build.
       const id = Number(/item\/(\d+)\//.exec(r.outputs['queue-url'] ?? '')?.[1])
       const started = await (async () => {
@@ -289,6 +300,18 @@ describe.each(RUNTIMES)('operations ($name)', ({ path: node }) => {
       // Still running when the step ended (server clock, not a time limit).
       expect(build?.finishedAt === null || build!.finishedAt! > exitedAt).toBe(true)
       expect(JSON.parse(r.outputs.build ?? '{}')).toMatchObject({ building: true })
+      const post = await run(
+        node,
+        { ...auth(jenkins), job: 'wait-started', wait: 'started' },
+        { state: r.state }
+      )
+      expect(post.code, describeRun(post)).toBe(0)
+      expect(post.stdout.trim()).toBe(
+        `Post step: nothing to stop; the main step returned without waiting, as asked: Jenkins build wait-started #${build?.number} (${r.outputs['build-url']}) goes on running (wait: started).`
+      )
+      expect(
+        jenkins.requests.filter(q => q.job === 'wait-started' && q.method === 'POST')
+      ).toHaveLength(1)
     })
   })
 

@@ -242,7 +242,7 @@ describe.each(RUNTIMES)('summary, commit status and post step ($name)', ({ path:
     expect(jenkins.requests.filter(q => q.job === 'post-step')).toHaveLength(before)
     expect(commands(post.stdout).filter(c => c?.name !== 'add-mask')).toEqual([])
     expect(post.stdout.trim().split('\n')).toEqual([
-      'Post step: nothing to stop; the main step left no Jenkins work running.'
+      'Post step: nothing to stop; the main step finished and left nothing for it.'
     ])
     expect(post.outputs).toEqual({})
     expect(jenkins.builds('post-step')).toHaveLength(1)

@@ -121,6 +121,9 @@ async function follow(
     if (settings.wait === 'queued') {
       await status?.pending(`Queued in Jenkins`, queued.queueUrl)
       outcome.note = 'Did not wait for the build to start (wait: false).'
+      progress.returned(
+        `queue item ${queued.queueId} of ${name} (${queued.queueUrl}) goes on in Jenkins (wait: false)`
+      )
       return finish(outcome, true, settings, progress)
     }
     const start = await follower.waitForStart(queued.queueId)
@@ -168,6 +171,9 @@ async function follow(
       outcome.stages = await readStages(api, ref, first, coreLogger)
     }
     outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`
+    progress.returned(
+      `Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: started)`
+    )
     return finish(outcome, true, settings, progress)
   }
 

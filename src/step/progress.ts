@@ -80,6 +80,12 @@ export class Progress implements RemoteTarget {
     this.done()
   }
 
+  /** The step returns without waiting for the work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
+  returned(shown: string): void {
+    core.saveState(State.Returned, shown)
+    this.done()
+  }
+
   /** Lets `work` run alongside the abort; settle() waits for it. */
   defer(work: Promise<unknown>): void {
     this.deferred.push(work.catch(() => undefined))

@@ -68,6 +68,8 @@ export enum State {
   LeftRunning = 'leftRunning',
   /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
   Ended = 'ended',
+  /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
+  Returned = 'returned',
   /** With `jobs`: JSON array of what the step started ({job, queueId, number, shared, own}), for the post step. */
   Builds = 'builds'
 }
