@@ -36376,6 +36376,8 @@ var State;
     State["LeftRunning"] = "leftRunning";
     /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
     State["Ended"] = "ended";
+    /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
+    State["Returned"] = "returned";
     /** With `jobs`: JSON array of what the step started ({job, queueId, number, shared, own}), for the post step. */
     State["Builds"] = "builds";
 })(State || (State = {}));
@@ -39509,6 +39511,7 @@ async function follow(api, settings, signal, progress, follower, status, branch,
         if (settings.wait === 'queued') {
             await status?.pending(`Queued in Jenkins`, queued.queueUrl);
             outcome.note = 'Did not wait for the build to start (wait: false).';
+            progress.returned(`queue item ${queued.queueId} of ${name} (${queued.queueUrl}) goes on in Jenkins (wait: false)`);
             return finish(outcome, true, settings, progress);
         }
         const start = await follower.waitForStart(queued.queueId);
@@ -39554,6 +39557,7 @@ async function follow(api, settings, signal, progress, follower, status, branch,
             outcome.stages = await readStages(api, ref, first, coreLogger);
         }
         outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`;
+        progress.returned(`Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: started)`);
         return finish(outcome, true, settings, progress);
     }
     const { final, tail } = await waitForEnd(api, settings, ref, first, from, pipeline, follower);
@@ -50670,6 +50674,11 @@ class Progress {
         saveState(State.Ended, shown);
         this.done();
     }
+    /** The step returns without waiting for the work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
+    returned(shown) {
+        saveState(State.Returned, shown);
+        this.done();
+    }
     /** Lets `work` run alongside the abort; settle() waits for it. */
     defer(work) {
         this.deferred.push(work.catch(() => undefined));
@@ -50736,15 +50745,19 @@ async function postStep() {
         if (getState(State.Done) !== 'false') {
             const left = getState(State.LeftRunning);
             const ended = getState(State.Ended);
+            const returned = getState(State.Returned);
             if (left) {
                 coreLogger.info(`Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`);
             }
             else if (ended) {
                 coreLogger.info(`Post step: nothing to stop in Jenkins (${ended}).`);
             }
+            else if (returned) {
+                coreLogger.info(`Post step: nothing to stop; the main step returned without waiting, as asked: ${returned}.`);
+            }
             else {
                 // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
-                coreLogger.info('Post step: nothing to stop; the main step left no Jenkins work running.');
+                coreLogger.info('Post step: nothing to stop; the main step finished and left nothing for it.');
             }
             return;
         }
