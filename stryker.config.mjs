@@ -12,7 +12,9 @@ const MUTATE = [
   'src/inputs/input-conflicts.ts',
   'src/outcome/commit-status.ts',
   'src/util/workspace-paths.ts',
-  'src/jenkins/upload-recovery.ts'
+  'src/jenkins/upload-recovery.ts',
+  // Decides whether cancelling or stopping would end someone else's work too.
+  'src/jenkins/shared-work.ts'
 ]
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
