@@ -7,14 +7,16 @@
 
 /** The mutated files: the one list to update when a file moves or is merged. */
 const MUTATE = [
-  'src/jenkins/reconcile.ts',
+  'src/jenkins/trigger/reconcile.ts',
+  // The JSON reconcile's decisions read (moved out of reconcile.ts).
+  'src/jenkins/reads/decode.ts',
   'src/follow/poll-policy.ts',
   'src/inputs/input-conflicts.ts',
   'src/outcome/commit-status.ts',
   'src/util/workspace-paths.ts',
-  'src/jenkins/upload-recovery.ts',
+  'src/jenkins/trigger/upload-recovery.ts',
   // Decides whether cancelling or stopping would end someone else's work too.
-  'src/jenkins/shared-work.ts'
+  'src/jenkins/trigger/shared-work.ts'
 ]
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

@@ -2,22 +2,24 @@ import nock from 'nock'
 import { describe, expect, it } from 'vitest'
 import {
   causeClassesOf,
+  jobNamesFromUrl,
+  parametersOf,
+  userIdsOf
+} from '../../../src/jenkins/reads/decode.js'
+import {
   causedBy,
   expectedParameters,
   findTriggered,
-  jobNamesFromUrl,
-  parametersOf,
   reconcile,
   sameJob,
   sameParameters,
-  userIdsOf,
   type BuildCandidate,
   type QueuedCandidate,
   type ReconcileReader,
   type TriggerExpectation
-} from '../../src/jenkins/reconcile.js'
-import type { JobInfo } from '../../src/jenkins/types.js'
-import { BASE, JENKINS_404, ORIGIN, USER, makeClient, netError, useNock } from './helpers.js'
+} from '../../../src/jenkins/trigger/reconcile.js'
+import type { JobInfo } from '../../../src/jenkins/model/types.js'
+import { BASE, JENKINS_404, ORIGIN, USER, makeClient, netError, useNock } from '../helpers.js'
 
 /**
  * The reconciliation's decisions where answers compete: several matching
