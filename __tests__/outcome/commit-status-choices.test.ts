@@ -22,7 +22,11 @@ function recorder() {
     info: message => void lines.push({ level: 'info', message }),
     warning: message => void lines.push({ level: 'warning', message })
   }
-  return { logger, warnings: () => lines.filter(l => l.level === 'warning').map(l => l.message) }
+  return {
+    logger,
+    lines,
+    warnings: () => lines.filter(l => l.level === 'warning').map(l => l.message)
+  }
 }
 
 function context(payload: StatusContext['payload'] = {}, sha = SHA): StatusContext {
@@ -181,5 +185,36 @@ describe('a 403 seen by reporters posting at the same moment', () => {
     await a.finish('SUCCESS', 'ok')
     await b.finish('SUCCESS', 'ok')
     expect(warnings()).toHaveLength(1)
+  })
+})
+
+describe('the transport, and the 403 warning', () => {
+  it('posts through the fetch it is given (the runner proxy-aware one in production)', async () => {
+    const { logger } = recorder()
+    statuses(SHA, 1)
+    const seen: string[] = []
+    const recording: typeof fetch = (input, init) => {
+      seen.push(`${init?.method ?? 'GET'} ${String(input)}`)
+      return fetch(input, init)
+    }
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch: recording },
+      context()
+    )
+    await reporter.pending('Queued')
+    expect(seen).toEqual([`POST ${API}/repos/o/r/statuses/${SHA}`])
+  })
+
+  it('names the repository and the first 12 characters of the commit in the 403 warning', async () => {
+    const { logger, warnings } = recorder()
+    statuses(SHA, 1, 403)
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch },
+      context()
+    )
+    await reporter.pending('Queued')
+    expect(warnings()).toEqual([
+      "Could not set commit status 'jenkins/x' on o/r@push00000000 (HTTP 403): the github-token needs the `statuses: write` permission (pull requests from forks only get a read-only token). The build itself is not affected. GitHub said: Resource not accessible by integration"
+    ])
   })
 })
