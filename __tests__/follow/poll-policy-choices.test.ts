@@ -252,6 +252,8 @@ describe('nextPoll: the exact waits', () => {
     expect(at(61_200).delayMs).toBe(350)
     expect(at(90_000).delayMs).toBe(5000)
     expect(at(20_000).delayMs).toBe(5000)
+    // Early on, slowMs: no console pace applies without a console.
+    expect(at(5000).delayMs).toBe(5000)
   })
 
   it('log: true with history and a start known within 400 ms', () => {
@@ -313,6 +315,9 @@ describe('nextPoll: the exact waits', () => {
     expect(nextPoll(w, 15_000).delayMs).toBe(3750)
     expect(nextPoll(w, 16_000).delayMs).toBe(4000)
     expect(nextPoll(w, 600_000).delayMs).toBe(5000)
+    // The age counts from the start, wherever the clock stands.
+    const late = watch({ startedAt: 100_000, console: false })
+    expect(nextPoll(late, 116_000).delayMs).toBe(4000)
     // A start Jenkins dates after our clock: a young build.
     expect(nextPoll(watch({ startedAt: 5000, console: false }), 0).delayMs).toBe(750)
   })
