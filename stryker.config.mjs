@@ -33,7 +33,8 @@ export default {
   mutator: { excludedMutations: ['StringLiteral'] },
   // Two shared cores: one test process at a time.
   concurrency: 1,
-  ignorePatterns: ['dist', 'tools', 'coverage', 'reports', '.tmp'],
+  // Anchored: a bare 'reports' would also drop src/jenkins/reports/.
+  ignorePatterns: ['/dist', '/tools', '/coverage', '/reports', '/.tmp'],
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
