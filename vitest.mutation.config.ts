@@ -6,17 +6,20 @@ import base from './vitest.config.js'
 // committed bundle that no mutant reaches, and the top-level tests of the
 // documentation, the folder rules and `npm run local-action`, which spawn
 // processes or lint, cost seconds a mutant and decide nothing in these files.
-// follower.test.ts is left out too: it runs the poll policy in real
-// milliseconds, so on a loaded machine a mutant would be killed or not by
-// the clock (Stryker refuses to start when its first run fails there).
+// Two more are left out because they run on the wall clock in milliseconds,
+// so on a loaded machine a mutant would be killed or not by the clock (and
+// Stryker refuses to start when its first run fails): follower.test.ts (the
+// poll policy's delays) and transport/limits.test.ts (stall timers).
 export default defineConfig({
   ...base,
   test: {
     ...base.test,
+    isolate: false,
     include: ['__tests__/{util,jenkins,inputs,outcome,follow,step,multi}/**/*.test.ts'],
     exclude: [
       ...(base.test?.exclude ?? configDefaults.exclude),
-      '__tests__/follow/follower.test.ts'
+      '__tests__/follow/follower.test.ts',
+      '__tests__/jenkins/transport/limits.test.ts'
     ]
   }
 })
