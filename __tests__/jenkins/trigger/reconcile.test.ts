@@ -202,7 +202,9 @@ describe('trigger reconciliation after a lost answer', () => {
   })
 
   it('does not resend when the settle period would pass the step deadline', async () => {
-    const { client: c } = makeClient({ deadline: Date.now() + 50, triggerSettleMs: 5_000 })
+    // Time for the two answers even on a loaded machine (50 ms was not, under
+    // mutation testing); the settle period is far past the deadline either way.
+    const { client: c } = makeClient({ deadline: Date.now() + 3000, triggerSettleMs: 60_000 })
     nock(ORIGIN)
       .get('/jenkins/crumbIssuer/api/json')
       .reply(...JENKINS_404)
