@@ -346,8 +346,15 @@ describe('a cancel during the trigger (the client signal fires)', () => {
     const { client: c } = makeClient({ signal: controller.signal, triggerSettleMs: 5000 })
     trigger().replyWithError(netError('ECONNRESET'))
     queue()
-    builds()
-    setTimeout(() => controller.abort('cancelled'), 200)
+    // The cancel comes once the first look is done, inside the 5 s settle
+    // wait, however slow the machine (a fixed 200 ms was not always there).
+    nock(ORIGIN)
+      .get(`${JOB_PATH}/api/json`)
+      .query(q => typeof q.tree === 'string' && q.tree.startsWith('builds[number,queueId'))
+      .reply(() => {
+        setTimeout(() => controller.abort('cancelled'), 50)
+        return [200, { builds: [] }]
+      })
     const error = await c.trigger(info, job, { ENV: 'prod' }).catch((e: unknown) => e)
     expect((error as Interrupted).lostTrigger?.job).toEqual(job)
     expect(c.requestCounts['trigger']).toBe(1)
