@@ -118,6 +118,12 @@ export interface StageSpec {
   catchError?: boolean
   /** Lines written evenly over the stage. */
   consoleLines?: string[]
+  /**
+   * The start wfapi reports instead of the real one (a broken clock or
+   * plugin: 9007199254740991, past JavaScript's last date); the stage runs
+   * as usual.
+   */
+  reportedStartMillis?: number
   /** After its run time the stage stops at an `input` step until someone proceeds or aborts (POST input/<id>/proceedEmpty or abort). */
   input?: {
     message: string

@@ -123,6 +123,23 @@ describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
           type: 'pipeline',
           script: { stages: HOSTILE.map(name => ({ name, durationMs: 10 })) }
         },
+        // Stages whose start Jenkins reports past JavaScript's last date, or at the epoch.
+        clocks: {
+          type: 'pipeline',
+          script: {
+            stages: [
+              { name: 'Build', durationMs: 20 },
+              { name: 'Safe max', durationMs: 10, reportedStartMillis: Number.MAX_SAFE_INTEGER },
+              {
+                name: 'Past last date',
+                durationMs: 10,
+                reportedStartMillis: 8_640_000_000_000_001
+              },
+              { name: 'Epoch', durationMs: 10, reportedStartMillis: 1 },
+              { name: 'Deploy', durationMs: 20 }
+            ]
+          }
+        },
         'pipe-a': {
           type: 'pipeline',
           script: {
@@ -237,6 +254,22 @@ describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
       expect(r.summary).not.toContain('<img')
       // The stages table has the names as escaped text; the chart none of their marks.
       expect(chart?.join('\n')).not.toMatch(/%%|<|`/)
+    })
+
+    it('stages at times Mermaid cannot place get no bar, the others do; all stay in the table', async () => {
+      const r = await run(node, { ...auth(jenkins), job: 'clocks' })
+      expect(r.code, describeRun(r)).toBe(0)
+      const [chart, ...more] = charts(r.summary)
+      expect(more).toEqual([])
+      expect(chart?.slice(0, HEADER.length)).toEqual(HEADER)
+      const bars = (chart ?? []).slice(HEADER.length).map(bar)
+      expect(bars.map(b => b.title)).toEqual(['Build', 'Deploy'])
+      for (const b of bars) expect(Number.isNaN(new Date(b.end).getTime())).toBe(false)
+      const names = ['Build', 'Safe max', 'Past last date', 'Epoch', 'Deploy']
+      expect(JSON.parse(r.outputs.stages ?? '[]')).toEqual(
+        names.map(name => expect.objectContaining({ name }))
+      )
+      for (const name of names) expect(r.summary).toContain(`<td>${name}</td>`)
     })
 
     it('several jobs: one chart, a section per Pipeline build', async () => {
