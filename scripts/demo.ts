@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     rule('Jenkins-compatible test server')
     console.log(`Listening on ${jenkins.url} (user demo, password authentication: crumb + session)`)
     console.log(
-      'Job team/service/deploy: a Pipeline with parameters ENV, BRANCH and PR, five stages, a test report and archived files; its Approve stage waits for a person, who answers after 6 s.'
+      'Job team/service/deploy: a Pipeline with parameters ENV, BRANCH and PR, five stages, a test report and archived files; its Approve stage waits for a reviewer: the user who started it (demo) proceeds after 6 s.'
     )
     const inputs = {
       url: jenkins.url,

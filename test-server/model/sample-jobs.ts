@@ -118,7 +118,7 @@ export const sampleJobs: Record<string, JobSpec> = {
                 {
                   name: 'Approve',
                   durationMs: 100,
-                  // The demo's reviewer answers after 6 s, past the action's first look at the stages.
+                  // The user who started the build proceeds after 6 s (the demo's reviewer), past the action's first look at the stages.
                   input: { message: 'Deploy to dev?', proceedAfterMs: 6000 }
                 },
                 { name: 'Deploy', durationMs: 500, consoleLines: ['deploying'] }
