@@ -129,7 +129,7 @@ export interface StageSpec {
     message: string
     /** InputStep id; default the capitalised digest of the message, as the plugin does (here: 'Input' + a hash). */
     id?: string
-    /** A person answers by themselves after this long (for the demo); default never. */
+    /** The user who started the build (its UserIdCause) proceeds after this long, as a reviewer would (for the demo); default never. */
     proceedAfterMs?: number
   }
 }
