@@ -252,3 +252,26 @@ describe("nodeWalkFs, on this machine's disk", () => {
     )
   })
 })
+
+describe('Windows rules anchored where they belong', () => {
+  test('a doubled separator inside a path is no UNC path, and a colon inside is no drive', () => {
+    expect(workspaceSegments('a//b', win)).toEqual(['a', 'b'])
+    expect(workspaceFolder('out//x', 'C:\\ws', win)).toBe('C:\\ws\\out\\x')
+    expect(errorOf(() => workspaceFolder('out\\a:b', 'C:\\ws', win)).message).toBe(
+      "'out\\a:b' contains a character Windows does not allow in file names (<>:\"|?*)"
+    )
+  })
+
+  test('a path rooted on the current drive is outside the workspace, not a UNC path', () => {
+    expect(errorOf(() => workspaceFolder('\\out', 'C:\\ws', win)).message).toBe(
+      "'\\out' is outside the workspace"
+    )
+  })
+
+  test('resolveWorkspaceFile reads the name by the path rules it is given', async () => {
+    const fs = disk({ '/ws': 'dir', '/ws/CON': 'file' })
+    expect((await rejection(resolveWorkspaceFile('/ws', 'CON', { path: win, fs }))).message).toBe(
+      "'CON' names a Windows device (CON, NUL, …)"
+    )
+  })
+})
