@@ -2,7 +2,7 @@ import { BUILD_RESULTS } from '../util/constants.js'
 import { JenkinsError } from './errors.js'
 import { countOf, isBuildNumber, isCount, shownValue } from './counts.js'
 import { buildUrl, fullName, jobUrl } from './job-path.js'
-import { causeClassesOf, jobNamesFromUrl, parametersOf } from './reconcile.js'
+import { causeClassesOf, jobNamesFromUrl, parametersOf, userIdsOf } from './reconcile.js'
 import type { Requester } from './requester.js'
 import { htmlError } from './responses.js'
 import { TransientFailure } from './retry.js'
@@ -43,7 +43,7 @@ export const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextB
 
 /** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
 export const QUEUE_TREE =
-  'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince,why]'
+  'items[id,task[url,name],actions[causes[_class,userId],parameters[name,value]],inQueueSince,why]'
 
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
@@ -273,10 +273,12 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
     if (!isCount(item?.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
     if (!names) continue
+    const userIds = userIdsOf(item.actions)
     items.push({
       id: item.id,
       job: names,
       causes: causeClassesOf(item.actions),
+      ...(userIds ? { userIds } : {}),
       parameters: parametersOf(item.actions),
       ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
     })

@@ -6,6 +6,7 @@ import {
   RECENT_BUILDS_TREE,
   SETTLE_MS,
   SLOW_SETTLE_MS,
+  causeClassesOf,
   expectedParameters,
   parametersOf,
   reconcile,
@@ -285,7 +286,13 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
   const name = fullName(job)
   return {
     queue: async (): Promise<QueuedCandidate[]> =>
-      (await getQueue(http)).map(({ id, job, parameters }) => ({ id, job, parameters })),
+      (await getQueue(http)).map(({ id, job, parameters, causes, userIds }) => ({
+        id,
+        job,
+        parameters,
+        causes,
+        ...(userIds ? { userIds } : {})
+      })),
     builds: async () => {
       const data = await http.getJson<{ builds?: unknown }>(
         'builds',
@@ -301,6 +308,7 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
           parameters: parametersOf(build.actions)
         }
         if (isCount(build.queueId)) candidate.queueId = build.queueId
+        candidate.causes = causeClassesOf(build.actions)
         const userIds = userIdsOf(build.actions)
         if (userIds) candidate.userIds = userIds
         builds.push(candidate)
