@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import type { PipelineStage } from '../../src/jenkins/types.js'
+import type { PipelineStage } from '../../src/jenkins/model/types.js'
 import { MAX_BARS, mermaidText, stageTimeline } from '../../src/outcome/summary-timeline.js'
 
 const T0 = 1_700_000_000_000

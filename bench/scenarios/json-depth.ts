@@ -1,9 +1,9 @@
 /**
- * What bounding JSON nesting costs (src/jenkins/json.ts): the linear
+ * What bounding JSON nesting costs (src/jenkins/transport/json.ts): the linear
  * pre-scan every Jenkins JSON answer goes through before JSON.parse,
  * against JSON.parse of the same text, in this process.
  */
-import { MAX_JSON_DEPTH, tooDeepAt } from '../../src/jenkins/json.js'
+import { MAX_JSON_DEPTH, tooDeepAt } from '../../src/jenkins/transport/json.js'
 import type { Scenario, Section } from '../scenario.js'
 import { formatMs, median, ratio } from '../stats.js'
 import { log } from '../util.js'
@@ -84,7 +84,7 @@ export const jsonDepth: Scenario = {
     }
     return {
       settings: [
-        `- JSON depth: \`tooDeepAt\` (src/jenkins/json.ts, bound ${MAX_JSON_DEPTH} levels) and \`JSON.parse\` of the same text, ${repeat} times each in the bench process (Node ${process.version}), on a build JSON with a large change log and on 10 MB of brackets and numbers.`
+        `- JSON depth: \`tooDeepAt\` (src/jenkins/transport/json.ts, bound ${MAX_JSON_DEPTH} levels) and \`JSON.parse\` of the same text, ${repeat} times each in the bench process (Node ${process.version}), on a build JSON with a large change log and on 10 MB of brackets and numbers.`
       ],
       rows,
       notes: [

@@ -14,7 +14,7 @@
  * or HTML.
  */
 import type { summary as coreSummary } from '@actions/core'
-import type { PipelineStage } from '../jenkins/types.js'
+import type { PipelineStage } from '../jenkins/model/types.js'
 
 /** Most bars in one chart: the rest are counted in a line below it. */
 export const MAX_BARS = 50
