@@ -117,9 +117,14 @@ export function applyEffect(
       )
       return true
     }
-    case 'reset-upload':
-      uploadCuts.set(req, effect.afterBytes)
+    case 'reset-upload': {
+      const length = Number(req.headers['content-length'] ?? 0)
+      uploadCuts.set(
+        req,
+        'afterBytes' in effect ? effect.afterBytes : Math.max(0, length - effect.beforeEnd)
+      )
       return false
+    }
     default:
       holdBody(res, entry, body => spoil(effect, res, body))
       return false

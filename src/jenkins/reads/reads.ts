@@ -2,7 +2,7 @@ import { BUILD_RESULTS } from '../../util/constants.js'
 import { JenkinsError } from '../transport/errors.js'
 import { countOf, isBuildNumber, isCount, shownValue } from '../model/counts.js'
 import { buildUrl, fullName, jobUrl } from '../model/job-path.js'
-import { causeClassesOf, jobNamesFromUrl, parametersOf } from './decode.js'
+import { causeClassesOf, jobNamesFromUrl, parametersOf, userIdsOf } from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError } from '../transport/responses.js'
 import { TransientFailure } from '../transport/retry.js'
@@ -52,7 +52,7 @@ export const BUILD_PLUGIN_LISTS = ['actions', 'changeSets'] as const
 
 /** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
 export const QUEUE_TREE =
-  'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince,why]'
+  'items[id,task[url,name],actions[causes[_class,userId],parameters[name,value]],inQueueSince,why]'
 
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
@@ -283,10 +283,12 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
     if (!isCount(item?.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
     if (!names) continue
+    const userIds = userIdsOf(item.actions)
     items.push({
       id: item.id,
       job: names,
       causes: causeClassesOf(item.actions),
+      ...(userIds ? { userIds } : {}),
       parameters: parametersOf(item.actions),
       ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
     })

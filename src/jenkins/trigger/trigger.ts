@@ -15,7 +15,7 @@ import {
   type TriggerExpectation
 } from './reconcile.js'
 import type { UploadBody } from '../transport/multipart.js'
-import { parametersOf, userIdsOf } from '../reads/decode.js'
+import { causeClassesOf, parametersOf, userIdsOf } from '../reads/decode.js'
 import { getQueue } from '../reads/reads.js'
 import type { Requester } from '../transport/requester.js'
 import { errorForResponse, type ErrorContext } from '../transport/responses.js'
@@ -284,7 +284,13 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
   const name = fullName(job)
   return {
     queue: async (): Promise<QueuedCandidate[]> =>
-      (await getQueue(http)).map(({ id, job, parameters }) => ({ id, job, parameters })),
+      (await getQueue(http)).map(({ id, job, parameters, causes, userIds }) => ({
+        id,
+        job,
+        parameters,
+        causes,
+        ...(userIds ? { userIds } : {})
+      })),
     builds: async () => {
       const data = await http.getJson<{ builds?: unknown }>(
         'builds',
@@ -300,6 +306,7 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
           parameters: parametersOf(build.actions)
         }
         if (isCount(build.queueId)) candidate.queueId = build.queueId
+        candidate.causes = causeClassesOf(build.actions)
         const userIds = userIdsOf(build.actions)
         if (userIds) candidate.userIds = userIds
         builds.push(candidate)
