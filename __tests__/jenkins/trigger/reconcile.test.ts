@@ -202,7 +202,9 @@ describe('trigger reconciliation after a lost answer', () => {
   })
 
   it('does not resend when the settle period would pass the step deadline', async () => {
-    const { client: c } = makeClient({ deadline: Date.now() + 50, triggerSettleMs: 5_000 })
+    // Time for the two answers even on a loaded machine (50 ms was not, under
+    // mutation testing); the settle period is far past the deadline either way.
+    const { client: c } = makeClient({ deadline: Date.now() + 3000, triggerSettleMs: 60_000 })
     nock(ORIGIN)
       .get('/jenkins/crumbIssuer/api/json')
       .reply(...JENKINS_404)
@@ -344,8 +346,15 @@ describe('a cancel during the trigger (the client signal fires)', () => {
     const { client: c } = makeClient({ signal: controller.signal, triggerSettleMs: 5000 })
     trigger().replyWithError(netError('ECONNRESET'))
     queue()
-    builds()
-    setTimeout(() => controller.abort('cancelled'), 200)
+    // The cancel comes once the first look is done, inside the 5 s settle
+    // wait, however slow the machine (a fixed 200 ms was not always there).
+    nock(ORIGIN)
+      .get(`${JOB_PATH}/api/json`)
+      .query(q => typeof q.tree === 'string' && q.tree.startsWith('builds[number,queueId'))
+      .reply(() => {
+        setTimeout(() => controller.abort('cancelled'), 50)
+        return [200, { builds: [] }]
+      })
     const error = await c.trigger(info, job, { ENV: 'prod' }).catch((e: unknown) => e)
     expect((error as Interrupted).lostTrigger?.job).toEqual(job)
     expect(c.requestCounts['trigger']).toBe(1)
