@@ -40,6 +40,14 @@ describe('jenkins-build: its messages', () => {
         upload: {
           parameters: [{ name: 'PACKAGE', type: 'file' }],
           script: { durationMs: 200 }
+        },
+        deploy: {
+          parameters: [{ name: 'ENV', type: 'choice', choices: ['dev', 'prod'] }],
+          script: { durationMs: 200 }
+        },
+        twice: {
+          parameters: [{ name: 'ENV', type: 'choice', choices: ['dev', 'prod'] }],
+          script: { durationMs: 200 }
         }
       }
     })
@@ -96,6 +104,33 @@ describe('jenkins-build: its messages', () => {
         "Error: --file gives job 'upload' a file for a parameter that takes none: PKG is not a parameter of the job. Its file parameters are PACKAGE. Nothing was triggered.\n"
       )
       expect(jenkins.requests.filter(q => q.path.startsWith('/job/upload/build'))).toEqual([])
+    })
+
+    it("a value outside a choice parameter's list: refused before anything is sent, naming the choices", async () => {
+      const r = await startCli(['--job', 'deploy', '-p', 'ENV=qa'], creds).done
+      expect(r.code, describeRun(r)).toBe(1)
+      expect(r.stdout).toContain(
+        "Error: Parameter 'ENV' of job 'deploy' is 'qa', which is not one of its choices: 'dev', 'prod'. Nothing was triggered.\n"
+      )
+      expect(
+        jenkins.requests.filter(q => q.method === 'POST' && q.path.startsWith('/job/deploy/'))
+      ).toEqual([])
+    })
+
+    it("Jenkins' 500 refusing the request is its answer: sent once, one sentence", async () => {
+      // Two values for a single-value parameter: Jenkins' IllegalArgumentException, a 500 page.
+      const r = await startCli(['--job', 'twice', '-p', 'ENV=dev', '-p', 'ENV=prod'], creds).done
+      expect(r.code, describeRun(r)).toBe(1)
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `^Error: Jenkins at ${jenkins.url.replace(/\./g, '\\.')} refused to trigger job 'twice' \\(500\\): its error page gives no reason; its log has it under Logging ID [0-9a-f-]{36} \\(a parameter value it does not accept, such as a choice not in the list, is the usual one\\)\\.\\n`,
+          'm'
+        )
+      )
+      const posts = jenkins.requests.filter(
+        q => q.method === 'POST' && q.path.startsWith('/job/twice/')
+      )
+      expect(posts.map(q => q.status)).toEqual([500])
     })
 
     it('error cases name flags and variables, never an action input', async () => {

@@ -89,7 +89,7 @@ export async function triggerUpload(
   options: UploadTriggerOptions = {}
 ): Promise<TriggerResult> {
   const name = fullName(job)
-  checkBuildable(http, info, name)
+  checkBuildable(http, info, name, params)
   checkUploads(info, name, files)
   const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
   const unknownParameters = Object.keys(params).filter(key => !defined.has(key))
