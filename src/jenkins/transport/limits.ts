@@ -1,0 +1,366 @@
+/**
+ * The bounds of one exchange with Jenkins, body included. A hostile or broken
+ * server can drip a byte a second, stall after the headers, or keep a socket
+ * half-open mid-body; a socket idle timer catches none of these, so every
+ * exchange gets its own AbortSignal that fires on the first of:
+ *
+ * - the client's signal (the step was cancelled or timed out, or an abort
+ *   budget ran out): an `Interrupted` error, never retried;
+ * - the deadline (epoch ms) the client was given: nothing outlives it;
+ * - `requestTimeoutMs` from the start: the headers must come within it, and a
+ *   body read whole (JSON, error pages) must be complete within it, so a drip
+ *   cannot hold a small answer;
+ * - for a streamed body (the console, which can be large), the stall guard:
+ *   fewer than `stallBytes` within `stallMs` of waiting for data (time the
+ *   consumer spends writing is not counted) fails the read.
+ *
+ * Timeouts and broken bodies are JenkinsErrors of kind 'timeout' or
+ * 'network' (the requester retries them within the deadline); what was cut
+ * says what it was waiting for and how much had arrived.
+ */
+import type { IncomingMessage } from 'node:http'
+import { Readable } from 'node:stream'
+import { formatBytes } from '../../util/bytes.js'
+import { Interrupted, JenkinsError } from './errors.js'
+import type { ExchangeBounds } from './http.js'
+import { NetworkFailure } from './network-errors.js'
+import { seconds, type Attempt } from './silence.js'
+
+/** How long exchanges may take; the requester builds them from ClientOptions. */
+export interface LimitSettings {
+  /** Fires when the step is cancelled or times out (or an abort budget ends): exchanges in flight end at once. */
+  signal?: AbortSignal
+  /** Epoch ms that no exchange outlives. */
+  deadline?: number
+  /** Time for the headers, and for a body read whole to its last byte. */
+  requestTimeoutMs: number
+  /** Time for the headers alone, when shorter: the first request, before Jenkins ever answered. */
+  headersTimeoutMs?: number
+  /** A streamed body must bring `stallBytes` within every `stallMs` spent waiting for it. */
+  stallMs: number
+  stallBytes: number
+}
+
+/** setTimeout's largest delay. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+/**
+ * With a signal, the deadline is its backstop only: the signal is meant to
+ * fire at the deadline (the step's timeout, an abort budget) and its
+ * Interrupted error is the one to report, so the clamp comes a little later.
+ */
+const BACKSTOP_MS = 250
+
+/** Where the exchange is: waiting for headers, reading a body whole, or streaming it. */
+type Phase = 'headers' | 'body' | 'stream'
+
+/** What an exchange knows beyond its settings: the request it is a try of, and whom to tell it is slow. */
+export interface ExchangeContext {
+  /** The request's first try and this try's number: a cut says the whole time waited. */
+  attempt?: Attempt
+  /** Called once when the headers have not come after `afterMs`. */
+  slow?: { afterMs: number; notify: (waitedMs: number) => void }
+}
+
+/** The bounds of one exchange (see the file comment). */
+export class ExchangeLimits implements ExchangeBounds {
+  private readonly controller = new AbortController()
+  private readonly started = Date.now()
+  private phase: Phase = 'headers'
+  private timer: NodeJS.Timeout | undefined
+  private slowTimer: NodeJS.Timeout | undefined
+  private message: IncomingMessage | undefined
+  private received = 0
+  private sent = 0
+  private released = false
+  private readonly onStepAbort = (): void => this.cut(this.interruption())
+
+  constructor(
+    private readonly settings: LimitSettings,
+    /** What is asked, for messages, e.g. "build #4 of 'app'". */
+    private readonly what: string,
+    /** The configured Jenkins URL, for messages. */
+    private readonly server: string,
+    private readonly context: ExchangeContext = {}
+  ) {
+    settings.signal?.addEventListener('abort', this.onStepAbort, { once: true })
+    this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity))
+    const slow = context.slow
+    if (slow) {
+      this.slowTimer = setTimeout(() => slow.notify(Date.now() - this.started), slow.afterMs)
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal
+  }
+
+  async text(message: IncomingMessage, limit: number, overflow: 'cut' | 'fail'): Promise<string> {
+    this.begin(message, 'body')
+    const declared = Number(message.headers['content-length'])
+    if (overflow === 'fail' && declared > limit) {
+      this.discard(message)
+      throw this.tooLarge(`${declared} bytes`, limit)
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    try {
+      for await (const chunk of message) {
+        const buffer = chunk as Buffer
+        this.received += buffer.length
+        if (size + buffer.length > limit) {
+          if (overflow === 'fail')
+            throw this.tooLarge(`more than ${size + buffer.length} bytes`, limit)
+          chunks.push(buffer.subarray(0, limit - size))
+          break
+        }
+        chunks.push(buffer)
+        size += buffer.length
+      }
+    } catch (error) {
+      throw this.bodyFailure(error)
+    } finally {
+      this.discard(message)
+    }
+    return Buffer.concat(chunks).toString('utf8')
+  }
+
+  stream(message: IncomingMessage): Readable {
+    this.begin(message, 'stream')
+    return new GuardedBody(message, this, this.settings.stallMs, this.settings.stallBytes)
+  }
+
+  discard(message: IncomingMessage): void {
+    if (!message.readableEnded) message.destroy()
+    this.release()
+  }
+
+  /** Ends the bounds without a body (the exchange failed, or its answer is not read). */
+  release(): void {
+    if (this.released) return
+    this.released = true
+    clearTimeout(this.timer)
+    clearTimeout(this.slowTimer)
+    this.settings.signal?.removeEventListener('abort', this.onStepAbort)
+  }
+
+  /**
+   * Counts request body bytes sent (an upload): the answer's time, and a
+   * stalled upload's, runs from the last of them rather than from the start,
+   * so a large file on a slow link is not cut by the request timeout.
+   */
+  sending(bytes: number): void {
+    this.sent += bytes
+    if (this.phase === 'headers' && !this.released) this.arm(this.settings.requestTimeoutMs)
+  }
+
+  /** Request body bytes sent so far. */
+  get bytesSent(): number {
+    return this.sent
+  }
+
+  /** Counts body bytes (for messages). */
+  count(bytes: number): void {
+    this.received += bytes
+  }
+
+  /** Ends the exchange with `error`: the request and the body are destroyed with it. */
+  cut(error: Error): void {
+    if (this.released || this.controller.signal.aborted) return
+    this.message?.destroy(error)
+    this.controller.abort(error)
+    this.release()
+  }
+
+  /** The error for a body that failed: why it was cut, or a broken connection. */
+  bodyFailure(error: unknown): Error {
+    if (this.controller.signal.aborted) return this.controller.signal.reason as Error
+    if (error instanceof JenkinsError) return error
+    return new JenkinsError(
+      'network',
+      `The connection to Jenkins at ${this.server} broke off while receiving ${this.what} (${this.received} bytes received)`
+    )
+  }
+
+  /** A stalled stream. */
+  stalled(windowBytes: number): void {
+    this.cut(
+      new JenkinsError(
+        'timeout',
+        `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${seconds(this.settings.stallMs)} (${this.received} bytes in all)`
+      )
+    )
+  }
+
+  private begin(message: IncomingMessage, phase: Phase): void {
+    this.message = message
+    this.phase = phase
+    clearTimeout(this.slowTimer)
+    // A stream may be long (a big console): from here the stall guard and the deadline bound it.
+    if (phase === 'stream') this.arm(Infinity)
+    else if (this.settings.headersTimeoutMs !== undefined) {
+      // The headers came in time: the body has what is left of the request's time.
+      const total = this.settings.requestTimeoutMs
+      this.arm(total - (Date.now() - this.started), total)
+    }
+  }
+
+  /** Arms the one timer for `ms` from now (`said`: the limit a cut names), or for the deadline when that comes first. */
+  private arm(ms: number, said: number = ms): void {
+    clearTimeout(this.timer)
+    const { deadline, signal } = this.settings
+    const toDeadline =
+      deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - Date.now()
+    const wait = Math.min(ms, toDeadline)
+    if (wait === Infinity) return
+    const byDeadline = toDeadline <= ms
+    this.timer = setTimeout(
+      () => this.cut(byDeadline ? this.deadlinePassed() : this.timeExceeded(said)),
+      Math.min(MAX_TIMER_MS, Math.max(0, wait))
+    )
+  }
+
+  private elapsed(): string {
+    return seconds(Date.now() - this.started)
+  }
+
+  /** The whole time the request waited: all its tries, when this is not the first. */
+  private waited(): string {
+    const attempt = this.context.attempt
+    if (!attempt || attempt.number <= 1) return this.elapsed()
+    return `${seconds(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`
+  }
+
+  private interruption(): Interrupted {
+    const state =
+      this.phase === 'headers'
+        ? `no answer to ${this.what} after ${this.waited()}`
+        : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`
+    return new Interrupted(`Stopped waiting for Jenkins at ${this.server}: ${state}`, true)
+  }
+
+  private timeExceeded(ms: number): Error {
+    if (this.phase === 'headers') {
+      return new NetworkFailure(
+        new JenkinsError(
+          'timeout',
+          `No answer from Jenkins at ${this.server} to ${this.what} within ${seconds(ms)}`
+        ),
+        'timeout',
+        true,
+        false
+      )
+    }
+    return new JenkinsError(
+      'timeout',
+      `Jenkins at ${this.server} did not finish sending ${this.what} within ${seconds(ms)} (${this.received} bytes received)`
+    )
+  }
+
+  private deadlinePassed(): Error {
+    if (this.phase === 'headers') {
+      return new NetworkFailure(
+        new JenkinsError(
+          'timeout',
+          `No answer from Jenkins at ${this.server} to ${this.what} before the deadline`
+        ),
+        'deadline',
+        false,
+        false
+      )
+    }
+    return new JenkinsError(
+      'timeout',
+      `Jenkins at ${this.server} had not finished sending ${this.what} at the deadline (${this.received} bytes received)`
+    )
+  }
+
+  private tooLarge(size: string, limit: number): JenkinsError {
+    return new JenkinsError(
+      'protocol',
+      `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${formatBytes(limit)} this action reads: the answer is too large`
+    )
+  }
+}
+
+/**
+ * A response body handed on as a stream, with the stall guard: the clock
+ * runs only while this stream wants data (its buffer is not full), so a
+ * slow consumer never looks like a stalled server.
+ */
+class GuardedBody extends Readable {
+  private windowBytes = 0
+  /** Waiting time already spent in this window, before the current wait. */
+  private windowWaited = 0
+  private waitingSince: number | undefined
+  private stallTimer: NodeJS.Timeout | undefined
+  private ended = false
+
+  constructor(
+    private readonly message: IncomingMessage,
+    private readonly limits: ExchangeLimits,
+    private readonly stallMs: number,
+    private readonly stallBytes: number
+  ) {
+    super()
+    message.on('data', (chunk: Buffer) => {
+      limits.count(chunk.length)
+      this.windowBytes += chunk.length
+      if (this.windowBytes >= this.stallBytes) this.newWindow()
+      if (!this.push(chunk)) {
+        this.stopWaiting()
+        message.pause()
+      }
+    })
+    message.once('end', () => {
+      this.ended = true
+      this.stopWaiting()
+      limits.discard(message)
+      this.push(null)
+    })
+    message.on('error', error => this.destroy(limits.bodyFailure(error)))
+    // A body whose connection closed before all of it came, without an error event.
+    message.once('close', () => {
+      if (!message.complete && !this.ended && !this.destroyed) {
+        this.destroy(limits.bodyFailure(undefined))
+      }
+    })
+    this.startWaiting()
+  }
+
+  override _read(): void {
+    if (this.ended) return
+    this.startWaiting()
+    this.message.resume()
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.stopWaiting()
+    this.limits.discard(this.message)
+    callback(error)
+  }
+
+  private newWindow(): void {
+    this.windowBytes = 0
+    this.windowWaited = 0
+    if (this.waitingSince !== undefined) {
+      this.stopWaiting()
+      this.startWaiting()
+    }
+  }
+
+  private startWaiting(): void {
+    if (this.waitingSince !== undefined) return
+    this.waitingSince = Date.now()
+    this.stallTimer = setTimeout(
+      () => this.limits.stalled(this.windowBytes),
+      Math.max(0, this.stallMs - this.windowWaited)
+    )
+  }
+
+  private stopWaiting(): void {
+    if (this.waitingSince === undefined) return
+    this.windowWaited += Date.now() - this.waitingSince
+    this.waitingSince = undefined
+    clearTimeout(this.stallTimer)
+  }
+}
