@@ -111,6 +111,7 @@ async function follow(
     warnUnknownParameters(queued.unknownParameters, info, name, coreLogger)
     outcome.queueUrl = queued.queueUrl
     outcome.parameters = settings.parameters
+    if (uploads.length > 0) outcome.uploads = uploads
     core.setOutput(Output.QueueUrl, queued.queueUrl)
     if (!branch?.indexingBuild) {
       coreLogger.info(
