@@ -15,13 +15,11 @@ import { runJobsStep } from './multi/step.js'
 import { run as runPost } from './post.js'
 import { Progress } from './step/progress.js'
 import { QueueItemEnded } from './follow/queue-ended.js'
-import { formatDuration } from './outcome/report.js'
+import { formatDuration } from './util/duration.js'
 import { coreStepIO } from './step/step-io.js'
 import { resolveUploads } from './inputs/upload-files.js'
 import { abortReason, StepAborted, type AbortReason } from './util/wait.js'
 import { shortName } from './util/names.js'
-
-export { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './step/budgets.js'
 
 /** The step log, for the scan of a multibranch project. */
 const scanOutput: ScanOutput = {

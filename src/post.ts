@@ -9,9 +9,9 @@ import { savedTargets } from './multi/ledger.js'
 import { savedTarget } from './step/progress.js'
 
 /** What the post step's requests and stop escalation may take, all told. */
-export const POST_BUDGET_MS = 15_000
+const POST_BUDGET_MS = 15_000
 /** The post step's overall bound: it returns by then whatever Jenkins does. */
-export const POST_BOUND_MS = 20_000
+const POST_BOUND_MS = 20_000
 
 /**
  * The post step: a safety net for a main step that did not finish (the

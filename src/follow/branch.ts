@@ -10,7 +10,7 @@ import { closestNames } from '../util/suggest.js'
 import { sleep, throwIfAborted } from '../util/wait.js'
 
 /** branch-api's cause of the builds a scan schedules (BranchIndexingCause). */
-export const BRANCH_INDEXING_CAUSE = 'jenkins.branch.BranchIndexingCause'
+const BRANCH_INDEXING_CAUSE = 'jenkins.branch.BranchIndexingCause'
 
 /** What resolveBranch found. */
 export interface BranchJob {
@@ -171,6 +171,7 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
  * previous, complete scan until the new one starts, so "not queued and not
  * running" only counts once the scan was seen queued or running, or when it
  * was seen twice, a pause apart.
+ * @internal
  */
 export class ScanState {
   private active = false

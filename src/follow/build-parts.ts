@@ -7,7 +7,8 @@
  */
 import { downloadArtifacts } from '../outcome/artifacts.js'
 import type { CommitStatusReporter, StatusGate } from '../outcome/commit-status.js'
-import type { BuildMode, Settings } from '../inputs/inputs.js'
+import type { Settings } from '../inputs/inputs.js'
+import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import { notAJob } from '../jenkins/trigger/trigger.js'

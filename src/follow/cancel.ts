@@ -48,7 +48,7 @@ export interface AbortTimings {
  * wait is also cut to a share of the time left, so that term and kill still
  * get their turn.
  */
-export const DEFAULT_ABORT_TIMINGS: AbortTimings = {
+const DEFAULT_ABORT_TIMINGS: AbortTimings = {
   stopWaitMs: 3000,
   termWaitMs: 1500,
   killWaitMs: 1000,

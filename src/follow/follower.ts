@@ -17,7 +17,7 @@ import {
   type Watch
 } from './poll-policy.js'
 import { QueueItemEnded } from './queue-ended.js'
-import { formatDuration } from '../outcome/report.js'
+import { formatDuration } from '../util/duration.js'
 import { sleep, throwIfAborted } from '../util/wait.js'
 
 /** Fields polled while a build runs: enough to know whether it is over and when to look again. */

@@ -49,7 +49,7 @@ export interface SharedJobInputs {
 /** Keys an item object may have. */
 const ITEM_KEYS = ['job', 'parameters', 'files', 'branch'] as const
 /** More builds than this from one step is a mistake or an abuse: a matrix or several steps say it better. */
-export const MAX_JOBS = 100
+const MAX_JOBS = 100
 
 const FORMS =
   'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "..."}, or one job path per line'

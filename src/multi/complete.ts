@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { readProducts } from '../follow/build-parts.js'
-import type { JobEntry, Settings } from '../inputs/inputs.js'
+import type { Settings } from '../inputs/inputs.js'
+import type { JobEntry } from '../inputs/jobs-input.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from '../jenkins/model/types.js'

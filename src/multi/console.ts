@@ -3,7 +3,7 @@ import { fullName } from '../jenkins/model/job-path.js'
 import type { BuildRef, JenkinsApi } from '../jenkins/model/types.js'
 import { ConsoleStreamer, withCommandsStopped } from '../follow/log-stream.js'
 import { DEFAULT_POLL_POLICY, type PollPolicy } from '../follow/poll-policy.js'
-import { formatDuration } from '../outcome/report.js'
+import { formatDuration } from '../util/duration.js'
 import { sleep } from '../util/wait.js'
 import type { Printer } from './printer.js'
 

@@ -1,4 +1,4 @@
-import type { JobEntry } from '../inputs/inputs.js'
+import type { JobEntry } from '../inputs/jobs-input.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import type { JenkinsApi } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'

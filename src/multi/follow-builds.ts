@@ -13,16 +13,16 @@ import type {
 import type { Logger } from '../util/logger.js'
 import type { Expectation } from '../follow/poll-policy.js'
 import { throwIfAborted } from '../util/wait.js'
+import { SharedSchedule } from './schedule.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
-  SharedSchedule,
   type SchedulePolicy,
   type ScheduledRead,
   type TrackEvent
-} from './schedule.js'
+} from './schedule-policy.js'
 
 /** What the follower tells about each build, by the id `add…` returned. Called in order, never concurrently. */
-export interface FollowHooks {
+interface FollowHooks {
   /** The item waits in the queue, for this (Jenkins' text, untrusted). */
   waiting(track: number, why: string): void
   started(track: number, ref: BuildRef): void

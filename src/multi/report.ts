@@ -29,7 +29,10 @@ export interface ItemReport {
   tail: string[]
 }
 
-/** One entry of the `builds` output. */
+/**
+ * One entry of the `builds` output.
+ * @internal
+ */
 export interface BuildsEntry {
   job: string
   number: number | null
@@ -39,7 +42,10 @@ export interface BuildsEntry {
   queueUrl: string | null
 }
 
-/** The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED). */
+/**
+ * The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED).
+ * @internal
+ */
 export function worstResult(
   results: ReadonlyArray<BuildResult | undefined>
 ): BuildResult | undefined {
@@ -53,7 +59,10 @@ export function worstResult(
   return worst
 }
 
-/** The `builds` output, in the order the items were given. */
+/**
+ * The `builds` output, in the order the items were given.
+ * @internal
+ */
 export function buildsEntries(items: readonly ItemReport[]): BuildsEntry[] {
   return items.map(({ outcome }) => {
     const build = outcome.build
@@ -112,7 +121,7 @@ export function setJobsOutputs(
 }
 
 /** Whether an item counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
-export function failed(item: ItemReport): boolean {
+function failed(item: ItemReport): boolean {
   return item.outcome.accepted === false || item.error !== undefined || item.stopped !== undefined
 }
 

@@ -7,7 +7,8 @@ import { abortRemote, SHARED_WORK_LEFT } from '../follow/cancel.js'
 import type { StatusGate } from '../outcome/commit-status.js'
 import { formatDuration } from '../util/duration.js'
 import { historyOf } from '../outcome/history.js'
-import type { JobEntry, Settings } from '../inputs/inputs.js'
+import type { Settings } from '../inputs/inputs.js'
+import type { JobEntry } from '../inputs/jobs-input.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type {
@@ -31,7 +32,7 @@ import type { Ledger } from './ledger.js'
 import { Printer } from './printer.js'
 import { jobsFailure, setJobsOutputs, writeJobsSummary, type ItemReport } from './report.js'
 import { resolveJobs } from './resolve-jobs.js'
-import type { SchedulePolicy } from './schedule.js'
+import type { SchedulePolicy } from './schedule-policy.js'
 
 export interface JobsRunOptions {
   api: JenkinsApi & BuildOutputsApi

@@ -56,8 +56,6 @@ import {
   type TrackEvent
 } from './schedule-policy.js'
 
-export { DEFAULT_SCHEDULE_POLICY, type ScheduledRead, type SchedulePolicy, type TrackEvent }
-
 type Phase = 'queued' | 'running' | 'done'
 
 interface Track {

@@ -87,7 +87,10 @@ const SYMBOLS: Record<BuildResult, string> = {
   NOT_BUILT: '⚪'
 }
 
-/** The median of the durations (ms); undefined for none. */
+/**
+ * The median of the durations (ms); undefined for none.
+ * @internal
+ */
 export function medianDuration(entries: readonly HistoryEntry[]): number | undefined {
   const sorted = entries.map(e => e.duration).sort((a, b) => a - b)
   if (sorted.length === 0) return undefined
@@ -100,6 +103,7 @@ export function medianDuration(entries: readonly HistoryEntry[]): number | undef
 /**
  * The history line, oldest build first so that it reads as a timeline up
  * to this build; nothing when the job had no finished build before it.
+ * @internal
  */
 export function historyLine(entries: readonly HistoryEntry[]): string | undefined {
   if (entries.length === 0) return undefined

@@ -14,9 +14,6 @@ import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-se
 import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
 
-export { escapeHtml } from '../util/html.js'
-export { formatDuration } from '../util/duration.js'
-
 /** Everything the action learned about the build, for outputs, the job summary and the failure message. */
 export interface BuildOutcome {
   /** Full name, e.g. 'team/service/deploy'. */
@@ -63,10 +60,14 @@ export interface OutputSink {
  * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
  * output can still be passed on as a job output beside the others. Build
  * JSON is a few KB; what exceeds this is long change logs or many actions.
+ * @internal
  */
 export const BUILD_OUTPUT_MAX_BYTES = 256 * 1024
 
-/** The `build` output: the build JSON, or within the cap, the build without its largest fields. */
+/**
+ * The `build` output: the build JSON, or within the cap, the build without its largest fields.
+ * @internal
+ */
 export interface BuildOutput {
   json: string
   /** Top-level fields left out to fit, largest first; empty when nothing was cut. */
@@ -79,6 +80,7 @@ export interface BuildOutput {
  * The build JSON within `maxBytes`. When it is too large, whole top-level
  * fields are left out, largest first, until it fits: the output stays valid
  * JSON with Jenkins' own field names, and what is there is complete.
+ * @internal
  */
 export function buildOutput(build: Build, maxBytes = BUILD_OUTPUT_MAX_BYTES): BuildOutput {
   const json = JSON.stringify(build)
@@ -159,6 +161,7 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
 /**
  * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
  * files are on disk whatever the output lists.
+ * @internal
  */
 export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
 

@@ -12,7 +12,7 @@ import { shortName } from '../util/names.js'
 import type { TestLocation } from './test-locations.js'
 
 /** Test counts of a build's report. */
-export interface TestCounts {
+interface TestCounts {
   total: number
   failed: number
   skipped: number
@@ -32,14 +32,17 @@ export interface TestsOutcome {
 }
 
 /** Failed tests listed in the summary. */
-export const MAX_LISTED = 20
+const MAX_LISTED = 20
 /** Failed tests that get an annotation of their own. */
 export const MAX_ANNOTATED = 10
 /** Lines and characters of errorDetails an annotation quotes. */
 const DETAIL_LINES = 5
 const DETAIL_CHARS = 1000
 
-/** The report's action: hudson.tasks.junit.TestResultAction or an AggregatedTestResultAction. */
+/**
+ * The report's action: hudson.tasks.junit.TestResultAction or an AggregatedTestResultAction.
+ * @internal
+ */
 export interface TestAction {
   counts: TestCounts
   urlName: string
@@ -138,6 +141,7 @@ async function testAction(
  * ones of matrix, maven or downstream aggregation, other publishers). With
  * several, the largest: an aggregate includes its parts, adding would count
  * twice.
+ * @internal
  */
 export function testReportAction(
   actions: unknown[] | undefined,
@@ -173,6 +177,7 @@ export function testReportAction(
  * Turns a URL Jenkins wrote (from its configured root URL, maybe another
  * host: jenkins-api.md 9) into one on our base, using the build's own `url`
  * against the one we built to find Jenkins' root.
+ * @internal
  */
 export function rebaser(
   jenkinsBuildUrl: string,

@@ -5,6 +5,7 @@ import { InputError } from './input-error.js'
  * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
  * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
  * above which Node fires the timer at once instead of never.
+ * @internal
  */
 export const MAX_DURATION_MS = 120 * 60 * 60 * 1000
 

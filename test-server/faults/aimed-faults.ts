@@ -197,7 +197,7 @@ function spoil(effect: FaultEffect, res: ServerResponse, body: Buffer): void {
  * when the answer lists `actions`, else the object's first member. Built as
  * one buffer (two bytes a level), not by recursion.
  */
-export function deepened(body: Buffer, depth: number): Buffer {
+function deepened(body: Buffer, depth: number): Buffer {
   const text = body.toString('utf8')
   const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`
   const actions = text.indexOf('"actions":[')

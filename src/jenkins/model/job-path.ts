@@ -117,7 +117,10 @@ function checkSegments(segments: string[], original: string): JobPath {
   return Object.freeze([...segments])
 }
 
-/** The URL path of a job below the base URL: `/job/a/job/b`, each name percent-encoded once. */
+/**
+ * The URL path of a job below the base URL: `/job/a/job/b`, each name percent-encoded once.
+ * @internal
+ */
 export function jobUrlPath(job: JobPath): string {
   // encodeURIComponent is compatible with Jenkins' Util.rawEncode (it only
   // leaves `~` unencoded, which Stapler reads the same), and turns a multibranch `feature%2Fx` into `feature%252Fx`,

@@ -31,7 +31,10 @@ import type { Requester } from '../transport/requester.js'
 import type { RunningBuild } from '../model/types.js'
 
 const EXECUTABLE = 'currentExecutable[url,number,queueId,timestamp,estimatedDuration]'
-/** What the list asks for: each executor's and one-off executor's build, and only that. */
+/**
+ * What the list asks for: each executor's and one-off executor's build, and only that.
+ * @internal
+ */
 export const EXECUTORS_TREE = `computer[executors[${EXECUTABLE}],oneOffExecutors[${EXECUTABLE}]]`
 
 interface RawExecutable {
@@ -96,6 +99,7 @@ function runningBuild(raw: RawExecutable): RunningBuild | undefined {
  * A build's item names and number from its absolute URL (Jenkins' root URL,
  * which may be another host: only the path counts). The context path comes
  * first; names follow each `job` marker; the number ends it.
+ * @internal
  */
 export function buildOfUrl(url: string): { job: string[]; number: number } | undefined {
   let path: string

@@ -25,7 +25,7 @@ const LIST_DEPTH = 10
 /** Newest builds Jenkins estimates the next build's length from (Job.getEstimatedDurationCandidates). */
 const ESTIMATE_BUILDS = 6
 /** Finished builds kept as the job's history (the summary's "is this failure new?" line). */
-export const HISTORY_BUILDS = 10
+const HISTORY_BUILDS = 10
 /** Builds asked for: the history's ten, and room for a few still running before them. */
 const JOB_BUILDS = 16
 
@@ -38,10 +38,14 @@ const JOB_BUILDS = 16
  * job, whose six newest builds may all still be running. The same list,
  * a few builds longer (Stapler's range `{0,16}`, in Jenkins since long
  * before 2.150.1), gives the job's last finished builds at no extra request.
+ * @internal
  */
 export const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`
 
-/** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
+/**
+ * Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5).
+ * @internal
+ */
 export const QUEUE_TREE =
   'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince,why]'
 
@@ -64,7 +68,10 @@ function folderKindOf(className: string | undefined): JobInfo['folderKind'] {
   return 'folder'
 }
 
-/** `jobs[name,_class,jobs[…]]` nested `depth` levels. */
+/**
+ * `jobs[name,_class,jobs[…]]` nested `depth` levels.
+ * @internal
+ */
 export function listTree(depth: number): string {
   let fields = 'name,_class'
   for (let level = 1; level < depth; level++) fields = `name,_class,jobs[${fields}]`

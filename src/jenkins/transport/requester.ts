@@ -49,12 +49,12 @@ const PROBE_TIMEOUT_MS = 5000
  * hung Jenkins) is said within about 20 s, as a refused one is within
  * seconds, not after the minutes of a restart ridden out.
  */
-export const FIRST_CONTACT_HEADERS_MS = 10_000
-export const FIRST_CONTACT_SILENT_ATTEMPTS = 2
+const FIRST_CONTACT_HEADERS_MS = 10_000
+const FIRST_CONTACT_SILENT_ATTEMPTS = 2
 /** A request unanswered this long is said in the normal log, and each of its retries after that (silence.ts). */
-export const SLOW_NOTICE_MS = 10_000
+const SLOW_NOTICE_MS = 10_000
 /** The same, before Jenkins ever answered the step. */
-export const FIRST_CONTACT_NOTICE_MS = 5_000
+const FIRST_CONTACT_NOTICE_MS = 5_000
 
 /**
  * The one request path of the client: every operation goes through `read`

@@ -146,7 +146,7 @@ export function causedBy(candidate: BuildCandidate, user: string | undefined): b
 }
 
 /** One look: a queued item first (the usual case), then builds started since the trigger. */
-export async function findTriggered(
+async function findTriggered(
   reader: ReconcileReader,
   expectation: TriggerExpectation
 ): Promise<Adopted | undefined> {

@@ -22,7 +22,10 @@
 /** The `tree` that makes a build GET export its causes (one entry per cause). */
 export const CAUSES_TREE = 'actions[causes[shortDescription]]'
 
-/** Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported. */
+/**
+ * Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported.
+ * @internal
+ */
 export function causeCount(actions: unknown): number | undefined {
   if (!Array.isArray(actions)) return undefined
   let count: number | undefined

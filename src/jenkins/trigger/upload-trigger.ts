@@ -32,7 +32,7 @@ import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/
 import type { UploadFile } from '../transport/multipart.js'
 
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
-export const FILE_PARAMETER_TYPES: ReadonlySet<string> = new Set([
+const FILE_PARAMETER_TYPES: ReadonlySet<string> = new Set([
   'FileParameterDefinition',
   'Base64FileParameterDefinition',
   'StashedFileParameterDefinition'
@@ -42,14 +42,14 @@ export const FILE_PARAMETER_TYPES: ReadonlySet<string> = new Set([
 const UNSENDABLE = /["\r\n]/
 
 /** The job's file parameters, by name. */
-export function fileParameters(info: JobInfo): string[] {
+function fileParameters(info: JobInfo): string[] {
   return info.parameterDefinitions
     .filter(definition => FILE_PARAMETER_TYPES.has(definition.type ?? ''))
     .map(definition => definition.name)
 }
 
 /** Refuses files the job has no file parameter for, naming the ones it has; nothing is sent before. */
-export function checkUploads(info: JobInfo, name: string, files: readonly UploadFile[]): void {
+function checkUploads(info: JobInfo, name: string, files: readonly UploadFile[]): void {
   const accepted = fileParameters(info)
   const wrong = files.filter(file => !accepted.includes(file.name))
   if (wrong.length === 0) return
@@ -193,7 +193,7 @@ export async function triggerUpload(
 }
 
 /** A byte count for the log: B, KiB, MiB or GiB. */
-export function bytes(count: number): string {
+function bytes(count: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB']
   let value = count
   let unit = 0
