@@ -9,7 +9,7 @@ import { coreLogger } from './step/core-logger.js'
 import { budgetClient, createClient } from './step/create-client.js'
 import { getSettings, type Settings } from './inputs/inputs.js'
 import { Interrupted, JenkinsError } from './jenkins/transport/errors.js'
-import { fullName } from './jenkins/model/job-path.js'
+import { fullName, queueItemUrl } from './jenkins/model/job-path.js'
 import type { JenkinsApi } from './jenkins/model/types.js'
 import { runJobsStep } from './multi/step.js'
 import { run as runPost } from './post.js'
@@ -113,7 +113,7 @@ function leavingWorkRunning(api: JenkinsApi, progress: Progress, error: unknown)
   const message = error instanceof Error ? error.message : String(error)
   if (error instanceof QueueItemEnded && !progress.build) {
     // Jenkins shows the item cancelled or gone: nothing of it runs.
-    const url = `${api.baseUrl}/queue/item/${error.queueId}/`
+    const url = queueItemUrl(api.baseUrl, error.queueId)
     progress.ended(`${error.shown}, ${url}`)
     return new Error(
       `${message.replace(/\.?$/, '.')} Nothing this step started is running in Jenkins (queue item ${error.queueId}: ${url}).`
@@ -121,7 +121,7 @@ function leavingWorkRunning(api: JenkinsApi, progress: Progress, error: unknown)
   }
   const [work, url] = progress.build
     ? [`Jenkins build #${progress.build.number} is still running`, progress.build.url]
-    : [`Jenkins queue item ${progress.queueId}`, `${api.baseUrl}/queue/item/${progress.queueId}/`]
+    : [`Jenkins queue item ${progress.queueId}`, queueItemUrl(api.baseUrl, progress.queueId)]
   progress.leftRunning(url)
   return new Error(
     `${message.replace(/\.?$/, '.')} ${work}: ${url} (this step stops Jenkins work only when it is cancelled or times out).`

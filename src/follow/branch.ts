@@ -1,6 +1,6 @@
 import type { Settings } from '../inputs/inputs.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
-import { branchNameOf, fullName } from '../jenkins/model/job-path.js'
+import { branchNameOf, fullName, sameJob } from '../jenkins/model/job-path.js'
 import { expectedParameters, sameParameters } from '../jenkins/trigger/reconcile.js'
 import type { JenkinsApi, JobInfo, JobPath, RecentBuild } from '../jenkins/model/types.js'
 import { clean } from './log-stream.js'
@@ -303,9 +303,4 @@ async function jobOrUndefined(api: JenkinsApi, job: JobPath): Promise<JobInfo | 
     if (error instanceof JenkinsError && error.kind === 'not-found') return undefined
     throw error
   }
-}
-
-/** Jenkins looks items up case-insensitively (jenkins-api.md 3.8). */
-function sameJob(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
 }

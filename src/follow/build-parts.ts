@@ -10,8 +10,8 @@ import type { CommitStatusReporter, StatusGate } from '../outcome/commit-status.
 import type { Settings } from '../inputs/inputs.js'
 import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
-import { fullName } from '../jenkins/model/job-path.js'
-import { notAJob } from '../jenkins/trigger/trigger.js'
+import { fullName, queueItemUrl } from '../jenkins/model/job-path.js'
+import { notAJob, unknownParameters } from '../jenkins/trigger/trigger.js'
 import type {
   Build,
   BuildOutputsApi,
@@ -92,12 +92,11 @@ export function indexingBuildQueued(
   parameters: BuildParameters,
   queueId: number
 ): TriggerResult {
-  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
   return {
     queueId,
-    queueUrl: `${api.baseUrl}/queue/item/${queueId}/`,
+    queueUrl: queueItemUrl(api.baseUrl, queueId),
     merged: true,
-    unknownParameters: Object.keys(parameters).filter(key => !defined.has(key))
+    unknownParameters: unknownParameters(info, parameters)
   }
 }
 

@@ -40,6 +40,7 @@ import type {
   RunningBuild
 } from '../jenkins/model/types.js'
 import { runningKey } from '../jenkins/reads/executors.js'
+import { sameJob } from '../jenkins/model/job-path.js'
 import {
   expectationFromEstimate,
   nextPoll,
@@ -519,8 +520,4 @@ function indexRunning(list: RunningBuild[]): RunningIndex {
     if (build.queueId !== undefined) byQueueId.set(build.queueId, build)
   }
   return { byKey, byQueueId }
-}
-
-function sameJob(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
 }

@@ -8,6 +8,7 @@ import type { Settings } from '../inputs/inputs.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import type { JenkinsApi } from '../jenkins/model/types.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
+import { queueItemUrl } from '../jenkins/model/job-path.js'
 import { resolveUploads } from '../inputs/upload-files.js'
 import { namedLogger } from '../util/logger.js'
 import type { StepIO } from '../step/step-io.js'
@@ -133,7 +134,7 @@ function leavingWorkRunning(
   const left = ledger.targets(api)
   ledger.done()
   if (left.length === 0) return error
-  const urls = left.map(t => t.build?.url ?? `${api.baseUrl}/queue/item/${t.queueId ?? '?'}/`)
+  const urls = left.map(t => t.build?.url ?? queueItemUrl(api.baseUrl, t.queueId))
   io.saveState(State.LeftRunning, urls.join(' '))
   const message = error instanceof Error ? error.message : String(error)
   run.printer.logger.debug(`Left running: ${urls.join(', ')}`)

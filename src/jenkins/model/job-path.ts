@@ -138,6 +138,19 @@ export function buildUrl(baseUrl: string, job: JobPath, number: number): string 
   return `${jobUrl(baseUrl, job)}${number}/`
 }
 
+/**
+ * Absolute URL of a queue item on `baseUrl` (normalised, no trailing slash),
+ * ending in '/'; `?` stands for an id not learned yet.
+ */
+export function queueItemUrl(baseUrl: string, queueId: number | undefined): string {
+  return `${baseUrl}/queue/item/${queueId ?? '?'}/`
+}
+
+/** Whether two job paths name the same job: Jenkins looks items up case-insensitively (jenkins-api.md 3.8). */
+export function sameJob(a: JobPath, b: JobPath): boolean {
+  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
+}
+
 /** `folder/sub/job`, as Jenkins' fullName. */
 export function fullName(job: JobPath): string {
   return job.join('/')

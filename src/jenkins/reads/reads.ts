@@ -1,7 +1,7 @@
 import { BUILD_RESULTS } from '../../util/constants.js'
 import { JenkinsError } from '../transport/errors.js'
 import { countOf, isBuildNumber, isCount, shownValue } from '../model/counts.js'
-import { buildUrl, fullName, jobUrl } from '../model/job-path.js'
+import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import { causeClassesOf, jobNamesFromUrl, parametersOf } from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError } from '../transport/responses.js'
@@ -187,7 +187,7 @@ export async function listJobs(http: Requester, folder: JobPath): Promise<string
 export async function getQueueItem(http: Requester, queueId: number): Promise<QueueItem> {
   const item = await http.getJson<QueueItem>(
     'queue',
-    `${http.baseUrl}/queue/item/${queueId}/api/json`,
+    `${queueItemUrl(http.baseUrl, queueId)}api/json`,
     http.context(`queue item ${queueId}`, {
       notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
       following: true

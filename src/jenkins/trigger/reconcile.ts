@@ -35,6 +35,7 @@
  *   items can be adopted there.
  */
 import type { Logger } from '../../util/logger.js'
+import { sameJob } from '../model/job-path.js'
 import type { BuildParameters, ExportedParameter, ParameterDefinition } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
 
@@ -131,11 +132,6 @@ export function sameParameters(
     if (want !== undefined && got !== undefined && want !== got) return false
   }
   return true
-}
-
-export function sameJob(a: readonly string[], b: readonly string[]): boolean {
-  // Jenkins looks items up case-insensitively (jenkins-api.md 3.8).
-  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
 }
 
 export function causedBy(candidate: BuildCandidate, user: string | undefined): boolean {

@@ -1,7 +1,7 @@
 import { Interrupted, JenkinsError } from '../transport/errors.js'
 import { countOf, isBuildNumber, isCount } from '../model/counts.js'
 import type { HttpResponse } from '../transport/http.js'
-import { fullName, jobUrl } from '../model/job-path.js'
+import { fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import {
   RECENT_BUILDS_TREE,
   SETTLE_MS,
@@ -70,13 +70,12 @@ export async function trigger(
 ): Promise<TriggerResult> {
   const name = fullName(job)
   checkBuildable(http, info, name)
-  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
-  const unknownParameters = Object.keys(params).filter(key => !defined.has(key))
+  const undefinedNames = unknownParameters(info, params)
   const parameterized = info.parameterDefinitions.length > 0
   const form = new URLSearchParams()
   if (parameterized) {
     for (const [key, value] of Object.entries(params)) {
-      if (!defined.has(key)) continue
+      if (undefinedNames.includes(key)) continue
       // Multi-value parameters are repeated fields.
       for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
     }
@@ -133,9 +132,9 @@ export async function trigger(
         queueId: outcome.queueId,
         // Reverse proxies rewrite hosts, and the Location follows the request's
         // own host (jenkins-api.md 3.1): rebuild it on our base.
-        queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+        queueUrl: queueItemUrl(http.baseUrl, outcome.queueId),
         merged: outcome.merged,
-        unknownParameters
+        unknownParameters: undefinedNames
       }
     }
     // The answer was lost: look for what Jenkins did before sending again
@@ -172,9 +171,9 @@ export async function trigger(
       )
       return {
         queueId: adopted.queueId,
-        queueUrl: `${http.baseUrl}/queue/item/${adopted.queueId}/`,
+        queueUrl: queueItemUrl(http.baseUrl, adopted.queueId),
         merged: false,
-        unknownParameters,
+        unknownParameters: undefinedNames,
         adopted: adopted.from
       }
     }
@@ -188,6 +187,12 @@ export async function trigger(
 }
 
 /** Refuses what cannot be built before anything is sent: a folder, a disabled job. */
+/** Names in `params` the job does not define: Jenkins drops them silently. */
+export function unknownParameters(info: JobInfo, params: BuildParameters): string[] {
+  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
+  return Object.keys(params).filter(key => !defined.has(key))
+}
+
 export function checkBuildable(http: Requester, info: JobInfo, name: string): void {
   // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
   if (info.isFolder) throw notAJob(info, name, http.baseUrl)

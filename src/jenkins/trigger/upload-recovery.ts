@@ -18,12 +18,11 @@
  */
 import { cancelQueueItem, stopBuild } from './actions.js'
 import { JenkinsError } from '../transport/errors.js'
-import { buildUrl, jobUrl } from '../model/job-path.js'
+import { buildUrl, jobUrl, queueItemUrl, sameJob } from '../model/job-path.js'
 import {
   SETTLE_MS,
   SLOW_SETTLE_MS,
   causedBy,
-  sameJob,
   sameParameters,
   type TriggerExpectation
 } from './reconcile.js'
@@ -79,7 +78,7 @@ export async function recoverUpload(
   const describe = (found: Found): string =>
     found.buildNumber !== undefined
       ? `build #${found.buildNumber} (${buildUrl(http.baseUrl, upload.job, found.buildNumber)})`
-      : `queue item ${found.queueId} (${http.baseUrl}/queue/item/${found.queueId}/)`
+      : `queue item ${found.queueId} (${queueItemUrl(http.baseUrl, found.queueId)})`
   if (broken.length === 0 && complete.length === 1) {
     const found = complete[0] as Found
     if (found.queueId === undefined) {
@@ -93,7 +92,7 @@ export async function recoverUpload(
     )
     return {
       queueId: found.queueId,
-      queueUrl: `${http.baseUrl}/queue/item/${found.queueId}/`,
+      queueUrl: queueItemUrl(http.baseUrl, found.queueId),
       merged: false,
       adopted: found.buildNumber === undefined ? 'queue' : 'build'
     }

@@ -21,13 +21,13 @@
  * so a 303 is not expected; it is still read as Jenkins says it.
  */
 import { JenkinsError } from '../transport/errors.js'
-import { fullName, jobUrl } from '../model/job-path.js'
+import { fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import { multipartBody, type UploadBody } from '../transport/multipart.js'
 import { expectedParameters, type TriggerExpectation } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { recoverUpload } from './upload-recovery.js'
 import { Interrupted } from '../transport/errors.js'
-import { checkBuildable, disabledMessage, triggerOnce } from './trigger.js'
+import { checkBuildable, disabledMessage, triggerOnce, unknownParameters } from './trigger.js'
 import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
 import type { UploadFile } from '../transport/multipart.js'
 
@@ -89,12 +89,11 @@ export async function triggerUpload(
   const name = fullName(job)
   checkBuildable(http, info, name)
   checkUploads(info, name, files)
-  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
-  const unknownParameters = Object.keys(params).filter(key => !defined.has(key))
+  const undefinedNames = unknownParameters(info, params)
   const fields: Array<[string, string]> = []
   const uploaded = new Set(files.map(file => file.name))
   for (const [key, value] of Object.entries(params)) {
-    if (!defined.has(key) || uploaded.has(key)) continue
+    if (undefinedNames.includes(key) || uploaded.has(key)) continue
     // Stapler keeps the last part of a name: several values go as one, comma-joined.
     fields.push([key, typeof value === 'string' ? value : value.join(',')])
   }
@@ -175,9 +174,9 @@ export async function triggerUpload(
     )
     return {
       queueId: outcome.queueId,
-      queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+      queueUrl: queueItemUrl(http.baseUrl, outcome.queueId),
       merged: outcome.merged,
-      unknownParameters
+      unknownParameters: undefinedNames
     }
   }
   const found = await recoverUpload(http, {
@@ -189,7 +188,7 @@ export async function triggerUpload(
     broken: { ...base, parameters: broken },
     settleMs: options.settleMs
   })
-  return { ...found, unknownParameters }
+  return { ...found, unknownParameters: undefinedNames }
 }
 
 /** A byte count for the log: B, KiB, MiB or GiB. */
