@@ -20,6 +20,7 @@ import { coreStepIO } from './step/step-io.js'
 import { resolveUploads } from './inputs/upload-files.js'
 import { abortReason, StepAborted, type AbortReason } from './util/wait.js'
 import { shortName } from './util/names.js'
+import { errorText } from './util/error-text.js'
 
 /** The step log, for the scan of a multibranch project. */
 const scanOutput: ScanOutput = {
@@ -42,7 +43,7 @@ export async function run(): Promise<void> {
     else await runMain(settings)
   } catch (error) {
     // Report every thrown value, not only Error instances.
-    core.setFailed(error instanceof Error ? error.message : String(error))
+    core.setFailed(errorText(error))
     // core.setFailed sets it too; @github/local-action's stand-in for it does
     // not, and `npm run local-action` must exit with the step's status.
     process.exitCode = 1
@@ -110,7 +111,7 @@ async function runMain(settings: Settings): Promise<void> {
  */
 function leavingWorkRunning(api: JenkinsApi, progress: Progress, error: unknown): unknown {
   if (!progress.owned || progress.isDone) return error
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorText(error)
   if (error instanceof QueueItemEnded && !progress.build) {
     // Jenkins shows the item cancelled or gone: nothing of it runs.
     const url = queueItemUrl(api.baseUrl, error.queueId)

@@ -24,6 +24,7 @@ import { Output, type Writable } from './output.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
 import { terminalWording } from './wording.js'
+import { errorText } from '../util/error-text.js'
 
 /** The clone the command runs from: src/cli/ and dist/cli/ both sit two levels down. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -176,7 +177,7 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
       writeFileSync(line.summary, masker.mask(main.summary + (post?.summary ?? '')))
     } catch (error) {
       say.note(
-        `Error: could not write the summary to ${line.summary}: ${(error as Error).message}`,
+        `Error: could not write the summary to ${line.summary}: ${errorText(error)}`,
         'error'
       )
       code ||= 1

@@ -8,6 +8,7 @@ import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { closestNames } from '../util/suggest.js'
 import { sleep, throwIfAborted } from '../util/wait.js'
+import { errorText } from '../util/error-text.js'
 
 /** branch-api's cause of the builds a scan schedules (BranchIndexingCause). */
 const BRANCH_INDEXING_CAUSE = 'jenkins.branch.BranchIndexingCause'
@@ -286,7 +287,7 @@ async function missingBranch(options: BranchOptions, message: string): Promise<s
       branchNameOf(job.startsWith(prefix) ? job.slice(prefix.length) : job)
     )
   } catch (error) {
-    options.out.debug(`Could not list the branches: ${(error as Error).message}`)
+    options.out.debug(`Could not list the branches: ${errorText(error)}`)
     return message
   }
   if (names.length === 0) return `${message} It has no branches yet.`

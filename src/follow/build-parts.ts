@@ -30,6 +30,7 @@ import { closestNames } from '../util/suggest.js'
 import { locateFailedTests, type TestLocation } from '../outcome/test-locations.js'
 import { annotateFailedTests, MAX_ANNOTATED, readTests } from '../outcome/test-report.js'
 import { abortReason, StepAborted } from '../util/wait.js'
+import { errorText } from '../util/error-text.js'
 
 /** Where a build's parts say things: the log, and `::error` annotations (failed tests). */
 export interface PartsOutput {
@@ -74,7 +75,7 @@ export async function withJobSuggestions(
     if (close.length)
       return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`
   } catch (listError) {
-    logger.debug(`Could not list jobs for suggestions: ${(listError as Error).message}`)
+    logger.debug(`Could not list jobs for suggestions: ${errorText(listError)}`)
   }
   return error.message
 }

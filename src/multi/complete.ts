@@ -8,6 +8,7 @@ import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from '../jenkins/mo
 import { printConsole } from './console.js'
 import type { Printer } from './printer.js'
 import type { Item } from './item.js'
+import { errorText } from '../util/error-text.js'
 
 /** What completing a build needs of the run. */
 export interface CompleteContext {
@@ -65,7 +66,7 @@ export async function completeBuild(
     }
   } catch (error) {
     if (error instanceof Interrupted || signal.aborted) throw error
-    for (const item of owners) item.report.error = (error as Error).message
+    for (const item of owners) item.report.error = errorText(error)
   } finally {
     for (const item of owners) item.done = true
   }

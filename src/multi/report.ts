@@ -15,6 +15,7 @@ import {
 } from '../outcome/report.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from '../outcome/summary-sections.js'
 import { addTimeline, type TimelineBuild } from '../outcome/summary-timeline.js'
+import { errorText } from '../util/error-text.js'
 
 /** What the step knows of one item of `jobs`, for outputs, the summary and the verdict. */
 export interface ItemReport {
@@ -198,9 +199,7 @@ export async function writeJobsSummary(
     await summary.write()
   } catch (error) {
     summary.emptyBuffer()
-    logger.warning(
-      `Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`
-    )
+    logger.warning(`Could not write the job summary: ${errorText(error)}`)
   }
 }
 

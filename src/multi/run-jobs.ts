@@ -33,6 +33,7 @@ import { Printer } from './printer.js'
 import { jobsFailure, setJobsOutputs, writeJobsSummary, type ItemReport } from './report.js'
 import { resolveJobs } from './resolve-jobs.js'
 import type { SchedulePolicy } from './schedule-policy.js'
+import { errorText } from '../util/error-text.js'
 
 export interface JobsRunOptions {
   api: JenkinsApi & BuildOutputsApi
@@ -119,7 +120,7 @@ export class JobsRun {
     try {
       setJobsOutputs(this.o.io, this.reports, this.log)
     } catch (error) {
-      this.log.debug(`Could not set the outputs: ${(error as Error).message}`)
+      this.log.debug(`Could not set the outputs: ${errorText(error)}`)
     }
     await writeJobsSummary(this.o.io.summary, this.reports, this.log)
   }
@@ -323,7 +324,7 @@ export class JobsRun {
 
   /** The item failed before a result: said, counted, and the others stopped with fail-fast. */
   private fail(item: Item, error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorText(error)
     item.report.error = message
     this.log.info(`Jenkins ${item.entry.jobName}: ${message}`)
     this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', item.ref?.url))
@@ -439,7 +440,7 @@ export class JobsRun {
     if (!work) return
     const tracked = work.catch(error => {
       if (!(error instanceof Interrupted) && !this.o.signal.aborted) {
-        this.log.warning(`Jenkins builds: ${(error as Error).message}`)
+        this.log.warning(`Jenkins builds: ${errorText(error)}`)
       }
     })
     this.pending.add(tracked)

@@ -15,6 +15,7 @@ import type { StepIO } from '../step/step-io.js'
 import { abortReason, settleBy, StepAborted } from '../util/wait.js'
 import { Ledger } from './ledger.js'
 import { JobsRun } from './run-jobs.js'
+import { errorText } from '../util/error-text.js'
 
 /**
  * The step with `jobs`: the builds (run-jobs.ts) bounded by `timeout` and
@@ -136,7 +137,7 @@ function leavingWorkRunning(
   if (left.length === 0) return error
   const urls = left.map(t => t.build?.url ?? queueItemUrl(api.baseUrl, t.queueId))
   io.saveState(State.LeftRunning, urls.join(' '))
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorText(error)
   run.printer.logger.debug(`Left running: ${urls.join(', ')}`)
   return new Error(
     `${message.replace(/\.?$/, '.')} Jenkins work this step started is still running: ${urls.join(', ')} (this step stops Jenkins work only when it is cancelled or times out).`

@@ -1,6 +1,7 @@
 import { context as actionsContext, getOctokit } from '@actions/github'
 import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
+import { errorText } from '../util/error-text.js'
 
 export interface CommitStatusOptions {
   /** Token with `statuses: write` (github-token input). */
@@ -71,7 +72,7 @@ export class CommitStatusReporter {
     } catch (error) {
       this.target = undefined
       this.logger.warning(
-        `Commit status '${this.context}' is disabled: ${this.redact(messageOf(error))}`
+        `Commit status '${this.context}' is disabled: ${this.redact(errorText(error))}`
       )
     }
   }
@@ -139,12 +140,12 @@ export class CommitStatusReporter {
           `Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
             `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
             `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
-            `GitHub said: ${this.redact(messageOf(error))}`
+            `GitHub said: ${this.redact(errorText(error))}`
         )
         return
       }
       this.logger.warning(
-        `Could not set commit status '${this.context}' (${state}): ${this.redact(messageOf(error))}`
+        `Could not set commit status '${this.context}' (${state}): ${this.redact(errorText(error))}`
       )
     }
   }
@@ -173,8 +174,4 @@ function httpUrl(url: string | undefined): string | undefined {
 function shorten(text: string, max: number): string {
   const chars = Array.from(text.replace(/\s+/g, ' ').trim())
   return chars.length <= max ? chars.join('') : chars.slice(0, max - 1).join('') + '…'
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

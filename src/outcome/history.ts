@@ -11,6 +11,7 @@ import { escapeHtml, link } from '../util/html.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import type { BuildSummary, JenkinsApi, JobPath } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
+import { errorText } from '../util/error-text.js'
 
 /** One finished build of the job, as the `history` output has it. */
 export interface HistoryEntry {
@@ -69,7 +70,7 @@ export async function readHistory(
     return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT)
   } catch (error) {
     if (error instanceof Interrupted) throw error
-    logger.debug(`Could not read the job's earlier builds: ${(error as Error).message}`)
+    logger.debug(`Could not read the job's earlier builds: ${errorText(error)}`)
     return undefined
   }
 }

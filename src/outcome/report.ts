@@ -13,6 +13,7 @@ import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
 import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
+import { errorText } from '../util/error-text.js'
 
 /** Everything the action learned about the build, for outputs, the job summary and the failure message. */
 export interface BuildOutcome {
@@ -259,9 +260,7 @@ export async function writeSummary(
     await summary.write()
   } catch (error) {
     summary.emptyBuffer()
-    logger.warning(
-      `Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`
-    )
+    logger.warning(`Could not write the job summary: ${errorText(error)}`)
   }
 }
 

@@ -10,6 +10,7 @@ import type {
 import { warnUnread, type Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import type { TestLocation } from './test-locations.js'
+import { errorText } from '../util/error-text.js'
 
 /** Test counts of a build's report. */
 interface TestCounts {
@@ -88,7 +89,7 @@ export async function readTests(
     // The step being stopped is not a report that could not be read.
     if (error instanceof Interrupted) throw error
     warnUnread(
-      `The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${(error as Error).message}`,
+      `The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${errorText(error)}`,
       logger,
       unread
     )
@@ -127,7 +128,7 @@ async function testAction(
   } catch (error) {
     if (error instanceof Interrupted) throw error
     warnUnread(
-      `The test counts of Jenkins build #${ref.number} could not be read: ${(error as Error).message}`,
+      `The test counts of Jenkins build #${ref.number} could not be read: ${errorText(error)}`,
       logger,
       unread
     )

@@ -18,6 +18,7 @@ import {
 import { errorForResponse, isCrumbRejection, type ErrorContext } from './responses.js'
 import { TransientFailure, pause, withRetry, type RetryOptions, type RetryPolicy } from './retry.js'
 import { SilenceNotices, seconds, type Attempt } from './silence.js'
+import { errorText } from '../../util/error-text.js'
 
 export interface RequesterOptions extends RequestSettings {
   /** Normalised base URL, without a trailing slash: the configured `url`, context path included, never credentials or a query. Messages name it. */
@@ -478,7 +479,7 @@ export class Requester {
       bounds.release()
       // A cancel still ends the step; anything else only means "not here".
       if (error instanceof Interrupted) throw error
-      this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${(error as Error).message}`)
+      this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${errorText(error)}`)
       return undefined
     }
   }

@@ -27,6 +27,7 @@ import type {
   TriggerResult
 } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
+import { errorText } from '../../util/error-text.js'
 
 /** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
 const TRIGGER_SENDS = 4
@@ -160,7 +161,7 @@ export async function trigger(
       })
     } catch (error) {
       if (error instanceof Interrupted) throw interrupted(error)
-      http.logger.debug(`Could not look for the lost trigger: ${(error as Error).message}`)
+      http.logger.debug(`Could not look for the lost trigger: ${errorText(error)}`)
       throw unknown('and Jenkins could not be asked what it did')
     }
     if (adopted) {

@@ -29,6 +29,7 @@ import {
 import type { Requester } from '../transport/requester.js'
 import { reconcileReader, type LostAnswer } from './trigger.js'
 import type { JobPath, TriggerResult } from '../model/types.js'
+import { errorText } from '../../util/error-text.js'
 
 export interface LostUpload {
   name: string
@@ -72,7 +73,7 @@ export async function recoverUpload(
     if (error instanceof JenkinsError && error.kind === 'aborted') throw error
     throw new JenkinsError(
       'network',
-      `${what}, and Jenkins could not be asked what it queued (${(error as Error).message}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`
+      `${what}, and Jenkins could not be asked what it queued (${errorText(error)}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`
     )
   }
   const describe = (found: Found): string =>
@@ -166,6 +167,6 @@ async function removeBroken(http: Requester, job: JobPath, found: Found): Promis
     return `stopped build #${found.buildNumber}`
   } catch (error) {
     if (error instanceof JenkinsError && error.kind === 'aborted') throw error
-    return `could not cancel or stop it (${(error as Error).message}): stop it by hand`
+    return `could not cancel or stop it (${errorText(error)}): stop it by hand`
   }
 }
