@@ -8,7 +8,6 @@ import { headerSecrets, parseExtraHeaders, type ExtraHeader } from './extra-head
 import { checkConflicts, checkJobsConflicts, conflict } from './input-conflicts.js'
 import { InputError } from '../util/input-error.js'
 import {
-  clip,
   parseAccept,
   parseBaseUrl,
   parseBranch,
@@ -21,6 +20,7 @@ import {
   type ScanMode,
   type WaitMode
 } from './input-values.js'
+import { clip } from '../util/shorten.js'
 import { branchItemName, fullName, JobPathError, parseJobPath } from '../jenkins/model/job-path.js'
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { parseJobs, type JobEntry } from './jobs-input.js'

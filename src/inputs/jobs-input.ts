@@ -10,6 +10,7 @@ import {
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { parseJsonInput, parseParameters } from './parameters.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
+import { clip as clipped } from '../util/shorten.js'
 
 /** One build the `jobs` input asks for, validated. */
 export interface JobEntry {
@@ -285,6 +286,5 @@ function kindOf(value: unknown): string {
 }
 
 function clip(text: string): string {
-  const safe = redactUrl(text)
-  return safe.length > 40 ? safe.slice(0, 40) + '…' : safe
+  return clipped(redactUrl(text))
 }

@@ -2,6 +2,7 @@ import { context as actionsContext, getOctokit } from '@actions/github'
 import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
 import { errorText } from '../util/error-text.js'
+import { cut } from '../util/shorten.js'
 
 export interface CommitStatusOptions {
   /** Token with `statuses: write` (github-token input). */
@@ -124,7 +125,7 @@ export class CommitStatusReporter {
         ...target,
         state,
         context: this.context,
-        description: shorten(description, MAX_DESCRIPTION),
+        description: cut(description.replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
         ...(url ? { target_url: url } : {})
       })
       this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`)
@@ -169,9 +170,4 @@ function httpUrl(url: string | undefined): string | undefined {
   } catch {
     return undefined
   }
-}
-
-function shorten(text: string, max: number): string {
-  const chars = Array.from(text.replace(/\s+/g, ' ').trim())
-  return chars.length <= max ? chars.join('') : chars.slice(0, max - 1).join('') + '…'
 }

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs'
 import type { summary as coreSummary } from '@actions/core'
-import { cut, escapeHtml } from '../util/html.js'
+import { escapeHtml } from '../util/html.js'
+import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
 
 type Summary = typeof coreSummary

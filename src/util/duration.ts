@@ -1,4 +1,5 @@
 import { InputError } from './input-error.js'
+import { clip } from './shorten.js'
 
 /**
  * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
@@ -39,10 +40,6 @@ export function parseDuration(value: string, input: string): number {
     throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`)
   }
   return ms
-}
-
-function clip(text: string): string {
-  return text.length > 40 ? text.slice(0, 40) + '…' : text
 }
 
 /** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */

@@ -1,4 +1,4 @@
-import { cut } from './html.js'
+import { cut } from './shorten.js'
 
 /**
  * Characters of a stage, test or job name wherever the step prints one: the
