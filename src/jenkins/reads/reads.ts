@@ -43,6 +43,15 @@ const JOB_BUILDS = 16
 export const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`
 
 /**
+ * The lists of a build whose elements are plugins' data: an action each
+ * (every plugin adds its own), a change set per SCM. One element nested too
+ * deep is left out with a warning and the rest of the build read (json.ts);
+ * any other part too deep (`number`, `result`, `artifacts`, any other
+ * field) still refuses the whole answer, as no real Jenkins sends it.
+ */
+export const BUILD_PLUGIN_LISTS = ['actions', 'changeSets'] as const
+
+/**
  * Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5).
  * @internal
  */
@@ -229,7 +238,8 @@ export async function getBuild(
     http.context(
       typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`,
       { notFound, following: true }
-    )
+    ),
+    { droppable: BUILD_PLUGIN_LISTS }
   )
   if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
     throw new JenkinsError(
