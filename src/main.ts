@@ -1,11 +1,10 @@
 import * as core from '@actions/core'
-import { resolveBranch, type ScanOutput } from './follow/branch.js'
+import { resolveBranch } from './follow/branch.js'
 import { buildJob } from './step/build-job.js'
 import { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './step/budgets.js'
 import { withJobSuggestions } from './follow/build-parts.js'
 import { abortRemote, onCancelSignals, scanLeft } from './follow/cancel.js'
 import { Output, State } from './util/constants.js'
-import { coreLogger } from './step/core-logger.js'
 import { budgetClient, createClient } from './step/create-client.js'
 import { getSettings, type Settings } from './inputs/inputs.js'
 import { Interrupted, JenkinsError } from './jenkins/errors.js'
@@ -17,18 +16,13 @@ import { Progress } from './step/progress.js'
 import { QueueItemEnded } from './follow/queue-ended.js'
 import { formatDuration } from './outcome/report.js'
 import { coreStepIO } from './step/step-io.js'
+import type { StepIO } from './runner/io.js'
 import { resolveUploads } from './inputs/upload-files.js'
 import { abortReason, StepAborted, type AbortReason } from './util/wait.js'
 import { shortName } from './util/names.js'
+import type { Logger } from './util/logger.js'
 
 export { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './step/budgets.js'
-
-/** The step log, for the scan of a multibranch project. */
-const scanOutput: ScanOutput = {
-  ...coreLogger,
-  startGroup: title => core.startGroup(title),
-  endGroup: () => core.endGroup()
-}
 
 /** The action's entry point: the main step, or the post step on the second run. */
 export async function run(): Promise<void> {
@@ -36,12 +30,12 @@ export async function run(): Promise<void> {
     await runPost()
     return
   }
-  core.saveState(State.IsPost, 'true')
+  coreStepIO.saveState(State.IsPost, 'true')
   try {
     const settings = getSettings()
-    for (const warning of settings.inputWarnings) core.warning(warning)
+    for (const warning of settings.inputWarnings) coreStepIO.logger.warning(warning)
     if (settings.jobs) await runJobsStep(settings, coreStepIO)
-    else await runMain(settings)
+    else await runMain(settings, coreStepIO)
   } catch (error) {
     // Report every thrown value, not only Error instances.
     core.setFailed(error instanceof Error ? error.message : String(error))
@@ -57,7 +51,8 @@ export async function run(): Promise<void> {
  * at once and none start after it, and the abort (stop or cancel what was
  * started) runs with its own client and budget.
  */
-async function runMain(settings: Settings): Promise<void> {
+async function runMain(settings: Settings, io: StepIO): Promise<void> {
+  const log = io.logger
   // The files are checked on disk before anything is sent to Jenkins.
   const uploads = await resolveUploads(settings.files, settings.workspace)
   const started = Date.now()
@@ -65,37 +60,47 @@ async function runMain(settings: Settings): Promise<void> {
   let abortedAt: number | undefined
   controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true })
   const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs)
-  const removeSignalHandlers = onCancelSignals(controller, coreLogger)
+  const removeSignalHandlers = onCancelSignals(controller, log)
   const api = createClient(
     settings,
     { deadline: started + settings.timeoutMs, signal: controller.signal },
     'quick'
   )
-  const progress = new Progress(settings.job)
+  const progress = new Progress(settings.job, io)
   try {
-    if (settings.listJobs) return await listJobs(api, settings)
+    if (settings.listJobs) return await listJobs(api, settings, io)
     // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
-    if (settings.disable) return await disableJob(api, settings)
+    if (settings.disable) return await disableJob(api, settings, io)
     const branch = settings.branch
       ? await resolveBranch({
           api,
           settings,
-          out: scanOutput,
+          out: io,
           signal: controller.signal,
           onScan: () => (progress.scan = fullName(settings.branch?.project ?? []))
         })
       : undefined
-    await buildJob(api, settings, controller.signal, progress, branch, uploads)
+    await buildJob({ api, settings, signal: controller.signal, progress, io, branch, uploads })
   } catch (error) {
     // Whatever failed once the signal fired failed because of it.
     if (controller.signal.aborted || error instanceof StepAborted) {
       const reason = abortReason(controller.signal)
       const at = abortedAt ?? Date.now()
       const until = at + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS)
-      throw new Error(await abortMessage(settings, progress, error, reason, at - started, until))
+      throw new Error(
+        await abortMessage({
+          settings,
+          progress,
+          log,
+          error,
+          reason,
+          waitedMs: at - started,
+          until
+        })
+      )
     }
     if (error instanceof JenkinsError && error.kind === 'not-found' && !progress.queueId) {
-      throw new Error(await withJobSuggestions(api, settings.job, error, coreLogger))
+      throw new Error(await withJobSuggestions(api, settings.job, error, log))
     }
     throw leavingWorkRunning(api, progress, error)
   } finally {
@@ -130,30 +135,39 @@ function leavingWorkRunning(api: JenkinsApi, progress: Progress, error: unknown)
   )
 }
 
-async function listJobs(api: JenkinsApi, settings: Settings): Promise<void> {
+async function listJobs(api: JenkinsApi, settings: Settings, io: StepIO): Promise<void> {
   const names = await api.listJobs(settings.job)
-  core.setOutput(Output.Jobs, JSON.stringify(names))
-  if (settings.job.length > 0) core.setOutput(Output.JobUrl, api.jobUrl(settings.job))
+  io.setOutput(Output.Jobs, JSON.stringify(names))
+  if (settings.job.length > 0) io.setOutput(Output.JobUrl, api.jobUrl(settings.job))
   const where = settings.jobName ? `folder ${settings.jobName}` : api.baseUrl
-  coreLogger.info(`${names.length} job(s) in ${where}:`)
-  for (const name of names) coreLogger.info(`  ${shortName(name)}`)
+  io.logger.info(`${names.length} job(s) in ${where}:`)
+  for (const name of names) io.logger.info(`  ${shortName(name)}`)
 }
 
-async function disableJob(api: JenkinsApi, settings: Settings): Promise<void> {
+async function disableJob(api: JenkinsApi, settings: Settings, io: StepIO): Promise<void> {
   await api.disableJob(settings.job)
-  core.setOutput(Output.JobUrl, api.jobUrl(settings.job))
-  coreLogger.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`)
+  io.setOutput(Output.JobUrl, api.jobUrl(settings.job))
+  io.logger.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`)
 }
 
 /** Cancels or stops what the step started (unless told not to) and says how long it waited and what it did. */
-async function abortMessage(
-  settings: Settings,
-  progress: Progress,
-  error: unknown,
-  reason: AbortReason,
-  waitedMs: number,
+async function abortMessage({
+  settings,
+  progress,
+  log,
+  error,
+  reason,
+  waitedMs,
+  until
+}: {
+  settings: Settings
+  progress: Progress
+  log: Logger
+  error: unknown
+  reason: AbortReason
+  waitedMs: number
   until: number
-): Promise<string> {
+}): Promise<string> {
   const limit = formatDuration(settings.timeoutMs)
   const head =
     reason === 'timeout'
@@ -162,17 +176,17 @@ async function abortMessage(
   const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined
   if (error instanceof Interrupted) {
     // What the step was waiting for when it was stopped (a hung request says how long it hung).
-    if (error.sent) coreLogger.info(`${error.message}.`)
+    if (error.sent) log.info(`${error.message}.`)
     if (error.lostTrigger && !progress.queueId) progress.maybeQueued(error.lostTrigger)
   }
-  if (last && reason === 'cancelled') coreLogger.info(`Last error before the cancel: ${last}.`)
+  if (last && reason === 'cancelled') log.info(`Last error before the cancel: ${last}.`)
   const target = progress.build
     ? ` #${progress.build.number}`
     : progress.queueId !== undefined
       ? ` (queue item ${progress.queueId})`
       : ''
   const started = progress.anything
-  const outcome = await abortOrLeave(settings, progress, until)
+  const outcome = await abortOrLeave(settings, progress, log, until)
   // A commit status update let go alongside the abort gets what is left of its budget.
   await progress.settle(until)
   if (last && reason === 'timeout') {
@@ -188,28 +202,23 @@ async function abortMessage(
 async function abortOrLeave(
   settings: Settings,
   progress: Progress,
+  log: Logger,
   until: number
 ): Promise<string> {
   if (!progress.anything) {
     progress.done()
     if (progress.scan === undefined) return '; nothing was started in Jenkins.'
     const left = scanLeft(progress.scan)
-    coreLogger.info(`Jenkins: ${left}.`)
+    log.info(`Jenkins: ${left}.`)
     return `; ${left}.`
   }
   if (!progress.owned || !settings.abortOnCancel) progress.done()
   if (!progress.owned) return '; left it running (this step did not start it).'
   if (!settings.abortOnCancel) return '; left the Jenkins work running (abort-on-cancel: false).'
   // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
-  const done = await abortRemote(
-    budgetClient(settings, until),
-    progress,
-    coreLogger,
-    undefined,
-    until
-  )
+  const done = await abortRemote(budgetClient(settings, until), progress, log, undefined, until)
   // Only now: if the runner kills us before this, the post step stops the build.
   progress.done()
-  coreLogger.info(`Jenkins: ${done}.`)
+  log.info(`Jenkins: ${done}.`)
   return `; ${done}.`
 }

@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
 import { abortRemote } from './follow/cancel.js'
 import { State } from './util/constants.js'
-import { coreLogger } from './step/core-logger.js'
+import { coreStepIO } from './step/step-io.js'
 import { budgetClient } from './step/create-client.js'
 import { getSettings } from './inputs/inputs.js'
 import { namedLogger } from './util/logger.js'
@@ -30,7 +30,7 @@ export async function run(): Promise<void> {
   })
   try {
     if ((await Promise.race([postStep(), bound])) === 'gave up') {
-      core.warning(
+      coreStepIO.logger.warning(
         `Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`
       )
     }
@@ -46,18 +46,18 @@ async function postStep(): Promise<void> {
       const ended = core.getState(State.Ended)
       const returned = core.getState(State.Returned)
       if (left) {
-        coreLogger.info(
+        coreStepIO.logger.info(
           `Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`
         )
       } else if (ended) {
-        coreLogger.info(`Post step: nothing to stop in Jenkins (${ended}).`)
+        coreStepIO.logger.info(`Post step: nothing to stop in Jenkins (${ended}).`)
       } else if (returned) {
-        coreLogger.info(
+        coreStepIO.logger.info(
           `Post step: nothing to stop; the main step returned without waiting, as asked: ${returned}.`
         )
       } else {
         // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
-        coreLogger.info(
+        coreStepIO.logger.info(
           'Post step: nothing to stop; the main step finished and left nothing for it.'
         )
       }
@@ -65,7 +65,7 @@ async function postStep(): Promise<void> {
     }
     const settings = getSettings()
     if (!settings.abortOnCancel) {
-      coreLogger.info('Post step: left the Jenkins work running (abort-on-cancel: false).')
+      coreStepIO.logger.info('Post step: left the Jenkins work running (abort-on-cancel: false).')
       return
     }
     const until = Date.now() + POST_BUDGET_MS
@@ -75,22 +75,24 @@ async function postStep(): Promise<void> {
       const targets = savedTargets(core.getState(State.Builds), api)
       const done = await Promise.all(
         targets.map(async target => {
-          const logger = namedLogger(coreLogger, target.name)
+          const logger = namedLogger(coreStepIO.logger, target.name)
           return `${target.name}: ${await abortRemote(api, target, logger, undefined, until)}`
         })
       )
-      for (const line of done) coreLogger.info(`Post step: ${line}.`)
+      for (const line of done) coreStepIO.logger.info(`Post step: ${line}.`)
       return
     }
-    const target = savedTarget(settings.job, api)
+    const target = savedTarget(settings.job, api, name => core.getState(name))
     if (!target) {
-      coreLogger.info('Post step: nothing to stop; the main step had started no Jenkins work.')
+      coreStepIO.logger.info(
+        'Post step: nothing to stop; the main step had started no Jenkins work.'
+      )
       return
     }
-    const done = await abortRemote(api, target, coreLogger, undefined, until)
-    coreLogger.info(`Post step: ${done}.`)
+    const done = await abortRemote(api, target, coreStepIO.logger, undefined, until)
+    coreStepIO.logger.info(`Post step: ${done}.`)
   } catch (error) {
-    core.warning(
+    coreStepIO.logger.warning(
       `Post step could not check the Jenkins build: ${error instanceof Error ? error.message : String(error)}`
     )
   }

@@ -21,7 +21,7 @@ import type {
 } from '../jenkins/types.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { expectationFrom } from '../follow/poll-policy.js'
-import type { StepIO } from '../step/step-io.js'
+import type { StepIO } from '../runner/io.js'
 import { settleBy, throwIfAborted } from '../util/wait.js'
 import { completeBuild } from './complete.js'
 import type { Item } from './item.js'
@@ -146,7 +146,7 @@ export class JobsRun {
       build: settings.build,
       scan: settings.scan,
       out: {
-        ...this.log,
+        logger: this.log,
         startGroup: title => io.startGroup(title),
         endGroup: () => io.endGroup()
       },

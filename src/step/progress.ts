@@ -1,8 +1,8 @@
-import * as core from '@actions/core'
 import type { RemoteTarget } from '../follow/cancel.js'
 import { Output, State } from '../util/constants.js'
 import type { BuildRef, JenkinsApi, JobPath, LostTrigger } from '../jenkins/types.js'
 import { settleBy } from '../util/wait.js'
+import type { StepIO } from '../runner/io.js'
 
 /**
  * What the step started in Jenkins, for cancel and timeout, and saved as
@@ -27,23 +27,26 @@ export class Progress implements RemoteTarget {
   /** Work to let finish after the abort (a commit status), within its budget. */
   private readonly deferred: Array<Promise<unknown>> = []
 
-  constructor(readonly job: JobPath) {}
+  constructor(
+    readonly job: JobPath,
+    private readonly io: Pick<StepIO, 'saveState' | 'setOutput'>
+  ) {}
 
   queued(queueId: number, shared = false): void {
     this.queueId = queueId
     this.owned = true
     this.shared = shared
-    core.saveState(State.QueueId, String(queueId))
-    if (shared) core.saveState(State.Shared, 'true')
-    core.saveState(State.Done, 'false')
+    this.io.saveState(State.QueueId, String(queueId))
+    if (shared) this.io.saveState(State.Shared, 'true')
+    this.io.saveState(State.Done, 'false')
   }
 
   /** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
   started(build: BuildRef): void {
     this.build = build
-    core.setOutput(Output.BuildNumber, String(build.number))
-    core.setOutput(Output.BuildUrl, build.url)
-    if (this.owned) core.saveState(State.BuildNumber, String(build.number))
+    this.io.setOutput(Output.BuildNumber, String(build.number))
+    this.io.setOutput(Output.BuildUrl, build.url)
+    if (this.owned) this.io.saveState(State.BuildNumber, String(build.number))
   }
 
   /** A trigger may have queued a build whose queue item never came back. */
@@ -65,24 +68,24 @@ export class Progress implements RemoteTarget {
   /** The remote work needs nothing more from the post step. */
   done(): void {
     this.finished = true
-    core.saveState(State.Done, 'true')
+    this.io.saveState(State.Done, 'true')
   }
 
   /** The step failed for another reason than cancel or timeout and leaves its work running: the post step must not stop it. */
   leftRunning(url: string): void {
-    core.saveState(State.LeftRunning, url)
+    this.io.saveState(State.LeftRunning, url)
     this.done()
   }
 
   /** The queue item ended in Jenkins without a build (`shown` says how, with its link): nothing is left for the post step. */
   ended(shown: string): void {
-    core.saveState(State.Ended, shown)
+    this.io.saveState(State.Ended, shown)
     this.done()
   }
 
   /** The step returns without waiting for the work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
   returned(shown: string): void {
-    core.saveState(State.Returned, shown)
+    this.io.saveState(State.Returned, shown)
     this.done()
   }
 
@@ -98,14 +101,18 @@ export class Progress implements RemoteTarget {
 }
 
 /** The remote work a killed main step left behind, from its saved state; undefined when there is none. */
-export function savedTarget(job: JobPath, api: JenkinsApi): RemoteTarget | undefined {
-  if (core.getState(State.Done) !== 'false') return undefined
-  const queueId = Number(core.getState(State.QueueId)) || undefined
-  const number = Number(core.getState(State.BuildNumber)) || undefined
+export function savedTarget(
+  job: JobPath,
+  api: JenkinsApi,
+  getState: (name: string) => string
+): RemoteTarget | undefined {
+  if (getState(State.Done) !== 'false') return undefined
+  const queueId = Number(getState(State.QueueId)) || undefined
+  const number = Number(getState(State.BuildNumber)) || undefined
   return {
     job,
     queueId,
     build: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) },
-    shared: core.getState(State.Shared) === 'true'
+    shared: getState(State.Shared) === 'true'
   }
 }
