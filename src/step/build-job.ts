@@ -14,7 +14,7 @@ import type { Settings } from '../inputs/inputs.js'
 import type { Build, BuildOutputsApi, BuildRef, JenkinsApi, UploadFile } from '../jenkins/types.js'
 import { ConsoleStreamer, withCommandsStopped } from '../follow/log-stream.js'
 import { expectationFrom, expectationFromEstimate } from '../follow/poll-policy.js'
-import type { Progress } from './progress.js'
+import type { RemoteWork } from './remote-work.js'
 import {
   failureMessage,
   formatDuration,
@@ -33,7 +33,7 @@ import { throwIfAborted } from '../util/wait.js'
  * result is not accepted, with the console's last lines.
  */
 export async function buildJob(options: BuildJobOptions): Promise<void> {
-  const { api, settings, signal, progress, io } = options
+  const { api, settings, signal, work, io } = options
   const follower = new BuildFollower({ api, job: settings.job, logger: io.logger, signal })
   const status = settings.commitStatus
     ? await statusReporter(settings, settings.statusContext, io.logger)
@@ -43,10 +43,10 @@ export async function buildJob(options: BuildJobOptions): Promise<void> {
   } catch (error) {
     // A status left pending would block a protected branch for good.
     if (status && !status.finished) {
-      const finishing = status.finish('error', statusFailure(error, signal), progress.build?.url)
+      const finishing = status.finish('error', statusFailure(error, signal), work.item(0).ref?.url)
       // On cancel or timeout, stopping the build comes first: the status
       // goes alongside, within the abort's budget (main awaits it).
-      if (signal.aborted) progress.defer(finishing)
+      if (signal.aborted) work.defer(finishing)
       else await finishing
     }
     throw error
@@ -59,7 +59,8 @@ export interface BuildJobOptions {
   settings: Settings
   /** Fires on cancel or timeout. */
   signal: AbortSignal
-  progress: Progress
+  /** What this step started: its one item is the job's. */
+  work: RemoteWork
   io: StepIO
   /** The branch job `branch` resolved to (follow/branch.ts). */
   branch?: BranchJob
@@ -74,7 +75,7 @@ interface JobRun extends BuildJobOptions {
 }
 
 async function follow(run: JobRun): Promise<void> {
-  const { api, settings, signal, progress, io, follower, status, branch, uploads } = run
+  const { api, settings, signal, work, io, follower, status, branch, uploads } = run
   const log = io.logger
   const name = settings.jobName
   const outcome: BuildOutcome = { jobName: name, jobUrl: api.jobUrl(settings.job) }
@@ -106,7 +107,7 @@ async function follow(run: JobRun): Promise<void> {
       branch?.indexingBuild && uploads.length === 0
         ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
         : await api.trigger(info, settings.job, settings.parameters, uploads)
-    progress.queued(queued.queueId, queued.merged)
+    work.queued(0, queued.queueId, queued.merged)
     warnUnknownParameters(queued.unknownParameters, info, name, log)
     outcome.queueUrl = queued.queueUrl
     outcome.parameters = settings.parameters
@@ -121,13 +122,13 @@ async function follow(run: JobRun): Promise<void> {
     if (settings.wait === 'queued') {
       await status?.pending(`Queued in Jenkins`, queued.queueUrl)
       outcome.note = 'Did not wait for the build to start (wait: false).'
-      progress.returned(
+      work.returned(
         `queue item ${queued.queueId} of ${name} (${queued.queueUrl}) goes on in Jenkins (wait: false)`
       )
       return finish(run, outcome, true)
     }
     const start = await follower.waitForStart(queued.queueId)
-    progress.started(start.ref)
+    started(run, start.ref)
     inQueueSince = start.inQueueSince
     // A build a branch scan started may already be among the job's builds.
     outcome.history = outcome.history?.filter(h => h.number < start.ref.number)
@@ -147,12 +148,13 @@ async function follow(run: JobRun): Promise<void> {
     io.setOutput(Output.JobUrl, outcome.jobUrl)
     pipeline = isPipeline(first)
     from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) }
-    progress.started({
+    const last = {
       job: settings.job,
       number: first.number,
       url: api.buildUrl(settings.job, first.number)
-    })
-    outcome.buildUrl = progress.build?.url
+    }
+    started(run, last)
+    outcome.buildUrl = last.url
     // Not triggered here: no job read to take them from, so one bounded read.
     if (settings.wait !== 'queued') {
       outcome.history = await readHistory(api, settings.job, first.number, log)
@@ -161,7 +163,7 @@ async function follow(run: JobRun): Promise<void> {
       `${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`
     )
   }
-  const ref = progress.build as BuildRef
+  const ref = work.item(0).ref as BuildRef
   outcome.build = first
   await status?.pending(`Jenkins build #${ref.number} running`, ref.url)
 
@@ -171,14 +173,14 @@ async function follow(run: JobRun): Promise<void> {
       outcome.stages = await readStages(api, ref, first, log)
     }
     outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`
-    progress.returned(
+    work.returned(
       `Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: started)`
     )
     return finish(run, outcome, true)
   }
 
   const { final, tail } = await waitForEnd(run, { ref, first, from, pipeline })
-  progress.done()
+  work.done()
   outcome.build = final
   outcome.queueWaitMs ??= queueWaitMs(inQueueSince, final)
   outcome.result = final.result ?? undefined
@@ -195,6 +197,13 @@ async function follow(run: JobRun): Promise<void> {
     accepted
   )
   await finish(run, outcome, accepted, tail)
+}
+
+/** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
+function started({ work, io }: JobRun, ref: BuildRef): void {
+  work.started(0, ref)
+  io.setOutput(Output.BuildNumber, String(ref.number))
+  io.setOutput(Output.BuildUrl, ref.url)
 }
 
 /** Follows the build to its end, streaming its console unless `log` is false; the console's last lines for the failure message. */
@@ -249,13 +258,13 @@ async function waitForEnd(
 
 /** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
 async function finish(
-  { settings, progress, io }: JobRun,
+  { settings, work, io }: JobRun,
   outcome: BuildOutcome,
   accepted: boolean,
   tail: string[] = []
 ): Promise<void> {
   // Whatever the step did not wait for, the user chose to leave running.
-  progress.done()
+  work.done()
   setBuildOutputs(io, outcome, io.logger)
   await writeSummary(io.summary, outcome, io.logger)
   // A wanted artifact that is missing fails the step even when the build passed.
