@@ -172,9 +172,10 @@ async function follow(run: JobRun): Promise<void> {
     if (settings.wait === 'started' && first && isPipeline(first)) {
       outcome.stages = await readStages(api, ref, first, log)
     }
-    outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`
+    const wait = settings.wait === 'queued' ? 'false' : 'started'
+    outcome.note = `Did not wait for the build to finish (wait: ${wait}).`
     work.returned(
-      `Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: started)`
+      `Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`
     )
     return finish(run, outcome, true)
   }
