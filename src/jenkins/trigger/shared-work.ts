@@ -1,0 +1,75 @@
+/**
+ * Whether a queue item or build stands for more than one trigger request,
+ * so that cancelling or stopping it would cancel someone else's work too.
+ *
+ * Jenkins does not queue a task twice: a request for a task that already has
+ * an item waiting, blocked or buildable with the same parameters is folded
+ * into that item (Queue.scheduleInternal; ParametersAction.shouldSchedule
+ * compares the parameter sets, and a job without parameters always folds).
+ * `/build` then answers 201 with the existing item, as for a new one
+ * (ParameterizedJobMixIn.doBuild, JENKINS-66105); `buildWithParameters`
+ * answers 303 (ParametersDefinitionProperty, since 2.308).
+ *
+ * What the fold leaves behind: CauseAction.foldIntoExisting adds the request's
+ * cause to the item's cause bag, and CauseAction.getCauses() exports every
+ * cause once per count (Collections.nCopies), also for the same user twice.
+ * The build gets the item's actions (Executor.run). Every trigger by this
+ * action brings exactly one cause (ParameterizedJobMixIn.getBuildCause), so
+ * more than one exported cause means another request shares the work: one
+ * that we folded into, or one that folded into ours after we queued it.
+ */
+
+/** The `tree` that makes a build GET export its causes (one entry per cause). */
+export const CAUSES_TREE = 'actions[causes[shortDescription]]'
+
+/** Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported. */
+export function causeCount(actions: unknown): number | undefined {
+  if (!Array.isArray(actions)) return undefined
+  let count: number | undefined
+  for (const action of actions) {
+    const causes = (action as { causes?: unknown } | null)?.causes
+    if (Array.isArray(causes)) count = (count ?? 0) + causes.length
+  }
+  return count
+}
+
+/**
+ * True when the item or build answers for more requests than `own`, the
+ * number of this step's own requests folded into it (more than one when a
+ * step listed the same job twice with the same parameters).
+ */
+export function isShared(actions: unknown, own = 1): boolean {
+  return sharedBeyond(causeCount(actions) ?? 0, own)
+}
+
+/** The rule itself: `count` exported causes stand for more requests than `own`. */
+function sharedBeyond(count: number, own: number): boolean {
+  return count > Math.max(1, own)
+}
+
+/** The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause). */
+export const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause'
+
+/** An item's or build's causes as decoded where they arrive: each exported cause's `_class`, and the UserIdCauses' userIds. */
+export interface ExportedCauses {
+  causes?: readonly string[]
+  userIds?: ReadonlyArray<string | null>
+}
+
+/**
+ * True only when the work is one request of `user`'s and nothing else: one
+ * exported cause (the shared-work rule above, for one request of ours), a
+ * UserIdCause of that user. Work found by its shape rather than by the id
+ * Jenkins gave us (a lost answer) may be cancelled or stopped only then:
+ * another user's request, or a timer's that ours was folded into, has the
+ * same shape. Without a user (anonymous, a job token) nothing is ours alone.
+ */
+export function isOwnAlone(found: ExportedCauses, user: string | undefined): boolean {
+  const causes = found.causes ?? []
+  if (user === undefined || causes.length === 0 || sharedBeyond(causes.length, 1)) return false
+  const id = found.userIds?.length === 1 ? found.userIds[0] : undefined
+  // Jenkins' default IdStrategy compares user ids case-insensitively (as reconcile.ts' causedBy).
+  return (
+    causes[0] === USER_ID_CAUSE && typeof id === 'string' && id.toLowerCase() === user.toLowerCase()
+  )
+}
