@@ -99,6 +99,7 @@ class JenkinsServer implements TestJenkins {
         clockSkewMs: options.clockSkewMs ?? 0
       },
       stageView: options.stageView ?? true,
+      showStackTrace: options.showStackTrace ?? false,
       executorsHidden: options.executorsHidden ?? false,
       uploads: new UploadStore()
     }

@@ -432,6 +432,12 @@ export interface ServerOptions {
   /** Whether the Pipeline Stage View plugin (`wfapi`) is installed; default true. */
   stageView?: boolean
   /**
+   * Jenkins' error page (a 500) shows the exception's stack trace, as with
+   * -Djenkins.model.Jenkins.SHOW_STACK_TRACE=true (and in Jenkins before
+   * 2.x); default false, as in Jenkins: the page gives only a Logging ID.
+   */
+  showStackTrace?: boolean
+  /**
    * `computer/api/json` shows no running build (every `currentExecutable`
    * null), as a ComputerSource plugin that filters the list would; default
    * false. A client must not take a build missing from it for an ended one.
