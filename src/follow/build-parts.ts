@@ -7,10 +7,11 @@
  */
 import { downloadArtifacts } from '../outcome/artifacts.js'
 import type { CommitStatusReporter, StatusGate } from '../outcome/commit-status.js'
-import type { BuildMode, Settings } from '../inputs/inputs.js'
+import type { Settings } from '../inputs/inputs.js'
+import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
-import { fullName } from '../jenkins/model/job-path.js'
-import { notAJob } from '../jenkins/trigger/trigger.js'
+import { fullName, queueItemUrl } from '../jenkins/model/job-path.js'
+import { notAJob, unknownParameters } from '../jenkins/trigger/trigger.js'
 import type {
   Build,
   BuildOutputsApi,
@@ -26,17 +27,12 @@ import type { BuildOutcome } from '../outcome/report.js'
 import { failedStage, readStages } from '../outcome/stages.js'
 import { shortName } from '../util/names.js'
 import { closestNames } from '../util/suggest.js'
-import { locateFailedTests, type TestLocation } from '../outcome/test-locations.js'
+import { locateFailedTests } from '../outcome/test-locations.js'
 import { sourceCommit } from '../outcome/source-link.js'
+import type { StepIO } from '../runner/io.js'
 import { annotateFailedTests, MAX_ANNOTATED, readTests } from '../outcome/test-report.js'
 import { abortReason, StepAborted } from '../util/wait.js'
-
-/** Where a build's parts say things: the log, and `::error` annotations (failed tests). */
-export interface PartsOutput {
-  logger: Logger
-  /** `where`: the workspace file and line a failed test failed at, when known. */
-  annotate(message: string, title: string, where?: TestLocation): void
-}
+import { errorText } from '../util/error-text.js'
 
 /** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
 export async function lastBuild(
@@ -74,7 +70,7 @@ export async function withJobSuggestions(
     if (close.length)
       return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`
   } catch (listError) {
-    logger.debug(`Could not list jobs for suggestions: ${(listError as Error).message}`)
+    logger.debug(`Could not list jobs for suggestions: ${errorText(listError)}`)
   }
   return error.message
 }
@@ -92,12 +88,11 @@ export function indexingBuildQueued(
   parameters: BuildParameters,
   queueId: number
 ): TriggerResult {
-  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
   return {
     queueId,
-    queueUrl: `${api.baseUrl}/queue/item/${queueId}/`,
+    queueUrl: queueItemUrl(api.baseUrl, queueId),
     merged: true,
-    unknownParameters: Object.keys(parameters).filter(key => !defined.has(key))
+    unknownParameters: unknownParameters(info, parameters)
   }
 }
 
@@ -136,7 +131,7 @@ export async function readProducts(
   final: Build,
   outcome: BuildOutcome,
   signal: AbortSignal,
-  out: PartsOutput
+  out: Pick<StepIO, 'logger' | 'annotate'>
 ): Promise<void> {
   const unread: string[] = []
   outcome.tests = await readTests(api, ref, final, out.logger, unread)

@@ -17,8 +17,9 @@ import {
   type Watch
 } from './poll-policy.js'
 import { QueueItemEnded } from './queue-ended.js'
-import { formatDuration } from '../outcome/report.js'
+import { formatDuration } from '../util/duration.js'
 import { sleep, throwIfAborted } from '../util/wait.js'
+import { errorText } from '../util/error-text.js'
 
 /** Fields polled while a build runs: enough to know whether it is over and when to look again. */
 export const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId'
@@ -125,7 +126,7 @@ export class BuildFollower {
           )
         }
         if (!isTransient(error)) throw error
-        logger.debug(`Queue poll failed, trying again: ${(error as Error).message}`)
+        logger.debug(`Queue poll failed, trying again: ${errorText(error)}`)
         await sleep(nextQueueDelay(attempt, this.policy), signal)
         continue
       }
@@ -177,7 +178,10 @@ export class BuildFollower {
    * after `building` turns false), so no build JSON is read while the console
    * says the build goes on; when is decided by src/follow/poll-policy.ts.
    */
-  async waitForEnd(ref: BuildRef, console?: ConsoleFollower, from: EndWatch = {}): Promise<Build> {
+  async waitForEnd(
+    ref: BuildRef,
+    { console, from = {} }: { console?: ConsoleFollower; from?: EndWatch } = {}
+  ): Promise<Build> {
     const { api, logger, signal } = this.options
     let w: Watch = watch({
       console: console !== undefined,
@@ -231,8 +235,8 @@ export class BuildFollower {
         }
       } catch (error) {
         if (!isTransient(error)) throw error
-        logger.debug(`Build poll failed, trying again: ${(error as Error).message}`)
-        if (console && next.read === 'console') consoleError = (error as Error).message
+        logger.debug(`Build poll failed, trying again: ${errorText(error)}`)
+        if (console && next.read === 'console') consoleError = errorText(error)
         if (console && next.read === 'console' && w.endSeenAt === undefined) {
           // A console that keeps failing (a proxy that stalls it) would
           // otherwise hide the end until the timeout: the build JSON says

@@ -1,6 +1,8 @@
-import { resolveBranch, type BranchJob, type ScanOutput } from '../follow/branch.js'
+import { resolveBranch, type BranchJob } from '../follow/branch.js'
+import type { StepIO } from '../runner/io.js'
 import { lastBuild, withJobSuggestions } from '../follow/build-parts.js'
-import type { BuildMode, JobEntry, ScanMode } from '../inputs/inputs.js'
+import type { JobEntry } from '../inputs/jobs-input.js'
+import type { BuildMode, ScanMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type { Build, JenkinsApi, JobInfo } from '../jenkins/model/types.js'
@@ -20,7 +22,7 @@ export interface ResolveOptions {
   build: BuildMode
   scan: ScanMode
   /** Where a scan prints (a group of its own). */
-  out: ScanOutput
+  out: Pick<StepIO, 'logger' | 'startGroup' | 'endGroup'>
   logger: Logger
   signal: AbortSignal
   /** Told of each project this step asked to scan (a cancel leaves its scan running and says so). */

@@ -1,11 +1,13 @@
 import type { summary as coreSummary } from '@actions/core'
+import type { StepIO } from '../runner/io.js'
 import { plainConsoleLine } from '../util/console-line.js'
 import { Output, type BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
 import { formatDuration } from '../util/duration.js'
 import { addHistory, historyOutput, type HistoryEntry } from './history.js'
-import { cut, escapeHtml, link } from '../util/html.js'
+import { escapeHtml, link } from '../util/html.js'
+import { cut } from '../util/shorten.js'
 import { isCount, shownValue } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
@@ -16,9 +18,7 @@ import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
 import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
-
-export { escapeHtml } from '../util/html.js'
-export { formatDuration } from '../util/duration.js'
+import { errorText } from '../util/error-text.js'
 
 /** Everything the action learned about the build, for outputs, the job summary and the failure message. */
 export interface BuildOutcome {
@@ -58,12 +58,7 @@ export interface BuildOutcome {
 }
 
 /** A file uploaded to a file parameter, as the summary names it. */
-export type UploadedFile = Pick<UploadFile, 'name' | 'fileName' | 'size'>
-
-/** Where outputs go: core.setOutput in main. */
-export interface OutputSink {
-  setOutput(name: string, value: string): void
-}
+type UploadedFile = Pick<UploadFile, 'name' | 'fileName' | 'size'>
 
 /**
  * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
@@ -71,10 +66,14 @@ export interface OutputSink {
  * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
  * output can still be passed on as a job output beside the others. Build
  * JSON is a few KB; what exceeds this is long change logs or many actions.
+ * @internal
  */
 export const BUILD_OUTPUT_MAX_BYTES = 256 * 1024
 
-/** The `build` output: the build JSON, or within the cap, the build without its largest fields. */
+/**
+ * The `build` output: the build JSON, or within the cap, the build without its largest fields.
+ * @internal
+ */
 export interface BuildOutput {
   json: string
   /** Top-level fields left out to fit, largest first; empty when nothing was cut. */
@@ -87,6 +86,7 @@ export interface BuildOutput {
  * The build JSON within `maxBytes`. When it is too large, whole top-level
  * fields are left out, largest first, until it fits: the output stays valid
  * JSON with Jenkins' own field names, and what is there is complete.
+ * @internal
  */
 export function buildOutput(build: Build, maxBytes = BUILD_OUTPUT_MAX_BYTES): BuildOutput {
   const json = JSON.stringify(build)
@@ -121,7 +121,11 @@ export function buildOutput(build: Build, maxBytes = BUILD_OUTPUT_MAX_BYTES): Bu
  * build is over. A `build` output over its cap is cut (buildOutput) with a
  * warning that says what was left out and where the whole is.
  */
-export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?: Logger): void {
+export function setBuildOutputs(
+  out: Pick<StepIO, 'setOutput'>,
+  outcome: BuildOutcome,
+  logger?: Logger
+): void {
   const build = outcome.build
   const finished = build !== undefined && !build.building
   const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined)
@@ -167,12 +171,13 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
 /**
  * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
  * files are on disk whatever the output lists.
+ * @internal
  */
 export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
 
 /** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
 export function setArtifactsOutput(
-  out: OutputSink,
+  out: Pick<StepIO, 'setOutput'>,
   artifacts: Pick<ArtifactsOutcome, 'written' | 'folder'>,
   logger?: Logger
 ): void {
@@ -266,9 +271,7 @@ export async function writeSummary(
     await summary.write()
   } catch (error) {
     summary.emptyBuffer()
-    logger.warning(
-      `Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`
-    )
+    logger.warning(`Could not write the job summary: ${errorText(error)}`)
   }
 }
 
