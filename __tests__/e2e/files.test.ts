@@ -100,6 +100,10 @@ describe('files', () => {
         ['NOTE', 'café', undefined]
       ])
       expect(r.stdout).toContain("Uploading PACKAGE (app.zip, 293 KiB) to 'deploy'")
+      // Jenkins exports a file parameter's name only: the summary names the file uploaded.
+      expect(r.summary).toContain(
+        '<tr><td><code>PACKAGE</code></td><td>app.zip (293 KiB)</td></tr><tr><td><code>TARGET</code></td><td>prod</td></tr>'
+      )
       expect(r.stdout).toMatch(/Uploaded 293 KiB of files in [\d.]+ s/)
       const file = await fetch(
         `${jenkins.url}/job/deploy/${build?.number}/parameters/parameter/PACKAGE/PACKAGE`,

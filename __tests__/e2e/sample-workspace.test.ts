@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT } from '../../scripts/action-runner.js'
+import { PR_EVENT, ROOT } from '../../scripts/action-runner.js'
 import { commandData, commandProperties } from '../../src/cli/workflow-commands.js'
 import {
   SAMPLE_WORKSPACE,
@@ -17,7 +17,8 @@ import {
   startJenkins,
   type TestJenkins
 } from '../../test-server/index.js'
-import { auth, commands, describeRun, run, RUNTIMES } from './helpers.js'
+import { describeRun as describeCli, startCommand, BIN } from './cli-process.js'
+import { ADMIN_TOKEN, auth, commands, describeRun, run, RUNTIMES } from './helpers.js'
 
 const WORKSPACE = join(ROOT, SAMPLE_WORKSPACE)
 
@@ -80,6 +81,15 @@ describe.each(RUNTIMES)(
         'throw unexpected();',
         'assertEquals("1,000", formatter.format(1000));'
       ])
+      // The summary links each place to its line at the commit under test:
+      // the pull request's head (the runner's PR event), not GITHUB_SHA's merge commit.
+      const blob = `https://github.com/owner/repo/blob/${PR_EVENT.payload.pull_request.head.sha}`
+      expect(r.summary).toContain('<th>File</th>')
+      for (const a of annotations) {
+        expect(r.summary).toContain(
+          `<td><code><a href="${blob}/${a.file}#L${a.line}">${a.file}:${a.line}</a></code></td>`
+        )
+      }
     })
 
     it("with-tests' failures resolve there too", async () => {
@@ -96,3 +106,30 @@ describe.each(RUNTIMES)(
     })
   }
 )
+
+describe('the failing-tests sample from a terminal', () => {
+  let jenkins: TestJenkins
+  beforeAll(async () => {
+    jenkins = await startJenkins({ quietPeriodSec: 0, jobs: sampleJobs })
+  })
+  afterAll(async () => {
+    await jenkins.close()
+  })
+
+  it('jenkins-build --summary -: each place as plain path:line (no commit to link to outside a workflow)', async () => {
+    const r = await startCommand({
+      command: process.execPath,
+      args: [BIN, '--job', 'failing-tests', '--summary', '-'],
+      env: { JENKINS_URL: jenkins.url, JENKINS_USER: 'admin', JENKINS_TOKEN: ADMIN_TOKEN },
+      cwd: WORKSPACE
+    }).done
+    expect(r.code, describeCli(r)).toBe(1)
+    expect(r.stdout).toContain(
+      '<td><code>src/test/java/com/example/calc/CalculatorTest.java:42</code></td>'
+    )
+    expect(r.stdout).toContain(
+      '<td><code>src/main/java/com/example/calc/Parser.java:88</code></td>'
+    )
+    expect(r.stdout).not.toContain('/blob/')
+  })
+})

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { BuildFollower } from '../../src/follow/follower.js'
 import { JenkinsError } from '../../src/jenkins/transport/errors.js'
 import type { ConsolePoll } from '../../src/follow/log-stream.js'
@@ -6,6 +6,28 @@ import { silentLogger, type Logger } from '../../src/util/logger.js'
 import { DEFAULT_POLL_POLICY, type PollPolicy } from '../../src/follow/poll-policy.js'
 import { StepAborted } from '../../src/util/wait.js'
 import { FakeApi, networkError, notFound } from '../fixtures/fake-api.js'
+
+/**
+ * The follower's clock and waits, virtual: its `now` moves only by the
+ * waits it asks for, exactly, so the policy's few milliseconds (a 40 ms
+ * follow-up, a 5 ms confirmation) pass the same on a loaded machine, where
+ * one real poll can take longer than the whole bound. Each wait still yields
+ * to the event loop (a real timer, such as the abort below, can fire) and
+ * ends early on the signal, as util/wait.ts's sleep does.
+ */
+const clock = vi.hoisted(() => ({ ms: 1_700_000_000_000 }))
+vi.mock('../../src/util/wait.js', async importOriginal => {
+  const actual = await importOriginal<typeof import('../../src/util/wait.js')>()
+  return {
+    ...actual,
+    sleep: async (ms: number, signal?: AbortSignal): Promise<void> => {
+      actual.throwIfAborted(signal)
+      await new Promise(resolve => setImmediate(resolve))
+      actual.throwIfAborted(signal)
+      clock.ms += Math.max(0, ms)
+    }
+  }
+})
 
 /** The default policy in milliseconds instead of seconds. */
 const fast: PollPolicy = {
@@ -47,7 +69,14 @@ function follower(
   api: FakeApi,
   extra: Partial<ConstructorParameters<typeof BuildFollower>[0]> = {}
 ) {
-  return new BuildFollower({ api, job, logger: silentLogger, policy: fast, ...extra })
+  return new BuildFollower({
+    api,
+    job,
+    logger: silentLogger,
+    policy: fast,
+    now: () => clock.ms,
+    ...extra
+  })
 }
 
 function recorder(): Logger & { lines: string[] } {

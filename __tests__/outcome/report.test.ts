@@ -311,6 +311,57 @@ describe('writeSummary', () => {
     expect(html).toContain('⚠️ UNSTABLE (accepted)')
   })
 
+  it("shows a file parameter as the uploaded file's name and size, not an empty cell", async () => {
+    const uploads = [
+      { name: 'PACKAGE', fileName: 'app <1>.zip', size: 300_000 },
+      { name: 'B64', fileName: 'notes.txt', size: 12 },
+      { name: 'SIGNING_KEY', fileName: 'key.pem', size: 2000 }
+    ]
+    const actions = [
+      {
+        _class: 'hudson.model.ParametersAction',
+        parameters: [
+          { _class: 'hudson.model.FileParameterValue', name: 'PACKAGE' },
+          { _class: 'io.jenkins.plugins.file_parameters.Base64FileParameterValue', name: 'B64' },
+          { _class: 'hudson.model.FileParameterValue', name: 'SIGNING_KEY' },
+          { _class: 'io.jenkins.plugins.file_parameters.StashedFileParameterValue', name: 'OLD' },
+          { _class: 'hudson.model.StringParameterValue', name: 'TARGET', value: 'prod' }
+        ]
+      }
+    ]
+    await writeSummary(
+      newSummary(),
+      { ...base, build: build({ actions }), uploads },
+      recordingLogger().logger
+    )
+    const html = readFileSync(file, 'utf8')
+    expect(html).toContain(
+      '<tr><td><code>PACKAGE</code></td><td>app &#60;1&#62;.zip (293 KiB)</td></tr>'
+    )
+    expect(html).toContain('<tr><td><code>B64</code></td><td>notes.txt (12 B)</td></tr>')
+    // A secret-looking name stays hidden, file or not.
+    expect(html).toContain('<tr><td><code>SIGNING&#95;KEY</code></td><td>***</td></tr>')
+    // A file this step did not upload: Jenkins does not say which.
+    expect(html).toContain('<tr><td><code>OLD</code></td><td>(a file)</td></tr>')
+    expect(html).toContain('<tr><td><code>TARGET</code></td><td>prod</td></tr>')
+  })
+
+  it('before the build is read (wait: false), the uploaded files follow the parameters asked for', async () => {
+    await writeSummary(
+      newSummary(),
+      {
+        ...base,
+        parameters: { TARGET: 'prod' },
+        uploads: [{ name: 'PACKAGE', fileName: 'app.zip', size: 2 * 1024 * 1024 }]
+      },
+      recordingLogger().logger
+    )
+    const html = readFileSync(file, 'utf8')
+    expect(html).toContain(
+      '<tr><td><code>TARGET</code></td><td>prod</td></tr><tr><td><code>PACKAGE</code></td><td>app.zip (2 MiB)</td></tr>'
+    )
+  })
+
   it('keeps the summary small with many or long parameters', async () => {
     const parameters = Object.fromEntries(
       Array.from({ length: 80 }, (_, i) => [`P${i}`, 'v'.repeat(5000)])
@@ -473,6 +524,115 @@ describe('outputs and summary of tests, stages and artifacts', () => {
       '<p>⚠️ Refused <code>&#34;../../etc/x&#34;</code>: it has a &#39;..&#39; segment.</p>'
     )
     expect(html).not.toContain('<script>')
+  })
+})
+
+describe('the failed-tests table: where each failed', () => {
+  const BUILD_URL = 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/'
+  const located = {
+    className: 'com.example.CalcTest',
+    name: 'divides',
+    status: 'FAILED',
+    url: `${BUILD_URL}testReport/com.example/CalcTest/divides/`,
+    errorDetails: 'boom'
+  }
+  const unlocated = { ...located, name: 'adds', url: `${BUILD_URL}testReport/x/adds/` }
+  const hostile = { ...located, name: 'hostile', url: `${BUILD_URL}testReport/x/hostile/` }
+  const tests = (commit?: { serverUrl: string; repository: string; sha: string }) => ({
+    counts: { total: 3, failed: 3, skipped: 0 },
+    failed: [located, unlocated, hostile],
+    reportUrl: `${BUILD_URL}testReport/`,
+    casesRead: 3,
+    partial: false,
+    located: new Map([
+      [located, { file: 'src/test/java/com/example/CalcTest.java', line: 42 }],
+      [hostile, { file: 'src/*x*/[a](javascript:b)/<img>|`#`.py', line: 3 }]
+    ]),
+    commit
+  })
+  let dir: string
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'summary-'))
+    writeFileSync(join(dir, 'summary.md'), '')
+    process.env.GITHUB_STEP_SUMMARY = join(dir, 'summary.md')
+  })
+  afterEach(() => {
+    delete process.env.GITHUB_STEP_SUMMARY
+    rmSync(dir, { recursive: true, force: true })
+  })
+  const written = async (outcome: BuildOutcome): Promise<string> => {
+    await writeSummary(newSummary(), outcome, recordingLogger().logger)
+    return readFileSync(join(dir, 'summary.md'), 'utf8')
+  }
+
+  it('links path:line to that line of the commit under test, each segment encoded, all inert', async () => {
+    const sha = 'a'.repeat(40)
+    const html = await written({
+      ...base,
+      build: build({ result: 'FAILURE' }),
+      tests: tests({ serverUrl: 'https://github.com', repository: 'owner/repo', sha })
+    })
+    expect(html).toContain('<tr><th>Test</th><th>Class</th><th>File</th><th>Error</th></tr>')
+    expect(html).toContain(
+      `<td><code>com.example.CalcTest</code></td><td><code><a href="https://github.com/owner/repo/blob/${sha}/src/test/java/com/example/CalcTest.java#L42">src/test/java/com/example/CalcTest.java:42</a></code></td><td>boom</td>`
+    )
+    // A test without a place: an empty cell.
+    expect(html).toContain('<td><code>com.example.CalcTest</code></td><td>&nbsp;</td><td>boom</td>')
+    // Path text forms no Markdown or HTML, and the link stays in its path.
+    expect(html).toContain(
+      `<a href="https://github.com/owner/repo/blob/${sha}/src/*x*/%5Ba%5D(javascript%3Ab)/%3Cimg%3E%7C%60%23%60.py#L3">src/&#42;x&#42;/&#91;a&#93;(javascript:b)/&#60;img&#62;&#124;&#96;&#35;&#96;.py:3</a>`
+    )
+    expect(html).not.toMatch(/<img|\]\(javascript/)
+  })
+
+  it('without a commit (a terminal), the plain path:line', async () => {
+    const html = await written({ ...base, build: build({ result: 'FAILURE' }), tests: tests() })
+    expect(html).toContain(
+      '<td><code>src/test/java/com/example/CalcTest.java:42</code></td><td>boom</td>'
+    )
+    expect(html).not.toContain('/blob/')
+  })
+
+  it("is docs/job-summary.md's example table", async () => {
+    const page = readFileSync(new URL('../../docs/job-summary.md', import.meta.url), 'utf8')
+    const table = /^<table><tr><th>Test<\/th>.*<\/table>$/m.exec(page)?.[0]
+    const test = {
+      className: 'com.example.calc.CalculatorTest',
+      name: 'divides by zero',
+      status: 'FAILED',
+      url: 'https://ci.example.com/jenkins/job/calculator/7/testReport/com.example.calc/CalculatorTest/divides_by_zero/',
+      errorDetails: 'expected: <ArithmeticException> but was: <Infinity>'
+    }
+    const html = await written({
+      ...base,
+      build: build({ result: 'FAILURE' }),
+      tests: {
+        counts: { total: 14, failed: 1, skipped: 0 },
+        failed: [test],
+        reportUrl: 'https://ci.example.com/jenkins/job/calculator/7/testReport/',
+        casesRead: 14,
+        partial: false,
+        located: new Map([
+          [test, { file: 'src/test/java/com/example/calc/CalculatorTest.java', line: 42 }]
+        ]),
+        commit: {
+          serverUrl: 'https://github.com',
+          repository: 'octo-org/calculator',
+          sha: '3f2c9a7e5b1d4c6a8e0f2b4d6c8a0e2f4b6d8c0a'
+        }
+      }
+    })
+    expect(table).toBeDefined()
+    expect(html).toContain(`<h3>Failed tests</h3>\n${table}\n`)
+  })
+
+  it('no File column when no test was located', async () => {
+    const html = await written({
+      ...base,
+      build: build({ result: 'FAILURE' }),
+      tests: { ...tests(), located: new Map() }
+    })
+    expect(html).toContain('<tr><th>Test</th><th>Class</th><th>Error</th></tr>')
   })
 })
 

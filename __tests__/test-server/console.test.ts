@@ -16,7 +16,6 @@ async function start(options: ServerOptions = {}): Promise<TestJenkins> {
     users: [{ ...ADMIN, permissions: ['admin'] }],
     quietPeriodSec: 0,
     jobs: {
-      lines: { script: { durationMs: 300, consoleLines: ['one', 'two', 'three'] } },
       notes: {
         type: 'pipeline',
         script: { durationMs: 100, consoleLines: ['[Pipeline] echo'], consoleNotes: true }
@@ -53,8 +52,12 @@ async function progressive(j: TestJenkins, path: string, start?: number) {
 describe('progressiveText (jenkins-api.md 6.1)', () => {
   it('sends X-More-Data only while the log is written, CRLF line ends, and the next offset', async () => {
     const j = await start()
-    await post(j, '/job/lines/build')
-    const first = await progressive(j, '/job/lines/1')
+    // A build that runs until it is stopped: what it has written is known
+    // at each read, however slow the machine (a timed one may have written
+    // its lines, or ended, before the first read).
+    await post(j, '/job/hold/build')
+    await waitFor(() => j.builds('hold')[0], 'build #1 to start')
+    const first = await progressive(j, '/job/hold/1')
     expect(first.status).toBe(200)
     expect(first.type).toBe('text/plain;charset=UTF-8')
     expect(first.more).toBe('true')
@@ -62,19 +65,25 @@ describe('progressiveText (jenkins-api.md 6.1)', () => {
     expect(first.body.toString()).toBe('Started by user admin\r\n')
     expect(first.size).toBe('Started by user admin\n'.length)
 
-    await waitFor(() => (j.builds('lines')[0]?.logUpdated === false ? true : undefined))
-    const rest = await progressive(j, '/job/lines/1', first.size)
+    for (const line of ['one', 'two', 'three']) j.appendConsole('hold', 1, line)
+    const written = await progressive(j, '/job/hold/1', first.size)
+    expect(written.more).toBe('true')
+    expect(written.body.toString()).toBe('one\r\ntwo\r\nthree\r\n')
+
+    expect((await post(j, '/job/hold/1/stop')).status).toBe(302)
+    await waitFor(() => (j.builds('hold')[0]?.logUpdated === false ? true : undefined))
+    const rest = await progressive(j, '/job/hold/1', written.size)
     expect(rest.more).toBeNull()
-    expect(rest.body.toString()).toBe('one\r\ntwo\r\nthree\r\nFinished: SUCCESS\r\n')
-    const stored = j.builds('lines')[0]?.consoleText() ?? ''
+    expect(rest.body.toString()).toBe('Aborted by admin\r\nFinished: ABORTED\r\n')
+    const stored = j.builds('hold')[0]?.consoleText() ?? ''
     expect(rest.size).toBe(Buffer.byteLength(stored))
     expect(stored).toContain('one\ntwo\n')
 
     // A start beyond the length restarts from 0.
-    const reset = await progressive(j, '/job/lines/1', rest.size + 100)
+    const reset = await progressive(j, '/job/hold/1', rest.size + 100)
     expect(reset.body.toString()).toBe(stored.replace(/\n/g, '\r\n'))
     expect(reset.size).toBe(rest.size)
-    expect((await get(j, '/job/lines/1/logText/progressiveText?start=abc')).status).toBe(500)
+    expect((await get(j, '/job/hold/1/logText/progressiveText?start=abc')).status).toBe(500)
   })
 
   it('keeps raw ConsoleNotes in progressiveText and strips them from consoleText', async () => {

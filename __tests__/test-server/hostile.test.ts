@@ -11,8 +11,10 @@ async function start(options: ServerOptions = {}): Promise<TestJenkins> {
     users: [{ ...ADMIN, permissions: ['admin'] }],
     quietPeriodSec: 0,
     jobs: {
-      // Not concurrent: a running build keeps the next item queued, with a why.
       serial: { script: { durationMs: 300, result: 'UNSTABLE' } },
+      // Not concurrent, and running until stopped: the next item stays queued
+      // with a why, and the build running, however slow the machine is.
+      held: { script: { durationMs: 600_000 } },
       folder: { type: 'folder', jobs: { inner: {} } }
     },
     ...options
@@ -30,13 +32,14 @@ type Json = Record<string, unknown>
 describe('a hostile Jenkins (ServerOptions.hostile)', () => {
   it('serves its text in front of names, display names, why, results and causes', async () => {
     const j = await start({ hostile: { text: EVIL } })
-    const first = queueId((await post(j, '/job/serial/build?delay=0sec')).headers.get('location'))
-    const second = queueId((await post(j, '/job/serial/build?delay=0sec')).headers.get('location'))
+    const first = queueId((await post(j, '/job/held/build?delay=0sec')).headers.get('location'))
+    await waitFor(() => j.builds('held')[0], 'build #1 to start')
+    const second = queueId((await post(j, '/job/held/build?delay=0sec')).headers.get('location'))
     expect(second).not.toBe(first)
 
     const queued = await getJson<Json>(j, `/queue/item/${second}/api/json`)
     expect(queued.why).toBe(`${EVIL}Build #1 is already in progress (ETA: N/A)`)
-    expect((queued.task as Json).name).toBe(`${EVIL}serial`)
+    expect((queued.task as Json).name).toBe(`${EVIL}held`)
     const cause = ((queued.actions as Json[])[0]?.causes as Json[])[0]
     expect(cause).toMatchObject({
       shortDescription: `${EVIL}Started by user admin`,
@@ -45,7 +48,11 @@ describe('a hostile Jenkins (ServerOptions.hostile)', () => {
     })
 
     const root = await getJson<{ jobs: Json[] }>(j, '/api/json?tree=jobs[name,jobs[name]]')
-    expect(root.jobs.map(job => job.name)).toEqual([`${EVIL}folder`, `${EVIL}serial`])
+    expect(root.jobs.map(job => job.name)).toEqual([
+      `${EVIL}folder`,
+      `${EVIL}held`,
+      `${EVIL}serial`
+    ])
     expect((root.jobs[0]?.jobs as Json[])[0]?.name).toBe(`${EVIL}inner`)
 
     const job = await getJson<Json>(j, '/job/folder/job/inner/api/json')
@@ -56,9 +63,11 @@ describe('a hostile Jenkins (ServerOptions.hostile)', () => {
       fullDisplayName: `${EVIL}folder » inner`
     })
 
-    const running = await getJson<Json>(j, '/job/serial/1/api/json')
+    const running = await getJson<Json>(j, '/job/held/1/api/json')
     expect(running.result).toBeNull()
     expect(running.displayName).toBe(`${EVIL}#1`)
+    // A result, from a build whose end is awaited.
+    await post(j, '/job/serial/build?delay=0sec')
     const done = await waitFor(async () => {
       const b = await getJson<Json>(j, '/job/serial/1/api/json')
       return b.building === false ? b : undefined

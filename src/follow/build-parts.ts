@@ -28,6 +28,7 @@ import { failedStage, readStages } from '../outcome/stages.js'
 import { shortName } from '../util/names.js'
 import { closestNames } from '../util/suggest.js'
 import { locateFailedTests } from '../outcome/test-locations.js'
+import { sourceCommit } from '../outcome/source-link.js'
 import type { StepIO } from '../runner/io.js'
 import { annotateFailedTests, MAX_ANNOTATED, readTests } from '../outcome/test-report.js'
 import { abortReason, StepAborted } from '../util/wait.js'
@@ -137,6 +138,8 @@ export async function readProducts(
   if (outcome.tests) {
     const annotated = outcome.tests.failed.slice(0, MAX_ANNOTATED)
     const located = await locateFailedTests(annotated, settings.workspace, out.logger)
+    outcome.tests.located = located
+    if (located.size > 0) outcome.tests.commit = await sourceCommit()
     annotateFailedTests(outcome.tests, out.annotate, located)
   }
   outcome.stages = await readStages(api, ref, final, out.logger, unread)

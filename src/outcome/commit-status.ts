@@ -57,7 +57,7 @@ export class CommitStatusReporter {
     try {
       const ctx = ghContext ?? actionsContext
       const { owner, repo } = ctx.repo
-      const sha = headSha(ctx) ?? ctx.sha
+      const sha = commitUnderTestSha(ctx)
       if (!sha) throw new Error('the workflow context has no commit SHA')
       this.target = { owner, repo, sha }
       this.octokit = getOctokit(options.token, {
@@ -155,6 +155,15 @@ export class CommitStatusReporter {
   private redact(text: string): string {
     return this.token ? text.split(this.token).join('***') : text
   }
+}
+
+/**
+ * The commit under test: a pull request's head (see the constructor), else
+ * the workflow's commit (GITHUB_SHA). Statuses and the summary's links to
+ * source lines (source-link.ts) go to it.
+ */
+export function commitUnderTestSha(ctx: StatusContext = actionsContext): string | undefined {
+  return headSha(ctx) ?? (ctx.sha || undefined)
 }
 
 function headSha(ctx: StatusContext): string | undefined {

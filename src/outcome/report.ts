@@ -12,7 +12,8 @@ import { isCount, shownValue } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { cappedArray } from './output-cap.js'
-import { kib } from '../util/bytes.js'
+import { formatBytes, kib } from '../util/bytes.js'
+import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
 import { addTimeline } from './summary-timeline.js'
@@ -31,6 +32,8 @@ export interface BuildOutcome {
   buildUrl?: string
   /** The parameters the user asked for; the build's own ParametersAction wins in the summary. */
   parameters?: BuildParameters
+  /** The files uploaded to file parameters (`files`): Jenkins exports only a file parameter's name, the summary shows these. */
+  uploads?: readonly UploadedFile[]
   /** From queue entry to start. */
   queueWaitMs?: number
   /** The build's test report (JUnit plugin): counts and the failed tests found. */
@@ -53,6 +56,9 @@ export interface BuildOutcome {
   /** e.g. 'Did not wait for the build to finish (wait: started)'. */
   note?: string
 }
+
+/** A file uploaded to a file parameter, as the summary names it. */
+type UploadedFile = Pick<UploadFile, 'name' | 'fileName' | 'size'>
 
 /**
  * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
@@ -198,6 +204,8 @@ const MAX_NOTE_CHARS = 1000
 /** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
 const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i
 const HIDDEN = '***'
+/** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
+const FILE_UNKNOWN = '(a file)'
 
 /**
  * Writes a short job summary: the job, a table (result, build, duration,
@@ -290,11 +298,15 @@ interface ShownParameter {
   value: string
 }
 
-/** What the build ran with (its ParametersAction), else what the user asked for. Secrets hidden. */
+/**
+ * What the build ran with (its ParametersAction), else what the user asked
+ * for and the files uploaded. Secrets hidden.
+ */
 function parametersOf(outcome: BuildOutcome): ShownParameter[] {
-  const fromBuild = buildParameters(outcome.build)
+  const uploads = outcome.uploads ?? []
+  const fromBuild = buildParameters(outcome.build, uploads)
   if (fromBuild) return fromBuild
-  return Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
+  const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
     name,
     value: SECRET_NAME.test(name)
       ? HIDDEN
@@ -302,9 +314,25 @@ function parametersOf(outcome: BuildOutcome): ShownParameter[] {
         ? value
         : (value as readonly string[]).join(', ')
   }))
+  const files = uploads.map(file => ({
+    name: file.name,
+    value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
+  }))
+  return [...asked, ...files]
 }
 
-function buildParameters(build: Build | undefined): ShownParameter[] | undefined {
+/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
+function uploadText(file: UploadedFile): string {
+  return `${file.fileName} (${formatBytes(file.size)})`
+}
+
+/** A file parameter's value class: core's FileParameterValue, the File Parameters plugin's Base64/Stashed ones. */
+const FILE_VALUE = /FileParameterValue$/
+
+function buildParameters(
+  build: Build | undefined,
+  uploads: readonly UploadedFile[]
+): ShownParameter[] | undefined {
   for (const action of build?.actions ?? []) {
     if (typeof action !== 'object' || action === null) continue
     const { _class, parameters } = action as { _class?: unknown; parameters?: unknown }
@@ -320,7 +348,11 @@ function buildParameters(build: Build | undefined): ShownParameter[] | undefined
       if (typeof name !== 'string') continue
       // PasswordParameterValue exports no value at all (jenkins-api.md 5.3).
       const secret = SECRET_NAME.test(name) || /Password/i.test(String(kind ?? ''))
-      shown.push({ name, value: secret ? HIDDEN : parameterText(value) })
+      // A file parameter exports its name only (jenkins-api.md 11.3): the file this step uploaded, if it did.
+      const upload = FILE_VALUE.test(String(kind ?? '')) && value === undefined
+      const file = upload ? uploads.find(u => u.name === name) : undefined
+      const text = file ? uploadText(file) : upload ? FILE_UNKNOWN : parameterText(value)
+      shown.push({ name, value: secret ? HIDDEN : text })
     }
     return shown
   }

@@ -6,6 +6,8 @@ import { escapeHtml, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { PipelineStage } from '../jenkins/model/types.js'
 import { shortName } from '../util/names.js'
+import { sourceLineUrl, type SourceCommit } from './source-link.js'
+import type { TestLocation } from './test-locations.js'
 import type { TestsOutcome } from './test-report.js'
 
 type Summary = typeof coreSummary
@@ -26,20 +28,30 @@ const ERROR_CHARS = 300
 const MAX_UNREAD = 3
 const UNREAD_CHARS = 600
 
-/** The failed tests: name (linked to its page), class, first line of the error. `level`: of its heading, below the build's. */
+/**
+ * The failed tests: name (linked to its page), class, where it failed in the
+ * repository (when a trace names a workspace file: `path:line`, linked to
+ * that line at the commit under test on a runner), first line of the error.
+ * `level`: of its heading, below the build's.
+ */
 export function addFailedTests(summary: Summary, tests: TestsOutcome, level = 3): void {
   if (tests.counts.failed === 0) return
   summary.addHeading('Failed tests', level)
   if (tests.failed.length > 0) {
+    const located = tests.located ?? new Map()
+    // A File column only when a test has one: most reports name no workspace file.
+    const withFile = tests.failed.some(test => located.has(test))
     summary.addTable([
       [
         { data: 'Test', header: true },
         { data: 'Class', header: true },
+        ...(withFile ? [{ data: 'File', header: true }] : []),
         { data: 'Error', header: true }
       ],
       ...tests.failed.map(test => [
         link(shortName(test.name), test.url),
         `<code>${escapeHtml(shortName(test.className))}</code>`,
+        ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
         escapeHtml(cut(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
       ])
     ])
@@ -118,6 +130,13 @@ export function addUnread(summary: Summary, unread: readonly string[]): void {
   for (const note of unread.slice(0, MAX_UNREAD)) {
     summary.addRaw(`<p>⚠️ ${escapeHtml(cut(note, UNREAD_CHARS))}</p>`, true)
   }
+}
+
+/** `path:line` in code, linked to that line of the commit when there is one. */
+function fileCell(where: TestLocation | undefined, commit: SourceCommit | undefined): string {
+  if (!where) return '&nbsp;'
+  const text = `${cut(where.file, PATH_CHARS)}:${where.line}`
+  return `<code>${link(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`
 }
 
 function firstLine(text: string | undefined): string {

@@ -9,6 +9,7 @@ import type {
 } from '../jenkins/model/types.js'
 import { warnUnread, type Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
+import type { SourceCommit } from './source-link.js'
 import type { TestLocation } from './test-locations.js'
 import { errorText } from '../util/error-text.js'
 
@@ -30,6 +31,10 @@ export interface TestsOutcome {
   casesRead: number
   /** The report was too large to read whole: failed tests past what was read are not listed. */
   partial: boolean
+  /** Where the annotated failed tests failed in the workspace, when their traces say (test-locations.ts). */
+  located?: ReadonlyMap<FailedTest, TestLocation>
+  /** The commit the summary links those places to, on a runner (source-link.ts). */
+  commit?: SourceCommit
 }
 
 /** Failed tests listed in the summary. */

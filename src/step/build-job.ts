@@ -112,6 +112,7 @@ async function follow(run: JobRun): Promise<void> {
     warnUnknownParameters(queued.unknownParameters, info, name, log)
     outcome.queueUrl = queued.queueUrl
     outcome.parameters = settings.parameters
+    if (uploads.length > 0) outcome.uploads = uploads
     io.setOutput(Output.QueueUrl, queued.queueUrl)
     if (!branch?.indexingBuild) {
       log.info(

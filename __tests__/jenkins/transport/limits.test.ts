@@ -89,13 +89,13 @@ describe('the client signal (cancel, timeout)', () => {
   it('cuts a request still waiting for its headers: Interrupted, saying what it waited for', async () => {
     const controller = new AbortController()
     const { client } = await serve(() => undefined, { signal: controller.signal })
-    const started = Date.now()
     setTimeout(() => controller.abort('cancelled'), 100)
     const error = await client.getQueueItem(1).catch((e: unknown) => e)
+    // Interrupted, not the request timeout's error after its retries: the cut ended the wait.
     expect(error).toBeInstanceOf(Interrupted)
     expect((error as Interrupted).sent).toBe(true)
-    expect((error as Error).message).toMatch(/no answer to queue item 1 after 0\.\d s/)
-    expect(Date.now() - started).toBeLessThan(5000)
+    // How long it waited is what the clock says: 0.1 s, or more on a loaded machine.
+    expect((error as Error).message).toMatch(/no answer to queue item 1 after \d+(\.\d)? s/)
   })
 
   it('sends nothing once the signal fired', async () => {
@@ -117,11 +117,16 @@ describe('the client signal (cancel, timeout)', () => {
     const { client } = await serve(
       (_req, res) => {
         res.writeHead(200, { 'Content-Type': 'application/json' })
-        res.write('{"number":1,')
+        // The cut once the 12 bytes have reached the client, not at a time a
+        // loaded machine may not have reached them by: on loopback a write
+        // that completed is in the client's socket, which the next turn of
+        // the event loop reads.
+        res.write('{"number":1,', () =>
+          setImmediate(() => setImmediate(() => controller.abort('timeout')))
+        )
       },
       { signal: controller.signal }
     )
-    setTimeout(() => controller.abort('timeout'), 150)
     const error = await client.getBuild(['a'], 1).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(Interrupted)
     expect((error as Error).message).toMatch(/it had sent 12 bytes of build #1 of 'a' in/)
@@ -176,12 +181,10 @@ describe('request timeout and deadline', () => {
       },
       { requestTimeoutMs: 300, retry: { attempts: 1 } }
     )
-    const started = Date.now()
     const error = await jenkinsError(client.getBuild(['a'], 1), 'timeout')
     expect(error.message).toMatch(
       /did not finish sending build #1 of 'a' within 0\.3 s \(\d+ bytes received\)/
     )
-    expect(Date.now() - started).toBeLessThan(5000)
   })
 
   it('the deadline comes before the request timeout: nothing outlives it', async () => {
@@ -189,10 +192,8 @@ describe('request timeout and deadline', () => {
       requestTimeoutMs: 60_000,
       deadline: Date.now() + 200
     })
-    const started = Date.now()
     const error = await jenkinsError(client.getQueueItem(1), 'timeout')
     expect(error.message).toMatch(/to queue item 1 before the deadline/)
-    expect(Date.now() - started).toBeLessThan(5000)
   })
 
   it('with a signal that fires at the deadline (the step timeout), the cut is the Interrupted one: the deadline is its backstop', async () => {
@@ -258,11 +259,10 @@ describe('the stall guard of streamed bodies', () => {
       },
       { stall: { ms: 300, bytes: 1024 } }
     )
-    const started = Date.now()
     const chunk = await client.progressiveText(build, 0)
     const error = await readAll(chunk.body).catch((e: unknown) => e)
     expect((error as JenkinsError).kind).toBe('timeout')
-    expect(Date.now() - started).toBeLessThan(5000)
+    expect((error as Error).message).toMatch(/stopped sending the console of build #1 of 'a'/)
   })
 
   it('a slow reader is not a stalled server: time spent consuming is not counted', async () => {

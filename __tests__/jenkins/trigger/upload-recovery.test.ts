@@ -384,3 +384,71 @@ describe('competing candidates', () => {
     expect(client.requestCounts['trigger']).toBe(1)
   })
 })
+
+describe('unusual data and a cancel of the step during the recovery', () => {
+  it('a broken item whose causes Jenkins does not export: named and left alone', async () => {
+    lostTrigger()
+    queue([
+      {
+        id: 88,
+        task: { url: `${BASE}/job/deploy/`, name: 'deploy' },
+        actions: [{ parameters: DEFAULTS }]
+      }
+    ])
+    builds([])
+    const { client, error } = await recover()
+    expect(error.message).toContain(
+      `Jenkins shows ${ITEM(88)} with every parameter at its default and no file, as the broken upload would have queued it, but Jenkins does not say whose request it is: it was left alone.`
+    )
+    expect(client.requestCounts['cancel']).toBeUndefined()
+  })
+
+  it("without the job's next build number, no build is a candidate and the builds are not read", async () => {
+    lostTrigger()
+    queue([queued(41, OURS, [byUser(USER)])])
+    // No builds interceptor: a read of the builds would fail the look.
+    const { client } = makeClient({ triggerSettleMs: 1 })
+    const { nextBuildNumber: _unknown, ...withoutNext } = info
+    const result = await client.trigger(withoutNext, ['deploy'], { TARGET: 'prod' }, files)
+    expect(result.queueId).toBe(41)
+    expect(client.requestCounts['trigger']).toBe(1)
+  })
+
+  it('the step cancelled while it looks: the cancel, not "Jenkins could not be asked"', async () => {
+    lostTrigger()
+    const controller = new AbortController()
+    nock(ORIGIN)
+      .get('/jenkins/queue/api/json')
+      .query(true)
+      .reply(() => {
+        controller.abort('cancelled')
+        return [200, { _class: 'hudson.model.Queue', items: [] }]
+      })
+    const { client } = makeClient({ triggerSettleMs: 1, signal: controller.signal })
+    const error = await jenkinsError(
+      client.trigger(info, ['deploy'], { TARGET: 'prod' }, files),
+      'aborted'
+    )
+    expect(error.message).not.toContain('could not be asked')
+  })
+
+  it('the step cancelled while it cancels the broken item: the cancel, not "stop it by hand"', async () => {
+    lostTrigger()
+    queue([queued(99, DEFAULTS, [byUser(USER)])])
+    builds([])
+    const controller = new AbortController()
+    nock(ORIGIN)
+      .post('/jenkins/queue/cancelItem')
+      .query({ id: '99' })
+      .reply(() => {
+        controller.abort('cancelled')
+        return [204, '']
+      })
+    const { client } = makeClient({ triggerSettleMs: 1, signal: controller.signal })
+    const error = await jenkinsError(
+      client.trigger(info, ['deploy'], { TARGET: 'prod' }, files),
+      'aborted'
+    )
+    expect(error.message).not.toContain('stop it by hand')
+  })
+})
