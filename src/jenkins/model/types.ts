@@ -265,6 +265,8 @@ export interface RecentBuild {
   queueId?: number
   /** With `actions`: `_class` of each cause. */
   causes?: string[]
+  /** With `actions`, when the list asked for them: userId of each UserIdCause (null for anonymous); absent when it has none. */
+  userIds?: Array<string | null>
   /** With `actions`: the parameters it ran with. */
   parameters?: ExportedParameter[]
   /** With `outcome`: its result (null while it runs), duration (ms) and whether it runs. */

@@ -1,9 +1,67 @@
 /**
  * Pieces of Jenkins JSON that several reads export the same way: an item's
- * names from its URL, and the parameters and causes of an `actions` array.
- * Decoded here, for the reads and the trigger's reconciliation alike.
+ * names from its URL, the parameters and causes of an `actions` array, and
+ * a job's `builds` list. Decoded here, once, for the reads and the
+ * trigger's reconciliation alike: what leaves this file is true to its type.
  */
-import type { ExportedParameter } from '../model/types.js'
+import { isBuildNumber, isCount } from '../model/counts.js'
+import type { BuildSummary, ExportedParameter, RecentBuild } from '../model/types.js'
+
+const RESULTS: ReadonlySet<unknown> = new Set([
+  'SUCCESS',
+  'UNSTABLE',
+  'FAILURE',
+  'NOT_BUILT',
+  'ABORTED'
+])
+
+/** What a `builds` list was asked for: with `actions`, causes and parameters; with `outcome`, result, duration, building. */
+export interface BuildsFields {
+  actions?: boolean
+  outcome?: boolean
+}
+
+/**
+ * A job's `builds` list (`job/…/api/json?tree=builds[…]`), newest first; an
+ * entry without a usable number is skipped.
+ */
+export function buildsOf(raw: unknown, fields: BuildsFields = {}): RecentBuild[] {
+  const builds: RecentBuild[] = []
+  for (const entry of Array.isArray(raw) ? raw : []) {
+    const build = entry as Record<string, unknown> | null
+    if (!isBuildNumber(build?.number)) continue
+    const recent: RecentBuild = { number: build.number }
+    if (isCount(build.queueId)) recent.queueId = build.queueId
+    if (fields.outcome) {
+      const summary = buildSummaryOf(build)
+      if (summary) {
+        recent.result = summary.result
+        recent.duration = summary.duration
+        recent.building = summary.building
+      }
+    }
+    if (fields.actions) {
+      recent.causes = causeClassesOf(build.actions)
+      const userIds = userIdsOf(build.actions)
+      if (userIds) recent.userIds = userIds
+      recent.parameters = parametersOf(build.actions)
+    }
+    builds.push(recent)
+  }
+  return builds
+}
+
+/** A `builds` entry's number and outcome; undefined unless its number and duration are counts (it only aims polls). */
+export function buildSummaryOf(raw: unknown): BuildSummary | undefined {
+  const b = raw as Partial<Record<keyof BuildSummary, unknown>> | null
+  if (!isBuildNumber(b?.number) || !isCount(b.duration)) return undefined
+  return {
+    number: b.number,
+    result: RESULTS.has(b.result) ? (b.result as BuildSummary['result']) : null,
+    duration: b.duration,
+    building: b.building === true
+  }
+}
 
 /** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
 export function jobNamesFromUrl(url: string): string[] | undefined {

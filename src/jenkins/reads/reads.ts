@@ -2,7 +2,14 @@ import { BUILD_RESULTS } from '../../util/constants.js'
 import { JenkinsError } from '../transport/errors.js'
 import { countOf, isBuildNumber, isCount, shownValue } from '../model/counts.js'
 import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
-import { causeClassesOf, jobNamesFromUrl, parametersOf, userIdsOf } from './decode.js'
+import {
+  buildSummaryOf,
+  buildsOf,
+  causeClassesOf,
+  jobNamesFromUrl,
+  parametersOf,
+  userIdsOf
+} from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError } from '../transport/responses.js'
 import { TransientFailure } from '../transport/retry.js'
@@ -146,28 +153,9 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   return info
 }
 
-const RESULTS: ReadonlySet<unknown> = new Set([
-  'SUCCESS',
-  'UNSTABLE',
-  'FAILURE',
-  'NOT_BUILT',
-  'ABORTED'
-])
-
 /** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
 function buildSummaries(raw: unknown): BuildSummary[] {
-  const out: BuildSummary[] = []
-  for (const entry of Array.isArray(raw) ? raw : []) {
-    const b = entry as Partial<Record<keyof BuildSummary, unknown>> | null
-    if (!isBuildNumber(b?.number) || !isCount(b.duration)) continue
-    out.push({
-      number: b.number,
-      result: RESULTS.has(b.result) ? (b.result as BuildSummary['result']) : null,
-      duration: b.duration,
-      building: b.building === true
-    })
-  }
-  return out
+  return (Array.isArray(raw) ? raw : []).flatMap(entry => buildSummaryOf(entry) ?? [])
 }
 
 /** Full names of every job below `folder` (root when empty), in one request. */
@@ -328,27 +316,7 @@ export async function recentBuilds(
       following: true
     })
   )
-  const builds: RecentBuild[] = []
-  for (const raw of Array.isArray(data.builds) ? data.builds : []) {
-    const build = raw as Record<string, unknown> | null
-    if (!isBuildNumber(build?.number)) continue
-    const recent: RecentBuild = { number: build.number }
-    if (isCount(build.queueId)) recent.queueId = build.queueId
-    if (options.outcome) {
-      const [summary] = buildSummaries([build])
-      if (summary) {
-        recent.result = summary.result
-        recent.duration = summary.duration
-        recent.building = summary.building
-      }
-    }
-    if (options.actions) {
-      recent.causes = causeClassesOf(build.actions)
-      recent.parameters = parametersOf(build.actions)
-    }
-    builds.push(recent)
-  }
-  return builds
+  return buildsOf(data.builds, options)
 }
 
 /** GET logText/progressiveText?start=N, its body streamed. */
