@@ -5,7 +5,7 @@
  * trigger's reconciliation alike: what leaves this file is true to its type.
  */
 import { isBuildNumber, isCount } from '../model/counts.js'
-import type { BuildSummary, ExportedParameter, RecentBuild } from '../model/types.js'
+import type { BuildSummary, ExportedParameter, RecentBuild, RunningBuild } from '../model/types.js'
 
 const RESULTS: ReadonlySet<unknown> = new Set([
   'SUCCESS',
@@ -137,4 +137,68 @@ export function causeClassesOf(actions: unknown): string[] {
     }
   }
   return classes
+}
+
+interface RawExecutable {
+  url?: unknown
+  number?: unknown
+  queueId?: unknown
+  timestamp?: unknown
+  estimatedDuration?: unknown
+}
+
+/**
+ * The build on each executor and one-off executor of a `computer` list
+ * (executors.ts), one entry per executor: a build on several is listed as
+ * often.
+ */
+export function runningBuildsOf(computers: unknown): RunningBuild[] {
+  const builds: RunningBuild[] = []
+  for (const computer of list(computers)) {
+    const c = computer as { executors?: unknown; oneOffExecutors?: unknown } | null
+    for (const executor of [...list(c?.executors), ...list(c?.oneOffExecutors)]) {
+      const raw = (executor as { currentExecutable?: RawExecutable | null } | null)
+        ?.currentExecutable
+      const build = raw ? runningBuild(raw) : undefined
+      if (build) builds.push(build)
+    }
+  }
+  return builds
+}
+
+function runningBuild(raw: RawExecutable): RunningBuild | undefined {
+  if (typeof raw.url !== 'string') return undefined
+  const parsed = buildOfUrl(raw.url)
+  if (!parsed) return undefined
+  const build: RunningBuild = { job: parsed.job, number: parsed.number }
+  if (isCount(raw.queueId)) build.queueId = raw.queueId
+  if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
+  // -1: Jenkins has no estimate (Job.getEstimatedDuration).
+  if (Number.isSafeInteger(raw.estimatedDuration))
+    build.estimatedDuration = raw.estimatedDuration as number
+  return build
+}
+
+/**
+ * A build's item names and number from its absolute URL (Jenkins' root URL,
+ * which may be another host: only the path counts). The context path comes
+ * first; names follow each `job` marker; the number ends it.
+ * @internal
+ */
+export function buildOfUrl(url: string): { job: string[]; number: number } | undefined {
+  let path: string
+  try {
+    path = new URL(url, 'http://placeholder/').pathname
+  } catch {
+    return undefined
+  }
+  const match = /^(.*\/)(\d+)\/?$/.exec(path)
+  const number = Number(match?.[2])
+  const job = match ? jobNamesFromUrl(match[1] as string) : undefined
+  if (!job || job.length === 0 || !isBuildNumber(number)) return undefined
+  return { job, number }
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : []
 }
