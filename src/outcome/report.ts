@@ -86,7 +86,11 @@ export interface BuildOutput {
  * JSON with Jenkins' own field names, and what is there is complete.
  * @internal
  */
-export function buildOutput(build: Build, maxBytes = BUILD_OUTPUT_MAX_BYTES): BuildOutput {
+export function buildOutput(
+  { parameters: _decoded, ...build }: Build,
+  maxBytes = BUILD_OUTPUT_MAX_BYTES
+): BuildOutput {
+  // Jenkins' JSON as it came: `parameters` is ours, decoded from its `actions`.
   const json = JSON.stringify(build)
   const fullBytes = Buffer.byteLength(json)
   if (fullBytes <= maxBytes) return { json, dropped: [], fullBytes }
@@ -304,27 +308,12 @@ function parametersOf(outcome: BuildOutcome): ShownParameter[] {
   }))
 }
 
+/** The build's decoded ParametersAction (jenkins/reads), for the table. */
 function buildParameters(build: Build | undefined): ShownParameter[] | undefined {
-  for (const action of build?.actions ?? []) {
-    if (typeof action !== 'object' || action === null) continue
-    const { _class, parameters } = action as { _class?: unknown; parameters?: unknown }
-    if (_class !== 'hudson.model.ParametersAction' || !Array.isArray(parameters)) continue
-    const shown: ShownParameter[] = []
-    for (const p of parameters as unknown[]) {
-      if (typeof p !== 'object' || p === null) continue
-      const {
-        name,
-        value,
-        _class: kind
-      } = p as { name?: unknown; value?: unknown; _class?: unknown }
-      if (typeof name !== 'string') continue
-      // PasswordParameterValue exports no value at all (jenkins-api.md 5.3).
-      const secret = SECRET_NAME.test(name) || /Password/i.test(String(kind ?? ''))
-      shown.push({ name, value: secret ? HIDDEN : parameterText(value) })
-    }
-    return shown
-  }
-  return undefined
+  return build?.parameters?.map(({ name, value, password }) => ({
+    name,
+    value: password || SECRET_NAME.test(name) ? HIDDEN : parameterText(value)
+  }))
 }
 
 function parameterText(value: unknown): string {

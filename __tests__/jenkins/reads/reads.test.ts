@@ -251,6 +251,30 @@ describe('getBuild', () => {
     expect(build).toMatchObject({ number: 5, building: true })
   })
 
+  it('decodes its ParametersAction once: names, values, and which are passwords', async () => {
+    const { client } = makeClient()
+    const actions = [
+      { _class: 'hudson.model.CauseAction', causes: [] },
+      {
+        _class: 'hudson.model.ParametersAction',
+        parameters: [
+          { _class: 'hudson.model.StringParameterValue', name: 'ENV', value: 'prod' },
+          { _class: 'hudson.model.PasswordParameterValue', name: 'DB' },
+          { _class: 'hudson.model.StringParameterValue', value: 'no name' }
+        ]
+      }
+    ]
+    nock(ORIGIN).get('/jenkins/job/a/5/api/json').reply(200, { number: 5, result: null, actions })
+    nock(ORIGIN).get('/jenkins/job/a/6/api/json').reply(200, { number: 6, result: null })
+    const build = await client.getBuild(['a'], 5)
+    expect(build.parameters).toEqual([
+      { name: 'ENV', value: 'prod' },
+      { name: 'DB', password: true }
+    ])
+    expect(build.actions).toEqual(actions)
+    expect((await client.getBuild(['a'], 6)).parameters).toBeUndefined()
+  })
+
   it.each(['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED', null])(
     'accepts the result %j',
     async result => {

@@ -95,6 +95,12 @@ export interface Build {
   displayName?: string
   fullDisplayName?: string
   actions?: unknown[]
+  /**
+   * What it ran with, decoded from its ParametersAction (reads/decode.ts
+   * parametersIn); absent when it has none. Not a field of Jenkins' own:
+   * left out of the `build` output.
+   */
+  parameters?: ExportedParameter[]
   [key: string]: unknown
 }
 
@@ -230,6 +236,8 @@ export interface PipelineRun {
 export interface ExportedParameter {
   name: string
   value?: unknown
+  /** A password parameter (its value's `_class` says so): never shown. */
+  password?: true
 }
 
 /** An item waiting in the queue (queue/api/json). */

@@ -87,17 +87,32 @@ export function jobNamesFromUrl(url: string): string[] | undefined {
   return names
 }
 
-/** Parameters from an exported `actions` array (the ParametersAction's list). */
+/** Parameters from an exported `actions` array (the ParametersAction's list); [] when none. */
 export function parametersOf(actions: unknown): ExportedParameter[] {
-  const list: ExportedParameter[] = []
-  if (!Array.isArray(actions)) return list
+  return parametersIn(actions) ?? []
+}
+
+/**
+ * The parameters a build or queue item carries: those of every action that
+ * lists `parameters` (the ParametersAction; a plugin's subclass has its own
+ * `_class`), or undefined when no action does. The one reader of
+ * ParametersAction: the reconciliation matches by it, the summary shows it.
+ */
+export function parametersIn(actions: unknown): ExportedParameter[] | undefined {
+  if (!Array.isArray(actions)) return undefined
+  let list: ExportedParameter[] | undefined
   for (const action of actions) {
     const parameters = (action as { parameters?: unknown } | null)?.parameters
     if (!Array.isArray(parameters)) continue
+    list ??= []
     for (const raw of parameters) {
-      const p = raw as { name?: unknown; value?: unknown } | null
+      const p = raw as { name?: unknown; value?: unknown; _class?: unknown } | null
       if (typeof p?.name !== 'string') continue
-      list.push('value' in p ? { name: p.name, value: p.value } : { name: p.name })
+      const parameter: ExportedParameter = { name: p.name }
+      if ('value' in p) parameter.value = p.value
+      // PasswordParameterValue exports no value at all (jenkins-api.md 5.3); plugins' kin share the name.
+      if (/Password/i.test(String(p._class ?? ''))) parameter.password = true
+      list.push(parameter)
     }
   }
   return list

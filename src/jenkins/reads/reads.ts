@@ -7,6 +7,7 @@ import {
   buildsOf,
   causeClassesOf,
   jobNamesFromUrl,
+  parametersIn,
   parametersOf,
   userIdsOf
 } from './decode.js'
@@ -250,6 +251,9 @@ export async function getBuild(
       `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
     )
   }
+  const parameters = parametersIn(build.actions)
+  if (parameters) build.parameters = parameters
+  else delete build.parameters
   return build
 }
 
