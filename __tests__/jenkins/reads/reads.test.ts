@@ -205,6 +205,27 @@ describe('queue', () => {
     expect((await client.getQueueItem(12)).executable?.number).toBe(4)
   })
 
+  it('refuses an executable whose number is not a build number, and drops a bogus inQueueSince', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/3/api/json')
+      .reply(200, { id: 3, executable: { number: 1e21, url: '' } })
+    const error = await jenkinsError(client.getQueueItem(3), 'protocol')
+    expect(error.message).toBe(
+      `Jenkins at ${BASE} answered queue item 3 with a build whose number is 1e+21: expected a whole number from 1 to 9007199254740991`
+    )
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/4/api/json')
+      .reply(200, { id: 4, inQueueSince: -1e300, executable: { number: 4 } })
+    const item = await client.getQueueItem(4)
+    expect(item.inQueueSince).toBeUndefined()
+    expect(item.executable).toEqual({ number: 4, url: '' })
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/5/api/json')
+      .reply(200, { id: 5, why: null, executable: {} })
+    expect((await client.getQueueItem(5)).executable).toBeNull()
+  })
+
   it('404 explains that left items expire', async () => {
     const { client } = makeClient()
     nock(ORIGIN)

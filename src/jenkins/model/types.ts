@@ -73,8 +73,13 @@ export interface QueueItem {
   blocked?: boolean
   buildable?: boolean
   stuck?: boolean
+  /** Epoch ms on Jenkins' clock, a count; absent when Jenkins sent none or no count. */
   inQueueSince?: number
-  /** Set once the item left the queue and the run was created. */
+  /**
+   * A LeftItem's run once created: its number a build number (reads.ts
+   * refuses the answer otherwise); null while it is being created, or when
+   * it never was.
+   */
   executable?: { number: number; url: string } | null
   /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
   actions?: unknown[]

@@ -199,6 +199,24 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
   }
   // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
   if (typeof item.why === 'string') item.why = http.redact(item.why)
+  if (!isCount(item.inQueueSince)) delete item.inQueueSince
+  const executable = item.executable as { number?: unknown; url?: unknown } | null | undefined
+  if (executable && executable.number !== undefined) {
+    // A number that addresses no build would reach URLs and outputs.
+    if (!isBuildNumber(executable.number)) {
+      throw new JenkinsError(
+        'protocol',
+        `Jenkins at ${http.baseUrl} answered queue item ${queueId} with a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
+      )
+    }
+    item.executable = {
+      number: executable.number,
+      url: typeof executable.url === 'string' ? executable.url : ''
+    }
+  } else if (executable !== undefined) {
+    // Left, its run not created yet (null), or an executable that names none.
+    item.executable = null
+  }
   return item
 }
 
