@@ -13,6 +13,7 @@ import {
 } from '../../src/outcome/report.js'
 import { formatDuration } from '../../src/util/duration.js'
 import type { Build } from '../../src/jenkins/model/types.js'
+import { parametersIn } from '../../src/jenkins/reads/decode.js'
 import type { Logger } from '../../src/util/logger.js'
 
 function build(overrides: Partial<Build> = {}): Build {
@@ -136,6 +137,12 @@ describe('setBuildOutputs', () => {
     expect(buildOutput(b, 2).json).toBe('{}')
   })
 
+  it("is Jenkins' JSON: the decoded parameters are not in it", () => {
+    const b = build({ parameters: [{ name: 'ENV', value: 'prod' }] })
+    const { parameters: _decoded, ...jenkins } = b
+    expect(buildOutput(b).json).toBe(JSON.stringify(jenkins))
+  })
+
   it('only sets what it knows when no build started', () => {
     const outputs: Record<string, string> = {}
     setBuildOutputs(
@@ -233,8 +240,9 @@ describe('writeSummary', () => {
       newSummary(),
       {
         ...base,
+        // What jenkins/reads decodes a build's ParametersAction into.
         build: build({
-          actions: [
+          parameters: parametersIn([
             {
               _class: 'hudson.model.ParametersAction',
               parameters: [
@@ -255,7 +263,7 @@ describe('writeSummary', () => {
                 { _class: 'hudson.model.StringParameterValue', name: 'my_secret', value: 'sec-000' }
               ]
             }
-          ]
+          ])
         }),
         parameters: { ENV: 'asked-for' }
       },
@@ -331,7 +339,7 @@ describe('writeSummary', () => {
     ]
     await writeSummary(
       newSummary(),
-      { ...base, build: build({ actions }), uploads },
+      { ...base, build: build({ actions, parameters: parametersIn(actions) }), uploads },
       recordingLogger().logger
     )
     const html = readFileSync(file, 'utf8')

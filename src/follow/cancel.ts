@@ -186,8 +186,7 @@ async function buildOfQueueItem(
   for (let i = 0; i < 8 && number === undefined; i++) {
     if (i > 0 || item === undefined) item = await readQueueItem(api, queueId)
     if (item === null) break
-    const executable = item.executable?.number
-    number = typeof executable === 'number' ? executable : undefined
+    number = item.executable?.number
     if (number === undefined && (item.cancelled || item.executable === undefined)) break
     if (number === undefined) await sleep(250)
   }

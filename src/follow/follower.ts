@@ -1,5 +1,5 @@
 import type { Logger } from '../util/logger.js'
-import { isBuildNumber, isCount, shownValue } from '../jenkins/model/counts.js'
+import { isCount } from '../jenkins/model/counts.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef, JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
@@ -137,17 +137,11 @@ export class BuildFollower {
           queueId
         )
       }
-      const executable = item.executable
-      if (executable && typeof executable.number === 'number') {
-        if (!isBuildNumber(executable.number)) {
-          throw new JenkinsError(
-            'protocol',
-            `Queue item ${queueId} of ${name} started a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}.`
-          )
-        }
+      // Decoded by jenkins/reads: a build number, else the read failed.
+      if (item.executable) {
         return {
-          ref: this.ref(executable.number),
-          inQueueSince: isCount(item.inQueueSince) ? item.inQueueSince : undefined,
+          ref: this.ref(item.executable.number),
+          inQueueSince: item.inQueueSince,
           seenAt: askedAt,
           startSlackMs: askedAt - previousAt
         }

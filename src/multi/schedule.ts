@@ -268,7 +268,7 @@ export class SharedSchedule {
     const previous = track.askedAt ?? askedAt
     track.askedAt = askedAt
     const number = item.executable?.number
-    if (typeof number === 'number') {
+    if (number !== undefined) {
       this.startTrack(track, this.refOf(track.job, number), now, undefined, {
         startedAt: askedAt,
         slackMs: Math.max(0, askedAt - previous)

@@ -88,7 +88,11 @@ export interface BuildOutput {
  * JSON with Jenkins' own field names, and what is there is complete.
  * @internal
  */
-export function buildOutput(build: Build, maxBytes = BUILD_OUTPUT_MAX_BYTES): BuildOutput {
+export function buildOutput(
+  { parameters: _decoded, ...build }: Build,
+  maxBytes = BUILD_OUTPUT_MAX_BYTES
+): BuildOutput {
+  // Jenkins' JSON as it came: `parameters` is ours, decoded from its `actions`.
   const json = JSON.stringify(build)
   const fullBytes = Buffer.byteLength(json)
   if (fullBytes <= maxBytes) return { json, dropped: [], fullBytes }
@@ -326,37 +330,18 @@ function uploadText(file: UploadedFile): string {
   return `${file.fileName} (${formatBytes(file.size)})`
 }
 
-/** A file parameter's value class: core's FileParameterValue, the File Parameters plugin's Base64/Stashed ones. */
-const FILE_VALUE = /FileParameterValue$/
-
+/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
 function buildParameters(
   build: Build | undefined,
   uploads: readonly UploadedFile[]
 ): ShownParameter[] | undefined {
-  for (const action of build?.actions ?? []) {
-    if (typeof action !== 'object' || action === null) continue
-    const { _class, parameters } = action as { _class?: unknown; parameters?: unknown }
-    if (_class !== 'hudson.model.ParametersAction' || !Array.isArray(parameters)) continue
-    const shown: ShownParameter[] = []
-    for (const p of parameters as unknown[]) {
-      if (typeof p !== 'object' || p === null) continue
-      const {
-        name,
-        value,
-        _class: kind
-      } = p as { name?: unknown; value?: unknown; _class?: unknown }
-      if (typeof name !== 'string') continue
-      // PasswordParameterValue exports no value at all (jenkins-api.md 5.3).
-      const secret = SECRET_NAME.test(name) || /Password/i.test(String(kind ?? ''))
-      // A file parameter exports its name only (jenkins-api.md 11.3): the file this step uploaded, if it did.
-      const upload = FILE_VALUE.test(String(kind ?? '')) && value === undefined
-      const file = upload ? uploads.find(u => u.name === name) : undefined
-      const text = file ? uploadText(file) : upload ? FILE_UNKNOWN : parameterText(value)
-      shown.push({ name, value: secret ? HIDDEN : text })
-    }
-    return shown
-  }
-  return undefined
+  return build?.parameters?.map(({ name, value, password, file }) => {
+    // A file parameter exports its name only (jenkins-api.md 11.3).
+    const upload = file === true && value === undefined
+    const uploaded = upload ? uploads.find(u => u.name === name) : undefined
+    const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value)
+    return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text }
+  })
 }
 
 function parameterText(value: unknown): string {

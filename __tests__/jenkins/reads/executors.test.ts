@@ -1,6 +1,7 @@
 import nock from 'nock'
 import { describe, expect, it } from 'vitest'
-import { buildOfUrl, EXECUTORS_TREE, runningKey } from '../../../src/jenkins/reads/executors.js'
+import { EXECUTORS_TREE, runningKey } from '../../../src/jenkins/reads/executors.js'
+import { buildOfUrl } from '../../../src/jenkins/reads/decode.js'
 import { JENKINS_404, ORIGIN, jenkinsError, makeClient, useNock } from '../helpers.js'
 
 useNock()

@@ -205,6 +205,27 @@ describe('queue', () => {
     expect((await client.getQueueItem(12)).executable?.number).toBe(4)
   })
 
+  it('refuses an executable whose number is not a build number, and drops a bogus inQueueSince', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/3/api/json')
+      .reply(200, { id: 3, executable: { number: 1e21, url: '' } })
+    const error = await jenkinsError(client.getQueueItem(3), 'protocol')
+    expect(error.message).toBe(
+      `Jenkins at ${BASE} answered queue item 3 with a build whose number is 1e+21: expected a whole number from 1 to 9007199254740991`
+    )
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/4/api/json')
+      .reply(200, { id: 4, inQueueSince: -1e300, executable: { number: 4 } })
+    const item = await client.getQueueItem(4)
+    expect(item.inQueueSince).toBeUndefined()
+    expect(item.executable).toEqual({ number: 4, url: '' })
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/5/api/json')
+      .reply(200, { id: 5, why: null, executable: {} })
+    expect((await client.getQueueItem(5)).executable).toBeNull()
+  })
+
   it('404 explains that left items expire', async () => {
     const { client } = makeClient()
     nock(ORIGIN)
@@ -249,6 +270,30 @@ describe('getBuild', () => {
       .reply(200, { number: 5, result: null, building: true })
     const build = await client.getBuild(['a', 'b'], 5, { tree: 'number,result,building', depth: 1 })
     expect(build).toMatchObject({ number: 5, building: true })
+  })
+
+  it('decodes its ParametersAction once: names, values, and which are passwords', async () => {
+    const { client } = makeClient()
+    const actions = [
+      { _class: 'hudson.model.CauseAction', causes: [] },
+      {
+        _class: 'hudson.model.ParametersAction',
+        parameters: [
+          { _class: 'hudson.model.StringParameterValue', name: 'ENV', value: 'prod' },
+          { _class: 'hudson.model.PasswordParameterValue', name: 'DB' },
+          { _class: 'hudson.model.StringParameterValue', value: 'no name' }
+        ]
+      }
+    ]
+    nock(ORIGIN).get('/jenkins/job/a/5/api/json').reply(200, { number: 5, result: null, actions })
+    nock(ORIGIN).get('/jenkins/job/a/6/api/json').reply(200, { number: 6, result: null })
+    const build = await client.getBuild(['a'], 5)
+    expect(build.parameters).toEqual([
+      { name: 'ENV', value: 'prod' },
+      { name: 'DB', password: true }
+    ])
+    expect(build.actions).toEqual(actions)
+    expect((await client.getBuild(['a'], 6)).parameters).toBeUndefined()
   })
 
   it.each(['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED', null])(

@@ -73,8 +73,13 @@ export interface QueueItem {
   blocked?: boolean
   buildable?: boolean
   stuck?: boolean
+  /** Epoch ms on Jenkins' clock, a count; absent when Jenkins sent none or no count. */
   inQueueSince?: number
-  /** Set once the item left the queue and the run was created. */
+  /**
+   * A LeftItem's run once created: its number a build number (reads.ts
+   * refuses the answer otherwise); null while it is being created, or when
+   * it never was.
+   */
   executable?: { number: number; url: string } | null
   /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
   actions?: unknown[]
@@ -95,6 +100,12 @@ export interface Build {
   displayName?: string
   fullDisplayName?: string
   actions?: unknown[]
+  /**
+   * What it ran with, decoded from its ParametersAction (reads/decode.ts
+   * parametersIn); absent when it has none. Not a field of Jenkins' own:
+   * left out of the `build` output.
+   */
+  parameters?: ExportedParameter[]
   [key: string]: unknown
 }
 
@@ -230,6 +241,10 @@ export interface PipelineRun {
 export interface ExportedParameter {
   name: string
   value?: unknown
+  /** A password parameter (its value's `_class` says so): never shown. */
+  password?: true
+  /** A file parameter (core's FileParameterValue, the File Parameters plugin's): Jenkins exports its name only. */
+  file?: true
 }
 
 /** An item waiting in the queue (queue/api/json). */
@@ -265,6 +280,8 @@ export interface RecentBuild {
   queueId?: number
   /** With `actions`: `_class` of each cause. */
   causes?: string[]
+  /** With `actions`, when the list asked for them: userId of each UserIdCause (null for anonymous); absent when it has none. */
+  userIds?: Array<string | null>
   /** With `actions`: the parameters it ran with. */
   parameters?: ExportedParameter[]
   /** With `outcome`: its result (null while it runs), duration (ms) and whether it runs. */

@@ -1,9 +1,67 @@
 /**
  * Pieces of Jenkins JSON that several reads export the same way: an item's
- * names from its URL, and the parameters and causes of an `actions` array.
- * Decoded here, for the reads and the trigger's reconciliation alike.
+ * names from its URL, the parameters and causes of an `actions` array, and
+ * a job's `builds` list. Decoded here, once, for the reads and the
+ * trigger's reconciliation alike: what leaves this file is true to its type.
  */
-import type { ExportedParameter } from '../model/types.js'
+import { isBuildNumber, isCount } from '../model/counts.js'
+import type { BuildSummary, ExportedParameter, RecentBuild, RunningBuild } from '../model/types.js'
+
+const RESULTS: ReadonlySet<unknown> = new Set([
+  'SUCCESS',
+  'UNSTABLE',
+  'FAILURE',
+  'NOT_BUILT',
+  'ABORTED'
+])
+
+/** What a `builds` list was asked for: with `actions`, causes and parameters; with `outcome`, result, duration, building. */
+export interface BuildsFields {
+  actions?: boolean
+  outcome?: boolean
+}
+
+/**
+ * A job's `builds` list (`job/…/api/json?tree=builds[…]`), newest first; an
+ * entry without a usable number is skipped.
+ */
+export function buildsOf(raw: unknown, fields: BuildsFields = {}): RecentBuild[] {
+  const builds: RecentBuild[] = []
+  for (const entry of Array.isArray(raw) ? raw : []) {
+    const build = entry as Record<string, unknown> | null
+    if (!isBuildNumber(build?.number)) continue
+    const recent: RecentBuild = { number: build.number }
+    if (isCount(build.queueId)) recent.queueId = build.queueId
+    if (fields.outcome) {
+      const summary = buildSummaryOf(build)
+      if (summary) {
+        recent.result = summary.result
+        recent.duration = summary.duration
+        recent.building = summary.building
+      }
+    }
+    if (fields.actions) {
+      recent.causes = causeClassesOf(build.actions)
+      const userIds = userIdsOf(build.actions)
+      if (userIds) recent.userIds = userIds
+      recent.parameters = parametersOf(build.actions)
+    }
+    builds.push(recent)
+  }
+  return builds
+}
+
+/** A `builds` entry's number and outcome; undefined unless its number and duration are counts (it only aims polls). */
+export function buildSummaryOf(raw: unknown): BuildSummary | undefined {
+  const b = raw as Partial<Record<keyof BuildSummary, unknown>> | null
+  if (!isBuildNumber(b?.number) || !isCount(b.duration)) return undefined
+  return {
+    number: b.number,
+    result: RESULTS.has(b.result) ? (b.result as BuildSummary['result']) : null,
+    duration: b.duration,
+    building: b.building === true
+  }
+}
 
 /** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
 export function jobNamesFromUrl(url: string): string[] | undefined {
@@ -29,17 +87,33 @@ export function jobNamesFromUrl(url: string): string[] | undefined {
   return names
 }
 
-/** Parameters from an exported `actions` array (the ParametersAction's list). */
+/** Parameters from an exported `actions` array (the ParametersAction's list); [] when none. */
 export function parametersOf(actions: unknown): ExportedParameter[] {
-  const list: ExportedParameter[] = []
-  if (!Array.isArray(actions)) return list
+  return parametersIn(actions) ?? []
+}
+
+/**
+ * The parameters a build or queue item carries: those of every action that
+ * lists `parameters` (the ParametersAction; a plugin's subclass has its own
+ * `_class`), or undefined when no action does. The one reader of
+ * ParametersAction: the reconciliation matches by it, the summary shows it.
+ */
+export function parametersIn(actions: unknown): ExportedParameter[] | undefined {
+  if (!Array.isArray(actions)) return undefined
+  let list: ExportedParameter[] | undefined
   for (const action of actions) {
     const parameters = (action as { parameters?: unknown } | null)?.parameters
     if (!Array.isArray(parameters)) continue
+    list ??= []
     for (const raw of parameters) {
-      const p = raw as { name?: unknown; value?: unknown } | null
+      const p = raw as { name?: unknown; value?: unknown; _class?: unknown } | null
       if (typeof p?.name !== 'string') continue
-      list.push('value' in p ? { name: p.name, value: p.value } : { name: p.name })
+      const parameter: ExportedParameter = { name: p.name }
+      if ('value' in p) parameter.value = p.value
+      // PasswordParameterValue exports no value at all (jenkins-api.md 5.3); plugins' kin share the name.
+      if (/Password/i.test(String(p._class ?? ''))) parameter.password = true
+      if (/FileParameterValue$/.test(String(p._class ?? ''))) parameter.file = true
+      list.push(parameter)
     }
   }
   return list
@@ -79,4 +153,68 @@ export function causeClassesOf(actions: unknown): string[] {
     }
   }
   return classes
+}
+
+interface RawExecutable {
+  url?: unknown
+  number?: unknown
+  queueId?: unknown
+  timestamp?: unknown
+  estimatedDuration?: unknown
+}
+
+/**
+ * The build on each executor and one-off executor of a `computer` list
+ * (executors.ts), one entry per executor: a build on several is listed as
+ * often.
+ */
+export function runningBuildsOf(computers: unknown): RunningBuild[] {
+  const builds: RunningBuild[] = []
+  for (const computer of list(computers)) {
+    const c = computer as { executors?: unknown; oneOffExecutors?: unknown } | null
+    for (const executor of [...list(c?.executors), ...list(c?.oneOffExecutors)]) {
+      const raw = (executor as { currentExecutable?: RawExecutable | null } | null)
+        ?.currentExecutable
+      const build = raw ? runningBuild(raw) : undefined
+      if (build) builds.push(build)
+    }
+  }
+  return builds
+}
+
+function runningBuild(raw: RawExecutable): RunningBuild | undefined {
+  if (typeof raw.url !== 'string') return undefined
+  const parsed = buildOfUrl(raw.url)
+  if (!parsed) return undefined
+  const build: RunningBuild = { job: parsed.job, number: parsed.number }
+  if (isCount(raw.queueId)) build.queueId = raw.queueId
+  if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
+  // -1: Jenkins has no estimate (Job.getEstimatedDuration).
+  if (Number.isSafeInteger(raw.estimatedDuration))
+    build.estimatedDuration = raw.estimatedDuration as number
+  return build
+}
+
+/**
+ * A build's item names and number from its absolute URL (Jenkins' root URL,
+ * which may be another host: only the path counts). The context path comes
+ * first; names follow each `job` marker; the number ends it.
+ * @internal
+ */
+export function buildOfUrl(url: string): { job: string[]; number: number } | undefined {
+  let path: string
+  try {
+    path = new URL(url, 'http://placeholder/').pathname
+  } catch {
+    return undefined
+  }
+  const match = /^(.*\/)(\d+)\/?$/.exec(path)
+  const number = Number(match?.[2])
+  const job = match ? jobNamesFromUrl(match[1] as string) : undefined
+  if (!job || job.length === 0 || !isBuildNumber(number)) return undefined
+  return { job, number }
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : []
 }

@@ -8,8 +8,7 @@
  * Jenkins' source: docs/performance.md, "Every running build in one request".
  */
 import { fullName } from '../model/job-path.js'
-import { isBuildNumber, isCount } from '../model/counts.js'
-import { jobNamesFromUrl } from './decode.js'
+import { runningBuildsOf } from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import type { RunningBuild } from '../model/types.js'
 
@@ -19,14 +18,6 @@ const EXECUTABLE = 'currentExecutable[url,number,queueId,timestamp,estimatedDura
  * @internal
  */
 export const EXECUTORS_TREE = `computer[executors[${EXECUTABLE}],oneOffExecutors[${EXECUTABLE}]]`
-
-interface RawExecutable {
-  url?: unknown
-  number?: unknown
-  queueId?: unknown
-  timestamp?: unknown
-  estimatedDuration?: unknown
-}
 
 /**
  * The builds on every executor. A build on several (a Pipeline's run and its
@@ -45,17 +36,10 @@ export async function runningBuilds(
     { deadline: options.deadline ?? http.deadline }
   )
   const builds = new Map<string, RunningBuild>()
-  for (const computer of Array.isArray(data.computer) ? data.computer : []) {
-    const c = computer as { executors?: unknown; oneOffExecutors?: unknown } | null
-    for (const executor of [...list(c?.executors), ...list(c?.oneOffExecutors)]) {
-      const raw = (executor as { currentExecutable?: RawExecutable | null } | null)
-        ?.currentExecutable
-      const build = raw ? runningBuild(raw) : undefined
-      if (!build) continue
-      const key = runningKey(build.job, build.number)
-      const known = builds.get(key)
-      builds.set(key, known ? { ...build, ...definedOnly(known) } : build)
-    }
+  for (const build of runningBuildsOf(data.computer)) {
+    const key = runningKey(build.job, build.number)
+    const known = builds.get(key)
+    builds.set(key, known ? { ...build, ...definedOnly(known) } : build)
   }
   return [...builds.values()]
 }
@@ -63,43 +47,6 @@ export async function runningBuilds(
 /** The key a build is matched by: Jenkins' item names are case-insensitive. */
 export function runningKey(job: readonly string[], number: number): string {
   return `${fullName(job).toLowerCase()}#${number}`
-}
-
-function runningBuild(raw: RawExecutable): RunningBuild | undefined {
-  if (typeof raw.url !== 'string') return undefined
-  const parsed = buildOfUrl(raw.url)
-  if (!parsed) return undefined
-  const build: RunningBuild = { job: parsed.job, number: parsed.number }
-  if (isCount(raw.queueId)) build.queueId = raw.queueId
-  if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
-  // -1: Jenkins has no estimate (Job.getEstimatedDuration).
-  if (Number.isSafeInteger(raw.estimatedDuration))
-    build.estimatedDuration = raw.estimatedDuration as number
-  return build
-}
-
-/**
- * A build's item names and number from its absolute URL (Jenkins' root URL,
- * which may be another host: only the path counts). The context path comes
- * first; names follow each `job` marker; the number ends it.
- * @internal
- */
-export function buildOfUrl(url: string): { job: string[]; number: number } | undefined {
-  let path: string
-  try {
-    path = new URL(url, 'http://placeholder/').pathname
-  } catch {
-    return undefined
-  }
-  const match = /^(.*\/)(\d+)\/?$/.exec(path)
-  const number = Number(match?.[2])
-  const job = match ? jobNamesFromUrl(match[1] as string) : undefined
-  if (!job || job.length === 0 || !isBuildNumber(number)) return undefined
-  return { job, number }
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : []
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

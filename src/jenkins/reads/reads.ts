@@ -2,7 +2,15 @@ import { BUILD_RESULTS } from '../../util/constants.js'
 import { JenkinsError } from '../transport/errors.js'
 import { countOf, isBuildNumber, isCount, shownValue } from '../model/counts.js'
 import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
-import { causeClassesOf, jobNamesFromUrl, parametersOf, userIdsOf } from './decode.js'
+import {
+  buildSummaryOf,
+  buildsOf,
+  causeClassesOf,
+  jobNamesFromUrl,
+  parametersIn,
+  parametersOf,
+  userIdsOf
+} from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError } from '../transport/responses.js'
 import { TransientFailure } from '../transport/retry.js'
@@ -146,28 +154,9 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   return info
 }
 
-const RESULTS: ReadonlySet<unknown> = new Set([
-  'SUCCESS',
-  'UNSTABLE',
-  'FAILURE',
-  'NOT_BUILT',
-  'ABORTED'
-])
-
 /** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
 function buildSummaries(raw: unknown): BuildSummary[] {
-  const out: BuildSummary[] = []
-  for (const entry of Array.isArray(raw) ? raw : []) {
-    const b = entry as Partial<Record<keyof BuildSummary, unknown>> | null
-    if (!isBuildNumber(b?.number) || !isCount(b.duration)) continue
-    out.push({
-      number: b.number,
-      result: RESULTS.has(b.result) ? (b.result as BuildSummary['result']) : null,
-      duration: b.duration,
-      building: b.building === true
-    })
-  }
-  return out
+  return (Array.isArray(raw) ? raw : []).flatMap(entry => buildSummaryOf(entry) ?? [])
 }
 
 /** Full names of every job below `folder` (root when empty), in one request. */
@@ -210,6 +199,24 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
   }
   // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
   if (typeof item.why === 'string') item.why = http.redact(item.why)
+  if (!isCount(item.inQueueSince)) delete item.inQueueSince
+  const executable = item.executable as { number?: unknown; url?: unknown } | null | undefined
+  if (executable && executable.number !== undefined) {
+    // A number that addresses no build would reach URLs and outputs.
+    if (!isBuildNumber(executable.number)) {
+      throw new JenkinsError(
+        'protocol',
+        `Jenkins at ${http.baseUrl} answered queue item ${queueId} with a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
+      )
+    }
+    item.executable = {
+      number: executable.number,
+      url: typeof executable.url === 'string' ? executable.url : ''
+    }
+  } else if (executable !== undefined) {
+    // Left, its run not created yet (null), or an executable that names none.
+    item.executable = null
+  }
   return item
 }
 
@@ -262,6 +269,9 @@ export async function getBuild(
       `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
     )
   }
+  const parameters = parametersIn(build.actions)
+  if (parameters) build.parameters = parameters
+  else delete build.parameters
   return build
 }
 
@@ -328,27 +338,7 @@ export async function recentBuilds(
       following: true
     })
   )
-  const builds: RecentBuild[] = []
-  for (const raw of Array.isArray(data.builds) ? data.builds : []) {
-    const build = raw as Record<string, unknown> | null
-    if (!isBuildNumber(build?.number)) continue
-    const recent: RecentBuild = { number: build.number }
-    if (isCount(build.queueId)) recent.queueId = build.queueId
-    if (options.outcome) {
-      const [summary] = buildSummaries([build])
-      if (summary) {
-        recent.result = summary.result
-        recent.duration = summary.duration
-        recent.building = summary.building
-      }
-    }
-    if (options.actions) {
-      recent.causes = causeClassesOf(build.actions)
-      recent.parameters = parametersOf(build.actions)
-    }
-    builds.push(recent)
-  }
-  return builds
+  return buildsOf(data.builds, options)
 }
 
 /** GET logText/progressiveText?start=N, its body streamed. */

@@ -84,28 +84,13 @@ interface Page {
 }
 
 /**
- * Finds the failed tests of a build's test report (junit-plugin TestResult at
- * `<build>/<urlName>/api/json`) without reading the whole report: the JSON
- * has no filter, so pages of suites are read with a `tree` that asks only for
- * what is shown (class, name, status, errorDetails) and Jenkins' range syntax
- * bounding suites `{from,to}` and cases per suite `{from,to}`. It stops once
- * `want` failed tests were found, at the end of the report, or when the byte
- * budget is spent. Cases are failed when their status is FAILED, or
- * REGRESSION (what CaseResult.getStatus said before junit-plugin's UI
- * redesign, f0bf02d5).
- *
- * The budget is a hard cap on the bytes read, and nothing is read twice:
- * the first page is small (cases of the first suite), later pages are sized
- * from the bytes per suite and per case seen so far, within what is left of
- * the budget; a suite too large for a page is read in ranges of its cases.
- * A page larger than its limit (the sizes lied, or a suite is far larger
- * than the others) is cut off there, and what arrived whole is used: the
- * next page starts where it ended.
- *
- * The same tree reads an aggregated report (AggregatedTestResultAction:
- * `childReports[child,result]`, each result a TestResult of a child build);
- * Stapler skips the names a shape does not have (jenkins-api.md 5.5). Its
- * ranges apply to every child's suites alike.
+ * Finds the failed tests of a build's test report (junit-plugin TestResult,
+ * or an aggregated report's child reports) without reading the whole report:
+ * pages of suites and of their cases, asked with a `tree` and Jenkins' range
+ * syntax, sized from what was read so far, under a hard cap on the bytes
+ * read; a page over its limit is used up to its last whole case. It stops at
+ * `want` failed tests, the report's end, or the budget. Why, and how the
+ * pages are sized: docs/performance.md, "How a test report is read".
  */
 export async function readFailedTests(
   http: Requester,

@@ -1,7 +1,7 @@
 import { cut } from '../../util/shorten.js'
 import { shortName } from '../../util/names.js'
 import { Interrupted, JenkinsError } from '../transport/errors.js'
-import { countOf, isBuildNumber, isCount } from '../model/counts.js'
+import { countOf } from '../model/counts.js'
 import type { HttpResponse } from '../transport/http.js'
 import { fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import {
@@ -11,13 +11,12 @@ import {
   expectedParameters,
   reconcile,
   type Adopted,
-  type BuildCandidate,
   type QueuedCandidate,
   type ReconcileReader,
   type TriggerExpectation
 } from './reconcile.js'
 import type { UploadBody } from '../transport/multipart.js'
-import { causeClassesOf, parametersOf, userIdsOf } from '../reads/decode.js'
+import { buildsOf } from '../reads/decode.js'
 import { getQueue } from '../reads/reads.js'
 import type { Requester } from '../transport/requester.js'
 import { errorForResponse, type ErrorContext } from '../transport/responses.js'
@@ -350,21 +349,11 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
         `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`,
         http.context(`the builds of job '${name}'`)
       )
-      const builds: BuildCandidate[] = []
-      for (const raw of Array.isArray(data.builds) ? data.builds : []) {
-        const build = raw as { number?: unknown; queueId?: unknown; actions?: unknown } | null
-        if (!isBuildNumber(build?.number)) continue
-        const candidate: BuildCandidate = {
-          number: build.number,
-          parameters: parametersOf(build.actions)
-        }
-        if (isCount(build.queueId)) candidate.queueId = build.queueId
-        candidate.causes = causeClassesOf(build.actions)
-        const userIds = userIdsOf(build.actions)
-        if (userIds) candidate.userIds = userIds
-        builds.push(candidate)
-      }
-      return builds
+      return buildsOf(data.builds, { actions: true }).map(build => ({
+        ...build,
+        causes: build.causes ?? [],
+        parameters: build.parameters ?? []
+      }))
     }
   }
 }
