@@ -25,6 +25,7 @@ import { branchItemName, fullName, JobPathError, parseJobPath } from '../jenkins
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { parseJobs, type JobEntry } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
+import { parseValuesFile } from './values-file.js'
 import { workspaceFolder, WorkspacePathError } from '../util/workspace-paths.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
 
@@ -81,6 +82,8 @@ export interface Settings {
   jobs?: readonly JobEntry[]
   /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
   failFast: boolean
+  /** Input `values-file`: the artifact (its path among the build's artifacts) read into `values`; undefined for none. */
+  valuesFile?: string
   /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
   inputWarnings: string[]
 }
@@ -124,7 +127,8 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.Artifacts]: '',
   [Input.ArtifactsPath]: 'jenkins-artifacts',
   [Input.Jobs]: '',
-  [Input.FailFast]: 'false'
+  [Input.FailFast]: 'false',
+  [Input.ValuesFile]: ''
 }
 
 /** Pure: reads every input through `get` (tests pass a map) and validates it. */
@@ -159,6 +163,7 @@ export function parseSettings(
   const files = parseFiles(read(Input.Files))
 
   const failFast = readBoolean(read, Input.FailFast)
+  const valuesFile = parseValuesFile(read(Input.ValuesFile), `Input '${Input.ValuesFile}'`)
   const jobsText = read(Input.Jobs)
   const several = jobsText.trim() !== ''
   if (several && read(Input.Job) !== '') {
@@ -169,7 +174,13 @@ export function parseSettings(
   }
   const branchInput = parseBranch(read(Input.Branch))
   const jobs = several
-    ? parseJobs(jobsText, url, { parameters, hasParameters, files, branch: branchInput ?? '' })
+    ? parseJobs(jobsText, url, {
+        parameters,
+        hasParameters,
+        files,
+        branch: branchInput ?? '',
+        ...(valuesFile === undefined ? {} : { valuesFile })
+      })
     : undefined
   const project = jobs ? Object.freeze([]) : parseJob(read(Input.Job), url, listJobs)
   const branch = jobs ? undefined : branchInput
@@ -253,6 +264,7 @@ export function parseSettings(
     artifactsPath,
     workspace: env.workspace,
     ...(jobs ? { jobs: jobs.entries } : {}),
+    ...(valuesFile === undefined ? {} : { valuesFile }),
     failFast,
     inputWarnings: jobs?.warnings ?? []
   }

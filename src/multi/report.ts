@@ -5,6 +5,8 @@ import { addHistory } from '../outcome/history.js'
 import { cut, escapeHtml, link } from '../util/html.js'
 import { countOf, isCount } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
+import type { JsonValue } from '../jenkins/model/types.js'
+import { buildFactsOf } from '../jenkins/reads/decode.js'
 import { shortName } from '../util/names.js'
 import {
   failureMessage,
@@ -14,6 +16,7 @@ import {
   type OutputSink
 } from '../outcome/report.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from '../outcome/summary-sections.js'
+import { addValues } from '../outcome/values.js'
 import { addTimeline, type TimelineBuild } from '../outcome/summary-timeline.js'
 
 /** What the step knows of one item of `jobs`, for outputs, the summary and the verdict. */
@@ -37,6 +40,12 @@ export interface BuildsEntry {
   result: BuildResult | null
   duration: number | null
   queueUrl: string | null
+  /** What the build said of itself (BuildFacts); null before it started. */
+  description: string | null
+  displayName: string | null
+  parameters: Record<string, JsonValue> | null
+  /** What its `values-file` held; null without one, or before the build ended. */
+  values: Record<string, JsonValue> | null
 }
 
 /** The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED). */
@@ -64,7 +73,9 @@ export function buildsEntries(items: readonly ItemReport[]): BuildsEntry[] {
       url: outcome.buildUrl ?? null,
       result: outcome.result ?? (ended ? build.result : null),
       duration: ended && isCount(build.duration) ? build.duration : null,
-      queueUrl: outcome.queueUrl ?? null
+      queueUrl: outcome.queueUrl ?? null,
+      ...facts(build),
+      values: outcome.values?.values ?? null
     }
   })
 }
@@ -109,6 +120,14 @@ export function setJobsOutputs(
       logger
     )
   }
+}
+
+function facts(
+  build: BuildOutcome['build']
+): Pick<BuildsEntry, 'description' | 'displayName' | 'parameters'> {
+  if (!build) return { description: null, displayName: null, parameters: null }
+  const { description, displayName, parameters } = buildFactsOf(build)
+  return { description, displayName, parameters }
 }
 
 /** Whether an item counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
@@ -234,6 +253,7 @@ function details(summary: typeof coreSummary, item: ItemReport): void {
   if (outcome.tests) addFailedTests(summary, outcome.tests, 4)
   if (outcome.stages) addStages(summary, outcome.stages, 4)
   if (outcome.artifacts) addArtifacts(summary, outcome.artifacts, 4)
+  if (outcome.values) addValues(summary, outcome.values, 4)
   if (outcome.unread) addUnread(summary, outcome.unread)
   const tail = item.stopped ? [] : item.tail.slice(-TAIL_IN_SUMMARY)
   if (tail.length > 0) {

@@ -2,6 +2,7 @@ import type { summary as coreSummary } from '@actions/core'
 import { Output, type BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
+import { buildFactsOf } from '../jenkins/reads/decode.js'
 import { formatDuration } from '../util/duration.js'
 import { addHistory, historyOutput, type HistoryEntry } from './history.js'
 import { cut, escapeHtml, link } from '../util/html.js'
@@ -13,6 +14,7 @@ import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
 import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
+import { addValues, type ValuesOutcome } from './values.js'
 
 export { escapeHtml } from '../util/html.js'
 export { formatDuration } from '../util/duration.js'
@@ -39,6 +41,8 @@ export interface BuildOutcome {
   history?: HistoryEntry[]
   /** The stage the build's result came from, for the failure message. */
   failedStage?: string
+  /** What the `values-file` held, once the build ended. */
+  values?: ValuesOutcome
   /** What the `artifacts` input downloaded. */
   artifacts?: ArtifactsOutcome
   /** Parts of the outcome (test report, stages, artifacts list) that could not be read, and why: notices, never the verdict. */
@@ -129,6 +133,11 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
   }
   if (outcome.queueUrl) out.setOutput(Output.QueueUrl, outcome.queueUrl)
   if (build) {
+    // Jenkins' text, set exactly as it is: an output is never a command.
+    const facts = buildFactsOf(build)
+    out.setOutput(Output.Description, facts.description)
+    out.setOutput(Output.DisplayName, facts.displayName)
+    out.setOutput(Output.BuildParameters, JSON.stringify(facts.parameters))
     const { json, dropped, fullBytes } = buildOutput(build)
     out.setOutput(Output.Build, json)
     if (dropped.length > 0) {
@@ -154,6 +163,7 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
   }
   if (outcome.history) out.setOutput(Output.History, historyOutput(outcome.history))
   if (outcome.artifacts) setArtifactsOutput(out, outcome.artifacts, logger)
+  if (outcome.values) out.setOutput(Output.Values, JSON.stringify(outcome.values.values))
 }
 
 /**
@@ -210,6 +220,7 @@ export async function writeSummary(
     const rows: [string, string][] = [['Result', resultCell(outcome)]]
     if (build) {
       rows.push(['Build', link(`#${build.number}`, outcome.buildUrl)])
+      rows.push(...factRows(build))
       rows.push([
         'Duration',
         build.building ? 'running' : escapeHtml(formatDuration(build.duration))
@@ -230,6 +241,7 @@ export async function writeSummary(
     if (outcome.stages) addStages(summary, outcome.stages)
     if (outcome.stages) addTimeline(summary, [{ stages: outcome.stages }])
     if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
+    if (outcome.values) addValues(summary, outcome.values)
     if (outcome.unread) addUnread(summary, outcome.unread)
 
     const parameters = parametersOf(outcome)
@@ -260,6 +272,20 @@ export async function writeSummary(
       `Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`
     )
   }
+}
+
+/** Rows for what the build said of itself: its own display name and its description, as inert text. */
+export function factRows(build: Build): [string, string][] {
+  const { description, displayName } = buildFactsOf(build)
+  const rows: [string, string][] = []
+  if (displayName !== `#${build.number}`) {
+    rows.push(['Display name', escapeHtml(cut(displayName, MAX_VALUE_CHARS))])
+  }
+  // Shown as text, never as HTML, whatever markup formatter Jenkins has.
+  if (description !== '') {
+    rows.push(['Description', escapeHtml(cut(description, MAX_NOTE_CHARS))])
+  }
+  return rows
 }
 
 /** The result, with its icon and whether `accept` takes it; running or not started when there is none. */

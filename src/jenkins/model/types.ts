@@ -134,6 +134,9 @@ export interface ArtifactSink {
   discard(): Promise<void>
 }
 
+/** What a capped read of one artifact got: its bytes, or that it holds more than asked for. */
+export type ArtifactBytes = { bytes: Buffer } | { tooLarge: true }
+
 /** How a download went. */
 export interface ArtifactDownload {
   bytes: number
@@ -224,6 +227,29 @@ export interface PipelineStage {
 export interface PipelineRun {
   status?: StageStatus
   stages: PipelineStage[]
+}
+
+/** A JSON value, as JSON.parse gives it. */
+export type JsonValue =
+  string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+
+/**
+ * What a build says of itself, from the build JSON every read of a whole
+ * build has (Run.getDescription, Run.getDisplayName, its ParametersAction):
+ * the `description`, `display-name` and `build-parameters` outputs.
+ */
+export interface BuildFacts {
+  /** Run.description as Jenkins stores it (HTML with an HTML markup formatter); '' when none. */
+  description: string
+  /** Run.getDisplayName: `#N` unless the build set its own. */
+  displayName: string
+  /**
+   * Name → value with Jenkins' JSON type; a file parameter → null (its file
+   * is not in the JSON); a parameter whose value Jenkins does not export (a
+   * password) is left out. A prototype-less object: a parameter named
+   * `__proto__` is a key like any other.
+   */
+  parameters: Record<string, JsonValue>
 }
 
 /** A parameter as Jenkins exports it; `value` is absent for password parameters. */
@@ -372,4 +398,6 @@ export interface BuildOutputsApi {
     relativePath: string,
     open: () => Promise<ArtifactSink>
   ): Promise<ArtifactDownload>
+  /** One artifact into memory, at most `maxBytes` of it read (src/jenkins/reads/artifacts.ts). */
+  readArtifact(build: BuildRef, relativePath: string, maxBytes: number): Promise<ArtifactBytes>
 }

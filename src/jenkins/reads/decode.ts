@@ -3,7 +3,7 @@
  * names from its URL, and the parameters and causes of an `actions` array.
  * Decoded here, for the reads and the trigger's reconciliation alike.
  */
-import type { ExportedParameter } from '../model/types.js'
+import type { BuildFacts, ExportedParameter, JsonValue } from '../model/types.js'
 
 /** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
 export function jobNamesFromUrl(url: string): string[] | undefined {
@@ -79,4 +79,52 @@ export function causeClassesOf(actions: unknown): string[] {
     }
   }
   return classes
+}
+
+/**
+ * What a build says of itself, from its JSON (no tree, or one that asks for
+ * BUILD_FACTS_TREE). Run.getDescription is `@Exported` and null when none;
+ * Run.getDisplayName is `#N` unless the build set one; ParametersAction
+ * exports each ParameterValue with its `_class`, `name` and, for the types
+ * that export it, `value` (StringParameterValue, BooleanParameterValue…):
+ * FileParameterValue exports no value (its file is served apart), and
+ * PasswordParameterValue none either (a Secret). Anything of another shape
+ * (a hostile or broken server) is left out rather than passed on.
+ */
+export function buildFactsOf(build: {
+  number: number
+  description?: unknown
+  displayName?: unknown
+  actions?: unknown
+}): BuildFacts {
+  return {
+    description: typeof build.description === 'string' ? build.description : '',
+    displayName:
+      typeof build.displayName === 'string' ? build.displayName : `#${String(build.number)}`,
+    parameters: parameterValuesOf(build.actions)
+  }
+}
+
+/** The fields buildFactsOf reads, for a build read with a `tree`. */
+export const BUILD_FACTS_TREE =
+  'description,displayName,actions[_class,parameters[_class,name,value]]'
+
+/** File parameter values: core's and the file-parameters plugin's (Base64File, StashedFile). */
+const FILE_VALUE = /FileParameterValue$/
+
+/** A ParametersAction's values by name (see buildFactsOf); a prototype-less object. */
+function parameterValuesOf(actions: unknown): Record<string, JsonValue> {
+  const values = Object.create(null) as Record<string, JsonValue>
+  if (!Array.isArray(actions)) return values
+  for (const action of actions) {
+    const parameters = (action as { parameters?: unknown } | null)?.parameters
+    if (!Array.isArray(parameters)) continue
+    for (const raw of parameters) {
+      const p = raw as { _class?: unknown; name?: unknown; value?: unknown } | null
+      if (typeof p?.name !== 'string') continue
+      if ('value' in p && p.value !== undefined) values[p.name] = p.value as JsonValue
+      else if (typeof p._class === 'string' && FILE_VALUE.test(p._class)) values[p.name] = null
+    }
+  }
+  return values
 }
