@@ -126,6 +126,12 @@ export interface StageSpec {
   catchError?: boolean
   /** Lines written evenly over the stage. */
   consoleLines?: string[]
+  /**
+   * The start wfapi reports instead of the real one (a broken clock or
+   * plugin: 9007199254740991, past JavaScript's last date); the stage runs
+   * as usual.
+   */
+  reportedStartMillis?: number
   /** After its run time the stage stops at an `input` step until someone proceeds or aborts (POST input/<id>/proceedEmpty or abort). */
   input?: {
     message: string
@@ -323,9 +329,12 @@ export type FaultEffect =
   | { type: 'reset'; afterBytes?: number }
   /**
    * Jenkins handles the request, but its connection is reset once
-   * `afterBytes` of the request body came (an upload cut off mid-way).
+   * `afterBytes` of the request body came (0: at its first bytes), or all
+   * but its last `beforeEnd` bytes (by its Content-Length): an upload cut
+   * off at its start, mid-way or in its closing boundary.
    */
   | { type: 'reset-upload'; afterBytes: number }
+  | { type: 'reset-upload'; beforeEnd: number }
   /** No answer at all; the connection stays open (Jenkins not asked). */
   | { type: 'hang' }
   /** A 200 HTML sign-in page of an SSO proxy (Jenkins not asked). */
@@ -337,10 +346,13 @@ export type FaultEffect =
   /**
    * Jenkins' own JSON answer carrying one more member nested `depth` levels
    * deep (`[[[…]]]`): in `actions` when the answer has them (an action, as a
-   * plugin's could be), else as the object's first member. A broken plugin
-   * or a hostile proxy: Jenkins acts as usual.
+   * plugin's could be), else as the object's first member. With `field`:
+   * `actions` always gets the deep action first (the list added when the
+   * answer has none: a proxy that ignores tree=), any other top-level field
+   * (`result`) gets the deep value in place of its own. A broken plugin or a
+   * hostile proxy: Jenkins acts as usual.
    */
-  | { type: 'deep-json'; depth: number }
+  | { type: 'deep-json'; depth: number; field?: string }
 
 /**
  * A fault aimed at some requests only, by kind and job, so that one server
@@ -427,6 +439,12 @@ export interface ServerOptions {
   clockSkewMs?: number
   /** Whether the Pipeline Stage View plugin (`wfapi`) is installed; default true. */
   stageView?: boolean
+  /**
+   * Jenkins' error page (a 500) shows the exception's stack trace, as with
+   * -Djenkins.model.Jenkins.SHOW_STACK_TRACE=true (and in Jenkins before
+   * 2.x); default false, as in Jenkins: the page gives only a Logging ID.
+   */
+  showStackTrace?: boolean
   /**
    * `computer/api/json` shows no running build (every `currentExecutable`
    * null), as a ComputerSource plugin that filters the list would; default

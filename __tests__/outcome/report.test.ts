@@ -470,7 +470,7 @@ describe('outputs and summary of tests, stages and artifacts', () => {
     )
     expect(html).toContain('<tr><td>Deploy</td><td>⚪ NOT&#95;EXECUTED</td><td>&nbsp;</td></tr>')
     expect(html).toContain('<h3>Artifacts</h3>')
-    expect(html).toContain('<p>2 file(s), 3.0 MB, in <code>jenkins-artifacts</code>:</p>')
+    expect(html).toContain('<p>2 file(s), 3 MiB, in <code>jenkins-artifacts</code>:</p>')
     expect(html).toContain('<li><code>jenkins-artifacts/report &#60;1&#62;.html</code></li>')
     expect(html).toContain(
       '<p>⚠️ Refused <code>&#34;../../etc/x&#34;</code>: it has a &#39;..&#39; segment.</p>'

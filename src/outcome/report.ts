@@ -1,4 +1,5 @@
 import type { summary as coreSummary } from '@actions/core'
+import { plainConsoleLine } from '../util/console-line.js'
 import { Output, type BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
@@ -9,7 +10,8 @@ import { cut, escapeHtml, link } from '../util/html.js'
 import { isCount, shownValue } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
-import { cappedArray, kib } from './output-cap.js'
+import { cappedArray } from './output-cap.js'
+import { kib } from '../util/bytes.js'
 import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
 import { addTimeline } from './summary-timeline.js'
@@ -357,9 +359,6 @@ function parameterText(value: unknown): string {
 
 const TAIL_LINES = 30
 const TAIL_BYTES = 4 * 1024
-// CSI and other ESC sequences: colours mean nothing in an annotation.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g
 
 /**
  * The failure annotation: what finished how, where, and the console's last
@@ -392,8 +391,7 @@ function lastLines(tail: string[]): string[] {
   const kept: string[] = []
   let bytes = 0
   for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
-    // eslint-disable-next-line no-control-regex
-    let line = (tail[i] ?? '').replace(ANSI, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+    let line = plainConsoleLine(tail[i] ?? '')
     if (kept.length === 0 && line.trim() === '') continue
     const size = Buffer.byteLength(line) + 1
     if (bytes + size > TAIL_BYTES) {

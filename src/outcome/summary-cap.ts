@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs'
 import type { summary as coreSummary } from '@actions/core'
+import { kib } from '../util/bytes.js'
 import { cut, escapeHtml } from '../util/html.js'
 import type { Logger } from '../util/logger.js'
 
@@ -72,7 +73,7 @@ export function boundedSummary(
             target.emptyBuffer()
             target.addRaw(fitted.text)
             logger.warning(
-              `The job summary was ${Math.ceil(Buffer.byteLength(text) / 1024)} KiB, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`
+              `The job summary was ${kib(Buffer.byteLength(text))}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`
             )
           }
           reset()

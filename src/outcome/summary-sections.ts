@@ -1,5 +1,6 @@
 import type { summary as coreSummary } from '@actions/core'
-import { formatBytes, type ArtifactsOutcome } from './artifacts.js'
+import type { ArtifactsOutcome } from './artifacts.js'
+import { formatBytes } from '../util/bytes.js'
 import { formatDuration } from '../util/duration.js'
 import { cut, escapeHtml, link } from '../util/html.js'
 import type { PipelineStage } from '../jenkins/model/types.js'

@@ -25,6 +25,8 @@ export interface StageRun {
   pauseMs: number
   pausedSince: number | null
   error?: { message: string; type: string }
+  /** StageSpec.reportedStartMillis: what wfapi says instead of startedAt. */
+  reportedStartMillis?: number
 }
 
 /** An `input` step waiting (or once waiting) for someone. */
@@ -85,7 +87,10 @@ export function runStages(state: PipelineState, specs: StageSpec[], hooks: Pipel
       startedAt: Date.now(),
       endedAt: null,
       pauseMs: 0,
-      pausedSince: null
+      pausedSince: null,
+      ...(spec.reportedStartMillis === undefined
+        ? {}
+        : { reportedStartMillis: spec.reportedStartMillis })
     }
     nodeId += 7
     state.stages.push(stage)
@@ -243,7 +248,7 @@ export function describeJson(
       }
       if (stage.error) out.error = stage.error
       const pausing = stage.pausedSince === null ? 0 : now - stage.pausedSince
-      out.startTimeMillis = stage.startedAt + skewMs
+      out.startTimeMillis = stage.reportedStartMillis ?? stage.startedAt + skewMs
       out.durationMillis = Math.max(0, (stage.endedAt ?? now) - stage.startedAt)
       out.pauseDurationMillis = stage.pauseMs + pausing
       return out

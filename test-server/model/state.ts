@@ -176,6 +176,13 @@ export interface TestJenkins {
   triggerCount(fullName?: string): number
   addJob(fullName: string, spec: JobSpec): void
   /**
+   * The job's cron trigger fires, as TimerTrigger.run does: a request with
+   * a TimerTriggerCause, every parameter at its default (a file parameter
+   * has none) and no quiet period, folded into an equal queued item like any
+   * other request. Returns the queue item it queued or folded into.
+   */
+  timer(fullName: string): QueueItemState
+  /**
    * A new branch or change request in the SCM of multibranch project
    * `project` (a full name), as a push or a new pull request makes one: the
    * next scan creates its job.

@@ -9,7 +9,7 @@
 import type { Exchange } from '../http/exchange.js'
 import { rootJson } from '../http/json.js'
 import type { JenkinsModel } from '../model/model.js'
-import { layoutPage, oopsPage } from '../http/pages.js'
+import { layoutPage, oopsPage, stackTrace } from '../http/pages.js'
 import type { RequestKind } from '../types.js'
 import { computer } from './computer.js'
 import { crumbIssuer } from './crumb-issuer.js'
@@ -95,7 +95,13 @@ export async function route(ex: Exchange): Promise<void> {
       return
     }
     const status = err instanceof Oops ? err.status : 500
-    sendLayout(ex, status, oopsPage(err instanceof Error ? err.message : String(err)))
+    const exception = err instanceof Oops ? err.exception : 'java.lang.RuntimeException'
+    const message = err instanceof Error ? err.message : String(err)
+    sendLayout(
+      ex,
+      status,
+      oopsPage({ trace: ex.ctx.showStackTrace ? stackTrace(exception, message) : undefined })
+    )
   }
 }
 

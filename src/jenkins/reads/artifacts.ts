@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises'
 import { Interrupted, JenkinsError } from '../transport/errors.js'
 import { countOf } from '../model/counts.js'
 import { buildUrl, fullName } from '../model/job-path.js'
+import { BUILD_PLUGIN_LISTS } from './reads.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError } from '../transport/responses.js'
 import { TransientFailure } from '../transport/retry.js'
@@ -36,7 +37,9 @@ export async function listArtifacts(
     `${buildUrl(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the artifacts of build #${build.number} of '${name}'`, {
       notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
-    })
+    }),
+    // A proxy that ignores tree= sends the whole build, plugins' data included.
+    { droppable: BUILD_PLUGIN_LISTS }
   )
   const paths: string[] = []
   for (const raw of Array.isArray(data.artifacts) ? data.artifacts : []) {

@@ -2,7 +2,7 @@ import { BUILD_RESULTS } from '../../util/constants.js'
 import { JenkinsError } from '../transport/errors.js'
 import { countOf, isBuildNumber, isCount, shownValue } from '../model/counts.js'
 import { buildUrl, fullName, jobUrl } from '../model/job-path.js'
-import { causeClassesOf, jobNamesFromUrl, parametersOf } from './decode.js'
+import { causeClassesOf, jobNamesFromUrl, parametersOf, userIdsOf } from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError } from '../transport/responses.js'
 import { TransientFailure } from '../transport/retry.js'
@@ -41,9 +41,18 @@ const JOB_BUILDS = 16
  */
 export const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`
 
+/**
+ * The lists of a build whose elements are plugins' data: an action each
+ * (every plugin adds its own), a change set per SCM. One element nested too
+ * deep is left out with a warning and the rest of the build read (json.ts);
+ * any other part too deep (`number`, `result`, `artifacts`, any other
+ * field) still refuses the whole answer, as no real Jenkins sends it.
+ */
+export const BUILD_PLUGIN_LISTS = ['actions', 'changeSets'] as const
+
 /** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
 export const QUEUE_TREE =
-  'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince,why]'
+  'items[id,task[url,name],actions[causes[_class,userId],parameters[name,value]],inQueueSince,why]'
 
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
@@ -222,7 +231,8 @@ export async function getBuild(
     http.context(
       typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`,
       { notFound, following: true }
-    )
+    ),
+    { droppable: BUILD_PLUGIN_LISTS }
   )
   if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
     throw new JenkinsError(
@@ -273,10 +283,12 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
     if (!isCount(item?.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
     if (!names) continue
+    const userIds = userIdsOf(item.actions)
     items.push({
       id: item.id,
       job: names,
       causes: causeClassesOf(item.actions),
+      ...(userIds ? { userIds } : {}),
       parameters: parametersOf(item.actions),
       ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
     })

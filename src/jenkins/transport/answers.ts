@@ -6,7 +6,7 @@
 import type { Logger } from '../../util/logger.js'
 import { Interrupted, JenkinsError } from './errors.js'
 import type { HttpResponse } from './http.js'
-import { JsonTooDeep, parseJenkinsJson } from './json.js'
+import { JsonTooDeep, MAX_JSON_DEPTH, readJenkinsJson, type DroppedPart } from './json.js'
 import {
   RETRYABLE_STATUSES,
   errorForResponse,
@@ -37,6 +37,14 @@ export async function bodyOf(reading: Promise<string>): Promise<string> {
   }
 }
 
+/** What a JSON read may leave out (json.ts), and who hears of it. */
+export interface JsonBodyOptions {
+  /** Top-level lists whose elements may be left out when nested too deep (a build's `actions`). */
+  droppable?: readonly string[]
+  /** Told of each part left out (droppedNote says it). */
+  onDropped?: (part: DroppedPart) => void
+}
+
 /**
  * A 2xx answer's JSON. A body that broke off or came too slowly, one HTML
  * page (an SSO proxy's blip) and one invalid JSON answer are retried; an HTML
@@ -45,7 +53,8 @@ export async function bodyOf(reading: Promise<string>): Promise<string> {
 export async function jsonBody<T>(
   response: HttpResponse,
   context: ErrorContext,
-  server: string
+  server: string,
+  options: JsonBodyOptions = {}
 ): Promise<T> {
   const body = await bodyOf(response.text(JSON_LIMIT, 'fail'))
   // An SSO proxy or login page can answer 200 with HTML.
@@ -58,7 +67,12 @@ export async function jsonBody<T>(
     )
   }
   try {
-    return parseJenkinsJson(body) as T
+    const { value, dropped } = readJenkinsJson(
+      body,
+      options.droppable ? { droppable: options.droppable } : {}
+    )
+    for (const part of dropped) options.onDropped?.(part)
+    return value as T
   } catch (error) {
     // The same answer again would be as deep: not a glitch to retry.
     if (error instanceof JsonTooDeep) throw tooDeepError(server, context, error, response.status)
@@ -87,6 +101,15 @@ export function tooDeepError(
     `Jenkins at ${server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`,
     status
   )
+}
+
+/**
+ * What to say of a part left out as too deep (json.ts readJenkinsJson):
+ * which answer, which element of which list, and whose data it was.
+ */
+export function droppedNote(server: string, context: ErrorContext, part: DroppedPart): string {
+  const whose = part.className === undefined ? '' : ` (${part.className})`
+  return `Jenkins at ${server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${MAX_JSON_DEPTH} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`
 }
 
 /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */

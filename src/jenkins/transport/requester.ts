@@ -1,5 +1,5 @@
 import type { Logger } from '../../util/logger.js'
-import { jsonBody, postBody, readFailure, retryLater } from './answers.js'
+import { droppedNote, jsonBody, postBody, readFailure, retryLater } from './answers.js'
 import { CrumbCache, notSentIfInterrupted, readCrumb } from './crumb.js'
 import { Interrupted, JenkinsError, stopReason } from './errors.js'
 import { HttpResponse, Transport, headerValueSecrets, pathOf, type Exchange } from './http.js'
@@ -7,6 +7,7 @@ import { ExchangeLimits, type LimitSettings } from './limits.js'
 import { Foreign404Check } from './locate.js'
 import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
+import type { DroppedPart } from './json.js'
 import { redactingLogger, redactor } from './redaction.js'
 import {
   DEFAULT_ACTION_BUDGET_MS,
@@ -96,6 +97,8 @@ export class Requester {
   private readonly foreign404: Foreign404Check
   /** The visible lines about requests Jenkins leaves unanswered. */
   private readonly notices: SilenceNotices
+  /** Parts of answers left out as too deep, said once each (every poll of a build may carry them). */
+  private readonly droppedSaid = new Set<string>()
 
   constructor(options: RequesterOptions) {
     this.baseUrl = options.baseUrl
@@ -169,19 +172,32 @@ export class Requester {
     this.crumbs.prefetch()
   }
 
-  /** GET + JSON with read retries (answers.ts jsonBody: what is retried, what is not). */
+  /**
+   * GET + JSON with read retries (answers.ts jsonBody: what is retried, what
+   * is not). Elements of the `droppable` lists nested too deep are left out
+   * with a warning, once per answer and list (json.ts).
+   */
   async getJson<T>(
     label: string,
     url: string,
     context: ErrorContext,
-    options: { deadline?: number } = { deadline: this.deadline }
+    options: { deadline?: number; droppable?: readonly string[] } = {}
   ): Promise<T> {
+    const onDropped = (part: DroppedPart): void => {
+      const key = `${context.what}\n${part.field}\n${part.className ?? part.index}`
+      if (this.droppedSaid.has(key)) return
+      this.droppedSaid.add(key)
+      this.logger.warning(droppedNote(this.baseUrl, context, part))
+    }
     return this.read(
       label,
       url,
       context,
-      response => jsonBody<T>(response, context, this.baseUrl),
-      options.deadline
+      response =>
+        jsonBody<T>(response, context, this.baseUrl, {
+          ...(options.droppable ? { droppable: options.droppable, onDropped } : {})
+        }),
+      'deadline' in options ? options.deadline : this.deadline
     )
   }
 

@@ -37,24 +37,24 @@
 import type { Logger } from '../../util/logger.js'
 import type { BuildParameters, ExportedParameter, ParameterDefinition } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
+import type { ExportedCauses } from './shared-work.js'
 
 /** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
 export const RECENT_BUILDS_TREE =
-  'builds[number,queueId,actions[parameters[name,value],causes[userId]]]{0,20}'
+  'builds[number,queueId,actions[parameters[name,value],causes[_class,userId]]]{0,20}'
 
-export interface QueuedCandidate {
+/** A queued item; its causes (shared-work.ts) say whose request it is. */
+export interface QueuedCandidate extends ExportedCauses {
   id: number
   /** Decoded item names of the task, from its URL (e.g. ['team', 'deploy']). */
   job: string[]
   parameters: ExportedParameter[]
 }
 
-export interface BuildCandidate {
+export interface BuildCandidate extends ExportedCauses {
   number: number
   queueId?: number
   parameters: ExportedParameter[]
-  /** userId of every UserIdCause (null for anonymous); undefined when none was exported. */
-  userIds?: Array<string | null>
 }
 
 /** What the reconciliation needs to read from Jenkins. */

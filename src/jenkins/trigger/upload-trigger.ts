@@ -20,6 +20,7 @@
  * .equals is false for two uploads; the plugin's values keep Object.equals),
  * so a 303 is not expected; it is still read as Jenkins says it.
  */
+import { formatBytes } from '../../util/bytes.js'
 import { JenkinsError } from '../transport/errors.js'
 import { fullName, jobUrl } from '../model/job-path.js'
 import { multipartBody, type UploadBody } from '../transport/multipart.js'
@@ -55,19 +56,21 @@ export function checkUploads(info: JobInfo, name: string, files: readonly Upload
   if (wrong.length === 0) return
   const has =
     accepted.length === 0
-      ? 'it has no file parameter (a File Parameter, or base64File/stashedFile from the File Parameters plugin)'
-      : `its file parameters are ${accepted.join(', ')}`
+      ? 'It has no file parameter (a File Parameter, or base64File/stashedFile from the File Parameters plugin)'
+      : `Its file parameters are ${accepted.join(', ')}`
   const what = wrong
     .map(file => {
       const definition = info.parameterDefinitions.find(d => d.name === file.name)
       return definition
-        ? `${file.name} is a ${definition.type ?? 'parameter'}, not a file parameter`
-        : `${file.name} is not a parameter of it`
+        ? `${file.name} is a ${(definition.type ?? '').replace(/ParameterDefinition$/, '') || 'plain'} parameter, not a file parameter`
+        : `${file.name} is not a parameter of the job`
     })
     .join('; ')
+  const given =
+    wrong.length === 1 ? 'a file for a parameter that takes' : 'files for parameters that take'
   throw new JenkinsError(
     'bad-request',
-    `Input 'files' names parameters job '${name}' does not take a file in: ${what}; ${has}. Nothing was triggered.`
+    `Input 'files' gives job '${name}' ${given} none: ${what}. ${has}. Nothing was triggered.`
   )
 }
 
@@ -87,7 +90,7 @@ export async function triggerUpload(
   options: UploadTriggerOptions = {}
 ): Promise<TriggerResult> {
   const name = fullName(job)
-  checkBuildable(http, info, name)
+  checkBuildable(http, info, name, params)
   checkUploads(info, name, files)
   const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
   const unknownParameters = Object.keys(params).filter(key => !defined.has(key))
@@ -128,7 +131,7 @@ export async function triggerUpload(
     }
   }
   http.logger.info(
-    `Uploading ${files.map(file => `${file.name} (${file.fileName}, ${bytes(file.size)})`).join(', ')} to '${name}': ${bytes(body.length)} in all.`
+    `Uploading ${files.map(file => `${file.name} (${file.fileName}, ${formatBytes(file.size)})`).join(', ')} to '${name}': ${formatBytes(body.length)} in all.`
   )
   const url = `${jobUrl(http.baseUrl, job)}buildWithParameters?delay=0sec`
   const context = http.context(`the trigger of job '${name}'`, {
@@ -160,7 +163,7 @@ export async function triggerUpload(
     if (error instanceof Interrupted && error.sent) {
       // A cancel mid-upload: the abort path looks for what this request queued.
       throw new Interrupted(
-        `${error.message} (the upload to '${name}' was cut at ${bytes(sent)} of ${bytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
+        `${error.message} (the upload to '${name}' was cut at ${formatBytes(sent)} of ${formatBytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
         true,
         expectation(),
         error.lastFailure
@@ -171,7 +174,7 @@ export async function triggerUpload(
   if ('queueId' in outcome) {
     const seconds = Math.max(0.001, (Date.now() - started) / 1000)
     http.logger.info(
-      `Uploaded ${bytes(body.fileBytes)} of files in ${seconds.toFixed(1)} s (${bytes(body.length / seconds)}/s).`
+      `Uploaded ${formatBytes(body.fileBytes)} of files in ${seconds.toFixed(1)} s (${formatBytes(body.length / seconds)}/s).`
     )
     return {
       queueId: outcome.queueId,
@@ -184,22 +187,10 @@ export async function triggerUpload(
     name,
     job,
     lost: outcome.lost,
-    cut: finished ? undefined : `${bytes(sent)} of ${bytes(body.length)} sent`,
+    cut: finished ? undefined : `${formatBytes(sent)} of ${formatBytes(body.length)} sent`,
     complete: { ...base, parameters: complete },
     broken: { ...base, parameters: broken },
     settleMs: options.settleMs
   })
   return { ...found, unknownParameters }
-}
-
-/** A byte count for the log: B, KiB, MiB or GiB. */
-export function bytes(count: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB']
-  let value = count
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${units[unit]}`
 }
