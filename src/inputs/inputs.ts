@@ -26,6 +26,7 @@ import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { parseJobs, type JobEntry } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
+import { parseBuildReference, type BuildReference } from './build-reference.js'
 import { workspaceFolder, WorkspacePathError } from '../util/workspace-paths.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
 
@@ -52,6 +53,8 @@ export interface Settings {
   wait: WaitMode
   disable: boolean
   build: BuildMode
+  /** With `build: <number or URL>`: the build or queue item to follow. */
+  given?: BuildReference
   listJobs: boolean
   /** Bound on the whole step, in milliseconds. */
   timeoutMs: number
@@ -153,7 +156,7 @@ export function parseSettings(
   const commitStatus = readBoolean(read, Input.CommitStatus)
 
   const wait = parseWait(read(Input.Wait))
-  const build = parseBuild(read(Input.Build))
+  const buildText = read(Input.Build)
   const timeoutMs = parseDuration(read(Input.Timeout), Input.Timeout)
   const accept = parseAccept(read(Input.Accept))
 
@@ -190,6 +193,8 @@ export function parseSettings(
   )
   const job = branch === undefined ? project : Object.freeze([...project, branchItemName(branch)])
   const jobName = fullName(job)
+  const given = parseGiven(buildText, url, job, jobs !== undefined)
+  const build = given ? 'given' : parseBuild(buildText)
   const jobToken = read(Input.JobToken)
   if (/\p{Cc}/u.test(jobToken)) {
     throw new InputError(
@@ -247,6 +252,7 @@ export function parseSettings(
     wait,
     disable,
     build,
+    ...(given ? { given } : {}),
     listJobs,
     timeoutMs,
     accept,
@@ -322,6 +328,22 @@ function maskUrlPassword(value: string): void {
   } catch {
     // Not percent-encoded; the raw form is masked already.
   }
+}
+
+/** `build` as a number or URL; undefined for the named modes. Never with `jobs`: one build is of one job. */
+function parseGiven(
+  value: string,
+  url: string,
+  job: JobPath,
+  several: boolean
+): BuildReference | undefined {
+  if (several) {
+    if (/^\d+$/.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+      throw conflict('jobs', 'build', 'a build number or URL names one build of one job: use job')
+    }
+    return undefined
+  }
+  return parseBuildReference(value, url, job)
 }
 
 function parseJob(value: string, url: string, listJobs: boolean): JobPath {

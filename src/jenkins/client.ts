@@ -116,6 +116,10 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     )
   }
 
+  rootUrl(): Promise<string | null> {
+    return this.http.guarded(() => reads.rootUrl(this.http))
+  }
+
   getQueueItem(queueId: number): Promise<QueueItem> {
     return this.http.guarded(() => reads.getQueueItem(this.http, queueId))
   }

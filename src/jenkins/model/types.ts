@@ -78,6 +78,8 @@ export interface QueueItem {
   executable?: { number: number; url: string } | null
   /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
   actions?: unknown[]
+  /** The job it builds; `url` absolute, from Jenkins' root URL (jenkins-api.md 4). */
+  task?: { url?: unknown; name?: unknown } | null
 }
 
 /** A build (GET job/.../N/api/json). Only the fields the action reads are typed; the rest are kept. */
@@ -338,6 +340,8 @@ export interface JenkinsApi {
   buildUrl(job: JobPath, number: number): string
 
   getJob(job: JobPath): Promise<JobInfo>
+  /** The root URL Jenkins is configured with (what it writes in `url` fields), or null. */
+  rootUrl(): Promise<string | null>
   /** Full names (`folder/sub/job`) of every job below `folder` (root when empty), recursing into folders, in one request. */
   listJobs(folder: JobPath): Promise<string[]>
   /** POST build or buildWithParameters (chosen from info.parameterDefinitions), delay=0sec, no redirect following. Never retried once it may have reached Jenkins. */
