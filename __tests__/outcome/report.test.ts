@@ -7,11 +7,11 @@ import {
   BUILD_OUTPUT_MAX_BYTES,
   buildOutput,
   failureMessage,
-  formatDuration,
   setBuildOutputs,
   writeSummary,
   type BuildOutcome
 } from '../../src/outcome/report.js'
+import { formatDuration } from '../../src/util/duration.js'
 import type { Build } from '../../src/jenkins/model/types.js'
 import type { Logger } from '../../src/util/logger.js'
 

@@ -25,6 +25,7 @@ import { Output, type Writable } from './output.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
 import { terminalWording } from './wording.js'
+import { errorText } from '../util/error-text.js'
 
 /** The clone the command runs from: src/cli/ and dist/cli/ both sit two levels down. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -193,7 +194,7 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
       else writeFileSync(line.summary, summary)
     } catch (error) {
       say.note(
-        `Error: could not write the summary to ${line.summary}: ${(error as Error).message}`,
+        `Error: could not write the summary to ${line.summary}: ${errorText(error)}`,
         'error'
       )
       code ||= 1
@@ -220,7 +221,7 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
 const MAIN_OUTPUTS = ['result', 'build-number', 'build-url', 'tests-failed']
 
 /** The main outputs as `  name  value` lines under a heading, or none. */
-export function outputLines(outputs: Readonly<Record<string, string>>): string[] {
+function outputLines(outputs: Readonly<Record<string, string>>): string[] {
   const set = MAIN_OUTPUTS.filter(name => (outputs[name] ?? '') !== '')
   if (set.length === 0) return []
   const width = Math.max(...set.map(name => name.length))

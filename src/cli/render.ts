@@ -68,7 +68,10 @@ const UNSAFE = /(\x1b\[[0-9;:]*m)|[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g
 /** Console lines kept to recognise a failure's tail (the action quotes at most 30). */
 const TAIL_KEPT = 64
 
-/** One line of text made safe for a terminal: colour sequences kept (or dropped), other controls shown escaped. */
+/**
+ * One line of text made safe for a terminal: colour sequences kept (or dropped), other controls shown escaped.
+ * @internal
+ */
 export function terminalSafe(text: string, color: boolean): string {
   return text.replace(UNSAFE, (match, sgr: string | undefined) => {
     if (sgr !== undefined) return color ? sgr : ''

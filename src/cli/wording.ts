@@ -15,7 +15,7 @@ import type { ActionInput } from './action-yml.js'
 import { defaultsToGithubToken, ENV_INPUTS, isSwitch } from './args.js'
 
 /** How the terminal names an input: its flag, and the variable that also gives it. */
-export function flagWording(input: ActionInput): string {
+function flagWording(input: ActionInput): string {
   const variable = defaultsToGithubToken(input) ? 'GITHUB_TOKEN' : ENV_INPUTS[input.name]
   return variable ? `--${input.name} (or ${variable})` : `--${input.name}`
 }

@@ -7,7 +7,7 @@
  */
 import { artifactSegments } from '../util/artifact-paths.js'
 import { InputError } from '../util/input-error.js'
-import { clip } from './input-values.js'
+import { clip } from '../util/shorten.js'
 
 /** The artifact path, or undefined when the input is empty; `where` names the input in the error (`Input 'values-file'`). */
 export function parseValuesFile(value: string, where: string): string | undefined {

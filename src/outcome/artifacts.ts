@@ -13,6 +13,7 @@ import type { BuildOutputsApi, BuildRef } from '../jenkins/model/types.js'
 import { warnUnread, type Logger } from '../util/logger.js'
 import { throwIfAborted } from '../util/wait.js'
 import { makeFolderInside, WorkspacePathError } from '../util/workspace-paths.js'
+import { errorText } from '../util/error-text.js'
 
 /** What the artifact download did, for outputs, the summary and the step's verdict. */
 export interface ArtifactsOutcome {
@@ -169,7 +170,7 @@ async function downloadOne(
   } catch (error) {
     throwIfAborted(signal)
     if (error instanceof JenkinsError && error.kind === 'aborted') throw error
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorText(error)
     outcome.problems.push(`Artifact ${JSON.stringify(path)} was not downloaded: ${message}`)
   }
 }

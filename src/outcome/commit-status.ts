@@ -1,6 +1,8 @@
 import { context as actionsContext, getOctokit } from '@actions/github'
 import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
+import { errorText } from '../util/error-text.js'
+import { cut } from '../util/shorten.js'
 
 export interface CommitStatusOptions {
   /** Token with `statuses: write` (github-token input). */
@@ -71,7 +73,7 @@ export class CommitStatusReporter {
     } catch (error) {
       this.target = undefined
       this.logger.warning(
-        `Commit status '${this.context}' is disabled: ${this.redact(messageOf(error))}`
+        `Commit status '${this.context}' is disabled: ${this.redact(errorText(error))}`
       )
     }
   }
@@ -123,7 +125,7 @@ export class CommitStatusReporter {
         ...target,
         state,
         context: this.context,
-        description: shorten(description, MAX_DESCRIPTION),
+        description: cut(description.replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
         ...(url ? { target_url: url } : {})
       })
       this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`)
@@ -139,12 +141,12 @@ export class CommitStatusReporter {
           `Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
             `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
             `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
-            `GitHub said: ${this.redact(messageOf(error))}`
+            `GitHub said: ${this.redact(errorText(error))}`
         )
         return
       }
       this.logger.warning(
-        `Could not set commit status '${this.context}' (${state}): ${this.redact(messageOf(error))}`
+        `Could not set commit status '${this.context}' (${state}): ${this.redact(errorText(error))}`
       )
     }
   }
@@ -168,13 +170,4 @@ function httpUrl(url: string | undefined): string | undefined {
   } catch {
     return undefined
   }
-}
-
-function shorten(text: string, max: number): string {
-  const chars = Array.from(text.replace(/\s+/g, ' ').trim())
-  return chars.length <= max ? chars.join('') : chars.slice(0, max - 1).join('') + '…'
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

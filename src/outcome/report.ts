@@ -6,7 +6,8 @@ import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/typ
 import { buildFactsOf } from '../jenkins/reads/decode.js'
 import { formatDuration } from '../util/duration.js'
 import { addHistory, historyOutput, type HistoryEntry } from './history.js'
-import { cut, escapeHtml, link } from '../util/html.js'
+import { escapeHtml, link } from '../util/html.js'
+import { cut } from '../util/shorten.js'
 import { isCount, shownValue } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
@@ -17,9 +18,7 @@ import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-se
 import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
 import { addValues, type ValuesOutcome } from './values.js'
-
-export { escapeHtml } from '../util/html.js'
-export { formatDuration } from '../util/duration.js'
+import { errorText } from '../util/error-text.js'
 
 /** Everything the action learned about the build, for outputs, the job summary and the failure message. */
 export interface BuildOutcome {
@@ -69,10 +68,14 @@ export interface OutputSink {
  * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
  * output can still be passed on as a job output beside the others. Build
  * JSON is a few KB; what exceeds this is long change logs or many actions.
+ * @internal
  */
 export const BUILD_OUTPUT_MAX_BYTES = 256 * 1024
 
-/** The `build` output: the build JSON, or within the cap, the build without its largest fields. */
+/**
+ * The `build` output: the build JSON, or within the cap, the build without its largest fields.
+ * @internal
+ */
 export interface BuildOutput {
   json: string
   /** Top-level fields left out to fit, largest first; empty when nothing was cut. */
@@ -85,6 +88,7 @@ export interface BuildOutput {
  * The build JSON within `maxBytes`. When it is too large, whole top-level
  * fields are left out, largest first, until it fits: the output stays valid
  * JSON with Jenkins' own field names, and what is there is complete.
+ * @internal
  */
 export function buildOutput(build: Build, maxBytes = BUILD_OUTPUT_MAX_BYTES): BuildOutput {
   const json = JSON.stringify(build)
@@ -171,6 +175,7 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
 /**
  * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
  * files are on disk whatever the output lists.
+ * @internal
  */
 export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
 
@@ -270,14 +275,12 @@ export async function writeSummary(
     await summary.write()
   } catch (error) {
     summary.emptyBuffer()
-    logger.warning(
-      `Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`
-    )
+    logger.warning(`Could not write the job summary: ${errorText(error)}`)
   }
 }
 
 /** Rows for what the build said of itself: its own display name and its description, as inert text. */
-export function factRows(build: Build): [string, string][] {
+function factRows(build: Build): [string, string][] {
   const { description, displayName } = buildFactsOf(build)
   const rows: [string, string][] = []
   if (displayName !== `#${build.number}`) {

@@ -12,30 +12,37 @@ import { Interrupted, JenkinsError } from '../jenkins/transport/errors.js'
 import { parseJenkinsJson } from '../jenkins/transport/json.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type { BuildOutputsApi, BuildRef, JsonValue } from '../jenkins/model/types.js'
-import { cut, escapeHtml } from '../util/html.js'
+import { escapeHtml } from '../util/html.js'
+import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
 
 /** Most bytes of the file read: a larger one is not downloaded. */
-export const MAX_VALUES_BYTES = 1024 * 1024
+const MAX_VALUES_BYTES = 1024 * 1024
 /** Keys the job summary lists. */
-export const MAX_SUMMARY_VALUES = 50
+const MAX_SUMMARY_VALUES = 50
 /** Characters of a value the job summary shows. */
-export const MAX_SUMMARY_VALUE_CHARS = 200
+const MAX_SUMMARY_VALUE_CHARS = 200
 
 /** The values; a prototype-less object, so that a key `__proto__` is a key like any other. */
-export type Values = Record<string, JsonValue>
+type Values = Record<string, JsonValue>
 
 /** The file's values, or what is wrong with it (a phrase: "is not one JSON object", "has the key 'A' twice"). */
-export type ParsedValues = { values: Values } | { problem: string }
+type ParsedValues = { values: Values } | { problem: string }
 
-/** Parses the file's bytes by its name: `.json` one JSON object, else KEY=VALUE lines. */
+/**
+ * Parses the file's bytes by its name: `.json` one JSON object, else KEY=VALUE lines.
+ * @internal
+ */
 export function parseValues(path: string, bytes: Buffer): ParsedValues {
   // A byte-order mark (an editor on Windows) is not part of the first key.
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '')
   return /\.json$/i.test(path) ? parseJsonValues(text) : parseKeyValueLines(text)
 }
 
-/** One JSON object, nested values kept; a key twice in any object is refused (JSON.parse would keep the last silently). */
+/**
+ * One JSON object, nested values kept; a key twice in any object is refused (JSON.parse would keep the last silently).
+ * @internal
+ */
 export function parseJsonValues(text: string): ParsedValues {
   let parsed: unknown
   try {
@@ -58,6 +65,7 @@ export function parseJsonValues(text: string): ParsedValues {
  * and the value is everything after the first `=`, exactly: no quotes
  * removed, no escapes read. A line without `=`, an empty key, or a key
  * given twice is refused, naming its line.
+ * @internal
  */
 export function parseKeyValueLines(text: string): ParsedValues {
   const values = Object.create(null) as Values

@@ -205,7 +205,7 @@ function spoil(effect: FaultEffect, res: ServerResponse, body: Buffer): void {
  * the whole build); with any other field, that top-level field's value
  * replaced. Built as one buffer (two bytes a level), not by recursion.
  */
-export function deepened(body: Buffer, depth: number, field?: string): Buffer {
+function deepened(body: Buffer, depth: number, field?: string): Buffer {
   const text = body.toString('utf8')
   const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`
   const action = `{"_class":"hudson.model.DeepAction","nested":${deep}}`

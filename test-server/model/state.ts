@@ -41,7 +41,7 @@ export interface ParameterValueState {
 }
 
 /** An uploaded file, kept on disk as Jenkins keeps a DiskFileItem. */
-export interface StoredFile {
+interface StoredFile {
   /** The name Jenkins keeps (the base name of the part's filename). */
   fileName: string
   /** Where the server stored the content. */
@@ -49,7 +49,7 @@ export interface StoredFile {
   size: number
 }
 
-export type ItemType = 'freestyle' | 'pipeline' | 'folder' | 'multibranch'
+type ItemType = 'freestyle' | 'pipeline' | 'folder' | 'multibranch'
 
 export interface JobState {
   /** Item name as in URLs (multibranch branches: the encoded `feature%2Fx`). */

@@ -19,7 +19,7 @@ import { can, deny, notFound, Oops, sendApiJson, sendLayout } from './respond.js
 import { whoAmI } from './who-am-i.js'
 
 /** A URL family below the root (`/<segment>/…`). */
-export interface RootRoute {
+interface RootRoute {
   /** The request log's `kind` (faults are aimed by it), or how to tell it from the segments below. */
   kind: RequestKind | ((rest: string[]) => RequestKind)
   handle(ex: Exchange, rest: string[]): void | Promise<void>

@@ -11,13 +11,13 @@ import {
   expectedParameters,
   findTriggered,
   reconcile,
-  sameJob,
   sameParameters,
   type BuildCandidate,
   type QueuedCandidate,
   type ReconcileReader,
   type TriggerExpectation
 } from '../../../src/jenkins/trigger/reconcile.js'
+import { sameJob } from '../../../src/jenkins/model/job-path.js'
 import type { JobInfo } from '../../../src/jenkins/model/types.js'
 import { BASE, JENKINS_404, ORIGIN, USER, makeClient, netError, useNock } from '../helpers.js'
 

@@ -16,7 +16,7 @@ import type {
 } from '../model/types.js'
 
 /** Most artifacts one build's list is read for; beyond, the list is cut (and says so). */
-export const MAX_ARTIFACTS = 10_000
+const MAX_ARTIFACTS = 10_000
 
 /**
  * The build's artifacts, by `relativePath` (Run.getArtifacts, exported as
@@ -172,7 +172,10 @@ export async function readArtifact(
   )
 }
 
-/** Each segment percent-encoded, as Run.addArtifacts builds `href` with Util.rawEncode. */
+/**
+ * Each segment percent-encoded, as Run.addArtifacts builds `href` with Util.rawEncode.
+ * @internal
+ */
 export function artifactHref(relativePath: string): string {
   return relativePath.split('/').map(encodeURIComponent).join('/')
 }

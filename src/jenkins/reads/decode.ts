@@ -82,8 +82,8 @@ export function causeClassesOf(actions: unknown): string[] {
 }
 
 /**
- * What a build says of itself, from its JSON (no tree, or one that asks for
- * BUILD_FACTS_TREE). Run.getDescription is `@Exported` and null when none;
+ * What a build says of itself, from its JSON: the whole build read (no
+ * `tree`) that every followed build ends with, at no extra request. Run.getDescription is `@Exported` and null when none;
  * Run.getDisplayName is `#N` unless the build set one; ParametersAction
  * exports each ParameterValue with its `_class`, `name` and, for the types
  * that export it, `value` (StringParameterValue, BooleanParameterValue…):
@@ -104,10 +104,6 @@ export function buildFactsOf(build: {
     parameters: parameterValuesOf(build.actions)
   }
 }
-
-/** The fields buildFactsOf reads, for a build read with a `tree`. */
-export const BUILD_FACTS_TREE =
-  'description,displayName,actions[_class,parameters[_class,name,value]]'
 
 /** File parameter values: core's and the file-parameters plugin's (Base64File, StashedFile). */
 const FILE_VALUE = /FileParameterValue$/

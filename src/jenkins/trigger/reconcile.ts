@@ -35,6 +35,7 @@
  *   items can be adopted there.
  */
 import type { Logger } from '../../util/logger.js'
+import { sameJob } from '../model/job-path.js'
 import type { BuildParameters, ExportedParameter, ParameterDefinition } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
 import type { ExportedCauses } from './shared-work.js'
@@ -133,11 +134,6 @@ export function sameParameters(
   return true
 }
 
-export function sameJob(a: readonly string[], b: readonly string[]): boolean {
-  // Jenkins looks items up case-insensitively (jenkins-api.md 3.8).
-  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
-}
-
 export function causedBy(candidate: BuildCandidate, user: string | undefined): boolean {
   if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
     return true
@@ -145,7 +141,10 @@ export function causedBy(candidate: BuildCandidate, user: string | undefined): b
   return candidate.userIds.some(id => id !== null && id.toLowerCase() === user.toLowerCase())
 }
 
-/** One look: a queued item first (the usual case), then builds started since the trigger. */
+/**
+ * One look: a queued item first (the usual case), then builds started since the trigger.
+ * @internal
+ */
 export async function findTriggered(
   reader: ReconcileReader,
   expectation: TriggerExpectation

@@ -22,7 +22,10 @@
 /** The `tree` that makes a build GET export its causes (one entry per cause). */
 export const CAUSES_TREE = 'actions[causes[shortDescription]]'
 
-/** Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported. */
+/**
+ * Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported.
+ * @internal
+ */
 export function causeCount(actions: unknown): number | undefined {
   if (!Array.isArray(actions)) return undefined
   let count: number | undefined
@@ -47,7 +50,10 @@ function sharedBeyond(count: number, own: number): boolean {
   return count > Math.max(1, own)
 }
 
-/** The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause). */
+/**
+ * The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause).
+ * @internal
+ */
 export const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause'
 
 /** An item's or build's causes as decoded where they arrive: each exported cause's `_class`, and the UserIdCauses' userIds. */

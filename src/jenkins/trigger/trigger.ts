@@ -1,9 +1,9 @@
-import { cut } from '../../util/html.js'
+import { cut } from '../../util/shorten.js'
 import { shortName } from '../../util/names.js'
 import { Interrupted, JenkinsError } from '../transport/errors.js'
 import { countOf, isBuildNumber, isCount } from '../model/counts.js'
 import type { HttpResponse } from '../transport/http.js'
-import { fullName, jobUrl } from '../model/job-path.js'
+import { fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import {
   RECENT_BUILDS_TREE,
   SETTLE_MS,
@@ -29,6 +29,7 @@ import type {
   TriggerResult
 } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
+import { errorText } from '../../util/error-text.js'
 
 /** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
 const TRIGGER_SENDS = 4
@@ -72,13 +73,12 @@ export async function trigger(
 ): Promise<TriggerResult> {
   const name = fullName(job)
   checkBuildable(http, info, name, params)
-  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
-  const unknownParameters = Object.keys(params).filter(key => !defined.has(key))
+  const undefinedNames = unknownParameters(info, params)
   const parameterized = info.parameterDefinitions.length > 0
   const form = new URLSearchParams()
   if (parameterized) {
     for (const [key, value] of Object.entries(params)) {
-      if (!defined.has(key)) continue
+      if (undefinedNames.includes(key)) continue
       // Multi-value parameters are repeated fields.
       for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
     }
@@ -135,9 +135,9 @@ export async function trigger(
         queueId: outcome.queueId,
         // Reverse proxies rewrite hosts, and the Location follows the request's
         // own host (jenkins-api.md 3.1): rebuild it on our base.
-        queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+        queueUrl: queueItemUrl(http.baseUrl, outcome.queueId),
         merged: outcome.merged,
-        unknownParameters
+        unknownParameters: undefinedNames
       }
     }
     // The answer was lost: look for what Jenkins did before sending again
@@ -163,7 +163,7 @@ export async function trigger(
       })
     } catch (error) {
       if (error instanceof Interrupted) throw interrupted(error)
-      http.logger.debug(`Could not look for the lost trigger: ${(error as Error).message}`)
+      http.logger.debug(`Could not look for the lost trigger: ${errorText(error)}`)
       throw unknown('and Jenkins could not be asked what it did')
     }
     if (adopted) {
@@ -174,9 +174,9 @@ export async function trigger(
       )
       return {
         queueId: adopted.queueId,
-        queueUrl: `${http.baseUrl}/queue/item/${adopted.queueId}/`,
+        queueUrl: queueItemUrl(http.baseUrl, adopted.queueId),
         merged: false,
-        unknownParameters,
+        unknownParameters: undefinedNames,
         adopted: adopted.from
       }
     }
@@ -187,6 +187,12 @@ export async function trigger(
       `Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`
     )
   }
+}
+
+/** Names in `params` the job does not define: Jenkins drops them silently. */
+export function unknownParameters(info: JobInfo, params: BuildParameters): string[] {
+  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
+  return Object.keys(params).filter(key => !defined.has(key))
 }
 
 /**
@@ -410,7 +416,7 @@ const REASON_CHARS = 300
  * (-Djenkins.model.Jenkins.SHOW_STACK_TRACE=true, or before 2.x); else its
  * Logging ID is what leads to the reason in Jenkins' log.
  */
-export function jenkinsRefusal(response: HttpResponse, body: string): string | undefined {
+function jenkinsRefusal(response: HttpResponse, body: string): string | undefined {
   const text = decodeHtml(body)
   const reason = REFUSAL.exec(text)?.[1]?.trim()
   if (reason) return cut(reason, REASON_CHARS)

@@ -22,18 +22,18 @@
 import { cancelQueueItem, stopBuild } from './actions.js'
 import { JenkinsError } from '../transport/errors.js'
 import { isOwnAlone, type ExportedCauses } from './shared-work.js'
-import { buildUrl, jobUrl } from '../model/job-path.js'
+import { buildUrl, jobUrl, queueItemUrl, sameJob } from '../model/job-path.js'
 import {
   SETTLE_MS,
   SLOW_SETTLE_MS,
   causedBy,
-  sameJob,
   sameParameters,
   type TriggerExpectation
 } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { reconcileReader, type LostAnswer } from './trigger.js'
 import type { JobPath, TriggerResult } from '../model/types.js'
+import { errorText } from '../../util/error-text.js'
 
 export interface LostUpload {
   name: string
@@ -79,13 +79,13 @@ export async function recoverUpload(
     if (error instanceof JenkinsError && error.kind === 'aborted') throw error
     throw new JenkinsError(
       'network',
-      `${what}, and Jenkins could not be asked what it queued (${(error as Error).message}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`
+      `${what}, and Jenkins could not be asked what it queued (${errorText(error)}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`
     )
   }
   const describe = (found: Found): string =>
     found.buildNumber !== undefined
       ? `build #${found.buildNumber} (${buildUrl(http.baseUrl, upload.job, found.buildNumber)})`
-      : `queue item ${found.queueId} (${http.baseUrl}/queue/item/${found.queueId}/)`
+      : `queue item ${found.queueId} (${queueItemUrl(http.baseUrl, found.queueId)})`
   if (broken.length === 0 && complete.length === 1) {
     const found = complete[0] as Found
     if (found.queueId === undefined) {
@@ -99,7 +99,7 @@ export async function recoverUpload(
     )
     return {
       queueId: found.queueId,
-      queueUrl: `${http.baseUrl}/queue/item/${found.queueId}/`,
+      queueUrl: queueItemUrl(http.baseUrl, found.queueId),
       merged: false,
       adopted: found.buildNumber === undefined ? 'queue' : 'build'
     }
@@ -195,6 +195,6 @@ async function removeBroken(http: Requester, upload: LostUpload, found: Found): 
     return `stopped build #${number}`
   } catch (error) {
     if (error instanceof JenkinsError && error.kind === 'aborted') throw error
-    return `could not cancel or stop it (${(error as Error).message}): stop it by hand`
+    return `could not cancel or stop it (${errorText(error)}): stop it by hand`
   }
 }

@@ -22,18 +22,18 @@
  */
 import { formatBytes } from '../../util/bytes.js'
 import { JenkinsError } from '../transport/errors.js'
-import { fullName, jobUrl } from '../model/job-path.js'
+import { fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import { multipartBody, type UploadBody } from '../transport/multipart.js'
 import { expectedParameters, type TriggerExpectation } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { recoverUpload } from './upload-recovery.js'
 import { Interrupted } from '../transport/errors.js'
-import { checkBuildable, disabledMessage, triggerOnce } from './trigger.js'
+import { checkBuildable, disabledMessage, triggerOnce, unknownParameters } from './trigger.js'
 import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
 import type { UploadFile } from '../transport/multipart.js'
 
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
-export const FILE_PARAMETER_TYPES: ReadonlySet<string> = new Set([
+const FILE_PARAMETER_TYPES: ReadonlySet<string> = new Set([
   'FileParameterDefinition',
   'Base64FileParameterDefinition',
   'StashedFileParameterDefinition'
@@ -43,14 +43,14 @@ export const FILE_PARAMETER_TYPES: ReadonlySet<string> = new Set([
 const UNSENDABLE = /["\r\n]/
 
 /** The job's file parameters, by name. */
-export function fileParameters(info: JobInfo): string[] {
+function fileParameters(info: JobInfo): string[] {
   return info.parameterDefinitions
     .filter(definition => FILE_PARAMETER_TYPES.has(definition.type ?? ''))
     .map(definition => definition.name)
 }
 
 /** Refuses files the job has no file parameter for, naming the ones it has; nothing is sent before. */
-export function checkUploads(info: JobInfo, name: string, files: readonly UploadFile[]): void {
+function checkUploads(info: JobInfo, name: string, files: readonly UploadFile[]): void {
   const accepted = fileParameters(info)
   const wrong = files.filter(file => !accepted.includes(file.name))
   if (wrong.length === 0) return
@@ -92,12 +92,11 @@ export async function triggerUpload(
   const name = fullName(job)
   checkBuildable(http, info, name, params)
   checkUploads(info, name, files)
-  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
-  const unknownParameters = Object.keys(params).filter(key => !defined.has(key))
+  const undefinedNames = unknownParameters(info, params)
   const fields: Array<[string, string]> = []
   const uploaded = new Set(files.map(file => file.name))
   for (const [key, value] of Object.entries(params)) {
-    if (!defined.has(key) || uploaded.has(key)) continue
+    if (undefinedNames.includes(key) || uploaded.has(key)) continue
     // Stapler keeps the last part of a name: several values go as one, comma-joined.
     fields.push([key, typeof value === 'string' ? value : value.join(',')])
   }
@@ -178,9 +177,9 @@ export async function triggerUpload(
     )
     return {
       queueId: outcome.queueId,
-      queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+      queueUrl: queueItemUrl(http.baseUrl, outcome.queueId),
       merged: outcome.merged,
-      unknownParameters
+      unknownParameters: undefinedNames
     }
   }
   const found = await recoverUpload(http, {
@@ -192,5 +191,5 @@ export async function triggerUpload(
     broken: { ...base, parameters: broken },
     settleMs: options.settleMs
   })
-  return { ...found, unknownParameters }
+  return { ...found, unknownParameters: undefinedNames }
 }
