@@ -1,4 +1,3 @@
-import * as core from '@actions/core'
 import type { BranchJob } from '../follow/branch.js'
 import {
   indexingBuildQueued,
@@ -6,20 +5,17 @@ import {
   readProducts,
   statusFailure,
   statusReporter,
-  stdoutDrained,
-  warnUnknownParameters,
-  type PartsOutput
+  warnUnknownParameters
 } from '../follow/build-parts.js'
 import type { CommitStatusReporter } from '../outcome/commit-status.js'
 import { Output } from '../util/constants.js'
-import { coreLogger } from './core-logger.js'
 import { BuildFollower, queueWaitMs, type EndWatch } from '../follow/follower.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from '../jenkins/model/types.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { ConsoleStreamer, withCommandsStopped } from '../follow/log-stream.js'
 import { expectationFrom, expectationFromEstimate } from '../follow/poll-policy.js'
-import type { Progress } from './progress.js'
+import type { RemoteWork } from './remote-work.js'
 import {
   failureMessage,
   setBuildOutputs,
@@ -29,55 +25,60 @@ import {
 import { formatDuration } from '../util/duration.js'
 import { historyOf, readHistory } from '../outcome/history.js'
 import { isPipeline, isPipelineJob, readStages, watchForInput } from '../outcome/stages.js'
-import { coreStepIO, stepSummary } from './step-io.js'
+import type { StepIO } from '../runner/io.js'
 import { resolveGivenBuild } from '../follow/given-build.js'
 import { throwIfAborted } from '../util/wait.js'
-
-/** The step log and its annotations, for the parts build-parts.ts shares. */
-const partsOutput: PartsOutput = { logger: coreLogger, annotate: coreStepIO.annotate }
 
 /**
  * Triggers the job (or picks its last build), follows the build, streams its
  * console, and reports: outputs, summary, commit status. Throws when the
  * result is not accepted, with the console's last lines.
  */
-export async function buildJob(
-  api: JenkinsApi & BuildOutputsApi,
-  settings: Settings,
-  signal: AbortSignal,
-  progress: Progress,
-  branch?: BranchJob,
-  uploads: readonly UploadFile[] = []
-): Promise<void> {
-  const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal })
+export async function buildJob(options: BuildJobOptions): Promise<void> {
+  const { api, settings, signal, work, io } = options
+  const follower = new BuildFollower({ api, job: settings.job, logger: io.logger, signal })
   const status = settings.commitStatus
-    ? await statusReporter(settings, settings.statusContext, coreLogger)
+    ? await statusReporter(settings, settings.statusContext, io.logger)
     : undefined
   try {
-    await follow(api, settings, signal, progress, follower, status, branch, uploads)
+    await follow({ ...options, uploads: options.uploads ?? [], follower, status })
   } catch (error) {
     // A status left pending would block a protected branch for good.
     if (status && !status.finished) {
-      const finishing = status.finish('error', statusFailure(error, signal), progress.build?.url)
+      const finishing = status.finish('error', statusFailure(error, signal), work.item(0).ref?.url)
       // On cancel or timeout, stopping the build comes first: the status
       // goes alongside, within the abort's budget (main awaits it).
-      if (signal.aborted) progress.defer(finishing)
+      if (signal.aborted) work.defer(finishing)
       else await finishing
     }
     throw error
   }
 }
 
-async function follow(
-  api: JenkinsApi & BuildOutputsApi,
-  settings: Settings,
-  signal: AbortSignal,
-  progress: Progress,
-  follower: BuildFollower,
-  status: CommitStatusReporter | undefined,
-  branch: BranchJob | undefined,
+/** What one job's build is triggered, followed and reported with. */
+export interface BuildJobOptions {
+  api: JenkinsApi & BuildOutputsApi
+  settings: Settings
+  /** Fires on cancel or timeout. */
+  signal: AbortSignal
+  /** What this step started: its one item is the job's. */
+  work: RemoteWork
+  io: StepIO
+  /** The branch job `branch` resolved to (follow/branch.ts). */
+  branch?: BranchJob
+  /** The files to send (upload-files.ts), checked on disk. */
+  uploads?: readonly UploadFile[]
+}
+
+interface JobRun extends BuildJobOptions {
   uploads: readonly UploadFile[]
-): Promise<void> {
+  follower: BuildFollower
+  status: CommitStatusReporter | undefined
+}
+
+async function follow(run: JobRun): Promise<void> {
+  const { api, settings, signal, work, io, follower, status, branch, uploads } = run
+  const log = io.logger
   const name = settings.jobName
   const outcome: BuildOutcome = { jobName: name, jobUrl: api.jobUrl(settings.job) }
 
@@ -92,7 +93,7 @@ async function follow(
   if (settings.build === 'new') {
     const info = branch?.info ?? (await api.getJob(settings.job))
     // Not before: a job that does not exist has no URL to give.
-    core.setOutput(Output.JobUrl, outcome.jobUrl)
+    io.setOutput(Output.JobUrl, outcome.jobUrl)
     pipeline = isPipelineJob(info)
     if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(settings.job, n))
     // A cancel that arrived while reading the job must not still trigger.
@@ -100,7 +101,7 @@ async function follow(
     // The scan that created a branch job already queued its build: that one
     // (never with files: the scan's build has none, so one is triggered).
     if (branch?.indexingBuild && uploads.length > 0) {
-      coreLogger.warning(
+      log.warning(
         `The scan that created ${name} also queued a build of it without the files (queue item ${branch.indexingBuild.queueId}); this step triggers its own with them and leaves that one alone.`
       )
     }
@@ -108,13 +109,13 @@ async function follow(
       branch?.indexingBuild && uploads.length === 0
         ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
         : await api.trigger(info, settings.job, settings.parameters, uploads)
-    progress.queued(queued.queueId, queued.merged)
-    warnUnknownParameters(queued.unknownParameters, info, name, coreLogger)
+    work.queued(0, queued.queueId, queued.merged)
+    warnUnknownParameters(queued.unknownParameters, info, name, log)
     outcome.queueUrl = queued.queueUrl
     outcome.parameters = settings.parameters
-    core.setOutput(Output.QueueUrl, queued.queueUrl)
+    io.setOutput(Output.QueueUrl, queued.queueUrl)
     if (!branch?.indexingBuild) {
-      coreLogger.info(
+      log.info(
         queued.merged
           ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
           : `Queued ${name} in Jenkins: ${queued.queueUrl}`
@@ -123,18 +124,18 @@ async function follow(
     if (settings.wait === 'queued') {
       await status?.pending(`Queued in Jenkins`, queued.queueUrl)
       outcome.note = 'Did not wait for the build to start (wait: false).'
-      progress.returned(
+      work.returned(
         `queue item ${queued.queueId} of ${name} (${queued.queueUrl}) goes on in Jenkins (wait: false)`
       )
-      return finish(outcome, true, settings, progress)
+      return finish(run, outcome, true)
     }
     const start = await follower.waitForStart(queued.queueId)
-    progress.started(start.ref)
+    started(run, start.ref)
     inQueueSince = start.inQueueSince
     // A build a branch scan started may already be among the job's builds.
     outcome.history = outcome.history?.filter(h => h.number < start.ref.number)
     outcome.buildUrl = start.ref.url
-    coreLogger.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
+    log.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
     if (settings.wait !== 'finish') {
       first = await follower.describe(start.ref)
       outcome.queueWaitMs = queueWaitMs(inQueueSince, first)
@@ -146,20 +147,19 @@ async function follow(
     }
   } else {
     // A build this step did not start (build: last, or a number or URL):
-    // never cancelled or stopped, so `progress` does not own it.
+    // never recorded as queued by this step, so never cancelled or stopped.
     const given = settings.given && (await resolveGivenBuild(api, settings.job, settings.given))
     if (given && 'queueId' in given) {
       outcome.queueUrl = given.queueUrl
-      core.setOutput(Output.QueueUrl, given.queueUrl)
-      progress.queueId = given.queueId
+      io.setOutput(Output.QueueUrl, given.queueUrl)
       if (settings.wait === 'queued') {
         outcome.note = 'Did not wait for the build to start (wait: false).'
-        progress.returned(
+        work.returned(
           `queue item ${given.queueId} of ${name} (${given.queueUrl}) goes on in Jenkins (wait: false)`
         )
-        return finish(outcome, true, settings, progress)
+        return finish(run, outcome, true)
       }
-      coreLogger.info(`Following queue item ${given.queueId} of ${name}: ${given.queueUrl}`)
+      log.info(`Following queue item ${given.queueId} of ${name}: ${given.queueUrl}`)
       const start = await follower.waitForStart(given.queueId)
       inQueueSince = start.inQueueSince
       first = await follower.describe(start.ref)
@@ -167,69 +167,79 @@ async function follow(
     } else {
       first = given ? given.build : await lastBuild(api, settings.job, settings.build)
     }
-    core.setOutput(Output.JobUrl, outcome.jobUrl)
+    io.setOutput(Output.JobUrl, outcome.jobUrl)
     pipeline = isPipeline(first)
     from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) }
-    progress.started({
+    const last = {
       job: settings.job,
       number: first.number,
       url: api.buildUrl(settings.job, first.number)
-    })
-    outcome.buildUrl = progress.build?.url
+    }
+    started(run, last)
+    outcome.buildUrl = last.url
     // Not triggered here: no job read to take them from, so one bounded read.
     if (settings.wait !== 'queued') {
-      outcome.history = await readHistory(api, settings.job, first.number, coreLogger)
+      outcome.history = await readHistory(api, settings.job, first.number, log)
     }
-    coreLogger.info(
+    log.info(
       `${settings.given ? 'Following build' : settings.build === 'last' ? 'Last build' : 'Last successful build'} of ${name}: #${first.number} ${outcome.buildUrl}`
     )
   }
-  const ref = progress.build as BuildRef
+  const ref = work.item(0).ref as BuildRef
   outcome.build = first
   await status?.pending(`Jenkins build #${ref.number} running`, ref.url)
 
   if (settings.wait !== 'finish') {
     // Where a running Pipeline is (a stage waiting at an input): one read, none with `wait: false`.
     if (settings.wait === 'started' && first && isPipeline(first)) {
-      outcome.stages = await readStages(api, ref, first, coreLogger)
+      outcome.stages = await readStages(api, ref, first, log)
     }
-    outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`
-    progress.returned(
-      `Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: started)`
+    const wait = settings.wait === 'queued' ? 'false' : 'started'
+    outcome.note = `Did not wait for the build to finish (wait: ${wait}).`
+    work.returned(
+      `Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`
     )
-    return finish(outcome, true, settings, progress)
+    return finish(run, outcome, true)
   }
 
-  const { final, tail } = await waitForEnd(api, settings, ref, first, from, pipeline, follower)
-  progress.done()
+  const { final, tail } = await waitForEnd(run, { ref, first, from, pipeline })
+  work.done()
   outcome.build = final
   outcome.queueWaitMs ??= queueWaitMs(inQueueSince, final)
   outcome.result = final.result ?? undefined
   const accepted = final.result !== null && settings.accept.includes(final.result)
   outcome.accepted = accepted
-  coreLogger.info(
+  log.info(
     `Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
   )
-  await readProducts(api, settings, ref, final, outcome, signal, partsOutput)
+  await readProducts(api, settings, ref, final, outcome, signal, io)
   await status?.finish(
     final.result ?? 'error',
     `Jenkins #${ref.number}: ${final.result ?? 'no result'}`,
     ref.url,
     accepted
   )
-  await finish(outcome, accepted, settings, progress, tail)
+  await finish(run, outcome, accepted, tail)
+}
+
+/** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
+function started({ work, io }: JobRun, ref: BuildRef): void {
+  work.started(0, ref)
+  io.setOutput(Output.BuildNumber, String(ref.number))
+  io.setOutput(Output.BuildUrl, ref.url)
 }
 
 /** Follows the build to its end, streaming its console unless `log` is false; the console's last lines for the failure message. */
 async function waitForEnd(
-  api: JenkinsApi & BuildOutputsApi,
-  settings: Settings,
-  ref: BuildRef,
-  first: Build | undefined,
-  from: EndWatch,
-  pipeline: boolean,
-  follower: BuildFollower
+  { api, settings, io, follower }: JobRun,
+  {
+    ref,
+    first,
+    from,
+    pipeline
+  }: { ref: BuildRef; first?: Build; from: EndWatch; pipeline: boolean }
 ): Promise<{ final: Build; tail: string[] }> {
+  const log = io.logger
   const name = settings.jobName
   // A triggered build can end before its first look (a short build, or a
   // slow executor hand-over): its console is still what the user asked to
@@ -241,23 +251,20 @@ async function waitForEnd(
     settings.log && (building || settings.build === 'new' || settings.build === 'given')
   if (first && !building && !showConsole) return { final: first, tail: [] }
   // A Pipeline stopped at an `input` step would look hung: say where to answer it.
-  const inputs = building && pipeline ? watchForInput(api, ref, coreLogger) : undefined
+  const inputs = building && pipeline ? watchForInput(api, ref, log) : undefined
   try {
     if (!showConsole) {
-      coreLogger.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
-      return { final: await follower.waitForEnd(ref, undefined, from), tail: [] }
+      log.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
+      return { final: await follower.waitForEnd(ref, { from }), tail: [] }
     }
-    const streamer = new ConsoleStreamer(api, ref, {
-      write: text => process.stdout.write(text),
-      drained: stdoutDrained
-    })
-    core.startGroup(`Console of Jenkins ${name} #${ref.number}`)
+    const streamer = new ConsoleStreamer(api, ref, io)
+    io.startGroup(`Console of Jenkins ${name} #${ref.number}`)
     try {
       const final = await withCommandsStopped(
-        text => process.stdout.write(text),
+        text => io.write(text),
         async () => {
           try {
-            return await follower.waitForEnd(ref, streamer, from)
+            return await follower.waitForEnd(ref, { console: streamer, from })
           } finally {
             // Before commands resume: its lines must stay in the stopped region.
             inputs?.stop()
@@ -267,7 +274,7 @@ async function waitForEnd(
       )
       return { final, tail: streamer.tail() }
     } finally {
-      core.endGroup()
+      io.endGroup()
     }
   } finally {
     inputs?.stop()
@@ -276,16 +283,15 @@ async function waitForEnd(
 
 /** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
 async function finish(
+  { settings, work, io }: JobRun,
   outcome: BuildOutcome,
   accepted: boolean,
-  settings: Settings,
-  progress: Progress,
   tail: string[] = []
 ): Promise<void> {
   // Whatever the step did not wait for, the user chose to leave running.
-  progress.done()
-  setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome, coreLogger)
-  await writeSummary(stepSummary, outcome, coreLogger)
+  work.done()
+  setBuildOutputs(io, outcome, io.logger)
+  await writeSummary(io.summary, outcome, io.logger)
   // A wanted artifact that is missing fails the step even when the build passed.
   const problems = outcome.artifacts?.problems ?? []
   if (!accepted) {
