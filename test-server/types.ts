@@ -36,6 +36,14 @@ export interface JobScript {
   completedLines?: string[]
   /** Written after `Finished: RESULT`, before the log closes (a Pipeline's stash clean-up error, WorkflowRun.finish). */
   afterFinishedLines?: string[]
+  /**
+   * What the build says of itself, as a Pipeline's `currentBuild.description`
+   * and `currentBuild.displayName` do (Run.setDescription, setDisplayName),
+   * from its start. A description may hold HTML: Jenkins stores it as
+   * given, and only its markup formatter decides how its pages show it.
+   */
+  description?: string
+  displayName?: string
   /** The `duration` a finished build's JSON claims, whatever it took: a broken or hostile server (1e21, -1). */
   claimedDuration?: number
 }

@@ -71,7 +71,11 @@ describe('outputs', () => {
         url: 'https://ci/job/unit/3/',
         result: 'SUCCESS',
         duration: 61_000,
-        queueUrl: 'https://ci/queue/item/3/'
+        queueUrl: 'https://ci/queue/item/3/',
+        description: '',
+        displayName: '#3',
+        parameters: {},
+        values: null
       },
       {
         job: 'deploy',
@@ -79,7 +83,11 @@ describe('outputs', () => {
         url: null,
         result: null,
         duration: null,
-        queueUrl: 'https://ci/queue/item/0/'
+        queueUrl: 'https://ci/queue/item/0/',
+        description: null,
+        displayName: null,
+        parameters: null,
+        values: null
       },
       {
         job: 'lint',
@@ -87,7 +95,11 @@ describe('outputs', () => {
         url: 'https://ci/job/lint/5/',
         result: null,
         duration: null,
-        queueUrl: 'https://ci/queue/item/5/'
+        queueUrl: 'https://ci/queue/item/5/',
+        description: '',
+        displayName: '#5',
+        parameters: {},
+        values: null
       }
     ])
   })

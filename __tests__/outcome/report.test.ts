@@ -73,7 +73,10 @@ describe('setBuildOutputs', () => {
       duration: '63000',
       'queue-url': 'http://127.0.0.1:8080/jenkins/queue/item/7/',
       build: JSON.stringify(b),
-      'job-url': base.jobUrl
+      'job-url': base.jobUrl,
+      description: '',
+      'display-name': '#12',
+      'build-parameters': '{}'
     })
   })
 

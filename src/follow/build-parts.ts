@@ -6,6 +6,7 @@
  * None prints by itself: each takes the logger (and annotator) to use.
  */
 import { downloadArtifacts } from '../outcome/artifacts.js'
+import { readValues } from '../outcome/values.js'
 import type { CommitStatusReporter, StatusGate } from '../outcome/commit-status.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { BuildMode } from '../inputs/input-values.js'
@@ -120,13 +121,13 @@ export function warnUnknownParameters(
 /**
  * What the finished build produced: its failed tests (annotated), its
  * Pipeline stages, and the artifacts the user asked for (into
- * `artifactsPath`). Reading tests and stages is a help and never fails; an
+ * `artifactsPath`), and the `values-file`'s values. Reading tests and stages is a help and never fails; an
  * artifacts list that cannot be read does not fail either. What could not
  * be read is warned about and noted in `outcome.unread` for the summary.
  */
 export async function readProducts(
   api: JenkinsApi & BuildOutputsApi,
-  settings: Pick<Settings, 'artifacts' | 'artifactsPath' | 'workspace'>,
+  settings: Pick<Settings, 'artifacts' | 'artifactsPath' | 'workspace' | 'valuesFile'>,
   ref: BuildRef,
   final: Build,
   outcome: BuildOutcome,
@@ -146,6 +147,9 @@ export async function readProducts(
   outcome.failedStage = failedStage(outcome.stages, final.result)?.name
   if (settings.artifacts.length > 0) {
     outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread)
+  }
+  if (settings.valuesFile !== undefined) {
+    outcome.values = await readValues(api, ref, settings.valuesFile, out.logger)
   }
   if (unread.length > 0) outcome.unread = unread
 }

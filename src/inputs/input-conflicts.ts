@@ -49,7 +49,7 @@ export function checkConflicts(s: InputUse): void {
     throw conflict(
       'job-token',
       'build',
-      `a job token only triggers builds; 'build: ${s.build}' triggers nothing`
+      `a job token only triggers builds; 'build: ${buildShown(s.build)}' triggers nothing`
     )
   }
   if (s.hasFiles) {
@@ -95,7 +95,7 @@ export function checkConflicts(s: InputUse): void {
     throw conflict(
       'build',
       'parameters',
-      `'build: ${s.build}' reports an existing build and triggers nothing, so parameters would be ignored`
+      `'build: ${buildShown(s.build)}' reports an existing build and triggers nothing, so parameters would be ignored`
     )
   }
   if (s.hasArtifacts && (s.disable || s.listJobs)) {
@@ -167,7 +167,7 @@ export function checkJobsConflicts(s: JobsUse): void {
     throw conflict(
       'jobs',
       'build',
-      `item ${item} has parameters, but 'build: ${s.build}' reports an existing build and triggers nothing`
+      `item ${item} has parameters, but 'build: ${buildShown(s.build)}' reports an existing build and triggers nothing`
     )
   }
   const withFiles = s.jobs.findIndex(entry => entry.files.length > 0) + 1
@@ -185,7 +185,7 @@ export function checkJobsConflicts(s: JobsUse): void {
     throw conflict(
       'fail-fast',
       'build',
-      `'build: ${s.build}' reports builds this step did not start, and it never stops those`
+      `'build: ${buildShown(s.build)}' reports builds this step did not start, and it never stops those`
     )
   }
   if (s.failFast && s.wait !== 'finish') {
@@ -195,4 +195,9 @@ export function checkJobsConflicts(s: JobsUse): void {
       `fail-fast acts when a build ends, which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`
     )
   }
+}
+
+/** `build` as a message shows it: a number or URL is `given` inside. */
+function buildShown(build: BuildMode): string {
+  return build === 'given' ? '<number or URL>' : build
 }

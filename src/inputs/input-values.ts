@@ -5,8 +5,8 @@ import { clip } from '../util/shorten.js'
 
 /** Input `wait`: `true` → finish, `started` → started, `false` → queued. */
 export type WaitMode = 'finish' | 'started' | 'queued'
-/** Input `build`. */
-export type BuildMode = 'new' | 'last' | 'last-successful'
+/** Input `build`: `given` is a build number or URL (Settings.given, build-reference.ts). */
+export type BuildMode = 'new' | 'last' | 'last-successful' | 'given'
 /** Input `scan`. */
 export type ScanMode = 'if-missing' | 'never'
 
@@ -102,7 +102,7 @@ export function parseBuild(value: string): BuildMode {
   const mode = BUILD_MODES.find(m => m === value.toLowerCase())
   if (mode === undefined) {
     throw new InputError(
-      `Input 'build' ('${clip(value)}') must be one of ${BUILD_MODES.join(', ')}.`
+      `Input 'build' ('${clip(value)}') must be one of ${BUILD_MODES.join(', ')}, a build number of the job (42), or a build or queue item URL Jenkins gave for it.`
     )
   }
   return mode

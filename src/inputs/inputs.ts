@@ -25,6 +25,8 @@ import { branchItemName, fullName, JobPathError, parseJobPath } from '../jenkins
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { parseJobs, type JobEntry } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
+import { parseValuesFile } from './values-file.js'
+import { parseBuildReference, type BuildReference } from './build-reference.js'
 import { workspaceFolder, WorkspacePathError } from '../util/workspace-paths.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
 
@@ -47,6 +49,8 @@ export interface Settings {
   wait: WaitMode
   disable: boolean
   build: BuildMode
+  /** With `build: <number or URL>`: the build or queue item to follow. */
+  given?: BuildReference
   listJobs: boolean
   /** Bound on the whole step, in milliseconds. */
   timeoutMs: number
@@ -77,6 +81,8 @@ export interface Settings {
   jobs?: readonly JobEntry[]
   /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
   failFast: boolean
+  /** Input `values-file`: the artifact (its path among the build's artifacts) read into `values`; undefined for none. */
+  valuesFile?: string
   /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
   inputWarnings: string[]
 }
@@ -124,7 +130,8 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.Artifacts]: '',
   [Input.ArtifactsPath]: 'jenkins-artifacts',
   [Input.Jobs]: '',
-  [Input.FailFast]: 'false'
+  [Input.FailFast]: 'false',
+  [Input.ValuesFile]: ''
 }
 
 /**
@@ -152,7 +159,7 @@ export function parseSettings(
   const commitStatus = readBoolean(read, Input.CommitStatus)
 
   const wait = parseWait(read(Input.Wait))
-  const build = parseBuild(read(Input.Build))
+  const buildText = read(Input.Build)
   const timeoutMs = parseDuration(read(Input.Timeout), Input.Timeout)
   const accept = parseAccept(read(Input.Accept))
 
@@ -162,6 +169,7 @@ export function parseSettings(
   const files = parseFiles(read(Input.Files))
 
   const failFast = readBoolean(read, Input.FailFast)
+  const valuesFile = parseValuesFile(read(Input.ValuesFile), `Input '${Input.ValuesFile}'`)
   const jobsText = read(Input.Jobs)
   const several = jobsText.trim() !== ''
   if (several && read(Input.Job) !== '') {
@@ -172,7 +180,13 @@ export function parseSettings(
   }
   const branchInput = parseBranch(read(Input.Branch))
   const jobs = several
-    ? parseJobs(jobsText, url, { parameters, hasParameters, files, branch: branchInput ?? '' })
+    ? parseJobs(jobsText, url, {
+        parameters,
+        hasParameters,
+        files,
+        branch: branchInput ?? '',
+        ...(valuesFile === undefined ? {} : { valuesFile })
+      })
     : undefined
   const project = jobs ? Object.freeze([]) : parseJob(read(Input.Job), url, listJobs)
   const branch = jobs ? undefined : branchInput
@@ -182,6 +196,8 @@ export function parseSettings(
   )
   const job = branch === undefined ? project : Object.freeze([...project, branchItemName(branch)])
   const jobName = fullName(job)
+  const given = parseGiven(buildText, url, job, jobs !== undefined)
+  const build = given ? 'given' : parseBuild(buildText)
   const jobToken = read(Input.JobToken)
   if (/\p{Cc}/u.test(jobToken)) {
     throw new InputError(
@@ -239,6 +255,7 @@ export function parseSettings(
     wait,
     disable,
     build,
+    ...(given ? { given } : {}),
     listJobs,
     timeoutMs,
     accept,
@@ -256,6 +273,7 @@ export function parseSettings(
     artifactsPath,
     workspace: env.workspace,
     ...(jobs ? { jobs: jobs.entries } : {}),
+    ...(valuesFile === undefined ? {} : { valuesFile }),
     failFast,
     inputWarnings: jobs?.warnings ?? []
   }
@@ -313,6 +331,22 @@ function maskUrlPassword(value: string): void {
   } catch {
     // Not percent-encoded; the raw form is masked already.
   }
+}
+
+/** `build` as a number or URL; undefined for the named modes. Never with `jobs`: one build is of one job. */
+function parseGiven(
+  value: string,
+  url: string,
+  job: JobPath,
+  several: boolean
+): BuildReference | undefined {
+  if (several) {
+    if (/^\d+$/.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+      throw conflict('jobs', 'build', 'a build number or URL names one build of one job: use job')
+    }
+    return undefined
+  }
+  return parseBuildReference(value, url, job)
 }
 
 function parseJob(value: string, url: string, listJobs: boolean): JobPath {

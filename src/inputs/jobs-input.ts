@@ -9,6 +9,7 @@ import {
 } from '../jenkins/model/job-path.js'
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { parseJsonInput, parseParameters } from './parameters.js'
+import { parseValuesFile } from './values-file.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
 import { clip as clipped } from '../util/shorten.js'
 
@@ -28,6 +29,8 @@ export interface JobEntry {
   branch?: { name: string; project: JobPath }
   /** `jenkins/<job>` (with a branch, `jenkins/<project>`); a later item with the same context gets ` (2)`, ` (3)`… */
   statusContext: string
+  /** The item's `"values-file"`, else the shared input's; undefined for none. */
+  valuesFile?: string
 }
 
 /** What the `jobs` input asks for, and what it allows but should say. */
@@ -45,15 +48,17 @@ export interface SharedJobInputs {
   files?: readonly FileRequest[]
   /** The `branch` input ('' for none). */
   branch: string
+  /** The `values-file` input (none when left out). */
+  valuesFile?: string
 }
 
 /** Keys an item object may have. */
-const ITEM_KEYS = ['job', 'parameters', 'files', 'branch'] as const
+const ITEM_KEYS = ['job', 'parameters', 'files', 'branch', 'values-file'] as const
 /** More builds than this from one step is a mistake or an abuse: a matrix or several steps say it better. */
 const MAX_JOBS = 100
 
 const FORMS =
-  'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "..."}, or one job path per line'
+  'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "...", "values-file": "..."}, or one job path per line'
 
 /**
  * Parses the `jobs` input: a JSON array (the text starts with `[`) whose
@@ -91,6 +96,7 @@ interface RawItem {
   /** The item's own files: lines or an object; undefined when it has none. */
   files?: string | Record<string, unknown>
   branch?: string
+  valuesFile?: string
 }
 
 function lineItems(text: string): RawItem[] {
@@ -122,6 +128,12 @@ function rawItem(value: unknown, index: number): RawItem {
     )
   }
   const { job, parameters, files, branch } = record
+  const valuesFile = record['values-file']
+  if (valuesFile !== undefined && typeof valuesFile !== 'string') {
+    throw new InputError(
+      `${where} has a 'values-file' that is ${kindOf(valuesFile)}: expected the path of an artifact the build archives, e.g. "values.json".`
+    )
+  }
   if (
     files !== undefined &&
     typeof files !== 'string' &&
@@ -155,7 +167,8 @@ function rawItem(value: unknown, index: number): RawItem {
       ? {}
       : { parameters: parameters as string | Record<string, unknown> }),
     ...(files === undefined ? {} : { files: files as string | Record<string, unknown> }),
-    ...(branch === undefined ? {} : { branch })
+    ...(branch === undefined ? {} : { branch }),
+    ...(valuesFile === undefined ? {} : { valuesFile })
   }
 }
 
@@ -188,8 +201,22 @@ function entryOf(item: RawItem, url: string, shared: SharedJobInputs): JobEntry 
       item.files === undefined ? [] : parseFiles(item.files, `${where}'s 'files'`)
     ),
     ...(branch ? { branch } : {}),
-    statusContext: `jenkins/${fullName(branch ? branch.project : job)}`
+    statusContext: `jenkins/${fullName(branch ? branch.project : job)}`,
+    ...valuesFileOf(item, where, shared)
   }
+}
+
+/** The item's own `"values-file"` (`""` for none), else the shared one. */
+function valuesFileOf(
+  item: RawItem,
+  where: string,
+  shared: SharedJobInputs
+): { valuesFile?: string } {
+  const valuesFile =
+    item.valuesFile === undefined
+      ? shared.valuesFile
+      : parseValuesFile(item.valuesFile, `${where}'s 'values-file'`)
+  return valuesFile === undefined ? {} : { valuesFile }
 }
 
 /** The shared files, an item's own over them by NAME. */

@@ -12,6 +12,7 @@ import type { RequestSettings } from './transport/request-settings.js'
 import { findLostTrigger, trigger } from './trigger/trigger.js'
 import { triggerUpload } from './trigger/upload-trigger.js'
 import type {
+  ArtifactBytes,
   ArtifactDownload,
   ArtifactList,
   ArtifactSink,
@@ -115,6 +116,10 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     )
   }
 
+  rootUrl(): Promise<string | null> {
+    return this.http.guarded(() => reads.rootUrl(this.http))
+  }
+
   getQueueItem(queueId: number): Promise<QueueItem> {
     return this.http.guarded(() => reads.getQueueItem(this.http, queueId))
   }
@@ -189,6 +194,10 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     open: () => Promise<ArtifactSink>
   ): Promise<ArtifactDownload> {
     return artifacts.downloadArtifact(this.http, build, relativePath, open)
+  }
+
+  readArtifact(build: BuildRef, relativePath: string, maxBytes: number): Promise<ArtifactBytes> {
+    return artifacts.readArtifact(this.http, build, relativePath, maxBytes)
   }
 }
 

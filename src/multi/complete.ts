@@ -5,6 +5,7 @@ import type { JobEntry } from '../inputs/jobs-input.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from '../jenkins/model/types.js'
+import { readValues } from '../outcome/values.js'
 import { printConsole } from './console.js'
 import type { Printer } from './printer.js'
 import type { Item } from './item.js'
@@ -40,7 +41,11 @@ export async function completeBuild(
   try {
     await readProducts(
       api,
-      { ...settings, artifactsPath: artifactsFolder(c, first, ref) },
+      {
+        ...settings,
+        artifactsPath: artifactsFolder(c, first, ref),
+        valuesFile: first.entry.valuesFile
+      },
       ref,
       final,
       outcome,
@@ -63,6 +68,13 @@ export async function completeBuild(
       shared.failedStage = outcome.failedStage
       shared.artifacts = outcome.artifacts
       shared.unread = outcome.unread
+      // Items that share the build may name different values files.
+      const path = item.entry.valuesFile
+      if (path === undefined) continue
+      shared.values =
+        path === first.entry.valuesFile
+          ? outcome.values
+          : await readValues(api, ref, path, printer.logger)
     }
   } catch (error) {
     if (error instanceof Interrupted || signal.aborted) throw error

@@ -6,6 +6,8 @@ import { escapeHtml, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import { countOf, isCount } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
+import type { JsonValue } from '../jenkins/model/types.js'
+import { buildFactsOf } from '../jenkins/reads/decode.js'
 import { shortName } from '../util/names.js'
 import {
   failureMessage,
@@ -15,6 +17,7 @@ import {
 } from '../outcome/report.js'
 import type { StepIO } from '../runner/io.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from '../outcome/summary-sections.js'
+import { addValues } from '../outcome/values.js'
 import { addTimeline, type TimelineBuild } from '../outcome/summary-timeline.js'
 import { errorText } from '../util/error-text.js'
 
@@ -42,6 +45,12 @@ export interface BuildsEntry {
   result: BuildResult | null
   duration: number | null
   queueUrl: string | null
+  /** What the build said of itself (BuildFacts); null before it started. */
+  description: string | null
+  displayName: string | null
+  parameters: Record<string, JsonValue> | null
+  /** What its `values-file` held; null without one, or before the build ended. */
+  values: Record<string, JsonValue> | null
 }
 
 /**
@@ -75,7 +84,9 @@ export function buildsEntries(items: readonly ItemReport[]): BuildsEntry[] {
       url: outcome.buildUrl ?? null,
       result: outcome.result ?? (ended ? build.result : null),
       duration: ended && isCount(build.duration) ? build.duration : null,
-      queueUrl: outcome.queueUrl ?? null
+      queueUrl: outcome.queueUrl ?? null,
+      ...facts(build),
+      values: outcome.values?.values ?? null
     }
   })
 }
@@ -120,6 +131,14 @@ export function setJobsOutputs(
       logger
     )
   }
+}
+
+function facts(
+  build: BuildOutcome['build']
+): Pick<BuildsEntry, 'description' | 'displayName' | 'parameters'> {
+  if (!build) return { description: null, displayName: null, parameters: null }
+  const { description, displayName, parameters } = buildFactsOf(build)
+  return { description, displayName, parameters }
 }
 
 /** Whether an item counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
@@ -243,6 +262,7 @@ function details(summary: typeof coreSummary, item: ItemReport): void {
   if (outcome.tests) addFailedTests(summary, outcome.tests, 4)
   if (outcome.stages) addStages(summary, outcome.stages, 4)
   if (outcome.artifacts) addArtifacts(summary, outcome.artifacts, 4)
+  if (outcome.values) addValues(summary, outcome.values, 4)
   if (outcome.unread) addUnread(summary, outcome.unread)
   const tail = item.stopped ? [] : item.tail.slice(-TAIL_IN_SUMMARY)
   if (tail.length > 0) {

@@ -4,6 +4,7 @@ import { plainConsoleLine } from '../util/console-line.js'
 import { Output, type BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
+import { buildFactsOf } from '../jenkins/reads/decode.js'
 import { formatDuration } from '../util/duration.js'
 import { addHistory, historyOutput, type HistoryEntry } from './history.js'
 import { escapeHtml, link } from '../util/html.js'
@@ -18,6 +19,7 @@ import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
 import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
+import { addValues, type ValuesOutcome } from './values.js'
 import { errorText } from '../util/error-text.js'
 
 /** Everything the action learned about the build, for outputs, the job summary and the failure message. */
@@ -44,6 +46,8 @@ export interface BuildOutcome {
   history?: HistoryEntry[]
   /** The stage the build's result came from, for the failure message. */
   failedStage?: string
+  /** What the `values-file` held, once the build ended. */
+  values?: ValuesOutcome
   /** What the `artifacts` input downloaded. */
   artifacts?: ArtifactsOutcome
   /** Parts of the outcome (test report, stages, artifacts list) that could not be read, and why: notices, never the verdict. */
@@ -145,6 +149,11 @@ export function setBuildOutputs(
   }
   if (outcome.queueUrl) out.setOutput(Output.QueueUrl, outcome.queueUrl)
   if (build) {
+    // Jenkins' text, set exactly as it is: an output is never a command.
+    const facts = buildFactsOf(build)
+    out.setOutput(Output.Description, facts.description)
+    out.setOutput(Output.DisplayName, facts.displayName)
+    out.setOutput(Output.BuildParameters, JSON.stringify(facts.parameters))
     const { json, dropped, fullBytes } = buildOutput(build)
     out.setOutput(Output.Build, json)
     if (dropped.length > 0) {
@@ -170,6 +179,7 @@ export function setBuildOutputs(
   }
   if (outcome.history) out.setOutput(Output.History, historyOutput(outcome.history))
   if (outcome.artifacts) setArtifactsOutput(out, outcome.artifacts, logger)
+  if (outcome.values) out.setOutput(Output.Values, JSON.stringify(outcome.values.values))
 }
 
 /**
@@ -229,6 +239,7 @@ export async function writeSummary(
     const rows: [string, string][] = [['Result', resultCell(outcome)]]
     if (build) {
       rows.push(['Build', link(`#${build.number}`, outcome.buildUrl)])
+      rows.push(...factRows(build))
       rows.push([
         'Duration',
         build.building ? 'running' : escapeHtml(formatDuration(build.duration))
@@ -249,6 +260,7 @@ export async function writeSummary(
     if (outcome.stages) addStages(summary, outcome.stages)
     if (outcome.stages) addTimeline(summary, [{ stages: outcome.stages }])
     if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
+    if (outcome.values) addValues(summary, outcome.values)
     if (outcome.unread) addUnread(summary, outcome.unread)
 
     const parameters = parametersOf(outcome)
@@ -277,6 +289,20 @@ export async function writeSummary(
     summary.emptyBuffer()
     logger.warning(`Could not write the job summary: ${errorText(error)}`)
   }
+}
+
+/** Rows for what the build said of itself: its own display name and its description, as inert text. */
+function factRows(build: Build): [string, string][] {
+  const { description, displayName } = buildFactsOf(build)
+  const rows: [string, string][] = []
+  if (displayName !== `#${build.number}`) {
+    rows.push(['Display name', escapeHtml(cut(displayName, MAX_VALUE_CHARS))])
+  }
+  // Shown as text, never as HTML, whatever markup formatter Jenkins has.
+  if (description !== '') {
+    rows.push(['Description', escapeHtml(cut(description, MAX_NOTE_CHARS))])
+  }
+  return rows
 }
 
 /** The result, with its icon and whether `accept` takes it; running or not started when there is none. */

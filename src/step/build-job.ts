@@ -26,6 +26,7 @@ import { formatDuration } from '../util/duration.js'
 import { historyOf, readHistory } from '../outcome/history.js'
 import { isPipeline, isPipelineJob, readStages, watchForInput } from '../outcome/stages.js'
 import type { StepIO } from '../runner/io.js'
+import { resolveGivenBuild } from '../follow/given-build.js'
 import { throwIfAborted } from '../util/wait.js'
 
 /**
@@ -146,7 +147,27 @@ async function follow(run: JobRun): Promise<void> {
       expect: expectationFrom(info.recent ?? [])
     }
   } else {
-    first = await lastBuild(api, settings.job, settings.build)
+    // A build this step did not start (build: last, or a number or URL):
+    // never recorded as queued by this step, so never cancelled or stopped.
+    const given = settings.given && (await resolveGivenBuild(api, settings.job, settings.given))
+    if (given && 'queueId' in given) {
+      outcome.queueUrl = given.queueUrl
+      io.setOutput(Output.QueueUrl, given.queueUrl)
+      if (settings.wait === 'queued') {
+        outcome.note = 'Did not wait for the build to start (wait: false).'
+        work.returned(
+          `queue item ${given.queueId} of ${name} (${given.queueUrl}) goes on in Jenkins (wait: false)`
+        )
+        return finish(run, outcome, true)
+      }
+      log.info(`Following queue item ${given.queueId} of ${name}: ${given.queueUrl}`)
+      const start = await follower.waitForStart(given.queueId)
+      inQueueSince = start.inQueueSince
+      first = await follower.describe(start.ref)
+      outcome.queueWaitMs = queueWaitMs(inQueueSince, first)
+    } else {
+      first = given ? given.build : await lastBuild(api, settings.job, settings.build)
+    }
     io.setOutput(Output.JobUrl, outcome.jobUrl)
     pipeline = isPipeline(first)
     from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) }
@@ -162,7 +183,7 @@ async function follow(run: JobRun): Promise<void> {
       outcome.history = await readHistory(api, settings.job, first.number, log)
     }
     log.info(
-      `${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`
+      `${settings.given ? 'Following build' : settings.build === 'last' ? 'Last build' : 'Last successful build'} of ${name}: #${first.number} ${outcome.buildUrl}`
     )
   }
   const ref = work.item(0).ref as BuildRef
@@ -226,7 +247,9 @@ async function waitForEnd(
   // see, and the failure message quotes its last lines. A build this step
   // triggered has not been read (`first` is undefined): it runs.
   const building = first?.building ?? true
-  const showConsole = settings.log && (building || settings.build === 'new')
+  // A given build (number or URL) is followed as a new one: its console from the start.
+  const showConsole =
+    settings.log && (building || settings.build === 'new' || settings.build === 'given')
   if (first && !building && !showConsole) return { final: first, tail: [] }
   // A Pipeline stopped at an `input` step would look hung: say where to answer it.
   const inputs = building && pipeline ? watchForInput(api, ref, log) : undefined

@@ -25,7 +25,9 @@ export enum Input {
   Artifacts = 'artifacts',
   ArtifactsPath = 'artifacts-path',
   Jobs = 'jobs',
-  FailFast = 'fail-fast'
+  FailFast = 'fail-fast',
+  /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
+  ValuesFile = 'values-file'
 }
 
 /** Output names, exactly as in action.yml. */
@@ -49,7 +51,15 @@ export enum Output {
   /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
   Builds = 'builds',
   /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
-  History = 'history'
+  History = 'history',
+  /** The build's description as Jenkins stores it; empty when none. */
+  Description = 'description',
+  /** The build's display name (`#42`, or what the build set). */
+  DisplayName = 'display-name',
+  /** JSON object of the parameters the build ran with (name → value). */
+  BuildParameters = 'build-parameters',
+  /** JSON object read from the `values-file` artifact. */
+  Values = 'values'
 }
 
 /** Keys saved with core.saveState for the post step. */

@@ -317,6 +317,10 @@ function actionsJson(ctx: JsonContext, build: BuildState): Json[] {
   return actions
 }
 
+function displayNameOf(build: BuildState): string {
+  return build.job.script.displayName ?? `#${build.number}`
+}
+
 export function buildJson(ctx: JsonContext, build: BuildState, level: number, depth: number): Json {
   const head: Json = { _class: buildClass(build) }
   if (level > depth) return { ...head, number: build.number, url: buildUrl(ctx, build) }
@@ -343,15 +347,20 @@ export function buildJson(ctx: JsonContext, build: BuildState, level: number, de
     actions: actionsJson(ctx, build),
     artifacts: artifactsJson((build as Build).artifacts ?? []),
     building: build.building,
-    description: null,
-    displayName: served(ctx, 'displayName', `#${build.number}`),
+    // Run.getDescription (null when none) and Run.getDisplayName (`#N` unless set).
+    description: build.job.script.description ?? null,
+    displayName: served(ctx, 'displayName', displayNameOf(build)),
     duration:
       build.building || finishedAt === null
         ? 0
         : (build.job.script.claimedDuration ?? finishedAt - build.startedAt),
     estimatedDuration: ctx.model.estimatedDuration(build.job),
     executor,
-    fullDisplayName: served(ctx, 'displayName', `${fullDisplayName(build.job)} #${build.number}`),
+    fullDisplayName: served(
+      ctx,
+      'displayName',
+      `${fullDisplayName(build.job)} ${displayNameOf(build)}`
+    ),
     id: String(build.number),
     inProgress: (build as Build).inProgress,
     keepLog: false,

@@ -83,6 +83,8 @@ export interface QueueItem {
   executable?: { number: number; url: string } | null
   /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
   actions?: unknown[]
+  /** The job it builds; `url` absolute, from Jenkins' root URL (jenkins-api.md 4). */
+  task?: { url?: unknown; name?: unknown } | null
 }
 
 /** A build (GET job/.../N/api/json). Only the fields the action reads are typed; the rest are kept. */
@@ -144,6 +146,9 @@ export interface ArtifactSink {
   /** The attempt failed: remove what was written. */
   discard(): Promise<void>
 }
+
+/** What a capped read of one artifact got: its bytes, or that it holds more than asked for. */
+export type ArtifactBytes = { bytes: Buffer } | { tooLarge: true }
 
 /** How a download went. */
 export interface ArtifactDownload {
@@ -235,6 +240,29 @@ export interface PipelineStage {
 export interface PipelineRun {
   status?: StageStatus
   stages: PipelineStage[]
+}
+
+/** A JSON value, as JSON.parse gives it. */
+export type JsonValue =
+  string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+
+/**
+ * What a build says of itself, from the build JSON every read of a whole
+ * build has (Run.getDescription, Run.getDisplayName, its ParametersAction):
+ * the `description`, `display-name` and `build-parameters` outputs.
+ */
+export interface BuildFacts {
+  /** Run.description as Jenkins stores it (HTML with an HTML markup formatter); '' when none. */
+  description: string
+  /** Run.getDisplayName: `#N` unless the build set its own. */
+  displayName: string
+  /**
+   * Name → value with Jenkins' JSON type; a file parameter → null (its file
+   * is not in the JSON); a parameter whose value Jenkins does not export (a
+   * password) is left out. A prototype-less object: a parameter named
+   * `__proto__` is a key like any other.
+   */
+  parameters: Record<string, JsonValue>
 }
 
 /** A parameter as Jenkins exports it; `value` is absent for password parameters. */
@@ -329,6 +357,8 @@ export interface JenkinsApi {
   buildUrl(job: JobPath, number: number): string
 
   getJob(job: JobPath): Promise<JobInfo>
+  /** The root URL Jenkins is configured with (what it writes in `url` fields), or null. */
+  rootUrl(): Promise<string | null>
   /** Full names (`folder/sub/job`) of every job below `folder` (root when empty), recursing into folders, in one request. */
   listJobs(folder: JobPath): Promise<string[]>
   /** POST build or buildWithParameters (chosen from info.parameterDefinitions), delay=0sec, no redirect following. Never retried once it may have reached Jenkins. */
@@ -391,4 +421,6 @@ export interface BuildOutputsApi {
     relativePath: string,
     open: () => Promise<ArtifactSink>
   ): Promise<ArtifactDownload>
+  /** One artifact into memory, at most `maxBytes` of it read (src/jenkins/reads/artifacts.ts). */
+  readArtifact(build: BuildRef, relativePath: string, maxBytes: number): Promise<ArtifactBytes>
 }

@@ -7,7 +7,13 @@ import { BUILD_PLUGIN_LISTS } from './reads.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError } from '../transport/responses.js'
 import { TransientFailure } from '../transport/retry.js'
-import type { ArtifactDownload, ArtifactList, ArtifactSink, BuildRef } from '../model/types.js'
+import type {
+  ArtifactBytes,
+  ArtifactDownload,
+  ArtifactList,
+  ArtifactSink,
+  BuildRef
+} from '../model/types.js'
 
 /** Most artifacts one build's list is read for; beyond, the list is cut (and says so). */
 const MAX_ARTIFACTS = 10_000
@@ -105,6 +111,61 @@ export async function downloadArtifact(
       }
       await sink.commit()
       return { bytes, attempts }
+    },
+    http.deadline,
+    { crossOriginRedirects: true }
+  )
+}
+
+/**
+ * GETs `<build>/artifact/<relativePath>` into memory, reading at most
+ * `maxBytes` of it: a Content-Length above that is refused before any of
+ * the body is read (DirectoryBrowserSupport sends it for an artifact), and a
+ * body without one is cut, its connection dropped, once it passes the bound.
+ * 404 (not archived) is a JenkinsError 'not-found', as for any read.
+ */
+export async function readArtifact(
+  http: Requester,
+  build: BuildRef,
+  relativePath: string,
+  maxBytes: number
+): Promise<ArtifactBytes> {
+  const name = fullName(build.job)
+  const url = `${buildUrl(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`
+  const context = http.context(
+    `artifact '${relativePath}' of build #${build.number} of '${name}'`,
+    {
+      permission: 'Run/Artifacts',
+      notFound: `Build #${build.number} of '${name}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`
+    }
+  )
+  return http.read(
+    'artifact',
+    url,
+    context,
+    async response => {
+      const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1)
+      if (response.contentType.includes('text/html') && !/\.x?html?$/i.test(fileName)) {
+        response.discard()
+        throw htmlError(context, response.status)
+      }
+      const length = parseLength(response.header('content-length'))
+      if (length !== undefined && length > maxBytes) {
+        response.discard()
+        return { tooLarge: true }
+      }
+      const body = response.stream()
+      const chunks: Buffer[] = []
+      let size = 0
+      for await (const chunk of body) {
+        size += (chunk as Buffer).length
+        if (size > maxBytes) {
+          body.destroy()
+          return { tooLarge: true }
+        }
+        chunks.push(chunk as Buffer)
+      }
+      return { bytes: Buffer.concat(chunks) }
     },
     http.deadline,
     { crossOriginRedirects: true }

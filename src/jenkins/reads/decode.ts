@@ -5,7 +5,14 @@
  * trigger's reconciliation alike: what leaves this file is true to its type.
  */
 import { isBuildNumber, isCount } from '../model/counts.js'
-import type { BuildSummary, ExportedParameter, RecentBuild, RunningBuild } from '../model/types.js'
+import type {
+  BuildFacts,
+  BuildSummary,
+  ExportedParameter,
+  JsonValue,
+  RecentBuild,
+  RunningBuild
+} from '../model/types.js'
 
 const RESULTS: ReadonlySet<unknown> = new Set([
   'SUCCESS',
@@ -217,4 +224,38 @@ export function buildOfUrl(url: string): { job: string[]; number: number } | und
 
 function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
+}
+
+/**
+ * What a build says of itself, from its JSON: the whole build read (no
+ * `tree`) that every followed build ends with, at no extra request. Run.getDescription is `@Exported` and null when none;
+ * Run.getDisplayName is `#N` unless the build set one; ParametersAction
+ * exports each ParameterValue with its `_class`, `name` and, for the types
+ * that export it, `value` (StringParameterValue, BooleanParameterValue…):
+ * FileParameterValue exports no value (its file is served apart), and
+ * PasswordParameterValue none either (a Secret). Anything of another shape
+ * (a hostile or broken server) is left out rather than passed on.
+ */
+export function buildFactsOf(build: {
+  number: number
+  description?: unknown
+  displayName?: unknown
+  actions?: unknown
+}): BuildFacts {
+  return {
+    description: typeof build.description === 'string' ? build.description : '',
+    displayName:
+      typeof build.displayName === 'string' ? build.displayName : `#${String(build.number)}`,
+    parameters: parameterValuesOf(build.actions)
+  }
+}
+
+/** A ParametersAction's values by name (see buildFactsOf), from parametersIn: a prototype-less object. */
+function parameterValuesOf(actions: unknown): Record<string, JsonValue> {
+  const values = Object.create(null) as Record<string, JsonValue>
+  for (const p of parametersIn(actions) ?? []) {
+    if (p.value !== undefined) values[p.name] = p.value as JsonValue
+    else if (p.file) values[p.name] = null
+  }
+  return values
 }

@@ -220,6 +220,20 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
   return item
 }
 
+/**
+ * The root URL Jenkins is configured with (`url` of `/api/json`,
+ * Jenkins.getRootUrl: what it writes in every item and build `url`), or
+ * null when none is configured (it then writes the request's host).
+ */
+export async function rootUrl(http: Requester): Promise<string | null> {
+  const data = await http.getJson<{ url?: unknown }>(
+    'root',
+    `${http.baseUrl}/api/json?tree=url`,
+    http.context('the root of Jenkins')
+  )
+  return typeof data.url === 'string' && data.url !== '' ? data.url : null
+}
+
 /** A build's JSON, by number or permalink. */
 export async function getBuild(
   http: Requester,

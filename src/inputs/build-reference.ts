@@ -1,0 +1,122 @@
+/**
+ * `build: <number or URL>`: a build the step did not start, to follow as it
+ * follows a new one. A number is a build of `job`; a URL is a build or a
+ * queue item URL Jenkins gave for `job` (a `build-url` or `queue-url`
+ * output). A URL below `url` is checked here, before any request: another
+ * job's is refused naming both. A URL elsewhere may still be Jenkins' own,
+ * written from its configured root URL (jenkins-api.md 9): that is decided
+ * once Jenkins has said its root URL (src/follow/given-build.ts), with the
+ * same reading (locateReference). Requests always go to `url`.
+ */
+import { InputError } from '../util/input-error.js'
+import { isBuildNumber } from '../jenkins/model/counts.js'
+import { fullName, redactUrl } from '../jenkins/model/job-path.js'
+import type { JobPath } from '../jenkins/model/types.js'
+
+/** What `build` names besides new, last and last-successful. */
+export type BuildReference =
+  | { kind: 'build'; number: number; text: string }
+  | { kind: 'queue'; id: number; text: string }
+  /** A URL not below `url`: Jenkins' root URL decides (given-build.ts). */
+  | { kind: 'elsewhere'; url: URL; text: string }
+
+const FORMS =
+  "expected new, last, last-successful, a build number of the job (42), or a build or queue item URL Jenkins gave for it (an earlier step's build-url or queue-url)"
+
+/** The reference `value` names, or undefined when it is neither a number nor a URL. */
+export function parseBuildReference(
+  value: string,
+  baseUrl: string,
+  job: JobPath
+): BuildReference | undefined {
+  if (/^\d+$/.test(value)) {
+    const number = Number(value)
+    if (!isBuildNumber(number)) {
+      throw new InputError(
+        `Input 'build' ('${value.slice(0, 40)}') is not a build number: ${FORMS}.`
+      )
+    }
+    return { kind: 'build', number, text: value }
+  }
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined
+  const shown = redactUrl(value)
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new InputError(`Input 'build' ('${shown}') is not a valid URL: ${FORMS}.`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InputError(`Input 'build' ('${shown}') is not an http(s) URL: ${FORMS}.`)
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new InputError(
+      `Input 'build' URL must not contain credentials: give the URL as Jenkins wrote it (${FORMS}).`
+    )
+  }
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
+    throw new InputError(`Input 'build' URL ('${shown}') has a query or fragment: ${FORMS}.`)
+  }
+  // The URL parser resolves '.' and '..' silently; Jenkins never writes them.
+  const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '')
+  if (rawPath.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment))) {
+    throw new InputError(`Input 'build' URL ('${shown}') has a '.' or '..' segment: ${FORMS}.`)
+  }
+  return locateReference(url, baseUrl, job, shown) ?? { kind: 'elsewhere', url, text: shown }
+}
+
+/**
+ * The build or queue item `url` names below `base` (the `url` input, or the
+ * root URL Jenkins writes), checked to be of `job`; undefined when `url` is
+ * not below `base` (another origin, or outside its context path).
+ */
+export function locateReference(
+  url: URL,
+  base: string,
+  job: JobPath,
+  shown: string
+): Exclude<BuildReference, { kind: 'elsewhere' }> | undefined {
+  let root: URL
+  try {
+    root = new URL(base)
+  } catch {
+    return undefined
+  }
+  const basePath = root.pathname.replace(/\/+$/, '')
+  const path = url.pathname
+  if (url.origin !== root.origin) return undefined
+  if (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`)) return undefined
+  const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '')
+  const queue = /^queue\/item\/(\d+)$/.exec(rest)
+  if (queue) {
+    const id = Number(queue[1])
+    if (Number.isSafeInteger(id)) return { kind: 'queue', id, text: shown }
+  }
+  const parts = rest.split('/')
+  const last = parts.pop() ?? ''
+  const names: string[] = []
+  let pairs = parts.length % 2 === 0 && parts.length > 0 && /^\d+$/.test(last)
+  for (let i = 0; pairs && i < parts.length; i += 2) {
+    if (parts[i] !== 'job' || !parts[i + 1]) pairs = false
+    else {
+      try {
+        // As parseJobPath: a decoded '/' is a multibranch name's %2F.
+        names.push(decodeURIComponent(parts[i + 1] as string).replace(/\//g, '%2F'))
+      } catch {
+        pairs = false
+      }
+    }
+  }
+  const number = Number(last)
+  if (!pairs || !isBuildNumber(number)) {
+    throw new InputError(
+      `Input 'build' URL ('${shown}') is not a build URL (…/job/NAME/42/) or a queue item URL (…/queue/item/7/): ${FORMS}.`
+    )
+  }
+  if (fullName(names) !== fullName(job)) {
+    throw new InputError(
+      `Input 'build' URL ('${shown}') is a build of job '${fullName(names)}', not of '${fullName(job)}' (input 'job'): follow a build of the job given in 'job'.`
+    )
+  }
+  return { kind: 'build', number, text: shown }
+}

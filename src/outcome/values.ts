@@ -1,0 +1,183 @@
+/**
+ * The `values-file` input: one artifact the build archives, read once the
+ * build ended into the `values` output (a JSON object). A `.json` file is one
+ * JSON object; any other is `KEY=VALUE` lines, `.env` style. Whatever goes
+ * wrong (not archived, over 1 MiB, malformed, a key twice) is one warning
+ * that says which, and `{}`: the values are the build's extra, never its
+ * verdict. The text is Jenkins': it is set and shown exactly, never
+ * evaluated, and the summary shows it as text (escapeHtml) within bounds.
+ */
+import type { summary as coreSummary } from '@actions/core'
+import { Interrupted, JenkinsError } from '../jenkins/transport/errors.js'
+import { parseJenkinsJson } from '../jenkins/transport/json.js'
+import { fullName } from '../jenkins/model/job-path.js'
+import type { BuildOutputsApi, BuildRef, JsonValue } from '../jenkins/model/types.js'
+import { escapeHtml } from '../util/html.js'
+import { cut } from '../util/shorten.js'
+import type { Logger } from '../util/logger.js'
+
+/** Most bytes of the file read: a larger one is not downloaded. */
+const MAX_VALUES_BYTES = 1024 * 1024
+/** Keys the job summary lists. */
+const MAX_SUMMARY_VALUES = 50
+/** Characters of a value the job summary shows. */
+const MAX_SUMMARY_VALUE_CHARS = 200
+
+/** The values; a prototype-less object, so that a key `__proto__` is a key like any other. */
+type Values = Record<string, JsonValue>
+
+/** The file's values, or what is wrong with it (a phrase: "is not one JSON object", "has the key 'A' twice"). */
+type ParsedValues = { values: Values } | { problem: string }
+
+/**
+ * Parses the file's bytes by its name: `.json` one JSON object, else KEY=VALUE lines.
+ * @internal
+ */
+export function parseValues(path: string, bytes: Buffer): ParsedValues {
+  // A byte-order mark (an editor on Windows) is not part of the first key.
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '')
+  return /\.json$/i.test(path) ? parseJsonValues(text) : parseKeyValueLines(text)
+}
+
+/**
+ * One JSON object, nested values kept; a key twice in any object is refused (JSON.parse would keep the last silently).
+ * @internal
+ */
+export function parseJsonValues(text: string): ParsedValues {
+  let parsed: unknown
+  try {
+    parsed = parseJenkinsJson(text)
+  } catch (error) {
+    return { problem: `is not one JSON object (${(error as Error).message})` }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed
+    return { problem: `is not one JSON object (it holds ${kind})` }
+  }
+  const twice = duplicateKey(text)
+  if (twice !== undefined) return { problem: `has the key ${quoteKey(twice)} twice` }
+  return { values: parsed as Values }
+}
+
+/**
+ * `KEY=VALUE` lines: LF or CRLF ends a line (the CR is not the value's),
+ * blank lines and lines starting with `#` are skipped, the key is trimmed
+ * and the value is everything after the first `=`, exactly: no quotes
+ * removed, no escapes read. A line without `=`, an empty key, or a key
+ * given twice is refused, naming its line.
+ * @internal
+ */
+export function parseKeyValueLines(text: string): ParsedValues {
+  const values = Object.create(null) as Values
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const line = (lines[i] as string).replace(/\r$/, '')
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue
+    const equals = line.indexOf('=')
+    if (equals < 0) return { problem: `has no '=' on line ${i + 1}` }
+    const key = line.slice(0, equals).trim()
+    if (key === '') return { problem: `has an empty key on line ${i + 1}` }
+    if (Object.hasOwn(values, key)) {
+      return { problem: `has the key ${quoteKey(key)} twice (line ${i + 1})` }
+    }
+    values[key] = line.slice(equals + 1)
+  }
+  return { values }
+}
+
+/** The first key found twice in one object of `text`, valid JSON; undefined when none. */
+function duplicateKey(text: string): string | undefined {
+  // One Set per open object (null for an array), innermost last.
+  const open: Array<Set<string> | null> = []
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c === '{') open.push(new Set())
+    else if (c === '[') open.push(null)
+    else if (c === '}' || c === ']') open.pop()
+    else if (c === '"') {
+      let end = i + 1
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1
+      const raw = text.slice(i, end + 1)
+      i = end
+      let next = i + 1
+      while (/\s/.test(text[next] ?? '')) next++
+      const keys = open[open.length - 1]
+      if (text[next] !== ':' || !keys) continue
+      const key = JSON.parse(raw) as string
+      if (keys.has(key)) return key
+      keys.add(key)
+    }
+  }
+  return undefined
+}
+
+/** A key for a message: JSON-quoted (control characters escaped), at most 60 characters. */
+function quoteKey(key: string): string {
+  return JSON.stringify(cut(key, 60))
+}
+
+/** What reading the file gave: the values (`{}` when it could not be read) and the problem, if any. */
+export interface ValuesOutcome {
+  values: Values
+  /** The warning given, when the values are `{}` because of it. */
+  problem?: string
+}
+
+/**
+ * Reads `path` among the build's artifacts (one request, at most
+ * MAX_VALUES_BYTES of it) and parses it. Never throws but for the step's
+ * own cancel: every failure is one warning and `{}`.
+ */
+export async function readValues(
+  api: Pick<BuildOutputsApi, 'readArtifact'>,
+  ref: BuildRef,
+  path: string,
+  logger: Logger
+): Promise<ValuesOutcome> {
+  const what = `values-file '${path}' of build #${ref.number} of ${fullName(ref.job)}`
+  const fail = (problem: string): ValuesOutcome => {
+    const message = `The ${what} ${problem}: the values output is {}.`
+    logger.warning(message)
+    return { values: Object.create(null) as Values, problem: message }
+  }
+  let read
+  try {
+    read = await api.readArtifact(ref, path, MAX_VALUES_BYTES)
+  } catch (error) {
+    // The step's own cancel or deadline ends the step, not just the values.
+    if (!(error instanceof JenkinsError) || error instanceof Interrupted) throw error
+    if (error.kind === 'not-found') return fail('was not archived by the build (404)')
+    return fail(`could not be read (${error.message})`)
+  }
+  if ('tooLarge' in read) return fail(`is larger than 1 MiB, so it was not read`)
+  const parsed = parseValues(path, read.bytes)
+  if ('problem' in parsed) return fail(parsed.problem)
+  logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`)
+  return { values: parsed.values }
+}
+
+/** The summary's values: at most 50 keys, each value cut to 200 characters, as text. */
+export function addValues(summary: typeof coreSummary, outcome: ValuesOutcome, level = 3): void {
+  summary.addHeading('Values', level)
+  const entries = Object.entries(outcome.values)
+  if (entries.length === 0) {
+    summary.addRaw(`<p>${escapeHtml(cut(outcome.problem ?? 'None.', 1000))}</p>`, true)
+    return
+  }
+  const shown = entries.slice(0, MAX_SUMMARY_VALUES)
+  summary.addTable([
+    [
+      { data: 'Key', header: true },
+      { data: 'Value', header: true }
+    ],
+    ...shown.map(([key, value]) => [
+      `<code>${escapeHtml(cut(key, 100))}</code>`,
+      escapeHtml(
+        cut(typeof value === 'string' ? value : JSON.stringify(value), MAX_SUMMARY_VALUE_CHARS)
+      ) || '&nbsp;'
+    ])
+  ])
+  if (entries.length > shown.length) {
+    summary.addRaw(`<p>… and ${entries.length - shown.length} more.</p>`, true)
+  }
+}
