@@ -2,11 +2,10 @@
  * The parts of following a build that one `job` (build-job.ts) and several
  * `jobs` (src/multi/) share: picking an existing build, the queue item of a
  * scan's build, the unknown-parameter warning, what a finished build
- * produced, the commit status, and the description of a failure for it.
+ * produced, and the description of a failure for the commit status.
  * None prints by itself: each takes the logger (and annotator) to use.
  */
 import { downloadArtifacts } from '../outcome/artifacts.js'
-import type { CommitStatusReporter, StatusGate } from '../outcome/commit-status.js'
 import type { BuildMode, Settings } from '../inputs/inputs.js'
 import { JenkinsError } from '../jenkins/errors.js'
 import { fullName } from '../jenkins/job-path.js'
@@ -142,6 +141,7 @@ export async function readProducts(
   if (outcome.tests) {
     const annotated = outcome.tests.failed.slice(0, MAX_ANNOTATED)
     const located = await locateFailedTests(annotated, settings.workspace, out.logger)
+    outcome.tests.located = located
     annotateFailedTests(outcome.tests, out.annotate, located)
   }
   outcome.stages = await readStages(api, ref, final, out.logger, unread)
@@ -150,21 +150,6 @@ export async function readProducts(
     outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread)
   }
   if (unread.length > 0) outcome.unread = unread
-}
-
-/** A commit status reporter for `context`; `gate` is shared by reporters that must stop together. */
-export async function statusReporter(
-  settings: Pick<Settings, 'githubToken'>,
-  context: string,
-  logger: Logger,
-  gate?: StatusGate
-): Promise<CommitStatusReporter> {
-  // Octokit is evaluated only when asked for (start-up cost); "eager" keeps
-  // it in the one bundle file rather than a chunk of its own.
-  const { CommitStatusReporter } = await import(
-    /* webpackMode: "eager" */ '../outcome/commit-status.js'
-  )
-  return new CommitStatusReporter({ token: settings.githubToken, context, logger, gate })
 }
 
 /** A commit status description for a step that failed before the build's result was known. */

@@ -1,6 +1,14 @@
-import { context as actionsContext, getOctokit } from '@actions/github'
+import { context as actionsContext } from '@actions/github'
 import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
+import { headShaOf, type CommitUnderTest } from './commit-under-test.js'
+import {
+  githubClient,
+  httpStatusOf,
+  messageOf,
+  redactor,
+  type GithubClient
+} from './github-client.js'
 
 export interface CommitStatusOptions {
   /** Token with `statuses: write` (github-token input). */
@@ -12,6 +20,12 @@ export interface CommitStatusOptions {
   fetch?: typeof fetch
   /** Shared by the reporters of one step (one per build with `jobs`): a token refused once is not tried, nor warned about, again. */
   gate?: StatusGate
+  /**
+   * The commit under test (commit-under-test.ts), resolved once for the
+   * step; null: none could be read (already warned about), set no status.
+   * Undefined: the synchronous part of the rule, from the context.
+   */
+  target?: CommitUnderTest | null
 }
 
 /** Whether the statuses of a step stopped for good (a token without `statuses: write`). */
@@ -38,35 +52,35 @@ export class CommitStatusReporter {
   private readonly token: string
   private readonly gate: StatusGate
   private target?: { owner: string; repo: string; sha: string }
-  private octokit?: ReturnType<typeof getOctokit>
+  private octokit?: GithubClient
   private final = false
 
   /**
-   * Reads owner/repo/sha from @actions/github's context (or an injected one).
-   * For pull requests the status goes on the PR's head commit: context.sha is
-   * the merge commit there (pull_request) or the base branch's head
-   * (pull_request_target), whose statuses the PR does not show.
+   * Goes to `options.target`, the step's commit under test; without one,
+   * reads owner/repo/sha from @actions/github's context (or an injected
+   * one): for pull requests the head commit, as the rule says (context.sha is
+   * the merge commit there, or the base branch's head, whose statuses the
+   * pull request does not show).
    */
   constructor(options: CommitStatusOptions, ghContext?: StatusContext) {
     this.logger = options.logger
     this.context = options.context
     this.token = options.token
     this.gate = options.gate ?? { closed: false }
+    if (options.target === null) {
+      this.logger.debug(`Commit status '${this.context}' is off: no commit under test.`)
+      return
+    }
     try {
       const ctx = ghContext ?? actionsContext
-      const { owner, repo } = ctx.repo
-      const sha = headSha(ctx) ?? ctx.sha
+      const { owner, repo } = options.target ?? ctx.repo
+      const sha = options.target?.sha ?? headShaOf(ctx)?.sha ?? ctx.sha
       if (!sha) throw new Error('the workflow context has no commit SHA')
       this.target = { owner, repo, sha }
-      this.octokit = getOctokit(options.token, {
-        ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
-        // Octokit would otherwise print its own warnings to the console.
-        log: {
-          debug: () => undefined,
-          info: () => undefined,
-          warn: (message: string) => this.logger.debug(this.redact(message)),
-          error: (message: string) => this.logger.debug(this.redact(message))
-        }
+      this.octokit = githubClient({
+        token: options.token,
+        logger: this.logger,
+        fetch: options.fetch
       })
     } catch (error) {
       this.target = undefined
@@ -128,7 +142,7 @@ export class CommitStatusReporter {
       })
       this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`)
     } catch (error) {
-      const status = (error as { status?: unknown }).status
+      const status = httpStatusOf(error)
       if (status === 403 || status === 404) {
         // A token without `statuses: write`, or a fork PR's read-only token:
         // say so once and stop trying (every reporter of the step).
@@ -151,13 +165,8 @@ export class CommitStatusReporter {
 
   /** The token must never reach a log line, whatever a library puts in a message. */
   private redact(text: string): string {
-    return this.token ? text.split(this.token).join('***') : text
+    return redactor(this.token)(text)
   }
-}
-
-function headSha(ctx: StatusContext): string | undefined {
-  const head = (ctx.payload.pull_request as { head?: { sha?: unknown } } | undefined)?.head
-  return typeof head?.sha === 'string' && head.sha !== '' ? head.sha : undefined
 }
 
 function httpUrl(url: string | undefined): string | undefined {
@@ -173,8 +182,4 @@ function httpUrl(url: string | undefined): string | undefined {
 function shorten(text: string, max: number): string {
   const chars = Array.from(text.replace(/\s+/g, ' ').trim())
   return chars.length <= max ? chars.join('') : chars.slice(0, max - 1).join('') + '…'
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

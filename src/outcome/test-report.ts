@@ -23,6 +23,8 @@ export interface TestsOutcome {
   casesRead: number
   /** The report was too large to read whole: failed tests past what was read are not listed. */
   partial: boolean
+  /** Where the annotated failed tests failed in the workspace, when their traces say (test-locations.ts). */
+  located?: ReadonlyMap<FailedTest, TestLocation>
 }
 
 /** Failed tests listed in the summary. */

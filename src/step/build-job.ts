@@ -5,12 +5,12 @@ import {
   lastBuild,
   readProducts,
   statusFailure,
-  statusReporter,
   stdoutDrained,
   warnUnknownParameters,
   type PartsOutput
 } from '../follow/build-parts.js'
 import type { CommitStatusReporter } from '../outcome/commit-status.js'
+import { GithubReports } from '../outcome/github-reports.js'
 import { Output } from '../util/constants.js'
 import { coreLogger } from './core-logger.js'
 import { BuildFollower, queueWaitMs, type EndWatch } from '../follow/follower.js'
@@ -48,22 +48,39 @@ export async function buildJob(
   uploads: readonly UploadFile[] = []
 ): Promise<void> {
   const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal })
-  const status = settings.commitStatus
-    ? await statusReporter(settings, settings.statusContext, coreLogger)
-    : undefined
+  const reports = await GithubReports.start({
+    settings,
+    logger: coreLogger,
+    setOutput: (name, value) => core.setOutput(name, value),
+    reportName: settings.statusContext
+  })
+  const status = settings.commitStatus ? await reports.status(settings.statusContext) : undefined
+  const outcome: BuildOutcome = { jobName: settings.jobName, jobUrl: api.jobUrl(settings.job) }
+  const shown = { outcome, reports }
   try {
-    await follow(api, settings, signal, progress, follower, status, branch, uploads)
+    await follow(api, settings, signal, progress, follower, status, shown, branch, uploads)
   } catch (error) {
-    // A status left pending would block a protected branch for good.
+    // A status left pending would block a protected branch for good; a
+    // comment left "running" would mislead the same way.
+    const finishing: Promise<unknown>[] = []
     if (status && !status.finished) {
-      const finishing = status.finish('error', statusFailure(error, signal), progress.build?.url)
-      // On cancel or timeout, stopping the build comes first: the status
-      // goes alongside, within the abort's budget (main awaits it).
-      if (signal.aborted) progress.defer(finishing)
-      else await finishing
+      finishing.push(status.finish('error', statusFailure(error, signal), progress.build?.url))
     }
+    if (!reports.finished) {
+      finishing.push(reports.show([{ outcome, error: statusFailure(error, signal) }], true))
+    }
+    // On cancel or timeout, stopping the build comes first: the reports
+    // go alongside, within the abort's budget (main awaits them).
+    if (signal.aborted) progress.defer(Promise.all(finishing))
+    else await Promise.all(finishing)
     throw error
   }
+}
+
+/** The comment's build and where it goes: shown as it changes, and at the end. */
+interface Shown {
+  outcome: BuildOutcome
+  reports: GithubReports
 }
 
 async function follow(
@@ -73,11 +90,12 @@ async function follow(
   progress: Progress,
   follower: BuildFollower,
   status: CommitStatusReporter | undefined,
+  shown: Shown,
   branch: BranchJob | undefined,
   uploads: readonly UploadFile[]
 ): Promise<void> {
   const name = settings.jobName
-  const outcome: BuildOutcome = { jobName: name, jobUrl: api.jobUrl(settings.job) }
+  const { outcome } = shown
 
   // The build's JSON when it is needed before its end (`wait: started`, or a
   // build this step did not start); a build this step follows to its end is
@@ -111,6 +129,8 @@ async function follow(
     outcome.queueUrl = queued.queueUrl
     outcome.parameters = settings.parameters
     core.setOutput(Output.QueueUrl, queued.queueUrl)
+    // Not awaited: the build is followed while GitHub answers (writes stay in order).
+    void shown.reports.show([{ outcome }])
     if (!branch?.indexingBuild) {
       coreLogger.info(
         queued.merged
@@ -124,7 +144,7 @@ async function follow(
       progress.returned(
         `queue item ${queued.queueId} of ${name} (${queued.queueUrl}) goes on in Jenkins (wait: false)`
       )
-      return finish(outcome, true, settings, progress)
+      return finish(shown, true, settings, progress)
     }
     const start = await follower.waitForStart(queued.queueId)
     progress.started(start.ref)
@@ -153,6 +173,7 @@ async function follow(
       url: api.buildUrl(settings.job, first.number)
     })
     outcome.buildUrl = progress.build?.url
+    void shown.reports.show([{ outcome }])
     // Not triggered here: no job read to take them from, so one bounded read.
     if (settings.wait !== 'queued') {
       outcome.history = await readHistory(api, settings.job, first.number, coreLogger)
@@ -174,7 +195,7 @@ async function follow(
     progress.returned(
       `Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: started)`
     )
-    return finish(outcome, true, settings, progress)
+    return finish(shown, true, settings, progress)
   }
 
   const { final, tail } = await waitForEnd(api, settings, ref, first, from, pipeline, follower)
@@ -194,7 +215,7 @@ async function follow(
     ref.url,
     accepted
   )
-  await finish(outcome, accepted, settings, progress, tail)
+  await finish(shown, accepted, settings, progress, tail)
 }
 
 /** Follows the build to its end, streaming its console unless `log` is false; the console's last lines for the failure message. */
@@ -251,16 +272,18 @@ async function waitForEnd(
 
 /** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
 async function finish(
-  outcome: BuildOutcome,
+  shown: Shown,
   accepted: boolean,
   settings: Settings,
   progress: Progress,
   tail: string[] = []
 ): Promise<void> {
+  const { outcome } = shown
   // Whatever the step did not wait for, the user chose to leave running.
   progress.done()
   setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome, coreLogger)
   await writeSummary(stepSummary, outcome, coreLogger)
+  await shown.reports.show([{ outcome }], true)
   // A wanted artifact that is missing fails the step even when the build passed.
   const problems = outcome.artifacts?.problems ?? []
   if (!accepted) {

@@ -17,6 +17,9 @@ export enum Input {
   CommitStatus = 'commit-status',
   GithubToken = 'github-token',
   StatusContext = 'status-context',
+  PrComment = 'pr-comment',
+  Commit = 'commit',
+  PullRequest = 'pull-request',
   Branch = 'branch',
   Scan = 'scan',
   JobToken = 'job-token',
@@ -49,7 +52,9 @@ export enum Output {
   /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
   Builds = 'builds',
   /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
-  History = 'history'
+  History = 'history',
+  /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
+  Commit = 'commit'
 }
 
 /** Keys saved with core.saveState for the post step. */
