@@ -31,6 +31,10 @@ export interface CommitStatusOptions {
 /** Whether the statuses of a step stopped for good (a token without `statuses: write`). */
 export interface StatusGate {
   closed: boolean
+  /** A status of the step went through: the token may set them. */
+  proven?: boolean
+  /** The step's first request, while it is unanswered: the others wait for it. */
+  probe?: Promise<void>
 }
 
 /** The parts of @actions/github's context the reporter reads. */
@@ -131,15 +135,34 @@ export class CommitStatusReporter {
       this.logger.debug(`Commit status '${this.context}' skipped (${state}).`)
       return
     }
+    // Until one status of the step has gone through, the reporters of its
+    // builds (several `jobs`) wait for the one request in flight: a token
+    // that may not set statuses is refused once, not once per build.
+    while (!this.gate.proven && this.gate.probe) await this.gate.probe
+    if (this.gate.closed) {
+      this.logger.debug(`Commit status '${this.context}' skipped (${state}).`)
+      return
+    }
     const url = httpUrl(targetUrl)
     try {
-      await octokit.rest.repos.createCommitStatus({
+      const request = octokit.rest.repos.createCommitStatus({
         ...target,
         state,
         context: this.context,
         description: shorten(description, MAX_DESCRIPTION),
         ...(url ? { target_url: url } : {})
       })
+      if (!this.gate.proven) {
+        const probe = request.then(
+          () => void (this.gate.proven = true),
+          () => undefined
+        )
+        this.gate.probe = probe
+        void probe.then(() => {
+          if (this.gate.probe === probe) this.gate.probe = undefined
+        })
+      }
+      await request
       this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`)
     } catch (error) {
       const status = httpStatusOf(error)

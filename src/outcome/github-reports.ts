@@ -137,9 +137,9 @@ export class GithubReports {
   }
 
   /**
-   * Writes the comment with the builds as they are now. Not awaited on the
-   * way (the build goes on while GitHub answers); `final` is the text the
-   * comment ends with, written once.
+   * Writes the comment with the builds as they are now (writes go in the
+   * order asked); `final` is the text the comment ends with, written once.
+   * Never rejects.
    */
   show(builds: readonly CommentBuild[], final = false): Promise<void> {
     if (!this.comment || this.final) return Promise.resolve()

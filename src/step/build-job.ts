@@ -129,8 +129,9 @@ async function follow(
     outcome.queueUrl = queued.queueUrl
     outcome.parameters = settings.parameters
     core.setOutput(Output.QueueUrl, queued.queueUrl)
-    // Not awaited: the build is followed while GitHub answers (writes stay in order).
-    void shown.reports.show([{ outcome }])
+    // Awaited like the status: a warning said while the console streams
+    // would land in its stop-commands region, where the runner ignores it.
+    await shown.reports.show([{ outcome }])
     if (!branch?.indexingBuild) {
       coreLogger.info(
         queued.merged
@@ -173,7 +174,7 @@ async function follow(
       url: api.buildUrl(settings.job, first.number)
     })
     outcome.buildUrl = progress.build?.url
-    void shown.reports.show([{ outcome }])
+    await shown.reports.show([{ outcome }])
     // Not triggered here: no job read to take them from, so one bounded read.
     if (settings.wait !== 'queued') {
       outcome.history = await readHistory(api, settings.job, first.number, coreLogger)
