@@ -18,6 +18,20 @@ const LAYERS = {
   // The command talks to the action through its bundle only.
   cli: ['util']
 }
+/**
+ * Inside src/jenkins/, the same one-way order between its sub-folders (the
+ * client's facade, src/jenkins/client.ts, sits above them all and none
+ * imports it): the transport knows nothing of Jenkins' model, the reads and
+ * the test reports use the transport and the model, the trigger also the
+ * reads. Besides these, a sub-folder imports only util/.
+ */
+const JENKINS = {
+  transport: [],
+  model: ['transport'],
+  reads: ['transport', 'model'],
+  reports: ['transport', 'model'],
+  trigger: ['transport', 'model', 'reads']
+}
 /** The runner's API stays out of the client and the helpers (@actions/http-client is the client's transport). */
 const NO_RUNNER = ['util', 'jenkins']
 const TEST_SERVER = {
@@ -30,30 +44,49 @@ const NO_SRC = {
   message: 'The test server follows Jenkins, never our client: it imports nothing of src/.'
 }
 
-function boundaries() {
-  const folders = Object.entries(LAYERS).map(([folder, allowed]) => ({
+/** The import rule of one folder: `outside` matches what it may not import. */
+function restrict(folder, layer, outside, message) {
+  return {
     files: [`src/${folder}/**/*.ts`],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: NO_RUNNER.includes(folder)
+          paths: NO_RUNNER.includes(layer)
             ? ['@actions/core', '@actions/github'].map(name => ({
                 name,
                 message: `src/${folder}/ knows nothing of the runner.`
               }))
             : [],
-          patterns: [
-            {
-              regex: allowed.length ? `^\\.\\./(?!(${allowed.join('|')})/)` : '^\\.\\./',
-              message: `src/${folder}/ may import ${allowed.length ? `only ${allowed.map(f => `${f}/`).join(', ')} besides itself` : 'nothing outside itself'} (see src/${folder}/README.md).`
-            },
-            TEST_SERVER
-          ]
+          patterns: [{ regex: outside, message }, TEST_SERVER]
         }
       ]
     }
-  }))
+  }
+}
+
+function listed(folders) {
+  return folders.map(f => `${f}/`).join(', ')
+}
+
+function boundaries() {
+  const folders = Object.entries(LAYERS).map(([folder, allowed]) =>
+    restrict(
+      folder,
+      folder,
+      allowed.length ? `^\\.\\./(?!(${allowed.join('|')})/)` : '^\\.\\./',
+      `src/${folder}/ may import ${allowed.length ? `only ${listed(allowed)} besides itself` : 'nothing outside itself'} (see src/${folder}/README.md).`
+    )
+  )
+  // After the folder rules, so that these replace jenkins/'s for its sub-folders.
+  const jenkins = Object.entries(JENKINS).map(([sub, allowed]) =>
+    restrict(
+      `jenkins/${sub}`,
+      'jenkins',
+      `^\\.\\./(?!(${['\\.\\./util', ...allowed].join('|')})/)`,
+      `src/jenkins/${sub}/ may import only ${listed(['util', ...allowed.map(a => `jenkins/${a}`)])} besides itself (see src/jenkins/README.md).`
+    )
+  )
   return [
     {
       files: ['src/*.ts'],
@@ -70,6 +103,7 @@ function boundaries() {
       }
     },
     ...folders,
+    ...jenkins,
     {
       files: ['test-server/**/*.ts'],
       rules: { 'no-restricted-imports': ['error', { patterns: [NO_SRC] }] }

@@ -30,8 +30,43 @@ describe('folder boundaries', () => {
       'src/jenkins/ may import only util/'
     ],
     [
+      'src/jenkins/transport/probe.ts',
+      "import { x } from '../model/types.js'",
+      'src/jenkins/transport/ may import only util/ besides itself'
+    ],
+    [
+      'src/jenkins/transport/probe.ts',
+      "import * as x from '@actions/core'",
+      'src/jenkins/transport/ knows nothing of the runner'
+    ],
+    [
+      'src/jenkins/model/probe.ts',
+      "import { x } from '../reads/reads.js'",
+      'src/jenkins/model/ may import only util/, jenkins/transport/'
+    ],
+    [
+      'src/jenkins/reads/probe.ts',
+      "import { x } from '../trigger/reconcile.js'",
+      'src/jenkins/reads/ may import only'
+    ],
+    [
+      'src/jenkins/reports/probe.ts',
+      "import { x } from '../reads/reads.js'",
+      'src/jenkins/reports/ may import only'
+    ],
+    [
+      'src/jenkins/trigger/probe.ts',
+      "import { x } from '../client.js'",
+      'src/jenkins/trigger/ may import only'
+    ],
+    [
+      'src/jenkins/trigger/probe.ts',
+      "import { x } from '../../inputs/inputs.js'",
+      'src/jenkins/trigger/ may import only'
+    ],
+    [
       'src/util/probe.ts',
-      "import { x } from '../jenkins/errors.js'",
+      "import { x } from '../jenkins/transport/errors.js'",
       'src/util/ may import nothing outside itself'
     ],
     [
@@ -87,6 +122,14 @@ describe('folder boundaries', () => {
   test.each([
     ['src/jenkins/probe.ts', "import { x } from '../util/logger.js'"],
     ['src/jenkins/probe.ts', "import { x } from '@actions/http-client'"],
+    ['src/jenkins/probe.ts', "import { x } from './trigger/trigger.js'"],
+    ['src/jenkins/transport/probe.ts', "import { x } from '../../util/logger.js'"],
+    ['src/jenkins/transport/probe.ts', "import { x } from './errors.js'"],
+    ['src/jenkins/model/probe.ts', "import { x } from '../transport/errors.js'"],
+    ['src/jenkins/reads/probe.ts', "import { x } from '../model/types.js'"],
+    ['src/jenkins/reports/probe.ts', "import { x } from '../transport/requester.js'"],
+    ['src/jenkins/trigger/probe.ts', "import { x } from '../reads/reads.js'"],
+
     ['src/outcome/probe.ts', "import { x } from '../inputs/inputs.js'"],
     ['src/follow/probe.ts', "import { x } from '../outcome/report.js'"],
     ['src/step/probe.ts', "import { x } from '../follow/follower.js'"],

@@ -9,7 +9,8 @@ import {
   exitStatus,
   LOCAL_ACTION,
   MIN_NODE_MAJOR,
-  plan
+  plan,
+  withoutLauncherError
 } from '../scripts/local-action.mjs'
 import { Input } from '../src/util/constants.js'
 import { parseSettings } from '../src/inputs/inputs.js'
@@ -108,17 +109,38 @@ describe('npm run local-action', () => {
     expect(exitStatus({ status: null, signal: null, error: new Error('ENOENT') }, signals)).toBe(1)
   })
 
-  // A stand-in for npx (a shell script first on PATH) that exits as told: nothing is downloaded.
+  // Stand-ins first on PATH, so nothing is downloaded: `npx` records how it was called and runs
+  // a launcher that does what @github/local-action 7.0.1's bin/local-action.js does (execSync of
+  // `npm exec tsx …/src/index.ts -- ARGS`, and on failure `console.log(); console.log(error)`);
+  // `npm` stands for the tool, printing the step's lines and exiting as told.
   test.skipIf(process.platform === 'win32')(
-    'the script exits with the status of the run, under the Node it chose',
+    "the script exits with the step's status and shows the step's output, not the launcher's stack",
     () => {
       const bin = mkdtempSync(join(tmpdir(), 'standin-npx-'))
       const record = join(bin, 'record')
+      const launcher = join(bin, 'launcher.mjs')
       writeFileSync(
         join(bin, 'npx'),
-        `#!/bin/sh\nprintf '%s\\n' "$*" "$(command -v node)" > "${record}"\nexit "$STANDIN_STATUS"\n`
+        `#!/bin/sh\nprintf '%s\\n' "$*" "$(command -v node)" > "${record}"\nshift 2\nexec node "${launcher}" "$@"\n`
       )
-      chmodSync(join(bin, 'npx'), 0o755)
+      writeFileSync(
+        launcher,
+        [
+          "import { execSync } from 'node:child_process'",
+          'try {',
+          `  execSync(\`npm exec tsx "${bin}/src/index.ts" -- \${process.argv.slice(2).join(' ')}\`, { stdio: 'inherit' })`,
+          '} catch (error) {',
+          '  console.log()',
+          '  console.log(error)',
+          '  process.exit(error.status)',
+          '}'
+        ].join('\n')
+      )
+      writeFileSync(
+        join(bin, 'npm'),
+        `#!/bin/sh\necho '::error::Job hello failed: FAILURE'\necho\necho 'the step, last line'\nexit "$STANDIN_STATUS"\n`
+      )
+      for (const name of ['npx', 'npm']) chmodSync(join(bin, name), 0o755)
       for (const status of [0, 1, 3]) {
         const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'local-action.mjs')], {
           cwd: ROOT,
@@ -135,14 +157,36 @@ describe('npm run local-action', () => {
         if (Number(process.versions.node.split('.')[0]) < MIN_NODE_MAJOR) {
           expect(node).toBe(join(ROOT, 'tools', 'node24', 'node_modules', '.bin', 'node'))
         }
+        // The step's own output, whole; then this script's line.
+        expect(run.stdout).toBe('::error::Job hello failed: FAILURE\n\nthe step, last line\n')
         expect(run.stderr).toMatch(
           status === 0
-            ? /the step succeeded/
-            : new RegExp(`the step failed \\(exit status ${status}\\)`)
+            ? /the step succeeded\.\n$/
+            : new RegExp(`the step failed \\(exit status ${status}\\)\\.\\n$`)
         )
+        expect(`${run.stdout}${run.stderr}`).not.toMatch(/Command failed|^\s+at /m)
       }
     }
   )
+
+  test("the launcher's error block is dropped, wherever the chunks break; the step's lines pass", () => {
+    const step = 'Run\n\nError: Command failed: in the step\n  at its own stack (app.js:1:1)\n\n'
+    const launcher =
+      '\nError: Command failed: npm exec tsx "/cache/_npx/1/node_modules/@github/local-action/src/index.ts" -- run . src/main.ts .env --post src/post.ts\n    at genericNodeError (node:internal/errors:983:15)\n    at checkExecSyncError (node:child_process:891:11)\n{\n  status: 1,\n  signal: null\n}\n'
+    const all = step + launcher
+    for (const size of [1, 7, all.length]) {
+      let out = ''
+      const filter = withoutLauncherError(text => (out += text))
+      for (let i = 0; i < all.length; i += size) filter.push(all.slice(i, i + size))
+      filter.end()
+      expect(out, `chunks of ${size}`).toBe(step)
+    }
+    let out = ''
+    const filter = withoutLauncherError(text => (out += text))
+    filter.push('no newline at the end')
+    filter.end()
+    expect(out).toBe('no newline at the end')
+  })
 
   test('.env.example names only inputs action.yml has, and they pass validation', () => {
     const inputs = Object.entries(ENV).filter(([key]) => key.startsWith('INPUT_'))

@@ -161,6 +161,22 @@ describe('docs/*.md', () => {
   })
 })
 
+/**
+ * What a README table row added after 1.0.0 ends with until a release ships
+ * it; the release replaces it with `Since X.Y.Z.` (CONTRIBUTING.md, Releases).
+ */
+const UNRELEASED_LABEL = 'Since the next release (unreleased).'
+
+/** Negative, 0 or positive as `a` is older than, the same as or newer than `b` (x.y.z). */
+function compareVersions(a: string, b: string): number {
+  const [x, y] = [a, b].map(v => v.split('.').map(Number))
+  for (let i = 0; i < 3; i++) {
+    const d = (x?.[i] ?? 0) - (y?.[i] ?? 0)
+    if (d !== 0) return d
+  }
+  return 0
+}
+
 /** The `## [x.y.z]` sections of CHANGELOG.md, newest first. */
 function changelogSections(): Map<string, string> {
   const text = readFileSync(new URL('../CHANGELOG.md', import.meta.url), 'utf8')
@@ -194,26 +210,33 @@ describe('versions', () => {
   })
 
   it.each(['Inputs', 'Outputs'] as const)(
-    'the %s table marks each row added after 1.0.0 with its release',
+    'the %s table marks each row added after 1.0.0 with a released version, or as unreleased',
     table => {
       const first = namesListed(sections.get('1.0.0') ?? '', table)
       // Guards the reader: an empty list would mark every row as new.
       expect(first).toContain(table === 'Inputs' ? 'timeout' : 'build-url')
-      const [major = 0, minor = 0] = packageVersion.split('.').map(Number)
-      // Released versions, and the next minor one for rows not released yet.
-      const versions = new Set([...sections.keys(), `${major}.${minor + 1}.0`])
-      versions.delete('1.0.0')
+      // No label names a version that is not out: at most package.json's, with its CHANGELOG section.
+      const released = [...sections.keys()].filter(v => compareVersions(v, packageVersion) <= 0)
       for (const [name, meaning] of readmeTable(table, 'last')) {
-        const since = /Since (\d+\.\d+\.\d+)\.$/.exec(meaning)?.[1]
-        if (first.has(name)) expect(since, `${name} came with 1.0.0`).toBeUndefined()
-        else
-          expect(
-            versions,
-            `${table} row ${name}: end it with 'Since X.Y.Z.', the release that added it`
-          ).toContain(since)
+        const label = /Since (?:(\d+\.\d+\.\d+)|the next release \(unreleased\))\.$/.exec(meaning)
+        if (first.has(name)) {
+          expect(label?.[0], `${table} row ${name} came with 1.0.0: no label`).toBeUndefined()
+          continue
+        }
+        const version = label?.[1]
+        const wanted = `${table} row ${name}: end it with '${UNRELEASED_LABEL}' until a release ships it, then with 'Since X.Y.Z.' (CONTRIBUTING.md, Releases); released: ${released.join(', ')}`
+        expect(label, wanted).not.toBeNull()
+        if (version !== undefined) expect(released, wanted).toContain(version)
       }
     }
   )
+
+  it('compares versions as numbers', () => {
+    expect(compareVersions('1.10.0', '1.9.3')).toBeGreaterThan(0)
+    expect(compareVersions('1.2.0', '1.1.0')).toBeGreaterThan(0)
+    expect(compareVersions('1.1.0', '1.1.0')).toBe(0)
+    expect(compareVersions('0.9.9', '1.0.0')).toBeLessThan(0)
+  })
 })
 
 describe('what a user reads', () => {

@@ -64,6 +64,8 @@ export interface RunOptions {
   bundle?: string
   /** Keep the temporary folder (the workspace and the file-command files) after the run; by default it is removed once they are read. */
   keep?: boolean
+  /** A process group of its own: a terminal's Ctrl+C then reaches only the caller, which forwards it as the runner does (src/cli/cancel-step.ts). */
+  detached?: boolean
 }
 
 export interface RunningAction {
@@ -124,7 +126,8 @@ export function startAction(
     state: options.state,
     noSummary: options.noSummary,
     overrides: options.env,
-    keep: options.keep
+    keep: options.keep,
+    detached: options.detached
   })
   let stdout = ''
   let stderr = ''

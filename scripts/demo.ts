@@ -2,9 +2,15 @@
  * npm run demo: starts the Jenkins-compatible test server with sample jobs,
  * runs the bundled action against one of them the way a workflow would, and
  * shows what the step log, the outputs and the job summary would show.
+ *
+ * The step's temporary folder (its workspace and file-command files) is
+ * removed when the step ends, whatever its status; Ctrl+C cancels the step
+ * as the runner cancels a workflow and waits for it to end, so nothing is
+ * left behind in the temporary directory.
  */
-import { BUNDLE, PR_EVENT, runAction } from './action-runner.js'
+import { BUNDLE, PR_EVENT, startAction } from './action-runner.js'
 import { existsSync } from 'node:fs'
+import { interruptedStatus, StepCanceller } from '../src/cli/cancel-step.js'
 import { sampleJobs, startJenkins } from '../test-server/index.js'
 
 // Bold rules on a terminal only: piped into a file or a pager, escapes are noise.
@@ -19,6 +25,17 @@ const PR = PR_EVENT.payload.pull_request
 
 async function main(): Promise<void> {
   if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`)
+  // From here on Ctrl+C (SIGINT, SIGTERM, SIGHUP) cancels the step, which then ends and cleans up.
+  const canceller = new StepCanceller(text => console.log(`demo: ${text}`))
+  try {
+    await demo(canceller)
+  } finally {
+    canceller.close()
+  }
+  if (canceller.interruption) process.exitCode = interruptedStatus(canceller.interruption)
+}
+
+async function demo(canceller: StepCanceller): Promise<void> {
   const jenkins = await startJenkins({
     contextPath: '/jenkins',
     users: [
@@ -31,7 +48,7 @@ async function main(): Promise<void> {
     rule('Jenkins-compatible test server')
     console.log(`Listening on ${jenkins.url} (user demo, password authentication: crumb + session)`)
     console.log(
-      'Job team/service/deploy: a Pipeline with parameters ENV, BRANCH and PR, five stages, a test report and archived files; its Approve stage waits for a person, who answers after 6 s.'
+      'Job team/service/deploy: a Pipeline with parameters ENV, BRANCH and PR, five stages, a test report and archived files; its Approve stage waits for a reviewer: the user who started it (demo) proceeds after 6 s.'
     )
     const inputs = {
       url: jenkins.url,
@@ -70,13 +87,20 @@ async function main(): Promise<void> {
         ''
       ].join('\n')
     )
-    const run = await runAction(inputs, { noSummary: false, event: PR_EVENT, keep: true })
+    // Interrupted while the server started: there is no step to cancel, so none is started.
+    if (canceller.interruption) return
+    const running = startAction(inputs, {
+      noSummary: false,
+      event: PR_EVENT,
+      detached: process.platform !== 'win32'
+    })
+    canceller.follow(running.child)
+    const run = await running.done
     process.stdout.write(run.stdout)
     if (run.stderr) process.stdout.write(run.stderr)
     rule(
       `Step ${run.code === 0 ? 'passed' : 'failed'} (exit code ${run.code}) in ${run.durationMs} ms`
     )
-    console.log(`The step's workspace, with the downloaded artifacts: ${run.workspace}`)
     rule('Outputs')
     for (const [name, value] of Object.entries(run.outputs)) {
       console.log(`${name} = ${value.length > 160 ? value.slice(0, 160) + '…' : value}`)

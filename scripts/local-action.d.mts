@@ -27,3 +27,10 @@ export declare function exitStatus(
   result: { status: number | null; signal: NodeJS.Signals | null; error?: Error },
   signals: Partial<Record<NodeJS.Signals, number>>
 ): number
+
+export declare const LAUNCHER_ERROR: RegExp
+
+export declare function withoutLauncherError(write: (text: string) => void): {
+  push(chunk: string): void
+  end(): void
+}

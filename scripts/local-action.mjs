@@ -12,8 +12,12 @@
 //   what to do;
 // - its exit status is the tool's, which is the step's: src/main.ts sets
 //   process.exitCode when the step fails, since the tool's stand-in for
-//   core.setFailed does not.
-import { spawnSync } from 'node:child_process'
+//   core.setFailed does not;
+// - when the step fails, the tool's launcher (bin/local-action.js) prints the
+//   Node error of its own child process, about 20 lines of stack that say
+//   nothing of the step, after the step's output: its stdout passes through
+//   here, without that block, and this script's line says how the step ended.
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { constants } from 'node:os'
 import { delimiter, dirname, join, resolve } from 'node:path'
@@ -56,6 +60,55 @@ export function plan({ envFile, nodeVersion, node24Bin, env, platform }) {
   }
 }
 
+/**
+ * The first line of what @github/local-action's launcher prints when the
+ * tool's process fails (bin/local-action.js: `console.log(); console.log(error)`
+ * on execSync's error): `Error: Command failed: npm exec tsx "…/src/index.ts" -- …`
+ * (pnpm dlx, yarn exec or yarn dlx for other package managers).
+ */
+export const LAUNCHER_ERROR =
+  /^Error: Command failed: (?:npm exec|pnpm dlx|yarn exec|yarn dlx) tsx /
+
+/**
+ * A filter for the tool's stdout: lines pass as they come, except the
+ * launcher's error block (the blank line before it, the line LAUNCHER_ERROR
+ * matches and everything after it, which is its stack and fields). `write`
+ * gets whole lines; `end()` passes an unfinished last line.
+ */
+export function withoutLauncherError(write) {
+  let partial = ''
+  let blank = false
+  let dropping = false
+  const line = text => {
+    if (dropping) return
+    if (LAUNCHER_ERROR.test(text)) {
+      dropping = true
+      return
+    }
+    // Held back: it is the launcher's, when its error follows.
+    if (blank) write('\n')
+    blank = text === ''
+    if (!blank) write(`${text}\n`)
+  }
+  return {
+    push(chunk) {
+      const lines = (partial + chunk).split('\n')
+      partial = lines.pop() ?? ''
+      for (const text of lines) line(text)
+    },
+    end() {
+      if (dropping) return
+      if (blank) write('\n')
+      blank = false
+      if (partial !== '') write(partial)
+      partial = ''
+    }
+  }
+}
+
+/** Signals that stop the run: passed to the tool's process group, as a terminal's Ctrl+C would be. */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP']
+
 /** The exit status of a finished child: its own, or 128 + the signal's number, as a shell reports it. */
 export function exitStatus(result, signals) {
   if (result.error) return 1
@@ -64,7 +117,7 @@ export function exitStatus(result, signals) {
   return number ? 128 + number : 1
 }
 
-function main() {
+async function main() {
   const envFile = process.argv[2] ?? '.env.example'
   if (!existsSync(join(ROOT, envFile)) && !existsSync(envFile)) {
     console.error(
@@ -86,12 +139,34 @@ function main() {
   console.error(
     `Running ${LOCAL_ACTION} under ${run.node} with ${envFile}; the first run downloads it (${DOWNLOAD}) into npm's cache.`
   )
-  const result = spawnSync(run.command, run.args, {
+  // Its stdout is a pipe now: keep the colours it would show on this terminal.
+  const color = process.stdout.isTTY && run.env.NO_COLOR === undefined
+  const windows = process.platform === 'win32'
+  const child = spawn(run.command, run.args, {
     cwd: ROOT,
-    env: run.env,
-    stdio: 'inherit',
-    shell: process.platform === 'win32'
+    env: color && run.env.FORCE_COLOR === undefined ? { ...run.env, FORCE_COLOR: '1' } : run.env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    shell: windows,
+    // A process group of its own: a terminal's Ctrl+C reaches this script, which passes it on once.
+    detached: !windows
   })
+  const forward = signal => {
+    try {
+      if (!windows && child.pid !== undefined) process.kill(-child.pid, signal)
+    } catch {
+      // The group has ended already.
+    }
+  }
+  for (const signal of SIGNALS) process.on(signal, forward)
+  const filter = withoutLauncherError(text => process.stdout.write(text))
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', chunk => filter.push(chunk))
+  const result = await new Promise(resolve => {
+    child.on('error', error => resolve({ status: null, signal: null, error }))
+    child.on('close', (status, signal) => resolve({ status, signal }))
+  })
+  for (const signal of SIGNALS) process.off(signal, forward)
+  filter.end()
   if (result.error)
     console.error(`npm run local-action: could not run npx: ${result.error.message}`)
   const status = exitStatus(result, constants.signals)
@@ -102,4 +177,4 @@ function main() {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1]))
-  process.exit(main())
+  process.exitCode = await main()

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { sampleJobs } from './model/sample-jobs.js'
+import { SAMPLE_NOTES, SAMPLE_WORKSPACE, sampleJobs } from './model/sample-jobs.js'
 import { DEFAULT_USERS } from './server.js'
 import { timeSpan } from './model/time-span.js'
 import type {
@@ -38,6 +38,11 @@ export interface CliConfig {
 
 export const DEFAULT_PORT = 8080
 const DEFAULT = DEFAULT_USERS[0] as Required<UserSpec>
+
+/** One line per sample job: its name, then what it shows. */
+function sampleLines(): string[] {
+  return Object.entries(SAMPLE_NOTES).map(([name, note]) => `  ${name.padEnd(23)}  ${note}`)
+}
 
 export const HELP = `Jenkins-compatible test server: starts with sample jobs, prints how to point the
 action at it, and runs until Ctrl+C.
@@ -98,6 +103,12 @@ Jobs (the sample jobs exist too, unless --no-samples)
   --no-samples             Only the jobs given by --job and --pipeline.
 
   -h, --help               This help.
+
+Sample jobs (what each shows; --no-samples leaves them out)
+${sampleLines().join('\n')}
+  Run jenkins-build in ${SAMPLE_WORKSPACE} (its current directory is the workspace)
+  to see the failed tests of with-tests, failing-tests and team/service/deploy at
+  their file:line: cd ${SAMPLE_WORKSPACE} && npx --no-install jenkins-build --job failing-tests
 
 Example: a deploy job that fails after 20 s, for a user ci with a fixed API token:
   npm run server -- --token ci:11aa22bb33cc44dd55ee66ff77889900aa \\

@@ -1,6 +1,6 @@
 export { startJenkins, DEFAULT_USERS } from './server.js'
 export { DEFAULT_END_GAP } from './model/build.js'
-export { sampleJobs } from './model/sample-jobs.js'
+export { sampleJobs, SAMPLE_NOTES, SAMPLE_WORKSPACE } from './model/sample-jobs.js'
 export { generatedBytes, generatedLine, GENERATED_LINE_BYTES, stripNotes } from './model/console.js'
 export { mulberry32 } from './model/prng.js'
 export { parseTree, pruneTree } from './http/tree.js'

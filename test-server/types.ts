@@ -118,12 +118,18 @@ export interface StageSpec {
   catchError?: boolean
   /** Lines written evenly over the stage. */
   consoleLines?: string[]
+  /**
+   * The start wfapi reports instead of the real one (a broken clock or
+   * plugin: 9007199254740991, past JavaScript's last date); the stage runs
+   * as usual.
+   */
+  reportedStartMillis?: number
   /** After its run time the stage stops at an `input` step until someone proceeds or aborts (POST input/<id>/proceedEmpty or abort). */
   input?: {
     message: string
     /** InputStep id; default the capitalised digest of the message, as the plugin does (here: 'Input' + a hash). */
     id?: string
-    /** A person answers by themselves after this long (for the demo); default never. */
+    /** The user who started the build (its UserIdCause) proceeds after this long, as a reviewer would (for the demo); default never. */
     proceedAfterMs?: number
   }
 }
@@ -329,10 +335,13 @@ export type FaultEffect =
   /**
    * Jenkins' own JSON answer carrying one more member nested `depth` levels
    * deep (`[[[…]]]`): in `actions` when the answer has them (an action, as a
-   * plugin's could be), else as the object's first member. A broken plugin
-   * or a hostile proxy: Jenkins acts as usual.
+   * plugin's could be), else as the object's first member. With `field`:
+   * `actions` always gets the deep action first (the list added when the
+   * answer has none: a proxy that ignores tree=), any other top-level field
+   * (`result`) gets the deep value in place of its own. A broken plugin or a
+   * hostile proxy: Jenkins acts as usual.
    */
-  | { type: 'deep-json'; depth: number }
+  | { type: 'deep-json'; depth: number; field?: string }
 
 /**
  * A fault aimed at some requests only, by kind and job, so that one server

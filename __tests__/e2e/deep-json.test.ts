@@ -2,9 +2,12 @@
  * End to end: answers nested far too deep (a broken plugin or a hostile
  * proxy). The parts of a passing build's outcome that come nested too deep
  * (test report, stages, artifacts list) are notices, in the log and the
- * summary: the step passes. A build JSON itself nested a million levels
- * deep fails the step with a message saying what was too deep, never a
- * stack overflow. Every request checked is this run's own (job and build).
+ * summary: the step passes. An action of the build nested a million levels
+ * deep, in every read of it (a proxy that ignores tree=), is left out with
+ * one warning: the step passes. A build whose own field (`result`) is
+ * nested a million levels deep fails the step with a message saying what
+ * was too deep, never a stack overflow. Every request checked is this
+ * run's own (job and build).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,6 +19,11 @@ import { auth, commands, describeRun, run, RUNTIMES } from './helpers.js'
 
 /** Deep enough to overflow any recursive walk (2 MB), as the report that found it. */
 const DEPTH = 1_000_000
+
+/** `text` as a literal in a RegExp. */
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
 
 const made: string[] = []
 afterAll(() => {
@@ -39,6 +47,7 @@ describe.each(RUNTIMES)('JSON nested too deep ($name)', ({ path: node }) => {
             artifacts: [{ path: 'dist/app.jar', content: 'jar' }]
           }
         },
+        'deep-action': { script: { durationMs: 100, result: 'SUCCESS' } },
         'deep-build': { script: { durationMs: 100, result: 'SUCCESS' } }
       }
     })
@@ -47,7 +56,8 @@ describe.each(RUNTIMES)('JSON nested too deep ($name)', ({ path: node }) => {
     jenkins.aim({ kind: 'tests', job: 'extras', effect: { type: 'deep-json', depth: 100_000 } })
     jenkins.aim({ kind: 'stages', job: 'extras', effect: deep })
     jenkins.aim({ kind: 'build', job: 'extras', query: 'tree=artifacts', effect: deep })
-    jenkins.aim({ kind: 'build', job: 'deep-build', effect: deep })
+    jenkins.aim({ kind: 'build', job: 'deep-action', effect: { ...deep, field: 'actions' } })
+    jenkins.aim({ kind: 'build', job: 'deep-build', effect: { ...deep, field: 'result' } })
   })
   afterAll(() => jenkins.close())
 
@@ -92,12 +102,39 @@ describe.each(RUNTIMES)('JSON nested too deep ($name)', ({ path: node }) => {
       expect(new Set(spoiled.map(q => q.kind))).toEqual(new Set(['tests', 'stages', 'build']))
     })
 
-    it('a build JSON itself too deep fails the step saying so, not with a stack overflow', async () => {
+    it('a SUCCESS build with an action too deep in every read passes, saying once what was left out', async () => {
+      const r = await run(node, { ...auth(jenkins), job: 'deep-action' })
+      expect(r.code, describeRun(r)).toBe(0)
+      const n = r.outputs['build-number']
+      expect(r.outputs.result).toBe('SUCCESS')
+      expect(commands(r.stdout, 'error')).toEqual([])
+      // Said once (each read of the build carries it). A warning, or the same line as
+      // text when the read came while the console streamed (commands stopped).
+      const dropped = r.stdout.split('\n').filter(line => line.includes('levels deep'))
+      expect(dropped, describeRun(r)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^(::warning::)?Jenkins at ${escaped(jenkins.url)} answered build #${n} of 'deep-action' with element 1 of its 'actions' \\(hudson\\.model\\.DeepAction\\) nested more than 500 levels deep \\(at character \\d+\\): it is read without that element`
+          )
+        )
+      ])
+      // The `build` output is the build as read: without the deep action.
+      expect(r.outputs.build).not.toContain('DeepAction')
+      expect(r.stdout + r.stderr).not.toContain('Maximum call stack')
+      // Every read of this build, polls included, was answered with the deep action.
+      const spoiled = jenkins.requests.filter(
+        q => q.job === 'deep-action' && q.kind === 'build' && q.path.includes(`/${n}/`)
+      )
+      expect(spoiled.length).toBeGreaterThan(0)
+      expect(spoiled.every(q => q.fault === 'deep-json')).toBe(true)
+    })
+
+    it('a build whose result is too deep fails the step saying so, not with a stack overflow', async () => {
       const r = await run(node, { ...auth(jenkins), job: 'deep-build' })
       expect(r.code, describeRun(r)).toBe(1)
       expect(errorAnnotation(r)).toMatch(
         new RegExp(
-          `^Jenkins at ${jenkins.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} answered build #\\d+ of 'deep-build' with JSON nested more than 500 levels deep \\(at character \\d+\\), which this action does not read`
+          `^Jenkins at ${escaped(jenkins.url)} answered build #\\d+ of 'deep-build' with JSON nested more than 500 levels deep \\(at character \\d+\\), which this action does not read`
         )
       )
       expect(r.stdout + r.stderr).not.toContain('Maximum call stack')

@@ -13,7 +13,7 @@ import { auth, describeRun, run, RUNTIMES } from './helpers.js'
 
 /** GitHub's limit on one step's summary. */
 const MIB = 1024 * 1024
-/** The test report's byte budget (src/jenkins/test-report.ts DEFAULT_BUDGET). */
+/** The test report's byte budget (src/jenkins/reports/test-report.ts DEFAULT_BUDGET). */
 const REPORT_BUDGET = 4 * MIB
 
 /** Whether fenced code blocks and <details>, <table>, <pre> all close. */

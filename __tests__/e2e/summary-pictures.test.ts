@@ -40,7 +40,13 @@ function bar(line: string): { title: string; tags: string; start: number; end: n
   }
 }
 
-const HEADER = ['gantt', '    dateFormat x', '    axisFormat %H:%M:%S']
+/** The chart's first lines: its axis depends on the stages' span (summary-timeline.ts axisTicks). */
+const HEADER = [
+  'gantt',
+  '    dateFormat x',
+  expect.stringMatching(/^ {4}axisFormat %H:%M(:%S(\.%L)?)?$/),
+  expect.stringMatching(/^ {4}tickInterval [1-9]\d*(millisecond|second|minute)$/)
+]
 const STATEMENT =
   /^(gantt|dateformat|inclusiveenddates|topaxis|axisformat|tickinterval|includes|excludes|todaymarker|weekday|weekend|title|accdescription|acctitle|accdescr|section|click|href|call|\d{4}-\d\d-\d\d)/i
 
@@ -117,6 +123,23 @@ describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
           type: 'pipeline',
           script: { stages: HOSTILE.map(name => ({ name, durationMs: 10 })) }
         },
+        // Stages whose start Jenkins reports past JavaScript's last date, or at the epoch.
+        clocks: {
+          type: 'pipeline',
+          script: {
+            stages: [
+              { name: 'Build', durationMs: 20 },
+              { name: 'Safe max', durationMs: 10, reportedStartMillis: Number.MAX_SAFE_INTEGER },
+              {
+                name: 'Past last date',
+                durationMs: 10,
+                reportedStartMillis: 8_640_000_000_000_001
+              },
+              { name: 'Epoch', durationMs: 10, reportedStartMillis: 1 },
+              { name: 'Deploy', durationMs: 20 }
+            ]
+          }
+        },
         'pipe-a': {
           type: 'pipeline',
           script: {
@@ -173,8 +196,8 @@ describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
       const described = await describeStages(jenkins, path)
       const [chart, ...more] = charts(r.summary)
       expect(more).toEqual([])
-      expect(chart?.slice(0, 3)).toEqual(HEADER)
-      const bars = (chart ?? []).slice(3).map(bar)
+      expect(chart?.slice(0, HEADER.length)).toEqual(HEADER)
+      const bars = (chart ?? []).slice(HEADER.length).map(bar)
       expect(bars.map(b => [b.title, b.tags])).toEqual([
         ['Build', 'done'],
         ['Test (failed)', 'crit'],
@@ -206,8 +229,8 @@ describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
       expect(r.code, describeRun(r)).toBe(0)
       const [chart, ...more] = charts(r.summary)
       expect(more).toEqual([])
-      expect(chart?.slice(0, 3)).toEqual(HEADER)
-      const bars = (chart ?? []).slice(3).map(bar)
+      expect(chart?.slice(0, HEADER.length)).toEqual(HEADER)
+      const bars = (chart ?? []).slice(HEADER.length).map(bar)
       // One bar per stage: no name added a line of its own.
       expect(bars).toHaveLength(HOSTILE.length)
       for (const b of bars) {
@@ -231,6 +254,22 @@ describe.each(RUNTIMES)('summary pictures ($name)', ({ path: node }) => {
       expect(r.summary).not.toContain('<img')
       // The stages table has the names as escaped text; the chart none of their marks.
       expect(chart?.join('\n')).not.toMatch(/%%|<|`/)
+    })
+
+    it('stages at times Mermaid cannot place get no bar, the others do; all stay in the table', async () => {
+      const r = await run(node, { ...auth(jenkins), job: 'clocks' })
+      expect(r.code, describeRun(r)).toBe(0)
+      const [chart, ...more] = charts(r.summary)
+      expect(more).toEqual([])
+      expect(chart?.slice(0, HEADER.length)).toEqual(HEADER)
+      const bars = (chart ?? []).slice(HEADER.length).map(bar)
+      expect(bars.map(b => b.title)).toEqual(['Build', 'Deploy'])
+      for (const b of bars) expect(Number.isNaN(new Date(b.end).getTime())).toBe(false)
+      const names = ['Build', 'Safe max', 'Past last date', 'Epoch', 'Deploy']
+      expect(JSON.parse(r.outputs.stages ?? '[]')).toEqual(
+        names.map(name => expect.objectContaining({ name }))
+      )
+      for (const name of names) expect(r.summary).toContain(`<td>${name}</td>`)
     })
 
     it('several jobs: one chart, a section per Pipeline build', async () => {

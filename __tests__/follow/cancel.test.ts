@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { abortRemote } from '../../src/follow/cancel.js'
-import { JenkinsError } from '../../src/jenkins/errors.js'
-import type { QueueItem } from '../../src/jenkins/types.js'
+import { JenkinsError } from '../../src/jenkins/transport/errors.js'
+import type { QueueItem } from '../../src/jenkins/model/types.js'
 import { silentLogger, type Logger } from '../../src/util/logger.js'
 import { FakeApi, notFound } from '../fixtures/fake-api.js'
 

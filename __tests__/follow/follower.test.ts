@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { BuildFollower } from '../../src/follow/follower.js'
-import { JenkinsError } from '../../src/jenkins/errors.js'
+import { JenkinsError } from '../../src/jenkins/transport/errors.js'
 import type { ConsolePoll } from '../../src/follow/log-stream.js'
 import { silentLogger, type Logger } from '../../src/util/logger.js'
 import { DEFAULT_POLL_POLICY, type PollPolicy } from '../../src/follow/poll-policy.js'

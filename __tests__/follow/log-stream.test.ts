@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { ConsoleStreamer, withCommandsStopped } from '../../src/follow/log-stream.js'
-import type { BuildRef, ProgressiveText } from '../../src/jenkins/types.js'
+import type { BuildRef, ProgressiveText } from '../../src/jenkins/model/types.js'
 
 const build: BuildRef = {
   job: ['team', 'deploy'],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { BuildSummary } from '../../src/jenkins/types.js'
+import type { BuildSummary } from '../../src/jenkins/model/types.js'
 import {
   DEFAULT_POLL_POLICY as P,
   expectationFrom,

@@ -1,7 +1,7 @@
 import nock from 'nock'
 import { afterEach, beforeEach, expect } from 'vitest'
 import { JenkinsClient, type ClientOptions } from '../../src/jenkins/client.js'
-import { JenkinsError } from '../../src/jenkins/errors.js'
+import { JenkinsError } from '../../src/jenkins/transport/errors.js'
 import type { Logger } from '../../src/util/logger.js'
 
 export const ORIGIN = 'https://ci.example.com'

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { JenkinsClient } from '../../src/jenkins/client.js'
-import type { Build, BuildRef } from '../../src/jenkins/types.js'
+import type { Build, BuildRef } from '../../src/jenkins/model/types.js'
 import { silentLogger } from '../../src/util/logger.js'
 import { BuildsFollower } from '../../src/multi/follow-builds.js'
 import { StepAborted } from '../../src/util/wait.js'

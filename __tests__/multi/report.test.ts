@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Build } from '../../src/jenkins/types.js'
+import type { Build } from '../../src/jenkins/model/types.js'
 import { silentLogger } from '../../src/util/logger.js'
 import {
   buildsEntries,

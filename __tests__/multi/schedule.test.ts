@@ -11,7 +11,7 @@ import type {
   QueuedTask,
   QueueItem,
   RunningBuild
-} from '../../src/jenkins/types.js'
+} from '../../src/jenkins/model/types.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   SharedSchedule,

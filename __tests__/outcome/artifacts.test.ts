@@ -13,9 +13,9 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { parseArtifactPatterns } from '../../src/inputs/artifact-patterns.js'
 import { downloadArtifacts, formatBytes } from '../../src/outcome/artifacts.js'
-import type { ArtifactSink } from '../../src/jenkins/types.js'
-import { JenkinsError } from '../../src/jenkins/errors.js'
-import type { BuildOutputsApi, BuildRef } from '../../src/jenkins/types.js'
+import type { ArtifactSink } from '../../src/jenkins/model/types.js'
+import { JenkinsError } from '../../src/jenkins/transport/errors.js'
+import type { BuildOutputsApi, BuildRef } from '../../src/jenkins/model/types.js'
 import { recordingLogger } from '../jenkins/helpers.js'
 
 const BUILD: BuildRef = { job: ['app'], number: 3, url: 'https://ci/job/app/3/' }

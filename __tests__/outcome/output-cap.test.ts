@@ -5,7 +5,7 @@ import {
   setBuildOutputs,
   type BuildOutcome
 } from '../../src/outcome/report.js'
-import type { Build } from '../../src/jenkins/types.js'
+import type { Build } from '../../src/jenkins/model/types.js'
 
 function recorder() {
   const outputs: Record<string, string> = {}

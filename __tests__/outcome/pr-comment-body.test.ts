@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { FailedTest } from '../../src/jenkins/types.js'
+import type { FailedTest } from '../../src/jenkins/model/types.js'
 import {
   commentMarker,
   MAX_COMMENT_CHARS,

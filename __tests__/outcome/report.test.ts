@@ -12,7 +12,7 @@ import {
   writeSummary,
   type BuildOutcome
 } from '../../src/outcome/report.js'
-import type { Build } from '../../src/jenkins/types.js'
+import type { Build } from '../../src/jenkins/model/types.js'
 import type { Logger } from '../../src/util/logger.js'
 
 function build(overrides: Partial<Build> = {}): Build {

@@ -1,7 +1,22 @@
 import { readFileSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
-import type { PipelineStage } from '../../src/jenkins/types.js'
-import { MAX_BARS, mermaidText, stageTimeline } from '../../src/outcome/summary-timeline.js'
+import {
+  timeDay,
+  timeHour,
+  timeMillisecond,
+  timeMinute,
+  timeMonth,
+  timeSecond,
+  type TimeInterval
+} from 'd3-time'
+import { timeFormat } from 'd3-time-format'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { PipelineStage } from '../../src/jenkins/model/types.js'
+import {
+  MAX_BARS,
+  axisTicks,
+  mermaidText,
+  stageTimeline
+} from '../../src/outcome/summary-timeline.js'
 
 const T0 = 1_700_000_000_000
 
@@ -44,6 +59,7 @@ describe('stageTimeline', () => {
       'gantt',
       '    dateFormat x',
       '    axisFormat %H:%M:%S',
+      '    tickInterval 1second',
       `    Build :done, ${T0}, ${T0 + 1000}`,
       `    Test (failed) :crit, ${T0 + 1000}, ${T0 + 3500}`,
       `    Approve (waiting for input) :active, ${T0 + 3500}, ${T0 + 4200}`,
@@ -106,14 +122,15 @@ describe('stageTimeline', () => {
       }
     ])
     const lines = t?.chart.split('\n') ?? []
-    expect(lines.slice(0, 4)).toEqual([
+    expect(lines.slice(0, 5)).toEqual([
       '```mermaid',
       'gantt',
       '    dateFormat x',
-      '    axisFormat %H:%M:%S'
+      '    axisFormat %H:%M:%S.%L',
+      '    tickInterval 100millisecond'
     ])
     expect(lines.at(-1)).toBe('```')
-    const body = lines.slice(4, -1)
+    const body = lines.slice(5, -1)
     // One section line and one task line per name: nothing else got in.
     expect(body).toHaveLength(names.length + 1)
     expect(body[0]).toBe('    section job click init #3')
@@ -139,6 +156,147 @@ describe('stageTimeline', () => {
       '_dateFormat YYYY (failed)',
       '(unnamed) (failed)'
     ])
+  })
+})
+
+describe('stageTimeline: times Mermaid cannot place', () => {
+  /** A stage at an absolute start time. */
+  function at(name: string, startTimeMillis: number, durationMillis: number): PipelineStage {
+    return { ...stage(name, 'SUCCESS', 0, durationMillis), startTimeMillis }
+  }
+  const bars = (stages: PipelineStage[]) =>
+    (stageTimeline([{ stages }])?.chart.split('\n') ?? []).filter(l => / :done, /.test(l))
+
+  it('gives no bar to a stage starting or ending past the years 2000 to 9999; the others are drawn', () => {
+    const hostile = [
+      at('safe max', Number.MAX_SAFE_INTEGER, 0),
+      at('past the last date', 8_640_000_000_000_001, 0),
+      at('last date', 8_640_000_000_000_000, 0),
+      at('year 10000', Date.UTC(10000, 0, 1), 0),
+      at('ends past 9999', Date.UTC(9999, 11, 31, 23, 59), 3_600_000),
+      at('ends past the last date', T0, 8_640_000_000_000_000),
+      at('epoch', 1, 1000),
+      at('1999', Date.UTC(1999, 11, 31, 23, 59, 59), 1000)
+    ]
+    expect(bars([...hostile, at('Build', T0, 1000)])).toEqual([
+      `    Build :done, ${T0}, ${T0 + 1000}`
+    ])
+    expect(stageTimeline([{ stages: hostile }])).toBeUndefined()
+    // The edges themselves are drawn.
+    const first = Date.UTC(2000, 0, 1)
+    const last = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+    expect(bars([at('first', first, 1), at('last', last - 1, 1)])).toEqual([
+      `    first :done, ${first}, ${first + 1}`,
+      `    last :done, ${last - 1}, ${last}`
+    ])
+  })
+
+  it('every bar it draws is a date JavaScript holds, so Mermaid can place it', () => {
+    const times = [0, 1, T0, Date.UTC(9999, 11, 31), 8.64e15, 8.64e15 + 1, Number.MAX_SAFE_INTEGER]
+    const stages = times.flatMap(start => times.map(d => at(`s${start}-${d}`, start, d)))
+    for (const line of (stageTimeline([{ stages }], 1000)?.chart ?? '').split('\n')) {
+      const m = / :done, (\d+), (\d+)$/.exec(line)
+      if (!m) continue
+      expect(Number.isNaN(new Date(Number(m[1])).getTime()), line).toBe(false)
+      expect(Number.isNaN(new Date(Number(m[2])).getTime()), line).toBe(false)
+    }
+  })
+})
+
+describe('the chart axis: labels d3 prints for the axisFormat and tickInterval chosen', () => {
+  /** d3's interval for a Mermaid tickInterval, as Mermaid's gantt renderer maps it. */
+  function interval(tick: string): TimeInterval {
+    const m = /^([1-9]\d*)(millisecond|second|minute|hour|day|week|month)$/.exec(tick)
+    expect(m, tick).not.toBeNull()
+    const every = Number(m?.[1])
+    const unit = {
+      millisecond: timeMillisecond,
+      second: timeSecond,
+      minute: timeMinute,
+      hour: timeHour,
+      day: timeDay,
+      month: timeMonth
+    }[m?.[2] ?? '']
+    const chosen = unit?.every(every)
+    expect(chosen, tick).toBeDefined()
+    return chosen as TimeInterval
+  }
+
+  /**
+   * The labels of a chart from `start` to `end`: d3's scaleTime().ticks(interval)
+   * is interval.range(start, end + 1), each printed with timeFormat(axisFormat),
+   * in the reader's (here: the process's) time zone.
+   */
+  function labels(start: number, end: number): string[] {
+    const lines =
+      stageTimeline([{ stages: [stageAt(start, end - start)] }])?.chart.split('\n') ?? []
+    const format = lines.find(l => l.startsWith('    axisFormat '))?.slice(15) ?? ''
+    const tick = lines.find(l => l.startsWith('    tickInterval '))?.slice(17) ?? ''
+    expect(axisTicks(end - start)).toEqual({ interval: tick, format })
+    return interval(tick)
+      .range(new Date(start), new Date(end + 1))
+      .map(timeFormat(format))
+  }
+
+  function stageAt(startTimeMillis: number, durationMillis: number): PipelineStage {
+    return { ...stage('Build', 'SUCCESS', 0, durationMillis), startTimeMillis }
+  }
+
+  const zone = process.env.TZ
+  afterEach(() => {
+    if (zone === undefined) delete process.env.TZ
+    else process.env.TZ = zone
+  })
+
+  const SECOND = 1000
+  const MINUTE = 60 * SECOND
+  const HOUR = 60 * MINUTE
+  // A start off any round value (22:21:17.6 UTC), as a build's is.
+  const START = Date.UTC(2026, 10, 26, 22, 21, 17, 600)
+  const LENGTHS = {
+    '3 s': 3 * SECOND,
+    '40 s': 40 * SECOND,
+    '5 min': 5 * MINUTE,
+    '23 min': 23 * MINUTE,
+    '3 h': 3 * HOUR
+  }
+
+  for (const tz of ['UTC', 'Asia/Kolkata', 'America/St_Johns']) {
+    it(`a 3-second to a 3-hour build gets 2 to 12 distinct labels (${tz})`, () => {
+      process.env.TZ = tz
+      for (const [name, length] of Object.entries(LENGTHS)) {
+        for (const shift of [0, 400, 59 * SECOND, 37 * MINUTE]) {
+          const shown = labels(START + shift, START + shift + length)
+          expect(new Set(shown).size, `${name}: ${shown.join(' ')}`).toBe(shown.length)
+          expect(shown.length, `${name}: ${shown.join(' ')}`).toBeGreaterThanOrEqual(2)
+          expect(shown.length, `${name}: ${shown.join(' ')}`).toBeLessThanOrEqual(12)
+        }
+      }
+    })
+  }
+
+  it('reads as the report asked: seconds for a few seconds, round minutes for 23 minutes', () => {
+    process.env.TZ = 'UTC'
+    expect(labels(START, START + 3 * SECOND)).toEqual(['22:21:18', '22:21:19', '22:21:20'])
+    expect(labels(START, START + 23 * MINUTE)).toEqual(['22:25', '22:30', '22:35', '22:40'])
+    expect(labels(START, START + 3 * HOUR)).toEqual(['23:00', '00:00', '01:00'])
+    // Past a day, the day shows.
+    expect(labels(START, START + 30 * HOUR)).toEqual([
+      'Nov 27 00:00',
+      'Nov 27 06:00',
+      'Nov 27 12:00',
+      'Nov 27 18:00',
+      'Nov 28 00:00'
+    ])
+  })
+
+  it('stays within a dozen distinct labels from 0.3 s to two years', () => {
+    process.env.TZ = 'UTC'
+    for (let length = 300; length < 2 * 365 * 24 * HOUR; length = Math.round(length * 1.7)) {
+      const shown = labels(START, START + length)
+      expect(new Set(shown).size, `${length} ms: ${shown.join(' ')}`).toBe(shown.length)
+      expect(shown.length, `${length} ms: ${shown.join(' ')}`).toBeLessThanOrEqual(12)
+    }
   })
 })
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FailedTest } from '../../src/jenkins/types.js'
+import type { FailedTest } from '../../src/jenkins/model/types.js'
 import {
   framesOf,
   locate,

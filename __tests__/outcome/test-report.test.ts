@@ -1,6 +1,6 @@
 import { describe, expect, it, test } from 'vitest'
-import { Interrupted } from '../../src/jenkins/errors.js'
-import type { Build, FailedTestsRead } from '../../src/jenkins/types.js'
+import { Interrupted } from '../../src/jenkins/transport/errors.js'
+import type { Build, FailedTestsRead } from '../../src/jenkins/model/types.js'
 import {
   annotateFailedTests,
   readTests,

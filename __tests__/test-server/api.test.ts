@@ -68,6 +68,7 @@ describe('job list and items (jenkins-api.md 5.5, 9)', () => {
       'café',
       'disabled',
       'failing',
+      'failing-tests',
       'hello',
       'my job',
       'params',
@@ -75,6 +76,7 @@ describe('job list and items (jenkins-api.md 5.5, 9)', () => {
       'remote',
       'repo',
       'team',
+      'upload',
       'with-tests'
     ])
     expect(root.jobs.find(x => x.name === 'café')).toEqual({

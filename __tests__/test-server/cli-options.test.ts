@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import {
@@ -8,7 +9,14 @@ import {
   parseDuration,
   UsageError
 } from '../../test-server/cli-options.js'
-import { DEFAULT_USERS, sampleJobs, type JobSpec } from '../../test-server/index.js'
+import { jobNames } from '../../test-server/cli-banner.js'
+import {
+  DEFAULT_USERS,
+  SAMPLE_NOTES,
+  SAMPLE_WORKSPACE,
+  sampleJobs,
+  type JobSpec
+} from '../../test-server/index.js'
 
 /** The spec at a full name in a job tree. */
 function at(jobs: Record<string, JobSpec> | undefined, fullName: string): JobSpec | undefined {
@@ -45,6 +53,23 @@ describe('test server command line: defaults and --help', () => {
     expect(parseCli(['-h']).help).toBe(true)
     for (const flag of Object.keys(FLAGS)) expect(HELP).toContain(`--${flag}`)
     expect(HELP).toContain(DEFAULT_USERS[0]?.apiToken)
+  })
+
+  test('the help says what each sample job shows, one line each, and names the sample workspace', () => {
+    const listed = jobNames(sampleJobs).map(name => name.replace(/ \(.*\)$/, ''))
+    expect(Object.keys(SAMPLE_NOTES)).toEqual(listed)
+    const lines = HELP.split('\n')
+    for (const [name, note] of Object.entries(SAMPLE_NOTES)) {
+      expect(
+        lines.filter(line => line.startsWith(`  ${name} `) && line.endsWith(note))
+      ).toHaveLength(1)
+    }
+    expect(HELP).toContain(
+      `cd ${SAMPLE_WORKSPACE} && npx --no-install jenkins-build --job failing-tests`
+    )
+    expect(existsSync(resolve(import.meta.dirname, '../..', SAMPLE_WORKSPACE, 'README.md'))).toBe(
+      true
+    )
   })
 })
 

@@ -1,7 +1,8 @@
 /**
  * docs/test-server.md shows what the test server prints and takes: its
- * start-up lines as `npm run server` prints them, every flag it has in the
- * flags table, and the lines the --tls and --auth-proxy example quotes.
+ * start-up lines as `npm run server` prints them, what each sample job shows
+ * as --help says it, every flag it has in the flags table, and the lines the
+ * --tls and --auth-proxy example quotes.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -9,6 +10,7 @@ import { describe, expect, test } from 'vitest'
 import { ROOT } from '../../scripts/action-runner.js'
 import { startupLines } from '../../test-server/cli-banner.js'
 import { FLAGS, parseCli } from '../../test-server/cli-options.js'
+import { SAMPLE_NOTES, SAMPLE_WORKSPACE } from '../../test-server/index.js'
 import { codeBlocks } from '../fixtures/markdown-examples.js'
 
 const FILE = 'docs/test-server.md'
@@ -21,6 +23,17 @@ describe(`${FILE}: what the test server prints and takes`, () => {
     const { options, job } = parseCli([])
     const lines = startupLines({ url: 'http://127.0.0.1:8080', options, job })
     expect((transcript?.text ?? '').trimEnd().split('\n').slice(1)).toEqual(lines)
+  })
+
+  test('the sample jobs section says what each shows, in the words of --help', () => {
+    const section = PAGE.split('## Sample jobs')[1]?.split('\n## ')[0] ?? ''
+    const items = section.split('\n').filter(line => line.startsWith('- `'))
+    expect(items).toEqual(
+      Object.entries(SAMPLE_NOTES).map(([name, note]) => `- \`${name}\`: ${note}.`)
+    )
+    expect(section).toContain(
+      `(cd ${SAMPLE_WORKSPACE} && npx --no-install jenkins-build --job failing-tests)`
+    )
   })
 
   test('the flags table names every flag the server has, and no other', () => {

@@ -76,7 +76,16 @@ beforeAll(async () => {
           ]
         }
       },
-      freestyle: { script: { durationMs: 20 } }
+      freestyle: { script: { durationMs: 20 } },
+      // As the sample team/service/deploy: someone proceeds by themselves.
+      reviewed: {
+        type: 'pipeline',
+        script: {
+          stages: [
+            { name: 'Approve', durationMs: 10, input: { message: 'Ship?', proceedAfterMs: 30 } }
+          ]
+        }
+      }
     }
   })
 })
@@ -270,6 +279,18 @@ describe('Pipeline stages (wfapi/describe) and the input step', () => {
     const d = await getJson<Describe>(jenkins, `/job/stages/${n}/wfapi/describe`)
     expect(d.status).toBe('ABORTED')
     expect(d.stages.map(s => s.status)).toEqual(['SUCCESS', 'ABORTED'])
+    // Rejection.getShortDescription, with the user who aborted.
+    expect(await (await get(jenkins, `/job/stages/${n}/consoleText`)).text()).toContain(
+      '\nRejected by admin\n'
+    )
+  })
+
+  it('an input that proceeds by itself is approved by the user who started the build, who exists', async () => {
+    const n = await run('reviewed')
+    const log = await (await get(jenkins, `/job/reviewed/${n}/consoleText`)).text()
+    expect(log).toContain('Ship?\nProceed or Abort\nApproved by admin\n')
+    expect(log).not.toContain('demo')
+    expect(jenkins.builds('reviewed')[n - 1]?.result).toBe('SUCCESS')
   })
 
   it('a freestyle build has no wfapi, nor a Jenkins without the plugin', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Build } from '../../src/jenkins/types.js'
+import type { Build } from '../../src/jenkins/model/types.js'
 import { NAME_CHARS, shortName } from '../../src/util/names.js'
 import { failureMessage } from '../../src/outcome/report.js'
 import { annotateFailedTests, type TestsOutcome } from '../../src/outcome/test-report.js'

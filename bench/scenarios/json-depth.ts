@@ -1,9 +1,10 @@
 /**
- * What bounding JSON nesting costs (src/jenkins/json.ts): the linear
+ * What bounding JSON nesting costs (src/jenkins/transport/json.ts): the linear
  * pre-scan every Jenkins JSON answer goes through before JSON.parse,
  * against JSON.parse of the same text, in this process.
  */
-import { MAX_JSON_DEPTH, tooDeepAt } from '../../src/jenkins/json.js'
+import { MAX_JSON_DEPTH, readJenkinsJson, tooDeepAt } from '../../src/jenkins/transport/json.js'
+import { BUILD_PLUGIN_LISTS } from '../../src/jenkins/reads/reads.js'
 import type { Scenario, Section } from '../scenario.js'
 import { formatMs, median, ratio } from '../stats.js'
 import { log } from '../util.js'
@@ -37,6 +38,14 @@ function buildJson(entries: number): string {
     result: 'SUCCESS',
     changeSets: [{ _class: 'hudson.plugins.git.GitChangeSetList', items, kind: 'git' }]
   })
+}
+
+/** A build JSON carrying one action nested `depth` levels deep, first among its actions. */
+function deepActionJson(entries: number, depth: number): string {
+  const text = buildJson(entries)
+  const at = text.indexOf('"actions":[') + '"actions":['.length
+  const deep = `{"_class":"hudson.model.DeepAction","nested":${'['.repeat(depth)}${']'.repeat(depth)}},`
+  return text.slice(0, at) + deep + text.slice(at)
 }
 
 /** The scanner's worst case: no strings to skip, a bracket every few characters. */
@@ -82,13 +91,33 @@ export const jsonDepth: Scenario = {
         met: undefined
       })
     }
+    // What a build read pays when one action is a million levels deep: the
+    // scan, the cut and one JSON.parse of the rest, against JSON.parse of it all.
+    const deepName = 'a build JSON with one action 1,000,000 levels deep, read without it'
+    log(`json-depth: ${deepName}`)
+    const deep = deepActionJson(quick ? 5_000 : 25_000, 1_000_000)
+    const options = { droppable: BUILD_PLUGIN_LISTS }
+    if (readJenkinsJson(deep, options).dropped.length !== 1) {
+      throw new Error('bench: the deep action was not left out')
+    }
+    const read = time(repeat, () => readJenkinsJson(deep, options))
+    const parseDeep = time(repeat, () => JSON.parse(deep))
+    rows.push({
+      metric: `JSON read, ${deepName} (${(Buffer.byteLength(deep) / 1e6).toFixed(1)} MB), median`,
+      ours: formatMs(read),
+      baseline: `${formatMs(parseDeep)} (JSON.parse)`,
+      ratio: ratio(read, parseDeep),
+      target: '',
+      met: undefined
+    })
     return {
       settings: [
-        `- JSON depth: \`tooDeepAt\` (src/jenkins/json.ts, bound ${MAX_JSON_DEPTH} levels) and \`JSON.parse\` of the same text, ${repeat} times each in the bench process (Node ${process.version}), on a build JSON with a large change log and on 10 MB of brackets and numbers.`
+        `- JSON depth: \`tooDeepAt\` (src/jenkins/transport/json.ts, bound ${MAX_JSON_DEPTH} levels) and \`JSON.parse\` of the same text, ${repeat} times each in the bench process (Node ${process.version}), on a build JSON with a large change log and on 10 MB of brackets and numbers; \`readJenkinsJson\` with the build's droppable lists on that build JSON with one action a million levels deep.`
       ],
       rows,
       notes: [
-        '- JSON depth: the pre-scan is what every Jenkins JSON answer pays before JSON.parse (answers.ts, the test report pages); its ratio to JSON.parse is the share it adds to reading an answer. It skips strings with indexOf, so text that is mostly strings (a build JSON) costs it least.'
+        '- JSON depth: the pre-scan is what every Jenkins JSON answer pays before JSON.parse (answers.ts, the test report pages); its ratio to JSON.parse is the share it adds to reading an answer. It skips strings with indexOf, so text that is mostly strings (a build JSON) costs it least.',
+        '- JSON depth: a build whose action is a million levels deep is read in one scan that cuts the action out, then one JSON.parse of the rest: its ratio to JSON.parse of the whole text (which V8 does without recursion, but whose value nothing could walk) shows the cost stays linear.'
       ]
     }
   }

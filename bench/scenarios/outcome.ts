@@ -239,7 +239,7 @@ function section(s: Settings, d: Download, r: ReportRead[]): Section {
         target: '≥ 0.8× curl',
         met: rate >= 0.8,
         missedBy: `${(0.8 - rate).toFixed(2)}×`,
-        why: 'Ours pipes the body through Node streams (the stall guard of src/jenkins/limits.ts, then the file with a 1 MiB write buffer) and scavenges every 2 MiB to keep its memory flat; what remains is per-chunk JavaScript against curl’s single C loop. On this shared 2-core machine single runs spread from about 0.7× to 1.0×.'
+        why: 'Ours pipes the body through Node streams (the stall guard of src/jenkins/transport/limits.ts, then the file with a 1 MiB write buffer) and scavenges every 2 MiB to keep its memory flat; what remains is per-chunk JavaScript against curl’s single C loop. On this shared 2-core machine single runs spread from about 0.7× to 1.0×.'
       },
       {
         metric: `peak RSS, ${formatMb(s.artifactBytes)} artifact download`,

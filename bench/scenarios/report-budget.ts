@@ -14,7 +14,7 @@ import { adopt, forget, NODE } from '../runners/processes.js'
 import { formatMb, formatMs, median } from '../stats.js'
 import { log, until } from '../util.js'
 
-/** DEFAULT_BUDGET.totalBytes in src/jenkins/test-report.ts. */
+/** DEFAULT_BUDGET.totalBytes in src/jenkins/reports/test-report.ts. */
 const BUDGET = 4 * 1024 * 1024
 const CASES = 100_000
 

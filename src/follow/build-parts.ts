@@ -7,9 +7,9 @@
  */
 import { downloadArtifacts } from '../outcome/artifacts.js'
 import type { BuildMode, Settings } from '../inputs/inputs.js'
-import { JenkinsError } from '../jenkins/errors.js'
-import { fullName } from '../jenkins/job-path.js'
-import { notAJob } from '../jenkins/trigger.js'
+import { JenkinsError } from '../jenkins/transport/errors.js'
+import { fullName } from '../jenkins/model/job-path.js'
+import { notAJob } from '../jenkins/trigger/trigger.js'
 import type {
   Build,
   BuildOutputsApi,
@@ -19,7 +19,7 @@ import type {
   JobInfo,
   JobPath,
   TriggerResult
-} from '../jenkins/types.js'
+} from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 import type { BuildOutcome } from '../outcome/report.js'
 import { failedStage, readStages } from '../outcome/stages.js'

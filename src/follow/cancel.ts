@@ -1,7 +1,8 @@
 import type { Logger } from '../util/logger.js'
-import { JenkinsError } from '../jenkins/errors.js'
-import { CAUSES_TREE, isShared } from '../jenkins/shared-work.js'
-import type { BuildRef, JenkinsApi, JobPath, LostTrigger, QueueItem } from '../jenkins/types.js'
+import { JenkinsError } from '../jenkins/transport/errors.js'
+import { CAUSES_TREE, isShared } from '../jenkins/trigger/shared-work.js'
+import type { BuildRef, JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
+import type { LostTrigger } from '../jenkins/transport/errors.js'
 import { sleep } from '../util/wait.js'
 
 /**
@@ -62,7 +63,7 @@ export const DEFAULT_ABORT_TIMINGS: AbortTimings = {
  * Work shared with another request is left alone: a 303 says so at once,
  * and the item or build is looked at right before acting, since another
  * request can fold into ours at any time while it is queued
- * (jenkins/shared-work.ts). That look is brief (shareCheckMs): a Jenkins
+ * (jenkins/trigger/shared-work.ts). That look is brief (shareCheckMs): a Jenkins
  * that hangs on reads must not keep the cancel or stop from being sent, so
  * without an answer in time we act on what the trigger told us.
  * `until` (epoch ms) is the abort's budget; the api's own deadline bounds its

@@ -1,8 +1,8 @@
 import type { Logger } from '../util/logger.js'
-import { isBuildNumber, isCount, shownValue } from '../jenkins/counts.js'
-import { JenkinsError } from '../jenkins/errors.js'
-import { fullName } from '../jenkins/job-path.js'
-import type { Build, BuildRef, JenkinsApi, JobPath, QueueItem } from '../jenkins/types.js'
+import { isBuildNumber, isCount, shownValue } from '../jenkins/model/counts.js'
+import { JenkinsError } from '../jenkins/transport/errors.js'
+import { fullName } from '../jenkins/model/job-path.js'
+import type { Build, BuildRef, JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
 import type { ConsolePoll } from './log-stream.js'
 import {
   DEFAULT_POLL_POLICY,

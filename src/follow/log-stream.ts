@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { StringDecoder } from 'node:string_decoder'
-import type { BuildRef, JenkinsApi } from '../jenkins/types.js'
+import type { BuildRef, JenkinsApi } from '../jenkins/model/types.js'
 
 /** Where console text goes; main passes `text => process.stdout.write(text)`. */
 export interface ConsoleSink {

@@ -1,4 +1,4 @@
-import type { BuildSummary } from '../jenkins/types.js'
+import type { BuildSummary } from '../jenkins/model/types.js'
 
 /**
  * When to look at a running build again, and what to read: a pure function of

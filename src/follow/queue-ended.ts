@@ -1,4 +1,4 @@
-import { JenkinsError } from '../jenkins/errors.js'
+import { JenkinsError } from '../jenkins/transport/errors.js'
 
 /** What Jenkins shows of a queue item that ended without a build. */
 export type QueueItemFate = 'cancelled' | 'gone'

@@ -1,5 +1,5 @@
 import { InputError } from '../util/input-error.js'
-import { headerValueSecrets } from '../jenkins/http.js'
+import { headerValueSecrets } from '../jenkins/transport/http.js'
 
 /** One extra request header for the Jenkins origin: a validated name and value. */
 export type ExtraHeader = readonly [name: string, value: string]

@@ -1,6 +1,6 @@
 import { BUILD_RESULTS, Input, type BuildResult } from '../util/constants.js'
 import { InputError } from '../util/input-error.js'
-import { redactUrl } from '../jenkins/job-path.js'
+import { redactUrl } from '../jenkins/model/job-path.js'
 
 /** Input `wait`: `true` → finish, `started` → started, `false` → queued. */
 export type WaitMode = 'finish' | 'started' | 'queued'

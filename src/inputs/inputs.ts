@@ -23,8 +23,8 @@ import {
   type ScanMode,
   type WaitMode
 } from './input-values.js'
-import { branchItemName, fullName, JobPathError, parseJobPath } from '../jenkins/job-path.js'
-import type { BuildParameters, JobPath } from '../jenkins/types.js'
+import { branchItemName, fullName, JobPathError, parseJobPath } from '../jenkins/model/job-path.js'
+import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { parseJobs, type JobEntry } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
 import { workspaceFolder, WorkspacePathError } from '../util/workspace-paths.js'

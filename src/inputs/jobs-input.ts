@@ -6,8 +6,8 @@ import {
   JobPathError,
   parseJobPath,
   redactUrl
-} from '../jenkins/job-path.js'
-import type { BuildParameters, JobPath } from '../jenkins/types.js'
+} from '../jenkins/model/job-path.js'
+import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { parseJsonInput, parseParameters } from './parameters.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
 

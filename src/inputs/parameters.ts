@@ -1,7 +1,7 @@
 import { parse as parseJsonTree } from '@humanwhocodes/momoa'
 import { InputError } from '../util/input-error.js'
-import { MAX_JSON_DEPTH, tooDeepAt } from '../jenkins/json.js'
-import type { BuildParameters } from '../jenkins/types.js'
+import { MAX_JSON_DEPTH, tooDeepAt } from '../jenkins/transport/json.js'
+import type { BuildParameters } from '../jenkins/model/types.js'
 
 const FORMS =
   'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}'

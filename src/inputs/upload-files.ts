@@ -4,7 +4,7 @@
  * request: the text (parseFiles, with the other inputs), then the files on
  * disk (resolveUploads: there, a regular file, readable, not leaving the
  * workspace through a symbolic link). Whether NAME is a file parameter of the
- * job needs the job's definitions: jenkins/upload-trigger.ts checks it before
+ * job needs the job's definitions: jenkins/trigger/upload-trigger.ts checks it before
  * the trigger is sent.
  *
  * The path rules are those of the artifacts (artifact-paths.ts): relative,
@@ -15,7 +15,7 @@ import { basename } from 'node:path'
 import { artifactSegments } from '../util/artifact-paths.js'
 import { resolveWorkspaceFile, WorkspacePathError } from '../util/workspace-paths.js'
 import { InputError } from '../util/input-error.js'
-import type { UploadFile } from '../jenkins/types.js'
+import type { UploadFile } from '../jenkins/transport/multipart.js'
 
 /** One `NAME=path` line, checked as text. */
 export interface FileRequest {

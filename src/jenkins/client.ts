@@ -1,16 +1,16 @@
-import * as actions from './actions.js'
-import * as artifacts from './artifacts.js'
-import { JenkinsError } from './errors.js'
-import { runningBuilds } from './executors.js'
-import { buildUrl, jobUrl } from './job-path.js'
-import * as multibranch from './multibranch.js'
-import * as reads from './reads.js'
-import { describeRun } from './stages.js'
-import { readFailedTests } from './test-report.js'
-import { Requester } from './requester.js'
-import type { RequestSettings } from './request-settings.js'
-import { findLostTrigger, trigger } from './trigger.js'
-import { triggerUpload } from './upload-trigger.js'
+import * as actions from './trigger/actions.js'
+import * as artifacts from './reads/artifacts.js'
+import { JenkinsError } from './transport/errors.js'
+import { runningBuilds } from './reads/executors.js'
+import { buildUrl, jobUrl } from './model/job-path.js'
+import * as multibranch from './reads/multibranch.js'
+import * as reads from './reads/reads.js'
+import { describeRun } from './reads/stages.js'
+import { readFailedTests } from './reports/test-report.js'
+import { Requester } from './transport/requester.js'
+import type { RequestSettings } from './transport/request-settings.js'
+import { findLostTrigger, trigger } from './trigger/trigger.js'
+import { triggerUpload } from './trigger/upload-trigger.js'
 import type {
   ArtifactDownload,
   ArtifactList,
@@ -27,16 +27,16 @@ import type {
   JenkinsApi,
   JobInfo,
   JobPath,
-  LostTrigger,
   PipelineRun,
   ProgressiveText,
   QueuedTask,
   QueueItem,
   RecentBuild,
   RunningBuild,
-  TriggerResult,
-  UploadFile
-} from './types.js'
+  TriggerResult
+} from './model/types.js'
+import type { LostTrigger } from './transport/errors.js'
+import type { UploadFile } from './transport/multipart.js'
 
 export interface ClientOptions extends RequestSettings {
   /** Base URL as validated by the inputs (http/https, no credentials); a trailing slash is tolerated. */

@@ -1,6 +1,6 @@
 import type { JobEntry } from '../inputs/inputs.js'
-import { Interrupted } from '../jenkins/errors.js'
-import type { JenkinsApi } from '../jenkins/types.js'
+import { Interrupted } from '../jenkins/transport/errors.js'
+import type { JenkinsApi } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 
 /** `disable` with `jobs`: every listed job, at once; throws naming each one that could not be. */

@@ -1,6 +1,6 @@
 import { POLL_TREE } from '../follow/follower.js'
-import { Interrupted, JenkinsError } from '../jenkins/errors.js'
-import { fullName } from '../jenkins/job-path.js'
+import { Interrupted, JenkinsError } from '../jenkins/transport/errors.js'
+import { fullName } from '../jenkins/model/job-path.js'
 import type {
   Build,
   BuildRef,
@@ -9,7 +9,7 @@ import type {
   QueuedTask,
   QueueItem,
   RunningBuild
-} from '../jenkins/types.js'
+} from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 import type { Expectation } from '../follow/poll-policy.js'
 import { throwIfAborted } from '../util/wait.js'

@@ -1,7 +1,7 @@
 import type { BranchJob } from '../follow/branch.js'
 import type { CommitStatusReporter } from '../outcome/commit-status.js'
 import type { JobEntry } from '../inputs/inputs.js'
-import type { Build, BuildRef, JobInfo } from '../jenkins/types.js'
+import type { Build, BuildRef, JobInfo } from '../jenkins/model/types.js'
 import type { ItemReport } from './report.js'
 
 /** One item of `jobs` as the step follows it. */

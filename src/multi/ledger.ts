@@ -1,7 +1,8 @@
 import type { RemoteTarget } from '../follow/cancel.js'
 import { State } from '../util/constants.js'
-import { fullName } from '../jenkins/job-path.js'
-import type { BuildRef, JenkinsApi, JobPath, LostTrigger } from '../jenkins/types.js'
+import { fullName } from '../jenkins/model/job-path.js'
+import type { BuildRef, JenkinsApi, JobPath } from '../jenkins/model/types.js'
+import type { LostTrigger } from '../jenkins/transport/errors.js'
 
 /** What one item of `jobs` started in Jenkins. */
 interface Entry {

@@ -3,7 +3,7 @@ import { BUILD_RESULTS, Output, type BuildResult } from '../util/constants.js'
 import { formatDuration } from '../util/duration.js'
 import { addHistory } from '../outcome/history.js'
 import { cut, escapeHtml, link } from '../util/html.js'
-import { countOf, isCount } from '../jenkins/counts.js'
+import { countOf, isCount } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import {

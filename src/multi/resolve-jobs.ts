@@ -1,9 +1,9 @@
 import { resolveBranch, type BranchJob, type ScanOutput } from '../follow/branch.js'
 import { lastBuild, withJobSuggestions } from '../follow/build-parts.js'
 import type { BuildMode, JobEntry, ScanMode } from '../inputs/inputs.js'
-import { JenkinsError } from '../jenkins/errors.js'
-import { fullName } from '../jenkins/job-path.js'
-import type { Build, JenkinsApi, JobInfo } from '../jenkins/types.js'
+import { JenkinsError } from '../jenkins/transport/errors.js'
+import { fullName } from '../jenkins/model/job-path.js'
+import type { Build, JenkinsApi, JobInfo } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 
 /** What the step needs of an item before triggering it (or, with build: last, its build). */

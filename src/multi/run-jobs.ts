@@ -4,17 +4,17 @@ import { GithubReports } from '../outcome/github-reports.js'
 import { formatDuration } from '../util/duration.js'
 import { historyOf } from '../outcome/history.js'
 import type { JobEntry, Settings } from '../inputs/inputs.js'
-import { Interrupted } from '../jenkins/errors.js'
-import { fullName } from '../jenkins/job-path.js'
+import { Interrupted } from '../jenkins/transport/errors.js'
+import { fullName } from '../jenkins/model/job-path.js'
 import type {
   Build,
   BuildOutputsApi,
   BuildRef,
   JenkinsApi,
   JobInfo,
-  TriggerResult,
-  UploadFile
-} from '../jenkins/types.js'
+  TriggerResult
+} from '../jenkins/model/types.js'
+import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { expectationFrom } from '../follow/poll-policy.js'
 import type { StepIO } from '../step/step-io.js'

@@ -2,7 +2,7 @@
  * The shared schedule's settings, and what it asks for and reports
  * (schedule.ts is the schedule itself).
  */
-import type { Build, BuildRef } from '../jenkins/types.js'
+import type { Build, BuildRef } from '../jenkins/model/types.js'
 import { DEFAULT_POLL_POLICY, type PollPolicy } from '../follow/poll-policy.js'
 
 export interface SchedulePolicy {

@@ -4,7 +4,7 @@
  * be tested in virtual time. One watch per build (src/follow/poll-policy.ts), one
  * shared budget of polls.
  *
- * What the reads buy (src/jenkins/executors.ts for the Jenkins side):
+ * What the reads buy (src/jenkins/reads/executors.ts for the Jenkins side):
  * - A *round* reads, while some build is still queued, the whole queue
  *   (`queue/api/json`: which items still wait, and why), then every running
  *   build (`computer/api/json`): which items started, as which build, and
@@ -38,8 +38,8 @@ import type {
   QueuedTask,
   QueueItem,
   RunningBuild
-} from '../jenkins/types.js'
-import { runningKey } from '../jenkins/executors.js'
+} from '../jenkins/model/types.js'
+import { runningKey } from '../jenkins/reads/executors.js'
 import {
   expectationFromEstimate,
   nextPoll,

@@ -8,8 +8,8 @@ import type { summary as coreSummary } from '@actions/core'
 import type { BuildResult } from '../util/constants.js'
 import { formatDuration } from '../util/duration.js'
 import { escapeHtml, link } from '../util/html.js'
-import { Interrupted } from '../jenkins/errors.js'
-import type { BuildSummary, JenkinsApi, JobPath } from '../jenkins/types.js'
+import { Interrupted } from '../jenkins/transport/errors.js'
+import type { BuildSummary, JenkinsApi, JobPath } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 
 /** One finished build of the job, as the `history` output has it. */

@@ -1,6 +1,12 @@
 import type { BuildResult } from '../util/constants.js'
-import { Interrupted } from '../jenkins/errors.js'
-import type { Build, BuildOutputsApi, BuildRef, JobInfo, PipelineStage } from '../jenkins/types.js'
+import { Interrupted } from '../jenkins/transport/errors.js'
+import type {
+  Build,
+  BuildOutputsApi,
+  BuildRef,
+  JobInfo,
+  PipelineStage
+} from '../jenkins/model/types.js'
 import { warnUnread, type Logger } from '../util/logger.js'
 import { cappedArray, type CappedArray } from './output-cap.js'
 import { shortName } from '../util/names.js'

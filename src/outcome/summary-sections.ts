@@ -2,7 +2,7 @@ import type { summary as coreSummary } from '@actions/core'
 import { formatBytes, type ArtifactsOutcome } from './artifacts.js'
 import { formatDuration } from '../util/duration.js'
 import { cut, escapeHtml, link } from '../util/html.js'
-import type { PipelineStage } from '../jenkins/types.js'
+import type { PipelineStage } from '../jenkins/model/types.js'
 import { shortName } from '../util/names.js'
 import type { TestsOutcome } from './test-report.js'
 

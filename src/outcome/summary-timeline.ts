@@ -12,9 +12,18 @@
  * few harmless marks, and a name that would start with a keyword gets a
  * prefix: no name can end the code block, add a line to the diagram, a link
  * or HTML.
+ *
+ * Times are Jenkins numbers too. Mermaid throws on a date JavaScript cannot
+ * hold (after 8640000000000000 ms) and then draws no chart at all, so a
+ * stage gets a bar only when its start and end fall in years 2000 to 9999;
+ * the stages table lists it still. The axis reads the clock (Mermaid labels
+ * it with d3.timeFormat in the viewer's time zone, so an axis of elapsed
+ * time made by shifting the bars to the epoch would read 05:30 in India),
+ * at a tick interval chosen from the chart's span so that its labels are a
+ * few distinct ones (axisTicks).
  */
 import type { summary as coreSummary } from '@actions/core'
-import type { PipelineStage } from '../jenkins/types.js'
+import type { PipelineStage } from '../jenkins/model/types.js'
 
 /** Most bars in one chart: the rest are counted in a line below it. */
 export const MAX_BARS = 50
@@ -60,9 +69,66 @@ const LOOK: Record<string, { tags: string; word?: string }> = {
   PAUSED_PENDING_INPUT: { tags: 'active', word: 'waiting for input' }
 }
 
-/** Whether a stage gets a bar: it started (a stage not executed has no time). */
-function drawn(stage: PipelineStage): boolean {
-  return stage.status !== 'NOT_EXECUTED' && stage.startTimeMillis > 0
+/** The first instant a bar may start: no Jenkins Pipeline ran before 2000, so an earlier clock is broken. */
+const FIRST_DRAWN = Date.UTC(2000, 0, 1)
+/** The last instant a bar may end: four-digit years (JavaScript's last date is in 275760). */
+const LAST_DRAWN = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
+/** A stage's bar, in epoch milliseconds. */
+interface Bar {
+  start: number
+  end: number
+}
+
+/**
+ * The bar of a stage that started (a stage not executed has no time), or
+ * undefined when its times are not ones Mermaid can place (see the header).
+ */
+function barOf(stage: PipelineStage): Bar | undefined {
+  if (stage.status === 'NOT_EXECUTED') return undefined
+  const start = Math.floor(stage.startTimeMillis)
+  const end = start + Math.max(0, Math.floor(stage.durationMillis))
+  if (!Number.isFinite(end) || start < FIRST_DRAWN || end > LAST_DRAWN) return undefined
+  return { start, end }
+}
+
+/** The chart is under this many tick intervals long: at most seven labels. */
+const SPANS_PER_AXIS = 6
+const SECOND = 1000
+const MINUTE = 60 * SECOND
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+
+/**
+ * Tick intervals (Mermaid's `tickInterval`: d3 time intervals, aligned on
+ * the clock's round values) and the d3 time format of their labels, finest
+ * first. Seconds show once a tick is under a minute, milliseconds under a
+ * second; the day shows once the chart can span more than a day.
+ */
+const AXES: readonly { ms: number; interval: string; format: string }[] = [
+  ...[100, 200, 500].map(n => ({ ms: n, interval: `${n}millisecond`, format: '%H:%M:%S.%L' })),
+  ...[1, 2, 5, 10, 15, 30].map(n => ({
+    ms: n * SECOND,
+    interval: `${n}second`,
+    format: '%H:%M:%S'
+  })),
+  ...[1, 2, 5, 10, 15, 30].map(n => ({ ms: n * MINUTE, interval: `${n}minute`, format: '%H:%M' })),
+  ...[1, 2, 3].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%H:%M' })),
+  ...[6, 12].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%b %-d %H:%M' })),
+  ...[1, 2, 7].map(n => ({ ms: n * DAY, interval: `${n}day`, format: '%b %-d' })),
+  ...[1, 3, 6].map(n => ({ ms: n * 30 * DAY, interval: `${n}month`, format: '%b %Y' }))
+]
+/** Beyond the last of AXES: a label a year (Mermaid has no coarser interval). */
+const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' }
+
+/**
+ * The axis of a chart spanning `spanMs`: the finest tick interval that cuts
+ * it into fewer than SPANS_PER_AXIS spans, and its label format. A span over
+ * three years gets a label a year.
+ */
+export function axisTicks(spanMs: number): { interval: string; format: string } {
+  const { interval, format } = AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY
+  return { interval, format }
 }
 
 /**
@@ -73,11 +139,16 @@ export function stageTimeline(
   builds: readonly TimelineBuild[],
   maxBars = MAX_BARS
 ): Timeline | undefined {
-  const lines = ['```mermaid', 'gantt', '    dateFormat x', '    axisFormat %H:%M:%S']
+  const lines: string[] = []
   let bars = 0
   let leftOut = 0
+  let first = Infinity
+  let last = -Infinity
   for (const build of builds) {
-    const stages = build.stages.filter(drawn)
+    const stages = build.stages.flatMap(stage => {
+      const bar = barOf(stage)
+      return bar ? [{ stage, bar }] : []
+    })
     if (stages.length === 0) continue
     const room = Math.max(0, maxBars - bars)
     leftOut += Math.max(0, stages.length - room)
@@ -86,19 +157,27 @@ export function stageTimeline(
       const { job, number } = build.section
       lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`)
     }
-    for (const stage of stages.slice(0, room)) {
+    for (const { stage, bar } of stages.slice(0, room)) {
       // A status a newer plugin may add is Jenkins text too.
       const look = LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) }
       const title = mermaidText(stage.name) + (look.word ? ` (${look.word})` : '')
-      const start = Math.floor(stage.startTimeMillis)
-      const end = start + Math.max(0, Math.floor(stage.durationMillis))
-      lines.push(`    ${title} :${look.tags}, ${start}, ${end}`)
+      lines.push(`    ${title} :${look.tags}, ${bar.start}, ${bar.end}`)
+      first = Math.min(first, bar.start)
+      last = Math.max(last, bar.end)
       bars++
     }
   }
   if (bars === 0) return undefined
-  lines.push('```')
-  return { chart: lines.join('\n'), leftOut }
+  // Mermaid's axis runs from the first bar's start to the last bar's end.
+  const axis = axisTicks(last - first)
+  const header = [
+    '```mermaid',
+    'gantt',
+    '    dateFormat x',
+    `    axisFormat ${axis.format}`,
+    `    tickInterval ${axis.interval}`
+  ]
+  return { chart: [...header, ...lines, '```'].join('\n'), leftOut }
 }
 
 /**

@@ -16,7 +16,7 @@
  */
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { FailedTest } from '../jenkins/types.js'
+import type { FailedTest } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 
 /** An annotation's place: a workspace-relative path ('/'-separated) and a 1-based line. */

@@ -1,6 +1,12 @@
-import { isCount, shownValue } from '../jenkins/counts.js'
-import { Interrupted } from '../jenkins/errors.js'
-import type { Build, BuildOutputsApi, BuildRef, FailedTest, JenkinsApi } from '../jenkins/types.js'
+import { isCount, shownValue } from '../jenkins/model/counts.js'
+import { Interrupted } from '../jenkins/transport/errors.js'
+import type {
+  Build,
+  BuildOutputsApi,
+  BuildRef,
+  FailedTest,
+  JenkinsApi
+} from '../jenkins/model/types.js'
 import { warnUnread, type Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import type { TestLocation } from './test-locations.js'

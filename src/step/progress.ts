@@ -1,7 +1,8 @@
 import * as core from '@actions/core'
 import type { RemoteTarget } from '../follow/cancel.js'
 import { Output, State } from '../util/constants.js'
-import type { BuildRef, JenkinsApi, JobPath, LostTrigger } from '../jenkins/types.js'
+import type { BuildRef, JenkinsApi, JobPath } from '../jenkins/model/types.js'
+import type { LostTrigger } from '../jenkins/transport/errors.js'
 import { settleBy } from '../util/wait.js'
 
 /**

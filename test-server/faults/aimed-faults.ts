@@ -176,7 +176,7 @@ function spoil(effect: FaultEffect, res: ServerResponse, body: Buffer): void {
     case 'silence':
       return
     case 'deep-json':
-      write(deepened(body, effect.depth))
+      write(deepened(body, effect.depth, effect.field))
       end()
       return
     case 'half-open':
@@ -193,20 +193,34 @@ function spoil(effect: FaultEffect, res: ServerResponse, body: Buffer): void {
 }
 
 /**
- * Jenkins' JSON answer with a member nested `depth` levels deep: an action
- * when the answer lists `actions`, else the object's first member. Built as
- * one buffer (two bytes a level), not by recursion.
+ * Jenkins' JSON answer with a member nested `depth` levels deep: with no
+ * `field`, an action when the answer lists `actions`, else the object's
+ * first member; with `field: 'actions'`, always one more action first (the
+ * list added when the answer has none, as a proxy that ignores tree= sends
+ * the whole build); with any other field, that top-level field's value
+ * replaced. Built as one buffer (two bytes a level), not by recursion.
  */
-export function deepened(body: Buffer, depth: number): Buffer {
+export function deepened(body: Buffer, depth: number, field?: string): Buffer {
   const text = body.toString('utf8')
   const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`
+  const action = `{"_class":"hudson.model.DeepAction","nested":${deep}}`
+  if (field !== undefined) {
+    // The test server's own answer is shallow: parse it, mark the place, put the deep text there.
+    const marker = '@@deep-json@@'
+    const answer = JSON.parse(text) as Record<string, unknown>
+    if (field === 'actions') {
+      const actions = Array.isArray(answer.actions) ? (answer.actions as unknown[]) : []
+      answer.actions = [marker, ...actions]
+    } else answer[field] = marker
+    return Buffer.from(
+      JSON.stringify(answer).replace(`"${marker}"`, field === 'actions' ? action : deep)
+    )
+  }
   const actions = text.indexOf('"actions":[')
   if (actions >= 0) {
     const at = actions + '"actions":['.length
     const comma = text[at] === ']' ? '' : ','
-    return Buffer.from(
-      `${text.slice(0, at)}{"_class":"hudson.model.DeepAction","nested":${deep}}${comma}${text.slice(at)}`
-    )
+    return Buffer.from(`${text.slice(0, at)}${action}${comma}${text.slice(at)}`)
   }
   const open = text.indexOf('{')
   if (open < 0) return body

@@ -151,7 +151,8 @@ export class BuildRunner {
         timer: (fn, ms) => this.buildTimer(build, fn, ms),
         line: text => build.write(this.line(build, text)),
         worsen: result => (build.result = worse(build.result, result)),
-        finish: result => this.end(build, worse(build.result, result))
+        finish: result => this.end(build, worse(build.result, result)),
+        starter: build.causes.find(c => c.userId !== undefined)?.userId ?? null
       })
       return
     }

@@ -25,6 +25,8 @@ export interface StageRun {
   pauseMs: number
   pausedSince: number | null
   error?: { message: string; type: string }
+  /** StageSpec.reportedStartMillis: what wfapi says instead of startedAt. */
+  reportedStartMillis?: number
 }
 
 /** An `input` step waiting (or once waiting) for someone. */
@@ -33,7 +35,12 @@ export interface PendingInput {
   message: string
   stage: StageRun
   settled: boolean
-  answer(how: 'proceed' | 'abort', user: string): void
+  /**
+   * Proceeds or aborts as `user` (a user id), or as no user (anonymous,
+   * SYSTEM): InputStepExecution.proceed writes "Approved by" only when
+   * User.current() is a user, and Rejection reads "Rejected" without one.
+   */
+  answer(how: 'proceed' | 'abort', user: string | null): void
 }
 
 /** What the stage runner needs from the build and the model. */
@@ -46,6 +53,8 @@ export interface PipelineHooks {
   worsen(result: Result): void
   /** Ends the build with this result (or worse). */
   finish(result: Result): void
+  /** The id of the user who started the build (its UserIdCause), null when no user did. */
+  starter: string | null
 }
 
 /** The run's stage state, kept on the build. */
@@ -78,7 +87,10 @@ export function runStages(state: PipelineState, specs: StageSpec[], hooks: Pipel
       startedAt: Date.now(),
       endedAt: null,
       pauseMs: 0,
-      pausedSince: null
+      pausedSince: null,
+      ...(spec.reportedStartMillis === undefined
+        ? {}
+        : { reportedStartMillis: spec.reportedStartMillis })
     }
     nodeId += 7
     state.stages.push(stage)
@@ -140,18 +152,19 @@ export function runStages(state: PipelineState, specs: StageSpec[], hooks: Pipel
         stage.pauseMs += Date.now() - (stage.pausedSince ?? Date.now())
         stage.pausedSince = null
         if (how === 'proceed') {
-          hooks.line(`Approved by ${user}`)
+          if (user !== null) hooks.line(`Approved by ${user}`)
           stage.status = 'IN_PROGRESS'
           complete(stage, spec, index)
         } else {
-          hooks.line(`Rejected by ${user}`)
+          hooks.line(user === null ? 'Rejected' : `Rejected by ${user}`)
           hooks.finish('ABORTED')
         }
       }
     }
     state.inputs.push(pending)
     if (input.proceedAfterMs !== undefined) {
-      hooks.timer(() => pending.answer('proceed', 'demo'), input.proceedAfterMs)
+      // Someone who exists on this server: the user who started the build.
+      hooks.timer(() => pending.answer('proceed', hooks.starter), input.proceedAfterMs)
     }
   }
 
@@ -235,7 +248,7 @@ export function describeJson(
       }
       if (stage.error) out.error = stage.error
       const pausing = stage.pausedSince === null ? 0 : now - stage.pausedSince
-      out.startTimeMillis = stage.startedAt + skewMs
+      out.startTimeMillis = stage.reportedStartMillis ?? stage.startedAt + skewMs
       out.durationMillis = Math.max(0, (stage.endedAt ?? now) - stage.startedAt)
       out.pauseDurationMillis = stage.pauseMs + pausing
       return out

@@ -28,7 +28,8 @@ export function input(ex: Exchange, build: Build, tail: string[]): void {
   if (action !== 'proceedEmpty' && action !== 'abort') return notFound(ex)
   if (!requirePost(ex)) return
   if (!can(ex, 'build')) return deny(ex, 'build')
-  pending.answer(action === 'proceedEmpty' ? 'proceed' : 'abort', ex.identity.name)
+  const user = ex.identity.anonymous ? null : ex.identity.name
+  pending.answer(action === 'proceedEmpty' ? 'proceed' : 'abort', user)
   ex.res.writeHead(200, { 'Content-Length': '0' })
   ex.res.end()
 }

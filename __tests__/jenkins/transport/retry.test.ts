@@ -1,0 +1,292 @@
+import { describe, expect, it } from 'vitest'
+import { Interrupted, JenkinsError } from '../../../src/jenkins/transport/errors.js'
+import {
+  pause,
+  TransientFailure,
+  backoffDelay,
+  parseRetryAfter,
+  withRetry,
+  type RetryOptions
+} from '../../../src/jenkins/transport/retry.js'
+import { silentLogger } from '../../../src/util/logger.js'
+
+function transient(retryAfterMs?: number): TransientFailure {
+  return new TransientFailure(new JenkinsError('server', 'boom (503)', 503), '503', retryAfterMs)
+}
+
+/** A clock that only moves when the code sleeps. */
+function fakeTime(start = 1_000_000) {
+  let now = start
+  const sleeps: number[] = []
+  return {
+    sleeps,
+    now: () => now,
+    sleep: async (ms: number) => {
+      sleeps.push(ms)
+      now += ms
+    }
+  }
+}
+
+function options(overrides: Partial<RetryOptions> = {}): RetryOptions {
+  return {
+    policy: { attempts: 4, baseDelayMs: 100, maxDelayMs: 1000 },
+    logger: silentLogger,
+    what: 'GET thing',
+    ...overrides
+  }
+}
+
+describe('parseRetryAfter', () => {
+  it('reads delta-seconds', () => {
+    expect(parseRetryAfter('0')).toBe(0)
+    expect(parseRetryAfter('7')).toBe(7000)
+  })
+
+  it('reads an HTTP-date relative to now', () => {
+    const now = Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')
+    expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:30 GMT', now)).toBe(30_000)
+    expect(parseRetryAfter('Wed, 21 Oct 2015 07:27:00 GMT', now)).toBe(0)
+  })
+
+  it('ignores absent or unreadable values', () => {
+    expect(parseRetryAfter(undefined)).toBeUndefined()
+    expect(parseRetryAfter('soon')).toBeUndefined()
+    expect(parseRetryAfter('-5')).toBeUndefined()
+  })
+})
+
+describe('backoffDelay', () => {
+  const policy = { attempts: 5, baseDelayMs: 100, maxDelayMs: 1000 }
+
+  it('uses full jitter over a window that doubles up to the maximum', () => {
+    expect(backoffDelay(0, policy, () => 0)).toBe(0)
+    expect(backoffDelay(0, policy, () => 0.999)).toBe(99)
+    expect(backoffDelay(2, policy, () => 0.5)).toBe(200)
+    expect(backoffDelay(10, policy, () => 0.999)).toBe(999)
+  })
+})
+
+describe('withRetry', () => {
+  it('retries transient failures until the operation succeeds', async () => {
+    const time = fakeTime()
+    let calls = 0
+    const result = await withRetry(
+      async () => {
+        calls++
+        if (calls < 3) throw transient()
+        return 'ok'
+      },
+      options({ sleep: time.sleep, now: time.now, random: () => 0.5 })
+    )
+    expect(result).toBe('ok')
+    expect(calls).toBe(3)
+    expect(time.sleeps).toEqual([50, 100])
+  })
+
+  it('gives up after the attempts with the last error', async () => {
+    const time = fakeTime()
+    let calls = 0
+    const error = await withRetry(
+      async () => {
+        calls++
+        throw transient()
+      },
+      options({ sleep: time.sleep, now: time.now })
+    ).catch((e: unknown) => e)
+    expect(calls).toBe(4)
+    expect(error).toBeInstanceOf(JenkinsError)
+    expect((error as JenkinsError).kind).toBe('server')
+    expect((error as JenkinsError).message).toContain('after 4 attempts')
+  })
+
+  it('does not retry other errors', async () => {
+    let calls = 0
+    const failure = new JenkinsError('not-found', 'nope', 404)
+    await expect(
+      withRetry(async () => {
+        calls++
+        throw failure
+      }, options())
+    ).rejects.toBe(failure)
+    expect(calls).toBe(1)
+  })
+
+  it('waits at least Retry-After', async () => {
+    const time = fakeTime()
+    let calls = 0
+    await withRetry(
+      async () => {
+        if (++calls === 1) throw transient(3000)
+        return 'ok'
+      },
+      options({ sleep: time.sleep, now: time.now, random: () => 0 })
+    )
+    expect(time.sleeps).toEqual([3000])
+  })
+
+  it('caps a Retry-After by the time left: each wait takes half of it, none ends past the deadline', async () => {
+    const time = fakeTime()
+    const deadline = time.now() + 4000
+    let calls = 0
+    const error = await withRetry(
+      async () => {
+        calls++
+        throw transient(50_000)
+      },
+      options({
+        sleep: time.sleep,
+        now: time.now,
+        deadline,
+        policy: { attempts: 10, baseDelayMs: 1, maxDelayMs: 1 }
+      })
+    ).catch((e: unknown) => e)
+    expect(time.sleeps).toEqual([2000, 1000, 500, 250])
+    expect(calls).toBe(5)
+    expect(time.now()).toBeLessThanOrEqual(deadline)
+    expect((error as JenkinsError).message).toContain('no time left before the deadline')
+  })
+
+  it('with a signal, running out of time waits for the signal (the step timeout) instead of failing early', async () => {
+    const controller = new AbortController()
+    const started = Date.now()
+    setTimeout(() => controller.abort('timeout'), 300)
+    const error = await withRetry(
+      async () => {
+        throw transient()
+      },
+      options({ deadline: started + 300, signal: controller.signal })
+    ).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Interrupted)
+    expect((error as Interrupted).sent).toBe(false)
+  })
+
+  it('a retry wait ends at once when the signal fires, even a long Retry-After', async () => {
+    const controller = new AbortController()
+    const pending = withRetry(
+      async () => {
+        throw transient(50_000)
+      },
+      options({ deadline: Date.now() + 3_600_000, signal: controller.signal })
+    ).catch((e: unknown) => e)
+    await new Promise(resolve => setTimeout(resolve, 20))
+    controller.abort('cancelled')
+    const error = await pending
+    expect(error).toBeInstanceOf(Interrupted)
+    expect((error as Error).message).toMatch(/Stopped waiting to retry .*\(503, Retry-After 50 s\)/)
+    // The failure it was waiting out, for the step's message.
+    expect((error as Interrupted).lastFailure).toBe('boom (503)')
+  })
+
+  it('a failure with maxAttempts is tried no more often than that', async () => {
+    const time = fakeTime()
+    let calls = 0
+    const error = await withRetry(
+      async () => {
+        calls++
+        throw new TransientFailure(new JenkinsError('html', 'login page'), 'html', undefined, 3)
+      },
+      options({
+        sleep: time.sleep,
+        now: time.now,
+        policy: { attempts: 12, baseDelayMs: 1, maxDelayMs: 1 }
+      })
+    ).catch((e: unknown) => e)
+    expect(calls).toBe(3)
+    expect((error as JenkinsError).message).toBe('login page (after 3 attempts in 0 ms)')
+  })
+
+  it('logs each retry at debug level', async () => {
+    const time = fakeTime()
+    const debug: string[] = []
+    let calls = 0
+    await withRetry(
+      async () => {
+        if (++calls < 3) throw transient()
+        return 1
+      },
+      options({
+        sleep: time.sleep,
+        now: time.now,
+        logger: { ...silentLogger, debug: message => debug.push(message) }
+      })
+    )
+    expect(debug).toHaveLength(2)
+    expect(debug[0]).toMatch(/^GET thing: 503; retry 1\/3 in \d+ ms$/)
+  })
+
+  /** A try that takes 30 s of the fake clock and fails as a silent Jenkins does. */
+  function silentTry(time: ReturnType<typeof fakeTime>) {
+    return async () => {
+      await time.sleep(30_000)
+      throw new TransientFailure(
+        new JenkinsError('timeout', 'No answer from Jenkins at http://ci to job within 30.0 s'),
+        'timeout'
+      )
+    }
+  }
+
+  it('says retries in the normal log once the request has waited notice.afterMs, with the whole time', async () => {
+    const time = fakeTime()
+    const said: string[] = []
+    const error = await withRetry(
+      silentTry(time),
+      options({
+        sleep: time.sleep,
+        now: time.now,
+        random: () => 0.5,
+        policy: { attempts: 3, baseDelayMs: 1000, maxDelayMs: 10_000 },
+        notice: { afterMs: 10_000, say: message => said.push(message) > 0 }
+      })
+    ).catch((e: unknown) => e)
+    expect(said).toEqual([
+      'No answer from Jenkins at http://ci to job within 30.0 s; trying again in 0.5 s (try 2 of 3, 30 s since the first)',
+      'No answer from Jenkins at http://ci to job within 30.0 s; trying again in 1.0 s (try 3 of 3, 1 min 1 s since the first)'
+    ])
+    // The give-up names every try and the whole wait, not only the last try's 30 s.
+    expect((error as JenkinsError).message).toBe(
+      'No answer from Jenkins at http://ci to job within 30.0 s (after 3 attempts in 1 min 32 s)'
+    )
+  })
+
+  it('leaves retries before notice.afterMs to the debug log', async () => {
+    const time = fakeTime()
+    const said: string[] = []
+    let calls = 0
+    await withRetry(
+      async () => {
+        if (++calls < 3) throw transient()
+        return 1
+      },
+      options({
+        sleep: time.sleep,
+        now: time.now,
+        notice: { afterMs: 10_000, say: message => said.push(message) > 0 }
+      })
+    )
+    expect(calls).toBe(3)
+    expect(said).toEqual([])
+  })
+})
+
+describe('pause', () => {
+  it('a cancel or the step timeout: "the step was stopped"', async () => {
+    const controller = new AbortController()
+    const waiting = pause(60_000, controller.signal, 'retry GET job')
+    controller.abort()
+    await expect(waiting).rejects.toThrow(
+      new Interrupted('Stopped waiting to retry GET job: the step was stopped', false)
+    )
+  })
+
+  it("a budget's own clock (the post step's): says the time allowed ran out", async () => {
+    const waiting = pause(
+      60_000,
+      AbortSignal.timeout(10),
+      'retry GET the CSRF crumb (ECONNREFUSED)'
+    )
+    await expect(waiting).rejects.toThrow(
+      'Stopped waiting to retry GET the CSRF crumb (ECONNREFUSED): the time allowed for it ran out'
+    )
+  })
+})

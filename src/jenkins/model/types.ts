@@ -1,0 +1,375 @@
+import type { Readable, Writable } from 'node:stream'
+import type { BuildResult } from '../../util/constants.js'
+import type { LostTrigger } from '../transport/errors.js'
+import type { UploadFile } from '../transport/multipart.js'
+
+/** A job's place in Jenkins: the decoded item names from the root, e.g. ['team', 'service', 'deploy']. */
+export type JobPath = readonly string[]
+
+/** Build parameters as the user gave them; an array is a multi-value parameter (repeated form field). */
+export type BuildParameters = Readonly<Record<string, string | readonly string[]>>
+
+/** One parameter definition of a job (job JSON `property[].parameterDefinitions[]`). */
+export interface ParameterDefinition {
+  name: string
+  /** e.g. StringParameterDefinition, BooleanParameterDefinition, ChoiceParameterDefinition */
+  type?: string
+  defaultValue?: unknown
+  choices?: string[]
+}
+
+/** What the client needs to know of a job before triggering it. */
+export interface JobInfo {
+  _class?: string
+  name: string
+  fullName?: string
+  /** The job's URL rebased onto the configured base URL (never Jenkins' own root URL). */
+  url: string
+  buildable?: boolean
+  disabled?: boolean
+  /** Empty when the job takes no parameters. */
+  parameterDefinitions: ParameterDefinition[]
+  /** True for folders, multibranch projects and organisation folders (things that are not jobs). */
+  isFolder: boolean
+  /** For folders: a plain folder, a multibranch project (its jobs are branches), or an organisation folder (its items are multibranch projects). */
+  folderKind?: 'folder' | 'multibranch' | 'organization'
+  /** The number the next build will get; bounds the builds a lost trigger answer may have started. */
+  nextBuildNumber?: number
+  /** The job's newest builds, newest first (at most 6): what Jenkins estimates the next one's length from. */
+  recent?: BuildSummary[]
+  /** The job's last finished builds, newest first (at most 10); [] when it has none. */
+  history?: BuildSummary[]
+}
+
+/** One of a job's recent builds (job `builds[number,result,duration,building]`). */
+export interface BuildSummary {
+  number: number
+  result: BuildResult | null
+  /** ms; 0 while building. */
+  duration: number
+  building: boolean
+}
+
+/** Result of a trigger POST. */
+export interface TriggerResult {
+  /** Queue item id taken from the Location header. */
+  queueId: number
+  /** Queue item URL rebased onto the configured base URL, e.g. https://ci/jenkins/queue/item/42/ */
+  queueUrl: string
+  /** True when Jenkins answered 303: an identical item was already queued and ours merged into it. */
+  merged: boolean
+  /** Names the caller sent that the job does not define (Jenkins drops them silently). */
+  unknownParameters: string[]
+  /** Set when the trigger's answer was lost and the item or build was found in Jenkins instead. */
+  adopted?: 'queue' | 'build'
+}
+
+/** A queue item (GET queue/item/N/api/json). */
+export interface QueueItem {
+  _class?: string
+  id: number
+  why?: string | null
+  cancelled?: boolean
+  blocked?: boolean
+  buildable?: boolean
+  stuck?: boolean
+  inQueueSince?: number
+  /** Set once the item left the queue and the run was created. */
+  executable?: { number: number; url: string } | null
+  /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
+  actions?: unknown[]
+}
+
+/** A build (GET job/.../N/api/json). Only the fields the action reads are typed; the rest are kept. */
+export interface Build {
+  _class?: string
+  number: number
+  /** Jenkins' own URL (may be on another host); use BuildRef.url for requests. */
+  url: string
+  building: boolean
+  result: BuildResult | null
+  duration: number
+  estimatedDuration: number
+  timestamp: number
+  queueId?: number
+  displayName?: string
+  fullDisplayName?: string
+  actions?: unknown[]
+  [key: string]: unknown
+}
+
+/** Enough to address a build: its job and number. `url` is rebased onto the configured base. */
+export interface BuildRef {
+  job: JobPath
+  number: number
+  url: string
+}
+
+/** One chunk of the progressive console log. */
+export interface ProgressiveText {
+  /** The raw body (Jenkins may use CRLF and may include ConsoleNote annotations); the caller must consume or destroy it. */
+  body: Readable
+  /** X-Text-Size: the offset to ask for next. */
+  textSize: number
+  /** X-More-Data: true while the build is still logging; false when the log is complete. */
+  moreData: boolean
+}
+
+/** A build's artifacts as Jenkins lists them. */
+export interface ArtifactList {
+  /** Each artifact's `relativePath`, as Jenkins sent it (unchecked: see src/util/artifact-paths.ts). */
+  paths: string[]
+  /** True when the build has more artifacts than were read. */
+  truncated: boolean
+}
+
+/** Where one download attempt writes: a temporary file, kept or dropped at the end. */
+export interface ArtifactSink {
+  stream: Writable
+  /** Told the bytes received so far, after each chunk. */
+  progress?(bytes: number): void
+  /** The body arrived whole: make it the artifact (rename into place). */
+  commit(): Promise<void>
+  /** The attempt failed: remove what was written. */
+  discard(): Promise<void>
+}
+
+/** How a download went. */
+export interface ArtifactDownload {
+  bytes: number
+  /** Tries it took, the first included. */
+  attempts: number
+}
+
+/** How much of a report is read to find its failed tests. */
+export interface ReportBudget {
+  /** Failed tests wanted; reading stops once this many were found. */
+  want: number
+  /** Bytes one page may have; a bigger answer is cut off there and used up to its last whole case. */
+  pageLimit: number
+  /** Bytes a page aims at: the next page's ranges are sized from the pages read so far. */
+  pageTarget: number
+  /** Bytes read in all, a hard cap: no page reads past it; the scan stops, and says so. */
+  totalBytes: number
+  /** Cases asked per suite in a page of several suites; a larger suite is read in ranges of its cases. */
+  casesPerSuite: number
+}
+
+/** How a test report is read (BuildOutputsApi.failedTests, test-report.ts). */
+export interface FailedTestsOptions {
+  /** The action's urlName; 'testReport' for TestResultAction and its aggregates. */
+  urlName?: string
+  /** Rebases a URL Jenkins wrote (a child build's) onto the configured base. */
+  rebase?: (url: string) => string
+  budget?: Partial<ReportBudget>
+}
+
+/** A failed test case of a build's test report. */
+export interface FailedTest {
+  /** Fully qualified class name, as the report has it. */
+  className: string
+  /** The case's name as Jenkins shows it (with its stages when the report spans several). */
+  name: string
+  /** FAILED, or REGRESSION from older JUnit plugins. */
+  status: string
+  /** Its page in Jenkins, on the configured base URL. */
+  url: string
+  /** The failure's message (CaseResult.errorDetails), cut to its first 2000 characters. */
+  errorDetails?: string
+  /** The failure's stack trace (CaseResult.errorStackTrace), cut to its first 8000 characters. */
+  errorStackTrace?: string
+  /** The Pipeline stages around the junit step, outermost first. */
+  stage?: string
+}
+
+/** What a bounded read of a test report found. */
+export interface FailedTestsRead {
+  /** Failed tests, in report order, up to the number asked for. */
+  failed: FailedTest[]
+  /** Cases read (failed or not). */
+  casesRead: number
+  /** Body bytes read, over every page. */
+  bytesRead: number
+  requests: number
+  /** Every case of the report was read. */
+  complete: boolean
+  /** The scan stopped at its byte budget, before the report's end and before finding all it wanted. */
+  budgetReached: boolean
+}
+
+/** A stage's or run's status in the Pipeline Stage View plugin (StatusExt); unknown values kept. */
+export type StageStatus =
+  | 'NOT_EXECUTED'
+  | 'ABORTED'
+  | 'SUCCESS'
+  | 'IN_PROGRESS'
+  | 'PAUSED_PENDING_INPUT'
+  | 'FAILED'
+  | 'UNSTABLE'
+  | (string & {})
+
+/** One stage of a Pipeline run (StageNodeExt). */
+export interface PipelineStage {
+  id: string
+  name: string
+  status: StageStatus
+  startTimeMillis: number
+  durationMillis: number
+  pauseDurationMillis: number
+  /** ErrorExt.message of a failed stage. */
+  error?: string
+}
+
+/** A Pipeline run as `wfapi/describe` shows it (RunExt). */
+export interface PipelineRun {
+  status?: StageStatus
+  stages: PipelineStage[]
+}
+
+/** A parameter as Jenkins exports it; `value` is absent for password parameters. */
+export interface ExportedParameter {
+  name: string
+  value?: unknown
+}
+
+/** An item waiting in the queue (queue/api/json). */
+export interface QueuedTask {
+  id: number
+  /** Decoded item names of its task, from the task's URL (e.g. ['repo', 'PR-42']). */
+  job: string[]
+  /** `_class` of each of its causes, e.g. 'jenkins.branch.BranchIndexingCause'. */
+  causes: string[]
+  parameters: ExportedParameter[]
+  /** Why it is still waiting (Jenkins' text, untrusted), when it says. */
+  why?: string
+}
+
+/** A build on one of Jenkins' executors (computer/api/json), as the list shows it. */
+export interface RunningBuild {
+  /** Decoded item names of its job, from its URL. */
+  job: string[]
+  number: number
+  /** The queue item it came from (a Pipeline's `node` block alone does not say). */
+  queueId?: number
+  /** When it started (epoch ms). */
+  timestamp?: number
+  /** Jenkins' estimate of its duration (ms; -1 when unknown). */
+  estimatedDuration?: number
+}
+
+/** One of a job's recent builds. */
+export interface RecentBuild {
+  number: number
+  queueId?: number
+  /** With `actions`: `_class` of each cause. */
+  causes?: string[]
+  /** With `actions`: the parameters it ran with. */
+  parameters?: ExportedParameter[]
+  /** With `outcome`: its result (null while it runs), duration (ms) and whether it runs. */
+  result?: BuildResult | null
+  duration?: number
+  building?: boolean
+}
+
+/** A stretch of a multibranch project's scan log (indexing/logText/progressiveText). */
+export interface IndexingLog {
+  /** The text from the requested offset, CRLF as Jenkins sends it, notes included. */
+  text: string
+  /** X-Text-Size: the offset to ask for next. */
+  textSize: number
+  /** X-More-Data: the scan is still running. */
+  moreData: boolean
+  /** The answer was longer than the client reads at once; `text` holds its start only. */
+  truncated: boolean
+}
+
+/** What a LostTrigger turned out to be in Jenkins. */
+export interface FoundTrigger {
+  queueId: number
+  /** Set when it was found as a build (the queue item had already left). */
+  buildNumber?: number
+}
+
+/** Outcome of POST queue/cancelItem. */
+export type CancelOutcome = 'cancelled' | 'already-left' | 'not-found'
+
+/**
+ * Everything the action asks of Jenkins. JenkinsClient implements it over
+ * HTTP; the follower and main depend only on this interface so that they can
+ * be tested with a fake.
+ *
+ * Every method throws JenkinsError (src/jenkins/transport/errors.ts) with a message a
+ * user can act on. Reads retry transient failures; see the implementation.
+ */
+export interface JenkinsApi {
+  /** The configured base URL, normalised without a trailing slash (e.g. https://ci.example.com/jenkins). */
+  readonly baseUrl: string
+  /** Absolute URL of a job on the configured base, ending in '/'. */
+  jobUrl(job: JobPath): string
+  /** Absolute URL of a build on the configured base, ending in '/'. */
+  buildUrl(job: JobPath, number: number): string
+
+  getJob(job: JobPath): Promise<JobInfo>
+  /** Full names (`folder/sub/job`) of every job below `folder` (root when empty), recursing into folders, in one request. */
+  listJobs(folder: JobPath): Promise<string[]>
+  /** POST build or buildWithParameters (chosen from info.parameterDefinitions), delay=0sec, no redirect following. Never retried once it may have reached Jenkins. */
+  trigger(
+    info: JobInfo,
+    job: JobPath,
+    params: BuildParameters,
+    files?: readonly UploadFile[]
+  ): Promise<TriggerResult>
+  getQueueItem(queueId: number): Promise<QueueItem>
+  cancelQueueItem(queueId: number): Promise<CancelOutcome>
+  /** GET a build's JSON; `which` is a number or a permalink. `tree` limits the fields (Jenkins tree syntax); `depth` widens them. Throws JenkinsError kind 'not-found' when there is no such build. */
+  getBuild(
+    job: JobPath,
+    which: number | 'lastBuild' | 'lastSuccessfulBuild',
+    options?: { tree?: string; depth?: number }
+  ): Promise<Build>
+  /** The job's most recent builds, newest first, with their queue ids (to find a build whose queue item expired); `actions` adds causes and parameters. */
+  recentBuilds(
+    job: JobPath,
+    limit: number,
+    options?: { actions?: boolean; outcome?: boolean }
+  ): Promise<RecentBuild[]>
+  /** Every item waiting in the queue. */
+  getQueue(): Promise<QueuedTask[]>
+  /**
+   * Every build running on an executor that the caller may read, in one
+   * request (computer/api/json: executors.ts). `deadline` bounds its retries.
+   */
+  runningBuilds(options?: { deadline?: number }): Promise<RunningBuild[]>
+  /** POST build on a multibranch project: Jenkins queues a scan (branch indexing) and answers with a redirect, no queue item (ComputedFolder.doBuild). */
+  scanMultibranch(project: JobPath): Promise<void>
+  /** GET indexing/logText/progressiveText?start=N of a multibranch project: the current scan's log, or the last one's until a queued scan starts. */
+  indexingLog(project: JobPath, start: number): Promise<IndexingLog>
+  /** GET logText/progressiveText?start=N. */
+  progressiveText(build: BuildRef, start: number): Promise<ProgressiveText>
+  /** POST stop / term / kill on a build (302 counts as success). */
+  stopBuild(build: BuildRef, how: 'stop' | 'term' | 'kill'): Promise<void>
+  /** POST disable (302 counts as success). */
+  disableJob(job: JobPath): Promise<void>
+  /** Looks (reads only, never a new trigger) for the queue item or build a lost trigger made; undefined when Jenkins shows none. */
+  findLostTrigger(lost: LostTrigger): Promise<FoundTrigger | undefined>
+}
+
+/**
+ * What a finished build produced: its test report, its Pipeline stages, its
+ * artifacts. Apart from JenkinsApi so that the follower and cancel paths (and
+ * their fakes) do not depend on it. Same error contract.
+ */
+export interface BuildOutputsApi {
+  /** Failed tests of the build's report, read in bounded pages (see src/jenkins/reports/test-report.ts). */
+  failedTests(build: BuildRef, options?: FailedTestsOptions): Promise<FailedTestsRead>
+  /** The Pipeline's stages (`wfapi/describe`); undefined when Jenkins has no such endpoint (404). */
+  describeRun(build: BuildRef): Promise<PipelineRun | undefined>
+  /** The build's artifact paths (`relativePath`), read with a bounded tree. */
+  listArtifacts(build: BuildRef): Promise<ArtifactList>
+  /** Streams one artifact into sinks from `open` (one per attempt; retried within the deadline; ended by the client's signal). */
+  downloadArtifact(
+    build: BuildRef,
+    relativePath: string,
+    open: () => Promise<ArtifactSink>
+  ): Promise<ArtifactDownload>
+}

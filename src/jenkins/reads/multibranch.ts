@@ -1,0 +1,85 @@
+/**
+ * Multibranch projects: starting a scan (branch indexing) and reading its
+ * log. Sources: cloudbees-folder's ComputedFolder.doBuild and
+ * FolderComputation, branch-api's MultiBranchProject.getIndexing.
+ */
+import { JenkinsError } from '../transport/errors.js'
+import { countOf } from '../model/counts.js'
+import { fullName, jobUrl } from '../model/job-path.js'
+import type { Requester } from '../transport/requester.js'
+import { errorForResponse } from '../transport/responses.js'
+import type { IndexingLog, JobPath } from '../model/types.js'
+
+/** A poll reads at most this much of the scan log; a scan that wrote more since is skipped ahead. */
+const LOG_CHUNK_LIMIT = 1024 * 1024
+
+/**
+ * POST <project>/build?delay=0sec. ComputedFolder.doBuild checks Job/Build,
+ * answers 500 when the project is disabled ("cannot be recomputed"), queues
+ * the scan (merged into one already queued) and redirects back (302): there
+ * is no queue Location to follow. A repeated POST only merges, so a request
+ * whose answer was lost may be sent again.
+ */
+export async function scanMultibranch(http: Requester, project: JobPath): Promise<void> {
+  const name = fullName(project)
+  const context = http.context(`the scan of multibranch project '${name}'`, {
+    notFound: `Multibranch project '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
+    permission: 'Job/Build',
+    serverHint: 'Jenkins answers 500 when the project is disabled.',
+    // A scan needs Job/Build on the project: a job token is no help there.
+    jobTokenOnly: false
+  })
+  const { response, body } = await http.post(
+    'scan',
+    `${jobUrl(http.baseUrl, project)}build?delay=0sec`,
+    context,
+    {
+      retryStatuses: new Set([429, 502, 503, 504]),
+      retryNetwork: failure => failure.transient,
+      deadline: http.deadline
+    }
+  )
+  const status = response.status
+  if ((status >= 200 && status < 300) || (status >= 301 && status <= 303)) return
+  throw errorForResponse(response, body, context)
+}
+
+/**
+ * GET <project>/indexing/logText/progressiveText?start=N: LargeText over
+ * the scan's log file (FolderComputation.getLogText), X-More-Data while its
+ * result is unset. Until a queued scan starts this is the previous scan's
+ * log, complete (ComputedFolder.createExecutable replaces it then).
+ */
+export async function indexingLog(
+  http: Requester,
+  project: JobPath,
+  start: number
+): Promise<IndexingLog> {
+  const name = fullName(project)
+  const context = http.context(`the scan log of '${name}'`, {
+    notFound: `Multibranch project '${name}' has no scan log on Jenkins at ${http.baseUrl} (404)`
+  })
+  return http.read(
+    'scan-log',
+    `${jobUrl(http.baseUrl, project)}indexing/logText/progressiveText?start=${start}`,
+    context,
+    async response => {
+      const size = countOf(response.header('x-text-size'))
+      if (size === undefined) {
+        response.discard()
+        throw new JenkinsError(
+          'protocol',
+          `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`
+        )
+      }
+      const text = await response.text(LOG_CHUNK_LIMIT)
+      return {
+        text,
+        textSize: size,
+        moreData: response.header('x-more-data') === 'true',
+        truncated: Buffer.byteLength(text) >= LOG_CHUNK_LIMIT
+      }
+    },
+    http.deadline
+  )
+}

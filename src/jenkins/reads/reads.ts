@@ -1,0 +1,463 @@
+import { BUILD_RESULTS } from '../../util/constants.js'
+import { JenkinsError } from '../transport/errors.js'
+import { countOf, isBuildNumber, isCount, shownValue } from '../model/counts.js'
+import { buildUrl, fullName, jobUrl } from '../model/job-path.js'
+import { causeClassesOf, jobNamesFromUrl, parametersOf } from './decode.js'
+import type { Requester } from '../transport/requester.js'
+import { htmlError } from '../transport/responses.js'
+import { TransientFailure } from '../transport/retry.js'
+import type {
+  Build,
+  BuildRef,
+  BuildSummary,
+  JobInfo,
+  JobPath,
+  ParameterDefinition,
+  ProgressiveText,
+  QueuedTask,
+  QueueItem,
+  RecentBuild
+} from '../model/types.js'
+
+/** Folder levels listJobs walks in its one request. */
+const LIST_DEPTH = 10
+
+/** Newest builds Jenkins estimates the next build's length from (Job.getEstimatedDurationCandidates). */
+const ESTIMATE_BUILDS = 6
+/** Finished builds kept as the job's history (the summary's "is this failure new?" line). */
+export const HISTORY_BUILDS = 10
+/** Builds asked for: the history's ten, and room for a few still running before them. */
+const JOB_BUILDS = 16
+
+/**
+ * Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and
+ * keeps answers small). The six newest builds and the last successful one
+ * are what Jenkins estimates the next build's length from
+ * (Job.getEstimatedDurationCandidates): the follower aims its polls with
+ * them, at no extra request. The last successful build matters on a busy
+ * job, whose six newest builds may all still be running. The same list,
+ * a few builds longer (Stapler's range `{0,16}`, in Jenkins since long
+ * before 2.150.1), gives the job's last finished builds at no extra request.
+ */
+export const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`
+
+/**
+ * The lists of a build whose elements are plugins' data: an action each
+ * (every plugin adds its own), a change set per SCM. One element nested too
+ * deep is left out with a warning and the rest of the build read (json.ts);
+ * any other part too deep (`number`, `result`, `artifacts`, any other
+ * field) still refuses the whole answer, as no real Jenkins sends it.
+ */
+export const BUILD_PLUGIN_LISTS = ['actions', 'changeSets'] as const
+
+/** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
+export const QUEUE_TREE =
+  'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince,why]'
+
+/** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
+const FOLDER_CLASSES = new Set([
+  'com.cloudbees.hudson.plugins.folder.Folder',
+  'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
+  'jenkins.branch.OrganizationFolder'
+])
+
+/**
+ * Multibranch projects: branch-api's MultiBranchProject subclasses
+ * (WorkflowMultiBranchProject for Pipelines, others from plugins) all end
+ * in MultiBranchProject; an OrganizationFolder holds such projects.
+ */
+function folderKindOf(className: string | undefined): JobInfo['folderKind'] {
+  if (className === undefined) return 'folder'
+  if (/MultiBranchProject$/.test(className)) return 'multibranch'
+  if (className === 'jenkins.branch.OrganizationFolder') return 'organization'
+  return 'folder'
+}
+
+/** `jobs[name,_class,jobs[…]]` nested `depth` levels. */
+export function listTree(depth: number): string {
+  let fields = 'name,_class'
+  for (let level = 1; level < depth; level++) fields = `name,_class,jobs[${fields}]`
+  return `jobs[${fields}]`
+}
+
+interface RawItem {
+  _class?: unknown
+  name?: unknown
+  jobs?: unknown
+}
+
+interface RawJob extends RawItem {
+  fullName?: unknown
+  buildable?: unknown
+  disabled?: unknown
+  nextBuildNumber?: unknown
+  property?: unknown
+  builds?: unknown
+  lastSuccessfulBuild?: unknown
+}
+
+/** A job's JSON, reduced to what triggering it needs. */
+export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
+  // The crumb is needed before the trigger that usually follows: fetch it
+  // alongside the job to save a round trip.
+  http.prefetchCrumb()
+  const name = fullName(job)
+  const data = await http.getJson<RawJob>(
+    'job',
+    `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`,
+    http.context(`job '${name}'`, {
+      notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
+    })
+  )
+  const info: JobInfo = {
+    name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
+    fullName: typeof data.fullName === 'string' ? data.fullName : name,
+    // Jenkins' own `url` comes from its configured root URL, which may be
+    // another host (jenkins-api.md 9): always our base.
+    url: jobUrl(http.baseUrl, job),
+    parameterDefinitions: parameterDefinitions(data.property),
+    isFolder: isFolder(data)
+  }
+  if (typeof data._class === 'string') info._class = data._class
+  if (info.isFolder) info.folderKind = folderKindOf(info._class)
+  if (typeof data.buildable === 'boolean') info.buildable = data.buildable
+  if (typeof data.disabled === 'boolean') info.disabled = data.disabled
+  if (isBuildNumber(data.nextBuildNumber)) info.nextBuildNumber = data.nextBuildNumber
+  const builds = buildSummaries(data.builds)
+  // A folder has no `builds`: no history, rather than an empty one.
+  if (Array.isArray(data.builds)) {
+    info.history = builds.filter(b => !b.building && b.result !== null).slice(0, HISTORY_BUILDS)
+  }
+  const recent = builds.slice(0, ESTIMATE_BUILDS)
+  // Older than the six newest when it is not among them: expectationFrom
+  // then finds it as Jenkins does, as the last successful build.
+  const [lastSuccessful] = buildSummaries([data.lastSuccessfulBuild])
+  if (lastSuccessful && !recent.some(b => b.number === lastSuccessful.number)) {
+    recent.push(lastSuccessful)
+  }
+  if (recent.length > 0) info.recent = recent
+  return info
+}
+
+const RESULTS: ReadonlySet<unknown> = new Set([
+  'SUCCESS',
+  'UNSTABLE',
+  'FAILURE',
+  'NOT_BUILT',
+  'ABORTED'
+])
+
+/** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
+function buildSummaries(raw: unknown): BuildSummary[] {
+  const out: BuildSummary[] = []
+  for (const entry of Array.isArray(raw) ? raw : []) {
+    const b = entry as Partial<Record<keyof BuildSummary, unknown>> | null
+    if (!isBuildNumber(b?.number) || !isCount(b.duration)) continue
+    out.push({
+      number: b.number,
+      result: RESULTS.has(b.result) ? (b.result as BuildSummary['result']) : null,
+      duration: b.duration,
+      building: b.building === true
+    })
+  }
+  return out
+}
+
+/** Full names of every job below `folder` (root when empty), in one request. */
+export async function listJobs(http: Requester, folder: JobPath): Promise<string[]> {
+  const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root'
+  const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`
+  const data = await http.getJson<RawItem>(
+    'jobs',
+    `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`,
+    http.context(`the job list of ${where}`, {
+      notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
+    })
+  )
+  if (!Array.isArray(data.jobs)) {
+    throw new JenkinsError(
+      'bad-request',
+      `'${fullName(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`
+    )
+  }
+  const names: string[] = []
+  collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '', names)
+  return names
+}
+
+/** A queue item's JSON. */
+export async function getQueueItem(http: Requester, queueId: number): Promise<QueueItem> {
+  const item = await http.getJson<QueueItem>(
+    'queue',
+    `${http.baseUrl}/queue/item/${queueId}/api/json`,
+    http.context(`queue item ${queueId}`, {
+      notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
+      following: true
+    })
+  )
+  if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`
+    )
+  }
+  // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
+  if (typeof item.why === 'string') item.why = http.redact(item.why)
+  return item
+}
+
+/** A build's JSON, by number or permalink. */
+export async function getBuild(
+  http: Requester,
+  job: JobPath,
+  which: number | 'lastBuild' | 'lastSuccessfulBuild',
+  options: { tree?: string; depth?: number } = {}
+): Promise<Build> {
+  const name = fullName(job)
+  const query = new URLSearchParams()
+  if (options.tree !== undefined) query.set('tree', options.tree)
+  if (options.depth !== undefined) query.set('depth', String(options.depth))
+  const search = query.toString()
+  const url = `${jobUrl(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`
+  const notFound =
+    which === 'lastBuild'
+      ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
+      : which === 'lastSuccessfulBuild'
+        ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
+        : `Build #${which} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
+  const build = await http.getJson<Build>(
+    'build',
+    url,
+    http.context(
+      typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`,
+      { notFound, following: true }
+    ),
+    { droppable: BUILD_PLUGIN_LISTS }
+  )
+  if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`
+    )
+  }
+  if (!isBuildNumber(build.number)) {
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
+    )
+  }
+  const result: unknown = build.result
+  // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
+  // else is a broken or hostile server, and would reach outputs and messages.
+  if (result !== undefined && result !== null && !BUILD_RESULTS.some(r => r === result)) {
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
+    )
+  }
+  return build
+}
+
+/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
+function quote(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text
+}
+
+/** Every item waiting in the queue, with its task's item names, causes and parameters. */
+export async function getQueue(http: Requester): Promise<QueuedTask[]> {
+  const data = await http.getJson<{ items?: unknown }>(
+    'queue',
+    `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`,
+    http.context('the queue')
+  )
+  const items: QueuedTask[] = []
+  for (const raw of Array.isArray(data.items) ? data.items : []) {
+    const item = raw as {
+      id?: unknown
+      task?: { url?: unknown } | null
+      actions?: unknown
+      why?: unknown
+    }
+    const url = item?.task?.url
+    if (!isCount(item?.id) || typeof url !== 'string') continue
+    const names = jobNamesFromUrl(url)
+    if (!names) continue
+    items.push({
+      id: item.id,
+      job: names,
+      causes: causeClassesOf(item.actions),
+      parameters: parametersOf(item.actions),
+      ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
+    })
+  }
+  return items
+}
+
+/**
+ * The job's most recent builds, newest first, with their queue ids (with
+ * `actions`, causes and parameters; with `outcome`, result, duration and
+ * whether they still run).
+ */
+export async function recentBuilds(
+  http: Requester,
+  job: JobPath,
+  limit: number,
+  options: { actions?: boolean; outcome?: boolean } = {}
+): Promise<RecentBuild[]> {
+  const name = fullName(job)
+  let fields = options.actions
+    ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
+    : 'number,queueId'
+  if (options.outcome) fields += ',result,duration,building'
+  const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`
+  const data = await http.getJson<{ builds?: unknown }>(
+    'builds',
+    `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`,
+    http.context(`the builds of job '${name}'`, {
+      notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(true)}`,
+      following: true
+    })
+  )
+  const builds: RecentBuild[] = []
+  for (const raw of Array.isArray(data.builds) ? data.builds : []) {
+    const build = raw as Record<string, unknown> | null
+    if (!isBuildNumber(build?.number)) continue
+    const recent: RecentBuild = { number: build.number }
+    if (isCount(build.queueId)) recent.queueId = build.queueId
+    if (options.outcome) {
+      const [summary] = buildSummaries([build])
+      if (summary) {
+        recent.result = summary.result
+        recent.duration = summary.duration
+        recent.building = summary.building
+      }
+    }
+    if (options.actions) {
+      recent.causes = causeClassesOf(build.actions)
+      recent.parameters = parametersOf(build.actions)
+    }
+    builds.push(recent)
+  }
+  return builds
+}
+
+/** GET logText/progressiveText?start=N, its body streamed. */
+export async function progressiveText(
+  http: Requester,
+  build: BuildRef,
+  start: number
+): Promise<ProgressiveText> {
+  const name = fullName(build.job)
+  const url = `${buildUrl(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`
+  const context = http.context(`the console of build #${build.number} of '${name}'`, {
+    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`,
+    following: true
+  })
+  return http.read(
+    'log',
+    url,
+    context,
+    response => {
+      if (response.contentType.includes('text/html')) {
+        // A login page now and then is an SSO proxy's blip; every time, it is the answer.
+        throw new TransientFailure(
+          htmlError(context, response.status),
+          'an HTML page',
+          undefined,
+          3
+        )
+      }
+      const textSize = countOf(response.header('x-text-size'))
+      if (textSize === undefined) {
+        throw new JenkinsError(
+          'protocol',
+          `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`
+        )
+      }
+      // Streamed, not buffered: a console can be hundreds of MB. The stream
+      // is still bounded (limits.ts: stall guard, deadline, cancel). The
+      // header is absent (never "false") once the log is complete (6.1).
+      return {
+        body: response.stream(),
+        textSize,
+        moreData: response.header('x-more-data') === 'true'
+      }
+    },
+    http.deadline
+  )
+}
+
+// ---------------------------------------------------------------------------
+
+/**
+ * Full names of the jobs in a `jobs` tree, in Jenkins' order, folders
+ * walked in place. Without recursion and bounded to LIST_DEPTH levels: the
+ * answer is Jenkins', and a hostile one can nest far deeper than the tree
+ * asked for (a recursive walk overflowed the stack).
+ */
+function collectJobs(http: Requester, items: unknown[], prefix: string, names: string[]): void {
+  const stack: Array<{ items: unknown[]; prefix: string; next: number }> = [
+    { items, prefix, next: 0 }
+  ]
+  let skipped = false
+  while (stack.length > 0) {
+    const level = stack[stack.length - 1] as { items: unknown[]; prefix: string; next: number }
+    if (level.next >= level.items.length) {
+      stack.pop()
+      continue
+    }
+    const item = level.items[level.next++] as RawItem | null
+    if (typeof item?.name !== 'string') continue
+    const path = `${level.prefix}${item.name}`
+    if (Array.isArray(item.jobs)) {
+      if (stack.length < LIST_DEPTH) stack.push({ items: item.jobs, prefix: `${path}/`, next: 0 })
+      else skipped = true
+    } else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
+      http.logger.debug(
+        `Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`
+      )
+    } else {
+      names.push(path)
+    }
+  }
+  if (skipped) {
+    http.logger.debug(
+      `Jenkins answered with folders nested deeper than the ${LIST_DEPTH} levels asked for; not listed`
+    )
+  }
+}
+
+function isFolder(item: RawItem): boolean {
+  return (
+    (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs)
+  )
+}
+
+function parameterDefinitions(property: unknown): ParameterDefinition[] {
+  const definitions: ParameterDefinition[] = []
+  if (!Array.isArray(property)) return definitions
+  for (const entry of property) {
+    const list = (entry as { parameterDefinitions?: unknown } | null)?.parameterDefinitions
+    if (!Array.isArray(list)) continue
+    for (const raw of list) {
+      const def = raw as {
+        name?: unknown
+        type?: unknown
+        defaultParameterValue?: { value?: unknown } | null
+        choices?: unknown
+      }
+      if (typeof def?.name !== 'string') continue
+      const definition: ParameterDefinition = { name: def.name }
+      if (typeof def.type === 'string') definition.type = def.type
+      if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+        definition.defaultValue = def.defaultParameterValue.value
+      }
+      if (Array.isArray(def.choices)) {
+        definition.choices = def.choices.filter((c): c is string => typeof c === 'string')
+      }
+      definitions.push(definition)
+    }
+  }
+  return definitions
+}

@@ -1,0 +1,86 @@
+import { JenkinsError } from '../transport/errors.js'
+import { isCount } from '../model/counts.js'
+import { fullName } from '../model/job-path.js'
+import type { Requester } from '../transport/requester.js'
+import type { BuildRef, PipelineRun, PipelineStage, StageStatus } from '../model/types.js'
+
+/**
+ * StatusExt of pipeline-stage-view-plugin (rest-api/…/external/StatusExt.java).
+ * Anything else is kept as it came, so a newer plugin's status still shows.
+ */
+export const STAGE_STATUSES = [
+  'NOT_EXECUTED',
+  'ABORTED',
+  'SUCCESS',
+  'IN_PROGRESS',
+  'PAUSED_PENDING_INPUT',
+  'FAILED',
+  'UNSTABLE'
+] as const
+
+/** Most stages kept: a describe of a run with thousands of stages is still one bounded answer. */
+const MAX_STAGES = 500
+
+interface RawStage {
+  id?: unknown
+  name?: unknown
+  status?: unknown
+  startTimeMillis?: unknown
+  durationMillis?: unknown
+  pauseDurationMillis?: unknown
+  error?: { message?: unknown; type?: unknown } | null
+}
+
+/**
+ * GET `<build>/wfapi/describe`: the Pipeline Stage View plugin's RunExt
+ * (RunAPI.doDescribe without fullStages, so each StageNodeExt comes without
+ * its stageFlowNodes). Undefined when Jenkins answers 404: the plugin is not
+ * installed, or the build is not a WorkflowRun (the `wfapi` action is a
+ * TransientActionFactory of WorkflowRun only).
+ */
+export async function describeRun(
+  http: Requester,
+  build: BuildRef
+): Promise<PipelineRun | undefined> {
+  const name = fullName(build.job)
+  let data: { status?: unknown; stages?: unknown }
+  try {
+    data = await http.getJson(
+      'stages',
+      `${build.url}wfapi/describe`,
+      http.context(`the stages of build #${build.number} of '${name}'`)
+    )
+  } catch (error) {
+    if (error instanceof JenkinsError && error.kind === 'not-found') return undefined
+    throw error
+  }
+  if (typeof data !== 'object' || data === null) {
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`
+    )
+  }
+  const stages: PipelineStage[] = []
+  for (const raw of (Array.isArray(data.stages) ? data.stages : []).slice(0, MAX_STAGES)) {
+    const stage = raw as RawStage | null
+    if (typeof stage?.name !== 'string') continue
+    const out: PipelineStage = {
+      id: typeof stage.id === 'string' ? stage.id : '',
+      name: stage.name,
+      status: typeof stage.status === 'string' ? (stage.status as StageStatus) : 'NOT_EXECUTED',
+      durationMillis: count(stage.durationMillis),
+      startTimeMillis: count(stage.startTimeMillis),
+      pauseDurationMillis: count(stage.pauseDurationMillis)
+    }
+    if (typeof stage.error?.message === 'string') out.error = stage.error.message
+    stages.push(out)
+  }
+  return {
+    status: typeof data.status === 'string' ? (data.status as StageStatus) : undefined,
+    stages
+  }
+}
+
+function count(value: unknown): number {
+  return isCount(value) ? value : 0
+}

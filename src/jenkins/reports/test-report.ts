@@ -1,0 +1,393 @@
+import { JenkinsError } from '../transport/errors.js'
+import { fullName } from '../model/job-path.js'
+import { CaseNamer } from './junit-names.js'
+import { bodyOf, tooDeepError } from '../transport/answers.js'
+import { JsonTooDeep, parseJenkinsJson } from '../transport/json.js'
+import { parseJsonPrefix } from './json-prefix.js'
+import type { Requester } from '../transport/requester.js'
+import { htmlError, looksLikeHtml, type ErrorContext } from '../transport/responses.js'
+import type {
+  BuildRef,
+  FailedTest,
+  FailedTestsOptions,
+  FailedTestsRead,
+  ReportBudget
+} from '../model/types.js'
+
+export const DEFAULT_BUDGET: ReportBudget = {
+  want: 20,
+  pageLimit: 1024 * 1024,
+  pageTarget: 256 * 1024,
+  totalBytes: 4 * 1024 * 1024,
+  casesPerSuite: 1000
+}
+
+/** Cases of the first suite asked for in the first page, before their size is known. */
+const FIRST_PAGE_CASES = 200
+const MAX_PAGE_SUITES = 1000
+/** Share of the room left that a page is sized for: the sizes it is sized from are averages. */
+const HEADROOM = 0.8
+/** errorDetails kept per failed test: enough for its first lines. */
+const DETAILS_CHARS = 2000
+/** errorStackTrace kept per failed test: the frames that name the test's file come early. */
+const TRACE_CHARS = 8000
+
+/** One suite of a TestResult (SuiteResult, exported inline with its cases). */
+interface RawSuite {
+  name?: unknown
+  enclosingBlocks?: unknown
+  enclosingBlockNames?: unknown
+  cases?: unknown
+}
+
+interface RawCase {
+  className?: unknown
+  name?: unknown
+  status?: unknown
+  errorDetails?: unknown
+  errorStackTrace?: unknown
+}
+
+/** The report JSON: a TestResult, or an aggregated action's child reports. */
+interface RawReport {
+  suites?: unknown
+  childReports?: unknown
+}
+
+/**
+ * One report being scanned: the TestResult of the build itself, or of one
+ * child build of an aggregated report (AggregatedTestResultAction.ChildReport,
+ * whose test pages live below the child build).
+ */
+interface ReportState {
+  /** `<build>/<urlName>/`, where the case pages are. */
+  base: string
+  namer: CaseNamer
+  /** Enclosing blocks seen; with more than one, names carry their stages. */
+  blocks: Set<string>
+}
+
+/** One page: suites `[from, to)`, and of each, cases `[caseFrom, caseTo)`. */
+interface PageRange {
+  from: number
+  to: number
+  caseFrom: number
+  caseTo: number
+}
+
+/** A page as read: whole, or cut off at its byte limit with the start that arrived whole. */
+interface Page {
+  data: RawReport
+  bytes: number
+  /** Cut off at the limit: `openKeys` says where (json-prefix.ts). */
+  cut?: { openKeys: string[] }
+}
+
+/**
+ * Finds the failed tests of a build's test report (junit-plugin TestResult at
+ * `<build>/<urlName>/api/json`) without reading the whole report: the JSON
+ * has no filter, so pages of suites are read with a `tree` that asks only for
+ * what is shown (class, name, status, errorDetails) and Jenkins' range syntax
+ * bounding suites `{from,to}` and cases per suite `{from,to}`. It stops once
+ * `want` failed tests were found, at the end of the report, or when the byte
+ * budget is spent. Cases are failed when their status is FAILED, or
+ * REGRESSION (what CaseResult.getStatus said before junit-plugin's UI
+ * redesign, f0bf02d5).
+ *
+ * The budget is a hard cap on the bytes read, and nothing is read twice:
+ * the first page is small (cases of the first suite), later pages are sized
+ * from the bytes per suite and per case seen so far, within what is left of
+ * the budget; a suite too large for a page is read in ranges of its cases.
+ * A page larger than its limit (the sizes lied, or a suite is far larger
+ * than the others) is cut off there, and what arrived whole is used: the
+ * next page starts where it ended.
+ *
+ * The same tree reads an aggregated report (AggregatedTestResultAction:
+ * `childReports[child,result]`, each result a TestResult of a child build);
+ * Stapler skips the names a shape does not have (jenkins-api.md 5.5). Its
+ * ranges apply to every child's suites alike.
+ */
+export async function readFailedTests(
+  http: Requester,
+  build: BuildRef,
+  options: FailedTestsOptions = {}
+): Promise<FailedTestsRead> {
+  const budget = { ...DEFAULT_BUDGET, ...options.budget }
+  const urlName = options.urlName ?? 'testReport'
+  const name = fullName(build.job)
+  const reportUrl = `${build.url}${encodeURIComponent(urlName)}/`
+  const context = http.context(`the test report of build #${build.number} of '${name}'`, {
+    notFound: `Build #${build.number} of '${name}' has no test report at ${reportUrl} (404)`
+  })
+  const read: FailedTestsRead = {
+    failed: [],
+    casesRead: 0,
+    bytesRead: 0,
+    requests: 0,
+    complete: true,
+    budgetReached: false
+  }
+  const reports = new Map<string, ReportState>()
+  const own: ReportState = { base: reportUrl, namer: new CaseNamer(), blocks: new Set() }
+  const stateOf = (url: string): ReportState => {
+    let state = reports.get(url)
+    if (!state) {
+      const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`
+      state = { base, namer: new CaseNamer(), blocks: new Set() }
+      reports.set(url, state)
+    }
+    return state
+  }
+  const stop = (budgetReached: boolean): FailedTestsRead => {
+    read.complete = false
+    read.budgetReached = budgetReached
+    return read
+  }
+  let range: PageRange = {
+    from: 0,
+    to: 1,
+    caseFrom: 0,
+    caseTo: Math.min(FIRST_PAGE_CASES, budget.casesPerSuite)
+  }
+  let suitesDone = 0
+  // Stack traces point annotations at files; a case too large for a page with its trace is asked again without.
+  let traces = true
+  /** Bytes of the pages of cases, that pages are sized from. */
+  let casesBytes = 0
+
+  // CaseResult.getDisplayName leads with the stages when the report's suites
+  // come from more than one block (TestResult.hasMultipleBlocks): known
+  // before the first name is made, from every suite's enclosingBlocks
+  // (about 30 bytes a suite). Cut off, it tells what it can.
+  read.requests++
+  const blocksPage = await readPage(
+    http,
+    `${reportUrl}api/json?tree=${encodeURIComponent(BLOCKS_TREE)}`,
+    context,
+    Math.min(budget.pageTarget, budget.totalBytes)
+  )
+  read.bytesRead += blocksPage.bytes
+  addBlocks(own, blocksPage.data.suites)
+  for (const child of list(blocksPage.data.childReports)) {
+    const entry = child as { child?: { url?: unknown } | null; result?: RawReport | null } | null
+    const url = entry?.child?.url
+    if (typeof url === 'string') addBlocks(stateOf(url), entry?.result?.suites)
+  }
+
+  for (;;) {
+    const room = budget.totalBytes - read.bytesRead
+    const limit = Math.min(budget.pageLimit, room)
+    // Little left, or not even one more case fits: stop before reading, not in the middle.
+    if (
+      room < Math.min(budget.pageTarget, budget.pageLimit, budget.totalBytes) / 8 ||
+      (read.casesRead > 0 && casesBytes / read.casesRead > limit)
+    ) {
+      return stop(true)
+    }
+    read.requests++
+    const page = await readPage(
+      http,
+      `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range.from, range.to, range.caseFrom, range.caseTo, traces))}`,
+      context,
+      limit
+    )
+    read.bytesRead += page.bytes
+    casesBytes += page.bytes
+
+    // The build's own report, or one per child build of an aggregated one.
+    const parts: Array<{ state: ReportState; suites: RawSuite[] }> = []
+    if (Array.isArray(page.data.suites)) parts.push({ state: own, suites: page.data.suites })
+    const children = Array.isArray(page.data.childReports) ? page.data.childReports : []
+    for (const child of children) {
+      const entry = child as { child?: { url?: unknown } | null; result?: RawReport | null } | null
+      const url = entry?.child?.url
+      if (typeof url !== 'string' || !entry?.result) continue
+      const state = stateOf(url)
+      const suites = entry.result.suites
+      parts.push({ state, suites: Array.isArray(suites) ? (suites as RawSuite[]) : [] })
+    }
+
+    // Where the next page starts: the suite after the last one read, or
+    // the rest of the last one when its cases filled the page's range.
+    const window = range.caseTo - range.caseFrom
+    const widest = Math.max(0, ...parts.map(p => p.suites.length))
+    let lastGoesOn = false
+    for (const { state, suites } of parts) {
+      suites.forEach((suite, i) => {
+        const cases = scanSuite(suite, state, read, budget.want)
+        const full = cases >= window
+        if (i === widest - 1) lastGoesOn ||= full
+        else if (full) read.complete = false
+      })
+    }
+    if (read.failed.length >= budget.want) {
+      read.complete &&= !page.cut && !lastGoesOn && widest < range.to - range.from
+      return read
+    }
+    // What arrived of a page cut at its limit is used; an aggregated
+    // report's children are cut at different places, so it ends there.
+    if (page.cut && widest === 0 && children.length === 0 && traces) {
+      traces = false
+      continue
+    }
+    if (page.cut && (children.length > 0 || widest === 0)) return stop(true)
+    if (lastGoesOn || page.cut?.openKeys.join('/') === 'suites/cases') {
+      // The rest of the last suite: from its first case not read whole.
+      const lastCases = Math.max(0, ...parts.map(p => list(p.suites[widest - 1]?.cases).length))
+      suitesDone += widest - 1
+      range = nextRange(range.from + widest - 1, lastCases + (widest === 1 ? range.caseFrom : 0))
+      continue
+    }
+    suitesDone += widest
+    // Fewer suites than asked for, and not cut: the report ends here.
+    if (!page.cut && widest < range.to - range.from) return read
+    range = nextRange(range.from + widest, 0)
+  }
+
+  /** The next page from suite `from` (case `caseFrom` of it), sized from what was read so far. */
+  function nextRange(from: number, caseFrom: number): PageRange {
+    const room = Math.min(budget.pageLimit, budget.totalBytes - read.bytesRead) * HEADROOM
+    const aim = Math.min(budget.pageTarget, room)
+    const perSuite = suitesDone > 0 ? casesBytes / suitesDone : Infinity
+    if (caseFrom === 0 && perSuite <= aim) {
+      const suites = Math.max(1, Math.min(MAX_PAGE_SUITES, Math.floor(aim / perSuite)))
+      return { from, to: from + suites, caseFrom: 0, caseTo: budget.casesPerSuite }
+    }
+    // One suite, in ranges of its cases.
+    const perCase = casesBytes / Math.max(1, read.casesRead)
+    const cases = Math.max(1, Math.min(budget.casesPerSuite, Math.floor(aim / perCase)))
+    return { from, to: from + 1, caseFrom, caseTo: caseFrom + cases }
+  }
+}
+
+/** Every suite's enclosing blocks, of the report and of each child report. */
+const BLOCKS_TREE =
+  'suites[enclosingBlocks],childReports[child[url],result[suites[enclosingBlocks]]]'
+
+/** Adds the first enclosing block of each suite (the one TestResult.hasMultipleBlocks compares). */
+function addBlocks(state: ReportState, suites: unknown): void {
+  for (const suite of list(suites)) {
+    const first = stringList((suite as RawSuite | null)?.enclosingBlocks)[0]
+    if (first !== undefined) state.blocks.add(first)
+  }
+}
+
+/**
+ * `suites[…]{from,to}` and the same below `childReports[…]`: only what is
+ * shown. A passed case's errorStackTrace is null: traces cost bytes only
+ * for failed cases.
+ */
+export function reportTree(
+  from: number,
+  to: number,
+  caseFrom: number,
+  caseTo: number,
+  traces = true
+): string {
+  const fields = `className,name,status,errorDetails${traces ? ',errorStackTrace' : ''}`
+  const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[${fields}]{${caseFrom},${caseTo}}]{${from},${to}}`
+  return `${suites},childReports[child[url],result[${suites}]]`
+}
+
+/** Reads one suite's cases (those of the page's range); returns how many there were. */
+function scanSuite(
+  suite: RawSuite,
+  state: ReportState,
+  read: FailedTestsRead,
+  want: number
+): number {
+  const blocks = stringList(suite.enclosingBlocks)
+  if (blocks[0] !== undefined) state.blocks.add(blocks[0])
+  const blockNames = stringList(suite.enclosingBlockNames)
+  const rawCases = Array.isArray(suite.cases) ? (suite.cases as RawCase[]) : []
+  for (const raw of rawCases) {
+    read.casesRead++
+    const className = typeof raw?.className === 'string' ? raw.className : ''
+    const caseName = typeof raw?.name === 'string' && raw.name !== '' ? raw.name : '(?)'
+    // CaseResult.getDisplayName: the stages around the junit step lead the
+    // name when the report holds tests of more than one block.
+    const displayName =
+      state.blocks.size > 1 && blockNames.length > 0
+        ? `${[...blockNames].reverse().join(' / ')} / ${caseName}`
+        : caseName
+    const path = state.namer.path(className, displayName)
+    const status = typeof raw?.status === 'string' ? raw.status : ''
+    if ((status !== 'FAILED' && status !== 'REGRESSION') || read.failed.length >= want) continue
+    const test: FailedTest = {
+      className,
+      name: displayName,
+      status,
+      url: `${state.base}${path}/`
+    }
+    if (typeof raw.errorDetails === 'string') {
+      test.errorDetails = raw.errorDetails.slice(0, DETAILS_CHARS)
+    }
+    if (typeof raw.errorStackTrace === 'string') {
+      test.errorStackTrace = raw.errorStackTrace.slice(0, TRACE_CHARS)
+    }
+    if (blockNames.length > 0) test.stage = [...blockNames].reverse().join(' / ')
+    read.failed.push(test)
+  }
+  return rawCases.length
+}
+
+/**
+ * GET one page as JSON, reading at most `limit` bytes (limits.ts keeps the
+ * start and drops the connection). A body cut off there is used up to its
+ * last whole array element (json-prefix.ts): those bytes are spent, and are
+ * not read again. The body is bounded like every whole-body read (a broken
+ * or slow one is retried, answers.ts bodyOf).
+ */
+async function readPage(
+  http: Requester,
+  url: string,
+  context: ErrorContext,
+  limit: number
+): Promise<Page> {
+  return http.read(
+    'tests',
+    url,
+    context,
+    async response => {
+      const body = await bodyOf(response.text(limit, 'cut'))
+      const bytes = Buffer.byteLength(body)
+      if (looksLikeHtml(response, body)) throw htmlError(context, response.status)
+      let data: unknown
+      let cut: Page['cut']
+      try {
+        data = parseJenkinsJson(body)
+      } catch (error) {
+        if (error instanceof JsonTooDeep)
+          throw tooDeepError(http.baseUrl, context, error, response.status)
+        // A character split at the cut decodes to U+FFFD: 3 bytes for 1 to 3.
+        if (bytes < limit - 3) {
+          throw new JenkinsError(
+            'protocol',
+            `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`,
+            response.status
+          )
+        }
+        // Not one whole element (one test larger than the page): nothing to use.
+        const prefix = parseJsonPrefix(body)
+        data = prefix?.value ?? {}
+        cut = { openKeys: prefix?.openKeys ?? [] }
+      }
+      if (typeof data !== 'object' || data === null) {
+        throw new JenkinsError(
+          'protocol',
+          `Jenkins at ${http.baseUrl} answered ${context.what} without an object`
+        )
+      }
+      return { data: data as RawReport, bytes, ...(cut ? { cut } : {}) }
+    },
+    http.deadline
+  )
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : []
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+}

@@ -1,0 +1,102 @@
+import type { Logger } from '../../util/logger.js'
+import { Interrupted, JenkinsError } from './errors.js'
+
+/** The CSRF crumb: the header name comes from the server (`crumbRequestField`), never a constant. */
+export interface Crumb {
+  field: string
+  value: string
+}
+
+/**
+ * Fetches the crumb at most once (concurrent callers share the request), and
+ * remembers that CSRF protection is off when the issuer answered 404
+ * (jenkins-api.md 1.4) so it is not asked again.
+ */
+export class CrumbCache {
+  private pending: Promise<Crumb | undefined> | undefined
+
+  constructor(
+    /** Gets the crumb, or undefined when the server has no crumb issuer. */
+    private readonly fetch: () => Promise<Crumb | undefined>,
+    /** Told of every new value (the transport sends it as a header). */
+    private readonly onChange: (crumb: Crumb | undefined) => void
+  ) {}
+
+  /** The crumb to send, fetching it the first time. */
+  ensure(): Promise<Crumb | undefined> {
+    if (!this.pending) {
+      const pending = this.fetch().then(crumb => {
+        this.onChange(crumb)
+        return crumb
+      })
+      // A failed fetch is not cached: the next POST tries again.
+      pending.catch(() => {
+        if (this.pending === pending) this.pending = undefined
+      })
+      this.pending = pending
+    }
+    return this.pending
+  }
+
+  /** Starts fetching in the background (e.g. alongside the job GET before a trigger). */
+  prefetch(): void {
+    this.ensure().catch(() => undefined)
+  }
+
+  /** Drops the crumb (its session is gone) and fetches a new one. */
+  refresh(): Promise<Crumb | undefined> {
+    this.pending = undefined
+    this.onChange(undefined)
+    return this.ensure()
+  }
+}
+
+/**
+ * The crumb from Jenkins' crumb issuer (`getJson` reads crumbIssuer/api/json),
+ * or undefined when there is none: Jenkins' own 404 means CSRF protection is
+ * off (jenkins-api.md 1.4). A 404 from something else than Jenkins (kind
+ * 'not-jenkins', locate.ts) is a wrong url, and thrown like any failure.
+ */
+export async function readCrumb(
+  getJson: () => Promise<{ crumb?: unknown; crumbRequestField?: unknown }>,
+  server: string,
+  logger: Logger
+): Promise<Crumb | undefined> {
+  let data: { crumb?: unknown; crumbRequestField?: unknown }
+  try {
+    data = await getJson()
+  } catch (error) {
+    if (error instanceof JenkinsError && error.kind === 'not-found') {
+      logger.debug(`Jenkins at ${server} has no crumb issuer: CSRF protection is off`)
+      return undefined
+    }
+    throw error
+  }
+  if (
+    typeof data.crumb !== 'string' ||
+    typeof data.crumbRequestField !== 'string' ||
+    !data.crumbRequestField
+  ) {
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${server} answered the crumb request without crumb and crumbRequestField`
+    )
+  }
+  logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`)
+  return { field: data.crumbRequestField, value: data.crumb }
+}
+
+/**
+ * The crumb before a POST: a cancel while it is fetched interrupts the
+ * crumb's GET, and the POST was never sent (a trigger queued nothing).
+ */
+export async function notSentIfInterrupted<T>(step: Promise<T>): Promise<T> {
+  try {
+    return await step
+  } catch (error) {
+    if (error instanceof Interrupted && error.sent) {
+      throw new Interrupted(error.message, false, undefined, error.lastFailure)
+    }
+    throw error
+  }
+}

@@ -1,0 +1,381 @@
+import http, {
+  type Agent,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders
+} from 'node:http'
+import https from 'node:https'
+import type { Readable } from 'node:stream'
+import { HttpClient } from '@actions/http-client'
+import { CookieJar } from 'tough-cookie'
+import type { Logger } from '../../util/logger.js'
+import { JenkinsError } from './errors.js'
+import { networkFailure } from './network-errors.js'
+import type { SecureContext } from 'node:tls'
+import { trustWith } from './trust.js'
+import type { UploadBody } from './multipart.js'
+
+export interface TransportOptions {
+  /** Normalised base URL, without a trailing slash. */
+  baseUrl: string
+  user?: string
+  token?: string
+  logger: Logger
+  insecure: boolean
+  userAgent: string
+  /** Extra headers (validated names, no CR/LF) for requests to the origin of baseUrl only. */
+  headers?: ReadonlyArray<readonly [string, string]>
+  /** PEM CA certificates trusted, besides Node's defaults, for this client's connections only. */
+  ca?: readonly string[]
+  /** Told of each crumb and session cookie value the moment it is given (RequestSettings.onSecret). */
+  onSecret?: (value: string) => void
+}
+
+/** How a body is read within its exchange's bounds (limits.ts implements it). */
+export interface BodyReader {
+  /** The body as UTF-8. Beyond `limit` bytes: 'cut' keeps the first `limit`, 'fail' throws (too large). */
+  text(message: IncomingMessage, limit: number, overflow: 'cut' | 'fail'): Promise<string>
+  /** The body as a stream, guarded against stalls; the consumer must read it to the end or destroy it. */
+  stream(message: IncomingMessage): Readable
+  /** Drops the body (and its connection) and ends the exchange. */
+  discard(message: IncomingMessage): void
+}
+
+/** What bounds one exchange, redirects and body included (an ExchangeLimits, limits.ts). */
+export interface ExchangeBounds extends BodyReader {
+  /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
+  readonly signal: AbortSignal
+  /** Counts request body bytes as they go out (an upload): the wait for the answer runs from the last one. */
+  sending(bytes: number): void
+}
+
+export interface Exchange {
+  method: 'GET' | 'POST'
+  url: string
+  /** Bucket in requestCounts, e.g. 'job' or 'trigger'. */
+  label: string
+  /** application/x-www-form-urlencoded body of a POST. */
+  form?: string
+  /** A streamed body of a POST instead of `form` (multipart.ts), opened anew for each send. */
+  upload?: UploadBody
+  /** A GET follows same-origin redirects unless this is false (a probe reads the redirect itself). */
+  follow?: boolean
+  bounds: ExchangeBounds
+  /**
+   * A GET may follow a redirect to another origin, without credentials or
+   * crumb (they only ever go to the configured server, see `once`). Jenkins
+   * with a resource root URL redirects artifact downloads to that second
+   * domain, with a token in the URL (DirectoryBrowserSupport.generateResponse,
+   * ResourceDomainRootAction.getRedirectUrl).
+   */
+  crossOriginRedirects?: boolean
+}
+
+/** A response whose body has not been read yet. */
+export class HttpResponse {
+  constructor(
+    readonly status: number,
+    readonly headers: IncomingHttpHeaders,
+    /** The URL that was asked for (after any redirect followed). */
+    readonly url: string,
+    /** The raw body stream: read it through text() or stream(), or discard() it. */
+    readonly message: IncomingMessage,
+    private readonly reader: BodyReader
+  ) {}
+
+  header(name: string): string | undefined {
+    const value = this.headers[name.toLowerCase()]
+    return Array.isArray(value) ? value.join(', ') : value
+  }
+
+  get contentType(): string {
+    return (this.header('content-type') ?? '').toLowerCase()
+  }
+
+  /** Reads the body as UTF-8; beyond `limit` bytes it keeps the start ('cut') or throws ('fail'). */
+  text(limit: number = 1024 * 1024, overflow: 'cut' | 'fail' = 'cut'): Promise<string> {
+    return this.reader.text(this.message, limit, overflow)
+  }
+
+  /** The body as a stream, still bounded (stall guard, deadline, cancellation). */
+  stream(): Readable {
+    return this.reader.stream(this.message)
+  }
+
+  /** Drops the body and its connection. */
+  discard(): void {
+    this.reader.discard(this.message)
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+const MAX_REDIRECTS = 5
+
+/**
+ * One HTTP exchange at a time with Jenkins: credentials, session cookies, the
+ * crumb header, same-origin redirects for GETs, and network errors mapped
+ * (network-errors.ts).
+ * No retries here (see retry.ts), no status interpretation (responses.ts), no
+ * timing (the exchange's bounds, limits.ts, end it through their signal).
+ *
+ * Requests go out through node:http(s) with @actions/http-client's agent for
+ * the URL: that agent is what makes HTTP(S)_PROXY and NO_PROXY work (a CONNECT
+ * tunnel through the proxy, loopback never proxied), and http-client itself
+ * cannot be given an AbortSignal.
+ */
+export class Transport {
+  readonly requestCounts: Record<string, number> = { total: 0 }
+  private readonly agents: HttpClient
+  private readonly jar = new CookieJar(undefined, {
+    looseMode: true,
+    allowSpecialUseDomain: true
+  })
+  private readonly base: URL
+  private readonly authorization: string | undefined
+  private crumb: { field: string; value: string } | undefined
+  /** Every crumb and session cookie value this client was given: they stay secret after they change. */
+  private readonly given = new Set<string>()
+  /** With ca-cert: Node's default CAs plus the given ones (trust.ts); never process-wide. */
+  private readonly secureContext: SecureContext | undefined
+
+  constructor(private readonly options: TransportOptions) {
+    this.base = new URL(options.baseUrl)
+    // Preemptive Basic on every request: Jenkins never challenges anonymous
+    // requests with a 401, so a handler waiting for one would never send
+    // credentials (jenkins-api.md 2.1).
+    if (options.user) {
+      const pair = `${options.user}:${options.token ?? ''}`
+      this.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`
+    }
+    this.agents = new HttpClient(options.userAgent, [], {
+      keepAlive: true,
+      // Per client, not NODE_TLS_REJECT_UNAUTHORIZED: nothing else in the
+      // process loses certificate checks.
+      ignoreSslError: options.insecure
+    })
+    // Built once: parsing Node's default CAs takes time.
+    if (options.ca?.length) this.secureContext = trustWith(options.ca)
+  }
+
+  /** Values that must never appear in a message: the Authorization value and its parts, the token, every crumb and session cookie. */
+  get secretValues(): string[] {
+    const values = [this.authorization, this.authorization?.slice('Basic '.length)]
+    if (this.options.token) values.push(this.options.token)
+    values.push(...this.given)
+    return values.filter((v): v is string => v !== undefined && v !== '')
+  }
+
+  /** Sends the crumb header with every later POST (undefined stops sending it). */
+  setCrumb(crumb: { field: string; value: string } | undefined): void {
+    this.crumb = crumb
+    if (crumb) this.remember(crumb.value)
+  }
+
+  /**
+   * A secret Jenkins gave (a crumb, a session cookie): redacted from every
+   * message from now on, and told to onSecret before anything could print
+   * it (a proxy or a plugin may echo it back in a queue `why`).
+   */
+  private remember(value: string): void {
+    if (this.given.has(value)) return
+    this.given.add(value)
+    this.options.onSecret?.(value)
+  }
+
+  /** Forgets the session, e.g. after Jenkins rejected a crumb bound to a dropped session. */
+  async clearCookies(): Promise<void> {
+    await this.jar.removeAllCookies()
+  }
+
+  /** Closes kept-alive sockets. */
+  dispose(): void {
+    this.agents.dispose()
+  }
+
+  /** One exchange; a GET follows same-origin redirects, a POST never follows any. */
+  async send(exchange: Exchange): Promise<HttpResponse> {
+    let url = exchange.url
+    for (let hops = 0; ; hops++) {
+      const response = await this.once(exchange, url)
+      if (
+        exchange.method !== 'GET' ||
+        exchange.follow === false ||
+        !REDIRECTS.has(response.status) ||
+        response.header('location') === undefined
+      ) {
+        return response
+      }
+      // Not drained: a redirect's body is worth nothing, and draining a slow one would hold the exchange.
+      response.message.destroy()
+      const target = this.redirectTarget(
+        url,
+        response.header('location') ?? '',
+        exchange.crossOriginRedirects ?? false
+      )
+      if (hops >= MAX_REDIRECTS) {
+        throw new JenkinsError(
+          'redirect',
+          `Jenkins at ${this.options.baseUrl} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`,
+          response.status
+        )
+      }
+      this.options.logger.debug(`Following ${response.status} redirect to ${pathOf(target)}`)
+      url = target
+    }
+  }
+
+  private redirectTarget(from: string, location: string, otherOrigins: boolean): string {
+    let target: URL
+    try {
+      target = new URL(location, from)
+    } catch {
+      throw new JenkinsError(
+        'protocol',
+        `Jenkins redirected to an invalid URL from ${pathOf(from)}`
+      )
+    }
+    const source = new URL(from)
+    if (source.protocol === 'https:' && target.protocol !== 'https:') {
+      throw new JenkinsError(
+        'redirect',
+        `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`
+      )
+    }
+    if (target.origin !== source.origin && !otherOrigins) {
+      throw new JenkinsError(
+        'redirect',
+        `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`
+      )
+    }
+    return target.href
+  }
+
+  /**
+   * The agent for a URL: the one place for connection and TLS options. It is
+   * http-client's, so proxies and NO_PROXY behave as in every other action;
+   * `insecure` is set on it by http-client (a CONNECT tunnel only reads TLS
+   * options from its agent, never from the request).
+   */
+  private agentFor(url: URL): Agent {
+    const agent = this.agents.getAgent(url.href) as Agent & { options?: object }
+    // ca-cert: a secure context with Node's defaults plus the given CAs, on
+    // this client's agent only, as http-client sets ignoreSslError: both an
+    // https.Agent and the CONNECT tunnel agent read TLS options from there.
+    if (this.secureContext && url.protocol === 'https:') {
+      agent.options = Object.assign(agent.options ?? {}, { secureContext: this.secureContext })
+    }
+    return agent
+  }
+
+  /** The request headers for a URL: the one place where headers are added. */
+  private async headersFor(exchange: Exchange, url: URL): Promise<OutgoingHttpHeaders> {
+    const headers: OutgoingHttpHeaders = { 'user-agent': this.options.userAgent }
+    // Credentials, the crumb and the extra headers (an auth proxy's) only
+    // ever go to the configured server; the extra ones first, so that none
+    // can replace what the client sets itself.
+    if (url.origin === this.base.origin) {
+      for (const [name, value] of this.options.headers ?? []) headers[name.toLowerCase()] = value
+      if (this.authorization) headers['authorization'] = this.authorization
+      // Only POSTs are checked (CrumbFilter, jenkins-api.md 1.5): a GET that
+      // carried the crumb would hand it to whatever echoes requests.
+      if (this.crumb && exchange.method === 'POST') {
+        headers[this.crumb.field.toLowerCase()] = this.crumb.value
+      }
+    }
+    const cookie = await this.jar.getCookieString(url.href)
+    if (cookie) headers['cookie'] = cookie
+    if (exchange.form !== undefined) {
+      headers['content-type'] = 'application/x-www-form-urlencoded; charset=UTF-8'
+    }
+    if (exchange.upload) {
+      headers['content-type'] = exchange.upload.contentType
+      headers['content-length'] = exchange.upload.length
+    } else if (exchange.method === 'POST') {
+      headers['content-length'] = Buffer.byteLength(exchange.form ?? '', 'utf8')
+    }
+    return headers
+  }
+
+  private async once(exchange: Exchange, url: string): Promise<HttpResponse> {
+    const target = new URL(url)
+    const headers = await this.headersFor(exchange, target)
+    const signal = exchange.bounds.signal
+    if (signal.aborted) throw signal.reason
+    this.count(exchange.label)
+    const message = await new Promise<IncomingMessage>((resolve, reject) => {
+      const module = target.protocol === 'https:' ? https : http
+      const request = module.request(target, {
+        method: exchange.method,
+        headers,
+        agent: this.agentFor(target)
+      })
+      // Rejected here, not on the request's 'error': a request still waiting
+      // for a socket (a CONNECT to a stalled proxy) may never emit one.
+      const onAbort = (): void => {
+        request.destroy(signal.reason as Error)
+        reject(signal.reason)
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      request.once('close', () => signal.removeEventListener('abort', onAbort))
+      request.once('response', resolve)
+      // Not once: destroying a request can report the same end more than once.
+      request.on('error', error =>
+        reject(
+          signal.aborted
+            ? signal.reason
+            : networkFailure(error, target, this.options.baseUrl, {
+                caCert: this.secureContext !== undefined
+              })
+        )
+      )
+      if (exchange.upload) {
+        // Written chunk by chunk, each once the one before was handed on; a
+        // request that fails (an early answer, a reset) fails the writing.
+        exchange.upload
+          .writeTo(request, bytes => exchange.bounds.sending(bytes))
+          .then(
+            () => request.end(),
+            (error: unknown) => request.destroy(error as Error)
+          )
+      } else {
+        request.end(exchange.form ?? undefined)
+      }
+    })
+    await this.storeCookies(url, message.headers['set-cookie'])
+    return new HttpResponse(message.statusCode ?? 0, message.headers, url, message, exchange.bounds)
+  }
+
+  private async storeCookies(url: string, setCookie: string[] | undefined): Promise<void> {
+    for (const header of setCookie ?? []) {
+      // A malformed cookie must not fail the request; Jenkins would just
+      // answer the next one without the session.
+      const cookie = await this.jar.setCookie(header, url, { ignoreError: true })
+      // Session ids are long; a short value ('1', 'true') would mangle ordinary words if redacted.
+      if (cookie && cookie.value.length >= 8) this.remember(cookie.value)
+    }
+  }
+
+  private count(label: string): void {
+    this.requestCounts[label] = (this.requestCounts[label] ?? 0) + 1
+    this.requestCounts['total'] = (this.requestCounts['total'] ?? 0) + 1
+  }
+}
+
+/**
+ * The secret parts of an extra header's value: the value, and for a
+ * `Scheme credentials` value (Bearer, Basic) the credentials alone, which a
+ * message may show without the scheme.
+ */
+export function headerValueSecrets(value: string): string[] {
+  const credentials = /^[A-Za-z][\w-]*\s+(\S+)$/.exec(value)?.[1]
+  return credentials ? [value, credentials] : [value]
+}
+
+/** The path of a URL, for messages (queries are left out: they are ours and long). */
+export function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname
+  } catch {
+    return '(invalid URL)'
+  }
+}

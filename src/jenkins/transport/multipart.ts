@@ -1,0 +1,146 @@
+/**
+ * The `multipart/form-data` body of a trigger that carries files, streamed
+ * from disk: never more than one read buffer of a file in memory.
+ *
+ * What Jenkins does with it (read in the source, jenkinsci/stapler
+ * `RequestImpl` at 135bbbc8, commons-fileupload, jenkins-2.150.1 and
+ * jenkins-2.568.2):
+ * - a file parameter's value comes from the part named after it that has a
+ *   `filename` (`getFileItem`; a plain field gets no value);
+ * - an ordinary parameter is a form field; a field without a charset is
+ *   decoded as ISO-8859-1 (`DiskFileItem.DEFAULT_CHARSET`), so every field
+ *   says `charset=UTF-8`;
+ * - only the last part of a name is kept (`parsedFormData.put`): a
+ *   multi-value parameter goes as one part, its values joined with ',';
+ * - the part headers (names, file names) are decoded with the request's
+ *   encoding, which Jenkins' CharacterEncodingFilter sets to UTF-8 when the
+ *   request names none (UNSURE: read, not run).
+ * Names and file names come checked (no `"`, CR or LF: commons-fileupload's
+ * ParameterParser ends a quoted value at the next `"` and knows no escape,
+ * not even the `%22` browsers send): see uploadFileName and trigger.ts.
+ * The length is exact and sent as Content-Length: no chunked upload, which
+ * some proxies in front of Jenkins refuse.
+ */
+import { randomBytes } from 'node:crypto'
+import { open } from 'node:fs/promises'
+import type { Writable } from 'node:stream'
+
+/** A file handed to a file parameter of the job (input `files`), checked on disk before any request. */
+export interface UploadFile {
+  /** The file parameter's name. */
+  name: string
+  /** Absolute path on this machine. */
+  path: string
+  /** The name Jenkins is told (the base name; no `"`, backslash, CR or LF). */
+  fileName: string
+  /** Bytes, as found when it was checked: exactly this many are sent. */
+  size: number
+}
+
+/** Bytes read from a file at a time. */
+const CHUNK = 1024 * 1024
+
+/** A request body that can be written again for each send (a crumb refresh sends it twice). */
+export interface UploadBody {
+  contentType: string
+  /** Exact byte length. */
+  length: number
+  /** Bytes of the files in it. */
+  fileBytes: number
+  /**
+   * Writes the body (not ending `out`), each chunk once the one before it
+   * was handed on (its write callback): the backpressure. `sent` counts
+   * what went out. Rejects when `out` fails or a file changed size.
+   */
+  writeTo(out: Writable, sent: (bytes: number) => void): Promise<void>
+}
+
+/** A body of ordinary fields (name, value) and files, in that order. */
+export function multipartBody(
+  fields: ReadonlyArray<readonly [string, string]>,
+  files: readonly UploadFile[]
+): UploadBody {
+  const boundary = `----jenkins-build-action-${randomBytes(16).toString('hex')}`
+  const fieldBlocks = fields.map(([name, value]) =>
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n${value}\r\n`,
+      'utf8'
+    )
+  )
+  const heads = files.map(file =>
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      'utf8'
+    )
+  )
+  const newline = Buffer.from('\r\n')
+  const end = Buffer.from(`--${boundary}--\r\n`)
+  const fileBytes = files.reduce((sum, file) => sum + file.size, 0)
+  const length =
+    fieldBlocks.reduce((sum, block) => sum + block.length, 0) +
+    heads.reduce((sum, head) => sum + head.length + newline.length, 0) +
+    fileBytes +
+    end.length
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    length,
+    fileBytes,
+    writeTo: async (out, sent) => {
+      const write = (chunk: Buffer): Promise<void> =>
+        new Promise((resolve, reject) => {
+          out.write(chunk, error => {
+            if (error) return reject(error)
+            sent(chunk.length)
+            resolve()
+          })
+        })
+      for (const block of fieldBlocks) await write(block)
+      for (const [i, file] of files.entries()) {
+        await write(heads[i] as Buffer)
+        await writeFile(file, write)
+        await write(newline)
+      }
+      await write(end)
+    }
+  }
+}
+
+/**
+ * Exactly `file.size` bytes of a file, read into two buffers used in turn:
+ * one is read into while the other is being written, and neither is reused
+ * before its write is done. No allocation per chunk, so the memory a 500 MB
+ * upload takes is that of a small one.
+ */
+async function writeFile(file: UploadFile, write: (chunk: Buffer) => Promise<void>): Promise<void> {
+  const handle = await open(file.path, 'r')
+  try {
+    const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)]
+    let pending: Promise<void> | undefined
+    let position = 0
+    try {
+      for (let turn = 0; position < file.size; turn++) {
+        const buffer = buffers[turn % 2] as Buffer
+        const { bytesRead } = await handle.read(
+          buffer,
+          0,
+          Math.min(CHUNK, file.size - position),
+          position
+        )
+        if (bytesRead === 0) {
+          throw new Error(
+            `${file.path} changed while it was being sent (${position} of ${file.size} bytes read)`
+          )
+        }
+        position += bytesRead
+        await pending
+        pending = write(buffer.subarray(0, bytesRead))
+      }
+      await pending
+    } finally {
+      // A failed read leaves a write in flight: it settles before its buffer goes.
+      await pending?.catch(() => undefined)
+    }
+  } finally {
+    await handle.close()
+  }
+}

@@ -1,0 +1,76 @@
+import type { Logger } from '../../util/logger.js'
+import type { LimitSettings } from './limits.js'
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js'
+
+/** How requests are sent and retried; ClientOptions extends it. */
+export interface RequestSettings {
+  /** API token or password. */
+  token?: string
+  logger: Logger
+  /**
+   * Fires when the step is cancelled or times out (or an abort budget runs
+   * out): every exchange in flight ends at once, body included, and none
+   * starts after it (errors.ts Interrupted). Retry waits end with it too.
+   */
+  signal?: AbortSignal
+  /** Epoch ms that no request, body or retry wait outlives (the step's timeout, or an abort budget's end). */
+  deadline?: number
+  /** Time for the response headers, and for an answer read whole (JSON, error pages) to its last byte, in ms (default 30000). */
+  requestTimeoutMs?: number
+  /** A streamed body (the console) fails when it brings fewer than `bytes` within `ms` of waiting (default 16 KiB in 30 s): a drip or a half-open connection. */
+  stall?: { ms?: number; bytes?: number }
+  /** Retry tuning (defaults suit production; tests shrink them). */
+  retry?: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number }
+  /** Skip TLS verification for THIS client only (never process-wide); logs a loud warning when set. */
+  insecure?: boolean
+  userAgent?: string
+  /** Retry budget of stop/term/kill, cancelItem and disable, counted from each call (default 15000); the deadline still bounds it. */
+  actionBudgetMs?: number
+  /** The job's "Trigger builds remotely" token, sent as form field `token` with triggers. */
+  jobToken?: string
+  /** Extra `[name, value]` headers sent with every request to the origin of the base URL, and nowhere else. */
+  headers?: ReadonlyArray<readonly [string, string]>
+  /** PEM CA certificates trusted, besides Node's defaults, for this client's connections only. */
+  ca?: readonly string[]
+  /**
+   * Tries of a request whose connection fails (refused, unreachable) before
+   * Jenkins ever answered this client: the step's own client sets a few, so
+   * that a wrong `url` or a Jenkins that is down fails within seconds. Once
+   * Jenkins answered, the usual retries ride out a restart. Unset: no
+   * difference (the abort and post clients talk to a server the step reached).
+   */
+  firstContactAttempts?: number
+  /**
+   * Told of each secret Jenkins hands the client (a crumb, a session cookie
+   * value) the moment it arrives, before any message could quote it: the
+   * step registers it with the runner's masker (core.setSecret), as it does
+   * the token. The client redacts it from its own messages either way.
+   */
+  onSecret?: (value: string) => void
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000
+const DEFAULT_STALL_MS = 30_000
+const DEFAULT_STALL_BYTES = 16 * 1024
+export const DEFAULT_ACTION_BUDGET_MS = 15_000
+export const DEFAULT_USER_AGENT = 'jenkins-build-action'
+
+/** The bounds of every exchange (limits.ts): the settings, defaults for what they leave out. */
+export function limitSettings(settings: RequestSettings): LimitSettings {
+  return {
+    signal: settings.signal,
+    deadline: settings.deadline,
+    requestTimeoutMs: settings.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    stallMs: settings.stall?.ms ?? DEFAULT_STALL_MS,
+    stallBytes: settings.stall?.bytes ?? DEFAULT_STALL_BYTES
+  }
+}
+
+/** The retry policy: the defaults, with what the settings tune. */
+export function retryPolicy(settings: RequestSettings): RetryPolicy {
+  return { ...DEFAULT_RETRY_POLICY, ...definedOnly(settings.retry ?? {}) }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}

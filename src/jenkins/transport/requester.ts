@@ -1,0 +1,501 @@
+import type { Logger } from '../../util/logger.js'
+import { droppedNote, jsonBody, postBody, readFailure, retryLater } from './answers.js'
+import { CrumbCache, notSentIfInterrupted, readCrumb } from './crumb.js'
+import { Interrupted, JenkinsError, stopReason } from './errors.js'
+import { HttpResponse, Transport, headerValueSecrets, pathOf, type Exchange } from './http.js'
+import { ExchangeLimits, type LimitSettings } from './limits.js'
+import { Foreign404Check } from './locate.js'
+import type { UploadBody } from './multipart.js'
+import { NetworkFailure } from './network-errors.js'
+import type { DroppedPart } from './json.js'
+import { redactingLogger, redactor } from './redaction.js'
+import {
+  DEFAULT_ACTION_BUDGET_MS,
+  DEFAULT_USER_AGENT,
+  limitSettings,
+  retryPolicy,
+  type RequestSettings
+} from './request-settings.js'
+import { errorForResponse, isCrumbRejection, type ErrorContext } from './responses.js'
+import { TransientFailure, pause, withRetry, type RetryOptions, type RetryPolicy } from './retry.js'
+import { SilenceNotices, seconds, type Attempt } from './silence.js'
+
+export interface RequesterOptions extends RequestSettings {
+  /** Normalised base URL, without a trailing slash: the configured `url`, context path included, never credentials or a query. Messages name it. */
+  baseUrl: string
+  user: string | undefined
+}
+
+export interface PostOptions {
+  /** Statuses after which the POST is sent again. */
+  retryStatuses: ReadonlySet<number>
+  /** Whether a request that got no answer may be sent again. */
+  retryNetwork: (failure: NetworkFailure) => boolean
+  /** The error for a request that got no answer and is not sent again. */
+  onNetworkFailure?: (failure: NetworkFailure) => JenkinsError
+  deadline: number | undefined
+  form?: string
+  /** A streamed body instead of `form` (multipart.ts). */
+  upload?: UploadBody
+}
+
+/** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
+const READ_ATTEMPTS = 12
+/** Time for each request that looks for Jenkins after a 404 that was not its own (only on that error path). */
+const PROBE_TIMEOUT_MS = 5000
+/**
+ * Before Jenkins ever answered the step, the headers must come within this,
+ * and a request that got none is tried FIRST_CONTACT_SILENT_ATTEMPTS times:
+ * an address that accepts connections and never answers (a wrong port, a
+ * hung Jenkins) is said within about 20 s, as a refused one is within
+ * seconds, not after the minutes of a restart ridden out.
+ */
+export const FIRST_CONTACT_HEADERS_MS = 10_000
+export const FIRST_CONTACT_SILENT_ATTEMPTS = 2
+/** A request unanswered this long is said in the normal log, and each of its retries after that (silence.ts). */
+export const SLOW_NOTICE_MS = 10_000
+/** The same, before Jenkins ever answered the step. */
+export const FIRST_CONTACT_NOTICE_MS = 5_000
+
+/**
+ * The one request path of the client: every operation goes through `read`
+ * (GETs, retried within the deadline) or `post` (crumb and session handling,
+ * retried only as the caller allows); every exchange is bounded by one
+ * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
+ * timeout, the stall guard); and every message that leaves it, thrown or
+ * logged, has gone through the one redaction list (`redact`). What it makes
+ * of an answer's body and of a failed answer is answers.ts; its settings and
+ * their defaults, request-settings.ts.
+ */
+export class Requester {
+  /** The configured Jenkins URL without a trailing slash; every message that names the server names it. */
+  readonly baseUrl: string
+  readonly user: string | undefined
+  /** Epoch ms of the step's timeout, if any. */
+  readonly deadline: number | undefined
+  /** The client's signal (cancel, timeout), if any. */
+  readonly signal: AbortSignal | undefined
+  /** The caller's logger behind redaction: operations log through this one only. */
+  readonly logger: Logger
+  /** The job's "Trigger builds remotely" token, or undefined. */
+  readonly jobToken: string | undefined
+  private readonly transport: Transport
+  private readonly crumbs: CrumbCache
+  private readonly policy: RetryPolicy
+  private readonly actionBudgetMs: number
+  private readonly limits: LimitSettings
+  /**
+   * The one redaction list (redaction.ts), over every secret the transport
+   * knows. Operations also pass Jenkins text through it that the step prints
+   * as a status (a queue `why`), since a proxy or plugin may echo the request.
+   */
+  readonly redact: (text: string) => string
+  private readonly firstContactAttempts: number | undefined
+  /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
+  private answered = false
+  /** Tells a 404 that is not Jenkins' own (a wrong url), and says where Jenkins is. */
+  private readonly foreign404: Foreign404Check
+  /** The visible lines about requests Jenkins leaves unanswered. */
+  private readonly notices: SilenceNotices
+  /** Parts of answers left out as too deep, said once each (every poll of a build may carry them). */
+  private readonly droppedSaid = new Set<string>()
+
+  constructor(options: RequesterOptions) {
+    this.baseUrl = options.baseUrl
+    this.user = options.user
+    this.firstContactAttempts = options.firstContactAttempts
+    this.deadline = options.deadline
+    this.jobToken = options.jobToken || undefined
+    this.signal = options.signal
+    this.limits = limitSettings(options)
+    this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS
+    this.policy = retryPolicy(options)
+    // Header values (an auth proxy's tokens) are secrets; values under 4
+    // characters are not, and redact() leaves them alone.
+    const own = [
+      this.jobToken,
+      ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
+      // Certificates are public, but nothing the user gave the step is echoed.
+      ...(options.ca ?? [])
+    ].filter((v): v is string => v !== undefined)
+    this.redact = redactor(() => [...this.transport.secretValues, ...own])
+    this.logger = redactingLogger(options.logger, this.redact)
+    this.notices = new SilenceNotices(this.logger, () =>
+      this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS
+    )
+    this.transport = new Transport({
+      baseUrl: this.baseUrl,
+      user: this.user,
+      token: options.token,
+      logger: this.logger,
+      insecure: options.insecure ?? false,
+      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+      headers: options.headers,
+      ca: options.ca,
+      onSecret: options.onSecret
+    })
+    this.crumbs = new CrumbCache(
+      () =>
+        readCrumb(
+          () =>
+            this.getJson(
+              'crumb',
+              `${this.baseUrl}/crumbIssuer/api/json`,
+              this.context('the CSRF crumb'),
+              { deadline: this.deadline }
+            ),
+          this.baseUrl,
+          this.logger
+        ),
+      crumb => this.transport.setCrumb(crumb)
+    )
+    this.foreign404 = new Foreign404Check(this.baseUrl, (url, follow) => this.probe(url, follow))
+    if (options.insecure) {
+      this.logger.warning(
+        `TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`
+      )
+    }
+  }
+
+  /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
+  get requestCounts(): Readonly<Record<string, number>> {
+    return this.transport.requestCounts
+  }
+
+  /** Closes kept-alive connections (the process can also exit without it). */
+  dispose(): void {
+    this.transport.dispose()
+  }
+
+  /** Starts fetching the crumb in the background, to save a round trip before a POST. */
+  prefetchCrumb(): void {
+    this.crumbs.prefetch()
+  }
+
+  /**
+   * GET + JSON with read retries (answers.ts jsonBody: what is retried, what
+   * is not). Elements of the `droppable` lists nested too deep are left out
+   * with a warning, once per answer and list (json.ts).
+   */
+  async getJson<T>(
+    label: string,
+    url: string,
+    context: ErrorContext,
+    options: { deadline?: number; droppable?: readonly string[] } = {}
+  ): Promise<T> {
+    const onDropped = (part: DroppedPart): void => {
+      const key = `${context.what}\n${part.field}\n${part.className ?? part.index}`
+      if (this.droppedSaid.has(key)) return
+      this.droppedSaid.add(key)
+      this.logger.warning(droppedNote(this.baseUrl, context, part))
+    }
+    return this.read(
+      label,
+      url,
+      context,
+      response =>
+        jsonBody<T>(response, context, this.baseUrl, {
+          ...(options.droppable ? { droppable: options.droppable, onDropped } : {})
+        }),
+      'deadline' in options ? options.deadline : this.deadline
+    )
+  }
+
+  /**
+   * A GET with read retries: a non-2xx answer is turned into an error here,
+   * a 2xx one is handed to `accept`, which reads (or streams) the body and
+   * may throw to fail or retry the attempt.
+   */
+  async read<T>(
+    label: string,
+    url: string,
+    context: ErrorContext,
+    accept: (response: HttpResponse) => Promise<T> | T,
+    deadline: number | undefined,
+    options: Pick<Exchange, 'crossOriginRedirects'> = {}
+  ): Promise<T> {
+    return this.guarded(() =>
+      withRetry(
+        async (number, started) => {
+          const response = await this.send(
+            { method: 'GET', url, label, ...options },
+            context.what,
+            f => f.transient,
+            undefined,
+            { started, number }
+          )
+          if (response.status < 200 || response.status >= 300) {
+            throw await readFailure(response, context, this.redact, error =>
+              this.foreign404.check(response, error, context.what)
+            )
+          }
+          try {
+            return await accept(response)
+          } catch (error) {
+            // What accept did not read or hand on is dropped with its connection.
+            response.discard()
+            throw error
+          }
+        },
+        this.readRetryOptions(`GET ${context.what}`, deadline)
+      )
+    )
+  }
+
+  /**
+   * A POST with the crumb: fetched before the first POST, and on a "No valid
+   * crumb" 403 the session is dropped and crumb and session are fetched again,
+   * once. That is also how a Jenkins restart (sessions lost) is survived. The
+   * CrumbFilter rejects before anything is done (jenkins-api.md 0), so sending
+   * again is safe even for a trigger. An Interrupted error's `sent` says
+   * whether the POST itself may have reached Jenkins. The body is read (POST answers are
+   * small) but not needed: the status and headers are the answer, so a body
+   * that breaks off or stalls is read as far as it came.
+   */
+  async post(
+    label: string,
+    url: string,
+    context: ErrorContext,
+    options: PostOptions
+  ): Promise<{ response: HttpResponse; body: string }> {
+    let refreshed = false
+    const exchange: Omit<Exchange, 'bounds'> = {
+      method: 'POST',
+      url,
+      label,
+      form: options.form,
+      upload: options.upload
+    }
+    const sendOnce = async (
+      attempt: Attempt
+    ): Promise<{ response: HttpResponse; body: string }> => {
+      const response = await this.send(
+        exchange,
+        context.what,
+        options.retryNetwork,
+        options.onNetworkFailure,
+        attempt
+      )
+      return { response, body: await postBody(response, context, this.redact, this.logger) }
+    }
+    return this.guarded(() =>
+      withRetry(
+        async (number, started) => {
+          await notSentIfInterrupted(this.crumbs.ensure())
+          let answer = await sendOnce({ started, number })
+          if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
+            refreshed = true
+            this.logger.debug(
+              `Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`
+            )
+            await this.transport.clearCookies()
+            await notSentIfInterrupted(this.crumbs.refresh())
+            answer = await sendOnce({ started, number })
+          }
+          if (answer.response.status === 404) {
+            const error = errorForResponse(answer.response, answer.body, context)
+            const foreign = await this.foreign404.check(answer.response, error, context.what)
+            if (foreign !== error) throw foreign
+          }
+          if (options.retryStatuses.has(answer.response.status)) {
+            throw retryLater(
+              answer.response,
+              errorForResponse(answer.response, answer.body, context)
+            )
+          }
+          return answer
+        },
+        this.retryOptions(`POST ${context.what}`, options.deadline)
+      )
+    )
+  }
+
+  /** When a stop/cancel/disable started now stops retrying: its own budget, within the client's deadline. */
+  actionDeadline(): number {
+    const own = Date.now() + this.actionBudgetMs
+    return this.deadline === undefined ? own : Math.min(own, this.deadline)
+  }
+
+  /** Waits `ms`, ending with Interrupted when the client's signal fires. */
+  pause(ms: number, what: string): Promise<void> {
+    return pause(ms, this.signal, what)
+  }
+
+  /** What an error message needs to know about the request. */
+  context(what: string, extra: Partial<ErrorContext> = {}): ErrorContext {
+    const context: ErrorContext = { server: this.baseUrl, user: this.user, what, ...extra }
+    if (this.jobToken && !this.user && extra.jobTokenOnly === undefined) {
+      context.jobTokenOnly = true
+    }
+    return context
+  }
+
+  /** Added to a 404 of something anonymous users may be unable to see. */
+  anonymousHint(following = false): string {
+    if (this.user) return ''
+    if (!this.jobToken) return '; if it exists, anonymous users may not see it: set user and token'
+    return following
+      ? '; if it exists, anonymous users may not read it: give user/token, or use wait: false'
+      : '; if it exists, anonymous users may not see it, and a job token alone cannot reach a job they cannot read: give user/token'
+  }
+
+  /** Belt and braces: no message leaves with a credential, crumb or session in it. */
+  scrub(error: unknown): unknown {
+    if (error instanceof Error) {
+      const message = this.redact(error.message)
+      if (message !== error.message) {
+        error.message = message
+        if (error.stack) error.stack = this.redact(error.stack)
+      }
+    }
+    return error
+  }
+
+  /** Runs an operation so that whatever it throws is scrubbed: every operation of the client goes through it. */
+  async guarded<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation()
+    } catch (error) {
+      throw this.scrub(error)
+    }
+  }
+
+  // ---------------------------------------------------------------------------
+
+  /**
+   * One exchange within its bounds; a request that got no answer becomes
+   * TransientFailure (to retry) or JenkinsError. None starts once the
+   * client's signal fired.
+   */
+  private async send(
+    exchange: Omit<Exchange, 'bounds'>,
+    what: string,
+    retryNetwork: (failure: NetworkFailure) => boolean,
+    onNetworkFailure?: (failure: NetworkFailure) => JenkinsError,
+    attempt?: Attempt
+  ): Promise<HttpResponse> {
+    if (this.signal?.aborted) {
+      throw new Interrupted(
+        `Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.signal)}`,
+        false
+      )
+    }
+    const limits = this.firstContact()
+      ? {
+          ...this.limits,
+          headersTimeoutMs: Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
+        }
+      : this.limits
+    const waitsUpTo = limits.headersTimeoutMs ?? limits.requestTimeoutMs
+    const bounds = new ExchangeLimits(limits, what, this.baseUrl, {
+      attempt,
+      // The first try says it is waiting; the retries after it say so themselves (retry.ts).
+      slow:
+        attempt?.number === 1
+          ? {
+              afterMs: this.notices.afterMs(),
+              notify: waited =>
+                this.notices.say(
+                  `No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${seconds(waited)}; waiting up to ${seconds(waitsUpTo)} for it`
+                )
+            }
+          : undefined
+    })
+    let response: HttpResponse
+    try {
+      response = await this.transport.send({ ...exchange, bounds })
+    } catch (error) {
+      bounds.release()
+      if (!(error instanceof NetworkFailure)) throw error
+      if (!retryNetwork(error)) throw onNetworkFailure ? onNetworkFailure(error) : error.error
+      if (error.reason === 'timeout' && this.firstContact()) {
+        // Connected (or still connecting) and never answered, before anything
+        // ever did: a wrong port or a hung Jenkins, said within seconds too.
+        throw new TransientFailure(
+          new JenkinsError(
+            error.error.kind,
+            `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and answering`,
+            error.error.status
+          ),
+          error.reason,
+          undefined,
+          FIRST_CONTACT_SILENT_ATTEMPTS
+        )
+      }
+      if (error.connect && this.firstContact()) {
+        // Nothing ever answered: a wrong url or a Jenkins that is down, not
+        // a restart to ride out. Said within seconds, not after a minute.
+        throw new TransientFailure(
+          new JenkinsError(
+            error.error.kind,
+            `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner`,
+            error.error.status
+          ),
+          error.reason,
+          undefined,
+          this.firstContactAttempts
+        )
+      }
+      throw new TransientFailure(error.error, error.reason)
+    }
+    this.answered = true
+    this.foreign404.saw(response)
+    return response
+  }
+
+  /** Whether nothing has answered the step's own client yet (only it counts first contact). */
+  private firstContact(): boolean {
+    return !this.answered && this.firstContactAttempts !== undefined
+  }
+
+  private retryOptions(what: string, deadline: number | undefined): RetryOptions {
+    return {
+      policy: this.policy,
+      deadline,
+      logger: this.logger,
+      what,
+      signal: this.signal,
+      notice: { afterMs: this.notices.afterMs(), say: message => this.notices.say(message) }
+    }
+  }
+
+  /**
+   * Reads may always repeat: within the step's deadline they get more tries
+   * than a POST, so that a flaky network hours into a build (a socket hang up,
+   * a proxy 502 burst) does not lose its result. The deadline bounds them.
+   */
+  private readRetryOptions(what: string, deadline: number | undefined): RetryOptions {
+    const options = this.retryOptions(what, deadline)
+    if (deadline === undefined) return options
+    return {
+      ...options,
+      policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
+    }
+  }
+
+  /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
+  private async probe(url: string, follow: boolean): Promise<HttpResponse | undefined> {
+    const limits = {
+      ...this.limits,
+      requestTimeoutMs: Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)
+    }
+    const bounds = new ExchangeLimits(limits, 'a look for Jenkins', this.baseUrl)
+    try {
+      const response = await this.transport.send({
+        method: 'GET',
+        url,
+        label: 'probe',
+        follow,
+        bounds
+      })
+      response.discard()
+      return response
+    } catch (error) {
+      bounds.release()
+      // A cancel still ends the step; anything else only means "not here".
+      if (error instanceof Interrupted) throw error
+      this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${(error as Error).message}`)
+      return undefined
+    }
+  }
+}

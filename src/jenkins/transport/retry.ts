@@ -1,0 +1,185 @@
+import { setTimeout as delay } from 'node:timers/promises'
+import type { Logger } from '../../util/logger.js'
+import { formatDuration } from '../../util/duration.js'
+import { Interrupted, JenkinsError, stopReason } from './errors.js'
+import { seconds } from './silence.js'
+
+/** How hard to retry a transient failure. */
+export interface RetryPolicy {
+  /** Total tries, the first included (1 = no retry). */
+  attempts: number
+  /** Cap of the first backoff window; each retry doubles it. */
+  baseDelayMs: number
+  /** Largest backoff window. */
+  maxDelayMs: number
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  attempts: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 10_000
+}
+
+/** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
+const MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS = 60_000
+/** Less time than this before the deadline is not worth another try. */
+const MIN_ATTEMPT_MS = 500
+
+/**
+ * Thrown by an operation to ask for another try. `error` is what the caller
+ * gets when no try is left.
+ */
+export class TransientFailure extends Error {
+  constructor(
+    readonly error: JenkinsError,
+    /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
+    readonly reason: string,
+    /** From a Retry-After header, when the server gave one. */
+    readonly retryAfterMs?: number,
+    /** At most this many tries for this kind of failure (an HTML page, invalid JSON: a glitch, unless it repeats). */
+    readonly maxAttempts?: number
+  ) {
+    super(error.message)
+    this.name = 'TransientFailure'
+  }
+}
+
+/**
+ * Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
+ * Returns milliseconds to wait, or undefined when absent or unreadable.
+ */
+export function parseRetryAfter(
+  value: string | undefined,
+  now: number = Date.now()
+): number | undefined {
+  if (value === undefined) return undefined
+  const text = value.trim()
+  if (/^\d+$/.test(text)) return Number(text) * 1000
+  if (!/[a-z]/i.test(text)) return undefined
+  const date = Date.parse(text)
+  if (Number.isNaN(date)) return undefined
+  return Math.max(0, date - now)
+}
+
+/**
+ * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
+ * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
+ */
+export function backoffDelay(
+  retry: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random
+): number {
+  const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry)
+  return Math.floor(random() * window)
+}
+
+export interface RetryOptions {
+  policy: RetryPolicy
+  /** Epoch ms: no wait may end after it. */
+  deadline?: number
+  logger: Logger
+  /** What is being done, for the debug log, e.g. "GET job 'a/b'". Must hold no secret. */
+  what: string
+  /** The client's signal: a wait ends at once when it fires, with an Interrupted error. */
+  signal?: AbortSignal
+  /**
+   * Retries once the request has waited `afterMs` in all are said in the
+   * normal log through `say` (silence.ts: rate-limited), not only as debug
+   * lines: a Jenkins that does not answer is news.
+   */
+  notice?: { afterMs: number; say: (message: string) => boolean }
+  sleep?: (ms: number) => Promise<void>
+  now?: () => number
+  random?: () => number
+}
+
+/** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
+export function pause(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
+  return delay(ms, undefined, { signal }).catch((error: unknown) => {
+    throw signal?.aborted
+      ? new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, false)
+      : error
+  })
+}
+
+/**
+ * Runs `operation` until it returns, throws something other than
+ * TransientFailure, runs out of tries, or there is no time left before the
+ * deadline. Every wait (backoff, Retry-After) is capped by the time left, so
+ * that the next try still comes before the deadline. On giving up, the last
+ * failure's JenkinsError is thrown.
+ *
+ * With a signal that fires at the deadline (the step's timeout), a failure
+ * with no time left to retry waits for it instead: running out of time is
+ * then the step's timeout, handled as one (remote work stopped), and not a
+ * failure that leaves it running.
+ */
+export async function withRetry<T>(
+  operation: (attempt: number, started: number) => Promise<T>,
+  options: RetryOptions
+): Promise<T> {
+  const { policy, deadline, logger, what, signal } = options
+  const now = options.now ?? Date.now
+  const attempts = Math.max(1, Math.floor(policy.attempts))
+  const started = now()
+  // Every give-up says the whole time waited, not only the last try's.
+  const tried = (attempt: number): string =>
+    `after ${attempt} attempts in ${formatDuration(now() - started)}`
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await operation(attempt, started)
+    } catch (error) {
+      if (!(error instanceof TransientFailure)) throw error
+      const asked =
+        error.retryAfterMs === undefined
+          ? ''
+          : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`
+      // A wait that the signal ends says what it was waiting out.
+      const failure = error.error.message
+      const sleep =
+        options.sleep ??
+        ((ms: number) =>
+          pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut: unknown) => {
+            throw cut instanceof Interrupted
+              ? new Interrupted(cut.message, false, undefined, failure)
+              : cut
+          }))
+      const allowed = Math.min(attempts, error.maxAttempts ?? attempts)
+      if (attempt >= allowed) throw giveUp(error.error, tried(attempt))
+      let delay = backoffDelay(attempt - 1, policy, options.random)
+      if (error.retryAfterMs !== undefined) {
+        if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
+          throw giveUp(
+            error.error,
+            `Jenkins asked to retry after ${Math.round(error.retryAfterMs / 1000)} s`
+          )
+        }
+        delay = Math.max(delay, error.retryAfterMs)
+      }
+      if (deadline !== undefined) {
+        const left = deadline - now()
+        if (left < MIN_ATTEMPT_MS) {
+          if (signal && !signal.aborted) await sleep(Math.max(0, left) + 100)
+          throw giveUp(error.error, `${tried(attempt)}; no time left before the deadline to retry`)
+        }
+        // Capped so that the next try starts with half the time left for it.
+        delay = Math.min(delay, Math.floor(left / 2))
+      }
+      logger.debug(
+        `${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`
+      )
+      const waited = now() - started
+      if (options.notice && waited >= options.notice.afterMs) {
+        options.notice.say(
+          `${failure.replace(/\.$/, '')}; trying again in ${seconds(delay)} (try ${attempt + 1} of ${allowed}, ${formatDuration(waited)} since the first)`
+        )
+      }
+      await sleep(delay)
+    }
+  }
+}
+
+function giveUp(error: JenkinsError, why: string): JenkinsError {
+  return new JenkinsError(error.kind, `${error.message} (${why})`, error.status)
+}

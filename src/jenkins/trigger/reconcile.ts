@@ -1,0 +1,192 @@
+/**
+ * Reconciliation of a trigger whose answer was lost.
+ *
+ * A POST to build/buildWithParameters that got no usable answer (connection
+ * reset, socket hang up, request timeout, a proxy's 500/502/504) may or may
+ * not have queued a build. Sending it again blindly can queue a second build;
+ * giving up fails a run whose build may be running. Instead we look at what
+ * Jenkins did: a queue item of the job with exactly our parameter set, or a
+ * build numbered from the job's `nextBuildNumber` (read just before the
+ * trigger) with our parameters and our user, is adopted. That is what
+ * Jenkins itself does with a second identical request while the first is
+ * queued (it merges them: jenkins-api.md 3.2), so adopting never reports a
+ * build another request would not also have been given.
+ *
+ * Parameters are compared as Jenkins stores them: buildWithParameters fills
+ * every defined parameter that was not sent with its default and drops names
+ * the job does not define (3.2). So the expected set is every definition,
+ * with our value or the default; an item matches when it has exactly those
+ * names with equal values. A value Jenkins does not export (password
+ * parameters) or a default we could not read matches anything.
+ *
+ * Nothing found: Jenkins may still be working on the request (a proxy's 504
+ * usually means the upstream is still busy), so we wait a settle period and
+ * look once more. Still nothing: the request did not act, and it is sent again.
+ *
+ * Residual risks, accepted and documented:
+ * - A Jenkins that acts on the request after the second look (stuck far
+ *   longer than the settle period behind a proxy that gave up) gets a second
+ *   request and queues a second build.
+ * - Two concurrent runs with identical parameters, by the same user, whose
+ *   answers are both lost may adopt the same queue item or build. While the
+ *   item is queued Jenkins merges such requests itself; once it started, a
+ *   run may report the other run's identical build.
+ * - Jenkins older than 1.601 exports no `queueId` on builds: only queued
+ *   items can be adopted there.
+ */
+import type { Logger } from '../../util/logger.js'
+import type { BuildParameters, ExportedParameter, ParameterDefinition } from '../model/types.js'
+import type { LostTrigger } from '../transport/errors.js'
+
+/** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
+export const RECENT_BUILDS_TREE =
+  'builds[number,queueId,actions[parameters[name,value],causes[userId]]]{0,20}'
+
+export interface QueuedCandidate {
+  id: number
+  /** Decoded item names of the task, from its URL (e.g. ['team', 'deploy']). */
+  job: string[]
+  parameters: ExportedParameter[]
+}
+
+export interface BuildCandidate {
+  number: number
+  queueId?: number
+  parameters: ExportedParameter[]
+  /** userId of every UserIdCause (null for anonymous); undefined when none was exported. */
+  userIds?: Array<string | null>
+}
+
+/** What the reconciliation needs to read from Jenkins. */
+export interface ReconcileReader {
+  queue(): Promise<QueuedCandidate[]>
+  builds(): Promise<BuildCandidate[]>
+}
+
+/** What a lost trigger is looked for by (types.ts: it travels with a cancel to the abort path). */
+export type TriggerExpectation = LostTrigger
+
+export interface Adopted {
+  queueId: number
+  /** Where it was found. */
+  from: 'queue' | 'build'
+  buildNumber?: number
+}
+
+/** Settle periods: how long Jenkins may still be acting after the answer was lost. */
+export const SETTLE_MS = 1500
+/** A gateway timeout or our own request timeout: the upstream is probably still busy. */
+export const SLOW_SETTLE_MS = 4000
+
+/**
+ * Every defined parameter with the value Jenkins will store: ours, else the
+ * default, as text (booleans 'true'/'false'; a multi-value parameter's values
+ * joined with ','). `undefined` means "cannot know" and matches anything.
+ */
+export function expectedParameters(
+  definitions: readonly ParameterDefinition[],
+  params: BuildParameters
+): Map<string, string | undefined> {
+  const expected = new Map<string, string | undefined>()
+  for (const definition of definitions) {
+    const given = Object.prototype.hasOwnProperty.call(params, definition.name)
+      ? params[definition.name]
+      : undefined
+    const isBoolean = /Boolean/i.test(definition.type ?? '')
+    const isPassword = /Password/i.test(definition.type ?? '')
+    let value: string | undefined
+    if (given !== undefined) {
+      value = typeof given === 'string' ? given : given.join(',')
+      // Boolean.parseBoolean: anything but "true" (any case) is false (3.2).
+      if (isBoolean) value = String(value.toLowerCase() === 'true')
+    } else if (definition.defaultValue !== undefined && definition.defaultValue !== null) {
+      value = textOf(definition.defaultValue)
+    } else if (/Choice/i.test(definition.type ?? '') && definition.choices?.length) {
+      value = definition.choices[0]
+    }
+    // Jenkins never exports a password value, so there is nothing to compare.
+    expected.set(definition.name, isPassword ? undefined : value)
+  }
+  return expected
+}
+
+function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return undefined
+}
+
+/** True when `actual` holds exactly the expected names, with equal values where both are known. */
+export function sameParameters(
+  expected: ReadonlyMap<string, string | undefined>,
+  actual: readonly ExportedParameter[]
+): boolean {
+  if (actual.length !== expected.size) return false
+  const seen = new Set<string>()
+  for (const parameter of actual) {
+    if (!expected.has(parameter.name) || seen.has(parameter.name)) return false
+    seen.add(parameter.name)
+    const want = expected.get(parameter.name)
+    const got = textOf(parameter.value)
+    if (want !== undefined && got !== undefined && want !== got) return false
+  }
+  return true
+}
+
+export function sameJob(a: readonly string[], b: readonly string[]): boolean {
+  // Jenkins looks items up case-insensitively (jenkins-api.md 3.8).
+  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
+}
+
+export function causedBy(candidate: BuildCandidate, user: string | undefined): boolean {
+  if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
+    return true
+  }
+  return candidate.userIds.some(id => id !== null && id.toLowerCase() === user.toLowerCase())
+}
+
+/** One look: a queued item first (the usual case), then builds started since the trigger. */
+export async function findTriggered(
+  reader: ReconcileReader,
+  expectation: TriggerExpectation
+): Promise<Adopted | undefined> {
+  const queued = (await reader.queue()).filter(
+    item =>
+      sameJob(item.job, expectation.job) && sameParameters(expectation.parameters, item.parameters)
+  )
+  // The oldest: a merged request would have joined it.
+  queued.sort((a, b) => a.id - b.id)
+  const item = queued[0]
+  if (item) return { queueId: item.id, from: 'queue' }
+  const floor = expectation.firstBuildNumber
+  if (floor === undefined) return undefined
+  const builds = (await reader.builds()).filter(
+    build =>
+      build.number >= floor &&
+      build.queueId !== undefined &&
+      sameParameters(expectation.parameters, build.parameters) &&
+      causedBy(build, expectation.user)
+  )
+  builds.sort((a, b) => a.number - b.number)
+  const build = builds[0]
+  if (build?.queueId === undefined) return undefined
+  return { queueId: build.queueId, from: 'build', buildNumber: build.number }
+}
+
+/**
+ * Looks, waits `settleMs`, looks again. Returns what was found, or undefined
+ * when Jenkins shows nothing after the settle period (the request did not act).
+ */
+export async function reconcile(
+  reader: ReconcileReader,
+  expectation: TriggerExpectation,
+  options: { settleMs: number; sleep: (ms: number) => Promise<void>; logger: Logger }
+): Promise<Adopted | undefined> {
+  const first = await findTriggered(reader, expectation)
+  if (first) return first
+  options.logger.debug(
+    `No queued item or new build with these parameters yet; looking again in ${options.settleMs} ms`
+  )
+  await options.sleep(options.settleMs)
+  return findTriggered(reader, expectation)
+}

@@ -1,0 +1,368 @@
+import { Interrupted, JenkinsError } from '../transport/errors.js'
+import { countOf, isBuildNumber, isCount } from '../model/counts.js'
+import type { HttpResponse } from '../transport/http.js'
+import { fullName, jobUrl } from '../model/job-path.js'
+import {
+  RECENT_BUILDS_TREE,
+  SETTLE_MS,
+  SLOW_SETTLE_MS,
+  expectedParameters,
+  reconcile,
+  type Adopted,
+  type BuildCandidate,
+  type QueuedCandidate,
+  type ReconcileReader,
+  type TriggerExpectation
+} from './reconcile.js'
+import type { UploadBody } from '../transport/multipart.js'
+import { parametersOf, userIdsOf } from '../reads/decode.js'
+import { getQueue } from '../reads/reads.js'
+import type { Requester } from '../transport/requester.js'
+import { errorForResponse, type ErrorContext } from '../transport/responses.js'
+import type {
+  BuildParameters,
+  FoundTrigger,
+  JobInfo,
+  JobPath,
+  TriggerResult
+} from '../model/types.js'
+import type { LostTrigger } from '../transport/errors.js'
+
+/** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
+const TRIGGER_SENDS = 4
+/** Answers to a trigger that say it was refused without acting, so it may be sent again. */
+const TRIGGER_REFUSALS: ReadonlySet<number> = new Set([429, 503])
+/** Answers to a trigger from a proxy that may have passed it on before failing. */
+const AMBIGUOUS_STATUSES: ReadonlySet<number> = new Set([500, 502, 504])
+
+export interface LostAnswer {
+  /** What went wrong, for the message if we give up. */
+  error: JenkinsError
+  /** Short reason for the log, e.g. '502' or 'ECONNRESET'. */
+  reason: string
+  /** Jenkins may still be working (a gateway or request timeout): settle longer. */
+  slow: boolean
+}
+
+export interface TriggerOptions {
+  /** How long a lost trigger answer is given before looking again (default: reconcile.ts). */
+  settleMs?: number
+  /** With a job token: the note of the RemoteCause Jenkins records (the `cause` parameter). */
+  cause?: string
+}
+
+/**
+ * Queues one build of `job` and returns its queue item. When the answer to
+ * the POST is lost, Jenkins is asked what it did before the POST is sent again.
+ *
+ * Once the client's signal fired (cancel, timeout) nothing more is sent: no
+ * crumb, no POST, no resend. If a POST may have reached Jenkins (cut in
+ * flight, or its answer lost and being reconciled), the Interrupted error
+ * carries the LostTrigger, for the abort path to find and cancel what it
+ * queued (findLostTrigger) with its own client.
+ */
+export async function trigger(
+  http: Requester,
+  info: JobInfo,
+  job: JobPath,
+  params: BuildParameters,
+  options: TriggerOptions = {}
+): Promise<TriggerResult> {
+  const name = fullName(job)
+  checkBuildable(http, info, name)
+  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
+  const unknownParameters = Object.keys(params).filter(key => !defined.has(key))
+  const parameterized = info.parameterDefinitions.length > 0
+  const form = new URLSearchParams()
+  if (parameterized) {
+    for (const [key, value] of Object.entries(params)) {
+      if (!defined.has(key)) continue
+      // Multi-value parameters are repeated fields.
+      for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
+    }
+  }
+  // The job token travels in the form, never in the URL (where proxies and
+  // access logs would keep it). A request with `token` is recorded as a
+  // RemoteCause with `cause` as its note (ParameterizedJobMixIn.getBuildCause).
+  // An anonymous POST still needs a crumb: the CrumbFilter exempts only API
+  // tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
+  if (http.jobToken) {
+    form.append('token', http.jobToken)
+    if (options.cause) form.append('cause', options.cause)
+  }
+  // /build on a parameterized job wants a `json` form and skips defaults;
+  // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
+  // `delay` is a request parameter; 0sec skips the quiet period (3.5).
+  const endpoint = parameterized ? 'buildWithParameters' : 'build'
+  const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`
+  const context = http.context(`the trigger of job '${name}'`, {
+    notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
+    conflict: disabledMessage(http, name),
+    permission: 'Job/Build',
+    jobTokenSent: http.jobToken !== undefined,
+    serverHint: parameterized
+      ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
+      : undefined
+  })
+  const expectation: TriggerExpectation = {
+    job,
+    parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
+    user: http.user,
+    firstBuildNumber: info.nextBuildNumber
+  }
+  const jobPage = jobUrl(http.baseUrl, job)
+  let mayHaveQueued = false
+  const interrupted = (error: Interrupted): Interrupted =>
+    mayHaveQueued || error.sent
+      ? new Interrupted(
+          `${error.message} (a trigger of '${name}' may have queued a build)`,
+          error.sent,
+          expectation,
+          error.lastFailure
+        )
+      : error
+  for (let send = 1; ; send++) {
+    let outcome: Awaited<ReturnType<typeof triggerOnce>>
+    try {
+      outcome = await triggerOnce(http, url, { form: form.toString() }, context, name)
+    } catch (error) {
+      throw error instanceof Interrupted ? interrupted(error) : error
+    }
+    if ('queueId' in outcome) {
+      return {
+        queueId: outcome.queueId,
+        // Reverse proxies rewrite hosts, and the Location follows the request's
+        // own host (jenkins-api.md 3.1): rebuild it on our base.
+        queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+        merged: outcome.merged,
+        unknownParameters
+      }
+    }
+    // The answer was lost: look for what Jenkins did before sending again
+    // (reconcile.ts says why, and what risk remains).
+    mayHaveQueued = true
+    const lost = outcome.lost
+    const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS)
+    const unknown = (why: string): JenkinsError =>
+      new JenkinsError(
+        lost.error.kind === 'timeout' ? 'network' : lost.error.kind,
+        `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`,
+        lost.error.status
+      )
+    if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
+      throw unknown('no time left before the step timeout to check')
+    }
+    let adopted: Adopted | undefined
+    try {
+      adopted = await reconcile(reconcileReader(http, job), expectation, {
+        settleMs,
+        sleep: ms => http.pause(ms, 'look for the lost trigger again'),
+        logger: http.logger
+      })
+    } catch (error) {
+      if (error instanceof Interrupted) throw interrupted(error)
+      http.logger.debug(`Could not look for the lost trigger: ${(error as Error).message}`)
+      throw unknown('and Jenkins could not be asked what it did')
+    }
+    if (adopted) {
+      http.logger.info(
+        adopted.from === 'queue'
+          ? `Trigger answer lost (${lost.reason}); Jenkins shows queue item ${adopted.queueId} of '${name}' with these parameters: following it.`
+          : `Trigger answer lost (${lost.reason}); Jenkins shows build #${adopted.buildNumber ?? '?'} of '${name}' with these parameters (queue item ${adopted.queueId}): following it.`
+      )
+      return {
+        queueId: adopted.queueId,
+        queueUrl: `${http.baseUrl}/queue/item/${adopted.queueId}/`,
+        merged: false,
+        unknownParameters,
+        adopted: adopted.from
+      }
+    }
+    if (send >= TRIGGER_SENDS) {
+      throw unknown(`${send} answers lost, and Jenkins showed no queued item or build for any`)
+    }
+    http.logger.info(
+      `Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`
+    )
+  }
+}
+
+/** Refuses what cannot be built before anything is sent: a folder, a disabled job. */
+export function checkBuildable(http: Requester, info: JobInfo, name: string): void {
+  // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
+  if (info.isFolder) throw notAJob(info, name, http.baseUrl)
+  if (info.disabled === true || info.buildable === false) {
+    throw new JenkinsError('conflict', disabledMessage(http, name))
+  }
+}
+
+/** How long the abort path gives a lost trigger to show up before its second look. */
+const LOST_SETTLE_MS = 1000
+
+/**
+ * Looks for what a lost trigger queued (reads only: never a new POST), with
+ * a second look after a short settle when the client's deadline leaves time.
+ */
+export async function findLostTrigger(
+  http: Requester,
+  lost: LostTrigger
+): Promise<FoundTrigger | undefined> {
+  const left = http.deadline === undefined ? Infinity : http.deadline - Date.now()
+  const adopted = await reconcile(reconcileReader(http, lost.job), lost, {
+    settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
+    sleep: ms => http.pause(ms, 'look for the lost trigger again'),
+    logger: http.logger
+  })
+  if (!adopted) return undefined
+  return adopted.buildNumber === undefined
+    ? { queueId: adopted.queueId }
+    : { queueId: adopted.queueId, buildNumber: adopted.buildNumber }
+}
+
+/**
+ * One trigger POST. A refusal that provably did nothing (503, 429,
+ * connection refused) is retried inside; an answer that may hide an action
+ * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
+ */
+export async function triggerOnce(
+  http: Requester,
+  url: string,
+  payload: { form: string } | { upload: UploadBody },
+  context: ErrorContext,
+  name: string
+): Promise<{ queueId: number; merged: boolean } | { lost: LostAnswer }> {
+  let lost: LostAnswer | undefined
+  let answer: { response: HttpResponse; body: string }
+  try {
+    answer = await http.post('trigger', url, context, {
+      ...payload,
+      // Only a refusal that did nothing is sent again here: a second POST
+      // that reaches Jenkins queues a second build.
+      retryStatuses: TRIGGER_REFUSALS,
+      retryNetwork: failure => failure.notSent,
+      onNetworkFailure: failure => {
+        lost = {
+          error: failure.error,
+          reason: failure.reason,
+          slow: failure.error.kind === 'timeout'
+        }
+        return failure.error
+      },
+      deadline: http.deadline
+    })
+  } catch (error) {
+    if (lost && error instanceof JenkinsError && error.kind !== 'aborted') return { lost }
+    throw error
+  }
+  const { response, body } = answer
+  if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
+    // A proxy's error says nothing of whether Jenkins got the POST.
+    return {
+      lost: {
+        error: errorForResponse(response, body, context),
+        reason: String(response.status),
+        slow: response.status === 504
+      }
+    }
+  }
+  if (response.status >= 400) throw errorForResponse(response, body, context)
+  const queueId =
+    response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined
+  if (queueId === undefined) {
+    const location = response.header('location')
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`,
+      response.status
+    )
+  }
+  return { queueId, merged: response.status === 303 }
+}
+
+/** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
+export function reconcileReader(http: Requester, job: JobPath): ReconcileReader {
+  const name = fullName(job)
+  return {
+    queue: async (): Promise<QueuedCandidate[]> =>
+      (await getQueue(http)).map(({ id, job, parameters }) => ({ id, job, parameters })),
+    builds: async () => {
+      const data = await http.getJson<{ builds?: unknown }>(
+        'builds',
+        `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`,
+        http.context(`the builds of job '${name}'`)
+      )
+      const builds: BuildCandidate[] = []
+      for (const raw of Array.isArray(data.builds) ? data.builds : []) {
+        const build = raw as { number?: unknown; queueId?: unknown; actions?: unknown } | null
+        if (!isBuildNumber(build?.number)) continue
+        const candidate: BuildCandidate = {
+          number: build.number,
+          parameters: parametersOf(build.actions)
+        }
+        if (isCount(build.queueId)) candidate.queueId = build.queueId
+        const userIds = userIdsOf(build.actions)
+        if (userIds) candidate.userIds = userIds
+        builds.push(candidate)
+      }
+      return builds
+    }
+  }
+}
+
+export function disabledMessage(http: Requester, name: string): string {
+  return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`
+}
+
+/** The queue item id from a trigger's Location (`…/queue/item/<id>/`), or undefined. */
+function queueIdOf(response: HttpResponse): number | undefined {
+  const location = response.header('location')
+  if (!location) return undefined
+  let path: string
+  try {
+    path = new URL(location, response.url).pathname
+  } catch {
+    return undefined
+  }
+  const match = /\/queue\/item\/(\d+)\/?$/.exec(path)
+  return countOf(match?.[1])
+}
+
+/**
+ * Whether Jenkins itself produced an error answer rather than a proxy in
+ * front of it: Jenkins' own pages (oops, layout) carry X-Jenkins (jenkins-api.md
+ * 10). A 500 from Jenkins on a trigger is an exception while reading the
+ * parameters (an illegal choice, 3.2), before anything was queued.
+ */
+function fromJenkins(response: HttpResponse): boolean {
+  return response.header('x-jenkins') !== undefined
+}
+
+function safePath(location: string, base: string): string {
+  try {
+    return new URL(location, base).pathname
+  } catch {
+    return '(invalid location)'
+  }
+}
+
+/** The error for building an item that is not a job: what it is, and which input names a job in it. */
+export function notAJob(info: JobInfo, name: string, origin: string): JenkinsError {
+  const where = `(${info._class ?? 'folder'}, on ${origin})`
+  switch (info.folderKind) {
+    case 'multibranch':
+      return new JenkinsError(
+        'bad-request',
+        `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`
+      )
+    case 'organization':
+      return new JenkinsError(
+        'bad-request',
+        `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`
+      )
+    default:
+      return new JenkinsError(
+        'bad-request',
+        `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`
+      )
+  }
+}

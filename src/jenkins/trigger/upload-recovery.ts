@@ -1,0 +1,172 @@
+/**
+ * What an upload whose answer was lost left in Jenkins, and what is done
+ * about it. Never a second trigger: a second upload could queue a second
+ * deploy.
+ *
+ * Jenkins may have (upload-trigger.ts says why):
+ * - queued the build with our files and parameters (the body arrived whole,
+ *   the answer was lost): found alone, it is followed;
+ * - queued a build with every parameter at its default and no file (the
+ *   body broke off and Stapler swallowed the parse failure): found alone,
+ *   it is cancelled, or stopped if it already started, and the step fails
+ *   saying so;
+ * - queued nothing (the File Parameters plugin rethrows a parse failure it
+ *   sees first: a 500, no build; or the request never reached the job).
+ * Where a shape matches more than one item (someone else queued the same
+ * job with the same values, by the same user, at the same time) they cannot
+ * be told apart: all are named, none is touched, and the step fails.
+ */
+import { cancelQueueItem, stopBuild } from './actions.js'
+import { JenkinsError } from '../transport/errors.js'
+import { buildUrl, jobUrl } from '../model/job-path.js'
+import {
+  SETTLE_MS,
+  SLOW_SETTLE_MS,
+  causedBy,
+  sameJob,
+  sameParameters,
+  type TriggerExpectation
+} from './reconcile.js'
+import type { Requester } from '../transport/requester.js'
+import { reconcileReader, type LostAnswer } from './trigger.js'
+import type { JobPath, TriggerResult } from '../model/types.js'
+
+export interface LostUpload {
+  name: string
+  job: JobPath
+  lost: LostAnswer
+  /** How much of the body had gone out when it broke, when it had not all gone. */
+  cut: string | undefined
+  complete: TriggerExpectation
+  broken: TriggerExpectation
+  settleMs?: number
+}
+
+/** A queue item or build that matches one shape; `queueId` ties the two together. */
+interface Found {
+  queueId?: number
+  buildNumber?: number
+}
+
+/** Follows the whole upload when it alone is found; otherwise cleans up or names what it found, and throws. */
+export async function recoverUpload(
+  http: Requester,
+  upload: LostUpload
+): Promise<Omit<TriggerResult, 'unknownParameters'>> {
+  const { name, lost } = upload
+  const jobPage = jobUrl(http.baseUrl, upload.job)
+  const what = `${lost.error.message} while uploading to job '${name}'${upload.cut ? ` (${upload.cut})` : ''}`
+  http.logger.info(
+    `The upload's answer was lost (${lost.reason}); looking in Jenkins for what it queued, without sending it again.`
+  )
+  const settleMs = upload.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS)
+  let complete: Found[] = []
+  let broken: Found[] = []
+  try {
+    // Jenkins queues a broken upload only once it read the body to its break: let it.
+    for (let look = 0; look < 2; look++) {
+      await http.pause(settleMs, 'look for what the upload queued')
+      ;({ complete, broken } = await look2(http, upload))
+      if (complete.length + broken.length > 0) break
+    }
+  } catch (error) {
+    if (error instanceof JenkinsError && error.kind === 'aborted') throw error
+    throw new JenkinsError(
+      'network',
+      `${what}, and Jenkins could not be asked what it queued (${(error as Error).message}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`
+    )
+  }
+  const describe = (found: Found): string =>
+    found.buildNumber !== undefined
+      ? `build #${found.buildNumber} (${buildUrl(http.baseUrl, upload.job, found.buildNumber)})`
+      : `queue item ${found.queueId} (${http.baseUrl}/queue/item/${found.queueId}/)`
+  if (broken.length === 0 && complete.length === 1) {
+    const found = complete[0] as Found
+    if (found.queueId === undefined) {
+      throw new JenkinsError(
+        'network',
+        `${what}. Jenkins shows ${describe(found)} with these parameters and files, but not its queue item: check it; nothing was sent again.`
+      )
+    }
+    http.logger.info(
+      `Jenkins shows ${describe(found)} of '${name}' with these parameters and files: following it.`
+    )
+    return {
+      queueId: found.queueId,
+      queueUrl: `${http.baseUrl}/queue/item/${found.queueId}/`,
+      merged: false,
+      adopted: found.buildNumber === undefined ? 'queue' : 'build'
+    }
+  }
+  if (broken.length + complete.length === 0) {
+    throw new JenkinsError(
+      'network',
+      `${what}. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`
+    )
+  }
+  if (broken.length === 1 && complete.length === 0) {
+    const found = broken[0] as Found
+    const done = await removeBroken(http, upload.job, found)
+    throw new JenkinsError(
+      'network',
+      `${what}. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`
+    )
+  }
+  const all = [...complete, ...broken].map(describe).join(', ')
+  throw new JenkinsError(
+    'network',
+    `${what}. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`
+  )
+}
+
+/** One look at the queue and the builds since the trigger, for both shapes. */
+async function look2(
+  http: Requester,
+  upload: LostUpload
+): Promise<{ complete: Found[]; broken: Found[] }> {
+  const reader = reconcileReader(http, upload.job)
+  const queue = (await reader.queue()).filter(item => sameJob(item.job, upload.job))
+  const floor = upload.complete.firstBuildNumber
+  const builds =
+    floor === undefined
+      ? []
+      : (await reader.builds()).filter(
+          build => build.number >= floor && causedBy(build, upload.complete.user)
+        )
+  const match = (expectation: TriggerExpectation): Found[] => {
+    const found: Found[] = builds
+      .filter(build => sameParameters(expectation.parameters, build.parameters))
+      .map(build => ({ queueId: build.queueId, buildNumber: build.number }))
+    for (const item of queue) {
+      // An item that started between the two reads is already there as a build.
+      if (!sameParameters(expectation.parameters, item.parameters)) continue
+      if (found.some(f => f.queueId === item.id)) continue
+      found.push({ queueId: item.id })
+    }
+    return found
+  }
+  return { complete: match(upload.complete), broken: match(upload.broken) }
+}
+
+/** Cancels a queued broken build, or stops a started one; says which. */
+async function removeBroken(http: Requester, job: JobPath, found: Found): Promise<string> {
+  try {
+    if (found.buildNumber === undefined && found.queueId !== undefined) {
+      const outcome = await cancelQueueItem(http, found.queueId)
+      if (outcome === 'cancelled') return 'cancelled it'
+      // It left the queue: it started (or ended) as a build.
+      const build = (await reconcileReader(http, job).builds()).find(
+        b => b.queueId === found.queueId
+      )
+      if (!build)
+        return `it left the queue before it could be cancelled; check ${jobUrl(http.baseUrl, job)}`
+      found.buildNumber = build.number
+    }
+    if (found.buildNumber === undefined) return 'could not tell which build it is'
+    await stopBuild(http, { job, number: found.buildNumber, url: '' }, 'stop')
+    return `stopped build #${found.buildNumber}`
+  } catch (error) {
+    if (error instanceof JenkinsError && error.kind === 'aborted') throw error
+    return `could not cancel or stop it (${(error as Error).message}): stop it by hand`
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * A trigger that carries files: `buildWithParameters` as one
+ * `multipart/form-data` POST (multipart.ts), the files streamed from disk,
+ * the ordinary parameters as fields, the crumb in its header (CrumbFilter
+ * runs before Stapler and reads only headers and the query string:
+ * core/src/main/java/hudson/security/csrf/CrumbFilter.java, jenkins-2.568.2).
+ *
+ * It is never sent twice once it may have reached Jenkins, and an upload
+ * whose answer is lost is worse than a lost urlencoded trigger: Stapler
+ * parses the body lazily and, when it breaks off (a reset mid-upload),
+ * swallows the failure (RequestImpl.getFormDataFormFields logs it; core's
+ * FileParameterDefinition.createValue catches it and returns null, at
+ * jenkins-2.150.1 as at jenkins-2.568.2). ParametersDefinitionProperty's
+ * buildWithParameters then queues a build with every ordinary parameter at
+ * its default and no file at all. A deploy job must never run like that, so
+ * after a lost answer this looks for both shapes the request may have taken
+ * (upload-recovery.ts) and never sends it again.
+ *
+ * A trigger with a file never merges into a queued item (FileParameterValue
+ * .equals is false for two uploads; the plugin's values keep Object.equals),
+ * so a 303 is not expected; it is still read as Jenkins says it.
+ */
+import { JenkinsError } from '../transport/errors.js'
+import { fullName, jobUrl } from '../model/job-path.js'
+import { multipartBody, type UploadBody } from '../transport/multipart.js'
+import { expectedParameters, type TriggerExpectation } from './reconcile.js'
+import type { Requester } from '../transport/requester.js'
+import { recoverUpload } from './upload-recovery.js'
+import { Interrupted } from '../transport/errors.js'
+import { checkBuildable, disabledMessage, triggerOnce } from './trigger.js'
+import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
+import type { UploadFile } from '../transport/multipart.js'
+
+/** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
+export const FILE_PARAMETER_TYPES: ReadonlySet<string> = new Set([
+  'FileParameterDefinition',
+  'Base64FileParameterDefinition',
+  'StashedFileParameterDefinition'
+])
+
+/** Characters a part's name cannot carry (commons-fileupload's ParameterParser has no escape). */
+const UNSENDABLE = /["\r\n]/
+
+/** The job's file parameters, by name. */
+export function fileParameters(info: JobInfo): string[] {
+  return info.parameterDefinitions
+    .filter(definition => FILE_PARAMETER_TYPES.has(definition.type ?? ''))
+    .map(definition => definition.name)
+}
+
+/** Refuses files the job has no file parameter for, naming the ones it has; nothing is sent before. */
+export function checkUploads(info: JobInfo, name: string, files: readonly UploadFile[]): void {
+  const accepted = fileParameters(info)
+  const wrong = files.filter(file => !accepted.includes(file.name))
+  if (wrong.length === 0) return
+  const has =
+    accepted.length === 0
+      ? 'it has no file parameter (a File Parameter, or base64File/stashedFile from the File Parameters plugin)'
+      : `its file parameters are ${accepted.join(', ')}`
+  const what = wrong
+    .map(file => {
+      const definition = info.parameterDefinitions.find(d => d.name === file.name)
+      return definition
+        ? `${file.name} is a ${definition.type ?? 'parameter'}, not a file parameter`
+        : `${file.name} is not a parameter of it`
+    })
+    .join('; ')
+  throw new JenkinsError(
+    'bad-request',
+    `Input 'files' names parameters job '${name}' does not take a file in: ${what}; ${has}. Nothing was triggered.`
+  )
+}
+
+export interface UploadTriggerOptions {
+  /** How long Jenkins is given to queue a build from a broken upload before looking (tests shrink it). */
+  settleMs?: number
+  cause?: string
+}
+
+/** Queues one build of `job` with `files` uploaded; see the file comment. */
+export async function triggerUpload(
+  http: Requester,
+  info: JobInfo,
+  job: JobPath,
+  params: BuildParameters,
+  files: readonly UploadFile[],
+  options: UploadTriggerOptions = {}
+): Promise<TriggerResult> {
+  const name = fullName(job)
+  checkBuildable(http, info, name)
+  checkUploads(info, name, files)
+  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
+  const unknownParameters = Object.keys(params).filter(key => !defined.has(key))
+  const fields: Array<[string, string]> = []
+  const uploaded = new Set(files.map(file => file.name))
+  for (const [key, value] of Object.entries(params)) {
+    if (!defined.has(key) || uploaded.has(key)) continue
+    // Stapler keeps the last part of a name: several values go as one, comma-joined.
+    fields.push([key, typeof value === 'string' ? value : value.join(',')])
+  }
+  // The job token travels in the body, never in the URL (access logs).
+  if (http.jobToken) {
+    fields.push(['token', http.jobToken])
+    if (options.cause) fields.push(['cause', options.cause])
+  }
+  const unsendable = [...fields.map(([key]) => key), ...files.map(file => file.name)].find(key =>
+    UNSENDABLE.test(key)
+  )
+  if (unsendable !== undefined) {
+    throw new JenkinsError(
+      'bad-request',
+      `Parameter name ${JSON.stringify(unsendable)} cannot be sent in a multipart body (it holds a quote or a line break). Nothing was triggered.`
+    )
+  }
+  const body = multipartBody(fields, files)
+  let sent = 0
+  let finished = false
+  const counted: UploadBody = {
+    ...body,
+    writeTo: async (out, onSent) => {
+      sent = 0
+      finished = false
+      await body.writeTo(out, bytes => {
+        sent += bytes
+        onSent(bytes)
+      })
+      finished = true
+    }
+  }
+  http.logger.info(
+    `Uploading ${files.map(file => `${file.name} (${file.fileName}, ${bytes(file.size)})`).join(', ')} to '${name}': ${bytes(body.length)} in all.`
+  )
+  const url = `${jobUrl(http.baseUrl, job)}buildWithParameters?delay=0sec`
+  const context = http.context(`the trigger of job '${name}'`, {
+    notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
+    conflict: disabledMessage(http, name),
+    permission: 'Job/Build',
+    jobTokenSent: http.jobToken !== undefined,
+    serverHint:
+      'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
+  })
+  // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
+  const complete = expectedParameters(info.parameterDefinitions, params)
+  // What it stores from a body it could not parse: every default, no file at all.
+  const broken = expectedParameters(info.parameterDefinitions, {})
+  for (const file of fileParameters(info)) {
+    broken.delete(file)
+    if (!uploaded.has(file)) complete.delete(file)
+  }
+  const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber }
+  const expectation = (): TriggerExpectation => ({
+    ...base,
+    parameters: finished ? complete : broken
+  })
+  const started = Date.now()
+  let outcome: Awaited<ReturnType<typeof triggerOnce>>
+  try {
+    outcome = await triggerOnce(http, url, { upload: counted }, context, name)
+  } catch (error) {
+    if (error instanceof Interrupted && error.sent) {
+      // A cancel mid-upload: the abort path looks for what this request queued.
+      throw new Interrupted(
+        `${error.message} (the upload to '${name}' was cut at ${bytes(sent)} of ${bytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
+        true,
+        expectation(),
+        error.lastFailure
+      )
+    }
+    throw error
+  }
+  if ('queueId' in outcome) {
+    const seconds = Math.max(0.001, (Date.now() - started) / 1000)
+    http.logger.info(
+      `Uploaded ${bytes(body.fileBytes)} of files in ${seconds.toFixed(1)} s (${bytes(body.length / seconds)}/s).`
+    )
+    return {
+      queueId: outcome.queueId,
+      queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+      merged: outcome.merged,
+      unknownParameters
+    }
+  }
+  const found = await recoverUpload(http, {
+    name,
+    job,
+    lost: outcome.lost,
+    cut: finished ? undefined : `${bytes(sent)} of ${bytes(body.length)} sent`,
+    complete: { ...base, parameters: complete },
+    broken: { ...base, parameters: broken },
+    settleMs: options.settleMs
+  })
+  return { ...found, unknownParameters }
+}
+
+/** A byte count for the log: B, KiB, MiB or GiB. */
+export function bytes(count: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB']
+  let value = count
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${units[unit]}`
+}
