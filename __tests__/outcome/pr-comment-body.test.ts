@@ -120,7 +120,7 @@ describe('renderComment', () => {
       jenkinsUrl: JENKINS
     })
     expect(body).toContain(
-      `- ⚠️ **UNSTABLE** [\`team/app\`](${JENKINS}/job/team/job/app/) [#7](${JENKINS}/job/team/job/app/7/) · in 1 min 5 s · tests: 12 total, 2 failed, 1 skipped`
+      `- ⚠️ **UNSTABLE** [\`team/app\`](${JENKINS}/job/team/job/app/) [#7](${JENKINS}/job/team/job/app/7/) · 1 min 5 s · tests: 12 total, 2 failed, 1 skipped`
     )
     expect(body).toContain('  - Failed stage: `Test`')
     expect(body).toContain('    - `pkg.adds.adds` at `src/Calc.java:42`: `adds`')

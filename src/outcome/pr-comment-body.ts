@@ -131,7 +131,7 @@ function stateOf(build: CommentBuild, link: Link): string {
 function detailsOf(build: CommentBuild): string {
   const { outcome } = build
   const parts: string[] = []
-  if (outcome.result && outcome.build) parts.push(`in ${formatDuration(outcome.build.duration)}`)
+  if (outcome.result && outcome.build) parts.push(formatDuration(outcome.build.duration))
   const counts = outcome.tests?.counts
   if (counts) {
     parts.push(`tests: ${counts.total} total, ${counts.failed} failed, ${counts.skipped} skipped`)

@@ -39,7 +39,7 @@ export function codeSpan(text: string, max: number): string {
   // A span that starts or ends with a backtick needs a space inside its
   // fence (CommonMark strips one on each side when both are there).
   const pad = shown.startsWith('`') || shown.endsWith('`') ? ' ' : ''
-  return `${fence}${pad}${shown}${pad}${fence}`
+  return fence + pad + shown + pad + fence
 }
 
 /**
