@@ -16,6 +16,7 @@ import type { Logger } from '../util/logger.js'
 import type { CommitStatusReporter, StatusGate } from './commit-status.js'
 import {
   commitUnderTest,
+  headShaOf,
   pullRequestOf,
   type CommitUnderTest,
   type EventContext
@@ -66,16 +67,22 @@ export class GithubReports {
       }
       return new GithubReports(o, null, undefined, undefined)
     }
-    // Octokit is evaluated only when asked for (start-up cost); "eager"
-    // keeps it in the one bundle file rather than a chunk of its own.
-    const { githubClient, httpStatusOf, messageOf, redactor } = await import(
-      /* webpackMode: "eager" */ './github-client.js'
-    )
-    const redact = redactor(settings.githubToken)
+    // Octokit is evaluated only when a report or the pull request needs it
+    // (start-up cost); "eager" keeps it in the one bundle file.
+    const readsPull =
+      !settings.commit &&
+      !ownHead(ctx) &&
+      (settings.pullRequest ?? pullRequestOf(ctx)) !== undefined
+    const github =
+      settings.commitStatus || settings.prComment || readsPull
+        ? await import(/* webpackMode: "eager" */ './github-client.js')
+        : undefined
+    const redact = (text: string): string =>
+      settings.githubToken ? text.split(settings.githubToken).join('***') : text
     const client =
-      settings.githubToken === ''
+      settings.githubToken === '' || !github
         ? undefined
-        : githubClient({ token: settings.githubToken, logger, fetch: o.fetch })
+        : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch })
     let target: CommitUnderTest | null
     try {
       target = await commitUnderTest(ctx, settings, async number => {
@@ -88,10 +95,10 @@ export class GithubReports {
     } catch (error) {
       target = null
       const number = settings.pullRequest ?? pullRequestOf(ctx)
-      const status = httpStatusOf(error)
+      const status = github?.httpStatusOf(error)
       const what = number === undefined ? 'the commit under test' : `pull request #${number}`
       logger.warning(
-        `Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact(messageOf(error))}. ` +
+        `Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact(error instanceof Error ? error.message : String(error))}. ` +
           `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`
       )
     }
@@ -152,6 +159,15 @@ export class GithubReports {
         jenkinsUrl: this.o.settings.url
       })
     )
+  }
+}
+
+/** Whether the event names its commit itself (a malformed one is said by commitUnderTest). */
+function ownHead(ctx: EventContext): boolean {
+  try {
+    return headShaOf(ctx) !== undefined
+  } catch {
+    return true
   }
 }
 
