@@ -17,7 +17,7 @@ export const timeToStartMs = (r: RunRecord): number =>
 /** The build marked finished to the run's exit. */
 export const detectionMs = (r: RunRecord): number =>
   r.build?.finishedAt != null ? r.exitAt - r.build.finishedAt : NaN
-export const buildMs = (r: RunRecord): number =>
+const buildMs = (r: RunRecord): number =>
   r.build?.finishedAt != null ? r.build.finishedAt - r.build.startedAt : NaN
 /** What the run cost beyond the build itself. */
 export const overheadMs = (r: RunRecord): number => r.exitAt - r.spawnAt - buildMs(r)
@@ -25,7 +25,7 @@ export const wallMs = (r: RunRecord): number => r.exitAt - r.spawnAt
 export const requestRate = (r: RunRecord): number => r.requests.length / (wallMs(r) / 1000)
 export const kinds = (r: RunRecord): Record<string, number> => countBy(r.requests, q => q.kind)
 /** Requests per second of the build's own duration (the measure), over several runs. */
-export const requestsPerBuildSecond = (runs: readonly RunRecord[]): number =>
+const requestsPerBuildSecond = (runs: readonly RunRecord[]): number =>
   runs.reduce((n, r) => n + r.requests.length, 0) /
   (runs.reduce((ms, r) => ms + buildMs(r), 0) / 1000)
 
@@ -34,7 +34,7 @@ export const requestsPerBuildSecond = (runs: readonly RunRecord[]): number =>
  * arrival of the stdout chunk that carried it minus when Jenkins stored it
  * (ms). Lines after the end are the detection delay's business, not lag.
  */
-export function consoleLags(r: RunRecord): number[] {
+function consoleLags(r: RunRecord): number[] {
   const build = r.build
   const times = r.stdoutTimes
   if (!build || !times || build.finishedAt === null) return []

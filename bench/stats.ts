@@ -19,11 +19,6 @@ export function median(values: readonly number[]): number {
   return percentile(values, 50)
 }
 
-export function mean(values: readonly number[]): number {
-  const finite = values.filter(v => Number.isFinite(v))
-  return finite.length ? finite.reduce((s, v) => s + v, 0) / finite.length : NaN
-}
-
 /** ours / baseline as `0.12×`; `n/a` when either side is missing or the baseline is 0. */
 export function ratio(ours: number, baseline: number): string {
   if (!Number.isFinite(ours) || !Number.isFinite(baseline) || baseline === 0) return 'n/a'

@@ -9,19 +9,18 @@ import { coreLogger } from './step/core-logger.js'
 import { budgetClient, createClient } from './step/create-client.js'
 import { getSettings, type Settings } from './inputs/inputs.js'
 import { Interrupted, JenkinsError } from './jenkins/transport/errors.js'
-import { fullName } from './jenkins/model/job-path.js'
+import { fullName, queueItemUrl } from './jenkins/model/job-path.js'
 import type { JenkinsApi } from './jenkins/model/types.js'
 import { runJobsStep } from './multi/step.js'
 import { run as runPost } from './post.js'
 import { Progress } from './step/progress.js'
 import { QueueItemEnded } from './follow/queue-ended.js'
-import { formatDuration } from './outcome/report.js'
+import { formatDuration } from './util/duration.js'
 import { coreStepIO } from './step/step-io.js'
 import { resolveUploads } from './inputs/upload-files.js'
 import { abortReason, StepAborted, type AbortReason } from './util/wait.js'
 import { shortName } from './util/names.js'
-
-export { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './step/budgets.js'
+import { errorText } from './util/error-text.js'
 
 /** The step log, for the scan of a multibranch project. */
 const scanOutput: ScanOutput = {
@@ -44,7 +43,7 @@ export async function run(): Promise<void> {
     else await runMain(settings)
   } catch (error) {
     // Report every thrown value, not only Error instances.
-    core.setFailed(error instanceof Error ? error.message : String(error))
+    core.setFailed(errorText(error))
     // core.setFailed sets it too; @github/local-action's stand-in for it does
     // not, and `npm run local-action` must exit with the step's status.
     process.exitCode = 1
@@ -112,10 +111,10 @@ async function runMain(settings: Settings): Promise<void> {
  */
 function leavingWorkRunning(api: JenkinsApi, progress: Progress, error: unknown): unknown {
   if (!progress.owned || progress.isDone) return error
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorText(error)
   if (error instanceof QueueItemEnded && !progress.build) {
     // Jenkins shows the item cancelled or gone: nothing of it runs.
-    const url = `${api.baseUrl}/queue/item/${error.queueId}/`
+    const url = queueItemUrl(api.baseUrl, error.queueId)
     progress.ended(`${error.shown}, ${url}`)
     return new Error(
       `${message.replace(/\.?$/, '.')} Nothing this step started is running in Jenkins (queue item ${error.queueId}: ${url}).`
@@ -123,7 +122,7 @@ function leavingWorkRunning(api: JenkinsApi, progress: Progress, error: unknown)
   }
   const [work, url] = progress.build
     ? [`Jenkins build #${progress.build.number} is still running`, progress.build.url]
-    : [`Jenkins queue item ${progress.queueId}`, `${api.baseUrl}/queue/item/${progress.queueId}/`]
+    : [`Jenkins queue item ${progress.queueId}`, queueItemUrl(api.baseUrl, progress.queueId)]
   progress.leftRunning(url)
   return new Error(
     `${message.replace(/\.?$/, '.')} ${work}: ${url} (this step stops Jenkins work only when it is cancelled or times out).`

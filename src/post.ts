@@ -7,11 +7,12 @@ import { getSettings } from './inputs/inputs.js'
 import { namedLogger } from './util/logger.js'
 import { savedTargets } from './multi/ledger.js'
 import { savedTarget } from './step/progress.js'
+import { errorText } from './util/error-text.js'
 
 /** What the post step's requests and stop escalation may take, all told. */
-export const POST_BUDGET_MS = 15_000
+const POST_BUDGET_MS = 15_000
 /** The post step's overall bound: it returns by then whatever Jenkins does. */
-export const POST_BOUND_MS = 20_000
+const POST_BOUND_MS = 20_000
 
 /**
  * The post step: a safety net for a main step that did not finish (the
@@ -90,8 +91,6 @@ async function postStep(): Promise<void> {
     const done = await abortRemote(api, target, coreLogger, undefined, until)
     coreLogger.info(`Post step: ${done}.`)
   } catch (error) {
-    core.warning(
-      `Post step could not check the Jenkins build: ${error instanceof Error ? error.message : String(error)}`
-    )
+    core.warning(`Post step could not check the Jenkins build: ${errorText(error)}`)
   }
 }

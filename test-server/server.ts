@@ -31,7 +31,9 @@ import type {
   ServerOptions,
   UserSpec
 } from './types.js'
-import type { BuildState, TestJenkins } from './model/state.js'
+import type { BuildState, QueueItemState, TestJenkins } from './model/state.js'
+import { timerTriggerCause } from './model/causes.js'
+import { defaultValues } from './model/parameters.js'
 import { UploadStore, isMultipart } from './http/uploads.js'
 
 export const DEFAULT_USERS: UserSpec[] = [
@@ -97,6 +99,7 @@ class JenkinsServer implements TestJenkins {
         clockSkewMs: options.clockSkewMs ?? 0
       },
       stageView: options.stageView ?? true,
+      showStackTrace: options.showStackTrace ?? false,
       executorsHidden: options.executorsHidden ?? false,
       uploads: new UploadStore()
     }
@@ -242,6 +245,14 @@ class JenkinsServer implements TestJenkins {
 
   addJob(fullName: string, spec: JobSpec): void {
     this.ctx.model.addJob(fullName, spec)
+  }
+
+  timer(fullName: string): QueueItemState {
+    const job = this.ctx.model.findJob(fullName)
+    if (!job) throw new Error(`timer: no job ${fullName}`)
+    // TimerTrigger.run: job.scheduleBuild(0, new TimerTriggerCause()), every parameter at its default.
+    return this.ctx.model.schedule(job, defaultValues(job.parameters), [timerTriggerCause()], 0)
+      .item
   }
 
   addHistory(fullName: string, builds: Array<{ durationMs: number; result?: Result }>): void {

@@ -321,9 +321,12 @@ export type FaultEffect =
   | { type: 'reset'; afterBytes?: number }
   /**
    * Jenkins handles the request, but its connection is reset once
-   * `afterBytes` of the request body came (an upload cut off mid-way).
+   * `afterBytes` of the request body came (0: at its first bytes), or all
+   * but its last `beforeEnd` bytes (by its Content-Length): an upload cut
+   * off at its start, mid-way or in its closing boundary.
    */
   | { type: 'reset-upload'; afterBytes: number }
+  | { type: 'reset-upload'; beforeEnd: number }
   /** No answer at all; the connection stays open (Jenkins not asked). */
   | { type: 'hang' }
   /** A 200 HTML sign-in page of an SSO proxy (Jenkins not asked). */
@@ -428,6 +431,12 @@ export interface ServerOptions {
   clockSkewMs?: number
   /** Whether the Pipeline Stage View plugin (`wfapi`) is installed; default true. */
   stageView?: boolean
+  /**
+   * Jenkins' error page (a 500) shows the exception's stack trace, as with
+   * -Djenkins.model.Jenkins.SHOW_STACK_TRACE=true (and in Jenkins before
+   * 2.x); default false, as in Jenkins: the page gives only a Logging ID.
+   */
+  showStackTrace?: boolean
   /**
    * `computer/api/json` shows no running build (every `currentExecutable`
    * null), as a ComputerSource plugin that filters the list would; default

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readActionInputs, type ActionInput } from '../../src/cli/action-yml.js'
-import { parseCommandLine, stepInputs, UsageError } from '../../src/cli/args.js'
+import { parseCommandLine, STDOUT, stepInputs, UsageError } from '../../src/cli/args.js'
 import { helpText } from '../../src/cli/help.js'
 
 const INPUTS = readActionInputs(join(import.meta.dirname, '..', '..', 'action.yml'))
@@ -16,6 +16,16 @@ describe('parseCommandLine: one flag per action.yml input', () => {
     }
     // A value-taking flag takes the next word even when it starts with a dash.
     expect(parse(['--job', '-odd']).given.job).toBe('-odd')
+  })
+
+  it('--summary - means stdout, which --json holds already; --file or --files is remembered as typed', () => {
+    expect(parse(['--summary', '-']).summary).toBe(STDOUT)
+    expect(() => parse(['--json', '--summary', '-'])).toThrow(
+      'give either --json or --summary -, not both: each writes to stdout'
+    )
+    expect(parse(['--file', 'PKG=a.zip']).fileFlag).toBe('--file')
+    expect(parse(['--files', 'PKG=a.zip']).fileFlag).toBe('--files')
+    expect(parse(['--job', 'x']).fileFlag).toBeUndefined()
   })
 
   it('switches (default true/false): alone, --no-, =value, or a word after (--wait started)', () => {

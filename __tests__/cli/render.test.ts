@@ -77,6 +77,69 @@ describe('StepLog: a step log for a terminal', () => {
     ])
   })
 
+  it('a failed test at a known file and line reads `path:line: test name: message`', () => {
+    const stdout = [
+      '::error title=CalculatorTest.divides by zero,file=src/test/java/CalculatorTest.java,line=42::expected 4%0ACalculatorTest — http://j/1/',
+      ''
+    ].join('\n')
+    expect(render(stdout)).toBe(
+      [
+        'src/test/java/CalculatorTest.java:42: CalculatorTest.divides by zero: expected 4',
+        'CalculatorTest — http://j/1/',
+        ''
+      ].join('\n')
+    )
+  })
+
+  it("a failure's last console lines are not shown again right after the whole console", () => {
+    const console = ['Started by user admin', '\x1b[31merror: boom\x1b[0m', 'Finished: FAILURE']
+    const failure = (lines: string[]): string =>
+      `::error::Jenkins build failing #1 finished FAILURE%0ALast ${lines.length} console lines:%0A${lines.join('%0A')}`
+    const shownConsole = [
+      '::group::Console of Jenkins failing #1',
+      '::stop-commands::tok3n12345',
+      ...console,
+      '',
+      '::tok3n12345::',
+      '::endgroup::',
+      'Jenkins build failing #1 finished: FAILURE in 401 ms.'
+    ]
+    const tail = ['Started by user admin', 'error: boom', 'Finished: FAILURE']
+    expect(render([...shownConsole, failure(tail), ''].join('\n'))).toBe(
+      [
+        '=== Console of Jenkins failing #1',
+        'Started by user admin',
+        'error: boom',
+        'Finished: FAILURE',
+        '',
+        'Jenkins build failing #1 finished: FAILURE in 401 ms.',
+        'Error: Jenkins build failing #1 finished FAILURE',
+        ''
+      ].join('\n')
+    )
+    // Lines that are not the end of what was just shown stay: log: false, or another console.
+    const other = failure(['Compiling', 'error: boom'])
+    expect(render([...shownConsole, other, ''].join('\n'))).toContain(
+      'Last 2 console lines:\nCompiling\nerror: boom\n'
+    )
+    expect(render([failure(tail), ''].join('\n'))).toContain(
+      'Last 3 console lines:\nStarted by user admin\n'
+    )
+  })
+
+  it("the action's plain lines are worded for a terminal; the console (a stop-commands region) is not", () => {
+    const stdout = [
+      "nothing answered: check the 'url' input",
+      '::stop-commands::tok3n12345',
+      "Jenkins says: check the 'url' input",
+      '::tok3n12345::',
+      ''
+    ].join('\n')
+    expect(render(stdout, { wording: text => text.replace("the 'url' input", '--url') })).toBe(
+      ['nothing answered: check --url', "Jenkins says: check the 'url' input", ''].join('\n')
+    )
+  })
+
   it('debug lines only when verbose', () => {
     expect(render('::debug::GET /api/json 200\nx\n')).toBe('x\n')
     expect(render('::debug::GET /api/json 200\n', { verbose: true })).toBe(

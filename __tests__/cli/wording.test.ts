@@ -30,6 +30,17 @@ describe('the action messages worded for a terminal', () => {
     )
   })
 
+  it('the files input is named by the flag the user typed: --file NAME=path or --files', () => {
+    const inputs = readActionInputs(join(ROOT, 'action.yml'))
+    const message = "Input 'files' gives job 'upload' a file for a parameter that takes none."
+    expect(terminalWording(inputs, { files: '--file' })(message)).toBe(
+      "--file gives job 'upload' a file for a parameter that takes none."
+    )
+    expect(terminalWording(inputs, { files: '--files' })(message)).toBe(
+      "--files gives job 'upload' a file for a parameter that takes none."
+    )
+  })
+
   it('the job message: required unless --jobs or --list-jobs', () => {
     expect(
       word("Input 'job' is required unless 'jobs' is set or 'list-jobs' is true: expected x.")

@@ -124,6 +124,10 @@ describe.concurrent('jenkins-build cut short, and its messages', () => {
         expect(r.stderr).toContain(
           'The reader of stdout went away: cancelling the step as the runner cancels a workflow (SIGINT).\n'
         )
+        // And what that stopped, as Ctrl+C says it: the step's own error, on stderr.
+        expect(r.stderr).toContain(
+          `stopped Jenkins build #${build.number} (stop; result ABORTED).\n`
+        )
         expect(r.stderr).not.toMatch(STACK_FRAME)
         expect(r.stderr).not.toContain('EPIPE')
         expect(stepFolders(temp)).toEqual([])

@@ -99,7 +99,9 @@ export function startCommand(spec: Spawned): RunningCli {
     child.on('close', (code, signal) => {
       clearTimeout(killer)
       const index = args.indexOf('--summary')
-      const summaryFile = index >= 0 ? join(cwd, args[index + 1] ?? '') : undefined
+      // `--summary -` writes it to stdout: no file to read.
+      const file = index >= 0 ? args[index + 1] : undefined
+      const summaryFile = file !== undefined && file !== '-' ? join(cwd, file) : undefined
       const summary = summaryFile ? readFileSync(summaryFile, 'utf8') : undefined
       if (own) rmSync(own, { recursive: true, force: true })
       resolve({ code, signal, stdout, stderr, summary })

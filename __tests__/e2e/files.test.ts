@@ -99,8 +99,8 @@ describe('files', () => {
         ['TARGET', 'prod', undefined],
         ['NOTE', 'café', undefined]
       ])
-      expect(r.stdout).toContain("Uploading PACKAGE (app.zip, 293.0 KiB) to 'deploy'")
-      expect(r.stdout).toMatch(/Uploaded 293\.0 KiB of files in [\d.]+ s/)
+      expect(r.stdout).toContain("Uploading PACKAGE (app.zip, 293 KiB) to 'deploy'")
+      expect(r.stdout).toMatch(/Uploaded 293 KiB of files in [\d.]+ s/)
       const file = await fetch(
         `${jenkins.url}/job/deploy/${build?.number}/parameters/parameter/PACKAGE/PACKAGE`,
         {
@@ -216,7 +216,7 @@ describe('files', () => {
       )
       expect(r.code, describeRun(r)).toBe(1)
       expect(errorAnnotation(r)).toBe(
-        "Input 'files' names parameters job 'refused' does not take a file in: TARGET is a StringParameterDefinition, not a file parameter; PKG is not a parameter of it; its file parameters are PACKAGE. Nothing was triggered."
+        "Input 'files' gives job 'refused' files for parameters that take none: TARGET is a String parameter, not a file parameter; PKG is not a parameter of the job. Its file parameters are PACKAGE. Nothing was triggered."
       )
       expect(triggers('refused')).toEqual([])
       const plain = await run(NODE24, inputs('plain', { files: 'PACKAGE=dist/app.zip' }), {
@@ -224,7 +224,7 @@ describe('files', () => {
       })
       expect(plain.code, describeRun(plain)).toBe(1)
       expect(errorAnnotation(plain)).toBe(
-        "Input 'files' names parameters job 'plain' does not take a file in: PACKAGE is not a parameter of it; it has no file parameter (a File Parameter, or base64File/stashedFile from the File Parameters plugin). Nothing was triggered."
+        "Input 'files' gives job 'plain' a file for a parameter that takes none: PACKAGE is not a parameter of the job. It has no file parameter (a File Parameter, or base64File/stashedFile from the File Parameters plugin). Nothing was triggered."
       )
       expect(triggers('plain')).toEqual([])
     })
@@ -253,7 +253,7 @@ describe('files', () => {
       // How much was sent shows only when the reset came before the body was all
       // written: on a busy machine the socket may take it all first.
       expect(message).toMatch(
-        /was reset while uploading to job 'deploy-reset'( \([\d.]+ (B|KiB|MiB) of 2\.0 MiB sent\))?\. /
+        /was reset while uploading to job 'deploy-reset'( \([\d.]+ (B|KiB|MiB) of 2 MiB sent\))?\. /
       )
       expect(message).toMatch(
         /Jenkins queued (queue item \d+|build #1) .* from the broken upload with every parameter at its default and no file: (cancelled it|stopped build #1)\. Nothing was sent again/

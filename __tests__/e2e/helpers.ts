@@ -85,13 +85,7 @@ export function describeRun(r: ActionRun): string {
 }
 
 /** The runner's reading of stdout (what it would act on): see fixtures/runner-log.ts. */
-export {
-  commands,
-  endsStopped,
-  runnerView,
-  type LogLine,
-  type RunnerCommand
-} from '../fixtures/runner-log.js'
+export { commands, endsStopped, runnerView, type LogLine } from '../fixtures/runner-log.js'
 
 export interface RecordedRequest {
   method: string

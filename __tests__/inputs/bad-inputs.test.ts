@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import type { Input } from '../../src/util/constants.js'
-import { InputError, parseSettings } from '../../src/inputs/inputs.js'
+import { parseSettings } from '../../src/inputs/inputs.js'
+import { InputError } from '../../src/util/input-error.js'
 import { actionDefaults } from '../fixtures/action-defaults.js'
 import { badInputs, fixtureSecrets, validInputs } from '../fixtures/bad-inputs.js'
 

@@ -3,10 +3,10 @@ import { Input } from '../../src/util/constants.js'
 import {
   getSettings,
   INPUT_DEFAULTS,
-  InputError,
   parseSettings,
   type Settings
 } from '../../src/inputs/inputs.js'
+import { InputError } from '../../src/util/input-error.js'
 import { actionDefaults } from '../fixtures/action-defaults.js'
 import { selfSignedPem } from '../fixtures/pem.js'
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import type { Input } from '../../src/util/constants.js'
-import { InputError, parseSettings, type Settings } from '../../src/inputs/inputs.js'
+import { parseSettings, type Settings } from '../../src/inputs/inputs.js'
+import { InputError } from '../../src/util/input-error.js'
 import { parseJobs } from '../../src/inputs/jobs-input.js'
 
 const URL = 'http://127.0.0.1:1/jenkins'

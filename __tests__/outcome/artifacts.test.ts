@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { parseArtifactPatterns } from '../../src/inputs/artifact-patterns.js'
-import { downloadArtifacts, formatBytes } from '../../src/outcome/artifacts.js'
+import { downloadArtifacts } from '../../src/outcome/artifacts.js'
 import type { ArtifactSink } from '../../src/jenkins/model/types.js'
 import { JenkinsError } from '../../src/jenkins/transport/errors.js'
 import type { BuildOutputsApi, BuildRef } from '../../src/jenkins/model/types.js'
@@ -284,13 +284,4 @@ describe('downloadArtifacts', () => {
     await downloadArtifacts(api, settings('a.txt'), BUILD, recordingLogger())
     expect(readFileSync(join(workspace, 'jenkins-artifacts/a.txt'), 'utf8')).toBe('new')
   })
-})
-
-test('formatBytes', () => {
-  expect([0, 1023, 1536, 200 * 1024 * 1024].map(formatBytes)).toEqual([
-    '0 B',
-    '1023 B',
-    '1.5 KB',
-    '200.0 MB'
-  ])
 })

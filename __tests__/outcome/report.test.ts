@@ -7,11 +7,11 @@ import {
   BUILD_OUTPUT_MAX_BYTES,
   buildOutput,
   failureMessage,
-  formatDuration,
   setBuildOutputs,
   writeSummary,
   type BuildOutcome
 } from '../../src/outcome/report.js'
+import { formatDuration } from '../../src/util/duration.js'
 import type { Build } from '../../src/jenkins/model/types.js'
 import type { Logger } from '../../src/util/logger.js'
 
@@ -467,7 +467,7 @@ describe('outputs and summary of tests, stages and artifacts', () => {
     )
     expect(html).toContain('<tr><td>Deploy</td><td>⚪ NOT&#95;EXECUTED</td><td>&nbsp;</td></tr>')
     expect(html).toContain('<h3>Artifacts</h3>')
-    expect(html).toContain('<p>2 file(s), 3.0 MB, in <code>jenkins-artifacts</code>:</p>')
+    expect(html).toContain('<p>2 file(s), 3 MiB, in <code>jenkins-artifacts</code>:</p>')
     expect(html).toContain('<li><code>jenkins-artifacts/report &#60;1&#62;.html</code></li>')
     expect(html).toContain(
       '<p>⚠️ Refused <code>&#34;../../etc/x&#34;</code>: it has a &#39;..&#39; segment.</p>'

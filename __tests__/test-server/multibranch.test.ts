@@ -71,7 +71,8 @@ describe('POST <project>/build: a scan (ComputedFolder.doBuild)', () => {
   })
 
   it('checks POST first (405), then Job/Build (403), then refuses a disabled project (500)', async () => {
-    const j = await start()
+    // The refusal's reason shows on the error page when Jenkins shows stack traces.
+    const j = await start({ showStackTrace: true })
     const getScan = await get(j, '/job/repo/build')
     expect(getScan.status).toBe(405)
     expect(getScan.headers.get('allow')).toBe('POST')

@@ -170,4 +170,37 @@ describe('queue items (jenkins-api.md 4)', () => {
     )
     expect(job).toMatchObject({ inQueue: false, color: 'disabled', buildable: false })
   })
+
+  it("a timer's request (TimerTrigger.run): every default, no quiet period, folded with an equal request like any other", async () => {
+    const j = await start({
+      jobs: {
+        blocked: {
+          parameters: [
+            { name: 'PACKAGE', type: 'file' },
+            { name: 'TARGET', default: 'staging' }
+          ],
+          script: { durationMs: 5000 }
+        }
+      }
+    })
+    await post(j, '/job/blocked/buildWithParameters?TARGET=first&delay=0sec')
+    await waitFor(() => (j.builds('blocked')[0] ? true : undefined))
+    const timer = j.timer('blocked')
+    expect(timer.state).toBe('blocked')
+    expect(timer.parameters).toEqual([{ name: 'TARGET', type: 'string', value: 'staging' }])
+    const res = await post(j, '/job/blocked/buildWithParameters?delay=0sec')
+    expect(res.status).toBe(303)
+    expect(queueId(res.headers.get('location'))).toBe(timer.id)
+    // A second timer request counts again (TimerTriggerCause equals every other).
+    expect(j.timer('blocked')).toBe(timer)
+    const exported = await item(j, timer.id)
+    const causes = (exported.actions as Array<{ causes?: Array<{ _class: string }> }>)
+      .flatMap(a => a.causes ?? [])
+      .map(c => c._class)
+    expect(causes).toEqual([
+      'hudson.triggers.TimerTrigger$TimerTriggerCause',
+      'hudson.triggers.TimerTrigger$TimerTriggerCause',
+      'hudson.model.Cause$UserIdCause'
+    ])
+  })
 })

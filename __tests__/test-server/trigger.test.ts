@@ -141,16 +141,31 @@ describe('POST buildWithParameters (jenkins-api.md 3.2)', () => {
     expect(
       (await post(j, '/job/params/buildWithParameters', { body: 'BRANCH=a&BRANCH=b' })).status
     ).toBe(500)
+    expect(j.state.queue).toHaveLength(0)
+    // Jenkins' error page: a Logging ID, and the exception only when Jenkins shows stack traces.
     const choice = await post(j, '/job/params/buildWithParameters', { body: 'TARGET=moon' })
     expect(choice.status).toBe(500)
-    expect(await choice.text()).toContain('Illegal choice for parameter TARGET: moon')
-    const plain = await post(j, '/job/plain/buildWithParameters')
+    expect(choice.headers.get('x-jenkins')).toBe('2.541.1')
+    const page = await choice.text()
+    expect(page).toContain(
+      '<h2 style="text-align: center">A problem occurred while processing the request</h2>'
+    )
+    expect(page).toMatch(/<p style="text-align: center">Logging ID=[0-9a-f-]{36}<\/p>/)
+    expect(page).not.toContain('Illegal choice')
+    await j.close()
+    const shown = await start({ showStackTrace: true })
+    const traced = await post(shown, '/job/params/buildWithParameters', { body: 'TARGET=moon' })
+    expect(traced.status).toBe(500)
+    expect(await traced.text()).toContain(
+      'Caused by: java.lang.IllegalArgumentException: Illegal choice for parameter TARGET: moon\n'
+    )
+    const plain = await post(shown, '/job/plain/buildWithParameters')
     expect(plain.status).toBe(400)
     expect(await plain.text()).toContain('plain is not parameterized')
-    expect((await post(j, '/job/off/buildWithParameters')).status).toBe(409)
+    expect((await post(shown, '/job/off/buildWithParameters')).status).toBe(409)
     // Method is checked before buildable here.
-    expect((await get(j, '/job/off/buildWithParameters')).status).toBe(405)
-    expect(j.state.queue).toHaveLength(0)
+    expect((await get(shown, '/job/off/buildWithParameters')).status).toBe(405)
+    expect(shown.state.queue).toHaveLength(0)
   })
 })
 

@@ -36,7 +36,10 @@ export function readActionInputs(path: string): ActionInput[] {
   })
 }
 
-/** The `default:` of every input that has one, by name. */
+/**
+ * The `default:` of every input that has one, by name.
+ * @internal
+ */
 export function inputDefaults(inputs: readonly ActionInput[]): Record<string, string> {
   const defaults: Record<string, string> = {}
   for (const input of inputs) if (input.default !== undefined) defaults[input.name] = input.default

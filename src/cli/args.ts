@@ -17,14 +17,19 @@ export interface CommandLine {
   given: Record<string, string>
   /** Print the outputs as JSON on stdout (the log then goes to stderr). */
   json: boolean
-  /** Write the job summary to this file. */
+  /** Write the job summary to this file, or to stdout for `-` (STDOUT). */
   summary?: string
+  /** How the `files` input was given, for the messages that name it: `--file` or `--files`. */
+  fileFlag?: '--file' | '--files'
   /** Show debug lines (ACTIONS_STEP_DEBUG on the runner). */
   verbose: boolean
   help: boolean
   /** Said before the run: a secret on the command line. */
   warnings: string[]
 }
+
+/** The file name that means stdout, as to Unix tools: `--summary -`. */
+export const STDOUT = '-'
 
 /** Environment variables that give an input when its flag is absent. */
 export const ENV_INPUTS: Readonly<Record<string, string>> = {
@@ -146,6 +151,10 @@ export function parseCommandLine(
   if (files.length > 0) {
     if (flagged.has('files')) throw new UsageError('give either --files or --file, not both')
     line.given.files = files.join('\n')
+    line.fileFlag = '--file'
+  } else if (flagged.has('files')) line.fileFlag = '--files'
+  if (line.json && line.summary === STDOUT) {
+    throw new UsageError('give either --json or --summary -, not both: each writes to stdout')
   }
   for (const [name, variable] of Object.entries(ENV_INPUTS)) {
     const fromEnv = env[variable]

@@ -12,8 +12,8 @@ import { constants } from 'node:os'
 import type { StreamName } from './output.js'
 
 /** The runner's wait after SIGINT before SIGTERM, and after SIGTERM before the kill. */
-export const SIGINT_TIMEOUT_MS = 7500
-export const SIGTERM_TIMEOUT_MS = 2500
+const SIGINT_TIMEOUT_MS = 7500
+const SIGTERM_TIMEOUT_MS = 2500
 
 /** The signals that cancel the step; the command then ends by the same signal. */
 export const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']

@@ -15,7 +15,10 @@ const OWN: ReadonlyArray<[string, string]> = [
     "A file for the job's file parameter NAME, relative to the current directory (the workspace); repeat it for several. Sets `files`."
   ],
   ['--json', 'Print the outputs as one JSON object on stdout; the log goes to stderr.'],
-  ['--summary FILE', "Write the step's job summary (Markdown) to FILE."],
+  [
+    '--summary FILE',
+    "Write the step's job summary (Markdown) to FILE; - for stdout (the log goes to stderr)."
+  ],
   [
     '--verbose',
     "Show the step's debug lines, as ACTIONS_STEP_DEBUG does on GitHub (and set RUNNER_DEBUG=1 for it)."
@@ -40,7 +43,7 @@ export function helpText(inputs: readonly ActionInput[], width = 100): string {
     'Usage: jenkins-build --url URL --job JOB [flags]',
     '',
     ...wrap(
-      'Runs this action from a terminal: its bundle (dist/index.js) as the GitHub runner runs a `uses:` step, then its post step, with the same inputs, log, outputs and exit status. Ctrl+C cancels as a cancelled workflow does (the Jenkins build is stopped). Under Node 24 from tools/node24 when `npm test` installed it there, else under this Node. The workspace, where `artifacts` land, is the current directory.',
+      'Runs this action from a terminal: its bundle (dist/index.js) as the GitHub runner runs a `uses:` step, then its post step, with the same inputs, log, outputs (the main ones at the end; all with --json) and exit status. Ctrl+C cancels as a cancelled workflow does (the Jenkins build is stopped). Under Node 24 from tools/node24 when `npm test` installed it there, else under this Node. The workspace, where `artifacts` land, is the current directory.',
       width
     ),
     '',

@@ -13,6 +13,7 @@ import { readActionInputs, type ActionInput } from './action-yml.js'
 import {
   parseCommandLine,
   SECRET_INPUTS,
+  STDOUT,
   stepInputs,
   UsageError,
   type CommandLine
@@ -24,6 +25,7 @@ import { Output, type Writable } from './output.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
 import { terminalWording } from './wording.js'
+import { errorText } from '../util/error-text.js'
 
 /** The clone the command runs from: src/cli/ and dist/cli/ both sit two levels down. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -110,11 +112,16 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   for (const name of SECRET_INPUTS) masker.add(values[name] ?? '')
   const stdout = new Output('stdout', io.stdout)
   const stderr = new Output('stderr', io.stderr)
-  const logOutput = line.json ? stderr : stdout
+  // stdout holds what was asked for instead of the log: the JSON, or the summary (`--summary -`).
+  const logOutput = line.json || line.summary === STDOUT ? stderr : stdout
   // The command's own lines go where the log goes, or to the other stream once that one is closed.
   const noteOutput = (): Output => (logOutput.closed === undefined ? logOutput : stderr)
   const color = logOutput.stream.isTTY === true && logOutput.stream.hasColors?.() === true
-  const options = { verbose: line.verbose, color, wording: terminalWording(inputs) }
+  const options = {
+    verbose: line.verbose,
+    color,
+    wording: terminalWording(inputs, { files: line.fileFlag })
+  }
   const say = new StepLog(text => noteOutput().write(text), masker, options)
   for (const warning of line.warnings) say.note(`Warning: ${warning}`, 'warning')
   if (line.verbose) say.note(`Running ${bundle} under ${node}`, 'debug')
@@ -133,7 +140,16 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   }
   let mainLog: StepLog | undefined
   const step = (state?: Record<string, string>): Promise<StepResult> => {
-    const log = new StepLog(text => logOutput.write(text), masker, options)
+    // Once the log's reader went away (`| head`), the step's annotations
+    // still reach stderr: they say what its cancellation stopped.
+    const log = new StepLog(
+      (text, style) => {
+        if (logOutput.closed === undefined) logOutput.write(text)
+        else if (style !== undefined && style !== 'debug' && style !== 'heading') stderr.write(text)
+      },
+      masker,
+      options
+    )
     mainLog ??= log
     const running = startStep({
       node,
@@ -172,11 +188,13 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   let code = status(main) || (post ? status(post) : 0)
 
   if (line.summary !== undefined) {
+    const summary = masker.mask(main.summary + (post?.summary ?? ''))
     try {
-      writeFileSync(line.summary, masker.mask(main.summary + (post?.summary ?? '')))
+      if (line.summary === STDOUT) stdout.write(summary)
+      else writeFileSync(line.summary, summary)
     } catch (error) {
       say.note(
-        `Error: could not write the summary to ${line.summary}: ${(error as Error).message}`,
+        `Error: could not write the summary to ${line.summary}: ${errorText(error)}`,
         'error'
       )
       code ||= 1
@@ -193,8 +211,24 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
         `the step ended ${main.signal ? `by ${main.signal}` : `with exit status ${main.code}`}`
     }
     stdout.write(`${JSON.stringify(outputs, null, 2)}\n`)
+  } else if (!canceller.interruption) {
+    for (const text of outputLines(main.outputs)) say.note(text)
   }
   return canceller.interruption ? interruptedStatus(canceller.interruption) : code
+}
+
+/** The outputs a plain run ends with, in this order, when the step set them; --json has them all. */
+const MAIN_OUTPUTS = ['result', 'build-number', 'build-url', 'tests-failed']
+
+/** The main outputs as `  name  value` lines under a heading, or none. */
+function outputLines(outputs: Readonly<Record<string, string>>): string[] {
+  const set = MAIN_OUTPUTS.filter(name => (outputs[name] ?? '') !== '')
+  if (set.length === 0) return []
+  const width = Math.max(...set.map(name => name.length))
+  return [
+    'Outputs (--json prints every one):',
+    ...set.map(name => `  ${name.padEnd(width)}  ${outputs[name] ?? ''}`)
+  ]
 }
 
 /** A step's exit status; killed by a signal is a failure. A failed post step fails the job too. */

@@ -23,6 +23,7 @@
  * every other control character is shown escaped (`\x1b`), so that Jenkins
  * text cannot move the cursor, retitle the window or write the clipboard.
  */
+import { plainConsoleLine } from '../util/console-line.js'
 import type { Masker } from './masker.js'
 import {
   CommandReader,
@@ -42,7 +43,7 @@ export interface RenderOptions {
   wording?: (text: string) => string
 }
 
-type Style = 'error' | 'warning' | 'notice' | 'debug' | 'heading'
+export type Style = 'error' | 'warning' | 'notice' | 'debug' | 'heading'
 
 const STYLES: Record<Style, [string, string]> = {
   error: ['\x1b[31m', '\x1b[39m'],
@@ -64,7 +65,13 @@ const PREFIX: Partial<Record<string, [string, Style]>> = {
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /(\x1b\[[0-9;:]*m)|[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g
 
-/** One line of text made safe for a terminal: colour sequences kept (or dropped), other controls shown escaped. */
+/** Console lines kept to recognise a failure's tail (the action quotes at most 30). */
+const TAIL_KEPT = 64
+
+/**
+ * One line of text made safe for a terminal: colour sequences kept (or dropped), other controls shown escaped.
+ * @internal
+ */
 export function terminalSafe(text: string, color: boolean): string {
   return text.replace(UNSAFE, (match, sgr: string | undefined) => {
     if (sgr !== undefined) return color ? sgr : ''
@@ -80,11 +87,14 @@ export class StepLog {
   private readonly reader = new CommandReader()
   private readonly splitters = { stdout: new LineSplitter(), stderr: new LineSplitter() }
   private echo = false
+  /** The plain lines of the group being shown, then of the last one shown: the console, which a failure's tail repeats. */
+  private groupLines: string[] = []
+  private inGroup = false
   /** Each error annotation's text, as shown: the last one is why the step failed. */
   readonly errors: string[] = []
 
   constructor(
-    private readonly write: (text: string) => void,
+    private readonly write: (text: string, style?: Style) => void,
     private readonly masker: Masker,
     private readonly options: RenderOptions
   ) {}
@@ -108,7 +118,14 @@ export class StepLog {
 
   private line(entry: LogLine): void {
     const { command } = entry
-    if (!command) return this.out(entry.text)
+    if (!command) {
+      if (this.inGroup) this.groupLines.push(entry.text)
+      if (this.groupLines.length > 2 * TAIL_KEPT) this.groupLines.splice(0, TAIL_KEPT)
+      // Outside a stop-commands region a plain line is the action's own
+      // (Jenkins' console is always inside one), worded for a terminal too.
+      const { wording } = this.options
+      return this.out(entry.stopped || !wording ? entry.text : wording(entry.text))
+    }
     // The command that ends a stopped region is a marker, like the one that began it.
     if (entry.stopped) return
     if (this.echo && command.name !== 'add-mask' && command.name !== 'stop-commands') {
@@ -134,12 +151,20 @@ export class StepLog {
       case 'debug':
         if (!this.options.verbose) return
         break
+      case 'group':
+        this.groupLines = []
+        this.inGroup = true
+        break
+      case 'endgroup':
+        this.inGroup = false
+        break
     }
     const prefix = PREFIX[command.name]
     if (!prefix) return
     // A titled annotation is a failed test: its title is the test's name and
     // its text Jenkins', shown as they are. Untitled ones are the action's.
-    const title = command.name === 'group' ? undefined : commandProperties(command).title
+    const properties = command.name === 'group' ? {} : commandProperties(command)
+    const { title, file, line } = properties
     const { wording } = this.options
     const text =
       title !== undefined
@@ -148,14 +173,42 @@ export class StepLog {
           ? wording(data)
           : data
     if (command.name === 'error') this.errors.push(this.masker.mask(text))
-    this.out(`${prefix[0]}${text}`, prefix[1])
+    // A failed test at a known place: `path:line: name: message`, the form
+    // editors and terminals turn into a link to that line.
+    if (title !== undefined && file !== undefined) {
+      return this.out(`${file}${line !== undefined ? `:${line}` : ''}: ${text}`, prefix[1])
+    }
+    this.out(
+      `${prefix[0]}${title === undefined ? this.withoutRepeatedTail(text) : text}`,
+      prefix[1]
+    )
+  }
+
+  /**
+   * A failure's message ends with the console's last lines, for the
+   * annotation; in a terminal that just showed the whole console they would
+   * be the same lines twice, so they go when they are exactly the end of the
+   * group just shown.
+   */
+  private withoutRepeatedTail(text: string): string {
+    const match = /\nLast (\d+) console lines:\n/.exec(text)
+    if (!match) return text
+    const tail = text.slice(match.index + match[0].length).split('\n')
+    const shown = this.groupLines.map(plainConsoleLine)
+    while (shown.length > 0 && (shown.at(-1) ?? '').trim() === '') shown.pop()
+    const end = shown.slice(-tail.length)
+    const repeated =
+      tail.length === Number(match[1]) &&
+      end.length === tail.length &&
+      end.every((line, i) => line === tail[i])
+    return repeated ? text.slice(0, match.index) : text
   }
 
   private out(text: string, style?: Style): void {
     const { color } = this.options
     const [open, close] = style && color ? STYLES[style] : ['', '']
     for (const line of this.masker.mask(text).split(/\r\n|\r|\n/)) {
-      this.write(`${open}${terminalSafe(line, color)}${close}\n`)
+      this.write(`${open}${terminalSafe(line, color)}${close}\n`, style)
     }
   }
 }

@@ -65,7 +65,7 @@ export interface RunningStep {
 }
 
 /** The variable the runner passes an input in. */
-export function inputVariable(name: string): string {
+function inputVariable(name: string): string {
   return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
 }
 
@@ -75,7 +75,10 @@ export function installedNode24(root: string): string | undefined {
   return existsSync(path) ? path : undefined
 }
 
-/** Parses a GITHUB_OUTPUT / GITHUB_STATE file: `name=value` lines and `name<<DELIM` heredocs. */
+/**
+ * Parses a GITHUB_OUTPUT / GITHUB_STATE file: `name=value` lines and `name<<DELIM` heredocs.
+ * @internal
+ */
 export function parseFileCommands(text: string): Record<string, string> {
   const result: Record<string, string> = {}
   const lines = text.split('\n')

@@ -6,15 +6,16 @@
  * become jenkins-build's flags, and the flags are those of args.ts, so an
  * input added to action.yml is worded with no change here.
  *
- * Only the action's own messages are reworded (errors, warnings, notices
- * and debug lines without a title): Jenkins' console, and a failed test's
- * annotation, whose text is Jenkins', stay as Jenkins wrote them.
+ * Only the action's own messages are reworded (its plain lines, and errors,
+ * warnings, notices and debug lines without a title): Jenkins' console (in
+ * a stop-commands region), and a failed test's annotation, whose text is
+ * Jenkins', stay as Jenkins wrote them.
  */
 import type { ActionInput } from './action-yml.js'
 import { defaultsToGithubToken, ENV_INPUTS, isSwitch } from './args.js'
 
 /** How the terminal names an input: its flag, and the variable that also gives it. */
-export function flagWording(input: ActionInput): string {
+function flagWording(input: ActionInput): string {
   const variable = defaultsToGithubToken(input) ? 'GITHUB_TOKEN' : ENV_INPUTS[input.name]
   return variable ? `--${input.name} (or ${variable})` : `--${input.name}`
 }
@@ -31,13 +32,22 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
-/** Rewords one message of the action for a terminal. */
-export function terminalWording(inputs: readonly ActionInput[]): (text: string) => string {
+/** How the command line gave inputs that have two flags: `files` as `--file NAME=path` or as `--files`. */
+export interface TypedFlags {
+  files?: '--file' | '--files'
+}
+
+/** Rewords one message of the action for a terminal; `typed`: the flag to name where the user had a choice. */
+export function terminalWording(
+  inputs: readonly ActionInput[],
+  typed: TypedFlags = {}
+): (text: string) => string {
   const byName = new Map(inputs.map(input => [input.name, input]))
   // Longest first, so that `job-token` is not read as `job`.
   const names = [...byName.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp)
   const name = `(${names.join('|')})`
   const flag = (input: string): string => {
+    if (input === 'files' && typed.files) return typed.files
     const found = byName.get(input)
     return found ? flagWording(found) : `'${input}'`
   }
@@ -45,6 +55,10 @@ export function terminalWording(inputs: readonly ActionInput[]): (text: string) 
     // `Input 'user' …`, `the 'url' input`.
     [new RegExp(`\\bInput '${name}'`, 'g'), (_, input = '') => flag(input)],
     [new RegExp(`\\bthe '${name}' input\\b`, 'g'), (_, input = '') => flag(input)],
+    [
+      new RegExp(`\\bInputs '${name}' and '${name}'`, 'g'),
+      (_, one = '', two = '') => `${flag(one)} and ${flag(two)}`
+    ],
     [
       new RegExp(`\\bthe '${name}' and '${name}' inputs\\b`, 'g'),
       (_, one = '', two = '') => `${flag(one)} and ${flag(two)}`

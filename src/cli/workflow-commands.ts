@@ -18,7 +18,7 @@
  */
 
 /** Commands the runner registers (ActionCommandManager and the issue/group extensions). */
-export const REGISTERED_COMMANDS: readonly string[] = [
+const REGISTERED_COMMANDS: readonly string[] = [
   'add-mask',
   'add-matcher',
   'remove-matcher',
@@ -64,7 +64,7 @@ function registered(name: string, extra: string | undefined): boolean {
 }
 
 /** ActionCommand.TryParseV2. */
-export function parseV2(line: string, extra?: string): RunnerCommand | undefined {
+function parseV2(line: string, extra?: string): RunnerCommand | undefined {
   const message = line.replace(DOTNET_LEADING_SPACE, '')
   if (!message.startsWith('::')) return undefined
   const end = message.indexOf('::', 2)
@@ -82,7 +82,7 @@ export function parseV2(line: string, extra?: string): RunnerCommand | undefined
 }
 
 /** ActionCommand.TryParse: `##[` anywhere in the line. */
-export function parseV1(line: string, extra?: string): RunnerCommand | undefined {
+function parseV1(line: string, extra?: string): RunnerCommand | undefined {
   const start = line.indexOf('##[')
   if (start < 0) return undefined
   const close = line.indexOf(']', start)
@@ -195,14 +195,20 @@ export class CommandReader {
   }
 }
 
-/** Reads stdout the way the runner does, line by line, honouring stop-commands. */
+/**
+ * Reads stdout the way the runner does, line by line, honouring stop-commands.
+ * @internal
+ */
 export function runnerView(stdout: string): LogLine[] {
   const splitter = new LineSplitter()
   const reader = new CommandReader()
   return [...splitter.push(stdout), ...splitter.end()].map(text => reader.read(text))
 }
 
-/** The commands the runner would act on, optionally only those named `name`. */
+/**
+ * The commands the runner would act on, optionally only those named `name`.
+ * @internal
+ */
 export function commands(stdout: string, name?: string): RunnerCommand[] {
   return runnerView(stdout)
     .filter(line => !line.stopped && line.command !== undefined)
@@ -210,7 +216,10 @@ export function commands(stdout: string, name?: string): RunnerCommand[] {
     .filter(command => name === undefined || command.name === name)
 }
 
-/** Whether command processing is still stopped after the whole of stdout (a stop never resumed). */
+/**
+ * Whether command processing is still stopped after the whole of stdout (a stop never resumed).
+ * @internal
+ */
 export function endsStopped(stdout: string): boolean {
   const reader = new CommandReader()
   const splitter = new LineSplitter()

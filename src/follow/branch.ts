@@ -1,6 +1,6 @@
 import type { Settings } from '../inputs/inputs.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
-import { branchNameOf, fullName } from '../jenkins/model/job-path.js'
+import { branchNameOf, fullName, sameJob } from '../jenkins/model/job-path.js'
 import { expectedParameters, sameParameters } from '../jenkins/trigger/reconcile.js'
 import type { JenkinsApi, JobInfo, JobPath, RecentBuild } from '../jenkins/model/types.js'
 import { clean } from './log-stream.js'
@@ -8,9 +8,10 @@ import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { closestNames } from '../util/suggest.js'
 import { sleep, throwIfAborted } from '../util/wait.js'
+import { errorText } from '../util/error-text.js'
 
 /** branch-api's cause of the builds a scan schedules (BranchIndexingCause). */
-export const BRANCH_INDEXING_CAUSE = 'jenkins.branch.BranchIndexingCause'
+const BRANCH_INDEXING_CAUSE = 'jenkins.branch.BranchIndexingCause'
 
 /** What resolveBranch found. */
 export interface BranchJob {
@@ -171,6 +172,7 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
  * previous, complete scan until the new one starts, so "not queued and not
  * running" only counts once the scan was seen queued or running, or when it
  * was seen twice, a pause apart.
+ * @internal
  */
 export class ScanState {
   private active = false
@@ -285,7 +287,7 @@ async function missingBranch(options: BranchOptions, message: string): Promise<s
       branchNameOf(job.startsWith(prefix) ? job.slice(prefix.length) : job)
     )
   } catch (error) {
-    options.out.debug(`Could not list the branches: ${(error as Error).message}`)
+    options.out.debug(`Could not list the branches: ${errorText(error)}`)
     return message
   }
   if (names.length === 0) return `${message} It has no branches yet.`
@@ -302,9 +304,4 @@ async function jobOrUndefined(api: JenkinsApi, job: JobPath): Promise<JobInfo | 
     if (error instanceof JenkinsError && error.kind === 'not-found') return undefined
     throw error
   }
-}
-
-/** Jenkins looks items up case-insensitively (jenkins-api.md 3.8). */
-function sameJob(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
 }

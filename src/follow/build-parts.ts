@@ -6,10 +6,11 @@
  * None prints by itself: each takes the logger (and annotator) to use.
  */
 import { downloadArtifacts } from '../outcome/artifacts.js'
-import type { BuildMode, Settings } from '../inputs/inputs.js'
+import type { Settings } from '../inputs/inputs.js'
+import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
-import { fullName } from '../jenkins/model/job-path.js'
-import { notAJob } from '../jenkins/trigger/trigger.js'
+import { fullName, queueItemUrl } from '../jenkins/model/job-path.js'
+import { notAJob, unknownParameters } from '../jenkins/trigger/trigger.js'
 import type {
   Build,
   BuildOutputsApi,
@@ -28,6 +29,7 @@ import { closestNames } from '../util/suggest.js'
 import { locateFailedTests, type TestLocation } from '../outcome/test-locations.js'
 import { annotateFailedTests, MAX_ANNOTATED, readTests } from '../outcome/test-report.js'
 import { abortReason, StepAborted } from '../util/wait.js'
+import { errorText } from '../util/error-text.js'
 
 /** Where a build's parts say things: the log, and `::error` annotations (failed tests). */
 export interface PartsOutput {
@@ -72,7 +74,7 @@ export async function withJobSuggestions(
     if (close.length)
       return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`
   } catch (listError) {
-    logger.debug(`Could not list jobs for suggestions: ${(listError as Error).message}`)
+    logger.debug(`Could not list jobs for suggestions: ${errorText(listError)}`)
   }
   return error.message
 }
@@ -90,12 +92,11 @@ export function indexingBuildQueued(
   parameters: BuildParameters,
   queueId: number
 ): TriggerResult {
-  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
   return {
     queueId,
-    queueUrl: `${api.baseUrl}/queue/item/${queueId}/`,
+    queueUrl: queueItemUrl(api.baseUrl, queueId),
     merged: true,
-    unknownParameters: Object.keys(parameters).filter(key => !defined.has(key))
+    unknownParameters: unknownParameters(info, parameters)
   }
 }
 

@@ -4,6 +4,7 @@ import { CAUSES_TREE, isShared } from '../jenkins/trigger/shared-work.js'
 import type { BuildRef, JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
 import type { LostTrigger } from '../jenkins/transport/errors.js'
 import { sleep } from '../util/wait.js'
+import { errorText } from '../util/error-text.js'
 
 /**
  * Why a scan is left running on cancel or timeout. Jenkins folds every scan
@@ -48,7 +49,7 @@ export interface AbortTimings {
  * wait is also cut to a share of the time left, so that term and kill still
  * get their turn.
  */
-export const DEFAULT_ABORT_TIMINGS: AbortTimings = {
+const DEFAULT_ABORT_TIMINGS: AbortTimings = {
   stopWaitMs: 3000,
   termWaitMs: 1500,
   killWaitMs: 1000,
@@ -126,7 +127,7 @@ export async function abortRemote(
     }
     return `${await stopBuild(api, ref, logger, timings, until)}${found}`
   } catch (error) {
-    logger.warning(`Could not abort the Jenkins work: ${(error as Error).message}`)
+    logger.warning(`Could not abort the Jenkins work: ${errorText(error)}`)
     return 'could not abort the Jenkins work (see the warning above)'
   }
 }
@@ -236,7 +237,7 @@ async function stopBuild(
     }
   } catch (error) {
     if (sent === undefined) throw error
-    return `sent ${sent} to Jenkins ${label}, but could not see it end: ${(error as Error).message}`
+    return `sent ${sent} to Jenkins ${label}, but could not see it end: ${errorText(error)}`
   }
   return `asked Jenkins to stop ${label}, but it was still running when the step gave up`
 }

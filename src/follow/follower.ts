@@ -17,8 +17,9 @@ import {
   type Watch
 } from './poll-policy.js'
 import { QueueItemEnded } from './queue-ended.js'
-import { formatDuration } from '../outcome/report.js'
+import { formatDuration } from '../util/duration.js'
 import { sleep, throwIfAborted } from '../util/wait.js'
+import { errorText } from '../util/error-text.js'
 
 /** Fields polled while a build runs: enough to know whether it is over and when to look again. */
 export const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId'
@@ -125,7 +126,7 @@ export class BuildFollower {
           )
         }
         if (!isTransient(error)) throw error
-        logger.debug(`Queue poll failed, trying again: ${(error as Error).message}`)
+        logger.debug(`Queue poll failed, trying again: ${errorText(error)}`)
         await sleep(nextQueueDelay(attempt, this.policy), signal)
         continue
       }
@@ -231,8 +232,8 @@ export class BuildFollower {
         }
       } catch (error) {
         if (!isTransient(error)) throw error
-        logger.debug(`Build poll failed, trying again: ${(error as Error).message}`)
-        if (console && next.read === 'console') consoleError = (error as Error).message
+        logger.debug(`Build poll failed, trying again: ${errorText(error)}`)
+        if (console && next.read === 'console') consoleError = errorText(error)
         if (console && next.read === 'console' && w.endSeenAt === undefined) {
           // A console that keeps failing (a proxy that stalls it) would
           // otherwise hide the end until the timeout: the build JSON says

@@ -5,39 +5,8 @@ import type { BuildSummary } from '../jenkins/model/types.js'
  * what the follower has observed (no I/O, no clock of its own), so that one
  * policy can follow one build or, under a shared budget, many.
  *
- * What each request buys:
- * - With `log: true` the console polls are also the end signal. Jenkins turns
- *   `building` false, then writes `Finished: RESULT`, then closes the log
- *   (Run.execute; WorkflowRun.finish), and X-More-Data stays until the log is
- *   closed. So while the console says "more data" no build JSON is read.
- * - Console polls are spaced by what they return: while the console grows they
- *   start at most liveMs apart, so the console shown never lags the build by
- *   more than that and one request; after quietAfterMs without new text they
- *   space out, up to quietMaxMs.
- * - Delays count from the start of the previous poll.
- * - With history (an Expectation), the polls are densest where the end is
- *   expected (nearMs apart) and thin out with the distance from it
- *   (nearSlope), from the start of the window history allows (its spread, at
- *   most half the expected duration) until past it, where an overdue build is
- *   followed the same way; before the window, waits shrink toward its start
- *   (approachSlope), so a build that ends earlier than its history said is
- *   not left for liveMs. A steady history costs a few polls beyond the
- *   console's own pace, the widest about 2/nearSlope × ln(liveMs/nearMs)
- *   (30). These values held today's delay (median and p95) for about its
- *   rate, or better, in a simulation of steady, single-build, ± 2 %, ± 5 %
- *   and very noisy histories.
- * - Without history (a job's first build) nothing predicts the end. A young
- *   build is polled every youngMs for youngForMs (20 polls, once per job),
- *   then at the console's pace. 750 ms is about the spacing that minimises
- *   delay × request rate for builds of a few seconds: with F fixed requests a
- *   run and c the time from the end to the step's exit beyond the poll
- *   spacing (the end gap, the final read, exit), a build of D seconds polled
- *   every T has rate (F + D/T)/D and delay T/2 + c, whose product is least at
- *   T = √(2cD/F): 0.74 s for F = 5, c = 0.17 s, D = 8 s.
- * - Once the end is seen with the log still open (a `Finished:` line), the
- *   rest of the console is fetched with short follow-ups, one build read
- *   confirms the end if the log stays open past confirmAfterMs (the line may
- *   be the build's own output), and following stops after followUpForMs.
+ * What each request buys, and how its values were chosen: docs/performance.md,
+ * "One build: when the follower looks again".
  */
 
 export interface PollPolicy {

@@ -1,6 +1,7 @@
 import { BUILD_RESULTS, Input, type BuildResult } from '../util/constants.js'
 import { InputError } from '../util/input-error.js'
 import { redactUrl } from '../jenkins/model/job-path.js'
+import { clip } from '../util/shorten.js'
 
 /** Input `wait`: `true` → finish, `started` → started, `false` → queued. */
 export type WaitMode = 'finish' | 'started' | 'queued'
@@ -146,11 +147,6 @@ export function parseScan(value: string, hasBranch: boolean): ScanMode {
     )
   }
   return mode
-}
-
-/** A value for a message, cut to 40 characters. */
-export function clip(text: string): string {
-  return text.length > 40 ? text.slice(0, 40) + '…' : text
 }
 
 /** Input `commit`: a full SHA-1 or SHA-256 commit id, lower-cased; undefined when empty. */

@@ -8,7 +8,6 @@ import { headerSecrets, parseExtraHeaders, type ExtraHeader } from './extra-head
 import { checkConflicts, checkJobsConflicts, conflict } from './input-conflicts.js'
 import { InputError } from '../util/input-error.js'
 import {
-  clip,
   parseAccept,
   parseBaseUrl,
   parseBranch,
@@ -23,16 +22,13 @@ import {
   type ScanMode,
   type WaitMode
 } from './input-values.js'
+import { clip } from '../util/shorten.js'
 import { branchItemName, fullName, JobPathError, parseJobPath } from '../jenkins/model/job-path.js'
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { parseJobs, type JobEntry } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
 import { workspaceFolder, WorkspacePathError } from '../util/workspace-paths.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
-
-export { InputError } from '../util/input-error.js'
-export type { BuildMode, ScanMode, WaitMode } from './input-values.js'
-export type { JobEntry } from './jobs-input.js'
 
 /** Every input of action.yml, read once and validated. */
 export interface Settings {
@@ -93,7 +89,10 @@ export interface Settings {
   inputWarnings: string[]
 }
 
-/** What the inputs are read against besides their values. */
+/**
+ * What the inputs are read against besides their values.
+ * @internal
+ */
 export interface InputEnvironment {
   /** GITHUB_WORKSPACE; the working directory when unset. */
   workspace: string
@@ -105,6 +104,7 @@ export interface InputEnvironment {
  * and `core.getInput` cannot tell "unset" from "empty", so an empty value
  * always means the default. `github-token` defaults to `${{ github.token }}`,
  * which only the runner can evaluate.
+ * @internal
  */
 export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.Url]: '',
@@ -138,7 +138,10 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.FailFast]: 'false'
 }
 
-/** Pure: reads every input through `get` (tests pass a map) and validates it. */
+/**
+ * Pure: reads every input through `get` (tests pass a map) and validates it.
+ * @internal
+ */
 export function parseSettings(
   get: (name: Input) => string,
   env: InputEnvironment = currentEnvironment()

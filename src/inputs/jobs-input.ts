@@ -10,6 +10,7 @@ import {
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { parseJsonInput, parseParameters } from './parameters.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
+import { clip as clipped } from '../util/shorten.js'
 
 /** One build the `jobs` input asks for, validated. */
 export interface JobEntry {
@@ -49,7 +50,7 @@ export interface SharedJobInputs {
 /** Keys an item object may have. */
 const ITEM_KEYS = ['job', 'parameters', 'files', 'branch'] as const
 /** More builds than this from one step is a mistake or an abuse: a matrix or several steps say it better. */
-export const MAX_JOBS = 100
+const MAX_JOBS = 100
 
 const FORMS =
   'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "..."}, or one job path per line'
@@ -285,6 +286,5 @@ function kindOf(value: unknown): string {
 }
 
 function clip(text: string): string {
-  const safe = redactUrl(text)
-  return safe.length > 40 ? safe.slice(0, 40) + '…' : safe
+  return clipped(redactUrl(text))
 }

@@ -1,12 +1,14 @@
 import { join } from 'node:path'
 import { readProducts } from '../follow/build-parts.js'
-import type { JobEntry, Settings } from '../inputs/inputs.js'
+import type { Settings } from '../inputs/inputs.js'
+import type { JobEntry } from '../inputs/jobs-input.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from '../jenkins/model/types.js'
 import { printConsole } from './console.js'
 import type { Printer } from './printer.js'
 import type { Item } from './item.js'
+import { errorText } from '../util/error-text.js'
 
 /** What completing a build needs of the run. */
 export interface CompleteContext {
@@ -64,7 +66,7 @@ export async function completeBuild(
     }
   } catch (error) {
     if (error instanceof Interrupted || signal.aborted) throw error
-    for (const item of owners) item.report.error = (error as Error).message
+    for (const item of owners) item.report.error = errorText(error)
   } finally {
     for (const item of owners) item.done = true
   }

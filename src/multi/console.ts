@@ -3,9 +3,10 @@ import { fullName } from '../jenkins/model/job-path.js'
 import type { BuildRef, JenkinsApi } from '../jenkins/model/types.js'
 import { ConsoleStreamer, withCommandsStopped } from '../follow/log-stream.js'
 import { DEFAULT_POLL_POLICY, type PollPolicy } from '../follow/poll-policy.js'
-import { formatDuration } from '../outcome/report.js'
+import { formatDuration } from '../util/duration.js'
 import { sleep } from '../util/wait.js'
 import type { Printer } from './printer.js'
+import { errorText } from '../util/error-text.js'
 
 /**
  * Prints a build that ended: its whole console in a group of its own, with
@@ -44,7 +45,7 @@ export async function printConsole(
           }
         } catch (error) {
           if (error instanceof Interrupted || signal.aborted) throw error
-          streamer.notice(`Could not read the console: ${(error as Error).message}`)
+          streamer.notice(`Could not read the console: ${errorText(error)}`)
         } finally {
           // Before commands resume: its lines must stay in the stopped region.
           streamer.flush()

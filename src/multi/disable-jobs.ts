@@ -1,7 +1,8 @@
-import type { JobEntry } from '../inputs/inputs.js'
+import type { JobEntry } from '../inputs/jobs-input.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import type { JenkinsApi } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
+import { errorText } from '../util/error-text.js'
 
 /** `disable` with `jobs`: every listed job, at once; throws naming each one that could not be. */
 export async function disableJobs(
@@ -16,7 +17,7 @@ export async function disableJobs(
     if (result.status === 'fulfilled') {
       logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`)
     } else {
-      failures.push(`- ${entry.jobName}: ${(result.reason as Error).message}`)
+      failures.push(`- ${entry.jobName}: ${errorText(result.reason)}`)
     }
   })
   const stopped = settled.find(s => s.status === 'rejected' && s.reason instanceof Interrupted)

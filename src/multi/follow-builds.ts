@@ -13,16 +13,17 @@ import type {
 import type { Logger } from '../util/logger.js'
 import type { Expectation } from '../follow/poll-policy.js'
 import { throwIfAborted } from '../util/wait.js'
+import { SharedSchedule } from './schedule.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
-  SharedSchedule,
   type SchedulePolicy,
   type ScheduledRead,
   type TrackEvent
-} from './schedule.js'
+} from './schedule-policy.js'
+import { errorText } from '../util/error-text.js'
 
 /** What the follower tells about each build, by the id `add…` returned. Called in order, never concurrently. */
-export interface FollowHooks {
+interface FollowHooks {
   /** The item waits in the queue, for this (Jenkins' text, untrusted). */
   waiting(track: number, why: string): void
   started(track: number, ref: BuildRef): void
@@ -185,7 +186,7 @@ export class BuildsFollower {
       }
     } catch (error) {
       if (!isTransient(error)) throw error
-      logger.debug(`A look at the builds failed, trying again: ${(error as Error).message}`)
+      logger.debug(`A look at the builds failed, trying again: ${errorText(error)}`)
       this.schedule.roundFailed(this.now())
       return
     }
@@ -199,7 +200,7 @@ export class BuildsFollower {
     } catch (error) {
       if (error instanceof Interrupted || isTransient(error)) throw error
       this.options.logger.debug(
-        `Jenkins refused ${what}: reading each build on its own instead (${(error as Error).message})`
+        `Jenkins refused ${what}: reading each build on its own instead (${errorText(error)})`
       )
       return 'refused'
     }
@@ -216,7 +217,7 @@ export class BuildsFollower {
         return this.lostQueueItem(track, queueId, askedAt)
       }
       if (!isTransient(error)) return this.fail(track, error)
-      logger.debug(`Queue poll failed, trying again: ${(error as Error).message}`)
+      logger.debug(`Queue poll failed, trying again: ${errorText(error)}`)
       this.schedule.readFailed(track, this.now())
       return
     }
@@ -261,7 +262,7 @@ export class BuildsFollower {
       build = await api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE })
     } catch (error) {
       if (!isTransient(error)) return this.fail(track, error)
-      logger.debug(`Build poll failed, trying again: ${(error as Error).message}`)
+      logger.debug(`Build poll failed, trying again: ${errorText(error)}`)
       this.schedule.readFailed(track, this.now())
       return
     }

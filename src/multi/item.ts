@@ -1,6 +1,6 @@
 import type { BranchJob } from '../follow/branch.js'
 import type { CommitStatusReporter } from '../outcome/commit-status.js'
-import type { JobEntry } from '../inputs/inputs.js'
+import type { JobEntry } from '../inputs/jobs-input.js'
 import type { Build, BuildRef, JobInfo } from '../jenkins/model/types.js'
 import type { ItemReport } from './report.js'
 

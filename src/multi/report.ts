@@ -2,7 +2,8 @@ import type { summary as coreSummary } from '@actions/core'
 import { BUILD_RESULTS, Output, type BuildResult } from '../util/constants.js'
 import { formatDuration } from '../util/duration.js'
 import { addHistory } from '../outcome/history.js'
-import { cut, escapeHtml, link } from '../util/html.js'
+import { escapeHtml, link } from '../util/html.js'
+import { cut } from '../util/shorten.js'
 import { countOf, isCount } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
@@ -15,6 +16,7 @@ import {
 } from '../outcome/report.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from '../outcome/summary-sections.js'
 import { addTimeline, type TimelineBuild } from '../outcome/summary-timeline.js'
+import { errorText } from '../util/error-text.js'
 
 /** What the step knows of one item of `jobs`, for outputs, the summary and the verdict. */
 export interface ItemReport {
@@ -29,7 +31,10 @@ export interface ItemReport {
   tail: string[]
 }
 
-/** One entry of the `builds` output. */
+/**
+ * One entry of the `builds` output.
+ * @internal
+ */
 export interface BuildsEntry {
   job: string
   number: number | null
@@ -39,7 +44,10 @@ export interface BuildsEntry {
   queueUrl: string | null
 }
 
-/** The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED). */
+/**
+ * The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED).
+ * @internal
+ */
 export function worstResult(
   results: ReadonlyArray<BuildResult | undefined>
 ): BuildResult | undefined {
@@ -53,7 +61,10 @@ export function worstResult(
   return worst
 }
 
-/** The `builds` output, in the order the items were given. */
+/**
+ * The `builds` output, in the order the items were given.
+ * @internal
+ */
 export function buildsEntries(items: readonly ItemReport[]): BuildsEntry[] {
   return items.map(({ outcome }) => {
     const build = outcome.build
@@ -112,7 +123,7 @@ export function setJobsOutputs(
 }
 
 /** Whether an item counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
-export function failed(item: ItemReport): boolean {
+function failed(item: ItemReport): boolean {
   return item.outcome.accepted === false || item.error !== undefined || item.stopped !== undefined
 }
 
@@ -189,9 +200,7 @@ export async function writeJobsSummary(
     await summary.write()
   } catch (error) {
     summary.emptyBuffer()
-    logger.warning(
-      `Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`
-    )
+    logger.warning(`Could not write the job summary: ${errorText(error)}`)
   }
 }
 

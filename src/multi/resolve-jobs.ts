@@ -1,6 +1,7 @@
 import { resolveBranch, type BranchJob, type ScanOutput } from '../follow/branch.js'
 import { lastBuild, withJobSuggestions } from '../follow/build-parts.js'
-import type { BuildMode, JobEntry, ScanMode } from '../inputs/inputs.js'
+import type { JobEntry } from '../inputs/jobs-input.js'
+import type { BuildMode, ScanMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type { Build, JenkinsApi, JobInfo } from '../jenkins/model/types.js'

@@ -3,7 +3,8 @@ import { abortRemote, SHARED_WORK_LEFT } from '../follow/cancel.js'
 import { GithubReports } from '../outcome/github-reports.js'
 import { formatDuration } from '../util/duration.js'
 import { historyOf } from '../outcome/history.js'
-import type { JobEntry, Settings } from '../inputs/inputs.js'
+import type { Settings } from '../inputs/inputs.js'
+import type { JobEntry } from '../inputs/jobs-input.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type {
@@ -27,7 +28,8 @@ import type { Ledger } from './ledger.js'
 import { Printer } from './printer.js'
 import { jobsFailure, setJobsOutputs, writeJobsSummary, type ItemReport } from './report.js'
 import { resolveJobs } from './resolve-jobs.js'
-import type { SchedulePolicy } from './schedule.js'
+import type { SchedulePolicy } from './schedule-policy.js'
+import { errorText } from '../util/error-text.js'
 
 export interface JobsRunOptions {
   api: JenkinsApi & BuildOutputsApi
@@ -121,7 +123,7 @@ export class JobsRun {
     try {
       setJobsOutputs(this.o.io, this.reports, this.log)
     } catch (error) {
-      this.log.debug(`Could not set the outputs: ${(error as Error).message}`)
+      this.log.debug(`Could not set the outputs: ${errorText(error)}`)
     }
     await writeJobsSummary(this.o.io.summary, this.reports, this.log)
   }
@@ -338,7 +340,7 @@ export class JobsRun {
 
   /** The item failed before a result: said, counted, and the others stopped with fail-fast. */
   private fail(item: Item, error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorText(error)
     item.report.error = message
     this.log.info(`Jenkins ${item.entry.jobName}: ${message}`)
     this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', item.ref?.url))
@@ -454,7 +456,7 @@ export class JobsRun {
     if (!work) return
     const tracked = work.catch(error => {
       if (!(error instanceof Interrupted) && !this.o.signal.aborted) {
-        this.log.warning(`Jenkins builds: ${(error as Error).message}`)
+        this.log.warning(`Jenkins builds: ${errorText(error)}`)
       }
     })
     this.pending.add(tracked)

@@ -4,32 +4,9 @@
  * be tested in virtual time. One watch per build (src/follow/poll-policy.ts), one
  * shared budget of polls.
  *
- * What the reads buy (src/jenkins/reads/executors.ts for the Jenkins side):
- * - A *round* reads, while some build is still queued, the whole queue
- *   (`queue/api/json`: which items still wait, and why), then every running
- *   build (`computer/api/json`): which items started, as which build, and
- *   which builds still run. Two requests whatever the number of builds. The
- *   queue comes first: an item that leaves it between the two reads is
- *   already on its executor when the second is read.
- * - A build the round no longer lists has ended with its log complete
- *   (Executor.run frees the executor last): one full read of its JSON is its
- *   report, and it is never polled again.
- * - An item that neither list shows (it left the queue, and its build is not
- *   on an executor: it ended already, or was cancelled, or is being created)
- *   gets one read of its queue item.
- * - A round is due when the first of the builds' watches wants a look:
- *   densest where a build's end is expected, thinning with the distance from
- *   it (poll-policy.ts, the log-off schedule: a round shows no console), and
- *   fast at first while items wait to start.
- * - When Jenkins refuses a list (a proxy rule, a plugin), or does not show a
- *   build in it that a read says is running, that build is polled on its own
- *   (`tree` of a few fields) on its own watch's schedule.
- * - Every poll (a round, a build's own poll, a queue item's own read) takes
- *   the one budget: at most one every pollGapMs, the most overdue first.
- *   Twenty builds polled on their own (the lists refused) thus cost at most
- *   2.5 polls a second, each seen later than with rounds. The
- *   reads that follow from a round (a confirmation, a queue item no list
- *   shows) are not polls: each build needs them once.
+ * What the reads buy (a round of two lists for any number of builds, one
+ * budget of polls): docs/performance.md, "Several builds: one schedule of
+ * rounds".
  */
 import type {
   Build,
@@ -40,6 +17,7 @@ import type {
   RunningBuild
 } from '../jenkins/model/types.js'
 import { runningKey } from '../jenkins/reads/executors.js'
+import { sameJob } from '../jenkins/model/job-path.js'
 import {
   expectationFromEstimate,
   nextPoll,
@@ -55,8 +33,6 @@ import {
   type SchedulePolicy,
   type TrackEvent
 } from './schedule-policy.js'
-
-export { DEFAULT_SCHEDULE_POLICY, type ScheduledRead, type SchedulePolicy, type TrackEvent }
 
 type Phase = 'queued' | 'running' | 'done'
 
@@ -521,8 +497,4 @@ function indexRunning(list: RunningBuild[]): RunningIndex {
     if (build.queueId !== undefined) byQueueId.set(build.queueId, build)
   }
   return { byKey, byQueueId }
-}
-
-function sameJob(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
 }

@@ -8,12 +8,14 @@ import type { Settings } from '../inputs/inputs.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import type { JenkinsApi } from '../jenkins/model/types.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
+import { queueItemUrl } from '../jenkins/model/job-path.js'
 import { resolveUploads } from '../inputs/upload-files.js'
 import { namedLogger } from '../util/logger.js'
 import type { StepIO } from '../step/step-io.js'
 import { abortReason, settleBy, StepAborted } from '../util/wait.js'
 import { Ledger } from './ledger.js'
 import { JobsRun } from './run-jobs.js'
+import { errorText } from '../util/error-text.js'
 
 /**
  * The step with `jobs`: the builds (run-jobs.ts) bounded by `timeout` and
@@ -133,9 +135,9 @@ function leavingWorkRunning(
   const left = ledger.targets(api)
   ledger.done()
   if (left.length === 0) return error
-  const urls = left.map(t => t.build?.url ?? `${api.baseUrl}/queue/item/${t.queueId ?? '?'}/`)
+  const urls = left.map(t => t.build?.url ?? queueItemUrl(api.baseUrl, t.queueId))
   io.saveState(State.LeftRunning, urls.join(' '))
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorText(error)
   run.printer.logger.debug(`Left running: ${urls.join(', ')}`)
   return new Error(
     `${message.replace(/\.?$/, '.')} Jenkins work this step started is still running: ${urls.join(', ')} (this step stops Jenkins work only when it is cancelled or times out).`

@@ -4,6 +4,7 @@ import { mkdir, realpath, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import { artifactSegments, artifactTarget, type RefusedPath } from '../util/artifact-paths.js'
 import { selectArtifacts, type ArtifactPattern } from '../inputs/artifact-patterns.js'
+import { formatBytes } from '../util/bytes.js'
 import { collectYoungGarbage } from '../util/heap.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { ArtifactSink } from '../jenkins/model/types.js'
@@ -12,6 +13,7 @@ import type { BuildOutputsApi, BuildRef } from '../jenkins/model/types.js'
 import { warnUnread, type Logger } from '../util/logger.js'
 import { throwIfAborted } from '../util/wait.js'
 import { makeFolderInside, WorkspacePathError } from '../util/workspace-paths.js'
+import { errorText } from '../util/error-text.js'
 
 /** What the artifact download did, for outputs, the summary and the step's verdict. */
 export interface ArtifactsOutcome {
@@ -168,7 +170,7 @@ async function downloadOne(
   } catch (error) {
     throwIfAborted(signal)
     if (error instanceof JenkinsError && error.kind === 'aborted') throw error
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorText(error)
     outcome.problems.push(`Artifact ${JSON.stringify(path)} was not downloaded: ${message}`)
   }
 }
@@ -249,17 +251,4 @@ function warnUnmatched(
 
 function posix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/')
-}
-
-/** '512 B', '1.5 KB', '200.0 MB'. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`
-  const units = ['KB', 'MB', 'GB', 'TB']
-  let value = bytes / 1024
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return `${value.toFixed(1)} ${units[unit]}`
 }

@@ -2,13 +2,9 @@ import { context as actionsContext } from '@actions/github'
 import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
 import { headShaOf, type CommitUnderTest } from './commit-under-test.js'
-import {
-  githubClient,
-  httpStatusOf,
-  messageOf,
-  redactor,
-  type GithubClient
-} from './github-client.js'
+import { githubClient, httpStatusOf, redactor, type GithubClient } from './github-client.js'
+import { errorText } from '../util/error-text.js'
+import { cut } from '../util/shorten.js'
 
 export interface CommitStatusOptions {
   /** Token with `statuses: write` (github-token input). */
@@ -89,7 +85,7 @@ export class CommitStatusReporter {
     } catch (error) {
       this.target = undefined
       this.logger.warning(
-        `Commit status '${this.context}' is disabled: ${this.redact(messageOf(error))}`
+        `Commit status '${this.context}' is disabled: ${this.redact(errorText(error))}`
       )
     }
   }
@@ -149,7 +145,7 @@ export class CommitStatusReporter {
         ...target,
         state,
         context: this.context,
-        description: shorten(description, MAX_DESCRIPTION),
+        description: cut(description.replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
         ...(url ? { target_url: url } : {})
       })
       if (!this.gate.proven) {
@@ -176,12 +172,12 @@ export class CommitStatusReporter {
           `Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
             `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
             `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
-            `GitHub said: ${this.redact(messageOf(error))}`
+            `GitHub said: ${this.redact(errorText(error))}`
         )
         return
       }
       this.logger.warning(
-        `Could not set commit status '${this.context}' (${state}): ${this.redact(messageOf(error))}`
+        `Could not set commit status '${this.context}' (${state}): ${this.redact(errorText(error))}`
       )
     }
   }
@@ -200,9 +196,4 @@ function httpUrl(url: string | undefined): string | undefined {
   } catch {
     return undefined
   }
-}
-
-function shorten(text: string, max: number): string {
-  const chars = Array.from(text.replace(/\s+/g, ' ').trim())
-  return chars.length <= max ? chars.join('') : chars.slice(0, max - 1).join('') + '…'
 }

@@ -11,6 +11,7 @@ import { escapeHtml, link } from '../util/html.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import type { BuildSummary, JenkinsApi, JobPath } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
+import { errorText } from '../util/error-text.js'
 
 /** One finished build of the job, as the `history` output has it. */
 export interface HistoryEntry {
@@ -69,7 +70,7 @@ export async function readHistory(
     return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT)
   } catch (error) {
     if (error instanceof Interrupted) throw error
-    logger.debug(`Could not read the job's earlier builds: ${(error as Error).message}`)
+    logger.debug(`Could not read the job's earlier builds: ${errorText(error)}`)
     return undefined
   }
 }
@@ -87,7 +88,10 @@ const SYMBOLS: Record<BuildResult, string> = {
   NOT_BUILT: '⚪'
 }
 
-/** The median of the durations (ms); undefined for none. */
+/**
+ * The median of the durations (ms); undefined for none.
+ * @internal
+ */
 export function medianDuration(entries: readonly HistoryEntry[]): number | undefined {
   const sorted = entries.map(e => e.duration).sort((a, b) => a - b)
   if (sorted.length === 0) return undefined
@@ -100,6 +104,7 @@ export function medianDuration(entries: readonly HistoryEntry[]): number | undef
 /**
  * The history line, oldest build first so that it reads as a timeline up
  * to this build; nothing when the job had no finished build before it.
+ * @internal
  */
 export function historyLine(entries: readonly HistoryEntry[]): string | undefined {
   if (entries.length === 0) return undefined

@@ -32,8 +32,3 @@ export function cappedArray(entries: readonly unknown[], maxBytes: number): Capp
   })
   return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes }
 }
-
-/** Bytes as KiB, rounded up, for messages. */
-export function kib(bytes: number): string {
-  return `${Math.ceil(bytes / 1024)} KiB`
-}

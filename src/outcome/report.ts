@@ -1,21 +1,22 @@
 import type { summary as coreSummary } from '@actions/core'
+import { plainConsoleLine } from '../util/console-line.js'
 import { Output, type BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
 import { formatDuration } from '../util/duration.js'
 import { addHistory, historyOutput, type HistoryEntry } from './history.js'
-import { cut, escapeHtml, link } from '../util/html.js'
+import { escapeHtml, link } from '../util/html.js'
+import { cut } from '../util/shorten.js'
 import { isCount, shownValue } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
-import { cappedArray, kib } from './output-cap.js'
+import { cappedArray } from './output-cap.js'
+import { kib } from '../util/bytes.js'
 import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
 import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
-
-export { escapeHtml } from '../util/html.js'
-export { formatDuration } from '../util/duration.js'
+import { errorText } from '../util/error-text.js'
 
 /** Everything the action learned about the build, for outputs, the job summary and the failure message. */
 export interface BuildOutcome {
@@ -63,10 +64,14 @@ export interface OutputSink {
  * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
  * output can still be passed on as a job output beside the others. Build
  * JSON is a few KB; what exceeds this is long change logs or many actions.
+ * @internal
  */
 export const BUILD_OUTPUT_MAX_BYTES = 256 * 1024
 
-/** The `build` output: the build JSON, or within the cap, the build without its largest fields. */
+/**
+ * The `build` output: the build JSON, or within the cap, the build without its largest fields.
+ * @internal
+ */
 export interface BuildOutput {
   json: string
   /** Top-level fields left out to fit, largest first; empty when nothing was cut. */
@@ -79,6 +84,7 @@ export interface BuildOutput {
  * The build JSON within `maxBytes`. When it is too large, whole top-level
  * fields are left out, largest first, until it fits: the output stays valid
  * JSON with Jenkins' own field names, and what is there is complete.
+ * @internal
  */
 export function buildOutput(build: Build, maxBytes = BUILD_OUTPUT_MAX_BYTES): BuildOutput {
   const json = JSON.stringify(build)
@@ -159,6 +165,7 @@ export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?:
 /**
  * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
  * files are on disk whatever the output lists.
+ * @internal
  */
 export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
 
@@ -257,9 +264,7 @@ export async function writeSummary(
     await summary.write()
   } catch (error) {
     summary.emptyBuffer()
-    logger.warning(
-      `Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`
-    )
+    logger.warning(`Could not write the job summary: ${errorText(error)}`)
   }
 }
 
@@ -332,9 +337,6 @@ function parameterText(value: unknown): string {
 
 const TAIL_LINES = 30
 const TAIL_BYTES = 4 * 1024
-// CSI and other ESC sequences: colours mean nothing in an annotation.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g
 
 /**
  * The failure annotation: what finished how, where, and the console's last
@@ -367,8 +369,7 @@ function lastLines(tail: string[]): string[] {
   const kept: string[] = []
   let bytes = 0
   for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
-    // eslint-disable-next-line no-control-regex
-    let line = (tail[i] ?? '').replace(ANSI, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+    let line = plainConsoleLine(tail[i] ?? '')
     if (kept.length === 0 && line.trim() === '') continue
     const size = Buffer.byteLength(line) + 1
     if (bytes + size > TAIL_BYTES) {

@@ -11,6 +11,7 @@ import { warnUnread, type Logger } from '../util/logger.js'
 import { cappedArray, type CappedArray } from './output-cap.js'
 import { shortName } from '../util/names.js'
 import { sleep } from '../util/wait.js'
+import { errorText } from '../util/error-text.js'
 
 /** The build class whose runs have stages (workflow-job's WorkflowRun). */
 const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun'
@@ -46,7 +47,7 @@ export async function readStages(
     // The step being stopped is not stages that could not be read.
     if (error instanceof Interrupted) throw error
     warnUnread(
-      `The stages of Jenkins build #${ref.number} could not be read: ${(error as Error).message}`,
+      `The stages of Jenkins build #${ref.number} could not be read: ${errorText(error)}`,
       logger,
       unread
     )
@@ -151,7 +152,7 @@ export function watchForInput(
           if (!(await look())) return
         } catch (error) {
           if (controller.signal.aborted || error instanceof Interrupted) return
-          logger.debug(`Could not look for a pending input: ${(error as Error).message}`)
+          logger.debug(`Could not look for a pending input: ${errorText(error)}`)
         }
         await sleep(options.intervalMs ?? 10_000, controller.signal)
       }

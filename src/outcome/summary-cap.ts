@@ -1,6 +1,8 @@
 import { statSync } from 'node:fs'
 import type { summary as coreSummary } from '@actions/core'
-import { cut, escapeHtml } from '../util/html.js'
+import { kib } from '../util/bytes.js'
+import { escapeHtml } from '../util/html.js'
+import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
 
 type Summary = typeof coreSummary
@@ -10,12 +12,15 @@ type Summary = typeof coreSummary
  * the summary is lost). The summary is kept this far under it: room for the
  * line that says what was left out.
  */
-export const SUMMARY_MAX_BYTES = 1024 * 1024 - 8 * 1024
+const SUMMARY_MAX_BYTES = 1024 * 1024 - 8 * 1024
 
 /** Headings the 'left out' line names; the rest are counted. */
 const NAMED_SECTIONS = 10
 
-/** What fitSummary kept and what it left out. */
+/**
+ * What fitSummary kept and what it left out.
+ * @internal
+ */
 export interface FittedSummary {
   text: string
   /** Headings of the sections left out, in document order (their text). */
@@ -72,7 +77,7 @@ export function boundedSummary(
             target.emptyBuffer()
             target.addRaw(fitted.text)
             logger.warning(
-              `The job summary was ${Math.ceil(Buffer.byteLength(text) / 1024)} KiB, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`
+              `The job summary was ${kib(Buffer.byteLength(text))}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`
             )
           }
           reset()
@@ -119,6 +124,7 @@ function summaryFileBytes(): number {
  * heading) are left out whole, the largest first, never the first one
  * (what the build did); if that is not enough, rows from the end of the
  * largest tables kept; last, whole sections from the end.
+ * @internal
  */
 export function fitSummary(units: readonly string[], maxBytes: number): FittedSummary {
   const sections: string[][] = []

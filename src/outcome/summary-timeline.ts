@@ -25,7 +25,10 @@
 import type { summary as coreSummary } from '@actions/core'
 import type { PipelineStage } from '../jenkins/model/types.js'
 
-/** Most bars in one chart: the rest are counted in a line below it. */
+/**
+ * Most bars in one chart: the rest are counted in a line below it.
+ * @internal
+ */
 export const MAX_BARS = 50
 /** Characters of a name kept in a bar or section title. */
 const TITLE_CHARS = 60
@@ -37,7 +40,10 @@ export interface TimelineBuild {
   stages: readonly PipelineStage[]
 }
 
-/** The chart and the line that counts the stages left out, both Markdown. */
+/**
+ * The chart and the line that counts the stages left out, both Markdown.
+ * @internal
+ */
 export interface Timeline {
   /** A fenced ```mermaid block. */
   chart: string
@@ -51,7 +57,10 @@ const KEPT = /[^\p{L}\p{M}\p{N} \-_.,()/+=@!?'*]/gu
 const KEYWORD_START =
   /^(gantt|dateformat|inclusiveenddates|topaxis|axisformat|tickinterval|includes|excludes|todaymarker|weekday|weekend|title|accdescription|acctitle|accdescr|section|click|href|call|\d{4}-\d\d-\d\d)/i
 
-/** A name as it may stand in a task or section title. */
+/**
+ * A name as it may stand in a task or section title.
+ * @internal
+ */
 export function mermaidText(name: string, max = TITLE_CHARS): string {
   let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim()
   if ([...text].length > max) text = `${[...text].slice(0, max - 1).join('')}…`
@@ -125,6 +134,7 @@ const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' }
  * The axis of a chart spanning `spanMs`: the finest tick interval that cuts
  * it into fewer than SPANS_PER_AXIS spans, and its label format. A span over
  * three years gets a label a year.
+ * @internal
  */
 export function axisTicks(spanMs: number): { interval: string; format: string } {
   const { interval, format } = AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY
@@ -134,6 +144,7 @@ export function axisTicks(spanMs: number): { interval: string; format: string } 
 /**
  * The gantt chart of the builds' stages (dateFormat x: bars start and end
  * at epoch milliseconds); undefined when no stage started.
+ * @internal
  */
 export function stageTimeline(
   builds: readonly TimelineBuild[],

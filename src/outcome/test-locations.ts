@@ -25,7 +25,10 @@ export interface TestLocation {
   line: number
 }
 
-/** One frame of a trace: the path it names, as segments, and its line. */
+/**
+ * One frame of a trace: the path it names, as segments, and its line.
+ * @internal
+ */
 export interface Frame {
   /** Path segments, the file name last (Java: the package path and the file name). */
   segments: string[]
@@ -35,9 +38,9 @@ export interface Frame {
 }
 
 /** Directory entries the search reads at most. */
-export const MAX_ENTRIES = 50_000
+const MAX_ENTRIES = 50_000
 /** Folder levels below the workspace the search goes down at most. */
-export const MAX_DEPTH = 24
+const MAX_DEPTH = 24
 /** Frames of one trace looked at. */
 const MAX_FRAMES = 60
 /** Longer lines are no frame (and would make the patterns below slow on hostile text). */
@@ -58,7 +61,10 @@ const JS_FRAME = /^\s*at\s+(?:.*?\()?(?:file:\/\/)?([^\s()]+\.[cm]?[jt]sx?):(\d+
 /** Segments of a library's install folder: their frames are never the test's file. */
 const LIBRARY = /^(site-packages|dist-packages|node_modules|<frozen.*|<string>)$/
 
-/** The frames of a trace whose file could be the test's, in the trace's order. */
+/**
+ * The frames of a trace whose file could be the test's, in the trace's order.
+ * @internal
+ */
 export function framesOf(trace: string): Frame[] {
   const frames: Frame[] = []
   for (const text of trace.split(/\r\n|\r|\n/)) {
@@ -92,6 +98,7 @@ function add(
 /**
  * A trace's path as segments; undefined when it climbs (`..`) or holds a
  * control character: such a path names nothing this search may match.
+ * @internal
  */
 export function pathSegments(path: string): string[] | undefined {
   // eslint-disable-next-line no-control-regex
@@ -107,7 +114,10 @@ export function pathSegments(path: string): string[] | undefined {
   return segments
 }
 
-/** Files of the workspace by name, for the names asked for. */
+/**
+ * Files of the workspace by name, for the names asked for.
+ * @internal
+ */
 export interface WorkspaceFiles {
   /** Workspace-relative paths ('/'-separated) of the files named `name`. */
   named(name: string): readonly string[]
@@ -117,6 +127,7 @@ export interface WorkspaceFiles {
  * Walks the workspace once, keeping the paths of files whose name is one
  * of `names`. Undefined when the walk went past its bounds (or the
  * workspace cannot be read): then no file is certain.
+ * @internal
  */
 export async function searchWorkspace(
   root: string,
@@ -168,7 +179,7 @@ function endsWith(a: readonly string[], b: readonly string[]): boolean {
  * its package path; another frame's path (absolute on Jenkins' machine, or
  * relative to where the tests ran) and the file's must end one with the other.
  */
-export function matches(frame: Frame, files: WorkspaceFiles): string[] {
+function matches(frame: Frame, files: WorkspaceFiles): string[] {
   const name = frame.segments[frame.segments.length - 1] ?? ''
   return files.named(name).filter(rel => {
     const segments = rel.split('/')
@@ -182,6 +193,7 @@ export function matches(frame: Frame, files: WorkspaceFiles): string[] {
  * The first frame of the trace that names exactly one workspace file;
  * undefined when none does, or when the first that matches at all matches
  * several (which one failed cannot be known).
+ * @internal
  */
 export function locate(trace: string | undefined, files: WorkspaceFiles): TestLocation | undefined {
   for (const frame of framesOf(trace ?? '')) {

@@ -10,9 +10,10 @@ import type {
 import { warnUnread, type Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import type { TestLocation } from './test-locations.js'
+import { errorText } from '../util/error-text.js'
 
 /** Test counts of a build's report. */
-export interface TestCounts {
+interface TestCounts {
   total: number
   failed: number
   skipped: number
@@ -34,14 +35,17 @@ export interface TestsOutcome {
 }
 
 /** Failed tests listed in the summary. */
-export const MAX_LISTED = 20
+const MAX_LISTED = 20
 /** Failed tests that get an annotation of their own. */
 export const MAX_ANNOTATED = 10
 /** Lines and characters of errorDetails an annotation quotes. */
 const DETAIL_LINES = 5
 const DETAIL_CHARS = 1000
 
-/** The report's action: hudson.tasks.junit.TestResultAction or an AggregatedTestResultAction. */
+/**
+ * The report's action: hudson.tasks.junit.TestResultAction or an AggregatedTestResultAction.
+ * @internal
+ */
 export interface TestAction {
   counts: TestCounts
   urlName: string
@@ -87,7 +91,7 @@ export async function readTests(
     // The step being stopped is not a report that could not be read.
     if (error instanceof Interrupted) throw error
     warnUnread(
-      `The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${(error as Error).message}`,
+      `The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${errorText(error)}`,
       logger,
       unread
     )
@@ -126,7 +130,7 @@ async function testAction(
   } catch (error) {
     if (error instanceof Interrupted) throw error
     warnUnread(
-      `The test counts of Jenkins build #${ref.number} could not be read: ${(error as Error).message}`,
+      `The test counts of Jenkins build #${ref.number} could not be read: ${errorText(error)}`,
       logger,
       unread
     )
@@ -140,6 +144,7 @@ async function testAction(
  * ones of matrix, maven or downstream aggregation, other publishers). With
  * several, the largest: an aggregate includes its parts, adding would count
  * twice.
+ * @internal
  */
 export function testReportAction(
   actions: unknown[] | undefined,
@@ -175,6 +180,7 @@ export function testReportAction(
  * Turns a URL Jenkins wrote (from its configured root URL, maybe another
  * host: jenkins-api.md 9) into one on our base, using the build's own `url`
  * against the one we built to find Jenkins' root.
+ * @internal
  */
 export function rebaser(
   jenkinsBuildUrl: string,

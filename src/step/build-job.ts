@@ -22,11 +22,11 @@ import { expectationFrom, expectationFromEstimate } from '../follow/poll-policy.
 import type { Progress } from './progress.js'
 import {
   failureMessage,
-  formatDuration,
   setBuildOutputs,
   writeSummary,
   type BuildOutcome
 } from '../outcome/report.js'
+import { formatDuration } from '../util/duration.js'
 import { historyOf, readHistory } from '../outcome/history.js'
 import { isPipeline, isPipelineJob, readStages, watchForInput } from '../outcome/stages.js'
 import { coreStepIO, stepSummary } from './step-io.js'

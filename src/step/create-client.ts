@@ -16,7 +16,7 @@ export interface ClientBounds {
  * step (about 1.5 s of waits with the default backoff): a wrong url or a
  * Jenkins that is down is said within seconds (requester.ts).
  */
-export const FIRST_CONTACT_ATTEMPTS = 3
+const FIRST_CONTACT_ATTEMPTS = 3
 
 /**
  * The Jenkins client for the step, bounded by `bounds`. `firstContact`

@@ -1,10 +1,12 @@
 import { InputError } from './input-error.js'
+import { clip } from './shorten.js'
 
 /**
  * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
  * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
  * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
  * above which Node fires the timer at once instead of never.
+ * @internal
  */
 export const MAX_DURATION_MS = 120 * 60 * 60 * 1000
 
@@ -38,10 +40,6 @@ export function parseDuration(value: string, input: string): number {
     throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`)
   }
   return ms
-}
-
-function clip(text: string): string {
-  return text.length > 40 ? text.slice(0, 40) + '…' : text
 }
 
 /** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */

@@ -40,9 +40,3 @@ export function escapeHtml(text: string): string {
 function escapeAttribute(text: string): string {
   return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
 }
-
-/** At most `max` characters (code points), an ellipsis marking the cut. */
-export function cut(text: string, max: number): string {
-  const chars = Array.from(text)
-  return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…'
-}

@@ -9,7 +9,10 @@ export interface Logger {
   warning(message: string): void
 }
 
-/** A logger that drops everything (for library use and tests that do not care). */
+/**
+ * A logger that drops everything (for library use and tests that do not care).
+ * @internal
+ */
 export const silentLogger: Logger = {
   debug: () => undefined,
   info: () => undefined,

@@ -1,4 +1,4 @@
-import { cut } from './html.js'
+import { cut } from './shorten.js'
 
 /**
  * Characters of a stage, test or job name wherever the step prints one: the
@@ -6,6 +6,7 @@ import { cut } from './html.js'
  * length (a stage name is free text; 2,000 stages of 4 KB names make
  * megabytes); what identifies one is in its first words, and its page in
  * Jenkins has the whole.
+ * @internal
  */
 export const NAME_CHARS = 200
 

@@ -1,4 +1,7 @@
-/** Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively). */
+/**
+ * Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively).
+ * @internal
+ */
 export function editDistance(a: string, b: string): number {
   const s = a.toLowerCase()
   const t = b.toLowerCase()

@@ -19,14 +19,20 @@ export type PathApi = Pick<
   'isAbsolute' | 'join' | 'relative' | 'resolve' | 'sep' | 'normalize' | 'parse'
 >
 
-/** What the walk needs of an existing path: lstat's answer. */
+/**
+ * What the walk needs of an existing path: lstat's answer.
+ * @internal
+ */
 export interface PathKind {
   isDirectory(): boolean
   isFile(): boolean
   isSymbolicLink(): boolean
 }
 
-/** The file system calls the walk makes (node:fs/promises by default). */
+/**
+ * The file system calls the walk makes (node:fs/promises by default).
+ * @internal
+ */
 export interface WalkFs {
   /** lstat; undefined when nothing is there. */
   lstat(path: string): Promise<PathKind | undefined>
@@ -36,6 +42,7 @@ export interface WalkFs {
   mkdir(path: string): Promise<void>
 }
 
+/** @internal */
 export const nodeWalkFs: WalkFs = {
   lstat: async path => {
     try {
@@ -85,6 +92,7 @@ export class WorkspacePathError extends Error {
  * one (`C:x`, `C:..`), no `..`, and on Windows no device name (`CON`,
  * `aux.txt`) and no name ending in a dot or a space (Windows drops them, so
  * `a.` and `a` are one file). `.` and empty segments are dropped.
+ * @internal
  */
 export function workspaceSegments(value: string, path: PathApi = nodePath): string[] {
   const refuse = (reason: string): never => {

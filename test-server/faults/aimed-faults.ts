@@ -117,9 +117,14 @@ export function applyEffect(
       )
       return true
     }
-    case 'reset-upload':
-      uploadCuts.set(req, effect.afterBytes)
+    case 'reset-upload': {
+      const length = Number(req.headers['content-length'] ?? 0)
+      uploadCuts.set(
+        req,
+        'afterBytes' in effect ? effect.afterBytes : Math.max(0, length - effect.beforeEnd)
+      )
       return false
+    }
     default:
       holdBody(res, entry, body => spoil(effect, res, body))
       return false
@@ -200,7 +205,7 @@ function spoil(effect: FaultEffect, res: ServerResponse, body: Buffer): void {
  * the whole build); with any other field, that top-level field's value
  * replaced. Built as one buffer (two bytes a level), not by recursion.
  */
-export function deepened(body: Buffer, depth: number, field?: string): Buffer {
+function deepened(body: Buffer, depth: number, field?: string): Buffer {
   const text = body.toString('utf8')
   const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`
   const action = `{"_class":"hudson.model.DeepAction","nested":${deep}}`

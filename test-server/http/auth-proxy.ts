@@ -9,12 +9,12 @@ import { escapeHtml } from './pages.js'
 import type { ServerOptions } from '../types.js'
 
 /** The proxy's own sign-in page (outside Jenkins' context path, like /oauth2/sign_in). */
-export const SIGN_IN_PATH = '/.auth-proxy/sign_in'
+const SIGN_IN_PATH = '/.auth-proxy/sign_in'
 
 export type AuthProxySpec = NonNullable<ServerOptions['authProxy']>
 
 /** Whether the request carries every required header with its exact value. */
-export function passes(spec: AuthProxySpec, req: IncomingMessage): boolean {
+function passes(spec: AuthProxySpec, req: IncomingMessage): boolean {
   return Object.entries(spec.headers).every(([name, value]) => {
     const sent = req.headers[name.toLowerCase()]
     return (Array.isArray(sent) ? sent[0] : sent) === value

@@ -27,6 +27,8 @@ export interface ServerContext {
   json: JsonContext
   /** The Pipeline Stage View plugin (`wfapi`) is installed. */
   stageView: boolean
+  /** Error pages show the stack trace (ServerOptions.showStackTrace). */
+  showStackTrace: boolean
   /** `computer/api/json` shows no build (ServerOptions.executorsHidden). */
   executorsHidden: boolean
   /** Where uploaded files (file parameters) are kept. */

@@ -57,7 +57,7 @@ function causesJson(ctx: JsonContext, causes: Cause[]): Cause[] {
 }
 
 /** Jenkins' Util.rawEncode: keeps alphanumerics and !$&'()*+,-.=@_ (jenkins-api.md 3.8). */
-export function rawEncode(name: string): string {
+function rawEncode(name: string): string {
   let out = ''
   for (const byte of Buffer.from(name, 'utf8')) {
     const ch = String.fromCharCode(byte)
@@ -75,7 +75,7 @@ export function itemPath(item: JobState): string {
   return names.map(n => `job/${rawEncode(n)}/`).join('')
 }
 
-export function itemUrl(ctx: JsonContext, item: JobState): string {
+function itemUrl(ctx: JsonContext, item: JobState): string {
   return ctx.rootUrl + itemPath(item)
 }
 
@@ -105,7 +105,7 @@ const RESULT_COLOR: Record<Result, string> = {
 }
 
 /** BallColor.toString(): `notbuilt`, not the icon name `nobuilt` (jenkins-api.md 9). */
-export function color(item: JobState): string {
+function color(item: JobState): string {
   const building = item.builds.some(b => b.building)
   if (item.disabled) return building ? 'disabled_anime' : 'disabled'
   const last = item.builds[item.builds.length - 1]
@@ -116,7 +116,7 @@ export function color(item: JobState): string {
   return `${previous ? RESULT_COLOR[previous.result ?? 'NOT_BUILT'] : 'notbuilt'}_anime`
 }
 
-export function fullDisplayName(item: JobState): string {
+function fullDisplayName(item: JobState): string {
   const names: string[] = []
   for (let i: JobState | null = item; i && i.parent; i = i.parent) names.unshift(i.displayName)
   return names.join(' » ')
@@ -175,7 +175,7 @@ function definitionPackage(type: ParameterValueState['type']): string {
  * file parameter exports its name only (FileParameterValue and the plugin's
  * AbstractFileParameterValue add no @Exported property to ParameterValue's `name`).
  */
-export function parameterValueJson(p: ParameterValueState): Json {
+function parameterValueJson(p: ParameterValueState): Json {
   const out: Json = { _class: VALUE_CLASS[p.type], name: p.name }
   if (p.type !== 'password' && !isFileType(p.type)) out.value = p.value
   return out
@@ -386,7 +386,7 @@ const QUEUE_CLASS: Record<QueueItemState['state'], string> = {
   left: 'hudson.model.Queue$LeftItem'
 }
 
-export function queueWhy(ctx: JsonContext, item: QueueItemState): string | null {
+function queueWhy(ctx: JsonContext, item: QueueItemState): string | null {
   const now = Date.now()
   switch (item.state) {
     case 'waiting': {

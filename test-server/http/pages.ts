@@ -5,6 +5,8 @@
  * 0, 2.2, 10).
  */
 
+import { randomUUID } from 'node:crypto'
+
 export function escapeHtml(text: string): string {
   return text.replace(
     /[&<>"']/g,
@@ -98,11 +100,35 @@ export function parametersFormPage(fullName: string): string {
   )
 }
 
-export function oopsPage(message: string): string {
+/**
+ * Jenkins' error page for an uncaught exception (core
+ * jenkins/model/Jenkins/oops.jelly, through the layout): a Logging ID that
+ * Jenkins' log files the exception under, and the stack trace only when
+ * Jenkins shows them (`trace`: -Djenkins.model.Jenkins.SHOW_STACK_TRACE=true).
+ */
+export function oopsPage({ trace }: { trace?: string }): string {
+  const stack = trace
+    ? `<p>Please check <a href="https://www.jenkins.io/redirect/issue-tracker">our bug tracker</a> to see if a similar problem has already been reported.</p><h2>Stack trace</h2><pre style="margin:2em; clear:both">${escapeHtml(trace)}</pre>`
+    : ''
   return layoutPage(
     'Jenkins',
-    `<h1>Oops!</h1><p>A problem occurred while processing the request.</p><pre>${escapeHtml(message)}</pre>`
+    `<h1 style="text-align: center"><img src="/images/rage.svg" height="179" width="154"/> <span style="font-size:50px">&nbsp;Oops!</span></h1><div id="error-description"><h2 style="text-align: center">A problem occurred while processing the request</h2><p style="text-align: center">Logging ID=${randomUUID()}</p></div>${stack}`
   )
+}
+
+/**
+ * A stack trace as Jenkins prints one (Functions.printThrowable): Stapler
+ * wraps what a `do` method threw, so the exception shows twice, the second
+ * time as the cause.
+ */
+export function stackTrace(exception: string, message: string): string {
+  return [
+    `jakarta.servlet.ServletException: ${exception}: ${message}`,
+    '\tat org.kohsuke.stapler.Function$InstanceFunction.invoke(Function.java:422)',
+    '\tat org.kohsuke.stapler.Function.bindAndInvoke(Function.java:217)',
+    `Caused by: ${exception}: ${message}`,
+    '\tat hudson.model.ParametersDefinitionProperty.buildWithParameters(ParametersDefinitionProperty.java:210)'
+  ].join('\n')
 }
 
 /** The 403 page HudsonAuthenticationEntryPoint sends an anonymous caller (jenkins-api.md 2.2). */

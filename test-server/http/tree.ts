@@ -4,7 +4,7 @@
  * `_class` always kept.
  */
 
-export interface TreeTerm {
+interface TreeTerm {
   /** Sub-tree; an empty tree keeps only `_class` of an object value. */
   tree: Tree
   /** Slice of a list value: [from, to). */

@@ -36,7 +36,7 @@ import { pipeline } from 'node:stream/promises'
 import busboy from 'busboy'
 
 /** One part, as Stapler keeps it (the last of its name). */
-export type FormPart =
+type FormPart =
   | { kind: 'field'; name: string; value: string }
   | { kind: 'file'; name: string; filename: string; path: string; size: number }
 

@@ -39,7 +39,7 @@ export const DEFAULT_END_GAP: EndGap = { finishedAfterMs: 100, closedAfterMs: 25
 const RESULT_ORDER: Result[] = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED']
 
 /** Jenkins' Result only ever gets worse (Run.setResult). */
-export function worse(a: Result | null, b: Result): Result {
+function worse(a: Result | null, b: Result): Result {
   if (a === null) return b
   return RESULT_ORDER.indexOf(a) >= RESULT_ORDER.indexOf(b) ? a : b
 }

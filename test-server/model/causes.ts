@@ -34,6 +34,18 @@ export function remoteCause(addr: string, note: string | null): Cause {
 }
 
 /**
+ * TimerTrigger.TimerTriggerCause: what a job's cron trigger records
+ * (TimerTrigger.run → job.scheduleBuild(0, new TimerTriggerCause()), core
+ * TimerTrigger.java); it exports only its short description.
+ */
+export function timerTriggerCause(): Cause {
+  return {
+    _class: 'hudson.triggers.TimerTrigger$TimerTriggerCause',
+    shortDescription: 'Started by timer'
+  }
+}
+
+/**
  * branch-api's BranchIndexingCause: the cause of the build a scan schedules
  * for a branch it discovered or saw change (MultiBranchProject
  * SCMHeadObserverImpl.doAutomaticBuilds, IndexingCauseFactory). It exports
@@ -57,7 +69,8 @@ export function causeLine(cause: Cause, note: (text: string) => string = () => '
  * LinkedHashMap from cause to count, written as each cause repeated `count`
  * times in first-seen order (Collections.nCopies). Causes are equal as
  * their equals says: a UserIdCause by userId (null for anonymous), a
- * RemoteCause by address and note (core Cause.java); a cause without an
+ * RemoteCause by address and note (core Cause.java), a TimerTriggerCause
+ * equal to every other (TimerTrigger.java); a cause without an
  * equals of its own, such as BranchIndexingCause, only to itself.
  */
 export function foldCause(bag: Cause[], cause: Cause): void {
@@ -67,6 +80,7 @@ export function foldCause(bag: Cause[], cause: Cause): void {
     if (c._class === 'hudson.model.Cause$RemoteCause') {
       return c.addr === cause.addr && c.note === cause.note
     }
+    if (c._class === 'hudson.triggers.TimerTrigger$TimerTriggerCause') return true
     return c === cause
   }
   let last = -1

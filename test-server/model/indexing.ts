@@ -53,7 +53,7 @@ export interface ScanHost {
 }
 
 /** The SCM's heads of a project: JobSpec.heads, else the branches it has jobs for. */
-export function headsOf(project: JobState): Map<string, JobSpec> {
+function headsOf(project: JobState): Map<string, JobSpec> {
   if (project.heads) return project.heads
   const heads = new Map<string, JobSpec>()
   for (const child of project.children.values()) heads.set(decodeBranchName(child.name), {})
@@ -177,7 +177,7 @@ const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
 /** Java's `%tc` (Date.toString) in UTC: `Sat Mar 07 10:00:00 UTC 2026`. */
-export function javaDate(ms: number): string {
+function javaDate(ms: number): string {
   const d = new Date(ms)
   const two = (n: number): string => String(n).padStart(2, '0')
   return `${DAYS[d.getUTCDay()]} ${MONTHS[d.getUTCMonth()]} ${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC ${d.getUTCFullYear()}`

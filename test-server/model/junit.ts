@@ -7,7 +7,7 @@
  */
 import type { TestCaseSpec, TestReportSpec, TestSuiteSpec } from '../types.js'
 
-export interface TestCounts {
+interface TestCounts {
   total: number
   failed: number
   skipped: number

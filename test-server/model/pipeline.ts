@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto'
 import type { Result, StageSpec } from '../types.js'
 
 /** StatusExt values a stage takes here. */
-export type StageStatus =
+type StageStatus =
   'IN_PROGRESS' | 'PAUSED_PENDING_INPUT' | 'SUCCESS' | 'FAILED' | 'UNSTABLE' | 'ABORTED'
 
 /** A stage that started. Stages that never started do not exist (a scripted Pipeline never reached them). */
@@ -64,7 +64,7 @@ export interface PipelineState {
 }
 
 /** InputStep.getId without an id: the capitalised MD5 of the message (Util.getDigestOf). */
-export function inputId(message: string): string {
+function inputId(message: string): string {
   const digest = createHash('md5').update(message).digest('hex')
   return digest.charAt(0).toUpperCase() + digest.slice(1)
 }

@@ -41,7 +41,7 @@ export interface ParameterValueState {
 }
 
 /** An uploaded file, kept on disk as Jenkins keeps a DiskFileItem. */
-export interface StoredFile {
+interface StoredFile {
   /** The name Jenkins keeps (the base name of the part's filename). */
   fileName: string
   /** Where the server stored the content. */
@@ -49,7 +49,7 @@ export interface StoredFile {
   size: number
 }
 
-export type ItemType = 'freestyle' | 'pipeline' | 'folder' | 'multibranch'
+type ItemType = 'freestyle' | 'pipeline' | 'folder' | 'multibranch'
 
 export interface JobState {
   /** Item name as in URLs (multibranch branches: the encoded `feature%2Fx`). */
@@ -175,6 +175,13 @@ export interface TestJenkins {
   /** Triggers counted from the request log (201/303 answers, also those whose answer was then lost), for one job or all. */
   triggerCount(fullName?: string): number
   addJob(fullName: string, spec: JobSpec): void
+  /**
+   * The job's cron trigger fires, as TimerTrigger.run does: a request with
+   * a TimerTriggerCause, every parameter at its default (a file parameter
+   * has none) and no quiet period, folded into an equal queued item like any
+   * other request. Returns the queue item it queued or folded into.
+   */
+  timer(fullName: string): QueueItemState
   /**
    * A new branch or change request in the SCM of multibranch project
    * `project` (a full name), as a push or a new pull request makes one: the

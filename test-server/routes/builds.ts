@@ -30,7 +30,7 @@ import { testReport } from './test-report.js'
 import { wfapi } from './wfapi.js'
 
 /** A URL family below a build (`<build>/<segment>/…`). */
-export interface BuildRoute {
+interface BuildRoute {
   /** The request log's `kind` (faults are aimed by it). */
   kind: RequestKind
   handle: Handler<Build>

@@ -9,7 +9,7 @@
 import type { Exchange } from '../http/exchange.js'
 import { rootJson } from '../http/json.js'
 import type { JenkinsModel } from '../model/model.js'
-import { layoutPage, oopsPage } from '../http/pages.js'
+import { layoutPage, oopsPage, stackTrace } from '../http/pages.js'
 import type { RequestKind } from '../types.js'
 import { computer } from './computer.js'
 import { crumbIssuer } from './crumb-issuer.js'
@@ -19,7 +19,7 @@ import { can, deny, notFound, Oops, sendApiJson, sendLayout } from './respond.js
 import { whoAmI } from './who-am-i.js'
 
 /** A URL family below the root (`/<segment>/…`). */
-export interface RootRoute {
+interface RootRoute {
   /** The request log's `kind` (faults are aimed by it), or how to tell it from the segments below. */
   kind: RequestKind | ((rest: string[]) => RequestKind)
   handle(ex: Exchange, rest: string[]): void | Promise<void>
@@ -95,7 +95,13 @@ export async function route(ex: Exchange): Promise<void> {
       return
     }
     const status = err instanceof Oops ? err.status : 500
-    sendLayout(ex, status, oopsPage(err instanceof Error ? err.message : String(err)))
+    const exception = err instanceof Oops ? err.exception : 'java.lang.RuntimeException'
+    const message = err instanceof Error ? err.message : String(err)
+    sendLayout(
+      ex,
+      status,
+      oopsPage({ trace: ex.ctx.showStackTrace ? stackTrace(exception, message) : undefined })
+    )
   }
 }
 

@@ -27,7 +27,7 @@ import {
 import { triggerBuild, triggerWithParameters } from './trigger.js'
 
 /** A URL family below an item (`job/<name>/<segment>/…`). */
-export interface ItemRoute {
+interface ItemRoute {
   /** The request log's `kind` (faults are aimed by it), or how to tell it from the item. */
   kind: RequestKind | ((item: JobState) => RequestKind)
   /** On jobs (freestyle, pipeline); without it, a 404. */

@@ -18,9 +18,11 @@ import type { Permission } from '../types.js'
 
 /** Thrown inside a handler to answer through /oops (an uncaught exception in Jenkins). */
 export class Oops extends Error {
+  /** `exception`: the Java exception Jenkins would have thrown, for the page's stack trace. */
   constructor(
     readonly status: number,
-    message: string
+    message: string,
+    readonly exception = 'java.lang.IllegalStateException'
   ) {
     super(message)
   }

@@ -22,6 +22,9 @@ import {
   sendLayout
 } from './respond.js'
 
+/** What ParameterDefinition.createValue throws for a value it refuses (jenkins-api.md 3.2). */
+const ILLEGAL_ARGUMENT = 'java.lang.IllegalArgumentException'
+
 /**
  * ParameterizedJobMixIn.getBuildCause: a RemoteCause when the job has a
  * token and the request carries `token` (the caller's address, and the
@@ -147,12 +150,16 @@ function parameterValue(
   const type = def.type ?? 'string'
   if (values.length === 0) return { name: def.name, type, value: defaultValue(def) }
   if (values.length !== 1) {
-    throw new Oops(500, `Illegal number of parameter values for ${def.name}: ${values.length}`)
+    throw new Oops(
+      500,
+      `Illegal number of parameter values for ${def.name}: ${values.length}`,
+      ILLEGAL_ARGUMENT
+    )
   }
   const value = values[0] ?? ''
   if (type === 'boolean') return { name: def.name, type, value: value.toLowerCase() === 'true' }
   if (type === 'choice' && !(def.choices ?? []).includes(value)) {
-    throw new Oops(500, `Illegal choice for parameter ${def.name}: ${value}`)
+    throw new Oops(500, `Illegal choice for parameter ${def.name}: ${value}`, ILLEGAL_ARGUMENT)
   }
   return { name: def.name, type, value }
 }

@@ -38,6 +38,14 @@ const OURS = [
 ]
 const OTHERS = OURS.map(p => (p.name === 'ENV' ? { ...p, value: 'dev' } : p))
 
+const LOGGING_ID = '0b5a3c1e-6f2d-4e8a-9c7b-1d2e3f4a5b6c'
+
+/** Jenkins' error page (core jenkins/model/Jenkins/oops.jelly), with a stack trace when Jenkins shows them. */
+function oopsPage(trace?: string): string {
+  const escaped = (trace ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  return `<!DOCTYPE html><html><head><title>Jenkins</title></head><body><div id="main-panel"><h1 style="text-align: center"><img src="/static/abc/images/rage.svg" height="179" width="154"/> <span style="font-size:50px">&nbsp;Oops!</span></h1><div id="error-description"><h2 style="text-align: center">A problem occurred while processing the request</h2><p style="text-align: center">Logging ID=${LOGGING_ID}</p></div>${trace ? `<h2>Stack trace</h2><pre style="margin:2em; clear:both">${escaped}</pre>` : ''}</div></body></html>`
+}
+
 /** A client whose settle period is short; CSRF is off so only the trigger matters. */
 function client() {
   nock(ORIGIN)
@@ -156,15 +164,47 @@ describe('trigger reconciliation after a lost answer', () => {
     queue(queueItem(44, OURS))
     expect((await c.trigger(info, job, { ENV: 'prod' })).queueId).toBe(44)
 
+    // Jenkins' error page as 2.541 sends it: no stack trace, a Logging ID.
     const { client: d } = client()
-    trigger().reply(500, '<html>Illegal choice for parameter ENV: qa</html>', {
-      'Content-Type': 'text/html',
-      'X-Jenkins': '2.541.1'
-    })
-    const error = await jenkinsError(d.trigger(info, job, { ENV: 'qa' }), 'server')
-    expect(error.message).toContain('choice that is not in the list')
+    trigger().reply(500, oopsPage(), { 'Content-Type': 'text/html', 'X-Jenkins': '2.541.1' })
+    const error = await jenkinsError(d.trigger(info, job, { ENV: 'prod' }), 'bad-request')
+    expect(error.message).toBe(
+      `Jenkins at ${BASE} refused to trigger job 'team/deploy' (500): its error page gives no reason; its log has it under Logging ID ${LOGGING_ID} (a parameter value it does not accept, such as a choice not in the list, is the usual one).`
+    )
     expect(d.requestCounts['trigger']).toBe(1)
     expect(d.requestCounts['queue'] ?? 0).toBe(0)
+  })
+
+  it("Jenkins' refusal without its headers (a proxy stripped them) is still an answer: its reason, one send", async () => {
+    const { client: c } = client()
+    const trace =
+      'jakarta.servlet.ServletException: java.lang.IllegalArgumentException: Illegal number of parameter values for ENV: 2\n\tat org.kohsuke.stapler.Function$InstanceFunction.invoke(Function.java:422)\nCaused by: java.lang.IllegalArgumentException: Illegal number of parameter values for ENV: 2\n\tat hudson.model.SimpleParameterDefinition.createValue(SimpleParameterDefinition.java:55)'
+    trigger().reply(500, oopsPage(trace), { 'Content-Type': 'text/html;charset=utf-8' })
+    const error = await jenkinsError(c.trigger(info, job, { ENV: 'prod' }), 'bad-request')
+    expect(error.message).toBe(
+      `Jenkins at ${BASE} refused to trigger job 'team/deploy' (500): Illegal number of parameter values for ENV: 2.`
+    )
+    expect(c.requestCounts['trigger']).toBe(1)
+    expect(c.requestCounts['queue'] ?? 0).toBe(0)
+    expect(c.requestCounts['builds'] ?? 0).toBe(0)
+  })
+
+  it("a value outside a choice parameter's list is refused before anything is sent, naming the choices", async () => {
+    // No request at all, not even the crumb.
+    const { client: c } = makeClient({ triggerSettleMs: 5 })
+    const error = await jenkinsError(c.trigger(info, job, { ENV: 'qa' }), 'bad-request')
+    expect(error.message).toBe(
+      "Parameter 'ENV' of job 'team/deploy' is 'qa', which is not one of its choices: 'dev', 'prod'. Nothing was triggered."
+    )
+    expect(c.requestCounts['trigger'] ?? 0).toBe(0)
+    // A plugin's choice parameter (Active Choices, Extended Choice) may take other values: sent.
+    const { client: d } = client()
+    const cascade = {
+      ...info,
+      parameterDefinitions: [{ name: 'ENV', type: 'CascadeChoiceParameter', choices: ['dev'] }]
+    }
+    trigger().reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/47/` })
+    expect((await d.trigger(cascade, job, { ENV: 'qa' })).queueId).toBe(47)
   })
 
   it('sends again after 429 or 503 (refused without acting), with no reconciliation', async () => {
@@ -202,7 +242,9 @@ describe('trigger reconciliation after a lost answer', () => {
   })
 
   it('does not resend when the settle period would pass the step deadline', async () => {
-    const { client: c } = makeClient({ deadline: Date.now() + 50, triggerSettleMs: 5_000 })
+    // Time for the two answers even on a loaded machine (50 ms was not, under
+    // mutation testing); the settle period is far past the deadline either way.
+    const { client: c } = makeClient({ deadline: Date.now() + 3000, triggerSettleMs: 60_000 })
     nock(ORIGIN)
       .get('/jenkins/crumbIssuer/api/json')
       .reply(...JENKINS_404)
@@ -344,8 +386,15 @@ describe('a cancel during the trigger (the client signal fires)', () => {
     const { client: c } = makeClient({ signal: controller.signal, triggerSettleMs: 5000 })
     trigger().replyWithError(netError('ECONNRESET'))
     queue()
-    builds()
-    setTimeout(() => controller.abort('cancelled'), 200)
+    // The cancel comes once the first look is done, inside the 5 s settle
+    // wait, however slow the machine (a fixed 200 ms was not always there).
+    nock(ORIGIN)
+      .get(`${JOB_PATH}/api/json`)
+      .query(q => typeof q.tree === 'string' && q.tree.startsWith('builds[number,queueId'))
+      .reply(() => {
+        setTimeout(() => controller.abort('cancelled'), 50)
+        return [200, { builds: [] }]
+      })
     const error = await c.trigger(info, job, { ENV: 'prod' }).catch((e: unknown) => e)
     expect((error as Interrupted).lostTrigger?.job).toEqual(job)
     expect(c.requestCounts['trigger']).toBe(1)

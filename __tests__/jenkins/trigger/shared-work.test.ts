@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { causeCount, isShared } from '../../../src/jenkins/trigger/shared-work.js'
+import {
+  causeCount,
+  isOwnAlone,
+  isShared,
+  USER_ID_CAUSE
+} from '../../../src/jenkins/trigger/shared-work.js'
 
 const cause = { _class: 'hudson.model.Cause$UserIdCause', userId: 'alice' }
 
@@ -19,5 +24,24 @@ describe('shared work (causes folded into a queue item or build)', () => {
       causeCount([{}, { _class: 'hudson.model.ParametersAction', parameters: [] }])
     ).toBeUndefined()
     expect(isShared(null)).toBe(false)
+  })
+
+  it('work is ours alone only as one UserIdCause of our user, nothing merged in', () => {
+    const timer = 'hudson.triggers.TimerTrigger$TimerTriggerCause'
+    expect(isOwnAlone({ causes: [USER_ID_CAUSE], userIds: ['alice'] }, 'alice')).toBe(true)
+    // Jenkins' default IdStrategy ignores case.
+    expect(isOwnAlone({ causes: [USER_ID_CAUSE], userIds: ['Alice'] }, 'alice')).toBe(true)
+    expect(isOwnAlone({ causes: [USER_ID_CAUSE], userIds: ['bob'] }, 'alice')).toBe(false)
+    expect(isOwnAlone({ causes: [USER_ID_CAUSE], userIds: [null] }, 'alice')).toBe(false)
+    expect(isOwnAlone({ causes: [USER_ID_CAUSE] }, 'alice')).toBe(false)
+    expect(isOwnAlone({ causes: [timer, USER_ID_CAUSE], userIds: ['alice'] }, 'alice')).toBe(false)
+    expect(
+      isOwnAlone({ causes: [USER_ID_CAUSE, USER_ID_CAUSE], userIds: ['alice', 'alice'] }, 'alice')
+    ).toBe(false)
+    // A cause of another class carrying a userId is not a request of the user.
+    expect(isOwnAlone({ causes: [timer], userIds: ['alice'] }, 'alice')).toBe(false)
+    expect(isOwnAlone({ causes: [], userIds: ['alice'] }, 'alice')).toBe(false)
+    expect(isOwnAlone({}, 'alice')).toBe(false)
+    expect(isOwnAlone({ causes: [USER_ID_CAUSE], userIds: ['alice'] }, undefined)).toBe(false)
   })
 })

@@ -202,7 +202,7 @@ describe('trigger', () => {
       .post('/jenkins/job/team/job/deploy/buildWithParameters')
       .query(true)
       .reply(500, '<html>oops</html>', { 'Content-Type': 'text/html' })
-    const error = await jenkinsError(client.trigger(parameterized, job, { ENV: 'qa' }), 'server')
+    const error = await jenkinsError(client.trigger(parameterized, job, { ENV: 'prod' }), 'server')
     expect(error.message).toContain('choice that is not in the list')
     expect(client.requestCounts['trigger']).toBe(1)
   })

@@ -121,7 +121,7 @@ describe('trigger with files', () => {
     expect(body.subarray(at, at + content.length).equals(content)).toBe(true)
     expect(text.endsWith(`\r\n--${boundary}--\r\n`)).toBe(true)
     expect(logger.lines.map(l => l.message)).toContain(
-      "Uploading PACKAGE (app.zip, 3.0 MiB) to 'deploy': 3.0 MiB in all."
+      "Uploading PACKAGE (app.zip, 3 MiB) to 'deploy': 3 MiB in all."
     )
   }, 20_000)
 
@@ -132,7 +132,7 @@ describe('trigger with files', () => {
       'bad-request'
     )
     expect(wrong.message).toBe(
-      "Input 'files' names parameters job 'deploy' does not take a file in: TARGET is a StringParameterDefinition, not a file parameter; its file parameters are PACKAGE. Nothing was triggered."
+      "Input 'files' gives job 'deploy' a file for a parameter that takes none: TARGET is a String parameter, not a file parameter. Its file parameters are PACKAGE. Nothing was triggered."
     )
     const quoted = await jenkinsError(
       client.trigger(

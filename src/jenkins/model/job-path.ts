@@ -117,7 +117,10 @@ function checkSegments(segments: string[], original: string): JobPath {
   return Object.freeze([...segments])
 }
 
-/** The URL path of a job below the base URL: `/job/a/job/b`, each name percent-encoded once. */
+/**
+ * The URL path of a job below the base URL: `/job/a/job/b`, each name percent-encoded once.
+ * @internal
+ */
 export function jobUrlPath(job: JobPath): string {
   // encodeURIComponent is compatible with Jenkins' Util.rawEncode (it only
   // leaves `~` unencoded, which Stapler reads the same), and turns a multibranch `feature%2Fx` into `feature%252Fx`,
@@ -133,6 +136,19 @@ export function jobUrl(baseUrl: string, job: JobPath): string {
 /** Absolute URL of a build on `baseUrl` (normalised, no trailing slash), ending in '/'. */
 export function buildUrl(baseUrl: string, job: JobPath, number: number): string {
   return `${jobUrl(baseUrl, job)}${number}/`
+}
+
+/**
+ * Absolute URL of a queue item on `baseUrl` (normalised, no trailing slash),
+ * ending in '/'; `?` stands for an id not learned yet.
+ */
+export function queueItemUrl(baseUrl: string, queueId: number | undefined): string {
+  return `${baseUrl}/queue/item/${queueId ?? '?'}/`
+}
+
+/** Whether two job paths name the same job: Jenkins looks items up case-insensitively (jenkins-api.md 3.8). */
+export function sameJob(a: JobPath, b: JobPath): boolean {
+  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
 }
 
 /** `folder/sub/job`, as Jenkins' fullName. */

@@ -239,6 +239,8 @@ export interface QueuedTask {
   job: string[]
   /** `_class` of each of its causes, e.g. 'jenkins.branch.BranchIndexingCause'. */
   causes: string[]
+  /** userId of each of its UserIdCauses (null for anonymous); absent when it has none. */
+  userIds?: Array<string | null>
   parameters: ExportedParameter[]
   /** Why it is still waiting (Jenkins' text, untrusted), when it says. */
   why?: string

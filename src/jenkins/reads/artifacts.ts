@@ -10,7 +10,7 @@ import { TransientFailure } from '../transport/retry.js'
 import type { ArtifactDownload, ArtifactList, ArtifactSink, BuildRef } from '../model/types.js'
 
 /** Most artifacts one build's list is read for; beyond, the list is cut (and says so). */
-export const MAX_ARTIFACTS = 10_000
+const MAX_ARTIFACTS = 10_000
 
 /**
  * The build's artifacts, by `relativePath` (Run.getArtifacts, exported as
@@ -111,7 +111,10 @@ export async function downloadArtifact(
   )
 }
 
-/** Each segment percent-encoded, as Run.addArtifacts builds `href` with Util.rawEncode. */
+/**
+ * Each segment percent-encoded, as Run.addArtifacts builds `href` with Util.rawEncode.
+ * @internal
+ */
 export function artifactHref(relativePath: string): string {
   return relativePath.split('/').map(encodeURIComponent).join('/')
 }

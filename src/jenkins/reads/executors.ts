@@ -2,27 +2,10 @@
  * Every build running on Jenkins, in one request: `computer/api/json` with a
  * `tree` over each computer's executors and one-off executors.
  *
- * What Jenkins does (jenkinsci/jenkins):
- * - `/computer` is the ComputerSet (Jenkins.getComputer); like any page but
- *   the always-readable ones it needs Overall/Read (Jenkins.getTarget). Its
- *   `computer` list is every computer (ComputerSet.getComputers, through the
- *   ComputerSource extension point, which a plugin may replace).
- * - Each Executor exports `currentExecutable` through
- *   Executor.getCurrentExecutableForApi, which shows the executable only to
- *   callers with Item/Read on it, and null otherwise: the list holds the
- *   builds this user may read, exactly those the action can follow.
- * - A freestyle build holds a regular executor; a Pipeline's WorkflowRun
- *   holds a one-off (flyweight) executor for the whole run, and each `node`
- *   block a regular one whose PlaceholderExecutable exports the run's `url`
- *   and `number` (workflow-durable-task-step, ExecutorStepExecution).
- * - Executor.run sets `executable` before the queue's LeftItem shows it
- *   (both within one Queue.callWithLock), and frees the executor only after
- *   Run.execute returned: the result set, `building` false, `Finished:`
- *   written and the log closed (Run.execute; WorkflowRun.finish calls
- *   completeAsynchronousExecution last). So a build the queue said started
- *   and that is missing from this list has ended, and its log is complete.
- * The answer grows with the number of executors (about 60 bytes an idle
- * one), not with the builds followed: one request watches any number.
+ * It lists exactly the builds this user may read, and a build the queue
+ * said started that is missing from it has ended with its log complete;
+ * the answer grows with the executors, not the builds followed. Why, from
+ * Jenkins' source: docs/performance.md, "Every running build in one request".
  */
 import { fullName } from '../model/job-path.js'
 import { isBuildNumber, isCount } from '../model/counts.js'
@@ -31,7 +14,10 @@ import type { Requester } from '../transport/requester.js'
 import type { RunningBuild } from '../model/types.js'
 
 const EXECUTABLE = 'currentExecutable[url,number,queueId,timestamp,estimatedDuration]'
-/** What the list asks for: each executor's and one-off executor's build, and only that. */
+/**
+ * What the list asks for: each executor's and one-off executor's build, and only that.
+ * @internal
+ */
 export const EXECUTORS_TREE = `computer[executors[${EXECUTABLE}],oneOffExecutors[${EXECUTABLE}]]`
 
 interface RawExecutable {
@@ -96,6 +82,7 @@ function runningBuild(raw: RawExecutable): RunningBuild | undefined {
  * A build's item names and number from its absolute URL (Jenkins' root URL,
  * which may be another host: only the path counts). The context path comes
  * first; names follow each `job` marker; the number ends it.
+ * @internal
  */
 export function buildOfUrl(url: string): { job: string[]; number: number } | undefined {
   let path: string

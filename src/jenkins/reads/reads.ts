@@ -1,8 +1,8 @@
 import { BUILD_RESULTS } from '../../util/constants.js'
 import { JenkinsError } from '../transport/errors.js'
 import { countOf, isBuildNumber, isCount, shownValue } from '../model/counts.js'
-import { buildUrl, fullName, jobUrl } from '../model/job-path.js'
-import { causeClassesOf, jobNamesFromUrl, parametersOf } from './decode.js'
+import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
+import { causeClassesOf, jobNamesFromUrl, parametersOf, userIdsOf } from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError } from '../transport/responses.js'
 import { TransientFailure } from '../transport/retry.js'
@@ -25,7 +25,7 @@ const LIST_DEPTH = 10
 /** Newest builds Jenkins estimates the next build's length from (Job.getEstimatedDurationCandidates). */
 const ESTIMATE_BUILDS = 6
 /** Finished builds kept as the job's history (the summary's "is this failure new?" line). */
-export const HISTORY_BUILDS = 10
+const HISTORY_BUILDS = 10
 /** Builds asked for: the history's ten, and room for a few still running before them. */
 const JOB_BUILDS = 16
 
@@ -38,6 +38,7 @@ const JOB_BUILDS = 16
  * job, whose six newest builds may all still be running. The same list,
  * a few builds longer (Stapler's range `{0,16}`, in Jenkins since long
  * before 2.150.1), gives the job's last finished builds at no extra request.
+ * @internal
  */
 export const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`
 
@@ -50,9 +51,12 @@ export const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextB
  */
 export const BUILD_PLUGIN_LISTS = ['actions', 'changeSets'] as const
 
-/** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
+/**
+ * Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5).
+ * @internal
+ */
 export const QUEUE_TREE =
-  'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince,why]'
+  'items[id,task[url,name],actions[causes[_class,userId],parameters[name,value]],inQueueSince,why]'
 
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
@@ -73,7 +77,10 @@ function folderKindOf(className: string | undefined): JobInfo['folderKind'] {
   return 'folder'
 }
 
-/** `jobs[name,_class,jobs[…]]` nested `depth` levels. */
+/**
+ * `jobs[name,_class,jobs[…]]` nested `depth` levels.
+ * @internal
+ */
 export function listTree(depth: number): string {
   let fields = 'name,_class'
   for (let level = 1; level < depth; level++) fields = `name,_class,jobs[${fields}]`
@@ -189,7 +196,7 @@ export async function listJobs(http: Requester, folder: JobPath): Promise<string
 export async function getQueueItem(http: Requester, queueId: number): Promise<QueueItem> {
   const item = await http.getJson<QueueItem>(
     'queue',
-    `${http.baseUrl}/queue/item/${queueId}/api/json`,
+    `${queueItemUrl(http.baseUrl, queueId)}api/json`,
     http.context(`queue item ${queueId}`, {
       notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
       following: true
@@ -283,10 +290,12 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
     if (!isCount(item?.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
     if (!names) continue
+    const userIds = userIdsOf(item.actions)
     items.push({
       id: item.id,
       job: names,
       causes: causeClassesOf(item.actions),
+      ...(userIds ? { userIds } : {}),
       parameters: parametersOf(item.actions),
       ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
     })

@@ -4,20 +4,6 @@ import { fullName } from '../model/job-path.js'
 import type { Requester } from '../transport/requester.js'
 import type { BuildRef, PipelineRun, PipelineStage, StageStatus } from '../model/types.js'
 
-/**
- * StatusExt of pipeline-stage-view-plugin (rest-api/…/external/StatusExt.java).
- * Anything else is kept as it came, so a newer plugin's status still shows.
- */
-export const STAGE_STATUSES = [
-  'NOT_EXECUTED',
-  'ABORTED',
-  'SUCCESS',
-  'IN_PROGRESS',
-  'PAUSED_PENDING_INPUT',
-  'FAILED',
-  'UNSTABLE'
-] as const
-
 /** Most stages kept: a describe of a run with thousands of stages is still one bounded answer. */
 const MAX_STAGES = 500
 

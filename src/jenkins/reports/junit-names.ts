@@ -24,6 +24,7 @@
  * space, DEL and `"#%/:<>?[\]^`{|}` (junit-plugin 1422+, PR #1251). Earlier
  * versions replaced only `/\:?#%<>`, so a name with a space or a bracket
  * links to a page those versions name differently.
+ * @internal
  */
 export function safe(name: string): string {
   if (name === '') return '(empty)'
@@ -42,7 +43,10 @@ const JAVA_IDENTIFIER_PART =
   // eslint-disable-next-line no-control-regex
   /^[\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Sc}\p{Cf}\u0000-\u0008\u000e-\u001b\u007f-\u009f]$/u
 
-/** CaseResult.getSafeName before uniquifying. */
+/**
+ * CaseResult.getSafeName before uniquifying.
+ * @internal
+ */
 export function caseBaseName(displayName: string): string {
   let out = ''
   for (let i = 0; i < displayName.length; i++) {
@@ -53,13 +57,13 @@ export function caseBaseName(displayName: string): string {
 }
 
 /** CaseResult.getPackageName: up to the last '.', or "(root)". */
-export function packageName(className: string): string {
+function packageName(className: string): string {
   const dot = className.lastIndexOf('.')
   return dot < 0 ? '(root)' : className.slice(0, dot)
 }
 
 /** CaseResult.getSimpleName: after the last '.'. */
-export function simpleName(className: string): string {
+function simpleName(className: string): string {
   return className.slice(className.lastIndexOf('.') + 1)
 }
 

@@ -14,7 +14,7 @@ import type {
   ReportBudget
 } from '../model/types.js'
 
-export const DEFAULT_BUDGET: ReportBudget = {
+const DEFAULT_BUDGET: ReportBudget = {
   want: 20,
   pageLimit: 1024 * 1024,
   pageTarget: 256 * 1024,
@@ -276,6 +276,7 @@ function addBlocks(state: ReportState, suites: unknown): void {
  * `suites[…]{from,to}` and the same below `childReports[…]`: only what is
  * shown. A passed case's errorStackTrace is null: traces cost bytes only
  * for failed cases.
+ * @internal
  */
 export function reportTree(
   from: number,

@@ -15,6 +15,7 @@ import {
   type ErrorContext
 } from './responses.js'
 import { TransientFailure, parseRetryAfter } from './retry.js'
+import { errorText } from '../../util/error-text.js'
 
 /** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
 const JSON_LIMIT = 64 * 1024 * 1024
@@ -123,7 +124,7 @@ export async function postBody(
     return redact(await response.text(ERROR_BODY_LIMIT))
   } catch (error) {
     if (error instanceof Interrupted) throw error
-    logger.debug(`Could not read the answer to ${context.what}: ${(error as Error).message}`)
+    logger.debug(`Could not read the answer to ${context.what}: ${errorText(error)}`)
     return ''
   }
 }

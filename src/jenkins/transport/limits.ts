@@ -20,6 +20,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
+import { formatBytes } from '../../util/bytes.js'
 import { Interrupted, JenkinsError } from './errors.js'
 import type { ExchangeBounds } from './http.js'
 import { NetworkFailure } from './network-errors.js'
@@ -276,7 +277,7 @@ export class ExchangeLimits implements ExchangeBounds {
   private tooLarge(size: string, limit: number): JenkinsError {
     return new JenkinsError(
       'protocol',
-      `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${limit / (1024 * 1024)} MiB this action reads: the answer is too large`
+      `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${formatBytes(limit)} this action reads: the answer is too large`
     )
   }
 }

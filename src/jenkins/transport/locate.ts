@@ -29,14 +29,14 @@ export interface Glance {
 export type Look = (url: string, follow: boolean) => Promise<Glance | undefined>
 
 /** The context path Jenkins' documentation uses for --prefix, the one most installations pick. */
-export const USUAL_CONTEXT_PATH = '/jenkins'
+const USUAL_CONTEXT_PATH = '/jenkins'
 
 /**
  * Undefined when Jenkins answers at `baseUrl` after all (the 404 was its
  * own, with the header lost on the way); otherwise what to set 'url' to, as
  * far as can be told.
  */
-export async function locateJenkins(baseUrl: string, look: Look): Promise<string | undefined> {
+async function locateJenkins(baseUrl: string, look: Look): Promise<string | undefined> {
   if (await isJenkins(baseUrl, look)) return undefined
   const origin = new URL(baseUrl).origin
   const redirected = await rootRedirect(origin, look)
@@ -51,7 +51,7 @@ export async function locateJenkins(baseUrl: string, look: Look): Promise<string
 }
 
 /** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
-export function notJenkinsError(baseUrl: string, what: string, where: string): JenkinsError {
+function notJenkinsError(baseUrl: string, what: string, where: string): JenkinsError {
   return new JenkinsError(
     'not-jenkins',
     `The server at ${baseUrl} answered ${what} with a 404 that is not Jenkins' (no X-Jenkins header), and ${baseUrl}/login is no Jenkins page either: 'url' is not the address of Jenkins. ${where}`,

@@ -134,6 +134,9 @@ async function writeFile(file: UploadFile, write: (chunk: Buffer) => Promise<voi
         position += bytesRead
         await pending
         pending = write(buffer.subarray(0, bytesRead))
+        // It may fail (a reset) while the next chunk is read: marked handled
+        // here, it still fails the `await pending` that comes next.
+        pending.catch(() => undefined)
       }
       await pending
     } finally {

@@ -19,6 +19,7 @@ import {
 import { errorForResponse, isCrumbRejection, type ErrorContext } from './responses.js'
 import { TransientFailure, pause, withRetry, type RetryOptions, type RetryPolicy } from './retry.js'
 import { SilenceNotices, seconds, type Attempt } from './silence.js'
+import { errorText } from '../../util/error-text.js'
 
 export interface RequesterOptions extends RequestSettings {
   /** Normalised base URL, without a trailing slash: the configured `url`, context path included, never credentials or a query. Messages name it. */
@@ -50,12 +51,12 @@ const PROBE_TIMEOUT_MS = 5000
  * hung Jenkins) is said within about 20 s, as a refused one is within
  * seconds, not after the minutes of a restart ridden out.
  */
-export const FIRST_CONTACT_HEADERS_MS = 10_000
-export const FIRST_CONTACT_SILENT_ATTEMPTS = 2
+const FIRST_CONTACT_HEADERS_MS = 10_000
+const FIRST_CONTACT_SILENT_ATTEMPTS = 2
 /** A request unanswered this long is said in the normal log, and each of its retries after that (silence.ts). */
-export const SLOW_NOTICE_MS = 10_000
+const SLOW_NOTICE_MS = 10_000
 /** The same, before Jenkins ever answered the step. */
-export const FIRST_CONTACT_NOTICE_MS = 5_000
+const FIRST_CONTACT_NOTICE_MS = 5_000
 
 /**
  * The one request path of the client: every operation goes through `read`
@@ -494,7 +495,7 @@ export class Requester {
       bounds.release()
       // A cancel still ends the step; anything else only means "not here".
       if (error instanceof Interrupted) throw error
-      this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${(error as Error).message}`)
+      this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${errorText(error)}`)
       return undefined
     }
   }

@@ -34,7 +34,7 @@ export function isCrumbRejection(status: number, body: string): boolean {
 }
 
 /** Jenkins' "Authentication required" page: a 403 HTML meta refresh to /login?from= (jenkins-api.md 2.2, 10). */
-export function isLoginPage(response: HttpResponse, body: string): boolean {
+function isLoginPage(response: HttpResponse, body: string): boolean {
   return (
     body.includes('/login?from=') ||
     (response.contentType.includes('html') && /Authentication required/i.test(body))
@@ -56,7 +56,7 @@ export function htmlError(context: ErrorContext, status: number): JenkinsError {
 }
 
 /** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
-export function permissionName(id: string): string {
+function permissionName(id: string): string {
   const match = /^hudson\.model\.(Item|Hudson|Run|Computer|View)\.(\w+)$/.exec(id)
   if (!match) return id
   const group = { Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' }[
@@ -70,7 +70,7 @@ export function permissionName(id: string): string {
  * text, Jetty's error page title ("Error 400 Nothing is submitted"), or a
  * JSON `message`. Jenkins' own HTML pages (404, oops) give nothing useful.
  */
-export function shortMessage(response: HttpResponse, body: string): string | undefined {
+function shortMessage(response: HttpResponse, body: string): string | undefined {
   const type = response.contentType
   let text: string | undefined
   if (type.includes('json')) {

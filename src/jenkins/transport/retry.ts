@@ -64,6 +64,7 @@ export function parseRetryAfter(
 /**
  * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
  * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
+ * @internal
  */
 export function backoffDelay(
   retry: number,

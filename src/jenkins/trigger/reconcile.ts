@@ -35,26 +35,27 @@
  *   items can be adopted there.
  */
 import type { Logger } from '../../util/logger.js'
+import { sameJob } from '../model/job-path.js'
 import type { BuildParameters, ExportedParameter, ParameterDefinition } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
+import type { ExportedCauses } from './shared-work.js'
 
 /** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
 export const RECENT_BUILDS_TREE =
-  'builds[number,queueId,actions[parameters[name,value],causes[userId]]]{0,20}'
+  'builds[number,queueId,actions[parameters[name,value],causes[_class,userId]]]{0,20}'
 
-export interface QueuedCandidate {
+/** A queued item; its causes (shared-work.ts) say whose request it is. */
+export interface QueuedCandidate extends ExportedCauses {
   id: number
   /** Decoded item names of the task, from its URL (e.g. ['team', 'deploy']). */
   job: string[]
   parameters: ExportedParameter[]
 }
 
-export interface BuildCandidate {
+export interface BuildCandidate extends ExportedCauses {
   number: number
   queueId?: number
   parameters: ExportedParameter[]
-  /** userId of every UserIdCause (null for anonymous); undefined when none was exported. */
-  userIds?: Array<string | null>
 }
 
 /** What the reconciliation needs to read from Jenkins. */
@@ -133,11 +134,6 @@ export function sameParameters(
   return true
 }
 
-export function sameJob(a: readonly string[], b: readonly string[]): boolean {
-  // Jenkins looks items up case-insensitively (jenkins-api.md 3.8).
-  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
-}
-
 export function causedBy(candidate: BuildCandidate, user: string | undefined): boolean {
   if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
     return true
@@ -145,7 +141,10 @@ export function causedBy(candidate: BuildCandidate, user: string | undefined): b
   return candidate.userIds.some(id => id !== null && id.toLowerCase() === user.toLowerCase())
 }
 
-/** One look: a queued item first (the usual case), then builds started since the trigger. */
+/**
+ * One look: a queued item first (the usual case), then builds started since the trigger.
+ * @internal
+ */
 export async function findTriggered(
   reader: ReconcileReader,
   expectation: TriggerExpectation

@@ -22,7 +22,10 @@
 /** The `tree` that makes a build GET export its causes (one entry per cause). */
 export const CAUSES_TREE = 'actions[causes[shortDescription]]'
 
-/** Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported. */
+/**
+ * Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported.
+ * @internal
+ */
 export function causeCount(actions: unknown): number | undefined {
   if (!Array.isArray(actions)) return undefined
   let count: number | undefined
@@ -39,5 +42,40 @@ export function causeCount(actions: unknown): number | undefined {
  * step listed the same job twice with the same parameters).
  */
 export function isShared(actions: unknown, own = 1): boolean {
-  return (causeCount(actions) ?? 0) > Math.max(1, own)
+  return sharedBeyond(causeCount(actions) ?? 0, own)
+}
+
+/** The rule itself: `count` exported causes stand for more requests than `own`. */
+function sharedBeyond(count: number, own: number): boolean {
+  return count > Math.max(1, own)
+}
+
+/**
+ * The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause).
+ * @internal
+ */
+export const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause'
+
+/** An item's or build's causes as decoded where they arrive: each exported cause's `_class`, and the UserIdCauses' userIds. */
+export interface ExportedCauses {
+  causes?: readonly string[]
+  userIds?: ReadonlyArray<string | null>
+}
+
+/**
+ * True only when the work is one request of `user`'s and nothing else: one
+ * exported cause (the shared-work rule above, for one request of ours), a
+ * UserIdCause of that user. Work found by its shape rather than by the id
+ * Jenkins gave us (a lost answer) may be cancelled or stopped only then:
+ * another user's request, or a timer's that ours was folded into, has the
+ * same shape. Without a user (anonymous, a job token) nothing is ours alone.
+ */
+export function isOwnAlone(found: ExportedCauses, user: string | undefined): boolean {
+  const causes = found.causes ?? []
+  if (user === undefined || causes.length === 0 || sharedBeyond(causes.length, 1)) return false
+  const id = found.userIds?.length === 1 ? found.userIds[0] : undefined
+  // Jenkins' default IdStrategy compares user ids case-insensitively (as reconcile.ts' causedBy).
+  return (
+    causes[0] === USER_ID_CAUSE && typeof id === 'string' && id.toLowerCase() === user.toLowerCase()
+  )
 }

@@ -1,7 +1,9 @@
+import { cut } from '../../util/shorten.js'
+import { shortName } from '../../util/names.js'
 import { Interrupted, JenkinsError } from '../transport/errors.js'
 import { countOf, isBuildNumber, isCount } from '../model/counts.js'
 import type { HttpResponse } from '../transport/http.js'
-import { fullName, jobUrl } from '../model/job-path.js'
+import { fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import {
   RECENT_BUILDS_TREE,
   SETTLE_MS,
@@ -15,7 +17,7 @@ import {
   type TriggerExpectation
 } from './reconcile.js'
 import type { UploadBody } from '../transport/multipart.js'
-import { parametersOf, userIdsOf } from '../reads/decode.js'
+import { causeClassesOf, parametersOf, userIdsOf } from '../reads/decode.js'
 import { getQueue } from '../reads/reads.js'
 import type { Requester } from '../transport/requester.js'
 import { errorForResponse, type ErrorContext } from '../transport/responses.js'
@@ -27,6 +29,7 @@ import type {
   TriggerResult
 } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
+import { errorText } from '../../util/error-text.js'
 
 /** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
 const TRIGGER_SENDS = 4
@@ -69,14 +72,13 @@ export async function trigger(
   options: TriggerOptions = {}
 ): Promise<TriggerResult> {
   const name = fullName(job)
-  checkBuildable(http, info, name)
-  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
-  const unknownParameters = Object.keys(params).filter(key => !defined.has(key))
+  checkBuildable(http, info, name, params)
+  const undefinedNames = unknownParameters(info, params)
   const parameterized = info.parameterDefinitions.length > 0
   const form = new URLSearchParams()
   if (parameterized) {
     for (const [key, value] of Object.entries(params)) {
-      if (!defined.has(key)) continue
+      if (undefinedNames.includes(key)) continue
       // Multi-value parameters are repeated fields.
       for (const item of typeof value === 'string' ? [value] : value) form.append(key, item)
     }
@@ -133,9 +135,9 @@ export async function trigger(
         queueId: outcome.queueId,
         // Reverse proxies rewrite hosts, and the Location follows the request's
         // own host (jenkins-api.md 3.1): rebuild it on our base.
-        queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+        queueUrl: queueItemUrl(http.baseUrl, outcome.queueId),
         merged: outcome.merged,
-        unknownParameters
+        unknownParameters: undefinedNames
       }
     }
     // The answer was lost: look for what Jenkins did before sending again
@@ -161,7 +163,7 @@ export async function trigger(
       })
     } catch (error) {
       if (error instanceof Interrupted) throw interrupted(error)
-      http.logger.debug(`Could not look for the lost trigger: ${(error as Error).message}`)
+      http.logger.debug(`Could not look for the lost trigger: ${errorText(error)}`)
       throw unknown('and Jenkins could not be asked what it did')
     }
     if (adopted) {
@@ -172,9 +174,9 @@ export async function trigger(
       )
       return {
         queueId: adopted.queueId,
-        queueUrl: `${http.baseUrl}/queue/item/${adopted.queueId}/`,
+        queueUrl: queueItemUrl(http.baseUrl, adopted.queueId),
         merged: false,
-        unknownParameters,
+        unknownParameters: undefinedNames,
         adopted: adopted.from
       }
     }
@@ -187,12 +189,53 @@ export async function trigger(
   }
 }
 
-/** Refuses what cannot be built before anything is sent: a folder, a disabled job. */
-export function checkBuildable(http: Requester, info: JobInfo, name: string): void {
+/** Names in `params` the job does not define: Jenkins drops them silently. */
+export function unknownParameters(info: JobInfo, params: BuildParameters): string[] {
+  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
+  return Object.keys(params).filter(key => !defined.has(key))
+}
+
+/**
+ * Refuses what cannot be built before anything is sent: a folder, a
+ * disabled job, a value a choice parameter does not list (`params`).
+ */
+export function checkBuildable(
+  http: Requester,
+  info: JobInfo,
+  name: string,
+  params: BuildParameters = {}
+): void {
   // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
   if (info.isFolder) throw notAJob(info, name, http.baseUrl)
   if (info.disabled === true || info.buildable === false) {
     throw new JenkinsError('conflict', disabledMessage(http, name))
+  }
+  checkChoices(info, name, params)
+}
+
+/** Choices named in a refusal; a job may list hundreds. */
+const MAX_CHOICES_SHOWN = 20
+
+/**
+ * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
+ * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
+ * jenkins-api.md 3.2); the job read holds the list, so the step says so
+ * first and sends nothing. Only core's choice parameter: plugins' choice
+ * parameters (Active Choices, Extended Choice) may accept other values.
+ */
+function checkChoices(info: JobInfo, name: string, params: BuildParameters): void {
+  for (const definition of info.parameterDefinitions) {
+    const value = params[definition.name]
+    if (typeof value !== 'string') continue
+    const choices = definition.choices
+    if (definition.type !== 'ChoiceParameterDefinition' || !choices?.length) continue
+    if (choices.includes(value)) continue
+    const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${shortName(choice)}'`)
+    const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : ''
+    throw new JenkinsError(
+      'bad-request',
+      `Parameter '${shortName(definition.name)}' of job '${name}' is '${shortName(value)}', which is not one of its choices: ${shown.join(', ')}${more}. Nothing was triggered.`
+    )
   }
 }
 
@@ -255,6 +298,16 @@ export async function triggerOnce(
     throw error
   }
   const { response, body } = answer
+  // Jenkins' own 500 is its answer: it refused the request (a parameter
+  // value it does not accept), and a second send would be refused again.
+  const refusal = response.status === 500 ? jenkinsRefusal(response, body) : undefined
+  if (refusal) {
+    throw new JenkinsError(
+      'bad-request',
+      `Jenkins at ${http.baseUrl} refused to trigger job '${name}' (500): ${refusal}.`,
+      500
+    )
+  }
   if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
     // A proxy's error says nothing of whether Jenkins got the POST.
     return {
@@ -284,7 +337,13 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
   const name = fullName(job)
   return {
     queue: async (): Promise<QueuedCandidate[]> =>
-      (await getQueue(http)).map(({ id, job, parameters }) => ({ id, job, parameters })),
+      (await getQueue(http)).map(({ id, job, parameters, causes, userIds }) => ({
+        id,
+        job,
+        parameters,
+        causes,
+        ...(userIds ? { userIds } : {})
+      })),
     builds: async () => {
       const data = await http.getJson<{ builds?: unknown }>(
         'builds',
@@ -300,6 +359,7 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
           parameters: parametersOf(build.actions)
         }
         if (isCount(build.queueId)) candidate.queueId = build.queueId
+        candidate.causes = causeClassesOf(build.actions)
         const userIds = userIdsOf(build.actions)
         if (userIds) candidate.userIds = userIds
         builds.push(candidate)
@@ -335,6 +395,46 @@ function queueIdOf(response: HttpResponse): number | undefined {
  */
 function fromJenkins(response: HttpResponse): boolean {
   return response.header('x-jenkins') !== undefined
+}
+
+/** The exception a parameter definition throws for a value it refuses, as a stack trace shows it. */
+const REFUSAL = /\bIllegalArgumentException: ([^\r\n<]+)/
+/** Jenkins' error page (core jenkins/model/Jenkins/oops.jelly) and the id its log files the exception under. */
+const OOPS_PAGE = /A problem occurred while processing the request/
+const LOGGING_ID = /Logging ID=([0-9a-fA-F-]{1,64})/
+/** Characters of Jenkins' reason quoted. */
+const REASON_CHARS = 300
+
+/**
+ * Why Jenkins refused a request with its own 500, or undefined when the
+ * 500 is not Jenkins' (a proxy's, which may hide a POST that reached Jenkins:
+ * reconciled as a lost answer). Jenkins' is told by its headers (X-Jenkins,
+ * which a proxy may strip) or by its body: its error page, or the
+ * IllegalArgumentException a parameter definition throws ("Illegal choice
+ * for parameter ENV: qa", jenkins-api.md 3.2), which no proxy writes. The
+ * page quotes the exception only when Jenkins shows stack traces
+ * (-Djenkins.model.Jenkins.SHOW_STACK_TRACE=true, or before 2.x); else its
+ * Logging ID is what leads to the reason in Jenkins' log.
+ */
+function jenkinsRefusal(response: HttpResponse, body: string): string | undefined {
+  const text = decodeHtml(body)
+  const reason = REFUSAL.exec(text)?.[1]?.trim()
+  if (reason) return cut(reason, REASON_CHARS)
+  if (!fromJenkins(response) && !OOPS_PAGE.test(text)) return undefined
+  const id = LOGGING_ID.exec(text)?.[1]
+  return `its error page gives no reason${id ? `; its log has it under Logging ID ${id}` : ''} (a parameter value it does not accept, such as a choice not in the list, is the usual one)`
+}
+
+/** The text of an HTML page's character references, for a reason quoted from it. */
+function decodeHtml(text: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
+  return text.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (match, ref: string) => {
+    if (ref.startsWith('#')) {
+      const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : Number(ref.slice(1))
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : match
+    }
+    return named[ref] ?? match
+  })
 }
 
 function safePath(location: string, base: string): string {

@@ -9,7 +9,10 @@
  * - queued a build with every parameter at its default and no file (the
  *   body broke off and Stapler swallowed the parse failure): found alone,
  *   it is cancelled, or stopped if it already started, and the step fails
- *   saying so;
+ *   saying so. Only when it is ours alone (shared-work.ts isOwnAlone: one
+ *   cause, a UserIdCause of our user): a timer's request and another
+ *   user's have that shape too, and ours may have been folded into one of
+ *   them. Anything else is named and left alone;
  * - queued nothing (the File Parameters plugin rethrows a parse failure it
  *   sees first: a 500, no build; or the request never reached the job).
  * Where a shape matches more than one item (someone else queued the same
@@ -18,18 +21,19 @@
  */
 import { cancelQueueItem, stopBuild } from './actions.js'
 import { JenkinsError } from '../transport/errors.js'
-import { buildUrl, jobUrl } from '../model/job-path.js'
+import { isOwnAlone, type ExportedCauses } from './shared-work.js'
+import { buildUrl, jobUrl, queueItemUrl, sameJob } from '../model/job-path.js'
 import {
   SETTLE_MS,
   SLOW_SETTLE_MS,
   causedBy,
-  sameJob,
   sameParameters,
   type TriggerExpectation
 } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { reconcileReader, type LostAnswer } from './trigger.js'
 import type { JobPath, TriggerResult } from '../model/types.js'
+import { errorText } from '../../util/error-text.js'
 
 export interface LostUpload {
   name: string
@@ -46,6 +50,8 @@ export interface LostUpload {
 interface Found {
   queueId?: number
   buildNumber?: number
+  /** What it was found with, for the shared-work rule. */
+  causes: ExportedCauses
 }
 
 /** Follows the whole upload when it alone is found; otherwise cleans up or names what it found, and throws. */
@@ -73,13 +79,13 @@ export async function recoverUpload(
     if (error instanceof JenkinsError && error.kind === 'aborted') throw error
     throw new JenkinsError(
       'network',
-      `${what}, and Jenkins could not be asked what it queued (${(error as Error).message}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`
+      `${what}, and Jenkins could not be asked what it queued (${errorText(error)}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`
     )
   }
   const describe = (found: Found): string =>
     found.buildNumber !== undefined
       ? `build #${found.buildNumber} (${buildUrl(http.baseUrl, upload.job, found.buildNumber)})`
-      : `queue item ${found.queueId} (${http.baseUrl}/queue/item/${found.queueId}/)`
+      : `queue item ${found.queueId} (${queueItemUrl(http.baseUrl, found.queueId)})`
   if (broken.length === 0 && complete.length === 1) {
     const found = complete[0] as Found
     if (found.queueId === undefined) {
@@ -93,7 +99,7 @@ export async function recoverUpload(
     )
     return {
       queueId: found.queueId,
-      queueUrl: `${http.baseUrl}/queue/item/${found.queueId}/`,
+      queueUrl: queueItemUrl(http.baseUrl, found.queueId),
       merged: false,
       adopted: found.buildNumber === undefined ? 'queue' : 'build'
     }
@@ -106,7 +112,14 @@ export async function recoverUpload(
   }
   if (broken.length === 1 && complete.length === 0) {
     const found = broken[0] as Found
-    const done = await removeBroken(http, upload.job, found)
+    const user = upload.broken.user
+    if (!isOwnAlone(found.causes, user)) {
+      throw new JenkinsError(
+        'network',
+        `${what}. Jenkins shows ${describe(found)} with every parameter at its default and no file, as the broken upload would have queued it, but ${notOurs(found.causes, user)}: it was left alone. Check it (it may run without the files); nothing was sent again.`
+      )
+    }
+    const done = await removeBroken(http, upload, found)
     throw new JenkinsError(
       'network',
       `${what}. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`
@@ -136,22 +149,33 @@ async function look2(
   const match = (expectation: TriggerExpectation): Found[] => {
     const found: Found[] = builds
       .filter(build => sameParameters(expectation.parameters, build.parameters))
-      .map(build => ({ queueId: build.queueId, buildNumber: build.number }))
+      .map(build => ({ queueId: build.queueId, buildNumber: build.number, causes: build }))
     for (const item of queue) {
       // An item that started between the two reads is already there as a build.
       if (!sameParameters(expectation.parameters, item.parameters)) continue
       if (found.some(f => f.queueId === item.id)) continue
-      found.push({ queueId: item.id })
+      found.push({ queueId: item.id, causes: item })
     }
     return found
   }
   return { complete: match(upload.complete), broken: match(upload.broken) }
 }
 
-/** Cancels a queued broken build, or stops a started one; says which. */
-async function removeBroken(http: Requester, job: JobPath, found: Found): Promise<string> {
+/** Why work of the broken shape is not ours to cancel or stop (our own words: no Jenkins text). */
+function notOurs(causes: ExportedCauses, user: string | undefined): string {
+  if (user === undefined) return 'this step has no user to tell its own requests by'
+  const count = causes.causes?.length ?? 0
+  if (count > 1) return `${count} requests share it (another was merged with this step's)`
+  if (count === 0) return 'Jenkins does not say whose request it is'
+  return `it is not a request of user '${user}'`
+}
+
+/** Cancels a queued broken build, or stops a started one (ours alone, as found); says which. */
+async function removeBroken(http: Requester, upload: LostUpload, found: Found): Promise<string> {
+  const { job } = upload
+  let number = found.buildNumber
   try {
-    if (found.buildNumber === undefined && found.queueId !== undefined) {
+    if (number === undefined && found.queueId !== undefined) {
       const outcome = await cancelQueueItem(http, found.queueId)
       if (outcome === 'cancelled') return 'cancelled it'
       // It left the queue: it started (or ended) as a build.
@@ -160,13 +184,17 @@ async function removeBroken(http: Requester, job: JobPath, found: Found): Promis
       )
       if (!build)
         return `it left the queue before it could be cancelled; check ${jobUrl(http.baseUrl, job)}`
-      found.buildNumber = build.number
+      // No compare-and-cancel in Jenkins: another request may have been folded in before it started.
+      if (!isOwnAlone(build, upload.broken.user)) {
+        return `it started as build #${build.number} (${buildUrl(http.baseUrl, job, build.number)}) before it could be cancelled, and ${notOurs(build, upload.broken.user)}: it was left running; check it`
+      }
+      number = build.number
     }
-    if (found.buildNumber === undefined) return 'could not tell which build it is'
-    await stopBuild(http, { job, number: found.buildNumber, url: '' }, 'stop')
-    return `stopped build #${found.buildNumber}`
+    if (number === undefined) return 'could not tell which build it is'
+    await stopBuild(http, { job, number, url: '' }, 'stop')
+    return `stopped build #${number}`
   } catch (error) {
     if (error instanceof JenkinsError && error.kind === 'aborted') throw error
-    return `could not cancel or stop it (${(error as Error).message}): stop it by hand`
+    return `could not cancel or stop it (${errorText(error)}): stop it by hand`
   }
 }

@@ -20,19 +20,20 @@
  * .equals is false for two uploads; the plugin's values keep Object.equals),
  * so a 303 is not expected; it is still read as Jenkins says it.
  */
+import { formatBytes } from '../../util/bytes.js'
 import { JenkinsError } from '../transport/errors.js'
-import { fullName, jobUrl } from '../model/job-path.js'
+import { fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import { multipartBody, type UploadBody } from '../transport/multipart.js'
 import { expectedParameters, type TriggerExpectation } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { recoverUpload } from './upload-recovery.js'
 import { Interrupted } from '../transport/errors.js'
-import { checkBuildable, disabledMessage, triggerOnce } from './trigger.js'
+import { checkBuildable, disabledMessage, triggerOnce, unknownParameters } from './trigger.js'
 import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
 import type { UploadFile } from '../transport/multipart.js'
 
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
-export const FILE_PARAMETER_TYPES: ReadonlySet<string> = new Set([
+const FILE_PARAMETER_TYPES: ReadonlySet<string> = new Set([
   'FileParameterDefinition',
   'Base64FileParameterDefinition',
   'StashedFileParameterDefinition'
@@ -42,32 +43,34 @@ export const FILE_PARAMETER_TYPES: ReadonlySet<string> = new Set([
 const UNSENDABLE = /["\r\n]/
 
 /** The job's file parameters, by name. */
-export function fileParameters(info: JobInfo): string[] {
+function fileParameters(info: JobInfo): string[] {
   return info.parameterDefinitions
     .filter(definition => FILE_PARAMETER_TYPES.has(definition.type ?? ''))
     .map(definition => definition.name)
 }
 
 /** Refuses files the job has no file parameter for, naming the ones it has; nothing is sent before. */
-export function checkUploads(info: JobInfo, name: string, files: readonly UploadFile[]): void {
+function checkUploads(info: JobInfo, name: string, files: readonly UploadFile[]): void {
   const accepted = fileParameters(info)
   const wrong = files.filter(file => !accepted.includes(file.name))
   if (wrong.length === 0) return
   const has =
     accepted.length === 0
-      ? 'it has no file parameter (a File Parameter, or base64File/stashedFile from the File Parameters plugin)'
-      : `its file parameters are ${accepted.join(', ')}`
+      ? 'It has no file parameter (a File Parameter, or base64File/stashedFile from the File Parameters plugin)'
+      : `Its file parameters are ${accepted.join(', ')}`
   const what = wrong
     .map(file => {
       const definition = info.parameterDefinitions.find(d => d.name === file.name)
       return definition
-        ? `${file.name} is a ${definition.type ?? 'parameter'}, not a file parameter`
-        : `${file.name} is not a parameter of it`
+        ? `${file.name} is a ${(definition.type ?? '').replace(/ParameterDefinition$/, '') || 'plain'} parameter, not a file parameter`
+        : `${file.name} is not a parameter of the job`
     })
     .join('; ')
+  const given =
+    wrong.length === 1 ? 'a file for a parameter that takes' : 'files for parameters that take'
   throw new JenkinsError(
     'bad-request',
-    `Input 'files' names parameters job '${name}' does not take a file in: ${what}; ${has}. Nothing was triggered.`
+    `Input 'files' gives job '${name}' ${given} none: ${what}. ${has}. Nothing was triggered.`
   )
 }
 
@@ -87,14 +90,13 @@ export async function triggerUpload(
   options: UploadTriggerOptions = {}
 ): Promise<TriggerResult> {
   const name = fullName(job)
-  checkBuildable(http, info, name)
+  checkBuildable(http, info, name, params)
   checkUploads(info, name, files)
-  const defined = new Set(info.parameterDefinitions.map(definition => definition.name))
-  const unknownParameters = Object.keys(params).filter(key => !defined.has(key))
+  const undefinedNames = unknownParameters(info, params)
   const fields: Array<[string, string]> = []
   const uploaded = new Set(files.map(file => file.name))
   for (const [key, value] of Object.entries(params)) {
-    if (!defined.has(key) || uploaded.has(key)) continue
+    if (undefinedNames.includes(key) || uploaded.has(key)) continue
     // Stapler keeps the last part of a name: several values go as one, comma-joined.
     fields.push([key, typeof value === 'string' ? value : value.join(',')])
   }
@@ -128,7 +130,7 @@ export async function triggerUpload(
     }
   }
   http.logger.info(
-    `Uploading ${files.map(file => `${file.name} (${file.fileName}, ${bytes(file.size)})`).join(', ')} to '${name}': ${bytes(body.length)} in all.`
+    `Uploading ${files.map(file => `${file.name} (${file.fileName}, ${formatBytes(file.size)})`).join(', ')} to '${name}': ${formatBytes(body.length)} in all.`
   )
   const url = `${jobUrl(http.baseUrl, job)}buildWithParameters?delay=0sec`
   const context = http.context(`the trigger of job '${name}'`, {
@@ -160,7 +162,7 @@ export async function triggerUpload(
     if (error instanceof Interrupted && error.sent) {
       // A cancel mid-upload: the abort path looks for what this request queued.
       throw new Interrupted(
-        `${error.message} (the upload to '${name}' was cut at ${bytes(sent)} of ${bytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
+        `${error.message} (the upload to '${name}' was cut at ${formatBytes(sent)} of ${formatBytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
         true,
         expectation(),
         error.lastFailure
@@ -171,35 +173,23 @@ export async function triggerUpload(
   if ('queueId' in outcome) {
     const seconds = Math.max(0.001, (Date.now() - started) / 1000)
     http.logger.info(
-      `Uploaded ${bytes(body.fileBytes)} of files in ${seconds.toFixed(1)} s (${bytes(body.length / seconds)}/s).`
+      `Uploaded ${formatBytes(body.fileBytes)} of files in ${seconds.toFixed(1)} s (${formatBytes(body.length / seconds)}/s).`
     )
     return {
       queueId: outcome.queueId,
-      queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+      queueUrl: queueItemUrl(http.baseUrl, outcome.queueId),
       merged: outcome.merged,
-      unknownParameters
+      unknownParameters: undefinedNames
     }
   }
   const found = await recoverUpload(http, {
     name,
     job,
     lost: outcome.lost,
-    cut: finished ? undefined : `${bytes(sent)} of ${bytes(body.length)} sent`,
+    cut: finished ? undefined : `${formatBytes(sent)} of ${formatBytes(body.length)} sent`,
     complete: { ...base, parameters: complete },
     broken: { ...base, parameters: broken },
     settleMs: options.settleMs
   })
-  return { ...found, unknownParameters }
-}
-
-/** A byte count for the log: B, KiB, MiB or GiB. */
-export function bytes(count: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB']
-  let value = count
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${units[unit]}`
+  return { ...found, unknownParameters: undefinedNames }
 }

@@ -1,0 +1,538 @@
+import nock from 'nock'
+import { describe, expect, it } from 'vitest'
+import {
+  causeClassesOf,
+  jobNamesFromUrl,
+  parametersOf,
+  userIdsOf
+} from '../../../src/jenkins/reads/decode.js'
+import {
+  causedBy,
+  expectedParameters,
+  findTriggered,
+  reconcile,
+  sameParameters,
+  type BuildCandidate,
+  type QueuedCandidate,
+  type ReconcileReader,
+  type TriggerExpectation
+} from '../../../src/jenkins/trigger/reconcile.js'
+import { sameJob } from '../../../src/jenkins/model/job-path.js'
+import type { JobInfo } from '../../../src/jenkins/model/types.js'
+import { BASE, JENKINS_404, ORIGIN, USER, makeClient, netError, useNock } from '../helpers.js'
+
+/**
+ * The reconciliation's decisions where answers compete: several matching
+ * candidates (which one is ours), near misses (a prefix of our job, a value
+ * Jenkins does not export, a boolean `false`), and odd data. The trigger
+ * tests in reconcile.test.ts offer one match at a time; these decide
+ * between them.
+ */
+
+useNock()
+
+/** An in-memory reader that counts what the look asked for. */
+function reader(queue: QueuedCandidate[], builds: BuildCandidate[] = []) {
+  const calls = { queue: 0, builds: 0 }
+  const r: ReconcileReader = {
+    queue: async () => (calls.queue++, queue.map(item => ({ ...item }))),
+    builds: async () => (calls.builds++, builds.map(build => ({ ...build })))
+  }
+  return { reader: r, calls }
+}
+
+const ENV_PROD = [
+  { name: 'ENV', value: 'prod' },
+  { name: 'DRY', value: false }
+]
+const ENV_DEV = [
+  { name: 'ENV', value: 'dev' },
+  { name: 'DRY', value: false }
+]
+
+const ours: TriggerExpectation = {
+  job: ['team', 'deploy'],
+  parameters: new Map([
+    ['ENV', 'prod'],
+    ['DRY', 'false']
+  ]),
+  user: 'alice',
+  firstBuildNumber: 10
+}
+
+describe('findTriggered: which of several candidates is ours', () => {
+  it('adopts the oldest matching queue item, whatever order the queue lists them in', async () => {
+    const { reader: r, calls } = reader([
+      { id: 44, job: ['team', 'deploy'], parameters: ENV_PROD },
+      { id: 41, job: ['team', 'deploy'], parameters: ENV_DEV },
+      { id: 42, job: ['team', 'deploy'], parameters: ENV_PROD },
+      { id: 43, job: ['team', 'deploy'], parameters: ENV_PROD }
+    ])
+    expect(await findTriggered(r, ours)).toEqual({ queueId: 42, from: 'queue' })
+    // A queued item decides: the builds are not read.
+    expect(calls).toEqual({ queue: 1, builds: 0 })
+  })
+
+  it('adopts the lowest matching build from nextBuildNumber on, Jenkins listing the newest first', async () => {
+    const { reader: r } = reader(
+      [],
+      [
+        { number: 14, queueId: 74, parameters: ENV_PROD, userIds: ['alice'] },
+        { number: 13, queueId: 73, parameters: ENV_PROD, userIds: ['alice'] },
+        { number: 12, queueId: 72, parameters: ENV_DEV, userIds: ['alice'] },
+        { number: 11, queueId: 71, parameters: ENV_PROD, userIds: ['alice'] },
+        { number: 9, queueId: 69, parameters: ENV_PROD, userIds: ['alice'] }
+      ]
+    )
+    expect(await findTriggered(r, ours)).toEqual({ queueId: 71, from: 'build', buildNumber: 11 })
+  })
+
+  it('counts a build numbered nextBuildNumber itself, and none below it', async () => {
+    const at = reader(
+      [],
+      [
+        { number: 10, queueId: 70, parameters: ENV_PROD, userIds: ['alice'] },
+        { number: 9, queueId: 69, parameters: ENV_PROD, userIds: ['alice'] }
+      ]
+    )
+    expect(await findTriggered(at.reader, ours)).toEqual({
+      queueId: 70,
+      from: 'build',
+      buildNumber: 10
+    })
+    const below = reader([], [{ number: 9, queueId: 69, parameters: ENV_PROD, userIds: ['alice'] }])
+    expect(await findTriggered(below.reader, ours)).toBeUndefined()
+  })
+
+  it('passes over a build without a queueId (Jenkins before 1.601) for a later one that has it', async () => {
+    const { reader: r } = reader(
+      [],
+      [
+        { number: 11, queueId: 71, parameters: ENV_PROD, userIds: ['alice'] },
+        { number: 10, parameters: ENV_PROD, userIds: ['alice'] }
+      ]
+    )
+    expect(await findTriggered(r, ours)).toEqual({ queueId: 71, from: 'build', buildNumber: 11 })
+    const only = reader([], [{ number: 10, parameters: ENV_PROD, userIds: ['alice'] }])
+    expect(await findTriggered(only.reader, ours)).toBeUndefined()
+  })
+
+  it("passes over another user's build with our parameters for ours", async () => {
+    const { reader: r } = reader(
+      [],
+      [
+        { number: 11, queueId: 71, parameters: ENV_PROD, userIds: ['ALICE'] },
+        { number: 10, queueId: 70, parameters: ENV_PROD, userIds: ['mallory'] }
+      ]
+    )
+    expect(await findTriggered(r, ours)).toEqual({ queueId: 71, from: 'build', buildNumber: 11 })
+  })
+
+  it('reads no builds without nextBuildNumber (no floor), and finds nothing', async () => {
+    const { firstBuildNumber: _floor, ...noFloor } = ours
+    void _floor
+    const { reader: r, calls } = reader(
+      [{ id: 40, job: ['team', 'deploy'], parameters: ENV_DEV }],
+      [{ number: 11, queueId: 71, parameters: ENV_PROD, userIds: ['alice'] }]
+    )
+    expect(await findTriggered(r, noFloor)).toBeUndefined()
+    expect(calls).toEqual({ queue: 1, builds: 0 })
+  })
+
+  it("never adopts a queued item of a job whose path is a prefix of ours (a multibranch project's scan)", async () => {
+    const branch: TriggerExpectation = {
+      job: ['mb', 'main'],
+      parameters: new Map(),
+      user: 'alice',
+      firstBuildNumber: 3
+    }
+    const { reader: r } = reader([
+      // The project's scan: no parameters, like our branch job's build.
+      { id: 50, job: ['mb'], parameters: [] },
+      { id: 51, job: ['mb', 'main', 'extra'], parameters: [] },
+      { id: 52, job: ['MB', 'Main'], parameters: [] }
+    ])
+    expect(await findTriggered(r, branch)).toEqual({ queueId: 52, from: 'queue' })
+    const scanOnly = reader([{ id: 50, job: ['mb'], parameters: [] }])
+    expect(await findTriggered(scanOnly.reader, branch)).toBeUndefined()
+  })
+})
+
+describe('reconcile: one look, the settle period, one more', () => {
+  const quiet = { debug: () => undefined, info: () => undefined, warning: () => undefined }
+
+  it('returns the first look at once, without waiting', async () => {
+    const slept: number[] = []
+    const { reader: r, calls } = reader([{ id: 42, job: ['team', 'deploy'], parameters: ENV_PROD }])
+    const found = await reconcile(r, ours, {
+      settleMs: 1500,
+      sleep: async ms => void slept.push(ms),
+      logger: quiet
+    })
+    expect(found).toEqual({ queueId: 42, from: 'queue' })
+    expect(slept).toEqual([])
+    expect(calls.queue).toBe(1)
+  })
+
+  it('waits the settle period once and looks again', async () => {
+    const slept: number[] = []
+    const queue: QueuedCandidate[] = []
+    const r: ReconcileReader = {
+      queue: async () => [...queue],
+      builds: async () => []
+    }
+    const found = await reconcile(r, ours, {
+      settleMs: 4000,
+      sleep: async ms => {
+        slept.push(ms)
+        queue.push({ id: 43, job: ['team', 'deploy'], parameters: ENV_PROD })
+      },
+      logger: quiet
+    })
+    expect(found).toEqual({ queueId: 43, from: 'queue' })
+    expect(slept).toEqual([4000])
+  })
+})
+
+describe('sameJob', () => {
+  it.each<[string[], string[], boolean]>([
+    [['team', 'deploy'], ['team', 'deploy'], true],
+    [['Team', 'DEPLOY'], ['team', 'deploy'], true],
+    [['mb'], ['mb', 'main'], false],
+    [['mb', 'main'], ['mb'], false],
+    [[], ['mb'], false],
+    [['team', 'deploy'], ['team', 'deploy2'], false],
+    [['other', 'deploy'], ['team', 'deploy'], false]
+  ])('%j and %j: %s', (a, b, same) => {
+    expect(sameJob(a, b)).toBe(same)
+  })
+})
+
+describe('causedBy', () => {
+  const build = (userIds?: Array<string | null>): BuildCandidate => ({
+    number: 1,
+    parameters: [],
+    ...(userIds ? { userIds } : {})
+  })
+
+  it.each<[Array<string | null> | undefined, string | undefined, boolean]>([
+    [['alice'], 'alice', true],
+    [['Alice'], 'aLICE', true],
+    [['mallory'], 'alice', false],
+    [['mallory', 'alice'], 'alice', true],
+    // An anonymous cause is no one's: not ours when we have a user.
+    [[null], 'alice', false],
+    [[null, 'alice'], 'alice', true],
+    // Nothing to tell by: no user of ours, no cause exported, or an empty list.
+    [['mallory'], undefined, true],
+    [undefined, 'alice', true],
+    [[], 'alice', true]
+  ])('userIds %j, user %s: %s', (userIds, user, mine) => {
+    expect(causedBy(build(userIds), user)).toBe(mine)
+  })
+})
+
+describe('expectedParameters: what Jenkins will store', () => {
+  it('normalises a boolean as Boolean.parseBoolean does: only "true", in any case, is true', () => {
+    const definitions = [
+      { name: 'A', type: 'BooleanParameterDefinition', defaultValue: true },
+      { name: 'B', type: 'BooleanParameterDefinition', defaultValue: true },
+      { name: 'C', type: 'BooleanParameterDefinition', defaultValue: false },
+      { name: 'D', type: 'BooleanParameterDefinition', defaultValue: false },
+      { name: 'E', type: 'BooleanParameterDefinition', defaultValue: true }
+    ]
+    const expected = expectedParameters(definitions, {
+      A: 'false',
+      B: 'yes',
+      C: 'True',
+      D: 'FALSE'
+    })
+    expect([...expected]).toEqual([
+      ['A', 'false'],
+      ['B', 'false'],
+      ['C', 'true'],
+      ['D', 'false'],
+      ['E', 'true']
+    ])
+  })
+
+  it('keeps a string value as given, however it reads as a boolean', () => {
+    const expected = expectedParameters(
+      [{ name: 'S', type: 'StringParameterDefinition', defaultValue: 'x' }],
+      { S: 'FALSE' }
+    )
+    expect([...expected]).toEqual([['S', 'FALSE']])
+  })
+
+  it('joins a multi-value parameter with commas, and reads numbers and booleans as text', () => {
+    const expected = expectedParameters(
+      [
+        { name: 'M', type: 'ExtendedChoiceParameterDefinition' },
+        { name: 'N', type: 'StringParameterDefinition', defaultValue: 3 },
+        { name: 'F', type: 'BooleanParameterDefinition', defaultValue: false },
+        { name: 'O', type: 'StringParameterDefinition', defaultValue: { nested: 'x' } },
+        { name: 'Z', type: 'StringParameterDefinition', defaultValue: null }
+      ],
+      { M: ['a', 'b'] }
+    )
+    expect([...expected]).toEqual([
+      ['M', 'a,b'],
+      ['N', '3'],
+      ['F', 'false'],
+      ['O', undefined],
+      ['Z', undefined]
+    ])
+  })
+
+  it('fills a choice without default with its first choice, and nothing when it has none', () => {
+    const expected = expectedParameters(
+      [
+        { name: 'C', type: 'ChoiceParameterDefinition', choices: ['dev', 'prod'] },
+        { name: 'D', type: 'ChoiceParameterDefinition', defaultValue: 'prod', choices: ['dev'] },
+        { name: 'E', type: 'ChoiceParameterDefinition', choices: [] },
+        { name: 'S', type: 'StringParameterDefinition', choices: ['not', 'a', 'choice'] }
+      ],
+      {}
+    )
+    expect([...expected]).toEqual([
+      ['C', 'dev'],
+      ['D', 'prod'],
+      ['E', undefined],
+      ['S', undefined]
+    ])
+  })
+
+  it('never expects a password value, given or defaulted: Jenkins does not export it', () => {
+    const expected = expectedParameters(
+      [
+        { name: 'P', type: 'PasswordParameterDefinition', defaultValue: 'dflt' },
+        { name: 'Q', type: 'PasswordParameterDefinition' }
+      ],
+      { Q: 'hunter2' }
+    )
+    expect([...expected]).toEqual([
+      ['P', undefined],
+      ['Q', undefined]
+    ])
+  })
+
+  it("reads only the parameters' own names, not what every object inherits", () => {
+    const expected = expectedParameters(
+      [
+        { name: 'constructor', type: 'StringParameterDefinition', defaultValue: 'c' },
+        { name: 'toString', type: 'StringParameterDefinition' }
+      ],
+      {}
+    )
+    expect([...expected]).toEqual([
+      ['constructor', 'c'],
+      ['toString', undefined]
+    ])
+  })
+})
+
+describe('sameParameters', () => {
+  const expected = new Map<string, string | undefined>([
+    ['ENV', 'prod'],
+    ['COUNT', '3'],
+    ['DRY', 'false'],
+    ['SECRET', undefined]
+  ])
+
+  it('matches values as Jenkins exports them: numbers and booleans as text', () => {
+    expect(
+      sameParameters(expected, [
+        { name: 'ENV', value: 'prod' },
+        { name: 'COUNT', value: 3 },
+        { name: 'DRY', value: false },
+        { name: 'SECRET' }
+      ])
+    ).toBe(true)
+  })
+
+  it('lets a value we cannot know match anything, and only such a value', () => {
+    // A password we do not expect a value for: whatever Jenkins shows matches.
+    expect(
+      sameParameters(expected, [
+        { name: 'ENV', value: 'prod' },
+        { name: 'COUNT', value: 3 },
+        { name: 'DRY', value: false },
+        { name: 'SECRET', value: '********' }
+      ])
+    ).toBe(true)
+    // A value Jenkins exports as something that is not text (a file, a run): matches.
+    expect(
+      sameParameters(expected, [
+        { name: 'ENV', value: { file: 'x' } },
+        { name: 'COUNT', value: 3 },
+        { name: 'DRY', value: false },
+        { name: 'SECRET' }
+      ])
+    ).toBe(true)
+    expect(
+      sameParameters(expected, [
+        { name: 'ENV', value: 'prod' },
+        { name: 'COUNT', value: 3 },
+        { name: 'DRY' },
+        { name: 'SECRET' }
+      ])
+    ).toBe(true)
+    // Both known and different: not ours, whichever parameter it is.
+    for (const [name, value] of [
+      ['ENV', 'dev'],
+      ['COUNT', 4],
+      ['DRY', true],
+      ['DRY', 'true']
+    ] as const) {
+      const actual = [
+        { name: 'ENV', value: 'prod' },
+        { name: 'COUNT', value: 3 as unknown },
+        { name: 'DRY', value: false as unknown },
+        { name: 'SECRET' }
+      ].map(p => (p.name === name ? { name, value } : p))
+      expect(sameParameters(expected, actual)).toBe(false)
+    }
+  })
+
+  it('refuses a name given twice in place of another, and a name we do not expect', () => {
+    expect(
+      sameParameters(expected, [
+        { name: 'ENV', value: 'prod' },
+        { name: 'ENV', value: 'prod' },
+        { name: 'DRY', value: false },
+        { name: 'SECRET' }
+      ])
+    ).toBe(false)
+    expect(
+      sameParameters(expected, [
+        { name: 'ENV', value: 'prod' },
+        { name: 'COUNT', value: 3 },
+        { name: 'DRY', value: false },
+        { name: 'OTHER' }
+      ])
+    ).toBe(false)
+    expect(sameParameters(new Map(), [])).toBe(true)
+    expect(sameParameters(new Map(), [{ name: 'A', value: 'x' }])).toBe(false)
+  })
+})
+
+describe('reading the exported JSON', () => {
+  it('jobNamesFromUrl refuses what is not a job URL', () => {
+    expect(jobNamesFromUrl('http://h/job/a/')).toEqual(['a'])
+    expect(jobNamesFromUrl('/ci/job/a/job/b/')).toEqual(['a', 'b'])
+    expect(jobNamesFromUrl('http://h/job/a/ws/')).toBeUndefined()
+    expect(jobNamesFromUrl('http://h/job/')).toBeUndefined()
+    expect(jobNamesFromUrl('http://h/job/a/job/')).toBeUndefined()
+    expect(jobNamesFromUrl('http://h/job/%E0%A4%A/')).toBeUndefined()
+    expect(jobNamesFromUrl('http://[::1/job/a/')).toBeUndefined()
+  })
+
+  it('parametersOf keeps named parameters, with or without a value, from any action', () => {
+    expect(parametersOf(undefined)).toEqual([])
+    expect(parametersOf({ parameters: [{ name: 'A', value: '1' }] })).toEqual([])
+    expect(
+      parametersOf([
+        null,
+        {},
+        { parameters: 'no' },
+        {
+          parameters: [
+            null,
+            { value: 'nameless' },
+            { name: 7, value: 'x' },
+            { name: 'A', value: '1' },
+            { name: 'P' },
+            { name: 'N', value: null }
+          ]
+        },
+        { parameters: [{ name: 'B', value: false }] }
+      ])
+    ).toEqual([
+      { name: 'A', value: '1' },
+      { name: 'P' },
+      { name: 'N', value: null },
+      { name: 'B', value: false }
+    ])
+  })
+
+  it('userIdsOf keeps string and anonymous (null) ids, and nothing else', () => {
+    expect(userIdsOf(undefined)).toBeUndefined()
+    expect(userIdsOf({ causes: [{ userId: 'alice' }] })).toBeUndefined()
+    expect(
+      userIdsOf([{ causes: [{ _class: 'hudson.triggers.TimerTrigger$TimerTriggerCause' }] }])
+    ).toBeUndefined()
+    expect(
+      userIdsOf([
+        null,
+        { causes: 'no' },
+        {
+          causes: [
+            null,
+            { userId: 7 },
+            { userId: 'alice' },
+            { userId: null },
+            { shortDescription: 'Started by timer' }
+          ]
+        },
+        { causes: [{ userId: 'bob' }] }
+      ])
+    ).toEqual(['alice', null, 'bob'])
+  })
+
+  it("causeClassesOf lists every cause's class", () => {
+    expect(causeClassesOf(undefined)).toEqual([])
+    expect(causeClassesOf({ causes: [{ _class: 'A' }] })).toEqual([])
+    expect(
+      causeClassesOf([
+        null,
+        { causes: 'no' },
+        { causes: [null, { _class: 7 }, { _class: 'hudson.model.Cause$UserIdCause' }] },
+        { causes: [{ _class: 'hudson.triggers.TimerTrigger$TimerTriggerCause' }] }
+      ])
+    ).toEqual(['hudson.model.Cause$UserIdCause', 'hudson.triggers.TimerTrigger$TimerTriggerCause'])
+  })
+})
+
+describe('a lost trigger of a branch job, with its project being scanned', () => {
+  const JOB_PATH = '/jenkins/job/mb/job/main'
+  const info: JobInfo = {
+    name: 'main',
+    url: `${BASE}/job/mb/job/main/`,
+    isFolder: false,
+    nextBuildNumber: 3,
+    parameterDefinitions: []
+  }
+
+  it("sends again rather than adopt the scan's queue item", async () => {
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
+    const { client: c } = makeClient({ triggerSettleMs: 5 })
+    nock(ORIGIN).post(`${JOB_PATH}/build`).query(true).replyWithError(netError('ECONNRESET'))
+    const scan = {
+      _class: 'hudson.model.Queue$BuildableItem',
+      id: 60,
+      task: {
+        _class: 'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
+        name: 'mb',
+        url: `${BASE}/job/mb/`
+      },
+      actions: [{ _class: 'hudson.model.CauseAction', causes: [{ userId: USER }] }]
+    }
+    for (let look = 0; look < 2; look++) {
+      nock(ORIGIN)
+        .get('/jenkins/queue/api/json')
+        .query(true)
+        .reply(200, { _class: 'hudson.model.Queue', items: [scan] })
+      nock(ORIGIN).get(`${JOB_PATH}/api/json`).query(true).reply(200, { builds: [] })
+    }
+    nock(ORIGIN)
+      .post(`${JOB_PATH}/build`)
+      .query(true)
+      .reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/61/` })
+    const result = await c.trigger(info, ['mb', 'main'], {})
+    expect(result.queueId).toBe(61)
+    expect(result.adopted).toBeUndefined()
+    expect(c.requestCounts['trigger']).toBe(2)
+  })
+})

@@ -1,0 +1,220 @@
+import nock from 'nock'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { CommitStatusReporter, type StatusContext } from '../../src/outcome/commit-status.js'
+import type { Logger } from '../../src/util/logger.js'
+
+/**
+ * The reporter's decisions where answers compete: which target URLs are
+ * kept, which commit is the one under test, when a final state was set (the
+ * several-jobs path reads `finished` so that the end of a stopped run does
+ * not overwrite a build's final status with `error`), and what one 403
+ * does to reporters posting at the same moment.
+ */
+
+const TOKEN = 'ghs_choicesfixturetoken'
+const API = 'https://api.github.com'
+const SHA = 'push000000000000000000000000000000000000'
+
+function recorder() {
+  const lines: { level: string; message: string }[] = []
+  const logger: Logger = {
+    debug: message => void lines.push({ level: 'debug', message }),
+    info: message => void lines.push({ level: 'info', message }),
+    warning: message => void lines.push({ level: 'warning', message })
+  }
+  return {
+    logger,
+    lines,
+    warnings: () => lines.filter(l => l.level === 'warning').map(l => l.message)
+  }
+}
+
+function context(payload: StatusContext['payload'] = {}, sha = SHA): StatusContext {
+  return { eventName: 'push', sha, payload, repo: { owner: 'o', repo: 'r' } }
+}
+
+/** Records the bodies POSTed for `sha`, answering `reply`. */
+function statuses(sha: string, times: number, reply = 201) {
+  const bodies: unknown[] = []
+  const scope = nock(API)
+    .post(`/repos/o/r/statuses/${sha}`, body => (bodies.push(body), true))
+    .times(times)
+    .reply(reply, reply === 201 ? { id: 1 } : { message: 'Resource not accessible by integration' })
+  return { scope, bodies }
+}
+
+beforeAll(() => nock.disableNetConnect())
+afterAll(() => nock.enableNetConnect())
+afterEach(() => nock.cleanAll())
+
+describe('target URLs', () => {
+  it.each<[string | undefined, string | undefined]>([
+    ['https://ci.example.com/job/deploy/12/', 'https://ci.example.com/job/deploy/12/'],
+    ['http://127.0.0.1:8080/queue/item/3/', 'http://127.0.0.1:8080/queue/item/3/'],
+    ['HTTPS://CI.example.com/job/x/', 'HTTPS://CI.example.com/job/x/'],
+    ['ftp://ci.example.com/job/x/', undefined],
+    ['file:///etc/passwd', undefined],
+    ['not a url', undefined],
+    ['', undefined],
+    [undefined, undefined]
+  ])('%s is sent as %s', async (given, sent) => {
+    const { logger } = recorder()
+    const { scope, bodies } = statuses(SHA, 1)
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch },
+      context()
+    )
+    await reporter.pending('Queued', given)
+    expect(scope.isDone()).toBe(true)
+    expect(bodies).toEqual([
+      {
+        state: 'pending',
+        context: 'jenkins/x',
+        description: 'Queued',
+        ...(sent ? { target_url: sent } : {})
+      }
+    ])
+  })
+})
+
+describe('finished: whether a final state was set', () => {
+  it('is false until finish, whatever pending did, and true once finish was attempted', async () => {
+    const { logger } = recorder()
+    statuses(SHA, 2)
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch },
+      context()
+    )
+    expect(reporter.finished).toBe(false)
+    await reporter.pending('Queued')
+    expect(reporter.finished).toBe(false)
+    await reporter.finish('SUCCESS', 'Jenkins #1: SUCCESS')
+    expect(reporter.finished).toBe(true)
+  })
+
+  it('is true after a finish GitHub refused, so the end of the run does not post error over it', async () => {
+    const { logger } = recorder()
+    statuses(SHA, 1, 422)
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch },
+      context()
+    )
+    await reporter.finish('FAILURE', 'Jenkins #1: FAILURE')
+    expect(reporter.finished).toBe(true)
+  })
+
+  it('is true after a finish with statuses disabled (nothing sent)', async () => {
+    const { logger } = recorder()
+    const reporter = new CommitStatusReporter(
+      { token: '', context: 'jenkins/x', logger, fetch },
+      context()
+    )
+    expect(reporter.sha).toBeUndefined()
+    await reporter.finish('SUCCESS', 'ok')
+    expect(reporter.finished).toBe(true)
+  })
+})
+
+describe('the commit under test', () => {
+  it.each<[string, StatusContext['payload'], string]>([
+    ['a pull request: its head', { pull_request: { number: 1, head: { sha: 'head1' } } }, 'head1'],
+    [
+      'an empty head SHA: the event commit',
+      { pull_request: { number: 1, head: { sha: '' } } },
+      SHA
+    ],
+    [
+      'a head SHA that is no string: the event commit',
+      { pull_request: { number: 1, head: { sha: 7 } } },
+      SHA
+    ],
+    ['a pull request without head: the event commit', { pull_request: { number: 1 } }, SHA],
+    ['no pull request: the event commit', {}, SHA]
+  ])('%s', (_name, payload, sha) => {
+    const { logger } = recorder()
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch },
+      context(payload)
+    )
+    expect(reporter.sha).toBe(sha)
+  })
+
+  it('is none, with a warning, when the workflow context has no SHA', async () => {
+    const { logger, warnings } = recorder()
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch },
+      context({}, '')
+    )
+    expect(reporter.sha).toBeUndefined()
+    await reporter.pending('Queued')
+    expect(warnings()).toEqual([
+      "Commit status 'jenkins/x' is disabled: the workflow context has no commit SHA"
+    ])
+  })
+})
+
+describe('descriptions', () => {
+  it.each<[string, string]>([
+    ['  Jenkins\n\tbuild   #3 \r\n running  ', 'Jenkins build #3 running'],
+    ['x'.repeat(140), 'x'.repeat(140)],
+    ['x'.repeat(141), 'x'.repeat(139) + '…']
+  ])('%j is sent as %j', async (given, sent) => {
+    const { logger } = recorder()
+    const { bodies } = statuses(SHA, 1)
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch },
+      context()
+    )
+    await reporter.pending(given)
+    expect((bodies[0] as { description: string }).description).toBe(sent)
+  })
+})
+
+describe('a 403 seen by reporters posting at the same moment', () => {
+  it('warns once for all of them, and none of them posts again', async () => {
+    const { logger, warnings } = recorder()
+    const { scope } = statuses(SHA, 2, 403)
+    const gate = { closed: false }
+    const make = (name: string) =>
+      new CommitStatusReporter({ token: TOKEN, context: name, logger, fetch, gate }, context())
+    const [a, b] = [make('jenkins/a'), make('jenkins/b')]
+    await Promise.all([a.pending('Queued'), b.pending('Queued')])
+    expect(scope.isDone()).toBe(true)
+    expect(gate.closed).toBe(true)
+    expect(warnings()).toHaveLength(1)
+    await a.finish('SUCCESS', 'ok')
+    await b.finish('SUCCESS', 'ok')
+    expect(warnings()).toHaveLength(1)
+  })
+})
+
+describe('the transport, and the 403 warning', () => {
+  it('posts through the fetch it is given (the runner proxy-aware one in production)', async () => {
+    const { logger } = recorder()
+    statuses(SHA, 1)
+    const seen: string[] = []
+    const recording: typeof fetch = (input, init) => {
+      seen.push(`${init?.method ?? 'GET'} ${String(input)}`)
+      return fetch(input, init)
+    }
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch: recording },
+      context()
+    )
+    await reporter.pending('Queued')
+    expect(seen).toEqual([`POST ${API}/repos/o/r/statuses/${SHA}`])
+  })
+
+  it('names the repository and the first 12 characters of the commit in the 403 warning', async () => {
+    const { logger, warnings } = recorder()
+    statuses(SHA, 1, 403)
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch },
+      context()
+    )
+    await reporter.pending('Queued')
+    expect(warnings()).toEqual([
+      "Could not set commit status 'jenkins/x' on o/r@push00000000 (HTTP 403): the github-token needs the `statuses: write` permission (pull requests from forks only get a read-only token). The build itself is not affected. GitHub said: Resource not accessible by integration"
+    ])
+  })
+})
