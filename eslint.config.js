@@ -9,12 +9,14 @@ import tseslint from 'typescript-eslint'
  */
 const LAYERS = {
   util: [],
+  // The one interface the step writes to the runner through (StepIO).
+  runner: ['util'],
   jenkins: ['util'],
   inputs: ['util', 'jenkins'],
-  outcome: ['util', 'jenkins', 'inputs'],
-  follow: ['util', 'jenkins', 'inputs', 'outcome'],
-  step: ['util', 'jenkins', 'inputs', 'outcome', 'follow'],
-  multi: ['util', 'jenkins', 'inputs', 'outcome', 'follow', 'step'],
+  outcome: ['util', 'runner', 'jenkins', 'inputs'],
+  follow: ['util', 'runner', 'jenkins', 'inputs', 'outcome'],
+  step: ['util', 'runner', 'jenkins', 'inputs', 'outcome', 'follow'],
+  multi: ['util', 'runner', 'jenkins', 'inputs', 'outcome', 'follow', 'step'],
   // The command talks to the action through its bundle only.
   cli: ['util']
 }

@@ -75,6 +75,11 @@ describe('folder boundaries', () => {
       'src/util/ knows nothing of the runner'
     ],
     [
+      'src/runner/probe.ts',
+      "import { x } from '../jenkins/errors.js'",
+      'src/runner/ may import only util/'
+    ],
+    [
       'src/inputs/probe.ts',
       "import { x } from '../follow/follower.js'",
       'src/inputs/ may import only util/, jenkins/'

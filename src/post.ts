@@ -1,12 +1,11 @@
 import * as core from '@actions/core'
 import { abortRemote } from './follow/cancel.js'
 import { State } from './util/constants.js'
-import { coreLogger } from './step/core-logger.js'
+import { coreStepIO } from './step/step-io.js'
 import { budgetClient } from './step/create-client.js'
 import { getSettings } from './inputs/inputs.js'
 import { namedLogger } from './util/logger.js'
-import { savedTargets } from './multi/ledger.js'
-import { savedTarget } from './step/progress.js'
+import { savedTargets } from './step/remote-work.js'
 import { errorText } from './util/error-text.js'
 
 /** What the post step's requests and stop escalation may take, all told. */
@@ -31,7 +30,7 @@ export async function run(): Promise<void> {
   })
   try {
     if ((await Promise.race([postStep(), bound])) === 'gave up') {
-      core.warning(
+      coreStepIO.logger.warning(
         `Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`
       )
     }
@@ -41,56 +40,52 @@ export async function run(): Promise<void> {
 }
 
 async function postStep(): Promise<void> {
+  const log = coreStepIO.logger
   try {
     if (core.getState(State.Done) !== 'false') {
       const left = core.getState(State.LeftRunning)
       const ended = core.getState(State.Ended)
       const returned = core.getState(State.Returned)
       if (left) {
-        coreLogger.info(
+        log.info(
           `Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`
         )
       } else if (ended) {
-        coreLogger.info(`Post step: nothing to stop in Jenkins (${ended}).`)
+        log.info(`Post step: nothing to stop in Jenkins (${ended}).`)
       } else if (returned) {
-        coreLogger.info(
+        log.info(
           `Post step: nothing to stop; the main step returned without waiting, as asked: ${returned}.`
         )
       } else {
         // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
-        coreLogger.info(
-          'Post step: nothing to stop; the main step finished and left nothing for it.'
-        )
+        log.info('Post step: nothing to stop; the main step finished and left nothing for it.')
       }
       return
     }
     const settings = getSettings()
     if (!settings.abortOnCancel) {
-      coreLogger.info('Post step: left the Jenkins work running (abort-on-cancel: false).')
+      log.info('Post step: left the Jenkins work running (abort-on-cancel: false).')
       return
     }
     const until = Date.now() + POST_BUDGET_MS
     const api = budgetClient(settings, until)
-    if (settings.jobs) {
-      // Every build the several-jobs step started, at once, within the one budget.
-      const targets = savedTargets(core.getState(State.Builds), api)
-      const done = await Promise.all(
-        targets.map(async target => {
-          const logger = namedLogger(coreLogger, target.name)
-          return `${target.name}: ${await abortRemote(api, target, logger, undefined, until)}`
-        })
-      )
-      for (const line of done) coreLogger.info(`Post step: ${line}.`)
+    // Every build the main step started, at once, within the one budget.
+    const targets = savedTargets(core.getState(State.Builds), api)
+    if (targets.length === 0) {
+      log.info('Post step: nothing to stop; the main step had started no Jenkins work.')
       return
     }
-    const target = savedTarget(settings.job, api)
-    if (!target) {
-      coreLogger.info('Post step: nothing to stop; the main step had started no Jenkins work.')
-      return
-    }
-    const done = await abortRemote(api, target, coreLogger, undefined, until)
-    coreLogger.info(`Post step: ${done}.`)
+    // With `jobs`, each line names its job.
+    const named = settings.jobs !== undefined
+    const done = await Promise.all(
+      targets.map(async target => {
+        if (!named) return abortRemote(api, target, log, { until })
+        const said = await abortRemote(api, target, namedLogger(log, target.name), { until })
+        return `${target.name}: ${said}`
+      })
+    )
+    for (const line of done) log.info(`Post step: ${line}.`)
   } catch (error) {
-    core.warning(`Post step could not check the Jenkins build: ${errorText(error)}`)
+    coreStepIO.logger.warning(`Post step could not check the Jenkins build: ${errorText(error)}`)
   }
 }

@@ -20,7 +20,7 @@ import {
   type FaultEffect,
   type TestJenkins
 } from '../../test-server/index.js'
-import { ADMIN_TOKEN, auth, describeRun } from './helpers.js'
+import { ADMIN_TOKEN, auth, describeRun, savedWork } from './helpers.js'
 
 const NODE24 = node24()
 const AUTH64 = `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}`
@@ -71,7 +71,7 @@ async function signalWhileBuilding(
   const exitedAt = Date.now()
   figures.signalToExitMs.push(exitedAt - sentAt)
   // Tests run concurrently on the same jobs: find this run's own build.
-  const number = Number(r.state['buildNumber'])
+  const number = Number(savedWork(r.state).number)
   const build = jenkins.builds(job).find(b => b.number === number) as BuildState
   return { r, sentAt, build }
 }
@@ -192,7 +192,7 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
         { node: NODE24, killAfterMs: 45_000 }
       )
       expect(r.code, describeRun(r)).not.toBe(0)
-      const number = Number(r.state['buildNumber'])
+      const number = Number(savedWork(r.state).number)
       const build = jenkins.builds('long').find(b => b.number === number)
       expect(build?.result).toBe('ABORTED')
       // Every output the mode knew before the timeout is set.
@@ -231,7 +231,7 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
       expect(r.code, describeRun(r)).not.toBe(0)
       expect(r.signal, describeRun(r)).toBeNull()
       expect(ms, describeRun(r)).toBeLessThan(GENEROUS_MS)
-      const number = Number(r.state['buildNumber'])
+      const number = Number(savedWork(r.state).number)
       const build = jenkins.builds(job).find(b => b.number === number)
       const stops = jenkins.requests.filter(
         q => q.method === 'POST' && q.path === `/job/${job}/${number}/stop`
@@ -373,7 +373,7 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
     const r = await action.done
     figures.signalToExitMs.push(Date.now() - sentAt)
     expect(r.code, describeRun(r)).not.toBe(0)
-    const queueId = Number(r.state['queueId'])
+    const queueId = Number(savedWork(r.state).queueId)
     const item = jenkins.state.queue.find(i => i.id === queueId)
     expect(item?.cancelled).toBe(true)
     expect(errorAnnotation(r)).toMatch(/cancelled Jenkins queue item \d+/)
@@ -393,7 +393,7 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
       const killed = await main.done
       expect(killed.signal).toBe('SIGKILL')
       expect(killed.state['done']).toBe('false')
-      const number = Number(killed.state['buildNumber'])
+      const number = Number(savedWork(killed.state).number)
       expect(jenkins.builds('long').find(b => b.number === number)?.building).toBe(true)
 
       const post = await runAction(
@@ -420,7 +420,7 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
       )
       fault.remove()
       expect(main.code, describeRun(main)).not.toBe(0)
-      const number = Number(main.state['buildNumber'])
+      const number = Number(savedWork(main.state).number)
       const url = `${jenkins.url}/job/refused/${number}/`
       expect(errorAnnotation(main)).toContain(
         `Jenkins build #${number} is still running: ${url} (this step stops Jenkins work only when it is cancelled or times out).`
@@ -461,7 +461,7 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
         /::warning::Could not abort the Jenkins work: Stopped waiting for Jenkins/
       )
       expect(post.stdout).toMatch(/Post step: could not abort the Jenkins work/)
-      const number = Number(killed.state['buildNumber'])
+      const number = Number(savedWork(killed.state).number)
       await fetch(`${jenkins.url}/job/stuck/${number}/stop`, {
         method: 'POST',
         headers: { authorization: AUTH64 }
@@ -492,7 +492,13 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
         { url, user: 'admin', token: ADMIN_TOKEN, job: 'long' },
         {
           node: NODE24,
-          state: { isPost: 'true', queueId: '3', buildNumber: '2', done: 'false' },
+          state: {
+            isPost: 'true',
+            builds: JSON.stringify([
+              { job: ['long'], queueId: 3, number: 2, own: 1, shared: false }
+            ]),
+            done: 'false'
+          },
           killAfterMs: 45_000
         }
       )

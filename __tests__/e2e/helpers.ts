@@ -64,10 +64,38 @@ export async function startBuild(
 export function killedMainState(build: BuildState): Record<string, string> {
   return {
     [State.IsPost]: 'true',
-    [State.QueueId]: String(build.queueId),
-    [State.BuildNumber]: String(build.number),
+    [State.Builds]: JSON.stringify([
+      {
+        job: build.job.fullName.split('/'),
+        queueId: build.queueId,
+        number: build.number,
+        own: 1,
+        shared: false
+      }
+    ]),
     [State.Done]: 'false'
   }
+}
+
+/** `state` as a main step the runner killed would have left it: its work not yet dealt with. */
+export function asKilled(state: Record<string, string>): Record<string, string> {
+  const saved = JSON.parse(state[State.Builds] ?? '[]') as Array<Record<string, unknown>>
+  const running = saved.map(({ done: _done, ...entry }) => entry)
+  return { ...state, [State.Builds]: JSON.stringify(running), [State.Done]: 'false' }
+}
+
+/** What a main step saved for its post step about the work it started (the one item of a `job`, or the first of `jobs`). */
+export function savedWork(state: Record<string, string>): {
+  queueId?: number
+  number?: number
+  shared?: boolean
+} {
+  const saved = JSON.parse(state[State.Builds] ?? '[]') as Array<{
+    queueId?: number
+    number?: number
+    shared?: boolean
+  }>
+  return saved[0] ?? {}
 }
 
 /** runAction under one runtime, killed if it hangs. */

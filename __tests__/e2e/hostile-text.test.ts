@@ -9,7 +9,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorAnnotation, startAction, type ActionRun } from '../../scripts/action-runner.js'
-import { State } from '../../src/util/constants.js'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
 import {
   adminPost,
@@ -20,7 +19,8 @@ import {
   killedMainState,
   run,
   RUNTIMES,
-  startBuild
+  startBuild,
+  savedWork
 } from './helpers.js'
 
 /** What the payloads carry: a command formed from Jenkins text has data (or a token) starting with it. */
@@ -114,7 +114,7 @@ describe.each(PAYLOADS.map((text, i) => ({ text, i })))('Jenkins text $text', ({
       action.child.kill('SIGINT')
       const r = await action.done
       expect(r.code, describeRun(r)).not.toBe(0)
-      const number = Number(r.state[State.BuildNumber])
+      const number = Number(savedWork(r.state).number)
       expect(jenkins.builds('long').find(b => b.number === number)?.result).toBe('ABORTED')
       expectInert(r)
     })

@@ -64,6 +64,7 @@ const jobs = (): Record<string, JobSpec> => ({
   'no-wait': quick('fire and forget', 400),
   'wait-started': quick('started', 3000),
   'last-running': quick('running', 2000),
+  'last-no-wait': quick('running', 2000),
   history: quick('history'),
   'never-built': quick('never'),
   'to-disable': quick('to disable'),
@@ -333,6 +334,20 @@ describe.each(RUNTIMES)('operations ($name)', ({ path: node }) => {
       expect(firstLook!.time).toBeLessThan(build!.finishedAt!)
       expect(jenkins.triggerCount('last-running')).toBe(1)
       expect(r.outputs['queue-url']).toBeUndefined()
+    })
+
+    it('build: last with wait: false: the post step is told the build goes on (wait: false)', async () => {
+      const number = await startBuildDirectly(jenkins, 'last-no-wait')
+      const r = await run(node, {
+        ...auth(jenkins),
+        job: 'last-no-wait',
+        build: 'last',
+        wait: 'false'
+      })
+      expect(r.code, describeRun(r)).toBe(0)
+      expect(r.state['returned']).toBe(
+        `Jenkins build last-no-wait #${number} (${jenkins.url}/job/last-no-wait/${number}/) goes on running (wait: false)`
+      )
     })
 
     it('build: last and last-successful pick different builds', async () => {

@@ -18,7 +18,6 @@ import {
   startAction,
   type RunningAction
 } from '../../scripts/action-runner.js'
-import { State } from '../../src/util/constants.js'
 import { startJenkins, type BuildState, type TestJenkins } from '../../test-server/index.js'
 import {
   adminPost,
@@ -26,7 +25,9 @@ import {
   describeRun,
   killedMainState,
   startBuild,
-  untilServer
+  untilServer,
+  savedWork,
+  asKilled
 } from './helpers.js'
 
 const NODE24 = node24()
@@ -104,7 +105,7 @@ describe.concurrent('a queue item shared with another run (Node 24)', () => {
     a.child.kill('SIGINT')
     const ra = await a.done
     expect(ra.code, describeRun(ra)).not.toBe(0)
-    expect(Number(ra.state[State.QueueId])).toBe(item.id)
+    expect(Number(savedWork(ra.state).queueId)).toBe(item.id)
     expect(errorAnnotation(ra)).toMatch(
       `left queue item ${item.id} running: shared with another request`
     )
@@ -113,7 +114,7 @@ describe.concurrent('a queue item shared with another run (Node 24)', () => {
     // The post step of a run the runner had to kill looks again, and leaves it too.
     const post = await runAction(
       { ...auth(jenkins), job: 'plain' },
-      { node: NODE24, state: { ...ra.state, [State.Done]: 'false' } }
+      { node: NODE24, state: asKilled(ra.state) }
     )
     expect(post.code, describeRun(post)).toBe(0)
     expect(post.stdout).toContain(
@@ -156,7 +157,7 @@ describe.concurrent('a queue item shared with another run (Node 24)', () => {
     b.child.kill('SIGINT')
     const rb = await b.done
     expect(rb.code, describeRun(rb)).not.toBe(0)
-    expect(rb.state[State.Shared]).toBe('true')
+    expect(savedWork(rb.state).shared).toBe(true)
     expect(errorAnnotation(rb)).toMatch(
       `left build #${build.number} running: shared with another request`
     )
@@ -201,13 +202,13 @@ describe.concurrent('a queue item shared with another run (Node 24)', () => {
     a.child.kill('SIGINT')
     const ra = await a.done
     expect(ra.code, describeRun(ra)).not.toBe(0)
-    expect(ra.state[State.Shared]).toBe('true')
+    expect(savedWork(ra.state).shared).toBe(true)
     expect(errorAnnotation(ra)).toMatch(`left build #1 running: shared with another request`)
     expect(ra.stdout).toContain('Jenkins: left build #1 running: shared with another request.\n')
     // The runner then runs the post step; one whose main step was killed looks again, and leaves it too.
     const post = await runAction(
       { ...auth(jenkins), job: 'mb', branch: 'PR-7' },
-      { node: NODE24, state: { ...ra.state, [State.Done]: 'false' } }
+      { node: NODE24, state: asKilled(ra.state) }
     )
     expect(post.code, describeRun(post)).toBe(0)
     expect(post.stdout).toContain('Post step: left build #1 running: shared with another request.')

@@ -18,7 +18,7 @@ import {
   type RequestKind,
   type TestJenkins
 } from '../../test-server/index.js'
-import { auth, describeRun } from './helpers.js'
+import { auth, describeRun, savedWork } from './helpers.js'
 
 const NODE24 = node24()
 const TIMEOUT_S = 10
@@ -72,7 +72,7 @@ describe(`stalls with timeout: ${TIMEOUT_S} (Node 24)`, () => {
     expect(fault.hits, describeRun(r)).toBeGreaterThan(0)
     expect(r.code, describeRun(r)).not.toBe(0)
     expect(r.durationMs, describeRun(r)).toBeLessThan(GENEROUS_MS)
-    const number = Number(r.state['buildNumber']) || undefined
+    const number = Number(savedWork(r.state).number) || undefined
     const build = jenkins.builds(job).find(b => b.number === number)
     return { r, build }
   }

@@ -4,12 +4,7 @@
  * build followed), scan: never, a scan that finds nothing, parameters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  resolveBranch,
-  ScanState,
-  type BranchOptions,
-  type ScanOutput
-} from '../../src/follow/branch.js'
+import { resolveBranch, ScanState, type BranchOptions } from '../../src/follow/branch.js'
 import { parseSettings } from '../../src/inputs/inputs.js'
 import type { Input } from '../../src/util/constants.js'
 import { inertLine } from '../../src/util/inert-text.js'
@@ -39,14 +34,16 @@ beforeAll(async () => {
 })
 afterAll(() => jenkins.close())
 
-function recorder(): ScanOutput & { lines: string[] } {
+function recorder(): BranchOptions['out'] & { lines: string[] } {
   const lines: string[] = []
   return {
     lines,
-    debug: () => undefined,
-    // As coreLogger.info prints.
-    info: message => lines.push(inertLine(message)),
-    warning: message => lines.push(`warning: ${message}`),
+    logger: {
+      debug: () => undefined,
+      // As coreLogger.info prints.
+      info: message => lines.push(inertLine(message)),
+      warning: message => lines.push(`warning: ${message}`)
+    },
     startGroup: title => lines.push(`::group::${title}`),
     endGroup: () => lines.push('::endgroup::')
   }

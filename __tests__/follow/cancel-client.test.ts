@@ -45,7 +45,7 @@ describe('abortRemote with the real client', () => {
       client,
       { job, build: { job, number: 4, url: `${BASE}/job/app/4/` } },
       { debug: () => undefined, info: () => undefined, warning: m => expect.fail(m) },
-      timings
+      { timings }
     )
     expect(done).toBe('stopped Jenkins build #4 (stop; result ABORTED)')
     scope.persist(false)

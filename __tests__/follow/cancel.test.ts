@@ -27,7 +27,7 @@ describe('abortRemote', () => {
   it('cancels a queued item that answers for our request alone', async () => {
     const api = new FakeApi()
     api.queueAnswers = [queued(1)]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, timings)).toBe(
+    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'cancelled Jenkins queue item 9'
     )
     expect(api.calls).toEqual(['getQueueItem 9', 'cancelQueueItem 9'])
@@ -36,7 +36,7 @@ describe('abortRemote', () => {
   it('leaves a queued item another request folded into (two causes): no cancel', async () => {
     const api = new FakeApi()
     api.queueAnswers = [queued(2)]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, timings)).toBe(
+    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'left queue item 9 running: shared with another request'
     )
     expect(api.calls).toEqual(['getQueueItem 9'])
@@ -45,22 +45,22 @@ describe('abortRemote', () => {
   it("the step's own requests folded together (a job listed twice) are not another request's", async () => {
     const api = new FakeApi()
     api.queueAnswers = [queued(2)]
-    expect(await abortRemote(api, { job, queueId: 9, ownRequests: 2 }, silentLogger, timings)).toBe(
-      'cancelled Jenkins queue item 9'
-    )
+    expect(
+      await abortRemote(api, { job, queueId: 9, ownRequests: 2 }, silentLogger, { timings })
+    ).toBe('cancelled Jenkins queue item 9')
     const shared = new FakeApi()
     shared.queueAnswers = [queued(3)]
     expect(
-      await abortRemote(shared, { job, queueId: 9, ownRequests: 2 }, silentLogger, timings)
+      await abortRemote(shared, { job, queueId: 9, ownRequests: 2 }, silentLogger, { timings })
     ).toBe('left queue item 9 running: shared with another request')
   })
 
   it('leaves work Jenkins merged our request into (303) without a request', async () => {
     const api = new FakeApi()
-    expect(await abortRemote(api, { job, queueId: 9, shared: true }, silentLogger, timings)).toBe(
-      'left queue item 9 running: shared with another request'
-    )
-    expect(await abortRemote(api, { job, build, shared: true }, silentLogger, timings)).toBe(
+    expect(
+      await abortRemote(api, { job, queueId: 9, shared: true }, silentLogger, { timings })
+    ).toBe('left queue item 9 running: shared with another request')
+    expect(await abortRemote(api, { job, build, shared: true }, silentLogger, { timings })).toBe(
       'left build #4 running: shared with another request'
     )
     expect(api.calls).toEqual([])
@@ -69,7 +69,7 @@ describe('abortRemote', () => {
   it('leaves a running build whose causes show another request: no stop', async () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: true, actions: [{}, causeAction(2)] }]
-    expect(await abortRemote(api, { job, build }, silentLogger, timings)).toBe(
+    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
       'left build #4 running: shared with another request'
     )
     expect(api.calls).toEqual(['getBuild 4 tree'])
@@ -81,7 +81,7 @@ describe('abortRemote', () => {
     api.cancelOutcome = 'already-left'
     api.buildAnswers = [{ building: true, actions: [causeAction(1)] }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, timings)).toBe(
+    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'stopped Jenkins build #4 (stop; result ABORTED)'
     )
     expect(api.calls.slice(0, 3)).toEqual(['getQueueItem 9', 'cancelQueueItem 9', 'getQueueItem 9'])
@@ -93,7 +93,7 @@ describe('abortRemote', () => {
     api.queueAnswers = [{ id: 9, executable: { number: 4, url: '' } }]
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, timings)).toBe(
+    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'stopped Jenkins build #4 (stop; result ABORTED)'
     )
     expect(api.calls).toContain('stop')
@@ -108,7 +108,7 @@ describe('abortRemote', () => {
     api.recent = [{ number: 4, queueId: 9 }]
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, timings)).toMatch(
+    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toMatch(
       /stopped Jenkins build #4/
     )
   })
@@ -119,7 +119,7 @@ describe('abortRemote', () => {
     api.onStop = how => {
       if (how === 'kill') api.buildAnswers = [{ building: false, result: 'ABORTED' }]
     }
-    expect(await abortRemote(api, { job, build }, silentLogger, timings)).toBe(
+    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
       'stopped Jenkins build #4 (kill; result ABORTED)'
     )
     expect(api.calls.filter(c => ['stop', 'term', 'kill'].includes(c))).toEqual([
@@ -133,14 +133,16 @@ describe('abortRemote', () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: true }]
     api.stopErrors.term = notFound()
-    expect(await abortRemote(api, { job, build }, silentLogger, timings)).toMatch(/still running/)
+    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toMatch(
+      /still running/
+    )
     expect(api.calls).not.toContain('kill')
   })
 
   it('looks at the build briefly before acting: one that had already finished is left as it is', async () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
-    expect(await abortRemote(api, { job, build }, silentLogger, timings)).toBe(
+    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
       'build #4 had already finished (SUCCESS)'
     )
     expect(api.calls).toEqual(['getBuild 4 tree'])
@@ -150,7 +152,7 @@ describe('abortRemote', () => {
     const api = new FakeApi()
     api.hangingReads = 1
     api.buildAnswers = [{ building: false, result: 'ABORTED' }]
-    expect(await abortRemote(api, { job, build }, silentLogger, timings)).toBe(
+    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
       'stopped Jenkins build #4 (stop; result ABORTED)'
     )
     expect(api.calls.slice(0, 2)).toEqual(['getBuild 4 tree', 'stop'])
@@ -159,7 +161,7 @@ describe('abortRemote', () => {
   it('a queue item whose look never answers is still cancelled', async () => {
     const api = new FakeApi()
     api.hangingReads = 1
-    expect(await abortRemote(api, { job, queueId: 8 }, silentLogger, timings)).toBe(
+    expect(await abortRemote(api, { job, queueId: 8 }, silentLogger, { timings })).toBe(
       'cancelled Jenkins queue item 8'
     )
     expect(api.calls).toEqual(['getQueueItem 8', 'cancelQueueItem 8'])
@@ -168,7 +170,7 @@ describe('abortRemote', () => {
   it('stop was sent but the build cannot be read: says stop was sent, and why it could not see it end', async () => {
     const api = new FakeApi()
     api.buildAnswers = [new JenkinsError('timeout', 'Jenkins stopped sending build #4')]
-    expect(await abortRemote(api, { job, build }, silentLogger, timings)).toBe(
+    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
       'sent stop to Jenkins build #4, but could not see it end: Jenkins stopped sending build #4'
     )
   })
@@ -188,7 +190,7 @@ describe('abortRemote', () => {
     }
     const started = Date.now()
     const until = started + 400
-    expect(await abortRemote(api, { job, build }, silentLogger, slow, until)).toBe(
+    expect(await abortRemote(api, { job, build }, silentLogger, { timings: slow, until })).toBe(
       'stopped Jenkins build #4 (kill; result ABORTED)'
     )
     // stop waited half of 400 ms, term half of the rest: kill was still sent.
@@ -199,7 +201,7 @@ describe('abortRemote', () => {
     const api = new FakeApi()
     api.lostFound = { queueId: 31 }
     const lostTrigger = { job, parameters: new Map<string, string | undefined>() }
-    expect(await abortRemote(api, { job, lostTrigger }, silentLogger, timings)).toBe(
+    expect(await abortRemote(api, { job, lostTrigger }, silentLogger, { timings })).toBe(
       "cancelled Jenkins queue item 31 (found by its parameters: the trigger's answer never came)"
     )
     expect(api.calls).toEqual(['findLostTrigger', 'getQueueItem 31', 'cancelQueueItem 31'])
@@ -211,7 +213,7 @@ describe('abortRemote', () => {
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
     const lostTrigger = { job, parameters: new Map<string, string | undefined>() }
-    expect(await abortRemote(api, { job, lostTrigger }, silentLogger, timings)).toMatch(
+    expect(await abortRemote(api, { job, lostTrigger }, silentLogger, { timings })).toMatch(
       /^stopped Jenkins build #4 \(stop; result ABORTED\) \(found by its parameters/
     )
   })
@@ -219,7 +221,7 @@ describe('abortRemote', () => {
   it('a lost trigger that Jenkins shows nothing for: nothing to cancel, nothing sent', async () => {
     const api = new FakeApi()
     const lostTrigger = { job, parameters: new Map<string, string | undefined>() }
-    expect(await abortRemote(api, { job, lostTrigger }, silentLogger, timings)).toMatch(
+    expect(await abortRemote(api, { job, lostTrigger }, silentLogger, { timings })).toMatch(
       /shows no queued item or build for it: nothing to cancel/
     )
     expect(api.calls).toEqual(['findLostTrigger'])
@@ -231,7 +233,7 @@ describe('abortRemote', () => {
     api.stopErrors.stop = new JenkinsError('forbidden', 'alice lacks Job/Cancel', 403)
     const warnings: string[] = []
     const logger: Logger = { ...silentLogger, warning: m => warnings.push(m) }
-    expect(await abortRemote(api, { job, build }, logger, timings)).toMatch(/could not abort/)
+    expect(await abortRemote(api, { job, build }, logger, { timings })).toMatch(/could not abort/)
     expect(warnings[0]).toMatch(/alice lacks Job\/Cancel/)
   })
 })

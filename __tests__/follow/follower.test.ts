@@ -193,7 +193,7 @@ describe('waitForEnd', () => {
     const api = new FakeApi()
     const console = scriptedConsole([{ grew: true }, {}, { grew: true }, { moreData: false }])
     api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
-    const build = await follower(api).waitForEnd(ref, console)
+    const build = await follower(api).waitForEnd(ref, { console })
     expect(console.polls).toBe(4)
     expect(build.result).toBe('SUCCESS')
     expect(api.calls).toEqual(['getBuild 12'])
@@ -207,7 +207,7 @@ describe('waitForEnd', () => {
       { building: true },
       { building: false, result: 'UNSTABLE' }
     ]
-    const build = await follower(api).waitForEnd(ref, console)
+    const build = await follower(api).waitForEnd(ref, { console })
     expect(build.result).toBe('UNSTABLE')
     expect(api.calls).toEqual(['getBuild 12', 'getBuild 12', 'getBuild 12'])
   })
@@ -220,7 +220,7 @@ describe('waitForEnd', () => {
       { building: false, result: 'FAILURE' },
       { building: false, result: 'FAILURE', displayName: 'final' }
     ]
-    const build = await follower(api).waitForEnd(ref, console)
+    const build = await follower(api).waitForEnd(ref, { console })
     expect(build.displayName).toBe('final')
     expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12'])
     expect(console.polls).toBe(14)
@@ -231,7 +231,7 @@ describe('waitForEnd', () => {
     const spoof = Array.from({ length: 8 }, () => ({ finished: true }))
     const console = scriptedConsole([...spoof, { grew: true }, {}, { moreData: false }])
     api.buildAnswers = [{ building: true }, { building: false, result: 'SUCCESS' }]
-    const build = await follower(api).waitForEnd(ref, console)
+    const build = await follower(api).waitForEnd(ref, { console })
     expect(build.result).toBe('SUCCESS')
     expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12'])
   })
@@ -240,7 +240,7 @@ describe('waitForEnd', () => {
     const api = new FakeApi()
     const console = scriptedConsole([{ finished: true }])
     api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
-    const build = await follower(api).waitForEnd(ref, console)
+    const build = await follower(api).waitForEnd(ref, { console })
     expect(build.result).toBe('SUCCESS')
     expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12'])
     expect(console.notices).toEqual([
@@ -264,7 +264,7 @@ describe('waitForEnd', () => {
       { building: false, result: 'SUCCESS' },
       { building: false, result: 'SUCCESS', displayName: 'final' }
     ]
-    const build = await follower(api).waitForEnd(ref, console)
+    const build = await follower(api).waitForEnd(ref, { console })
     expect(build.displayName).toBe('final')
     // A build read after each failed console read until the end shows, then
     // none until the give-up's final read.
@@ -287,7 +287,7 @@ describe('waitForEnd', () => {
       notice: () => undefined
     }
     api.buildAnswers = [{ building: true }, { building: false, result: 'SUCCESS' }]
-    const build = await follower(api).waitForEnd(ref, console)
+    const build = await follower(api).waitForEnd(ref, { console })
     expect(build.result).toBe('SUCCESS')
     expect(polls).toBe(4)
     expect(api.calls).toEqual(['getBuild 12 tree', 'getBuild 12'])

@@ -4,7 +4,7 @@ import { branchNameOf, fullName, sameJob } from '../jenkins/model/job-path.js'
 import { expectedParameters, sameParameters } from '../jenkins/trigger/reconcile.js'
 import type { JenkinsApi, JobInfo, JobPath, RecentBuild } from '../jenkins/model/types.js'
 import { clean } from './log-stream.js'
-import type { Logger } from '../util/logger.js'
+import type { StepIO } from '../runner/io.js'
 import { shortName } from '../util/names.js'
 import { closestNames } from '../util/suggest.js'
 import { sleep, throwIfAborted } from '../util/wait.js'
@@ -21,16 +21,11 @@ export interface BranchJob {
   indexingBuild?: { queueId: number; number?: number }
 }
 
-/** Where the scan's progress goes: the step log (coreLogger, whose info makes Jenkins text inert), with a fold for the scan log. */
-export interface ScanOutput extends Logger {
-  startGroup(title: string): void
-  endGroup(): void
-}
-
 export interface BranchOptions {
   api: JenkinsApi
   settings: Pick<Settings, 'job' | 'branch' | 'scan' | 'build' | 'parameters' | 'hasParameters'>
-  out: ScanOutput
+  /** Where the scan's progress goes: the step log (whose info makes Jenkins text inert), with a fold for the scan log. */
+  out: Pick<StepIO, 'logger' | 'startGroup' | 'endGroup'>
   /** Fires on cancel or timeout; waits end with StepAborted. */
   signal: AbortSignal
   /** Told when the scan was requested (a cancel after it says the scan was left running). */
@@ -83,7 +78,7 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
   const branch = settings.branch as NonNullable<Settings['branch']>
   const projectName = fullName(branch.project)
   const name = branch.name
-  out.info(
+  out.logger.info(
     `Branch '${name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`
   )
   await api.scanMultibranch(branch.project)
@@ -112,7 +107,7 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
       // each leaves its cause on the one item (CauseAction.foldIntoExisting).
       if (scanItem && !foldSaid && scanItem.causes.length > 1) {
         foldSaid = true
-        out.info(
+        out.logger.info(
           `Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`
         )
       }
@@ -127,7 +122,7 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
         const found = await findIndexingBuild(options, info)
         if (found === 'other-parameters') {
           close(scan.finished)
-          out.info(
+          out.logger.info(
             `Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`
           )
           return { info }
@@ -136,17 +131,17 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
           close(scan.finished)
           const which =
             found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`
-          out.info(
+          out.logger.info(
             `Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`
           )
-          out.info(
+          out.logger.info(
             `Every run that scanned for branch '${name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`
           )
           return { info, indexingBuild: found }
         }
         if (scan.finished) {
           close(true)
-          out.info(`The scan finished without building ${job}; triggering a build.`)
+          out.logger.info(`The scan finished without building ${job}; triggering a build.`)
           return { info }
         }
       } else if (!info && scan.finished) {
@@ -228,7 +223,7 @@ class ScanLog {
     const { out, api, settings } = this.options
     const project = (settings.branch as NonNullable<Settings['branch']>).project
     if (this.printed > MAX_LOG_LINES || this.skipped > 0) {
-      out.info(
+      out.logger.info(
         `(The scan log was cut short here; all of it is at ${api.jobUrl(project)}indexing/console.)`
       )
     }
@@ -237,8 +232,8 @@ class ScanLog {
   private print(line: string): void {
     this.printed++
     if (this.printed > MAX_LOG_LINES) return
-    // out.info is coreLogger.info: the one printer that makes Jenkins text inert.
-    this.options.out.info(line)
+    // out.logger.info is coreLogger.info: the one printer that makes Jenkins text inert.
+    this.options.out.logger.info(line)
   }
 }
 
@@ -287,7 +282,7 @@ async function missingBranch(options: BranchOptions, message: string): Promise<s
       branchNameOf(job.startsWith(prefix) ? job.slice(prefix.length) : job)
     )
   } catch (error) {
-    options.out.debug(`Could not list the branches: ${errorText(error)}`)
+    options.out.logger.debug(`Could not list the branches: ${errorText(error)}`)
     return message
   }
   if (names.length === 0) return `${message} It has no branches yet.`

@@ -26,17 +26,11 @@ import type { BuildOutcome } from '../outcome/report.js'
 import { failedStage, readStages } from '../outcome/stages.js'
 import { shortName } from '../util/names.js'
 import { closestNames } from '../util/suggest.js'
-import { locateFailedTests, type TestLocation } from '../outcome/test-locations.js'
+import { locateFailedTests } from '../outcome/test-locations.js'
+import type { StepIO } from '../runner/io.js'
 import { annotateFailedTests, MAX_ANNOTATED, readTests } from '../outcome/test-report.js'
 import { abortReason, StepAborted } from '../util/wait.js'
 import { errorText } from '../util/error-text.js'
-
-/** Where a build's parts say things: the log, and `::error` annotations (failed tests). */
-export interface PartsOutput {
-  logger: Logger
-  /** `where`: the workspace file and line a failed test failed at, when known. */
-  annotate(message: string, title: string, where?: TestLocation): void
-}
 
 /** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
 export async function lastBuild(
@@ -135,7 +129,7 @@ export async function readProducts(
   final: Build,
   outcome: BuildOutcome,
   signal: AbortSignal,
-  out: PartsOutput
+  out: Pick<StepIO, 'logger' | 'annotate'>
 ): Promise<void> {
   const unread: string[] = []
   outcome.tests = await readTests(api, ref, final, out.logger, unread)

@@ -74,8 +74,7 @@ export async function abortRemote(
   api: JenkinsApi,
   target: RemoteTarget,
   logger: Logger,
-  timings: AbortTimings = DEFAULT_ABORT_TIMINGS,
-  until?: number
+  { timings = DEFAULT_ABORT_TIMINGS, until }: { timings?: AbortTimings; until?: number } = {}
 ): Promise<string> {
   try {
     let build = target.build

@@ -178,7 +178,10 @@ export class BuildFollower {
    * after `building` turns false), so no build JSON is read while the console
    * says the build goes on; when is decided by src/follow/poll-policy.ts.
    */
-  async waitForEnd(ref: BuildRef, console?: ConsoleFollower, from: EndWatch = {}): Promise<Build> {
+  async waitForEnd(
+    ref: BuildRef,
+    { console, from = {} }: { console?: ConsoleFollower; from?: EndWatch } = {}
+  ): Promise<Build> {
     const { api, logger, signal } = this.options
     let w: Watch = watch({
       console: console !== undefined,

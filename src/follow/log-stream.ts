@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { StringDecoder } from 'node:string_decoder'
 import type { BuildRef, JenkinsApi } from '../jenkins/model/types.js'
+import type { StepIO } from '../runner/io.js'
 
-/** Where console text goes; main passes `text => process.stdout.write(text)`. */
-export interface ConsoleSink {
-  write(text: string): void
-  /**
-   * Resolves once what was written has been taken. stdout to a pipe is
-   * asynchronous: what the runner has not read yet stays in this process, so
-   * the streamer waits for this before reading more of the body.
-   */
-  drained?(): Promise<void>
-}
+/**
+ * Where console text goes: the step's. `drained` resolves once what was
+ * written has been taken: stdout to a pipe is asynchronous, what the runner
+ * has not read yet stays in this process, so the streamer waits for it
+ * before reading more of the body.
+ */
+type ConsoleSink = Pick<StepIO, 'write'> & Partial<Pick<StepIO, 'drained'>>
 
 export interface StreamerOptions {
   /** How many console lines tail() keeps (default 50). */

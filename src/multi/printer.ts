@@ -1,12 +1,5 @@
 import type { Logger } from '../util/logger.js'
-import type { StepIO } from '../step/step-io.js'
-import type { TestLocation } from '../outcome/test-locations.js'
-
-/** Where a console group writes its text. */
-export interface GroupSink {
-  write(text: string): void
-  drained(): Promise<void>
-}
+import type { AnnotationPlace, StepIO } from '../runner/io.js'
 
 /**
  * The step log of several builds: consoles are printed one group at a time
@@ -36,7 +29,7 @@ export class Printer {
   }
 
   /** An error annotation, held like a line. */
-  annotate(message: string, title: string, where?: TestLocation): void {
+  annotate(message: string, title: string, where?: AnnotationPlace): void {
     this.say(() => this.io.annotate(message, title, where))
   }
 
@@ -45,7 +38,7 @@ export class Printer {
    * for. What `fn` writes must end at a line start (the group's end marker
    * must start a line).
    */
-  group<T>(title: string, fn: (sink: GroupSink) => Promise<T>): Promise<T> {
+  group<T>(title: string, fn: (sink: Pick<StepIO, 'write' | 'drained'>) => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
       this.open = true
       this.io.startGroup(title)

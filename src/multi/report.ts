@@ -11,9 +11,9 @@ import {
   failureMessage,
   resultCell,
   setArtifactsOutput,
-  type BuildOutcome,
-  type OutputSink
+  type BuildOutcome
 } from '../outcome/report.js'
+import type { StepIO } from '../runner/io.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from '../outcome/summary-sections.js'
 import { addTimeline, type TimelineBuild } from '../outcome/summary-timeline.js'
 import { errorText } from '../util/error-text.js'
@@ -87,7 +87,7 @@ export function buildsEntries(items: readonly ItemReport[]): BuildsEntry[] {
  * in `builds` instead.
  */
 export function setJobsOutputs(
-  out: OutputSink,
+  out: Pick<StepIO, 'setOutput'>,
   items: readonly ItemReport[],
   logger?: Logger
 ): void {

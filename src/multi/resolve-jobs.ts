@@ -1,4 +1,5 @@
-import { resolveBranch, type BranchJob, type ScanOutput } from '../follow/branch.js'
+import { resolveBranch, type BranchJob } from '../follow/branch.js'
+import type { StepIO } from '../runner/io.js'
 import { lastBuild, withJobSuggestions } from '../follow/build-parts.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
 import type { BuildMode, ScanMode } from '../inputs/input-values.js'
@@ -21,7 +22,7 @@ export interface ResolveOptions {
   build: BuildMode
   scan: ScanMode
   /** Where a scan prints (a group of its own). */
-  out: ScanOutput
+  out: Pick<StepIO, 'logger' | 'startGroup' | 'endGroup'>
   logger: Logger
   signal: AbortSignal
   /** Told of each project this step asked to scan (a cancel leaves its scan running and says so). */

@@ -18,13 +18,13 @@ import type {
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { expectationFrom } from '../follow/poll-policy.js'
-import type { StepIO } from '../step/step-io.js'
+import type { StepIO } from '../runner/io.js'
+import type { RemoteWork } from '../step/remote-work.js'
 import { settleBy, throwIfAborted } from '../util/wait.js'
 import { completeBuild } from './complete.js'
 import type { Item } from './item.js'
 import { disableJobs } from './disable-jobs.js'
 import { BuildsFollower } from './follow-builds.js'
-import type { Ledger } from './ledger.js'
 import { Printer } from './printer.js'
 import { jobsFailure, setJobsOutputs, writeJobsSummary, type ItemReport } from './report.js'
 import { resolveJobs } from './resolve-jobs.js'
@@ -38,7 +38,7 @@ export interface JobsRunOptions {
   /** Fires on cancel or timeout. */
   signal: AbortSignal
   io: StepIO
-  ledger: Ledger
+  work: RemoteWork
   policy?: SchedulePolicy
   /** Each item's files (upload-files.ts), checked on disk; by item index. */
   uploads?: ReadonlyArray<readonly UploadFile[]>
@@ -58,8 +58,6 @@ const SETTLE_ON_ABORT_MS = 1000
  */
 export class JobsRun {
   readonly printer: Printer
-  /** The multibranch projects this step asked to scan (their scans are never stopped). */
-  readonly scans: string[] = []
   private readonly items: Item[]
   private readonly entries: readonly JobEntry[]
   private follower: BuildsFollower | undefined
@@ -102,7 +100,7 @@ export class JobsRun {
       else for (const item of this.items) this.settleItem(item)
     } catch (error) {
       if (!this.o.signal.aborted)
-        await this.finishComment(error instanceof Error ? error.message : String(error))
+        await this.finishComment(errorText(error))
       throw error
     } finally {
       await this.settlePending()
@@ -160,13 +158,13 @@ export class JobsRun {
       build: settings.build,
       scan: settings.scan,
       out: {
-        ...this.log,
+        logger: this.log,
         startGroup: title => io.startGroup(title),
         endGroup: () => io.endGroup()
       },
       logger: this.log,
       signal,
-      onScan: project => this.scans.push(project)
+      onScan: project => this.o.work.scans.push(project)
     })
     this.items.forEach((item, i) => Object.assign(item, resolved[i]))
   }
@@ -196,7 +194,7 @@ export class JobsRun {
   }
 
   private async trigger(item: Item): Promise<void> {
-    const { api, ledger, signal } = this.o
+    const { api, work, signal } = this.o
     const info = item.info as JobInfo
     const name = item.entry.jobName
     throwIfAborted(signal)
@@ -210,13 +208,13 @@ export class JobsRun {
           : await api.trigger(info, item.entry.job, item.entry.parameters, uploads)
     } catch (error) {
       if (error instanceof Interrupted) {
-        if (error.lostTrigger) ledger.maybeQueued(item.index, error.lostTrigger)
+        if (error.lostTrigger) work.maybeQueued(item.index, error.lostTrigger)
         throw error
       }
       if (signal.aborted) throw error
       return this.fail(item, error)
     }
-    ledger.queued(item.index, queued.queueId, queued.merged)
+    work.queued(item.index, queued.queueId, queued.merged)
     item.queueId = queued.queueId
     const outcome = item.report.outcome
     outcome.queueUrl = queued.queueUrl
@@ -317,7 +315,7 @@ export class JobsRun {
       item.report.outcome.buildUrl = ref.url
       // A build a branch scan started may already be among the job's builds.
       item.report.outcome.history &&= item.report.outcome.history.filter(h => h.number < ref.number)
-      this.o.ledger.started(item.index, ref)
+      this.o.work.started(item.index, ref)
       this.log.info(`Jenkins build ${item.entry.jobName} #${ref.number} started: ${ref.url}`)
       this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
       if (this.o.settings.wait === 'started') this.settleItem(item)
@@ -352,7 +350,7 @@ export class JobsRun {
   private settleItem(item: Item, final?: Build): void {
     if (final) item.report.outcome.build = final
     item.done = true
-    this.o.ledger.finished(item.index)
+    this.o.work.finished(item.index)
   }
 
   private ended(track: number, final: Build): void {
@@ -370,7 +368,7 @@ export class JobsRun {
       outcome.result = final.result ?? undefined
       outcome.accepted = final.result !== null && accept.includes(final.result)
       if (item.stopping && final.result === 'ABORTED') item.report.stopped = 'stopped by fail-fast'
-      this.o.ledger.finished(item.index)
+      this.o.work.finished(item.index)
     }
     const ref = first.ref as BuildRef
     this.log.info(
@@ -418,12 +416,12 @@ export class JobsRun {
   }
 
   private async stopGroup(group: Item[]): Promise<void> {
-    const { api, ledger } = this.o
+    const { api, work } = this.o
     const [first] = group
     if (!first) return
     const name = first.entry.jobName
-    const target = ledger.targetOf(first.index, api)
-    const shared = ledger.shared(first.index)
+    const target = work.targetOf(first.index, api)
+    const shared = work.shared(first.index)
     if (!target || shared) {
       this.leave(
         group,

@@ -41,7 +41,3 @@ export function httpStatusOf(error: unknown): number | undefined {
   const status = (error as { status?: unknown } | null)?.status
   return typeof status === 'number' ? status : undefined
 }
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}

@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs'
 import type { Settings } from '../inputs/inputs.js'
 import { Output } from '../util/constants.js'
+import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
 import type { CommitStatusReporter, StatusGate } from './commit-status.js'
 import {
@@ -98,7 +99,7 @@ export class GithubReports {
       const status = github?.httpStatusOf(error)
       const what = number === undefined ? 'the commit under test' : `pull request #${number}`
       logger.warning(
-        `Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact(error instanceof Error ? error.message : String(error))}. ` +
+        `Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact(errorText(error))}. ` +
           `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`
       )
     }

@@ -15,10 +15,13 @@ import { formatDuration } from '../util/duration.js'
 import { codeSpan, linkTarget } from '../util/markdown.js'
 import { RESULT_ICONS, type BuildOutcome } from './report.js'
 
-/** GitHub refuses a longer comment body (422). */
+/**
+ * GitHub refuses a longer comment body (422).
+ * @internal
+ */
 export const MAX_COMMENT_CHARS = 65_536
 /** Failed tests listed per build at most. */
-export const MAX_COMMENT_TESTS = 10
+const MAX_COMMENT_TESTS = 10
 const NAME_CHARS = 200
 const ERROR_CHARS = 300
 

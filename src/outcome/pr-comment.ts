@@ -15,10 +15,11 @@
  * verdict are not affected.
  */
 import type { Logger } from '../util/logger.js'
-import { httpStatusOf, messageOf, type GithubClient } from './github-client.js'
+import { errorText } from '../util/error-text.js'
+import { httpStatusOf, type GithubClient } from './github-client.js'
 
 /** Comments searched for the marker, newest first, at most. */
-export const MAX_SEARCHED_COMMENTS = 1000
+const MAX_SEARCHED_COMMENTS = 1000
 const PAGE_SIZE = 100
 
 export interface PullRequestCommentOptions {
@@ -71,7 +72,7 @@ export class PullRequestComment {
       logger.debug(`Created comment ${this.id} on pull request #${number}.`)
     } catch (error) {
       const status = httpStatusOf(error)
-      const said = this.o.redact(messageOf(error))
+      const said = this.o.redact(errorText(error))
       if (status === 403 || status === 404) {
         // A read-only token (a fork's, Dependabot's, or `permissions:`
         // without it): say so once and stop trying for the step.
@@ -113,7 +114,10 @@ export class PullRequestComment {
   }
 }
 
-/** The page number of `rel="last"` in a Link header (RFC 8288), if any. */
+/**
+ * The page number of `rel="last"` in a Link header (RFC 8288), if any.
+ * @internal
+ */
 export function lastPage(link: string | undefined): number | undefined {
   for (const part of link?.split(',') ?? []) {
     const match = /^\s*<([^>]*)>(.*)$/.exec(part)

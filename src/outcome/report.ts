@@ -1,4 +1,5 @@
 import type { summary as coreSummary } from '@actions/core'
+import type { StepIO } from '../runner/io.js'
 import { plainConsoleLine } from '../util/console-line.js'
 import { Output, type BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
@@ -51,11 +52,6 @@ export interface BuildOutcome {
   accept?: readonly BuildResult[]
   /** e.g. 'Did not wait for the build to finish (wait: started)'. */
   note?: string
-}
-
-/** Where outputs go: core.setOutput in main. */
-export interface OutputSink {
-  setOutput(name: string, value: string): void
 }
 
 /**
@@ -119,7 +115,11 @@ export function buildOutput(build: Build, maxBytes = BUILD_OUTPUT_MAX_BYTES): Bu
  * build is over. A `build` output over its cap is cut (buildOutput) with a
  * warning that says what was left out and where the whole is.
  */
-export function setBuildOutputs(out: OutputSink, outcome: BuildOutcome, logger?: Logger): void {
+export function setBuildOutputs(
+  out: Pick<StepIO, 'setOutput'>,
+  outcome: BuildOutcome,
+  logger?: Logger
+): void {
   const build = outcome.build
   const finished = build !== undefined && !build.building
   const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined)
@@ -171,7 +171,7 @@ export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
 
 /** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
 export function setArtifactsOutput(
-  out: OutputSink,
+  out: Pick<StepIO, 'setOutput'>,
   artifacts: Pick<ArtifactsOutcome, 'written' | 'folder'>,
   logger?: Logger
 ): void {

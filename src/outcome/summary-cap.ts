@@ -1,11 +1,9 @@
 import { statSync } from 'node:fs'
-import type { summary as coreSummary } from '@actions/core'
+import type { Summary } from '../runner/io.js'
 import { kib } from '../util/bytes.js'
 import { escapeHtml } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
-
-type Summary = typeof coreSummary
 
 /**
  * GitHub refuses a step's summary over 1 MiB (the runner shows an error and

@@ -1,25 +1,21 @@
-import * as core from '@actions/core'
 import type { BranchJob } from '../follow/branch.js'
 import {
   indexingBuildQueued,
   lastBuild,
   readProducts,
   statusFailure,
-  stdoutDrained,
-  warnUnknownParameters,
-  type PartsOutput
+  warnUnknownParameters
 } from '../follow/build-parts.js'
 import type { CommitStatusReporter } from '../outcome/commit-status.js'
 import { GithubReports } from '../outcome/github-reports.js'
 import { Output } from '../util/constants.js'
-import { coreLogger } from './core-logger.js'
 import { BuildFollower, queueWaitMs, type EndWatch } from '../follow/follower.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from '../jenkins/model/types.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { ConsoleStreamer, withCommandsStopped } from '../follow/log-stream.js'
 import { expectationFrom, expectationFromEstimate } from '../follow/poll-policy.js'
-import type { Progress } from './progress.js'
+import type { RemoteWork } from './remote-work.js'
 import {
   failureMessage,
   setBuildOutputs,
@@ -29,74 +25,75 @@ import {
 import { formatDuration } from '../util/duration.js'
 import { historyOf, readHistory } from '../outcome/history.js'
 import { isPipeline, isPipelineJob, readStages, watchForInput } from '../outcome/stages.js'
-import { coreStepIO, stepSummary } from './step-io.js'
+import type { StepIO } from '../runner/io.js'
 import { throwIfAborted } from '../util/wait.js'
-
-/** The step log and its annotations, for the parts build-parts.ts shares. */
-const partsOutput: PartsOutput = { logger: coreLogger, annotate: coreStepIO.annotate }
 
 /**
  * Triggers the job (or picks its last build), follows the build, streams its
- * console, and reports: outputs, summary, commit status. Throws when the
- * result is not accepted, with the console's last lines.
+ * console, and reports: outputs, summary, commit status, pull request
+ * comment. Throws when the result is not accepted, with the console's last
+ * lines.
  */
-export async function buildJob(
-  api: JenkinsApi & BuildOutputsApi,
-  settings: Settings,
-  signal: AbortSignal,
-  progress: Progress,
-  branch?: BranchJob,
-  uploads: readonly UploadFile[] = []
-): Promise<void> {
-  const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal })
+export async function buildJob(options: BuildJobOptions): Promise<void> {
+  const { api, settings, signal, work, io } = options
+  const follower = new BuildFollower({ api, job: settings.job, logger: io.logger, signal })
   const reports = await GithubReports.start({
     settings,
-    logger: coreLogger,
-    setOutput: (name, value) => core.setOutput(name, value),
+    logger: io.logger,
+    setOutput: (name, value) => io.setOutput(name, value),
     reportName: settings.statusContext
   })
   const status = settings.commitStatus ? await reports.status(settings.statusContext) : undefined
   const outcome: BuildOutcome = { jobName: settings.jobName, jobUrl: api.jobUrl(settings.job) }
-  const shown = { outcome, reports }
   try {
-    await follow(api, settings, signal, progress, follower, status, shown, branch, uploads)
+    await follow({ ...options, uploads: options.uploads ?? [], follower, status, outcome, reports })
   } catch (error) {
     // A status left pending would block a protected branch for good; a
     // comment left "running" would mislead the same way.
     const finishing: Promise<unknown>[] = []
     if (status && !status.finished) {
-      finishing.push(status.finish('error', statusFailure(error, signal), progress.build?.url))
+      finishing.push(status.finish('error', statusFailure(error, signal), work.item(0).ref?.url))
     }
     if (!reports.finished) {
       finishing.push(reports.show([{ outcome, error: statusFailure(error, signal) }], true))
     }
     // On cancel or timeout, stopping the build comes first: the reports
     // go alongside, within the abort's budget (main awaits them).
-    if (signal.aborted) progress.defer(Promise.all(finishing))
+    if (signal.aborted) work.defer(Promise.all(finishing))
     else await Promise.all(finishing)
     throw error
   }
 }
 
-/** The comment's build and where it goes: shown as it changes, and at the end. */
-interface Shown {
+/** What one job's build is triggered, followed and reported with. */
+export interface BuildJobOptions {
+  api: JenkinsApi & BuildOutputsApi
+  settings: Settings
+  /** Fires on cancel or timeout. */
+  signal: AbortSignal
+  /** What this step started: its one item is the job's. */
+  work: RemoteWork
+  io: StepIO
+  /** The branch job `branch` resolved to (follow/branch.ts). */
+  branch?: BranchJob
+  /** The files to send (upload-files.ts), checked on disk. */
+  uploads?: readonly UploadFile[]
+}
+
+interface JobRun extends BuildJobOptions {
+  uploads: readonly UploadFile[]
+  follower: BuildFollower
+  status: CommitStatusReporter | undefined
+  /** The build as the comment shows it, filled in as it goes. */
   outcome: BuildOutcome
+  /** The commit under test, its status and the pull request comment. */
   reports: GithubReports
 }
 
-async function follow(
-  api: JenkinsApi & BuildOutputsApi,
-  settings: Settings,
-  signal: AbortSignal,
-  progress: Progress,
-  follower: BuildFollower,
-  status: CommitStatusReporter | undefined,
-  shown: Shown,
-  branch: BranchJob | undefined,
-  uploads: readonly UploadFile[]
-): Promise<void> {
+async function follow(run: JobRun): Promise<void> {
+  const { api, settings, signal, work, io, follower, status, branch, uploads, outcome } = run
+  const log = io.logger
   const name = settings.jobName
-  const { outcome } = shown
 
   // The build's JSON when it is needed before its end (`wait: started`, or a
   // build this step did not start); a build this step follows to its end is
@@ -109,7 +106,7 @@ async function follow(
   if (settings.build === 'new') {
     const info = branch?.info ?? (await api.getJob(settings.job))
     // Not before: a job that does not exist has no URL to give.
-    core.setOutput(Output.JobUrl, outcome.jobUrl)
+    io.setOutput(Output.JobUrl, outcome.jobUrl)
     pipeline = isPipelineJob(info)
     if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(settings.job, n))
     // A cancel that arrived while reading the job must not still trigger.
@@ -117,7 +114,7 @@ async function follow(
     // The scan that created a branch job already queued its build: that one
     // (never with files: the scan's build has none, so one is triggered).
     if (branch?.indexingBuild && uploads.length > 0) {
-      coreLogger.warning(
+      log.warning(
         `The scan that created ${name} also queued a build of it without the files (queue item ${branch.indexingBuild.queueId}); this step triggers its own with them and leaves that one alone.`
       )
     }
@@ -125,16 +122,16 @@ async function follow(
       branch?.indexingBuild && uploads.length === 0
         ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
         : await api.trigger(info, settings.job, settings.parameters, uploads)
-    progress.queued(queued.queueId, queued.merged)
-    warnUnknownParameters(queued.unknownParameters, info, name, coreLogger)
+    work.queued(0, queued.queueId, queued.merged)
+    warnUnknownParameters(queued.unknownParameters, info, name, log)
     outcome.queueUrl = queued.queueUrl
     outcome.parameters = settings.parameters
-    core.setOutput(Output.QueueUrl, queued.queueUrl)
+    io.setOutput(Output.QueueUrl, queued.queueUrl)
     // Awaited like the status: a warning said while the console streams
     // would land in its stop-commands region, where the runner ignores it.
-    await shown.reports.show([{ outcome }])
+    await run.reports.show([{ outcome }])
     if (!branch?.indexingBuild) {
-      coreLogger.info(
+      log.info(
         queued.merged
           ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
           : `Queued ${name} in Jenkins: ${queued.queueUrl}`
@@ -143,18 +140,18 @@ async function follow(
     if (settings.wait === 'queued') {
       await status?.pending(`Queued in Jenkins`, queued.queueUrl)
       outcome.note = 'Did not wait for the build to start (wait: false).'
-      progress.returned(
+      work.returned(
         `queue item ${queued.queueId} of ${name} (${queued.queueUrl}) goes on in Jenkins (wait: false)`
       )
-      return finish(shown, true, settings, progress)
+      return finish(run, true)
     }
     const start = await follower.waitForStart(queued.queueId)
-    progress.started(start.ref)
+    started(run, start.ref)
     inQueueSince = start.inQueueSince
     // A build a branch scan started may already be among the job's builds.
     outcome.history = outcome.history?.filter(h => h.number < start.ref.number)
     outcome.buildUrl = start.ref.url
-    coreLogger.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
+    log.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
     if (settings.wait !== 'finish') {
       first = await follower.describe(start.ref)
       outcome.queueWaitMs = queueWaitMs(inQueueSince, first)
@@ -166,70 +163,80 @@ async function follow(
     }
   } else {
     first = await lastBuild(api, settings.job, settings.build)
-    core.setOutput(Output.JobUrl, outcome.jobUrl)
+    io.setOutput(Output.JobUrl, outcome.jobUrl)
     pipeline = isPipeline(first)
     from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) }
-    progress.started({
+    const last = {
       job: settings.job,
       number: first.number,
       url: api.buildUrl(settings.job, first.number)
-    })
-    outcome.buildUrl = progress.build?.url
-    await shown.reports.show([{ outcome }])
+    }
+    started(run, last)
+    outcome.buildUrl = last.url
+    await run.reports.show([{ outcome }])
     // Not triggered here: no job read to take them from, so one bounded read.
     if (settings.wait !== 'queued') {
-      outcome.history = await readHistory(api, settings.job, first.number, coreLogger)
+      outcome.history = await readHistory(api, settings.job, first.number, log)
     }
-    coreLogger.info(
+    log.info(
       `${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`
     )
   }
-  const ref = progress.build as BuildRef
+  const ref = work.item(0).ref as BuildRef
   outcome.build = first
   await status?.pending(`Jenkins build #${ref.number} running`, ref.url)
 
   if (settings.wait !== 'finish') {
     // Where a running Pipeline is (a stage waiting at an input): one read, none with `wait: false`.
     if (settings.wait === 'started' && first && isPipeline(first)) {
-      outcome.stages = await readStages(api, ref, first, coreLogger)
+      outcome.stages = await readStages(api, ref, first, log)
     }
-    outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`
-    progress.returned(
-      `Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: started)`
+    const wait = settings.wait === 'queued' ? 'false' : 'started'
+    outcome.note = `Did not wait for the build to finish (wait: ${wait}).`
+    work.returned(
+      `Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`
     )
-    return finish(shown, true, settings, progress)
+    return finish(run, true)
   }
 
-  const { final, tail } = await waitForEnd(api, settings, ref, first, from, pipeline, follower)
-  progress.done()
+  const { final, tail } = await waitForEnd(run, { ref, first, from, pipeline })
+  work.done()
   outcome.build = final
   outcome.queueWaitMs ??= queueWaitMs(inQueueSince, final)
   outcome.result = final.result ?? undefined
   const accepted = final.result !== null && settings.accept.includes(final.result)
   outcome.accepted = accepted
-  coreLogger.info(
+  log.info(
     `Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
   )
-  await readProducts(api, settings, ref, final, outcome, signal, partsOutput)
+  await readProducts(api, settings, ref, final, outcome, signal, io)
   await status?.finish(
     final.result ?? 'error',
     `Jenkins #${ref.number}: ${final.result ?? 'no result'}`,
     ref.url,
     accepted
   )
-  await finish(shown, accepted, settings, progress, tail)
+  await finish(run, accepted, tail)
+}
+
+/** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
+function started({ work, io }: JobRun, ref: BuildRef): void {
+  work.started(0, ref)
+  io.setOutput(Output.BuildNumber, String(ref.number))
+  io.setOutput(Output.BuildUrl, ref.url)
 }
 
 /** Follows the build to its end, streaming its console unless `log` is false; the console's last lines for the failure message. */
 async function waitForEnd(
-  api: JenkinsApi & BuildOutputsApi,
-  settings: Settings,
-  ref: BuildRef,
-  first: Build | undefined,
-  from: EndWatch,
-  pipeline: boolean,
-  follower: BuildFollower
+  { api, settings, io, follower }: JobRun,
+  {
+    ref,
+    first,
+    from,
+    pipeline
+  }: { ref: BuildRef; first?: Build; from: EndWatch; pipeline: boolean }
 ): Promise<{ final: Build; tail: string[] }> {
+  const log = io.logger
   const name = settings.jobName
   // A triggered build can end before its first look (a short build, or a
   // slow executor hand-over): its console is still what the user asked to
@@ -239,23 +246,20 @@ async function waitForEnd(
   const showConsole = settings.log && (building || settings.build === 'new')
   if (first && !building && !showConsole) return { final: first, tail: [] }
   // A Pipeline stopped at an `input` step would look hung: say where to answer it.
-  const inputs = building && pipeline ? watchForInput(api, ref, coreLogger) : undefined
+  const inputs = building && pipeline ? watchForInput(api, ref, log) : undefined
   try {
     if (!showConsole) {
-      coreLogger.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
-      return { final: await follower.waitForEnd(ref, undefined, from), tail: [] }
+      log.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`)
+      return { final: await follower.waitForEnd(ref, { from }), tail: [] }
     }
-    const streamer = new ConsoleStreamer(api, ref, {
-      write: text => process.stdout.write(text),
-      drained: stdoutDrained
-    })
-    core.startGroup(`Console of Jenkins ${name} #${ref.number}`)
+    const streamer = new ConsoleStreamer(api, ref, io)
+    io.startGroup(`Console of Jenkins ${name} #${ref.number}`)
     try {
       const final = await withCommandsStopped(
-        text => process.stdout.write(text),
+        text => io.write(text),
         async () => {
           try {
-            return await follower.waitForEnd(ref, streamer, from)
+            return await follower.waitForEnd(ref, { console: streamer, from })
           } finally {
             // Before commands resume: its lines must stay in the stopped region.
             inputs?.stop()
@@ -265,7 +269,7 @@ async function waitForEnd(
       )
       return { final, tail: streamer.tail() }
     } finally {
-      core.endGroup()
+      io.endGroup()
     }
   } finally {
     inputs?.stop()
@@ -274,18 +278,15 @@ async function waitForEnd(
 
 /** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
 async function finish(
-  shown: Shown,
+  { settings, work, io, outcome, reports }: JobRun,
   accepted: boolean,
-  settings: Settings,
-  progress: Progress,
   tail: string[] = []
 ): Promise<void> {
-  const { outcome } = shown
   // Whatever the step did not wait for, the user chose to leave running.
-  progress.done()
-  setBuildOutputs({ setOutput: (name, value) => core.setOutput(name, value) }, outcome, coreLogger)
-  await writeSummary(stepSummary, outcome, coreLogger)
-  await shown.reports.show([{ outcome }], true)
+  work.done()
+  setBuildOutputs(io, outcome, io.logger)
+  await writeSummary(io.summary, outcome, io.logger)
+  await reports.show([{ outcome }], true)
   // A wanted artifact that is missing fails the step even when the build passed.
   const problems = outcome.artifacts?.problems ?? []
   if (!accepted) {

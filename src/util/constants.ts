@@ -61,12 +61,6 @@ export enum Output {
 export enum State {
   /** Set by the main step, so the second run of the bundle knows it is the post step. */
   IsPost = 'isPost',
-  /** Queue item id of the triggered build. */
-  QueueId = 'queueId',
-  /** Number of the followed build, once known. */
-  BuildNumber = 'buildNumber',
-  /** 'true' when Jenkins merged the trigger into an item another request had queued (303): never cancelled or stopped. */
-  Shared = 'shared',
   /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
   Done = 'done',
   /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
@@ -75,7 +69,7 @@ export enum State {
   Ended = 'ended',
   /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
   Returned = 'returned',
-  /** With `jobs`: JSON array of what the step started ({job, queueId, number, shared, own}), for the post step. */
+  /** JSON array of what the step started and may still run ({job, queueId, number, shared, own}; step/remote-work.ts), for the post step. */
   Builds = 'builds'
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { State } from '../../src/util/constants.js'
-import { Ledger, savedTargets } from '../../src/multi/ledger.js'
+import { RemoteWork, savedTargets } from '../../src/step/remote-work.js'
 
 const api = {
   buildUrl: (job: readonly string[], n: number) => `https://ci/job/${job.join('/job/')}/${n}/`
@@ -8,11 +8,11 @@ const api = {
 
 function ledger(jobs: string[][]) {
   const state: Record<string, string> = {}
-  const l = new Ledger(jobs, (name, value) => (state[name] = value))
+  const l = new RemoteWork(jobs, { saveState: (name, value) => (state[name] = value) })
   return { l, state }
 }
 
-describe('Ledger', () => {
+describe('RemoteWork', () => {
   it('saves what may still run for the post step, and says when nothing does', () => {
     const { l, state } = ledger([['a'], ['b']])
     expect(l.anything).toBe(false)
@@ -25,10 +25,12 @@ describe('Ledger', () => {
     l.started(0, { job: ['a'], number: 3, url: 'u' })
     l.finished(1)
     expect(JSON.parse(state[State.Builds] as string)).toEqual([
-      { job: ['a'], queueId: 11, number: 3, own: 1, shared: false }
+      { job: ['a'], queueId: 11, number: 3, own: 1, shared: false },
+      { job: ['b'], queueId: 12, own: 1, shared: false, done: true }
     ])
+    expect(savedTargets(state[State.Builds] as string, api).map(t => t.name)).toEqual(['a'])
     l.finished(0)
-    expect(JSON.parse(state[State.Builds] as string)).toEqual([])
+    expect(savedTargets(state[State.Builds] as string, api)).toEqual([])
     expect(state[State.Done]).toBe('true')
   })
 
@@ -59,6 +61,24 @@ describe('Ledger', () => {
     l.maybeQueued(0, lost)
     expect(l.anything).toBe(true)
     expect(l.targets(api)).toEqual([{ name: 'a', job: ['a'], lostTrigger: lost }])
+  })
+
+  it('a build it did not start (build: last) is known but never a target nor saved', () => {
+    const { l, state } = ledger([['a']])
+    l.started(0, { job: ['a'], number: 5, url: 'u' })
+    expect(l.item(0).ref?.number).toBe(5)
+    expect(l.anything).toBe(false)
+    expect(l.targets(api)).toEqual([])
+    expect(savedTargets(state[State.Builds] as string, api)).toEqual([])
+  })
+
+  it('a note for the post step (left running, ended, returned) is saved and deals with the work', () => {
+    const { l, state } = ledger([['a']])
+    l.queued(0, 1, false)
+    l.returned('queue item 1 of a goes on in Jenkins (wait: false)')
+    expect(state[State.Returned]).toBe('queue item 1 of a goes on in Jenkins (wait: false)')
+    expect(state[State.Done]).toBe('true')
+    expect(l.isDone).toBe(true)
   })
 
   it('done() leaves nothing for the post step', () => {

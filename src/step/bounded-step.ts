@@ -1,0 +1,177 @@
+import { abortRemote, onCancelSignals, scanLeft } from '../follow/cancel.js'
+import { QueueItemEnded } from '../follow/queue-ended.js'
+import type { Settings } from '../inputs/inputs.js'
+import type { JenkinsClient } from '../jenkins/client.js'
+import type { JobPath } from '../jenkins/model/types.js'
+import type { StepIO } from '../runner/io.js'
+import { namedLogger, type Logger } from '../util/logger.js'
+import { abortReason, StepAborted, type AbortReason } from '../util/wait.js'
+import { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './budgets.js'
+import { budgetClient, createClient } from './create-client.js'
+import { RemoteWork } from './remote-work.js'
+import { queueItemUrl } from '../jenkins/model/job-path.js'
+import { errorText } from '../util/error-text.js'
+
+/** What a step's work runs with: its client and signal, and the record of what it starts. */
+export interface StepRun {
+  settings: Settings
+  io: StepIO
+  /** The step's own client: bounded by `timeout`, stopped by the signal. */
+  api: JenkinsClient
+  /** Fires on cancel or timeout. */
+  signal: AbortSignal
+  work: RemoteWork
+}
+
+/** Why and when the step was stopped. */
+export interface Stopped {
+  error: unknown
+  reason: AbortReason
+  /** How long the step ran before the signal (ms). */
+  waitedMs: number
+  /** Epoch ms the abort (stop, cancel, statuses, report) must end by. */
+  until: number
+}
+
+/** One mode of the step: one `job` (main.ts) or several `jobs` (multi/step.ts). */
+export interface StepMode {
+  /** The jobs it may start, one item each (RemoteWork). */
+  jobs: readonly JobPath[]
+  run(step: StepRun): Promise<void>
+  /** After the signal: stops what was started (stopWork) and returns the failure message. */
+  stopped(step: StepRun, stopped: Stopped): Promise<string>
+  /** Any other failure, turned into what the step fails with (leavingWorkRunning). */
+  failed(step: StepRun, error: unknown): Promise<unknown>
+}
+
+/**
+ * A mode of the step, bounded by `timeout` and stopped by the runner's
+ * cancel signals. Both fire one signal: the client's requests in flight end
+ * at once and none start after it, and the abort (stop or cancel what was
+ * started) runs with its own client and budget. The only place a step's
+ * abort controller, timer, signal handlers and client are made.
+ */
+export async function runBounded(settings: Settings, io: StepIO, mode: StepMode): Promise<void> {
+  const started = Date.now()
+  const controller = new AbortController()
+  let abortedAt: number | undefined
+  controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true })
+  const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs)
+  const removeSignalHandlers = onCancelSignals(controller, io.logger)
+  const api = createClient(
+    settings,
+    { deadline: started + settings.timeoutMs, signal: controller.signal },
+    'quick'
+  )
+  const step: StepRun = {
+    settings,
+    io,
+    api,
+    signal: controller.signal,
+    work: new RemoteWork(mode.jobs, io)
+  }
+  try {
+    await mode.run(step)
+  } catch (error) {
+    // Whatever failed once the signal fired failed because of it.
+    if (controller.signal.aborted || error instanceof StepAborted) {
+      const reason = abortReason(controller.signal)
+      const at = abortedAt ?? Date.now()
+      const until = at + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS)
+      throw new Error(await mode.stopped(step, { error, reason, waitedMs: at - started, until }))
+    }
+    throw await mode.failed(step, error)
+  } finally {
+    clearTimeout(timer)
+    removeSignalHandlers()
+  }
+}
+
+/**
+ * Cancels or stops what the step started (unless told not to), every target
+ * at once within `until`, and says what it did: the text that ends the abort
+ * message, and what was said of each job (by lower-case full name). With
+ * `single` (one `job`), a build the step did not start is said to be left
+ * running, and a build that ended is still looked at; each line says
+ * `Jenkins:`, not `Jenkins <job>:`.
+ */
+export async function stopWork(
+  { settings, work }: StepRun,
+  { log, until, single }: { log: Logger; until: number; single: boolean }
+): Promise<{ outcome: string; said: Map<string, string> }> {
+  const said = new Map<string, string>()
+  try {
+    if (!work.anything) {
+      if (single && work.item(0).ref) {
+        return { outcome: '; left it running (this step did not start it).', said }
+      }
+      const left = [...new Set(work.scans)].map(scanLeft)
+      for (const line of left) log.info(`Jenkins: ${line}.`)
+      const outcome =
+        left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.'
+      return { outcome, said }
+    }
+    if (!settings.abortOnCancel) {
+      return { outcome: '; left the Jenkins work running (abort-on-cancel: false).', said }
+    }
+    // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
+    const client = budgetClient(settings, until)
+    const done = await Promise.all(
+      work.targets(client, single).map(async target => {
+        const logger = single ? log : namedLogger(log, target.name)
+        const what = await abortRemote(client, target, logger, { until })
+        said.set(target.name.toLowerCase(), what)
+        return single ? what : `${target.name}: ${what}`
+      })
+    )
+    for (const line of done) log.info(`Jenkins${single ? ':' : ''} ${line}.`)
+    return {
+      outcome: done.length > 0 ? `; ${done.join('; ')}.` : '; none of it was still running.',
+      said
+    }
+  } finally {
+    // Only now: if the runner kills us before this, the post step stops the work.
+    work.done()
+  }
+}
+
+/**
+ * A failure that is not a cancel or timeout leaves the work running, as
+ * `abort-on-cancel` promises, and says so with its links; the post step is
+ * told not to stop it. A queue item that Jenkins cancelled or forgot left
+ * nothing running, and that is what is said and saved. `single`: one
+ * `job`'s wording (its build or queue item), not the list of several.
+ */
+export function leavingWorkRunning(
+  { api, work, io }: StepRun,
+  error: unknown,
+  single: boolean
+): unknown {
+  const message = errorText(error).replace(/\.?$/, '.')
+  const left = work.targets(api)
+  if (left.length === 0) {
+    work.done()
+    return error
+  }
+  const [first] = left
+  if (single && error instanceof QueueItemEnded && !first?.build) {
+    // Jenkins shows the item cancelled or gone: nothing of it runs.
+    const url = queueItemUrl(api.baseUrl, error.queueId)
+    work.ended(`${error.shown}, ${url}`)
+    return new Error(
+      `${message} Nothing this step started is running in Jenkins (queue item ${error.queueId}: ${url}).`
+    )
+  }
+  const urls = left.map(t => t.build?.url ?? queueItemUrl(api.baseUrl, t.queueId))
+  work.leftRunning(urls.join(' '))
+  if (!single) io.logger.debug(`Left running: ${urls.join(', ')}`)
+  const what =
+    single && first
+      ? first.build
+        ? `Jenkins build #${first.build.number} is still running: ${urls[0]}`
+        : `Jenkins queue item ${first.queueId}: ${urls[0]}`
+      : `Jenkins work this step started is still running: ${urls.join(', ')}`
+  return new Error(
+    `${message} ${what} (this step stops Jenkins work only when it is cancelled or times out).`
+  )
+}

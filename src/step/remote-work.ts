@@ -1,0 +1,254 @@
+import type { RemoteTarget } from '../follow/cancel.js'
+import { State } from '../util/constants.js'
+import { fullName } from '../jenkins/model/job-path.js'
+import type { BuildRef, JenkinsApi, JobPath } from '../jenkins/model/types.js'
+import type { LostTrigger } from '../jenkins/transport/errors.js'
+import type { StepIO } from '../runner/io.js'
+import { settleBy } from '../util/wait.js'
+
+/** What one item of the step (the `job`, or one of `jobs`) started in Jenkins. */
+export interface WorkItem {
+  readonly job: JobPath
+  queueId?: number
+  /** The build followed: started by this step, or (`build: last`) one it only reports. */
+  ref?: BuildRef
+  /** Jenkins answered that the trigger folded into an item already queued (303). */
+  merged: boolean
+  /** A trigger whose answer was lost or cut by the cancel: it may have queued a build. */
+  lost?: LostTrigger
+  /** The main step dealt with it: followed to its end, or stopped, or left running on purpose. */
+  done: boolean
+}
+
+/** The state saved for the post step: each queue item's work; `done` once the main step dealt with it. */
+interface SavedEntry {
+  job: string[]
+  queueId?: number
+  number?: number
+  /** This step's requests folded into the item. */
+  own: number
+  shared: boolean
+  done?: true
+}
+
+type Api = Pick<JenkinsApi, 'buildUrl'>
+
+/**
+ * What the step started in Jenkins (one item for `job`, one per item of
+ * `jobs`), for cancel, timeout and fail-fast, and saved as state for the
+ * post step, which runs in a new process and is the only safety net when
+ * the runner killed this one. Items that started the same work (the same
+ * job listed twice, folded by Jenkins into one queue item) are one target,
+ * which counts them as its own requests. A build this step did not start
+ * (`build: last`) is never a target.
+ */
+export class RemoteWork {
+  /** The multibranch projects this step asked to scan: a scan is never cancelled or stopped (cancel.ts scanLeft). */
+  readonly scans: string[] = []
+  private readonly items: WorkItem[]
+  /** Work to let finish after the abort (a commit status), within its budget. */
+  private readonly deferred: Array<Promise<unknown>> = []
+
+  constructor(
+    jobs: readonly JobPath[],
+    private readonly io: Pick<StepIO, 'saveState'>
+  ) {
+    this.items = jobs.map(job => ({ job, merged: false, done: false }))
+  }
+
+  /** The item at `index`, as known so far. */
+  item(index: number): Readonly<WorkItem> {
+    const item = this.items[index]
+    if (!item) throw new Error(`RemoteWork: no item ${index}`)
+    return item
+  }
+
+  queued(index: number, queueId: number, merged: boolean): void {
+    const item = this.entry(index)
+    item.queueId = queueId
+    item.merged = merged
+    item.lost = undefined
+    this.persist()
+  }
+
+  /** A trigger that may have queued a build whose queue item never came back. */
+  maybeQueued(index: number, lost: LostTrigger): void {
+    this.entry(index).lost = lost
+  }
+
+  /** The item's build is known (saved only when this step queued it). */
+  started(index: number, ref: BuildRef): void {
+    this.entry(index).ref = ref
+    this.persist()
+  }
+
+  /** The main step needs nothing more from the post step for this item. */
+  finished(index: number): void {
+    this.entry(index).done = true
+    this.persist()
+  }
+
+  /** Whether anything was (or may have been) started. */
+  get anything(): boolean {
+    return this.items.some(e => e.queueId !== undefined || e.lost !== undefined)
+  }
+
+  /** Whether the main step dealt with all of it (done(), or one of the notes below). */
+  get isDone(): boolean {
+    return this.items.every(e => e.done)
+  }
+
+  /** Every item is dealt with (the step ends, or gave up on them on purpose). */
+  done(): void {
+    for (const item of this.items) item.done = true
+    this.persist()
+  }
+
+  /** The step failed for another reason than cancel or timeout and leaves its work running (`urls`): the post step must not stop it. */
+  leftRunning(urls: string): void {
+    this.note(State.LeftRunning, urls)
+  }
+
+  /** The queue item ended in Jenkins without a build (`shown` says how, with its link): nothing is left for the post step. */
+  ended(shown: string): void {
+    this.note(State.Ended, shown)
+  }
+
+  /** The step returns without waiting for the work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
+  returned(shown: string): void {
+    this.note(State.Returned, shown)
+  }
+
+  /**
+   * The work still running that this step started, one target per queue
+   * item; `all` keeps the items already dealt with (one `job`'s abort
+   * still looks at a build that ended, and says so).
+   */
+  targets(api: Api, all = false): Array<RemoteTarget & { name: string }> {
+    const targets: Array<RemoteTarget & { name: string }> = []
+    for (const group of this.groups()) {
+      const [first] = group
+      if (!first || (!all && group.every(e => e.done))) continue
+      targets.push({ name: fullName(first.job), ...targetOf(first, group, api) })
+    }
+    for (const item of this.items) {
+      if (item.queueId === undefined && item.lost && (all || !item.done)) {
+        targets.push({ name: fullName(item.job), job: item.job, lostTrigger: item.lost })
+      }
+    }
+    return targets
+  }
+
+  /** The work the item at `index` started (with the items that started the same), while it may run. */
+  targetOf(index: number, api: Api): RemoteTarget | undefined {
+    const item = this.entry(index)
+    const group = this.groups().find(g => g.includes(item))
+    if (group) return targetOf(item, group, api)
+    if (item.lost && !item.done) return { job: item.job, lostTrigger: item.lost }
+    return undefined
+  }
+
+  /** Whether the item at `index` shares its work with a request that is not this step's. */
+  shared(index: number): boolean {
+    const group = this.groups().find(g => g.includes(this.entry(index)))
+    return group !== undefined && group.every(e => e.merged)
+  }
+
+  /** Lets `work` run alongside the abort; settle() waits for it. */
+  defer(work: Promise<unknown>): void {
+    this.deferred.push(work.catch(() => undefined))
+  }
+
+  /** Waits for deferred work, but not past `until` (epoch ms). */
+  settle(until: number): Promise<void> {
+    return settleBy(Promise.all(this.deferred), until)
+  }
+
+  private note(key: State, text: string): void {
+    this.io.saveState(key, text)
+    this.done()
+  }
+
+  /** Items by the queue item they started (Jenkins folds identical requests into one). */
+  private groups(): WorkItem[][] {
+    const byQueue = new Map<number, WorkItem[]>()
+    for (const item of this.items) {
+      if (item.queueId === undefined) continue
+      const group = byQueue.get(item.queueId)
+      if (group) group.push(item)
+      else byQueue.set(item.queueId, [item])
+    }
+    return [...byQueue.values()]
+  }
+
+  private entry(index: number): WorkItem {
+    return this.item(index) as WorkItem
+  }
+
+  private persist(): void {
+    const saved: SavedEntry[] = this.groups().map(group => {
+      const first = group[0] as WorkItem
+      return {
+        job: [...first.job],
+        ...(first.queueId === undefined ? {} : { queueId: first.queueId }),
+        ...(first.ref === undefined ? {} : { number: first.ref.number }),
+        own: group.length,
+        shared: group.every(e => e.merged),
+        ...(group.every(e => e.done) ? { done: true as const } : {})
+      }
+    })
+    this.io.saveState(State.Builds, JSON.stringify(saved))
+    this.io.saveState(State.Done, saved.every(e => e.done) ? 'true' : 'false')
+  }
+}
+
+function targetOf(
+  first: { job: JobPath; queueId?: number; ref?: BuildRef },
+  group: ReadonlyArray<{ merged: boolean }>,
+  api: Api
+): RemoteTarget {
+  const { job, queueId, ref } = first
+  return {
+    job,
+    queueId,
+    build:
+      ref === undefined
+        ? undefined
+        : { job, number: ref.number, url: api.buildUrl(job, ref.number) },
+    // Every request of ours folded into one already queued: not ours alone.
+    shared: group.every(e => e.merged),
+    ownRequests: group.length
+  }
+}
+
+/** The work a killed main step left behind, from its saved state (State.Builds). */
+export function savedTargets(state: string, api: Api): Array<RemoteTarget & { name: string }> {
+  let saved: unknown
+  try {
+    saved = JSON.parse(state)
+  } catch {
+    return []
+  }
+  if (!Array.isArray(saved)) return []
+  const targets: Array<RemoteTarget & { name: string }> = []
+  for (const raw of saved as Array<Partial<SavedEntry> | null>) {
+    if (!raw || !Array.isArray(raw.job) || !raw.job.every(n => typeof n === 'string')) continue
+    if (raw.done === true) continue
+    const job = Object.freeze([...raw.job])
+    const own = typeof raw.own === 'number' && raw.own > 0 ? raw.own : 1
+    const number = typeof raw.number === 'number' ? raw.number : undefined
+    targets.push({
+      name: fullName(job),
+      ...targetOf(
+        {
+          job,
+          queueId: typeof raw.queueId === 'number' ? raw.queueId : undefined,
+          ref: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
+        },
+        Array.from({ length: own }, () => ({ merged: raw.shared === true })),
+        api
+      )
+    })
+  }
+  return targets
+}
