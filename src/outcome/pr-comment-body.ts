@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto'
 import { formatDuration } from '../util/duration.js'
 import { codeSpan, linkTarget } from '../util/markdown.js'
+import { NAME_CHARS } from '../util/names.js'
 import { RESULT_ICONS, type BuildOutcome } from './report.js'
 
 /**
@@ -22,7 +23,6 @@ import { RESULT_ICONS, type BuildOutcome } from './report.js'
 export const MAX_COMMENT_CHARS = 65_536
 /** Failed tests listed per build at most. */
 const MAX_COMMENT_TESTS = 10
-const NAME_CHARS = 200
 const ERROR_CHARS = 300
 
 /** One build of the comment, as the step knows it now. */
@@ -67,23 +67,39 @@ export function renderComment(input: CommentInput): string {
     ? `\nThe [workflow run](${run}) has the console, the summary and the rest.\n`
     : ''
   const room = MAX_COMMENT_CHARS - head.length - foot.length
-  let blocks: string[] = []
-  for (const tests of [MAX_COMMENT_TESTS, 3, 0]) {
-    blocks = input.builds.map(build => buildLines(build, tests, link).join('\n') + '\n')
-    if (blocks.reduce((sum, block) => sum + block.length, 0) <= room) {
-      return head + blocks.join('') + foot
-    }
+  const block = (build: CommentBuild, tests: number): string =>
+    buildLines(build, tests, link).join('\n') + '\n'
+  // Each try renders builds only until the room is spent: a step with
+  // thousands of builds costs what fits in the comment, not what it has.
+  for (const tests of [MAX_COMMENT_TESTS, 3]) {
+    const blocks = fitting(input.builds, room, build => block(build, tests))
+    if (blocks.length === input.builds.length) return head + blocks.join('') + foot
   }
+  const all = fitting(input.builds, room, build => block(build, 0))
+  if (all.length === input.builds.length) return head + all.join('') + foot
   // Thousands of builds: as many as fit, and how many more there are.
   const more = (n: number): string => `- and ${n} more builds: see the workflow run.\n`
-  let used = more(input.builds.length).length
-  let shown = 0
-  for (const block of blocks) {
-    if (used + block.length > room) break
-    used += block.length
-    shown++
+  const shown = fitting(input.builds, room - more(input.builds.length).length, build =>
+    block(build, 0)
+  )
+  return head + shown.join('') + more(input.builds.length - shown.length) + foot
+}
+
+/** The blocks of the first builds whose total length is within `room`: rendering stops at the first that is not. */
+function fitting(
+  builds: readonly CommentBuild[],
+  room: number,
+  render: (build: CommentBuild) => string
+): string[] {
+  const blocks: string[] = []
+  let used = 0
+  for (const build of builds) {
+    const text = render(build)
+    used += text.length
+    if (used > room) break
+    blocks.push(text)
   }
-  return head + blocks.slice(0, shown).join('') + more(input.builds.length - shown) + foot
+  return blocks
 }
 
 type Link = (text: string, url: string | undefined) => string
