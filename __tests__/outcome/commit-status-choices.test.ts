@@ -203,14 +203,17 @@ describe('descriptions', () => {
 // once for the step, not once per build (README: "warns once for the step,
 // with `jobs` too").
 describe('reporters posting at the same moment', () => {
-  const make = (logger: Logger, gate: { closed: boolean }) => (name: string) =>
-    new CommitStatusReporter({ token: TOKEN, context: name, logger, fetch, gate }, context())
+  const make = (logger: Logger, gate: { closed: boolean }, names: string[]) =>
+    names.map(
+      name =>
+        new CommitStatusReporter({ token: TOKEN, context: name, logger, fetch, gate }, context())
+    ) as [CommitStatusReporter, CommitStatusReporter, CommitStatusReporter]
 
   it('on a 403, send one request, warn once, and none of them posts again', async () => {
     const { logger, warnings } = recorder()
     const { scope, bodies } = statuses(SHA, 1, 403)
     const gate = { closed: false }
-    const [a, b] = ['jenkins/a', 'jenkins/b'].map(make(logger, gate))
+    const [a, b] = make(logger, gate, ['jenkins/a', 'jenkins/b'])
     await Promise.all([a.pending('Queued'), b.pending('Queued')])
     expect(scope.isDone()).toBe(true)
     expect(bodies).toHaveLength(1)
@@ -226,7 +229,7 @@ describe('reporters posting at the same moment', () => {
     const { logger, warnings } = recorder()
     const { scope, bodies } = statuses(SHA, 3)
     const gate = { closed: false }
-    const [a, b, c] = ['jenkins/a', 'jenkins/b', 'jenkins/c'].map(make(logger, gate))
+    const [a, b, c] = make(logger, gate, ['jenkins/a', 'jenkins/b', 'jenkins/c'])
     await Promise.all([a.pending('Queued'), b.pending('Queued'), c.pending('Queued')])
     expect(scope.isDone()).toBe(true)
     expect(bodies.map(body => (body as { context: string }).context).sort()).toEqual([
@@ -244,7 +247,7 @@ describe('reporters posting at the same moment', () => {
       .reply(500, { message: 'Server Error' })
     const { scope, bodies } = statuses(SHA, 1)
     const gate = { closed: false }
-    const [a, b] = ['jenkins/a', 'jenkins/b'].map(make(logger, gate))
+    const [a, b] = make(logger, gate, ['jenkins/a', 'jenkins/b'])
     await Promise.all([a.pending('Queued'), b.pending('Queued')])
     expect(failed.isDone()).toBe(true)
     expect(scope.isDone()).toBe(true)

@@ -99,8 +99,7 @@ export class JobsRun {
       if (settings.wait !== 'queued') await this.follow()
       else for (const item of this.items) this.settleItem(item)
     } catch (error) {
-      if (!this.o.signal.aborted)
-        await this.finishComment(errorText(error))
+      if (!this.o.signal.aborted) await this.finishComment(errorText(error))
       throw error
     } finally {
       await this.settlePending()
