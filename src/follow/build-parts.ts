@@ -2,12 +2,11 @@
  * The parts of following a build that one `job` (build-job.ts) and several
  * `jobs` (src/multi/) share: picking an existing build, the queue item of a
  * scan's build, the unknown-parameter warning, what a finished build
- * produced, the commit status, and the description of a failure for it.
+ * produced, and the description of a failure for the commit status.
  * None prints by itself: each takes the logger (and annotator) to use.
  */
 import { downloadArtifacts } from '../outcome/artifacts.js'
 import { readValues } from '../outcome/values.js'
-import type { CommitStatusReporter, StatusGate } from '../outcome/commit-status.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
@@ -152,21 +151,6 @@ export async function readProducts(
     outcome.values = await readValues(api, ref, settings.valuesFile, out.logger)
   }
   if (unread.length > 0) outcome.unread = unread
-}
-
-/** A commit status reporter for `context`; `gate` is shared by reporters that must stop together. */
-export async function statusReporter(
-  settings: Pick<Settings, 'githubToken'>,
-  context: string,
-  logger: Logger,
-  gate?: StatusGate
-): Promise<CommitStatusReporter> {
-  // Octokit is evaluated only when asked for (start-up cost); "eager" keeps
-  // it in the one bundle file rather than a chunk of its own.
-  const { CommitStatusReporter } = await import(
-    /* webpackMode: "eager" */ '../outcome/commit-status.js'
-  )
-  return new CommitStatusReporter({ token: settings.githubToken, context, logger, gate })
 }
 
 /** A commit status description for a step that failed before the build's result was known. */

@@ -148,3 +148,26 @@ export function parseScan(value: string, hasBranch: boolean): ScanMode {
   }
   return mode
 }
+
+/** Input `commit`: a full SHA-1 or SHA-256 commit id, lower-cased; undefined when empty. */
+export function parseCommit(value: string): string | undefined {
+  if (value === '') return undefined
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(value)) {
+    throw new InputError(
+      `Input 'commit' ('${clip(value)}') is not a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as \${{ github.event.pull_request.head.sha }}.`
+    )
+  }
+  return value.toLowerCase()
+}
+
+/** Input `pull-request`: a pull request number; undefined when empty. */
+export function parsePullRequest(value: string): number | undefined {
+  if (value === '') return undefined
+  const number = /^#?([1-9][0-9]{0,14})$/.exec(value)?.[1]
+  if (number === undefined) {
+    throw new InputError(
+      `Input 'pull-request' ('${clip(value)}') is not a pull request number: expected a whole number from 1, such as 42.`
+    )
+  }
+  return Number(number)
+}

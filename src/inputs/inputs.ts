@@ -12,7 +12,9 @@ import {
   parseBaseUrl,
   parseBranch,
   parseBuild,
+  parseCommit,
   parseCredentials,
+  parsePullRequest,
   parseScan,
   parseWait,
   readBoolean,
@@ -62,6 +64,12 @@ export interface Settings {
   githubToken: string
   /** Commit status context, defaulted to `jenkins/<jobName>` (with `branch`: `jenkins/<project>`). */
   statusContext: string
+  /** Input `pr-comment`: keep one comment on the run's pull request up to date. */
+  prComment: boolean
+  /** Input `commit`: the commit under test, a full lower-case SHA; undefined: the event's rule (commit-under-test.ts). */
+  commit?: string
+  /** Input `pull-request`: the pull request the run is for, where the event names none. */
+  pullRequest?: number
   /** Input `branch`: the branch as Jenkins and the SCM name it, and its multibranch project (`job`). */
   branch?: { name: string; project: JobPath }
   scan: ScanMode
@@ -122,6 +130,9 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.CommitStatus]: 'false',
   [Input.GithubToken]: '',
   [Input.StatusContext]: '',
+  [Input.PrComment]: 'false',
+  [Input.Commit]: '',
+  [Input.PullRequest]: '',
   [Input.Branch]: '',
   [Input.Scan]: 'if-missing',
   [Input.JobToken]: '',
@@ -157,6 +168,9 @@ export function parseSettings(
   const log = readBoolean(read, Input.Log)
   const abortOnCancel = readBoolean(read, Input.AbortOnCancel)
   const commitStatus = readBoolean(read, Input.CommitStatus)
+  const prComment = readBoolean(read, Input.PrComment)
+  const commit = parseCommit(read(Input.Commit))
+  const pullRequest = parsePullRequest(read(Input.PullRequest))
 
   const wait = parseWait(read(Input.Wait))
   const buildText = read(Input.Build)
@@ -237,6 +251,11 @@ export function parseSettings(
       `Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`
     )
   }
+  if (prComment && githubToken === '') {
+    throw new InputError(
+      `Input 'pr-comment' is true but 'github-token' is empty: expected a token with \`pull-requests: write\` (leave the input out to use the workflow's github.token).`
+    )
+  }
   // A required status check needs a context that does not change with every
   // pull request: with `branch`, the project's name.
   const contextName = branch === undefined ? jobName : fullName(project)
@@ -264,6 +283,9 @@ export function parseSettings(
     commitStatus,
     githubToken,
     statusContext,
+    prComment,
+    ...(commit === undefined ? {} : { commit }),
+    ...(pullRequest === undefined ? {} : { pullRequest }),
     ...(branch === undefined ? {} : { branch: { name: branch, project } }),
     scan,
     jobToken,

@@ -1,10 +1,6 @@
-import {
-  indexingBuildQueued,
-  statusReporter,
-  warnUnknownParameters
-} from '../follow/build-parts.js'
+import { indexingBuildQueued, warnUnknownParameters } from '../follow/build-parts.js'
 import { abortRemote, SHARED_WORK_LEFT } from '../follow/cancel.js'
-import type { StatusGate } from '../outcome/commit-status.js'
+import { GithubReports } from '../outcome/github-reports.js'
 import { formatDuration } from '../util/duration.js'
 import { historyOf } from '../outcome/history.js'
 import type { Settings } from '../inputs/inputs.js'
@@ -68,7 +64,8 @@ export class JobsRun {
   /** Work on the side (completions, statuses, fail-fast), awaited before the run ends. */
   private readonly pending = new Set<Promise<unknown>>()
   private failingFast = false
-  private readonly gate: StatusGate = { closed: false }
+  /** The commit under test, its statuses (one gate: one warning for the step) and the one comment for every build. */
+  private github?: GithubReports
 
   constructor(private readonly o: JobsRunOptions) {
     this.printer = new Printer(o.io)
@@ -95,14 +92,19 @@ export class JobsRun {
     if (settings.disable) return disableJobs(this.o.api, this.entries, this.log)
     try {
       await this.resolve()
-      if (settings.commitStatus) await this.createStatuses()
+      await this.startReports()
       if (settings.build === 'new') await this.triggerAll()
       else this.adoptLast()
+      this.side(this.github?.show(this.items.map(item => item.report)))
       if (settings.wait !== 'queued') await this.follow()
       else for (const item of this.items) this.settleItem(item)
+    } catch (error) {
+      if (!this.o.signal.aborted) await this.finishComment(errorText(error))
+      throw error
     } finally {
       await this.settlePending()
     }
+    await this.finishComment()
     setJobsOutputs(io, this.reports, this.log)
     await writeJobsSummary(io.summary, this.reports, this.log)
     const failure = jobsFailure(this.reports, settings.accept)
@@ -123,13 +125,22 @@ export class JobsRun {
     await writeJobsSummary(this.o.io.summary, this.reports, this.log)
   }
 
-  /** Ends every commit status still pending, with `description` (the step was stopped). */
+  /** Ends every commit status still pending, and the comment, with `description` (the step was stopped). */
   finishStatuses(description: string): Promise<unknown> {
-    return Promise.all(
-      this.items
+    return Promise.all([
+      ...this.items
         .filter(item => item.status && !item.status.finished)
-        .map(item => item.status?.finish('error', description, item.ref?.url))
+        .map(item => item.status?.finish('error', description, item.ref?.url)),
+      this.finishComment(description)
+    ])
+  }
+
+  /** The comment's final text: every build as it ended, `error` on those that did not. Never rejects. */
+  private finishComment(error?: string): Promise<void> {
+    const builds = this.items.map(item =>
+      error && !item.done && !item.report.error ? { ...item.report, error } : item.report
     )
+    return this.github?.show(builds, true) ?? Promise.resolve()
   }
 
   private get reports(): ItemReport[] {
@@ -157,15 +168,19 @@ export class JobsRun {
     this.items.forEach((item, i) => Object.assign(item, resolved[i]))
   }
 
-  private async createStatuses(): Promise<void> {
-    for (const item of this.items) {
-      item.status = await statusReporter(
-        this.o.settings,
-        item.entry.statusContext,
-        this.log,
-        this.gate
-      )
-    }
+  /** The commit under test (read once, before any trigger), and a status reporter per build. */
+  private async startReports(): Promise<void> {
+    const { settings, io } = this.o
+    const reports = await GithubReports.start({
+      settings,
+      logger: this.log,
+      setOutput: (name, value) => io.setOutput(name, value),
+      // One comment for the step: named for all its builds.
+      reportName: this.entries.map(entry => entry.statusContext).join(' ')
+    })
+    this.github = reports
+    if (!settings.commitStatus) return
+    for (const item of this.items) item.status = await reports.status(item.entry.statusContext)
   }
 
   // ---- triggers --------------------------------------------------------------

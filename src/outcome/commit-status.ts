@@ -1,6 +1,8 @@
-import { context as actionsContext, getOctokit } from '@actions/github'
+import { context as actionsContext } from '@actions/github'
 import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
+import { headShaOf, type CommitUnderTest } from './commit-under-test.js'
+import { githubClient, httpStatusOf, redactor, type GithubClient } from './github-client.js'
 import { errorText } from '../util/error-text.js'
 import { cut } from '../util/shorten.js'
 
@@ -14,11 +16,21 @@ export interface CommitStatusOptions {
   fetch?: typeof fetch
   /** Shared by the reporters of one step (one per build with `jobs`): a token refused once is not tried, nor warned about, again. */
   gate?: StatusGate
+  /**
+   * The commit under test (commit-under-test.ts), resolved once for the
+   * step; null: none could be read (already warned about), set no status.
+   * Undefined: the synchronous part of the rule, from the context.
+   */
+  target?: CommitUnderTest | null
 }
 
 /** Whether the statuses of a step stopped for good (a token without `statuses: write`). */
 export interface StatusGate {
   closed: boolean
+  /** A status of the step went through: the token may set them. */
+  proven?: boolean
+  /** The step's first request, while it is unanswered: the others wait for it. */
+  probe?: Promise<void>
 }
 
 /** The parts of @actions/github's context the reporter reads. */
@@ -40,35 +52,35 @@ export class CommitStatusReporter {
   private readonly token: string
   private readonly gate: StatusGate
   private target?: { owner: string; repo: string; sha: string }
-  private octokit?: ReturnType<typeof getOctokit>
+  private octokit?: GithubClient
   private final = false
 
   /**
-   * Reads owner/repo/sha from @actions/github's context (or an injected one).
-   * For pull requests the status goes on the PR's head commit: context.sha is
-   * the merge commit there (pull_request) or the base branch's head
-   * (pull_request_target), whose statuses the PR does not show.
+   * Goes to `options.target`, the step's commit under test; without one,
+   * reads owner/repo/sha from @actions/github's context (or an injected
+   * one): for pull requests the head commit, as the rule says (context.sha is
+   * the merge commit there, or the base branch's head, whose statuses the
+   * pull request does not show).
    */
   constructor(options: CommitStatusOptions, ghContext?: StatusContext) {
     this.logger = options.logger
     this.context = options.context
     this.token = options.token
     this.gate = options.gate ?? { closed: false }
+    if (options.target === null) {
+      this.logger.debug(`Commit status '${this.context}' is off: no commit under test.`)
+      return
+    }
     try {
       const ctx = ghContext ?? actionsContext
-      const { owner, repo } = ctx.repo
-      const sha = commitUnderTestSha(ctx)
+      const { owner, repo } = options.target ?? ctx.repo
+      const sha = options.target?.sha ?? headShaOf(ctx)?.sha ?? ctx.sha
       if (!sha) throw new Error('the workflow context has no commit SHA')
       this.target = { owner, repo, sha }
-      this.octokit = getOctokit(options.token, {
-        ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
-        // Octokit would otherwise print its own warnings to the console.
-        log: {
-          debug: () => undefined,
-          info: () => undefined,
-          warn: (message: string) => this.logger.debug(this.redact(message)),
-          error: (message: string) => this.logger.debug(this.redact(message))
-        }
+      this.octokit = githubClient({
+        token: options.token,
+        logger: this.logger,
+        fetch: options.fetch
       })
     } catch (error) {
       this.target = undefined
@@ -119,18 +131,37 @@ export class CommitStatusReporter {
       this.logger.debug(`Commit status '${this.context}' skipped (${state}).`)
       return
     }
+    // Until one status of the step has gone through, the reporters of its
+    // builds (several `jobs`) wait for the one request in flight: a token
+    // that may not set statuses is refused once, not once per build.
+    while (!this.gate.proven && this.gate.probe) await this.gate.probe
+    if (this.gate.closed) {
+      this.logger.debug(`Commit status '${this.context}' skipped (${state}).`)
+      return
+    }
     const url = httpUrl(targetUrl)
     try {
-      await octokit.rest.repos.createCommitStatus({
+      const request = octokit.rest.repos.createCommitStatus({
         ...target,
         state,
         context: this.context,
         description: cut(description.replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
         ...(url ? { target_url: url } : {})
       })
+      if (!this.gate.proven) {
+        const probe = request.then(
+          () => void (this.gate.proven = true),
+          () => undefined
+        )
+        this.gate.probe = probe
+        void probe.then(() => {
+          if (this.gate.probe === probe) this.gate.probe = undefined
+        })
+      }
+      await request
       this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`)
     } catch (error) {
-      const status = (error as { status?: unknown }).status
+      const status = httpStatusOf(error)
       if (status === 403 || status === 404) {
         // A token without `statuses: write`, or a fork PR's read-only token:
         // say so once and stop trying (every reporter of the step).
@@ -153,22 +184,23 @@ export class CommitStatusReporter {
 
   /** The token must never reach a log line, whatever a library puts in a message. */
   private redact(text: string): string {
-    return this.token ? text.split(this.token).join('***') : text
+    return redactor(this.token)(text)
   }
 }
 
 /**
- * The commit under test: a pull request's head (see the constructor), else
- * the workflow's commit (GITHUB_SHA). Statuses and the summary's links to
- * source lines (source-link.ts) go to it.
+ * The commit the summary's links to source lines go to (source-link.ts):
+ * the event's own commit by commit-under-test.ts's rule (a pull request's
+ * head, workflow_run's, a merge queue's…), else GITHUB_SHA. It does not
+ * read a pull request over the API (issue_comment): statuses and the
+ * comment take the step's resolved commit from GithubReports instead.
  */
 export function commitUnderTestSha(ctx: StatusContext = actionsContext): string | undefined {
-  return headSha(ctx) ?? (ctx.sha || undefined)
-}
-
-function headSha(ctx: StatusContext): string | undefined {
-  const head = (ctx.payload.pull_request as { head?: { sha?: unknown } } | undefined)?.head
-  return typeof head?.sha === 'string' && head.sha !== '' ? head.sha : undefined
+  try {
+    return headShaOf(ctx)?.sha ?? (ctx.sha || undefined)
+  } catch {
+    return ctx.sha || undefined
+  }
 }
 
 function httpUrl(url: string | undefined): string | undefined {

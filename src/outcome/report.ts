@@ -204,7 +204,8 @@ export function setArtifactsOutput(
   }
 }
 
-const RESULT_ICONS: Record<BuildResult, string> = {
+/** The symbol shown before a result (summary, pull request comment). */
+export const RESULT_ICONS: Record<BuildResult, string> = {
   SUCCESS: '✅',
   UNSTABLE: '⚠️',
   FAILURE: '❌',

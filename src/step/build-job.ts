@@ -4,10 +4,10 @@ import {
   lastBuild,
   readProducts,
   statusFailure,
-  statusReporter,
   warnUnknownParameters
 } from '../follow/build-parts.js'
 import type { CommitStatusReporter } from '../outcome/commit-status.js'
+import { GithubReports } from '../outcome/github-reports.js'
 import { Output } from '../util/constants.js'
 import { BuildFollower, queueWaitMs, type EndWatch } from '../follow/follower.js'
 import type { Settings } from '../inputs/inputs.js'
@@ -31,26 +31,37 @@ import { throwIfAborted } from '../util/wait.js'
 
 /**
  * Triggers the job (or picks its last build), follows the build, streams its
- * console, and reports: outputs, summary, commit status. Throws when the
- * result is not accepted, with the console's last lines.
+ * console, and reports: outputs, summary, commit status, pull request
+ * comment. Throws when the result is not accepted, with the console's last
+ * lines.
  */
 export async function buildJob(options: BuildJobOptions): Promise<void> {
   const { api, settings, signal, work, io } = options
   const follower = new BuildFollower({ api, job: settings.job, logger: io.logger, signal })
-  const status = settings.commitStatus
-    ? await statusReporter(settings, settings.statusContext, io.logger)
-    : undefined
+  const reports = await GithubReports.start({
+    settings,
+    logger: io.logger,
+    setOutput: (name, value) => io.setOutput(name, value),
+    reportName: settings.statusContext
+  })
+  const status = settings.commitStatus ? await reports.status(settings.statusContext) : undefined
+  const outcome: BuildOutcome = { jobName: settings.jobName, jobUrl: api.jobUrl(settings.job) }
   try {
-    await follow({ ...options, uploads: options.uploads ?? [], follower, status })
+    await follow({ ...options, uploads: options.uploads ?? [], follower, status, outcome, reports })
   } catch (error) {
-    // A status left pending would block a protected branch for good.
+    // A status left pending would block a protected branch for good; a
+    // comment left "running" would mislead the same way.
+    const finishing: Promise<unknown>[] = []
     if (status && !status.finished) {
-      const finishing = status.finish('error', statusFailure(error, signal), work.item(0).ref?.url)
-      // On cancel or timeout, stopping the build comes first: the status
-      // goes alongside, within the abort's budget (main awaits it).
-      if (signal.aborted) work.defer(finishing)
-      else await finishing
+      finishing.push(status.finish('error', statusFailure(error, signal), work.item(0).ref?.url))
     }
+    if (!reports.finished) {
+      finishing.push(reports.show([{ outcome, error: statusFailure(error, signal) }], true))
+    }
+    // On cancel or timeout, stopping the build comes first: the reports
+    // go alongside, within the abort's budget (main awaits them).
+    if (signal.aborted) work.defer(Promise.all(finishing))
+    else await Promise.all(finishing)
     throw error
   }
 }
@@ -74,13 +85,16 @@ interface JobRun extends BuildJobOptions {
   uploads: readonly UploadFile[]
   follower: BuildFollower
   status: CommitStatusReporter | undefined
+  /** The build as the comment shows it, filled in as it goes. */
+  outcome: BuildOutcome
+  /** The commit under test, its status and the pull request comment. */
+  reports: GithubReports
 }
 
 async function follow(run: JobRun): Promise<void> {
-  const { api, settings, signal, work, io, follower, status, branch, uploads } = run
+  const { api, settings, signal, work, io, follower, status, branch, uploads, outcome } = run
   const log = io.logger
   const name = settings.jobName
-  const outcome: BuildOutcome = { jobName: name, jobUrl: api.jobUrl(settings.job) }
 
   // The build's JSON when it is needed before its end (`wait: started`, or a
   // build this step did not start); a build this step follows to its end is
@@ -115,6 +129,9 @@ async function follow(run: JobRun): Promise<void> {
     outcome.parameters = settings.parameters
     if (uploads.length > 0) outcome.uploads = uploads
     io.setOutput(Output.QueueUrl, queued.queueUrl)
+    // Awaited like the status: a warning said while the console streams
+    // would land in its stop-commands region, where the runner ignores it.
+    await run.reports.show([{ outcome }])
     if (!branch?.indexingBuild) {
       log.info(
         queued.merged
@@ -128,7 +145,7 @@ async function follow(run: JobRun): Promise<void> {
       work.returned(
         `queue item ${queued.queueId} of ${name} (${queued.queueUrl}) goes on in Jenkins (wait: false)`
       )
-      return finish(run, outcome, true)
+      return finish(run, true)
     }
     const start = await follower.waitForStart(queued.queueId)
     started(run, start.ref)
@@ -158,7 +175,7 @@ async function follow(run: JobRun): Promise<void> {
         work.returned(
           `queue item ${given.queueId} of ${name} (${given.queueUrl}) goes on in Jenkins (wait: false)`
         )
-        return finish(run, outcome, true)
+        return finish(run, true)
       }
       log.info(`Following queue item ${given.queueId} of ${name}: ${given.queueUrl}`)
       const start = await follower.waitForStart(given.queueId)
@@ -178,6 +195,7 @@ async function follow(run: JobRun): Promise<void> {
     }
     started(run, last)
     outcome.buildUrl = last.url
+    await run.reports.show([{ outcome }])
     // Not triggered here: no job read to take them from, so one bounded read.
     if (settings.wait !== 'queued') {
       outcome.history = await readHistory(api, settings.job, first.number, log)
@@ -200,7 +218,7 @@ async function follow(run: JobRun): Promise<void> {
     work.returned(
       `Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`
     )
-    return finish(run, outcome, true)
+    return finish(run, true)
   }
 
   const { final, tail } = await waitForEnd(run, { ref, first, from, pipeline })
@@ -220,7 +238,7 @@ async function follow(run: JobRun): Promise<void> {
     ref.url,
     accepted
   )
-  await finish(run, outcome, accepted, tail)
+  await finish(run, accepted, tail)
 }
 
 /** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
@@ -284,8 +302,7 @@ async function waitForEnd(
 
 /** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
 async function finish(
-  { settings, work, io }: JobRun,
-  outcome: BuildOutcome,
+  { settings, work, io, outcome, reports }: JobRun,
   accepted: boolean,
   tail: string[] = []
 ): Promise<void> {
@@ -293,6 +310,7 @@ async function finish(
   work.done()
   setBuildOutputs(io, outcome, io.logger)
   await writeSummary(io.summary, outcome, io.logger)
+  await reports.show([{ outcome }], true)
   // A wanted artifact that is missing fails the step even when the build passed.
   const problems = outcome.artifacts?.problems ?? []
   if (!accepted) {

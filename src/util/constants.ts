@@ -17,6 +17,9 @@ export enum Input {
   CommitStatus = 'commit-status',
   GithubToken = 'github-token',
   StatusContext = 'status-context',
+  PrComment = 'pr-comment',
+  Commit = 'commit',
+  PullRequest = 'pull-request',
   Branch = 'branch',
   Scan = 'scan',
   JobToken = 'job-token',
@@ -59,7 +62,9 @@ export enum Output {
   /** JSON object of the parameters the build ran with (name → value). */
   BuildParameters = 'build-parameters',
   /** JSON object read from the `values-file` artifact. */
-  Values = 'values'
+  Values = 'values',
+  /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
+  Commit = 'commit'
 }
 
 /** Keys saved with core.saveState for the post step. */

@@ -6,7 +6,6 @@ import { cut } from './shorten.js'
  * length (a stage name is free text; 2,000 stages of 4 KB names make
  * megabytes); what identifies one is in its first words, and its page in
  * Jenkins has the whole.
- * @internal
  */
 export const NAME_CHARS = 200
 

@@ -1,0 +1,241 @@
+/**
+ * The commit under test per event, as GithubReports.start reads it from the
+ * runner's environment (GITHUB_EVENT_NAME, the payload at GITHUB_EVENT_PATH,
+ * GITHUB_SHA), with nock standing in for GitHub where the pull request must
+ * be read: the `commit` output, and the commit a status is then sent to.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import nock from 'nock'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { pullRequestOf } from '../../src/outcome/commit-under-test.js'
+import { GithubReports } from '../../src/outcome/github-reports.js'
+import type { Logger } from '../../src/util/logger.js'
+
+const API = 'https://api.github.com'
+const TOKEN = 'ghs_commitRuleToken0123456789'
+const GITHUB_SHA = '0'.repeat(40)
+const HEAD = '1'.repeat(40)
+const EVENT_HEAD = '2'.repeat(40)
+const GIVEN = '3'.repeat(40)
+const NAMED_HEAD = '4'.repeat(40)
+
+let dir: string
+beforeAll(() => {
+  nock.disableNetConnect()
+  dir = mkdtempSync(join(tmpdir(), 'commit-rule-'))
+})
+afterAll(() => {
+  nock.enableNetConnect()
+  rmSync(dir, { recursive: true, force: true })
+})
+afterEach(() => nock.cleanAll())
+
+interface Case {
+  event: string
+  payload: Record<string, unknown>
+  /** What the rule gives without inputs. */
+  sha: string
+  pullRequest?: number
+  /** The pull request whose head the rule reads (GET /pulls/N). */
+  reads?: number
+}
+
+const repository = { id: 99, name: 'r', owner: { login: 'o' } }
+const prPayload = { number: 7, pull_request: { number: 7, head: { sha: HEAD } }, repository }
+
+const CASES: Case[] = [
+  { event: 'pull_request', payload: prPayload, sha: HEAD, pullRequest: 7 },
+  { event: 'pull_request_target', payload: prPayload, sha: HEAD, pullRequest: 7 },
+  { event: 'pull_request_review', payload: prPayload, sha: HEAD, pullRequest: 7 },
+  { event: 'pull_request_review_comment', payload: prPayload, sha: HEAD, pullRequest: 7 },
+  {
+    event: 'issue_comment',
+    payload: {
+      issue: { number: 8, pull_request: { url: 'x' } },
+      comment: { body: '/jenkins build' }
+    },
+    sha: HEAD,
+    pullRequest: 8,
+    reads: 8
+  },
+  { event: 'issue_comment', payload: { issue: { number: 9 } }, sha: GITHUB_SHA },
+  {
+    event: 'workflow_run',
+    payload: {
+      workflow_run: {
+        head_sha: EVENT_HEAD,
+        pull_requests: [{ number: 5, base: { repo: { id: 99 } } }]
+      },
+      repository
+    },
+    sha: EVENT_HEAD,
+    pullRequest: 5
+  },
+  {
+    // From a fork: GitHub lists no pull request.
+    event: 'workflow_run',
+    payload: { workflow_run: { head_sha: EVENT_HEAD, pull_requests: [] }, repository },
+    sha: EVENT_HEAD
+  },
+  {
+    event: 'check_suite',
+    payload: { check_suite: { head_sha: EVENT_HEAD, pull_requests: [{ number: 3 }] } },
+    sha: EVENT_HEAD,
+    pullRequest: 3
+  },
+  {
+    event: 'check_run',
+    payload: { check_run: { head_sha: EVENT_HEAD, pull_requests: [{ number: 3 }, { number: 4 }] } },
+    sha: EVENT_HEAD
+  },
+  {
+    event: 'merge_group',
+    payload: { merge_group: { head_sha: EVENT_HEAD, head_ref: 'gh-readonly-queue/main/pr-1' } },
+    sha: EVENT_HEAD
+  },
+  { event: 'push', payload: { after: GITHUB_SHA }, sha: GITHUB_SHA },
+  { event: 'schedule', payload: {}, sha: GITHUB_SHA },
+  { event: 'workflow_dispatch', payload: { inputs: {} }, sha: GITHUB_SHA },
+  { event: 'repository_dispatch', payload: { action: 'jenkins' }, sha: GITHUB_SHA }
+]
+
+function recorder() {
+  const warnings: string[] = []
+  const logger: Logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warning: message => void warnings.push(message)
+  }
+  return { logger, warnings }
+}
+
+let files = 0
+async function start(c: Case, inputs: { commit?: string; pullRequest?: number } = {}) {
+  const path = join(dir, `event-${files++}.json`)
+  writeFileSync(path, JSON.stringify(c.payload))
+  const { logger, warnings } = recorder()
+  const outputs: Record<string, string> = {}
+  const reports = await GithubReports.start({
+    settings: {
+      githubToken: TOKEN,
+      commitStatus: true,
+      prComment: false,
+      url: 'http://jenkins.example',
+      ...inputs
+    },
+    logger,
+    setOutput: (name, value) => void (outputs[name] = value),
+    reportName: 'jenkins/job',
+    env: {
+      GITHUB_REPOSITORY: 'o/r',
+      GITHUB_EVENT_NAME: c.event,
+      GITHUB_EVENT_PATH: path,
+      GITHUB_SHA
+    },
+    fetch
+  })
+  return { reports, outputs, warnings }
+}
+
+function pullHead(number: number, sha: string) {
+  return nock(API).get(`/repos/o/r/pulls/${number}`).reply(200, { number, head: { sha } })
+}
+
+function describeCase(c: Case): string {
+  const list = (c.payload[c.event] as { pull_requests?: unknown[] } | undefined)?.pull_requests
+  const issue = c.payload.issue as { pull_request?: unknown } | undefined
+  const detail = list
+    ? ` with ${list.length} pull request(s)`
+    : issue
+      ? issue.pull_request
+        ? ' on a pull request'
+        : ' on an issue'
+      : ''
+  return `${c.event}${detail}`
+}
+
+describe.each(CASES.map(c => [describeCase(c), c] as const))('%s', (_, c) => {
+  it(`commit under test: ${c.sha === GITHUB_SHA ? 'GITHUB_SHA' : c.sha === HEAD ? "the pull request's head" : "the event's head_sha"}`, async () => {
+    const read = c.reads === undefined ? undefined : pullHead(c.reads, HEAD)
+    const status = nock(API).post(`/repos/o/r/statuses/${c.sha}`).reply(201, {})
+    const { reports, outputs, warnings } = await start(c)
+    expect(outputs.commit).toBe(c.sha)
+    expect(reports.target?.pullRequest).toBe(c.pullRequest)
+    await (await reports.status('jenkins/job')).pending('Queued in Jenkins')
+    expect(status.isDone()).toBe(true)
+    if (read) expect(read.isDone()).toBe(true)
+    expect(warnings).toEqual([])
+  })
+
+  it('the commit input overrides it, and reads no pull request', async () => {
+    const { reports, outputs } = await start(c, { commit: GIVEN })
+    expect(outputs.commit).toBe(GIVEN)
+    expect(reports.target?.sha).toBe(GIVEN)
+    expect(reports.target?.pullRequest).toBe(c.pullRequest)
+    expect(nock.pendingMocks()).toEqual([])
+  })
+
+  it('the pull-request input names the pull request', async () => {
+    // Where the event carries its own commit, it stays; elsewhere the named pull request's head is the commit.
+    const own = c.reads === undefined && c.sha !== GITHUB_SHA
+    const read = own ? undefined : pullHead(42, NAMED_HEAD)
+    const { reports, outputs } = await start(c, { pullRequest: 42 })
+    expect(reports.target?.pullRequest).toBe(42)
+    // issue_comment on a pull request: the named one's head is read instead.
+    expect(outputs.commit).toBe(own ? c.sha : NAMED_HEAD)
+    if (read) expect(read.isDone()).toBe(true)
+  })
+})
+
+describe('a pull request that cannot be read', () => {
+  it('one warning, no commit output, and no status on any commit', async () => {
+    const c = CASES.find(x => x.reads !== undefined) as Case
+    nock(API).get('/repos/o/r/pulls/8').reply(404, { message: 'Not Found' })
+    const { reports, outputs, warnings } = await start(c)
+    expect(outputs.commit).toBeUndefined()
+    expect(reports.target).toBeNull()
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/^Could not read pull request #8 of o\/r \(HTTP 404\)/)
+    expect(warnings[0]).toContain('rather than on the wrong commit')
+    expect(warnings[0]).not.toContain(TOKEN)
+    // No request at all: nock would refuse one (net connect is off) and the reporter would warn.
+    const status = await reports.status('jenkins/job')
+    await status.pending('Queued in Jenkins')
+    await status.finish('SUCCESS', 'done')
+    expect(warnings).toHaveLength(1)
+  })
+
+  it('an event that lacks the commit it should carry is the same: a warning, nothing reported', async () => {
+    const { outputs, warnings } = await start({
+      event: 'workflow_run',
+      payload: { workflow_run: {} },
+      sha: ''
+    })
+    expect(outputs.commit).toBeUndefined()
+    expect(warnings).toEqual([
+      expect.stringContaining('the workflow_run event has no workflow_run.head_sha')
+    ])
+  })
+})
+
+describe('pullRequestOf', () => {
+  it('ignores a workflow_run pull request into another repository', () => {
+    const payload = {
+      workflow_run: {
+        head_sha: EVENT_HEAD,
+        pull_requests: [{ number: 5, base: { repo: { id: 1 } } }]
+      },
+      repository
+    }
+    expect(
+      pullRequestOf({
+        eventName: 'workflow_run',
+        payload,
+        sha: '',
+        repo: { owner: 'o', repo: 'r' }
+      })
+    ).toBeUndefined()
+  })
+})

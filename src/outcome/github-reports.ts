@@ -1,0 +1,204 @@
+/**
+ * What the step reports on GitHub besides its log and summary, set up once
+ * at its start: the commit under test (commit-under-test.ts, also the
+ * `commit` output), the commit statuses on it, and the pull request comment.
+ * One `job` and several `jobs` use it alike: a reporter per status context,
+ * one comment for the step.
+ *
+ * A failed GitHub call never changes the build's verdict: every problem is
+ * a warning, and a pull request that cannot be read turns statuses and
+ * comment off rather than putting them on the wrong commit.
+ */
+import { readFileSync } from 'node:fs'
+import type { Settings } from '../inputs/inputs.js'
+import { Output } from '../util/constants.js'
+import { errorText } from '../util/error-text.js'
+import type { Logger } from '../util/logger.js'
+import type { CommitStatusReporter, StatusGate } from './commit-status.js'
+import {
+  commitUnderTest,
+  headShaOf,
+  pullRequestOf,
+  type CommitUnderTest,
+  type EventContext
+} from './commit-under-test.js'
+import { renderComment, type CommentBuild } from './pr-comment-body.js'
+import type { PullRequestComment } from './pr-comment.js'
+
+export type { CommentBuild } from './pr-comment-body.js'
+
+export interface GithubReportsOptions {
+  settings: Pick<
+    Settings,
+    'githubToken' | 'commitStatus' | 'prComment' | 'commit' | 'pullRequest' | 'url'
+  >
+  logger: Logger
+  setOutput(name: string, value: string): void
+  /** The comment's report name: the `status-context`, or the step's with `jobs`. */
+  reportName: string
+  /** The runner's environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, …); default process.env. */
+  env?: NodeJS.ProcessEnv
+  /** For tests: a fetch nock can intercept. */
+  fetch?: typeof fetch
+}
+
+/** The step's reports on GitHub. */
+export class GithubReports {
+  private final = false
+  private readonly gate: StatusGate = { closed: false }
+
+  private constructor(
+    private readonly o: GithubReportsOptions,
+    /** null: the commit under test could not be read; nothing is reported. */
+    readonly target: CommitUnderTest | null,
+    private readonly comment: PullRequestComment | undefined,
+    private readonly runUrl: string | undefined
+  ) {}
+
+  /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
+  static async start(o: GithubReportsOptions): Promise<GithubReports> {
+    const { settings, logger } = o
+    const env = o.env ?? process.env
+    const ctx = eventContext(env)
+    if (!ctx) {
+      if (settings.commitStatus || settings.prComment) {
+        logger.warning(
+          'No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.'
+        )
+      }
+      return new GithubReports(o, null, undefined, undefined)
+    }
+    // Octokit is evaluated only when a report or the pull request needs it
+    // (start-up cost); "eager" keeps it in the one bundle file.
+    const readsPull =
+      !settings.commit &&
+      !ownHead(ctx) &&
+      (settings.pullRequest ?? pullRequestOf(ctx)) !== undefined
+    const github =
+      settings.commitStatus || settings.prComment || readsPull
+        ? await import(/* webpackMode: "eager" */ './github-client.js')
+        : undefined
+    const redact = (text: string): string =>
+      settings.githubToken ? text.split(settings.githubToken).join('***') : text
+    const client =
+      settings.githubToken === '' || !github
+        ? undefined
+        : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch })
+    let target: CommitUnderTest | null
+    try {
+      target = await commitUnderTest(ctx, settings, async number => {
+        if (!client) throw new Error('github-token is empty')
+        const pull = await client.rest.pulls.get({ ...ctx.repo, pull_number: number })
+        return pull.data.head.sha
+      })
+      logger.debug(`Commit under test: ${target.sha} (${target.from}).`)
+      o.setOutput(Output.Commit, target.sha)
+    } catch (error) {
+      target = null
+      const number = settings.pullRequest ?? pullRequestOf(ctx)
+      const status = github?.httpStatusOf(error)
+      const what = number === undefined ? 'the commit under test' : `pull request #${number}`
+      logger.warning(
+        `Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact(errorText(error))}. ` +
+          `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`
+      )
+    }
+    let comment: PullRequestComment | undefined
+    if (settings.prComment && target && client) {
+      if (target.pullRequest === undefined) {
+        logger.info(
+          `pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`
+        )
+      } else {
+        const { PullRequestComment } = await import(/* webpackMode: "eager" */ './pr-comment.js')
+        const { commentMarker } = await import(/* webpackMode: "eager" */ './pr-comment-body.js')
+        comment = new PullRequestComment({
+          client,
+          owner: target.owner,
+          repo: target.repo,
+          number: target.pullRequest,
+          marker: commentMarker(o.reportName),
+          logger,
+          redact
+        })
+      }
+    }
+    return new GithubReports(o, target, comment, runUrlOf(env))
+  }
+
+  /** A commit status reporter for `context` (every one of the step shares one gate: one warning for the step). */
+  async status(context: string): Promise<CommitStatusReporter> {
+    const { CommitStatusReporter } = await import(/* webpackMode: "eager" */ './commit-status.js')
+    return new CommitStatusReporter({
+      token: this.o.settings.githubToken,
+      context,
+      logger: this.o.logger,
+      gate: this.gate,
+      target: this.target,
+      fetch: this.o.fetch
+    })
+  }
+
+  /** Whether the comment was given its final text. */
+  get finished(): boolean {
+    return this.final
+  }
+
+  /**
+   * Writes the comment with the builds as they are now (writes go in the
+   * order asked); `final` is the text the comment ends with, written once.
+   * Never rejects.
+   */
+  show(builds: readonly CommentBuild[], final = false): Promise<void> {
+    if (!this.comment || this.final) return Promise.resolve()
+    if (final) this.final = true
+    return this.comment.write(
+      renderComment({
+        name: this.o.reportName,
+        builds,
+        runUrl: this.runUrl,
+        jenkinsUrl: this.o.settings.url
+      })
+    )
+  }
+}
+
+/** Whether the event names its commit itself (a malformed one is said by commitUnderTest). */
+function ownHead(ctx: EventContext): boolean {
+  try {
+    return headShaOf(ctx) !== undefined
+  } catch {
+    return true
+  }
+}
+
+/** The event as the runner gives it (what @actions/github's Context reads), or undefined outside a workflow. */
+function eventContext(env: NodeJS.ProcessEnv): EventContext | undefined {
+  const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/')
+  if (!owner || !repo) return undefined
+  let payload: Record<string, unknown> = {}
+  const path = env.GITHUB_EVENT_PATH
+  if (path) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'))
+      if (typeof parsed === 'object' && parsed !== null) payload = parsed as Record<string, unknown>
+    } catch {
+      // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
+    }
+  }
+  return {
+    eventName: env.GITHUB_EVENT_NAME ?? '',
+    payload,
+    sha: env.GITHUB_SHA ?? '',
+    repo: { owner, repo }
+  }
+}
+
+/** The workflow run's page, whose summary has what the comment leaves out. */
+function runUrlOf(env: NodeJS.ProcessEnv): string | undefined {
+  const server = env.GITHUB_SERVER_URL || 'https://github.com'
+  const { GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: runId } = env
+  if (!repository || !runId) return undefined
+  const attempt = env.GITHUB_RUN_ATTEMPT
+  return `${server}/${repository}/actions/runs/${runId}${attempt && attempt !== '1' ? `/attempts/${attempt}` : ''}`
+}

@@ -1,0 +1,173 @@
+/**
+ * The text of the pull request comment (`pr-comment`): one line per build
+ * (queued, running, or its result with duration, link and test counts), the
+ * failed stage and up to 10 failed tests of each, and a link to the
+ * workflow run whose summary has the rest. Pure: pr-comment.ts writes it.
+ *
+ * Everything that comes from Jenkins (job, test and stage names, errors) is
+ * in a code span on one line (util/markdown.ts says why escapes are not
+ * enough); links go only to the configured Jenkins and to the workflow run.
+ * The body stays within GitHub's 65,536 characters by listing fewer failed
+ * tests, then fewer builds.
+ */
+import { createHash } from 'node:crypto'
+import { formatDuration } from '../util/duration.js'
+import { codeSpan, linkTarget } from '../util/markdown.js'
+import { NAME_CHARS } from '../util/names.js'
+import { RESULT_ICONS, type BuildOutcome } from './report.js'
+
+/**
+ * GitHub refuses a longer comment body (422).
+ * @internal
+ */
+export const MAX_COMMENT_CHARS = 65_536
+/** Failed tests listed per build at most. */
+const MAX_COMMENT_TESTS = 10
+const ERROR_CHARS = 300
+
+/** One build of the comment, as the step knows it now. */
+export interface CommentBuild {
+  outcome: BuildOutcome
+  /** Why it was not followed to its end (a failure of the step, the build refused or gone). */
+  error?: string
+  /** What fail-fast did to it. */
+  stopped?: string
+  /** Why it was left running. */
+  left?: string
+}
+
+export interface CommentInput {
+  /** The report's name: the `status-context`, or for `jobs` the step's. */
+  name: string
+  builds: readonly CommentBuild[]
+  /** The workflow run, whose summary has the rest. */
+  runUrl?: string
+  /** Links go only under this base (the `url` input): nothing from Jenkins picks a link. */
+  jenkinsUrl: string
+}
+
+/**
+ * The hidden first line that finds the comment again on a later run: one per
+ * report name, hashed so that no name can end the HTML comment.
+ */
+export function commentMarker(name: string): string {
+  const id = createHash('sha256').update(name).digest('hex').slice(0, 16)
+  return `<!-- jenkins-build-action report ${id} -->`
+}
+
+/** The comment's Markdown, at most MAX_COMMENT_CHARS characters. */
+export function renderComment(input: CommentInput): string {
+  const link = (text: string, url: string | undefined): string => {
+    const target = url?.startsWith(`${input.jenkinsUrl}/`) ? linkTarget(url) : undefined
+    return target ? `[${text}](${target})` : text
+  }
+  const head = `${commentMarker(input.name)}\n### Jenkins: ${codeSpan(input.name, NAME_CHARS)}\n\n`
+  const run = linkTarget(input.runUrl)
+  const foot = run
+    ? `\nThe [workflow run](${run}) has the console, the summary and the rest.\n`
+    : ''
+  const room = MAX_COMMENT_CHARS - head.length - foot.length
+  const block = (build: CommentBuild, tests: number): string =>
+    buildLines(build, tests, link).join('\n') + '\n'
+  // Each try renders builds only until the room is spent: a step with
+  // thousands of builds costs what fits in the comment, not what it has.
+  for (const tests of [MAX_COMMENT_TESTS, 3]) {
+    const blocks = fitting(input.builds, room, build => block(build, tests))
+    if (blocks.length === input.builds.length) return head + blocks.join('') + foot
+  }
+  const all = fitting(input.builds, room, build => block(build, 0))
+  if (all.length === input.builds.length) return head + all.join('') + foot
+  // Thousands of builds: as many as fit, and how many more there are.
+  const more = (n: number): string => `- and ${n} more builds: see the workflow run.\n`
+  const shown = fitting(input.builds, room - more(input.builds.length).length, build =>
+    block(build, 0)
+  )
+  return head + shown.join('') + more(input.builds.length - shown.length) + foot
+}
+
+/** The blocks of the first builds whose total length is within `room`: rendering stops at the first that is not. */
+function fitting(
+  builds: readonly CommentBuild[],
+  room: number,
+  render: (build: CommentBuild) => string
+): string[] {
+  const blocks: string[] = []
+  let used = 0
+  for (const build of builds) {
+    const text = render(build)
+    used += text.length
+    if (used > room) break
+    blocks.push(text)
+  }
+  return blocks
+}
+
+type Link = (text: string, url: string | undefined) => string
+
+function buildLines(build: CommentBuild, tests: number, link: Link): string[] {
+  const { outcome } = build
+  const job = link(codeSpan(outcome.jobName, NAME_CHARS), outcome.jobUrl)
+  const number = outcome.build?.number ?? buildNumberOf(outcome.buildUrl)
+  const ref = number === undefined ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`
+  const head = `- ${stateOf(build, link)} ${job}${ref}`
+  const lines = [head + detailsOf(build)]
+  if (outcome.failedStage)
+    lines.push(`  - Failed stage: ${codeSpan(outcome.failedStage, NAME_CHARS)}`)
+  const failed = outcome.tests?.failed ?? []
+  const listed = failed.slice(0, tests)
+  if (listed.length > 0) {
+    const of = outcome.tests?.counts.failed ?? failed.length
+    lines.push(`  - Failed tests (${listed.length === of ? of : `${listed.length} of ${of}`}):`)
+    for (const test of listed) {
+      const where = outcome.tests?.located?.get(test)
+      const at = where ? ` at ${codeSpan(`${where.file}:${where.line}`, NAME_CHARS)}` : ''
+      const error = firstLine(test.errorDetails ?? '')
+      const name = test.className ? `${test.className}.${test.name}` : test.name
+      lines.push(
+        `    - ${codeSpan(name, NAME_CHARS)}${at}${error ? `: ${codeSpan(error, ERROR_CHARS)}` : ''}`
+      )
+    }
+  }
+  return lines
+}
+
+/** The symbol and state word(s). */
+function stateOf(build: CommentBuild, link: Link): string {
+  const { outcome } = build
+  if (build.stopped) return `⛔ stopped (${codeSpan(build.stopped, ERROR_CHARS)})`
+  if (build.left) return `↪️ left running (${codeSpan(build.left, ERROR_CHARS)})`
+  if (outcome.result) {
+    const accepted = outcome.accepted && outcome.result !== 'SUCCESS' ? ' (accepted)' : ''
+    return `${RESULT_ICONS[outcome.result]} **${outcome.result}**${accepted}`
+  }
+  if (build.error) return `❌ **failed**: ${codeSpan(firstLine(build.error), ERROR_CHARS)}`
+  if (outcome.buildUrl) return outcome.note ? '▶️ **started**' : '🔄 **running**'
+  if (outcome.queueUrl) return `⏳ **${link('queued', outcome.queueUrl)}**`
+  return '⏳ **waiting**'
+}
+
+/** Duration and test counts of a finished build. */
+function detailsOf(build: CommentBuild): string {
+  const { outcome } = build
+  const parts: string[] = []
+  if (outcome.result && outcome.build) parts.push(formatDuration(outcome.build.duration))
+  const counts = outcome.tests?.counts
+  if (counts) {
+    parts.push(`tests: ${counts.total} total, ${counts.failed} failed, ${counts.skipped} skipped`)
+  }
+  return parts.length > 0 ? ` · ${parts.join(' · ')}` : ''
+}
+
+function firstLine(text: string): string {
+  return (
+    text
+      .split(/\r\n|\r|\n|\u2028|\u2029/)
+      .map(line => line.trim())
+      .find(line => line !== '') ?? ''
+  )
+}
+
+function buildNumberOf(url: string | undefined): number | undefined {
+  const match = url ? /\/(\d+)\/?$/.exec(url) : null
+  return match ? Number(match[1]) : undefined
+}
