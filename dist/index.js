@@ -29686,11 +29686,11 @@ module.exports = {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _util_heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6086);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7097);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(413);
 
 
 (0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
-await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .run */ .eF)();
+await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .run */ .e)();
 // The outcome is known and written. Work still going on in the background
 // (a crumb prefetch retrying against a server that refuses connections) must
 // not hold the step open past it, or past its timeout: exit once stdout has
@@ -29702,16 +29702,789 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7097:
+/***/ 2578:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   JJ: () => (/* binding */ shownValue),
+/* harmony export */   Y_: () => (/* binding */ isBuildNumber),
+/* harmony export */   my: () => (/* binding */ isCount),
+/* harmony export */   pq: () => (/* binding */ countOf)
+/* harmony export */ });
+/**
+ * Counts Jenkins sends (build numbers, queue ids, durations, test counts,
+ * offsets): whole numbers from 0 to Number.MAX_SAFE_INTEGER. Beyond that a
+ * number is no longer exact and prints as `1e+21`, which a shell's `-gt`
+ * cannot read and a URL does not address; a broken or hostile server is the
+ * only source of such values, so they are ignored where they are read.
+ */
+function isCount(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+/** A build number: a count from 1 (Run.number starts at 1). */
+function isBuildNumber(value) {
+    return isCount(value) && value >= 1;
+}
+/** A count from a header or a path (digits only), or undefined when it is none or too large. */
+function countOf(text) {
+    if (text === undefined || !/^\d{1,16}$/.test(text.trim()))
+        return undefined;
+    const value = Number(text.trim());
+    return isCount(value) ? value : undefined;
+}
+/** A value Jenkins sent, for a message saying it was ignored: JSON-quoted and cut to 40 characters. */
+function shownValue(value) {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
+
+/***/ }),
+
+/***/ 583:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   BO: () => (/* binding */ redactUrl),
+/* harmony export */   HL: () => (/* binding */ branchItemName),
+/* harmony export */   Ne: () => (/* binding */ jobUrl),
+/* harmony export */   Xu: () => (/* binding */ JobPathError),
+/* harmony export */   YU: () => (/* binding */ sameJob),
+/* harmony export */   c$: () => (/* binding */ buildUrl),
+/* harmony export */   dZ: () => (/* binding */ branchNameOf),
+/* harmony export */   fq: () => (/* binding */ fullName),
+/* harmony export */   oJ: () => (/* binding */ queueItemUrl),
+/* harmony export */   sP: () => (/* binding */ parseJobPath)
+/* harmony export */ });
+/* unused harmony export jobUrlPath */
+/** Thrown for a `job` value that cannot name a Jenkins item. The message names the input. */
+class JobPathError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'JobPathError';
+    }
+}
+const FORMS = 'expected `folder/job`, `job/folder/job/job`, or the job URL on the same server as `url`';
+/**
+ * Turns the `job` input into the item names from the root.
+ *
+ * - `a/b/c`: the names as Jenkins shows them in `fullName`. A multibranch
+ *   branch is named as Jenkins names it (`feature%2Fx`), so segments are
+ *   taken literally, not decoded.
+ * - `job/a/job/b`: a URL path, as copied from the browser: segments are
+ *   percent-decoded once.
+ * - `https://host/ctx/job/a/job/b/`: must be on the same origin and under the
+ *   same context path as `baseUrl`; the rest is read as the `job/` form.
+ */
+function parseJobPath(input, baseUrl) {
+    const value = input.trim();
+    if (value === '')
+        throw new JobPathError(`Input 'job' is empty: ${FORMS}.`);
+    if (/\p{Cc}/u.test(value)) {
+        throw new JobPathError(`Input 'job' contains a control character: ${FORMS}.`);
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
+        return parseJobUrl(value, baseUrl);
+    const trimmed = value.replace(/^\/+/, '').replace(/\/+$/, '');
+    if (trimmed === 'job' || trimmed.startsWith('job/'))
+        return parseUrlForm(trimmed, value);
+    return checkSegments(trimmed.split('/'), value);
+}
+function parseJobUrl(value, baseUrl) {
+    let url;
+    let base;
+    try {
+        url = new URL(value);
+        base = new URL(baseUrl);
+    }
+    catch {
+        throw new JobPathError(`Input 'job' is not a valid URL ('${redactUrl(value)}'): ${FORMS}.`);
+    }
+    if (url.username !== '' || url.password !== '') {
+        throw new JobPathError(`Input 'job' URL must not contain credentials: put the user name in 'user' and the API token in 'token' (${FORMS}).`);
+    }
+    // The URL parser resolves '.' and '..' (also as %2e) silently; a job URL
+    // copied from Jenkins never holds them, so refuse rather than guess.
+    const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/[?#].*$/s, '');
+    if (rawPath.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment))) {
+        throw new JobPathError(`Input 'job' URL ('${redactUrl(value)}') has a '.' or '..' segment: ${FORMS}.`);
+    }
+    if (url.origin !== base.origin) {
+        throw new JobPathError(`Input 'job' is a URL on ${url.origin}, but 'url' is ${base.origin}: the job URL must be on the same server (credentials are never sent to another host).`);
+    }
+    if (url.search || url.hash) {
+        throw new JobPathError(`Input 'job' URL has a query or fragment ('${redactUrl(value)}'): ${FORMS}.`);
+    }
+    const basePath = base.pathname.replace(/\/+$/, '');
+    const path = url.pathname;
+    if (basePath && path !== basePath && !path.startsWith(basePath + '/')) {
+        throw new JobPathError(`Input 'job' URL path '${path}' is not under the context path '${basePath}' of 'url': ${FORMS}.`);
+    }
+    const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '');
+    return parseUrlForm(rest, value);
+}
+function parseUrlForm(path, original) {
+    const parts = path.split('/');
+    const names = [];
+    for (let i = 0; i < parts.length; i += 2) {
+        const marker = parts[i];
+        const name = parts[i + 1];
+        if (marker !== 'job' || name === undefined || name === '') {
+            throw new JobPathError(`Input 'job' ('${redactUrl(original)}') is not a job path: every name must follow '/job/' (${FORMS}).`);
+        }
+        try {
+            // An item name never holds '/': a decoded one came from a multibranch
+            // branch URL written with a single %2F, whose item name is `feature%2Fx`
+            // (jenkins-api.md 3.8). Keep it as that name, which encodes to the
+            // canonical `feature%252Fx` that survives reverse proxies.
+            names.push(decodeURIComponent(name).replace(/\//g, '%2F'));
+        }
+        catch {
+            throw new JobPathError(`Input 'job' has a malformed percent-encoding in '${name}': ${FORMS}.`);
+        }
+    }
+    return checkSegments(names, original);
+}
+function checkSegments(segments, original) {
+    for (const segment of segments) {
+        if (segment === '') {
+            throw new JobPathError(`Input 'job' ('${redactUrl(original)}') has an empty segment ('//'): ${FORMS}.`);
+        }
+        if (segment === '.' || segment === '..') {
+            throw new JobPathError(`Input 'job' ('${redactUrl(original)}') has a '${segment}' segment: Jenkins item names cannot be '.' or '..' (${FORMS}).`);
+        }
+    }
+    return Object.freeze([...segments]);
+}
+/**
+ * The URL path of a job below the base URL: `/job/a/job/b`, each name percent-encoded once.
+ * @internal
+ */
+function jobUrlPath(job) {
+    // encodeURIComponent is compatible with Jenkins' Util.rawEncode (it only
+    // leaves `~` unencoded, which Stapler reads the same), and turns a multibranch `feature%2Fx` into `feature%252Fx`,
+    // the canonical form that survives reverse proxies (jenkins-api.md 3.8).
+    return job.map(name => '/job/' + encodeURIComponent(name)).join('');
+}
+/** Absolute URL of a job on `baseUrl` (normalised, no trailing slash), ending in '/'. */
+function jobUrl(baseUrl, job) {
+    return `${baseUrl}${jobUrlPath(job)}/`;
+}
+/** Absolute URL of a build on `baseUrl` (normalised, no trailing slash), ending in '/'. */
+function buildUrl(baseUrl, job, number) {
+    return `${jobUrl(baseUrl, job)}${number}/`;
+}
+/**
+ * Absolute URL of a queue item on `baseUrl` (normalised, no trailing slash),
+ * ending in '/'; `?` stands for an id not learned yet.
+ */
+function queueItemUrl(baseUrl, queueId) {
+    return `${baseUrl}/queue/item/${queueId ?? '?'}/`;
+}
+/** Whether two job paths name the same job: Jenkins looks items up case-insensitively (jenkins-api.md 3.8). */
+function sameJob(a, b) {
+    return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase());
+}
+/** `folder/sub/job`, as Jenkins' fullName. */
+function fullName(job) {
+    return job.join('/');
+}
+/**
+ * A URL for messages, without what may be secret: the query and fragment
+ * (`?token=…`) become `?…` / `#…`, then everything up to the last '@' goes
+ * (user:password), even with no scheme or a '/' in the password: a parser
+ * may read a malformed URL differently, and hiding too much is harmless.
+ */
+function redactUrl(value) {
+    return value
+        .replace(/([?#])[\s\S]*$/, '$1…')
+        .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
+}
+/**
+ * The item name of a multibranch branch, as branch-api's NameEncoder.encode
+ * makes it (src/main/java/jenkins/branch/NameEncoder.java): only `# % / ? [ ]
+ * \` are escaped, and the names '', '.', '..'. `feature/x` → `feature%2Fx`,
+ * whose URL segment is then `feature%252Fx` (jenkins-api.md 3.8).
+ */
+function branchItemName(branch) {
+    if (branch === '')
+        return '%00';
+    if (branch === '.')
+        return '%2E';
+    if (branch === '..')
+        return '%2E.';
+    return branch.replace(/[#%/?[\]\\]/g, ch => BRANCH_ESCAPES[ch] ?? ch);
+}
+/** NameEncoder.decode: the branch name of a multibranch item name (`feature%2Fx` → `feature/x`). */
+function branchNameOf(item) {
+    if (!item.includes('%'))
+        return item;
+    if (item === '%00')
+        return '';
+    if (item === '%2E')
+        return '.';
+    if (item === '%2E.')
+        return '..';
+    return item.replace(/%(2[35F]|3F|5[BCD])/g, escape => BRANCH_UNESCAPES[escape] ?? escape);
+}
+const BRANCH_ESCAPES = {
+    '#': '%23',
+    '%': '%25',
+    '/': '%2F',
+    '?': '%3F',
+    '[': '%5B',
+    ']': '%5D',
+    '\\': '%5C'
+};
+const BRANCH_UNESCAPES = Object.fromEntries(Object.entries(BRANCH_ESCAPES).map(([ch, escape]) => [escape, ch]));
+
+
+/***/ }),
+
+/***/ 9828:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $7: () => (/* binding */ jobNamesFromUrl),
+/* harmony export */   AX: () => (/* binding */ runningBuildsOf),
+/* harmony export */   Bb: () => (/* binding */ buildFactsOf),
+/* harmony export */   Kx: () => (/* binding */ parametersIn),
+/* harmony export */   Wi: () => (/* binding */ buildSummaryOf),
+/* harmony export */   Zw: () => (/* binding */ causeClassesOf),
+/* harmony export */   fN: () => (/* binding */ userIdsOf),
+/* harmony export */   jV: () => (/* binding */ buildsOf),
+/* harmony export */   mC: () => (/* binding */ parametersOf)
+/* harmony export */ });
+/* unused harmony export buildOfUrl */
+/* harmony import */ var _model_counts_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2578);
+/**
+ * Pieces of Jenkins JSON that several reads export the same way: an item's
+ * names from its URL, the parameters and causes of an `actions` array, and
+ * a job's `builds` list. Decoded here, once, for the reads and the
+ * trigger's reconciliation alike: what leaves this file is true to its type.
+ */
+
+const RESULTS = new Set([
+    'SUCCESS',
+    'UNSTABLE',
+    'FAILURE',
+    'NOT_BUILT',
+    'ABORTED'
+]);
+/**
+ * A job's `builds` list (`job/…/api/json?tree=builds[…]`), newest first; an
+ * entry without a usable number is skipped.
+ */
+function buildsOf(raw, fields = {}) {
+    const builds = [];
+    for (const entry of Array.isArray(raw) ? raw : []) {
+        const build = entry;
+        if (!(0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isBuildNumber */ .Y_)(build?.number))
+            continue;
+        const recent = { number: build.number };
+        if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(build.queueId))
+            recent.queueId = build.queueId;
+        if (fields.outcome) {
+            const summary = buildSummaryOf(build);
+            if (summary) {
+                recent.result = summary.result;
+                recent.duration = summary.duration;
+                recent.building = summary.building;
+            }
+        }
+        if (fields.actions) {
+            recent.causes = causeClassesOf(build.actions);
+            const userIds = userIdsOf(build.actions);
+            if (userIds)
+                recent.userIds = userIds;
+            recent.parameters = parametersOf(build.actions);
+        }
+        builds.push(recent);
+    }
+    return builds;
+}
+/** A `builds` entry's number and outcome; undefined unless its number and duration are counts (it only aims polls). */
+function buildSummaryOf(raw) {
+    const b = raw;
+    if (!(0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isBuildNumber */ .Y_)(b?.number) || !(0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(b.duration))
+        return undefined;
+    return {
+        number: b.number,
+        result: RESULTS.has(b.result) ? b.result : null,
+        duration: b.duration,
+        building: b.building === true
+    };
+}
+/** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
+function jobNamesFromUrl(url) {
+    let path;
+    try {
+        path = new URL(url, 'http://placeholder/').pathname;
+    }
+    catch {
+        return undefined;
+    }
+    const segments = path.split('/').filter(s => s !== '');
+    const names = [];
+    // The context path comes first; item names follow each 'job' marker.
+    const start = segments.indexOf('job');
+    if (start < 0)
+        return undefined;
+    for (let i = start; i < segments.length; i += 2) {
+        if (segments[i] !== 'job' || segments[i + 1] === undefined)
+            return undefined;
+        try {
+            names.push(decodeURIComponent(segments[i + 1]));
+        }
+        catch {
+            return undefined;
+        }
+    }
+    return names;
+}
+/** Parameters from an exported `actions` array (the ParametersAction's list); [] when none. */
+function parametersOf(actions) {
+    return parametersIn(actions) ?? [];
+}
+/**
+ * The parameters a build or queue item carries: those of every action that
+ * lists `parameters` (the ParametersAction; a plugin's subclass has its own
+ * `_class`), or undefined when no action does. The one reader of
+ * ParametersAction: the reconciliation matches by it, the summary shows it.
+ */
+function parametersIn(actions) {
+    if (!Array.isArray(actions))
+        return undefined;
+    let list;
+    for (const action of actions) {
+        const parameters = action?.parameters;
+        if (!Array.isArray(parameters))
+            continue;
+        list ??= [];
+        for (const raw of parameters) {
+            const p = raw;
+            if (typeof p?.name !== 'string')
+                continue;
+            const parameter = { name: p.name };
+            if ('value' in p)
+                parameter.value = p.value;
+            // PasswordParameterValue exports no value at all (jenkins-api.md 5.3); plugins' kin share the name.
+            if (/Password/i.test(String(p._class ?? '')))
+                parameter.password = true;
+            if (/FileParameterValue$/.test(String(p._class ?? '')))
+                parameter.file = true;
+            list.push(parameter);
+        }
+    }
+    return list;
+}
+/** userId of every cause that has one, from an exported `actions` array; undefined when none. */
+function userIdsOf(actions) {
+    if (!Array.isArray(actions))
+        return undefined;
+    const ids = [];
+    for (const action of actions) {
+        const causes = action?.causes;
+        if (!Array.isArray(causes))
+            continue;
+        for (const raw of causes) {
+            const cause = raw;
+            if (cause &&
+                'userId' in cause &&
+                (typeof cause.userId === 'string' || cause.userId === null)) {
+                ids.push(cause.userId);
+            }
+        }
+    }
+    return ids.length > 0 ? ids : undefined;
+}
+/** `_class` of every cause, from an exported `actions` array (the CauseAction's list). */
+function causeClassesOf(actions) {
+    const classes = [];
+    if (!Array.isArray(actions))
+        return classes;
+    for (const action of actions) {
+        const causes = action?.causes;
+        if (!Array.isArray(causes))
+            continue;
+        for (const cause of causes) {
+            const name = cause?._class;
+            if (typeof name === 'string')
+                classes.push(name);
+        }
+    }
+    return classes;
+}
+/**
+ * The build on each executor and one-off executor of a `computer` list
+ * (executors.ts), one entry per executor: a build on several is listed as
+ * often.
+ */
+function runningBuildsOf(computers) {
+    const builds = [];
+    for (const computer of list(computers)) {
+        const c = computer;
+        for (const executor of [...list(c?.executors), ...list(c?.oneOffExecutors)]) {
+            const raw = executor
+                ?.currentExecutable;
+            const build = raw ? runningBuild(raw) : undefined;
+            if (build)
+                builds.push(build);
+        }
+    }
+    return builds;
+}
+function runningBuild(raw) {
+    if (typeof raw.url !== 'string')
+        return undefined;
+    const parsed = buildOfUrl(raw.url);
+    if (!parsed)
+        return undefined;
+    const build = { job: parsed.job, number: parsed.number };
+    if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(raw.queueId))
+        build.queueId = raw.queueId;
+    if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(raw.timestamp) && raw.timestamp > 0)
+        build.timestamp = raw.timestamp;
+    // -1: Jenkins has no estimate (Job.getEstimatedDuration).
+    if (Number.isSafeInteger(raw.estimatedDuration))
+        build.estimatedDuration = raw.estimatedDuration;
+    return build;
+}
+/**
+ * A build's item names and number from its absolute URL (Jenkins' root URL,
+ * which may be another host: only the path counts). The context path comes
+ * first; names follow each `job` marker; the number ends it.
+ * @internal
+ */
+function buildOfUrl(url) {
+    let path;
+    try {
+        path = new URL(url, 'http://placeholder/').pathname;
+    }
+    catch {
+        return undefined;
+    }
+    const match = /^(.*\/)(\d+)\/?$/.exec(path);
+    const number = Number(match?.[2]);
+    const job = match ? jobNamesFromUrl(match[1]) : undefined;
+    if (!job || job.length === 0 || !(0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isBuildNumber */ .Y_)(number))
+        return undefined;
+    return { job, number };
+}
+function list(value) {
+    return Array.isArray(value) ? value : [];
+}
+/**
+ * What a build says of itself, from its JSON: the whole build read (no
+ * `tree`) that every followed build ends with, at no extra request. Run.getDescription is `@Exported` and null when none;
+ * Run.getDisplayName is `#N` unless the build set one; ParametersAction
+ * exports each ParameterValue with its `_class`, `name` and, for the types
+ * that export it, `value` (StringParameterValue, BooleanParameterValue…):
+ * FileParameterValue exports no value (its file is served apart), and
+ * PasswordParameterValue none either (a Secret). Anything of another shape
+ * (a hostile or broken server) is left out rather than passed on.
+ */
+function buildFactsOf(build) {
+    return {
+        description: typeof build.description === 'string' ? build.description : '',
+        displayName: typeof build.displayName === 'string' ? build.displayName : `#${String(build.number)}`,
+        parameters: parameterValuesOf(build.actions)
+    };
+}
+/** A ParametersAction's values by name (see buildFactsOf), from parametersIn: a prototype-less object. */
+function parameterValuesOf(actions) {
+    const values = Object.create(null);
+    for (const p of parametersIn(actions) ?? []) {
+        if (p.value !== undefined)
+            values[p.name] = p.value;
+        else if (p.file)
+            values[p.name] = null;
+    }
+    return values;
+}
+
+
+/***/ }),
+
+/***/ 1617:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   PJ: () => (/* binding */ stopReason),
+/* harmony export */   fF: () => (/* binding */ JenkinsError),
+/* harmony export */   j$: () => (/* binding */ Interrupted)
+/* harmony export */ });
+/** An error with a message a user can act on. Never contains credentials. */
+class JenkinsError extends Error {
+    kind;
+    status;
+    constructor(kind, message, status) {
+        super(message);
+        this.kind = kind;
+        this.status = status;
+        this.name = 'JenkinsError';
+    }
+}
+/**
+ * The client's signal fired (the step was cancelled or timed out): the
+ * exchange in flight was cut, or none was started. Never retried.
+ */
+class Interrupted extends JenkinsError {
+    sent;
+    lostTrigger;
+    lastFailure;
+    constructor(message, 
+    /** Whether the request may have reached Jenkins (false: it was never sent). */
+    sent, 
+    /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
+    lostTrigger, 
+    /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
+    lastFailure) {
+        super('aborted', message);
+        this.sent = sent;
+        this.lostTrigger = lostTrigger;
+        this.lastFailure = lastFailure;
+        this.name = 'Interrupted';
+    }
+}
+/**
+ * Why a client's signal fired, for a message: a budget's own clock (the post
+ * step's, the abort's after a cancel: AbortSignal.timeout) ran out, or the
+ * step was stopped (cancelled, or its timeout).
+ */
+function stopReason(signal) {
+    const reason = signal?.reason;
+    return reason instanceof Error && reason.name === 'TimeoutError'
+        ? 'the time allowed for it ran out'
+        : 'the step was stopped';
+}
+
+
+/***/ }),
+
+/***/ 3808:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   KX: () => (/* binding */ MAX_JSON_DEPTH),
+/* harmony export */   U2: () => (/* binding */ tooDeepAt),
+/* harmony export */   jU: () => (/* binding */ readJenkinsJson),
+/* harmony export */   m_: () => (/* binding */ parseJenkinsJson),
+/* harmony export */   nh: () => (/* binding */ JsonTooDeep)
+/* harmony export */ });
+/**
+ * JSON from Jenkins, with its nesting bounded before it is parsed. V8's
+ * JSON.parse takes any depth, but whatever walks the value afterwards
+ * (JSON.stringify for the `build` output, structured clones) recurses, and a
+ * build carrying an action nested a million levels deep (2 MB) overflowed
+ * the stack and failed a passing build. No Jenkins answer we ask for comes
+ * near this bound: a job tree of LIST_DEPTH folders is about 20 levels.
+ *
+ * A reader may name top-level lists whose elements are plugins' data (a
+ * build's `actions`): an element of those nested too deep is cut out of the
+ * text in the same pass and the rest parsed once, so a passing build is not
+ * failed by one plugin's data. Anything else too deep (a top-level field
+ * itself, a list not named) refuses the whole answer (JsonTooDeep).
+ */
+/** Most levels of `[`/`{` a Jenkins answer may nest. */
+const MAX_JSON_DEPTH = 500;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const COMMA = 0x2c;
+/** Where the elements of a droppable list sit: the answer's `{` is 1, the list's `[` is 2. */
+const LIST_DEPTH = 2;
+/** A JSON text nested deeper than allowed: at which character it went too deep. */
+class JsonTooDeep extends Error {
+    limit;
+    offset;
+    constructor(limit, offset) {
+        super(`JSON nested more than ${limit} levels deep (at character ${offset})`);
+        this.limit = limit;
+        this.offset = offset;
+        this.name = 'JsonTooDeep';
+    }
+}
+/**
+ * One pass over `text` counting brackets and braces outside strings, with
+ * no allocation but for the cuts: strings are skipped with indexOf (they
+ * are most of a build's bytes), and a quote counts as a string's end unless
+ * an odd run of backslashes precedes it. Inside a droppable list it keeps
+ * where the current element began; an element that goes too deep is read
+ * to its end (depth only, no stack) and cut with one comma, so the list
+ * stays valid JSON. Malformed text gives some result; JSON.parse then says
+ * what is wrong with it. A cut element is not checked beyond its brackets.
+ */
+function scan(text, limit, droppable) {
+    const cuts = [];
+    let depth = 0;
+    // The top-level object: is a key expected next, and the last key read.
+    let topObject = false;
+    let expectKey = false;
+    let key = '';
+    // A droppable list being read: where its element began, the comma before
+    // it, whether an element was kept, and the current element's fate.
+    let inList = false;
+    let index = 0;
+    let from = 0;
+    let comma = -1;
+    let kept = false;
+    let deepAt = -1;
+    const length = text.length;
+    for (let i = 0; i < length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === QUOTE) {
+            const end = stringEnd(text, i + 1);
+            if (end < 0)
+                break;
+            if (expectKey && depth === 1) {
+                key = text.slice(i + 1, end);
+                expectKey = false;
+            }
+            i = end;
+        }
+        else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+            depth++;
+            if (depth === 1) {
+                topObject = c === OPEN_BRACE;
+                expectKey = topObject;
+            }
+            else if (depth === LIST_DEPTH &&
+                topObject &&
+                c === OPEN_BRACKET &&
+                droppable.includes(key)) {
+                inList = true;
+                index = 0;
+                from = i + 1;
+                comma = -1;
+                kept = false;
+                deepAt = -1;
+            }
+            if (depth > limit) {
+                if (!inList || depth <= LIST_DEPTH)
+                    return { at: i, cuts };
+                if (deepAt < 0)
+                    deepAt = i;
+            }
+        }
+        else if (c === CLOSE_BRACKET || c === CLOSE_BRACE || c === COMMA) {
+            if (inList && depth === LIST_DEPTH) {
+                // The end of an element: cut it when it went too deep.
+                if (deepAt >= 0) {
+                    const part = { field: key, index, offset: deepAt };
+                    const className = classOf(text, from);
+                    if (className !== undefined)
+                        part.className = className;
+                    // With an element kept before it, the comma before it goes too;
+                    // else the comma after it, so that no list starts with a comma.
+                    if (kept)
+                        cuts.push({ from: comma, to: i, part });
+                    else
+                        cuts.push({ from, to: c === COMMA ? i + 1 : i, part });
+                }
+                else if (!blank(text, from, i))
+                    kept = true;
+                index++;
+                from = i + 1;
+                comma = i;
+                deepAt = -1;
+            }
+            if (c === COMMA) {
+                if (depth === 1)
+                    expectKey = topObject;
+            }
+            else {
+                if (depth === LIST_DEPTH)
+                    inList = false;
+                depth--;
+            }
+        }
+    }
+    return { at: -1, cuts };
+}
+/** Whether text[from, to) is only JSON whitespace (an empty list's one "element"). */
+function blank(text, from, to) {
+    for (let i = from; i < to; i++) {
+        const c = text.charCodeAt(i);
+        if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09)
+            return false;
+    }
+    return true;
+}
+/** The `_class` an element opens with, if it does (bounded: a look at its first characters). */
+function classOf(text, from) {
+    const head = /^\s*\{\s*"_class"\s*:\s*"([\w.$]{1,200})"/.exec(text.slice(from, from + 256));
+    return head?.[1];
+}
+/**
+ * The character offset where `text` first nests deeper than `limit`
+ * brackets and braces outside strings, or -1 (scan: one pass, strings
+ * skipped). Malformed text gives some offset or -1.
+ */
+function tooDeepAt(text, limit = MAX_JSON_DEPTH) {
+    return scan(text, limit, []).at;
+}
+/** The index of the quote that ends the string whose content starts at `from`, or -1. */
+function stringEnd(text, from) {
+    let at = from;
+    for (;;) {
+        const quote = text.indexOf('"', at);
+        if (quote < 0)
+            return -1;
+        let backslashes = 0;
+        while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH)
+            backslashes++;
+        if (backslashes % 2 === 0)
+            return quote;
+        at = quote + 1;
+    }
+}
+/**
+ * A Jenkins answer read with its nesting bounded: elements of the
+ * `droppable` lists nested too deep are left out (and listed in `dropped`);
+ * anything else too deep is refused with JsonTooDeep; malformed text is a
+ * SyntaxError, as JSON.parse. One scan, one parse.
+ */
+function readJenkinsJson(text, options = {}) {
+    const limit = options.limit ?? MAX_JSON_DEPTH;
+    const { at, cuts } = scan(text, limit, options.droppable ?? []);
+    if (at >= 0)
+        throw new JsonTooDeep(limit, at);
+    let kept = text;
+    if (cuts.length > 0) {
+        const pieces = [];
+        let start = 0;
+        for (const cut of cuts) {
+            pieces.push(text.slice(start, cut.from));
+            start = cut.to;
+        }
+        pieces.push(text.slice(start));
+        kept = pieces.join('');
+    }
+    return { value: JSON.parse(kept), dropped: cuts.map(cut => cut.part) };
+}
+/**
+ * JSON.parse of a Jenkins answer, refused with JsonTooDeep when nested
+ * deeper than `limit`; SyntaxError for malformed text, as JSON.parse.
+ */
+function parseJenkinsJson(text, limit = MAX_JSON_DEPTH) {
+    return readJenkinsJson(text, { limit }).value;
+}
+
+
+/***/ }),
+
+/***/ 413:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  eF: () => (/* binding */ main_run)
+  e: () => (/* binding */ main_run)
 });
-
-// UNUSED EXPORTS: CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS
 
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(857);
@@ -31761,7 +32534,7 @@ function error(message, properties = {}) {
  * @param message warning issue message. Errors will be converted to string via toString()
  * @param properties optional properties to add to the annotation.
  */
-function core_warning(message, properties = {}) {
+function warning(message, properties = {}) {
     command_issueCommand('warning', utils_toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
@@ -31864,223 +32637,14 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-;// CONCATENATED MODULE: ./src/jenkins/errors.ts
-/** An error with a message a user can act on. Never contains credentials. */
-class JenkinsError extends Error {
-    kind;
-    status;
-    constructor(kind, message, status) {
-        super(message);
-        this.kind = kind;
-        this.status = status;
-        this.name = 'JenkinsError';
-    }
-}
-/**
- * The client's signal fired (the step was cancelled or timed out): the
- * exchange in flight was cut, or none was started. Never retried.
- */
-class Interrupted extends JenkinsError {
-    sent;
-    lostTrigger;
-    lastFailure;
-    constructor(message, 
-    /** Whether the request may have reached Jenkins (false: it was never sent). */
-    sent, 
-    /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
-    lostTrigger, 
-    /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
-    lastFailure) {
-        super('aborted', message);
-        this.sent = sent;
-        this.lostTrigger = lostTrigger;
-        this.lastFailure = lastFailure;
-        this.name = 'Interrupted';
-    }
-}
-/**
- * Why a client's signal fired, for a message: a budget's own clock (the post
- * step's, the abort's after a cancel: AbortSignal.timeout) ran out, or the
- * step was stopped (cancelled, or its timeout).
- */
-function stopReason(signal) {
-    const reason = signal?.reason;
-    return reason instanceof Error && reason.name === 'TimeoutError'
-        ? 'the time allowed for it ran out'
-        : 'the step was stopped';
-}
+// EXTERNAL MODULE: ./src/jenkins/transport/errors.ts
+var errors = __nccwpck_require__(1617);
+// EXTERNAL MODULE: ./src/jenkins/model/job-path.ts
+var job_path = __nccwpck_require__(583);
+;// CONCATENATED MODULE: ./src/jenkins/trigger/reconcile.ts
 
-;// CONCATENATED MODULE: ./src/jenkins/job-path.ts
-/** Thrown for a `job` value that cannot name a Jenkins item. The message names the input. */
-class JobPathError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'JobPathError';
-    }
-}
-const FORMS = 'expected `folder/job`, `job/folder/job/job`, or the job URL on the same server as `url`';
-/**
- * Turns the `job` input into the item names from the root.
- *
- * - `a/b/c`: the names as Jenkins shows them in `fullName`. A multibranch
- *   branch is named as Jenkins names it (`feature%2Fx`), so segments are
- *   taken literally, not decoded.
- * - `job/a/job/b`: a URL path, as copied from the browser: segments are
- *   percent-decoded once.
- * - `https://host/ctx/job/a/job/b/`: must be on the same origin and under the
- *   same context path as `baseUrl`; the rest is read as the `job/` form.
- */
-function parseJobPath(input, baseUrl) {
-    const value = input.trim();
-    if (value === '')
-        throw new JobPathError(`Input 'job' is empty: ${FORMS}.`);
-    if (/\p{Cc}/u.test(value)) {
-        throw new JobPathError(`Input 'job' contains a control character: ${FORMS}.`);
-    }
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
-        return parseJobUrl(value, baseUrl);
-    const trimmed = value.replace(/^\/+/, '').replace(/\/+$/, '');
-    if (trimmed === 'job' || trimmed.startsWith('job/'))
-        return parseUrlForm(trimmed, value);
-    return checkSegments(trimmed.split('/'), value);
-}
-function parseJobUrl(value, baseUrl) {
-    let url;
-    let base;
-    try {
-        url = new URL(value);
-        base = new URL(baseUrl);
-    }
-    catch {
-        throw new JobPathError(`Input 'job' is not a valid URL ('${redactUrl(value)}'): ${FORMS}.`);
-    }
-    if (url.username !== '' || url.password !== '') {
-        throw new JobPathError(`Input 'job' URL must not contain credentials: put the user name in 'user' and the API token in 'token' (${FORMS}).`);
-    }
-    // The URL parser resolves '.' and '..' (also as %2e) silently; a job URL
-    // copied from Jenkins never holds them, so refuse rather than guess.
-    const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/[?#].*$/s, '');
-    if (rawPath.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment))) {
-        throw new JobPathError(`Input 'job' URL ('${redactUrl(value)}') has a '.' or '..' segment: ${FORMS}.`);
-    }
-    if (url.origin !== base.origin) {
-        throw new JobPathError(`Input 'job' is a URL on ${url.origin}, but 'url' is ${base.origin}: the job URL must be on the same server (credentials are never sent to another host).`);
-    }
-    if (url.search || url.hash) {
-        throw new JobPathError(`Input 'job' URL has a query or fragment ('${redactUrl(value)}'): ${FORMS}.`);
-    }
-    const basePath = base.pathname.replace(/\/+$/, '');
-    const path = url.pathname;
-    if (basePath && path !== basePath && !path.startsWith(basePath + '/')) {
-        throw new JobPathError(`Input 'job' URL path '${path}' is not under the context path '${basePath}' of 'url': ${FORMS}.`);
-    }
-    const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '');
-    return parseUrlForm(rest, value);
-}
-function parseUrlForm(path, original) {
-    const parts = path.split('/');
-    const names = [];
-    for (let i = 0; i < parts.length; i += 2) {
-        const marker = parts[i];
-        const name = parts[i + 1];
-        if (marker !== 'job' || name === undefined || name === '') {
-            throw new JobPathError(`Input 'job' ('${redactUrl(original)}') is not a job path: every name must follow '/job/' (${FORMS}).`);
-        }
-        try {
-            // An item name never holds '/': a decoded one came from a multibranch
-            // branch URL written with a single %2F, whose item name is `feature%2Fx`
-            // (jenkins-api.md 3.8). Keep it as that name, which encodes to the
-            // canonical `feature%252Fx` that survives reverse proxies.
-            names.push(decodeURIComponent(name).replace(/\//g, '%2F'));
-        }
-        catch {
-            throw new JobPathError(`Input 'job' has a malformed percent-encoding in '${name}': ${FORMS}.`);
-        }
-    }
-    return checkSegments(names, original);
-}
-function checkSegments(segments, original) {
-    for (const segment of segments) {
-        if (segment === '') {
-            throw new JobPathError(`Input 'job' ('${redactUrl(original)}') has an empty segment ('//'): ${FORMS}.`);
-        }
-        if (segment === '.' || segment === '..') {
-            throw new JobPathError(`Input 'job' ('${redactUrl(original)}') has a '${segment}' segment: Jenkins item names cannot be '.' or '..' (${FORMS}).`);
-        }
-    }
-    return Object.freeze([...segments]);
-}
-/** The URL path of a job below the base URL: `/job/a/job/b`, each name percent-encoded once. */
-function jobUrlPath(job) {
-    // encodeURIComponent is compatible with Jenkins' Util.rawEncode (it only
-    // leaves `~` unencoded, which Stapler reads the same), and turns a multibranch `feature%2Fx` into `feature%252Fx`,
-    // the canonical form that survives reverse proxies (jenkins-api.md 3.8).
-    return job.map(name => '/job/' + encodeURIComponent(name)).join('');
-}
-/** Absolute URL of a job on `baseUrl` (normalised, no trailing slash), ending in '/'. */
-function jobUrl(baseUrl, job) {
-    return `${baseUrl}${jobUrlPath(job)}/`;
-}
-/** Absolute URL of a build on `baseUrl` (normalised, no trailing slash), ending in '/'. */
-function buildUrl(baseUrl, job, number) {
-    return `${jobUrl(baseUrl, job)}${number}/`;
-}
-/** `folder/sub/job`, as Jenkins' fullName. */
-function fullName(job) {
-    return job.join('/');
-}
-/**
- * A URL for messages, without what may be secret: the query and fragment
- * (`?token=…`) become `?…` / `#…`, then everything up to the last '@' goes
- * (user:password), even with no scheme or a '/' in the password: a parser
- * may read a malformed URL differently, and hiding too much is harmless.
- */
-function redactUrl(value) {
-    return value
-        .replace(/([?#])[\s\S]*$/, '$1…')
-        .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
-}
-/**
- * The item name of a multibranch branch, as branch-api's NameEncoder.encode
- * makes it (src/main/java/jenkins/branch/NameEncoder.java): only `# % / ? [ ]
- * \` are escaped, and the names '', '.', '..'. `feature/x` → `feature%2Fx`,
- * whose URL segment is then `feature%252Fx` (jenkins-api.md 3.8).
- */
-function branchItemName(branch) {
-    if (branch === '')
-        return '%00';
-    if (branch === '.')
-        return '%2E';
-    if (branch === '..')
-        return '%2E.';
-    return branch.replace(/[#%/?[\]\\]/g, ch => BRANCH_ESCAPES[ch] ?? ch);
-}
-/** NameEncoder.decode: the branch name of a multibranch item name (`feature%2Fx` → `feature/x`). */
-function branchNameOf(item) {
-    if (!item.includes('%'))
-        return item;
-    if (item === '%00')
-        return '';
-    if (item === '%2E')
-        return '.';
-    if (item === '%2E.')
-        return '..';
-    return item.replace(/%(2[35F]|3F|5[BCD])/g, escape => BRANCH_UNESCAPES[escape] ?? escape);
-}
-const BRANCH_ESCAPES = {
-    '#': '%23',
-    '%': '%25',
-    '/': '%2F',
-    '?': '%3F',
-    '[': '%5B',
-    ']': '%5D',
-    '\\': '%5C'
-};
-const BRANCH_UNESCAPES = Object.fromEntries(Object.entries(BRANCH_ESCAPES).map(([ch, escape]) => [escape, ch]));
-
-;// CONCATENATED MODULE: ./src/jenkins/reconcile.ts
 /** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
-const RECENT_BUILDS_TREE = 'builds[number,queueId,actions[parameters[name,value],causes[userId]]]{0,20}';
+const RECENT_BUILDS_TREE = 'builds[number,queueId,actions[parameters[name,value],causes[_class,userId]]]{0,20}';
 /** Settle periods: how long Jenkins may still be acting after the answer was lost. */
 const SETTLE_MS = 1500;
 /** A gateway timeout or our own request timeout: the upstream is probably still busy. */
@@ -32139,19 +32703,18 @@ function sameParameters(expected, actual) {
     }
     return true;
 }
-function sameJob(a, b) {
-    // Jenkins looks items up case-insensitively (jenkins-api.md 3.8).
-    return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase());
-}
 function causedBy(candidate, user) {
     if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
         return true;
     }
     return candidate.userIds.some(id => id !== null && id.toLowerCase() === user.toLowerCase());
 }
-/** One look: a queued item first (the usual case), then builds started since the trigger. */
+/**
+ * One look: a queued item first (the usual case), then builds started since the trigger.
+ * @internal
+ */
 async function findTriggered(reader, expectation) {
-    const queued = (await reader.queue()).filter(item => sameJob(item.job, expectation.job) && sameParameters(expectation.parameters, item.parameters));
+    const queued = (await reader.queue()).filter(item => (0,job_path/* sameJob */.YU)(item.job, expectation.job) && sameParameters(expectation.parameters, item.parameters));
     // The oldest: a merged request would have joined it.
     queued.sort((a, b) => a.id - b.id);
     const item = queued[0];
@@ -32181,88 +32744,6 @@ async function reconcile(reader, expectation, options) {
     options.logger.debug(`No queued item or new build with these parameters yet; looking again in ${options.settleMs} ms`);
     await options.sleep(options.settleMs);
     return findTriggered(reader, expectation);
-}
-/** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
-function jobNamesFromUrl(url) {
-    let path;
-    try {
-        path = new URL(url, 'http://placeholder/').pathname;
-    }
-    catch {
-        return undefined;
-    }
-    const segments = path.split('/').filter(s => s !== '');
-    const names = [];
-    // The context path comes first; item names follow each 'job' marker.
-    const start = segments.indexOf('job');
-    if (start < 0)
-        return undefined;
-    for (let i = start; i < segments.length; i += 2) {
-        if (segments[i] !== 'job' || segments[i + 1] === undefined)
-            return undefined;
-        try {
-            names.push(decodeURIComponent(segments[i + 1]));
-        }
-        catch {
-            return undefined;
-        }
-    }
-    return names;
-}
-/** Parameters from an exported `actions` array (the ParametersAction's list). */
-function parametersOf(actions) {
-    const list = [];
-    if (!Array.isArray(actions))
-        return list;
-    for (const action of actions) {
-        const parameters = action?.parameters;
-        if (!Array.isArray(parameters))
-            continue;
-        for (const raw of parameters) {
-            const p = raw;
-            if (typeof p?.name !== 'string')
-                continue;
-            list.push('value' in p ? { name: p.name, value: p.value } : { name: p.name });
-        }
-    }
-    return list;
-}
-/** userId of every cause that has one, from an exported `actions` array; undefined when none. */
-function userIdsOf(actions) {
-    if (!Array.isArray(actions))
-        return undefined;
-    const ids = [];
-    for (const action of actions) {
-        const causes = action?.causes;
-        if (!Array.isArray(causes))
-            continue;
-        for (const raw of causes) {
-            const cause = raw;
-            if (cause &&
-                'userId' in cause &&
-                (typeof cause.userId === 'string' || cause.userId === null)) {
-                ids.push(cause.userId);
-            }
-        }
-    }
-    return ids.length > 0 ? ids : undefined;
-}
-/** `_class` of every cause, from an exported `actions` array (the CauseAction's list). */
-function causeClassesOf(actions) {
-    const classes = [];
-    if (!Array.isArray(actions))
-        return classes;
-    for (const action of actions) {
-        const causes = action?.causes;
-        if (!Array.isArray(causes))
-            continue;
-        for (const cause of causes) {
-            const name = cause?._class;
-            if (typeof name === 'string')
-                classes.push(name);
-        }
-    }
-    return classes;
 }
 
 // EXTERNAL MODULE: external "node:crypto"
@@ -32513,68 +32994,13 @@ async function withCommandsStopped(write, fn) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/util/html.ts
-/**
- * Text in the job summary: what came from Jenkins or the user made inert
- * (HTML and Markdown), and links only to http(s).
- */
-/** An `<a>` to an http(s) URL, else the escaped text alone. */
-function html_link(text, url) {
-    const href = safeUrl(url);
-    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
-}
-/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
-function safeUrl(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-/**
- * Makes text inert in the summary: HTML special characters and the characters
- * Markdown acts on become entities, line breaks become <br> (a blank line
- * would end the HTML block and let Markdown through), and other control
- * characters go.
- */
-function escapeHtml(text) {
-    return (text
-        // eslint-disable-next-line no-control-regex
-        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
-        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
-        .replace(/\r\n|\r|\n/g, '<br>')
-        .replace(/\t/g, ' '));
-}
-function escapeAttribute(text) {
-    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
-}
-/** At most `max` characters (code points), an ellipsis marking the cut. */
-function cut(text, max) {
-    const chars = Array.from(text);
-    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
-}
-
-;// CONCATENATED MODULE: ./src/util/names.ts
-
-/**
- * Characters of a stage, test or job name wherever the step prints one: the
- * log, annotations, messages, the summary. Jenkins accepts names of any
- * length (a stage name is free text; 2,000 stages of 4 KB names make
- * megabytes); what identifies one is in its first words, and its page in
- * Jenkins has the whole.
- */
-const NAME_CHARS = 200;
-/** A name as printed: at most NAME_CHARS characters, an ellipsis marking the cut. */
-function shortName(name) {
-    return cut(name, NAME_CHARS);
-}
-
+// EXTERNAL MODULE: ./src/util/names.ts
+var util_names = __nccwpck_require__(5888);
 ;// CONCATENATED MODULE: ./src/util/suggest.ts
-/** Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively). */
+/**
+ * Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively).
+ * @internal
+ */
 function editDistance(a, b) {
     const s = a.toLowerCase();
     const t = b.toLowerCase();
@@ -32610,47 +33036,12 @@ function closestNames(name, candidates, max = 3) {
         .map(x => x.candidate);
 }
 
-;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/util/wait.ts
-
-/** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
-class StepAborted extends Error {
-    reason;
-    constructor(reason) {
-        super(reason === 'timeout' ? 'The step timed out.' : 'The step was cancelled.');
-        this.reason = reason;
-        this.name = 'StepAborted';
-    }
-}
-/** The reason carried by an aborted signal ('cancelled' unless it says 'timeout'). */
-function abortReason(signal) {
-    return signal.reason === 'timeout' ? 'timeout' : 'cancelled';
-}
-/** Throws StepAborted if the signal has fired. */
-function throwIfAborted(signal) {
-    if (signal?.aborted)
-        throw new StepAborted(abortReason(signal));
-}
-/** Waits `ms`, or throws StepAborted as soon as the signal fires. */
-function sleep(ms, signal) {
-    throwIfAborted(signal);
-    return (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal }).catch((error) => {
-        throw signal?.aborted ? new StepAborted(abortReason(signal)) : error;
-    });
-}
-/** Waits for `work` to settle, but not past `until` (epoch ms); never throws. */
-async function settleBy(work, until) {
-    const done = new AbortController();
-    const ignore = () => undefined;
-    await Promise.race([
-        work.then(ignore, ignore),
-        (0,promises_namespaceObject.setTimeout)(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
-    ]);
-    done.abort();
-}
-
+// EXTERNAL MODULE: ./src/util/wait.ts
+var util_wait = __nccwpck_require__(1643);
+// EXTERNAL MODULE: ./src/util/error-text.ts
+var error_text = __nccwpck_require__(1992);
 ;// CONCATENATED MODULE: ./src/follow/branch.ts
+
 
 
 
@@ -32680,7 +33071,7 @@ async function resolveBranch(options) {
     if (existing)
         return { info: existing };
     const project = await api.getJob(branch.project);
-    const projectName = fullName(branch.project);
+    const projectName = (0,job_path/* fullName */.fq)(branch.project);
     if (project.folderKind !== 'multibranch') {
         const what = project.isFolder ? `a ${project.folderKind ?? 'folder'}` : 'a job';
         throw new Error(`Jenkins item ${projectName} is ${what}, not a multibranch project: 'branch' names a branch of the multibranch project in 'job'.${project.folderKind === 'organization' ? ` Name the repository too: job: ${projectName}/<repository>.` : project.isFolder ? '' : " Leave 'branch' out to build it."}`);
@@ -32694,9 +33085,9 @@ async function resolveBranch(options) {
 async function scanAndWait(options) {
     const { api, settings, out, signal } = options;
     const branch = settings.branch;
-    const projectName = fullName(branch.project);
+    const projectName = (0,job_path/* fullName */.fq)(branch.project);
     const name = branch.name;
-    out.info(`Branch '${name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`);
+    out.logger.info(`Branch '${name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`);
     await api.scanMultibranch(branch.project);
     options.onScan?.();
     const log = new ScanLog(options);
@@ -32711,20 +33102,20 @@ async function scanAndWait(options) {
         log.end(complete);
         out.endGroup();
     };
-    const job = fullName(settings.job);
+    const job = (0,job_path/* fullName */.fq)(settings.job);
     out.startGroup(`Scan of ${projectName}`);
     try {
         for (;;) {
-            throwIfAborted(signal);
+            (0,util_wait/* throwIfAborted */.Te)(signal);
             // The scan's state first, then the branch: when the scan was over
             // before the branch was looked up, a missing branch is final.
-            const scanItem = (await api.getQueue()).find(item => branch_sameJob(item.job, branch.project));
+            const scanItem = (await api.getQueue()).find(item => (0,job_path/* sameJob */.YU)(item.job, branch.project));
             const queued = scanItem !== undefined;
             // Scan requests fold like any queue request (Queue.scheduleInternal):
             // each leaves its cause on the one item (CauseAction.foldIntoExisting).
             if (scanItem && !foldSaid && scanItem.causes.length > 1) {
                 foldSaid = true;
-                out.info(`Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`);
+                out.logger.info(`Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`);
             }
             const running = queued ? false : await log.poll();
             scan.look(queued, running);
@@ -32737,19 +33128,19 @@ async function scanAndWait(options) {
                 const found = await findIndexingBuild(options, info);
                 if (found === 'other-parameters') {
                     close(scan.finished);
-                    out.info(`Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`);
+                    out.logger.info(`Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`);
                     return { info };
                 }
                 if (found) {
                     close(scan.finished);
                     const which = found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`;
-                    out.info(`Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`);
-                    out.info(`Every run that scanned for branch '${name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`);
+                    out.logger.info(`Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`);
+                    out.logger.info(`Every run that scanned for branch '${name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`);
                     return { info, indexingBuild: found };
                 }
                 if (scan.finished) {
                     close(true);
-                    out.info(`The scan finished without building ${job}; triggering a build.`);
+                    out.logger.info(`The scan finished without building ${job}; triggering a build.`);
                     return { info };
                 }
             }
@@ -32757,7 +33148,7 @@ async function scanAndWait(options) {
                 close(true);
                 throw new Error(await missingBranch(options, `The scan of ${projectName} finished without a branch '${name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`));
             }
-            await sleep(pause, signal);
+            await (0,util_wait/* sleep */.yy)(pause, signal);
             pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5));
         }
     }
@@ -32771,6 +33162,7 @@ async function scanAndWait(options) {
  * previous, complete scan until the new one starts, so "not queued and not
  * running" only counts once the scan was seen queued or running, or when it
  * was seen twice, a pause apart.
+ * @internal
  */
 class ScanState {
     active = false;
@@ -32828,15 +33220,15 @@ class ScanLog {
         const { out, api, settings } = this.options;
         const project = settings.branch.project;
         if (this.printed > MAX_LOG_LINES || this.skipped > 0) {
-            out.info(`(The scan log was cut short here; all of it is at ${api.jobUrl(project)}indexing/console.)`);
+            out.logger.info(`(The scan log was cut short here; all of it is at ${api.jobUrl(project)}indexing/console.)`);
         }
     }
     print(line) {
         this.printed++;
         if (this.printed > MAX_LOG_LINES)
             return;
-        // out.info is coreLogger.info: the one printer that makes Jenkins text inert.
-        this.options.out.info(line);
+        // out.logger.info is coreLogger.info: the one printer that makes Jenkins text inert.
+        this.options.out.logger.info(line);
     }
 }
 /**
@@ -32853,7 +33245,7 @@ async function findIndexingBuild(options, info) {
     const matches = (parameters) => expected === undefined || sameParameters(expected, parameters ?? []);
     let other = false;
     const queued = (await api.getQueue())
-        .filter(item => branch_sameJob(item.job, settings.job) && item.causes.includes(BRANCH_INDEXING_CAUSE))
+        .filter(item => (0,job_path/* sameJob */.YU)(item.job, settings.job) && item.causes.includes(BRANCH_INDEXING_CAUSE))
         .sort((a, b) => a.id - b.id);
     for (const item of queued) {
         if (matches(item.parameters))
@@ -32876,19 +33268,19 @@ async function missingBranch(options, message) {
     const branch = settings.branch;
     let names;
     try {
-        const prefix = `${fullName(branch.project)}/`;
-        names = (await api.listJobs(branch.project)).map(job => branchNameOf(job.startsWith(prefix) ? job.slice(prefix.length) : job));
+        const prefix = `${(0,job_path/* fullName */.fq)(branch.project)}/`;
+        names = (await api.listJobs(branch.project)).map(job => (0,job_path/* branchNameOf */.dZ)(job.startsWith(prefix) ? job.slice(prefix.length) : job));
     }
     catch (error) {
-        options.out.debug(`Could not list the branches: ${error.message}`);
+        options.out.logger.debug(`Could not list the branches: ${(0,error_text/* errorText */.k)(error)}`);
         return message;
     }
     if (names.length === 0)
         return `${message} It has no branches yet.`;
     const close = closestNames(branch.name, names, 5);
     if (close.length > 0)
-        return `${message} Closest branches: ${close.map(shortName).join(', ')}.`;
-    const some = names.slice(0, 10).map(shortName).join(', ');
+        return `${message} Closest branches: ${close.map(util_names/* shortName */.l).join(', ')}.`;
+    const some = names.slice(0, 10).map(util_names/* shortName */.l).join(', ');
     return `${message} It has: ${some}${names.length > 10 ? `, … (${names.length} in all)` : ''}.`;
 }
 async function jobOrUndefined(api, job) {
@@ -32896,20 +33288,16 @@ async function jobOrUndefined(api, job) {
         return await api.getJob(job);
     }
     catch (error) {
-        if (error instanceof JenkinsError && error.kind === 'not-found')
+        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found')
             return undefined;
         throw error;
     }
-}
-/** Jenkins looks items up case-insensitively (jenkins-api.md 3.8). */
-function branch_sameJob(a, b) {
-    return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase());
 }
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: external "node:fs/promises"
-const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
@@ -35832,29 +36220,12 @@ function selectArtifacts(patterns, paths, platform = process.platform) {
     return { selected, unmatched };
 }
 
+// EXTERNAL MODULE: ./src/util/bytes.ts
+var bytes = __nccwpck_require__(1671);
 // EXTERNAL MODULE: ./src/util/heap.ts + 2 modules
 var heap = __nccwpck_require__(6086);
-;// CONCATENATED MODULE: ./src/util/logger.ts
-/** A logger that drops everything (for library use and tests that do not care). */
-const silentLogger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warning: () => undefined
-};
-/** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
-function namedLogger(logger, name) {
-    return { ...logger, info: message => logger.info(`${name}: ${message}`) };
-}
-/**
- * Says that a part of a build's outcome (test report, stages, artifacts
- * list) could not be read: a warning in the log, and the same words in
- * `unread` for the summary. The build's result stands.
- */
-function warnUnread(message, logger, unread) {
-    logger.warning(message);
-    unread.push(message);
-}
-
+// EXTERNAL MODULE: ./src/util/logger.ts
+var util_logger = __nccwpck_require__(6618);
 ;// CONCATENATED MODULE: ./src/util/workspace-paths.ts
 /**
  * Paths below the workspace that the step creates or reads, checked against
@@ -35870,10 +36241,11 @@ function warnUnread(message, logger, unread) {
 
 
 
+/** @internal */
 const nodeWalkFs = {
     lstat: async (path) => {
         try {
-            return await (0,external_node_fs_promises_namespaceObject.lstat)(path);
+            return await (0,promises_namespaceObject.lstat)(path);
         }
         catch (error) {
             if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR'))
@@ -35881,11 +36253,11 @@ const nodeWalkFs = {
             throw error;
         }
     },
-    realpath: path => (0,external_node_fs_promises_namespaceObject.realpath)(path),
-    readlink: path => (0,external_node_fs_promises_namespaceObject.readlink)(path),
+    realpath: path => (0,promises_namespaceObject.realpath)(path),
+    readlink: path => (0,promises_namespaceObject.readlink)(path),
     mkdir: async (path) => {
         try {
-            await (0,external_node_fs_promises_namespaceObject.mkdir)(path);
+            await (0,promises_namespaceObject.mkdir)(path);
         }
         catch (error) {
             // Another download may have made it a moment ago: the walk looks again.
@@ -35923,6 +36295,7 @@ class WorkspacePathError extends Error {
  * one (`C:x`, `C:..`), no `..`, and on Windows no device name (`CON`,
  * `aux.txt`) and no name ending in a dot or a space (Windows drops them, so
  * `a.` and `a` are one file). `.` and empty segments are dropped.
+ * @internal
  */
 function workspaceSegments(value, path = (external_node_path_default())) {
     const refuse = (reason) => {
@@ -36082,6 +36455,8 @@ function isCode(error, code) {
 
 
 
+
+
 /** Downloads at once: enough to hide latency on many small files, each in constant memory. */
 const PARALLEL = 4;
 /**
@@ -36122,9 +36497,9 @@ async function downloadArtifacts(api, settings, build, logger, signal, unread = 
         // An answer that cannot be read (malformed, nested too deep) is a part
         // of the outcome missing, not the build failing; no answer at all
         // (credentials, permission, network) still fails the step.
-        if (!(error instanceof JenkinsError && error.kind === 'protocol'))
+        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'protocol'))
             throw error;
-        warnUnread(`The artifacts list of Jenkins build #${build.number} could not be read, so no artifact was downloaded: ${error.message}`, logger, unread);
+        (0,util_logger/* warnUnread */.Kz)(`The artifacts list of Jenkins build #${build.number} could not be read, so no artifact was downloaded: ${error.message}`, logger, unread);
         return outcome;
     }
     if (list.truncated) {
@@ -36163,7 +36538,7 @@ async function downloadArtifacts(api, settings, build, logger, signal, unread = 
     // Workers finish out of order; the output lists files in Jenkins' order.
     const order = new Map(selection.selected.map((p, i) => [posix((0,external_node_path_namespaceObject.join)(outcome.folder, p)), i]));
     outcome.written.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
-    logger.info(`Downloaded ${outcome.written.length} artifact(s) of Jenkins build #${build.number} (${formatBytes(outcome.bytes)}) into ${outcome.folder}.`);
+    logger.info(`Downloaded ${outcome.written.length} artifact(s) of Jenkins build #${build.number} (${(0,bytes/* formatBytes */.z)(outcome.bytes)}) into ${outcome.folder}.`);
     return outcome;
 }
 async function downloadOne(api, build, path, root, rootReal, outcome, logger, signal) {
@@ -36191,13 +36566,13 @@ async function downloadOne(api, build, path, root, rootReal, outcome, logger, si
         const done = await api.downloadArtifact(build, path, () => openSink(target));
         outcome.bytes += done.bytes;
         outcome.written.push(posix((0,external_node_path_namespaceObject.join)(outcome.folder, path)));
-        logger.info(`Downloaded artifact ${JSON.stringify(path)} (${formatBytes(done.bytes)}).`);
+        logger.info(`Downloaded artifact ${JSON.stringify(path)} (${(0,bytes/* formatBytes */.z)(done.bytes)}).`);
     }
     catch (error) {
-        throwIfAborted(signal);
-        if (error instanceof JenkinsError && error.kind === 'aborted')
+        (0,util_wait/* throwIfAborted */.Te)(signal);
+        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
             throw error;
-        const message = error instanceof Error ? error.message : String(error);
+        const message = (0,error_text/* errorText */.k)(error);
         outcome.problems.push(`Artifact ${JSON.stringify(path)} was not downloaded: ${message}`);
     }
 }
@@ -36219,10 +36594,10 @@ async function openSink(target) {
             collectAt = bytes + COLLECT_EVERY;
             (0,heap/* collectYoungGarbage */.u)();
         },
-        commit: () => (0,external_node_fs_promises_namespaceObject.rename)(temp, target),
+        commit: () => (0,promises_namespaceObject.rename)(temp, target),
         discard: async () => {
             stream.destroy();
-            await (0,external_node_fs_promises_namespaceObject.rm)(temp, { force: true });
+            await (0,promises_namespaceObject.rm)(temp, { force: true });
         }
     };
 }
@@ -36233,8 +36608,8 @@ async function openSink(target) {
  */
 async function prepareRoot(root, workspace) {
     // The workspace itself is the runner's (a test's may not exist yet): made as it is.
-    await (0,external_node_fs_promises_namespaceObject.mkdir)(workspace, { recursive: true });
-    const workspaceReal = await (0,external_node_fs_promises_namespaceObject.realpath)(workspace);
+    await (0,promises_namespaceObject.mkdir)(workspace, { recursive: true });
+    const workspaceReal = await (0,promises_namespaceObject.realpath)(workspace);
     const segments = (0,external_node_path_namespaceObject.relative)(workspace, root)
         .split(external_node_path_namespaceObject.sep)
         .filter(s => s !== '');
@@ -36262,211 +36637,20 @@ function warnUnmatched(pattern, paths, build, logger) {
 function posix(path) {
     return external_node_path_namespaceObject.sep === '/' ? path : path.split(external_node_path_namespaceObject.sep).join('/');
 }
-/** '512 B', '1.5 KB', '200.0 MB'. */
-function formatBytes(bytes) {
-    if (bytes < 1024)
-        return `${bytes} B`;
-    const units = ['KB', 'MB', 'GB', 'TB'];
-    let value = bytes / 1024;
-    let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-        value /= 1024;
-        unit++;
-    }
-    return `${value.toFixed(1)} ${units[unit]}`;
-}
 
-;// CONCATENATED MODULE: ./src/jenkins/counts.ts
-/**
- * Counts Jenkins sends (build numbers, queue ids, durations, test counts,
- * offsets): whole numbers from 0 to Number.MAX_SAFE_INTEGER. Beyond that a
- * number is no longer exact and prints as `1e+21`, which a shell's `-gt`
- * cannot read and a URL does not address; a broken or hostile server is the
- * only source of such values, so they are ignored where they are read.
- */
-function isCount(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-/** A build number: a count from 1 (Run.number starts at 1). */
-function isBuildNumber(value) {
-    return isCount(value) && value >= 1;
-}
-/** A count from a header or a path (digits only), or undefined when it is none or too large. */
-function countOf(text) {
-    if (text === undefined || !/^\d{1,16}$/.test(text.trim()))
-        return undefined;
-    const value = Number(text.trim());
-    return isCount(value) ? value : undefined;
-}
-/** A value Jenkins sent, for a message saying it was ignored: JSON-quoted and cut to 40 characters. */
-function shownValue(value) {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 40 ? `${text.slice(0, 39)}…` : text;
-}
-
-;// CONCATENATED MODULE: ./src/util/constants.ts
-/** Input names, exactly as in action.yml. */
-var Input;
-(function (Input) {
-    Input["Url"] = "url";
-    Input["User"] = "user";
-    Input["Token"] = "token";
-    Input["Job"] = "job";
-    Input["Parameters"] = "parameters";
-    Input["Files"] = "files";
-    Input["Wait"] = "wait";
-    Input["Disable"] = "disable";
-    Input["Build"] = "build";
-    Input["ListJobs"] = "list-jobs";
-    Input["Timeout"] = "timeout";
-    Input["Accept"] = "accept";
-    Input["Log"] = "log";
-    Input["AbortOnCancel"] = "abort-on-cancel";
-    Input["CommitStatus"] = "commit-status";
-    Input["GithubToken"] = "github-token";
-    Input["StatusContext"] = "status-context";
-    Input["Branch"] = "branch";
-    Input["Scan"] = "scan";
-    Input["JobToken"] = "job-token";
-    Input["Headers"] = "headers";
-    Input["CaCert"] = "ca-cert";
-    Input["Artifacts"] = "artifacts";
-    Input["ArtifactsPath"] = "artifacts-path";
-    Input["Jobs"] = "jobs";
-    Input["FailFast"] = "fail-fast";
-})(Input || (Input = {}));
-/** Output names, exactly as in action.yml. */
-var Output;
-(function (Output) {
-    Output["Result"] = "result";
-    Output["BuildNumber"] = "build-number";
-    Output["BuildUrl"] = "build-url";
-    Output["Duration"] = "duration";
-    Output["QueueUrl"] = "queue-url";
-    Output["Build"] = "build";
-    Output["Jobs"] = "jobs";
-    Output["JobUrl"] = "job-url";
-    /** Test counts of the build's JUnit report; empty without one. */
-    Output["TestsTotal"] = "tests-total";
-    Output["TestsFailed"] = "tests-failed";
-    Output["TestsSkipped"] = "tests-skipped";
-    /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
-    Output["Stages"] = "stages";
-    /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
-    Output["Artifacts"] = "artifacts";
-    /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
-    Output["Builds"] = "builds";
-    /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
-    Output["History"] = "history";
-})(Output || (Output = {}));
-/** Keys saved with core.saveState for the post step. */
-var State;
-(function (State) {
-    /** Set by the main step, so the second run of the bundle knows it is the post step. */
-    State["IsPost"] = "isPost";
-    /** Queue item id of the triggered build. */
-    State["QueueId"] = "queueId";
-    /** Number of the followed build, once known. */
-    State["BuildNumber"] = "buildNumber";
-    /** 'true' when Jenkins merged the trigger into an item another request had queued (303): never cancelled or stopped. */
-    State["Shared"] = "shared";
-    /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
-    State["Done"] = "done";
-    /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
-    State["LeftRunning"] = "leftRunning";
-    /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
-    State["Ended"] = "ended";
-    /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
-    State["Returned"] = "returned";
-    /** With `jobs`: JSON array of what the step started ({job, queueId, number, shared, own}), for the post step. */
-    State["Builds"] = "builds";
-})(State || (State = {}));
-/** Build results Jenkins reports (hudson.model.Result). */
-const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
-
-;// CONCATENATED MODULE: ./src/jenkins/json.ts
-/**
- * JSON from Jenkins, with its nesting bounded before it is parsed. V8's
- * JSON.parse takes any depth, but whatever walks the value afterwards
- * (JSON.stringify for the `build` output, structured clones) recurses, and a
- * build carrying an action nested a million levels deep (2 MB) overflowed
- * the stack and failed a passing build. No Jenkins answer we ask for comes
- * near this bound: a job tree of LIST_DEPTH folders is about 20 levels.
- */
-/** Most levels of `[`/`{` a Jenkins answer may nest. */
-const MAX_JSON_DEPTH = 500;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-/** A JSON text nested deeper than allowed: at which character it went too deep. */
-class JsonTooDeep extends Error {
-    limit;
-    offset;
-    constructor(limit, offset) {
-        super(`JSON nested more than ${limit} levels deep (at character ${offset})`);
-        this.limit = limit;
-        this.offset = offset;
-        this.name = 'JsonTooDeep';
-    }
-}
-/**
- * The character offset where `text` first nests deeper than `limit`
- * brackets and braces outside strings, or -1. One pass, no allocation:
- * strings are skipped with indexOf (they are most of a build's bytes), and a
- * quote counts as a string's end unless an odd run of backslashes precedes
- * it. Malformed text gives some offset or -1; JSON.parse then says what is
- * wrong with it.
- */
-function tooDeepAt(text, limit = MAX_JSON_DEPTH) {
-    let depth = 0;
-    const length = text.length;
-    for (let i = 0; i < length; i++) {
-        const c = text.charCodeAt(i);
-        if (c === QUOTE) {
-            i = stringEnd(text, i + 1);
-            if (i < 0)
-                return -1;
-        }
-        else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
-            if (++depth > limit)
-                return i;
-        }
-        else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
-            depth--;
-        }
-    }
-    return -1;
-}
-/** The index of the quote that ends the string whose content starts at `from`, or -1. */
-function stringEnd(text, from) {
-    let at = from;
-    for (;;) {
-        const quote = text.indexOf('"', at);
-        if (quote < 0)
-            return -1;
-        let backslashes = 0;
-        while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH)
-            backslashes++;
-        if (backslashes % 2 === 0)
-            return quote;
-        at = quote + 1;
-    }
-}
-/**
- * JSON.parse of a Jenkins answer, refused with JsonTooDeep when nested
- * deeper than `limit`; SyntaxError for malformed text, as JSON.parse.
- */
-function parseJenkinsJson(text, limit = MAX_JSON_DEPTH) {
-    const at = tooDeepAt(text, limit);
-    if (at >= 0)
-        throw new JsonTooDeep(limit, at);
-    return JSON.parse(text);
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/responses.ts
+// EXTERNAL MODULE: ./src/outcome/values.ts
+var values = __nccwpck_require__(2472);
+// EXTERNAL MODULE: ./src/util/shorten.ts
+var shorten = __nccwpck_require__(2509);
+// EXTERNAL MODULE: ./src/jenkins/model/counts.ts
+var model_counts = __nccwpck_require__(2578);
+// EXTERNAL MODULE: ./src/jenkins/reads/decode.ts
+var decode = __nccwpck_require__(9828);
+// EXTERNAL MODULE: ./src/util/constants.ts
+var constants = __nccwpck_require__(2517);
+// EXTERNAL MODULE: ./src/jenkins/transport/json.ts
+var json = __nccwpck_require__(3808);
+;// CONCATENATED MODULE: ./src/jenkins/transport/responses.ts
 
 
 /** Statuses worth another try for a request that may safely repeat. */
@@ -36486,7 +36670,7 @@ function looksLikeHtml(response, body) {
 }
 /** The error for an HTML page where JSON was expected. */
 function htmlError(context, status) {
-    return new JenkinsError('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.server}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`, status);
+    return new errors/* JenkinsError */.fF('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.server}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`, status);
 }
 /** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
 function permissionName(id) {
@@ -36507,7 +36691,7 @@ function shortMessage(response, body) {
     if (type.includes('json')) {
         try {
             // An error body too deep to read has no message to quote (JsonTooDeep).
-            const parsed = parseJenkinsJson(body);
+            const parsed = (0,json/* parseJenkinsJson */.m_)(body);
             const message = parsed?.message;
             if (typeof message === 'string')
                 text = message;
@@ -36543,37 +36727,37 @@ function errorForResponse(response, body, context) {
             // (BasicAuthenticationEntryPoint, jenkins-api.md 2.1); one without it
             // comes from something in front of Jenkins.
             if (!/realm="?Jenkins/i.test(response.header('www-authenticate') ?? '')) {
-                return new JenkinsError('bad-credentials', `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`, status);
+                return new errors/* JenkinsError */.fF('bad-credentials', `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`, status);
             }
-            return new JenkinsError('bad-credentials', context.user
+            return new errors/* JenkinsError */.fF('bad-credentials', context.user
                 ? `${at} rejected the credentials for user '${context.user}' (401): check the user and API token`
                 : `${at} asked for credentials (401): set user and token`, status);
         case 403:
             return forbiddenError(response, body, context);
         case 404:
-            return new JenkinsError('not-found', context.notFound ?? `${at} has no ${context.what} (404)`, status);
+            return new errors/* JenkinsError */.fF('not-found', context.notFound ?? `${at} has no ${context.what} (404)`, status);
         case 409:
-            return new JenkinsError('conflict', context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`, status);
+            return new errors/* JenkinsError */.fF('conflict', context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`, status);
         case 400:
         case 405:
-            return new JenkinsError('bad-request', `${at} rejected ${context.what} (${status}${detail})`, status);
+            return new errors/* JenkinsError */.fF('bad-request', `${at} rejected ${context.what} (${status}${detail})`, status);
         case 431:
             // Node's own server and most proxies allow 8-16 KiB of headers; the
             // Authorization header is the one that can be that big.
-            return new JenkinsError('bad-request', `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`, status);
+            return new errors/* JenkinsError */.fF('bad-request', `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`, status);
         case 429:
-            return new JenkinsError('server', `${at} is rate-limiting requests (429) for ${context.what}`, status);
+            return new errors/* JenkinsError */.fF('server', `${at} is rate-limiting requests (429) for ${context.what}`, status);
     }
     if (status >= 500) {
         const hint = context.serverHint ? ` ${context.serverHint}` : '';
-        return new JenkinsError('server', `${at} failed ${context.what} (${status}${detail}).${hint}`, status);
+        return new errors/* JenkinsError */.fF('server', `${at} failed ${context.what} (${status}${detail}).${hint}`, status);
     }
-    return new JenkinsError('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`, status);
+    return new errors/* JenkinsError */.fF('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`, status);
 }
 function forbiddenError(response, body, context) {
     const at = `Jenkins at ${context.server}`;
     if (isCrumbRejection(response.status, body)) {
-        return new JenkinsError('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
+        return new errors/* JenkinsError */.fF('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
     }
     if (context.jobTokenSent)
         return jobTokenRefused(body, context);
@@ -36586,13 +36770,13 @@ function forbiddenError(response, body, context) {
         const sent = context.user
             ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
             : '';
-        return new JenkinsError('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
+        return new errors/* JenkinsError */.fF('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
     }
     const permission = required ? permissionName(required) : context.permission;
     const needs = permission
         ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
         : 'the user lacks a permission';
-    return new JenkinsError('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
+    return new errors/* JenkinsError */.fF('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
 }
 /**
  * A trigger that carried the job token got a 403: BuildAuthorizationToken
@@ -36604,7 +36788,7 @@ function forbiddenError(response, body, context) {
 function jobTokenRefused(body, context) {
     const invalid = /Invalid token provided/.test(body);
     const who = context.user ? `user '${context.user}'` : 'anonymous users';
-    return new JenkinsError('forbidden', `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`, 403);
+    return new errors/* JenkinsError */.fF('forbidden', `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`, 403);
 }
 /**
  * An anonymous read refused while the step holds only a job token. Jenkins
@@ -36614,93 +36798,16 @@ function jobTokenRefused(body, context) {
  */
 function anonymousReadRefused(context) {
     const at = `Jenkins at ${context.server}`;
-    return new JenkinsError('auth-required', context.following
+    return new errors/* JenkinsError */.fF('auth-required', context.following
         ? `${at} refused anonymous read of ${context.what} (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
         : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`, 403);
 }
 
-;// CONCATENATED MODULE: ./src/util/input-error.ts
-/**
- * Thrown for a bad input; the message names the input and the expected form,
- * and never contains a secret (token, password, github-token).
- */
-class InputError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'InputError';
-    }
-}
-
-;// CONCATENATED MODULE: ./src/util/duration.ts
-
-/**
- * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
- * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
- * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
- * above which Node fires the timer at once instead of never.
- */
-const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
-const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
-/**
- * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
- * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
- * case-insensitive; only whole numbers. The result is more than 0 and at most
- * MAX_DURATION_MS.
- */
-function parseDuration(value, input) {
-    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
-    const text = value.trim();
-    let ms;
-    if (/^\d+$/.test(text)) {
-        ms = Number(text) * UNITS_MS.s;
-    }
-    else {
-        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
-        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
-            ms =
-                Number(match[1] ?? 0) * UNITS_MS.h +
-                    Number(match[2] ?? 0) * UNITS_MS.m +
-                    Number(match[3] ?? 0) * UNITS_MS.s;
-        }
-    }
-    if (ms === undefined) {
-        throw new InputError(`Input '${input}' ('${clip(text)}') is not a duration: ${expected}.`);
-    }
-    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
-        throw new InputError(`Input '${input}' ('${clip(text)}') is out of range: ${expected}.`);
-    }
-    return ms;
-}
-function clip(text) {
-    return text.length > 40 ? text.slice(0, 40) + '…' : text;
-}
-/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
-function formatDuration(ms) {
-    // Beyond the safe-integer range a number from Jenkins is not a duration (1e+21).
-    if (!Number.isFinite(ms) || ms < 0 || ms > Number.MAX_SAFE_INTEGER)
-        return 'unknown';
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    if (ms < 10_000)
-        return `${Math.floor(ms / 100) / 10} s`;
-    if (ms < 60_000)
-        return `${Math.floor(ms / 1000)} s`;
-    const totalSeconds = Math.round(ms / 1000);
-    const hours = Math.floor(totalSeconds / 3600);
-    const minutes = Math.floor((totalSeconds % 3600) / 60);
-    const seconds = totalSeconds % 60;
-    const parts = [];
-    if (hours > 0)
-        parts.push(`${hours} h`);
-    if (minutes > 0)
-        parts.push(`${minutes} min`);
-    // Seconds are noise next to hours.
-    if (seconds > 0 && hours === 0)
-        parts.push(`${seconds} s`);
-    return parts.join(' ');
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/silence.ts
+// EXTERNAL MODULE: external "node:timers/promises"
+var promises_ = __nccwpck_require__(8500);
+// EXTERNAL MODULE: ./src/util/duration.ts
+var util_duration = __nccwpck_require__(6518);
+;// CONCATENATED MODULE: ./src/jenkins/transport/silence.ts
 /** Lines closer together than this are left to the debug log. */
 const MIN_GAP_MS = 4_000;
 /** The visible lines of one client about requests that get no answer. */
@@ -36731,7 +36838,7 @@ function seconds(ms) {
     return `${(ms / 1000).toFixed(1)} s`;
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/retry.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/retry.ts
 
 
 
@@ -36789,6 +36896,7 @@ function parseRetryAfter(value, now = Date.now()) {
 /**
  * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
  * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
+ * @internal
  */
 function backoffDelay(retry, policy, random = Math.random) {
     const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
@@ -36796,9 +36904,9 @@ function backoffDelay(retry, policy, random = Math.random) {
 }
 /** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
 function pause(ms, signal, what) {
-    return (0,promises_namespaceObject.setTimeout)(ms, undefined, { signal }).catch((error) => {
+    return (0,promises_.setTimeout)(ms, undefined, { signal }).catch((error) => {
         throw signal?.aborted
-            ? new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, false)
+            ? new errors/* Interrupted */.j$(`Stopped waiting to ${what}: ${(0,errors/* stopReason */.PJ)(signal)}`, false)
             : error;
     });
 }
@@ -36820,7 +36928,7 @@ async function withRetry(operation, options) {
     const attempts = Math.max(1, Math.floor(policy.attempts));
     const started = now();
     // Every give-up says the whole time waited, not only the last try's.
-    const tried = (attempt) => `after ${attempt} attempts in ${formatDuration(now() - started)}`;
+    const tried = (attempt) => `after ${attempt} attempts in ${(0,util_duration/* formatDuration */.a3)(now() - started)}`;
     for (let attempt = 1;; attempt++) {
         try {
             return await operation(attempt, started);
@@ -36835,8 +36943,8 @@ async function withRetry(operation, options) {
             const failure = error.error.message;
             const sleep = options.sleep ??
                 ((ms) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut) => {
-                    throw cut instanceof Interrupted
-                        ? new Interrupted(cut.message, false, undefined, failure)
+                    throw cut instanceof errors/* Interrupted */.j$
+                        ? new errors/* Interrupted */.j$(cut.message, false, undefined, failure)
                         : cut;
                 }));
             const allowed = Math.min(attempts, error.maxAttempts ?? attempts);
@@ -36862,17 +36970,17 @@ async function withRetry(operation, options) {
             logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
             const waited = now() - started;
             if (options.notice && waited >= options.notice.afterMs) {
-                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${seconds(delay)} (try ${attempt + 1} of ${allowed}, ${formatDuration(waited)} since the first)`);
+                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${seconds(delay)} (try ${attempt + 1} of ${allowed}, ${(0,util_duration/* formatDuration */.a3)(waited)} since the first)`);
             }
             await sleep(delay);
         }
     }
 }
 function giveUp(error, why) {
-    return new JenkinsError(error.kind, `${error.message} (${why})`, error.status);
+    return new errors/* JenkinsError */.fF(error.kind, `${error.message} (${why})`, error.status);
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/reads.ts
+;// CONCATENATED MODULE: ./src/jenkins/reads/reads.ts
 
 
 
@@ -36897,10 +37005,22 @@ const JOB_BUILDS = 16;
  * job, whose six newest builds may all still be running. The same list,
  * a few builds longer (Stapler's range `{0,16}`, in Jenkins since long
  * before 2.150.1), gives the job's last finished builds at no extra request.
+ * @internal
  */
 const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`;
-/** Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5). */
-const QUEUE_TREE = 'items[id,task[url,name],actions[causes[_class],parameters[name,value]],inQueueSince,why]';
+/**
+ * The lists of a build whose elements are plugins' data: an action each
+ * (every plugin adds its own), a change set per SCM. One element nested too
+ * deep is left out with a warning and the rest of the build read (json.ts);
+ * any other part too deep (`number`, `result`, `artifacts`, any other
+ * field) still refuses the whole answer, as no real Jenkins sends it.
+ */
+const BUILD_PLUGIN_LISTS = ['actions', 'changeSets'];
+/**
+ * Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5).
+ * @internal
+ */
+const QUEUE_TREE = 'items[id,task[url,name],actions[causes[_class,userId],parameters[name,value]],inQueueSince,why]';
 /** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
 const FOLDER_CLASSES = new Set([
     'com.cloudbees.hudson.plugins.folder.Folder',
@@ -36921,7 +37041,10 @@ function folderKindOf(className) {
         return 'organization';
     return 'folder';
 }
-/** `jobs[name,_class,jobs[…]]` nested `depth` levels. */
+/**
+ * `jobs[name,_class,jobs[…]]` nested `depth` levels.
+ * @internal
+ */
 function listTree(depth) {
     let fields = 'name,_class';
     for (let level = 1; level < depth; level++)
@@ -36933,8 +37056,8 @@ async function getJob(http, job) {
     // The crumb is needed before the trigger that usually follows: fetch it
     // alongside the job to save a round trip.
     http.prefetchCrumb();
-    const name = fullName(job);
-    const data = await http.getJson('job', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, {
+    const name = (0,job_path/* fullName */.fq)(job);
+    const data = await http.getJson('job', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, {
         notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
     }));
     const info = {
@@ -36942,7 +37065,7 @@ async function getJob(http, job) {
         fullName: typeof data.fullName === 'string' ? data.fullName : name,
         // Jenkins' own `url` comes from its configured root URL, which may be
         // another host (jenkins-api.md 9): always our base.
-        url: jobUrl(http.baseUrl, job),
+        url: (0,job_path/* jobUrl */.Ne)(http.baseUrl, job),
         parameterDefinitions: parameterDefinitions(data.property),
         isFolder: isFolder(data)
     };
@@ -36954,7 +37077,7 @@ async function getJob(http, job) {
         info.buildable = data.buildable;
     if (typeof data.disabled === 'boolean')
         info.disabled = data.disabled;
-    if (isBuildNumber(data.nextBuildNumber))
+    if ((0,model_counts/* isBuildNumber */.Y_)(data.nextBuildNumber))
         info.nextBuildNumber = data.nextBuildNumber;
     const builds = buildSummaries(data.builds);
     // A folder has no `builds`: no history, rather than an empty one.
@@ -36972,85 +37095,97 @@ async function getJob(http, job) {
         info.recent = recent;
     return info;
 }
-const RESULTS = new Set([
-    'SUCCESS',
-    'UNSTABLE',
-    'FAILURE',
-    'NOT_BUILT',
-    'ABORTED'
-]);
 /** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
 function buildSummaries(raw) {
-    const out = [];
-    for (const entry of Array.isArray(raw) ? raw : []) {
-        const b = entry;
-        if (!isBuildNumber(b?.number) || !isCount(b.duration))
-            continue;
-        out.push({
-            number: b.number,
-            result: RESULTS.has(b.result) ? b.result : null,
-            duration: b.duration,
-            building: b.building === true
-        });
-    }
-    return out;
+    return (Array.isArray(raw) ? raw : []).flatMap(entry => (0,decode/* buildSummaryOf */.Wi)(entry) ?? []);
 }
 /** Full names of every job below `folder` (root when empty), in one request. */
 async function listJobs(http, folder) {
-    const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root';
-    const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`;
+    const where = folder.length > 0 ? `folder '${(0,job_path/* fullName */.fq)(folder)}'` : 'the root';
+    const base = folder.length > 0 ? (0,job_path/* jobUrl */.Ne)(http.baseUrl, folder) : `${http.baseUrl}/`;
     const data = await http.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
-        notFound: `Folder '${fullName(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
+        notFound: `Folder '${(0,job_path/* fullName */.fq)(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
     }));
     if (!Array.isArray(data.jobs)) {
-        throw new JenkinsError('bad-request', `'${fullName(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`);
+        throw new errors/* JenkinsError */.fF('bad-request', `'${(0,job_path/* fullName */.fq)(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`);
     }
     const names = [];
-    collectJobs(http, data.jobs, folder.length > 0 ? `${fullName(folder)}/` : '', names);
+    collectJobs(http, data.jobs, folder.length > 0 ? `${(0,job_path/* fullName */.fq)(folder)}/` : '', names);
     return names;
 }
 /** A queue item's JSON. */
 async function getQueueItem(http, queueId) {
-    const item = await http.getJson('queue', `${http.baseUrl}/queue/item/${queueId}/api/json`, http.context(`queue item ${queueId}`, {
+    const item = await http.getJson('queue', `${(0,job_path/* queueItemUrl */.oJ)(http.baseUrl, queueId)}api/json`, http.context(`queue item ${queueId}`, {
         notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
         following: true
     }));
     if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
-        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`);
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`);
     }
     // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
     if (typeof item.why === 'string')
         item.why = http.redact(item.why);
+    if (!(0,model_counts/* isCount */.my)(item.inQueueSince))
+        delete item.inQueueSince;
+    const executable = item.executable;
+    if (executable && executable.number !== undefined) {
+        // A number that addresses no build would reach URLs and outputs.
+        if (!(0,model_counts/* isBuildNumber */.Y_)(executable.number)) {
+            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} with a build whose number is ${(0,model_counts/* shownValue */.JJ)(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
+        }
+        item.executable = {
+            number: executable.number,
+            url: typeof executable.url === 'string' ? executable.url : ''
+        };
+    }
+    else if (executable !== undefined) {
+        // Left, its run not created yet (null), or an executable that names none.
+        item.executable = null;
+    }
     return item;
+}
+/**
+ * The root URL Jenkins is configured with (`url` of `/api/json`,
+ * Jenkins.getRootUrl: what it writes in every item and build `url`), or
+ * null when none is configured (it then writes the request's host).
+ */
+async function rootUrl(http) {
+    const data = await http.getJson('root', `${http.baseUrl}/api/json?tree=url`, http.context('the root of Jenkins'));
+    return typeof data.url === 'string' && data.url !== '' ? data.url : null;
 }
 /** A build's JSON, by number or permalink. */
 async function getBuild(http, job, which, options = {}) {
-    const name = fullName(job);
+    const name = (0,job_path/* fullName */.fq)(job);
     const query = new URLSearchParams();
     if (options.tree !== undefined)
         query.set('tree', options.tree);
     if (options.depth !== undefined)
         query.set('depth', String(options.depth));
     const search = query.toString();
-    const url = `${jobUrl(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`;
+    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`;
     const notFound = which === 'lastBuild'
         ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
         : which === 'lastSuccessfulBuild'
             ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
             : `Build #${which} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`;
-    const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, { notFound, following: true }));
+    const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, { notFound, following: true }), { droppable: BUILD_PLUGIN_LISTS });
     if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
-        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`);
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`);
     }
-    if (!isBuildNumber(build.number)) {
-        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${shownValue(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
+    if (!(0,model_counts/* isBuildNumber */.Y_)(build.number)) {
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${(0,model_counts/* shownValue */.JJ)(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
     }
     const result = build.result;
     // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
     // else is a broken or hostile server, and would reach outputs and messages.
-    if (result !== undefined && result !== null && !BUILD_RESULTS.some(r => r === result)) {
-        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`);
+    if (result !== undefined && result !== null && !constants/* BUILD_RESULTS */.IQ.some(r => r === result)) {
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${constants/* BUILD_RESULTS */.IQ.join(', ')}, or null while it runs`);
     }
+    const parameters = (0,decode/* parametersIn */.Kx)(build.actions);
+    if (parameters)
+        build.parameters = parameters;
+    else
+        delete build.parameters;
     return build;
 }
 /** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
@@ -37065,16 +37200,18 @@ async function getQueue(http) {
     for (const raw of Array.isArray(data.items) ? data.items : []) {
         const item = raw;
         const url = item?.task?.url;
-        if (!isCount(item?.id) || typeof url !== 'string')
+        if (!(0,model_counts/* isCount */.my)(item?.id) || typeof url !== 'string')
             continue;
-        const names = jobNamesFromUrl(url);
+        const names = (0,decode/* jobNamesFromUrl */.$7)(url);
         if (!names)
             continue;
+        const userIds = (0,decode/* userIdsOf */.fN)(item.actions);
         items.push({
             id: item.id,
             job: names,
-            causes: causeClassesOf(item.actions),
-            parameters: parametersOf(item.actions),
+            causes: (0,decode/* causeClassesOf */.Zw)(item.actions),
+            ...(userIds ? { userIds } : {}),
+            parameters: (0,decode/* parametersOf */.mC)(item.actions),
             ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
         });
     }
@@ -37086,45 +37223,23 @@ async function getQueue(http) {
  * whether they still run).
  */
 async function recentBuilds(http, job, limit, options = {}) {
-    const name = fullName(job);
+    const name = (0,job_path/* fullName */.fq)(job);
     let fields = options.actions
         ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
         : 'number,queueId';
     if (options.outcome)
         fields += ',result,duration,building';
     const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`;
-    const data = await http.getJson('builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
+    const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
         notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(true)}`,
         following: true
     }));
-    const builds = [];
-    for (const raw of Array.isArray(data.builds) ? data.builds : []) {
-        const build = raw;
-        if (!isBuildNumber(build?.number))
-            continue;
-        const recent = { number: build.number };
-        if (isCount(build.queueId))
-            recent.queueId = build.queueId;
-        if (options.outcome) {
-            const [summary] = buildSummaries([build]);
-            if (summary) {
-                recent.result = summary.result;
-                recent.duration = summary.duration;
-                recent.building = summary.building;
-            }
-        }
-        if (options.actions) {
-            recent.causes = causeClassesOf(build.actions);
-            recent.parameters = parametersOf(build.actions);
-        }
-        builds.push(recent);
-    }
-    return builds;
+    return (0,decode/* buildsOf */.jV)(data.builds, options);
 }
 /** GET logText/progressiveText?start=N, its body streamed. */
 async function progressiveText(http, build, start) {
-    const name = fullName(build.job);
-    const url = `${buildUrl(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`;
+    const name = (0,job_path/* fullName */.fq)(build.job);
+    const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`;
     const context = http.context(`the console of build #${build.number} of '${name}'`, {
         notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`,
         following: true
@@ -37134,9 +37249,9 @@ async function progressiveText(http, build, start) {
             // A login page now and then is an SSO proxy's blip; every time, it is the answer.
             throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, 3);
         }
-        const textSize = countOf(response.header('x-text-size'));
+        const textSize = (0,model_counts/* countOf */.pq)(response.header('x-text-size'));
         if (textSize === undefined) {
-            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
+            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
         }
         // Streamed, not buffered: a console can be hundreds of MB. The stream
         // is still bounded (limits.ts: stall guard, deadline, cancel). The
@@ -37217,7 +37332,11 @@ function parameterDefinitions(property) {
     return definitions;
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/trigger.ts
+;// CONCATENATED MODULE: ./src/jenkins/trigger/trigger.ts
+
+
+
+
 
 
 
@@ -37241,15 +37360,14 @@ const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
  * queued (findLostTrigger) with its own client.
  */
 async function trigger(http, info, job, params, options = {}) {
-    const name = fullName(job);
-    checkBuildable(http, info, name);
-    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
-    const unknownParameters = Object.keys(params).filter(key => !defined.has(key));
+    const name = (0,job_path/* fullName */.fq)(job);
+    checkBuildable(http, info, name, params);
+    const undefinedNames = unknownParameters(info, params);
     const parameterized = info.parameterDefinitions.length > 0;
     const form = new URLSearchParams();
     if (parameterized) {
         for (const [key, value] of Object.entries(params)) {
-            if (!defined.has(key))
+            if (undefinedNames.includes(key))
                 continue;
             // Multi-value parameters are repeated fields.
             for (const item of typeof value === 'string' ? [value] : value)
@@ -37270,7 +37388,7 @@ async function trigger(http, info, job, params, options = {}) {
     // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
     // `delay` is a request parameter; 0sec skips the quiet period (3.5).
     const endpoint = parameterized ? 'buildWithParameters' : 'build';
-    const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`;
+    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}${endpoint}?delay=0sec`;
     const context = http.context(`the trigger of job '${name}'`, {
         notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
         conflict: disabledMessage(http, name),
@@ -37286,10 +37404,10 @@ async function trigger(http, info, job, params, options = {}) {
         user: http.user,
         firstBuildNumber: info.nextBuildNumber
     };
-    const jobPage = jobUrl(http.baseUrl, job);
+    const jobPage = (0,job_path/* jobUrl */.Ne)(http.baseUrl, job);
     let mayHaveQueued = false;
     const interrupted = (error) => mayHaveQueued || error.sent
-        ? new Interrupted(`${error.message} (a trigger of '${name}' may have queued a build)`, error.sent, expectation, error.lastFailure)
+        ? new errors/* Interrupted */.j$(`${error.message} (a trigger of '${name}' may have queued a build)`, error.sent, expectation, error.lastFailure)
         : error;
     for (let send = 1;; send++) {
         let outcome;
@@ -37297,16 +37415,16 @@ async function trigger(http, info, job, params, options = {}) {
             outcome = await triggerOnce(http, url, { form: form.toString() }, context, name);
         }
         catch (error) {
-            throw error instanceof Interrupted ? interrupted(error) : error;
+            throw error instanceof errors/* Interrupted */.j$ ? interrupted(error) : error;
         }
         if ('queueId' in outcome) {
             return {
                 queueId: outcome.queueId,
                 // Reverse proxies rewrite hosts, and the Location follows the request's
                 // own host (jenkins-api.md 3.1): rebuild it on our base.
-                queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+                queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, outcome.queueId),
                 merged: outcome.merged,
-                unknownParameters
+                unknownParameters: undefinedNames
             };
         }
         // The answer was lost: look for what Jenkins did before sending again
@@ -37314,7 +37432,7 @@ async function trigger(http, info, job, params, options = {}) {
         mayHaveQueued = true;
         const lost = outcome.lost;
         const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
-        const unknown = (why) => new JenkinsError(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`, lost.error.status);
+        const unknown = (why) => new errors/* JenkinsError */.fF(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`, lost.error.status);
         if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
             throw unknown('no time left before the step timeout to check');
         }
@@ -37327,9 +37445,9 @@ async function trigger(http, info, job, params, options = {}) {
             });
         }
         catch (error) {
-            if (error instanceof Interrupted)
+            if (error instanceof errors/* Interrupted */.j$)
                 throw interrupted(error);
-            http.logger.debug(`Could not look for the lost trigger: ${error.message}`);
+            http.logger.debug(`Could not look for the lost trigger: ${(0,error_text/* errorText */.k)(error)}`);
             throw unknown('and Jenkins could not be asked what it did');
         }
         if (adopted) {
@@ -37338,9 +37456,9 @@ async function trigger(http, info, job, params, options = {}) {
                 : `Trigger answer lost (${lost.reason}); Jenkins shows build #${adopted.buildNumber ?? '?'} of '${name}' with these parameters (queue item ${adopted.queueId}): following it.`);
             return {
                 queueId: adopted.queueId,
-                queueUrl: `${http.baseUrl}/queue/item/${adopted.queueId}/`,
+                queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, adopted.queueId),
                 merged: false,
-                unknownParameters,
+                unknownParameters: undefinedNames,
                 adopted: adopted.from
             };
         }
@@ -37350,13 +37468,46 @@ async function trigger(http, info, job, params, options = {}) {
         http.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
     }
 }
-/** Refuses what cannot be built before anything is sent: a folder, a disabled job. */
-function checkBuildable(http, info, name) {
+/** Names in `params` the job does not define: Jenkins drops them silently. */
+function unknownParameters(info, params) {
+    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
+    return Object.keys(params).filter(key => !defined.has(key));
+}
+/**
+ * Refuses what cannot be built before anything is sent: a folder, a
+ * disabled job, a value a choice parameter does not list (`params`).
+ */
+function checkBuildable(http, info, name, params = {}) {
     // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
     if (info.isFolder)
         throw notAJob(info, name, http.baseUrl);
     if (info.disabled === true || info.buildable === false) {
-        throw new JenkinsError('conflict', disabledMessage(http, name));
+        throw new errors/* JenkinsError */.fF('conflict', disabledMessage(http, name));
+    }
+    checkChoices(info, name, params);
+}
+/** Choices named in a refusal; a job may list hundreds. */
+const MAX_CHOICES_SHOWN = 20;
+/**
+ * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
+ * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
+ * jenkins-api.md 3.2); the job read holds the list, so the step says so
+ * first and sends nothing. Only core's choice parameter: plugins' choice
+ * parameters (Active Choices, Extended Choice) may accept other values.
+ */
+function checkChoices(info, name, params) {
+    for (const definition of info.parameterDefinitions) {
+        const value = params[definition.name];
+        if (typeof value !== 'string')
+            continue;
+        const choices = definition.choices;
+        if (definition.type !== 'ChoiceParameterDefinition' || !choices?.length)
+            continue;
+        if (choices.includes(value))
+            continue;
+        const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${(0,util_names/* shortName */.l)(choice)}'`);
+        const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : '';
+        throw new errors/* JenkinsError */.fF('bad-request', `Parameter '${(0,util_names/* shortName */.l)(definition.name)}' of job '${name}' is '${(0,util_names/* shortName */.l)(value)}', which is not one of its choices: ${shown.join(', ')}${more}. Nothing was triggered.`);
     }
 }
 /** How long the abort path gives a lost trigger to show up before its second look. */
@@ -37405,11 +37556,17 @@ async function triggerOnce(http, url, payload, context, name) {
         });
     }
     catch (error) {
-        if (lost && error instanceof JenkinsError && error.kind !== 'aborted')
+        if (lost && error instanceof errors/* JenkinsError */.fF && error.kind !== 'aborted')
             return { lost };
         throw error;
     }
     const { response, body } = answer;
+    // Jenkins' own 500 is its answer: it refused the request (a parameter
+    // value it does not accept), and a second send would be refused again.
+    const refusal = response.status === 500 ? jenkinsRefusal(response, body) : undefined;
+    if (refusal) {
+        throw new errors/* JenkinsError */.fF('bad-request', `Jenkins at ${http.baseUrl} refused to trigger job '${name}' (500): ${refusal}.`, 500);
+    }
     if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
         // A proxy's error says nothing of whether Jenkins got the POST.
         return {
@@ -37425,34 +37582,28 @@ async function triggerOnce(http, url, payload, context, name) {
     const queueId = response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined;
     if (queueId === undefined) {
         const location = response.header('location');
-        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
     }
     return { queueId, merged: response.status === 303 };
 }
 /** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
 function reconcileReader(http, job) {
-    const name = fullName(job);
+    const name = (0,job_path/* fullName */.fq)(job);
     return {
-        queue: async () => (await getQueue(http)).map(({ id, job, parameters }) => ({ id, job, parameters })),
+        queue: async () => (await getQueue(http)).map(({ id, job, parameters, causes, userIds }) => ({
+            id,
+            job,
+            parameters,
+            causes,
+            ...(userIds ? { userIds } : {})
+        })),
         builds: async () => {
-            const data = await http.getJson('builds', `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, http.context(`the builds of job '${name}'`));
-            const builds = [];
-            for (const raw of Array.isArray(data.builds) ? data.builds : []) {
-                const build = raw;
-                if (!isBuildNumber(build?.number))
-                    continue;
-                const candidate = {
-                    number: build.number,
-                    parameters: parametersOf(build.actions)
-                };
-                if (isCount(build.queueId))
-                    candidate.queueId = build.queueId;
-                const userIds = userIdsOf(build.actions);
-                if (userIds)
-                    candidate.userIds = userIds;
-                builds.push(candidate);
-            }
-            return builds;
+            const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, http.context(`the builds of job '${name}'`));
+            return (0,decode/* buildsOf */.jV)(data.builds, { actions: true }).map(build => ({
+                ...build,
+                causes: build.causes ?? [],
+                parameters: build.parameters ?? []
+            }));
         }
     };
 }
@@ -37472,7 +37623,7 @@ function queueIdOf(response) {
         return undefined;
     }
     const match = /\/queue\/item\/(\d+)\/?$/.exec(path);
-    return countOf(match?.[1]);
+    return (0,model_counts/* countOf */.pq)(match?.[1]);
 }
 /**
  * Whether Jenkins itself produced an error answer rather than a proxy in
@@ -37482,6 +37633,45 @@ function queueIdOf(response) {
  */
 function fromJenkins(response) {
     return response.header('x-jenkins') !== undefined;
+}
+/** The exception a parameter definition throws for a value it refuses, as a stack trace shows it. */
+const REFUSAL = /\bIllegalArgumentException: ([^\r\n<]+)/;
+/** Jenkins' error page (core jenkins/model/Jenkins/oops.jelly) and the id its log files the exception under. */
+const OOPS_PAGE = /A problem occurred while processing the request/;
+const LOGGING_ID = /Logging ID=([0-9a-fA-F-]{1,64})/;
+/** Characters of Jenkins' reason quoted. */
+const REASON_CHARS = 300;
+/**
+ * Why Jenkins refused a request with its own 500, or undefined when the
+ * 500 is not Jenkins' (a proxy's, which may hide a POST that reached Jenkins:
+ * reconciled as a lost answer). Jenkins' is told by its headers (X-Jenkins,
+ * which a proxy may strip) or by its body: its error page, or the
+ * IllegalArgumentException a parameter definition throws ("Illegal choice
+ * for parameter ENV: qa", jenkins-api.md 3.2), which no proxy writes. The
+ * page quotes the exception only when Jenkins shows stack traces
+ * (-Djenkins.model.Jenkins.SHOW_STACK_TRACE=true, or before 2.x); else its
+ * Logging ID is what leads to the reason in Jenkins' log.
+ */
+function jenkinsRefusal(response, body) {
+    const text = decodeHtml(body);
+    const reason = REFUSAL.exec(text)?.[1]?.trim();
+    if (reason)
+        return (0,shorten/* cut */.J)(reason, REASON_CHARS);
+    if (!fromJenkins(response) && !OOPS_PAGE.test(text))
+        return undefined;
+    const id = LOGGING_ID.exec(text)?.[1];
+    return `its error page gives no reason${id ? `; its log has it under Logging ID ${id}` : ''} (a parameter value it does not accept, such as a choice not in the list, is the usual one)`;
+}
+/** The text of an HTML page's character references, for a reason quoted from it. */
+function decodeHtml(text) {
+    const named = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+    return text.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (match, ref) => {
+        if (ref.startsWith('#')) {
+            const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : Number(ref.slice(1));
+            return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : match;
+        }
+        return named[ref] ?? match;
+    });
 }
 function safePath(location, base) {
     try {
@@ -37496,172 +37686,16 @@ function notAJob(info, name, origin) {
     const where = `(${info._class ?? 'folder'}, on ${origin})`;
     switch (info.folderKind) {
         case 'multibranch':
-            return new JenkinsError('bad-request', `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`);
+            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`);
         case 'organization':
-            return new JenkinsError('bad-request', `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`);
+            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`);
         default:
-            return new JenkinsError('bad-request', `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`);
+            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`);
     }
 }
 
-;// CONCATENATED MODULE: ./src/outcome/output-cap.ts
-/**
- * JSON array outputs within a byte cap. GitHub allows 1 MB for all of a
- * job's outputs together (counted as UTF-16); a list Jenkins makes long
- * (stages, archived files) must not take it all, nor fail the job.
- */
-/**
- * `entries` as a JSON array of at most `maxBytes` UTF-8 bytes: the first
- * entries that fit, each whole, so that it stays valid JSON.
- */
-function cappedArray(entries, maxBytes) {
-    const texts = entries.map(entry => JSON.stringify(entry) ?? 'null');
-    let fullBytes = 2;
-    let bytes = 2;
-    let kept = 0;
-    texts.forEach((text, i) => {
-        const size = Buffer.byteLength(text) + (i > 0 ? 1 : 0);
-        fullBytes += size;
-        if (kept === i && bytes + size <= maxBytes) {
-            bytes += size;
-            kept++;
-        }
-    });
-    return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes };
-}
-/** Bytes as KiB, rounded up, for messages. */
-function kib(bytes) {
-    return `${Math.ceil(bytes / 1024)} KiB`;
-}
-
-;// CONCATENATED MODULE: ./src/outcome/stages.ts
-
-
-
-
-
-/** The build class whose runs have stages (workflow-job's WorkflowRun). */
-const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
-/** Whether `wfapi/describe` can exist for the build. */
-function isPipeline(build) {
-    return build._class === PIPELINE_RUN;
-}
-/** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
-function isPipelineJob(job) {
-    return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
-}
-/**
- * The Pipeline's stages (so far, for a running one): [] when Jenkins has no Stage View plugin
- * (404), undefined for other builds or when they could not be read (a help,
- * not the result: a warning, and a note in `unread` for the summary).
- */
-async function readStages(api, ref, build, logger, unread = []) {
-    if (!isPipeline(build))
-        return undefined;
-    try {
-        const run = await api.describeRun(ref);
-        if (!run)
-            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
-        return run?.stages ?? [];
-    }
-    catch (error) {
-        // The step being stopped is not stages that could not be read.
-        if (error instanceof Interrupted)
-            throw error;
-        warnUnread(`The stages of Jenkins build #${ref.number} could not be read: ${error.message}`, logger, unread);
-        return undefined;
-    }
-}
-/**
- * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
- * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
- * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
- * each: some 900 fit.
- */
-const STAGES_OUTPUT_MAX_BYTES = 64 * 1024;
-/**
- * The `stages` output: `[{name, status, durationMillis}]`, within
- * `maxBytes`: the first stages that fit, each whole (names are not cut),
- * so that it stays valid JSON.
- */
-function stagesOutput(stages, maxBytes = STAGES_OUTPUT_MAX_BYTES) {
-    return cappedArray(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })), maxBytes);
-}
-/** Stage statuses that match a build result, for naming the stage it came from. */
-const STATUS_OF_RESULT = {
-    FAILURE: 'FAILED',
-    UNSTABLE: 'UNSTABLE',
-    ABORTED: 'ABORTED'
-};
-/**
- * The stage the build's result came from: the first FAILED stage, else the
- * first whose status matches the result (UNSTABLE, ABORTED).
- */
-function failedStage(stages, result) {
-    if (!stages || !result || result === 'SUCCESS')
-        return undefined;
-    const failed = stages.find(s => s.status === 'FAILED');
-    if (failed)
-        return failed;
-    const status = STATUS_OF_RESULT[result];
-    return status ? stages.find(s => s.status === status) : undefined;
-}
-/**
- * Looks at a running Pipeline's stages now and then, and logs once each
- * time one stops at an `input` step (PAUSED_PENDING_INPUT), with the page
- * where someone can answer it (`<build>/input/`, pipeline-input-step's
- * InputAction). Without it a step waiting for a person looks hung. Stops by
- * itself when Jenkins has no `wfapi`; `stop()` ends it; `done` settles then.
- */
-function watchForInput(api, ref, logger, options = {}) {
-    const controller = new AbortController();
-    const announced = new Set();
-    const inputUrl = `${ref.url}input/`;
-    const look = async () => {
-        const run = await api.describeRun(ref);
-        if (!run || controller.signal.aborted)
-            return false;
-        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
-        // An input outside any stage pauses the run only.
-        const keys = paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
-        for (const key of keys) {
-            if (announced.has(key))
-                continue;
-            announced.add(key);
-            const stage = paused.find(s => s.id === key);
-            const where = stage ? ` in stage ${JSON.stringify(shortName(stage.name))}` : '';
-            // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
-            logger.info(`Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`);
-        }
-        // Once answered, a later pause of the same stage is news again.
-        for (const key of [...announced])
-            if (!keys.includes(key))
-                announced.delete(key);
-        return true;
-    };
-    const done = (async () => {
-        try {
-            await sleep(options.firstMs ?? 5000, controller.signal);
-            for (;;) {
-                try {
-                    if (!(await look()))
-                        return;
-                }
-                catch (error) {
-                    if (controller.signal.aborted || error instanceof Interrupted)
-                        return;
-                    logger.debug(`Could not look for a pending input: ${error.message}`);
-                }
-                await sleep(options.intervalMs ?? 10_000, controller.signal);
-            }
-        }
-        catch {
-            // Stopped while waiting.
-        }
-    })();
-    return { stop: () => controller.abort(), done };
-}
-
+// EXTERNAL MODULE: ./src/outcome/stages.ts
+var stages = __nccwpck_require__(9277);
 ;// CONCATENATED MODULE: ./src/outcome/test-locations.ts
 /**
  * Where a failed test failed, in the workspace: the file and line of a
@@ -37701,7 +37735,10 @@ const PYTEST_FRAME = /^([^\s"]+\.py):(\d+):/;
 const JS_FRAME = /^\s*at\s+(?:.*?\()?(?:file:\/\/)?([^\s()]+\.[cm]?[jt]sx?):(\d+):\d+\)?\s*$/;
 /** Segments of a library's install folder: their frames are never the test's file. */
 const LIBRARY = /^(site-packages|dist-packages|node_modules|<frozen.*|<string>)$/;
-/** The frames of a trace whose file could be the test's, in the trace's order. */
+/**
+ * The frames of a trace whose file could be the test's, in the trace's order.
+ * @internal
+ */
 function framesOf(trace) {
     const frames = [];
     for (const text of trace.split(/\r\n|\r|\n/)) {
@@ -37733,6 +37770,7 @@ function add(frames, segments, line, java) {
 /**
  * A trace's path as segments; undefined when it climbs (`..`) or holds a
  * control character: such a path names nothing this search may match.
+ * @internal
  */
 function pathSegments(path) {
     // eslint-disable-next-line no-control-regex
@@ -37755,6 +37793,7 @@ function pathSegments(path) {
  * Walks the workspace once, keeping the paths of files whose name is one
  * of `names`. Undefined when the walk went past its bounds (or the
  * workspace cannot be read): then no file is certain.
+ * @internal
  */
 async function searchWorkspace(root, names, limits = {}) {
     const maxEntries = limits.entries ?? MAX_ENTRIES;
@@ -37767,7 +37806,7 @@ async function searchWorkspace(root, names, limits = {}) {
     try {
         for (let folder = folders.pop(); folder; folder = folders.pop()) {
             // One call a folder: many times faster than iterating a Dir entry by entry.
-            const list = await (0,external_node_fs_promises_namespaceObject.readdir)(folder.path, { withFileTypes: true });
+            const list = await (0,promises_namespaceObject.readdir)(folder.path, { withFileTypes: true });
             entries += list.length;
             if (entries > maxEntries)
                 return undefined;
@@ -37820,6 +37859,7 @@ function matches(frame, files) {
  * The first frame of the trace that names exactly one workspace file;
  * undefined when none does, or when the first that matches at all matches
  * several (which one failed cannot be known).
+ * @internal
  */
 function locate(trace, files) {
     for (const frame of framesOf(trace ?? '')) {
@@ -37859,7 +37899,10 @@ async function locateFailedTests(tests, workspace, logger) {
     return located;
 }
 
+// EXTERNAL MODULE: ./src/outcome/source-link.ts
+var source_link = __nccwpck_require__(9284);
 ;// CONCATENATED MODULE: ./src/outcome/test-report.ts
+
 
 
 
@@ -37904,9 +37947,9 @@ async function readTests(api, ref, build, logger, unread = []) {
     }
     catch (error) {
         // The step being stopped is not a report that could not be read.
-        if (error instanceof Interrupted)
+        if (error instanceof errors/* Interrupted */.j$)
             throw error;
-        warnUnread(`The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${error.message}`, logger, unread);
+        (0,util_logger/* warnUnread */.Kz)(`The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
     }
     return outcome;
 }
@@ -37936,9 +37979,9 @@ async function testAction(api, ref, build, logger, unread) {
         return testReportAction(detailed.actions, ignored);
     }
     catch (error) {
-        if (error instanceof Interrupted)
+        if (error instanceof errors/* Interrupted */.j$)
             throw error;
-        warnUnread(`The test counts of Jenkins build #${ref.number} could not be read: ${error.message}`, logger, unread);
+        (0,util_logger/* warnUnread */.Kz)(`The test counts of Jenkins build #${ref.number} could not be read: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
         return undefined;
     }
 }
@@ -37948,6 +37991,7 @@ async function testAction(api, ref, build, logger, unread) {
  * ones of matrix, maven or downstream aggregation, other publishers). With
  * several, the largest: an aggregate includes its parts, adding would count
  * twice.
+ * @internal
  */
 function testReportAction(actions, ignored = () => undefined) {
     let best;
@@ -37957,17 +38001,17 @@ function testReportAction(actions, ignored = () => undefined) {
         const { failCount, totalCount, skipCount, urlName } = action;
         if (failCount === undefined || totalCount === undefined)
             continue;
-        const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(([, value]) => value !== undefined && !isCount(value));
+        const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(([, value]) => value !== undefined && !(0,model_counts/* isCount */.my)(value));
         if (wrong.length > 0) {
-            ignored(`Ignored the test counts of ${shownValue(classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${shownValue(value)}`).join(', ')} ${wrong.length > 1 ? 'are not whole numbers' : 'is not a whole number'} from 0 to ${Number.MAX_SAFE_INTEGER}.`);
+            ignored(`Ignored the test counts of ${(0,model_counts/* shownValue */.JJ)(classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${(0,model_counts/* shownValue */.JJ)(value)}`).join(', ')} ${wrong.length > 1 ? 'are not whole numbers' : 'is not a whole number'} from 0 to ${Number.MAX_SAFE_INTEGER}.`);
             continue;
         }
-        if (!isCount(failCount) || !isCount(totalCount))
+        if (!(0,model_counts/* isCount */.my)(failCount) || !(0,model_counts/* isCount */.my)(totalCount))
             continue;
         const counts = {
             total: totalCount,
             failed: failCount,
-            skipped: isCount(skipCount) ? skipCount : 0
+            skipped: (0,model_counts/* isCount */.my)(skipCount) ? skipCount : 0
         };
         if (best && counts.total <= best.counts.total)
             continue;
@@ -37979,6 +38023,7 @@ function testReportAction(actions, ignored = () => undefined) {
  * Turns a URL Jenkins wrote (from its configured root URL, maybe another
  * host: jenkins-api.md 9) into one on our base, using the build's own `url`
  * against the one we built to find Jenkins' root.
+ * @internal
  */
 function rebaser(jenkinsBuildUrl, ourBuildUrl, baseUrl) {
     const tail = ourBuildUrl.startsWith(baseUrl) ? ourBuildUrl.slice(baseUrl.length) : '';
@@ -37998,8 +38043,8 @@ function annotateFailedTests(tests, annotate, located = new Map()) {
         const details = (test.errorDetails ?? '').trim();
         const lines = details === '' ? [] : details.split(/\r\n|\r|\n/).slice(0, DETAIL_LINES);
         const quoted = lines.join('\n').slice(0, DETAIL_CHARS);
-        const where = test.className ? `${shortName(test.className)} — ${test.url}` : test.url;
-        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, shortName(test.name), located.get(test));
+        const where = test.className ? `${(0,util_names/* shortName */.l)(test.className)} — ${test.url}` : test.url;
+        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, (0,util_names/* shortName */.l)(test.name), located.get(test));
     }
 }
 function classOf(action) {
@@ -38013,7 +38058,7 @@ function classOf(action) {
  * The parts of following a build that one `job` (build-job.ts) and several
  * `jobs` (src/multi/) share: picking an existing build, the queue item of a
  * scan's build, the unknown-parameter warning, what a finished build
- * produced, the commit status, and the description of a failure for it.
+ * produced, and the description of a failure for the commit status.
  * None prints by itself: each takes the logger (and annotator) to use.
  */
 
@@ -38026,21 +38071,24 @@ function classOf(action) {
 
 
 
+
+
+
 /** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
 async function lastBuild(api, job, mode) {
-    const name = fullName(job);
+    const name = (0,job_path/* fullName */.fq)(job);
     const which = mode === 'last' ? 'lastBuild' : 'lastSuccessfulBuild';
     try {
         return await api.getBuild(job, which);
     }
     catch (error) {
-        if (!(error instanceof JenkinsError && error.kind === 'not-found'))
+        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
             throw error;
         // Tell "no such job" (or not a job) from "no such build": all are 404.
         const info = await api.getJob(job);
         if (info.isFolder)
             throw notAJob(info, name, api.baseUrl);
-        throw new JenkinsError('not-found', `Jenkins job ${name} has no ${mode === 'last' ? '' : 'successful '}build yet (build: ${mode}), on ${api.baseUrl}.`, 404);
+        throw new errors/* JenkinsError */.fF('not-found', `Jenkins job ${name} has no ${mode === 'last' ? '' : 'successful '}build yet (build: ${mode}), on ${api.baseUrl}.`, 404);
     }
 }
 /** A 404 on a job, with the closest job names Jenkins has. */
@@ -38048,12 +38096,12 @@ async function withJobSuggestions(api, job, error, logger) {
     if (job.length === 0)
         return error.message;
     try {
-        const close = closestNames(fullName(job), await api.listJobs([]));
+        const close = closestNames((0,job_path/* fullName */.fq)(job), await api.listJobs([]));
         if (close.length)
-            return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`;
+            return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(util_names/* shortName */.l).join(', ')}?`;
     }
     catch (listError) {
-        logger.debug(`Could not list jobs for suggestions: ${listError.message}`);
+        logger.debug(`Could not list jobs for suggestions: ${(0,error_text/* errorText */.k)(listError)}`);
     }
     return error.message;
 }
@@ -38065,12 +38113,11 @@ async function withJobSuggestions(api, job, error, logger) {
  * branch-api's MultiBranchProject.scheduleBuild), so no run stops it.
  */
 function indexingBuildQueued(api, info, parameters, queueId) {
-    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
     return {
         queueId,
-        queueUrl: `${api.baseUrl}/queue/item/${queueId}/`,
+        queueUrl: (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, queueId),
         merged: true,
-        unknownParameters: Object.keys(parameters).filter(key => !defined.has(key))
+        unknownParameters: unknownParameters(info, parameters)
     };
 }
 /** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */
@@ -38089,7 +38136,7 @@ function warnUnknownParameters(unknown, info, job, logger) {
 /**
  * What the finished build produced: its failed tests (annotated), its
  * Pipeline stages, and the artifacts the user asked for (into
- * `artifactsPath`). Reading tests and stages is a help and never fails; an
+ * `artifactsPath`), and the `values-file`'s values. Reading tests and stages is a help and never fails; an
  * artifacts list that cannot be read does not fail either. What could not
  * be read is warned about and noted in `outcome.unread` for the summary.
  */
@@ -38099,27 +38146,26 @@ async function readProducts(api, settings, ref, final, outcome, signal, out) {
     if (outcome.tests) {
         const annotated = outcome.tests.failed.slice(0, MAX_ANNOTATED);
         const located = await locateFailedTests(annotated, settings.workspace, out.logger);
+        outcome.tests.located = located;
+        if (located.size > 0)
+            outcome.tests.commit = await (0,source_link/* sourceCommit */.P)();
         annotateFailedTests(outcome.tests, out.annotate, located);
     }
-    outcome.stages = await readStages(api, ref, final, out.logger, unread);
-    outcome.failedStage = failedStage(outcome.stages, final.result)?.name;
+    outcome.stages = await (0,stages/* readStages */.ir)(api, ref, final, out.logger, unread);
+    outcome.failedStage = (0,stages/* failedStage */.g4)(outcome.stages, final.result)?.name;
     if (settings.artifacts.length > 0) {
         outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread);
+    }
+    if (settings.valuesFile !== undefined) {
+        outcome.values = await (0,values/* readValues */.N$)(api, ref, settings.valuesFile, out.logger);
     }
     if (unread.length > 0)
         outcome.unread = unread;
 }
-/** A commit status reporter for `context`; `gate` is shared by reporters that must stop together. */
-async function statusReporter(settings, context, logger, gate) {
-    // Octokit is evaluated only when asked for (start-up cost); "eager" keeps
-    // it in the one bundle file rather than a chunk of its own.
-    const { CommitStatusReporter } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 3958));
-    return new CommitStatusReporter({ token: settings.githubToken, context, logger, gate });
-}
 /** A commit status description for a step that failed before the build's result was known. */
 function statusFailure(error, signal) {
-    if (error instanceof StepAborted || signal.aborted) {
-        return abortReason(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
+    if (error instanceof util_wait/* StepAborted */.M4 || signal.aborted) {
+        return (0,util_wait/* abortReason */.Js)(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
     }
     return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed';
 }
@@ -38137,56 +38183,182 @@ function stdoutDrained() {
     });
 }
 
-;// CONCATENATED MODULE: ./src/util/inert-text.ts
+// EXTERNAL MODULE: ./src/outcome/commit-under-test.ts
+var commit_under_test = __nccwpck_require__(7101);
+// EXTERNAL MODULE: ./src/outcome/pr-comment-body.ts + 1 modules
+var pr_comment_body = __nccwpck_require__(8215);
+;// CONCATENATED MODULE: ./src/outcome/github-reports.ts
 /**
- * The one printer for text outside the console's stop-commands region: every
- * step-log line the action writes goes through inertLine (core-logger.ts),
- * because most of them quote Jenkins (a queue item's `why`, job names, build
- * results, error bodies), and Jenkins text is untrusted.
+ * What the step reports on GitHub besides its log and summary, set up once
+ * at its start: the commit under test (commit-under-test.ts, also the
+ * `commit` output), the commit statuses on it, and the pull request comment.
+ * One `job` and several `jobs` use it alike: a reporter per status context,
+ * one comment for the step.
  *
- * How the runner reads a step's stdout (actions/runner,
- * src/Runner.Common/ActionCommand.cs TryParseV2/TryParse, and
- * src/Runner.Worker/ActionCommandManager.cs TryProcessCommand):
- * - lines are split on `\r`, `\n` and `\r\n`;
- * - a line whose TrimStart() starts with `::` may be a command (`::name props::data`);
- * - `##[name props]data` is a command ANYWHERE in a line (`IndexOf("##[")`).
- * An escaped line that has no line break, no `##[`, and does not start with
- * `::` after leading whitespace can form neither, whatever Jenkins sent.
+ * A failed GitHub call never changes the build's verdict: every problem is
+ * a warning, and a pull request that cannot be read turns statuses and
+ * comment off rather than putting them on the wrong commit.
  */
-// C0 and C1 controls but TAB: CR and LF split lines, and U+0085 (NEL) is
-// whitespace to .NET's TrimStart though not to JavaScript's `\s`.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
-const NAMED = { '\n': '\\n', '\r': '\\r' };
-/**
- * One step-log line that the runner cannot take for a workflow command:
- * control characters (line breaks included) are shown escaped (`\n`, `\r`,
- * `\x1b`), every `##[` becomes `#\#[`, and a line that would start with `::`
- * after its leading whitespace gets a `\` before it.
- */
-function inertLine(text) {
-    const escaped = text
-        .replace(CONTROL, c => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
-        .replace(/##\[/g, '#\\#[');
-    // JavaScript's \s covers .NET's whitespace once U+0085 is escaped above.
-    return escaped.replace(/^(\s*)::/, '$1\\::');
+
+
+
+
+
+/** The step's reports on GitHub. */
+class GithubReports {
+    o;
+    target;
+    comment;
+    runUrl;
+    final = false;
+    gate = { closed: false };
+    constructor(o, 
+    /** null: the commit under test could not be read; nothing is reported. */
+    target, comment, runUrl) {
+        this.o = o;
+        this.target = target;
+        this.comment = comment;
+        this.runUrl = runUrl;
+    }
+    /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
+    static async start(o) {
+        const { settings, logger } = o;
+        const env = o.env ?? process.env;
+        const ctx = eventContext(env);
+        if (!ctx) {
+            if (settings.commitStatus || settings.prComment) {
+                logger.warning('No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.');
+            }
+            return new GithubReports(o, null, undefined, undefined);
+        }
+        // Octokit is evaluated only when a report or the pull request needs it
+        // (start-up cost); "eager" keeps it in the one bundle file.
+        const readsPull = !settings.commit &&
+            !ownHead(ctx) &&
+            (settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx)) !== undefined;
+        const github = settings.commitStatus || settings.prComment || readsPull
+            ? await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 6601))
+            : undefined;
+        const redact = (text) => settings.githubToken ? text.split(settings.githubToken).join('***') : text;
+        const client = settings.githubToken === '' || !github
+            ? undefined
+            : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch });
+        let target;
+        try {
+            target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
+                if (!client)
+                    throw new Error('github-token is empty');
+                const pull = await client.rest.pulls.get({ ...ctx.repo, pull_number: number });
+                return pull.data.head.sha;
+            });
+            logger.debug(`Commit under test: ${target.sha} (${target.from}).`);
+            o.setOutput(constants/* Output */.k7.Commit, target.sha);
+        }
+        catch (error) {
+            target = null;
+            const number = settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx);
+            const status = github?.httpStatusOf(error);
+            const what = number === undefined ? 'the commit under test' : `pull request #${number}`;
+            logger.warning(`Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact((0,error_text/* errorText */.k)(error))}. ` +
+                `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`);
+        }
+        let comment;
+        if (settings.prComment && target && client) {
+            if (target.pullRequest === undefined) {
+                logger.info(`pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`);
+            }
+            else {
+                const { PullRequestComment } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 5184));
+                const { commentMarker } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 8215));
+                comment = new PullRequestComment({
+                    client,
+                    owner: target.owner,
+                    repo: target.repo,
+                    number: target.pullRequest,
+                    marker: commentMarker(o.reportName),
+                    logger,
+                    redact
+                });
+            }
+        }
+        return new GithubReports(o, target, comment, runUrlOf(env));
+    }
+    /** A commit status reporter for `context` (every one of the step shares one gate: one warning for the step). */
+    async status(context) {
+        const { CommitStatusReporter } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4078));
+        return new CommitStatusReporter({
+            token: this.o.settings.githubToken,
+            context,
+            logger: this.o.logger,
+            gate: this.gate,
+            target: this.target,
+            fetch: this.o.fetch
+        });
+    }
+    /** Whether the comment was given its final text. */
+    get finished() {
+        return this.final;
+    }
+    /**
+     * Writes the comment with the builds as they are now (writes go in the
+     * order asked); `final` is the text the comment ends with, written once.
+     * Never rejects.
+     */
+    show(builds, final = false) {
+        if (!this.comment || this.final)
+            return Promise.resolve();
+        if (final)
+            this.final = true;
+        return this.comment.write((0,pr_comment_body/* renderComment */.w)({
+            name: this.o.reportName,
+            builds,
+            runUrl: this.runUrl,
+            jenkinsUrl: this.o.settings.url
+        }));
+    }
 }
-
-;// CONCATENATED MODULE: ./src/step/core-logger.ts
-
-
-/**
- * The step log, for every module (they never call @actions/core's printing
- * themselves; ESLint enforces it). Info lines go through inertLine, since
- * they quote Jenkins; debug and warning are safe as they are: @actions/core
- * escapes their data and starts the line with its own `::debug::` or
- * `::warning::`, which the runner parses first.
- */
-const coreLogger = {
-    debug: message => core_debug(message),
-    info: message => info(inertLine(message)),
-    warning: message => core_warning(message)
-};
+/** Whether the event names its commit itself (a malformed one is said by commitUnderTest). */
+function ownHead(ctx) {
+    try {
+        return (0,commit_under_test/* headShaOf */.kq)(ctx) !== undefined;
+    }
+    catch {
+        return true;
+    }
+}
+/** The event as the runner gives it (what @actions/github's Context reads), or undefined outside a workflow. */
+function eventContext(env) {
+    const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    if (!owner || !repo)
+        return undefined;
+    let payload = {};
+    const path = env.GITHUB_EVENT_PATH;
+    if (path) {
+        try {
+            const parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'));
+            if (typeof parsed === 'object' && parsed !== null)
+                payload = parsed;
+        }
+        catch {
+            // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
+        }
+    }
+    return {
+        eventName: env.GITHUB_EVENT_NAME ?? '',
+        payload,
+        sha: env.GITHUB_SHA ?? '',
+        repo: { owner, repo }
+    };
+}
+/** The workflow run's page, whose summary has what the comment leaves out. */
+function runUrlOf(env) {
+    const server = env.GITHUB_SERVER_URL || 'https://github.com';
+    const { GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: runId } = env;
+    if (!repository || !runId)
+        return undefined;
+    const attempt = env.GITHUB_RUN_ATTEMPT;
+    return `${server}/${repository}/actions/runs/${runId}${attempt && attempt !== '1' ? `/attempts/${attempt}` : ''}`;
+}
 
 ;// CONCATENATED MODULE: ./src/follow/poll-policy.ts
 const DEFAULT_POLL_POLICY = {
@@ -38352,7 +38524,7 @@ function clamp(value, min, max) {
  * Nothing of it runs, so the step must not say it left work running, and the
  * post step has nothing to stop.
  */
-class QueueItemEnded extends JenkinsError {
+class QueueItemEnded extends errors/* JenkinsError */.fF {
     fate;
     queueId;
     constructor(message, fate, queueId) {
@@ -38369,604 +38541,8 @@ class QueueItemEnded extends JenkinsError {
     }
 }
 
-;// CONCATENATED MODULE: ./src/outcome/history.ts
-
-
-
-/** The finished builds of `builds` (newest first), with their URLs on our base. */
-function historyOf(builds, urlOf) {
-    const entries = [];
-    for (const b of builds) {
-        if (b.building || b.result === null)
-            continue;
-        entries.push({ number: b.number, result: b.result, duration: b.duration, url: urlOf(b.number) });
-    }
-    return entries;
-}
-/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
-const HISTORY_READ = 16;
-/** Finished builds kept. */
-const HISTORY_KEPT = 10;
-/**
- * For a build this step did not trigger (`build: last`, `last-successful`):
- * the job's last finished builds before it, in one bounded read (a
- * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
- * said in the debug log only.
- */
-async function readHistory(api, job, before, logger) {
-    try {
-        const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true });
-        const summaries = builds.flatMap(b => b.duration === undefined || b.number >= before
-            ? []
-            : [
-                {
-                    number: b.number,
-                    result: b.result ?? null,
-                    duration: b.duration,
-                    building: !!b.building
-                }
-            ]);
-        return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
-    }
-    catch (error) {
-        if (error instanceof Interrupted)
-            throw error;
-        logger.debug(`Could not read the job's earlier builds: ${error.message}`);
-        return undefined;
-    }
-}
-/** The `history` output: at most ten small entries, newest first. */
-function historyOutput(entries) {
-    return JSON.stringify(entries);
-}
-const SYMBOLS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
-/** The median of the durations (ms); undefined for none. */
-function medianDuration(entries) {
-    const sorted = entries.map(e => e.duration).sort((a, b) => a - b);
-    if (sorted.length === 0)
-        return undefined;
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1
-        ? sorted[middle]
-        : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
-}
-/**
- * The history line, oldest build first so that it reads as a timeline up
- * to this build; nothing when the job had no finished build before it.
- */
-function historyLine(entries) {
-    if (entries.length === 0)
-        return undefined;
-    const symbols = [...entries]
-        .reverse()
-        .map(e => html_link(SYMBOLS[e.result] ?? '⚪', e.url))
-        .join(' ');
-    const median = medianDuration(entries) ?? 0;
-    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${escapeHtml(formatDuration(median))}.</p>`;
-}
-/** Adds the history line to the summary. */
-function addHistory(summary, entries) {
-    const line = historyLine(entries);
-    if (line)
-        summary.addRaw(line, true);
-}
-
-;// CONCATENATED MODULE: ./src/outcome/summary-sections.ts
-
-
-
-
-const STAGE_ICONS = {
-    SUCCESS: '✅',
-    FAILED: '❌',
-    UNSTABLE: '⚠️',
-    ABORTED: '⛔',
-    NOT_EXECUTED: '⚪',
-    IN_PROGRESS: '⏳',
-    PAUSED_PENDING_INPUT: '⏸️'
-};
-const MAX_STAGE_ROWS = 100;
-const MAX_ARTIFACT_ROWS = 20;
-const PATH_CHARS = 200;
-const ERROR_CHARS = 300;
-const MAX_UNREAD = 3;
-const UNREAD_CHARS = 600;
-/** The failed tests: name (linked to its page), class, first line of the error. `level`: of its heading, below the build's. */
-function addFailedTests(summary, tests, level = 3) {
-    if (tests.counts.failed === 0)
-        return;
-    summary.addHeading('Failed tests', level);
-    if (tests.failed.length > 0) {
-        summary.addTable([
-            [
-                { data: 'Test', header: true },
-                { data: 'Class', header: true },
-                { data: 'Error', header: true }
-            ],
-            ...tests.failed.map(test => [
-                html_link(shortName(test.name), test.url),
-                `<code>${escapeHtml(shortName(test.className))}</code>`,
-                escapeHtml(cut(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
-            ])
-        ]);
-    }
-    const shown = tests.failed.length;
-    const notes = [];
-    if (shown < tests.counts.failed) {
-        if (shown === 0 && tests.casesRead === 0) {
-            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
-        }
-        else {
-            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
-            if (tests.partial) {
-                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
-            }
-        }
-    }
-    notes.push(`All results: ${html_link('test report', tests.reportUrl)}.`);
-    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : escapeHtml(n))).join(' ')}</p>`, true);
-}
-/** The Pipeline's stages: name, status, duration. */
-function addStages(summary, stages, level = 3) {
-    if (stages.length === 0)
-        return;
-    summary.addHeading('Stages', level);
-    const shown = stages.slice(0, MAX_STAGE_ROWS);
-    summary.addTable([
-        [
-            { data: 'Stage', header: true },
-            { data: 'Status', header: true },
-            { data: 'Duration', header: true }
-        ],
-        ...shown.map(stage => [
-            escapeHtml(shortName(stage.name)),
-            `${STAGE_ICONS[stage.status] ?? ''} ${escapeHtml(stage.status)}`.trim(),
-            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : escapeHtml(formatDuration(stage.durationMillis))
-        ])
-    ]);
-    if (stages.length > shown.length) {
-        summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true);
-    }
-}
-/** The downloaded artifacts and where they are; refused paths named. */
-function addArtifacts(summary, artifacts, level = 3) {
-    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
-        return;
-    summary.addHeading('Artifacts', level);
-    if (artifacts.written.length > 0) {
-        summary.addRaw(`<p>${artifacts.written.length} file(s), ${escapeHtml(formatBytes(artifacts.bytes))}, in <code>${escapeHtml(artifacts.folder)}</code>:</p>`, true);
-        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
-        summary.addRaw(`<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
-        if (artifacts.written.length > shown.length) {
-            summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
-        }
-    }
-    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
-        summary.addRaw(`<p>⚠️ Refused <code>${escapeHtml(cut(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${escapeHtml(refused.reason)}.</p>`, true);
-    }
-}
-/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
-function addUnread(summary, unread) {
-    for (const note of unread.slice(0, MAX_UNREAD)) {
-        summary.addRaw(`<p>⚠️ ${escapeHtml(cut(note, UNREAD_CHARS))}</p>`, true);
-    }
-}
-function firstLine(text) {
-    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
-}
-
-;// CONCATENATED MODULE: ./src/outcome/summary-timeline.ts
-/** Most bars in one chart: the rest are counted in a line below it. */
-const MAX_BARS = 50;
-/** Characters of a name kept in a bar or section title. */
-const TITLE_CHARS = 60;
-/** Marks a name keeps; anything else (`:` `#` `;` `%` backticks, `<`, `&`, quotes, newlines …) becomes a space. */
-const KEPT = /[^\p{L}\p{M}\p{N} \-_.,()/+=@!?'*]/gu;
-/** Statements of the gantt grammar a line may start with (case-insensitive), and its date token. */
-const KEYWORD_START = /^(gantt|dateformat|inclusiveenddates|topaxis|axisformat|tickinterval|includes|excludes|todaymarker|weekday|weekend|title|accdescription|acctitle|accdescr|section|click|href|call|\d{4}-\d\d-\d\d)/i;
-/** A name as it may stand in a task or section title. */
-function mermaidText(name, max = TITLE_CHARS) {
-    let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim();
-    if ([...text].length > max)
-        text = `${[...text].slice(0, max - 1).join('')}…`;
-    if (text === '')
-        return '(unnamed)';
-    return KEYWORD_START.test(text) ? `_${text}` : text;
-}
-/** Task tags (`done`, `crit`, `active`) and the word added to the title, by StatusExt. */
-const LOOK = {
-    SUCCESS: { tags: 'done' },
-    FAILED: { tags: 'crit', word: 'failed' },
-    UNSTABLE: { tags: 'crit, done', word: 'unstable' },
-    ABORTED: { tags: 'done', word: 'aborted' },
-    IN_PROGRESS: { tags: 'active', word: 'running' },
-    PAUSED_PENDING_INPUT: { tags: 'active', word: 'waiting for input' }
-};
-/** Whether a stage gets a bar: it started (a stage not executed has no time). */
-function drawn(stage) {
-    return stage.status !== 'NOT_EXECUTED' && stage.startTimeMillis > 0;
-}
-/**
- * The gantt chart of the builds' stages (dateFormat x: bars start and end
- * at epoch milliseconds); undefined when no stage started.
- */
-function stageTimeline(builds, maxBars = MAX_BARS) {
-    const lines = ['```mermaid', 'gantt', '    dateFormat x', '    axisFormat %H:%M:%S'];
-    let bars = 0;
-    let leftOut = 0;
-    for (const build of builds) {
-        const stages = build.stages.filter(drawn);
-        if (stages.length === 0)
-            continue;
-        const room = Math.max(0, maxBars - bars);
-        leftOut += Math.max(0, stages.length - room);
-        if (room === 0)
-            continue;
-        if (build.section) {
-            const { job, number } = build.section;
-            lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`);
-        }
-        for (const stage of stages.slice(0, room)) {
-            // A status a newer plugin may add is Jenkins text too.
-            const look = LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) };
-            const title = mermaidText(stage.name) + (look.word ? ` (${look.word})` : '');
-            const start = Math.floor(stage.startTimeMillis);
-            const end = start + Math.max(0, Math.floor(stage.durationMillis));
-            lines.push(`    ${title} :${look.tags}, ${start}, ${end}`);
-            bars++;
-        }
-    }
-    if (bars === 0)
-        return undefined;
-    lines.push('```');
-    return { chart: lines.join('\n'), leftOut };
-}
-/**
- * Adds the chart to the summary, under a heading, with a line for the
- * stages left out. A blank line before the fence: right after an HTML block
- * (a table) Markdown would not see it.
- */
-function addTimeline(summary, builds) {
-    const timeline = stageTimeline(builds);
-    if (!timeline)
-        return;
-    summary.addHeading('Stage timeline', 3);
-    summary.addRaw(`\n${timeline.chart}\n`, true);
-    if (timeline.leftOut > 0) {
-        summary.addRaw(`<p>… and ${timeline.leftOut} more stage(s), not drawn (at most ${MAX_BARS} bars).</p>`, true);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/outcome/report.ts
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
- * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
- * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
- * output can still be passed on as a job output beside the others. Build
- * JSON is a few KB; what exceeds this is long change logs or many actions.
- */
-const BUILD_OUTPUT_MAX_BYTES = 256 * 1024;
-/**
- * The build JSON within `maxBytes`. When it is too large, whole top-level
- * fields are left out, largest first, until it fits: the output stays valid
- * JSON with Jenkins' own field names, and what is there is complete.
- */
-function buildOutput(build, maxBytes = BUILD_OUTPUT_MAX_BYTES) {
-    const json = JSON.stringify(build);
-    const fullBytes = Buffer.byteLength(json);
-    if (fullBytes <= maxBytes)
-        return { json, dropped: [], fullBytes };
-    const sizes = Object.entries(build)
-        .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
-        .sort((a, b) => b.bytes - a.bytes);
-    const kept = { ...build };
-    const dropped = [];
-    let bytes = fullBytes;
-    for (const { key, bytes: size } of sizes) {
-        if (bytes <= maxBytes)
-            break;
-        delete kept[key];
-        dropped.push(key);
-        // "key":value plus a comma; re-measured below where it matters.
-        bytes -= size + Buffer.byteLength(JSON.stringify(key)) + 2;
-    }
-    let cut = JSON.stringify(kept);
-    while (Buffer.byteLength(cut) > maxBytes && Object.keys(kept).length > 0) {
-        const next = sizes.find(s => s.key in kept);
-        if (!next)
-            break;
-        delete kept[next.key];
-        dropped.push(next.key);
-        cut = JSON.stringify(kept);
-    }
-    return { json: cut, dropped, fullBytes };
-}
-/**
- * Sets every output the outcome knows. duration and result only once the
- * build is over. A `build` output over its cap is cut (buildOutput) with a
- * warning that says what was left out and where the whole is.
- */
-function setBuildOutputs(out, outcome, logger) {
-    const build = outcome.build;
-    const finished = build !== undefined && !build.building;
-    const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined);
-    if (result)
-        out.setOutput(Output.Result, result);
-    if (build)
-        out.setOutput(Output.BuildNumber, String(build.number));
-    if (outcome.buildUrl)
-        out.setOutput(Output.BuildUrl, outcome.buildUrl);
-    // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
-    if (finished && isCount(build.duration))
-        out.setOutput(Output.Duration, String(build.duration));
-    else if (finished) {
-        logger?.warning(`Ignored the duration Jenkins gave build #${build.number} (${shownValue(build.duration)}): not a whole number of milliseconds. The duration output is not set.`);
-    }
-    if (outcome.queueUrl)
-        out.setOutput(Output.QueueUrl, outcome.queueUrl);
-    if (build) {
-        const { json, dropped, fullBytes } = buildOutput(build);
-        out.setOutput(Output.Build, json);
-        if (dropped.length > 0) {
-            logger?.warning(`The build output holds ${kib(fullBytes)} of JSON, over its cap of ${kib(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`);
-        }
-    }
-    out.setOutput(Output.JobUrl, outcome.jobUrl);
-    if (outcome.tests) {
-        out.setOutput(Output.TestsTotal, String(outcome.tests.counts.total));
-        out.setOutput(Output.TestsFailed, String(outcome.tests.counts.failed));
-        out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped));
-    }
-    if (outcome.stages) {
-        const { json, kept, fullBytes } = stagesOutput(outcome.stages);
-        out.setOutput(Output.Stages, json);
-        if (kept < outcome.stages.length) {
-            logger?.warning(`The stages output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(STAGES_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`);
-        }
-    }
-    if (outcome.history)
-        out.setOutput(Output.History, historyOutput(outcome.history));
-    if (outcome.artifacts)
-        setArtifactsOutput(out, outcome.artifacts, logger);
-}
-/**
- * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
- * files are on disk whatever the output lists.
- */
-const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024;
-/** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
-function setArtifactsOutput(out, artifacts, logger) {
-    const { json, kept, fullBytes } = cappedArray(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES);
-    out.setOutput(Output.Artifacts, json);
-    if (kept < artifacts.written.length) {
-        logger?.warning(`The artifacts output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`);
-    }
-}
-const RESULT_ICONS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
-const MAX_PARAMETERS = 50;
-const MAX_VALUE_CHARS = 200;
-const MAX_NOTE_CHARS = 1000;
-/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
-const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
-const HIDDEN = '***';
-/**
- * Writes a short job summary: the job, a table (result, build, duration,
- * queue wait, tests), the parameters (secret-looking ones hidden) and the
- * note. Everything from Jenkins or the user is escaped. If the summary cannot
- * be written (no GITHUB_STEP_SUMMARY), warns and returns: never throws.
- */
-async function writeSummary(summary, outcome, logger) {
-    try {
-        const build = outcome.build;
-        summary.addHeading(`Jenkins ${html_link(shortName(outcome.jobName), outcome.jobUrl)}`, 2);
-        const rows = [['Result', resultCell(outcome)]];
-        if (build) {
-            rows.push(['Build', html_link(`#${build.number}`, outcome.buildUrl)]);
-            rows.push([
-                'Duration',
-                build.building ? 'running' : escapeHtml(formatDuration(build.duration))
-            ]);
-        }
-        else if (outcome.queueUrl) {
-            rows.push(['Queue item', html_link(outcome.queueUrl, outcome.queueUrl)]);
-        }
-        if (isCount(outcome.queueWaitMs)) {
-            rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))]);
-        }
-        if (outcome.tests) {
-            const { total, failed, skipped } = outcome.tests.counts;
-            rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
-        }
-        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
-        if (outcome.history)
-            addHistory(summary, outcome.history);
-        if (outcome.tests)
-            addFailedTests(summary, outcome.tests);
-        if (outcome.stages)
-            addStages(summary, outcome.stages);
-        if (outcome.stages)
-            addTimeline(summary, [{ stages: outcome.stages }]);
-        if (outcome.artifacts)
-            addArtifacts(summary, outcome.artifacts);
-        if (outcome.unread)
-            addUnread(summary, outcome.unread);
-        const parameters = report_parametersOf(outcome);
-        if (parameters.length > 0) {
-            summary.addHeading('Parameters', 3);
-            const shown = parameters.slice(0, MAX_PARAMETERS);
-            const table = [
-                [
-                    { data: 'Name', header: true },
-                    { data: 'Value', header: true }
-                ],
-                ...shown.map(p => [
-                    `<code>${escapeHtml(cut(p.name, 100))}</code>`,
-                    p.value === HIDDEN ? HIDDEN : escapeHtml(cut(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
-                ])
-            ];
-            summary.addTable(table);
-            if (parameters.length > shown.length) {
-                summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
-            }
-        }
-        if (outcome.note)
-            summary.addRaw(`<p>${escapeHtml(cut(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
-        await summary.write();
-    }
-    catch (error) {
-        summary.emptyBuffer();
-        logger.warning(`Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`);
-    }
-}
-/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
-function resultCell(outcome) {
-    const build = outcome.build;
-    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
-    if (!result) {
-        if (build?.building)
-            return '⏳ running';
-        return build ? 'no result' : '⏳ not started';
-    }
-    const icon = RESULT_ICONS[result] ?? '';
-    const verdict = outcome.accepted === false
-        ? ' (not accepted)'
-        : outcome.accepted && result !== 'SUCCESS'
-            ? ' (accepted)'
-            : '';
-    return `${icon} ${escapeHtml(result)}${verdict}`;
-}
-/** What the build ran with (its ParametersAction), else what the user asked for. Secrets hidden. */
-function report_parametersOf(outcome) {
-    const fromBuild = buildParameters(outcome.build);
-    if (fromBuild)
-        return fromBuild;
-    return Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
-        name,
-        value: SECRET_NAME.test(name)
-            ? HIDDEN
-            : typeof value === 'string'
-                ? value
-                : value.join(', ')
-    }));
-}
-function buildParameters(build) {
-    for (const action of build?.actions ?? []) {
-        if (typeof action !== 'object' || action === null)
-            continue;
-        const { _class, parameters } = action;
-        if (_class !== 'hudson.model.ParametersAction' || !Array.isArray(parameters))
-            continue;
-        const shown = [];
-        for (const p of parameters) {
-            if (typeof p !== 'object' || p === null)
-                continue;
-            const { name, value, _class: kind } = p;
-            if (typeof name !== 'string')
-                continue;
-            // PasswordParameterValue exports no value at all (jenkins-api.md 5.3).
-            const secret = SECRET_NAME.test(name) || /Password/i.test(String(kind ?? ''));
-            shown.push({ name, value: secret ? HIDDEN : parameterText(value) });
-        }
-        return shown;
-    }
-    return undefined;
-}
-function parameterText(value) {
-    if (value === undefined || value === null)
-        return '';
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return JSON.stringify(value) ?? '';
-}
-const TAIL_LINES = 30;
-const TAIL_BYTES = 4 * 1024;
-// CSI and other ESC sequences: colours mean nothing in an annotation.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
-/**
- * The failure annotation: what finished how, where, and the console's last
- * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
- */
-function failureMessage(outcome, tail) {
-    const build = outcome.build;
-    const result = outcome.result ?? build?.result ?? undefined;
-    let head;
-    if (!build) {
-        head = `Jenkins job ${shortName(outcome.jobName)} did not start a build`;
-    }
-    else if (build.building && !outcome.result) {
-        head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} did not finish`;
-    }
-    else {
-        head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`;
-        if (outcome.failedStage)
-            head += ` in stage '${shortName(outcome.failedStage)}'`;
-    }
-    if (outcome.accept && outcome.accept.length > 0)
-        head += ` (accepted: ${outcome.accept.join(', ')})`;
-    const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
-    if (url)
-        head += ` — ${url}`;
-    const lines = [head];
-    if (outcome.note)
-        lines.push(outcome.note);
-    const last = lastLines(tail);
-    if (last.length > 0)
-        lines.push(`Last ${last.length} console lines:`, ...last);
-    return lines.join('\n');
-}
-function lastLines(tail) {
-    const kept = [];
-    let bytes = 0;
-    for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
-        // eslint-disable-next-line no-control-regex
-        let line = (tail[i] ?? '').replace(ANSI, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
-        if (kept.length === 0 && line.trim() === '')
-            continue;
-        const size = Buffer.byteLength(line) + 1;
-        if (bytes + size > TAIL_BYTES) {
-            if (kept.length > 0)
-                break;
-            line =
-                '…' +
-                    Buffer.from(line)
-                        .subarray(-(TAIL_BYTES - 8))
-                        .toString('utf8')
-                        .replace(/^\uFFFD+/, '');
-        }
-        bytes += Buffer.byteLength(line) + 1;
-        kept.unshift(line);
-    }
-    return kept;
-}
-
 ;// CONCATENATED MODULE: ./src/follow/follower.ts
+
 
 
 
@@ -38984,13 +38560,13 @@ const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timesta
  * it 0.
  */
 function queueWaitMs(inQueueSince, build) {
-    if (inQueueSince === undefined || !isCount(build.timestamp))
+    if (inQueueSince === undefined || !(0,model_counts/* isCount */.my)(build.timestamp))
         return undefined;
     return Math.max(0, build.timestamp - inQueueSince);
 }
 /** Transient failures worth riding out while following (the client already retried them). */
 function isTransient(error) {
-    return (error instanceof JenkinsError &&
+    return (error instanceof errors/* JenkinsError */.fF &&
         (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout'));
 }
 /**
@@ -39012,19 +38588,19 @@ class BuildFollower {
     /** Polls the queue item until it has an executable; logs `why` as it changes. */
     async waitForStart(queueId) {
         const { api, job, logger, signal } = this.options;
-        const name = fullName(job);
+        const name = (0,job_path/* fullName */.fq)(job);
         let lastWhy;
         let leftAt;
         let previousAt = this.now();
         for (let attempt = 0;; attempt++) {
-            throwIfAborted(signal);
+            (0,util_wait/* throwIfAborted */.Te)(signal);
             let item;
             const askedAt = this.now();
             try {
                 item = await api.getQueueItem(queueId);
             }
             catch (error) {
-                if (error instanceof JenkinsError && error.kind === 'not-found') {
+                if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
                     // A left item is kept for 5 minutes, and none survive a restart
                     // (jenkins-api.md 4): find the build by its queue id instead.
                     const found = await this.findByQueueId(queueId);
@@ -39034,21 +38610,18 @@ class BuildFollower {
                 }
                 if (!isTransient(error))
                     throw error;
-                logger.debug(`Queue poll failed, trying again: ${error.message}`);
-                await sleep(nextQueueDelay(attempt, this.policy), signal);
+                logger.debug(`Queue poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
+                await (0,util_wait/* sleep */.yy)(nextQueueDelay(attempt, this.policy), signal);
                 continue;
             }
             if (item.cancelled) {
                 throw new QueueItemEnded(`The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`, 'cancelled', queueId);
             }
-            const executable = item.executable;
-            if (executable && typeof executable.number === 'number') {
-                if (!isBuildNumber(executable.number)) {
-                    throw new JenkinsError('protocol', `Queue item ${queueId} of ${name} started a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}.`);
-                }
+            // Decoded by jenkins/reads: a build number, else the read failed.
+            if (item.executable) {
                 return {
-                    ref: this.ref(executable.number),
-                    inQueueSince: isCount(item.inQueueSince) ? item.inQueueSince : undefined,
+                    ref: this.ref(item.executable.number),
+                    inQueueSince: item.inQueueSince,
                     seenAt: askedAt,
                     startSlackMs: askedAt - previousAt
                 };
@@ -39063,10 +38636,10 @@ class BuildFollower {
                 // job was disabled after queuing): give it a bounded while.
                 leftAt ??= this.now();
                 if (this.now() - leftAt > (this.options.leftWithoutBuildMs ?? 60_000)) {
-                    throw new JenkinsError('protocol', `Queue item ${queueId} of ${name} left the queue without starting a build.`);
+                    throw new errors/* JenkinsError */.fF('protocol', `Queue item ${queueId} of ${name} left the queue without starting a build.`);
                 }
             }
-            await sleep(nextQueueDelay(attempt, this.policy), signal);
+            await (0,util_wait/* sleep */.yy)(nextQueueDelay(attempt, this.policy), signal);
         }
     }
     /**
@@ -39075,7 +38648,7 @@ class BuildFollower {
      * after `building` turns false), so no build JSON is read while the console
      * says the build goes on; when is decided by src/follow/poll-policy.ts.
      */
-    async waitForEnd(ref, console, from = {}) {
+    async waitForEnd(ref, { console, from = {} } = {}) {
         const { api, logger, signal } = this.options;
         let w = watch({
             console: console !== undefined,
@@ -39092,12 +38665,12 @@ class BuildFollower {
         for (;;) {
             const wait = polledAt + next.delayMs - this.now();
             if (wait > 0)
-                await sleep(wait, signal);
-            throwIfAborted(signal);
+                await (0,util_wait/* sleep */.yy)(wait, signal);
+            (0,util_wait/* throwIfAborted */.Te)(signal);
             polledAt = this.now();
             try {
                 if (next.read === 'give-up' && console) {
-                    const after = `${formatDuration(this.policy.followUpForMs)} after the build finished`;
+                    const after = `${(0,util_duration/* formatDuration */.a3)(this.policy.followUpForMs)} after the build finished`;
                     console.notice(consoleError === undefined
                         ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
                         : `Could not read the rest of the console of #${ref.number} ${after} (${consoleError}); it is at ${ref.url}console`);
@@ -39129,9 +38702,9 @@ class BuildFollower {
             catch (error) {
                 if (!isTransient(error))
                     throw error;
-                logger.debug(`Build poll failed, trying again: ${error.message}`);
+                logger.debug(`Build poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
                 if (console && next.read === 'console')
-                    consoleError = error.message;
+                    consoleError = (0,error_text/* errorText */.k)(error);
                 if (console && next.read === 'console' && w.endSeenAt === undefined) {
                     // A console that keeps failing (a proxy that stalls it) would
                     // otherwise hide the end until the timeout: the build JSON says
@@ -39174,259 +38747,160 @@ class BuildFollower {
     }
 }
 
-;// CONCATENATED MODULE: ./src/outcome/summary-cap.ts
+// EXTERNAL MODULE: ./src/outcome/report.ts + 1 modules
+var report = __nccwpck_require__(8082);
+// EXTERNAL MODULE: ./src/outcome/history.ts
+var outcome_history = __nccwpck_require__(6380);
+// EXTERNAL MODULE: ./src/util/input-error.ts
+var input_error = __nccwpck_require__(3059);
+;// CONCATENATED MODULE: ./src/inputs/build-reference.ts
+/**
+ * `build: <number or URL>`: a build the step did not start, to follow as it
+ * follows a new one. A number is a build of `job`; a URL is a build or a
+ * queue item URL Jenkins gave for `job` (a `build-url` or `queue-url`
+ * output). A URL below `url` is checked here, before any request: another
+ * job's is refused naming both. A URL elsewhere may still be Jenkins' own,
+ * written from its configured root URL (jenkins-api.md 9): that is decided
+ * once Jenkins has said its root URL (src/follow/given-build.ts), with the
+ * same reading (locateReference). Requests always go to `url`.
+ */
 
 
-/**
- * GitHub refuses a step's summary over 1 MiB (the runner shows an error and
- * the summary is lost). The summary is kept this far under it: room for the
- * line that says what was left out.
- */
-const SUMMARY_MAX_BYTES = 1024 * 1024 - 8 * 1024;
-/** Headings the 'left out' line names; the rest are counted. */
-const NAMED_SECTIONS = 10;
-/**
- * Wraps the job summary so that whatever is added to it, what is written
- * stays under GitHub's limit. Each add* call is one unit (a heading, a
- * table, a details block, a raw block): the summary is cut only between
- * units, never inside one, so Markdown and HTML stay whole, and this holds
- * for sections this module does not know. `existingBytes` is what the
- * summary file already holds for this step.
- */
-function boundedSummary(summary, logger, options = {}) {
-    let units = [];
-    let recorded = 0;
-    const record = () => {
-        const buffer = summary.stringify();
-        if (buffer.length < recorded) {
-            units = [];
-            recorded = 0;
+
+const FORMS = "expected new, last, last-successful, a build number of the job (42), or a build or queue item URL Jenkins gave for it (an earlier step's build-url or queue-url)";
+/** The reference `value` names, or undefined when it is neither a number nor a URL. */
+function parseBuildReference(value, baseUrl, job) {
+    if (/^\d+$/.test(value)) {
+        const number = Number(value);
+        if (!(0,model_counts/* isBuildNumber */.Y_)(number)) {
+            throw new input_error/* InputError */.d(`Input 'build' ('${value.slice(0, 40)}') is not a build number: ${FORMS}.`);
         }
-        if (buffer.length > recorded) {
-            units.push(buffer.slice(recorded));
-            recorded = buffer.length;
-        }
-    };
-    const reset = () => {
-        units = [];
-        recorded = 0;
-    };
-    const proxy = new Proxy(summary, {
-        get(target, key, receiver) {
-            const value = Reflect.get(target, key, receiver);
-            if (typeof value !== 'function')
-                return value;
-            const method = value;
-            if (key === 'write') {
-                return async (...args) => {
-                    record();
-                    // write({ overwrite: true }) replaces what the file holds.
-                    const overwrite = args[0]?.overwrite === true;
-                    const existing = overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)();
-                    const max = (options.maxBytes ?? SUMMARY_MAX_BYTES) - existing;
-                    const text = target.stringify();
-                    if (Buffer.byteLength(text) > max) {
-                        const fitted = fitSummary(units, max);
-                        target.emptyBuffer();
-                        target.addRaw(fitted.text);
-                        logger.warning(`The job summary was ${Math.ceil(Buffer.byteLength(text) / 1024)} KiB, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`);
-                    }
-                    reset();
-                    await method.apply(target, args);
-                    return proxy;
-                };
-            }
-            if (key === 'emptyBuffer' || key === 'clear') {
-                return (...args) => {
-                    reset();
-                    const result = method.apply(target, args);
-                    return result === target ? proxy : result;
-                };
-            }
-            if (typeof key === 'string' && key.startsWith('add')) {
-                return (...args) => {
-                    // What an earlier call left unrecorded is a unit of its own.
-                    record();
-                    const result = method.apply(target, args);
-                    record();
-                    return result === target ? proxy : result;
-                };
-            }
-            return method.bind(target);
-        }
-    });
-    return proxy;
-}
-/** The size of the step's summary file so far (0 when there is none). */
-function summaryFileBytes() {
-    const path = process.env.GITHUB_STEP_SUMMARY;
-    if (!path)
-        return 0;
+        return { kind: 'build', number, text: value };
+    }
+    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
+        return undefined;
+    const shown = (0,job_path/* redactUrl */.BO)(value);
+    let url;
     try {
-        return (0,external_node_fs_namespaceObject.statSync)(path).size;
+        url = new URL(value);
     }
     catch {
-        return 0;
+        throw new input_error/* InputError */.d(`Input 'build' ('${shown}') is not a valid URL: ${FORMS}.`);
     }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new input_error/* InputError */.d(`Input 'build' ('${shown}') is not an http(s) URL: ${FORMS}.`);
+    }
+    if (url.username !== '' || url.password !== '') {
+        throw new input_error/* InputError */.d(`Input 'build' URL must not contain credentials: give the URL as Jenkins wrote it (${FORMS}).`);
+    }
+    if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') has a query or fragment: ${FORMS}.`);
+    }
+    // The URL parser resolves '.' and '..' silently; Jenkins never writes them.
+    const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+    if (rawPath.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment))) {
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') has a '.' or '..' segment: ${FORMS}.`);
+    }
+    return locateReference(url, baseUrl, job, shown) ?? { kind: 'elsewhere', url, text: shown };
 }
 /**
- * Units (each a whole element) within `maxBytes`, with a line saying what
- * was left out. Sections (a heading and what follows it up to the next
- * heading) are left out whole, the largest first, never the first one
- * (what the build did); if that is not enough, rows from the end of the
- * largest tables kept; last, whole sections from the end.
+ * The build or queue item `url` names below `base` (the `url` input, or the
+ * root URL Jenkins writes), checked to be of `job`; undefined when `url` is
+ * not below `base` (another origin, or outside its context path).
  */
-function fitSummary(units, maxBytes) {
-    const sections = [];
-    for (const unit of units) {
-        const last = sections[sections.length - 1];
-        if (isHeading(unit) || !last)
-            sections.push([unit]);
-        else
-            last.push(unit);
+function locateReference(url, base, job, shown) {
+    let root;
+    try {
+        root = new URL(base);
     }
-    const bytesOf = (section) => section.reduce((n, unit) => n + Buffer.byteLength(unit), 0);
-    const headings = sectionNames(sections.map(section => section[0] ?? ''));
-    const kept = sections.map(() => true);
-    let keptBytes = sections.reduce((n, section) => n + bytesOf(section), 0);
-    let rows = 0;
-    const current = () => ({
-        text: '',
-        sections: headings.filter((_, i) => !kept[i]),
-        rows
-    });
-    const fits = () => keptBytes + Buffer.byteLength(leftOutLine(current())) + 1 <= maxBytes;
-    const leave = (i) => {
-        kept[i] = false;
-        keptBytes -= bytesOf(sections[i] ?? []);
-    };
-    const largestFirst = sections
-        .map((section, i) => ({ i, bytes: bytesOf(section) }))
-        .filter(s => s.i > 0)
-        .sort((a, b) => b.bytes - a.bytes);
-    for (const { i } of largestFirst) {
-        if (fits())
-            break;
-        leave(i);
+    catch {
+        return undefined;
     }
-    // Still too large (the first section alone): rows from the end of its largest tables.
-    while (!fits()) {
-        let largest;
-        sections.forEach((section, i) => {
-            if (!kept[i])
-                return;
-            section.forEach((unit, j) => {
-                const bytes = Buffer.byteLength(unit);
-                if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
-                    largest = { section, unit: j, bytes };
-                }
-            });
-        });
-        if (!largest)
-            break;
-        const table = largest.section[largest.unit];
-        const tableRows = rowsOf(table);
-        const over = keptBytes + Buffer.byteLength(leftOutLine(current())) + 1 - maxBytes;
-        let drop = 0;
-        let freed = 0;
-        // The header row and one row stay.
-        while (tableRows.length - drop > 2 && freed < over) {
-            freed += Buffer.byteLength(tableRows[tableRows.length - 1 - drop] ?? '');
-            drop++;
+    const basePath = root.pathname.replace(/\/+$/, '');
+    const path = url.pathname;
+    if (url.origin !== root.origin)
+        return undefined;
+    if (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))
+        return undefined;
+    const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '');
+    const queue = /^queue\/item\/(\d+)$/.exec(rest);
+    if (queue) {
+        const id = Number(queue[1]);
+        if (Number.isSafeInteger(id))
+            return { kind: 'queue', id, text: shown };
+    }
+    const parts = rest.split('/');
+    const last = parts.pop() ?? '';
+    const names = [];
+    let pairs = parts.length % 2 === 0 && parts.length > 0 && /^\d+$/.test(last);
+    for (let i = 0; pairs && i < parts.length; i += 2) {
+        if (parts[i] !== 'job' || !parts[i + 1])
+            pairs = false;
+        else {
+            try {
+                // As parseJobPath: a decoded '/' is a multibranch name's %2F.
+                names.push(decodeURIComponent(parts[i + 1]).replace(/\//g, '%2F'));
+            }
+            catch {
+                pairs = false;
+            }
         }
-        const shorter = tableOf(table, tableRows.slice(0, tableRows.length - drop));
-        keptBytes += Buffer.byteLength(shorter) - largest.bytes;
-        largest.section[largest.unit] = shorter;
-        rows += drop;
     }
-    // Last: whole sections from the end, the first one too if it must.
-    for (let i = sections.length - 1; i >= 0 && !fits(); i--)
-        if (kept[i])
-            leave(i);
-    const fitted = current();
-    const text = sections.flatMap((section, i) => (kept[i] ? section : [])).join('');
-    const cutAny = fitted.sections.length > 0 || fitted.rows > 0;
-    fitted.text = cutAny ? `${text}${leftOutLine(fitted)}\n` : text;
-    return fitted;
+    const number = Number(last);
+    if (!pairs || !(0,model_counts/* isBuildNumber */.Y_)(number)) {
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') is not a build URL (…/job/NAME/42/) or a queue item URL (…/queue/item/7/): ${FORMS}.`);
+    }
+    if ((0,job_path/* fullName */.fq)(names) !== (0,job_path/* fullName */.fq)(job)) {
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') is a build of job '${(0,job_path/* fullName */.fq)(names)}', not of '${(0,job_path/* fullName */.fq)(job)}' (input 'job'): follow a build of the job given in 'job'.`);
+    }
+    return { kind: 'build', number, text: shown };
 }
+
+;// CONCATENATED MODULE: ./src/follow/given-build.ts
 /**
- * Each section's name for the 'left out' line: its heading, after the
- * heading it is under ('deploy #12 › Stages'), since several builds each
- * have their own 'Stages'.
+ * `build: <number or URL>` at run time: the build, or the queue item to wait
+ * on, that the step follows without having started it. A URL that was not
+ * below `url` is taken when it is below the root URL Jenkins writes in its
+ * answers (`url` of `/api/json`), and refused otherwise, naming both: the
+ * requests still go to `url`, never to the URL's host. A queue item of
+ * another job is refused; one Jenkins has forgotten (404, 5 minutes after it
+ * left the queue) is left to the follower, which finds its build among the
+ * job's recent builds by queue id (follower.ts waitForStart).
  */
-function sectionNames(firstUnits) {
-    const open = [];
-    return firstUnits.map(unit => {
-        const level = Number(/^\s*<h([1-6])/i.exec(unit)?.[1] ?? 7);
-        const text = cut(headingText(unit), 100);
-        while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level)
-            open.pop();
-        const parent = open[open.length - 1];
-        open.push({ level, text });
-        return parent && level > 2 ? `${parent.text} › ${text}` : text;
-    });
-}
-function isHeading(unit) {
-    return /^\s*<h[1-6][\s>]/i.test(unit);
-}
-function isTable(unit) {
-    return /^\s*<table>/i.test(unit);
-}
-/** The line closing a cut summary. */
-function leftOutLine(left) {
-    return `<p>✂️ ${escapeHtml(leftOutText(left, true))}</p>`;
-}
-/** What was left out, in words. */
-function leftOutText(left, inSummary) {
-    const parts = [];
-    if (left.sections.length > 0) {
-        const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${s}'`);
-        const more = left.sections.length - named.length;
-        parts.push(`${left.sections.length} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`);
+
+
+
+
+
+/** Resolves `given` to its build or queue item on `url`; throws InputError for one of another job or host. */
+async function resolveGivenBuild(api, job, given) {
+    let reference = given;
+    if (reference.kind === 'elsewhere') {
+        const root = await api.rootUrl();
+        const located = root === null ? undefined : locateReference(reference.url, root, job, reference.text);
+        if (!located) {
+            throw new input_error/* InputError */.d(`Input 'build' URL ('${reference.text}') is on ${reference.url.origin}${reference.url.pathname.replace(/\/[^/]*\/?$/, '')}, below neither 'url' (${api.baseUrl}) nor the root URL Jenkins writes in its answers (${root ?? 'none configured'}): give a build or queue item URL of job '${(0,job_path/* fullName */.fq)(job)}' as Jenkins wrote it. Nothing was triggered.`);
+        }
+        reference = located;
     }
-    if (left.rows > 0)
-        parts.push(`${left.rows} table row(s)`);
-    const what = parts.length > 0 ? parts.join(' and ') : 'some content';
-    return inSummary
-        ? `This summary was cut to stay under GitHub's limit of 1 MiB for a step: left out ${what}. The build's pages in Jenkins have everything.`
-        : `left out ${what}.`;
+    if (reference.kind === 'build')
+        return { build: await api.getBuild(job, reference.number) };
+    const { id, text } = reference;
+    try {
+        const item = await api.getQueueItem(id);
+        const url = item.task?.url;
+        const names = typeof url === 'string' ? (0,decode/* jobNamesFromUrl */.$7)(url) : undefined;
+        if (names && (0,job_path/* fullName */.fq)(names) !== (0,job_path/* fullName */.fq)(job)) {
+            throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id} of job '${(0,job_path/* fullName */.fq)(names)}', not of '${(0,job_path/* fullName */.fq)(job)}' (input 'job'): follow a build of the job given in 'job'. Nothing was triggered.`);
+        }
+    }
+    catch (error) {
+        // Forgotten by Jenkins: the follower finds its build by queue id.
+        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
+            throw error;
+    }
+    return { queueId: id, queueUrl: `${api.baseUrl}/queue/item/${id}/` };
 }
-/** A heading's text, tags and entities taken out (it is escaped again where shown). */
-function headingText(unit) {
-    return unit
-        .replace(/<[^>]*>/g, '')
-        .replace(/&#(\d+);/g, (_, code) => String.fromCodePoint(Number(code)))
-        .replace(/&(amp|lt|gt|quot);/g, (_, name) => name === 'amp' ? '&' : name === 'lt' ? '<' : name === 'gt' ? '>' : '"')
-        .trim();
-}
-/** The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`). */
-function rowsOf(table) {
-    return table.match(/<tr>[\s\S]*?<\/tr>/g) ?? [];
-}
-function tableOf(table, rows) {
-    const tail = /<\/table>(\s*)$/.exec(table)?.[1] ?? '\n';
-    return `<table>${rows.join('')}</table>${tail}`;
-}
-
-;// CONCATENATED MODULE: ./src/step/step-io.ts
-
-
-
-
-/** The job summary, kept under GitHub's limit whatever is added to it (summary-cap.ts). */
-const stepSummary = boundedSummary(summary, coreLogger);
-/** The runner's step: @actions/core. */
-const coreStepIO = {
-    logger: coreLogger,
-    write: text => void process.stdout.write(text),
-    drained: stdoutDrained,
-    startGroup: title => startGroup(title),
-    endGroup: () => endGroup(),
-    annotate: (message, title, where) => error(message, { title, file: where?.file, startLine: where?.line }),
-    setOutput: (name, value) => setOutput(name, value),
-    summary: stepSummary,
-    saveState: (name, value) => saveState(name, value)
-};
 
 ;// CONCATENATED MODULE: ./src/step/build-job.ts
 
@@ -39441,38 +38915,49 @@ const coreStepIO = {
 
 
 
-/** The step log and its annotations, for the parts build-parts.ts shares. */
-const partsOutput = { logger: coreLogger, annotate: coreStepIO.annotate };
 /**
  * Triggers the job (or picks its last build), follows the build, streams its
- * console, and reports: outputs, summary, commit status. Throws when the
- * result is not accepted, with the console's last lines.
+ * console, and reports: outputs, summary, commit status, pull request
+ * comment. Throws when the result is not accepted, with the console's last
+ * lines.
  */
-async function buildJob(api, settings, signal, progress, branch, uploads = []) {
-    const follower = new BuildFollower({ api, job: settings.job, logger: coreLogger, signal });
-    const status = settings.commitStatus
-        ? await statusReporter(settings, settings.statusContext, coreLogger)
-        : undefined;
+async function buildJob(options) {
+    const { api, settings, signal, work, io } = options;
+    const follower = new BuildFollower({ api, job: settings.job, logger: io.logger, signal });
+    const reports = await GithubReports.start({
+        settings,
+        logger: io.logger,
+        setOutput: (name, value) => io.setOutput(name, value),
+        reportName: settings.statusContext
+    });
+    const status = settings.commitStatus ? await reports.status(settings.statusContext) : undefined;
+    const outcome = { jobName: settings.jobName, jobUrl: api.jobUrl(settings.job) };
     try {
-        await follow(api, settings, signal, progress, follower, status, branch, uploads);
+        await follow({ ...options, uploads: options.uploads ?? [], follower, status, outcome, reports });
     }
     catch (error) {
-        // A status left pending would block a protected branch for good.
+        // A status left pending would block a protected branch for good; a
+        // comment left "running" would mislead the same way.
+        const finishing = [];
         if (status && !status.finished) {
-            const finishing = status.finish('error', statusFailure(error, signal), progress.build?.url);
-            // On cancel or timeout, stopping the build comes first: the status
-            // goes alongside, within the abort's budget (main awaits it).
-            if (signal.aborted)
-                progress.defer(finishing);
-            else
-                await finishing;
+            finishing.push(status.finish('error', statusFailure(error, signal), work.item(0).ref?.url));
         }
+        if (!reports.finished) {
+            finishing.push(reports.show([{ outcome, error: statusFailure(error, signal) }], true));
+        }
+        // On cancel or timeout, stopping the build comes first: the reports
+        // go alongside, within the abort's budget (main awaits them).
+        if (signal.aborted)
+            work.defer(Promise.all(finishing));
+        else
+            await Promise.all(finishing);
         throw error;
     }
 }
-async function follow(api, settings, signal, progress, follower, status, branch, uploads) {
+async function follow(run) {
+    const { api, settings, signal, work, io, follower, status, branch, uploads, outcome } = run;
+    const log = io.logger;
     const name = settings.jobName;
-    const outcome = { jobName: name, jobUrl: api.jobUrl(settings.job) };
     // The build's JSON when it is needed before its end (`wait: started`, or a
     // build this step did not start); a build this step follows to its end is
     // not read before it, its console says how it goes.
@@ -39484,43 +38969,48 @@ async function follow(api, settings, signal, progress, follower, status, branch,
     if (settings.build === 'new') {
         const info = branch?.info ?? (await api.getJob(settings.job));
         // Not before: a job that does not exist has no URL to give.
-        setOutput(Output.JobUrl, outcome.jobUrl);
-        pipeline = isPipelineJob(info);
+        io.setOutput(constants/* Output */.k7.JobUrl, outcome.jobUrl);
+        pipeline = (0,stages/* isPipelineJob */.IQ)(info);
         if (info.history)
-            outcome.history = historyOf(info.history, n => api.buildUrl(settings.job, n));
+            outcome.history = (0,outcome_history/* historyOf */.om)(info.history, n => api.buildUrl(settings.job, n));
         // A cancel that arrived while reading the job must not still trigger.
-        throwIfAborted(signal);
+        (0,util_wait/* throwIfAborted */.Te)(signal);
         // The scan that created a branch job already queued its build: that one
         // (never with files: the scan's build has none, so one is triggered).
         if (branch?.indexingBuild && uploads.length > 0) {
-            coreLogger.warning(`The scan that created ${name} also queued a build of it without the files (queue item ${branch.indexingBuild.queueId}); this step triggers its own with them and leaves that one alone.`);
+            log.warning(`The scan that created ${name} also queued a build of it without the files (queue item ${branch.indexingBuild.queueId}); this step triggers its own with them and leaves that one alone.`);
         }
         const queued = branch?.indexingBuild && uploads.length === 0
             ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
             : await api.trigger(info, settings.job, settings.parameters, uploads);
-        progress.queued(queued.queueId, queued.merged);
-        warnUnknownParameters(queued.unknownParameters, info, name, coreLogger);
+        work.queued(0, queued.queueId, queued.merged);
+        warnUnknownParameters(queued.unknownParameters, info, name, log);
         outcome.queueUrl = queued.queueUrl;
         outcome.parameters = settings.parameters;
-        setOutput(Output.QueueUrl, queued.queueUrl);
+        if (uploads.length > 0)
+            outcome.uploads = uploads;
+        io.setOutput(constants/* Output */.k7.QueueUrl, queued.queueUrl);
+        // Awaited like the status: a warning said while the console streams
+        // would land in its stop-commands region, where the runner ignores it.
+        await run.reports.show([{ outcome }]);
         if (!branch?.indexingBuild) {
-            coreLogger.info(queued.merged
+            log.info(queued.merged
                 ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
                 : `Queued ${name} in Jenkins: ${queued.queueUrl}`);
         }
         if (settings.wait === 'queued') {
             await status?.pending(`Queued in Jenkins`, queued.queueUrl);
             outcome.note = 'Did not wait for the build to start (wait: false).';
-            progress.returned(`queue item ${queued.queueId} of ${name} (${queued.queueUrl}) goes on in Jenkins (wait: false)`);
-            return finish(outcome, true, settings, progress);
+            work.returned(`queue item ${queued.queueId} of ${name} (${queued.queueUrl}) goes on in Jenkins (wait: false)`);
+            return finish(run, true);
         }
         const start = await follower.waitForStart(queued.queueId);
-        progress.started(start.ref);
+        started(run, start.ref);
         inQueueSince = start.inQueueSince;
         // A build a branch scan started may already be among the job's builds.
         outcome.history = outcome.history?.filter(h => h.number < start.ref.number);
         outcome.buildUrl = start.ref.url;
-        coreLogger.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`);
+        log.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`);
         if (settings.wait !== 'finish') {
             first = await follower.describe(start.ref);
             outcome.queueWaitMs = queueWaitMs(inQueueSince, first);
@@ -39532,73 +39022,100 @@ async function follow(api, settings, signal, progress, follower, status, branch,
         };
     }
     else {
-        first = await lastBuild(api, settings.job, settings.build);
-        setOutput(Output.JobUrl, outcome.jobUrl);
-        pipeline = isPipeline(first);
+        // A build this step did not start (build: last, or a number or URL):
+        // never recorded as queued by this step, so never cancelled or stopped.
+        const given = settings.given && (await resolveGivenBuild(api, settings.job, settings.given));
+        if (given && 'queueId' in given) {
+            outcome.queueUrl = given.queueUrl;
+            io.setOutput(constants/* Output */.k7.QueueUrl, given.queueUrl);
+            if (settings.wait === 'queued') {
+                outcome.note = 'Did not wait for the build to start (wait: false).';
+                work.returned(`queue item ${given.queueId} of ${name} (${given.queueUrl}) goes on in Jenkins (wait: false)`);
+                return finish(run, true);
+            }
+            log.info(`Following queue item ${given.queueId} of ${name}: ${given.queueUrl}`);
+            const start = await follower.waitForStart(given.queueId);
+            inQueueSince = start.inQueueSince;
+            first = await follower.describe(start.ref);
+            outcome.queueWaitMs = queueWaitMs(inQueueSince, first);
+        }
+        else {
+            first = given ? given.build : await lastBuild(api, settings.job, settings.build);
+        }
+        io.setOutput(constants/* Output */.k7.JobUrl, outcome.jobUrl);
+        pipeline = (0,stages/* isPipeline */.DQ)(first);
         from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) };
-        progress.started({
+        const last = {
             job: settings.job,
             number: first.number,
             url: api.buildUrl(settings.job, first.number)
-        });
-        outcome.buildUrl = progress.build?.url;
+        };
+        started(run, last);
+        outcome.buildUrl = last.url;
+        await run.reports.show([{ outcome }]);
         // Not triggered here: no job read to take them from, so one bounded read.
         if (settings.wait !== 'queued') {
-            outcome.history = await readHistory(api, settings.job, first.number, coreLogger);
+            outcome.history = await (0,outcome_history/* readHistory */.Lu)(api, settings.job, first.number, log);
         }
-        coreLogger.info(`${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${first.number} ${outcome.buildUrl}`);
+        log.info(`${settings.given ? 'Following build' : settings.build === 'last' ? 'Last build' : 'Last successful build'} of ${name}: #${first.number} ${outcome.buildUrl}`);
     }
-    const ref = progress.build;
+    const ref = work.item(0).ref;
     outcome.build = first;
     await status?.pending(`Jenkins build #${ref.number} running`, ref.url);
     if (settings.wait !== 'finish') {
         // Where a running Pipeline is (a stage waiting at an input): one read, none with `wait: false`.
-        if (settings.wait === 'started' && first && isPipeline(first)) {
-            outcome.stages = await readStages(api, ref, first, coreLogger);
+        if (settings.wait === 'started' && first && (0,stages/* isPipeline */.DQ)(first)) {
+            outcome.stages = await (0,stages/* readStages */.ir)(api, ref, first, log);
         }
-        outcome.note = `Did not wait for the build to finish (wait: ${settings.wait === 'queued' ? 'false' : 'started'}).`;
-        progress.returned(`Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: started)`);
-        return finish(outcome, true, settings, progress);
+        const wait = settings.wait === 'queued' ? 'false' : 'started';
+        outcome.note = `Did not wait for the build to finish (wait: ${wait}).`;
+        work.returned(`Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`);
+        return finish(run, true);
     }
-    const { final, tail } = await waitForEnd(api, settings, ref, first, from, pipeline, follower);
-    progress.done();
+    const { final, tail } = await waitForEnd(run, { ref, first, from, pipeline });
+    work.done();
     outcome.build = final;
     outcome.queueWaitMs ??= queueWaitMs(inQueueSince, final);
     outcome.result = final.result ?? undefined;
     const accepted = final.result !== null && settings.accept.includes(final.result);
     outcome.accepted = accepted;
-    coreLogger.info(`Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`);
-    await readProducts(api, settings, ref, final, outcome, signal, partsOutput);
+    log.info(`Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${(0,util_duration/* formatDuration */.a3)(final.duration)}.`);
+    await readProducts(api, settings, ref, final, outcome, signal, io);
     await status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, accepted);
-    await finish(outcome, accepted, settings, progress, tail);
+    await finish(run, accepted, tail);
+}
+/** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
+function started({ work, io }, ref) {
+    work.started(0, ref);
+    io.setOutput(constants/* Output */.k7.BuildNumber, String(ref.number));
+    io.setOutput(constants/* Output */.k7.BuildUrl, ref.url);
 }
 /** Follows the build to its end, streaming its console unless `log` is false; the console's last lines for the failure message. */
-async function waitForEnd(api, settings, ref, first, from, pipeline, follower) {
+async function waitForEnd({ api, settings, io, follower }, { ref, first, from, pipeline }) {
+    const log = io.logger;
     const name = settings.jobName;
     // A triggered build can end before its first look (a short build, or a
     // slow executor hand-over): its console is still what the user asked to
     // see, and the failure message quotes its last lines. A build this step
     // triggered has not been read (`first` is undefined): it runs.
     const building = first?.building ?? true;
-    const showConsole = settings.log && (building || settings.build === 'new');
+    // A given build (number or URL) is followed as a new one: its console from the start.
+    const showConsole = settings.log && (building || settings.build === 'new' || settings.build === 'given');
     if (first && !building && !showConsole)
         return { final: first, tail: [] };
     // A Pipeline stopped at an `input` step would look hung: say where to answer it.
-    const inputs = building && pipeline ? watchForInput(api, ref, coreLogger) : undefined;
+    const inputs = building && pipeline ? (0,stages/* watchForInput */.d6)(api, ref, log) : undefined;
     try {
         if (!showConsole) {
-            coreLogger.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`);
-            return { final: await follower.waitForEnd(ref, undefined, from), tail: [] };
+            log.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`);
+            return { final: await follower.waitForEnd(ref, { from }), tail: [] };
         }
-        const streamer = new ConsoleStreamer(api, ref, {
-            write: text => process.stdout.write(text),
-            drained: stdoutDrained
-        });
-        startGroup(`Console of Jenkins ${name} #${ref.number}`);
+        const streamer = new ConsoleStreamer(api, ref, io);
+        io.startGroup(`Console of Jenkins ${name} #${ref.number}`);
         try {
-            const final = await withCommandsStopped(text => process.stdout.write(text), async () => {
+            const final = await withCommandsStopped(text => io.write(text), async () => {
                 try {
-                    return await follower.waitForEnd(ref, streamer, from);
+                    return await follower.waitForEnd(ref, { console: streamer, from });
                 }
                 finally {
                     // Before commands resume: its lines must stay in the stopped region.
@@ -39609,7 +39126,7 @@ async function waitForEnd(api, settings, ref, first, from, pipeline, follower) {
             return { final, tail: streamer.tail() };
         }
         finally {
-            endGroup();
+            io.endGroup();
         }
     }
     finally {
@@ -39617,31 +39134,23 @@ async function waitForEnd(api, settings, ref, first, from, pipeline, follower) {
     }
 }
 /** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
-async function finish(outcome, accepted, settings, progress, tail = []) {
+async function finish({ settings, work, io, outcome, reports }, accepted, tail = []) {
     // Whatever the step did not wait for, the user chose to leave running.
-    progress.done();
-    setBuildOutputs({ setOutput: (name, value) => setOutput(name, value) }, outcome, coreLogger);
-    await writeSummary(stepSummary, outcome, coreLogger);
+    work.done();
+    (0,report/* setBuildOutputs */.vP)(io, outcome, io.logger);
+    await (0,report/* writeSummary */.Sy)(io.summary, outcome, io.logger);
+    await reports.show([{ outcome }], true);
     // A wanted artifact that is missing fails the step even when the build passed.
     const problems = outcome.artifacts?.problems ?? [];
     if (!accepted) {
-        const message = failureMessage({ ...outcome, accept: settings.accept }, tail);
+        const message = (0,report/* failureMessage */.oh)({ ...outcome, accept: settings.accept }, tail);
         throw new Error([message, ...problems].join('\n'));
     }
     if (problems.length > 0)
         throw new Error(problems.join('\n'));
 }
 
-;// CONCATENATED MODULE: ./src/step/budgets.ts
-/**
- * How long the abort after a cancel signal may take. The runner sends
- * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
- */
-const CANCEL_BUDGET_MS = 5500;
-/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
-const TIMEOUT_BUDGET_MS = 3500;
-
-;// CONCATENATED MODULE: ./src/jenkins/shared-work.ts
+;// CONCATENATED MODULE: ./src/jenkins/trigger/shared-work.ts
 /**
  * Whether a queue item or build stands for more than one trigger request,
  * so that cancelling or stopping it would cancel someone else's work too.
@@ -39664,7 +39173,10 @@ const TIMEOUT_BUDGET_MS = 3500;
  */
 /** The `tree` that makes a build GET export its causes (one entry per cause). */
 const CAUSES_TREE = 'actions[causes[shortDescription]]';
-/** Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported. */
+/**
+ * Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported.
+ * @internal
+ */
 function causeCount(actions) {
     if (!Array.isArray(actions))
         return undefined;
@@ -39682,10 +39194,36 @@ function causeCount(actions) {
  * step listed the same job twice with the same parameters).
  */
 function isShared(actions, own = 1) {
-    return (causeCount(actions) ?? 0) > Math.max(1, own);
+    return sharedBeyond(causeCount(actions) ?? 0, own);
+}
+/** The rule itself: `count` exported causes stand for more requests than `own`. */
+function sharedBeyond(count, own) {
+    return count > Math.max(1, own);
+}
+/**
+ * The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause).
+ * @internal
+ */
+const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause';
+/**
+ * True only when the work is one request of `user`'s and nothing else: one
+ * exported cause (the shared-work rule above, for one request of ours), a
+ * UserIdCause of that user. Work found by its shape rather than by the id
+ * Jenkins gave us (a lost answer) may be cancelled or stopped only then:
+ * another user's request, or a timer's that ours was folded into, has the
+ * same shape. Without a user (anonymous, a job token) nothing is ours alone.
+ */
+function isOwnAlone(found, user) {
+    const causes = found.causes ?? [];
+    if (user === undefined || causes.length === 0 || sharedBeyond(causes.length, 1))
+        return false;
+    const id = found.userIds?.length === 1 ? found.userIds[0] : undefined;
+    // Jenkins' default IdStrategy compares user ids case-insensitively (as reconcile.ts' causedBy).
+    return (causes[0] === USER_ID_CAUSE && typeof id === 'string' && id.toLowerCase() === user.toLowerCase());
 }
 
 ;// CONCATENATED MODULE: ./src/follow/cancel.ts
+
 
 
 
@@ -39720,13 +39258,13 @@ const DEFAULT_ABORT_TIMINGS = {
  * Work shared with another request is left alone: a 303 says so at once,
  * and the item or build is looked at right before acting, since another
  * request can fold into ours at any time while it is queued
- * (jenkins/shared-work.ts). That look is brief (shareCheckMs): a Jenkins
+ * (jenkins/trigger/shared-work.ts). That look is brief (shareCheckMs): a Jenkins
  * that hangs on reads must not keep the cancel or stop from being sent, so
  * without an answer in time we act on what the trigger told us.
  * `until` (epoch ms) is the abort's budget; the api's own deadline bounds its
  * requests. Never throws: the caller is already failing the step.
  */
-async function abortRemote(api, target, logger, timings = DEFAULT_ABORT_TIMINGS, until) {
+async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMINGS, until } = {}) {
     try {
         let build = target.build;
         let queueId = target.queueId;
@@ -39781,7 +39319,7 @@ async function abortRemote(api, target, logger, timings = DEFAULT_ABORT_TIMINGS,
         return `${await stopBuild(api, ref, logger, timings, until)}${found}`;
     }
     catch (error) {
-        logger.warning(`Could not abort the Jenkins work: ${error.message}`);
+        logger.warning(`Could not abort the Jenkins work: ${(0,error_text/* errorText */.k)(error)}`);
         return 'could not abort the Jenkins work (see the warning above)';
     }
 }
@@ -39812,7 +39350,7 @@ async function readQueueItem(api, queueId) {
         return await api.getQueueItem(queueId);
     }
     catch (error) {
-        if (error instanceof JenkinsError && error.kind === 'not-found')
+        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found')
             return null;
         throw error;
     }
@@ -39832,12 +39370,11 @@ async function buildOfQueueItem(api, job, queueId, first) {
             item = await readQueueItem(api, queueId);
         if (item === null)
             break;
-        const executable = item.executable?.number;
-        number = typeof executable === 'number' ? executable : undefined;
+        number = item.executable?.number;
         if (number === undefined && (item.cancelled || item.executable === undefined))
             break;
         if (number === undefined)
-            await sleep(250);
+            await (0,util_wait/* sleep */.yy)(250);
     }
     if (item === null) {
         // Expired or dropped by a restart: look the build up by its queue id.
@@ -39862,7 +39399,7 @@ async function stopBuild(api, build, logger, timings, until) {
             }
             catch (error) {
                 // Freestyle builds have no term/kill (404): stop is all there is.
-                if (how !== 'stop' && error instanceof JenkinsError && error.kind === 'not-found')
+                if (how !== 'stop' && error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found')
                     break;
                 throw error;
             }
@@ -39881,7 +39418,7 @@ async function stopBuild(api, build, logger, timings, until) {
     catch (error) {
         if (sent === undefined)
             throw error;
-        return `sent ${sent} to Jenkins ${label}, but could not see it end: ${error.message}`;
+        return `sent ${sent} to Jenkins ${label}, but could not see it end: ${(0,error_text/* errorText */.k)(error)}`;
     }
     return `asked Jenkins to stop ${label}, but it was still running when the step gave up`;
 }
@@ -39893,7 +39430,7 @@ async function waitUntilOver(api, build, waitMs, pollMs) {
             return b.result ?? 'no result';
         if (Date.now() >= until)
             return undefined;
-        await sleep(pollMs);
+        await (0,util_wait/* sleep */.yy)(pollMs);
     }
 }
 /**
@@ -39918,7 +39455,67 @@ function onCancelSignals(controller, logger) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/actions.ts
+;// CONCATENATED MODULE: ./src/step/budgets.ts
+/**
+ * How long the abort after a cancel signal may take. The runner sends
+ * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
+ */
+const CANCEL_BUDGET_MS = 5500;
+/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
+const TIMEOUT_BUDGET_MS = 3500;
+
+;// CONCATENATED MODULE: ./src/util/inert-text.ts
+/**
+ * The one printer for text outside the console's stop-commands region: every
+ * step-log line the action writes goes through inertLine (core-logger.ts),
+ * because most of them quote Jenkins (a queue item's `why`, job names, build
+ * results, error bodies), and Jenkins text is untrusted.
+ *
+ * How the runner reads a step's stdout (actions/runner,
+ * src/Runner.Common/ActionCommand.cs TryParseV2/TryParse, and
+ * src/Runner.Worker/ActionCommandManager.cs TryProcessCommand):
+ * - lines are split on `\r`, `\n` and `\r\n`;
+ * - a line whose TrimStart() starts with `::` may be a command (`::name props::data`);
+ * - `##[name props]data` is a command ANYWHERE in a line (`IndexOf("##[")`).
+ * An escaped line that has no line break, no `##[`, and does not start with
+ * `::` after leading whitespace can form neither, whatever Jenkins sent.
+ */
+// C0 and C1 controls but TAB: CR and LF split lines, and U+0085 (NEL) is
+// whitespace to .NET's TrimStart though not to JavaScript's `\s`.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+const NAMED = { '\n': '\\n', '\r': '\\r' };
+/**
+ * One step-log line that the runner cannot take for a workflow command:
+ * control characters (line breaks included) are shown escaped (`\n`, `\r`,
+ * `\x1b`), every `##[` becomes `#\#[`, and a line that would start with `::`
+ * after its leading whitespace gets a `\` before it.
+ */
+function inertLine(text) {
+    const escaped = text
+        .replace(CONTROL, c => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+        .replace(/##\[/g, '#\\#[');
+    // JavaScript's \s covers .NET's whitespace once U+0085 is escaped above.
+    return escaped.replace(/^(\s*)::/, '$1\\::');
+}
+
+;// CONCATENATED MODULE: ./src/step/core-logger.ts
+
+
+/**
+ * The step log, for every module (they never call @actions/core's printing
+ * themselves; ESLint enforces it). Info lines go through inertLine, since
+ * they quote Jenkins; debug and warning are safe as they are: @actions/core
+ * escapes their data and starts the line with its own `::debug::` or
+ * `::warning::`, which the runner parses first.
+ */
+const coreLogger = {
+    debug: message => core_debug(message),
+    info: message => info(inertLine(message)),
+    warning: message => warning(message)
+};
+
+;// CONCATENATED MODULE: ./src/jenkins/trigger/actions.ts
 
 
 
@@ -39926,13 +39523,13 @@ function onCancelSignals(controller, logger) {
 // the step's deadline, so that it can still run once the step timed out.
 /** POST stop / term / kill on a build. */
 async function actions_stopBuild(http, build, how) {
-    const name = fullName(build.job);
+    const name = (0,job_path/* fullName */.fq)(build.job);
     const context = http.context(`the ${how} of build #${build.number} of '${name}'`, {
         notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
         permission: 'Job/Cancel'
     });
     // Jenkins redirects back after a stop, also when the build was not running (jenkins-api.md 7).
-    await postForRedirect(http, 'stop', `${buildUrl(http.baseUrl, build.job, build.number)}${how}`, context);
+    await postForRedirect(http, 'stop', `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}${how}`, context);
 }
 /** POST queue/cancelItem. */
 async function cancelQueueItem(http, queueId) {
@@ -39958,19 +39555,19 @@ async function cancelQueueItem(http, queueId) {
         case 404:
             return 'not-found';
         case 422:
-            throw new JenkinsError('forbidden', `Jenkins at ${http.baseUrl} refused to cancel queue item ${queueId} for user '${http.user ?? 'anonymous'}' (422): the user lacks Job/Cancel`, 422);
+            throw new errors/* JenkinsError */.fF('forbidden', `Jenkins at ${http.baseUrl} refused to cancel queue item ${queueId} for user '${http.user ?? 'anonymous'}' (422): the user lacks Job/Cancel`, 422);
     }
     throw errorForResponse(response, body, context);
 }
 /** POST disable on a job. */
 async function disableJob(http, job) {
-    const name = fullName(job);
+    const name = (0,job_path/* fullName */.fq)(job);
     const context = http.context(`disabling job '${name}'`, {
         notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
         permission: 'Job/Configure'
     });
     // HttpRedirect(".") on success, also when already disabled (jenkins-api.md 8).
-    await postForRedirect(http, 'disable', `${jobUrl(http.baseUrl, job)}disable`, context);
+    await postForRedirect(http, 'disable', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}disable`, context);
 }
 /** A POST that Jenkins answers with 2xx or a redirect back when done, retried within the action's budget. */
 async function postForRedirect(http, label, url, context) {
@@ -39989,7 +39586,8 @@ function isSuccessOrRedirect(status) {
 
 ;// CONCATENATED MODULE: external "node:stream/promises"
 const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
-;// CONCATENATED MODULE: ./src/jenkins/artifacts.ts
+;// CONCATENATED MODULE: ./src/jenkins/reads/artifacts.ts
+
 
 
 
@@ -40006,11 +39604,13 @@ const MAX_ARTIFACTS = 10_000;
  * them would otherwise make a huge answer.
  */
 async function listArtifacts(http, build, limit = MAX_ARTIFACTS) {
-    const name = fullName(build.job);
+    const name = (0,job_path/* fullName */.fq)(build.job);
     const tree = `artifacts[relativePath]{0,${limit + 1}}`;
-    const data = await http.getJson('artifacts', `${buildUrl(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the artifacts of build #${build.number} of '${name}'`, {
+    const data = await http.getJson('artifacts', `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the artifacts of build #${build.number} of '${name}'`, {
         notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
-    }));
+    }), 
+    // A proxy that ignores tree= sends the whole build, plugins' data included.
+    { droppable: BUILD_PLUGIN_LISTS });
     const paths = [];
     for (const raw of Array.isArray(data.artifacts) ? data.artifacts : []) {
         const path = raw?.relativePath;
@@ -40032,8 +39632,8 @@ async function listArtifacts(http, build, limit = MAX_ARTIFACTS) {
  * redirects to that other origin are followed, without credentials).
  */
 async function downloadArtifact(http, build, relativePath, open) {
-    const name = fullName(build.job);
-    const url = `${buildUrl(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`;
+    const name = (0,job_path/* fullName */.fq)(build.job);
+    const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`;
     const context = http.context(`artifact '${relativePath}' of build #${build.number} of '${name}'`, {
         // Run.doArtifact checks it when Jenkins turns it on (hudson.security.ArtifactsPermission).
         permission: 'Run/Artifacts',
@@ -40059,13 +39659,55 @@ async function downloadArtifact(http, build, relativePath, open) {
         });
         if (length !== undefined && bytes !== length) {
             await sink.discard();
-            throw new TransientFailure(new JenkinsError('network', `${context.what} ended after ${bytes} of ${length} bytes (Content-Length)`), 'short body');
+            throw new TransientFailure(new errors/* JenkinsError */.fF('network', `${context.what} ended after ${bytes} of ${length} bytes (Content-Length)`), 'short body');
         }
         await sink.commit();
         return { bytes, attempts };
     }, http.deadline, { crossOriginRedirects: true });
 }
-/** Each segment percent-encoded, as Run.addArtifacts builds `href` with Util.rawEncode. */
+/**
+ * GETs `<build>/artifact/<relativePath>` into memory, reading at most
+ * `maxBytes` of it: a Content-Length above that is refused before any of
+ * the body is read (DirectoryBrowserSupport sends it for an artifact), and a
+ * body without one is cut, its connection dropped, once it passes the bound.
+ * 404 (not archived) is a JenkinsError 'not-found', as for any read.
+ */
+async function readArtifact(http, build, relativePath, maxBytes) {
+    const name = (0,job_path/* fullName */.fq)(build.job);
+    const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`;
+    const context = http.context(`artifact '${relativePath}' of build #${build.number} of '${name}'`, {
+        permission: 'Run/Artifacts',
+        notFound: `Build #${build.number} of '${name}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`
+    });
+    return http.read('artifact', url, context, async (response) => {
+        const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1);
+        if (response.contentType.includes('text/html') && !/\.x?html?$/i.test(fileName)) {
+            response.discard();
+            throw htmlError(context, response.status);
+        }
+        const length = parseLength(response.header('content-length'));
+        if (length !== undefined && length > maxBytes) {
+            response.discard();
+            return { tooLarge: true };
+        }
+        const body = response.stream();
+        const chunks = [];
+        let size = 0;
+        for await (const chunk of body) {
+            size += chunk.length;
+            if (size > maxBytes) {
+                body.destroy();
+                return { tooLarge: true };
+            }
+            chunks.push(chunk);
+        }
+        return { bytes: Buffer.concat(chunks) };
+    }, http.deadline, { crossOriginRedirects: true });
+}
+/**
+ * Each segment percent-encoded, as Run.addArtifacts builds `href` with Util.rawEncode.
+ * @internal
+ */
 function artifactHref(relativePath) {
     return relativePath.split('/').map(encodeURIComponent).join('/');
 }
@@ -40105,51 +39747,36 @@ async function copy(body, sink) {
         if (first?.side === 'sink')
             throw first.error;
         const cause = first?.error ?? error;
-        if (cause instanceof Interrupted)
+        if (cause instanceof errors/* Interrupted */.j$)
             throw cause;
-        if (cause instanceof JenkinsError && (cause.kind === 'network' || cause.kind === 'timeout')) {
+        if (cause instanceof errors/* JenkinsError */.fF && (cause.kind === 'network' || cause.kind === 'timeout')) {
             throw new BodyFailure(cause, cause.kind === 'network' ? 'body broke off' : 'body stalled');
         }
         const code = cause.code ?? 'body error';
-        throw new BodyFailure(new JenkinsError('network', `The download broke off after ${bytes} bytes (${code})`), code);
+        throw new BodyFailure(new errors/* JenkinsError */.fF('network', `The download broke off after ${bytes} bytes (${code})`), code);
     }
 }
 function parseLength(value) {
-    return countOf(value);
+    return (0,model_counts/* countOf */.pq)(value);
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/executors.ts
+;// CONCATENATED MODULE: ./src/jenkins/reads/executors.ts
 /**
  * Every build running on Jenkins, in one request: `computer/api/json` with a
  * `tree` over each computer's executors and one-off executors.
  *
- * What Jenkins does (jenkinsci/jenkins):
- * - `/computer` is the ComputerSet (Jenkins.getComputer); like any page but
- *   the always-readable ones it needs Overall/Read (Jenkins.getTarget). Its
- *   `computer` list is every computer (ComputerSet.getComputers, through the
- *   ComputerSource extension point, which a plugin may replace).
- * - Each Executor exports `currentExecutable` through
- *   Executor.getCurrentExecutableForApi, which shows the executable only to
- *   callers with Item/Read on it, and null otherwise: the list holds the
- *   builds this user may read, exactly those the action can follow.
- * - A freestyle build holds a regular executor; a Pipeline's WorkflowRun
- *   holds a one-off (flyweight) executor for the whole run, and each `node`
- *   block a regular one whose PlaceholderExecutable exports the run's `url`
- *   and `number` (workflow-durable-task-step, ExecutorStepExecution).
- * - Executor.run sets `executable` before the queue's LeftItem shows it
- *   (both within one Queue.callWithLock), and frees the executor only after
- *   Run.execute returned: the result set, `building` false, `Finished:`
- *   written and the log closed (Run.execute; WorkflowRun.finish calls
- *   completeAsynchronousExecution last). So a build the queue said started
- *   and that is missing from this list has ended, and its log is complete.
- * The answer grows with the number of executors (about 60 bytes an idle
- * one), not with the builds followed: one request watches any number.
+ * It lists exactly the builds this user may read, and a build the queue
+ * said started that is missing from it has ended with its log complete;
+ * the answer grows with the executors, not the builds followed. Why, from
+ * Jenkins' source: docs/performance.md, "Every running build in one request".
  */
 
 
-
 const EXECUTABLE = 'currentExecutable[url,number,queueId,timestamp,estimatedDuration]';
-/** What the list asks for: each executor's and one-off executor's build, and only that. */
+/**
+ * What the list asks for: each executor's and one-off executor's build, and only that.
+ * @internal
+ */
 const EXECUTORS_TREE = `computer[executors[${EXECUTABLE}],oneOffExecutors[${EXECUTABLE}]]`;
 /**
  * The builds on every executor. A build on several (a Pipeline's run and its
@@ -40160,69 +39787,22 @@ const EXECUTORS_TREE = `computer[executors[${EXECUTABLE}],oneOffExecutors[${EXEC
 async function runningBuilds(http, options = {}) {
     const data = await http.getJson('computer', `${http.baseUrl}/computer/api/json?tree=${encodeURIComponent(EXECUTORS_TREE)}`, http.context('the running builds (computer/api/json)'), { deadline: options.deadline ?? http.deadline });
     const builds = new Map();
-    for (const computer of Array.isArray(data.computer) ? data.computer : []) {
-        const c = computer;
-        for (const executor of [...list(c?.executors), ...list(c?.oneOffExecutors)]) {
-            const raw = executor
-                ?.currentExecutable;
-            const build = raw ? runningBuild(raw) : undefined;
-            if (!build)
-                continue;
-            const key = runningKey(build.job, build.number);
-            const known = builds.get(key);
-            builds.set(key, known ? { ...build, ...definedOnly(known) } : build);
-        }
+    for (const build of (0,decode/* runningBuildsOf */.AX)(data.computer)) {
+        const key = runningKey(build.job, build.number);
+        const known = builds.get(key);
+        builds.set(key, known ? { ...build, ...definedOnly(known) } : build);
     }
     return [...builds.values()];
 }
 /** The key a build is matched by: Jenkins' item names are case-insensitive. */
 function runningKey(job, number) {
-    return `${fullName(job).toLowerCase()}#${number}`;
-}
-function runningBuild(raw) {
-    if (typeof raw.url !== 'string')
-        return undefined;
-    const parsed = buildOfUrl(raw.url);
-    if (!parsed)
-        return undefined;
-    const build = { job: parsed.job, number: parsed.number };
-    if (isCount(raw.queueId))
-        build.queueId = raw.queueId;
-    if (isCount(raw.timestamp) && raw.timestamp > 0)
-        build.timestamp = raw.timestamp;
-    // -1: Jenkins has no estimate (Job.getEstimatedDuration).
-    if (Number.isSafeInteger(raw.estimatedDuration))
-        build.estimatedDuration = raw.estimatedDuration;
-    return build;
-}
-/**
- * A build's item names and number from its absolute URL (Jenkins' root URL,
- * which may be another host: only the path counts). The context path comes
- * first; names follow each `job` marker; the number ends it.
- */
-function buildOfUrl(url) {
-    let path;
-    try {
-        path = new URL(url, 'http://placeholder/').pathname;
-    }
-    catch {
-        return undefined;
-    }
-    const match = /^(.*\/)(\d+)\/?$/.exec(path);
-    const number = Number(match?.[2]);
-    const job = match ? jobNamesFromUrl(match[1]) : undefined;
-    if (!job || job.length === 0 || !isBuildNumber(number))
-        return undefined;
-    return { job, number };
-}
-function list(value) {
-    return Array.isArray(value) ? value : [];
+    return `${(0,job_path/* fullName */.fq)(job).toLowerCase()}#${number}`;
 }
 function definedOnly(value) {
     return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/multibranch.ts
+;// CONCATENATED MODULE: ./src/jenkins/reads/multibranch.ts
 /**
  * Multibranch projects: starting a scan (branch indexing) and reading its
  * log. Sources: cloudbees-folder's ComputedFolder.doBuild and
@@ -40242,7 +39822,7 @@ const LOG_CHUNK_LIMIT = 1024 * 1024;
  * whose answer was lost may be sent again.
  */
 async function scanMultibranch(http, project) {
-    const name = fullName(project);
+    const name = (0,job_path/* fullName */.fq)(project);
     const context = http.context(`the scan of multibranch project '${name}'`, {
         notFound: `Multibranch project '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
         permission: 'Job/Build',
@@ -40250,7 +39830,7 @@ async function scanMultibranch(http, project) {
         // A scan needs Job/Build on the project: a job token is no help there.
         jobTokenOnly: false
     });
-    const { response, body } = await http.post('scan', `${jobUrl(http.baseUrl, project)}build?delay=0sec`, context, {
+    const { response, body } = await http.post('scan', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, project)}build?delay=0sec`, context, {
         retryStatuses: new Set([429, 502, 503, 504]),
         retryNetwork: failure => failure.transient,
         deadline: http.deadline
@@ -40267,15 +39847,15 @@ async function scanMultibranch(http, project) {
  * log, complete (ComputedFolder.createExecutable replaces it then).
  */
 async function indexingLog(http, project, start) {
-    const name = fullName(project);
+    const name = (0,job_path/* fullName */.fq)(project);
     const context = http.context(`the scan log of '${name}'`, {
         notFound: `Multibranch project '${name}' has no scan log on Jenkins at ${http.baseUrl} (404)`
     });
-    return http.read('scan-log', `${jobUrl(http.baseUrl, project)}indexing/logText/progressiveText?start=${start}`, context, async (response) => {
-        const size = countOf(response.header('x-text-size'));
+    return http.read('scan-log', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, project)}indexing/logText/progressiveText?start=${start}`, context, async (response) => {
+        const size = (0,model_counts/* countOf */.pq)(response.header('x-text-size'));
         if (size === undefined) {
             response.discard();
-            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
+            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
         }
         const text = await response.text(LOG_CHUNK_LIMIT);
         return {
@@ -40287,23 +39867,10 @@ async function indexingLog(http, project, start) {
     }, http.deadline);
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/stages.ts
+;// CONCATENATED MODULE: ./src/jenkins/reads/stages.ts
 
 
 
-/**
- * StatusExt of pipeline-stage-view-plugin (rest-api/…/external/StatusExt.java).
- * Anything else is kept as it came, so a newer plugin's status still shows.
- */
-const STAGE_STATUSES = (/* unused pure expression or super */ null && ([
-    'NOT_EXECUTED',
-    'ABORTED',
-    'SUCCESS',
-    'IN_PROGRESS',
-    'PAUSED_PENDING_INPUT',
-    'FAILED',
-    'UNSTABLE'
-]));
 /** Most stages kept: a describe of a run with thousands of stages is still one bounded answer. */
 const MAX_STAGES = 500;
 /**
@@ -40314,18 +39881,18 @@ const MAX_STAGES = 500;
  * TransientActionFactory of WorkflowRun only).
  */
 async function describeRun(http, build) {
-    const name = fullName(build.job);
+    const name = (0,job_path/* fullName */.fq)(build.job);
     let data;
     try {
         data = await http.getJson('stages', `${build.url}wfapi/describe`, http.context(`the stages of build #${build.number} of '${name}'`));
     }
     catch (error) {
-        if (error instanceof JenkinsError && error.kind === 'not-found')
+        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found')
             return undefined;
         throw error;
     }
     if (typeof data !== 'object' || data === null) {
-        throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`);
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`);
     }
     const stages = [];
     for (const raw of (Array.isArray(data.stages) ? data.stages : []).slice(0, MAX_STAGES)) {
@@ -40350,10 +39917,10 @@ async function describeRun(http, build) {
     };
 }
 function count(value) {
-    return isCount(value) ? value : 0;
+    return (0,model_counts/* isCount */.my)(value) ? value : 0;
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/junit-names.ts
+;// CONCATENATED MODULE: ./src/jenkins/reports/junit-names.ts
 /**
  * How the JUnit plugin names a test's page, so that a failed test can be
  * linked without asking Jenkins for its URL (the report JSON has none). From
@@ -40379,6 +39946,7 @@ function count(value) {
  * space, DEL and `"#%/:<>?[\]^`{|}` (junit-plugin 1422+, PR #1251). Earlier
  * versions replaced only `/\:?#%<>`, so a name with a space or a bracket
  * links to a page those versions name differently.
+ * @internal
  */
 function safe(name) {
     if (name === '')
@@ -40396,7 +39964,10 @@ function safe(name) {
 const JAVA_IDENTIFIER_PART = 
 // eslint-disable-next-line no-control-regex
 /^[\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Sc}\p{Cf}\u0000-\u0008\u000e-\u001b\u007f-\u009f]$/u;
-/** CaseResult.getSafeName before uniquifying. */
+/**
+ * CaseResult.getSafeName before uniquifying.
+ * @internal
+ */
 function caseBaseName(displayName) {
     let out = '';
     for (let i = 0; i < displayName.length; i++) {
@@ -40443,7 +40014,8 @@ function segment(name) {
     return encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'));
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/answers.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/answers.ts
+
 
 
 
@@ -40459,7 +40031,7 @@ async function bodyOf(reading) {
         return await reading;
     }
     catch (error) {
-        if (error instanceof JenkinsError && (error.kind === 'network' || error.kind === 'timeout')) {
+        if (error instanceof errors/* JenkinsError */.fF && (error.kind === 'network' || error.kind === 'timeout')) {
             throw new TransientFailure(error, error.kind === 'network' ? 'body broke off' : 'body too slow');
         }
         throw error;
@@ -40470,25 +40042,36 @@ async function bodyOf(reading) {
  * page (an SSO proxy's blip) and one invalid JSON answer are retried; an HTML
  * page on every try is the login page it looks like.
  */
-async function jsonBody(response, context, server) {
+async function jsonBody(response, context, server, options = {}) {
     const body = await bodyOf(response.text(JSON_LIMIT, 'fail'));
     // An SSO proxy or login page can answer 200 with HTML.
     if (looksLikeHtml(response, body)) {
         throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, GLITCH_ATTEMPTS);
     }
     try {
-        return parseJenkinsJson(body);
+        const { value, dropped } = (0,json/* readJenkinsJson */.jU)(body, options.droppable ? { droppable: options.droppable } : {});
+        for (const part of dropped)
+            options.onDropped?.(part);
+        return value;
     }
     catch (error) {
         // The same answer again would be as deep: not a glitch to retry.
-        if (error instanceof JsonTooDeep)
+        if (error instanceof json/* JsonTooDeep */.nh)
             throw tooDeepError(server, context, error, response.status);
-        throw new TransientFailure(new JenkinsError('protocol', `Jenkins at ${server} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', undefined, GLITCH_ATTEMPTS);
+        throw new TransientFailure(new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', undefined, GLITCH_ATTEMPTS);
     }
 }
 /** What to say of an answer nested too deep to read. */
 function tooDeepError(server, context, error, status) {
-    return new JenkinsError('protocol', `Jenkins at ${server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`, status);
+    return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`, status);
+}
+/**
+ * What to say of a part left out as too deep (json.ts readJenkinsJson):
+ * which answer, which element of which list, and whose data it was.
+ */
+function droppedNote(server, context, part) {
+    const whose = part.className === undefined ? '' : ` (${part.className})`;
+    return `Jenkins at ${server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${json/* MAX_JSON_DEPTH */.KX} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`;
 }
 /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
 async function postBody(response, context, redact, logger) {
@@ -40496,9 +40079,9 @@ async function postBody(response, context, redact, logger) {
         return redact(await response.text(ERROR_BODY_LIMIT));
     }
     catch (error) {
-        if (error instanceof Interrupted)
+        if (error instanceof errors/* Interrupted */.j$)
             throw error;
-        logger.debug(`Could not read the answer to ${context.what}: ${error.message}`);
+        logger.debug(`Could not read the answer to ${context.what}: ${(0,error_text/* errorText */.k)(error)}`);
         return '';
     }
 }
@@ -40518,7 +40101,7 @@ function retryLater(response, error) {
     return new TransientFailure(error, String(response.status), parseRetryAfter(response.header('retry-after')));
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/json-prefix.ts
+;// CONCATENATED MODULE: ./src/jenkins/reports/json-prefix.ts
 /**
  * Nesting this deep is no page of a report (it has at most eight levels): the scan
  * gives up rather than spend time on a hostile one.
@@ -40604,7 +40187,7 @@ function parseJsonPrefix(text) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/test-report.ts
+;// CONCATENATED MODULE: ./src/jenkins/reports/test-report.ts
 
 
 
@@ -40629,33 +40212,18 @@ const DETAILS_CHARS = 2000;
 /** errorStackTrace kept per failed test: the frames that name the test's file come early. */
 const TRACE_CHARS = 8000;
 /**
- * Finds the failed tests of a build's test report (junit-plugin TestResult at
- * `<build>/<urlName>/api/json`) without reading the whole report: the JSON
- * has no filter, so pages of suites are read with a `tree` that asks only for
- * what is shown (class, name, status, errorDetails) and Jenkins' range syntax
- * bounding suites `{from,to}` and cases per suite `{from,to}`. It stops once
- * `want` failed tests were found, at the end of the report, or when the byte
- * budget is spent. Cases are failed when their status is FAILED, or
- * REGRESSION (what CaseResult.getStatus said before junit-plugin's UI
- * redesign, f0bf02d5).
- *
- * The budget is a hard cap on the bytes read, and nothing is read twice:
- * the first page is small (cases of the first suite), later pages are sized
- * from the bytes per suite and per case seen so far, within what is left of
- * the budget; a suite too large for a page is read in ranges of its cases.
- * A page larger than its limit (the sizes lied, or a suite is far larger
- * than the others) is cut off there, and what arrived whole is used: the
- * next page starts where it ended.
- *
- * The same tree reads an aggregated report (AggregatedTestResultAction:
- * `childReports[child,result]`, each result a TestResult of a child build);
- * Stapler skips the names a shape does not have (jenkins-api.md 5.5). Its
- * ranges apply to every child's suites alike.
+ * Finds the failed tests of a build's test report (junit-plugin TestResult,
+ * or an aggregated report's child reports) without reading the whole report:
+ * pages of suites and of their cases, asked with a `tree` and Jenkins' range
+ * syntax, sized from what was read so far, under a hard cap on the bytes
+ * read; a page over its limit is used up to its last whole case. It stops at
+ * `want` failed tests, the report's end, or the budget. Why, and how the
+ * pages are sized: docs/performance.md, "How a test report is read".
  */
 async function readFailedTests(http, build, options = {}) {
     const budget = { ...DEFAULT_BUDGET, ...options.budget };
     const urlName = options.urlName ?? 'testReport';
-    const name = fullName(build.job);
+    const name = (0,job_path/* fullName */.fq)(build.job);
     const reportUrl = `${build.url}${encodeURIComponent(urlName)}/`;
     const context = http.context(`the test report of build #${build.number} of '${name}'`, {
         notFound: `Build #${build.number} of '${name}' has no test report at ${reportUrl} (404)`
@@ -40703,7 +40271,7 @@ async function readFailedTests(http, build, options = {}) {
     const blocksPage = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(BLOCKS_TREE)}`, context, Math.min(budget.pageTarget, budget.totalBytes));
     read.bytesRead += blocksPage.bytes;
     addBlocks(own, blocksPage.data.suites);
-    for (const child of test_report_list(blocksPage.data.childReports)) {
+    for (const child of list(blocksPage.data.childReports)) {
         const entry = child;
         const url = entry?.child?.url;
         if (typeof url === 'string')
@@ -40764,7 +40332,7 @@ async function readFailedTests(http, build, options = {}) {
             return stop(true);
         if (lastGoesOn || page.cut?.openKeys.join('/') === 'suites/cases') {
             // The rest of the last suite: from its first case not read whole.
-            const lastCases = Math.max(0, ...parts.map(p => test_report_list(p.suites[widest - 1]?.cases).length));
+            const lastCases = Math.max(0, ...parts.map(p => list(p.suites[widest - 1]?.cases).length));
             suitesDone += widest - 1;
             range = nextRange(range.from + widest - 1, lastCases + (widest === 1 ? range.caseFrom : 0));
             continue;
@@ -40794,7 +40362,7 @@ async function readFailedTests(http, build, options = {}) {
 const BLOCKS_TREE = 'suites[enclosingBlocks],childReports[child[url],result[suites[enclosingBlocks]]]';
 /** Adds the first enclosing block of each suite (the one TestResult.hasMultipleBlocks compares). */
 function addBlocks(state, suites) {
-    for (const suite of test_report_list(suites)) {
+    for (const suite of list(suites)) {
         const first = stringList(suite?.enclosingBlocks)[0];
         if (first !== undefined)
             state.blocks.add(first);
@@ -40804,6 +40372,7 @@ function addBlocks(state, suites) {
  * `suites[…]{from,to}` and the same below `childReports[…]`: only what is
  * shown. A passed case's errorStackTrace is null: traces cost bytes only
  * for failed cases.
+ * @internal
  */
 function reportTree(from, to, caseFrom, caseTo, traces = true) {
     const fields = `className,name,status,errorDetails${traces ? ',errorStackTrace' : ''}`;
@@ -40864,14 +40433,14 @@ async function readPage(http, url, context, limit) {
         let data;
         let cut;
         try {
-            data = parseJenkinsJson(body);
+            data = (0,json/* parseJenkinsJson */.m_)(body);
         }
         catch (error) {
-            if (error instanceof JsonTooDeep)
+            if (error instanceof json/* JsonTooDeep */.nh)
                 throw tooDeepError(http.baseUrl, context, error, response.status);
             // A character split at the cut decodes to U+FFFD: 3 bytes for 1 to 3.
             if (bytes < limit - 3) {
-                throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
+                throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
             }
             // Not one whole element (one test larger than the page): nothing to use.
             const prefix = parseJsonPrefix(body);
@@ -40879,19 +40448,19 @@ async function readPage(http, url, context, limit) {
             cut = { openKeys: prefix?.openKeys ?? [] };
         }
         if (typeof data !== 'object' || data === null) {
-            throw new JenkinsError('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without an object`);
+            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without an object`);
         }
         return { data: data, bytes, ...(cut ? { cut } : {}) };
     }, http.deadline);
 }
-function test_report_list(value) {
+function list(value) {
     return Array.isArray(value) ? value : [];
 }
 function stringList(value) {
     return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/crumb.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/crumb.ts
 
 /**
  * Fetches the crumb at most once (concurrent callers share the request), and
@@ -40949,7 +40518,7 @@ async function readCrumb(getJson, server, logger) {
         data = await getJson();
     }
     catch (error) {
-        if (error instanceof JenkinsError && error.kind === 'not-found') {
+        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
             logger.debug(`Jenkins at ${server} has no crumb issuer: CSRF protection is off`);
             return undefined;
         }
@@ -40958,7 +40527,7 @@ async function readCrumb(getJson, server, logger) {
     if (typeof data.crumb !== 'string' ||
         typeof data.crumbRequestField !== 'string' ||
         !data.crumbRequestField) {
-        throw new JenkinsError('protocol', `Jenkins at ${server} answered the crumb request without crumb and crumbRequestField`);
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered the crumb request without crumb and crumbRequestField`);
     }
     logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`);
     return { field: data.crumbRequestField, value: data.crumb };
@@ -40972,8 +40541,8 @@ async function notSentIfInterrupted(step) {
         return await step;
     }
     catch (error) {
-        if (error instanceof Interrupted && error.sent) {
-            throw new Interrupted(error.message, false, undefined, error.lastFailure);
+        if (error instanceof errors/* Interrupted */.j$ && error.sent) {
+            throw new errors/* Interrupted */.j$(error.message, false, undefined, error.lastFailure);
         }
         throw error;
     }
@@ -43254,7 +42823,7 @@ function fromJSON2(str) {
  * POSSIBILITY OF SUCH DAMAGE.
  */
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./src/jenkins/tls-problem.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/tls-problem.ts
 /**
  * What a TLS failure was, in words a workflow author can act on. Node's own
  * text is not shown as it comes: for a handshake failure it is OpenSSL's
@@ -43296,7 +42865,7 @@ function tlsProblem(code, text) {
     return line === '' ? `the TLS handshake failed${code ? ` (${code})` : ''}` : line;
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/network-errors.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/network-errors.ts
 /**
  * Requests that got no HTTP answer: what Node reported (a refused or reset
  * connection, a name that does not resolve, a TLS failure), mapped to a
@@ -43377,7 +42946,7 @@ function networkFailure(error, url, server, trust = { caCert: false }) {
     const code = typeof err.code === 'string' ? err.code : undefined;
     const text = typeof err.message === 'string' ? err.message : String(error);
     const where = hostPort(url);
-    const fail = (kind, message, transient, phase = 'exchange') => new NetworkFailure(new JenkinsError(kind, message), code ?? text, transient, 
+    const fail = (kind, message, transient, phase = 'exchange') => new NetworkFailure(new errors/* JenkinsError */.fF(kind, message), code ?? text, transient, 
     // Refused at connect: the request certainly never left.
     code === 'ECONNREFUSED', phase === 'connect');
     switch (code) {
@@ -43409,7 +42978,7 @@ function networkFailure(error, url, server, trust = { caCert: false }) {
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
 var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
-;// CONCATENATED MODULE: ./src/jenkins/trust.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/trust.ts
 
 
 /**
@@ -43440,7 +43009,7 @@ function defaultCertificates() {
     return certificates;
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/http.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/http.ts
 
 
 
@@ -43583,7 +43152,7 @@ class Transport {
             response.message.destroy();
             const target = this.redirectTarget(url, response.header('location') ?? '', exchange.crossOriginRedirects ?? false);
             if (hops >= MAX_REDIRECTS) {
-                throw new JenkinsError('redirect', `Jenkins at ${this.options.baseUrl} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`, response.status);
+                throw new errors/* JenkinsError */.fF('redirect', `Jenkins at ${this.options.baseUrl} redirected more than ${MAX_REDIRECTS} times from ${pathOf(exchange.url)}`, response.status);
             }
             this.options.logger.debug(`Following ${response.status} redirect to ${pathOf(target)}`);
             url = target;
@@ -43595,14 +43164,14 @@ class Transport {
             target = new URL(location, from);
         }
         catch {
-            throw new JenkinsError('protocol', `Jenkins redirected to an invalid URL from ${pathOf(from)}`);
+            throw new errors/* JenkinsError */.fF('protocol', `Jenkins redirected to an invalid URL from ${pathOf(from)}`);
         }
         const source = new URL(from);
         if (source.protocol === 'https:' && target.protocol !== 'https:') {
-            throw new JenkinsError('redirect', `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`);
+            throw new errors/* JenkinsError */.fF('redirect', `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} from https to ${target.protocol}//${target.host}; not following a downgrade that would send the credentials unencrypted`);
         }
         if (target.origin !== source.origin && !otherOrigins) {
-            throw new JenkinsError('redirect', `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`);
+            throw new errors/* JenkinsError */.fF('redirect', `Jenkins at ${this.options.baseUrl} redirected ${source.pathname} to another server (${target.origin}); not following it with credentials. Set 'url' to the address Jenkins answers on, or, if a sign-in proxy in front of Jenkins sent it there, give the proxy the headers it expects in 'headers'.`);
         }
         return target.href;
     }
@@ -43733,7 +43302,8 @@ function pathOf(url) {
 
 // EXTERNAL MODULE: external "node:stream"
 var external_node_stream_ = __nccwpck_require__(7075);
-;// CONCATENATED MODULE: ./src/jenkins/limits.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/limits.ts
+
 
 
 
@@ -43860,13 +43430,13 @@ class ExchangeLimits {
     bodyFailure(error) {
         if (this.controller.signal.aborted)
             return this.controller.signal.reason;
-        if (error instanceof JenkinsError)
+        if (error instanceof errors/* JenkinsError */.fF)
             return error;
-        return new JenkinsError('network', `The connection to Jenkins at ${this.server} broke off while receiving ${this.what} (${this.received} bytes received)`);
+        return new errors/* JenkinsError */.fF('network', `The connection to Jenkins at ${this.server} broke off while receiving ${this.what} (${this.received} bytes received)`);
     }
     /** A stalled stream. */
     stalled(windowBytes) {
-        this.cut(new JenkinsError('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${seconds(this.settings.stallMs)} (${this.received} bytes in all)`));
+        this.cut(new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${seconds(this.settings.stallMs)} (${this.received} bytes in all)`));
     }
     begin(message, phase) {
         this.message = message;
@@ -43906,22 +43476,22 @@ class ExchangeLimits {
         const state = this.phase === 'headers'
             ? `no answer to ${this.what} after ${this.waited()}`
             : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`;
-        return new Interrupted(`Stopped waiting for Jenkins at ${this.server}: ${state}`, true);
+        return new errors/* Interrupted */.j$(`Stopped waiting for Jenkins at ${this.server}: ${state}`, true);
     }
     timeExceeded(ms) {
         if (this.phase === 'headers') {
-            return new NetworkFailure(new JenkinsError('timeout', `No answer from Jenkins at ${this.server} to ${this.what} within ${seconds(ms)}`), 'timeout', true, false);
+            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} within ${seconds(ms)}`), 'timeout', true, false);
         }
-        return new JenkinsError('timeout', `Jenkins at ${this.server} did not finish sending ${this.what} within ${seconds(ms)} (${this.received} bytes received)`);
+        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} did not finish sending ${this.what} within ${seconds(ms)} (${this.received} bytes received)`);
     }
     deadlinePassed() {
         if (this.phase === 'headers') {
-            return new NetworkFailure(new JenkinsError('timeout', `No answer from Jenkins at ${this.server} to ${this.what} before the deadline`), 'deadline', false, false);
+            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} before the deadline`), 'deadline', false, false);
         }
-        return new JenkinsError('timeout', `Jenkins at ${this.server} had not finished sending ${this.what} at the deadline (${this.received} bytes received)`);
+        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} had not finished sending ${this.what} at the deadline (${this.received} bytes received)`);
     }
     tooLarge(size, limit) {
-        return new JenkinsError('protocol', `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${limit / (1024 * 1024)} MiB this action reads: the answer is too large`);
+        return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${(0,bytes/* formatBytes */.z)(limit)} this action reads: the answer is too large`);
     }
 }
 /**
@@ -44005,7 +43575,7 @@ class GuardedBody extends external_node_stream_.Readable {
     }
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/locate.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/locate.ts
 
 /** The context path Jenkins' documentation uses for --prefix, the one most installations pick. */
 const USUAL_CONTEXT_PATH = '/jenkins';
@@ -44031,7 +43601,7 @@ async function locateJenkins(baseUrl, look) {
 }
 /** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
 function notJenkinsError(baseUrl, what, where) {
-    return new JenkinsError('not-jenkins', `The server at ${baseUrl} answered ${what} with a 404 that is not Jenkins' (no X-Jenkins header), and ${baseUrl}/login is no Jenkins page either: 'url' is not the address of Jenkins. ${where}`, 404);
+    return new errors/* JenkinsError */.fF('not-jenkins', `The server at ${baseUrl} answered ${what} with a 404 that is not Jenkins' (no X-Jenkins header), and ${baseUrl}/login is no Jenkins page either: 'url' is not the address of Jenkins. ${where}`, 404);
 }
 /** Whether a Jenkins answers at `base`: its login page carries X-Jenkins. */
 async function isJenkins(base, look) {
@@ -44085,7 +43655,7 @@ class Foreign404Check {
     }
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/redaction.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/redaction.ts
 /**
  * The one redaction list of the client: credentials written into URLs, and
  * every secret the transport knows (the token, the Authorization value and
@@ -44115,7 +43685,7 @@ function redactingLogger(logger, redact) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/request-settings.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/request-settings.ts
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_STALL_MS = 30_000;
@@ -44140,7 +43710,8 @@ function request_settings_definedOnly(value) {
     return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/requester.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/requester.ts
+
 
 
 
@@ -44210,6 +43781,8 @@ class Requester {
     foreign404;
     /** The visible lines about requests Jenkins leaves unanswered. */
     notices;
+    /** Parts of answers left out as too deep, said once each (every poll of a build may carry them). */
+    droppedSaid = new Set();
     constructor(options) {
         this.baseUrl = options.baseUrl;
         this.user = options.user;
@@ -44260,9 +43833,22 @@ class Requester {
     prefetchCrumb() {
         this.crumbs.prefetch();
     }
-    /** GET + JSON with read retries (answers.ts jsonBody: what is retried, what is not). */
-    async getJson(label, url, context, options = { deadline: this.deadline }) {
-        return this.read(label, url, context, response => jsonBody(response, context, this.baseUrl), options.deadline);
+    /**
+     * GET + JSON with read retries (answers.ts jsonBody: what is retried, what
+     * is not). Elements of the `droppable` lists nested too deep are left out
+     * with a warning, once per answer and list (json.ts).
+     */
+    async getJson(label, url, context, options = {}) {
+        const onDropped = (part) => {
+            const key = `${context.what}\n${part.field}\n${part.className ?? part.index}`;
+            if (this.droppedSaid.has(key))
+                return;
+            this.droppedSaid.add(key);
+            this.logger.warning(droppedNote(this.baseUrl, context, part));
+        };
+        return this.read(label, url, context, response => jsonBody(response, context, this.baseUrl, {
+            ...(options.droppable ? { droppable: options.droppable, onDropped } : {})
+        }), 'deadline' in options ? options.deadline : this.deadline);
     }
     /**
      * A GET with read retries: a non-2xx answer is turned into an error here,
@@ -44386,7 +43972,7 @@ class Requester {
      */
     async send(exchange, what, retryNetwork, onNetworkFailure, attempt) {
         if (this.signal?.aborted) {
-            throw new Interrupted(`Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.signal)}`, false);
+            throw new errors/* Interrupted */.j$(`Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${(0,errors/* stopReason */.PJ)(this.signal)}`, false);
         }
         const limits = this.firstContact()
             ? {
@@ -44418,12 +44004,12 @@ class Requester {
             if (error.reason === 'timeout' && this.firstContact()) {
                 // Connected (or still connecting) and never answered, before anything
                 // ever did: a wrong port or a hung Jenkins, said within seconds too.
-                throw new TransientFailure(new JenkinsError(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and answering`, error.error.status), error.reason, undefined, FIRST_CONTACT_SILENT_ATTEMPTS);
+                throw new TransientFailure(new errors/* JenkinsError */.fF(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and answering`, error.error.status), error.reason, undefined, FIRST_CONTACT_SILENT_ATTEMPTS);
             }
             if (error.connect && this.firstContact()) {
                 // Nothing ever answered: a wrong url or a Jenkins that is down, not
                 // a restart to ride out. Said within seconds, not after a minute.
-                throw new TransientFailure(new JenkinsError(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner`, error.error.status), error.reason, undefined, this.firstContactAttempts);
+                throw new TransientFailure(new errors/* JenkinsError */.fF(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner`, error.error.status), error.reason, undefined, this.firstContactAttempts);
             }
             throw new TransientFailure(error.error, error.reason);
         }
@@ -44480,15 +44066,15 @@ class Requester {
         catch (error) {
             bounds.release();
             // A cancel still ends the step; anything else only means "not here".
-            if (error instanceof Interrupted)
+            if (error instanceof errors/* Interrupted */.j$)
                 throw error;
-            this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${error.message}`);
+            this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${(0,error_text/* errorText */.k)(error)}`);
             return undefined;
         }
     }
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/multipart.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/multipart.ts
 /**
  * The `multipart/form-data` body of a trigger that carries files, streamed
  * from disk: never more than one read buffer of a file in memory.
@@ -44559,7 +44145,7 @@ function multipartBody(fields, files) {
  * upload takes is that of a small one.
  */
 async function multipart_writeFile(file, write) {
-    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file.path, 'r');
+    const handle = await (0,promises_namespaceObject.open)(file.path, 'r');
     try {
         const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
         let pending;
@@ -44574,6 +44160,9 @@ async function multipart_writeFile(file, write) {
                 position += bytesRead;
                 await pending;
                 pending = write(buffer.subarray(0, bytesRead));
+                // It may fail (a reset) while the next chunk is read: marked handled
+                // here, it still fails the `await pending` that comes next.
+                pending.catch(() => undefined);
             }
             await pending;
         }
@@ -44587,7 +44176,7 @@ async function multipart_writeFile(file, write) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/upload-recovery.ts
+;// CONCATENATED MODULE: ./src/jenkins/trigger/upload-recovery.ts
 /**
  * What an upload whose answer was lost left in Jenkins, and what is done
  * about it. Never a second trigger: a second upload could queue a second
@@ -44599,7 +44188,10 @@ async function multipart_writeFile(file, write) {
  * - queued a build with every parameter at its default and no file (the
  *   body broke off and Stapler swallowed the parse failure): found alone,
  *   it is cancelled, or stopped if it already started, and the step fails
- *   saying so;
+ *   saying so. Only when it is ours alone (shared-work.ts isOwnAlone: one
+ *   cause, a UserIdCause of our user): a timer's request and another
+ *   user's have that shape too, and ours may have been folded into one of
+ *   them. Anything else is named and left alone;
  * - queued nothing (the File Parameters plugin rethrows a parse failure it
  *   sees first: a 500, no build; or the request never reached the job).
  * Where a shape matches more than one item (someone else queued the same
@@ -44611,10 +44203,12 @@ async function multipart_writeFile(file, write) {
 
 
 
+
+
 /** Follows the whole upload when it alone is found; otherwise cleans up or names what it found, and throws. */
 async function recoverUpload(http, upload) {
     const { name, lost } = upload;
-    const jobPage = jobUrl(http.baseUrl, upload.job);
+    const jobPage = (0,job_path/* jobUrl */.Ne)(http.baseUrl, upload.job);
     const what = `${lost.error.message} while uploading to job '${name}'${upload.cut ? ` (${upload.cut})` : ''}`;
     http.logger.info(`The upload's answer was lost (${lost.reason}); looking in Jenkins for what it queued, without sending it again.`);
     const settleMs = upload.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
@@ -44630,41 +44224,45 @@ async function recoverUpload(http, upload) {
         }
     }
     catch (error) {
-        if (error instanceof JenkinsError && error.kind === 'aborted')
+        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
             throw error;
-        throw new JenkinsError('network', `${what}, and Jenkins could not be asked what it queued (${error.message}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`);
+        throw new errors/* JenkinsError */.fF('network', `${what}, and Jenkins could not be asked what it queued (${(0,error_text/* errorText */.k)(error)}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`);
     }
     const describe = (found) => found.buildNumber !== undefined
-        ? `build #${found.buildNumber} (${buildUrl(http.baseUrl, upload.job, found.buildNumber)})`
-        : `queue item ${found.queueId} (${http.baseUrl}/queue/item/${found.queueId}/)`;
+        ? `build #${found.buildNumber} (${(0,job_path/* buildUrl */.c$)(http.baseUrl, upload.job, found.buildNumber)})`
+        : `queue item ${found.queueId} (${(0,job_path/* queueItemUrl */.oJ)(http.baseUrl, found.queueId)})`;
     if (broken.length === 0 && complete.length === 1) {
         const found = complete[0];
         if (found.queueId === undefined) {
-            throw new JenkinsError('network', `${what}. Jenkins shows ${describe(found)} with these parameters and files, but not its queue item: check it; nothing was sent again.`);
+            throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows ${describe(found)} with these parameters and files, but not its queue item: check it; nothing was sent again.`);
         }
         http.logger.info(`Jenkins shows ${describe(found)} of '${name}' with these parameters and files: following it.`);
         return {
             queueId: found.queueId,
-            queueUrl: `${http.baseUrl}/queue/item/${found.queueId}/`,
+            queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, found.queueId),
             merged: false,
             adopted: found.buildNumber === undefined ? 'queue' : 'build'
         };
     }
     if (broken.length + complete.length === 0) {
-        throw new JenkinsError('network', `${what}. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`);
+        throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`);
     }
     if (broken.length === 1 && complete.length === 0) {
         const found = broken[0];
-        const done = await removeBroken(http, upload.job, found);
-        throw new JenkinsError('network', `${what}. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`);
+        const user = upload.broken.user;
+        if (!isOwnAlone(found.causes, user)) {
+            throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows ${describe(found)} with every parameter at its default and no file, as the broken upload would have queued it, but ${notOurs(found.causes, user)}: it was left alone. Check it (it may run without the files); nothing was sent again.`);
+        }
+        const done = await removeBroken(http, upload, found);
+        throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`);
     }
     const all = [...complete, ...broken].map(describe).join(', ');
-    throw new JenkinsError('network', `${what}. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`);
+    throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`);
 }
 /** One look at the queue and the builds since the trigger, for both shapes. */
 async function look2(http, upload) {
     const reader = reconcileReader(http, upload.job);
-    const queue = (await reader.queue()).filter(item => sameJob(item.job, upload.job));
+    const queue = (await reader.queue()).filter(item => (0,job_path/* sameJob */.YU)(item.job, upload.job));
     const floor = upload.complete.firstBuildNumber;
     const builds = floor === undefined
         ? []
@@ -44672,45 +44270,62 @@ async function look2(http, upload) {
     const match = (expectation) => {
         const found = builds
             .filter(build => sameParameters(expectation.parameters, build.parameters))
-            .map(build => ({ queueId: build.queueId, buildNumber: build.number }));
+            .map(build => ({ queueId: build.queueId, buildNumber: build.number, causes: build }));
         for (const item of queue) {
             // An item that started between the two reads is already there as a build.
             if (!sameParameters(expectation.parameters, item.parameters))
                 continue;
             if (found.some(f => f.queueId === item.id))
                 continue;
-            found.push({ queueId: item.id });
+            found.push({ queueId: item.id, causes: item });
         }
         return found;
     };
     return { complete: match(upload.complete), broken: match(upload.broken) };
 }
-/** Cancels a queued broken build, or stops a started one; says which. */
-async function removeBroken(http, job, found) {
+/** Why work of the broken shape is not ours to cancel or stop (our own words: no Jenkins text). */
+function notOurs(causes, user) {
+    if (user === undefined)
+        return 'this step has no user to tell its own requests by';
+    const count = causes.causes?.length ?? 0;
+    if (count > 1)
+        return `${count} requests share it (another was merged with this step's)`;
+    if (count === 0)
+        return 'Jenkins does not say whose request it is';
+    return `it is not a request of user '${user}'`;
+}
+/** Cancels a queued broken build, or stops a started one (ours alone, as found); says which. */
+async function removeBroken(http, upload, found) {
+    const { job } = upload;
+    let number = found.buildNumber;
     try {
-        if (found.buildNumber === undefined && found.queueId !== undefined) {
+        if (number === undefined && found.queueId !== undefined) {
             const outcome = await cancelQueueItem(http, found.queueId);
             if (outcome === 'cancelled')
                 return 'cancelled it';
             // It left the queue: it started (or ended) as a build.
             const build = (await reconcileReader(http, job).builds()).find(b => b.queueId === found.queueId);
             if (!build)
-                return `it left the queue before it could be cancelled; check ${jobUrl(http.baseUrl, job)}`;
-            found.buildNumber = build.number;
+                return `it left the queue before it could be cancelled; check ${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}`;
+            // No compare-and-cancel in Jenkins: another request may have been folded in before it started.
+            if (!isOwnAlone(build, upload.broken.user)) {
+                return `it started as build #${build.number} (${(0,job_path/* buildUrl */.c$)(http.baseUrl, job, build.number)}) before it could be cancelled, and ${notOurs(build, upload.broken.user)}: it was left running; check it`;
+            }
+            number = build.number;
         }
-        if (found.buildNumber === undefined)
+        if (number === undefined)
             return 'could not tell which build it is';
-        await actions_stopBuild(http, { job, number: found.buildNumber, url: '' }, 'stop');
-        return `stopped build #${found.buildNumber}`;
+        await actions_stopBuild(http, { job, number, url: '' }, 'stop');
+        return `stopped build #${number}`;
     }
     catch (error) {
-        if (error instanceof JenkinsError && error.kind === 'aborted')
+        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
             throw error;
-        return `could not cancel or stop it (${error.message}): stop it by hand`;
+        return `could not cancel or stop it (${(0,error_text/* errorText */.k)(error)}): stop it by hand`;
     }
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/upload-trigger.ts
+;// CONCATENATED MODULE: ./src/jenkins/trigger/upload-trigger.ts
 /**
  * A trigger that carries files: `buildWithParameters` as one
  * `multipart/form-data` POST (multipart.ts), the files streamed from disk,
@@ -44740,6 +44355,7 @@ async function removeBroken(http, job, found) {
 
 
 
+
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
 const FILE_PARAMETER_TYPES = new Set([
     'FileParameterDefinition',
@@ -44761,29 +44377,29 @@ function checkUploads(info, name, files) {
     if (wrong.length === 0)
         return;
     const has = accepted.length === 0
-        ? 'it has no file parameter (a File Parameter, or base64File/stashedFile from the File Parameters plugin)'
-        : `its file parameters are ${accepted.join(', ')}`;
+        ? 'It has no file parameter (a File Parameter, or base64File/stashedFile from the File Parameters plugin)'
+        : `Its file parameters are ${accepted.join(', ')}`;
     const what = wrong
         .map(file => {
         const definition = info.parameterDefinitions.find(d => d.name === file.name);
         return definition
-            ? `${file.name} is a ${definition.type ?? 'parameter'}, not a file parameter`
-            : `${file.name} is not a parameter of it`;
+            ? `${file.name} is a ${(definition.type ?? '').replace(/ParameterDefinition$/, '') || 'plain'} parameter, not a file parameter`
+            : `${file.name} is not a parameter of the job`;
     })
         .join('; ');
-    throw new JenkinsError('bad-request', `Input 'files' names parameters job '${name}' does not take a file in: ${what}; ${has}. Nothing was triggered.`);
+    const given = wrong.length === 1 ? 'a file for a parameter that takes' : 'files for parameters that take';
+    throw new errors/* JenkinsError */.fF('bad-request', `Input 'files' gives job '${name}' ${given} none: ${what}. ${has}. Nothing was triggered.`);
 }
 /** Queues one build of `job` with `files` uploaded; see the file comment. */
 async function triggerUpload(http, info, job, params, files, options = {}) {
-    const name = fullName(job);
-    checkBuildable(http, info, name);
+    const name = (0,job_path/* fullName */.fq)(job);
+    checkBuildable(http, info, name, params);
     checkUploads(info, name, files);
-    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
-    const unknownParameters = Object.keys(params).filter(key => !defined.has(key));
+    const undefinedNames = unknownParameters(info, params);
     const fields = [];
     const uploaded = new Set(files.map(file => file.name));
     for (const [key, value] of Object.entries(params)) {
-        if (!defined.has(key) || uploaded.has(key))
+        if (undefinedNames.includes(key) || uploaded.has(key))
             continue;
         // Stapler keeps the last part of a name: several values go as one, comma-joined.
         fields.push([key, typeof value === 'string' ? value : value.join(',')]);
@@ -44796,7 +44412,7 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
     }
     const unsendable = [...fields.map(([key]) => key), ...files.map(file => file.name)].find(key => UNSENDABLE.test(key));
     if (unsendable !== undefined) {
-        throw new JenkinsError('bad-request', `Parameter name ${JSON.stringify(unsendable)} cannot be sent in a multipart body (it holds a quote or a line break). Nothing was triggered.`);
+        throw new errors/* JenkinsError */.fF('bad-request', `Parameter name ${JSON.stringify(unsendable)} cannot be sent in a multipart body (it holds a quote or a line break). Nothing was triggered.`);
     }
     const body = multipartBody(fields, files);
     let sent = 0;
@@ -44813,8 +44429,8 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
             finished = true;
         }
     };
-    http.logger.info(`Uploading ${files.map(file => `${file.name} (${file.fileName}, ${bytes(file.size)})`).join(', ')} to '${name}': ${bytes(body.length)} in all.`);
-    const url = `${jobUrl(http.baseUrl, job)}buildWithParameters?delay=0sec`;
+    http.logger.info(`Uploading ${files.map(file => `${file.name} (${file.fileName}, ${(0,bytes/* formatBytes */.z)(file.size)})`).join(', ')} to '${name}': ${(0,bytes/* formatBytes */.z)(body.length)} in all.`);
+    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}buildWithParameters?delay=0sec`;
     const context = http.context(`the trigger of job '${name}'`, {
         notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
         conflict: disabledMessage(http, name),
@@ -44842,43 +44458,32 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
         outcome = await triggerOnce(http, url, { upload: counted }, context, name);
     }
     catch (error) {
-        if (error instanceof Interrupted && error.sent) {
+        if (error instanceof errors/* Interrupted */.j$ && error.sent) {
             // A cancel mid-upload: the abort path looks for what this request queued.
-            throw new Interrupted(`${error.message} (the upload to '${name}' was cut at ${bytes(sent)} of ${bytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`, true, expectation(), error.lastFailure);
+            throw new errors/* Interrupted */.j$(`${error.message} (the upload to '${name}' was cut at ${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`, true, expectation(), error.lastFailure);
         }
         throw error;
     }
     if ('queueId' in outcome) {
         const seconds = Math.max(0.001, (Date.now() - started) / 1000);
-        http.logger.info(`Uploaded ${bytes(body.fileBytes)} of files in ${seconds.toFixed(1)} s (${bytes(body.length / seconds)}/s).`);
+        http.logger.info(`Uploaded ${(0,bytes/* formatBytes */.z)(body.fileBytes)} of files in ${seconds.toFixed(1)} s (${(0,bytes/* formatBytes */.z)(body.length / seconds)}/s).`);
         return {
             queueId: outcome.queueId,
-            queueUrl: `${http.baseUrl}/queue/item/${outcome.queueId}/`,
+            queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, outcome.queueId),
             merged: outcome.merged,
-            unknownParameters
+            unknownParameters: undefinedNames
         };
     }
     const found = await recoverUpload(http, {
         name,
         job,
         lost: outcome.lost,
-        cut: finished ? undefined : `${bytes(sent)} of ${bytes(body.length)} sent`,
+        cut: finished ? undefined : `${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)} sent`,
         complete: { ...base, parameters: complete },
         broken: { ...base, parameters: broken },
         settleMs: options.settleMs
     });
-    return { ...found, unknownParameters };
-}
-/** A byte count for the log: B, KiB, MiB or GiB. */
-function bytes(count) {
-    const units = ['B', 'KiB', 'MiB', 'GiB'];
-    let value = count;
-    let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-        value /= 1024;
-        unit++;
-    }
-    return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${units[unit]}`;
+    return { ...found, unknownParameters: undefinedNames };
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/client.ts
@@ -44928,10 +44533,10 @@ class JenkinsClient {
         this.http.dispose();
     }
     jobUrl(job) {
-        return jobUrl(this.baseUrl, job);
+        return (0,job_path/* jobUrl */.Ne)(this.baseUrl, job);
     }
     buildUrl(job, number) {
-        return buildUrl(this.baseUrl, job, number);
+        return (0,job_path/* buildUrl */.c$)(this.baseUrl, job, number);
     }
     getJob(job) {
         return this.http.guarded(() => getJob(this.http, job));
@@ -44944,6 +44549,9 @@ class JenkinsClient {
         return this.http.guarded(() => files.length > 0
             ? triggerUpload(this.http, info, job, params, files, options)
             : trigger(this.http, info, job, params, options));
+    }
+    rootUrl() {
+        return this.http.guarded(() => rootUrl(this.http));
     }
     getQueueItem(queueId) {
         return this.http.guarded(() => getQueueItem(this.http, queueId));
@@ -44993,6 +44601,9 @@ class JenkinsClient {
     downloadArtifact(build, relativePath, open) {
         return downloadArtifact(this.http, build, relativePath, open);
     }
+    readArtifact(build, relativePath, maxBytes) {
+        return readArtifact(this.http, build, relativePath, maxBytes);
+    }
 }
 function parseBaseUrl(value) {
     let url;
@@ -45000,13 +44611,13 @@ function parseBaseUrl(value) {
         url = new URL(value.trim());
     }
     catch {
-        throw new JenkinsError('bad-request', `The Jenkins URL is not a valid URL`);
+        throw new errors/* JenkinsError */.fF('bad-request', `The Jenkins URL is not a valid URL`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new JenkinsError('bad-request', `The Jenkins URL must be http or https, not ${url.protocol}`);
+        throw new errors/* JenkinsError */.fF('bad-request', `The Jenkins URL must be http or https, not ${url.protocol}`);
     }
     if (url.username || url.password) {
-        throw new JenkinsError('bad-request', `The Jenkins URL must not hold credentials: use user and token`);
+        throw new errors/* JenkinsError */.fF('bad-request', `The Jenkins URL must not hold credentials: use user and token`);
     }
     return url;
 }
@@ -45059,6 +44670,336 @@ function runUrl() {
     return `GitHub Actions ${server}/${repo}/actions/runs/${run}`;
 }
 
+;// CONCATENATED MODULE: ./src/step/remote-work.ts
+
+
+
+/**
+ * What the step started in Jenkins (one item for `job`, one per item of
+ * `jobs`), for cancel, timeout and fail-fast, and saved as state for the
+ * post step, which runs in a new process and is the only safety net when
+ * the runner killed this one. Items that started the same work (the same
+ * job listed twice, folded by Jenkins into one queue item) are one target,
+ * which counts them as its own requests. A build this step did not start
+ * (`build: last`) is never a target.
+ */
+class RemoteWork {
+    io;
+    /** The multibranch projects this step asked to scan: a scan is never cancelled or stopped (cancel.ts scanLeft). */
+    scans = [];
+    items;
+    /** Work to let finish after the abort (a commit status), within its budget. */
+    deferred = [];
+    constructor(jobs, io) {
+        this.io = io;
+        this.items = jobs.map(job => ({ job, merged: false, done: false }));
+    }
+    /** The item at `index`, as known so far. */
+    item(index) {
+        const item = this.items[index];
+        if (!item)
+            throw new Error(`RemoteWork: no item ${index}`);
+        return item;
+    }
+    queued(index, queueId, merged) {
+        const item = this.entry(index);
+        item.queueId = queueId;
+        item.merged = merged;
+        item.lost = undefined;
+        this.persist();
+    }
+    /** A trigger that may have queued a build whose queue item never came back. */
+    maybeQueued(index, lost) {
+        this.entry(index).lost = lost;
+    }
+    /** The item's build is known (saved only when this step queued it). */
+    started(index, ref) {
+        this.entry(index).ref = ref;
+        this.persist();
+    }
+    /** The main step needs nothing more from the post step for this item. */
+    finished(index) {
+        this.entry(index).done = true;
+        this.persist();
+    }
+    /** Whether anything was (or may have been) started. */
+    get anything() {
+        return this.items.some(e => e.queueId !== undefined || e.lost !== undefined);
+    }
+    /** Whether the main step dealt with all of it (done(), or one of the notes below). */
+    get isDone() {
+        return this.items.every(e => e.done);
+    }
+    /** Every item is dealt with (the step ends, or gave up on them on purpose). */
+    done() {
+        for (const item of this.items)
+            item.done = true;
+        this.persist();
+    }
+    /** The step failed for another reason than cancel or timeout and leaves its work running (`urls`): the post step must not stop it. */
+    leftRunning(urls) {
+        this.note(constants/* State */.Uw.LeftRunning, urls);
+    }
+    /** The queue item ended in Jenkins without a build (`shown` says how, with its link): nothing is left for the post step. */
+    ended(shown) {
+        this.note(constants/* State */.Uw.Ended, shown);
+    }
+    /** The step returns without waiting for the work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
+    returned(shown) {
+        this.note(constants/* State */.Uw.Returned, shown);
+    }
+    /**
+     * The work still running that this step started, one target per queue
+     * item; `all` keeps the items already dealt with (one `job`'s abort
+     * still looks at a build that ended, and says so).
+     */
+    targets(api, all = false) {
+        const targets = [];
+        for (const group of this.groups()) {
+            const [first] = group;
+            if (!first || (!all && group.every(e => e.done)))
+                continue;
+            targets.push({ name: (0,job_path/* fullName */.fq)(first.job), ...targetOf(first, group, api) });
+        }
+        for (const item of this.items) {
+            if (item.queueId === undefined && item.lost && (all || !item.done)) {
+                targets.push({ name: (0,job_path/* fullName */.fq)(item.job), job: item.job, lostTrigger: item.lost });
+            }
+        }
+        return targets;
+    }
+    /** The work the item at `index` started (with the items that started the same), while it may run. */
+    targetOf(index, api) {
+        const item = this.entry(index);
+        const group = this.groups().find(g => g.includes(item));
+        if (group)
+            return targetOf(item, group, api);
+        if (item.lost && !item.done)
+            return { job: item.job, lostTrigger: item.lost };
+        return undefined;
+    }
+    /** Whether the item at `index` shares its work with a request that is not this step's. */
+    shared(index) {
+        const group = this.groups().find(g => g.includes(this.entry(index)));
+        return group !== undefined && group.every(e => e.merged);
+    }
+    /** Lets `work` run alongside the abort; settle() waits for it. */
+    defer(work) {
+        this.deferred.push(work.catch(() => undefined));
+    }
+    /** Waits for deferred work, but not past `until` (epoch ms). */
+    settle(until) {
+        return (0,util_wait/* settleBy */.pN)(Promise.all(this.deferred), until);
+    }
+    note(key, text) {
+        this.io.saveState(key, text);
+        this.done();
+    }
+    /** Items by the queue item they started (Jenkins folds identical requests into one). */
+    groups() {
+        const byQueue = new Map();
+        for (const item of this.items) {
+            if (item.queueId === undefined)
+                continue;
+            const group = byQueue.get(item.queueId);
+            if (group)
+                group.push(item);
+            else
+                byQueue.set(item.queueId, [item]);
+        }
+        return [...byQueue.values()];
+    }
+    entry(index) {
+        return this.item(index);
+    }
+    persist() {
+        const saved = this.groups().map(group => {
+            const first = group[0];
+            return {
+                job: [...first.job],
+                ...(first.queueId === undefined ? {} : { queueId: first.queueId }),
+                ...(first.ref === undefined ? {} : { number: first.ref.number }),
+                own: group.length,
+                shared: group.every(e => e.merged),
+                ...(group.every(e => e.done) ? { done: true } : {})
+            };
+        });
+        this.io.saveState(constants/* State */.Uw.Builds, JSON.stringify(saved));
+        this.io.saveState(constants/* State */.Uw.Done, saved.every(e => e.done) ? 'true' : 'false');
+    }
+}
+function targetOf(first, group, api) {
+    const { job, queueId, ref } = first;
+    return {
+        job,
+        queueId,
+        build: ref === undefined
+            ? undefined
+            : { job, number: ref.number, url: api.buildUrl(job, ref.number) },
+        // Every request of ours folded into one already queued: not ours alone.
+        shared: group.every(e => e.merged),
+        ownRequests: group.length
+    };
+}
+/** The work a killed main step left behind, from its saved state (State.Builds). */
+function savedTargets(state, api) {
+    let saved;
+    try {
+        saved = JSON.parse(state);
+    }
+    catch {
+        return [];
+    }
+    if (!Array.isArray(saved))
+        return [];
+    const targets = [];
+    for (const raw of saved) {
+        if (!raw || !Array.isArray(raw.job) || !raw.job.every(n => typeof n === 'string'))
+            continue;
+        if (raw.done === true)
+            continue;
+        const job = Object.freeze([...raw.job]);
+        const own = typeof raw.own === 'number' && raw.own > 0 ? raw.own : 1;
+        const number = typeof raw.number === 'number' ? raw.number : undefined;
+        targets.push({
+            name: (0,job_path/* fullName */.fq)(job),
+            ...targetOf({
+                job,
+                queueId: typeof raw.queueId === 'number' ? raw.queueId : undefined,
+                ref: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
+            }, Array.from({ length: own }, () => ({ merged: raw.shared === true })), api)
+        });
+    }
+    return targets;
+}
+
+;// CONCATENATED MODULE: ./src/step/bounded-step.ts
+
+
+
+
+
+
+
+
+
+/**
+ * A mode of the step, bounded by `timeout` and stopped by the runner's
+ * cancel signals. Both fire one signal: the client's requests in flight end
+ * at once and none start after it, and the abort (stop or cancel what was
+ * started) runs with its own client and budget. The only place a step's
+ * abort controller, timer, signal handlers and client are made.
+ */
+async function runBounded(settings, io, mode) {
+    const started = Date.now();
+    const controller = new AbortController();
+    let abortedAt;
+    controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true });
+    const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
+    const removeSignalHandlers = onCancelSignals(controller, io.logger);
+    const api = createClient(settings, { deadline: started + settings.timeoutMs, signal: controller.signal }, 'quick');
+    const step = {
+        settings,
+        io,
+        api,
+        signal: controller.signal,
+        work: new RemoteWork(mode.jobs, io)
+    };
+    try {
+        await mode.run(step);
+    }
+    catch (error) {
+        // Whatever failed once the signal fired failed because of it.
+        if (controller.signal.aborted || error instanceof util_wait/* StepAborted */.M4) {
+            const reason = (0,util_wait/* abortReason */.Js)(controller.signal);
+            const at = abortedAt ?? Date.now();
+            const until = at + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS);
+            throw new Error(await mode.stopped(step, { error, reason, waitedMs: at - started, until }));
+        }
+        throw await mode.failed(step, error);
+    }
+    finally {
+        clearTimeout(timer);
+        removeSignalHandlers();
+    }
+}
+/**
+ * Cancels or stops what the step started (unless told not to), every target
+ * at once within `until`, and says what it did: the text that ends the abort
+ * message, and what was said of each job (by lower-case full name). With
+ * `single` (one `job`), a build the step did not start is said to be left
+ * running, and a build that ended is still looked at; each line says
+ * `Jenkins:`, not `Jenkins <job>:`.
+ */
+async function stopWork({ settings, work }, { log, until, single }) {
+    const said = new Map();
+    try {
+        if (!work.anything) {
+            if (single && work.item(0).ref) {
+                return { outcome: '; left it running (this step did not start it).', said };
+            }
+            const left = [...new Set(work.scans)].map(scanLeft);
+            for (const line of left)
+                log.info(`Jenkins: ${line}.`);
+            const outcome = left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.';
+            return { outcome, said };
+        }
+        if (!settings.abortOnCancel) {
+            return { outcome: '; left the Jenkins work running (abort-on-cancel: false).', said };
+        }
+        // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
+        const client = budgetClient(settings, until);
+        const done = await Promise.all(work.targets(client, single).map(async (target) => {
+            const logger = single ? log : (0,util_logger/* namedLogger */.OP)(log, target.name);
+            const what = await abortRemote(client, target, logger, { until });
+            said.set(target.name.toLowerCase(), what);
+            return single ? what : `${target.name}: ${what}`;
+        }));
+        for (const line of done)
+            log.info(`Jenkins${single ? ':' : ''} ${line}.`);
+        return {
+            outcome: done.length > 0 ? `; ${done.join('; ')}.` : '; none of it was still running.',
+            said
+        };
+    }
+    finally {
+        // Only now: if the runner kills us before this, the post step stops the work.
+        work.done();
+    }
+}
+/**
+ * A failure that is not a cancel or timeout leaves the work running, as
+ * `abort-on-cancel` promises, and says so with its links; the post step is
+ * told not to stop it. A queue item that Jenkins cancelled or forgot left
+ * nothing running, and that is what is said and saved. `single`: one
+ * `job`'s wording (its build or queue item), not the list of several.
+ */
+function leavingWorkRunning({ api, work, io }, error, single) {
+    const message = (0,error_text/* errorText */.k)(error).replace(/\.?$/, '.');
+    const left = work.targets(api);
+    if (left.length === 0) {
+        work.done();
+        return error;
+    }
+    const [first] = left;
+    if (single && error instanceof QueueItemEnded && !first?.build) {
+        // Jenkins shows the item cancelled or gone: nothing of it runs.
+        const url = (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, error.queueId);
+        work.ended(`${error.shown}, ${url}`);
+        return new Error(`${message} Nothing this step started is running in Jenkins (queue item ${error.queueId}: ${url}).`);
+    }
+    const urls = left.map(t => t.build?.url ?? (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, t.queueId));
+    work.leftRunning(urls.join(' '));
+    if (!single)
+        io.logger.debug(`Left running: ${urls.join(', ')}`);
+    const what = single && first
+        ? first.build
+            ? `Jenkins build #${first.build.number} is still running: ${urls[0]}`
+            : `Jenkins queue item ${first.queueId}: ${urls[0]}`
+        : `Jenkins work this step started is still running: ${urls.join(', ')}`;
+    return new Error(`${message} ${what} (this step stops Jenkins work only when it is cancelled or times out).`);
+}
+
 ;// CONCATENATED MODULE: ./src/inputs/ca-cert.ts
 
 
@@ -45080,27 +45021,27 @@ function parseCaCert(text) {
         index++;
         const [block, label = '', , endLabel = ''] = match;
         if (/PRIVATE KEY/.test(label) || /PRIVATE KEY/.test(endLabel)) {
-            throw new InputError(`Input 'ca-cert' holds a private key (block ${index}): it takes CA certificates only, which are public. Remove the key, and treat it as leaked if it was a real one.`);
+            throw new input_error/* InputError */.d(`Input 'ca-cert' holds a private key (block ${index}): it takes CA certificates only, which are public. Remove the key, and treat it as leaked if it was a real one.`);
         }
         if (label !== 'CERTIFICATE' || endLabel !== 'CERTIFICATE') {
-            throw new InputError(`Input 'ca-cert' block ${index} is a ${label === endLabel ? label : `${label}/${endLabel}`} block: ${EXPECTED}.`);
+            throw new input_error/* InputError */.d(`Input 'ca-cert' block ${index} is a ${label === endLabel ? label : `${label}/${endLabel}`} block: ${EXPECTED}.`);
         }
         try {
             // Throws on bad base64 or DER; the message never holds the input.
             void new external_node_crypto_.X509Certificate(block);
         }
         catch {
-            throw new InputError(`Input 'ca-cert' certificate ${index} is not a valid certificate (damaged base64 or DER): ${EXPECTED}.`);
+            throw new input_error/* InputError */.d(`Input 'ca-cert' certificate ${index} is not a valid certificate (damaged base64 or DER): ${EXPECTED}.`);
         }
         certificates.push(`${block}\n`);
     }
     const begins = value.match(/-----BEGIN /g)?.length ?? 0;
     if (begins > index) {
-        throw new InputError(`Input 'ca-cert' has a BEGIN line without its END line (block ${index + 1}; cut short when copied?): ${EXPECTED}.`);
+        throw new input_error/* InputError */.d(`Input 'ca-cert' has a BEGIN line without its END line (block ${index + 1}; cut short when copied?): ${EXPECTED}.`);
     }
     if (certificates.length === 0) {
         const path = !/\s/.test(value) && /[/\\]|\.(pem|crt|cer)$/i.test(value);
-        throw new InputError(`Input 'ca-cert' holds no PEM certificate${path ? ' (it looks like a file path: give the certificate text itself, or point NODE_EXTRA_CA_CERTS at the file)' : ''}: ${EXPECTED}.`);
+        throw new input_error/* InputError */.d(`Input 'ca-cert' holds no PEM certificate${path ? ' (it looks like a file path: give the certificate text itself, or point NODE_EXTRA_CA_CERTS at the file)' : ''}: ${EXPECTED}.`);
     }
     return certificates;
 }
@@ -45166,28 +45107,28 @@ function parseExtraHeaders(text, options) {
             return;
         const colon = line.indexOf(':');
         if (colon < 0)
-            throw new InputError(`Input 'headers' line ${n} has no ':': ${extra_headers_FORMS}.`);
+            throw new input_error/* InputError */.d(`Input 'headers' line ${n} has no ':': ${extra_headers_FORMS}.`);
         const name = line.slice(0, colon).trim();
         const value = line.slice(colon + 1).trim();
         if (!TOKEN.test(name)) {
-            throw new InputError(`Input 'headers' line ${n} has an invalid header name (letters, digits and !#$%&'*+.^_\`|~- only): ${extra_headers_FORMS}.`);
+            throw new input_error/* InputError */.d(`Input 'headers' line ${n} has an invalid header name (letters, digits and !#$%&'*+.^_\`|~- only): ${extra_headers_FORMS}.`);
         }
         const key = name.toLowerCase();
         const refused = REFUSED.get(key);
         if (refused) {
-            throw new InputError(`Input 'headers' line ${n} sets ${name}, which is refused: ${refused}.`);
+            throw new input_error/* InputError */.d(`Input 'headers' line ${n} sets ${name}, which is refused: ${refused}.`);
         }
         if (key === 'authorization' && options.credentials) {
-            throw new InputError(`Input 'headers' line ${n} sets Authorization, but 'user' and 'token' already send one: leave 'user' and 'token' empty to send your own, or drop the header.`);
+            throw new input_error/* InputError */.d(`Input 'headers' line ${n} sets Authorization, but 'user' and 'token' already send one: leave 'user' and 'token' empty to send your own, or drop the header.`);
         }
         if (value === '')
-            throw new InputError(`Input 'headers' line ${n} (${name}) has an empty value: ${extra_headers_FORMS}.`);
+            throw new input_error/* InputError */.d(`Input 'headers' line ${n} (${name}) has an empty value: ${extra_headers_FORMS}.`);
         if (!/^[\x20-\x7e\t]+$/.test(value)) {
-            throw new InputError(`Input 'headers' line ${n} (${name}) has a value with a line break, a control character or a non-ASCII character: header values must be printable ASCII.`);
+            throw new input_error/* InputError */.d(`Input 'headers' line ${n} (${name}) has a value with a line break, a control character or a non-ASCII character: header values must be printable ASCII.`);
         }
         const earlier = seen.get(key);
         if (earlier !== undefined) {
-            throw new InputError(`Input 'headers' sets ${name} twice (lines ${earlier} and ${n}): give each header once.`);
+            throw new input_error/* InputError */.d(`Input 'headers' sets ${name} twice (lines ${earlier} and ${n}): give each header once.`);
         }
         seen.set(key, n);
         headers.push([name, value]);
@@ -45199,7 +45140,7 @@ function parseExtraHeaders(text, options) {
 
 /** An error naming two inputs that cannot be used together, and why. */
 function conflict(a, b, why) {
-    return new InputError(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`);
+    return new input_error/* InputError */.d(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`);
 }
 /** Refuses combinations of inputs that cannot mean what they say. */
 function checkConflicts(s) {
@@ -45213,7 +45154,7 @@ function checkConflicts(s) {
         throw conflict('job-token', 'disable', 'a job token only triggers builds; disabling needs user and token with Job/Configure');
     }
     if (s.jobToken && s.build !== 'new') {
-        throw conflict('job-token', 'build', `a job token only triggers builds; 'build: ${s.build}' triggers nothing`);
+        throw conflict('job-token', 'build', `a job token only triggers builds; 'build: ${buildShown(s.build)}' triggers nothing`);
     }
     if (s.hasFiles) {
         const other = s.disable
@@ -45243,7 +45184,7 @@ function checkConflicts(s) {
         throw conflict('list-jobs', 'build', `listing jobs reports no build; leave 'build' at new`);
     }
     if (s.build !== 'new' && s.hasParameters) {
-        throw conflict('build', 'parameters', `'build: ${s.build}' reports an existing build and triggers nothing, so parameters would be ignored`);
+        throw conflict('build', 'parameters', `'build: ${buildShown(s.build)}' reports an existing build and triggers nothing, so parameters would be ignored`);
     }
     if (s.hasArtifacts && (s.disable || s.listJobs)) {
         throw conflict('artifacts', s.disable ? 'disable' : 'list-jobs', 'no build is reported, so there are no artifacts to download');
@@ -45264,7 +45205,7 @@ function checkConflicts(s) {
 function checkJobsConflicts(s) {
     if (!s.jobs) {
         if (s.failFast) {
-            throw new InputError(`Input 'fail-fast' only applies with 'jobs': with one 'job' there is no other build to stop; list the jobs in 'jobs', or leave 'fail-fast' out.`);
+            throw new input_error/* InputError */.d(`Input 'fail-fast' only applies with 'jobs': with one 'job' there is no other build to stop; list the jobs in 'jobs', or leave 'fail-fast' out.`);
         }
         return;
     }
@@ -45276,7 +45217,7 @@ function checkJobsConflicts(s) {
         throw conflict('jobs', 'disable', `item ${item} has parameters, but a disabled job is not built, so they would be ignored`);
     }
     if (item > 0 && s.build !== 'new') {
-        throw conflict('jobs', 'build', `item ${item} has parameters, but 'build: ${s.build}' reports an existing build and triggers nothing`);
+        throw conflict('jobs', 'build', `item ${item} has parameters, but 'build: ${buildShown(s.build)}' reports an existing build and triggers nothing`);
     }
     const withFiles = s.jobs.findIndex(entry => entry.files.length > 0) + 1;
     if (withFiles > 0 && (s.disable || s.build !== 'new')) {
@@ -45286,14 +45227,19 @@ function checkJobsConflicts(s) {
         throw conflict('fail-fast', 'disable', 'disabling jobs starts no build to stop');
     }
     if (s.failFast && s.build !== 'new') {
-        throw conflict('fail-fast', 'build', `'build: ${s.build}' reports builds this step did not start, and it never stops those`);
+        throw conflict('fail-fast', 'build', `'build: ${buildShown(s.build)}' reports builds this step did not start, and it never stops those`);
     }
     if (s.failFast && s.wait !== 'finish') {
         throw conflict('fail-fast', 'wait', `fail-fast acts when a build ends, which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`);
     }
 }
+/** `build` as a message shows it: a number or URL is `given` inside. */
+function buildShown(build) {
+    return build === 'given' ? '<number or URL>' : build;
+}
 
 ;// CONCATENATED MODULE: ./src/inputs/input-values.ts
+
 
 
 
@@ -45306,43 +45252,43 @@ const SCAN_MODES = ['if-missing', 'never'];
 function input_values_parseBaseUrl(value) {
     const expected = 'expected the Jenkins base URL, http(s)://host[:port][/context-path]';
     if (value === '')
-        throw new InputError(`Input 'url' is required: ${expected}.`);
+        throw new input_error/* InputError */.d(`Input 'url' is required: ${expected}.`);
     let url;
     try {
         url = new URL(value);
     }
     catch {
-        throw new InputError(`Input 'url' ('${redactUrl(value)}') is not an absolute URL: ${expected}.`);
+        throw new input_error/* InputError */.d(`Input 'url' ('${(0,job_path/* redactUrl */.BO)(value)}') is not an absolute URL: ${expected}.`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new InputError(`Input 'url' ('${redactUrl(value)}') must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
+        throw new input_error/* InputError */.d(`Input 'url' ('${(0,job_path/* redactUrl */.BO)(value)}') must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
     }
     if (url.username !== '' || url.password !== '') {
         // The message must not echo the URL: it holds the password.
-        throw new InputError(`Input 'url' must not contain credentials: put the user name in 'user' and the API token in 'token' (${expected}).`);
+        throw new input_error/* InputError */.d(`Input 'url' must not contain credentials: put the user name in 'user' and the API token in 'token' (${expected}).`);
     }
     if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
         // Not echoed: a query can hold a token.
-        throw new InputError(`Input 'url' ('${redactUrl(value)}') must not have a query or fragment (the part from '?' or '#' on, not shown here): ${expected}.`);
+        throw new input_error/* InputError */.d(`Input 'url' ('${(0,job_path/* redactUrl */.BO)(value)}') must not have a query or fragment (the part from '?' or '#' on, not shown here): ${expected}.`);
     }
     return url.origin + url.pathname.replace(/\/+$/, '');
 }
 function parseCredentials(user, token) {
     if (token !== '' && user === '') {
-        throw new InputError(`Input 'token' is set but 'user' is empty: an API token belongs to a user, so set 'user' to that user's id (or leave both empty for anonymous access).`);
+        throw new input_error/* InputError */.d(`Input 'token' is set but 'user' is empty: an API token belongs to a user, so set 'user' to that user's id (or leave both empty for anonymous access).`);
     }
     if (user !== '' && token === '') {
         // Jenkins never challenges anonymous requests (jenkins-api.md 2.1), so
         // without a token the action would silently run as anonymous.
-        throw new InputError(`Input 'user' ('${user}') is set but 'token' is empty: set 'token' to the user's API token (or leave both empty for anonymous access).`);
+        throw new input_error/* InputError */.d(`Input 'user' ('${user}') is set but 'token' is empty: set 'token' to the user's API token (or leave both empty for anonymous access).`);
     }
     // Basic auth splits user:password at the first colon (RFC 7617), and a
     // control character could not travel in a header.
     if (user.includes(':') || /\p{Cc}/u.test(user)) {
-        throw new InputError(`Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`);
+        throw new input_error/* InputError */.d(`Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`);
     }
     if (/\p{Cc}/u.test(token)) {
-        throw new InputError(`Input 'token' must not contain control characters (line breaks, tabs): expected one API token or password.`);
+        throw new input_error/* InputError */.d(`Input 'token' must not contain control characters (line breaks, tabs): expected one API token or password.`);
     }
     return { user, token };
 }
@@ -45353,7 +45299,7 @@ function readBoolean(read, name) {
         return true;
     if (value === 'false' || value === 'False' || value === 'FALSE')
         return false;
-    throw new InputError(`Input '${name}' ('${input_values_clip(value)}') is not a boolean: expected true or false (true | True | TRUE | false | False | FALSE).`);
+    throw new input_error/* InputError */.d(`Input '${name}' ('${(0,shorten/* clip */.$)(value)}') is not a boolean: expected true or false (true | True | TRUE | false | False | FALSE).`);
 }
 function parseWait(value) {
     switch (value.toLowerCase()) {
@@ -45364,29 +45310,29 @@ function parseWait(value) {
         case 'false':
             return 'queued';
         default:
-            throw new InputError(`Input 'wait' ('${input_values_clip(value)}') must be one of true, started, false.`);
+            throw new input_error/* InputError */.d(`Input 'wait' ('${(0,shorten/* clip */.$)(value)}') must be one of true, started, false.`);
     }
 }
 function parseBuild(value) {
     const mode = BUILD_MODES.find(m => m === value.toLowerCase());
     if (mode === undefined) {
-        throw new InputError(`Input 'build' ('${input_values_clip(value)}') must be one of ${BUILD_MODES.join(', ')}.`);
+        throw new input_error/* InputError */.d(`Input 'build' ('${(0,shorten/* clip */.$)(value)}') must be one of ${BUILD_MODES.join(', ')}, a build number of the job (42), or a build or queue item URL Jenkins gave for it.`);
     }
     return mode;
 }
 function parseAccept(value) {
-    const expected = `expected a comma-separated list of ${BUILD_RESULTS.join(', ')}`;
+    const expected = `expected a comma-separated list of ${constants/* BUILD_RESULTS */.IQ.join(', ')}`;
     const items = value
         .split(',')
         .map(item => item.trim().toUpperCase())
         .filter(item => item !== '');
     if (items.length === 0)
-        throw new InputError(`Input 'accept' lists no result: ${expected}.`);
+        throw new input_error/* InputError */.d(`Input 'accept' lists no result: ${expected}.`);
     const results = [];
     for (const item of items) {
-        const result = BUILD_RESULTS.find(r => r === item);
+        const result = constants/* BUILD_RESULTS */.IQ.find(r => r === item);
         if (result === undefined) {
-            throw new InputError(`Input 'accept' has an unknown result '${input_values_clip(item)}': ${expected}.`);
+            throw new input_error/* InputError */.d(`Input 'accept' has an unknown result '${(0,shorten/* clip */.$)(item)}': ${expected}.`);
         }
         if (!results.includes(result))
             results.push(result);
@@ -45397,23 +45343,38 @@ function parseBranch(value) {
     if (value === '')
         return undefined;
     if (/\p{Cc}/u.test(value)) {
-        throw new InputError(`Input 'branch' contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
+        throw new input_error/* InputError */.d(`Input 'branch' contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
     }
     return value;
 }
 function parseScan(value, hasBranch) {
     const mode = SCAN_MODES.find(m => m === value.toLowerCase());
     if (mode === undefined) {
-        throw new InputError(`Input 'scan' ('${input_values_clip(value)}') must be one of ${SCAN_MODES.join(', ')}.`);
+        throw new input_error/* InputError */.d(`Input 'scan' ('${(0,shorten/* clip */.$)(value)}') must be one of ${SCAN_MODES.join(', ')}.`);
     }
     if (mode !== 'if-missing' && !hasBranch) {
-        throw new InputError(`Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`);
+        throw new input_error/* InputError */.d(`Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`);
     }
     return mode;
 }
-/** A value for a message, cut to 40 characters. */
-function input_values_clip(text) {
-    return text.length > 40 ? text.slice(0, 40) + '…' : text;
+/** Input `commit`: a full SHA-1 or SHA-256 commit id, lower-cased; undefined when empty. */
+function parseCommit(value) {
+    if (value === '')
+        return undefined;
+    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(value)) {
+        throw new input_error/* InputError */.d(`Input 'commit' ('${(0,shorten/* clip */.$)(value)}') is not a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as \${{ github.event.pull_request.head.sha }}.`);
+    }
+    return value.toLowerCase();
+}
+/** Input `pull-request`: a pull request number; undefined when empty. */
+function parsePullRequest(value) {
+    if (value === '')
+        return undefined;
+    const number = /^#?([1-9][0-9]{0,14})$/.exec(value)?.[1];
+    if (number === undefined) {
+        throw new input_error/* InputError */.d(`Input 'pull-request' ('${(0,shorten/* clip */.$)(value)}') is not a pull request number: expected a whole number from 1, such as 42.`);
+    }
+    return Number(number);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@humanwhocodes/momoa/dist/momoa.js
@@ -45507,10 +45468,10 @@ const FALSE = "false";
 const NULL = "null";
 const NAN$1 = "NaN";
 const INFINITY$1 = "Infinity";
-const momoa_QUOTE = "\"";
+const QUOTE = "\"";
 
 const escapeToChar = new Map([
-    [CHAR_DOUBLE_QUOTE, momoa_QUOTE],
+    [CHAR_DOUBLE_QUOTE, QUOTE],
     [CHAR_BACKSLASH, "\\"],
     [CHAR_SLASH, "/"],
     [CHAR_LOWER_B, "\b"],
@@ -45527,7 +45488,7 @@ const json5EscapeToChar = new Map([
 ]);
 
 const charToEscape = new Map([
-    [momoa_QUOTE, momoa_QUOTE],
+    [QUOTE, QUOTE],
     ["\\", "\\"],
     ["/", "/"],
     ["\b", "b"],
@@ -48089,9 +48050,9 @@ function parseParameters(text) {
  */
 function parseJsonInput(text, input, forms) {
     // The duplicate-key check (momoa) and our walks recurse: bound the nesting first.
-    const deep = tooDeepAt(text);
+    const deep = (0,json/* tooDeepAt */.U2)(text);
     if (deep >= 0) {
-        throw new InputError(`Input '${input}' is JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${deep + 1}): ${forms}.`);
+        throw new input_error/* InputError */.d(`Input '${input}' is JSON nested more than ${json/* MAX_JSON_DEPTH */.KX} levels deep (at character ${deep + 1}): ${forms}.`);
     }
     try {
         return JSON.parse(text);
@@ -48099,7 +48060,7 @@ function parseJsonInput(text, input, forms) {
     catch (error) {
         const position = /position (\d+)/.exec(String(error))?.[1];
         const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`;
-        throw new InputError(`Input '${input}' is not valid JSON${where}: ${forms}.`);
+        throw new input_error/* InputError */.d(`Input '${input}' is not valid JSON${where}: ${forms}.`);
     }
 }
 function parseLines(text) {
@@ -48109,11 +48070,11 @@ function parseLines(text) {
             return;
         const eq = line.indexOf('=');
         if (eq < 0) {
-            throw new InputError(`Input 'parameters' line ${index + 1} has no '=': ${parameters_FORMS}.`);
+            throw new input_error/* InputError */.d(`Input 'parameters' line ${index + 1} has no '=': ${parameters_FORMS}.`);
         }
         const name = line.slice(0, eq).trim();
         if (name === '') {
-            throw new InputError(`Input 'parameters' line ${index + 1} has an empty NAME before '=': ${parameters_FORMS}.`);
+            throw new input_error/* InputError */.d(`Input 'parameters' line ${index + 1} has an empty NAME before '=': ${parameters_FORMS}.`);
         }
         const list = values.get(name);
         if (list)
@@ -48126,13 +48087,13 @@ function parseLines(text) {
 function parseJson(text) {
     const data = parseJsonInput(text, 'parameters', parameters_FORMS);
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-        throw new InputError(`Input 'parameters' is JSON but not an object: ${parameters_FORMS}.`);
+        throw new input_error/* InputError */.d(`Input 'parameters' is JSON but not an object: ${parameters_FORMS}.`);
     }
     refuseDuplicateKeys(text);
     const entries = [];
     for (const [name, value] of Object.entries(data)) {
         if (name.trim() === '') {
-            throw new InputError(`Input 'parameters' has an empty parameter name: ${parameters_FORMS}.`);
+            throw new input_error/* InputError */.d(`Input 'parameters' has an empty parameter name: ${parameters_FORMS}.`);
         }
         entries.push([
             name,
@@ -48160,7 +48121,7 @@ function refuseDuplicateKeys(text) {
         const first = lines.get(name);
         if (first !== undefined) {
             const where = first === line ? `line ${line}` : `lines ${first} and ${line}`;
-            throw new InputError(`Input 'parameters' has the key '${name}' twice (${where}): a key may appear once; for several values of one parameter give an array, such as {"${name}": ["a", "b"]} (${parameters_FORMS}).`);
+            throw new input_error/* InputError */.d(`Input 'parameters' has the key '${name}' twice (${where}): a key may appear once; for several values of one parameter give an array, such as {"${name}": ["a", "b"]} (${parameters_FORMS}).`);
         }
         lines.set(name, line);
     }
@@ -48173,7 +48134,7 @@ function scalar(name, value) {
     // JSON.parse turns 1e999 into Infinity, which no form field can carry.
     if (typeof value === 'number' && Number.isFinite(value))
         return String(value);
-    throw new InputError(`Input 'parameters' value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${parameters_FORMS}).`);
+    throw new input_error/* InputError */.d(`Input 'parameters' value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${parameters_FORMS}).`);
 }
 function describe(value) {
     if (value === null)
@@ -48185,6 +48146,29 @@ function describe(value) {
     return 'an object';
 }
 
+;// CONCATENATED MODULE: ./src/inputs/values-file.ts
+/**
+ * The `values-file` input (and a `jobs` item's `"values-file"`): a path among
+ * the build's artifacts, as the `artifacts` output lists them. Checked as
+ * Jenkins writes artifact paths (src/util/artifact-paths.ts), on Jenkins'
+ * side of the path only: it names a URL below `artifact/`, never a file of
+ * the runner, so Windows' file-name rules do not apply.
+ */
+
+
+
+/** The artifact path, or undefined when the input is empty; `where` names the input in the error (`Input 'values-file'`). */
+function parseValuesFile(value, where) {
+    const path = value.trim();
+    if (path === '')
+        return undefined;
+    const segments = artifactSegments(path, 'linux');
+    if (!Array.isArray(segments)) {
+        throw new input_error/* InputError */.d(`${where} ('${(0,shorten/* clip */.$)(path)}') ${segments.reason}: expected the path of an artifact the build archives, relative to its artifacts, such as values.json or out/build.env.`);
+    }
+    return path;
+}
+
 ;// CONCATENATED MODULE: ./src/inputs/upload-files.ts
 /**
  * The `files` input: `NAME=path` lines, each a file of the workspace handed
@@ -48192,7 +48176,7 @@ function describe(value) {
  * request: the text (parseFiles, with the other inputs), then the files on
  * disk (resolveUploads: there, a regular file, readable, not leaving the
  * workspace through a symbolic link). Whether NAME is a file parameter of the
- * job needs the job's definitions: jenkins/upload-trigger.ts checks it before
+ * job needs the job's definitions: jenkins/trigger/upload-trigger.ts checks it before
  * the trigger is sent.
  *
  * The path rules are those of the artifacts (artifact-paths.ts): relative,
@@ -48216,7 +48200,7 @@ function parseFiles(value, where = "Input 'files'") {
                 return;
             const eq = line.indexOf('=');
             if (eq < 0)
-                throw new InputError(`${where} line ${index + 1} has no '=': ${upload_files_FORMS}.`);
+                throw new input_error/* InputError */.d(`${where} line ${index + 1} has no '=': ${upload_files_FORMS}.`);
             entries.push([line.slice(0, eq).trim(), line.slice(eq + 1).trim(), `line ${index + 1}`]);
         });
     }
@@ -48227,18 +48211,18 @@ function parseFiles(value, where = "Input 'files'") {
     const files = [];
     for (const [name, path, at] of entries) {
         if (name === '')
-            throw new InputError(`${where} ${at} has an empty NAME: ${upload_files_FORMS}.`);
+            throw new input_error/* InputError */.d(`${where} ${at} has an empty NAME: ${upload_files_FORMS}.`);
         if (typeof path !== 'string' || path === '') {
-            throw new InputError(`${where} ${at} has no path for ${name}: ${upload_files_FORMS}.`);
+            throw new input_error/* InputError */.d(`${where} ${at} has no path for ${name}: ${upload_files_FORMS}.`);
         }
         // Jenkins keeps one part per name (Stapler's last): a second would be lost.
         if (files.some(file => file.name === name)) {
-            throw new InputError(`${where} names ${name} twice: a file parameter takes one file.`);
+            throw new input_error/* InputError */.d(`${where} names ${name} twice: a file parameter takes one file.`);
         }
         // The same lexical rules as artifacts-path; the disk is checked in resolveUploads.
         const segments = artifactSegments(path);
         if (!Array.isArray(segments)) {
-            throw new InputError(`${where} ${at}: the path for ${name} ('${path}') ${segments.reason}: ${upload_files_FORMS}, inside the workspace.`);
+            throw new input_error/* InputError */.d(`${where} ${at}: the path for ${name} ('${path}') ${segments.reason}: ${upload_files_FORMS}, inside the workspace.`);
         }
         files.push({ name, path });
     }
@@ -48253,7 +48237,7 @@ async function resolveUploads(files, workspace, where = "Input 'files'") {
         return [];
     const uploads = [];
     for (const file of files) {
-        const refuse = (why) => new InputError(`${where}: ${file.name}=${file.path} ${why}. Nothing was sent to Jenkins.`);
+        const refuse = (why) => new input_error/* InputError */.d(`${where}: ${file.name}=${file.path} ${why}. Nothing was sent to Jenkins.`);
         let real;
         try {
             // Component by component: a link out of the workspace is refused and named.
@@ -48265,9 +48249,9 @@ async function resolveUploads(files, workspace, where = "Input 'files'") {
             const code = error.code;
             throw refuse(`cannot be read (${code ?? String(error)})`);
         }
-        const info = await (0,external_node_fs_promises_namespaceObject.stat)(real);
+        const info = await (0,promises_namespaceObject.stat)(real);
         try {
-            await (await (0,external_node_fs_promises_namespaceObject.open)(real, 'r')).close();
+            await (await (0,promises_namespaceObject.open)(real, 'r')).close();
         }
         catch (error) {
             throw refuse(`cannot be read (${error.code ?? 'error'})`);
@@ -48290,11 +48274,13 @@ async function resolveUploads(files, workspace, where = "Input 'files'") {
 
 
 
+
+
 /** Keys an item object may have. */
-const ITEM_KEYS = ['job', 'parameters', 'files', 'branch'];
+const ITEM_KEYS = ['job', 'parameters', 'files', 'branch', 'values-file'];
 /** More builds than this from one step is a mistake or an abuse: a matrix or several steps say it better. */
 const MAX_JOBS = 100;
-const jobs_input_FORMS = 'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "..."}, or one job path per line';
+const jobs_input_FORMS = 'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "...", "values-file": "..."}, or one job path per line';
 /**
  * Parses the `jobs` input: a JSON array (the text starts with `[`) whose
  * items are a job path or an object with `job`, `parameters` (an object, or
@@ -48307,15 +48293,15 @@ const jobs_input_FORMS = 'expected a JSON array whose items are a job path or {"
 function parseJobs(text, url, shared) {
     const trimmed = text.trim();
     if (trimmed === '')
-        throw new InputError(`Input 'jobs' lists no job: ${jobs_input_FORMS}.`);
+        throw new input_error/* InputError */.d(`Input 'jobs' lists no job: ${jobs_input_FORMS}.`);
     if (trimmed.startsWith('{')) {
-        throw new InputError(`Input 'jobs' is a JSON object, not an array: ${jobs_input_FORMS}.`);
+        throw new input_error/* InputError */.d(`Input 'jobs' is a JSON object, not an array: ${jobs_input_FORMS}.`);
     }
     const items = trimmed.startsWith('[') ? jsonItems(trimmed) : lineItems(text);
     if (items.length === 0)
-        throw new InputError(`Input 'jobs' lists no job: ${jobs_input_FORMS}.`);
+        throw new input_error/* InputError */.d(`Input 'jobs' lists no job: ${jobs_input_FORMS}.`);
     if (items.length > MAX_JOBS) {
-        throw new InputError(`Input 'jobs' lists ${items.length} jobs, more than the ${MAX_JOBS} one step follows: split them over several steps or a matrix.`);
+        throw new input_error/* InputError */.d(`Input 'jobs' lists ${items.length} jobs, more than the ${MAX_JOBS} one step follows: split them over several steps or a matrix.`);
     }
     const entries = items.map(item => entryOf(item, url, shared));
     nameContexts(entries);
@@ -48332,7 +48318,7 @@ function lineItems(text) {
 function jsonItems(text) {
     const data = parseJsonInput(text, 'jobs', jobs_input_FORMS);
     if (!Array.isArray(data))
-        throw new InputError(`Input 'jobs' is JSON but not an array: ${jobs_input_FORMS}.`);
+        throw new input_error/* InputError */.d(`Input 'jobs' is JSON but not an array: ${jobs_input_FORMS}.`);
     jobs_input_refuseDuplicateKeys(text);
     return data.map((value, i) => rawItem(value, i + 1));
 }
@@ -48341,29 +48327,33 @@ function rawItem(value, index) {
     if (typeof value === 'string')
         return { index, job: value };
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-        throw new InputError(`${where} is ${kindOf(value)}: ${jobs_input_FORMS}.`);
+        throw new input_error/* InputError */.d(`${where} is ${kindOf(value)}: ${jobs_input_FORMS}.`);
     }
     const record = value;
     const unknown = Object.keys(record).filter(key => !ITEM_KEYS.includes(key));
     if (unknown.length > 0) {
-        throw new InputError(`${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${jobs_input_clip(k)}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${jobs_input_FORMS}).`);
+        throw new input_error/* InputError */.d(`${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${clip(k)}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${jobs_input_FORMS}).`);
     }
     const { job, parameters, files, branch } = record;
+    const valuesFile = record['values-file'];
+    if (valuesFile !== undefined && typeof valuesFile !== 'string') {
+        throw new input_error/* InputError */.d(`${where} has a 'values-file' that is ${kindOf(valuesFile)}: expected the path of an artifact the build archives, e.g. "values.json".`);
+    }
     if (files !== undefined &&
         typeof files !== 'string' &&
         (files === null || typeof files !== 'object' || Array.isArray(files))) {
-        throw new InputError(`${where} has 'files' that are ${kindOf(files)}: expected an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string.`);
+        throw new input_error/* InputError */.d(`${where} has 'files' that are ${kindOf(files)}: expected an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string.`);
     }
     if (typeof job !== 'string' || job.trim() === '') {
-        throw new InputError(`${where} has no 'job' (a non-empty string naming the job): ${jobs_input_FORMS}.`);
+        throw new input_error/* InputError */.d(`${where} has no 'job' (a non-empty string naming the job): ${jobs_input_FORMS}.`);
     }
     if (parameters !== undefined &&
         typeof parameters !== 'string' &&
         (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters))) {
-        throw new InputError(`${where} has 'parameters' that are ${kindOf(parameters)}: expected an object such as {"NAME": "value"}, or NAME=value lines in a string.`);
+        throw new input_error/* InputError */.d(`${where} has 'parameters' that are ${kindOf(parameters)}: expected an object such as {"NAME": "value"}, or NAME=value lines in a string.`);
     }
     if (branch !== undefined && typeof branch !== 'string') {
-        throw new InputError(`${where} has a 'branch' that is ${kindOf(branch)}: expected a branch or pull-request name, e.g. "feature/x" or "PR-42".`);
+        throw new input_error/* InputError */.d(`${where} has a 'branch' that is ${kindOf(branch)}: expected a branch or pull-request name, e.g. "feature/x" or "PR-42".`);
     }
     return {
         index,
@@ -48372,37 +48362,46 @@ function rawItem(value, index) {
             ? {}
             : { parameters: parameters }),
         ...(files === undefined ? {} : { files: files }),
-        ...(branch === undefined ? {} : { branch })
+        ...(branch === undefined ? {} : { branch }),
+        ...(valuesFile === undefined ? {} : { valuesFile })
     };
 }
 function entryOf(item, url, shared) {
     const where = `Input 'jobs' item ${item.index}`;
     let project;
     try {
-        project = parseJobPath(item.job, url);
+        project = (0,job_path/* parseJobPath */.sP)(item.job, url);
     }
     catch (error) {
         // Its messages name 'job'; here the value came from an item of 'jobs'.
-        if (error instanceof JobPathError)
-            throw new InputError(relabel(error.message, 'job', where));
+        if (error instanceof job_path/* JobPathError */.Xu)
+            throw new input_error/* InputError */.d(relabel(error.message, 'job', where));
         throw error;
     }
     const own = ownParameters(item, where);
     const branchName = item.branch ?? shared.branch;
     if (/\p{Cc}/u.test(branchName)) {
-        throw new InputError(`${where} has a 'branch' with a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
+        throw new input_error/* InputError */.d(`${where} has a 'branch' with a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
     }
     const branch = branchName === '' ? undefined : { name: branchName, project };
-    const job = branch ? Object.freeze([...project, branchItemName(branch.name)]) : project;
+    const job = branch ? Object.freeze([...project, (0,job_path/* branchItemName */.HL)(branch.name)]) : project;
     return {
         job,
-        jobName: fullName(job),
+        jobName: (0,job_path/* fullName */.fq)(job),
         parameters: { ...shared.parameters, ...own },
         hasParameters: shared.hasParameters || Object.keys(own).length > 0,
         files: mergeFiles(shared.files ?? [], item.files === undefined ? [] : parseFiles(item.files, `${where}'s 'files'`)),
         ...(branch ? { branch } : {}),
-        statusContext: `jenkins/${fullName(branch ? branch.project : job)}`
+        statusContext: `jenkins/${(0,job_path/* fullName */.fq)(branch ? branch.project : job)}`,
+        ...valuesFileOf(item, where, shared)
     };
+}
+/** The item's own `"values-file"` (`""` for none), else the shared one. */
+function valuesFileOf(item, where, shared) {
+    const valuesFile = item.valuesFile === undefined
+        ? shared.valuesFile
+        : parseValuesFile(item.valuesFile, `${where}'s 'values-file'`);
+    return valuesFile === undefined ? {} : { valuesFile };
 }
 /** The shared files, an item's own over them by NAME. */
 function mergeFiles(shared, own) {
@@ -48418,8 +48417,8 @@ function ownParameters(item, where) {
         return parseParameters(text);
     }
     catch (error) {
-        if (error instanceof InputError) {
-            throw new InputError(relabel(error.message, 'parameters', `${where}'s 'parameters'`));
+        if (error instanceof input_error/* InputError */.d) {
+            throw new input_error/* InputError */.d(relabel(error.message, 'parameters', `${where}'s 'parameters'`));
         }
         throw error;
     }
@@ -48469,7 +48468,7 @@ function jobs_input_refuseDuplicateKeys(text) {
             for (const member of node.members) {
                 const name = member.name.type === 'String' ? member.name.value : member.name.name;
                 if (names.has(name)) {
-                    throw new InputError(`Input 'jobs' item ${item ?? '?'} has the key '${jobs_input_clip(name)}' twice (line ${member.name.loc.start.line}): a key may appear once.`);
+                    throw new input_error/* InputError */.d(`Input 'jobs' item ${item ?? '?'} has the key '${clip(name)}' twice (line ${member.name.loc.start.line}): a key may appear once.`);
                 }
                 names.add(name);
                 visit(member.value, item);
@@ -48493,12 +48492,13 @@ function kindOf(value) {
         return 'a string';
     return `a ${typeof value}`;
 }
-function jobs_input_clip(text) {
-    const safe = redactUrl(text);
-    return safe.length > 40 ? safe.slice(0, 40) + '…' : safe;
+function clip(text) {
+    return (0,shorten/* clip */.$)((0,job_path/* redactUrl */.BO)(text));
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/inputs.ts
+
+
 
 
 
@@ -48520,36 +48520,44 @@ function jobs_input_clip(text) {
  * and `core.getInput` cannot tell "unset" from "empty", so an empty value
  * always means the default. `github-token` defaults to `${{ github.token }}`,
  * which only the runner can evaluate.
+ * @internal
  */
 const INPUT_DEFAULTS = {
-    [Input.Url]: '',
-    [Input.User]: '',
-    [Input.Token]: '',
-    [Input.Job]: '',
-    [Input.Parameters]: '',
-    [Input.Files]: '',
-    [Input.Wait]: 'true',
-    [Input.Disable]: 'false',
-    [Input.Build]: 'new',
-    [Input.ListJobs]: 'false',
-    [Input.Timeout]: '3600',
-    [Input.Accept]: 'SUCCESS',
-    [Input.Log]: 'true',
-    [Input.AbortOnCancel]: 'true',
-    [Input.CommitStatus]: 'false',
-    [Input.GithubToken]: '',
-    [Input.StatusContext]: '',
-    [Input.Branch]: '',
-    [Input.Scan]: 'if-missing',
-    [Input.JobToken]: '',
-    [Input.Headers]: '',
-    [Input.CaCert]: '',
-    [Input.Artifacts]: '',
-    [Input.ArtifactsPath]: 'jenkins-artifacts',
-    [Input.Jobs]: '',
-    [Input.FailFast]: 'false'
+    [constants/* Input */.pd.Url]: '',
+    [constants/* Input */.pd.User]: '',
+    [constants/* Input */.pd.Token]: '',
+    [constants/* Input */.pd.Job]: '',
+    [constants/* Input */.pd.Parameters]: '',
+    [constants/* Input */.pd.Files]: '',
+    [constants/* Input */.pd.Wait]: 'true',
+    [constants/* Input */.pd.Disable]: 'false',
+    [constants/* Input */.pd.Build]: 'new',
+    [constants/* Input */.pd.ListJobs]: 'false',
+    [constants/* Input */.pd.Timeout]: '3600',
+    [constants/* Input */.pd.Accept]: 'SUCCESS',
+    [constants/* Input */.pd.Log]: 'true',
+    [constants/* Input */.pd.AbortOnCancel]: 'true',
+    [constants/* Input */.pd.CommitStatus]: 'false',
+    [constants/* Input */.pd.GithubToken]: '',
+    [constants/* Input */.pd.StatusContext]: '',
+    [constants/* Input */.pd.PrComment]: 'false',
+    [constants/* Input */.pd.Commit]: '',
+    [constants/* Input */.pd.PullRequest]: '',
+    [constants/* Input */.pd.Branch]: '',
+    [constants/* Input */.pd.Scan]: 'if-missing',
+    [constants/* Input */.pd.JobToken]: '',
+    [constants/* Input */.pd.Headers]: '',
+    [constants/* Input */.pd.CaCert]: '',
+    [constants/* Input */.pd.Artifacts]: '',
+    [constants/* Input */.pd.ArtifactsPath]: 'jenkins-artifacts',
+    [constants/* Input */.pd.Jobs]: '',
+    [constants/* Input */.pd.FailFast]: 'false',
+    [constants/* Input */.pd.ValuesFile]: ''
 };
-/** Pure: reads every input through `get` (tests pass a map) and validates it. */
+/**
+ * Pure: reads every input through `get` (tests pass a map) and validates it.
+ * @internal
+ */
 function parseSettings(get, env = currentEnvironment()) {
     // Multi-line inputs keep their whitespace so that line numbers in messages
     // match what the user wrote; everything else is trimmed like core.getInput does.
@@ -48557,47 +48565,59 @@ function parseSettings(get, env = currentEnvironment()) {
         const value = MULTI_LINE.has(name) ? get(name) : get(name).trim();
         return value.trim() === '' ? INPUT_DEFAULTS[name] : value;
     };
-    const url = input_values_parseBaseUrl(read(Input.Url));
-    const { user, token } = parseCredentials(read(Input.User), read(Input.Token));
-    const disable = readBoolean(read, Input.Disable);
-    const listJobs = readBoolean(read, Input.ListJobs);
-    const log = readBoolean(read, Input.Log);
-    const abortOnCancel = readBoolean(read, Input.AbortOnCancel);
-    const commitStatus = readBoolean(read, Input.CommitStatus);
-    const wait = parseWait(read(Input.Wait));
-    const build = parseBuild(read(Input.Build));
-    const timeoutMs = parseDuration(read(Input.Timeout), Input.Timeout);
-    const accept = parseAccept(read(Input.Accept));
-    const parametersText = read(Input.Parameters);
+    const url = input_values_parseBaseUrl(read(constants/* Input */.pd.Url));
+    const { user, token } = parseCredentials(read(constants/* Input */.pd.User), read(constants/* Input */.pd.Token));
+    const disable = readBoolean(read, constants/* Input */.pd.Disable);
+    const listJobs = readBoolean(read, constants/* Input */.pd.ListJobs);
+    const log = readBoolean(read, constants/* Input */.pd.Log);
+    const abortOnCancel = readBoolean(read, constants/* Input */.pd.AbortOnCancel);
+    const commitStatus = readBoolean(read, constants/* Input */.pd.CommitStatus);
+    const prComment = readBoolean(read, constants/* Input */.pd.PrComment);
+    const commit = parseCommit(read(constants/* Input */.pd.Commit));
+    const pullRequest = parsePullRequest(read(constants/* Input */.pd.PullRequest));
+    const wait = parseWait(read(constants/* Input */.pd.Wait));
+    const buildText = read(constants/* Input */.pd.Build);
+    const timeoutMs = (0,util_duration/* parseDuration */.E9)(read(constants/* Input */.pd.Timeout), constants/* Input */.pd.Timeout);
+    const accept = parseAccept(read(constants/* Input */.pd.Accept));
+    const parametersText = read(constants/* Input */.pd.Parameters);
     const hasParameters = parametersText.trim() !== '';
     const parameters = parseParameters(parametersText);
-    const files = parseFiles(read(Input.Files));
-    const failFast = readBoolean(read, Input.FailFast);
-    const jobsText = read(Input.Jobs);
+    const files = parseFiles(read(constants/* Input */.pd.Files));
+    const failFast = readBoolean(read, constants/* Input */.pd.FailFast);
+    const valuesFile = parseValuesFile(read(constants/* Input */.pd.ValuesFile), `Input '${constants/* Input */.pd.ValuesFile}'`);
+    const jobsText = read(constants/* Input */.pd.Jobs);
     const several = jobsText.trim() !== '';
-    if (several && read(Input.Job) !== '') {
+    if (several && read(constants/* Input */.pd.Job) !== '') {
         throw conflict('jobs', 'job', `'jobs' names every job to build: add this one to it`);
     }
     if (several && listJobs) {
         throw conflict('jobs', 'list-jobs', `'list-jobs' lists the jobs of the folder in 'job'`);
     }
-    const branchInput = parseBranch(read(Input.Branch));
+    const branchInput = parseBranch(read(constants/* Input */.pd.Branch));
     const jobs = several
-        ? parseJobs(jobsText, url, { parameters, hasParameters, files, branch: branchInput ?? '' })
+        ? parseJobs(jobsText, url, {
+            parameters,
+            hasParameters,
+            files,
+            branch: branchInput ?? '',
+            ...(valuesFile === undefined ? {} : { valuesFile })
+        })
         : undefined;
-    const project = jobs ? Object.freeze([]) : parseJob(read(Input.Job), url, listJobs);
+    const project = jobs ? Object.freeze([]) : parseJob(read(constants/* Input */.pd.Job), url, listJobs);
     const branch = jobs ? undefined : branchInput;
-    const scan = parseScan(read(Input.Scan), jobs ? jobs.entries.some(entry => entry.branch !== undefined) : branch !== undefined);
-    const job = branch === undefined ? project : Object.freeze([...project, branchItemName(branch)]);
-    const jobName = fullName(job);
-    const jobToken = read(Input.JobToken);
+    const scan = parseScan(read(constants/* Input */.pd.Scan), jobs ? jobs.entries.some(entry => entry.branch !== undefined) : branch !== undefined);
+    const job = branch === undefined ? project : Object.freeze([...project, (0,job_path/* branchItemName */.HL)(branch)]);
+    const jobName = (0,job_path/* fullName */.fq)(job);
+    const given = parseGiven(buildText, url, job, jobs !== undefined);
+    const build = given ? 'given' : parseBuild(buildText);
+    const jobToken = read(constants/* Input */.pd.JobToken);
     if (/\p{Cc}/u.test(jobToken)) {
-        throw new InputError(`Input 'job-token' must not contain control characters (line breaks, tabs): expected the job's "Trigger builds remotely" token.`);
+        throw new input_error/* InputError */.d(`Input 'job-token' must not contain control characters (line breaks, tabs): expected the job's "Trigger builds remotely" token.`);
     }
-    const headers = parseExtraHeaders(read(Input.Headers), { credentials: user !== '' });
-    const caCerts = parseCaCert(read(Input.CaCert));
-    const artifacts = parseArtifacts(read(Input.Artifacts), env.platform);
-    const artifactsPath = parseArtifactsPath(read(Input.ArtifactsPath), env.workspace);
+    const headers = parseExtraHeaders(read(constants/* Input */.pd.Headers), { credentials: user !== '' });
+    const caCerts = parseCaCert(read(constants/* Input */.pd.CaCert));
+    const artifacts = parseArtifacts(read(constants/* Input */.pd.Artifacts), env.platform);
+    const artifactsPath = parseArtifactsPath(read(constants/* Input */.pd.ArtifactsPath), env.workspace);
     checkConflicts({
         disable,
         listJobs,
@@ -48616,16 +48636,19 @@ function parseSettings(get, env = currentEnvironment()) {
         disable,
         build,
         wait,
-        statusContext: read(Input.StatusContext) !== ''
+        statusContext: read(constants/* Input */.pd.StatusContext) !== ''
     });
-    const githubToken = read(Input.GithubToken);
+    const githubToken = read(constants/* Input */.pd.GithubToken);
     if (commitStatus && githubToken === '') {
-        throw new InputError(`Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`);
+        throw new input_error/* InputError */.d(`Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`);
+    }
+    if (prComment && githubToken === '') {
+        throw new input_error/* InputError */.d(`Input 'pr-comment' is true but 'github-token' is empty: expected a token with \`pull-requests: write\` (leave the input out to use the workflow's github.token).`);
     }
     // A required status check needs a context that does not change with every
     // pull request: with `branch`, the project's name.
-    const contextName = branch === undefined ? jobName : fullName(project);
-    const statusContext = read(Input.StatusContext) || (contextName === '' ? 'jenkins' : `jenkins/${contextName}`);
+    const contextName = branch === undefined ? jobName : (0,job_path/* fullName */.fq)(project);
+    const statusContext = read(constants/* Input */.pd.StatusContext) || (contextName === '' ? 'jenkins' : `jenkins/${contextName}`);
     return {
         url,
         user,
@@ -48638,6 +48661,7 @@ function parseSettings(get, env = currentEnvironment()) {
         wait,
         disable,
         build,
+        ...(given ? { given } : {}),
         listJobs,
         timeoutMs,
         accept,
@@ -48646,6 +48670,9 @@ function parseSettings(get, env = currentEnvironment()) {
         commitStatus,
         githubToken,
         statusContext,
+        prComment,
+        ...(commit === undefined ? {} : { commit }),
+        ...(pullRequest === undefined ? {} : { pullRequest }),
         ...(branch === undefined ? {} : { branch: { name: branch, project } }),
         scan,
         jobToken,
@@ -48655,16 +48682,17 @@ function parseSettings(get, env = currentEnvironment()) {
         artifactsPath,
         workspace: env.workspace,
         ...(jobs ? { jobs: jobs.entries } : {}),
+        ...(valuesFile === undefined ? {} : { valuesFile }),
         failFast,
         inputWarnings: jobs?.warnings ?? []
     };
 }
 /** Inputs whose lines and whitespace matter. */
 const MULTI_LINE = new Set([
-    Input.Parameters,
-    Input.Files,
-    Input.Artifacts,
-    Input.Jobs
+    constants/* Input */.pd.Parameters,
+    constants/* Input */.pd.Files,
+    constants/* Input */.pd.Artifacts,
+    constants/* Input */.pd.Jobs
 ]);
 function currentEnvironment() {
     return {
@@ -48678,18 +48706,18 @@ function currentEnvironment() {
  * nothing this step logs afterwards can show them.
  */
 function getSettings() {
-    maskSecret(getInput(Input.Token));
-    maskSecret(getInput(Input.GithubToken));
-    maskSecret(getInput(Input.JobToken));
+    maskSecret(getInput(constants/* Input */.pd.Token));
+    maskSecret(getInput(constants/* Input */.pd.GithubToken));
+    maskSecret(getInput(constants/* Input */.pd.JobToken));
     // Header values are secrets (access tokens); values under 4 characters
     // are not, and masking them would blank every such string in the log.
-    for (const value of headerSecrets(getInput(Input.Headers))) {
+    for (const value of headerSecrets(getInput(constants/* Input */.pd.Headers))) {
         if (value.length >= 4)
             maskSecret(value);
     }
-    maskUrlPassword(getInput(Input.Url));
-    maskUrlPassword(getInput(Input.Job));
-    for (const line of getInput(Input.Jobs).split(/[\r\n",]+/))
+    maskUrlPassword(getInput(constants/* Input */.pd.Url));
+    maskUrlPassword(getInput(constants/* Input */.pd.Job));
+    for (const line of getInput(constants/* Input */.pd.Jobs).split(/[\r\n",]+/))
         maskUrlPassword(line.trim());
     return parseSettings(name => getInput(name, { trimWhitespace: !MULTI_LINE.has(name) }));
 }
@@ -48714,18 +48742,28 @@ function maskUrlPassword(value) {
         // Not percent-encoded; the raw form is masked already.
     }
 }
+/** `build` as a number or URL; undefined for the named modes. Never with `jobs`: one build is of one job. */
+function parseGiven(value, url, job, several) {
+    if (several) {
+        if (/^\d+$/.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+            throw conflict('jobs', 'build', 'a build number or URL names one build of one job: use job');
+        }
+        return undefined;
+    }
+    return parseBuildReference(value, url, job);
+}
 function parseJob(value, url, listJobs) {
     if (value === '') {
         if (listJobs)
             return Object.freeze([]);
-        throw new InputError(`Input 'job' is required unless 'jobs' is set or 'list-jobs' is true: expected \`folder/job\`, \`job/folder/job/job\`, or the job URL on the same server as 'url'.`);
+        throw new input_error/* InputError */.d(`Input 'job' is required unless 'jobs' is set or 'list-jobs' is true: expected \`folder/job\`, \`job/folder/job/job\`, or the job URL on the same server as 'url'.`);
     }
     try {
-        return parseJobPath(value, url);
+        return (0,job_path/* parseJobPath */.sP)(value, url);
     }
     catch (error) {
-        if (error instanceof JobPathError)
-            throw new InputError(error.message);
+        if (error instanceof job_path/* JobPathError */.Xu)
+            throw new input_error/* InputError */.d(error.message);
         throw error;
     }
 }
@@ -48735,7 +48773,7 @@ function parseArtifacts(value, platform) {
     }
     catch (error) {
         if (error instanceof PatternError) {
-            throw new InputError(`Input 'artifacts' has a pattern that can never match: ${error.message}.`);
+            throw new input_error/* InputError */.d(`Input 'artifacts' has a pattern that can never match: ${error.message}.`);
         }
         throw error;
     }
@@ -48744,170 +48782,19 @@ function parseArtifacts(value, platform) {
 function parseArtifactsPath(value, workspace) {
     const expected = `expected a folder inside the workspace (${workspace}), such as jenkins-artifacts`;
     if (value.includes('\0'))
-        throw new InputError(`Input 'artifacts-path' contains NUL: ${expected}.`);
+        throw new input_error/* InputError */.d(`Input 'artifacts-path' contains NUL: ${expected}.`);
     try {
         return workspaceFolder(value, workspace);
     }
     catch (error) {
         if (!(error instanceof WorkspacePathError))
             throw error;
-        throw new InputError(`Input 'artifacts-path' ('${input_values_clip(value)}') ${error.reason}: ${expected}.`);
+        throw new input_error/* InputError */.d(`Input 'artifacts-path' ('${(0,shorten/* clip */.$)(value)}') ${error.reason}: ${expected}.`);
     }
-}
-
-;// CONCATENATED MODULE: ./src/multi/ledger.ts
-
-
-/**
- * What the several-jobs step started, for cancel, timeout and fail-fast, and
- * saved as state for the post step (which runs in a new process and is the
- * only safety net when the runner killed this one). Items that started the
- * same work (the same job listed twice, folded by Jenkins into one queue
- * item) are one target, which counts them as its own requests.
- */
-class Ledger {
-    save;
-    entries;
-    constructor(jobs, save) {
-        this.save = save;
-        this.entries = jobs.map(job => ({ job, merged: false, done: false }));
-    }
-    queued(index, queueId, merged) {
-        const entry = this.entry(index);
-        entry.queueId = queueId;
-        entry.merged = merged;
-        entry.lost = undefined;
-        this.persist();
-    }
-    /** A trigger that may have queued a build whose queue item never came back. */
-    maybeQueued(index, lost) {
-        this.entry(index).lost = lost;
-    }
-    started(index, ref) {
-        this.entry(index).number = ref.number;
-        this.persist();
-    }
-    /** The main step needs nothing more from the post step for this item. */
-    finished(index) {
-        this.entry(index).done = true;
-        this.persist();
-    }
-    /** Whether anything was (or may have been) started. */
-    get anything() {
-        return this.entries.some(e => e.queueId !== undefined || e.lost !== undefined);
-    }
-    /** The work still running that this step started, one target per queue item. */
-    targets(api) {
-        const targets = [];
-        for (const group of this.groups()) {
-            const [first] = group;
-            if (!first || group.every(e => e.done))
-                continue;
-            targets.push({
-                name: fullName(first.job),
-                ...targetOf(first.job, first.queueId, first.number, group, api)
-            });
-        }
-        for (const entry of this.entries) {
-            if (entry.queueId === undefined && entry.lost && !entry.done) {
-                targets.push({ name: fullName(entry.job), job: entry.job, lostTrigger: entry.lost });
-            }
-        }
-        return targets;
-    }
-    /** The work the item at `index` started (with the items that started the same), while it may run. */
-    targetOf(index, api) {
-        const entry = this.entry(index);
-        const group = this.groups().find(g => g.includes(entry));
-        if (group)
-            return targetOf(entry.job, entry.queueId, entry.number, group, api);
-        if (entry.lost && !entry.done)
-            return { job: entry.job, lostTrigger: entry.lost };
-        return undefined;
-    }
-    /** Whether the item at `index` shares its work with a request that is not this step's. */
-    shared(index) {
-        const group = this.groups().find(g => g.includes(this.entry(index)));
-        return group !== undefined && group.every(e => e.merged);
-    }
-    /** Every item is dealt with (the step ends, or gave up on them on purpose). */
-    done() {
-        for (const entry of this.entries)
-            entry.done = true;
-        this.persist();
-    }
-    /** Items by the queue item they started (Jenkins folds identical requests into one). */
-    groups() {
-        const byQueue = new Map();
-        for (const entry of this.entries) {
-            if (entry.queueId === undefined)
-                continue;
-            const group = byQueue.get(entry.queueId);
-            if (group)
-                group.push(entry);
-            else
-                byQueue.set(entry.queueId, [entry]);
-        }
-        return [...byQueue.values()];
-    }
-    entry(index) {
-        const entry = this.entries[index];
-        if (!entry)
-            throw new Error(`Ledger: no item ${index}`);
-        return entry;
-    }
-    persist() {
-        const running = this.groups().filter(group => !group.every(e => e.done));
-        const saved = running.map(group => {
-            const first = group[0];
-            return {
-                job: [...first.job],
-                ...(first.queueId === undefined ? {} : { queueId: first.queueId }),
-                ...(first.number === undefined ? {} : { number: first.number }),
-                own: group.length,
-                shared: group.every(e => e.merged)
-            };
-        });
-        this.save(State.Builds, JSON.stringify(saved));
-        this.save(State.Done, saved.length > 0 ? 'false' : 'true');
-    }
-}
-function targetOf(job, queueId, number, group, api) {
-    return {
-        job,
-        queueId,
-        build: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) },
-        // Every request of ours folded into one already queued: not ours alone.
-        shared: group.every(e => e.merged),
-        ownRequests: group.length
-    };
-}
-/** The work a killed several-jobs step left behind, from its saved state. */
-function savedTargets(state, api) {
-    let saved;
-    try {
-        saved = JSON.parse(state);
-    }
-    catch {
-        return [];
-    }
-    if (!Array.isArray(saved))
-        return [];
-    const targets = [];
-    for (const raw of saved) {
-        if (!raw || !Array.isArray(raw.job) || !raw.job.every(n => typeof n === 'string'))
-            continue;
-        const job = Object.freeze([...raw.job]);
-        const own = typeof raw.own === 'number' && raw.own > 0 ? raw.own : 1;
-        targets.push({
-            name: fullName(job),
-            ...targetOf(job, typeof raw.queueId === 'number' ? raw.queueId : undefined, typeof raw.number === 'number' ? raw.number : undefined, Array.from({ length: own }, () => ({ merged: raw.shared === true })), api)
-        });
-    }
-    return targets;
 }
 
 ;// CONCATENATED MODULE: ./src/multi/console.ts
+
 
 
 
@@ -48925,7 +48812,7 @@ function savedTargets(state, api) {
  * the console's last lines (for the failure message).
  */
 async function printConsole(api, ref, printer, signal, policy = DEFAULT_POLL_POLICY) {
-    return printer.group(`Console of Jenkins ${fullName(ref.job)} #${ref.number}`, async (sink) => {
+    return printer.group(`Console of Jenkins ${(0,job_path/* fullName */.fq)(ref.job)} #${ref.number}`, async (sink) => {
         const streamer = new ConsoleStreamer(api, ref, sink);
         return withCommandsStopped(text => sink.write(text), async () => {
             try {
@@ -48935,16 +48822,16 @@ async function printConsole(api, ref, printer, signal, policy = DEFAULT_POLL_POL
                     if (!poll.moreData)
                         break;
                     if (Date.now() > until) {
-                        streamer.notice(`Jenkins has not closed the console of #${ref.number} ${formatDuration(policy.followUpForMs)} after the build finished; the rest is at ${ref.url}console`);
+                        streamer.notice(`Jenkins has not closed the console of #${ref.number} ${(0,util_duration/* formatDuration */.a3)(policy.followUpForMs)} after the build finished; the rest is at ${ref.url}console`);
                         break;
                     }
-                    await sleep(policy.followUpMs, signal);
+                    await (0,util_wait/* sleep */.yy)(policy.followUpMs, signal);
                 }
             }
             catch (error) {
-                if (error instanceof Interrupted || signal.aborted)
+                if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
                     throw error;
-                streamer.notice(`Could not read the console: ${error.message}`);
+                streamer.notice(`Could not read the console: ${(0,error_text/* errorText */.k)(error)}`);
             }
             finally {
                 // Before commands resume: its lines must stay in the stopped region.
@@ -48956,6 +48843,8 @@ async function printConsole(api, ref, printer, signal, policy = DEFAULT_POLL_POL
 }
 
 ;// CONCATENATED MODULE: ./src/multi/complete.ts
+
+
 
 
 
@@ -48974,7 +48863,11 @@ async function completeBuild(c, owners, ref, final, watched) {
         return;
     const outcome = first.report.outcome;
     try {
-        await readProducts(api, { ...settings, artifactsPath: artifactsFolder(c, first, ref) }, ref, final, outcome, signal, {
+        await readProducts(api, {
+            ...settings,
+            artifactsPath: artifactsFolder(c, first, ref),
+            valuesFile: first.entry.valuesFile
+        }, ref, final, outcome, signal, {
             logger: printer.logger,
             annotate: (message, title, where) => printer.annotate(message, title, where)
         });
@@ -48991,13 +48884,21 @@ async function completeBuild(c, owners, ref, final, watched) {
             shared.failedStage = outcome.failedStage;
             shared.artifacts = outcome.artifacts;
             shared.unread = outcome.unread;
+            // Items that share the build may name different values files.
+            const path = item.entry.valuesFile;
+            if (path === undefined)
+                continue;
+            shared.values =
+                path === first.entry.valuesFile
+                    ? outcome.values
+                    : await (0,values/* readValues */.N$)(api, ref, path, printer.logger);
         }
     }
     catch (error) {
-        if (error instanceof Interrupted || signal.aborted)
+        if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
             throw error;
         for (const item of owners)
-            item.report.error = error.message;
+            item.report.error = (0,error_text/* errorText */.k)(error);
     }
     finally {
         for (const item of owners)
@@ -49011,13 +48912,14 @@ async function completeBuild(c, owners, ref, final, watched) {
  * job is listed more than once (its builds would share names).
  */
 function artifactsFolder(c, item, ref) {
-    const key = fullName(item.entry.job).toLowerCase();
-    const twice = c.entries.filter(e => fullName(e.job).toLowerCase() === key).length > 1;
+    const key = (0,job_path/* fullName */.fq)(item.entry.job).toLowerCase();
+    const twice = c.entries.filter(e => (0,job_path/* fullName */.fq)(e.job).toLowerCase() === key).length > 1;
     const names = item.entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'));
     return (0,external_node_path_namespaceObject.join)(c.settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []));
 }
 
 ;// CONCATENATED MODULE: ./src/multi/disable-jobs.ts
+
 
 /** `disable` with `jobs`: every listed job, at once; throws naming each one that could not be. */
 async function disableJobs(api, entries, logger) {
@@ -49029,10 +48931,10 @@ async function disableJobs(api, entries, logger) {
             logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`);
         }
         else {
-            failures.push(`- ${entry.jobName}: ${result.reason.message}`);
+            failures.push(`- ${entry.jobName}: ${(0,error_text/* errorText */.k)(result.reason)}`);
         }
     });
-    const stopped = settled.find(s => s.status === 'rejected' && s.reason instanceof Interrupted);
+    const stopped = settled.find(s => s.status === 'rejected' && s.reason instanceof errors/* Interrupted */.j$);
     if (stopped)
         throw stopped.reason;
     if (failures.length > 0) {
@@ -49214,7 +49116,7 @@ class SharedSchedule {
                 continue;
             if (track.phase === 'queued' && track.queueId !== undefined) {
                 const started = running?.byQueueId.get(track.queueId);
-                if (started && schedule_sameJob(started.job, track.job)) {
+                if (started && (0,job_path/* sameJob */.YU)(started.job, track.job)) {
                     this.startTrack(track, this.refOf(track.job, started.number), now, started);
                     events.push({ kind: 'started', track: track.id, number: started.number });
                     continue;
@@ -49264,7 +49166,7 @@ class SharedSchedule {
         const previous = track.askedAt ?? askedAt;
         track.askedAt = askedAt;
         const number = item.executable?.number;
-        if (typeof number === 'number') {
+        if (number !== undefined) {
             this.startTrack(track, this.refOf(track.job, number), now, undefined, {
                 startedAt: askedAt,
                 slackMs: Math.max(0, askedAt - previous)
@@ -49478,11 +49380,10 @@ function indexRunning(list) {
     }
     return { byKey, byQueueId };
 }
-function schedule_sameJob(a, b) {
-    return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase());
-}
 
 ;// CONCATENATED MODULE: ./src/multi/follow-builds.ts
+
+
 
 
 
@@ -49543,7 +49444,7 @@ class BuildsFollower {
     async run() {
         const { signal } = this.options;
         for (;;) {
-            throwIfAborted(signal);
+            (0,util_wait/* throwIfAborted */.Te)(signal);
             if (this.failure !== undefined)
                 throw this.failure;
             const { reads, nextAt } = this.schedule.due(this.now());
@@ -49626,7 +49527,7 @@ class BuildsFollower {
         catch (error) {
             if (!follow_builds_isTransient(error))
                 throw error;
-            logger.debug(`A look at the builds failed, trying again: ${error.message}`);
+            logger.debug(`A look at the builds failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
             this.schedule.roundFailed(this.now());
             return;
         }
@@ -49638,9 +49539,9 @@ class BuildsFollower {
             return await read();
         }
         catch (error) {
-            if (error instanceof Interrupted || follow_builds_isTransient(error))
+            if (error instanceof errors/* Interrupted */.j$ || follow_builds_isTransient(error))
                 throw error;
-            this.options.logger.debug(`Jenkins refused ${what}: reading each build on its own instead (${error.message})`);
+            this.options.logger.debug(`Jenkins refused ${what}: reading each build on its own instead (${(0,error_text/* errorText */.k)(error)})`);
             return 'refused';
         }
     }
@@ -49652,12 +49553,12 @@ class BuildsFollower {
             item = await api.getQueueItem(queueId);
         }
         catch (error) {
-            if (error instanceof JenkinsError && error.kind === 'not-found') {
+            if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
                 return this.lostQueueItem(track, queueId, askedAt);
             }
             if (!follow_builds_isTransient(error))
                 return this.fail(track, error);
-            logger.debug(`Queue poll failed, trying again: ${error.message}`);
+            logger.debug(`Queue poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
             this.schedule.readFailed(track, this.now());
             return;
         }
@@ -49669,7 +49570,7 @@ class BuildsFollower {
      */
     async lostQueueItem(track, queueId, askedAt) {
         const job = this.jobs.get(track);
-        const name = fullName(job);
+        const name = (0,job_path/* fullName */.fq)(job);
         let match;
         try {
             match = (await this.options.api.recentBuilds(job, 100)).find(b => b.queueId === queueId);
@@ -49681,7 +49582,7 @@ class BuildsFollower {
             return;
         }
         if (!match) {
-            return this.fail(track, new JenkinsError('not-found', `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`));
+            return this.fail(track, new errors/* JenkinsError */.fF('not-found', `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`));
         }
         const item = {
             id: queueId,
@@ -49698,14 +49599,14 @@ class BuildsFollower {
         catch (error) {
             if (!follow_builds_isTransient(error))
                 return this.fail(track, error);
-            logger.debug(`Build poll failed, trying again: ${error.message}`);
+            logger.debug(`Build poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
             this.schedule.readFailed(track, this.now());
             return;
         }
         this.tell(this.schedule.sawBuild(track, this.now(), build, full));
     }
     fail(track, error) {
-        if (error instanceof Interrupted)
+        if (error instanceof errors/* Interrupted */.j$)
             throw error;
         this.schedule.fail(track);
         this.options.hooks.failed(track, error instanceof Error ? error : new Error(String(error)));
@@ -49730,9 +49631,9 @@ class BuildsFollower {
                     break;
                 case 'left-without-build': {
                     const queueId = this.queueIds.get(event.track);
-                    hooks.failed(event.track, new JenkinsError('conflict', event.cancelled
-                        ? `The queue item ${queueId} of ${fullName(job)} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`
-                        : `Queue item ${queueId} of ${fullName(job)} left the queue without starting a build.`));
+                    hooks.failed(event.track, new errors/* JenkinsError */.fF('conflict', event.cancelled
+                        ? `The queue item ${queueId} of ${(0,job_path/* fullName */.fq)(job)} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`
+                        : `Queue item ${queueId} of ${(0,job_path/* fullName */.fq)(job)} left the queue without starting a build.`));
                     break;
                 }
             }
@@ -49741,8 +49642,8 @@ class BuildsFollower {
 }
 /** Failures worth riding out (the client already retried them). */
 function follow_builds_isTransient(error) {
-    return (error instanceof JenkinsError &&
-        !(error instanceof Interrupted) &&
+    return (error instanceof errors/* JenkinsError */.fF &&
+        !(error instanceof errors/* Interrupted */.j$) &&
         (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout'));
 }
 
@@ -49804,6 +49705,12 @@ class Printer {
     }
 }
 
+// EXTERNAL MODULE: ./src/util/html.ts
+var html = __nccwpck_require__(9263);
+// EXTERNAL MODULE: ./src/outcome/summary-sections.ts
+var summary_sections = __nccwpck_require__(5605);
+// EXTERNAL MODULE: ./src/outcome/summary-timeline.ts
+var summary_timeline = __nccwpck_require__(8034);
 ;// CONCATENATED MODULE: ./src/multi/report.ts
 
 
@@ -49814,19 +49721,29 @@ class Printer {
 
 
 
-/** The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED). */
+
+
+
+
+/**
+ * The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED).
+ * @internal
+ */
 function worstResult(results) {
     let worst;
     for (const result of results) {
         if (result === undefined)
             continue;
-        if (worst === undefined || BUILD_RESULTS.indexOf(result) > BUILD_RESULTS.indexOf(worst)) {
+        if (worst === undefined || constants/* BUILD_RESULTS */.IQ.indexOf(result) > constants/* BUILD_RESULTS */.IQ.indexOf(worst)) {
             worst = result;
         }
     }
     return worst;
 }
-/** The `builds` output, in the order the items were given. */
+/**
+ * The `builds` output, in the order the items were given.
+ * @internal
+ */
 function buildsEntries(items) {
     return items.map(({ outcome }) => {
         const build = outcome.build;
@@ -49836,8 +49753,10 @@ function buildsEntries(items) {
             number: build?.number ?? numberOf(outcome.buildUrl) ?? null,
             url: outcome.buildUrl ?? null,
             result: outcome.result ?? (ended ? build.result : null),
-            duration: ended && isCount(build.duration) ? build.duration : null,
-            queueUrl: outcome.queueUrl ?? null
+            duration: ended && (0,model_counts/* isCount */.my)(build.duration) ? build.duration : null,
+            queueUrl: outcome.queueUrl ?? null,
+            ...facts(build),
+            values: outcome.values?.values ?? null
         };
     });
 }
@@ -49848,31 +49767,37 @@ function buildsEntries(items) {
  * in `builds` instead.
  */
 function setJobsOutputs(out, items, logger) {
-    out.setOutput(Output.Builds, JSON.stringify(buildsEntries(items)));
+    out.setOutput(constants/* Output */.k7.Builds, JSON.stringify(buildsEntries(items)));
     const worst = worstResult(items.map(item => item.outcome.result));
     if (worst)
-        out.setOutput(Output.Result, worst);
+        out.setOutput(constants/* Output */.k7.Result, worst);
     const tests = items.flatMap(item => (item.outcome.tests ? [item.outcome.tests.counts] : []));
     if (tests.length > 0) {
         // Counts each within the safe range can sum past it: such a sum is not set.
         const sum = (key, name) => {
             const total = tests.reduce((n, counts) => n + counts[key], 0);
-            if (isCount(total))
+            if ((0,model_counts/* isCount */.my)(total))
                 out.setOutput(name, String(total));
             else
                 logger?.warning(`The ${name} output is not set: the sum of the builds' counts is too large.`);
         };
-        sum('total', Output.TestsTotal);
-        sum('failed', Output.TestsFailed);
-        sum('skipped', Output.TestsSkipped);
+        sum('total', constants/* Output */.k7.TestsTotal);
+        sum('failed', constants/* Output */.k7.TestsFailed);
+        sum('skipped', constants/* Output */.k7.TestsSkipped);
     }
     if (items.some(item => item.outcome.artifacts)) {
         const folders = [...new Set(items.flatMap(item => item.outcome.artifacts?.folder ?? []))];
-        setArtifactsOutput(out, {
+        (0,report/* setArtifactsOutput */.hV)(out, {
             written: items.flatMap(item => item.outcome.artifacts?.written ?? []),
-            folder: cut(folders.join(', '), 500)
+            folder: (0,shorten/* cut */.J)(folders.join(', '), 500)
         }, logger);
     }
+}
+function facts(build) {
+    if (!build)
+        return { description: null, displayName: null, parameters: null };
+    const { description, displayName, parameters } = (0,decode/* buildFactsOf */.Bb)(build);
+    return { description, displayName, parameters };
 }
 /** Whether an item counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
 function failed(item) {
@@ -49899,21 +49824,21 @@ function jobsFailure(items, accept) {
     for (const item of bad) {
         if (item.stopped || item.error || item.tail.length === 0)
             continue;
-        lines.push('', failureMessage(item.outcome, item.tail.slice(-TAIL_IN_MESSAGE)));
+        lines.push('', (0,report/* failureMessage */.oh)(item.outcome, item.tail.slice(-TAIL_IN_MESSAGE)));
     }
     return [...lines, ...problems].join('\n');
 }
 function itemLine(item) {
     const { outcome } = item;
     const number = outcome.build?.number ?? numberOf(outcome.buildUrl);
-    const job = shortName(outcome.jobName);
+    const job = (0,util_names/* shortName */.l)(outcome.jobName);
     const name = number === undefined ? job : `${job} #${number}`;
     if (item.error)
         return `${name}: ${item.error.replace(/\.$/, '')}`;
     if (item.stopped && !outcome.result)
         return `${name}: ${item.stopped}`;
     const result = outcome.result ?? 'no result';
-    const stage = outcome.failedStage ? ` in stage '${shortName(outcome.failedStage)}'` : '';
+    const stage = outcome.failedStage ? ` in stage '${(0,util_names/* shortName */.l)(outcome.failedStage)}'` : '';
     const stopped = item.stopped ? ` (${item.stopped})` : '';
     const url = outcome.buildUrl ?? outcome.queueUrl;
     return `${name} ${result}${stage}${stopped}${url ? ` — ${url}` : ''}`;
@@ -49937,18 +49862,18 @@ async function writeJobsSummary(summary, items, logger) {
             ],
             ...items.map(item => row(item))
         ]);
-        addTimeline(summary, timelineBuilds(items));
+        (0,summary_timeline/* addTimeline */.Tu)(summary, timelineBuilds(items));
         for (const item of items.filter(failed))
             details(summary, item);
         // A passing build gets no details; what could not be read of it is still said.
         for (const item of items.filter(i => !failed(i) && i.outcome.unread)) {
-            addUnread(summary, item.outcome.unread ?? []);
+            (0,summary_sections/* addUnread */.vc)(summary, item.outcome.unread ?? []);
         }
         await summary.write();
     }
     catch (error) {
         summary.emptyBuffer();
-        logger.warning(`Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`);
+        logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
     }
 }
 function row(item) {
@@ -49956,49 +49881,51 @@ function row(item) {
     const build = outcome.build;
     const number = build?.number ?? numberOf(outcome.buildUrl);
     const buildCell = number !== undefined
-        ? html_link(`#${number}`, outcome.buildUrl)
+        ? (0,html/* link */.n)(`#${number}`, outcome.buildUrl)
         : outcome.queueUrl
-            ? html_link('queued', outcome.queueUrl)
+            ? (0,html/* link */.n)('queued', outcome.queueUrl)
             : '—';
     let result;
     if (item.error)
-        result = `❌ ${escapeHtml(cut(item.error, 200))}`;
+        result = `❌ ${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(item.error, 200))}`;
     else if (!build && outcome.buildUrl)
         result = '⏳ running';
     else if (!build && outcome.queueUrl)
         result = '⏳ queued';
     else
-        result = resultCell(outcome);
+        result = (0,report/* resultCell */.An)(outcome);
     const note = item.stopped ?? item.left;
     if (note)
-        result += ` — ${escapeHtml(note)}`;
-    const duration = build && !build.building ? escapeHtml(formatDuration(build.duration)) : build ? 'running' : '—';
+        result += ` — ${(0,html/* escapeHtml */.Z)(note)}`;
+    const duration = build && !build.building ? (0,html/* escapeHtml */.Z)((0,util_duration/* formatDuration */.a3)(build.duration)) : build ? 'running' : '—';
     const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—';
-    return [html_link(shortName(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
+    return [(0,html/* link */.n)((0,util_names/* shortName */.l)(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
 }
 function details(summary, item) {
     const { outcome } = item;
     const number = outcome.build?.number ?? numberOf(outcome.buildUrl);
-    const job = shortName(outcome.jobName);
+    const job = (0,util_names/* shortName */.l)(outcome.jobName);
     const title = number === undefined ? job : `${job} #${number}`;
-    summary.addHeading(`${html_link(title, outcome.buildUrl ?? outcome.jobUrl)}: ${escapeHtml(outcome.result ?? 'no result')}`, 3);
+    summary.addHeading(`${(0,html/* link */.n)(title, outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.Z)(outcome.result ?? 'no result')}`, 3);
     const notes = [item.error, item.stopped, item.left, outcome.note].filter((n) => !!n);
     if (notes.length > 0)
-        summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), 1000))}</p>`, true);
+        summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(notes.join(' '), 1000))}</p>`, true);
     // Below the build's own heading (h3), so that the outline, and what a cut summary says it left out, is per build.
     if (outcome.history)
-        addHistory(summary, outcome.history);
+        (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
     if (outcome.tests)
-        addFailedTests(summary, outcome.tests, 4);
+        (0,summary_sections/* addFailedTests */.ci)(summary, outcome.tests, 4);
     if (outcome.stages)
-        addStages(summary, outcome.stages, 4);
+        (0,summary_sections/* addStages */.Xe)(summary, outcome.stages, 4);
     if (outcome.artifacts)
-        addArtifacts(summary, outcome.artifacts, 4);
+        (0,summary_sections/* addArtifacts */.Dm)(summary, outcome.artifacts, 4);
+    if (outcome.values)
+        (0,values/* addValues */.ml)(summary, outcome.values, 4);
     if (outcome.unread)
-        addUnread(summary, outcome.unread);
+        (0,summary_sections/* addUnread */.vc)(summary, outcome.unread);
     const tail = item.stopped ? [] : item.tail.slice(-TAIL_IN_SUMMARY);
     if (tail.length > 0) {
-        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => escapeHtml(cut(line, 500))).join('<br>')}</pre></details>`, true);
+        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
     }
 }
 /** Each build's stages, for the one chart of several builds: a section each. */
@@ -50017,7 +49944,7 @@ function timelineBuilds(items) {
 }
 /** The number at the end of a build URL (`…/job/x/12/`). */
 function numberOf(url) {
-    return countOf(url ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined);
+    return (0,model_counts/* countOf */.pq)(url ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined);
 }
 
 ;// CONCATENATED MODULE: ./src/multi/resolve-jobs.ts
@@ -50045,7 +49972,7 @@ async function resolveJobs(o) {
         }
         catch (error) {
             // A branch without a job yet is scanned for below.
-            if (entry.branch && error instanceof JenkinsError && error.kind === 'not-found') {
+            if (entry.branch && error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
                 return undefined;
             }
             throw error;
@@ -50061,7 +49988,7 @@ async function resolveJobs(o) {
             settings: { ...entry, branch: entry.branch, scan: o.scan, build: 'new' },
             out: o.out,
             signal: o.signal,
-            onScan: () => o.onScan?.(fullName(entry.branch?.project ?? []))
+            onScan: () => o.onScan?.((0,job_path/* fullName */.fq)(entry.branch?.project ?? []))
         });
         item.info = item.branch.info;
     }
@@ -50071,7 +49998,7 @@ async function resolveJobs(o) {
 async function once(o, read) {
     const byJob = new Map();
     const reads = o.entries.map(entry => {
-        const key = fullName(entry.job).toLowerCase();
+        const key = (0,job_path/* fullName */.fq)(entry.job).toLowerCase();
         let promise = byJob.get(key);
         if (!promise) {
             promise = read(entry);
@@ -50085,7 +50012,7 @@ async function once(o, read) {
     catch (error) {
         const settled = await Promise.allSettled(reads);
         const failed = o.entries[settled.findIndex(s => s.status === 'rejected')];
-        if (failed && error instanceof JenkinsError && error.kind === 'not-found') {
+        if (failed && error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
             throw new Error(await withJobSuggestions(o.api, failed.job, error, o.logger));
         }
         throw error;
@@ -50093,6 +50020,8 @@ async function once(o, read) {
 }
 
 ;// CONCATENATED MODULE: ./src/multi/run-jobs.ts
+
+
 
 
 
@@ -50122,15 +50051,14 @@ const SETTLE_ON_ABORT_MS = 1000;
 class JobsRun {
     o;
     printer;
-    /** The multibranch projects this step asked to scan (their scans are never stopped). */
-    scans = [];
     items;
     entries;
     follower;
     /** Work on the side (completions, statuses, fail-fast), awaited before the run ends. */
     pending = new Set();
     failingFast = false;
-    gate = { closed: false };
+    /** The commit under test, its statuses (one gate: one warning for the step) and the one comment for every build. */
+    github;
     constructor(o) {
         this.o = o;
         this.printer = new Printer(o.io);
@@ -50156,21 +50084,27 @@ class JobsRun {
             return disableJobs(this.o.api, this.entries, this.log);
         try {
             await this.resolve();
-            if (settings.commitStatus)
-                await this.createStatuses();
+            await this.startReports();
             if (settings.build === 'new')
                 await this.triggerAll();
             else
                 this.adoptLast();
+            this.side(this.github?.show(this.items.map(item => item.report)));
             if (settings.wait !== 'queued')
                 await this.follow();
             else
                 for (const item of this.items)
                     this.settleItem(item);
         }
+        catch (error) {
+            if (!this.o.signal.aborted)
+                await this.finishComment((0,error_text/* errorText */.k)(error));
+            throw error;
+        }
         finally {
             await this.settlePending();
         }
+        await this.finishComment();
         setJobsOutputs(io, this.reports, this.log);
         await writeJobsSummary(io.summary, this.reports, this.log);
         const failure = jobsFailure(this.reports, settings.accept);
@@ -50180,7 +50114,7 @@ class JobsRun {
     /** What is known when the step was stopped: outputs and summary. Never throws. */
     async reportSoFar(notes) {
         for (const item of this.items) {
-            const note = notes.get(fullName(item.entry.job).toLowerCase());
+            const note = notes.get((0,job_path/* fullName */.fq)(item.entry.job).toLowerCase());
             if (note && !item.done)
                 item.report.left = note;
         }
@@ -50188,15 +50122,23 @@ class JobsRun {
             setJobsOutputs(this.o.io, this.reports, this.log);
         }
         catch (error) {
-            this.log.debug(`Could not set the outputs: ${error.message}`);
+            this.log.debug(`Could not set the outputs: ${(0,error_text/* errorText */.k)(error)}`);
         }
         await writeJobsSummary(this.o.io.summary, this.reports, this.log);
     }
-    /** Ends every commit status still pending, with `description` (the step was stopped). */
+    /** Ends every commit status still pending, and the comment, with `description` (the step was stopped). */
     finishStatuses(description) {
-        return Promise.all(this.items
-            .filter(item => item.status && !item.status.finished)
-            .map(item => item.status?.finish('error', description, item.ref?.url)));
+        return Promise.all([
+            ...this.items
+                .filter(item => item.status && !item.status.finished)
+                .map(item => item.status?.finish('error', description, item.ref?.url)),
+            this.finishComment(description)
+        ]);
+    }
+    /** The comment's final text: every build as it ended, `error` on those that did not. Never rejects. */
+    finishComment(error) {
+        const builds = this.items.map(item => error && !item.done && !item.report.error ? { ...item.report, error } : item.report);
+        return this.github?.show(builds, true) ?? Promise.resolve();
     }
     get reports() {
         return this.items.map(item => item.report);
@@ -50210,20 +50152,31 @@ class JobsRun {
             build: settings.build,
             scan: settings.scan,
             out: {
-                ...this.log,
+                logger: this.log,
                 startGroup: title => io.startGroup(title),
                 endGroup: () => io.endGroup()
             },
             logger: this.log,
             signal,
-            onScan: project => this.scans.push(project)
+            onScan: project => this.o.work.scans.push(project)
         });
         this.items.forEach((item, i) => Object.assign(item, resolved[i]));
     }
-    async createStatuses() {
-        for (const item of this.items) {
-            item.status = await statusReporter(this.o.settings, item.entry.statusContext, this.log, this.gate);
-        }
+    /** The commit under test (read once, before any trigger), and a status reporter per build. */
+    async startReports() {
+        const { settings, io } = this.o;
+        const reports = await GithubReports.start({
+            settings,
+            logger: this.log,
+            setOutput: (name, value) => io.setOutput(name, value),
+            // One comment for the step: named for all its builds.
+            reportName: this.entries.map(entry => entry.statusContext).join(' ')
+        });
+        this.github = reports;
+        if (!settings.commitStatus)
+            return;
+        for (const item of this.items)
+            item.status = await reports.status(item.entry.statusContext);
     }
     // ---- triggers --------------------------------------------------------------
     /** Triggers every item at once; one refused is that item's failure, the others go on. */
@@ -50234,10 +50187,10 @@ class JobsRun {
             throw stopped.reason;
     }
     async trigger(item) {
-        const { api, ledger, signal } = this.o;
+        const { api, work, signal } = this.o;
         const info = item.info;
         const name = item.entry.jobName;
-        throwIfAborted(signal);
+        (0,util_wait/* throwIfAborted */.Te)(signal);
         let queued;
         try {
             const uploads = this.o.uploads?.[item.index] ?? [];
@@ -50248,22 +50201,22 @@ class JobsRun {
                     : await api.trigger(info, item.entry.job, item.entry.parameters, uploads);
         }
         catch (error) {
-            if (error instanceof Interrupted) {
+            if (error instanceof errors/* Interrupted */.j$) {
                 if (error.lostTrigger)
-                    ledger.maybeQueued(item.index, error.lostTrigger);
+                    work.maybeQueued(item.index, error.lostTrigger);
                 throw error;
             }
             if (signal.aborted)
                 throw error;
             return this.fail(item, error);
         }
-        ledger.queued(item.index, queued.queueId, queued.merged);
+        work.queued(item.index, queued.queueId, queued.merged);
         item.queueId = queued.queueId;
         const outcome = item.report.outcome;
         outcome.queueUrl = queued.queueUrl;
         outcome.parameters = item.entry.parameters;
         if (info.history) {
-            outcome.history = historyOf(info.history, n => this.o.api.buildUrl(item.entry.job, n));
+            outcome.history = (0,outcome_history/* historyOf */.om)(info.history, n => this.o.api.buildUrl(item.entry.job, n));
         }
         warnUnknownParameters(queued.unknownParameters, info, name, this.log);
         if (!item.branch?.indexingBuild) {
@@ -50348,7 +50301,7 @@ class JobsRun {
             item.report.outcome.buildUrl = ref.url;
             // A build a branch scan started may already be among the job's builds.
             item.report.outcome.history &&= item.report.outcome.history.filter(h => h.number < ref.number);
-            this.o.ledger.started(item.index, ref);
+            this.o.work.started(item.index, ref);
             this.log.info(`Jenkins build ${item.entry.jobName} #${ref.number} started: ${ref.url}`);
             this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
             if (this.o.settings.wait === 'started')
@@ -50371,7 +50324,7 @@ class JobsRun {
     }
     /** The item failed before a result: said, counted, and the others stopped with fail-fast. */
     fail(item, error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = (0,error_text/* errorText */.k)(error);
         item.report.error = message;
         this.log.info(`Jenkins ${item.entry.jobName}: ${message}`);
         this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', item.ref?.url));
@@ -50383,7 +50336,7 @@ class JobsRun {
         if (final)
             item.report.outcome.build = final;
         item.done = true;
-        this.o.ledger.finished(item.index);
+        this.o.work.finished(item.index);
     }
     ended(track, final) {
         this.finished(this.owners(track), final, true);
@@ -50401,10 +50354,10 @@ class JobsRun {
             outcome.accepted = final.result !== null && accept.includes(final.result);
             if (item.stopping && final.result === 'ABORTED')
                 item.report.stopped = 'stopped by fail-fast';
-            this.o.ledger.finished(item.index);
+            this.o.work.finished(item.index);
         }
         const ref = first.ref;
-        this.log.info(`Jenkins build ${first.entry.jobName} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`);
+        this.log.info(`Jenkins build ${first.entry.jobName} #${ref.number} finished: ${final.result ?? 'no result'} in ${(0,util_duration/* formatDuration */.a3)(final.duration)}.`);
         if (!first.report.outcome.accepted && !first.stopping)
             this.failFast(first);
         this.side(completeBuild({ ...this.o, printer: this.printer, entries: this.entries }, owners, ref, final, watched));
@@ -50438,20 +50391,20 @@ class JobsRun {
             this.side(this.stopGroup(group));
     }
     async stopGroup(group) {
-        const { api, ledger } = this.o;
+        const { api, work } = this.o;
         const [first] = group;
         if (!first)
             return;
         const name = first.entry.jobName;
-        const target = ledger.targetOf(first.index, api);
-        const shared = ledger.shared(first.index);
+        const target = work.targetOf(first.index, api);
+        const shared = work.shared(first.index);
         if (!target || shared) {
             this.leave(group, shared ? `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}` : undefined);
             return;
         }
         for (const item of group)
             item.stopping = true;
-        const said = await abortRemote(api, target, namedLogger(this.log, name));
+        const said = await abortRemote(api, target, (0,util_logger/* namedLogger */.OP)(this.log, name));
         this.log.info(`fail-fast: ${name}: ${said}.`);
         if (said.endsWith(SHARED_WORK_LEFT)) {
             this.leave(group, 'left running: shared with another request');
@@ -50475,8 +50428,8 @@ class JobsRun {
         if (!work)
             return;
         const tracked = work.catch(error => {
-            if (!(error instanceof Interrupted) && !this.o.signal.aborted) {
-                this.log.warning(`Jenkins builds: ${error.message}`);
+            if (!(error instanceof errors/* Interrupted */.j$) && !this.o.signal.aborted) {
+                this.log.warning(`Jenkins builds: ${(0,error_text/* errorText */.k)(error)}`);
             }
         });
         this.pending.add(tracked);
@@ -50487,18 +50440,13 @@ class JobsRun {
         while (this.pending.size > 0) {
             const work = Promise.all([...this.pending]);
             if (this.o.signal.aborted)
-                return settleBy(work, Date.now() + SETTLE_ON_ABORT_MS);
+                return (0,util_wait/* settleBy */.pN)(work, Date.now() + SETTLE_ON_ABORT_MS);
             await work;
         }
     }
 }
 
 ;// CONCATENATED MODULE: ./src/multi/step.ts
-
-
-
-
-
 
 
 
@@ -50520,187 +50468,289 @@ async function runJobsStep(settings, io) {
     for (const [index, entry] of (settings.jobs ?? []).entries()) {
         uploads.push(await resolveUploads(entry.files, settings.workspace, `Input 'jobs' item ${index + 1}'s files`));
     }
-    const started = Date.now();
-    const controller = new AbortController();
-    let abortedAt;
-    controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true });
-    const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
-    const removeSignalHandlers = onCancelSignals(controller, io.logger);
-    const api = createClient(settings, { deadline: started + settings.timeoutMs, signal: controller.signal }, 'quick');
-    const ledger = new Ledger((settings.jobs ?? []).map(entry => entry.job), (name, value) => io.saveState(name, value));
-    const run = new JobsRun({ api, settings, signal: controller.signal, io, ledger, uploads });
-    try {
-        await run.run();
-    }
-    catch (error) {
-        if (controller.signal.aborted || error instanceof StepAborted) {
-            const at = abortedAt ?? Date.now();
-            throw new Error(await stopAll(settings, run, ledger, error, controller.signal, at - started, at));
-        }
-        throw leavingWorkRunning(api, run, ledger, io, error);
-    }
-    finally {
-        clearTimeout(timer);
-        removeSignalHandlers();
-    }
+    let run;
+    await runBounded(settings, io, {
+        jobs: (settings.jobs ?? []).map(entry => entry.job),
+        run: step => {
+            run = new JobsRun({ ...step, uploads });
+            return run.run();
+        },
+        stopped: (step, stopped) => stopAll(step, run, stopped),
+        failed: async (step, error) => leavingWorkRunning(step, error, false)
+    });
 }
 /** Cancels or stops everything the step started, in parallel within the budget, and says what it did. */
-async function stopAll(settings, run, ledger, error, signal, waitedMs, abortedAt) {
-    const reason = abortReason(signal);
-    const until = abortedAt + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS);
+async function stopAll(step, run, { error, reason, waitedMs, until }) {
+    const { settings } = step;
     const log = run.printer.logger;
     const count = settings.jobs?.length ?? 0;
     const head = reason === 'timeout'
-        ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${count} Jenkins builds`
+        ? `Timed out after ${(0,util_duration/* formatDuration */.a3)(waitedMs)} (timeout: ${(0,util_duration/* formatDuration */.a3)(settings.timeoutMs)}) waiting for ${count} Jenkins builds`
         : `The workflow was cancelled while waiting for ${count} Jenkins builds`;
-    if (error instanceof Interrupted && error.sent)
+    if (error instanceof errors/* Interrupted */.j$ && error.sent)
         log.info(`${error.message}.`);
     // Commit statuses go alongside the abort, within its budget.
-    const statuses = run.finishStatuses(statusFailure(error, signal));
-    const said = new Map();
-    let outcome;
-    if (!ledger.anything) {
-        const left = [...new Set(run.scans)].map(scanLeft);
-        for (const line of left)
-            log.info(`Jenkins: ${line}.`);
-        outcome = left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.';
-    }
-    else if (!settings.abortOnCancel) {
-        outcome = '; left the Jenkins work running (abort-on-cancel: false).';
-    }
-    else {
-        // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
-        const client = budgetClient(settings, until);
-        const done = await Promise.all(ledger.targets(client).map(async (target) => {
-            const what = await abortRemote(client, target, namedLogger(log, target.name), undefined, until);
-            said.set(target.name.toLowerCase(), what);
-            return `${target.name}: ${what}`;
-        }));
-        for (const line of done)
-            log.info(`Jenkins ${line}.`);
-        outcome = done.length > 0 ? `; ${done.join('; ')}.` : '; none of it was still running.';
-    }
-    // Only now: if the runner kills us before this, the post step stops the builds.
-    ledger.done();
-    await settleBy(statuses, until);
+    const statuses = run.finishStatuses(statusFailure(error, step.signal));
+    const { outcome, said } = await stopWork(step, { log, until, single: false });
+    await (0,util_wait/* settleBy */.pN)(statuses, until);
     await run.reportSoFar(said);
     return `${head}${outcome}`;
 }
-/** A failure other than cancel or timeout leaves the builds running, and names them; the post step is told not to stop them. */
-function leavingWorkRunning(api, run, ledger, io, error) {
-    const left = ledger.targets(api);
-    ledger.done();
-    if (left.length === 0)
-        return error;
-    const urls = left.map(t => t.build?.url ?? `${api.baseUrl}/queue/item/${t.queueId ?? '?'}/`);
-    io.saveState(State.LeftRunning, urls.join(' '));
-    const message = error instanceof Error ? error.message : String(error);
-    run.printer.logger.debug(`Left running: ${urls.join(', ')}`);
-    return new Error(`${message.replace(/\.?$/, '.')} Jenkins work this step started is still running: ${urls.join(', ')} (this step stops Jenkins work only when it is cancelled or times out).`);
-}
 
-;// CONCATENATED MODULE: ./src/step/progress.ts
+;// CONCATENATED MODULE: ./src/outcome/summary-cap.ts
+
 
 
 
 /**
- * What the step started in Jenkins, for cancel and timeout, and saved as
- * state for the post step (which runs in a new process, and is the only
- * safety net when the runner killed this one).
+ * GitHub refuses a step's summary over 1 MiB (the runner shows an error and
+ * the summary is lost). The summary is kept this far under it: room for the
+ * line that says what was left out.
  */
-class Progress {
-    job;
-    queueId;
-    build;
-    /** A trigger cut by the cancel, or whose answer was lost: it may have queued a build. */
-    lostTrigger;
-    /** Whether this step started the build: a build it only reports is never stopped. */
-    owned = false;
-    /** Jenkins merged the trigger into another request's item (303): cancel.ts leaves it alone. */
-    shared = false;
-    /**
-     * The multibranch project this step asked to scan, if it did. A scan is
-     * never cancelled or stopped (cancel.ts scanLeft).
-     */
-    scan;
-    finished = false;
-    /** Work to let finish after the abort (a commit status), within its budget. */
-    deferred = [];
-    constructor(job) {
-        this.job = job;
-    }
-    queued(queueId, shared = false) {
-        this.queueId = queueId;
-        this.owned = true;
-        this.shared = shared;
-        saveState(State.QueueId, String(queueId));
-        if (shared)
-            saveState(State.Shared, 'true');
-        saveState(State.Done, 'false');
-    }
-    /** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
-    started(build) {
-        this.build = build;
-        setOutput(Output.BuildNumber, String(build.number));
-        setOutput(Output.BuildUrl, build.url);
-        if (this.owned)
-            saveState(State.BuildNumber, String(build.number));
-    }
-    /** A trigger may have queued a build whose queue item never came back. */
-    maybeQueued(lost) {
-        this.lostTrigger = lost;
-        this.owned = true;
-    }
-    /** Whether anything was (or may have been) started in Jenkins. */
-    get anything() {
-        return this.queueId !== undefined || this.build !== undefined || this.lostTrigger !== undefined;
-    }
-    /** Whether the main step dealt with the remote work (done() or leftRunning()). */
-    get isDone() {
-        return this.finished;
-    }
-    /** The remote work needs nothing more from the post step. */
-    done() {
-        this.finished = true;
-        saveState(State.Done, 'true');
-    }
-    /** The step failed for another reason than cancel or timeout and leaves its work running: the post step must not stop it. */
-    leftRunning(url) {
-        saveState(State.LeftRunning, url);
-        this.done();
-    }
-    /** The queue item ended in Jenkins without a build (`shown` says how, with its link): nothing is left for the post step. */
-    ended(shown) {
-        saveState(State.Ended, shown);
-        this.done();
-    }
-    /** The step returns without waiting for the work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
-    returned(shown) {
-        saveState(State.Returned, shown);
-        this.done();
-    }
-    /** Lets `work` run alongside the abort; settle() waits for it. */
-    defer(work) {
-        this.deferred.push(work.catch(() => undefined));
-    }
-    /** Waits for deferred work, but not past `until` (epoch ms). */
-    settle(until) {
-        return settleBy(Promise.all(this.deferred), until);
-    }
-}
-/** The remote work a killed main step left behind, from its saved state; undefined when there is none. */
-function savedTarget(job, api) {
-    if (getState(State.Done) !== 'false')
-        return undefined;
-    const queueId = Number(getState(State.QueueId)) || undefined;
-    const number = Number(getState(State.BuildNumber)) || undefined;
-    return {
-        job,
-        queueId,
-        build: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) },
-        shared: getState(State.Shared) === 'true'
+const SUMMARY_MAX_BYTES = 1024 * 1024 - 8 * 1024;
+/** Headings the 'left out' line names; the rest are counted. */
+const NAMED_SECTIONS = 10;
+/**
+ * Wraps the job summary so that whatever is added to it, what is written
+ * stays under GitHub's limit. Each add* call is one unit (a heading, a
+ * table, a details block, a raw block): the summary is cut only between
+ * units, never inside one, so Markdown and HTML stay whole, and this holds
+ * for sections this module does not know. `existingBytes` is what the
+ * summary file already holds for this step.
+ */
+function boundedSummary(summary, logger, options = {}) {
+    let units = [];
+    let recorded = 0;
+    const record = () => {
+        const buffer = summary.stringify();
+        if (buffer.length < recorded) {
+            units = [];
+            recorded = 0;
+        }
+        if (buffer.length > recorded) {
+            units.push(buffer.slice(recorded));
+            recorded = buffer.length;
+        }
     };
+    const reset = () => {
+        units = [];
+        recorded = 0;
+    };
+    const proxy = new Proxy(summary, {
+        get(target, key, receiver) {
+            const value = Reflect.get(target, key, receiver);
+            if (typeof value !== 'function')
+                return value;
+            const method = value;
+            if (key === 'write') {
+                return async (...args) => {
+                    record();
+                    // write({ overwrite: true }) replaces what the file holds.
+                    const overwrite = args[0]?.overwrite === true;
+                    const existing = overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)();
+                    const max = (options.maxBytes ?? SUMMARY_MAX_BYTES) - existing;
+                    const text = target.stringify();
+                    if (Buffer.byteLength(text) > max) {
+                        const fitted = fitSummary(units, max);
+                        target.emptyBuffer();
+                        target.addRaw(fitted.text);
+                        logger.warning(`The job summary was ${(0,bytes/* kib */.t)(Buffer.byteLength(text))}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`);
+                    }
+                    reset();
+                    await method.apply(target, args);
+                    return proxy;
+                };
+            }
+            if (key === 'emptyBuffer' || key === 'clear') {
+                return (...args) => {
+                    reset();
+                    const result = method.apply(target, args);
+                    return result === target ? proxy : result;
+                };
+            }
+            if (typeof key === 'string' && key.startsWith('add')) {
+                return (...args) => {
+                    // What an earlier call left unrecorded is a unit of its own.
+                    record();
+                    const result = method.apply(target, args);
+                    record();
+                    return result === target ? proxy : result;
+                };
+            }
+            return method.bind(target);
+        }
+    });
+    return proxy;
 }
+/** The size of the step's summary file so far (0 when there is none). */
+function summaryFileBytes() {
+    const path = process.env.GITHUB_STEP_SUMMARY;
+    if (!path)
+        return 0;
+    try {
+        return (0,external_node_fs_namespaceObject.statSync)(path).size;
+    }
+    catch {
+        return 0;
+    }
+}
+/**
+ * Units (each a whole element) within `maxBytes`, with a line saying what
+ * was left out. Sections (a heading and what follows it up to the next
+ * heading) are left out whole, the largest first, never the first one
+ * (what the build did); if that is not enough, rows from the end of the
+ * largest tables kept; last, whole sections from the end.
+ * @internal
+ */
+function fitSummary(units, maxBytes) {
+    const sections = [];
+    for (const unit of units) {
+        const last = sections[sections.length - 1];
+        if (isHeading(unit) || !last)
+            sections.push([unit]);
+        else
+            last.push(unit);
+    }
+    const bytesOf = (section) => section.reduce((n, unit) => n + Buffer.byteLength(unit), 0);
+    const headings = sectionNames(sections.map(section => section[0] ?? ''));
+    const kept = sections.map(() => true);
+    let keptBytes = sections.reduce((n, section) => n + bytesOf(section), 0);
+    let rows = 0;
+    const current = () => ({
+        text: '',
+        sections: headings.filter((_, i) => !kept[i]),
+        rows
+    });
+    const fits = () => keptBytes + Buffer.byteLength(leftOutLine(current())) + 1 <= maxBytes;
+    const leave = (i) => {
+        kept[i] = false;
+        keptBytes -= bytesOf(sections[i] ?? []);
+    };
+    const largestFirst = sections
+        .map((section, i) => ({ i, bytes: bytesOf(section) }))
+        .filter(s => s.i > 0)
+        .sort((a, b) => b.bytes - a.bytes);
+    for (const { i } of largestFirst) {
+        if (fits())
+            break;
+        leave(i);
+    }
+    // Still too large (the first section alone): rows from the end of its largest tables.
+    while (!fits()) {
+        let largest;
+        sections.forEach((section, i) => {
+            if (!kept[i])
+                return;
+            section.forEach((unit, j) => {
+                const bytes = Buffer.byteLength(unit);
+                if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
+                    largest = { section, unit: j, bytes };
+                }
+            });
+        });
+        if (!largest)
+            break;
+        const table = largest.section[largest.unit];
+        const tableRows = rowsOf(table);
+        const over = keptBytes + Buffer.byteLength(leftOutLine(current())) + 1 - maxBytes;
+        let drop = 0;
+        let freed = 0;
+        // The header row and one row stay.
+        while (tableRows.length - drop > 2 && freed < over) {
+            freed += Buffer.byteLength(tableRows[tableRows.length - 1 - drop] ?? '');
+            drop++;
+        }
+        const shorter = tableOf(table, tableRows.slice(0, tableRows.length - drop));
+        keptBytes += Buffer.byteLength(shorter) - largest.bytes;
+        largest.section[largest.unit] = shorter;
+        rows += drop;
+    }
+    // Last: whole sections from the end, the first one too if it must.
+    for (let i = sections.length - 1; i >= 0 && !fits(); i--)
+        if (kept[i])
+            leave(i);
+    const fitted = current();
+    const text = sections.flatMap((section, i) => (kept[i] ? section : [])).join('');
+    const cutAny = fitted.sections.length > 0 || fitted.rows > 0;
+    fitted.text = cutAny ? `${text}${leftOutLine(fitted)}\n` : text;
+    return fitted;
+}
+/**
+ * Each section's name for the 'left out' line: its heading, after the
+ * heading it is under ('deploy #12 › Stages'), since several builds each
+ * have their own 'Stages'.
+ */
+function sectionNames(firstUnits) {
+    const open = [];
+    return firstUnits.map(unit => {
+        const level = Number(/^\s*<h([1-6])/i.exec(unit)?.[1] ?? 7);
+        const text = (0,shorten/* cut */.J)(headingText(unit), 100);
+        while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level)
+            open.pop();
+        const parent = open[open.length - 1];
+        open.push({ level, text });
+        return parent && level > 2 ? `${parent.text} › ${text}` : text;
+    });
+}
+function isHeading(unit) {
+    return /^\s*<h[1-6][\s>]/i.test(unit);
+}
+function isTable(unit) {
+    return /^\s*<table>/i.test(unit);
+}
+/** The line closing a cut summary. */
+function leftOutLine(left) {
+    return `<p>✂️ ${(0,html/* escapeHtml */.Z)(leftOutText(left, true))}</p>`;
+}
+/** What was left out, in words. */
+function leftOutText(left, inSummary) {
+    const parts = [];
+    if (left.sections.length > 0) {
+        const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${s}'`);
+        const more = left.sections.length - named.length;
+        parts.push(`${left.sections.length} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`);
+    }
+    if (left.rows > 0)
+        parts.push(`${left.rows} table row(s)`);
+    const what = parts.length > 0 ? parts.join(' and ') : 'some content';
+    return inSummary
+        ? `This summary was cut to stay under GitHub's limit of 1 MiB for a step: left out ${what}. The build's pages in Jenkins have everything.`
+        : `left out ${what}.`;
+}
+/** A heading's text, tags and entities taken out (it is escaped again where shown). */
+function headingText(unit) {
+    return unit
+        .replace(/<[^>]*>/g, '')
+        .replace(/&#(\d+);/g, (_, code) => String.fromCodePoint(Number(code)))
+        .replace(/&(amp|lt|gt|quot);/g, (_, name) => name === 'amp' ? '&' : name === 'lt' ? '<' : name === 'gt' ? '>' : '"')
+        .trim();
+}
+/** The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`). */
+function rowsOf(table) {
+    return table.match(/<tr>[\s\S]*?<\/tr>/g) ?? [];
+}
+function tableOf(table, rows) {
+    const tail = /<\/table>(\s*)$/.exec(table)?.[1] ?? '\n';
+    return `<table>${rows.join('')}</table>${tail}`;
+}
+
+;// CONCATENATED MODULE: ./src/step/step-io.ts
+
+
+
+
+/** The runner's step: @actions/core, with the job summary kept under GitHub's limit (summary-cap.ts). */
+const coreStepIO = {
+    logger: coreLogger,
+    write: text => void process.stdout.write(text),
+    drained: stdoutDrained,
+    startGroup: title => startGroup(title),
+    endGroup: () => endGroup(),
+    annotate: (message, title, where) => error(message, { title, file: where?.file, startLine: where?.line }),
+    setOutput: (name, value) => setOutput(name, value),
+    summary: boundedSummary(summary, coreLogger),
+    saveState: (name, value) => saveState(name, value)
+};
 
 ;// CONCATENATED MODULE: ./src/post.ts
 
@@ -50733,7 +50783,7 @@ async function run() {
     });
     try {
         if ((await Promise.race([postStep(), bound])) === 'gave up') {
-            core_warning(`Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`);
+            coreStepIO.logger.warning(`Post step: gave up on the Jenkins build after ${POST_BOUND_MS / 1000} s; it may still be running.`);
         }
     }
     finally {
@@ -50741,54 +50791,53 @@ async function run() {
     }
 }
 async function postStep() {
+    const log = coreStepIO.logger;
     try {
-        if (getState(State.Done) !== 'false') {
-            const left = getState(State.LeftRunning);
-            const ended = getState(State.Ended);
-            const returned = getState(State.Returned);
+        if (getState(constants/* State */.Uw.Done) !== 'false') {
+            const left = getState(constants/* State */.Uw.LeftRunning);
+            const ended = getState(constants/* State */.Uw.Ended);
+            const returned = getState(constants/* State */.Uw.Returned);
             if (left) {
-                coreLogger.info(`Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`);
+                log.info(`Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`);
             }
             else if (ended) {
-                coreLogger.info(`Post step: nothing to stop in Jenkins (${ended}).`);
+                log.info(`Post step: nothing to stop in Jenkins (${ended}).`);
             }
             else if (returned) {
-                coreLogger.info(`Post step: nothing to stop; the main step returned without waiting, as asked: ${returned}.`);
+                log.info(`Post step: nothing to stop; the main step returned without waiting, as asked: ${returned}.`);
             }
             else {
                 // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
-                coreLogger.info('Post step: nothing to stop; the main step finished and left nothing for it.');
+                log.info('Post step: nothing to stop; the main step finished and left nothing for it.');
             }
             return;
         }
         const settings = getSettings();
         if (!settings.abortOnCancel) {
-            coreLogger.info('Post step: left the Jenkins work running (abort-on-cancel: false).');
+            log.info('Post step: left the Jenkins work running (abort-on-cancel: false).');
             return;
         }
         const until = Date.now() + POST_BUDGET_MS;
         const api = budgetClient(settings, until);
-        if (settings.jobs) {
-            // Every build the several-jobs step started, at once, within the one budget.
-            const targets = savedTargets(getState(State.Builds), api);
-            const done = await Promise.all(targets.map(async (target) => {
-                const logger = namedLogger(coreLogger, target.name);
-                return `${target.name}: ${await abortRemote(api, target, logger, undefined, until)}`;
-            }));
-            for (const line of done)
-                coreLogger.info(`Post step: ${line}.`);
+        // Every build the main step started, at once, within the one budget.
+        const targets = savedTargets(getState(constants/* State */.Uw.Builds), api);
+        if (targets.length === 0) {
+            log.info('Post step: nothing to stop; the main step had started no Jenkins work.');
             return;
         }
-        const target = savedTarget(settings.job, api);
-        if (!target) {
-            coreLogger.info('Post step: nothing to stop; the main step had started no Jenkins work.');
-            return;
-        }
-        const done = await abortRemote(api, target, coreLogger, undefined, until);
-        coreLogger.info(`Post step: ${done}.`);
+        // With `jobs`, each line names its job.
+        const named = settings.jobs !== undefined;
+        const done = await Promise.all(targets.map(async (target) => {
+            if (!named)
+                return abortRemote(api, target, log, { until });
+            const said = await abortRemote(api, target, (0,util_logger/* namedLogger */.OP)(log, target.name), { until });
+            return `${target.name}: ${said}`;
+        }));
+        for (const line of done)
+            log.info(`Post step: ${line}.`);
     }
     catch (error) {
-        core_warning(`Post step could not check the Jenkins build: ${error instanceof Error ? error.message : String(error)}`);
+        coreStepIO.logger.warning(`Post step could not check the Jenkins build: ${(0,error_text/* errorText */.k)(error)}`);
     }
 }
 
@@ -50809,156 +50858,105 @@ async function postStep() {
 
 
 
-
-
-
-
-
-
-/** The step log, for the scan of a multibranch project. */
-const scanOutput = {
-    ...coreLogger,
-    startGroup: title => startGroup(title),
-    endGroup: () => endGroup()
-};
 /** The action's entry point: the main step, or the post step on the second run. */
 async function main_run() {
-    if (getState(State.IsPost) === 'true') {
+    if (getState(constants/* State */.Uw.IsPost) === 'true') {
         await run();
         return;
     }
-    saveState(State.IsPost, 'true');
+    coreStepIO.saveState(constants/* State */.Uw.IsPost, 'true');
     try {
         const settings = getSettings();
         for (const warning of settings.inputWarnings)
-            core_warning(warning);
+            coreStepIO.logger.warning(warning);
         if (settings.jobs)
             await runJobsStep(settings, coreStepIO);
         else
-            await runMain(settings);
+            await runMain(settings, coreStepIO);
     }
     catch (error) {
         // Report every thrown value, not only Error instances.
-        setFailed(error instanceof Error ? error.message : String(error));
+        setFailed((0,error_text/* errorText */.k)(error));
         // core.setFailed sets it too; @github/local-action's stand-in for it does
         // not, and `npm run local-action` must exit with the step's status.
         process.exitCode = 1;
     }
 }
-/**
- * One mode of the action, bounded by `timeout` and stopped by the runner's
- * cancel signals. Both fire one signal: the client's requests in flight end
- * at once and none start after it, and the abort (stop or cancel what was
- * started) runs with its own client and budget.
- */
-async function runMain(settings) {
+/** One `job` (or the list of jobs, or disabling one), bounded by `timeout` and stopped by the runner's cancel signals (runBounded). */
+async function runMain(settings, io) {
     // The files are checked on disk before anything is sent to Jenkins.
     const uploads = await resolveUploads(settings.files, settings.workspace);
-    const started = Date.now();
-    const controller = new AbortController();
-    let abortedAt;
-    controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true });
-    const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
-    const removeSignalHandlers = onCancelSignals(controller, coreLogger);
-    const api = createClient(settings, { deadline: started + settings.timeoutMs, signal: controller.signal }, 'quick');
-    const progress = new Progress(settings.job);
-    try {
-        if (settings.listJobs)
-            return await main_listJobs(api, settings);
-        // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
-        if (settings.disable)
-            return await main_disableJob(api, settings);
-        const branch = settings.branch
-            ? await resolveBranch({
-                api,
-                settings,
-                out: scanOutput,
-                signal: controller.signal,
-                onScan: () => (progress.scan = fullName(settings.branch?.project ?? []))
-            })
-            : undefined;
-        await buildJob(api, settings, controller.signal, progress, branch, uploads);
-    }
-    catch (error) {
-        // Whatever failed once the signal fired failed because of it.
-        if (controller.signal.aborted || error instanceof StepAborted) {
-            const reason = abortReason(controller.signal);
-            const at = abortedAt ?? Date.now();
-            const until = at + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS);
-            throw new Error(await abortMessage(settings, progress, error, reason, at - started, until));
+    await runBounded(settings, io, {
+        jobs: [settings.job],
+        run: async ({ api, signal, work }) => {
+            if (settings.listJobs)
+                return main_listJobs(api, settings, io);
+            // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
+            if (settings.disable)
+                return main_disableJob(api, settings, io);
+            const branch = settings.branch
+                ? await resolveBranch({
+                    api,
+                    settings,
+                    out: io,
+                    signal,
+                    onScan: () => work.scans.push((0,job_path/* fullName */.fq)(settings.branch?.project ?? []))
+                })
+                : undefined;
+            await buildJob({ api, settings, signal, work, io, branch, uploads });
+        },
+        stopped: abortMessage,
+        failed: async (step, error) => {
+            if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found' && !step.work.anything) {
+                return new Error(await withJobSuggestions(step.api, settings.job, error, io.logger));
+            }
+            return leavingWorkRunning(step, error, true);
         }
-        if (error instanceof JenkinsError && error.kind === 'not-found' && !progress.queueId) {
-            throw new Error(await withJobSuggestions(api, settings.job, error, coreLogger));
-        }
-        throw main_leavingWorkRunning(api, progress, error);
-    }
-    finally {
-        clearTimeout(timer);
-        removeSignalHandlers();
-    }
+    });
 }
-/**
- * A failure that is not a cancel or timeout leaves the build running, as
- * `abort-on-cancel` promises, and says so with its link; the post step is
- * told not to stop it. A queue item that Jenkins cancelled or forgot left
- * nothing running, and that is what is said and saved.
- */
-function main_leavingWorkRunning(api, progress, error) {
-    if (!progress.owned || progress.isDone)
-        return error;
-    const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof QueueItemEnded && !progress.build) {
-        // Jenkins shows the item cancelled or gone: nothing of it runs.
-        const url = `${api.baseUrl}/queue/item/${error.queueId}/`;
-        progress.ended(`${error.shown}, ${url}`);
-        return new Error(`${message.replace(/\.?$/, '.')} Nothing this step started is running in Jenkins (queue item ${error.queueId}: ${url}).`);
-    }
-    const [work, url] = progress.build
-        ? [`Jenkins build #${progress.build.number} is still running`, progress.build.url]
-        : [`Jenkins queue item ${progress.queueId}`, `${api.baseUrl}/queue/item/${progress.queueId}/`];
-    progress.leftRunning(url);
-    return new Error(`${message.replace(/\.?$/, '.')} ${work}: ${url} (this step stops Jenkins work only when it is cancelled or times out).`);
-}
-async function main_listJobs(api, settings) {
+async function main_listJobs(api, settings, io) {
     const names = await api.listJobs(settings.job);
-    setOutput(Output.Jobs, JSON.stringify(names));
+    io.setOutput(constants/* Output */.k7.Jobs, JSON.stringify(names));
     if (settings.job.length > 0)
-        setOutput(Output.JobUrl, api.jobUrl(settings.job));
+        io.setOutput(constants/* Output */.k7.JobUrl, api.jobUrl(settings.job));
     const where = settings.jobName ? `folder ${settings.jobName}` : api.baseUrl;
-    coreLogger.info(`${names.length} job(s) in ${where}:`);
+    io.logger.info(`${names.length} job(s) in ${where}:`);
     for (const name of names)
-        coreLogger.info(`  ${shortName(name)}`);
+        io.logger.info(`  ${(0,util_names/* shortName */.l)(name)}`);
 }
-async function main_disableJob(api, settings) {
+async function main_disableJob(api, settings, io) {
     await api.disableJob(settings.job);
-    setOutput(Output.JobUrl, api.jobUrl(settings.job));
-    coreLogger.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`);
+    io.setOutput(constants/* Output */.k7.JobUrl, api.jobUrl(settings.job));
+    io.logger.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`);
 }
 /** Cancels or stops what the step started (unless told not to) and says how long it waited and what it did. */
-async function abortMessage(settings, progress, error, reason, waitedMs, until) {
-    const limit = formatDuration(settings.timeoutMs);
+async function abortMessage(step, { error, reason, waitedMs, until }) {
+    const { settings, work } = step;
+    const log = step.io.logger;
+    const limit = (0,util_duration/* formatDuration */.a3)(settings.timeoutMs);
     const head = reason === 'timeout'
-        ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${limit}) waiting for Jenkins ${settings.jobName}`
+        ? `Timed out after ${(0,util_duration/* formatDuration */.a3)(waitedMs)} (timeout: ${limit}) waiting for Jenkins ${settings.jobName}`
         : `The workflow was cancelled while waiting for Jenkins ${settings.jobName}`;
-    const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined;
-    if (error instanceof Interrupted) {
+    const item = work.item(0);
+    const last = error instanceof errors/* Interrupted */.j$ ? error.lastFailure?.replace(/\.$/, '') : undefined;
+    if (error instanceof errors/* Interrupted */.j$) {
         // What the step was waiting for when it was stopped (a hung request says how long it hung).
         if (error.sent)
-            coreLogger.info(`${error.message}.`);
-        if (error.lostTrigger && !progress.queueId)
-            progress.maybeQueued(error.lostTrigger);
+            log.info(`${error.message}.`);
+        if (error.lostTrigger && item.queueId === undefined)
+            work.maybeQueued(0, error.lostTrigger);
     }
     if (last && reason === 'cancelled')
-        coreLogger.info(`Last error before the cancel: ${last}.`);
-    const target = progress.build
-        ? ` #${progress.build.number}`
-        : progress.queueId !== undefined
-            ? ` (queue item ${progress.queueId})`
+        log.info(`Last error before the cancel: ${last}.`);
+    const target = item.ref
+        ? ` #${item.ref.number}`
+        : item.queueId !== undefined
+            ? ` (queue item ${item.queueId})`
             : '';
-    const started = progress.anything;
-    const outcome = await abortOrLeave(settings, progress, until);
+    const started = work.anything || item.ref !== undefined;
+    const { outcome } = await stopWork(step, { log, until, single: true });
     // A commit status update let go alongside the abort gets what is left of its budget.
-    await progress.settle(until);
+    await work.settle(until);
     if (last && reason === 'timeout') {
         // Jenkins kept failing until the timeout: that failure is the news.
         return started
@@ -50967,40 +50965,2842 @@ async function abortMessage(settings, progress, error, reason, waitedMs, until) 
     }
     return `${head}${target}${outcome}`;
 }
-/** Stops or cancels what the step started, or says why not; the text that ends the abort message. */
-async function abortOrLeave(settings, progress, until) {
-    if (!progress.anything) {
-        progress.done();
-        if (progress.scan === undefined)
-            return '; nothing was started in Jenkins.';
-        const left = scanLeft(progress.scan);
-        coreLogger.info(`Jenkins: ${left}.`);
-        return `; ${left}.`;
+
+
+/***/ }),
+
+/***/ 4078:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   CommitStatusReporter: () => (/* binding */ CommitStatusReporter),
+/* harmony export */   commitUnderTestSha: () => (/* binding */ commitUnderTestSha)
+/* harmony export */ });
+/* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(157);
+/* harmony import */ var _commit_under_test_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7101);
+/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6601);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
+/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2509);
+
+
+
+
+
+/** GitHub rejects longer descriptions (422). */
+const MAX_DESCRIPTION = 140;
+/**
+ * Sets a commit status on the commit under test. Best effort: it never
+ * throws and never fails the build; every problem is a warning (a 403/404
+ * names the `statuses: write` permission, once, and stops further attempts).
+ */
+class CommitStatusReporter {
+    logger;
+    context;
+    token;
+    gate;
+    target;
+    octokit;
+    final = false;
+    /**
+     * Goes to `options.target`, the step's commit under test; without one,
+     * reads owner/repo/sha from @actions/github's context (or an injected
+     * one): for pull requests the head commit, as the rule says (context.sha is
+     * the merge commit there, or the base branch's head, whose statuses the
+     * pull request does not show).
+     */
+    constructor(options, ghContext) {
+        this.logger = options.logger;
+        this.context = options.context;
+        this.token = options.token;
+        this.gate = options.gate ?? { closed: false };
+        if (options.target === null) {
+            this.logger.debug(`Commit status '${this.context}' is off: no commit under test.`);
+            return;
+        }
+        try {
+            const ctx = ghContext ?? _actions_github__WEBPACK_IMPORTED_MODULE_0__/* .context */ ._;
+            const { owner, repo } = options.target ?? ctx.repo;
+            const sha = options.target?.sha ?? (0,_commit_under_test_js__WEBPACK_IMPORTED_MODULE_1__/* .headShaOf */ .kq)(ctx)?.sha ?? ctx.sha;
+            if (!sha)
+                throw new Error('the workflow context has no commit SHA');
+            this.target = { owner, repo, sha };
+            this.octokit = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_2__.githubClient)({
+                token: options.token,
+                logger: this.logger,
+                fetch: options.fetch
+            });
+        }
+        catch (error) {
+            this.target = undefined;
+            this.logger.warning(`Commit status '${this.context}' is disabled: ${this.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error))}`);
+        }
     }
-    if (!progress.owned || !settings.abortOnCancel)
-        progress.done();
-    if (!progress.owned)
-        return '; left it running (this step did not start it).';
-    if (!settings.abortOnCancel)
-        return '; left the Jenkins work running (abort-on-cancel: false).';
-    // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
-    const done = await abortRemote(budgetClient(settings, until), progress, coreLogger, undefined, until);
-    // Only now: if the runner kills us before this, the post step stops the build.
-    progress.done();
-    coreLogger.info(`Jenkins: ${done}.`);
-    return `; ${done}.`;
+    /** The commit the statuses go to, if any. */
+    get sha() {
+        return this.target?.sha;
+    }
+    /** Whether a final state (success, failure, error) was sent or attempted. */
+    get finished() {
+        return this.final;
+    }
+    pending(description, targetUrl) {
+        return this.set('pending', description, targetUrl);
+    }
+    /**
+     * SUCCESS gives success; FAILURE, UNSTABLE, ABORTED and NOT_BUILT give
+     * failure; 'error' (the action could not follow the build) gives error.
+     * When `accepted` is given it decides between success and failure instead,
+     * so that the status agrees with the step (e.g. `accept: SUCCESS,UNSTABLE`).
+     */
+    finish(result, description, targetUrl, accepted) {
+        this.final = true;
+        let state;
+        if (result === 'error')
+            state = 'error';
+        else if (accepted !== undefined)
+            state = accepted ? 'success' : 'failure';
+        else
+            state = result === 'SUCCESS' ? 'success' : 'failure';
+        return this.set(state, description, targetUrl);
+    }
+    async set(state, description, targetUrl) {
+        const target = this.target;
+        const octokit = this.octokit;
+        if (!target || !octokit || this.gate.closed) {
+            this.logger.debug(`Commit status '${this.context}' skipped (${state}).`);
+            return;
+        }
+        // Until one status of the step has gone through, the reporters of its
+        // builds (several `jobs`) wait for the one request in flight: a token
+        // that may not set statuses is refused once, not once per build.
+        while (!this.gate.proven && this.gate.probe)
+            await this.gate.probe;
+        if (this.gate.closed) {
+            this.logger.debug(`Commit status '${this.context}' skipped (${state}).`);
+            return;
+        }
+        const url = httpUrl(targetUrl);
+        try {
+            const request = octokit.rest.repos.createCommitStatus({
+                ...target,
+                state,
+                context: this.context,
+                description: (0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(description.replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
+                ...(url ? { target_url: url } : {})
+            });
+            if (!this.gate.proven) {
+                const probe = request.then(() => void (this.gate.proven = true), () => undefined);
+                this.gate.probe = probe;
+                void probe.then(() => {
+                    if (this.gate.probe === probe)
+                        this.gate.probe = undefined;
+                });
+            }
+            await request;
+            this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`);
+        }
+        catch (error) {
+            const status = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_2__.httpStatusOf)(error);
+            if (status === 403 || status === 404) {
+                // A token without `statuses: write`, or a fork PR's read-only token:
+                // say so once and stop trying (every reporter of the step).
+                this.target = undefined;
+                if (this.gate.closed)
+                    return;
+                this.gate.closed = true;
+                this.logger.warning(`Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
+                    `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
+                    `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
+                    `GitHub said: ${this.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error))}`);
+                return;
+            }
+            this.logger.warning(`Could not set commit status '${this.context}' (${state}): ${this.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error))}`);
+        }
+    }
+    /** The token must never reach a log line, whatever a library puts in a message. */
+    redact(text) {
+        return (0,_github_client_js__WEBPACK_IMPORTED_MODULE_2__.redactor)(this.token)(text);
+    }
+}
+/**
+ * The commit the summary's links to source lines go to (source-link.ts):
+ * the event's own commit by commit-under-test.ts's rule (a pull request's
+ * head, workflow_run's, a merge queue's…), else GITHUB_SHA. It does not
+ * read a pull request over the API (issue_comment): statuses and the
+ * comment take the step's resolved commit from GithubReports instead.
+ */
+function commitUnderTestSha(ctx = _actions_github__WEBPACK_IMPORTED_MODULE_0__/* .context */ ._) {
+    try {
+        return (0,_commit_under_test_js__WEBPACK_IMPORTED_MODULE_1__/* .headShaOf */ .kq)(ctx)?.sha ?? (ctx.sha || undefined);
+    }
+    catch {
+        return ctx.sha || undefined;
+    }
+}
+function httpUrl(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? url : undefined;
+    }
+    catch {
+        return undefined;
+    }
 }
 
 
 /***/ }),
 
-/***/ 3958:
+/***/ 7101:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Ik: () => (/* binding */ commitUnderTest),
+/* harmony export */   _n: () => (/* binding */ pullRequestOf),
+/* harmony export */   kq: () => (/* binding */ headShaOf)
+/* harmony export */ });
+/**
+ * The one rule for the commit under test and the pull request a run is
+ * tied to, used by every report (commit status, pull request comment, the
+ * `commit` output). GITHUB_SHA is the wrong commit for most events a team
+ * builds pull requests from: the merge commit on `pull_request`, the default
+ * branch's head on `issue_comment`, `workflow_run` and `pull_request_target`;
+ * a status set there never shows on the pull request.
+ *
+ * Per event (the payload the runner writes to GITHUB_EVENT_PATH):
+ * - pull_request, pull_request_target, pull_request_review(_comment):
+ *   `pull_request.head.sha`;
+ * - issue_comment on a pull request (`issue.pull_request` present): the pull
+ *   request's current head, read once (the payload carries no commit);
+ *   on a plain issue: GITHUB_SHA;
+ * - workflow_run, check_suite, check_run, merge_group: their `head_sha`;
+ * - any other event: GITHUB_SHA, or the head of the `pull-request` input's
+ *   pull request when one is named.
+ * The `commit` input overrides the rule. A pull request that cannot be read
+ * throws: the caller then reports nowhere rather than on the wrong commit.
+ */
+/** Events whose payload has the pull request, with its head. */
+const PULL_REQUEST_EVENTS = new Set([
+    'pull_request',
+    'pull_request_target',
+    'pull_request_review',
+    'pull_request_review_comment'
+]);
+/** Events whose payload object (named like the event) has a `head_sha` of its own. */
+const HEAD_SHA_EVENTS = new Set(['workflow_run', 'check_suite', 'check_run', 'merge_group']);
+/** The commit under test and its pull request; throws when a pull request's head is needed and cannot be read. */
+async function commitUnderTest(ctx, inputs, readHead) {
+    const { owner, repo } = ctx.repo;
+    const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx);
+    const tied = pullRequest === undefined ? {} : { pullRequest };
+    if (inputs.commit)
+        return { owner, repo, sha: inputs.commit, ...tied, from: 'the commit input' };
+    const head = headShaOf(ctx);
+    if (head)
+        return { owner, repo, sha: head.sha, ...tied, from: head.from };
+    // A comment on a pull request, or a pull request named by the input:
+    // its head now (the payload has no commit), read once.
+    if (pullRequest !== undefined) {
+        return {
+            owner,
+            repo,
+            sha: await readHead(pullRequest),
+            pullRequest,
+            from: `pull request #${pullRequest}'s head`
+        };
+    }
+    if (!ctx.sha)
+        throw new Error('the workflow context has no commit SHA (GITHUB_SHA)');
+    return { owner, repo, sha: ctx.sha, from: 'GITHUB_SHA' };
+}
+/**
+ * The commit the event's payload names for the events that carry one
+ * (pull request, workflow_run, check and merge queue events); throws when
+ * such an event lacks it; undefined for the others.
+ */
+function headShaOf(ctx) {
+    const event = ctx.eventName;
+    const path = PULL_REQUEST_EVENTS.has(event)
+        ? ['pull_request', 'head', 'sha']
+        : HEAD_SHA_EVENTS.has(event)
+            ? [event, 'head_sha']
+            : undefined;
+    if (!path)
+        return undefined;
+    const sha = field(ctx.payload, ...path);
+    const from = path.join('.');
+    if (typeof sha !== 'string' || sha === '')
+        throw new Error(`the ${event} event has no ${from}`);
+    return { sha, from };
+}
+/** The pull request the event names, if exactly one. */
+function pullRequestOf(ctx) {
+    const { payload, eventName: event } = ctx;
+    if (PULL_REQUEST_EVENTS.has(event))
+        return numberOf(field(payload, 'pull_request', 'number'));
+    if (event === 'issue_comment') {
+        // A pull request is an issue with `pull_request` set; a plain issue has none.
+        const issue = field(payload, 'issue');
+        return field(issue, 'pull_request') ? numberOf(field(issue, 'number')) : undefined;
+    }
+    if (event === 'workflow_run' || event === 'check_suite' || event === 'check_run') {
+        // GitHub lists the pull requests whose head is the commit; for a fork's it
+        // lists none (the `pull-request` input says which), and two is ambiguous.
+        const object = event === 'check_run' ? field(payload, 'check_run') : field(payload, event);
+        const list = field(object, 'pull_requests');
+        if (!Array.isArray(list))
+            return undefined;
+        const here = list.filter(entry => intoThisRepository(entry, payload));
+        return here.length === 1 ? numberOf(field(here[0], 'number')) : undefined;
+    }
+    return undefined;
+}
+/** An entry of `pull_requests` whose base is the workflow's repository (GitHub also lists pull requests into other repositories). */
+function intoThisRepository(entry, payload) {
+    const base = field(entry, 'base', 'repo', 'id');
+    const here = field(payload, 'repository', 'id');
+    return base === undefined || here === undefined || base === here;
+}
+function field(value, ...path) {
+    let current = value;
+    for (const key of path) {
+        if (typeof current !== 'object' || current === null)
+            return undefined;
+        current = current[key];
+    }
+    return current;
+}
+function numberOf(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+
+/***/ }),
+
+/***/ 6601:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.r(__webpack_exports__);
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   githubClient: () => (/* binding */ githubClient),
+/* harmony export */   httpStatusOf: () => (/* binding */ httpStatusOf),
+/* harmony export */   redactor: () => (/* binding */ redactor)
+/* harmony export */ });
+/* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(157);
+/**
+ * The GitHub REST client every report of the step uses (commit statuses,
+ * the pull request and its comments), made one way: @actions/github's
+ * Octokit on GITHUB_API_URL, through the runner's proxy settings, its own
+ * console warnings sent to the debug log with the token taken out.
+ */
+
+/** An Octokit for `token`; its own log lines go to debug, redacted. */
+function githubClient(options) {
+    const redact = redactor(options.token);
+    return (0,_actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q)(options.token, {
+        ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
+        // Octokit would otherwise print its own warnings to the console.
+        log: {
+            debug: () => undefined,
+            info: () => undefined,
+            warn: (message) => options.logger.debug(redact(message)),
+            error: (message) => options.logger.debug(redact(message))
+        }
+    });
+}
+/** The token must never reach a log line, whatever a library puts in a message. */
+function redactor(token) {
+    return text => (token ? text.split(token).join('***') : text);
+}
+/** The HTTP status of a failed Octokit request, if it got an answer. */
+function httpStatusOf(error) {
+    const status = error?.status;
+    return typeof status === 'number' ? status : undefined;
+}
+
+
+/***/ }),
+
+/***/ 6380:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Gs: () => (/* binding */ addHistory),
+/* harmony export */   Lu: () => (/* binding */ readHistory),
+/* harmony export */   Mq: () => (/* binding */ historyOutput),
+/* harmony export */   om: () => (/* binding */ historyOf)
+/* harmony export */ });
+/* unused harmony exports medianDuration, historyLine */
+/* harmony import */ var _util_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6518);
+/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9263);
+/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1617);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1992);
+
+
+
+
+/** The finished builds of `builds` (newest first), with their URLs on our base. */
+function historyOf(builds, urlOf) {
+    const entries = [];
+    for (const b of builds) {
+        if (b.building || b.result === null)
+            continue;
+        entries.push({ number: b.number, result: b.result, duration: b.duration, url: urlOf(b.number) });
+    }
+    return entries;
+}
+/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
+const HISTORY_READ = 16;
+/** Finished builds kept. */
+const HISTORY_KEPT = 10;
+/**
+ * For a build this step did not trigger (`build: last`, `last-successful`):
+ * the job's last finished builds before it, in one bounded read (a
+ * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
+ * said in the debug log only.
+ */
+async function readHistory(api, job, before, logger) {
+    try {
+        const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true });
+        const summaries = builds.flatMap(b => b.duration === undefined || b.number >= before
+            ? []
+            : [
+                {
+                    number: b.number,
+                    result: b.result ?? null,
+                    duration: b.duration,
+                    building: !!b.building
+                }
+            ]);
+        return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
+    }
+    catch (error) {
+        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .Interrupted */ .j$)
+            throw error;
+        logger.debug(`Could not read the job's earlier builds: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_2__/* .errorText */ .k)(error)}`);
+        return undefined;
+    }
+}
+/** The `history` output: at most ten small entries, newest first. */
+function historyOutput(entries) {
+    return JSON.stringify(entries);
+}
+const SYMBOLS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+/**
+ * The median of the durations (ms); undefined for none.
+ * @internal
+ */
+function medianDuration(entries) {
+    const sorted = entries.map(e => e.duration).sort((a, b) => a - b);
+    if (sorted.length === 0)
+        return undefined;
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+        ? sorted[middle]
+        : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
+}
+/**
+ * The history line, oldest build first so that it reads as a timeline up
+ * to this build; nothing when the job had no finished build before it.
+ * @internal
+ */
+function historyLine(entries) {
+    if (entries.length === 0)
+        return undefined;
+    const symbols = [...entries]
+        .reverse()
+        .map(e => (0,_util_html_js__WEBPACK_IMPORTED_MODULE_3__/* .link */ .n)(SYMBOLS[e.result] ?? '⚪', e.url))
+        .join(' ');
+    const median = medianDuration(entries) ?? 0;
+    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_3__/* .escapeHtml */ .Z)((0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(median))}.</p>`;
+}
+/** Adds the history line to the summary. */
+function addHistory(summary, entries) {
+    const line = historyLine(entries);
+    if (line)
+        summary.addRaw(line, true);
+}
+
+
+/***/ }),
+
+/***/ 4230:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   L: () => (/* binding */ cappedArray)
+/* harmony export */ });
+/**
+ * JSON array outputs within a byte cap. GitHub allows 1 MB for all of a
+ * job's outputs together (counted as UTF-16); a list Jenkins makes long
+ * (stages, archived files) must not take it all, nor fail the job.
+ */
+/**
+ * `entries` as a JSON array of at most `maxBytes` UTF-8 bytes: the first
+ * entries that fit, each whole, so that it stays valid JSON.
+ */
+function cappedArray(entries, maxBytes) {
+    const texts = entries.map(entry => JSON.stringify(entry) ?? 'null');
+    let fullBytes = 2;
+    let bytes = 2;
+    let kept = 0;
+    texts.forEach((text, i) => {
+        const size = Buffer.byteLength(text) + (i > 0 ? 1 : 0);
+        fullBytes += size;
+        if (kept === i && bytes + size <= maxBytes) {
+            bytes += size;
+            kept++;
+        }
+    });
+    return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes };
+}
+
+
+/***/ }),
+
+/***/ 8215:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  CommitStatusReporter: () => (/* binding */ CommitStatusReporter)
+  commentMarker: () => (/* binding */ commentMarker),
+  w: () => (/* binding */ renderComment)
+});
+
+// UNUSED EXPORTS: MAX_COMMENT_CHARS
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+// EXTERNAL MODULE: ./src/util/duration.ts
+var duration = __nccwpck_require__(6518);
+;// CONCATENATED MODULE: ./src/util/markdown.ts
+/**
+ * Text from Jenkins in GitHub-flavoured Markdown (a pull request comment),
+ * made inert. Escapes do not do it there: GitHub forms @-mentions, issue
+ * references and autolinks after entity and backslash escapes are decoded
+ * (`&#64;team` still pings the team), and raw HTML passes its filter in
+ * part. Inside a code span nothing is parsed: no HTML, no mention, no link,
+ * no emphasis. So every piece of untrusted text goes in one code span on
+ * one line.
+ */
+// C0 and C1 controls, and the bidirectional overrides that make a name read
+// otherwise than it is written.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** Every line break and space GitHub or a browser may honour (JavaScript's \s has U+2028, U+2029, NBSP). */
+const SPACES = /\s+/g;
+/**
+ * `text` as one inline code span of at most `max` characters (code points):
+ * line breaks and controls become spaces (a line break would end the list
+ * item, a blank line the paragraph), and the fence is one backtick longer
+ * than the longest run inside, so no backtick in the text can close it.
+ */
+function codeSpan(text, max) {
+    // Enough of a long text for `max` code points once its spaces are folded.
+    const head = text.length > max * 4 ? text.slice(0, max * 4) : text;
+    const flat = head.replace(CONTROL, ' ').replace(SPACES, ' ').trim();
+    const chars = Array.from(flat);
+    const shown = chars.length <= max
+        ? flat
+        : chars
+            .slice(0, max - 1)
+            .join('')
+            .trimEnd() + '…';
+    if (shown === '')
+        return '(empty)';
+    const longest = Math.max(0, ...Array.from(shown.matchAll(/`+/g), run => run[0].length));
+    const fence = '`'.repeat(longest + 1);
+    // A span that starts or ends with a backtick needs a space inside its
+    // fence (CommonMark strips one on each side when both are there).
+    const pad = shown.startsWith('`') || shown.endsWith('`') ? ' ' : '';
+    return fence + pad + shown + pad + fence;
+}
+/**
+ * A Markdown link destination for an http(s) URL, or undefined: `(`, `)`,
+ * `<`, `>` and spaces percent-encoded, so the URL cannot end the link early.
+ */
+function linkTarget(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+            return undefined;
+        return parsed.href.replace(/[()<>\s]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+    }
+    catch {
+        return undefined;
+    }
+}
+
+// EXTERNAL MODULE: ./src/util/names.ts
+var names = __nccwpck_require__(5888);
+// EXTERNAL MODULE: ./src/outcome/report.ts + 1 modules
+var report = __nccwpck_require__(8082);
+;// CONCATENATED MODULE: ./src/outcome/pr-comment-body.ts
+/**
+ * The text of the pull request comment (`pr-comment`): one line per build
+ * (queued, running, or its result with duration, link and test counts), the
+ * failed stage and up to 10 failed tests of each, and a link to the
+ * workflow run whose summary has the rest. Pure: pr-comment.ts writes it.
+ *
+ * Everything that comes from Jenkins (job, test and stage names, errors) is
+ * in a code span on one line (util/markdown.ts says why escapes are not
+ * enough); links go only to the configured Jenkins and to the workflow run.
+ * The body stays within GitHub's 65,536 characters by listing fewer failed
+ * tests, then fewer builds.
+ */
+
+
+
+
+
+/**
+ * GitHub refuses a longer comment body (422).
+ * @internal
+ */
+const MAX_COMMENT_CHARS = 65_536;
+/** Failed tests listed per build at most. */
+const MAX_COMMENT_TESTS = 10;
+const ERROR_CHARS = 300;
+/**
+ * The hidden first line that finds the comment again on a later run: one per
+ * report name, hashed so that no name can end the HTML comment.
+ */
+function commentMarker(name) {
+    const id = (0,external_node_crypto_.createHash)('sha256').update(name).digest('hex').slice(0, 16);
+    return `<!-- jenkins-build-action report ${id} -->`;
+}
+/** The comment's Markdown, at most MAX_COMMENT_CHARS characters. */
+function renderComment(input) {
+    const link = (text, url) => {
+        const target = url?.startsWith(`${input.jenkinsUrl}/`) ? linkTarget(url) : undefined;
+        return target ? `[${text}](${target})` : text;
+    };
+    const head = `${commentMarker(input.name)}\n### Jenkins: ${codeSpan(input.name, names/* NAME_CHARS */.E)}\n\n`;
+    const run = linkTarget(input.runUrl);
+    const foot = run
+        ? `\nThe [workflow run](${run}) has the console, the summary and the rest.\n`
+        : '';
+    const room = MAX_COMMENT_CHARS - head.length - foot.length;
+    const block = (build, tests) => buildLines(build, tests, link).join('\n') + '\n';
+    // Each try renders builds only until the room is spent: a step with
+    // thousands of builds costs what fits in the comment, not what it has.
+    for (const tests of [MAX_COMMENT_TESTS, 3]) {
+        const blocks = fitting(input.builds, room, build => block(build, tests));
+        if (blocks.length === input.builds.length)
+            return head + blocks.join('') + foot;
+    }
+    const all = fitting(input.builds, room, build => block(build, 0));
+    if (all.length === input.builds.length)
+        return head + all.join('') + foot;
+    // Thousands of builds: as many as fit, and how many more there are.
+    const more = (n) => `- and ${n} more builds: see the workflow run.\n`;
+    const shown = fitting(input.builds, room - more(input.builds.length).length, build => block(build, 0));
+    return head + shown.join('') + more(input.builds.length - shown.length) + foot;
+}
+/** The blocks of the first builds whose total length is within `room`: rendering stops at the first that is not. */
+function fitting(builds, room, render) {
+    const blocks = [];
+    let used = 0;
+    for (const build of builds) {
+        const text = render(build);
+        used += text.length;
+        if (used > room)
+            break;
+        blocks.push(text);
+    }
+    return blocks;
+}
+function buildLines(build, tests, link) {
+    const { outcome } = build;
+    const job = link(codeSpan(outcome.jobName, names/* NAME_CHARS */.E), outcome.jobUrl);
+    const number = outcome.build?.number ?? buildNumberOf(outcome.buildUrl);
+    const ref = number === undefined ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`;
+    const head = `- ${stateOf(build, link)} ${job}${ref}`;
+    const lines = [head + detailsOf(build)];
+    if (outcome.failedStage)
+        lines.push(`  - Failed stage: ${codeSpan(outcome.failedStage, names/* NAME_CHARS */.E)}`);
+    const failed = outcome.tests?.failed ?? [];
+    const listed = failed.slice(0, tests);
+    if (listed.length > 0) {
+        const of = outcome.tests?.counts.failed ?? failed.length;
+        lines.push(`  - Failed tests (${listed.length === of ? of : `${listed.length} of ${of}`}):`);
+        for (const test of listed) {
+            const where = outcome.tests?.located?.get(test);
+            const at = where ? ` at ${codeSpan(`${where.file}:${where.line}`, names/* NAME_CHARS */.E)}` : '';
+            const error = firstLine(test.errorDetails ?? '');
+            const name = test.className ? `${test.className}.${test.name}` : test.name;
+            lines.push(`    - ${codeSpan(name, names/* NAME_CHARS */.E)}${at}${error ? `: ${codeSpan(error, ERROR_CHARS)}` : ''}`);
+        }
+    }
+    return lines;
+}
+/** The symbol and state word(s). */
+function stateOf(build, link) {
+    const { outcome } = build;
+    if (build.stopped)
+        return `⛔ stopped (${codeSpan(build.stopped, ERROR_CHARS)})`;
+    if (build.left)
+        return `↪️ left running (${codeSpan(build.left, ERROR_CHARS)})`;
+    if (outcome.result) {
+        const accepted = outcome.accepted && outcome.result !== 'SUCCESS' ? ' (accepted)' : '';
+        return `${report/* RESULT_ICONS */.D$[outcome.result]} **${outcome.result}**${accepted}`;
+    }
+    if (build.error)
+        return `❌ **failed**: ${codeSpan(firstLine(build.error), ERROR_CHARS)}`;
+    if (outcome.buildUrl)
+        return outcome.note ? '▶️ **started**' : '🔄 **running**';
+    if (outcome.queueUrl)
+        return `⏳ **${link('queued', outcome.queueUrl)}**`;
+    return '⏳ **waiting**';
+}
+/** Duration and test counts of a finished build. */
+function detailsOf(build) {
+    const { outcome } = build;
+    const parts = [];
+    if (outcome.result && outcome.build)
+        parts.push((0,duration/* formatDuration */.a3)(outcome.build.duration));
+    const counts = outcome.tests?.counts;
+    if (counts) {
+        parts.push(`tests: ${counts.total} total, ${counts.failed} failed, ${counts.skipped} skipped`);
+    }
+    return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
+}
+function firstLine(text) {
+    return (text
+        .split(/\r\n|\r|\n|\u2028|\u2029/)
+        .map(line => line.trim())
+        .find(line => line !== '') ?? '');
+}
+function buildNumberOf(url) {
+    const match = url ? /\/(\d+)\/?$/.exec(url) : null;
+    return match ? Number(match[1]) : undefined;
+}
+
+
+/***/ }),
+
+/***/ 5184:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   PullRequestComment: () => (/* binding */ PullRequestComment)
+/* harmony export */ });
+/* unused harmony export lastPage */
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1992);
+/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6601);
+
+
+/** Comments searched for the marker, newest first, at most. */
+const MAX_SEARCHED_COMMENTS = 1000;
+const PAGE_SIZE = 100;
+/** The one comment of a report on a pull request. */
+class PullRequestComment {
+    o;
+    id;
+    closed = false;
+    /** Writes go one after the other: the last one asked for is the last one written. */
+    chain = Promise.resolve();
+    constructor(o) {
+        this.o = o;
+    }
+    /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
+    write(body) {
+        this.chain = this.chain.then(() => this.send(body));
+        return this.chain;
+    }
+    async send(body) {
+        const { client, owner, repo, number, logger } = this.o;
+        if (this.closed)
+            return logger.debug(`Pull request comment on #${number} skipped.`);
+        try {
+            this.id ??= await this.find();
+            if (this.id !== undefined) {
+                try {
+                    await client.rest.issues.updateComment({ owner, repo, comment_id: this.id, body });
+                    return logger.debug(`Updated comment ${this.id} on pull request #${number}.`);
+                }
+                catch (error) {
+                    // Deleted since it was found: write it again.
+                    if ((0,_github_client_js__WEBPACK_IMPORTED_MODULE_0__.httpStatusOf)(error) !== 404)
+                        throw error;
+                }
+            }
+            const created = await client.rest.issues.createComment({
+                owner,
+                repo,
+                issue_number: number,
+                body
+            });
+            this.id = created.data.id;
+            logger.debug(`Created comment ${this.id} on pull request #${number}.`);
+        }
+        catch (error) {
+            const status = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_0__.httpStatusOf)(error);
+            const said = this.o.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_1__/* .errorText */ .k)(error));
+            if (status === 403 || status === 404) {
+                // A read-only token (a fork's, Dependabot's, or `permissions:`
+                // without it): say so once and stop trying for the step.
+                this.closed = true;
+                logger.warning(`Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${status}): ` +
+                    `the github-token needs the \`pull-requests: write\` permission ` +
+                    `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
+                    `The build itself is not affected. GitHub said: ${said}`);
+                return;
+            }
+            logger.warning(`Could not write the comment on pull request #${number}: ${said}`);
+        }
+    }
+    /** The id of the newest comment that starts with the marker, among the newest 1,000. */
+    async find() {
+        const { client, owner, repo, number, marker } = this.o;
+        const list = (page) => client.rest.issues.listComments({
+            owner,
+            repo,
+            issue_number: number,
+            per_page: PAGE_SIZE,
+            page
+        });
+        const first = await list(1);
+        const last = lastPage(first.headers.link) ?? 1;
+        const oldest = Math.max(1, last - MAX_SEARCHED_COMMENTS / PAGE_SIZE + 1);
+        for (let page = last; page >= oldest; page--) {
+            const { data } = page === 1 ? first : await list(page);
+            for (let i = data.length - 1; i >= 0; i--) {
+                const comment = data[i];
+                if (comment?.body?.startsWith(marker))
+                    return comment.id;
+            }
+        }
+        return undefined;
+    }
+}
+/**
+ * The page number of `rel="last"` in a Link header (RFC 8288), if any.
+ * @internal
+ */
+function lastPage(link) {
+    for (const part of link?.split(',') ?? []) {
+        const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+        const rel = match ? /;\s*rel="?([^";]*)"?/.exec(match[2] ?? '')?.[1] : undefined;
+        if (!match?.[1] || !rel?.split(/\s+/).includes('last'))
+            continue;
+        try {
+            const page = Number(new URL(match[1]).searchParams.get('page'));
+            if (Number.isSafeInteger(page) && page >= 1)
+                return page;
+        }
+        catch {
+            // Not a URL: no last page from it.
+        }
+    }
+    return undefined;
+}
+
+
+/***/ }),
+
+/***/ 8082:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  D$: () => (/* binding */ RESULT_ICONS),
+  oh: () => (/* binding */ failureMessage),
+  An: () => (/* binding */ resultCell),
+  hV: () => (/* binding */ setArtifactsOutput),
+  vP: () => (/* binding */ setBuildOutputs),
+  Sy: () => (/* binding */ writeSummary)
+});
+
+// UNUSED EXPORTS: ARTIFACTS_OUTPUT_MAX_BYTES, BUILD_OUTPUT_MAX_BYTES, buildOutput
+
+;// CONCATENATED MODULE: ./src/util/console-line.ts
+/**
+ * A console line as the failure message quotes it (outcome/report.ts) and as
+ * the terminal compares it with what it just showed (cli/render.ts): colours
+ * and other escape sequences removed (they mean nothing in an annotation),
+ * and the control characters but TAB and the line break dropped.
+ */
+// CSI and other ESC sequences.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+/** `line` without escape sequences and control characters. */
+function plainConsoleLine(line) {
+    return line.replace(ANSI, '').replace(CONTROL, '');
+}
+
+// EXTERNAL MODULE: ./src/util/constants.ts
+var constants = __nccwpck_require__(2517);
+// EXTERNAL MODULE: ./src/jenkins/reads/decode.ts
+var decode = __nccwpck_require__(9828);
+// EXTERNAL MODULE: ./src/util/duration.ts
+var duration = __nccwpck_require__(6518);
+// EXTERNAL MODULE: ./src/outcome/history.ts
+var outcome_history = __nccwpck_require__(6380);
+// EXTERNAL MODULE: ./src/util/html.ts
+var html = __nccwpck_require__(9263);
+// EXTERNAL MODULE: ./src/util/shorten.ts
+var shorten = __nccwpck_require__(2509);
+// EXTERNAL MODULE: ./src/jenkins/model/counts.ts
+var counts = __nccwpck_require__(2578);
+// EXTERNAL MODULE: ./src/util/names.ts
+var names = __nccwpck_require__(5888);
+// EXTERNAL MODULE: ./src/outcome/output-cap.ts
+var output_cap = __nccwpck_require__(4230);
+// EXTERNAL MODULE: ./src/util/bytes.ts
+var bytes = __nccwpck_require__(1671);
+// EXTERNAL MODULE: ./src/outcome/stages.ts
+var stages = __nccwpck_require__(9277);
+// EXTERNAL MODULE: ./src/outcome/summary-sections.ts
+var summary_sections = __nccwpck_require__(5605);
+// EXTERNAL MODULE: ./src/outcome/summary-timeline.ts
+var summary_timeline = __nccwpck_require__(8034);
+// EXTERNAL MODULE: ./src/outcome/values.ts
+var values = __nccwpck_require__(2472);
+// EXTERNAL MODULE: ./src/util/error-text.ts
+var error_text = __nccwpck_require__(1992);
+;// CONCATENATED MODULE: ./src/outcome/report.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
+ * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
+ * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
+ * output can still be passed on as a job output beside the others. Build
+ * JSON is a few KB; what exceeds this is long change logs or many actions.
+ * @internal
+ */
+const BUILD_OUTPUT_MAX_BYTES = 256 * 1024;
+/**
+ * The build JSON within `maxBytes`. When it is too large, whole top-level
+ * fields are left out, largest first, until it fits: the output stays valid
+ * JSON with Jenkins' own field names, and what is there is complete.
+ * @internal
+ */
+function buildOutput({ parameters: _decoded, ...build }, maxBytes = BUILD_OUTPUT_MAX_BYTES) {
+    // Jenkins' JSON as it came: `parameters` is ours, decoded from its `actions`.
+    const json = JSON.stringify(build);
+    const fullBytes = Buffer.byteLength(json);
+    if (fullBytes <= maxBytes)
+        return { json, dropped: [], fullBytes };
+    const sizes = Object.entries(build)
+        .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
+        .sort((a, b) => b.bytes - a.bytes);
+    const kept = { ...build };
+    const dropped = [];
+    let bytes = fullBytes;
+    for (const { key, bytes: size } of sizes) {
+        if (bytes <= maxBytes)
+            break;
+        delete kept[key];
+        dropped.push(key);
+        // "key":value plus a comma; re-measured below where it matters.
+        bytes -= size + Buffer.byteLength(JSON.stringify(key)) + 2;
+    }
+    let cut = JSON.stringify(kept);
+    while (Buffer.byteLength(cut) > maxBytes && Object.keys(kept).length > 0) {
+        const next = sizes.find(s => s.key in kept);
+        if (!next)
+            break;
+        delete kept[next.key];
+        dropped.push(next.key);
+        cut = JSON.stringify(kept);
+    }
+    return { json: cut, dropped, fullBytes };
+}
+/**
+ * Sets every output the outcome knows. duration and result only once the
+ * build is over. A `build` output over its cap is cut (buildOutput) with a
+ * warning that says what was left out and where the whole is.
+ */
+function setBuildOutputs(out, outcome, logger) {
+    const build = outcome.build;
+    const finished = build !== undefined && !build.building;
+    const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined);
+    if (result)
+        out.setOutput(constants/* Output */.k7.Result, result);
+    if (build)
+        out.setOutput(constants/* Output */.k7.BuildNumber, String(build.number));
+    if (outcome.buildUrl)
+        out.setOutput(constants/* Output */.k7.BuildUrl, outcome.buildUrl);
+    // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
+    if (finished && (0,counts/* isCount */.my)(build.duration))
+        out.setOutput(constants/* Output */.k7.Duration, String(build.duration));
+    else if (finished) {
+        logger?.warning(`Ignored the duration Jenkins gave build #${build.number} (${(0,counts/* shownValue */.JJ)(build.duration)}): not a whole number of milliseconds. The duration output is not set.`);
+    }
+    if (outcome.queueUrl)
+        out.setOutput(constants/* Output */.k7.QueueUrl, outcome.queueUrl);
+    if (build) {
+        // Jenkins' text, set exactly as it is: an output is never a command.
+        const facts = (0,decode/* buildFactsOf */.Bb)(build);
+        out.setOutput(constants/* Output */.k7.Description, facts.description);
+        out.setOutput(constants/* Output */.k7.DisplayName, facts.displayName);
+        out.setOutput(constants/* Output */.k7.BuildParameters, JSON.stringify(facts.parameters));
+        const { json, dropped, fullBytes } = buildOutput(build);
+        out.setOutput(constants/* Output */.k7.Build, json);
+        if (dropped.length > 0) {
+            logger?.warning(`The build output holds ${(0,bytes/* kib */.t)(fullBytes)} of JSON, over its cap of ${(0,bytes/* kib */.t)(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`);
+        }
+    }
+    out.setOutput(constants/* Output */.k7.JobUrl, outcome.jobUrl);
+    if (outcome.tests) {
+        out.setOutput(constants/* Output */.k7.TestsTotal, String(outcome.tests.counts.total));
+        out.setOutput(constants/* Output */.k7.TestsFailed, String(outcome.tests.counts.failed));
+        out.setOutput(constants/* Output */.k7.TestsSkipped, String(outcome.tests.counts.skipped));
+    }
+    if (outcome.stages) {
+        const { json, kept, fullBytes } = (0,stages/* stagesOutput */.TU)(outcome.stages);
+        out.setOutput(constants/* Output */.k7.Stages, json);
+        if (kept < outcome.stages.length) {
+            logger?.warning(`The stages output would hold ${(0,bytes/* kib */.t)(fullBytes)} of JSON, over its cap of ${(0,bytes/* kib */.t)(stages/* STAGES_OUTPUT_MAX_BYTES */.J9)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`);
+        }
+    }
+    if (outcome.history)
+        out.setOutput(constants/* Output */.k7.History, (0,outcome_history/* historyOutput */.Mq)(outcome.history));
+    if (outcome.artifacts)
+        setArtifactsOutput(out, outcome.artifacts, logger);
+    if (outcome.values)
+        out.setOutput(constants/* Output */.k7.Values, JSON.stringify(outcome.values.values));
+}
+/**
+ * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
+ * files are on disk whatever the output lists.
+ * @internal
+ */
+const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024;
+/** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
+function setArtifactsOutput(out, artifacts, logger) {
+    const { json, kept, fullBytes } = (0,output_cap/* cappedArray */.L)(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES);
+    out.setOutput(constants/* Output */.k7.Artifacts, json);
+    if (kept < artifacts.written.length) {
+        logger?.warning(`The artifacts output would hold ${(0,bytes/* kib */.t)(fullBytes)} of JSON, over its cap of ${(0,bytes/* kib */.t)(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`);
+    }
+}
+/** The symbol shown before a result (summary, pull request comment). */
+const RESULT_ICONS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+const MAX_PARAMETERS = 50;
+const MAX_VALUE_CHARS = 200;
+const MAX_NOTE_CHARS = 1000;
+/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
+const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
+const HIDDEN = '***';
+/** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
+const FILE_UNKNOWN = '(a file)';
+/**
+ * Writes a short job summary: the job, a table (result, build, duration,
+ * queue wait, tests), the parameters (secret-looking ones hidden) and the
+ * note. Everything from Jenkins or the user is escaped. If the summary cannot
+ * be written (no GITHUB_STEP_SUMMARY), warns and returns: never throws.
+ */
+async function writeSummary(summary, outcome, logger) {
+    try {
+        const build = outcome.build;
+        summary.addHeading(`Jenkins ${(0,html/* link */.n)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
+        const rows = [['Result', resultCell(outcome)]];
+        if (build) {
+            rows.push(['Build', (0,html/* link */.n)(`#${build.number}`, outcome.buildUrl)]);
+            rows.push(...factRows(build));
+            rows.push([
+                'Duration',
+                build.building ? 'running' : (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(build.duration))
+            ]);
+        }
+        else if (outcome.queueUrl) {
+            rows.push(['Queue item', (0,html/* link */.n)(outcome.queueUrl, outcome.queueUrl)]);
+        }
+        if ((0,counts/* isCount */.my)(outcome.queueWaitMs)) {
+            rows.push(['Queue wait', (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
+        }
+        if (outcome.tests) {
+            const { total, failed, skipped } = outcome.tests.counts;
+            rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
+        }
+        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
+        if (outcome.history)
+            (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
+        if (outcome.tests)
+            (0,summary_sections/* addFailedTests */.ci)(summary, outcome.tests);
+        if (outcome.stages)
+            (0,summary_sections/* addStages */.Xe)(summary, outcome.stages);
+        if (outcome.stages)
+            (0,summary_timeline/* addTimeline */.Tu)(summary, [{ stages: outcome.stages }]);
+        if (outcome.artifacts)
+            (0,summary_sections/* addArtifacts */.Dm)(summary, outcome.artifacts);
+        if (outcome.values)
+            (0,values/* addValues */.ml)(summary, outcome.values);
+        if (outcome.unread)
+            (0,summary_sections/* addUnread */.vc)(summary, outcome.unread);
+        const parameters = parametersOf(outcome);
+        if (parameters.length > 0) {
+            summary.addHeading('Parameters', 3);
+            const shown = parameters.slice(0, MAX_PARAMETERS);
+            const table = [
+                [
+                    { data: 'Name', header: true },
+                    { data: 'Value', header: true }
+                ],
+                ...shown.map(p => [
+                    `<code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
+                    p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
+                ])
+            ];
+            summary.addTable(table);
+            if (parameters.length > shown.length) {
+                summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
+            }
+        }
+        if (outcome.note)
+            summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
+        await summary.write();
+    }
+    catch (error) {
+        summary.emptyBuffer();
+        logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
+    }
+}
+/** Rows for what the build said of itself: its own display name and its description, as inert text. */
+function factRows(build) {
+    const { description, displayName } = (0,decode/* buildFactsOf */.Bb)(build);
+    const rows = [];
+    if (displayName !== `#${build.number}`) {
+        rows.push(['Display name', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(displayName, MAX_VALUE_CHARS))]);
+    }
+    // Shown as text, never as HTML, whatever markup formatter Jenkins has.
+    if (description !== '') {
+        rows.push(['Description', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(description, MAX_NOTE_CHARS))]);
+    }
+    return rows;
+}
+/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
+function resultCell(outcome) {
+    const build = outcome.build;
+    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
+    if (!result) {
+        if (build?.building)
+            return '⏳ running';
+        return build ? 'no result' : '⏳ not started';
+    }
+    const icon = RESULT_ICONS[result] ?? '';
+    const verdict = outcome.accepted === false
+        ? ' (not accepted)'
+        : outcome.accepted && result !== 'SUCCESS'
+            ? ' (accepted)'
+            : '';
+    return `${icon} ${(0,html/* escapeHtml */.Z)(result)}${verdict}`;
+}
+/**
+ * What the build ran with (its ParametersAction), else what the user asked
+ * for and the files uploaded. Secrets hidden.
+ */
+function parametersOf(outcome) {
+    const uploads = outcome.uploads ?? [];
+    const fromBuild = buildParameters(outcome.build, uploads);
+    if (fromBuild)
+        return fromBuild;
+    const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
+        name,
+        value: SECRET_NAME.test(name)
+            ? HIDDEN
+            : typeof value === 'string'
+                ? value
+                : value.join(', ')
+    }));
+    const files = uploads.map(file => ({
+        name: file.name,
+        value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
+    }));
+    return [...asked, ...files];
+}
+/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
+function uploadText(file) {
+    return `${file.fileName} (${(0,bytes/* formatBytes */.z)(file.size)})`;
+}
+/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
+function buildParameters(build, uploads) {
+    return build?.parameters?.map(({ name, value, password, file }) => {
+        // A file parameter exports its name only (jenkins-api.md 11.3).
+        const upload = file === true && value === undefined;
+        const uploaded = upload ? uploads.find(u => u.name === name) : undefined;
+        const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value);
+        return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text };
+    });
+}
+function parameterText(value) {
+    if (value === undefined || value === null)
+        return '';
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return JSON.stringify(value) ?? '';
+}
+const TAIL_LINES = 30;
+const TAIL_BYTES = 4 * 1024;
+/**
+ * The failure annotation: what finished how, where, and the console's last
+ * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
+ */
+function failureMessage(outcome, tail) {
+    const build = outcome.build;
+    const result = outcome.result ?? build?.result ?? undefined;
+    let head;
+    if (!build) {
+        head = `Jenkins job ${(0,names/* shortName */.l)(outcome.jobName)} did not start a build`;
+    }
+    else if (build.building && !outcome.result) {
+        head = `Jenkins build ${(0,names/* shortName */.l)(outcome.jobName)} #${build.number} did not finish`;
+    }
+    else {
+        head = `Jenkins build ${(0,names/* shortName */.l)(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`;
+        if (outcome.failedStage)
+            head += ` in stage '${(0,names/* shortName */.l)(outcome.failedStage)}'`;
+    }
+    if (outcome.accept && outcome.accept.length > 0)
+        head += ` (accepted: ${outcome.accept.join(', ')})`;
+    const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
+    if (url)
+        head += ` — ${url}`;
+    const lines = [head];
+    if (outcome.note)
+        lines.push(outcome.note);
+    const last = lastLines(tail);
+    if (last.length > 0)
+        lines.push(`Last ${last.length} console lines:`, ...last);
+    return lines.join('\n');
+}
+function lastLines(tail) {
+    const kept = [];
+    let bytes = 0;
+    for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
+        let line = plainConsoleLine(tail[i] ?? '');
+        if (kept.length === 0 && line.trim() === '')
+            continue;
+        const size = Buffer.byteLength(line) + 1;
+        if (bytes + size > TAIL_BYTES) {
+            if (kept.length > 0)
+                break;
+            line =
+                '…' +
+                    Buffer.from(line)
+                        .subarray(-(TAIL_BYTES - 8))
+                        .toString('utf8')
+                        .replace(/^\uFFFD+/, '');
+        }
+        bytes += Buffer.byteLength(line) + 1;
+        kept.unshift(line);
+    }
+    return kept;
+}
+
+
+/***/ }),
+
+/***/ 9284:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   L: () => (/* binding */ sourceLineUrl),
+/* harmony export */   P: () => (/* binding */ sourceCommit)
+/* harmony export */ });
+/**
+ * `${server}/${owner}/${name}/blob/${sha}/${path}#L${line}`, each path
+ * segment URL-encoded (a `#`, `?` or space in a file name stays part of
+ * the path). The caller's link() keeps only http(s).
+ */
+function sourceLineUrl(commit, where) {
+    const encoded = (path) => path.split('/').map(encodeURIComponent).join('/');
+    const server = commit.serverUrl.replace(/\/+$/, '');
+    return `${server}/${encoded(commit.repository)}/blob/${encodeURIComponent(commit.sha)}/${encoded(where.file)}#L${where.line}`;
+}
+/**
+ * The commit the links go to, from the runner's variables and the event;
+ * undefined without a server, a repository or a commit. `sha` gives the
+ * commit under test: today commit-status.ts's rule (a pull request's head,
+ * else GITHUB_SHA), loaded only when a failed test was located (it brings
+ * Octokit); one argument to change when the rule becomes the step's
+ * resolved commit under test.
+ */
+async function sourceCommit(env = process.env, sha = async () => {
+    const { commitUnderTestSha } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4078));
+    return commitUnderTestSha();
+}) {
+    const serverUrl = env.GITHUB_SERVER_URL;
+    const repository = env.GITHUB_REPOSITORY;
+    if (!serverUrl || !repository || !/^[^/]+\/[^/]+$/.test(repository))
+        return undefined;
+    const commit = await sha();
+    return commit ? { serverUrl, repository, sha: commit } : undefined;
+}
+
+
+/***/ }),
+
+/***/ 9277:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   DQ: () => (/* binding */ isPipeline),
+/* harmony export */   IQ: () => (/* binding */ isPipelineJob),
+/* harmony export */   J9: () => (/* binding */ STAGES_OUTPUT_MAX_BYTES),
+/* harmony export */   TU: () => (/* binding */ stagesOutput),
+/* harmony export */   d6: () => (/* binding */ watchForInput),
+/* harmony export */   g4: () => (/* binding */ failedStage),
+/* harmony export */   ir: () => (/* binding */ readStages)
+/* harmony export */ });
+/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
+/* harmony import */ var _util_logger_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6618);
+/* harmony import */ var _output_cap_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(4230);
+/* harmony import */ var _util_names_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(5888);
+/* harmony import */ var _util_wait_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1643);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
+
+
+
+
+
+
+/** The build class whose runs have stages (workflow-job's WorkflowRun). */
+const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
+/** Whether `wfapi/describe` can exist for the build. */
+function isPipeline(build) {
+    return build._class === PIPELINE_RUN;
+}
+/** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
+function isPipelineJob(job) {
+    return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
+}
+/**
+ * The Pipeline's stages (so far, for a running one): [] when Jenkins has no Stage View plugin
+ * (404), undefined for other builds or when they could not be read (a help,
+ * not the result: a warning, and a note in `unread` for the summary).
+ */
+async function readStages(api, ref, build, logger, unread = []) {
+    if (!isPipeline(build))
+        return undefined;
+    try {
+        const run = await api.describeRun(ref);
+        if (!run)
+            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
+        return run?.stages ?? [];
+    }
+    catch (error) {
+        // The step being stopped is not stages that could not be read.
+        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
+            throw error;
+        (0,_util_logger_js__WEBPACK_IMPORTED_MODULE_1__/* .warnUnread */ .Kz)(`The stages of Jenkins build #${ref.number} could not be read: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`, logger, unread);
+        return undefined;
+    }
+}
+/**
+ * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
+ * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
+ * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
+ * each: some 900 fit.
+ */
+const STAGES_OUTPUT_MAX_BYTES = 64 * 1024;
+/**
+ * The `stages` output: `[{name, status, durationMillis}]`, within
+ * `maxBytes`: the first stages that fit, each whole (names are not cut),
+ * so that it stays valid JSON.
+ */
+function stagesOutput(stages, maxBytes = STAGES_OUTPUT_MAX_BYTES) {
+    return (0,_output_cap_js__WEBPACK_IMPORTED_MODULE_4__/* .cappedArray */ .L)(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })), maxBytes);
+}
+/** Stage statuses that match a build result, for naming the stage it came from. */
+const STATUS_OF_RESULT = {
+    FAILURE: 'FAILED',
+    UNSTABLE: 'UNSTABLE',
+    ABORTED: 'ABORTED'
+};
+/**
+ * The stage the build's result came from: the first FAILED stage, else the
+ * first whose status matches the result (UNSTABLE, ABORTED).
+ */
+function failedStage(stages, result) {
+    if (!stages || !result || result === 'SUCCESS')
+        return undefined;
+    const failed = stages.find(s => s.status === 'FAILED');
+    if (failed)
+        return failed;
+    const status = STATUS_OF_RESULT[result];
+    return status ? stages.find(s => s.status === status) : undefined;
+}
+/**
+ * Looks at a running Pipeline's stages now and then, and logs once each
+ * time one stops at an `input` step (PAUSED_PENDING_INPUT), with the page
+ * where someone can answer it (`<build>/input/`, pipeline-input-step's
+ * InputAction). Without it a step waiting for a person looks hung. Stops by
+ * itself when Jenkins has no `wfapi`; `stop()` ends it; `done` settles then.
+ */
+function watchForInput(api, ref, logger, options = {}) {
+    const controller = new AbortController();
+    const announced = new Set();
+    const inputUrl = `${ref.url}input/`;
+    const look = async () => {
+        const run = await api.describeRun(ref);
+        if (!run || controller.signal.aborted)
+            return false;
+        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
+        // An input outside any stage pauses the run only.
+        const keys = paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
+        for (const key of keys) {
+            if (announced.has(key))
+                continue;
+            announced.add(key);
+            const stage = paused.find(s => s.id === key);
+            const where = stage ? ` in stage ${JSON.stringify((0,_util_names_js__WEBPACK_IMPORTED_MODULE_5__/* .shortName */ .l)(stage.name))}` : '';
+            // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
+            logger.info(`Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`);
+        }
+        // Once answered, a later pause of the same stage is news again.
+        for (const key of [...announced])
+            if (!keys.includes(key))
+                announced.delete(key);
+        return true;
+    };
+    const done = (async () => {
+        try {
+            await (0,_util_wait_js__WEBPACK_IMPORTED_MODULE_2__/* .sleep */ .yy)(options.firstMs ?? 5000, controller.signal);
+            for (;;) {
+                try {
+                    if (!(await look()))
+                        return;
+                }
+                catch (error) {
+                    if (controller.signal.aborted || error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
+                        return;
+                    logger.debug(`Could not look for a pending input: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`);
+                }
+                await (0,_util_wait_js__WEBPACK_IMPORTED_MODULE_2__/* .sleep */ .yy)(options.intervalMs ?? 10_000, controller.signal);
+            }
+        }
+        catch {
+            // Stopped while waiting.
+        }
+    })();
+    return { stop: () => controller.abort(), done };
+}
+
+
+/***/ }),
+
+/***/ 5605:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Dm: () => (/* binding */ addArtifacts),
+/* harmony export */   Xe: () => (/* binding */ addStages),
+/* harmony export */   ci: () => (/* binding */ addFailedTests),
+/* harmony export */   vc: () => (/* binding */ addUnread)
+/* harmony export */ });
+/* harmony import */ var _util_bytes_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(1671);
+/* harmony import */ var _util_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6518);
+/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9263);
+/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2509);
+/* harmony import */ var _util_names_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(5888);
+/* harmony import */ var _source_link_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9284);
+
+
+
+
+
+
+const STAGE_ICONS = {
+    SUCCESS: '✅',
+    FAILED: '❌',
+    UNSTABLE: '⚠️',
+    ABORTED: '⛔',
+    NOT_EXECUTED: '⚪',
+    IN_PROGRESS: '⏳',
+    PAUSED_PENDING_INPUT: '⏸️'
+};
+const MAX_STAGE_ROWS = 100;
+const MAX_ARTIFACT_ROWS = 20;
+const PATH_CHARS = 200;
+const ERROR_CHARS = 300;
+const MAX_UNREAD = 3;
+const UNREAD_CHARS = 600;
+/**
+ * The failed tests: name (linked to its page), class, where it failed in the
+ * repository (when a trace names a workspace file: `path:line`, linked to
+ * that line at the commit under test on a runner), first line of the error.
+ * `level`: of its heading, below the build's.
+ */
+function addFailedTests(summary, tests, level = 3) {
+    if (tests.counts.failed === 0)
+        return;
+    summary.addHeading('Failed tests', level);
+    if (tests.failed.length > 0) {
+        const located = tests.located ?? new Map();
+        // A File column only when a test has one: most reports name no workspace file.
+        const withFile = tests.failed.some(test => located.has(test));
+        summary.addTable([
+            [
+                { data: 'Test', header: true },
+                { data: 'Class', header: true },
+                ...(withFile ? [{ data: 'File', header: true }] : []),
+                { data: 'Error', header: true }
+            ],
+            ...tests.failed.map(test => [
+                (0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .link */ .n)((0,_util_names_js__WEBPACK_IMPORTED_MODULE_3__/* .shortName */ .l)(test.name), test.url),
+                `<code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_names_js__WEBPACK_IMPORTED_MODULE_3__/* .shortName */ .l)(test.className))}</code>`,
+                ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
+                (0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
+            ])
+        ]);
+    }
+    const shown = tests.failed.length;
+    const notes = [];
+    if (shown < tests.counts.failed) {
+        if (shown === 0 && tests.casesRead === 0) {
+            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
+        }
+        else {
+            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
+            if (tests.partial) {
+                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
+            }
+        }
+    }
+    notes.push(`All results: ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .link */ .n)('test report', tests.reportUrl)}.`);
+    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : (0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)(n))).join(' ')}</p>`, true);
+}
+/** The Pipeline's stages: name, status, duration. */
+function addStages(summary, stages, level = 3) {
+    if (stages.length === 0)
+        return;
+    summary.addHeading('Stages', level);
+    const shown = stages.slice(0, MAX_STAGE_ROWS);
+    summary.addTable([
+        [
+            { data: 'Stage', header: true },
+            { data: 'Status', header: true },
+            { data: 'Duration', header: true }
+        ],
+        ...shown.map(stage => [
+            (0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_names_js__WEBPACK_IMPORTED_MODULE_3__/* .shortName */ .l)(stage.name)),
+            `${STAGE_ICONS[stage.status] ?? ''} ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)(stage.status)}`.trim(),
+            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(stage.durationMillis))
+        ])
+    ]);
+    if (stages.length > shown.length) {
+        summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true);
+    }
+}
+/** The downloaded artifacts and where they are; refused paths named. */
+function addArtifacts(summary, artifacts, level = 3) {
+    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
+        return;
+    summary.addHeading('Artifacts', level);
+    if (artifacts.written.length > 0) {
+        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .formatBytes */ .z)(artifacts.bytes))}, in <code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)(artifacts.folder)}</code>:</p>`, true);
+        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
+        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
+        if (artifacts.written.length > shown.length) {
+            summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
+        }
+    }
+    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
+        summary.addRaw(`<p>⚠️ Refused <code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)(refused.reason)}.</p>`, true);
+    }
+}
+/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
+function addUnread(summary, unread) {
+    for (const note of unread.slice(0, MAX_UNREAD)) {
+        summary.addRaw(`<p>⚠️ ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(note, UNREAD_CHARS))}</p>`, true);
+    }
+}
+/** `path:line` in code, linked to that line of the commit when there is one. */
+function fileCell(where, commit) {
+    if (!where)
+        return '&nbsp;';
+    const text = `${(0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(where.file, PATH_CHARS)}:${where.line}`;
+    return `<code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .link */ .n)(text, commit ? (0,_source_link_js__WEBPACK_IMPORTED_MODULE_1__/* .sourceLineUrl */ .L)(commit, where) : undefined)}</code>`;
+}
+function firstLine(text) {
+    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
+}
+
+
+/***/ }),
+
+/***/ 8034:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Tu: () => (/* binding */ addTimeline)
+/* harmony export */ });
+/* unused harmony exports MAX_BARS, mermaidText, axisTicks, stageTimeline */
+/**
+ * Most bars in one chart: the rest are counted in a line below it.
+ * @internal
+ */
+const MAX_BARS = 50;
+/** Characters of a name kept in a bar or section title. */
+const TITLE_CHARS = 60;
+/** Marks a name keeps; anything else (`:` `#` `;` `%` backticks, `<`, `&`, quotes, newlines …) becomes a space. */
+const KEPT = /[^\p{L}\p{M}\p{N} \-_.,()/+=@!?'*]/gu;
+/** Statements of the gantt grammar a line may start with (case-insensitive), and its date token. */
+const KEYWORD_START = /^(gantt|dateformat|inclusiveenddates|topaxis|axisformat|tickinterval|includes|excludes|todaymarker|weekday|weekend|title|accdescription|acctitle|accdescr|section|click|href|call|\d{4}-\d\d-\d\d)/i;
+/**
+ * A name as it may stand in a task or section title.
+ * @internal
+ */
+function mermaidText(name, max = TITLE_CHARS) {
+    let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim();
+    if ([...text].length > max)
+        text = `${[...text].slice(0, max - 1).join('')}…`;
+    if (text === '')
+        return '(unnamed)';
+    return KEYWORD_START.test(text) ? `_${text}` : text;
+}
+/** Task tags (`done`, `crit`, `active`) and the word added to the title, by StatusExt. */
+const LOOK = {
+    SUCCESS: { tags: 'done' },
+    FAILED: { tags: 'crit', word: 'failed' },
+    UNSTABLE: { tags: 'crit, done', word: 'unstable' },
+    ABORTED: { tags: 'done', word: 'aborted' },
+    IN_PROGRESS: { tags: 'active', word: 'running' },
+    PAUSED_PENDING_INPUT: { tags: 'active', word: 'waiting for input' }
+};
+/** The first instant a bar may start: no Jenkins Pipeline ran before 2000, so an earlier clock is broken. */
+const FIRST_DRAWN = Date.UTC(2000, 0, 1);
+/** The last instant a bar may end: four-digit years (JavaScript's last date is in 275760). */
+const LAST_DRAWN = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/**
+ * The bar of a stage that started (a stage not executed has no time), or
+ * undefined when its times are not ones Mermaid can place (see the header).
+ */
+function barOf(stage) {
+    if (stage.status === 'NOT_EXECUTED')
+        return undefined;
+    const start = Math.floor(stage.startTimeMillis);
+    const end = start + Math.max(0, Math.floor(stage.durationMillis));
+    if (!Number.isFinite(end) || start < FIRST_DRAWN || end > LAST_DRAWN)
+        return undefined;
+    return { start, end };
+}
+/** The chart is under this many tick intervals long: at most seven labels. */
+const SPANS_PER_AXIS = 6;
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/**
+ * Tick intervals (Mermaid's `tickInterval`: d3 time intervals, aligned on
+ * the clock's round values) and the d3 time format of their labels, finest
+ * first. Seconds show once a tick is under a minute, milliseconds under a
+ * second; the day shows once the chart can span more than a day.
+ */
+const AXES = [
+    ...[100, 200, 500].map(n => ({ ms: n, interval: `${n}millisecond`, format: '%H:%M:%S.%L' })),
+    ...[1, 2, 5, 10, 15, 30].map(n => ({
+        ms: n * SECOND,
+        interval: `${n}second`,
+        format: '%H:%M:%S'
+    })),
+    ...[1, 2, 5, 10, 15, 30].map(n => ({ ms: n * MINUTE, interval: `${n}minute`, format: '%H:%M' })),
+    ...[1, 2, 3].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%H:%M' })),
+    ...[6, 12].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%b %-d %H:%M' })),
+    ...[1, 2, 7].map(n => ({ ms: n * DAY, interval: `${n}day`, format: '%b %-d' })),
+    ...[1, 3, 6].map(n => ({ ms: n * 30 * DAY, interval: `${n}month`, format: '%b %Y' }))
+];
+/** Beyond the last of AXES: a label a year (Mermaid has no coarser interval). */
+const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' };
+/**
+ * The axis of a chart spanning `spanMs`: the finest tick interval that cuts
+ * it into fewer than SPANS_PER_AXIS spans, and its label format. A span over
+ * three years gets a label a year.
+ * @internal
+ */
+function axisTicks(spanMs) {
+    const { interval, format } = AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY;
+    return { interval, format };
+}
+/**
+ * The gantt chart of the builds' stages (dateFormat x: bars start and end
+ * at epoch milliseconds); undefined when no stage started.
+ * @internal
+ */
+function stageTimeline(builds, maxBars = MAX_BARS) {
+    const lines = [];
+    let bars = 0;
+    let leftOut = 0;
+    let first = Infinity;
+    let last = -Infinity;
+    for (const build of builds) {
+        const stages = build.stages.flatMap(stage => {
+            const bar = barOf(stage);
+            return bar ? [{ stage, bar }] : [];
+        });
+        if (stages.length === 0)
+            continue;
+        const room = Math.max(0, maxBars - bars);
+        leftOut += Math.max(0, stages.length - room);
+        if (room === 0)
+            continue;
+        if (build.section) {
+            const { job, number } = build.section;
+            lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`);
+        }
+        for (const { stage, bar } of stages.slice(0, room)) {
+            // A status a newer plugin may add is Jenkins text too.
+            const look = LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) };
+            const title = mermaidText(stage.name) + (look.word ? ` (${look.word})` : '');
+            lines.push(`    ${title} :${look.tags}, ${bar.start}, ${bar.end}`);
+            first = Math.min(first, bar.start);
+            last = Math.max(last, bar.end);
+            bars++;
+        }
+    }
+    if (bars === 0)
+        return undefined;
+    // Mermaid's axis runs from the first bar's start to the last bar's end.
+    const axis = axisTicks(last - first);
+    const header = [
+        '```mermaid',
+        'gantt',
+        '    dateFormat x',
+        `    axisFormat ${axis.format}`,
+        `    tickInterval ${axis.interval}`
+    ];
+    return { chart: [...header, ...lines, '```'].join('\n'), leftOut };
+}
+/**
+ * Adds the chart to the summary, under a heading, with a line for the
+ * stages left out. A blank line before the fence: right after an HTML block
+ * (a table) Markdown would not see it.
+ */
+function addTimeline(summary, builds) {
+    const timeline = stageTimeline(builds);
+    if (!timeline)
+        return;
+    summary.addHeading('Stage timeline', 3);
+    summary.addRaw(`\n${timeline.chart}\n`, true);
+    if (timeline.leftOut > 0) {
+        summary.addRaw(`<p>… and ${timeline.leftOut} more stage(s), not drawn (at most ${MAX_BARS} bars).</p>`, true);
+    }
+}
+
+
+/***/ }),
+
+/***/ 2472:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   N$: () => (/* binding */ readValues),
+/* harmony export */   ml: () => (/* binding */ addValues)
+/* harmony export */ });
+/* unused harmony exports parseValues, parseJsonValues, parseKeyValueLines */
+/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
+/* harmony import */ var _jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3808);
+/* harmony import */ var _jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(583);
+/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(9263);
+/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2509);
+
+
+
+
+
+/** Most bytes of the file read: a larger one is not downloaded. */
+const MAX_VALUES_BYTES = 1024 * 1024;
+/** Keys the job summary lists. */
+const MAX_SUMMARY_VALUES = 50;
+/** Characters of a value the job summary shows. */
+const MAX_SUMMARY_VALUE_CHARS = 200;
+/**
+ * Parses the file's bytes by its name: `.json` one JSON object, else KEY=VALUE lines.
+ * @internal
+ */
+function parseValues(path, bytes) {
+    // A byte-order mark (an editor on Windows) is not part of the first key.
+    const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+    return /\.json$/i.test(path) ? parseJsonValues(text) : parseKeyValueLines(text);
+}
+/**
+ * One JSON object, nested values kept; a key twice in any object is refused (JSON.parse would keep the last silently).
+ * @internal
+ */
+function parseJsonValues(text) {
+    let parsed;
+    try {
+        parsed = (0,_jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__/* .parseJenkinsJson */ .m_)(text);
+    }
+    catch (error) {
+        return { problem: `is not one JSON object (${error.message})` };
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed;
+        return { problem: `is not one JSON object (it holds ${kind})` };
+    }
+    const twice = duplicateKey(text);
+    if (twice !== undefined)
+        return { problem: `has the key ${quoteKey(twice)} twice` };
+    return { values: parsed };
+}
+/**
+ * `KEY=VALUE` lines: LF or CRLF ends a line (the CR is not the value's),
+ * blank lines and lines starting with `#` are skipped, the key is trimmed
+ * and the value is everything after the first `=`, exactly: no quotes
+ * removed, no escapes read. A line without `=`, an empty key, or a key
+ * given twice is refused, naming its line.
+ * @internal
+ */
+function parseKeyValueLines(text) {
+    const values = Object.create(null);
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+        const line = lines[i].replace(/\r$/, '');
+        if (line.trim() === '' || line.trimStart().startsWith('#'))
+            continue;
+        const equals = line.indexOf('=');
+        if (equals < 0)
+            return { problem: `has no '=' on line ${i + 1}` };
+        const key = line.slice(0, equals).trim();
+        if (key === '')
+            return { problem: `has an empty key on line ${i + 1}` };
+        if (Object.hasOwn(values, key)) {
+            return { problem: `has the key ${quoteKey(key)} twice (line ${i + 1})` };
+        }
+        values[key] = line.slice(equals + 1);
+    }
+    return { values };
+}
+/** The first key found twice in one object of `text`, valid JSON; undefined when none. */
+function duplicateKey(text) {
+    // One Set per open object (null for an array), innermost last.
+    const open = [];
+    for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (c === '{')
+            open.push(new Set());
+        else if (c === '[')
+            open.push(null);
+        else if (c === '}' || c === ']')
+            open.pop();
+        else if (c === '"') {
+            let end = i + 1;
+            while (text[end] !== '"')
+                end += text[end] === '\\' ? 2 : 1;
+            const raw = text.slice(i, end + 1);
+            i = end;
+            let next = i + 1;
+            while (/\s/.test(text[next] ?? ''))
+                next++;
+            const keys = open[open.length - 1];
+            if (text[next] !== ':' || !keys)
+                continue;
+            const key = JSON.parse(raw);
+            if (keys.has(key))
+                return key;
+            keys.add(key);
+        }
+    }
+    return undefined;
+}
+/** A key for a message: JSON-quoted (control characters escaped), at most 60 characters. */
+function quoteKey(key) {
+    return JSON.stringify((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_3__/* .cut */ .J)(key, 60));
+}
+/**
+ * Reads `path` among the build's artifacts (one request, at most
+ * MAX_VALUES_BYTES of it) and parses it. Never throws but for the step's
+ * own cancel: every failure is one warning and `{}`.
+ */
+async function readValues(api, ref, path, logger) {
+    const what = `values-file '${path}' of build #${ref.number} of ${(0,_jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__/* .fullName */ .fq)(ref.job)}`;
+    const fail = (problem) => {
+        const message = `The ${what} ${problem}: the values output is {}.`;
+        logger.warning(message);
+        return { values: Object.create(null), problem: message };
+    };
+    let read;
+    try {
+        read = await api.readArtifact(ref, path, MAX_VALUES_BYTES);
+    }
+    catch (error) {
+        // The step's own cancel or deadline ends the step, not just the values.
+        if (!(error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .JenkinsError */ .fF) || error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
+            throw error;
+        if (error.kind === 'not-found')
+            return fail('was not archived by the build (404)');
+        return fail(`could not be read (${error.message})`);
+    }
+    if ('tooLarge' in read)
+        return fail(`is larger than 1 MiB, so it was not read`);
+    const parsed = parseValues(path, read.bytes);
+    if ('problem' in parsed)
+        return fail(parsed.problem);
+    logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`);
+    return { values: parsed.values };
+}
+/** The summary's values: at most 50 keys, each value cut to 200 characters, as text. */
+function addValues(summary, outcome, level = 3) {
+    summary.addHeading('Values', level);
+    const entries = Object.entries(outcome.values);
+    if (entries.length === 0) {
+        summary.addRaw(`<p>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_3__/* .cut */ .J)(outcome.problem ?? 'None.', 1000))}</p>`, true);
+        return;
+    }
+    const shown = entries.slice(0, MAX_SUMMARY_VALUES);
+    summary.addTable([
+        [
+            { data: 'Key', header: true },
+            { data: 'Value', header: true }
+        ],
+        ...shown.map(([key, value]) => [
+            `<code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_3__/* .cut */ .J)(key, 100))}</code>`,
+            (0,_util_html_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_3__/* .cut */ .J)(typeof value === 'string' ? value : JSON.stringify(value), MAX_SUMMARY_VALUE_CHARS)) || '&nbsp;'
+        ])
+    ]);
+    if (entries.length > shown.length) {
+        summary.addRaw(`<p>… and ${entries.length - shown.length} more.</p>`, true);
+    }
+}
+
+
+/***/ }),
+
+/***/ 1671:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   t: () => (/* binding */ kib),
+/* harmony export */   z: () => (/* binding */ formatBytes)
+/* harmony export */ });
+/**
+ * Sizes for people, in one unit system everywhere the action writes one:
+ * binary units (1 KiB = 1,024 bytes), the ones the limits are set in
+ * (GitHub's 1 MiB summary, 64 KiB reads, 8 MiB answers) and that a size
+ * computed by 1,024 must be labelled with.
+ */
+const UNITS = ['KiB', 'MiB', 'GiB', 'TiB'];
+/** '512 B', '1.5 KiB', '200 MiB': one decimal, none when it is 0. */
+function formatBytes(bytes) {
+    if (bytes < 1024)
+        return `${Math.round(bytes)} B`;
+    let value = bytes / 1024;
+    let unit = 0;
+    while (value >= 1024 && unit < UNITS.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return `${value.toFixed(1).replace(/\.0$/, '')} ${UNITS[unit]}`;
+}
+/** Bytes as whole KiB, rounded up: for a size against a limit, never shown under it. */
+function kib(bytes) {
+    return `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+
+/***/ }),
+
+/***/ 2517:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   IQ: () => (/* binding */ BUILD_RESULTS),
+/* harmony export */   Uw: () => (/* binding */ State),
+/* harmony export */   k7: () => (/* binding */ Output),
+/* harmony export */   pd: () => (/* binding */ Input)
+/* harmony export */ });
+/** Input names, exactly as in action.yml. */
+var Input;
+(function (Input) {
+    Input["Url"] = "url";
+    Input["User"] = "user";
+    Input["Token"] = "token";
+    Input["Job"] = "job";
+    Input["Parameters"] = "parameters";
+    Input["Files"] = "files";
+    Input["Wait"] = "wait";
+    Input["Disable"] = "disable";
+    Input["Build"] = "build";
+    Input["ListJobs"] = "list-jobs";
+    Input["Timeout"] = "timeout";
+    Input["Accept"] = "accept";
+    Input["Log"] = "log";
+    Input["AbortOnCancel"] = "abort-on-cancel";
+    Input["CommitStatus"] = "commit-status";
+    Input["GithubToken"] = "github-token";
+    Input["StatusContext"] = "status-context";
+    Input["PrComment"] = "pr-comment";
+    Input["Commit"] = "commit";
+    Input["PullRequest"] = "pull-request";
+    Input["Branch"] = "branch";
+    Input["Scan"] = "scan";
+    Input["JobToken"] = "job-token";
+    Input["Headers"] = "headers";
+    Input["CaCert"] = "ca-cert";
+    Input["Artifacts"] = "artifacts";
+    Input["ArtifactsPath"] = "artifacts-path";
+    Input["Jobs"] = "jobs";
+    Input["FailFast"] = "fail-fast";
+    /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
+    Input["ValuesFile"] = "values-file";
+})(Input || (Input = {}));
+/** Output names, exactly as in action.yml. */
+var Output;
+(function (Output) {
+    Output["Result"] = "result";
+    Output["BuildNumber"] = "build-number";
+    Output["BuildUrl"] = "build-url";
+    Output["Duration"] = "duration";
+    Output["QueueUrl"] = "queue-url";
+    Output["Build"] = "build";
+    Output["Jobs"] = "jobs";
+    Output["JobUrl"] = "job-url";
+    /** Test counts of the build's JUnit report; empty without one. */
+    Output["TestsTotal"] = "tests-total";
+    Output["TestsFailed"] = "tests-failed";
+    Output["TestsSkipped"] = "tests-skipped";
+    /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
+    Output["Stages"] = "stages";
+    /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
+    Output["Artifacts"] = "artifacts";
+    /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
+    Output["Builds"] = "builds";
+    /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
+    Output["History"] = "history";
+    /** The build's description as Jenkins stores it; empty when none. */
+    Output["Description"] = "description";
+    /** The build's display name (`#42`, or what the build set). */
+    Output["DisplayName"] = "display-name";
+    /** JSON object of the parameters the build ran with (name → value). */
+    Output["BuildParameters"] = "build-parameters";
+    /** JSON object read from the `values-file` artifact. */
+    Output["Values"] = "values";
+    /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
+    Output["Commit"] = "commit";
+})(Output || (Output = {}));
+/** Keys saved with core.saveState for the post step. */
+var State;
+(function (State) {
+    /** Set by the main step, so the second run of the bundle knows it is the post step. */
+    State["IsPost"] = "isPost";
+    /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
+    State["Done"] = "done";
+    /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
+    State["LeftRunning"] = "leftRunning";
+    /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
+    State["Ended"] = "ended";
+    /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
+    State["Returned"] = "returned";
+    /** JSON array of what the step started and may still run ({job, queueId, number, shared, own}; step/remote-work.ts), for the post step. */
+    State["Builds"] = "builds";
+})(State || (State = {}));
+/** Build results Jenkins reports (hudson.model.Result). */
+const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
+
+
+/***/ }),
+
+/***/ 6518:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   E9: () => (/* binding */ parseDuration),
+/* harmony export */   a3: () => (/* binding */ formatDuration)
+/* harmony export */ });
+/* unused harmony export MAX_DURATION_MS */
+/* harmony import */ var _input_error_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3059);
+/* harmony import */ var _shorten_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2509);
+
+
+/**
+ * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
+ * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
+ * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
+ * above which Node fires the timer at once instead of never.
+ * @internal
+ */
+const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
+const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
+/**
+ * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
+ * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
+ * case-insensitive; only whole numbers. The result is more than 0 and at most
+ * MAX_DURATION_MS.
+ */
+function parseDuration(value, input) {
+    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
+    const text = value.trim();
+    let ms;
+    if (/^\d+$/.test(text)) {
+        ms = Number(text) * UNITS_MS.s;
+    }
+    else {
+        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
+        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
+            ms =
+                Number(match[1] ?? 0) * UNITS_MS.h +
+                    Number(match[2] ?? 0) * UNITS_MS.m +
+                    Number(match[3] ?? 0) * UNITS_MS.s;
+        }
+    }
+    if (ms === undefined) {
+        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`Input '${input}' ('${(0,_shorten_js__WEBPACK_IMPORTED_MODULE_1__/* .clip */ .$)(text)}') is not a duration: ${expected}.`);
+    }
+    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
+        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`Input '${input}' ('${(0,_shorten_js__WEBPACK_IMPORTED_MODULE_1__/* .clip */ .$)(text)}') is out of range: ${expected}.`);
+    }
+    return ms;
+}
+/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
+function formatDuration(ms) {
+    // Beyond the safe-integer range a number from Jenkins is not a duration (1e+21).
+    if (!Number.isFinite(ms) || ms < 0 || ms > Number.MAX_SAFE_INTEGER)
+        return 'unknown';
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    if (ms < 10_000)
+        return `${Math.floor(ms / 100) / 10} s`;
+    if (ms < 60_000)
+        return `${Math.floor(ms / 1000)} s`;
+    const totalSeconds = Math.round(ms / 1000);
+    const hours = Math.floor(totalSeconds / 3600);
+    const minutes = Math.floor((totalSeconds % 3600) / 60);
+    const seconds = totalSeconds % 60;
+    const parts = [];
+    if (hours > 0)
+        parts.push(`${hours} h`);
+    if (minutes > 0)
+        parts.push(`${minutes} min`);
+    // Seconds are noise next to hours.
+    if (seconds > 0 && hours === 0)
+        parts.push(`${seconds} s`);
+    return parts.join(' ');
+}
+
+
+/***/ }),
+
+/***/ 1992:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   k: () => (/* binding */ errorText)
+/* harmony export */ });
+/** What was thrown, as text for a message: an Error's message, anything else as String() makes it. */
+function errorText(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+
+
+/***/ }),
+
+/***/ 6086:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  u: () => (/* binding */ collectYoungGarbage),
+  D: () => (/* binding */ keepYoungGenerationSmall)
+});
+
+;// CONCATENATED MODULE: external "node:v8"
+const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
+;// CONCATENATED MODULE: external "node:vm"
+const external_node_vm_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:vm");
+;// CONCATENATED MODULE: ./src/util/heap.ts
+
+
+/**
+ * Keeps V8's young generation at its initial size instead of letting it grow
+ * to tens of MB.
+ *
+ * Streaming a console allocates fast and briefly (socket buffers, decoded
+ * text), and V8 grows the young generation with the bytes that survive
+ * scavenges over time; the socket buffers (external memory) are only freed
+ * by a scavenge, so a bigger young generation also holds more of them. With
+ * a 100 MB console `npm run bench` measured a peak RSS of 203 MB without
+ * this and 85 MB with it, and the step ended sooner (fewer long pauses).
+ *
+ * The runner starts `node dist/index.js` without flags, so the entry point
+ * is the only place to set it. `--max-semi-space-size` is fixed when the
+ * heap is set up and does nothing here; the growth factor is read each time
+ * V8 considers growing, so 1 (never grow) takes effect.
+ */
+function keepYoungGenerationSmall() {
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
+}
+let collect;
+/**
+ * Runs a scavenge now, to free the read buffers of a fast download.
+ *
+ * A socket read hands over a 64 KiB buffer that V8 counts as external memory
+ * and frees only when a collection finds it dead. Streaming a file to disk at
+ * a few hundred MB/s allocates them far faster than the JavaScript objects
+ * around them fill the (small, see above) young generation, so thousands pile
+ * up between scavenges: a 200 MB artifact took the step from about 62 MB to
+ * 110 MB of RSS. A scavenge every few MiB keeps that to a few MiB of buffers
+ * for well under a millisecond each.
+ *
+ * V8 only exposes gc() to contexts created after `--expose-gc` is set, so a
+ * fresh one hands it over; the main context gets no global `gc`. Where that
+ * is not possible this does nothing.
+ */
+function collectYoungGarbage() {
+    if (collect === undefined) {
+        try {
+            (0,external_node_v8_namespaceObject.setFlagsFromString)('--expose-gc');
+            const gc = (0,external_node_vm_namespaceObject.runInNewContext)('gc');
+            collect = typeof gc === 'function' ? gc : null;
+        }
+        catch {
+            collect = null;
+        }
+    }
+    collect?.({ type: 'minor' });
+}
+
+
+/***/ }),
+
+/***/ 9263:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Z: () => (/* binding */ escapeHtml),
+/* harmony export */   n: () => (/* binding */ link)
+/* harmony export */ });
+/**
+ * Text in the job summary: what came from Jenkins or the user made inert
+ * (HTML and Markdown), and links only to http(s).
+ */
+/** An `<a>` to an http(s) URL, else the escaped text alone. */
+function link(text, url) {
+    const href = safeUrl(url);
+    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+}
+/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
+function safeUrl(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Makes text inert in the summary: HTML special characters and the characters
+ * Markdown acts on become entities, line breaks become <br> (a blank line
+ * would end the HTML block and let Markdown through), and other control
+ * characters go.
+ */
+function escapeHtml(text) {
+    return (text
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
+        .replace(/\r\n|\r|\n/g, '<br>')
+        .replace(/\t/g, ' '));
+}
+function escapeAttribute(text) {
+    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+}
+
+
+/***/ }),
+
+/***/ 3059:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   d: () => (/* binding */ InputError)
+/* harmony export */ });
+/**
+ * Thrown for a bad input; the message names the input and the expected form,
+ * and never contains a secret (token, password, github-token).
+ */
+class InputError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'InputError';
+    }
+}
+
+
+/***/ }),
+
+/***/ 6618:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Kz: () => (/* binding */ warnUnread),
+/* harmony export */   OP: () => (/* binding */ namedLogger)
+/* harmony export */ });
+/* unused harmony export silentLogger */
+/**
+ * A logger that drops everything (for library use and tests that do not care).
+ * @internal
+ */
+const silentLogger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warning: () => undefined
+};
+/** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
+function namedLogger(logger, name) {
+    return { ...logger, info: message => logger.info(`${name}: ${message}`) };
+}
+/**
+ * Says that a part of a build's outcome (test report, stages, artifacts
+ * list) could not be read: a warning in the log, and the same words in
+ * `unread` for the summary. The build's result stands.
+ */
+function warnUnread(message, logger, unread) {
+    logger.warning(message);
+    unread.push(message);
+}
+
+
+/***/ }),
+
+/***/ 5888:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   E: () => (/* binding */ NAME_CHARS),
+/* harmony export */   l: () => (/* binding */ shortName)
+/* harmony export */ });
+/* harmony import */ var _shorten_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2509);
+
+/**
+ * Characters of a stage, test or job name wherever the step prints one: the
+ * log, annotations, messages, the summary. Jenkins accepts names of any
+ * length (a stage name is free text; 2,000 stages of 4 KB names make
+ * megabytes); what identifies one is in its first words, and its page in
+ * Jenkins has the whole.
+ */
+const NAME_CHARS = 200;
+/** A name as printed: at most NAME_CHARS characters, an ellipsis marking the cut. */
+function shortName(name) {
+    return (0,_shorten_js__WEBPACK_IMPORTED_MODULE_0__/* .cut */ .J)(name, NAME_CHARS);
+}
+
+
+/***/ }),
+
+/***/ 2509:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $: () => (/* binding */ clip),
+/* harmony export */   J: () => (/* binding */ cut)
+/* harmony export */ });
+/** At most `max` characters (code points), an ellipsis marking the cut. */
+function cut(text, max) {
+    const chars = Array.from(text);
+    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
+}
+/** A value quoted in a message: its first 40 characters, an ellipsis marking a cut. */
+function clip(text) {
+    return cut(text, 41);
+}
+
+
+/***/ }),
+
+/***/ 1643:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Js: () => (/* binding */ abortReason),
+/* harmony export */   M4: () => (/* binding */ StepAborted),
+/* harmony export */   Te: () => (/* binding */ throwIfAborted),
+/* harmony export */   pN: () => (/* binding */ settleBy),
+/* harmony export */   yy: () => (/* binding */ sleep)
+/* harmony export */ });
+/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8500);
+/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_timers_promises__WEBPACK_IMPORTED_MODULE_0__);
+
+/** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
+class StepAborted extends Error {
+    reason;
+    constructor(reason) {
+        super(reason === 'timeout' ? 'The step timed out.' : 'The step was cancelled.');
+        this.reason = reason;
+        this.name = 'StepAborted';
+    }
+}
+/** The reason carried by an aborted signal ('cancelled' unless it says 'timeout'). */
+function abortReason(signal) {
+    return signal.reason === 'timeout' ? 'timeout' : 'cancelled';
+}
+/** Throws StepAborted if the signal has fired. */
+function throwIfAborted(signal) {
+    if (signal?.aborted)
+        throw new StepAborted(abortReason(signal));
+}
+/** Waits `ms`, or throws StepAborted as soon as the signal fires. */
+function sleep(ms, signal) {
+    throwIfAborted(signal);
+    return (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(ms, undefined, { signal }).catch((error) => {
+        throw signal?.aborted ? new StepAborted(abortReason(signal)) : error;
+    });
+}
+/** Waits for `work` to settle, but not past `until` (epoch ms); never throws. */
+async function settleBy(work, until) {
+    const done = new AbortController();
+    const ignore = () => undefined;
+    await Promise.race([
+        work.then(ignore, ignore),
+        (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
+    ]);
+    done.abort();
+}
+
+
+/***/ }),
+
+/***/ 2613:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
+
+/***/ }),
+
+/***/ 4434:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
+
+/***/ }),
+
+/***/ 9896:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+
+/***/ }),
+
+/***/ 8611:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
+
+/***/ }),
+
+/***/ 5692:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
+
+/***/ }),
+
+/***/ 9278:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
+
+/***/ }),
+
+/***/ 4589:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:assert");
+
+/***/ }),
+
+/***/ 6698:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_hooks");
+
+/***/ }),
+
+/***/ 4573:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer");
+
+/***/ }),
+
+/***/ 7540:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:console");
+
+/***/ }),
+
+/***/ 7598:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+
+/***/ }),
+
+/***/ 3053:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:diagnostics_channel");
+
+/***/ }),
+
+/***/ 610:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns");
+
+/***/ }),
+
+/***/ 8474:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events");
+
+/***/ }),
+
+/***/ 7067:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+
+/***/ }),
+
+/***/ 2467:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2");
+
+/***/ }),
+
+/***/ 7030:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+
+/***/ }),
+
+/***/ 643:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
+
+/***/ }),
+
+/***/ 1792:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:querystring");
+
+/***/ }),
+
+/***/ 7075:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
+
+/***/ }),
+
+/***/ 8500:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+
+/***/ }),
+
+/***/ 1692:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+
+/***/ }),
+
+/***/ 3136:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
+
+/***/ }),
+
+/***/ 7975:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
+
+/***/ }),
+
+/***/ 3429:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util/types");
+
+/***/ }),
+
+/***/ 5919:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
+
+/***/ }),
+
+/***/ 8522:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
+
+/***/ }),
+
+/***/ 857:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+
+/***/ }),
+
+/***/ 3193:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
+
+/***/ }),
+
+/***/ 4756:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
+
+/***/ }),
+
+/***/ 9023:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 6919:
+/***/ ((__unused_webpack_module, exports) => {
+
+var __webpack_unused_export__;
+
+/*!
+ * content-type
+ * Copyright(c) 2015 Douglas Christopher Wilson
+ * MIT Licensed
+ */
+__webpack_unused_export__ = ({ value: true });
+__webpack_unused_export__ = format;
+exports.qg = parse;
+const TEXT_REGEXP = /^[\u0009\u0020-\u007e\u0080-\u00ff]*$/;
+const TOKEN_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * RegExp to match chars that must be quoted-pair in RFC 9110 sec 5.6.4
+ */
+const QUOTE_REGEXP = /[\\"]/g;
+/**
+ * RegExp to match type in RFC 9110 sec 8.3.1
+ *
+ * media-type = type "/" subtype
+ * type       = token
+ * subtype    = token
+ */
+const TYPE_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
+ */
+const NullObject = /* @__PURE__ */ (() => {
+    const C = function () { };
+    C.prototype = Object.create(null);
+    return C;
+})();
+/**
+ * Format an object into a `Content-Type` header.
+ */
+function format(obj) {
+    const { type, parameters } = obj;
+    if (!type || !TYPE_REGEXP.test(type)) {
+        throw new TypeError(`Invalid type: ${type}`);
+    }
+    let result = type;
+    if (parameters) {
+        for (const param of Object.keys(parameters)) {
+            if (!TOKEN_REGEXP.test(param)) {
+                throw new TypeError(`Invalid parameter name: ${param}`);
+            }
+            result += `; ${param}=${qstring(parameters[param])}`;
+        }
+    }
+    return result;
+}
+/**
+ * Parse a `Content-Type` header.
+ */
+function parse(header, options) {
+    const stopChar = options?.comma === true ? COMMA : 65536; // Sentinel for "no stop char".
+    const len = header.length;
+    let index = skipOWS(header, options?.start ?? 0, len);
+    const valueStart = index;
+    index = skipValue(header, index, len, stopChar);
+    const valueEnd = trailingOWS(header, valueStart, index);
+    const type = header.slice(valueStart, valueEnd).toLowerCase();
+    if (options?.parameters === false) {
+        return { type, index, parameters: new NullObject() };
+    }
+    return parseParameters(header, type, index, len, stopChar);
+}
+const SP = 32; // " "
+const HTAB = 9; // "\t"
+const SEMI = 59; // ";"
+const EQ = 61; // "="
+const DQUOTE = 34; // '"'
+const BSLASH = 92; // "\\"
+const COMMA = 44; // ","
+/**
+ * Parses the parameters of a `Content-Type` header starting at the given index.
+ */
+function parseParameters(header, type, index, len, stopChar) {
+    const parameters = new NullObject();
+    parameter: while (index < len) {
+        if (header.charCodeAt(index) === stopChar)
+            break;
+        index = skipOWS(header, index + 1 /* Skip over ; */, len);
+        const keyStart = index;
+        while (index < len) {
+            const code = header.charCodeAt(index);
+            if (code === stopChar)
+                break parameter;
+            if (code === SEMI)
+                continue parameter;
+            if (code === EQ) {
+                const keyEnd = trailingOWS(header, keyStart, index);
+                const key = header.slice(keyStart, keyEnd).toLowerCase();
+                index = skipOWS(header, index + 1, len);
+                if (index < len && header.charCodeAt(index) === DQUOTE) {
+                    index++;
+                    let value = "";
+                    while (index < len) {
+                        const code = header.charCodeAt(index++);
+                        if (code === DQUOTE) {
+                            index = skipValue(header, index, len, stopChar);
+                            if (parameters[key] === undefined)
+                                parameters[key] = value;
+                            break;
+                        }
+                        if (code === BSLASH && index < len) {
+                            value += header[index++];
+                            continue;
+                        }
+                        value += String.fromCharCode(code);
+                    }
+                    continue parameter;
+                }
+                const valueStart = index;
+                index = skipValue(header, index, len, stopChar);
+                if (parameters[key] === undefined) {
+                    const valueEnd = trailingOWS(header, valueStart, index);
+                    parameters[key] = header.slice(valueStart, valueEnd);
+                }
+                continue parameter;
+            }
+            index++;
+        }
+    }
+    return { type, index, parameters };
+}
+/**
+ * Skip over characters until a semicolon or other exit character.
+ */
+function skipValue(str, index, len, stopChar) {
+    while (index < len) {
+        const code = str.charCodeAt(index);
+        if (code === SEMI || code === stopChar)
+            break;
+        index++;
+    }
+    return index;
+}
+/**
+ * Skip optional whitespace (OWS) in an HTTP header value.
+ *
+ * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
+ */
+function skipOWS(header, index, len) {
+    while (index < len) {
+        const char = header.charCodeAt(index);
+        if (char !== SP && char !== HTAB)
+            break;
+        index++;
+    }
+    return index;
+}
+/**
+ * Trim optional whitespace (OWS) from the end of a substring.
+ *
+ * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
+ */
+function trailingOWS(header, start, end) {
+    while (end > start) {
+        const char = header.charCodeAt(end - 1);
+        if (char !== SP && char !== HTAB)
+            break;
+        end--;
+    }
+    return end;
+}
+/**
+ * Serialize a parameter value.
+ */
+function qstring(str) {
+    if (TOKEN_REGEXP.test(str))
+        return str;
+    if (TEXT_REGEXP.test(str))
+        return `"${str.replace(QUOTE_REGEXP, "\\$&")}"`;
+    throw new TypeError(`Invalid parameter value: ${str}`);
+}
+//# sourceMappingURL=index.js.map
+
+/***/ }),
+
+/***/ 157:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  _: () => (/* binding */ github_context),
+  Q: () => (/* binding */ getOctokit)
 });
 
 // EXTERNAL MODULE: external "fs"
@@ -55717,611 +58517,6 @@ function getOctokit(token, options, ...additionalPlugins) {
     return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 //# sourceMappingURL=github.js.map
-;// CONCATENATED MODULE: ./src/outcome/commit-status.ts
-
-/** GitHub rejects longer descriptions (422). */
-const MAX_DESCRIPTION = 140;
-/**
- * Sets a commit status on the commit under test. Best effort: it never
- * throws and never fails the build; every problem is a warning (a 403/404
- * names the `statuses: write` permission, once, and stops further attempts).
- */
-class CommitStatusReporter {
-    logger;
-    context;
-    token;
-    gate;
-    target;
-    octokit;
-    final = false;
-    /**
-     * Reads owner/repo/sha from @actions/github's context (or an injected one).
-     * For pull requests the status goes on the PR's head commit: context.sha is
-     * the merge commit there (pull_request) or the base branch's head
-     * (pull_request_target), whose statuses the PR does not show.
-     */
-    constructor(options, ghContext) {
-        this.logger = options.logger;
-        this.context = options.context;
-        this.token = options.token;
-        this.gate = options.gate ?? { closed: false };
-        try {
-            const ctx = ghContext ?? github_context;
-            const { owner, repo } = ctx.repo;
-            const sha = headSha(ctx) ?? ctx.sha;
-            if (!sha)
-                throw new Error('the workflow context has no commit SHA');
-            this.target = { owner, repo, sha };
-            this.octokit = getOctokit(options.token, {
-                ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
-                // Octokit would otherwise print its own warnings to the console.
-                log: {
-                    debug: () => undefined,
-                    info: () => undefined,
-                    warn: (message) => this.logger.debug(this.redact(message)),
-                    error: (message) => this.logger.debug(this.redact(message))
-                }
-            });
-        }
-        catch (error) {
-            this.target = undefined;
-            this.logger.warning(`Commit status '${this.context}' is disabled: ${this.redact(messageOf(error))}`);
-        }
-    }
-    /** The commit the statuses go to, if any. */
-    get sha() {
-        return this.target?.sha;
-    }
-    /** Whether a final state (success, failure, error) was sent or attempted. */
-    get finished() {
-        return this.final;
-    }
-    pending(description, targetUrl) {
-        return this.set('pending', description, targetUrl);
-    }
-    /**
-     * SUCCESS gives success; FAILURE, UNSTABLE, ABORTED and NOT_BUILT give
-     * failure; 'error' (the action could not follow the build) gives error.
-     * When `accepted` is given it decides between success and failure instead,
-     * so that the status agrees with the step (e.g. `accept: SUCCESS,UNSTABLE`).
-     */
-    finish(result, description, targetUrl, accepted) {
-        this.final = true;
-        let state;
-        if (result === 'error')
-            state = 'error';
-        else if (accepted !== undefined)
-            state = accepted ? 'success' : 'failure';
-        else
-            state = result === 'SUCCESS' ? 'success' : 'failure';
-        return this.set(state, description, targetUrl);
-    }
-    async set(state, description, targetUrl) {
-        const target = this.target;
-        const octokit = this.octokit;
-        if (!target || !octokit || this.gate.closed) {
-            this.logger.debug(`Commit status '${this.context}' skipped (${state}).`);
-            return;
-        }
-        const url = httpUrl(targetUrl);
-        try {
-            await octokit.rest.repos.createCommitStatus({
-                ...target,
-                state,
-                context: this.context,
-                description: shorten(description, MAX_DESCRIPTION),
-                ...(url ? { target_url: url } : {})
-            });
-            this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`);
-        }
-        catch (error) {
-            const status = error.status;
-            if (status === 403 || status === 404) {
-                // A token without `statuses: write`, or a fork PR's read-only token:
-                // say so once and stop trying (every reporter of the step).
-                this.target = undefined;
-                if (this.gate.closed)
-                    return;
-                this.gate.closed = true;
-                this.logger.warning(`Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
-                    `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
-                    `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
-                    `GitHub said: ${this.redact(messageOf(error))}`);
-                return;
-            }
-            this.logger.warning(`Could not set commit status '${this.context}' (${state}): ${this.redact(messageOf(error))}`);
-        }
-    }
-    /** The token must never reach a log line, whatever a library puts in a message. */
-    redact(text) {
-        return this.token ? text.split(this.token).join('***') : text;
-    }
-}
-function headSha(ctx) {
-    const head = ctx.payload.pull_request?.head;
-    return typeof head?.sha === 'string' && head.sha !== '' ? head.sha : undefined;
-}
-function httpUrl(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? url : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function shorten(text, max) {
-    const chars = Array.from(text.replace(/\s+/g, ' ').trim());
-    return chars.length <= max ? chars.join('') : chars.slice(0, max - 1).join('') + '…';
-}
-function messageOf(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-
-
-/***/ }),
-
-/***/ 6086:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  u: () => (/* binding */ collectYoungGarbage),
-  D: () => (/* binding */ keepYoungGenerationSmall)
-});
-
-;// CONCATENATED MODULE: external "node:v8"
-const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
-;// CONCATENATED MODULE: external "node:vm"
-const external_node_vm_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:vm");
-;// CONCATENATED MODULE: ./src/util/heap.ts
-
-
-/**
- * Keeps V8's young generation at its initial size instead of letting it grow
- * to tens of MB.
- *
- * Streaming a console allocates fast and briefly (socket buffers, decoded
- * text), and V8 grows the young generation with the bytes that survive
- * scavenges over time; the socket buffers (external memory) are only freed
- * by a scavenge, so a bigger young generation also holds more of them. With
- * a 100 MB console `npm run bench` measured a peak RSS of 203 MB without
- * this and 85 MB with it, and the step ended sooner (fewer long pauses).
- *
- * The runner starts `node dist/index.js` without flags, so the entry point
- * is the only place to set it. `--max-semi-space-size` is fixed when the
- * heap is set up and does nothing here; the growth factor is read each time
- * V8 considers growing, so 1 (never grow) takes effect.
- */
-function keepYoungGenerationSmall() {
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
-}
-let collect;
-/**
- * Runs a scavenge now, to free the read buffers of a fast download.
- *
- * A socket read hands over a 64 KiB buffer that V8 counts as external memory
- * and frees only when a collection finds it dead. Streaming a file to disk at
- * a few hundred MB/s allocates them far faster than the JavaScript objects
- * around them fill the (small, see above) young generation, so thousands pile
- * up between scavenges: a 200 MB artifact took the step from about 62 MB to
- * 110 MB of RSS. A scavenge every few MiB keeps that to a few MiB of buffers
- * for well under a millisecond each.
- *
- * V8 only exposes gc() to contexts created after `--expose-gc` is set, so a
- * fresh one hands it over; the main context gets no global `gc`. Where that
- * is not possible this does nothing.
- */
-function collectYoungGarbage() {
-    if (collect === undefined) {
-        try {
-            (0,external_node_v8_namespaceObject.setFlagsFromString)('--expose-gc');
-            const gc = (0,external_node_vm_namespaceObject.runInNewContext)('gc');
-            collect = typeof gc === 'function' ? gc : null;
-        }
-        catch {
-            collect = null;
-        }
-    }
-    collect?.({ type: 'minor' });
-}
-
-
-/***/ }),
-
-/***/ 2613:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
-
-/***/ }),
-
-/***/ 4434:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
-
-/***/ }),
-
-/***/ 9896:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-
-/***/ }),
-
-/***/ 8611:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
-
-/***/ }),
-
-/***/ 5692:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
-
-/***/ }),
-
-/***/ 9278:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
-
-/***/ }),
-
-/***/ 4589:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:assert");
-
-/***/ }),
-
-/***/ 6698:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_hooks");
-
-/***/ }),
-
-/***/ 4573:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer");
-
-/***/ }),
-
-/***/ 7540:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:console");
-
-/***/ }),
-
-/***/ 7598:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
-
-/***/ }),
-
-/***/ 3053:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:diagnostics_channel");
-
-/***/ }),
-
-/***/ 610:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns");
-
-/***/ }),
-
-/***/ 8474:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events");
-
-/***/ }),
-
-/***/ 7067:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
-
-/***/ }),
-
-/***/ 2467:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2");
-
-/***/ }),
-
-/***/ 7030:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-
-/***/ }),
-
-/***/ 643:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
-
-/***/ }),
-
-/***/ 1792:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:querystring");
-
-/***/ }),
-
-/***/ 7075:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
-
-/***/ }),
-
-/***/ 1692:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-
-/***/ }),
-
-/***/ 3136:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
-
-/***/ }),
-
-/***/ 7975:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
-
-/***/ }),
-
-/***/ 3429:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util/types");
-
-/***/ }),
-
-/***/ 5919:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
-
-/***/ }),
-
-/***/ 8522:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
-
-/***/ }),
-
-/***/ 857:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-
-/***/ }),
-
-/***/ 3193:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
-
-/***/ }),
-
-/***/ 4756:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
-
-/***/ }),
-
-/***/ 9023:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
-
-/***/ }),
-
-/***/ 6919:
-/***/ ((__unused_webpack_module, exports) => {
-
-var __webpack_unused_export__;
-
-/*!
- * content-type
- * Copyright(c) 2015 Douglas Christopher Wilson
- * MIT Licensed
- */
-__webpack_unused_export__ = ({ value: true });
-__webpack_unused_export__ = format;
-exports.qg = parse;
-const TEXT_REGEXP = /^[\u0009\u0020-\u007e\u0080-\u00ff]*$/;
-const TOKEN_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/**
- * RegExp to match chars that must be quoted-pair in RFC 9110 sec 5.6.4
- */
-const QUOTE_REGEXP = /[\\"]/g;
-/**
- * RegExp to match type in RFC 9110 sec 8.3.1
- *
- * media-type = type "/" subtype
- * type       = token
- * subtype    = token
- */
-const TYPE_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/**
- * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
- */
-const NullObject = /* @__PURE__ */ (() => {
-    const C = function () { };
-    C.prototype = Object.create(null);
-    return C;
-})();
-/**
- * Format an object into a `Content-Type` header.
- */
-function format(obj) {
-    const { type, parameters } = obj;
-    if (!type || !TYPE_REGEXP.test(type)) {
-        throw new TypeError(`Invalid type: ${type}`);
-    }
-    let result = type;
-    if (parameters) {
-        for (const param of Object.keys(parameters)) {
-            if (!TOKEN_REGEXP.test(param)) {
-                throw new TypeError(`Invalid parameter name: ${param}`);
-            }
-            result += `; ${param}=${qstring(parameters[param])}`;
-        }
-    }
-    return result;
-}
-/**
- * Parse a `Content-Type` header.
- */
-function parse(header, options) {
-    const stopChar = options?.comma === true ? COMMA : 65536; // Sentinel for "no stop char".
-    const len = header.length;
-    let index = skipOWS(header, options?.start ?? 0, len);
-    const valueStart = index;
-    index = skipValue(header, index, len, stopChar);
-    const valueEnd = trailingOWS(header, valueStart, index);
-    const type = header.slice(valueStart, valueEnd).toLowerCase();
-    if (options?.parameters === false) {
-        return { type, index, parameters: new NullObject() };
-    }
-    return parseParameters(header, type, index, len, stopChar);
-}
-const SP = 32; // " "
-const HTAB = 9; // "\t"
-const SEMI = 59; // ";"
-const EQ = 61; // "="
-const DQUOTE = 34; // '"'
-const BSLASH = 92; // "\\"
-const COMMA = 44; // ","
-/**
- * Parses the parameters of a `Content-Type` header starting at the given index.
- */
-function parseParameters(header, type, index, len, stopChar) {
-    const parameters = new NullObject();
-    parameter: while (index < len) {
-        if (header.charCodeAt(index) === stopChar)
-            break;
-        index = skipOWS(header, index + 1 /* Skip over ; */, len);
-        const keyStart = index;
-        while (index < len) {
-            const code = header.charCodeAt(index);
-            if (code === stopChar)
-                break parameter;
-            if (code === SEMI)
-                continue parameter;
-            if (code === EQ) {
-                const keyEnd = trailingOWS(header, keyStart, index);
-                const key = header.slice(keyStart, keyEnd).toLowerCase();
-                index = skipOWS(header, index + 1, len);
-                if (index < len && header.charCodeAt(index) === DQUOTE) {
-                    index++;
-                    let value = "";
-                    while (index < len) {
-                        const code = header.charCodeAt(index++);
-                        if (code === DQUOTE) {
-                            index = skipValue(header, index, len, stopChar);
-                            if (parameters[key] === undefined)
-                                parameters[key] = value;
-                            break;
-                        }
-                        if (code === BSLASH && index < len) {
-                            value += header[index++];
-                            continue;
-                        }
-                        value += String.fromCharCode(code);
-                    }
-                    continue parameter;
-                }
-                const valueStart = index;
-                index = skipValue(header, index, len, stopChar);
-                if (parameters[key] === undefined) {
-                    const valueEnd = trailingOWS(header, valueStart, index);
-                    parameters[key] = header.slice(valueStart, valueEnd);
-                }
-                continue parameter;
-            }
-            index++;
-        }
-    }
-    return { type, index, parameters };
-}
-/**
- * Skip over characters until a semicolon or other exit character.
- */
-function skipValue(str, index, len, stopChar) {
-    while (index < len) {
-        const code = str.charCodeAt(index);
-        if (code === SEMI || code === stopChar)
-            break;
-        index++;
-    }
-    return index;
-}
-/**
- * Skip optional whitespace (OWS) in an HTTP header value.
- *
- * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
- */
-function skipOWS(header, index, len) {
-    while (index < len) {
-        const char = header.charCodeAt(index);
-        if (char !== SP && char !== HTAB)
-            break;
-        index++;
-    }
-    return index;
-}
-/**
- * Trim optional whitespace (OWS) from the end of a substring.
- *
- * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
- */
-function trailingOWS(header, start, end) {
-    while (end > start) {
-        const char = header.charCodeAt(end - 1);
-        if (char !== SP && char !== HTAB)
-            break;
-        end--;
-    }
-    return end;
-}
-/**
- * Serialize a parameter value.
- */
-function qstring(str) {
-    if (TOKEN_REGEXP.test(str))
-        return str;
-    if (TEXT_REGEXP.test(str))
-        return `"${str.replace(QUOTE_REGEXP, "\\$&")}"`;
-    throw new TypeError(`Invalid parameter value: ${str}`);
-}
-//# sourceMappingURL=index.js.map
 
 /***/ }),
 

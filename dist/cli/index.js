@@ -6,7 +6,7 @@ import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_c
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(106);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2275);
 
 (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .exitWith */ .n)(await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)(process.argv.slice(2)));
 
@@ -15,7 +15,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 106:
+/***/ 2275:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -63,7 +63,10 @@ function readActionInputs(path) {
         };
     });
 }
-/** The `default:` of every input that has one, by name. */
+/**
+ * The `default:` of every input that has one, by name.
+ * @internal
+ */
 function inputDefaults(inputs) {
     const defaults = {};
     for (const input of inputs)
@@ -79,7 +82,10 @@ function action_yml_text(value) {
 }
 
 ;// CONCATENATED MODULE: ./src/util/suggest.ts
-/** Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively). */
+/**
+ * Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively).
+ * @internal
+ */
 function editDistance(a, b) {
     const s = a.toLowerCase();
     const t = b.toLowerCase();
@@ -127,6 +133,8 @@ function closestNames(name, candidates, max = 3) {
 /** A command line the command cannot run: the message says what was expected. */
 class UsageError extends Error {
 }
+/** The file name that means stdout, as to Unix tools: `--summary -`. */
+const STDOUT = '-';
 /** Environment variables that give an input when its flag is absent. */
 const ENV_INPUTS = {
     url: 'JENKINS_URL',
@@ -240,6 +248,12 @@ function parseCommandLine(argv, inputs, env) {
         if (flagged.has('files'))
             throw new UsageError('give either --files or --file, not both');
         line.given.files = files.join('\n');
+        line.fileFlag = '--file';
+    }
+    else if (flagged.has('files'))
+        line.fileFlag = '--files';
+    if (line.json && line.summary === STDOUT) {
+        throw new UsageError('give either --json or --summary -, not both: each writes to stdout');
     }
     for (const [name, variable] of Object.entries(ENV_INPUTS)) {
         const fromEnv = env[variable];
@@ -400,7 +414,10 @@ const OWN = [
         "A file for the job's file parameter NAME, relative to the current directory (the workspace); repeat it for several. Sets `files`."
     ],
     ['--json', 'Print the outputs as one JSON object on stdout; the log goes to stderr.'],
-    ['--summary FILE', "Write the step's job summary (Markdown) to FILE."],
+    [
+        '--summary FILE',
+        "Write the step's job summary (Markdown) to FILE; - for stdout (the log goes to stderr)."
+    ],
     [
         '--verbose',
         "Show the step's debug lines, as ACTIONS_STEP_DEBUG does on GitHub (and set RUNNER_DEBUG=1 for it)."
@@ -421,7 +438,7 @@ function helpText(inputs, width = 100) {
     return [
         'Usage: jenkins-build --url URL --job JOB [flags]',
         '',
-        ...wrap('Runs this action from a terminal: its bundle (dist/index.js) as the GitHub runner runs a `uses:` step, then its post step, with the same inputs, log, outputs and exit status. Ctrl+C cancels as a cancelled workflow does (the Jenkins build is stopped). Under Node 24 from tools/node24 when `npm test` installed it there, else under this Node. The workspace, where `artifacts` land, is the current directory.', width),
+        ...wrap('Runs this action from a terminal: its bundle (dist/index.js) as the GitHub runner runs a `uses:` step, then its post step, with the same inputs, log, outputs (the main ones at the end; all with --json) and exit status. Ctrl+C cancels as a cancelled workflow does (the Jenkins build is stopped). Under Node 24 from tools/node24 when `npm test` installed it there, else under this Node. The workspace, where `artifacts` land, is the current directory.', width),
         '',
         'Inputs (action.yml; a switch is also --NAME alone, --no-NAME, or --NAME=VALUE):',
         ...table(rows),
@@ -620,6 +637,23 @@ class Output {
     }
 }
 
+;// CONCATENATED MODULE: ./src/util/console-line.ts
+/**
+ * A console line as the failure message quotes it (outcome/report.ts) and as
+ * the terminal compares it with what it just showed (cli/render.ts): colours
+ * and other escape sequences removed (they mean nothing in an annotation),
+ * and the control characters but TAB and the line break dropped.
+ */
+// CSI and other ESC sequences.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+/** `line` without escape sequences and control characters. */
+function plainConsoleLine(line) {
+    return line.replace(ANSI, '').replace(CONTROL, '');
+}
+
 ;// CONCATENATED MODULE: ./src/cli/workflow-commands.ts
 /**
  * The GitHub runner's reading of a step's output, rule for rule: what the
@@ -795,20 +829,29 @@ class CommandReader {
         return this.token !== undefined;
     }
 }
-/** Reads stdout the way the runner does, line by line, honouring stop-commands. */
+/**
+ * Reads stdout the way the runner does, line by line, honouring stop-commands.
+ * @internal
+ */
 function runnerView(stdout) {
     const splitter = new LineSplitter();
     const reader = new CommandReader();
     return [...splitter.push(stdout), ...splitter.end()].map(text => reader.read(text));
 }
-/** The commands the runner would act on, optionally only those named `name`. */
+/**
+ * The commands the runner would act on, optionally only those named `name`.
+ * @internal
+ */
 function commands(stdout, name) {
     return runnerView(stdout)
         .filter(line => !line.stopped && line.command !== undefined)
         .map(line => line.command)
         .filter(command => name === undefined || command.name === name);
 }
-/** Whether command processing is still stopped after the whole of stdout (a stop never resumed). */
+/**
+ * Whether command processing is still stopped after the whole of stdout (a stop never resumed).
+ * @internal
+ */
 function endsStopped(stdout) {
     const reader = new CommandReader();
     const splitter = new LineSplitter();
@@ -818,6 +861,32 @@ function endsStopped(stdout) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/render.ts
+/**
+ * A step's output rendered for a terminal, as the runner's log shows it:
+ * the runner's own reading of the command stream (workflow-commands.ts)
+ * decides which lines are commands, and each command becomes what the log
+ * shows for it.
+ *
+ * - `::group::X` is a heading (`=== X`), `::endgroup::` shows nothing;
+ * - `::error::`, `::warning::`, `::notice::` are `Error: …`, `Warning: …`,
+ *   `Notice: …` with their data unescaped; `::debug::` is `Debug: …`, shown
+ *   only when asked (the runner's ACTIONS_STEP_DEBUG);
+ * - `::add-mask::` never shows, and its value is masked from then on, like
+ *   the secrets the command was given (masker.ts);
+ * - a `::stop-commands::` region is plain text; its two markers do not show
+ *   (the runner prints them, masked: they are plumbing, not log);
+ * - `::echo::on` shows later command lines as written, as the runner does;
+ * - the commands the runner acts on without a log line (`save-state`,
+ *   `set-output`, `set-env`, `add-path`, matchers) show nothing: the action
+ *   writes none of them (it uses the file commands), and a stray one from a
+ *   hostile Jenkins would be a defect the e2e tests catch, not log.
+ *
+ * A terminal also obeys control sequences, which the runner's web log does
+ * not: after masking, only colour (SGR) sequences pass, on a colour terminal;
+ * every other control character is shown escaped (`\x1b`), so that Jenkins
+ * text cannot move the cursor, retitle the window or write the clipboard.
+ */
+
 
 const STYLES = {
     error: ['\x1b[31m', '\x1b[39m'],
@@ -836,7 +905,12 @@ const PREFIX = {
 // SGR (colour) sequences, or one control character but TAB.
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /(\x1b\[[0-9;:]*m)|[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
-/** One line of text made safe for a terminal: colour sequences kept (or dropped), other controls shown escaped. */
+/** Console lines kept to recognise a failure's tail (the action quotes at most 30). */
+const TAIL_KEPT = 64;
+/**
+ * One line of text made safe for a terminal: colour sequences kept (or dropped), other controls shown escaped.
+ * @internal
+ */
 function terminalSafe(text, color) {
     return text.replace(UNSAFE, (match, sgr) => {
         if (sgr !== undefined)
@@ -855,6 +929,9 @@ class StepLog {
     reader = new CommandReader();
     splitters = { stdout: new LineSplitter(), stderr: new LineSplitter() };
     echo = false;
+    /** The plain lines of the group being shown, then of the last one shown: the console, which a failure's tail repeats. */
+    groupLines = [];
+    inGroup = false;
     /** Each error annotation's text, as shown: the last one is why the step failed. */
     errors = [];
     constructor(write, masker, options) {
@@ -880,8 +957,16 @@ class StepLog {
     }
     line(entry) {
         const { command } = entry;
-        if (!command)
-            return this.out(entry.text);
+        if (!command) {
+            if (this.inGroup)
+                this.groupLines.push(entry.text);
+            if (this.groupLines.length > 2 * TAIL_KEPT)
+                this.groupLines.splice(0, TAIL_KEPT);
+            // Outside a stop-commands region a plain line is the action's own
+            // (Jenkins' console is always inside one), worded for a terminal too.
+            const { wording } = this.options;
+            return this.out(entry.stopped || !wording ? entry.text : wording(entry.text));
+        }
         // The command that ends a stopped region is a marker, like the one that began it.
         if (entry.stopped)
             return;
@@ -911,13 +996,21 @@ class StepLog {
                 if (!this.options.verbose)
                     return;
                 break;
+            case 'group':
+                this.groupLines = [];
+                this.inGroup = true;
+                break;
+            case 'endgroup':
+                this.inGroup = false;
+                break;
         }
         const prefix = PREFIX[command.name];
         if (!prefix)
             return;
         // A titled annotation is a failed test: its title is the test's name and
         // its text Jenkins', shown as they are. Untitled ones are the action's.
-        const title = command.name === 'group' ? undefined : commandProperties(command).title;
+        const properties = command.name === 'group' ? {} : commandProperties(command);
+        const { title, file, line } = properties;
         const { wording } = this.options;
         const text = title !== undefined
             ? `${title}: ${data}`
@@ -926,13 +1019,38 @@ class StepLog {
                 : data;
         if (command.name === 'error')
             this.errors.push(this.masker.mask(text));
-        this.out(`${prefix[0]}${text}`, prefix[1]);
+        // A failed test at a known place: `path:line: name: message`, the form
+        // editors and terminals turn into a link to that line.
+        if (title !== undefined && file !== undefined) {
+            return this.out(`${file}${line !== undefined ? `:${line}` : ''}: ${text}`, prefix[1]);
+        }
+        this.out(`${prefix[0]}${title === undefined ? this.withoutRepeatedTail(text) : text}`, prefix[1]);
+    }
+    /**
+     * A failure's message ends with the console's last lines, for the
+     * annotation; in a terminal that just showed the whole console they would
+     * be the same lines twice, so they go when they are exactly the end of the
+     * group just shown.
+     */
+    withoutRepeatedTail(text) {
+        const match = /\nLast (\d+) console lines:\n/.exec(text);
+        if (!match)
+            return text;
+        const tail = text.slice(match.index + match[0].length).split('\n');
+        const shown = this.groupLines.map(plainConsoleLine);
+        while (shown.length > 0 && (shown.at(-1) ?? '').trim() === '')
+            shown.pop();
+        const end = shown.slice(-tail.length);
+        const repeated = tail.length === Number(match[1]) &&
+            end.length === tail.length &&
+            end.every((line, i) => line === tail[i]);
+        return repeated ? text.slice(0, match.index) : text;
     }
     out(text, style) {
         const { color } = this.options;
         const [open, close] = style && color ? STYLES[style] : ['', ''];
         for (const line of this.masker.mask(text).split(/\r\n|\r|\n/)) {
-            this.write(`${open}${terminalSafe(line, color)}${close}\n`);
+            this.write(`${open}${terminalSafe(line, color)}${close}\n`, style);
         }
     }
 }
@@ -966,7 +1084,10 @@ function installedNode24(root) {
     const path = (0,external_node_path_namespaceObject.join)(root, 'tools', 'node24', 'node_modules', '.bin', 'node');
     return (0,external_node_fs_namespaceObject.existsSync)(path) ? path : undefined;
 }
-/** Parses a GITHUB_OUTPUT / GITHUB_STATE file: `name=value` lines and `name<<DELIM` heredocs. */
+/**
+ * Parses a GITHUB_OUTPUT / GITHUB_STATE file: `name=value` lines and `name<<DELIM` heredocs.
+ * @internal
+ */
 function parseFileCommands(text) {
     const result = {};
     const lines = text.split('\n');
@@ -1081,13 +1202,15 @@ function expressionWording(text) {
 function escapeRegExp(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-/** Rewords one message of the action for a terminal. */
-function terminalWording(inputs) {
+/** Rewords one message of the action for a terminal; `typed`: the flag to name where the user had a choice. */
+function terminalWording(inputs, typed = {}) {
     const byName = new Map(inputs.map(input => [input.name, input]));
     // Longest first, so that `job-token` is not read as `job`.
     const names = [...byName.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
     const name = `(${names.join('|')})`;
     const flag = (input) => {
+        if (input === 'files' && typed.files)
+            return typed.files;
         const found = byName.get(input);
         return found ? flagWording(found) : `'${input}'`;
     };
@@ -1095,6 +1218,10 @@ function terminalWording(inputs) {
         // `Input 'user' …`, `the 'url' input`.
         [new RegExp(`\\bInput '${name}'`, 'g'), (_, input = '') => flag(input)],
         [new RegExp(`\\bthe '${name}' input\\b`, 'g'), (_, input = '') => flag(input)],
+        [
+            new RegExp(`\\bInputs '${name}' and '${name}'`, 'g'),
+            (_, one = '', two = '') => `${flag(one)} and ${flag(two)}`
+        ],
         [
             new RegExp(`\\bthe '${name}' and '${name}' inputs\\b`, 'g'),
             (_, one = '', two = '') => `${flag(one)} and ${flag(two)}`
@@ -1126,6 +1253,12 @@ function flagExample(input, name, value) {
     return /^[\w./:,@=+-]*$/.test(value) ? `--${name} ${value}` : `--${name} '${value}'`;
 }
 
+;// CONCATENATED MODULE: ./src/util/error-text.ts
+/** What was thrown, as text for a message: an Error's message, anything else as String() makes it. */
+function errorText(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+
 ;// CONCATENATED MODULE: ./src/cli/main.ts
 /**
  * The jenkins-build command: the action run from a terminal, through the
@@ -1135,6 +1268,7 @@ function flagExample(input, name, value) {
  * saved, renders their workflow commands for the terminal (render.ts), and
  * exits with the step's status.
  */
+
 
 
 
@@ -1206,11 +1340,16 @@ async function runSteps({ line, inputs, node, bundle, io }) {
         masker.add(values[name] ?? '');
     const stdout = new Output('stdout', io.stdout);
     const stderr = new Output('stderr', io.stderr);
-    const logOutput = line.json ? stderr : stdout;
+    // stdout holds what was asked for instead of the log: the JSON, or the summary (`--summary -`).
+    const logOutput = line.json || line.summary === STDOUT ? stderr : stdout;
     // The command's own lines go where the log goes, or to the other stream once that one is closed.
     const noteOutput = () => (logOutput.closed === undefined ? logOutput : stderr);
     const color = logOutput.stream.isTTY === true && logOutput.stream.hasColors?.() === true;
-    const options = { verbose: line.verbose, color, wording: terminalWording(inputs) };
+    const options = {
+        verbose: line.verbose,
+        color,
+        wording: terminalWording(inputs, { files: line.fileFlag })
+    };
     const say = new StepLog(text => noteOutput().write(text), masker, options);
     for (const warning of line.warnings)
         say.note(`Warning: ${warning}`, 'warning');
@@ -1232,7 +1371,14 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     }
     let mainLog;
     const step = (state) => {
-        const log = new StepLog(text => logOutput.write(text), masker, options);
+        // Once the log's reader went away (`| head`), the step's annotations
+        // still reach stderr: they say what its cancellation stopped.
+        const log = new StepLog((text, style) => {
+            if (logOutput.closed === undefined)
+                logOutput.write(text);
+            else if (style !== undefined && style !== 'debug' && style !== 'heading')
+                stderr.write(text);
+        }, masker, options);
         mainLog ??= log;
         const running = startStep({
             node,
@@ -1272,11 +1418,15 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     }
     let code = main_status(main) || (post ? main_status(post) : 0);
     if (line.summary !== undefined) {
+        const summary = masker.mask(main.summary + (post?.summary ?? ''));
         try {
-            (0,external_node_fs_namespaceObject.writeFileSync)(line.summary, masker.mask(main.summary + (post?.summary ?? '')));
+            if (line.summary === STDOUT)
+                stdout.write(summary);
+            else
+                (0,external_node_fs_namespaceObject.writeFileSync)(line.summary, summary);
         }
         catch (error) {
-            say.note(`Error: could not write the summary to ${line.summary}: ${error.message}`, 'error');
+            say.note(`Error: could not write the summary to ${line.summary}: ${errorText(error)}`, 'error');
             code ||= 1;
         }
     }
@@ -1290,7 +1440,24 @@ async function runSteps({ line, inputs, node, bundle, io }) {
         }
         stdout.write(`${JSON.stringify(outputs, null, 2)}\n`);
     }
+    else if (!canceller.interruption) {
+        for (const text of outputLines(main.outputs))
+            say.note(text);
+    }
     return canceller.interruption ? interruptedStatus(canceller.interruption) : code;
+}
+/** The outputs a plain run ends with, in this order, when the step set them; --json has them all. */
+const MAIN_OUTPUTS = ['result', 'build-number', 'build-url', 'tests-failed'];
+/** The main outputs as `  name  value` lines under a heading, or none. */
+function outputLines(outputs) {
+    const set = MAIN_OUTPUTS.filter(name => (outputs[name] ?? '') !== '');
+    if (set.length === 0)
+        return [];
+    const width = Math.max(...set.map(name => name.length));
+    return [
+        'Outputs (--json prints every one):',
+        ...set.map(name => `  ${name.padEnd(width)}  ${outputs[name] ?? ''}`)
+    ];
 }
 /** A step's exit status; killed by a signal is a failure. A failed post step fails the job too. */
 function main_status(step) {
