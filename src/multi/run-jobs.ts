@@ -24,11 +24,11 @@ import { settleBy, throwIfAborted } from '../util/wait.js'
 import { completeBuild } from './complete.js'
 import type { Item } from './item.js'
 import { disableJobs } from './disable-jobs.js'
-import { BuildsFollower } from './follow-builds.js'
+import { BuildsFollower } from '../follow/follow-builds.js'
 import { Printer } from './printer.js'
 import { jobsFailure, setJobsOutputs, writeJobsSummary, type ItemReport } from './report.js'
 import { resolveJobs } from './resolve-jobs.js'
-import type { SchedulePolicy } from './schedule-policy.js'
+import type { SchedulePolicy } from '../follow/schedule-policy.js'
 import { errorText } from '../util/error-text.js'
 
 export interface JobsRunOptions {

@@ -26,7 +26,7 @@ import {
   watch,
   type Expectation,
   type Watch
-} from '../follow/poll-policy.js'
+} from './poll-policy.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   type ScheduledRead,

@@ -12,12 +12,12 @@ import type {
   QueueItem,
   RunningBuild
 } from '../../src/jenkins/model/types.js'
-import { SharedSchedule } from '../../src/multi/schedule.js'
+import { SharedSchedule } from '../../src/follow/schedule.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   type ScheduledRead,
   type TrackEvent
-} from '../../src/multi/schedule-policy.js'
+} from '../../src/follow/schedule-policy.js'
 import type { Expectation } from '../../src/follow/poll-policy.js'
 
 const refOf = (job: JobPath, number: number): BuildRef => ({

@@ -3,7 +3,7 @@
  * (schedule.ts is the schedule itself).
  */
 import type { Build, BuildRef } from '../jenkins/model/types.js'
-import { DEFAULT_POLL_POLICY, type PollPolicy } from '../follow/poll-policy.js'
+import { DEFAULT_POLL_POLICY, type PollPolicy } from './poll-policy.js'
 
 export interface SchedulePolicy {
   /** The watches' schedule (its log-off part: rounds show no console). */

@@ -1,4 +1,4 @@
-import { POLL_TREE } from '../follow/follower.js'
+import { POLL_TREE } from './follower.js'
 import { Interrupted, JenkinsError } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type {
@@ -11,7 +11,7 @@ import type {
   RunningBuild
 } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
-import type { Expectation } from '../follow/poll-policy.js'
+import type { Expectation } from './poll-policy.js'
 import { throwIfAborted } from '../util/wait.js'
 import { SharedSchedule } from './schedule.js'
 import {
