@@ -1,12 +1,13 @@
 /**
- * When to read what while several builds are followed at once: a pure
- * schedule (no I/O, no clock of its own; `now` is passed in), so that it can
- * be tested in virtual time. One watch per build (src/follow/poll-policy.ts), one
- * shared budget of polls.
+ * When to read what while builds are followed: the one polling engine, for
+ * one build (`job`, ONE_BUILD_POLICY: its own queue item, then its console
+ * or build) and for several (`jobs`: rounds of two lists for all, one
+ * shared budget of polls). A pure schedule (no I/O, no clock of its own;
+ * `now` is passed in), so that it can be tested in virtual time. One watch
+ * per build (poll-policy.ts); follow-builds.ts carries out the reads.
  *
- * What the reads buy (a round of two lists for any number of builds, one
- * budget of polls): docs/performance.md, "Several builds: one schedule of
- * rounds".
+ * What the reads buy: docs/performance.md, "One build: when the follower
+ * looks again" and "Several builds: one schedule of rounds".
  */
 import type {
   Build,
@@ -23,12 +24,15 @@ import {
   nextPoll,
   nextQueueDelay,
   sawBuild,
+  sawConsole,
   watch,
   type Expectation,
+  type NextPoll,
   type Watch
 } from './poll-policy.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
+  type EndWatch,
   type ScheduledRead,
   type SchedulePolicy,
   type TrackEvent
@@ -55,6 +59,14 @@ interface Track {
   duePoll: boolean
   /** Its next own build read is the full JSON. */
   wantFull: boolean
+  /** What its next own read of a running build is (the console, once followed with it). */
+  next: NextPoll['read']
+  /** When its last own read was sent: its watch's pace counts from there, so a slow answer does not stretch it. */
+  sentAt?: number
+  /** A read that follows at once from the last one counts the pace from that one's start. */
+  pacedFrom?: number
+  /** Its build read checks the end after a failed console read. */
+  checking: boolean
   /** When the step learned it runs (a round judges only builds it knew of before it was sent). */
   runningSince?: number
   /** When its queue item was last read on its own (for the start's slack). */
@@ -76,9 +88,9 @@ const STOPPING_MS = 500
 export class SharedSchedule {
   private readonly tracks: Track[] = []
   /** Whether `queue/api/json` may be read (refused: never again). */
-  private queueList = true
+  private queueList: boolean
   /** Whether `computer/api/json` may be read. */
-  private runningList = true
+  private runningList: boolean
   /** Some build was ever seen in the running list: it shows ours. */
   private runningListShowed = false
   private roundAt: number | undefined
@@ -91,7 +103,10 @@ export class SharedSchedule {
   constructor(
     private readonly refOf: (job: JobPath, number: number) => BuildRef,
     private readonly policy: SchedulePolicy = DEFAULT_SCHEDULE_POLICY
-  ) {}
+  ) {
+    this.queueList = policy.rounds
+    this.runningList = policy.rounds
+  }
 
   /** A build whose queue item was just created (or found). */
   addQueued(job: JobPath, queueId: number, now: number, expect?: Expectation): number {
@@ -102,23 +117,39 @@ export class SharedSchedule {
       this.roundAttempt = 0
     }
     if (!this.coveredByRound(track)) {
-      track.dueAt = now + nextQueueDelay(0, this.policy.poll)
+      // Its own queue item, at once (the build usually starts at once).
+      track.dueAt = now
       track.duePoll = true
     }
     return track.id
   }
 
-  /** A build known to run (build: last), started at `build.timestamp`. */
+  /**
+   * A build known to run: as read (`build`: build: last, its `timestamp`
+   * and Jenkins' estimate) or as known of its start (`from`); `console`:
+   * its console is read, and tells its end.
+   */
   addRunning(
     ref: BuildRef,
-    build: Pick<Build, 'timestamp' | 'estimatedDuration'>,
-    now: number
+    now: number,
+    {
+      build,
+      from,
+      console = false
+    }: {
+      build?: Pick<Build, 'timestamp' | 'estimatedDuration'>
+      from?: EndWatch
+      console?: boolean
+    }
   ): number {
-    const track = this.add({ job: ref.job, phase: 'queued' }, now)
+    const track = this.add({ job: ref.job, phase: 'queued', expect: from?.expect }, now)
     this.startTrack(track, ref, now, {
-      timestamp: build.timestamp,
-      estimatedDuration: build.estimatedDuration
+      listed: build && { timestamp: build.timestamp, estimatedDuration: build.estimatedDuration },
+      seen: from && { startedAt: from.startedAt ?? now, slackMs: from.startSlackMs ?? 0 },
+      console
     })
+    // No round watches it: its first read at once (a console from its start).
+    if (track.direct) track.dueAt = now
     this.roundAt ??= now
     return track.id
   }
@@ -164,7 +195,7 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.phase === 'done' || track.inFlight || track.dueAt === undefined) continue
       if (track.duePoll || track.dueAt > now) continue
-      reads.push(this.ownRead(track))
+      reads.push(this.ownRead(track, now))
     }
     let nextAt: number | undefined
     const consider = (at: number): void => {
@@ -181,7 +212,7 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.phase === 'done' || track.inFlight || !track.duePoll) continue
       if (track.dueAt === undefined) continue
-      polls.push({ at: track.dueAt, read: () => this.ownRead(track) })
+      polls.push({ at: track.dueAt, read: () => this.ownRead(track, now) })
     }
     polls.sort((a, b) => a.at - b.at)
     const first = polls[0]
@@ -220,8 +251,14 @@ export class SharedSchedule {
       if (track.phase === 'queued' && track.queueId !== undefined) {
         const started = running?.byQueueId.get(track.queueId)
         if (started && sameJob(started.job, track.job)) {
-          this.startTrack(track, this.refOf(track.job, started.number), now, started)
-          events.push({ kind: 'started', track: track.id, number: started.number })
+          this.startTrack(track, this.refOf(track.job, started.number), now, { listed: started })
+          events.push({
+            kind: 'started',
+            track: track.id,
+            number: started.number,
+            seenAt: now,
+            startSlackMs: 0
+          })
           continue
         }
         const waiting = queued?.get(track.queueId)
@@ -269,11 +306,20 @@ export class SharedSchedule {
     track.askedAt = askedAt
     const number = item.executable?.number
     if (number !== undefined) {
-      this.startTrack(track, this.refOf(track.job, number), now, undefined, {
-        startedAt: askedAt,
-        slackMs: Math.max(0, askedAt - previous)
+      const startSlackMs = Math.max(0, askedAt - previous)
+      this.startTrack(track, this.refOf(track.job, number), now, {
+        seen: { startedAt: askedAt, slackMs: startSlackMs }
       })
-      return [{ kind: 'started', track: id, number }]
+      return [
+        {
+          kind: 'started',
+          track: id,
+          number,
+          seenAt: askedAt,
+          startSlackMs,
+          inQueueSince: item.inQueueSince
+        }
+      ]
     }
     if (item.cancelled) {
       track.phase = 'done'
@@ -308,6 +354,11 @@ export class SharedSchedule {
     const track = this.tracks[id]
     if (!track || track.phase !== 'running' || !track.watch) return this.settle(track)
     track.inFlight = false
+    if (track.next === 'give-up') {
+      track.phase = 'done'
+      return [{ kind: 'ended', track: id, build }]
+    }
+    if (track.watch.console) return this.sawConsoleBuild(track, now, build, full)
     if (!build.building) {
       if (full) {
         track.phase = 'done'
@@ -331,19 +382,54 @@ export class SharedSchedule {
       track.direct = true
       if (!this.runningListShowed) this.refuseRunningList(now)
     }
-    track.wantFull = false
-    track.duePoll = true
-    track.dueAt = now + nextPoll(track.watch, now, this.policy.poll).delayMs
+    this.pace(track)
     return []
   }
 
-  /** A track's own read failed on the way: tried again after retryMs. */
+  /**
+   * A console read's news (`moreData` false: the log is complete, so the
+   * build is over; one full read says so, never `result` alone, which a
+   * Pipeline sets while it still runs).
+   */
+  sawConsole(id: number, now: number, poll: Parameters<typeof sawConsole>[2]): void {
+    const track = this.tracks[id]
+    if (!track || track.phase !== 'running' || !track.watch) return void this.settle(track)
+    track.inFlight = false
+    if (!poll.moreData) return this.readAtOnce(track, now, { full: true })
+    track.watch = sawConsole(track.watch, now, poll, this.policy.poll)
+    this.pace(track)
+  }
+
+  /**
+   * A console read failed on the way. A console that keeps failing (a proxy
+   * that stalls it) would hide the end until the timeout: before the end is
+   * seen, the build's JSON says whether the build is over, and then the
+   * end's follow-up applies (the rest of the console read promptly, given up
+   * after followUpForMs).
+   */
+  consoleFailed(id: number, now: number): void {
+    const track = this.tracks[id]
+    if (!track || track.phase !== 'running' || !track.watch) return void this.settle(track)
+    track.inFlight = false
+    if (track.watch.endSeenAt !== undefined) return this.pace(track, this.policy.poll.nearMs)
+    track.checking = true
+    this.readAtOnce(track, now, { full: false })
+  }
+
+  /** A track's own read failed on the way: tried again after retryMs (0: at its own pace). */
   readFailed(id: number, now: number): void {
     const track = this.tracks[id]
     if (!track) return
     track.inFlight = false
     if (track.phase === 'done') return
-    track.dueAt = now + this.policy.retryMs
+    if (this.policy.retryMs > 0) {
+      track.dueAt = now + this.policy.retryMs
+    } else if (track.phase === 'queued') {
+      track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
+    } else {
+      track.checking = false
+      this.pace(track, this.policy.poll.nearMs)
+    }
   }
 
   /** A track whose read failed for good (the caller reports it). */
@@ -364,6 +450,8 @@ export class SharedSchedule {
       direct: false,
       duePoll: true,
       wantFull: false,
+      next: 'build',
+      checking: false,
       queueAttempt: 0,
       inFlight: false,
       ...init
@@ -372,20 +460,28 @@ export class SharedSchedule {
     return track
   }
 
-  /** The track runs: its watch starts from what is known of its start. */
+  /** The track runs: its watch starts from what is known of its start (`listed`: as a list or a read showed it). */
   private startTrack(
     track: Track,
     ref: BuildRef,
     now: number,
-    listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>,
-    seen?: { startedAt: number; slackMs: number }
+    {
+      listed,
+      seen,
+      console = false
+    }: {
+      listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>
+      seen?: { startedAt: number; slackMs: number }
+      console?: boolean
+    }
   ): void {
     track.phase = 'running'
     track.ref = ref
     track.runningSince = now
     track.leftAt = undefined
+    track.next = console ? 'console' : 'build'
     let w = watch({
-      console: false,
+      console,
       startedAt: seen?.startedAt ?? now,
       startSlackMs: seen?.slackMs ?? 0,
       expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
@@ -403,14 +499,56 @@ export class SharedSchedule {
     }
   }
 
-  private ownRead(track: Track): ScheduledRead {
+  private ownRead(track: Track, now: number): ScheduledRead {
     track.inFlight = true
-    const read: ScheduledRead =
-      track.phase === 'queued'
-        ? { kind: 'queue-item', track: track.id, queueId: track.queueId as number }
-        : { kind: 'build', track: track.id, ref: track.ref as BuildRef, full: track.wantFull }
+    track.sentAt = now
     track.dueAt = undefined
-    return read
+    if (track.phase === 'queued') {
+      return { kind: 'queue-item', track: track.id, queueId: track.queueId as number }
+    }
+    const ref = track.ref as BuildRef
+    if (track.next === 'build') return { kind: 'build', track: track.id, ref, full: track.wantFull }
+    return { kind: track.next, track: track.id, ref }
+  }
+
+  /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
+  private pace(track: Track, floorMs = 0): void {
+    const from = track.pacedFrom ?? (track.sentAt as number)
+    track.pacedFrom = undefined
+    const next = nextPoll(track.watch as Watch, from, this.policy.poll)
+    track.next = next.read
+    // Once the console is complete, only the full JSON tells the end.
+    track.wantFull = track.watch?.logComplete ?? false
+    track.duePoll = true
+    track.dueAt = from + Math.max(next.delayMs, floorMs)
+  }
+
+  /** A build read that follows at once from the last read (its pace counts from that one's start). */
+  private readAtOnce(track: Track, now: number, { full }: { full: boolean }): void {
+    track.pacedFrom = track.sentAt
+    track.next = 'build'
+    track.wantFull = full
+    track.dueAt = now
+    track.duePoll = false
+  }
+
+  /** A console-followed build's read: the end when the console is complete (`full`), else news for its watch. */
+  private sawConsoleBuild(track: Track, now: number, build: Build, full: boolean): TrackEvent[] {
+    const seen = sawBuild(track.watch as Watch, now, build)
+    if (track.checking) {
+      track.checking = false
+      track.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
+      this.pace(track, this.policy.poll.nearMs)
+      return []
+    }
+    if (full && !build.building) {
+      track.phase = 'done'
+      return [{ kind: 'ended', track: track.id, build }]
+    }
+    // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
+    track.watch = full ? { ...seen, logComplete: true } : seen
+    this.pace(track)
+    return []
   }
 
   /** When the next round is due; undefined when no round is needed or one is in flight. */

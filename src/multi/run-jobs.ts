@@ -280,7 +280,7 @@ export class JobsRun {
         const first = item.first as Build
         if (settings.wait === 'started') this.settleItem(item, first)
         else if (!first.building) this.finished([item], first, false)
-        else item.track = follower.addRunning(item.ref as BuildRef, first)
+        else item.track = follower.addRunning(item.ref as BuildRef, { build: first })
         continue
       }
       const queueId = item.queueId
