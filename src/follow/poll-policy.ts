@@ -163,10 +163,17 @@ function runningDelay(w: Watch, now: number, p: PollPolicy): number {
 }
 
 /** A console poll's news: text arrived, the log is (not) complete, the last line is `Finished:`. */
+export interface ConsoleNews {
+  grew: boolean
+  moreData: boolean
+  finished: boolean
+}
+
+/** What a console poll tells the watch. */
 export function sawConsole(
   w: Watch,
   now: number,
-  poll: { grew: boolean; moreData: boolean; finished: boolean },
+  poll: ConsoleNews,
   p: PollPolicy = DEFAULT_POLL_POLICY
 ): Watch {
   const next = { ...w }

@@ -24,11 +24,9 @@ import {
   nextPoll,
   nextQueueDelay,
   sawBuild,
-  sawConsole,
   watch,
-  type Expectation,
-  type NextPoll,
-  type Watch
+  type ConsoleNews,
+  type Expectation
 } from './poll-policy.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
@@ -37,49 +35,7 @@ import {
   type SchedulePolicy,
   type TrackEvent
 } from './schedule-policy.js'
-
-type Phase = 'queued' | 'running' | 'done'
-
-interface Track {
-  id: number
-  job: JobPath
-  phase: Phase
-  queueId?: number
-  ref?: BuildRef
-  /** Once running. */
-  watch?: Watch
-  /** What the job's history says, for when it starts. */
-  expect?: Expectation
-  lastWhy?: string
-  /** Polled on its own: the running list is refused, or does not show this build. */
-  direct: boolean
-  /** When this track's own next read is due (epoch ms); undefined: the rounds cover it. */
-  dueAt?: number
-  /** Its own read is a poll (budgeted); else it follows from a round (urgent). */
-  duePoll: boolean
-  /** Its next own build read is the full JSON. */
-  wantFull: boolean
-  /** What its next own read of a running build is (the console, once followed with it). */
-  next: NextPoll['read']
-  /** When its last own read was sent: its watch's pace counts from there, so a slow answer does not stretch it. */
-  sentAt?: number
-  /** A read that follows at once from the last one counts the pace from that one's start. */
-  pacedFrom?: number
-  /** Its build read checks the end after a failed console read. */
-  checking: boolean
-  /** When the step learned it runs (a round judges only builds it knew of before it was sent). */
-  runningSince?: number
-  /** When its queue item was last read on its own (for the start's slack). */
-  askedAt?: number
-  queueAttempt: number
-  /** When its queue item was first seen left without a build. */
-  leftAt?: number
-  /** When it was added (a round judges only tracks it was sent for). */
-  addedAt: number
-  /** The step told it to stop: read on its own until it ended. */
-  stopping: boolean
-  inFlight: boolean
-}
+import { consoleBuildRead, consoleFailed, consoleRead, ownRead, pace, type Track } from './track.js'
 
 /** Between the reads of a build the step told to stop (ms). */
 const STOPPING_MS = 500
@@ -195,7 +151,7 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.phase === 'done' || track.inFlight || track.dueAt === undefined) continue
       if (track.duePoll || track.dueAt > now) continue
-      reads.push(this.ownRead(track, now))
+      reads.push(ownRead(track, now))
     }
     let nextAt: number | undefined
     const consider = (at: number): void => {
@@ -212,7 +168,7 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.phase === 'done' || track.inFlight || !track.duePoll) continue
       if (track.dueAt === undefined) continue
-      polls.push({ at: track.dueAt, read: () => this.ownRead(track, now) })
+      polls.push({ at: track.dueAt, read: () => ownRead(track, now) })
     }
     polls.sort((a, b) => a.at - b.at)
     const first = polls[0]
@@ -351,14 +307,13 @@ export class SharedSchedule {
 
   /** A build read on its own (`full`: its whole JSON). */
   sawBuild(id: number, now: number, build: Build, full: boolean): TrackEvent[] {
-    const track = this.tracks[id]
-    if (!track || track.phase !== 'running' || !track.watch) return this.settle(track)
-    track.inFlight = false
+    const track = this.running(id)
+    if (!track?.watch) return []
     if (track.next === 'give-up') {
       track.phase = 'done'
       return [{ kind: 'ended', track: id, build }]
     }
-    if (track.watch.console) return this.sawConsoleBuild(track, now, build, full)
+    if (track.watch.console) return consoleBuildRead(track, now, { build, full }, this.policy)
     if (!build.building) {
       if (full) {
         track.phase = 'done'
@@ -382,38 +337,20 @@ export class SharedSchedule {
       track.direct = true
       if (!this.runningListShowed) this.refuseRunningList(now)
     }
-    this.pace(track)
+    pace(track, this.policy)
     return []
   }
 
-  /**
-   * A console read's news (`moreData` false: the log is complete, so the
-   * build is over; one full read says so, never `result` alone, which a
-   * Pipeline sets while it still runs).
-   */
-  sawConsole(id: number, now: number, poll: Parameters<typeof sawConsole>[2]): void {
-    const track = this.tracks[id]
-    if (!track || track.phase !== 'running' || !track.watch) return void this.settle(track)
-    track.inFlight = false
-    if (!poll.moreData) return this.readAtOnce(track, now, { full: true })
-    track.watch = sawConsole(track.watch, now, poll, this.policy.poll)
-    this.pace(track)
+  /** A console read's news (track.ts). */
+  sawConsole(id: number, now: number, poll: ConsoleNews): void {
+    const track = this.running(id)
+    if (track) consoleRead(track, now, poll, this.policy)
   }
 
-  /**
-   * A console read failed on the way. A console that keeps failing (a proxy
-   * that stalls it) would hide the end until the timeout: before the end is
-   * seen, the build's JSON says whether the build is over, and then the
-   * end's follow-up applies (the rest of the console read promptly, given up
-   * after followUpForMs).
-   */
+  /** A console read that failed on the way (track.ts). */
   consoleFailed(id: number, now: number): void {
-    const track = this.tracks[id]
-    if (!track || track.phase !== 'running' || !track.watch) return void this.settle(track)
-    track.inFlight = false
-    if (track.watch.endSeenAt !== undefined) return this.pace(track, this.policy.poll.nearMs)
-    track.checking = true
-    this.readAtOnce(track, now, { full: false })
+    const track = this.running(id)
+    if (track) consoleFailed(track, now, this.policy)
   }
 
   /** A track's own read failed on the way: tried again after retryMs (0: at its own pace). */
@@ -428,7 +365,7 @@ export class SharedSchedule {
       track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
     } else {
       track.checking = false
-      this.pace(track, this.policy.poll.nearMs)
+      pace(track, this.policy, this.policy.poll.nearMs)
     }
   }
 
@@ -499,58 +436,6 @@ export class SharedSchedule {
     }
   }
 
-  private ownRead(track: Track, now: number): ScheduledRead {
-    track.inFlight = true
-    track.sentAt = now
-    track.dueAt = undefined
-    if (track.phase === 'queued') {
-      return { kind: 'queue-item', track: track.id, queueId: track.queueId as number }
-    }
-    const ref = track.ref as BuildRef
-    if (track.next === 'build') return { kind: 'build', track: track.id, ref, full: track.wantFull }
-    return { kind: track.next, track: track.id, ref }
-  }
-
-  /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
-  private pace(track: Track, floorMs = 0): void {
-    const from = track.pacedFrom ?? (track.sentAt as number)
-    track.pacedFrom = undefined
-    const next = nextPoll(track.watch as Watch, from, this.policy.poll)
-    track.next = next.read
-    // Once the console is complete, only the full JSON tells the end.
-    track.wantFull = track.watch?.logComplete ?? false
-    track.duePoll = true
-    track.dueAt = from + Math.max(next.delayMs, floorMs)
-  }
-
-  /** A build read that follows at once from the last read (its pace counts from that one's start). */
-  private readAtOnce(track: Track, now: number, { full }: { full: boolean }): void {
-    track.pacedFrom = track.sentAt
-    track.next = 'build'
-    track.wantFull = full
-    track.dueAt = now
-    track.duePoll = false
-  }
-
-  /** A console-followed build's read: the end when the console is complete (`full`), else news for its watch. */
-  private sawConsoleBuild(track: Track, now: number, build: Build, full: boolean): TrackEvent[] {
-    const seen = sawBuild(track.watch as Watch, now, build)
-    if (track.checking) {
-      track.checking = false
-      track.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
-      this.pace(track, this.policy.poll.nearMs)
-      return []
-    }
-    if (full && !build.building) {
-      track.phase = 'done'
-      return [{ kind: 'ended', track: track.id, build }]
-    }
-    // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
-    track.watch = full ? { ...seen, logComplete: true } : seen
-    this.pace(track)
-    return []
-  }
-
   /** When the next round is due; undefined when no round is needed or one is in flight. */
   private roundDue(): number | undefined {
     if (this.roundInFlight || this.roundAt === undefined) return undefined
@@ -619,6 +504,13 @@ export class SharedSchedule {
   private settle(track: Track | undefined): TrackEvent[] {
     if (track) track.inFlight = false
     return []
+  }
+
+  /** The running track a read was for, no longer in flight; undefined when it is no longer followed. */
+  private running(id: number): Track | undefined {
+    const track = this.tracks[id]
+    this.settle(track)
+    return track?.phase === 'running' && track.watch ? track : undefined
   }
 }
 
