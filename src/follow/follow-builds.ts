@@ -22,7 +22,7 @@ import {
   type TrackEvent
 } from './schedule-policy.js'
 import type { ConsolePoll } from './log-stream.js'
-import { QueueItemEnded } from './queue-ended.js'
+import { buildNumberByQueueId, QueueItemEnded } from './queue-ended.js'
 import { formatDuration } from '../util/duration.js'
 import { errorText } from '../util/error-text.js'
 
@@ -305,15 +305,15 @@ export class BuildsFollower {
   private async lostQueueItem(track: number, queueId: number, askedAt: number): Promise<void> {
     const job = this.jobs.get(track) as JobPath
     const name = fullName(job)
-    let match: { number: number } | undefined
+    let number: number | undefined
     try {
-      match = (await this.options.api.recentBuilds(job, 100)).find(b => b.queueId === queueId)
+      number = await buildNumberByQueueId(this.options.api, job, queueId)
     } catch (error) {
       if (!isTransient(error)) return this.fail(track, error)
       this.schedule.readFailed(track, this.now())
       return
     }
-    if (!match) {
+    if (number === undefined) {
       return this.fail(
         track,
         new QueueItemEnded(
@@ -323,10 +323,7 @@ export class BuildsFollower {
         )
       )
     }
-    const item: QueueItem = {
-      id: queueId,
-      executable: { number: match.number, url: this.options.api.buildUrl(job, match.number) }
-    }
+    const item: QueueItem = { id: queueId, executable: { number } }
     this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
   }
 
