@@ -11,7 +11,7 @@ import type {
 } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 import type { Expectation } from './poll-policy.js'
-import { sleep, throwIfAborted } from '../util/wait.js'
+import { abortReason, sleep, StepAborted } from '../util/wait.js'
 import { SharedSchedule } from './schedule.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
@@ -180,10 +180,8 @@ export class BuildsFollower {
   /** The step was stopped: StepAborted, or (endWithRead) what the reads in flight threw. */
   private async stopped(): Promise<never> {
     const { signal, endWithRead } = this.options
-    if (endWithRead && this.inFlight.size > 0) await Promise.allSettled([...this.inFlight])
-    if (this.cut !== undefined) throw this.cut
-    throwIfAborted(signal)
-    throw new Error('unreachable: the signal fired')
+    if (endWithRead) await Promise.allSettled([...this.inFlight])
+    throw this.cut ?? new StepAborted(abortReason(signal))
   }
 
   private poke(): void {
