@@ -40,12 +40,12 @@ export interface ConsoleFollower {
 /** What the follower tells about each build, by the id `add…` returned. Called in order, never concurrently. */
 export interface FollowHooks {
   /** The item waits in the queue, for this (Jenkins' text, untrusted). */
-  waiting(track: number, why: string): void
-  started(track: number, ref: BuildRef, start: StartSeen): void
+  waiting?(track: number, why: string): void
+  started?(track: number, ref: BuildRef, start: StartSeen): void
   /** The build ended: its full, final JSON. */
-  ended(track: number, build: Build): void
-  /** It cannot be followed further (cancelled in the queue, gone, refused). */
-  failed(track: number, error: Error): void
+  ended?(track: number, build: Build): void
+  /** It cannot be followed further (cancelled in the queue, gone, refused); without this hook, run() ends with the error. */
+  failed?(track: number, error: Error): void
 }
 
 export interface BuildsFollowerOptions {
@@ -370,7 +370,12 @@ export class BuildsFollower {
   private fail(track: number, error: unknown): void {
     if (error instanceof Interrupted) throw error
     this.schedule.fail(track)
-    this.options.hooks.failed(track, error instanceof Error ? error : new Error(String(error)))
+    this.lost(track, error instanceof Error ? error : new Error(String(error)))
+  }
+
+  private lost(track: number, error: Error): void {
+    if (this.options.hooks.failed) this.options.hooks.failed(track, error)
+    else this.failure ??= error
   }
 
   private tell(events: TrackEvent[]): void {
@@ -379,21 +384,21 @@ export class BuildsFollower {
       const job = this.jobs.get(event.track) as JobPath
       switch (event.kind) {
         case 'waiting':
-          hooks.waiting(event.track, event.why)
+          hooks.waiting?.(event.track, event.why)
           break
         case 'started': {
           const { seenAt, startSlackMs, inQueueSince } = event
           const ref = { job, number: event.number, url: api.buildUrl(job, event.number) }
-          hooks.started(event.track, ref, { seenAt, startSlackMs, inQueueSince })
+          hooks.started?.(event.track, ref, { seenAt, startSlackMs, inQueueSince })
           break
         }
         case 'ended':
-          hooks.ended(event.track, event.build)
+          hooks.ended?.(event.track, event.build)
           break
         case 'left-without-build': {
           const queueId = this.queueIds.get(event.track) as number
           const name = fullName(job)
-          hooks.failed(
+          this.lost(
             event.track,
             event.cancelled
               ? new QueueItemEnded(

@@ -44,15 +44,16 @@ export class BuildFollower {
 
   /** Polls the queue item until it has an executable; logs `why` as it changes. */
   async waitForStart(queueId: number): Promise<StartedBuild> {
-    const { job, logger } = this.options
     let started: StartedBuild | undefined
-    await this.follow(
-      {
-        waiting: (_, why) => logger.info(`Waiting in the Jenkins queue: ${why}`),
-        started: (ref, start) => void (started = { ref, ...start })
-      },
-      follower => follower.addQueued(job, queueId)
-    )
+    const follower = this.follower({
+      waiting: (_, why) => this.options.logger.info(`Waiting in the Jenkins queue: ${why}`),
+      started: (track, ref, start) => {
+        started = { ref, ...start }
+        follower.drop(track)
+      }
+    })
+    follower.addQueued(this.options.job, queueId)
+    await follower.run()
     return started as StartedBuild
   }
 
@@ -67,9 +68,9 @@ export class BuildFollower {
     { console, from = {} }: { console?: ConsoleFollower; from?: EndWatch } = {}
   ): Promise<Build> {
     let final: Build | undefined
-    await this.follow({ ended: (_, build) => void (final = build) }, follower =>
-      follower.addRunning(ref, { from, console })
-    )
+    const follower = this.follower({ ended: (_, build) => void (final = build) })
+    follower.addRunning(ref, { from, console })
+    await follower.run()
     return final as Build
   }
 
@@ -78,21 +79,10 @@ export class BuildFollower {
     return this.options.api.getBuild(ref.job, ref.number)
   }
 
-  /**
-   * Follows the one build `add` adds until it ends, or, with a `started`
-   * hook, until it starts; throws what ended it otherwise.
-   */
-  private async follow(
-    hooks: {
-      waiting?: FollowHooks['waiting']
-      started?: (ref: BuildRef, start: StartSeen) => void
-      ended?: FollowHooks['ended']
-    },
-    add: (follower: BuildsFollower) => number
-  ): Promise<void> {
+  /** One build's follower: what it cannot follow further ends its run() with the error. */
+  private follower(hooks: FollowHooks): BuildsFollower {
     const { api, logger, signal, policy, leftWithoutBuildMs, now } = this.options
-    let failure: Error | undefined
-    const follower: BuildsFollower = new BuildsFollower({
+    return new BuildsFollower({
       api,
       logger,
       signal: signal ?? new AbortController().signal,
@@ -103,19 +93,7 @@ export class BuildFollower {
       },
       endWithRead: true,
       now,
-      hooks: {
-        waiting: hooks.waiting ?? (() => undefined),
-        started: (track, ref, start) => {
-          if (!hooks.started) return
-          hooks.started(ref, start)
-          follower.drop(track)
-        },
-        ended: hooks.ended ?? (() => undefined),
-        failed: (_, error) => void (failure = error)
-      }
+      hooks
     })
-    add(follower)
-    await follower.run()
-    if (failure) throw failure
   }
 }
