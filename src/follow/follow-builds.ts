@@ -15,7 +15,7 @@ import { abortReason, sleep, StepAborted } from '../util/wait.js'
 import { SharedSchedule } from './schedule.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
-  type EndWatch,
+  type RunningStart,
   type SchedulePolicy,
   type ScheduledRead,
   type StartSeen,
@@ -123,15 +123,7 @@ export class BuildsFollower {
    */
   addRunning(
     ref: BuildRef,
-    {
-      build,
-      from,
-      console
-    }: {
-      build?: Pick<Build, 'timestamp' | 'estimatedDuration'>
-      from?: EndWatch
-      console?: ConsoleFollower
-    }
+    { build, from, console }: RunningStart & { console?: ConsoleFollower }
   ): number {
     const id = this.schedule.addRunning(ref, this.now(), {
       build,
@@ -358,12 +350,7 @@ export class BuildsFollower {
   /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON. */
   private async giveUp(track: number, ref: BuildRef): Promise<void> {
     const followed = this.consoles.get(track) as FollowedConsole
-    const after = `${formatDuration(this.policy.poll.followUpForMs)} after the build finished`
-    followed.console.notice(
-      followed.error === undefined
-        ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
-        : `Could not read the rest of the console of #${ref.number} ${after} (${followed.error}); it is at ${ref.url}console`
-    )
+    followed.console.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, followed.error))
     return this.build(track, ref, true)
   }
 
@@ -416,6 +403,14 @@ export class BuildsFollower {
       }
     }
   }
+}
+
+/** Said in a finished build's console that Jenkins kept open past followUpForMs (`error`: why its last reads failed). */
+export function consoleLeftOpen(ref: BuildRef, followUpForMs: number, error?: string): string {
+  const after = `${formatDuration(followUpForMs)} after the build finished`
+  return error === undefined
+    ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
+    : `Could not read the rest of the console of #${ref.number} ${after} (${error}); it is at ${ref.url}console`
 }
 
 /** Failures worth riding out (the client already retried them). */

@@ -60,6 +60,12 @@ export interface EndWatch {
   expect?: Expectation
 }
 
+/** A build known to run: as read (`build`: build: last, its `timestamp` and Jenkins' estimate), or as known of its start (`from`). */
+export interface RunningStart {
+  build?: Pick<Build, 'timestamp' | 'estimatedDuration'>
+  from?: EndWatch
+}
+
 /** What to read now. */
 export type ScheduledRead =
   /** The lists: the queue first when `queue`, then the running builds when `running`. */

@@ -30,7 +30,7 @@ import {
 } from './poll-policy.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
-  type EndWatch,
+  type RunningStart,
   type ScheduledRead,
   type SchedulePolicy,
   type TrackEvent
@@ -80,27 +80,15 @@ export class SharedSchedule {
     return track.id
   }
 
-  /**
-   * A build known to run: as read (`build`: build: last, its `timestamp`
-   * and Jenkins' estimate) or as known of its start (`from`); `console`:
-   * its console is read, and tells its end.
-   */
+  /** A build known to run; `console`: its console is read, and tells its end. */
   addRunning(
     ref: BuildRef,
     now: number,
-    {
-      build,
-      from,
-      console = false
-    }: {
-      build?: Pick<Build, 'timestamp' | 'estimatedDuration'>
-      from?: EndWatch
-      console?: boolean
-    }
+    { build, from, console = false }: RunningStart & { console?: boolean }
   ): number {
     const track = this.add({ job: ref.job, phase: 'queued', expect: from?.expect }, now)
     this.startTrack(track, ref, now, {
-      listed: build && { timestamp: build.timestamp, estimatedDuration: build.estimatedDuration },
+      listed: build,
       seen: from && { startedAt: from.startedAt ?? now, slackMs: from.startSlackMs ?? 0 },
       console
     })
