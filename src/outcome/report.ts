@@ -9,7 +9,7 @@ import { formatDuration } from '../util/duration.js'
 import { addHistory, historyOutput, type HistoryEntry } from './history.js'
 import { escapeHtml, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
-import { countOf, isCount, shownValue } from '../jenkins/model/counts.js'
+import { countOf, shownValue } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { cappedArray } from './output-cap.js'
@@ -389,7 +389,7 @@ function summaryRows(outcome: BuildOutcome): [string, string][] {
   } else if (outcome.queueUrl) {
     rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])
   }
-  if (isCount(outcome.queueWaitMs)) {
+  if (outcome.queueWaitMs !== undefined) {
     rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))])
   }
   if (outcome.tests) {
