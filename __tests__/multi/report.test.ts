@@ -11,7 +11,8 @@ import {
   worstResult,
   writeJobsSummary
 } from '../../src/multi/report.js'
-import { buildEntry, type BuildReport } from '../../src/outcome/report.js'
+import type { BuildReport } from '../../src/outcome/report.js'
+import { buildEntry } from '../../src/outcome/build-outputs.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
 
 function build(number: number, result: Build['result'], duration = 61_000): Build {

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { cappedArray } from '../../src/outcome/output-cap.js'
-import {
-  ARTIFACTS_OUTPUT_MAX_BYTES,
-  setBuildOutputs,
-  type BuildOutcome
-} from '../../src/outcome/report.js'
+import { ARTIFACTS_OUTPUT_MAX_BYTES, setBuildOutputs } from '../../src/outcome/build-outputs.js'
+import type { BuildOutcome } from '../../src/outcome/report.js'
 import type { Build } from '../../src/jenkins/model/types.js'
 import { decodeBuild, type CheckedBuildJson } from '../../src/jenkins/reads/decode.js'
 

@@ -3,14 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as core from '@actions/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { failureMessage, writeSummary, type BuildOutcome } from '../../src/outcome/report.js'
 import {
   BUILD_OUTPUT_MAX_BYTES,
   buildOutput,
-  failureMessage,
-  setBuildOutputs,
-  writeSummary,
-  type BuildOutcome
-} from '../../src/outcome/report.js'
+  setBuildOutputs
+} from '../../src/outcome/build-outputs.js'
 import { formatDuration } from '../../src/util/duration.js'
 import type { Build } from '../../src/jenkins/model/types.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'

@@ -8,14 +8,13 @@ import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import {
   addBuildSection,
-  buildEntry,
   didNotPass,
   failureMessage,
   resultCell,
-  setArtifactsOutput,
   writeSummaryWith,
   type BuildReport
 } from '../outcome/report.js'
+import { buildEntry, setArtifactsOutput } from '../outcome/build-outputs.js'
 import type { StepIO } from '../runner/io.js'
 import { addTimeline, type TimelineBuild } from '../outcome/summary-timeline.js'
 
@@ -37,7 +36,7 @@ export function worstResult(
 }
 
 /**
- * The outputs of several builds: `builds` (each entry outcome/report.ts
+ * The outputs of several builds: `builds` (each entry outcome/build-outputs.ts
  * buildEntry, in the order the items were given), `result` (the worst), the
  * test counts summed over the builds that have a report, and every
  * downloaded artifact. The outputs of one build (number, url, build JSON,

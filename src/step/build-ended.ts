@@ -3,7 +3,8 @@
  * (build-job.ts) and each build of `jobs` (multi/complete.ts) alike. The
  * step judges it (judgeEnd), reads what it produced into its outcome and
  * sets its commit statuses (reportEnded); the outputs, summary and
- * failure message are then written from that outcome (outcome/report.ts).
+ * failure message are then written from that outcome (outcome/build-outputs.ts,
+ * outcome/report.ts).
  */
 import { downloadArtifacts } from '../outcome/artifacts.js'
 import type { CommitStatusReporter } from '../outcome/commit-status.js'

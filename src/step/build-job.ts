@@ -16,12 +16,8 @@ import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { ConsoleStreamer, withCommandsStopped } from '../follow/log-stream.js'
 import { expectationFrom, expectationFromEstimate } from '../follow/poll-policy.js'
 import type { RemoteWork } from './remote-work.js'
-import {
-  failureMessage,
-  setBuildOutputs,
-  writeSummary,
-  type BuildOutcome
-} from '../outcome/report.js'
+import { failureMessage, writeSummary, type BuildOutcome } from '../outcome/report.js'
+import { setBuildOutputs } from '../outcome/build-outputs.js'
 import { historyOf, readHistory } from '../outcome/history.js'
 import { isPipeline, isPipelineJob, readStages, watchForInput } from '../outcome/stages.js'
 import type { StepIO } from '../runner/io.js'
