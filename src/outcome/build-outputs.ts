@@ -52,25 +52,16 @@ export function buildOutput(
   const json = JSON.stringify(build)
   const fullBytes = Buffer.byteLength(json)
   if (fullBytes <= maxBytes) return { json, dropped: [], fullBytes }
-  const sizes = Object.entries(build)
-    .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
-    .sort((a, b) => b.bytes - a.bytes)
   const kept: Record<string, unknown> = { ...build }
   const dropped: string[] = []
-  let bytes = fullBytes
-  for (const { key, bytes: size } of sizes) {
-    if (bytes <= maxBytes) break
+  const largestFirst = Object.entries(build)
+    .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
+    .sort((a, b) => b.bytes - a.bytes)
+  let cut = json
+  for (const { key } of largestFirst) {
+    if (Buffer.byteLength(cut) <= maxBytes) break
     delete kept[key]
     dropped.push(key)
-    // "key":value plus a comma; re-measured below where it matters.
-    bytes -= size + Buffer.byteLength(JSON.stringify(key)) + 2
-  }
-  let cut = JSON.stringify(kept)
-  while (Buffer.byteLength(cut) > maxBytes && Object.keys(kept).length > 0) {
-    const next = sizes.find(s => s.key in kept)
-    if (!next) break
-    delete kept[next.key]
-    dropped.push(next.key)
     cut = JSON.stringify(kept)
   }
   return { json: cut, dropped, fullBytes }

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto'
 import { formatDuration } from '../util/duration.js'
 import { codeSpan, linkTarget } from '../util/markdown.js'
 import { NAME_CHARS } from '../util/names.js'
+import { buildEntry } from './build-outputs.js'
 import { RESULT_ICONS, type BuildOutcome } from './report.js'
 
 /**
@@ -107,8 +108,8 @@ type Link = (text: string, url: string | undefined) => string
 function buildLines(build: CommentBuild, tests: number, link: Link): string[] {
   const { outcome } = build
   const job = link(codeSpan(outcome.jobName, NAME_CHARS), outcome.jobUrl)
-  const number = outcome.build?.number ?? buildNumberOf(outcome.buildUrl)
-  const ref = number === undefined ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`
+  const { number } = buildEntry(outcome)
+  const ref = number === null ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`
   const head = `- ${stateOf(build, link)} ${job}${ref}`
   const lines = [head + detailsOf(build)]
   if (outcome.failedStage)
@@ -165,9 +166,4 @@ function firstLine(text: string): string {
       .map(line => line.trim())
       .find(line => line !== '') ?? ''
   )
-}
-
-function buildNumberOf(url: string | undefined): number | undefined {
-  const match = url ? /\/(\d+)\/?$/.exec(url) : null
-  return match ? Number(match[1]) : undefined
 }
