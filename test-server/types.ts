@@ -335,6 +335,15 @@ export type FaultEffect =
    */
   | { type: 'reset-upload'; afterBytes: number }
   | { type: 'reset-upload'; beforeEnd: number }
+  /**
+   * Jenkins' answer as it is, but without Content-Length: sent in chunks
+   * (Transfer-Encoding: chunked), as a compressing or re-encoding proxy in
+   * front of Jenkins, or a plugin that streams a file, sends it. The body
+   * streams with backpressure, so the request log tells a client that stopped
+   * reading early (no `finished`, fewer `bytes`) when the body is larger than
+   * the socket buffers can hold.
+   */
+  | { type: 'chunked' }
   /** No answer at all; the connection stays open (Jenkins not asked). */
   | { type: 'hang' }
   /** A 200 HTML sign-in page of an SSO proxy (Jenkins not asked). */

@@ -37,7 +37,7 @@ describe.each(RUNTIMES)('build: a number or URL ($name)', ({ path: node }) => {
     forgetful = await startJenkins({
       quietPeriodSec: 0,
       leftItemTtlMs: LEFT_ITEM_TTL_MS,
-      jobs: { app: job(100) }
+      jobs: { app: job(100), other: job(100) }
     })
   })
   afterAll(async () => {
@@ -78,14 +78,7 @@ describe.each(RUNTIMES)('build: a number or URL ($name)', ({ path: node }) => {
       expect(first.code, describeRun(first)).toBe(0)
       const queueUrl = first.outputs['queue-url'] ?? ''
       const id = Number(/queue\/item\/(\d+)\/$/.exec(queueUrl)?.[1])
-      if (forgotten) {
-        const gone = async (): Promise<boolean> =>
-          (await fetch(`${queueUrl}api/json`, { headers: { authorization: basic() } })).status ===
-          404
-        const until = Date.now() + 20_000
-        while (!(await gone()) && Date.now() < until) await sleep(100)
-        expect(await gone()).toBe(true)
-      }
+      if (forgotten) await untilForgotten(queueUrl)
       const triggers = server.triggerCount()
       const r = await run(node, { ...auth(server), job: 'app', build: queueUrl })
       expect(r.code, describeRun(r)).toBe(0)
@@ -131,6 +124,34 @@ describe.each(RUNTIMES)('build: a number or URL ($name)', ({ path: node }) => {
     })
     expect(r2.code).toBe(1)
     expect(errorAnnotation(r2)).toMatch(/is queue item \d+ of job 'other', not of 'app'/)
+  })
+
+  it('another job’s queue URL is refused also with wait: false, before and after Jenkins forgot it; nothing triggered', async () => {
+    for (const forgotten of [false, true]) {
+      const server = forgotten ? forgetful : jenkins
+      const queued = await run(node, { ...auth(server), job: 'other', wait: 'false' })
+      expect(queued.code, describeRun(queued)).toBe(0)
+      const queueUrl = queued.outputs['queue-url'] ?? ''
+      const id = /queue\/item\/(\d+)\/$/.exec(queueUrl)?.[1]
+      if (forgotten) await untilForgotten(queueUrl)
+      // Forgotten, the item names no job any more: checked for each wait.
+      for (const wait of forgotten ? ['false', 'started', 'true'] : ['false']) {
+        const before = server.requests.length
+        const appBuilds = server.builds('app').length
+        const r = await run(node, { ...auth(server), job: 'app', build: queueUrl, wait })
+        expect(r.code, `forgotten ${forgotten}, wait ${wait}: ${describeRun(r)}`).toBe(1)
+        expect(errorAnnotation(r)).toContain(
+          forgotten
+            ? `is queue item ${id}, which Jenkins no longer knows, and no recent build of job 'app' (input 'job') came from it`
+            : `is queue item ${id} of job 'other', not of 'app' (input 'job')`
+        )
+        expect(errorAnnotation(r)).toContain('Nothing was triggered.')
+        expect(r.outputs['queue-url']).toBeUndefined()
+        const mine = server.requests.slice(before).filter(q => q.job === 'app')
+        expect(mine.filter(q => q.kind === 'trigger' || q.method === 'POST')).toEqual([])
+        expect(server.builds('app')).toHaveLength(appBuilds)
+      }
+    }
   })
 
   it('a URL on another host is refused naming both hosts; nothing is sent there', async () => {
@@ -212,6 +233,15 @@ describe('cancel while following a build the step did not start', () => {
     await untilServer(() => (build.building ? undefined : true), 'the build to stop')
   })
 })
+
+/** Waits until the queue item at `queueUrl` answers 404 (its build started, the item forgotten). */
+async function untilForgotten(queueUrl: string): Promise<void> {
+  const gone = async (): Promise<boolean> =>
+    (await fetch(`${queueUrl}api/json`, { headers: { authorization: basic() } })).status === 404
+  const until = Date.now() + 20_000
+  while (!(await gone()) && Date.now() < until) await sleep(100)
+  expect(await gone()).toBe(true)
+}
 
 function basic(): string {
   return `Basic ${Buffer.from('admin:11d0f4f1a2b3c4d5e6f708192a3b4c5d6e').toString('base64')}`

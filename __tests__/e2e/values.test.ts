@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
-import { auth, commands, describeRun, run, RUNTIMES } from './helpers.js'
+import { auth, commands, describeRun, run, RUNTIMES, untilServer } from './helpers.js'
 
 const MiB = 1024 * 1024
 const DESCRIPTION =
@@ -15,6 +15,13 @@ const HOSTILE_KEY = '::error::key%0A<b>k</b>'
 // A lone CR is part of the value (only LF and CRLF end a line).
 const HOSTILE_VALUE = '::warning::v\r::error::y %0A::error::x <img src=x onerror=alert(1)>'
 const BIG = 'x'.repeat(MiB - 4096)
+/**
+ * Far over the 1 MiB cap, and more than the loopback socket buffers can hold
+ * (up to 32 MiB received and 4 MiB sent on Linux): a reader that stops at
+ * the cap leaves the answer unfinished, which the server sees. A 3 MiB body
+ * could sit whole in those buffers before the reader stops.
+ */
+const HUGE = 64 * MiB
 
 function job(artifacts: Array<{ path: string; content?: string; size?: number }>) {
   return { script: { durationMs: 50, artifacts } }
@@ -53,6 +60,11 @@ describe.each(RUNTIMES)('build facts and values ($name)', ({ path: node }) => {
             path: 'hostile.env',
             content: `${HOSTILE_KEY}=${HOSTILE_VALUE}\nBIG=${BIG}\n${'K'.repeat(2000)}=<script>\n`
           }
+        ]),
+        // Its artifacts come without Content-Length (an aimed fault below).
+        chunked: job([
+          { path: 'values.json', content: '{"version":"3.1.0"}' },
+          { path: 'huge.json', size: HUGE }
         ]),
         failing: {
           script: {
@@ -144,6 +156,42 @@ describe.each(RUNTIMES)('build facts and values ($name)', ({ path: node }) => {
     // One request for the file, whatever came of it.
     const path = `/job/values/${r.outputs['build-number']}/artifact/${file}`
     expect(jenkins.requests.filter(q => q.path === path)).toHaveLength(1)
+  })
+
+  it('a values file sent without Content-Length (chunked): read when small, cut at 1 MiB when not', async () => {
+    jenkins.aim({ kind: 'artifact', job: 'chunked', effect: { type: 'chunked' } })
+    const small = await run(node, {
+      ...auth(jenkins),
+      job: 'chunked',
+      'values-file': 'values.json'
+    })
+    expect(small.code, describeRun(small)).toBe(0)
+    expect(small.outputs.values).toBe('{"version":"3.1.0"}')
+    expect(commands(small.stdout, 'warning')).toEqual([])
+    const smallPath = `/job/chunked/${small.outputs['build-number']}/artifact/values.json`
+    const smallRead = await untilServer(
+      () => jenkins.requests.find(q => q.path === smallPath),
+      'the small artifact read'
+    )
+    expect(smallRead).toMatchObject({ fault: 'chunked', status: 200 })
+
+    const r = await run(node, { ...auth(jenkins), job: 'chunked', 'values-file': 'huge.json' })
+    expect(r.code, describeRun(r)).toBe(0)
+    expect(r.outputs.result).toBe('SUCCESS')
+    expect(r.outputs.values).toBe('{}')
+    expect(commands(r.stdout, 'warning').map(c => c.value)).toEqual([
+      `The values-file 'huge.json' of build #${r.outputs['build-number']} of chunked is larger than 1 MiB, so it was not read: the values output is {}.`
+    ])
+    // One request, its answer cut off by the reader: never sent whole.
+    const path = `/job/chunked/${r.outputs['build-number']}/artifact/huge.json`
+    const read = await untilServer(
+      () => jenkins.requests.find(q => q.path === path),
+      'the huge artifact read'
+    )
+    expect(jenkins.requests.filter(q => q.path === path)).toHaveLength(1)
+    expect(read).toMatchObject({ fault: 'chunked', status: 0 })
+    expect(read.finished).toBeUndefined()
+    expect(read.bytes ?? 0).toBeLessThan(HUGE)
   })
 
   it('hostile keys and values: set exactly, never a command, the summary bounded', async () => {

@@ -210,6 +210,36 @@ describe('aimed faults (by kind and job, so one server serves several tests)', (
     })
   })
 
+  it('chunked: the artifact as Jenkins serves it, without Content-Length; a reader that stops is seen', async () => {
+    const j = await start({
+      jobs: {
+        files: {
+          script: { durationMs: 0, artifacts: [{ path: 'big.txt', size: 64 * 1024 * 1024 }] }
+        }
+      }
+    })
+    await post(j, '/job/files/build?delay=0sec')
+    await waitFor(() => j.builds('files').find(b => !b.building))
+    j.aim({ kind: 'artifact', job: 'files', effect: { type: 'chunked' } })
+    const path = '/job/files/1/artifact/big.txt'
+    const head = await new Promise<http.IncomingMessage>(resolve => {
+      const req = http.get(`${j.url}${path}`, { headers: { authorization: TOKEN } }, res => {
+        resolve(res)
+        // One chunk read, then the reader goes away.
+        res.once('data', () => req.destroy())
+      })
+    })
+    expect(head.statusCode).toBe(200)
+    expect(head.headers['content-length']).toBeUndefined()
+    expect(head.headers['transfer-encoding']).toBe('chunked')
+    const entry = await waitFor(() => j.requests.find(q => q.path === path))
+    // 64 MiB cannot all sit in the socket buffers: the answer never finished
+    // (status 0: the connection was dropped).
+    expect(entry).toMatchObject({ kind: 'artifact', fault: 'chunked', status: 0 })
+    expect(entry.finished).toBeUndefined()
+    expect(entry.bytes ?? 0).toBeLessThan(64 * 1024 * 1024)
+  })
+
   it('silence: the headers, then nothing, the connection open', async () => {
     const j = await withBuild()
     j.aim({ kind: 'build', job: 'app', effect: { type: 'silence' } })

@@ -5,6 +5,7 @@ import type { BuildRef, JenkinsApi, JobPath, QueueItem } from '../jenkins/model/
 import type { LostTrigger } from '../jenkins/transport/errors.js'
 import { sleep } from '../util/wait.js'
 import { errorText } from '../util/error-text.js'
+import { buildNumberByQueueId } from './queue-ended.js'
 
 /**
  * Why a scan is left running on cancel or timeout. Jenkins folds every scan
@@ -192,7 +193,7 @@ async function buildOfQueueItem(
   }
   if (item === null) {
     // Expired or dropped by a restart: look the build up by its queue id.
-    number = (await api.recentBuilds(job, 100)).find(b => b.queueId === queueId)?.number
+    number = await buildNumberByQueueId(api, job, queueId)
   }
   return number === undefined ? undefined : refOf(api, job, number)
 }

@@ -4,16 +4,17 @@
  * below `url` is taken when it is below the root URL Jenkins writes in its
  * answers (`url` of `/api/json`), and refused otherwise, naming both: the
  * requests still go to `url`, never to the URL's host. A queue item of
- * another job is refused; one Jenkins has forgotten (404, 5 minutes after it
- * left the queue) is left to the follower, which finds its build among the
- * job's recent builds by queue id (follower.ts waitForStart).
+ * another job is refused, whatever `wait` says; one Jenkins has forgotten
+ * (404, 5 minutes after it left the queue) is taken when one of the job's
+ * recent builds came from it, and refused otherwise.
  */
 import { InputError } from '../util/input-error.js'
 import { locateReference, type BuildReference } from '../inputs/build-reference.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
-import { fullName } from '../jenkins/model/job-path.js'
+import { fullName, queueItemUrl, sameJob } from '../jenkins/model/job-path.js'
 import { jobNamesFromUrl } from '../jenkins/reads/decode.js'
-import type { Build, JenkinsApi, JobPath } from '../jenkins/model/types.js'
+import type { Build, JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
+import { buildNumberByQueueId } from './queue-ended.js'
 
 /** Where following a given build starts: its JSON, or its queue item. */
 export type GivenStart = { build: Build } | { queueId: number; queueUrl: string }
@@ -37,19 +38,41 @@ export async function resolveGivenBuild(
     reference = located
   }
   if (reference.kind === 'build') return { build: await api.getBuild(job, reference.number) }
-  const { id, text } = reference
+  await checkQueueItemJob(api, job, reference)
+  return { queueId: reference.id, queueUrl: queueItemUrl(api.baseUrl, reference.id) }
+}
+
+/**
+ * A queue URL names no job: whichever `wait` says, one read of the item (its
+ * `task`) tells whose it is, or, once Jenkins has forgotten it, whether one
+ * of the job's recent builds came from it. Anything else is refused.
+ */
+async function checkQueueItemJob(
+  api: Pick<JenkinsApi, 'getQueueItem' | 'recentBuilds'>,
+  job: JobPath,
+  { id, text }: { id: number; text: string }
+): Promise<void> {
+  const name = fullName(job)
+  let item: QueueItem
   try {
-    const item = await api.getQueueItem(id)
-    const url = item.task?.url
-    const names = typeof url === 'string' ? jobNamesFromUrl(url) : undefined
-    if (names && fullName(names) !== fullName(job)) {
-      throw new InputError(
-        `Input 'build' URL ('${text}') is queue item ${id} of job '${fullName(names)}', not of '${fullName(job)}' (input 'job'): follow a build of the job given in 'job'. Nothing was triggered.`
-      )
-    }
+    item = await api.getQueueItem(id)
   } catch (error) {
-    // Forgotten by Jenkins: the follower finds its build by queue id.
     if (!(error instanceof JenkinsError && error.kind === 'not-found')) throw error
+    if ((await buildNumberByQueueId(api, job, id)) !== undefined) return
+    throw new InputError(
+      `Input 'build' URL ('${text}') is queue item ${id}, which Jenkins no longer knows, and no recent build of job '${name}' (input 'job') came from it: Jenkins forgets a queue item 5 minutes after it leaves the queue (and on restart), so this may be another job's. Give the build's URL (build-url) instead. Nothing was triggered.`
+    )
   }
-  return { queueId: id, queueUrl: `${api.baseUrl}/queue/item/${id}/` }
+  const url = item.task?.url
+  const names = typeof url === 'string' ? jobNamesFromUrl(url) : undefined
+  if (!names) {
+    throw new InputError(
+      `Input 'build' URL ('${text}') is queue item ${id}, but Jenkins did not say which job it is of, so it cannot be checked to be of '${name}' (input 'job'). Nothing was triggered.`
+    )
+  }
+  if (!sameJob(names, job)) {
+    throw new InputError(
+      `Input 'build' URL ('${text}') is queue item ${id} of job '${fullName(names)}', not of '${name}' (input 'job'): follow a build of the job given in 'job'. Nothing was triggered.`
+    )
+  }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { StringDecoder } from 'node:string_decoder'
 import type { BuildRef, JenkinsApi } from '../jenkins/model/types.js'
 import type { StepIO } from '../runner/io.js'
+import { holdCommands } from '../runner/commands.js'
 
 /**
  * Where console text goes: the step's. `drained` resolves once what was
@@ -276,7 +277,8 @@ function cutToBytes(line: string, max: number): string {
  * console lines from Jenkins (untrusted) cannot issue `::add-mask::`,
  * `::error::` or any other command. The resume token is random and never
  * shown before the stop, so the console cannot guess it to resume early.
- * Resumes even if fn throws. Whatever fn writes must end at a line start
+ * Resumes even if fn throws; commands of ours issued meanwhile (runner/commands.ts)
+ * follow the resume. Whatever fn writes must end at a line start
  * (ConsoleStreamer.flush() ensures it) for the resume marker to be recognised.
  */
 export async function withCommandsStopped<T>(
@@ -284,10 +286,12 @@ export async function withCommandsStopped<T>(
   fn: () => Promise<T>
 ): Promise<T> {
   const token = randomUUID()
+  const release = holdCommands()
   write(`::stop-commands::${token}\n`)
   try {
     return await fn()
   } finally {
     write(`::${token}::\n`)
+    release()
   }
 }

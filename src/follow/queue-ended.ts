@@ -1,4 +1,5 @@
 import { JenkinsError } from '../jenkins/transport/errors.js'
+import type { JenkinsApi, JobPath } from '../jenkins/model/types.js'
 
 /** What Jenkins shows of a queue item that ended without a build. */
 export type QueueItemFate = 'cancelled' | 'gone'
@@ -27,3 +28,19 @@ export class QueueItemEnded extends JenkinsError {
       : `queue item ${this.queueId} is gone from Jenkins, with no build`
   }
 }
+
+/**
+ * The build a queue item Jenkins has forgotten became (404: 5 minutes after
+ * it left the queue, and on restart, jenkins-api.md 4): the one of the job's
+ * recent builds whose `queueId` is `queueId`; undefined when none is.
+ */
+export async function buildNumberByQueueId(
+  api: Pick<JenkinsApi, 'recentBuilds'>,
+  job: JobPath,
+  queueId: number
+): Promise<number | undefined> {
+  return (await api.recentBuilds(job, RECENT_BY_QUEUE_ID)).find(b => b.queueId === queueId)?.number
+}
+
+/** How many of a job's builds are searched for a queue id: more than a queue item outlives. */
+const RECENT_BY_QUEUE_ID = 100

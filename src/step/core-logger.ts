@@ -1,16 +1,18 @@
 import * as core from '@actions/core'
 import { inertLine } from '../util/inert-text.js'
 import type { Logger } from '../util/logger.js'
+import { whenCommandsRun } from '../runner/commands.js'
 
 /**
  * The step log, for every module (they never call @actions/core's printing
  * themselves; ESLint enforces it). Info lines go through inertLine, since
  * they quote Jenkins; debug and warning are safe as they are: @actions/core
  * escapes their data and starts the line with its own `::debug::` or
- * `::warning::`, which the runner parses first.
+ * `::warning::`, which the runner parses first. Those two are commands: while
+ * the console prints (commands stopped) they wait for the resume.
  */
 export const coreLogger: Logger = {
-  debug: message => core.debug(message),
+  debug: message => whenCommandsRun(() => core.debug(message)),
   info: message => core.info(inertLine(message)),
-  warning: message => core.warning(message)
+  warning: message => whenCommandsRun(() => core.warning(message))
 }

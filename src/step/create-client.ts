@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { whenCommandsRun } from '../runner/commands.js'
 import { coreLogger } from './core-logger.js'
 import type { Settings } from '../inputs/inputs.js'
 import { JenkinsClient } from '../jenkins/client.js'
@@ -40,8 +41,10 @@ export function createClient(
     logger: coreLogger,
     firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
     // Like the token: the runner masks a crumb or session cookie wherever it
-    // shows, Jenkins' console and a proxy's echo included.
-    onSecret: value => core.setSecret(value),
+    // shows, Jenkins' console and a proxy's echo included. One that arrives
+    // while a console prints (commands stopped) is registered after it: an
+    // `::add-mask::` there would print the value as text.
+    onSecret: value => whenCommandsRun(() => core.setSecret(value)),
     ...bounds
   })
 }

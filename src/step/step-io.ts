@@ -1,6 +1,7 @@
 import * as core from '@actions/core'
 import { stdoutDrained } from '../follow/build-parts.js'
 import { coreLogger } from './core-logger.js'
+import { whenCommandsRun } from '../runner/commands.js'
 import type { StepIO } from '../runner/io.js'
 import { boundedSummary } from '../outcome/summary-cap.js'
 
@@ -12,7 +13,9 @@ export const coreStepIO: StepIO = {
   startGroup: title => core.startGroup(title),
   endGroup: () => core.endGroup(),
   annotate: (message, title, where) =>
-    core.error(message, { title, file: where?.file, startLine: where?.line }),
+    whenCommandsRun(() =>
+      core.error(message, { title, file: where?.file, startLine: where?.line })
+    ),
   setOutput: (name, value) => core.setOutput(name, value),
   summary: boundedSummary(core.summary, coreLogger),
   saveState: (name, value) => core.saveState(name, value)

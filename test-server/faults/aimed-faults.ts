@@ -117,6 +117,9 @@ export function applyEffect(
       )
       return true
     }
+    case 'chunked':
+      withoutLength(res)
+      return false
     case 'reset-upload': {
       const length = Number(req.headers['content-length'] ?? 0)
       uploadCuts.set(
@@ -129,6 +132,27 @@ export function applyEffect(
       holdBody(res, entry, body => spoil(effect, res, body))
       return false
   }
+}
+
+/**
+ * Drops the Content-Length the route sets, before the headers are written,
+ * so that Node sends the body chunked as it comes (not held: a large body
+ * streams with backpressure).
+ */
+function withoutLength(res: ServerResponse): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse
+  res.writeHead = ((...args: unknown[]) => {
+    res.removeHeader('content-length')
+    return writeHead(
+      ...args.map(arg =>
+        arg !== null && typeof arg === 'object' && !Array.isArray(arg)
+          ? Object.fromEntries(
+              Object.entries(arg).filter(([name]) => name.toLowerCase() !== 'content-length')
+            )
+          : arg
+      )
+    )
+  }) as typeof res.writeHead
 }
 
 /** Keeps what the route writes until it ends, then hands the whole body to `send` (headers not sent yet). */

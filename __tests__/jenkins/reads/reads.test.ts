@@ -202,7 +202,22 @@ describe('queue', () => {
         cancelled: false,
         executable: { number: 4, url: 'http://elsewhere/job/a/4/' }
       })
-    expect((await client.getQueueItem(12)).executable?.number).toBe(4)
+    expect((await client.getQueueItem(12)).executable).toEqual({
+      number: 4,
+      url: 'http://elsewhere/job/a/4/'
+    })
+  })
+
+  it('leaves out the url of an executable that Jenkins sent without one, rather than make one up', async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/queue/item/6/api/json')
+      .reply(200, { id: 6, executable: { number: 4 } })
+    const item = await client.getQueueItem(6)
+    expect(item.executable).toEqual({ number: 4 })
+    expect(
+      item.executable !== null && item.executable !== undefined && 'url' in item.executable
+    ).toBe(false)
   })
 
   it('refuses an executable whose number is not a build number, and drops a bogus inQueueSince', async () => {
@@ -219,7 +234,7 @@ describe('queue', () => {
       .reply(200, { id: 4, inQueueSince: -1e300, executable: { number: 4 } })
     const item = await client.getQueueItem(4)
     expect(item.inQueueSince).toBeUndefined()
-    expect(item.executable).toEqual({ number: 4, url: '' })
+    expect(item.executable).toEqual({ number: 4 })
     nock(ORIGIN)
       .get('/jenkins/queue/item/5/api/json')
       .reply(200, { id: 5, why: null, executable: {} })

@@ -78,9 +78,10 @@ export interface QueueItem {
   /**
    * A LeftItem's run once created: its number a build number (reads.ts
    * refuses the answer otherwise); null while it is being created, or when
-   * it never was.
+   * it never was. `url` is Jenkins' own (maybe another host), absent when it
+   * sent none: never a request target (use JenkinsClient.buildUrl).
    */
-  executable?: { number: number; url: string } | null
+  executable?: { number: number; url?: string } | null
   /** CauseAction (one cause per request folded into the item: shared-work.ts), ParametersAction, … */
   actions?: unknown[]
   /** The job it builds; `url` absolute, from Jenkins' root URL (jenkins-api.md 4). */

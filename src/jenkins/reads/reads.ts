@@ -210,10 +210,12 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
         `Jenkins at ${http.baseUrl} answered queue item ${queueId} with a build whose number is ${shownValue(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
       )
     }
-    item.executable = {
-      number: executable.number,
-      url: typeof executable.url === 'string' ? executable.url : ''
-    }
+    // Jenkins' own URL of the run, kept only when it sent one: requests go to
+    // the `url` input's host and build their URLs from it (jenkins-api.md 9).
+    item.executable =
+      typeof executable.url === 'string'
+        ? { number: executable.number, url: executable.url }
+        : { number: executable.number }
   } else if (executable !== undefined) {
     // Left, its run not created yet (null), or an executable that names none.
     item.executable = null

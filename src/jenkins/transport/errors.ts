@@ -33,17 +33,21 @@ export class JenkinsError extends Error {
  * exchange in flight was cut, or none was started. Never retried.
  */
 export class Interrupted extends JenkinsError {
+  /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
+  readonly lostTrigger?: LostTrigger
+  /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
+  readonly lastFailure?: string
+
   constructor(
     message: string,
     /** Whether the request may have reached Jenkins (false: it was never sent). */
     readonly sent: boolean,
-    /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
-    readonly lostTrigger?: LostTrigger,
-    /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
-    readonly lastFailure?: string
+    { lostTrigger, lastFailure }: { lostTrigger?: LostTrigger; lastFailure?: string } = {}
   ) {
     super('aborted', message)
     this.name = 'Interrupted'
+    this.lostTrigger = lostTrigger
+    this.lastFailure = lastFailure
   }
 }
 

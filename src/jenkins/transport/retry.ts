@@ -143,7 +143,7 @@ export async function withRetry<T>(
         ((ms: number) =>
           pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut: unknown) => {
             throw cut instanceof Interrupted
-              ? new Interrupted(cut.message, false, undefined, failure)
+              ? new Interrupted(cut.message, false, { lastFailure: failure })
               : cut
           }))
       const allowed = Math.min(attempts, error.maxAttempts ?? attempts)

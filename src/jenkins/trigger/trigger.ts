@@ -118,8 +118,7 @@ export async function trigger(
       ? new Interrupted(
           `${error.message} (a trigger of '${name}' may have queued a build)`,
           error.sent,
-          expectation,
-          error.lastFailure
+          { lostTrigger: expectation, lastFailure: error.lastFailure }
         )
       : error
   for (let send = 1; ; send++) {

@@ -164,8 +164,7 @@ export async function triggerUpload(
       throw new Interrupted(
         `${error.message} (the upload to '${name}' was cut at ${formatBytes(sent)} of ${formatBytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
         true,
-        expectation(),
-        error.lastFailure
+        { lostTrigger: expectation(), lastFailure: error.lastFailure }
       )
     }
     throw error
