@@ -15,7 +15,7 @@ import { formatDuration } from '../util/duration.js'
 import { codeSpan, linkTarget } from '../util/markdown.js'
 import { NAME_CHARS } from '../util/names.js'
 import { buildEntry } from './build-outputs.js'
-import { RESULT_ICONS, type BuildOutcome } from './report.js'
+import { RESULT_ICONS, type BuildReport } from './report.js'
 
 /**
  * GitHub refuses a longer comment body (422).
@@ -26,16 +26,8 @@ export const MAX_COMMENT_CHARS = 65_536
 const MAX_COMMENT_TESTS = 10
 const ERROR_CHARS = 300
 
-/** One build of the comment, as the step knows it now. */
-export interface CommentBuild {
-  outcome: BuildOutcome
-  /** Why it was not followed to its end (a failure of the step, the build refused or gone). */
-  error?: string
-  /** What fail-fast did to it. */
-  stopped?: string
-  /** Why it was left running. */
-  left?: string
-}
+/** One build of the comment, as the step knows it now (its console's last lines are not the comment's). */
+export type CommentBuild = Omit<BuildReport, 'tail'>
 
 export interface CommentInput {
   /** The report's name: the `status-context`, or for `jobs` the step's. */

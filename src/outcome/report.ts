@@ -29,7 +29,7 @@ export interface BuildOutcome {
   jobName: string
   jobUrl: string
   queueUrl?: string
-  /** The final (or latest) build JSON. */
+  /** The final (or latest) build, as decoded where it was read (its JSON in `build.json`). */
   build?: Build
   /** The build's URL rebased onto the configured base. */
   buildUrl?: string
