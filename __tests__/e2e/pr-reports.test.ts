@@ -4,7 +4,7 @@
  * for the GitHub API with real HTTP), the event written to
  * GITHUB_EVENT_PATH as the runner writes it.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import type { ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -169,6 +169,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         },
         denied: quick,
         'several-a': quick,
+        'art-link': { script: { durationMs: 100, artifacts: [{ path: 'a.txt', content: 'a' }] } },
         'several-b': { script: { durationMs: 150, result: 'FAILURE' } }
       }
     })
@@ -382,6 +383,36 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
     ).toEqual(['GET', 'POST'])
     // The statuses are another permission: they still went.
     expect(statusShas(forbidden, 'jenkins/denied')).toEqual([PR_HEAD, PR_HEAD])
+  })
+
+  it('with jobs: a build whose artifacts cannot be written ends its status as error, with the reason', async () => {
+    const ws = join(workspace, 'linked-ws')
+    mkdirSync(ws)
+    // Out of the step's workspace, inside the folder afterAll removes.
+    mkdirSync(join(workspace, 'outside'))
+    symlinkSync(join(workspace, 'outside'), join(ws, 'out'))
+    const r = await run(
+      node,
+      {
+        ...auth(jenkins),
+        jobs: 'art-link',
+        artifacts: '**',
+        'artifacts-path': 'out/sub',
+        'commit-status': 'true',
+        'github-token': GITHUB_TOKEN
+      },
+      { env: { GITHUB_API_URL: github.url, GITHUB_WORKSPACE: ws } }
+    )
+    expect(r.code, describeRun(r)).toBe(1)
+    const states = github.requests
+      .filter(q => q.method === 'POST' && q.url.includes('/statuses/'))
+      .map(q => JSON.parse(q.body) as { context: string; state: string; description: string })
+      .filter(b => b.context === 'jenkins/art-link')
+    expect(states.at(-1)?.state).toBe('error')
+    expect(states.at(-1)?.description).toMatch(
+      /^Input 'artifacts-path' .* leads out of the workspace/
+    )
+    expect(states.some(b => b.state === 'success')).toBe(false)
   })
 
   it('with jobs: one comment listing every build', async () => {

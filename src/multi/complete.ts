@@ -7,6 +7,7 @@ import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from '../jenkins/mo
 import type { GithubReports } from '../outcome/github-reports.js'
 import { readValues } from '../outcome/values.js'
 import { reportEnded } from '../step/build-ended.js'
+import { statusFailure } from '../follow/build-parts.js'
 import { printConsole } from './console.js'
 import type { Printer } from './printer.js'
 import type { Item } from './item.js'
@@ -83,13 +84,11 @@ export async function completeBuild(
     }
   } catch (error) {
     if (error instanceof Interrupted || signal.aborted) throw error
-    const message = errorText(error)
-    for (const item of owners) item.report.error = message
+    for (const item of owners) item.report.error = errorText(error)
     // A status left pending would block a protected branch for good.
+    const why = statusFailure(error, signal)
     await Promise.all(
-      owners
-        .filter(item => item.status && !item.status.finished)
-        .map(item => item.status?.finish('error', message.split('\n')[0] ?? 'Failed', ref.url))
+      owners.map(i => i.status?.finished || i.status?.finish('error', why, ref.url))
     )
   } finally {
     for (const item of owners) item.done = true

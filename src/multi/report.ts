@@ -8,6 +8,7 @@ import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import {
   addBuildSection,
+  buildTitle,
   didNotPass,
   failureMessage,
   resultCell,
@@ -107,9 +108,7 @@ export function jobsFailure(
 
 function itemLine(item: BuildReport): string {
   const { outcome } = item
-  const number = buildEntry(outcome).number
-  const job = shortName(outcome.jobName)
-  const name = number === null ? job : `${job} #${number}`
+  const name = buildTitle(outcome)
   if (item.error) return `${name}: ${item.error.replace(/\.$/, '')}`
   if (item.stopped && !outcome.result) return `${name}: ${item.stopped}`
   const result = outcome.result ?? 'no result'

@@ -159,11 +159,8 @@ export function addBuildSection(
   const sub = alone ? 3 : 4
   if (alone) summary.addHeading(`Jenkins ${link(shortName(outcome.jobName), outcome.jobUrl)}`, 2)
   else {
-    const number = buildEntry(outcome).number
-    const job = shortName(outcome.jobName)
-    const title = number === null ? job : `${job} #${number}`
     summary.addHeading(
-      `${link(title, outcome.buildUrl ?? outcome.jobUrl)}: ${escapeHtml(outcome.result ?? 'no result')}`,
+      `${link(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${escapeHtml(outcome.result ?? 'no result')}`,
       3
     )
     const notes = [report.error, report.stopped, report.left, outcome.note].filter(
@@ -200,6 +197,13 @@ export function addBuildSection(
       true
     )
   }
+}
+
+/** The job and, once known, the build's number: `deploy #12`. */
+export function buildTitle(outcome: BuildOutcome): string {
+  const { number } = buildEntry(outcome)
+  const job = shortName(outcome.jobName)
+  return number === null ? job : `${job} #${number}`
 }
 
 /** The table of one build alone: result, build, what it said of itself, duration, queue, tests. */
