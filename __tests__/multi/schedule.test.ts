@@ -19,6 +19,7 @@ import {
   type TrackEvent
 } from '../../src/multi/schedule-policy.js'
 import type { Expectation } from '../../src/follow/poll-policy.js'
+import { decodeBuild } from '../../src/jenkins/reads/decode.js'
 
 const refOf = (job: JobPath, number: number): BuildRef => ({
   job,
@@ -88,7 +89,7 @@ function simulate(
   }
   const buildJson = (b: ModelBuild): Build => {
     const s = state(b, now)
-    return {
+    return decodeBuild({
       number: b.number as number,
       url: '',
       building: s === 'building',
@@ -96,7 +97,7 @@ function simulate(
       duration: 0,
       estimatedDuration: -1,
       timestamp: b.startAt
-    }
+    })
   }
   for (let i = 0; i < 100_000 && schedule.active && now <= (options.untilMs ?? 600_000); i++) {
     const { reads, nextAt } = schedule.due(now)
