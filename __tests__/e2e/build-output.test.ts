@@ -1,5 +1,5 @@
 /**
- * End to end: the `build` output is capped (report.ts BUILD_OUTPUT_MAX_BYTES,
+ * End to end: the `build` output is capped (build-outputs.ts BUILD_OUTPUT_MAX_BYTES,
  * documented in action.yml and the README). A text parameter's default of
  * 400 KB makes the build's ParametersAction, and so its JSON, too large.
  */

@@ -4,7 +4,10 @@
  * for the GitHub API with real HTTP), the event written to
  * GITHUB_EVENT_PATH as the runner writes it.
  */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import type { ServerResponse } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startJenkins, type TestJenkins } from '../../test-server/index.js'
 import {
@@ -112,6 +115,8 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
   let github: GithubStandIn
   let forbidden: GithubStandIn
   let noStatuses: GithubStandIn
+  /** A checkout holding the file a failed test's trace names. */
+  let workspace: string
   const inputs = (job: string, extra: Record<string, string> = {}) => ({
     ...auth(jenkins),
     job,
@@ -132,6 +137,29 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         'ev-fork': quick,
         'ev-queue': quick,
         'ev-push': quick,
+        'ev-links': {
+          script: {
+            durationMs: 100,
+            result: 'UNSTABLE',
+            tests: {
+              suites: [
+                {
+                  name: 'parser',
+                  cases: [
+                    {
+                      className: 'tests.test_parser',
+                      name: 'test_parses',
+                      status: 'FAILED',
+                      errorDetails: 'AssertionError: 1 != 1000',
+                      errorStackTrace:
+                        'Traceback (most recent call last):\n  File "/var/lib/jenkins/workspace/app/tests/test_parser.py", line 17, in test_parses\nAssertionError: 1 != 1000'
+                    }
+                  ]
+                }
+              ]
+            }
+          }
+        },
         again: {
           script: {
             durationMs: 100,
@@ -141,9 +169,13 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         },
         denied: quick,
         'several-a': quick,
+        'art-link': { script: { durationMs: 100, artifacts: [{ path: 'a.txt', content: 'a' }] } },
         'several-b': { script: { durationMs: 150, result: 'FAILURE' } }
       }
     })
+    workspace = mkdtempSync(join(tmpdir(), 'e2e-pr-links-'))
+    mkdirSync(join(workspace, 'tests'))
+    writeFileSync(join(workspace, 'tests', 'test_parser.py'), 'x\n')
     github = await startGithub()
     forbidden = await startGithub('comments')
     noStatuses = await startGithub('statuses')
@@ -158,6 +190,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
     await github.close()
     await forbidden.close()
     await noStatuses.close()
+    rmSync(workspace, { recursive: true, force: true })
   })
 
   const env = (server: LocalServer) => ({ env: { GITHUB_API_URL: server.url } })
@@ -192,6 +225,28 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
       expect(r.code, describeRun(r)).toBe(0)
       expect(statusShas(github, 'jenkins/ev-comment')).toEqual([PR_HEAD, PR_HEAD])
       expect(github.requests.filter(q => q.url === '/repos/owner/repo/pulls/23')).toHaveLength(1)
+    })
+
+    it("issue_comment on a pull request: the failed tests' source links name its head, as the statuses do", async () => {
+      const r = await run(node, inputs('ev-links', { accept: 'SUCCESS,UNSTABLE' }), {
+        ...env(github),
+        env: { GITHUB_API_URL: github.url, GITHUB_WORKSPACE: workspace },
+        event: {
+          name: 'issue_comment',
+          payload: {
+            action: 'created',
+            issue: { number: 31, pull_request: { url: 'x' } },
+            comment: { body: '/jenkins build', author_association: 'MEMBER' },
+            repository
+          }
+        }
+      })
+      expect(r.code, describeRun(r)).toBe(0)
+      expect(statusShas(github, 'jenkins/ev-links')).toEqual([PR_HEAD, PR_HEAD])
+      const at = (sha: string) =>
+        `<a href="https://github.com/owner/repo/blob/${sha}/tests/test_parser.py#L17">`
+      expect(r.summary).toContain(at(PR_HEAD))
+      expect(r.summary).not.toContain(at(GITHUB_SHA))
     })
 
     it('issue_comment on a plain issue: GITHUB_SHA, and no comment', async () => {
@@ -328,6 +383,36 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
     ).toEqual(['GET', 'POST'])
     // The statuses are another permission: they still went.
     expect(statusShas(forbidden, 'jenkins/denied')).toEqual([PR_HEAD, PR_HEAD])
+  })
+
+  it('with jobs: a build whose artifacts cannot be written ends its status as error, with the reason', async () => {
+    const ws = join(workspace, 'linked-ws')
+    mkdirSync(ws)
+    // Out of the step's workspace, inside the folder afterAll removes.
+    mkdirSync(join(workspace, 'outside'))
+    symlinkSync(join(workspace, 'outside'), join(ws, 'out'))
+    const r = await run(
+      node,
+      {
+        ...auth(jenkins),
+        jobs: 'art-link',
+        artifacts: '**',
+        'artifacts-path': 'out/sub',
+        'commit-status': 'true',
+        'github-token': GITHUB_TOKEN
+      },
+      { env: { GITHUB_API_URL: github.url, GITHUB_WORKSPACE: ws } }
+    )
+    expect(r.code, describeRun(r)).toBe(1)
+    const states = github.requests
+      .filter(q => q.method === 'POST' && q.url.includes('/statuses/'))
+      .map(q => JSON.parse(q.body) as { context: string; state: string; description: string })
+      .filter(b => b.context === 'jenkins/art-link')
+    expect(states.at(-1)?.state).toBe('error')
+    expect(states.at(-1)?.description).toMatch(
+      /^Input 'artifacts-path' .* leads out of the workspace/
+    )
+    expect(states.some(b => b.state === 'success')).toBe(false)
   })
 
   it('with jobs: one comment listing every build', async () => {

@@ -219,4 +219,56 @@ describe.each(RUNTIMES)('build facts and values ($name)', ({ path: node }) => {
     expect(r.outputs).not.toHaveProperty('values')
     expect(r.outputs['display-name']).toBe(`#${r.outputs['build-number']}`)
   })
+
+  it('jobs: each build says its display name, description and values in the summary, as bounded text, whether it passed or not', async () => {
+    const r = await run(node, {
+      ...auth(jenkins),
+      jobs: JSON.stringify([
+        { job: 'described' },
+        { job: 'values', 'values-file': 'hostile.env' },
+        { job: 'plain' },
+        { job: 'failing', 'values-file': 'v.env' }
+      ])
+    })
+    expect(r.code, describeRun(r)).toBe(1)
+    const builds = JSON.parse(r.outputs.builds ?? '[]') as Array<{
+      job: string
+      number: number
+      url: string
+      description: string
+      displayName: string
+      values: Record<string, string> | null
+    }>
+    expect(builds.map(b => [b.job, b.description, b.displayName])).toEqual([
+      ['described', DESCRIPTION, '1.4.2-rc1'],
+      ['values', '', `#${builds[1]?.number}`],
+      ['plain', '', `#${builds[2]?.number}`],
+      ['failing', '', `#${builds[3]?.number}`]
+    ])
+    expect(builds[3]?.values).toEqual({ A: '1' })
+    const heading = (i: number, result: string) => {
+      const b = builds[i] as (typeof builds)[number]
+      return `<h3><a href="${b.url}">${b.job} &#35;${b.number}</a>: ${result}</h3>`
+    }
+    // A section for each build with something to say, passed or failed; none for plain.
+    expect(r.summary).toContain(heading(0, 'SUCCESS'))
+    expect(r.summary).toContain(heading(1, 'SUCCESS'))
+    expect(r.summary).not.toContain(heading(2, 'SUCCESS'))
+    expect(r.summary).toContain(heading(3, 'FAILURE'))
+    expect(r.summary).toContain('<tr><th>Display name</th><td>1.4.2-rc1</td></tr>')
+    expect(r.summary).toContain(
+      '<tr><th>Description</th><td>&#60;b&#62;Release&#60;/b&#62; candidate'
+    )
+    expect(r.summary.match(/<h4>Values<\/h4>/g)).toHaveLength(2)
+    expect(r.summary).toContain('<tr><td><code>A</code></td><td>1</td></tr>')
+    // Jenkins' text is text: no HTML of its own, no workflow command, and the summary bounded.
+    for (const html of ['<b>Release', '<b>k', '<script>', '<img']) {
+      expect(r.summary).not.toContain(html)
+    }
+    expect(commands(r.stdout, 'error').map(c => c.value)).toEqual([
+      expect.stringMatching(/^1 of 4 Jenkins builds did not pass/)
+    ])
+    expect(commands(r.stdout, 'set-output')).toEqual([])
+    expect(r.summary.length).toBeLessThan(30_000)
+  })
 })

@@ -20,6 +20,7 @@ import {
   type TrackEvent
 } from '../../src/follow/schedule-policy.js'
 import type { Expectation } from '../../src/follow/poll-policy.js'
+import { decodeBuild } from '../../src/jenkins/reads/decode.js'
 
 const refOf = (job: JobPath, number: number): BuildRef => ({
   job,
@@ -89,7 +90,7 @@ function simulate(
   }
   const buildJson = (b: ModelBuild): Build => {
     const s = state(b, now)
-    return {
+    return decodeBuild({
       number: b.number as number,
       url: '',
       building: s === 'building',
@@ -97,7 +98,7 @@ function simulate(
       duration: 0,
       estimatedDuration: -1,
       timestamp: b.startAt
-    }
+    })
   }
   for (let i = 0; i < 100_000 && schedule.active && now <= (options.untilMs ?? 600_000); i++) {
     const { reads, nextAt } = schedule.due(now)
@@ -342,16 +343,16 @@ describe('SharedSchedule', () => {
 })
 
 describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
-  const build = (fields: Partial<Build>): Build => ({
-    number: 3,
-    url: '',
-    building: true,
-    result: null,
-    duration: 0,
-    estimatedDuration: -1,
-    timestamp: 0,
-    ...fields
-  })
+  const build = (fields: { building: boolean }): Build =>
+    decodeBuild({
+      number: 3,
+      url: '',
+      result: null,
+      duration: 0,
+      estimatedDuration: -1,
+      timestamp: 0,
+      ...fields
+    })
 
   it('no lists: its queue item at once, then at the queue pace; the start as its read saw it', () => {
     const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)

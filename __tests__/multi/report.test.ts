@@ -6,16 +6,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Build } from '../../src/jenkins/model/types.js'
 import { silentLogger } from '../../src/util/logger.js'
 import {
-  buildsEntries,
   jobsFailure,
   setJobsOutputs,
   worstResult,
-  writeJobsSummary,
-  type ItemReport
+  writeJobsSummary
 } from '../../src/multi/report.js'
+import type { BuildReport } from '../../src/outcome/report.js'
+import { buildEntry } from '../../src/outcome/build-outputs.js'
+import { decodeBuild } from '../../src/jenkins/reads/decode.js'
 
 function build(number: number, result: Build['result'], duration = 61_000): Build {
-  return {
+  return decodeBuild({
     number,
     url: 'http://jenkins.internal/x/',
     building: result === null,
@@ -23,15 +24,15 @@ function build(number: number, result: Build['result'], duration = 61_000): Buil
     duration: result === null ? 0 : duration,
     estimatedDuration: -1,
     timestamp: 1
-  }
+  })
 }
 
 function item(
   job: string,
   number: number | undefined,
   result: Build['result'] | undefined,
-  extra: Partial<ItemReport> = {}
-): ItemReport {
+  extra: Partial<BuildReport> = {}
+): BuildReport {
   const jobUrl = `https://ci/job/${job}/`
   return {
     outcome: {
@@ -64,7 +65,7 @@ describe('outputs', () => {
       item('deploy', undefined, undefined),
       item('lint', 5, null)
     ]
-    expect(buildsEntries(items)).toEqual([
+    expect(items.map(i => buildEntry(i.outcome))).toEqual([
       {
         job: 'unit',
         number: 3,

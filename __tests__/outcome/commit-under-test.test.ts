@@ -132,7 +132,8 @@ async function start(c: Case, inputs: { commit?: string; pullRequest?: number } 
       GITHUB_REPOSITORY: 'o/r',
       GITHUB_EVENT_NAME: c.event,
       GITHUB_EVENT_PATH: path,
-      GITHUB_SHA
+      GITHUB_SHA,
+      GITHUB_SERVER_URL: 'https://github.com'
     },
     fetch
   })
@@ -186,6 +187,27 @@ describe.each(CASES.map(c => [describeCase(c), c] as const))('%s', (_, c) => {
     // issue_comment on a pull request: the named one's head is read instead.
     expect(outputs.commit).toBe(own ? c.sha : NAMED_HEAD)
     if (read) expect(read.isDone()).toBe(true)
+  })
+})
+
+describe("the failed tests' source links", () => {
+  const comment = CASES.find(x => x.event === 'issue_comment' && x.reads !== undefined) as Case
+
+  it("name the commit the step resolved: an issue_comment run's pull request head, not GITHUB_SHA", async () => {
+    pullHead(comment.reads as number, HEAD)
+    const { reports, outputs } = await start(comment)
+    expect(outputs.commit).toBe(HEAD)
+    expect(reports.sourceCommit).toEqual({
+      serverUrl: 'https://github.com',
+      repository: 'o/r',
+      sha: HEAD
+    })
+  })
+
+  it('name none when the commit could not be resolved (no statuses either)', async () => {
+    nock(API).get(`/repos/o/r/pulls/${comment.reads}`).reply(404, { message: 'Not Found' })
+    const { reports } = await start(comment)
+    expect(reports.sourceCommit).toBeUndefined()
   })
 })
 

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { cappedArray } from '../../src/outcome/output-cap.js'
-import {
-  ARTIFACTS_OUTPUT_MAX_BYTES,
-  setBuildOutputs,
-  type BuildOutcome
-} from '../../src/outcome/report.js'
+import { ARTIFACTS_OUTPUT_MAX_BYTES, setBuildOutputs } from '../../src/outcome/build-outputs.js'
+import type { BuildOutcome } from '../../src/outcome/report.js'
 import type { Build } from '../../src/jenkins/model/types.js'
+import { decodeBuild, type CheckedBuildJson } from '../../src/jenkins/reads/decode.js'
 
 function recorder() {
   const outputs: Record<string, string> = {}
@@ -18,8 +16,9 @@ function recorder() {
   }
 }
 
-const build = (overrides: Partial<Build>): Build =>
-  ({
+/** A build as jenkins/reads decodes it from this JSON. */
+const build = (overrides: Record<string, unknown>): Build =>
+  decodeBuild({
     number: 7,
     url: 'https://ci/job/app/7/',
     building: false,
@@ -28,7 +27,7 @@ const build = (overrides: Partial<Build>): Build =>
     estimatedDuration: 1000,
     timestamp: 1,
     ...overrides
-  }) as Build
+  } as CheckedBuildJson)
 
 describe('cappedArray', () => {
   it('keeps the first entries that fit, each whole, as valid JSON', () => {

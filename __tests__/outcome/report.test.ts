@@ -3,21 +3,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as core from '@actions/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { failureMessage, writeSummary, type BuildOutcome } from '../../src/outcome/report.js'
 import {
   BUILD_OUTPUT_MAX_BYTES,
   buildOutput,
-  failureMessage,
-  setBuildOutputs,
-  writeSummary,
-  type BuildOutcome
-} from '../../src/outcome/report.js'
+  setBuildOutputs
+} from '../../src/outcome/build-outputs.js'
 import { formatDuration } from '../../src/util/duration.js'
 import type { Build } from '../../src/jenkins/model/types.js'
-import { parametersIn } from '../../src/jenkins/reads/decode.js'
+import { decodeBuild } from '../../src/jenkins/reads/decode.js'
 import type { Logger } from '../../src/util/logger.js'
 
-function build(overrides: Partial<Build> = {}): Build {
-  return {
+/** A build as jenkins/reads decodes it from this JSON. */
+function build(overrides: Record<string, unknown> = {}): Build {
+  return decodeBuild({
     _class: 'hudson.model.FreeStyleBuild',
     number: 12,
     url: 'http://jenkins.internal:8080/job/team/job/deploy/12/',
@@ -28,7 +27,7 @@ function build(overrides: Partial<Build> = {}): Build {
     timestamp: 1_700_000_000_000,
     actions: [],
     ...overrides
-  }
+  } as Parameters<typeof decodeBuild>[0])
 }
 
 const base: BuildOutcome = {
@@ -72,7 +71,7 @@ describe('setBuildOutputs', () => {
       'build-url': 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/',
       duration: '63000',
       'queue-url': 'http://127.0.0.1:8080/jenkins/queue/item/7/',
-      build: JSON.stringify(b),
+      build: JSON.stringify(b.json),
       'job-url': base.jobUrl,
       description: '',
       'display-name': '#12',
@@ -117,7 +116,7 @@ describe('setBuildOutputs', () => {
     const parsed = JSON.parse(json) as Record<string, unknown>
     expect(parsed).not.toHaveProperty('changeSets')
     // Only what had to go: the rest is there, whole.
-    expect(parsed).toMatchObject({ number: 12, result: 'SUCCESS', culprits: b.culprits })
+    expect(parsed).toMatchObject({ number: 12, result: 'SUCCESS', culprits: b.json.culprits })
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatch(
       /^The build output holds \d+ KiB of JSON, over its cap of 256 KiB: it leaves out changeSets\. The whole build is at http:\/\/127\.0\.0\.1\/job\/team\/job\/deploy\/12\/api\/json\.$/
@@ -125,7 +124,7 @@ describe('setBuildOutputs', () => {
   })
 
   it('leaves a build within the cap whole, and drops the largest fields first to fit any cap', () => {
-    const b = build()
+    const b = build().json
     expect(buildOutput(b)).toEqual({
       json: JSON.stringify(b),
       dropped: [],
@@ -140,10 +139,22 @@ describe('setBuildOutputs', () => {
     expect(buildOutput(b, 2).json).toBe('{}')
   })
 
-  it("is Jenkins' JSON: the decoded parameters are not in it", () => {
-    const b = build({ parameters: [{ name: 'ENV', value: 'prod' }] })
-    const { parameters: _decoded, ...jenkins } = b
-    expect(buildOutput(b).json).toBe(JSON.stringify(jenkins))
+  it("is Jenkins' JSON as it came: nothing decoded is added to it", () => {
+    const jenkins = {
+      number: 12,
+      result: 'SUCCESS',
+      duration: 1e21,
+      actions: [
+        { _class: 'hudson.model.ParametersAction', parameters: [{ name: 'ENV', value: 'prod' }] }
+      ]
+    } as const
+    const outputs: Record<string, string> = {}
+    setBuildOutputs(
+      { setOutput: (n, v) => (outputs[n] = v) },
+      { ...base, build: decodeBuild(structuredClone(jenkins) as Parameters<typeof decodeBuild>[0]) }
+    )
+    expect(outputs.build).toBe(JSON.stringify(jenkins))
+    expect(outputs['build-parameters']).toBe('{"ENV":"prod"}')
   })
 
   it('only sets what it knows when no build started', () => {
@@ -245,7 +256,7 @@ describe('writeSummary', () => {
         ...base,
         // What jenkins/reads decodes a build's ParametersAction into.
         build: build({
-          parameters: parametersIn([
+          actions: [
             {
               _class: 'hudson.model.ParametersAction',
               parameters: [
@@ -266,7 +277,7 @@ describe('writeSummary', () => {
                 { _class: 'hudson.model.StringParameterValue', name: 'my_secret', value: 'sec-000' }
               ]
             }
-          ])
+          ]
         }),
         parameters: { ENV: 'asked-for' }
       },
@@ -342,7 +353,7 @@ describe('writeSummary', () => {
     ]
     await writeSummary(
       newSummary(),
-      { ...base, build: build({ actions, parameters: parametersIn(actions) }), uploads },
+      { ...base, build: build({ actions }), uploads },
       recordingLogger().logger
     )
     const html = readFileSync(file, 'utf8')

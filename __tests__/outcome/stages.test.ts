@@ -9,6 +9,7 @@ import {
   watchForInput
 } from '../../src/outcome/stages.js'
 import { recordingLogger } from '../jenkins/helpers.js'
+import { decodeBuild } from '../../src/jenkins/reads/decode.js'
 
 const REF = { job: ['pipe'], number: 8, url: 'https://ci.example.com/jenkins/job/pipe/8/' }
 
@@ -17,7 +18,7 @@ function stage(id: string, name: string, status: string, durationMillis = 1000):
 }
 
 function build(_class: string): Build {
-  return {
+  return decodeBuild({
     _class,
     number: 8,
     url: '',
@@ -26,7 +27,7 @@ function build(_class: string): Build {
     duration: 1,
     estimatedDuration: 1,
     timestamp: 1
-  }
+  })
 }
 
 const PIPELINE = 'org.jenkinsci.plugins.workflow.job.WorkflowRun'

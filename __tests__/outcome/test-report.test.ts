@@ -9,12 +9,13 @@ import {
   type TestsOutcome
 } from '../../src/outcome/test-report.js'
 import { recordingLogger } from '../jenkins/helpers.js'
+import { decodeBuild } from '../../src/jenkins/reads/decode.js'
 
 const BASE = 'https://ci.example.com/jenkins'
 const REF = { job: ['app'], number: 5, url: `${BASE}/job/app/5/` }
 
 function build(actions: unknown[], url = 'http://jenkins.internal:8080/job/app/5/'): Build {
-  return {
+  return decodeBuild({
     _class: 'hudson.model.FreeStyleBuild',
     number: 5,
     url,
@@ -24,7 +25,7 @@ function build(actions: unknown[], url = 'http://jenkins.internal:8080/job/app/5
     estimatedDuration: 1,
     timestamp: 1,
     actions
-  }
+  })
 }
 
 const JUNIT = {

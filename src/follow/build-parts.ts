@@ -1,36 +1,25 @@
 /**
  * The parts of following a build that one `job` (build-job.ts) and several
  * `jobs` (src/multi/) share: picking an existing build, the queue item of a
- * scan's build, the unknown-parameter warning, what a finished build
- * produced, and the description of a failure for the commit status.
- * None prints by itself: each takes the logger (and annotator) to use.
+ * scan's build, the unknown-parameter warning, and the description of a
+ * failure for the commit status. None prints by itself: each takes the
+ * logger to use.
  */
-import { downloadArtifacts } from '../outcome/artifacts.js'
-import { readValues } from '../outcome/values.js'
-import type { Settings } from '../inputs/inputs.js'
 import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
 import { fullName, queueItemUrl } from '../jenkins/model/job-path.js'
 import { notAJob, unknownParameters } from '../jenkins/trigger/trigger.js'
 import type {
   Build,
-  BuildOutputsApi,
   BuildParameters,
-  BuildRef,
   JenkinsApi,
   JobInfo,
   JobPath,
   TriggerResult
 } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
-import type { BuildOutcome } from '../outcome/report.js'
-import { failedStage, readStages } from '../outcome/stages.js'
 import { shortName } from '../util/names.js'
 import { closestNames } from '../util/suggest.js'
-import { locateFailedTests } from '../outcome/test-locations.js'
-import { sourceCommit } from '../outcome/source-link.js'
-import type { StepIO } from '../runner/io.js'
-import { annotateFailedTests, MAX_ANNOTATED, readTests } from '../outcome/test-report.js'
 import { abortReason, StepAborted } from '../util/wait.js'
 import { errorText } from '../util/error-text.js'
 
@@ -115,42 +104,6 @@ export function warnUnknownParameters(
       `Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`
     )
   }
-}
-
-/**
- * What the finished build produced: its failed tests (annotated), its
- * Pipeline stages, and the artifacts the user asked for (into
- * `artifactsPath`), and the `values-file`'s values. Reading tests and stages is a help and never fails; an
- * artifacts list that cannot be read does not fail either. What could not
- * be read is warned about and noted in `outcome.unread` for the summary.
- */
-export async function readProducts(
-  api: JenkinsApi & BuildOutputsApi,
-  settings: Pick<Settings, 'artifacts' | 'artifactsPath' | 'workspace' | 'valuesFile'>,
-  ref: BuildRef,
-  final: Build,
-  outcome: BuildOutcome,
-  signal: AbortSignal,
-  out: Pick<StepIO, 'logger' | 'annotate'>
-): Promise<void> {
-  const unread: string[] = []
-  outcome.tests = await readTests(api, ref, final, out.logger, unread)
-  if (outcome.tests) {
-    const annotated = outcome.tests.failed.slice(0, MAX_ANNOTATED)
-    const located = await locateFailedTests(annotated, settings.workspace, out.logger)
-    outcome.tests.located = located
-    if (located.size > 0) outcome.tests.commit = await sourceCommit()
-    annotateFailedTests(outcome.tests, out.annotate, located)
-  }
-  outcome.stages = await readStages(api, ref, final, out.logger, unread)
-  outcome.failedStage = failedStage(outcome.stages, final.result)?.name
-  if (settings.artifacts.length > 0) {
-    outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread)
-  }
-  if (settings.valuesFile !== undefined) {
-    outcome.values = await readValues(api, ref, settings.valuesFile, out.logger)
-  }
-  if (unread.length > 0) outcome.unread = unread
 }
 
 /** A commit status description for a step that failed before the build's result was known. */

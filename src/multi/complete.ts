@@ -1,11 +1,13 @@
 import { join } from 'node:path'
-import { readProducts } from '../follow/build-parts.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from '../jenkins/model/types.js'
+import type { GithubReports } from '../outcome/github-reports.js'
 import { readValues } from '../outcome/values.js'
+import { reportEnded } from '../step/build-ended.js'
+import { statusFailure } from '../follow/build-parts.js'
 import { printConsole } from './console.js'
 import type { Printer } from './printer.js'
 import type { Item } from './item.js'
@@ -19,13 +21,15 @@ export interface CompleteContext {
   printer: Printer
   /** Every item of `jobs`: a job listed twice gets a folder per build. */
   entries: readonly JobEntry[]
+  /** The step's reports on GitHub (the commit the failed tests link to). */
+  reports: GithubReports | undefined
 }
 
 /**
- * What a finished build produced, its console (in its group, when the
- * builds' turn comes) and its commit status, for every item that shares
- * the build. An error here (not a cancel) is the items', and the others go
- * on.
+ * A judged build of `jobs` ended (step/build-ended.ts reportEnded, once for
+ * every item that shares it): what it produced and its commit statuses,
+ * then its console (in its group, when the builds' turn comes). An error
+ * here (not a cancel) is the items', and the others go on.
  */
 export async function completeBuild(
   c: CompleteContext,
@@ -39,9 +43,9 @@ export async function completeBuild(
   if (!first) return
   const outcome = first.report.outcome
   try {
-    await readProducts(
+    await reportEnded({
       api,
-      {
+      settings: {
         ...settings,
         artifactsPath: artifactsFolder(c, first, ref),
         valuesFile: first.entry.valuesFile
@@ -50,11 +54,13 @@ export async function completeBuild(
       final,
       outcome,
       signal,
-      {
+      out: {
         logger: printer.logger,
         annotate: (message, title, where) => printer.annotate(message, title, where)
-      }
-    )
+      },
+      reports: c.reports,
+      statuses: owners.map(item => item.status)
+    })
     const tail =
       settings.log && (settings.build === 'new' || watched)
         ? await printConsole(api, ref, printer, signal)
@@ -79,19 +85,14 @@ export async function completeBuild(
   } catch (error) {
     if (error instanceof Interrupted || signal.aborted) throw error
     for (const item of owners) item.report.error = errorText(error)
+    // A status left pending would block a protected branch for good.
+    const why = statusFailure(error, signal)
+    await Promise.all(
+      owners.map(i => i.status?.finished || i.status?.finish('error', why, ref.url))
+    )
   } finally {
     for (const item of owners) item.done = true
   }
-  await Promise.all(
-    owners.map(item =>
-      item.status?.finish(
-        final.result ?? 'error',
-        `Jenkins #${ref.number}: ${final.result ?? 'no result'}`,
-        ref.url,
-        item.report.outcome.accepted
-      )
-    )
-  )
 }
 
 /**

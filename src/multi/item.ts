@@ -2,13 +2,13 @@ import type { BranchJob } from '../follow/branch.js'
 import type { CommitStatusReporter } from '../outcome/commit-status.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
 import type { Build, BuildRef, JobInfo } from '../jenkins/model/types.js'
-import type { ItemReport } from './report.js'
+import type { BuildReport } from '../outcome/report.js'
 
 /** One item of `jobs` as the step follows it. */
 export interface Item {
   index: number
   entry: JobEntry
-  report: ItemReport
+  report: BuildReport
   info?: JobInfo
   branch?: BranchJob
   /** build: last — the build as first read. */

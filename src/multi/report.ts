@@ -1,57 +1,23 @@
 import type { summary as coreSummary } from '@actions/core'
 import { BUILD_RESULTS, Output, type BuildResult } from '../util/constants.js'
 import { formatDuration } from '../util/duration.js'
-import { addHistory } from '../outcome/history.js'
 import { escapeHtml, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
-import { countOf, isCount } from '../jenkins/model/counts.js'
+import { isCount } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
-import type { JsonValue } from '../jenkins/model/types.js'
-import { buildFactsOf } from '../jenkins/reads/decode.js'
 import { shortName } from '../util/names.js'
 import {
+  addBuildSection,
+  buildTitle,
+  didNotPass,
   failureMessage,
   resultCell,
-  setArtifactsOutput,
-  type BuildOutcome
+  writeSummaryWith,
+  type BuildReport
 } from '../outcome/report.js'
+import { buildEntry, setArtifactsOutput } from '../outcome/build-outputs.js'
 import type { StepIO } from '../runner/io.js'
-import { addArtifacts, addFailedTests, addStages, addUnread } from '../outcome/summary-sections.js'
-import { addValues } from '../outcome/values.js'
 import { addTimeline, type TimelineBuild } from '../outcome/summary-timeline.js'
-import { errorText } from '../util/error-text.js'
-
-/** What the step knows of one item of `jobs`, for outputs, the summary and the verdict. */
-export interface ItemReport {
-  outcome: BuildOutcome
-  /** Why it could not be followed to its end (cancelled in the queue, refused, gone). */
-  error?: string
-  /** What the step did to it for fail-fast, when it did (stopped, cancelled in the queue): reported as such, not as a failure of its own. */
-  stopped?: string
-  /** Why the step stopped following it and left it running (fail-fast, shared with another request): not a failure. */
-  left?: string
-  /** The console's last lines, for a failed build. */
-  tail: string[]
-}
-
-/**
- * One entry of the `builds` output.
- * @internal
- */
-export interface BuildsEntry {
-  job: string
-  number: number | null
-  url: string | null
-  result: BuildResult | null
-  duration: number | null
-  queueUrl: string | null
-  /** What the build said of itself (BuildFacts); null before it started. */
-  description: string | null
-  displayName: string | null
-  parameters: Record<string, JsonValue> | null
-  /** What its `values-file` held; null without one, or before the build ended. */
-  values: Record<string, JsonValue> | null
-}
 
 /**
  * The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED).
@@ -71,38 +37,18 @@ export function worstResult(
 }
 
 /**
- * The `builds` output, in the order the items were given.
- * @internal
- */
-export function buildsEntries(items: readonly ItemReport[]): BuildsEntry[] {
-  return items.map(({ outcome }) => {
-    const build = outcome.build
-    const ended = build !== undefined && !build.building
-    return {
-      job: outcome.jobName,
-      number: build?.number ?? numberOf(outcome.buildUrl) ?? null,
-      url: outcome.buildUrl ?? null,
-      result: outcome.result ?? (ended ? build.result : null),
-      duration: ended && isCount(build.duration) ? build.duration : null,
-      queueUrl: outcome.queueUrl ?? null,
-      ...facts(build),
-      values: outcome.values?.values ?? null
-    }
-  })
-}
-
-/**
- * The outputs of several builds: `builds`, `result` (the worst), the test
- * counts summed over the builds that have a report, and every downloaded
- * artifact. The outputs of one build (number, url, build JSON, stages) are
- * in `builds` instead.
+ * The outputs of several builds: `builds` (each entry outcome/build-outputs.ts
+ * buildEntry, in the order the items were given), `result` (the worst), the
+ * test counts summed over the builds that have a report, and every
+ * downloaded artifact. The outputs of one build (number, url, build JSON,
+ * stages) are in `builds` instead.
  */
 export function setJobsOutputs(
   out: Pick<StepIO, 'setOutput'>,
-  items: readonly ItemReport[],
+  items: readonly BuildReport[],
   logger?: Logger
 ): void {
-  out.setOutput(Output.Builds, JSON.stringify(buildsEntries(items)))
+  out.setOutput(Output.Builds, JSON.stringify(items.map(item => buildEntry(item.outcome))))
   const worst = worstResult(items.map(item => item.outcome.result))
   if (worst) out.setOutput(Output.Result, worst)
   const tests = items.flatMap(item => (item.outcome.tests ? [item.outcome.tests.counts] : []))
@@ -133,33 +79,20 @@ export function setJobsOutputs(
   }
 }
 
-function facts(
-  build: BuildOutcome['build']
-): Pick<BuildsEntry, 'description' | 'displayName' | 'parameters'> {
-  if (!build) return { description: null, displayName: null, parameters: null }
-  const { description, displayName, parameters } = buildFactsOf(build)
-  return { description, displayName, parameters }
-}
-
-/** Whether an item counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
-function failed(item: ItemReport): boolean {
-  return item.outcome.accepted === false || item.error !== undefined || item.stopped !== undefined
-}
-
 const TAIL_IN_MESSAGE = 10
-const TAIL_IN_SUMMARY = 20
 
 /**
  * The step's failure message when some item failed (undefined when none
- * did): one line per failed item, naming it, its result and link, then the
- * last console lines of each build that failed by itself (not of those
- * fail-fast stopped). A missing wanted artifact fails the step too.
+ * did): one line per failed item, naming it, its result and link, then
+ * each build's failure message (outcome/report.ts failureMessage) for
+ * those that failed by themselves (not those fail-fast stopped). A missing
+ * wanted artifact fails the step too.
  */
 export function jobsFailure(
-  items: readonly ItemReport[],
+  items: readonly BuildReport[],
   accept: readonly BuildResult[]
 ): string | undefined {
-  const bad = items.filter(failed)
+  const bad = items.filter(didNotPass)
   const problems = items.flatMap(item => item.outcome.artifacts?.problems ?? [])
   if (bad.length === 0) return problems.length > 0 ? problems.join('\n') : undefined
   const lines = [
@@ -173,11 +106,9 @@ export function jobsFailure(
   return [...lines, ...problems].join('\n')
 }
 
-function itemLine(item: ItemReport): string {
+function itemLine(item: BuildReport): string {
   const { outcome } = item
-  const number = outcome.build?.number ?? numberOf(outcome.buildUrl)
-  const job = shortName(outcome.jobName)
-  const name = number === undefined ? job : `${job} #${number}`
+  const name = buildTitle(outcome)
   if (item.error) return `${name}: ${item.error.replace(/\.$/, '')}`
   if (item.stopped && !outcome.result) return `${name}: ${item.stopped}`
   const result = outcome.result ?? 'no result'
@@ -189,18 +120,18 @@ function itemLine(item: ItemReport): string {
 
 /**
  * The job summary of several builds: one table with a row per item (job,
- * build link, result, duration, failed-test count when known), then each
- * failed build's details (failed tests, stages, artifacts, last console
- * lines). Everything from Jenkins or the user is escaped. Never throws.
+ * build link, result, duration, failed-test count when known), one stage
+ * chart, then each build's section (outcome/report.ts addBuildSection).
+ * Everything from Jenkins or the user is escaped. Never throws.
  */
-export async function writeJobsSummary(
+export function writeJobsSummary(
   summary: typeof coreSummary,
-  items: readonly ItemReport[],
+  items: readonly BuildReport[],
   logger: Logger
 ): Promise<void> {
-  try {
-    summary.addHeading('Jenkins builds', 2)
-    summary.addTable([
+  return writeSummaryWith(summary, logger, s => {
+    s.addHeading('Jenkins builds', 2)
+    s.addTable([
       [
         { data: 'Job', header: true },
         { data: 'Build', header: true },
@@ -210,25 +141,17 @@ export async function writeJobsSummary(
       ],
       ...items.map(item => row(item))
     ])
-    addTimeline(summary, timelineBuilds(items))
-    for (const item of items.filter(failed)) details(summary, item)
-    // A passing build gets no details; what could not be read of it is still said.
-    for (const item of items.filter(i => !failed(i) && i.outcome.unread)) {
-      addUnread(summary, item.outcome.unread ?? [])
-    }
-    await summary.write()
-  } catch (error) {
-    summary.emptyBuffer()
-    logger.warning(`Could not write the job summary: ${errorText(error)}`)
-  }
+    addTimeline(s, timelineBuilds(items))
+    for (const item of items) addBuildSection(s, item, { item: true })
+  })
 }
 
-function row(item: ItemReport): string[] {
+function row(item: BuildReport): string[] {
   const { outcome } = item
   const build = outcome.build
-  const number = build?.number ?? numberOf(outcome.buildUrl)
+  const number = buildEntry(outcome).number
   const buildCell =
-    number !== undefined
+    number !== null
       ? link(`#${number}`, outcome.buildUrl)
       : outcome.queueUrl
         ? link('queued', outcome.queueUrl)
@@ -246,51 +169,16 @@ function row(item: ItemReport): string[] {
   return [link(shortName(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests]
 }
 
-function details(summary: typeof coreSummary, item: ItemReport): void {
-  const { outcome } = item
-  const number = outcome.build?.number ?? numberOf(outcome.buildUrl)
-  const job = shortName(outcome.jobName)
-  const title = number === undefined ? job : `${job} #${number}`
-  summary.addHeading(
-    `${link(title, outcome.buildUrl ?? outcome.jobUrl)}: ${escapeHtml(outcome.result ?? 'no result')}`,
-    3
-  )
-  const notes = [item.error, item.stopped, item.left, outcome.note].filter((n): n is string => !!n)
-  if (notes.length > 0) summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), 1000))}</p>`, true)
-  // Below the build's own heading (h3), so that the outline, and what a cut summary says it left out, is per build.
-  if (outcome.history) addHistory(summary, outcome.history)
-  if (outcome.tests) addFailedTests(summary, outcome.tests, 4)
-  if (outcome.stages) addStages(summary, outcome.stages, 4)
-  if (outcome.artifacts) addArtifacts(summary, outcome.artifacts, 4)
-  if (outcome.values) addValues(summary, outcome.values, 4)
-  if (outcome.unread) addUnread(summary, outcome.unread)
-  const tail = item.stopped ? [] : item.tail.slice(-TAIL_IN_SUMMARY)
-  if (tail.length > 0) {
-    summary.addRaw(
-      `<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => escapeHtml(cut(line, 500))).join('<br>')}</pre></details>`,
-      true
-    )
-  }
-}
-
 /** Each build's stages, for the one chart of several builds: a section each. */
-function timelineBuilds(items: readonly ItemReport[]): TimelineBuild[] {
+function timelineBuilds(items: readonly BuildReport[]): TimelineBuild[] {
   return items.flatMap(({ outcome }) =>
     outcome.stages
       ? [
           {
-            section: {
-              job: outcome.jobName,
-              number: outcome.build?.number ?? numberOf(outcome.buildUrl)
-            },
+            section: { job: outcome.jobName, number: buildEntry(outcome).number ?? undefined },
             stages: outcome.stages
           }
         ]
       : []
   )
-}
-
-/** The number at the end of a build URL (`…/job/x/12/`). */
-function numberOf(url: string | undefined): number | undefined {
-  return countOf(url ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined)
 }

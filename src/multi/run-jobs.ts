@@ -1,7 +1,6 @@
 import { indexingBuildQueued, warnUnknownParameters } from '../follow/build-parts.js'
 import { abortRemote, SHARED_WORK_LEFT } from '../follow/cancel.js'
 import { GithubReports } from '../outcome/github-reports.js'
-import { formatDuration } from '../util/duration.js'
 import { historyOf } from '../outcome/history.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
@@ -21,12 +20,14 @@ import { expectationFrom } from '../follow/poll-policy.js'
 import type { StepIO } from '../runner/io.js'
 import type { RemoteWork } from '../step/remote-work.js'
 import { settleBy, throwIfAborted } from '../util/wait.js'
+import { judgeEnd } from '../step/build-ended.js'
 import { completeBuild } from './complete.js'
 import type { Item } from './item.js'
 import { disableJobs } from './disable-jobs.js'
 import { BuildsFollower } from '../follow/follow-builds.js'
 import { Printer } from './printer.js'
-import { jobsFailure, setJobsOutputs, writeJobsSummary, type ItemReport } from './report.js'
+import type { BuildReport } from '../outcome/report.js'
+import { jobsFailure, setJobsOutputs, writeJobsSummary } from './report.js'
 import { resolveJobs } from './resolve-jobs.js'
 import type { SchedulePolicy } from '../follow/schedule-policy.js'
 import { errorText } from '../util/error-text.js'
@@ -143,7 +144,7 @@ export class JobsRun {
     return this.github?.show(builds, true) ?? Promise.resolve()
   }
 
-  private get reports(): ItemReport[] {
+  private get reports(): BuildReport[] {
     return this.items.map(item => item.report)
   }
 
@@ -360,23 +361,20 @@ export class JobsRun {
   private finished(owners: Item[], final: Build, watched: boolean): void {
     const [first] = owners
     if (!first) return
-    const { accept } = this.o.settings
+    const ref = first.ref as BuildRef
+    const accepted = judgeEnd(
+      owners.map(item => item.report.outcome),
+      final,
+      { ref, accept: this.o.settings.accept, logger: this.log }
+    )
     for (const item of owners) {
-      const outcome = item.report.outcome
-      outcome.build = final
-      outcome.result = final.result ?? undefined
-      outcome.accepted = final.result !== null && accept.includes(final.result)
       if (item.stopping && final.result === 'ABORTED') item.report.stopped = 'stopped by fail-fast'
       this.o.work.finished(item.index)
     }
-    const ref = first.ref as BuildRef
-    this.log.info(
-      `Jenkins build ${first.entry.jobName} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
-    )
-    if (!first.report.outcome.accepted && !first.stopping) this.failFast(first)
+    if (!accepted && !first.stopping) this.failFast(first)
     this.side(
       completeBuild(
-        { ...this.o, printer: this.printer, entries: this.entries },
+        { ...this.o, printer: this.printer, entries: this.entries, reports: this.github },
         owners,
         ref,
         final,

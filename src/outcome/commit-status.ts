@@ -188,21 +188,6 @@ export class CommitStatusReporter {
   }
 }
 
-/**
- * The commit the summary's links to source lines go to (source-link.ts):
- * the event's own commit by commit-under-test.ts's rule (a pull request's
- * head, workflow_run's, a merge queue's…), else GITHUB_SHA. It does not
- * read a pull request over the API (issue_comment): statuses and the
- * comment take the step's resolved commit from GithubReports instead.
- */
-export function commitUnderTestSha(ctx: StatusContext = actionsContext): string | undefined {
-  try {
-    return headShaOf(ctx)?.sha ?? (ctx.sha || undefined)
-  } catch {
-    return ctx.sha || undefined
-  }
-}
-
 function httpUrl(url: string | undefined): string | undefined {
   if (!url) return undefined
   try {

@@ -24,6 +24,7 @@ import {
 } from './commit-under-test.js'
 import { renderComment, type CommentBuild } from './pr-comment-body.js'
 import type { PullRequestComment } from './pr-comment.js'
+import type { SourceCommit } from './source-link.js'
 
 export type { CommentBuild } from './pr-comment-body.js'
 
@@ -137,6 +138,19 @@ export class GithubReports {
       target: this.target,
       fetch: this.o.fetch
     })
+  }
+
+  /**
+   * Where the failed tests' source links go (source-link.ts): the commit
+   * under test as the step resolved it, the one its statuses and comment
+   * name (an issue_comment run's pull request head, read over the API);
+   * undefined without one, or outside a workflow (no GITHUB_SERVER_URL).
+   */
+  get sourceCommit(): SourceCommit | undefined {
+    const serverUrl = (this.o.env ?? process.env).GITHUB_SERVER_URL
+    if (!this.target || !serverUrl) return undefined
+    const { owner, repo, sha } = this.target
+    return { serverUrl, repository: `${owner}/${repo}`, sha }
   }
 
   /** Whether the comment was given its final text. */

@@ -14,7 +14,8 @@ import { createHash } from 'node:crypto'
 import { formatDuration } from '../util/duration.js'
 import { codeSpan, linkTarget } from '../util/markdown.js'
 import { NAME_CHARS } from '../util/names.js'
-import { RESULT_ICONS, type BuildOutcome } from './report.js'
+import { buildEntry } from './build-outputs.js'
+import { RESULT_ICONS, type BuildReport } from './report.js'
 
 /**
  * GitHub refuses a longer comment body (422).
@@ -25,16 +26,8 @@ export const MAX_COMMENT_CHARS = 65_536
 const MAX_COMMENT_TESTS = 10
 const ERROR_CHARS = 300
 
-/** One build of the comment, as the step knows it now. */
-export interface CommentBuild {
-  outcome: BuildOutcome
-  /** Why it was not followed to its end (a failure of the step, the build refused or gone). */
-  error?: string
-  /** What fail-fast did to it. */
-  stopped?: string
-  /** Why it was left running. */
-  left?: string
-}
+/** One build of the comment, as the step knows it now (its console's last lines are not the comment's). */
+export type CommentBuild = Omit<BuildReport, 'tail'>
 
 export interface CommentInput {
   /** The report's name: the `status-context`, or for `jobs` the step's. */
@@ -107,8 +100,8 @@ type Link = (text: string, url: string | undefined) => string
 function buildLines(build: CommentBuild, tests: number, link: Link): string[] {
   const { outcome } = build
   const job = link(codeSpan(outcome.jobName, NAME_CHARS), outcome.jobUrl)
-  const number = outcome.build?.number ?? buildNumberOf(outcome.buildUrl)
-  const ref = number === undefined ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`
+  const { number } = buildEntry(outcome)
+  const ref = number === null ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`
   const head = `- ${stateOf(build, link)} ${job}${ref}`
   const lines = [head + detailsOf(build)]
   if (outcome.failedStage)
@@ -165,9 +158,4 @@ function firstLine(text: string): string {
       .map(line => line.trim())
       .find(line => line !== '') ?? ''
   )
-}
-
-function buildNumberOf(url: string | undefined): number | undefined {
-  const match = url ? /\/(\d+)\/?$/.exec(url) : null
-  return match ? Number(match[1]) : undefined
 }

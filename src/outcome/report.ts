@@ -1,21 +1,22 @@
+/**
+ * The one writer of a build's report, for one `job` and each build of
+ * `jobs` alike: its section of the job summary (addBuildSection) and its
+ * failure message; its outputs are build-outputs.ts's.
+ */
 import type { summary as coreSummary } from '@actions/core'
-import type { StepIO } from '../runner/io.js'
 import { plainConsoleLine } from '../util/console-line.js'
-import { Output, type BuildResult } from '../util/constants.js'
+import type { BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
-import { buildFactsOf } from '../jenkins/reads/decode.js'
 import { formatDuration } from '../util/duration.js'
-import { addHistory, historyOutput, type HistoryEntry } from './history.js'
+import { buildEntry } from './build-outputs.js'
+import { addHistory, type HistoryEntry } from './history.js'
 import { escapeHtml, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
-import { isCount, shownValue } from '../jenkins/model/counts.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
-import { cappedArray } from './output-cap.js'
-import { formatBytes, kib } from '../util/bytes.js'
+import { formatBytes } from '../util/bytes.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
-import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
 import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
@@ -28,7 +29,7 @@ export interface BuildOutcome {
   jobName: string
   jobUrl: string
   queueUrl?: string
-  /** The final (or latest) build JSON. */
+  /** The final (or latest) build, as decoded where it was read (its JSON in `build.json`). */
   build?: Build
   /** The build's URL rebased onto the configured base. */
   buildUrl?: string
@@ -64,144 +65,17 @@ export interface BuildOutcome {
 /** A file uploaded to a file parameter, as the summary names it. */
 type UploadedFile = Pick<UploadFile, 'name' | 'fileName' | 'size'>
 
-/**
- * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
- * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
- * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
- * output can still be passed on as a job output beside the others. Build
- * JSON is a few KB; what exceeds this is long change logs or many actions.
- * @internal
- */
-export const BUILD_OUTPUT_MAX_BYTES = 256 * 1024
-
-/**
- * The `build` output: the build JSON, or within the cap, the build without its largest fields.
- * @internal
- */
-export interface BuildOutput {
-  json: string
-  /** Top-level fields left out to fit, largest first; empty when nothing was cut. */
-  dropped: string[]
-  /** Size of the whole JSON, in bytes. */
-  fullBytes: number
-}
-
-/**
- * The build JSON within `maxBytes`. When it is too large, whole top-level
- * fields are left out, largest first, until it fits: the output stays valid
- * JSON with Jenkins' own field names, and what is there is complete.
- * @internal
- */
-export function buildOutput(
-  { parameters: _decoded, ...build }: Build,
-  maxBytes = BUILD_OUTPUT_MAX_BYTES
-): BuildOutput {
-  // Jenkins' JSON as it came: `parameters` is ours, decoded from its `actions`.
-  const json = JSON.stringify(build)
-  const fullBytes = Buffer.byteLength(json)
-  if (fullBytes <= maxBytes) return { json, dropped: [], fullBytes }
-  const sizes = Object.entries(build)
-    .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
-    .sort((a, b) => b.bytes - a.bytes)
-  const kept: Record<string, unknown> = { ...build }
-  const dropped: string[] = []
-  let bytes = fullBytes
-  for (const { key, bytes: size } of sizes) {
-    if (bytes <= maxBytes) break
-    delete kept[key]
-    dropped.push(key)
-    // "key":value plus a comma; re-measured below where it matters.
-    bytes -= size + Buffer.byteLength(JSON.stringify(key)) + 2
-  }
-  let cut = JSON.stringify(kept)
-  while (Buffer.byteLength(cut) > maxBytes && Object.keys(kept).length > 0) {
-    const next = sizes.find(s => s.key in kept)
-    if (!next) break
-    delete kept[next.key]
-    dropped.push(next.key)
-    cut = JSON.stringify(kept)
-  }
-  return { json: cut, dropped, fullBytes }
-}
-
-/**
- * Sets every output the outcome knows. duration and result only once the
- * build is over. A `build` output over its cap is cut (buildOutput) with a
- * warning that says what was left out and where the whole is.
- */
-export function setBuildOutputs(
-  out: Pick<StepIO, 'setOutput'>,
-  outcome: BuildOutcome,
-  logger?: Logger
-): void {
-  const build = outcome.build
-  const finished = build !== undefined && !build.building
-  const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined)
-  if (result) out.setOutput(Output.Result, result)
-  if (build) out.setOutput(Output.BuildNumber, String(build.number))
-  if (outcome.buildUrl) out.setOutput(Output.BuildUrl, outcome.buildUrl)
-  // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
-  if (finished && isCount(build.duration)) out.setOutput(Output.Duration, String(build.duration))
-  else if (finished) {
-    logger?.warning(
-      `Ignored the duration Jenkins gave build #${build.number} (${shownValue(build.duration)}): not a whole number of milliseconds. The duration output is not set.`
-    )
-  }
-  if (outcome.queueUrl) out.setOutput(Output.QueueUrl, outcome.queueUrl)
-  if (build) {
-    // Jenkins' text, set exactly as it is: an output is never a command.
-    const facts = buildFactsOf(build)
-    out.setOutput(Output.Description, facts.description)
-    out.setOutput(Output.DisplayName, facts.displayName)
-    out.setOutput(Output.BuildParameters, JSON.stringify(facts.parameters))
-    const { json, dropped, fullBytes } = buildOutput(build)
-    out.setOutput(Output.Build, json)
-    if (dropped.length > 0) {
-      logger?.warning(
-        `The build output holds ${kib(fullBytes)} of JSON, over its cap of ${kib(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`
-      )
-    }
-  }
-  out.setOutput(Output.JobUrl, outcome.jobUrl)
-  if (outcome.tests) {
-    out.setOutput(Output.TestsTotal, String(outcome.tests.counts.total))
-    out.setOutput(Output.TestsFailed, String(outcome.tests.counts.failed))
-    out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped))
-  }
-  if (outcome.stages) {
-    const { json, kept, fullBytes } = stagesOutput(outcome.stages)
-    out.setOutput(Output.Stages, json)
-    if (kept < outcome.stages.length) {
-      logger?.warning(
-        `The stages output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(STAGES_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`
-      )
-    }
-  }
-  if (outcome.history) out.setOutput(Output.History, historyOutput(outcome.history))
-  if (outcome.artifacts) setArtifactsOutput(out, outcome.artifacts, logger)
-  if (outcome.values) out.setOutput(Output.Values, JSON.stringify(outcome.values.values))
-}
-
-/**
- * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
- * files are on disk whatever the output lists.
- * @internal
- */
-export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
-
-/** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
-export function setArtifactsOutput(
-  out: Pick<StepIO, 'setOutput'>,
-  artifacts: Pick<ArtifactsOutcome, 'written' | 'folder'>,
-  logger?: Logger
-): void {
-  const { json, kept, fullBytes } = cappedArray(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES)
-  out.setOutput(Output.Artifacts, json)
-  if (kept < artifacts.written.length) {
-    logger?.warning(
-      `The artifacts output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`
-    )
-  }
+/** What the step reports of one build, for outputs, the summary and the verdict (with `jobs`, one item's). */
+export interface BuildReport {
+  outcome: BuildOutcome
+  /** Why it could not be followed to its end (cancelled in the queue, refused, gone). */
+  error?: string
+  /** What the step did to it for fail-fast, when it did (stopped, cancelled in the queue): reported as such, not as a failure of its own. */
+  stopped?: string
+  /** Why the step stopped following it and left it running (fail-fast, shared with another request): not a failure. */
+  left?: string
+  /** The console's last lines, for a failed build. */
+  tail: string[]
 }
 
 /** The symbol shown before a result (summary, pull request comment). */
@@ -222,69 +96,19 @@ const HIDDEN = '***'
 /** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
 const FILE_UNKNOWN = '(a file)'
 
+type Summary = typeof coreSummary
+
 /**
- * Writes a short job summary: the job, a table (result, build, duration,
- * queue wait, tests), the parameters (secret-looking ones hidden) and the
- * note. Everything from Jenkins or the user is escaped. If the summary cannot
- * be written (no GITHUB_STEP_SUMMARY), warns and returns: never throws.
+ * Writes the job summary (`fill`), or if it cannot be written (no
+ * GITHUB_STEP_SUMMARY), warns and returns: never throws.
  */
-export async function writeSummary(
-  summary: typeof coreSummary,
-  outcome: BuildOutcome,
-  logger: Logger
+export async function writeSummaryWith(
+  summary: Summary,
+  logger: Logger,
+  fill: (summary: Summary) => void
 ): Promise<void> {
   try {
-    const build = outcome.build
-    summary.addHeading(`Jenkins ${link(shortName(outcome.jobName), outcome.jobUrl)}`, 2)
-
-    const rows: [string, string][] = [['Result', resultCell(outcome)]]
-    if (build) {
-      rows.push(['Build', link(`#${build.number}`, outcome.buildUrl)])
-      rows.push(...factRows(build))
-      rows.push([
-        'Duration',
-        build.building ? 'running' : escapeHtml(formatDuration(build.duration))
-      ])
-    } else if (outcome.queueUrl) {
-      rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])
-    }
-    if (isCount(outcome.queueWaitMs)) {
-      rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))])
-    }
-    if (outcome.tests) {
-      const { total, failed, skipped } = outcome.tests.counts
-      rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`])
-    }
-    summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]))
-    if (outcome.history) addHistory(summary, outcome.history)
-    if (outcome.tests) addFailedTests(summary, outcome.tests)
-    if (outcome.stages) addStages(summary, outcome.stages)
-    if (outcome.stages) addTimeline(summary, [{ stages: outcome.stages }])
-    if (outcome.artifacts) addArtifacts(summary, outcome.artifacts)
-    if (outcome.values) addValues(summary, outcome.values)
-    if (outcome.unread) addUnread(summary, outcome.unread)
-
-    const parameters = parametersOf(outcome)
-    if (parameters.length > 0) {
-      summary.addHeading('Parameters', 3)
-      const shown = parameters.slice(0, MAX_PARAMETERS)
-      const table = [
-        [
-          { data: 'Name', header: true },
-          { data: 'Value', header: true }
-        ],
-        ...shown.map(p => [
-          `<code>${escapeHtml(cut(p.name, 100))}</code>`,
-          p.value === HIDDEN ? HIDDEN : escapeHtml(cut(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
-        ])
-      ]
-      summary.addTable(table)
-      if (parameters.length > shown.length) {
-        summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true)
-      }
-    }
-    if (outcome.note)
-      summary.addRaw(`<p>${escapeHtml(cut(outcome.note, MAX_NOTE_CHARS))}</p>`, true)
+    fill(summary)
     await summary.write()
   } catch (error) {
     summary.emptyBuffer()
@@ -292,18 +116,150 @@ export async function writeSummary(
   }
 }
 
-/** Rows for what the build said of itself: its own display name and its description, as inert text. */
-function factRows(build: Build): [string, string][] {
-  const { description, displayName } = buildFactsOf(build)
-  const rows: [string, string][] = []
-  if (displayName !== `#${build.number}`) {
-    rows.push(['Display name', escapeHtml(cut(displayName, MAX_VALUE_CHARS))])
+/** The job summary of one `job`: its build's section (addBuildSection). Never throws. */
+export function writeSummary(
+  summary: Summary,
+  outcome: BuildOutcome,
+  logger: Logger
+): Promise<void> {
+  return writeSummaryWith(summary, logger, s => addBuildSection(s, { outcome, tail: [] }))
+}
+
+/** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
+export function didNotPass(report: BuildReport): boolean {
+  return (
+    report.outcome.accepted === false || report.error !== undefined || report.stopped !== undefined
+  )
+}
+
+const TAIL_IN_SUMMARY = 20
+
+/**
+ * The one writer of a build's section of the job summary. Alone (one
+ * `job`, the whole summary): the job, a table (result, build, display name,
+ * description, duration, queue wait, tests), its products, the parameters
+ * (secret-looking ones hidden) and the note. As an item of `jobs` (below
+ * the table that has its result and duration): the build, what the step
+ * did to it, what it said of itself and its values; the products and last
+ * console lines too when it did not pass; nothing when there is nothing
+ * to say of a build that passed. Everything from Jenkins or the user is
+ * escaped: plain text, never HTML.
+ */
+export function addBuildSection(
+  summary: Summary,
+  report: BuildReport,
+  options: { item?: boolean } = {}
+): void {
+  const { outcome } = report
+  const alone = options.item !== true
+  const full = alone || didNotPass(report)
+  const rows = alone ? summaryRows(outcome) : factRows(outcome.build)
+  if (!full && rows.length === 0 && !outcome.values && !outcome.unread) return
+  // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
+  const sub = alone ? 3 : 4
+  if (alone) summary.addHeading(`Jenkins ${link(shortName(outcome.jobName), outcome.jobUrl)}`, 2)
+  else {
+    summary.addHeading(
+      `${link(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${escapeHtml(outcome.result ?? 'no result')}`,
+      3
+    )
+    const notes = [report.error, report.stopped, report.left, outcome.note].filter(
+      (n): n is string => !!n
+    )
+    if (notes.length > 0) {
+      summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true)
+    }
   }
-  // Shown as text, never as HTML, whatever markup formatter Jenkins has.
-  if (description !== '') {
-    rows.push(['Description', escapeHtml(cut(description, MAX_NOTE_CHARS))])
+  if (rows.length > 0) {
+    summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]))
+  }
+  if (full) {
+    if (outcome.history) addHistory(summary, outcome.history)
+    if (outcome.tests) addFailedTests(summary, outcome.tests, sub)
+    if (outcome.stages) addStages(summary, outcome.stages, sub)
+    // Several builds share one chart (multi/report.ts).
+    if (outcome.stages && alone) addTimeline(summary, [{ stages: outcome.stages }])
+    if (outcome.artifacts) addArtifacts(summary, outcome.artifacts, sub)
+  }
+  if (outcome.values) addValues(summary, outcome.values, sub)
+  if (outcome.unread) addUnread(summary, outcome.unread)
+  if (alone) {
+    addParameters(summary, outcome)
+    if (outcome.note) {
+      summary.addRaw(`<p>${escapeHtml(cut(outcome.note, MAX_NOTE_CHARS))}</p>`, true)
+    }
+    return
+  }
+  const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY)
+  if (tail.length > 0) {
+    summary.addRaw(
+      `<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => escapeHtml(cut(line, 500))).join('<br>')}</pre></details>`,
+      true
+    )
+  }
+}
+
+/** The job and, once known, the build's number: `deploy #12`. */
+export function buildTitle(outcome: BuildOutcome): string {
+  const { number } = buildEntry(outcome)
+  const job = shortName(outcome.jobName)
+  return number === null ? job : `${job} #${number}`
+}
+
+/** The table of one build alone: result, build, what it said of itself, duration, queue, tests. */
+function summaryRows(outcome: BuildOutcome): [string, string][] {
+  const build = outcome.build
+  const rows: [string, string][] = [['Result', resultCell(outcome)]]
+  if (build) {
+    rows.push(['Build', link(`#${build.number}`, outcome.buildUrl)])
+    rows.push(...factRows(build))
+    rows.push(['Duration', build.building ? 'running' : escapeHtml(formatDuration(build.duration))])
+  } else if (outcome.queueUrl) {
+    rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])
+  }
+  if (outcome.queueWaitMs !== undefined) {
+    rows.push(['Queue wait', escapeHtml(formatDuration(outcome.queueWaitMs))])
+  }
+  if (outcome.tests) {
+    const { total, failed, skipped } = outcome.tests.counts
+    rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`])
   }
   return rows
+}
+
+/** Rows for what the build said of itself: its own display name and its description, as inert text. */
+function factRows(build: Build | undefined): [string, string][] {
+  const rows: [string, string][] = []
+  if (!build) return rows
+  if (build.displayName !== `#${build.number}`) {
+    rows.push(['Display name', escapeHtml(cut(build.displayName, MAX_VALUE_CHARS))])
+  }
+  // Shown as text, never as HTML, whatever markup formatter Jenkins has.
+  if (build.description !== '') {
+    rows.push(['Description', escapeHtml(cut(build.description, MAX_NOTE_CHARS))])
+  }
+  return rows
+}
+
+/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
+function addParameters(summary: Summary, outcome: BuildOutcome): void {
+  const parameters = parametersOf(outcome)
+  if (parameters.length === 0) return
+  summary.addHeading('Parameters', 3)
+  const shown = parameters.slice(0, MAX_PARAMETERS)
+  summary.addTable([
+    [
+      { data: 'Name', header: true },
+      { data: 'Value', header: true }
+    ],
+    ...shown.map(p => [
+      `<code>${escapeHtml(cut(p.name, 100))}</code>`,
+      p.value === HIDDEN ? HIDDEN : escapeHtml(cut(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
+    ])
+  ])
+  if (parameters.length > shown.length) {
+    summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true)
+  }
 }
 
 /** The result, with its icon and whether `accept` takes it; running or not started when there is none. */

@@ -2,10 +2,10 @@ import type { BranchJob } from '../follow/branch.js'
 import {
   indexingBuildQueued,
   lastBuild,
-  readProducts,
   statusFailure,
   warnUnknownParameters
 } from '../follow/build-parts.js'
+import { judgeEnd, reportEnded } from './build-ended.js'
 import type { CommitStatusReporter } from '../outcome/commit-status.js'
 import { GithubReports } from '../outcome/github-reports.js'
 import { Output } from '../util/constants.js'
@@ -17,13 +17,8 @@ import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { ConsoleStreamer, withCommandsStopped } from '../follow/log-stream.js'
 import { expectationFrom, expectationFromEstimate } from '../follow/poll-policy.js'
 import type { RemoteWork } from './remote-work.js'
-import {
-  failureMessage,
-  setBuildOutputs,
-  writeSummary,
-  type BuildOutcome
-} from '../outcome/report.js'
-import { formatDuration } from '../util/duration.js'
+import { failureMessage, writeSummary, type BuildOutcome } from '../outcome/report.js'
+import { setBuildOutputs } from '../outcome/build-outputs.js'
 import { historyOf, readHistory } from '../outcome/history.js'
 import { isPipeline, isPipelineJob, readStages, watchForInput } from '../outcome/stages.js'
 import type { StepIO } from '../runner/io.js'
@@ -224,21 +219,19 @@ async function follow(run: JobRun): Promise<void> {
 
   const { final, tail } = await waitForEnd(run, { ref, first, from, pipeline })
   work.done()
-  outcome.build = final
   outcome.queueWaitMs ??= queueWaitMs(inQueueSince, final)
-  outcome.result = final.result ?? undefined
-  const accepted = final.result !== null && settings.accept.includes(final.result)
-  outcome.accepted = accepted
-  log.info(
-    `Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
-  )
-  await readProducts(api, settings, ref, final, outcome, signal, io)
-  await status?.finish(
-    final.result ?? 'error',
-    `Jenkins #${ref.number}: ${final.result ?? 'no result'}`,
-    ref.url,
-    accepted
-  )
+  const accepted = judgeEnd([outcome], final, { ref, accept: settings.accept, logger: log })
+  await reportEnded({
+    api,
+    settings,
+    ref,
+    final,
+    outcome,
+    signal,
+    out: io,
+    reports: run.reports,
+    statuses: [status]
+  })
   await finish(run, accepted, tail)
 }
 

@@ -43,9 +43,10 @@ export function parseDuration(value: string, input: string): number {
 }
 
 /** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
-export function formatDuration(ms: number): string {
-  // Beyond the safe-integer range a number from Jenkins is not a duration (1e+21).
-  if (!Number.isFinite(ms) || ms < 0 || ms > Number.MAX_SAFE_INTEGER) return 'unknown'
+export function formatDuration(ms: number | undefined): string {
+  // Undefined: Jenkins sent none that is a count (decodeBuild). Beyond the safe-integer range a number is not a duration (1e+21).
+  if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > Number.MAX_SAFE_INTEGER)
+    return 'unknown'
   if (ms < 1000) return `${Math.round(ms)} ms`
   if (ms < 10_000) return `${Math.floor(ms / 100) / 10} s`
   if (ms < 60_000) return `${Math.floor(ms / 1000)} s`

@@ -88,7 +88,12 @@ export interface QueueItem {
   task?: { url?: unknown; name?: unknown } | null
 }
 
-/** A build (GET job/.../N/api/json). Only the fields the action reads are typed; the rest are kept. */
+/**
+ * A build (GET job/.../N/api/json, whole or with a `tree`), decoded once
+ * where it is read (reads/decode.ts decodeBuild): what the action reads is
+ * true to its type, what Jenkins sent that is not (a broken or hostile
+ * server) is left out; the JSON itself is kept as it came in `json`.
+ */
 export interface Build {
   _class?: string
   number: number
@@ -96,20 +101,26 @@ export interface Build {
   url: string
   building: boolean
   result: BuildResult | null
-  duration: number
-  estimatedDuration: number
-  timestamp: number
+  /** Milliseconds (0 while it runs); absent when Jenkins sent no count (or the read's tree left it out). */
+  duration?: number
+  /** Jenkins' estimate in milliseconds (-1: none); absent when not a whole number. */
+  estimatedDuration?: number
+  /** Its start, epoch milliseconds; absent when not a count. */
+  timestamp?: number
   queueId?: number
-  displayName?: string
-  fullDisplayName?: string
+  /** Run.getDescription as Jenkins stores it (HTML with an HTML markup formatter); '' when none. */
+  description: string
+  /** Run.getDisplayName: `#N` unless the build set its own. */
+  displayName: string
   actions?: unknown[]
-  /**
-   * What it ran with, decoded from its ParametersAction (reads/decode.ts
-   * parametersIn); absent when it has none. Not a field of Jenkins' own:
-   * left out of the `build` output.
-   */
+  /** What it ran with, decoded from its ParametersAction (reads/decode.ts parametersIn); absent when it has none. */
   parameters?: ExportedParameter[]
-  [key: string]: unknown
+  /**
+   * The JSON as Jenkins sent it (less the nested plugin lists the read
+   * drops: transport/json.ts), for the `build` output and nothing else:
+   * read the decoded fields above.
+   */
+  json: Readonly<Record<string, unknown>>
 }
 
 /** Enough to address a build: its job and number. `url` is rebased onto the configured base. */
@@ -246,25 +257,6 @@ export interface PipelineRun {
 /** A JSON value, as JSON.parse gives it. */
 export type JsonValue =
   string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
-
-/**
- * What a build says of itself, from the build JSON every read of a whole
- * build has (Run.getDescription, Run.getDisplayName, its ParametersAction):
- * the `description`, `display-name` and `build-parameters` outputs.
- */
-export interface BuildFacts {
-  /** Run.description as Jenkins stores it (HTML with an HTML markup formatter); '' when none. */
-  description: string
-  /** Run.getDisplayName: `#N` unless the build set its own. */
-  displayName: string
-  /**
-   * Name → value with Jenkins' JSON type; a file parameter → null (its file
-   * is not in the JSON); a parameter whose value Jenkins does not export (a
-   * password) is left out. A prototype-less object: a parameter named
-   * `__proto__` is a key like any other.
-   */
-  parameters: Record<string, JsonValue>
-}
 
 /** A parameter as Jenkins exports it; `value` is absent for password parameters. */
 export interface ExportedParameter {

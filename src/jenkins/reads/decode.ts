@@ -5,8 +5,9 @@
  * trigger's reconciliation alike: what leaves this file is true to its type.
  */
 import { isBuildNumber, isCount } from '../model/counts.js'
+import type { BuildResult } from '../../util/constants.js'
 import type {
-  BuildFacts,
+  Build,
   BuildSummary,
   ExportedParameter,
   JsonValue,
@@ -105,7 +106,7 @@ export function parametersOf(actions: unknown): ExportedParameter[] {
  * `_class`), or undefined when no action does. The one reader of
  * ParametersAction: the reconciliation matches by it, the summary shows it.
  */
-export function parametersIn(actions: unknown): ExportedParameter[] | undefined {
+function parametersIn(actions: unknown): ExportedParameter[] | undefined {
   if (!Array.isArray(actions)) return undefined
   let list: ExportedParameter[] | undefined
   for (const action of actions) {
@@ -226,34 +227,58 @@ function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
 }
 
-/**
- * What a build says of itself, from its JSON: the whole build read (no
- * `tree`) that every followed build ends with, at no extra request. Run.getDescription is `@Exported` and null when none;
- * Run.getDisplayName is `#N` unless the build set one; ParametersAction
- * exports each ParameterValue with its `_class`, `name` and, for the types
- * that export it, `value` (StringParameterValue, BooleanParameterValue…):
- * FileParameterValue exports no value (its file is served apart), and
- * PasswordParameterValue none either (a Secret). Anything of another shape
- * (a hostile or broken server) is left out rather than passed on.
- */
-export function buildFactsOf(build: {
+/** A build's JSON whose number and result the read checked (reads.ts getBuild, whose errors name the job). */
+export type CheckedBuildJson = Record<string, unknown> & {
   number: number
-  description?: unknown
-  displayName?: unknown
-  actions?: unknown
-}): BuildFacts {
-  return {
-    description: typeof build.description === 'string' ? build.description : '',
-    displayName:
-      typeof build.displayName === 'string' ? build.displayName : `#${String(build.number)}`,
-    parameters: parameterValuesOf(build.actions)
-  }
+  result: BuildResult | null
 }
 
-/** A ParametersAction's values by name (see buildFactsOf), from parametersIn: a prototype-less object. */
-function parameterValuesOf(actions: unknown): Record<string, JsonValue> {
+/**
+ * A build's JSON, whole or with a `tree`, into a Build, once, where it is
+ * read. Counts that are not counts (1e+21 from a broken or hostile server)
+ * are left out rather than passed on; Run.getDescription is `@Exported`
+ * and null when none; Run.getDisplayName is `#N` unless the build set one;
+ * ParametersAction is decoded by parametersIn. The JSON is kept as it came
+ * in `json`, for the `build` output only.
+ */
+export function decodeBuild(json: CheckedBuildJson): Build {
+  const raw = json as Partial<Record<keyof Build, unknown>>
+  const build: Build = {
+    number: json.number,
+    url: typeof raw.url === 'string' ? raw.url : '',
+    building: raw.building === true,
+    result: json.result,
+    description: typeof raw.description === 'string' ? raw.description : '',
+    displayName: typeof raw.displayName === 'string' ? raw.displayName : `#${json.number}`,
+    json
+  }
+  if (typeof raw._class === 'string') build._class = raw._class
+  if (isCount(raw.duration)) build.duration = raw.duration
+  // -1: Jenkins has no estimate (Job.getEstimatedDuration).
+  if (Number.isSafeInteger(raw.estimatedDuration))
+    build.estimatedDuration = raw.estimatedDuration as number
+  if (isCount(raw.timestamp)) build.timestamp = raw.timestamp
+  if (isCount(raw.queueId)) build.queueId = raw.queueId
+  if (Array.isArray(raw.actions)) build.actions = raw.actions
+  const parameters = parametersIn(raw.actions)
+  if (parameters) build.parameters = parameters
+  return build
+}
+
+/**
+ * The `build-parameters` output: a ParametersAction's values by name with
+ * their JSON type. ParametersAction exports each ParameterValue's `value`
+ * for the types that export it (StringParameterValue,
+ * BooleanParameterValue…): FileParameterValue exports none (its file is
+ * served apart), shown as null; PasswordParameterValue none either (a
+ * Secret), left out. A prototype-less object: a parameter named
+ * `__proto__` is a key like any other.
+ */
+export function parameterValues(
+  parameters: readonly ExportedParameter[] | undefined
+): Record<string, JsonValue> {
   const values = Object.create(null) as Record<string, JsonValue>
-  for (const p of parametersIn(actions) ?? []) {
+  for (const p of parameters ?? []) {
     if (p.value !== undefined) values[p.name] = p.value as JsonValue
     else if (p.file) values[p.name] = null
   }

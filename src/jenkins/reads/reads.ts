@@ -6,8 +6,9 @@ import {
   buildSummaryOf,
   buildsOf,
   causeClassesOf,
+  decodeBuild,
+  type CheckedBuildJson,
   jobNamesFromUrl,
-  parametersIn,
   parametersOf,
   userIdsOf
 } from './decode.js'
@@ -255,7 +256,7 @@ export async function getBuild(
       : which === 'lastSuccessfulBuild'
         ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
         : `Build #${which} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
-  const build = await http.getJson<Build>(
+  const build = await http.getJson<CheckedBuildJson>(
     'build',
     url,
     http.context(
@@ -285,10 +286,7 @@ export async function getBuild(
       `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
     )
   }
-  const parameters = parametersIn(build.actions)
-  if (parameters) build.parameters = parameters
-  else delete build.parameters
-  return build
+  return decodeBuild(build)
 }
 
 /** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */

@@ -1,0 +1,186 @@
+/**
+ * A build's outputs: buildEntry is the one function that turns its
+ * outcome into output values, for the step's outputs of one `job` and
+ * each entry of the `builds` output of `jobs`; what only one build has
+ * (its JSON, stages, history, artifacts) is capped here too.
+ */
+import type { StepIO } from '../runner/io.js'
+import { Output, type BuildResult } from '../util/constants.js'
+import type { ArtifactsOutcome } from './artifacts.js'
+import type { JsonValue } from '../jenkins/model/types.js'
+import { parameterValues } from '../jenkins/reads/decode.js'
+import { countOf, shownValue } from '../jenkins/model/counts.js'
+import { historyOutput } from './history.js'
+import type { Logger } from '../util/logger.js'
+import { cappedArray } from './output-cap.js'
+import { kib } from '../util/bytes.js'
+import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
+import type { BuildOutcome } from './report.js'
+
+/**
+ * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
+ * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
+ * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
+ * output can still be passed on as a job output beside the others. Build
+ * JSON is a few KB; what exceeds this is long change logs or many actions.
+ * @internal
+ */
+export const BUILD_OUTPUT_MAX_BYTES = 256 * 1024
+
+/**
+ * The `build` output: the build JSON, or within the cap, the build without its largest fields.
+ * @internal
+ */
+export interface BuildOutput {
+  json: string
+  /** Top-level fields left out to fit, largest first; empty when nothing was cut. */
+  dropped: string[]
+  /** Size of the whole JSON, in bytes. */
+  fullBytes: number
+}
+
+/**
+ * The build JSON within `maxBytes`. When it is too large, whole top-level
+ * fields are left out, largest first, until it fits: the output stays valid
+ * JSON with Jenkins' own field names, and what is there is complete.
+ * @internal
+ */
+export function buildOutput(
+  build: Readonly<Record<string, unknown>>,
+  maxBytes = BUILD_OUTPUT_MAX_BYTES
+): BuildOutput {
+  const json = JSON.stringify(build)
+  const fullBytes = Buffer.byteLength(json)
+  if (fullBytes <= maxBytes) return { json, dropped: [], fullBytes }
+  const kept: Record<string, unknown> = { ...build }
+  const dropped: string[] = []
+  const largestFirst = Object.entries(build)
+    .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
+    .sort((a, b) => b.bytes - a.bytes)
+  let cut = json
+  for (const { key } of largestFirst) {
+    if (Buffer.byteLength(cut) <= maxBytes) break
+    delete kept[key]
+    dropped.push(key)
+    cut = JSON.stringify(kept)
+  }
+  return { json: cut, dropped, fullBytes }
+}
+
+/** The output values of one build: the step's outputs of one `job`, and one entry of the `builds` output of `jobs`. */
+export interface BuildEntry {
+  job: string
+  number: number | null
+  url: string | null
+  result: BuildResult | null
+  duration: number | null
+  queueUrl: string | null
+  /** What the build said of itself; null before it started. */
+  description: string | null
+  displayName: string | null
+  parameters: Record<string, JsonValue> | null
+  /** What its `values-file` held; null without one, or before the build ended. */
+  values: Record<string, JsonValue> | null
+}
+
+/** The one function that turns a build's outcome into its output values (null where unknown). duration and result only once the build is over. */
+export function buildEntry(outcome: BuildOutcome): BuildEntry {
+  const build = outcome.build
+  const ended = build !== undefined && !build.building
+  return {
+    job: outcome.jobName,
+    number: build?.number ?? numberOf(outcome.buildUrl) ?? null,
+    url: outcome.buildUrl ?? null,
+    result: outcome.result ?? (ended ? build.result : null),
+    // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
+    duration: ended ? (build.duration ?? null) : null,
+    queueUrl: outcome.queueUrl ?? null,
+    description: build?.description ?? null,
+    displayName: build?.displayName ?? null,
+    parameters: build ? parameterValues(build.parameters) : null,
+    values: outcome.values?.values ?? null
+  }
+}
+
+/**
+ * Sets every output of one build (buildEntry, and what only one build has:
+ * its JSON, job URL, tests, stages, history, artifacts). A `build` output
+ * over its cap is cut (buildOutput) with a warning that says what was left
+ * out and where the whole is.
+ */
+export function setBuildOutputs(
+  out: Pick<StepIO, 'setOutput'>,
+  outcome: BuildOutcome,
+  logger?: Logger
+): void {
+  const build = outcome.build
+  const entry = buildEntry(outcome)
+  if (entry.result) out.setOutput(Output.Result, entry.result)
+  if (entry.number !== null) out.setOutput(Output.BuildNumber, String(entry.number))
+  if (entry.url) out.setOutput(Output.BuildUrl, entry.url)
+  if (entry.duration !== null) out.setOutput(Output.Duration, String(entry.duration))
+  else if (build && !build.building) {
+    logger?.warning(
+      `Ignored the duration Jenkins gave build #${build.number} (${shownValue(build.json.duration)}): not a whole number of milliseconds. The duration output is not set.`
+    )
+  }
+  if (entry.queueUrl) out.setOutput(Output.QueueUrl, entry.queueUrl)
+  if (build) {
+    // Jenkins' text, set exactly as it is: an output is never a command.
+    out.setOutput(Output.Description, build.description)
+    out.setOutput(Output.DisplayName, build.displayName)
+    out.setOutput(Output.BuildParameters, JSON.stringify(entry.parameters))
+    const { json, dropped, fullBytes } = buildOutput(build.json)
+    out.setOutput(Output.Build, json)
+    if (dropped.length > 0) {
+      logger?.warning(
+        `The build output holds ${kib(fullBytes)} of JSON, over its cap of ${kib(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`
+      )
+    }
+  }
+  out.setOutput(Output.JobUrl, outcome.jobUrl)
+  if (outcome.tests) {
+    out.setOutput(Output.TestsTotal, String(outcome.tests.counts.total))
+    out.setOutput(Output.TestsFailed, String(outcome.tests.counts.failed))
+    out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped))
+  }
+  if (outcome.stages) {
+    const { json, kept, fullBytes } = stagesOutput(outcome.stages)
+    out.setOutput(Output.Stages, json)
+    if (kept < outcome.stages.length) {
+      logger?.warning(
+        `The stages output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(STAGES_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`
+      )
+    }
+  }
+  if (outcome.history) out.setOutput(Output.History, historyOutput(outcome.history))
+  if (outcome.artifacts) setArtifactsOutput(out, outcome.artifacts, logger)
+  if (entry.values) out.setOutput(Output.Values, JSON.stringify(entry.values))
+}
+
+/** The number at the end of a build URL (`…/job/x/12/`), for a build known by its URL before it is read. */
+function numberOf(url: string | undefined): number | undefined {
+  return countOf(url ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined)
+}
+
+/**
+ * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
+ * files are on disk whatever the output lists.
+ * @internal
+ */
+export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
+
+/** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
+export function setArtifactsOutput(
+  out: Pick<StepIO, 'setOutput'>,
+  artifacts: Pick<ArtifactsOutcome, 'written' | 'folder'>,
+  logger?: Logger
+): void {
+  const { json, kept, fullBytes } = cappedArray(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES)
+  out.setOutput(Output.Artifacts, json)
+  if (kept < artifacts.written.length) {
+    logger?.warning(
+      `The artifacts output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`
+    )
+  }
+}
