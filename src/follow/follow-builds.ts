@@ -67,10 +67,13 @@ export interface BuildsFollowerOptions {
 /** How long a list read may retry before the round gives up on it (ms): the next round is better. */
 const LIST_READ_MS = 10_000
 
-/** A console followed with its build, and why its last read failed while the following ones fail too. */
-interface FollowedConsole {
-  console: ConsoleFollower
-  error?: string
+/** What the follower keeps of a build besides the schedule's track. */
+interface Followed {
+  job: JobPath
+  queueId?: number
+  console?: ConsoleFollower
+  /** Why the last console read failed, while the following ones fail too. */
+  consoleError?: string
 }
 
 /**
@@ -88,9 +91,7 @@ export class BuildsFollower {
   private readonly schedule: SharedSchedule
   private readonly policy: SchedulePolicy
   private readonly now: () => number
-  private readonly jobs = new Map<number, JobPath>()
-  private readonly queueIds = new Map<number, number>()
-  private readonly consoles = new Map<number, FollowedConsole>()
+  private readonly followed = new Map<number, Followed>()
   private readonly inFlight = new Set<Promise<void>>()
   private wakeUp: (() => void) | undefined
   private failure: unknown
@@ -109,8 +110,7 @@ export class BuildsFollower {
   /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
   addQueued(job: JobPath, queueId: number, expect?: Expectation): number {
     const id = this.schedule.addQueued(job, queueId, this.now(), expect)
-    this.jobs.set(id, job)
-    this.queueIds.set(id, queueId)
+    this.followed.set(id, { job, queueId })
     this.poke()
     return id
   }
@@ -130,8 +130,7 @@ export class BuildsFollower {
       from,
       console: console !== undefined
     })
-    this.jobs.set(id, ref.job)
-    if (console) this.consoles.set(id, { console })
+    this.followed.set(id, { job: ref.job, console })
     this.poke()
     return id
   }
@@ -293,7 +292,7 @@ export class BuildsFollower {
    * (jenkins-api.md 4): the build is found by its queue id instead.
    */
   private async lostQueueItem(track: number, queueId: number, askedAt: number): Promise<void> {
-    const job = this.jobs.get(track) as JobPath
+    const { job } = this.followed.get(track) as Followed
     const name = fullName(job)
     let number: number | undefined
     try {
@@ -332,25 +331,25 @@ export class BuildsFollower {
   }
 
   private async console(track: number): Promise<void> {
-    const followed = this.consoles.get(track) as FollowedConsole
+    const followed = this.followed.get(track) as Followed
     let poll: ConsolePoll
     try {
-      poll = await followed.console.poll()
+      poll = await (followed.console as ConsoleFollower).poll()
     } catch (error) {
       if (!isTransient(error)) return this.fail(track, error)
       this.options.logger.debug(`Build poll failed, trying again: ${errorText(error)}`)
-      followed.error = errorText(error)
+      followed.consoleError = errorText(error)
       this.schedule.consoleFailed(track, this.now())
       return
     }
-    followed.error = undefined
+    followed.consoleError = undefined
     this.schedule.sawConsole(track, this.now(), poll)
   }
 
   /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON. */
   private async giveUp(track: number, ref: BuildRef): Promise<void> {
-    const followed = this.consoles.get(track) as FollowedConsole
-    followed.console.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, followed.error))
+    const { console, consoleError } = this.followed.get(track) as Followed
+    console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError))
     return this.build(track, ref, true)
   }
 
@@ -368,7 +367,7 @@ export class BuildsFollower {
   private tell(events: TrackEvent[]): void {
     const { hooks, api } = this.options
     for (const event of events) {
-      const job = this.jobs.get(event.track) as JobPath
+      const { job, queueId } = this.followed.get(event.track) as Followed
       switch (event.kind) {
         case 'waiting':
           hooks.waiting?.(event.track, event.why)
@@ -383,7 +382,6 @@ export class BuildsFollower {
           hooks.ended?.(event.track, event.build)
           break
         case 'left-without-build': {
-          const queueId = this.queueIds.get(event.track) as number
           const name = fullName(job)
           this.lost(
             event.track,
@@ -391,7 +389,7 @@ export class BuildsFollower {
               ? new QueueItemEnded(
                   `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
                   'cancelled',
-                  queueId
+                  queueId as number
                 )
               : new JenkinsError(
                   'protocol',

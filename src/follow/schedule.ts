@@ -33,6 +33,7 @@ import {
   type RunningStart,
   type ScheduledRead,
   type SchedulePolicy,
+  type StartSeen,
   type TrackEvent
 } from './schedule-policy.js'
 import { consoleBuildRead, consoleFailed, consoleRead, ownRead, pace, type Track } from './track.js'
@@ -89,7 +90,7 @@ export class SharedSchedule {
     const track = this.add({ job: ref.job, phase: 'queued', expect: from?.expect }, now)
     this.startTrack(track, ref, now, {
       listed: build,
-      seen: from && { startedAt: from.startedAt ?? now, slackMs: from.startSlackMs ?? 0 },
+      seen: from && { seenAt: from.startedAt ?? now, startSlackMs: from.startSlackMs ?? 0 },
       console
     })
     // No round watches it: its first read at once (a console from its start).
@@ -195,14 +196,8 @@ export class SharedSchedule {
       if (track.phase === 'queued' && track.queueId !== undefined) {
         const started = running?.byQueueId.get(track.queueId)
         if (started && sameJob(started.job, track.job)) {
-          this.startTrack(track, this.refOf(track.job, started.number), now, { listed: started })
-          events.push({
-            kind: 'started',
-            track: track.id,
-            number: started.number,
-            seenAt: now,
-            startSlackMs: 0
-          })
+          const ref = this.refOf(track.job, started.number)
+          events.push(this.startTrack(track, ref, now, { listed: started }))
           continue
         }
         const waiting = queued?.get(track.queueId)
@@ -251,19 +246,8 @@ export class SharedSchedule {
     const number = item.executable?.number
     if (number !== undefined) {
       const startSlackMs = Math.max(0, askedAt - previous)
-      this.startTrack(track, this.refOf(track.job, number), now, {
-        seen: { startedAt: askedAt, slackMs: startSlackMs }
-      })
-      return [
-        {
-          kind: 'started',
-          track: id,
-          number,
-          seenAt: askedAt,
-          startSlackMs,
-          inQueueSince: item.inQueueSince
-        }
-      ]
+      const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince }
+      return [this.startTrack(track, this.refOf(track.job, number), now, { seen })]
     }
     if (item.cancelled) {
       track.phase = 'done'
@@ -385,7 +369,11 @@ export class SharedSchedule {
     return track
   }
 
-  /** The track runs: its watch starts from what is known of its start (`listed`: as a list or a read showed it). */
+  /**
+   * The track runs: its watch starts from what is known of its start
+   * (`listed`: as a list or a read showed it; `seen`: when the step saw it
+   * start, else now). Returns the event that says so.
+   */
   private startTrack(
     track: Track,
     ref: BuildRef,
@@ -396,19 +384,20 @@ export class SharedSchedule {
       console = false
     }: {
       listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>
-      seen?: { startedAt: number; slackMs: number }
+      seen?: StartSeen
       console?: boolean
     }
-  ): void {
+  ): TrackEvent {
     track.phase = 'running'
     track.ref = ref
     track.runningSince = now
     track.leftAt = undefined
     track.next = console ? 'console' : 'build'
+    const start = seen ?? { seenAt: now, startSlackMs: 0 }
     let w = watch({
       console,
-      startedAt: seen?.startedAt ?? now,
-      startSlackMs: seen?.slackMs ?? 0,
+      startedAt: start.seenAt,
+      startSlackMs: start.startSlackMs,
       expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
     })
     if (listed) w = sawBuild(w, now, { building: true, ...listed })
@@ -422,6 +411,7 @@ export class SharedSchedule {
       track.duePoll = true
       track.dueAt = now + nextPoll(w, now, this.policy.poll).delayMs
     }
+    return { kind: 'started', track: track.id, number: ref.number, ...start }
   }
 
   /** When the next round is due; undefined when no round is needed or one is in flight. */
