@@ -1,4 +1,5 @@
 import type { BuildSummary } from '../jenkins/model/types.js'
+import type { ConsolePoll } from './log-stream.js'
 
 /**
  * When to look at a running build again, and what to read: a pure function of
@@ -163,17 +164,10 @@ function runningDelay(w: Watch, now: number, p: PollPolicy): number {
 }
 
 /** A console poll's news: text arrived, the log is (not) complete, the last line is `Finished:`. */
-export interface ConsoleNews {
-  grew: boolean
-  moreData: boolean
-  finished: boolean
-}
-
-/** What a console poll tells the watch. */
 export function sawConsole(
   w: Watch,
   now: number,
-  poll: ConsoleNews,
+  poll: ConsolePoll,
   p: PollPolicy = DEFAULT_POLL_POLICY
 ): Watch {
   const next = { ...w }

@@ -25,9 +25,9 @@ import {
   nextQueueDelay,
   sawBuild,
   watch,
-  type ConsoleNews,
   type Expectation
 } from './poll-policy.js'
+import type { ConsolePoll } from './log-stream.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   type RunningStart,
@@ -314,7 +314,7 @@ export class SharedSchedule {
   }
 
   /** A console read's news (track.ts). */
-  sawConsole(id: number, now: number, poll: ConsoleNews): void {
+  sawConsole(id: number, now: number, poll: ConsolePoll): void {
     const track = this.running(id)
     if (track) consoleRead(track, now, poll, this.policy)
   }

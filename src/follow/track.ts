@@ -8,11 +8,11 @@ import {
   nextPoll,
   sawBuild,
   sawConsole,
-  type ConsoleNews,
   type Expectation,
   type NextPoll,
   type Watch
 } from './poll-policy.js'
+import type { ConsolePoll } from './log-stream.js'
 import type { ScheduledRead, SchedulePolicy, TrackEvent } from './schedule-policy.js'
 
 type Phase = 'queued' | 'running' | 'done'
@@ -98,7 +98,7 @@ function readAtOnce(track: Track, now: number, full: boolean): void {
  * build is over; one full read says so, never `result` alone, which a
  * Pipeline sets while it still runs.
  */
-export function consoleRead(track: Track, now: number, poll: ConsoleNews, p: SchedulePolicy): void {
+export function consoleRead(track: Track, now: number, poll: ConsolePoll, p: SchedulePolicy): void {
   if (!poll.moreData) return readAtOnce(track, now, true)
   track.watch = sawConsole(track.watch as Watch, now, poll, p.poll)
   pace(track, p)
