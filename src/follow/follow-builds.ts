@@ -152,7 +152,7 @@ export class BuildsFollower {
     return this.schedule.usesRunningList
   }
 
-  /** Runs until no build is followed; throws StepAborted on cancel or timeout. */
+  /** Runs until no build is followed; on cancel or timeout throws StepAborted (or, endWithRead, what the read in flight threw). */
   async run(): Promise<void> {
     const { signal } = this.options
     for (;;) {
