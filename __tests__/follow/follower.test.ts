@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import { BuildFollower } from '../../src/follow/follower.js'
-import { JenkinsError } from '../../src/jenkins/transport/errors.js'
+import { Interrupted, JenkinsError } from '../../src/jenkins/transport/errors.js'
 import type { ConsolePoll } from '../../src/follow/log-stream.js'
 import { silentLogger, type Logger } from '../../src/util/logger.js'
 import { DEFAULT_POLL_POLICY, type PollPolicy } from '../../src/follow/poll-policy.js'
@@ -323,5 +323,27 @@ describe('waitForEnd', () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: true }, networkError(), { building: false, result: 'SUCCESS' }]
     expect((await follower(api).waitForEnd(ref)).result).toBe('SUCCESS')
+  })
+
+  it('stopped while a read is in flight: ends with what the read threw (what the step was waiting for)', async () => {
+    const controller = new AbortController()
+    const api = new FakeApi()
+    // The client cuts its request when the step's signal fires.
+    api.getBuild = () =>
+      new Promise((_, reject) => {
+        controller.signal.addEventListener('abort', () =>
+          reject(
+            new Interrupted('Stopped waiting for Jenkins at ci: timed out', true, {
+              lastFailure: 'HTTP 503'
+            })
+          )
+        )
+        setImmediate(() => controller.abort('timeout'))
+      })
+    const error = await follower(api, { signal: controller.signal })
+      .waitForEnd(ref)
+      .catch(e => e)
+    expect(error).toBeInstanceOf(Interrupted)
+    expect(error.lastFailure).toBe('HTTP 503')
   })
 })

@@ -1,46 +1,9 @@
 import type { Logger } from '../util/logger.js'
 import { isCount } from '../jenkins/model/counts.js'
-import { JenkinsError } from '../jenkins/transport/errors.js'
-import { fullName } from '../jenkins/model/job-path.js'
-import type { Build, BuildRef, JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
-import type { ConsolePoll } from './log-stream.js'
-import {
-  DEFAULT_POLL_POLICY,
-  nextPoll,
-  nextQueueDelay,
-  sawBuild,
-  sawConsole,
-  watch,
-  type Expectation,
-  type NextPoll,
-  type PollPolicy,
-  type Watch
-} from './poll-policy.js'
-import { QueueItemEnded } from './queue-ended.js'
-import { formatDuration } from '../util/duration.js'
-import { sleep, throwIfAborted } from '../util/wait.js'
-import { errorText } from '../util/error-text.js'
-
-/** Fields polled while a build runs: enough to know whether it is over and when to look again. */
-export const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId'
-
-/** Something that can stream the console; ConsoleStreamer in src/follow/log-stream.ts. */
-export interface ConsoleFollower {
-  /** Fetches and shows what is new. */
-  poll(): Promise<ConsolePoll>
-  /** Shows a line of ours among the console's. */
-  notice(message: string): void
-}
-
-/** What is known of a build's start when following it to its end. */
-export interface EndWatch {
-  /** Epoch ms it started, as best known (default: now). */
-  startedAt?: number
-  /** How much earlier it may have started (ms). */
-  startSlackMs?: number
-  /** What the job's history says about its length. */
-  expect?: Expectation
-}
+import type { Build, BuildRef, JenkinsApi, JobPath } from '../jenkins/model/types.js'
+import type { PollPolicy } from './poll-policy.js'
+import { BuildsFollower, type ConsoleFollower, type FollowHooks } from './follow-builds.js'
+import { ONE_BUILD_POLICY, type EndWatch, type StartSeen } from './schedule-policy.js'
 
 export interface FollowerOptions {
   api: JenkinsApi
@@ -55,13 +18,8 @@ export interface FollowerOptions {
 }
 
 /** The build a queue item turned into, and when the item was queued. */
-export interface StartedBuild {
+export interface StartedBuild extends StartSeen {
   ref: BuildRef
-  /** The item's `inQueueSince`: epoch ms on Jenkins' clock, to subtract from the build's `timestamp` only (queueWaitMs). */
-  inQueueSince?: number
-  /** When the queue first showed the build (epoch ms): it started at most startSlackMs before. */
-  seenAt: number
-  startSlackMs: number
 }
 
 /**
@@ -76,186 +34,44 @@ export function queueWaitMs(inQueueSince: number | undefined, build: Build): num
   return Math.max(0, build.timestamp - inQueueSince)
 }
 
-/** Transient failures worth riding out while following (the client already retried them). */
-function isTransient(error: unknown): boolean {
-  return (
-    error instanceof JenkinsError &&
-    (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout')
-  )
-}
-
 /**
- * Follows one queue item to its build, and one build to its end.
- *
- * It never guesses the build from `lastBuild` when a queue item is known:
- * with concurrent triggers that is how other actions end up reporting
- * someone else's build.
+ * One job's build: its queue item to its build, then the build to its end,
+ * with the step's own work between the two. The polling is the one engine's (follow-builds.ts
+ * with schedule.ts), on ONE_BUILD_POLICY: no lists, the build's own reads.
  */
 export class BuildFollower {
-  private readonly policy: PollPolicy
-  private readonly now: () => number
-
-  constructor(private readonly options: FollowerOptions) {
-    this.policy = options.policy ?? DEFAULT_POLL_POLICY
-    this.now = options.now ?? Date.now
-  }
+  constructor(private readonly options: FollowerOptions) {}
 
   /** Polls the queue item until it has an executable; logs `why` as it changes. */
   async waitForStart(queueId: number): Promise<StartedBuild> {
-    const { api, job, logger, signal } = this.options
-    const name = fullName(job)
-    let lastWhy: string | undefined
-    let leftAt: number | undefined
-    let previousAt = this.now()
-    for (let attempt = 0; ; attempt++) {
-      throwIfAborted(signal)
-      let item: QueueItem
-      const askedAt = this.now()
-      try {
-        item = await api.getQueueItem(queueId)
-      } catch (error) {
-        if (error instanceof JenkinsError && error.kind === 'not-found') {
-          // A left item is kept for 5 minutes, and none survive a restart
-          // (jenkins-api.md 4): find the build by its queue id instead.
-          const found = await this.findByQueueId(queueId)
-          if (found) return { ref: found, seenAt: askedAt, startSlackMs: askedAt - previousAt }
-          throw new QueueItemEnded(
-            `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`,
-            'gone',
-            queueId
-          )
-        }
-        if (!isTransient(error)) throw error
-        logger.debug(`Queue poll failed, trying again: ${errorText(error)}`)
-        await sleep(nextQueueDelay(attempt, this.policy), signal)
-        continue
+    let started: StartedBuild | undefined
+    const follower = this.follower({
+      waiting: (_, why) => this.options.logger.info(`Waiting in the Jenkins queue: ${why}`),
+      started: (track, ref, start) => {
+        started = { ref, ...start }
+        follower.drop(track)
       }
-      if (item.cancelled) {
-        throw new QueueItemEnded(
-          `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
-          'cancelled',
-          queueId
-        )
-      }
-      // Decoded by jenkins/reads: a build number, else the read failed.
-      if (item.executable) {
-        return {
-          ref: this.ref(item.executable.number),
-          inQueueSince: item.inQueueSince,
-          seenAt: askedAt,
-          startSlackMs: askedAt - previousAt
-        }
-      }
-      previousAt = askedAt
-      if (item.why && item.why !== lastWhy) {
-        logger.info(`Waiting in the Jenkins queue: ${item.why}`)
-        lastWhy = item.why
-      }
-      if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
-        // The run is being created (briefly), or was never created (e.g. the
-        // job was disabled after queuing): give it a bounded while.
-        leftAt ??= this.now()
-        if (this.now() - leftAt > (this.options.leftWithoutBuildMs ?? 60_000)) {
-          throw new JenkinsError(
-            'protocol',
-            `Queue item ${queueId} of ${name} left the queue without starting a build.`
-          )
-        }
-      }
-      await sleep(nextQueueDelay(attempt, this.policy), signal)
-    }
+    })
+    follower.addQueued(this.options.job, queueId)
+    await follower.run()
+    return started as StartedBuild
   }
 
   /**
    * Follows a build to its end and returns its final JSON. With a console
    * follower, the console polls are the end signal (Jenkins closes the log
    * after `building` turns false), so no build JSON is read while the console
-   * says the build goes on; when is decided by src/follow/poll-policy.ts.
+   * says the build goes on.
    */
   async waitForEnd(
     ref: BuildRef,
     { console, from = {} }: { console?: ConsoleFollower; from?: EndWatch } = {}
   ): Promise<Build> {
-    const { api, logger, signal } = this.options
-    let w: Watch = watch({
-      console: console !== undefined,
-      startedAt: from.startedAt ?? this.now(),
-      startSlackMs: from.startSlackMs ?? 0,
-      expect: from.expect
-    })
-    let next: NextPoll = { read: console ? 'console' : 'build', delayMs: 0 }
-    // Delays run from the start of the previous poll, so that a slow answer
-    // does not stretch the spacing the console's lag depends on.
-    let polledAt = this.now()
-    /** Why the last console read failed, while the following ones fail too. */
-    let consoleError: string | undefined
-    for (;;) {
-      const wait = polledAt + next.delayMs - this.now()
-      if (wait > 0) await sleep(wait, signal)
-      throwIfAborted(signal)
-      polledAt = this.now()
-      try {
-        if (next.read === 'give-up' && console) {
-          const after = `${formatDuration(this.policy.followUpForMs)} after the build finished`
-          console.notice(
-            consoleError === undefined
-              ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
-              : `Could not read the rest of the console of #${ref.number} ${after} (${consoleError}); it is at ${ref.url}console`
-          )
-          return await api.getBuild(ref.job, ref.number)
-        }
-        if (next.read === 'console' && console) {
-          const poll = await console.poll()
-          consoleError = undefined
-          if (poll.moreData) {
-            w = sawConsole(w, this.now(), poll, this.policy)
-          } else {
-            // The log is complete: the build is over (never stop on
-            // `result` alone, a Pipeline sets it while still running).
-            const build = await api.getBuild(ref.job, ref.number)
-            if (!build.building) return build
-            w = { ...sawBuild(w, this.now(), build), logComplete: true }
-          }
-        } else {
-          const build = await api.getBuild(
-            ref.job,
-            ref.number,
-            w.logComplete ? {} : { tree: POLL_TREE }
-          )
-          if (!build.building && (!console || w.logComplete)) {
-            return console ? build : await api.getBuild(ref.job, ref.number)
-          }
-          w = sawBuild(w, this.now(), build)
-        }
-      } catch (error) {
-        if (!isTransient(error)) throw error
-        logger.debug(`Build poll failed, trying again: ${errorText(error)}`)
-        if (console && next.read === 'console') consoleError = errorText(error)
-        if (console && next.read === 'console' && w.endSeenAt === undefined) {
-          // A console that keeps failing (a proxy that stalls it) would
-          // otherwise hide the end until the timeout: the build JSON says
-          // whether the build is over, and then the end's follow-up applies
-          // (the rest of the console read promptly, given up after a bound).
-          w = await this.endFromBuild(ref, w)
-        }
-        next = nextPoll(w, polledAt, this.policy)
-        next = { ...next, delayMs: Math.max(next.delayMs, this.policy.nearMs) }
-        continue
-      }
-      next = nextPoll(w, polledAt, this.policy)
-    }
-  }
-
-  /** After a failed console read: the build read's news, and the end as seen if it is over. */
-  private async endFromBuild(ref: BuildRef, w: Watch): Promise<Watch> {
-    try {
-      const build = await this.options.api.getBuild(ref.job, ref.number, { tree: POLL_TREE })
-      const seen = sawBuild(w, this.now(), build)
-      return build.building ? seen : { ...seen, endSeenAt: this.now(), endConfirmed: true }
-    } catch (error) {
-      if (!isTransient(error)) throw error
-      return w
-    }
+    let final: Build | undefined
+    const follower = this.follower({ ended: (_, build) => void (final = build) })
+    follower.addRunning(ref, { from, console })
+    await follower.run()
+    return final as Build
   }
 
   /** The build's JSON once it started (for the estimate and for `wait: started`). */
@@ -263,14 +79,21 @@ export class BuildFollower {
     return this.options.api.getBuild(ref.job, ref.number)
   }
 
-  private ref(number: number): BuildRef {
-    const { api, job } = this.options
-    return { job, number, url: api.buildUrl(job, number) }
-  }
-
-  private async findByQueueId(queueId: number): Promise<BuildRef | undefined> {
-    const builds = await this.options.api.recentBuilds(this.options.job, 100)
-    const match = builds.find(b => b.queueId === queueId)
-    return match ? this.ref(match.number) : undefined
+  /** One build's follower: what it cannot follow further ends its run() with the error. */
+  private follower(hooks: FollowHooks): BuildsFollower {
+    const { api, logger, signal, policy, leftWithoutBuildMs, now } = this.options
+    return new BuildsFollower({
+      api,
+      logger,
+      signal: signal ?? new AbortController().signal,
+      policy: {
+        ...ONE_BUILD_POLICY,
+        poll: policy ?? ONE_BUILD_POLICY.poll,
+        leftWithoutBuildMs: leftWithoutBuildMs ?? ONE_BUILD_POLICY.leftWithoutBuildMs
+      },
+      endWithRead: true,
+      now,
+      hooks
+    })
   }
 }

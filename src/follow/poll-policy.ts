@@ -1,4 +1,5 @@
 import type { BuildSummary } from '../jenkins/model/types.js'
+import type { ConsolePoll } from './log-stream.js'
 
 /**
  * When to look at a running build again, and what to read: a pure function of
@@ -166,7 +167,7 @@ function runningDelay(w: Watch, now: number, p: PollPolicy): number {
 export function sawConsole(
   w: Watch,
   now: number,
-  poll: { grew: boolean; moreData: boolean; finished: boolean },
+  poll: ConsolePoll,
   p: PollPolicy = DEFAULT_POLL_POLICY
 ): Watch {
   const next = { ...w }

@@ -3,7 +3,7 @@ import { fullName } from '../jenkins/model/job-path.js'
 import type { BuildRef, JenkinsApi } from '../jenkins/model/types.js'
 import { ConsoleStreamer, withCommandsStopped } from '../follow/log-stream.js'
 import { DEFAULT_POLL_POLICY, type PollPolicy } from '../follow/poll-policy.js'
-import { formatDuration } from '../util/duration.js'
+import { consoleLeftOpen } from '../follow/follow-builds.js'
 import { sleep } from '../util/wait.js'
 import type { Printer } from './printer.js'
 import { errorText } from '../util/error-text.js'
@@ -36,9 +36,7 @@ export async function printConsole(
             const poll = await streamer.poll()
             if (!poll.moreData) break
             if (Date.now() > until) {
-              streamer.notice(
-                `Jenkins has not closed the console of #${ref.number} ${formatDuration(policy.followUpForMs)} after the build finished; the rest is at ${ref.url}console`
-              )
+              streamer.notice(consoleLeftOpen(ref, policy.followUpForMs))
               break
             }
             await sleep(policy.followUpMs, signal)

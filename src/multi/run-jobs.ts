@@ -24,12 +24,12 @@ import { judgeEnd } from '../step/build-ended.js'
 import { completeBuild } from './complete.js'
 import type { Item } from './item.js'
 import { disableJobs } from './disable-jobs.js'
-import { BuildsFollower } from './follow-builds.js'
+import { BuildsFollower } from '../follow/follow-builds.js'
 import { Printer } from './printer.js'
 import type { BuildReport } from '../outcome/report.js'
 import { jobsFailure, setJobsOutputs, writeJobsSummary } from './report.js'
 import { resolveJobs } from './resolve-jobs.js'
-import type { SchedulePolicy } from './schedule-policy.js'
+import type { SchedulePolicy } from '../follow/schedule-policy.js'
 import { errorText } from '../util/error-text.js'
 
 export interface JobsRunOptions {
@@ -281,7 +281,7 @@ export class JobsRun {
         const first = item.first as Build
         if (settings.wait === 'started') this.settleItem(item, first)
         else if (!first.building) this.finished([item], first, false)
-        else item.track = follower.addRunning(item.ref as BuildRef, first)
+        else item.track = follower.addRunning(item.ref as BuildRef, { build: first })
         continue
       }
       const queueId = item.queueId

@@ -1,12 +1,13 @@
 /**
- * When to read what while several builds are followed at once: a pure
- * schedule (no I/O, no clock of its own; `now` is passed in), so that it can
- * be tested in virtual time. One watch per build (src/follow/poll-policy.ts), one
- * shared budget of polls.
+ * When to read what while builds are followed: the one polling engine, for
+ * one build (`job`, ONE_BUILD_POLICY: its own queue item, then its console
+ * or build) and for several (`jobs`: rounds of two lists for all, one
+ * shared budget of polls). A pure schedule (no I/O, no clock of its own;
+ * `now` is passed in), so that it can be tested in virtual time. One watch
+ * per build (poll-policy.ts); follow-builds.ts carries out the reads.
  *
- * What the reads buy (a round of two lists for any number of builds, one
- * budget of polls): docs/performance.md, "Several builds: one schedule of
- * rounds".
+ * What the reads buy: docs/performance.md, "One build: when the follower
+ * looks again" and "Several builds: one schedule of rounds".
  */
 import type {
   Build,
@@ -24,50 +25,18 @@ import {
   nextQueueDelay,
   sawBuild,
   watch,
-  type Expectation,
-  type Watch
-} from '../follow/poll-policy.js'
+  type Expectation
+} from './poll-policy.js'
+import type { ConsolePoll } from './log-stream.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
+  type RunningStart,
   type ScheduledRead,
   type SchedulePolicy,
+  type StartSeen,
   type TrackEvent
 } from './schedule-policy.js'
-
-type Phase = 'queued' | 'running' | 'done'
-
-interface Track {
-  id: number
-  job: JobPath
-  phase: Phase
-  queueId?: number
-  ref?: BuildRef
-  /** Once running. */
-  watch?: Watch
-  /** What the job's history says, for when it starts. */
-  expect?: Expectation
-  lastWhy?: string
-  /** Polled on its own: the running list is refused, or does not show this build. */
-  direct: boolean
-  /** When this track's own next read is due (epoch ms); undefined: the rounds cover it. */
-  dueAt?: number
-  /** Its own read is a poll (budgeted); else it follows from a round (urgent). */
-  duePoll: boolean
-  /** Its next own build read is the full JSON. */
-  wantFull: boolean
-  /** When the step learned it runs (a round judges only builds it knew of before it was sent). */
-  runningSince?: number
-  /** When its queue item was last read on its own (for the start's slack). */
-  askedAt?: number
-  queueAttempt: number
-  /** When its queue item was first seen left without a build. */
-  leftAt?: number
-  /** When it was added (a round judges only tracks it was sent for). */
-  addedAt: number
-  /** The step told it to stop: read on its own until it ended. */
-  stopping: boolean
-  inFlight: boolean
-}
+import { consoleBuildRead, consoleFailed, consoleRead, ownRead, pace, type Track } from './track.js'
 
 /** Between the reads of a build the step told to stop (ms). */
 const STOPPING_MS = 500
@@ -76,9 +45,9 @@ const STOPPING_MS = 500
 export class SharedSchedule {
   private readonly tracks: Track[] = []
   /** Whether `queue/api/json` may be read (refused: never again). */
-  private queueList = true
+  private queueList: boolean
   /** Whether `computer/api/json` may be read. */
-  private runningList = true
+  private runningList: boolean
   /** Some build was ever seen in the running list: it shows ours. */
   private runningListShowed = false
   private roundAt: number | undefined
@@ -91,7 +60,10 @@ export class SharedSchedule {
   constructor(
     private readonly refOf: (job: JobPath, number: number) => BuildRef,
     private readonly policy: SchedulePolicy = DEFAULT_SCHEDULE_POLICY
-  ) {}
+  ) {
+    this.queueList = policy.rounds
+    this.runningList = policy.rounds
+  }
 
   /** A build whose queue item was just created (or found). */
   addQueued(job: JobPath, queueId: number, now: number, expect?: Expectation): number {
@@ -102,23 +74,27 @@ export class SharedSchedule {
       this.roundAttempt = 0
     }
     if (!this.coveredByRound(track)) {
-      track.dueAt = now + nextQueueDelay(0, this.policy.poll)
+      // Its own queue item, at once (the build usually starts at once).
+      track.dueAt = now
       track.duePoll = true
     }
     return track.id
   }
 
-  /** A build known to run (build: last), started at `build.timestamp`. */
+  /** A build known to run; `console`: its console is read, and tells its end. */
   addRunning(
     ref: BuildRef,
-    build: Pick<Build, 'timestamp' | 'estimatedDuration'>,
-    now: number
+    now: number,
+    { build, from, console = false }: RunningStart & { console?: boolean }
   ): number {
-    const track = this.add({ job: ref.job, phase: 'queued' }, now)
+    const track = this.add({ job: ref.job, phase: 'queued', expect: from?.expect }, now)
     this.startTrack(track, ref, now, {
-      timestamp: build.timestamp,
-      estimatedDuration: build.estimatedDuration
+      listed: build,
+      seen: from && { seenAt: from.startedAt ?? now, startSlackMs: from.startSlackMs ?? 0 },
+      console
     })
+    // No round watches it: its first read at once (a console from its start).
+    if (track.direct) track.dueAt = now
     this.roundAt ??= now
     return track.id
   }
@@ -164,7 +140,7 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.phase === 'done' || track.inFlight || track.dueAt === undefined) continue
       if (track.duePoll || track.dueAt > now) continue
-      reads.push(this.ownRead(track))
+      reads.push(ownRead(track, now))
     }
     let nextAt: number | undefined
     const consider = (at: number): void => {
@@ -181,7 +157,7 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.phase === 'done' || track.inFlight || !track.duePoll) continue
       if (track.dueAt === undefined) continue
-      polls.push({ at: track.dueAt, read: () => this.ownRead(track) })
+      polls.push({ at: track.dueAt, read: () => ownRead(track, now) })
     }
     polls.sort((a, b) => a.at - b.at)
     const first = polls[0]
@@ -220,8 +196,8 @@ export class SharedSchedule {
       if (track.phase === 'queued' && track.queueId !== undefined) {
         const started = running?.byQueueId.get(track.queueId)
         if (started && sameJob(started.job, track.job)) {
-          this.startTrack(track, this.refOf(track.job, started.number), now, started)
-          events.push({ kind: 'started', track: track.id, number: started.number })
+          const ref = this.refOf(track.job, started.number)
+          events.push(this.startTrack(track, ref, now, { listed: started }))
           continue
         }
         const waiting = queued?.get(track.queueId)
@@ -269,11 +245,9 @@ export class SharedSchedule {
     track.askedAt = askedAt
     const number = item.executable?.number
     if (number !== undefined) {
-      this.startTrack(track, this.refOf(track.job, number), now, undefined, {
-        startedAt: askedAt,
-        slackMs: Math.max(0, askedAt - previous)
-      })
-      return [{ kind: 'started', track: id, number }]
+      const startSlackMs = Math.max(0, askedAt - previous)
+      const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince }
+      return [this.startTrack(track, this.refOf(track.job, number), now, { seen })]
     }
     if (item.cancelled) {
       track.phase = 'done'
@@ -305,9 +279,13 @@ export class SharedSchedule {
 
   /** A build read on its own (`full`: its whole JSON). */
   sawBuild(id: number, now: number, build: Build, full: boolean): TrackEvent[] {
-    const track = this.tracks[id]
-    if (!track || track.phase !== 'running' || !track.watch) return this.settle(track)
-    track.inFlight = false
+    const track = this.running(id)
+    if (!track?.watch) return []
+    if (track.next === 'give-up') {
+      track.phase = 'done'
+      return [{ kind: 'ended', track: id, build }]
+    }
+    if (track.watch.console) return consoleBuildRead(track, now, { build, full }, this.policy)
     if (!build.building) {
       if (full) {
         track.phase = 'done'
@@ -331,19 +309,36 @@ export class SharedSchedule {
       track.direct = true
       if (!this.runningListShowed) this.refuseRunningList(now)
     }
-    track.wantFull = false
-    track.duePoll = true
-    track.dueAt = now + nextPoll(track.watch, now, this.policy.poll).delayMs
+    pace(track, this.policy)
     return []
   }
 
-  /** A track's own read failed on the way: tried again after retryMs. */
+  /** A console read's news (track.ts). */
+  sawConsole(id: number, now: number, poll: ConsolePoll): void {
+    const track = this.running(id)
+    if (track) consoleRead(track, now, poll, this.policy)
+  }
+
+  /** A console read that failed on the way (track.ts). */
+  consoleFailed(id: number, now: number): void {
+    const track = this.running(id)
+    if (track) consoleFailed(track, now, this.policy)
+  }
+
+  /** A track's own read failed on the way: tried again after retryMs (0: at its own pace). */
   readFailed(id: number, now: number): void {
     const track = this.tracks[id]
     if (!track) return
     track.inFlight = false
     if (track.phase === 'done') return
-    track.dueAt = now + this.policy.retryMs
+    if (this.policy.retryMs > 0) {
+      track.dueAt = now + this.policy.retryMs
+    } else if (track.phase === 'queued') {
+      track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
+    } else {
+      track.checking = false
+      pace(track, this.policy, this.policy.poll.nearMs)
+    }
   }
 
   /** A track whose read failed for good (the caller reports it). */
@@ -364,6 +359,8 @@ export class SharedSchedule {
       direct: false,
       duePoll: true,
       wantFull: false,
+      next: 'build',
+      checking: false,
       queueAttempt: 0,
       inFlight: false,
       ...init
@@ -372,22 +369,35 @@ export class SharedSchedule {
     return track
   }
 
-  /** The track runs: its watch starts from what is known of its start. */
+  /**
+   * The track runs: its watch starts from what is known of its start
+   * (`listed`: as a list or a read showed it; `seen`: when the step saw it
+   * start, else now). Returns the event that says so.
+   */
   private startTrack(
     track: Track,
     ref: BuildRef,
     now: number,
-    listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>,
-    seen?: { startedAt: number; slackMs: number }
-  ): void {
+    {
+      listed,
+      seen,
+      console = false
+    }: {
+      listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>
+      seen?: StartSeen
+      console?: boolean
+    }
+  ): TrackEvent {
     track.phase = 'running'
     track.ref = ref
     track.runningSince = now
     track.leftAt = undefined
+    track.next = console ? 'console' : 'build'
+    const start = seen ?? { seenAt: now, startSlackMs: 0 }
     let w = watch({
-      console: false,
-      startedAt: seen?.startedAt ?? now,
-      startSlackMs: seen?.slackMs ?? 0,
+      console,
+      startedAt: start.seenAt,
+      startSlackMs: start.startSlackMs,
       expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
     })
     if (listed) w = sawBuild(w, now, { building: true, ...listed })
@@ -401,16 +411,7 @@ export class SharedSchedule {
       track.duePoll = true
       track.dueAt = now + nextPoll(w, now, this.policy.poll).delayMs
     }
-  }
-
-  private ownRead(track: Track): ScheduledRead {
-    track.inFlight = true
-    const read: ScheduledRead =
-      track.phase === 'queued'
-        ? { kind: 'queue-item', track: track.id, queueId: track.queueId as number }
-        : { kind: 'build', track: track.id, ref: track.ref as BuildRef, full: track.wantFull }
-    track.dueAt = undefined
-    return read
+    return { kind: 'started', track: track.id, number: ref.number, ...start }
   }
 
   /** When the next round is due; undefined when no round is needed or one is in flight. */
@@ -481,6 +482,13 @@ export class SharedSchedule {
   private settle(track: Track | undefined): TrackEvent[] {
     if (track) track.inFlight = false
     return []
+  }
+
+  /** The running track a read was for, no longer in flight; undefined when it is no longer followed. */
+  private running(id: number): Track | undefined {
+    const track = this.tracks[id]
+    this.settle(track)
+    return track?.phase === 'running' && track.watch ? track : undefined
   }
 }
 

@@ -1,4 +1,3 @@
-import { POLL_TREE } from '../follow/follower.js'
 import { Interrupted, JenkinsError } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type {
@@ -11,26 +10,42 @@ import type {
   RunningBuild
 } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
-import type { Expectation } from '../follow/poll-policy.js'
-import { throwIfAborted } from '../util/wait.js'
+import type { Expectation } from './poll-policy.js'
+import { abortReason, sleep, StepAborted } from '../util/wait.js'
 import { SharedSchedule } from './schedule.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
+  type RunningStart,
   type SchedulePolicy,
   type ScheduledRead,
+  type StartSeen,
   type TrackEvent
 } from './schedule-policy.js'
+import type { ConsolePoll } from './log-stream.js'
+import { buildNumberByQueueId, QueueItemEnded } from './queue-ended.js'
+import { formatDuration } from '../util/duration.js'
 import { errorText } from '../util/error-text.js'
 
+/** Fields polled while a build runs: enough to know whether it is over and when to look again. */
+const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId'
+
+/** Something that can stream the console; ConsoleStreamer in src/follow/log-stream.ts. */
+export interface ConsoleFollower {
+  /** Fetches and shows what is new. */
+  poll(): Promise<ConsolePoll>
+  /** Shows a line of ours among the console's. */
+  notice(message: string): void
+}
+
 /** What the follower tells about each build, by the id `add…` returned. Called in order, never concurrently. */
-interface FollowHooks {
+export interface FollowHooks {
   /** The item waits in the queue, for this (Jenkins' text, untrusted). */
-  waiting(track: number, why: string): void
-  started(track: number, ref: BuildRef): void
+  waiting?(track: number, why: string): void
+  started?(track: number, ref: BuildRef, start: StartSeen): void
   /** The build ended: its full, final JSON. */
-  ended(track: number, build: Build): void
-  /** It cannot be followed further (cancelled in the queue, gone, refused). */
-  failed(track: number, error: Error): void
+  ended?(track: number, build: Build): void
+  /** It cannot be followed further (cancelled in the queue, gone, refused); without this hook, run() ends with the error. */
+  failed?(track: number, error: Error): void
 }
 
 export interface BuildsFollowerOptions {
@@ -40,48 +55,82 @@ export interface BuildsFollowerOptions {
   /** Fires on cancel or timeout: run() ends with StepAborted. */
   signal: AbortSignal
   policy?: SchedulePolicy
+  /**
+   * On cancel or timeout, end with what the read in flight threw (the
+   * client's Interrupted: what the step was waiting for, and the failure it
+   * was waiting out), as one job's messages say; else at once.
+   */
+  endWithRead?: boolean
   now?: () => number
 }
 
 /** How long a list read may retry before the round gives up on it (ms): the next round is better. */
 const LIST_READ_MS = 10_000
 
+/** What the follower keeps of a build besides the schedule's track. */
+interface Followed {
+  job: JobPath
+  queueId?: number
+  console?: ConsoleFollower
+  /** Why the last console read failed, while the following ones fail too. */
+  consoleError?: string
+}
+
 /**
- * Follows several builds at once with one client: carries out the reads the
- * shared schedule (schedule.ts) asks for, those of one moment concurrently,
- * and tells the hooks what they showed. A list Jenkins refuses is dropped
- * (said in the debug log); a read that failed on the way is tried again.
+ * Follows builds, one or several at once, with one client: carries out the
+ * reads the schedule (schedule.ts) asks for, those of one moment
+ * concurrently, and tells the hooks what they showed. A list Jenkins
+ * refuses is dropped (said in the debug log); a read that failed on the way
+ * is tried again.
+ *
+ * It never guesses a build from `lastBuild` when a queue item is known:
+ * with concurrent triggers that is how other actions end up reporting
+ * someone else's build.
  */
 export class BuildsFollower {
   private readonly schedule: SharedSchedule
+  private readonly policy: SchedulePolicy
   private readonly now: () => number
-  private readonly jobs = new Map<number, JobPath>()
-  private readonly queueIds = new Map<number, number>()
+  private readonly followed = new Map<number, Followed>()
   private readonly inFlight = new Set<Promise<void>>()
   private wakeUp: (() => void) | undefined
   private failure: unknown
+  /** What a read in flight threw once the step was stopped. */
+  private cut: unknown
 
   constructor(private readonly options: BuildsFollowerOptions) {
     this.now = options.now ?? Date.now
+    this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY
     this.schedule = new SharedSchedule(
       (job, number) => ({ job, number, url: options.api.buildUrl(job, number) }),
-      options.policy ?? DEFAULT_SCHEDULE_POLICY
+      this.policy
     )
   }
 
   /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
   addQueued(job: JobPath, queueId: number, expect?: Expectation): number {
     const id = this.schedule.addQueued(job, queueId, this.now(), expect)
-    this.jobs.set(id, job)
-    this.queueIds.set(id, queueId)
+    this.followed.set(id, { job, queueId })
     this.poke()
     return id
   }
 
-  /** Follows a build known to run (build: last) to its end. */
-  addRunning(ref: BuildRef, build: Pick<Build, 'timestamp' | 'estimatedDuration'>): number {
-    const id = this.schedule.addRunning(ref, build, this.now())
-    this.jobs.set(id, ref.job)
+  /**
+   * Follows a build known to run to its end: as read (`build`), or as known
+   * of its start (`from`); with a `console`, its console polls are the end
+   * signal (Jenkins closes the log after `building` turns false), so no
+   * build JSON is read while the console says the build goes on.
+   */
+  addRunning(
+    ref: BuildRef,
+    { build, from, console }: RunningStart & { console?: ConsoleFollower }
+  ): number {
+    const id = this.schedule.addRunning(ref, this.now(), {
+      build,
+      from,
+      console: console !== undefined
+    })
+    this.followed.set(id, { job: ref.job, console })
     this.poke()
     return id
   }
@@ -103,11 +152,11 @@ export class BuildsFollower {
     return this.schedule.usesRunningList
   }
 
-  /** Runs until no build is followed; throws StepAborted on cancel or timeout. */
+  /** Runs until no build is followed; on cancel or timeout throws StepAborted (or, endWithRead, what the read in flight threw). */
   async run(): Promise<void> {
     const { signal } = this.options
     for (;;) {
-      throwIfAborted(signal)
+      if (signal.aborted) await this.stopped()
       if (this.failure !== undefined) throw this.failure
       const { reads, nextAt } = this.schedule.due(this.now())
       for (const read of reads) this.launch(read)
@@ -119,6 +168,13 @@ export class BuildsFollower {
 
   // ---------------------------------------------------------------------------
 
+  /** The step was stopped: StepAborted, or (endWithRead) what the reads in flight threw. */
+  private async stopped(): Promise<never> {
+    const { signal, endWithRead } = this.options
+    if (endWithRead) await Promise.allSettled([...this.inFlight])
+    throw this.cut ?? new StepAborted(abortReason(signal))
+  }
+
   private poke(): void {
     this.wakeUp?.()
   }
@@ -127,16 +183,16 @@ export class BuildsFollower {
   private wait(ms: number | undefined): Promise<void> {
     const { signal } = this.options
     return new Promise(resolve => {
-      let timer: NodeJS.Timeout | undefined
+      const timer = new AbortController()
       const done = (): void => {
-        clearTimeout(timer)
+        timer.abort()
         signal.removeEventListener('abort', done)
         this.wakeUp = undefined
         resolve()
       }
       this.wakeUp = done
       signal.addEventListener('abort', done, { once: true })
-      if (ms !== undefined) timer = setTimeout(done, Math.max(0, ms))
+      if (ms !== undefined) sleep(Math.max(0, ms), timer.signal).then(done, () => undefined)
     })
   }
 
@@ -144,7 +200,10 @@ export class BuildsFollower {
     const work = this.perform(read)
       .catch(error => {
         // A read cut by the cancel is the cancel's business (run() throws it).
-        if (this.options.signal.aborted) return
+        if (this.options.signal.aborted) {
+          if (this.options.endWithRead && !isTransient(error)) this.cut ??= error
+          return
+        }
         this.failure ??= error
       })
       .finally(() => {
@@ -162,6 +221,10 @@ export class BuildsFollower {
         return this.queueItem(read.track, read.queueId)
       case 'build':
         return this.build(read.track, read.ref, read.full)
+      case 'console':
+        return this.console(read.track)
+      case 'give-up':
+        return this.giveUp(read.track, read.ref)
     }
   }
 
@@ -229,29 +292,27 @@ export class BuildsFollower {
    * (jenkins-api.md 4): the build is found by its queue id instead.
    */
   private async lostQueueItem(track: number, queueId: number, askedAt: number): Promise<void> {
-    const job = this.jobs.get(track) as JobPath
+    const { job } = this.followed.get(track) as Followed
     const name = fullName(job)
-    let match: { number: number } | undefined
+    let number: number | undefined
     try {
-      match = (await this.options.api.recentBuilds(job, 100)).find(b => b.queueId === queueId)
+      number = await buildNumberByQueueId(this.options.api, job, queueId)
     } catch (error) {
       if (!isTransient(error)) return this.fail(track, error)
       this.schedule.readFailed(track, this.now())
       return
     }
-    if (!match) {
+    if (number === undefined) {
       return this.fail(
         track,
-        new JenkinsError(
-          'not-found',
-          `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`
+        new QueueItemEnded(
+          `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`,
+          'gone',
+          queueId
         )
       )
     }
-    const item: QueueItem = {
-      id: queueId,
-      executable: { number: match.number, url: this.options.api.buildUrl(job, match.number) }
-    }
+    const item: QueueItem = { id: queueId, executable: { number } }
     this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
   }
 
@@ -269,40 +330,71 @@ export class BuildsFollower {
     this.tell(this.schedule.sawBuild(track, this.now(), build, full))
   }
 
+  private async console(track: number): Promise<void> {
+    const followed = this.followed.get(track) as Followed
+    let poll: ConsolePoll
+    try {
+      poll = await (followed.console as ConsoleFollower).poll()
+    } catch (error) {
+      if (!isTransient(error)) return this.fail(track, error)
+      this.options.logger.debug(`Build poll failed, trying again: ${errorText(error)}`)
+      followed.consoleError = errorText(error)
+      this.schedule.consoleFailed(track, this.now())
+      return
+    }
+    followed.consoleError = undefined
+    this.schedule.sawConsole(track, this.now(), poll)
+  }
+
+  /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON. */
+  private async giveUp(track: number, ref: BuildRef): Promise<void> {
+    const { console, consoleError } = this.followed.get(track) as Followed
+    console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError))
+    return this.build(track, ref, true)
+  }
+
   private fail(track: number, error: unknown): void {
     if (error instanceof Interrupted) throw error
     this.schedule.fail(track)
-    this.options.hooks.failed(track, error instanceof Error ? error : new Error(String(error)))
+    this.lost(track, error instanceof Error ? error : new Error(String(error)))
+  }
+
+  private lost(track: number, error: Error): void {
+    if (this.options.hooks.failed) this.options.hooks.failed(track, error)
+    else this.failure ??= error
   }
 
   private tell(events: TrackEvent[]): void {
     const { hooks, api } = this.options
     for (const event of events) {
-      const job = this.jobs.get(event.track) as JobPath
+      const { job, queueId } = this.followed.get(event.track) as Followed
       switch (event.kind) {
         case 'waiting':
-          hooks.waiting(event.track, event.why)
+          hooks.waiting?.(event.track, event.why)
           break
-        case 'started':
-          hooks.started(event.track, {
-            job,
-            number: event.number,
-            url: api.buildUrl(job, event.number)
-          })
+        case 'started': {
+          const { seenAt, startSlackMs, inQueueSince } = event
+          const ref = { job, number: event.number, url: api.buildUrl(job, event.number) }
+          hooks.started?.(event.track, ref, { seenAt, startSlackMs, inQueueSince })
           break
+        }
         case 'ended':
-          hooks.ended(event.track, event.build)
+          hooks.ended?.(event.track, event.build)
           break
         case 'left-without-build': {
-          const queueId = this.queueIds.get(event.track)
-          hooks.failed(
+          const name = fullName(job)
+          this.lost(
             event.track,
-            new JenkinsError(
-              'conflict',
-              event.cancelled
-                ? `The queue item ${queueId} of ${fullName(job)} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`
-                : `Queue item ${queueId} of ${fullName(job)} left the queue without starting a build.`
-            )
+            event.cancelled
+              ? new QueueItemEnded(
+                  `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
+                  'cancelled',
+                  queueId as number
+                )
+              : new JenkinsError(
+                  'protocol',
+                  `Queue item ${queueId} of ${name} left the queue without starting a build.`
+                )
           )
           break
         }
@@ -311,11 +403,18 @@ export class BuildsFollower {
   }
 }
 
+/** Said in a finished build's console that Jenkins kept open past followUpForMs (`error`: why its last reads failed). */
+export function consoleLeftOpen(ref: BuildRef, followUpForMs: number, error?: string): string {
+  const after = `${formatDuration(followUpForMs)} after the build finished`
+  return error === undefined
+    ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
+    : `Could not read the rest of the console of #${ref.number} ${after} (${error}); it is at ${ref.url}console`
+}
+
 /** Failures worth riding out (the client already retried them). */
 function isTransient(error: unknown): boolean {
   return (
     error instanceof JenkinsError &&
-    !(error instanceof Interrupted) &&
     (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout')
   )
 }

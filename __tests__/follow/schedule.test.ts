@@ -12,12 +12,13 @@ import type {
   QueueItem,
   RunningBuild
 } from '../../src/jenkins/model/types.js'
-import { SharedSchedule } from '../../src/multi/schedule.js'
+import { SharedSchedule } from '../../src/follow/schedule.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
+  ONE_BUILD_POLICY,
   type ScheduledRead,
   type TrackEvent
-} from '../../src/multi/schedule-policy.js'
+} from '../../src/follow/schedule-policy.js'
 import type { Expectation } from '../../src/follow/poll-policy.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
 
@@ -162,7 +163,7 @@ function simulate(
                   executable: { number: b.number as number, url: '' }
                 }
         emit(schedule.sawQueueItem(read.track, now, now, item))
-      } else {
+      } else if (read.kind === 'build') {
         count(read.full ? 'build-full' : 'build-poll')
         const b = tracks.get(read.track) as ModelBuild
         emit(schedule.sawBuild(read.track, now, buildJson(b), read.full))
@@ -338,5 +339,74 @@ describe('SharedSchedule', () => {
     const own = log.reads.filter(r => r.read.kind === 'build' && r.read.track === 1)
     expect(own.length).toBeGreaterThanOrEqual(2)
     expect(own.every(r => r.read.kind === 'build' && r.read.full)).toBe(true)
+  })
+})
+
+describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
+  const build = (fields: { building: boolean }): Build =>
+    decodeBuild({
+      number: 3,
+      url: '',
+      result: null,
+      duration: 0,
+      estimatedDuration: -1,
+      timestamp: 0,
+      ...fields
+    })
+
+  it('no lists: its queue item at once, then at the queue pace; the start as its read saw it', () => {
+    const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
+    const id = schedule.addQueued(['a'], 5, 0)
+    expect(schedule.due(0).reads).toEqual([{ kind: 'queue-item', track: id, queueId: 5 }])
+    expect(schedule.sawQueueItem(id, 0, 10, { id: 5, why: 'Waiting' })).toEqual([
+      { kind: 'waiting', track: id, why: 'Waiting' }
+    ])
+    expect(schedule.due(10)).toEqual({ reads: [], nextAt: 110 })
+    expect(schedule.due(110).reads).toEqual([{ kind: 'queue-item', track: id, queueId: 5 }])
+    const item = { id: 5, inQueueSince: 1, executable: { number: 3, url: '' } }
+    expect(schedule.sawQueueItem(id, 110, 120, item)).toEqual([
+      { kind: 'started', track: id, number: 3, seenAt: 110, startSlackMs: 110, inQueueSince: 1 }
+    ])
+  })
+
+  it('a console: read at once, paced from the start of each read, then one full read once it is complete', () => {
+    const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
+    const ref = refOf(['a'], 3)
+    const id = schedule.addRunning(ref, 0, { from: { startedAt: 0 }, console: true })
+    expect(schedule.due(0).reads).toEqual([{ kind: 'console', track: id, ref }])
+    schedule.sawConsole(id, 50, { grew: true, moreData: true, finished: false })
+    // A young build without history: youngMs from the read's start, not its answer.
+    expect(schedule.due(50)).toEqual({ reads: [], nextAt: ONE_BUILD_POLICY.poll.youngMs })
+    expect(schedule.due(750).reads).toEqual([{ kind: 'console', track: id, ref }])
+    schedule.sawConsole(id, 760, { grew: false, moreData: false, finished: true })
+    expect(schedule.due(760).reads).toEqual([{ kind: 'build', track: id, ref, full: true }])
+    expect(schedule.sawBuild(id, 770, build({ building: false }), true)).toEqual([
+      { kind: 'ended', track: id, build: build({ building: false }) }
+    ])
+    expect(schedule.active).toBe(false)
+  })
+
+  it('a console that fails before the end: one build read says the build is over, then the rest is given up after followUpForMs', () => {
+    const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
+    const ref = refOf(['a'], 3)
+    const id = schedule.addRunning(ref, 0, { from: { startedAt: 0 }, console: true })
+    schedule.due(0)
+    schedule.consoleFailed(id, 10)
+    expect(schedule.due(10).reads).toEqual([{ kind: 'build', track: id, ref, full: false }])
+    schedule.sawBuild(id, 20, build({ building: false }), false)
+    let now = 20
+    const reads: ScheduledRead[] = []
+    while (schedule.active && now < 60_000) {
+      const { reads: due, nextAt } = schedule.due(now)
+      for (const read of due) {
+        reads.push(read)
+        if (read.kind === 'console') schedule.consoleFailed(id, now)
+        else schedule.sawBuild(id, now, build({ building: false }), true)
+      }
+      if (due.length === 0) now = nextAt as number
+    }
+    expect(reads.at(-1)).toEqual({ kind: 'give-up', track: id, ref })
+    expect(reads.filter(r => r.kind === 'build')).toEqual([])
+    expect(now).toBeGreaterThan(20 + ONE_BUILD_POLICY.poll.followUpForMs)
   })
 })
