@@ -29686,7 +29686,7 @@ module.exports = {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _util_heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6086);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(413);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2285);
 
 
 (0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -29947,13 +29947,13 @@ const BRANCH_UNESCAPES = Object.fromEntries(Object.entries(BRANCH_ESCAPES).map((
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   $7: () => (/* binding */ jobNamesFromUrl),
 /* harmony export */   AX: () => (/* binding */ runningBuildsOf),
-/* harmony export */   Bb: () => (/* binding */ buildFactsOf),
-/* harmony export */   Kx: () => (/* binding */ parametersIn),
 /* harmony export */   Wi: () => (/* binding */ buildSummaryOf),
 /* harmony export */   Zw: () => (/* binding */ causeClassesOf),
 /* harmony export */   fN: () => (/* binding */ userIdsOf),
 /* harmony export */   jV: () => (/* binding */ buildsOf),
-/* harmony export */   mC: () => (/* binding */ parametersOf)
+/* harmony export */   mC: () => (/* binding */ parametersOf),
+/* harmony export */   oM: () => (/* binding */ parameterValues),
+/* harmony export */   zr: () => (/* binding */ decodeBuild)
 /* harmony export */ });
 /* unused harmony export buildOfUrl */
 /* harmony import */ var _model_counts_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2578);
@@ -30175,26 +30175,54 @@ function list(value) {
     return Array.isArray(value) ? value : [];
 }
 /**
- * What a build says of itself, from its JSON: the whole build read (no
- * `tree`) that every followed build ends with, at no extra request. Run.getDescription is `@Exported` and null when none;
- * Run.getDisplayName is `#N` unless the build set one; ParametersAction
- * exports each ParameterValue with its `_class`, `name` and, for the types
- * that export it, `value` (StringParameterValue, BooleanParameterValue…):
- * FileParameterValue exports no value (its file is served apart), and
- * PasswordParameterValue none either (a Secret). Anything of another shape
- * (a hostile or broken server) is left out rather than passed on.
+ * A build's JSON, whole or with a `tree`, into a Build, once, where it is
+ * read. Counts that are not counts (1e+21 from a broken or hostile server)
+ * are left out rather than passed on; Run.getDescription is `@Exported`
+ * and null when none; Run.getDisplayName is `#N` unless the build set one;
+ * ParametersAction is decoded by parametersIn. The JSON is kept as it came
+ * in `json`, for the `build` output only.
  */
-function buildFactsOf(build) {
-    return {
-        description: typeof build.description === 'string' ? build.description : '',
-        displayName: typeof build.displayName === 'string' ? build.displayName : `#${String(build.number)}`,
-        parameters: parameterValuesOf(build.actions)
+function decodeBuild(json) {
+    const raw = json;
+    const build = {
+        number: json.number,
+        url: typeof raw.url === 'string' ? raw.url : '',
+        building: raw.building === true,
+        result: json.result,
+        description: typeof raw.description === 'string' ? raw.description : '',
+        displayName: typeof raw.displayName === 'string' ? raw.displayName : `#${json.number}`,
+        json
     };
+    if (typeof raw._class === 'string')
+        build._class = raw._class;
+    if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(raw.duration))
+        build.duration = raw.duration;
+    // -1: Jenkins has no estimate (Job.getEstimatedDuration).
+    if (Number.isSafeInteger(raw.estimatedDuration))
+        build.estimatedDuration = raw.estimatedDuration;
+    if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(raw.timestamp))
+        build.timestamp = raw.timestamp;
+    if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(raw.queueId))
+        build.queueId = raw.queueId;
+    if (Array.isArray(raw.actions))
+        build.actions = raw.actions;
+    const parameters = parametersIn(raw.actions);
+    if (parameters)
+        build.parameters = parameters;
+    return build;
 }
-/** A ParametersAction's values by name (see buildFactsOf), from parametersIn: a prototype-less object. */
-function parameterValuesOf(actions) {
+/**
+ * The `build-parameters` output: a ParametersAction's values by name with
+ * their JSON type. ParametersAction exports each ParameterValue's `value`
+ * for the types that export it (StringParameterValue,
+ * BooleanParameterValue…): FileParameterValue exports none (its file is
+ * served apart), shown as null; PasswordParameterValue none either (a
+ * Secret), left out. A prototype-less object: a parameter named
+ * `__proto__` is a key like any other.
+ */
+function parameterValues(parameters) {
     const values = Object.create(null);
-    for (const p of parametersIn(actions) ?? []) {
+    for (const p of parameters ?? []) {
         if (p.value !== undefined)
             values[p.name] = p.value;
         else if (p.file)
@@ -30231,20 +30259,18 @@ class JenkinsError extends Error {
  */
 class Interrupted extends JenkinsError {
     sent;
+    /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
     lostTrigger;
+    /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
     lastFailure;
     constructor(message, 
     /** Whether the request may have reached Jenkins (false: it was never sent). */
-    sent, 
-    /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
-    lostTrigger, 
-    /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
-    lastFailure) {
+    sent, { lostTrigger, lastFailure } = {}) {
         super('aborted', message);
         this.sent = sent;
+        this.name = 'Interrupted';
         this.lostTrigger = lostTrigger;
         this.lastFailure = lastFailure;
-        this.name = 'Interrupted';
     }
 }
 /**
@@ -30477,7 +30503,7 @@ function parseJenkinsJson(text, limit = MAX_JSON_DEPTH) {
 
 /***/ }),
 
-/***/ 413:
+/***/ 2285:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -32750,7 +32776,46 @@ async function reconcile(reader, expectation, options) {
 var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: external "node:string_decoder"
 const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+;// CONCATENATED MODULE: ./src/runner/commands.ts
+/**
+ * Whether the runner reads workflow commands right now. While Jenkins'
+ * console is printed they are stopped (follow/log-stream.ts
+ * withCommandsStopped), and a command of ours issued meanwhile (a warning, a
+ * debug line, an annotation: a retry or a read of the build can say one)
+ * would print as plain text. Those are held and issued, in order, once
+ * commands resume.
+ */
+/** Commands waiting for the runner; undefined while it reads them. */
+let held;
+/** Stopped regions open (a region inside another resumes with the outer one). */
+let depth = 0;
+/** Issues a command of ours now, or as soon as commands resume. */
+function whenCommandsRun(issue) {
+    if (held)
+        held.push(issue);
+    else
+        issue();
+}
+/** Marks commands stopped; the returned function marks them resumed and issues what was held. */
+function holdCommands() {
+    depth++;
+    held ??= [];
+    let released = false;
+    return () => {
+        if (released)
+            return;
+        released = true;
+        if (--depth > 0)
+            return;
+        const waiting = held ?? [];
+        held = undefined;
+        for (const issue of waiting)
+            issue();
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/follow/log-stream.ts
+
 
 
 const DEFAULT_TAIL_LINES = 50;
@@ -32980,17 +33045,20 @@ function cutToBytes(line, max) {
  * console lines from Jenkins (untrusted) cannot issue `::add-mask::`,
  * `::error::` or any other command. The resume token is random and never
  * shown before the stop, so the console cannot guess it to resume early.
- * Resumes even if fn throws. Whatever fn writes must end at a line start
+ * Resumes even if fn throws; commands of ours issued meanwhile (runner/commands.ts)
+ * follow the resume. Whatever fn writes must end at a line start
  * (ConsoleStreamer.flush() ensures it) for the resume marker to be recognised.
  */
 async function withCommandsStopped(write, fn) {
     const token = (0,external_node_crypto_.randomUUID)();
+    const release = holdCommands();
     write(`::stop-commands::${token}\n`);
     try {
         return await fn();
     }
     finally {
         write(`::${token}::\n`);
+        release();
     }
 }
 
@@ -33037,7 +33105,7 @@ function closestNames(name, candidates, max = 3) {
 }
 
 // EXTERNAL MODULE: ./src/util/wait.ts
-var util_wait = __nccwpck_require__(1643);
+var wait = __nccwpck_require__(1643);
 // EXTERNAL MODULE: ./src/util/error-text.ts
 var error_text = __nccwpck_require__(1992);
 ;// CONCATENATED MODULE: ./src/follow/branch.ts
@@ -33106,7 +33174,7 @@ async function scanAndWait(options) {
     out.startGroup(`Scan of ${projectName}`);
     try {
         for (;;) {
-            (0,util_wait/* throwIfAborted */.Te)(signal);
+            (0,wait/* throwIfAborted */.Te)(signal);
             // The scan's state first, then the branch: when the scan was over
             // before the branch was looked up, a missing branch is final.
             const scanItem = (await api.getQueue()).find(item => (0,job_path/* sameJob */.YU)(item.job, branch.project));
@@ -33148,7 +33216,7 @@ async function scanAndWait(options) {
                 close(true);
                 throw new Error(await missingBranch(options, `The scan of ${projectName} finished without a branch '${name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`));
             }
-            await (0,util_wait/* sleep */.yy)(pause, signal);
+            await (0,wait/* sleep */.yy)(pause, signal);
             pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5));
         }
     }
@@ -33294,10 +33362,1149 @@ async function jobOrUndefined(api, job) {
     }
 }
 
+// EXTERNAL MODULE: ./src/util/shorten.ts
+var shorten = __nccwpck_require__(2509);
+// EXTERNAL MODULE: ./src/jenkins/model/counts.ts
+var model_counts = __nccwpck_require__(2578);
+// EXTERNAL MODULE: ./src/jenkins/reads/decode.ts
+var decode = __nccwpck_require__(9828);
+// EXTERNAL MODULE: ./src/util/constants.ts
+var constants = __nccwpck_require__(2517);
+// EXTERNAL MODULE: ./src/jenkins/transport/json.ts
+var json = __nccwpck_require__(3808);
+;// CONCATENATED MODULE: ./src/jenkins/transport/responses.ts
+
+
+/** Statuses worth another try for a request that may safely repeat. */
+const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
+/** Jetty's 403 body when the crumb is missing or stale (jenkins-api.md 1.5). */
+function isCrumbRejection(status, body) {
+    return status === 403 && /No valid crumb/i.test(body);
+}
+/** Jenkins' "Authentication required" page: a 403 HTML meta refresh to /login?from= (jenkins-api.md 2.2, 10). */
+function isLoginPage(response, body) {
+    return (body.includes('/login?from=') ||
+        (response.contentType.includes('html') && /Authentication required/i.test(body)));
+}
+/** True when a body that should be JSON is an HTML page (login page, SSO proxy, error page). */
+function looksLikeHtml(response, body) {
+    return response.contentType.includes('text/html') || /^\s*</.test(body);
+}
+/** The error for an HTML page where JSON was expected. */
+function htmlError(context, status) {
+    return new errors/* JenkinsError */.fF('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.server}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`, status);
+}
+/** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
+function permissionName(id) {
+    const match = /^hudson\.model\.(Item|Hudson|Run|Computer|View)\.(\w+)$/.exec(id);
+    if (!match)
+        return id;
+    const group = { Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' }[match[1]];
+    return `${group}/${match[2]}`;
+}
+/**
+ * A one-line message from an error body, when there is a readable one: plain
+ * text, Jetty's error page title ("Error 400 Nothing is submitted"), or a
+ * JSON `message`. Jenkins' own HTML pages (404, oops) give nothing useful.
+ */
+function shortMessage(response, body) {
+    const type = response.contentType;
+    let text;
+    if (type.includes('json')) {
+        try {
+            // An error body too deep to read has no message to quote (JsonTooDeep).
+            const parsed = (0,json/* parseJenkinsJson */.m_)(body);
+            const message = parsed?.message;
+            if (typeof message === 'string')
+                text = message;
+        }
+        catch {
+            text = undefined;
+        }
+    }
+    else if (type.includes('html') || /^\s*</.test(body)) {
+        const title = /<title>\s*Error\s+\d{3}\s+([^<]+?)\s*<\/title>/i.exec(body);
+        text = title?.[1];
+    }
+    else {
+        text = body;
+    }
+    const line = text
+        ?.split(/\r?\n/)
+        .map(part => part.trim())
+        .find(part => part !== '');
+    if (!line)
+        return undefined;
+    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+/** The JenkinsError for a status that is not the success the caller wanted. */
+function errorForResponse(response, body, context) {
+    const status = response.status;
+    const at = `Jenkins at ${context.server}`;
+    const short = shortMessage(response, body);
+    const detail = short ? `: ${short}` : '';
+    switch (status) {
+        case 401:
+            // Jenkins' own 401 always challenges Basic with realm "Jenkins"
+            // (BasicAuthenticationEntryPoint, jenkins-api.md 2.1); one without it
+            // comes from something in front of Jenkins.
+            if (!/realm="?Jenkins/i.test(response.header('www-authenticate') ?? '')) {
+                return new errors/* JenkinsError */.fF('bad-credentials', `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`, status);
+            }
+            return new errors/* JenkinsError */.fF('bad-credentials', context.user
+                ? `${at} rejected the credentials for user '${context.user}' (401): check the user and API token`
+                : `${at} asked for credentials (401): set user and token`, status);
+        case 403:
+            return forbiddenError(response, body, context);
+        case 404:
+            return new errors/* JenkinsError */.fF('not-found', context.notFound ?? `${at} has no ${context.what} (404)`, status);
+        case 409:
+            return new errors/* JenkinsError */.fF('conflict', context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`, status);
+        case 400:
+        case 405:
+            return new errors/* JenkinsError */.fF('bad-request', `${at} rejected ${context.what} (${status}${detail})`, status);
+        case 431:
+            // Node's own server and most proxies allow 8-16 KiB of headers; the
+            // Authorization header is the one that can be that big.
+            return new errors/* JenkinsError */.fF('bad-request', `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`, status);
+        case 429:
+            return new errors/* JenkinsError */.fF('server', `${at} is rate-limiting requests (429) for ${context.what}`, status);
+    }
+    if (status >= 500) {
+        const hint = context.serverHint ? ` ${context.serverHint}` : '';
+        return new errors/* JenkinsError */.fF('server', `${at} failed ${context.what} (${status}${detail}).${hint}`, status);
+    }
+    return new errors/* JenkinsError */.fF('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`, status);
+}
+function forbiddenError(response, body, context) {
+    const at = `Jenkins at ${context.server}`;
+    if (isCrumbRejection(response.status, body)) {
+        return new errors/* JenkinsError */.fF('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
+    }
+    if (context.jobTokenSent)
+        return jobTokenRefused(body, context);
+    const required = response.header('x-required-permission');
+    const who = response.header('x-you-are-authenticated-as') ?? context.user;
+    // Anonymous callers get the login page, and no permission headers (2.2).
+    if (isLoginPage(response, body) || (!context.user && required === undefined)) {
+        if (context.jobTokenOnly)
+            return anonymousReadRefused(context);
+        const sent = context.user
+            ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
+            : '';
+        return new errors/* JenkinsError */.fF('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
+    }
+    const permission = required ? permissionName(required) : context.permission;
+    const needs = permission
+        ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
+        : 'the user lacks a permission';
+    return new errors/* JenkinsError */.fF('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
+}
+/**
+ * A trigger that carried the job token got a 403: BuildAuthorizationToken
+ * skips every permission check for the right token, so either the token is
+ * not the job's ("Invalid token provided.", shown to users; anonymous
+ * callers get the login page instead), or the job has no token and the
+ * caller lacks Job/Build. The token itself is never shown.
+ */
+function jobTokenRefused(body, context) {
+    const invalid = /Invalid token provided/.test(body);
+    const who = context.user ? `user '${context.user}'` : 'anonymous users';
+    return new errors/* JenkinsError */.fF('forbidden', `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`, 403);
+}
+/**
+ * An anonymous read refused while the step holds only a job token. Jenkins
+ * looks a job up (getItem needs Job/Read), serves the crumb (Overall/Read)
+ * and shows queue items and builds (Job/Read) only to callers who may read,
+ * whatever token they carry.
+ */
+function anonymousReadRefused(context) {
+    const at = `Jenkins at ${context.server}`;
+    return new errors/* JenkinsError */.fF('auth-required', context.following
+        ? `${at} refused anonymous read of ${context.what} (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
+        : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`, 403);
+}
+
+// EXTERNAL MODULE: external "node:timers/promises"
+var promises_ = __nccwpck_require__(8500);
+// EXTERNAL MODULE: ./src/util/duration.ts
+var util_duration = __nccwpck_require__(6518);
+;// CONCATENATED MODULE: ./src/jenkins/transport/silence.ts
+/** Lines closer together than this are left to the debug log. */
+const MIN_GAP_MS = 4_000;
+/** The visible lines of one client about requests that get no answer. */
+class SilenceNotices {
+    logger;
+    afterMs;
+    now;
+    lastAt = -Infinity;
+    constructor(logger, 
+    /** A request unanswered this long is said (the step's client: shorter before Jenkins ever answered). */
+    afterMs, now = Date.now) {
+        this.logger = logger;
+        this.afterMs = afterMs;
+        this.now = now;
+    }
+    /** Logs `message` in the normal log unless another such line went out less than MIN_GAP_MS ago; whether it did. */
+    say(message) {
+        const now = this.now();
+        if (now - this.lastAt < MIN_GAP_MS)
+            return false;
+        this.lastAt = now;
+        this.logger.info(message);
+        return true;
+    }
+}
+/** "1.5 s": tenths, as the request timeouts are said. */
+function seconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/transport/retry.ts
+
+
+
+
+const DEFAULT_RETRY_POLICY = {
+    attempts: 5,
+    baseDelayMs: 500,
+    maxDelayMs: 10_000
+};
+/** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
+const MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS = 60_000;
+/** Less time than this before the deadline is not worth another try. */
+const MIN_ATTEMPT_MS = 500;
+/**
+ * Thrown by an operation to ask for another try. `error` is what the caller
+ * gets when no try is left.
+ */
+class TransientFailure extends Error {
+    error;
+    reason;
+    retryAfterMs;
+    maxAttempts;
+    constructor(error, 
+    /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
+    reason, 
+    /** From a Retry-After header, when the server gave one. */
+    retryAfterMs, 
+    /** At most this many tries for this kind of failure (an HTML page, invalid JSON: a glitch, unless it repeats). */
+    maxAttempts) {
+        super(error.message);
+        this.error = error;
+        this.reason = reason;
+        this.retryAfterMs = retryAfterMs;
+        this.maxAttempts = maxAttempts;
+        this.name = 'TransientFailure';
+    }
+}
+/**
+ * Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
+ * Returns milliseconds to wait, or undefined when absent or unreadable.
+ */
+function parseRetryAfter(value, now = Date.now()) {
+    if (value === undefined)
+        return undefined;
+    const text = value.trim();
+    if (/^\d+$/.test(text))
+        return Number(text) * 1000;
+    if (!/[a-z]/i.test(text))
+        return undefined;
+    const date = Date.parse(text);
+    if (Number.isNaN(date))
+        return undefined;
+    return Math.max(0, date - now);
+}
+/**
+ * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
+ * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
+ * @internal
+ */
+function backoffDelay(retry, policy, random = Math.random) {
+    const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+    return Math.floor(random() * window);
+}
+/** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
+function pause(ms, signal, what) {
+    return (0,promises_.setTimeout)(ms, undefined, { signal }).catch((error) => {
+        throw signal?.aborted
+            ? new errors/* Interrupted */.j$(`Stopped waiting to ${what}: ${(0,errors/* stopReason */.PJ)(signal)}`, false)
+            : error;
+    });
+}
+/**
+ * Runs `operation` until it returns, throws something other than
+ * TransientFailure, runs out of tries, or there is no time left before the
+ * deadline. Every wait (backoff, Retry-After) is capped by the time left, so
+ * that the next try still comes before the deadline. On giving up, the last
+ * failure's JenkinsError is thrown.
+ *
+ * With a signal that fires at the deadline (the step's timeout), a failure
+ * with no time left to retry waits for it instead: running out of time is
+ * then the step's timeout, handled as one (remote work stopped), and not a
+ * failure that leaves it running.
+ */
+async function withRetry(operation, options) {
+    const { policy, deadline, logger, what, signal } = options;
+    const now = options.now ?? Date.now;
+    const attempts = Math.max(1, Math.floor(policy.attempts));
+    const started = now();
+    // Every give-up says the whole time waited, not only the last try's.
+    const tried = (attempt) => `after ${attempt} attempts in ${(0,util_duration/* formatDuration */.a3)(now() - started)}`;
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await operation(attempt, started);
+        }
+        catch (error) {
+            if (!(error instanceof TransientFailure))
+                throw error;
+            const asked = error.retryAfterMs === undefined
+                ? ''
+                : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`;
+            // A wait that the signal ends says what it was waiting out.
+            const failure = error.error.message;
+            const sleep = options.sleep ??
+                ((ms) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut) => {
+                    throw cut instanceof errors/* Interrupted */.j$
+                        ? new errors/* Interrupted */.j$(cut.message, false, { lastFailure: failure })
+                        : cut;
+                }));
+            const allowed = Math.min(attempts, error.maxAttempts ?? attempts);
+            if (attempt >= allowed)
+                throw giveUp(error.error, tried(attempt));
+            let delay = backoffDelay(attempt - 1, policy, options.random);
+            if (error.retryAfterMs !== undefined) {
+                if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
+                    throw giveUp(error.error, `Jenkins asked to retry after ${Math.round(error.retryAfterMs / 1000)} s`);
+                }
+                delay = Math.max(delay, error.retryAfterMs);
+            }
+            if (deadline !== undefined) {
+                const left = deadline - now();
+                if (left < MIN_ATTEMPT_MS) {
+                    if (signal && !signal.aborted)
+                        await sleep(Math.max(0, left) + 100);
+                    throw giveUp(error.error, `${tried(attempt)}; no time left before the deadline to retry`);
+                }
+                // Capped so that the next try starts with half the time left for it.
+                delay = Math.min(delay, Math.floor(left / 2));
+            }
+            logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
+            const waited = now() - started;
+            if (options.notice && waited >= options.notice.afterMs) {
+                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${seconds(delay)} (try ${attempt + 1} of ${allowed}, ${(0,util_duration/* formatDuration */.a3)(waited)} since the first)`);
+            }
+            await sleep(delay);
+        }
+    }
+}
+function giveUp(error, why) {
+    return new errors/* JenkinsError */.fF(error.kind, `${error.message} (${why})`, error.status);
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/reads/reads.ts
+
+
+
+
+
+
+
+/** Folder levels listJobs walks in its one request. */
+const LIST_DEPTH = 10;
+/** Newest builds Jenkins estimates the next build's length from (Job.getEstimatedDurationCandidates). */
+const ESTIMATE_BUILDS = 6;
+/** Finished builds kept as the job's history (the summary's "is this failure new?" line). */
+const HISTORY_BUILDS = 10;
+/** Builds asked for: the history's ten, and room for a few still running before them. */
+const JOB_BUILDS = 16;
+/**
+ * Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and
+ * keeps answers small). The six newest builds and the last successful one
+ * are what Jenkins estimates the next build's length from
+ * (Job.getEstimatedDurationCandidates): the follower aims its polls with
+ * them, at no extra request. The last successful build matters on a busy
+ * job, whose six newest builds may all still be running. The same list,
+ * a few builds longer (Stapler's range `{0,16}`, in Jenkins since long
+ * before 2.150.1), gives the job's last finished builds at no extra request.
+ * @internal
+ */
+const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`;
+/**
+ * The lists of a build whose elements are plugins' data: an action each
+ * (every plugin adds its own), a change set per SCM. One element nested too
+ * deep is left out with a warning and the rest of the build read (json.ts);
+ * any other part too deep (`number`, `result`, `artifacts`, any other
+ * field) still refuses the whole answer, as no real Jenkins sends it.
+ */
+const BUILD_PLUGIN_LISTS = ['actions', 'changeSets'];
+/**
+ * Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5).
+ * @internal
+ */
+const QUEUE_TREE = 'items[id,task[url,name],actions[causes[_class,userId],parameters[name,value]],inQueueSince,why]';
+/** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
+const FOLDER_CLASSES = new Set([
+    'com.cloudbees.hudson.plugins.folder.Folder',
+    'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
+    'jenkins.branch.OrganizationFolder'
+]);
+/**
+ * Multibranch projects: branch-api's MultiBranchProject subclasses
+ * (WorkflowMultiBranchProject for Pipelines, others from plugins) all end
+ * in MultiBranchProject; an OrganizationFolder holds such projects.
+ */
+function folderKindOf(className) {
+    if (className === undefined)
+        return 'folder';
+    if (/MultiBranchProject$/.test(className))
+        return 'multibranch';
+    if (className === 'jenkins.branch.OrganizationFolder')
+        return 'organization';
+    return 'folder';
+}
+/**
+ * `jobs[name,_class,jobs[…]]` nested `depth` levels.
+ * @internal
+ */
+function listTree(depth) {
+    let fields = 'name,_class';
+    for (let level = 1; level < depth; level++)
+        fields = `name,_class,jobs[${fields}]`;
+    return `jobs[${fields}]`;
+}
+/** A job's JSON, reduced to what triggering it needs. */
+async function getJob(http, job) {
+    // The crumb is needed before the trigger that usually follows: fetch it
+    // alongside the job to save a round trip.
+    http.prefetchCrumb();
+    const name = (0,job_path/* fullName */.fq)(job);
+    const data = await http.getJson('job', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
+    }));
+    const info = {
+        name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
+        fullName: typeof data.fullName === 'string' ? data.fullName : name,
+        // Jenkins' own `url` comes from its configured root URL, which may be
+        // another host (jenkins-api.md 9): always our base.
+        url: (0,job_path/* jobUrl */.Ne)(http.baseUrl, job),
+        parameterDefinitions: parameterDefinitions(data.property),
+        isFolder: isFolder(data)
+    };
+    if (typeof data._class === 'string')
+        info._class = data._class;
+    if (info.isFolder)
+        info.folderKind = folderKindOf(info._class);
+    if (typeof data.buildable === 'boolean')
+        info.buildable = data.buildable;
+    if (typeof data.disabled === 'boolean')
+        info.disabled = data.disabled;
+    if ((0,model_counts/* isBuildNumber */.Y_)(data.nextBuildNumber))
+        info.nextBuildNumber = data.nextBuildNumber;
+    const builds = buildSummaries(data.builds);
+    // A folder has no `builds`: no history, rather than an empty one.
+    if (Array.isArray(data.builds)) {
+        info.history = builds.filter(b => !b.building && b.result !== null).slice(0, HISTORY_BUILDS);
+    }
+    const recent = builds.slice(0, ESTIMATE_BUILDS);
+    // Older than the six newest when it is not among them: expectationFrom
+    // then finds it as Jenkins does, as the last successful build.
+    const [lastSuccessful] = buildSummaries([data.lastSuccessfulBuild]);
+    if (lastSuccessful && !recent.some(b => b.number === lastSuccessful.number)) {
+        recent.push(lastSuccessful);
+    }
+    if (recent.length > 0)
+        info.recent = recent;
+    return info;
+}
+/** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
+function buildSummaries(raw) {
+    return (Array.isArray(raw) ? raw : []).flatMap(entry => (0,decode/* buildSummaryOf */.Wi)(entry) ?? []);
+}
+/** Full names of every job below `folder` (root when empty), in one request. */
+async function listJobs(http, folder) {
+    const where = folder.length > 0 ? `folder '${(0,job_path/* fullName */.fq)(folder)}'` : 'the root';
+    const base = folder.length > 0 ? (0,job_path/* jobUrl */.Ne)(http.baseUrl, folder) : `${http.baseUrl}/`;
+    const data = await http.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
+        notFound: `Folder '${(0,job_path/* fullName */.fq)(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
+    }));
+    if (!Array.isArray(data.jobs)) {
+        throw new errors/* JenkinsError */.fF('bad-request', `'${(0,job_path/* fullName */.fq)(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`);
+    }
+    const names = [];
+    collectJobs(http, data.jobs, folder.length > 0 ? `${(0,job_path/* fullName */.fq)(folder)}/` : '', names);
+    return names;
+}
+/** A queue item's JSON. */
+async function getQueueItem(http, queueId) {
+    const item = await http.getJson('queue', `${(0,job_path/* queueItemUrl */.oJ)(http.baseUrl, queueId)}api/json`, http.context(`queue item ${queueId}`, {
+        notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
+        following: true
+    }));
+    if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`);
+    }
+    // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
+    if (typeof item.why === 'string')
+        item.why = http.redact(item.why);
+    if (!(0,model_counts/* isCount */.my)(item.inQueueSince))
+        delete item.inQueueSince;
+    const executable = item.executable;
+    if (executable && executable.number !== undefined) {
+        // A number that addresses no build would reach URLs and outputs.
+        if (!(0,model_counts/* isBuildNumber */.Y_)(executable.number)) {
+            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} with a build whose number is ${(0,model_counts/* shownValue */.JJ)(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
+        }
+        // Jenkins' own URL of the run, kept only when it sent one: requests go to
+        // the `url` input's host and build their URLs from it (jenkins-api.md 9).
+        item.executable =
+            typeof executable.url === 'string'
+                ? { number: executable.number, url: executable.url }
+                : { number: executable.number };
+    }
+    else if (executable !== undefined) {
+        // Left, its run not created yet (null), or an executable that names none.
+        item.executable = null;
+    }
+    return item;
+}
+/**
+ * The root URL Jenkins is configured with (`url` of `/api/json`,
+ * Jenkins.getRootUrl: what it writes in every item and build `url`), or
+ * null when none is configured (it then writes the request's host).
+ */
+async function rootUrl(http) {
+    const data = await http.getJson('root', `${http.baseUrl}/api/json?tree=url`, http.context('the root of Jenkins'));
+    return typeof data.url === 'string' && data.url !== '' ? data.url : null;
+}
+/** A build's JSON, by number or permalink. */
+async function getBuild(http, job, which, options = {}) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    const query = new URLSearchParams();
+    if (options.tree !== undefined)
+        query.set('tree', options.tree);
+    if (options.depth !== undefined)
+        query.set('depth', String(options.depth));
+    const search = query.toString();
+    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`;
+    const notFound = which === 'lastBuild'
+        ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
+        : which === 'lastSuccessfulBuild'
+            ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
+            : `Build #${which} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`;
+    const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, { notFound, following: true }), { droppable: BUILD_PLUGIN_LISTS });
+    if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`);
+    }
+    if (!(0,model_counts/* isBuildNumber */.Y_)(build.number)) {
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${(0,model_counts/* shownValue */.JJ)(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
+    }
+    const result = build.result;
+    // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
+    // else is a broken or hostile server, and would reach outputs and messages.
+    if (result !== undefined && result !== null && !constants/* BUILD_RESULTS */.IQ.some(r => r === result)) {
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${constants/* BUILD_RESULTS */.IQ.join(', ')}, or null while it runs`);
+    }
+    return (0,decode/* decodeBuild */.zr)(build);
+}
+/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
+function quote(value) {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+/** Every item waiting in the queue, with its task's item names, causes and parameters. */
+async function getQueue(http) {
+    const data = await http.getJson('queue', `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`, http.context('the queue'));
+    const items = [];
+    for (const raw of Array.isArray(data.items) ? data.items : []) {
+        const item = raw;
+        const url = item?.task?.url;
+        if (!(0,model_counts/* isCount */.my)(item?.id) || typeof url !== 'string')
+            continue;
+        const names = (0,decode/* jobNamesFromUrl */.$7)(url);
+        if (!names)
+            continue;
+        const userIds = (0,decode/* userIdsOf */.fN)(item.actions);
+        items.push({
+            id: item.id,
+            job: names,
+            causes: (0,decode/* causeClassesOf */.Zw)(item.actions),
+            ...(userIds ? { userIds } : {}),
+            parameters: (0,decode/* parametersOf */.mC)(item.actions),
+            ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
+        });
+    }
+    return items;
+}
+/**
+ * The job's most recent builds, newest first, with their queue ids (with
+ * `actions`, causes and parameters; with `outcome`, result, duration and
+ * whether they still run).
+ */
+async function recentBuilds(http, job, limit, options = {}) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    let fields = options.actions
+        ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
+        : 'number,queueId';
+    if (options.outcome)
+        fields += ',result,duration,building';
+    const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`;
+    const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(true)}`,
+        following: true
+    }));
+    return (0,decode/* buildsOf */.jV)(data.builds, options);
+}
+/** GET logText/progressiveText?start=N, its body streamed. */
+async function progressiveText(http, build, start) {
+    const name = (0,job_path/* fullName */.fq)(build.job);
+    const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`;
+    const context = http.context(`the console of build #${build.number} of '${name}'`, {
+        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`,
+        following: true
+    });
+    return http.read('log', url, context, response => {
+        if (response.contentType.includes('text/html')) {
+            // A login page now and then is an SSO proxy's blip; every time, it is the answer.
+            throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, 3);
+        }
+        const textSize = (0,model_counts/* countOf */.pq)(response.header('x-text-size'));
+        if (textSize === undefined) {
+            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
+        }
+        // Streamed, not buffered: a console can be hundreds of MB. The stream
+        // is still bounded (limits.ts: stall guard, deadline, cancel). The
+        // header is absent (never "false") once the log is complete (6.1).
+        return {
+            body: response.stream(),
+            textSize,
+            moreData: response.header('x-more-data') === 'true'
+        };
+    }, http.deadline);
+}
+// ---------------------------------------------------------------------------
+/**
+ * Full names of the jobs in a `jobs` tree, in Jenkins' order, folders
+ * walked in place. Without recursion and bounded to LIST_DEPTH levels: the
+ * answer is Jenkins', and a hostile one can nest far deeper than the tree
+ * asked for (a recursive walk overflowed the stack).
+ */
+function collectJobs(http, items, prefix, names) {
+    const stack = [
+        { items, prefix, next: 0 }
+    ];
+    let skipped = false;
+    while (stack.length > 0) {
+        const level = stack[stack.length - 1];
+        if (level.next >= level.items.length) {
+            stack.pop();
+            continue;
+        }
+        const item = level.items[level.next++];
+        if (typeof item?.name !== 'string')
+            continue;
+        const path = `${level.prefix}${item.name}`;
+        if (Array.isArray(item.jobs)) {
+            if (stack.length < LIST_DEPTH)
+                stack.push({ items: item.jobs, prefix: `${path}/`, next: 0 });
+            else
+                skipped = true;
+        }
+        else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
+            http.logger.debug(`Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`);
+        }
+        else {
+            names.push(path);
+        }
+    }
+    if (skipped) {
+        http.logger.debug(`Jenkins answered with folders nested deeper than the ${LIST_DEPTH} levels asked for; not listed`);
+    }
+}
+function isFolder(item) {
+    return ((typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs));
+}
+function parameterDefinitions(property) {
+    const definitions = [];
+    if (!Array.isArray(property))
+        return definitions;
+    for (const entry of property) {
+        const list = entry?.parameterDefinitions;
+        if (!Array.isArray(list))
+            continue;
+        for (const raw of list) {
+            const def = raw;
+            if (typeof def?.name !== 'string')
+                continue;
+            const definition = { name: def.name };
+            if (typeof def.type === 'string')
+                definition.type = def.type;
+            if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+                definition.defaultValue = def.defaultParameterValue.value;
+            }
+            if (Array.isArray(def.choices)) {
+                definition.choices = def.choices.filter((c) => typeof c === 'string');
+            }
+            definitions.push(definition);
+        }
+    }
+    return definitions;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/trigger/trigger.ts
+
+
+
+
+
+
+
+
+
+
+/** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
+const TRIGGER_SENDS = 4;
+/** Answers to a trigger that say it was refused without acting, so it may be sent again. */
+const TRIGGER_REFUSALS = new Set([429, 503]);
+/** Answers to a trigger from a proxy that may have passed it on before failing. */
+const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
+/**
+ * Queues one build of `job` and returns its queue item. When the answer to
+ * the POST is lost, Jenkins is asked what it did before the POST is sent again.
+ *
+ * Once the client's signal fired (cancel, timeout) nothing more is sent: no
+ * crumb, no POST, no resend. If a POST may have reached Jenkins (cut in
+ * flight, or its answer lost and being reconciled), the Interrupted error
+ * carries the LostTrigger, for the abort path to find and cancel what it
+ * queued (findLostTrigger) with its own client.
+ */
+async function trigger(http, info, job, params, options = {}) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    checkBuildable(http, info, name, params);
+    const undefinedNames = unknownParameters(info, params);
+    const parameterized = info.parameterDefinitions.length > 0;
+    const form = new URLSearchParams();
+    if (parameterized) {
+        for (const [key, value] of Object.entries(params)) {
+            if (undefinedNames.includes(key))
+                continue;
+            // Multi-value parameters are repeated fields.
+            for (const item of typeof value === 'string' ? [value] : value)
+                form.append(key, item);
+        }
+    }
+    // The job token travels in the form, never in the URL (where proxies and
+    // access logs would keep it). A request with `token` is recorded as a
+    // RemoteCause with `cause` as its note (ParameterizedJobMixIn.getBuildCause).
+    // An anonymous POST still needs a crumb: the CrumbFilter exempts only API
+    // tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
+    if (http.jobToken) {
+        form.append('token', http.jobToken);
+        if (options.cause)
+            form.append('cause', options.cause);
+    }
+    // /build on a parameterized job wants a `json` form and skips defaults;
+    // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
+    // `delay` is a request parameter; 0sec skips the quiet period (3.5).
+    const endpoint = parameterized ? 'buildWithParameters' : 'build';
+    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}${endpoint}?delay=0sec`;
+    const context = http.context(`the trigger of job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
+        conflict: disabledMessage(http, name),
+        permission: 'Job/Build',
+        jobTokenSent: http.jobToken !== undefined,
+        serverHint: parameterized
+            ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
+            : undefined
+    });
+    const expectation = {
+        job,
+        parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
+        user: http.user,
+        firstBuildNumber: info.nextBuildNumber
+    };
+    const jobPage = (0,job_path/* jobUrl */.Ne)(http.baseUrl, job);
+    let mayHaveQueued = false;
+    const interrupted = (error) => mayHaveQueued || error.sent
+        ? new errors/* Interrupted */.j$(`${error.message} (a trigger of '${name}' may have queued a build)`, error.sent, { lostTrigger: expectation, lastFailure: error.lastFailure })
+        : error;
+    for (let send = 1;; send++) {
+        let outcome;
+        try {
+            outcome = await triggerOnce(http, url, { form: form.toString() }, context, name);
+        }
+        catch (error) {
+            throw error instanceof errors/* Interrupted */.j$ ? interrupted(error) : error;
+        }
+        if ('queueId' in outcome) {
+            return {
+                queueId: outcome.queueId,
+                // Reverse proxies rewrite hosts, and the Location follows the request's
+                // own host (jenkins-api.md 3.1): rebuild it on our base.
+                queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, outcome.queueId),
+                merged: outcome.merged,
+                unknownParameters: undefinedNames
+            };
+        }
+        // The answer was lost: look for what Jenkins did before sending again
+        // (reconcile.ts says why, and what risk remains).
+        mayHaveQueued = true;
+        const lost = outcome.lost;
+        const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
+        const unknown = (why) => new errors/* JenkinsError */.fF(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`, lost.error.status);
+        if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
+            throw unknown('no time left before the step timeout to check');
+        }
+        let adopted;
+        try {
+            adopted = await reconcile(reconcileReader(http, job), expectation, {
+                settleMs,
+                sleep: ms => http.pause(ms, 'look for the lost trigger again'),
+                logger: http.logger
+            });
+        }
+        catch (error) {
+            if (error instanceof errors/* Interrupted */.j$)
+                throw interrupted(error);
+            http.logger.debug(`Could not look for the lost trigger: ${(0,error_text/* errorText */.k)(error)}`);
+            throw unknown('and Jenkins could not be asked what it did');
+        }
+        if (adopted) {
+            http.logger.info(adopted.from === 'queue'
+                ? `Trigger answer lost (${lost.reason}); Jenkins shows queue item ${adopted.queueId} of '${name}' with these parameters: following it.`
+                : `Trigger answer lost (${lost.reason}); Jenkins shows build #${adopted.buildNumber ?? '?'} of '${name}' with these parameters (queue item ${adopted.queueId}): following it.`);
+            return {
+                queueId: adopted.queueId,
+                queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, adopted.queueId),
+                merged: false,
+                unknownParameters: undefinedNames,
+                adopted: adopted.from
+            };
+        }
+        if (send >= TRIGGER_SENDS) {
+            throw unknown(`${send} answers lost, and Jenkins showed no queued item or build for any`);
+        }
+        http.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
+    }
+}
+/** Names in `params` the job does not define: Jenkins drops them silently. */
+function unknownParameters(info, params) {
+    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
+    return Object.keys(params).filter(key => !defined.has(key));
+}
+/**
+ * Refuses what cannot be built before anything is sent: a folder, a
+ * disabled job, a value a choice parameter does not list (`params`).
+ */
+function checkBuildable(http, info, name, params = {}) {
+    // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
+    if (info.isFolder)
+        throw notAJob(info, name, http.baseUrl);
+    if (info.disabled === true || info.buildable === false) {
+        throw new errors/* JenkinsError */.fF('conflict', disabledMessage(http, name));
+    }
+    checkChoices(info, name, params);
+}
+/** Choices named in a refusal; a job may list hundreds. */
+const MAX_CHOICES_SHOWN = 20;
+/**
+ * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
+ * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
+ * jenkins-api.md 3.2); the job read holds the list, so the step says so
+ * first and sends nothing. Only core's choice parameter: plugins' choice
+ * parameters (Active Choices, Extended Choice) may accept other values.
+ */
+function checkChoices(info, name, params) {
+    for (const definition of info.parameterDefinitions) {
+        const value = params[definition.name];
+        if (typeof value !== 'string')
+            continue;
+        const choices = definition.choices;
+        if (definition.type !== 'ChoiceParameterDefinition' || !choices?.length)
+            continue;
+        if (choices.includes(value))
+            continue;
+        const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${(0,util_names/* shortName */.l)(choice)}'`);
+        const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : '';
+        throw new errors/* JenkinsError */.fF('bad-request', `Parameter '${(0,util_names/* shortName */.l)(definition.name)}' of job '${name}' is '${(0,util_names/* shortName */.l)(value)}', which is not one of its choices: ${shown.join(', ')}${more}. Nothing was triggered.`);
+    }
+}
+/** How long the abort path gives a lost trigger to show up before its second look. */
+const LOST_SETTLE_MS = 1000;
+/**
+ * Looks for what a lost trigger queued (reads only: never a new POST), with
+ * a second look after a short settle when the client's deadline leaves time.
+ */
+async function findLostTrigger(http, lost) {
+    const left = http.deadline === undefined ? Infinity : http.deadline - Date.now();
+    const adopted = await reconcile(reconcileReader(http, lost.job), lost, {
+        settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
+        sleep: ms => http.pause(ms, 'look for the lost trigger again'),
+        logger: http.logger
+    });
+    if (!adopted)
+        return undefined;
+    return adopted.buildNumber === undefined
+        ? { queueId: adopted.queueId }
+        : { queueId: adopted.queueId, buildNumber: adopted.buildNumber };
+}
+/**
+ * One trigger POST. A refusal that provably did nothing (503, 429,
+ * connection refused) is retried inside; an answer that may hide an action
+ * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
+ */
+async function triggerOnce(http, url, payload, context, name) {
+    let lost;
+    let answer;
+    try {
+        answer = await http.post('trigger', url, context, {
+            ...payload,
+            // Only a refusal that did nothing is sent again here: a second POST
+            // that reaches Jenkins queues a second build.
+            retryStatuses: TRIGGER_REFUSALS,
+            retryNetwork: failure => failure.notSent,
+            onNetworkFailure: failure => {
+                lost = {
+                    error: failure.error,
+                    reason: failure.reason,
+                    slow: failure.error.kind === 'timeout'
+                };
+                return failure.error;
+            },
+            deadline: http.deadline
+        });
+    }
+    catch (error) {
+        if (lost && error instanceof errors/* JenkinsError */.fF && error.kind !== 'aborted')
+            return { lost };
+        throw error;
+    }
+    const { response, body } = answer;
+    // Jenkins' own 500 is its answer: it refused the request (a parameter
+    // value it does not accept), and a second send would be refused again.
+    const refusal = response.status === 500 ? jenkinsRefusal(response, body) : undefined;
+    if (refusal) {
+        throw new errors/* JenkinsError */.fF('bad-request', `Jenkins at ${http.baseUrl} refused to trigger job '${name}' (500): ${refusal}.`, 500);
+    }
+    if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
+        // A proxy's error says nothing of whether Jenkins got the POST.
+        return {
+            lost: {
+                error: errorForResponse(response, body, context),
+                reason: String(response.status),
+                slow: response.status === 504
+            }
+        };
+    }
+    if (response.status >= 400)
+        throw errorForResponse(response, body, context);
+    const queueId = response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined;
+    if (queueId === undefined) {
+        const location = response.header('location');
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
+    }
+    return { queueId, merged: response.status === 303 };
+}
+/** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
+function reconcileReader(http, job) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    return {
+        queue: async () => (await getQueue(http)).map(({ id, job, parameters, causes, userIds }) => ({
+            id,
+            job,
+            parameters,
+            causes,
+            ...(userIds ? { userIds } : {})
+        })),
+        builds: async () => {
+            const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, http.context(`the builds of job '${name}'`));
+            return (0,decode/* buildsOf */.jV)(data.builds, { actions: true }).map(build => ({
+                ...build,
+                causes: build.causes ?? [],
+                parameters: build.parameters ?? []
+            }));
+        }
+    };
+}
+function disabledMessage(http, name) {
+    return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`;
+}
+/** The queue item id from a trigger's Location (`…/queue/item/<id>/`), or undefined. */
+function queueIdOf(response) {
+    const location = response.header('location');
+    if (!location)
+        return undefined;
+    let path;
+    try {
+        path = new URL(location, response.url).pathname;
+    }
+    catch {
+        return undefined;
+    }
+    const match = /\/queue\/item\/(\d+)\/?$/.exec(path);
+    return (0,model_counts/* countOf */.pq)(match?.[1]);
+}
+/**
+ * Whether Jenkins itself produced an error answer rather than a proxy in
+ * front of it: Jenkins' own pages (oops, layout) carry X-Jenkins (jenkins-api.md
+ * 10). A 500 from Jenkins on a trigger is an exception while reading the
+ * parameters (an illegal choice, 3.2), before anything was queued.
+ */
+function fromJenkins(response) {
+    return response.header('x-jenkins') !== undefined;
+}
+/** The exception a parameter definition throws for a value it refuses, as a stack trace shows it. */
+const REFUSAL = /\bIllegalArgumentException: ([^\r\n<]+)/;
+/** Jenkins' error page (core jenkins/model/Jenkins/oops.jelly) and the id its log files the exception under. */
+const OOPS_PAGE = /A problem occurred while processing the request/;
+const LOGGING_ID = /Logging ID=([0-9a-fA-F-]{1,64})/;
+/** Characters of Jenkins' reason quoted. */
+const REASON_CHARS = 300;
+/**
+ * Why Jenkins refused a request with its own 500, or undefined when the
+ * 500 is not Jenkins' (a proxy's, which may hide a POST that reached Jenkins:
+ * reconciled as a lost answer). Jenkins' is told by its headers (X-Jenkins,
+ * which a proxy may strip) or by its body: its error page, or the
+ * IllegalArgumentException a parameter definition throws ("Illegal choice
+ * for parameter ENV: qa", jenkins-api.md 3.2), which no proxy writes. The
+ * page quotes the exception only when Jenkins shows stack traces
+ * (-Djenkins.model.Jenkins.SHOW_STACK_TRACE=true, or before 2.x); else its
+ * Logging ID is what leads to the reason in Jenkins' log.
+ */
+function jenkinsRefusal(response, body) {
+    const text = decodeHtml(body);
+    const reason = REFUSAL.exec(text)?.[1]?.trim();
+    if (reason)
+        return (0,shorten/* cut */.J)(reason, REASON_CHARS);
+    if (!fromJenkins(response) && !OOPS_PAGE.test(text))
+        return undefined;
+    const id = LOGGING_ID.exec(text)?.[1];
+    return `its error page gives no reason${id ? `; its log has it under Logging ID ${id}` : ''} (a parameter value it does not accept, such as a choice not in the list, is the usual one)`;
+}
+/** The text of an HTML page's character references, for a reason quoted from it. */
+function decodeHtml(text) {
+    const named = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+    return text.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (match, ref) => {
+        if (ref.startsWith('#')) {
+            const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : Number(ref.slice(1));
+            return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : match;
+        }
+        return named[ref] ?? match;
+    });
+}
+function safePath(location, base) {
+    try {
+        return new URL(location, base).pathname;
+    }
+    catch {
+        return '(invalid location)';
+    }
+}
+/** The error for building an item that is not a job: what it is, and which input names a job in it. */
+function notAJob(info, name, origin) {
+    const where = `(${info._class ?? 'folder'}, on ${origin})`;
+    switch (info.folderKind) {
+        case 'multibranch':
+            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`);
+        case 'organization':
+            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`);
+        default:
+            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/follow/build-parts.ts
+
+
+
+
+
+
+
+/** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
+async function lastBuild(api, job, mode) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    const which = mode === 'last' ? 'lastBuild' : 'lastSuccessfulBuild';
+    try {
+        return await api.getBuild(job, which);
+    }
+    catch (error) {
+        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
+            throw error;
+        // Tell "no such job" (or not a job) from "no such build": all are 404.
+        const info = await api.getJob(job);
+        if (info.isFolder)
+            throw notAJob(info, name, api.baseUrl);
+        throw new errors/* JenkinsError */.fF('not-found', `Jenkins job ${name} has no ${mode === 'last' ? '' : 'successful '}build yet (build: ${mode}), on ${api.baseUrl}.`, 404);
+    }
+}
+/** A 404 on a job, with the closest job names Jenkins has. */
+async function withJobSuggestions(api, job, error, logger) {
+    if (job.length === 0)
+        return error.message;
+    try {
+        const close = closestNames((0,job_path/* fullName */.fq)(job), await api.listJobs([]));
+        if (close.length)
+            return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(util_names/* shortName */.l).join(', ')}?`;
+    }
+    catch (listError) {
+        logger.debug(`Could not list jobs for suggestions: ${(0,error_text/* errorText */.k)(listError)}`);
+    }
+    return error.message;
+}
+/**
+ * The queue item of the build branch indexing started, in the shape of a
+ * trigger's answer. It counts as merged (shared): every run that scanned for
+ * the branch follows this one build, and Jenkins cannot say which do (the
+ * build carries one BranchIndexingCause whoever asked for the scan:
+ * branch-api's MultiBranchProject.scheduleBuild), so no run stops it.
+ */
+function indexingBuildQueued(api, info, parameters, queueId) {
+    return {
+        queueId,
+        queueUrl: (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, queueId),
+        merged: true,
+        unknownParameters: unknownParameters(info, parameters)
+    };
+}
+/** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */
+function warnUnknownParameters(unknown, info, job, logger) {
+    const defined = info.parameterDefinitions.map(p => p.name);
+    for (const name of unknown) {
+        const close = closestNames(name, defined, 1)[0];
+        const hint = close
+            ? ` Did you mean '${close}'?`
+            : defined.length
+                ? ` It defines: ${defined.join(', ')}.`
+                : ' It takes no parameters.';
+        logger.warning(`Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`);
+    }
+}
+/** A commit status description for a step that failed before the build's result was known. */
+function statusFailure(error, signal) {
+    if (error instanceof wait/* StepAborted */.M4 || signal.aborted) {
+        return (0,wait/* abortReason */.Js)(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
+    }
+    return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed';
+}
+/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
+function stdoutDrained() {
+    const out = process.stdout;
+    if (!out.writableNeedDrain)
+        return Promise.resolve();
+    return new Promise(resolve => {
+        const done = () => {
+            out.off('drain', done).off('close', done).off('error', done);
+            resolve();
+        };
+        out.on('drain', done).on('close', done).on('error', done);
+    });
+}
+
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
@@ -36245,7 +37452,7 @@ var util_logger = __nccwpck_require__(6618);
 const nodeWalkFs = {
     lstat: async (path) => {
         try {
-            return await (0,promises_namespaceObject.lstat)(path);
+            return await (0,external_node_fs_promises_namespaceObject.lstat)(path);
         }
         catch (error) {
             if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR'))
@@ -36253,11 +37460,11 @@ const nodeWalkFs = {
             throw error;
         }
     },
-    realpath: path => (0,promises_namespaceObject.realpath)(path),
-    readlink: path => (0,promises_namespaceObject.readlink)(path),
+    realpath: path => (0,external_node_fs_promises_namespaceObject.realpath)(path),
+    readlink: path => (0,external_node_fs_promises_namespaceObject.readlink)(path),
     mkdir: async (path) => {
         try {
-            await (0,promises_namespaceObject.mkdir)(path);
+            await (0,external_node_fs_promises_namespaceObject.mkdir)(path);
         }
         catch (error) {
             // Another download may have made it a moment ago: the walk looks again.
@@ -36569,7 +37776,7 @@ async function downloadOne(api, build, path, root, rootReal, outcome, logger, si
         logger.info(`Downloaded artifact ${JSON.stringify(path)} (${(0,bytes/* formatBytes */.z)(done.bytes)}).`);
     }
     catch (error) {
-        (0,util_wait/* throwIfAborted */.Te)(signal);
+        (0,wait/* throwIfAborted */.Te)(signal);
         if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
             throw error;
         const message = (0,error_text/* errorText */.k)(error);
@@ -36594,10 +37801,10 @@ async function openSink(target) {
             collectAt = bytes + COLLECT_EVERY;
             (0,heap/* collectYoungGarbage */.u)();
         },
-        commit: () => (0,promises_namespaceObject.rename)(temp, target),
+        commit: () => (0,external_node_fs_promises_namespaceObject.rename)(temp, target),
         discard: async () => {
             stream.destroy();
-            await (0,promises_namespaceObject.rm)(temp, { force: true });
+            await (0,external_node_fs_promises_namespaceObject.rm)(temp, { force: true });
         }
     };
 }
@@ -36608,8 +37815,8 @@ async function openSink(target) {
  */
 async function prepareRoot(root, workspace) {
     // The workspace itself is the runner's (a test's may not exist yet): made as it is.
-    await (0,promises_namespaceObject.mkdir)(workspace, { recursive: true });
-    const workspaceReal = await (0,promises_namespaceObject.realpath)(workspace);
+    await (0,external_node_fs_promises_namespaceObject.mkdir)(workspace, { recursive: true });
+    const workspaceReal = await (0,external_node_fs_promises_namespaceObject.realpath)(workspace);
     const segments = (0,external_node_path_namespaceObject.relative)(workspace, root)
         .split(external_node_path_namespaceObject.sep)
         .filter(s => s !== '');
@@ -36636,1062 +37843,6 @@ function warnUnmatched(pattern, paths, build, logger) {
 }
 function posix(path) {
     return external_node_path_namespaceObject.sep === '/' ? path : path.split(external_node_path_namespaceObject.sep).join('/');
-}
-
-// EXTERNAL MODULE: ./src/outcome/values.ts
-var values = __nccwpck_require__(2472);
-// EXTERNAL MODULE: ./src/util/shorten.ts
-var shorten = __nccwpck_require__(2509);
-// EXTERNAL MODULE: ./src/jenkins/model/counts.ts
-var model_counts = __nccwpck_require__(2578);
-// EXTERNAL MODULE: ./src/jenkins/reads/decode.ts
-var decode = __nccwpck_require__(9828);
-// EXTERNAL MODULE: ./src/util/constants.ts
-var constants = __nccwpck_require__(2517);
-// EXTERNAL MODULE: ./src/jenkins/transport/json.ts
-var json = __nccwpck_require__(3808);
-;// CONCATENATED MODULE: ./src/jenkins/transport/responses.ts
-
-
-/** Statuses worth another try for a request that may safely repeat. */
-const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
-/** Jetty's 403 body when the crumb is missing or stale (jenkins-api.md 1.5). */
-function isCrumbRejection(status, body) {
-    return status === 403 && /No valid crumb/i.test(body);
-}
-/** Jenkins' "Authentication required" page: a 403 HTML meta refresh to /login?from= (jenkins-api.md 2.2, 10). */
-function isLoginPage(response, body) {
-    return (body.includes('/login?from=') ||
-        (response.contentType.includes('html') && /Authentication required/i.test(body)));
-}
-/** True when a body that should be JSON is an HTML page (login page, SSO proxy, error page). */
-function looksLikeHtml(response, body) {
-    return response.contentType.includes('text/html') || /^\s*</.test(body);
-}
-/** The error for an HTML page where JSON was expected. */
-function htmlError(context, status) {
-    return new errors/* JenkinsError */.fF('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.server}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`, status);
-}
-/** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
-function permissionName(id) {
-    const match = /^hudson\.model\.(Item|Hudson|Run|Computer|View)\.(\w+)$/.exec(id);
-    if (!match)
-        return id;
-    const group = { Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' }[match[1]];
-    return `${group}/${match[2]}`;
-}
-/**
- * A one-line message from an error body, when there is a readable one: plain
- * text, Jetty's error page title ("Error 400 Nothing is submitted"), or a
- * JSON `message`. Jenkins' own HTML pages (404, oops) give nothing useful.
- */
-function shortMessage(response, body) {
-    const type = response.contentType;
-    let text;
-    if (type.includes('json')) {
-        try {
-            // An error body too deep to read has no message to quote (JsonTooDeep).
-            const parsed = (0,json/* parseJenkinsJson */.m_)(body);
-            const message = parsed?.message;
-            if (typeof message === 'string')
-                text = message;
-        }
-        catch {
-            text = undefined;
-        }
-    }
-    else if (type.includes('html') || /^\s*</.test(body)) {
-        const title = /<title>\s*Error\s+\d{3}\s+([^<]+?)\s*<\/title>/i.exec(body);
-        text = title?.[1];
-    }
-    else {
-        text = body;
-    }
-    const line = text
-        ?.split(/\r?\n/)
-        .map(part => part.trim())
-        .find(part => part !== '');
-    if (!line)
-        return undefined;
-    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
-/** The JenkinsError for a status that is not the success the caller wanted. */
-function errorForResponse(response, body, context) {
-    const status = response.status;
-    const at = `Jenkins at ${context.server}`;
-    const short = shortMessage(response, body);
-    const detail = short ? `: ${short}` : '';
-    switch (status) {
-        case 401:
-            // Jenkins' own 401 always challenges Basic with realm "Jenkins"
-            // (BasicAuthenticationEntryPoint, jenkins-api.md 2.1); one without it
-            // comes from something in front of Jenkins.
-            if (!/realm="?Jenkins/i.test(response.header('www-authenticate') ?? '')) {
-                return new errors/* JenkinsError */.fF('bad-credentials', `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`, status);
-            }
-            return new errors/* JenkinsError */.fF('bad-credentials', context.user
-                ? `${at} rejected the credentials for user '${context.user}' (401): check the user and API token`
-                : `${at} asked for credentials (401): set user and token`, status);
-        case 403:
-            return forbiddenError(response, body, context);
-        case 404:
-            return new errors/* JenkinsError */.fF('not-found', context.notFound ?? `${at} has no ${context.what} (404)`, status);
-        case 409:
-            return new errors/* JenkinsError */.fF('conflict', context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`, status);
-        case 400:
-        case 405:
-            return new errors/* JenkinsError */.fF('bad-request', `${at} rejected ${context.what} (${status}${detail})`, status);
-        case 431:
-            // Node's own server and most proxies allow 8-16 KiB of headers; the
-            // Authorization header is the one that can be that big.
-            return new errors/* JenkinsError */.fF('bad-request', `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`, status);
-        case 429:
-            return new errors/* JenkinsError */.fF('server', `${at} is rate-limiting requests (429) for ${context.what}`, status);
-    }
-    if (status >= 500) {
-        const hint = context.serverHint ? ` ${context.serverHint}` : '';
-        return new errors/* JenkinsError */.fF('server', `${at} failed ${context.what} (${status}${detail}).${hint}`, status);
-    }
-    return new errors/* JenkinsError */.fF('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`, status);
-}
-function forbiddenError(response, body, context) {
-    const at = `Jenkins at ${context.server}`;
-    if (isCrumbRejection(response.status, body)) {
-        return new errors/* JenkinsError */.fF('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
-    }
-    if (context.jobTokenSent)
-        return jobTokenRefused(body, context);
-    const required = response.header('x-required-permission');
-    const who = response.header('x-you-are-authenticated-as') ?? context.user;
-    // Anonymous callers get the login page, and no permission headers (2.2).
-    if (isLoginPage(response, body) || (!context.user && required === undefined)) {
-        if (context.jobTokenOnly)
-            return anonymousReadRefused(context);
-        const sent = context.user
-            ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
-            : '';
-        return new errors/* JenkinsError */.fF('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
-    }
-    const permission = required ? permissionName(required) : context.permission;
-    const needs = permission
-        ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
-        : 'the user lacks a permission';
-    return new errors/* JenkinsError */.fF('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
-}
-/**
- * A trigger that carried the job token got a 403: BuildAuthorizationToken
- * skips every permission check for the right token, so either the token is
- * not the job's ("Invalid token provided.", shown to users; anonymous
- * callers get the login page instead), or the job has no token and the
- * caller lacks Job/Build. The token itself is never shown.
- */
-function jobTokenRefused(body, context) {
-    const invalid = /Invalid token provided/.test(body);
-    const who = context.user ? `user '${context.user}'` : 'anonymous users';
-    return new errors/* JenkinsError */.fF('forbidden', `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`, 403);
-}
-/**
- * An anonymous read refused while the step holds only a job token. Jenkins
- * looks a job up (getItem needs Job/Read), serves the crumb (Overall/Read)
- * and shows queue items and builds (Job/Read) only to callers who may read,
- * whatever token they carry.
- */
-function anonymousReadRefused(context) {
-    const at = `Jenkins at ${context.server}`;
-    return new errors/* JenkinsError */.fF('auth-required', context.following
-        ? `${at} refused anonymous read of ${context.what} (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
-        : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`, 403);
-}
-
-// EXTERNAL MODULE: external "node:timers/promises"
-var promises_ = __nccwpck_require__(8500);
-// EXTERNAL MODULE: ./src/util/duration.ts
-var util_duration = __nccwpck_require__(6518);
-;// CONCATENATED MODULE: ./src/jenkins/transport/silence.ts
-/** Lines closer together than this are left to the debug log. */
-const MIN_GAP_MS = 4_000;
-/** The visible lines of one client about requests that get no answer. */
-class SilenceNotices {
-    logger;
-    afterMs;
-    now;
-    lastAt = -Infinity;
-    constructor(logger, 
-    /** A request unanswered this long is said (the step's client: shorter before Jenkins ever answered). */
-    afterMs, now = Date.now) {
-        this.logger = logger;
-        this.afterMs = afterMs;
-        this.now = now;
-    }
-    /** Logs `message` in the normal log unless another such line went out less than MIN_GAP_MS ago; whether it did. */
-    say(message) {
-        const now = this.now();
-        if (now - this.lastAt < MIN_GAP_MS)
-            return false;
-        this.lastAt = now;
-        this.logger.info(message);
-        return true;
-    }
-}
-/** "1.5 s": tenths, as the request timeouts are said. */
-function seconds(ms) {
-    return `${(ms / 1000).toFixed(1)} s`;
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/transport/retry.ts
-
-
-
-
-const DEFAULT_RETRY_POLICY = {
-    attempts: 5,
-    baseDelayMs: 500,
-    maxDelayMs: 10_000
-};
-/** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
-const MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS = 60_000;
-/** Less time than this before the deadline is not worth another try. */
-const MIN_ATTEMPT_MS = 500;
-/**
- * Thrown by an operation to ask for another try. `error` is what the caller
- * gets when no try is left.
- */
-class TransientFailure extends Error {
-    error;
-    reason;
-    retryAfterMs;
-    maxAttempts;
-    constructor(error, 
-    /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
-    reason, 
-    /** From a Retry-After header, when the server gave one. */
-    retryAfterMs, 
-    /** At most this many tries for this kind of failure (an HTML page, invalid JSON: a glitch, unless it repeats). */
-    maxAttempts) {
-        super(error.message);
-        this.error = error;
-        this.reason = reason;
-        this.retryAfterMs = retryAfterMs;
-        this.maxAttempts = maxAttempts;
-        this.name = 'TransientFailure';
-    }
-}
-/**
- * Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
- * Returns milliseconds to wait, or undefined when absent or unreadable.
- */
-function parseRetryAfter(value, now = Date.now()) {
-    if (value === undefined)
-        return undefined;
-    const text = value.trim();
-    if (/^\d+$/.test(text))
-        return Number(text) * 1000;
-    if (!/[a-z]/i.test(text))
-        return undefined;
-    const date = Date.parse(text);
-    if (Number.isNaN(date))
-        return undefined;
-    return Math.max(0, date - now);
-}
-/**
- * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
- * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
- * @internal
- */
-function backoffDelay(retry, policy, random = Math.random) {
-    const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
-    return Math.floor(random() * window);
-}
-/** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
-function pause(ms, signal, what) {
-    return (0,promises_.setTimeout)(ms, undefined, { signal }).catch((error) => {
-        throw signal?.aborted
-            ? new errors/* Interrupted */.j$(`Stopped waiting to ${what}: ${(0,errors/* stopReason */.PJ)(signal)}`, false)
-            : error;
-    });
-}
-/**
- * Runs `operation` until it returns, throws something other than
- * TransientFailure, runs out of tries, or there is no time left before the
- * deadline. Every wait (backoff, Retry-After) is capped by the time left, so
- * that the next try still comes before the deadline. On giving up, the last
- * failure's JenkinsError is thrown.
- *
- * With a signal that fires at the deadline (the step's timeout), a failure
- * with no time left to retry waits for it instead: running out of time is
- * then the step's timeout, handled as one (remote work stopped), and not a
- * failure that leaves it running.
- */
-async function withRetry(operation, options) {
-    const { policy, deadline, logger, what, signal } = options;
-    const now = options.now ?? Date.now;
-    const attempts = Math.max(1, Math.floor(policy.attempts));
-    const started = now();
-    // Every give-up says the whole time waited, not only the last try's.
-    const tried = (attempt) => `after ${attempt} attempts in ${(0,util_duration/* formatDuration */.a3)(now() - started)}`;
-    for (let attempt = 1;; attempt++) {
-        try {
-            return await operation(attempt, started);
-        }
-        catch (error) {
-            if (!(error instanceof TransientFailure))
-                throw error;
-            const asked = error.retryAfterMs === undefined
-                ? ''
-                : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`;
-            // A wait that the signal ends says what it was waiting out.
-            const failure = error.error.message;
-            const sleep = options.sleep ??
-                ((ms) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut) => {
-                    throw cut instanceof errors/* Interrupted */.j$
-                        ? new errors/* Interrupted */.j$(cut.message, false, undefined, failure)
-                        : cut;
-                }));
-            const allowed = Math.min(attempts, error.maxAttempts ?? attempts);
-            if (attempt >= allowed)
-                throw giveUp(error.error, tried(attempt));
-            let delay = backoffDelay(attempt - 1, policy, options.random);
-            if (error.retryAfterMs !== undefined) {
-                if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
-                    throw giveUp(error.error, `Jenkins asked to retry after ${Math.round(error.retryAfterMs / 1000)} s`);
-                }
-                delay = Math.max(delay, error.retryAfterMs);
-            }
-            if (deadline !== undefined) {
-                const left = deadline - now();
-                if (left < MIN_ATTEMPT_MS) {
-                    if (signal && !signal.aborted)
-                        await sleep(Math.max(0, left) + 100);
-                    throw giveUp(error.error, `${tried(attempt)}; no time left before the deadline to retry`);
-                }
-                // Capped so that the next try starts with half the time left for it.
-                delay = Math.min(delay, Math.floor(left / 2));
-            }
-            logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
-            const waited = now() - started;
-            if (options.notice && waited >= options.notice.afterMs) {
-                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${seconds(delay)} (try ${attempt + 1} of ${allowed}, ${(0,util_duration/* formatDuration */.a3)(waited)} since the first)`);
-            }
-            await sleep(delay);
-        }
-    }
-}
-function giveUp(error, why) {
-    return new errors/* JenkinsError */.fF(error.kind, `${error.message} (${why})`, error.status);
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/reads/reads.ts
-
-
-
-
-
-
-
-/** Folder levels listJobs walks in its one request. */
-const LIST_DEPTH = 10;
-/** Newest builds Jenkins estimates the next build's length from (Job.getEstimatedDurationCandidates). */
-const ESTIMATE_BUILDS = 6;
-/** Finished builds kept as the job's history (the summary's "is this failure new?" line). */
-const HISTORY_BUILDS = 10;
-/** Builds asked for: the history's ten, and room for a few still running before them. */
-const JOB_BUILDS = 16;
-/**
- * Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and
- * keeps answers small). The six newest builds and the last successful one
- * are what Jenkins estimates the next build's length from
- * (Job.getEstimatedDurationCandidates): the follower aims its polls with
- * them, at no extra request. The last successful build matters on a busy
- * job, whose six newest builds may all still be running. The same list,
- * a few builds longer (Stapler's range `{0,16}`, in Jenkins since long
- * before 2.150.1), gives the job's last finished builds at no extra request.
- * @internal
- */
-const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`;
-/**
- * The lists of a build whose elements are plugins' data: an action each
- * (every plugin adds its own), a change set per SCM. One element nested too
- * deep is left out with a warning and the rest of the build read (json.ts);
- * any other part too deep (`number`, `result`, `artifacts`, any other
- * field) still refuses the whole answer, as no real Jenkins sends it.
- */
-const BUILD_PLUGIN_LISTS = ['actions', 'changeSets'];
-/**
- * Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5).
- * @internal
- */
-const QUEUE_TREE = 'items[id,task[url,name],actions[causes[_class,userId],parameters[name,value]],inQueueSince,why]';
-/** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
-const FOLDER_CLASSES = new Set([
-    'com.cloudbees.hudson.plugins.folder.Folder',
-    'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
-    'jenkins.branch.OrganizationFolder'
-]);
-/**
- * Multibranch projects: branch-api's MultiBranchProject subclasses
- * (WorkflowMultiBranchProject for Pipelines, others from plugins) all end
- * in MultiBranchProject; an OrganizationFolder holds such projects.
- */
-function folderKindOf(className) {
-    if (className === undefined)
-        return 'folder';
-    if (/MultiBranchProject$/.test(className))
-        return 'multibranch';
-    if (className === 'jenkins.branch.OrganizationFolder')
-        return 'organization';
-    return 'folder';
-}
-/**
- * `jobs[name,_class,jobs[…]]` nested `depth` levels.
- * @internal
- */
-function listTree(depth) {
-    let fields = 'name,_class';
-    for (let level = 1; level < depth; level++)
-        fields = `name,_class,jobs[${fields}]`;
-    return `jobs[${fields}]`;
-}
-/** A job's JSON, reduced to what triggering it needs. */
-async function getJob(http, job) {
-    // The crumb is needed before the trigger that usually follows: fetch it
-    // alongside the job to save a round trip.
-    http.prefetchCrumb();
-    const name = (0,job_path/* fullName */.fq)(job);
-    const data = await http.getJson('job', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
-    }));
-    const info = {
-        name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
-        fullName: typeof data.fullName === 'string' ? data.fullName : name,
-        // Jenkins' own `url` comes from its configured root URL, which may be
-        // another host (jenkins-api.md 9): always our base.
-        url: (0,job_path/* jobUrl */.Ne)(http.baseUrl, job),
-        parameterDefinitions: parameterDefinitions(data.property),
-        isFolder: isFolder(data)
-    };
-    if (typeof data._class === 'string')
-        info._class = data._class;
-    if (info.isFolder)
-        info.folderKind = folderKindOf(info._class);
-    if (typeof data.buildable === 'boolean')
-        info.buildable = data.buildable;
-    if (typeof data.disabled === 'boolean')
-        info.disabled = data.disabled;
-    if ((0,model_counts/* isBuildNumber */.Y_)(data.nextBuildNumber))
-        info.nextBuildNumber = data.nextBuildNumber;
-    const builds = buildSummaries(data.builds);
-    // A folder has no `builds`: no history, rather than an empty one.
-    if (Array.isArray(data.builds)) {
-        info.history = builds.filter(b => !b.building && b.result !== null).slice(0, HISTORY_BUILDS);
-    }
-    const recent = builds.slice(0, ESTIMATE_BUILDS);
-    // Older than the six newest when it is not among them: expectationFrom
-    // then finds it as Jenkins does, as the last successful build.
-    const [lastSuccessful] = buildSummaries([data.lastSuccessfulBuild]);
-    if (lastSuccessful && !recent.some(b => b.number === lastSuccessful.number)) {
-        recent.push(lastSuccessful);
-    }
-    if (recent.length > 0)
-        info.recent = recent;
-    return info;
-}
-/** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
-function buildSummaries(raw) {
-    return (Array.isArray(raw) ? raw : []).flatMap(entry => (0,decode/* buildSummaryOf */.Wi)(entry) ?? []);
-}
-/** Full names of every job below `folder` (root when empty), in one request. */
-async function listJobs(http, folder) {
-    const where = folder.length > 0 ? `folder '${(0,job_path/* fullName */.fq)(folder)}'` : 'the root';
-    const base = folder.length > 0 ? (0,job_path/* jobUrl */.Ne)(http.baseUrl, folder) : `${http.baseUrl}/`;
-    const data = await http.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
-        notFound: `Folder '${(0,job_path/* fullName */.fq)(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
-    }));
-    if (!Array.isArray(data.jobs)) {
-        throw new errors/* JenkinsError */.fF('bad-request', `'${(0,job_path/* fullName */.fq)(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`);
-    }
-    const names = [];
-    collectJobs(http, data.jobs, folder.length > 0 ? `${(0,job_path/* fullName */.fq)(folder)}/` : '', names);
-    return names;
-}
-/** A queue item's JSON. */
-async function getQueueItem(http, queueId) {
-    const item = await http.getJson('queue', `${(0,job_path/* queueItemUrl */.oJ)(http.baseUrl, queueId)}api/json`, http.context(`queue item ${queueId}`, {
-        notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
-        following: true
-    }));
-    if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`);
-    }
-    // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
-    if (typeof item.why === 'string')
-        item.why = http.redact(item.why);
-    if (!(0,model_counts/* isCount */.my)(item.inQueueSince))
-        delete item.inQueueSince;
-    const executable = item.executable;
-    if (executable && executable.number !== undefined) {
-        // A number that addresses no build would reach URLs and outputs.
-        if (!(0,model_counts/* isBuildNumber */.Y_)(executable.number)) {
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} with a build whose number is ${(0,model_counts/* shownValue */.JJ)(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
-        }
-        item.executable = {
-            number: executable.number,
-            url: typeof executable.url === 'string' ? executable.url : ''
-        };
-    }
-    else if (executable !== undefined) {
-        // Left, its run not created yet (null), or an executable that names none.
-        item.executable = null;
-    }
-    return item;
-}
-/**
- * The root URL Jenkins is configured with (`url` of `/api/json`,
- * Jenkins.getRootUrl: what it writes in every item and build `url`), or
- * null when none is configured (it then writes the request's host).
- */
-async function rootUrl(http) {
-    const data = await http.getJson('root', `${http.baseUrl}/api/json?tree=url`, http.context('the root of Jenkins'));
-    return typeof data.url === 'string' && data.url !== '' ? data.url : null;
-}
-/** A build's JSON, by number or permalink. */
-async function getBuild(http, job, which, options = {}) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    const query = new URLSearchParams();
-    if (options.tree !== undefined)
-        query.set('tree', options.tree);
-    if (options.depth !== undefined)
-        query.set('depth', String(options.depth));
-    const search = query.toString();
-    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`;
-    const notFound = which === 'lastBuild'
-        ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
-        : which === 'lastSuccessfulBuild'
-            ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
-            : `Build #${which} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`;
-    const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, { notFound, following: true }), { droppable: BUILD_PLUGIN_LISTS });
-    if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`);
-    }
-    if (!(0,model_counts/* isBuildNumber */.Y_)(build.number)) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${(0,model_counts/* shownValue */.JJ)(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
-    }
-    const result = build.result;
-    // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
-    // else is a broken or hostile server, and would reach outputs and messages.
-    if (result !== undefined && result !== null && !constants/* BUILD_RESULTS */.IQ.some(r => r === result)) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${constants/* BUILD_RESULTS */.IQ.join(', ')}, or null while it runs`);
-    }
-    const parameters = (0,decode/* parametersIn */.Kx)(build.actions);
-    if (parameters)
-        build.parameters = parameters;
-    else
-        delete build.parameters;
-    return build;
-}
-/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
-function quote(value) {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 60 ? `${text.slice(0, 59)}…` : text;
-}
-/** Every item waiting in the queue, with its task's item names, causes and parameters. */
-async function getQueue(http) {
-    const data = await http.getJson('queue', `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`, http.context('the queue'));
-    const items = [];
-    for (const raw of Array.isArray(data.items) ? data.items : []) {
-        const item = raw;
-        const url = item?.task?.url;
-        if (!(0,model_counts/* isCount */.my)(item?.id) || typeof url !== 'string')
-            continue;
-        const names = (0,decode/* jobNamesFromUrl */.$7)(url);
-        if (!names)
-            continue;
-        const userIds = (0,decode/* userIdsOf */.fN)(item.actions);
-        items.push({
-            id: item.id,
-            job: names,
-            causes: (0,decode/* causeClassesOf */.Zw)(item.actions),
-            ...(userIds ? { userIds } : {}),
-            parameters: (0,decode/* parametersOf */.mC)(item.actions),
-            ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
-        });
-    }
-    return items;
-}
-/**
- * The job's most recent builds, newest first, with their queue ids (with
- * `actions`, causes and parameters; with `outcome`, result, duration and
- * whether they still run).
- */
-async function recentBuilds(http, job, limit, options = {}) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    let fields = options.actions
-        ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
-        : 'number,queueId';
-    if (options.outcome)
-        fields += ',result,duration,building';
-    const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`;
-    const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(true)}`,
-        following: true
-    }));
-    return (0,decode/* buildsOf */.jV)(data.builds, options);
-}
-/** GET logText/progressiveText?start=N, its body streamed. */
-async function progressiveText(http, build, start) {
-    const name = (0,job_path/* fullName */.fq)(build.job);
-    const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`;
-    const context = http.context(`the console of build #${build.number} of '${name}'`, {
-        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`,
-        following: true
-    });
-    return http.read('log', url, context, response => {
-        if (response.contentType.includes('text/html')) {
-            // A login page now and then is an SSO proxy's blip; every time, it is the answer.
-            throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, 3);
-        }
-        const textSize = (0,model_counts/* countOf */.pq)(response.header('x-text-size'));
-        if (textSize === undefined) {
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
-        }
-        // Streamed, not buffered: a console can be hundreds of MB. The stream
-        // is still bounded (limits.ts: stall guard, deadline, cancel). The
-        // header is absent (never "false") once the log is complete (6.1).
-        return {
-            body: response.stream(),
-            textSize,
-            moreData: response.header('x-more-data') === 'true'
-        };
-    }, http.deadline);
-}
-// ---------------------------------------------------------------------------
-/**
- * Full names of the jobs in a `jobs` tree, in Jenkins' order, folders
- * walked in place. Without recursion and bounded to LIST_DEPTH levels: the
- * answer is Jenkins', and a hostile one can nest far deeper than the tree
- * asked for (a recursive walk overflowed the stack).
- */
-function collectJobs(http, items, prefix, names) {
-    const stack = [
-        { items, prefix, next: 0 }
-    ];
-    let skipped = false;
-    while (stack.length > 0) {
-        const level = stack[stack.length - 1];
-        if (level.next >= level.items.length) {
-            stack.pop();
-            continue;
-        }
-        const item = level.items[level.next++];
-        if (typeof item?.name !== 'string')
-            continue;
-        const path = `${level.prefix}${item.name}`;
-        if (Array.isArray(item.jobs)) {
-            if (stack.length < LIST_DEPTH)
-                stack.push({ items: item.jobs, prefix: `${path}/`, next: 0 });
-            else
-                skipped = true;
-        }
-        else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
-            http.logger.debug(`Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`);
-        }
-        else {
-            names.push(path);
-        }
-    }
-    if (skipped) {
-        http.logger.debug(`Jenkins answered with folders nested deeper than the ${LIST_DEPTH} levels asked for; not listed`);
-    }
-}
-function isFolder(item) {
-    return ((typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs));
-}
-function parameterDefinitions(property) {
-    const definitions = [];
-    if (!Array.isArray(property))
-        return definitions;
-    for (const entry of property) {
-        const list = entry?.parameterDefinitions;
-        if (!Array.isArray(list))
-            continue;
-        for (const raw of list) {
-            const def = raw;
-            if (typeof def?.name !== 'string')
-                continue;
-            const definition = { name: def.name };
-            if (typeof def.type === 'string')
-                definition.type = def.type;
-            if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
-                definition.defaultValue = def.defaultParameterValue.value;
-            }
-            if (Array.isArray(def.choices)) {
-                definition.choices = def.choices.filter((c) => typeof c === 'string');
-            }
-            definitions.push(definition);
-        }
-    }
-    return definitions;
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/trigger/trigger.ts
-
-
-
-
-
-
-
-
-
-
-/** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
-const TRIGGER_SENDS = 4;
-/** Answers to a trigger that say it was refused without acting, so it may be sent again. */
-const TRIGGER_REFUSALS = new Set([429, 503]);
-/** Answers to a trigger from a proxy that may have passed it on before failing. */
-const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
-/**
- * Queues one build of `job` and returns its queue item. When the answer to
- * the POST is lost, Jenkins is asked what it did before the POST is sent again.
- *
- * Once the client's signal fired (cancel, timeout) nothing more is sent: no
- * crumb, no POST, no resend. If a POST may have reached Jenkins (cut in
- * flight, or its answer lost and being reconciled), the Interrupted error
- * carries the LostTrigger, for the abort path to find and cancel what it
- * queued (findLostTrigger) with its own client.
- */
-async function trigger(http, info, job, params, options = {}) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    checkBuildable(http, info, name, params);
-    const undefinedNames = unknownParameters(info, params);
-    const parameterized = info.parameterDefinitions.length > 0;
-    const form = new URLSearchParams();
-    if (parameterized) {
-        for (const [key, value] of Object.entries(params)) {
-            if (undefinedNames.includes(key))
-                continue;
-            // Multi-value parameters are repeated fields.
-            for (const item of typeof value === 'string' ? [value] : value)
-                form.append(key, item);
-        }
-    }
-    // The job token travels in the form, never in the URL (where proxies and
-    // access logs would keep it). A request with `token` is recorded as a
-    // RemoteCause with `cause` as its note (ParameterizedJobMixIn.getBuildCause).
-    // An anonymous POST still needs a crumb: the CrumbFilter exempts only API
-    // tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
-    if (http.jobToken) {
-        form.append('token', http.jobToken);
-        if (options.cause)
-            form.append('cause', options.cause);
-    }
-    // /build on a parameterized job wants a `json` form and skips defaults;
-    // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
-    // `delay` is a request parameter; 0sec skips the quiet period (3.5).
-    const endpoint = parameterized ? 'buildWithParameters' : 'build';
-    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}${endpoint}?delay=0sec`;
-    const context = http.context(`the trigger of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
-        conflict: disabledMessage(http, name),
-        permission: 'Job/Build',
-        jobTokenSent: http.jobToken !== undefined,
-        serverHint: parameterized
-            ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
-            : undefined
-    });
-    const expectation = {
-        job,
-        parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
-        user: http.user,
-        firstBuildNumber: info.nextBuildNumber
-    };
-    const jobPage = (0,job_path/* jobUrl */.Ne)(http.baseUrl, job);
-    let mayHaveQueued = false;
-    const interrupted = (error) => mayHaveQueued || error.sent
-        ? new errors/* Interrupted */.j$(`${error.message} (a trigger of '${name}' may have queued a build)`, error.sent, expectation, error.lastFailure)
-        : error;
-    for (let send = 1;; send++) {
-        let outcome;
-        try {
-            outcome = await triggerOnce(http, url, { form: form.toString() }, context, name);
-        }
-        catch (error) {
-            throw error instanceof errors/* Interrupted */.j$ ? interrupted(error) : error;
-        }
-        if ('queueId' in outcome) {
-            return {
-                queueId: outcome.queueId,
-                // Reverse proxies rewrite hosts, and the Location follows the request's
-                // own host (jenkins-api.md 3.1): rebuild it on our base.
-                queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, outcome.queueId),
-                merged: outcome.merged,
-                unknownParameters: undefinedNames
-            };
-        }
-        // The answer was lost: look for what Jenkins did before sending again
-        // (reconcile.ts says why, and what risk remains).
-        mayHaveQueued = true;
-        const lost = outcome.lost;
-        const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
-        const unknown = (why) => new errors/* JenkinsError */.fF(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`, lost.error.status);
-        if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
-            throw unknown('no time left before the step timeout to check');
-        }
-        let adopted;
-        try {
-            adopted = await reconcile(reconcileReader(http, job), expectation, {
-                settleMs,
-                sleep: ms => http.pause(ms, 'look for the lost trigger again'),
-                logger: http.logger
-            });
-        }
-        catch (error) {
-            if (error instanceof errors/* Interrupted */.j$)
-                throw interrupted(error);
-            http.logger.debug(`Could not look for the lost trigger: ${(0,error_text/* errorText */.k)(error)}`);
-            throw unknown('and Jenkins could not be asked what it did');
-        }
-        if (adopted) {
-            http.logger.info(adopted.from === 'queue'
-                ? `Trigger answer lost (${lost.reason}); Jenkins shows queue item ${adopted.queueId} of '${name}' with these parameters: following it.`
-                : `Trigger answer lost (${lost.reason}); Jenkins shows build #${adopted.buildNumber ?? '?'} of '${name}' with these parameters (queue item ${adopted.queueId}): following it.`);
-            return {
-                queueId: adopted.queueId,
-                queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, adopted.queueId),
-                merged: false,
-                unknownParameters: undefinedNames,
-                adopted: adopted.from
-            };
-        }
-        if (send >= TRIGGER_SENDS) {
-            throw unknown(`${send} answers lost, and Jenkins showed no queued item or build for any`);
-        }
-        http.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
-    }
-}
-/** Names in `params` the job does not define: Jenkins drops them silently. */
-function unknownParameters(info, params) {
-    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
-    return Object.keys(params).filter(key => !defined.has(key));
-}
-/**
- * Refuses what cannot be built before anything is sent: a folder, a
- * disabled job, a value a choice parameter does not list (`params`).
- */
-function checkBuildable(http, info, name, params = {}) {
-    // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-    if (info.isFolder)
-        throw notAJob(info, name, http.baseUrl);
-    if (info.disabled === true || info.buildable === false) {
-        throw new errors/* JenkinsError */.fF('conflict', disabledMessage(http, name));
-    }
-    checkChoices(info, name, params);
-}
-/** Choices named in a refusal; a job may list hundreds. */
-const MAX_CHOICES_SHOWN = 20;
-/**
- * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
- * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
- * jenkins-api.md 3.2); the job read holds the list, so the step says so
- * first and sends nothing. Only core's choice parameter: plugins' choice
- * parameters (Active Choices, Extended Choice) may accept other values.
- */
-function checkChoices(info, name, params) {
-    for (const definition of info.parameterDefinitions) {
-        const value = params[definition.name];
-        if (typeof value !== 'string')
-            continue;
-        const choices = definition.choices;
-        if (definition.type !== 'ChoiceParameterDefinition' || !choices?.length)
-            continue;
-        if (choices.includes(value))
-            continue;
-        const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${(0,util_names/* shortName */.l)(choice)}'`);
-        const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : '';
-        throw new errors/* JenkinsError */.fF('bad-request', `Parameter '${(0,util_names/* shortName */.l)(definition.name)}' of job '${name}' is '${(0,util_names/* shortName */.l)(value)}', which is not one of its choices: ${shown.join(', ')}${more}. Nothing was triggered.`);
-    }
-}
-/** How long the abort path gives a lost trigger to show up before its second look. */
-const LOST_SETTLE_MS = 1000;
-/**
- * Looks for what a lost trigger queued (reads only: never a new POST), with
- * a second look after a short settle when the client's deadline leaves time.
- */
-async function findLostTrigger(http, lost) {
-    const left = http.deadline === undefined ? Infinity : http.deadline - Date.now();
-    const adopted = await reconcile(reconcileReader(http, lost.job), lost, {
-        settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
-        sleep: ms => http.pause(ms, 'look for the lost trigger again'),
-        logger: http.logger
-    });
-    if (!adopted)
-        return undefined;
-    return adopted.buildNumber === undefined
-        ? { queueId: adopted.queueId }
-        : { queueId: adopted.queueId, buildNumber: adopted.buildNumber };
-}
-/**
- * One trigger POST. A refusal that provably did nothing (503, 429,
- * connection refused) is retried inside; an answer that may hide an action
- * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
- */
-async function triggerOnce(http, url, payload, context, name) {
-    let lost;
-    let answer;
-    try {
-        answer = await http.post('trigger', url, context, {
-            ...payload,
-            // Only a refusal that did nothing is sent again here: a second POST
-            // that reaches Jenkins queues a second build.
-            retryStatuses: TRIGGER_REFUSALS,
-            retryNetwork: failure => failure.notSent,
-            onNetworkFailure: failure => {
-                lost = {
-                    error: failure.error,
-                    reason: failure.reason,
-                    slow: failure.error.kind === 'timeout'
-                };
-                return failure.error;
-            },
-            deadline: http.deadline
-        });
-    }
-    catch (error) {
-        if (lost && error instanceof errors/* JenkinsError */.fF && error.kind !== 'aborted')
-            return { lost };
-        throw error;
-    }
-    const { response, body } = answer;
-    // Jenkins' own 500 is its answer: it refused the request (a parameter
-    // value it does not accept), and a second send would be refused again.
-    const refusal = response.status === 500 ? jenkinsRefusal(response, body) : undefined;
-    if (refusal) {
-        throw new errors/* JenkinsError */.fF('bad-request', `Jenkins at ${http.baseUrl} refused to trigger job '${name}' (500): ${refusal}.`, 500);
-    }
-    if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
-        // A proxy's error says nothing of whether Jenkins got the POST.
-        return {
-            lost: {
-                error: errorForResponse(response, body, context),
-                reason: String(response.status),
-                slow: response.status === 504
-            }
-        };
-    }
-    if (response.status >= 400)
-        throw errorForResponse(response, body, context);
-    const queueId = response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined;
-    if (queueId === undefined) {
-        const location = response.header('location');
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
-    }
-    return { queueId, merged: response.status === 303 };
-}
-/** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
-function reconcileReader(http, job) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    return {
-        queue: async () => (await getQueue(http)).map(({ id, job, parameters, causes, userIds }) => ({
-            id,
-            job,
-            parameters,
-            causes,
-            ...(userIds ? { userIds } : {})
-        })),
-        builds: async () => {
-            const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, http.context(`the builds of job '${name}'`));
-            return (0,decode/* buildsOf */.jV)(data.builds, { actions: true }).map(build => ({
-                ...build,
-                causes: build.causes ?? [],
-                parameters: build.parameters ?? []
-            }));
-        }
-    };
-}
-function disabledMessage(http, name) {
-    return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`;
-}
-/** The queue item id from a trigger's Location (`…/queue/item/<id>/`), or undefined. */
-function queueIdOf(response) {
-    const location = response.header('location');
-    if (!location)
-        return undefined;
-    let path;
-    try {
-        path = new URL(location, response.url).pathname;
-    }
-    catch {
-        return undefined;
-    }
-    const match = /\/queue\/item\/(\d+)\/?$/.exec(path);
-    return (0,model_counts/* countOf */.pq)(match?.[1]);
-}
-/**
- * Whether Jenkins itself produced an error answer rather than a proxy in
- * front of it: Jenkins' own pages (oops, layout) carry X-Jenkins (jenkins-api.md
- * 10). A 500 from Jenkins on a trigger is an exception while reading the
- * parameters (an illegal choice, 3.2), before anything was queued.
- */
-function fromJenkins(response) {
-    return response.header('x-jenkins') !== undefined;
-}
-/** The exception a parameter definition throws for a value it refuses, as a stack trace shows it. */
-const REFUSAL = /\bIllegalArgumentException: ([^\r\n<]+)/;
-/** Jenkins' error page (core jenkins/model/Jenkins/oops.jelly) and the id its log files the exception under. */
-const OOPS_PAGE = /A problem occurred while processing the request/;
-const LOGGING_ID = /Logging ID=([0-9a-fA-F-]{1,64})/;
-/** Characters of Jenkins' reason quoted. */
-const REASON_CHARS = 300;
-/**
- * Why Jenkins refused a request with its own 500, or undefined when the
- * 500 is not Jenkins' (a proxy's, which may hide a POST that reached Jenkins:
- * reconciled as a lost answer). Jenkins' is told by its headers (X-Jenkins,
- * which a proxy may strip) or by its body: its error page, or the
- * IllegalArgumentException a parameter definition throws ("Illegal choice
- * for parameter ENV: qa", jenkins-api.md 3.2), which no proxy writes. The
- * page quotes the exception only when Jenkins shows stack traces
- * (-Djenkins.model.Jenkins.SHOW_STACK_TRACE=true, or before 2.x); else its
- * Logging ID is what leads to the reason in Jenkins' log.
- */
-function jenkinsRefusal(response, body) {
-    const text = decodeHtml(body);
-    const reason = REFUSAL.exec(text)?.[1]?.trim();
-    if (reason)
-        return (0,shorten/* cut */.J)(reason, REASON_CHARS);
-    if (!fromJenkins(response) && !OOPS_PAGE.test(text))
-        return undefined;
-    const id = LOGGING_ID.exec(text)?.[1];
-    return `its error page gives no reason${id ? `; its log has it under Logging ID ${id}` : ''} (a parameter value it does not accept, such as a choice not in the list, is the usual one)`;
-}
-/** The text of an HTML page's character references, for a reason quoted from it. */
-function decodeHtml(text) {
-    const named = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-    return text.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (match, ref) => {
-        if (ref.startsWith('#')) {
-            const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : Number(ref.slice(1));
-            return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : match;
-        }
-        return named[ref] ?? match;
-    });
-}
-function safePath(location, base) {
-    try {
-        return new URL(location, base).pathname;
-    }
-    catch {
-        return '(invalid location)';
-    }
-}
-/** The error for building an item that is not a job: what it is, and which input names a job in it. */
-function notAJob(info, name, origin) {
-    const where = `(${info._class ?? 'folder'}, on ${origin})`;
-    switch (info.folderKind) {
-        case 'multibranch':
-            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`);
-        case 'organization':
-            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`);
-        default:
-            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`);
-    }
 }
 
 // EXTERNAL MODULE: ./src/outcome/stages.ts
@@ -37806,7 +37957,7 @@ async function searchWorkspace(root, names, limits = {}) {
     try {
         for (let folder = folders.pop(); folder; folder = folders.pop()) {
             // One call a folder: many times faster than iterating a Dir entry by entry.
-            const list = await (0,promises_namespaceObject.readdir)(folder.path, { withFileTypes: true });
+            const list = await (0,external_node_fs_promises_namespaceObject.readdir)(folder.path, { withFileTypes: true });
             entries += list.length;
             if (entries > maxEntries)
                 return undefined;
@@ -37899,8 +38050,6 @@ async function locateFailedTests(tests, workspace, logger) {
     return located;
 }
 
-// EXTERNAL MODULE: ./src/outcome/source-link.ts
-var source_link = __nccwpck_require__(9284);
 ;// CONCATENATED MODULE: ./src/outcome/test-report.ts
 
 
@@ -38053,13 +38202,16 @@ function classOf(action) {
         : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/follow/build-parts.ts
+// EXTERNAL MODULE: ./src/outcome/values.ts
+var values = __nccwpck_require__(2472);
+;// CONCATENATED MODULE: ./src/step/build-ended.ts
 /**
- * The parts of following a build that one `job` (build-job.ts) and several
- * `jobs` (src/multi/) share: picking an existing build, the queue item of a
- * scan's build, the unknown-parameter warning, what a finished build
- * produced, and the description of a failure for the commit status.
- * None prints by itself: each takes the logger (and annotator) to use.
+ * A build ended: the one path from its end to its report, for one `job`
+ * (build-job.ts) and each build of `jobs` (multi/complete.ts) alike. The
+ * step judges it (judgeEnd), reads what it produced into its outcome and
+ * sets its commit statuses (reportEnded); the outputs, summary and
+ * failure message are then written from that outcome (outcome/build-outputs.ts,
+ * outcome/report.ts).
  */
 
 
@@ -38067,80 +38219,35 @@ function classOf(action) {
 
 
 
-
-
-
-
-
-
-
-/** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
-async function lastBuild(api, job, mode) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    const which = mode === 'last' ? 'lastBuild' : 'lastSuccessfulBuild';
-    try {
-        return await api.getBuild(job, which);
+/**
+ * The build's end as the step judges it, for every outcome that follows
+ * it (items of `jobs` that share it): the build, its result, whether
+ * `accept` takes it; said once in the log. Whether it was accepted.
+ */
+function judgeEnd(outcomes, final, o) {
+    const accepted = final.result !== null && o.accept.includes(final.result);
+    for (const outcome of outcomes) {
+        outcome.build = final;
+        outcome.result = final.result ?? undefined;
+        outcome.accepted = accepted;
     }
-    catch (error) {
-        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
-            throw error;
-        // Tell "no such job" (or not a job) from "no such build": all are 404.
-        const info = await api.getJob(job);
-        if (info.isFolder)
-            throw notAJob(info, name, api.baseUrl);
-        throw new errors/* JenkinsError */.fF('not-found', `Jenkins job ${name} has no ${mode === 'last' ? '' : 'successful '}build yet (build: ${mode}), on ${api.baseUrl}.`, 404);
-    }
-}
-/** A 404 on a job, with the closest job names Jenkins has. */
-async function withJobSuggestions(api, job, error, logger) {
-    if (job.length === 0)
-        return error.message;
-    try {
-        const close = closestNames((0,job_path/* fullName */.fq)(job), await api.listJobs([]));
-        if (close.length)
-            return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(util_names/* shortName */.l).join(', ')}?`;
-    }
-    catch (listError) {
-        logger.debug(`Could not list jobs for suggestions: ${(0,error_text/* errorText */.k)(listError)}`);
-    }
-    return error.message;
+    const name = outcomes[0]?.jobName ?? '';
+    o.logger.info(`Jenkins build ${name} #${o.ref.number} finished: ${final.result ?? 'no result'} in ${(0,util_duration/* formatDuration */.a3)(final.duration)}.`);
+    return accepted;
 }
 /**
- * The queue item of the build branch indexing started, in the shape of a
- * trigger's answer. It counts as merged (shared): every run that scanned for
- * the branch follows this one build, and Jenkins cannot say which do (the
- * build carries one BranchIndexingCause whoever asked for the scan:
- * branch-api's MultiBranchProject.scheduleBuild), so no run stops it.
+ * What the ended build produced, then its commit statuses: its failed
+ * tests (annotated, linked to their lines at the commit the step resolved,
+ * as the statuses and the comment name it), its Pipeline stages, the
+ * artifacts the user asked for (into `artifactsPath`), and the
+ * `values-file`'s values. Reading tests and stages is a help and never
+ * fails; an artifacts list that cannot be read does not fail either. What
+ * could not be read is warned about and noted in `outcome.unread` for the
+ * summary. An error (a download that failed, a cancel) is thrown before
+ * any status is set: the caller reports it.
  */
-function indexingBuildQueued(api, info, parameters, queueId) {
-    return {
-        queueId,
-        queueUrl: (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, queueId),
-        merged: true,
-        unknownParameters: unknownParameters(info, parameters)
-    };
-}
-/** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */
-function warnUnknownParameters(unknown, info, job, logger) {
-    const defined = info.parameterDefinitions.map(p => p.name);
-    for (const name of unknown) {
-        const close = closestNames(name, defined, 1)[0];
-        const hint = close
-            ? ` Did you mean '${close}'?`
-            : defined.length
-                ? ` It defines: ${defined.join(', ')}.`
-                : ' It takes no parameters.';
-        logger.warning(`Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`);
-    }
-}
-/**
- * What the finished build produced: its failed tests (annotated), its
- * Pipeline stages, and the artifacts the user asked for (into
- * `artifactsPath`), and the `values-file`'s values. Reading tests and stages is a help and never fails; an
- * artifacts list that cannot be read does not fail either. What could not
- * be read is warned about and noted in `outcome.unread` for the summary.
- */
-async function readProducts(api, settings, ref, final, outcome, signal, out) {
+async function reportEnded(e) {
+    const { api, settings, ref, final, outcome, signal, out } = e;
     const unread = [];
     outcome.tests = await readTests(api, ref, final, out.logger, unread);
     if (outcome.tests) {
@@ -38148,7 +38255,7 @@ async function readProducts(api, settings, ref, final, outcome, signal, out) {
         const located = await locateFailedTests(annotated, settings.workspace, out.logger);
         outcome.tests.located = located;
         if (located.size > 0)
-            outcome.tests.commit = await (0,source_link/* sourceCommit */.P)();
+            outcome.tests.commit = e.reports?.sourceCommit;
         annotateFailedTests(outcome.tests, out.annotate, located);
     }
     outcome.stages = await (0,stages/* readStages */.ir)(api, ref, final, out.logger, unread);
@@ -38161,26 +38268,7 @@ async function readProducts(api, settings, ref, final, outcome, signal, out) {
     }
     if (unread.length > 0)
         outcome.unread = unread;
-}
-/** A commit status description for a step that failed before the build's result was known. */
-function statusFailure(error, signal) {
-    if (error instanceof util_wait/* StepAborted */.M4 || signal.aborted) {
-        return (0,util_wait/* abortReason */.Js)(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
-    }
-    return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed';
-}
-/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
-function stdoutDrained() {
-    const out = process.stdout;
-    if (!out.writableNeedDrain)
-        return Promise.resolve();
-    return new Promise(resolve => {
-        const done = () => {
-            out.off('drain', done).off('close', done).off('error', done);
-            resolve();
-        };
-        out.on('drain', done).on('close', done).on('error', done);
-    });
+    await Promise.all(e.statuses.map(status => status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, outcome.accepted)));
 }
 
 // EXTERNAL MODULE: ./src/outcome/commit-under-test.ts
@@ -38295,6 +38383,19 @@ class GithubReports {
             fetch: this.o.fetch
         });
     }
+    /**
+     * Where the failed tests' source links go (source-link.ts): the commit
+     * under test as the step resolved it, the one its statuses and comment
+     * name (an issue_comment run's pull request head, read over the API);
+     * undefined without one, or outside a workflow (no GITHUB_SERVER_URL).
+     */
+    get sourceCommit() {
+        const serverUrl = (this.o.env ?? process.env).GITHUB_SERVER_URL;
+        if (!this.target || !serverUrl)
+            return undefined;
+        const { owner, repo, sha } = this.target;
+        return { serverUrl, repository: `${owner}/${repo}`, sha };
+    }
     /** Whether the comment was given its final text. */
     get finished() {
         return this.final;
@@ -38358,6 +38459,48 @@ function runUrlOf(env) {
         return undefined;
     const attempt = env.GITHUB_RUN_ATTEMPT;
     return `${server}/${repository}/actions/runs/${runId}${attempt && attempt !== '1' ? `/attempts/${attempt}` : ''}`;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/reads/executors.ts
+/**
+ * Every build running on Jenkins, in one request: `computer/api/json` with a
+ * `tree` over each computer's executors and one-off executors.
+ *
+ * It lists exactly the builds this user may read, and a build the queue
+ * said started that is missing from it has ended with its log complete;
+ * the answer grows with the executors, not the builds followed. Why, from
+ * Jenkins' source: docs/performance.md, "Every running build in one request".
+ */
+
+
+const EXECUTABLE = 'currentExecutable[url,number,queueId,timestamp,estimatedDuration]';
+/**
+ * What the list asks for: each executor's and one-off executor's build, and only that.
+ * @internal
+ */
+const EXECUTORS_TREE = `computer[executors[${EXECUTABLE}],oneOffExecutors[${EXECUTABLE}]]`;
+/**
+ * The builds on every executor. A build on several (a Pipeline's run and its
+ * `node` blocks) is listed once, with what its entries tell together.
+ * `deadline` bounds the retries: a poll that keeps failing is better
+ * replaced by the next one than retried for a minute.
+ */
+async function runningBuilds(http, options = {}) {
+    const data = await http.getJson('computer', `${http.baseUrl}/computer/api/json?tree=${encodeURIComponent(EXECUTORS_TREE)}`, http.context('the running builds (computer/api/json)'), { deadline: options.deadline ?? http.deadline });
+    const builds = new Map();
+    for (const build of (0,decode/* runningBuildsOf */.AX)(data.computer)) {
+        const key = runningKey(build.job, build.number);
+        const known = builds.get(key);
+        builds.set(key, known ? { ...build, ...definedOnly(known) } : build);
+    }
+    return [...builds.values()];
+}
+/** The key a build is matched by: Jenkins' item names are case-insensitive. */
+function runningKey(job, number) {
+    return `${(0,job_path/* fullName */.fq)(job).toLowerCase()}#${number}`;
+}
+function definedOnly(value) {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 
 ;// CONCATENATED MODULE: ./src/follow/poll-policy.ts
@@ -38515,6 +38658,572 @@ function clamp(value, min, max) {
     return Math.min(max, Math.max(min, Math.round(value)));
 }
 
+;// CONCATENATED MODULE: ./src/follow/schedule-policy.ts
+
+/**
+ * A round serves every build, so its densest spacing is wider than one
+ * build's (150 ms): in a simulation of twenty 1-minute builds whose lengths
+ * (and histories) vary by ± 5 %, rounds at most every 400 ms near the
+ * expected ends took 36 rounds a run (51 at 150 ms) for a median of 0.36 s
+ * from an end (its log closed) to its report (0.28 s at 150 ms). Each
+ * build's own requests (job, trigger, final read, console) make 4 a build
+ * whatever the schedule: this keeps twenty 1-minute builds under 2
+ * requests a second.
+ */
+const DEFAULT_SCHEDULE_POLICY = {
+    poll: { ...DEFAULT_POLL_POLICY, nearMs: 400 },
+    // At most 2.5 polls a second, whatever the number of builds.
+    pollGapMs: 400,
+    retryMs: 1000,
+    leftWithoutBuildMs: 60_000,
+    rounds: true
+};
+/**
+ * One build (`job`): its own queue item and build, read at the watch's own
+ * pace (densest 150 ms at the expected end), nothing to share a budget
+ * with. A list would cost as much as the build's own read and show less.
+ */
+const ONE_BUILD_POLICY = {
+    poll: DEFAULT_POLL_POLICY,
+    pollGapMs: 0,
+    retryMs: 0,
+    leftWithoutBuildMs: 60_000,
+    rounds: false
+};
+
+;// CONCATENATED MODULE: ./src/follow/track.ts
+
+/** Its own read, now: in flight until it is reported. */
+function ownRead(track, now) {
+    track.inFlight = true;
+    track.sentAt = now;
+    track.dueAt = undefined;
+    if (track.phase === 'queued') {
+        return { kind: 'queue-item', track: track.id, queueId: track.queueId };
+    }
+    const ref = track.ref;
+    if (track.next === 'build')
+        return { kind: 'build', track: track.id, ref, full: track.wantFull };
+    return { kind: track.next, track: track.id, ref };
+}
+/** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
+function pace(track, policy, floorMs = 0) {
+    const from = track.pacedFrom ?? track.sentAt;
+    track.pacedFrom = undefined;
+    const next = nextPoll(track.watch, from, policy.poll);
+    track.next = next.read;
+    // Once the console is complete, only the full JSON tells the end.
+    track.wantFull = track.watch?.logComplete ?? false;
+    track.duePoll = true;
+    track.dueAt = from + Math.max(next.delayMs, floorMs);
+}
+/** A build read that follows at once from the last read (its pace counts from that one's start). */
+function readAtOnce(track, now, full) {
+    track.pacedFrom = track.sentAt;
+    track.next = 'build';
+    track.wantFull = full;
+    track.dueAt = now;
+    track.duePoll = false;
+}
+/**
+ * A console read's news. `moreData` false: the log is complete, so the
+ * build is over; one full read says so, never `result` alone, which a
+ * Pipeline sets while it still runs.
+ */
+function consoleRead(track, now, poll, p) {
+    if (!poll.moreData)
+        return readAtOnce(track, now, true);
+    track.watch = sawConsole(track.watch, now, poll, p.poll);
+    pace(track, p);
+}
+/**
+ * A console read failed on the way. A console that keeps failing (a proxy
+ * that stalls it) would hide the end until the timeout: before the end is
+ * seen, the build's JSON says whether the build is over, and then the
+ * end's follow-up applies (the rest of the console read promptly, given up
+ * after followUpForMs).
+ */
+function consoleFailed(track, now, p) {
+    if (track.watch?.endSeenAt !== undefined)
+        return pace(track, p, p.poll.nearMs);
+    track.checking = true;
+    readAtOnce(track, now, false);
+}
+/** A console-followed build's read: the end when the console is complete (`full`), else news for its watch. */
+function consoleBuildRead(track, now, { build, full }, p) {
+    const seen = sawBuild(track.watch, now, build);
+    if (track.checking) {
+        track.checking = false;
+        track.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true };
+        pace(track, p, p.poll.nearMs);
+        return [];
+    }
+    if (full && !build.building) {
+        track.phase = 'done';
+        return [{ kind: 'ended', track: track.id, build }];
+    }
+    // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
+    track.watch = full ? { ...seen, logComplete: true } : seen;
+    pace(track, p);
+    return [];
+}
+
+;// CONCATENATED MODULE: ./src/follow/schedule.ts
+
+
+
+
+
+/** Between the reads of a build the step told to stop (ms). */
+const STOPPING_MS = 500;
+/** One schedule for the builds of one step. */
+class SharedSchedule {
+    refOf;
+    policy;
+    tracks = [];
+    /** Whether `queue/api/json` may be read (refused: never again). */
+    queueList;
+    /** Whether `computer/api/json` may be read. */
+    runningList;
+    /** Some build was ever seen in the running list: it shows ours. */
+    runningListShowed = false;
+    roundAt;
+    roundAttempt = 0;
+    roundInFlight = false;
+    roundFailedAt;
+    lastPollAt = -Infinity;
+    /** `refOf` makes a build's reference (its URL on the configured base). */
+    constructor(refOf, policy = DEFAULT_SCHEDULE_POLICY) {
+        this.refOf = refOf;
+        this.policy = policy;
+        this.queueList = policy.rounds;
+        this.runningList = policy.rounds;
+    }
+    /** A build whose queue item was just created (or found). */
+    addQueued(job, queueId, now, expect) {
+        const track = this.add({ job, phase: 'queued', queueId, expect }, now);
+        // The first round comes at the queue's first pace from now.
+        if (this.roundAt === undefined || this.activeQueued() === 1) {
+            this.roundAt = now;
+            this.roundAttempt = 0;
+        }
+        if (!this.coveredByRound(track)) {
+            // Its own queue item, at once (the build usually starts at once).
+            track.dueAt = now;
+            track.duePoll = true;
+        }
+        return track.id;
+    }
+    /** A build known to run; `console`: its console is read, and tells its end. */
+    addRunning(ref, now, { build, from, console = false }) {
+        const track = this.add({ job: ref.job, phase: 'queued', expect: from?.expect }, now);
+        this.startTrack(track, ref, now, {
+            listed: build,
+            seen: from && { seenAt: from.startedAt ?? now, startSlackMs: from.startSlackMs ?? 0 },
+            console
+        });
+        // No round watches it: its first read at once (a console from its start).
+        if (track.direct)
+            track.dueAt = now;
+        this.roundAt ??= now;
+        return track.id;
+    }
+    /** Whether any build is still followed. */
+    get active() {
+        return this.tracks.some(t => t.phase !== 'done');
+    }
+    /** Whether the running list is still read (false once Jenkins refused it or showed none of ours). */
+    get usesRunningList() {
+        return this.runningList;
+    }
+    /** Stops following a build (its result is not wanted, or it is left running). */
+    drop(id) {
+        const track = this.tracks[id];
+        if (track)
+            track.phase = 'done';
+    }
+    /**
+     * A build (or queue item) the step just told to stop: its own read now,
+     * the full JSON of a build, then every STOPPING_MS until it ended.
+     */
+    expedite(id, now) {
+        const track = this.tracks[id];
+        if (!track || track.phase === 'done')
+            return;
+        if (track.phase === 'running') {
+            track.stopping = true;
+            track.wantFull = true;
+        }
+        track.dueAt = now;
+        track.duePoll = false;
+    }
+    /**
+     * The reads to start now (marked in flight until they are reported), and
+     * when to ask again (epoch ms; undefined: only once a read in flight ends).
+     */
+    due(now) {
+        const reads = [];
+        // Urgent reads first: they follow from what a round showed.
+        for (const track of this.tracks) {
+            if (track.phase === 'done' || track.inFlight || track.dueAt === undefined)
+                continue;
+            if (track.duePoll || track.dueAt > now)
+                continue;
+            reads.push(ownRead(track, now));
+        }
+        let nextAt;
+        const consider = (at) => {
+            nextAt = nextAt === undefined ? at : Math.min(nextAt, at);
+        };
+        for (const track of this.tracks) {
+            if (track.phase !== 'done' && !track.inFlight && track.dueAt !== undefined && !track.duePoll)
+                consider(track.dueAt);
+        }
+        // Then one poll, if the budget allows: the round or the most overdue own poll.
+        const polls = [];
+        const round = this.roundDue();
+        if (round !== undefined)
+            polls.push({ at: round, read: () => this.startRound() });
+        for (const track of this.tracks) {
+            if (track.phase === 'done' || track.inFlight || !track.duePoll)
+                continue;
+            if (track.dueAt === undefined)
+                continue;
+            polls.push({ at: track.dueAt, read: () => ownRead(track, now) });
+        }
+        polls.sort((a, b) => a.at - b.at);
+        const first = polls[0];
+        if (first) {
+            const at = Math.max(first.at, this.lastPollAt + this.policy.pollGapMs);
+            if (at <= now) {
+                this.lastPollAt = now;
+                reads.push(first.read());
+                const second = polls[1];
+                if (second)
+                    consider(Math.max(second.at, now + this.policy.pollGapMs));
+            }
+            else
+                consider(at);
+        }
+        return { reads, nextAt };
+    }
+    /** A round's answers: what each list showed (undefined: not read, or refused with `refused`). */
+    sawRound(sentAt, now, seen, refused = {}) {
+        this.roundInFlight = false;
+        this.roundFailedAt = undefined;
+        this.roundAt = sentAt;
+        if (this.activeQueued() > 0)
+            this.roundAttempt++;
+        if (refused.queue)
+            this.queueList = false;
+        if (refused.running)
+            this.refuseRunningList(now);
+        if (refused.queue || refused.running)
+            this.uncoverQueued(now);
+        const events = [];
+        const queued = seen.queue ? new Map(seen.queue.map(item => [item.id, item])) : undefined;
+        const running = seen.running ? indexRunning(seen.running) : undefined;
+        if (running && running.byKey.size > 0)
+            this.runningListShowed ||= this.showsOurs(running);
+        for (const track of this.tracks) {
+            if (track.phase === 'done' || track.inFlight || track.addedAt > sentAt)
+                continue;
+            if (track.phase === 'queued' && track.queueId !== undefined) {
+                const started = running?.byQueueId.get(track.queueId);
+                if (started && (0,job_path/* sameJob */.YU)(started.job, track.job)) {
+                    const ref = this.refOf(track.job, started.number);
+                    events.push(this.startTrack(track, ref, now, { listed: started }));
+                    continue;
+                }
+                const waiting = queued?.get(track.queueId);
+                if (waiting) {
+                    if (waiting.why && waiting.why !== track.lastWhy) {
+                        track.lastWhy = waiting.why;
+                        events.push({ kind: 'waiting', track: track.id, why: waiting.why });
+                    }
+                    continue;
+                }
+                if (queued || running) {
+                    // Neither list shows it: its own queue item says what became of it.
+                    track.dueAt = now;
+                    track.duePoll = false;
+                }
+                continue;
+            }
+            if (track.phase === 'running' && !track.direct && running && track.ref) {
+                const listed = running.byKey.get(runningKey(track.ref.job, track.ref.number));
+                if (listed) {
+                    if (track.watch)
+                        track.watch = sawBuild(track.watch, now, { building: true, ...listed });
+                }
+                else if ((track.runningSince ?? 0) <= sentAt) {
+                    // Ended (or not shown to us): one full read says which.
+                    track.dueAt = now;
+                    track.duePoll = false;
+                    track.wantFull = true;
+                }
+            }
+        }
+        return events;
+    }
+    /** A round that failed on the way: tried again after retryMs. */
+    roundFailed(now) {
+        this.roundInFlight = false;
+        this.roundFailedAt = now;
+    }
+    /** A queue item read on its own, at `askedAt`. */
+    sawQueueItem(id, askedAt, now, item) {
+        const track = this.tracks[id];
+        if (!track || track.phase !== 'queued')
+            return this.settle(track);
+        track.inFlight = false;
+        const previous = track.askedAt ?? askedAt;
+        track.askedAt = askedAt;
+        const number = item.executable?.number;
+        if (number !== undefined) {
+            const startSlackMs = Math.max(0, askedAt - previous);
+            const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince };
+            return [this.startTrack(track, this.refOf(track.job, number), now, { seen })];
+        }
+        if (item.cancelled) {
+            track.phase = 'done';
+            return [{ kind: 'left-without-build', track: id, cancelled: true }];
+        }
+        const events = [];
+        if (item.why && item.why !== track.lastWhy) {
+            track.lastWhy = item.why;
+            events.push({ kind: 'waiting', track: id, why: item.why });
+        }
+        if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
+            // The run is being created (briefly), or never was (the job was
+            // disabled after queuing): a bounded while.
+            track.leftAt ??= now;
+            if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
+                track.phase = 'done';
+                return [...events, { kind: 'left-without-build', track: id, cancelled: false }];
+            }
+        }
+        if (this.coveredByRound(track)) {
+            track.dueAt = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs;
+            track.duePoll = false;
+        }
+        else {
+            track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll);
+            track.duePoll = true;
+        }
+        return events;
+    }
+    /** A build read on its own (`full`: its whole JSON). */
+    sawBuild(id, now, build, full) {
+        const track = this.running(id);
+        if (!track?.watch)
+            return [];
+        if (track.next === 'give-up') {
+            track.phase = 'done';
+            return [{ kind: 'ended', track: id, build }];
+        }
+        if (track.watch.console)
+            return consoleBuildRead(track, now, { build, full }, this.policy);
+        if (!build.building) {
+            if (full) {
+                track.phase = 'done';
+                return [{ kind: 'ended', track: id, build }];
+            }
+            track.dueAt = now;
+            track.duePoll = false;
+            track.wantFull = true;
+            return [];
+        }
+        track.watch = sawBuild(track.watch, now, build);
+        if (track.stopping) {
+            track.dueAt = now + STOPPING_MS;
+            track.duePoll = true;
+            return [];
+        }
+        if (!track.direct) {
+            // The list did not show a running build: it hides it (a plugin's
+            // ComputerSource, permissions). Followed on its own from now on; the
+            // list is dropped when it never showed any of ours.
+            track.direct = true;
+            if (!this.runningListShowed)
+                this.refuseRunningList(now);
+        }
+        pace(track, this.policy);
+        return [];
+    }
+    /** A console read's news (track.ts). */
+    sawConsole(id, now, poll) {
+        const track = this.running(id);
+        if (track)
+            consoleRead(track, now, poll, this.policy);
+    }
+    /** A console read that failed on the way (track.ts). */
+    consoleFailed(id, now) {
+        const track = this.running(id);
+        if (track)
+            consoleFailed(track, now, this.policy);
+    }
+    /** A track's own read failed on the way: tried again after retryMs (0: at its own pace). */
+    readFailed(id, now) {
+        const track = this.tracks[id];
+        if (!track)
+            return;
+        track.inFlight = false;
+        if (track.phase === 'done')
+            return;
+        if (this.policy.retryMs > 0) {
+            track.dueAt = now + this.policy.retryMs;
+        }
+        else if (track.phase === 'queued') {
+            track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll);
+        }
+        else {
+            track.checking = false;
+            pace(track, this.policy, this.policy.poll.nearMs);
+        }
+    }
+    /** A track whose read failed for good (the caller reports it). */
+    fail(id) {
+        const track = this.tracks[id];
+        if (!track)
+            return;
+        track.inFlight = false;
+        track.phase = 'done';
+    }
+    // ---------------------------------------------------------------------------
+    add(init, now) {
+        const track = {
+            id: this.tracks.length,
+            addedAt: now,
+            stopping: false,
+            direct: false,
+            duePoll: true,
+            wantFull: false,
+            next: 'build',
+            checking: false,
+            queueAttempt: 0,
+            inFlight: false,
+            ...init
+        };
+        this.tracks.push(track);
+        return track;
+    }
+    /**
+     * The track runs: its watch starts from what is known of its start
+     * (`listed`: as a list or a read showed it; `seen`: when the step saw it
+     * start, else now). Returns the event that says so.
+     */
+    startTrack(track, ref, now, { listed, seen, console = false }) {
+        track.phase = 'running';
+        track.ref = ref;
+        track.runningSince = now;
+        track.leftAt = undefined;
+        track.next = console ? 'console' : 'build';
+        const start = seen ?? { seenAt: now, startSlackMs: 0 };
+        let w = watch({
+            console,
+            startedAt: start.seenAt,
+            startSlackMs: start.startSlackMs,
+            expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
+        });
+        if (listed)
+            w = sawBuild(w, now, { building: true, ...listed });
+        track.watch = w;
+        track.wantFull = false;
+        if (this.runningList) {
+            track.direct = false;
+            track.dueAt = undefined;
+        }
+        else {
+            track.direct = true;
+            track.duePoll = true;
+            track.dueAt = now + nextPoll(w, now, this.policy.poll).delayMs;
+        }
+        return { kind: 'started', track: track.id, number: ref.number, ...start };
+    }
+    /** When the next round is due; undefined when no round is needed or one is in flight. */
+    roundDue() {
+        if (this.roundInFlight || this.roundAt === undefined)
+            return undefined;
+        if (this.roundFailedAt !== undefined)
+            return this.roundFailedAt + this.policy.retryMs;
+        let at;
+        const queued = this.tracks.filter(t => t.phase === 'queued' && !t.inFlight && this.coveredByRound(t));
+        if (queued.length > 0)
+            at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll);
+        if (this.runningList) {
+            for (const track of this.tracks) {
+                if (track.phase !== 'running' || track.direct || !track.watch || track.inFlight)
+                    continue;
+                if (track.dueAt !== undefined)
+                    continue;
+                const when = this.roundAt + nextPoll(track.watch, this.roundAt, this.policy.poll).delayMs;
+                at = at === undefined ? when : Math.min(at, when);
+            }
+        }
+        return at;
+    }
+    startRound() {
+        this.roundInFlight = true;
+        const queue = this.queueList && this.tracks.some(t => t.phase === 'queued' && !t.inFlight);
+        return { kind: 'round', queue, running: this.runningList };
+    }
+    /** Whether rounds watch a queued track (else its queue item is read on its own). */
+    coveredByRound(track) {
+        return this.runningList || this.queueList ? track.queueId !== undefined : false;
+    }
+    activeQueued() {
+        return this.tracks.filter(t => t.phase === 'queued').length;
+    }
+    /** Queued tracks no round watches any more read their queue items on their own. */
+    uncoverQueued(now) {
+        for (const track of this.tracks) {
+            if (track.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
+                continue;
+            track.dueAt = now;
+            track.duePoll = true;
+        }
+    }
+    refuseRunningList(now) {
+        if (!this.runningList)
+            return;
+        this.runningList = false;
+        for (const track of this.tracks) {
+            if (track.phase !== 'running' || track.direct || !track.watch)
+                continue;
+            track.direct = true;
+            track.duePoll = true;
+            track.dueAt ??= now;
+        }
+        this.uncoverQueued(now);
+    }
+    showsOurs(running) {
+        return this.tracks.some(t => (t.ref !== undefined && running.byKey.has(runningKey(t.ref.job, t.ref.number))) ||
+            (t.queueId !== undefined && running.byQueueId.has(t.queueId)));
+    }
+    settle(track) {
+        if (track)
+            track.inFlight = false;
+        return [];
+    }
+    /** The running track a read was for, no longer in flight; undefined when it is no longer followed. */
+    running(id) {
+        const track = this.tracks[id];
+        this.settle(track);
+        return track?.phase === 'running' && track.watch ? track : undefined;
+    }
+}
+function indexRunning(list) {
+    const byKey = new Map();
+    const byQueueId = new Map();
+    for (const build of list) {
+        byKey.set(runningKey(build.job, build.number), build);
+        if (build.queueId !== undefined)
+            byQueueId.set(build.queueId, build);
+    }
+    return { byKey, byQueueId };
+}
+
 ;// CONCATENATED MODULE: ./src/follow/queue-ended.ts
 
 /**
@@ -38540,8 +39249,18 @@ class QueueItemEnded extends errors/* JenkinsError */.fF {
             : `queue item ${this.queueId} is gone from Jenkins, with no build`;
     }
 }
+/**
+ * The build a queue item Jenkins has forgotten became (404: 5 minutes after
+ * it left the queue, and on restart, jenkins-api.md 4): the one of the job's
+ * recent builds whose `queueId` is `queueId`; undefined when none is.
+ */
+async function buildNumberByQueueId(api, job, queueId) {
+    return (await api.recentBuilds(job, RECENT_BY_QUEUE_ID)).find(b => b.queueId === queueId)?.number;
+}
+/** How many of a job's builds are searched for a queue id: more than a queue item outlives. */
+const RECENT_BY_QUEUE_ID = 100;
 
-;// CONCATENATED MODULE: ./src/follow/follower.ts
+;// CONCATENATED MODULE: ./src/follow/follow-builds.ts
 
 
 
@@ -38552,6 +39271,330 @@ class QueueItemEnded extends errors/* JenkinsError */.fF {
 
 /** Fields polled while a build runs: enough to know whether it is over and when to look again. */
 const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId';
+/** How long a list read may retry before the round gives up on it (ms): the next round is better. */
+const LIST_READ_MS = 10_000;
+/**
+ * Follows builds, one or several at once, with one client: carries out the
+ * reads the schedule (schedule.ts) asks for, those of one moment
+ * concurrently, and tells the hooks what they showed. A list Jenkins
+ * refuses is dropped (said in the debug log); a read that failed on the way
+ * is tried again.
+ *
+ * It never guesses a build from `lastBuild` when a queue item is known:
+ * with concurrent triggers that is how other actions end up reporting
+ * someone else's build.
+ */
+class BuildsFollower {
+    options;
+    schedule;
+    policy;
+    now;
+    followed = new Map();
+    inFlight = new Set();
+    wakeUp;
+    failure;
+    /** What a read in flight threw once the step was stopped. */
+    cut;
+    constructor(options) {
+        this.options = options;
+        this.now = options.now ?? Date.now;
+        this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY;
+        this.schedule = new SharedSchedule((job, number) => ({ job, number, url: options.api.buildUrl(job, number) }), this.policy);
+    }
+    /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
+    addQueued(job, queueId, expect) {
+        const id = this.schedule.addQueued(job, queueId, this.now(), expect);
+        this.followed.set(id, { job, queueId });
+        this.poke();
+        return id;
+    }
+    /**
+     * Follows a build known to run to its end: as read (`build`), or as known
+     * of its start (`from`); with a `console`, its console polls are the end
+     * signal (Jenkins closes the log after `building` turns false), so no
+     * build JSON is read while the console says the build goes on.
+     */
+    addRunning(ref, { build, from, console }) {
+        const id = this.schedule.addRunning(ref, this.now(), {
+            build,
+            from,
+            console: console !== undefined
+        });
+        this.followed.set(id, { job: ref.job, console });
+        this.poke();
+        return id;
+    }
+    /** Stops following one build. */
+    drop(id) {
+        this.schedule.drop(id);
+        this.poke();
+    }
+    /** Looks at a build the step just told to stop, and keeps looking until it ended. */
+    expedite(id) {
+        this.schedule.expedite(id, this.now());
+        this.poke();
+    }
+    /** Whether the running list still serves (false: every build is polled on its own). */
+    get batched() {
+        return this.schedule.usesRunningList;
+    }
+    /** Runs until no build is followed; on cancel or timeout throws StepAborted (or, endWithRead, what the read in flight threw). */
+    async run() {
+        const { signal } = this.options;
+        for (;;) {
+            if (signal.aborted)
+                await this.stopped();
+            if (this.failure !== undefined)
+                throw this.failure;
+            const { reads, nextAt } = this.schedule.due(this.now());
+            for (const read of reads)
+                this.launch(read);
+            if (!this.schedule.active && this.inFlight.size === 0)
+                return;
+            if (reads.length > 0)
+                continue;
+            await this.wait(nextAt === undefined ? undefined : nextAt - this.now());
+        }
+    }
+    // ---------------------------------------------------------------------------
+    /** The step was stopped: StepAborted, or (endWithRead) what the reads in flight threw. */
+    async stopped() {
+        const { signal, endWithRead } = this.options;
+        if (endWithRead)
+            await Promise.allSettled([...this.inFlight]);
+        throw this.cut ?? new wait/* StepAborted */.M4((0,wait/* abortReason */.Js)(signal));
+    }
+    poke() {
+        this.wakeUp?.();
+    }
+    /** Until `ms` passed, a read ended, something was added, or the signal fired. */
+    wait(ms) {
+        const { signal } = this.options;
+        return new Promise(resolve => {
+            const timer = new AbortController();
+            const done = () => {
+                timer.abort();
+                signal.removeEventListener('abort', done);
+                this.wakeUp = undefined;
+                resolve();
+            };
+            this.wakeUp = done;
+            signal.addEventListener('abort', done, { once: true });
+            if (ms !== undefined)
+                (0,wait/* sleep */.yy)(Math.max(0, ms), timer.signal).then(done, () => undefined);
+        });
+    }
+    launch(read) {
+        const work = this.perform(read)
+            .catch(error => {
+            // A read cut by the cancel is the cancel's business (run() throws it).
+            if (this.options.signal.aborted) {
+                if (this.options.endWithRead && !isTransient(error))
+                    this.cut ??= error;
+                return;
+            }
+            this.failure ??= error;
+        })
+            .finally(() => {
+            this.inFlight.delete(work);
+            this.poke();
+        });
+        this.inFlight.add(work);
+    }
+    async perform(read) {
+        switch (read.kind) {
+            case 'round':
+                return this.round(read.queue, read.running);
+            case 'queue-item':
+                return this.queueItem(read.track, read.queueId);
+            case 'build':
+                return this.build(read.track, read.ref, read.full);
+            case 'console':
+                return this.console(read.track);
+            case 'give-up':
+                return this.giveUp(read.track, read.ref);
+        }
+    }
+    async round(queue, running) {
+        const { api, logger } = this.options;
+        const sentAt = this.now();
+        const seen = {};
+        const refused = {};
+        try {
+            // The queue first: an item that leaves it meanwhile is on its executor by the second read.
+            if (queue) {
+                const answer = await this.list('the queue (queue/api/json)', () => api.getQueue());
+                if (answer === 'refused')
+                    refused.queue = true;
+                else
+                    seen.queue = answer;
+            }
+            if (running) {
+                const answer = await this.list('the running builds (computer/api/json)', () => api.runningBuilds({ deadline: this.now() + LIST_READ_MS }));
+                if (answer === 'refused')
+                    refused.running = true;
+                else
+                    seen.running = answer;
+            }
+        }
+        catch (error) {
+            if (!isTransient(error))
+                throw error;
+            logger.debug(`A look at the builds failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
+            this.schedule.roundFailed(this.now());
+            return;
+        }
+        this.tell(this.schedule.sawRound(sentAt, this.now(), seen, refused));
+    }
+    /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
+    async list(what, read) {
+        try {
+            return await read();
+        }
+        catch (error) {
+            if (error instanceof errors/* Interrupted */.j$ || isTransient(error))
+                throw error;
+            this.options.logger.debug(`Jenkins refused ${what}: reading each build on its own instead (${(0,error_text/* errorText */.k)(error)})`);
+            return 'refused';
+        }
+    }
+    async queueItem(track, queueId) {
+        const { api, logger } = this.options;
+        const askedAt = this.now();
+        let item;
+        try {
+            item = await api.getQueueItem(queueId);
+        }
+        catch (error) {
+            if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
+                return this.lostQueueItem(track, queueId, askedAt);
+            }
+            if (!isTransient(error))
+                return this.fail(track, error);
+            logger.debug(`Queue poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
+            this.schedule.readFailed(track, this.now());
+            return;
+        }
+        this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
+    }
+    /**
+     * A left item is kept for 5 minutes, and none survive a restart
+     * (jenkins-api.md 4): the build is found by its queue id instead.
+     */
+    async lostQueueItem(track, queueId, askedAt) {
+        const { job } = this.followed.get(track);
+        const name = (0,job_path/* fullName */.fq)(job);
+        let number;
+        try {
+            number = await buildNumberByQueueId(this.options.api, job, queueId);
+        }
+        catch (error) {
+            if (!isTransient(error))
+                return this.fail(track, error);
+            this.schedule.readFailed(track, this.now());
+            return;
+        }
+        if (number === undefined) {
+            return this.fail(track, new QueueItemEnded(`Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`, 'gone', queueId));
+        }
+        const item = { id: queueId, executable: { number } };
+        this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
+    }
+    async build(track, ref, full) {
+        const { api, logger } = this.options;
+        let build;
+        try {
+            build = await api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE });
+        }
+        catch (error) {
+            if (!isTransient(error))
+                return this.fail(track, error);
+            logger.debug(`Build poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
+            this.schedule.readFailed(track, this.now());
+            return;
+        }
+        this.tell(this.schedule.sawBuild(track, this.now(), build, full));
+    }
+    async console(track) {
+        const followed = this.followed.get(track);
+        let poll;
+        try {
+            poll = await followed.console.poll();
+        }
+        catch (error) {
+            if (!isTransient(error))
+                return this.fail(track, error);
+            this.options.logger.debug(`Build poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
+            followed.consoleError = (0,error_text/* errorText */.k)(error);
+            this.schedule.consoleFailed(track, this.now());
+            return;
+        }
+        followed.consoleError = undefined;
+        this.schedule.sawConsole(track, this.now(), poll);
+    }
+    /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON. */
+    async giveUp(track, ref) {
+        const { console, consoleError } = this.followed.get(track);
+        console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError));
+        return this.build(track, ref, true);
+    }
+    fail(track, error) {
+        if (error instanceof errors/* Interrupted */.j$)
+            throw error;
+        this.schedule.fail(track);
+        this.lost(track, error instanceof Error ? error : new Error(String(error)));
+    }
+    lost(track, error) {
+        if (this.options.hooks.failed)
+            this.options.hooks.failed(track, error);
+        else
+            this.failure ??= error;
+    }
+    tell(events) {
+        const { hooks, api } = this.options;
+        for (const event of events) {
+            const { job, queueId } = this.followed.get(event.track);
+            switch (event.kind) {
+                case 'waiting':
+                    hooks.waiting?.(event.track, event.why);
+                    break;
+                case 'started': {
+                    const { seenAt, startSlackMs, inQueueSince } = event;
+                    const ref = { job, number: event.number, url: api.buildUrl(job, event.number) };
+                    hooks.started?.(event.track, ref, { seenAt, startSlackMs, inQueueSince });
+                    break;
+                }
+                case 'ended':
+                    hooks.ended?.(event.track, event.build);
+                    break;
+                case 'left-without-build': {
+                    const name = (0,job_path/* fullName */.fq)(job);
+                    this.lost(event.track, event.cancelled
+                        ? new QueueItemEnded(`The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`, 'cancelled', queueId)
+                        : new errors/* JenkinsError */.fF('protocol', `Queue item ${queueId} of ${name} left the queue without starting a build.`));
+                    break;
+                }
+            }
+        }
+    }
+}
+/** Said in a finished build's console that Jenkins kept open past followUpForMs (`error`: why its last reads failed). */
+function consoleLeftOpen(ref, followUpForMs, error) {
+    const after = `${(0,util_duration/* formatDuration */.a3)(followUpForMs)} after the build finished`;
+    return error === undefined
+        ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
+        : `Could not read the rest of the console of #${ref.number} ${after} (${error}); it is at ${ref.url}console`;
+}
+/** Failures worth riding out (the client already retried them). */
+function isTransient(error) {
+    return (error instanceof errors/* JenkinsError */.fF &&
+        (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout'));
+}
+
+;// CONCATENATED MODULE: ./src/follow/follower.ts
+
+
+
 /**
  * How long the build waited in the queue: its `timestamp` (when its run was
  * created) minus its queue item's `inQueueSince`, both read from Jenkins and
@@ -38564,191 +39607,70 @@ function queueWaitMs(inQueueSince, build) {
         return undefined;
     return Math.max(0, build.timestamp - inQueueSince);
 }
-/** Transient failures worth riding out while following (the client already retried them). */
-function isTransient(error) {
-    return (error instanceof errors/* JenkinsError */.fF &&
-        (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout'));
-}
 /**
- * Follows one queue item to its build, and one build to its end.
- *
- * It never guesses the build from `lastBuild` when a queue item is known:
- * with concurrent triggers that is how other actions end up reporting
- * someone else's build.
+ * One job's build: its queue item to its build, then the build to its end,
+ * with the step's own work between the two. The polling is the one engine's (follow-builds.ts
+ * with schedule.ts), on ONE_BUILD_POLICY: no lists, the build's own reads.
  */
 class BuildFollower {
     options;
-    policy;
-    now;
     constructor(options) {
         this.options = options;
-        this.policy = options.policy ?? DEFAULT_POLL_POLICY;
-        this.now = options.now ?? Date.now;
     }
     /** Polls the queue item until it has an executable; logs `why` as it changes. */
     async waitForStart(queueId) {
-        const { api, job, logger, signal } = this.options;
-        const name = (0,job_path/* fullName */.fq)(job);
-        let lastWhy;
-        let leftAt;
-        let previousAt = this.now();
-        for (let attempt = 0;; attempt++) {
-            (0,util_wait/* throwIfAborted */.Te)(signal);
-            let item;
-            const askedAt = this.now();
-            try {
-                item = await api.getQueueItem(queueId);
+        let started;
+        const follower = this.follower({
+            waiting: (_, why) => this.options.logger.info(`Waiting in the Jenkins queue: ${why}`),
+            started: (track, ref, start) => {
+                started = { ref, ...start };
+                follower.drop(track);
             }
-            catch (error) {
-                if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
-                    // A left item is kept for 5 minutes, and none survive a restart
-                    // (jenkins-api.md 4): find the build by its queue id instead.
-                    const found = await this.findByQueueId(queueId);
-                    if (found)
-                        return { ref: found, seenAt: askedAt, startSlackMs: askedAt - previousAt };
-                    throw new QueueItemEnded(`Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`, 'gone', queueId);
-                }
-                if (!isTransient(error))
-                    throw error;
-                logger.debug(`Queue poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-                await (0,util_wait/* sleep */.yy)(nextQueueDelay(attempt, this.policy), signal);
-                continue;
-            }
-            if (item.cancelled) {
-                throw new QueueItemEnded(`The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`, 'cancelled', queueId);
-            }
-            // Decoded by jenkins/reads: a build number, else the read failed.
-            if (item.executable) {
-                return {
-                    ref: this.ref(item.executable.number),
-                    inQueueSince: item.inQueueSince,
-                    seenAt: askedAt,
-                    startSlackMs: askedAt - previousAt
-                };
-            }
-            previousAt = askedAt;
-            if (item.why && item.why !== lastWhy) {
-                logger.info(`Waiting in the Jenkins queue: ${item.why}`);
-                lastWhy = item.why;
-            }
-            if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
-                // The run is being created (briefly), or was never created (e.g. the
-                // job was disabled after queuing): give it a bounded while.
-                leftAt ??= this.now();
-                if (this.now() - leftAt > (this.options.leftWithoutBuildMs ?? 60_000)) {
-                    throw new errors/* JenkinsError */.fF('protocol', `Queue item ${queueId} of ${name} left the queue without starting a build.`);
-                }
-            }
-            await (0,util_wait/* sleep */.yy)(nextQueueDelay(attempt, this.policy), signal);
-        }
+        });
+        follower.addQueued(this.options.job, queueId);
+        await follower.run();
+        return started;
     }
     /**
      * Follows a build to its end and returns its final JSON. With a console
      * follower, the console polls are the end signal (Jenkins closes the log
      * after `building` turns false), so no build JSON is read while the console
-     * says the build goes on; when is decided by src/follow/poll-policy.ts.
+     * says the build goes on.
      */
     async waitForEnd(ref, { console, from = {} } = {}) {
-        const { api, logger, signal } = this.options;
-        let w = watch({
-            console: console !== undefined,
-            startedAt: from.startedAt ?? this.now(),
-            startSlackMs: from.startSlackMs ?? 0,
-            expect: from.expect
-        });
-        let next = { read: console ? 'console' : 'build', delayMs: 0 };
-        // Delays run from the start of the previous poll, so that a slow answer
-        // does not stretch the spacing the console's lag depends on.
-        let polledAt = this.now();
-        /** Why the last console read failed, while the following ones fail too. */
-        let consoleError;
-        for (;;) {
-            const wait = polledAt + next.delayMs - this.now();
-            if (wait > 0)
-                await (0,util_wait/* sleep */.yy)(wait, signal);
-            (0,util_wait/* throwIfAborted */.Te)(signal);
-            polledAt = this.now();
-            try {
-                if (next.read === 'give-up' && console) {
-                    const after = `${(0,util_duration/* formatDuration */.a3)(this.policy.followUpForMs)} after the build finished`;
-                    console.notice(consoleError === undefined
-                        ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
-                        : `Could not read the rest of the console of #${ref.number} ${after} (${consoleError}); it is at ${ref.url}console`);
-                    return await api.getBuild(ref.job, ref.number);
-                }
-                if (next.read === 'console' && console) {
-                    const poll = await console.poll();
-                    consoleError = undefined;
-                    if (poll.moreData) {
-                        w = sawConsole(w, this.now(), poll, this.policy);
-                    }
-                    else {
-                        // The log is complete: the build is over (never stop on
-                        // `result` alone, a Pipeline sets it while still running).
-                        const build = await api.getBuild(ref.job, ref.number);
-                        if (!build.building)
-                            return build;
-                        w = { ...sawBuild(w, this.now(), build), logComplete: true };
-                    }
-                }
-                else {
-                    const build = await api.getBuild(ref.job, ref.number, w.logComplete ? {} : { tree: POLL_TREE });
-                    if (!build.building && (!console || w.logComplete)) {
-                        return console ? build : await api.getBuild(ref.job, ref.number);
-                    }
-                    w = sawBuild(w, this.now(), build);
-                }
-            }
-            catch (error) {
-                if (!isTransient(error))
-                    throw error;
-                logger.debug(`Build poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-                if (console && next.read === 'console')
-                    consoleError = (0,error_text/* errorText */.k)(error);
-                if (console && next.read === 'console' && w.endSeenAt === undefined) {
-                    // A console that keeps failing (a proxy that stalls it) would
-                    // otherwise hide the end until the timeout: the build JSON says
-                    // whether the build is over, and then the end's follow-up applies
-                    // (the rest of the console read promptly, given up after a bound).
-                    w = await this.endFromBuild(ref, w);
-                }
-                next = nextPoll(w, polledAt, this.policy);
-                next = { ...next, delayMs: Math.max(next.delayMs, this.policy.nearMs) };
-                continue;
-            }
-            next = nextPoll(w, polledAt, this.policy);
-        }
-    }
-    /** After a failed console read: the build read's news, and the end as seen if it is over. */
-    async endFromBuild(ref, w) {
-        try {
-            const build = await this.options.api.getBuild(ref.job, ref.number, { tree: POLL_TREE });
-            const seen = sawBuild(w, this.now(), build);
-            return build.building ? seen : { ...seen, endSeenAt: this.now(), endConfirmed: true };
-        }
-        catch (error) {
-            if (!isTransient(error))
-                throw error;
-            return w;
-        }
+        let final;
+        const follower = this.follower({ ended: (_, build) => void (final = build) });
+        follower.addRunning(ref, { from, console });
+        await follower.run();
+        return final;
     }
     /** The build's JSON once it started (for the estimate and for `wait: started`). */
     async describe(ref) {
         return this.options.api.getBuild(ref.job, ref.number);
     }
-    ref(number) {
-        const { api, job } = this.options;
-        return { job, number, url: api.buildUrl(job, number) };
-    }
-    async findByQueueId(queueId) {
-        const builds = await this.options.api.recentBuilds(this.options.job, 100);
-        const match = builds.find(b => b.queueId === queueId);
-        return match ? this.ref(match.number) : undefined;
+    /** One build's follower: what it cannot follow further ends its run() with the error. */
+    follower(hooks) {
+        const { api, logger, signal, policy, leftWithoutBuildMs, now } = this.options;
+        return new BuildsFollower({
+            api,
+            logger,
+            signal: signal ?? new AbortController().signal,
+            policy: {
+                ...ONE_BUILD_POLICY,
+                poll: policy ?? ONE_BUILD_POLICY.poll,
+                leftWithoutBuildMs: leftWithoutBuildMs ?? ONE_BUILD_POLICY.leftWithoutBuildMs
+            },
+            endWithRead: true,
+            now,
+            hooks
+        });
     }
 }
 
-// EXTERNAL MODULE: ./src/outcome/report.ts + 1 modules
-var report = __nccwpck_require__(8082);
+// EXTERNAL MODULE: ./src/outcome/report.ts + 3 modules
+var report = __nccwpck_require__(4016);
+// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
+var build_outputs = __nccwpck_require__(4487);
 // EXTERNAL MODULE: ./src/outcome/history.ts
 var outcome_history = __nccwpck_require__(6380);
 // EXTERNAL MODULE: ./src/util/input-error.ts
@@ -38863,10 +39785,11 @@ function locateReference(url, base, job, shown) {
  * below `url` is taken when it is below the root URL Jenkins writes in its
  * answers (`url` of `/api/json`), and refused otherwise, naming both: the
  * requests still go to `url`, never to the URL's host. A queue item of
- * another job is refused; one Jenkins has forgotten (404, 5 minutes after it
- * left the queue) is left to the follower, which finds its build among the
- * job's recent builds by queue id (follower.ts waitForStart).
+ * another job is refused, whatever `wait` says; one Jenkins has forgotten
+ * (404, 5 minutes after it left the queue) is taken when one of the job's
+ * recent builds came from it, and refused otherwise.
  */
+
 
 
 
@@ -38885,24 +39808,39 @@ async function resolveGivenBuild(api, job, given) {
     }
     if (reference.kind === 'build')
         return { build: await api.getBuild(job, reference.number) };
-    const { id, text } = reference;
+    await checkQueueItemJob(api, job, reference);
+    return { queueId: reference.id, queueUrl: (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, reference.id) };
+}
+/**
+ * A queue URL names no job: whichever `wait` says, one read of the item (its
+ * `task`) tells whose it is, or, once Jenkins has forgotten it, whether one
+ * of the job's recent builds came from it. Anything else is refused.
+ */
+async function checkQueueItemJob(api, job, { id, text }) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    let item;
     try {
-        const item = await api.getQueueItem(id);
-        const url = item.task?.url;
-        const names = typeof url === 'string' ? (0,decode/* jobNamesFromUrl */.$7)(url) : undefined;
-        if (names && (0,job_path/* fullName */.fq)(names) !== (0,job_path/* fullName */.fq)(job)) {
-            throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id} of job '${(0,job_path/* fullName */.fq)(names)}', not of '${(0,job_path/* fullName */.fq)(job)}' (input 'job'): follow a build of the job given in 'job'. Nothing was triggered.`);
-        }
+        item = await api.getQueueItem(id);
     }
     catch (error) {
-        // Forgotten by Jenkins: the follower finds its build by queue id.
         if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
             throw error;
+        if ((await buildNumberByQueueId(api, job, id)) !== undefined)
+            return;
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id}, which Jenkins no longer knows, and no recent build of job '${name}' (input 'job') came from it: Jenkins forgets a queue item 5 minutes after it leaves the queue (and on restart), so this may be another job's. Give the build's URL (build-url) instead. Nothing was triggered.`);
     }
-    return { queueId: id, queueUrl: `${api.baseUrl}/queue/item/${id}/` };
+    const url = item.task?.url;
+    const names = typeof url === 'string' ? (0,decode/* jobNamesFromUrl */.$7)(url) : undefined;
+    if (!names) {
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id}, but Jenkins did not say which job it is of, so it cannot be checked to be of '${name}' (input 'job'). Nothing was triggered.`);
+    }
+    if (!(0,job_path/* sameJob */.YU)(names, job)) {
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id} of job '${(0,job_path/* fullName */.fq)(names)}', not of '${name}' (input 'job'): follow a build of the job given in 'job'. Nothing was triggered.`);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/step/build-job.ts
+
 
 
 
@@ -38974,7 +39912,7 @@ async function follow(run) {
         if (info.history)
             outcome.history = (0,outcome_history/* historyOf */.om)(info.history, n => api.buildUrl(settings.job, n));
         // A cancel that arrived while reading the job must not still trigger.
-        (0,util_wait/* throwIfAborted */.Te)(signal);
+        (0,wait/* throwIfAborted */.Te)(signal);
         // The scan that created a branch job already queued its build: that one
         // (never with files: the scan's build has none, so one is triggered).
         if (branch?.indexingBuild && uploads.length > 0) {
@@ -39074,14 +40012,19 @@ async function follow(run) {
     }
     const { final, tail } = await waitForEnd(run, { ref, first, from, pipeline });
     work.done();
-    outcome.build = final;
     outcome.queueWaitMs ??= queueWaitMs(inQueueSince, final);
-    outcome.result = final.result ?? undefined;
-    const accepted = final.result !== null && settings.accept.includes(final.result);
-    outcome.accepted = accepted;
-    log.info(`Jenkins build ${name} #${ref.number} finished: ${final.result ?? 'no result'} in ${(0,util_duration/* formatDuration */.a3)(final.duration)}.`);
-    await readProducts(api, settings, ref, final, outcome, signal, io);
-    await status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, accepted);
+    const accepted = judgeEnd([outcome], final, { ref, accept: settings.accept, logger: log });
+    await reportEnded({
+        api,
+        settings,
+        ref,
+        final,
+        outcome,
+        signal,
+        out: io,
+        reports: run.reports,
+        statuses: [status]
+    });
     await finish(run, accepted, tail);
 }
 /** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
@@ -39137,7 +40080,7 @@ async function waitForEnd({ api, settings, io, follower }, { ref, first, from, p
 async function finish({ settings, work, io, outcome, reports }, accepted, tail = []) {
     // Whatever the step did not wait for, the user chose to leave running.
     work.done();
-    (0,report/* setBuildOutputs */.vP)(io, outcome, io.logger);
+    (0,build_outputs/* setBuildOutputs */.vP)(io, outcome, io.logger);
     await (0,report/* writeSummary */.Sy)(io.summary, outcome, io.logger);
     await reports.show([{ outcome }], true);
     // A wanted artifact that is missing fails the step even when the build passed.
@@ -39223,6 +40166,7 @@ function isOwnAlone(found, user) {
 }
 
 ;// CONCATENATED MODULE: ./src/follow/cancel.ts
+
 
 
 
@@ -39374,11 +40318,11 @@ async function buildOfQueueItem(api, job, queueId, first) {
         if (number === undefined && (item.cancelled || item.executable === undefined))
             break;
         if (number === undefined)
-            await (0,util_wait/* sleep */.yy)(250);
+            await (0,wait/* sleep */.yy)(250);
     }
     if (item === null) {
         // Expired or dropped by a restart: look the build up by its queue id.
-        number = (await api.recentBuilds(job, 100)).find(b => b.queueId === queueId)?.number;
+        number = await buildNumberByQueueId(api, job, queueId);
     }
     return number === undefined ? undefined : refOf(api, job, number);
 }
@@ -39430,7 +40374,7 @@ async function waitUntilOver(api, build, waitMs, pollMs) {
             return b.result ?? 'no result';
         if (Date.now() >= until)
             return undefined;
-        await (0,util_wait/* sleep */.yy)(pollMs);
+        await (0,wait/* sleep */.yy)(pollMs);
     }
 }
 /**
@@ -39502,17 +40446,19 @@ function inertLine(text) {
 ;// CONCATENATED MODULE: ./src/step/core-logger.ts
 
 
+
 /**
  * The step log, for every module (they never call @actions/core's printing
  * themselves; ESLint enforces it). Info lines go through inertLine, since
  * they quote Jenkins; debug and warning are safe as they are: @actions/core
  * escapes their data and starts the line with its own `::debug::` or
- * `::warning::`, which the runner parses first.
+ * `::warning::`, which the runner parses first. Those two are commands: while
+ * the console prints (commands stopped) they wait for the resume.
  */
 const coreLogger = {
-    debug: message => core_debug(message),
+    debug: message => whenCommandsRun(() => core_debug(message)),
     info: message => info(inertLine(message)),
-    warning: message => warning(message)
+    warning: message => whenCommandsRun(() => warning(message))
 };
 
 ;// CONCATENATED MODULE: ./src/jenkins/trigger/actions.ts
@@ -39758,48 +40704,6 @@ async function copy(body, sink) {
 }
 function parseLength(value) {
     return (0,model_counts/* countOf */.pq)(value);
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/reads/executors.ts
-/**
- * Every build running on Jenkins, in one request: `computer/api/json` with a
- * `tree` over each computer's executors and one-off executors.
- *
- * It lists exactly the builds this user may read, and a build the queue
- * said started that is missing from it has ended with its log complete;
- * the answer grows with the executors, not the builds followed. Why, from
- * Jenkins' source: docs/performance.md, "Every running build in one request".
- */
-
-
-const EXECUTABLE = 'currentExecutable[url,number,queueId,timestamp,estimatedDuration]';
-/**
- * What the list asks for: each executor's and one-off executor's build, and only that.
- * @internal
- */
-const EXECUTORS_TREE = `computer[executors[${EXECUTABLE}],oneOffExecutors[${EXECUTABLE}]]`;
-/**
- * The builds on every executor. A build on several (a Pipeline's run and its
- * `node` blocks) is listed once, with what its entries tell together.
- * `deadline` bounds the retries: a poll that keeps failing is better
- * replaced by the next one than retried for a minute.
- */
-async function runningBuilds(http, options = {}) {
-    const data = await http.getJson('computer', `${http.baseUrl}/computer/api/json?tree=${encodeURIComponent(EXECUTORS_TREE)}`, http.context('the running builds (computer/api/json)'), { deadline: options.deadline ?? http.deadline });
-    const builds = new Map();
-    for (const build of (0,decode/* runningBuildsOf */.AX)(data.computer)) {
-        const key = runningKey(build.job, build.number);
-        const known = builds.get(key);
-        builds.set(key, known ? { ...build, ...definedOnly(known) } : build);
-    }
-    return [...builds.values()];
-}
-/** The key a build is matched by: Jenkins' item names are case-insensitive. */
-function runningKey(job, number) {
-    return `${(0,job_path/* fullName */.fq)(job).toLowerCase()}#${number}`;
-}
-function definedOnly(value) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/reads/multibranch.ts
@@ -40542,7 +41446,7 @@ async function notSentIfInterrupted(step) {
     }
     catch (error) {
         if (error instanceof errors/* Interrupted */.j$ && error.sent) {
-            throw new errors/* Interrupted */.j$(error.message, false, undefined, error.lastFailure);
+            throw new errors/* Interrupted */.j$(error.message, false, { lastFailure: error.lastFailure });
         }
         throw error;
     }
@@ -44145,7 +45049,7 @@ function multipartBody(fields, files) {
  * upload takes is that of a small one.
  */
 async function multipart_writeFile(file, write) {
-    const handle = await (0,promises_namespaceObject.open)(file.path, 'r');
+    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file.path, 'r');
     try {
         const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
         let pending;
@@ -44460,7 +45364,7 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
     catch (error) {
         if (error instanceof errors/* Interrupted */.j$ && error.sent) {
             // A cancel mid-upload: the abort path looks for what this request queued.
-            throw new errors/* Interrupted */.j$(`${error.message} (the upload to '${name}' was cut at ${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`, true, expectation(), error.lastFailure);
+            throw new errors/* Interrupted */.j$(`${error.message} (the upload to '${name}' was cut at ${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`, true, { lostTrigger: expectation(), lastFailure: error.lastFailure });
         }
         throw error;
     }
@@ -44626,6 +45530,7 @@ function parseBaseUrl(value) {
 
 
 
+
 /**
  * Tries of a request whose connection fails before Jenkins ever answered the
  * step (about 1.5 s of waits with the default backoff): a wrong url or a
@@ -44650,8 +45555,10 @@ function createClient(settings, bounds = {}, firstContact = 'patient') {
         logger: coreLogger,
         firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
         // Like the token: the runner masks a crumb or session cookie wherever it
-        // shows, Jenkins' console and a proxy's echo included.
-        onSecret: value => core_setSecret(value),
+        // shows, Jenkins' console and a proxy's echo included. One that arrives
+        // while a console prints (commands stopped) is registered after it: an
+        // `::add-mask::` there would print the value as text.
+        onSecret: value => whenCommandsRun(() => core_setSecret(value)),
         ...bounds
     });
 }
@@ -44789,7 +45696,7 @@ class RemoteWork {
     }
     /** Waits for deferred work, but not past `until` (epoch ms). */
     settle(until) {
-        return (0,util_wait/* settleBy */.pN)(Promise.all(this.deferred), until);
+        return (0,wait/* settleBy */.pN)(Promise.all(this.deferred), until);
     }
     note(key, text) {
         this.io.saveState(key, text);
@@ -44910,8 +45817,8 @@ async function runBounded(settings, io, mode) {
     }
     catch (error) {
         // Whatever failed once the signal fired failed because of it.
-        if (controller.signal.aborted || error instanceof util_wait/* StepAborted */.M4) {
-            const reason = (0,util_wait/* abortReason */.Js)(controller.signal);
+        if (controller.signal.aborted || error instanceof wait/* StepAborted */.M4) {
+            const reason = (0,wait/* abortReason */.Js)(controller.signal);
             const at = abortedAt ?? Date.now();
             const until = at + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS);
             throw new Error(await mode.stopped(step, { error, reason, waitedMs: at - started, until }));
@@ -48249,9 +49156,9 @@ async function resolveUploads(files, workspace, where = "Input 'files'") {
             const code = error.code;
             throw refuse(`cannot be read (${code ?? String(error)})`);
         }
-        const info = await (0,promises_namespaceObject.stat)(real);
+        const info = await (0,external_node_fs_promises_namespaceObject.stat)(real);
         try {
-            await (await (0,promises_namespaceObject.open)(real, 'r')).close();
+            await (await (0,external_node_fs_promises_namespaceObject.open)(real, 'r')).close();
         }
         catch (error) {
             throw refuse(`cannot be read (${error.code ?? 'error'})`);
@@ -48822,10 +49729,10 @@ async function printConsole(api, ref, printer, signal, policy = DEFAULT_POLL_POL
                     if (!poll.moreData)
                         break;
                     if (Date.now() > until) {
-                        streamer.notice(`Jenkins has not closed the console of #${ref.number} ${(0,util_duration/* formatDuration */.a3)(policy.followUpForMs)} after the build finished; the rest is at ${ref.url}console`);
+                        streamer.notice(consoleLeftOpen(ref, policy.followUpForMs));
                         break;
                     }
-                    await (0,util_wait/* sleep */.yy)(policy.followUpMs, signal);
+                    await (0,wait/* sleep */.yy)(policy.followUpMs, signal);
                 }
             }
             catch (error) {
@@ -48850,11 +49757,12 @@ async function printConsole(api, ref, printer, signal, policy = DEFAULT_POLL_POL
 
 
 
+
 /**
- * What a finished build produced, its console (in its group, when the
- * builds' turn comes) and its commit status, for every item that shares
- * the build. An error here (not a cancel) is the items', and the others go
- * on.
+ * A judged build of `jobs` ended (step/build-ended.ts reportEnded, once for
+ * every item that shares it): what it produced and its commit statuses,
+ * then its console (in its group, when the builds' turn comes). An error
+ * here (not a cancel) is the items', and the others go on.
  */
 async function completeBuild(c, owners, ref, final, watched) {
     const { api, settings, signal, printer } = c;
@@ -48863,13 +49771,23 @@ async function completeBuild(c, owners, ref, final, watched) {
         return;
     const outcome = first.report.outcome;
     try {
-        await readProducts(api, {
-            ...settings,
-            artifactsPath: artifactsFolder(c, first, ref),
-            valuesFile: first.entry.valuesFile
-        }, ref, final, outcome, signal, {
-            logger: printer.logger,
-            annotate: (message, title, where) => printer.annotate(message, title, where)
+        await reportEnded({
+            api,
+            settings: {
+                ...settings,
+                artifactsPath: artifactsFolder(c, first, ref),
+                valuesFile: first.entry.valuesFile
+            },
+            ref,
+            final,
+            outcome,
+            signal,
+            out: {
+                logger: printer.logger,
+                annotate: (message, title, where) => printer.annotate(message, title, where)
+            },
+            reports: c.reports,
+            statuses: owners.map(item => item.status)
         });
         const tail = settings.log && (settings.build === 'new' || watched)
             ? await printConsole(api, ref, printer, signal)
@@ -48899,12 +49817,14 @@ async function completeBuild(c, owners, ref, final, watched) {
             throw error;
         for (const item of owners)
             item.report.error = (0,error_text/* errorText */.k)(error);
+        // A status left pending would block a protected branch for good.
+        const why = statusFailure(error, signal);
+        await Promise.all(owners.map(i => i.status?.finished || i.status?.finish('error', why, ref.url)));
     }
     finally {
         for (const item of owners)
             item.done = true;
     }
-    await Promise.all(owners.map(item => item.status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, item.report.outcome.accepted)));
 }
 /**
  * Each build's artifacts go to a folder of their own below
@@ -48940,711 +49860,6 @@ async function disableJobs(api, entries, logger) {
     if (failures.length > 0) {
         throw new Error([`Could not disable ${failures.length} of ${entries.length} Jenkins jobs:`, ...failures].join('\n'));
     }
-}
-
-;// CONCATENATED MODULE: ./src/multi/schedule-policy.ts
-
-/**
- * A round serves every build, so its densest spacing is wider than one
- * build's (150 ms): in a simulation of twenty 1-minute builds whose lengths
- * (and histories) vary by ± 5 %, rounds at most every 400 ms near the
- * expected ends took 36 rounds a run (51 at 150 ms) for a median of 0.36 s
- * from an end (its log closed) to its report (0.28 s at 150 ms). Each
- * build's own requests (job, trigger, final read, console) make 4 a build
- * whatever the schedule: this keeps twenty 1-minute builds under 2
- * requests a second.
- */
-const DEFAULT_SCHEDULE_POLICY = {
-    poll: { ...DEFAULT_POLL_POLICY, nearMs: 400 },
-    // At most 2.5 polls a second, whatever the number of builds.
-    pollGapMs: 400,
-    retryMs: 1000,
-    leftWithoutBuildMs: 60_000
-};
-
-;// CONCATENATED MODULE: ./src/multi/schedule.ts
-
-
-
-
-/** Between the reads of a build the step told to stop (ms). */
-const STOPPING_MS = 500;
-/** One schedule for the builds of one step. */
-class SharedSchedule {
-    refOf;
-    policy;
-    tracks = [];
-    /** Whether `queue/api/json` may be read (refused: never again). */
-    queueList = true;
-    /** Whether `computer/api/json` may be read. */
-    runningList = true;
-    /** Some build was ever seen in the running list: it shows ours. */
-    runningListShowed = false;
-    roundAt;
-    roundAttempt = 0;
-    roundInFlight = false;
-    roundFailedAt;
-    lastPollAt = -Infinity;
-    /** `refOf` makes a build's reference (its URL on the configured base). */
-    constructor(refOf, policy = DEFAULT_SCHEDULE_POLICY) {
-        this.refOf = refOf;
-        this.policy = policy;
-    }
-    /** A build whose queue item was just created (or found). */
-    addQueued(job, queueId, now, expect) {
-        const track = this.add({ job, phase: 'queued', queueId, expect }, now);
-        // The first round comes at the queue's first pace from now.
-        if (this.roundAt === undefined || this.activeQueued() === 1) {
-            this.roundAt = now;
-            this.roundAttempt = 0;
-        }
-        if (!this.coveredByRound(track)) {
-            track.dueAt = now + nextQueueDelay(0, this.policy.poll);
-            track.duePoll = true;
-        }
-        return track.id;
-    }
-    /** A build known to run (build: last), started at `build.timestamp`. */
-    addRunning(ref, build, now) {
-        const track = this.add({ job: ref.job, phase: 'queued' }, now);
-        this.startTrack(track, ref, now, {
-            timestamp: build.timestamp,
-            estimatedDuration: build.estimatedDuration
-        });
-        this.roundAt ??= now;
-        return track.id;
-    }
-    /** Whether any build is still followed. */
-    get active() {
-        return this.tracks.some(t => t.phase !== 'done');
-    }
-    /** Whether the running list is still read (false once Jenkins refused it or showed none of ours). */
-    get usesRunningList() {
-        return this.runningList;
-    }
-    /** Stops following a build (its result is not wanted, or it is left running). */
-    drop(id) {
-        const track = this.tracks[id];
-        if (track)
-            track.phase = 'done';
-    }
-    /**
-     * A build (or queue item) the step just told to stop: its own read now,
-     * the full JSON of a build, then every STOPPING_MS until it ended.
-     */
-    expedite(id, now) {
-        const track = this.tracks[id];
-        if (!track || track.phase === 'done')
-            return;
-        if (track.phase === 'running') {
-            track.stopping = true;
-            track.wantFull = true;
-        }
-        track.dueAt = now;
-        track.duePoll = false;
-    }
-    /**
-     * The reads to start now (marked in flight until they are reported), and
-     * when to ask again (epoch ms; undefined: only once a read in flight ends).
-     */
-    due(now) {
-        const reads = [];
-        // Urgent reads first: they follow from what a round showed.
-        for (const track of this.tracks) {
-            if (track.phase === 'done' || track.inFlight || track.dueAt === undefined)
-                continue;
-            if (track.duePoll || track.dueAt > now)
-                continue;
-            reads.push(this.ownRead(track));
-        }
-        let nextAt;
-        const consider = (at) => {
-            nextAt = nextAt === undefined ? at : Math.min(nextAt, at);
-        };
-        for (const track of this.tracks) {
-            if (track.phase !== 'done' && !track.inFlight && track.dueAt !== undefined && !track.duePoll)
-                consider(track.dueAt);
-        }
-        // Then one poll, if the budget allows: the round or the most overdue own poll.
-        const polls = [];
-        const round = this.roundDue();
-        if (round !== undefined)
-            polls.push({ at: round, read: () => this.startRound() });
-        for (const track of this.tracks) {
-            if (track.phase === 'done' || track.inFlight || !track.duePoll)
-                continue;
-            if (track.dueAt === undefined)
-                continue;
-            polls.push({ at: track.dueAt, read: () => this.ownRead(track) });
-        }
-        polls.sort((a, b) => a.at - b.at);
-        const first = polls[0];
-        if (first) {
-            const at = Math.max(first.at, this.lastPollAt + this.policy.pollGapMs);
-            if (at <= now) {
-                this.lastPollAt = now;
-                reads.push(first.read());
-                const second = polls[1];
-                if (second)
-                    consider(Math.max(second.at, now + this.policy.pollGapMs));
-            }
-            else
-                consider(at);
-        }
-        return { reads, nextAt };
-    }
-    /** A round's answers: what each list showed (undefined: not read, or refused with `refused`). */
-    sawRound(sentAt, now, seen, refused = {}) {
-        this.roundInFlight = false;
-        this.roundFailedAt = undefined;
-        this.roundAt = sentAt;
-        if (this.activeQueued() > 0)
-            this.roundAttempt++;
-        if (refused.queue)
-            this.queueList = false;
-        if (refused.running)
-            this.refuseRunningList(now);
-        if (refused.queue || refused.running)
-            this.uncoverQueued(now);
-        const events = [];
-        const queued = seen.queue ? new Map(seen.queue.map(item => [item.id, item])) : undefined;
-        const running = seen.running ? indexRunning(seen.running) : undefined;
-        if (running && running.byKey.size > 0)
-            this.runningListShowed ||= this.showsOurs(running);
-        for (const track of this.tracks) {
-            if (track.phase === 'done' || track.inFlight || track.addedAt > sentAt)
-                continue;
-            if (track.phase === 'queued' && track.queueId !== undefined) {
-                const started = running?.byQueueId.get(track.queueId);
-                if (started && (0,job_path/* sameJob */.YU)(started.job, track.job)) {
-                    this.startTrack(track, this.refOf(track.job, started.number), now, started);
-                    events.push({ kind: 'started', track: track.id, number: started.number });
-                    continue;
-                }
-                const waiting = queued?.get(track.queueId);
-                if (waiting) {
-                    if (waiting.why && waiting.why !== track.lastWhy) {
-                        track.lastWhy = waiting.why;
-                        events.push({ kind: 'waiting', track: track.id, why: waiting.why });
-                    }
-                    continue;
-                }
-                if (queued || running) {
-                    // Neither list shows it: its own queue item says what became of it.
-                    track.dueAt = now;
-                    track.duePoll = false;
-                }
-                continue;
-            }
-            if (track.phase === 'running' && !track.direct && running && track.ref) {
-                const listed = running.byKey.get(runningKey(track.ref.job, track.ref.number));
-                if (listed) {
-                    if (track.watch)
-                        track.watch = sawBuild(track.watch, now, { building: true, ...listed });
-                }
-                else if ((track.runningSince ?? 0) <= sentAt) {
-                    // Ended (or not shown to us): one full read says which.
-                    track.dueAt = now;
-                    track.duePoll = false;
-                    track.wantFull = true;
-                }
-            }
-        }
-        return events;
-    }
-    /** A round that failed on the way: tried again after retryMs. */
-    roundFailed(now) {
-        this.roundInFlight = false;
-        this.roundFailedAt = now;
-    }
-    /** A queue item read on its own, at `askedAt`. */
-    sawQueueItem(id, askedAt, now, item) {
-        const track = this.tracks[id];
-        if (!track || track.phase !== 'queued')
-            return this.settle(track);
-        track.inFlight = false;
-        const previous = track.askedAt ?? askedAt;
-        track.askedAt = askedAt;
-        const number = item.executable?.number;
-        if (number !== undefined) {
-            this.startTrack(track, this.refOf(track.job, number), now, undefined, {
-                startedAt: askedAt,
-                slackMs: Math.max(0, askedAt - previous)
-            });
-            return [{ kind: 'started', track: id, number }];
-        }
-        if (item.cancelled) {
-            track.phase = 'done';
-            return [{ kind: 'left-without-build', track: id, cancelled: true }];
-        }
-        const events = [];
-        if (item.why && item.why !== track.lastWhy) {
-            track.lastWhy = item.why;
-            events.push({ kind: 'waiting', track: id, why: item.why });
-        }
-        if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
-            // The run is being created (briefly), or never was (the job was
-            // disabled after queuing): a bounded while.
-            track.leftAt ??= now;
-            if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
-                track.phase = 'done';
-                return [...events, { kind: 'left-without-build', track: id, cancelled: false }];
-            }
-        }
-        if (this.coveredByRound(track)) {
-            track.dueAt = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs;
-            track.duePoll = false;
-        }
-        else {
-            track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll);
-            track.duePoll = true;
-        }
-        return events;
-    }
-    /** A build read on its own (`full`: its whole JSON). */
-    sawBuild(id, now, build, full) {
-        const track = this.tracks[id];
-        if (!track || track.phase !== 'running' || !track.watch)
-            return this.settle(track);
-        track.inFlight = false;
-        if (!build.building) {
-            if (full) {
-                track.phase = 'done';
-                return [{ kind: 'ended', track: id, build }];
-            }
-            track.dueAt = now;
-            track.duePoll = false;
-            track.wantFull = true;
-            return [];
-        }
-        track.watch = sawBuild(track.watch, now, build);
-        if (track.stopping) {
-            track.dueAt = now + STOPPING_MS;
-            track.duePoll = true;
-            return [];
-        }
-        if (!track.direct) {
-            // The list did not show a running build: it hides it (a plugin's
-            // ComputerSource, permissions). Followed on its own from now on; the
-            // list is dropped when it never showed any of ours.
-            track.direct = true;
-            if (!this.runningListShowed)
-                this.refuseRunningList(now);
-        }
-        track.wantFull = false;
-        track.duePoll = true;
-        track.dueAt = now + nextPoll(track.watch, now, this.policy.poll).delayMs;
-        return [];
-    }
-    /** A track's own read failed on the way: tried again after retryMs. */
-    readFailed(id, now) {
-        const track = this.tracks[id];
-        if (!track)
-            return;
-        track.inFlight = false;
-        if (track.phase === 'done')
-            return;
-        track.dueAt = now + this.policy.retryMs;
-    }
-    /** A track whose read failed for good (the caller reports it). */
-    fail(id) {
-        const track = this.tracks[id];
-        if (!track)
-            return;
-        track.inFlight = false;
-        track.phase = 'done';
-    }
-    // ---------------------------------------------------------------------------
-    add(init, now) {
-        const track = {
-            id: this.tracks.length,
-            addedAt: now,
-            stopping: false,
-            direct: false,
-            duePoll: true,
-            wantFull: false,
-            queueAttempt: 0,
-            inFlight: false,
-            ...init
-        };
-        this.tracks.push(track);
-        return track;
-    }
-    /** The track runs: its watch starts from what is known of its start. */
-    startTrack(track, ref, now, listed, seen) {
-        track.phase = 'running';
-        track.ref = ref;
-        track.runningSince = now;
-        track.leftAt = undefined;
-        let w = watch({
-            console: false,
-            startedAt: seen?.startedAt ?? now,
-            startSlackMs: seen?.slackMs ?? 0,
-            expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
-        });
-        if (listed)
-            w = sawBuild(w, now, { building: true, ...listed });
-        track.watch = w;
-        track.wantFull = false;
-        if (this.runningList) {
-            track.direct = false;
-            track.dueAt = undefined;
-        }
-        else {
-            track.direct = true;
-            track.duePoll = true;
-            track.dueAt = now + nextPoll(w, now, this.policy.poll).delayMs;
-        }
-    }
-    ownRead(track) {
-        track.inFlight = true;
-        const read = track.phase === 'queued'
-            ? { kind: 'queue-item', track: track.id, queueId: track.queueId }
-            : { kind: 'build', track: track.id, ref: track.ref, full: track.wantFull };
-        track.dueAt = undefined;
-        return read;
-    }
-    /** When the next round is due; undefined when no round is needed or one is in flight. */
-    roundDue() {
-        if (this.roundInFlight || this.roundAt === undefined)
-            return undefined;
-        if (this.roundFailedAt !== undefined)
-            return this.roundFailedAt + this.policy.retryMs;
-        let at;
-        const queued = this.tracks.filter(t => t.phase === 'queued' && !t.inFlight && this.coveredByRound(t));
-        if (queued.length > 0)
-            at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll);
-        if (this.runningList) {
-            for (const track of this.tracks) {
-                if (track.phase !== 'running' || track.direct || !track.watch || track.inFlight)
-                    continue;
-                if (track.dueAt !== undefined)
-                    continue;
-                const when = this.roundAt + nextPoll(track.watch, this.roundAt, this.policy.poll).delayMs;
-                at = at === undefined ? when : Math.min(at, when);
-            }
-        }
-        return at;
-    }
-    startRound() {
-        this.roundInFlight = true;
-        const queue = this.queueList && this.tracks.some(t => t.phase === 'queued' && !t.inFlight);
-        return { kind: 'round', queue, running: this.runningList };
-    }
-    /** Whether rounds watch a queued track (else its queue item is read on its own). */
-    coveredByRound(track) {
-        return this.runningList || this.queueList ? track.queueId !== undefined : false;
-    }
-    activeQueued() {
-        return this.tracks.filter(t => t.phase === 'queued').length;
-    }
-    /** Queued tracks no round watches any more read their queue items on their own. */
-    uncoverQueued(now) {
-        for (const track of this.tracks) {
-            if (track.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
-                continue;
-            track.dueAt = now;
-            track.duePoll = true;
-        }
-    }
-    refuseRunningList(now) {
-        if (!this.runningList)
-            return;
-        this.runningList = false;
-        for (const track of this.tracks) {
-            if (track.phase !== 'running' || track.direct || !track.watch)
-                continue;
-            track.direct = true;
-            track.duePoll = true;
-            track.dueAt ??= now;
-        }
-        this.uncoverQueued(now);
-    }
-    showsOurs(running) {
-        return this.tracks.some(t => (t.ref !== undefined && running.byKey.has(runningKey(t.ref.job, t.ref.number))) ||
-            (t.queueId !== undefined && running.byQueueId.has(t.queueId)));
-    }
-    settle(track) {
-        if (track)
-            track.inFlight = false;
-        return [];
-    }
-}
-function indexRunning(list) {
-    const byKey = new Map();
-    const byQueueId = new Map();
-    for (const build of list) {
-        byKey.set(runningKey(build.job, build.number), build);
-        if (build.queueId !== undefined)
-            byQueueId.set(build.queueId, build);
-    }
-    return { byKey, byQueueId };
-}
-
-;// CONCATENATED MODULE: ./src/multi/follow-builds.ts
-
-
-
-
-
-
-
-/** How long a list read may retry before the round gives up on it (ms): the next round is better. */
-const LIST_READ_MS = 10_000;
-/**
- * Follows several builds at once with one client: carries out the reads the
- * shared schedule (schedule.ts) asks for, those of one moment concurrently,
- * and tells the hooks what they showed. A list Jenkins refuses is dropped
- * (said in the debug log); a read that failed on the way is tried again.
- */
-class BuildsFollower {
-    options;
-    schedule;
-    now;
-    jobs = new Map();
-    queueIds = new Map();
-    inFlight = new Set();
-    wakeUp;
-    failure;
-    constructor(options) {
-        this.options = options;
-        this.now = options.now ?? Date.now;
-        this.schedule = new SharedSchedule((job, number) => ({ job, number, url: options.api.buildUrl(job, number) }), options.policy ?? DEFAULT_SCHEDULE_POLICY);
-    }
-    /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
-    addQueued(job, queueId, expect) {
-        const id = this.schedule.addQueued(job, queueId, this.now(), expect);
-        this.jobs.set(id, job);
-        this.queueIds.set(id, queueId);
-        this.poke();
-        return id;
-    }
-    /** Follows a build known to run (build: last) to its end. */
-    addRunning(ref, build) {
-        const id = this.schedule.addRunning(ref, build, this.now());
-        this.jobs.set(id, ref.job);
-        this.poke();
-        return id;
-    }
-    /** Stops following one build. */
-    drop(id) {
-        this.schedule.drop(id);
-        this.poke();
-    }
-    /** Looks at a build the step just told to stop, and keeps looking until it ended. */
-    expedite(id) {
-        this.schedule.expedite(id, this.now());
-        this.poke();
-    }
-    /** Whether the running list still serves (false: every build is polled on its own). */
-    get batched() {
-        return this.schedule.usesRunningList;
-    }
-    /** Runs until no build is followed; throws StepAborted on cancel or timeout. */
-    async run() {
-        const { signal } = this.options;
-        for (;;) {
-            (0,util_wait/* throwIfAborted */.Te)(signal);
-            if (this.failure !== undefined)
-                throw this.failure;
-            const { reads, nextAt } = this.schedule.due(this.now());
-            for (const read of reads)
-                this.launch(read);
-            if (!this.schedule.active && this.inFlight.size === 0)
-                return;
-            if (reads.length > 0)
-                continue;
-            await this.wait(nextAt === undefined ? undefined : nextAt - this.now());
-        }
-    }
-    // ---------------------------------------------------------------------------
-    poke() {
-        this.wakeUp?.();
-    }
-    /** Until `ms` passed, a read ended, something was added, or the signal fired. */
-    wait(ms) {
-        const { signal } = this.options;
-        return new Promise(resolve => {
-            let timer;
-            const done = () => {
-                clearTimeout(timer);
-                signal.removeEventListener('abort', done);
-                this.wakeUp = undefined;
-                resolve();
-            };
-            this.wakeUp = done;
-            signal.addEventListener('abort', done, { once: true });
-            if (ms !== undefined)
-                timer = setTimeout(done, Math.max(0, ms));
-        });
-    }
-    launch(read) {
-        const work = this.perform(read)
-            .catch(error => {
-            // A read cut by the cancel is the cancel's business (run() throws it).
-            if (this.options.signal.aborted)
-                return;
-            this.failure ??= error;
-        })
-            .finally(() => {
-            this.inFlight.delete(work);
-            this.poke();
-        });
-        this.inFlight.add(work);
-    }
-    async perform(read) {
-        switch (read.kind) {
-            case 'round':
-                return this.round(read.queue, read.running);
-            case 'queue-item':
-                return this.queueItem(read.track, read.queueId);
-            case 'build':
-                return this.build(read.track, read.ref, read.full);
-        }
-    }
-    async round(queue, running) {
-        const { api, logger } = this.options;
-        const sentAt = this.now();
-        const seen = {};
-        const refused = {};
-        try {
-            // The queue first: an item that leaves it meanwhile is on its executor by the second read.
-            if (queue) {
-                const answer = await this.list('the queue (queue/api/json)', () => api.getQueue());
-                if (answer === 'refused')
-                    refused.queue = true;
-                else
-                    seen.queue = answer;
-            }
-            if (running) {
-                const answer = await this.list('the running builds (computer/api/json)', () => api.runningBuilds({ deadline: this.now() + LIST_READ_MS }));
-                if (answer === 'refused')
-                    refused.running = true;
-                else
-                    seen.running = answer;
-            }
-        }
-        catch (error) {
-            if (!follow_builds_isTransient(error))
-                throw error;
-            logger.debug(`A look at the builds failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-            this.schedule.roundFailed(this.now());
-            return;
-        }
-        this.tell(this.schedule.sawRound(sentAt, this.now(), seen, refused));
-    }
-    /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
-    async list(what, read) {
-        try {
-            return await read();
-        }
-        catch (error) {
-            if (error instanceof errors/* Interrupted */.j$ || follow_builds_isTransient(error))
-                throw error;
-            this.options.logger.debug(`Jenkins refused ${what}: reading each build on its own instead (${(0,error_text/* errorText */.k)(error)})`);
-            return 'refused';
-        }
-    }
-    async queueItem(track, queueId) {
-        const { api, logger } = this.options;
-        const askedAt = this.now();
-        let item;
-        try {
-            item = await api.getQueueItem(queueId);
-        }
-        catch (error) {
-            if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
-                return this.lostQueueItem(track, queueId, askedAt);
-            }
-            if (!follow_builds_isTransient(error))
-                return this.fail(track, error);
-            logger.debug(`Queue poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-            this.schedule.readFailed(track, this.now());
-            return;
-        }
-        this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
-    }
-    /**
-     * A left item is kept for 5 minutes, and none survive a restart
-     * (jenkins-api.md 4): the build is found by its queue id instead.
-     */
-    async lostQueueItem(track, queueId, askedAt) {
-        const job = this.jobs.get(track);
-        const name = (0,job_path/* fullName */.fq)(job);
-        let match;
-        try {
-            match = (await this.options.api.recentBuilds(job, 100)).find(b => b.queueId === queueId);
-        }
-        catch (error) {
-            if (!follow_builds_isTransient(error))
-                return this.fail(track, error);
-            this.schedule.readFailed(track, this.now());
-            return;
-        }
-        if (!match) {
-            return this.fail(track, new errors/* JenkinsError */.fF('not-found', `Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`));
-        }
-        const item = {
-            id: queueId,
-            executable: { number: match.number, url: this.options.api.buildUrl(job, match.number) }
-        };
-        this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
-    }
-    async build(track, ref, full) {
-        const { api, logger } = this.options;
-        let build;
-        try {
-            build = await api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE });
-        }
-        catch (error) {
-            if (!follow_builds_isTransient(error))
-                return this.fail(track, error);
-            logger.debug(`Build poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-            this.schedule.readFailed(track, this.now());
-            return;
-        }
-        this.tell(this.schedule.sawBuild(track, this.now(), build, full));
-    }
-    fail(track, error) {
-        if (error instanceof errors/* Interrupted */.j$)
-            throw error;
-        this.schedule.fail(track);
-        this.options.hooks.failed(track, error instanceof Error ? error : new Error(String(error)));
-    }
-    tell(events) {
-        const { hooks, api } = this.options;
-        for (const event of events) {
-            const job = this.jobs.get(event.track);
-            switch (event.kind) {
-                case 'waiting':
-                    hooks.waiting(event.track, event.why);
-                    break;
-                case 'started':
-                    hooks.started(event.track, {
-                        job,
-                        number: event.number,
-                        url: api.buildUrl(job, event.number)
-                    });
-                    break;
-                case 'ended':
-                    hooks.ended(event.track, event.build);
-                    break;
-                case 'left-without-build': {
-                    const queueId = this.queueIds.get(event.track);
-                    hooks.failed(event.track, new errors/* JenkinsError */.fF('conflict', event.cancelled
-                        ? `The queue item ${queueId} of ${(0,job_path/* fullName */.fq)(job)} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`
-                        : `Queue item ${queueId} of ${(0,job_path/* fullName */.fq)(job)} left the queue without starting a build.`));
-                    break;
-                }
-            }
-        }
-    }
-}
-/** Failures worth riding out (the client already retried them). */
-function follow_builds_isTransient(error) {
-    return (error instanceof errors/* JenkinsError */.fF &&
-        !(error instanceof errors/* Interrupted */.j$) &&
-        (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout'));
 }
 
 ;// CONCATENATED MODULE: ./src/multi/printer.ts
@@ -49707,15 +49922,9 @@ class Printer {
 
 // EXTERNAL MODULE: ./src/util/html.ts
 var html = __nccwpck_require__(9263);
-// EXTERNAL MODULE: ./src/outcome/summary-sections.ts
-var summary_sections = __nccwpck_require__(5605);
 // EXTERNAL MODULE: ./src/outcome/summary-timeline.ts
 var summary_timeline = __nccwpck_require__(8034);
 ;// CONCATENATED MODULE: ./src/multi/report.ts
-
-
-
-
 
 
 
@@ -49741,33 +49950,14 @@ function worstResult(results) {
     return worst;
 }
 /**
- * The `builds` output, in the order the items were given.
- * @internal
- */
-function buildsEntries(items) {
-    return items.map(({ outcome }) => {
-        const build = outcome.build;
-        const ended = build !== undefined && !build.building;
-        return {
-            job: outcome.jobName,
-            number: build?.number ?? numberOf(outcome.buildUrl) ?? null,
-            url: outcome.buildUrl ?? null,
-            result: outcome.result ?? (ended ? build.result : null),
-            duration: ended && (0,model_counts/* isCount */.my)(build.duration) ? build.duration : null,
-            queueUrl: outcome.queueUrl ?? null,
-            ...facts(build),
-            values: outcome.values?.values ?? null
-        };
-    });
-}
-/**
- * The outputs of several builds: `builds`, `result` (the worst), the test
- * counts summed over the builds that have a report, and every downloaded
- * artifact. The outputs of one build (number, url, build JSON, stages) are
- * in `builds` instead.
+ * The outputs of several builds: `builds` (each entry outcome/build-outputs.ts
+ * buildEntry, in the order the items were given), `result` (the worst), the
+ * test counts summed over the builds that have a report, and every
+ * downloaded artifact. The outputs of one build (number, url, build JSON,
+ * stages) are in `builds` instead.
  */
 function setJobsOutputs(out, items, logger) {
-    out.setOutput(constants/* Output */.k7.Builds, JSON.stringify(buildsEntries(items)));
+    out.setOutput(constants/* Output */.k7.Builds, JSON.stringify(items.map(item => (0,build_outputs/* buildEntry */.Jo)(item.outcome))));
     const worst = worstResult(items.map(item => item.outcome.result));
     if (worst)
         out.setOutput(constants/* Output */.k7.Result, worst);
@@ -49787,32 +49977,22 @@ function setJobsOutputs(out, items, logger) {
     }
     if (items.some(item => item.outcome.artifacts)) {
         const folders = [...new Set(items.flatMap(item => item.outcome.artifacts?.folder ?? []))];
-        (0,report/* setArtifactsOutput */.hV)(out, {
+        (0,build_outputs/* setArtifactsOutput */.hV)(out, {
             written: items.flatMap(item => item.outcome.artifacts?.written ?? []),
             folder: (0,shorten/* cut */.J)(folders.join(', '), 500)
         }, logger);
     }
 }
-function facts(build) {
-    if (!build)
-        return { description: null, displayName: null, parameters: null };
-    const { description, displayName, parameters } = (0,decode/* buildFactsOf */.Bb)(build);
-    return { description, displayName, parameters };
-}
-/** Whether an item counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
-function failed(item) {
-    return item.outcome.accepted === false || item.error !== undefined || item.stopped !== undefined;
-}
 const TAIL_IN_MESSAGE = 10;
-const TAIL_IN_SUMMARY = 20;
 /**
  * The step's failure message when some item failed (undefined when none
- * did): one line per failed item, naming it, its result and link, then the
- * last console lines of each build that failed by itself (not of those
- * fail-fast stopped). A missing wanted artifact fails the step too.
+ * did): one line per failed item, naming it, its result and link, then
+ * each build's failure message (outcome/report.ts failureMessage) for
+ * those that failed by themselves (not those fail-fast stopped). A missing
+ * wanted artifact fails the step too.
  */
 function jobsFailure(items, accept) {
-    const bad = items.filter(failed);
+    const bad = items.filter(report/* didNotPass */.mD);
     const problems = items.flatMap(item => item.outcome.artifacts?.problems ?? []);
     if (bad.length === 0)
         return problems.length > 0 ? problems.join('\n') : undefined;
@@ -49830,9 +50010,7 @@ function jobsFailure(items, accept) {
 }
 function itemLine(item) {
     const { outcome } = item;
-    const number = outcome.build?.number ?? numberOf(outcome.buildUrl);
-    const job = (0,util_names/* shortName */.l)(outcome.jobName);
-    const name = number === undefined ? job : `${job} #${number}`;
+    const name = (0,report/* buildTitle */.xd)(outcome);
     if (item.error)
         return `${name}: ${item.error.replace(/\.$/, '')}`;
     if (item.stopped && !outcome.result)
@@ -49845,14 +50023,14 @@ function itemLine(item) {
 }
 /**
  * The job summary of several builds: one table with a row per item (job,
- * build link, result, duration, failed-test count when known), then each
- * failed build's details (failed tests, stages, artifacts, last console
- * lines). Everything from Jenkins or the user is escaped. Never throws.
+ * build link, result, duration, failed-test count when known), one stage
+ * chart, then each build's section (outcome/report.ts addBuildSection).
+ * Everything from Jenkins or the user is escaped. Never throws.
  */
-async function writeJobsSummary(summary, items, logger) {
-    try {
-        summary.addHeading('Jenkins builds', 2);
-        summary.addTable([
+function writeJobsSummary(summary, items, logger) {
+    return (0,report/* writeSummaryWith */.gD)(summary, logger, s => {
+        s.addHeading('Jenkins builds', 2);
+        s.addTable([
             [
                 { data: 'Job', header: true },
                 { data: 'Build', header: true },
@@ -49862,25 +50040,16 @@ async function writeJobsSummary(summary, items, logger) {
             ],
             ...items.map(item => row(item))
         ]);
-        (0,summary_timeline/* addTimeline */.Tu)(summary, timelineBuilds(items));
-        for (const item of items.filter(failed))
-            details(summary, item);
-        // A passing build gets no details; what could not be read of it is still said.
-        for (const item of items.filter(i => !failed(i) && i.outcome.unread)) {
-            (0,summary_sections/* addUnread */.vc)(summary, item.outcome.unread ?? []);
-        }
-        await summary.write();
-    }
-    catch (error) {
-        summary.emptyBuffer();
-        logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
-    }
+        (0,summary_timeline/* addTimeline */.Tu)(s, timelineBuilds(items));
+        for (const item of items)
+            (0,report/* addBuildSection */.H8)(s, item, { item: true });
+    });
 }
 function row(item) {
     const { outcome } = item;
     const build = outcome.build;
-    const number = build?.number ?? numberOf(outcome.buildUrl);
-    const buildCell = number !== undefined
+    const number = (0,build_outputs/* buildEntry */.Jo)(outcome).number;
+    const buildCell = number !== null
         ? (0,html/* link */.n)(`#${number}`, outcome.buildUrl)
         : outcome.queueUrl
             ? (0,html/* link */.n)('queued', outcome.queueUrl)
@@ -49901,50 +50070,16 @@ function row(item) {
     const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—';
     return [(0,html/* link */.n)((0,util_names/* shortName */.l)(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
 }
-function details(summary, item) {
-    const { outcome } = item;
-    const number = outcome.build?.number ?? numberOf(outcome.buildUrl);
-    const job = (0,util_names/* shortName */.l)(outcome.jobName);
-    const title = number === undefined ? job : `${job} #${number}`;
-    summary.addHeading(`${(0,html/* link */.n)(title, outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.Z)(outcome.result ?? 'no result')}`, 3);
-    const notes = [item.error, item.stopped, item.left, outcome.note].filter((n) => !!n);
-    if (notes.length > 0)
-        summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(notes.join(' '), 1000))}</p>`, true);
-    // Below the build's own heading (h3), so that the outline, and what a cut summary says it left out, is per build.
-    if (outcome.history)
-        (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
-    if (outcome.tests)
-        (0,summary_sections/* addFailedTests */.ci)(summary, outcome.tests, 4);
-    if (outcome.stages)
-        (0,summary_sections/* addStages */.Xe)(summary, outcome.stages, 4);
-    if (outcome.artifacts)
-        (0,summary_sections/* addArtifacts */.Dm)(summary, outcome.artifacts, 4);
-    if (outcome.values)
-        (0,values/* addValues */.ml)(summary, outcome.values, 4);
-    if (outcome.unread)
-        (0,summary_sections/* addUnread */.vc)(summary, outcome.unread);
-    const tail = item.stopped ? [] : item.tail.slice(-TAIL_IN_SUMMARY);
-    if (tail.length > 0) {
-        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
-    }
-}
 /** Each build's stages, for the one chart of several builds: a section each. */
 function timelineBuilds(items) {
     return items.flatMap(({ outcome }) => outcome.stages
         ? [
             {
-                section: {
-                    job: outcome.jobName,
-                    number: outcome.build?.number ?? numberOf(outcome.buildUrl)
-                },
+                section: { job: outcome.jobName, number: (0,build_outputs/* buildEntry */.Jo)(outcome).number ?? undefined },
                 stages: outcome.stages
             }
         ]
         : []);
-}
-/** The number at the end of a build URL (`…/job/x/12/`). */
-function numberOf(url) {
-    return (0,model_counts/* countOf */.pq)(url ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined);
 }
 
 ;// CONCATENATED MODULE: ./src/multi/resolve-jobs.ts
@@ -50190,7 +50325,7 @@ class JobsRun {
         const { api, work, signal } = this.o;
         const info = item.info;
         const name = item.entry.jobName;
-        (0,util_wait/* throwIfAborted */.Te)(signal);
+        (0,wait/* throwIfAborted */.Te)(signal);
         let queued;
         try {
             const uploads = this.o.uploads?.[item.index] ?? [];
@@ -50274,7 +50409,7 @@ class JobsRun {
                 else if (!first.building)
                     this.finished([item], first, false);
                 else
-                    item.track = follower.addRunning(item.ref, first);
+                    item.track = follower.addRunning(item.ref, { build: first });
                 continue;
             }
             const queueId = item.queueId;
@@ -50346,21 +50481,16 @@ class JobsRun {
         const [first] = owners;
         if (!first)
             return;
-        const { accept } = this.o.settings;
+        const ref = first.ref;
+        const accepted = judgeEnd(owners.map(item => item.report.outcome), final, { ref, accept: this.o.settings.accept, logger: this.log });
         for (const item of owners) {
-            const outcome = item.report.outcome;
-            outcome.build = final;
-            outcome.result = final.result ?? undefined;
-            outcome.accepted = final.result !== null && accept.includes(final.result);
             if (item.stopping && final.result === 'ABORTED')
                 item.report.stopped = 'stopped by fail-fast';
             this.o.work.finished(item.index);
         }
-        const ref = first.ref;
-        this.log.info(`Jenkins build ${first.entry.jobName} #${ref.number} finished: ${final.result ?? 'no result'} in ${(0,util_duration/* formatDuration */.a3)(final.duration)}.`);
-        if (!first.report.outcome.accepted && !first.stopping)
+        if (!accepted && !first.stopping)
             this.failFast(first);
-        this.side(completeBuild({ ...this.o, printer: this.printer, entries: this.entries }, owners, ref, final, watched));
+        this.side(completeBuild({ ...this.o, printer: this.printer, entries: this.entries, reports: this.github }, owners, ref, final, watched));
     }
     // ---- fail-fast -------------------------------------------------------------
     /**
@@ -50440,7 +50570,7 @@ class JobsRun {
         while (this.pending.size > 0) {
             const work = Promise.all([...this.pending]);
             if (this.o.signal.aborted)
-                return (0,util_wait/* settleBy */.pN)(work, Date.now() + SETTLE_ON_ABORT_MS);
+                return (0,wait/* settleBy */.pN)(work, Date.now() + SETTLE_ON_ABORT_MS);
             await work;
         }
     }
@@ -50492,7 +50622,7 @@ async function stopAll(step, run, { error, reason, waitedMs, until }) {
     // Commit statuses go alongside the abort, within its budget.
     const statuses = run.finishStatuses(statusFailure(error, step.signal));
     const { outcome, said } = await stopWork(step, { log, until, single: false });
-    await (0,util_wait/* settleBy */.pN)(statuses, until);
+    await (0,wait/* settleBy */.pN)(statuses, until);
     await run.reportSoFar(said);
     return `${head}${outcome}`;
 }
@@ -50739,6 +50869,7 @@ function tableOf(table, rows) {
 
 
 
+
 /** The runner's step: @actions/core, with the job summary kept under GitHub's limit (summary-cap.ts). */
 const coreStepIO = {
     logger: coreLogger,
@@ -50746,7 +50877,7 @@ const coreStepIO = {
     drained: stdoutDrained,
     startGroup: title => startGroup(title),
     endGroup: () => endGroup(),
-    annotate: (message, title, where) => error(message, { title, file: where?.file, startLine: where?.line }),
+    annotate: (message, title, where) => whenCommandsRun(() => error(message, { title, file: where?.file, startLine: where?.line })),
     setOutput: (name, value) => setOutput(name, value),
     summary: boundedSummary(summary, coreLogger),
     saveState: (name, value) => saveState(name, value)
@@ -50969,12 +51100,162 @@ async function abortMessage(step, { error, reason, waitedMs, until }) {
 
 /***/ }),
 
+/***/ 4487:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Jo: () => (/* binding */ buildEntry),
+/* harmony export */   hV: () => (/* binding */ setArtifactsOutput),
+/* harmony export */   vP: () => (/* binding */ setBuildOutputs)
+/* harmony export */ });
+/* unused harmony exports BUILD_OUTPUT_MAX_BYTES, buildOutput, ARTIFACTS_OUTPUT_MAX_BYTES */
+/* harmony import */ var _util_constants_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2517);
+/* harmony import */ var _jenkins_reads_decode_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9828);
+/* harmony import */ var _jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2578);
+/* harmony import */ var _history_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6380);
+/* harmony import */ var _output_cap_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(4230);
+/* harmony import */ var _util_bytes_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(1671);
+/* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9277);
+
+
+
+
+
+
+
+/**
+ * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
+ * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
+ * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
+ * output can still be passed on as a job output beside the others. Build
+ * JSON is a few KB; what exceeds this is long change logs or many actions.
+ * @internal
+ */
+const BUILD_OUTPUT_MAX_BYTES = 256 * 1024;
+/**
+ * The build JSON within `maxBytes`. When it is too large, whole top-level
+ * fields are left out, largest first, until it fits: the output stays valid
+ * JSON with Jenkins' own field names, and what is there is complete.
+ * @internal
+ */
+function buildOutput(build, maxBytes = BUILD_OUTPUT_MAX_BYTES) {
+    const json = JSON.stringify(build);
+    const fullBytes = Buffer.byteLength(json);
+    if (fullBytes <= maxBytes)
+        return { json, dropped: [], fullBytes };
+    const kept = { ...build };
+    const dropped = [];
+    const largestFirst = Object.entries(build)
+        .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
+        .sort((a, b) => b.bytes - a.bytes);
+    let cut = json;
+    for (const { key } of largestFirst) {
+        if (Buffer.byteLength(cut) <= maxBytes)
+            break;
+        delete kept[key];
+        dropped.push(key);
+        cut = JSON.stringify(kept);
+    }
+    return { json: cut, dropped, fullBytes };
+}
+/** The one function that turns a build's outcome into its output values (null where unknown). duration and result only once the build is over. */
+function buildEntry(outcome) {
+    const build = outcome.build;
+    const ended = build !== undefined && !build.building;
+    return {
+        job: outcome.jobName,
+        number: build?.number ?? numberOf(outcome.buildUrl) ?? null,
+        url: outcome.buildUrl ?? null,
+        result: outcome.result ?? (ended ? build.result : null),
+        // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
+        duration: ended ? (build.duration ?? null) : null,
+        queueUrl: outcome.queueUrl ?? null,
+        description: build?.description ?? null,
+        displayName: build?.displayName ?? null,
+        parameters: build ? (0,_jenkins_reads_decode_js__WEBPACK_IMPORTED_MODULE_1__/* .parameterValues */ .oM)(build.parameters) : null,
+        values: outcome.values?.values ?? null
+    };
+}
+/**
+ * Sets every output of one build (buildEntry, and what only one build has:
+ * its JSON, job URL, tests, stages, history, artifacts). A `build` output
+ * over its cap is cut (buildOutput) with a warning that says what was left
+ * out and where the whole is.
+ */
+function setBuildOutputs(out, outcome, logger) {
+    const build = outcome.build;
+    const entry = buildEntry(outcome);
+    if (entry.result)
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Result, entry.result);
+    if (entry.number !== null)
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.BuildNumber, String(entry.number));
+    if (entry.url)
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.BuildUrl, entry.url);
+    if (entry.duration !== null)
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Duration, String(entry.duration));
+    else if (build && !build.building) {
+        logger?.warning(`Ignored the duration Jenkins gave build #${build.number} (${(0,_jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_4__/* .shownValue */ .JJ)(build.json.duration)}): not a whole number of milliseconds. The duration output is not set.`);
+    }
+    if (entry.queueUrl)
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.QueueUrl, entry.queueUrl);
+    if (build) {
+        // Jenkins' text, set exactly as it is: an output is never a command.
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Description, build.description);
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.DisplayName, build.displayName);
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.BuildParameters, JSON.stringify(entry.parameters));
+        const { json, dropped, fullBytes } = buildOutput(build.json);
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Build, json);
+        if (dropped.length > 0) {
+            logger?.warning(`The build output holds ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .kib */ .t)(fullBytes)} of JSON, over its cap of ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .kib */ .t)(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`);
+        }
+    }
+    out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.JobUrl, outcome.jobUrl);
+    if (outcome.tests) {
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.TestsTotal, String(outcome.tests.counts.total));
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.TestsFailed, String(outcome.tests.counts.failed));
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.TestsSkipped, String(outcome.tests.counts.skipped));
+    }
+    if (outcome.stages) {
+        const { json, kept, fullBytes } = (0,_stages_js__WEBPACK_IMPORTED_MODULE_3__/* .stagesOutput */ .TU)(outcome.stages);
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Stages, json);
+        if (kept < outcome.stages.length) {
+            logger?.warning(`The stages output would hold ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .kib */ .t)(fullBytes)} of JSON, over its cap of ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .kib */ .t)(_stages_js__WEBPACK_IMPORTED_MODULE_3__/* .STAGES_OUTPUT_MAX_BYTES */ .J9)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`);
+        }
+    }
+    if (outcome.history)
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.History, (0,_history_js__WEBPACK_IMPORTED_MODULE_2__/* .historyOutput */ .Mq)(outcome.history));
+    if (outcome.artifacts)
+        setArtifactsOutput(out, outcome.artifacts, logger);
+    if (entry.values)
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Values, JSON.stringify(entry.values));
+}
+/** The number at the end of a build URL (`…/job/x/12/`), for a build known by its URL before it is read. */
+function numberOf(url) {
+    return (0,_jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_4__/* .countOf */ .pq)(url ? /\/(\d+)\/?$/.exec(url)?.[1] : undefined);
+}
+/**
+ * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
+ * files are on disk whatever the output lists.
+ * @internal
+ */
+const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024;
+/** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
+function setArtifactsOutput(out, artifacts, logger) {
+    const { json, kept, fullBytes } = (0,_output_cap_js__WEBPACK_IMPORTED_MODULE_6__/* .cappedArray */ .L)(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES);
+    out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Artifacts, json);
+    if (kept < artifacts.written.length) {
+        logger?.warning(`The artifacts output would hold ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .kib */ .t)(fullBytes)} of JSON, over its cap of ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .kib */ .t)(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`);
+    }
+}
+
+
+/***/ }),
+
 /***/ 4078:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   CommitStatusReporter: () => (/* binding */ CommitStatusReporter),
-/* harmony export */   commitUnderTestSha: () => (/* binding */ commitUnderTestSha)
+/* harmony export */   CommitStatusReporter: () => (/* binding */ CommitStatusReporter)
 /* harmony export */ });
 /* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(157);
 /* harmony import */ var _commit_under_test_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7101);
@@ -51120,21 +51401,6 @@ class CommitStatusReporter {
     /** The token must never reach a log line, whatever a library puts in a message. */
     redact(text) {
         return (0,_github_client_js__WEBPACK_IMPORTED_MODULE_2__.redactor)(this.token)(text);
-    }
-}
-/**
- * The commit the summary's links to source lines go to (source-link.ts):
- * the event's own commit by commit-under-test.ts's rule (a pull request's
- * head, workflow_run's, a merge queue's…), else GITHUB_SHA. It does not
- * read a pull request over the API (issue_comment): statuses and the
- * comment take the step's resolved commit from GithubReports instead.
- */
-function commitUnderTestSha(ctx = _actions_github__WEBPACK_IMPORTED_MODULE_0__/* .context */ ._) {
-    try {
-        return (0,_commit_under_test_js__WEBPACK_IMPORTED_MODULE_1__/* .headShaOf */ .kq)(ctx)?.sha ?? (ctx.sha || undefined);
-    }
-    catch {
-        return ctx.sha || undefined;
     }
 }
 function httpUrl(url) {
@@ -51543,8 +51809,10 @@ function linkTarget(url) {
 
 // EXTERNAL MODULE: ./src/util/names.ts
 var names = __nccwpck_require__(5888);
-// EXTERNAL MODULE: ./src/outcome/report.ts + 1 modules
-var report = __nccwpck_require__(8082);
+// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
+var build_outputs = __nccwpck_require__(4487);
+// EXTERNAL MODULE: ./src/outcome/report.ts + 3 modules
+var report = __nccwpck_require__(4016);
 ;// CONCATENATED MODULE: ./src/outcome/pr-comment-body.ts
 /**
  * The text of the pull request comment (`pr-comment`): one line per build
@@ -51558,6 +51826,7 @@ var report = __nccwpck_require__(8082);
  * The body stays within GitHub's 65,536 characters by listing fewer failed
  * tests, then fewer builds.
  */
+
 
 
 
@@ -51623,8 +51892,8 @@ function fitting(builds, room, render) {
 function buildLines(build, tests, link) {
     const { outcome } = build;
     const job = link(codeSpan(outcome.jobName, names/* NAME_CHARS */.E), outcome.jobUrl);
-    const number = outcome.build?.number ?? buildNumberOf(outcome.buildUrl);
-    const ref = number === undefined ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`;
+    const { number } = (0,build_outputs/* buildEntry */.Jo)(outcome);
+    const ref = number === null ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`;
     const head = `- ${stateOf(build, link)} ${job}${ref}`;
     const lines = [head + detailsOf(build)];
     if (outcome.failedStage)
@@ -51680,10 +51949,6 @@ function firstLine(text) {
         .split(/\r\n|\r|\n|\u2028|\u2029/)
         .map(line => line.trim())
         .find(line => line !== '') ?? '');
-}
-function buildNumberOf(url) {
-    const match = url ? /\/(\d+)\/?$/.exec(url) : null;
-    return match ? Number(match[1]) : undefined;
 }
 
 
@@ -51809,21 +52074,21 @@ function lastPage(link) {
 
 /***/ }),
 
-/***/ 8082:
+/***/ 4016:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   D$: () => (/* binding */ RESULT_ICONS),
+  H8: () => (/* binding */ addBuildSection),
+  xd: () => (/* binding */ buildTitle),
+  mD: () => (/* binding */ didNotPass),
   oh: () => (/* binding */ failureMessage),
   An: () => (/* binding */ resultCell),
-  hV: () => (/* binding */ setArtifactsOutput),
-  vP: () => (/* binding */ setBuildOutputs),
-  Sy: () => (/* binding */ writeSummary)
+  Sy: () => (/* binding */ writeSummary),
+  gD: () => (/* binding */ writeSummaryWith)
 });
-
-// UNUSED EXPORTS: ARTIFACTS_OUTPUT_MAX_BYTES, BUILD_OUTPUT_MAX_BYTES, buildOutput
 
 ;// CONCATENATED MODULE: ./src/util/console-line.ts
 /**
@@ -51842,30 +52107,155 @@ function plainConsoleLine(line) {
     return line.replace(ANSI, '').replace(CONTROL, '');
 }
 
-// EXTERNAL MODULE: ./src/util/constants.ts
-var constants = __nccwpck_require__(2517);
-// EXTERNAL MODULE: ./src/jenkins/reads/decode.ts
-var decode = __nccwpck_require__(9828);
 // EXTERNAL MODULE: ./src/util/duration.ts
 var duration = __nccwpck_require__(6518);
+// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
+var build_outputs = __nccwpck_require__(4487);
 // EXTERNAL MODULE: ./src/outcome/history.ts
 var outcome_history = __nccwpck_require__(6380);
 // EXTERNAL MODULE: ./src/util/html.ts
 var html = __nccwpck_require__(9263);
 // EXTERNAL MODULE: ./src/util/shorten.ts
 var shorten = __nccwpck_require__(2509);
-// EXTERNAL MODULE: ./src/jenkins/model/counts.ts
-var counts = __nccwpck_require__(2578);
 // EXTERNAL MODULE: ./src/util/names.ts
 var names = __nccwpck_require__(5888);
-// EXTERNAL MODULE: ./src/outcome/output-cap.ts
-var output_cap = __nccwpck_require__(4230);
 // EXTERNAL MODULE: ./src/util/bytes.ts
 var bytes = __nccwpck_require__(1671);
-// EXTERNAL MODULE: ./src/outcome/stages.ts
-var stages = __nccwpck_require__(9277);
-// EXTERNAL MODULE: ./src/outcome/summary-sections.ts
-var summary_sections = __nccwpck_require__(5605);
+;// CONCATENATED MODULE: ./src/outcome/source-link.ts
+/**
+ * `${server}/${owner}/${name}/blob/${sha}/${path}#L${line}`, each path
+ * segment URL-encoded (a `#`, `?` or space in a file name stays part of
+ * the path). The caller's link() keeps only http(s).
+ */
+function sourceLineUrl(commit, where) {
+    const encoded = (path) => path.split('/').map(encodeURIComponent).join('/');
+    const server = commit.serverUrl.replace(/\/+$/, '');
+    return `${server}/${encoded(commit.repository)}/blob/${encodeURIComponent(commit.sha)}/${encoded(where.file)}#L${where.line}`;
+}
+
+;// CONCATENATED MODULE: ./src/outcome/summary-sections.ts
+
+
+
+
+
+
+const STAGE_ICONS = {
+    SUCCESS: '✅',
+    FAILED: '❌',
+    UNSTABLE: '⚠️',
+    ABORTED: '⛔',
+    NOT_EXECUTED: '⚪',
+    IN_PROGRESS: '⏳',
+    PAUSED_PENDING_INPUT: '⏸️'
+};
+const MAX_STAGE_ROWS = 100;
+const MAX_ARTIFACT_ROWS = 20;
+const PATH_CHARS = 200;
+const ERROR_CHARS = 300;
+const MAX_UNREAD = 3;
+const UNREAD_CHARS = 600;
+/**
+ * The failed tests: name (linked to its page), class, where it failed in the
+ * repository (when a trace names a workspace file: `path:line`, linked to
+ * that line at the commit under test on a runner), first line of the error.
+ * `level`: of its heading, below the build's.
+ */
+function addFailedTests(summary, tests, level = 3) {
+    if (tests.counts.failed === 0)
+        return;
+    summary.addHeading('Failed tests', level);
+    if (tests.failed.length > 0) {
+        const located = tests.located ?? new Map();
+        // A File column only when a test has one: most reports name no workspace file.
+        const withFile = tests.failed.some(test => located.has(test));
+        summary.addTable([
+            [
+                { data: 'Test', header: true },
+                { data: 'Class', header: true },
+                ...(withFile ? [{ data: 'File', header: true }] : []),
+                { data: 'Error', header: true }
+            ],
+            ...tests.failed.map(test => [
+                (0,html/* link */.n)((0,names/* shortName */.l)(test.name), test.url),
+                `<code>${(0,html/* escapeHtml */.Z)((0,names/* shortName */.l)(test.className))}</code>`,
+                ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
+                (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
+            ])
+        ]);
+    }
+    const shown = tests.failed.length;
+    const notes = [];
+    if (shown < tests.counts.failed) {
+        if (shown === 0 && tests.casesRead === 0) {
+            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
+        }
+        else {
+            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
+            if (tests.partial) {
+                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
+            }
+        }
+    }
+    notes.push(`All results: ${(0,html/* link */.n)('test report', tests.reportUrl)}.`);
+    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : (0,html/* escapeHtml */.Z)(n))).join(' ')}</p>`, true);
+}
+/** The Pipeline's stages: name, status, duration. */
+function addStages(summary, stages, level = 3) {
+    if (stages.length === 0)
+        return;
+    summary.addHeading('Stages', level);
+    const shown = stages.slice(0, MAX_STAGE_ROWS);
+    summary.addTable([
+        [
+            { data: 'Stage', header: true },
+            { data: 'Status', header: true },
+            { data: 'Duration', header: true }
+        ],
+        ...shown.map(stage => [
+            (0,html/* escapeHtml */.Z)((0,names/* shortName */.l)(stage.name)),
+            `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.Z)(stage.status)}`.trim(),
+            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(stage.durationMillis))
+        ])
+    ]);
+    if (stages.length > shown.length) {
+        summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true);
+    }
+}
+/** The downloaded artifacts and where they are; refused paths named. */
+function addArtifacts(summary, artifacts, level = 3) {
+    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
+        return;
+    summary.addHeading('Artifacts', level);
+    if (artifacts.written.length > 0) {
+        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,html/* escapeHtml */.Z)((0,bytes/* formatBytes */.z)(artifacts.bytes))}, in <code>${(0,html/* escapeHtml */.Z)(artifacts.folder)}</code>:</p>`, true);
+        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
+        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
+        if (artifacts.written.length > shown.length) {
+            summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
+        }
+    }
+    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
+        summary.addRaw(`<p>⚠️ Refused <code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,html/* escapeHtml */.Z)(refused.reason)}.</p>`, true);
+    }
+}
+/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
+function addUnread(summary, unread) {
+    for (const note of unread.slice(0, MAX_UNREAD)) {
+        summary.addRaw(`<p>⚠️ ${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}</p>`, true);
+    }
+}
+/** `path:line` in code, linked to that line of the commit when there is one. */
+function fileCell(where, commit) {
+    if (!where)
+        return '&nbsp;';
+    const text = `${(0,shorten/* cut */.J)(where.file, PATH_CHARS)}:${where.line}`;
+    return `<code>${(0,html/* link */.n)(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`;
+}
+function firstLine(text) {
+    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
+}
+
 // EXTERNAL MODULE: ./src/outcome/summary-timeline.ts
 var summary_timeline = __nccwpck_require__(8034);
 // EXTERNAL MODULE: ./src/outcome/values.ts
@@ -51885,125 +52275,6 @@ var error_text = __nccwpck_require__(1992);
 
 
 
-
-
-
-
-/**
- * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
- * allows 1 MB of job outputs per job, counted as UTF-16 (two bytes a
- * character for JSON's ASCII): 256 KiB of JSON is half of that, so the
- * output can still be passed on as a job output beside the others. Build
- * JSON is a few KB; what exceeds this is long change logs or many actions.
- * @internal
- */
-const BUILD_OUTPUT_MAX_BYTES = 256 * 1024;
-/**
- * The build JSON within `maxBytes`. When it is too large, whole top-level
- * fields are left out, largest first, until it fits: the output stays valid
- * JSON with Jenkins' own field names, and what is there is complete.
- * @internal
- */
-function buildOutput({ parameters: _decoded, ...build }, maxBytes = BUILD_OUTPUT_MAX_BYTES) {
-    // Jenkins' JSON as it came: `parameters` is ours, decoded from its `actions`.
-    const json = JSON.stringify(build);
-    const fullBytes = Buffer.byteLength(json);
-    if (fullBytes <= maxBytes)
-        return { json, dropped: [], fullBytes };
-    const sizes = Object.entries(build)
-        .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
-        .sort((a, b) => b.bytes - a.bytes);
-    const kept = { ...build };
-    const dropped = [];
-    let bytes = fullBytes;
-    for (const { key, bytes: size } of sizes) {
-        if (bytes <= maxBytes)
-            break;
-        delete kept[key];
-        dropped.push(key);
-        // "key":value plus a comma; re-measured below where it matters.
-        bytes -= size + Buffer.byteLength(JSON.stringify(key)) + 2;
-    }
-    let cut = JSON.stringify(kept);
-    while (Buffer.byteLength(cut) > maxBytes && Object.keys(kept).length > 0) {
-        const next = sizes.find(s => s.key in kept);
-        if (!next)
-            break;
-        delete kept[next.key];
-        dropped.push(next.key);
-        cut = JSON.stringify(kept);
-    }
-    return { json: cut, dropped, fullBytes };
-}
-/**
- * Sets every output the outcome knows. duration and result only once the
- * build is over. A `build` output over its cap is cut (buildOutput) with a
- * warning that says what was left out and where the whole is.
- */
-function setBuildOutputs(out, outcome, logger) {
-    const build = outcome.build;
-    const finished = build !== undefined && !build.building;
-    const result = outcome.result ?? (finished ? (build.result ?? undefined) : undefined);
-    if (result)
-        out.setOutput(constants/* Output */.k7.Result, result);
-    if (build)
-        out.setOutput(constants/* Output */.k7.BuildNumber, String(build.number));
-    if (outcome.buildUrl)
-        out.setOutput(constants/* Output */.k7.BuildUrl, outcome.buildUrl);
-    // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
-    if (finished && (0,counts/* isCount */.my)(build.duration))
-        out.setOutput(constants/* Output */.k7.Duration, String(build.duration));
-    else if (finished) {
-        logger?.warning(`Ignored the duration Jenkins gave build #${build.number} (${(0,counts/* shownValue */.JJ)(build.duration)}): not a whole number of milliseconds. The duration output is not set.`);
-    }
-    if (outcome.queueUrl)
-        out.setOutput(constants/* Output */.k7.QueueUrl, outcome.queueUrl);
-    if (build) {
-        // Jenkins' text, set exactly as it is: an output is never a command.
-        const facts = (0,decode/* buildFactsOf */.Bb)(build);
-        out.setOutput(constants/* Output */.k7.Description, facts.description);
-        out.setOutput(constants/* Output */.k7.DisplayName, facts.displayName);
-        out.setOutput(constants/* Output */.k7.BuildParameters, JSON.stringify(facts.parameters));
-        const { json, dropped, fullBytes } = buildOutput(build);
-        out.setOutput(constants/* Output */.k7.Build, json);
-        if (dropped.length > 0) {
-            logger?.warning(`The build output holds ${(0,bytes/* kib */.t)(fullBytes)} of JSON, over its cap of ${(0,bytes/* kib */.t)(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`);
-        }
-    }
-    out.setOutput(constants/* Output */.k7.JobUrl, outcome.jobUrl);
-    if (outcome.tests) {
-        out.setOutput(constants/* Output */.k7.TestsTotal, String(outcome.tests.counts.total));
-        out.setOutput(constants/* Output */.k7.TestsFailed, String(outcome.tests.counts.failed));
-        out.setOutput(constants/* Output */.k7.TestsSkipped, String(outcome.tests.counts.skipped));
-    }
-    if (outcome.stages) {
-        const { json, kept, fullBytes } = (0,stages/* stagesOutput */.TU)(outcome.stages);
-        out.setOutput(constants/* Output */.k7.Stages, json);
-        if (kept < outcome.stages.length) {
-            logger?.warning(`The stages output would hold ${(0,bytes/* kib */.t)(fullBytes)} of JSON, over its cap of ${(0,bytes/* kib */.t)(stages/* STAGES_OUTPUT_MAX_BYTES */.J9)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`);
-        }
-    }
-    if (outcome.history)
-        out.setOutput(constants/* Output */.k7.History, (0,outcome_history/* historyOutput */.Mq)(outcome.history));
-    if (outcome.artifacts)
-        setArtifactsOutput(out, outcome.artifacts, logger);
-    if (outcome.values)
-        out.setOutput(constants/* Output */.k7.Values, JSON.stringify(outcome.values.values));
-}
-/**
- * Cap of the `artifacts` output, in UTF-8 bytes: about 1,000 paths. The
- * files are on disk whatever the output lists.
- * @internal
- */
-const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024;
-/** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
-function setArtifactsOutput(out, artifacts, logger) {
-    const { json, kept, fullBytes } = (0,output_cap/* cappedArray */.L)(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES);
-    out.setOutput(constants/* Output */.k7.Artifacts, json);
-    if (kept < artifacts.written.length) {
-        logger?.warning(`The artifacts output would hold ${(0,bytes/* kib */.t)(fullBytes)} of JSON, over its cap of ${(0,bytes/* kib */.t)(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`);
-    }
-}
 /** The symbol shown before a result (summary, pull request comment). */
 const RESULT_ICONS = {
     SUCCESS: '✅',
@@ -52021,70 +52292,12 @@ const HIDDEN = '***';
 /** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
 const FILE_UNKNOWN = '(a file)';
 /**
- * Writes a short job summary: the job, a table (result, build, duration,
- * queue wait, tests), the parameters (secret-looking ones hidden) and the
- * note. Everything from Jenkins or the user is escaped. If the summary cannot
- * be written (no GITHUB_STEP_SUMMARY), warns and returns: never throws.
+ * Writes the job summary (`fill`), or if it cannot be written (no
+ * GITHUB_STEP_SUMMARY), warns and returns: never throws.
  */
-async function writeSummary(summary, outcome, logger) {
+async function writeSummaryWith(summary, logger, fill) {
     try {
-        const build = outcome.build;
-        summary.addHeading(`Jenkins ${(0,html/* link */.n)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
-        const rows = [['Result', resultCell(outcome)]];
-        if (build) {
-            rows.push(['Build', (0,html/* link */.n)(`#${build.number}`, outcome.buildUrl)]);
-            rows.push(...factRows(build));
-            rows.push([
-                'Duration',
-                build.building ? 'running' : (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(build.duration))
-            ]);
-        }
-        else if (outcome.queueUrl) {
-            rows.push(['Queue item', (0,html/* link */.n)(outcome.queueUrl, outcome.queueUrl)]);
-        }
-        if ((0,counts/* isCount */.my)(outcome.queueWaitMs)) {
-            rows.push(['Queue wait', (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
-        }
-        if (outcome.tests) {
-            const { total, failed, skipped } = outcome.tests.counts;
-            rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
-        }
-        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
-        if (outcome.history)
-            (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
-        if (outcome.tests)
-            (0,summary_sections/* addFailedTests */.ci)(summary, outcome.tests);
-        if (outcome.stages)
-            (0,summary_sections/* addStages */.Xe)(summary, outcome.stages);
-        if (outcome.stages)
-            (0,summary_timeline/* addTimeline */.Tu)(summary, [{ stages: outcome.stages }]);
-        if (outcome.artifacts)
-            (0,summary_sections/* addArtifacts */.Dm)(summary, outcome.artifacts);
-        if (outcome.values)
-            (0,values/* addValues */.ml)(summary, outcome.values);
-        if (outcome.unread)
-            (0,summary_sections/* addUnread */.vc)(summary, outcome.unread);
-        const parameters = parametersOf(outcome);
-        if (parameters.length > 0) {
-            summary.addHeading('Parameters', 3);
-            const shown = parameters.slice(0, MAX_PARAMETERS);
-            const table = [
-                [
-                    { data: 'Name', header: true },
-                    { data: 'Value', header: true }
-                ],
-                ...shown.map(p => [
-                    `<code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
-                    p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
-                ])
-            ];
-            summary.addTable(table);
-            if (parameters.length > shown.length) {
-                summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
-            }
-        }
-        if (outcome.note)
-            summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
+        fill(summary);
         await summary.write();
     }
     catch (error) {
@@ -52092,18 +52305,137 @@ async function writeSummary(summary, outcome, logger) {
         logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
     }
 }
-/** Rows for what the build said of itself: its own display name and its description, as inert text. */
-function factRows(build) {
-    const { description, displayName } = (0,decode/* buildFactsOf */.Bb)(build);
-    const rows = [];
-    if (displayName !== `#${build.number}`) {
-        rows.push(['Display name', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(displayName, MAX_VALUE_CHARS))]);
+/** The job summary of one `job`: its build's section (addBuildSection). Never throws. */
+function writeSummary(summary, outcome, logger) {
+    return writeSummaryWith(summary, logger, s => addBuildSection(s, { outcome, tail: [] }));
+}
+/** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
+function didNotPass(report) {
+    return (report.outcome.accepted === false || report.error !== undefined || report.stopped !== undefined);
+}
+const TAIL_IN_SUMMARY = 20;
+/**
+ * The one writer of a build's section of the job summary. Alone (one
+ * `job`, the whole summary): the job, a table (result, build, display name,
+ * description, duration, queue wait, tests), its products, the parameters
+ * (secret-looking ones hidden) and the note. As an item of `jobs` (below
+ * the table that has its result and duration): the build, what the step
+ * did to it, what it said of itself and its values; the products and last
+ * console lines too when it did not pass; nothing when there is nothing
+ * to say of a build that passed. Everything from Jenkins or the user is
+ * escaped: plain text, never HTML.
+ */
+function addBuildSection(summary, report, options = {}) {
+    const { outcome } = report;
+    const alone = options.item !== true;
+    const full = alone || didNotPass(report);
+    const rows = alone ? summaryRows(outcome) : factRows(outcome.build);
+    if (!full && rows.length === 0 && !outcome.values && !outcome.unread)
+        return;
+    // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
+    const sub = alone ? 3 : 4;
+    if (alone)
+        summary.addHeading(`Jenkins ${(0,html/* link */.n)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
+    else {
+        summary.addHeading(`${(0,html/* link */.n)(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.Z)(outcome.result ?? 'no result')}`, 3);
+        const notes = [report.error, report.stopped, report.left, outcome.note].filter((n) => !!n);
+        if (notes.length > 0) {
+            summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true);
+        }
     }
-    // Shown as text, never as HTML, whatever markup formatter Jenkins has.
-    if (description !== '') {
-        rows.push(['Description', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(description, MAX_NOTE_CHARS))]);
+    if (rows.length > 0) {
+        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
+    }
+    if (full) {
+        if (outcome.history)
+            (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
+        if (outcome.tests)
+            addFailedTests(summary, outcome.tests, sub);
+        if (outcome.stages)
+            addStages(summary, outcome.stages, sub);
+        // Several builds share one chart (multi/report.ts).
+        if (outcome.stages && alone)
+            (0,summary_timeline/* addTimeline */.Tu)(summary, [{ stages: outcome.stages }]);
+        if (outcome.artifacts)
+            addArtifacts(summary, outcome.artifacts, sub);
+    }
+    if (outcome.values)
+        (0,values/* addValues */.ml)(summary, outcome.values, sub);
+    if (outcome.unread)
+        addUnread(summary, outcome.unread);
+    if (alone) {
+        addParameters(summary, outcome);
+        if (outcome.note) {
+            summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
+        }
+        return;
+    }
+    const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY);
+    if (tail.length > 0) {
+        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
+    }
+}
+/** The job and, once known, the build's number: `deploy #12`. */
+function buildTitle(outcome) {
+    const { number } = (0,build_outputs/* buildEntry */.Jo)(outcome);
+    const job = (0,names/* shortName */.l)(outcome.jobName);
+    return number === null ? job : `${job} #${number}`;
+}
+/** The table of one build alone: result, build, what it said of itself, duration, queue, tests. */
+function summaryRows(outcome) {
+    const build = outcome.build;
+    const rows = [['Result', resultCell(outcome)]];
+    if (build) {
+        rows.push(['Build', (0,html/* link */.n)(`#${build.number}`, outcome.buildUrl)]);
+        rows.push(...factRows(build));
+        rows.push(['Duration', build.building ? 'running' : (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(build.duration))]);
+    }
+    else if (outcome.queueUrl) {
+        rows.push(['Queue item', (0,html/* link */.n)(outcome.queueUrl, outcome.queueUrl)]);
+    }
+    if (outcome.queueWaitMs !== undefined) {
+        rows.push(['Queue wait', (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
+    }
+    if (outcome.tests) {
+        const { total, failed, skipped } = outcome.tests.counts;
+        rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
     }
     return rows;
+}
+/** Rows for what the build said of itself: its own display name and its description, as inert text. */
+function factRows(build) {
+    const rows = [];
+    if (!build)
+        return rows;
+    if (build.displayName !== `#${build.number}`) {
+        rows.push(['Display name', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(build.displayName, MAX_VALUE_CHARS))]);
+    }
+    // Shown as text, never as HTML, whatever markup formatter Jenkins has.
+    if (build.description !== '') {
+        rows.push(['Description', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(build.description, MAX_NOTE_CHARS))]);
+    }
+    return rows;
+}
+/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
+function addParameters(summary, outcome) {
+    const parameters = parametersOf(outcome);
+    if (parameters.length === 0)
+        return;
+    summary.addHeading('Parameters', 3);
+    const shown = parameters.slice(0, MAX_PARAMETERS);
+    summary.addTable([
+        [
+            { data: 'Name', header: true },
+            { data: 'Value', header: true }
+        ],
+        ...shown.map(p => [
+            `<code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
+            p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
+        ])
+    ]);
+    if (parameters.length > shown.length) {
+        summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
+    }
 }
 /** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
 function resultCell(outcome) {
@@ -52224,46 +52556,6 @@ function lastLines(tail) {
         kept.unshift(line);
     }
     return kept;
-}
-
-
-/***/ }),
-
-/***/ 9284:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   L: () => (/* binding */ sourceLineUrl),
-/* harmony export */   P: () => (/* binding */ sourceCommit)
-/* harmony export */ });
-/**
- * `${server}/${owner}/${name}/blob/${sha}/${path}#L${line}`, each path
- * segment URL-encoded (a `#`, `?` or space in a file name stays part of
- * the path). The caller's link() keeps only http(s).
- */
-function sourceLineUrl(commit, where) {
-    const encoded = (path) => path.split('/').map(encodeURIComponent).join('/');
-    const server = commit.serverUrl.replace(/\/+$/, '');
-    return `${server}/${encoded(commit.repository)}/blob/${encodeURIComponent(commit.sha)}/${encoded(where.file)}#L${where.line}`;
-}
-/**
- * The commit the links go to, from the runner's variables and the event;
- * undefined without a server, a repository or a commit. `sha` gives the
- * commit under test: today commit-status.ts's rule (a pull request's head,
- * else GITHUB_SHA), loaded only when a failed test was located (it brings
- * Octokit); one argument to change when the rule becomes the step's
- * resolved commit under test.
- */
-async function sourceCommit(env = process.env, sha = async () => {
-    const { commitUnderTestSha } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4078));
-    return commitUnderTestSha();
-}) {
-    const serverUrl = env.GITHUB_SERVER_URL;
-    const repository = env.GITHUB_REPOSITORY;
-    if (!serverUrl || !repository || !/^[^/]+\/[^/]+$/.test(repository))
-        return undefined;
-    const commit = await sha();
-    return commit ? { serverUrl, repository, sha: commit } : undefined;
 }
 
 
@@ -52413,146 +52705,6 @@ function watchForInput(api, ref, logger, options = {}) {
         }
     })();
     return { stop: () => controller.abort(), done };
-}
-
-
-/***/ }),
-
-/***/ 5605:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Dm: () => (/* binding */ addArtifacts),
-/* harmony export */   Xe: () => (/* binding */ addStages),
-/* harmony export */   ci: () => (/* binding */ addFailedTests),
-/* harmony export */   vc: () => (/* binding */ addUnread)
-/* harmony export */ });
-/* harmony import */ var _util_bytes_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(1671);
-/* harmony import */ var _util_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6518);
-/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9263);
-/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2509);
-/* harmony import */ var _util_names_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(5888);
-/* harmony import */ var _source_link_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9284);
-
-
-
-
-
-
-const STAGE_ICONS = {
-    SUCCESS: '✅',
-    FAILED: '❌',
-    UNSTABLE: '⚠️',
-    ABORTED: '⛔',
-    NOT_EXECUTED: '⚪',
-    IN_PROGRESS: '⏳',
-    PAUSED_PENDING_INPUT: '⏸️'
-};
-const MAX_STAGE_ROWS = 100;
-const MAX_ARTIFACT_ROWS = 20;
-const PATH_CHARS = 200;
-const ERROR_CHARS = 300;
-const MAX_UNREAD = 3;
-const UNREAD_CHARS = 600;
-/**
- * The failed tests: name (linked to its page), class, where it failed in the
- * repository (when a trace names a workspace file: `path:line`, linked to
- * that line at the commit under test on a runner), first line of the error.
- * `level`: of its heading, below the build's.
- */
-function addFailedTests(summary, tests, level = 3) {
-    if (tests.counts.failed === 0)
-        return;
-    summary.addHeading('Failed tests', level);
-    if (tests.failed.length > 0) {
-        const located = tests.located ?? new Map();
-        // A File column only when a test has one: most reports name no workspace file.
-        const withFile = tests.failed.some(test => located.has(test));
-        summary.addTable([
-            [
-                { data: 'Test', header: true },
-                { data: 'Class', header: true },
-                ...(withFile ? [{ data: 'File', header: true }] : []),
-                { data: 'Error', header: true }
-            ],
-            ...tests.failed.map(test => [
-                (0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .link */ .n)((0,_util_names_js__WEBPACK_IMPORTED_MODULE_3__/* .shortName */ .l)(test.name), test.url),
-                `<code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_names_js__WEBPACK_IMPORTED_MODULE_3__/* .shortName */ .l)(test.className))}</code>`,
-                ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
-                (0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
-            ])
-        ]);
-    }
-    const shown = tests.failed.length;
-    const notes = [];
-    if (shown < tests.counts.failed) {
-        if (shown === 0 && tests.casesRead === 0) {
-            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
-        }
-        else {
-            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
-            if (tests.partial) {
-                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
-            }
-        }
-    }
-    notes.push(`All results: ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .link */ .n)('test report', tests.reportUrl)}.`);
-    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : (0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)(n))).join(' ')}</p>`, true);
-}
-/** The Pipeline's stages: name, status, duration. */
-function addStages(summary, stages, level = 3) {
-    if (stages.length === 0)
-        return;
-    summary.addHeading('Stages', level);
-    const shown = stages.slice(0, MAX_STAGE_ROWS);
-    summary.addTable([
-        [
-            { data: 'Stage', header: true },
-            { data: 'Status', header: true },
-            { data: 'Duration', header: true }
-        ],
-        ...shown.map(stage => [
-            (0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_names_js__WEBPACK_IMPORTED_MODULE_3__/* .shortName */ .l)(stage.name)),
-            `${STAGE_ICONS[stage.status] ?? ''} ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)(stage.status)}`.trim(),
-            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(stage.durationMillis))
-        ])
-    ]);
-    if (stages.length > shown.length) {
-        summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true);
-    }
-}
-/** The downloaded artifacts and where they are; refused paths named. */
-function addArtifacts(summary, artifacts, level = 3) {
-    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
-        return;
-    summary.addHeading('Artifacts', level);
-    if (artifacts.written.length > 0) {
-        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .formatBytes */ .z)(artifacts.bytes))}, in <code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)(artifacts.folder)}</code>:</p>`, true);
-        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
-        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
-        if (artifacts.written.length > shown.length) {
-            summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
-        }
-    }
-    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
-        summary.addRaw(`<p>⚠️ Refused <code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)(refused.reason)}.</p>`, true);
-    }
-}
-/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
-function addUnread(summary, unread) {
-    for (const note of unread.slice(0, MAX_UNREAD)) {
-        summary.addRaw(`<p>⚠️ ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(note, UNREAD_CHARS))}</p>`, true);
-    }
-}
-/** `path:line` in code, linked to that line of the commit when there is one. */
-function fileCell(where, commit) {
-    if (!where)
-        return '&nbsp;';
-    const text = `${(0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(where.file, PATH_CHARS)}:${where.line}`;
-    return `<code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_2__/* .link */ .n)(text, commit ? (0,_source_link_js__WEBPACK_IMPORTED_MODULE_1__/* .sourceLineUrl */ .L)(commit, where) : undefined)}</code>`;
-}
-function firstLine(text) {
-    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
 }
 
 
@@ -53083,8 +53235,8 @@ function parseDuration(value, input) {
 }
 /** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
 function formatDuration(ms) {
-    // Beyond the safe-integer range a number from Jenkins is not a duration (1e+21).
-    if (!Number.isFinite(ms) || ms < 0 || ms > Number.MAX_SAFE_INTEGER)
+    // Undefined: Jenkins sent none that is a count (decodeBuild). Beyond the safe-integer range a number is not a duration (1e+21).
+    if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > Number.MAX_SAFE_INTEGER)
         return 'unknown';
     if (ms < 1000)
         return `${Math.round(ms)} ms`;
