@@ -134,4 +134,14 @@ describe('commands of ours while the console prints', () => {
     ).not.toContain(cookie)
     expect(commands(out, 'add-mask').map(c => c.value)).toContain(cookie)
   })
+
+  it('a write that throws (stdout gone) does not leave commands held', async () => {
+    const failing = (): void => {
+      throw new Error('EPIPE')
+    }
+    await expect(withCommandsStopped(failing, async () => 'never')).rejects.toThrow('EPIPE')
+    const issued: string[] = []
+    whenCommandsRun(() => issued.push('now'))
+    expect(issued).toEqual(['now'])
+  })
 })

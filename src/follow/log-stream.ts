@@ -287,11 +287,15 @@ export async function withCommandsStopped<T>(
 ): Promise<T> {
   const token = randomUUID()
   const release = holdCommands()
-  write(`::stop-commands::${token}\n`)
   try {
+    write(`::stop-commands::${token}\n`)
     return await fn()
   } finally {
-    write(`::${token}::\n`)
-    release()
+    // Whatever a write does, commands of ours must not stay held.
+    try {
+      write(`::${token}::\n`)
+    } finally {
+      release()
+    }
   }
 }
