@@ -33052,13 +33052,18 @@ function cutToBytes(line, max) {
 async function withCommandsStopped(write, fn) {
     const token = (0,external_node_crypto_.randomUUID)();
     const release = holdCommands();
-    write(`::stop-commands::${token}\n`);
     try {
+        write(`::stop-commands::${token}\n`);
         return await fn();
     }
     finally {
-        write(`::${token}::\n`);
-        release();
+        // Whatever a write does, commands of ours must not stay held.
+        try {
+            write(`::${token}::\n`);
+        }
+        finally {
+            release();
+        }
     }
 }
 
