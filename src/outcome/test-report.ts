@@ -186,12 +186,12 @@ export function testReportAction(
  * @internal
  */
 export function rebaser(
-  jenkinsBuildUrl: string,
+  jenkinsBuildUrl: string | undefined,
   ourBuildUrl: string,
   baseUrl: string
 ): (url: string) => string {
   const tail = ourBuildUrl.startsWith(baseUrl) ? ourBuildUrl.slice(baseUrl.length) : ''
-  if (tail === '' || typeof jenkinsBuildUrl !== 'string' || !jenkinsBuildUrl.endsWith(tail)) {
+  if (tail === '' || jenkinsBuildUrl === undefined || !jenkinsBuildUrl.endsWith(tail)) {
     return url => url
   }
   const theirRoot = jenkinsBuildUrl.slice(0, -tail.length)

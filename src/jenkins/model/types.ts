@@ -97,8 +97,8 @@ export interface QueueItem {
 export interface Build {
   _class?: string
   number: number
-  /** Jenkins' own URL (may be on another host); use BuildRef.url for requests. */
-  url: string
+  /** Jenkins' own URL (may be on another host), absent when it sent none: never a request target (BuildRef.url is). */
+  url?: string
   building: boolean
   result: BuildResult | null
   /** Milliseconds (0 while it runs); absent when Jenkins sent no count (or the read's tree left it out). */

@@ -245,7 +245,6 @@ export function decodeBuild(json: CheckedBuildJson): Build {
   const raw = json as Partial<Record<keyof Build, unknown>>
   const build: Build = {
     number: json.number,
-    url: typeof raw.url === 'string' ? raw.url : '',
     building: raw.building === true,
     result: json.result,
     description: typeof raw.description === 'string' ? raw.description : '',
@@ -253,6 +252,7 @@ export function decodeBuild(json: CheckedBuildJson): Build {
     json
   }
   if (typeof raw._class === 'string') build._class = raw._class
+  if (typeof raw.url === 'string') build.url = raw.url
   if (isCount(raw.duration)) build.duration = raw.duration
   // -1: Jenkins has no estimate (Job.getEstimatedDuration).
   if (Number.isSafeInteger(raw.estimatedDuration))
