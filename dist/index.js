@@ -30186,7 +30186,6 @@ function decodeBuild(json) {
     const raw = json;
     const build = {
         number: json.number,
-        url: typeof raw.url === 'string' ? raw.url : '',
         building: raw.building === true,
         result: json.result,
         description: typeof raw.description === 'string' ? raw.description : '',
@@ -30195,6 +30194,8 @@ function decodeBuild(json) {
     };
     if (typeof raw._class === 'string')
         build._class = raw._class;
+    if (typeof raw.url === 'string')
+        build.url = raw.url;
     if ((0,_model_counts_js__WEBPACK_IMPORTED_MODULE_0__/* .isCount */ .my)(raw.duration))
         build.duration = raw.duration;
     // -1: Jenkins has no estimate (Job.getEstimatedDuration).
@@ -38181,7 +38182,7 @@ function testReportAction(actions, ignored = () => undefined) {
  */
 function rebaser(jenkinsBuildUrl, ourBuildUrl, baseUrl) {
     const tail = ourBuildUrl.startsWith(baseUrl) ? ourBuildUrl.slice(baseUrl.length) : '';
-    if (tail === '' || typeof jenkinsBuildUrl !== 'string' || !jenkinsBuildUrl.endsWith(tail)) {
+    if (tail === '' || jenkinsBuildUrl === undefined || !jenkinsBuildUrl.endsWith(tail)) {
         return url => url;
     }
     const theirRoot = jenkinsBuildUrl.slice(0, -tail.length);
