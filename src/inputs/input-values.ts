@@ -126,11 +126,12 @@ export function parseAccept(value: string): BuildResult[] {
   return results
 }
 
-export function parseBranch(value: string): string | undefined {
+/** `where` names the input in the error (an item of `jobs` has its own). */
+export function parseBranch(value: string, where = "Input 'branch'"): string | undefined {
   if (value === '') return undefined
   if (/\p{Cc}/u.test(value)) {
     throw new InputError(
-      `Input 'branch' contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`
+      `${where} contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`
     )
   }
   return value

@@ -23,9 +23,8 @@ import {
   type WaitMode
 } from './input-values.js'
 import { clip } from '../util/shorten.js'
-import { branchItemName, fullName, JobPathError, parseJobPath } from '../jenkins/model/job-path.js'
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
-import { parseJobs, type JobEntry } from './jobs-input.js'
+import { jobEntry, parseJobs, parseProject, type JobEntry } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
 import { parseBuildReference, type BuildReference } from './build-reference.js'
@@ -192,24 +191,21 @@ export function parseSettings(
   if (several && listJobs) {
     throw conflict('jobs', 'list-jobs', `'list-jobs' lists the jobs of the folder in 'job'`)
   }
-  const branchInput = parseBranch(read(Input.Branch))
-  const jobs = several
-    ? parseJobs(jobsText, url, {
-        parameters,
-        hasParameters,
-        files,
-        branch: branchInput ?? '',
-        ...(valuesFile === undefined ? {} : { valuesFile })
-      })
-    : undefined
-  const project = jobs ? Object.freeze([]) : parseJob(read(Input.Job), url, listJobs)
-  const branch = jobs ? undefined : branchInput
+  const shared = {
+    parameters,
+    hasParameters,
+    files,
+    branch: parseBranch(read(Input.Branch)) ?? '',
+    ...(valuesFile === undefined ? {} : { valuesFile })
+  }
+  const jobs = several ? parseJobs(jobsText, url, shared) : undefined
+  // One `job` is the one-item case: derived as an item of `jobs` is.
+  const one = jobs ? undefined : jobEntry(parseJob(read(Input.Job), url, listJobs), shared)
+  const { job, jobName, branch } = one ?? { job: Object.freeze([]), jobName: '' }
   const scan = parseScan(
     read(Input.Scan),
-    jobs ? jobs.entries.some(entry => entry.branch !== undefined) : branch !== undefined
+    (jobs?.entries ?? [one]).some(entry => entry?.branch !== undefined)
   )
-  const job = branch === undefined ? project : Object.freeze([...project, branchItemName(branch)])
-  const jobName = fullName(job)
   const given = parseGiven(buildText, url, job, jobs !== undefined)
   const build = given ? 'given' : parseBuild(buildText)
   const jobToken = read(Input.JobToken)
@@ -256,12 +252,7 @@ export function parseSettings(
       `Input 'pr-comment' is true but 'github-token' is empty: expected a token with \`pull-requests: write\` (leave the input out to use the workflow's github.token).`
     )
   }
-  // A required status check needs a context that does not change with every
-  // pull request: with `branch`, the project's name.
-  const contextName = branch === undefined ? jobName : fullName(project)
-  const statusContext =
-    read(Input.StatusContext) || (contextName === '' ? 'jenkins' : `jenkins/${contextName}`)
-
+  const statusContext = read(Input.StatusContext) || (one?.statusContext ?? 'jenkins')
   return {
     url,
     user,
@@ -286,7 +277,7 @@ export function parseSettings(
     prComment,
     ...(commit === undefined ? {} : { commit }),
     ...(pullRequest === undefined ? {} : { pullRequest }),
-    ...(branch === undefined ? {} : { branch: { name: branch, project } }),
+    ...(branch === undefined ? {} : { branch }),
     scan,
     jobToken,
     headers,
@@ -378,12 +369,7 @@ function parseJob(value: string, url: string, listJobs: boolean): JobPath {
       `Input 'job' is required unless 'jobs' is set or 'list-jobs' is true: expected \`folder/job\`, \`job/folder/job/job\`, or the job URL on the same server as 'url'.`
     )
   }
-  try {
-    return parseJobPath(value, url)
-  } catch (error) {
-    if (error instanceof JobPathError) throw new InputError(error.message)
-    throw error
-  }
+  return parseProject(value, url, "Input 'job'")
 }
 
 function parseArtifacts(value: string, platform: NodeJS.Platform): ArtifactPattern[] {
