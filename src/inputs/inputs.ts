@@ -5,7 +5,7 @@ import { parseCaCert } from './ca-cert.js'
 import { Input, type BuildResult } from '../util/constants.js'
 import { parseDuration } from '../util/duration.js'
 import { headerSecrets, parseExtraHeaders, type ExtraHeader } from './extra-headers.js'
-import { checkConflicts, checkJobsConflicts, conflict } from './input-conflicts.js'
+import { checkConflicts, conflict } from './input-conflicts.js'
 import { InputError } from '../util/input-error.js'
 import {
   parseAccept,
@@ -230,14 +230,9 @@ export function parseSettings(
     wait,
     branch: branch !== undefined,
     jobToken: jobToken !== '',
-    hasArtifacts: artifacts.length > 0
-  })
-  checkJobsConflicts({
+    hasArtifacts: artifacts.length > 0,
     jobs: jobs?.entries,
     failFast,
-    disable,
-    build,
-    wait,
     statusContext: read(Input.StatusContext) !== ''
   })
 
