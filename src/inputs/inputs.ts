@@ -23,30 +23,26 @@ import {
   type WaitMode
 } from './input-values.js'
 import { clip } from '../util/shorten.js'
-import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
+import type { JobPath } from '../jenkins/model/types.js'
 import { jobEntry, parseJobs, parseProject, type JobEntry } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
 import { parseBuildReference, type BuildReference } from './build-reference.js'
 import { workspaceFolder, WorkspacePathError } from '../util/workspace-paths.js'
-import { parseFiles, type FileRequest } from './upload-files.js'
+import { parseFiles } from './upload-files.js'
 
-/** Every input of action.yml, read once and validated. */
-export interface Settings {
+/**
+ * Every input of action.yml, read once and validated. The job's fields are
+ * those of an item of `jobs` (jobEntry): one `job` is the one-item case.
+ * With `jobs`: job [], jobName '', and the shared parameters, files and
+ * values-file. `statusContext` is the `status-context` input when given.
+ */
+export interface Settings extends JobEntry {
   /** Base URL, normalised: http(s), no credentials/query/fragment, no trailing slash. */
   url: string
   user: string
   /** API token or password ('' for anonymous). Already registered with core.setSecret. */
   token: string
-  /** Item names from the root; [] only when listJobs is true and `job` is empty, or with `jobs`. With `branch`, the branch job (project + encoded branch). */
-  job: JobPath
-  /** Full name for messages, e.g. 'team/service/deploy' ('' for the root). */
-  jobName: string
-  parameters: BuildParameters
-  /** True when the `parameters` input was non-empty. */
-  hasParameters: boolean
-  /** Input `files`: workspace files for the job's file parameters, checked as text (upload-files.ts checks them on disk). */
-  files: readonly FileRequest[]
   wait: WaitMode
   disable: boolean
   build: BuildMode
@@ -61,16 +57,12 @@ export interface Settings {
   abortOnCancel: boolean
   commitStatus: boolean
   githubToken: string
-  /** Commit status context, defaulted to `jenkins/<jobName>` (with `branch`: `jenkins/<project>`). */
-  statusContext: string
   /** Input `pr-comment`: keep one comment on the run's pull request up to date. */
   prComment: boolean
   /** Input `commit`: the commit under test, a full lower-case SHA; undefined: the event's rule (commit-under-test.ts). */
   commit?: string
   /** Input `pull-request`: the pull request the run is for, where the event names none. */
   pullRequest?: number
-  /** Input `branch`: the branch as Jenkins and the SCM name it, and its multibranch project (`job`). */
-  branch?: { name: string; project: JobPath }
   scan: ScanMode
   /** The job's "Trigger builds remotely" token ('' for none). Already registered with core.setSecret. */
   jobToken: string
@@ -88,8 +80,6 @@ export interface Settings {
   jobs?: readonly JobEntry[]
   /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
   failFast: boolean
-  /** Input `values-file`: the artifact (its path among the build's artifacts) read into `values`; undefined for none. */
-  valuesFile?: string
   /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
   inputWarnings: string[]
 }
@@ -199,12 +189,14 @@ export function parseSettings(
     ...(valuesFile === undefined ? {} : { valuesFile })
   }
   const jobs = several ? parseJobs(jobsText, url, shared) : undefined
-  // One `job` is the one-item case: derived as an item of `jobs` is.
-  const one = jobs ? undefined : jobEntry(parseJob(read(Input.Job), url, listJobs), shared)
-  const { job, jobName, branch } = one ?? { job: Object.freeze([]), jobName: '' }
+  // One `job` is the one-item case of `jobs`; with `jobs`, no job and the shared inputs.
+  const one = jobs
+    ? jobEntry(Object.freeze([]), { ...shared, branch: '' })
+    : jobEntry(parseJob(read(Input.Job), url, listJobs), shared)
+  const { job, branch } = one
   const scan = parseScan(
     read(Input.Scan),
-    (jobs?.entries ?? [one]).some(entry => entry?.branch !== undefined)
+    (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined)
   )
   const given = parseGiven(buildText, url, job, jobs !== undefined)
   const build = given ? 'given' : parseBuild(buildText)
@@ -247,16 +239,11 @@ export function parseSettings(
       `Input 'pr-comment' is true but 'github-token' is empty: expected a token with \`pull-requests: write\` (leave the input out to use the workflow's github.token).`
     )
   }
-  const statusContext = read(Input.StatusContext) || (one?.statusContext ?? 'jenkins')
   return {
     url,
     user,
     token,
-    job,
-    jobName,
-    parameters,
-    hasParameters,
-    files,
+    ...one,
     wait,
     disable,
     build,
@@ -268,11 +255,10 @@ export function parseSettings(
     abortOnCancel,
     commitStatus,
     githubToken,
-    statusContext,
+    statusContext: read(Input.StatusContext) || one.statusContext,
     prComment,
     ...(commit === undefined ? {} : { commit }),
     ...(pullRequest === undefined ? {} : { pullRequest }),
-    ...(branch === undefined ? {} : { branch }),
     scan,
     jobToken,
     headers,
@@ -281,7 +267,6 @@ export function parseSettings(
     artifactsPath,
     workspace: env.workspace,
     ...(jobs ? { jobs: jobs.entries } : {}),
-    ...(valuesFile === undefined ? {} : { valuesFile }),
     failFast,
     inputWarnings: jobs?.warnings ?? []
   }

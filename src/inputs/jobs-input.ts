@@ -13,23 +13,23 @@ import { parseFiles, type FileRequest } from './upload-files.js'
 import { clip } from '../util/shorten.js'
 import { parseBranch } from './input-values.js'
 
-/** One build the `jobs` input asks for, validated. */
+/** One build the inputs ask for, validated: the `job` input, or an item of `jobs`. */
 export interface JobEntry {
-  /** Item names from the root; with a branch, the branch job (project + encoded branch). */
+  /** Item names from the root ([] for the root, with `list-jobs`); with a branch, the branch job (project + encoded branch). */
   job: JobPath
-  /** Full name for messages and outputs, e.g. 'team/service/deploy'. */
+  /** Full name for messages and outputs, e.g. 'team/service/deploy' ('' for the root). */
   jobName: string
-  /** The shared `parameters`, with the item's own over them. */
+  /** The shared `parameters`, with an item's own over them. */
   parameters: BuildParameters
   /** True when the shared `parameters` or the item's own were non-empty. */
   hasParameters: boolean
-  /** The shared `files`, with the item's own over them (same NAME: the item's). */
+  /** The shared `files`, with an item's own over them (same NAME: the item's); checked as text (upload-files.ts checks them on disk). */
   files: readonly FileRequest[]
-  /** The item's `branch` (else the shared one): the branch as Jenkins and the SCM name it, and its multibranch project. */
+  /** An item's `branch`, else the shared one: the branch as Jenkins and the SCM name it, and its multibranch project. */
   branch?: { name: string; project: JobPath }
-  /** `jenkins/<job>` (with a branch, `jenkins/<project>`); a later item with the same context gets ` (2)`, ` (3)`… */
+  /** Commit status context: `jenkins/<job>` (with a branch, `jenkins/<project>`); a later item of `jobs` with the same context gets ` (2)`, ` (3)`… */
   statusContext: string
-  /** The item's `"values-file"`, else the shared input's; undefined for none. */
+  /** The artifact (its path among the build's artifacts) read into `values`: an item's `"values-file"`, else the shared input's; undefined for none. */
   valuesFile?: string
 }
 
