@@ -54,24 +54,37 @@ export function parseJsonInput(text: string, input: string, forms: string): unkn
   }
 }
 
+/**
+ * `NAME=value` lines (of `parameters`, of `files`): blank lines skipped,
+ * split on the first `=` (so the value may hold `=` and may be empty), the
+ * name trimmed and never empty, the value as written; `line` is 1-based.
+ */
+export function nameValueLines(text: string, where: string, forms: string): NameValue[] {
+  const lines: NameValue[] = []
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const eq = raw.indexOf('=')
+    const [name, line] = [raw.slice(0, eq).trim(), index + 1]
+    if (raw.trim() === '') return
+    if (eq < 0) throw new InputError(`${where} line ${line} has no '=': ${forms}.`)
+    if (name === '') {
+      throw new InputError(`${where} line ${line} has an empty NAME before '=': ${forms}.`)
+    }
+    lines.push({ name, value: raw.slice(eq + 1), line })
+  })
+  return lines
+}
+
+interface NameValue {
+  name: string
+  value: string
+  line: number
+}
+
 function parseLines(text: string): BuildParameters {
   const values = new Map<string, string[]>()
-  text.split(/\r?\n/).forEach((line, index) => {
-    if (line.trim() === '') return
-    const eq = line.indexOf('=')
-    if (eq < 0) {
-      throw new InputError(`Input 'parameters' line ${index + 1} has no '=': ${FORMS}.`)
-    }
-    const name = line.slice(0, eq).trim()
-    if (name === '') {
-      throw new InputError(
-        `Input 'parameters' line ${index + 1} has an empty NAME before '=': ${FORMS}.`
-      )
-    }
-    const list = values.get(name)
-    if (list) list.push(line.slice(eq + 1))
-    else values.set(name, [line.slice(eq + 1)])
-  })
+  for (const { name, value } of nameValueLines(text, "Input 'parameters'", FORMS)) {
+    values.set(name, [...(values.get(name) ?? []), value])
+  }
   return Object.fromEntries(
     [...values].map(([name, list]) => [name, list.length === 1 ? (list[0] as string) : list])
   )
