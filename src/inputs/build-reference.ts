@@ -9,6 +9,7 @@
  * same reading (locateReference). Requests always go to `url`.
  */
 import { InputError } from '../util/input-error.js'
+import { clip } from '../util/shorten.js'
 import { isBuildNumber } from '../jenkins/model/counts.js'
 import { fullName, redactUrl } from '../jenkins/model/job-path.js'
 import type { JobPath } from '../jenkins/model/types.js'
@@ -32,9 +33,7 @@ export function parseBuildReference(
   if (/^\d+$/.test(value)) {
     const number = Number(value)
     if (!isBuildNumber(number)) {
-      throw new InputError(
-        `Input 'build' ('${value.slice(0, 40)}') is not a build number: ${FORMS}.`
-      )
+      throw new InputError(`Input 'build' ('${clip(value)}') is not a build number: ${FORMS}.`)
     }
     return { kind: 'build', number, text: value }
   }

@@ -7,7 +7,7 @@ import {
   redactUrl
 } from '../jenkins/model/job-path.js'
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
-import { duplicateKey, parseJsonInput, parseParameters } from './parameters.js'
+import { duplicateKey, kindOf, parseJsonInput, parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
 import { clip } from '../util/shorten.js'
@@ -289,12 +289,4 @@ function duplicateWarnings(entries: JobEntry[]): string[] {
 /** A message of another input's parser, naming `where` instead of `Input '<name>'`. */
 function relabel(message: string, name: string, where: string): string {
   return message.replace(`Input '${name}'`, where)
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'object') return 'an object'
-  if (typeof value === 'string') return 'a string'
-  return `a ${typeof value}`
 }

@@ -174,8 +174,15 @@ function scalar(name: string, value: unknown): string {
 }
 
 function describe(value: unknown): string {
-  if (value === null) return 'null'
   if (Array.isArray(value)) return 'a nested array'
-  if (typeof value === 'number') return 'a number out of range'
-  return 'an object'
+  return typeof value === 'number' ? 'a number out of range' : kindOf(value)
+}
+
+/** A JSON value's kind, as a message names it ('an object', 'null'). */
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object') return 'an object'
+  if (typeof value === 'string') return 'a string'
+  return `a ${typeof value}`
 }
