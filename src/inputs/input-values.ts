@@ -67,12 +67,17 @@ export function parseCredentials(user: string, token: string): { user: string; t
       `Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`
     )
   }
-  if (/\p{Cc}/u.test(token)) {
+  return { user, token: parseSecret(token, 'token', 'one API token or password') }
+}
+
+/** A token or password (it travels in a header or a URL): one line, no tab. */
+export function parseSecret(value: string, name: string, expected: string): string {
+  if (/\p{Cc}/u.test(value)) {
     throw new InputError(
-      `Input 'token' must not contain control characters (line breaks, tabs): expected one API token or password.`
+      `Input '${name}' must not contain control characters (line breaks, tabs): expected ${expected}.`
     )
   }
-  return { user, token }
+  return value
 }
 
 export function readBoolean(read: (name: Input) => string, name: Input): boolean {

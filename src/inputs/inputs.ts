@@ -16,6 +16,7 @@ import {
   parseCredentials,
   parsePullRequest,
   parseScan,
+  parseSecret,
   parseWait,
   readBoolean,
   type BuildMode,
@@ -200,12 +201,11 @@ export function parseSettings(
   )
   const given = parseGiven(buildText, url, job, jobs !== undefined)
   const build = given ? 'given' : parseBuild(buildText)
-  const jobToken = read(Input.JobToken)
-  if (/\p{Cc}/u.test(jobToken)) {
-    throw new InputError(
-      `Input 'job-token' must not contain control characters (line breaks, tabs): expected the job's "Trigger builds remotely" token.`
-    )
-  }
+  const jobToken = parseSecret(
+    read(Input.JobToken),
+    Input.JobToken,
+    `the job's "Trigger builds remotely" token`
+  )
   const headers = parseExtraHeaders(read(Input.Headers), { credentials: user !== '' })
   const caCerts = parseCaCert(read(Input.CaCert))
 
