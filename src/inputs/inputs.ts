@@ -229,15 +229,16 @@ export function parseSettings(
   })
 
   const githubToken = read(Input.GithubToken)
-  if (commitStatus && githubToken === '') {
-    throw new InputError(
-      `Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`
-    )
-  }
-  if (prComment && githubToken === '') {
-    throw new InputError(
-      `Input 'pr-comment' is true but 'github-token' is empty: expected a token with \`pull-requests: write\` (leave the input out to use the workflow's github.token).`
-    )
+  const needsToken = [
+    [commitStatus, Input.CommitStatus, 'statuses: write'],
+    [prComment, Input.PrComment, 'pull-requests: write']
+  ] as const
+  for (const [on, name, permission] of needsToken) {
+    if (on && githubToken === '') {
+      throw new InputError(
+        `Input '${name}' is true but 'github-token' is empty: expected a token with \`${permission}\` (leave the input out to use the workflow's github.token).`
+      )
+    }
   }
   return {
     url,
