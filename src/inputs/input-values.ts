@@ -21,17 +21,7 @@ const SCAN_MODES: readonly ScanMode[] = ['if-missing', 'never']
 export function parseBaseUrl(value: string): string {
   const expected = 'expected the Jenkins base URL, http(s)://host[:port][/context-path]'
   if (value === '') throw new InputError(`Input 'url' is required: ${expected}.`)
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new InputError(`Input 'url' ('${redactUrl(value)}') is not an absolute URL: ${expected}.`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InputError(
-      `Input 'url' ('${redactUrl(value)}') must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`
-    )
-  }
+  const url = parseHttpUrl(value, `Input 'url' ('${redactUrl(value)}')`, expected)
   if (url.username !== '' || url.password !== '') {
     // The message must not echo the URL: it holds the password.
     throw new InputError(
@@ -45,6 +35,22 @@ export function parseBaseUrl(value: string): string {
     )
   }
   return url.origin + url.pathname.replace(/\/+$/, '')
+}
+
+/** `value` as an absolute http(s) URL; else an error in which `where` names the input and value. */
+export function parseHttpUrl(value: string, where: string, expected: string): URL {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new InputError(`${where} is not an absolute URL: ${expected}.`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InputError(
+      `${where} must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`
+    )
+  }
+  return url
 }
 
 export function parseCredentials(user: string, token: string): { user: string; token: string } {
