@@ -174,10 +174,10 @@ function entryOf(item: RawItem, url: string, shared: SharedJobInputs): JobEntry 
   const where = `Input 'jobs' item ${item.index}`
   return jobEntry(parseProject(item.job, url, where), shared, {
     parameters: ownParameters(item, where),
-    ...(item.files === undefined ? {} : { files: parseFiles(item.files, `${where}'s 'files'`) }),
     ...(item.branch === undefined
       ? {}
       : { branch: parseBranch(item.branch, `${where}'s 'branch'`) ?? '' }),
+    ...(item.files === undefined ? {} : { files: parseFiles(item.files, `${where}'s 'files'`) }),
     ...(item['values-file'] === undefined
       ? {}
       : { valuesFile: parseValuesFile(item['values-file'], `${where}'s 'values-file'`) ?? '' })
