@@ -29686,7 +29686,7 @@ module.exports = {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _util_heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6086);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2285);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9035);
 
 
 (0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -30504,7 +30504,7 @@ function parseJenkinsJson(text, limit = MAX_JSON_DEPTH) {
 
 /***/ }),
 
-/***/ 2285:
+/***/ 9035:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -34458,6 +34458,101 @@ async function withJobSuggestions(api, job, error, logger) {
     }
     return error.message;
 }
+/** A commit status description for a step that failed before the build's result was known. */
+function statusFailure(error, signal) {
+    if (error instanceof wait/* StepAborted */.M4 || signal.aborted) {
+        return (0,wait/* abortReason */.Js)(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
+    }
+    return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed';
+}
+/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
+function stdoutDrained() {
+    const out = process.stdout;
+    if (!out.writableNeedDrain)
+        return Promise.resolve();
+    return new Promise(resolve => {
+        const done = () => {
+            out.off('drain', done).off('close', done).off('error', done);
+            resolve();
+        };
+        out.on('drain', done).on('close', done).on('error', done);
+    });
+}
+
+// EXTERNAL MODULE: ./src/outcome/history.ts
+var outcome_history = __nccwpck_require__(6380);
+;// CONCATENATED MODULE: ./src/step/build-begun.ts
+
+
+
+
+
+/**
+ * Triggers the build (or takes the one the scan that created the branch job
+ * queued) and records its queue item. A trigger whose answer the cancel
+ * cut is recorded as one that may have queued a build, for the abort to
+ * find.
+ */
+async function queueBuild(o, { info, parameters, uploads, branch }) {
+    const { api, outcome, logger: log } = o;
+    const name = outcome.jobName;
+    const indexing = branch?.indexingBuild;
+    // The scan's build has no files: with files, this step triggers its own.
+    if (indexing && uploads.length > 0) {
+        log.warning(`The scan that created ${name} also queued a build of it without the files (queue item ${indexing.queueId}); this step triggers its own with them and leaves that one alone.`);
+    }
+    if (info.history)
+        outcome.history = (0,outcome_history/* historyOf */.om)(info.history, n => api.buildUrl(o.job, n));
+    let queued;
+    try {
+        queued =
+            indexing && uploads.length === 0
+                ? indexingBuildQueued(api, info, parameters, indexing.queueId)
+                : await api.trigger(info, o.job, parameters, uploads);
+    }
+    catch (error) {
+        if (error instanceof errors/* Interrupted */.j$ && error.lostTrigger) {
+            o.work.maybeQueued(o.index, error.lostTrigger);
+        }
+        throw error;
+    }
+    o.work.queued(o.index, queued.queueId, queued.merged);
+    warnUnknownParameters(queued.unknownParameters, info, name, log);
+    outcome.queueUrl = queued.queueUrl;
+    outcome.parameters = parameters;
+    if (uploads.length > 0)
+        outcome.uploads = uploads;
+    if (!indexing) {
+        log.info(queued.merged
+            ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
+            : `Queued ${name} in Jenkins: ${queued.queueUrl}`);
+    }
+    return queued;
+}
+/** The queued build has started: recorded and said. */
+function buildStarted({ work, index, outcome, logger }, ref) {
+    work.started(index, ref);
+    outcome.buildUrl = ref.url;
+    // A build a branch scan started may already be among the job's builds.
+    outcome.history &&= outcome.history.filter(h => h.number < ref.number);
+    logger.info(`Jenkins build ${outcome.jobName} #${ref.number} started: ${ref.url}`);
+}
+/**
+ * A build the step follows but did not start (`build: last`, a number or
+ * URL): recorded (never as the step's to stop: it queued nothing) and said.
+ */
+function existingBuild({ api, work, index, job, outcome, logger }, build, mode) {
+    const { number } = build;
+    const ref = { job, number, url: api.buildUrl(job, number) };
+    work.started(index, ref);
+    outcome.buildUrl = ref.url;
+    outcome.build = build;
+    const name = outcome.jobName;
+    logger.info(mode === 'given'
+        ? `Following build #${number} of ${name}: ${ref.url}`
+        : `${mode === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${number} ${ref.url}`);
+    return ref;
+}
 /**
  * The queue item of the build branch indexing started, in the shape of a
  * trigger's answer. It counts as merged (shared): every run that scanned for
@@ -34485,26 +34580,6 @@ function warnUnknownParameters(unknown, info, job, logger) {
                 : ' It takes no parameters.';
         logger.warning(`Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`);
     }
-}
-/** A commit status description for a step that failed before the build's result was known. */
-function statusFailure(error, signal) {
-    if (error instanceof wait/* StepAborted */.M4 || signal.aborted) {
-        return (0,wait/* abortReason */.Js)(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
-    }
-    return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed';
-}
-/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
-function stdoutDrained() {
-    const out = process.stdout;
-    if (!out.writableNeedDrain)
-        return Promise.resolve();
-    return new Promise(resolve => {
-        const done = () => {
-            out.off('drain', done).off('close', done).off('error', done);
-            resolve();
-        };
-        out.on('drain', done).on('close', done).on('error', done);
-    });
 }
 
 ;// CONCATENATED MODULE: external "node:fs"
@@ -39677,10 +39752,157 @@ class BuildFollower {
 var report = __nccwpck_require__(4016);
 // EXTERNAL MODULE: ./src/outcome/build-outputs.ts
 var build_outputs = __nccwpck_require__(4487);
-// EXTERNAL MODULE: ./src/outcome/history.ts
-var outcome_history = __nccwpck_require__(6380);
 // EXTERNAL MODULE: ./src/util/input-error.ts
 var input_error = __nccwpck_require__(3059);
+;// CONCATENATED MODULE: ./src/inputs/input-values.ts
+
+
+
+
+const BUILD_MODES = ['new', 'last', 'last-successful'];
+const SCAN_MODES = ['if-missing', 'never'];
+/*
+ * The parsers of single input values: each takes the value as read (trimmed,
+ * defaults applied) and throws InputError naming the input and the expected form.
+ */
+function parseBaseUrl(value) {
+    const expected = 'expected the Jenkins base URL, http(s)://host[:port][/context-path]';
+    if (value === '')
+        throw new input_error/* InputError */.d(`Input 'url' is required: ${expected}.`);
+    const url = parseHttpUrl(value, `Input 'url' ('${(0,job_path/* redactUrl */.BO)(value)}')`, expected);
+    if (url.username !== '' || url.password !== '') {
+        // The message must not echo the URL: it holds the password.
+        throw new input_error/* InputError */.d(`Input 'url' must not contain credentials: put the user name in 'user' and the API token in 'token' (${expected}).`);
+    }
+    if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
+        // Not echoed: a query can hold a token.
+        throw new input_error/* InputError */.d(`Input 'url' ('${(0,job_path/* redactUrl */.BO)(value)}') must not have a query or fragment (the part from '?' or '#' on, not shown here): ${expected}.`);
+    }
+    return url.origin + url.pathname.replace(/\/+$/, '');
+}
+/** `value` as an absolute http(s) URL; else an error in which `where` names the input and value. */
+function parseHttpUrl(value, where, expected) {
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new input_error/* InputError */.d(`${where} is not an absolute URL: ${expected}.`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new input_error/* InputError */.d(`${where} must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
+    }
+    return url;
+}
+function parseCredentials(user, token) {
+    if (token !== '' && user === '') {
+        throw new input_error/* InputError */.d(`Input 'token' is set but 'user' is empty: an API token belongs to a user, so set 'user' to that user's id (or leave both empty for anonymous access).`);
+    }
+    if (user !== '' && token === '') {
+        // Jenkins never challenges anonymous requests (jenkins-api.md 2.1), so
+        // without a token the action would silently run as anonymous.
+        throw new input_error/* InputError */.d(`Input 'user' ('${user}') is set but 'token' is empty: set 'token' to the user's API token (or leave both empty for anonymous access).`);
+    }
+    // Basic auth splits user:password at the first colon (RFC 7617), and a
+    // control character could not travel in a header.
+    if (user.includes(':') || /\p{Cc}/u.test(user)) {
+        throw new input_error/* InputError */.d(`Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`);
+    }
+    return { user, token: parseSecret(token, 'token', 'one API token or password') };
+}
+/** A token or password (it travels in a header or a URL): one line, no tab. */
+function parseSecret(value, name, expected) {
+    if (/\p{Cc}/u.test(value)) {
+        throw new input_error/* InputError */.d(`Input '${name}' must not contain control characters (line breaks, tabs): expected ${expected}.`);
+    }
+    return value;
+}
+function readBoolean(read, name) {
+    const value = read(name);
+    // The YAML 1.2 core schema, exactly as core.getBooleanInput accepts it.
+    if (value === 'true' || value === 'True' || value === 'TRUE')
+        return true;
+    if (value === 'false' || value === 'False' || value === 'FALSE')
+        return false;
+    throw new input_error/* InputError */.d(`Input '${name}' ('${(0,shorten/* clip */.$)(value)}') is not a boolean: expected true or false (true | True | TRUE | false | False | FALSE).`);
+}
+function parseWait(value) {
+    switch (value.toLowerCase()) {
+        case 'true':
+            return 'finish';
+        case 'started':
+            return 'started';
+        case 'false':
+            return 'queued';
+        default:
+            throw new input_error/* InputError */.d(`Input 'wait' ('${(0,shorten/* clip */.$)(value)}') must be one of true, started, false.`);
+    }
+}
+function parseBuild(value) {
+    const mode = BUILD_MODES.find(m => m === value.toLowerCase());
+    if (mode === undefined) {
+        throw new input_error/* InputError */.d(`Input 'build' ('${(0,shorten/* clip */.$)(value)}') must be one of ${BUILD_MODES.join(', ')}, a build number of the job (42), or a build or queue item URL Jenkins gave for it.`);
+    }
+    return mode;
+}
+function parseAccept(value) {
+    const expected = `expected a comma-separated list of ${constants/* BUILD_RESULTS */.IQ.join(', ')}`;
+    const items = value
+        .split(',')
+        .map(item => item.trim().toUpperCase())
+        .filter(item => item !== '');
+    if (items.length === 0)
+        throw new input_error/* InputError */.d(`Input 'accept' lists no result: ${expected}.`);
+    const results = [];
+    for (const item of items) {
+        const result = constants/* BUILD_RESULTS */.IQ.find(r => r === item);
+        if (result === undefined) {
+            throw new input_error/* InputError */.d(`Input 'accept' has an unknown result '${(0,shorten/* clip */.$)(item)}': ${expected}.`);
+        }
+        if (!results.includes(result))
+            results.push(result);
+    }
+    return results;
+}
+/** `where` names the input in the error (an item of `jobs` has its own). */
+function parseBranch(value, where = "Input 'branch'") {
+    if (value === '')
+        return undefined;
+    if (/\p{Cc}/u.test(value)) {
+        throw new input_error/* InputError */.d(`${where} contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
+    }
+    return value;
+}
+function parseScan(value, hasBranch) {
+    const mode = SCAN_MODES.find(m => m === value.toLowerCase());
+    if (mode === undefined) {
+        throw new input_error/* InputError */.d(`Input 'scan' ('${(0,shorten/* clip */.$)(value)}') must be one of ${SCAN_MODES.join(', ')}.`);
+    }
+    if (mode !== 'if-missing' && !hasBranch) {
+        throw new input_error/* InputError */.d(`Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`);
+    }
+    return mode;
+}
+/** Input `commit`: a full SHA-1 or SHA-256 commit id, lower-cased; undefined when empty. */
+function parseCommit(value) {
+    if (value === '')
+        return undefined;
+    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(value)) {
+        throw new input_error/* InputError */.d(`Input 'commit' ('${(0,shorten/* clip */.$)(value)}') is not a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as \${{ github.event.pull_request.head.sha }}.`);
+    }
+    return value.toLowerCase();
+}
+/** Input `pull-request`: a pull request number; undefined when empty. */
+function parsePullRequest(value) {
+    if (value === '')
+        return undefined;
+    const number = /^#?([1-9][0-9]{0,14})$/.exec(value)?.[1];
+    if (number === undefined) {
+        throw new input_error/* InputError */.d(`Input 'pull-request' ('${(0,shorten/* clip */.$)(value)}') is not a pull request number: expected a whole number from 1, such as 42.`);
+    }
+    return Number(number);
+}
+
 ;// CONCATENATED MODULE: ./src/inputs/build-reference.ts
 /**
  * `build: <number or URL>`: a build the step did not start, to follow as it
@@ -39692,6 +39914,7 @@ var input_error = __nccwpck_require__(3059);
  * once Jenkins has said its root URL (src/follow/given-build.ts), with the
  * same reading (locateReference). Requests always go to `url`.
  */
+
 
 
 
@@ -39709,16 +39932,7 @@ function parseBuildReference(value, baseUrl, job) {
     if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
         return undefined;
     const shown = (0,job_path/* redactUrl */.BO)(value);
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new input_error/* InputError */.d(`Input 'build' ('${shown}') is not a valid URL: ${FORMS}.`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new input_error/* InputError */.d(`Input 'build' ('${shown}') is not an http(s) URL: ${FORMS}.`);
-    }
+    const url = parseHttpUrl(value, `Input 'build' ('${shown}')`, FORMS);
     if (url.username !== '' || url.password !== '') {
         throw new input_error/* InputError */.d(`Input 'build' URL must not contain credentials: give the URL as Jenkins wrote it (${FORMS}).`);
     }
@@ -39860,6 +40074,7 @@ async function checkQueueItemJob(api, job, { id, text }) {
 
 
 
+
 /**
  * Triggers the job (or picks its last build), follows the build, streams its
  * console, and reports: outputs, summary, commit status, pull request
@@ -39903,6 +40118,7 @@ async function follow(run) {
     const { api, settings, signal, work, io, follower, status, branch, uploads, outcome } = run;
     const log = io.logger;
     const name = settings.jobName;
+    const item = { api, work, index: 0, job: settings.job, outcome, logger: log };
     // The build's JSON when it is needed before its end (`wait: started`, or a
     // build this step did not start); a build this step follows to its end is
     // not read before it, its console says how it goes.
@@ -39916,33 +40132,18 @@ async function follow(run) {
         // Not before: a job that does not exist has no URL to give.
         io.setOutput(constants/* Output */.k7.JobUrl, outcome.jobUrl);
         pipeline = (0,stages/* isPipelineJob */.IQ)(info);
-        if (info.history)
-            outcome.history = (0,outcome_history/* historyOf */.om)(info.history, n => api.buildUrl(settings.job, n));
         // A cancel that arrived while reading the job must not still trigger.
         (0,wait/* throwIfAborted */.Te)(signal);
-        // The scan that created a branch job already queued its build: that one
-        // (never with files: the scan's build has none, so one is triggered).
-        if (branch?.indexingBuild && uploads.length > 0) {
-            log.warning(`The scan that created ${name} also queued a build of it without the files (queue item ${branch.indexingBuild.queueId}); this step triggers its own with them and leaves that one alone.`);
-        }
-        const queued = branch?.indexingBuild && uploads.length === 0
-            ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
-            : await api.trigger(info, settings.job, settings.parameters, uploads);
-        work.queued(0, queued.queueId, queued.merged);
-        warnUnknownParameters(queued.unknownParameters, info, name, log);
-        outcome.queueUrl = queued.queueUrl;
-        outcome.parameters = settings.parameters;
-        if (uploads.length > 0)
-            outcome.uploads = uploads;
+        const queued = await queueBuild(item, {
+            info,
+            parameters: settings.parameters,
+            uploads,
+            branch
+        });
         io.setOutput(constants/* Output */.k7.QueueUrl, queued.queueUrl);
         // Awaited like the status: a warning said while the console streams
         // would land in its stop-commands region, where the runner ignores it.
         await run.reports.show([{ outcome }]);
-        if (!branch?.indexingBuild) {
-            log.info(queued.merged
-                ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
-                : `Queued ${name} in Jenkins: ${queued.queueUrl}`);
-        }
         if (settings.wait === 'queued') {
             await status?.pending(`Queued in Jenkins`, queued.queueUrl);
             outcome.note = 'Did not wait for the build to start (wait: false).';
@@ -39950,12 +40151,9 @@ async function follow(run) {
             return finish(run, true);
         }
         const start = await follower.waitForStart(queued.queueId);
-        started(run, start.ref);
+        buildStarted(item, start.ref);
+        startedOutputs(run, start.ref);
         inQueueSince = start.inQueueSince;
-        // A build a branch scan started may already be among the job's builds.
-        outcome.history = outcome.history?.filter(h => h.number < start.ref.number);
-        outcome.buildUrl = start.ref.url;
-        log.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`);
         if (settings.wait !== 'finish') {
             first = await follower.describe(start.ref);
             outcome.queueWaitMs = queueWaitMs(inQueueSince, first);
@@ -39990,19 +40188,13 @@ async function follow(run) {
         io.setOutput(constants/* Output */.k7.JobUrl, outcome.jobUrl);
         pipeline = (0,stages/* isPipeline */.DQ)(first);
         from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) };
-        const last = {
-            job: settings.job,
-            number: first.number,
-            url: api.buildUrl(settings.job, first.number)
-        };
-        started(run, last);
-        outcome.buildUrl = last.url;
+        const ref = existingBuild(item, first, settings.build);
+        startedOutputs(run, ref);
         await run.reports.show([{ outcome }]);
         // Not triggered here: no job read to take them from, so one bounded read.
         if (settings.wait !== 'queued') {
             outcome.history = await (0,outcome_history/* readHistory */.Lu)(api, settings.job, first.number, log);
         }
-        log.info(`${settings.given ? 'Following build' : settings.build === 'last' ? 'Last build' : 'Last successful build'} of ${name}: #${first.number} ${outcome.buildUrl}`);
     }
     const ref = work.item(0).ref;
     outcome.build = first;
@@ -40035,8 +40227,7 @@ async function follow(run) {
     await finish(run, accepted, tail);
 }
 /** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
-function started({ work, io }, ref) {
-    work.started(0, ref);
+function startedOutputs({ io }, ref) {
     io.setOutput(constants/* Output */.k7.BuildNumber, String(ref.number));
     io.setOutput(constants/* Output */.k7.BuildUrl, ref.url);
 }
@@ -45424,7 +45615,7 @@ class JenkinsClient {
     triggerSettleMs;
     triggerCause;
     constructor(options) {
-        const base = parseBaseUrl(options.url);
+        const base = client_parseBaseUrl(options.url);
         this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '');
         this.triggerSettleMs = options.triggerSettleMs;
         this.triggerCause = options.triggerCause;
@@ -45516,7 +45707,7 @@ class JenkinsClient {
         return readArtifact(this.http, build, relativePath, maxBytes);
     }
 }
-function parseBaseUrl(value) {
+function client_parseBaseUrl(value) {
     let url;
     try {
         url = new URL(value.trim());
@@ -45797,6 +45988,7 @@ function savedTargets(state, api) {
 
 
 
+
 /**
  * A mode of the step, bounded by `timeout` and stopped by the runner's
  * cancel signals. Both fire one signal: the client's requests in flight end
@@ -45828,7 +46020,10 @@ async function runBounded(settings, io, mode) {
             const reason = (0,wait/* abortReason */.Js)(controller.signal);
             const at = abortedAt ?? Date.now();
             const until = at + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS);
-            throw new Error(await mode.stopped(step, { error, reason, waitedMs: at - started, until }));
+            const head = reason === 'timeout'
+                ? `Timed out after ${(0,util_duration/* formatDuration */.a3)(at - started)} (timeout: ${(0,util_duration/* formatDuration */.a3)(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
+                : `The workflow was cancelled while waiting for ${mode.waitingFor}`;
+            throw new Error(await mode.stopped(step, { error, reason, head, until }));
         }
         throw await mode.failed(step, error);
     }
@@ -46133,150 +46328,6 @@ function checkConflicts(s) {
     if (s.failFast && s.wait !== 'finish') {
         throw conflict('fail-fast', 'wait', `fail-fast acts when a build ends, ${waited}`);
     }
-}
-
-;// CONCATENATED MODULE: ./src/inputs/input-values.ts
-
-
-
-
-const BUILD_MODES = ['new', 'last', 'last-successful'];
-const SCAN_MODES = ['if-missing', 'never'];
-/*
- * The parsers of single input values: each takes the value as read (trimmed,
- * defaults applied) and throws InputError naming the input and the expected form.
- */
-function input_values_parseBaseUrl(value) {
-    const expected = 'expected the Jenkins base URL, http(s)://host[:port][/context-path]';
-    if (value === '')
-        throw new input_error/* InputError */.d(`Input 'url' is required: ${expected}.`);
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new input_error/* InputError */.d(`Input 'url' ('${(0,job_path/* redactUrl */.BO)(value)}') is not an absolute URL: ${expected}.`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new input_error/* InputError */.d(`Input 'url' ('${(0,job_path/* redactUrl */.BO)(value)}') must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
-    }
-    if (url.username !== '' || url.password !== '') {
-        // The message must not echo the URL: it holds the password.
-        throw new input_error/* InputError */.d(`Input 'url' must not contain credentials: put the user name in 'user' and the API token in 'token' (${expected}).`);
-    }
-    if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
-        // Not echoed: a query can hold a token.
-        throw new input_error/* InputError */.d(`Input 'url' ('${(0,job_path/* redactUrl */.BO)(value)}') must not have a query or fragment (the part from '?' or '#' on, not shown here): ${expected}.`);
-    }
-    return url.origin + url.pathname.replace(/\/+$/, '');
-}
-function parseCredentials(user, token) {
-    if (token !== '' && user === '') {
-        throw new input_error/* InputError */.d(`Input 'token' is set but 'user' is empty: an API token belongs to a user, so set 'user' to that user's id (or leave both empty for anonymous access).`);
-    }
-    if (user !== '' && token === '') {
-        // Jenkins never challenges anonymous requests (jenkins-api.md 2.1), so
-        // without a token the action would silently run as anonymous.
-        throw new input_error/* InputError */.d(`Input 'user' ('${user}') is set but 'token' is empty: set 'token' to the user's API token (or leave both empty for anonymous access).`);
-    }
-    // Basic auth splits user:password at the first colon (RFC 7617), and a
-    // control character could not travel in a header.
-    if (user.includes(':') || /\p{Cc}/u.test(user)) {
-        throw new input_error/* InputError */.d(`Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`);
-    }
-    return { user, token: parseSecret(token, 'token', 'one API token or password') };
-}
-/** A token or password (it travels in a header or a URL): one line, no tab. */
-function parseSecret(value, name, expected) {
-    if (/\p{Cc}/u.test(value)) {
-        throw new input_error/* InputError */.d(`Input '${name}' must not contain control characters (line breaks, tabs): expected ${expected}.`);
-    }
-    return value;
-}
-function readBoolean(read, name) {
-    const value = read(name);
-    // The YAML 1.2 core schema, exactly as core.getBooleanInput accepts it.
-    if (value === 'true' || value === 'True' || value === 'TRUE')
-        return true;
-    if (value === 'false' || value === 'False' || value === 'FALSE')
-        return false;
-    throw new input_error/* InputError */.d(`Input '${name}' ('${(0,shorten/* clip */.$)(value)}') is not a boolean: expected true or false (true | True | TRUE | false | False | FALSE).`);
-}
-function parseWait(value) {
-    switch (value.toLowerCase()) {
-        case 'true':
-            return 'finish';
-        case 'started':
-            return 'started';
-        case 'false':
-            return 'queued';
-        default:
-            throw new input_error/* InputError */.d(`Input 'wait' ('${(0,shorten/* clip */.$)(value)}') must be one of true, started, false.`);
-    }
-}
-function parseBuild(value) {
-    const mode = BUILD_MODES.find(m => m === value.toLowerCase());
-    if (mode === undefined) {
-        throw new input_error/* InputError */.d(`Input 'build' ('${(0,shorten/* clip */.$)(value)}') must be one of ${BUILD_MODES.join(', ')}, a build number of the job (42), or a build or queue item URL Jenkins gave for it.`);
-    }
-    return mode;
-}
-function parseAccept(value) {
-    const expected = `expected a comma-separated list of ${constants/* BUILD_RESULTS */.IQ.join(', ')}`;
-    const items = value
-        .split(',')
-        .map(item => item.trim().toUpperCase())
-        .filter(item => item !== '');
-    if (items.length === 0)
-        throw new input_error/* InputError */.d(`Input 'accept' lists no result: ${expected}.`);
-    const results = [];
-    for (const item of items) {
-        const result = constants/* BUILD_RESULTS */.IQ.find(r => r === item);
-        if (result === undefined) {
-            throw new input_error/* InputError */.d(`Input 'accept' has an unknown result '${(0,shorten/* clip */.$)(item)}': ${expected}.`);
-        }
-        if (!results.includes(result))
-            results.push(result);
-    }
-    return results;
-}
-/** `where` names the input in the error (an item of `jobs` has its own). */
-function parseBranch(value, where = "Input 'branch'") {
-    if (value === '')
-        return undefined;
-    if (/\p{Cc}/u.test(value)) {
-        throw new input_error/* InputError */.d(`${where} contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
-    }
-    return value;
-}
-function parseScan(value, hasBranch) {
-    const mode = SCAN_MODES.find(m => m === value.toLowerCase());
-    if (mode === undefined) {
-        throw new input_error/* InputError */.d(`Input 'scan' ('${(0,shorten/* clip */.$)(value)}') must be one of ${SCAN_MODES.join(', ')}.`);
-    }
-    if (mode !== 'if-missing' && !hasBranch) {
-        throw new input_error/* InputError */.d(`Input 'scan' ('${mode}') only applies with 'branch': set 'branch' to the branch or pull request of the multibranch project in 'job', or leave 'scan' out.`);
-    }
-    return mode;
-}
-/** Input `commit`: a full SHA-1 or SHA-256 commit id, lower-cased; undefined when empty. */
-function parseCommit(value) {
-    if (value === '')
-        return undefined;
-    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(value)) {
-        throw new input_error/* InputError */.d(`Input 'commit' ('${(0,shorten/* clip */.$)(value)}') is not a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as \${{ github.event.pull_request.head.sha }}.`);
-    }
-    return value.toLowerCase();
-}
-/** Input `pull-request`: a pull request number; undefined when empty. */
-function parsePullRequest(value) {
-    if (value === '')
-        return undefined;
-    const number = /^#?([1-9][0-9]{0,14})$/.exec(value)?.[1];
-    if (number === undefined) {
-        throw new input_error/* InputError */.d(`Input 'pull-request' ('${(0,shorten/* clip */.$)(value)}') is not a pull request number: expected a whole number from 1, such as 42.`);
-    }
-    return Number(number);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@humanwhocodes/momoa/dist/momoa.js
@@ -49289,10 +49340,10 @@ function entryOf(item, url, shared) {
     const where = `Input 'jobs' item ${item.index}`;
     return jobEntry(parseProject(item.job, url, where), shared, {
         parameters: ownParameters(item, where),
-        ...(item.files === undefined ? {} : { files: parseFiles(item.files, `${where}'s 'files'`) }),
         ...(item.branch === undefined
             ? {}
             : { branch: parseBranch(item.branch, `${where}'s 'branch'`) ?? '' }),
+        ...(item.files === undefined ? {} : { files: parseFiles(item.files, `${where}'s 'files'`) }),
         ...(item['values-file'] === undefined
             ? {}
             : { valuesFile: parseValuesFile(item['values-file'], `${where}'s 'values-file'`) ?? '' })
@@ -49461,7 +49512,7 @@ function parseSettings(get, env = currentEnvironment()) {
         const value = MULTI_LINE.has(name) ? get(name) : get(name).trim();
         return value.trim() === '' ? INPUT_DEFAULTS[name] : value;
     };
-    const url = input_values_parseBaseUrl(read(constants/* Input */.pd.Url));
+    const url = parseBaseUrl(read(constants/* Input */.pd.Url));
     const { user, token } = parseCredentials(read(constants/* Input */.pd.User), read(constants/* Input */.pd.Token));
     const disable = readBoolean(read, constants/* Input */.pd.Disable);
     const listJobs = readBoolean(read, constants/* Input */.pd.ListJobs);
@@ -49526,11 +49577,14 @@ function parseSettings(get, env = currentEnvironment()) {
         statusContext: read(constants/* Input */.pd.StatusContext) !== ''
     });
     const githubToken = read(constants/* Input */.pd.GithubToken);
-    if (commitStatus && githubToken === '') {
-        throw new input_error/* InputError */.d(`Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`);
-    }
-    if (prComment && githubToken === '') {
-        throw new input_error/* InputError */.d(`Input 'pr-comment' is true but 'github-token' is empty: expected a token with \`pull-requests: write\` (leave the input out to use the workflow's github.token).`);
+    const needsToken = [
+        [commitStatus, constants/* Input */.pd.CommitStatus, 'statuses: write'],
+        [prComment, constants/* Input */.pd.PrComment, 'pull-requests: write']
+    ];
+    for (const [on, name, permission] of needsToken) {
+        if (on && githubToken === '') {
+            throw new input_error/* InputError */.d(`Input '${name}' is true but 'github-token' is empty: expected a token with \`${permission}\` (leave the input out to use the workflow's github.token).`);
+        }
     }
     return {
         url,
@@ -50134,7 +50188,6 @@ async function once(o, read) {
 
 
 
-
 /** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
 const SETTLE_ON_ABORT_MS = 1000;
 /**
@@ -50285,60 +50338,30 @@ class JobsRun {
             throw stopped.reason;
     }
     async trigger(item) {
-        const { api, work, signal } = this.o;
-        const info = item.info;
-        const name = item.entry.jobName;
+        const { signal } = this.o;
         (0,wait/* throwIfAborted */.Te)(signal);
         let queued;
         try {
+            const { info, branch, entry } = item;
             const uploads = this.o.uploads?.[item.index] ?? [];
-            // A scan's build has no files: with files, this step triggers its own.
-            queued =
-                item.branch?.indexingBuild && uploads.length === 0
-                    ? indexingBuildQueued(api, info, item.entry.parameters, item.branch.indexingBuild.queueId)
-                    : await api.trigger(info, item.entry.job, item.entry.parameters, uploads);
+            const request = { info: info, parameters: entry.parameters, uploads, branch };
+            queued = await queueBuild(this.stepItem(item), request);
         }
         catch (error) {
-            if (error instanceof errors/* Interrupted */.j$) {
-                if (error.lostTrigger)
-                    work.maybeQueued(item.index, error.lostTrigger);
-                throw error;
-            }
-            if (signal.aborted)
+            if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
                 throw error;
             return this.fail(item, error);
         }
-        work.queued(item.index, queued.queueId, queued.merged);
         item.queueId = queued.queueId;
-        const outcome = item.report.outcome;
-        outcome.queueUrl = queued.queueUrl;
-        outcome.parameters = item.entry.parameters;
-        if (info.history) {
-            outcome.history = (0,outcome_history/* historyOf */.om)(info.history, n => this.o.api.buildUrl(item.entry.job, n));
-        }
-        warnUnknownParameters(queued.unknownParameters, info, name, this.log);
-        if (!item.branch?.indexingBuild) {
-            this.log.info(queued.merged
-                ? `Jenkins merged the request for ${name} into an identical queued build: ${queued.queueUrl}`
-                : `Queued ${name} in Jenkins: ${queued.queueUrl}`);
-        }
         this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl));
     }
     /** build: last — the builds as read; running ones are followed to their end. */
     adoptLast() {
-        const { api, settings } = this.o;
+        const mode = this.o.settings.build;
         for (const item of this.items) {
-            const first = item.first;
-            const ref = {
-                job: item.entry.job,
-                number: first.number,
-                url: api.buildUrl(item.entry.job, first.number)
-            };
+            const ref = existingBuild(this.stepItem(item), item.first, mode);
             item.ref = ref;
-            item.report.outcome.buildUrl = ref.url;
-            item.report.outcome.build = first;
-            this.log.info(`${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${item.entry.jobName}: #${first.number} ${ref.url}`);
-            this.side(item.status?.pending(`Jenkins build #${first.number} running`, ref.url));
+            this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
         }
     }
     // ---- following -------------------------------------------------------------
@@ -50390,17 +50413,17 @@ class JobsRun {
             this.log.debug('Followed the builds one by one: Jenkins did not show them in computer/api/json.');
         }
     }
+    stepItem({ index, entry, report }) {
+        const { api, work } = this.o;
+        return { api, work, index, job: entry.job, outcome: report.outcome, logger: this.log };
+    }
     owners(track) {
         return this.items.filter(item => item.track === track && !item.done);
     }
     started(track, ref) {
         for (const item of this.owners(track)) {
             item.ref = ref;
-            item.report.outcome.buildUrl = ref.url;
-            // A build a branch scan started may already be among the job's builds.
-            item.report.outcome.history &&= item.report.outcome.history.filter(h => h.number < ref.number);
-            this.o.work.started(item.index, ref);
-            this.log.info(`Jenkins build ${item.entry.jobName} #${ref.number} started: ${ref.url}`);
+            buildStarted(this.stepItem(item), ref);
             this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
             if (this.o.settings.wait === 'started')
                 this.settleItem(item);
@@ -50546,7 +50569,6 @@ class JobsRun {
 
 
 
-
 /**
  * The step with `jobs`: the builds (run-jobs.ts) bounded by `timeout` and
  * stopped by the runner's cancel signals, like one job's (main.ts). On
@@ -50564,6 +50586,7 @@ async function runJobsStep(settings, io) {
     let run;
     await runBounded(settings, io, {
         jobs: (settings.jobs ?? []).map(entry => entry.job),
+        waitingFor: `${settings.jobs?.length ?? 0} Jenkins builds`,
         run: step => {
             run = new JobsRun({ ...step, uploads });
             return run.run();
@@ -50573,13 +50596,8 @@ async function runJobsStep(settings, io) {
     });
 }
 /** Cancels or stops everything the step started, in parallel within the budget, and says what it did. */
-async function stopAll(step, run, { error, reason, waitedMs, until }) {
-    const { settings } = step;
+async function stopAll(step, run, { error, head, until }) {
     const log = run.printer.logger;
-    const count = settings.jobs?.length ?? 0;
-    const head = reason === 'timeout'
-        ? `Timed out after ${(0,util_duration/* formatDuration */.a3)(waitedMs)} (timeout: ${(0,util_duration/* formatDuration */.a3)(settings.timeoutMs)}) waiting for ${count} Jenkins builds`
-        : `The workflow was cancelled while waiting for ${count} Jenkins builds`;
     if (error instanceof errors/* Interrupted */.j$ && error.sent)
         log.info(`${error.message}.`);
     // Commit statuses go alongside the abort, within its budget.
@@ -50982,6 +51000,7 @@ async function runMain(settings, io) {
     const uploads = await resolveUploads(settings.files, settings.workspace);
     await runBounded(settings, io, {
         jobs: [settings.job],
+        waitingFor: `Jenkins ${settings.jobName}`,
         run: async ({ api, signal, work }) => {
             if (settings.listJobs)
                 return main_listJobs(api, settings, io);
@@ -51024,22 +51043,14 @@ async function main_disableJob(api, settings, io) {
     io.logger.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`);
 }
 /** Cancels or stops what the step started (unless told not to) and says how long it waited and what it did. */
-async function abortMessage(step, { error, reason, waitedMs, until }) {
+async function abortMessage(step, { error, reason, head, until }) {
     const { settings, work } = step;
     const log = step.io.logger;
-    const limit = (0,util_duration/* formatDuration */.a3)(settings.timeoutMs);
-    const head = reason === 'timeout'
-        ? `Timed out after ${(0,util_duration/* formatDuration */.a3)(waitedMs)} (timeout: ${limit}) waiting for Jenkins ${settings.jobName}`
-        : `The workflow was cancelled while waiting for Jenkins ${settings.jobName}`;
     const item = work.item(0);
     const last = error instanceof errors/* Interrupted */.j$ ? error.lastFailure?.replace(/\.$/, '') : undefined;
-    if (error instanceof errors/* Interrupted */.j$) {
-        // What the step was waiting for when it was stopped (a hung request says how long it hung).
-        if (error.sent)
-            log.info(`${error.message}.`);
-        if (error.lostTrigger && item.queueId === undefined)
-            work.maybeQueued(0, error.lostTrigger);
-    }
+    // What the step was waiting for when it was stopped (a hung request says how long it hung).
+    if (error instanceof errors/* Interrupted */.j$ && error.sent)
+        log.info(`${error.message}.`);
     if (last && reason === 'cancelled')
         log.info(`Last error before the cancel: ${last}.`);
     const target = item.ref
@@ -51055,7 +51066,7 @@ async function abortMessage(step, { error, reason, waitedMs, until }) {
         // Jenkins kept failing until the timeout: that failure is the news.
         return started
             ? `${head}${target} (last error: ${last})${outcome}`
-            : `${last} (still failing at the step's timeout, ${limit})${outcome}`;
+            : `${last} (still failing at the step's timeout, ${(0,util_duration/* formatDuration */.a3)(settings.timeoutMs)})${outcome}`;
     }
     return `${head}${target}${outcome}`;
 }
