@@ -16,6 +16,7 @@ import { ROOT, startAction } from '../../scripts/action-runner.js'
 import type { BuildState, RequestLogEntry, TestJenkins, UserSpec } from '../../test-server/index.js'
 import { until } from '../util.js'
 import { adopt, forget, NODE, watchPeakRss } from './processes.js'
+import { runFailure } from './records.js'
 
 /** The baseline's polling interval: what the common alternatives use. */
 export const BASELINE_INTERVAL_MS = 10_000
@@ -227,7 +228,7 @@ export function describeFailure(run: RunRecord): string {
 
 /** A run that did not end as it should have invalidates the figures built on it: stop. */
 export function expectSuccess(run: RunRecord): RunRecord {
-  if (run.code !== 0 || !run.build || run.build.finishedAt === null) {
+  if (runFailure(run) !== undefined) {
     throw new Error(`bench: a run failed.\n${describeFailure(run)}`)
   }
   return run
