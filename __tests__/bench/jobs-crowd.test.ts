@@ -3,11 +3,11 @@ import { failureReason, runFailure, splitRuns } from '../../bench/runners/record
 import type { RunRecord } from '../../bench/runners/runs.js'
 import {
   crowdFigures,
-  crowdSpacingMs,
+  crowdPlan,
   crowdTable,
   failuresNote,
   failuresText,
-  spacingText,
+  planText,
   steadyRateText
 } from '../../bench/scenarios/jobs-crowd.js'
 import type { BuildState } from '../../test-server/index.js'
@@ -93,7 +93,7 @@ describe('a crowd with failed runs', () => {
   const runs = [ok(0, 0), failed(1, 100, 30_000), ok(2, 200), failed(3, 300, 26_000), ok(4, 400)]
   // Two requests a second over 0–12 s from the whole crowd.
   const requests = Array.from({ length: 24 }, (_, i) => ({ time: i * 500 }))
-  const crowd = crowdFigures({ runs, requests, spacingMs: 100, load: 3.5 })
+  const crowd = crowdFigures({ runs, requests, spacingMs: 100, buildMs: 10_000, load: 3.5 })
 
   it('counts the failed runs and keeps the reason of the first to end', () => {
     expect(crowd.runs).toBe(5)
@@ -129,6 +129,7 @@ describe('a crowd with failed runs', () => {
       runs: [failed(0, 0, 20_000), failed(1, 100, 21_000)],
       requests,
       spacingMs: 100,
+      buildMs: 10_000,
       load: 1
     })
     expect(none.failed).toBe(2)
@@ -143,6 +144,7 @@ describe('a crowd without failures', () => {
     runs: [ok(0, 0), ok(1, 100)],
     requests: [{ time: 1000 }, { time: 2000 }],
     spacingMs: 100,
+    buildMs: 10_000,
     load: 0.5
   })
 
@@ -156,15 +158,28 @@ describe('a crowd without failures', () => {
   })
 })
 
-describe('the crowd start-up spacing', () => {
-  it('keeps 100 ms up to 50 runs, so that crowd stays comparable', () => {
-    expect(crowdSpacingMs(10)).toBe(100)
-    expect(crowdSpacingMs(50)).toBe(100)
+describe('the crowd start-up plan', () => {
+  it('keeps 100 ms and the base build up to 50 runs, so that crowd stays comparable', () => {
+    expect(crowdPlan(10, 15_000)).toEqual({ spacingMs: 100, buildMs: 15_000 })
+    expect(crowdPlan(50, 90_000)).toEqual({ spacingMs: 100, buildMs: 90_000 })
   })
 
-  it('spreads larger crowds, all started well within the first of their 90 s builds', () => {
-    expect(crowdSpacingMs(200)).toBe(250)
-    expect(199 * crowdSpacingMs(200)).toBeLessThan(0.6 * 90_000)
-    expect(spacingText([50, 200])).toBe('100 ms apart for 50, 250 ms apart for 200')
+  it('spreads a larger crowd and lengthens its builds to twice the start-up window', () => {
+    const plan = crowdPlan(200, 90_000)
+    expect(plan).toEqual({ spacingMs: 500, buildMs: 200_000 })
+    // The last run starts in the first half of the first run's build.
+    expect(199 * plan.spacingMs).toBeLessThan(plan.buildMs / 2)
+    expect(crowdPlan(60, 90_000)).toEqual({ spacingMs: 500, buildMs: 90_000 })
+  })
+
+  it('is said in the settings', () => {
+    expect(
+      planText([
+        { runs: 50, ...crowdPlan(50, 90_000) },
+        { runs: 200, ...crowdPlan(200, 90_000) }
+      ])
+    ).toBe(
+      '50 runs started 100 ms apart on 90.00 s builds, 200 runs started 500 ms apart on 200.00 s builds'
+    )
   })
 })

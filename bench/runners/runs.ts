@@ -11,6 +11,7 @@
  * this process's event loop adds to each is a few ms on an idle machine).
  */
 import { spawn } from 'node:child_process'
+import { setPriority } from 'node:os'
 import { join } from 'node:path'
 import { ROOT, startAction } from '../../scripts/action-runner.js'
 import type { BuildState, RequestLogEntry, TestJenkins, UserSpec } from '../../test-server/index.js'
@@ -58,6 +59,8 @@ export interface RunSpec {
   /** Run this build of the action instead of dist/index.js (today's: runners/today.ts). */
   bundle?: string
   rss?: boolean
+  /** Ours only: run at this niceness (the crowd of scenarios/jobs-crowd.ts, so that the server in this process goes first). */
+  nice?: number
   killAfterMs: number
   /** Baseline only: stop it once its build has a number (the idle-start scenario). */
   stopWhenStarted?: boolean
@@ -117,6 +120,13 @@ export async function runOurs(spec: RunSpec): Promise<RunRecord> {
   // Taken right after spawn() returned: the child exists from here on.
   const spawnAt = Date.now()
   adopt(running.child)
+  if (spec.nice !== undefined && running.child.pid !== undefined) {
+    try {
+      setPriority(running.child.pid, spec.nice)
+    } catch {
+      // Already exited: its record says how.
+    }
+  }
   const stdoutTimes: Array<{ at: number; end: number }> = []
   let length = 0
   running.child.stdout?.on('data', (chunk: string) => {

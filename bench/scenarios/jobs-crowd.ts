@@ -9,32 +9,54 @@ import { printedAt, failureReason, splitRuns } from '../runners/records.js'
 import type { RunRecord } from '../runners/runs.js'
 import { formatRate, formatSeconds as S, markdownTable, median, percentile } from '../stats.js'
 
-/** Crowds up to this size start 100 ms apart, as every crowd did before larger ones were spread. */
+/** Crowds up to this size start 100 ms apart on builds of the base length, as every crowd did before larger ones were spread. */
 const SMALL_CROWD = 50
 const SMALL_SPACING_MS = 100
 /**
- * Beyond SMALL_CROWD, four start-ups a second. A start-up of the bundle costs
- * about 0.25 s of CPU, so ten a second asked for more than this 2-core
- * machine has, on top of the runs already following and of the server, which
- * shares the bench's one process: its answers came so late that runs failed
- * at their first contact with it.
+ * Beyond SMALL_CROWD, two start-ups a second. A start-up of the bundle costs
+ * about 0.25 s of CPU, and each run following its build a few ms a second:
+ * 200 runs started 100 ms apart asked for more than this 2-core machine has,
+ * the run queue grew past 200, and the server, which shares the bench's one
+ * process, answered so late that runs failed at their first contact with it.
  */
-const LARGE_SPACING_MS = 250
+const LARGE_SPACING_MS = 500
+/** The builds last at least this many times the start-up window, so that every run follows its build well before the first ends. */
+const BUILD_PER_WINDOW = 2
+/**
+ * The niceness of the crowd's runs: the server shares the bench's process,
+ * and on a crowded machine the scheduler would give it one share among
+ * hundreds; Jenkins has a machine of its own, so it goes first.
+ */
+export const CROWD_NICE = 19
 
-/** How far apart the crowd's runs start. */
-export function crowdSpacingMs(runs: number): number {
-  return runs <= SMALL_CROWD ? SMALL_SPACING_MS : LARGE_SPACING_MS
+/** How a crowd of `runs` starts: how far apart, and how long its builds last (at least `baseBuildMs`). */
+export function crowdPlan(
+  runs: number,
+  baseBuildMs: number
+): { spacingMs: number; buildMs: number } {
+  if (runs <= SMALL_CROWD) return { spacingMs: SMALL_SPACING_MS, buildMs: baseBuildMs }
+  const windowMs = runs * LARGE_SPACING_MS
+  return {
+    spacingMs: LARGE_SPACING_MS,
+    buildMs: Math.max(baseBuildMs, Math.ceil((BUILD_PER_WINDOW * windowMs) / 10_000) * 10_000)
+  }
 }
 
-/** The spacing rule as the settings text says it, for the crowd sizes run. */
-export function spacingText(sizes: readonly number[]): string {
-  return sizes.map(n => `${crowdSpacingMs(n)} ms apart for ${n}`).join(', ')
+/** The plan as the settings text says it, for the crowds run. */
+export function planText(
+  crowds: ReadonlyArray<Pick<Crowd, 'runs' | 'spacingMs' | 'buildMs'>>
+): string {
+  return crowds
+    .map(c => `${c.runs} runs started ${c.spacingMs} ms apart on ${S(c.buildMs)} builds`)
+    .join(', ')
 }
 
 export interface Crowd {
   runs: number
   /** How far apart the runs started. */
   spacingMs: number
+  /** How long each build lasted. */
+  buildMs: number
   /** Runs that did not end as they should (exit 0, their build ended): not in the figures below. */
   failed: number
   /** The first failed run to end: why, in one line. */
@@ -60,7 +82,7 @@ export interface Crowd {
   load: number
 }
 
-const buildMs = (r: RunRecord): number => (r.build?.finishedAt ?? NaN) - (r.build?.startedAt ?? NaN)
+const builtMs = (r: RunRecord): number => (r.build?.finishedAt ?? NaN) - (r.build?.startedAt ?? NaN)
 const minOf = (values: number[]): number => (values.length ? Math.min(...values) : NaN)
 const maxOf = (values: number[]): number => (values.length ? Math.max(...values) : NaN)
 
@@ -69,6 +91,7 @@ export function crowdFigures(input: {
   runs: readonly RunRecord[]
   requests: ReadonlyArray<{ time: number }>
   spacingMs: number
+  buildMs: number
   load: number
 }): Crowd {
   const { succeeded: ok, failed } = splitRuns(input.runs)
@@ -88,6 +111,7 @@ export function crowdFigures(input: {
   return {
     runs: input.runs.length,
     spacingMs: input.spacingMs,
+    buildMs: input.buildMs,
     failed: failed.length,
     ...(first ? { firstFailure: failureReason(first) } : {}),
     spanMs: end - start,
@@ -97,7 +121,7 @@ export function crowdFigures(input: {
     overallRate: end > start ? spanned / ((end - start) / 1000) : NaN,
     delayMedian: median(detections),
     delayP95: percentile(detections, 95),
-    overheadMedian: median(ok.map(r => r.exitAt - r.spawnAt - buildMs(r))),
+    overheadMedian: median(ok.map(r => r.exitAt - r.spawnAt - builtMs(r))),
     startupMedian: median(startups),
     startupMax: maxOf(startups),
     load: input.load
@@ -124,6 +148,7 @@ export function crowdTable(crowds: readonly Crowd[]): string {
       'runs at once',
       'failed',
       'start-ups apart',
+      'build',
       'spawn to trigger median / max',
       'requests',
       'req/s while all follow',
@@ -137,6 +162,7 @@ export function crowdTable(crowds: readonly Crowd[]): string {
       `${c.runs}`,
       c.failed === 0 ? '0' : `${c.failed} (first: ${c.firstFailure ?? 'no reason kept'})`,
       `${c.spacingMs} ms`,
+      S(c.buildMs),
       `${S(c.startupMedian)} / ${S(c.startupMax)}`,
       `${c.requests}`,
       formatRate(c.steadyRate),

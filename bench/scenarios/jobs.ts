@@ -27,11 +27,12 @@ import {
 } from '../stats.js'
 import { log } from '../util.js'
 import {
+  CROWD_NICE,
   crowdFigures,
-  crowdSpacingMs,
+  crowdPlan,
   crowdTable,
   failuresNote,
-  spacingText,
+  planText,
   steadyRateText,
   type Crowd
 } from './jobs-crowd.js'
@@ -47,6 +48,7 @@ interface Settings {
   history: number
   /** Single-job runs at once against one server. */
   crowds: number[]
+  /** Their builds' length (longer for a large crowd: crowdPlan). */
   crowdBuildMs: number
 }
 
@@ -184,7 +186,8 @@ async function measurePair(s: Settings): Promise<{ jobs: Side; singles: Side }> 
   }
 }
 
-async function measureCrowd(n: number, buildMs: number): Promise<Crowd> {
+async function measureCrowd(n: number, baseBuildMs: number): Promise<Crowd> {
+  const { spacingMs, buildMs } = crowdPlan(n, baseBuildMs)
   const lines = Array.from({ length: Math.round(buildMs / 1000) }, (_, i) => `step ${i + 1}`)
   const u = user('crowd')
   const jenkins = await server({
@@ -197,7 +200,9 @@ async function measureCrowd(n: number, buildMs: number): Promise<Crowd> {
       'crowd',
       Array.from({ length: 5 }, () => ({ durationMs: buildMs }))
     )
-    log(`jobs: ${n} single-job runs at once against one server`)
+    log(
+      `jobs: ${n} single-job runs at once against one server (${S(buildMs)} builds, start-ups ${spacingMs} ms apart)`
+    )
     let load = NaN
     const firstEnd = setInterval(() => {
       if (jenkins.builds('crowd').some(b => b.finishedAt !== null)) {
@@ -205,13 +210,12 @@ async function measureCrowd(n: number, buildMs: number): Promise<Crowd> {
         clearInterval(firstEnd)
       }
     }, 250)
-    const spacingMs = crowdSpacingMs(n)
     // A failed run is a figure of the crowd (crowdFigures), not the end of the bench.
     const runs = await Promise.all(
       Array.from({ length: n }, async (_, i) => {
         // Start-ups spread as pushes to a busy repository's pull requests are,
         // and so that the start-ups do not measure this 2-core machine
-        // (crowdSpacingMs), every run following its build well before the
+        // (crowdPlan), every run following its build well before the
         // first one ends (the steady window).
         await sleep(i * spacingMs)
         return runOurs({
@@ -219,6 +223,7 @@ async function measureCrowd(n: number, buildMs: number): Promise<Crowd> {
           user: u,
           job: 'crowd',
           id: `crowd-${i}`,
+          nice: CROWD_NICE,
           killAfterMs: buildMs * 3 + 120_000
         })
       })
@@ -228,6 +233,7 @@ async function measureCrowd(n: number, buildMs: number): Promise<Crowd> {
       runs,
       requests: jenkins.requests.filter(q => q.user === u.name),
       spacingMs,
+      buildMs,
       load
     })
     if (crowd.failed > 0)
@@ -302,7 +308,7 @@ function section(pair: { jobs: Side; singles: Side }, crowds: Crowd[], s: Settin
   ]
   for (const c of crowds) {
     rows.push({
-      metric: `${c.runs} single-job runs of ${S(s.crowdBuildMs)} builds at once: requests per second Jenkins receives (while all follow)`,
+      metric: `${c.runs} single-job runs of ${S(c.buildMs)} builds at once: requests per second Jenkins receives (while all follow)`,
       ours: steadyRateText(c),
       baseline: '',
       ratio: '',
@@ -325,7 +331,7 @@ function section(pair: { jobs: Side; singles: Side }, crowds: Crowd[], s: Settin
   )
   return {
     settings: [
-      `- Several jobs: ${s.builds} jobs whose builds last ${label} ± ${Math.round(s.jitter * 100)} % (seeded; each job has ${s.history} earlier builds drawn the same way, so Jenkins has an estimate), one console line a second. Ours with \`jobs\` listing all ${s.builds} (one process); then ${s.builds} single-job runs of the action at once on a copy of the same jobs (a matrix: one process, one runner each, started 50 ms apart). The delay runs from the build's \`building: false\` to the step's \`finished\` line for it. Then ${crowds.map(c => c.runs).join(' and ')} single-job runs at once (start-ups ${spacingText(crowds.map(c => c.runs))}) of a ${S(s.crowdBuildMs)} job with history, against one server.`
+      `- Several jobs: ${s.builds} jobs whose builds last ${label} ± ${Math.round(s.jitter * 100)} % (seeded; each job has ${s.history} earlier builds drawn the same way, so Jenkins has an estimate), one console line a second. Ours with \`jobs\` listing all ${s.builds} (one process); then ${s.builds} single-job runs of the action at once on a copy of the same jobs (a matrix: one process, one runner each, started 50 ms apart). The delay runs from the build's \`building: false\` to the step's \`finished\` line for it. Then single-job runs at once of a job with history, against one server: ${planText(crowds)}. Beyond 50 runs the start-ups are spread and the builds lengthened to twice the start-up window, so that the start-ups do not measure this 2-core machine and every run follows its build well before the first ends; the crowd's runs run at niceness ${CROWD_NICE}, so that the server, which shares the bench's process, goes first as Jenkins on its own machine would.`
     ],
     executors: Math.max(s.builds, ...crowds.map(c => c.runs)),
     rows,
