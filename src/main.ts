@@ -50,6 +50,7 @@ async function runMain(settings: Settings, io: StepIO): Promise<void> {
   const uploads = await resolveUploads(settings.files, settings.workspace)
   await runBounded(settings, io, {
     jobs: [settings.job],
+    waitingFor: `Jenkins ${settings.jobName}`,
     run: async ({ api, signal, work }) => {
       if (settings.listJobs) return listJobs(api, settings, io)
       // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
@@ -93,22 +94,14 @@ async function disableJob(api: JenkinsApi, settings: Settings, io: StepIO): Prom
 /** Cancels or stops what the step started (unless told not to) and says how long it waited and what it did. */
 async function abortMessage(
   step: StepRun,
-  { error, reason, waitedMs, until }: Stopped
+  { error, reason, head, until }: Stopped
 ): Promise<string> {
   const { settings, work } = step
   const log = step.io.logger
-  const limit = formatDuration(settings.timeoutMs)
-  const head =
-    reason === 'timeout'
-      ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${limit}) waiting for Jenkins ${settings.jobName}`
-      : `The workflow was cancelled while waiting for Jenkins ${settings.jobName}`
   const item = work.item(0)
   const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined
-  if (error instanceof Interrupted) {
-    // What the step was waiting for when it was stopped (a hung request says how long it hung).
-    if (error.sent) log.info(`${error.message}.`)
-    if (error.lostTrigger && item.queueId === undefined) work.maybeQueued(0, error.lostTrigger)
-  }
+  // What the step was waiting for when it was stopped (a hung request says how long it hung).
+  if (error instanceof Interrupted && error.sent) log.info(`${error.message}.`)
   if (last && reason === 'cancelled') log.info(`Last error before the cancel: ${last}.`)
   const target = item.ref
     ? ` #${item.ref.number}`
@@ -123,7 +116,7 @@ async function abortMessage(
     // Jenkins kept failing until the timeout: that failure is the news.
     return started
       ? `${head}${target} (last error: ${last})${outcome}`
-      : `${last} (still failing at the step's timeout, ${limit})${outcome}`
+      : `${last} (still failing at the step's timeout, ${formatDuration(settings.timeoutMs)})${outcome}`
   }
   return `${head}${target}${outcome}`
 }

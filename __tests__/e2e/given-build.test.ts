@@ -68,6 +68,7 @@ describe.each(RUNTIMES)('build: a number or URL ($name)', ({ path: node }) => {
     const r = await run(node, { ...auth(jenkins), job: 'app', build: url })
     expect(r.code, describeRun(r)).toBe(0)
     expect(r.outputs['build-url']).toBe(url)
+    expect(r.stdout).toContain(`Following build #${build.number} of app: ${url}`)
     expect(r.stdout).toContain('first line of the build')
   })
 

@@ -1,22 +1,14 @@
 /**
  * The parts of following a build that one `job` (build-job.ts) and several
- * `jobs` (src/multi/) share: picking an existing build, the queue item of a
- * scan's build, the unknown-parameter warning, and the description of a
- * failure for the commit status. None prints by itself: each takes the
- * logger to use.
+ * `jobs` (src/multi/) share: picking an existing build, the closest job
+ * names for a 404, and the description of a failure for the commit status.
+ * None prints by itself: each takes the logger to use.
  */
 import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
-import { fullName, queueItemUrl } from '../jenkins/model/job-path.js'
-import { notAJob, unknownParameters } from '../jenkins/trigger/trigger.js'
-import type {
-  Build,
-  BuildParameters,
-  JenkinsApi,
-  JobInfo,
-  JobPath,
-  TriggerResult
-} from '../jenkins/model/types.js'
+import { fullName } from '../jenkins/model/job-path.js'
+import { notAJob } from '../jenkins/trigger/trigger.js'
+import type { Build, JenkinsApi, JobPath } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { closestNames } from '../util/suggest.js'
@@ -62,48 +54,6 @@ export async function withJobSuggestions(
     logger.debug(`Could not list jobs for suggestions: ${errorText(listError)}`)
   }
   return error.message
-}
-
-/**
- * The queue item of the build branch indexing started, in the shape of a
- * trigger's answer. It counts as merged (shared): every run that scanned for
- * the branch follows this one build, and Jenkins cannot say which do (the
- * build carries one BranchIndexingCause whoever asked for the scan:
- * branch-api's MultiBranchProject.scheduleBuild), so no run stops it.
- */
-export function indexingBuildQueued(
-  api: JenkinsApi,
-  info: JobInfo,
-  parameters: BuildParameters,
-  queueId: number
-): TriggerResult {
-  return {
-    queueId,
-    queueUrl: queueItemUrl(api.baseUrl, queueId),
-    merged: true,
-    unknownParameters: unknownParameters(info, parameters)
-  }
-}
-
-/** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */
-export function warnUnknownParameters(
-  unknown: string[],
-  info: JobInfo,
-  job: string,
-  logger: Logger
-): void {
-  const defined = info.parameterDefinitions.map(p => p.name)
-  for (const name of unknown) {
-    const close = closestNames(name, defined, 1)[0]
-    const hint = close
-      ? ` Did you mean '${close}'?`
-      : defined.length
-        ? ` It defines: ${defined.join(', ')}.`
-        : ' It takes no parameters.'
-    logger.warning(
-      `Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`
-    )
-  }
 }
 
 /** A commit status description for a step that failed before the build's result was known. */

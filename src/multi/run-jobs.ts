@@ -1,7 +1,5 @@
-import { indexingBuildQueued, warnUnknownParameters } from '../follow/build-parts.js'
 import { abortRemote, SHARED_WORK_LEFT } from '../follow/cancel.js'
 import { GithubReports } from '../outcome/github-reports.js'
-import { historyOf } from '../outcome/history.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
@@ -21,6 +19,8 @@ import type { StepIO } from '../runner/io.js'
 import type { RemoteWork } from '../step/remote-work.js'
 import { settleBy, throwIfAborted } from '../util/wait.js'
 import { judgeEnd } from '../step/build-ended.js'
+import { buildStarted, existingBuild, queueBuild, type StepItem } from '../step/build-begun.js'
+import type { BuildMode } from '../inputs/input-values.js'
 import { completeBuild } from './complete.js'
 import type { Item } from './item.js'
 import { disableJobs } from './disable-jobs.js'
@@ -194,62 +194,29 @@ export class JobsRun {
   }
 
   private async trigger(item: Item): Promise<void> {
-    const { api, work, signal } = this.o
-    const info = item.info as JobInfo
-    const name = item.entry.jobName
+    const { signal } = this.o
     throwIfAborted(signal)
     let queued: TriggerResult
     try {
+      const { info, branch, entry } = item
       const uploads = this.o.uploads?.[item.index] ?? []
-      // A scan's build has no files: with files, this step triggers its own.
-      queued =
-        item.branch?.indexingBuild && uploads.length === 0
-          ? indexingBuildQueued(api, info, item.entry.parameters, item.branch.indexingBuild.queueId)
-          : await api.trigger(info, item.entry.job, item.entry.parameters, uploads)
+      const request = { info: info as JobInfo, parameters: entry.parameters, uploads, branch }
+      queued = await queueBuild(this.stepItem(item), request)
     } catch (error) {
-      if (error instanceof Interrupted) {
-        if (error.lostTrigger) work.maybeQueued(item.index, error.lostTrigger)
-        throw error
-      }
-      if (signal.aborted) throw error
+      if (error instanceof Interrupted || signal.aborted) throw error
       return this.fail(item, error)
     }
-    work.queued(item.index, queued.queueId, queued.merged)
     item.queueId = queued.queueId
-    const outcome = item.report.outcome
-    outcome.queueUrl = queued.queueUrl
-    outcome.parameters = item.entry.parameters
-    if (info.history) {
-      outcome.history = historyOf(info.history, n => this.o.api.buildUrl(item.entry.job, n))
-    }
-    warnUnknownParameters(queued.unknownParameters, info, name, this.log)
-    if (!item.branch?.indexingBuild) {
-      this.log.info(
-        queued.merged
-          ? `Jenkins merged the request for ${name} into an identical queued build: ${queued.queueUrl}`
-          : `Queued ${name} in Jenkins: ${queued.queueUrl}`
-      )
-    }
     this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl))
   }
 
   /** build: last — the builds as read; running ones are followed to their end. */
   private adoptLast(): void {
-    const { api, settings } = this.o
+    const mode = this.o.settings.build as Exclude<BuildMode, 'new'>
     for (const item of this.items) {
-      const first = item.first as Build
-      const ref = {
-        job: item.entry.job,
-        number: first.number,
-        url: api.buildUrl(item.entry.job, first.number)
-      }
+      const ref = existingBuild(this.stepItem(item), item.first as Build, mode)
       item.ref = ref
-      item.report.outcome.buildUrl = ref.url
-      item.report.outcome.build = first
-      this.log.info(
-        `${settings.build === 'last' ? 'Last' : 'Last successful'} build of ${item.entry.jobName}: #${first.number} ${ref.url}`
-      )
-      this.side(item.status?.pending(`Jenkins build #${first.number} running`, ref.url))
+      this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
     }
   }
 
@@ -305,6 +272,11 @@ export class JobsRun {
     }
   }
 
+  private stepItem({ index, entry, report }: Item): StepItem {
+    const { api, work } = this.o
+    return { api, work, index, job: entry.job, outcome: report.outcome, logger: this.log }
+  }
+
   private owners(track: number): Item[] {
     return this.items.filter(item => item.track === track && !item.done)
   }
@@ -312,11 +284,7 @@ export class JobsRun {
   private started(track: number, ref: BuildRef): void {
     for (const item of this.owners(track)) {
       item.ref = ref
-      item.report.outcome.buildUrl = ref.url
-      // A build a branch scan started may already be among the job's builds.
-      item.report.outcome.history &&= item.report.outcome.history.filter(h => h.number < ref.number)
-      this.o.work.started(item.index, ref)
-      this.log.info(`Jenkins build ${item.entry.jobName} #${ref.number} started: ${ref.url}`)
+      buildStarted(this.stepItem(item), ref)
       this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
       if (this.o.settings.wait === 'started') this.settleItem(item)
     }

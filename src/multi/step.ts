@@ -1,5 +1,4 @@
 import { statusFailure } from '../follow/build-parts.js'
-import { formatDuration } from '../util/duration.js'
 import type { Settings } from '../inputs/inputs.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
@@ -38,6 +37,7 @@ export async function runJobsStep(settings: Settings, io: StepIO): Promise<void>
   let run: JobsRun | undefined
   await runBounded(settings, io, {
     jobs: (settings.jobs ?? []).map(entry => entry.job),
+    waitingFor: `${settings.jobs?.length ?? 0} Jenkins builds`,
     run: step => {
       run = new JobsRun({ ...step, uploads })
       return run.run()
@@ -51,15 +51,9 @@ export async function runJobsStep(settings: Settings, io: StepIO): Promise<void>
 async function stopAll(
   step: StepRun,
   run: JobsRun,
-  { error, reason, waitedMs, until }: Stopped
+  { error, head, until }: Stopped
 ): Promise<string> {
-  const { settings } = step
   const log = run.printer.logger
-  const count = settings.jobs?.length ?? 0
-  const head =
-    reason === 'timeout'
-      ? `Timed out after ${formatDuration(waitedMs)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${count} Jenkins builds`
-      : `The workflow was cancelled while waiting for ${count} Jenkins builds`
   if (error instanceof Interrupted && error.sent) log.info(`${error.message}.`)
   // Commit statuses go alongside the abort, within its budget.
   const statuses = run.finishStatuses(statusFailure(error, step.signal))

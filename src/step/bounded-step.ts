@@ -11,6 +11,7 @@ import { budgetClient, createClient } from './create-client.js'
 import { RemoteWork } from './remote-work.js'
 import { queueItemUrl } from '../jenkins/model/job-path.js'
 import { errorText } from '../util/error-text.js'
+import { formatDuration } from '../util/duration.js'
 
 /** What a step's work runs with: its client and signal, and the record of what it starts. */
 export interface StepRun {
@@ -27,8 +28,8 @@ export interface StepRun {
 export interface Stopped {
   error: unknown
   reason: AbortReason
-  /** How long the step ran before the signal (ms). */
-  waitedMs: number
+  /** The stop message's start: why, after how long, waiting for what. */
+  head: string
   /** Epoch ms the abort (stop, cancel, statuses, report) must end by. */
   until: number
 }
@@ -37,6 +38,8 @@ export interface Stopped {
 export interface StepMode {
   /** The jobs it may start, one item each (RemoteWork). */
   jobs: readonly JobPath[]
+  /** What the stop message says the step waited for: `Jenkins <job>`, `<n> Jenkins builds`. */
+  waitingFor: string
   run(step: StepRun): Promise<void>
   /** After the signal: stops what was started (stopWork) and returns the failure message. */
   stopped(step: StepRun, stopped: Stopped): Promise<string>
@@ -78,7 +81,11 @@ export async function runBounded(settings: Settings, io: StepIO, mode: StepMode)
       const reason = abortReason(controller.signal)
       const at = abortedAt ?? Date.now()
       const until = at + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS)
-      throw new Error(await mode.stopped(step, { error, reason, waitedMs: at - started, until }))
+      const head =
+        reason === 'timeout'
+          ? `Timed out after ${formatDuration(at - started)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
+          : `The workflow was cancelled while waiting for ${mode.waitingFor}`
+      throw new Error(await mode.stopped(step, { error, reason, head, until }))
     }
     throw await mode.failed(step, error)
   } finally {

@@ -1,10 +1,6 @@
 import type { BranchJob } from '../follow/branch.js'
-import {
-  indexingBuildQueued,
-  lastBuild,
-  statusFailure,
-  warnUnknownParameters
-} from '../follow/build-parts.js'
+import { lastBuild, statusFailure } from '../follow/build-parts.js'
+import { buildStarted, existingBuild, queueBuild, type StepItem } from './build-begun.js'
 import { judgeEnd, reportEnded } from './build-ended.js'
 import type { CommitStatusReporter } from '../outcome/commit-status.js'
 import { GithubReports } from '../outcome/github-reports.js'
@@ -19,7 +15,7 @@ import { expectationFrom, expectationFromEstimate } from '../follow/poll-policy.
 import type { RemoteWork } from './remote-work.js'
 import { failureMessage, writeSummary, type BuildOutcome } from '../outcome/report.js'
 import { setBuildOutputs } from '../outcome/build-outputs.js'
-import { historyOf, readHistory } from '../outcome/history.js'
+import { readHistory } from '../outcome/history.js'
 import { isPipeline, isPipelineJob, readStages, watchForInput } from '../outcome/stages.js'
 import type { StepIO } from '../runner/io.js'
 import { resolveGivenBuild } from '../follow/given-build.js'
@@ -91,6 +87,7 @@ async function follow(run: JobRun): Promise<void> {
   const { api, settings, signal, work, io, follower, status, branch, uploads, outcome } = run
   const log = io.logger
   const name = settings.jobName
+  const item: StepItem = { api, work, index: 0, job: settings.job, outcome, logger: log }
 
   // The build's JSON when it is needed before its end (`wait: started`, or a
   // build this step did not start); a build this step follows to its end is
@@ -105,36 +102,18 @@ async function follow(run: JobRun): Promise<void> {
     // Not before: a job that does not exist has no URL to give.
     io.setOutput(Output.JobUrl, outcome.jobUrl)
     pipeline = isPipelineJob(info)
-    if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(settings.job, n))
     // A cancel that arrived while reading the job must not still trigger.
     throwIfAborted(signal)
-    // The scan that created a branch job already queued its build: that one
-    // (never with files: the scan's build has none, so one is triggered).
-    if (branch?.indexingBuild && uploads.length > 0) {
-      log.warning(
-        `The scan that created ${name} also queued a build of it without the files (queue item ${branch.indexingBuild.queueId}); this step triggers its own with them and leaves that one alone.`
-      )
-    }
-    const queued =
-      branch?.indexingBuild && uploads.length === 0
-        ? indexingBuildQueued(api, info, settings.parameters, branch.indexingBuild.queueId)
-        : await api.trigger(info, settings.job, settings.parameters, uploads)
-    work.queued(0, queued.queueId, queued.merged)
-    warnUnknownParameters(queued.unknownParameters, info, name, log)
-    outcome.queueUrl = queued.queueUrl
-    outcome.parameters = settings.parameters
-    if (uploads.length > 0) outcome.uploads = uploads
+    const queued = await queueBuild(item, {
+      info,
+      parameters: settings.parameters,
+      uploads,
+      branch
+    })
     io.setOutput(Output.QueueUrl, queued.queueUrl)
     // Awaited like the status: a warning said while the console streams
     // would land in its stop-commands region, where the runner ignores it.
     await run.reports.show([{ outcome }])
-    if (!branch?.indexingBuild) {
-      log.info(
-        queued.merged
-          ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
-          : `Queued ${name} in Jenkins: ${queued.queueUrl}`
-      )
-    }
     if (settings.wait === 'queued') {
       await status?.pending(`Queued in Jenkins`, queued.queueUrl)
       outcome.note = 'Did not wait for the build to start (wait: false).'
@@ -144,12 +123,9 @@ async function follow(run: JobRun): Promise<void> {
       return finish(run, true)
     }
     const start = await follower.waitForStart(queued.queueId)
-    started(run, start.ref)
+    buildStarted(item, start.ref)
+    startedOutputs(run, start.ref)
     inQueueSince = start.inQueueSince
-    // A build a branch scan started may already be among the job's builds.
-    outcome.history = outcome.history?.filter(h => h.number < start.ref.number)
-    outcome.buildUrl = start.ref.url
-    log.info(`Jenkins build ${name} #${start.ref.number} started: ${start.ref.url}`)
     if (settings.wait !== 'finish') {
       first = await follower.describe(start.ref)
       outcome.queueWaitMs = queueWaitMs(inQueueSince, first)
@@ -184,21 +160,13 @@ async function follow(run: JobRun): Promise<void> {
     io.setOutput(Output.JobUrl, outcome.jobUrl)
     pipeline = isPipeline(first)
     from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) }
-    const last = {
-      job: settings.job,
-      number: first.number,
-      url: api.buildUrl(settings.job, first.number)
-    }
-    started(run, last)
-    outcome.buildUrl = last.url
+    const ref = existingBuild(item, first, settings.build)
+    startedOutputs(run, ref)
     await run.reports.show([{ outcome }])
     // Not triggered here: no job read to take them from, so one bounded read.
     if (settings.wait !== 'queued') {
       outcome.history = await readHistory(api, settings.job, first.number, log)
     }
-    log.info(
-      `${settings.given ? 'Following build' : settings.build === 'last' ? 'Last build' : 'Last successful build'} of ${name}: #${first.number} ${outcome.buildUrl}`
-    )
   }
   const ref = work.item(0).ref as BuildRef
   outcome.build = first
@@ -236,8 +204,7 @@ async function follow(run: JobRun): Promise<void> {
 }
 
 /** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
-function started({ work, io }: JobRun, ref: BuildRef): void {
-  work.started(0, ref)
+function startedOutputs({ io }: JobRun, ref: BuildRef): void {
   io.setOutput(Output.BuildNumber, String(ref.number))
   io.setOutput(Output.BuildUrl, ref.url)
 }

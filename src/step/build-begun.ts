@@ -1,0 +1,169 @@
+/**
+ * A build begins: the one path from a job read to a queued build, and from
+ * a queue item to a started build, for one `job` (build-job.ts) and each
+ * item of `jobs` (multi/run-jobs.ts) alike. Each records what it learnt in
+ * the step's record of remote work (the post step's safety net) and in the
+ * build's outcome, and says it in the log. Its twin for the end is
+ * build-ended.ts.
+ */
+import type { BranchJob } from '../follow/branch.js'
+import { historyOf } from '../outcome/history.js'
+import type { BuildOutcome } from '../outcome/report.js'
+import { queueItemUrl } from '../jenkins/model/job-path.js'
+import type { BuildMode } from '../inputs/input-values.js'
+import type {
+  Build,
+  BuildParameters,
+  BuildRef,
+  JenkinsApi,
+  JobInfo,
+  JobPath,
+  TriggerResult
+} from '../jenkins/model/types.js'
+import { Interrupted } from '../jenkins/transport/errors.js'
+import type { UploadFile } from '../jenkins/transport/multipart.js'
+import { unknownParameters } from '../jenkins/trigger/trigger.js'
+import type { Logger } from '../util/logger.js'
+import { closestNames } from '../util/suggest.js'
+import type { RemoteWork } from './remote-work.js'
+
+/** One item of the step (the `job`, or one of `jobs`): its job, its record and its outcome. */
+export interface StepItem {
+  api: JenkinsApi
+  work: RemoteWork
+  /** The item of the step's record of remote work. */
+  index: number
+  job: JobPath
+  /** The build as the reports show it: what is learnt goes in. */
+  outcome: BuildOutcome
+  logger: Logger
+}
+
+/** What to queue: the job as read, the build's parameters and files, the branch job a scan may have queued it for. */
+interface Request {
+  info: JobInfo
+  parameters: BuildParameters
+  uploads: readonly UploadFile[]
+  branch?: BranchJob
+}
+
+/**
+ * Triggers the build (or takes the one the scan that created the branch job
+ * queued) and records its queue item. A trigger whose answer the cancel
+ * cut is recorded as one that may have queued a build, for the abort to
+ * find.
+ */
+export async function queueBuild(
+  o: StepItem,
+  { info, parameters, uploads, branch }: Request
+): Promise<TriggerResult> {
+  const { api, outcome, logger: log } = o
+  const name = outcome.jobName
+  const indexing = branch?.indexingBuild
+  // The scan's build has no files: with files, this step triggers its own.
+  if (indexing && uploads.length > 0) {
+    log.warning(
+      `The scan that created ${name} also queued a build of it without the files (queue item ${indexing.queueId}); this step triggers its own with them and leaves that one alone.`
+    )
+  }
+  if (info.history) outcome.history = historyOf(info.history, n => api.buildUrl(o.job, n))
+  let queued: TriggerResult
+  try {
+    queued =
+      indexing && uploads.length === 0
+        ? indexingBuildQueued(api, info, parameters, indexing.queueId)
+        : await api.trigger(info, o.job, parameters, uploads)
+  } catch (error) {
+    if (error instanceof Interrupted && error.lostTrigger) {
+      o.work.maybeQueued(o.index, error.lostTrigger)
+    }
+    throw error
+  }
+  o.work.queued(o.index, queued.queueId, queued.merged)
+  warnUnknownParameters(queued.unknownParameters, info, name, log)
+  outcome.queueUrl = queued.queueUrl
+  outcome.parameters = parameters
+  if (uploads.length > 0) outcome.uploads = uploads
+  if (!indexing) {
+    log.info(
+      queued.merged
+        ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
+        : `Queued ${name} in Jenkins: ${queued.queueUrl}`
+    )
+  }
+  return queued
+}
+
+/** The queued build has started: recorded and said. */
+export function buildStarted({ work, index, outcome, logger }: StepItem, ref: BuildRef): void {
+  work.started(index, ref)
+  outcome.buildUrl = ref.url
+  // A build a branch scan started may already be among the job's builds.
+  outcome.history &&= outcome.history.filter(h => h.number < ref.number)
+  logger.info(`Jenkins build ${outcome.jobName} #${ref.number} started: ${ref.url}`)
+}
+
+/**
+ * A build the step follows but did not start (`build: last`, a number or
+ * URL): recorded (never as the step's to stop: it queued nothing) and said.
+ */
+export function existingBuild(
+  { api, work, index, job, outcome, logger }: StepItem,
+  build: Build,
+  mode: Exclude<BuildMode, 'new'>
+): BuildRef {
+  const { number } = build
+  const ref = { job, number, url: api.buildUrl(job, number) }
+  work.started(index, ref)
+  outcome.buildUrl = ref.url
+  outcome.build = build
+  const name = outcome.jobName
+  logger.info(
+    mode === 'given'
+      ? `Following build #${number} of ${name}: ${ref.url}`
+      : `${mode === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${number} ${ref.url}`
+  )
+  return ref
+}
+
+/**
+ * The queue item of the build branch indexing started, in the shape of a
+ * trigger's answer. It counts as merged (shared): every run that scanned for
+ * the branch follows this one build, and Jenkins cannot say which do (the
+ * build carries one BranchIndexingCause whoever asked for the scan:
+ * branch-api's MultiBranchProject.scheduleBuild), so no run stops it.
+ */
+function indexingBuildQueued(
+  api: JenkinsApi,
+  info: JobInfo,
+  parameters: BuildParameters,
+  queueId: number
+): TriggerResult {
+  return {
+    queueId,
+    queueUrl: queueItemUrl(api.baseUrl, queueId),
+    merged: true,
+    unknownParameters: unknownParameters(info, parameters)
+  }
+}
+
+/** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */
+function warnUnknownParameters(
+  unknown: string[],
+  info: JobInfo,
+  job: string,
+  logger: Logger
+): void {
+  const defined = info.parameterDefinitions.map(p => p.name)
+  for (const name of unknown) {
+    const close = closestNames(name, defined, 1)[0]
+    const hint = close
+      ? ` Did you mean '${close}'?`
+      : defined.length
+        ? ` It defines: ${defined.join(', ')}.`
+        : ' It takes no parameters.'
+    logger.warning(
+      `Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`
+    )
+  }
+}
