@@ -39695,13 +39695,14 @@ var input_error = __nccwpck_require__(3059);
 
 
 
+
 const FORMS = "expected new, last, last-successful, a build number of the job (42), or a build or queue item URL Jenkins gave for it (an earlier step's build-url or queue-url)";
 /** The reference `value` names, or undefined when it is neither a number nor a URL. */
 function parseBuildReference(value, baseUrl, job) {
     if (/^\d+$/.test(value)) {
         const number = Number(value);
         if (!(0,model_counts/* isBuildNumber */.Y_)(number)) {
-            throw new input_error/* InputError */.d(`Input 'build' ('${value.slice(0, 40)}') is not a build number: ${FORMS}.`);
+            throw new input_error/* InputError */.d(`Input 'build' ('${(0,shorten/* clip */.$)(value)}') is not a build number: ${FORMS}.`);
         }
         return { kind: 'build', number, text: value };
     }
@@ -46055,67 +46056,57 @@ function parseExtraHeaders(text, options) {
 function conflict(a, b, why) {
     return new input_error/* InputError */.d(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`);
 }
-/** Refuses combinations of inputs that cannot mean what they say. */
+/**
+ * Refuses combinations of inputs that cannot mean what they say, first
+ * found first. `disable`, `list-jobs` and `build` other than new start no
+ * build, which parameters, files, a job token and fail-fast all need.
+ */
 function checkConflicts(s) {
+    const shown = s.build === 'given' ? '<number or URL>' : s.build;
+    const none = s.disable ? 'disable' : s.listJobs ? 'list-jobs' : s.build !== 'new' ? 'build' : '';
+    const unbuilt = {
+        disable: 'a disabled job is not built',
+        'list-jobs': 'listing jobs builds nothing',
+        build: `'build: ${shown}' reports an existing build and triggers nothing`,
+        '': ''
+    }[none];
+    const waited = `which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`;
     if (s.branch && s.listJobs) {
         throw conflict('branch', 'list-jobs', `to list the branches of a multibranch project, name it in 'job' and leave 'branch' out`);
     }
-    if (s.jobToken && s.listJobs) {
-        throw conflict('job-token', 'list-jobs', 'a job token only triggers builds; listing reads the jobs');
+    if (s.jobToken && none !== '') {
+        const why = {
+            'list-jobs': 'listing reads the jobs',
+            disable: 'disabling needs user and token with Job/Configure',
+            build: `'build: ${shown}' triggers nothing`
+        }[none];
+        throw conflict('job-token', none, `a job token only triggers builds; ${why}`);
     }
-    if (s.jobToken && s.disable) {
-        throw conflict('job-token', 'disable', 'a job token only triggers builds; disabling needs user and token with Job/Configure');
-    }
-    if (s.jobToken && s.build !== 'new') {
-        throw conflict('job-token', 'build', `a job token only triggers builds; 'build: ${buildShown(s.build)}' triggers nothing`);
-    }
-    if (s.hasFiles) {
-        const other = s.disable
-            ? 'disable'
-            : s.listJobs
-                ? 'list-jobs'
-                : s.build !== 'new'
-                    ? 'build'
-                    : '';
-        if (other !== '') {
-            throw conflict('files', other, `files are uploaded with a new build only, and '${other}' starts none`);
-        }
+    if (s.hasFiles && none !== '') {
+        throw conflict('files', none, `files are uploaded with a new build only, and '${none}' starts none`);
     }
     if (s.disable && s.listJobs) {
         throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs');
     }
-    if (s.disable && s.hasParameters) {
-        throw conflict('disable', 'parameters', 'a disabled job is not built, so parameters would be ignored');
+    if (s.hasParameters && none !== '') {
+        throw conflict(none, 'parameters', `${unbuilt}, so parameters would be ignored`);
     }
-    if (s.disable && s.build !== 'new') {
-        throw conflict('disable', 'build', `'disable' does not report a build; leave 'build' at new`);
-    }
-    if (s.listJobs && s.hasParameters) {
-        throw conflict('list-jobs', 'parameters', 'listing jobs builds nothing, so parameters would be ignored');
-    }
-    if (s.listJobs && s.build !== 'new') {
-        throw conflict('list-jobs', 'build', `listing jobs reports no build; leave 'build' at new`);
-    }
-    if (s.build !== 'new' && s.hasParameters) {
-        throw conflict('build', 'parameters', `'build: ${buildShown(s.build)}' reports an existing build and triggers nothing, so parameters would be ignored`);
+    if ((s.disable || s.listJobs) && s.build !== 'new') {
+        throw conflict(none, 'build', s.disable
+            ? `'disable' does not report a build; leave 'build' at new`
+            : `listing jobs reports no build; leave 'build' at new`);
     }
     if (s.hasArtifacts && (s.disable || s.listJobs)) {
-        throw conflict('artifacts', s.disable ? 'disable' : 'list-jobs', 'no build is reported, so there are no artifacts to download');
+        throw conflict('artifacts', none, 'no build is reported, so there are no artifacts to download');
     }
     if (s.hasArtifacts && s.wait !== 'finish') {
-        throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`);
+        throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, ${waited}`);
     }
     // A pending status that nothing ever resolves would block a protected
     // branch for good.
     if (s.commitStatus && s.wait === 'queued') {
         throw conflict('commit-status', 'wait', `with 'wait: false' the result is never known, so the commit status would stay pending; use 'wait: true'`);
     }
-}
-/**
- * Refuses what `jobs` and `fail-fast` cannot do. Shared `parameters` met
- * checkConflicts already; an item's own parameters are checked here.
- */
-function checkJobsConflicts(s) {
     if (!s.jobs) {
         if (s.failFast) {
             throw new input_error/* InputError */.d(`Input 'fail-fast' only applies with 'jobs': with one 'job' there is no other build to stop; list the jobs in 'jobs', or leave 'fail-fast' out.`);
@@ -46125,30 +46116,23 @@ function checkJobsConflicts(s) {
     if (s.statusContext) {
         throw conflict('status-context', 'jobs', `each build of 'jobs' gets its own commit status, with context jenkins/<job> (jenkins/<project> for a branch)`);
     }
+    // Shared parameters and files were refused above; here an item's own.
     const item = s.jobs.findIndex(entry => entry.hasParameters) + 1;
-    if (item > 0 && s.disable) {
-        throw conflict('jobs', 'disable', `item ${item} has parameters, but a disabled job is not built, so they would be ignored`);
-    }
-    if (item > 0 && s.build !== 'new') {
-        throw conflict('jobs', 'build', `item ${item} has parameters, but 'build: ${buildShown(s.build)}' reports an existing build and triggers nothing`);
+    if (item > 0 && none !== '') {
+        throw conflict('jobs', none, `item ${item} has parameters, but ${unbuilt}, so they would be ignored`);
     }
     const withFiles = s.jobs.findIndex(entry => entry.files.length > 0) + 1;
-    if (withFiles > 0 && (s.disable || s.build !== 'new')) {
-        throw conflict('jobs', s.disable ? 'disable' : 'build', `item ${withFiles} has files, which are uploaded with a new build only`);
+    if (withFiles > 0 && none !== '') {
+        throw conflict('jobs', none, `item ${withFiles} has files, which are uploaded with a new build only`);
     }
-    if (s.failFast && s.disable) {
-        throw conflict('fail-fast', 'disable', 'disabling jobs starts no build to stop');
-    }
-    if (s.failFast && s.build !== 'new') {
-        throw conflict('fail-fast', 'build', `'build: ${buildShown(s.build)}' reports builds this step did not start, and it never stops those`);
+    if (s.failFast && none !== '') {
+        throw conflict('fail-fast', none, s.disable
+            ? 'disabling jobs starts no build to stop'
+            : `'build: ${shown}' reports builds this step did not start, and it never stops those`);
     }
     if (s.failFast && s.wait !== 'finish') {
-        throw conflict('fail-fast', 'wait', `fail-fast acts when a build ends, which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`);
+        throw conflict('fail-fast', 'wait', `fail-fast acts when a build ends, ${waited}`);
     }
-}
-/** `build` as a message shows it: a number or URL is `given` inside. */
-function buildShown(build) {
-    return build === 'given' ? '<number or URL>' : build;
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/input-values.ts
@@ -46200,10 +46184,14 @@ function parseCredentials(user, token) {
     if (user.includes(':') || /\p{Cc}/u.test(user)) {
         throw new input_error/* InputError */.d(`Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`);
     }
-    if (/\p{Cc}/u.test(token)) {
-        throw new input_error/* InputError */.d(`Input 'token' must not contain control characters (line breaks, tabs): expected one API token or password.`);
+    return { user, token: parseSecret(token, 'token', 'one API token or password') };
+}
+/** A token or password (it travels in a header or a URL): one line, no tab. */
+function parseSecret(value, name, expected) {
+    if (/\p{Cc}/u.test(value)) {
+        throw new input_error/* InputError */.d(`Input '${name}' must not contain control characters (line breaks, tabs): expected ${expected}.`);
     }
-    return { user, token };
+    return value;
 }
 function readBoolean(read, name) {
     const value = read(name);
@@ -46252,11 +46240,12 @@ function parseAccept(value) {
     }
     return results;
 }
-function parseBranch(value) {
+/** `where` names the input in the error (an item of `jobs` has its own). */
+function parseBranch(value, where = "Input 'branch'") {
     if (value === '')
         return undefined;
     if (/\p{Cc}/u.test(value)) {
-        throw new input_error/* InputError */.d(`Input 'branch' contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
+        throw new input_error/* InputError */.d(`${where} contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
     }
     return value;
 }
@@ -48976,25 +48965,32 @@ function parseJsonInput(text, input, forms) {
         throw new input_error/* InputError */.d(`Input '${input}' is not valid JSON${where}: ${forms}.`);
     }
 }
+/**
+ * `NAME=value` lines (of `parameters`, of `files`): blank lines skipped,
+ * split on the first `=` (so the value may hold `=` and may be empty), the
+ * name trimmed and never empty, the value as written; `line` is 1-based.
+ */
+function nameValueLines(text, where, forms) {
+    const lines = [];
+    text.split(/\r?\n/).forEach((raw, index) => {
+        const eq = raw.indexOf('=');
+        const [name, line] = [raw.slice(0, eq).trim(), index + 1];
+        if (raw.trim() === '')
+            return;
+        if (eq < 0)
+            throw new input_error/* InputError */.d(`${where} line ${line} has no '=': ${forms}.`);
+        if (name === '') {
+            throw new input_error/* InputError */.d(`${where} line ${line} has an empty NAME before '=': ${forms}.`);
+        }
+        lines.push({ name, value: raw.slice(eq + 1), line });
+    });
+    return lines;
+}
 function parseLines(text) {
     const values = new Map();
-    text.split(/\r?\n/).forEach((line, index) => {
-        if (line.trim() === '')
-            return;
-        const eq = line.indexOf('=');
-        if (eq < 0) {
-            throw new input_error/* InputError */.d(`Input 'parameters' line ${index + 1} has no '=': ${parameters_FORMS}.`);
-        }
-        const name = line.slice(0, eq).trim();
-        if (name === '') {
-            throw new input_error/* InputError */.d(`Input 'parameters' line ${index + 1} has an empty NAME before '=': ${parameters_FORMS}.`);
-        }
-        const list = values.get(name);
-        if (list)
-            list.push(line.slice(eq + 1));
-        else
-            values.set(name, [line.slice(eq + 1)]);
-    });
+    for (const { name, value } of nameValueLines(text, "Input 'parameters'", parameters_FORMS)) {
+        values.set(name, [...(values.get(name) ?? []), value]);
+    }
     return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
 }
 function parseJson(text) {
@@ -49002,7 +48998,11 @@ function parseJson(text) {
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
         throw new input_error/* InputError */.d(`Input 'parameters' is JSON but not an object: ${parameters_FORMS}.`);
     }
-    refuseDuplicateKeys(text);
+    // Only the top level: a nested object is refused as a value anyway.
+    const twice = duplicateKey(text, 1);
+    if (twice) {
+        throw new input_error/* InputError */.d(`Input 'parameters' has the key '${twice.name}' twice (${twice.lines}): a key may appear once; for several values of one parameter give an array, such as {"${twice.name}": ["a", "b"]} (${parameters_FORMS}).`);
+    }
     const entries = [];
     for (const [name, value] of Object.entries(data)) {
         if (name.trim() === '') {
@@ -49021,23 +49021,36 @@ function parseJson(text) {
  * JSON.parse keeps the last of two equal keys and says nothing, and no
  * reviver sees the first: the text is read again as a tree that keeps every
  * member (momoa), with keys decoded, so `"A"` and `"\u0041"` are one key.
- * Only the top level matters: a nested object is refused as a value anyway.
+ * The first key given twice, looking `depth` objects deep.
  */
-function refuseDuplicateKeys(text) {
-    const body = momoa_parse(text, { mode: 'json' }).body;
-    if (body.type !== 'Object')
-        return;
-    const lines = new Map();
-    for (const member of body.members) {
-        const name = member.name.type === 'String' ? member.name.value : member.name.name;
-        const line = member.name.loc.start.line;
-        const first = lines.get(name);
-        if (first !== undefined) {
-            const where = first === line ? `line ${line}` : `lines ${first} and ${line}`;
-            throw new input_error/* InputError */.d(`Input 'parameters' has the key '${name}' twice (${where}): a key may appear once; for several values of one parameter give an array, such as {"${name}": ["a", "b"]} (${parameters_FORMS}).`);
+function duplicateKey(text, depth) {
+    const visit = (node, item, left) => {
+        if (node.type === 'Array') {
+            for (const [i, element] of node.elements.entries()) {
+                const found = visit(element.value, item ?? i + 1, left);
+                if (found)
+                    return found;
+            }
         }
-        lines.set(name, line);
-    }
+        else if (node.type === 'Object' && left > 0) {
+            const lines = new Map();
+            for (const member of node.members) {
+                const name = member.name.type === 'String' ? member.name.value : member.name.name;
+                const line = member.name.loc.start.line;
+                const first = lines.get(name);
+                if (first !== undefined) {
+                    const where = first === line ? `line ${line}` : `lines ${first} and ${line}`;
+                    return { name, lines: where, ...(item === undefined ? {} : { item }) };
+                }
+                lines.set(name, line);
+                const found = visit(member.value, item, left - 1);
+                if (found)
+                    return found;
+            }
+        }
+        return undefined;
+    };
+    return visit(momoa_parse(text, { mode: 'json' }).body, undefined, depth);
 }
 function scalar(name, value) {
     if (typeof value === 'string')
@@ -49050,13 +49063,21 @@ function scalar(name, value) {
     throw new input_error/* InputError */.d(`Input 'parameters' value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${parameters_FORMS}).`);
 }
 function describe(value) {
+    if (Array.isArray(value))
+        return 'a nested array';
+    return typeof value === 'number' ? 'a number out of range' : kindOf(value);
+}
+/** A JSON value's kind, as a message names it ('an object', 'null'). */
+function kindOf(value) {
     if (value === null)
         return 'null';
     if (Array.isArray(value))
-        return 'a nested array';
-    if (typeof value === 'number')
-        return 'a number out of range';
-    return 'an object';
+        return 'an array';
+    if (typeof value === 'object')
+        return 'an object';
+    if (typeof value === 'string')
+        return 'a string';
+    return `a ${typeof value}`;
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/values-file.ts
@@ -49100,6 +49121,7 @@ function parseValuesFile(value, where) {
 
 
 
+
 const upload_files_FORMS = 'expected `NAME=path` lines, the path relative to the workspace (e.g. `PACKAGE=dist/app.zip`)';
 /**
  * Parses `NAME=path` lines (blank lines skipped; name and path trimmed), or
@@ -49108,14 +49130,9 @@ const upload_files_FORMS = 'expected `NAME=path` lines, the path relative to the
 function parseFiles(value, where = "Input 'files'") {
     const entries = [];
     if (typeof value === 'string') {
-        value.split(/\r?\n/).forEach((line, index) => {
-            if (line.trim() === '')
-                return;
-            const eq = line.indexOf('=');
-            if (eq < 0)
-                throw new input_error/* InputError */.d(`${where} line ${index + 1} has no '=': ${upload_files_FORMS}.`);
-            entries.push([line.slice(0, eq).trim(), line.slice(eq + 1).trim(), `line ${index + 1}`]);
-        });
+        for (const { name, value: path, line } of nameValueLines(value, where, upload_files_FORMS)) {
+            entries.push([name, path.trim(), `line ${line}`]);
+        }
     }
     else {
         for (const [name, path] of Object.entries(value))
@@ -49232,89 +49249,90 @@ function jsonItems(text) {
     const data = parseJsonInput(text, 'jobs', jobs_input_FORMS);
     if (!Array.isArray(data))
         throw new input_error/* InputError */.d(`Input 'jobs' is JSON but not an array: ${jobs_input_FORMS}.`);
-    jobs_input_refuseDuplicateKeys(text);
+    const twice = duplicateKey(text, Infinity);
+    if (twice) {
+        throw new input_error/* InputError */.d(`Input 'jobs' item ${twice.item ?? '?'} has the key '${(0,shorten/* clip */.$)((0,job_path/* redactUrl */.BO)(twice.name))}' twice (${twice.lines}): a key may appear once.`);
+    }
     return data.map((value, i) => rawItem(value, i + 1));
 }
 function rawItem(value, index) {
     const where = `Input 'jobs' item ${index}`;
     if (typeof value === 'string')
         return { index, job: value };
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    if (!jobs_input_isObject(value))
         throw new input_error/* InputError */.d(`${where} is ${kindOf(value)}: ${jobs_input_FORMS}.`);
-    }
-    const record = value;
-    const unknown = Object.keys(record).filter(key => !ITEM_KEYS.includes(key));
+    const unknown = Object.keys(value).filter(key => !ITEM_KEYS.includes(key));
     if (unknown.length > 0) {
-        throw new input_error/* InputError */.d(`${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${clip(k)}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${jobs_input_FORMS}).`);
+        throw new input_error/* InputError */.d(`${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${(0,shorten/* clip */.$)((0,job_path/* redactUrl */.BO)(k))}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${jobs_input_FORMS}).`);
     }
-    const { job, parameters, files, branch } = record;
-    const valuesFile = record['values-file'];
-    if (valuesFile !== undefined && typeof valuesFile !== 'string') {
-        throw new input_error/* InputError */.d(`${where} has a 'values-file' that is ${kindOf(valuesFile)}: expected the path of an artifact the build archives, e.g. "values.json".`);
-    }
-    if (files !== undefined &&
-        typeof files !== 'string' &&
-        (files === null || typeof files !== 'object' || Array.isArray(files))) {
-        throw new input_error/* InputError */.d(`${where} has 'files' that are ${kindOf(files)}: expected an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string.`);
-    }
+    /** A string, or with `lines` an object too (NAME=… lines or their object). */
+    const own = (key, lines, what, expected) => {
+        const given = value[key];
+        if (given === undefined || typeof given === 'string' || (lines && jobs_input_isObject(given)))
+            return;
+        throw new input_error/* InputError */.d(`${where} has ${what} ${kindOf(given)}: expected ${expected}.`);
+    };
+    own('values-file', false, "a 'values-file' that is", 'the path of an artifact the build archives, e.g. "values.json"');
+    own('files', true, "'files' that are", 'an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string');
+    const job = value['job'];
     if (typeof job !== 'string' || job.trim() === '') {
         throw new input_error/* InputError */.d(`${where} has no 'job' (a non-empty string naming the job): ${jobs_input_FORMS}.`);
     }
-    if (parameters !== undefined &&
-        typeof parameters !== 'string' &&
-        (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters))) {
-        throw new input_error/* InputError */.d(`${where} has 'parameters' that are ${kindOf(parameters)}: expected an object such as {"NAME": "value"}, or NAME=value lines in a string.`);
-    }
-    if (branch !== undefined && typeof branch !== 'string') {
-        throw new input_error/* InputError */.d(`${where} has a 'branch' that is ${kindOf(branch)}: expected a branch or pull-request name, e.g. "feature/x" or "PR-42".`);
-    }
-    return {
-        index,
-        job,
-        ...(parameters === undefined
-            ? {}
-            : { parameters: parameters }),
-        ...(files === undefined ? {} : { files: files }),
-        ...(branch === undefined ? {} : { branch }),
-        ...(valuesFile === undefined ? {} : { valuesFile })
-    };
+    own('parameters', true, "'parameters' that are", 'an object such as {"NAME": "value"}, or NAME=value lines in a string');
+    own('branch', false, "a 'branch' that is", 'a branch or pull-request name, e.g. "feature/x" or "PR-42"');
+    return { ...value, index, job };
+}
+function jobs_input_isObject(value) {
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 function entryOf(item, url, shared) {
     const where = `Input 'jobs' item ${item.index}`;
-    let project;
+    return jobEntry(parseProject(item.job, url, where), shared, {
+        parameters: ownParameters(item, where),
+        ...(item.files === undefined ? {} : { files: parseFiles(item.files, `${where}'s 'files'`) }),
+        ...(item.branch === undefined
+            ? {}
+            : { branch: parseBranch(item.branch, `${where}'s 'branch'`) ?? '' }),
+        ...(item['values-file'] === undefined
+            ? {}
+            : { valuesFile: parseValuesFile(item['values-file'], `${where}'s 'values-file'`) ?? '' })
+    });
+}
+/** A job path as `where` (`Input 'job'`, or an item of `jobs`) gives it. */
+function parseProject(text, url, where) {
     try {
-        project = (0,job_path/* parseJobPath */.sP)(item.job, url);
+        return (0,job_path/* parseJobPath */.sP)(text, url);
     }
     catch (error) {
-        // Its messages name 'job'; here the value came from an item of 'jobs'.
+        // Its messages name 'job'.
         if (error instanceof job_path/* JobPathError */.Xu)
             throw new input_error/* InputError */.d(relabel(error.message, 'job', where));
         throw error;
     }
-    const own = ownParameters(item, where);
-    const branchName = item.branch ?? shared.branch;
-    if (/\p{Cc}/u.test(branchName)) {
-        throw new input_error/* InputError */.d(`${where} has a 'branch' with a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`);
-    }
+}
+/**
+ * The build one job asks for: `job` with the shared inputs, or an item of
+ * `jobs` with its own over them. With a branch, the branch job of the
+ * multibranch project; the status context names the project, so that a
+ * required check keeps its name from one pull request to the next.
+ */
+function jobEntry(project, shared, own = {}) {
+    const parameters = own.parameters ?? {};
+    const branchName = own.branch ?? shared.branch;
     const branch = branchName === '' ? undefined : { name: branchName, project };
     const job = branch ? Object.freeze([...project, (0,job_path/* branchItemName */.HL)(branch.name)]) : project;
+    const valuesFile = own.valuesFile ?? shared.valuesFile ?? '';
+    const context = (0,job_path/* fullName */.fq)(project);
     return {
         job,
         jobName: (0,job_path/* fullName */.fq)(job),
-        parameters: { ...shared.parameters, ...own },
-        hasParameters: shared.hasParameters || Object.keys(own).length > 0,
-        files: mergeFiles(shared.files ?? [], item.files === undefined ? [] : parseFiles(item.files, `${where}'s 'files'`)),
+        parameters: { ...shared.parameters, ...parameters },
+        hasParameters: shared.hasParameters || Object.keys(parameters).length > 0,
+        files: mergeFiles(shared.files ?? [], own.files ?? []),
         ...(branch ? { branch } : {}),
-        statusContext: `jenkins/${(0,job_path/* fullName */.fq)(branch ? branch.project : job)}`,
-        ...valuesFileOf(item, where, shared)
+        statusContext: context === '' ? 'jenkins' : `jenkins/${context}`,
+        ...(valuesFile === '' ? {} : { valuesFile })
     };
-}
-/** The item's own `"values-file"` (`""` for none), else the shared one. */
-function valuesFileOf(item, where, shared) {
-    const valuesFile = item.valuesFile === undefined
-        ? shared.valuesFile
-        : parseValuesFile(item.valuesFile, `${where}'s 'values-file'`);
-    return valuesFile === undefined ? {} : { valuesFile };
 }
 /** The shared files, an item's own over them by NAME. */
 function mergeFiles(shared, own) {
@@ -49370,47 +49388,12 @@ function duplicateWarnings(entries) {
     });
     return warnings;
 }
-/** JSON.parse keeps the last of two equal keys silently; momoa keeps every member. */
-function jobs_input_refuseDuplicateKeys(text) {
-    const visit = (node, item) => {
-        if (node.type === 'Array') {
-            node.elements.forEach((element, i) => visit(element.value, item ?? i + 1));
-        }
-        else if (node.type === 'Object') {
-            const names = new Set();
-            for (const member of node.members) {
-                const name = member.name.type === 'String' ? member.name.value : member.name.name;
-                if (names.has(name)) {
-                    throw new input_error/* InputError */.d(`Input 'jobs' item ${item ?? '?'} has the key '${clip(name)}' twice (line ${member.name.loc.start.line}): a key may appear once.`);
-                }
-                names.add(name);
-                visit(member.value, item);
-            }
-        }
-    };
-    visit(momoa_parse(text, { mode: 'json' }).body, undefined);
-}
 /** A message of another input's parser, naming `where` instead of `Input '<name>'`. */
 function relabel(message, name, where) {
     return message.replace(`Input '${name}'`, where);
 }
-function kindOf(value) {
-    if (value === null)
-        return 'null';
-    if (Array.isArray(value))
-        return 'an array';
-    if (typeof value === 'object')
-        return 'an object';
-    if (typeof value === 'string')
-        return 'a string';
-    return `a ${typeof value}`;
-}
-function clip(text) {
-    return (0,shorten/* clip */.$)((0,job_path/* redactUrl */.BO)(text));
-}
 
 ;// CONCATENATED MODULE: ./src/inputs/inputs.ts
-
 
 
 
@@ -49506,27 +49489,23 @@ function parseSettings(get, env = currentEnvironment()) {
     if (several && listJobs) {
         throw conflict('jobs', 'list-jobs', `'list-jobs' lists the jobs of the folder in 'job'`);
     }
-    const branchInput = parseBranch(read(constants/* Input */.pd.Branch));
-    const jobs = several
-        ? parseJobs(jobsText, url, {
-            parameters,
-            hasParameters,
-            files,
-            branch: branchInput ?? '',
-            ...(valuesFile === undefined ? {} : { valuesFile })
-        })
-        : undefined;
-    const project = jobs ? Object.freeze([]) : parseJob(read(constants/* Input */.pd.Job), url, listJobs);
-    const branch = jobs ? undefined : branchInput;
-    const scan = parseScan(read(constants/* Input */.pd.Scan), jobs ? jobs.entries.some(entry => entry.branch !== undefined) : branch !== undefined);
-    const job = branch === undefined ? project : Object.freeze([...project, (0,job_path/* branchItemName */.HL)(branch)]);
-    const jobName = (0,job_path/* fullName */.fq)(job);
+    const shared = {
+        parameters,
+        hasParameters,
+        files,
+        branch: parseBranch(read(constants/* Input */.pd.Branch)) ?? '',
+        ...(valuesFile === undefined ? {} : { valuesFile })
+    };
+    const jobs = several ? parseJobs(jobsText, url, shared) : undefined;
+    // One `job` is the one-item case of `jobs`; with `jobs`, no job and the shared inputs.
+    const one = jobs
+        ? jobEntry(Object.freeze([]), { ...shared, branch: '' })
+        : jobEntry(parseJob(read(constants/* Input */.pd.Job), url, listJobs), shared);
+    const { job, branch } = one;
+    const scan = parseScan(read(constants/* Input */.pd.Scan), (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined));
     const given = parseGiven(buildText, url, job, jobs !== undefined);
     const build = given ? 'given' : parseBuild(buildText);
-    const jobToken = read(constants/* Input */.pd.JobToken);
-    if (/\p{Cc}/u.test(jobToken)) {
-        throw new input_error/* InputError */.d(`Input 'job-token' must not contain control characters (line breaks, tabs): expected the job's "Trigger builds remotely" token.`);
-    }
+    const jobToken = parseSecret(read(constants/* Input */.pd.JobToken), constants/* Input */.pd.JobToken, `the job's "Trigger builds remotely" token`);
     const headers = parseExtraHeaders(read(constants/* Input */.pd.Headers), { credentials: user !== '' });
     const caCerts = parseCaCert(read(constants/* Input */.pd.CaCert));
     const artifacts = parseArtifacts(read(constants/* Input */.pd.Artifacts), env.platform);
@@ -49541,14 +49520,9 @@ function parseSettings(get, env = currentEnvironment()) {
         wait,
         branch: branch !== undefined,
         jobToken: jobToken !== '',
-        hasArtifacts: artifacts.length > 0
-    });
-    checkJobsConflicts({
+        hasArtifacts: artifacts.length > 0,
         jobs: jobs?.entries,
         failFast,
-        disable,
-        build,
-        wait,
         statusContext: read(constants/* Input */.pd.StatusContext) !== ''
     });
     const githubToken = read(constants/* Input */.pd.GithubToken);
@@ -49558,19 +49532,11 @@ function parseSettings(get, env = currentEnvironment()) {
     if (prComment && githubToken === '') {
         throw new input_error/* InputError */.d(`Input 'pr-comment' is true but 'github-token' is empty: expected a token with \`pull-requests: write\` (leave the input out to use the workflow's github.token).`);
     }
-    // A required status check needs a context that does not change with every
-    // pull request: with `branch`, the project's name.
-    const contextName = branch === undefined ? jobName : (0,job_path/* fullName */.fq)(project);
-    const statusContext = read(constants/* Input */.pd.StatusContext) || (contextName === '' ? 'jenkins' : `jenkins/${contextName}`);
     return {
         url,
         user,
         token,
-        job,
-        jobName,
-        parameters,
-        hasParameters,
-        files,
+        ...one,
         wait,
         disable,
         build,
@@ -49582,11 +49548,10 @@ function parseSettings(get, env = currentEnvironment()) {
         abortOnCancel,
         commitStatus,
         githubToken,
-        statusContext,
+        statusContext: read(constants/* Input */.pd.StatusContext) || one.statusContext,
         prComment,
         ...(commit === undefined ? {} : { commit }),
         ...(pullRequest === undefined ? {} : { pullRequest }),
-        ...(branch === undefined ? {} : { branch: { name: branch, project } }),
         scan,
         jobToken,
         headers,
@@ -49595,7 +49560,6 @@ function parseSettings(get, env = currentEnvironment()) {
         artifactsPath,
         workspace: env.workspace,
         ...(jobs ? { jobs: jobs.entries } : {}),
-        ...(valuesFile === undefined ? {} : { valuesFile }),
         failFast,
         inputWarnings: jobs?.warnings ?? []
     };
@@ -49671,14 +49635,7 @@ function parseJob(value, url, listJobs) {
             return Object.freeze([]);
         throw new input_error/* InputError */.d(`Input 'job' is required unless 'jobs' is set or 'list-jobs' is true: expected \`folder/job\`, \`job/folder/job/job\`, or the job URL on the same server as 'url'.`);
     }
-    try {
-        return (0,job_path/* parseJobPath */.sP)(value, url);
-    }
-    catch (error) {
-        if (error instanceof job_path/* JobPathError */.Xu)
-            throw new input_error/* InputError */.d(error.message);
-        throw error;
-    }
+    return parseProject(value, url, "Input 'job'");
 }
 function parseArtifacts(value, platform) {
     try {

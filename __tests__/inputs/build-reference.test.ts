@@ -46,7 +46,8 @@ describe('parseBuildReference', () => {
     [`${BASE}/job/team/job/app/42/?x=1`, 'has a query or fragment'],
     [`${BASE}/job/team/../app/42/`, "has a '.' or '..' segment"],
     ['https://u:p@ci.example.com/jenkins/job/team/job/app/42/', 'must not contain credentials'],
-    ['ftp://ci.example.com/jenkins/queue/item/1/', 'is not an http(s) URL']
+    ['ftp://ci.example.com/jenkins/queue/item/1/', "must use http or https, not 'ftp'"],
+    ['https://[ci.example.com/jenkins/queue/item/1/', 'is not an absolute URL']
   ])('refuses %s: %s', (value, says) => {
     expect(() => parseBuildReference(value, BASE, JOB)).toThrow(says)
   })

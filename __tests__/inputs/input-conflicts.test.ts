@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  checkConflicts,
-  checkJobsConflicts,
-  type InputUse,
-  type JobsUse
-} from '../../src/inputs/input-conflicts.js'
+import { checkConflicts, type InputUse } from '../../src/inputs/input-conflicts.js'
 import type { JobEntry } from '../../src/inputs/jobs-input.js'
 import { InputError } from '../../src/util/input-error.js'
 
@@ -256,23 +251,23 @@ function entry(job: string, extra: Partial<JobEntry> = {}): JobEntry {
 }
 
 /** Three plain jobs, a new build each, followed to the end. */
-const jobsRun: JobsUse = {
+const jobsRun: InputUse = {
+  ...plain,
   jobs: [entry('a'), entry('b'), entry('c')],
   failFast: false,
-  disable: false,
-  build: 'new',
-  wait: 'finish',
   statusContext: false
 }
 
 const withParameters = entry('b', { parameters: { A: '1' }, hasParameters: true })
 const withFiles = entry('c', { files: [{ name: 'PKG', path: 'a.zip' }] })
 
-describe('checkJobsConflicts accepts', () => {
-  it.each<[string, Partial<JobsUse>]>([
+describe('checkConflicts with jobs accepts', () => {
+  it.each<[string, Partial<InputUse>]>([
     ['one job (no jobs) without fail-fast', { jobs: undefined }],
     ['one job with status-context', { jobs: undefined, statusContext: true }],
-    ['one job with disable and build: last', { jobs: undefined, disable: true, build: 'last' }],
+    // disable with build: last is refused for one job and for jobs alike (above).
+    ['one job with disable', { jobs: undefined, disable: true }],
+    ['one job with build: last', { jobs: undefined, build: 'last' }],
     ['jobs alone', {}],
     ['jobs with fail-fast', { failFast: true }],
     [
@@ -294,12 +289,12 @@ describe('checkJobsConflicts accepts', () => {
       }
     ]
   ])('%s', (_name, use) => {
-    expect(refusal(() => checkJobsConflicts({ ...jobsRun, ...use }))).toBeUndefined()
+    expect(refusal(() => checkConflicts({ ...jobsRun, ...use }))).toBeUndefined()
   })
 })
 
-describe('checkJobsConflicts refuses', () => {
-  it.each<[string, Partial<JobsUse>, string]>([
+describe('checkConflicts with jobs refuses', () => {
+  it.each<[string, Partial<InputUse>, string]>([
     [
       'fail-fast without jobs',
       { jobs: undefined, failFast: true },
@@ -329,7 +324,7 @@ describe('checkJobsConflicts refuses', () => {
       together(
         'jobs',
         'build',
-        "item 1 has parameters, but 'build: last-successful' reports an existing build and triggers nothing"
+        "item 1 has parameters, but 'build: last-successful' reports an existing build and triggers nothing, so they would be ignored"
       )
     ],
     [
@@ -375,6 +370,6 @@ describe('checkJobsConflicts refuses', () => {
       )
     ]
   ])('%s', (_name, use, message) => {
-    expect(refusal(() => checkJobsConflicts({ ...jobsRun, ...use }))).toBe(message)
+    expect(refusal(() => checkConflicts({ ...jobsRun, ...use }))).toBe(message)
   })
 })

@@ -117,8 +117,9 @@ describe('parseJobs', () => {
     ['[{"job": ""}]', /item 1 has no 'job'/],
     ['[{"job": "a", "parameters": ["A=1"]}]', /item 1 has 'parameters' that are an array/],
     ['[{"job": "a", "branch": 42}]', /item 1 has a 'branch' that is a number/],
-    ['[{"job": "a", "branch": "x\\ny"}]', /item 1 has a 'branch' with a control character/],
-    ['[{"job": "a", "parameters": {"A": 1, "A": 2}}]', /item 1 has the key 'A' twice/],
+    ['[{"job": "a", "branch": "x\\ny"}]', /item 1's 'branch' contains a control character/],
+    ['[{"job": "a", "parameters": {"A": 1, "A": 2}}]', /item 1 has the key 'A' twice \(line 1\)/],
+    ['["b", {"job": "a",\n"job": "c"}]', /item 2 has the key 'job' twice \(lines 1 and 2\)/],
     ['["http://other.example/job/a/"]', /item 1 is a URL on http:\/\/other\.example/]
   ])('%s is refused', (text, message) => {
     expect(() => parseJobs(text, URL, NONE)).toThrow(InputError)

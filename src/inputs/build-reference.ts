@@ -9,6 +9,8 @@
  * same reading (locateReference). Requests always go to `url`.
  */
 import { InputError } from '../util/input-error.js'
+import { clip } from '../util/shorten.js'
+import { parseHttpUrl } from './input-values.js'
 import { isBuildNumber } from '../jenkins/model/counts.js'
 import { fullName, redactUrl } from '../jenkins/model/job-path.js'
 import type { JobPath } from '../jenkins/model/types.js'
@@ -32,23 +34,13 @@ export function parseBuildReference(
   if (/^\d+$/.test(value)) {
     const number = Number(value)
     if (!isBuildNumber(number)) {
-      throw new InputError(
-        `Input 'build' ('${value.slice(0, 40)}') is not a build number: ${FORMS}.`
-      )
+      throw new InputError(`Input 'build' ('${clip(value)}') is not a build number: ${FORMS}.`)
     }
     return { kind: 'build', number, text: value }
   }
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined
   const shown = redactUrl(value)
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new InputError(`Input 'build' ('${shown}') is not a valid URL: ${FORMS}.`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InputError(`Input 'build' ('${shown}') is not an http(s) URL: ${FORMS}.`)
-  }
+  const url = parseHttpUrl(value, `Input 'build' ('${shown}')`, FORMS)
   if (url.username !== '' || url.password !== '') {
     throw new InputError(
       `Input 'build' URL must not contain credentials: give the URL as Jenkins wrote it (${FORMS}).`

@@ -15,6 +15,11 @@ export interface InputUse {
   branch: boolean
   jobToken: boolean
   hasArtifacts: boolean
+  /** The `jobs` entries; undefined with `job`. */
+  jobs?: readonly JobEntry[] | undefined
+  failFast?: boolean
+  /** Whether `status-context` was given. */
+  statusContext?: boolean
 }
 
 /** An error naming two inputs that cannot be used together, and why. */
@@ -22,8 +27,21 @@ export function conflict(a: string, b: string, why: string): InputError {
   return new InputError(`Inputs '${a}' and '${b}' cannot be used together: ${why}.`)
 }
 
-/** Refuses combinations of inputs that cannot mean what they say. */
+/**
+ * Refuses combinations of inputs that cannot mean what they say, first
+ * found first. `disable`, `list-jobs` and `build` other than new start no
+ * build, which parameters, files, a job token and fail-fast all need.
+ */
 export function checkConflicts(s: InputUse): void {
+  const shown = s.build === 'given' ? '<number or URL>' : s.build
+  const none = s.disable ? 'disable' : s.listJobs ? 'list-jobs' : s.build !== 'new' ? 'build' : ''
+  const unbuilt = {
+    disable: 'a disabled job is not built',
+    'list-jobs': 'listing jobs builds nothing',
+    build: `'build: ${shown}' reports an existing build and triggers nothing`,
+    '': ''
+  }[none]
+  const waited = `which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`
   if (s.branch && s.listJobs) {
     throw conflict(
       'branch',
@@ -31,86 +49,41 @@ export function checkConflicts(s: InputUse): void {
       `to list the branches of a multibranch project, name it in 'job' and leave 'branch' out`
     )
   }
-  if (s.jobToken && s.listJobs) {
-    throw conflict(
-      'job-token',
-      'list-jobs',
-      'a job token only triggers builds; listing reads the jobs'
-    )
+  if (s.jobToken && none !== '') {
+    const why = {
+      'list-jobs': 'listing reads the jobs',
+      disable: 'disabling needs user and token with Job/Configure',
+      build: `'build: ${shown}' triggers nothing`
+    }[none]
+    throw conflict('job-token', none, `a job token only triggers builds; ${why}`)
   }
-  if (s.jobToken && s.disable) {
+  if (s.hasFiles && none !== '') {
     throw conflict(
-      'job-token',
-      'disable',
-      'a job token only triggers builds; disabling needs user and token with Job/Configure'
+      'files',
+      none,
+      `files are uploaded with a new build only, and '${none}' starts none`
     )
-  }
-  if (s.jobToken && s.build !== 'new') {
-    throw conflict(
-      'job-token',
-      'build',
-      `a job token only triggers builds; 'build: ${buildShown(s.build)}' triggers nothing`
-    )
-  }
-  if (s.hasFiles) {
-    const other = s.disable
-      ? 'disable'
-      : s.listJobs
-        ? 'list-jobs'
-        : s.build !== 'new'
-          ? 'build'
-          : ''
-    if (other !== '') {
-      throw conflict(
-        'files',
-        other,
-        `files are uploaded with a new build only, and '${other}' starts none`
-      )
-    }
   }
   if (s.disable && s.listJobs) {
     throw conflict('disable', 'list-jobs', 'disabling a job and listing jobs are separate runs')
   }
-  if (s.disable && s.hasParameters) {
+  if (s.hasParameters && none !== '') {
+    throw conflict(none, 'parameters', `${unbuilt}, so parameters would be ignored`)
+  }
+  if ((s.disable || s.listJobs) && s.build !== 'new') {
     throw conflict(
-      'disable',
-      'parameters',
-      'a disabled job is not built, so parameters would be ignored'
-    )
-  }
-  if (s.disable && s.build !== 'new') {
-    throw conflict('disable', 'build', `'disable' does not report a build; leave 'build' at new`)
-  }
-  if (s.listJobs && s.hasParameters) {
-    throw conflict(
-      'list-jobs',
-      'parameters',
-      'listing jobs builds nothing, so parameters would be ignored'
-    )
-  }
-  if (s.listJobs && s.build !== 'new') {
-    throw conflict('list-jobs', 'build', `listing jobs reports no build; leave 'build' at new`)
-  }
-  if (s.build !== 'new' && s.hasParameters) {
-    throw conflict(
+      none,
       'build',
-      'parameters',
-      `'build: ${buildShown(s.build)}' reports an existing build and triggers nothing, so parameters would be ignored`
+      s.disable
+        ? `'disable' does not report a build; leave 'build' at new`
+        : `listing jobs reports no build; leave 'build' at new`
     )
   }
   if (s.hasArtifacts && (s.disable || s.listJobs)) {
-    throw conflict(
-      'artifacts',
-      s.disable ? 'disable' : 'list-jobs',
-      'no build is reported, so there are no artifacts to download'
-    )
+    throw conflict('artifacts', none, 'no build is reported, so there are no artifacts to download')
   }
   if (s.hasArtifacts && s.wait !== 'finish') {
-    throw conflict(
-      'artifacts',
-      'wait',
-      `artifacts are downloaded once the build ends, which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`
-    )
+    throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, ${waited}`)
   }
   // A pending status that nothing ever resolves would block a protected
   // branch for good.
@@ -121,25 +94,6 @@ export function checkConflicts(s: InputUse): void {
       `with 'wait: false' the result is never known, so the commit status would stay pending; use 'wait: true'`
     )
   }
-}
-
-/** What the checks of `jobs` and `fail-fast` look at. */
-export interface JobsUse {
-  /** The `jobs` entries; undefined with `job`. */
-  jobs: readonly JobEntry[] | undefined
-  failFast: boolean
-  disable: boolean
-  build: BuildMode
-  wait: WaitMode
-  /** Whether `status-context` was given. */
-  statusContext: boolean
-}
-
-/**
- * Refuses what `jobs` and `fail-fast` cannot do. Shared `parameters` met
- * checkConflicts already; an item's own parameters are checked here.
- */
-export function checkJobsConflicts(s: JobsUse): void {
   if (!s.jobs) {
     if (s.failFast) {
       throw new InputError(
@@ -155,49 +109,33 @@ export function checkJobsConflicts(s: JobsUse): void {
       `each build of 'jobs' gets its own commit status, with context jenkins/<job> (jenkins/<project> for a branch)`
     )
   }
+  // Shared parameters and files were refused above; here an item's own.
   const item = s.jobs.findIndex(entry => entry.hasParameters) + 1
-  if (item > 0 && s.disable) {
+  if (item > 0 && none !== '') {
     throw conflict(
       'jobs',
-      'disable',
-      `item ${item} has parameters, but a disabled job is not built, so they would be ignored`
-    )
-  }
-  if (item > 0 && s.build !== 'new') {
-    throw conflict(
-      'jobs',
-      'build',
-      `item ${item} has parameters, but 'build: ${buildShown(s.build)}' reports an existing build and triggers nothing`
+      none,
+      `item ${item} has parameters, but ${unbuilt}, so they would be ignored`
     )
   }
   const withFiles = s.jobs.findIndex(entry => entry.files.length > 0) + 1
-  if (withFiles > 0 && (s.disable || s.build !== 'new')) {
+  if (withFiles > 0 && none !== '') {
     throw conflict(
       'jobs',
-      s.disable ? 'disable' : 'build',
+      none,
       `item ${withFiles} has files, which are uploaded with a new build only`
     )
   }
-  if (s.failFast && s.disable) {
-    throw conflict('fail-fast', 'disable', 'disabling jobs starts no build to stop')
-  }
-  if (s.failFast && s.build !== 'new') {
+  if (s.failFast && none !== '') {
     throw conflict(
       'fail-fast',
-      'build',
-      `'build: ${buildShown(s.build)}' reports builds this step did not start, and it never stops those`
+      none,
+      s.disable
+        ? 'disabling jobs starts no build to stop'
+        : `'build: ${shown}' reports builds this step did not start, and it never stops those`
     )
   }
   if (s.failFast && s.wait !== 'finish') {
-    throw conflict(
-      'fail-fast',
-      'wait',
-      `fail-fast acts when a build ends, which 'wait: ${s.wait === 'queued' ? 'false' : 'started'}' does not wait for; use 'wait: true'`
-    )
+    throw conflict('fail-fast', 'wait', `fail-fast acts when a build ends, ${waited}`)
   }
-}
-
-/** `build` as a message shows it: a number or URL is `given` inside. */
-function buildShown(build: BuildMode): string {
-  return build === 'given' ? '<number or URL>' : build
 }

@@ -21,17 +21,7 @@ const SCAN_MODES: readonly ScanMode[] = ['if-missing', 'never']
 export function parseBaseUrl(value: string): string {
   const expected = 'expected the Jenkins base URL, http(s)://host[:port][/context-path]'
   if (value === '') throw new InputError(`Input 'url' is required: ${expected}.`)
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new InputError(`Input 'url' ('${redactUrl(value)}') is not an absolute URL: ${expected}.`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InputError(
-      `Input 'url' ('${redactUrl(value)}') must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`
-    )
-  }
+  const url = parseHttpUrl(value, `Input 'url' ('${redactUrl(value)}')`, expected)
   if (url.username !== '' || url.password !== '') {
     // The message must not echo the URL: it holds the password.
     throw new InputError(
@@ -45,6 +35,22 @@ export function parseBaseUrl(value: string): string {
     )
   }
   return url.origin + url.pathname.replace(/\/+$/, '')
+}
+
+/** `value` as an absolute http(s) URL; else an error in which `where` names the input and value. */
+export function parseHttpUrl(value: string, where: string, expected: string): URL {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new InputError(`${where} is not an absolute URL: ${expected}.`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InputError(
+      `${where} must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`
+    )
+  }
+  return url
 }
 
 export function parseCredentials(user: string, token: string): { user: string; token: string } {
@@ -67,12 +73,17 @@ export function parseCredentials(user: string, token: string): { user: string; t
       `Input 'user' must not contain ':' or control characters: expected a Jenkins user id.`
     )
   }
-  if (/\p{Cc}/u.test(token)) {
+  return { user, token: parseSecret(token, 'token', 'one API token or password') }
+}
+
+/** A token or password (it travels in a header or a URL): one line, no tab. */
+export function parseSecret(value: string, name: string, expected: string): string {
+  if (/\p{Cc}/u.test(value)) {
     throw new InputError(
-      `Input 'token' must not contain control characters (line breaks, tabs): expected one API token or password.`
+      `Input '${name}' must not contain control characters (line breaks, tabs): expected ${expected}.`
     )
   }
-  return { user, token }
+  return value
 }
 
 export function readBoolean(read: (name: Input) => string, name: Input): boolean {
@@ -126,11 +137,12 @@ export function parseAccept(value: string): BuildResult[] {
   return results
 }
 
-export function parseBranch(value: string): string | undefined {
+/** `where` names the input in the error (an item of `jobs` has its own). */
+export function parseBranch(value: string, where = "Input 'branch'"): string | undefined {
   if (value === '') return undefined
   if (/\p{Cc}/u.test(value)) {
     throw new InputError(
-      `Input 'branch' contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`
+      `${where} contains a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`
     )
   }
   return value

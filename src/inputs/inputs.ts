@@ -5,7 +5,7 @@ import { parseCaCert } from './ca-cert.js'
 import { Input, type BuildResult } from '../util/constants.js'
 import { parseDuration } from '../util/duration.js'
 import { headerSecrets, parseExtraHeaders, type ExtraHeader } from './extra-headers.js'
-import { checkConflicts, checkJobsConflicts, conflict } from './input-conflicts.js'
+import { checkConflicts, conflict } from './input-conflicts.js'
 import { InputError } from '../util/input-error.js'
 import {
   parseAccept,
@@ -16,6 +16,7 @@ import {
   parseCredentials,
   parsePullRequest,
   parseScan,
+  parseSecret,
   parseWait,
   readBoolean,
   type BuildMode,
@@ -23,31 +24,26 @@ import {
   type WaitMode
 } from './input-values.js'
 import { clip } from '../util/shorten.js'
-import { branchItemName, fullName, JobPathError, parseJobPath } from '../jenkins/model/job-path.js'
-import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
-import { parseJobs, type JobEntry } from './jobs-input.js'
+import type { JobPath } from '../jenkins/model/types.js'
+import { jobEntry, parseJobs, parseProject, type JobEntry } from './jobs-input.js'
 import { parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
 import { parseBuildReference, type BuildReference } from './build-reference.js'
 import { workspaceFolder, WorkspacePathError } from '../util/workspace-paths.js'
-import { parseFiles, type FileRequest } from './upload-files.js'
+import { parseFiles } from './upload-files.js'
 
-/** Every input of action.yml, read once and validated. */
-export interface Settings {
+/**
+ * Every input of action.yml, read once and validated. The job's fields are
+ * those of an item of `jobs` (jobEntry): one `job` is the one-item case.
+ * With `jobs`: job [], jobName '', and the shared parameters, files and
+ * values-file. `statusContext` is the `status-context` input when given.
+ */
+export interface Settings extends JobEntry {
   /** Base URL, normalised: http(s), no credentials/query/fragment, no trailing slash. */
   url: string
   user: string
   /** API token or password ('' for anonymous). Already registered with core.setSecret. */
   token: string
-  /** Item names from the root; [] only when listJobs is true and `job` is empty, or with `jobs`. With `branch`, the branch job (project + encoded branch). */
-  job: JobPath
-  /** Full name for messages, e.g. 'team/service/deploy' ('' for the root). */
-  jobName: string
-  parameters: BuildParameters
-  /** True when the `parameters` input was non-empty. */
-  hasParameters: boolean
-  /** Input `files`: workspace files for the job's file parameters, checked as text (upload-files.ts checks them on disk). */
-  files: readonly FileRequest[]
   wait: WaitMode
   disable: boolean
   build: BuildMode
@@ -62,16 +58,12 @@ export interface Settings {
   abortOnCancel: boolean
   commitStatus: boolean
   githubToken: string
-  /** Commit status context, defaulted to `jenkins/<jobName>` (with `branch`: `jenkins/<project>`). */
-  statusContext: string
   /** Input `pr-comment`: keep one comment on the run's pull request up to date. */
   prComment: boolean
   /** Input `commit`: the commit under test, a full lower-case SHA; undefined: the event's rule (commit-under-test.ts). */
   commit?: string
   /** Input `pull-request`: the pull request the run is for, where the event names none. */
   pullRequest?: number
-  /** Input `branch`: the branch as Jenkins and the SCM name it, and its multibranch project (`job`). */
-  branch?: { name: string; project: JobPath }
   scan: ScanMode
   /** The job's "Trigger builds remotely" token ('' for none). Already registered with core.setSecret. */
   jobToken: string
@@ -89,8 +81,6 @@ export interface Settings {
   jobs?: readonly JobEntry[]
   /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
   failFast: boolean
-  /** Input `values-file`: the artifact (its path among the build's artifacts) read into `values`; undefined for none. */
-  valuesFile?: string
   /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
   inputWarnings: string[]
 }
@@ -192,32 +182,30 @@ export function parseSettings(
   if (several && listJobs) {
     throw conflict('jobs', 'list-jobs', `'list-jobs' lists the jobs of the folder in 'job'`)
   }
-  const branchInput = parseBranch(read(Input.Branch))
-  const jobs = several
-    ? parseJobs(jobsText, url, {
-        parameters,
-        hasParameters,
-        files,
-        branch: branchInput ?? '',
-        ...(valuesFile === undefined ? {} : { valuesFile })
-      })
-    : undefined
-  const project = jobs ? Object.freeze([]) : parseJob(read(Input.Job), url, listJobs)
-  const branch = jobs ? undefined : branchInput
+  const shared = {
+    parameters,
+    hasParameters,
+    files,
+    branch: parseBranch(read(Input.Branch)) ?? '',
+    ...(valuesFile === undefined ? {} : { valuesFile })
+  }
+  const jobs = several ? parseJobs(jobsText, url, shared) : undefined
+  // One `job` is the one-item case of `jobs`; with `jobs`, no job and the shared inputs.
+  const one = jobs
+    ? jobEntry(Object.freeze([]), { ...shared, branch: '' })
+    : jobEntry(parseJob(read(Input.Job), url, listJobs), shared)
+  const { job, branch } = one
   const scan = parseScan(
     read(Input.Scan),
-    jobs ? jobs.entries.some(entry => entry.branch !== undefined) : branch !== undefined
+    (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined)
   )
-  const job = branch === undefined ? project : Object.freeze([...project, branchItemName(branch)])
-  const jobName = fullName(job)
   const given = parseGiven(buildText, url, job, jobs !== undefined)
   const build = given ? 'given' : parseBuild(buildText)
-  const jobToken = read(Input.JobToken)
-  if (/\p{Cc}/u.test(jobToken)) {
-    throw new InputError(
-      `Input 'job-token' must not contain control characters (line breaks, tabs): expected the job's "Trigger builds remotely" token.`
-    )
-  }
+  const jobToken = parseSecret(
+    read(Input.JobToken),
+    Input.JobToken,
+    `the job's "Trigger builds remotely" token`
+  )
   const headers = parseExtraHeaders(read(Input.Headers), { credentials: user !== '' })
   const caCerts = parseCaCert(read(Input.CaCert))
 
@@ -234,43 +222,29 @@ export function parseSettings(
     wait,
     branch: branch !== undefined,
     jobToken: jobToken !== '',
-    hasArtifacts: artifacts.length > 0
-  })
-  checkJobsConflicts({
+    hasArtifacts: artifacts.length > 0,
     jobs: jobs?.entries,
     failFast,
-    disable,
-    build,
-    wait,
     statusContext: read(Input.StatusContext) !== ''
   })
 
   const githubToken = read(Input.GithubToken)
-  if (commitStatus && githubToken === '') {
-    throw new InputError(
-      `Input 'commit-status' is true but 'github-token' is empty: expected a token with \`statuses: write\` (leave the input out to use the workflow's github.token).`
-    )
+  const needsToken = [
+    [commitStatus, Input.CommitStatus, 'statuses: write'],
+    [prComment, Input.PrComment, 'pull-requests: write']
+  ] as const
+  for (const [on, name, permission] of needsToken) {
+    if (on && githubToken === '') {
+      throw new InputError(
+        `Input '${name}' is true but 'github-token' is empty: expected a token with \`${permission}\` (leave the input out to use the workflow's github.token).`
+      )
+    }
   }
-  if (prComment && githubToken === '') {
-    throw new InputError(
-      `Input 'pr-comment' is true but 'github-token' is empty: expected a token with \`pull-requests: write\` (leave the input out to use the workflow's github.token).`
-    )
-  }
-  // A required status check needs a context that does not change with every
-  // pull request: with `branch`, the project's name.
-  const contextName = branch === undefined ? jobName : fullName(project)
-  const statusContext =
-    read(Input.StatusContext) || (contextName === '' ? 'jenkins' : `jenkins/${contextName}`)
-
   return {
     url,
     user,
     token,
-    job,
-    jobName,
-    parameters,
-    hasParameters,
-    files,
+    ...one,
     wait,
     disable,
     build,
@@ -282,11 +256,10 @@ export function parseSettings(
     abortOnCancel,
     commitStatus,
     githubToken,
-    statusContext,
+    statusContext: read(Input.StatusContext) || one.statusContext,
     prComment,
     ...(commit === undefined ? {} : { commit }),
     ...(pullRequest === undefined ? {} : { pullRequest }),
-    ...(branch === undefined ? {} : { branch: { name: branch, project } }),
     scan,
     jobToken,
     headers,
@@ -295,7 +268,6 @@ export function parseSettings(
     artifactsPath,
     workspace: env.workspace,
     ...(jobs ? { jobs: jobs.entries } : {}),
-    ...(valuesFile === undefined ? {} : { valuesFile }),
     failFast,
     inputWarnings: jobs?.warnings ?? []
   }
@@ -378,12 +350,7 @@ function parseJob(value: string, url: string, listJobs: boolean): JobPath {
       `Input 'job' is required unless 'jobs' is set or 'list-jobs' is true: expected \`folder/job\`, \`job/folder/job/job\`, or the job URL on the same server as 'url'.`
     )
   }
-  try {
-    return parseJobPath(value, url)
-  } catch (error) {
-    if (error instanceof JobPathError) throw new InputError(error.message)
-    throw error
-  }
+  return parseProject(value, url, "Input 'job'")
 }
 
 function parseArtifacts(value: string, platform: NodeJS.Platform): ArtifactPattern[] {

@@ -1,4 +1,3 @@
-import { parse as parseJsonTree, type AnyNode } from '@humanwhocodes/momoa'
 import { InputError } from '../util/input-error.js'
 import {
   branchItemName,
@@ -8,28 +7,29 @@ import {
   redactUrl
 } from '../jenkins/model/job-path.js'
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
-import { parseJsonInput, parseParameters } from './parameters.js'
+import { duplicateKey, kindOf, parseJsonInput, parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
-import { clip as clipped } from '../util/shorten.js'
+import { clip } from '../util/shorten.js'
+import { parseBranch } from './input-values.js'
 
-/** One build the `jobs` input asks for, validated. */
+/** One build the inputs ask for, validated: the `job` input, or an item of `jobs`. */
 export interface JobEntry {
-  /** Item names from the root; with a branch, the branch job (project + encoded branch). */
+  /** Item names from the root ([] for the root, with `list-jobs`); with a branch, the branch job (project + encoded branch). */
   job: JobPath
-  /** Full name for messages and outputs, e.g. 'team/service/deploy'. */
+  /** Full name for messages and outputs, e.g. 'team/service/deploy' ('' for the root). */
   jobName: string
-  /** The shared `parameters`, with the item's own over them. */
+  /** The shared `parameters`, with an item's own over them. */
   parameters: BuildParameters
   /** True when the shared `parameters` or the item's own were non-empty. */
   hasParameters: boolean
-  /** The shared `files`, with the item's own over them (same NAME: the item's). */
+  /** The shared `files`, with an item's own over them (same NAME: the item's); checked as text (upload-files.ts checks them on disk). */
   files: readonly FileRequest[]
-  /** The item's `branch` (else the shared one): the branch as Jenkins and the SCM name it, and its multibranch project. */
+  /** An item's `branch`, else the shared one: the branch as Jenkins and the SCM name it, and its multibranch project. */
   branch?: { name: string; project: JobPath }
-  /** `jenkins/<job>` (with a branch, `jenkins/<project>`); a later item with the same context gets ` (2)`, ` (3)`… */
+  /** Commit status context: `jenkins/<job>` (with a branch, `jenkins/<project>`); a later item of `jobs` with the same context gets ` (2)`, ` (3)`… */
   statusContext: string
-  /** The item's `"values-file"`, else the shared input's; undefined for none. */
+  /** The artifact (its path among the build's artifacts) read into `values`: an item's `"values-file"`, else the shared input's; undefined for none. */
   valuesFile?: string
 }
 
@@ -96,7 +96,7 @@ interface RawItem {
   /** The item's own files: lines or an object; undefined when it has none. */
   files?: string | Record<string, unknown>
   branch?: string
-  valuesFile?: string
+  'values-file'?: string
 }
 
 function lineItems(text: string): RawItem[] {
@@ -110,117 +110,126 @@ function lineItems(text: string): RawItem[] {
 function jsonItems(text: string): RawItem[] {
   const data = parseJsonInput(text, 'jobs', FORMS)
   if (!Array.isArray(data)) throw new InputError(`Input 'jobs' is JSON but not an array: ${FORMS}.`)
-  refuseDuplicateKeys(text)
+  const twice = duplicateKey(text, Infinity)
+  if (twice) {
+    throw new InputError(
+      `Input 'jobs' item ${twice.item ?? '?'} has the key '${clip(redactUrl(twice.name))}' twice (${twice.lines}): a key may appear once.`
+    )
+  }
   return data.map((value: unknown, i) => rawItem(value, i + 1))
 }
 
 function rawItem(value: unknown, index: number): RawItem {
   const where = `Input 'jobs' item ${index}`
   if (typeof value === 'string') return { index, job: value }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new InputError(`${where} is ${kindOf(value)}: ${FORMS}.`)
-  }
-  const record = value as Record<string, unknown>
-  const unknown = Object.keys(record).filter(key => !(ITEM_KEYS as readonly string[]).includes(key))
+  if (!isObject(value)) throw new InputError(`${where} is ${kindOf(value)}: ${FORMS}.`)
+  const unknown = Object.keys(value).filter(key => !(ITEM_KEYS as readonly string[]).includes(key))
   if (unknown.length > 0) {
     throw new InputError(
-      `${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${clip(k)}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${FORMS}).`
+      `${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${clip(redactUrl(k))}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${FORMS}).`
     )
   }
-  const { job, parameters, files, branch } = record
-  const valuesFile = record['values-file']
-  if (valuesFile !== undefined && typeof valuesFile !== 'string') {
-    throw new InputError(
-      `${where} has a 'values-file' that is ${kindOf(valuesFile)}: expected the path of an artifact the build archives, e.g. "values.json".`
-    )
+  /** A string, or with `lines` an object too (NAME=… lines or their object). */
+  const own = (key: string, lines: boolean, what: string, expected: string): void => {
+    const given = value[key]
+    if (given === undefined || typeof given === 'string' || (lines && isObject(given))) return
+    throw new InputError(`${where} has ${what} ${kindOf(given)}: expected ${expected}.`)
   }
-  if (
-    files !== undefined &&
-    typeof files !== 'string' &&
-    (files === null || typeof files !== 'object' || Array.isArray(files))
-  ) {
-    throw new InputError(
-      `${where} has 'files' that are ${kindOf(files)}: expected an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string.`
-    )
-  }
+  own(
+    'values-file',
+    false,
+    "a 'values-file' that is",
+    'the path of an artifact the build archives, e.g. "values.json"'
+  )
+  own(
+    'files',
+    true,
+    "'files' that are",
+    'an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string'
+  )
+  const job = value['job']
   if (typeof job !== 'string' || job.trim() === '') {
     throw new InputError(`${where} has no 'job' (a non-empty string naming the job): ${FORMS}.`)
   }
-  if (
-    parameters !== undefined &&
-    typeof parameters !== 'string' &&
-    (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters))
-  ) {
-    throw new InputError(
-      `${where} has 'parameters' that are ${kindOf(parameters)}: expected an object such as {"NAME": "value"}, or NAME=value lines in a string.`
-    )
-  }
-  if (branch !== undefined && typeof branch !== 'string') {
-    throw new InputError(
-      `${where} has a 'branch' that is ${kindOf(branch)}: expected a branch or pull-request name, e.g. "feature/x" or "PR-42".`
-    )
-  }
-  return {
-    index,
-    job,
-    ...(parameters === undefined
-      ? {}
-      : { parameters: parameters as string | Record<string, unknown> }),
-    ...(files === undefined ? {} : { files: files as string | Record<string, unknown> }),
-    ...(branch === undefined ? {} : { branch }),
-    ...(valuesFile === undefined ? {} : { valuesFile })
-  }
+  own(
+    'parameters',
+    true,
+    "'parameters' that are",
+    'an object such as {"NAME": "value"}, or NAME=value lines in a string'
+  )
+  own(
+    'branch',
+    false,
+    "a 'branch' that is",
+    'a branch or pull-request name, e.g. "feature/x" or "PR-42"'
+  )
+  return { ...(value as Partial<RawItem>), index, job }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
 function entryOf(item: RawItem, url: string, shared: SharedJobInputs): JobEntry {
   const where = `Input 'jobs' item ${item.index}`
-  let project: JobPath
+  return jobEntry(parseProject(item.job, url, where), shared, {
+    parameters: ownParameters(item, where),
+    ...(item.branch === undefined
+      ? {}
+      : { branch: parseBranch(item.branch, `${where}'s 'branch'`) ?? '' }),
+    ...(item.files === undefined ? {} : { files: parseFiles(item.files, `${where}'s 'files'`) }),
+    ...(item['values-file'] === undefined
+      ? {}
+      : { valuesFile: parseValuesFile(item['values-file'], `${where}'s 'values-file'`) ?? '' })
+  })
+}
+
+/** A job path as `where` (`Input 'job'`, or an item of `jobs`) gives it. */
+export function parseProject(text: string, url: string, where: string): JobPath {
   try {
-    project = parseJobPath(item.job, url)
+    return parseJobPath(text, url)
   } catch (error) {
-    // Its messages name 'job'; here the value came from an item of 'jobs'.
+    // Its messages name 'job'.
     if (error instanceof JobPathError) throw new InputError(relabel(error.message, 'job', where))
     throw error
   }
-  const own = ownParameters(item, where)
-  const branchName = item.branch ?? shared.branch
-  if (/\p{Cc}/u.test(branchName)) {
-    throw new InputError(
-      `${where} has a 'branch' with a control character: expected a branch or pull-request name as Jenkins shows it, e.g. feature/x or PR-42.`
-    )
-  }
+}
+
+/** What an item of `jobs` sets for itself, parsed (`''`: none, over a shared one). */
+interface OwnInputs {
+  parameters?: BuildParameters
+  files?: readonly FileRequest[]
+  branch?: string
+  valuesFile?: string
+}
+
+/**
+ * The build one job asks for: `job` with the shared inputs, or an item of
+ * `jobs` with its own over them. With a branch, the branch job of the
+ * multibranch project; the status context names the project, so that a
+ * required check keeps its name from one pull request to the next.
+ */
+export function jobEntry(project: JobPath, shared: SharedJobInputs, own: OwnInputs = {}): JobEntry {
+  const parameters = own.parameters ?? {}
+  const branchName = own.branch ?? shared.branch
   const branch = branchName === '' ? undefined : { name: branchName, project }
   const job = branch ? Object.freeze([...project, branchItemName(branch.name)]) : project
+  const valuesFile = own.valuesFile ?? shared.valuesFile ?? ''
+  const context = fullName(project)
   return {
     job,
     jobName: fullName(job),
-    parameters: { ...shared.parameters, ...own },
-    hasParameters: shared.hasParameters || Object.keys(own).length > 0,
-    files: mergeFiles(
-      shared.files ?? [],
-      item.files === undefined ? [] : parseFiles(item.files, `${where}'s 'files'`)
-    ),
+    parameters: { ...shared.parameters, ...parameters },
+    hasParameters: shared.hasParameters || Object.keys(parameters).length > 0,
+    files: mergeFiles(shared.files ?? [], own.files ?? []),
     ...(branch ? { branch } : {}),
-    statusContext: `jenkins/${fullName(branch ? branch.project : job)}`,
-    ...valuesFileOf(item, where, shared)
+    statusContext: context === '' ? 'jenkins' : `jenkins/${context}`,
+    ...(valuesFile === '' ? {} : { valuesFile })
   }
 }
 
-/** The item's own `"values-file"` (`""` for none), else the shared one. */
-function valuesFileOf(
-  item: RawItem,
-  where: string,
-  shared: SharedJobInputs
-): { valuesFile?: string } {
-  const valuesFile =
-    item.valuesFile === undefined
-      ? shared.valuesFile
-      : parseValuesFile(item.valuesFile, `${where}'s 'values-file'`)
-  return valuesFile === undefined ? {} : { valuesFile }
-}
-
 /** The shared files, an item's own over them by NAME. */
-function mergeFiles(shared: readonly FileRequest[], own: FileRequest[]): FileRequest[] {
+function mergeFiles(shared: readonly FileRequest[], own: readonly FileRequest[]): FileRequest[] {
   return [...shared.filter(file => !own.some(mine => mine.name === file.name)), ...own]
 }
 
@@ -277,41 +286,7 @@ function duplicateWarnings(entries: JobEntry[]): string[] {
   return warnings
 }
 
-/** JSON.parse keeps the last of two equal keys silently; momoa keeps every member. */
-function refuseDuplicateKeys(text: string): void {
-  const visit = (node: AnyNode, item: number | undefined): void => {
-    if (node.type === 'Array') {
-      node.elements.forEach((element, i) => visit(element.value, item ?? i + 1))
-    } else if (node.type === 'Object') {
-      const names = new Set<string>()
-      for (const member of node.members) {
-        const name = member.name.type === 'String' ? member.name.value : member.name.name
-        if (names.has(name)) {
-          throw new InputError(
-            `Input 'jobs' item ${item ?? '?'} has the key '${clip(name)}' twice (line ${member.name.loc.start.line}): a key may appear once.`
-          )
-        }
-        names.add(name)
-        visit(member.value, item)
-      }
-    }
-  }
-  visit(parseJsonTree(text, { mode: 'json' }).body, undefined)
-}
-
 /** A message of another input's parser, naming `where` instead of `Input '<name>'`. */
 function relabel(message: string, name: string, where: string): string {
   return message.replace(`Input '${name}'`, where)
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'object') return 'an object'
-  if (typeof value === 'string') return 'a string'
-  return `a ${typeof value}`
-}
-
-function clip(text: string): string {
-  return clipped(redactUrl(text))
 }

@@ -1,4 +1,4 @@
-import { parse as parseJsonTree } from '@humanwhocodes/momoa'
+import { parse as parseJsonTree, type AnyNode } from '@humanwhocodes/momoa'
 import { InputError } from '../util/input-error.js'
 import { MAX_JSON_DEPTH, tooDeepAt } from '../jenkins/transport/json.js'
 import type { BuildParameters } from '../jenkins/model/types.js'
@@ -54,24 +54,37 @@ export function parseJsonInput(text: string, input: string, forms: string): unkn
   }
 }
 
+/**
+ * `NAME=value` lines (of `parameters`, of `files`): blank lines skipped,
+ * split on the first `=` (so the value may hold `=` and may be empty), the
+ * name trimmed and never empty, the value as written; `line` is 1-based.
+ */
+export function nameValueLines(text: string, where: string, forms: string): NameValue[] {
+  const lines: NameValue[] = []
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const eq = raw.indexOf('=')
+    const [name, line] = [raw.slice(0, eq).trim(), index + 1]
+    if (raw.trim() === '') return
+    if (eq < 0) throw new InputError(`${where} line ${line} has no '=': ${forms}.`)
+    if (name === '') {
+      throw new InputError(`${where} line ${line} has an empty NAME before '=': ${forms}.`)
+    }
+    lines.push({ name, value: raw.slice(eq + 1), line })
+  })
+  return lines
+}
+
+interface NameValue {
+  name: string
+  value: string
+  line: number
+}
+
 function parseLines(text: string): BuildParameters {
   const values = new Map<string, string[]>()
-  text.split(/\r?\n/).forEach((line, index) => {
-    if (line.trim() === '') return
-    const eq = line.indexOf('=')
-    if (eq < 0) {
-      throw new InputError(`Input 'parameters' line ${index + 1} has no '=': ${FORMS}.`)
-    }
-    const name = line.slice(0, eq).trim()
-    if (name === '') {
-      throw new InputError(
-        `Input 'parameters' line ${index + 1} has an empty NAME before '=': ${FORMS}.`
-      )
-    }
-    const list = values.get(name)
-    if (list) list.push(line.slice(eq + 1))
-    else values.set(name, [line.slice(eq + 1)])
-  })
+  for (const { name, value } of nameValueLines(text, "Input 'parameters'", FORMS)) {
+    values.set(name, [...(values.get(name) ?? []), value])
+  }
   return Object.fromEntries(
     [...values].map(([name, list]) => [name, list.length === 1 ? (list[0] as string) : list])
   )
@@ -82,7 +95,13 @@ function parseJson(text: string): BuildParameters {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new InputError(`Input 'parameters' is JSON but not an object: ${FORMS}.`)
   }
-  refuseDuplicateKeys(text)
+  // Only the top level: a nested object is refused as a value anyway.
+  const twice = duplicateKey(text, 1)
+  if (twice) {
+    throw new InputError(
+      `Input 'parameters' has the key '${twice.name}' twice (${twice.lines}): a key may appear once; for several values of one parameter give an array, such as {"${twice.name}": ["a", "b"]} (${FORMS}).`
+    )
+  }
   const entries: Array<[string, string | string[]]> = []
   for (const [name, value] of Object.entries(data)) {
     if (name.trim() === '') {
@@ -98,28 +117,50 @@ function parseJson(text: string): BuildParameters {
   return Object.fromEntries(entries)
 }
 
+/** A key given twice in one object of a JSON input. */
+export interface DuplicateKey {
+  name: string
+  /** `line 3`, or `lines 2 and 3`. */
+  lines: string
+  /** The element of the top-level array it stands in (1-based); undefined for a top-level object. */
+  item?: number
+}
+
 /**
  * JSON.parse keeps the last of two equal keys and says nothing, and no
  * reviver sees the first: the text is read again as a tree that keeps every
  * member (momoa), with keys decoded, so `"A"` and `"\u0041"` are one key.
- * Only the top level matters: a nested object is refused as a value anyway.
+ * The first key given twice, looking `depth` objects deep.
  */
-function refuseDuplicateKeys(text: string): void {
-  const body = parseJsonTree(text, { mode: 'json' }).body
-  if (body.type !== 'Object') return
-  const lines = new Map<string, number>()
-  for (const member of body.members) {
-    const name = member.name.type === 'String' ? member.name.value : member.name.name
-    const line = member.name.loc.start.line
-    const first = lines.get(name)
-    if (first !== undefined) {
-      const where = first === line ? `line ${line}` : `lines ${first} and ${line}`
-      throw new InputError(
-        `Input 'parameters' has the key '${name}' twice (${where}): a key may appear once; for several values of one parameter give an array, such as {"${name}": ["a", "b"]} (${FORMS}).`
-      )
+export function duplicateKey(text: string, depth: number): DuplicateKey | undefined {
+  const visit = (
+    node: AnyNode,
+    item: number | undefined,
+    left: number
+  ): DuplicateKey | undefined => {
+    if (node.type === 'Array') {
+      for (const [i, element] of node.elements.entries()) {
+        const found = visit(element.value, item ?? i + 1, left)
+        if (found) return found
+      }
+    } else if (node.type === 'Object' && left > 0) {
+      const lines = new Map<string, number>()
+      for (const member of node.members) {
+        const name = member.name.type === 'String' ? member.name.value : member.name.name
+        const line = member.name.loc.start.line
+        const first = lines.get(name)
+        if (first !== undefined) {
+          const where = first === line ? `line ${line}` : `lines ${first} and ${line}`
+          return { name, lines: where, ...(item === undefined ? {} : { item }) }
+        }
+        lines.set(name, line)
+        const found = visit(member.value, item, left - 1)
+        if (found) return found
+      }
     }
-    lines.set(name, line)
+    return undefined
   }
+  return visit(parseJsonTree(text, { mode: 'json' }).body, undefined, depth)
 }
 
 function scalar(name: string, value: unknown): string {
@@ -133,8 +174,15 @@ function scalar(name: string, value: unknown): string {
 }
 
 function describe(value: unknown): string {
-  if (value === null) return 'null'
   if (Array.isArray(value)) return 'a nested array'
-  if (typeof value === 'number') return 'a number out of range'
-  return 'an object'
+  return typeof value === 'number' ? 'a number out of range' : kindOf(value)
+}
+
+/** A JSON value's kind, as a message names it ('an object', 'null'). */
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object') return 'an object'
+  if (typeof value === 'string') return 'a string'
+  return `a ${typeof value}`
 }

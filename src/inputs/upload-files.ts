@@ -15,6 +15,7 @@ import { basename } from 'node:path'
 import { artifactSegments } from '../util/artifact-paths.js'
 import { resolveWorkspaceFile, WorkspacePathError } from '../util/workspace-paths.js'
 import { InputError } from '../util/input-error.js'
+import { nameValueLines } from './parameters.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 
 /** One `NAME=path` line, checked as text. */
@@ -38,12 +39,9 @@ export function parseFiles(
 ): FileRequest[] {
   const entries: Array<[string, unknown, string]> = []
   if (typeof value === 'string') {
-    value.split(/\r?\n/).forEach((line, index) => {
-      if (line.trim() === '') return
-      const eq = line.indexOf('=')
-      if (eq < 0) throw new InputError(`${where} line ${index + 1} has no '=': ${FORMS}.`)
-      entries.push([line.slice(0, eq).trim(), line.slice(eq + 1).trim(), `line ${index + 1}`])
-    })
+    for (const { name, value: path, line } of nameValueLines(value, where, FORMS)) {
+      entries.push([name, path.trim(), `line ${line}`])
+    }
   } else {
     for (const [name, path] of Object.entries(value)) entries.push([name.trim(), path, `'${name}'`])
   }
