@@ -11,11 +11,13 @@
  * this process's event loop adds to each is a few ms on an idle machine).
  */
 import { spawn } from 'node:child_process'
+import { setPriority } from 'node:os'
 import { join } from 'node:path'
 import { ROOT, startAction } from '../../scripts/action-runner.js'
 import type { BuildState, RequestLogEntry, TestJenkins, UserSpec } from '../../test-server/index.js'
 import { until } from '../util.js'
 import { adopt, forget, NODE, watchPeakRss } from './processes.js'
+import { runFailure } from './records.js'
 
 /** The baseline's polling interval: what the common alternatives use. */
 export const BASELINE_INTERVAL_MS = 10_000
@@ -57,6 +59,8 @@ export interface RunSpec {
   /** Run this build of the action instead of dist/index.js (today's: runners/today.ts). */
   bundle?: string
   rss?: boolean
+  /** Ours only: run at this niceness (the crowd of scenarios/jobs-crowd.ts, so that the server in this process goes first). */
+  nice?: number
   killAfterMs: number
   /** Baseline only: stop it once its build has a number (the idle-start scenario). */
   stopWhenStarted?: boolean
@@ -116,6 +120,13 @@ export async function runOurs(spec: RunSpec): Promise<RunRecord> {
   // Taken right after spawn() returned: the child exists from here on.
   const spawnAt = Date.now()
   adopt(running.child)
+  if (spec.nice !== undefined && running.child.pid !== undefined) {
+    try {
+      setPriority(running.child.pid, spec.nice)
+    } catch {
+      // Already exited: its record says how.
+    }
+  }
   const stdoutTimes: Array<{ at: number; end: number }> = []
   let length = 0
   running.child.stdout?.on('data', (chunk: string) => {
@@ -227,7 +238,7 @@ export function describeFailure(run: RunRecord): string {
 
 /** A run that did not end as it should have invalidates the figures built on it: stop. */
 export function expectSuccess(run: RunRecord): RunRecord {
-  if (run.code !== 0 || !run.build || run.build.finishedAt === null) {
+  if (runFailure(run) !== undefined) {
     throw new Error(`bench: a run failed.\n${describeFailure(run)}`)
   }
   return run

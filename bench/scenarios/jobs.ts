@@ -14,6 +14,7 @@ import {
 } from '../../test-server/index.js'
 import type { Row, Scenario, Section } from '../scenario.js'
 import { ADMIN, closeServer, job, server, user } from '../runners/jenkins.js'
+import { printedAt } from '../runners/records.js'
 import { expectSuccess, runOurs, type RunRecord } from '../runners/runs.js'
 import {
   countBy,
@@ -25,6 +26,16 @@ import {
   ratio
 } from '../stats.js'
 import { log } from '../util.js'
+import {
+  CROWD_NICE,
+  crowdFigures,
+  crowdPlan,
+  crowdTable,
+  failuresNote,
+  planText,
+  steadyRateText,
+  type Crowd
+} from './jobs-crowd.js'
 
 const SEED = 20_261_130
 
@@ -37,6 +48,7 @@ interface Settings {
   history: number
   /** Single-job runs at once against one server. */
   crowds: number[]
+  /** Their builds' length (longer for a large crowd: crowdPlan). */
   crowdBuildMs: number
 }
 
@@ -65,29 +77,6 @@ interface Side {
   spanMs: number
   requests: number
   kinds: Record<string, number>
-}
-
-interface Crowd {
-  runs: number
-  spanMs: number
-  requests: number
-  /** Requests per second while every run was following its build (all spawned, none ended). */
-  steadyRate: number
-  /** Requests per second over the whole span, start-ups and ends included. */
-  overallRate: number
-  delayMedian: number
-  delayP95: number
-  /** Step wall time minus build duration, median. */
-  overheadMedian: number
-  /** The machine's 1-minute load average when the first build ended (2 cores here): a crowd that measures the machine shows here. */
-  load: number
-}
-
-/** When the chunk holding `text` reached this process (NaN when it never did). */
-function printedAt(r: RunRecord, text: string): number {
-  const at = r.stdout.indexOf(text)
-  if (at < 0 || !r.stdoutTimes) return NaN
-  return r.stdoutTimes.find(t => t.end > at)?.at ?? NaN
 }
 
 function followedBy(r: RunRecord, jenkins: TestJenkins, jobs: string[]): Followed[] {
@@ -197,7 +186,8 @@ async function measurePair(s: Settings): Promise<{ jobs: Side; singles: Side }> 
   }
 }
 
-async function measureCrowd(n: number, buildMs: number): Promise<Crowd> {
+async function measureCrowd(n: number, baseBuildMs: number): Promise<Crowd> {
+  const { spacingMs, buildMs } = crowdPlan(n, baseBuildMs)
   const lines = Array.from({ length: Math.round(buildMs / 1000) }, (_, i) => `step ${i + 1}`)
   const u = user('crowd')
   const jenkins = await server({
@@ -210,7 +200,9 @@ async function measureCrowd(n: number, buildMs: number): Promise<Crowd> {
       'crowd',
       Array.from({ length: 5 }, () => ({ durationMs: buildMs }))
     )
-    log(`jobs: ${n} single-job runs at once against one server`)
+    log(
+      `jobs: ${n} single-job runs at once against one server (${S(buildMs)} builds, start-ups ${spacingMs} ms apart)`
+    )
     let load = NaN
     const firstEnd = setInterval(() => {
       if (jenkins.builds('crowd').some(b => b.finishedAt !== null)) {
@@ -218,57 +210,41 @@ async function measureCrowd(n: number, buildMs: number): Promise<Crowd> {
         clearInterval(firstEnd)
       }
     }, 250)
+    // A failed run is a figure of the crowd (crowdFigures), not the end of the bench.
     const runs = await Promise.all(
       Array.from({ length: n }, async (_, i) => {
         // Start-ups spread as pushes to a busy repository's pull requests are,
-        // and so that 200 Node start-ups do not measure this 2-core machine:
-        // 100 ms apart, so every run is following its build well before the
-        // first one ends (the steady window below).
-        await sleep(i * CROWD_SPACING_MS)
-        return expectSuccess(
-          await runOurs({
-            jenkins,
-            user: u,
-            job: 'crowd',
-            id: `crowd-${i}`,
-            killAfterMs: buildMs * 3 + 120_000
-          })
-        )
+        // and so that the start-ups do not measure this 2-core machine
+        // (crowdPlan), every run following its build well before the
+        // first one ends (the steady window).
+        await sleep(i * spacingMs)
+        return runOurs({
+          jenkins,
+          user: u,
+          job: 'crowd',
+          id: `crowd-${i}`,
+          nice: CROWD_NICE,
+          killAfterMs: buildMs * 3 + 120_000
+        })
       })
     )
     clearInterval(firstEnd)
-    const requests = jenkins.requests.filter(q => q.user === u.name)
-    const start = Math.min(...runs.map(r => r.spawnAt))
-    const end = Math.max(...runs.map(r => r.exitAt))
-    // Steady state: every run started its build, none ended yet.
-    const from = Math.max(...runs.map(r => r.build?.startedAt ?? r.spawnAt))
-    const to = Math.min(...runs.map(r => r.build?.finishedAt ?? r.exitAt))
-    const steady = requests.filter(q => q.time >= from && q.time <= to).length
-    const detections = runs.map(
-      r => printedAt(r, `#${r.build?.number} finished:`) - (r.build?.finishedAt ?? NaN)
-    )
-    return {
-      runs: n,
-      spanMs: end - start,
-      requests: requests.length,
-      steadyRate: to > from ? steady / ((to - from) / 1000) : NaN,
-      overallRate: requests.length / ((end - start) / 1000),
-      delayMedian: median(detections),
-      delayP95: percentile(detections, 95),
-      load,
-      overheadMedian: median(
-        runs.map(
-          r => r.exitAt - r.spawnAt - ((r.build?.finishedAt ?? NaN) - (r.build?.startedAt ?? NaN))
-        )
-      )
-    }
+    const crowd = crowdFigures({
+      runs,
+      requests: jenkins.requests.filter(q => q.user === u.name),
+      spacingMs,
+      buildMs,
+      load
+    })
+    if (crowd.failed > 0)
+      log(`jobs: ${crowd.failed} of ${n} runs failed (first: ${crowd.firstFailure})`)
+    return crowd
   } finally {
     await closeServer(jenkins)
   }
 }
 
 const RATE_TARGET = 2
-const CROWD_SPACING_MS = 100
 const DELAY_TARGET = 1000
 
 function kindList(k: Record<string, number>): string {
@@ -332,16 +308,15 @@ function section(pair: { jobs: Side; singles: Side }, crowds: Crowd[], s: Settin
   ]
   for (const c of crowds) {
     rows.push({
-      metric: `${c.runs} single-job runs of ${S(s.crowdBuildMs)} builds at once: requests per second Jenkins receives (while all follow)`,
-      ours: formatRate(c.steadyRate),
+      metric: `${c.runs} single-job runs of ${S(c.buildMs)} builds at once: requests per second Jenkins receives (while all follow)`,
+      ours: steadyRateText(c),
       baseline: '',
       ratio: '',
       target: '',
       met: undefined
     })
   }
-  const perRun = crowds.map(c => c.steadyRate / c.runs)
-  const perRunMedian = median(perRun)
+  const perRunMedian = median(crowds.map(c => c.perRunRate))
   const table = markdownTable(
     ['side', 'requests', 'by kind', 'span', 'req/s', 'delay median / p95', 'runner time'],
     [jobs, singles].map(x => [
@@ -354,31 +329,9 @@ function section(pair: { jobs: Side; singles: Side }, crowds: Crowd[], s: Settin
       S(runnerMs(x))
     ])
   )
-  const crowdTable = markdownTable(
-    [
-      'runs at once',
-      'requests',
-      'req/s while all follow',
-      'req/s over the span',
-      'per run',
-      'delay median / p95',
-      'overhead median',
-      'load average (1 min)'
-    ],
-    crowds.map(c => [
-      `${c.runs}`,
-      `${c.requests}`,
-      formatRate(c.steadyRate),
-      formatRate(c.overallRate),
-      formatRate(c.steadyRate / c.runs),
-      `${S(c.delayMedian)} / ${S(c.delayP95)}`,
-      S(c.overheadMedian),
-      c.load.toFixed(2)
-    ])
-  )
   return {
     settings: [
-      `- Several jobs: ${s.builds} jobs whose builds last ${label} ± ${Math.round(s.jitter * 100)} % (seeded; each job has ${s.history} earlier builds drawn the same way, so Jenkins has an estimate), one console line a second. Ours with \`jobs\` listing all ${s.builds} (one process); then ${s.builds} single-job runs of the action at once on a copy of the same jobs (a matrix: one process, one runner each, started 50 ms apart). The delay runs from the build's \`building: false\` to the step's \`finished\` line for it. Then ${crowds.map(c => c.runs).join(' and ')} single-job runs at once (start-ups ${CROWD_SPACING_MS} ms apart) of a ${S(s.crowdBuildMs)} job with history, against one server.`
+      `- Several jobs: ${s.builds} jobs whose builds last ${label} ± ${Math.round(s.jitter * 100)} % (seeded; each job has ${s.history} earlier builds drawn the same way, so Jenkins has an estimate), one console line a second. Ours with \`jobs\` listing all ${s.builds} (one process); then ${s.builds} single-job runs of the action at once on a copy of the same jobs (a matrix: one process, one runner each, started 50 ms apart). The delay runs from the build's \`building: false\` to the step's \`finished\` line for it. Then single-job runs at once of a job with history, against one server: ${planText(crowds)}. Beyond 50 runs the start-ups are spread and the builds lengthened to twice the start-up window, so that the start-ups do not measure this 2-core machine and every run follows its build well before the first ends; the crowd's runs run at niceness ${CROWD_NICE}, so that the server, which shares the bench's process, goes first as Jenkins on its own machine would.`
     ],
     executors: Math.max(s.builds, ...crowds.map(c => c.runs)),
     rows,
@@ -389,11 +342,11 @@ function section(pair: { jobs: Side; singles: Side }, crowds: Crowd[], s: Settin
       '',
       `### Many single-job runs against one Jenkins`,
       '',
-      crowdTable
+      crowdTable(crowds)
     ],
     notes: [
       `- **Several jobs**: one step followed ${s.builds} builds with ${jobs.requests} requests (${formatRate(rate(jobs))} over ${S(jobs.spanMs)}); the ${s.builds} single-job runs made ${singles.requests} (${formatRate(rate(singles))}), ${ratio(singles.requests, jobs.requests)} as many. The step's polls are rounds: \`computer/api/json\` lists every running build (and \`queue/api/json\` while some wait), so one request watches them all, aimed at the earliest expected end; each build then costs one read of its JSON and one of its console once it ended, printed in its own group. Detection: median ${S(median(jobsDelays))} (p95 ${S(percentile(jobsDelays, 95))}) against ${S(median(singleDelays))} (p95 ${S(percentile(singleDelays, 95))}) for single runs, which read each console live.`,
-      `- **A busy repository**: ${crowds.map(c => `${c.runs} runs at once cost Jenkins ${formatRate(c.steadyRate)} while they all followed their builds`).join('; ')} — about ${formatRate(perRunMedian)} per run, each reading its console live (a poll every 1.9 s while it grows) and aiming at the end. The rate grows with the number of runs: each run's schedule is its own (${crowds.length > 1 ? `per run ${crowds.map(c => formatRate(c.steadyRate / c.runs)).join(' at ')}` : 'see above'}). The same 200 builds from ten steps of \`jobs\` (twenty each) would cost what ten of the several-jobs steps above cost: about ${formatRate(rate(jobs) * 10)}.`
+      `- **A busy repository**: ${crowds.map(c => `${c.runs} runs at once cost Jenkins ${formatRate(c.steadyRate)} while they all followed their builds`).join('; ')} — about ${formatRate(perRunMedian)} per run, each reading its console live (a poll every 1.9 s while it grows) and aiming at the end. The rate grows with the number of runs: each run's schedule is its own (${crowds.length > 1 ? `per run ${crowds.map(c => formatRate(c.perRunRate)).join(' at ')}` : 'see above'}). The same 200 builds from ten steps of \`jobs\` (twenty each) would cost what ten of the several-jobs steps above cost: about ${formatRate(rate(jobs) * 10)}. ${failuresNote(crowds)}`
     ]
   }
 }
