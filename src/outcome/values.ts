@@ -11,6 +11,7 @@ import type { summary as coreSummary } from '@actions/core'
 import { Interrupted, JenkinsError } from '../jenkins/transport/errors.js'
 import { parseJenkinsJson } from '../jenkins/transport/json.js'
 import { fullName } from '../jenkins/model/job-path.js'
+import { duplicateKey } from '../inputs/parameters.js'
 import type { BuildOutputsApi, BuildRef, JsonValue } from '../jenkins/model/types.js'
 import { escapeHtml } from '../util/html.js'
 import { cut } from '../util/shorten.js'
@@ -54,8 +55,9 @@ export function parseJsonValues(text: string): ParsedValues {
     const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed
     return { problem: `is not one JSON object (it holds ${kind})` }
   }
-  const twice = duplicateKey(text)
-  if (twice !== undefined) return { problem: `has the key ${quoteKey(twice)} twice` }
+  // Any depth: parseJenkinsJson has bounded the nesting.
+  const twice = duplicateKey(text, Infinity)
+  if (twice !== undefined) return { problem: `has the key ${quoteKey(twice.name)} twice` }
   return { values: parsed as Values }
 }
 
@@ -83,32 +85,6 @@ export function parseKeyValueLines(text: string): ParsedValues {
     values[key] = line.slice(equals + 1)
   }
   return { values }
-}
-
-/** The first key found twice in one object of `text`, valid JSON; undefined when none. */
-function duplicateKey(text: string): string | undefined {
-  // One Set per open object (null for an array), innermost last.
-  const open: Array<Set<string> | null> = []
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (c === '{') open.push(new Set())
-    else if (c === '[') open.push(null)
-    else if (c === '}' || c === ']') open.pop()
-    else if (c === '"') {
-      let end = i + 1
-      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1
-      const raw = text.slice(i, end + 1)
-      i = end
-      let next = i + 1
-      while (/\s/.test(text[next] ?? '')) next++
-      const keys = open[open.length - 1]
-      if (text[next] !== ':' || !keys) continue
-      const key = JSON.parse(raw) as string
-      if (keys.has(key)) return key
-      keys.add(key)
-    }
-  }
-  return undefined
 }
 
 /** A key for a message: JSON-quoted (control characters escaped), at most 60 characters. */
