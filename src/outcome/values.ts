@@ -14,6 +14,7 @@ import { fullName } from '../jenkins/model/job-path.js'
 import { duplicateKey } from '../inputs/parameters.js'
 import type { BuildOutputsApi, BuildRef, JsonValue } from '../jenkins/model/types.js'
 import { escapeHtml } from '../util/html.js'
+import { splitNameValue } from '../util/name-value.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
 
@@ -75,14 +76,14 @@ export function parseKeyValueLines(text: string): ParsedValues {
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] as string).replace(/\r$/, '')
     if (line.trim() === '' || line.trimStart().startsWith('#')) continue
-    const equals = line.indexOf('=')
-    if (equals < 0) return { problem: `has no '=' on line ${i + 1}` }
-    const key = line.slice(0, equals).trim()
-    if (key === '') return { problem: `has an empty key on line ${i + 1}` }
-    if (Object.hasOwn(values, key)) {
-      return { problem: `has the key ${quoteKey(key)} twice (line ${i + 1})` }
+    const pair = splitNameValue(line)
+    if ('missing' in pair) {
+      return { problem: `has ${pair.missing === '=' ? "no '='" : 'an empty key'} on line ${i + 1}` }
     }
-    values[key] = line.slice(equals + 1)
+    if (Object.hasOwn(values, pair.name)) {
+      return { problem: `has the key ${quoteKey(pair.name)} twice (line ${i + 1})` }
+    }
+    values[pair.name] = pair.value
   }
   return { values }
 }
