@@ -1,6 +1,6 @@
+import { parseHttpUrl } from '../util/http-url.js'
 import * as actions from './trigger/actions.js'
 import * as artifacts from './reads/artifacts.js'
-import { JenkinsError } from './transport/errors.js'
 import { runningBuilds } from './reads/executors.js'
 import { buildUrl, jobUrl } from './model/job-path.js'
 import * as multibranch from './reads/multibranch.js'
@@ -64,7 +64,12 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
   private readonly triggerCause: string | undefined
 
   constructor(options: ClientOptions) {
-    const base = parseBaseUrl(options.url)
+    // The `url` input checked it (inputs/input-values.ts parseBaseUrl); credentials never ride in it.
+    const base = parseHttpUrl(
+      options.url.trim(),
+      'The Jenkins URL',
+      'http(s)://host[:port][/context-path]'
+    )
     this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '')
     this.triggerSettleMs = options.triggerSettleMs
     this.triggerCause = options.triggerCause
@@ -199,26 +204,4 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
   readArtifact(build: BuildRef, relativePath: string, maxBytes: number): Promise<ArtifactBytes> {
     return artifacts.readArtifact(this.http, build, relativePath, maxBytes)
   }
-}
-
-function parseBaseUrl(value: string): URL {
-  let url: URL
-  try {
-    url = new URL(value.trim())
-  } catch {
-    throw new JenkinsError('bad-request', `The Jenkins URL is not a valid URL`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new JenkinsError(
-      'bad-request',
-      `The Jenkins URL must be http or https, not ${url.protocol}`
-    )
-  }
-  if (url.username || url.password) {
-    throw new JenkinsError(
-      'bad-request',
-      `The Jenkins URL must not hold credentials: use user and token`
-    )
-  }
-  return url
 }
