@@ -6,7 +6,7 @@ import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_c
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2275);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(839);
 
 (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .exitWith */ .n)(await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)(process.argv.slice(2)));
 
@@ -15,7 +15,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2275:
+/***/ 839:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -81,6 +81,29 @@ function action_yml_text(value) {
     return typeof value === 'string' ? value : '';
 }
 
+;// CONCATENATED MODULE: ./src/util/name-value.ts
+/**
+ * Splits `NAME=value` (a `-p` flag, a line of `parameters`, `files` or a
+ * values file) on its first `=`, so the value may hold `=` and may be empty;
+ * the name is trimmed and never empty. What is `missing` otherwise, for the
+ * caller's message, which must not echo the text: values are often secrets.
+ */
+function splitNameValue(text) {
+    const eq = text.indexOf('=');
+    if (eq < 0)
+        return { missing: '=' };
+    const name = text.slice(0, eq).trim();
+    return name === '' ? { missing: 'name' } : { name, value: text.slice(eq + 1) };
+}
+/** Values by name, in order: a name given more than once holds the list of its values (a multi-value parameter). */
+function groupByName(pairs) {
+    const values = new Map();
+    for (const { name, value } of pairs)
+        values.set(name, [...(values.get(name) ?? []), value]);
+    // fromEntries defines own properties: a name `__proto__` stays a name.
+    return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
+}
+
 ;// CONCATENATED MODULE: ./src/util/suggest.ts
 /**
  * Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively).
@@ -129,6 +152,7 @@ function closestNames(name, candidates, max = 3) {
  * default is `true` or `false` are switches (`--log`, `--no-log`,
  * `--log=false`, and `--wait=started` for one that takes a third value).
  */
+
 
 /** A command line the command cannot run: the message says what was expected. */
 class UsageError extends Error {
@@ -242,7 +266,8 @@ function parseCommandLine(argv, inputs, env) {
     if (params.length > 0) {
         if (flagged.has('parameters'))
             throw new UsageError('give either --parameters or -p, not both');
-        line.given.parameters = parametersJson(params);
+        // JSON carries any value as it is (a line break, a leading `{`).
+        line.given.parameters = JSON.stringify(groupByName(params));
     }
     if (files.length > 0) {
         if (flagged.has('files'))
@@ -288,16 +313,13 @@ function stepInputs(inputs, given, env) {
     }
     return { ...values, ...given };
 }
-/** `-p NAME=value`: split on the first `=`, the name trimmed, the value as written. */
+/** `-p NAME=value`, split by splitNameValue. */
 function param(arg, index) {
-    const eq = arg.indexOf('=');
+    const pair = splitNameValue(arg);
     // The value may be a secret: the message names the position, never the text.
-    if (eq < 0)
-        throw new UsageError(`-p #${index} is not NAME=value (no '=')`);
-    const name = arg.slice(0, eq).trim();
-    if (name === '')
-        throw new UsageError(`-p #${index} has an empty NAME before '='`);
-    return [name, arg.slice(eq + 1)];
+    if (!('missing' in pair))
+        return pair;
+    throw new UsageError(`-p #${index} ${pair.missing === '=' ? "is not NAME=value (no '=')" : "has an empty NAME before '='"}`);
 }
 /** `--file NAME=path`: one line of the `files` input (the action checks the path). */
 function fileSpec(arg, index) {
@@ -306,17 +328,6 @@ function fileSpec(arg, index) {
     if (/[\r\n]/.test(arg))
         throw new UsageError(`--file #${index} holds a line break`);
     return arg;
-}
-/**
- * The `parameters` input for the -p flags: a JSON object, which carries any
- * value as it is (a line break, a leading `{`), a name given twice becoming
- * a multi-value parameter as in the `NAME=value` lines form.
- */
-function parametersJson(params) {
-    const values = new Map();
-    for (const [name, value] of params)
-        values.set(name, [...(values.get(name) ?? []), value]);
-    return JSON.stringify(Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list])));
 }
 function suggestion(name, table) {
     const close = closestNames(name, [...table.keys(), ...OWN_FLAGS]);
