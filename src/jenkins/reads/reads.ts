@@ -14,8 +14,7 @@ import {
   userIdsOf
 } from './decode.js'
 import type { Requester } from '../transport/requester.js'
-import { htmlError } from '../transport/responses.js'
-import { TransientFailure } from '../transport/retry.js'
+import { htmlGlitch } from '../transport/answers.js'
 import type {
   Build,
   BuildRef,
@@ -375,12 +374,7 @@ export async function progressiveText(
     response => {
       if (response.contentType.includes('text/html')) {
         // A login page now and then is an SSO proxy's blip; every time, it is the answer.
-        throw new TransientFailure(
-          htmlError(context, response.status),
-          'an HTML page',
-          undefined,
-          3
-        )
+        throw htmlGlitch(context, response.status)
       }
       const textSize = countOf(response.header('x-text-size'))
       if (textSize === undefined) {
