@@ -5,6 +5,7 @@
  * default is `true` or `false` are switches (`--log`, `--no-log`,
  * `--log=false`, and `--wait=started` for one that takes a third value).
  */
+import { groupByName, splitNameValue, type NameValue } from '../util/name-value.js'
 import { closestNames } from '../util/suggest.js'
 import type { ActionInput } from './action-yml.js'
 
@@ -76,7 +77,7 @@ export function parseCommandLine(
 ): CommandLine {
   const table = flagTable(inputs)
   const line: CommandLine = { given: {}, json: false, verbose: false, help: false, warnings: [] }
-  const params: Array<[string, string]> = []
+  const params: NameValue[] = []
   const files: string[] = []
   const flagged = new Set<string>()
   const value = (flag: string, at: number): string => {
@@ -146,7 +147,8 @@ export function parseCommandLine(
 
   if (params.length > 0) {
     if (flagged.has('parameters')) throw new UsageError('give either --parameters or -p, not both')
-    line.given.parameters = parametersJson(params)
+    // JSON carries any value as it is (a line break, a leading `{`).
+    line.given.parameters = JSON.stringify(groupByName(params))
   }
   if (files.length > 0) {
     if (flagged.has('files')) throw new UsageError('give either --files or --file, not both')
@@ -194,14 +196,14 @@ export function stepInputs(
   return { ...values, ...given }
 }
 
-/** `-p NAME=value`: split on the first `=`, the name trimmed, the value as written. */
-function param(arg: string, index: number): [string, string] {
-  const eq = arg.indexOf('=')
+/** `-p NAME=value`, split by splitNameValue. */
+function param(arg: string, index: number): NameValue {
+  const pair = splitNameValue(arg)
   // The value may be a secret: the message names the position, never the text.
-  if (eq < 0) throw new UsageError(`-p #${index} is not NAME=value (no '=')`)
-  const name = arg.slice(0, eq).trim()
-  if (name === '') throw new UsageError(`-p #${index} has an empty NAME before '='`)
-  return [name, arg.slice(eq + 1)]
+  if (!('missing' in pair)) return pair
+  throw new UsageError(
+    `-p #${index} ${pair.missing === '=' ? "is not NAME=value (no '=')" : "has an empty NAME before '='"}`
+  )
 }
 
 /** `--file NAME=path`: one line of the `files` input (the action checks the path). */
@@ -209,21 +211,6 @@ function fileSpec(arg: string, index: number): string {
   if (!arg.includes('=')) throw new UsageError(`--file #${index} is not NAME=path (no '=')`)
   if (/[\r\n]/.test(arg)) throw new UsageError(`--file #${index} holds a line break`)
   return arg
-}
-
-/**
- * The `parameters` input for the -p flags: a JSON object, which carries any
- * value as it is (a line break, a leading `{`), a name given twice becoming
- * a multi-value parameter as in the `NAME=value` lines form.
- */
-function parametersJson(params: ReadonlyArray<[string, string]>): string {
-  const values = new Map<string, string[]>()
-  for (const [name, value] of params) values.set(name, [...(values.get(name) ?? []), value])
-  return JSON.stringify(
-    Object.fromEntries(
-      [...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list])
-    )
-  )
 }
 
 function suggestion(name: string, table: ReadonlyMap<string, ActionInput>): string {

@@ -10,7 +10,7 @@
  */
 import { InputError } from '../util/input-error.js'
 import { clip } from '../util/shorten.js'
-import { parseHttpUrl } from './input-values.js'
+import { hasDotSegment, parseHttpUrl } from '../util/http-url.js'
 import { isBuildNumber } from '../jenkins/model/counts.js'
 import { fullName, redactUrl } from '../jenkins/model/job-path.js'
 import type { JobPath } from '../jenkins/model/types.js'
@@ -49,9 +49,7 @@ export function parseBuildReference(
   if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
     throw new InputError(`Input 'build' URL ('${shown}') has a query or fragment: ${FORMS}.`)
   }
-  // The URL parser resolves '.' and '..' silently; Jenkins never writes them.
-  const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '')
-  if (rawPath.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment))) {
+  if (hasDotSegment(value)) {
     throw new InputError(`Input 'build' URL ('${shown}') has a '.' or '..' segment: ${FORMS}.`)
   }
   return locateReference(url, baseUrl, job, shown) ?? { kind: 'elsewhere', url, text: shown }

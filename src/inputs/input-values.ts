@@ -1,5 +1,6 @@
 import { BUILD_RESULTS, Input, type BuildResult } from '../util/constants.js'
 import { InputError } from '../util/input-error.js'
+import { parseHttpUrl } from '../util/http-url.js'
 import { redactUrl } from '../jenkins/model/job-path.js'
 import { clip } from '../util/shorten.js'
 
@@ -35,22 +36,6 @@ export function parseBaseUrl(value: string): string {
     )
   }
   return url.origin + url.pathname.replace(/\/+$/, '')
-}
-
-/** `value` as an absolute http(s) URL; else an error in which `where` names the input and value. */
-export function parseHttpUrl(value: string, where: string, expected: string): URL {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new InputError(`${where} is not an absolute URL: ${expected}.`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InputError(
-      `${where} must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`
-    )
-  }
-  return url
 }
 
 export function parseCredentials(user: string, token: string): { user: string; token: string } {

@@ -1,11 +1,5 @@
 import { InputError } from '../util/input-error.js'
-import {
-  branchItemName,
-  fullName,
-  JobPathError,
-  parseJobPath,
-  redactUrl
-} from '../jenkins/model/job-path.js'
+import { branchItemName, fullName, parseJobPath, redactUrl } from '../jenkins/model/job-path.js'
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { duplicateKey, kindOf, parseJsonInput, parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
@@ -190,7 +184,7 @@ export function parseProject(text: string, url: string, where: string): JobPath 
     return parseJobPath(text, url)
   } catch (error) {
     // Its messages name 'job'.
-    if (error instanceof JobPathError) throw new InputError(relabel(error.message, 'job', where))
+    if (error instanceof InputError) throw new InputError(relabel(error.message, 'job', where))
     throw error
   }
 }

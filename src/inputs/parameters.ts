@@ -1,5 +1,6 @@
 import { parse as parseJsonTree, type AnyNode } from '@humanwhocodes/momoa'
 import { InputError } from '../util/input-error.js'
+import { groupByName, splitNameValue, type NameValue } from '../util/name-value.js'
 import { MAX_JSON_DEPTH, tooDeepAt } from '../jenkins/transport/json.js'
 import type { BuildParameters } from '../jenkins/model/types.js'
 
@@ -29,7 +30,7 @@ export function parseParameters(text: string): BuildParameters {
   // `[` too, so that a JSON array gets "must be an object" rather than a
   // confusing complaint about a line without `=`.
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) return parseJson(trimmed)
-  return parseLines(text)
+  return groupByName(nameValueLines(text, "Input 'parameters'", FORMS))
 }
 
 /**
@@ -56,38 +57,24 @@ export function parseJsonInput(text: string, input: string, forms: string): unkn
 
 /**
  * `NAME=value` lines (of `parameters`, of `files`): blank lines skipped,
- * split on the first `=` (so the value may hold `=` and may be empty), the
- * name trimmed and never empty, the value as written; `line` is 1-based.
+ * each split by splitNameValue; `line` is 1-based.
  */
-export function nameValueLines(text: string, where: string, forms: string): NameValue[] {
-  const lines: NameValue[] = []
+export function nameValueLines(
+  text: string,
+  where: string,
+  forms: string
+): Array<NameValue & { line: number }> {
+  const lines: Array<NameValue & { line: number }> = []
   text.split(/\r?\n/).forEach((raw, index) => {
-    const eq = raw.indexOf('=')
-    const [name, line] = [raw.slice(0, eq).trim(), index + 1]
     if (raw.trim() === '') return
-    if (eq < 0) throw new InputError(`${where} line ${line} has no '=': ${forms}.`)
-    if (name === '') {
-      throw new InputError(`${where} line ${line} has an empty NAME before '=': ${forms}.`)
+    const pair = splitNameValue(raw)
+    if ('missing' in pair) {
+      const problem = pair.missing === '=' ? "has no '='" : "has an empty NAME before '='"
+      throw new InputError(`${where} line ${index + 1} ${problem}: ${forms}.`)
     }
-    lines.push({ name, value: raw.slice(eq + 1), line })
+    lines.push({ ...pair, line: index + 1 })
   })
   return lines
-}
-
-interface NameValue {
-  name: string
-  value: string
-  line: number
-}
-
-function parseLines(text: string): BuildParameters {
-  const values = new Map<string, string[]>()
-  for (const { name, value } of nameValueLines(text, "Input 'parameters'", FORMS)) {
-    values.set(name, [...(values.get(name) ?? []), value])
-  }
-  return Object.fromEntries(
-    [...values].map(([name, list]) => [name, list.length === 1 ? (list[0] as string) : list])
-  )
 }
 
 function parseJson(text: string): BuildParameters {

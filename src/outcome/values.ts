@@ -11,8 +11,10 @@ import type { summary as coreSummary } from '@actions/core'
 import { Interrupted, JenkinsError } from '../jenkins/transport/errors.js'
 import { parseJenkinsJson } from '../jenkins/transport/json.js'
 import { fullName } from '../jenkins/model/job-path.js'
+import { duplicateKey } from '../inputs/parameters.js'
 import type { BuildOutputsApi, BuildRef, JsonValue } from '../jenkins/model/types.js'
 import { escapeHtml } from '../util/html.js'
+import { splitNameValue } from '../util/name-value.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
 
@@ -54,8 +56,9 @@ export function parseJsonValues(text: string): ParsedValues {
     const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed
     return { problem: `is not one JSON object (it holds ${kind})` }
   }
-  const twice = duplicateKey(text)
-  if (twice !== undefined) return { problem: `has the key ${quoteKey(twice)} twice` }
+  // Any depth: parseJenkinsJson has bounded the nesting.
+  const twice = duplicateKey(text, Infinity)
+  if (twice !== undefined) return { problem: `has the key ${quoteKey(twice.name)} twice` }
   return { values: parsed as Values }
 }
 
@@ -73,42 +76,16 @@ export function parseKeyValueLines(text: string): ParsedValues {
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] as string).replace(/\r$/, '')
     if (line.trim() === '' || line.trimStart().startsWith('#')) continue
-    const equals = line.indexOf('=')
-    if (equals < 0) return { problem: `has no '=' on line ${i + 1}` }
-    const key = line.slice(0, equals).trim()
-    if (key === '') return { problem: `has an empty key on line ${i + 1}` }
-    if (Object.hasOwn(values, key)) {
-      return { problem: `has the key ${quoteKey(key)} twice (line ${i + 1})` }
+    const pair = splitNameValue(line)
+    if ('missing' in pair) {
+      return { problem: `has ${pair.missing === '=' ? "no '='" : 'an empty key'} on line ${i + 1}` }
     }
-    values[key] = line.slice(equals + 1)
+    if (Object.hasOwn(values, pair.name)) {
+      return { problem: `has the key ${quoteKey(pair.name)} twice (line ${i + 1})` }
+    }
+    values[pair.name] = pair.value
   }
   return { values }
-}
-
-/** The first key found twice in one object of `text`, valid JSON; undefined when none. */
-function duplicateKey(text: string): string | undefined {
-  // One Set per open object (null for an array), innermost last.
-  const open: Array<Set<string> | null> = []
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (c === '{') open.push(new Set())
-    else if (c === '[') open.push(null)
-    else if (c === '}' || c === ']') open.pop()
-    else if (c === '"') {
-      let end = i + 1
-      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1
-      const raw = text.slice(i, end + 1)
-      i = end
-      let next = i + 1
-      while (/\s/.test(text[next] ?? '')) next++
-      const keys = open[open.length - 1]
-      if (text[next] !== ':' || !keys) continue
-      const key = JSON.parse(raw) as string
-      if (keys.has(key)) return key
-      keys.add(key)
-    }
-  }
-  return undefined
 }
 
 /** A key for a message: JSON-quoted (control characters escaped), at most 60 characters. */

@@ -2,10 +2,10 @@ import { describe, expect, test } from 'vitest'
 import {
   fullName,
   jobUrlPath,
-  JobPathError,
   parseJobPath,
   redactUrl
 } from '../../../src/jenkins/model/job-path.js'
+import { InputError } from '../../../src/util/input-error.js'
 
 const BASE = 'http://127.0.0.1:1/jenkins'
 
@@ -13,7 +13,7 @@ function errorOf(input: string, base = BASE): string {
   try {
     parseJobPath(input, base)
   } catch (error) {
-    expect(error).toBeInstanceOf(JobPathError)
+    expect(error).toBeInstanceOf(InputError)
     return (error as Error).message
   }
   throw new Error(`accepted ${input}`)
@@ -87,7 +87,14 @@ describe('parseJobPath', () => {
     [`${BASE}/view/all/job/a/`, /not a job path/],
     [`${BASE}/job/a/?x=1`, /query or fragment/],
     [`${BASE}/job/a/#top`, /query or fragment/],
-    ['ftp://127.0.0.1:1/jenkins/job/a/', /same server/]
+    [
+      'ftp://127.0.0.1:1/jenkins/job/a/',
+      /^Input 'job' \('ftp:.*'\) must use http or https, not 'ftp': expected/
+    ],
+    [
+      'http://[127.0.0.1/jenkins/job/a/',
+      /^Input 'job' \('http:.*'\) is not an absolute URL: expected/
+    ]
   ])('a URL that names no job under url is refused: %s', (input, pattern) => {
     expect(errorOf(input)).toMatch(pattern)
   })

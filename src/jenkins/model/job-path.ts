@@ -1,12 +1,6 @@
+import { hasDotSegment, parseHttpUrl } from '../../util/http-url.js'
+import { InputError } from '../../util/input-error.js'
 import type { JobPath } from './types.js'
-
-/** Thrown for a `job` value that cannot name a Jenkins item. The message names the input. */
-export class JobPathError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'JobPathError'
-  }
-}
 
 const FORMS =
   'expected `folder/job`, `job/folder/job/job`, or the job URL on the same server as `url`'
@@ -24,9 +18,9 @@ const FORMS =
  */
 export function parseJobPath(input: string, baseUrl: string): JobPath {
   const value = input.trim()
-  if (value === '') throw new JobPathError(`Input 'job' is empty: ${FORMS}.`)
+  if (value === '') throw new InputError(`Input 'job' is empty: ${FORMS}.`)
   if (/\p{Cc}/u.test(value)) {
-    throw new JobPathError(`Input 'job' contains a control character: ${FORMS}.`)
+    throw new InputError(`Input 'job' contains a control character: ${FORMS}.`)
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return parseJobUrl(value, baseUrl)
   const trimmed = value.replace(/^\/+/, '').replace(/\/+$/, '')
@@ -35,41 +29,32 @@ export function parseJobPath(input: string, baseUrl: string): JobPath {
 }
 
 function parseJobUrl(value: string, baseUrl: string): JobPath {
-  let url: URL
-  let base: URL
-  try {
-    url = new URL(value)
-    base = new URL(baseUrl)
-  } catch {
-    throw new JobPathError(`Input 'job' is not a valid URL ('${redactUrl(value)}'): ${FORMS}.`)
-  }
+  const url = parseHttpUrl(value, `Input 'job' ('${redactUrl(value)}')`, FORMS)
+  const base = new URL(baseUrl)
   if (url.username !== '' || url.password !== '') {
-    throw new JobPathError(
+    throw new InputError(
       `Input 'job' URL must not contain credentials: put the user name in 'user' and the API token in 'token' (${FORMS}).`
     )
   }
-  // The URL parser resolves '.' and '..' (also as %2e) silently; a job URL
-  // copied from Jenkins never holds them, so refuse rather than guess.
-  const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/[?#].*$/s, '')
-  if (rawPath.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment))) {
-    throw new JobPathError(
+  if (hasDotSegment(value)) {
+    throw new InputError(
       `Input 'job' URL ('${redactUrl(value)}') has a '.' or '..' segment: ${FORMS}.`
     )
   }
   if (url.origin !== base.origin) {
-    throw new JobPathError(
+    throw new InputError(
       `Input 'job' is a URL on ${url.origin}, but 'url' is ${base.origin}: the job URL must be on the same server (credentials are never sent to another host).`
     )
   }
   if (url.search || url.hash) {
-    throw new JobPathError(
+    throw new InputError(
       `Input 'job' URL has a query or fragment ('${redactUrl(value)}'): ${FORMS}.`
     )
   }
   const basePath = base.pathname.replace(/\/+$/, '')
   const path = url.pathname
   if (basePath && path !== basePath && !path.startsWith(basePath + '/')) {
-    throw new JobPathError(
+    throw new InputError(
       `Input 'job' URL path '${path}' is not under the context path '${basePath}' of 'url': ${FORMS}.`
     )
   }
@@ -84,7 +69,7 @@ function parseUrlForm(path: string, original: string): JobPath {
     const marker = parts[i]
     const name = parts[i + 1]
     if (marker !== 'job' || name === undefined || name === '') {
-      throw new JobPathError(
+      throw new InputError(
         `Input 'job' ('${redactUrl(original)}') is not a job path: every name must follow '/job/' (${FORMS}).`
       )
     }
@@ -95,7 +80,7 @@ function parseUrlForm(path: string, original: string): JobPath {
       // canonical `feature%252Fx` that survives reverse proxies.
       names.push(decodeURIComponent(name).replace(/\//g, '%2F'))
     } catch {
-      throw new JobPathError(`Input 'job' has a malformed percent-encoding in '${name}': ${FORMS}.`)
+      throw new InputError(`Input 'job' has a malformed percent-encoding in '${name}': ${FORMS}.`)
     }
   }
   return checkSegments(names, original)
@@ -104,12 +89,12 @@ function parseUrlForm(path: string, original: string): JobPath {
 function checkSegments(segments: string[], original: string): JobPath {
   for (const segment of segments) {
     if (segment === '') {
-      throw new JobPathError(
+      throw new InputError(
         `Input 'job' ('${redactUrl(original)}') has an empty segment ('//'): ${FORMS}.`
       )
     }
     if (segment === '.' || segment === '..') {
-      throw new JobPathError(
+      throw new InputError(
         `Input 'job' ('${redactUrl(original)}') has a '${segment}' segment: Jenkins item names cannot be '.' or '..' (${FORMS}).`
       )
     }
