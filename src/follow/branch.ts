@@ -1,8 +1,8 @@
 import type { Settings } from '../inputs/inputs.js'
-import { JenkinsError } from '../jenkins/transport/errors.js'
+import { unlessNotFound } from '../jenkins/transport/errors.js'
 import { branchNameOf, fullName, sameJob } from '../jenkins/model/job-path.js'
 import { expectedParameters, sameParameters } from '../jenkins/trigger/reconcile.js'
-import type { JenkinsApi, JobInfo, JobPath, RecentBuild } from '../jenkins/model/types.js'
+import type { JenkinsApi, JobInfo, RecentBuild } from '../jenkins/model/types.js'
 import { clean } from './log-stream.js'
 import type { StepIO } from '../runner/io.js'
 import { shortName } from '../util/names.js'
@@ -51,7 +51,7 @@ export async function resolveBranch(options: BranchOptions): Promise<BranchJob> 
   const { api, settings } = options
   const branch = settings.branch
   if (!branch) throw new Error('resolveBranch needs the branch input')
-  const existing = await jobOrUndefined(api, settings.job)
+  const existing = await unlessNotFound(api.getJob(settings.job), undefined)
   if (existing) return { info: existing }
   const project = await api.getJob(branch.project)
   const projectName = fullName(branch.project)
@@ -113,7 +113,7 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
       }
       const running = queued ? false : await log.poll()
       scan.look(queued, running)
-      const info = await jobOrUndefined(api, settings.job)
+      const info = await unlessNotFound(api.getJob(settings.job), undefined)
       if (info && (info.buildable !== false || scan.finished)) {
         if (settings.build !== 'new') {
           close(scan.finished)
@@ -290,13 +290,4 @@ async function missingBranch(options: BranchOptions, message: string): Promise<s
   if (close.length > 0) return `${message} Closest branches: ${close.map(shortName).join(', ')}.`
   const some = names.slice(0, 10).map(shortName).join(', ')
   return `${message} It has: ${some}${names.length > 10 ? `, … (${names.length} in all)` : ''}.`
-}
-
-async function jobOrUndefined(api: JenkinsApi, job: JobPath): Promise<JobInfo | undefined> {
-  try {
-    return await api.getJob(job)
-  } catch (error) {
-    if (error instanceof JenkinsError && error.kind === 'not-found') return undefined
-    throw error
-  }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '../util/logger.js'
-import { JenkinsError } from '../jenkins/transport/errors.js'
+import { JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
 import { CAUSES_TREE, isShared } from '../jenkins/trigger/shared-work.js'
 import type { BuildRef, JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
 import type { LostTrigger } from '../jenkins/transport/errors.js'
@@ -98,7 +98,7 @@ export async function abortRemote(
     if (!build && queueId !== undefined) {
       const id = queueId
       // undefined: no answer in time; null: Jenkins no longer knows the item.
-      let item = await briefly(readQueueItem(api, id), timings.shareCheckMs)
+      let item = await briefly(unlessNotFound(api.getQueueItem(id), null), timings.shareCheckMs)
       if (item && isShared(item.actions, target.ownRequests)) return leftShared(`queue item ${id}`)
       if (item === undefined || (item !== null && !hasLeft(item))) {
         // No compare-and-cancel in Jenkins: a fold between the look and the
@@ -156,16 +156,6 @@ function refOf(api: JenkinsApi, job: JobPath, number: number): BuildRef {
   return { job, number, url: api.buildUrl(job, number) }
 }
 
-/** The queue item, or null when Jenkins no longer knows it (404). */
-async function readQueueItem(api: JenkinsApi, queueId: number): Promise<QueueItem | null> {
-  try {
-    return await api.getQueueItem(queueId)
-  } catch (error) {
-    if (error instanceof JenkinsError && error.kind === 'not-found') return null
-    throw error
-  }
-}
-
 /** A LeftItem: it carries `executable` (maybe null) and `cancelled` (jenkins-api.md 4). */
 function hasLeft(item: QueueItem): boolean {
   return (
@@ -185,7 +175,7 @@ async function buildOfQueueItem(
   // A left item's executable is null for a moment while the run is
   // created (jenkins-api.md 4): look again briefly before giving up.
   for (let i = 0; i < 8 && number === undefined; i++) {
-    if (i > 0 || item === undefined) item = await readQueueItem(api, queueId)
+    if (i > 0 || item === undefined) item = await unlessNotFound(api.getQueueItem(queueId), null)
     if (item === null) break
     number = item.executable?.number
     if (number === undefined && (item.cancelled || item.executable === undefined)) break

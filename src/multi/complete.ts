@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import type { Settings } from '../inputs/inputs.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
-import { fullName } from '../jenkins/model/job-path.js'
+import { sameJob } from '../jenkins/model/job-path.js'
 import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from '../jenkins/model/types.js'
 import type { GithubReports } from '../outcome/github-reports.js'
 import { readValues } from '../outcome/values.js'
@@ -101,8 +101,7 @@ export async function completeBuild(
  * job is listed more than once (its builds would share names).
  */
 function artifactsFolder(c: CompleteContext, item: Item, ref: BuildRef): string {
-  const key = fullName(item.entry.job).toLowerCase()
-  const twice = c.entries.filter(e => fullName(e.job).toLowerCase() === key).length > 1
+  const twice = c.entries.filter(e => sameJob(e.job, item.entry.job)).length > 1
   const names = item.entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'))
   return join(c.settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []))
 }

@@ -4,7 +4,7 @@ import { lastBuild, withJobSuggestions } from '../follow/build-parts.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
 import type { BuildMode, ScanMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
-import { fullName } from '../jenkins/model/job-path.js'
+import { fullName, jobKey } from '../jenkins/model/job-path.js'
 import type { Build, JenkinsApi, JobInfo } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 
@@ -74,7 +74,7 @@ export async function resolveJobs(o: ResolveOptions): Promise<Resolved[]> {
 async function once<T>(o: ResolveOptions, read: (entry: JobEntry) => Promise<T>): Promise<T[]> {
   const byJob = new Map<string, Promise<T>>()
   const reads = o.entries.map(entry => {
-    const key = fullName(entry.job).toLowerCase()
+    const key = jobKey(entry.job)
     let promise = byJob.get(key)
     if (!promise) {
       promise = read(entry)

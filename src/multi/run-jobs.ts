@@ -3,7 +3,7 @@ import { GithubReports } from '../outcome/github-reports.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
-import { fullName } from '../jenkins/model/job-path.js'
+import { jobKey } from '../jenkins/model/job-path.js'
 import type {
   Build,
   BuildOutputsApi,
@@ -115,7 +115,7 @@ export class JobsRun {
   /** What is known when the step was stopped: outputs and summary. Never throws. */
   async reportSoFar(notes: ReadonlyMap<string, string>): Promise<void> {
     for (const item of this.items) {
-      const note = notes.get(fullName(item.entry.job).toLowerCase())
+      const note = notes.get(jobKey(item.entry.job))
       if (note && !item.done) item.report.left = note
     }
     try {

@@ -131,9 +131,18 @@ export function queueItemUrl(baseUrl: string, queueId: number | undefined): stri
   return `${baseUrl}/queue/item/${queueId ?? '?'}/`
 }
 
-/** Whether two job paths name the same job: Jenkins looks items up case-insensitively (jenkins-api.md 3.8). */
+/**
+ * What a job is known by: Jenkins looks items up case-insensitively
+ * (jenkins-api.md 3.8), and an item name never holds '/', so the lower-case
+ * full name tells one job from every other.
+ */
+export function jobKey(job: JobPath): string {
+  return fullName(job).toLowerCase()
+}
+
+/** Whether two job paths name the same job (jobKey). */
 export function sameJob(a: JobPath, b: JobPath): boolean {
-  return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase())
+  return jobKey(a) === jobKey(b)
 }
 
 /** `folder/sub/job`, as Jenkins' fullName. */

@@ -5,7 +5,8 @@ import { countOf } from '../model/counts.js'
 import { buildUrl, fullName } from '../model/job-path.js'
 import { BUILD_PLUGIN_LISTS } from './reads.js'
 import type { Requester } from '../transport/requester.js'
-import { htmlError } from '../transport/responses.js'
+import { htmlError, type ErrorContext } from '../transport/responses.js'
+import type { HttpResponse } from '../transport/http.js'
 import { TransientFailure } from '../transport/retry.js'
 import type {
   ArtifactBytes,
@@ -67,54 +68,32 @@ export async function downloadArtifact(
   relativePath: string,
   open: () => Promise<ArtifactSink>
 ): Promise<ArtifactDownload> {
-  const name = fullName(build.job)
-  const url = `${buildUrl(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`
-  const context = http.context(
-    `artifact '${relativePath}' of build #${build.number} of '${name}'`,
-    {
-      // Run.doArtifact checks it when Jenkins turns it on (hudson.security.ArtifactsPermission).
-      permission: 'Run/Artifacts',
-      notFound: `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`
-    }
-  )
   let attempts = 0
-  return http.read(
-    'artifact',
-    url,
-    context,
-    async response => {
-      attempts++
-      const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1)
-      // DirectoryBrowserSupport sends an artifact's own type, from its name:
-      // HTML for anything else is a login page or an SSO proxy.
-      if (response.contentType.includes('text/html') && !/\.x?html?$/i.test(fileName)) {
-        response.discard()
-        throw htmlError(context, response.status)
-      }
-      const length = parseLength(response.header('content-length'))
-      const sink = await open()
-      // Bounded like every body (limits.ts): the step's cancel and deadline,
-      // and the stall guard (a body that stops coming, or drips, is cut).
-      const bytes = await copy(response.stream(), sink).catch(async (error: unknown) => {
-        await sink.discard()
-        throw error instanceof BodyFailure ? new TransientFailure(error.error, error.reason) : error
-      })
-      if (length !== undefined && bytes !== length) {
-        await sink.discard()
-        throw new TransientFailure(
-          new JenkinsError(
-            'network',
-            `${context.what} ended after ${bytes} of ${length} bytes (Content-Length)`
-          ),
-          'short body'
-        )
-      }
-      await sink.commit()
-      return { bytes, attempts }
-    },
-    http.deadline,
-    { crossOriginRedirects: true }
-  )
+  const notFound = (name: string): string =>
+    `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`
+  return getArtifact(http, { build, relativePath, notFound }, async (response, context) => {
+    attempts++
+    const length = countOf(response.header('content-length'))
+    const sink = await open()
+    // Bounded like every body (limits.ts): the step's cancel and deadline,
+    // and the stall guard (a body that stops coming, or drips, is cut).
+    const bytes = await copy(response.stream(), sink).catch(async (error: unknown) => {
+      await sink.discard()
+      throw error instanceof BodyFailure ? new TransientFailure(error.error, error.reason) : error
+    })
+    if (length !== undefined && bytes !== length) {
+      await sink.discard()
+      throw new TransientFailure(
+        new JenkinsError(
+          'network',
+          `${context.what} ended after ${bytes} of ${length} bytes (Content-Length)`
+        ),
+        'short body'
+      )
+    }
+    await sink.commit()
+    return { bytes, attempts }
+  })
 }
 
 /**
@@ -130,46 +109,72 @@ export async function readArtifact(
   relativePath: string,
   maxBytes: number
 ): Promise<ArtifactBytes> {
+  const notFound = (name: string): string =>
+    `Build #${build.number} of '${name}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`
+  return getArtifact(http, { build, relativePath, notFound }, async response => {
+    const length = countOf(response.header('content-length'))
+    if (length !== undefined && length > maxBytes) {
+      response.discard()
+      return { tooLarge: true }
+    }
+    const body = response.stream()
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length
+      if (size > maxBytes) {
+        body.destroy()
+        return { tooLarge: true }
+      }
+      chunks.push(chunk as Buffer)
+    }
+    return { bytes: Buffer.concat(chunks) }
+  })
+}
+
+/**
+ * The one GET of `<build>/artifact/<relativePath>`: `take` gets the answer
+ * (each attempt's, as `http.read` retries) once it is known not to be a
+ * login page; `notFound` words the 404, given the job's full name.
+ */
+function getArtifact<T>(
+  http: Requester,
+  { build, relativePath, notFound }: ArtifactGet,
+  take: (response: HttpResponse, context: ErrorContext) => Promise<T>
+): Promise<T> {
   const name = fullName(build.job)
   const url = `${buildUrl(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`
   const context = http.context(
     `artifact '${relativePath}' of build #${build.number} of '${name}'`,
     {
+      // Run.doArtifact checks it when Jenkins turns it on (hudson.security.ArtifactsPermission).
       permission: 'Run/Artifacts',
-      notFound: `Build #${build.number} of '${name}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`
+      notFound: notFound(name)
     }
   )
+  const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1)
   return http.read(
     'artifact',
     url,
     context,
-    async response => {
-      const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1)
+    response => {
+      // DirectoryBrowserSupport sends an artifact's own type, from its name:
+      // HTML for anything else is a login page or an SSO proxy.
       if (response.contentType.includes('text/html') && !/\.x?html?$/i.test(fileName)) {
         response.discard()
         throw htmlError(context, response.status)
       }
-      const length = parseLength(response.header('content-length'))
-      if (length !== undefined && length > maxBytes) {
-        response.discard()
-        return { tooLarge: true }
-      }
-      const body = response.stream()
-      const chunks: Buffer[] = []
-      let size = 0
-      for await (const chunk of body) {
-        size += (chunk as Buffer).length
-        if (size > maxBytes) {
-          body.destroy()
-          return { tooLarge: true }
-        }
-        chunks.push(chunk as Buffer)
-      }
-      return { bytes: Buffer.concat(chunks) }
+      return take(response, context)
     },
     http.deadline,
     { crossOriginRedirects: true }
   )
+}
+
+interface ArtifactGet {
+  build: BuildRef
+  relativePath: string
+  notFound: (name: string) => string
 }
 
 /**
@@ -224,8 +229,4 @@ async function copy(body: Readable, sink: ArtifactSink): Promise<number> {
       code
     )
   }
-}
-
-function parseLength(value: string | undefined): number | undefined {
-  return countOf(value)
 }

@@ -107,60 +107,51 @@ export function parametersOf(actions: unknown): ExportedParameter[] {
  * ParametersAction: the reconciliation matches by it, the summary shows it.
  */
 function parametersIn(actions: unknown): ExportedParameter[] | undefined {
-  if (!Array.isArray(actions)) return undefined
-  let list: ExportedParameter[] | undefined
-  for (const action of actions) {
-    const parameters = (action as { parameters?: unknown } | null)?.parameters
-    if (!Array.isArray(parameters)) continue
-    list ??= []
-    for (const raw of parameters) {
-      const p = raw as { name?: unknown; value?: unknown; _class?: unknown } | null
-      if (typeof p?.name !== 'string') continue
-      const parameter: ExportedParameter = { name: p.name }
-      if ('value' in p) parameter.value = p.value
-      // PasswordParameterValue exports no value at all (jenkins-api.md 5.3); plugins' kin share the name.
-      if (/Password/i.test(String(p._class ?? ''))) parameter.password = true
-      if (/FileParameterValue$/.test(String(p._class ?? ''))) parameter.file = true
-      list.push(parameter)
-    }
-  }
-  return list
+  return entriesOf(actions, 'parameters')?.flatMap(raw => {
+    const p = raw as { name?: unknown; value?: unknown; _class?: unknown } | null
+    if (typeof p?.name !== 'string') return []
+    const parameter: ExportedParameter = { name: p.name }
+    if ('value' in p) parameter.value = p.value
+    // PasswordParameterValue exports no value at all (jenkins-api.md 5.3); plugins' kin share the name.
+    if (/Password/i.test(String(p._class ?? ''))) parameter.password = true
+    if (/FileParameterValue$/.test(String(p._class ?? ''))) parameter.file = true
+    return [parameter]
+  })
 }
 
 /** userId of every cause that has one, from an exported `actions` array; undefined when none. */
 export function userIdsOf(actions: unknown): Array<string | null> | undefined {
-  if (!Array.isArray(actions)) return undefined
-  const ids: Array<string | null> = []
-  for (const action of actions) {
-    const causes = (action as { causes?: unknown } | null)?.causes
-    if (!Array.isArray(causes)) continue
-    for (const raw of causes) {
-      const cause = raw as { userId?: unknown } | null
-      if (
-        cause &&
-        'userId' in cause &&
-        (typeof cause.userId === 'string' || cause.userId === null)
-      ) {
-        ids.push(cause.userId)
-      }
-    }
-  }
+  const ids = (entriesOf(actions, 'causes') ?? []).flatMap(raw => {
+    const cause = raw as { userId?: unknown } | null
+    const has = cause && 'userId' in cause
+    return has && (typeof cause.userId === 'string' || cause.userId === null) ? [cause.userId] : []
+  })
   return ids.length > 0 ? ids : undefined
 }
 
 /** `_class` of every cause, from an exported `actions` array (the CauseAction's list). */
 export function causeClassesOf(actions: unknown): string[] {
-  const classes: string[] = []
-  if (!Array.isArray(actions)) return classes
-  for (const action of actions) {
-    const causes = (action as { causes?: unknown } | null)?.causes
-    if (!Array.isArray(causes)) continue
-    for (const cause of causes) {
-      const name = (cause as { _class?: unknown } | null)?._class
-      if (typeof name === 'string') classes.push(name)
-    }
+  return (entriesOf(actions, 'causes') ?? []).flatMap(cause => {
+    const name = (cause as { _class?: unknown } | null)?._class
+    return typeof name === 'string' ? [name] : []
+  })
+}
+
+/**
+ * The entries of the `field` list of every element of `list`, in order (the
+ * `causes` of each of a build's `actions`, the `parameterDefinitions` of each
+ * of a job's `property`); undefined when no element has one.
+ */
+export function entriesOf(list: unknown, field: string): unknown[] | undefined {
+  if (!Array.isArray(list)) return undefined
+  let entries: unknown[] | undefined
+  for (const element of list) {
+    const inner = (element as Record<string, unknown> | null)?.[field]
+    if (!Array.isArray(inner)) continue
+    entries ??= []
+    for (const entry of inner) entries.push(entry)
   }
-  return classes
+  return entries
 }
 
 interface RawExecutable {

@@ -7,7 +7,7 @@
  * the answer grows with the executors, not the builds followed. Why, from
  * Jenkins' source: docs/performance.md, "Every running build in one request".
  */
-import { fullName } from '../model/job-path.js'
+import { jobKey } from '../model/job-path.js'
 import { runningBuildsOf } from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import type { RunningBuild } from '../model/types.js'
@@ -44,9 +44,9 @@ export async function runningBuilds(
   return [...builds.values()]
 }
 
-/** The key a build is matched by: Jenkins' item names are case-insensitive. */
+/** The key a build is matched by: its jobKey and number. */
 export function runningKey(job: readonly string[], number: number): string {
-  return `${fullName(job).toLowerCase()}#${number}`
+  return `${jobKey(job)}#${number}`
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -7,14 +7,14 @@ import {
   buildsOf,
   causeClassesOf,
   decodeBuild,
+  entriesOf,
   type CheckedBuildJson,
   jobNamesFromUrl,
   parametersOf,
   userIdsOf
 } from './decode.js'
 import type { Requester } from '../transport/requester.js'
-import { htmlError } from '../transport/responses.js'
-import { TransientFailure } from '../transport/retry.js'
+import { htmlGlitch } from '../transport/answers.js'
 import type {
   Build,
   BuildRef,
@@ -374,12 +374,7 @@ export async function progressiveText(
     response => {
       if (response.contentType.includes('text/html')) {
         // A login page now and then is an SSO proxy's blip; every time, it is the answer.
-        throw new TransientFailure(
-          htmlError(context, response.status),
-          'an HTML page',
-          undefined,
-          3
-        )
+        throw htmlGlitch(context, response.status)
       }
       const textSize = countOf(response.header('x-text-size'))
       if (textSize === undefined) {
@@ -448,29 +443,22 @@ function isFolder(item: RawItem): boolean {
 }
 
 function parameterDefinitions(property: unknown): ParameterDefinition[] {
-  const definitions: ParameterDefinition[] = []
-  if (!Array.isArray(property)) return definitions
-  for (const entry of property) {
-    const list = (entry as { parameterDefinitions?: unknown } | null)?.parameterDefinitions
-    if (!Array.isArray(list)) continue
-    for (const raw of list) {
-      const def = raw as {
-        name?: unknown
-        type?: unknown
-        defaultParameterValue?: { value?: unknown } | null
-        choices?: unknown
-      }
-      if (typeof def?.name !== 'string') continue
-      const definition: ParameterDefinition = { name: def.name }
-      if (typeof def.type === 'string') definition.type = def.type
-      if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
-        definition.defaultValue = def.defaultParameterValue.value
-      }
-      if (Array.isArray(def.choices)) {
-        definition.choices = def.choices.filter((c): c is string => typeof c === 'string')
-      }
-      definitions.push(definition)
+  return (entriesOf(property, 'parameterDefinitions') ?? []).flatMap(raw => {
+    const def = raw as {
+      name?: unknown
+      type?: unknown
+      defaultParameterValue?: { value?: unknown } | null
+      choices?: unknown
+    } | null
+    if (typeof def?.name !== 'string') return []
+    const definition: ParameterDefinition = { name: def.name }
+    if (typeof def.type === 'string') definition.type = def.type
+    if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+      definition.defaultValue = def.defaultParameterValue.value
     }
-  }
-  return definitions
+    if (Array.isArray(def.choices)) {
+      definition.choices = def.choices.filter((c): c is string => typeof c === 'string')
+    }
+    return [definition]
+  })
 }

@@ -1,4 +1,4 @@
-import { JenkinsError } from '../transport/errors.js'
+import { JenkinsError, unlessNotFound } from '../transport/errors.js'
 import { isCount } from '../model/counts.js'
 import { fullName } from '../model/job-path.js'
 import type { Requester } from '../transport/requester.js'
@@ -29,17 +29,15 @@ export async function describeRun(
   build: BuildRef
 ): Promise<PipelineRun | undefined> {
   const name = fullName(build.job)
-  let data: { status?: unknown; stages?: unknown }
-  try {
-    data = await http.getJson(
+  const data = await unlessNotFound(
+    http.getJson<{ status?: unknown; stages?: unknown }>(
       'stages',
       `${build.url}wfapi/describe`,
       http.context(`the stages of build #${build.number} of '${name}'`)
-    )
-  } catch (error) {
-    if (error instanceof JenkinsError && error.kind === 'not-found') return undefined
-    throw error
-  }
+    ),
+    undefined
+  )
+  if (data === undefined) return undefined
   if (typeof data !== 'object' || data === null) {
     throw new JenkinsError(
       'protocol',

@@ -23,6 +23,16 @@ const ERROR_BODY_LIMIT = 64 * 1024
 /** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
 const GLITCH_ATTEMPTS = 3
 
+/** An HTML page where Jenkins' answer was expected: worth GLITCH_ATTEMPTS tries in all. */
+export function htmlGlitch(context: ErrorContext, status: number): TransientFailure {
+  return new TransientFailure(
+    htmlError(context, status),
+    'an HTML page',
+    undefined,
+    GLITCH_ATTEMPTS
+  )
+}
+
 /** A body read whose failure (broken off, too slow, stalled) is worth another try; too large and interrupted are not. */
 export async function bodyOf(reading: Promise<string>): Promise<string> {
   try {
@@ -59,14 +69,7 @@ export async function jsonBody<T>(
 ): Promise<T> {
   const body = await bodyOf(response.text(JSON_LIMIT, 'fail'))
   // An SSO proxy or login page can answer 200 with HTML.
-  if (looksLikeHtml(response, body)) {
-    throw new TransientFailure(
-      htmlError(context, response.status),
-      'an HTML page',
-      undefined,
-      GLITCH_ATTEMPTS
-    )
-  }
+  if (looksLikeHtml(response, body)) throw htmlGlitch(context, response.status)
   try {
     const { value, dropped } = readJenkinsJson(
       body,

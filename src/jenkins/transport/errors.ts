@@ -28,6 +28,16 @@ export class JenkinsError extends Error {
   }
 }
 
+/** What `read` gives, or `missing` when Jenkins answered 404: the thing is not (or no longer) there. */
+export async function unlessNotFound<T, M>(read: Promise<T>, missing: M): Promise<T | M> {
+  try {
+    return await read
+  } catch (error) {
+    if (error instanceof JenkinsError && error.kind === 'not-found') return missing
+    throw error
+  }
+}
+
 /**
  * The client's signal fired (the step was cancelled or timed out): the
  * exchange in flight was cut, or none was started. Never retried.

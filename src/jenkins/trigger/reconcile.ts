@@ -38,7 +38,7 @@ import type { Logger } from '../../util/logger.js'
 import { sameJob } from '../model/job-path.js'
 import type { BuildParameters, ExportedParameter, ParameterDefinition } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
-import type { ExportedCauses } from './shared-work.js'
+import { sameUser, type ExportedCauses } from './shared-work.js'
 
 /** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
 export const RECENT_BUILDS_TREE =
@@ -138,7 +138,7 @@ export function causedBy(candidate: BuildCandidate, user: string | undefined): b
   if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
     return true
   }
-  return candidate.userIds.some(id => id !== null && id.toLowerCase() === user.toLowerCase())
+  return candidate.userIds.some(id => sameUser(id, user))
 }
 
 /**

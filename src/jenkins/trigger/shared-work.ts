@@ -19,6 +19,8 @@
  * that we folded into, or one that folded into ours after we queued it.
  */
 
+import { entriesOf } from '../reads/decode.js'
+
 /** The `tree` that makes a build GET export its causes (one entry per cause). */
 export const CAUSES_TREE = 'actions[causes[shortDescription]]'
 
@@ -27,13 +29,7 @@ export const CAUSES_TREE = 'actions[causes[shortDescription]]'
  * @internal
  */
 export function causeCount(actions: unknown): number | undefined {
-  if (!Array.isArray(actions)) return undefined
-  let count: number | undefined
-  for (const action of actions) {
-    const causes = (action as { causes?: unknown } | null)?.causes
-    if (Array.isArray(causes)) count = (count ?? 0) + causes.length
-  }
-  return count
+  return entriesOf(actions, 'causes')?.length
 }
 
 /**
@@ -74,8 +70,10 @@ export function isOwnAlone(found: ExportedCauses, user: string | undefined): boo
   const causes = found.causes ?? []
   if (user === undefined || causes.length === 0 || sharedBeyond(causes.length, 1)) return false
   const id = found.userIds?.length === 1 ? found.userIds[0] : undefined
-  // Jenkins' default IdStrategy compares user ids case-insensitively (as reconcile.ts' causedBy).
-  return (
-    causes[0] === USER_ID_CAUSE && typeof id === 'string' && id.toLowerCase() === user.toLowerCase()
-  )
+  return causes[0] === USER_ID_CAUSE && sameUser(id, user)
+}
+
+/** Whether a cause's userId is `user`'s: Jenkins' default IdStrategy compares user ids case-insensitively. */
+export function sameUser(id: string | null | undefined, user: string): boolean {
+  return typeof id === 'string' && id.toLowerCase() === user.toLowerCase()
 }
