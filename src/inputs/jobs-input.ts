@@ -1,5 +1,11 @@
 import { InputError } from '../util/input-error.js'
-import { branchItemName, fullName, parseJobPath, redactUrl } from '../jenkins/model/job-path.js'
+import {
+  branchItemName,
+  fullName,
+  jobKey,
+  parseJobPath,
+  redactUrl
+} from '../jenkins/model/job-path.js'
 import type { BuildParameters, JobPath } from '../jenkins/model/types.js'
 import { duplicateKey, kindOf, parseJsonInput, parseParameters } from './parameters.js'
 import { parseValuesFile } from './values-file.js'
@@ -265,7 +271,7 @@ function duplicateWarnings(entries: JobEntry[]): string[] {
   const warnings: string[] = []
   entries.forEach((entry, i) => {
     const key = JSON.stringify([
-      entry.job.map(name => name.toLowerCase()),
+      jobKey(entry.job),
       Object.entries(entry.parameters).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     ])
     const earlier = first.get(key)

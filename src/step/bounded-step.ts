@@ -9,7 +9,7 @@ import { abortReason, StepAborted, type AbortReason } from '../util/wait.js'
 import { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './budgets.js'
 import { budgetClient, createClient } from './create-client.js'
 import { RemoteWork } from './remote-work.js'
-import { queueItemUrl } from '../jenkins/model/job-path.js'
+import { jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
 import { errorText } from '../util/error-text.js'
 import { formatDuration } from '../util/duration.js'
 
@@ -97,7 +97,7 @@ export async function runBounded(settings: Settings, io: StepIO, mode: StepMode)
 /**
  * Cancels or stops what the step started (unless told not to), every target
  * at once within `until`, and says what it did: the text that ends the abort
- * message, and what was said of each job (by lower-case full name). With
+ * message, and what was said of each job (by jobKey). With
  * `single` (one `job`), a build the step did not start is said to be left
  * running, and a build that ended is still looked at; each line says
  * `Jenkins:`, not `Jenkins <job>:`.
@@ -127,7 +127,7 @@ export async function stopWork(
       work.targets(client, single).map(async target => {
         const logger = single ? log : namedLogger(log, target.name)
         const what = await abortRemote(client, target, logger, { until })
-        said.set(target.name.toLowerCase(), what)
+        said.set(jobKey(target.job), what)
         return single ? what : `${target.name}: ${what}`
       })
     )
