@@ -32567,7 +32567,8 @@ function shownValue(value) {
 /* harmony export */   dZ: () => (/* binding */ branchNameOf),
 /* harmony export */   fq: () => (/* binding */ fullName),
 /* harmony export */   oJ: () => (/* binding */ queueItemUrl),
-/* harmony export */   sP: () => (/* binding */ parseJobPath)
+/* harmony export */   sP: () => (/* binding */ parseJobPath),
+/* harmony export */   tv: () => (/* binding */ jobKey)
 /* harmony export */ });
 /* unused harmony export jobUrlPath */
 /* harmony import */ var _util_http_url_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5394);
@@ -32681,9 +32682,17 @@ function buildUrl(baseUrl, job, number) {
 function queueItemUrl(baseUrl, queueId) {
     return `${baseUrl}/queue/item/${queueId ?? '?'}/`;
 }
-/** Whether two job paths name the same job: Jenkins looks items up case-insensitively (jenkins-api.md 3.8). */
+/**
+ * What a job is known by: Jenkins looks items up case-insensitively
+ * (jenkins-api.md 3.8), and an item name never holds '/', so the lower-case
+ * full name tells one job from every other.
+ */
+function jobKey(job) {
+    return fullName(job).toLowerCase();
+}
+/** Whether two job paths name the same job (jobKey). */
 function sameJob(a, b) {
-    return a.length === b.length && a.every((name, i) => name.toLowerCase() === b[i]?.toLowerCase());
+    return jobKey(a) === jobKey(b);
 }
 /** `folder/sub/job`, as Jenkins' fullName. */
 function fullName(job) {
@@ -32747,6 +32756,7 @@ const BRANCH_UNESCAPES = Object.fromEntries(Object.entries(BRANCH_ESCAPES).map((
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   $7: () => (/* binding */ jobNamesFromUrl),
 /* harmony export */   AX: () => (/* binding */ runningBuildsOf),
+/* harmony export */   Mc: () => (/* binding */ entriesOf),
 /* harmony export */   Wi: () => (/* binding */ buildSummaryOf),
 /* harmony export */   Zw: () => (/* binding */ causeClassesOf),
 /* harmony export */   fN: () => (/* binding */ userIdsOf),
@@ -32853,67 +32863,55 @@ function parametersOf(actions) {
  * ParametersAction: the reconciliation matches by it, the summary shows it.
  */
 function parametersIn(actions) {
-    if (!Array.isArray(actions))
-        return undefined;
-    let list;
-    for (const action of actions) {
-        const parameters = action?.parameters;
-        if (!Array.isArray(parameters))
-            continue;
-        list ??= [];
-        for (const raw of parameters) {
-            const p = raw;
-            if (typeof p?.name !== 'string')
-                continue;
-            const parameter = { name: p.name };
-            if ('value' in p)
-                parameter.value = p.value;
-            // PasswordParameterValue exports no value at all (jenkins-api.md 5.3); plugins' kin share the name.
-            if (/Password/i.test(String(p._class ?? '')))
-                parameter.password = true;
-            if (/FileParameterValue$/.test(String(p._class ?? '')))
-                parameter.file = true;
-            list.push(parameter);
-        }
-    }
-    return list;
+    return entriesOf(actions, 'parameters')?.flatMap(raw => {
+        const p = raw;
+        if (typeof p?.name !== 'string')
+            return [];
+        const parameter = { name: p.name };
+        if ('value' in p)
+            parameter.value = p.value;
+        // PasswordParameterValue exports no value at all (jenkins-api.md 5.3); plugins' kin share the name.
+        if (/Password/i.test(String(p._class ?? '')))
+            parameter.password = true;
+        if (/FileParameterValue$/.test(String(p._class ?? '')))
+            parameter.file = true;
+        return [parameter];
+    });
 }
 /** userId of every cause that has one, from an exported `actions` array; undefined when none. */
 function userIdsOf(actions) {
-    if (!Array.isArray(actions))
-        return undefined;
-    const ids = [];
-    for (const action of actions) {
-        const causes = action?.causes;
-        if (!Array.isArray(causes))
-            continue;
-        for (const raw of causes) {
-            const cause = raw;
-            if (cause &&
-                'userId' in cause &&
-                (typeof cause.userId === 'string' || cause.userId === null)) {
-                ids.push(cause.userId);
-            }
-        }
-    }
+    const ids = (entriesOf(actions, 'causes') ?? []).flatMap(raw => {
+        const cause = raw;
+        const has = cause && 'userId' in cause;
+        return has && (typeof cause.userId === 'string' || cause.userId === null) ? [cause.userId] : [];
+    });
     return ids.length > 0 ? ids : undefined;
 }
 /** `_class` of every cause, from an exported `actions` array (the CauseAction's list). */
 function causeClassesOf(actions) {
-    const classes = [];
-    if (!Array.isArray(actions))
-        return classes;
-    for (const action of actions) {
-        const causes = action?.causes;
-        if (!Array.isArray(causes))
+    return (entriesOf(actions, 'causes') ?? []).flatMap(cause => {
+        const name = cause?._class;
+        return typeof name === 'string' ? [name] : [];
+    });
+}
+/**
+ * The entries of the `field` list of every element of `list`, in order (the
+ * `causes` of each of a build's `actions`, the `parameterDefinitions` of each
+ * of a job's `property`); undefined when no element has one.
+ */
+function entriesOf(list, field) {
+    if (!Array.isArray(list))
+        return undefined;
+    let entries;
+    for (const element of list) {
+        const inner = element?.[field];
+        if (!Array.isArray(inner))
             continue;
-        for (const cause of causes) {
-            const name = cause?._class;
-            if (typeof name === 'string')
-                classes.push(name);
-        }
+        entries ??= [];
+        for (const entry of inner)
+            entries.push(entry);
     }
-    return classes;
+    return entries;
 }
 /**
  * The build on each executor and one-off executor of a `computer` list
@@ -33039,6 +33037,7 @@ function parameterValues(parameters) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   CA: () => (/* binding */ unlessNotFound),
 /* harmony export */   PJ: () => (/* binding */ stopReason),
 /* harmony export */   fF: () => (/* binding */ JenkinsError),
 /* harmony export */   j$: () => (/* binding */ Interrupted)
@@ -33052,6 +33051,17 @@ class JenkinsError extends Error {
         this.kind = kind;
         this.status = status;
         this.name = 'JenkinsError';
+    }
+}
+/** What `read` gives, or `missing` when Jenkins answered 404: the thing is not (or no longer) there. */
+async function unlessNotFound(read, missing) {
+    try {
+        return await read;
+    }
+    catch (error) {
+        if (error instanceof JenkinsError && error.kind === 'not-found')
+            return missing;
+        throw error;
     }
 }
 /**
@@ -35468,7 +35478,78 @@ function getIDToken(aud) {
 var errors = __nccwpck_require__(1617);
 // EXTERNAL MODULE: ./src/jenkins/model/job-path.ts
 var job_path = __nccwpck_require__(583);
+// EXTERNAL MODULE: ./src/jenkins/reads/decode.ts
+var decode = __nccwpck_require__(9828);
+;// CONCATENATED MODULE: ./src/jenkins/trigger/shared-work.ts
+/**
+ * Whether a queue item or build stands for more than one trigger request,
+ * so that cancelling or stopping it would cancel someone else's work too.
+ *
+ * Jenkins does not queue a task twice: a request for a task that already has
+ * an item waiting, blocked or buildable with the same parameters is folded
+ * into that item (Queue.scheduleInternal; ParametersAction.shouldSchedule
+ * compares the parameter sets, and a job without parameters always folds).
+ * `/build` then answers 201 with the existing item, as for a new one
+ * (ParameterizedJobMixIn.doBuild, JENKINS-66105); `buildWithParameters`
+ * answers 303 (ParametersDefinitionProperty, since 2.308).
+ *
+ * What the fold leaves behind: CauseAction.foldIntoExisting adds the request's
+ * cause to the item's cause bag, and CauseAction.getCauses() exports every
+ * cause once per count (Collections.nCopies), also for the same user twice.
+ * The build gets the item's actions (Executor.run). Every trigger by this
+ * action brings exactly one cause (ParameterizedJobMixIn.getBuildCause), so
+ * more than one exported cause means another request shares the work: one
+ * that we folded into, or one that folded into ours after we queued it.
+ */
+
+/** The `tree` that makes a build GET export its causes (one entry per cause). */
+const CAUSES_TREE = 'actions[causes[shortDescription]]';
+/**
+ * Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported.
+ * @internal
+ */
+function causeCount(actions) {
+    return (0,decode/* entriesOf */.Mc)(actions, 'causes')?.length;
+}
+/**
+ * True when the item or build answers for more requests than `own`, the
+ * number of this step's own requests folded into it (more than one when a
+ * step listed the same job twice with the same parameters).
+ */
+function isShared(actions, own = 1) {
+    return sharedBeyond(causeCount(actions) ?? 0, own);
+}
+/** The rule itself: `count` exported causes stand for more requests than `own`. */
+function sharedBeyond(count, own) {
+    return count > Math.max(1, own);
+}
+/**
+ * The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause).
+ * @internal
+ */
+const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause';
+/**
+ * True only when the work is one request of `user`'s and nothing else: one
+ * exported cause (the shared-work rule above, for one request of ours), a
+ * UserIdCause of that user. Work found by its shape rather than by the id
+ * Jenkins gave us (a lost answer) may be cancelled or stopped only then:
+ * another user's request, or a timer's that ours was folded into, has the
+ * same shape. Without a user (anonymous, a job token) nothing is ours alone.
+ */
+function isOwnAlone(found, user) {
+    const causes = found.causes ?? [];
+    if (user === undefined || causes.length === 0 || sharedBeyond(causes.length, 1))
+        return false;
+    const id = found.userIds?.length === 1 ? found.userIds[0] : undefined;
+    return causes[0] === USER_ID_CAUSE && sameUser(id, user);
+}
+/** Whether a cause's userId is `user`'s: Jenkins' default IdStrategy compares user ids case-insensitively. */
+function sameUser(id, user) {
+    return typeof id === 'string' && id.toLowerCase() === user.toLowerCase();
+}
+
 ;// CONCATENATED MODULE: ./src/jenkins/trigger/reconcile.ts
+
 
 /** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
 const RECENT_BUILDS_TREE = 'builds[number,queueId,actions[parameters[name,value],causes[_class,userId]]]{0,20}';
@@ -35534,7 +35615,7 @@ function causedBy(candidate, user) {
     if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
         return true;
     }
-    return candidate.userIds.some(id => id !== null && id.toLowerCase() === user.toLowerCase());
+    return candidate.userIds.some(id => sameUser(id, user));
 }
 /**
  * One look: a queued item first (the usual case), then builds started since the trigger.
@@ -35941,7 +36022,7 @@ async function resolveBranch(options) {
     const branch = settings.branch;
     if (!branch)
         throw new Error('resolveBranch needs the branch input');
-    const existing = await jobOrUndefined(api, settings.job);
+    const existing = await (0,errors/* unlessNotFound */.CA)(api.getJob(settings.job), undefined);
     if (existing)
         return { info: existing };
     const project = await api.getJob(branch.project);
@@ -35993,7 +36074,7 @@ async function scanAndWait(options) {
             }
             const running = queued ? false : await log.poll();
             scan.look(queued, running);
-            const info = await jobOrUndefined(api, settings.job);
+            const info = await (0,errors/* unlessNotFound */.CA)(api.getJob(settings.job), undefined);
             if (info && (info.buildable !== false || scan.finished)) {
                 if (settings.build !== 'new') {
                     close(scan.finished);
@@ -36157,23 +36238,11 @@ async function missingBranch(options, message) {
     const some = names.slice(0, 10).map(util_names/* shortName */.l).join(', ');
     return `${message} It has: ${some}${names.length > 10 ? `, … (${names.length} in all)` : ''}.`;
 }
-async function jobOrUndefined(api, job) {
-    try {
-        return await api.getJob(job);
-    }
-    catch (error) {
-        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found')
-            return undefined;
-        throw error;
-    }
-}
 
 // EXTERNAL MODULE: ./src/util/shorten.ts
 var shorten = __nccwpck_require__(2509);
 // EXTERNAL MODULE: ./src/jenkins/model/counts.ts
 var model_counts = __nccwpck_require__(2578);
-// EXTERNAL MODULE: ./src/jenkins/reads/decode.ts
-var decode = __nccwpck_require__(9828);
 // EXTERNAL MODULE: ./src/util/constants.ts
 var constants = __nccwpck_require__(2517);
 // EXTERNAL MODULE: ./src/jenkins/transport/json.ts
@@ -36508,8 +36577,97 @@ function giveUp(error, why) {
     return new errors/* JenkinsError */.fF(error.kind, `${error.message} (${why})`, error.status);
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/reads/reads.ts
+;// CONCATENATED MODULE: ./src/jenkins/transport/answers.ts
 
+
+
+
+
+/** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
+const JSON_LIMIT = 64 * 1024 * 1024;
+const ERROR_BODY_LIMIT = 64 * 1024;
+/** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
+const GLITCH_ATTEMPTS = 3;
+/** An HTML page where Jenkins' answer was expected: worth GLITCH_ATTEMPTS tries in all. */
+function htmlGlitch(context, status) {
+    return new TransientFailure(htmlError(context, status), 'an HTML page', undefined, GLITCH_ATTEMPTS);
+}
+/** A body read whose failure (broken off, too slow, stalled) is worth another try; too large and interrupted are not. */
+async function bodyOf(reading) {
+    try {
+        return await reading;
+    }
+    catch (error) {
+        if (error instanceof errors/* JenkinsError */.fF && (error.kind === 'network' || error.kind === 'timeout')) {
+            throw new TransientFailure(error, error.kind === 'network' ? 'body broke off' : 'body too slow');
+        }
+        throw error;
+    }
+}
+/**
+ * A 2xx answer's JSON. A body that broke off or came too slowly, one HTML
+ * page (an SSO proxy's blip) and one invalid JSON answer are retried; an HTML
+ * page on every try is the login page it looks like.
+ */
+async function jsonBody(response, context, server, options = {}) {
+    const body = await bodyOf(response.text(JSON_LIMIT, 'fail'));
+    // An SSO proxy or login page can answer 200 with HTML.
+    if (looksLikeHtml(response, body))
+        throw htmlGlitch(context, response.status);
+    try {
+        const { value, dropped } = (0,json/* readJenkinsJson */.jU)(body, options.droppable ? { droppable: options.droppable } : {});
+        for (const part of dropped)
+            options.onDropped?.(part);
+        return value;
+    }
+    catch (error) {
+        // The same answer again would be as deep: not a glitch to retry.
+        if (error instanceof json/* JsonTooDeep */.nh)
+            throw tooDeepError(server, context, error, response.status);
+        throw new TransientFailure(new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', undefined, GLITCH_ATTEMPTS);
+    }
+}
+/** What to say of an answer nested too deep to read. */
+function tooDeepError(server, context, error, status) {
+    return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`, status);
+}
+/**
+ * What to say of a part left out as too deep (json.ts readJenkinsJson):
+ * which answer, which element of which list, and whose data it was.
+ */
+function droppedNote(server, context, part) {
+    const whose = part.className === undefined ? '' : ` (${part.className})`;
+    return `Jenkins at ${server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${json/* MAX_JSON_DEPTH */.KX} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`;
+}
+/** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
+async function postBody(response, context, redact, logger) {
+    try {
+        return redact(await response.text(ERROR_BODY_LIMIT));
+    }
+    catch (error) {
+        if (error instanceof errors/* Interrupted */.j$)
+            throw error;
+        logger.debug(`Could not read the answer to ${context.what}: ${(0,error_text/* errorText */.k)(error)}`);
+        return '';
+    }
+}
+/**
+ * The error for a non-2xx answer to a read: TransientFailure when worth
+ * another try. `recheck` may replace the error (a 404 that is not Jenkins'
+ * own, locate.ts).
+ */
+async function readFailure(response, context, redact, recheck) {
+    // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
+    const body = redact(await bodyOf(response.text(ERROR_BODY_LIMIT)));
+    const error = await recheck(errorForResponse(response, body, context));
+    return RETRYABLE_STATUSES.has(response.status) ? retryLater(response, error) : error;
+}
+/** A failed answer to try again, not before the Retry-After Jenkins gave, if any. */
+function retryLater(response, error) {
+    return new TransientFailure(error, String(response.status), parseRetryAfter(response.header('retry-after')));
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/reads/reads.ts
 
 
 
@@ -36772,7 +36930,7 @@ async function progressiveText(http, build, start) {
     return http.read('log', url, context, response => {
         if (response.contentType.includes('text/html')) {
             // A login page now and then is an SSO proxy's blip; every time, it is the answer.
-            throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, 3);
+            throw htmlGlitch(context, response.status);
         }
         const textSize = (0,model_counts/* countOf */.pq)(response.header('x-text-size'));
         if (textSize === undefined) {
@@ -36831,30 +36989,21 @@ function isFolder(item) {
     return ((typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs));
 }
 function parameterDefinitions(property) {
-    const definitions = [];
-    if (!Array.isArray(property))
-        return definitions;
-    for (const entry of property) {
-        const list = entry?.parameterDefinitions;
-        if (!Array.isArray(list))
-            continue;
-        for (const raw of list) {
-            const def = raw;
-            if (typeof def?.name !== 'string')
-                continue;
-            const definition = { name: def.name };
-            if (typeof def.type === 'string')
-                definition.type = def.type;
-            if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
-                definition.defaultValue = def.defaultParameterValue.value;
-            }
-            if (Array.isArray(def.choices)) {
-                definition.choices = def.choices.filter((c) => typeof c === 'string');
-            }
-            definitions.push(definition);
+    return ((0,decode/* entriesOf */.Mc)(property, 'parameterDefinitions') ?? []).flatMap(raw => {
+        const def = raw;
+        if (typeof def?.name !== 'string')
+            return [];
+        const definition = { name: def.name };
+        if (typeof def.type === 'string')
+            definition.type = def.type;
+        if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+            definition.defaultValue = def.defaultParameterValue.value;
         }
-    }
-    return definitions;
+        if (Array.isArray(def.choices)) {
+            definition.choices = def.choices.filter((c) => typeof c === 'string');
+        }
+        return [definition];
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/trigger/trigger.ts
@@ -41376,9 +41525,9 @@ async function runningBuilds(http, options = {}) {
     }
     return [...builds.values()];
 }
-/** The key a build is matched by: Jenkins' item names are case-insensitive. */
+/** The key a build is matched by: its jobKey and number. */
 function runningKey(job, number) {
-    return `${(0,job_path/* fullName */.fq)(job).toLowerCase()}#${number}`;
+    return `${(0,job_path/* jobKey */.tv)(job)}#${number}`;
 }
 function definedOnly(value) {
     return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
@@ -42942,78 +43091,6 @@ async function finish({ settings, work, io, outcome, reports }, accepted, tail =
         throw new Error(problems.join('\n'));
 }
 
-;// CONCATENATED MODULE: ./src/jenkins/trigger/shared-work.ts
-/**
- * Whether a queue item or build stands for more than one trigger request,
- * so that cancelling or stopping it would cancel someone else's work too.
- *
- * Jenkins does not queue a task twice: a request for a task that already has
- * an item waiting, blocked or buildable with the same parameters is folded
- * into that item (Queue.scheduleInternal; ParametersAction.shouldSchedule
- * compares the parameter sets, and a job without parameters always folds).
- * `/build` then answers 201 with the existing item, as for a new one
- * (ParameterizedJobMixIn.doBuild, JENKINS-66105); `buildWithParameters`
- * answers 303 (ParametersDefinitionProperty, since 2.308).
- *
- * What the fold leaves behind: CauseAction.foldIntoExisting adds the request's
- * cause to the item's cause bag, and CauseAction.getCauses() exports every
- * cause once per count (Collections.nCopies), also for the same user twice.
- * The build gets the item's actions (Executor.run). Every trigger by this
- * action brings exactly one cause (ParameterizedJobMixIn.getBuildCause), so
- * more than one exported cause means another request shares the work: one
- * that we folded into, or one that folded into ours after we queued it.
- */
-/** The `tree` that makes a build GET export its causes (one entry per cause). */
-const CAUSES_TREE = 'actions[causes[shortDescription]]';
-/**
- * Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported.
- * @internal
- */
-function causeCount(actions) {
-    if (!Array.isArray(actions))
-        return undefined;
-    let count;
-    for (const action of actions) {
-        const causes = action?.causes;
-        if (Array.isArray(causes))
-            count = (count ?? 0) + causes.length;
-    }
-    return count;
-}
-/**
- * True when the item or build answers for more requests than `own`, the
- * number of this step's own requests folded into it (more than one when a
- * step listed the same job twice with the same parameters).
- */
-function isShared(actions, own = 1) {
-    return sharedBeyond(causeCount(actions) ?? 0, own);
-}
-/** The rule itself: `count` exported causes stand for more requests than `own`. */
-function sharedBeyond(count, own) {
-    return count > Math.max(1, own);
-}
-/**
- * The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause).
- * @internal
- */
-const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause';
-/**
- * True only when the work is one request of `user`'s and nothing else: one
- * exported cause (the shared-work rule above, for one request of ours), a
- * UserIdCause of that user. Work found by its shape rather than by the id
- * Jenkins gave us (a lost answer) may be cancelled or stopped only then:
- * another user's request, or a timer's that ours was folded into, has the
- * same shape. Without a user (anonymous, a job token) nothing is ours alone.
- */
-function isOwnAlone(found, user) {
-    const causes = found.causes ?? [];
-    if (user === undefined || causes.length === 0 || sharedBeyond(causes.length, 1))
-        return false;
-    const id = found.userIds?.length === 1 ? found.userIds[0] : undefined;
-    // Jenkins' default IdStrategy compares user ids case-insensitively (as reconcile.ts' causedBy).
-    return (causes[0] === USER_ID_CAUSE && typeof id === 'string' && id.toLowerCase() === user.toLowerCase());
-}
-
 ;// CONCATENATED MODULE: ./src/follow/cancel.ts
 
 
@@ -43081,7 +43158,7 @@ async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMING
         if (!build && queueId !== undefined) {
             const id = queueId;
             // undefined: no answer in time; null: Jenkins no longer knows the item.
-            let item = await briefly(readQueueItem(api, id), timings.shareCheckMs);
+            let item = await briefly((0,errors/* unlessNotFound */.CA)(api.getQueueItem(id), null), timings.shareCheckMs);
             if (item && isShared(item.actions, target.ownRequests))
                 return leftShared(`queue item ${id}`);
             if (item === undefined || (item !== null && !hasLeft(item))) {
@@ -43137,17 +43214,6 @@ async function briefly(read, ms) {
 function refOf(api, job, number) {
     return { job, number, url: api.buildUrl(job, number) };
 }
-/** The queue item, or null when Jenkins no longer knows it (404). */
-async function readQueueItem(api, queueId) {
-    try {
-        return await api.getQueueItem(queueId);
-    }
-    catch (error) {
-        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found')
-            return null;
-        throw error;
-    }
-}
 /** A LeftItem: it carries `executable` (maybe null) and `cancelled` (jenkins-api.md 4). */
 function hasLeft(item) {
     return (item._class?.endsWith('$LeftItem') === true || 'executable' in item || item.cancelled === true);
@@ -43160,7 +43226,7 @@ async function buildOfQueueItem(api, job, queueId, first) {
     // created (jenkins-api.md 4): look again briefly before giving up.
     for (let i = 0; i < 8 && number === undefined; i++) {
         if (i > 0 || item === undefined)
-            item = await readQueueItem(api, queueId);
+            item = await (0,errors/* unlessNotFound */.CA)(api.getQueueItem(queueId), null);
         if (item === null)
             break;
         number = item.executable?.number;
@@ -43427,24 +43493,11 @@ async function listArtifacts(http, build, limit = MAX_ARTIFACTS) {
  * redirects to that other origin are followed, without credentials).
  */
 async function downloadArtifact(http, build, relativePath, open) {
-    const name = (0,job_path/* fullName */.fq)(build.job);
-    const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`;
-    const context = http.context(`artifact '${relativePath}' of build #${build.number} of '${name}'`, {
-        // Run.doArtifact checks it when Jenkins turns it on (hudson.security.ArtifactsPermission).
-        permission: 'Run/Artifacts',
-        notFound: `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`
-    });
     let attempts = 0;
-    return http.read('artifact', url, context, async (response) => {
+    const notFound = (name) => `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`;
+    return getArtifact(http, { build, relativePath, notFound }, async (response, context) => {
         attempts++;
-        const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1);
-        // DirectoryBrowserSupport sends an artifact's own type, from its name:
-        // HTML for anything else is a login page or an SSO proxy.
-        if (response.contentType.includes('text/html') && !/\.x?html?$/i.test(fileName)) {
-            response.discard();
-            throw htmlError(context, response.status);
-        }
-        const length = parseLength(response.header('content-length'));
+        const length = (0,model_counts/* countOf */.pq)(response.header('content-length'));
         const sink = await open();
         // Bounded like every body (limits.ts): the step's cancel and deadline,
         // and the stall guard (a body that stops coming, or drips, is cut).
@@ -43458,7 +43511,7 @@ async function downloadArtifact(http, build, relativePath, open) {
         }
         await sink.commit();
         return { bytes, attempts };
-    }, http.deadline, { crossOriginRedirects: true });
+    });
 }
 /**
  * GETs `<build>/artifact/<relativePath>` into memory, reading at most
@@ -43468,19 +43521,9 @@ async function downloadArtifact(http, build, relativePath, open) {
  * 404 (not archived) is a JenkinsError 'not-found', as for any read.
  */
 async function readArtifact(http, build, relativePath, maxBytes) {
-    const name = (0,job_path/* fullName */.fq)(build.job);
-    const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`;
-    const context = http.context(`artifact '${relativePath}' of build #${build.number} of '${name}'`, {
-        permission: 'Run/Artifacts',
-        notFound: `Build #${build.number} of '${name}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`
-    });
-    return http.read('artifact', url, context, async (response) => {
-        const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1);
-        if (response.contentType.includes('text/html') && !/\.x?html?$/i.test(fileName)) {
-            response.discard();
-            throw htmlError(context, response.status);
-        }
-        const length = parseLength(response.header('content-length'));
+    const notFound = (name) => `Build #${build.number} of '${name}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`;
+    return getArtifact(http, { build, relativePath, notFound }, async (response) => {
+        const length = (0,model_counts/* countOf */.pq)(response.header('content-length'));
         if (length !== undefined && length > maxBytes) {
             response.discard();
             return { tooLarge: true };
@@ -43497,6 +43540,30 @@ async function readArtifact(http, build, relativePath, maxBytes) {
             chunks.push(chunk);
         }
         return { bytes: Buffer.concat(chunks) };
+    });
+}
+/**
+ * The one GET of `<build>/artifact/<relativePath>`: `take` gets the answer
+ * (each attempt's, as `http.read` retries) once it is known not to be a
+ * login page; `notFound` words the 404, given the job's full name.
+ */
+function getArtifact(http, { build, relativePath, notFound }, take) {
+    const name = (0,job_path/* fullName */.fq)(build.job);
+    const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`;
+    const context = http.context(`artifact '${relativePath}' of build #${build.number} of '${name}'`, {
+        // Run.doArtifact checks it when Jenkins turns it on (hudson.security.ArtifactsPermission).
+        permission: 'Run/Artifacts',
+        notFound: notFound(name)
+    });
+    const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1);
+    return http.read('artifact', url, context, response => {
+        // DirectoryBrowserSupport sends an artifact's own type, from its name:
+        // HTML for anything else is a login page or an SSO proxy.
+        if (response.contentType.includes('text/html') && !/\.x?html?$/i.test(fileName)) {
+            response.discard();
+            throw htmlError(context, response.status);
+        }
+        return take(response, context);
     }, http.deadline, { crossOriginRedirects: true });
 }
 /**
@@ -43550,9 +43617,6 @@ async function copy(body, sink) {
         const code = cause.code ?? 'body error';
         throw new BodyFailure(new errors/* JenkinsError */.fF('network', `The download broke off after ${bytes} bytes (${code})`), code);
     }
-}
-function parseLength(value) {
-    return (0,model_counts/* countOf */.pq)(value);
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/reads/multibranch.ts
@@ -43635,15 +43699,9 @@ const MAX_STAGES = 500;
  */
 async function describeRun(http, build) {
     const name = (0,job_path/* fullName */.fq)(build.job);
-    let data;
-    try {
-        data = await http.getJson('stages', `${build.url}wfapi/describe`, http.context(`the stages of build #${build.number} of '${name}'`));
-    }
-    catch (error) {
-        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found')
-            return undefined;
-        throw error;
-    }
+    const data = await (0,errors/* unlessNotFound */.CA)(http.getJson('stages', `${build.url}wfapi/describe`, http.context(`the stages of build #${build.number} of '${name}'`)), undefined);
+    if (data === undefined)
+        return undefined;
     if (typeof data !== 'object' || data === null) {
         throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`);
     }
@@ -43765,93 +43823,6 @@ class CaseNamer {
 /** One path segment, percent-encoded; a lone surrogate (a broken name) cannot be, so it becomes U+FFFD. */
 function segment(name) {
     return encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'));
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/transport/answers.ts
-
-
-
-
-
-/** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
-const JSON_LIMIT = 64 * 1024 * 1024;
-const ERROR_BODY_LIMIT = 64 * 1024;
-/** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
-const GLITCH_ATTEMPTS = 3;
-/** A body read whose failure (broken off, too slow, stalled) is worth another try; too large and interrupted are not. */
-async function bodyOf(reading) {
-    try {
-        return await reading;
-    }
-    catch (error) {
-        if (error instanceof errors/* JenkinsError */.fF && (error.kind === 'network' || error.kind === 'timeout')) {
-            throw new TransientFailure(error, error.kind === 'network' ? 'body broke off' : 'body too slow');
-        }
-        throw error;
-    }
-}
-/**
- * A 2xx answer's JSON. A body that broke off or came too slowly, one HTML
- * page (an SSO proxy's blip) and one invalid JSON answer are retried; an HTML
- * page on every try is the login page it looks like.
- */
-async function jsonBody(response, context, server, options = {}) {
-    const body = await bodyOf(response.text(JSON_LIMIT, 'fail'));
-    // An SSO proxy or login page can answer 200 with HTML.
-    if (looksLikeHtml(response, body)) {
-        throw new TransientFailure(htmlError(context, response.status), 'an HTML page', undefined, GLITCH_ATTEMPTS);
-    }
-    try {
-        const { value, dropped } = (0,json/* readJenkinsJson */.jU)(body, options.droppable ? { droppable: options.droppable } : {});
-        for (const part of dropped)
-            options.onDropped?.(part);
-        return value;
-    }
-    catch (error) {
-        // The same answer again would be as deep: not a glitch to retry.
-        if (error instanceof json/* JsonTooDeep */.nh)
-            throw tooDeepError(server, context, error, response.status);
-        throw new TransientFailure(new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', undefined, GLITCH_ATTEMPTS);
-    }
-}
-/** What to say of an answer nested too deep to read. */
-function tooDeepError(server, context, error, status) {
-    return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`, status);
-}
-/**
- * What to say of a part left out as too deep (json.ts readJenkinsJson):
- * which answer, which element of which list, and whose data it was.
- */
-function droppedNote(server, context, part) {
-    const whose = part.className === undefined ? '' : ` (${part.className})`;
-    return `Jenkins at ${server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${json/* MAX_JSON_DEPTH */.KX} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`;
-}
-/** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
-async function postBody(response, context, redact, logger) {
-    try {
-        return redact(await response.text(ERROR_BODY_LIMIT));
-    }
-    catch (error) {
-        if (error instanceof errors/* Interrupted */.j$)
-            throw error;
-        logger.debug(`Could not read the answer to ${context.what}: ${(0,error_text/* errorText */.k)(error)}`);
-        return '';
-    }
-}
-/**
- * The error for a non-2xx answer to a read: TransientFailure when worth
- * another try. `recheck` may replace the error (a 404 that is not Jenkins'
- * own, locate.ts).
- */
-async function readFailure(response, context, redact, recheck) {
-    // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
-    const body = redact(await bodyOf(response.text(ERROR_BODY_LIMIT)));
-    const error = await recheck(errorForResponse(response, body, context));
-    return RETRYABLE_STATUSES.has(response.status) ? retryLater(response, error) : error;
-}
-/** A failed answer to try again, not before the Retry-After Jenkins gave, if any. */
-function retryLater(response, error) {
-    return new TransientFailure(error, String(response.status), parseRetryAfter(response.header('retry-after')));
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/reports/json-prefix.ts
@@ -48671,7 +48642,7 @@ async function runBounded(settings, io, mode) {
 /**
  * Cancels or stops what the step started (unless told not to), every target
  * at once within `until`, and says what it did: the text that ends the abort
- * message, and what was said of each job (by lower-case full name). With
+ * message, and what was said of each job (by jobKey). With
  * `single` (one `job`), a build the step did not start is said to be left
  * running, and a build that ended is still looked at; each line says
  * `Jenkins:`, not `Jenkins <job>:`.
@@ -48697,7 +48668,7 @@ async function stopWork({ settings, work }, { log, until, single }) {
         const done = await Promise.all(work.targets(client, single).map(async (target) => {
             const logger = single ? log : (0,util_logger/* namedLogger */.OP)(log, target.name);
             const what = await abortRemote(client, target, logger, { until });
-            said.set(target.name.toLowerCase(), what);
+            said.set((0,job_path/* jobKey */.tv)(target.job), what);
             return single ? what : `${target.name}: ${what}`;
         }));
         for (const line of done)
@@ -49400,7 +49371,7 @@ function duplicateWarnings(entries) {
     const warnings = [];
     entries.forEach((entry, i) => {
         const key = JSON.stringify([
-            entry.job.map(name => name.toLowerCase()),
+            (0,job_path/* jobKey */.tv)(entry.job),
             Object.entries(entry.parameters).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         ]);
         const earlier = first.get(key);
@@ -49822,8 +49793,7 @@ async function completeBuild(c, owners, ref, final, watched) {
  * job is listed more than once (its builds would share names).
  */
 function artifactsFolder(c, item, ref) {
-    const key = (0,job_path/* fullName */.fq)(item.entry.job).toLowerCase();
-    const twice = c.entries.filter(e => (0,job_path/* fullName */.fq)(e.job).toLowerCase() === key).length > 1;
+    const twice = c.entries.filter(e => (0,job_path/* sameJob */.YU)(e.job, item.entry.job)).length > 1;
     const names = item.entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'));
     return (0,external_node_path_namespaceObject.join)(c.settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []));
 }
@@ -50123,7 +50093,7 @@ async function resolveJobs(o) {
 async function once(o, read) {
     const byJob = new Map();
     const reads = o.entries.map(entry => {
-        const key = (0,job_path/* fullName */.fq)(entry.job).toLowerCase();
+        const key = (0,job_path/* jobKey */.tv)(entry.job);
         let promise = byJob.get(key);
         if (!promise) {
             promise = read(entry);
@@ -50238,7 +50208,7 @@ class JobsRun {
     /** What is known when the step was stopped: outputs and summary. Never throws. */
     async reportSoFar(notes) {
         for (const item of this.items) {
-            const note = notes.get((0,job_path/* fullName */.fq)(item.entry.job).toLowerCase());
+            const note = notes.get((0,job_path/* jobKey */.tv)(item.entry.job));
             if (note && !item.done)
                 item.report.left = note;
         }
