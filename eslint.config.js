@@ -16,7 +16,6 @@ const LAYERS = {
   outcome: ['util', 'runner', 'jenkins', 'inputs'],
   follow: ['util', 'runner', 'jenkins', 'inputs', 'outcome'],
   step: ['util', 'runner', 'jenkins', 'inputs', 'outcome', 'follow'],
-  multi: ['util', 'runner', 'jenkins', 'inputs', 'outcome', 'follow', 'step'],
   // The command talks to the action through its bundle only.
   cli: ['util']
 }

@@ -91,7 +91,7 @@ describe('folder boundaries', () => {
     ],
     [
       'src/outcome/probe.ts',
-      "import type { x } from '../follow/follower.js'",
+      "import type { x } from '../follow/follow-builds.js'",
       'src/outcome/ may import only'
     ],
     [
@@ -99,8 +99,7 @@ describe('folder boundaries', () => {
       "import { x } from '../step/step-io.js'",
       'src/follow/ may import only'
     ],
-    ['src/step/probe.ts', "import { x } from '../multi/step.js'", 'src/step/ may import only'],
-    ['src/multi/probe.ts', "import { x } from '../cli/main.js'", 'src/multi/ may import only'],
+    ['src/step/probe.ts', "import { x } from '../cli/main.js'", 'src/step/ may import only'],
     ['src/cli/probe.ts', "import { x } from '../main.js'", 'src/cli/ may import only util/'],
     [
       'src/main-probe.ts',
@@ -137,10 +136,9 @@ describe('folder boundaries', () => {
 
     ['src/outcome/probe.ts', "import { x } from '../inputs/inputs.js'"],
     ['src/follow/probe.ts', "import { x } from '../outcome/report.js'"],
-    ['src/step/probe.ts', "import { x } from '../follow/follower.js'"],
-    ['src/multi/probe.ts', "import { x } from '../step/step-io.js'"],
+    ['src/step/probe.ts', "import { x } from '../follow/follow-builds.js'"],
     ['src/cli/probe.ts', "import { x } from '../util/suggest.js'"],
-    ['src/main-probe.ts', "import { x } from './multi/step.js'"],
+    ['src/main-probe.ts', "import { x } from './step/run-builds.js'"],
     ['test-server/model/probe.ts', "import { x } from '../types.js'"],
     ['test-server/http/probe.ts', "import { x } from '../model/state.js'"]
   ])('%s: %s is allowed', async (file, code) => {

@@ -205,7 +205,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         }
       })
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-pr')).toEqual([PR_HEAD, PR_HEAD])
+      expect(statusShas(github, 'jenkins/ev-pr')).toEqual([PR_HEAD, PR_HEAD, PR_HEAD])
       expect(r.outputs.commit).toBe(PR_HEAD)
     })
 
@@ -223,7 +223,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         }
       })
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-comment')).toEqual([PR_HEAD, PR_HEAD])
+      expect(statusShas(github, 'jenkins/ev-comment')).toEqual([PR_HEAD, PR_HEAD, PR_HEAD])
       expect(github.requests.filter(q => q.url === '/repos/owner/repo/pulls/23')).toHaveLength(1)
     })
 
@@ -242,7 +242,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         }
       })
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-links')).toEqual([PR_HEAD, PR_HEAD])
+      expect(statusShas(github, 'jenkins/ev-links')).toEqual([PR_HEAD, PR_HEAD, PR_HEAD])
       const at = (sha: string) =>
         `<a href="https://github.com/owner/repo/blob/${sha}/tests/test_parser.py#L17">`
       expect(r.summary).toContain(at(PR_HEAD))
@@ -263,7 +263,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         }
       })
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-issue')).toEqual([GITHUB_SHA, GITHUB_SHA])
+      expect(statusShas(github, 'jenkins/ev-issue')).toEqual([GITHUB_SHA, GITHUB_SHA, GITHUB_SHA])
       expect(r.outputs.commit).toBe(GITHUB_SHA)
       expect(commentRequests(github, 29)).toEqual([])
       expect(r.stdout).toContain('pr-comment: this run (issue_comment) is tied to no pull request')
@@ -284,7 +284,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         }
       })
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-run')).toEqual([RUN_HEAD, RUN_HEAD])
+      expect(statusShas(github, 'jenkins/ev-run')).toEqual([RUN_HEAD, RUN_HEAD, RUN_HEAD])
       expect(github.comments.get(31)?.map(c => c.body)).toEqual([
         expect.stringContaining('`ev-run`')
       ])
@@ -307,7 +307,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         }
       )
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'ci/fork')).toEqual([RUN_HEAD, RUN_HEAD])
+      expect(statusShas(github, 'ci/fork')).toEqual([RUN_HEAD, RUN_HEAD, RUN_HEAD])
       expect(github.comments.get(37)).toHaveLength(1)
     })
 
@@ -323,7 +323,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         }
       })
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-queue')).toEqual([QUEUE_HEAD, QUEUE_HEAD])
+      expect(statusShas(github, 'jenkins/ev-queue')).toEqual([QUEUE_HEAD, QUEUE_HEAD, QUEUE_HEAD])
     })
 
     it('push: GITHUB_SHA', async () => {
@@ -332,7 +332,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         event: { name: 'push', payload: { after: GITHUB_SHA, repository } }
       })
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-push')).toEqual([GITHUB_SHA, GITHUB_SHA])
+      expect(statusShas(github, 'jenkins/ev-push')).toEqual([GITHUB_SHA, GITHUB_SHA, GITHUB_SHA])
     })
   })
 
@@ -382,7 +382,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
       describeRun(r)
     ).toEqual(['GET', 'POST'])
     // The statuses are another permission: they still went.
-    expect(statusShas(forbidden, 'jenkins/denied')).toEqual([PR_HEAD, PR_HEAD])
+    expect(statusShas(forbidden, 'jenkins/denied')).toEqual([PR_HEAD, PR_HEAD, PR_HEAD])
   })
 
   it('with jobs: a build whose artifacts cannot be written ends its status as error, with the reason', async () => {

@@ -157,11 +157,20 @@ describe.each(RUNTIMES)('summary, commit status and post step ($name)', ({ path:
       )
       expect(r.code, describeRun(r)).toBe(0)
       const posted = statuses(github, 'jenkins/status-ok')
-      expect(posted.map(p => p.state)).toEqual(['pending', 'success'])
+      expect(posted.map(p => [p.state, p.description])).toEqual([
+        ['pending', 'Queued in Jenkins'],
+        ['pending', `Jenkins build #${r.outputs['build-number']} running`],
+        ['success', `Jenkins #${r.outputs['build-number']}: SUCCESS`]
+      ])
+      // Queued: the queue item's page, until the build is known.
+      expect(posted.map(p => p.target_url)).toEqual([
+        r.outputs['queue-url'],
+        r.outputs['build-url'],
+        r.outputs['build-url']
+      ])
       for (const p of posted) {
         expect(p.sha).toBe(HEAD_SHA)
         expect(p.sha).not.toBe(MERGE_SHA)
-        expect(p.target_url).toBe(r.outputs['build-url'])
         expect(p.authorization).toMatch(new RegExp(`^(token|Bearer) ${GITHUB_TOKEN}$`))
       }
       const leaks = r.stdout
@@ -185,9 +194,9 @@ describe.each(RUNTIMES)('summary, commit status and post step ($name)', ({ path:
       expect(r.code, describeRun(r)).toBe(1)
       expect(statuses(github, 'jenkins/status-fail')).toEqual([])
       const posted = statuses(github, 'ci/jenkins-custom')
-      expect(posted.map(p => p.state)).toEqual(['pending', 'failure'])
+      expect(posted.map(p => p.state)).toEqual(['pending', 'pending', 'failure'])
       expect(posted.every(p => p.sha === HEAD_SHA)).toBe(true)
-      expect(posted[1]?.target_url).toBe(r.outputs['build-url'])
+      expect(posted[2]?.target_url).toBe(r.outputs['build-url'])
     })
 
     it('posts error, not a pending left forever, when the step times out', async () => {
@@ -204,9 +213,12 @@ describe.each(RUNTIMES)('summary, commit status and post step ($name)', ({ path:
       )
       expect(r.code, describeRun(r)).toBe(1)
       const posted = statuses(github, 'jenkins/status-timeout')
-      expect(posted.map(p => p.state)).toEqual(['pending', 'error'])
-      expect(posted[1]?.description).toBe('Timed out waiting for Jenkins')
-      expect(posted[1]?.target_url).toBe(posted[0]?.target_url)
+      // Queued and running when the step got that far within its second, then the error.
+      const last = posted.at(-1)
+      expect(posted.slice(0, -1).every(p => p.state === 'pending')).toBe(true)
+      expect(last?.state).toBe('error')
+      expect(last?.description).toBe('Timed out waiting for Jenkins')
+      if (posted.length === 3) expect(last?.target_url).toBe(posted[1]?.target_url)
     })
 
     it('a 403 from GitHub warns about statuses: write and leaves the result alone', async () => {

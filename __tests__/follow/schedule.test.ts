@@ -72,7 +72,7 @@ function simulate(
   const tracks = new Map<number, ModelBuild>()
   for (const b of world.builds) {
     b.number ??= 1
-    tracks.set(schedule.addQueued([b.job], b.queueId, 0, options.expect), b)
+    tracks.set(schedule.addQueued([b.job], b.queueId, 0, { expect: options.expect }), b)
   }
   let now = 0
   const state = (b: ModelBuild, t: number) => {

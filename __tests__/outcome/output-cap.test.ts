@@ -56,14 +56,14 @@ describe('setBuildOutputs and counts', () => {
 
   it('a duration that is not a count is not set, with a warning; the number is plain digits', () => {
     const r = recorder()
-    setBuildOutputs(r.out, outcome(build({ duration: 1e21 })), r.logger)
+    setBuildOutputs(r.out, { outcome: outcome(build({ duration: 1e21 })) }, r.logger)
     expect(r.outputs.duration).toBeUndefined()
     expect(r.outputs['build-number']).toBe('7')
     expect(r.warnings).toEqual([
       'Ignored the duration Jenkins gave build #7 (1e+21): not a whole number of milliseconds. The duration output is not set.'
     ])
     const ok = recorder()
-    setBuildOutputs(ok.out, outcome(build({})), ok.logger)
+    setBuildOutputs(ok.out, { outcome: outcome(build({})) }, ok.logger)
     expect(ok.outputs.duration).toBe('1200')
     expect(ok.warnings).toEqual([])
   })
@@ -77,9 +77,11 @@ describe('setBuildOutputs and counts', () => {
     setBuildOutputs(
       r.out,
       {
-        ...outcome(build({})),
-        artifacts: { written, refused: [], folder: 'jenkins-artifacts', bytes: 0, problems: [] }
-      } as BuildOutcome,
+        outcome: {
+          ...outcome(build({})),
+          artifacts: { written, refused: [], folder: 'jenkins-artifacts', bytes: 0, problems: [] }
+        } as BuildOutcome
+      },
       r.logger
     )
     const json = r.outputs.artifacts ?? ''

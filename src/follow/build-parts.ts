@@ -39,7 +39,7 @@ export async function lastBuild(
 }
 
 /** A 404 on a job, with the closest job names Jenkins has. */
-export async function withJobSuggestions(
+async function withJobSuggestions(
   api: JenkinsApi,
   job: JobPath,
   error: JenkinsError,
@@ -54,6 +54,21 @@ export async function withJobSuggestions(
     logger.debug(`Could not list jobs for suggestions: ${errorText(listError)}`)
   }
   return error.message
+}
+
+/** What `work` gives; a 404 it throws names the closest jobs Jenkins has. */
+export async function suggestingJobs<T>(
+  api: JenkinsApi,
+  job: JobPath,
+  logger: Logger,
+  work: Promise<T>
+): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    if (!(error instanceof JenkinsError && error.kind === 'not-found')) throw error
+    throw new Error(await withJobSuggestions(api, job, error, logger))
+  }
 }
 
 /** A commit status description for a step that failed before the build's result was known. */

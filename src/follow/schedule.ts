@@ -40,6 +40,16 @@ import { consoleBuildRead, consoleFailed, consoleRead, ownRead, pace, type Track
 
 /** Between the reads of a build the step told to stop (ms). */
 const STOPPING_MS = 500
+/** A running Pipeline's first look for a pending `input`, and the pause between looks (ms): an input waits for a person. */
+const INPUT_FIRST_MS = 5000
+const INPUT_EVERY_MS = 10_000
+
+/** How a build is followed besides its end: its console (`console`: its reads tell the end), its pending inputs (`inputs`: a Pipeline). */
+export interface FollowedParts {
+  expect?: Expectation
+  console?: boolean
+  inputs?: boolean
+}
 
 /** One schedule for the builds of one step. */
 export class SharedSchedule {
@@ -66,8 +76,8 @@ export class SharedSchedule {
   }
 
   /** A build whose queue item was just created (or found). */
-  addQueued(job: JobPath, queueId: number, now: number, expect?: Expectation): number {
-    const track = this.add({ job, phase: 'queued', queueId, expect }, now)
+  addQueued(job: JobPath, queueId: number, now: number, parts: FollowedParts = {}): number {
+    const track = this.add({ job, phase: 'queued', queueId, ...parts }, now)
     // The first round comes at the queue's first pace from now.
     if (this.roundAt === undefined || this.activeQueued() === 1) {
       this.roundAt = now
@@ -85,17 +95,30 @@ export class SharedSchedule {
   addRunning(
     ref: BuildRef,
     now: number,
-    { build, from, console = false }: RunningStart & { console?: boolean }
+    { build, from, ...parts }: RunningStart & FollowedParts
   ): number {
-    const track = this.add({ job: ref.job, phase: 'queued', expect: from?.expect }, now)
+    const track = this.add({ job: ref.job, phase: 'queued', expect: from?.expect, ...parts }, now)
     this.startTrack(track, ref, now, {
       listed: build,
-      seen: from && { seenAt: from.startedAt ?? now, startSlackMs: from.startSlackMs ?? 0 },
-      console
+      seen: from && { seenAt: from.startedAt ?? now, startSlackMs: from.startSlackMs ?? 0 }
     })
     // No round watches it: its first read at once (a console from its start).
     if (track.direct) track.dueAt = now
     this.roundAt ??= now
+    return track.id
+  }
+
+  /**
+   * The console of a build that ended, read on its own (never budgeted) from
+   * `now` until Jenkins closes it ('drained'), or given up after followUpForMs.
+   */
+  addDrain(ref: BuildRef, now: number): number {
+    const track = this.add({ job: ref.job, phase: 'running', ref, console: true, drain: true }, now)
+    track.watch = { ...watch({ console: true, startedAt: now }), endSeenAt: now, endConfirmed: true }
+    track.next = 'console'
+    track.direct = true
+    track.duePoll = false
+    track.dueAt = now
     return track.id
   }
 
@@ -149,6 +172,13 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.phase !== 'done' && !track.inFlight && track.dueAt !== undefined && !track.duePoll)
         consider(track.dueAt)
+      // A running Pipeline's pending inputs: a read of their own, beside the build's.
+      if (track.phase !== 'running' || track.inputsAt === undefined || track.inputsInFlight) continue
+      if (track.inputsAt > now) consider(track.inputsAt)
+      else if (track.ref) {
+        track.inputsInFlight = true
+        reads.push({ kind: 'inputs', track: track.id, ref: track.ref })
+      }
     }
     // Then one poll, if the budget allows: the round or the most overdue own poll.
     const polls: Array<{ at: number; read: () => ScheduledRead }> = []
@@ -313,10 +343,18 @@ export class SharedSchedule {
     return []
   }
 
-  /** A console read's news (track.ts). */
-  sawConsole(id: number, now: number, poll: ConsolePoll): void {
+  /** A console read's news (track.ts); a drained console ends its track. */
+  sawConsole(id: number, now: number, poll: ConsolePoll): TrackEvent[] {
     const track = this.running(id)
-    if (track) consoleRead(track, now, poll, this.policy)
+    return track ? consoleRead(track, now, poll, this.policy) : []
+  }
+
+  /** A look at a running Pipeline's inputs (`more`: look again later; false: Jenkins has no stages to look at). */
+  sawInputs(id: number, now: number, more: boolean): void {
+    const track = this.tracks[id]
+    if (!track) return
+    track.inputsInFlight = false
+    track.inputsAt = more && track.phase === 'running' ? now + INPUT_EVERY_MS : undefined
   }
 
   /** A console read that failed on the way (track.ts). */
@@ -351,7 +389,11 @@ export class SharedSchedule {
 
   // ---------------------------------------------------------------------------
 
-  private add(init: Pick<Track, 'job' | 'phase' | 'queueId' | 'expect'>, now: number): Track {
+  private add(
+    init: Pick<Track, 'job' | 'phase'> & Partial<Pick<Track, 'queueId' | 'ref' | 'drain'>> & FollowedParts,
+    now: number
+  ): Track {
+    const { console = false, inputs = false, ...rest } = init
     const track: Track = {
       id: this.tracks.length,
       addedAt: now,
@@ -363,7 +405,10 @@ export class SharedSchedule {
       checking: false,
       queueAttempt: 0,
       inFlight: false,
-      ...init
+      console,
+      inputs,
+      inputsInFlight: false,
+      ...rest
     }
     this.tracks.push(track)
     return track
@@ -378,21 +423,15 @@ export class SharedSchedule {
     track: Track,
     ref: BuildRef,
     now: number,
-    {
-      listed,
-      seen,
-      console = false
-    }: {
-      listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>
-      seen?: StartSeen
-      console?: boolean
-    }
+    { listed, seen }: { listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>; seen?: StartSeen }
   ): TrackEvent {
+    const { console } = track
     track.phase = 'running'
     track.ref = ref
     track.runningSince = now
     track.leftAt = undefined
     track.next = console ? 'console' : 'build'
+    if (track.inputs) track.inputsAt = now + INPUT_FIRST_MS
     const start = seen ?? { seenAt: now, startSlackMs: 0 }
     let w = watch({
       console,
@@ -409,7 +448,8 @@ export class SharedSchedule {
     } else {
       track.direct = true
       track.duePoll = true
-      track.dueAt = now + nextPoll(w, now, this.policy.poll).delayMs
+      // A console from its start, at once.
+      track.dueAt = console ? now : now + nextPoll(w, now, this.policy.poll).delayMs
     }
     return { kind: 'started', track: track.id, number: ref.number, ...start }
   }

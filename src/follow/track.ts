@@ -57,6 +57,14 @@ export interface Track {
   /** The step told it to stop: read on its own until it ended. */
   stopping: boolean
   inFlight: boolean
+  /** Its console is read while it runs, and tells its end. */
+  console: boolean
+  /** Only the console of a build that ended is read, until Jenkins closes it (schedule.ts addDrain). */
+  drain?: boolean
+  /** A Pipeline: its pending inputs are looked at while it runs, when inputsAt comes. */
+  inputs: boolean
+  inputsAt?: number
+  inputsInFlight: boolean
 }
 
 /** Its own read, now: in flight until it is reported. */
@@ -80,12 +88,13 @@ export function pace(track: Track, policy: SchedulePolicy, floorMs = 0): void {
   track.next = next.read
   // Once the console is complete, only the full JSON tells the end.
   track.wantFull = track.watch?.logComplete ?? false
-  track.duePoll = true
+  // A drain is the end's follow-up of a build already over: never held back by the budget.
+  track.duePoll = !track.drain
   track.dueAt = from + Math.max(next.delayMs, floorMs)
 }
 
 /** A build read that follows at once from the last read (its pace counts from that one's start). */
-function readAtOnce(track: Track, now: number, full: boolean): void {
+function readAtOnce(track: Track, now: number, { full }: { full: boolean }): void {
   track.pacedFrom = track.sentAt
   track.next = 'build'
   track.wantFull = full
@@ -96,12 +105,24 @@ function readAtOnce(track: Track, now: number, full: boolean): void {
 /**
  * A console read's news. `moreData` false: the log is complete, so the
  * build is over; one full read says so, never `result` alone, which a
- * Pipeline sets while it still runs.
+ * Pipeline sets while it still runs (a drain knew it was over: it is done).
  */
-export function consoleRead(track: Track, now: number, poll: ConsolePoll, p: SchedulePolicy): void {
-  if (!poll.moreData) return readAtOnce(track, now, true)
-  track.watch = sawConsole(track.watch as Watch, now, poll, p.poll)
-  pace(track, p)
+export function consoleRead(
+  track: Track,
+  now: number,
+  poll: ConsolePoll,
+  p: SchedulePolicy
+): TrackEvent[] {
+  if (!poll.moreData && track.drain) {
+    track.phase = 'done'
+    return [{ kind: 'drained', track: track.id }]
+  }
+  if (!poll.moreData) readAtOnce(track, now, { full: true })
+  else {
+    track.watch = sawConsole(track.watch as Watch, now, poll, p.poll)
+    pace(track, p)
+  }
+  return []
 }
 
 /**
@@ -114,7 +135,7 @@ export function consoleRead(track: Track, now: number, poll: ConsolePoll, p: Sch
 export function consoleFailed(track: Track, now: number, p: SchedulePolicy): void {
   if (track.watch?.endSeenAt !== undefined) return pace(track, p, p.poll.nearMs)
   track.checking = true
-  readAtOnce(track, now, false)
+  readAtOnce(track, now, { full: false })
 }
 
 /** A console-followed build's read: the end when the console is complete (`full`), else news for its watch. */

@@ -47,8 +47,6 @@ export interface Settings extends JobEntry {
   wait: WaitMode
   disable: boolean
   build: BuildMode
-  /** With `build: <number or URL>`: the build or queue item to follow. */
-  given?: BuildReference
   listJobs: boolean
   /** Bound on the whole step, in milliseconds. */
   timeoutMs: number

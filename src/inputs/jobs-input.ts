@@ -12,6 +12,7 @@ import { parseValuesFile } from './values-file.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
 import { clip } from '../util/shorten.js'
 import { parseBranch } from './input-values.js'
+import type { BuildReference } from './build-reference.js'
 
 /** One build the inputs ask for, validated: the `job` input, or an item of `jobs`. */
 export interface JobEntry {
@@ -31,6 +32,8 @@ export interface JobEntry {
   statusContext: string
   /** The artifact (its path among the build's artifacts) read into `values`: an item's `"values-file"`, else the shared input's; undefined for none. */
   valuesFile?: string
+  /** `build: <number or URL>` (an item's `"build"`): the build or queue item to follow instead of triggering one. */
+  given?: BuildReference
 }
 
 /** What the `jobs` input asks for, and what it allows but should say. */

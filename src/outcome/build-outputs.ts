@@ -15,7 +15,7 @@ import type { Logger } from '../util/logger.js'
 import { cappedArray } from './output-cap.js'
 import { kib } from '../util/bytes.js'
 import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
-import type { BuildOutcome } from './report.js'
+import type { BuildOutcome, BuildReport } from './report.js'
 
 /**
  * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
@@ -83,13 +83,21 @@ export interface BuildEntry {
   values: Record<string, JsonValue> | null
 }
 
+/** What an item's outputs are made of: its build's outcome and its own values. */
+export type BuildView = Pick<BuildReport, 'outcome' | 'values'>
+
+/** The build's number once known (from its URL before it is read); null before. */
+export function buildNumber(outcome: BuildOutcome): number | null {
+  return outcome.build?.number ?? numberOf(outcome.buildUrl) ?? null
+}
+
 /** The one function that turns a build's outcome into its output values (null where unknown). duration and result only once the build is over. */
-export function buildEntry(outcome: BuildOutcome): BuildEntry {
+export function buildEntry({ outcome, values }: BuildView): BuildEntry {
   const build = outcome.build
   const ended = build !== undefined && !build.building
   return {
     job: outcome.jobName,
-    number: build?.number ?? numberOf(outcome.buildUrl) ?? null,
+    number: buildNumber(outcome),
     url: outcome.buildUrl ?? null,
     result: outcome.result ?? (ended ? build.result : null),
     // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
@@ -98,7 +106,7 @@ export function buildEntry(outcome: BuildOutcome): BuildEntry {
     description: build?.description ?? null,
     displayName: build?.displayName ?? null,
     parameters: build ? parameterValues(build.parameters) : null,
-    values: outcome.values?.values ?? null
+    values: values?.values ?? null
   }
 }
 
@@ -110,11 +118,12 @@ export function buildEntry(outcome: BuildOutcome): BuildEntry {
  */
 export function setBuildOutputs(
   out: Pick<StepIO, 'setOutput'>,
-  outcome: BuildOutcome,
+  report: BuildView,
   logger?: Logger
 ): void {
+  const { outcome } = report
   const build = outcome.build
-  const entry = buildEntry(outcome)
+  const entry = buildEntry(report)
   if (entry.result) out.setOutput(Output.Result, entry.result)
   if (entry.number !== null) out.setOutput(Output.BuildNumber, String(entry.number))
   if (entry.url) out.setOutput(Output.BuildUrl, entry.url)

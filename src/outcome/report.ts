@@ -9,7 +9,7 @@ import type { BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
 import { formatDuration } from '../util/duration.js'
-import { buildEntry } from './build-outputs.js'
+import { buildNumber } from './build-outputs.js'
 import { addHistory, type HistoryEntry } from './history.js'
 import { escapeHtml, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
@@ -47,8 +47,6 @@ export interface BuildOutcome {
   history?: HistoryEntry[]
   /** The stage the build's result came from, for the failure message. */
   failedStage?: string
-  /** What the `values-file` held, once the build ended. */
-  values?: ValuesOutcome
   /** What the `artifacts` input downloaded. */
   artifacts?: ArtifactsOutcome
   /** Parts of the outcome (test report, stages, artifacts list) that could not be read, and why: notices, never the verdict. */
@@ -67,7 +65,10 @@ type UploadedFile = Pick<UploadFile, 'name' | 'fileName' | 'size'>
 
 /** What the step reports of one build, for outputs, the summary and the verdict (with `jobs`, one item's). */
 export interface BuildReport {
+  /** Its build's: items that share one build (folded by Jenkins) share this object. */
   outcome: BuildOutcome
+  /** What the item's `values-file` held, once the build ended. */
+  values?: ValuesOutcome
   /** Why it could not be followed to its end (cancelled in the queue, refused, gone). */
   error?: string
   /** What the step did to it for fail-fast, when it did (stopped, cancelled in the queue): reported as such, not as a failure of its own. */
@@ -119,10 +120,10 @@ export async function writeSummaryWith(
 /** The job summary of one `job`: its build's section (addBuildSection). Never throws. */
 export function writeSummary(
   summary: Summary,
-  outcome: BuildOutcome,
+  report: BuildReport,
   logger: Logger
 ): Promise<void> {
-  return writeSummaryWith(summary, logger, s => addBuildSection(s, { outcome, tail: [] }))
+  return writeSummaryWith(summary, logger, s => addBuildSection(s, report))
 }
 
 /** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
@@ -154,21 +155,21 @@ export function addBuildSection(
   const alone = options.item !== true
   const full = alone || didNotPass(report)
   const rows = alone ? summaryRows(outcome) : factRows(outcome.build)
-  if (!full && rows.length === 0 && !outcome.values && !outcome.unread) return
+  if (!full && rows.length === 0 && !report.values && !outcome.unread) return
   // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
   const sub = alone ? 3 : 4
+  const notes = [report.error, report.stopped, report.left, outcome.note].filter(n => !!n)
+  const addNotes = (): void => {
+    if (notes.length === 0) return
+    summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true)
+  }
   if (alone) summary.addHeading(`Jenkins ${link(shortName(outcome.jobName), outcome.jobUrl)}`, 2)
   else {
     summary.addHeading(
       `${link(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${escapeHtml(outcome.result ?? 'no result')}`,
       3
     )
-    const notes = [report.error, report.stopped, report.left, outcome.note].filter(
-      (n): n is string => !!n
-    )
-    if (notes.length > 0) {
-      summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true)
-    }
+    addNotes()
   }
   if (rows.length > 0) {
     summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]))
@@ -177,17 +178,15 @@ export function addBuildSection(
     if (outcome.history) addHistory(summary, outcome.history)
     if (outcome.tests) addFailedTests(summary, outcome.tests, sub)
     if (outcome.stages) addStages(summary, outcome.stages, sub)
-    // Several builds share one chart (multi/report.ts).
+    // Several builds share one chart (builds-report.ts).
     if (outcome.stages && alone) addTimeline(summary, [{ stages: outcome.stages }])
     if (outcome.artifacts) addArtifacts(summary, outcome.artifacts, sub)
   }
-  if (outcome.values) addValues(summary, outcome.values, sub)
+  if (report.values) addValues(summary, report.values, sub)
   if (outcome.unread) addUnread(summary, outcome.unread)
   if (alone) {
     addParameters(summary, outcome)
-    if (outcome.note) {
-      summary.addRaw(`<p>${escapeHtml(cut(outcome.note, MAX_NOTE_CHARS))}</p>`, true)
-    }
+    addNotes()
     return
   }
   const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY)
@@ -201,7 +200,7 @@ export function addBuildSection(
 
 /** The job and, once known, the build's number: `deploy #12`. */
 export function buildTitle(outcome: BuildOutcome): string {
-  const { number } = buildEntry(outcome)
+  const number = buildNumber(outcome)
   const job = shortName(outcome.jobName)
   return number === null ? job : `${job} #${number}`
 }
@@ -210,11 +209,12 @@ export function buildTitle(outcome: BuildOutcome): string {
 function summaryRows(outcome: BuildOutcome): [string, string][] {
   const build = outcome.build
   const rows: [string, string][] = [['Result', resultCell(outcome)]]
+  const number = buildNumber(outcome)
+  if (number !== null) rows.push(['Build', link(`#${number}`, outcome.buildUrl)])
   if (build) {
-    rows.push(['Build', link(`#${build.number}`, outcome.buildUrl)])
     rows.push(...factRows(build))
     rows.push(['Duration', build.building ? 'running' : escapeHtml(formatDuration(build.duration))])
-  } else if (outcome.queueUrl) {
+  } else if (number === null && outcome.queueUrl) {
     rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])
   }
   if (outcome.queueWaitMs !== undefined) {
@@ -267,7 +267,7 @@ export function resultCell(outcome: BuildOutcome): string {
   const build = outcome.build
   const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined
   if (!result) {
-    if (build?.building) return '⏳ running'
+    if (build?.building || (!build && outcome.buildUrl)) return '⏳ running'
     return build ? 'no result' : '⏳ not started'
   }
   const icon = RESULT_ICONS[result] ?? ''

@@ -14,10 +14,10 @@ import {
   resultCell,
   writeSummaryWith,
   type BuildReport
-} from '../outcome/report.js'
-import { buildEntry, setArtifactsOutput } from '../outcome/build-outputs.js'
+} from './report.js'
+import { buildEntry, buildNumber, setArtifactsOutput } from './build-outputs.js'
 import type { StepIO } from '../runner/io.js'
-import { addTimeline, type TimelineBuild } from '../outcome/summary-timeline.js'
+import { addTimeline, type TimelineBuild } from './summary-timeline.js'
 
 /**
  * The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED).
@@ -37,7 +37,7 @@ export function worstResult(
 }
 
 /**
- * The outputs of several builds: `builds` (each entry outcome/build-outputs.ts
+ * The outputs of several builds: `builds` (each entry build-outputs.ts
  * buildEntry, in the order the items were given), `result` (the worst), the
  * test counts summed over the builds that have a report, and every
  * downloaded artifact. The outputs of one build (number, url, build JSON,
@@ -48,7 +48,7 @@ export function setJobsOutputs(
   items: readonly BuildReport[],
   logger?: Logger
 ): void {
-  out.setOutput(Output.Builds, JSON.stringify(items.map(item => buildEntry(item.outcome))))
+  out.setOutput(Output.Builds, JSON.stringify(items.map(item => buildEntry(item))))
   const worst = worstResult(items.map(item => item.outcome.result))
   if (worst) out.setOutput(Output.Result, worst)
   const tests = items.flatMap(item => (item.outcome.tests ? [item.outcome.tests.counts] : []))
@@ -84,7 +84,7 @@ const TAIL_IN_MESSAGE = 10
 /**
  * The step's failure message when some item failed (undefined when none
  * did): one line per failed item, naming it, its result and link, then
- * each build's failure message (outcome/report.ts failureMessage) for
+ * each build's failure message (report.ts failureMessage) for
  * those that failed by themselves (not those fail-fast stopped). A missing
  * wanted artifact fails the step too.
  */
@@ -121,7 +121,7 @@ function itemLine(item: BuildReport): string {
 /**
  * The job summary of several builds: one table with a row per item (job,
  * build link, result, duration, failed-test count when known), one stage
- * chart, then each build's section (outcome/report.ts addBuildSection).
+ * chart, then each build's section (report.ts addBuildSection).
  * Everything from Jenkins or the user is escaped. Never throws.
  */
 export function writeJobsSummary(
@@ -149,7 +149,7 @@ export function writeJobsSummary(
 function row(item: BuildReport): string[] {
   const { outcome } = item
   const build = outcome.build
-  const number = buildEntry(outcome).number
+  const number = buildNumber(outcome)
   const buildCell =
     number !== null
       ? link(`#${number}`, outcome.buildUrl)
@@ -175,7 +175,7 @@ function timelineBuilds(items: readonly BuildReport[]): TimelineBuild[] {
     outcome.stages
       ? [
           {
-            section: { job: outcome.jobName, number: buildEntry(outcome).number ?? undefined },
+            section: { job: outcome.jobName, number: buildNumber(outcome) ?? undefined },
             stages: outcome.stages
           }
         ]

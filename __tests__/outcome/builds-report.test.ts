@@ -10,7 +10,7 @@ import {
   setJobsOutputs,
   worstResult,
   writeJobsSummary
-} from '../../src/multi/report.js'
+} from '../../src/outcome/builds-report.js'
 import type { BuildReport } from '../../src/outcome/report.js'
 import { buildEntry } from '../../src/outcome/build-outputs.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
@@ -65,7 +65,7 @@ describe('outputs', () => {
       item('deploy', undefined, undefined),
       item('lint', 5, null)
     ]
-    expect(items.map(i => buildEntry(i.outcome))).toEqual([
+    expect(items.map(i => buildEntry(i))).toEqual([
       {
         job: 'unit',
         number: 3,
