@@ -114,7 +114,11 @@ export class SharedSchedule {
    */
   addDrain(ref: BuildRef, now: number): number {
     const track = this.add({ job: ref.job, phase: 'running', ref, console: true, drain: true }, now)
-    track.watch = { ...watch({ console: true, startedAt: now }), endSeenAt: now, endConfirmed: true }
+    track.watch = {
+      ...watch({ console: true, startedAt: now }),
+      endSeenAt: now,
+      endConfirmed: true
+    }
     track.next = 'console'
     track.direct = true
     track.duePoll = false
@@ -173,7 +177,8 @@ export class SharedSchedule {
       if (track.phase !== 'done' && !track.inFlight && track.dueAt !== undefined && !track.duePoll)
         consider(track.dueAt)
       // A running Pipeline's pending inputs: a read of their own, beside the build's.
-      if (track.phase !== 'running' || track.inputsAt === undefined || track.inputsInFlight) continue
+      if (track.phase !== 'running' || track.inputsAt === undefined || track.inputsInFlight)
+        continue
       if (track.inputsAt > now) consider(track.inputsAt)
       else if (track.ref) {
         track.inputsInFlight = true
@@ -390,7 +395,9 @@ export class SharedSchedule {
   // ---------------------------------------------------------------------------
 
   private add(
-    init: Pick<Track, 'job' | 'phase'> & Partial<Pick<Track, 'queueId' | 'ref' | 'drain'>> & FollowedParts,
+    init: Pick<Track, 'job' | 'phase'> &
+      Partial<Pick<Track, 'queueId' | 'ref' | 'drain'>> &
+      FollowedParts,
     now: number
   ): Track {
     const { console = false, inputs = false, ...rest } = init
@@ -423,7 +430,10 @@ export class SharedSchedule {
     track: Track,
     ref: BuildRef,
     now: number,
-    { listed, seen }: { listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>; seen?: StartSeen }
+    {
+      listed,
+      seen
+    }: { listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>; seen?: StartSeen }
   ): TrackEvent {
     const { console } = track
     track.phase = 'running'

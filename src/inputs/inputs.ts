@@ -334,7 +334,11 @@ function parseGiven(
 ): BuildReference | undefined {
   if (several) {
     if (/^\d+$/.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-      throw conflict('jobs', 'build', 'a build number or URL names one build of one job: use job')
+      throw conflict(
+        'jobs',
+        'build',
+        `a build number or URL names one build of one job: give it as that item's "build"`
+      )
     }
     return undefined
   }

@@ -163,7 +163,10 @@ export class GithubReports {
    * order asked); `final` is the text the comment ends with, written once.
    * Never rejects.
    */
-  show(builds: readonly CommentBuild[], { final = false }: { final?: boolean } = {}): Promise<void> {
+  show(
+    builds: readonly CommentBuild[],
+    { final = false }: { final?: boolean } = {}
+  ): Promise<void> {
     if (!this.comment || this.final) return Promise.resolve()
     if (final) this.final = true
     return this.comment.write(

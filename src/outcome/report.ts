@@ -118,11 +118,7 @@ export async function writeSummaryWith(
 }
 
 /** The job summary of one `job`: its build's section (addBuildSection). Never throws. */
-export function writeSummary(
-  summary: Summary,
-  report: BuildReport,
-  logger: Logger
-): Promise<void> {
+export function writeSummary(summary: Summary, report: BuildReport, logger: Logger): Promise<void> {
   return writeSummaryWith(summary, logger, s => addBuildSection(s, report))
 }
 

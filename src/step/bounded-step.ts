@@ -125,9 +125,14 @@ export async function stopWork(
     const client = budgetClient(settings, until)
     const done = await Promise.all(
       work.targets(client).map(async target => {
-        const what = await abortRemote(client, target, named ? namedLogger(log, target.name) : log, {
-          until
-        })
+        const what = await abortRemote(
+          client,
+          target,
+          named ? namedLogger(log, target.name) : log,
+          {
+            until
+          }
+        )
         said.set(jobKey(target.job), what)
         return named ? `${target.name}: ${what}` : what
       })

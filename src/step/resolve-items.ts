@@ -10,6 +10,8 @@ import { lastBuild, suggestingJobs } from '../follow/build-parts.js'
 import { resolveGivenBuild } from '../follow/given-build.js'
 import type { BuildMode, ScanMode } from '../inputs/input-values.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
+import { itemMessage } from '../inputs/build-reference.js'
+import { InputError } from '../util/input-error.js'
 import { fullName, jobKey } from '../jenkins/model/job-path.js'
 import type { Build, JenkinsApi, JobInfo } from '../jenkins/model/types.js'
 import type { StepIO } from '../runner/io.js'
@@ -46,7 +48,8 @@ export async function resolveItems<T extends { entry: JobEntry }>(
     const { branch } = entry
     const suggesting = (read: Promise<Begin>): Promise<Begin> =>
       suggestingJobs(o.api, entry.job, o.out.logger, read)
-    if (branch && mode === 'new') return { item, scan: () => suggesting(branchJob(o, entry, branch)) }
+    if (branch && mode === 'new')
+      return { item, scan: () => suggesting(branchJob(o, entry, branch)) }
     const key = JSON.stringify([jobKey(entry.job), mode, entry.given?.text])
     let read = byRead.get(key)
     if (!read) byRead.set(key, (read = suggesting(readOne(o, entry))))
@@ -71,8 +74,14 @@ function modeOf(entry: JobEntry, build: BuildMode): BuildMode {
 async function readOne(o: ResolveOptions, entry: JobEntry): Promise<Begin> {
   const { api } = o
   const mode = modeOf(entry, o.build)
-  if (entry.given) {
-    const given = await resolveGivenBuild(api, entry.job, entry.given)
+  const { given: reference } = entry
+  if (reference) {
+    const given = await resolveGivenBuild(api, entry.job, reference).catch((error: unknown) => {
+      const { where } = reference
+      throw where && error instanceof InputError
+        ? new InputError(itemMessage(error.message, where))
+        : error
+    })
     return 'build' in given
       ? { kind: 'build', build: given.build, mode: 'given' }
       : { kind: 'queue-item', ...given }

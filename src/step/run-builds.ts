@@ -28,7 +28,13 @@ import { formatDuration } from '../util/duration.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { settleBy, throwIfAborted } from '../util/wait.js'
 import { stopWork, type StepRun, type Stopped } from './bounded-step.js'
-import { buildStarted, existingBuild, queueBuild, queueWaitMs, type StepItem } from './build-begun.js'
+import {
+  buildStarted,
+  existingBuild,
+  queueBuild,
+  queueWaitMs,
+  type StepItem
+} from './build-begun.js'
 import { judgeEnd, reportEnded } from './build-ended.js'
 import type { Presenter } from './presenter.js'
 import { Printer } from './printer.js'
@@ -217,7 +223,9 @@ export class BuildsRun {
     if (begin.kind === 'queue-item') {
       outcome.queueUrl = begin.queueUrl
       if (settings.wait === 'queued') return
-      this.log.info(`Following queue item ${begin.queueId} of ${outcome.jobName}: ${begin.queueUrl}`)
+      this.log.info(
+        `Following queue item ${begin.queueId} of ${outcome.jobName}: ${begin.queueUrl}`
+      )
       return
     }
     if (begin.kind === 'build') {
@@ -324,7 +332,9 @@ export class BuildsRun {
     }
     if (first.begin.kind === 'queue-item') {
       const { outcome } = first.report
-      this.side(readHistory(api, first.entry.job, ref.number, this.log).then(h => (outcome.history = h)))
+      this.side(
+        readHistory(api, first.entry.job, ref.number, this.log).then(h => (outcome.history = h))
+      )
     }
     if (!this.liveConsole(first)) this.waitingSilently(first, ref)
   }
@@ -436,7 +446,12 @@ export class BuildsRun {
    */
   private async complete(
     owners: Item[],
-    { ref, final, tail, watched }: { ref: BuildRef; final: Build; tail?: string[]; watched: boolean }
+    {
+      ref,
+      final,
+      tail,
+      watched
+    }: { ref: BuildRef; final: Build; tail?: string[]; watched: boolean }
   ): Promise<void> {
     const { api, settings, signal } = this.step
     const [first] = owners
