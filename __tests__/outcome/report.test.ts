@@ -3,20 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as core from '@actions/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import {
-  failureMessage,
-  writeSummary as writeReport,
-  type BuildOutcome
-} from '../../src/outcome/report.js'
-import {
-  BUILD_OUTPUT_MAX_BYTES,
-  buildOutput,
-  setBuildOutputs
-} from '../../src/outcome/build-outputs.js'
+import { writeSummary as writeReport, type BuildOutcome } from '../../src/outcome/report.js'
+import { failureMessage } from '../../src/outcome/failure.js'
+import { BUILD_OUTPUT_MAX_BYTES, buildOutput, setOutputs } from '../../src/outcome/build-outputs.js'
 import { formatDuration } from '../../src/util/duration.js'
 import type { Build } from '../../src/jenkins/model/types.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
-import type { Logger } from '../../src/util/logger.js'
+import { silentLogger, type Logger } from '../../src/util/logger.js'
 
 /** One build's summary, from its outcome alone. */
 function writeSummary(
@@ -24,7 +17,16 @@ function writeSummary(
   outcome: BuildOutcome,
   logger: Parameters<typeof writeReport>[2]
 ): Promise<void> {
-  return writeReport(summary, { outcome, tail: [] }, logger)
+  return writeReport(summary, [{ outcome, tail: [] }], logger, { several: false })
+}
+
+/** One build's outputs. */
+function setBuildOutputs(
+  out: Parameters<typeof setOutputs>[0],
+  report: Parameters<typeof setOutputs>[1][number],
+  logger: Logger = silentLogger
+): void {
+  setOutputs(out, [report], logger, { several: false })
 }
 
 /** A build as jenkins/reads decodes it from this JSON. */

@@ -120,14 +120,10 @@ export interface DuplicateKey {
  * The first key given twice, looking `depth` objects deep.
  */
 export function duplicateKey(text: string, depth: number): DuplicateKey | undefined {
-  const visit = (
-    node: AnyNode,
-    item: number | undefined,
-    left: number
-  ): DuplicateKey | undefined => {
+  const visit = (node: AnyNode, left: number, item?: number): DuplicateKey | undefined => {
     if (node.type === 'Array') {
       for (const [i, element] of node.elements.entries()) {
-        const found = visit(element.value, item ?? i + 1, left)
+        const found = visit(element.value, left, item ?? i + 1)
         if (found) return found
       }
     } else if (node.type === 'Object' && left > 0) {
@@ -141,13 +137,13 @@ export function duplicateKey(text: string, depth: number): DuplicateKey | undefi
           return { name, lines: where, ...(item === undefined ? {} : { item }) }
         }
         lines.set(name, line)
-        const found = visit(member.value, item, left - 1)
+        const found = visit(member.value, left - 1, item)
         if (found) return found
       }
     }
     return undefined
   }
-  return visit(parseJsonTree(text, { mode: 'json' }).body, undefined, depth)
+  return visit(parseJsonTree(text, { mode: 'json' }).body, depth)
 }
 
 function scalar(name: string, value: unknown): string {

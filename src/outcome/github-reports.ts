@@ -52,8 +52,8 @@ export class GithubReports {
     private readonly o: GithubReportsOptions,
     /** null: the commit under test could not be read; nothing is reported. */
     readonly target: CommitUnderTest | null,
-    private readonly comment: PullRequestComment | undefined,
-    private readonly runUrl: string | undefined
+    private readonly comment?: PullRequestComment,
+    private readonly runUrl?: string
   ) {}
 
   /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
@@ -67,7 +67,7 @@ export class GithubReports {
           'No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.'
         )
       }
-      return new GithubReports(o, null, undefined, undefined)
+      return new GithubReports(o, null)
     }
     // Octokit is evaluated only when a report or the pull request needs it
     // (start-up cost); "eager" keeps it in the one bundle file.

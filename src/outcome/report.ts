@@ -1,10 +1,9 @@
 /**
- * The one writer of a build's report, for one `job` and each build of
- * `jobs` alike: its section of the job summary (addBuildSection) and its
- * failure message; its outputs are build-outputs.ts's.
+ * The one writer of the job summary, for one `job` and `jobs` alike: each
+ * build's section (addBuildSection), and the table of several; the outputs
+ * are build-outputs.ts's, the failure message failure.ts's.
  */
 import type { summary as coreSummary } from '@actions/core'
-import { plainConsoleLine } from '../util/console-line.js'
 import type { BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
@@ -18,7 +17,7 @@ import { shortName } from '../util/names.js'
 import { formatBytes } from '../util/bytes.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
-import { addTimeline } from './summary-timeline.js'
+import { addTimeline, type TimelineBuild } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
 import { addValues, type ValuesOutcome } from './values.js'
 import { errorText } from '../util/error-text.js'
@@ -103,7 +102,7 @@ type Summary = typeof coreSummary
  * Writes the job summary (`fill`), or if it cannot be written (no
  * GITHUB_STEP_SUMMARY), warns and returns: never throws.
  */
-export async function writeSummaryWith(
+async function writeSummaryWith(
   summary: Summary,
   logger: Logger,
   fill: (summary: Summary) => void
@@ -117,9 +116,68 @@ export async function writeSummaryWith(
   }
 }
 
-/** The job summary of one `job`: its build's section (addBuildSection). Never throws. */
-export function writeSummary(summary: Summary, report: BuildReport, logger: Logger): Promise<void> {
-  return writeSummaryWith(summary, logger, s => addBuildSection(s, report))
+/**
+ * The job summary: one build's section (addBuildSection); with `several`,
+ * one table with a row per item (job, build link, result, duration,
+ * failed-test count when known), one stage chart, then each build's
+ * section. Everything from Jenkins or the user is escaped. Never throws.
+ */
+export function writeSummary(
+  summary: Summary,
+  reports: readonly BuildReport[],
+  logger: Logger,
+  { several }: { several: boolean }
+): Promise<void> {
+  return writeSummaryWith(summary, logger, s => {
+    if (several) {
+      s.addHeading('Jenkins builds', 2)
+      s.addTable([
+        ['Job', 'Build', 'Result', 'Duration', 'Failed tests'].map(data => ({
+          data,
+          header: true
+        })),
+        ...reports.map(report => row(report))
+      ])
+      addTimeline(s, timelineBuilds(reports))
+    }
+    for (const report of reports) addBuildSection(s, report, { item: several })
+  })
+}
+
+function row(report: BuildReport): string[] {
+  const { outcome } = report
+  const build = outcome.build
+  const number = buildNumber(outcome)
+  const buildCell =
+    number !== null
+      ? link(`#${number}`, outcome.buildUrl)
+      : outcome.queueUrl
+        ? link('queued', outcome.queueUrl)
+        : '—'
+  let result: string
+  if (report.error) result = `❌ ${escapeHtml(cut(report.error, 200))}`
+  else if (!build && !outcome.buildUrl && outcome.queueUrl) result = '⏳ queued'
+  else result = resultCell(outcome)
+  const note = report.stopped ?? report.left
+  if (note) result += ` — ${escapeHtml(note)}`
+  const duration =
+    build && !build.building ? escapeHtml(formatDuration(build.duration)) : build ? 'running' : '—'
+  const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—'
+  return [link(shortName(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests]
+}
+
+/** Each build's stages, for the one chart of several builds: a section each. */
+function timelineBuilds(reports: readonly BuildReport[]): TimelineBuild[] {
+  return reports.flatMap(({ outcome }) =>
+    outcome.stages
+      ? [
+          {
+            section: { job: outcome.jobName, number: buildNumber(outcome) ?? undefined },
+            stages: outcome.stages
+          }
+        ]
+      : []
+  )
 }
 
 /** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
@@ -142,7 +200,7 @@ const TAIL_IN_SUMMARY = 20
  * to say of a build that passed. Everything from Jenkins or the user is
  * escaped: plain text, never HTML.
  */
-export function addBuildSection(
+function addBuildSection(
   summary: Summary,
   report: BuildReport,
   options: { item?: boolean } = {}
@@ -259,7 +317,7 @@ function addParameters(summary: Summary, outcome: BuildOutcome): void {
 }
 
 /** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
-export function resultCell(outcome: BuildOutcome): string {
+function resultCell(outcome: BuildOutcome): string {
   const build = outcome.build
   const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined
   if (!result) {
@@ -328,56 +386,4 @@ function parameterText(value: unknown): string {
   if (typeof value === 'string') return value
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   return JSON.stringify(value) ?? ''
-}
-
-const TAIL_LINES = 30
-const TAIL_BYTES = 4 * 1024
-
-/**
- * The failure annotation: what finished how, where, and the console's last
- * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
- */
-export function failureMessage(outcome: BuildOutcome, tail: string[]): string {
-  const build = outcome.build
-  const result = outcome.result ?? build?.result ?? undefined
-  let head: string
-  if (!build) {
-    head = `Jenkins job ${shortName(outcome.jobName)} did not start a build`
-  } else if (build.building && !outcome.result) {
-    head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} did not finish`
-  } else {
-    head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`
-    if (outcome.failedStage) head += ` in stage '${shortName(outcome.failedStage)}'`
-  }
-  if (outcome.accept && outcome.accept.length > 0)
-    head += ` (accepted: ${outcome.accept.join(', ')})`
-  const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl)
-  if (url) head += ` — ${url}`
-  const lines = [head]
-  if (outcome.note) lines.push(outcome.note)
-  const last = lastLines(tail)
-  if (last.length > 0) lines.push(`Last ${last.length} console lines:`, ...last)
-  return lines.join('\n')
-}
-
-function lastLines(tail: string[]): string[] {
-  const kept: string[] = []
-  let bytes = 0
-  for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
-    let line = plainConsoleLine(tail[i] ?? '')
-    if (kept.length === 0 && line.trim() === '') continue
-    const size = Buffer.byteLength(line) + 1
-    if (bytes + size > TAIL_BYTES) {
-      if (kept.length > 0) break
-      line =
-        '…' +
-        Buffer.from(line)
-          .subarray(-(TAIL_BYTES - 8))
-          .toString('utf8')
-          .replace(/^\uFFFD+/, '')
-    }
-    bytes += Buffer.byteLength(line) + 1
-    kept.unshift(line)
-  }
-  return kept
 }

@@ -9,9 +9,9 @@ import type { Settings } from '../inputs/inputs.js'
 import type { JobEntry } from '../inputs/jobs-input.js'
 import { queueItemUrl, sameJob } from '../jenkins/model/job-path.js'
 import type { BuildRef } from '../jenkins/model/types.js'
-import { setBuildOutputs } from '../outcome/build-outputs.js'
-import { jobsFailure, setJobsOutputs, writeJobsSummary } from '../outcome/builds-report.js'
-import { failureMessage, writeSummary, type BuildReport } from '../outcome/report.js'
+import { setOutputs } from '../outcome/build-outputs.js'
+import { buildsFailure, failureMessage } from '../outcome/failure.js'
+import { writeSummary, type BuildReport } from '../outcome/report.js'
 import type { StepIO, Summary } from '../runner/io.js'
 import type { BuildResult } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
@@ -65,10 +65,9 @@ function one(settings: Settings): Presenter {
     filesLabel: () => "Input 'files'",
     waiting: (_, why) => `Waiting in the Jenkins queue: ${why}`,
     artifactsFolder: () => settings.artifactsPath,
-    setOutputs: (out, [report], logger) => report && setBuildOutputs(out, report, logger),
-    writeSummary: async (summary, [report], logger) => {
-      if (report) await writeSummary(summary, report, logger)
-    },
+    setOutputs: (out, reports, logger) => setOutputs(out, reports, logger, { several: false }),
+    writeSummary: (summary, reports, logger) =>
+      writeSummary(summary, reports, logger, { several: false }),
     failure: ([item], accept) => {
       if (!item) return undefined
       const { outcome, tail } = item.report
@@ -115,10 +114,11 @@ function several(settings: Settings, entries: readonly JobEntry[]): Presenter {
       const names = entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'))
       return join(settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []))
     },
-    setOutputs: setJobsOutputs,
-    writeSummary: writeJobsSummary,
+    setOutputs: (out, reports, logger) => setOutputs(out, reports, logger, { several: true }),
+    writeSummary: (summary, reports, logger) =>
+      writeSummary(summary, reports, logger, { several: true }),
     failure: (items, accept) => {
-      const failure = jobsFailure(
+      const failure = buildsFailure(
         items.map(item => item.report),
         accept
       )

@@ -221,9 +221,7 @@ export class Requester {
           const response = await this.send(
             { method: 'GET', url, label, ...options },
             context.what,
-            f => f.transient,
-            undefined,
-            { started, number }
+            { retryNetwork: f => f.transient, attempt: { started, number } }
           )
           if (response.status < 200 || response.status >= 300) {
             throw await readFailure(response, context, this.redact, error =>
@@ -270,13 +268,11 @@ export class Requester {
     const sendOnce = async (
       attempt: Attempt
     ): Promise<{ response: HttpResponse; body: string }> => {
-      const response = await this.send(
-        exchange,
-        context.what,
-        options.retryNetwork,
-        options.onNetworkFailure,
+      const response = await this.send(exchange, context.what, {
+        retryNetwork: options.retryNetwork,
+        onNetworkFailure: options.onNetworkFailure,
         attempt
-      )
+      })
       return { response, body: await postBody(response, context, this.redact, this.logger) }
     }
     return this.guarded(() =>
@@ -371,9 +367,15 @@ export class Requester {
   private async send(
     exchange: Omit<Exchange, 'bounds'>,
     what: string,
-    retryNetwork: (failure: NetworkFailure) => boolean,
-    onNetworkFailure?: (failure: NetworkFailure) => JenkinsError,
-    attempt?: Attempt
+    {
+      retryNetwork,
+      onNetworkFailure,
+      attempt
+    }: {
+      retryNetwork: (failure: NetworkFailure) => boolean
+      onNetworkFailure?: (failure: NetworkFailure) => JenkinsError
+      attempt?: Attempt
+    }
   ): Promise<HttpResponse> {
     if (this.signal?.aborted) {
       throw new Interrupted(
@@ -419,8 +421,7 @@ export class Requester {
             error.error.status
           ),
           error.reason,
-          undefined,
-          FIRST_CONTACT_SILENT_ATTEMPTS
+          { maxAttempts: FIRST_CONTACT_SILENT_ATTEMPTS }
         )
       }
       if (error.connect && this.firstContact()) {
@@ -433,8 +434,7 @@ export class Requester {
             error.error.status
           ),
           error.reason,
-          undefined,
-          this.firstContactAttempts
+          { maxAttempts: this.firstContactAttempts }
         )
       }
       throw new TransientFailure(error.error, error.reason)
