@@ -2,18 +2,8 @@
  * The runner's secret masker, for a step run from a terminal: every value
  * registered (the secrets the command was given, each `::add-mask::` of the
  * step, a long stop-commands token) is replaced by `***` wherever it shows,
- * in the forms the runner also looks for.
- *
- * From actions/runner: src/Sdk/DTLogging/Logging/SecretMasker.cs (every
- * occurrence of every secret, overlapping ones merged into one `***`),
- * ActionCommandManager.cs AddMaskCommandExtension (the value and each of its
- * trimmed lines), and the encoders HostContext.cs registers
- * (ValueEncoders.cs): base64 (also from the 2nd and 3rd byte, for a secret
- * inside a longer base64 text such as `user:token`), `"` escaped for a
- * command line, `'` doubled for an expression, JSON string escape,
- * Uri.EscapeDataString, XML escape, and a value stripped of its double
- * quotes. The two PowerShell encoders are left out: they find pieces of a
- * secret that PowerShell printed between colour codes.
+ * in the forms the runner also looks for (its encoders, from actions/runner):
+ * docs/internals.md, "The terminal's secret masker".
  */
 export class Masker {
   private readonly secrets = new Set<string>()

@@ -8,21 +8,11 @@ const FORMS =
   'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}'
 
 /**
- * Parses the `parameters` input.
- *
- * - A JSON object (the text starts with `{`): values are strings, numbers,
- *   booleans, or arrays of those (a multi-value parameter). Numbers and
- *   booleans become the strings Jenkins would receive in a form (`3`, `true`);
- *   quote a number to keep an exact spelling such as `1.50`. A key given
- *   twice is refused (JSON.parse would silently keep the last).
- * - Otherwise `NAME=value` lines: split on the first `=`, so the value may
- *   hold `=` and may be empty; the name is trimmed, the value is kept as
- *   written (only the line break is removed, CRLF included); blank lines are
- *   skipped. A name given on several lines becomes a multi-value parameter,
- *   its values in line order.
- *
- * Messages name the line or the parameter but never echo a value: values are
- * often secrets.
+ * Parses the `parameters` input: a JSON object (the text starts with `{`;
+ * numbers and booleans become the strings a form would send, a key given
+ * twice is refused), or `NAME=value` lines (split on the first `=`; a name on
+ * several lines is a multi-value parameter). Messages never echo a value:
+ * values are often secrets. The rules: docs/internals.md, "The parameters input".
  */
 export function parseParameters(text: string): BuildParameters {
   const trimmed = text.trim()

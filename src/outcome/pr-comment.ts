@@ -1,18 +1,9 @@
 /**
  * Keeps one comment on a pull request up to date (`pr-comment`): found again
- * on later runs by the marker pr-comment-body.ts writes as its first line,
- * updated in place, never a second one.
- *
- * GitHub lists an issue's comments oldest first, 100 a page at most, and
- * has no newest-first order for them: the search reads page 1 for its
- * `Link` header, then goes from the last page it names backwards, so a
- * long conversation costs pages only back to the comment (at most 1,000
- * comments, the newest; past them a new comment is written).
- *
- * Best effort, like the commit status: it never throws. A token that may
- * not comment (403, or 404 where the token cannot see the pull request)
- * gives one warning and no further request in the step; the build and its
- * verdict are not affected.
+ * by the marker pr-comment-body.ts writes as its first line, updated in
+ * place, never a second one. Best effort: it never throws; a token that may
+ * not comment gives one warning. How it is found in a long conversation:
+ * docs/internals.md, "The pull request comment".
  */
 import type { Logger } from '../util/logger.js'
 import { errorText } from '../util/error-text.js'

@@ -1,18 +1,9 @@
 /**
- * Where a failed test failed, in the workspace: the file and line of a
- * frame of its stack trace, so that its annotation shows in the pull
- * request's diff. The trace's paths are Jenkins' (another machine, another
- * folder), so a path is never used as given: the workspace is searched for
- * files of that name, and a frame counts only when exactly one of them
- * matches its path (Java: its package path). No match, or several, means no
- * file: nothing is guessed, and what becomes an annotation's `file` is
- * always a file found inside the workspace, never the trace's text.
- *
- * The search is read-only and bounded: it does not follow symbolic links
- * (links are skipped, files and folders alike), skips `.git` and
- * `node_modules`, and gives up (no file for anyone) past MAX_ENTRIES entries
- * or MAX_DEPTH levels, since an incomplete search cannot tell one match
- * from several.
+ * Where a failed test failed, in the workspace: the file and line of a frame
+ * of its stack trace, so that its annotation shows in the pull request's
+ * diff. A frame counts only when exactly one file of the workspace matches
+ * its path: nothing is guessed. The search is read-only, follows no link, and
+ * is bounded: docs/internals.md, "Where a failed test failed".
  */
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'

@@ -2,21 +2,10 @@ import { JenkinsError } from './errors.js'
 
 /**
  * Where Jenkins is, when the configured `url` got a 404 that Jenkins did not
- * send: typically a `url` without the context path Jenkins runs under.
- *
- * Every page Jenkins renders carries X-Jenkins (jenkins-api.md 10), its 404
- * page included. Winstone serves Jenkins in one context (`--prefix`) and
- * nothing else: the webapp is the server's only handler (winstone
- * HostConfiguration), so a path outside it is handled by no one and gets
- * Jetty's plain 404 (Jetty 12 Server.handle, then the error page), and the
- * root tells nothing. Only the context path itself is answered, with a
- * redirect to it plus '/' (ContextHandler.handleMovedPermanently). A reverse
- * proxy or another container in front may redirect '/' to Jenkins.
- *
- * So, only on that error path and at most four small GETs: is Jenkins at
- * `url` after all (its /login, readable by anyone, carries X-Jenkins)? If
- * not, does the root redirect to a path where Jenkins answers, or does it
- * answer at the usual /jenkins? The answer is a sentence for the message.
+ * send: typically a `url` without the context path Jenkins runs under. Only
+ * on that error path, and in at most four small GETs; the answer is a
+ * sentence for the message. Why those GETs tell:
+ * docs/internals.md, "Where Jenkins is, after a 404 it did not send".
  */
 
 /** What a look at a URL shows: status and headers, or undefined when nothing answered. */
