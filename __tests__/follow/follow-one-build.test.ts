@@ -109,7 +109,10 @@ function follower(api: FakeApi, o: OneBuildOptions = {}) {
       if (!started) throw new Error('no start')
       return started
     },
-    async waitForEnd(ref: BuildRef, { console }: { console?: ConsoleFollower } = {}): Promise<Build> {
+    async waitForEnd(
+      ref: BuildRef,
+      { console }: { console?: ConsoleFollower } = {}
+    ): Promise<Build> {
       let final: Build | undefined
       const f = engine({ ended: (_, build) => void (final = build) })
       f.addRunning(ref, { from: {}, console })
@@ -374,7 +377,8 @@ describe('waitForEnd', () => {
       new Promise((_, reject) => {
         controller.signal.addEventListener('abort', () =>
           reject(
-            new Interrupted('Stopped waiting for Jenkins at ci: timed out', true, {
+            new Interrupted('Stopped waiting for Jenkins at ci: timed out', {
+              sent: true,
               lastFailure: 'HTTP 503'
             })
           )

@@ -266,7 +266,12 @@ describe('SharedSchedule', () => {
       { untilMs: 10_000 }
     )
     const left = log.events.find(e => e.event.kind === 'left-without-build')
-    expect(left?.event).toEqual({ kind: 'left-without-build', track: 0, cancelled: true })
+    expect(left?.event).toEqual({
+      kind: 'left-without-build',
+      track: 0,
+      queueId: 3,
+      cancelled: true
+    })
   })
 
   it('computer/api/json refused: each build polled on its own, the polls spaced by the budget', () => {
@@ -422,10 +427,10 @@ describe('SharedSchedule: the reads beside a build', () => {
     expect(looks(5000)).toEqual([{ kind: 'inputs', track: id, ref }])
     // One look at a time, beside the build's own reads.
     expect(looks(5100)).toEqual([])
-    schedule.sawInputs(id, 5200, true)
+    schedule.sawInputs(id, 5200, { more: true })
     expect(looks(15_100)).toEqual([])
     expect(looks(15_200)).toEqual([{ kind: 'inputs', track: id, ref }])
-    schedule.sawInputs(id, 15_300, false)
+    schedule.sawInputs(id, 15_300, { more: false })
     expect(looks(60_000)).toEqual([])
   })
 

@@ -60,7 +60,7 @@ describe('readStages', () => {
     expect(logger.lines.at(-1)).toEqual({ level: 'warning', message })
     expect(unread).toEqual([message])
     // The step being stopped is not swallowed.
-    const stopped = new Interrupted('the step was stopped', true)
+    const stopped = new Interrupted('the step was stopped', { sent: true })
     await expect(readStages(api(stopped), REF, build(PIPELINE), logger)).rejects.toBe(stopped)
   })
 })

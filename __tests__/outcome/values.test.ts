@@ -177,7 +177,7 @@ describe('readValues', () => {
   })
 
   it('lets the step’s own cancel through', async () => {
-    const cancelled = new Interrupted('cancelled', false)
+    const cancelled = new Interrupted('cancelled', { sent: false })
     await expect(
       readValues({ readArtifact: async () => Promise.reject(cancelled) }, ref, 'v.json', logger())
     ).rejects.toBe(cancelled)

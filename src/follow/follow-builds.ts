@@ -282,10 +282,10 @@ export class BuildsFollower {
     } catch (error) {
       if (error instanceof Interrupted) throw error
       logger.debug(`Could not look for a pending input: ${errorText(error)}`)
-      this.schedule.sawInputs(track, this.now(), true)
+      this.schedule.sawInputs(track, this.now(), { more: true })
       return
     }
-    this.schedule.sawInputs(track, this.now(), run !== undefined)
+    this.schedule.sawInputs(track, this.now(), { more: run !== undefined })
     if (run) hooks.inputs?.(track, run)
   }
 
@@ -353,7 +353,7 @@ export class BuildsFollower {
    * (jenkins-api.md 4): the build is found by its queue id instead.
    */
   private async lostQueueItem(track: number, queueId: number, askedAt: number): Promise<void> {
-    const { job } = this.followed.get(track) as Followed
+    const { job } = this.followedOf(track)
     const name = fullName(job)
     let number: number | undefined
     try {
@@ -392,10 +392,13 @@ export class BuildsFollower {
   }
 
   private async console(track: number): Promise<void> {
-    const followed = this.followed.get(track) as Followed
+    const followed = this.followedOf(track)
+    // A console read is scheduled only for a build followed with its console.
+    const { console } = followed
+    if (!console) return
     let poll: ConsolePoll
     try {
-      poll = await (followed.console as ConsoleFollower).poll()
+      poll = await console.poll()
     } catch (error) {
       if (!isTransient(error)) return this.fail(track, error)
       this.options.logger.debug(`Build poll failed, trying again: ${errorText(error)}`)
@@ -409,11 +412,18 @@ export class BuildsFollower {
 
   /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
   private async giveUp(track: number, ref: BuildRef): Promise<void> {
-    const { console, consoleError, drained } = this.followed.get(track) as Followed
+    const { console, consoleError, drained } = this.followedOf(track)
     console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError))
     if (!drained) return this.build(track, ref, { full: true })
     this.schedule.fail(track)
     drained.resolve()
+  }
+
+  /** What the follower keeps of a track it added (every id the schedule reports is one). */
+  private followedOf(track: number): Followed {
+    const followed = this.followed.get(track)
+    if (!followed) throw new Error(`BuildsFollower: no build ${track}`)
+    return followed
   }
 
   private fail(track: number, error: unknown): void {
@@ -432,8 +442,8 @@ export class BuildsFollower {
   private tell(events: TrackEvent[]): void {
     const { hooks, api } = this.options
     for (const event of events) {
-      const followed = this.followed.get(event.track) as Followed
-      const { job, queueId } = followed
+      const followed = this.followedOf(event.track)
+      const { job } = followed
       switch (event.kind) {
         case 'waiting':
           hooks.waiting?.(event.track, event.why)
@@ -458,13 +468,13 @@ export class BuildsFollower {
             event.track,
             event.cancelled
               ? new QueueItemEnded(
-                  `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
+                  `The queue item ${event.queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
                   'cancelled',
-                  queueId as number
+                  event.queueId
                 )
               : new JenkinsError(
                   'protocol',
-                  `Queue item ${queueId} of ${name} left the queue without starting a build.`
+                  `Queue item ${event.queueId} of ${name} left the queue without starting a build.`
                 )
           )
           break

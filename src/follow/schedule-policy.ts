@@ -97,4 +97,4 @@ export type TrackEvent =
   | { kind: 'ended'; track: number; build: Build }
   /** The console of a build that ended was read to its end (schedule.ts addDrain). */
   | { kind: 'drained'; track: number }
-  | { kind: 'left-without-build'; track: number; cancelled: boolean }
+  | { kind: 'left-without-build'; track: number; queueId: number; cancelled: boolean }

@@ -99,11 +99,12 @@ export function locateReference(
   const names: string[] = []
   let pairs = parts.length % 2 === 0 && parts.length > 0 && /^\d+$/.test(last)
   for (let i = 0; pairs && i < parts.length; i += 2) {
-    if (parts[i] !== 'job' || !parts[i + 1]) pairs = false
+    const name = parts[i + 1]
+    if (parts[i] !== 'job' || !name) pairs = false
     else {
       try {
         // As parseJobPath: a decoded '/' is a multibranch name's %2F.
-        names.push(decodeURIComponent(parts[i + 1] as string).replace(/\//g, '%2F'))
+        names.push(decodeURIComponent(name).replace(/\//g, '%2F'))
       } catch {
         pairs = false
       }

@@ -128,6 +128,7 @@ function rawItem(value: unknown, index: number): RawItem {
   const where = `Input 'jobs' item ${index}`
   if (typeof value === 'string') return { index, job: value }
   if (!isObject(value)) throw new InputError(`${where} is ${kindOf(value)}: ${FORMS}.`)
+  // as: a tuple's includes takes only its own members; any key is asked about.
   const unknown = Object.keys(value).filter(key => !(ITEM_KEYS as readonly string[]).includes(key))
   if (unknown.length > 0) {
     throw new InputError(
@@ -177,6 +178,7 @@ function rawItem(value: unknown, index: number): RawItem {
       'a build number of its job, or a build or queue item URL'
     )
   }
+  // as: every key is one of ITEM_KEYS, each checked for its kind above.
   return { ...(value as Partial<RawItem>), index, job }
 }
 

@@ -349,11 +349,7 @@ function parametersOf(outcome: BuildOutcome): ShownParameter[] {
   if (fromBuild) return fromBuild
   const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
     name,
-    value: SECRET_NAME.test(name)
-      ? HIDDEN
-      : typeof value === 'string'
-        ? value
-        : (value as readonly string[]).join(', ')
+    value: SECRET_NAME.test(name) ? HIDDEN : typeof value === 'string' ? value : value.join(', ')
   }))
   const files = uploads.map(file => ({
     name: file.name,

@@ -75,7 +75,7 @@ export function boundedSummary(
             target.emptyBuffer()
             target.addRaw(fitted.text)
             logger.warning(
-              `The job summary was ${kib(Buffer.byteLength(text))}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`
+              `The job summary was ${kib(Buffer.byteLength(text))}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, { inSummary: false })}`
             )
           }
           reset()
@@ -223,11 +223,11 @@ function isTable(unit: string): boolean {
 
 /** The line closing a cut summary. */
 function leftOutLine(left: FittedSummary): string {
-  return `<p>✂️ ${escapeHtml(leftOutText(left, true))}</p>`
+  return `<p>✂️ ${escapeHtml(leftOutText(left, { inSummary: true }))}</p>`
 }
 
 /** What was left out, in words. */
-function leftOutText(left: FittedSummary, inSummary: boolean): string {
+function leftOutText(left: FittedSummary, { inSummary }: { inSummary: boolean }): string {
   const parts: string[] = []
   if (left.sections.length > 0) {
     const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${s}'`)

@@ -65,11 +65,11 @@ export function framesOf(trace: string): Frame[] {
     if (java) {
       const className = java[1] ?? ''
       const packagePath = className.split('.').slice(0, -1)
-      add(frames, [...packagePath, java[2] ?? ''], java[3], true)
+      add(frames, [...packagePath, java[2] ?? ''], java[3], { java: true })
       continue
     }
     const other = PYTHON_FRAME.exec(text) ?? PYTEST_FRAME.exec(text) ?? JS_FRAME.exec(text)
-    if (other) add(frames, pathSegments(other[1] ?? ''), other[2], false)
+    if (other) add(frames, pathSegments(other[1] ?? ''), other[2], { java: false })
   }
   return frames
 }
@@ -78,7 +78,7 @@ function add(
   frames: Frame[],
   segments: string[] | undefined,
   line: string | undefined,
-  java: boolean
+  { java }: { java: boolean }
 ): void {
   const number = Number(line)
   if (!segments || segments.length === 0 || !Number.isSafeInteger(number) || number < 1) return

@@ -57,9 +57,7 @@ export class RemoteWork {
 
   /** The item at `index`, as known so far. */
   item(index: number): Readonly<WorkItem> {
-    const item = this.items[index]
-    if (!item) throw new Error(`RemoteWork: no item ${index}`)
-    return item
+    return this.entry(index)
   }
 
   queued(index: number, queueId: number, merged: boolean): void {
@@ -170,12 +168,15 @@ export class RemoteWork {
   }
 
   private entry(index: number): WorkItem {
-    return this.item(index) as WorkItem
+    const item = this.items[index]
+    if (!item) throw new Error(`RemoteWork: no item ${index}`)
+    return item
   }
 
   private persist(): void {
-    const saved: SavedEntry[] = this.groups().map(group => {
-      const first = group[0] as WorkItem
+    const saved: SavedEntry[] = this.groups().flatMap(group => {
+      const [first] = group
+      if (!first) return []
       return {
         job: [...first.job],
         ...(first.queueId === undefined ? {} : { queueId: first.queueId }),
@@ -245,7 +246,9 @@ export function savedTargets(state: string, api: Api): Array<RemoteTarget & { na
   }
   if (!Array.isArray(saved)) return []
   const targets: Array<RemoteTarget & { name: string }> = []
-  for (const raw of saved as Array<Partial<SavedEntry> | null>) {
+  for (const raw of saved.map((entry: unknown): Partial<SavedEntry> | undefined =>
+    typeof entry === 'object' && entry !== null ? entry : undefined
+  )) {
     if (!raw || !Array.isArray(raw.job) || !raw.job.every(n => typeof n === 'string')) continue
     if (raw.done === true) continue
     const job = Object.freeze([...raw.job])

@@ -94,14 +94,14 @@ async function readOne(o: ResolveOptions, entry: JobEntry): Promise<Begin> {
 async function branchJob(
   o: ResolveOptions,
   entry: JobEntry,
-  { project }: NonNullable<JobEntry['branch']>
+  branchOf: NonNullable<JobEntry['branch']>
 ): Promise<Begin> {
   const branch = await resolveBranch({
     api: o.api,
-    settings: { ...entry, scan: o.scan, build: 'new' },
+    settings: { ...entry, branch: branchOf, scan: o.scan, build: 'new' },
     out: o.out,
     signal: o.signal,
-    onScan: () => o.onScan(fullName(project))
+    onScan: () => o.onScan(fullName(branchOf.project))
   })
   return { kind: 'trigger', info: branch.info, branch }
 }

@@ -25,6 +25,7 @@ export function collectYoungGarbage(): void {
     try {
       setFlagsFromString('--expose-gc')
       const gc: unknown = runInNewContext('gc')
+      // as: the context's gc, whose options V8 documents but no type declares.
       collect = typeof gc === 'function' ? (gc as Collect) : null
     } catch {
       collect = null

@@ -279,7 +279,7 @@ describe('pause', () => {
     const waiting = pause(60_000, controller.signal, 'retry GET job')
     controller.abort()
     await expect(waiting).rejects.toThrow(
-      new Interrupted('Stopped waiting to retry GET job: the step was stopped', false)
+      new Interrupted('Stopped waiting to retry GET job: the step was stopped', { sent: false })
     )
   })
 

@@ -223,7 +223,9 @@ export class ExchangeLimits implements ExchangeBounds {
       this.phase === 'headers'
         ? `no answer to ${this.what} after ${this.waited()}`
         : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`
-    return new Interrupted(`Stopped waiting for Jenkins at ${this.server}: ${state}`, true)
+    return new Interrupted(`Stopped waiting for Jenkins at ${this.server}: ${state}`, {
+      sent: true
+    })
   }
 
   private timeExceeded(ms: number): Error {
@@ -234,8 +236,7 @@ export class ExchangeLimits implements ExchangeBounds {
           `No answer from Jenkins at ${this.server} to ${this.what} within ${seconds(ms)}`
         ),
         'timeout',
-        true,
-        false
+        { transient: true }
       )
     }
     return new JenkinsError(
@@ -252,8 +253,7 @@ export class ExchangeLimits implements ExchangeBounds {
           `No answer from Jenkins at ${this.server} to ${this.what} before the deadline`
         ),
         'deadline',
-        false,
-        false
+        { transient: false }
       )
     }
     return new JenkinsError(

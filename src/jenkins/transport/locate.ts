@@ -15,7 +15,7 @@ export interface Glance {
 }
 
 /** One GET, following same-origin redirects or not, that reads nothing but status and headers. */
-export type Look = (url: string, follow: boolean) => Promise<Glance | undefined>
+export type Look = (url: string, o: { follow: boolean }) => Promise<Glance | undefined>
 
 /** The context path Jenkins' documentation uses for --prefix, the one most installations pick. */
 const USUAL_CONTEXT_PATH = '/jenkins'
@@ -50,12 +50,12 @@ function notJenkinsError(baseUrl: string, what: string, where: string): JenkinsE
 
 /** Whether a Jenkins answers at `base`: its login page carries X-Jenkins. */
 async function isJenkins(base: string, look: Look): Promise<boolean> {
-  return (await look(`${base}/login`, true))?.header('x-jenkins') !== undefined
+  return (await look(`${base}/login`, { follow: true }))?.header('x-jenkins') !== undefined
 }
 
 /** Where the server's root redirects on the same origin, as a base URL, if it does. */
 async function rootRedirect(origin: string, look: Look): Promise<string | undefined> {
-  const answer = await look(`${origin}/`, false)
+  const answer = await look(`${origin}/`, { follow: false })
   const location = answer?.header('location')
   if (!answer || answer.status < 300 || answer.status >= 400 || !location) return undefined
   try {

@@ -150,7 +150,7 @@ export class Requester {
         ),
       crumb => this.transport.setCrumb(crumb)
     )
-    this.foreign404 = new Foreign404Check(this.baseUrl, (url, follow) => this.probe(url, follow))
+    this.foreign404 = new Foreign404Check(this.baseUrl, (url, o) => this.probe(url, o))
     if (options.insecure) {
       this.logger.warning(
         `TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`
@@ -380,7 +380,7 @@ export class Requester {
     if (this.signal?.aborted) {
       throw new Interrupted(
         `Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.signal)}`,
-        false
+        { sent: false }
       )
     }
     const limits = this.firstContact()
@@ -475,7 +475,10 @@ export class Requester {
   }
 
   /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
-  private async probe(url: string, follow: boolean): Promise<HttpResponse | undefined> {
+  private async probe(
+    url: string,
+    { follow }: { follow: boolean }
+  ): Promise<HttpResponse | undefined> {
     const limits = {
       ...this.limits,
       requestTimeoutMs: Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)

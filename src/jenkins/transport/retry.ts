@@ -110,7 +110,7 @@ export function pause(ms: number, signal: AbortSignal | undefined, what: string)
   // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises takes the value to resolve with before its options
   return delay(ms, undefined, { signal }).catch((error: unknown) => {
     throw signal?.aborted
-      ? new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, false)
+      ? new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, { sent: false })
       : error
   })
 }
@@ -154,7 +154,7 @@ export async function withRetry<T>(
         ((ms: number) =>
           pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut: unknown) => {
             throw cut instanceof Interrupted
-              ? new Interrupted(cut.message, false, { lastFailure: failure })
+              ? new Interrupted(cut.message, { sent: false, lastFailure: failure })
               : cut
           }))
       const allowed = Math.min(attempts, error.maxAttempts ?? attempts)

@@ -149,8 +149,7 @@ export async function triggerUpload(
       // A cancel mid-upload: the abort path looks for what this request queued.
       throw new Interrupted(
         `${error.message} (the upload to '${name}' was cut at ${formatBytes(sent)} of ${formatBytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
-        true,
-        { lostTrigger: expectation(), lastFailure: error.lastFailure }
+        { sent: true, lostTrigger: expectation(), lastFailure: error.lastFailure }
       )
     }
     throw error
