@@ -1,0 +1,167 @@
+/**
+ * A comment command (an `issue_comment` run, which has the repository's
+ * secrets whoever commented) runs only when the action is sure, before
+ * anything is sent to Jenkins, that its author has at least
+ * `comment-permission` on the repository (read once), and that the commit
+ * to build was already the pull request's head before the comment was
+ * written, by GitHub's own times: the newest change GitHub recorded of the
+ * head branch left it at that commit, in a second before the comment's.
+ * Where it cannot be sure it refuses, saying why and what to do. Why that
+ * rule is sound, and when it refuses wrongly: docs/comment-commands.md.
+ */
+import type { Settings } from '../inputs/inputs.js'
+import type { Logger } from '../util/logger.js'
+import { shortName } from '../util/names.js'
+import { commitUnderTest, pullRequestOf, type EventContext } from './commit-under-test.js'
+import type { GithubClient } from './github-client.js'
+import { atLeast, readLastChange, readPullHead, readRole } from './github-reads.js'
+import { LOGIN, required, TIME, timeText, Undecodable } from './github-values.js'
+
+/** Why a comment command does not run; nothing was sent to Jenkins. */
+export class CommentCommandRefused extends Error {
+  constructor(why: string, todo: string) {
+    super(`The comment command is refused: ${why}. Nothing was sent to Jenkins: ${todo}.`)
+    this.name = 'CommentCommandRefused'
+  }
+}
+
+const COMMENT_AGAIN = 'review the pull request as it is now and comment again'
+
+/** The commit a comment command builds, and its pull request (none for a comment on an issue). */
+export interface Admitted {
+  sha: string
+  pullRequest?: number
+}
+
+export interface AdmitOptions {
+  ctx: EventContext
+  settings: Pick<Settings, 'commentPermission' | 'commit' | 'pullRequest'>
+  /** Undefined: `github-token` is empty. */
+  client: GithubClient | undefined
+  /** A failed GitHub request as a message's end: ` (HTTP 404): Not Found`, the token taken out. */
+  failure(error: unknown): string
+  logger: Logger
+  signal?: AbortSignal
+}
+
+/** Checks the comment command and returns the commit it builds; throws CommentCommandRefused. */
+export async function admitCommentCommand(o: AdmitOptions): Promise<Admitted> {
+  const { ctx, settings, logger } = o
+  const here = `${ctx.repo.owner}/${ctx.repo.repo}`
+  const comment = await decoded(() => ({
+    user: required(ctx.payload, 'comment.user.login', LOGIN, 'the issue_comment event'),
+    writtenAt: required(ctx.payload, 'comment.created_at', TIME, 'the issue_comment event'),
+    pullRequest: settings.pullRequest ?? pullRequestOf(ctx)
+  }))
+  const client = (what: string): GithubClient => {
+    if (o.client) return o.client
+    throw new CommentCommandRefused(
+      `'github-token' is empty, so ${what} cannot be read`,
+      'leave github-token out to use the workflow token'
+    )
+  }
+  // Whatever the failure, once the step is stopped it is the stop that is the news.
+  const read = async <T>(request: () => Promise<T>, refusal: (failure: string) => Error) => {
+    try {
+      return await request()
+    } catch (error) {
+      if (o.signal?.aborted || error instanceof CommentCommandRefused) throw error
+      throw refusal(o.failure(error))
+    }
+  }
+
+  const want = settings.commentPermission
+  if (want !== 'none') {
+    const { user } = comment
+    const role = await read(
+      () => readRole(client(`${user}'s permission`), { ...ctx.repo, user, signal: o.signal }),
+      failure =>
+        new CommentCommandRefused(
+          `could not read ${user}'s permission on ${here}${failure}`,
+          "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"
+        )
+    )
+    if (!atLeast(role, want)) {
+      throw new CommentCommandRefused(
+        `${user}'s role on ${here} is ${role}, below comment-permission: ${want}`,
+        `only a user with the ${want} role or higher can start a build by comment`
+      )
+    }
+    logger.info(`Comment command by ${user} (${role} on ${here}, comment-permission: ${want}).`)
+  }
+
+  const number = comment.pullRequest
+  if (number === undefined) {
+    // A comment on an issue: no pull request, no head to check; the rule's commit.
+    const unread = (): Promise<string> => Promise.reject(new Error('no pull request'))
+    const target = await decoded(() => commitUnderTest(ctx, settings, unread))
+    return { sha: target.sha }
+  }
+  const head = await read(
+    () =>
+      readPullHead(client(`pull request #${number}`), { ...ctx.repo, number, signal: o.signal }),
+    failure =>
+      new CommentCommandRefused(
+        `could not read pull request #${number} of ${here}${failure}, so the commit to build is not known`,
+        'comment again once GitHub answers'
+      )
+  )
+  if (settings.commit !== undefined && settings.commit !== head.sha) {
+    throw new CommentCommandRefused(
+      `input 'commit' (${settings.commit}) is not pull request #${number}'s head (${head.sha})`,
+      `${COMMENT_AGAIN} to build its head`
+    )
+  }
+  const where = head.branch
+  if (!where) {
+    throw new CommentCommandRefused(
+      `the repository of pull request #${number}'s head is gone, so when ${head.sha} became its head cannot be read`,
+      'build it from a pull request whose head repository exists'
+    )
+  }
+  const branch = `${where.owner}/${where.repo}'s branch ${shortName(where.ref)}`
+  const change = await read(
+    () => readLastChange(client('the head branch'), { ...where, signal: o.signal }),
+    failure =>
+      new CommentCommandRefused(
+        `could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`,
+        'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'
+      )
+  )
+  const written = timeText(comment.writtenAt)
+  if (!change) {
+    throw new CommentCommandRefused(
+      `GitHub lists no change of ${branch}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written (${written}) is not known`,
+      COMMENT_AGAIN
+    )
+  }
+  if (change.sha !== head.sha) {
+    throw new CommentCommandRefused(
+      `the newest change GitHub lists of ${branch} left it at ${change.sha}, not at pull request #${number}'s head ${head.sha}: the branch is moving`,
+      COMMENT_AGAIN
+    )
+  }
+  if (change.at >= comment.writtenAt) {
+    throw new CommentCommandRefused(
+      `pull request #${number}'s head ${head.sha} was pushed at ${timeText(change.at)}, not before the comment was written (${written}), so it may not be what was reviewed`,
+      COMMENT_AGAIN
+    )
+  }
+  logger.info(
+    `Pull request #${number}'s head ${head.sha} was pushed at ${timeText(change.at)}, before the comment (${written}): this run builds it.`
+  )
+  return { sha: head.sha, pullRequest: number }
+}
+
+/** The event's fields, or a refusal naming the one that does not decode. */
+async function decoded<T>(read: () => T | Promise<T>): Promise<T> {
+  try {
+    return await read()
+  } catch (error) {
+    if (!(error instanceof Undecodable)) throw error
+    throw new CommentCommandRefused(
+      `${error.message}, so the comment cannot be checked`,
+      'comment again'
+    )
+  }
+}
