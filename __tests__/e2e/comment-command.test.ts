@@ -54,6 +54,8 @@ async function startGithub(): Promise<GithubStandIn> {
   const state: CommentCommandState = { roles: new Map(), pulls: new Map(), changes: new Map() }
   const routes = commentCommandRoutes(state, 'owner/repo')
   const server = await startLocalServer((req, res) => {
+    // A GitHub that never answers: the step's timeout must still end it.
+    if (req.url.includes('/collaborators/staller/')) return
     if (handle(routes, req, res)) return
     const status =
       req.method === 'POST' && /^\/repos\/owner\/repo\/statuses\/[0-9a-f]+$/.test(req.url)
@@ -294,6 +296,29 @@ describe.each(RUNTIMES)('comment commands ($name)', ({ path: node }) => {
       expect(reads(github, '/repos/owner/repo/pulls/44')).toBe(0)
       expect(refusing.requests).toEqual([])
     })
+
+    it.each([
+      ['job', { job: 'refused' }],
+      ['jobs', { job: '', jobs: 'refused' }]
+    ])(
+      'with %s, a GitHub that never answers: the timeout ends the step, nothing started in Jenkins',
+      async (_, which) => {
+        pullRequest(github, 46, REVIEWED, BEFORE)
+        const r = await run(
+          node,
+          { ...inputs(refusing, 'refused'), ...which, timeout: '3' },
+          {
+            env: env(),
+            event: comment('staller', 46)
+          }
+        )
+        expect(r.code, describeRun(r)).toBe(1)
+        expect(errors(r.stdout)).toEqual([
+          expect.stringMatching(/^Timed out after .* nothing was started in Jenkins\.$/)
+        ])
+        expect(refusing.requests).toEqual([])
+      }
+    )
 
     it('an event file that is not JSON', async () => {
       const dir = mkdtempSync(join(workspace, 'event-'))
