@@ -46,50 +46,14 @@ export interface AdmitOptions {
 
 /** Checks the comment command and returns the commit it builds; throws CommentCommandRefused. */
 export async function admitCommentCommand(o: AdmitOptions): Promise<Admitted> {
-  const { ctx, settings, logger } = o
-  const here = `${ctx.repo.owner}/${ctx.repo.repo}`
+  const { ctx, settings } = o
   const comment = await decoded(() => ({
     user: required(ctx.payload, 'comment.user.login', LOGIN, 'the issue_comment event'),
     writtenAt: required(ctx.payload, 'comment.created_at', TIME, 'the issue_comment event'),
     pullRequest: settings.pullRequest ?? pullRequestOf(ctx)
   }))
-  const client = (what: string): GithubClient => {
-    if (o.client) return o.client
-    throw new CommentCommandRefused(
-      `'github-token' is empty, so ${what} cannot be read`,
-      'leave github-token out to use the workflow token'
-    )
-  }
-  // Whatever the failure, once the step is stopped it is the stop that is the news.
-  const read = async <T>(request: () => Promise<T>, refusal: (failure: string) => Error) => {
-    try {
-      return await request()
-    } catch (error) {
-      if (o.signal?.aborted || error instanceof CommentCommandRefused) throw error
-      throw refusal(o.failure(error))
-    }
-  }
-
-  const want = settings.commentPermission
-  if (want !== 'none') {
-    const { user } = comment
-    const role = await read(
-      () => readRole(client(`${user}'s permission`), { ...ctx.repo, user, signal: o.signal }),
-      failure =>
-        new CommentCommandRefused(
-          `could not read ${user}'s permission on ${here}${failure}`,
-          "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"
-        )
-    )
-    if (!atLeast(role, want)) {
-      throw new CommentCommandRefused(
-        `${user}'s role on ${here} is ${role}, below comment-permission: ${want}`,
-        `only a user with the ${want} role or higher can start a build by comment`
-      )
-    }
-    logger.info(`Comment command by ${user} (${role} on ${here}, comment-permission: ${want}).`)
-  }
-
+  const github = new Reads(o)
+  if (settings.commentPermission !== 'none') await checkCommenter(github, comment.user)
   const number = comment.pullRequest
   if (number === undefined) {
     // A comment on an issue: no pull request, no head to check; the rule's commit.
@@ -97,12 +61,69 @@ export async function admitCommentCommand(o: AdmitOptions): Promise<Admitted> {
     const target = await decoded(() => commitUnderTest(ctx, settings, unread))
     return { sha: target.sha }
   }
-  const head = await read(
-    () =>
-      readPullHead(client(`pull request #${number}`), { ...ctx.repo, number, signal: o.signal }),
+  return { sha: await headBeforeComment(github, number, comment.writtenAt), pullRequest: number }
+}
+
+/** The GitHub reads of one check: each failure a refusal, unless the step was stopped. */
+class Reads {
+  readonly here: string
+  constructor(readonly o: AdmitOptions) {
+    this.here = `${o.ctx.repo.owner}/${o.ctx.repo.repo}`
+  }
+
+  client(what: string): GithubClient {
+    if (this.o.client) return this.o.client
+    throw new CommentCommandRefused(
+      `'github-token' is empty, so ${what} cannot be read`,
+      'leave github-token out to use the workflow token'
+    )
+  }
+
+  async read<T>(request: () => Promise<T>, refusal: (failure: string) => Error): Promise<T> {
+    try {
+      return await request()
+    } catch (error) {
+      // Once the step is stopped, the stop is the news.
+      if (this.o.signal?.aborted || error instanceof CommentCommandRefused) throw error
+      throw refusal(this.o.failure(error))
+    }
+  }
+}
+
+/** Refuses a commenter below `comment-permission`. */
+async function checkCommenter(github: Reads, user: string): Promise<void> {
+  const { ctx, settings, signal, logger } = github.o
+  const { here } = github
+  const want = settings.commentPermission
+  const role = await github.read(
+    () => readRole(github.client(`${user}'s permission`), { ...ctx.repo, user, signal }),
     failure =>
       new CommentCommandRefused(
-        `could not read pull request #${number} of ${here}${failure}, so the commit to build is not known`,
+        `could not read ${user}'s permission on ${here}${failure}`,
+        "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"
+      )
+  )
+  if (!atLeast(role, want)) {
+    throw new CommentCommandRefused(
+      `${user}'s role on ${here} is ${role}, below comment-permission: ${want}`,
+      `only a user with the ${want} role or higher can start a build by comment`
+    )
+  }
+  logger.info(`Comment command by ${user} (${role} on ${here}, comment-permission: ${want}).`)
+}
+
+/** The pull request's head, if GitHub shows it was pushed in a second before `writtenAt`; else a refusal saying why. */
+async function headBeforeComment(
+  github: Reads,
+  number: number,
+  writtenAt: number
+): Promise<string> {
+  const { ctx, settings, signal, logger } = github.o
+  const head = await github.read(
+    () => readPullHead(github.client(`pull request #${number}`), { ...ctx.repo, number, signal }),
+    failure =>
+      new CommentCommandRefused(
+        `could not read pull request #${number} of ${github.here}${failure}, so the commit to build is not known`,
         'comment again once GitHub answers'
       )
   )
@@ -120,15 +141,15 @@ export async function admitCommentCommand(o: AdmitOptions): Promise<Admitted> {
     )
   }
   const branch = `${where.owner}/${where.repo}'s branch ${shortName(where.ref)}`
-  const change = await read(
-    () => readLastChange(client('the head branch'), { ...where, signal: o.signal }),
+  const change = await github.read(
+    () => readLastChange(github.client('the head branch'), { ...where, signal }),
     failure =>
       new CommentCommandRefused(
         `could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`,
         'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'
       )
   )
-  const written = timeText(comment.writtenAt)
+  const written = timeText(writtenAt)
   if (!change) {
     throw new CommentCommandRefused(
       `GitHub lists no change of ${branch}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written (${written}) is not known`,
@@ -141,7 +162,8 @@ export async function admitCommentCommand(o: AdmitOptions): Promise<Admitted> {
       COMMENT_AGAIN
     )
   }
-  if (change.at >= comment.writtenAt) {
+  // GitHub's times are whole seconds: a push in the comment's second is not before it.
+  if (change.at >= writtenAt) {
     throw new CommentCommandRefused(
       `pull request #${number}'s head ${head.sha} was pushed at ${timeText(change.at)}, not before the comment was written (${written}), so it may not be what was reviewed`,
       COMMENT_AGAIN
@@ -150,7 +172,7 @@ export async function admitCommentCommand(o: AdmitOptions): Promise<Admitted> {
   logger.info(
     `Pull request #${number}'s head ${head.sha} was pushed at ${timeText(change.at)}, before the comment (${written}): this run builds it.`
   )
-  return { sha: head.sha, pullRequest: number }
+  return head.sha
 }
 
 /** The event's fields, or a refusal naming the one that does not decode. */
