@@ -51,7 +51,7 @@ async function runMain(settings: Settings, io: StepIO): Promise<void> {
   await runBounded(settings, io, {
     jobs: [settings.job],
     waitingFor: `Jenkins ${settings.jobName}`,
-    run: async ({ api, signal, work }) => {
+    run: async ({ api, signal, work, githubBounds }) => {
       if (settings.listJobs) return listJobs(api, settings, io)
       // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
       if (settings.disable) return disableJob(api, settings, io)
@@ -64,7 +64,7 @@ async function runMain(settings: Settings, io: StepIO): Promise<void> {
             onScan: () => work.scans.push(fullName(settings.branch?.project ?? []))
           })
         : undefined
-      await buildJob({ api, settings, signal, work, io, branch, uploads })
+      await buildJob({ api, settings, signal, githubBounds, work, io, branch, uploads })
     },
     stopped: abortMessage,
     failed: async (step, error) => {

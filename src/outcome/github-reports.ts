@@ -14,6 +14,7 @@ import type { Settings } from '../inputs/inputs.js'
 import { Output } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
+import type { StepBounds } from '../util/request-bounds.js'
 import type { CommitStatusReporter, StatusGate } from './commit-status.js'
 import {
   commitUnderTest,
@@ -23,6 +24,7 @@ import {
   type EventContext
 } from './commit-under-test.js'
 import { renderComment, type CommentBuild } from './pr-comment-body.js'
+import type { GithubSession } from './github-client.js'
 import type { PullRequestComment } from './pr-comment.js'
 import type { SourceCommit } from './source-link.js'
 
@@ -39,6 +41,8 @@ export interface GithubReportsOptions {
   reportName: string
   /** The runner's environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, …); default process.env. */
   env?: NodeJS.ProcessEnv
+  /** The bounds of the step's GitHub requests: its cancel signal and timeout, then the abort's budget; none: only their silence bound. */
+  bounds?: Pick<StepBounds, 'current'>
   /** For tests: a fetch nock can intercept. */
   fetch?: typeof fetch
 }
@@ -53,7 +57,9 @@ export class GithubReports {
     /** null: the commit under test could not be read; nothing is reported. */
     readonly target: CommitUnderTest | null,
     private readonly comment: PullRequestComment | undefined,
-    private readonly runUrl: string | undefined
+    private readonly runUrl: string | undefined,
+    /** The step's GitHub requests: their bounds, rate limits, one warning; undefined when none is sent. */
+    private readonly session: GithubSession | undefined
   ) {}
 
   /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
@@ -67,7 +73,7 @@ export class GithubReports {
           'No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.'
         )
       }
-      return new GithubReports(o, null, undefined, undefined)
+      return new GithubReports(o, null, undefined, undefined, undefined)
     }
     // Octokit is evaluated only when a report or the pull request needs it
     // (start-up cost); "eager" keeps it in the one bundle file.
@@ -81,10 +87,11 @@ export class GithubReports {
         : undefined
     const redact = (text: string): string =>
       settings.githubToken ? text.split(settings.githubToken).join('***') : text
+    const session = github && new github.GithubSession({ logger, bounds: o.bounds })
     const client =
       settings.githubToken === '' || !github
         ? undefined
-        : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch })
+        : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session })
     let target: CommitUnderTest | null
     try {
       target = await commitUnderTest(ctx, settings, async number => {
@@ -105,7 +112,7 @@ export class GithubReports {
       )
     }
     let comment: PullRequestComment | undefined
-    if (settings.prComment && target && client) {
+    if (settings.prComment && target && client && session) {
       if (target.pullRequest === undefined) {
         logger.info(
           `pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`
@@ -113,8 +120,11 @@ export class GithubReports {
       } else {
         const { PullRequestComment } = await import(/* webpackMode: "eager" */ './pr-comment.js')
         const { commentMarker } = await import(/* webpackMode: "eager" */ './pr-comment-body.js')
+        const { TokenIdentity } = await import(/* webpackMode: "eager" */ './github-identity.js')
         comment = new PullRequestComment({
           client,
+          session,
+          identity: new TokenIdentity({ client, session, logger }),
           owner: target.owner,
           repo: target.repo,
           number: target.pullRequest,
@@ -124,7 +134,7 @@ export class GithubReports {
         })
       }
     }
-    return new GithubReports(o, target, comment, runUrlOf(env))
+    return new GithubReports(o, target, comment, runUrlOf(env), session)
   }
 
   /** A commit status reporter for `context` (every one of the step shares one gate: one warning for the step). */
@@ -135,6 +145,7 @@ export class GithubReports {
       context,
       logger: this.o.logger,
       gate: this.gate,
+      session: this.session,
       target: this.target,
       fetch: this.o.fetch
     })
