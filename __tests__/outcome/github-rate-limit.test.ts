@@ -73,7 +73,7 @@ describe('rate limits, waited out', () => {
     expect(scope.isDone()).toBe(true)
     expect(infos()).toEqual([
       expect.stringMatching(
-        /^GitHub's rate limit holds requests back \(HTTP 403, x-ratelimit-remaining: 0\): waiting \d+\.\d s before POST \/repos\/o\/r\/statuses\/a+, as GitHub asks\.$/
+        /^GitHub's rate limit holds requests back \(HTTP 403, x-ratelimit-remaining: 0\): waiting (\d+ ms|\d+(\.\d)? s) before POST \/repos\/o\/r\/statuses\/a+, as GitHub asks\.$/
       )
     ])
   })
@@ -123,7 +123,7 @@ describe('rate limits that are not waited out', () => {
     const first = await failure(setStatus(c))
     expect(first.kind).toBe('rate-limited')
     expect(first.message).toMatch(
-      /^GitHub's secondary rate limit held back POST \/repos\/o\/r\/statuses\/a+ \(HTTP 403, the secondary rate limit\) for \d+\.\d s more, past the step's deadline$/
+      /^GitHub's secondary rate limit held back POST \/repos\/o\/r\/statuses\/a+ \(HTTP 403, the secondary rate limit\) for 1 min more, past the step's deadline$/
     )
     // Held back: not sent, not even asked.
     const second = await failure(setStatus(c))
@@ -137,7 +137,7 @@ describe('rate limits that are not waited out', () => {
     const result = await failure(setStatus(client(logger)))
     expect(result.kind).toBe('rate-limited')
     expect(result.message).toMatch(
-      / for \d+\.\d s more, longer than the 120\.0 s this action waits$/
+      / for 1 h more, longer than the 2 min this action waits$/
     )
   })
 
@@ -245,7 +245,7 @@ describe('commit statuses under a rate limit', () => {
     expect(gate.closed).toBe(false)
     expect(warnings()).toEqual([
       expect.stringMatching(
-        /^GitHub's secondary rate limit held back POST .* longer than the 120\.0 s this action waits: Commit status 'ci\/a' \(pending\) is not sent\. That is GitHub's rate limit for the github-token, not a missing permission/
+        /^GitHub's secondary rate limit held back POST .* longer than the 2 min this action waits: Commit status 'ci\/a' \(pending\) is not sent\. That is GitHub's rate limit for the github-token, not a missing permission/
       )
     ])
   })

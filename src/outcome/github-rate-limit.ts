@@ -9,7 +9,7 @@
  * fails as rate-limited without being sent, and sending resumes once the
  * limit has passed. A 403 without these signs is a refusal, not a limit.
  */
-import { seconds } from '../jenkins/transport/silence.js'
+import { formatDuration } from '../util/duration.js'
 import type { Logger } from '../util/logger.js'
 import type { RequestBounds } from '../util/request-bounds.js'
 import { sleep } from '../util/wait.js'
@@ -114,7 +114,7 @@ export class RateLimits {
     const wait = this.resumeAt - this.now()
     if (wait <= 0) return
     if (wait > MAX_WAIT_MS) {
-      throw this.refusal(what, `longer than the ${seconds(MAX_WAIT_MS)} this action waits`)
+      throw this.refusal(what, `longer than the ${formatDuration(MAX_WAIT_MS)} this action waits`)
     }
     if (bounds.deadline !== undefined && this.resumeAt > bounds.deadline) {
       throw this.refusal(what, "past the step's deadline")
@@ -122,7 +122,7 @@ export class RateLimits {
     if (this.saidFor !== this.resumeAt) {
       this.saidFor = this.resumeAt
       this.logger.info(
-        `GitHub's rate limit holds requests back (HTTP ${this.held?.status}, ${this.held?.sign}): waiting ${seconds(wait)} before ${what}, as GitHub asks.`
+        `GitHub's rate limit holds requests back (HTTP ${this.held?.status}, ${this.held?.sign}): waiting ${formatDuration(wait)} before ${what}, as GitHub asks.`
       )
     }
     try {
@@ -147,10 +147,11 @@ export class RateLimits {
 
   private refusal(what: string, why: string): GithubTransportError {
     const held = this.held
-    const left = Math.max(0, this.resumeAt - this.now())
+    // Whole seconds, rounded up: GitHub's own unit, and never said shorter than it is.
+    const left = Math.ceil(Math.max(0, this.resumeAt - this.now()) / 1000) * 1000
     return new GithubTransportError(
       'rate-limited',
-      `GitHub's ${held?.secondary ? 'secondary ' : ''}rate limit held back ${what} (HTTP ${held?.status}, ${held?.sign}) for ${seconds(left)} more, ${why}`
+      `GitHub's ${held?.secondary ? 'secondary ' : ''}rate limit held back ${what} (HTTP ${held?.status}, ${held?.sign}) for ${formatDuration(left)} more, ${why}`
     )
   }
 }
