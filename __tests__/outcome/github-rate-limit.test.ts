@@ -136,9 +136,7 @@ describe('rate limits that are not waited out', () => {
     nock(API).post(STATUSES).reply(403, { message: SECONDARY }, { 'retry-after': '3600' })
     const result = await failure(setStatus(client(logger)))
     expect(result.kind).toBe('rate-limited')
-    expect(result.message).toMatch(
-      / for 1 h more, longer than the 2 min this action waits$/
-    )
+    expect(result.message).toMatch(/ for 1 h more, longer than the 2 min this action waits$/)
   })
 
   it('held back on every try: rate-limited after 3 tries', async () => {
