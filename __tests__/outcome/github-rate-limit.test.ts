@@ -10,6 +10,7 @@ import { githubClient, GithubSession } from '../../src/outcome/github-client.js'
 import { rateLimitOf } from '../../src/outcome/github-rate-limit.js'
 import { githubFailure } from '../../src/outcome/github-transport.js'
 import type { Logger } from '../../src/util/logger.js'
+import { recordingLogger } from '../fixtures/recording-logger.js'
 import type { RequestBounds } from '../../src/util/request-bounds.js'
 
 const API = 'https://api.github.com'
@@ -24,13 +25,7 @@ afterAll(() => nock.enableNetConnect())
 afterEach(() => nock.cleanAll())
 
 function recorder() {
-  const lines: Array<{ level: string; message: string }> = []
-  const logger: Logger = {
-    debug: message => void lines.push({ level: 'debug', message }),
-    info: message => void lines.push({ level: 'info', message }),
-    warning: message => void lines.push({ level: 'warning', message })
-  }
-  const at = (level: string) => lines.filter(l => l.level === level).map(l => l.message)
+  const { logger, at } = recordingLogger()
   return { logger, warnings: () => at('warning'), infos: () => at('info') }
 }
 

@@ -18,6 +18,7 @@ import {
 import { silentLogger } from '../../src/util/logger.js'
 import type { RequestBounds } from '../../src/util/request-bounds.js'
 import { startGithub, type GithubStandIn } from '../../test-server/index.js'
+import { recordingLogger } from '../fixtures/recording-logger.js'
 
 const TOKEN = 'ghs_transportToken0123456789'
 /** Short, so that the tests are quick; what they check is which bound ended the request, not when. */
@@ -171,19 +172,6 @@ describe('through Octokit', () => {
 })
 
 describe('GithubSession', () => {
-  function recorder() {
-    const lines: Array<{ level: string; message: string }> = []
-    const logger: Logger = {
-      debug: message => void lines.push({ level: 'debug', message }),
-      info: message => void lines.push({ level: 'info', message }),
-      warning: message => void lines.push({ level: 'warning', message })
-    }
-    return {
-      logger,
-      at: (level: string) => lines.filter(l => l.level === level).map(l => l.message)
-    }
-  }
-
   function reports(logger: Logger, sha: string, bounds: RequestBounds = {}) {
     const session = new GithubSession({
       logger,
@@ -210,7 +198,7 @@ describe('GithubSession', () => {
   }
 
   it('GitHub leaves a status unanswered: one warning for the step, and no further report is sent', async () => {
-    const { logger, at } = recorder()
+    const { logger, at } = recordingLogger()
     const sha = 'e'.repeat(40)
     const { status, comment } = reports(logger, sha)
     const fault = github.aim({
@@ -230,7 +218,7 @@ describe('GithubSession', () => {
   })
 
   it("a request the step's stop ends is said, not warned about, and reports still go after it", async () => {
-    const { logger, at } = recorder()
+    const { logger, at } = recordingLogger()
     const controller = new AbortController()
     const bounds: RequestBounds = { signal: controller.signal }
     const sha = 'f'.repeat(40)
