@@ -217,6 +217,20 @@ describe('GithubSession', () => {
     ])
   })
 
+  it('GitHub leaves GET /user unanswered while the comment is searched: one warning, and no comment is written', async () => {
+    const { logger, at } = recordingLogger()
+    const { comment } = reports(logger, '9'.repeat(40))
+    github.model.addComment(77, 'github-actions[bot]', '<!-- m -->\nold')
+    const fault = github.aim({ route: 'user.get', effect: { type: 'stall' }, times: 1 })
+    const from = github.requests.length
+    await comment.write('<!-- m -->\nnew')
+    expect(fault.hits).toBe(1)
+    expect(github.requests.slice(from).map(q => q.route)).toEqual(['comments.list', 'user.get'])
+    expect(at('warning')).toEqual([
+      expect.stringMatching(/^No answer from GitHub at .* to GET \/user within 0\.6 s: no further/)
+    ])
+  })
+
   it("a request the step's stop ends is said, not warned about, and reports still go after it", async () => {
     const { logger, at } = recordingLogger()
     const controller = new AbortController()

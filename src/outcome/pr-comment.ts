@@ -1,19 +1,14 @@
 /**
- * Keeps one comment on a pull request up to date (`pr-comment`): found again
- * on later runs as the newest comment that the token's own identity wrote
- * (github-identity.ts) and that starts with the marker pr-comment-body.ts
- * writes; updated in place, never a second one (one deleted, or whose edit
- * GitHub refuses, is written anew). The marker alone proves nothing (anyone
- * can type it): a comment by anyone else is never edited.
- *
- * GitHub lists an issue's comments oldest first, 100 a page at most, and
- * has no newest-first order: the search reads page 1 for its `Link` header,
- * then goes from the last page backwards, at most the newest 1,000 comments.
- *
- * Best effort, like the commit status: it never throws, and the build's
- * verdict is not affected. A token that may not comment gives one warning
- * and no further request; GitHub not answering or rate-limiting is said
- * once for the step (github-client.ts GithubSession).
+ * Keeps one comment on a pull request up to date (`pr-comment`): the newest
+ * of the newest 1,000 comments that starts with the marker pr-comment-body.ts
+ * writes and that the token's own identity wrote (github-identity.ts); it is
+ * updated in place (one deleted, or whose edit GitHub refuses, is written
+ * anew). The marker alone proves nothing, anyone can type it: a comment by
+ * anyone else is never edited. GitHub lists comments oldest first, so the
+ * search reads page 1 for its `Link` header, then from the last page back.
+ * Best effort: it never throws and the verdict stands; a token that may not
+ * comment gives one warning, GitHub not answering or rate-limiting is said
+ * once for the step (GithubSession).
  */
 import type { Logger } from '../util/logger.js'
 import type { GithubClient, GithubSession } from './github-client.js'
@@ -68,6 +63,8 @@ export class PullRequestComment {
     }
     try {
       this.id ??= await this.find()
+      // Finding it may have met a GitHub that does not answer (said once).
+      if (!session.open) return
       if (this.id !== undefined && (await this.update(this.id, body))) return
       await this.create(body)
     } catch (error) {
