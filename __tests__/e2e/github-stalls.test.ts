@@ -35,6 +35,8 @@ const TOKEN = 'ghs_githubStallsToken0123456789'
 const TIMEOUT_S = 20
 /** Far under the minutes a stalled request lasted unbounded; far over timeout + 5 s on a busy machine. */
 const GENEROUS_MS = 45_000
+/** A run, its stop and its post step, on a busy machine. */
+const TEST_MS = 150_000
 const repository = { id: 1, name: 'repo', owner: { login: 'owner' } }
 
 /** Exit times, by what stalled and what stopped the step. */
@@ -137,7 +139,10 @@ function checkStopped(r: ActionRun, call: Call, job: string): void {
   const build = jenkins.builds(job).find(b => b.queueId === saved.queueId)
   if (build) {
     expect(build.result, describeRun(r)).toBe('ABORTED')
-    expect(errorAnnotation(r)).toMatch(/stopped Jenkins build #\d+ \(stop; result ABORTED\)\.$/)
+    // On a very busy machine the stop's end may come after the abort's budget: it was sent.
+    expect(errorAnnotation(r)).toMatch(
+      /(stopped Jenkins build #\d+ \(stop; result ABORTED\)|sent stop to Jenkins build #\d+, but could not see it end: .*)\.$/
+    )
   } else {
     expect(jenkins.state.queue.find(q => q.id === saved.queueId)?.cancelled, describeRun(r)).toBe(
       true
@@ -160,60 +165,68 @@ async function checkPost(r: ActionRun, inputs: Record<string, string>): Promise<
 
 describe.each(EFFECTS)('GitHub $name (Node 24)', ({ name, effect }) => {
   describe.concurrent('SIGINT', () => {
-    it.each(CALLS)('%s', async call => {
-      const { job, inputs, event, fault } = scenario(call, effect)
-      const action = startAction(inputs, {
-        node: NODE24,
-        event,
-        env: { GITHUB_API_URL: github.url },
-        killAfterMs: 60_000
-      })
-      await Promise.race([
-        fault.hit,
-        action.done.then(r => {
-          throw new Error(`the run ended before ${call} was sent:\n${describeRun(r)}`)
+    it.each(CALLS)(
+      '%s',
+      async call => {
+        const { job, inputs, event, fault } = scenario(call, effect)
+        const action = startAction(inputs, {
+          node: NODE24,
+          event,
+          env: { GITHUB_API_URL: github.url },
+          killAfterMs: 60_000
         })
-      ])
-      const sentAt = Date.now()
-      action.child.kill('SIGINT')
-      const r = await action.done
-      const ms = Date.now() - sentAt
-      figures.push(`${call}, ${name}, SIGINT → exit: ${ms} ms`)
-      expect(ms, describeRun(r)).toBeLessThan(GENEROUS_MS)
-      expect(errorAnnotation(r), describeRun(r)).toMatch(
-        new RegExp(`^The workflow was cancelled while waiting for Jenkins ${job}`)
-      )
-      checkStopped(r, call, job)
-      await checkPost(r, inputs)
-    })
+        await Promise.race([
+          fault.hit,
+          action.done.then(r => {
+            throw new Error(`the run ended before ${call} was sent:\n${describeRun(r)}`)
+          })
+        ])
+        const sentAt = Date.now()
+        action.child.kill('SIGINT')
+        const r = await action.done
+        const ms = Date.now() - sentAt
+        figures.push(`${call}, ${name}, SIGINT → exit: ${ms} ms`)
+        expect(ms, describeRun(r)).toBeLessThan(GENEROUS_MS)
+        expect(errorAnnotation(r), describeRun(r)).toMatch(
+          new RegExp(`^The workflow was cancelled while waiting for Jenkins ${job}`)
+        )
+        checkStopped(r, call, job)
+        await checkPost(r, inputs)
+      },
+      TEST_MS
+    )
   })
 
   describe.concurrent(`timeout: ${TIMEOUT_S}`, () => {
-    it.each(CALLS)('%s', async call => {
-      const { job, inputs, event, fault } = scenario(call, effect)
-      const startedAt = Date.now()
-      const action = startAction(
-        { ...inputs, timeout: String(TIMEOUT_S) },
-        { node: NODE24, event, env: { GITHUB_API_URL: github.url }, killAfterMs: 90_000 }
-      )
-      await Promise.race([
-        fault.hit,
-        action.done.then(r => {
-          throw new Error(`the run ended before ${call} was sent:\n${describeRun(r)}`)
-        })
-      ])
-      const r = await action.done
-      const ms = Date.now() - startedAt - TIMEOUT_S * 1000
-      figures.push(`${call}, ${name}, timeout → exit: ${ms} ms after the timeout`)
-      expect(ms, describeRun(r)).toBeLessThan(GENEROUS_MS)
-      expect(errorAnnotation(r), describeRun(r)).toMatch(
-        new RegExp(
-          `^Timed out after \\d+ s \\(timeout: ${TIMEOUT_S} s\\) waiting for Jenkins ${job}`
+    it.each(CALLS)(
+      '%s',
+      async call => {
+        const { job, inputs, event, fault } = scenario(call, effect)
+        const startedAt = Date.now()
+        const action = startAction(
+          { ...inputs, timeout: String(TIMEOUT_S) },
+          { node: NODE24, event, env: { GITHUB_API_URL: github.url }, killAfterMs: 90_000 }
         )
-      )
-      checkStopped(r, call, job)
-      await checkPost(r, { ...inputs, timeout: String(TIMEOUT_S) })
-    })
+        await Promise.race([
+          fault.hit,
+          action.done.then(r => {
+            throw new Error(`the run ended before ${call} was sent:\n${describeRun(r)}`)
+          })
+        ])
+        const r = await action.done
+        const ms = Date.now() - startedAt - TIMEOUT_S * 1000
+        figures.push(`${call}, ${name}, timeout → exit: ${ms} ms after the timeout`)
+        expect(ms, describeRun(r)).toBeLessThan(GENEROUS_MS)
+        expect(errorAnnotation(r), describeRun(r)).toMatch(
+          new RegExp(
+            `^Timed out after \\d+ s \\(timeout: ${TIMEOUT_S} s\\) waiting for Jenkins ${job}`
+          )
+        )
+        checkStopped(r, call, job)
+        await checkPost(r, { ...inputs, timeout: String(TIMEOUT_S) })
+      },
+      TEST_MS
+    )
   })
 })
 
@@ -254,105 +267,127 @@ describe.concurrent('a GitHub that does not answer, or rate-limits, left to run 
   }
   const warningsOf = (r: ActionRun) => commands(r.stdout, 'warning').map(c => c?.value ?? '')
 
-  it('a status POST never answered: one warning after its silence bound, no further report, the verdict stands', async () => {
-    const { run, sent } = quickRun({ type: 'stall' })
-    const r = await run()
-    expect(r.code, describeRun(r)).toBe(0)
-    expect(r.outputs.result).toBe('SUCCESS')
-    expect(warningsOf(r), describeRun(r)).toEqual([
-      expect.stringMatching(
-        /^No answer from GitHub at http:\/\/127\.0\.0\.1:\d+ to POST \/repos\/owner\/repo\/statuses\/[0-9a-f]+ within 20\.0 s: no further commit status or pull request comment is sent in this step/
-      )
-    ])
-    expect(sent()).toHaveLength(1)
-  })
+  it(
+    'a status POST never answered: one warning after its silence bound, no further report, the verdict stands',
+    async () => {
+      const { run, sent } = quickRun({ type: 'stall' })
+      const r = await run()
+      expect(r.code, describeRun(r)).toBe(0)
+      expect(r.outputs.result).toBe('SUCCESS')
+      expect(warningsOf(r), describeRun(r)).toEqual([
+        expect.stringMatching(
+          /^No answer from GitHub at http:\/\/127\.0\.0\.1:\d+ to POST \/repos\/owner\/repo\/statuses\/[0-9a-f]+ within 20\.0 s: no further commit status or pull request comment is sent in this step/
+        )
+      ])
+      expect(sent()).toHaveLength(1)
+    },
+    TEST_MS
+  )
 
-  it('a primary rate limit that resets within the step: waited out, the statuses all set', async () => {
-    const { run, states, fault } = quickRun(
-      { type: 'rate-limit', limit: 'primary', resetInSec: 1 },
-      1
-    )
-    const r = await run()
-    expect(r.code, describeRun(r)).toBe(0)
-    expect(fault.hits).toBe(1)
-    expect(warningsOf(r), describeRun(r)).toEqual([])
-    expect(r.stdout).toMatch(
-      /GitHub's rate limit holds requests back \(HTTP 403, x-ratelimit-remaining: 0\): waiting \d+(\.\d)? s before POST/
-    )
-    expect(states()).toEqual(['pending', 'success'])
-  })
-
-  it('a secondary rate limit asking for an hour (429): one warning that says so, no permission blamed, nothing sent meanwhile', async () => {
-    const { run, sent } = quickRun(
-      { type: 'rate-limit', limit: 'secondary', status: 429, retryAfterSec: 3600 },
-      1
-    )
-    const r = await run()
-    expect(r.code, describeRun(r)).toBe(0)
-    expect(r.outputs.result).toBe('SUCCESS')
-    const warnings = warningsOf(r)
-    expect(warnings, describeRun(r)).toEqual([
-      expect.stringMatching(
-        /^GitHub's secondary rate limit held back POST \/repos\/owner\/repo\/statuses\/[0-9a-f]+ \(HTTP 429, retry-after\) for 1 h more, longer than the 2 min this action waits: .*not a missing permission/
+  it(
+    'a primary rate limit that resets within the step: waited out, the statuses all set',
+    async () => {
+      const { run, states, fault } = quickRun(
+        { type: 'rate-limit', limit: 'primary', resetInSec: 1 },
+        1
       )
-    ])
-    expect(warnings[0]).not.toContain('statuses: write')
-    expect(sent()).toHaveLength(1)
-  })
+      const r = await run()
+      expect(r.code, describeRun(r)).toBe(0)
+      expect(fault.hits).toBe(1)
+      expect(warningsOf(r), describeRun(r)).toEqual([])
+      expect(r.stdout).toMatch(
+        /GitHub's rate limit holds requests back \(HTTP 403, x-ratelimit-remaining: 0\): waiting \d+(\.\d)? s before POST/
+      )
+      expect(states()).toEqual(['pending', 'success'])
+    },
+    TEST_MS
+  )
+
+  it(
+    'a secondary rate limit asking for an hour (429): one warning that says so, no permission blamed, nothing sent meanwhile',
+    async () => {
+      const { run, sent } = quickRun(
+        { type: 'rate-limit', limit: 'secondary', status: 429, retryAfterSec: 3600 },
+        1
+      )
+      const r = await run()
+      expect(r.code, describeRun(r)).toBe(0)
+      expect(r.outputs.result).toBe('SUCCESS')
+      const warnings = warningsOf(r)
+      expect(warnings, describeRun(r)).toEqual([
+        expect.stringMatching(
+          /^GitHub's secondary rate limit held back POST \/repos\/owner\/repo\/statuses\/[0-9a-f]+ \(HTTP 429, retry-after\) for 1 h more, longer than the 2 min this action waits: .*not a missing permission/
+        )
+      ])
+      expect(warnings[0]).not.toContain('statuses: write')
+      expect(sent()).toHaveLength(1)
+    },
+    TEST_MS
+  )
 })
 
 describe('with jobs (Node 24)', () => {
-  it('statuses that never answer, then SIGINT: every build is stopped, the record kept', async () => {
-    const n = ++serial
-    const jobs = [`gh-jobs-a-${n}`, `gh-jobs-b-${n}`]
-    for (const job of jobs) {
-      jenkins.addJob(job, {
-        concurrent: true,
-        script: { durationMs: 60_000, consoleLines: ['working'] }
+  it(
+    'statuses that never answer, then SIGINT: every build is stopped, the record kept',
+    async () => {
+      const n = ++serial
+      const jobs = [`gh-jobs-a-${n}`, `gh-jobs-b-${n}`]
+      for (const job of jobs) {
+        jenkins.addJob(job, {
+          concurrent: true,
+          script: { durationMs: 60_000, consoleLines: ['working'] }
+        })
+      }
+      const sha = n.toString(16).padStart(40, 'e')
+      const fault = github.aim({
+        route: 'statuses.create',
+        match: r => r.params.sha === sha,
+        effect: { type: 'stall' }
       })
-    }
-    const sha = n.toString(16).padStart(40, 'e')
-    const fault = github.aim({
-      route: 'statuses.create',
-      match: r => r.params.sha === sha,
-      effect: { type: 'stall' }
-    })
-    const inputs = {
-      ...auth(jenkins),
-      jobs: jobs.join('\n'),
-      'github-token': TOKEN,
-      'commit-status': 'true'
-    }
-    const action = startAction(inputs, {
-      node: NODE24,
-      env: { GITHUB_API_URL: github.url },
-      event: {
-        name: 'pull_request',
-        payload: { number: 4000 + n, pull_request: { number: 4000 + n, head: { sha } }, repository }
-      },
-      killAfterMs: 60_000
-    })
-    await fault.hit
-    // Both builds running: what SIGINT must stop.
-    await action.waitForOutput(new RegExp(`${jobs[1]}.*started|started.*${jobs[1]}`))
-    await action.waitForOutput(new RegExp(`${jobs[0]}.*started|started.*${jobs[0]}`))
-    const sentAt = Date.now()
-    action.child.kill('SIGINT')
-    const r = await action.done
-    figures.push(`jobs (2), statuses headers never sent, SIGINT → exit: ${Date.now() - sentAt} ms`)
-    expect(r.code, describeRun(r)).not.toBe(0)
-    expect(r.signal, describeRun(r)).toBeNull()
-    expect(r.state[State.Done]).toBe('true')
-    const saved = JSON.parse(r.state[State.Builds] ?? '[]') as Array<{
-      job: string[]
-      number?: number
-    }>
-    expect(saved.map(s => s.job.join('/')).sort()).toEqual([...jobs].sort())
-    for (const job of jobs) {
-      const number = saved.find(s => s.job.join('/') === job)?.number
-      expect(jenkins.builds(job).find(b => b.number === number)?.result, describeRun(r)).toBe(
-        'ABORTED'
+      const inputs = {
+        ...auth(jenkins),
+        jobs: jobs.join('\n'),
+        'github-token': TOKEN,
+        'commit-status': 'true'
+      }
+      const action = startAction(inputs, {
+        node: NODE24,
+        env: { GITHUB_API_URL: github.url },
+        event: {
+          name: 'pull_request',
+          payload: {
+            number: 4000 + n,
+            pull_request: { number: 4000 + n, head: { sha } },
+            repository
+          }
+        },
+        killAfterMs: 60_000
+      })
+      await fault.hit
+      // Both builds running: what SIGINT must stop.
+      await action.waitForOutput(new RegExp(`${jobs[1]}.*started|started.*${jobs[1]}`))
+      await action.waitForOutput(new RegExp(`${jobs[0]}.*started|started.*${jobs[0]}`))
+      const sentAt = Date.now()
+      action.child.kill('SIGINT')
+      const r = await action.done
+      figures.push(
+        `jobs (2), statuses headers never sent, SIGINT → exit: ${Date.now() - sentAt} ms`
       )
-    }
-  })
+      expect(r.code, describeRun(r)).not.toBe(0)
+      expect(r.signal, describeRun(r)).toBeNull()
+      expect(r.state[State.Done]).toBe('true')
+      const saved = JSON.parse(r.state[State.Builds] ?? '[]') as Array<{
+        job: string[]
+        number?: number
+      }>
+      expect(saved.map(s => s.job.join('/')).sort()).toEqual([...jobs].sort())
+      for (const job of jobs) {
+        const number = saved.find(s => s.job.join('/') === job)?.number
+        expect(jenkins.builds(job).find(b => b.number === number)?.result, describeRun(r)).toBe(
+          'ABORTED'
+        )
+      }
+    },
+    TEST_MS
+  )
 })
