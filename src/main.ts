@@ -52,9 +52,13 @@ async function runMain(settings: Settings, io: StepIO): Promise<void> {
   await runBounded(settings, io, {
     jobs: [settings.job],
     waitingFor: `Jenkins ${settings.jobName}`,
-    run: async ({ api, signal, work }) => {
+    run: async ({ api, signal, work, githubBounds }) => {
       // A comment command is checked, and the commit settled, before anything goes to Jenkins.
-      const settled = await settleCommit(settings, { logger: io.logger, signal })
+      const settled = await settleCommit(settings, {
+        logger: io.logger,
+        signal,
+        bounds: githubBounds
+      })
       if (settled.listJobs) return listJobs(api, settled, io)
       // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
       if (settled.disable) return disableJob(api, settled, io)
@@ -67,7 +71,7 @@ async function runMain(settings: Settings, io: StepIO): Promise<void> {
             onScan: () => work.scans.push(fullName(settled.branch?.project ?? []))
           })
         : undefined
-      await buildJob({ api, settings: settled, signal, work, io, branch, uploads })
+      await buildJob({ api, settings: settled, signal, githubBounds, work, io, branch, uploads })
     },
     stopped: abortMessage,
     failed: async (step, error) => {

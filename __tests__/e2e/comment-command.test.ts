@@ -1,7 +1,7 @@
 /**
  * End to end (issue 32 §4, §6): the bundle as the runner starts it, on an
  * `issue_comment` event, against the test server and a stand-in for the
- * GitHub API (github-comment-routes.ts, beside a route that records
+ * GitHub API (test-server/github: roles, pull requests, branch changes and
  * commit statuses). A comment command builds the head GitHub shows was
  * pushed before the comment, for a commenter with `comment-permission`, and
  * gives Jenkins that commit; any doubt refuses it before a single request
@@ -11,17 +11,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startJenkins, type TestJenkins } from '../../test-server/index.js'
-import { commentCommandRoutes, handle, type CommentCommandState } from './github-comment-routes.js'
 import {
-  auth,
-  commands,
-  describeRun,
-  run,
-  RUNTIMES,
-  startLocalServer,
-  type LocalServer
-} from './helpers.js'
+  startGithub,
+  startJenkins,
+  type GithubStandIn,
+  type TestJenkins
+} from '../../test-server/index.js'
+import { auth, commands, describeRun, run, RUNTIMES } from './helpers.js'
 
 const GITHUB_SHA = 'b'.repeat(40)
 const REVIEWED = 'c'.repeat(40)
@@ -45,43 +41,22 @@ function comment(user: string, pr?: number) {
   }
 }
 
-interface GithubStandIn extends LocalServer {
-  state: CommentCommandState
-}
-
-/** The comment command's routes, and commit statuses recorded (201). */
-async function startGithub(): Promise<GithubStandIn> {
-  const state: CommentCommandState = { roles: new Map(), pulls: new Map(), changes: new Map() }
-  const routes = commentCommandRoutes(state, 'owner/repo')
-  const server = await startLocalServer((req, res) => {
-    // A GitHub that never answers: the step's timeout must still end it.
-    if (req.url.includes('/collaborators/staller/')) return
-    if (handle(routes, req, res)) return
-    const status =
-      req.method === 'POST' && /^\/repos\/owner\/repo\/statuses\/[0-9a-f]+$/.test(req.url)
-    res.writeHead(status ? 201 : 404, { 'content-type': 'application/json' })
-    res.end(
-      JSON.stringify(status ? { id: 1 } : { message: `no route for ${req.method} ${req.url}` })
-    )
-  })
-  return Object.assign(server, { state })
-}
-
 /** Pull request `pr` of the fork `someone/fork`, branch `pr-<n>`, at `sha`, whose newest change GitHub recorded at `at`. */
 function pullRequest(github: GithubStandIn, pr: number, sha: string, at: string): void {
-  github.state.pulls.set(pr, { sha, ref: `pr-${pr}`, repo: 'someone/fork' })
-  github.state.changes.set(`someone/fork:pr-${pr}`, [{ after: sha, timestamp: at }])
+  github.model.heads.set(pr, sha)
+  github.model.pullBranches.set(pr, { ref: `pr-${pr}`, repo: 'someone/fork' })
+  github.model.changes.set(`someone/fork:pr-${pr}`, [{ after: sha, timestamp: at }])
 }
 
 /** The commits the statuses of `context` went to, in order. */
-function statusShas(github: LocalServer, context: string): string[] {
+function statusShas(github: GithubStandIn, context: string): string[] {
   return github.requests
     .filter(q => q.method === 'POST' && q.url.includes('/statuses/'))
     .filter(q => (JSON.parse(q.body) as { context: string }).context === context)
     .map(q => /\/statuses\/([0-9a-f]+)$/.exec(q.url)?.[1] ?? q.url)
 }
 
-function reads(github: LocalServer, path: string): number {
+function reads(github: GithubStandIn, path: string): number {
   return github.requests.filter(q => q.method === 'GET' && q.url.split('?')[0] === path).length
 }
 
@@ -143,8 +118,14 @@ describe.each(RUNTIMES)('comment commands ($name)', ({ path: node }) => {
     })
     refusing = await startJenkins({ quietPeriodSec: 0, jobs: { refused: quick } })
     github = await startGithub()
+    // A GitHub that never answers: the step's timeout must still end it.
+    github.aim({
+      route: 'collaborators.permission',
+      effect: { type: 'stall' },
+      match: request => request.params.user === 'staller'
+    })
     for (const user of ['writer', 'linker', 'issuer', 'reader']) {
-      github.state.roles.set(user, user === 'reader' ? 'read' : 'write')
+      github.model.roles.set(user, user === 'reader' ? 'read' : 'write')
     }
     workspace = mkdtempSync(join(tmpdir(), 'e2e-comment-'))
     mkdirSync(join(workspace, 'tests'))

@@ -204,9 +204,16 @@ describe.each(RUNTIMES)('summary, commit status and post step ($name)', ({ path:
       )
       expect(r.code, describeRun(r)).toBe(1)
       const posted = statuses(github, 'jenkins/status-timeout')
-      expect(posted.map(p => p.state)).toEqual(['pending', 'error'])
-      expect(posted[1]?.description).toBe('Timed out waiting for Jenkins')
-      expect(posted[1]?.target_url).toBe(posted[0]?.target_url)
+      // A pending status still in flight at the timeout is cut with the
+      // step's other requests (on a busy machine it may not have gone out):
+      // what counts is that the last one is the error.
+      expect(
+        posted.map(p => p.state),
+        describeRun(r)
+      ).toEqual(posted.length === 2 ? ['pending', 'error'] : ['error'])
+      const last = posted.at(-1)
+      expect(last?.description).toBe('Timed out waiting for Jenkins')
+      if (posted.length === 2) expect(last?.target_url).toBe(posted[0]?.target_url)
     })
 
     it('a 403 from GitHub warns about statuses: write and leaves the result alone', async () => {

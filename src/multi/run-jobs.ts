@@ -17,6 +17,7 @@ import { namedLogger, type Logger } from '../util/logger.js'
 import { expectationFrom } from '../follow/poll-policy.js'
 import type { StepIO } from '../runner/io.js'
 import type { RemoteWork } from '../step/remote-work.js'
+import type { StepBounds } from '../util/request-bounds.js'
 import { settleBy, throwIfAborted } from '../util/wait.js'
 import { judgeEnd } from '../step/build-ended.js'
 import { buildStarted, existingBuild, queueBuild, type StepItem } from '../step/build-begun.js'
@@ -38,6 +39,8 @@ export interface JobsRunOptions {
   settings: Settings
   /** Fires on cancel or timeout. */
   signal: AbortSignal
+  /** The bounds of its GitHub requests (runBounded). */
+  githubBounds: StepBounds
   io: StepIO
   work: RemoteWork
   policy?: SchedulePolicy
@@ -177,7 +180,8 @@ export class JobsRun {
       logger: this.log,
       setOutput: (name, value) => io.setOutput(name, value),
       // One comment for the step: named for all its builds.
-      reportName: this.entries.map(entry => entry.statusContext).join(' ')
+      reportName: this.entries.map(entry => entry.statusContext).join(' '),
+      bounds: this.o.githubBounds
     })
     this.github = reports
     if (!settings.commitStatus) return

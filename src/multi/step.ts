@@ -43,7 +43,8 @@ export async function runJobsStep(settings: Settings, io: StepIO): Promise<void>
       // A comment command is checked, and the commit settled, before anything goes to Jenkins.
       const settled = await settleCommit(step.settings, {
         logger: step.io.logger,
-        signal: step.signal
+        signal: step.signal,
+        bounds: step.githubBounds
       })
       run = new JobsRun({ ...step, settings: settled, uploads })
       return run.run()

@@ -10,6 +10,7 @@
 import type { Settings } from '../inputs/inputs.js'
 import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
+import type { StepBounds } from '../util/request-bounds.js'
 import { CommentCommandRefused, admitCommentCommand, type Admitted } from './comment-command.js'
 import { commitUnderTest } from './commit-under-test.js'
 import { brokenEvent, readEvent } from './github-event.js'
@@ -19,6 +20,8 @@ export interface GateOptions {
   logger: Logger
   /** The step's cancel signal: every GitHub request stops with it. */
   signal?: AbortSignal
+  /** The step's bounds for GitHub requests (runBounded): its deadline and signal, then the abort's budget. */
+  bounds?: Pick<StepBounds, 'current'>
   /** The runner's environment; default process.env. */
   env?: NodeJS.ProcessEnv
   /** For tests: a fetch nock can intercept. */
@@ -57,7 +60,14 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
   const github = await import(/* webpackMode: "eager" */ './github-client.js')
   const token = settings.githubToken
   const client =
-    token === '' ? undefined : github.githubClient({ token, logger: o.logger, fetch: o.fetch })
+    token === ''
+      ? undefined
+      : github.githubClient({
+          token,
+          logger: o.logger,
+          fetch: o.fetch,
+          session: new github.GithubSession({ logger: o.logger, bounds: o.bounds })
+        })
   const redact = github.redactor(token)
   const failure = (error: unknown): string => {
     const status = github.httpStatusOf(error)

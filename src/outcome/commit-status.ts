@@ -2,7 +2,8 @@ import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
 import { commitShaOf } from '../util/commit-sha.js'
 import { headShaOf, type CommitUnderTest, type EventContext } from './commit-under-test.js'
-import { githubClient, httpStatusOf, redactor, type GithubClient } from './github-client.js'
+import { githubClient, GithubSession, redactor, type GithubClient } from './github-client.js'
+import { githubFailure } from './github-transport.js'
 import { errorText } from '../util/error-text.js'
 import { cut } from '../util/shorten.js'
 
@@ -16,6 +17,8 @@ export interface CommitStatusOptions {
   fetch?: typeof fetch
   /** Shared by the reporters of one step (one per build with `jobs`): a token refused once is not tried, nor warned about, again. */
   gate?: StatusGate
+  /** The step's GitHub session (bounds, rate limits, one warning for a GitHub that does not answer); default: one of its own. */
+  session?: GithubSession
   /**
    * The commit under test (commit-under-test.ts), resolved once for the
    * step; null: none could be read (already warned about), set no status.
@@ -45,13 +48,16 @@ const MAX_DESCRIPTION = 140
 /**
  * Sets a commit status on the commit under test. Best effort: it never
  * throws and never fails the build; every problem is a warning (a 403/404
- * names the `statuses: write` permission, once, and stops further attempts).
+ * that is not GitHub's rate limit names the `statuses: write` permission,
+ * once, and stops further attempts; GitHub not answering or rate-limiting is
+ * said once for the step by its GithubSession).
  */
 export class CommitStatusReporter {
   private readonly logger: Logger
   private readonly context: string
   private readonly token: string
   private readonly gate: StatusGate
+  private readonly session: GithubSession
   private target?: { owner: string; repo: string; sha: string }
   private octokit?: GithubClient
   private final = false
@@ -67,6 +73,7 @@ export class CommitStatusReporter {
     this.context = options.context
     this.token = options.token
     this.gate = options.gate ?? { closed: false }
+    this.session = options.session ?? new GithubSession({ logger: options.logger })
     if (options.target === null || (!options.target && !ghContext)) {
       this.logger.debug(`Commit status '${this.context}' is off: no commit under test.`)
       return
@@ -80,7 +87,8 @@ export class CommitStatusReporter {
       this.octokit = githubClient({
         token: options.token,
         logger: this.logger,
-        fetch: options.fetch
+        fetch: options.fetch,
+        session: this.session
       })
     } catch (error) {
       this.target = undefined
@@ -127,7 +135,7 @@ export class CommitStatusReporter {
   private async set(state: State, description: string, targetUrl?: string): Promise<void> {
     const target = this.target
     const octokit = this.octokit
-    if (!target || !octokit || this.gate.closed) {
+    if (!target || !octokit || this.gate.closed || !this.session.open) {
       this.logger.debug(`Commit status '${this.context}' skipped (${state}).`)
       return
     }
@@ -135,7 +143,7 @@ export class CommitStatusReporter {
     // builds (several `jobs`) wait for the one request in flight: a token
     // that may not set statuses is refused once, not once per build.
     while (!this.gate.proven && this.gate.probe) await this.gate.probe
-    if (this.gate.closed) {
+    if (this.gate.closed || !this.session.open) {
       this.logger.debug(`Commit status '${this.context}' skipped (${state}).`)
       return
     }
@@ -161,7 +169,10 @@ export class CommitStatusReporter {
       await request
       this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`)
     } catch (error) {
-      const status = httpStatusOf(error)
+      const failure = githubFailure(error)
+      // GitHub not answering, or its rate limit: said once for the step, and not a permission.
+      if (this.session.handled(failure, `Commit status '${this.context}' (${state})`)) return
+      const status = failure.kind === 'answered' ? failure.status : undefined
       if (status === 403 || status === 404) {
         // A token without `statuses: write`, or a fork PR's read-only token:
         // say so once and stop trying (every reporter of the step).
@@ -172,12 +183,12 @@ export class CommitStatusReporter {
           `Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
             `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
             `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
-            `GitHub said: ${this.redact(errorText(error))}`
+            `GitHub said: ${this.redact(failure.message)}`
         )
         return
       }
       this.logger.warning(
-        `Could not set commit status '${this.context}' (${state}): ${this.redact(errorText(error))}`
+        `Could not set commit status '${this.context}' (${state}): ${this.redact(failure.message)}`
       )
     }
   }

@@ -13,6 +13,7 @@ import type { Settings } from '../inputs/inputs.js'
 import { Output } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
+import type { StepBounds } from '../util/request-bounds.js'
 import type { CommitStatusReporter, StatusGate } from './commit-status.js'
 import {
   commitUnderTest,
@@ -24,6 +25,7 @@ import {
 import { brokenEvent, readEvent } from './github-event.js'
 import { readPullHead } from './github-reads.js'
 import { renderComment, type CommentBuild } from './pr-comment-body.js'
+import type { GithubSession } from './github-client.js'
 import type { PullRequestComment } from './pr-comment.js'
 import type { SourceCommit } from './source-link.js'
 
@@ -40,6 +42,8 @@ export interface GithubReportsOptions {
   reportName: string
   /** The runner's environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, …); default process.env. */
   env?: NodeJS.ProcessEnv
+  /** The bounds of the step's GitHub requests: its cancel signal and timeout, then the abort's budget; none: only their silence bound. */
+  bounds?: Pick<StepBounds, 'current'>
   /** For tests: a fetch nock can intercept. */
   fetch?: typeof fetch
 }
@@ -54,7 +58,9 @@ export class GithubReports {
     /** null: the commit under test could not be read; nothing is reported. */
     readonly target: CommitUnderTest | null,
     private readonly comment: PullRequestComment | undefined,
-    private readonly runUrl: string | undefined
+    private readonly runUrl: string | undefined,
+    /** The step's GitHub requests: their bounds, rate limits, one warning; undefined when none is sent. */
+    private readonly session: GithubSession | undefined
   ) {}
 
   /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
@@ -71,7 +77,7 @@ export class GithubReports {
             : `No commit status or pull request comment: ${brokenEvent(event.why)}; the build goes on.`
         )
       }
-      return new GithubReports(o, null, undefined, undefined)
+      return new GithubReports(o, null, undefined, undefined, undefined)
     }
     const ctx = event.context
     const named = (): number | undefined => {
@@ -94,14 +100,15 @@ export class GithubReports {
       logger.warning(
         `No commit status or pull request comment: the GitHub client could not be loaded: ${errorText(error)}.`
       )
-      return new GithubReports(o, null, undefined, undefined)
+      return new GithubReports(o, null, undefined, undefined, undefined)
     }
     const redact = (text: string): string =>
       settings.githubToken ? text.split(settings.githubToken).join('***') : text
+    const session = github && new github.GithubSession({ logger, bounds: o.bounds })
     const client =
       settings.githubToken === '' || !github
         ? undefined
-        : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch })
+        : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session })
     let target: CommitUnderTest | null
     try {
       target = await commitUnderTest(ctx, settings, async number => {
@@ -121,7 +128,7 @@ export class GithubReports {
       )
     }
     let comment: PullRequestComment | undefined
-    if (settings.prComment && target && client) {
+    if (settings.prComment && target && client && session) {
       if (target.pullRequest === undefined) {
         logger.info(
           `pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`
@@ -129,8 +136,11 @@ export class GithubReports {
       } else {
         const { PullRequestComment } = await import(/* webpackMode: "eager" */ './pr-comment.js')
         const { commentMarker } = await import(/* webpackMode: "eager" */ './pr-comment-body.js')
+        const { TokenIdentity } = await import(/* webpackMode: "eager" */ './github-identity.js')
         comment = new PullRequestComment({
           client,
+          session,
+          identity: new TokenIdentity({ client, session, logger }),
           owner: target.owner,
           repo: target.repo,
           number: target.pullRequest,
@@ -140,7 +150,7 @@ export class GithubReports {
         })
       }
     }
-    return new GithubReports(o, target, comment, runUrlOf(env))
+    return new GithubReports(o, target, comment, runUrlOf(env), session)
   }
 
   /**
@@ -159,6 +169,7 @@ export class GithubReports {
       context,
       logger: this.o.logger,
       gate: this.gate,
+      session: this.session,
       target: this.target,
       fetch: this.o.fetch
     })

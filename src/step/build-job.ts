@@ -19,6 +19,7 @@ import { readHistory } from '../outcome/history.js'
 import { isPipeline, isPipelineJob, readStages, watchForInput } from '../outcome/stages.js'
 import type { StepIO } from '../runner/io.js'
 import { resolveGivenBuild } from '../follow/given-build.js'
+import type { StepBounds } from '../util/request-bounds.js'
 import { throwIfAborted } from '../util/wait.js'
 
 /**
@@ -34,7 +35,8 @@ export async function buildJob(options: BuildJobOptions): Promise<void> {
     settings,
     logger: io.logger,
     setOutput: (name, value) => io.setOutput(name, value),
-    reportName: settings.statusContext
+    reportName: settings.statusContext,
+    bounds: options.githubBounds
   })
   const status = settings.commitStatus ? await reports.status(settings.statusContext) : undefined
   const outcome: BuildOutcome = { jobName: settings.jobName, jobUrl: api.jobUrl(settings.job) }
@@ -64,6 +66,8 @@ export interface BuildJobOptions {
   settings: Settings
   /** Fires on cancel or timeout. */
   signal: AbortSignal
+  /** The bounds of its GitHub requests (runBounded). */
+  githubBounds: StepBounds
   /** What this step started: its one item is the job's. */
   work: RemoteWork
   io: StepIO
