@@ -29686,7 +29686,7 @@ module.exports = {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _util_heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6086);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3623);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7545);
 
 
 (0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -33314,7 +33314,47 @@ function parseJenkinsJson(text, limit = MAX_JSON_DEPTH) {
 
 /***/ }),
 
-/***/ 3623:
+/***/ 3083:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   D: () => (/* binding */ SilenceNotices),
+/* harmony export */   Y: () => (/* binding */ seconds)
+/* harmony export */ });
+/** Lines closer together than this are left to the debug log. */
+const MIN_GAP_MS = 4_000;
+/** The visible lines of one client about requests that get no answer. */
+class SilenceNotices {
+    logger;
+    afterMs;
+    now;
+    lastAt = -Infinity;
+    constructor(logger, 
+    /** A request unanswered this long is said (the step's client: shorter before Jenkins ever answered). */
+    afterMs, now = Date.now) {
+        this.logger = logger;
+        this.afterMs = afterMs;
+        this.now = now;
+    }
+    /** Logs `message` in the normal log unless another such line went out less than MIN_GAP_MS ago; whether it did. */
+    say(message) {
+        const now = this.now();
+        if (now - this.lastAt < MIN_GAP_MS)
+            return false;
+        this.lastAt = now;
+        this.logger.info(message);
+        return true;
+    }
+}
+/** "1.5 s": tenths, as the request timeouts are said. */
+function seconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+
+
+/***/ }),
+
+/***/ 7545:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36404,37 +36444,8 @@ function anonymousReadRefused(context) {
 var promises_ = __nccwpck_require__(8500);
 // EXTERNAL MODULE: ./src/util/duration.ts
 var util_duration = __nccwpck_require__(6518);
-;// CONCATENATED MODULE: ./src/jenkins/transport/silence.ts
-/** Lines closer together than this are left to the debug log. */
-const MIN_GAP_MS = 4_000;
-/** The visible lines of one client about requests that get no answer. */
-class SilenceNotices {
-    logger;
-    afterMs;
-    now;
-    lastAt = -Infinity;
-    constructor(logger, 
-    /** A request unanswered this long is said (the step's client: shorter before Jenkins ever answered). */
-    afterMs, now = Date.now) {
-        this.logger = logger;
-        this.afterMs = afterMs;
-        this.now = now;
-    }
-    /** Logs `message` in the normal log unless another such line went out less than MIN_GAP_MS ago; whether it did. */
-    say(message) {
-        const now = this.now();
-        if (now - this.lastAt < MIN_GAP_MS)
-            return false;
-        this.lastAt = now;
-        this.logger.info(message);
-        return true;
-    }
-}
-/** "1.5 s": tenths, as the request timeouts are said. */
-function seconds(ms) {
-    return `${(ms / 1000).toFixed(1)} s`;
-}
-
+// EXTERNAL MODULE: ./src/jenkins/transport/silence.ts
+var silence = __nccwpck_require__(3083);
 ;// CONCATENATED MODULE: ./src/jenkins/transport/retry.ts
 
 
@@ -36567,7 +36578,7 @@ async function withRetry(operation, options) {
             logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
             const waited = now() - started;
             if (options.notice && waited >= options.notice.afterMs) {
-                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${seconds(delay)} (try ${attempt + 1} of ${allowed}, ${(0,util_duration/* formatDuration */.a3)(waited)} since the first)`);
+                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${(0,silence/* seconds */.Y)(delay)} (try ${attempt + 1} of ${allowed}, ${(0,util_duration/* formatDuration */.a3)(waited)} since the first)`);
             }
             await sleep(delay);
         }
@@ -41489,15 +41500,19 @@ class GithubReports {
     target;
     comment;
     runUrl;
+    session;
     final = false;
     gate = { closed: false };
     constructor(o, 
     /** null: the commit under test could not be read; nothing is reported. */
-    target, comment, runUrl) {
+    target, comment, runUrl, 
+    /** The step's GitHub requests: their bounds, rate limits, one warning; undefined when none is sent. */
+    session) {
         this.o = o;
         this.target = target;
         this.comment = comment;
         this.runUrl = runUrl;
+        this.session = session;
     }
     /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
     static async start(o) {
@@ -41511,7 +41526,7 @@ class GithubReports {
                     ? 'No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.'
                     : `No commit status or pull request comment: ${brokenEvent(event.why)}; the build goes on.`);
             }
-            return new GithubReports(o, null, undefined, undefined);
+            return new GithubReports(o, null, undefined, undefined, undefined);
         }
         const ctx = event.context;
         const named = () => {
@@ -41529,17 +41544,18 @@ class GithubReports {
         try {
             github =
                 reports || readsPull
-                    ? await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 792))
+                    ? await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4317))
                     : undefined;
         }
         catch (error) {
             logger.warning(`No commit status or pull request comment: the GitHub client could not be loaded: ${(0,error_text/* errorText */.k)(error)}.`);
-            return new GithubReports(o, null, undefined, undefined);
+            return new GithubReports(o, null, undefined, undefined, undefined);
         }
         const redact = (text) => settings.githubToken ? text.split(settings.githubToken).join('***') : text;
+        const session = github && new github.GithubSession({ logger, bounds: o.bounds });
         const client = settings.githubToken === '' || !github
             ? undefined
-            : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch });
+            : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session });
         let target;
         try {
             target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
@@ -41559,15 +41575,18 @@ class GithubReports {
                 `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`);
         }
         let comment;
-        if (settings.prComment && target && client) {
+        if (settings.prComment && target && client && session) {
             if (target.pullRequest === undefined) {
                 logger.info(`pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`);
             }
             else {
                 const { PullRequestComment } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 5184));
                 const { commentMarker } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 8215));
+                const { TokenIdentity } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 1568));
                 comment = new PullRequestComment({
                     client,
+                    session,
+                    identity: new TokenIdentity({ client, session, logger }),
                     owner: target.owner,
                     repo: target.repo,
                     number: target.pullRequest,
@@ -41577,7 +41596,7 @@ class GithubReports {
                 });
             }
         }
-        return new GithubReports(o, target, comment, runUrlOf(env));
+        return new GithubReports(o, target, comment, runUrlOf(env), session);
     }
     /**
      * A commit status reporter for `context` (every one of the step shares one
@@ -41595,6 +41614,7 @@ class GithubReports {
             context,
             logger: this.o.logger,
             gate: this.gate,
+            session: this.session,
             target: this.target,
             fetch: this.o.fetch
         });
@@ -43050,7 +43070,8 @@ async function buildJob(options) {
         settings,
         logger: io.logger,
         setOutput: (name, value) => io.setOutput(name, value),
-        reportName: settings.statusContext
+        reportName: settings.statusContext,
+        bounds: options.githubBounds
     });
     const status = settings.commitStatus ? await reports.status(settings.statusContext) : undefined;
     const outcome = { jobName: settings.jobName, jobUrl: api.jobUrl(settings.job) };
@@ -43474,6 +43495,34 @@ function onCancelSignals(controller, logger) {
         process.off('SIGINT', handler);
         process.off('SIGTERM', handler);
     };
+}
+
+;// CONCATENATED MODULE: ./src/util/request-bounds.ts
+/**
+ * The bounds of the step's requests to GitHub, which outlive the step's own
+ * signal: until the step is stopped they are its cancel signal and its
+ * `timeout` (a request in flight then ends at once, so that stopping the
+ * Jenkins work never waits on GitHub); from the stop on, new requests (the
+ * final commit status and comment) get what is left of the abort's budget.
+ * runBounded (step/bounded-step.ts) switches them, the moment the signal fires.
+ */
+/** The step's bounds, then the abort's budget. */
+class StepBounds {
+    step;
+    budgetEnd;
+    constructor(step) {
+        this.step = step;
+    }
+    /** The bounds a request starting now gets. */
+    current() {
+        if (this.budgetEnd === undefined)
+            return this.step;
+        return { deadline: this.budgetEnd };
+    }
+    /** The step was stopped: requests from now on end by `until` (epoch ms), the abort's budget. */
+    budget(until) {
+        this.budgetEnd = until;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/step/budgets.ts
@@ -47322,7 +47371,7 @@ class ExchangeLimits {
     }
     /** A stalled stream. */
     stalled(windowBytes) {
-        this.cut(new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${seconds(this.settings.stallMs)} (${this.received} bytes in all)`));
+        this.cut(new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${(0,silence/* seconds */.Y)(this.settings.stallMs)} (${this.received} bytes in all)`));
     }
     begin(message, phase) {
         this.message = message;
@@ -47349,14 +47398,14 @@ class ExchangeLimits {
         this.timer = setTimeout(() => this.cut(byDeadline ? this.deadlinePassed() : this.timeExceeded(said)), Math.min(MAX_TIMER_MS, Math.max(0, wait)));
     }
     elapsed() {
-        return seconds(Date.now() - this.started);
+        return (0,silence/* seconds */.Y)(Date.now() - this.started);
     }
     /** The whole time the request waited: all its tries, when this is not the first. */
     waited() {
         const attempt = this.context.attempt;
         if (!attempt || attempt.number <= 1)
             return this.elapsed();
-        return `${seconds(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`;
+        return `${(0,silence/* seconds */.Y)(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`;
     }
     interruption() {
         const state = this.phase === 'headers'
@@ -47366,9 +47415,9 @@ class ExchangeLimits {
     }
     timeExceeded(ms) {
         if (this.phase === 'headers') {
-            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} within ${seconds(ms)}`), 'timeout', true, false);
+            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} within ${(0,silence/* seconds */.Y)(ms)}`), 'timeout', true, false);
         }
-        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} did not finish sending ${this.what} within ${seconds(ms)} (${this.received} bytes received)`);
+        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} did not finish sending ${this.what} within ${(0,silence/* seconds */.Y)(ms)} (${this.received} bytes received)`);
     }
     deadlinePassed() {
         if (this.phase === 'headers') {
@@ -47689,7 +47738,7 @@ class Requester {
         ].filter((v) => v !== undefined);
         this.redact = redactor(() => [...this.transport.secretValues, ...own]);
         this.logger = redactingLogger(options.logger, this.redact);
-        this.notices = new SilenceNotices(this.logger, () => this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS);
+        this.notices = new silence/* SilenceNotices */.D(this.logger, () => this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS);
         this.transport = new Transport({
             baseUrl: this.baseUrl,
             user: this.user,
@@ -47873,7 +47922,7 @@ class Requester {
             slow: attempt?.number === 1
                 ? {
                     afterMs: this.notices.afterMs(),
-                    notify: waited => this.notices.say(`No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${seconds(waited)}; waiting up to ${seconds(waitsUpTo)} for it`)
+                    notify: waited => this.notices.say(`No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${(0,silence/* seconds */.Y)(waited)}; waiting up to ${(0,silence/* seconds */.Y)(waitsUpTo)} for it`)
                 }
                 : undefined
         });
@@ -48758,26 +48807,39 @@ function savedTargets(state, api) {
 
 
 
+
 /**
  * A mode of the step, bounded by `timeout` and stopped by the runner's
  * cancel signals. Both fire one signal: the client's requests in flight end
  * at once and none start after it, and the abort (stop or cancel what was
- * started) runs with its own client and budget. The only place a step's
- * abort controller, timer, signal handlers and client are made.
+ * started) runs with its own client and budget. GitHub's requests in flight
+ * end with them; those sent after (the final status and comment) get the
+ * abort's budget (`githubBounds`). The only place a step's abort controller,
+ * timer, signal handlers and clients' bounds are made.
  */
 async function runBounded(settings, io, mode) {
     const started = Date.now();
     const controller = new AbortController();
+    const deadline = started + settings.timeoutMs;
+    const githubBounds = new StepBounds({ signal: controller.signal, deadline });
     let abortedAt;
-    controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true });
+    let until;
+    // First of the signal's listeners: GitHub requests sent from here on (the
+    // final status and comment) already get the abort's budget.
+    controller.signal.addEventListener('abort', () => {
+        abortedAt = Date.now();
+        until = abortedAt + budgetMs((0,wait/* abortReason */.Js)(controller.signal));
+        githubBounds.budget(until);
+    }, { once: true });
     const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
     const removeSignalHandlers = onCancelSignals(controller, io.logger);
-    const api = createClient(settings, { deadline: started + settings.timeoutMs, signal: controller.signal }, 'quick');
+    const api = createClient(settings, { deadline, signal: controller.signal }, 'quick');
     const step = {
         settings,
         io,
         api,
         signal: controller.signal,
+        githubBounds,
         work: new RemoteWork(mode.jobs, io)
     };
     try {
@@ -48788,11 +48850,11 @@ async function runBounded(settings, io, mode) {
         if (controller.signal.aborted || error instanceof wait/* StepAborted */.M4) {
             const reason = (0,wait/* abortReason */.Js)(controller.signal);
             const at = abortedAt ?? Date.now();
-            const until = at + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS);
             const head = reason === 'timeout'
                 ? `Timed out after ${(0,util_duration/* formatDuration */.a3)(at - started)} (timeout: ${(0,util_duration/* formatDuration */.a3)(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
                 : `The workflow was cancelled while waiting for ${mode.waitingFor}`;
-            throw new Error(await mode.stopped(step, { error, reason, head, until }));
+            const end = until ?? at + budgetMs(reason);
+            throw new Error(await mode.stopped(step, { error, reason, head, until: end }));
         }
         throw await mode.failed(step, error);
     }
@@ -48800,6 +48862,10 @@ async function runBounded(settings, io, mode) {
         clearTimeout(timer);
         removeSignalHandlers();
     }
+}
+/** How long the abort may take after the step was stopped for `reason`. */
+function budgetMs(reason) {
+    return reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS;
 }
 /**
  * Cancels or stops what the step started (unless told not to), every target
@@ -50478,7 +50544,8 @@ class JobsRun {
             logger: this.log,
             setOutput: (name, value) => io.setOutput(name, value),
             // One comment for the step: named for all its builds.
-            reportName: this.entries.map(entry => entry.statusContext).join(' ')
+            reportName: this.entries.map(entry => entry.statusContext).join(' '),
+            bounds: this.o.githubBounds
         });
         this.github = reports;
         if (!settings.commitStatus)
@@ -50855,9 +50922,16 @@ async function settleCommit(settings, o) {
     }
     const ctx = event.context;
     // Loaded only now that the event file is known to parse (github-event.ts).
-    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 792));
+    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4317));
     const token = settings.githubToken;
-    const client = token === '' ? undefined : github.githubClient({ token, logger: o.logger, fetch: o.fetch });
+    const client = token === ''
+        ? undefined
+        : github.githubClient({
+            token,
+            logger: o.logger,
+            fetch: o.fetch,
+            session: new github.GithubSession({ logger: o.logger, bounds: o.bounds })
+        });
     const redact = github.redactor(token);
     const failure = (error) => {
         const status = github.httpStatusOf(error);
@@ -50938,7 +51012,8 @@ async function runJobsStep(settings, io) {
             // A comment command is checked, and the commit settled, before anything goes to Jenkins.
             const settled = await settleCommit(step.settings, {
                 logger: step.io.logger,
-                signal: step.signal
+                signal: step.signal,
+                bounds: step.githubBounds
             });
             run = new JobsRun({ ...step, settings: settled, uploads });
             return run.run();
@@ -51355,9 +51430,13 @@ async function runMain(settings, io) {
     await runBounded(settings, io, {
         jobs: [settings.job],
         waitingFor: `Jenkins ${settings.jobName}`,
-        run: async ({ api, signal, work }) => {
+        run: async ({ api, signal, work, githubBounds }) => {
             // A comment command is checked, and the commit settled, before anything goes to Jenkins.
-            const settled = await settleCommit(settings, { logger: io.logger, signal });
+            const settled = await settleCommit(settings, {
+                logger: io.logger,
+                signal,
+                bounds: githubBounds
+            });
             if (settled.listJobs)
                 return main_listJobs(api, settled, io);
             // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
@@ -51372,7 +51451,7 @@ async function runMain(settings, io) {
                     onScan: () => work.scans.push((0,job_path/* fullName */.fq)(settled.branch?.project ?? []))
                 })
                 : undefined;
-            await buildJob({ api, settings: settled, signal, work, io, branch, uploads });
+            await buildJob({ api, settings: settled, signal, githubBounds, work, io, branch, uploads });
         },
         stopped: abortMessage,
         failed: async (step, error) => {
@@ -51587,11 +51666,13 @@ function setArtifactsOutput(out, artifacts, logger) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   CommitStatusReporter: () => (/* binding */ CommitStatusReporter)
 /* harmony export */ });
-/* harmony import */ var _util_commit_sha_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4572);
+/* harmony import */ var _util_commit_sha_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4572);
 /* harmony import */ var _commit_under_test_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7101);
-/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(792);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
-/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2509);
+/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4317);
+/* harmony import */ var _github_transport_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4053);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(1992);
+/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2509);
+
 
 
 
@@ -51602,13 +51683,16 @@ const MAX_DESCRIPTION = 140;
 /**
  * Sets a commit status on the commit under test. Best effort: it never
  * throws and never fails the build; every problem is a warning (a 403/404
- * names the `statuses: write` permission, once, and stops further attempts).
+ * that is not GitHub's rate limit names the `statuses: write` permission,
+ * once, and stops further attempts; GitHub not answering or rate-limiting is
+ * said once for the step by its GithubSession).
  */
 class CommitStatusReporter {
     logger;
     context;
     token;
     gate;
+    session;
     target;
     octokit;
     final = false;
@@ -51623,6 +51707,7 @@ class CommitStatusReporter {
         this.context = options.context;
         this.token = options.token;
         this.gate = options.gate ?? { closed: false };
+        this.session = options.session ?? new _github_client_js__WEBPACK_IMPORTED_MODULE_1__.GithubSession({ logger: options.logger });
         if (options.target === null || (!options.target && !ghContext)) {
             this.logger.debug(`Commit status '${this.context}' is off: no commit under test.`);
             return;
@@ -51630,19 +51715,20 @@ class CommitStatusReporter {
         try {
             const ctx = ghContext;
             const { owner, repo } = options.target ?? ctx.repo;
-            const sha = options.target?.sha ?? (0,_commit_under_test_js__WEBPACK_IMPORTED_MODULE_0__/* .headShaOf */ .kq)(ctx)?.sha ?? (0,_util_commit_sha_js__WEBPACK_IMPORTED_MODULE_2__/* .commitShaOf */ .p)(ctx.sha);
+            const sha = options.target?.sha ?? (0,_commit_under_test_js__WEBPACK_IMPORTED_MODULE_0__/* .headShaOf */ .kq)(ctx)?.sha ?? (0,_util_commit_sha_js__WEBPACK_IMPORTED_MODULE_3__/* .commitShaOf */ .p)(ctx.sha);
             if (!sha)
                 throw new Error('the workflow context has no commit SHA');
             this.target = { owner, repo, sha };
             this.octokit = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_1__.githubClient)({
                 token: options.token,
                 logger: this.logger,
-                fetch: options.fetch
+                fetch: options.fetch,
+                session: this.session
             });
         }
         catch (error) {
             this.target = undefined;
-            this.logger.warning(`Commit status '${this.context}' is disabled: ${this.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error))}`);
+            this.logger.warning(`Commit status '${this.context}' is disabled: ${this.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_4__/* .errorText */ .k)(error))}`);
         }
     }
     /** The commit the statuses go to, if any. */
@@ -51676,7 +51762,7 @@ class CommitStatusReporter {
     async set(state, description, targetUrl) {
         const target = this.target;
         const octokit = this.octokit;
-        if (!target || !octokit || this.gate.closed) {
+        if (!target || !octokit || this.gate.closed || !this.session.open) {
             this.logger.debug(`Commit status '${this.context}' skipped (${state}).`);
             return;
         }
@@ -51685,7 +51771,7 @@ class CommitStatusReporter {
         // that may not set statuses is refused once, not once per build.
         while (!this.gate.proven && this.gate.probe)
             await this.gate.probe;
-        if (this.gate.closed) {
+        if (this.gate.closed || !this.session.open) {
             this.logger.debug(`Commit status '${this.context}' skipped (${state}).`);
             return;
         }
@@ -51695,7 +51781,7 @@ class CommitStatusReporter {
                 ...target,
                 state,
                 context: this.context,
-                description: (0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(description.replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
+                description: (0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(description.replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
                 ...(url ? { target_url: url } : {})
             });
             if (!this.gate.proven) {
@@ -51710,7 +51796,11 @@ class CommitStatusReporter {
             this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`);
         }
         catch (error) {
-            const status = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_1__.httpStatusOf)(error);
+            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_2__/* .githubFailure */ .eQ)(error);
+            // GitHub not answering, or its rate limit: said once for the step, and not a permission.
+            if (this.session.handled(failure, `Commit status '${this.context}' (${state})`))
+                return;
+            const status = failure.kind === 'answered' ? failure.status : undefined;
             if (status === 403 || status === 404) {
                 // A token without `statuses: write`, or a fork PR's read-only token:
                 // say so once and stop trying (every reporter of the step).
@@ -51721,10 +51811,10 @@ class CommitStatusReporter {
                 this.logger.warning(`Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
                     `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
                     `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
-                    `GitHub said: ${this.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error))}`);
+                    `GitHub said: ${this.redact(failure.message)}`);
                 return;
             }
-            this.logger.warning(`Could not set commit status '${this.context}' (${state}): ${this.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error))}`);
+            this.logger.warning(`Could not set commit status '${this.context}' (${state}): ${this.redact(failure.message)}`);
         }
     }
     /** The token must never reach a log line, whatever a library puts in a message. */
@@ -51875,7 +51965,7 @@ function intoThisRepository(entry, payload) {
 
 /***/ }),
 
-/***/ 792:
+/***/ 4317:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 // ESM COMPAT FLAG
@@ -51883,6 +51973,7 @@ __nccwpck_require__.r(__webpack_exports__);
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  GithubSession: () => (/* binding */ GithubSession),
   githubClient: () => (/* binding */ githubClient),
   httpStatusOf: () => (/* binding */ httpStatusOf),
   redactor: () => (/* binding */ redactor)
@@ -56602,19 +56693,168 @@ function getOctokit(token, options, ...additionalPlugins) {
     return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 //# sourceMappingURL=github.js.map
+// EXTERNAL MODULE: ./src/util/duration.ts
+var duration = __nccwpck_require__(6518);
+// EXTERNAL MODULE: ./src/util/wait.ts
+var util_wait = __nccwpck_require__(1643);
+// EXTERNAL MODULE: ./src/outcome/github-transport.ts
+var github_transport = __nccwpck_require__(4053);
+;// CONCATENATED MODULE: ./src/outcome/github-rate-limit.ts
+/**
+ * GitHub's rate limits, waited out as GitHub documents ("Rate limits for the
+ * REST API", Exceeding the rate limit): a 403 or 429 with `retry-after`
+ * waits that many seconds; with `x-ratelimit-remaining: 0`, until
+ * `x-ratelimit-reset`; a secondary limit without either, one minute, doubling
+ * while it lasts, at most MAX_TRIES tries. While GitHub holds requests back,
+ * every request of the step waits (GitHub asks to stop sending), but never
+ * past the deadline nor longer than MAX_WAIT_MS at a time: such a request
+ * fails as rate-limited without being sent, and sending resumes once the
+ * limit has passed. A 403 without these signs is a refusal, not a limit.
+ */
+
+
+
+/** The longest wait for one rate limit: GitHub's secondary limits ask for a minute or two. */
+const MAX_WAIT_MS = 120_000;
+/** Tries of one request that GitHub keeps holding back. */
+const MAX_TRIES = 3;
+/** A secondary limit that names no time: "wait for at least one minute". */
+const SECONDARY_WAIT_MS = 60_000;
+/** x-ratelimit-reset is in whole seconds: a little after it. */
+const RESET_MARGIN_MS = 1000;
+/**
+ * The rate-limit signs of a 403 or 429 answer, if it carries them.
+ * @internal
+ */
+async function rateLimitOf(response, now = Date.now()) {
+    const { status, headers } = response;
+    if (status !== 403 && status !== 429)
+        return undefined;
+    const message = await response
+        .clone()
+        .text()
+        .catch(() => '');
+    const secondary = /secondary rate limit|abuse detection/i.test(message);
+    const retryAfter = retryAfterMs(headers.get('retry-after'), now);
+    if (retryAfter !== undefined)
+        return { status, waitMs: retryAfter, sign: 'retry-after', secondary };
+    const reset = Number(headers.get('x-ratelimit-reset'));
+    if (headers.get('x-ratelimit-remaining')?.trim() === '0') {
+        // GitHub's clock says when the window resets, not the runner's.
+        const serverNow = Date.parse(headers.get('date') ?? '') || now;
+        const waitMs = Number.isFinite(reset) && reset > 0
+            ? Math.max(0, reset * 1000 - serverNow) + RESET_MARGIN_MS
+            : undefined;
+        return { status, waitMs, sign: 'x-ratelimit-remaining: 0', secondary };
+    }
+    // GitHub answers 429 for its rate limits only.
+    if (secondary || status === 429) {
+        return { status, waitMs: undefined, sign: 'the secondary rate limit', secondary: true };
+    }
+    return undefined;
+}
+/** Retry-After as seconds or an HTTP date (RFC 9110 10.2.3), in ms. */
+function retryAfterMs(value, now) {
+    if (value === null || value.trim() === '')
+        return undefined;
+    if (/^\s*\d+\s*$/.test(value))
+        return Number(value) * 1000;
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+/** The step's rate-limit state, shared by all its GitHub requests. */
+class RateLimits {
+    logger;
+    now;
+    /** Epoch ms before which GitHub holds requests back. */
+    resumeAt = 0;
+    held;
+    /** Secondary limits in a row: each doubles the wait. */
+    secondaryRun = 0;
+    saidFor = 0;
+    constructor(logger, now = Date.now) {
+        this.logger = logger;
+        this.now = now;
+    }
+    /** A fetch that waits out rate limits around `inner` (see the file comment). */
+    fetch(inner, bounds) {
+        return async (input, init) => {
+            const { what } = (0,github_transport/* requestName */.ZK)(input, init);
+            for (let attempt = 1;; attempt++) {
+                await this.ready(what, bounds());
+                const response = await inner(input, init);
+                const limit = await rateLimitOf(response, this.now());
+                if (!limit) {
+                    this.secondaryRun = 0;
+                    return response;
+                }
+                this.hold(limit, what);
+                if (attempt >= MAX_TRIES)
+                    throw this.refusal(what, `after ${attempt} tries`);
+            }
+        };
+    }
+    /** Waits while GitHub holds requests back, within `bounds`; throws rate-limited when it cannot. */
+    async ready(what, bounds) {
+        const wait = this.resumeAt - this.now();
+        if (wait <= 0)
+            return;
+        if (wait > MAX_WAIT_MS) {
+            throw this.refusal(what, `longer than the ${(0,duration/* formatDuration */.a3)(MAX_WAIT_MS)} this action waits`);
+        }
+        if (bounds.deadline !== undefined && this.resumeAt > bounds.deadline) {
+            throw this.refusal(what, "past the step's deadline");
+        }
+        if (this.saidFor !== this.resumeAt) {
+            this.saidFor = this.resumeAt;
+            this.logger.info(`GitHub's rate limit holds requests back (HTTP ${this.held?.status}, ${this.held?.sign}): waiting ${(0,duration/* formatDuration */.a3)(wait)} before ${what}, as GitHub asks.`);
+        }
+        try {
+            await (0,util_wait/* sleep */.yy)(wait, bounds.signal);
+        }
+        catch {
+            throw new github_transport/* GithubTransportError */.RV('stopped', `Stopped waiting for GitHub's rate limit before ${what}: the step was stopped`);
+        }
+    }
+    hold(limit, what) {
+        let waitMs = limit.waitMs;
+        if (waitMs === undefined) {
+            waitMs = SECONDARY_WAIT_MS * 2 ** this.secondaryRun;
+            this.secondaryRun++;
+        }
+        this.held = { ...limit, what };
+        this.resumeAt = Math.max(this.resumeAt, this.now() + waitMs);
+    }
+    refusal(what, why) {
+        const held = this.held;
+        // Whole seconds, rounded up: GitHub's own unit, and never said shorter than it is.
+        const left = Math.ceil(Math.max(0, this.resumeAt - this.now()) / 1000) * 1000;
+        return new github_transport/* GithubTransportError */.RV('rate-limited', `GitHub's ${held?.secondary ? 'secondary ' : ''}rate limit held back ${what} (HTTP ${held?.status}, ${held?.sign}) for ${(0,duration/* formatDuration */.a3)(left)} more, ${why}`);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/outcome/github-client.ts
 /**
  * The GitHub REST client every report of the step uses (commit statuses,
  * the pull request and its comments), made one way: @actions/github's
- * Octokit on GITHUB_API_URL, through the runner's proxy settings, its own
- * console warnings sent to the debug log with the token taken out.
+ * Octokit on GITHUB_API_URL, through the runner's proxy settings, every
+ * request bounded (github-transport.ts) and rate limits waited out
+ * (github-rate-limit.ts), its own console warnings sent to the debug log with
+ * the token taken out. The step's clients share one GithubSession: its
+ * bounds, its rate-limit state, and the one warning for a GitHub that does
+ * not answer.
  */
 
-/** An Octokit for `token`; its own log lines go to debug, redacted. */
+
+
+
+/** An Octokit for `token`, bounded by the session; its own log lines go to debug, redacted. */
 function githubClient(options) {
     const redact = redactor(options.token);
+    const session = options.session ?? new GithubSession({ logger: options.logger });
+    const base = options.fetch ?? defaults.request?.fetch ?? fetch;
     return getOctokit(options.token, {
-        ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
+        request: { fetch: session.fetch(base) },
         // Octokit would otherwise print its own warnings to the console.
         log: {
             debug: () => undefined,
@@ -56624,14 +56864,317 @@ function githubClient(options) {
         }
     });
 }
+/**
+ * What a step's GitHub requests share: their bounds, GitHub's rate limits,
+ * and the one warning for a GitHub that does not answer in time, after
+ * which the step's reports stop (each would wait as long again).
+ */
+class GithubSession {
+    o;
+    rateLimits;
+    bounds;
+    silent = false;
+    limitSaid = false;
+    constructor(o) {
+        this.o = o;
+        this.rateLimits = new RateLimits(o.logger);
+        const bounds = o.bounds;
+        this.bounds = bounds ? () => bounds.current() : () => ({});
+    }
+    /** `base` with the bounds and the rate limits. */
+    fetch(base) {
+        const bounded = (0,github_transport/* boundedFetch */.A)({
+            base,
+            bounds: this.bounds,
+            requestTimeoutMs: this.o.requestTimeoutMs,
+            maxBodyBytes: this.o.maxBodyBytes
+        });
+        return this.rateLimits.fetch(bounded, this.bounds);
+    }
+    /** Whether reports still go: not once GitHub left a request unanswered. */
+    get open() {
+        return !this.silent;
+    }
+    /**
+     * Says a failure that is GitHub's and not the report's (no answer in time,
+     * a rate limit, the step stopping it) once for the step, `what` naming
+     * the report; true when it was one (the caller says nothing more).
+     */
+    handled(failure, what) {
+        const log = this.o.logger;
+        switch (failure.kind) {
+            case 'timeout':
+                if (this.silent)
+                    log.debug(`${what}: ${failure.message}.`);
+                else {
+                    this.silent = true;
+                    log.warning(`${failure.message}: no further commit status or pull request comment is sent in this step (one already set stays as it is). The build itself is not affected.`);
+                }
+                return true;
+            case 'rate-limited':
+                if (this.limitSaid)
+                    log.debug(`${what}: ${failure.message}.`);
+                else {
+                    this.limitSaid = true;
+                    log.warning(`${failure.message}: ${what} is not sent. That is GitHub's rate limit for the github-token, not a missing permission; reports resume once it has passed. The build itself is not affected.`);
+                }
+                return true;
+            case 'stopped':
+                log.info(`${failure.message}.`);
+                return true;
+            default:
+                return false;
+        }
+    }
+}
 /** The token must never reach a log line, whatever a library puts in a message. */
 function redactor(token) {
     return text => (token ? text.split(token).join('***') : text);
 }
-/** The HTTP status of a failed Octokit request, if it got an answer. */
+/** The HTTP status GitHub answered a failed request with; undefined when it gave no usable answer. */
 function httpStatusOf(error) {
+    const failure = (0,github_transport/* githubFailure */.eQ)(error);
+    return failure.kind === 'answered' ? failure.status : undefined;
+}
+
+
+/***/ }),
+
+/***/ 1568:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   TokenIdentity: () => (/* binding */ TokenIdentity)
+/* harmony export */ });
+/* unused harmony export GITHUB_ACTIONS_BOT */
+/* harmony import */ var _github_transport_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4053);
+
+/**
+ * The author of what GITHUB_TOKEN writes. A login cannot contain brackets: no account can take it.
+ * @internal
+ */
+const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
+/** The identity the step's github-token acts as, found once. */
+class TokenIdentity {
+    o;
+    learned;
+    asked;
+    constructor(o) {
+        this.o = o;
+    }
+    /** The login, or undefined when it cannot be told (then nothing is the action's to edit). Never rejects. */
+    async login() {
+        if (this.o.configured)
+            return this.o.configured;
+        if (this.learned)
+            return this.learned;
+        this.asked ??= this.ask();
+        return this.learned ?? (await this.asked);
+    }
+    /** Whether `author` (a comment's `user.login`) is the token's identity; GitHub logins ignore case. */
+    async owns(author) {
+        const me = await this.login();
+        return me !== undefined && author !== undefined && me.toLowerCase() === author.toLowerCase();
+    }
+    /** GitHub's answer to something the step created names its author: that is who the token is. */
+    learn(author) {
+        if (!author || this.o.configured)
+            return;
+        if (this.learned === undefined && this.asked === undefined) {
+            this.o.logger.debug(`The github-token writes as ${author}.`);
+        }
+        this.learned = author;
+    }
+    async ask() {
+        const { client, session, logger } = this.o;
+        try {
+            const { data } = await client.rest.users.getAuthenticated();
+            const login = data.login;
+            if (typeof login === 'string' && login !== '') {
+                logger.debug(`The github-token acts as ${login} (GET /user).`);
+                return login;
+            }
+            logger.debug('GET /user named no login: nothing on GitHub counts as this action’s to edit.');
+            return undefined;
+        }
+        catch (error) {
+            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__/* .githubFailure */ .eQ)(error);
+            if (failure.kind === 'answered' && failure.status === 403) {
+                // "Resource not accessible by integration": an installation token.
+                logger.debug(`The github-token is an installation token (GET /user: 403): it writes as ${GITHUB_ACTIONS_BOT}.`);
+                return GITHUB_ACTIONS_BOT;
+            }
+            if (!session.handled(failure, 'Who the github-token is')) {
+                logger.debug(`Could not tell who the github-token is (${failure.message}): nothing on GitHub counts as this action's to edit.`);
+            }
+            return undefined;
+        }
+    }
+}
+
+
+/***/ }),
+
+/***/ 4053:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   A: () => (/* binding */ boundedFetch),
+/* harmony export */   RV: () => (/* binding */ GithubTransportError),
+/* harmony export */   ZK: () => (/* binding */ requestName),
+/* harmony export */   eQ: () => (/* binding */ githubFailure)
+/* harmony export */ });
+/* harmony import */ var _jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3083);
+/* harmony import */ var _util_bytes_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1671);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1992);
+/**
+ * The bounds of every request to GitHub, as the Jenkins client bounds its
+ * own (jenkins/transport/limits.ts): an exchange ends on the first of the
+ * step's signal, its deadline, and a silence bound of its own: the headers
+ * and the whole body within GITHUB_REQUEST_TIMEOUT_MS (twice the 10 s after
+ * which GitHub ends a request itself). The body is read here, capped, before
+ * Octokit sees it, so a GitHub that never answers, drips or sends too much
+ * cannot hold the step. Every failure of a request is decoded once, by
+ * `githubFailure`: no answer, stopped, rate-limited, too large, broken off,
+ * or GitHub's own HTTP answer.
+ */
+
+
+
+/** Time for a GitHub answer, headers and body. */
+const GITHUB_REQUEST_TIMEOUT_MS = 20_000;
+/** The largest answer read: a page of 100 comments of GitHub's 65,536 characters each, with room. */
+const GITHUB_MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** With a signal, the deadline is its backstop only: the signal's "stopped" is the one to report. */
+const BACKSTOP_MS = 250;
+/** A request to GitHub that got no usable answer; `kind` says why. */
+class GithubTransportError extends Error {
+    kind;
+    constructor(kind, message) {
+        super(message);
+        this.kind = kind;
+        this.name = 'GithubTransportError';
+    }
+}
+/**
+ * The one decoder of a failed GitHub request (Octokit wraps what fetch
+ * throws in a RequestError of status 500, with the error as its cause).
+ */
+function githubFailure(error) {
+    const cause = error?.cause;
+    const transport = error instanceof GithubTransportError
+        ? error
+        : cause instanceof GithubTransportError
+            ? cause
+            : undefined;
+    if (transport)
+        return { kind: transport.kind, message: transport.message };
     const status = error?.status;
-    return typeof status === 'number' ? status : undefined;
+    if (typeof status === 'number' && error.response !== undefined) {
+        return { kind: 'answered', status, message: (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error) };
+    }
+    return { kind: 'network', message: (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error) };
+}
+/** A fetch whose every exchange is bounded (see the file comment); the answer comes back read whole. */
+function boundedFetch(options) {
+    return (input, init) => exchange(options, input, init);
+}
+/** "GET /repos/o/r/pulls/7" and the server's origin, for messages (no query, no credentials). */
+function requestName(input, init) {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    return { what: `${method.toUpperCase()} ${url.pathname}`, server: url.origin };
+}
+async function exchange(o, input, init) {
+    const { signal, deadline } = o.bounds();
+    const { what, server } = requestName(input, init);
+    if (signal?.aborted) {
+        throw new GithubTransportError('stopped', `Did not send ${what} to GitHub at ${server}: the step was stopped`);
+    }
+    const started = Date.now();
+    const elapsed = () => (0,_jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__/* .seconds */ .Y)(Date.now() - started);
+    const limit = o.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS;
+    const controller = new AbortController();
+    let answered = false;
+    let received = 0;
+    let failure;
+    const cut = (error) => {
+        if (failure)
+            return;
+        failure = error;
+        controller.abort(error);
+    };
+    const onStop = () => cut(new GithubTransportError('stopped', answered
+        ? `Stopped waiting for GitHub at ${server}: it had sent ${received} bytes of its answer to ${what} in ${elapsed()}`
+        : `Stopped waiting for GitHub at ${server}: no answer to ${what} after ${elapsed()}`));
+    signal?.addEventListener('abort', onStop, { once: true });
+    const toDeadline = deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - started;
+    const byDeadline = toDeadline < limit;
+    const when = byDeadline ? 'before the deadline' : `within ${(0,_jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__/* .seconds */ .Y)(limit)}`;
+    const timer = setTimeout(() => cut(new GithubTransportError('timeout', answered
+        ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
+        : `No answer from GitHub at ${server} to ${what} ${when}`)), Math.max(0, Math.min(limit, toDeadline)));
+    try {
+        const response = await o.base(input, { ...init, signal: controller.signal });
+        answered = true;
+        const max = o.maxBodyBytes ?? GITHUB_MAX_BODY_BYTES;
+        const tooLarge = (size) => new GithubTransportError('too-large', `GitHub at ${server} answered ${what} with ${size}, more than the ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_2__/* .formatBytes */ .z)(max)} this action reads`);
+        const body = await readCapped(response, max, bytes => (received = bytes), tooLarge);
+        return rebuilt(response, body);
+    }
+    catch (error) {
+        if (failure)
+            throw failure;
+        if (error instanceof GithubTransportError)
+            throw error;
+        throw new GithubTransportError('network', `The connection to GitHub at ${server} failed during ${what}: ${causeText(error)}`);
+    }
+    finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onStop);
+    }
+}
+/** The whole body, at most `max` bytes (`seen` is told the count as it grows). */
+async function readCapped(response, max, seen, tooLarge) {
+    if (!response.body)
+        return null;
+    const declared = Number(response.headers.get('content-length'));
+    if (declared > max) {
+        await response.body.cancel().catch(() => undefined);
+        throw tooLarge(`${declared} bytes`);
+    }
+    const reader = response.body.getReader();
+    const chunks = [];
+    let size = 0;
+    for (;;) {
+        const { done, value } = await reader.read();
+        if (done)
+            break;
+        size += value.byteLength;
+        seen(size);
+        if (size > max) {
+            await reader.cancel().catch(() => undefined);
+            throw tooLarge(`more than ${size} bytes`);
+        }
+        chunks.push(value);
+    }
+    return Buffer.concat(chunks);
+}
+/** The answer again, its body now in memory. */
+function rebuilt(response, body) {
+    const empty = [101, 204, 205, 304].includes(response.status);
+    const copy = new Response(empty ? null : body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers
+    });
+    Object.defineProperty(copy, 'url', { value: response.url });
+    return copy;
+}
+/** undici says "fetch failed" and puts the reason in `cause`. */
+function causeText(error) {
+    const cause = error?.cause;
+    return cause instanceof Error ? `${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error)} (${cause.message})` : (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error);
 }
 
 
@@ -57128,9 +57671,7 @@ function firstLine(text) {
 /* harmony export */   PullRequestComment: () => (/* binding */ PullRequestComment)
 /* harmony export */ });
 /* unused harmony export lastPage */
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1992);
-/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(792);
-
+/* harmony import */ var _github_transport_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4053);
 
 /** Comments searched for the marker, newest first, at most. */
 const MAX_SEARCHED_COMMENTS = 1000;
@@ -57151,70 +57692,144 @@ class PullRequestComment {
         return this.chain;
     }
     async send(body) {
-        const { client, owner, repo, number, logger } = this.o;
-        if (this.closed)
+        const { number, logger, session } = this.o;
+        if (this.closed || !session.open) {
             return logger.debug(`Pull request comment on #${number} skipped.`);
+        }
         try {
             this.id ??= await this.find();
-            if (this.id !== undefined) {
-                try {
-                    await client.rest.issues.updateComment({ owner, repo, comment_id: this.id, body });
-                    return logger.debug(`Updated comment ${this.id} on pull request #${number}.`);
-                }
-                catch (error) {
-                    // Deleted since it was found: write it again.
-                    if ((0,_github_client_js__WEBPACK_IMPORTED_MODULE_0__.httpStatusOf)(error) !== 404)
-                        throw error;
-                }
-            }
-            const created = await client.rest.issues.createComment({
-                owner,
-                repo,
-                issue_number: number,
-                body
-            });
-            this.id = created.data.id;
-            logger.debug(`Created comment ${this.id} on pull request #${number}.`);
+            // Finding it may have met a GitHub that does not answer (said once).
+            if (!session.open)
+                return;
+            if (this.id !== undefined && (await this.update(this.id, body)))
+                return;
+            await this.create(body);
         }
         catch (error) {
-            const status = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_0__.httpStatusOf)(error);
-            const said = this.o.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_1__/* .errorText */ .k)(error));
-            if (status === 403 || status === 404) {
-                // A read-only token (a fork's, Dependabot's, or `permissions:`
-                // without it): say so once and stop trying for the step.
-                this.closed = true;
-                logger.warning(`Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${status}): ` +
-                    `the github-token needs the \`pull-requests: write\` permission ` +
-                    `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
-                    `The build itself is not affected. GitHub said: ${said}`);
-                return;
-            }
-            logger.warning(`Could not write the comment on pull request #${number}: ${said}`);
+            this.failed((0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__/* .githubFailure */ .eQ)(error));
         }
     }
-    /** The id of the newest comment that starts with the marker, among the newest 1,000. */
-    async find() {
-        const { client, owner, repo, number, marker } = this.o;
-        const list = (page) => client.rest.issues.listComments({
+    /**
+     * PATCHes the action's own comment; false when that cannot be done and a
+     * new one is written instead: it is gone (deleted since), or GitHub refuses
+     * the edit (then creating says whether the token may comment at all).
+     */
+    async update(id, body) {
+        const { client, owner, repo, number, logger } = this.o;
+        try {
+            await client.rest.issues.updateComment({ owner, repo, comment_id: id, body });
+            logger.debug(`Updated comment ${id} on pull request #${number}.`);
+            return true;
+        }
+        catch (error) {
+            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__/* .githubFailure */ .eQ)(error);
+            if (failure.kind !== 'answered' || (failure.status !== 404 && failure.status !== 403)) {
+                throw error;
+            }
+            logger.debug(failure.status === 404
+                ? `Comment ${id} on pull request #${number} is gone: writing a new one.`
+                : `GitHub refused to update comment ${id} on pull request #${number} (HTTP 403: ${this.o.redact(failure.message)}): writing a new one.`);
+            this.id = undefined;
+            return false;
+        }
+    }
+    async create(body) {
+        const { client, owner, repo, number, logger, identity } = this.o;
+        const created = await client.rest.issues.createComment({
             owner,
             repo,
             issue_number: number,
-            per_page: PAGE_SIZE,
-            page
+            body
         });
+        const comment = decodeComment(created.data);
+        if (!comment) {
+            // Written, but unknown: the next write searches again (and finds it, ours).
+            return logger.debug(`Created a comment on pull request #${number}; GitHub named no id.`);
+        }
+        this.id = comment.id;
+        identity.learn(comment.author);
+        logger.debug(`Created comment ${comment.id} on pull request #${number}.`);
+    }
+    failed(failure) {
+        const { owner, repo, number, logger, session } = this.o;
+        if (session.handled(failure, `The comment on pull request #${number}`))
+            return;
+        const said = this.o.redact(failure.message);
+        // Refused to list or to create (an edit refused is followed by a create).
+        if (failure.kind === 'answered' && (failure.status === 403 || failure.status === 404)) {
+            // A read-only token (a fork's, Dependabot's, or `permissions:`
+            // without it): say so once and stop trying for the step.
+            this.closed = true;
+            logger.warning(`Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${failure.status}): ` +
+                `the github-token needs the \`pull-requests: write\` permission ` +
+                `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
+                `The build itself is not affected. GitHub said: ${said}`);
+            return;
+        }
+        logger.warning(`Could not write the comment on pull request #${number}: ${said}`);
+    }
+    /**
+     * The id of the newest comment among the newest 1,000 that the token's
+     * identity wrote and that starts with the marker. Comments by anyone else
+     * are passed over, marker or not; who the token is, is asked only once a
+     * comment carries the marker.
+     */
+    async find() {
+        const { client, owner, repo, number, marker, identity, logger } = this.o;
+        const list = async (page) => {
+            const answer = await client.rest.issues.listComments({
+                owner,
+                repo,
+                issue_number: number,
+                per_page: PAGE_SIZE,
+                page
+            });
+            return { comments: decodeComments(answer.data), link: answer.headers.link };
+        };
         const first = await list(1);
-        const last = lastPage(first.headers.link) ?? 1;
+        const last = lastPage(first.link) ?? 1;
         const oldest = Math.max(1, last - MAX_SEARCHED_COMMENTS / PAGE_SIZE + 1);
-        for (let page = last; page >= oldest; page--) {
-            const { data } = page === 1 ? first : await list(page);
-            for (let i = data.length - 1; i >= 0; i--) {
-                const comment = data[i];
-                if (comment?.body?.startsWith(marker))
-                    return comment.id;
+        let passed = 0;
+        try {
+            for (let page = last; page >= oldest; page--) {
+                const { comments } = page === 1 ? first : await list(page);
+                for (let i = comments.length - 1; i >= 0; i--) {
+                    const comment = comments[i];
+                    if (!comment.body.startsWith(marker))
+                        continue;
+                    if (await identity.owns(comment.author))
+                        return comment.id;
+                    passed++;
+                }
+            }
+            return undefined;
+        }
+        finally {
+            if (passed > 0) {
+                logger.debug(`Passed over ${passed} comment(s) on #${number} with the marker that ${(await identity.login()) ?? 'an unknown identity'} did not write.`);
             }
         }
-        return undefined;
     }
+}
+/** A comment GitHub answered with; undefined without a usable id. */
+function decodeComment(value) {
+    if (typeof value !== 'object' || value === null)
+        return undefined;
+    const { id, body, user } = value;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0)
+        return undefined;
+    const login = user?.login;
+    return {
+        id,
+        body: typeof body === 'string' ? body : '',
+        author: typeof login === 'string' && login !== '' ? login : undefined
+    };
+}
+/** A page of comments as GitHub lists them: those that decode. */
+function decodeComments(value) {
+    if (!Array.isArray(value))
+        return [];
+    return value.map(decodeComment).filter((c) => c !== undefined);
 }
 /**
  * The page number of `rel="last"` in a Link header (RFC 8288), if any.
