@@ -6,6 +6,7 @@
  */
 import { getOctokit } from '@actions/github'
 import type { Logger } from '../util/logger.js'
+import { Redaction } from '../util/redaction.js'
 
 export type GithubClient = ReturnType<typeof getOctokit>
 
@@ -31,9 +32,11 @@ export function githubClient(options: GithubClientOptions): GithubClient {
   })
 }
 
-/** The token must never reach a log line, whatever a library puts in a message. */
+/** The token must never reach a log line, whatever a library puts in a message (util/redaction.ts). */
 export function redactor(token: string): (text: string) => string {
-  return text => (token ? text.split(token).join('***') : text)
+  const secrets = new Redaction()
+  secrets.add(token)
+  return text => secrets.redact(text)
 }
 
 /** The HTTP status of a failed Octokit request, if it got an answer. */
