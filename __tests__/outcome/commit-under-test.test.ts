@@ -127,6 +127,7 @@ async function start(c: Case, inputs: { commit?: string; pullRequest?: number } 
     },
     logger,
     setOutput: (name, value) => void (outputs[name] = value),
+    redact: text => text,
     reportName: 'jenkins/job',
     env: {
       GITHUB_REPOSITORY: 'o/r',

@@ -35,6 +35,8 @@ export interface GithubReportsOptions {
   >
   logger: Logger
   setOutput(name: string, value: string): void
+  /** The step's redaction (StepIO.redact): GitHub shows a comment and a status description as sent. */
+  redact: (text: string) => string
   /** The comment's report name: the `status-context`, or the step's with `jobs`. */
   reportName: string
   /** The runner's environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, …); default process.env. */
@@ -79,8 +81,7 @@ export class GithubReports {
       settings.commitStatus || settings.prComment || readsPull
         ? await import(/* webpackMode: "eager" */ './github-client.js')
         : undefined
-    const redact = (text: string): string =>
-      settings.githubToken ? text.split(settings.githubToken).join('***') : text
+    const { redact } = o
     const client =
       settings.githubToken === '' || !github
         ? undefined
@@ -136,6 +137,7 @@ export class GithubReports {
       logger: this.o.logger,
       gate: this.gate,
       target: this.target,
+      redact: this.o.redact,
       fetch: this.o.fetch
     })
   }

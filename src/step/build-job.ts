@@ -34,6 +34,7 @@ export async function buildJob(options: BuildJobOptions): Promise<void> {
     settings,
     logger: io.logger,
     setOutput: (name, value) => io.setOutput(name, value),
+    redact: text => io.redact(text),
     reportName: settings.statusContext
   })
   const status = settings.commitStatus ? await reports.status(settings.statusContext) : undefined
