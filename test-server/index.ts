@@ -10,6 +10,7 @@ export type {
   EndGap,
   FaultEffect,
   FaultSpec,
+  EchoField,
   HostileField,
   HostileSpec,
   JobScript,
