@@ -98,3 +98,17 @@ describe("Redaction('text'): what the step and the client write", () => {
     expect(secrets.redact('xabcdefghijy')).toBe('x***y')
   })
 })
+
+describe("Redaction('text'): a secret's runs of letters and digits", () => {
+  it('takes out what a test URL or a label keeps of a secret whose punctuation it replaced', () => {
+    const secrets = new Redaction()
+    secrets.add('pw-58cad7e169e3.x')
+    // CaseResult.getSafeName: every character not a Java identifier part becomes '_'.
+    expect(secrets.redact('testReport/a/B/echo__pw_58cad7e169e3_x/')).toBe(
+      'testReport/a/B/echo__pw_***_x/'
+    )
+    // Runs under 8 characters stay: they would blank ordinary words.
+    secrets.add('deploy-main-2024-token')
+    expect(secrets.redact('deploy main')).toBe('deploy main')
+  })
+})

@@ -13,8 +13,10 @@ import type { Logger } from './logger.js'
 /**
  * How a list redacts. `text`: what the step and the client write: values
  * of 4 characters or more (shorter ones would blank ordinary words), also
- * as the summary escapes them, user:password in URLs, and a part of a secret
- * that a cut left next to its ellipsis. `runner`: exactly what the runner's
+ * as the summary escapes them, each run of 8 letters and digits or more of
+ * them (what a test URL, a chart label or a code span keeps of a secret
+ * whose punctuation it replaced), user:password in URLs, and a part of a
+ * secret that a cut left next to its ellipsis. `runner`: exactly what the runner's
  * SecretMasker masks, every value in its forms (jenkins-build shows the log
  * as the runner would).
  */
@@ -22,6 +24,8 @@ export type RedactionMode = 'text' | 'runner'
 
 /** Fewer characters than this are not a secret in `text` mode, whole or as the part left at a cut. */
 const MIN_CHARS = 4
+/** A secret's runs of 8 letters and digits or more: secret on their own in `text` mode. */
+const RUNS = /[\p{L}\p{N}]{8,}/gu
 /** What a cut leaves (util/shorten.ts, util/markdown.ts, the console's tail). */
 const ELLIPSIS = '…'
 
@@ -79,7 +83,12 @@ export class Redaction {
     const forms =
       this.mode === 'runner'
         ? runnerForms(value)
-        : [...runnerForms(value), encodeURIComponent(value), escapeHtml(value)]
+        : [
+            ...runnerForms(value),
+            encodeURIComponent(value),
+            escapeHtml(value),
+            ...(value.match(RUNS) ?? [])
+          ]
     const min = this.mode === 'text' ? MIN_CHARS : 1
     for (const form of forms) {
       if (form.length >= min && !this.forms.has(form)) {
