@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs'
 import type { Summary } from '../runner/io.js'
 import { kib } from '../util/bytes.js'
+import { collectAllGarbage } from '../util/heap.js'
 import { escapeHtml } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
@@ -59,7 +60,11 @@ export function boundedSummary(
     if (unit === '') return
     summary.emptyBuffer()
     kept.add(redact(unit))
-    if (kept.bytes > 2 * maxBytes) kept.cut(maxBytes)
+    if (kept.bytes > 2 * maxBytes) {
+      kept.cut(maxBytes)
+      // What was left out is garbage now: collected before the heap grows by it.
+      collectAllGarbage()
+    }
   }
   const reset = (): void => {
     kept = new KeptUnits()
