@@ -49,7 +49,8 @@ export class Redaction {
   /** `text` with every secret replaced by `***`. */
   redact(text: string): string {
     let result = text
-    if (this.mode === 'text') {
+    // Only where a URL could carry user:password: replace() copies the whole text.
+    if (this.mode === 'text' && result.includes('@')) {
       result = result.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@')
     }
     if (this.forms.size === 0) return result
