@@ -29686,7 +29686,7 @@ module.exports = {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _util_heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6086);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(553);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3623);
 
 
 (0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
@@ -33314,7 +33314,7 @@ function parseJenkinsJson(text, limit = MAX_JSON_DEPTH) {
 
 /***/ }),
 
-/***/ 553:
+/***/ 3623:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -41303,20 +41303,181 @@ async function reportEnded(e) {
 
 // EXTERNAL MODULE: ./src/outcome/commit-under-test.ts
 var commit_under_test = __nccwpck_require__(7101);
+// EXTERNAL MODULE: ./src/outcome/github-values.ts
+var github_values = __nccwpck_require__(2740);
+;// CONCATENATED MODULE: ./src/outcome/github-event.ts
+/**
+ * The event that started the run, as the runner gives it: GITHUB_EVENT_NAME,
+ * the payload at GITHUB_EVENT_PATH, GITHUB_SHA and GITHUB_REPOSITORY. Read
+ * here, once per use, and never by @actions/github's context, which parses
+ * the file when its module loads and throws there on a file that is not
+ * JSON or is a folder: a broken event file is said, not thrown.
+ */
+
+
+/** The event of the run, from the runner's environment. */
+function readEvent(env) {
+    const [owner, repo, ...rest] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    if (github_values/* REPO_NAME */.V.decode(owner) === undefined ||
+        github_values/* REPO_NAME */.V.decode(repo) === undefined ||
+        rest.length) {
+        return { kind: 'outside' };
+    }
+    const eventName = env.GITHUB_EVENT_NAME ?? '';
+    const path = env.GITHUB_EVENT_PATH;
+    let payload = {};
+    if (path) {
+        let text;
+        try {
+            text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+        }
+        catch (error) {
+            const code = error.code;
+            // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
+            if (code !== 'ENOENT') {
+                const why = code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`;
+                return { kind: 'broken', eventName, why };
+            }
+        }
+        if (text !== undefined) {
+            let parsed;
+            try {
+                parsed = JSON.parse(text);
+            }
+            catch {
+                return { kind: 'broken', eventName, why: 'is not JSON' };
+            }
+            if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+                return { kind: 'broken', eventName, why: 'holds no JSON object' };
+            }
+            payload = parsed;
+        }
+    }
+    return {
+        kind: 'read',
+        context: {
+            eventName,
+            payload,
+            sha: env.GITHUB_SHA ?? '',
+            repo: { owner: owner, repo: repo }
+        }
+    };
+}
+/** The sentence that names a broken event file: `the event file (GITHUB_EVENT_PATH) is not JSON`. */
+function brokenEvent(why) {
+    return `the event file (GITHUB_EVENT_PATH) ${why}`;
+}
+
+;// CONCATENATED MODULE: ./src/outcome/github-reads.ts
+
+/** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
+async function readPullHead(client, { owner, repo, number, signal }) {
+    const answer = await client.rest.pulls.get({
+        owner,
+        repo,
+        pull_number: number,
+        request: { signal }
+    });
+    const data = answer.data;
+    const source = `GitHub's answer for pull request #${number}`;
+    const sha = (0,github_values/* required */.mw)(data, 'head.sha', github_values/* SHA */.hG, source);
+    const headRepo = (0,github_values/* optional */.lq)(data, 'head.repo.name', github_values/* REPO_NAME */.V, source);
+    if (headRepo === undefined)
+        return { sha };
+    return {
+        sha,
+        branch: {
+            owner: (0,github_values/* required */.mw)(data, 'head.repo.owner.login', github_values/* LOGIN */.S3, source),
+            repo: headRepo,
+            ref: (0,github_values/* required */.mw)(data, 'head.ref', github_values/* BRANCH */.dI, source)
+        }
+    };
+}
+/** GitHub's base roles on a repository, lowest first; `none`: not a collaborator. */
+const ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'];
+/** What `user.permissions` allows, highest first, with the role each means. */
+const ALLOWS = [
+    ['admin', 'admin'],
+    ['maintain', 'maintain'],
+    ['push', 'write'],
+    ['triage', 'triage'],
+    ['pull', 'read']
+];
+/** The legacy `permission`: maintain reads as write, triage as read. */
+const LEGACY = new Set(['admin', 'write', 'read', 'none']);
+/**
+ * `user`'s role on the repository
+ * (GET /repos/{owner}/{repo}/collaborators/{user}/permission). `role_name`
+ * names it when it is a base role; a custom role (or none named) counts as
+ * the lower of what `user.permissions` allows and the legacy `permission`,
+ * which reads maintain as write and triage as read: never more than GitHub
+ * says.
+ */
+async function readRole(client, { owner, repo, user, signal }) {
+    const answer = await client.rest.repos.getCollaboratorPermissionLevel({
+        owner,
+        repo,
+        username: user,
+        request: { signal }
+    });
+    const data = answer.data;
+    const named = (0,github_values/* field */.ZZ)(data, 'role_name');
+    if (named !== 'none' && ROLES.includes(named))
+        return named;
+    const legacy = (0,github_values/* field */.ZZ)(data, 'permission');
+    if (!LEGACY.has(legacy)) {
+        const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`;
+        throw new github_values/* Undecodable */.tO(source, 'permission', 'one of admin, write, read, none', legacy === undefined || legacy === null);
+    }
+    const allows = (0,github_values/* field */.ZZ)(data, 'user', 'permissions');
+    if (typeof allows !== 'object' || allows === null)
+        return legacy;
+    const allowed = ALLOWS.find(([key]) => (0,github_values/* field */.ZZ)(allows, key) === true)?.[1] ?? 'none';
+    return lower(allowed, legacy);
+}
+/** Whether `role` is at least `least`. */
+function atLeast(role, least) {
+    return ROLES.indexOf(role) >= ROLES.indexOf(least);
+}
+function lower(a, b) {
+    return atLeast(a, b) ? b : a;
+}
+/**
+ * The newest change GitHub recorded of branch `ref` of owner/repo (a push,
+ * a force push, its creation: GET /repos/{owner}/{repo}/activity, newest
+ * first); undefined when it lists none.
+ */
+async function readLastChange(client, { owner, repo, ref, signal }) {
+    const full = `refs/heads/${ref}`;
+    const answer = await client.rest.repos.listActivities({
+        owner,
+        repo,
+        ref: full,
+        direction: 'desc',
+        per_page: 1,
+        request: { signal }
+    });
+    const data = answer.data;
+    const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`;
+    if (!Array.isArray(data))
+        throw new Error(`${source} is not a list`);
+    if (data.length === 0)
+        return undefined;
+    const entry = data[0];
+    // Another branch's change would prove nothing about this one.
+    if ((0,github_values/* field */.ZZ)(entry, 'ref') !== full) {
+        throw new github_values/* Undecodable */.tO(source, '[0].ref', full, (0,github_values/* field */.ZZ)(entry, 'ref') === undefined);
+    }
+    return {
+        sha: (0,github_values/* required */.mw)(entry, 'after', github_values/* SHA */.hG, `${source}'s [0]`),
+        at: (0,github_values/* required */.mw)(entry, 'timestamp', github_values/* TIME */.E9, `${source}'s [0]`)
+    };
+}
+
 // EXTERNAL MODULE: ./src/outcome/pr-comment-body.ts + 1 modules
 var pr_comment_body = __nccwpck_require__(8215);
 ;// CONCATENATED MODULE: ./src/outcome/github-reports.ts
-/**
- * What the step reports on GitHub besides its log and summary, set up once
- * at its start: the commit under test (commit-under-test.ts, also the
- * `commit` output), the commit statuses on it, and the pull request comment.
- * One `job` and several `jobs` use it alike: a reporter per status context,
- * one comment for the step.
- *
- * A failed GitHub call never changes the build's verdict: every problem is
- * a warning, and a pull request that cannot be read turns statuses and
- * comment off rather than putting them on the wrong commit.
- */
+
 
 
 
@@ -41342,21 +41503,39 @@ class GithubReports {
     static async start(o) {
         const { settings, logger } = o;
         const env = o.env ?? process.env;
-        const ctx = eventContext(env);
-        if (!ctx) {
-            if (settings.commitStatus || settings.prComment) {
-                logger.warning('No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.');
+        const reports = settings.commitStatus || settings.prComment;
+        const event = readEvent(env);
+        if (event.kind !== 'read') {
+            if (reports) {
+                logger.warning(event.kind === 'outside'
+                    ? 'No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.'
+                    : `No commit status or pull request comment: ${brokenEvent(event.why)}; the build goes on.`);
             }
             return new GithubReports(o, null, undefined, undefined);
         }
+        const ctx = event.context;
+        const named = () => {
+            try {
+                return settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx);
+            }
+            catch {
+                return undefined; // commitUnderTest throws it again, named
+            }
+        };
         // Octokit is evaluated only when a report or the pull request needs it
         // (start-up cost); "eager" keeps it in the one bundle file.
-        const readsPull = !settings.commit &&
-            !ownHead(ctx) &&
-            (settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx)) !== undefined;
-        const github = settings.commitStatus || settings.prComment || readsPull
-            ? await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 6601))
-            : undefined;
+        const readsPull = !settings.commit && !ownHead(ctx) && named() !== undefined;
+        let github;
+        try {
+            github =
+                reports || readsPull
+                    ? await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 792))
+                    : undefined;
+        }
+        catch (error) {
+            logger.warning(`No commit status or pull request comment: the GitHub client could not be loaded: ${(0,error_text/* errorText */.k)(error)}.`);
+            return new GithubReports(o, null, undefined, undefined);
+        }
         const redact = (text) => settings.githubToken ? text.split(settings.githubToken).join('***') : text;
         const client = settings.githubToken === '' || !github
             ? undefined
@@ -41366,15 +41545,14 @@ class GithubReports {
             target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
                 if (!client)
                     throw new Error('github-token is empty');
-                const pull = await client.rest.pulls.get({ ...ctx.repo, pull_number: number });
-                return pull.data.head.sha;
+                return (await readPullHead(client, { ...ctx.repo, number })).sha;
             });
             logger.debug(`Commit under test: ${target.sha} (${target.from}).`);
             o.setOutput(constants/* Output */.k7.Commit, target.sha);
         }
         catch (error) {
             target = null;
-            const number = settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx);
+            const number = named();
             const status = github?.httpStatusOf(error);
             const what = number === undefined ? 'the commit under test' : `pull request #${number}`;
             logger.warning(`Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact((0,error_text/* errorText */.k)(error))}. ` +
@@ -41401,8 +41579,16 @@ class GithubReports {
         }
         return new GithubReports(o, target, comment, runUrlOf(env));
     }
-    /** A commit status reporter for `context` (every one of the step shares one gate: one warning for the step). */
+    /**
+     * A commit status reporter for `context` (every one of the step shares one
+     * gate: one warning for the step); none without a commit under test, so
+     * that the GitHub client is never loaded then (github-event.ts).
+     */
     async status(context) {
+        if (!this.target) {
+            this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`);
+            return undefined;
+        }
         const { CommitStatusReporter } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4078));
         return new CommitStatusReporter({
             token: this.o.settings.githubToken,
@@ -41456,30 +41642,6 @@ function ownHead(ctx) {
     catch {
         return true;
     }
-}
-/** The event as the runner gives it (what @actions/github's Context reads), or undefined outside a workflow. */
-function eventContext(env) {
-    const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    if (!owner || !repo)
-        return undefined;
-    let payload = {};
-    const path = env.GITHUB_EVENT_PATH;
-    if (path) {
-        try {
-            const parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'));
-            if (typeof parsed === 'object' && parsed !== null)
-                payload = parsed;
-        }
-        catch {
-            // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
-        }
-    }
-    return {
-        eventName: env.GITHUB_EVENT_NAME ?? '',
-        payload,
-        sha: env.GITHUB_SHA ?? '',
-        repo: { owner, repo }
-    };
 }
 /** The workflow run's page, whose summary has what the comment leaves out. */
 function runUrlOf(env) {
@@ -48893,6 +49055,8 @@ function checkConflicts(s) {
     if (s.hasParameters && none !== '') {
         throw conflict(none, 'parameters', `${unbuilt}, so parameters would be ignored`);
     }
+    if (s.commitParameter !== undefined)
+        commitParameterConflicts(s, s.commitParameter, none, unbuilt);
     if ((s.disable || s.listJobs) && s.build !== 'new') {
         throw conflict(none, 'build', s.disable
             ? `'disable' does not report a build; leave 'build' at new`
@@ -48936,8 +49100,25 @@ function checkConflicts(s) {
         throw conflict('fail-fast', 'wait', `fail-fast acts when a build ends, ${waited}`);
     }
 }
+/** `commit-parameter` fills a parameter of a new build: there must be one, and nothing else may set that parameter. */
+function commitParameterConflicts(s, name, none, unbuilt) {
+    if (none !== '') {
+        throw conflict('commit-parameter', none, `${unbuilt}, so no parameter would take the commit`);
+    }
+    const own = `${name} takes the commit under test ('commit-parameter'): leave it out of`;
+    if (s.parameters && Object.hasOwn(s.parameters, name)) {
+        throw conflict('commit-parameter', 'parameters', `${own} 'parameters'`);
+    }
+    const item = (s.jobs ?? []).findIndex(entry => Object.hasOwn(entry.parameters, name)) + 1;
+    if (item > 0) {
+        throw conflict('commit-parameter', 'jobs', `${own} item ${item}'s parameters`);
+    }
+}
 
+// EXTERNAL MODULE: ./src/util/commit-sha.ts
+var commit_sha = __nccwpck_require__(4572);
 ;// CONCATENATED MODULE: ./src/inputs/input-values.ts
+
 
 
 
@@ -48945,6 +49126,13 @@ function checkConflicts(s) {
 
 const BUILD_MODES = ['new', 'last', 'last-successful'];
 const SCAN_MODES = ['if-missing', 'never'];
+const COMMENT_PERMISSIONS = [
+    'triage',
+    'write',
+    'maintain',
+    'admin',
+    'none'
+];
 /*
  * The parsers of single input values: each takes the value as read (trimmed,
  * defaults applied) and throws InputError naming the input and the expected form.
@@ -49057,10 +49245,11 @@ function parseScan(value, hasBranch) {
 function parseCommit(value) {
     if (value === '')
         return undefined;
-    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(value)) {
+    const sha = (0,commit_sha/* commitShaOf */.p)(value);
+    if (sha === undefined) {
         throw new input_error/* InputError */.d(`Input 'commit' ('${(0,shorten/* clip */.$)(value)}') is not a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as \${{ github.event.pull_request.head.sha }}.`);
     }
-    return value.toLowerCase();
+    return sha;
 }
 /** Input `pull-request`: a pull request number; undefined when empty. */
 function parsePullRequest(value) {
@@ -49071,6 +49260,23 @@ function parsePullRequest(value) {
         throw new input_error/* InputError */.d(`Input 'pull-request' ('${(0,shorten/* clip */.$)(value)}') is not a pull request number: expected a whole number from 1, such as 42.`);
     }
     return Number(number);
+}
+/** Input `comment-permission`. `read` is refused: on a public repository everyone has it. */
+function parseCommentPermission(value) {
+    const permission = COMMENT_PERMISSIONS.find(p => p === value.toLowerCase());
+    if (permission === undefined) {
+        throw new input_error/* InputError */.d(`Input 'comment-permission' ('${(0,shorten/* clip */.$)(value)}') must be one of ${COMMENT_PERMISSIONS.join(', ')}: the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).`);
+    }
+    return permission;
+}
+/** Input `commit-parameter`: the name of the job's parameter that takes the commit under test; undefined when empty. */
+function parseCommitParameter(value) {
+    if (value === '')
+        return undefined;
+    if (value.includes('=') || /\p{Cc}/u.test(value) || value.length > 200) {
+        throw new input_error/* InputError */.d(`Input 'commit-parameter' ('${(0,shorten/* clip */.$)(value)}') is not a parameter name: expected the name of the job's parameter that takes the commit under test, such as SHA (no '=', no control characters).`);
+    }
+    return value;
 }
 
 // EXTERNAL MODULE: ./src/inputs/parameters.ts + 1 modules
@@ -49434,6 +49640,8 @@ const INPUT_DEFAULTS = {
     [constants/* Input */.pd.PrComment]: 'false',
     [constants/* Input */.pd.Commit]: '',
     [constants/* Input */.pd.PullRequest]: '',
+    [constants/* Input */.pd.CommitParameter]: '',
+    [constants/* Input */.pd.CommentPermission]: 'write',
     [constants/* Input */.pd.Branch]: '',
     [constants/* Input */.pd.Scan]: 'if-missing',
     [constants/* Input */.pd.JobToken]: '',
@@ -49466,6 +49674,8 @@ function parseSettings(get, env = currentEnvironment()) {
     const prComment = readBoolean(read, constants/* Input */.pd.PrComment);
     const commit = parseCommit(read(constants/* Input */.pd.Commit));
     const pullRequest = parsePullRequest(read(constants/* Input */.pd.PullRequest));
+    const commitParameter = parseCommitParameter(read(constants/* Input */.pd.CommitParameter));
+    const commentPermission = parseCommentPermission(read(constants/* Input */.pd.CommentPermission));
     const wait = parseWait(read(constants/* Input */.pd.Wait));
     const buildText = read(constants/* Input */.pd.Build);
     const timeoutMs = (0,util_duration/* parseDuration */.E9)(read(constants/* Input */.pd.Timeout), constants/* Input */.pd.Timeout);
@@ -49518,7 +49728,9 @@ function parseSettings(get, env = currentEnvironment()) {
         hasArtifacts: artifacts.length > 0,
         jobs: jobs?.entries,
         failFast,
-        statusContext: read(constants/* Input */.pd.StatusContext) !== ''
+        statusContext: read(constants/* Input */.pd.StatusContext) !== '',
+        commitParameter,
+        parameters
     });
     const githubToken = read(constants/* Input */.pd.GithubToken);
     const needsToken = [
@@ -49550,6 +49762,8 @@ function parseSettings(get, env = currentEnvironment()) {
         prComment,
         ...(commit === undefined ? {} : { commit }),
         ...(pullRequest === undefined ? {} : { pullRequest }),
+        ...(commitParameter === undefined ? {} : { commitParameter }),
+        commentPermission,
         scan,
         jobToken,
         headers,
@@ -50505,7 +50719,197 @@ class JobsRun {
     }
 }
 
+;// CONCATENATED MODULE: ./src/outcome/comment-command.ts
+
+
+
+
+/** Why a comment command does not run; nothing was sent to Jenkins. */
+class CommentCommandRefused extends Error {
+    constructor(why, todo) {
+        super(`The comment command is refused: ${why}. Nothing was sent to Jenkins: ${todo}.`);
+        this.name = 'CommentCommandRefused';
+    }
+}
+const COMMENT_AGAIN = 'review the pull request as it is now and comment again';
+/** Checks the comment command and returns the commit it builds; throws CommentCommandRefused. */
+async function admitCommentCommand(o) {
+    const { ctx, settings } = o;
+    const comment = await decoded(() => ({
+        user: (0,github_values/* required */.mw)(ctx.payload, 'comment.user.login', github_values/* LOGIN */.S3, 'the issue_comment event'),
+        writtenAt: (0,github_values/* required */.mw)(ctx.payload, 'comment.created_at', github_values/* TIME */.E9, 'the issue_comment event'),
+        pullRequest: settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx)
+    }));
+    const github = new Reads(o);
+    if (settings.commentPermission !== 'none')
+        await checkCommenter(github, comment.user);
+    const number = comment.pullRequest;
+    if (number === undefined) {
+        // A comment on an issue: no pull request, no head to check; the rule's commit.
+        const unread = () => Promise.reject(new Error('no pull request'));
+        const target = await decoded(() => (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, unread));
+        return { sha: target.sha };
+    }
+    return { sha: await headBeforeComment(github, number, comment.writtenAt), pullRequest: number };
+}
+/** The GitHub reads of one check: each failure a refusal, unless the step was stopped. */
+class Reads {
+    o;
+    here;
+    constructor(o) {
+        this.o = o;
+        this.here = `${o.ctx.repo.owner}/${o.ctx.repo.repo}`;
+    }
+    client(what) {
+        if (this.o.client)
+            return this.o.client;
+        throw new CommentCommandRefused(`'github-token' is empty, so ${what} cannot be read`, 'leave github-token out to use the workflow token');
+    }
+    async read(request, refusal) {
+        try {
+            return await request();
+        }
+        catch (error) {
+            // Once the step is stopped, the stop is the news.
+            if (this.o.signal?.aborted || error instanceof CommentCommandRefused)
+                throw error;
+            throw refusal(this.o.failure(error));
+        }
+    }
+}
+/** Refuses a commenter below `comment-permission`. */
+async function checkCommenter(github, user) {
+    const { ctx, settings, signal, logger } = github.o;
+    const { here } = github;
+    const want = settings.commentPermission;
+    const role = await github.read(() => readRole(github.client(`${user}'s permission`), { ...ctx.repo, user, signal }), failure => new CommentCommandRefused(`could not read ${user}'s permission on ${here}${failure}`, "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"));
+    if (!atLeast(role, want)) {
+        throw new CommentCommandRefused(`${user}'s role on ${here} is ${role}, below comment-permission: ${want}`, `only a user with the ${want} role or higher can start a build by comment`);
+    }
+    logger.info(`Comment command by ${user} (${role} on ${here}, comment-permission: ${want}).`);
+}
+/** The pull request's head, if GitHub shows it was pushed in a second before `writtenAt`; else a refusal saying why. */
+async function headBeforeComment(github, number, writtenAt) {
+    const { ctx, settings, signal, logger } = github.o;
+    const head = await github.read(() => readPullHead(github.client(`pull request #${number}`), { ...ctx.repo, number, signal }), failure => new CommentCommandRefused(`could not read pull request #${number} of ${github.here}${failure}, so the commit to build is not known`, 'comment again once GitHub answers'));
+    if (settings.commit !== undefined && settings.commit !== head.sha) {
+        throw new CommentCommandRefused(`input 'commit' (${settings.commit}) is not pull request #${number}'s head (${head.sha})`, `${COMMENT_AGAIN} to build its head`);
+    }
+    const where = head.branch;
+    if (!where) {
+        throw new CommentCommandRefused(`the repository of pull request #${number}'s head is gone, so when ${head.sha} became its head cannot be read`, 'build it from a pull request whose head repository exists');
+    }
+    const branch = `${where.owner}/${where.repo}'s branch ${(0,util_names/* shortName */.l)(where.ref)}`;
+    const change = await github.read(() => readLastChange(github.client('the head branch'), { ...where, signal }), failure => new CommentCommandRefused(`could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`, 'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'));
+    const written = (0,github_values/* timeText */.Tc)(writtenAt);
+    if (!change) {
+        throw new CommentCommandRefused(`GitHub lists no change of ${branch}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written (${written}) is not known`, COMMENT_AGAIN);
+    }
+    if (change.sha !== head.sha) {
+        throw new CommentCommandRefused(`the newest change GitHub lists of ${branch} left it at ${change.sha}, not at pull request #${number}'s head ${head.sha}: the branch is moving`, COMMENT_AGAIN);
+    }
+    // GitHub's times are whole seconds: a push in the comment's second is not before it.
+    if (change.at >= writtenAt) {
+        throw new CommentCommandRefused(`pull request #${number}'s head ${head.sha} was pushed at ${(0,github_values/* timeText */.Tc)(change.at)}, not before the comment was written (${written}), so it may not be what was reviewed`, COMMENT_AGAIN);
+    }
+    logger.info(`Pull request #${number}'s head ${head.sha} was pushed at ${(0,github_values/* timeText */.Tc)(change.at)}, before the comment (${written}): this run builds it.`);
+    return head.sha;
+}
+/** The event's fields, or a refusal naming the one that does not decode. */
+async function decoded(read) {
+    try {
+        return await read();
+    }
+    catch (error) {
+        if (!(error instanceof github_values/* Undecodable */.tO))
+            throw error;
+        throw new CommentCommandRefused(`${error.message}, so the comment cannot be checked`, 'comment again');
+    }
+}
+
+;// CONCATENATED MODULE: ./src/outcome/commit-gate.ts
+
+
+
+
+
+/** The settings the step runs with: `settings`, or, on a comment command or with `commit-parameter`, with the commit settled. Throws when it cannot be. */
+async function settleCommit(settings, o) {
+    const env = o.env ?? process.env;
+    const comment = env.GITHUB_EVENT_NAME === 'issue_comment';
+    if (!comment && settings.commitParameter === undefined)
+        return settings;
+    if (!comment && settings.commit !== undefined)
+        return withCommit(settings, { sha: settings.commit }, o);
+    const needs = "Input 'commit-parameter' needs the commit under test";
+    const event = readEvent(env);
+    if (event.kind === 'outside') {
+        throw comment
+            ? new CommentCommandRefused('GITHUB_REPOSITORY is not set, so the comment cannot be checked', 'run it in a workflow')
+            : new Error(`${needs}, and outside a workflow (GITHUB_REPOSITORY is not set) there is none: give it in 'commit'.`);
+    }
+    if (event.kind === 'broken') {
+        throw comment
+            ? new CommentCommandRefused(`${brokenEvent(event.why)}, so neither the commenter nor the commit can be checked`, 'comment again')
+            : new Error(`${needs}, but ${brokenEvent(event.why)}. Nothing was sent to Jenkins.`);
+    }
+    const ctx = event.context;
+    // Loaded only now that the event file is known to parse (github-event.ts).
+    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 792));
+    const token = settings.githubToken;
+    const client = token === '' ? undefined : github.githubClient({ token, logger: o.logger, fetch: o.fetch });
+    const redact = github.redactor(token);
+    const failure = (error) => {
+        const status = github.httpStatusOf(error);
+        return `${status ? ` (HTTP ${status})` : ''}: ${redact((0,error_text/* errorText */.k)(error))}`;
+    };
+    if (comment) {
+        const admitted = await admitCommentCommand({
+            ctx,
+            settings,
+            client,
+            failure,
+            logger: o.logger,
+            signal: o.signal
+        });
+        return withCommit(settings, admitted, o);
+    }
+    try {
+        const target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
+            if (!client)
+                throw new Error('github-token is empty');
+            return (await readPullHead(client, { ...ctx.repo, number, signal: o.signal })).sha;
+        });
+        const pullRequest = target.pullRequest;
+        return withCommit(settings, { sha: target.sha, ...(pullRequest === undefined ? {} : { pullRequest }) }, o);
+    }
+    catch (error) {
+        if (o.signal?.aborted)
+            throw error;
+        throw new Error(`${needs}, which could not be read${failure(error)}. Nothing was sent to Jenkins.`);
+    }
+}
+/** `settings` with the commit settled: as `commit`, its pull request, and the `commit-parameter` of every build. */
+function withCommit(settings, { sha, pullRequest }, o) {
+    const name = settings.commitParameter;
+    const settled = {
+        ...settings,
+        commit: sha,
+        ...(pullRequest === undefined ? {} : { pullRequest })
+    };
+    if (name === undefined)
+        return settled;
+    o.logger.info(`Jenkins gets the commit under test, ${sha}, as parameter ${name}.`);
+    const give = (entry) => ({
+        ...entry,
+        parameters: { ...entry.parameters, [name]: sha },
+        hasParameters: true
+    });
+    return { ...give(settled), ...(settings.jobs ? { jobs: settings.jobs.map(give) } : {}) };
+}
+
 ;// CONCATENATED MODULE: ./src/multi/step.ts
+
 
 
 
@@ -50530,8 +50934,13 @@ async function runJobsStep(settings, io) {
     await runBounded(settings, io, {
         jobs: (settings.jobs ?? []).map(entry => entry.job),
         waitingFor: `${settings.jobs?.length ?? 0} Jenkins builds`,
-        run: step => {
-            run = new JobsRun({ ...step, uploads });
+        run: async (step) => {
+            // A comment command is checked, and the commit settled, before anything goes to Jenkins.
+            const settled = await settleCommit(step.settings, {
+                logger: step.io.logger,
+                signal: step.signal
+            });
+            run = new JobsRun({ ...step, settings: settled, uploads });
             return run.run();
         },
         stopped: (step, stopped) => stopAll(step, run, stopped),
@@ -50540,14 +50949,15 @@ async function runJobsStep(settings, io) {
 }
 /** Cancels or stops everything the step started, in parallel within the budget, and says what it did. */
 async function stopAll(step, run, { error, head, until }) {
-    const log = run.printer.logger;
+    // No run yet: stopped while the comment command was checked, before anything went to Jenkins.
+    const log = run?.printer.logger ?? step.io.logger;
     if (error instanceof errors/* Interrupted */.j$ && error.sent)
         log.info(`${error.message}.`);
     // Commit statuses go alongside the abort, within its budget.
-    const statuses = run.finishStatuses(statusFailure(error, step.signal));
+    const statuses = run?.finishStatuses(statusFailure(error, step.signal));
     const { outcome, said } = await stopWork(step, { log, until, single: false });
-    await (0,wait/* settleBy */.pN)(statuses, until);
-    await run.reportSoFar(said);
+    await (0,wait/* settleBy */.pN)(statuses ?? Promise.resolve(), until);
+    await run?.reportSoFar(said);
     return `${head}${outcome}`;
 }
 
@@ -50913,6 +51323,7 @@ async function postStep() {
 
 
 
+
 /** The action's entry point: the main step, or the post step on the second run. */
 async function main_run() {
     if (getState(constants/* State */.Uw.IsPost) === 'true') {
@@ -50945,21 +51356,23 @@ async function runMain(settings, io) {
         jobs: [settings.job],
         waitingFor: `Jenkins ${settings.jobName}`,
         run: async ({ api, signal, work }) => {
-            if (settings.listJobs)
-                return main_listJobs(api, settings, io);
+            // A comment command is checked, and the commit settled, before anything goes to Jenkins.
+            const settled = await settleCommit(settings, { logger: io.logger, signal });
+            if (settled.listJobs)
+                return main_listJobs(api, settled, io);
             // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
-            if (settings.disable)
-                return main_disableJob(api, settings, io);
-            const branch = settings.branch
+            if (settled.disable)
+                return main_disableJob(api, settled, io);
+            const branch = settled.branch
                 ? await resolveBranch({
                     api,
-                    settings,
+                    settings: settled,
                     out: io,
                     signal,
-                    onScan: () => work.scans.push((0,job_path/* fullName */.fq)(settings.branch?.project ?? []))
+                    onScan: () => work.scans.push((0,job_path/* fullName */.fq)(settled.branch?.project ?? []))
                 })
                 : undefined;
-            await buildJob({ api, settings, signal, work, io, branch, uploads });
+            await buildJob({ api, settings: settled, signal, work, io, branch, uploads });
         },
         stopped: abortMessage,
         failed: async (step, error) => {
@@ -51174,9 +51587,9 @@ function setArtifactsOutput(out, artifacts, logger) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   CommitStatusReporter: () => (/* binding */ CommitStatusReporter)
 /* harmony export */ });
-/* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(157);
-/* harmony import */ var _commit_under_test_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7101);
-/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6601);
+/* harmony import */ var _util_commit_sha_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4572);
+/* harmony import */ var _commit_under_test_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7101);
+/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(792);
 /* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
 /* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2509);
 
@@ -51201,28 +51614,27 @@ class CommitStatusReporter {
     final = false;
     /**
      * Goes to `options.target`, the step's commit under test; without one,
-     * reads owner/repo/sha from @actions/github's context (or an injected
-     * one): for pull requests the head commit, as the rule says (context.sha is
-     * the merge commit there, or the base branch's head, whose statuses the
-     * pull request does not show).
+     * reads owner/repo/sha from the event given: for pull requests the head
+     * commit, as the rule says (GITHUB_SHA is the merge commit there, or the
+     * base branch's head, whose statuses the pull request does not show).
      */
     constructor(options, ghContext) {
         this.logger = options.logger;
         this.context = options.context;
         this.token = options.token;
         this.gate = options.gate ?? { closed: false };
-        if (options.target === null) {
+        if (options.target === null || (!options.target && !ghContext)) {
             this.logger.debug(`Commit status '${this.context}' is off: no commit under test.`);
             return;
         }
         try {
-            const ctx = ghContext ?? _actions_github__WEBPACK_IMPORTED_MODULE_0__/* .context */ ._;
+            const ctx = ghContext;
             const { owner, repo } = options.target ?? ctx.repo;
-            const sha = options.target?.sha ?? (0,_commit_under_test_js__WEBPACK_IMPORTED_MODULE_1__/* .headShaOf */ .kq)(ctx)?.sha ?? ctx.sha;
+            const sha = options.target?.sha ?? (0,_commit_under_test_js__WEBPACK_IMPORTED_MODULE_0__/* .headShaOf */ .kq)(ctx)?.sha ?? (0,_util_commit_sha_js__WEBPACK_IMPORTED_MODULE_2__/* .commitShaOf */ .p)(ctx.sha);
             if (!sha)
                 throw new Error('the workflow context has no commit SHA');
             this.target = { owner, repo, sha };
-            this.octokit = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_2__.githubClient)({
+            this.octokit = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_1__.githubClient)({
                 token: options.token,
                 logger: this.logger,
                 fetch: options.fetch
@@ -51298,7 +51710,7 @@ class CommitStatusReporter {
             this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`);
         }
         catch (error) {
-            const status = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_2__.httpStatusOf)(error);
+            const status = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_1__.httpStatusOf)(error);
             if (status === 403 || status === 404) {
                 // A token without `statuses: write`, or a fork PR's read-only token:
                 // say so once and stop trying (every reporter of the step).
@@ -51317,7 +51729,7 @@ class CommitStatusReporter {
     }
     /** The token must never reach a log line, whatever a library puts in a message. */
     redact(text) {
-        return (0,_github_client_js__WEBPACK_IMPORTED_MODULE_2__.redactor)(this.token)(text);
+        return (0,_github_client_js__WEBPACK_IMPORTED_MODULE_1__.redactor)(this.token)(text);
     }
 }
 function httpUrl(url) {
@@ -51343,6 +51755,7 @@ function httpUrl(url) {
 /* harmony export */   _n: () => (/* binding */ pullRequestOf),
 /* harmony export */   kq: () => (/* binding */ headShaOf)
 /* harmony export */ });
+/* harmony import */ var _github_values_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2740);
 /**
  * The one rule for the commit under test and the pull request a run is
  * tied to, used by every report (commit status, pull request comment, the
@@ -51360,9 +51773,11 @@ function httpUrl(url) {
  * - workflow_run, check_suite, check_run, merge_group: their `head_sha`;
  * - any other event: GITHUB_SHA, or the head of the `pull-request` input's
  *   pull request when one is named.
- * The `commit` input overrides the rule. A pull request that cannot be read
- * throws: the caller then reports nowhere rather than on the wrong commit.
+ * The `commit` input overrides the rule. A pull request that cannot be read,
+ * or a field that is not what it must be (github-values.ts), throws: the
+ * caller then reports nowhere rather than on the wrong commit.
  */
+
 /** Events whose payload has the pull request, with its head. */
 const PULL_REQUEST_EVENTS = new Set([
     'pull_request',
@@ -51393,9 +51808,11 @@ async function commitUnderTest(ctx, inputs, readHead) {
             from: `pull request #${pullRequest}'s head`
         };
     }
-    if (!ctx.sha)
-        throw new Error('the workflow context has no commit SHA (GITHUB_SHA)');
-    return { owner, repo, sha: ctx.sha, from: 'GITHUB_SHA' };
+    const sha = _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .SHA */ .hG.decode(ctx.sha);
+    if (sha === undefined) {
+        throw new _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .Undecodable */ .tO("the runner's environment", 'GITHUB_SHA', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .SHA */ .hG.expected, ctx.sha === '');
+    }
+    return { owner, repo, sha, from: 'GITHUB_SHA' };
 }
 /**
  * The commit the event's payload names for the events that carry one
@@ -51411,2504 +51828,64 @@ function headShaOf(ctx) {
             : undefined;
     if (!path)
         return undefined;
-    const sha = field(ctx.payload, ...path);
     const from = path.join('.');
-    if (typeof sha !== 'string' || sha === '')
-        throw new Error(`the ${event} event has no ${from}`);
-    return { sha, from };
+    return { sha: (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(ctx.payload, from, _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .SHA */ .hG, `the ${event} event`), from };
 }
-/** The pull request the event names, if exactly one. */
+/** The pull request the event names, if exactly one; throws when a number it gives does not decode. */
 function pullRequestOf(ctx) {
     const { payload, eventName: event } = ctx;
-    if (PULL_REQUEST_EVENTS.has(event))
-        return numberOf(field(payload, 'pull_request', 'number'));
+    const source = `the ${event} event`;
+    if (PULL_REQUEST_EVENTS.has(event)) {
+        return (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lq)(payload, 'pull_request.number', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg, source);
+    }
     if (event === 'issue_comment') {
         // A pull request is an issue with `pull_request` set; a plain issue has none.
-        const issue = field(payload, 'issue');
-        return field(issue, 'pull_request') ? numberOf(field(issue, 'number')) : undefined;
+        const issue = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(payload, 'issue');
+        return (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(issue, 'pull_request')
+            ? (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(payload, 'issue.number', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg, source)
+            : undefined;
     }
     if (event === 'workflow_run' || event === 'check_suite' || event === 'check_run') {
         // GitHub lists the pull requests whose head is the commit; for a fork's it
         // lists none (the `pull-request` input says which), and two is ambiguous.
-        const object = event === 'check_run' ? field(payload, 'check_run') : field(payload, event);
-        const list = field(object, 'pull_requests');
+        const list = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(payload, event, 'pull_requests');
         if (!Array.isArray(list))
             return undefined;
-        const here = list.filter(entry => intoThisRepository(entry, payload));
-        return here.length === 1 ? numberOf(field(here[0], 'number')) : undefined;
+        const numbers = list.map((entry, i) => {
+            const number = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(entry, 'number');
+            const decoded = _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg.decode(number);
+            if (decoded === undefined) {
+                const path = `${event}.pull_requests[${i}].number`;
+                throw new _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .Undecodable */ .tO(source, path, _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg.expected, number === undefined || number === null);
+            }
+            return { number: decoded, entry };
+        });
+        const here = numbers.filter(({ entry }) => intoThisRepository(entry, payload));
+        return here.length === 1 ? here[0]?.number : undefined;
     }
     return undefined;
 }
 /** An entry of `pull_requests` whose base is the workflow's repository (GitHub also lists pull requests into other repositories). */
 function intoThisRepository(entry, payload) {
-    const base = field(entry, 'base', 'repo', 'id');
-    const here = field(payload, 'repository', 'id');
+    const base = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(entry, 'base', 'repo', 'id');
+    const here = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(payload, 'repository', 'id');
     return base === undefined || here === undefined || base === here;
 }
-function field(value, ...path) {
-    let current = value;
-    for (const key of path) {
-        if (typeof current !== 'object' || current === null)
-            return undefined;
-        current = current[key];
-    }
-    return current;
-}
-function numberOf(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
-}
 
 
 /***/ }),
 
-/***/ 6601:
+/***/ 792:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
+// ESM COMPAT FLAG
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   githubClient: () => (/* binding */ githubClient),
-/* harmony export */   httpStatusOf: () => (/* binding */ httpStatusOf),
-/* harmony export */   redactor: () => (/* binding */ redactor)
-/* harmony export */ });
-/* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(157);
-/**
- * The GitHub REST client every report of the step uses (commit statuses,
- * the pull request and its comments), made one way: @actions/github's
- * Octokit on GITHUB_API_URL, through the runner's proxy settings, its own
- * console warnings sent to the debug log with the token taken out.
- */
-
-/** An Octokit for `token`; its own log lines go to debug, redacted. */
-function githubClient(options) {
-    const redact = redactor(options.token);
-    return (0,_actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q)(options.token, {
-        ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
-        // Octokit would otherwise print its own warnings to the console.
-        log: {
-            debug: () => undefined,
-            info: () => undefined,
-            warn: (message) => options.logger.debug(redact(message)),
-            error: (message) => options.logger.debug(redact(message))
-        }
-    });
-}
-/** The token must never reach a log line, whatever a library puts in a message. */
-function redactor(token) {
-    return text => (token ? text.split(token).join('***') : text);
-}
-/** The HTTP status of a failed Octokit request, if it got an answer. */
-function httpStatusOf(error) {
-    const status = error?.status;
-    return typeof status === 'number' ? status : undefined;
-}
-
-
-/***/ }),
-
-/***/ 6380:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Gs: () => (/* binding */ addHistory),
-/* harmony export */   Lu: () => (/* binding */ readHistory),
-/* harmony export */   Mq: () => (/* binding */ historyOutput),
-/* harmony export */   om: () => (/* binding */ historyOf)
-/* harmony export */ });
-/* unused harmony exports medianDuration, historyLine */
-/* harmony import */ var _util_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6518);
-/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9263);
-/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1617);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1992);
-
-
-
-
-/** The finished builds of `builds` (newest first), with their URLs on our base. */
-function historyOf(builds, urlOf) {
-    const entries = [];
-    for (const b of builds) {
-        if (b.building || b.result === null)
-            continue;
-        entries.push({ number: b.number, result: b.result, duration: b.duration, url: urlOf(b.number) });
-    }
-    return entries;
-}
-/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
-const HISTORY_READ = 16;
-/** Finished builds kept. */
-const HISTORY_KEPT = 10;
-/**
- * For a build this step did not trigger (`build: last`, `last-successful`):
- * the job's last finished builds before it, in one bounded read (a
- * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
- * said in the debug log only.
- */
-async function readHistory(api, job, before, logger) {
-    try {
-        const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true });
-        const summaries = builds.flatMap(b => b.duration === undefined || b.number >= before
-            ? []
-            : [
-                {
-                    number: b.number,
-                    result: b.result ?? null,
-                    duration: b.duration,
-                    building: !!b.building
-                }
-            ]);
-        return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
-    }
-    catch (error) {
-        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .Interrupted */ .j$)
-            throw error;
-        logger.debug(`Could not read the job's earlier builds: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_2__/* .errorText */ .k)(error)}`);
-        return undefined;
-    }
-}
-/** The `history` output: at most ten small entries, newest first. */
-function historyOutput(entries) {
-    return JSON.stringify(entries);
-}
-const SYMBOLS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
-/**
- * The median of the durations (ms); undefined for none.
- * @internal
- */
-function medianDuration(entries) {
-    const sorted = entries.map(e => e.duration).sort((a, b) => a - b);
-    if (sorted.length === 0)
-        return undefined;
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1
-        ? sorted[middle]
-        : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
-}
-/**
- * The history line, oldest build first so that it reads as a timeline up
- * to this build; nothing when the job had no finished build before it.
- * @internal
- */
-function historyLine(entries) {
-    if (entries.length === 0)
-        return undefined;
-    const symbols = [...entries]
-        .reverse()
-        .map(e => (0,_util_html_js__WEBPACK_IMPORTED_MODULE_3__/* .link */ .n)(SYMBOLS[e.result] ?? '⚪', e.url))
-        .join(' ');
-    const median = medianDuration(entries) ?? 0;
-    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_3__/* .escapeHtml */ .Z)((0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(median))}.</p>`;
-}
-/** Adds the history line to the summary. */
-function addHistory(summary, entries) {
-    const line = historyLine(entries);
-    if (line)
-        summary.addRaw(line, true);
-}
-
-
-/***/ }),
-
-/***/ 4230:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   L: () => (/* binding */ cappedArray)
-/* harmony export */ });
-/**
- * JSON array outputs within a byte cap. GitHub allows 1 MB for all of a
- * job's outputs together (counted as UTF-16); a list Jenkins makes long
- * (stages, archived files) must not take it all, nor fail the job.
- */
-/**
- * `entries` as a JSON array of at most `maxBytes` UTF-8 bytes: the first
- * entries that fit, each whole, so that it stays valid JSON.
- */
-function cappedArray(entries, maxBytes) {
-    const texts = entries.map(entry => JSON.stringify(entry) ?? 'null');
-    let fullBytes = 2;
-    let bytes = 2;
-    let kept = 0;
-    texts.forEach((text, i) => {
-        const size = Buffer.byteLength(text) + (i > 0 ? 1 : 0);
-        fullBytes += size;
-        if (kept === i && bytes + size <= maxBytes) {
-            bytes += size;
-            kept++;
-        }
-    });
-    return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes };
-}
-
-
-/***/ }),
-
-/***/ 8215:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  commentMarker: () => (/* binding */ commentMarker),
-  w: () => (/* binding */ renderComment)
-});
-
-// UNUSED EXPORTS: MAX_COMMENT_CHARS
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-// EXTERNAL MODULE: ./src/util/duration.ts
-var duration = __nccwpck_require__(6518);
-;// CONCATENATED MODULE: ./src/util/markdown.ts
-/**
- * Text from Jenkins in GitHub-flavoured Markdown (a pull request comment),
- * made inert. Escapes do not do it there: GitHub forms @-mentions, issue
- * references and autolinks after entity and backslash escapes are decoded
- * (`&#64;team` still pings the team), and raw HTML passes its filter in
- * part. Inside a code span nothing is parsed: no HTML, no mention, no link,
- * no emphasis. So every piece of untrusted text goes in one code span on
- * one line.
- */
-// C0 and C1 controls, and the bidirectional overrides that make a name read
-// otherwise than it is written.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-/** Every line break and space GitHub or a browser may honour (JavaScript's \s has U+2028, U+2029, NBSP). */
-const SPACES = /\s+/g;
-/**
- * `text` as one inline code span of at most `max` characters (code points):
- * line breaks and controls become spaces (a line break would end the list
- * item, a blank line the paragraph), and the fence is one backtick longer
- * than the longest run inside, so no backtick in the text can close it.
- */
-function codeSpan(text, max) {
-    // Enough of a long text for `max` code points once its spaces are folded.
-    const head = text.length > max * 4 ? text.slice(0, max * 4) : text;
-    const flat = head.replace(CONTROL, ' ').replace(SPACES, ' ').trim();
-    const chars = Array.from(flat);
-    const shown = chars.length <= max
-        ? flat
-        : chars
-            .slice(0, max - 1)
-            .join('')
-            .trimEnd() + '…';
-    if (shown === '')
-        return '(empty)';
-    const longest = Math.max(0, ...Array.from(shown.matchAll(/`+/g), run => run[0].length));
-    const fence = '`'.repeat(longest + 1);
-    // A span that starts or ends with a backtick needs a space inside its
-    // fence (CommonMark strips one on each side when both are there).
-    const pad = shown.startsWith('`') || shown.endsWith('`') ? ' ' : '';
-    return fence + pad + shown + pad + fence;
-}
-/**
- * A Markdown link destination for an http(s) URL, or undefined: `(`, `)`,
- * `<`, `>` and spaces percent-encoded, so the URL cannot end the link early.
- */
-function linkTarget(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-            return undefined;
-        return parsed.href.replace(/[()<>\s]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
-    }
-    catch {
-        return undefined;
-    }
-}
-
-// EXTERNAL MODULE: ./src/util/names.ts
-var names = __nccwpck_require__(5888);
-// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
-var build_outputs = __nccwpck_require__(4487);
-// EXTERNAL MODULE: ./src/outcome/report.ts + 3 modules
-var report = __nccwpck_require__(4016);
-;// CONCATENATED MODULE: ./src/outcome/pr-comment-body.ts
-/**
- * The text of the pull request comment (`pr-comment`): one line per build
- * (queued, running, or its result with duration, link and test counts), the
- * failed stage and up to 10 failed tests of each, and a link to the
- * workflow run whose summary has the rest. Pure: pr-comment.ts writes it.
- *
- * Everything that comes from Jenkins (job, test and stage names, errors) is
- * in a code span on one line (util/markdown.ts says why escapes are not
- * enough); links go only to the configured Jenkins and to the workflow run.
- * The body stays within GitHub's 65,536 characters by listing fewer failed
- * tests, then fewer builds.
- */
-
-
-
-
-
-
-/**
- * GitHub refuses a longer comment body (422).
- * @internal
- */
-const MAX_COMMENT_CHARS = 65_536;
-/** Failed tests listed per build at most. */
-const MAX_COMMENT_TESTS = 10;
-const ERROR_CHARS = 300;
-/**
- * The hidden first line that finds the comment again on a later run: one per
- * report name, hashed so that no name can end the HTML comment.
- */
-function commentMarker(name) {
-    const id = (0,external_node_crypto_.createHash)('sha256').update(name).digest('hex').slice(0, 16);
-    return `<!-- jenkins-build-action report ${id} -->`;
-}
-/** The comment's Markdown, at most MAX_COMMENT_CHARS characters. */
-function renderComment(input) {
-    const link = (text, url) => {
-        const target = url?.startsWith(`${input.jenkinsUrl}/`) ? linkTarget(url) : undefined;
-        return target ? `[${text}](${target})` : text;
-    };
-    const head = `${commentMarker(input.name)}\n### Jenkins: ${codeSpan(input.name, names/* NAME_CHARS */.E)}\n\n`;
-    const run = linkTarget(input.runUrl);
-    const foot = run
-        ? `\nThe [workflow run](${run}) has the console, the summary and the rest.\n`
-        : '';
-    const room = MAX_COMMENT_CHARS - head.length - foot.length;
-    const block = (build, tests) => buildLines(build, tests, link).join('\n') + '\n';
-    // Each try renders builds only until the room is spent: a step with
-    // thousands of builds costs what fits in the comment, not what it has.
-    for (const tests of [MAX_COMMENT_TESTS, 3]) {
-        const blocks = fitting(input.builds, room, build => block(build, tests));
-        if (blocks.length === input.builds.length)
-            return head + blocks.join('') + foot;
-    }
-    const all = fitting(input.builds, room, build => block(build, 0));
-    if (all.length === input.builds.length)
-        return head + all.join('') + foot;
-    // Thousands of builds: as many as fit, and how many more there are.
-    const more = (n) => `- and ${n} more builds: see the workflow run.\n`;
-    const shown = fitting(input.builds, room - more(input.builds.length).length, build => block(build, 0));
-    return head + shown.join('') + more(input.builds.length - shown.length) + foot;
-}
-/** The blocks of the first builds whose total length is within `room`: rendering stops at the first that is not. */
-function fitting(builds, room, render) {
-    const blocks = [];
-    let used = 0;
-    for (const build of builds) {
-        const text = render(build);
-        used += text.length;
-        if (used > room)
-            break;
-        blocks.push(text);
-    }
-    return blocks;
-}
-function buildLines(build, tests, link) {
-    const { outcome } = build;
-    const job = link(codeSpan(outcome.jobName, names/* NAME_CHARS */.E), outcome.jobUrl);
-    const { number } = (0,build_outputs/* buildEntry */.Jo)(outcome);
-    const ref = number === null ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`;
-    const head = `- ${stateOf(build, link)} ${job}${ref}`;
-    const lines = [head + detailsOf(build)];
-    if (outcome.failedStage)
-        lines.push(`  - Failed stage: ${codeSpan(outcome.failedStage, names/* NAME_CHARS */.E)}`);
-    const failed = outcome.tests?.failed ?? [];
-    const listed = failed.slice(0, tests);
-    if (listed.length > 0) {
-        const of = outcome.tests?.counts.failed ?? failed.length;
-        lines.push(`  - Failed tests (${listed.length === of ? of : `${listed.length} of ${of}`}):`);
-        for (const test of listed) {
-            const where = outcome.tests?.located?.get(test);
-            const at = where ? ` at ${codeSpan(`${where.file}:${where.line}`, names/* NAME_CHARS */.E)}` : '';
-            const error = firstLine(test.errorDetails ?? '');
-            const name = test.className ? `${test.className}.${test.name}` : test.name;
-            lines.push(`    - ${codeSpan(name, names/* NAME_CHARS */.E)}${at}${error ? `: ${codeSpan(error, ERROR_CHARS)}` : ''}`);
-        }
-    }
-    return lines;
-}
-/** The symbol and state word(s). */
-function stateOf(build, link) {
-    const { outcome } = build;
-    if (build.stopped)
-        return `⛔ stopped (${codeSpan(build.stopped, ERROR_CHARS)})`;
-    if (build.left)
-        return `↪️ left running (${codeSpan(build.left, ERROR_CHARS)})`;
-    if (outcome.result) {
-        const accepted = outcome.accepted && outcome.result !== 'SUCCESS' ? ' (accepted)' : '';
-        return `${report/* RESULT_ICONS */.D$[outcome.result]} **${outcome.result}**${accepted}`;
-    }
-    if (build.error)
-        return `❌ **failed**: ${codeSpan(firstLine(build.error), ERROR_CHARS)}`;
-    if (outcome.buildUrl)
-        return outcome.note ? '▶️ **started**' : '🔄 **running**';
-    if (outcome.queueUrl)
-        return `⏳ **${link('queued', outcome.queueUrl)}**`;
-    return '⏳ **waiting**';
-}
-/** Duration and test counts of a finished build. */
-function detailsOf(build) {
-    const { outcome } = build;
-    const parts = [];
-    if (outcome.result && outcome.build)
-        parts.push((0,duration/* formatDuration */.a3)(outcome.build.duration));
-    const counts = outcome.tests?.counts;
-    if (counts) {
-        parts.push(`tests: ${counts.total} total, ${counts.failed} failed, ${counts.skipped} skipped`);
-    }
-    return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
-}
-function firstLine(text) {
-    return (text
-        .split(/\r\n|\r|\n|\u2028|\u2029/)
-        .map(line => line.trim())
-        .find(line => line !== '') ?? '');
-}
-
-
-/***/ }),
-
-/***/ 5184:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   PullRequestComment: () => (/* binding */ PullRequestComment)
-/* harmony export */ });
-/* unused harmony export lastPage */
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1992);
-/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6601);
-
-
-/** Comments searched for the marker, newest first, at most. */
-const MAX_SEARCHED_COMMENTS = 1000;
-const PAGE_SIZE = 100;
-/** The one comment of a report on a pull request. */
-class PullRequestComment {
-    o;
-    id;
-    closed = false;
-    /** Writes go one after the other: the last one asked for is the last one written. */
-    chain = Promise.resolve();
-    constructor(o) {
-        this.o = o;
-    }
-    /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
-    write(body) {
-        this.chain = this.chain.then(() => this.send(body));
-        return this.chain;
-    }
-    async send(body) {
-        const { client, owner, repo, number, logger } = this.o;
-        if (this.closed)
-            return logger.debug(`Pull request comment on #${number} skipped.`);
-        try {
-            this.id ??= await this.find();
-            if (this.id !== undefined) {
-                try {
-                    await client.rest.issues.updateComment({ owner, repo, comment_id: this.id, body });
-                    return logger.debug(`Updated comment ${this.id} on pull request #${number}.`);
-                }
-                catch (error) {
-                    // Deleted since it was found: write it again.
-                    if ((0,_github_client_js__WEBPACK_IMPORTED_MODULE_0__.httpStatusOf)(error) !== 404)
-                        throw error;
-                }
-            }
-            const created = await client.rest.issues.createComment({
-                owner,
-                repo,
-                issue_number: number,
-                body
-            });
-            this.id = created.data.id;
-            logger.debug(`Created comment ${this.id} on pull request #${number}.`);
-        }
-        catch (error) {
-            const status = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_0__.httpStatusOf)(error);
-            const said = this.o.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_1__/* .errorText */ .k)(error));
-            if (status === 403 || status === 404) {
-                // A read-only token (a fork's, Dependabot's, or `permissions:`
-                // without it): say so once and stop trying for the step.
-                this.closed = true;
-                logger.warning(`Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${status}): ` +
-                    `the github-token needs the \`pull-requests: write\` permission ` +
-                    `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
-                    `The build itself is not affected. GitHub said: ${said}`);
-                return;
-            }
-            logger.warning(`Could not write the comment on pull request #${number}: ${said}`);
-        }
-    }
-    /** The id of the newest comment that starts with the marker, among the newest 1,000. */
-    async find() {
-        const { client, owner, repo, number, marker } = this.o;
-        const list = (page) => client.rest.issues.listComments({
-            owner,
-            repo,
-            issue_number: number,
-            per_page: PAGE_SIZE,
-            page
-        });
-        const first = await list(1);
-        const last = lastPage(first.headers.link) ?? 1;
-        const oldest = Math.max(1, last - MAX_SEARCHED_COMMENTS / PAGE_SIZE + 1);
-        for (let page = last; page >= oldest; page--) {
-            const { data } = page === 1 ? first : await list(page);
-            for (let i = data.length - 1; i >= 0; i--) {
-                const comment = data[i];
-                if (comment?.body?.startsWith(marker))
-                    return comment.id;
-            }
-        }
-        return undefined;
-    }
-}
-/**
- * The page number of `rel="last"` in a Link header (RFC 8288), if any.
- * @internal
- */
-function lastPage(link) {
-    for (const part of link?.split(',') ?? []) {
-        const match = /^\s*<([^>]*)>(.*)$/.exec(part);
-        const rel = match ? /;\s*rel="?([^";]*)"?/.exec(match[2] ?? '')?.[1] : undefined;
-        if (!match?.[1] || !rel?.split(/\s+/).includes('last'))
-            continue;
-        try {
-            const page = Number(new URL(match[1]).searchParams.get('page'));
-            if (Number.isSafeInteger(page) && page >= 1)
-                return page;
-        }
-        catch {
-            // Not a URL: no last page from it.
-        }
-    }
-    return undefined;
-}
-
-
-/***/ }),
-
-/***/ 4016:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  D$: () => (/* binding */ RESULT_ICONS),
-  H8: () => (/* binding */ addBuildSection),
-  xd: () => (/* binding */ buildTitle),
-  mD: () => (/* binding */ didNotPass),
-  oh: () => (/* binding */ failureMessage),
-  An: () => (/* binding */ resultCell),
-  Sy: () => (/* binding */ writeSummary),
-  gD: () => (/* binding */ writeSummaryWith)
-});
-
-;// CONCATENATED MODULE: ./src/util/console-line.ts
-/**
- * A console line as the failure message quotes it (outcome/report.ts) and as
- * the terminal compares it with what it just showed (cli/render.ts): colours
- * and other escape sequences removed (they mean nothing in an annotation),
- * and the control characters but TAB and the line break dropped.
- */
-// CSI and other ESC sequences.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
-/** `line` without escape sequences and control characters. */
-function plainConsoleLine(line) {
-    return line.replace(ANSI, '').replace(CONTROL, '');
-}
-
-// EXTERNAL MODULE: ./src/util/duration.ts
-var duration = __nccwpck_require__(6518);
-// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
-var build_outputs = __nccwpck_require__(4487);
-// EXTERNAL MODULE: ./src/outcome/history.ts
-var outcome_history = __nccwpck_require__(6380);
-// EXTERNAL MODULE: ./src/util/html.ts
-var html = __nccwpck_require__(9263);
-// EXTERNAL MODULE: ./src/util/shorten.ts
-var shorten = __nccwpck_require__(2509);
-// EXTERNAL MODULE: ./src/util/names.ts
-var names = __nccwpck_require__(5888);
-// EXTERNAL MODULE: ./src/util/bytes.ts
-var bytes = __nccwpck_require__(1671);
-;// CONCATENATED MODULE: ./src/outcome/source-link.ts
-/**
- * `${server}/${owner}/${name}/blob/${sha}/${path}#L${line}`, each path
- * segment URL-encoded (a `#`, `?` or space in a file name stays part of
- * the path). The caller's link() keeps only http(s).
- */
-function sourceLineUrl(commit, where) {
-    const encoded = (path) => path.split('/').map(encodeURIComponent).join('/');
-    const server = commit.serverUrl.replace(/\/+$/, '');
-    return `${server}/${encoded(commit.repository)}/blob/${encodeURIComponent(commit.sha)}/${encoded(where.file)}#L${where.line}`;
-}
-
-;// CONCATENATED MODULE: ./src/outcome/summary-sections.ts
-
-
-
-
-
-
-const STAGE_ICONS = {
-    SUCCESS: '✅',
-    FAILED: '❌',
-    UNSTABLE: '⚠️',
-    ABORTED: '⛔',
-    NOT_EXECUTED: '⚪',
-    IN_PROGRESS: '⏳',
-    PAUSED_PENDING_INPUT: '⏸️'
-};
-const MAX_STAGE_ROWS = 100;
-const MAX_ARTIFACT_ROWS = 20;
-const PATH_CHARS = 200;
-const ERROR_CHARS = 300;
-const MAX_UNREAD = 3;
-const UNREAD_CHARS = 600;
-/**
- * The failed tests: name (linked to its page), class, where it failed in the
- * repository (when a trace names a workspace file: `path:line`, linked to
- * that line at the commit under test on a runner), first line of the error.
- * `level`: of its heading, below the build's.
- */
-function addFailedTests(summary, tests, level = 3) {
-    if (tests.counts.failed === 0)
-        return;
-    summary.addHeading('Failed tests', level);
-    if (tests.failed.length > 0) {
-        const located = tests.located ?? new Map();
-        // A File column only when a test has one: most reports name no workspace file.
-        const withFile = tests.failed.some(test => located.has(test));
-        summary.addTable([
-            [
-                { data: 'Test', header: true },
-                { data: 'Class', header: true },
-                ...(withFile ? [{ data: 'File', header: true }] : []),
-                { data: 'Error', header: true }
-            ],
-            ...tests.failed.map(test => [
-                (0,html/* link */.n)((0,names/* shortName */.l)(test.name), test.url),
-                `<code>${(0,html/* escapeHtml */.Z)((0,names/* shortName */.l)(test.className))}</code>`,
-                ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
-                (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
-            ])
-        ]);
-    }
-    const shown = tests.failed.length;
-    const notes = [];
-    if (shown < tests.counts.failed) {
-        if (shown === 0 && tests.casesRead === 0) {
-            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
-        }
-        else {
-            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
-            if (tests.partial) {
-                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
-            }
-        }
-    }
-    notes.push(`All results: ${(0,html/* link */.n)('test report', tests.reportUrl)}.`);
-    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : (0,html/* escapeHtml */.Z)(n))).join(' ')}</p>`, true);
-}
-/** The Pipeline's stages: name, status, duration. */
-function addStages(summary, stages, level = 3) {
-    if (stages.length === 0)
-        return;
-    summary.addHeading('Stages', level);
-    const shown = stages.slice(0, MAX_STAGE_ROWS);
-    summary.addTable([
-        [
-            { data: 'Stage', header: true },
-            { data: 'Status', header: true },
-            { data: 'Duration', header: true }
-        ],
-        ...shown.map(stage => [
-            (0,html/* escapeHtml */.Z)((0,names/* shortName */.l)(stage.name)),
-            `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.Z)(stage.status)}`.trim(),
-            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(stage.durationMillis))
-        ])
-    ]);
-    if (stages.length > shown.length) {
-        summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true);
-    }
-}
-/** The downloaded artifacts and where they are; refused paths named. */
-function addArtifacts(summary, artifacts, level = 3) {
-    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
-        return;
-    summary.addHeading('Artifacts', level);
-    if (artifacts.written.length > 0) {
-        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,html/* escapeHtml */.Z)((0,bytes/* formatBytes */.z)(artifacts.bytes))}, in <code>${(0,html/* escapeHtml */.Z)(artifacts.folder)}</code>:</p>`, true);
-        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
-        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
-        if (artifacts.written.length > shown.length) {
-            summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
-        }
-    }
-    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
-        summary.addRaw(`<p>⚠️ Refused <code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,html/* escapeHtml */.Z)(refused.reason)}.</p>`, true);
-    }
-}
-/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
-function addUnread(summary, unread) {
-    for (const note of unread.slice(0, MAX_UNREAD)) {
-        summary.addRaw(`<p>⚠️ ${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}</p>`, true);
-    }
-}
-/** `path:line` in code, linked to that line of the commit when there is one. */
-function fileCell(where, commit) {
-    if (!where)
-        return '&nbsp;';
-    const text = `${(0,shorten/* cut */.J)(where.file, PATH_CHARS)}:${where.line}`;
-    return `<code>${(0,html/* link */.n)(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`;
-}
-function firstLine(text) {
-    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
-}
-
-// EXTERNAL MODULE: ./src/outcome/summary-timeline.ts
-var summary_timeline = __nccwpck_require__(8034);
-// EXTERNAL MODULE: ./src/outcome/values.ts
-var values = __nccwpck_require__(2472);
-// EXTERNAL MODULE: ./src/util/error-text.ts
-var error_text = __nccwpck_require__(1992);
-;// CONCATENATED MODULE: ./src/outcome/report.ts
-
-
-
-
-
-
-
-
-
-
-
-
-/** The symbol shown before a result (summary, pull request comment). */
-const RESULT_ICONS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
-const MAX_PARAMETERS = 50;
-const MAX_VALUE_CHARS = 200;
-const MAX_NOTE_CHARS = 1000;
-/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
-const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
-const HIDDEN = '***';
-/** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
-const FILE_UNKNOWN = '(a file)';
-/**
- * Writes the job summary (`fill`), or if it cannot be written (no
- * GITHUB_STEP_SUMMARY), warns and returns: never throws.
- */
-async function writeSummaryWith(summary, logger, fill) {
-    try {
-        fill(summary);
-        await summary.write();
-    }
-    catch (error) {
-        summary.emptyBuffer();
-        logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
-    }
-}
-/** The job summary of one `job`: its build's section (addBuildSection). Never throws. */
-function writeSummary(summary, outcome, logger) {
-    return writeSummaryWith(summary, logger, s => addBuildSection(s, { outcome, tail: [] }));
-}
-/** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
-function didNotPass(report) {
-    return (report.outcome.accepted === false || report.error !== undefined || report.stopped !== undefined);
-}
-const TAIL_IN_SUMMARY = 20;
-/**
- * The one writer of a build's section of the job summary. Alone (one
- * `job`, the whole summary): the job, a table (result, build, display name,
- * description, duration, queue wait, tests), its products, the parameters
- * (secret-looking ones hidden) and the note. As an item of `jobs` (below
- * the table that has its result and duration): the build, what the step
- * did to it, what it said of itself and its values; the products and last
- * console lines too when it did not pass; nothing when there is nothing
- * to say of a build that passed. Everything from Jenkins or the user is
- * escaped: plain text, never HTML.
- */
-function addBuildSection(summary, report, options = {}) {
-    const { outcome } = report;
-    const alone = options.item !== true;
-    const full = alone || didNotPass(report);
-    const rows = alone ? summaryRows(outcome) : factRows(outcome.build);
-    if (!full && rows.length === 0 && !outcome.values && !outcome.unread)
-        return;
-    // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
-    const sub = alone ? 3 : 4;
-    if (alone)
-        summary.addHeading(`Jenkins ${(0,html/* link */.n)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
-    else {
-        summary.addHeading(`${(0,html/* link */.n)(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.Z)(outcome.result ?? 'no result')}`, 3);
-        const notes = [report.error, report.stopped, report.left, outcome.note].filter((n) => !!n);
-        if (notes.length > 0) {
-            summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true);
-        }
-    }
-    if (rows.length > 0) {
-        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
-    }
-    if (full) {
-        if (outcome.history)
-            (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
-        if (outcome.tests)
-            addFailedTests(summary, outcome.tests, sub);
-        if (outcome.stages)
-            addStages(summary, outcome.stages, sub);
-        // Several builds share one chart (multi/report.ts).
-        if (outcome.stages && alone)
-            (0,summary_timeline/* addTimeline */.Tu)(summary, [{ stages: outcome.stages }]);
-        if (outcome.artifacts)
-            addArtifacts(summary, outcome.artifacts, sub);
-    }
-    if (outcome.values)
-        (0,values/* addValues */.ml)(summary, outcome.values, sub);
-    if (outcome.unread)
-        addUnread(summary, outcome.unread);
-    if (alone) {
-        addParameters(summary, outcome);
-        if (outcome.note) {
-            summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
-        }
-        return;
-    }
-    const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY);
-    if (tail.length > 0) {
-        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
-    }
-}
-/** The job and, once known, the build's number: `deploy #12`. */
-function buildTitle(outcome) {
-    const { number } = (0,build_outputs/* buildEntry */.Jo)(outcome);
-    const job = (0,names/* shortName */.l)(outcome.jobName);
-    return number === null ? job : `${job} #${number}`;
-}
-/** The table of one build alone: result, build, what it said of itself, duration, queue, tests. */
-function summaryRows(outcome) {
-    const build = outcome.build;
-    const rows = [['Result', resultCell(outcome)]];
-    if (build) {
-        rows.push(['Build', (0,html/* link */.n)(`#${build.number}`, outcome.buildUrl)]);
-        rows.push(...factRows(build));
-        rows.push(['Duration', build.building ? 'running' : (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(build.duration))]);
-    }
-    else if (outcome.queueUrl) {
-        rows.push(['Queue item', (0,html/* link */.n)(outcome.queueUrl, outcome.queueUrl)]);
-    }
-    if (outcome.queueWaitMs !== undefined) {
-        rows.push(['Queue wait', (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
-    }
-    if (outcome.tests) {
-        const { total, failed, skipped } = outcome.tests.counts;
-        rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
-    }
-    return rows;
-}
-/** Rows for what the build said of itself: its own display name and its description, as inert text. */
-function factRows(build) {
-    const rows = [];
-    if (!build)
-        return rows;
-    if (build.displayName !== `#${build.number}`) {
-        rows.push(['Display name', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(build.displayName, MAX_VALUE_CHARS))]);
-    }
-    // Shown as text, never as HTML, whatever markup formatter Jenkins has.
-    if (build.description !== '') {
-        rows.push(['Description', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(build.description, MAX_NOTE_CHARS))]);
-    }
-    return rows;
-}
-/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
-function addParameters(summary, outcome) {
-    const parameters = parametersOf(outcome);
-    if (parameters.length === 0)
-        return;
-    summary.addHeading('Parameters', 3);
-    const shown = parameters.slice(0, MAX_PARAMETERS);
-    summary.addTable([
-        [
-            { data: 'Name', header: true },
-            { data: 'Value', header: true }
-        ],
-        ...shown.map(p => [
-            `<code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
-            p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
-        ])
-    ]);
-    if (parameters.length > shown.length) {
-        summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
-    }
-}
-/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
-function resultCell(outcome) {
-    const build = outcome.build;
-    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
-    if (!result) {
-        if (build?.building)
-            return '⏳ running';
-        return build ? 'no result' : '⏳ not started';
-    }
-    const icon = RESULT_ICONS[result] ?? '';
-    const verdict = outcome.accepted === false
-        ? ' (not accepted)'
-        : outcome.accepted && result !== 'SUCCESS'
-            ? ' (accepted)'
-            : '';
-    return `${icon} ${(0,html/* escapeHtml */.Z)(result)}${verdict}`;
-}
-/**
- * What the build ran with (its ParametersAction), else what the user asked
- * for and the files uploaded. Secrets hidden.
- */
-function parametersOf(outcome) {
-    const uploads = outcome.uploads ?? [];
-    const fromBuild = buildParameters(outcome.build, uploads);
-    if (fromBuild)
-        return fromBuild;
-    const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
-        name,
-        value: SECRET_NAME.test(name)
-            ? HIDDEN
-            : typeof value === 'string'
-                ? value
-                : value.join(', ')
-    }));
-    const files = uploads.map(file => ({
-        name: file.name,
-        value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
-    }));
-    return [...asked, ...files];
-}
-/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
-function uploadText(file) {
-    return `${file.fileName} (${(0,bytes/* formatBytes */.z)(file.size)})`;
-}
-/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
-function buildParameters(build, uploads) {
-    return build?.parameters?.map(({ name, value, password, file }) => {
-        // A file parameter exports its name only (jenkins-api.md 11.3).
-        const upload = file === true && value === undefined;
-        const uploaded = upload ? uploads.find(u => u.name === name) : undefined;
-        const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value);
-        return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text };
-    });
-}
-function parameterText(value) {
-    if (value === undefined || value === null)
-        return '';
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return JSON.stringify(value) ?? '';
-}
-const TAIL_LINES = 30;
-const TAIL_BYTES = 4 * 1024;
-/**
- * The failure annotation: what finished how, where, and the console's last
- * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
- */
-function failureMessage(outcome, tail) {
-    const build = outcome.build;
-    const result = outcome.result ?? build?.result ?? undefined;
-    let head;
-    if (!build) {
-        head = `Jenkins job ${(0,names/* shortName */.l)(outcome.jobName)} did not start a build`;
-    }
-    else if (build.building && !outcome.result) {
-        head = `Jenkins build ${(0,names/* shortName */.l)(outcome.jobName)} #${build.number} did not finish`;
-    }
-    else {
-        head = `Jenkins build ${(0,names/* shortName */.l)(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`;
-        if (outcome.failedStage)
-            head += ` in stage '${(0,names/* shortName */.l)(outcome.failedStage)}'`;
-    }
-    if (outcome.accept && outcome.accept.length > 0)
-        head += ` (accepted: ${outcome.accept.join(', ')})`;
-    const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
-    if (url)
-        head += ` — ${url}`;
-    const lines = [head];
-    if (outcome.note)
-        lines.push(outcome.note);
-    const last = lastLines(tail);
-    if (last.length > 0)
-        lines.push(`Last ${last.length} console lines:`, ...last);
-    return lines.join('\n');
-}
-function lastLines(tail) {
-    const kept = [];
-    let bytes = 0;
-    for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
-        let line = plainConsoleLine(tail[i] ?? '');
-        if (kept.length === 0 && line.trim() === '')
-            continue;
-        const size = Buffer.byteLength(line) + 1;
-        if (bytes + size > TAIL_BYTES) {
-            if (kept.length > 0)
-                break;
-            line =
-                '…' +
-                    Buffer.from(line)
-                        .subarray(-(TAIL_BYTES - 8))
-                        .toString('utf8')
-                        .replace(/^\uFFFD+/, '');
-        }
-        bytes += Buffer.byteLength(line) + 1;
-        kept.unshift(line);
-    }
-    return kept;
-}
-
-
-/***/ }),
-
-/***/ 9277:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   DQ: () => (/* binding */ isPipeline),
-/* harmony export */   IQ: () => (/* binding */ isPipelineJob),
-/* harmony export */   J9: () => (/* binding */ STAGES_OUTPUT_MAX_BYTES),
-/* harmony export */   TU: () => (/* binding */ stagesOutput),
-/* harmony export */   d6: () => (/* binding */ watchForInput),
-/* harmony export */   g4: () => (/* binding */ failedStage),
-/* harmony export */   ir: () => (/* binding */ readStages)
-/* harmony export */ });
-/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
-/* harmony import */ var _util_logger_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6618);
-/* harmony import */ var _output_cap_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(4230);
-/* harmony import */ var _util_names_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(5888);
-/* harmony import */ var _util_wait_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1643);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
-
-
-
-
-
-
-/** The build class whose runs have stages (workflow-job's WorkflowRun). */
-const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
-/** Whether `wfapi/describe` can exist for the build. */
-function isPipeline(build) {
-    return build._class === PIPELINE_RUN;
-}
-/** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
-function isPipelineJob(job) {
-    return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
-}
-/**
- * The Pipeline's stages (so far, for a running one): [] when Jenkins has no Stage View plugin
- * (404), undefined for other builds or when they could not be read (a help,
- * not the result: a warning, and a note in `unread` for the summary).
- */
-async function readStages(api, ref, build, logger, unread = []) {
-    if (!isPipeline(build))
-        return undefined;
-    try {
-        const run = await api.describeRun(ref);
-        if (!run)
-            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
-        return run?.stages ?? [];
-    }
-    catch (error) {
-        // The step being stopped is not stages that could not be read.
-        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
-            throw error;
-        (0,_util_logger_js__WEBPACK_IMPORTED_MODULE_1__/* .warnUnread */ .Kz)(`The stages of Jenkins build #${ref.number} could not be read: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`, logger, unread);
-        return undefined;
-    }
-}
-/**
- * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
- * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
- * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
- * each: some 900 fit.
- */
-const STAGES_OUTPUT_MAX_BYTES = 64 * 1024;
-/**
- * The `stages` output: `[{name, status, durationMillis}]`, within
- * `maxBytes`: the first stages that fit, each whole (names are not cut),
- * so that it stays valid JSON.
- */
-function stagesOutput(stages, maxBytes = STAGES_OUTPUT_MAX_BYTES) {
-    return (0,_output_cap_js__WEBPACK_IMPORTED_MODULE_4__/* .cappedArray */ .L)(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })), maxBytes);
-}
-/** Stage statuses that match a build result, for naming the stage it came from. */
-const STATUS_OF_RESULT = {
-    FAILURE: 'FAILED',
-    UNSTABLE: 'UNSTABLE',
-    ABORTED: 'ABORTED'
-};
-/**
- * The stage the build's result came from: the first FAILED stage, else the
- * first whose status matches the result (UNSTABLE, ABORTED).
- */
-function failedStage(stages, result) {
-    if (!stages || !result || result === 'SUCCESS')
-        return undefined;
-    const failed = stages.find(s => s.status === 'FAILED');
-    if (failed)
-        return failed;
-    const status = STATUS_OF_RESULT[result];
-    return status ? stages.find(s => s.status === status) : undefined;
-}
-/**
- * Looks at a running Pipeline's stages now and then, and logs once each
- * time one stops at an `input` step (PAUSED_PENDING_INPUT), with the page
- * where someone can answer it (`<build>/input/`, pipeline-input-step's
- * InputAction). Without it a step waiting for a person looks hung. Stops by
- * itself when Jenkins has no `wfapi`; `stop()` ends it; `done` settles then.
- */
-function watchForInput(api, ref, logger, options = {}) {
-    const controller = new AbortController();
-    const announced = new Set();
-    const inputUrl = `${ref.url}input/`;
-    const look = async () => {
-        const run = await api.describeRun(ref);
-        if (!run || controller.signal.aborted)
-            return false;
-        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
-        // An input outside any stage pauses the run only.
-        const keys = paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
-        for (const key of keys) {
-            if (announced.has(key))
-                continue;
-            announced.add(key);
-            const stage = paused.find(s => s.id === key);
-            const where = stage ? ` in stage ${JSON.stringify((0,_util_names_js__WEBPACK_IMPORTED_MODULE_5__/* .shortName */ .l)(stage.name))}` : '';
-            // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
-            logger.info(`Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`);
-        }
-        // Once answered, a later pause of the same stage is news again.
-        for (const key of [...announced])
-            if (!keys.includes(key))
-                announced.delete(key);
-        return true;
-    };
-    const done = (async () => {
-        try {
-            await (0,_util_wait_js__WEBPACK_IMPORTED_MODULE_2__/* .sleep */ .yy)(options.firstMs ?? 5000, controller.signal);
-            for (;;) {
-                try {
-                    if (!(await look()))
-                        return;
-                }
-                catch (error) {
-                    if (controller.signal.aborted || error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
-                        return;
-                    logger.debug(`Could not look for a pending input: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`);
-                }
-                await (0,_util_wait_js__WEBPACK_IMPORTED_MODULE_2__/* .sleep */ .yy)(options.intervalMs ?? 10_000, controller.signal);
-            }
-        }
-        catch {
-            // Stopped while waiting.
-        }
-    })();
-    return { stop: () => controller.abort(), done };
-}
-
-
-/***/ }),
-
-/***/ 8034:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Tu: () => (/* binding */ addTimeline)
-/* harmony export */ });
-/* unused harmony exports MAX_BARS, mermaidText, axisTicks, stageTimeline */
-/**
- * Most bars in one chart: the rest are counted in a line below it.
- * @internal
- */
-const MAX_BARS = 50;
-/** Characters of a name kept in a bar or section title. */
-const TITLE_CHARS = 60;
-/** Marks a name keeps; anything else (`:` `#` `;` `%` backticks, `<`, `&`, quotes, newlines …) becomes a space. */
-const KEPT = /[^\p{L}\p{M}\p{N} \-_.,()/+=@!?'*]/gu;
-/** Statements of the gantt grammar a line may start with (case-insensitive), and its date token. */
-const KEYWORD_START = /^(gantt|dateformat|inclusiveenddates|topaxis|axisformat|tickinterval|includes|excludes|todaymarker|weekday|weekend|title|accdescription|acctitle|accdescr|section|click|href|call|\d{4}-\d\d-\d\d)/i;
-/**
- * A name as it may stand in a task or section title.
- * @internal
- */
-function mermaidText(name, max = TITLE_CHARS) {
-    let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim();
-    if ([...text].length > max)
-        text = `${[...text].slice(0, max - 1).join('')}…`;
-    if (text === '')
-        return '(unnamed)';
-    return KEYWORD_START.test(text) ? `_${text}` : text;
-}
-/** Task tags (`done`, `crit`, `active`) and the word added to the title, by StatusExt. */
-const LOOK = {
-    SUCCESS: { tags: 'done' },
-    FAILED: { tags: 'crit', word: 'failed' },
-    UNSTABLE: { tags: 'crit, done', word: 'unstable' },
-    ABORTED: { tags: 'done', word: 'aborted' },
-    IN_PROGRESS: { tags: 'active', word: 'running' },
-    PAUSED_PENDING_INPUT: { tags: 'active', word: 'waiting for input' }
-};
-/** The first instant a bar may start: no Jenkins Pipeline ran before 2000, so an earlier clock is broken. */
-const FIRST_DRAWN = Date.UTC(2000, 0, 1);
-/** The last instant a bar may end: four-digit years (JavaScript's last date is in 275760). */
-const LAST_DRAWN = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-/**
- * The bar of a stage that started (a stage not executed has no time), or
- * undefined when its times are not ones Mermaid can place (see the header).
- */
-function barOf(stage) {
-    if (stage.status === 'NOT_EXECUTED')
-        return undefined;
-    const start = Math.floor(stage.startTimeMillis);
-    const end = start + Math.max(0, Math.floor(stage.durationMillis));
-    if (!Number.isFinite(end) || start < FIRST_DRAWN || end > LAST_DRAWN)
-        return undefined;
-    return { start, end };
-}
-/** The chart is under this many tick intervals long: at most seven labels. */
-const SPANS_PER_AXIS = 6;
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-/**
- * Tick intervals (Mermaid's `tickInterval`: d3 time intervals, aligned on
- * the clock's round values) and the d3 time format of their labels, finest
- * first. Seconds show once a tick is under a minute, milliseconds under a
- * second; the day shows once the chart can span more than a day.
- */
-const AXES = [
-    ...[100, 200, 500].map(n => ({ ms: n, interval: `${n}millisecond`, format: '%H:%M:%S.%L' })),
-    ...[1, 2, 5, 10, 15, 30].map(n => ({
-        ms: n * SECOND,
-        interval: `${n}second`,
-        format: '%H:%M:%S'
-    })),
-    ...[1, 2, 5, 10, 15, 30].map(n => ({ ms: n * MINUTE, interval: `${n}minute`, format: '%H:%M' })),
-    ...[1, 2, 3].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%H:%M' })),
-    ...[6, 12].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%b %-d %H:%M' })),
-    ...[1, 2, 7].map(n => ({ ms: n * DAY, interval: `${n}day`, format: '%b %-d' })),
-    ...[1, 3, 6].map(n => ({ ms: n * 30 * DAY, interval: `${n}month`, format: '%b %Y' }))
-];
-/** Beyond the last of AXES: a label a year (Mermaid has no coarser interval). */
-const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' };
-/**
- * The axis of a chart spanning `spanMs`: the finest tick interval that cuts
- * it into fewer than SPANS_PER_AXIS spans, and its label format. A span over
- * three years gets a label a year.
- * @internal
- */
-function axisTicks(spanMs) {
-    const { interval, format } = AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY;
-    return { interval, format };
-}
-/**
- * The gantt chart of the builds' stages (dateFormat x: bars start and end
- * at epoch milliseconds); undefined when no stage started.
- * @internal
- */
-function stageTimeline(builds, maxBars = MAX_BARS) {
-    const lines = [];
-    let bars = 0;
-    let leftOut = 0;
-    let first = Infinity;
-    let last = -Infinity;
-    for (const build of builds) {
-        const stages = build.stages.flatMap(stage => {
-            const bar = barOf(stage);
-            return bar ? [{ stage, bar }] : [];
-        });
-        if (stages.length === 0)
-            continue;
-        const room = Math.max(0, maxBars - bars);
-        leftOut += Math.max(0, stages.length - room);
-        if (room === 0)
-            continue;
-        if (build.section) {
-            const { job, number } = build.section;
-            lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`);
-        }
-        for (const { stage, bar } of stages.slice(0, room)) {
-            // A status a newer plugin may add is Jenkins text too.
-            const look = LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) };
-            const title = mermaidText(stage.name) + (look.word ? ` (${look.word})` : '');
-            lines.push(`    ${title} :${look.tags}, ${bar.start}, ${bar.end}`);
-            first = Math.min(first, bar.start);
-            last = Math.max(last, bar.end);
-            bars++;
-        }
-    }
-    if (bars === 0)
-        return undefined;
-    // Mermaid's axis runs from the first bar's start to the last bar's end.
-    const axis = axisTicks(last - first);
-    const header = [
-        '```mermaid',
-        'gantt',
-        '    dateFormat x',
-        `    axisFormat ${axis.format}`,
-        `    tickInterval ${axis.interval}`
-    ];
-    return { chart: [...header, ...lines, '```'].join('\n'), leftOut };
-}
-/**
- * Adds the chart to the summary, under a heading, with a line for the
- * stages left out. A blank line before the fence: right after an HTML block
- * (a table) Markdown would not see it.
- */
-function addTimeline(summary, builds) {
-    const timeline = stageTimeline(builds);
-    if (!timeline)
-        return;
-    summary.addHeading('Stage timeline', 3);
-    summary.addRaw(`\n${timeline.chart}\n`, true);
-    if (timeline.leftOut > 0) {
-        summary.addRaw(`<p>… and ${timeline.leftOut} more stage(s), not drawn (at most ${MAX_BARS} bars).</p>`, true);
-    }
-}
-
-
-/***/ }),
-
-/***/ 2472:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   N$: () => (/* binding */ readValues),
-/* harmony export */   ml: () => (/* binding */ addValues)
-/* harmony export */ });
-/* unused harmony exports parseValues, parseJsonValues, parseKeyValueLines */
-/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
-/* harmony import */ var _jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3808);
-/* harmony import */ var _jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(583);
-/* harmony import */ var _inputs_parameters_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(723);
-/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(9263);
-/* harmony import */ var _util_name_value_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(4237);
-/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2509);
-
-
-
-
-
-
-
-/** Most bytes of the file read: a larger one is not downloaded. */
-const MAX_VALUES_BYTES = 1024 * 1024;
-/** Keys the job summary lists. */
-const MAX_SUMMARY_VALUES = 50;
-/** Characters of a value the job summary shows. */
-const MAX_SUMMARY_VALUE_CHARS = 200;
-/**
- * Parses the file's bytes by its name: `.json` one JSON object, else KEY=VALUE lines.
- * @internal
- */
-function parseValues(path, bytes) {
-    // A byte-order mark (an editor on Windows) is not part of the first key.
-    const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-    return /\.json$/i.test(path) ? parseJsonValues(text) : parseKeyValueLines(text);
-}
-/**
- * One JSON object, nested values kept; a key twice in any object is refused (JSON.parse would keep the last silently).
- * @internal
- */
-function parseJsonValues(text) {
-    let parsed;
-    try {
-        parsed = (0,_jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__/* .parseJenkinsJson */ .m_)(text);
-    }
-    catch (error) {
-        return { problem: `is not one JSON object (${error.message})` };
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed;
-        return { problem: `is not one JSON object (it holds ${kind})` };
-    }
-    // Any depth: parseJenkinsJson has bounded the nesting.
-    const twice = (0,_inputs_parameters_js__WEBPACK_IMPORTED_MODULE_3__/* .duplicateKey */ .Ve)(text, Infinity);
-    if (twice !== undefined)
-        return { problem: `has the key ${quoteKey(twice.name)} twice` };
-    return { values: parsed };
-}
-/**
- * `KEY=VALUE` lines: LF or CRLF ends a line (the CR is not the value's),
- * blank lines and lines starting with `#` are skipped, the key is trimmed
- * and the value is everything after the first `=`, exactly: no quotes
- * removed, no escapes read. A line without `=`, an empty key, or a key
- * given twice is refused, naming its line.
- * @internal
- */
-function parseKeyValueLines(text) {
-    const values = Object.create(null);
-    const lines = text.split('\n');
-    for (let i = 0; i < lines.length; i++) {
-        const line = lines[i].replace(/\r$/, '');
-        if (line.trim() === '' || line.trimStart().startsWith('#'))
-            continue;
-        const pair = (0,_util_name_value_js__WEBPACK_IMPORTED_MODULE_4__/* .splitNameValue */ .b)(line);
-        if ('missing' in pair) {
-            return { problem: `has ${pair.missing === '=' ? "no '='" : 'an empty key'} on line ${i + 1}` };
-        }
-        if (Object.hasOwn(values, pair.name)) {
-            return { problem: `has the key ${quoteKey(pair.name)} twice (line ${i + 1})` };
-        }
-        values[pair.name] = pair.value;
-    }
-    return { values };
-}
-/** A key for a message: JSON-quoted (control characters escaped), at most 60 characters. */
-function quoteKey(key) {
-    return JSON.stringify((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(key, 60));
-}
-/**
- * Reads `path` among the build's artifacts (one request, at most
- * MAX_VALUES_BYTES of it) and parses it. Never throws but for the step's
- * own cancel: every failure is one warning and `{}`.
- */
-async function readValues(api, ref, path, logger) {
-    const what = `values-file '${path}' of build #${ref.number} of ${(0,_jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__/* .fullName */ .fq)(ref.job)}`;
-    const fail = (problem) => {
-        const message = `The ${what} ${problem}: the values output is {}.`;
-        logger.warning(message);
-        return { values: Object.create(null), problem: message };
-    };
-    let read;
-    try {
-        read = await api.readArtifact(ref, path, MAX_VALUES_BYTES);
-    }
-    catch (error) {
-        // The step's own cancel or deadline ends the step, not just the values.
-        if (!(error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .JenkinsError */ .fF) || error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
-            throw error;
-        if (error.kind === 'not-found')
-            return fail('was not archived by the build (404)');
-        return fail(`could not be read (${error.message})`);
-    }
-    if ('tooLarge' in read)
-        return fail(`is larger than 1 MiB, so it was not read`);
-    const parsed = parseValues(path, read.bytes);
-    if ('problem' in parsed)
-        return fail(parsed.problem);
-    logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`);
-    return { values: parsed.values };
-}
-/** The summary's values: at most 50 keys, each value cut to 200 characters, as text. */
-function addValues(summary, outcome, level = 3) {
-    summary.addHeading('Values', level);
-    const entries = Object.entries(outcome.values);
-    if (entries.length === 0) {
-        summary.addRaw(`<p>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_6__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(outcome.problem ?? 'None.', 1000))}</p>`, true);
-        return;
-    }
-    const shown = entries.slice(0, MAX_SUMMARY_VALUES);
-    summary.addTable([
-        [
-            { data: 'Key', header: true },
-            { data: 'Value', header: true }
-        ],
-        ...shown.map(([key, value]) => [
-            `<code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_6__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(key, 100))}</code>`,
-            (0,_util_html_js__WEBPACK_IMPORTED_MODULE_6__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(typeof value === 'string' ? value : JSON.stringify(value), MAX_SUMMARY_VALUE_CHARS)) || '&nbsp;'
-        ])
-    ]);
-    if (entries.length > shown.length) {
-        summary.addRaw(`<p>… and ${entries.length - shown.length} more.</p>`, true);
-    }
-}
-
-
-/***/ }),
-
-/***/ 1671:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   t: () => (/* binding */ kib),
-/* harmony export */   z: () => (/* binding */ formatBytes)
-/* harmony export */ });
-/**
- * Sizes for people, in one unit system everywhere the action writes one:
- * binary units (1 KiB = 1,024 bytes), the ones the limits are set in
- * (GitHub's 1 MiB summary, 64 KiB reads, 8 MiB answers) and that a size
- * computed by 1,024 must be labelled with.
- */
-const UNITS = ['KiB', 'MiB', 'GiB', 'TiB'];
-/** '512 B', '1.5 KiB', '200 MiB': one decimal, none when it is 0. */
-function formatBytes(bytes) {
-    if (bytes < 1024)
-        return `${Math.round(bytes)} B`;
-    let value = bytes / 1024;
-    let unit = 0;
-    while (value >= 1024 && unit < UNITS.length - 1) {
-        value /= 1024;
-        unit++;
-    }
-    return `${value.toFixed(1).replace(/\.0$/, '')} ${UNITS[unit]}`;
-}
-/** Bytes as whole KiB, rounded up: for a size against a limit, never shown under it. */
-function kib(bytes) {
-    return `${Math.ceil(bytes / 1024)} KiB`;
-}
-
-
-/***/ }),
-
-/***/ 2517:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   IQ: () => (/* binding */ BUILD_RESULTS),
-/* harmony export */   Uw: () => (/* binding */ State),
-/* harmony export */   k7: () => (/* binding */ Output),
-/* harmony export */   pd: () => (/* binding */ Input)
-/* harmony export */ });
-/** Input names, exactly as in action.yml. */
-var Input;
-(function (Input) {
-    Input["Url"] = "url";
-    Input["User"] = "user";
-    Input["Token"] = "token";
-    Input["Job"] = "job";
-    Input["Parameters"] = "parameters";
-    Input["Files"] = "files";
-    Input["Wait"] = "wait";
-    Input["Disable"] = "disable";
-    Input["Build"] = "build";
-    Input["ListJobs"] = "list-jobs";
-    Input["Timeout"] = "timeout";
-    Input["Accept"] = "accept";
-    Input["Log"] = "log";
-    Input["AbortOnCancel"] = "abort-on-cancel";
-    Input["CommitStatus"] = "commit-status";
-    Input["GithubToken"] = "github-token";
-    Input["StatusContext"] = "status-context";
-    Input["PrComment"] = "pr-comment";
-    Input["Commit"] = "commit";
-    Input["PullRequest"] = "pull-request";
-    Input["Branch"] = "branch";
-    Input["Scan"] = "scan";
-    Input["JobToken"] = "job-token";
-    Input["Headers"] = "headers";
-    Input["CaCert"] = "ca-cert";
-    Input["Artifacts"] = "artifacts";
-    Input["ArtifactsPath"] = "artifacts-path";
-    Input["Jobs"] = "jobs";
-    Input["FailFast"] = "fail-fast";
-    /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
-    Input["ValuesFile"] = "values-file";
-})(Input || (Input = {}));
-/** Output names, exactly as in action.yml. */
-var Output;
-(function (Output) {
-    Output["Result"] = "result";
-    Output["BuildNumber"] = "build-number";
-    Output["BuildUrl"] = "build-url";
-    Output["Duration"] = "duration";
-    Output["QueueUrl"] = "queue-url";
-    Output["Build"] = "build";
-    Output["Jobs"] = "jobs";
-    Output["JobUrl"] = "job-url";
-    /** Test counts of the build's JUnit report; empty without one. */
-    Output["TestsTotal"] = "tests-total";
-    Output["TestsFailed"] = "tests-failed";
-    Output["TestsSkipped"] = "tests-skipped";
-    /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
-    Output["Stages"] = "stages";
-    /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
-    Output["Artifacts"] = "artifacts";
-    /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
-    Output["Builds"] = "builds";
-    /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
-    Output["History"] = "history";
-    /** The build's description as Jenkins stores it; empty when none. */
-    Output["Description"] = "description";
-    /** The build's display name (`#42`, or what the build set). */
-    Output["DisplayName"] = "display-name";
-    /** JSON object of the parameters the build ran with (name → value). */
-    Output["BuildParameters"] = "build-parameters";
-    /** JSON object read from the `values-file` artifact. */
-    Output["Values"] = "values";
-    /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
-    Output["Commit"] = "commit";
-})(Output || (Output = {}));
-/** Keys saved with core.saveState for the post step. */
-var State;
-(function (State) {
-    /** Set by the main step, so the second run of the bundle knows it is the post step. */
-    State["IsPost"] = "isPost";
-    /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
-    State["Done"] = "done";
-    /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
-    State["LeftRunning"] = "leftRunning";
-    /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
-    State["Ended"] = "ended";
-    /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
-    State["Returned"] = "returned";
-    /** JSON array of what the step started and may still run ({job, queueId, number, shared, own}; step/remote-work.ts), for the post step. */
-    State["Builds"] = "builds";
-})(State || (State = {}));
-/** Build results Jenkins reports (hudson.model.Result). */
-const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
-
-
-/***/ }),
-
-/***/ 6518:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   E9: () => (/* binding */ parseDuration),
-/* harmony export */   a3: () => (/* binding */ formatDuration)
-/* harmony export */ });
-/* unused harmony export MAX_DURATION_MS */
-/* harmony import */ var _input_error_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3059);
-/* harmony import */ var _shorten_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2509);
-
-
-/**
- * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
- * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
- * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
- * above which Node fires the timer at once instead of never.
- * @internal
- */
-const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
-const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
-/**
- * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
- * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
- * case-insensitive; only whole numbers. The result is more than 0 and at most
- * MAX_DURATION_MS.
- */
-function parseDuration(value, input) {
-    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
-    const text = value.trim();
-    let ms;
-    if (/^\d+$/.test(text)) {
-        ms = Number(text) * UNITS_MS.s;
-    }
-    else {
-        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
-        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
-            ms =
-                Number(match[1] ?? 0) * UNITS_MS.h +
-                    Number(match[2] ?? 0) * UNITS_MS.m +
-                    Number(match[3] ?? 0) * UNITS_MS.s;
-        }
-    }
-    if (ms === undefined) {
-        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`Input '${input}' ('${(0,_shorten_js__WEBPACK_IMPORTED_MODULE_1__/* .clip */ .$)(text)}') is not a duration: ${expected}.`);
-    }
-    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
-        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`Input '${input}' ('${(0,_shorten_js__WEBPACK_IMPORTED_MODULE_1__/* .clip */ .$)(text)}') is out of range: ${expected}.`);
-    }
-    return ms;
-}
-/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
-function formatDuration(ms) {
-    // Undefined: Jenkins sent none that is a count (decodeBuild). Beyond the safe-integer range a number is not a duration (1e+21).
-    if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > Number.MAX_SAFE_INTEGER)
-        return 'unknown';
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    if (ms < 10_000)
-        return `${Math.floor(ms / 100) / 10} s`;
-    if (ms < 60_000)
-        return `${Math.floor(ms / 1000)} s`;
-    const totalSeconds = Math.round(ms / 1000);
-    const hours = Math.floor(totalSeconds / 3600);
-    const minutes = Math.floor((totalSeconds % 3600) / 60);
-    const seconds = totalSeconds % 60;
-    const parts = [];
-    if (hours > 0)
-        parts.push(`${hours} h`);
-    if (minutes > 0)
-        parts.push(`${minutes} min`);
-    // Seconds are noise next to hours.
-    if (seconds > 0 && hours === 0)
-        parts.push(`${seconds} s`);
-    return parts.join(' ');
-}
-
-
-/***/ }),
-
-/***/ 1992:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   k: () => (/* binding */ errorText)
-/* harmony export */ });
-/** What was thrown, as text for a message: an Error's message, anything else as String() makes it. */
-function errorText(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-
-
-/***/ }),
-
-/***/ 6086:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  u: () => (/* binding */ collectYoungGarbage),
-  D: () => (/* binding */ keepYoungGenerationSmall)
-});
-
-;// CONCATENATED MODULE: external "node:v8"
-const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
-;// CONCATENATED MODULE: external "node:vm"
-const external_node_vm_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:vm");
-;// CONCATENATED MODULE: ./src/util/heap.ts
-
-
-/**
- * Keeps V8's young generation at its initial size instead of letting it grow
- * to tens of MB.
- *
- * Streaming a console allocates fast and briefly (socket buffers, decoded
- * text), and V8 grows the young generation with the bytes that survive
- * scavenges over time; the socket buffers (external memory) are only freed
- * by a scavenge, so a bigger young generation also holds more of them. With
- * a 100 MB console `npm run bench` measured a peak RSS of 203 MB without
- * this and 85 MB with it, and the step ended sooner (fewer long pauses).
- *
- * The runner starts `node dist/index.js` without flags, so the entry point
- * is the only place to set it. `--max-semi-space-size` is fixed when the
- * heap is set up and does nothing here; the growth factor is read each time
- * V8 considers growing, so 1 (never grow) takes effect.
- */
-function keepYoungGenerationSmall() {
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
-}
-let collect;
-/**
- * Runs a scavenge now, to free the read buffers of a fast download.
- *
- * A socket read hands over a 64 KiB buffer that V8 counts as external memory
- * and frees only when a collection finds it dead. Streaming a file to disk at
- * a few hundred MB/s allocates them far faster than the JavaScript objects
- * around them fill the (small, see above) young generation, so thousands pile
- * up between scavenges: a 200 MB artifact took the step from about 62 MB to
- * 110 MB of RSS. A scavenge every few MiB keeps that to a few MiB of buffers
- * for well under a millisecond each.
- *
- * V8 only exposes gc() to contexts created after `--expose-gc` is set, so a
- * fresh one hands it over; the main context gets no global `gc`. Where that
- * is not possible this does nothing.
- */
-function collectYoungGarbage() {
-    if (collect === undefined) {
-        try {
-            (0,external_node_v8_namespaceObject.setFlagsFromString)('--expose-gc');
-            const gc = (0,external_node_vm_namespaceObject.runInNewContext)('gc');
-            collect = typeof gc === 'function' ? gc : null;
-        }
-        catch {
-            collect = null;
-        }
-    }
-    collect?.({ type: 'minor' });
-}
-
-
-/***/ }),
-
-/***/ 9263:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Z: () => (/* binding */ escapeHtml),
-/* harmony export */   n: () => (/* binding */ link)
-/* harmony export */ });
-/**
- * Text in the job summary: what came from Jenkins or the user made inert
- * (HTML and Markdown), and links only to http(s).
- */
-/** An `<a>` to an http(s) URL, else the escaped text alone. */
-function link(text, url) {
-    const href = safeUrl(url);
-    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
-}
-/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
-function safeUrl(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-/**
- * Makes text inert in the summary: HTML special characters and the characters
- * Markdown acts on become entities, line breaks become <br> (a blank line
- * would end the HTML block and let Markdown through), and other control
- * characters go.
- */
-function escapeHtml(text) {
-    return (text
-        // eslint-disable-next-line no-control-regex
-        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
-        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
-        .replace(/\r\n|\r|\n/g, '<br>')
-        .replace(/\t/g, ' '));
-}
-function escapeAttribute(text) {
-    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
-}
-
-
-/***/ }),
-
-/***/ 5394:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   f: () => (/* binding */ parseHttpUrl),
-/* harmony export */   t: () => (/* binding */ hasDotSegment)
-/* harmony export */ });
-/* harmony import */ var _input_error_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3059);
-
-/** `value` as an absolute http(s) URL; else an error in which `where` names the input and value. */
-function parseHttpUrl(value, where, expected) {
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`${where} is not an absolute URL: ${expected}.`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`${where} must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
-    }
-    return url;
-}
-/**
- * Whether the path of the URL `value` has a '.' or '..' segment (also as
- * %2e): the URL parser resolves them silently, and a URL Jenkins wrote never
- * holds them, so an input that does is refused rather than guessed.
- */
-function hasDotSegment(value) {
-    const path = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/[?#].*$/s, '');
-    return path.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment));
-}
-
-
-/***/ }),
-
-/***/ 3059:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   d: () => (/* binding */ InputError)
-/* harmony export */ });
-/**
- * Thrown for a bad input; the message names the input and the expected form,
- * and never contains a secret (token, password, github-token).
- */
-class InputError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'InputError';
-    }
-}
-
-
-/***/ }),
-
-/***/ 6618:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Kz: () => (/* binding */ warnUnread),
-/* harmony export */   OP: () => (/* binding */ namedLogger)
-/* harmony export */ });
-/* unused harmony export silentLogger */
-/**
- * A logger that drops everything (for library use and tests that do not care).
- * @internal
- */
-const silentLogger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warning: () => undefined
-};
-/** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
-function namedLogger(logger, name) {
-    return { ...logger, info: message => logger.info(`${name}: ${message}`) };
-}
-/**
- * Says that a part of a build's outcome (test report, stages, artifacts
- * list) could not be read: a warning in the log, and the same words in
- * `unread` for the summary. The build's result stands.
- */
-function warnUnread(message, logger, unread) {
-    logger.warning(message);
-    unread.push(message);
-}
-
-
-/***/ }),
-
-/***/ 4237:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   b: () => (/* binding */ splitNameValue),
-/* harmony export */   m: () => (/* binding */ groupByName)
-/* harmony export */ });
-/**
- * Splits `NAME=value` (a `-p` flag, a line of `parameters`, `files` or a
- * values file) on its first `=`, so the value may hold `=` and may be empty;
- * the name is trimmed and never empty. What is `missing` otherwise, for the
- * caller's message, which must not echo the text: values are often secrets.
- */
-function splitNameValue(text) {
-    const eq = text.indexOf('=');
-    if (eq < 0)
-        return { missing: '=' };
-    const name = text.slice(0, eq).trim();
-    return name === '' ? { missing: 'name' } : { name, value: text.slice(eq + 1) };
-}
-/** Values by name, in order: a name given more than once holds the list of its values (a multi-value parameter). */
-function groupByName(pairs) {
-    const values = new Map();
-    for (const { name, value } of pairs)
-        values.set(name, [...(values.get(name) ?? []), value]);
-    // fromEntries defines own properties: a name `__proto__` stays a name.
-    return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
-}
-
-
-/***/ }),
-
-/***/ 5888:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   E: () => (/* binding */ NAME_CHARS),
-/* harmony export */   l: () => (/* binding */ shortName)
-/* harmony export */ });
-/* harmony import */ var _shorten_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2509);
-
-/**
- * Characters of a stage, test or job name wherever the step prints one: the
- * log, annotations, messages, the summary. Jenkins accepts names of any
- * length (a stage name is free text; 2,000 stages of 4 KB names make
- * megabytes); what identifies one is in its first words, and its page in
- * Jenkins has the whole.
- */
-const NAME_CHARS = 200;
-/** A name as printed: at most NAME_CHARS characters, an ellipsis marking the cut. */
-function shortName(name) {
-    return (0,_shorten_js__WEBPACK_IMPORTED_MODULE_0__/* .cut */ .J)(name, NAME_CHARS);
-}
-
-
-/***/ }),
-
-/***/ 2509:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   $: () => (/* binding */ clip),
-/* harmony export */   J: () => (/* binding */ cut)
-/* harmony export */ });
-/** At most `max` characters (code points), an ellipsis marking the cut. */
-function cut(text, max) {
-    const chars = Array.from(text);
-    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
-}
-/** A value quoted in a message: its first 40 characters, an ellipsis marking a cut. */
-function clip(text) {
-    return cut(text, 41);
-}
-
-
-/***/ }),
-
-/***/ 1643:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Js: () => (/* binding */ abortReason),
-/* harmony export */   M4: () => (/* binding */ StepAborted),
-/* harmony export */   Te: () => (/* binding */ throwIfAborted),
-/* harmony export */   pN: () => (/* binding */ settleBy),
-/* harmony export */   yy: () => (/* binding */ sleep)
-/* harmony export */ });
-/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8500);
-/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_timers_promises__WEBPACK_IMPORTED_MODULE_0__);
-
-/** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
-class StepAborted extends Error {
-    reason;
-    constructor(reason) {
-        super(reason === 'timeout' ? 'The step timed out.' : 'The step was cancelled.');
-        this.reason = reason;
-        this.name = 'StepAborted';
-    }
-}
-/** The reason carried by an aborted signal ('cancelled' unless it says 'timeout'). */
-function abortReason(signal) {
-    return signal.reason === 'timeout' ? 'timeout' : 'cancelled';
-}
-/** Throws StepAborted if the signal has fired. */
-function throwIfAborted(signal) {
-    if (signal?.aborted)
-        throw new StepAborted(abortReason(signal));
-}
-/** Waits `ms`, or throws StepAborted as soon as the signal fires. */
-function sleep(ms, signal) {
-    throwIfAborted(signal);
-    return (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(ms, undefined, { signal }).catch((error) => {
-        throw signal?.aborted ? new StepAborted(abortReason(signal)) : error;
-    });
-}
-/** Waits for `work` to settle, but not past `until` (epoch ms); never throws. */
-async function settleBy(work, until) {
-    const done = new AbortController();
-    const ignore = () => undefined;
-    await Promise.race([
-        work.then(ignore, ignore),
-        (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
-    ]);
-    done.abort();
-}
-
-
-/***/ }),
-
-/***/ 2613:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
-
-/***/ }),
-
-/***/ 4434:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
-
-/***/ }),
-
-/***/ 9896:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-
-/***/ }),
-
-/***/ 8611:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
-
-/***/ }),
-
-/***/ 5692:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
-
-/***/ }),
-
-/***/ 9278:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
-
-/***/ }),
-
-/***/ 4589:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:assert");
-
-/***/ }),
-
-/***/ 6698:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_hooks");
-
-/***/ }),
-
-/***/ 4573:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer");
-
-/***/ }),
-
-/***/ 7540:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:console");
-
-/***/ }),
-
-/***/ 7598:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
-
-/***/ }),
-
-/***/ 3053:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:diagnostics_channel");
-
-/***/ }),
-
-/***/ 610:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns");
-
-/***/ }),
-
-/***/ 8474:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events");
-
-/***/ }),
-
-/***/ 7067:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
-
-/***/ }),
-
-/***/ 2467:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2");
-
-/***/ }),
-
-/***/ 7030:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-
-/***/ }),
-
-/***/ 643:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
-
-/***/ }),
-
-/***/ 1792:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:querystring");
-
-/***/ }),
-
-/***/ 7075:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
-
-/***/ }),
-
-/***/ 8500:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-
-/***/ }),
-
-/***/ 1692:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-
-/***/ }),
-
-/***/ 3136:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
-
-/***/ }),
-
-/***/ 7975:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
-
-/***/ }),
-
-/***/ 3429:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util/types");
-
-/***/ }),
-
-/***/ 5919:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
-
-/***/ }),
-
-/***/ 8522:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
-
-/***/ }),
-
-/***/ 857:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-
-/***/ }),
-
-/***/ 3193:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
-
-/***/ }),
-
-/***/ 4756:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
-
-/***/ }),
-
-/***/ 9023:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
-
-/***/ }),
-
-/***/ 6919:
-/***/ ((__unused_webpack_module, exports) => {
-
-var __webpack_unused_export__;
-
-/*!
- * content-type
- * Copyright(c) 2015 Douglas Christopher Wilson
- * MIT Licensed
- */
-__webpack_unused_export__ = ({ value: true });
-__webpack_unused_export__ = format;
-exports.qg = parse;
-const TEXT_REGEXP = /^[\u0009\u0020-\u007e\u0080-\u00ff]*$/;
-const TOKEN_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/**
- * RegExp to match chars that must be quoted-pair in RFC 9110 sec 5.6.4
- */
-const QUOTE_REGEXP = /[\\"]/g;
-/**
- * RegExp to match type in RFC 9110 sec 8.3.1
- *
- * media-type = type "/" subtype
- * type       = token
- * subtype    = token
- */
-const TYPE_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/**
- * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
- */
-const NullObject = /* @__PURE__ */ (() => {
-    const C = function () { };
-    C.prototype = Object.create(null);
-    return C;
-})();
-/**
- * Format an object into a `Content-Type` header.
- */
-function format(obj) {
-    const { type, parameters } = obj;
-    if (!type || !TYPE_REGEXP.test(type)) {
-        throw new TypeError(`Invalid type: ${type}`);
-    }
-    let result = type;
-    if (parameters) {
-        for (const param of Object.keys(parameters)) {
-            if (!TOKEN_REGEXP.test(param)) {
-                throw new TypeError(`Invalid parameter name: ${param}`);
-            }
-            result += `; ${param}=${qstring(parameters[param])}`;
-        }
-    }
-    return result;
-}
-/**
- * Parse a `Content-Type` header.
- */
-function parse(header, options) {
-    const stopChar = options?.comma === true ? COMMA : 65536; // Sentinel for "no stop char".
-    const len = header.length;
-    let index = skipOWS(header, options?.start ?? 0, len);
-    const valueStart = index;
-    index = skipValue(header, index, len, stopChar);
-    const valueEnd = trailingOWS(header, valueStart, index);
-    const type = header.slice(valueStart, valueEnd).toLowerCase();
-    if (options?.parameters === false) {
-        return { type, index, parameters: new NullObject() };
-    }
-    return parseParameters(header, type, index, len, stopChar);
-}
-const SP = 32; // " "
-const HTAB = 9; // "\t"
-const SEMI = 59; // ";"
-const EQ = 61; // "="
-const DQUOTE = 34; // '"'
-const BSLASH = 92; // "\\"
-const COMMA = 44; // ","
-/**
- * Parses the parameters of a `Content-Type` header starting at the given index.
- */
-function parseParameters(header, type, index, len, stopChar) {
-    const parameters = new NullObject();
-    parameter: while (index < len) {
-        if (header.charCodeAt(index) === stopChar)
-            break;
-        index = skipOWS(header, index + 1 /* Skip over ; */, len);
-        const keyStart = index;
-        while (index < len) {
-            const code = header.charCodeAt(index);
-            if (code === stopChar)
-                break parameter;
-            if (code === SEMI)
-                continue parameter;
-            if (code === EQ) {
-                const keyEnd = trailingOWS(header, keyStart, index);
-                const key = header.slice(keyStart, keyEnd).toLowerCase();
-                index = skipOWS(header, index + 1, len);
-                if (index < len && header.charCodeAt(index) === DQUOTE) {
-                    index++;
-                    let value = "";
-                    while (index < len) {
-                        const code = header.charCodeAt(index++);
-                        if (code === DQUOTE) {
-                            index = skipValue(header, index, len, stopChar);
-                            if (parameters[key] === undefined)
-                                parameters[key] = value;
-                            break;
-                        }
-                        if (code === BSLASH && index < len) {
-                            value += header[index++];
-                            continue;
-                        }
-                        value += String.fromCharCode(code);
-                    }
-                    continue parameter;
-                }
-                const valueStart = index;
-                index = skipValue(header, index, len, stopChar);
-                if (parameters[key] === undefined) {
-                    const valueEnd = trailingOWS(header, valueStart, index);
-                    parameters[key] = header.slice(valueStart, valueEnd);
-                }
-                continue parameter;
-            }
-            index++;
-        }
-    }
-    return { type, index, parameters };
-}
-/**
- * Skip over characters until a semicolon or other exit character.
- */
-function skipValue(str, index, len, stopChar) {
-    while (index < len) {
-        const code = str.charCodeAt(index);
-        if (code === SEMI || code === stopChar)
-            break;
-        index++;
-    }
-    return index;
-}
-/**
- * Skip optional whitespace (OWS) in an HTTP header value.
- *
- * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
- */
-function skipOWS(header, index, len) {
-    while (index < len) {
-        const char = header.charCodeAt(index);
-        if (char !== SP && char !== HTAB)
-            break;
-        index++;
-    }
-    return index;
-}
-/**
- * Trim optional whitespace (OWS) from the end of a substring.
- *
- * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
- */
-function trailingOWS(header, start, end) {
-    while (end > start) {
-        const char = header.charCodeAt(end - 1);
-        if (char !== SP && char !== HTAB)
-            break;
-        end--;
-    }
-    return end;
-}
-/**
- * Serialize a parameter value.
- */
-function qstring(str) {
-    if (TOKEN_REGEXP.test(str))
-        return str;
-    if (TEXT_REGEXP.test(str))
-        return `"${str.replace(QUOTE_REGEXP, "\\$&")}"`;
-    throw new TypeError(`Invalid parameter value: ${str}`);
-}
-//# sourceMappingURL=index.js.map
-
-/***/ }),
-
-/***/ 157:
-/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  _: () => (/* binding */ github_context),
-  Q: () => (/* binding */ getOctokit)
+  githubClient: () => (/* binding */ githubClient),
+  httpStatusOf: () => (/* binding */ httpStatusOf),
+  redactor: () => (/* binding */ redactor)
 });
 
 // EXTERNAL MODULE: external "fs"
@@ -58625,6 +56602,2577 @@ function getOctokit(token, options, ...additionalPlugins) {
     return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 //# sourceMappingURL=github.js.map
+;// CONCATENATED MODULE: ./src/outcome/github-client.ts
+/**
+ * The GitHub REST client every report of the step uses (commit statuses,
+ * the pull request and its comments), made one way: @actions/github's
+ * Octokit on GITHUB_API_URL, through the runner's proxy settings, its own
+ * console warnings sent to the debug log with the token taken out.
+ */
+
+/** An Octokit for `token`; its own log lines go to debug, redacted. */
+function githubClient(options) {
+    const redact = redactor(options.token);
+    return getOctokit(options.token, {
+        ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
+        // Octokit would otherwise print its own warnings to the console.
+        log: {
+            debug: () => undefined,
+            info: () => undefined,
+            warn: (message) => options.logger.debug(redact(message)),
+            error: (message) => options.logger.debug(redact(message))
+        }
+    });
+}
+/** The token must never reach a log line, whatever a library puts in a message. */
+function redactor(token) {
+    return text => (token ? text.split(token).join('***') : text);
+}
+/** The HTTP status of a failed Octokit request, if it got an answer. */
+function httpStatusOf(error) {
+    const status = error?.status;
+    return typeof status === 'number' ? status : undefined;
+}
+
+
+/***/ }),
+
+/***/ 2740:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   E9: () => (/* binding */ TIME),
+/* harmony export */   S3: () => (/* binding */ LOGIN),
+/* harmony export */   Tc: () => (/* binding */ timeText),
+/* harmony export */   V: () => (/* binding */ REPO_NAME),
+/* harmony export */   ZZ: () => (/* binding */ field),
+/* harmony export */   cg: () => (/* binding */ PULL_NUMBER),
+/* harmony export */   dI: () => (/* binding */ BRANCH),
+/* harmony export */   hG: () => (/* binding */ SHA),
+/* harmony export */   lq: () => (/* binding */ optional),
+/* harmony export */   mw: () => (/* binding */ required),
+/* harmony export */   tO: () => (/* binding */ Undecodable)
+/* harmony export */ });
+/* harmony import */ var _util_commit_sha_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4572);
+/**
+ * GitHub's values decoded where they arrive (the event file the runner
+ * wrote, the REST API's answers) into types that are true: a commit is a
+ * full SHA, a pull request a positive whole number, a time GitHub's own
+ * second. A field that does not decode is named in an `Undecodable` error,
+ * never guessed around: a guess is how a status lands on another commit.
+ * Values are not echoed: a hostile one could hold a line break.
+ */
+
+/** A field of GitHub's data that is missing or not what it must be. */
+class Undecodable extends Error {
+    source;
+    path;
+    constructor(
+    /** Whose data: `the workflow_run event`, `GitHub's answer for pull request #8`. */
+    source, 
+    /** The field, as a path: `workflow_run.head_sha`. */
+    path, expected, missing) {
+        super(missing ? `${source} has no ${path}` : `${source}'s ${path} is not ${expected}`);
+        this.source = source;
+        this.path = path;
+        this.name = 'Undecodable';
+    }
+}
+/** A value at `path` inside nested objects; undefined where any step is not an object. */
+function field(value, ...path) {
+    let current = value;
+    for (const key of path) {
+        if (typeof current !== 'object' || current === null || Array.isArray(current))
+            return undefined;
+        current = current[key];
+    }
+    return current;
+}
+const SHA = {
+    decode: _util_commit_sha_js__WEBPACK_IMPORTED_MODULE_0__/* .commitShaOf */ .p,
+    expected: 'a commit SHA (40 or 64 hexadecimal digits)'
+};
+const PULL_NUMBER = {
+    decode: value => typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined,
+    expected: 'a pull request number (a whole number from 1)'
+};
+/** GitHub's times (`2011-01-26T19:06:43Z`), as whole seconds since the epoch: GitHub counts in seconds, so two times in one second are not in order. */
+const TIME = {
+    decode: value => {
+        if (typeof value !== 'string')
+            return undefined;
+        if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/.test(value)) {
+            return undefined;
+        }
+        const ms = Date.parse(value);
+        return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined;
+    },
+    expected: 'a time (YYYY-MM-DDTHH:MM:SSZ)'
+};
+/** A user's login: letters, digits, `-` and `_` (enterprise-managed users), and `[bot]` for an app. */
+const LOGIN = {
+    decode: value => typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\[bot\])?$/.test(value)
+        ? value
+        : undefined,
+    expected: 'a GitHub login'
+};
+/** A repository or owner name as GitHub allows them. */
+const REPO_NAME = {
+    decode: value => typeof value === 'string' && /^[A-Za-z0-9_.-]{1,100}$/.test(value) && !/^\.{1,2}$/.test(value)
+        ? value
+        : undefined,
+    expected: 'a repository name'
+};
+/** A branch name: git refuses control characters and spaces in one. */
+const BRANCH = {
+    decode: value => typeof value === 'string' && value !== '' && value.length <= 1000 && !/[\p{Cc}\s]/u.test(value)
+        ? value
+        : undefined,
+    expected: 'a branch name'
+};
+/**
+ * The value at `path` of `value`, decoded, or an Undecodable naming it
+ * (`source` says whose data it is).
+ */
+function required(value, path, kind, source) {
+    const raw = field(value, ...path.split('.'));
+    const decoded = kind.decode(raw);
+    if (decoded === undefined) {
+        throw new Undecodable(source, path, kind.expected, raw === undefined || raw === null);
+    }
+    return decoded;
+}
+/** Like required, but a missing (undefined or null) field is undefined; a present one must decode. */
+function optional(value, path, kind, source) {
+    const raw = field(value, ...path.split('.'));
+    return raw === undefined || raw === null ? undefined : required(value, path, kind, source);
+}
+/** `at` (epoch seconds) as GitHub writes times. */
+function timeText(at) {
+    return new Date(at * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+
+/***/ }),
+
+/***/ 6380:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Gs: () => (/* binding */ addHistory),
+/* harmony export */   Lu: () => (/* binding */ readHistory),
+/* harmony export */   Mq: () => (/* binding */ historyOutput),
+/* harmony export */   om: () => (/* binding */ historyOf)
+/* harmony export */ });
+/* unused harmony exports medianDuration, historyLine */
+/* harmony import */ var _util_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6518);
+/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9263);
+/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1617);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1992);
+
+
+
+
+/** The finished builds of `builds` (newest first), with their URLs on our base. */
+function historyOf(builds, urlOf) {
+    const entries = [];
+    for (const b of builds) {
+        if (b.building || b.result === null)
+            continue;
+        entries.push({ number: b.number, result: b.result, duration: b.duration, url: urlOf(b.number) });
+    }
+    return entries;
+}
+/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
+const HISTORY_READ = 16;
+/** Finished builds kept. */
+const HISTORY_KEPT = 10;
+/**
+ * For a build this step did not trigger (`build: last`, `last-successful`):
+ * the job's last finished builds before it, in one bounded read (a
+ * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
+ * said in the debug log only.
+ */
+async function readHistory(api, job, before, logger) {
+    try {
+        const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true });
+        const summaries = builds.flatMap(b => b.duration === undefined || b.number >= before
+            ? []
+            : [
+                {
+                    number: b.number,
+                    result: b.result ?? null,
+                    duration: b.duration,
+                    building: !!b.building
+                }
+            ]);
+        return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
+    }
+    catch (error) {
+        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .Interrupted */ .j$)
+            throw error;
+        logger.debug(`Could not read the job's earlier builds: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_2__/* .errorText */ .k)(error)}`);
+        return undefined;
+    }
+}
+/** The `history` output: at most ten small entries, newest first. */
+function historyOutput(entries) {
+    return JSON.stringify(entries);
+}
+const SYMBOLS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+/**
+ * The median of the durations (ms); undefined for none.
+ * @internal
+ */
+function medianDuration(entries) {
+    const sorted = entries.map(e => e.duration).sort((a, b) => a - b);
+    if (sorted.length === 0)
+        return undefined;
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+        ? sorted[middle]
+        : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
+}
+/**
+ * The history line, oldest build first so that it reads as a timeline up
+ * to this build; nothing when the job had no finished build before it.
+ * @internal
+ */
+function historyLine(entries) {
+    if (entries.length === 0)
+        return undefined;
+    const symbols = [...entries]
+        .reverse()
+        .map(e => (0,_util_html_js__WEBPACK_IMPORTED_MODULE_3__/* .link */ .n)(SYMBOLS[e.result] ?? '⚪', e.url))
+        .join(' ');
+    const median = medianDuration(entries) ?? 0;
+    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_3__/* .escapeHtml */ .Z)((0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(median))}.</p>`;
+}
+/** Adds the history line to the summary. */
+function addHistory(summary, entries) {
+    const line = historyLine(entries);
+    if (line)
+        summary.addRaw(line, true);
+}
+
+
+/***/ }),
+
+/***/ 4230:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   L: () => (/* binding */ cappedArray)
+/* harmony export */ });
+/**
+ * JSON array outputs within a byte cap. GitHub allows 1 MB for all of a
+ * job's outputs together (counted as UTF-16); a list Jenkins makes long
+ * (stages, archived files) must not take it all, nor fail the job.
+ */
+/**
+ * `entries` as a JSON array of at most `maxBytes` UTF-8 bytes: the first
+ * entries that fit, each whole, so that it stays valid JSON.
+ */
+function cappedArray(entries, maxBytes) {
+    const texts = entries.map(entry => JSON.stringify(entry) ?? 'null');
+    let fullBytes = 2;
+    let bytes = 2;
+    let kept = 0;
+    texts.forEach((text, i) => {
+        const size = Buffer.byteLength(text) + (i > 0 ? 1 : 0);
+        fullBytes += size;
+        if (kept === i && bytes + size <= maxBytes) {
+            bytes += size;
+            kept++;
+        }
+    });
+    return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes };
+}
+
+
+/***/ }),
+
+/***/ 8215:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  commentMarker: () => (/* binding */ commentMarker),
+  w: () => (/* binding */ renderComment)
+});
+
+// UNUSED EXPORTS: MAX_COMMENT_CHARS
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+// EXTERNAL MODULE: ./src/util/duration.ts
+var duration = __nccwpck_require__(6518);
+;// CONCATENATED MODULE: ./src/util/markdown.ts
+/**
+ * Text from Jenkins in GitHub-flavoured Markdown (a pull request comment),
+ * made inert. Escapes do not do it there: GitHub forms @-mentions, issue
+ * references and autolinks after entity and backslash escapes are decoded
+ * (`&#64;team` still pings the team), and raw HTML passes its filter in
+ * part. Inside a code span nothing is parsed: no HTML, no mention, no link,
+ * no emphasis. So every piece of untrusted text goes in one code span on
+ * one line.
+ */
+// C0 and C1 controls, and the bidirectional overrides that make a name read
+// otherwise than it is written.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** Every line break and space GitHub or a browser may honour (JavaScript's \s has U+2028, U+2029, NBSP). */
+const SPACES = /\s+/g;
+/**
+ * `text` as one inline code span of at most `max` characters (code points):
+ * line breaks and controls become spaces (a line break would end the list
+ * item, a blank line the paragraph), and the fence is one backtick longer
+ * than the longest run inside, so no backtick in the text can close it.
+ */
+function codeSpan(text, max) {
+    // Enough of a long text for `max` code points once its spaces are folded.
+    const head = text.length > max * 4 ? text.slice(0, max * 4) : text;
+    const flat = head.replace(CONTROL, ' ').replace(SPACES, ' ').trim();
+    const chars = Array.from(flat);
+    const shown = chars.length <= max
+        ? flat
+        : chars
+            .slice(0, max - 1)
+            .join('')
+            .trimEnd() + '…';
+    if (shown === '')
+        return '(empty)';
+    const longest = Math.max(0, ...Array.from(shown.matchAll(/`+/g), run => run[0].length));
+    const fence = '`'.repeat(longest + 1);
+    // A span that starts or ends with a backtick needs a space inside its
+    // fence (CommonMark strips one on each side when both are there).
+    const pad = shown.startsWith('`') || shown.endsWith('`') ? ' ' : '';
+    return fence + pad + shown + pad + fence;
+}
+/**
+ * A Markdown link destination for an http(s) URL, or undefined: `(`, `)`,
+ * `<`, `>` and spaces percent-encoded, so the URL cannot end the link early.
+ */
+function linkTarget(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+            return undefined;
+        return parsed.href.replace(/[()<>\s]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+    }
+    catch {
+        return undefined;
+    }
+}
+
+// EXTERNAL MODULE: ./src/util/names.ts
+var names = __nccwpck_require__(5888);
+// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
+var build_outputs = __nccwpck_require__(4487);
+// EXTERNAL MODULE: ./src/outcome/report.ts + 3 modules
+var report = __nccwpck_require__(4016);
+;// CONCATENATED MODULE: ./src/outcome/pr-comment-body.ts
+/**
+ * The text of the pull request comment (`pr-comment`): one line per build
+ * (queued, running, or its result with duration, link and test counts), the
+ * failed stage and up to 10 failed tests of each, and a link to the
+ * workflow run whose summary has the rest. Pure: pr-comment.ts writes it.
+ *
+ * Everything that comes from Jenkins (job, test and stage names, errors) is
+ * in a code span on one line (util/markdown.ts says why escapes are not
+ * enough); links go only to the configured Jenkins and to the workflow run.
+ * The body stays within GitHub's 65,536 characters by listing fewer failed
+ * tests, then fewer builds.
+ */
+
+
+
+
+
+
+/**
+ * GitHub refuses a longer comment body (422).
+ * @internal
+ */
+const MAX_COMMENT_CHARS = 65_536;
+/** Failed tests listed per build at most. */
+const MAX_COMMENT_TESTS = 10;
+const ERROR_CHARS = 300;
+/**
+ * The hidden first line that finds the comment again on a later run: one per
+ * report name, hashed so that no name can end the HTML comment.
+ */
+function commentMarker(name) {
+    const id = (0,external_node_crypto_.createHash)('sha256').update(name).digest('hex').slice(0, 16);
+    return `<!-- jenkins-build-action report ${id} -->`;
+}
+/** The comment's Markdown, at most MAX_COMMENT_CHARS characters. */
+function renderComment(input) {
+    const link = (text, url) => {
+        const target = url?.startsWith(`${input.jenkinsUrl}/`) ? linkTarget(url) : undefined;
+        return target ? `[${text}](${target})` : text;
+    };
+    const head = `${commentMarker(input.name)}\n### Jenkins: ${codeSpan(input.name, names/* NAME_CHARS */.E)}\n\n`;
+    const run = linkTarget(input.runUrl);
+    const foot = run
+        ? `\nThe [workflow run](${run}) has the console, the summary and the rest.\n`
+        : '';
+    const room = MAX_COMMENT_CHARS - head.length - foot.length;
+    const block = (build, tests) => buildLines(build, tests, link).join('\n') + '\n';
+    // Each try renders builds only until the room is spent: a step with
+    // thousands of builds costs what fits in the comment, not what it has.
+    for (const tests of [MAX_COMMENT_TESTS, 3]) {
+        const blocks = fitting(input.builds, room, build => block(build, tests));
+        if (blocks.length === input.builds.length)
+            return head + blocks.join('') + foot;
+    }
+    const all = fitting(input.builds, room, build => block(build, 0));
+    if (all.length === input.builds.length)
+        return head + all.join('') + foot;
+    // Thousands of builds: as many as fit, and how many more there are.
+    const more = (n) => `- and ${n} more builds: see the workflow run.\n`;
+    const shown = fitting(input.builds, room - more(input.builds.length).length, build => block(build, 0));
+    return head + shown.join('') + more(input.builds.length - shown.length) + foot;
+}
+/** The blocks of the first builds whose total length is within `room`: rendering stops at the first that is not. */
+function fitting(builds, room, render) {
+    const blocks = [];
+    let used = 0;
+    for (const build of builds) {
+        const text = render(build);
+        used += text.length;
+        if (used > room)
+            break;
+        blocks.push(text);
+    }
+    return blocks;
+}
+function buildLines(build, tests, link) {
+    const { outcome } = build;
+    const job = link(codeSpan(outcome.jobName, names/* NAME_CHARS */.E), outcome.jobUrl);
+    const { number } = (0,build_outputs/* buildEntry */.Jo)(outcome);
+    const ref = number === null ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`;
+    const head = `- ${stateOf(build, link)} ${job}${ref}`;
+    const lines = [head + detailsOf(build)];
+    if (outcome.failedStage)
+        lines.push(`  - Failed stage: ${codeSpan(outcome.failedStage, names/* NAME_CHARS */.E)}`);
+    const failed = outcome.tests?.failed ?? [];
+    const listed = failed.slice(0, tests);
+    if (listed.length > 0) {
+        const of = outcome.tests?.counts.failed ?? failed.length;
+        lines.push(`  - Failed tests (${listed.length === of ? of : `${listed.length} of ${of}`}):`);
+        for (const test of listed) {
+            const where = outcome.tests?.located?.get(test);
+            const at = where ? ` at ${codeSpan(`${where.file}:${where.line}`, names/* NAME_CHARS */.E)}` : '';
+            const error = firstLine(test.errorDetails ?? '');
+            const name = test.className ? `${test.className}.${test.name}` : test.name;
+            lines.push(`    - ${codeSpan(name, names/* NAME_CHARS */.E)}${at}${error ? `: ${codeSpan(error, ERROR_CHARS)}` : ''}`);
+        }
+    }
+    return lines;
+}
+/** The symbol and state word(s). */
+function stateOf(build, link) {
+    const { outcome } = build;
+    if (build.stopped)
+        return `⛔ stopped (${codeSpan(build.stopped, ERROR_CHARS)})`;
+    if (build.left)
+        return `↪️ left running (${codeSpan(build.left, ERROR_CHARS)})`;
+    if (outcome.result) {
+        const accepted = outcome.accepted && outcome.result !== 'SUCCESS' ? ' (accepted)' : '';
+        return `${report/* RESULT_ICONS */.D$[outcome.result]} **${outcome.result}**${accepted}`;
+    }
+    if (build.error)
+        return `❌ **failed**: ${codeSpan(firstLine(build.error), ERROR_CHARS)}`;
+    if (outcome.buildUrl)
+        return outcome.note ? '▶️ **started**' : '🔄 **running**';
+    if (outcome.queueUrl)
+        return `⏳ **${link('queued', outcome.queueUrl)}**`;
+    return '⏳ **waiting**';
+}
+/** Duration and test counts of a finished build. */
+function detailsOf(build) {
+    const { outcome } = build;
+    const parts = [];
+    if (outcome.result && outcome.build)
+        parts.push((0,duration/* formatDuration */.a3)(outcome.build.duration));
+    const counts = outcome.tests?.counts;
+    if (counts) {
+        parts.push(`tests: ${counts.total} total, ${counts.failed} failed, ${counts.skipped} skipped`);
+    }
+    return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
+}
+function firstLine(text) {
+    return (text
+        .split(/\r\n|\r|\n|\u2028|\u2029/)
+        .map(line => line.trim())
+        .find(line => line !== '') ?? '');
+}
+
+
+/***/ }),
+
+/***/ 5184:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   PullRequestComment: () => (/* binding */ PullRequestComment)
+/* harmony export */ });
+/* unused harmony export lastPage */
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1992);
+/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(792);
+
+
+/** Comments searched for the marker, newest first, at most. */
+const MAX_SEARCHED_COMMENTS = 1000;
+const PAGE_SIZE = 100;
+/** The one comment of a report on a pull request. */
+class PullRequestComment {
+    o;
+    id;
+    closed = false;
+    /** Writes go one after the other: the last one asked for is the last one written. */
+    chain = Promise.resolve();
+    constructor(o) {
+        this.o = o;
+    }
+    /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
+    write(body) {
+        this.chain = this.chain.then(() => this.send(body));
+        return this.chain;
+    }
+    async send(body) {
+        const { client, owner, repo, number, logger } = this.o;
+        if (this.closed)
+            return logger.debug(`Pull request comment on #${number} skipped.`);
+        try {
+            this.id ??= await this.find();
+            if (this.id !== undefined) {
+                try {
+                    await client.rest.issues.updateComment({ owner, repo, comment_id: this.id, body });
+                    return logger.debug(`Updated comment ${this.id} on pull request #${number}.`);
+                }
+                catch (error) {
+                    // Deleted since it was found: write it again.
+                    if ((0,_github_client_js__WEBPACK_IMPORTED_MODULE_0__.httpStatusOf)(error) !== 404)
+                        throw error;
+                }
+            }
+            const created = await client.rest.issues.createComment({
+                owner,
+                repo,
+                issue_number: number,
+                body
+            });
+            this.id = created.data.id;
+            logger.debug(`Created comment ${this.id} on pull request #${number}.`);
+        }
+        catch (error) {
+            const status = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_0__.httpStatusOf)(error);
+            const said = this.o.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_1__/* .errorText */ .k)(error));
+            if (status === 403 || status === 404) {
+                // A read-only token (a fork's, Dependabot's, or `permissions:`
+                // without it): say so once and stop trying for the step.
+                this.closed = true;
+                logger.warning(`Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${status}): ` +
+                    `the github-token needs the \`pull-requests: write\` permission ` +
+                    `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
+                    `The build itself is not affected. GitHub said: ${said}`);
+                return;
+            }
+            logger.warning(`Could not write the comment on pull request #${number}: ${said}`);
+        }
+    }
+    /** The id of the newest comment that starts with the marker, among the newest 1,000. */
+    async find() {
+        const { client, owner, repo, number, marker } = this.o;
+        const list = (page) => client.rest.issues.listComments({
+            owner,
+            repo,
+            issue_number: number,
+            per_page: PAGE_SIZE,
+            page
+        });
+        const first = await list(1);
+        const last = lastPage(first.headers.link) ?? 1;
+        const oldest = Math.max(1, last - MAX_SEARCHED_COMMENTS / PAGE_SIZE + 1);
+        for (let page = last; page >= oldest; page--) {
+            const { data } = page === 1 ? first : await list(page);
+            for (let i = data.length - 1; i >= 0; i--) {
+                const comment = data[i];
+                if (comment?.body?.startsWith(marker))
+                    return comment.id;
+            }
+        }
+        return undefined;
+    }
+}
+/**
+ * The page number of `rel="last"` in a Link header (RFC 8288), if any.
+ * @internal
+ */
+function lastPage(link) {
+    for (const part of link?.split(',') ?? []) {
+        const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+        const rel = match ? /;\s*rel="?([^";]*)"?/.exec(match[2] ?? '')?.[1] : undefined;
+        if (!match?.[1] || !rel?.split(/\s+/).includes('last'))
+            continue;
+        try {
+            const page = Number(new URL(match[1]).searchParams.get('page'));
+            if (Number.isSafeInteger(page) && page >= 1)
+                return page;
+        }
+        catch {
+            // Not a URL: no last page from it.
+        }
+    }
+    return undefined;
+}
+
+
+/***/ }),
+
+/***/ 4016:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  D$: () => (/* binding */ RESULT_ICONS),
+  H8: () => (/* binding */ addBuildSection),
+  xd: () => (/* binding */ buildTitle),
+  mD: () => (/* binding */ didNotPass),
+  oh: () => (/* binding */ failureMessage),
+  An: () => (/* binding */ resultCell),
+  Sy: () => (/* binding */ writeSummary),
+  gD: () => (/* binding */ writeSummaryWith)
+});
+
+;// CONCATENATED MODULE: ./src/util/console-line.ts
+/**
+ * A console line as the failure message quotes it (outcome/report.ts) and as
+ * the terminal compares it with what it just showed (cli/render.ts): colours
+ * and other escape sequences removed (they mean nothing in an annotation),
+ * and the control characters but TAB and the line break dropped.
+ */
+// CSI and other ESC sequences.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+/** `line` without escape sequences and control characters. */
+function plainConsoleLine(line) {
+    return line.replace(ANSI, '').replace(CONTROL, '');
+}
+
+// EXTERNAL MODULE: ./src/util/duration.ts
+var duration = __nccwpck_require__(6518);
+// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
+var build_outputs = __nccwpck_require__(4487);
+// EXTERNAL MODULE: ./src/outcome/history.ts
+var outcome_history = __nccwpck_require__(6380);
+// EXTERNAL MODULE: ./src/util/html.ts
+var html = __nccwpck_require__(9263);
+// EXTERNAL MODULE: ./src/util/shorten.ts
+var shorten = __nccwpck_require__(2509);
+// EXTERNAL MODULE: ./src/util/names.ts
+var names = __nccwpck_require__(5888);
+// EXTERNAL MODULE: ./src/util/bytes.ts
+var bytes = __nccwpck_require__(1671);
+;// CONCATENATED MODULE: ./src/outcome/source-link.ts
+/**
+ * `${server}/${owner}/${name}/blob/${sha}/${path}#L${line}`, each path
+ * segment URL-encoded (a `#`, `?` or space in a file name stays part of
+ * the path). The caller's link() keeps only http(s).
+ */
+function sourceLineUrl(commit, where) {
+    const encoded = (path) => path.split('/').map(encodeURIComponent).join('/');
+    const server = commit.serverUrl.replace(/\/+$/, '');
+    return `${server}/${encoded(commit.repository)}/blob/${encodeURIComponent(commit.sha)}/${encoded(where.file)}#L${where.line}`;
+}
+
+;// CONCATENATED MODULE: ./src/outcome/summary-sections.ts
+
+
+
+
+
+
+const STAGE_ICONS = {
+    SUCCESS: '✅',
+    FAILED: '❌',
+    UNSTABLE: '⚠️',
+    ABORTED: '⛔',
+    NOT_EXECUTED: '⚪',
+    IN_PROGRESS: '⏳',
+    PAUSED_PENDING_INPUT: '⏸️'
+};
+const MAX_STAGE_ROWS = 100;
+const MAX_ARTIFACT_ROWS = 20;
+const PATH_CHARS = 200;
+const ERROR_CHARS = 300;
+const MAX_UNREAD = 3;
+const UNREAD_CHARS = 600;
+/**
+ * The failed tests: name (linked to its page), class, where it failed in the
+ * repository (when a trace names a workspace file: `path:line`, linked to
+ * that line at the commit under test on a runner), first line of the error.
+ * `level`: of its heading, below the build's.
+ */
+function addFailedTests(summary, tests, level = 3) {
+    if (tests.counts.failed === 0)
+        return;
+    summary.addHeading('Failed tests', level);
+    if (tests.failed.length > 0) {
+        const located = tests.located ?? new Map();
+        // A File column only when a test has one: most reports name no workspace file.
+        const withFile = tests.failed.some(test => located.has(test));
+        summary.addTable([
+            [
+                { data: 'Test', header: true },
+                { data: 'Class', header: true },
+                ...(withFile ? [{ data: 'File', header: true }] : []),
+                { data: 'Error', header: true }
+            ],
+            ...tests.failed.map(test => [
+                (0,html/* link */.n)((0,names/* shortName */.l)(test.name), test.url),
+                `<code>${(0,html/* escapeHtml */.Z)((0,names/* shortName */.l)(test.className))}</code>`,
+                ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
+                (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
+            ])
+        ]);
+    }
+    const shown = tests.failed.length;
+    const notes = [];
+    if (shown < tests.counts.failed) {
+        if (shown === 0 && tests.casesRead === 0) {
+            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
+        }
+        else {
+            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
+            if (tests.partial) {
+                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
+            }
+        }
+    }
+    notes.push(`All results: ${(0,html/* link */.n)('test report', tests.reportUrl)}.`);
+    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : (0,html/* escapeHtml */.Z)(n))).join(' ')}</p>`, true);
+}
+/** The Pipeline's stages: name, status, duration. */
+function addStages(summary, stages, level = 3) {
+    if (stages.length === 0)
+        return;
+    summary.addHeading('Stages', level);
+    const shown = stages.slice(0, MAX_STAGE_ROWS);
+    summary.addTable([
+        [
+            { data: 'Stage', header: true },
+            { data: 'Status', header: true },
+            { data: 'Duration', header: true }
+        ],
+        ...shown.map(stage => [
+            (0,html/* escapeHtml */.Z)((0,names/* shortName */.l)(stage.name)),
+            `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.Z)(stage.status)}`.trim(),
+            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(stage.durationMillis))
+        ])
+    ]);
+    if (stages.length > shown.length) {
+        summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true);
+    }
+}
+/** The downloaded artifacts and where they are; refused paths named. */
+function addArtifacts(summary, artifacts, level = 3) {
+    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
+        return;
+    summary.addHeading('Artifacts', level);
+    if (artifacts.written.length > 0) {
+        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,html/* escapeHtml */.Z)((0,bytes/* formatBytes */.z)(artifacts.bytes))}, in <code>${(0,html/* escapeHtml */.Z)(artifacts.folder)}</code>:</p>`, true);
+        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
+        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
+        if (artifacts.written.length > shown.length) {
+            summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
+        }
+    }
+    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
+        summary.addRaw(`<p>⚠️ Refused <code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,html/* escapeHtml */.Z)(refused.reason)}.</p>`, true);
+    }
+}
+/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
+function addUnread(summary, unread) {
+    for (const note of unread.slice(0, MAX_UNREAD)) {
+        summary.addRaw(`<p>⚠️ ${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}</p>`, true);
+    }
+}
+/** `path:line` in code, linked to that line of the commit when there is one. */
+function fileCell(where, commit) {
+    if (!where)
+        return '&nbsp;';
+    const text = `${(0,shorten/* cut */.J)(where.file, PATH_CHARS)}:${where.line}`;
+    return `<code>${(0,html/* link */.n)(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`;
+}
+function firstLine(text) {
+    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
+}
+
+// EXTERNAL MODULE: ./src/outcome/summary-timeline.ts
+var summary_timeline = __nccwpck_require__(8034);
+// EXTERNAL MODULE: ./src/outcome/values.ts
+var values = __nccwpck_require__(2472);
+// EXTERNAL MODULE: ./src/util/error-text.ts
+var error_text = __nccwpck_require__(1992);
+;// CONCATENATED MODULE: ./src/outcome/report.ts
+
+
+
+
+
+
+
+
+
+
+
+
+/** The symbol shown before a result (summary, pull request comment). */
+const RESULT_ICONS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+const MAX_PARAMETERS = 50;
+const MAX_VALUE_CHARS = 200;
+const MAX_NOTE_CHARS = 1000;
+/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
+const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
+const HIDDEN = '***';
+/** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
+const FILE_UNKNOWN = '(a file)';
+/**
+ * Writes the job summary (`fill`), or if it cannot be written (no
+ * GITHUB_STEP_SUMMARY), warns and returns: never throws.
+ */
+async function writeSummaryWith(summary, logger, fill) {
+    try {
+        fill(summary);
+        await summary.write();
+    }
+    catch (error) {
+        summary.emptyBuffer();
+        logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
+    }
+}
+/** The job summary of one `job`: its build's section (addBuildSection). Never throws. */
+function writeSummary(summary, outcome, logger) {
+    return writeSummaryWith(summary, logger, s => addBuildSection(s, { outcome, tail: [] }));
+}
+/** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
+function didNotPass(report) {
+    return (report.outcome.accepted === false || report.error !== undefined || report.stopped !== undefined);
+}
+const TAIL_IN_SUMMARY = 20;
+/**
+ * The one writer of a build's section of the job summary. Alone (one
+ * `job`, the whole summary): the job, a table (result, build, display name,
+ * description, duration, queue wait, tests), its products, the parameters
+ * (secret-looking ones hidden) and the note. As an item of `jobs` (below
+ * the table that has its result and duration): the build, what the step
+ * did to it, what it said of itself and its values; the products and last
+ * console lines too when it did not pass; nothing when there is nothing
+ * to say of a build that passed. Everything from Jenkins or the user is
+ * escaped: plain text, never HTML.
+ */
+function addBuildSection(summary, report, options = {}) {
+    const { outcome } = report;
+    const alone = options.item !== true;
+    const full = alone || didNotPass(report);
+    const rows = alone ? summaryRows(outcome) : factRows(outcome.build);
+    if (!full && rows.length === 0 && !outcome.values && !outcome.unread)
+        return;
+    // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
+    const sub = alone ? 3 : 4;
+    if (alone)
+        summary.addHeading(`Jenkins ${(0,html/* link */.n)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
+    else {
+        summary.addHeading(`${(0,html/* link */.n)(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.Z)(outcome.result ?? 'no result')}`, 3);
+        const notes = [report.error, report.stopped, report.left, outcome.note].filter((n) => !!n);
+        if (notes.length > 0) {
+            summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true);
+        }
+    }
+    if (rows.length > 0) {
+        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
+    }
+    if (full) {
+        if (outcome.history)
+            (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
+        if (outcome.tests)
+            addFailedTests(summary, outcome.tests, sub);
+        if (outcome.stages)
+            addStages(summary, outcome.stages, sub);
+        // Several builds share one chart (multi/report.ts).
+        if (outcome.stages && alone)
+            (0,summary_timeline/* addTimeline */.Tu)(summary, [{ stages: outcome.stages }]);
+        if (outcome.artifacts)
+            addArtifacts(summary, outcome.artifacts, sub);
+    }
+    if (outcome.values)
+        (0,values/* addValues */.ml)(summary, outcome.values, sub);
+    if (outcome.unread)
+        addUnread(summary, outcome.unread);
+    if (alone) {
+        addParameters(summary, outcome);
+        if (outcome.note) {
+            summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
+        }
+        return;
+    }
+    const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY);
+    if (tail.length > 0) {
+        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
+    }
+}
+/** The job and, once known, the build's number: `deploy #12`. */
+function buildTitle(outcome) {
+    const { number } = (0,build_outputs/* buildEntry */.Jo)(outcome);
+    const job = (0,names/* shortName */.l)(outcome.jobName);
+    return number === null ? job : `${job} #${number}`;
+}
+/** The table of one build alone: result, build, what it said of itself, duration, queue, tests. */
+function summaryRows(outcome) {
+    const build = outcome.build;
+    const rows = [['Result', resultCell(outcome)]];
+    if (build) {
+        rows.push(['Build', (0,html/* link */.n)(`#${build.number}`, outcome.buildUrl)]);
+        rows.push(...factRows(build));
+        rows.push(['Duration', build.building ? 'running' : (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(build.duration))]);
+    }
+    else if (outcome.queueUrl) {
+        rows.push(['Queue item', (0,html/* link */.n)(outcome.queueUrl, outcome.queueUrl)]);
+    }
+    if (outcome.queueWaitMs !== undefined) {
+        rows.push(['Queue wait', (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
+    }
+    if (outcome.tests) {
+        const { total, failed, skipped } = outcome.tests.counts;
+        rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
+    }
+    return rows;
+}
+/** Rows for what the build said of itself: its own display name and its description, as inert text. */
+function factRows(build) {
+    const rows = [];
+    if (!build)
+        return rows;
+    if (build.displayName !== `#${build.number}`) {
+        rows.push(['Display name', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(build.displayName, MAX_VALUE_CHARS))]);
+    }
+    // Shown as text, never as HTML, whatever markup formatter Jenkins has.
+    if (build.description !== '') {
+        rows.push(['Description', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(build.description, MAX_NOTE_CHARS))]);
+    }
+    return rows;
+}
+/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
+function addParameters(summary, outcome) {
+    const parameters = parametersOf(outcome);
+    if (parameters.length === 0)
+        return;
+    summary.addHeading('Parameters', 3);
+    const shown = parameters.slice(0, MAX_PARAMETERS);
+    summary.addTable([
+        [
+            { data: 'Name', header: true },
+            { data: 'Value', header: true }
+        ],
+        ...shown.map(p => [
+            `<code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
+            p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
+        ])
+    ]);
+    if (parameters.length > shown.length) {
+        summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
+    }
+}
+/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
+function resultCell(outcome) {
+    const build = outcome.build;
+    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
+    if (!result) {
+        if (build?.building)
+            return '⏳ running';
+        return build ? 'no result' : '⏳ not started';
+    }
+    const icon = RESULT_ICONS[result] ?? '';
+    const verdict = outcome.accepted === false
+        ? ' (not accepted)'
+        : outcome.accepted && result !== 'SUCCESS'
+            ? ' (accepted)'
+            : '';
+    return `${icon} ${(0,html/* escapeHtml */.Z)(result)}${verdict}`;
+}
+/**
+ * What the build ran with (its ParametersAction), else what the user asked
+ * for and the files uploaded. Secrets hidden.
+ */
+function parametersOf(outcome) {
+    const uploads = outcome.uploads ?? [];
+    const fromBuild = buildParameters(outcome.build, uploads);
+    if (fromBuild)
+        return fromBuild;
+    const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
+        name,
+        value: SECRET_NAME.test(name)
+            ? HIDDEN
+            : typeof value === 'string'
+                ? value
+                : value.join(', ')
+    }));
+    const files = uploads.map(file => ({
+        name: file.name,
+        value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
+    }));
+    return [...asked, ...files];
+}
+/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
+function uploadText(file) {
+    return `${file.fileName} (${(0,bytes/* formatBytes */.z)(file.size)})`;
+}
+/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
+function buildParameters(build, uploads) {
+    return build?.parameters?.map(({ name, value, password, file }) => {
+        // A file parameter exports its name only (jenkins-api.md 11.3).
+        const upload = file === true && value === undefined;
+        const uploaded = upload ? uploads.find(u => u.name === name) : undefined;
+        const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value);
+        return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text };
+    });
+}
+function parameterText(value) {
+    if (value === undefined || value === null)
+        return '';
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return JSON.stringify(value) ?? '';
+}
+const TAIL_LINES = 30;
+const TAIL_BYTES = 4 * 1024;
+/**
+ * The failure annotation: what finished how, where, and the console's last
+ * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
+ */
+function failureMessage(outcome, tail) {
+    const build = outcome.build;
+    const result = outcome.result ?? build?.result ?? undefined;
+    let head;
+    if (!build) {
+        head = `Jenkins job ${(0,names/* shortName */.l)(outcome.jobName)} did not start a build`;
+    }
+    else if (build.building && !outcome.result) {
+        head = `Jenkins build ${(0,names/* shortName */.l)(outcome.jobName)} #${build.number} did not finish`;
+    }
+    else {
+        head = `Jenkins build ${(0,names/* shortName */.l)(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`;
+        if (outcome.failedStage)
+            head += ` in stage '${(0,names/* shortName */.l)(outcome.failedStage)}'`;
+    }
+    if (outcome.accept && outcome.accept.length > 0)
+        head += ` (accepted: ${outcome.accept.join(', ')})`;
+    const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
+    if (url)
+        head += ` — ${url}`;
+    const lines = [head];
+    if (outcome.note)
+        lines.push(outcome.note);
+    const last = lastLines(tail);
+    if (last.length > 0)
+        lines.push(`Last ${last.length} console lines:`, ...last);
+    return lines.join('\n');
+}
+function lastLines(tail) {
+    const kept = [];
+    let bytes = 0;
+    for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
+        let line = plainConsoleLine(tail[i] ?? '');
+        if (kept.length === 0 && line.trim() === '')
+            continue;
+        const size = Buffer.byteLength(line) + 1;
+        if (bytes + size > TAIL_BYTES) {
+            if (kept.length > 0)
+                break;
+            line =
+                '…' +
+                    Buffer.from(line)
+                        .subarray(-(TAIL_BYTES - 8))
+                        .toString('utf8')
+                        .replace(/^\uFFFD+/, '');
+        }
+        bytes += Buffer.byteLength(line) + 1;
+        kept.unshift(line);
+    }
+    return kept;
+}
+
+
+/***/ }),
+
+/***/ 9277:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   DQ: () => (/* binding */ isPipeline),
+/* harmony export */   IQ: () => (/* binding */ isPipelineJob),
+/* harmony export */   J9: () => (/* binding */ STAGES_OUTPUT_MAX_BYTES),
+/* harmony export */   TU: () => (/* binding */ stagesOutput),
+/* harmony export */   d6: () => (/* binding */ watchForInput),
+/* harmony export */   g4: () => (/* binding */ failedStage),
+/* harmony export */   ir: () => (/* binding */ readStages)
+/* harmony export */ });
+/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
+/* harmony import */ var _util_logger_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6618);
+/* harmony import */ var _output_cap_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(4230);
+/* harmony import */ var _util_names_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(5888);
+/* harmony import */ var _util_wait_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1643);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
+
+
+
+
+
+
+/** The build class whose runs have stages (workflow-job's WorkflowRun). */
+const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
+/** Whether `wfapi/describe` can exist for the build. */
+function isPipeline(build) {
+    return build._class === PIPELINE_RUN;
+}
+/** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
+function isPipelineJob(job) {
+    return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
+}
+/**
+ * The Pipeline's stages (so far, for a running one): [] when Jenkins has no Stage View plugin
+ * (404), undefined for other builds or when they could not be read (a help,
+ * not the result: a warning, and a note in `unread` for the summary).
+ */
+async function readStages(api, ref, build, logger, unread = []) {
+    if (!isPipeline(build))
+        return undefined;
+    try {
+        const run = await api.describeRun(ref);
+        if (!run)
+            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
+        return run?.stages ?? [];
+    }
+    catch (error) {
+        // The step being stopped is not stages that could not be read.
+        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
+            throw error;
+        (0,_util_logger_js__WEBPACK_IMPORTED_MODULE_1__/* .warnUnread */ .Kz)(`The stages of Jenkins build #${ref.number} could not be read: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`, logger, unread);
+        return undefined;
+    }
+}
+/**
+ * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
+ * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
+ * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
+ * each: some 900 fit.
+ */
+const STAGES_OUTPUT_MAX_BYTES = 64 * 1024;
+/**
+ * The `stages` output: `[{name, status, durationMillis}]`, within
+ * `maxBytes`: the first stages that fit, each whole (names are not cut),
+ * so that it stays valid JSON.
+ */
+function stagesOutput(stages, maxBytes = STAGES_OUTPUT_MAX_BYTES) {
+    return (0,_output_cap_js__WEBPACK_IMPORTED_MODULE_4__/* .cappedArray */ .L)(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })), maxBytes);
+}
+/** Stage statuses that match a build result, for naming the stage it came from. */
+const STATUS_OF_RESULT = {
+    FAILURE: 'FAILED',
+    UNSTABLE: 'UNSTABLE',
+    ABORTED: 'ABORTED'
+};
+/**
+ * The stage the build's result came from: the first FAILED stage, else the
+ * first whose status matches the result (UNSTABLE, ABORTED).
+ */
+function failedStage(stages, result) {
+    if (!stages || !result || result === 'SUCCESS')
+        return undefined;
+    const failed = stages.find(s => s.status === 'FAILED');
+    if (failed)
+        return failed;
+    const status = STATUS_OF_RESULT[result];
+    return status ? stages.find(s => s.status === status) : undefined;
+}
+/**
+ * Looks at a running Pipeline's stages now and then, and logs once each
+ * time one stops at an `input` step (PAUSED_PENDING_INPUT), with the page
+ * where someone can answer it (`<build>/input/`, pipeline-input-step's
+ * InputAction). Without it a step waiting for a person looks hung. Stops by
+ * itself when Jenkins has no `wfapi`; `stop()` ends it; `done` settles then.
+ */
+function watchForInput(api, ref, logger, options = {}) {
+    const controller = new AbortController();
+    const announced = new Set();
+    const inputUrl = `${ref.url}input/`;
+    const look = async () => {
+        const run = await api.describeRun(ref);
+        if (!run || controller.signal.aborted)
+            return false;
+        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
+        // An input outside any stage pauses the run only.
+        const keys = paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
+        for (const key of keys) {
+            if (announced.has(key))
+                continue;
+            announced.add(key);
+            const stage = paused.find(s => s.id === key);
+            const where = stage ? ` in stage ${JSON.stringify((0,_util_names_js__WEBPACK_IMPORTED_MODULE_5__/* .shortName */ .l)(stage.name))}` : '';
+            // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
+            logger.info(`Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`);
+        }
+        // Once answered, a later pause of the same stage is news again.
+        for (const key of [...announced])
+            if (!keys.includes(key))
+                announced.delete(key);
+        return true;
+    };
+    const done = (async () => {
+        try {
+            await (0,_util_wait_js__WEBPACK_IMPORTED_MODULE_2__/* .sleep */ .yy)(options.firstMs ?? 5000, controller.signal);
+            for (;;) {
+                try {
+                    if (!(await look()))
+                        return;
+                }
+                catch (error) {
+                    if (controller.signal.aborted || error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
+                        return;
+                    logger.debug(`Could not look for a pending input: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`);
+                }
+                await (0,_util_wait_js__WEBPACK_IMPORTED_MODULE_2__/* .sleep */ .yy)(options.intervalMs ?? 10_000, controller.signal);
+            }
+        }
+        catch {
+            // Stopped while waiting.
+        }
+    })();
+    return { stop: () => controller.abort(), done };
+}
+
+
+/***/ }),
+
+/***/ 8034:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Tu: () => (/* binding */ addTimeline)
+/* harmony export */ });
+/* unused harmony exports MAX_BARS, mermaidText, axisTicks, stageTimeline */
+/**
+ * Most bars in one chart: the rest are counted in a line below it.
+ * @internal
+ */
+const MAX_BARS = 50;
+/** Characters of a name kept in a bar or section title. */
+const TITLE_CHARS = 60;
+/** Marks a name keeps; anything else (`:` `#` `;` `%` backticks, `<`, `&`, quotes, newlines …) becomes a space. */
+const KEPT = /[^\p{L}\p{M}\p{N} \-_.,()/+=@!?'*]/gu;
+/** Statements of the gantt grammar a line may start with (case-insensitive), and its date token. */
+const KEYWORD_START = /^(gantt|dateformat|inclusiveenddates|topaxis|axisformat|tickinterval|includes|excludes|todaymarker|weekday|weekend|title|accdescription|acctitle|accdescr|section|click|href|call|\d{4}-\d\d-\d\d)/i;
+/**
+ * A name as it may stand in a task or section title.
+ * @internal
+ */
+function mermaidText(name, max = TITLE_CHARS) {
+    let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim();
+    if ([...text].length > max)
+        text = `${[...text].slice(0, max - 1).join('')}…`;
+    if (text === '')
+        return '(unnamed)';
+    return KEYWORD_START.test(text) ? `_${text}` : text;
+}
+/** Task tags (`done`, `crit`, `active`) and the word added to the title, by StatusExt. */
+const LOOK = {
+    SUCCESS: { tags: 'done' },
+    FAILED: { tags: 'crit', word: 'failed' },
+    UNSTABLE: { tags: 'crit, done', word: 'unstable' },
+    ABORTED: { tags: 'done', word: 'aborted' },
+    IN_PROGRESS: { tags: 'active', word: 'running' },
+    PAUSED_PENDING_INPUT: { tags: 'active', word: 'waiting for input' }
+};
+/** The first instant a bar may start: no Jenkins Pipeline ran before 2000, so an earlier clock is broken. */
+const FIRST_DRAWN = Date.UTC(2000, 0, 1);
+/** The last instant a bar may end: four-digit years (JavaScript's last date is in 275760). */
+const LAST_DRAWN = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/**
+ * The bar of a stage that started (a stage not executed has no time), or
+ * undefined when its times are not ones Mermaid can place (see the header).
+ */
+function barOf(stage) {
+    if (stage.status === 'NOT_EXECUTED')
+        return undefined;
+    const start = Math.floor(stage.startTimeMillis);
+    const end = start + Math.max(0, Math.floor(stage.durationMillis));
+    if (!Number.isFinite(end) || start < FIRST_DRAWN || end > LAST_DRAWN)
+        return undefined;
+    return { start, end };
+}
+/** The chart is under this many tick intervals long: at most seven labels. */
+const SPANS_PER_AXIS = 6;
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/**
+ * Tick intervals (Mermaid's `tickInterval`: d3 time intervals, aligned on
+ * the clock's round values) and the d3 time format of their labels, finest
+ * first. Seconds show once a tick is under a minute, milliseconds under a
+ * second; the day shows once the chart can span more than a day.
+ */
+const AXES = [
+    ...[100, 200, 500].map(n => ({ ms: n, interval: `${n}millisecond`, format: '%H:%M:%S.%L' })),
+    ...[1, 2, 5, 10, 15, 30].map(n => ({
+        ms: n * SECOND,
+        interval: `${n}second`,
+        format: '%H:%M:%S'
+    })),
+    ...[1, 2, 5, 10, 15, 30].map(n => ({ ms: n * MINUTE, interval: `${n}minute`, format: '%H:%M' })),
+    ...[1, 2, 3].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%H:%M' })),
+    ...[6, 12].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%b %-d %H:%M' })),
+    ...[1, 2, 7].map(n => ({ ms: n * DAY, interval: `${n}day`, format: '%b %-d' })),
+    ...[1, 3, 6].map(n => ({ ms: n * 30 * DAY, interval: `${n}month`, format: '%b %Y' }))
+];
+/** Beyond the last of AXES: a label a year (Mermaid has no coarser interval). */
+const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' };
+/**
+ * The axis of a chart spanning `spanMs`: the finest tick interval that cuts
+ * it into fewer than SPANS_PER_AXIS spans, and its label format. A span over
+ * three years gets a label a year.
+ * @internal
+ */
+function axisTicks(spanMs) {
+    const { interval, format } = AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY;
+    return { interval, format };
+}
+/**
+ * The gantt chart of the builds' stages (dateFormat x: bars start and end
+ * at epoch milliseconds); undefined when no stage started.
+ * @internal
+ */
+function stageTimeline(builds, maxBars = MAX_BARS) {
+    const lines = [];
+    let bars = 0;
+    let leftOut = 0;
+    let first = Infinity;
+    let last = -Infinity;
+    for (const build of builds) {
+        const stages = build.stages.flatMap(stage => {
+            const bar = barOf(stage);
+            return bar ? [{ stage, bar }] : [];
+        });
+        if (stages.length === 0)
+            continue;
+        const room = Math.max(0, maxBars - bars);
+        leftOut += Math.max(0, stages.length - room);
+        if (room === 0)
+            continue;
+        if (build.section) {
+            const { job, number } = build.section;
+            lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`);
+        }
+        for (const { stage, bar } of stages.slice(0, room)) {
+            // A status a newer plugin may add is Jenkins text too.
+            const look = LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) };
+            const title = mermaidText(stage.name) + (look.word ? ` (${look.word})` : '');
+            lines.push(`    ${title} :${look.tags}, ${bar.start}, ${bar.end}`);
+            first = Math.min(first, bar.start);
+            last = Math.max(last, bar.end);
+            bars++;
+        }
+    }
+    if (bars === 0)
+        return undefined;
+    // Mermaid's axis runs from the first bar's start to the last bar's end.
+    const axis = axisTicks(last - first);
+    const header = [
+        '```mermaid',
+        'gantt',
+        '    dateFormat x',
+        `    axisFormat ${axis.format}`,
+        `    tickInterval ${axis.interval}`
+    ];
+    return { chart: [...header, ...lines, '```'].join('\n'), leftOut };
+}
+/**
+ * Adds the chart to the summary, under a heading, with a line for the
+ * stages left out. A blank line before the fence: right after an HTML block
+ * (a table) Markdown would not see it.
+ */
+function addTimeline(summary, builds) {
+    const timeline = stageTimeline(builds);
+    if (!timeline)
+        return;
+    summary.addHeading('Stage timeline', 3);
+    summary.addRaw(`\n${timeline.chart}\n`, true);
+    if (timeline.leftOut > 0) {
+        summary.addRaw(`<p>… and ${timeline.leftOut} more stage(s), not drawn (at most ${MAX_BARS} bars).</p>`, true);
+    }
+}
+
+
+/***/ }),
+
+/***/ 2472:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   N$: () => (/* binding */ readValues),
+/* harmony export */   ml: () => (/* binding */ addValues)
+/* harmony export */ });
+/* unused harmony exports parseValues, parseJsonValues, parseKeyValueLines */
+/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
+/* harmony import */ var _jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3808);
+/* harmony import */ var _jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(583);
+/* harmony import */ var _inputs_parameters_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(723);
+/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(9263);
+/* harmony import */ var _util_name_value_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(4237);
+/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2509);
+
+
+
+
+
+
+
+/** Most bytes of the file read: a larger one is not downloaded. */
+const MAX_VALUES_BYTES = 1024 * 1024;
+/** Keys the job summary lists. */
+const MAX_SUMMARY_VALUES = 50;
+/** Characters of a value the job summary shows. */
+const MAX_SUMMARY_VALUE_CHARS = 200;
+/**
+ * Parses the file's bytes by its name: `.json` one JSON object, else KEY=VALUE lines.
+ * @internal
+ */
+function parseValues(path, bytes) {
+    // A byte-order mark (an editor on Windows) is not part of the first key.
+    const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+    return /\.json$/i.test(path) ? parseJsonValues(text) : parseKeyValueLines(text);
+}
+/**
+ * One JSON object, nested values kept; a key twice in any object is refused (JSON.parse would keep the last silently).
+ * @internal
+ */
+function parseJsonValues(text) {
+    let parsed;
+    try {
+        parsed = (0,_jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__/* .parseJenkinsJson */ .m_)(text);
+    }
+    catch (error) {
+        return { problem: `is not one JSON object (${error.message})` };
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed;
+        return { problem: `is not one JSON object (it holds ${kind})` };
+    }
+    // Any depth: parseJenkinsJson has bounded the nesting.
+    const twice = (0,_inputs_parameters_js__WEBPACK_IMPORTED_MODULE_3__/* .duplicateKey */ .Ve)(text, Infinity);
+    if (twice !== undefined)
+        return { problem: `has the key ${quoteKey(twice.name)} twice` };
+    return { values: parsed };
+}
+/**
+ * `KEY=VALUE` lines: LF or CRLF ends a line (the CR is not the value's),
+ * blank lines and lines starting with `#` are skipped, the key is trimmed
+ * and the value is everything after the first `=`, exactly: no quotes
+ * removed, no escapes read. A line without `=`, an empty key, or a key
+ * given twice is refused, naming its line.
+ * @internal
+ */
+function parseKeyValueLines(text) {
+    const values = Object.create(null);
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+        const line = lines[i].replace(/\r$/, '');
+        if (line.trim() === '' || line.trimStart().startsWith('#'))
+            continue;
+        const pair = (0,_util_name_value_js__WEBPACK_IMPORTED_MODULE_4__/* .splitNameValue */ .b)(line);
+        if ('missing' in pair) {
+            return { problem: `has ${pair.missing === '=' ? "no '='" : 'an empty key'} on line ${i + 1}` };
+        }
+        if (Object.hasOwn(values, pair.name)) {
+            return { problem: `has the key ${quoteKey(pair.name)} twice (line ${i + 1})` };
+        }
+        values[pair.name] = pair.value;
+    }
+    return { values };
+}
+/** A key for a message: JSON-quoted (control characters escaped), at most 60 characters. */
+function quoteKey(key) {
+    return JSON.stringify((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(key, 60));
+}
+/**
+ * Reads `path` among the build's artifacts (one request, at most
+ * MAX_VALUES_BYTES of it) and parses it. Never throws but for the step's
+ * own cancel: every failure is one warning and `{}`.
+ */
+async function readValues(api, ref, path, logger) {
+    const what = `values-file '${path}' of build #${ref.number} of ${(0,_jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__/* .fullName */ .fq)(ref.job)}`;
+    const fail = (problem) => {
+        const message = `The ${what} ${problem}: the values output is {}.`;
+        logger.warning(message);
+        return { values: Object.create(null), problem: message };
+    };
+    let read;
+    try {
+        read = await api.readArtifact(ref, path, MAX_VALUES_BYTES);
+    }
+    catch (error) {
+        // The step's own cancel or deadline ends the step, not just the values.
+        if (!(error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .JenkinsError */ .fF) || error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
+            throw error;
+        if (error.kind === 'not-found')
+            return fail('was not archived by the build (404)');
+        return fail(`could not be read (${error.message})`);
+    }
+    if ('tooLarge' in read)
+        return fail(`is larger than 1 MiB, so it was not read`);
+    const parsed = parseValues(path, read.bytes);
+    if ('problem' in parsed)
+        return fail(parsed.problem);
+    logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`);
+    return { values: parsed.values };
+}
+/** The summary's values: at most 50 keys, each value cut to 200 characters, as text. */
+function addValues(summary, outcome, level = 3) {
+    summary.addHeading('Values', level);
+    const entries = Object.entries(outcome.values);
+    if (entries.length === 0) {
+        summary.addRaw(`<p>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_6__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(outcome.problem ?? 'None.', 1000))}</p>`, true);
+        return;
+    }
+    const shown = entries.slice(0, MAX_SUMMARY_VALUES);
+    summary.addTable([
+        [
+            { data: 'Key', header: true },
+            { data: 'Value', header: true }
+        ],
+        ...shown.map(([key, value]) => [
+            `<code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_6__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(key, 100))}</code>`,
+            (0,_util_html_js__WEBPACK_IMPORTED_MODULE_6__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(typeof value === 'string' ? value : JSON.stringify(value), MAX_SUMMARY_VALUE_CHARS)) || '&nbsp;'
+        ])
+    ]);
+    if (entries.length > shown.length) {
+        summary.addRaw(`<p>… and ${entries.length - shown.length} more.</p>`, true);
+    }
+}
+
+
+/***/ }),
+
+/***/ 1671:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   t: () => (/* binding */ kib),
+/* harmony export */   z: () => (/* binding */ formatBytes)
+/* harmony export */ });
+/**
+ * Sizes for people, in one unit system everywhere the action writes one:
+ * binary units (1 KiB = 1,024 bytes), the ones the limits are set in
+ * (GitHub's 1 MiB summary, 64 KiB reads, 8 MiB answers) and that a size
+ * computed by 1,024 must be labelled with.
+ */
+const UNITS = ['KiB', 'MiB', 'GiB', 'TiB'];
+/** '512 B', '1.5 KiB', '200 MiB': one decimal, none when it is 0. */
+function formatBytes(bytes) {
+    if (bytes < 1024)
+        return `${Math.round(bytes)} B`;
+    let value = bytes / 1024;
+    let unit = 0;
+    while (value >= 1024 && unit < UNITS.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return `${value.toFixed(1).replace(/\.0$/, '')} ${UNITS[unit]}`;
+}
+/** Bytes as whole KiB, rounded up: for a size against a limit, never shown under it. */
+function kib(bytes) {
+    return `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+
+/***/ }),
+
+/***/ 4572:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   p: () => (/* binding */ commitShaOf)
+/* harmony export */ });
+/**
+ * A full commit id as git and GitHub write it: 40 (SHA-1) or 64 (SHA-256)
+ * hexadecimal digits. The one test for the `commit` input, the event the
+ * runner wrote and GitHub's answers: a branch name, `../..` or a line
+ * break must never be taken for a commit.
+ */
+function commitShaOf(value) {
+    return typeof value === 'string' && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(value)
+        ? value.toLowerCase()
+        : undefined;
+}
+
+
+/***/ }),
+
+/***/ 2517:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   IQ: () => (/* binding */ BUILD_RESULTS),
+/* harmony export */   Uw: () => (/* binding */ State),
+/* harmony export */   k7: () => (/* binding */ Output),
+/* harmony export */   pd: () => (/* binding */ Input)
+/* harmony export */ });
+/** Input names, exactly as in action.yml. */
+var Input;
+(function (Input) {
+    Input["Url"] = "url";
+    Input["User"] = "user";
+    Input["Token"] = "token";
+    Input["Job"] = "job";
+    Input["Parameters"] = "parameters";
+    Input["Files"] = "files";
+    Input["Wait"] = "wait";
+    Input["Disable"] = "disable";
+    Input["Build"] = "build";
+    Input["ListJobs"] = "list-jobs";
+    Input["Timeout"] = "timeout";
+    Input["Accept"] = "accept";
+    Input["Log"] = "log";
+    Input["AbortOnCancel"] = "abort-on-cancel";
+    Input["CommitStatus"] = "commit-status";
+    Input["GithubToken"] = "github-token";
+    Input["StatusContext"] = "status-context";
+    Input["PrComment"] = "pr-comment";
+    Input["Commit"] = "commit";
+    Input["PullRequest"] = "pull-request";
+    /** The job parameter that takes the commit under test. */
+    Input["CommitParameter"] = "commit-parameter";
+    /** The least role a comment command's author needs on the repository. */
+    Input["CommentPermission"] = "comment-permission";
+    Input["Branch"] = "branch";
+    Input["Scan"] = "scan";
+    Input["JobToken"] = "job-token";
+    Input["Headers"] = "headers";
+    Input["CaCert"] = "ca-cert";
+    Input["Artifacts"] = "artifacts";
+    Input["ArtifactsPath"] = "artifacts-path";
+    Input["Jobs"] = "jobs";
+    Input["FailFast"] = "fail-fast";
+    /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
+    Input["ValuesFile"] = "values-file";
+})(Input || (Input = {}));
+/** Output names, exactly as in action.yml. */
+var Output;
+(function (Output) {
+    Output["Result"] = "result";
+    Output["BuildNumber"] = "build-number";
+    Output["BuildUrl"] = "build-url";
+    Output["Duration"] = "duration";
+    Output["QueueUrl"] = "queue-url";
+    Output["Build"] = "build";
+    Output["Jobs"] = "jobs";
+    Output["JobUrl"] = "job-url";
+    /** Test counts of the build's JUnit report; empty without one. */
+    Output["TestsTotal"] = "tests-total";
+    Output["TestsFailed"] = "tests-failed";
+    Output["TestsSkipped"] = "tests-skipped";
+    /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
+    Output["Stages"] = "stages";
+    /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
+    Output["Artifacts"] = "artifacts";
+    /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
+    Output["Builds"] = "builds";
+    /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
+    Output["History"] = "history";
+    /** The build's description as Jenkins stores it; empty when none. */
+    Output["Description"] = "description";
+    /** The build's display name (`#42`, or what the build set). */
+    Output["DisplayName"] = "display-name";
+    /** JSON object of the parameters the build ran with (name → value). */
+    Output["BuildParameters"] = "build-parameters";
+    /** JSON object read from the `values-file` artifact. */
+    Output["Values"] = "values";
+    /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
+    Output["Commit"] = "commit";
+})(Output || (Output = {}));
+/** Keys saved with core.saveState for the post step. */
+var State;
+(function (State) {
+    /** Set by the main step, so the second run of the bundle knows it is the post step. */
+    State["IsPost"] = "isPost";
+    /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
+    State["Done"] = "done";
+    /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
+    State["LeftRunning"] = "leftRunning";
+    /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
+    State["Ended"] = "ended";
+    /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
+    State["Returned"] = "returned";
+    /** JSON array of what the step started and may still run ({job, queueId, number, shared, own}; step/remote-work.ts), for the post step. */
+    State["Builds"] = "builds";
+})(State || (State = {}));
+/** Build results Jenkins reports (hudson.model.Result). */
+const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
+
+
+/***/ }),
+
+/***/ 6518:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   E9: () => (/* binding */ parseDuration),
+/* harmony export */   a3: () => (/* binding */ formatDuration)
+/* harmony export */ });
+/* unused harmony export MAX_DURATION_MS */
+/* harmony import */ var _input_error_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3059);
+/* harmony import */ var _shorten_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2509);
+
+
+/**
+ * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
+ * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
+ * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
+ * above which Node fires the timer at once instead of never.
+ * @internal
+ */
+const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
+const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
+/**
+ * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
+ * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
+ * case-insensitive; only whole numbers. The result is more than 0 and at most
+ * MAX_DURATION_MS.
+ */
+function parseDuration(value, input) {
+    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
+    const text = value.trim();
+    let ms;
+    if (/^\d+$/.test(text)) {
+        ms = Number(text) * UNITS_MS.s;
+    }
+    else {
+        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
+        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
+            ms =
+                Number(match[1] ?? 0) * UNITS_MS.h +
+                    Number(match[2] ?? 0) * UNITS_MS.m +
+                    Number(match[3] ?? 0) * UNITS_MS.s;
+        }
+    }
+    if (ms === undefined) {
+        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`Input '${input}' ('${(0,_shorten_js__WEBPACK_IMPORTED_MODULE_1__/* .clip */ .$)(text)}') is not a duration: ${expected}.`);
+    }
+    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
+        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`Input '${input}' ('${(0,_shorten_js__WEBPACK_IMPORTED_MODULE_1__/* .clip */ .$)(text)}') is out of range: ${expected}.`);
+    }
+    return ms;
+}
+/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
+function formatDuration(ms) {
+    // Undefined: Jenkins sent none that is a count (decodeBuild). Beyond the safe-integer range a number is not a duration (1e+21).
+    if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > Number.MAX_SAFE_INTEGER)
+        return 'unknown';
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    if (ms < 10_000)
+        return `${Math.floor(ms / 100) / 10} s`;
+    if (ms < 60_000)
+        return `${Math.floor(ms / 1000)} s`;
+    const totalSeconds = Math.round(ms / 1000);
+    const hours = Math.floor(totalSeconds / 3600);
+    const minutes = Math.floor((totalSeconds % 3600) / 60);
+    const seconds = totalSeconds % 60;
+    const parts = [];
+    if (hours > 0)
+        parts.push(`${hours} h`);
+    if (minutes > 0)
+        parts.push(`${minutes} min`);
+    // Seconds are noise next to hours.
+    if (seconds > 0 && hours === 0)
+        parts.push(`${seconds} s`);
+    return parts.join(' ');
+}
+
+
+/***/ }),
+
+/***/ 1992:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   k: () => (/* binding */ errorText)
+/* harmony export */ });
+/** What was thrown, as text for a message: an Error's message, anything else as String() makes it. */
+function errorText(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+
+
+/***/ }),
+
+/***/ 6086:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  u: () => (/* binding */ collectYoungGarbage),
+  D: () => (/* binding */ keepYoungGenerationSmall)
+});
+
+;// CONCATENATED MODULE: external "node:v8"
+const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
+;// CONCATENATED MODULE: external "node:vm"
+const external_node_vm_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:vm");
+;// CONCATENATED MODULE: ./src/util/heap.ts
+
+
+/**
+ * Keeps V8's young generation at its initial size instead of letting it grow
+ * to tens of MB.
+ *
+ * Streaming a console allocates fast and briefly (socket buffers, decoded
+ * text), and V8 grows the young generation with the bytes that survive
+ * scavenges over time; the socket buffers (external memory) are only freed
+ * by a scavenge, so a bigger young generation also holds more of them. With
+ * a 100 MB console `npm run bench` measured a peak RSS of 203 MB without
+ * this and 85 MB with it, and the step ended sooner (fewer long pauses).
+ *
+ * The runner starts `node dist/index.js` without flags, so the entry point
+ * is the only place to set it. `--max-semi-space-size` is fixed when the
+ * heap is set up and does nothing here; the growth factor is read each time
+ * V8 considers growing, so 1 (never grow) takes effect.
+ */
+function keepYoungGenerationSmall() {
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
+}
+let collect;
+/**
+ * Runs a scavenge now, to free the read buffers of a fast download.
+ *
+ * A socket read hands over a 64 KiB buffer that V8 counts as external memory
+ * and frees only when a collection finds it dead. Streaming a file to disk at
+ * a few hundred MB/s allocates them far faster than the JavaScript objects
+ * around them fill the (small, see above) young generation, so thousands pile
+ * up between scavenges: a 200 MB artifact took the step from about 62 MB to
+ * 110 MB of RSS. A scavenge every few MiB keeps that to a few MiB of buffers
+ * for well under a millisecond each.
+ *
+ * V8 only exposes gc() to contexts created after `--expose-gc` is set, so a
+ * fresh one hands it over; the main context gets no global `gc`. Where that
+ * is not possible this does nothing.
+ */
+function collectYoungGarbage() {
+    if (collect === undefined) {
+        try {
+            (0,external_node_v8_namespaceObject.setFlagsFromString)('--expose-gc');
+            const gc = (0,external_node_vm_namespaceObject.runInNewContext)('gc');
+            collect = typeof gc === 'function' ? gc : null;
+        }
+        catch {
+            collect = null;
+        }
+    }
+    collect?.({ type: 'minor' });
+}
+
+
+/***/ }),
+
+/***/ 9263:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Z: () => (/* binding */ escapeHtml),
+/* harmony export */   n: () => (/* binding */ link)
+/* harmony export */ });
+/**
+ * Text in the job summary: what came from Jenkins or the user made inert
+ * (HTML and Markdown), and links only to http(s).
+ */
+/** An `<a>` to an http(s) URL, else the escaped text alone. */
+function link(text, url) {
+    const href = safeUrl(url);
+    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+}
+/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
+function safeUrl(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Makes text inert in the summary: HTML special characters and the characters
+ * Markdown acts on become entities, line breaks become <br> (a blank line
+ * would end the HTML block and let Markdown through), and other control
+ * characters go.
+ */
+function escapeHtml(text) {
+    return (text
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
+        .replace(/\r\n|\r|\n/g, '<br>')
+        .replace(/\t/g, ' '));
+}
+function escapeAttribute(text) {
+    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+}
+
+
+/***/ }),
+
+/***/ 5394:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   f: () => (/* binding */ parseHttpUrl),
+/* harmony export */   t: () => (/* binding */ hasDotSegment)
+/* harmony export */ });
+/* harmony import */ var _input_error_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3059);
+
+/** `value` as an absolute http(s) URL; else an error in which `where` names the input and value. */
+function parseHttpUrl(value, where, expected) {
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`${where} is not an absolute URL: ${expected}.`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`${where} must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
+    }
+    return url;
+}
+/**
+ * Whether the path of the URL `value` has a '.' or '..' segment (also as
+ * %2e): the URL parser resolves them silently, and a URL Jenkins wrote never
+ * holds them, so an input that does is refused rather than guessed.
+ */
+function hasDotSegment(value) {
+    const path = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/[?#].*$/s, '');
+    return path.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment));
+}
+
+
+/***/ }),
+
+/***/ 3059:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   d: () => (/* binding */ InputError)
+/* harmony export */ });
+/**
+ * Thrown for a bad input; the message names the input and the expected form,
+ * and never contains a secret (token, password, github-token).
+ */
+class InputError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'InputError';
+    }
+}
+
+
+/***/ }),
+
+/***/ 6618:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Kz: () => (/* binding */ warnUnread),
+/* harmony export */   OP: () => (/* binding */ namedLogger)
+/* harmony export */ });
+/* unused harmony export silentLogger */
+/**
+ * A logger that drops everything (for library use and tests that do not care).
+ * @internal
+ */
+const silentLogger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warning: () => undefined
+};
+/** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
+function namedLogger(logger, name) {
+    return { ...logger, info: message => logger.info(`${name}: ${message}`) };
+}
+/**
+ * Says that a part of a build's outcome (test report, stages, artifacts
+ * list) could not be read: a warning in the log, and the same words in
+ * `unread` for the summary. The build's result stands.
+ */
+function warnUnread(message, logger, unread) {
+    logger.warning(message);
+    unread.push(message);
+}
+
+
+/***/ }),
+
+/***/ 4237:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   b: () => (/* binding */ splitNameValue),
+/* harmony export */   m: () => (/* binding */ groupByName)
+/* harmony export */ });
+/**
+ * Splits `NAME=value` (a `-p` flag, a line of `parameters`, `files` or a
+ * values file) on its first `=`, so the value may hold `=` and may be empty;
+ * the name is trimmed and never empty. What is `missing` otherwise, for the
+ * caller's message, which must not echo the text: values are often secrets.
+ */
+function splitNameValue(text) {
+    const eq = text.indexOf('=');
+    if (eq < 0)
+        return { missing: '=' };
+    const name = text.slice(0, eq).trim();
+    return name === '' ? { missing: 'name' } : { name, value: text.slice(eq + 1) };
+}
+/** Values by name, in order: a name given more than once holds the list of its values (a multi-value parameter). */
+function groupByName(pairs) {
+    const values = new Map();
+    for (const { name, value } of pairs)
+        values.set(name, [...(values.get(name) ?? []), value]);
+    // fromEntries defines own properties: a name `__proto__` stays a name.
+    return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
+}
+
+
+/***/ }),
+
+/***/ 5888:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   E: () => (/* binding */ NAME_CHARS),
+/* harmony export */   l: () => (/* binding */ shortName)
+/* harmony export */ });
+/* harmony import */ var _shorten_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2509);
+
+/**
+ * Characters of a stage, test or job name wherever the step prints one: the
+ * log, annotations, messages, the summary. Jenkins accepts names of any
+ * length (a stage name is free text; 2,000 stages of 4 KB names make
+ * megabytes); what identifies one is in its first words, and its page in
+ * Jenkins has the whole.
+ */
+const NAME_CHARS = 200;
+/** A name as printed: at most NAME_CHARS characters, an ellipsis marking the cut. */
+function shortName(name) {
+    return (0,_shorten_js__WEBPACK_IMPORTED_MODULE_0__/* .cut */ .J)(name, NAME_CHARS);
+}
+
+
+/***/ }),
+
+/***/ 2509:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $: () => (/* binding */ clip),
+/* harmony export */   J: () => (/* binding */ cut)
+/* harmony export */ });
+/** At most `max` characters (code points), an ellipsis marking the cut. */
+function cut(text, max) {
+    const chars = Array.from(text);
+    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
+}
+/** A value quoted in a message: its first 40 characters, an ellipsis marking a cut. */
+function clip(text) {
+    return cut(text, 41);
+}
+
+
+/***/ }),
+
+/***/ 1643:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Js: () => (/* binding */ abortReason),
+/* harmony export */   M4: () => (/* binding */ StepAborted),
+/* harmony export */   Te: () => (/* binding */ throwIfAborted),
+/* harmony export */   pN: () => (/* binding */ settleBy),
+/* harmony export */   yy: () => (/* binding */ sleep)
+/* harmony export */ });
+/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8500);
+/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_timers_promises__WEBPACK_IMPORTED_MODULE_0__);
+
+/** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
+class StepAborted extends Error {
+    reason;
+    constructor(reason) {
+        super(reason === 'timeout' ? 'The step timed out.' : 'The step was cancelled.');
+        this.reason = reason;
+        this.name = 'StepAborted';
+    }
+}
+/** The reason carried by an aborted signal ('cancelled' unless it says 'timeout'). */
+function abortReason(signal) {
+    return signal.reason === 'timeout' ? 'timeout' : 'cancelled';
+}
+/** Throws StepAborted if the signal has fired. */
+function throwIfAborted(signal) {
+    if (signal?.aborted)
+        throw new StepAborted(abortReason(signal));
+}
+/** Waits `ms`, or throws StepAborted as soon as the signal fires. */
+function sleep(ms, signal) {
+    throwIfAborted(signal);
+    return (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(ms, undefined, { signal }).catch((error) => {
+        throw signal?.aborted ? new StepAborted(abortReason(signal)) : error;
+    });
+}
+/** Waits for `work` to settle, but not past `until` (epoch ms); never throws. */
+async function settleBy(work, until) {
+    const done = new AbortController();
+    const ignore = () => undefined;
+    await Promise.race([
+        work.then(ignore, ignore),
+        (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
+    ]);
+    done.abort();
+}
+
+
+/***/ }),
+
+/***/ 2613:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
+
+/***/ }),
+
+/***/ 4434:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
+
+/***/ }),
+
+/***/ 9896:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+
+/***/ }),
+
+/***/ 8611:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
+
+/***/ }),
+
+/***/ 5692:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
+
+/***/ }),
+
+/***/ 9278:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
+
+/***/ }),
+
+/***/ 4589:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:assert");
+
+/***/ }),
+
+/***/ 6698:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_hooks");
+
+/***/ }),
+
+/***/ 4573:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer");
+
+/***/ }),
+
+/***/ 7540:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:console");
+
+/***/ }),
+
+/***/ 7598:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+
+/***/ }),
+
+/***/ 3053:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:diagnostics_channel");
+
+/***/ }),
+
+/***/ 610:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns");
+
+/***/ }),
+
+/***/ 8474:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events");
+
+/***/ }),
+
+/***/ 7067:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+
+/***/ }),
+
+/***/ 2467:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2");
+
+/***/ }),
+
+/***/ 7030:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+
+/***/ }),
+
+/***/ 643:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
+
+/***/ }),
+
+/***/ 1792:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:querystring");
+
+/***/ }),
+
+/***/ 7075:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
+
+/***/ }),
+
+/***/ 8500:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+
+/***/ }),
+
+/***/ 1692:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+
+/***/ }),
+
+/***/ 3136:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
+
+/***/ }),
+
+/***/ 7975:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
+
+/***/ }),
+
+/***/ 3429:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util/types");
+
+/***/ }),
+
+/***/ 5919:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
+
+/***/ }),
+
+/***/ 8522:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
+
+/***/ }),
+
+/***/ 857:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+
+/***/ }),
+
+/***/ 3193:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
+
+/***/ }),
+
+/***/ 4756:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
+
+/***/ }),
+
+/***/ 9023:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 6919:
+/***/ ((__unused_webpack_module, exports) => {
+
+var __webpack_unused_export__;
+
+/*!
+ * content-type
+ * Copyright(c) 2015 Douglas Christopher Wilson
+ * MIT Licensed
+ */
+__webpack_unused_export__ = ({ value: true });
+__webpack_unused_export__ = format;
+exports.qg = parse;
+const TEXT_REGEXP = /^[\u0009\u0020-\u007e\u0080-\u00ff]*$/;
+const TOKEN_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * RegExp to match chars that must be quoted-pair in RFC 9110 sec 5.6.4
+ */
+const QUOTE_REGEXP = /[\\"]/g;
+/**
+ * RegExp to match type in RFC 9110 sec 8.3.1
+ *
+ * media-type = type "/" subtype
+ * type       = token
+ * subtype    = token
+ */
+const TYPE_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
+ */
+const NullObject = /* @__PURE__ */ (() => {
+    const C = function () { };
+    C.prototype = Object.create(null);
+    return C;
+})();
+/**
+ * Format an object into a `Content-Type` header.
+ */
+function format(obj) {
+    const { type, parameters } = obj;
+    if (!type || !TYPE_REGEXP.test(type)) {
+        throw new TypeError(`Invalid type: ${type}`);
+    }
+    let result = type;
+    if (parameters) {
+        for (const param of Object.keys(parameters)) {
+            if (!TOKEN_REGEXP.test(param)) {
+                throw new TypeError(`Invalid parameter name: ${param}`);
+            }
+            result += `; ${param}=${qstring(parameters[param])}`;
+        }
+    }
+    return result;
+}
+/**
+ * Parse a `Content-Type` header.
+ */
+function parse(header, options) {
+    const stopChar = options?.comma === true ? COMMA : 65536; // Sentinel for "no stop char".
+    const len = header.length;
+    let index = skipOWS(header, options?.start ?? 0, len);
+    const valueStart = index;
+    index = skipValue(header, index, len, stopChar);
+    const valueEnd = trailingOWS(header, valueStart, index);
+    const type = header.slice(valueStart, valueEnd).toLowerCase();
+    if (options?.parameters === false) {
+        return { type, index, parameters: new NullObject() };
+    }
+    return parseParameters(header, type, index, len, stopChar);
+}
+const SP = 32; // " "
+const HTAB = 9; // "\t"
+const SEMI = 59; // ";"
+const EQ = 61; // "="
+const DQUOTE = 34; // '"'
+const BSLASH = 92; // "\\"
+const COMMA = 44; // ","
+/**
+ * Parses the parameters of a `Content-Type` header starting at the given index.
+ */
+function parseParameters(header, type, index, len, stopChar) {
+    const parameters = new NullObject();
+    parameter: while (index < len) {
+        if (header.charCodeAt(index) === stopChar)
+            break;
+        index = skipOWS(header, index + 1 /* Skip over ; */, len);
+        const keyStart = index;
+        while (index < len) {
+            const code = header.charCodeAt(index);
+            if (code === stopChar)
+                break parameter;
+            if (code === SEMI)
+                continue parameter;
+            if (code === EQ) {
+                const keyEnd = trailingOWS(header, keyStart, index);
+                const key = header.slice(keyStart, keyEnd).toLowerCase();
+                index = skipOWS(header, index + 1, len);
+                if (index < len && header.charCodeAt(index) === DQUOTE) {
+                    index++;
+                    let value = "";
+                    while (index < len) {
+                        const code = header.charCodeAt(index++);
+                        if (code === DQUOTE) {
+                            index = skipValue(header, index, len, stopChar);
+                            if (parameters[key] === undefined)
+                                parameters[key] = value;
+                            break;
+                        }
+                        if (code === BSLASH && index < len) {
+                            value += header[index++];
+                            continue;
+                        }
+                        value += String.fromCharCode(code);
+                    }
+                    continue parameter;
+                }
+                const valueStart = index;
+                index = skipValue(header, index, len, stopChar);
+                if (parameters[key] === undefined) {
+                    const valueEnd = trailingOWS(header, valueStart, index);
+                    parameters[key] = header.slice(valueStart, valueEnd);
+                }
+                continue parameter;
+            }
+            index++;
+        }
+    }
+    return { type, index, parameters };
+}
+/**
+ * Skip over characters until a semicolon or other exit character.
+ */
+function skipValue(str, index, len, stopChar) {
+    while (index < len) {
+        const code = str.charCodeAt(index);
+        if (code === SEMI || code === stopChar)
+            break;
+        index++;
+    }
+    return index;
+}
+/**
+ * Skip optional whitespace (OWS) in an HTTP header value.
+ *
+ * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
+ */
+function skipOWS(header, index, len) {
+    while (index < len) {
+        const char = header.charCodeAt(index);
+        if (char !== SP && char !== HTAB)
+            break;
+        index++;
+    }
+    return index;
+}
+/**
+ * Trim optional whitespace (OWS) from the end of a substring.
+ *
+ * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
+ */
+function trailingOWS(header, start, end) {
+    while (end > start) {
+        const char = header.charCodeAt(end - 1);
+        if (char !== SP && char !== HTAB)
+            break;
+        end--;
+    }
+    return end;
+}
+/**
+ * Serialize a parameter value.
+ */
+function qstring(str) {
+    if (TOKEN_REGEXP.test(str))
+        return str;
+    if (TEXT_REGEXP.test(str))
+        return `"${str.replace(QUOTE_REGEXP, "\\$&")}"`;
+    throw new TypeError(`Invalid parameter value: ${str}`);
+}
+//# sourceMappingURL=index.js.map
 
 /***/ }),
 

@@ -12,7 +12,9 @@ import {
   parseBaseUrl,
   parseBranch,
   parseBuild,
+  parseCommentPermission,
   parseCommit,
+  parseCommitParameter,
   parseCredentials,
   parsePullRequest,
   parseScan,
@@ -20,6 +22,7 @@ import {
   parseWait,
   readBoolean,
   type BuildMode,
+  type CommentPermission,
   type ScanMode,
   type WaitMode
 } from './input-values.js'
@@ -64,6 +67,10 @@ export interface Settings extends JobEntry {
   commit?: string
   /** Input `pull-request`: the pull request the run is for, where the event names none. */
   pullRequest?: number
+  /** Input `commit-parameter`: the job parameter that takes the commit under test (outcome/commit-gate.ts); undefined: none. */
+  commitParameter?: string
+  /** Input `comment-permission`: the least role the author of a comment command needs (outcome/comment-command.ts). */
+  commentPermission: CommentPermission
   scan: ScanMode
   /** The job's "Trigger builds remotely" token ('' for none). Already masked (getSettings). */
   jobToken: string
@@ -123,6 +130,8 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.PrComment]: 'false',
   [Input.Commit]: '',
   [Input.PullRequest]: '',
+  [Input.CommitParameter]: '',
+  [Input.CommentPermission]: 'write',
   [Input.Branch]: '',
   [Input.Scan]: 'if-missing',
   [Input.JobToken]: '',
@@ -161,6 +170,8 @@ export function parseSettings(
   const prComment = readBoolean(read, Input.PrComment)
   const commit = parseCommit(read(Input.Commit))
   const pullRequest = parsePullRequest(read(Input.PullRequest))
+  const commitParameter = parseCommitParameter(read(Input.CommitParameter))
+  const commentPermission = parseCommentPermission(read(Input.CommentPermission))
 
   const wait = parseWait(read(Input.Wait))
   const buildText = read(Input.Build)
@@ -225,7 +236,9 @@ export function parseSettings(
     hasArtifacts: artifacts.length > 0,
     jobs: jobs?.entries,
     failFast,
-    statusContext: read(Input.StatusContext) !== ''
+    statusContext: read(Input.StatusContext) !== '',
+    commitParameter,
+    parameters
   })
 
   const githubToken = read(Input.GithubToken)
@@ -260,6 +273,8 @@ export function parseSettings(
     prComment,
     ...(commit === undefined ? {} : { commit }),
     ...(pullRequest === undefined ? {} : { pullRequest }),
+    ...(commitParameter === undefined ? {} : { commitParameter }),
+    commentPermission,
     scan,
     jobToken,
     headers,
