@@ -19,6 +19,7 @@ import { settleCommit } from './outcome/commit-gate.js'
 import { run as runPost } from './post.js'
 import { formatDuration } from './util/duration.js'
 import { coreStepIO } from './step/step-io.js'
+import { maskSecret } from './step/secrets.js'
 import type { StepIO } from './runner/io.js'
 import { resolveUploads } from './inputs/upload-files.js'
 import { shortName } from './util/names.js'
@@ -32,13 +33,14 @@ export async function run(): Promise<void> {
   }
   coreStepIO.saveState(State.IsPost, 'true')
   try {
-    const settings = getSettings()
+    const settings = getSettings({ mask: maskSecret })
     for (const warning of settings.inputWarnings) coreStepIO.logger.warning(warning)
     if (settings.jobs) await runJobsStep(settings, coreStepIO)
     else await runMain(settings, coreStepIO)
   } catch (error) {
-    // Report every thrown value, not only Error instances.
-    core.setFailed(errorText(error))
+    // Report every thrown value, not only Error instances. The message is an
+    // annotation too: it leaves without the step's secrets.
+    core.setFailed(coreStepIO.redact(errorText(error)))
     // core.setFailed sets it too; @github/local-action's stand-in for it does
     // not, and `npm run local-action` must exit with the step's status.
     process.exitCode = 1

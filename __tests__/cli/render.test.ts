@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { Masker } from '../../src/cli/masker.js'
+import { Redaction } from '../../src/util/redaction.js'
 import { StepLog, terminalSafe, type RenderOptions } from '../../src/cli/render.js'
 
 /** Renders stdout (and stderr) as the command shows them. */
 function render(
   stdout: string,
   options: Partial<RenderOptions> = {},
-  masker = new Masker(),
+  masker = new Redaction('runner'),
   stderr = ''
 ): string {
   let out = ''
@@ -51,7 +51,7 @@ describe('StepLog: a step log for a terminal', () => {
 
   it("a failed test keeps its name (the annotation's title), and its text is not reworded", () => {
     let out = ''
-    const shown = new StepLog(text => (out += text), new Masker(), {
+    const shown = new StepLog(text => (out += text), new Redaction('runner'), {
       verbose: false,
       color: false,
       wording: text => text.replace("'url'", '--url')
@@ -151,14 +151,14 @@ describe('StepLog: a step log for a terminal', () => {
     const out = render(
       'before p4ssw0rd\n::add-mask::p4ssw0rd\nafter p4ssw0rd\n::error::bad p4ssw0rd\n',
       {},
-      new Masker(),
+      new Redaction('runner'),
       'stderr p4ssw0rd\n'
     )
     expect(out).toBe('before p4ssw0rd\nafter ***\nError: bad ***\nstderr ***\n')
   })
 
   it('a mask added before the step (the secrets the command was given) holds from the first line', () => {
-    const masker = new Masker()
+    const masker = new Redaction('runner')
     masker.add('tok3n-value')
     expect(render('url http://x?token=tok3n-value\n', {}, masker)).toBe('url http://x?token=***\n')
   })
@@ -195,7 +195,10 @@ describe('StepLog: a step log for a terminal', () => {
 
   it('lines cut across chunks, \\r\\n and \\r line ends, a last line without a break', () => {
     let out = ''
-    const log = new StepLog(text => (out += text), new Masker(), { verbose: false, color: false })
+    const log = new StepLog(text => (out += text), new Redaction('runner'), {
+      verbose: false,
+      color: false
+    })
     for (const chunk of ['::gro', 'up::Tit', 'le\r', '\nline one\rline', ' two']) {
       log.feed('stdout', chunk)
     }

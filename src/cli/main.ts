@@ -20,7 +20,7 @@ import {
 } from './args.js'
 import { interruptedStatus, SIGNALS, StepCanceller } from './cancel-step.js'
 import { helpText } from './help.js'
-import { Masker } from './masker.js'
+import { Redaction } from '../util/redaction.js'
 import { Output, type Writable } from './output.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
@@ -108,7 +108,7 @@ interface Run {
 async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number> {
   const values = stepInputs(inputs, line.given, io.env)
   // The runner masks the workflow's secrets from the first line.
-  const masker = new Masker()
+  const masker = new Redaction('runner')
   for (const name of SECRET_INPUTS) masker.add(values[name] ?? '')
   const stdout = new Output('stdout', io.stdout)
   const stderr = new Output('stderr', io.stderr)
@@ -188,7 +188,7 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   let code = status(main) || (post ? status(post) : 0)
 
   if (line.summary !== undefined) {
-    const summary = masker.mask(main.summary + (post?.summary ?? ''))
+    const summary = masker.redact(main.summary + (post?.summary ?? ''))
     try {
       if (line.summary === STDOUT) stdout.write(summary)
       else writeFileSync(line.summary, summary)
@@ -202,7 +202,7 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   }
   if (line.json) {
     const outputs: Record<string, string> = Object.fromEntries(
-      Object.entries(main.outputs).map(([name, value]) => [name, masker.mask(value)])
+      Object.entries(main.outputs).map(([name, value]) => [name, masker.redact(value)])
     )
     // Why the step failed, as its last error said it; outputs hold no such field.
     if (status(main) !== 0) {

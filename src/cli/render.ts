@@ -9,7 +9,7 @@
  *   `Notice: …` with their data unescaped; `::debug::` is `Debug: …`, shown
  *   only when asked (the runner's ACTIONS_STEP_DEBUG);
  * - `::add-mask::` never shows, and its value is masked from then on, like
- *   the secrets the command was given (masker.ts);
+ *   the secrets the command was given (util/redaction.ts, as the runner masks);
  * - a `::stop-commands::` region is plain text; its two markers do not show
  *   (the runner prints them, masked: they are plumbing, not log);
  * - `::echo::on` shows later command lines as written, as the runner does;
@@ -24,7 +24,7 @@
  * text cannot move the cursor, retitle the window or write the clipboard.
  */
 import { plainConsoleLine } from '../util/console-line.js'
-import type { Masker } from './masker.js'
+import type { Redaction } from '../util/redaction.js'
 import {
   CommandReader,
   commandData,
@@ -95,7 +95,7 @@ export class StepLog {
 
   constructor(
     private readonly write: (text: string, style?: Style) => void,
-    private readonly masker: Masker,
+    private readonly masker: Redaction,
     private readonly options: RenderOptions
   ) {}
 
@@ -172,7 +172,7 @@ export class StepLog {
         : wording && command.name !== 'group'
           ? wording(data)
           : data
-    if (command.name === 'error') this.errors.push(this.masker.mask(text))
+    if (command.name === 'error') this.errors.push(this.masker.redact(text))
     // A failed test at a known place: `path:line: name: message`, the form
     // editors and terminals turn into a link to that line.
     if (title !== undefined && file !== undefined) {
@@ -207,7 +207,7 @@ export class StepLog {
   private out(text: string, style?: Style): void {
     const { color } = this.options
     const [open, close] = style && color ? STYLES[style] : ['', '']
-    for (const line of this.masker.mask(text).split(/\r\n|\r|\n/)) {
+    for (const line of this.masker.redact(text).split(/\r\n|\r|\n/)) {
       this.write(`${open}${terminalSafe(line, color)}${close}\n`, style)
     }
   }

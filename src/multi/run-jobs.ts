@@ -179,6 +179,7 @@ export class JobsRun {
       settings,
       logger: this.log,
       setOutput: (name, value) => io.setOutput(name, value),
+      redact: text => io.redact(text),
       // One comment for the step: named for all its builds.
       reportName: this.entries.map(entry => entry.statusContext).join(' '),
       bounds: this.o.githubBounds

@@ -38,6 +38,8 @@ export interface GithubReportsOptions {
   >
   logger: Logger
   setOutput(name: string, value: string): void
+  /** The step's redaction (StepIO.redact): GitHub shows a comment and a status description as sent. */
+  redact: (text: string) => string
   /** The comment's report name: the `status-context`, or the step's with `jobs`. */
   reportName: string
   /** The runner's environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, …); default process.env. */
@@ -102,8 +104,7 @@ export class GithubReports {
       )
       return new GithubReports(o, null, undefined, undefined, undefined)
     }
-    const redact = (text: string): string =>
-      settings.githubToken ? text.split(settings.githubToken).join('***') : text
+    const { redact } = o
     const session = github && new github.GithubSession({ logger, bounds: o.bounds })
     const client =
       settings.githubToken === '' || !github
@@ -171,6 +172,7 @@ export class GithubReports {
       gate: this.gate,
       session: this.session,
       target: this.target,
+      redact: this.o.redact,
       fetch: this.o.fetch
     })
   }

@@ -35,6 +35,7 @@ export async function buildJob(options: BuildJobOptions): Promise<void> {
     settings,
     logger: io.logger,
     setOutput: (name, value) => io.setOutput(name, value),
+    redact: text => io.redact(text),
     reportName: settings.statusContext,
     bounds: options.githubBounds
   })

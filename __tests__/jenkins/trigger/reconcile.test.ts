@@ -274,7 +274,7 @@ describe('parameter sets as Jenkins stores them', () => {
         { name: 'A', type: 'StringParameterDefinition', defaultValue: 'x' },
         { name: 'B', type: 'BooleanParameterDefinition', defaultValue: false },
         { name: 'C', type: 'ChoiceParameterDefinition', choices: ['one', 'two'] },
-        { name: 'P', type: 'PasswordParameterDefinition' }
+        { name: 'P', type: 'PasswordParameterDefinition', password: true }
       ],
       { B: 'TRUE', UNKNOWN: 'dropped' }
     )

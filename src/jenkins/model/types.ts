@@ -14,6 +14,8 @@ export interface ParameterDefinition {
   name: string
   /** e.g. StringParameterDefinition, BooleanParameterDefinition, ChoiceParameterDefinition */
   type?: string
+  /** A password (PasswordParameterDefinition, or a plugin's kin): its default value is never kept, nor any build's value of it. */
+  password?: true
   defaultValue?: unknown
   choices?: string[]
 }
