@@ -45,8 +45,15 @@ describe('jenkins-build: its messages', () => {
           parameters: [{ name: 'ENV', type: 'choice', choices: ['dev', 'prod'] }],
           script: { durationMs: 200 }
         },
+        // A plugin's parameter the step cannot know, which takes one value (it extends SimpleParameterDefinition).
         twice: {
-          parameters: [{ name: 'ENV', type: 'choice', choices: ['dev', 'prod'] }],
+          parameters: [
+            {
+              name: 'ENV',
+              type: 'string',
+              pluginClass: 'org.example.release.ReleaseParameterDefinition'
+            }
+          ],
           script: { durationMs: 200 }
         }
       }
@@ -118,12 +125,12 @@ describe('jenkins-build: its messages', () => {
     })
 
     it("Jenkins' 500 refusing the request is its answer: sent once, one sentence", async () => {
-      // Two values for a single-value parameter: Jenkins' IllegalArgumentException, a 500 page.
+      // Two values for a plugin's single-value parameter: Jenkins' IllegalArgumentException, a 500 page.
       const r = await startCli(['--job', 'twice', '-p', 'ENV=dev', '-p', 'ENV=prod'], creds).done
       expect(r.code, describeRun(r)).toBe(1)
       expect(r.stdout).toMatch(
         new RegExp(
-          `^Error: Jenkins at ${jenkins.url.replace(/\./g, '\\.')} refused to trigger job 'twice' \\(500\\): its error page gives no reason; its log has it under Logging ID [0-9a-f-]{36} \\(a parameter value it does not accept, such as a choice not in the list, is the usual one\\)\\.\\n`,
+          `^Error: Jenkins at ${jenkins.url.replace(/\./g, '\\.')} refused to trigger job 'twice' \\(500\\): its error page gives no reason; its log has it under Logging ID [0-9a-f-]{36} \\(a parameter value it does not accept, such as several values for a plugin's parameter that takes one, is the usual one\\)\\.\\n`,
           'm'
         )
       )

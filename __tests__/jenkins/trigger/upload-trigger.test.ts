@@ -42,7 +42,8 @@ const info: JobInfo = {
   parameterDefinitions: [
     { name: 'PACKAGE', type: 'FileParameterDefinition' },
     { name: 'TARGET', type: 'StringParameterDefinition', defaultValue: 'staging' },
-    { name: 'REGIONS', type: 'StringParameterDefinition', defaultValue: '' }
+    // A plugin's parameter the client does not know: its values go as given.
+    { name: 'REGIONS', type: 'RegionsParameterDefinition', defaultValue: '' }
   ]
 }
 
