@@ -1,5 +1,5 @@
 /**
- * The README's example for `files` uploads what it says: the paths pass the
+ * The README's recipe for `files` (on push) uploads what it says: the paths pass the
  * `files` rules and are made by the steps before. (YAML, actionlint, inputs
  * and shellcheck are checked for every example in readme-examples.test.ts.)
  */
@@ -16,7 +16,9 @@ interface Step {
 
 function example(): { text: string; steps: Step[] } {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-  const section = readme.split(/^### Files for file parameters\s*$/m)[1]?.split(/^##/m)[0] ?? ''
+  const section =
+    readme.split(/^### On push: deploy a package the workflow built\s*$/m)[1]?.split(/^##/m)[0] ??
+    ''
   const text = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? ''
   const document = parseDocument(text, { prettyErrors: true })
   expect(document.errors).toEqual([])

@@ -126,7 +126,7 @@ describe.each(RUNTIMES)('outputs and summaries bounded ($name)', ({ path: node }
       }
     })
 
-    it('2,000 stages with 4 KB names: the stages output is capped, valid JSON, with the warning the README quotes', async () => {
+    it('2,000 stages with 4 KB names: the stages output is capped, valid JSON, with the warning docs/outputs.md quotes', async () => {
       const r = await run(node, { ...auth(jenkins), job: 'long-stages' })
       expect(r.code, describeRun(r)).toBe(0)
       const output = r.outputs.stages ?? ''
@@ -139,9 +139,11 @@ describe.each(RUNTIMES)('outputs and summaries bounded ($name)', ({ path: node }
         .split('\n')
         .find(line => line.startsWith('::warning::The stages output'))
       expect(warning, r.stdout).toBeDefined()
-      // The README quotes this message, numbers aside, with the build's URL as <build-url>.
+      // docs/outputs.md quotes this message, numbers aside, with the build's URL as <build-url>.
       const quoted =
-        /step warns: `(The stages output [^`]+)`/.exec(readFileSync('README.md', 'utf8'))?.[1] ?? ''
+        /step warns: `(The stages output [^`]+)`/.exec(
+          readFileSync('docs/outputs.md', 'utf8')
+        )?.[1] ?? ''
       const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
       const pattern = quoted
         .split('<build-url>')
@@ -180,10 +182,10 @@ describe.each(RUNTIMES)('outputs and summaries bounded ($name)', ({ path: node }
       expect(r.stdout).toMatch(
         /::warning::The job summary was \d+ KiB, over GitHub's limit of 1 MiB for a step: left out \d+ section\(s\)/
       )
-      // The README quotes the line, numbers and the sections named aside.
+      // docs/outputs.md quotes the line, numbers and the sections named aside.
       const quoted =
         /its last line says what was left out: `([^`]+)`/.exec(
-          readFileSync('README.md', 'utf8')
+          readFileSync('docs/outputs.md', 'utf8')
         )?.[1] ?? ''
       const [before, after] = quoted.split(/\(.*\)/)
       const line = (/<p>✂️ (.*)<\/p>\n$/.exec(r.summary)?.[1] ?? '').replace(

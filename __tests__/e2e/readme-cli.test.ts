@@ -200,14 +200,19 @@ describe.concurrent(
       }
     }, 120_000)
 
-    it("the README's summary: the same set-up commands, --no-install, and a link to this page", () => {
-      const summary = section('README.md', '## Run it from a terminal: `jenkins-build`')
-      const [setup] = blocks(summary)
+    it("the README's Development section: the page's set-up, --no-install, and a link to this page", () => {
+      const development = section('README.md', '## Development')
+      const [setup] = blocks(development)
       const page = (BLOCKS[0]?.text ?? '').trim().split('\n')
+      const command = page.at(-1) ?? ''
       expect(setup?.lang).toBe('sh')
-      expect((setup?.text ?? '').trim().split('\n')).toEqual(page.slice(1))
-      expect(summary).toContain('Always give `--no-install`')
-      expect(summary).toContain('(docs/jenkins-build.md)')
+      // The page's set-up between the clone and the command (npm ci) opens the README's.
+      const commands = (setup?.text ?? '').split('\n').map(line => line.replace(/#.*/, '').trim())
+      expect(commands.slice(0, page.length - 2)).toEqual(page.slice(1, -1))
+      expect(command).toMatch(/^npx --no-install jenkins-build /)
+      expect(development).toContain(`\`${command}\``)
+      expect(development).toContain('Always give `--no-install`')
+      expect(development).toContain('(docs/jenkins-build.md)')
     })
 
     it('the other ways it names: npm exec --no --, --prefix from elsewhere, node dist/cli/index.js', () => {

@@ -162,7 +162,7 @@ function section(runs: Runs, s: Settings): Section {
         target: '≤ 1/s',
         met: detRate.ours <= 1,
         missedBy: formatRate(detRate.ours - 1),
-        why: "A run makes 5 requests whatever the build's length (crumb, job, trigger, queue item, the final build), about 0.6/s over an 8 s step by themselves; the console polls come on top, at least one per 1.9 s while the console grows (the 2 s lag target), more in the window where the end is expected. On builds of a minute (the requests rows) the fixed requests weigh less. What would close it on short builds: an end signal pushed by Jenkins (a webhook or notification plugin; no console endpoint of Jenkins core holds a request open until the end, see README), or a longer delay accepted on builds shorter than about 15 s."
+        why: "A run makes 5 requests whatever the build's length (crumb, job, trigger, queue item, the final build), about 0.6/s over an 8 s step by themselves; the console polls come on top, at least one per 1.9 s while the console grows (the 2 s lag target), more in the window where the end is expected. On builds of a minute (the requests rows) the fixed requests weigh less. What would close it on short builds: an end signal pushed by Jenkins (a webhook or notification plugin; no console endpoint of Jenkins core holds a request open until the end, see docs/performance.md), or a longer delay accepted on builds shorter than about 15 s."
       },
       {
         metric: 'overhead (step wall time − build duration), median',
