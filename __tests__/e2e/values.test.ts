@@ -94,7 +94,12 @@ describe.each(RUNTIMES)('build facts and values ($name)', ({ path: node }) => {
     expect(commands(r.stdout, 'set-output')).toEqual([])
     expect(r.summary).not.toContain('<b>Release')
     expect(r.summary).not.toContain('<script>')
-    expect(r.summary).toContain('&#60;b&#62;Release&#60;/b&#62; candidate')
+    // The description's text: tags (and the script's content) gone, the rest escaped as text.
+    expect(r.summary).toContain(
+      '<tr><th>Description</th><td>Release candidate<br>::set-output name=result::FAILURE<br>::error::boom %0A&#35;&#35;&#91;error&#93;x</td></tr>'
+    )
+    expect(r.summary).not.toContain('&#60;b&#62;')
+    expect(r.summary).not.toContain('alert(1)')
     expect(r.summary).toContain('1.4.2-rc1')
   })
 
@@ -256,9 +261,7 @@ describe.each(RUNTIMES)('build facts and values ($name)', ({ path: node }) => {
     expect(r.summary).not.toContain(heading(2, 'SUCCESS'))
     expect(r.summary).toContain(heading(3, 'FAILURE'))
     expect(r.summary).toContain('<tr><th>Display name</th><td>1.4.2-rc1</td></tr>')
-    expect(r.summary).toContain(
-      '<tr><th>Description</th><td>&#60;b&#62;Release&#60;/b&#62; candidate'
-    )
+    expect(r.summary).toContain('<tr><th>Description</th><td>Release candidate<br>')
     expect(r.summary.match(/<h4>Values<\/h4>/g)).toHaveLength(2)
     expect(r.summary).toContain('<tr><td><code>A</code></td><td>1</td></tr>')
     // Jenkins' text is text: no HTML of its own, no workflow command, and the summary bounded.

@@ -11,7 +11,7 @@ import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/typ
 import { formatDuration } from '../util/duration.js'
 import { buildEntry } from './build-outputs.js'
 import { addHistory, type HistoryEntry } from './history.js'
-import { escapeHtml, link } from '../util/html.js'
+import { escapeHtml, htmlText, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
@@ -234,9 +234,10 @@ function factRows(build: Build | undefined): [string, string][] {
   if (build.displayName !== `#${build.number}`) {
     rows.push(['Display name', escapeHtml(cut(build.displayName, MAX_VALUE_CHARS))])
   }
-  // Shown as text, never as HTML, whatever markup formatter Jenkins has.
-  if (build.description !== '') {
-    rows.push(['Description', escapeHtml(cut(build.description, MAX_NOTE_CHARS))])
+  // Its text, never its HTML, whatever markup formatter Jenkins has: the output keeps it as stored.
+  const description = htmlText(build.description)
+  if (description !== '') {
+    rows.push(['Description', escapeHtml(cut(description, MAX_NOTE_CHARS))])
   }
   return rows
 }

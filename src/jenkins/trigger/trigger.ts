@@ -29,6 +29,7 @@ import type {
 } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
 import { errorText } from '../../util/error-text.js'
+import { decodeEntities } from '../../util/html.js'
 
 /** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
 const TRIGGER_SENDS = 4
@@ -378,7 +379,7 @@ const REASON_CHARS = 300
  * Logging ID is what leads to the reason in Jenkins' log.
  */
 function jenkinsRefusal(response: HttpResponse, body: string): string | undefined {
-  const text = decodeHtml(body)
+  const text = decodeEntities(body)
   const reason = REFUSAL.exec(text)?.[1]?.trim()
   if (reason) return cut(reason, REASON_CHARS)
   if (!fromJenkins(response) && !OOPS_PAGE.test(text)) return undefined
@@ -389,18 +390,6 @@ function jenkinsRefusal(response: HttpResponse, body: string): string | undefine
 /** What Jenkins' 500 to a trigger usually means: the values core's parameters refuse are refused before sending (parameter-values.ts). */
 const REFUSED_VALUE =
   "a parameter value it does not accept, such as several values for a plugin's parameter that takes one"
-
-/** The text of an HTML page's character references, for a reason quoted from it. */
-function decodeHtml(text: string): string {
-  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
-  return text.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (match, ref: string) => {
-    if (ref.startsWith('#')) {
-      const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : Number(ref.slice(1))
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : match
-    }
-    return named[ref] ?? match
-  })
-}
 
 function safePath(location: string, base: string): string {
   try {
