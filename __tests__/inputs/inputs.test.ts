@@ -271,6 +271,17 @@ describe('parseSettings', () => {
     expect(settings({ build }).build).toBe(mode)
   })
 
+  test("build: the job's lastBuild or lastSuccessfulBuild URL, as copied from the browser, is that mode", () => {
+    const job = 'http://127.0.0.1:1/jenkins/job/folder/job/job'
+    expect(settings({ build: `${job}/lastBuild/` })).toMatchObject({ build: 'last' })
+    expect(settings({ build: `${job}/lastSuccessfulBuild/console` }).given).toBeUndefined()
+    expect(settings({ build: `${job}/lastSuccessfulBuild/console` }).build).toBe('last-successful')
+    expect(settings({ build: `${job}/42/console` })).toMatchObject({
+      build: 'given',
+      given: { kind: 'build', number: 42 }
+    })
+  })
+
   test('timeout in milliseconds', () => {
     expect(settings({ timeout: '90' }).timeoutMs).toBe(90_000)
     expect(settings({ timeout: '1h30m' }).timeoutMs).toBe(5_400_000)

@@ -199,8 +199,11 @@ export function parseSettings(
     read(Input.Scan),
     (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined)
   )
-  const given = parseGiven(buildText, url, job, jobs !== undefined)
-  const build = given ? 'given' : parseBuild(buildText)
+  const reference = parseGiven(buildText, url, job, jobs !== undefined)
+  // A lastBuild or lastSuccessfulBuild URL below url is that mode.
+  const given = reference?.kind === 'latest' ? undefined : reference
+  const build =
+    reference?.kind === 'latest' ? reference.mode : given ? 'given' : parseBuild(buildText)
   const jobToken = parseSecret(
     read(Input.JobToken),
     Input.JobToken,
