@@ -113,6 +113,35 @@ describe('jenkins-build: its messages', () => {
       expect(jenkins.requests.filter(q => q.path.startsWith('/job/upload/build'))).toEqual([])
     })
 
+    it('an input error, and a run that ends well: no post step line, for there was nothing to stop', async () => {
+      const bad = await startCli(['--job', 'hello', '--timeout', 'soon'], creds).done
+      expect(bad.code, describeRun(bad)).toBe(1)
+      expect(bad.stdout).toMatch(/^Error: --timeout/m)
+      expect(bad.stdout + bad.stderr).not.toContain('Post step')
+      const good = await startCli(['--job', 'hello'], creds).done
+      expect(good.code, describeRun(good)).toBe(0)
+      expect(good.stdout + good.stderr).not.toContain('Post step')
+      // With --verbose it shows, as the runner's log would.
+      const verbose = await startCli(['--job', 'hello', '--verbose'], creds).done
+      expect(verbose.stdout).toContain(
+        'Post step: nothing to stop; the main step finished and left nothing for it.\n'
+      )
+    })
+
+    it('a --file refused for its path names the flag as typed, not a line', async () => {
+      const r = await startCommand({
+        command: process.execPath,
+        args: [BIN, '--job', 'upload', '--file', 'PACKAGE=../app.zip'],
+        env: creds,
+        cwd: workspace
+      }).done
+      expect(r.code, describeRun(r)).toBe(1)
+      expect(r.stdout).toContain(
+        "Error: --file PACKAGE=../app.zip: the path for PACKAGE ('../app.zip')"
+      )
+      expect(r.stdout).not.toContain('line 1')
+    })
+
     it("a value outside a choice parameter's list: refused before anything is sent, naming the choices", async () => {
       const r = await startCli(['--job', 'deploy', '-p', 'ENV=qa'], creds).done
       expect(r.code, describeRun(r)).toBe(1)
