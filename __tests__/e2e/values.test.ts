@@ -5,7 +5,7 @@
  * set exactly and shown inert within the summary's bounds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startJenkins, type TestJenkins } from '../../test-server/index.js'
+import { sampleJobs, startJenkins, type TestJenkins } from '../../test-server/index.js'
 import { auth, commands, describeRun, run, RUNTIMES, untilServer } from './helpers.js'
 
 const MiB = 1024 * 1024
@@ -273,5 +273,23 @@ describe.each(RUNTIMES)('build facts and values ($name)', ({ path: node }) => {
     ])
     expect(commands(r.stdout, 'set-output')).toEqual([])
     expect(r.summary.length).toBeLessThan(30_000)
+  })
+})
+
+describe('the sample job release (npm run server): values-file, description and display-name without a script', () => {
+  let jenkins: TestJenkins
+  beforeAll(async () => {
+    jenkins = await startJenkins({ quietPeriodSec: 0, jobs: sampleJobs })
+  })
+  afterAll(() => jenkins.close())
+
+  it('gives back its values, its description (as text in the summary) and its display name', async () => {
+    const node = RUNTIMES[0]?.path ?? process.execPath
+    const r = await run(node, { ...auth(jenkins), job: 'release', 'values-file': 'build.env' })
+    expect(r.code, describeRun(r)).toBe(0)
+    expect(JSON.parse(r.outputs.values ?? '{}')).toEqual({ VERSION: '1.4.2', CHANNEL: 'beta' })
+    expect(r.outputs.description).toBe('<b>1.4.2</b> built from <i>main</i>')
+    expect(r.outputs['display-name']).toBe('1.4.2')
+    expect(r.summary).toContain('<tr><th>Description</th><td>1.4.2 built from main</td></tr>')
   })
 })

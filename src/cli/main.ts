@@ -86,7 +86,7 @@ export async function run(
   const node = installedNode24(ROOT) ?? currentNode()
   if (!node) {
     io.stderr.write(
-      `jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm test' installs Node 24 into tools/node24, which the command then uses.\n`
+      `jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.\n`
     )
     return 2
   }
