@@ -58,7 +58,7 @@ export async function run(
   for (const path of [actionYml, bundle]) {
     if (!existsSync(path)) {
       io.stderr.write(
-        `jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run package' for dist/).\n`
+        `jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run build' for dist/).\n`
       )
       return 2
     }
