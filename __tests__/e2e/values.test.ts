@@ -163,6 +163,24 @@ describe.each(RUNTIMES)('build facts and values ($name)', ({ path: node }) => {
     expect(jenkins.requests.filter(q => q.path === path)).toHaveLength(1)
   })
 
+  it('values-file-required: a values file that is missing fails the step once the build is reported', async () => {
+    const r = await run(node, {
+      ...auth(jenkins),
+      job: 'values',
+      'values-file': 'missing.json',
+      'values-file-required': 'true'
+    })
+    expect(r.code, describeRun(r)).toBe(1)
+    // The build is reported as usual: its outputs and summary, then the failure.
+    expect(r.outputs.result).toBe('SUCCESS')
+    expect(r.outputs.values).toBe('{}')
+    expect(r.summary).toContain('<h3>Values</h3>')
+    expect(commands(r.stdout, 'warning')).toEqual([])
+    expect(commands(r.stdout, 'error').map(c => c.value)).toEqual([
+      `The values-file 'missing.json' of build #${r.outputs['build-number']} of values was not archived by the build (404), and values-file-required is true: the values output is {}.`
+    ])
+  })
+
   it('a values file sent without Content-Length (chunked): read when small, cut at 1 MiB when not', async () => {
     jenkins.aim({ kind: 'artifact', job: 'chunked', effect: { type: 'chunked' } })
     const small = await run(node, {

@@ -63,6 +63,7 @@ describe('parseSettings', () => {
       headers: [],
       caCerts: [],
       failFast: false,
+      valuesFileRequired: false,
       inputWarnings: []
     })
   })

@@ -81,6 +81,8 @@ export interface Settings extends JobEntry {
   jobs?: readonly JobEntry[]
   /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
   failFast: boolean
+  /** Input `values-file-required`: a values file that cannot be read fails the step (after its report) rather than warn. */
+  valuesFileRequired: boolean
   /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
   inputWarnings: string[]
 }
@@ -132,7 +134,8 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.ArtifactsPath]: 'jenkins-artifacts',
   [Input.Jobs]: '',
   [Input.FailFast]: 'false',
-  [Input.ValuesFile]: ''
+  [Input.ValuesFile]: '',
+  [Input.ValuesFileRequired]: 'false'
 }
 
 /**
@@ -173,6 +176,7 @@ export function parseSettings(
   const files = parseFiles(read(Input.Files))
 
   const failFast = readBoolean(read, Input.FailFast)
+  const valuesFileRequired = readBoolean(read, Input.ValuesFileRequired)
   const valuesFile = parseValuesFile(read(Input.ValuesFile), `Input '${Input.ValuesFile}'`)
   const jobsText = read(Input.Jobs)
   const several = jobsText.trim() !== ''
@@ -228,7 +232,9 @@ export function parseSettings(
     hasArtifacts: artifacts.length > 0,
     jobs: jobs?.entries,
     failFast,
-    statusContext: read(Input.StatusContext) !== ''
+    statusContext: read(Input.StatusContext) !== '',
+    valuesFileRequired,
+    hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined)
   })
 
   const githubToken = read(Input.GithubToken)
@@ -272,6 +278,7 @@ export function parseSettings(
     workspace: env.workspace,
     ...(jobs ? { jobs: jobs.entries } : {}),
     failFast,
+    valuesFileRequired,
     inputWarnings: jobs?.warnings ?? []
   }
 }

@@ -125,6 +125,16 @@ export function writeSummary(
   return writeSummaryWith(summary, logger, s => addBuildSection(s, { outcome, tail: [] }))
 }
 
+/**
+ * What the build did not produce that the step was told it must: wanted
+ * artifacts that are missing, a values file that could not be read with
+ * `values-file-required`. They fail the step even when the build passed.
+ */
+export function productProblems(outcome: BuildOutcome): string[] {
+  const values = outcome.values?.required ? outcome.values.problem : undefined
+  return [...(outcome.artifacts?.problems ?? []), ...(values === undefined ? [] : [values])]
+}
+
 /** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
 export function didNotPass(report: BuildReport): boolean {
   return (
