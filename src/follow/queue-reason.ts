@@ -7,7 +7,10 @@
  * is told when its words change, and a countdown at most once a minute.
  */
 
-/** Shortest time between two lines for the same reason whose numbers changed (ms). */
+/**
+ * Shortest time between two lines for the same reason whose numbers changed (ms).
+ * @internal
+ */
 export const SAME_REASON_EVERY_MS = 60_000
 
 /**
