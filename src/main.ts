@@ -15,6 +15,7 @@ import { Interrupted, JenkinsError } from './jenkins/transport/errors.js'
 import { fullName } from './jenkins/model/job-path.js'
 import type { JenkinsApi } from './jenkins/model/types.js'
 import { runJobsStep } from './multi/step.js'
+import { settleCommit } from './outcome/commit-gate.js'
 import { run as runPost } from './post.js'
 import { formatDuration } from './util/duration.js'
 import { coreStepIO } from './step/step-io.js'
@@ -52,19 +53,21 @@ async function runMain(settings: Settings, io: StepIO): Promise<void> {
     jobs: [settings.job],
     waitingFor: `Jenkins ${settings.jobName}`,
     run: async ({ api, signal, work }) => {
-      if (settings.listJobs) return listJobs(api, settings, io)
+      // A comment command is checked, and the commit settled, before anything goes to Jenkins.
+      const settled = await settleCommit(settings, { logger: io.logger, signal })
+      if (settled.listJobs) return listJobs(api, settled, io)
       // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
-      if (settings.disable) return disableJob(api, settings, io)
-      const branch = settings.branch
+      if (settled.disable) return disableJob(api, settled, io)
+      const branch = settled.branch
         ? await resolveBranch({
             api,
-            settings,
+            settings: settled,
             out: io,
             signal,
-            onScan: () => work.scans.push(fullName(settings.branch?.project ?? []))
+            onScan: () => work.scans.push(fullName(settled.branch?.project ?? []))
           })
         : undefined
-      await buildJob({ api, settings, signal, work, io, branch, uploads })
+      await buildJob({ api, settings: settled, signal, work, io, branch, uploads })
     },
     stopped: abortMessage,
     failed: async (step, error) => {

@@ -4,7 +4,7 @@
  * for the GitHub API with real HTTP), the event written to
  * GITHUB_EVENT_PATH as the runner writes it.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import type { ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -115,7 +115,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
   let github: GithubStandIn
   let forbidden: GithubStandIn
   let noStatuses: GithubStandIn
-  /** A checkout holding the file a failed test's trace names. */
+  /** A folder for workspaces, removed at the end. */
   let workspace: string
   const inputs = (job: string, extra: Record<string, string> = {}) => ({
     ...auth(jenkins),
@@ -131,35 +131,10 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
       executors: 8,
       jobs: {
         'ev-pr': quick,
-        'ev-comment': quick,
-        'ev-issue': quick,
         'ev-run': quick,
         'ev-fork': quick,
         'ev-queue': quick,
         'ev-push': quick,
-        'ev-links': {
-          script: {
-            durationMs: 100,
-            result: 'UNSTABLE',
-            tests: {
-              suites: [
-                {
-                  name: 'parser',
-                  cases: [
-                    {
-                      className: 'tests.test_parser',
-                      name: 'test_parses',
-                      status: 'FAILED',
-                      errorDetails: 'AssertionError: 1 != 1000',
-                      errorStackTrace:
-                        'Traceback (most recent call last):\n  File "/var/lib/jenkins/workspace/app/tests/test_parser.py", line 17, in test_parses\nAssertionError: 1 != 1000'
-                    }
-                  ]
-                }
-              ]
-            }
-          }
-        },
         again: {
           script: {
             durationMs: 100,
@@ -174,15 +149,11 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
       }
     })
     workspace = mkdtempSync(join(tmpdir(), 'e2e-pr-links-'))
-    mkdirSync(join(workspace, 'tests'))
-    writeFileSync(join(workspace, 'tests', 'test_parser.py'), 'x\n')
     github = await startGithub()
     forbidden = await startGithub('comments')
     noStatuses = await startGithub('statuses')
     for (const server of [github, forbidden]) {
       server.heads.set(17, PR_HEAD)
-      server.heads.set(23, PR_HEAD)
-      server.heads.set(31, PR_HEAD)
     }
   })
   afterAll(async () => {
@@ -209,65 +180,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
       expect(r.outputs.commit).toBe(PR_HEAD)
     })
 
-    it("issue_comment on a pull request: the pull request's head, read once", async () => {
-      const r = await run(node, inputs('ev-comment'), {
-        ...env(github),
-        event: {
-          name: 'issue_comment',
-          payload: {
-            action: 'created',
-            issue: { number: 23, pull_request: { url: 'x' } },
-            comment: { body: '/jenkins build', author_association: 'MEMBER' },
-            repository
-          }
-        }
-      })
-      expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-comment')).toEqual([PR_HEAD, PR_HEAD])
-      expect(github.requests.filter(q => q.url === '/repos/owner/repo/pulls/23')).toHaveLength(1)
-    })
-
-    it("issue_comment on a pull request: the failed tests' source links name its head, as the statuses do", async () => {
-      const r = await run(node, inputs('ev-links', { accept: 'SUCCESS,UNSTABLE' }), {
-        ...env(github),
-        env: { GITHUB_API_URL: github.url, GITHUB_WORKSPACE: workspace },
-        event: {
-          name: 'issue_comment',
-          payload: {
-            action: 'created',
-            issue: { number: 31, pull_request: { url: 'x' } },
-            comment: { body: '/jenkins build', author_association: 'MEMBER' },
-            repository
-          }
-        }
-      })
-      expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-links')).toEqual([PR_HEAD, PR_HEAD])
-      const at = (sha: string) =>
-        `<a href="https://github.com/owner/repo/blob/${sha}/tests/test_parser.py#L17">`
-      expect(r.summary).toContain(at(PR_HEAD))
-      expect(r.summary).not.toContain(at(GITHUB_SHA))
-    })
-
-    it('issue_comment on a plain issue: GITHUB_SHA, and no comment', async () => {
-      const r = await run(node, inputs('ev-issue', { 'pr-comment': 'true' }), {
-        ...env(github),
-        event: {
-          name: 'issue_comment',
-          payload: {
-            action: 'created',
-            issue: { number: 29 },
-            comment: { body: '/jenkins build' },
-            repository
-          }
-        }
-      })
-      expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-issue')).toEqual([GITHUB_SHA, GITHUB_SHA])
-      expect(r.outputs.commit).toBe(GITHUB_SHA)
-      expect(commentRequests(github, 29)).toEqual([])
-      expect(r.stdout).toContain('pr-comment: this run (issue_comment) is tied to no pull request')
-    })
+    // issue_comment (comment commands) runs: __tests__/e2e/comment-command.test.ts.
 
     it('workflow_run: its head_sha, and its one pull request gets the comment', async () => {
       const r = await run(node, inputs('ev-run', { 'pr-comment': 'true' }), {

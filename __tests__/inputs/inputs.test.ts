@@ -55,6 +55,7 @@ describe('parseSettings', () => {
       githubToken: '',
       statusContext: 'jenkins/folder/job',
       prComment: false,
+      commentPermission: 'write',
       artifacts: [],
       artifactsPath: `${WORKSPACE}/jenkins-artifacts`,
       workspace: WORKSPACE,
@@ -222,6 +223,22 @@ describe('parseSettings', () => {
       expect(settings({ 'pull-request': '42' }).pullRequest).toBe(42)
       expect(settings({ 'pull-request': '#7' }).pullRequest).toBe(7)
       expect(settings().pullRequest).toBeUndefined()
+    })
+  })
+
+  describe('comment-permission and commit-parameter', () => {
+    test.each(['triage', 'write', 'maintain', 'admin', 'none', 'Admin'])(
+      'comment-permission: %s',
+      value => {
+        expect(settings({ 'comment-permission': value }).commentPermission).toBe(
+          value.toLowerCase()
+        )
+      }
+    )
+
+    test('commit-parameter: the name as given; none by default', () => {
+      expect(settings({ 'commit-parameter': 'GIT_COMMIT' }).commitParameter).toBe('GIT_COMMIT')
+      expect(settings().commitParameter).toBeUndefined()
     })
   })
 

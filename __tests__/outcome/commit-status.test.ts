@@ -23,7 +23,7 @@ function recorder() {
 function ghContext(eventName: string, payload: StatusContext['payload'] = {}): StatusContext {
   return {
     eventName,
-    sha: 'merge0000000000000000000000000000000000',
+    sha: 'e0'.repeat(20), // the merge commit
     payload,
     repo: { owner: 'o', repo: 'r' }
   }
@@ -31,7 +31,7 @@ function ghContext(eventName: string, payload: StatusContext['payload'] = {}): S
 
 const pushContext = ghContext('push')
 const prPayload = {
-  pull_request: { number: 7, head: { sha: 'head1111111111111111111111111111111111111' } }
+  pull_request: { number: 7, head: { sha: 'a1'.repeat(20) } }
 }
 
 /** Records every POST body for /repos/o/r/statuses/<sha>. */

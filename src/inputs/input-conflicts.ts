@@ -1,6 +1,7 @@
 import { InputError } from '../util/input-error.js'
 import type { BuildMode, WaitMode } from './input-values.js'
 import type { JobEntry } from './jobs-input.js'
+import type { BuildParameters } from '../jenkins/model/types.js'
 
 /** What the conflict checks look at: which inputs were given, and how. */
 export interface InputUse {
@@ -24,6 +25,9 @@ export interface InputUse {
   valuesFileRequired?: boolean
   /** Whether a values file is read: `values-file`, or an item's `"values-file"`. */
   hasValuesFile?: boolean
+  /** The `commit-parameter` input, and the shared `parameters` it must not collide with. */
+  commitParameter?: string | undefined
+  parameters?: BuildParameters
 }
 
 /** An error naming two inputs that cannot be used together, and why. */
@@ -74,6 +78,7 @@ export function checkConflicts(s: InputUse): void {
   if (s.hasParameters && none !== '') {
     throw conflict(none, 'parameters', `${unbuilt}, so parameters would be ignored`)
   }
+  if (s.commitParameter !== undefined) commitParameterConflicts(s, s.commitParameter, none, unbuilt)
   if ((s.disable || s.listJobs) && s.build !== 'new') {
     throw conflict(
       none,
@@ -153,5 +158,20 @@ export function checkConflicts(s: InputUse): void {
   }
   if (s.failFast && s.wait !== 'finish') {
     throw conflict('fail-fast', 'wait', `fail-fast acts when a build ends, ${waited}`)
+  }
+}
+
+/** `commit-parameter` fills a parameter of a new build: there must be one, and nothing else may set that parameter. */
+function commitParameterConflicts(s: InputUse, name: string, none: string, unbuilt: string): void {
+  if (none !== '') {
+    throw conflict('commit-parameter', none, `${unbuilt}, so no parameter would take the commit`)
+  }
+  const own = `${name} takes the commit under test ('commit-parameter'): leave it out of`
+  if (s.parameters && Object.hasOwn(s.parameters, name)) {
+    throw conflict('commit-parameter', 'parameters', `${own} 'parameters'`)
+  }
+  const item = (s.jobs ?? []).findIndex(entry => Object.hasOwn(entry.parameters, name)) + 1
+  if (item > 0) {
+    throw conflict('commit-parameter', 'jobs', `${own} item ${item}'s parameters`)
   }
 }

@@ -12,7 +12,9 @@ import {
   parseBaseUrl,
   parseBranch,
   parseBuild,
+  parseCommentPermission,
   parseCommit,
+  parseCommitParameter,
   parseCredentials,
   parsePullRequest,
   parseScan,
@@ -20,6 +22,7 @@ import {
   parseWait,
   readBoolean,
   type BuildMode,
+  type CommentPermission,
   type ScanMode,
   type WaitMode
 } from './input-values.js'
@@ -64,6 +67,10 @@ export interface Settings extends JobEntry {
   commit?: string
   /** Input `pull-request`: the pull request the run is for, where the event names none. */
   pullRequest?: number
+  /** Input `commit-parameter`: the job parameter that takes the commit under test (outcome/commit-gate.ts); undefined: none. */
+  commitParameter?: string
+  /** Input `comment-permission`: the least role the author of a comment command needs (outcome/comment-command.ts). */
+  commentPermission: CommentPermission
   scan: ScanMode
   /** The job's "Trigger builds remotely" token ('' for none). Already registered with core.setSecret. */
   jobToken: string
@@ -125,6 +132,8 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.PrComment]: 'false',
   [Input.Commit]: '',
   [Input.PullRequest]: '',
+  [Input.CommitParameter]: '',
+  [Input.CommentPermission]: 'write',
   [Input.Branch]: '',
   [Input.Scan]: 'if-missing',
   [Input.JobToken]: '',
@@ -164,6 +173,8 @@ export function parseSettings(
   const prComment = readBoolean(read, Input.PrComment)
   const commit = parseCommit(read(Input.Commit))
   const pullRequest = parsePullRequest(read(Input.PullRequest))
+  const commitParameter = parseCommitParameter(read(Input.CommitParameter))
+  const commentPermission = parseCommentPermission(read(Input.CommentPermission))
 
   const wait = parseWait(read(Input.Wait))
   const buildText = read(Input.Build)
@@ -234,7 +245,9 @@ export function parseSettings(
     failFast,
     statusContext: read(Input.StatusContext) !== '',
     valuesFileRequired,
-    hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined)
+    hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined),
+    commitParameter,
+    parameters
   })
 
   const githubToken = read(Input.GithubToken)
@@ -269,6 +282,8 @@ export function parseSettings(
     prComment,
     ...(commit === undefined ? {} : { commit }),
     ...(pullRequest === undefined ? {} : { pullRequest }),
+    ...(commitParameter === undefined ? {} : { commitParameter }),
+    commentPermission,
     scan,
     jobToken,
     headers,

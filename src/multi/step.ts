@@ -13,6 +13,7 @@ import {
   type Stopped
 } from '../step/bounded-step.js'
 import { JobsRun } from './run-jobs.js'
+import { settleCommit } from '../outcome/commit-gate.js'
 
 /**
  * The step with `jobs`: the builds (run-jobs.ts) bounded by `timeout` and
@@ -38,11 +39,16 @@ export async function runJobsStep(settings: Settings, io: StepIO): Promise<void>
   await runBounded(settings, io, {
     jobs: (settings.jobs ?? []).map(entry => entry.job),
     waitingFor: `${settings.jobs?.length ?? 0} Jenkins builds`,
-    run: step => {
-      run = new JobsRun({ ...step, uploads })
+    run: async step => {
+      // A comment command is checked, and the commit settled, before anything goes to Jenkins.
+      const settled = await settleCommit(step.settings, {
+        logger: step.io.logger,
+        signal: step.signal
+      })
+      run = new JobsRun({ ...step, settings: settled, uploads })
       return run.run()
     },
-    stopped: (step, stopped) => stopAll(step, run as JobsRun, stopped),
+    stopped: (step, stopped) => stopAll(step, run, stopped),
     failed: async (step, error) => leavingWorkRunning(step, error, false)
   })
 }
@@ -50,15 +56,16 @@ export async function runJobsStep(settings: Settings, io: StepIO): Promise<void>
 /** Cancels or stops everything the step started, in parallel within the budget, and says what it did. */
 async function stopAll(
   step: StepRun,
-  run: JobsRun,
+  run: JobsRun | undefined,
   { error, head, until }: Stopped
 ): Promise<string> {
-  const log = run.printer.logger
+  // No run yet: stopped while the comment command was checked, before anything went to Jenkins.
+  const log = run?.printer.logger ?? step.io.logger
   if (error instanceof Interrupted && error.sent) log.info(`${error.message}.`)
   // Commit statuses go alongside the abort, within its budget.
-  const statuses = run.finishStatuses(statusFailure(error, step.signal))
+  const statuses = run?.finishStatuses(statusFailure(error, step.signal))
   const { outcome, said } = await stopWork(step, { log, until, single: false })
-  await settleBy(statuses, until)
-  await run.reportSoFar(said)
+  await settleBy(statuses ?? Promise.resolve(), until)
+  await run?.reportSoFar(said)
   return `${head}${outcome}`
 }

@@ -1,7 +1,7 @@
-import { context as actionsContext } from '@actions/github'
 import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
-import { headShaOf, type CommitUnderTest } from './commit-under-test.js'
+import { commitShaOf } from '../util/commit-sha.js'
+import { headShaOf, type CommitUnderTest, type EventContext } from './commit-under-test.js'
 import { githubClient, httpStatusOf, redactor, type GithubClient } from './github-client.js'
 import { errorText } from '../util/error-text.js'
 import { cut } from '../util/shorten.js'
@@ -19,7 +19,8 @@ export interface CommitStatusOptions {
   /**
    * The commit under test (commit-under-test.ts), resolved once for the
    * step; null: none could be read (already warned about), set no status.
-   * Undefined: the synchronous part of the rule, from the context.
+   * Undefined: the synchronous part of the rule, from the event given to
+   * the constructor (none given: no status).
    */
   target?: CommitUnderTest | null
 }
@@ -33,8 +34,8 @@ export interface StatusGate {
   probe?: Promise<void>
 }
 
-/** The parts of @actions/github's context the reporter reads. */
-export type StatusContext = Pick<typeof actionsContext, 'repo' | 'sha' | 'payload' | 'eventName'>
+/** The event the reporter reads when it is given no target (github-event.ts reads it; never @actions/github's context, which throws at load on a broken event file). */
+export type StatusContext = EventContext
 
 type State = 'pending' | 'success' | 'failure' | 'error'
 
@@ -57,24 +58,23 @@ export class CommitStatusReporter {
 
   /**
    * Goes to `options.target`, the step's commit under test; without one,
-   * reads owner/repo/sha from @actions/github's context (or an injected
-   * one): for pull requests the head commit, as the rule says (context.sha is
-   * the merge commit there, or the base branch's head, whose statuses the
-   * pull request does not show).
+   * reads owner/repo/sha from the event given: for pull requests the head
+   * commit, as the rule says (GITHUB_SHA is the merge commit there, or the
+   * base branch's head, whose statuses the pull request does not show).
    */
   constructor(options: CommitStatusOptions, ghContext?: StatusContext) {
     this.logger = options.logger
     this.context = options.context
     this.token = options.token
     this.gate = options.gate ?? { closed: false }
-    if (options.target === null) {
+    if (options.target === null || (!options.target && !ghContext)) {
       this.logger.debug(`Commit status '${this.context}' is off: no commit under test.`)
       return
     }
     try {
-      const ctx = ghContext ?? actionsContext
+      const ctx = ghContext as StatusContext
       const { owner, repo } = options.target ?? ctx.repo
-      const sha = options.target?.sha ?? headShaOf(ctx)?.sha ?? ctx.sha
+      const sha = options.target?.sha ?? headShaOf(ctx)?.sha ?? commitShaOf(ctx.sha)
       if (!sha) throw new Error('the workflow context has no commit SHA')
       this.target = { owner, repo, sha }
       this.octokit = githubClient({

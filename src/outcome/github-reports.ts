@@ -9,7 +9,6 @@
  * a warning, and a pull request that cannot be read turns statuses and
  * comment off rather than putting them on the wrong commit.
  */
-import { readFileSync } from 'node:fs'
 import type { Settings } from '../inputs/inputs.js'
 import { Output } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
@@ -22,6 +21,8 @@ import {
   type CommitUnderTest,
   type EventContext
 } from './commit-under-test.js'
+import { brokenEvent, readEvent } from './github-event.js'
+import { readPullHead } from './github-reads.js'
 import { renderComment, type CommentBuild } from './pr-comment-body.js'
 import type { PullRequestComment } from './pr-comment.js'
 import type { SourceCommit } from './source-link.js'
@@ -60,25 +61,41 @@ export class GithubReports {
   static async start(o: GithubReportsOptions): Promise<GithubReports> {
     const { settings, logger } = o
     const env = o.env ?? process.env
-    const ctx = eventContext(env)
-    if (!ctx) {
-      if (settings.commitStatus || settings.prComment) {
+    const reports = settings.commitStatus || settings.prComment
+    const event = readEvent(env)
+    if (event.kind !== 'read') {
+      if (reports) {
         logger.warning(
-          'No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.'
+          event.kind === 'outside'
+            ? 'No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.'
+            : `No commit status or pull request comment: ${brokenEvent(event.why)}; the build goes on.`
         )
       }
       return new GithubReports(o, null, undefined, undefined)
     }
+    const ctx = event.context
+    const named = (): number | undefined => {
+      try {
+        return settings.pullRequest ?? pullRequestOf(ctx)
+      } catch {
+        return undefined // commitUnderTest throws it again, named
+      }
+    }
     // Octokit is evaluated only when a report or the pull request needs it
     // (start-up cost); "eager" keeps it in the one bundle file.
-    const readsPull =
-      !settings.commit &&
-      !ownHead(ctx) &&
-      (settings.pullRequest ?? pullRequestOf(ctx)) !== undefined
-    const github =
-      settings.commitStatus || settings.prComment || readsPull
-        ? await import(/* webpackMode: "eager" */ './github-client.js')
-        : undefined
+    const readsPull = !settings.commit && !ownHead(ctx) && named() !== undefined
+    let github: typeof import('./github-client.js') | undefined
+    try {
+      github =
+        reports || readsPull
+          ? await import(/* webpackMode: "eager" */ './github-client.js')
+          : undefined
+    } catch (error) {
+      logger.warning(
+        `No commit status or pull request comment: the GitHub client could not be loaded: ${errorText(error)}.`
+      )
+      return new GithubReports(o, null, undefined, undefined)
+    }
     const redact = (text: string): string =>
       settings.githubToken ? text.split(settings.githubToken).join('***') : text
     const client =
@@ -89,14 +106,13 @@ export class GithubReports {
     try {
       target = await commitUnderTest(ctx, settings, async number => {
         if (!client) throw new Error('github-token is empty')
-        const pull = await client.rest.pulls.get({ ...ctx.repo, pull_number: number })
-        return pull.data.head.sha
+        return (await readPullHead(client, { ...ctx.repo, number })).sha
       })
       logger.debug(`Commit under test: ${target.sha} (${target.from}).`)
       o.setOutput(Output.Commit, target.sha)
     } catch (error) {
       target = null
-      const number = settings.pullRequest ?? pullRequestOf(ctx)
+      const number = named()
       const status = github?.httpStatusOf(error)
       const what = number === undefined ? 'the commit under test' : `pull request #${number}`
       logger.warning(
@@ -127,8 +143,16 @@ export class GithubReports {
     return new GithubReports(o, target, comment, runUrlOf(env))
   }
 
-  /** A commit status reporter for `context` (every one of the step shares one gate: one warning for the step). */
-  async status(context: string): Promise<CommitStatusReporter> {
+  /**
+   * A commit status reporter for `context` (every one of the step shares one
+   * gate: one warning for the step); none without a commit under test, so
+   * that the GitHub client is never loaded then (github-event.ts).
+   */
+  async status(context: string): Promise<CommitStatusReporter | undefined> {
+    if (!this.target) {
+      this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`)
+      return undefined
+    }
     const { CommitStatusReporter } = await import(/* webpackMode: "eager" */ './commit-status.js')
     return new CommitStatusReporter({
       token: this.o.settings.githubToken,
@@ -183,28 +207,6 @@ function ownHead(ctx: EventContext): boolean {
     return headShaOf(ctx) !== undefined
   } catch {
     return true
-  }
-}
-
-/** The event as the runner gives it (what @actions/github's Context reads), or undefined outside a workflow. */
-function eventContext(env: NodeJS.ProcessEnv): EventContext | undefined {
-  const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/')
-  if (!owner || !repo) return undefined
-  let payload: Record<string, unknown> = {}
-  const path = env.GITHUB_EVENT_PATH
-  if (path) {
-    try {
-      const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'))
-      if (typeof parsed === 'object' && parsed !== null) payload = parsed as Record<string, unknown>
-    } catch {
-      // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
-    }
-  }
-  return {
-    eventName: env.GITHUB_EVENT_NAME ?? '',
-    payload,
-    sha: env.GITHUB_SHA ?? '',
-    repo: { owner, repo }
   }
 }
 

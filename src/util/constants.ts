@@ -20,6 +20,10 @@ export enum Input {
   PrComment = 'pr-comment',
   Commit = 'commit',
   PullRequest = 'pull-request',
+  /** The job parameter that takes the commit under test. */
+  CommitParameter = 'commit-parameter',
+  /** The least role a comment command's author needs on the repository. */
+  CommentPermission = 'comment-permission',
   Branch = 'branch',
   Scan = 'scan',
   JobToken = 'job-token',
