@@ -128,6 +128,30 @@ describe('jenkins-build: its messages', () => {
       )
     })
 
+    it("--build takes a build's page as copied from the browser, and says what to paste for a permalink it cannot follow", async () => {
+      const first = await startCli(['--job', 'hello', '--json'], creds).done
+      expect(first.code, describeRun(first)).toBe(0)
+      const number = (JSON.parse(first.stdout) as Record<string, string>)['build-number']
+      const page = `${jenkins.url}/job/hello/${number}/console`
+      const again = await startCli(['--job', 'hello', '--build', page, '--json'], creds).done
+      expect(again.code, describeRun(again)).toBe(0)
+      const outputs = JSON.parse(again.stdout) as Record<string, string>
+      expect(outputs).toMatchObject({ result: 'SUCCESS', 'build-number': number })
+      const latest = await startCli(
+        ['--job', 'hello', '--build', `${jenkins.url}/job/hello/lastBuild/`, '--json'],
+        creds
+      ).done
+      expect(latest.code, describeRun(latest)).toBe(0)
+      const failed = await startCli(
+        ['--job', 'hello', '--build', `${jenkins.url}/job/hello/lastFailedBuild/`],
+        creds
+      ).done
+      expect(failed.code, describeRun(failed)).toBe(1)
+      expect(failed.stdout).toContain(
+        'names lastFailedBuild, a build Jenkins picks anew each time: give `--build last` (lastBuild) or `--build last-successful` (lastSuccessfulBuild)'
+      )
+    })
+
     it('a --file refused for its path names the flag as typed, not a line', async () => {
       const r = await startCommand({
         command: process.execPath,
