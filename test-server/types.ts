@@ -172,6 +172,13 @@ export interface ParameterSpec {
   default?: string | boolean
   choices?: string[]
   description?: string
+  /**
+   * A plugin's definition that takes its value as `type`'s does (it extends
+   * SimpleParameterDefinition: one value, a 500 for two): its class, whose
+   * simple name the definition exports as its `type` (ParameterDefinition
+   * .getType). For a parameter type the client cannot know. Default core's.
+   */
+  pluginClass?: string
 }
 
 export interface JobSpec {

@@ -65,7 +65,8 @@ describe('StepLog: a step log for a terminal', () => {
     expect(out).toBe(
       [
         "Error: CalcTest.divides, by zero: expected 'url'",
-        'CalcTest — http://j/1/',
+        // Every line of a failed test's message starts as its first does.
+        'Error: CalcTest.divides, by zero: CalcTest — http://j/1/',
         'Error: Input --url is required',
         ''
       ].join('\n')
@@ -85,10 +86,22 @@ describe('StepLog: a step log for a terminal', () => {
     expect(render(stdout)).toBe(
       [
         'src/test/java/CalculatorTest.java:42: CalculatorTest.divides by zero: expected 4',
-        'CalculatorTest — http://j/1/',
+        'src/test/java/CalculatorTest.java:42: CalculatorTest.divides by zero: CalculatorTest — http://j/1/',
         ''
       ].join('\n')
     )
+  })
+
+  it("a secret over two lines of a failed test's message is masked before the lines get their start", () => {
+    const masker = new Redaction('runner')
+    masker.add('top\nsecret')
+    let out = ''
+    new StepLog(text => (out += text), masker, { verbose: false, color: false }).feed(
+      'stdout',
+      '::error title=T::a top%0Asecret b%0Ac\n'
+    )
+    // Masked as a whole, then each line started as the first.
+    expect(out).toBe('Error: T: a *** b\nError: T: c\n')
   })
 
   it("a failure's last console lines are not shown again right after the whole console", () => {

@@ -65,6 +65,7 @@ describe('parseSettings', () => {
       headers: [],
       caCerts: [],
       failFast: false,
+      valuesFileRequired: false,
       inputWarnings: []
     })
   })
@@ -287,6 +288,17 @@ describe('parseSettings', () => {
     ['Last-Successful', 'last-successful']
   ])('build: %s', (build, mode) => {
     expect(settings({ build }).build).toBe(mode)
+  })
+
+  test("build: the job's lastBuild or lastSuccessfulBuild URL, as copied from the browser, is that mode", () => {
+    const job = 'http://127.0.0.1:1/jenkins/job/folder/job/job'
+    expect(settings({ build: `${job}/lastBuild/` })).toMatchObject({ build: 'last' })
+    expect(settings({ build: `${job}/lastSuccessfulBuild/console` }).given).toBeUndefined()
+    expect(settings({ build: `${job}/lastSuccessfulBuild/console` }).build).toBe('last-successful')
+    expect(settings({ build: `${job}/42/console` })).toMatchObject({
+      build: 'given',
+      given: { kind: 'build', number: 42 }
+    })
   })
 
   test('timeout in milliseconds', () => {

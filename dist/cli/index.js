@@ -6,7 +6,7 @@ import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_c
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(839);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7037);
 
 (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .exitWith */ .n)(await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)(process.argv.slice(2)));
 
@@ -15,7 +15,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 839:
+/***/ 7037:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -163,7 +163,8 @@ const STDOUT = '-';
 const ENV_INPUTS = {
     url: 'JENKINS_URL',
     user: 'JENKINS_USER',
-    token: 'JENKINS_TOKEN'
+    token: 'JENKINS_TOKEN',
+    'job-token': 'JENKINS_JOB_TOKEN'
 };
 /** Inputs that hold secrets: masked in the command's output, and a flag for one is warned about. */
 const SECRET_INPUTS = ['token', 'job-token', 'github-token'];
@@ -274,6 +275,7 @@ function parseCommandLine(argv, inputs, env) {
             throw new UsageError('give either --files or --file, not both');
         line.given.files = files.join('\n');
         line.fileFlag = '--file';
+        line.fileValues = files;
     }
     else if (flagged.has('files'))
         line.fileFlag = '--files';
@@ -356,11 +358,14 @@ function interruptedStatus(interruption) {
 class StepCanceller {
     say;
     step;
+    /** The step says the SIGINT it gets ("Received SIGINT: the workflow was cancelled."). */
+    saysSignal = false;
     cancelled = new WeakSet();
     timers = [];
     handler = (signal) => {
         this.interruption ??= { signal };
-        this.cancel(`Received ${signal}`);
+        // Ctrl+C is said once: by the step, which gets the same SIGINT.
+        this.cancel(`Received ${signal}`, signal === 'SIGINT' && this.saysSignal);
     };
     /** The first signal or closed output, undefined while there was none. */
     interruption;
@@ -370,9 +375,10 @@ class StepCanceller {
         for (const signal of SIGNALS)
             process.on(signal, this.handler);
     }
-    /** The step now running: a signal from here on cancels it. */
-    follow(step) {
+    /** The step now running: a signal from here on cancels it; `saysSignal`: it says the SIGINT it gets. */
+    follow(step, { saysSignal = false } = {}) {
         this.step = step;
+        this.saysSignal = saysSignal;
         step.once('exit', () => this.clearTimers());
     }
     /** Stops listening; the process's default signal handling is back. */
@@ -394,7 +400,8 @@ class StepCanceller {
         if (cancelStep)
             this.cancel(`The reader of ${stream} went away`);
     }
-    cancel(why) {
+    /** Cancels the running step as the runner does; `quiet`: the step says it itself. */
+    cancel(why, quiet = false) {
         const step = this.step;
         if (!step || step.exitCode !== null || step.signalCode !== null)
             return;
@@ -403,7 +410,8 @@ class StepCanceller {
             return;
         }
         this.cancelled.add(step);
-        this.say(`${why}: cancelling the step as the runner cancels a workflow (SIGINT).`);
+        if (!quiet)
+            this.say(`${why}: cancelling the step as the runner cancels a workflow (SIGINT).`);
         step.kill('SIGINT');
         this.timers.push(setTimeout(() => step.kill('SIGTERM'), SIGINT_TIMEOUT_MS), setTimeout(() => step.kill('SIGKILL'), SIGINT_TIMEOUT_MS + SIGTERM_TIMEOUT_MS));
     }
@@ -467,7 +475,7 @@ function helpText(inputs, width = 100) {
             ]
         ]),
         '',
-        ...wrap('Prefer JENKINS_TOKEN to --token: a command line lands in your shell history and in the process list. Secrets are masked in everything the command prints, as on the runner.', width),
+        ...wrap('Prefer JENKINS_TOKEN to --token (and JENKINS_JOB_TOKEN to --job-token): a command line lands in your shell history and in the process list. Secrets are masked in everything the command prints, as on the runner.', width),
         '',
         ...wrap("Exit status: the main step's, as the job would have it: 0 when it succeeds, 1 when it fails (the log says why), or the post step's failure; 2 for a command line it cannot run. Ctrl+C, SIGTERM or SIGHUP stop what the step started, run the post step, then end the command by that signal (130, 143, 129 in a shell). A reader that closes the output (`| head`) is handled as Ctrl+C, and the status is 141.", width),
         ''
@@ -1030,12 +1038,19 @@ class StepLog {
                 : data;
         if (command.name === 'error')
             this.errors.push(this.masker.mask(text));
-        // A failed test at a known place: `path:line: name: message`, the form
-        // editors and terminals turn into a link to that line.
-        if (title !== undefined && file !== undefined) {
-            return this.out(`${file}${line !== undefined ? `:${line}` : ''}: ${text}`, prefix[1]);
+        if (title === undefined) {
+            return this.out(`${prefix[0]}${this.withoutRepeatedTail(text)}`, prefix[1]);
         }
-        this.out(`${prefix[0]}${title === undefined ? this.withoutRepeatedTail(text) : text}`, prefix[1]);
+        // A failed test: `Error: name: message`, or at a known place
+        // `path:line: name: message`, the form editors and terminals turn into
+        // a link to that line. Each line of the message gets the same start, so
+        // that it reads (and greps) as the test's. Masked before it is cut into
+        // lines, so that a secret over two lines is still found.
+        const lead = file !== undefined ? `${file}${line !== undefined ? `:${line}` : ''}: ` : prefix[0];
+        const [first = '', ...rest] = this.masker.mask(text).split(/\r\n|\r|\n/);
+        const name = this.masker.mask(title);
+        const lines = [first, ...rest.map(more => `${name}: ${more}`)];
+        this.out(lines.map(l => `${lead}${l}`).join('\n'), prefix[1]);
     }
     /**
      * A failure's message ends with the console's last lines, for the
@@ -1226,6 +1241,14 @@ function terminalWording(inputs, typed = {}) {
         return found ? flagWording(found) : `'${input}'`;
     };
     const rules = [
+        // `Input 'files' line 2`: the --file flag that made that line, as typed.
+        [
+            /\bInput 'files' line (\d+)\b/g,
+            (match, n = '') => {
+                const value = typed.files === '--file' ? typed.fileValues?.[Number(n) - 1] : undefined;
+                return value === undefined ? match : flagExample(byName.get('files'), 'file', value);
+            }
+        ],
         // `Input 'user' …`, `the 'url' input`.
         [new RegExp(`\\bInput '${name}'`, 'g'), (_, input = '') => flag(input)],
         [new RegExp(`\\bthe '${name}' input\\b`, 'g'), (_, input = '') => flag(input)],
@@ -1270,6 +1293,97 @@ function errorText(error) {
     return error instanceof Error ? error.message : String(error);
 }
 
+;// CONCATENATED MODULE: ./src/util/constants.ts
+/** Input names, exactly as in action.yml. */
+var Input;
+(function (Input) {
+    Input["Url"] = "url";
+    Input["User"] = "user";
+    Input["Token"] = "token";
+    Input["Job"] = "job";
+    Input["Parameters"] = "parameters";
+    Input["Files"] = "files";
+    Input["Wait"] = "wait";
+    Input["Disable"] = "disable";
+    Input["Build"] = "build";
+    Input["ListJobs"] = "list-jobs";
+    Input["Timeout"] = "timeout";
+    Input["Accept"] = "accept";
+    Input["Log"] = "log";
+    Input["AbortOnCancel"] = "abort-on-cancel";
+    Input["CommitStatus"] = "commit-status";
+    Input["GithubToken"] = "github-token";
+    Input["StatusContext"] = "status-context";
+    Input["PrComment"] = "pr-comment";
+    Input["Commit"] = "commit";
+    Input["PullRequest"] = "pull-request";
+    Input["Branch"] = "branch";
+    Input["Scan"] = "scan";
+    Input["JobToken"] = "job-token";
+    Input["Headers"] = "headers";
+    Input["CaCert"] = "ca-cert";
+    Input["Artifacts"] = "artifacts";
+    Input["ArtifactsPath"] = "artifacts-path";
+    Input["Jobs"] = "jobs";
+    Input["FailFast"] = "fail-fast";
+    /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
+    Input["ValuesFile"] = "values-file";
+    /** Whether a values file that cannot be read fails the step (else a warning and `{}`). */
+    Input["ValuesFileRequired"] = "values-file-required";
+})(Input || (Input = {}));
+/** Output names, exactly as in action.yml. */
+var constants_Output;
+(function (Output) {
+    Output["Result"] = "result";
+    Output["BuildNumber"] = "build-number";
+    Output["BuildUrl"] = "build-url";
+    Output["Duration"] = "duration";
+    Output["QueueUrl"] = "queue-url";
+    Output["Build"] = "build";
+    Output["Jobs"] = "jobs";
+    Output["JobUrl"] = "job-url";
+    /** Test counts of the build's JUnit report; empty without one. */
+    Output["TestsTotal"] = "tests-total";
+    Output["TestsFailed"] = "tests-failed";
+    Output["TestsSkipped"] = "tests-skipped";
+    /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
+    Output["Stages"] = "stages";
+    /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
+    Output["Artifacts"] = "artifacts";
+    /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
+    Output["Builds"] = "builds";
+    /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
+    Output["History"] = "history";
+    /** The build's description as Jenkins stores it; empty when none. */
+    Output["Description"] = "description";
+    /** The build's display name (`#42`, or what the build set). */
+    Output["DisplayName"] = "display-name";
+    /** JSON object of the parameters the build ran with (name → value). */
+    Output["BuildParameters"] = "build-parameters";
+    /** JSON object read from the `values-file` artifact. */
+    Output["Values"] = "values";
+    /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
+    Output["Commit"] = "commit";
+})(constants_Output || (constants_Output = {}));
+/** Keys saved with core.saveState for the post step. */
+var State;
+(function (State) {
+    /** Set by the main step, so the second run of the bundle knows it is the post step. */
+    State["IsPost"] = "isPost";
+    /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
+    State["Done"] = "done";
+    /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
+    State["LeftRunning"] = "leftRunning";
+    /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
+    State["Ended"] = "ended";
+    /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
+    State["Returned"] = "returned";
+    /** JSON array of what the step started and may still run ({job, queueId, number, shared, own}; step/remote-work.ts), for the post step. */
+    State["Builds"] = "builds";
+})(State || (State = {}));
+/** Build results Jenkins reports (hudson.model.Result). */
+const BUILD_RESULTS = (/* unused pure expression or super */ null && (['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED']));
+
 ;// CONCATENATED MODULE: ./src/cli/main.ts
 /**
  * The jenkins-build command: the action run from a terminal, through the
@@ -1292,10 +1406,11 @@ function errorText(error) {
 
 
 
+
 /** The clone the command runs from: src/cli/ and dist/cli/ both sit two levels down. */
 const ROOT = (0,external_node_path_namespaceObject.resolve)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(import.meta.url)), '..', '..');
 /** Variables the command owns or the runner sets per step: never inherited from the caller. */
-const NOT_INHERITED = /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY)$|RUNNER_DEBUG$|JENKINS_(URL|USER|TOKEN)$)/;
+const NOT_INHERITED = /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY)$|RUNNER_DEBUG$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/;
 const PROCESS_TERMINAL = {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -1307,7 +1422,7 @@ async function run(argv, io = PROCESS_TERMINAL) {
     const bundle = (0,external_node_path_namespaceObject.join)(ROOT, 'dist', 'index.js');
     for (const path of [actionYml, bundle]) {
         if (!(0,external_node_fs_namespaceObject.existsSync)(path)) {
-            io.stderr.write(`jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run package' for dist/).\n`);
+            io.stderr.write(`jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run build' for dist/).\n`);
             return 2;
         }
     }
@@ -1334,7 +1449,7 @@ async function run(argv, io = PROCESS_TERMINAL) {
     }
     const node = installedNode24(ROOT) ?? currentNode();
     if (!node) {
-        io.stderr.write(`jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm test' installs Node 24 into tools/node24, which the command then uses.\n`);
+        io.stderr.write(`jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.\n`);
         return 2;
     }
     return runSteps({ line, inputs, node, bundle, io });
@@ -1359,7 +1474,7 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     const options = {
         verbose: line.verbose,
         color,
-        wording: terminalWording(inputs, { files: line.fileFlag })
+        wording: terminalWording(inputs, { files: line.fileFlag, fileValues: line.fileValues })
     };
     const say = new StepLog(text => noteOutput().write(text), masker, options);
     for (const warning of line.warnings)
@@ -1381,13 +1496,17 @@ async function runSteps({ line, inputs, node, bundle, io }) {
         output.onClose(name => canceller.outputClosed(name, mainRunning));
     }
     let mainLog;
-    const step = (state) => {
+    /** A step's run; `quiet`: only its annotations show (a post step with nothing to stop). */
+    const step = (state, quiet = false) => {
         // Once the log's reader went away (`| head`), the step's annotations
         // still reach stderr: they say what its cancellation stopped.
         const log = new StepLog((text, style) => {
+            const annotation = style !== undefined && style !== 'debug' && style !== 'heading';
+            if (quiet && !annotation)
+                return;
             if (logOutput.closed === undefined)
                 logOutput.write(text);
-            else if (style !== undefined && style !== 'debug' && style !== 'heading')
+            else if (annotation)
                 stderr.write(text);
         }, masker, options);
         mainLog ??= log;
@@ -1403,7 +1522,8 @@ async function runSteps({ line, inputs, node, bundle, io }) {
             workspace: process.cwd(),
             detached: process.platform !== 'win32'
         });
-        canceller.follow(running.child);
+        // The main step says the signal it got (follow/cancel.ts); a post step does not.
+        canceller.follow(running.child, { saysSignal: state === undefined });
         running.child.stdout?.on('data', (chunk) => log.feed('stdout', chunk));
         running.child.stderr?.on('data', (chunk) => log.feed('stderr', chunk));
         return running.done.finally(() => log.end());
@@ -1413,13 +1533,17 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     try {
         main = await step();
         mainRunning = false;
+        // A SIGINT the step got before or after its handler (follow/cancel.ts) ended it without a word.
+        if (main.signal === 'SIGINT')
+            say.note('Received SIGINT: the step ended on it at once.');
         // The action saves its first state before anything else: a main step that
         // saved none never ran the action, and a post step without state would run
         // it as a main step.
         if (Object.keys(main.state).length > 0) {
             if (line.verbose)
                 say.note('Post step: the bundle again, with the state the main step saved.', 'debug');
-            post = await step(main.state);
+            // A post step that has nothing to stop only says so: not at the end of every run.
+            post = await step(main.state, !line.verbose && !postHasWork(main.state));
             if (line.verbose)
                 say.note(`Post step: exit status ${post.code ?? post.signal}.`, 'debug');
         }
@@ -1456,6 +1580,15 @@ async function runSteps({ line, inputs, node, bundle, io }) {
             say.note(text);
     }
     return canceller.interruption ? interruptedStatus(canceller.interruption) : code;
+}
+/**
+ * Whether the post step has anything to do or tell (src/post.ts): work a
+ * main step that did not finish left running, to stop, or work it left
+ * running on purpose when it failed. Otherwise it only says there was
+ * nothing to stop.
+ */
+function postHasWork(state) {
+    return state[State.Done] === 'false' || (state[State.LeftRunning] ?? '') !== '';
 }
 /** The outputs a plain run ends with, in this order, when the step set them; --json has them all. */
 const MAIN_OUTPUTS = ['result', 'build-number', 'build-url', 'tests-failed'];

@@ -36,6 +36,7 @@ import {
   type StartSeen,
   type TrackEvent
 } from './schedule-policy.js'
+import { newsOfReason } from './queue-reason.js'
 import { consoleBuildRead, consoleFailed, consoleRead, ownRead, pace, type Track } from './track.js'
 
 /** Between the reads of a build the step told to stop (ms). */
@@ -202,10 +203,7 @@ export class SharedSchedule {
         }
         const waiting = queued?.get(track.queueId)
         if (waiting) {
-          if (waiting.why && waiting.why !== track.lastWhy) {
-            track.lastWhy = waiting.why
-            events.push({ kind: 'waiting', track: track.id, why: waiting.why })
-          }
+          events.push(...waitingNews(track, waiting.why, now))
           continue
         }
         if (queued || running) {
@@ -253,11 +251,7 @@ export class SharedSchedule {
       track.phase = 'done'
       return [{ kind: 'left-without-build', track: id, cancelled: true }]
     }
-    const events: TrackEvent[] = []
-    if (item.why && item.why !== track.lastWhy) {
-      track.lastWhy = item.why
-      events.push({ kind: 'waiting', track: id, why: item.why })
-    }
+    const events = waitingNews(track, item.why, now)
     if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
       // The run is being created (briefly), or never was (the job was
       // disabled after queuing): a bounded while.
@@ -490,6 +484,15 @@ export class SharedSchedule {
     this.settle(track)
     return track?.phase === 'running' && track.watch ? track : undefined
   }
+}
+
+/** The track's queue reason, when it is worth a line (queue-reason.ts). */
+function waitingNews(track: Track, why: string | null | undefined, now: number): TrackEvent[] {
+  if (!why) return []
+  const told = newsOfReason(track.toldWhy, why, now)
+  if (!told) return []
+  track.toldWhy = told
+  return [{ kind: 'waiting', track: track.id, why }]
 }
 
 interface RunningIndex {

@@ -88,6 +88,8 @@ export interface Settings extends JobEntry {
   jobs?: readonly JobEntry[]
   /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
   failFast: boolean
+  /** Input `values-file-required`: a values file that cannot be read fails the step (after its report) rather than warn. */
+  valuesFileRequired: boolean
   /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
   inputWarnings: string[]
 }
@@ -141,7 +143,8 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.ArtifactsPath]: 'jenkins-artifacts',
   [Input.Jobs]: '',
   [Input.FailFast]: 'false',
-  [Input.ValuesFile]: ''
+  [Input.ValuesFile]: '',
+  [Input.ValuesFileRequired]: 'false'
 }
 
 /**
@@ -184,6 +187,7 @@ export function parseSettings(
   const files = parseFiles(read(Input.Files))
 
   const failFast = readBoolean(read, Input.FailFast)
+  const valuesFileRequired = readBoolean(read, Input.ValuesFileRequired)
   const valuesFile = parseValuesFile(read(Input.ValuesFile), `Input '${Input.ValuesFile}'`)
   const jobsText = read(Input.Jobs)
   const several = jobsText.trim() !== ''
@@ -210,8 +214,11 @@ export function parseSettings(
     read(Input.Scan),
     (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined)
   )
-  const given = parseGiven(buildText, url, job, jobs !== undefined)
-  const build = given ? 'given' : parseBuild(buildText)
+  const reference = parseGiven(buildText, url, job, jobs !== undefined)
+  // A lastBuild or lastSuccessfulBuild URL below url is that mode.
+  const given = reference?.kind === 'latest' ? undefined : reference
+  const build =
+    reference?.kind === 'latest' ? reference.mode : given ? 'given' : parseBuild(buildText)
   const jobToken = parseSecret(
     read(Input.JobToken),
     Input.JobToken,
@@ -237,6 +244,8 @@ export function parseSettings(
     jobs: jobs?.entries,
     failFast,
     statusContext: read(Input.StatusContext) !== '',
+    valuesFileRequired,
+    hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined),
     commitParameter,
     parameters
   })
@@ -284,6 +293,7 @@ export function parseSettings(
     workspace: env.workspace,
     ...(jobs ? { jobs: jobs.entries } : {}),
     failFast,
+    valuesFileRequired,
     inputWarnings: jobs?.warnings ?? []
   }
 }

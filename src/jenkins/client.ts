@@ -133,6 +133,10 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     return this.http.guarded(() => reads.rootUrl(this.http))
   }
 
+  locateRoot(what: string): Promise<string | undefined> {
+    return this.http.guarded(() => this.http.locateRoot(what))
+  }
+
   getQueueItem(queueId: number): Promise<QueueItem> {
     return this.http.guarded(() => reads.getQueueItem(this.http, queueId))
   }

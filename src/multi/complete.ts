@@ -80,7 +80,9 @@ export async function completeBuild(
       shared.values =
         path === first.entry.valuesFile
           ? outcome.values
-          : await readValues(api, ref, path, printer.logger)
+          : await readValues(api, ref, path, printer.logger, {
+              required: settings.valuesFileRequired
+            })
     }
   } catch (error) {
     if (error instanceof Interrupted || signal.aborted) throw error

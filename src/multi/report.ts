@@ -11,6 +11,7 @@ import {
   buildTitle,
   didNotPass,
   failureMessage,
+  productProblems,
   resultCell,
   writeSummaryWith,
   type BuildReport
@@ -86,14 +87,14 @@ const TAIL_IN_MESSAGE = 10
  * did): one line per failed item, naming it, its result and link, then
  * each build's failure message (outcome/report.ts failureMessage) for
  * those that failed by themselves (not those fail-fast stopped). A missing
- * wanted artifact fails the step too.
+ * wanted artifact, or a required values file, fails the step too.
  */
 export function jobsFailure(
   items: readonly BuildReport[],
   accept: readonly BuildResult[]
 ): string | undefined {
   const bad = items.filter(didNotPass)
-  const problems = items.flatMap(item => item.outcome.artifacts?.problems ?? [])
+  const problems = items.flatMap(item => productProblems(item.outcome))
   if (bad.length === 0) return problems.length > 0 ? problems.join('\n') : undefined
   const lines = [
     `${bad.length} of ${items.length} Jenkins builds did not pass (accepted: ${accept.join(', ')}):`

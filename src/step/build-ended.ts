@@ -47,7 +47,10 @@ export function judgeEnd(
 /** What reportEnded needs: the build, where its products go, and whom to tell. */
 export interface EndedBuild {
   api: JenkinsApi & BuildOutputsApi
-  settings: Pick<Settings, 'artifacts' | 'artifactsPath' | 'workspace' | 'valuesFile'>
+  settings: Pick<
+    Settings,
+    'artifacts' | 'artifactsPath' | 'workspace' | 'valuesFile' | 'valuesFileRequired'
+  >
   ref: BuildRef
   final: Build
   /** Judged (judgeEnd); what the build produced goes in it. */
@@ -88,7 +91,9 @@ export async function reportEnded(e: EndedBuild): Promise<void> {
     outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread)
   }
   if (settings.valuesFile !== undefined) {
-    outcome.values = await readValues(api, ref, settings.valuesFile, out.logger)
+    outcome.values = await readValues(api, ref, settings.valuesFile, out.logger, {
+      required: settings.valuesFileRequired
+    })
   }
   if (unread.length > 0) outcome.unread = unread
   await Promise.all(

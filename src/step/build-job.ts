@@ -13,7 +13,12 @@ import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { ConsoleStreamer, withCommandsStopped } from '../follow/log-stream.js'
 import { expectationFrom, expectationFromEstimate } from '../follow/poll-policy.js'
 import type { RemoteWork } from './remote-work.js'
-import { failureMessage, writeSummary, type BuildOutcome } from '../outcome/report.js'
+import {
+  failureMessage,
+  productProblems,
+  writeSummary,
+  type BuildOutcome
+} from '../outcome/report.js'
 import { setBuildOutputs } from '../outcome/build-outputs.js'
 import { readHistory } from '../outcome/history.js'
 import { isPipeline, isPipelineJob, readStages, watchForInput } from '../outcome/stages.js'
@@ -277,8 +282,8 @@ async function finish(
   setBuildOutputs(io, outcome, io.logger)
   await writeSummary(io.summary, outcome, io.logger)
   await reports.show([{ outcome }], true)
-  // A wanted artifact that is missing fails the step even when the build passed.
-  const problems = outcome.artifacts?.problems ?? []
+  // A wanted artifact or values file that is missing fails the step even when the build passed.
+  const problems = productProblems(outcome)
   if (!accepted) {
     const message = failureMessage({ ...outcome, accept: settings.accept }, tail)
     throw new Error([message, ...problems].join('\n'))

@@ -196,15 +196,16 @@ function propertyJson(item: JobState): Json[] {
       _class: 'hudson.model.ParametersDefinitionProperty',
       parameterDefinitions: item.parameters.map(def => {
         const type = def.type ?? 'string'
+        const className = def.pluginClass ?? `${definitionPackage(type)}.${DEFINITION_TYPE[type]}`
         const out: Json = {
-          _class: `${definitionPackage(type)}.${DEFINITION_TYPE[type]}`,
+          _class: className,
           // A file parameter has no default value (null).
           defaultParameterValue: isFileType(type)
             ? null
             : parameterValueJson({ name: def.name, type, value: defaultValue(def) }),
           description: def.description ?? null,
           name: def.name,
-          type: DEFINITION_TYPE[type]
+          type: className.slice(className.lastIndexOf('.') + 1)
         }
         if (type === 'choice') out.choices = def.choices ?? []
         return out

@@ -4,7 +4,7 @@ import { CrumbCache, notSentIfInterrupted, readCrumb } from './crumb.js'
 import { Interrupted, JenkinsError, stopReason } from './errors.js'
 import { HttpResponse, Transport, headerValueSecrets, pathOf, type Exchange } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
-import { Foreign404Check } from './locate.js'
+import { Foreign404Check, locateRoot } from './locate.js'
 import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
 import type { DroppedPart } from './json.js'
@@ -480,6 +480,11 @@ export class Requester {
       ...options,
       policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
     }
+  }
+
+  /** Where Jenkins' root is when `url` is a path below it (locate.ts): a sentence for the message, or undefined. */
+  locateRoot(what: string): Promise<string | undefined> {
+    return locateRoot(this.baseUrl, (url, follow) => this.probe(url, follow), what)
   }
 
   /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
