@@ -29686,10 +29686,10 @@ module.exports = {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _util_heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6086);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7545);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6536);
 
 
-(0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
+(0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .Dd)();
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .run */ .e)();
 // The outcome is known and written. Work still going on in the background
 // (a crumb prefetch retrying against a server that refuses connections) must
@@ -32861,18 +32861,26 @@ function parametersOf(actions) {
  * lists `parameters` (the ParametersAction; a plugin's subclass has its own
  * `_class`), or undefined when no action does. The one reader of
  * ParametersAction: the reconciliation matches by it, the summary shows it.
+ *
+ * A password's value is taken out of the JSON itself, so that nothing made
+ * of it (the `build` output) holds one: Jenkins marks a password by its
+ * value's class (PasswordParameterValue exports no value, jenkins-api.md
+ * 5.3; plugins' kin share the name) or by the job's definition (`passwords`),
+ * and a plugin, an older or a hostile Jenkins may still send a value.
  */
-function parametersIn(actions) {
+function parametersIn(actions, passwords) {
     return entriesOf(actions, 'parameters')?.flatMap(raw => {
         const p = raw;
         if (typeof p?.name !== 'string')
             return [];
         const parameter = { name: p.name };
-        if ('value' in p)
-            parameter.value = p.value;
-        // PasswordParameterValue exports no value at all (jenkins-api.md 5.3); plugins' kin share the name.
-        if (/Password/i.test(String(p._class ?? '')))
+        if (/Password/i.test(String(p._class ?? '')) || passwords?.has(p.name)) {
+            delete p.value;
             parameter.password = true;
+        }
+        else if ('value' in p) {
+            parameter.value = p.value;
+        }
         if (/FileParameterValue$/.test(String(p._class ?? '')))
             parameter.file = true;
         return [parameter];
@@ -32977,10 +32985,11 @@ function list(value) {
  * read. Counts that are not counts (1e+21 from a broken or hostile server)
  * are left out rather than passed on; Run.getDescription is `@Exported`
  * and null when none; Run.getDisplayName is `#N` unless the build set one;
- * ParametersAction is decoded by parametersIn. The JSON is kept as it came
- * in `json`, for the `build` output only.
+ * ParametersAction is decoded by parametersIn, `passwords` naming the job's
+ * password parameters. The JSON is kept as it came, but for the values of
+ * passwords, in `json`, for the `build` output only.
  */
-function decodeBuild(json) {
+function decodeBuild(json, options = {}) {
     const raw = json;
     const build = {
         number: json.number,
@@ -33005,7 +33014,7 @@ function decodeBuild(json) {
         build.queueId = raw.queueId;
     if (Array.isArray(raw.actions))
         build.actions = raw.actions;
-    const parameters = parametersIn(raw.actions);
+    const parameters = parametersIn(raw.actions, options.passwords);
     if (parameters)
         build.parameters = parameters;
     return build;
@@ -33354,7 +33363,7 @@ function seconds(ms) {
 
 /***/ }),
 
-/***/ 7545:
+/***/ 6536:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -35609,7 +35618,7 @@ function expectedParameters(definitions, params) {
             ? params[definition.name]
             : undefined;
         const isBoolean = /Boolean/i.test(definition.type ?? '');
-        const isPassword = /Password/i.test(definition.type ?? '');
+        const isPassword = definition.password === true;
         let value;
         if (given !== undefined) {
             value = typeof given === 'string' ? given : given.join(',');
@@ -36281,6 +36290,92 @@ async function missingBranch(options, message) {
 
 // EXTERNAL MODULE: ./src/util/shorten.ts
 var shorten = __nccwpck_require__(2509);
+;// CONCATENATED MODULE: ./src/jenkins/trigger/parameter-values.ts
+
+
+/**
+ * Types that take exactly one value from `buildWithParameters`, by the
+ * `type` Jenkins exports (the class's simple name): they extend
+ * SimpleParameterDefinition, whose createValue(StaplerRequest) throws
+ * "Illegal number of parameter values" for more than one (a 500). Core's,
+ * the Credentials plugin's, the Node and Label Parameter plugin's, and
+ * Active Choices' (a multi-select among them takes one comma-joined value).
+ */
+const SINGLE_VALUE_TYPES = {
+    StringParameterDefinition: 'a string parameter',
+    TextParameterDefinition: 'a text parameter',
+    BooleanParameterDefinition: 'a boolean parameter',
+    ChoiceParameterDefinition: 'a choice parameter',
+    PasswordParameterDefinition: 'a password parameter',
+    RunParameterDefinition: 'a run parameter',
+    CredentialsParameterDefinition: 'a credentials parameter',
+    NodeParameterDefinition: 'a node parameter',
+    LabelParameterDefinition: 'a label parameter',
+    ChoiceParameter: 'an Active Choices parameter',
+    CascadeChoiceParameter: 'an Active Choices parameter',
+    DynamicReferenceParameter: 'an Active Choices parameter'
+};
+/** Choices named in a refusal; a job may list hundreds. */
+const MAX_CHOICES_SHOWN = 20;
+/** Refuses, naming the parameter and what it accepts, a value Jenkins would refuse or change. */
+function checkParameterValues(info, name, params) {
+    for (const definition of info.parameterDefinitions) {
+        const value = params[definition.name];
+        if (value === undefined)
+            continue;
+        const problem = typeof value === 'string'
+            ? oneValueProblem(definition, value)
+            : valuesProblem(definition, value);
+        if (problem !== undefined) {
+            throw new errors/* JenkinsError */.fF('bad-request', `Parameter '${(0,util_names/* shortName */.l)(definition.name)}' of job '${name}' ${problem}. Nothing was triggered.`);
+        }
+    }
+}
+/**
+ * Several values for a parameter that takes one: Jenkins refuses the form's
+ * repeated fields with a 500, and a multipart upload (one part a name)
+ * would hand it the values joined with ',', which the user did not write.
+ */
+function valuesProblem(definition, values) {
+    const kind = SINGLE_VALUE_TYPES[definition.type ?? ''];
+    if (kind === undefined)
+        return undefined;
+    if (values.length === 1)
+        return oneValueProblem(definition, values[0]);
+    return `is given ${values.length} values, but ${kind} takes one (give one value; a parameter that splits its value, such as a multi-select Active Choices parameter, takes them joined: 'a,b')`;
+}
+function oneValueProblem(definition, value) {
+    if (definition.type === 'BooleanParameterDefinition')
+        return booleanProblem(value);
+    if (definition.type === 'ChoiceParameterDefinition')
+        return choiceProblem(definition, value);
+    return undefined;
+}
+/**
+ * Jenkins reads a boolean with Boolean.parseBoolean (BooleanParameterDefinition
+ * .createValue): `true` in any case is true, and anything else is false,
+ * without a word. Only `true` and `false` (in any case) are taken.
+ */
+function booleanProblem(value) {
+    if (/^(true|false)$/i.test(value))
+        return undefined;
+    return `is '${(0,util_names/* shortName */.l)(value)}', but a boolean parameter takes true or false: Jenkins would run it as false`;
+}
+/**
+ * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
+ * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
+ * jenkins-api.md 3.2). Only core's choice parameter: plugins' choice
+ * parameters (Active Choices, Extended Choice) may accept other values.
+ */
+function choiceProblem(definition, value) {
+    const choices = definition.choices;
+    if (!choices?.length || choices.includes(value))
+        return undefined;
+    const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${(0,util_names/* shortName */.l)(choice)}'`);
+    const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : '';
+    return `is '${(0,util_names/* shortName */.l)(value)}', which is not one of its choices: ${shown.join(', ')}${more}`;
+}
+
 // EXTERNAL MODULE: ./src/jenkins/model/counts.ts
 var model_counts = __nccwpck_require__(2578);
 // EXTERNAL MODULE: ./src/util/constants.ts
@@ -36880,7 +36975,7 @@ async function getBuild(http, job, which, options = {}) {
     if (result !== undefined && result !== null && !constants/* BUILD_RESULTS */.IQ.some(r => r === result)) {
         throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${constants/* BUILD_RESULTS */.IQ.join(', ')}, or null while it runs`);
     }
-    return (0,decode/* decodeBuild */.zr)(build);
+    return (0,decode/* decodeBuild */.zr)(build, { passwords: options.passwords });
 }
 /** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
 function quote(value) {
@@ -37007,7 +37102,9 @@ function parameterDefinitions(property) {
         const definition = { name: def.name };
         if (typeof def.type === 'string')
             definition.type = def.type;
-        if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+        if (/Password/i.test(definition.type ?? ''))
+            definition.password = true;
+        else if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
             definition.defaultValue = def.defaultParameterValue.value;
         }
         if (Array.isArray(def.choices)) {
@@ -37017,7 +37114,10 @@ function parameterDefinitions(property) {
     });
 }
 
+// EXTERNAL MODULE: ./src/util/html.ts + 4 modules
+var html = __nccwpck_require__(1034);
 ;// CONCATENATED MODULE: ./src/jenkins/trigger/trigger.ts
+
 
 
 
@@ -37079,9 +37179,7 @@ async function trigger(http, info, job, params, options = {}) {
         conflict: disabledMessage(http, name),
         permission: 'Job/Build',
         jobTokenSent: http.jobToken !== undefined,
-        serverHint: parameterized
-            ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
-            : undefined
+        serverHint: parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
     });
     const expectation = {
         job,
@@ -37160,7 +37258,8 @@ function unknownParameters(info, params) {
 }
 /**
  * Refuses what cannot be built before anything is sent: a folder, a
- * disabled job, a value a choice parameter does not list (`params`).
+ * disabled job, a value Jenkins would refuse or change (`params`,
+ * parameter-values.ts).
  */
 function checkBuildable(http, info, name, params = {}) {
     // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
@@ -37169,31 +37268,7 @@ function checkBuildable(http, info, name, params = {}) {
     if (info.disabled === true || info.buildable === false) {
         throw new errors/* JenkinsError */.fF('conflict', disabledMessage(http, name));
     }
-    checkChoices(info, name, params);
-}
-/** Choices named in a refusal; a job may list hundreds. */
-const MAX_CHOICES_SHOWN = 20;
-/**
- * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
- * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
- * jenkins-api.md 3.2); the job read holds the list, so the step says so
- * first and sends nothing. Only core's choice parameter: plugins' choice
- * parameters (Active Choices, Extended Choice) may accept other values.
- */
-function checkChoices(info, name, params) {
-    for (const definition of info.parameterDefinitions) {
-        const value = params[definition.name];
-        if (typeof value !== 'string')
-            continue;
-        const choices = definition.choices;
-        if (definition.type !== 'ChoiceParameterDefinition' || !choices?.length)
-            continue;
-        if (choices.includes(value))
-            continue;
-        const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${(0,util_names/* shortName */.l)(choice)}'`);
-        const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : '';
-        throw new errors/* JenkinsError */.fF('bad-request', `Parameter '${(0,util_names/* shortName */.l)(definition.name)}' of job '${name}' is '${(0,util_names/* shortName */.l)(value)}', which is not one of its choices: ${shown.join(', ')}${more}. Nothing was triggered.`);
-    }
+    checkParameterValues(info, name, params);
 }
 /** How long the abort path gives a lost trigger to show up before its second look. */
 const LOST_SETTLE_MS = 1000;
@@ -37338,26 +37413,17 @@ const REASON_CHARS = 300;
  * Logging ID is what leads to the reason in Jenkins' log.
  */
 function jenkinsRefusal(response, body) {
-    const text = decodeHtml(body);
+    const text = (0,html/* decodeEntities */.Sm)(body);
     const reason = REFUSAL.exec(text)?.[1]?.trim();
     if (reason)
         return (0,shorten/* cut */.J)(reason, REASON_CHARS);
     if (!fromJenkins(response) && !OOPS_PAGE.test(text))
         return undefined;
     const id = LOGGING_ID.exec(text)?.[1];
-    return `its error page gives no reason${id ? `; its log has it under Logging ID ${id}` : ''} (a parameter value it does not accept, such as a choice not in the list, is the usual one)`;
+    return `its error page gives no reason${id ? `; its log has it under Logging ID ${id}` : ''} (${REFUSED_VALUE}, is the usual one)`;
 }
-/** The text of an HTML page's character references, for a reason quoted from it. */
-function decodeHtml(text) {
-    const named = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-    return text.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (match, ref) => {
-        if (ref.startsWith('#')) {
-            const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : Number(ref.slice(1));
-            return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : match;
-        }
-        return named[ref] ?? match;
-    });
-}
+/** What Jenkins' 500 to a trigger usually means: the values core's parameters refuse are refused before sending (parameter-values.ts). */
+const REFUSED_VALUE = "a parameter value it does not accept, such as several values for a plugin's parameter that takes one";
 function safePath(location, base) {
     try {
         return new URL(location, base).pathname;
@@ -37404,19 +37470,30 @@ async function lastBuild(api, job, mode) {
         throw new errors/* JenkinsError */.fF('not-found', `Jenkins job ${name} has no ${mode === 'last' ? '' : 'successful '}build yet (build: ${mode}), on ${api.baseUrl}.`, 404);
     }
 }
-/** A 404 on a job, with the closest job names Jenkins has. */
+/**
+ * A 404 on a job, with the closest job names Jenkins has; or, when Jenkins
+ * has no job list at `url` either (its own 404, or `url` is a job's page),
+ * where Jenkins' root is: `url` is then wrong, not the job (locateRoot).
+ */
 async function withJobSuggestions(api, job, error, logger) {
     if (job.length === 0)
         return error.message;
+    let names;
     try {
-        const close = closestNames((0,job_path/* fullName */.fq)(job), await api.listJobs([]));
-        if (close.length)
-            return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(util_names/* shortName */.l).join(', ')}?`;
+        names = await api.listJobs([]);
     }
     catch (listError) {
         logger.debug(`Could not list jobs for suggestions: ${(0,error_text/* errorText */.k)(listError)}`);
+        const noRoot = listError instanceof errors/* JenkinsError */.fF &&
+            (listError.kind === 'not-found' || listError.kind === 'bad-request');
+        const where = `job '${(0,util_names/* shortName */.l)((0,job_path/* fullName */.fq)(job))}'`;
+        const root = noRoot ? await api.locateRoot(where).catch(() => undefined) : undefined;
+        return root ?? error.message;
     }
-    return error.message;
+    const close = closestNames((0,job_path/* fullName */.fq)(job), names);
+    if (close.length === 0)
+        return error.message;
+    return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(util_names/* shortName */.l).join(', ')}?`;
 }
 /** A commit status description for a step that failed before the build's result was known. */
 function statusFailure(error, signal) {
@@ -40840,7 +40917,7 @@ async function openSink(target) {
             if (bytes < collectAt)
                 return;
             collectAt = bytes + COLLECT_EVERY;
-            (0,heap/* collectYoungGarbage */.u)();
+            (0,heap/* collectYoungGarbage */.ul)();
         },
         commit: () => (0,external_node_fs_promises_namespaceObject.rename)(temp, target),
         discard: async () => {
@@ -41305,7 +41382,9 @@ async function reportEnded(e) {
         outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread);
     }
     if (settings.valuesFile !== undefined) {
-        outcome.values = await (0,values/* readValues */.N$)(api, ref, settings.valuesFile, out.logger);
+        outcome.values = await (0,values/* readValues */.N$)(api, ref, settings.valuesFile, out.logger, {
+            required: settings.valuesFileRequired
+        });
     }
     if (unread.length > 0)
         outcome.unread = unread;
@@ -41551,7 +41630,7 @@ class GithubReports {
             logger.warning(`No commit status or pull request comment: the GitHub client could not be loaded: ${(0,error_text/* errorText */.k)(error)}.`);
             return new GithubReports(o, null, undefined, undefined, undefined);
         }
-        const redact = (text) => settings.githubToken ? text.split(settings.githubToken).join('***') : text;
+        const { redact } = o;
         const session = github && new github.GithubSession({ logger, bounds: o.bounds });
         const client = settings.githubToken === '' || !github
             ? undefined
@@ -41616,6 +41695,7 @@ class GithubReports {
             gate: this.gate,
             session: this.session,
             target: this.target,
+            redact: this.o.redact,
             fetch: this.o.fetch
         });
     }
@@ -41903,6 +41983,50 @@ const ONE_BUILD_POLICY = {
     rounds: false
 };
 
+;// CONCATENATED MODULE: ./src/follow/queue-reason.ts
+/**
+ * When a queue item's `why` is worth a log line: the one rule for one `job`
+ * and each item of `jobs` (the schedule applies it to every build it
+ * follows). Jenkins counts its reasons down (`Build #2 is already in
+ * progress (ETA: 38 sec)`, `In the quiet period. Expires in 4.3 sec`), so
+ * the text changes at every poll while the reason stays the same: a reason
+ * is told when its words change, and a countdown at most once a minute.
+ */
+/**
+ * Shortest time between two lines for the same reason whose numbers changed (ms).
+ * @internal
+ */
+const SAME_REASON_EVERY_MS = 60_000;
+/**
+ * A number, Jenkins' "N/A" for an unknown time (Executor.getEstimatedRemainingTime),
+ * each with the unit hudson.Util.getTimeSpanString may put after it.
+ */
+const QUANTITY = /(?:\d+(?:[.,]\d+)?|N\/A)(?:\s*(?:ms|sec|secs|seconds?|min|mins|minutes?|hr|hrs|hours?|days?|mo|months?|yr|years?)\b)?/gi;
+/**
+ * A reason's words: its numbers and time units left out, so that `38 sec`
+ * and `1 min 5 sec` (or build #2 and #3) are the same reason.
+ * @internal
+ */
+function reasonWords(why) {
+    return why
+        .replace(QUANTITY, '\uE000')
+        .replace(/\uE000(?:\s*\uE000)*/g, '#')
+        .replace(/\s+/g, ' ')
+        .trim();
+}
+/**
+ * What to remember when `why` (seen at `now`) is worth a line after `told`;
+ * undefined when it is not: the same text, or the same words within a minute.
+ */
+function newsOfReason(told, why, now) {
+    const words = reasonWords(why);
+    if (told !== undefined && told.words === words) {
+        if (told.text === why || now - told.at < SAME_REASON_EVERY_MS)
+            return undefined;
+    }
+    return { words, text: why, at: now };
+}
+
 ;// CONCATENATED MODULE: ./src/follow/track.ts
 
 /** Its own read, now: in flight until it is reported. */
@@ -41981,6 +42105,7 @@ function consoleBuildRead(track, now, { build, full }, p) {
 }
 
 ;// CONCATENATED MODULE: ./src/follow/schedule.ts
+
 
 
 
@@ -42149,10 +42274,7 @@ class SharedSchedule {
                 }
                 const waiting = queued?.get(track.queueId);
                 if (waiting) {
-                    if (waiting.why && waiting.why !== track.lastWhy) {
-                        track.lastWhy = waiting.why;
-                        events.push({ kind: 'waiting', track: track.id, why: waiting.why });
-                    }
+                    events.push(...waitingNews(track, waiting.why, now));
                     continue;
                 }
                 if (queued || running) {
@@ -42201,11 +42323,7 @@ class SharedSchedule {
             track.phase = 'done';
             return [{ kind: 'left-without-build', track: id, cancelled: true }];
         }
-        const events = [];
-        if (item.why && item.why !== track.lastWhy) {
-            track.lastWhy = item.why;
-            events.push({ kind: 'waiting', track: id, why: item.why });
-        }
+        const events = waitingNews(track, item.why, now);
         if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
             // The run is being created (briefly), or never was (the job was
             // disabled after queuing): a bounded while.
@@ -42424,6 +42542,16 @@ class SharedSchedule {
         this.settle(track);
         return track?.phase === 'running' && track.watch ? track : undefined;
     }
+}
+/** The track's queue reason, when it is worth a line (queue-reason.ts). */
+function waitingNews(track, why, now) {
+    if (!why)
+        return [];
+    const told = newsOfReason(track.toldWhy, why, now);
+    if (!told)
+        return [];
+    track.toldWhy = told;
+    return [{ kind: 'waiting', track: track.id, why }];
 }
 function indexRunning(list) {
     const byKey = new Map();
@@ -42948,37 +43076,58 @@ function locateReference(url, base, job, shown) {
     if (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))
         return undefined;
     const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '');
-    const queue = /^queue\/item\/(\d+)$/.exec(rest);
+    const queue = /^queue\/item\/(\d+)(?:\/|$)/.exec(rest);
     if (queue) {
         const id = Number(queue[1]);
         if (Number.isSafeInteger(id))
             return { kind: 'queue', id, text: shown };
     }
     const parts = rest.split('/');
-    const last = parts.pop() ?? '';
     const names = [];
-    let pairs = parts.length % 2 === 0 && parts.length > 0 && /^\d+$/.test(last);
-    for (let i = 0; pairs && i < parts.length; i += 2) {
-        if (parts[i] !== 'job' || !parts[i + 1])
-            pairs = false;
-        else {
-            try {
-                // As parseJobPath: a decoded '/' is a multibranch name's %2F.
-                names.push(decodeURIComponent(parts[i + 1]).replace(/\//g, '%2F'));
-            }
-            catch {
-                pairs = false;
-            }
+    let at = 0;
+    for (; parts[at] === 'job' && parts[at + 1]; at += 2) {
+        try {
+            // As parseJobPath: a decoded '/' is a multibranch name's %2F.
+            names.push(decodeURIComponent(parts[at + 1]).replace(/\//g, '%2F'));
+        }
+        catch {
+            break;
         }
     }
-    const number = Number(last);
-    if (!pairs || !(0,model_counts/* isBuildNumber */.Y_)(number)) {
-        throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') is not a build URL (…/job/NAME/42/) or a queue item URL (…/queue/item/7/): ${FORMS}.`);
+    // The build: its number, or a permalink, then any page of it (console, changes, tests…).
+    const which = parts[at] ?? '';
+    const number = /^\d+$/.test(which) ? Number(which) : NaN;
+    const permalink = PERMALINKS[which];
+    if (names.length === 0 || (!(0,model_counts/* isBuildNumber */.Y_)(number) && !permalink)) {
+        throw new input_error/* InputError */.d(notABuild(shown, names.length > 0 && which === ''));
     }
     if ((0,job_path/* fullName */.fq)(names) !== (0,job_path/* fullName */.fq)(job)) {
         throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') is a build of job '${(0,job_path/* fullName */.fq)(names)}', not of '${(0,job_path/* fullName */.fq)(job)}' (input 'job'): follow a build of the job given in 'job'.`);
     }
-    return { kind: 'build', number, text: shown };
+    if ((0,model_counts/* isBuildNumber */.Y_)(number))
+        return { kind: 'build', number, text: shown };
+    if (permalink === 'last' || permalink === 'last-successful') {
+        return { kind: 'latest', mode: permalink, text: shown };
+    }
+    throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') names ${which}, a build Jenkins picks anew each time: give \`build: last\` (lastBuild) or \`build: last-successful\` (lastSuccessfulBuild), or that build's own URL, with its number (…/job/NAME/42/).`);
+}
+/**
+ * The job's permalinks (PermalinkProjectAction.Permalink.BUILTIN): the
+ * two the step follows as its named modes, and the others it cannot.
+ */
+const PERMALINKS = {
+    lastBuild: 'last',
+    lastSuccessfulBuild: 'last-successful',
+    lastStableBuild: 'other',
+    lastUnstableBuild: 'other',
+    lastFailedBuild: 'other',
+    lastUnsuccessfulBuild: 'other',
+    lastCompletedBuild: 'other'
+};
+/** What to paste instead of a URL that names no build (`jobPage`: the job's own page). */
+function notABuild(shown, jobPage) {
+    const what = jobPage ? "is the job's page, not a build's" : 'is not a build URL';
+    return `Input 'build' URL ('${shown}') ${what}: paste a build's URL from its page in Jenkins (…/job/NAME/42/, or any page below it such as …/42/console), its lastBuild or lastSuccessfulBuild (…/job/NAME/lastBuild/), or a queue item URL (…/queue/item/7/): ${FORMS}.`;
 }
 
 ;// CONCATENATED MODULE: ./src/follow/given-build.ts
@@ -42998,6 +43147,7 @@ function locateReference(url, base, job, shown) {
 
 
 
+
 /** Resolves `given` to its build or queue item on `url`; throws InputError for one of another job or host. */
 async function resolveGivenBuild(api, job, given) {
     let reference = given;
@@ -43011,6 +43161,9 @@ async function resolveGivenBuild(api, job, given) {
     }
     if (reference.kind === 'build')
         return { build: await api.getBuild(job, reference.number) };
+    // A permalink under Jenkins' own root URL: the build it names now.
+    if (reference.kind === 'latest')
+        return { build: await lastBuild(api, job, reference.mode) };
     await checkQueueItemJob(api, job, reference);
     return { queueId: reference.id, queueUrl: (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, reference.id) };
 }
@@ -43070,6 +43223,7 @@ async function buildJob(options) {
         settings,
         logger: io.logger,
         setOutput: (name, value) => io.setOutput(name, value),
+        redact: text => io.redact(text),
         reportName: settings.statusContext,
         bounds: options.githubBounds
     });
@@ -43264,8 +43418,8 @@ async function finish({ settings, work, io, outcome, reports }, accepted, tail =
     (0,build_outputs/* setBuildOutputs */.vP)(io, outcome, io.logger);
     await (0,report/* writeSummary */.Sy)(io.summary, outcome, io.logger);
     await reports.show([{ outcome }], true);
-    // A wanted artifact that is missing fails the step even when the build passed.
-    const problems = outcome.artifacts?.problems ?? [];
+    // A wanted artifact or values file that is missing fails the step even when the build passed.
+    const problems = (0,report/* productProblems */.YX)(outcome);
     if (!accepted) {
         const message = (0,report/* failureMessage */.oh)({ ...outcome, accept: settings.accept }, tail);
         throw new Error([message, ...problems].join('\n'));
@@ -43569,7 +43723,36 @@ function inertLine(text) {
     return escaped.replace(/^(\s*)::/, '$1\\::');
 }
 
+// EXTERNAL MODULE: ./src/util/redaction.ts
+var redaction = __nccwpck_require__(3801);
+;// CONCATENATED MODULE: ./src/step/secrets.ts
+
+
+
+/**
+ * The step's secrets: every secret input (inputs.ts getSettings) and every
+ * secret Jenkins hands over (a crumb, a session cookie: create-client.ts).
+ * The runner masks them in the log; it cannot mask what the step sends
+ * through the API (a pull request comment, a commit status), and annotations
+ * and the summary are the step's to keep clean, so every text the step
+ * writes goes through `redactSecrets` too (step-io.ts, core-logger.ts,
+ * GithubReports). One list for the step, as the runner's masker is one.
+ */
+const secrets = new redaction/* Redaction */.k();
+/** Registers a secret: redacted from now on, and masked by the runner (once commands run: an `::add-mask::` while the console prints would show the value). */
+function maskSecret(value) {
+    if (value === '')
+        return;
+    secrets.add(value);
+    whenCommandsRun(() => core_setSecret(value));
+}
+/** `text` without any secret of the step (util/redaction.ts). */
+function redactSecrets(text) {
+    return secrets.redact(text);
+}
+
 ;// CONCATENATED MODULE: ./src/step/core-logger.ts
+
 
 
 
@@ -43579,12 +43762,14 @@ function inertLine(text) {
  * they quote Jenkins; debug and warning are safe as they are: @actions/core
  * escapes their data and starts the line with its own `::debug::` or
  * `::warning::`, which the runner parses first. Those two are commands: while
- * the console prints (commands stopped) they wait for the resume.
+ * the console prints (commands stopped) they wait for the resume. Every line
+ * leaves without the step's secrets (secrets.ts): a warning is also an
+ * annotation, which the runner shows as sent.
  */
 const coreLogger = {
-    debug: message => whenCommandsRun(() => core_debug(message)),
-    info: message => info(inertLine(message)),
-    warning: message => whenCommandsRun(() => warning(message))
+    debug: message => whenCommandsRun(() => core_debug(redactSecrets(message))),
+    info: message => info(inertLine(redactSecrets(message))),
+    warning: message => whenCommandsRun(() => warning(redactSecrets(message)))
 };
 
 ;// CONCATENATED MODULE: ./src/jenkins/trigger/actions.ts
@@ -47039,12 +47224,11 @@ class Transport {
         if (options.ca?.length)
             this.secureContext = trustWith(options.ca);
     }
-    /** Values that must never appear in a message: the Authorization value and its parts, the token, every crumb and session cookie. */
-    get secretValues() {
+    /** The credentials it sends, which must never appear in a message: the Authorization value and its parts, the token (a crumb or session cookie it is given goes to onSecret). */
+    get credentials() {
         const values = [this.authorization, this.authorization?.slice('Basic '.length)];
         if (this.options.token)
             values.push(this.options.token);
-        values.push(...this.given);
         return values.filter((v) => v !== undefined && v !== '');
     }
     /** Sends the crumb header with every later POST (undefined stops sending it). */
@@ -47512,6 +47696,7 @@ class GuardedBody extends external_node_stream_.Readable {
 
 ;// CONCATENATED MODULE: ./src/jenkins/transport/locate.ts
 
+
 /** The context path Jenkins' documentation uses for --prefix, the one most installations pick. */
 const USUAL_CONTEXT_PATH = '/jenkins';
 /**
@@ -47533,6 +47718,57 @@ async function locateJenkins(baseUrl, look) {
         }
     }
     return `If Jenkins runs under a context path (its --prefix option), 'url' must end with it, as in ${origin}${USUAL_CONTEXT_PATH}.`;
+}
+/** Most looks for Jenkins' root above a `url` that is not it. */
+const ROOT_LOOKS = 3;
+/**
+ * Where Jenkins' root is when Jenkins answers below `baseUrl` but not at it:
+ * an extra context path (`/jenkins` on a Jenkins served at `/`), or a job's
+ * or folder's page pasted into `url`. Asked only once Jenkins found neither
+ * `what` (a job) nor a job list at `url` (follow/build-parts.ts). Undefined when
+ * `baseUrl` is Jenkins' root (its /login answers as Jenkins' login page), or
+ * when no root is found within ROOT_LOOKS looks: the path before a `/job/`
+ * segment, then the shorter paths, the nearest first.
+ */
+async function locateRoot(baseUrl, look, what) {
+    if (await isJenkinsRoot(baseUrl, look))
+        return undefined;
+    const { origin, pathname } = new URL(baseUrl);
+    const segments = pathname.split('/').filter(Boolean);
+    const item = segments.indexOf('job');
+    const paths = [
+        ...(item >= 0 ? [segments.slice(0, item)] : []),
+        ...segments.map((_, n) => segments.slice(0, segments.length - 1 - n))
+    ].map(path => (path.length > 0 ? `${origin}/${path.join('/')}` : origin));
+    const candidates = [...new Set(paths)].slice(0, ROOT_LOOKS - 1);
+    for (const candidate of candidates) {
+        if (!(await isJenkinsRoot(candidate, look)))
+            continue;
+        const page = item >= 0 ? itemOf(segments.slice(item)) : undefined;
+        return `'url' is not the address of Jenkins: Jenkins answers at ${candidate}, and at ${baseUrl} it has neither ${what} nor its login page. Set 'url' to ${candidate}${page ? `; ${baseUrl} is the page of ${page}, whose path goes in 'job'` : ''}.`;
+    }
+    return undefined;
+}
+/** `job/a/job/b/…` as the item it names (`'a/b'`), for the message; undefined when the path names none. */
+function itemOf(segments) {
+    const names = [];
+    for (let i = 0; i + 1 < segments.length && segments[i] === 'job'; i += 2) {
+        try {
+            names.push(decodeURIComponent(segments[i + 1]));
+        }
+        catch {
+            return undefined;
+        }
+    }
+    return names.length > 0 ? `'${(0,util_names/* shortName */.l)(names.join('/'))}'` : undefined;
+}
+/** Whether Jenkins' root answers at `base`: its login page, a success that carries X-Jenkins (below the root, Jenkins answers /login with its 404). */
+async function isJenkinsRoot(base, look) {
+    const answer = await look(`${base}/login`, true);
+    return (answer !== undefined &&
+        answer.status >= 200 &&
+        answer.status < 300 &&
+        answer.header('x-jenkins') !== undefined);
 }
 /** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
 function notJenkinsError(baseUrl, what, where) {
@@ -47588,36 +47824,6 @@ class Foreign404Check {
         const where = await this.located;
         return where === undefined ? error : notJenkinsError(this.baseUrl, what, where);
     }
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/transport/redaction.ts
-/**
- * The one redaction list of the client: credentials written into URLs, and
- * every secret the transport knows (the token, the Authorization value and
- * its base64 part, every crumb and session cookie it was given), as sent and
- * URL-encoded. Every message the client throws or logs passes it
- * (requester.ts).
- */
-function redactor(secrets) {
-    return text => {
-        let result = text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
-        const variants = secrets().flatMap(secret => [secret, encodeURIComponent(secret)]);
-        // Longest first: the Authorization value goes before the base64 part of it.
-        for (const secret of [...new Set(variants)].sort((a, b) => b.length - a.length)) {
-            // Shorter values would mangle ordinary words; real tokens are long.
-            if (secret.length >= 4)
-                result = result.split(secret).join('***');
-        }
-        return result;
-    };
-}
-/** `logger` with every line redacted first. */
-function redactingLogger(logger, redact) {
-    return {
-        debug: message => logger.debug(redact(message)),
-        info: message => logger.info(redact(message)),
-        warning: message => logger.warning(redact(message))
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/transport/request-settings.ts
@@ -47704,8 +47910,8 @@ class Requester {
     actionBudgetMs;
     limits;
     /**
-     * The one redaction list (redaction.ts), over every secret the transport
-     * knows. Operations also pass Jenkins text through it that the step prints
+     * The client's redaction list (util/redaction.ts), over every secret the
+     * transport knows. Operations also pass Jenkins text through it that the step prints
      * as a status (a queue `why`), since a proxy or plugin may echo the request.
      */
     redact;
@@ -47729,15 +47935,19 @@ class Requester {
         this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS;
         this.policy = retryPolicy(options);
         // Header values (an auth proxy's tokens) are secrets; values under 4
-        // characters are not, and redact() leaves them alone.
-        const own = [
+        // characters are not, and the redaction leaves them alone.
+        const secrets = new redaction/* Redaction */.k();
+        for (const value of [
             this.jobToken,
             ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
             // Certificates are public, but nothing the user gave the step is echoed.
             ...(options.ca ?? [])
-        ].filter((v) => v !== undefined);
-        this.redact = redactor(() => [...this.transport.secretValues, ...own]);
-        this.logger = redactingLogger(options.logger, this.redact);
+        ]) {
+            if (value !== undefined)
+                secrets.add(value);
+        }
+        this.redact = text => secrets.redact(text);
+        this.logger = (0,redaction/* redactingLogger */.S)(options.logger, this.redact);
         this.notices = new silence/* SilenceNotices */.D(this.logger, () => this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS);
         this.transport = new Transport({
             baseUrl: this.baseUrl,
@@ -47748,8 +47958,14 @@ class Requester {
             userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
             headers: options.headers,
             ca: options.ca,
-            onSecret: options.onSecret
+            // A crumb or session cookie joins the list before anything could print it.
+            onSecret: value => {
+                secrets.add(value);
+                options.onSecret?.(value);
+            }
         });
+        for (const value of this.transport.credentials)
+            secrets.add(value);
         this.crumbs = new CrumbCache(() => readCrumb(() => this.getJson('crumb', `${this.baseUrl}/crumbIssuer/api/json`, this.context('the CSRF crumb'), { deadline: this.deadline }), this.baseUrl, this.logger), crumb => this.transport.setCrumb(crumb));
         this.foreign404 = new Foreign404Check(this.baseUrl, (url, follow) => this.probe(url, follow));
         if (options.insecure) {
@@ -47979,6 +48195,10 @@ class Requester {
             ...options,
             policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
         };
+    }
+    /** Where Jenkins' root is when `url` is a path below it (locate.ts): a sentence for the message, or undefined. */
+    locateRoot(what) {
+        return locateRoot(this.baseUrl, (url, follow) => this.probe(url, follow), what);
     }
     /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
     async probe(url, follow) {
@@ -48291,6 +48511,7 @@ async function removeBroken(http, upload, found) {
 
 
 
+
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
 const FILE_PARAMETER_TYPES = new Set([
     'FileParameterDefinition',
@@ -48400,8 +48621,7 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
         throw error;
     }
     if ('queueId' in outcome) {
-        const seconds = Math.max(0.001, (Date.now() - started) / 1000);
-        http.logger.info(`Uploaded ${(0,bytes/* formatBytes */.z)(body.fileBytes)} of files in ${seconds.toFixed(1)} s (${(0,bytes/* formatBytes */.z)(body.length / seconds)}/s).`);
+        http.logger.info(uploadedLine(body, Date.now() - started));
         return {
             queueId: outcome.queueId,
             queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, outcome.queueId),
@@ -48419,6 +48639,17 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
         settleMs: options.settleMs
     });
     return { ...found, unknownParameters: undefinedNames };
+}
+/** Shortest upload whose rate is said (ms): under it the time is mostly Jenkins' answer, not the transfer. */
+const MIN_RATE_MS = 1000;
+/**
+ * What an upload that reached Jenkins took: the files' size, the time, and
+ * the rate of the whole body when the time is long enough to tell one.
+ * @internal
+ */
+function uploadedLine(body, elapsedMs) {
+    const rate = elapsedMs >= MIN_RATE_MS ? ` (${(0,bytes/* formatBytes */.z)(body.length / (elapsedMs / 1000))}/s)` : '';
+    return `Uploaded ${(0,bytes/* formatBytes */.z)(body.fileBytes)} of files in ${(0,util_duration/* formatDuration */.a3)(elapsedMs)}${rate}.`;
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/client.ts
@@ -48447,6 +48678,11 @@ class JenkinsClient {
     http;
     triggerSettleMs;
     triggerCause;
+    /**
+     * The password parameters of each job read (by jobKey): a build's value of
+     * one is never kept, whatever its class says (decode.ts parametersIn).
+     */
+    passwords = new Map();
     constructor(options) {
         // The `url` input checked it (inputs/input-values.ts parseBaseUrl); credentials never ride in it.
         const base = (0,http_url/* parseHttpUrl */.f)(options.url.trim(), 'The Jenkins URL', 'http(s)://host[:port][/context-path]');
@@ -48474,8 +48710,12 @@ class JenkinsClient {
     buildUrl(job, number) {
         return (0,job_path/* buildUrl */.c$)(this.baseUrl, job, number);
     }
-    getJob(job) {
-        return this.http.guarded(() => getJob(this.http, job));
+    async getJob(job) {
+        const info = await this.http.guarded(() => getJob(this.http, job));
+        const passwords = info.parameterDefinitions.filter(d => d.password).map(d => d.name);
+        if (passwords.length > 0)
+            this.passwords.set((0,job_path/* jobKey */.tv)(job), new Set(passwords));
+        return info;
     }
     listJobs(folder) {
         return this.http.guarded(() => listJobs(this.http, folder));
@@ -48489,6 +48729,9 @@ class JenkinsClient {
     rootUrl() {
         return this.http.guarded(() => rootUrl(this.http));
     }
+    locateRoot(what) {
+        return this.http.guarded(() => this.http.locateRoot(what));
+    }
     getQueueItem(queueId) {
         return this.http.guarded(() => getQueueItem(this.http, queueId));
     }
@@ -48496,7 +48739,8 @@ class JenkinsClient {
         return this.http.guarded(() => cancelQueueItem(this.http, queueId));
     }
     getBuild(job, which, options = {}) {
-        return this.http.guarded(() => getBuild(this.http, job, which, options));
+        const passwords = this.passwords.get((0,job_path/* jobKey */.tv)(job));
+        return this.http.guarded(() => getBuild(this.http, job, which, { ...options, passwords }));
     }
     recentBuilds(job, limit, options = {}) {
         return this.http.guarded(() => recentBuilds(this.http, job, limit, options));
@@ -48546,7 +48790,6 @@ class JenkinsClient {
 
 
 
-
 /**
  * Tries of a request whose connection fails before Jenkins ever answered the
  * step (about 1.5 s of waits with the default backoff): a wrong url or a
@@ -48571,10 +48814,9 @@ function createClient(settings, bounds = {}, firstContact = 'patient') {
         logger: coreLogger,
         firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
         // Like the token: the runner masks a crumb or session cookie wherever it
-        // shows, Jenkins' console and a proxy's echo included. One that arrives
-        // while a console prints (commands stopped) is registered after it: an
-        // `::add-mask::` there would print the value as text.
-        onSecret: value => whenCommandsRun(() => core_setSecret(value)),
+        // shows, Jenkins' console and a proxy's echo included, and the step
+        // redacts it from every text it writes (secrets.ts).
+        onSecret: maskSecret,
         ...bounds
     });
 }
@@ -49133,6 +49375,12 @@ function checkConflicts(s) {
     }
     if (s.hasArtifacts && s.wait !== 'finish') {
         throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, ${waited}`);
+    }
+    if (s.valuesFileRequired && !s.hasValuesFile) {
+        throw new input_error/* InputError */.d(`Input 'values-file-required' is true but no values file is named: name the artifact to read in 'values-file' (or an item's "values-file"), or leave 'values-file-required' out.`);
+    }
+    if (s.valuesFileRequired && s.wait !== 'finish') {
+        throw conflict('values-file-required', 'wait', `the values file is read once the build ends, ${waited}`);
     }
     // A pending status that nothing ever resolves would block a protected
     // branch for good.
@@ -49717,7 +49965,8 @@ const INPUT_DEFAULTS = {
     [constants/* Input */.pd.ArtifactsPath]: 'jenkins-artifacts',
     [constants/* Input */.pd.Jobs]: '',
     [constants/* Input */.pd.FailFast]: 'false',
-    [constants/* Input */.pd.ValuesFile]: ''
+    [constants/* Input */.pd.ValuesFile]: '',
+    [constants/* Input */.pd.ValuesFileRequired]: 'false'
 };
 /**
  * Pure: reads every input through `get` (tests pass a map) and validates it.
@@ -49751,6 +50000,7 @@ function parseSettings(get, env = currentEnvironment()) {
     const parameters = (0,inputs_parameters/* parseParameters */._A)(parametersText);
     const files = parseFiles(read(constants/* Input */.pd.Files));
     const failFast = readBoolean(read, constants/* Input */.pd.FailFast);
+    const valuesFileRequired = readBoolean(read, constants/* Input */.pd.ValuesFileRequired);
     const valuesFile = parseValuesFile(read(constants/* Input */.pd.ValuesFile), `Input '${constants/* Input */.pd.ValuesFile}'`);
     const jobsText = read(constants/* Input */.pd.Jobs);
     const several = jobsText.trim() !== '';
@@ -49774,8 +50024,10 @@ function parseSettings(get, env = currentEnvironment()) {
         : jobEntry(parseJob(read(constants/* Input */.pd.Job), url, listJobs), shared);
     const { job, branch } = one;
     const scan = parseScan(read(constants/* Input */.pd.Scan), (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined));
-    const given = parseGiven(buildText, url, job, jobs !== undefined);
-    const build = given ? 'given' : parseBuild(buildText);
+    const reference = parseGiven(buildText, url, job, jobs !== undefined);
+    // A lastBuild or lastSuccessfulBuild URL below url is that mode.
+    const given = reference?.kind === 'latest' ? undefined : reference;
+    const build = reference?.kind === 'latest' ? reference.mode : given ? 'given' : parseBuild(buildText);
     const jobToken = parseSecret(read(constants/* Input */.pd.JobToken), constants/* Input */.pd.JobToken, `the job's "Trigger builds remotely" token`);
     const headers = parseExtraHeaders(read(constants/* Input */.pd.Headers), { credentials: user !== '' });
     const caCerts = parseCaCert(read(constants/* Input */.pd.CaCert));
@@ -49795,6 +50047,8 @@ function parseSettings(get, env = currentEnvironment()) {
         jobs: jobs?.entries,
         failFast,
         statusContext: read(constants/* Input */.pd.StatusContext) !== '',
+        valuesFileRequired,
+        hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined),
         commitParameter,
         parameters
     });
@@ -49839,6 +50093,7 @@ function parseSettings(get, env = currentEnvironment()) {
         workspace: env.workspace,
         ...(jobs ? { jobs: jobs.entries } : {}),
         failFast,
+        valuesFileRequired,
         inputWarnings: jobs?.warnings ?? []
     };
 }
@@ -49856,45 +50111,47 @@ function currentEnvironment() {
     };
 }
 /**
- * Reads the inputs with core.getInput. The secrets are registered with
- * core.setSecret first, before any validation can write a message, so that
- * nothing this step logs afterwards can show them.
+ * Reads the inputs with core.getInput. The secrets are given to `mask`
+ * first (the step's: the runner's masker and the step's redaction,
+ * step/secrets.ts), before any validation can write a message, so that
+ * nothing this step writes afterwards can show them.
  */
-function getSettings() {
-    maskSecret(getInput(constants/* Input */.pd.Token));
-    maskSecret(getInput(constants/* Input */.pd.GithubToken));
-    maskSecret(getInput(constants/* Input */.pd.JobToken));
+function getSettings(options) {
+    const mask = (value) => {
+        if (value !== '')
+            options.mask(value);
+    };
+    mask(getInput(constants/* Input */.pd.Token));
+    mask(getInput(constants/* Input */.pd.GithubToken));
+    mask(getInput(constants/* Input */.pd.JobToken));
     // Header values are secrets (access tokens); values under 4 characters
     // are not, and masking them would blank every such string in the log.
     for (const value of headerSecrets(getInput(constants/* Input */.pd.Headers))) {
         if (value.length >= 4)
-            maskSecret(value);
+            mask(value);
     }
-    maskUrlPassword(getInput(constants/* Input */.pd.Url));
-    maskUrlPassword(getInput(constants/* Input */.pd.Job));
-    for (const line of getInput(constants/* Input */.pd.Jobs).split(/[\r\n",]+/))
-        maskUrlPassword(line.trim());
+    for (const value of [getInput(constants/* Input */.pd.Url), getInput(constants/* Input */.pd.Job)]) {
+        urlPasswords(value).forEach(mask);
+    }
+    for (const line of getInput(constants/* Input */.pd.Jobs).split(/[\r\n",]+/)) {
+        urlPasswords(line.trim()).forEach(mask);
+    }
     return parseSettings(name => getInput(name, { trimWhitespace: !MULTI_LINE.has(name) }));
 }
-function maskSecret(value) {
-    if (value !== '')
-        core_setSecret(value);
-}
-/** A password written into a URL (which we reject) must not show up in a later log line. */
-function maskUrlPassword(value) {
+/** A password written into a URL (which we reject), as written and decoded: it must not show up in a later line. */
+function urlPasswords(value) {
     const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(value)?.[1];
     const colon = userinfo?.indexOf(':') ?? -1;
     if (userinfo === undefined || colon < 0)
-        return;
+        return [];
     const password = userinfo.slice(colon + 1);
-    maskSecret(password);
     try {
         const decoded = decodeURIComponent(password);
-        if (decoded !== password)
-            maskSecret(decoded);
+        return decoded !== password ? [password, decoded] : [password];
     }
     catch {
-        // Not percent-encoded; the raw form is masked already.
+        // Not percent-encoded: the raw form only.
+        return [password];
     }
 }
 /** `build` as a number or URL; undefined for the named modes. Never with `jobs`: one build is of one job. */
@@ -50050,7 +50307,9 @@ async function completeBuild(c, owners, ref, final, watched) {
             shared.values =
                 path === first.entry.valuesFile
                     ? outcome.values
-                    : await (0,values/* readValues */.N$)(api, ref, path, printer.logger);
+                    : await (0,values/* readValues */.N$)(api, ref, path, printer.logger, {
+                        required: settings.valuesFileRequired
+                    });
         }
     }
     catch (error) {
@@ -50160,8 +50419,6 @@ class Printer {
     }
 }
 
-// EXTERNAL MODULE: ./src/util/html.ts
-var html = __nccwpck_require__(9263);
 // EXTERNAL MODULE: ./src/outcome/summary-timeline.ts
 var summary_timeline = __nccwpck_require__(8034);
 ;// CONCATENATED MODULE: ./src/multi/report.ts
@@ -50229,11 +50486,11 @@ const TAIL_IN_MESSAGE = 10;
  * did): one line per failed item, naming it, its result and link, then
  * each build's failure message (outcome/report.ts failureMessage) for
  * those that failed by themselves (not those fail-fast stopped). A missing
- * wanted artifact fails the step too.
+ * wanted artifact, or a required values file, fails the step too.
  */
 function jobsFailure(items, accept) {
     const bad = items.filter(report/* didNotPass */.mD);
-    const problems = items.flatMap(item => item.outcome.artifacts?.problems ?? []);
+    const problems = items.flatMap(item => (0,report/* productProblems */.YX)(item.outcome));
     if (bad.length === 0)
         return problems.length > 0 ? problems.join('\n') : undefined;
     const lines = [
@@ -50290,13 +50547,13 @@ function row(item) {
     const build = outcome.build;
     const number = (0,build_outputs/* buildEntry */.Jo)(outcome).number;
     const buildCell = number !== null
-        ? (0,html/* link */.n)(`#${number}`, outcome.buildUrl)
+        ? (0,html/* link */.nf)(`#${number}`, outcome.buildUrl)
         : outcome.queueUrl
-            ? (0,html/* link */.n)('queued', outcome.queueUrl)
+            ? (0,html/* link */.nf)('queued', outcome.queueUrl)
             : '—';
     let result;
     if (item.error)
-        result = `❌ ${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(item.error, 200))}`;
+        result = `❌ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(item.error, 200))}`;
     else if (!build && outcome.buildUrl)
         result = '⏳ running';
     else if (!build && outcome.queueUrl)
@@ -50305,10 +50562,10 @@ function row(item) {
         result = (0,report/* resultCell */.An)(outcome);
     const note = item.stopped ?? item.left;
     if (note)
-        result += ` — ${(0,html/* escapeHtml */.Z)(note)}`;
-    const duration = build && !build.building ? (0,html/* escapeHtml */.Z)((0,util_duration/* formatDuration */.a3)(build.duration)) : build ? 'running' : '—';
+        result += ` — ${(0,html/* escapeHtml */.ZD)(note)}`;
+    const duration = build && !build.building ? (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(build.duration)) : build ? 'running' : '—';
     const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—';
-    return [(0,html/* link */.n)((0,util_names/* shortName */.l)(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
+    return [(0,html/* link */.nf)((0,util_names/* shortName */.l)(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
 }
 /** Each build's stages, for the one chart of several builds: a section each. */
 function timelineBuilds(items) {
@@ -50543,6 +50800,7 @@ class JobsRun {
             settings,
             logger: this.log,
             setOutput: (name, value) => io.setOutput(name, value),
+            redact: text => io.redact(text),
             // One comment for the step: named for all its builds.
             reportName: this.entries.map(entry => entry.statusContext).join(' '),
             bounds: this.o.githubBounds
@@ -51041,6 +51299,7 @@ async function stopAll(step, run, { error, head, until }) {
 
 
 
+
 /**
  * GitHub refuses a step's summary over 1 MiB (the runner shows an error and
  * the summary is lost). The summary is kept this far under it: room for the
@@ -51051,29 +51310,35 @@ const SUMMARY_MAX_BYTES = 1024 * 1024 - 8 * 1024;
 const NAMED_SECTIONS = 10;
 /**
  * Wraps the job summary so that whatever is added to it, what is written
- * stays under GitHub's limit. Each add* call is one unit (a heading, a
- * table, a details block, a raw block): the summary is cut only between
- * units, never inside one, so Markdown and HTML stay whole, and this holds
- * for sections this module does not know. `existingBytes` is what the
- * summary file already holds for this step.
+ * stays under GitHub's limit, and what is kept meanwhile stays bounded.
+ * Each add* call is one unit (a heading, a table, a details block, a raw
+ * block), taken out of the summary's buffer as soon as it is made (the
+ * buffer never grows) and redacted (`redact`: the step's secrets). The
+ * summary is cut only between units, never inside one, so Markdown and
+ * HTML stay whole, and this holds for sections this module does not know.
+ * Past twice the limit, what is kept is cut down to it at once, as the
+ * write would cut it. `existingBytes` is what the summary file already
+ * holds for this step.
  */
 function boundedSummary(summary, logger, options = {}) {
-    let units = [];
-    let recorded = 0;
-    const record = () => {
-        const buffer = summary.stringify();
-        if (buffer.length < recorded) {
-            units = [];
-            recorded = 0;
-        }
-        if (buffer.length > recorded) {
-            units.push(buffer.slice(recorded));
-            recorded = buffer.length;
+    const maxBytes = options.maxBytes ?? SUMMARY_MAX_BYTES;
+    const redact = options.redact ?? (text => text);
+    let kept = new KeptUnits();
+    /** Takes what the buffer holds as one unit. */
+    const take = () => {
+        const unit = summary.stringify();
+        if (unit === '')
+            return;
+        summary.emptyBuffer();
+        kept.add(redact(unit));
+        if (kept.bytes > 2 * maxBytes) {
+            kept.cut(maxBytes);
+            // What was left out is garbage now: collected before the heap grows by it.
+            (0,heap/* collectAllGarbage */.Dw)();
         }
     };
     const reset = () => {
-        units = [];
-        recorded = 0;
+        kept = new KeptUnits();
     };
     const proxy = new Proxy(summary, {
         get(target, key, receiver) {
@@ -51083,23 +51348,26 @@ function boundedSummary(summary, logger, options = {}) {
             const method = value;
             if (key === 'write') {
                 return async (...args) => {
-                    record();
+                    take();
                     // write({ overwrite: true }) replaces what the file holds.
                     const overwrite = args[0]?.overwrite === true;
                     const existing = overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)();
-                    const max = (options.maxBytes ?? SUMMARY_MAX_BYTES) - existing;
-                    const text = target.stringify();
-                    if (Buffer.byteLength(text) > max) {
-                        const fitted = fitSummary(units, max);
-                        target.emptyBuffer();
-                        target.addRaw(fitted.text);
-                        logger.warning(`The job summary was ${(0,bytes/* kib */.t)(Buffer.byteLength(text))}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`);
-                    }
+                    const max = maxBytes - existing;
+                    const added = kept.addedBytes;
+                    const fitted = kept.fit(max);
                     reset();
+                    if (fitted.leftOut > 0 || fitted.rows > 0) {
+                        logger.warning(`The job summary was ${(0,bytes/* kib */.t)(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`);
+                    }
+                    target.addRaw(fitted.text);
                     await method.apply(target, args);
                     return proxy;
                 };
             }
+            if (key === 'stringify')
+                return () => kept.text() + target.stringify();
+            if (key === 'isEmptyBuffer')
+                return () => kept.bytes === 0 && target.isEmptyBuffer();
             if (key === 'emptyBuffer' || key === 'clear') {
                 return (...args) => {
                     reset();
@@ -51109,10 +51377,10 @@ function boundedSummary(summary, logger, options = {}) {
             }
             if (typeof key === 'string' && key.startsWith('add')) {
                 return (...args) => {
-                    // What an earlier call left unrecorded is a unit of its own.
-                    record();
+                    // What an earlier call left in the buffer is a unit of its own.
+                    take();
                     const result = method.apply(target, args);
-                    record();
+                    take();
                     return result === target ? proxy : result;
                 };
             }
@@ -51135,101 +51403,165 @@ function summaryFileBytes() {
 }
 /**
  * Units (each a whole element) within `maxBytes`, with a line saying what
- * was left out. Sections (a heading and what follows it up to the next
- * heading) are left out whole, the largest first, never the first one
- * (what the build did); if that is not enough, rows from the end of the
- * largest tables kept; last, whole sections from the end.
+ * was left out (KeptUnits.fit).
  * @internal
  */
 function fitSummary(units, maxBytes) {
-    const sections = [];
-    for (const unit of units) {
-        const last = sections[sections.length - 1];
-        if (isHeading(unit) || !last)
-            sections.push([unit]);
-        else
-            last.push(unit);
+    const kept = new KeptUnits();
+    for (const unit of units)
+        kept.add(unit);
+    return kept.fit(maxBytes);
+}
+/**
+ * The units of a summary as sections, each unit kept once (never a copy of
+ * a growing text), and what was left out of them: the sections' count and
+ * first names, and table rows. What it keeps is the units of the sections
+ * kept; a section left out keeps nothing.
+ */
+class KeptUnits {
+    /** The sections kept, in document order. */
+    sections = [];
+    /** Headings above the next one, for its name. */
+    open = [];
+    /** The section units go to; it may have been left out (they are then too). */
+    last;
+    lastKept = false;
+    sectionCount = 0;
+    leftOutCount = 0;
+    /** The names of the first NAMED_SECTIONS sections left out, by document order. */
+    leftOutNames = [];
+    rows = 0;
+    /** Bytes of the units kept. */
+    bytes = 0;
+    /** Bytes of every unit added. */
+    addedBytes = 0;
+    add(unit) {
+        const bytes = Buffer.byteLength(unit);
+        this.addedBytes += bytes;
+        if (isHeading(unit) || !this.last) {
+            this.last = {
+                index: this.sectionCount++,
+                name: sectionName(this.open, unit),
+                units: [],
+                bytes: 0
+            };
+            this.sections.push(this.last);
+            this.lastKept = true;
+        }
+        if (!this.lastKept)
+            return;
+        this.last.units.push(unit);
+        this.last.bytes += bytes;
+        this.bytes += bytes;
     }
-    const bytesOf = (section) => section.reduce((n, unit) => n + Buffer.byteLength(unit), 0);
-    const headings = sectionNames(sections.map(section => section[0] ?? ''));
-    const kept = sections.map(() => true);
-    let keptBytes = sections.reduce((n, section) => n + bytesOf(section), 0);
-    let rows = 0;
-    const current = () => ({
-        text: '',
-        sections: headings.filter((_, i) => !kept[i]),
-        rows
-    });
-    const fits = () => keptBytes + Buffer.byteLength(leftOutLine(current())) + 1 <= maxBytes;
-    const leave = (i) => {
-        kept[i] = false;
-        keptBytes -= bytesOf(sections[i] ?? []);
-    };
-    const largestFirst = sections
-        .map((section, i) => ({ i, bytes: bytesOf(section) }))
-        .filter(s => s.i > 0)
-        .sort((a, b) => b.bytes - a.bytes);
-    for (const { i } of largestFirst) {
+    /** The units kept, as they are. */
+    text() {
+        return this.sections.map(section => section.units.join('')).join('');
+    }
+    /** What is kept cut to `maxBytes` (cut), and the text with its 'left out' line. */
+    fit(maxBytes) {
+        this.cut(maxBytes);
+        const fitted = this.leftOut();
+        const text = this.text();
+        fitted.text = fitted.leftOut > 0 || fitted.rows > 0 ? `${text}${leftOutLine(fitted)}\n` : text;
+        return fitted;
+    }
+    /**
+     * Leaves out whole sections, the largest first, never the first one
+     * (what the build did); if that is not enough,
+     * rows from the end of the largest tables kept; last, whole sections from
+     * the end, the first one too if it must: until the units kept and the
+     * 'left out' line fit in `maxBytes`.
+     */
+    cut(maxBytes) {
+        const fits = () => this.bytes + this.lineBytes() <= maxBytes;
         if (fits())
-            break;
-        leave(i);
+            return;
+        const largestFirst = this.sections
+            .filter(section => section.index > 0)
+            .sort((a, b) => b.bytes - a.bytes);
+        for (const section of largestFirst) {
+            if (fits())
+                break;
+            this.leave(section);
+        }
+        while (!fits())
+            if (!this.dropRows(maxBytes))
+                break;
+        for (let i = this.sections.length - 1; i >= 0 && !fits(); i--) {
+            const section = this.sections[i];
+            if (section)
+                this.leave(section);
+        }
     }
-    // Still too large (the first section alone): rows from the end of its largest tables.
-    while (!fits()) {
+    leave(section) {
+        this.sections = this.sections.filter(s => s !== section);
+        this.bytes -= section.bytes;
+        if (section === this.last)
+            this.lastKept = false;
+        this.leftOutCount++;
+        this.leftOutNames.push({ index: section.index, name: section.name });
+        this.leftOutNames.sort((a, b) => a.index - b.index);
+        this.leftOutNames.length = Math.min(this.leftOutNames.length, NAMED_SECTIONS);
+    }
+    /** Rows from the end of the largest table kept (the header row and one row stay); false when no table has rows to give. */
+    dropRows(maxBytes) {
         let largest;
-        sections.forEach((section, i) => {
-            if (!kept[i])
-                return;
-            section.forEach((unit, j) => {
+        for (const section of this.sections) {
+            section.units.forEach((unit, j) => {
                 const bytes = Buffer.byteLength(unit);
                 if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
                     largest = { section, unit: j, bytes };
                 }
             });
-        });
+        }
         if (!largest)
-            break;
-        const table = largest.section[largest.unit];
+            return false;
+        const table = largest.section.units[largest.unit];
         const tableRows = rowsOf(table);
-        const over = keptBytes + Buffer.byteLength(leftOutLine(current())) + 1 - maxBytes;
+        const over = this.bytes + this.lineBytes(true) - maxBytes;
         let drop = 0;
         let freed = 0;
-        // The header row and one row stay.
         while (tableRows.length - drop > 2 && freed < over) {
             freed += Buffer.byteLength(tableRows[tableRows.length - 1 - drop] ?? '');
             drop++;
         }
         const shorter = tableOf(table, tableRows.slice(0, tableRows.length - drop));
-        keptBytes += Buffer.byteLength(shorter) - largest.bytes;
-        largest.section[largest.unit] = shorter;
-        rows += drop;
+        const change = Buffer.byteLength(shorter) - largest.bytes;
+        largest.section.units[largest.unit] = shorter;
+        largest.section.bytes += change;
+        this.bytes += change;
+        this.rows += drop;
+        return true;
     }
-    // Last: whole sections from the end, the first one too if it must.
-    for (let i = sections.length - 1; i >= 0 && !fits(); i--)
-        if (kept[i])
-            leave(i);
-    const fitted = current();
-    const text = sections.flatMap((section, i) => (kept[i] ? section : [])).join('');
-    const cutAny = fitted.sections.length > 0 || fitted.rows > 0;
-    fitted.text = cutAny ? `${text}${leftOutLine(fitted)}\n` : text;
-    return fitted;
+    /** Bytes of the 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
+    lineBytes(anyway = false) {
+        const left = this.leftOut();
+        const any = anyway || left.leftOut > 0 || left.rows > 0;
+        return any ? Buffer.byteLength(leftOutLine(left)) + 1 : 0;
+    }
+    leftOut() {
+        return {
+            text: '',
+            sections: this.leftOutNames.map(s => s.name),
+            leftOut: this.leftOutCount,
+            rows: this.rows
+        };
+    }
 }
 /**
- * Each section's name for the 'left out' line: its heading, after the
- * heading it is under ('deploy #12 › Stages'), since several builds each
- * have their own 'Stages'.
+ * A section's name for the 'left out' line: its heading, after the heading
+ * it is under ('deploy #12 › Stages'), since several builds each have their
+ * own 'Stages'. `open` holds the headings above it, and takes this one.
  */
-function sectionNames(firstUnits) {
-    const open = [];
-    return firstUnits.map(unit => {
-        const level = Number(/^\s*<h([1-6])/i.exec(unit)?.[1] ?? 7);
-        const text = (0,shorten/* cut */.J)(headingText(unit), 100);
-        while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level)
-            open.pop();
-        const parent = open[open.length - 1];
-        open.push({ level, text });
-        return parent && level > 2 ? `${parent.text} › ${text}` : text;
-    });
+function sectionName(open, firstUnit) {
+    const level = Number(/^\s*<h([1-6])/i.exec(firstUnit)?.[1] ?? 7);
+    const text = (0,shorten/* cut */.J)(headingText(firstUnit), 100);
+    while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level)
+        open.pop();
+    const parent = open[open.length - 1];
+    open.push({ level, text });
+    return parent && level > 2 ? `${parent.text} › ${text}` : text;
 }
 function isHeading(unit) {
     return /^\s*<h[1-6][\s>]/i.test(unit);
@@ -51239,15 +51571,15 @@ function isTable(unit) {
 }
 /** The line closing a cut summary. */
 function leftOutLine(left) {
-    return `<p>✂️ ${(0,html/* escapeHtml */.Z)(leftOutText(left, true))}</p>`;
+    return `<p>✂️ ${(0,html/* escapeHtml */.ZD)(leftOutText(left, true))}</p>`;
 }
 /** What was left out, in words. */
 function leftOutText(left, inSummary) {
     const parts = [];
-    if (left.sections.length > 0) {
+    if (left.leftOut > 0) {
         const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${s}'`);
-        const more = left.sections.length - named.length;
-        parts.push(`${left.sections.length} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`);
+        const more = left.leftOut - named.length;
+        parts.push(`${left.leftOut} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`);
     }
     if (left.rows > 0)
         parts.push(`${left.rows} table row(s)`);
@@ -51279,20 +51611,31 @@ function tableOf(table, rows) {
 
 
 
-/** The runner's step: @actions/core, with the job summary kept under GitHub's limit (summary-cap.ts). */
+
+/**
+ * The runner's step: @actions/core, with the job summary kept under
+ * GitHub's limit (summary-cap.ts); the summary, annotations and log lines
+ * leave without the step's secrets (secrets.ts).
+ */
 const coreStepIO = {
     logger: coreLogger,
     write: text => void process.stdout.write(text),
     drained: stdoutDrained,
     startGroup: title => startGroup(title),
     endGroup: () => endGroup(),
-    annotate: (message, title, where) => whenCommandsRun(() => error(message, { title, file: where?.file, startLine: where?.line })),
+    annotate: (message, title, where) => whenCommandsRun(() => error(redactSecrets(message), {
+        title: redactSecrets(title),
+        file: where?.file,
+        startLine: where?.line
+    })),
     setOutput: (name, value) => setOutput(name, value),
-    summary: boundedSummary(summary, coreLogger),
+    summary: boundedSummary(summary, coreLogger, { redact: redactSecrets }),
+    redact: redactSecrets,
     saveState: (name, value) => saveState(name, value)
 };
 
 ;// CONCATENATED MODULE: ./src/post.ts
+
 
 
 
@@ -51352,7 +51695,7 @@ async function postStep() {
             }
             return;
         }
-        const settings = getSettings();
+        const settings = getSettings({ mask: maskSecret });
         if (!settings.abortOnCancel) {
             log.info('Post step: left the Jenkins work running (abort-on-cancel: false).');
             return;
@@ -51399,6 +51742,7 @@ async function postStep() {
 
 
 
+
 /** The action's entry point: the main step, or the post step on the second run. */
 async function main_run() {
     if (getState(constants/* State */.Uw.IsPost) === 'true') {
@@ -51407,7 +51751,7 @@ async function main_run() {
     }
     coreStepIO.saveState(constants/* State */.Uw.IsPost, 'true');
     try {
-        const settings = getSettings();
+        const settings = getSettings({ mask: maskSecret });
         for (const warning of settings.inputWarnings)
             coreStepIO.logger.warning(warning);
         if (settings.jobs)
@@ -51416,8 +51760,9 @@ async function main_run() {
             await runMain(settings, coreStepIO);
     }
     catch (error) {
-        // Report every thrown value, not only Error instances.
-        setFailed((0,error_text/* errorText */.k)(error));
+        // Report every thrown value, not only Error instances. The message is an
+        // annotation too: it leaves without the step's secrets.
+        setFailed(coreStepIO.redact((0,error_text/* errorText */.k)(error)));
         // core.setFailed sets it too; @github/local-action's stand-in for it does
         // not, and `npm run local-action` must exit with the step's status.
         process.exitCode = 1;
@@ -51691,6 +52036,7 @@ class CommitStatusReporter {
     logger;
     context;
     token;
+    redactText;
     gate;
     session;
     target;
@@ -51706,6 +52052,7 @@ class CommitStatusReporter {
         this.logger = options.logger;
         this.context = options.context;
         this.token = options.token;
+        this.redactText = options.redact ?? (0,_github_client_js__WEBPACK_IMPORTED_MODULE_1__.redactor)(options.token);
         this.gate = options.gate ?? { closed: false };
         this.session = options.session ?? new _github_client_js__WEBPACK_IMPORTED_MODULE_1__.GithubSession({ logger: options.logger });
         if (options.target === null || (!options.target && !ghContext)) {
@@ -51781,7 +52128,7 @@ class CommitStatusReporter {
                 ...target,
                 state,
                 context: this.context,
-                description: (0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(description.replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
+                description: (0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(this.redact(description).replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
                 ...(url ? { target_url: url } : {})
             });
             if (!this.gate.proven) {
@@ -51817,9 +52164,9 @@ class CommitStatusReporter {
             this.logger.warning(`Could not set commit status '${this.context}' (${state}): ${this.redact(failure.message)}`);
         }
     }
-    /** The token must never reach a log line, whatever a library puts in a message. */
+    /** No secret reaches GitHub or a log line, whatever Jenkins or a library puts in a text. */
     redact(text) {
-        return (0,_github_client_js__WEBPACK_IMPORTED_MODULE_1__.redactor)(this.token)(text);
+        return this.redactText(text);
     }
 }
 function httpUrl(url) {
@@ -56693,6 +57040,8 @@ function getOctokit(token, options, ...additionalPlugins) {
     return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 //# sourceMappingURL=github.js.map
+// EXTERNAL MODULE: ./src/util/redaction.ts
+var redaction = __nccwpck_require__(3801);
 // EXTERNAL MODULE: ./src/util/duration.ts
 var duration = __nccwpck_require__(6518);
 // EXTERNAL MODULE: ./src/util/wait.ts
@@ -56848,6 +57197,7 @@ class RateLimits {
 
 
 
+
 /** An Octokit for `token`, bounded by the session; its own log lines go to debug, redacted. */
 function githubClient(options) {
     const redact = redactor(options.token);
@@ -56927,9 +57277,11 @@ class GithubSession {
         }
     }
 }
-/** The token must never reach a log line, whatever a library puts in a message. */
+/** The token must never reach a log line, whatever a library puts in a message (util/redaction.ts). */
 function redactor(token) {
-    return text => (token ? text.split(token).join('***') : text);
+    const secrets = new redaction/* Redaction */.k();
+    secrets.add(token);
+    return text => secrets.redact(text);
 }
 /** The HTTP status GitHub answered a failed request with; undefined when it gave no usable answer. */
 function httpStatusOf(error) {
@@ -57309,9 +57661,9 @@ function timeText(at) {
 /* harmony export */ });
 /* unused harmony exports medianDuration, historyLine */
 /* harmony import */ var _util_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6518);
-/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9263);
-/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1617);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1992);
+/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1034);
+/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1617);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
 
 
 
@@ -57352,9 +57704,9 @@ async function readHistory(api, job, before, logger) {
         return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
     }
     catch (error) {
-        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .Interrupted */ .j$)
+        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .Interrupted */ .j$)
             throw error;
-        logger.debug(`Could not read the job's earlier builds: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_2__/* .errorText */ .k)(error)}`);
+        logger.debug(`Could not read the job's earlier builds: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`);
         return undefined;
     }
 }
@@ -57392,10 +57744,10 @@ function historyLine(entries) {
         return undefined;
     const symbols = [...entries]
         .reverse()
-        .map(e => (0,_util_html_js__WEBPACK_IMPORTED_MODULE_3__/* .link */ .n)(SYMBOLS[e.result] ?? '⚪', e.url))
+        .map(e => (0,_util_html_js__WEBPACK_IMPORTED_MODULE_1__/* .link */ .nf)(SYMBOLS[e.result] ?? '⚪', e.url))
         .join(' ');
     const median = medianDuration(entries) ?? 0;
-    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_3__/* .escapeHtml */ .Z)((0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(median))}.</p>`;
+    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeHtml */ .ZD)((0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(median))}.</p>`;
 }
 /** Adds the history line to the summary. */
 function addHistory(summary, entries) {
@@ -57688,7 +58040,7 @@ class PullRequestComment {
     }
     /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
     write(body) {
-        this.chain = this.chain.then(() => this.send(body));
+        this.chain = this.chain.then(() => this.send(this.o.redact(body)));
         return this.chain;
     }
     async send(body) {
@@ -57867,6 +58219,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   xd: () => (/* binding */ buildTitle),
   mD: () => (/* binding */ didNotPass),
   oh: () => (/* binding */ failureMessage),
+  YX: () => (/* binding */ productProblems),
   An: () => (/* binding */ resultCell),
   Sy: () => (/* binding */ writeSummary),
   gD: () => (/* binding */ writeSummaryWith)
@@ -57895,8 +58248,8 @@ var duration = __nccwpck_require__(6518);
 var build_outputs = __nccwpck_require__(4487);
 // EXTERNAL MODULE: ./src/outcome/history.ts
 var outcome_history = __nccwpck_require__(6380);
-// EXTERNAL MODULE: ./src/util/html.ts
-var html = __nccwpck_require__(9263);
+// EXTERNAL MODULE: ./src/util/html.ts + 4 modules
+var html = __nccwpck_require__(1034);
 // EXTERNAL MODULE: ./src/util/shorten.ts
 var shorten = __nccwpck_require__(2509);
 // EXTERNAL MODULE: ./src/util/names.ts
@@ -57959,10 +58312,10 @@ function addFailedTests(summary, tests, level = 3) {
                 { data: 'Error', header: true }
             ],
             ...tests.failed.map(test => [
-                (0,html/* link */.n)((0,names/* shortName */.l)(test.name), test.url),
-                `<code>${(0,html/* escapeHtml */.Z)((0,names/* shortName */.l)(test.className))}</code>`,
+                (0,html/* link */.nf)((0,names/* shortName */.l)(test.name), test.url),
+                `<code>${(0,html/* escapeHtml */.ZD)((0,names/* shortName */.l)(test.className))}</code>`,
                 ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
-                (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
+                (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
             ])
         ]);
     }
@@ -57979,8 +58332,8 @@ function addFailedTests(summary, tests, level = 3) {
             }
         }
     }
-    notes.push(`All results: ${(0,html/* link */.n)('test report', tests.reportUrl)}.`);
-    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : (0,html/* escapeHtml */.Z)(n))).join(' ')}</p>`, true);
+    notes.push(`All results: ${(0,html/* link */.nf)('test report', tests.reportUrl)}.`);
+    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : (0,html/* escapeHtml */.ZD)(n))).join(' ')}</p>`, true);
 }
 /** The Pipeline's stages: name, status, duration. */
 function addStages(summary, stages, level = 3) {
@@ -57995,9 +58348,9 @@ function addStages(summary, stages, level = 3) {
             { data: 'Duration', header: true }
         ],
         ...shown.map(stage => [
-            (0,html/* escapeHtml */.Z)((0,names/* shortName */.l)(stage.name)),
-            `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.Z)(stage.status)}`.trim(),
-            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(stage.durationMillis))
+            (0,html/* escapeHtml */.ZD)((0,names/* shortName */.l)(stage.name)),
+            `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.ZD)(stage.status)}`.trim(),
+            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(stage.durationMillis))
         ])
     ]);
     if (stages.length > shown.length) {
@@ -58010,21 +58363,21 @@ function addArtifacts(summary, artifacts, level = 3) {
         return;
     summary.addHeading('Artifacts', level);
     if (artifacts.written.length > 0) {
-        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,html/* escapeHtml */.Z)((0,bytes/* formatBytes */.z)(artifacts.bytes))}, in <code>${(0,html/* escapeHtml */.Z)(artifacts.folder)}</code>:</p>`, true);
+        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,html/* escapeHtml */.ZD)((0,bytes/* formatBytes */.z)(artifacts.bytes))}, in <code>${(0,html/* escapeHtml */.ZD)(artifacts.folder)}</code>:</p>`, true);
         const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
-        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
+        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
         if (artifacts.written.length > shown.length) {
             summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
         }
     }
     for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
-        summary.addRaw(`<p>⚠️ Refused <code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,html/* escapeHtml */.Z)(refused.reason)}.</p>`, true);
+        summary.addRaw(`<p>⚠️ Refused <code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,html/* escapeHtml */.ZD)(refused.reason)}.</p>`, true);
     }
 }
 /** Parts of the outcome that could not be read: a notice each, the build's result stands. */
 function addUnread(summary, unread) {
     for (const note of unread.slice(0, MAX_UNREAD)) {
-        summary.addRaw(`<p>⚠️ ${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}</p>`, true);
+        summary.addRaw(`<p>⚠️ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}</p>`, true);
     }
 }
 /** `path:line` in code, linked to that line of the commit when there is one. */
@@ -58032,7 +58385,7 @@ function fileCell(where, commit) {
     if (!where)
         return '&nbsp;';
     const text = `${(0,shorten/* cut */.J)(where.file, PATH_CHARS)}:${where.line}`;
-    return `<code>${(0,html/* link */.n)(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`;
+    return `<code>${(0,html/* link */.nf)(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`;
 }
 function firstLine(text) {
     return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
@@ -58091,6 +58444,15 @@ async function writeSummaryWith(summary, logger, fill) {
 function writeSummary(summary, outcome, logger) {
     return writeSummaryWith(summary, logger, s => addBuildSection(s, { outcome, tail: [] }));
 }
+/**
+ * What the build did not produce that the step was told it must: wanted
+ * artifacts that are missing, a values file that could not be read with
+ * `values-file-required`. They fail the step even when the build passed.
+ */
+function productProblems(outcome) {
+    const values = outcome.values?.required ? outcome.values.problem : undefined;
+    return [...(outcome.artifacts?.problems ?? []), ...(values === undefined ? [] : [values])];
+}
 /** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
 function didNotPass(report) {
     return (report.outcome.accepted === false || report.error !== undefined || report.stopped !== undefined);
@@ -58117,12 +58479,12 @@ function addBuildSection(summary, report, options = {}) {
     // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
     const sub = alone ? 3 : 4;
     if (alone)
-        summary.addHeading(`Jenkins ${(0,html/* link */.n)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
+        summary.addHeading(`Jenkins ${(0,html/* link */.nf)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
     else {
-        summary.addHeading(`${(0,html/* link */.n)(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.Z)(outcome.result ?? 'no result')}`, 3);
+        summary.addHeading(`${(0,html/* link */.nf)(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.ZD)(outcome.result ?? 'no result')}`, 3);
         const notes = [report.error, report.stopped, report.left, outcome.note].filter((n) => !!n);
         if (notes.length > 0) {
-            summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true);
+            summary.addRaw(`<p>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true);
         }
     }
     if (rows.length > 0) {
@@ -58148,13 +58510,13 @@ function addBuildSection(summary, report, options = {}) {
     if (alone) {
         addParameters(summary, outcome);
         if (outcome.note) {
-            summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
+            summary.addRaw(`<p>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
         }
         return;
     }
     const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY);
     if (tail.length > 0) {
-        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
+        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
     }
 }
 /** The job and, once known, the build's number: `deploy #12`. */
@@ -58168,15 +58530,15 @@ function summaryRows(outcome) {
     const build = outcome.build;
     const rows = [['Result', resultCell(outcome)]];
     if (build) {
-        rows.push(['Build', (0,html/* link */.n)(`#${build.number}`, outcome.buildUrl)]);
+        rows.push(['Build', (0,html/* link */.nf)(`#${build.number}`, outcome.buildUrl)]);
         rows.push(...factRows(build));
-        rows.push(['Duration', build.building ? 'running' : (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(build.duration))]);
+        rows.push(['Duration', build.building ? 'running' : (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(build.duration))]);
     }
     else if (outcome.queueUrl) {
-        rows.push(['Queue item', (0,html/* link */.n)(outcome.queueUrl, outcome.queueUrl)]);
+        rows.push(['Queue item', (0,html/* link */.nf)(outcome.queueUrl, outcome.queueUrl)]);
     }
     if (outcome.queueWaitMs !== undefined) {
-        rows.push(['Queue wait', (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
+        rows.push(['Queue wait', (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
     }
     if (outcome.tests) {
         const { total, failed, skipped } = outcome.tests.counts;
@@ -58190,11 +58552,12 @@ function factRows(build) {
     if (!build)
         return rows;
     if (build.displayName !== `#${build.number}`) {
-        rows.push(['Display name', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(build.displayName, MAX_VALUE_CHARS))]);
+        rows.push(['Display name', (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(build.displayName, MAX_VALUE_CHARS))]);
     }
-    // Shown as text, never as HTML, whatever markup formatter Jenkins has.
-    if (build.description !== '') {
-        rows.push(['Description', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(build.description, MAX_NOTE_CHARS))]);
+    // Its text, never its HTML, whatever markup formatter Jenkins has: the output keeps it as stored.
+    const description = (0,html/* htmlText */.js)(build.description);
+    if (description !== '') {
+        rows.push(['Description', (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(description, MAX_NOTE_CHARS))]);
     }
     return rows;
 }
@@ -58211,8 +58574,8 @@ function addParameters(summary, outcome) {
             { data: 'Value', header: true }
         ],
         ...shown.map(p => [
-            `<code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
-            p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
+            `<code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
+            p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
         ])
     ]);
     if (parameters.length > shown.length) {
@@ -58234,7 +58597,7 @@ function resultCell(outcome) {
         : outcome.accepted && result !== 'SUCCESS'
             ? ' (accepted)'
             : '';
-    return `${icon} ${(0,html/* escapeHtml */.Z)(result)}${verdict}`;
+    return `${icon} ${(0,html/* escapeHtml */.ZD)(result)}${verdict}`;
 }
 /**
  * What the build ran with (its ParametersAction), else what the user asked
@@ -58665,9 +59028,9 @@ function addTimeline(summary, builds) {
 /* harmony import */ var _jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3808);
 /* harmony import */ var _jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(583);
 /* harmony import */ var _inputs_parameters_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(723);
-/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(9263);
-/* harmony import */ var _util_name_value_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(4237);
-/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2509);
+/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(1034);
+/* harmony import */ var _util_name_value_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(4237);
+/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(2509);
 
 
 
@@ -58727,7 +59090,7 @@ function parseKeyValueLines(text) {
         const line = lines[i].replace(/\r$/, '');
         if (line.trim() === '' || line.trimStart().startsWith('#'))
             continue;
-        const pair = (0,_util_name_value_js__WEBPACK_IMPORTED_MODULE_4__/* .splitNameValue */ .b)(line);
+        const pair = (0,_util_name_value_js__WEBPACK_IMPORTED_MODULE_5__/* .splitNameValue */ .b)(line);
         if ('missing' in pair) {
             return { problem: `has ${pair.missing === '=' ? "no '='" : 'an empty key'} on line ${i + 1}` };
         }
@@ -58740,19 +59103,25 @@ function parseKeyValueLines(text) {
 }
 /** A key for a message: JSON-quoted (control characters escaped), at most 60 characters. */
 function quoteKey(key) {
-    return JSON.stringify((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(key, 60));
+    return JSON.stringify((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_6__/* .cut */ .J)(key, 60));
 }
 /**
  * Reads `path` among the build's artifacts (one request, at most
  * MAX_VALUES_BYTES of it) and parses it. Never throws but for the step's
- * own cancel: every failure is one warning and `{}`.
+ * own cancel: every failure is `{}` and one warning, or with `required`
+ * the problem the step fails with once it has reported the build.
  */
-async function readValues(api, ref, path, logger) {
+async function readValues(api, ref, path, logger, { required = false } = {}) {
     const what = `values-file '${path}' of build #${ref.number} of ${(0,_jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__/* .fullName */ .fq)(ref.job)}`;
     const fail = (problem) => {
+        const values = Object.create(null);
+        if (required) {
+            const message = `The ${what} ${problem}, and values-file-required is true: the values output is {}.`;
+            return { values, problem: message, required };
+        }
         const message = `The ${what} ${problem}: the values output is {}.`;
         logger.warning(message);
-        return { values: Object.create(null), problem: message };
+        return { values, problem: message };
     };
     let read;
     try {
@@ -58779,7 +59148,7 @@ function addValues(summary, outcome, level = 3) {
     summary.addHeading('Values', level);
     const entries = Object.entries(outcome.values);
     if (entries.length === 0) {
-        summary.addRaw(`<p>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_6__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(outcome.problem ?? 'None.', 1000))}</p>`, true);
+        summary.addRaw(`<p>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeHtml */ .ZD)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_6__/* .cut */ .J)(outcome.problem ?? 'None.', 1000))}</p>`, true);
         return;
     }
     const shown = entries.slice(0, MAX_SUMMARY_VALUES);
@@ -58789,8 +59158,8 @@ function addValues(summary, outcome, level = 3) {
             { data: 'Value', header: true }
         ],
         ...shown.map(([key, value]) => [
-            `<code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_6__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(key, 100))}</code>`,
-            (0,_util_html_js__WEBPACK_IMPORTED_MODULE_6__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(typeof value === 'string' ? value : JSON.stringify(value), MAX_SUMMARY_VALUE_CHARS)) || '&nbsp;'
+            `<code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeHtml */ .ZD)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_6__/* .cut */ .J)(key, 100))}</code>`,
+            (0,_util_html_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeHtml */ .ZD)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_6__/* .cut */ .J)(typeof value === 'string' ? value : JSON.stringify(value), MAX_SUMMARY_VALUE_CHARS)) || '&nbsp;'
         ])
     ]);
     if (entries.length > shown.length) {
@@ -58903,6 +59272,8 @@ var Input;
     Input["FailFast"] = "fail-fast";
     /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
     Input["ValuesFile"] = "values-file";
+    /** Whether a values file that cannot be read fails the step (else a warning and `{}`). */
+    Input["ValuesFileRequired"] = "values-file-required";
 })(Input || (Input = {}));
 /** Output names, exactly as in action.yml. */
 var Output;
@@ -59060,8 +59431,9 @@ function errorText(error) {
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  u: () => (/* binding */ collectYoungGarbage),
-  D: () => (/* binding */ keepYoungGenerationSmall)
+  Dw: () => (/* binding */ collectAllGarbage),
+  ul: () => (/* binding */ collectYoungGarbage),
+  Dd: () => (/* binding */ keepYoungGenerationSmall)
 });
 
 ;// CONCATENATED MODULE: external "node:v8"
@@ -59107,6 +59479,19 @@ let collect;
  * is not possible this does nothing.
  */
 function collectYoungGarbage() {
+    collector()?.({ type: 'minor' });
+}
+/**
+ * A full collection now, after much text was let go at once (the job
+ * summary cut down to its limit, summary-cap.ts): V8 would otherwise grow
+ * the heap by that much before it looked. A 10 MB summary of 100 builds
+ * peaked 25 MB lower with it (bench scenario summary-memory). Where gc() is
+ * not available this does nothing.
+ */
+function collectAllGarbage() {
+    collector()?.({ type: 'major' });
+}
+function collector() {
     if (collect === undefined) {
         try {
             (0,external_node_v8_namespaceObject.setFlagsFromString)('--expose-gc');
@@ -59117,25 +59502,1400 @@ function collectYoungGarbage() {
             collect = null;
         }
     }
-    collect?.({ type: 'minor' });
+    return collect;
 }
 
 
 /***/ }),
 
-/***/ 9263:
+/***/ 1034:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Z: () => (/* binding */ escapeHtml),
-/* harmony export */   n: () => (/* binding */ link)
-/* harmony export */ });
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  Sm: () => (/* binding */ decodeEntities),
+  ZD: () => (/* binding */ escapeHtml),
+  js: () => (/* binding */ htmlText),
+  nf: () => (/* binding */ html_link)
+});
+
+;// CONCATENATED MODULE: ./node_modules/entities/dist/decode-codepoint.js
+// Adapted from https://github.com/mathiasbynens/he/blob/36afe179392226cf1b6ccdb16ebbb7a5a844d93a/src/he.js#L106-L134
+/**
+ * C1 Unicode control character reference replacements (code points 128-159).
+ * Index i gives the replacement for code point 128+i; 0 means "no replacement".
+ */
+const c1 = [
+    8364, 0, 8218, 402, 8222, 8230, 8224, 8225, 710, 8240, 352, 8249, 338, 0,
+    381, 0, 0, 8216, 8217, 8220, 8221, 8226, 8211, 8212, 732, 8482, 353, 8250,
+    339, 0, 382, 376,
+];
+/**
+ * True for NUL, UTF-16 surrogates, and values past U+10FFFF.
+ * @param codePoint Unicode code point to check.
+ */
+function isInvalidCodePoint(codePoint) {
+    return (codePoint === 0 ||
+        (codePoint >= 0xd8_00 && codePoint <= 0xdf_ff) ||
+        codePoint > 0x10_ff_ff);
+}
+/**
+ * Replace the given code point with U+FFFD if it is NUL (0), a surrogate, or
+ * outside the valid Unicode range. Code points in the C1 controls range
+ * (128-159) are remapped to their Windows-1252 equivalents, following the
+ * HTML spec. All other code points are returned unchanged.
+ * @param codePoint Unicode code point to convert.
+ */
+function decode_codepoint_replaceCodePoint(codePoint) {
+    if (isInvalidCodePoint(codePoint)) {
+        return 0xff_fd;
+    }
+    if (codePoint >= 128 && codePoint <= 159) {
+        return c1[codePoint - 128] || codePoint;
+    }
+    return codePoint;
+}
+/**
+ * XML numeric character references are the referenced Unicode code point.
+ * Invalid values still become U+FFFD; the HTML Windows-1252 C1 remap is not
+ * applied.
+ * @see https://www.w3.org/TR/xml/#NT-CharRef
+ * @param codePoint Unicode code point to convert.
+ */
+function decode_codepoint_replaceCodePointXML(codePoint) {
+    return isInvalidCodePoint(codePoint) ? 0xff_fd : codePoint;
+}
+/**
+ * Convert the code point of a decoded numeric entity to a string, replacing
+ * invalid values.
+ *
+ * Fast path for plain BMP code points: [1..0x7F] and [0xA0..0xD7FF] pass
+ * `replaceCodePoint` unchanged (no NUL, C1 remap, surrogate, or out-of-range
+ * handling) and fit a single charCode. 0xd760 = 0xD800 (the first surrogate)
+ * - 0xA0.
+ * @param codePoint Unicode code point to convert.
+ */
+function codePointToString(codePoint) {
+    return (codePoint - 1) >>> 0 < 0x7f || (codePoint - 0xa0) >>> 0 < 0xd7_60
+        ? String.fromCharCode(codePoint)
+        : String.fromCodePoint(decode_codepoint_replaceCodePoint(codePoint));
+}
+//# sourceMappingURL=decode-codepoint.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/generated/decode-data-html.js
+// Generated using scripts/write-decode-map.ts
+/* eslint-disable unicorn/prefer-unicode-code-point-escapes -- Fixed-width escapes keep generated source compact. */
+/**
+ * Serialized decode data; the format is documented in
+ * `src/internal/decode-data-format.ts`. `[0]` is one-byte data (all char
+ * codes <= 0xFF: header, front-coded name suffixes, per-name metadata,
+ * cuckoo choice bits); `[1]` holds the replacement values.
+ */
+// biome-ignore format: generated data
+const htmlDecodeData = ["Q=¨`p0AEligMPacutebrevecircyfrgravelphamacrndogonpfpplyFunctionringscrsigntildeumlBackslashrvwedcyecausernoullistafropfrevescrumpeqCHcyOPYacutepitalDifferentialDyleyscaronedilirconintdotedillanterDotfrhiircleDotMinusPlusTimeslockwiseContourIntegralseCurlyDoubleQuoteQuoteolonengruentinttourIntegralpfroductunterClockwiseContourIntegralrossscrupCapDDotrahdJcyScyZcyaggerrrshvcaronyeltafriacriticalAcuteDotubleAcuteGraveTildemondfferentialDopftDotEqualubleContourIntegralDotwnArrowLeftArrowRightArrowTeeongLeftArrowRightArrowRightArrowRightArrowTeeUpArrowDownArrowVerticalBarwnArrowBarUpArrowBreveLeftRightVectorTeeVectorVectorBarRightTeeVectorVectorBarTeeArrowarrowscrtrokENGTHacutecaronircydotfrgravelementmacrptySmallSquareVerySmallSquareogonpfpsilonqualTildeilibriumscrimtaumlxistsponentialEFcyfrilledSmallSquareVerySmallSquareopfrAlluriertrfscrGJcyTammadbrevecedilircydotfrgopfreaterEqualLessFullEqualGreaterLessSlantEqualTildescrtHARDcyacektcircfrilbertSpaceopfrizontalLinescrtrokumpDownHumpEqualIEcyJligOcyacutecircydotfrgravemacrginaryIpliesntegralrsectionvisibleCommaTimesogonpftascrtildeukcymlJcircyfropfscrercyukcyKHcyJcyappacedilyfropfscrLJcyTacutembdangplacetrfrrcaronedilyeftAngleBracketrrowBarRightArrowCeilingDoubleBracketwnTeeVectorVectorBarFloorRightArrowVectorTeeArrowVectorriangleBarEqualUpDownVectorTeeVectorVectorBarVectorBararrowrightarrowssEqualGreaterFullEqualGreaterLessSlantEqualTildefrleftarrowmidotongLeftArrowRightArrowRightArrowleftarrowrightarrowrightarrowpfwerLeftArrowRightArrowscrhtroktMapcyediumSpacellintrffrinusPlusopfscruNJcyacutecaronedilyegativeMediumSpaceThickSpacenSpaceVeryThinSpacestedGreaterGreaterLessLesswLinefroBreaknBreakingSpacepftCongruentupCapDoubleVerticalBarElementqualTildexistsGreaterEqualFullEqualGreaterLessSlantEqualTildeHumpDownHumpEqualLeftTriangleBarEqualssEqualGreaterLessSlantEqualTildeNestedGreaterGreaterLessLessPrecedesEqualSlantEqualReverseElementightTriangleBarEqualSquareSubsetEqualpersetEqualubsetEqualcceedsEqualSlantEqualTildepersetEqualTildeEqualFullEqualTildeVerticalBarscrtildeuOEligacutecircydblacfrgravemacregaicronopfpenCurlyDoubleQuoteQuoterscrlashtildemesumlverBarraceketParenthesisPartialDcyfrhiilusMinusoincareplanepfrecedesEqualSlantEqualTildeimeoductportionalscriQUOTfropfscrRBarrEGacutengrrtlcaronedilyeverseElementquilibriumUpEquilibriumfrhoightAngleBracketrrowBarLeftArrowCeilingDoubleBracketwnTeeVectorVectorBarFloorTeeArrowVectorriangleBarEqualUpDownVectorTeeVectorVectorBarVectorBararrowopfundImpliesrightarrowscrhuleDelayedSHCHcycyOFTcyacutecaronedilircyfrhortDownArrowLeftArrowRightArrowUpArrowigmamallCircleopfqrtuareIntersectionSubsetEqualpersetEqualUnionscrtarubsetEqualcceedsEqualSlantEqualTildehThatmpersetEqualsetTHORNRADESHcycyabucaronedilyfrhereforetaickSpacenSpaceildeEqualFullEqualTildeopfripleDotscrtrokUacuterrocirbrcyevecircydblacfrgravemacrnderBarraceketParenthesisionPlusogonpfpArrowBarDownArrowDownArrowEquilibriumTeeArrowarrowdownarrowperLeftArrowRightArrowsilonringscrtildeumlVDashbarcydashleerbarticalBarLineSeparatorTildeyThinSpacefropfscrvdashWcircedgefropfscrXfriopfscrYAcyIcyUcyacutecircyfropfscrumlZHcyacutecaronydoteroWidthSpacetafropfscraacutebrevecEdircuteyeligfrgravelefsymphphamacrlgpndanddslopevgelemsdaabcdefghrtvbdsphtzarrogonpfpEacireidosproxeqringscrtympeqtildeumlwconintintbNotackcongepsilonprimesimeqrveewedgebrktbrkcongydquoecausemptyvpsirnoutahweenfrigcapircupodotplustimessqcuptartriangledownupuplusveewedgekarowlacklozengesquaretriangledownleftrightnkk12434ocknequivotopfttomwtiexDLRlrHDUduULRlrVHLRhlrboxdLRlrhDUduminusplustimesuLRlrvHLRhlrprimerevevbarscremiimeolbhsubulletmpEeqcacutepandbrcupcapupdotsretoncapsronedilircupssmdotedilmptyvnterdotfrhcyeckmarkiirEceqlearrowleftrightdRSastcircdashefnintmidscirlubsuitoloneqmmatpfnlementxesngdotintpfrodysrrarrossscrubepetdotudarrlreprsclarrppbrcapcapupdotorsrarrmlyeqprecsuccveewedgerenvearrowleftrightveewedwconintintylctydArrHaraggerlethrrshvbkarowlaccaronydaggerrrotseqegltamptyvfishtrharlriamondsuitsegammasinvideontimesonxjcylcornropollarpfteqdotminusplussquareublebarwedgewnarrowdownarrowsharpoonleftrightrbkarowcornropscryoltroktdotrifuarrharwanglezcyigrarreDDototacutestercaronircolonydotefDotrgravesdotlinterslsdotmacrptysetvsp134ngspogonpfparsllussilonvqcircolonsimlantgtrlessualsestivDDvparslrDotarrscrdotimtahumlroxclistpectationonentialefallingdotseqcyemalefiligligligriligjliglatligtnsnofopfrallkvpartintrac123456823534584556878slownscrgElacutemmadpbrevecircydotelqqslantsccdotollesfrggimeljcylEajnEapproxeqqsimopfravescrimeltccirdotlParquestrapproxrrdoteqlessqlesslesssimvertneqqnEhArrairsplfmiltrdcyrcirwbarcirceartsuitlliprconfrksearowwarowoarrmthtokleftarrowrightarrowpfrbarscrlashtrokybullpheniacutecircyecyxclffrgraveiiintntnfinotajligmacrgelinepartthofpedncarefintieodottcalegersrcallarhkprodocygonpftaprodquestscrinEdotsvvtildeukcymljcircyfrmathopfscrercyukcykappavcedilyfrgreenhcyjcyopfscrlAarrrrtailBarrEgHaracuteemptyvgranmbdangdlepquorrbfsfshklpplsimtltailesbarrbrkracekkeslducaronedililubydcaquorrdharusharsheftarrowtailharpoondownupleftarrowsrightarrowsharpoonssquigarrowthreetimesgqqslantsccdotorgessapproxdoteqgtrqgtrgtrsimfishtloorrgEhardulblkjcylarrcornerhardtrimidotoustachenEapproxeqqsimoangrrbrkngleftarrowrightarrowmapstorightarrowoparrowleftrightparflustimeswastbarzengefparltrarrcornerhardmtrisaquocrhimegqbuortroktccirdothreeimeslarrquestrPariefurdsharuharvertneqqnEmDDotacrletesepstodownleftuprkercommaydasheasuredanglefrhoicrodastcirdotnusbdulcpdrnplusodelspfpscrtposultimapmapnGgtvLeftarrowrightarrowltvRightarrowVDashdashablacutengpEidosproxturalsbspumpecapronedilongdotupydasheArrarhkrowdotquivsearimxistsfrgEeqqslantssimtrhArrarrparisdvjcylArrEarrdreftarrowrightarrowqqslantsssimtriemidopftinEdotvabcnivabcparallelsltolintrcueeceqrArrarrcwightarrowtriesccueerhortmidparallelimeqmidparqsubepeubEeseteqqcceqpEeseteqqtglildelgrianglelefteqrightequmerospvDashHarrapdashgetinfinlArretrierArrtriesimwArrarhkrownearoSacutestcircydashblacivotsoldeligfcirrgonravethbarmintlarrcirrossinetmacregaicrondnusopfparerplusrarrderoffmigoforslopevscrlasholtildemesasumlvbarparallelsimltcyercntiodmilptenkfrhivmmatoneitchforkvlanckhkvusacirbcirdouemnsimtwomointintpfundrEapcueecapproxcurlyeqeqnapproxeqqsimsimimesnEapsimodfalarlinesurfptosimurelscriuncspqfrintopfprimescruaternionsintesteqotrAarrrrtailBarrHaraceutedicemptyvngdelequorrapbfscfshklpplsimtlwtailionalsbarrbrkracekkeslducaronedililubydcaldharquorshealinepartsctgfishtloorrhardulovightarrowtailharpoondownupleftarrowsharpoonsrightarrowssquigarrowthreetimesngsingdotseqlarrharmmoustachenmidoangrrbrkparflustimespargtpolintrarrsaquocrhqbuorthreeimesriefltriuluharxsacutebquocEaproncueedilircnEapsimpolintsimydotbeeArrarhkrowctmiswartminusnxtfrownharpchcyyortmidparallelyigmafvmdoteqgElEneplusrarrlarrmallsetminusshpeparslidletesoftcylbarpfpadesuitrqcapsupssubeseteqpesetequareffrarrscretmnmiletarftarfraightepsilonphinsubEdotedotmultnEeplusrarrseteqqneqqimubpccapproxcurlyeqeqnapproxeqqsimsimmngp123EdotsubedothsolublarrmultnEeplusseteqqneqqimubpwArrarhkrownwarzligtargetubrkcaronedilydotelrecfrhere4foretasymvickapproxsimnspkapsimornildemesbardntoeapbotcirforksaprimeradeiangledownlefteqqrighteqdoteminusplussbtimepeziumscryhcytrokwixtoheadleftarrowrightarrowuArrHaracuterrbrcyevecircydarrblacharfishtrgraveharlrblklcornerroptrimacrlogonpfparrowdownarrowharpoonleftrightlussihlonuparrowsrcornerropingtriscrtdotilderifuarrmlwanglevArrBarvDashangrtrepsilonkappanothingphiiroptorhosigmaubsetneqqpsetneqqthetariangleleftrightcydasheebareqlliprbartfrltrinsubpopfproprtriscrubnEepnEezigzagwcircedbargeqierpfropfpreathscrxcapircupdtrifrhArrarrilArrarrmapnisodotpflustimerArrarrscrqcupuplustriveewedgeyacuteycircyenfricyopfscrucymlzacutecaronydoteetrftafrhcyigrarropfscrwjnjC(D%D($(D'%$$ED($'$'$%$'%E$/D'$F%'D(D&#,%%&&$%$)%+%%$E$F$'$&$(#'D&$(%$&4%($(E'%&%($&$)%*$%$%$+)()')($:&5-($'($%*&&&/%%&)%@$'$F$%&&#%%)$&$&$&$(%%%&$(%$$%&%$E$2.&0,.(.(&'%.$F%$&&&(%6)&+*),---&*/1---)-.&)*+,).%*,&,*'('2+,+)1&'1,)2&'&*('($F%'#&D%D($(E&%$$&$ED($)$'%1(2$'%E$)$'((&+$&%%$%D&$(%-#&$E$3)2$F%'%+$&#'D$$'($$($(%&%$$&$E$$$F$./'*,***'*-*($F$$#)$'%$$'$%$.$&%/$&%'$.'(#'$'$&D(D'%$$&$%D($$%&&*%($%&('+%/,($'%E%%$&$($'E%#(%$$E$F$F%'$'#'$&$'$(%$$E$F$F#'D$$(%'%%%+%%$(%'%$$2(',&,-'*'0).+)1&'('-,)'&*(*)(*/&/('/),))/&')-&'('-%1','*'''-'($E$$%+$($/+-'-',+-'-%E%/(-$&%$%'$$#&$%$-%*$E$+$F$&$$#'$($(%'%$$5+-.)+0%5)+%($E$)%1%%%$&,'(&4&*''+H'(&*-(-L-J-'-M-(&O*H&/2F2((%*(***G*M*(&W,K&+.H.-&1'/3F3(&O2(.I4('H,(().H.-.H(I.(&(+(+,+(&.$FD($$#(D(D'%$$($ED($'%&%($F$6,($$$FE'D(&&D&$)('+&'.#+$%$E$%$$$+$/%%$$%)+(+-+(%&%(&*-%$F%$C'$E$&$F#(D%$(%%%%'%$(%'%$$$%/+-*0$%$%$3)'-&-,(*(0*.,)2&(((&+(+))*0&0((/*,*)0&().&(($&%-$-$&%$$-#)%%$($($$%'%'%&%$$E$0(,(-(*$'$-$F$&%')/))/(+)1()($F$&$%&&)(%)+(+-+(&(%$%$&(+(&&C($'$'%%$%%$$(%'%$$E$+&%%K&)$'(((,(($F$+$F%'C)%%''$'&&D'%$$($ED($'$*)',&(.%&('$'%E$)*&*,%,%.%&((%(%,%/(-%%'&$'$F$(D&#($&$%$'($$%%'&$'*+'+,+(&-$E$F$F$(#($'$E$F$F#F$$$F$F#'$&$&D($'%$$E$F$F$&#'$($(%$$&$0%%$%$&$FC)$($$%D%$E&E&%$D'$$%DD($)&%%&$'&%E$$%&&&$&(&$%$&$&%&&)%*$*$*$*$*$*$*$&%(%*$&&'$&'$'%E$$%$%'%$%%%%%')%D'$F%$%&(%D(D&$*%&#'$*'*'('&*%%'&&)%$&''$'%$$'$()$%(%&%'%%&$&'$E$('&'%&''''(&('&&/.%&(&&&($($.()(+0'0'0(&%%&'$&%%&$E&G%%$F%$&&%'%&'$'$'$&$'$'$'$'$&%'$'$'$&$'$'$'$'$'$'$&&&%'$'$'$&$'$'$'$'$&(&'&(&%'$'$'$&$'$'$'$'$'$'$$($'E'$F%&%%'$%%'$''$&'%%%'$'$($#)%$&&&(&&'%&&&D%&&%$'&&E'%&%&(%$&D'%(E%'($E$&%&('%$$%&$&$'%'..()%*$*&*'*'&$&(&&&'$'(&$'($)$%&($&$'%'))&%%'&&&%E&&F$'%$'%&$F%%'$&$'$$'$))$%&&%%')$%$&(&&'%&&&%&D%')$&+*'(&((F&&.-(%&%&$*%&$(#'$&$(%'%%%%'$$)%&$(%$$$%(&%%(D%%&%($(%D$''$$&'&*''$%$%(%&%$F&)*&&$&$(&&$(%E%$&%(&&(&'&)%/%*'-'..($*%'&&$F&$%%%'$'%%'$$'%&$)$&%)#(%%D(%'$(%%G$%'%$$&$$$'%D$$E'%$&&$$%)%$%$&&$'%&(&($%%'%($$%%%$'%E$&'%%&%%'&'$$(&'%&&**'%'&&&%(%%)$'%&$&%&%%$%E$D&%%$&%&%,&,#0$%$($(%&&&%D$'$G$&%&%&$&$F%'&$'$$*D(($H$($($($'%($G%($($'%'%($'%&%%&$F#%%$$(%&($%$$($'%$$&$$%$%$&$&(%$&%&&)$*$&D'%$E$$%$$'$&$$%$%$%$$%%%''%$&$'$%&$F$'$&%%'$'$D$%%&%%&%'%(%*'%&&&)((&'&&$K%E#'$(%%%'%'&$'&'$$&$'$()&%'%'$E$*&($'%'%.'-%E%'$F%'%'$(%'C)$$E&%$$&E&$%%DD($$%'&%%'%&$'$'&%''''&%%%%&$$%'%&(&%'%$&&&(''&(&'$&%&%E%%$'D($F%%'$'&'$($'$$$%'$'E%#(%$$E$'$F$F%'$'#(($$(%$$E$($&$&$F$F#(%%%'$'$$%$$&$(%)%'%'%%'$'%%$E&%%'$(%'%'%'%'%'&'%%$&&&$'D$'%&%'($&%'&)$$(%'&%%%%$$&%&($%(&(%%$$%*,''..%'-'-1$,+,-'-%$%$&$&(%$&%&&)$*$&D'%&*'&'()''&'&$(%'%D$$%$$''$($%&$&$$%&%)%'%&$(%')'$%%%''%$&$'$%&$'&%%&%.+-')'-%.,(%&&D&&%(%'&&%$&'&$$&'%$'%)%&($%$%&$(%E%$%%'$'$%%&%($%'D$%%&%%&%'%'%'%(%'&$'$'$$*&'$K%E#(D&%%&$'&%$&&)')')%%'$(%$$'$/$E$%D'%$&&&&F&%&($($)$$&%%$($(%E$$$F%'$$%)%&#F%D&D$,(-%D%D&D$-$(%'$'%'%E%$&D&E&%&'%&(%*$D&%F(D$&&&%'%&(F%%%$$'$$%&%''$(%%F%'%'&E%')$$E$E%$&$'D'H&D%&%$&$$'%&%&$$%$&$%$$&$'%D%&%%%$&*(-&$'D'H&D'$%&%$&%($$&$FE$&%(D(F(%)$)$&%(%)$)$$&'('E'D%(%$&&&D'$(E$'%&(D(D%,%&($$%&&&D&D%*)+%%'$($%&%&%((%%%'D'$'F*%,D&%(E&$'D'$'F*%,D$&E'%%%.0%,(1%$$%$&&&%$(%'%E%'%E&D%(%'&D&D'F%'&G%F$'%''$(%%'#%D(%%$&G$%$$'%'%%%%%'$'$'%D$&E'%$$'%$$&$'%&&'%&%$$'%&%(&$&&$F$&%&%&$$%&%$&%(%F$F$%'%%%(%$$&E'%%D(&&)%D&$'#&F$''&&'$&$$%$(&&&&&$&'$E$%&$%'%&$$%*%$$()$'%%%'''$'&'%($'$G%'&'&$$$*%EE&$$%$%%%&%$&$')'*'%'*(&(&'&%&($%%&%&&%%&(''''&$'%%&%'$F%$$(#F$&$F$($F$-'&%&(%E%#(%%%'$'$&$F&&%&%)%%'$'$'%E&%%'%'$(%'$'%'%'%'%'&'%'$%'&%('$'%&%'($&%'&)$$(%'&%%%%$$&%(%&($%%$&'&'''$%%E$$(%'%D$''$($%$&$$,-'(./%(-,+(.(-(-%%%-$'%&%$$()'$'$'&%%&%&&D&&%($&'%%)$'$(%E%$%%&%($$(%'%%'$'$''$)$$#)$'$$%$%%&&%&%$&&%&%%&%&&%)%&%$$&'$'$$'%''$(%E%%%%'%)'$%%$E&&$'%'&$%)(+E$$'($($%$&&&$'$&$'$&$'$&%&'&'$'$/&&%)%%&%%$&$'D$(%$&$'%%E$()&&$$'(D&%(D%&($(&+%'$($(&+%%$&&($&$$'$F%'%'%'$&'$%0+&&%$%&$&&&$'&&'&%'$&'&'&&)%+$)&,$'%'%($%%')'*'%'*(&(&'&%$%%%$F$F$F$&$&&'&&$'&&'(%&'&'&%'$&'&&)%+$)&,$'%'%($$'%''$(%%'D'#)%$$&$(%'%$$&$($E$(('&%(&($%,(&&&%&&&E&$'E&($)%($%%$&%$&&&&&D'&%%$($'%)+'+'/%+$+(0%&&&$&(&'&%&'%)$F&$%&%'$'%1*-#'$&D(%%$'&&D'%$$'%'%&$(%DD($''$%&$()%&&%&$'E$$'%E$)%,%.,(%&%%'$'&%+$()%&&%&%&$F$'%'%%'$$'E%$)#'$&'$$'$(%+&(&*&&'$'(&$'%&('K/D(J/D&('..($%$'$%&&&%%'%'&$$E$'$G'D$F$'$'$F%G(D&F(D$)#($(&%($%'$E$F$$$$%'$F#'%&%%$'$E$'%&$$$'%&$&$&$'%E&&%'$'%&$F%'$(%&$&$(C)&$$'%$D%$E$&$F$F$&E%#)$(%$$&$(%%$E$&$)$F$F$%%%0@0000H8H40H000047P00P@001000@0B0HP@:H9T8P000LB8d@800@I0<110000QQ8400P10030005940@410020000Q02000@0200000@P0101@8000440400000000808000000000@00000000P`0000000040400@0004<000000000008000030000000000P020T400020@0@00000000000000000000000000P0000000400400000400220080000100000000000000000P000000000000P000000@00402000000000@00000000000000000000040000000000000", "Æ&Á\u0102Â\u0410\uD835\uDD04À\u0391\u0100\u2A53\u0104\uD835\uDD38\u2061Å\uD835\uDC9C\u2254ÃÄ\u2216\u2AE7\u2306\u0411\u2235\u212C\u0392\uD835\uDD05\uD835\uDD39\u02D8\u212C\u224E\u0427©\u0106\u22D2\u2145\u212D\u010CÇ\u0108\u2230\u010A¸·\u212D\u03A7\u2299\u2296\u2295\u2297\u2232\u201D\u2019\u2237\u2A74\u2261\u222F\u222E\u2102\u2210\u2233\u2A2F\uD835\uDC9E\u22D3\u224D\u2145\u2911\u0402\u0405\u040F\u2021\u21A1\u2AE4\u010E\u0414\u2207\u0394\uD835\uDD07´\u02D9\u02DD`\u02DC\u22C4\u2146\uD835\uDD3B¨\u20DC\u2250\u222F¨\u21D3\u21D0\u21D4\u2AE4\u27F8\u27FA\u27F9\u21D2\u22A8\u21D1\u21D5\u2225\u2193\u2913\u21F5\u0311\u2950\u295E\u21BD\u2956\u295F\u21C1\u2957\u22A4\u21A7\u21D3\uD835\uDC9F\u0110\u014AÐÉ\u011AÊ\u042D\u0116\uD835\uDD08È\u2208\u0112\u25FB\u25AB\u0118\uD835\uDD3C\u0395\u2A75\u2242\u21CC\u2130\u2A73\u0397Ë\u2203\u2147\u0424\uD835\uDD09\u25FC\u25AA\uD835\uDD3D\u2200\u2131\u2131\u0403>\u0393\u03DC\u011E\u0122\u011C\u0413\u0120\uD835\uDD0A\u22D9\uD835\uDD3E\u2265\u22DB\u2267\u2AA2\u2277\u2A7E\u2273\uD835\uDCA2\u226B\u042A\u02C7^\u0124\u210C\u210B\u210D\u2500\u210B\u0126\u224E\u224F\u0415\u0132\u0401ÍÎ\u0418\u0130\u2111Ì\u2111\u012A\u2148\u21D2\u222C\u222B\u22C2\u2063\u2062\u012E\uD835\uDD40\u0399\u2110\u0128\u0406Ï\u0134\u0419\uD835\uDD0D\uD835\uDD41\uD835\uDCA5\u0408\u0404\u0425\u040C\u039A\u0136\u041A\uD835\uDD0E\uD835\uDD42\uD835\uDCA6\u0409<\u0139\u039B\u27EA\u2112\u219E\u013D\u013B\u041B\u27E8\u2190\u21E4\u21C6\u2308\u27E6\u2961\u21C3\u2959\u230A\u2194\u294E\u22A3\u21A4\u295A\u22B2\u29CF\u22B4\u2951\u2960\u21BF\u2958\u21BC\u2952\u21D0\u21D4\u22DA\u2266\u2276\u2AA1\u2A7D\u2272\uD835\uDD0F\u22D8\u21DA\u013F\u27F5\u27F7\u27F6\u27F8\u27FA\u27F9\uD835\uDD43\u2199\u2198\u2112\u21B0\u0141\u226A\u2905\u041C\u205F\u2133\uD835\uDD10\u2213\uD835\uDD44\u2133\u039C\u040A\u0143\u0147\u0145\u041D\u200B\u200B\u200B\u200B\u226B\u226A\n\uD835\uDD11\u2060 \u2115\u2AEC\u2262\u226D\u2226\u2209\u2260\u2242\u0338\u2204\u226F\u2271\u2267\u0338\u226B\u0338\u2279\u2A7E\u0338\u2275\u224E\u0338\u224F\u0338\u22EA\u29CF\u0338\u22EC\u226E\u2270\u2278\u226A\u0338\u2A7D\u0338\u2274\u2AA2\u0338\u2AA1\u0338\u2280\u2AAF\u0338\u22E0\u220C\u22EB\u29D0\u0338\u22ED\u228F\u0338\u22E2\u2290\u0338\u22E3\u2282\u20D2\u2288\u2281\u2AB0\u0338\u22E1\u227F\u0338\u2283\u20D2\u2289\u2241\u2244\u2247\u2249\u2224\uD835\uDCA9Ñ\u039D\u0152ÓÔ\u041E\u0150\uD835\uDD12Ò\u014C\u03A9\u039F\uD835\uDD46\u201C\u2018\u2A54\uD835\uDCAAØÕ\u2A37Ö\u203E\u23DE\u23B4\u23DC\u2202\u041F\uD835\uDD13\u03A6\u03A0±\u210C\u2119\u2ABB\u227A\u2AAF\u227C\u227E\u2033\u220F\u2237\u221D\uD835\uDCAB\u03A8\"\uD835\uDD14\u211A\uD835\uDCAC\u2910®\u0154\u27EB\u21A0\u2916\u0158\u0156\u0420\u211C\u220B\u21CB\u296F\u211C\u03A1\u27E9\u2192\u21E5\u21C4\u2309\u27E7\u295D\u21C2\u2955\u230B\u22A2\u21A6\u295B\u22B3\u29D0\u22B5\u294F\u295C\u21BE\u2954\u21C0\u2953\u21D2\u211D\u2970\u21DB\u211B\u21B1\u29F4\u0429\u0428\u042C\u015A\u2ABC\u0160\u015E\u015C\u0421\uD835\uDD16\u2193\u2190\u2192\u2191\u03A3\u2218\uD835\uDD4A\u221A\u25A1\u2293\u228F\u2291\u2290\u2292\u2294\uD835\uDCAE\u22C6\u22D0\u22D0\u2286\u227B\u2AB0\u227D\u227F\u220B\u2211\u22D1\u2283\u2287\u22D1Þ\u2122\u040B\u0426\t\u03A4\u0164\u0162\u0422\uD835\uDD17\u2234\u0398\u205F\u200A\u2009\u223C\u2243\u2245\u2248\uD835\uDD4B\u20DB\uD835\uDCAF\u0166Ú\u219F\u2949\u040E\u016CÛ\u0423\u0170\uD835\uDD18Ù\u016A_\u23DF\u23B5\u23DD\u22C3\u228E\u0172\uD835\uDD4C\u2191\u2912\u21C5\u2195\u296E\u22A5\u21A5\u21D1\u21D5\u2196\u2197\u03D2\u03A5\u016E\uD835\uDCB0\u0168Ü\u22AB\u2AEB\u0412\u22A9\u2AE6\u22C1\u2016\u2016\u2223|\u2758\u2240\u200A\uD835\uDD19\uD835\uDD4D\uD835\uDCB1\u22AA\u0174\u22C0\uD835\uDD1A\uD835\uDD4E\uD835\uDCB2\uD835\uDD1B\u039E\uD835\uDD4F\uD835\uDCB3\u042F\u0407\u042EÝ\u0176\u042B\uD835\uDD1C\uD835\uDD50\uD835\uDCB4\u0178\u0416\u0179\u017D\u0417\u017B\u200B\u0396\u2128\u2124\uD835\uDCB5á\u0103\u223E\u223E\u0333\u223Fâ´\u0430æ\u2061\uD835\uDD1Eà\u2135\u2135\u03B1\u0101\u2A3F&\u2227\u2A55\u2A5C\u2A58\u2A5A\u2220\u29A4\u2220\u2221\u29A8\u29A9\u29AA\u29AB\u29AC\u29AD\u29AE\u29AF\u221F\u22BE\u299D\u2222Å\u237C\u0105\uD835\uDD52\u2248\u2A70\u2A6F\u224A\u224B'\u2248\u224Aå\uD835\uDCB6*\u2248\u224Dãä\u2233\u2A11\u2AED\u224C\u03F6\u2035\u223D\u22CD\u22BD\u2305\u2305\u23B5\u23B6\u224C\u0431\u201E\u2235\u2235\u29B0\u03F6\u212C\u03B2\u2136\u226C\uD835\uDD1F\u22C2\u25EF\u22C3\u2A00\u2A01\u2A02\u2A06\u2605\u25BD\u25B3\u2A04\u22C1\u22C0\u290D\u29EB\u25AA\u25B4\u25BE\u25C2\u25B8\u2423\u2592\u2591\u2593\u2588=\u20E5\u2261\u20E5\u2310\uD835\uDD53\u22A5\u22A5\u22C8\u2557\u2554\u2556\u2553\u2550\u2566\u2569\u2564\u2567\u255D\u255A\u255C\u2559\u2551\u256C\u2563\u2560\u256B\u2562\u255F\u29C9\u2555\u2552\u2510\u250C\u2500\u2565\u2568\u252C\u2534\u229F\u229E\u22A0\u255B\u2558\u2518\u2514\u2502\u256A\u2561\u255E\u253C\u2524\u251C\u2035\u02D8¦\uD835\uDCB7\u204F\u223D\u22CD\\\u29C5\u27C8\u2022\u2022\u224E\u2AAE\u224F\u224F\u0107\u2229\u2A44\u2A49\u2A4B\u2A47\u2A40\u2229\uFE00\u2041\u02C7\u2A4D\u010Dç\u0109\u2A4C\u2A50\u010B¸\u29B2¢·\uD835\uDD20\u0447\u2713\u2713\u03C7\u25CB\u29C3\u02C6\u2257\u21BA\u21BB®\u24C8\u229B\u229A\u229D\u2257\u2A10\u2AEF\u29C2\u2663\u2663:\u2254\u2254,@\u2201\u2218\u2201\u2102\u2245\u2A6D\u222E\uD835\uDD54\u2210©\u2117\u21B5\u2717\uD835\uDCB8\u2ACF\u2AD1\u2AD0\u2AD2\u22EF\u2938\u2935\u22DE\u22DF\u21B6\u293D\u222A\u2A48\u2A46\u2A4A\u228D\u2A45\u222A\uFE00\u21B7\u293C\u22DE\u22DF\u22CE\u22CF¤\u21B6\u21B7\u22CE\u22CF\u2232\u2231\u232D\u21D3\u2965\u2020\u2138\u2193\u2010\u22A3\u290F\u02DD\u010F\u0434\u2146\u2021\u21CA\u2A77°\u03B4\u29B1\u297F\uD835\uDD21\u21C3\u21C2\u22C4\u22C4\u2666\u2666¨\u03DD\u22F2÷÷\u22C7\u22C7\u0452\u231E\u230D$\uD835\uDD55\u02D9\u2250\u2251\u2238\u2214\u22A1\u2306\u2193\u21CA\u21C3\u21C2\u2910\u231F\u230C\uD835\uDCB9\u0455\u29F6\u0111\u22F1\u25BF\u25BE\u21F5\u296F\u29A6\u045F\u27FF\u2A77\u2251é\u2A6E\u011B\u2256ê\u2255\u044D\u0117\u2147\u2252\uD835\uDD22\u2A9Aè\u2A96\u2A98\u2A99\u23E7\u2113\u2A95\u2A97\u0113\u2205\u2205\u2205\u2003\u2004\u2005\u014B\u2002\u0119\uD835\uDD56\u22D5\u29E3\u2A71\u03B5\u03B5\u03F5\u2256\u2255\u2242\u2A96\u2A95=\u225F\u2261\u2A78\u29E5\u2253\u2971\u212F\u2250\u2242\u03B7ðë\u20AC!\u2203\u2130\u2147\u2252\u0444\u2640\uFB03\uFB00\uFB04\uD835\uDD23\uFB01fj\u266D\uFB02\u25B1\u0192\uD835\uDD57\u2200\u22D4\u2AD9\u2A0D½\u2153¼\u2155\u2159\u215B\u2154\u2156¾\u2157\u215C\u2158\u215A\u215D\u215E\u2044\u2322\uD835\uDCBB\u2267\u2A8C\u01F5\u03B3\u03DD\u2A86\u011F\u011D\u0433\u0121\u2265\u22DB\u2265\u2267\u2A7E\u2A7E\u2AA9\u2A80\u2A82\u2A84\u22DB\uFE00\u2A94\uD835\uDD24\u226B\u22D9\u2137\u0453\u2277\u2A92\u2AA5\u2AA4\u2269\u2A8A\u2A8A\u2A88\u2A88\u2269\u22E7\uD835\uDD58`\u210A\u2273\u2A8E\u2A90>\u2AA7\u2A7A\u22D7\u2995\u2A7C\u2A86\u2978\u22D7\u22DB\u2A8C\u2277\u2273\u2269\uFE00\u2269\uFE00\u21D4\u200A½\u210B\u044A\u2194\u2948\u21AD\u210F\u0125\u2665\u2665\u2026\u22B9\uD835\uDD25\u2925\u2926\u21FF\u223B\u21A9\u21AA\uD835\uDD59\u2015\uD835\uDCBD\u210F\u0127\u2043\u2010í\u2063î\u0438\u0435¡\u21D4\uD835\uDD26ì\u2148\u2A0C\u222D\u29DC\u2129\u0133\u012B\u2111\u2110\u2111\u0131\u22B7\u01B5\u2208\u2105\u221E\u29DD\u0131\u222B\u22BA\u2124\u22BA\u2A17\u2A3C\u0451\u012F\uD835\uDD5A\u03B9\u2A3C¿\uD835\uDCBE\u2208\u22F9\u22F5\u22F4\u22F3\u2208\u2062\u0129\u0456ï\u0135\u0439\uD835\uDD27\u0237\uD835\uDD5B\uD835\uDCBF\u0458\u0454\u03BA\u03F0\u0137\u043A\uD835\uDD28\u0138\u0445\u045C\uD835\uDD5C\uD835\uDCC0\u21DA\u21D0\u291B\u290E\u2266\u2A8B\u2962\u013A\u29B4\u2112\u03BB\u27E8\u2991\u27E8\u2A85«\u2190\u21E4\u291F\u291D\u21A9\u21AB\u2939\u2973\u21A2\u2AAB\u2919\u2AAD\u2AAD\uFE00\u290C\u2772{[\u298B\u298F\u298D\u013E\u013C\u2308{\u043B\u2936\u201C\u201E\u2967\u294B\u21B2\u2264\u2190\u21A2\u21BD\u21BC\u21C7\u2194\u21C6\u21CB\u21AD\u22CB\u22DA\u2264\u2266\u2A7D\u2A7D\u2AA8\u2A7F\u2A81\u2A83\u22DA\uFE00\u2A93\u2A85\u22D6\u22DA\u2A8B\u2276\u2272\u297C\u230A\uD835\uDD29\u2276\u2A91\u21BD\u21BC\u296A\u2584\u0459\u226A\u21C7\u231E\u296B\u25FA\u0140\u23B0\u23B0\u2268\u2A89\u2A89\u2A87\u2A87\u2268\u22E6\u27EC\u21FD\u27E6\u27F5\u27F7\u27FC\u27F6\u21AB\u21AC\u2985\uD835\uDD5D\u2A2D\u2A34\u2217_\u25CA\u25CA\u29EB(\u2993\u21C6\u231F\u21CB\u296D\u200E\u22BF\u2039\uD835\uDCC1\u21B0\u2272\u2A8D\u2A8F[\u2018\u201A\u0142<\u2AA6\u2A79\u22D6\u22CB\u22C9\u2976\u2A7B\u2996\u25C3\u22B4\u25C2\u294A\u2966\u2268\uFE00\u2268\uFE00\u223A¯\u2642\u2720\u2720\u21A6\u21A6\u21A7\u21A4\u21A5\u25AE\u2A29\u043C\u2014\u2221\uD835\uDD2A\u2127µ\u2223*\u2AF0·\u2212\u229F\u2238\u2A2A\u2ADB\u2026\u2213\u22A7\uD835\uDD5E\u2213\uD835\uDCC2\u223E\u03BC\u22B8\u22B8\u22D9\u0338\u226B\u20D2\u226B\u0338\u21CD\u21CE\u22D8\u0338\u226A\u20D2\u226A\u0338\u21CF\u22AF\u22AE\u2207\u0144\u2220\u20D2\u2249\u2A70\u0338\u224B\u0338\u0149\u2249\u266E\u266E\u2115 \u224E\u0338\u224F\u0338\u2A43\u0148\u0146\u2247\u2A6D\u0338\u2A42\u043D\u2013\u2260\u21D7\u2924\u2197\u2197\u2250\u0338\u2262\u2928\u2242\u0338\u2204\u2204\uD835\uDD2B\u2267\u0338\u2271\u2271\u2267\u0338\u2A7E\u0338\u2A7E\u0338\u2275\u226F\u226F\u21CE\u21AE\u2AF2\u220B\u22FC\u22FA\u220B\u045A\u21CD\u2266\u0338\u219A\u2025\u2270\u219A\u21AE\u2270\u2266\u0338\u2A7D\u0338\u2A7D\u0338\u226E\u2274\u226E\u22EA\u22EC\u2224\uD835\uDD5F¬\u2209\u22F9\u0338\u22F5\u0338\u2209\u22F7\u22F6\u220C\u220C\u22FE\u22FD\u2226\u2226\u2AFD\u20E5\u2202\u0338\u2A14\u2280\u22E0\u2AAF\u0338\u2280\u2AAF\u0338\u21CF\u219B\u2933\u0338\u219D\u0338\u219B\u22EB\u22ED\u2281\u22E1\u2AB0\u0338\uD835\uDCC3\u2224\u2226\u2241\u2244\u2244\u2224\u2226\u22E2\u22E3\u2284\u2AC5\u0338\u2288\u2282\u20D2\u2288\u2AC5\u0338\u2281\u2AB0\u0338\u2285\u2AC6\u0338\u2289\u2283\u20D2\u2289\u2AC6\u0338\u2279ñ\u2278\u22EA\u22EC\u22EB\u22ED\u03BD#\u2116\u2007\u22AD\u2904\u224D\u20D2\u22AC\u2265\u20D2>\u20D2\u29DE\u2902\u2264\u20D2<\u20D2\u22B4\u20D2\u2903\u22B5\u20D2\u223C\u20D2\u21D6\u2923\u2196\u2196\u2927\u24C8ó\u229B\u229Aô\u043E\u229D\u0151\u2A38\u2299\u29BC\u0153\u29BF\uD835\uDD2C\u02DBò\u29C1\u29B5\u03A9\u222E\u21BA\u29BE\u29BB\u203E\u29C0\u014D\u03C9\u03BF\u29B6\u2296\uD835\uDD60\u29B7\u29B9\u2295\u2228\u21BB\u2A5D\u2134\u2134ªº\u22B6\u2A56\u2A57\u2A5B\u2134ø\u2298õ\u2297\u2A36ö\u233D\u2225¶\u2225\u2AF3\u2AFD\u2202\u043F%.\u2030\u22A5\u2031\uD835\uDD2D\u03C6\u03D5\u2133\u260E\u03C0\u22D4\u03D6\u210F\u210E\u210F+\u2A23\u229E\u2A22\u2214\u2A25\u2A72±\u2A26\u2A27±\u2A15\uD835\uDD61£\u227A\u2AB3\u2AB7\u227C\u2AAF\u227A\u2AB7\u227C\u2AAF\u2AB9\u2AB5\u22E8\u227E\u2032\u2119\u2AB5\u2AB9\u22E8\u220F\u232E\u2312\u2313\u221D\u221D\u227E\u22B0\uD835\uDCC5\u03C8\u2008\uD835\uDD2E\u2A0C\uD835\uDD62\u2057\uD835\uDCC6\u210D\u2A16?\u225F\"\u21DB\u21D2\u291C\u290F\u2964\u223D\u0331\u0155\u221A\u29B3\u27E9\u2992\u29A5\u27E9»\u2192\u2975\u21E5\u2920\u2933\u291E\u21AA\u21AC\u2945\u2974\u21A3\u219D\u291A\u2236\u211A\u290D\u2773}]\u298C\u298E\u2990\u0159\u0157\u2309}\u0440\u2937\u2969\u201D\u201D\u21B3\u211C\u211B\u211C\u211D\u25AD®\u297D\u230B\uD835\uDD2F\u21C1\u21C0\u296C\u03C1\u03F1\u2192\u21A3\u21C1\u21C0\u21C4\u21CC\u21C9\u219D\u22CC\u02DA\u2253\u21C4\u21CC\u200F\u23B1\u23B1\u2AEE\u27ED\u21FE\u27E7\u2986\uD835\uDD63\u2A2E\u2A35)\u2994\u2A12\u21C9\u203A\uD835\uDCC7\u21B1]\u2019\u2019\u22CC\u22CA\u25B9\u22B5\u25B8\u29CE\u2968\u211E\u015B\u201A\u227B\u2AB4\u2AB8\u0161\u227D\u2AB0\u015F\u015D\u2AB6\u2ABA\u22E9\u2A13\u227F\u0441\u22C5\u22A1\u2A66\u21D8\u2925\u2198\u2198§;\u2929\u2216\u2216\u2736\uD835\uDD30\u2322\u266F\u0449\u0448\u2223\u2225­\u03C3\u03C2\u03C2\u223C\u2A6A\u2243\u2243\u2A9E\u2AA0\u2A9D\u2A9F\u2246\u2A24\u2972\u2190\u2216\u2A33\u29E4\u2223\u2323\u2AAA\u2AAC\u2AAC\uFE00\u044C/\u29C4\u233F\uD835\uDD64\u2660\u2660\u2225\u2293\u2293\uFE00\u2294\u2294\uFE00\u228F\u2291\u228F\u2291\u2290\u2292\u2290\u2292\u25A1\u25A1\u25AA\u25AA\u2192\uD835\uDCC8\u2216\u2323\u22C6\u2606\u2605\u03F5\u03D5¯\u2282\u2AC5\u2ABD\u2286\u2AC3\u2AC1\u2ACB\u228A\u2ABF\u2979\u2282\u2286\u2AC5\u228A\u2ACB\u2AC7\u2AD5\u2AD3\u227B\u2AB8\u227D\u2AB0\u2ABA\u2AB6\u22E9\u227F\u2211\u266A\u2283¹²³\u2AC6\u2ABE\u2AD8\u2287\u2AC4\u27C9\u2AD7\u297B\u2AC2\u2ACC\u228B\u2AC0\u2283\u2287\u2AC6\u228B\u2ACC\u2AC8\u2AD4\u2AD6\u21D9\u2926\u2199\u2199\u292Aß\u2316\u03C4\u23B4\u0165\u0163\u0442\u20DB\u2315\uD835\uDD31\u2234\u2234\u03B8\u03D1\u03D1\u2248\u223C\u2009\u2248\u223Cþ\u02DC×\u22A0\u2A31\u2A30\u222D\u2928\u22A4\u2336\u2AF1\uD835\uDD65\u2ADA\u2929\u2034\u2122\u25B5\u25BF\u25C3\u22B4\u225C\u25B9\u22B5\u25EC\u225C\u2A3A\u2A39\u29CD\u2A3B\u23E2\uD835\uDCC9\u0446\u045B\u0167\u226C\u219E\u21A0\u21D1\u2963ú\u2191\u045E\u016Dû\u0443\u21C5\u0171\u296E\u297E\uD835\uDD32ù\u21BF\u21BE\u2580\u231C\u231C\u230F\u25F8\u016B¨\u0173\uD835\uDD66\u2191\u2195\u21BF\u21BE\u228E\u03C5\u03D2\u03C5\u21C8\u231D\u231D\u230E\u016F\u25F9\uD835\uDCCA\u22F0\u0169\u25B5\u25B4\u21C8ü\u29A7\u21D5\u2AE8\u2AE9\u22A8\u299C\u03F5\u03F0\u2205\u03D5\u03D6\u221D\u2195\u03F1\u03C2\u228A\uFE00\u2ACB\uFE00\u228B\uFE00\u2ACC\uFE00\u03D1\u22B2\u22B3\u0432\u22A2\u2228\u22BB\u225A\u22EE||\uD835\uDD33\u22B2\u2282\u20D2\u2283\u20D2\uD835\uDD67\u221D\u22B3\uD835\uDCCB\u2ACB\uFE00\u228A\uFE00\u2ACC\uFE00\u228B\uFE00\u299A\u0175\u2A5F\u2227\u2259\u2118\uD835\uDD34\uD835\uDD68\u2118\u2240\u2240\uD835\uDCCC\u22C2\u25EF\u22C3\u25BD\uD835\uDD35\u27FA\u27F7\u03BE\u27F8\u27F5\u27FC\u22FB\u2A00\uD835\uDD69\u2A01\u2A02\u27F9\u27F6\uD835\uDCCD\u2A06\u2A04\u25B3\u22C1\u22C0ý\u044F\u0177\u044B¥\uD835\uDD36\u0457\uD835\uDD6A\uD835\uDCCE\u044Eÿ\u017A\u017E\u0437\u017C\u2128\u03B6\uD835\uDD37\u0436\u21DD\uD835\uDD6B\uD835\uDCCF\u200D\u200C"];
+//# sourceMappingURL=decode-data-html.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/internal/decode-data-format.js
+/**
+ * Constants and helpers shared between the decode-data generator
+ * (`scripts/write-decode-map.ts`) and the runtime (`src/decode.ts`).
+ *
+ * The format and the algorithms (front-coded names, exact 32-bit keys in a
+ * two-choice cuckoo table, the length-probe front end, and the measured
+ * engineering notes) are documented with references in
+ * `scripts/README.md`.
+ */
+/** Bias added to every meta char so none needs escaping in JS source. */
+const META_BIAS = 0x23;
+/** Bias for header and choice-bit chars. */
+const HEADER_BIAS = 0x30;
+/** Number of header chars: n (2), suffixes length (2), bucket count (2). */
+const HEADER_LENGTH = 6;
+/** Choice bits packed per char. */
+const CHOICE_BITS_PER_CHAR = 6;
+/** Multiplier deriving the first candidate bucket from a key. */
+const decode_data_format_BUCKET_HASH_1 = 0x9e_37_79_b1;
+/** Multiplier deriving the second candidate bucket from a key. */
+const decode_data_format_BUCKET_HASH_2 = 0x85_eb_ca_6b;
+/** Size of the (c0,c1) class table (10-bit index). */
+const PAIR_TABLE_SIZE = 1024;
+/**
+ * Map an alphanumeric char code to 6 bits (1..62); 0 = not alphanumeric.
+ * Used for the key's last-character field.
+ */
+const decode_data_format_CHAR_REMAP = (() => {
+    const remap = new Uint8Array(128);
+    for (let code = 0x30; code <= 0x39; code++)
+        remap[code] = code - 0x2f;
+    for (let code = 0x41; code <= 0x5a; code++)
+        remap[code] = code - 0x36;
+    for (let code = 0x61; code <= 0x7a; code++)
+        remap[code] = code - 0x3c;
+    return remap;
+})();
+/**
+ * The exact 32-bit key for a name occurring at `nameStart` with `length`
+ * chars. Covers the first two and last two characters plus the length;
+ * middle characters are verified separately against the names blob.
+ *
+ * The hot decoder inlines this computation; tests assert both stay in sync
+ * by looking every entity up through the public API.
+ * @param text Text containing the name.
+ * @param nameStart Index of the name's first character.
+ * @param length Length of the name.
+ */
+function exactKey(text, nameStart, length) {
+    return ((text.charCodeAt(nameStart) << 25) |
+        (text.charCodeAt(nameStart + 1) << 18) |
+        (text.charCodeAt(nameStart + length - 2) << 11) |
+        (decode_data_format_CHAR_REMAP[text.charCodeAt(nameStart + length - 1)] << 5) |
+        length);
+}
+/**
+ * The 10-bit (c0,c1) class index used by the probe front end. The function
+ * was chosen by exhaustive search over load-free mixers for minimal
+ * candidate-set collisions on the real entity set.
+ * @param c0 First char code of the candidate name.
+ * @param c1 Second char code.
+ */
+function decode_data_format_pairIndex(c0, c1) {
+    return (((c0 * 3) << 3) ^ c1) & (PAIR_TABLE_SIZE - 1);
+}
+/**
+ * First candidate bucket for a key in a table of `buckets` buckets.
+ * @param key Exact key.
+ * @param buckets Bucket count.
+ */
+function bucketOne(key, buckets) {
+    return ((Math.imul(key, decode_data_format_BUCKET_HASH_1) >>> 16) * buckets) >>> 16;
+}
+/**
+ * Second candidate bucket for a key.
+ * @param key Exact key.
+ * @param buckets Bucket count.
+ */
+function bucketTwo(key, buckets) {
+    return ((Math.imul(key, decode_data_format_BUCKET_HASH_2) >>> 16) * buckets) >>> 16;
+}
+/**
+ * Build the lookup structures from a serialized dataset.
+ * @param packed Serialized decode data, see `decode-data-format.ts`.
+ */
+function initDecodeData(packed) {
+    const [data, values] = packed;
+    const nameCount = ((data.charCodeAt(0) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(1) - HEADER_BIAS);
+    const suffixesLength = ((data.charCodeAt(2) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(3) - HEADER_BIAS);
+    const buckets = ((data.charCodeAt(4) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(5) - HEADER_BIAS);
+    const metaStart = HEADER_LENGTH + suffixesLength;
+    const choicesStart = metaStart + 2 * nameCount;
+    const slotCount = 2 * buckets;
+    const keys = new Int32Array(slotCount);
+    const slotMidOff = new Uint16Array(slotCount);
+    const slotValue = new Uint16Array(slotCount);
+    const lengthBits = new Uint32Array(PAIR_TABLE_SIZE);
+    const middleOffsets = new Map();
+    const middles = [];
+    let name = "";
+    let suffixOffset = HEADER_LENGTH;
+    let valueOffset = 0;
+    for (let index = 0; index < nameCount; index++) {
+        const meta0 = data.charCodeAt(metaStart + 2 * index) - META_BIAS;
+        const meta1 = data.charCodeAt(metaStart + 2 * index + 1) - META_BIAS;
+        const prefixLength = meta0 & 31;
+        const length = prefixLength + (meta1 & 31);
+        const valueLength = (meta1 >> 5) + 1;
+        name =
+            name.slice(0, prefixLength) +
+                data.slice(suffixOffset, suffixOffset + length - prefixLength);
+        suffixOffset += length - prefixLength;
+        const key = exactKey(name, 0, length);
+        const choice = (data.charCodeAt(choicesStart + Math.floor(index / CHOICE_BITS_PER_CHAR)) -
+            HEADER_BIAS) &
+            (1 << (index % CHOICE_BITS_PER_CHAR));
+        let slot = 2 * (choice === 0 ? bucketOne : bucketTwo)(key, buckets);
+        if (keys[slot] !== 0)
+            slot += 1;
+        keys[slot] = key;
+        if (length > 4) {
+            const middle = name.slice(2, length - 2);
+            const existing = middleOffsets.get(middle);
+            if (existing === undefined) {
+                middleOffsets.set(middle, middles.length);
+                slotMidOff[slot] = middles.length;
+                for (let middleIndex = 0; middleIndex < middle.length; middleIndex += 2) {
+                    middles.push(middle.charCodeAt(middleIndex) |
+                        (middle.charCodeAt(middleIndex + 1) << 16));
+                }
+            }
+            else {
+                slotMidOff[slot] = existing;
+            }
+        }
+        const pair = decode_data_format_pairIndex(name.charCodeAt(0), name.charCodeAt(1));
+        lengthBits[pair] |= length <= 16 ? 1 << (length - 2) : 0x80_00;
+        if ((meta0 & 0x20) !== 0) {
+            lengthBits[pair] |= 1 << (length - 2 + 16);
+        }
+        /*
+         * Values have one or two units, leaving bit 1 for the legacy flag.
+         * The generator checks the 14-bit offset and two-unit value limits.
+         */
+        slotValue[slot] =
+            (valueOffset << 2) | (valueLength - 1) | ((meta0 & 0x20) >> 4);
+        valueOffset += valueLength;
+    }
+    return {
+        keys,
+        buckets,
+        slotMidOff,
+        slotValue,
+        values,
+        lengthBits,
+        middles: new Uint32Array(middles),
+    };
+}
+//# sourceMappingURL=decode-data-format.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/decode.js
+
+
+
+// Scalar constants avoid runtime enum objects with isolatedModules enabled.
+const CHAR_AMP = 38; // "&"
+const CHAR_NUM = 35; // "#"
+const CHAR_SEMI = 59; // ";"
+const CHAR_EQUALS = 61; // "="
+const CHAR_ZERO = 48; // "0"
+const CHAR_LOWER_A = 97; // "a"
+const CHAR_LOWER_G = 103; // "g"
+const CHAR_LOWER_L = 108; // "l"
+const CHAR_LOWER_M = 109; // "m"
+const CHAR_LOWER_O = 111; // "o"
+const CHAR_LOWER_P = 112; // "p"
+const CHAR_LOWER_Q = 113; // "q"
+const CHAR_LOWER_S = 115; // "s"
+const CHAR_LOWER_T = 116; // "t"
+const CHAR_LOWER_U = 117; // "u"
+const CHAR_LOWER_X = 120; // "x"
+const CHAR_UPPER_A = 65; // "A"
+/** Bit that needs to be set to convert an upper case ASCII character to lower case */
+const TO_LOWER_BIT = 0b10_0000;
+/**
+ * Unsigned subtraction trick: (code - lo) >>> 0 wraps negatives to large
+ * values, so a single `<=` covers the entire [lo..hi] range check.
+ * @param code Code point to check.
+ */
+function isNumber(code) {
+    return (code - CHAR_ZERO) >>> 0 <= 9;
+}
+function isAlphaNumeric(code) {
+    return (isNumber(code) || ((code | TO_LOWER_BIT) - CHAR_LOWER_A) >>> 0 <= 25 // Z - a
+    );
+}
+/**
+ * Checks if the given character is a valid end character for an entity in an attribute.
+ *
+ * Attribute values that aren't terminated properly aren't parsed, and shouldn't lead to a parser error.
+ * See the example in https://html.spec.whatwg.org/multipage/parsing.html#named-character-reference-state
+ * @param code Code point to check.
+ */
+function isEntityInAttributeInvalidEnd(code) {
+    return code === CHAR_EQUALS || isAlphaNumeric(code);
+}
+/**
+ * Decoding mode for named entities.
+ */
+var DecodingMode;
+(function (DecodingMode) {
+    /** Entities in text nodes that can end with any character. */
+    DecodingMode[DecodingMode["Legacy"] = 0] = "Legacy";
+    /** Only allow entities terminated with a semicolon. */
+    DecodingMode[DecodingMode["Strict"] = 1] = "Strict";
+    /** Entities in attributes have limitations on ending characters. */
+    DecodingMode[DecodingMode["Attribute"] = 2] = "Attribute";
+})(DecodingMode || (DecodingMode = {}));
+/** Decode data for HTML entities. */
+const htmlDecode = /* #__PURE__ */ initDecodeData(htmlDecodeData);
+/*
+ * Every decoder below is specialized over these module-level constants. V8
+ * compiles direct references to them roughly 20% faster than property loads
+ * off a shared object.
+ */
+const htmlKeys = /* #__PURE__ */ (() => htmlDecode.keys)();
+const htmlBuckets = /* #__PURE__ */ (() => htmlDecode.buckets)();
+const htmlSlotMidOff = /* #__PURE__ */ (() => htmlDecode.slotMidOff)();
+const htmlLengthBits = /* #__PURE__ */ (() => htmlDecode.lengthBits)();
+const htmlMiddles = /* #__PURE__ */ (() => htmlDecode.middles)();
+/** Hoisted for the specialized HTML cores; see `emitHtmlValue`. */
+const htmlSlotValue = /* #__PURE__ */ (() => htmlDecode.slotValue)();
+const htmlValues = /* #__PURE__ */ (() => htmlDecode.values)();
+/**
+ * The replacement string for a packed `slotValue` entry. Most values need
+ * just one UTF-16 code unit.
+ * @param packed Replacement offset, legacy flag, and length from `htmlSlotValue`.
+ */
+function emitHtmlValue(packed) {
+    const off = packed >> 2;
+    return (packed & 1) === 0
+        ? htmlValues.charAt(off)
+        : htmlValues.slice(off, off + (packed & 1) + 1);
+}
+/**
+ * Find the slot matching `text[start..start+length)`, or -1. A match proves
+ * every character of the span (exact key + middle comparison).
+ * @param text Input text.
+ * @param start Start of the span in `text`.
+ * @param length Length of the span.
+ */
+function findSlotHtml(text, start, length) {
+    const c0 = text.charCodeAt(start);
+    const c1 = text.charCodeAt(start + 1);
+    const c2 = text.charCodeAt(start + length - 2);
+    const c3 = text.charCodeAt(start + length - 1);
+    /*
+     * Probed spans aren't pre-filtered to alphanumerics; characters >= 0x80
+     * would alias mod 128 inside the packed 7-bit fields, so reject them
+     * before they can forge a key.
+     */
+    if ((c0 | c1 | c2 | c3) > 127)
+        return -1;
+    const key = (c0 << 25) | (c1 << 18) | (c2 << 11) | (decode_data_format_CHAR_REMAP[c3] << 5) | length;
+    let slot = 2 * (((Math.imul(key, decode_data_format_BUCKET_HASH_1) >>> 16) * htmlBuckets) >>> 16);
+    for (let attempt = 0;; attempt++) {
+        if (htmlKeys[slot] === key &&
+            (length <= 4 || isMidMatchHtml(slot, text, start, length))) {
+            return slot;
+        }
+        if (htmlKeys[slot + 1] === key &&
+            (length <= 4 || isMidMatchHtml(slot + 1, text, start, length))) {
+            return slot + 1;
+        }
+        if (attempt === 1)
+            return -1;
+        slot =
+            2 * (((Math.imul(key, decode_data_format_BUCKET_HASH_2) >>> 16) * htmlBuckets) >>> 16);
+    }
+}
+/**
+ * Compare the middle characters (positions 2..length-3) of the candidate at
+ * `slot` against the input. The key already proves the outer characters and
+ * the length. Names of length at most four are accepted by the caller.
+ * @param slot Slot of the candidate.
+ * @param text Input text.
+ * @param start Start of the span in `text`.
+ * @param length Length of the span.
+ */
+function isMidMatchHtml(slot, text, start, length) {
+    let wordIndex = htmlSlotMidOff[slot];
+    let index = start + 2;
+    const end = start + length - 2;
+    while (index + 1 < end) {
+        if ((text.charCodeAt(index) | (text.charCodeAt(index + 1) << 16)) !==
+            htmlMiddles[wordIndex++])
+            return false;
+        index += 2;
+    }
+    return (index === end ||
+        text.charCodeAt(index) === (htmlMiddles[wordIndex] & 0xff_ff));
+}
+/**
+ * `parseNumericEntity` packs its two results into one integer:
+ * `(consumed << CONSUMED_SHIFT) | codePoint`. The code point occupies the low
+ * 21 bits (max 0x110000, clamped before packing); `consumed` takes the upper
+ * 11 bits and is read back with `>>> CONSUMED_SHIFT`, so the sign bit set by a
+ * large `consumed` is harmless. The maximum consumed field is reserved for
+ * long references, whose full length is stored in `longNumericConsumed`.
+ * A zero return means "no numeric entity".
+ */
+const NUMERIC_CONSUMED_SHIFT = 21;
+const NUMERIC_CODE_POINT_MASK = 0x1f_ff_ff;
+const NUMERIC_CONSUMED_OVERFLOW = 0x7_ff;
+/** Full length, including `&`, when the packed consumed field overflows. */
+let longNumericConsumed = 0;
+/**
+ * Recover the consumed count before the next numeric parse can overwrite
+ * `longNumericConsumed`. This avoids allocating a tuple for each reference.
+ * @param packed Packed result of `parseNumericEntity`.
+ */
+function unpackConsumed(packed) {
+    const consumed = packed >>> NUMERIC_CONSUMED_SHIFT;
+    return consumed === NUMERIC_CONSUMED_OVERFLOW
+        ? longNumericConsumed
+        : consumed;
+}
+/** ASCII digit values; 0xff marks characters outside the hexadecimal range. */
+const numericDigits = /* #__PURE__ */ (() => {
+    const digits = new Uint8Array(128).fill(0xff);
+    for (let digit = 0; digit < 10; digit++) {
+        digits[CHAR_ZERO + digit] = digit;
+    }
+    for (let digit = 0; digit < 6; digit++) {
+        digits[CHAR_UPPER_A + digit] = digit + 10;
+        digits[CHAR_LOWER_A + digit] = digit + 10;
+    }
+    return digits;
+})();
+/**
+ * Parse a numeric entity starting right after the `#`. In legacy mode the
+ * terminating semicolon is optional. Returns the number of characters
+ * consumed (counting the `&` and `#`) packed with the code point (see
+ * the packing constants above), or 0 if there is no valid numeric entity at this
+ * position.
+ * @param input Input string.
+ * @param offset Index right after the `#`.
+ * @param isStrict Whether a terminating semicolon is required.
+ */
+function parseNumericEntity(input, offset, isStrict) {
+    const inputLength = input.length;
+    let index = offset;
+    let codePoint = 0;
+    let digitsStart;
+    if ((input.charCodeAt(index) | TO_LOWER_BIT) === CHAR_LOWER_X) {
+        // Hexadecimal entity.
+        index += 1;
+        digitsStart = index;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            if (char >= 128)
+                break;
+            const digit = numericDigits[char];
+            if (digit <= 15) {
+                codePoint = codePoint * 16 + digit;
+                index++;
+            }
+            else {
+                break;
+            }
+        }
+    }
+    else {
+        digitsStart = index;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            if (char >= 128)
+                break;
+            const digit = numericDigits[char];
+            if (digit <= 9) {
+                codePoint = codePoint * 10 + digit;
+                index++;
+            }
+            else {
+                break;
+            }
+        }
+    }
+    if (index === digitsStart)
+        return 0;
+    // Clamp once after the loop instead of per digit.
+    if (codePoint > 0x10_ff_ff)
+        codePoint = 0x11_00_00;
+    let consumed = index - offset + 2; // Includes "#" and the "&" position.
+    if (index < inputLength && input.charCodeAt(index) === CHAR_SEMI) {
+        consumed += 1;
+    }
+    else if (isStrict) {
+        return 0;
+    }
+    if (consumed >= NUMERIC_CONSUMED_OVERFLOW) {
+        // eslint-disable-next-line unicorn/no-top-level-assignment-in-function -- deliberate side channel, read immediately by unpackConsumed
+        longNumericConsumed = consumed;
+        consumed = NUMERIC_CONSUMED_OVERFLOW;
+    }
+    return (consumed << NUMERIC_CONSUMED_SHIFT) | codePoint;
+}
+/**
+ * Find the longest legacy (semicolon-less) match for the name starting at
+ * `start`, using the per-class legacy length bits. Returns
+ * `slot << 3 | matchLength`, or -1 if there is no match. Only called after
+ * the exact probes failed (the miss path).
+ * @param input Input text.
+ * @param start Start of the name.
+ * @param maxLength Number of available run characters.
+ */
+function findLegacySlot(input, start, maxLength) {
+    let legacy = (htmlLengthBits[decode_data_format_pairIndex(input.charCodeAt(start), input.charCodeAt(start + 1))] >>>
+        16) &
+        31;
+    while (legacy !== 0) {
+        // Longest first: the spec matches references greedily.
+        const top = 31 - Math.clz32(legacy);
+        legacy ^= 1 << top;
+        if (top + 2 > maxLength)
+            continue;
+        const slot = findSlotHtml(input, start, top + 2);
+        if (slot >= 0 && (htmlSlotValue[slot] & 2) !== 0) {
+            return (slot << 3) | (top + 2);
+        }
+    }
+    return -1;
+}
+/**
+ * Match a class containing long names without probing all its shorter lengths.
+ * The 32-character window bounds the scan even for invalid or unterminated runs.
+ * Returns `(slot << 6) | consumed`, excluding the `&`, or -1 on a miss.
+ * @param input Input containing the candidate name.
+ * @param start Start of the name.
+ * @param mode Decoding mode, including the rules for legacy matches.
+ */
+function findLongClassMatch(input, start, mode) {
+    const length = input.slice(start, start + 32).indexOf(";");
+    if ((length - 2) >>> 0 <= 29) {
+        const slot = findSlotHtml(input, start, length);
+        if (slot >= 0)
+            return (slot << 6) | (length + 1);
+    }
+    if (mode !== DecodingMode.Strict) {
+        const packed = findLegacySlot(input, start, Math.min(31, input.length - start));
+        if (packed >= 0) {
+            const length = packed & 7;
+            if (mode !== DecodingMode.Attribute ||
+                start + length >= input.length ||
+                !isEntityInAttributeInvalidEnd(input.charCodeAt(start + length)))
+                return ((packed >> 3) << 6) | length;
+        }
+    }
+    return -1;
+}
+/**
+ * Match one of XML's five predefined entities (name plus the terminating
+ * semicolon) at `start`. Returns `(consumedLength << 7) | codePoint` where
+ * `consumedLength` counts the name and the semicolon, or -1 if nothing
+ * matches. All five patterns are decided within five characters of `start`,
+ * so the entity set ships no decode data.
+ * @param input Input text.
+ * @param start Index of the name's first character (right after the `&`).
+ */
+function matchXmlEntity(input, start) {
+    /*
+     * Direct char-code compares: `startsWith` costs a builtin call per
+     * probe, measured ~10% of entity-dense XML decode. Loads stay inside
+     * the cases so the miss path (`default`) pays nothing.
+     */
+    switch (input.charCodeAt(start)) {
+        case CHAR_LOWER_L: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 2) === CHAR_SEMI
+                ? (3 << 7) | 0x3c
+                : -1;
+        }
+        case CHAR_LOWER_G: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 2) === CHAR_SEMI
+                ? (3 << 7) | 0x3e
+                : -1;
+        }
+        case CHAR_LOWER_A: {
+            const c1 = input.charCodeAt(start + 1);
+            const c2 = input.charCodeAt(start + 2);
+            if (c1 === CHAR_LOWER_M &&
+                c2 === CHAR_LOWER_P &&
+                input.charCodeAt(start + 3) === CHAR_SEMI) {
+                return (4 << 7) | 0x26;
+            }
+            return c1 === CHAR_LOWER_P &&
+                c2 === CHAR_LOWER_O &&
+                input.charCodeAt(start + 3) === CHAR_LOWER_S &&
+                input.charCodeAt(start + 4) === CHAR_SEMI
+                ? (5 << 7) | 0x27
+                : -1;
+        }
+        case CHAR_LOWER_Q: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_U &&
+                input.charCodeAt(start + 2) === CHAR_LOWER_O &&
+                input.charCodeAt(start + 3) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 4) === CHAR_SEMI
+                ? (5 << 7) | 0x22
+                : -1;
+        }
+        default: {
+            return -1;
+        }
+    }
+}
+/**
+ * The next `&` to resume from after emitting a replacement, given the index
+ * just past it. A leaf the decoders call after every emit: the common
+ * adjacent-entity case (`&amp;&lt;`) skips the `indexOf` C++ call.
+ * @param input Input text.
+ * @param last Index just past the entity that was emitted.
+ */
+function nextOffset(input, last) {
+    if (last >= input.length)
+        return -1;
+    return input.charCodeAt(last) === CHAR_AMP
+        ? last
+        : input.indexOf("&", last);
+}
+/**
+ * Synchronous HTML decoder, shared by all three decoding modes.
+ * @param input String to decode.
+ * @param mode Decoding mode for named entities.
+ */
+function decodeHtmlText(input, mode) {
+    const isLegacyAllowed = mode !== DecodingMode.Strict;
+    let offset = input.indexOf("&");
+    if (offset < 0)
+        return input;
+    const inputLength = input.length;
+    let result = "";
+    let last = 0;
+    do {
+        const start = offset + 1;
+        if (start + 1 >= inputLength)
+            break;
+        const c0 = input.charCodeAt(start);
+        if (c0 === CHAR_AMP) {
+            // Adjacent "&&": re-enter directly, skipping indexOf.
+            offset = start;
+            continue;
+        }
+        if (c0 === CHAR_NUM) {
+            const packed = parseNumericEntity(input, start + 1, !isLegacyAllowed);
+            const consumed = unpackConsumed(packed);
+            if (consumed === 0) {
+                offset = input.indexOf("&", start);
+            }
+            else {
+                if (last !== offset) {
+                    result += input.slice(last, offset);
+                }
+                result += codePointToString(packed & NUMERIC_CODE_POINT_MASK);
+                last = offset + consumed;
+                offset = nextOffset(input, last);
+            }
+            continue;
+        }
+        /*
+         * Named entity. The (c0,c1) class lists every length a matching
+         * name can have; probe `;` at each. A probe hit is fully
+         * verified by `findSlot`; no scanning is needed. A `;` miss at
+         * a legacy-marked length falls through to a direct legacy
+         * lookup: legacy names need no terminator.
+         */
+        const bits = htmlLengthBits[decode_data_format_pairIndex(c0, input.charCodeAt(start + 1))];
+        if ((bits & 0x80_00) !== 0) {
+            const packed = findLongClassMatch(input, start, mode);
+            if (packed >= 0) {
+                if (last !== offset)
+                    result += input.slice(last, offset);
+                result += emitHtmlValue(htmlSlotValue[packed >> 6]);
+                last = start + (packed & 63);
+                offset = nextOffset(input, last);
+            }
+            else {
+                offset = input.indexOf("&", start);
+            }
+            continue;
+        }
+        let probed = bits & 0x7f_ff;
+        /*
+         * Slot in bits 6+, semicolon in bit 5, consumed name span in bits 0-4.
+         * This path only handles names up to 16 characters, plus their ';'.
+         */
+        let matched = -1;
+        while (probed !== 0) {
+            const low = probed & -probed;
+            probed ^= low;
+            const length = 33 - Math.clz32(low);
+            const end = start + length;
+            // Longer probes cannot match either; lengths are ascending.
+            // eslint-disable-next-line unicorn/no-break-in-nested-loop -- keep the bounded probe loop inline
+            if (end > inputLength)
+                break;
+            const isTerminated = end < inputLength && input.charCodeAt(end) === CHAR_SEMI;
+            if (!(isTerminated ||
+                (isLegacyAllowed && ((bits >>> (length + 14)) & 1) !== 0)))
+                // eslint-disable-next-line unicorn/no-break-in-nested-loop -- skip impossible candidates in the inline probe loop
+                continue;
+            // Share the lookup call site, including after legacy-only inputs.
+            const slot = findSlotHtml(input, start, length);
+            // eslint-disable-next-line unicorn/no-break-in-nested-loop -- skip failed candidates in the inline probe loop
+            if (slot < 0)
+                continue;
+            if (isTerminated) {
+                matched = (slot << 6) | 32 | (length + 1);
+                // eslint-disable-next-line unicorn/no-break-in-nested-loop -- an exact match ends the probe loop
+                break;
+            }
+            if ((htmlSlotValue[slot] & 2) !== 0) {
+                matched = (slot << 6) | length;
+            }
+        }
+        if (matched >= 0) {
+            const length = matched & 31;
+            if ((matched & 32) !== 0 ||
+                mode !== DecodingMode.Attribute ||
+                start + length >= inputLength ||
+                !isEntityInAttributeInvalidEnd(input.charCodeAt(start + length))) {
+                if (last !== offset)
+                    result += input.slice(last, offset);
+                result += emitHtmlValue(htmlSlotValue[matched >> 6]);
+                last = start + length;
+                offset = nextOffset(input, last);
+                continue;
+            }
+        }
+        offset = input.indexOf("&", start + 1);
+    } while (offset >= 0);
+    return result + input.slice(last);
+}
+/**
+ * Decodes an HTML string.
+ * @param htmlString The string to decode.
+ * @param mode The decoding mode.
+ * @returns The decoded string.
+ */
+function decodeHTML(htmlString, mode = DecodingMode.Legacy) {
+    return decodeHtmlText(htmlString, mode);
+}
+/**
+ * Decodes an HTML string in an attribute.
+ * @param htmlAttribute The string to decode.
+ * @returns The decoded string.
+ */
+function decodeHTMLAttribute(htmlAttribute) {
+    return decodeHtmlText(htmlAttribute, DecodingMode.Attribute);
+}
+/**
+ * Decodes an HTML string, requiring all entities to be terminated by a
+ * semicolon.
+ * @param htmlString The string to decode.
+ * @returns The decoded string.
+ */
+function decodeHTMLStrict(htmlString) {
+    return decodeHtmlText(htmlString, DecodingMode.Strict);
+}
+/**
+ * Decodes an XML string, requiring all entities to be terminated by a
+ * semicolon.
+ * @param xmlString The string to decode.
+ * @returns The decoded string.
+ */
+function decodeXML(xmlString) {
+    let offset = xmlString.indexOf("&");
+    if (offset < 0)
+        return xmlString;
+    let lastIndex = 0;
+    let result = "";
+    do {
+        const start = offset + 1;
+        if (start + 1 >= xmlString.length)
+            break;
+        let consumed = 0;
+        let value = "";
+        const c1 = xmlString.charCodeAt(start);
+        if (c1 === CHAR_NUM) {
+            const packed = parseNumericEntity(xmlString, start + 1, true);
+            consumed = unpackConsumed(packed);
+            if (consumed !== 0) {
+                const codePoint = packed & NUMERIC_CODE_POINT_MASK;
+                value =
+                    (codePoint - 1) >>> 0 < 0xd7_ff
+                        ? String.fromCharCode(codePoint)
+                        : String.fromCodePoint(replaceCodePointXML(codePoint));
+            }
+        }
+        else {
+            /* eslint-disable unicorn/no-break-in-nested-loop -- Keep XML name dispatch inline with the decode loop. */
+            switch (c1) {
+                // &lt; / &gt;
+                case 0x6c:
+                case 0x67: {
+                    if (start + 2 < xmlString.length &&
+                        xmlString.charCodeAt(start + 1) === 0x74 &&
+                        xmlString.charCodeAt(start + 2) === CHAR_SEMI) {
+                        consumed = 4;
+                        value = c1 === 0x6c ? "<" : ">";
+                    }
+                    break;
+                }
+                // &amp; / &apos;
+                case 0x61: {
+                    const c2 = xmlString.charCodeAt(start + 1);
+                    if (start + 3 < xmlString.length &&
+                        c2 === 0x6d &&
+                        xmlString.charCodeAt(start + 2) === 0x70 &&
+                        xmlString.charCodeAt(start + 3) === CHAR_SEMI) {
+                        consumed = 5;
+                        value = "&";
+                    }
+                    else if (start + 4 < xmlString.length &&
+                        c2 === 0x70 &&
+                        xmlString.charCodeAt(start + 2) === 0x6f &&
+                        xmlString.charCodeAt(start + 3) === 0x73 &&
+                        xmlString.charCodeAt(start + 4) === CHAR_SEMI) {
+                        consumed = 6;
+                        value = "'";
+                    }
+                    break;
+                }
+                // &quot;
+                case 0x71: {
+                    if (start + 4 < xmlString.length &&
+                        xmlString.charCodeAt(start + 1) === 0x75 &&
+                        xmlString.charCodeAt(start + 2) === 0x6f &&
+                        xmlString.charCodeAt(start + 3) === 0x74 &&
+                        xmlString.charCodeAt(start + 4) === CHAR_SEMI) {
+                        consumed = 6;
+                        value = '"';
+                    }
+                    break;
+                }
+            }
+            /* eslint-enable unicorn/no-break-in-nested-loop */
+        }
+        if (consumed > 0) {
+            if (lastIndex < offset)
+                result += xmlString.slice(lastIndex, offset);
+            result += value;
+            offset = lastIndex = offset + consumed;
+        }
+        else {
+            offset = start;
+        }
+        /*
+         * Adjacent entities (`&x;&y;`) are common in entity-dense input;
+         * checking the single character at `lastIndex` first skips the
+         * `indexOf` call (and its per-call overhead) for that case.
+         */
+        offset =
+            offset < xmlString.length &&
+                xmlString.charCodeAt(offset) === CHAR_AMP
+                ? offset
+                : xmlString.indexOf("&", offset);
+    } while (offset >= 0);
+    return result + xmlString.slice(lastIndex);
+}
+const STATE_ENTITY_START = 0;
+const STATE_NUMERIC_START = 1;
+const STATE_NUMERIC_DECIMAL = 2;
+const STATE_NUMERIC_HEX = 3;
+const STATE_NAMED_ENTITY = 4;
+/**
+ * Token decoder with support of writing partial entities; the shared base
+ * of `HtmlEntityDecoder` and `XmlEntityDecoder`. Numeric entities are
+ * identical in both document types and are handled here; named entities are
+ * left to the subclasses.
+ *
+ * The decoder is driven by a tokenizer: after a `&`, write the following
+ * input (possibly in chunks). `write` returns the number of characters
+ * consumed once the entity is decided, or -1 while more input is needed.
+ * Rejection may surface later than strictly possible (the decoder buffers
+ * until a terminator or the name-length limit), but emitted code points,
+ * consumed counts, and final return values are exact.
+ */
+class EntityDecoderBase {
+    emitCodePoint;
+    errors;
+    /** The current state of the decoder. */
+    state = STATE_ENTITY_START;
+    /** Characters that were consumed while parsing an entity. */
+    consumed = 1;
+    /** Accumulated numeric code point, or a packed partial XML name. */
+    result = 0;
+    /** The mode in which the decoder is operating. */
+    decodeMode = DecodingMode.Strict;
+    /** Replacement rules for numeric character references. */
+    replaceNumericCodePoint = replaceCodePoint;
+    constructor(
+    /**
+     * The function that is called when a codepoint is decoded.
+     *
+     * For multi-byte named entities, this will be called multiple times,
+     * with the second codepoint, and the same `consumed` value.
+     * @param codepoint The decoded codepoint.
+     * @param consumed The number of bytes consumed by the decoder.
+     */
+    emitCodePoint, 
+    /** An object that is used to produce errors. */
+    errors) {
+        this.emitCodePoint = emitCodePoint;
+        this.errors = errors;
+    }
+    /**
+     * Switches between the numeric decimal and hexadecimal states.
+     *
+     * Equivalent to the `Numeric character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericStart(input, offset) {
+        if (offset >= input.length) {
+            return -1;
+        }
+        if ((input.charCodeAt(offset) | TO_LOWER_BIT) === CHAR_LOWER_X) {
+            this.state = STATE_NUMERIC_HEX;
+            this.consumed += 1;
+            return this.stateNumericHex(input, offset + 1);
+        }
+        this.state = STATE_NUMERIC_DECIMAL;
+        return this.stateNumericDecimal(input, offset);
+    }
+    /**
+     * Parses a hexadecimal numeric entity.
+     *
+     * Equivalent to the `Hexadecimal character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericHex(input, offset) {
+        const inputLength = input.length;
+        // Local accumulators; flushed before any exit.
+        let { result, consumed } = this;
+        let index = offset;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            const digit = numericDigits[char];
+            if (digit <= 15) {
+                result = result * 16 + digit;
+            }
+            else {
+                this.result = result;
+                this.consumed = consumed;
+                return this.emitNumericEntity(char, 3);
+            }
+            consumed += 1;
+            index += 1;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1; // Incomplete entity
+    }
+    /**
+     * Parses a decimal numeric entity.
+     *
+     * Equivalent to the `Decimal character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericDecimal(input, offset) {
+        const inputLength = input.length;
+        // Local accumulators; flushed before any exit.
+        let { result, consumed } = this;
+        let index = offset;
+        while (index < inputLength) {
+            const digit = input.charCodeAt(index) - CHAR_ZERO;
+            if (digit >>> 0 > 9) {
+                this.result = result;
+                this.consumed = consumed;
+                return this.emitNumericEntity(digit + CHAR_ZERO, 2);
+            }
+            result = result * 10 + digit;
+            consumed += 1;
+            index += 1;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1; // Incomplete entity
+    }
+    /**
+     * Validate and emit a numeric entity.
+     *
+     * Implements the logic from the `Hexadecimal character reference start
+     * state` and `Numeric character reference end state` in the HTML spec.
+     * @param lastCp The last code point of the entity. Used to see if the
+     *               entity was terminated with a semicolon.
+     * @param expectedLength The minimum number of characters that should be
+     *                       consumed. Used to validate that at least one digit
+     *                       was consumed.
+     * @returns The number of characters that were consumed.
+     */
+    emitNumericEntity(lastCp, expectedLength) {
+        // Ensure we consumed at least one digit.
+        if (this.consumed <= expectedLength) {
+            this.errors?.absenceOfDigitsInNumericCharacterReference(this.consumed);
+            return 0;
+        }
+        // Figure out if this is a legit end of the entity
+        if (lastCp === CHAR_SEMI) {
+            this.consumed += 1;
+        }
+        else if (this.decodeMode === DecodingMode.Strict) {
+            return 0;
+        }
+        this.emitCodePoint(this.replaceNumericCodePoint(this.result), this.consumed);
+        if (this.errors) {
+            if (lastCp !== CHAR_SEMI) {
+                this.errors.missingSemicolonAfterCharacterReference();
+            }
+            this.errors.validateNumericCharacterReference(this.result);
+        }
+        return this.consumed;
+    }
+    /**
+     * Resets the instance to make it reusable.
+     * @param decodeMode Entity decoding mode to use.
+     */
+    startEntity(decodeMode) {
+        this.decodeMode = decodeMode;
+        this.state = STATE_ENTITY_START;
+        this.result = 0;
+        this.consumed = 1;
+    }
+    /**
+     * Write an entity to the decoder. This can be called multiple times with partial entities.
+     * If the entity is incomplete, the decoder will return -1.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The offset at which the entity begins. Should be 0 if this is not the first call.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    write(input, offset) {
+        switch (this.state) {
+            case STATE_ENTITY_START: {
+                if (input.charCodeAt(offset) === CHAR_NUM) {
+                    this.state = STATE_NUMERIC_START;
+                    this.consumed += 1;
+                    return this.stateNumericStart(input, offset + 1);
+                }
+                this.state = STATE_NAMED_ENTITY;
+                return this.stateNamedEntity(input, offset);
+            }
+            case STATE_NUMERIC_START: {
+                return this.stateNumericStart(input, offset);
+            }
+            case STATE_NUMERIC_DECIMAL: {
+                return this.stateNumericDecimal(input, offset);
+            }
+            case STATE_NUMERIC_HEX: {
+                return this.stateNumericHex(input, offset);
+            }
+            default: {
+                // NamedEntity: the only remaining state.
+                return this.stateNamedEntity(input, offset);
+            }
+        }
+    }
+    /**
+     * Signal to the parser that the end of the input was reached.
+     *
+     * Remaining data will be emitted and relevant errors will be produced.
+     * @returns The number of characters consumed.
+     */
+    end() {
+        switch (this.state) {
+            case STATE_NAMED_ENTITY: {
+                return this.endNamedEntity();
+            }
+            // Otherwise, emit a numeric entity if we have one.
+            case STATE_NUMERIC_DECIMAL: {
+                return this.emitNumericEntity(0, 2);
+            }
+            case STATE_NUMERIC_HEX: {
+                return this.emitNumericEntity(0, 3);
+            }
+            case STATE_NUMERIC_START: {
+                this.errors?.absenceOfDigitsInNumericCharacterReference(this.consumed);
+                return 0;
+            }
+            default: {
+                // EntityStart: return 0.
+                return 0;
+            }
+        }
+    }
+}
+/**
+ * Streaming decoder for HTML entities.
+ *
+ * When the entity fits inside the current chunk (the common case), the
+ * lookup runs directly on the chunk via the same length-probe scheme as the
+ * synchronous decoder; chunk-boundary runs use a reusable character buffer.
+ */
+class HtmlEntityDecoder extends (/* unused pure expression or super */ null && (EntityDecoderBase)) {
+    /** Total name characters seen for the current named entity. */
+    runLength = 0;
+    /** Reused for ASCII alphanumerics; the 32nd character rules out an exact match. */
+    nameBuffer = new Uint8Array(32);
+    /**
+     * Emit the replacement for a matched slot. Values are at most two
+     * UTF-16 code units; like previous versions, each unit is emitted as
+     * its own callback (surrogate halves included).
+     * @param slot The matched slot.
+     */
+    emitSlot(slot) {
+        const packed = htmlSlotValue[slot];
+        const off = packed >> 2;
+        this.emitCodePoint(htmlValues.charCodeAt(off), this.consumed);
+        if ((packed & 1) !== 0) {
+            this.emitCodePoint(htmlValues.charCodeAt(off + 1), this.consumed);
+        }
+    }
+    startEntity(decodeMode) {
+        super.startEntity(decodeMode);
+        this.runLength = 0;
+    }
+    stateNamedEntity(input, offset) {
+        const inputLength = input.length;
+        if (this.runLength === 0 && offset + 17 <= inputLength) {
+            /*
+             * Fast path: all length probes are conclusive inside this
+             * chunk. (Near the chunk end a probe miss could be a name
+             * continuing in the next chunk, so fall through to buffering.)
+             */
+            const c0 = input.charCodeAt(offset);
+            const pair = pairIndex(c0, input.charCodeAt(offset + 1));
+            const bits = htmlLengthBits[pair];
+            if ((bits & 0x80_00) !== 0 && offset + 32 <= inputLength) {
+                const packed = findLongClassMatch(input, offset, this.decodeMode);
+                if (packed >= 0) {
+                    const length = packed & 63;
+                    this.consumed = length + 1;
+                    this.emitSlot(packed >> 6);
+                    if (input.charCodeAt(offset + length - 1) !== CHAR_SEMI) {
+                        this.errors?.missingSemicolonAfterCharacterReference();
+                    }
+                    return this.consumed;
+                }
+                // The window decides every exact or legacy candidate.
+                return 0;
+            }
+            let probed = bits & 0x7f_ff;
+            while (probed !== 0) {
+                /*
+                 * Shortest candidate first: only one length can carry the
+                 * terminating ';' (a ';' inside a longer candidate fails its
+                 * middle comparison), so the order is correctness-neutral,
+                 * and the most common entities are short. Legacy matches are
+                 * resolved after the loop, preserving exact-match
+                 * precedence.
+                 */
+                const low = probed & -probed;
+                probed ^= low;
+                const length = 33 - Math.clz32(low);
+                if (input.charCodeAt(offset + length) === CHAR_SEMI) {
+                    const slot = findSlotHtml(input, offset, length);
+                    if (slot >= 0) {
+                        this.consumed = length + 2;
+                        this.emitSlot(slot);
+                        return this.consumed;
+                    }
+                }
+            }
+            if ((bits & 0x80_00) === 0) {
+                if (this.decodeMode !== DecodingMode.Strict) {
+                    const packed = findLegacySlot(input, offset, 31);
+                    if (packed >= 0) {
+                        const matchLength = packed & 7;
+                        const next = input.charCodeAt(offset + matchLength);
+                        if (this.decodeMode === DecodingMode.Attribute &&
+                            isEntityInAttributeInvalidEnd(next)) {
+                            return 0;
+                        }
+                        this.consumed = matchLength + 1;
+                        this.emitSlot(packed >> 3);
+                        this.errors?.missingSemicolonAfterCharacterReference();
+                        return this.consumed;
+                    }
+                }
+                // No long names in this class: the probes were exhaustive.
+                return 0;
+            }
+        }
+        // A 32nd name character rules out every exact HTML match.
+        let index = offset;
+        let { runLength } = this;
+        let terminator = -1;
+        const scanEnd = Math.min(inputLength, offset + 32 - runLength);
+        while (index < scanEnd) {
+            const char = input.charCodeAt(index);
+            if (!isAlphaNumeric(char)) {
+                terminator = char;
+                break;
+            }
+            this.nameBuffer[runLength++] = char;
+            index++;
+        }
+        if (terminator < 0 && runLength < 32) {
+            this.runLength = runLength;
+            return -1;
+        }
+        if (terminator === CHAR_SEMI && (runLength - 2) >>> 0 <= 29) {
+            const slot = findBufferedHtmlSlot(this.nameBuffer, runLength);
+            if (slot >= 0) {
+                this.consumed = runLength + 2;
+                this.emitSlot(slot);
+                return this.consumed;
+            }
+        }
+        if (this.decodeMode !== DecodingMode.Strict && runLength >= 2) {
+            const packed = findBufferedLegacySlot(this.nameBuffer, runLength);
+            if (packed >= 0) {
+                const length = packed & 7;
+                const next = length < runLength ? this.nameBuffer[length] : terminator;
+                if (this.decodeMode === DecodingMode.Attribute &&
+                    isEntityInAttributeInvalidEnd(next))
+                    return 0;
+                this.consumed = length + 1;
+                this.emitSlot(packed >> 3);
+                this.errors?.missingSemicolonAfterCharacterReference();
+                return this.consumed;
+            }
+        }
+        return 0;
+    }
+    endNamedEntity() {
+        // Emit the longest legacy match in the buffered run, if any.
+        if (this.decodeMode === DecodingMode.Strict || this.runLength < 2) {
+            return 0;
+        }
+        const packed = findBufferedLegacySlot(this.nameBuffer, this.runLength);
+        if (packed < 0)
+            return 0;
+        if (this.decodeMode === DecodingMode.Attribute &&
+            (packed & 7) < this.runLength) {
+            return 0;
+        }
+        this.consumed = (packed & 7) + 1;
+        this.emitSlot(packed >> 3);
+        this.errors?.missingSemicolonAfterCharacterReference();
+        return this.consumed;
+    }
+}
+/**
+ * Find a buffered name. Its characters were already checked as ASCII
+ * alphanumerics while scanning, so no outer-character range check is needed.
+ * @param buffer Reusable character buffer.
+ * @param length Number of characters to match.
+ */
+function findBufferedHtmlSlot(buffer, length) {
+    const key = (buffer[0] << 25) |
+        (buffer[1] << 18) |
+        (buffer[length - 2] << 11) |
+        (CHAR_REMAP[buffer[length - 1]] << 5) |
+        length;
+    let slot = 2 * (((Math.imul(key, BUCKET_HASH_1) >>> 16) * htmlBuckets) >>> 16);
+    for (let attempt = 0;; attempt++) {
+        if (htmlKeys[slot] === key &&
+            (length <= 4 || isBufferedMiddle(slot, buffer, length)))
+            return slot;
+        if (htmlKeys[slot + 1] === key &&
+            (length <= 4 || isBufferedMiddle(slot + 1, buffer, length)))
+            return slot + 1;
+        if (attempt === 1)
+            return -1;
+        slot =
+            2 * (((Math.imul(key, BUCKET_HASH_2) >>> 16) * htmlBuckets) >>> 16);
+    }
+}
+function isBufferedMiddle(slot, buffer, length) {
+    let wordIndex = htmlSlotMidOff[slot];
+    let index = 2;
+    const end = length - 2;
+    while (index + 1 < end) {
+        if ((buffer[index] | (buffer[index + 1] << 16)) !==
+            htmlMiddles[wordIndex++])
+            return false;
+        index += 2;
+    }
+    return (index === end || buffer[index] === (htmlMiddles[wordIndex] & 0xff_ff));
+}
+/**
+ * Find the longest legacy name in the buffer, packed as `(slot << 3) | length`.
+ * @param buffer Reusable character buffer.
+ * @param length Number of buffered characters.
+ */
+function findBufferedLegacySlot(buffer, length) {
+    let legacy = (htmlLengthBits[pairIndex(buffer[0], buffer[1])] >>> 16) & 31;
+    while (legacy !== 0) {
+        const top = 31 - Math.clz32(legacy);
+        legacy ^= 1 << top;
+        if (top + 2 > length)
+            continue;
+        const slot = findBufferedHtmlSlot(buffer, top + 2);
+        if (slot >= 0 && (htmlSlotValue[slot] & 2) !== 0)
+            return (slot << 3) | (top + 2);
+    }
+    return -1;
+}
+/**
+ * Match an XML name packed in seven-bit groups, or return -1.
+ * @param name Packed name accumulated across chunks.
+ */
+function xmlCodePoint(name) {
+    switch (name) {
+        case 0x18_76_f0: {
+            // "amp"
+            return 0x26;
+        }
+        case 0xc_3c_37_f3: {
+            // "apos"
+            return 0x27;
+        }
+        case 0x33_f4: {
+            // "gt"
+            return 0x3e;
+        }
+        case 0x36_74: {
+            // "lt"
+            return 0x3c;
+        }
+        case 0xe_3d_77_f4: {
+            // "quot"
+            return 0x22;
+        }
+        default: {
+            return -1;
+        }
+    }
+}
+/**
+ * Streaming decoder for XML entities: the five predefined named entities
+ * plus numeric character references.
+ */
+class XmlEntityDecoder extends (/* unused pure expression or super */ null && (EntityDecoderBase)) {
+    replaceNumericCodePoint = replaceCodePointXML;
+    stateNamedEntity(input, offset) {
+        const inputLength = input.length;
+        if (this.consumed === 1 && offset + 5 <= inputLength) {
+            // Fast path: all five patterns are decided within five chars.
+            const packed = matchXmlEntity(input, offset);
+            if (packed < 0)
+                return 0;
+            const consumed = (this.consumed = (packed >> 7) + 1);
+            this.emitCodePoint(packed & 127, consumed);
+            return consumed;
+        }
+        // XML names need at most four seven-bit characters, fitting in 28 bits.
+        let { result, consumed } = this;
+        for (let index = offset; index < inputLength; index++) {
+            const char = input.charCodeAt(index);
+            if (char === CHAR_SEMI) {
+                const codePoint = xmlCodePoint(result);
+                if (codePoint < 0)
+                    return 0;
+                this.consumed = consumed + 1;
+                this.emitCodePoint(codePoint, this.consumed);
+                return this.consumed;
+            }
+            if (consumed >= 5 || (char - CHAR_LOWER_A) >>> 0 > 25)
+                return 0;
+            result = (result << 7) | char;
+            consumed++;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1;
+    }
+    endNamedEntity() {
+        // XML has no legacy entities; an unterminated name never matches.
+        return 0;
+    }
+}
+
+//# sourceMappingURL=decode.js.map
+;// CONCATENATED MODULE: ./src/util/html.ts
 /**
  * Text in the job summary: what came from Jenkins or the user made inert
- * (HTML and Markdown), and links only to http(s).
+ * (HTML and Markdown), links only to http(s), and the text of Jenkins' HTML
+ * (a description) rather than its markup.
  */
+
 /** An `<a>` to an http(s) URL, else the escaped text alone. */
-function link(text, url) {
+function html_link(text, url) {
     const href = safeUrl(url);
     return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
 }
@@ -59167,6 +60927,41 @@ function escapeHtml(text) {
 }
 function escapeAttribute(text) {
     return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+}
+/** Most characters of HTML read for its text: far more than any summary shows of it. */
+const MAX_HTML_CHARS = 16_384;
+/** An attribute list: a quoted value may hold `>`; an unquoted one stops at `<` (so a stray `<` costs one scan). */
+const ATTRIBUTES = `(?:"[^"]{0,1000}"|'[^']{0,1000}'|[^'"<>]){0,1000}`;
+/** Comments, and the elements whose content is not text. */
+const NOT_TEXT = new RegExp(`<!--[\\s\\S]*?(?:-->|$)|<(script|style|template|noscript)\\b${ATTRIBUTES}>[\\s\\S]*?(?:</\\1\\s*>|$)`, 'gi');
+/** Tags that end a line: `<br>`, a list item's or a row's start, a block's start and end (paragraphs, headings). */
+const LINE_BREAK = new RegExp(`<(?:br|hr|li|tr|dt|dd)\\b${ATTRIBUTES}>|</?(?:p|div|h[1-6]|ul|ol|dl|table|pre|blockquote)\\b${ATTRIBUTES}>`, 'gi');
+/** Any other tag, a doctype or a processing instruction. */
+const MARKUP = new RegExp(`</?[a-z][\\w:-]{0,100}${ATTRIBUTES}>|<[!?][^<>]{0,1000}>`, 'gi');
+/**
+ * The text of HTML as a reader sees it: tags removed (line-ending ones as
+ * line breaks), character references decoded (entities: the decoder of
+ * htmlparser2 and cheerio), blank lines folded. For a Jenkins description,
+ * which a markup formatter may render as HTML: the summary shows its text,
+ * escaped again (escapeHtml), never its markup. Text without markup comes
+ * back as it is, trimmed.
+ */
+function htmlText(html) {
+    const text = html
+        .slice(0, MAX_HTML_CHARS)
+        .replace(NOT_TEXT, '')
+        .replace(LINE_BREAK, '\n')
+        .replace(MARKUP, '');
+    return decodeEntities(text)
+        .split(/\r\n|\r|\n/)
+        .map(line => line.replace(/[ \t\u00a0]+/g, ' ').trim())
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim();
+}
+/** HTML's character references decoded, as a browser decodes them in text (`&lt;`, `&#60;`, `&#x3C;`, `&amp`). */
+function decodeEntities(text) {
+    return decodeHTML(text);
 }
 
 
@@ -59314,6 +61109,191 @@ const NAME_CHARS = 200;
 /** A name as printed: at most NAME_CHARS characters, an ellipsis marking the cut. */
 function shortName(name) {
     return (0,_shorten_js__WEBPACK_IMPORTED_MODULE_0__/* .cut */ .J)(name, NAME_CHARS);
+}
+
+
+/***/ }),
+
+/***/ 3801:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   S: () => (/* binding */ redactingLogger),
+/* harmony export */   k: () => (/* binding */ Redaction)
+/* harmony export */ });
+/* harmony import */ var _html_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1034);
+/**
+ * The one redaction: a list of secrets, and text with every occurrence of
+ * each, in every form a text may carry it, replaced by `***` (overlapping
+ * and touching ones by one). The step's list (step/secrets.ts) takes every
+ * text the step writes, the Jenkins client's its own messages
+ * (jenkins/transport/requester.ts), and jenkins-build's stands for the
+ * runner's masker (cli/main.ts). Why each form and each rule:
+ * docs/secrets.md.
+ */
+
+/** Fewer characters than this are not a secret in `text` mode, whole or as the part left at a cut. */
+const MIN_CHARS = 4;
+/** A secret's runs of 8 letters and digits or more: secret on their own in `text` mode. */
+const RUNS = /[\p{L}\p{N}]{8,}/gu;
+/** What a cut leaves (util/shorten.ts, util/markdown.ts, the console's tail). */
+const ELLIPSIS = '…';
+/** A list of secrets, and the redaction of text by it. */
+class Redaction {
+    mode;
+    forms = new Set();
+    sorted;
+    constructor(mode = 'text') {
+        this.mode = mode;
+    }
+    /** Adds a secret: the value and each of its trimmed lines, in every form (AddMaskCommandExtension). */
+    add(value) {
+        if (value.trim() === '')
+            return;
+        this.addForms(value);
+        for (const line of value.split(/[\r\n]/)) {
+            const trimmed = line.trim();
+            if (trimmed !== '' && trimmed !== value)
+                this.addForms(trimmed);
+        }
+    }
+    /** `text` with every secret replaced by `***`. */
+    redact(text) {
+        let result = text;
+        // Only where a URL could carry user:password: replace() copies the whole text.
+        if (this.mode === 'text' && result.includes('@')) {
+            result = result.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
+        }
+        if (this.forms.size === 0)
+            return result;
+        const forms = (this.sorted ??= [...this.forms]);
+        const ranges = [];
+        for (const form of forms) {
+            for (let at = result.indexOf(form); at >= 0; at = result.indexOf(form, at + 1)) {
+                ranges.push([at, at + form.length]);
+            }
+        }
+        if (this.mode === 'text')
+            ranges.push(...cutParts(result, forms));
+        if (ranges.length === 0)
+            return result;
+        ranges.sort((a, b) => a[0] - b[0]);
+        const merged = [];
+        for (const [start, end] of ranges) {
+            const last = merged.at(-1);
+            if (last && start <= last[1])
+                last[1] = Math.max(last[1], end);
+            else
+                merged.push([start, end]);
+        }
+        let out = '';
+        let from = 0;
+        for (const [start, end] of merged) {
+            out += `${result.slice(from, start)}***`;
+            from = end;
+        }
+        return out + result.slice(from);
+    }
+    addForms(value) {
+        if (this.mode === 'text' && value.length < MIN_CHARS)
+            return;
+        const forms = this.mode === 'runner'
+            ? runnerForms(value)
+            : [
+                ...runnerForms(value),
+                encodeURIComponent(value),
+                (0,_html_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeHtml */ .ZD)(value),
+                ...(value.match(RUNS) ?? [])
+            ];
+        const min = this.mode === 'text' ? MIN_CHARS : 1;
+        for (const form of forms) {
+            if (form.length >= min && !this.forms.has(form)) {
+                this.forms.add(form);
+                this.sorted = undefined;
+            }
+        }
+    }
+}
+/** `logger` with every line redacted first. */
+function redactingLogger(logger, redact) {
+    return {
+        debug: message => logger.debug(redact(message)),
+        info: message => logger.info(redact(message)),
+        warning: message => logger.warning(redact(message))
+    };
+}
+/**
+ * The forms the runner masks a value in (actions/runner HostContext.cs
+ * registers ValueEncoders.cs): base64 (also from the 2nd and 3rd byte, for
+ * a secret inside a longer base64 text such as `user:token`), `"` escaped
+ * for a command line, `'` doubled for an expression, JSON string escape,
+ * Uri.EscapeDataString, XML escape, and a value stripped of its double
+ * quotes. The two PowerShell encoders are left out: they find pieces of a
+ * secret that PowerShell printed between colour codes.
+ */
+function runnerForms(value) {
+    const bytes = Buffer.from(value, 'utf8');
+    const shifted = (shift) => (bytes.length > shift ? bytes.subarray(shift) : bytes).toString('base64');
+    const json = JSON.stringify(value).slice(1, -1);
+    const quoted = value.length > 8 && value.startsWith('"') && value.endsWith('"');
+    return [
+        value,
+        shifted(0),
+        shifted(1),
+        shifted(2),
+        value.replace(/"/g, '\\"'),
+        value.replace(/'/g, "''"),
+        json,
+        // Uri.EscapeDataString leaves only RFC 3986's unreserved characters.
+        encodeURIComponent(value).replace(/[!'()*]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+        value
+            .replace(/&/g, '&amp;')
+            .replace(/</g, '&lt;')
+            .replace(/>/g, '&gt;')
+            .replace(/"/g, '&quot;')
+            .replace(/'/g, '&apos;'),
+        quoted ? value.slice(1, -1) : ''
+    ].filter(form => form !== '');
+}
+/**
+ * The parts of secrets that a cut left next to an ellipsis: the start of a
+ * form just before one (`cut`, a code span), the end of one just after
+ * (the console's tail), each MIN_CHARS long or more.
+ */
+function cutParts(text, forms) {
+    const ranges = [];
+    for (let at = text.indexOf(ELLIPSIS); at >= 0; at = text.indexOf(ELLIPSIS, at + 1)) {
+        const after = at + ELLIPSIS.length;
+        for (const form of forms) {
+            const head = longestHead(text, at, form);
+            if (head > 0)
+                ranges.push([at - head, at]);
+            const tail = longestTail(text, after, form);
+            if (tail > 0)
+                ranges.push([after, after + tail]);
+        }
+    }
+    return ranges;
+}
+/** The most characters (at least MIN_CHARS, fewer than the form's) that end at `end` in `text` and start `form`; 0 if none. */
+function longestHead(text, end, form) {
+    const first = form.charCodeAt(0);
+    for (let n = Math.min(form.length - 1, end); n >= MIN_CHARS; n--) {
+        if (text.charCodeAt(end - n) === first && text.startsWith(form.slice(0, n), end - n))
+            return n;
+    }
+    return 0;
+}
+/** The most characters (at least MIN_CHARS, fewer than the form's) that start at `start` in `text` and end `form`; 0 if none. */
+function longestTail(text, start, form) {
+    const last = form.charCodeAt(form.length - 1);
+    for (let n = Math.min(form.length - 1, text.length - start); n >= MIN_CHARS; n--) {
+        if (text.charCodeAt(start + n - 1) === last &&
+            text.startsWith(form.slice(form.length - n), start)) {
+            return n;
+        }
+    }
+    return 0;
 }
 
 

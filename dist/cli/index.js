@@ -6,7 +6,7 @@ import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_c
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7037);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5371);
 
 (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .exitWith */ .n)(await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)(process.argv.slice(2)));
 
@@ -15,7 +15,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7037:
+/***/ 5371:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -516,49 +516,140 @@ function wrap(text, width) {
     return lines;
 }
 
-;// CONCATENATED MODULE: ./src/cli/masker.ts
+;// CONCATENATED MODULE: ./src/util/html.ts
 /**
- * The runner's secret masker, for a step run from a terminal: every value
- * registered (the secrets the command was given, each `::add-mask::` of the
- * step, a long stop-commands token) is replaced by `***` wherever it shows,
- * in the forms the runner also looks for.
- *
- * From actions/runner: src/Sdk/DTLogging/Logging/SecretMasker.cs (every
- * occurrence of every secret, overlapping ones merged into one `***`),
- * ActionCommandManager.cs AddMaskCommandExtension (the value and each of its
- * trimmed lines), and the encoders HostContext.cs registers
- * (ValueEncoders.cs): base64 (also from the 2nd and 3rd byte, for a secret
- * inside a longer base64 text such as `user:token`), `"` escaped for a
- * command line, `'` doubled for an expression, JSON string escape,
- * Uri.EscapeDataString, XML escape, and a value stripped of its double
- * quotes. The two PowerShell encoders are left out: they find pieces of a
- * secret that PowerShell printed between colour codes.
+ * Text in the job summary: what came from Jenkins or the user made inert
+ * (HTML and Markdown), links only to http(s), and the text of Jenkins' HTML
+ * (a description) rather than its markup.
  */
-class Masker {
-    secrets = new Set();
-    /** Registers a secret (AddMaskCommandExtension / SecretMasker.AddValue). */
+
+/** An `<a>` to an http(s) URL, else the escaped text alone. */
+function html_link(text, url) {
+    const href = safeUrl(url);
+    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+}
+/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
+function safeUrl(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Makes text inert in the summary: HTML special characters and the characters
+ * Markdown acts on become entities, line breaks become <br> (a blank line
+ * would end the HTML block and let Markdown through), and other control
+ * characters go.
+ */
+function escapeHtml(text) {
+    return (text
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
+        .replace(/\r\n|\r|\n/g, '<br>')
+        .replace(/\t/g, ' '));
+}
+function escapeAttribute(text) {
+    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+}
+/** Most characters of HTML read for its text: far more than any summary shows of it. */
+const MAX_HTML_CHARS = 16_384;
+/** An attribute list: a quoted value may hold `>`; an unquoted one stops at `<` (so a stray `<` costs one scan). */
+const ATTRIBUTES = `(?:"[^"]{0,1000}"|'[^']{0,1000}'|[^'"<>]){0,1000}`;
+/** Comments, and the elements whose content is not text. */
+const NOT_TEXT = new RegExp(`<!--[\\s\\S]*?(?:-->|$)|<(script|style|template|noscript)\\b${ATTRIBUTES}>[\\s\\S]*?(?:</\\1\\s*>|$)`, 'gi');
+/** Tags that end a line: `<br>`, a list item's or a row's start, a block's start and end (paragraphs, headings). */
+const LINE_BREAK = new RegExp(`<(?:br|hr|li|tr|dt|dd)\\b${ATTRIBUTES}>|</?(?:p|div|h[1-6]|ul|ol|dl|table|pre|blockquote)\\b${ATTRIBUTES}>`, 'gi');
+/** Any other tag, a doctype or a processing instruction. */
+const MARKUP = new RegExp(`</?[a-z][\\w:-]{0,100}${ATTRIBUTES}>|<[!?][^<>]{0,1000}>`, 'gi');
+/**
+ * The text of HTML as a reader sees it: tags removed (line-ending ones as
+ * line breaks), character references decoded (entities: the decoder of
+ * htmlparser2 and cheerio), blank lines folded. For a Jenkins description,
+ * which a markup formatter may render as HTML: the summary shows its text,
+ * escaped again (escapeHtml), never its markup. Text without markup comes
+ * back as it is, trimmed.
+ */
+function htmlText(html) {
+    const text = html
+        .slice(0, MAX_HTML_CHARS)
+        .replace(NOT_TEXT, '')
+        .replace(LINE_BREAK, '\n')
+        .replace(MARKUP, '');
+    return decodeEntities(text)
+        .split(/\r\n|\r|\n/)
+        .map(line => line.replace(/[ \t\u00a0]+/g, ' ').trim())
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim();
+}
+/** HTML's character references decoded, as a browser decodes them in text (`&lt;`, `&#60;`, `&#x3C;`, `&amp`). */
+function decodeEntities(text) {
+    return decodeHTML(text);
+}
+
+;// CONCATENATED MODULE: ./src/util/redaction.ts
+/**
+ * The one redaction: a list of secrets, and text with every occurrence of
+ * each, in every form a text may carry it, replaced by `***` (overlapping
+ * and touching ones by one). The step's list (step/secrets.ts) takes every
+ * text the step writes, the Jenkins client's its own messages
+ * (jenkins/transport/requester.ts), and jenkins-build's stands for the
+ * runner's masker (cli/main.ts). Why each form and each rule:
+ * docs/secrets.md.
+ */
+
+/** Fewer characters than this are not a secret in `text` mode, whole or as the part left at a cut. */
+const MIN_CHARS = 4;
+/** A secret's runs of 8 letters and digits or more: secret on their own in `text` mode. */
+const RUNS = /[\p{L}\p{N}]{8,}/gu;
+/** What a cut leaves (util/shorten.ts, util/markdown.ts, the console's tail). */
+const ELLIPSIS = '…';
+/** A list of secrets, and the redaction of text by it. */
+class Redaction {
+    mode;
+    forms = new Set();
+    sorted;
+    constructor(mode = 'text') {
+        this.mode = mode;
+    }
+    /** Adds a secret: the value and each of its trimmed lines, in every form (AddMaskCommandExtension). */
     add(value) {
         if (value.trim() === '')
             return;
         this.addForms(value);
         for (const line of value.split(/[\r\n]/)) {
             const trimmed = line.trim();
-            if (trimmed !== '')
+            if (trimmed !== '' && trimmed !== value)
                 this.addForms(trimmed);
         }
     }
-    /** `text` with every registered secret replaced by `***`. */
-    mask(text) {
-        if (this.secrets.size === 0)
-            return text;
+    /** `text` with every secret replaced by `***`. */
+    redact(text) {
+        let result = text;
+        // Only where a URL could carry user:password: replace() copies the whole text.
+        if (this.mode === 'text' && result.includes('@')) {
+            result = result.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
+        }
+        if (this.forms.size === 0)
+            return result;
+        const forms = (this.sorted ??= [...this.forms]);
         const ranges = [];
-        for (const secret of this.secrets) {
-            for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + 1)) {
-                ranges.push([at, at + secret.length]);
+        for (const form of forms) {
+            for (let at = result.indexOf(form); at >= 0; at = result.indexOf(form, at + 1)) {
+                ranges.push([at, at + form.length]);
             }
         }
+        if (this.mode === 'text')
+            ranges.push(...cutParts(result, forms));
+        if (ranges.length === 0)
+            return result;
         ranges.sort((a, b) => a[0] - b[0]);
-        // Overlapping or touching occurrences become one `***`.
         const merged = [];
         for (const [start, end] of ranges) {
             const last = merged.at(-1);
@@ -570,18 +661,49 @@ class Masker {
         let out = '';
         let from = 0;
         for (const [start, end] of merged) {
-            out += `${text.slice(from, start)}***`;
+            out += `${result.slice(from, start)}***`;
             from = end;
         }
-        return out + text.slice(from);
+        return out + result.slice(from);
     }
     addForms(value) {
-        for (const form of encodings(value))
-            if (form !== '')
-                this.secrets.add(form);
+        if (this.mode === 'text' && value.length < MIN_CHARS)
+            return;
+        const forms = this.mode === 'runner'
+            ? runnerForms(value)
+            : [
+                ...runnerForms(value),
+                encodeURIComponent(value),
+                escapeHtml(value),
+                ...(value.match(RUNS) ?? [])
+            ];
+        const min = this.mode === 'text' ? MIN_CHARS : 1;
+        for (const form of forms) {
+            if (form.length >= min && !this.forms.has(form)) {
+                this.forms.add(form);
+                this.sorted = undefined;
+            }
+        }
     }
 }
-function encodings(value) {
+/** `logger` with every line redacted first. */
+function redactingLogger(logger, redact) {
+    return {
+        debug: message => logger.debug(redact(message)),
+        info: message => logger.info(redact(message)),
+        warning: message => logger.warning(redact(message))
+    };
+}
+/**
+ * The forms the runner masks a value in (actions/runner HostContext.cs
+ * registers ValueEncoders.cs): base64 (also from the 2nd and 3rd byte, for
+ * a secret inside a longer base64 text such as `user:token`), `"` escaped
+ * for a command line, `'` doubled for an expression, JSON string escape,
+ * Uri.EscapeDataString, XML escape, and a value stripped of its double
+ * quotes. The two PowerShell encoders are left out: they find pieces of a
+ * secret that PowerShell printed between colour codes.
+ */
+function runnerForms(value) {
     const bytes = Buffer.from(value, 'utf8');
     const shifted = (shift) => (bytes.length > shift ? bytes.subarray(shift) : bytes).toString('base64');
     const json = JSON.stringify(value).slice(1, -1);
@@ -603,7 +725,47 @@ function encodings(value) {
             .replace(/"/g, '&quot;')
             .replace(/'/g, '&apos;'),
         quoted ? value.slice(1, -1) : ''
-    ];
+    ].filter(form => form !== '');
+}
+/**
+ * The parts of secrets that a cut left next to an ellipsis: the start of a
+ * form just before one (`cut`, a code span), the end of one just after
+ * (the console's tail), each MIN_CHARS long or more.
+ */
+function cutParts(text, forms) {
+    const ranges = [];
+    for (let at = text.indexOf(ELLIPSIS); at >= 0; at = text.indexOf(ELLIPSIS, at + 1)) {
+        const after = at + ELLIPSIS.length;
+        for (const form of forms) {
+            const head = longestHead(text, at, form);
+            if (head > 0)
+                ranges.push([at - head, at]);
+            const tail = longestTail(text, after, form);
+            if (tail > 0)
+                ranges.push([after, after + tail]);
+        }
+    }
+    return ranges;
+}
+/** The most characters (at least MIN_CHARS, fewer than the form's) that end at `end` in `text` and start `form`; 0 if none. */
+function longestHead(text, end, form) {
+    const first = form.charCodeAt(0);
+    for (let n = Math.min(form.length - 1, end); n >= MIN_CHARS; n--) {
+        if (text.charCodeAt(end - n) === first && text.startsWith(form.slice(0, n), end - n))
+            return n;
+    }
+    return 0;
+}
+/** The most characters (at least MIN_CHARS, fewer than the form's) that start at `start` in `text` and end `form`; 0 if none. */
+function longestTail(text, start, form) {
+    const last = form.charCodeAt(form.length - 1);
+    for (let n = Math.min(form.length - 1, text.length - start); n >= MIN_CHARS; n--) {
+        if (text.charCodeAt(start + n - 1) === last &&
+            text.startsWith(form.slice(form.length - n), start)) {
+            return n;
+        }
+    }
+    return 0;
 }
 
 ;// CONCATENATED MODULE: ./src/cli/output.ts
@@ -891,7 +1053,7 @@ function endsStopped(stdout) {
  *   `Notice: …` with their data unescaped; `::debug::` is `Debug: …`, shown
  *   only when asked (the runner's ACTIONS_STEP_DEBUG);
  * - `::add-mask::` never shows, and its value is masked from then on, like
- *   the secrets the command was given (masker.ts);
+ *   the secrets the command was given (util/redaction.ts, as the runner masks);
  * - a `::stop-commands::` region is plain text; its two markers do not show
  *   (the runner prints them, masked: they are plumbing, not log);
  * - `::echo::on` shows later command lines as written, as the runner does;
@@ -1037,7 +1199,7 @@ class StepLog {
                 ? wording(data)
                 : data;
         if (command.name === 'error')
-            this.errors.push(this.masker.mask(text));
+            this.errors.push(this.masker.redact(text));
         if (title === undefined) {
             return this.out(`${prefix[0]}${this.withoutRepeatedTail(text)}`, prefix[1]);
         }
@@ -1047,8 +1209,8 @@ class StepLog {
         // that it reads (and greps) as the test's. Masked before it is cut into
         // lines, so that a secret over two lines is still found.
         const lead = file !== undefined ? `${file}${line !== undefined ? `:${line}` : ''}: ` : prefix[0];
-        const [first = '', ...rest] = this.masker.mask(text).split(/\r\n|\r|\n/);
-        const name = this.masker.mask(title);
+        const [first = '', ...rest] = this.masker.redact(text).split(/\r\n|\r|\n/);
+        const name = this.masker.redact(title);
         const lines = [first, ...rest.map(more => `${name}: ${more}`)];
         this.out(lines.map(l => `${lead}${l}`).join('\n'), prefix[1]);
     }
@@ -1075,7 +1237,7 @@ class StepLog {
     out(text, style) {
         const { color } = this.options;
         const [open, close] = style && color ? STYLES[style] : ['', ''];
-        for (const line of this.masker.mask(text).split(/\r\n|\r|\n/)) {
+        for (const line of this.masker.redact(text).split(/\r\n|\r|\n/)) {
             this.write(`${open}${terminalSafe(line, color)}${close}\n`, style);
         }
     }
@@ -1317,6 +1479,10 @@ var Input;
     Input["PrComment"] = "pr-comment";
     Input["Commit"] = "commit";
     Input["PullRequest"] = "pull-request";
+    /** The job parameter that takes the commit under test. */
+    Input["CommitParameter"] = "commit-parameter";
+    /** The least role a comment command's author needs on the repository. */
+    Input["CommentPermission"] = "comment-permission";
     Input["Branch"] = "branch";
     Input["Scan"] = "scan";
     Input["JobToken"] = "job-token";
@@ -1461,7 +1627,7 @@ function currentNode() {
 async function runSteps({ line, inputs, node, bundle, io }) {
     const values = stepInputs(inputs, line.given, io.env);
     // The runner masks the workflow's secrets from the first line.
-    const masker = new Masker();
+    const masker = new Redaction('runner');
     for (const name of SECRET_INPUTS)
         masker.add(values[name] ?? '');
     const stdout = new Output('stdout', io.stdout);
@@ -1553,7 +1719,7 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     }
     let code = main_status(main) || (post ? main_status(post) : 0);
     if (line.summary !== undefined) {
-        const summary = masker.mask(main.summary + (post?.summary ?? ''));
+        const summary = masker.redact(main.summary + (post?.summary ?? ''));
         try {
             if (line.summary === STDOUT)
                 stdout.write(summary);
@@ -1566,7 +1732,7 @@ async function runSteps({ line, inputs, node, bundle, io }) {
         }
     }
     if (line.json) {
-        const outputs = Object.fromEntries(Object.entries(main.outputs).map(([name, value]) => [name, masker.mask(value)]));
+        const outputs = Object.fromEntries(Object.entries(main.outputs).map(([name, value]) => [name, masker.redact(value)]));
         // Why the step failed, as its last error said it; outputs hold no such field.
         if (main_status(main) !== 0) {
             outputs.error =
