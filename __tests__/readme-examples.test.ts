@@ -106,15 +106,15 @@ describe("the README's pull request recipes", () => {
       .flatMap(job => job.steps ?? [])
       .filter(s => s.uses === `${ACTION_NAME}@v1`)
 
-  it('a comment command: issue_comment, author_association in if:, the head SHA as parameter and commit, a comment', () => {
+  it('a comment command: issue_comment, no author_association (the action checks the role), the checked head as parameter, a comment', () => {
     const [w] = workflows('A comment command')
     expect(Object.keys((w?.on ?? {}) as object)).toEqual(['issue_comment'])
     const job = Object.values(w?.jobs ?? {})[0]
-    expect(job?.if).toContain('github.event.comment.author_association')
+    expect(job?.if).not.toContain('author_association')
     expect(job?.if).toContain('github.event.issue.pull_request')
     const [ours] = ourSteps(w ?? {})
-    expect(ours?.with?.commit).toBe('${{ steps.pr.outputs.sha }}')
-    expect(String(ours?.with?.parameters)).toContain('SHA=${{ steps.pr.outputs.sha }}')
+    expect(ours?.with?.['commit-parameter']).toBe('SHA')
+    expect(ours?.with?.['comment-permission']).toBeUndefined() // the default, write
     expect(ours?.with?.['pr-comment']).toBe(true)
     for (const step of Object.values(w?.jobs ?? {}).flatMap(j => j.steps ?? [])) {
       expect(step.run ?? '').not.toContain('comment.body')
@@ -133,12 +133,25 @@ describe("the README's pull request recipes", () => {
     )
   })
 
-  it('a merge queue: merge_group beside pull_request, one status-context', () => {
+  it("a merge queue: merge_group beside pull_request, a fork's built by a comment, one status-context", () => {
     const [w] = workflows('A merge queue')
-    expect(Object.keys((w?.on ?? {}) as object).sort()).toEqual(['merge_group', 'pull_request'])
+    expect(Object.keys((w?.on ?? {}) as object).sort()).toEqual([
+      'issue_comment',
+      'merge_group',
+      'pull_request'
+    ])
+    const job = Object.values(w?.jobs ?? {})[0]
+    expect(job?.if).toContain('github.event.pull_request.head.repo.full_name == github.repository')
     const [ours] = ourSteps(w ?? {})
     expect(ours?.with?.['status-context']).toBe('jenkins/pr-checks')
     expect(ours?.with?.['commit-status']).toBe(true)
+    expect(ours?.with?.['commit-parameter']).toBe('SHA')
+  })
+
+  it('several jobs: a branch name reaches the JSON through toJSON, never pasted between quotes', () => {
+    const section = readmeSection('Several jobs at once')
+    expect(section).toContain('"branch": ${{ toJSON(github.head_ref) }}')
+    expect(section).not.toMatch(/"\$\{\{[^}]*head_ref/)
   })
 })
 

@@ -29686,10 +29686,10 @@ module.exports = {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _util_heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6086);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(553);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6536);
 
 
-(0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .D)();
+(0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .Dd)();
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .run */ .e)();
 // The outcome is known and written. Work still going on in the background
 // (a crumb prefetch retrying against a server that refuses connections) must
@@ -32861,18 +32861,26 @@ function parametersOf(actions) {
  * lists `parameters` (the ParametersAction; a plugin's subclass has its own
  * `_class`), or undefined when no action does. The one reader of
  * ParametersAction: the reconciliation matches by it, the summary shows it.
+ *
+ * A password's value is taken out of the JSON itself, so that nothing made
+ * of it (the `build` output) holds one: Jenkins marks a password by its
+ * value's class (PasswordParameterValue exports no value, jenkins-api.md
+ * 5.3; plugins' kin share the name) or by the job's definition (`passwords`),
+ * and a plugin, an older or a hostile Jenkins may still send a value.
  */
-function parametersIn(actions) {
+function parametersIn(actions, passwords) {
     return entriesOf(actions, 'parameters')?.flatMap(raw => {
         const p = raw;
         if (typeof p?.name !== 'string')
             return [];
         const parameter = { name: p.name };
-        if ('value' in p)
-            parameter.value = p.value;
-        // PasswordParameterValue exports no value at all (jenkins-api.md 5.3); plugins' kin share the name.
-        if (/Password/i.test(String(p._class ?? '')))
+        if (/Password/i.test(String(p._class ?? '')) || passwords?.has(p.name)) {
+            delete p.value;
             parameter.password = true;
+        }
+        else if ('value' in p) {
+            parameter.value = p.value;
+        }
         if (/FileParameterValue$/.test(String(p._class ?? '')))
             parameter.file = true;
         return [parameter];
@@ -32977,10 +32985,11 @@ function list(value) {
  * read. Counts that are not counts (1e+21 from a broken or hostile server)
  * are left out rather than passed on; Run.getDescription is `@Exported`
  * and null when none; Run.getDisplayName is `#N` unless the build set one;
- * ParametersAction is decoded by parametersIn. The JSON is kept as it came
- * in `json`, for the `build` output only.
+ * ParametersAction is decoded by parametersIn, `passwords` naming the job's
+ * password parameters. The JSON is kept as it came, but for the values of
+ * passwords, in `json`, for the `build` output only.
  */
-function decodeBuild(json) {
+function decodeBuild(json, options = {}) {
     const raw = json;
     const build = {
         number: json.number,
@@ -33005,7 +33014,7 @@ function decodeBuild(json) {
         build.queueId = raw.queueId;
     if (Array.isArray(raw.actions))
         build.actions = raw.actions;
-    const parameters = parametersIn(raw.actions);
+    const parameters = parametersIn(raw.actions, options.passwords);
     if (parameters)
         build.parameters = parameters;
     return build;
@@ -33314,7 +33323,47 @@ function parseJenkinsJson(text, limit = MAX_JSON_DEPTH) {
 
 /***/ }),
 
-/***/ 553:
+/***/ 3083:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   D: () => (/* binding */ SilenceNotices),
+/* harmony export */   Y: () => (/* binding */ seconds)
+/* harmony export */ });
+/** Lines closer together than this are left to the debug log. */
+const MIN_GAP_MS = 4_000;
+/** The visible lines of one client about requests that get no answer. */
+class SilenceNotices {
+    logger;
+    afterMs;
+    now;
+    lastAt = -Infinity;
+    constructor(logger, 
+    /** A request unanswered this long is said (the step's client: shorter before Jenkins ever answered). */
+    afterMs, now = Date.now) {
+        this.logger = logger;
+        this.afterMs = afterMs;
+        this.now = now;
+    }
+    /** Logs `message` in the normal log unless another such line went out less than MIN_GAP_MS ago; whether it did. */
+    say(message) {
+        const now = this.now();
+        if (now - this.lastAt < MIN_GAP_MS)
+            return false;
+        this.lastAt = now;
+        this.logger.info(message);
+        return true;
+    }
+}
+/** "1.5 s": tenths, as the request timeouts are said. */
+function seconds(ms) {
+    return `${(ms / 1000).toFixed(1)} s`;
+}
+
+
+/***/ }),
+
+/***/ 6536:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -35569,7 +35618,7 @@ function expectedParameters(definitions, params) {
             ? params[definition.name]
             : undefined;
         const isBoolean = /Boolean/i.test(definition.type ?? '');
-        const isPassword = /Password/i.test(definition.type ?? '');
+        const isPassword = definition.password === true;
         let value;
         if (given !== undefined) {
             value = typeof given === 'string' ? given : given.join(',');
@@ -36241,6 +36290,92 @@ async function missingBranch(options, message) {
 
 // EXTERNAL MODULE: ./src/util/shorten.ts
 var shorten = __nccwpck_require__(2509);
+;// CONCATENATED MODULE: ./src/jenkins/trigger/parameter-values.ts
+
+
+/**
+ * Types that take exactly one value from `buildWithParameters`, by the
+ * `type` Jenkins exports (the class's simple name): they extend
+ * SimpleParameterDefinition, whose createValue(StaplerRequest) throws
+ * "Illegal number of parameter values" for more than one (a 500). Core's,
+ * the Credentials plugin's, the Node and Label Parameter plugin's, and
+ * Active Choices' (a multi-select among them takes one comma-joined value).
+ */
+const SINGLE_VALUE_TYPES = {
+    StringParameterDefinition: 'a string parameter',
+    TextParameterDefinition: 'a text parameter',
+    BooleanParameterDefinition: 'a boolean parameter',
+    ChoiceParameterDefinition: 'a choice parameter',
+    PasswordParameterDefinition: 'a password parameter',
+    RunParameterDefinition: 'a run parameter',
+    CredentialsParameterDefinition: 'a credentials parameter',
+    NodeParameterDefinition: 'a node parameter',
+    LabelParameterDefinition: 'a label parameter',
+    ChoiceParameter: 'an Active Choices parameter',
+    CascadeChoiceParameter: 'an Active Choices parameter',
+    DynamicReferenceParameter: 'an Active Choices parameter'
+};
+/** Choices named in a refusal; a job may list hundreds. */
+const MAX_CHOICES_SHOWN = 20;
+/** Refuses, naming the parameter and what it accepts, a value Jenkins would refuse or change. */
+function checkParameterValues(info, name, params) {
+    for (const definition of info.parameterDefinitions) {
+        const value = params[definition.name];
+        if (value === undefined)
+            continue;
+        const problem = typeof value === 'string'
+            ? oneValueProblem(definition, value)
+            : valuesProblem(definition, value);
+        if (problem !== undefined) {
+            throw new errors/* JenkinsError */.fF('bad-request', `Parameter '${(0,util_names/* shortName */.l)(definition.name)}' of job '${name}' ${problem}. Nothing was triggered.`);
+        }
+    }
+}
+/**
+ * Several values for a parameter that takes one: Jenkins refuses the form's
+ * repeated fields with a 500, and a multipart upload (one part a name)
+ * would hand it the values joined with ',', which the user did not write.
+ */
+function valuesProblem(definition, values) {
+    const kind = SINGLE_VALUE_TYPES[definition.type ?? ''];
+    if (kind === undefined)
+        return undefined;
+    if (values.length === 1)
+        return oneValueProblem(definition, values[0]);
+    return `is given ${values.length} values, but ${kind} takes one (give one value; a parameter that splits its value, such as a multi-select Active Choices parameter, takes them joined: 'a,b')`;
+}
+function oneValueProblem(definition, value) {
+    if (definition.type === 'BooleanParameterDefinition')
+        return booleanProblem(value);
+    if (definition.type === 'ChoiceParameterDefinition')
+        return choiceProblem(definition, value);
+    return undefined;
+}
+/**
+ * Jenkins reads a boolean with Boolean.parseBoolean (BooleanParameterDefinition
+ * .createValue): `true` in any case is true, and anything else is false,
+ * without a word. Only `true` and `false` (in any case) are taken.
+ */
+function booleanProblem(value) {
+    if (/^(true|false)$/i.test(value))
+        return undefined;
+    return `is '${(0,util_names/* shortName */.l)(value)}', but a boolean parameter takes true or false: Jenkins would run it as false`;
+}
+/**
+ * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
+ * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
+ * jenkins-api.md 3.2). Only core's choice parameter: plugins' choice
+ * parameters (Active Choices, Extended Choice) may accept other values.
+ */
+function choiceProblem(definition, value) {
+    const choices = definition.choices;
+    if (!choices?.length || choices.includes(value))
+        return undefined;
+    const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${(0,util_names/* shortName */.l)(choice)}'`);
+    const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : '';
+    return `is '${(0,util_names/* shortName */.l)(value)}', which is not one of its choices: ${shown.join(', ')}${more}`;
+}
+
 // EXTERNAL MODULE: ./src/jenkins/model/counts.ts
 var model_counts = __nccwpck_require__(2578);
 // EXTERNAL MODULE: ./src/util/constants.ts
@@ -36404,37 +36539,8 @@ function anonymousReadRefused(context) {
 var promises_ = __nccwpck_require__(8500);
 // EXTERNAL MODULE: ./src/util/duration.ts
 var util_duration = __nccwpck_require__(6518);
-;// CONCATENATED MODULE: ./src/jenkins/transport/silence.ts
-/** Lines closer together than this are left to the debug log. */
-const MIN_GAP_MS = 4_000;
-/** The visible lines of one client about requests that get no answer. */
-class SilenceNotices {
-    logger;
-    afterMs;
-    now;
-    lastAt = -Infinity;
-    constructor(logger, 
-    /** A request unanswered this long is said (the step's client: shorter before Jenkins ever answered). */
-    afterMs, now = Date.now) {
-        this.logger = logger;
-        this.afterMs = afterMs;
-        this.now = now;
-    }
-    /** Logs `message` in the normal log unless another such line went out less than MIN_GAP_MS ago; whether it did. */
-    say(message) {
-        const now = this.now();
-        if (now - this.lastAt < MIN_GAP_MS)
-            return false;
-        this.lastAt = now;
-        this.logger.info(message);
-        return true;
-    }
-}
-/** "1.5 s": tenths, as the request timeouts are said. */
-function seconds(ms) {
-    return `${(ms / 1000).toFixed(1)} s`;
-}
-
+// EXTERNAL MODULE: ./src/jenkins/transport/silence.ts
+var silence = __nccwpck_require__(3083);
 ;// CONCATENATED MODULE: ./src/jenkins/transport/retry.ts
 
 
@@ -36567,7 +36673,7 @@ async function withRetry(operation, options) {
             logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
             const waited = now() - started;
             if (options.notice && waited >= options.notice.afterMs) {
-                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${seconds(delay)} (try ${attempt + 1} of ${allowed}, ${(0,util_duration/* formatDuration */.a3)(waited)} since the first)`);
+                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${(0,silence/* seconds */.Y)(delay)} (try ${attempt + 1} of ${allowed}, ${(0,util_duration/* formatDuration */.a3)(waited)} since the first)`);
             }
             await sleep(delay);
         }
@@ -36869,7 +36975,7 @@ async function getBuild(http, job, which, options = {}) {
     if (result !== undefined && result !== null && !constants/* BUILD_RESULTS */.IQ.some(r => r === result)) {
         throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${constants/* BUILD_RESULTS */.IQ.join(', ')}, or null while it runs`);
     }
-    return (0,decode/* decodeBuild */.zr)(build);
+    return (0,decode/* decodeBuild */.zr)(build, { passwords: options.passwords });
 }
 /** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
 function quote(value) {
@@ -36996,7 +37102,9 @@ function parameterDefinitions(property) {
         const definition = { name: def.name };
         if (typeof def.type === 'string')
             definition.type = def.type;
-        if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+        if (/Password/i.test(definition.type ?? ''))
+            definition.password = true;
+        else if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
             definition.defaultValue = def.defaultParameterValue.value;
         }
         if (Array.isArray(def.choices)) {
@@ -37006,7 +37114,10 @@ function parameterDefinitions(property) {
     });
 }
 
+// EXTERNAL MODULE: ./src/util/html.ts + 4 modules
+var html = __nccwpck_require__(1034);
 ;// CONCATENATED MODULE: ./src/jenkins/trigger/trigger.ts
+
 
 
 
@@ -37068,9 +37179,7 @@ async function trigger(http, info, job, params, options = {}) {
         conflict: disabledMessage(http, name),
         permission: 'Job/Build',
         jobTokenSent: http.jobToken !== undefined,
-        serverHint: parameterized
-            ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
-            : undefined
+        serverHint: parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
     });
     const expectation = {
         job,
@@ -37149,7 +37258,8 @@ function unknownParameters(info, params) {
 }
 /**
  * Refuses what cannot be built before anything is sent: a folder, a
- * disabled job, a value a choice parameter does not list (`params`).
+ * disabled job, a value Jenkins would refuse or change (`params`,
+ * parameter-values.ts).
  */
 function checkBuildable(http, info, name, params = {}) {
     // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
@@ -37158,31 +37268,7 @@ function checkBuildable(http, info, name, params = {}) {
     if (info.disabled === true || info.buildable === false) {
         throw new errors/* JenkinsError */.fF('conflict', disabledMessage(http, name));
     }
-    checkChoices(info, name, params);
-}
-/** Choices named in a refusal; a job may list hundreds. */
-const MAX_CHOICES_SHOWN = 20;
-/**
- * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
- * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
- * jenkins-api.md 3.2); the job read holds the list, so the step says so
- * first and sends nothing. Only core's choice parameter: plugins' choice
- * parameters (Active Choices, Extended Choice) may accept other values.
- */
-function checkChoices(info, name, params) {
-    for (const definition of info.parameterDefinitions) {
-        const value = params[definition.name];
-        if (typeof value !== 'string')
-            continue;
-        const choices = definition.choices;
-        if (definition.type !== 'ChoiceParameterDefinition' || !choices?.length)
-            continue;
-        if (choices.includes(value))
-            continue;
-        const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${(0,util_names/* shortName */.l)(choice)}'`);
-        const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : '';
-        throw new errors/* JenkinsError */.fF('bad-request', `Parameter '${(0,util_names/* shortName */.l)(definition.name)}' of job '${name}' is '${(0,util_names/* shortName */.l)(value)}', which is not one of its choices: ${shown.join(', ')}${more}. Nothing was triggered.`);
-    }
+    checkParameterValues(info, name, params);
 }
 /** How long the abort path gives a lost trigger to show up before its second look. */
 const LOST_SETTLE_MS = 1000;
@@ -37327,26 +37413,17 @@ const REASON_CHARS = 300;
  * Logging ID is what leads to the reason in Jenkins' log.
  */
 function jenkinsRefusal(response, body) {
-    const text = decodeHtml(body);
+    const text = (0,html/* decodeEntities */.Sm)(body);
     const reason = REFUSAL.exec(text)?.[1]?.trim();
     if (reason)
         return (0,shorten/* cut */.J)(reason, REASON_CHARS);
     if (!fromJenkins(response) && !OOPS_PAGE.test(text))
         return undefined;
     const id = LOGGING_ID.exec(text)?.[1];
-    return `its error page gives no reason${id ? `; its log has it under Logging ID ${id}` : ''} (a parameter value it does not accept, such as a choice not in the list, is the usual one)`;
+    return `its error page gives no reason${id ? `; its log has it under Logging ID ${id}` : ''} (${REFUSED_VALUE}, is the usual one)`;
 }
-/** The text of an HTML page's character references, for a reason quoted from it. */
-function decodeHtml(text) {
-    const named = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-    return text.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (match, ref) => {
-        if (ref.startsWith('#')) {
-            const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : Number(ref.slice(1));
-            return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : match;
-        }
-        return named[ref] ?? match;
-    });
-}
+/** What Jenkins' 500 to a trigger usually means: the values core's parameters refuse are refused before sending (parameter-values.ts). */
+const REFUSED_VALUE = "a parameter value it does not accept, such as several values for a plugin's parameter that takes one";
 function safePath(location, base) {
     try {
         return new URL(location, base).pathname;
@@ -37393,19 +37470,30 @@ async function lastBuild(api, job, mode) {
         throw new errors/* JenkinsError */.fF('not-found', `Jenkins job ${name} has no ${mode === 'last' ? '' : 'successful '}build yet (build: ${mode}), on ${api.baseUrl}.`, 404);
     }
 }
-/** A 404 on a job, with the closest job names Jenkins has. */
+/**
+ * A 404 on a job, with the closest job names Jenkins has; or, when Jenkins
+ * has no job list at `url` either (its own 404, or `url` is a job's page),
+ * where Jenkins' root is: `url` is then wrong, not the job (locateRoot).
+ */
 async function withJobSuggestions(api, job, error, logger) {
     if (job.length === 0)
         return error.message;
+    let names;
     try {
-        const close = closestNames((0,job_path/* fullName */.fq)(job), await api.listJobs([]));
-        if (close.length)
-            return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(util_names/* shortName */.l).join(', ')}?`;
+        names = await api.listJobs([]);
     }
     catch (listError) {
         logger.debug(`Could not list jobs for suggestions: ${(0,error_text/* errorText */.k)(listError)}`);
+        const noRoot = listError instanceof errors/* JenkinsError */.fF &&
+            (listError.kind === 'not-found' || listError.kind === 'bad-request');
+        const where = `job '${(0,util_names/* shortName */.l)((0,job_path/* fullName */.fq)(job))}'`;
+        const root = noRoot ? await api.locateRoot(where).catch(() => undefined) : undefined;
+        return root ?? error.message;
     }
-    return error.message;
+    const close = closestNames((0,job_path/* fullName */.fq)(job), names);
+    if (close.length === 0)
+        return error.message;
+    return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(util_names/* shortName */.l).join(', ')}?`;
 }
 /** A commit status description for a step that failed before the build's result was known. */
 function statusFailure(error, signal) {
@@ -40829,7 +40917,7 @@ async function openSink(target) {
             if (bytes < collectAt)
                 return;
             collectAt = bytes + COLLECT_EVERY;
-            (0,heap/* collectYoungGarbage */.u)();
+            (0,heap/* collectYoungGarbage */.ul)();
         },
         commit: () => (0,external_node_fs_promises_namespaceObject.rename)(temp, target),
         discard: async () => {
@@ -41294,7 +41382,9 @@ async function reportEnded(e) {
         outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread);
     }
     if (settings.valuesFile !== undefined) {
-        outcome.values = await (0,values/* readValues */.N$)(api, ref, settings.valuesFile, out.logger);
+        outcome.values = await (0,values/* readValues */.N$)(api, ref, settings.valuesFile, out.logger, {
+            required: settings.valuesFileRequired
+        });
     }
     if (unread.length > 0)
         outcome.unread = unread;
@@ -41303,20 +41393,181 @@ async function reportEnded(e) {
 
 // EXTERNAL MODULE: ./src/outcome/commit-under-test.ts
 var commit_under_test = __nccwpck_require__(7101);
+// EXTERNAL MODULE: ./src/outcome/github-values.ts
+var github_values = __nccwpck_require__(2740);
+;// CONCATENATED MODULE: ./src/outcome/github-event.ts
+/**
+ * The event that started the run, as the runner gives it: GITHUB_EVENT_NAME,
+ * the payload at GITHUB_EVENT_PATH, GITHUB_SHA and GITHUB_REPOSITORY. Read
+ * here, once per use, and never by @actions/github's context, which parses
+ * the file when its module loads and throws there on a file that is not
+ * JSON or is a folder: a broken event file is said, not thrown.
+ */
+
+
+/** The event of the run, from the runner's environment. */
+function readEvent(env) {
+    const [owner, repo, ...rest] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    if (github_values/* REPO_NAME */.V.decode(owner) === undefined ||
+        github_values/* REPO_NAME */.V.decode(repo) === undefined ||
+        rest.length) {
+        return { kind: 'outside' };
+    }
+    const eventName = env.GITHUB_EVENT_NAME ?? '';
+    const path = env.GITHUB_EVENT_PATH;
+    let payload = {};
+    if (path) {
+        let text;
+        try {
+            text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+        }
+        catch (error) {
+            const code = error.code;
+            // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
+            if (code !== 'ENOENT') {
+                const why = code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`;
+                return { kind: 'broken', eventName, why };
+            }
+        }
+        if (text !== undefined) {
+            let parsed;
+            try {
+                parsed = JSON.parse(text);
+            }
+            catch {
+                return { kind: 'broken', eventName, why: 'is not JSON' };
+            }
+            if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+                return { kind: 'broken', eventName, why: 'holds no JSON object' };
+            }
+            payload = parsed;
+        }
+    }
+    return {
+        kind: 'read',
+        context: {
+            eventName,
+            payload,
+            sha: env.GITHUB_SHA ?? '',
+            repo: { owner: owner, repo: repo }
+        }
+    };
+}
+/** The sentence that names a broken event file: `the event file (GITHUB_EVENT_PATH) is not JSON`. */
+function brokenEvent(why) {
+    return `the event file (GITHUB_EVENT_PATH) ${why}`;
+}
+
+;// CONCATENATED MODULE: ./src/outcome/github-reads.ts
+
+/** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
+async function readPullHead(client, { owner, repo, number, signal }) {
+    const answer = await client.rest.pulls.get({
+        owner,
+        repo,
+        pull_number: number,
+        request: { signal }
+    });
+    const data = answer.data;
+    const source = `GitHub's answer for pull request #${number}`;
+    const sha = (0,github_values/* required */.mw)(data, 'head.sha', github_values/* SHA */.hG, source);
+    const headRepo = (0,github_values/* optional */.lq)(data, 'head.repo.name', github_values/* REPO_NAME */.V, source);
+    if (headRepo === undefined)
+        return { sha };
+    return {
+        sha,
+        branch: {
+            owner: (0,github_values/* required */.mw)(data, 'head.repo.owner.login', github_values/* LOGIN */.S3, source),
+            repo: headRepo,
+            ref: (0,github_values/* required */.mw)(data, 'head.ref', github_values/* BRANCH */.dI, source)
+        }
+    };
+}
+/** GitHub's base roles on a repository, lowest first; `none`: not a collaborator. */
+const ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'];
+/** What `user.permissions` allows, highest first, with the role each means. */
+const ALLOWS = [
+    ['admin', 'admin'],
+    ['maintain', 'maintain'],
+    ['push', 'write'],
+    ['triage', 'triage'],
+    ['pull', 'read']
+];
+/** The legacy `permission`: maintain reads as write, triage as read. */
+const LEGACY = new Set(['admin', 'write', 'read', 'none']);
+/**
+ * `user`'s role on the repository
+ * (GET /repos/{owner}/{repo}/collaborators/{user}/permission). `role_name`
+ * names it when it is a base role; a custom role (or none named) counts as
+ * the lower of what `user.permissions` allows and the legacy `permission`,
+ * which reads maintain as write and triage as read: never more than GitHub
+ * says.
+ */
+async function readRole(client, { owner, repo, user, signal }) {
+    const answer = await client.rest.repos.getCollaboratorPermissionLevel({
+        owner,
+        repo,
+        username: user,
+        request: { signal }
+    });
+    const data = answer.data;
+    const named = (0,github_values/* field */.ZZ)(data, 'role_name');
+    if (named !== 'none' && ROLES.includes(named))
+        return named;
+    const legacy = (0,github_values/* field */.ZZ)(data, 'permission');
+    if (!LEGACY.has(legacy)) {
+        const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`;
+        throw new github_values/* Undecodable */.tO(source, 'permission', 'one of admin, write, read, none', legacy === undefined || legacy === null);
+    }
+    const allows = (0,github_values/* field */.ZZ)(data, 'user', 'permissions');
+    if (typeof allows !== 'object' || allows === null)
+        return legacy;
+    const allowed = ALLOWS.find(([key]) => (0,github_values/* field */.ZZ)(allows, key) === true)?.[1] ?? 'none';
+    return lower(allowed, legacy);
+}
+/** Whether `role` is at least `least`. */
+function atLeast(role, least) {
+    return ROLES.indexOf(role) >= ROLES.indexOf(least);
+}
+function lower(a, b) {
+    return atLeast(a, b) ? b : a;
+}
+/**
+ * The newest change GitHub recorded of branch `ref` of owner/repo (a push,
+ * a force push, its creation: GET /repos/{owner}/{repo}/activity, newest
+ * first); undefined when it lists none.
+ */
+async function readLastChange(client, { owner, repo, ref, signal }) {
+    const full = `refs/heads/${ref}`;
+    const answer = await client.rest.repos.listActivities({
+        owner,
+        repo,
+        ref: full,
+        direction: 'desc',
+        per_page: 1,
+        request: { signal }
+    });
+    const data = answer.data;
+    const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`;
+    if (!Array.isArray(data))
+        throw new Error(`${source} is not a list`);
+    if (data.length === 0)
+        return undefined;
+    const entry = data[0];
+    // Another branch's change would prove nothing about this one.
+    if ((0,github_values/* field */.ZZ)(entry, 'ref') !== full) {
+        throw new github_values/* Undecodable */.tO(source, '[0].ref', full, (0,github_values/* field */.ZZ)(entry, 'ref') === undefined);
+    }
+    return {
+        sha: (0,github_values/* required */.mw)(entry, 'after', github_values/* SHA */.hG, `${source}'s [0]`),
+        at: (0,github_values/* required */.mw)(entry, 'timestamp', github_values/* TIME */.E9, `${source}'s [0]`)
+    };
+}
+
 // EXTERNAL MODULE: ./src/outcome/pr-comment-body.ts + 1 modules
 var pr_comment_body = __nccwpck_require__(8215);
 ;// CONCATENATED MODULE: ./src/outcome/github-reports.ts
-/**
- * What the step reports on GitHub besides its log and summary, set up once
- * at its start: the commit under test (commit-under-test.ts, also the
- * `commit` output), the commit statuses on it, and the pull request comment.
- * One `job` and several `jobs` use it alike: a reporter per status context,
- * one comment for the step.
- *
- * A failed GitHub call never changes the build's verdict: every problem is
- * a warning, and a pull request that cannot be read turns statuses and
- * comment off rather than putting them on the wrong commit.
- */
+
 
 
 
@@ -41328,68 +41579,93 @@ class GithubReports {
     target;
     comment;
     runUrl;
+    session;
     final = false;
     gate = { closed: false };
     constructor(o, 
     /** null: the commit under test could not be read; nothing is reported. */
-    target, comment, runUrl) {
+    target, comment, runUrl, 
+    /** The step's GitHub requests: their bounds, rate limits, one warning; undefined when none is sent. */
+    session) {
         this.o = o;
         this.target = target;
         this.comment = comment;
         this.runUrl = runUrl;
+        this.session = session;
     }
     /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
     static async start(o) {
         const { settings, logger } = o;
         const env = o.env ?? process.env;
-        const ctx = eventContext(env);
-        if (!ctx) {
-            if (settings.commitStatus || settings.prComment) {
-                logger.warning('No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.');
+        const reports = settings.commitStatus || settings.prComment;
+        const event = readEvent(env);
+        if (event.kind !== 'read') {
+            if (reports) {
+                logger.warning(event.kind === 'outside'
+                    ? 'No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.'
+                    : `No commit status or pull request comment: ${brokenEvent(event.why)}; the build goes on.`);
             }
-            return new GithubReports(o, null, undefined, undefined);
+            return new GithubReports(o, null, undefined, undefined, undefined);
         }
+        const ctx = event.context;
+        const named = () => {
+            try {
+                return settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx);
+            }
+            catch {
+                return undefined; // commitUnderTest throws it again, named
+            }
+        };
         // Octokit is evaluated only when a report or the pull request needs it
         // (start-up cost); "eager" keeps it in the one bundle file.
-        const readsPull = !settings.commit &&
-            !ownHead(ctx) &&
-            (settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx)) !== undefined;
-        const github = settings.commitStatus || settings.prComment || readsPull
-            ? await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 6601))
-            : undefined;
-        const redact = (text) => settings.githubToken ? text.split(settings.githubToken).join('***') : text;
+        const readsPull = !settings.commit && !ownHead(ctx) && named() !== undefined;
+        let github;
+        try {
+            github =
+                reports || readsPull
+                    ? await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4317))
+                    : undefined;
+        }
+        catch (error) {
+            logger.warning(`No commit status or pull request comment: the GitHub client could not be loaded: ${(0,error_text/* errorText */.k)(error)}.`);
+            return new GithubReports(o, null, undefined, undefined, undefined);
+        }
+        const { redact } = o;
+        const session = github && new github.GithubSession({ logger, bounds: o.bounds });
         const client = settings.githubToken === '' || !github
             ? undefined
-            : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch });
+            : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session });
         let target;
         try {
             target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
                 if (!client)
                     throw new Error('github-token is empty');
-                const pull = await client.rest.pulls.get({ ...ctx.repo, pull_number: number });
-                return pull.data.head.sha;
+                return (await readPullHead(client, { ...ctx.repo, number })).sha;
             });
             logger.debug(`Commit under test: ${target.sha} (${target.from}).`);
             o.setOutput(constants/* Output */.k7.Commit, target.sha);
         }
         catch (error) {
             target = null;
-            const number = settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx);
+            const number = named();
             const status = github?.httpStatusOf(error);
             const what = number === undefined ? 'the commit under test' : `pull request #${number}`;
             logger.warning(`Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact((0,error_text/* errorText */.k)(error))}. ` +
                 `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`);
         }
         let comment;
-        if (settings.prComment && target && client) {
+        if (settings.prComment && target && client && session) {
             if (target.pullRequest === undefined) {
                 logger.info(`pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`);
             }
             else {
                 const { PullRequestComment } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 5184));
                 const { commentMarker } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 8215));
+                const { TokenIdentity } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 1568));
                 comment = new PullRequestComment({
                     client,
+                    session,
+                    identity: new TokenIdentity({ client, session, logger }),
                     owner: target.owner,
                     repo: target.repo,
                     number: target.pullRequest,
@@ -41399,17 +41675,27 @@ class GithubReports {
                 });
             }
         }
-        return new GithubReports(o, target, comment, runUrlOf(env));
+        return new GithubReports(o, target, comment, runUrlOf(env), session);
     }
-    /** A commit status reporter for `context` (every one of the step shares one gate: one warning for the step). */
+    /**
+     * A commit status reporter for `context` (every one of the step shares one
+     * gate: one warning for the step); none without a commit under test, so
+     * that the GitHub client is never loaded then (github-event.ts).
+     */
     async status(context) {
+        if (!this.target) {
+            this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`);
+            return undefined;
+        }
         const { CommitStatusReporter } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4078));
         return new CommitStatusReporter({
             token: this.o.settings.githubToken,
             context,
             logger: this.o.logger,
             gate: this.gate,
+            session: this.session,
             target: this.target,
+            redact: this.o.redact,
             fetch: this.o.fetch
         });
     }
@@ -41456,30 +41742,6 @@ function ownHead(ctx) {
     catch {
         return true;
     }
-}
-/** The event as the runner gives it (what @actions/github's Context reads), or undefined outside a workflow. */
-function eventContext(env) {
-    const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    if (!owner || !repo)
-        return undefined;
-    let payload = {};
-    const path = env.GITHUB_EVENT_PATH;
-    if (path) {
-        try {
-            const parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'));
-            if (typeof parsed === 'object' && parsed !== null)
-                payload = parsed;
-        }
-        catch {
-            // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
-        }
-    }
-    return {
-        eventName: env.GITHUB_EVENT_NAME ?? '',
-        payload,
-        sha: env.GITHUB_SHA ?? '',
-        repo: { owner, repo }
-    };
 }
 /** The workflow run's page, whose summary has what the comment leaves out. */
 function runUrlOf(env) {
@@ -41721,6 +41983,50 @@ const ONE_BUILD_POLICY = {
     rounds: false
 };
 
+;// CONCATENATED MODULE: ./src/follow/queue-reason.ts
+/**
+ * When a queue item's `why` is worth a log line: the one rule for one `job`
+ * and each item of `jobs` (the schedule applies it to every build it
+ * follows). Jenkins counts its reasons down (`Build #2 is already in
+ * progress (ETA: 38 sec)`, `In the quiet period. Expires in 4.3 sec`), so
+ * the text changes at every poll while the reason stays the same: a reason
+ * is told when its words change, and a countdown at most once a minute.
+ */
+/**
+ * Shortest time between two lines for the same reason whose numbers changed (ms).
+ * @internal
+ */
+const SAME_REASON_EVERY_MS = 60_000;
+/**
+ * A number, Jenkins' "N/A" for an unknown time (Executor.getEstimatedRemainingTime),
+ * each with the unit hudson.Util.getTimeSpanString may put after it.
+ */
+const QUANTITY = /(?:\d+(?:[.,]\d+)?|N\/A)(?:\s*(?:ms|sec|secs|seconds?|min|mins|minutes?|hr|hrs|hours?|days?|mo|months?|yr|years?)\b)?/gi;
+/**
+ * A reason's words: its numbers and time units left out, so that `38 sec`
+ * and `1 min 5 sec` (or build #2 and #3) are the same reason.
+ * @internal
+ */
+function reasonWords(why) {
+    return why
+        .replace(QUANTITY, '\uE000')
+        .replace(/\uE000(?:\s*\uE000)*/g, '#')
+        .replace(/\s+/g, ' ')
+        .trim();
+}
+/**
+ * What to remember when `why` (seen at `now`) is worth a line after `told`;
+ * undefined when it is not: the same text, or the same words within a minute.
+ */
+function newsOfReason(told, why, now) {
+    const words = reasonWords(why);
+    if (told !== undefined && told.words === words) {
+        if (told.text === why || now - told.at < SAME_REASON_EVERY_MS)
+            return undefined;
+    }
+    return { words, text: why, at: now };
+}
+
 ;// CONCATENATED MODULE: ./src/follow/track.ts
 
 /** Its own read, now: in flight until it is reported. */
@@ -41799,6 +42105,7 @@ function consoleBuildRead(track, now, { build, full }, p) {
 }
 
 ;// CONCATENATED MODULE: ./src/follow/schedule.ts
+
 
 
 
@@ -41967,10 +42274,7 @@ class SharedSchedule {
                 }
                 const waiting = queued?.get(track.queueId);
                 if (waiting) {
-                    if (waiting.why && waiting.why !== track.lastWhy) {
-                        track.lastWhy = waiting.why;
-                        events.push({ kind: 'waiting', track: track.id, why: waiting.why });
-                    }
+                    events.push(...waitingNews(track, waiting.why, now));
                     continue;
                 }
                 if (queued || running) {
@@ -42019,11 +42323,7 @@ class SharedSchedule {
             track.phase = 'done';
             return [{ kind: 'left-without-build', track: id, cancelled: true }];
         }
-        const events = [];
-        if (item.why && item.why !== track.lastWhy) {
-            track.lastWhy = item.why;
-            events.push({ kind: 'waiting', track: id, why: item.why });
-        }
+        const events = waitingNews(track, item.why, now);
         if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
             // The run is being created (briefly), or never was (the job was
             // disabled after queuing): a bounded while.
@@ -42242,6 +42542,16 @@ class SharedSchedule {
         this.settle(track);
         return track?.phase === 'running' && track.watch ? track : undefined;
     }
+}
+/** The track's queue reason, when it is worth a line (queue-reason.ts). */
+function waitingNews(track, why, now) {
+    if (!why)
+        return [];
+    const told = newsOfReason(track.toldWhy, why, now);
+    if (!told)
+        return [];
+    track.toldWhy = told;
+    return [{ kind: 'waiting', track: track.id, why }];
 }
 function indexRunning(list) {
     const byKey = new Map();
@@ -42766,37 +43076,58 @@ function locateReference(url, base, job, shown) {
     if (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))
         return undefined;
     const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '');
-    const queue = /^queue\/item\/(\d+)$/.exec(rest);
+    const queue = /^queue\/item\/(\d+)(?:\/|$)/.exec(rest);
     if (queue) {
         const id = Number(queue[1]);
         if (Number.isSafeInteger(id))
             return { kind: 'queue', id, text: shown };
     }
     const parts = rest.split('/');
-    const last = parts.pop() ?? '';
     const names = [];
-    let pairs = parts.length % 2 === 0 && parts.length > 0 && /^\d+$/.test(last);
-    for (let i = 0; pairs && i < parts.length; i += 2) {
-        if (parts[i] !== 'job' || !parts[i + 1])
-            pairs = false;
-        else {
-            try {
-                // As parseJobPath: a decoded '/' is a multibranch name's %2F.
-                names.push(decodeURIComponent(parts[i + 1]).replace(/\//g, '%2F'));
-            }
-            catch {
-                pairs = false;
-            }
+    let at = 0;
+    for (; parts[at] === 'job' && parts[at + 1]; at += 2) {
+        try {
+            // As parseJobPath: a decoded '/' is a multibranch name's %2F.
+            names.push(decodeURIComponent(parts[at + 1]).replace(/\//g, '%2F'));
+        }
+        catch {
+            break;
         }
     }
-    const number = Number(last);
-    if (!pairs || !(0,model_counts/* isBuildNumber */.Y_)(number)) {
-        throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') is not a build URL (…/job/NAME/42/) or a queue item URL (…/queue/item/7/): ${FORMS}.`);
+    // The build: its number, or a permalink, then any page of it (console, changes, tests…).
+    const which = parts[at] ?? '';
+    const number = /^\d+$/.test(which) ? Number(which) : NaN;
+    const permalink = PERMALINKS[which];
+    if (names.length === 0 || (!(0,model_counts/* isBuildNumber */.Y_)(number) && !permalink)) {
+        throw new input_error/* InputError */.d(notABuild(shown, names.length > 0 && which === ''));
     }
     if ((0,job_path/* fullName */.fq)(names) !== (0,job_path/* fullName */.fq)(job)) {
         throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') is a build of job '${(0,job_path/* fullName */.fq)(names)}', not of '${(0,job_path/* fullName */.fq)(job)}' (input 'job'): follow a build of the job given in 'job'.`);
     }
-    return { kind: 'build', number, text: shown };
+    if ((0,model_counts/* isBuildNumber */.Y_)(number))
+        return { kind: 'build', number, text: shown };
+    if (permalink === 'last' || permalink === 'last-successful') {
+        return { kind: 'latest', mode: permalink, text: shown };
+    }
+    throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') names ${which}, a build Jenkins picks anew each time: give \`build: last\` (lastBuild) or \`build: last-successful\` (lastSuccessfulBuild), or that build's own URL, with its number (…/job/NAME/42/).`);
+}
+/**
+ * The job's permalinks (PermalinkProjectAction.Permalink.BUILTIN): the
+ * two the step follows as its named modes, and the others it cannot.
+ */
+const PERMALINKS = {
+    lastBuild: 'last',
+    lastSuccessfulBuild: 'last-successful',
+    lastStableBuild: 'other',
+    lastUnstableBuild: 'other',
+    lastFailedBuild: 'other',
+    lastUnsuccessfulBuild: 'other',
+    lastCompletedBuild: 'other'
+};
+/** What to paste instead of a URL that names no build (`jobPage`: the job's own page). */
+function notABuild(shown, jobPage) {
+    const what = jobPage ? "is the job's page, not a build's" : 'is not a build URL';
+    return `Input 'build' URL ('${shown}') ${what}: paste a build's URL from its page in Jenkins (…/job/NAME/42/, or any page below it such as …/42/console), its lastBuild or lastSuccessfulBuild (…/job/NAME/lastBuild/), or a queue item URL (…/queue/item/7/): ${FORMS}.`;
 }
 
 ;// CONCATENATED MODULE: ./src/follow/given-build.ts
@@ -42816,6 +43147,7 @@ function locateReference(url, base, job, shown) {
 
 
 
+
 /** Resolves `given` to its build or queue item on `url`; throws InputError for one of another job or host. */
 async function resolveGivenBuild(api, job, given) {
     let reference = given;
@@ -42829,6 +43161,9 @@ async function resolveGivenBuild(api, job, given) {
     }
     if (reference.kind === 'build')
         return { build: await api.getBuild(job, reference.number) };
+    // A permalink under Jenkins' own root URL: the build it names now.
+    if (reference.kind === 'latest')
+        return { build: await lastBuild(api, job, reference.mode) };
     await checkQueueItemJob(api, job, reference);
     return { queueId: reference.id, queueUrl: (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, reference.id) };
 }
@@ -42888,7 +43223,9 @@ async function buildJob(options) {
         settings,
         logger: io.logger,
         setOutput: (name, value) => io.setOutput(name, value),
-        reportName: settings.statusContext
+        redact: text => io.redact(text),
+        reportName: settings.statusContext,
+        bounds: options.githubBounds
     });
     const status = settings.commitStatus ? await reports.status(settings.statusContext) : undefined;
     const outcome = { jobName: settings.jobName, jobUrl: api.jobUrl(settings.job) };
@@ -43081,8 +43418,8 @@ async function finish({ settings, work, io, outcome, reports }, accepted, tail =
     (0,build_outputs/* setBuildOutputs */.vP)(io, outcome, io.logger);
     await (0,report/* writeSummary */.Sy)(io.summary, outcome, io.logger);
     await reports.show([{ outcome }], true);
-    // A wanted artifact that is missing fails the step even when the build passed.
-    const problems = outcome.artifacts?.problems ?? [];
+    // A wanted artifact or values file that is missing fails the step even when the build passed.
+    const problems = (0,report/* productProblems */.YX)(outcome);
     if (!accepted) {
         const message = (0,report/* failureMessage */.oh)({ ...outcome, accept: settings.accept }, tail);
         throw new Error([message, ...problems].join('\n'));
@@ -43314,6 +43651,34 @@ function onCancelSignals(controller, logger) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/util/request-bounds.ts
+/**
+ * The bounds of the step's requests to GitHub, which outlive the step's own
+ * signal: until the step is stopped they are its cancel signal and its
+ * `timeout` (a request in flight then ends at once, so that stopping the
+ * Jenkins work never waits on GitHub); from the stop on, new requests (the
+ * final commit status and comment) get what is left of the abort's budget.
+ * runBounded (step/bounded-step.ts) switches them, the moment the signal fires.
+ */
+/** The step's bounds, then the abort's budget. */
+class StepBounds {
+    step;
+    budgetEnd;
+    constructor(step) {
+        this.step = step;
+    }
+    /** The bounds a request starting now gets. */
+    current() {
+        if (this.budgetEnd === undefined)
+            return this.step;
+        return { deadline: this.budgetEnd };
+    }
+    /** The step was stopped: requests from now on end by `until` (epoch ms), the abort's budget. */
+    budget(until) {
+        this.budgetEnd = until;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/step/budgets.ts
 /**
  * How long the abort after a cancel signal may take. The runner sends
@@ -43358,7 +43723,36 @@ function inertLine(text) {
     return escaped.replace(/^(\s*)::/, '$1\\::');
 }
 
+// EXTERNAL MODULE: ./src/util/redaction.ts
+var redaction = __nccwpck_require__(3801);
+;// CONCATENATED MODULE: ./src/step/secrets.ts
+
+
+
+/**
+ * The step's secrets: every secret input (inputs.ts getSettings) and every
+ * secret Jenkins hands over (a crumb, a session cookie: create-client.ts).
+ * The runner masks them in the log; it cannot mask what the step sends
+ * through the API (a pull request comment, a commit status), and annotations
+ * and the summary are the step's to keep clean, so every text the step
+ * writes goes through `redactSecrets` too (step-io.ts, core-logger.ts,
+ * GithubReports). One list for the step, as the runner's masker is one.
+ */
+const secrets = new redaction/* Redaction */.k();
+/** Registers a secret: redacted from now on, and masked by the runner (once commands run: an `::add-mask::` while the console prints would show the value). */
+function maskSecret(value) {
+    if (value === '')
+        return;
+    secrets.add(value);
+    whenCommandsRun(() => core_setSecret(value));
+}
+/** `text` without any secret of the step (util/redaction.ts). */
+function redactSecrets(text) {
+    return secrets.redact(text);
+}
+
 ;// CONCATENATED MODULE: ./src/step/core-logger.ts
+
 
 
 
@@ -43368,12 +43762,14 @@ function inertLine(text) {
  * they quote Jenkins; debug and warning are safe as they are: @actions/core
  * escapes their data and starts the line with its own `::debug::` or
  * `::warning::`, which the runner parses first. Those two are commands: while
- * the console prints (commands stopped) they wait for the resume.
+ * the console prints (commands stopped) they wait for the resume. Every line
+ * leaves without the step's secrets (secrets.ts): a warning is also an
+ * annotation, which the runner shows as sent.
  */
 const coreLogger = {
-    debug: message => whenCommandsRun(() => core_debug(message)),
-    info: message => info(inertLine(message)),
-    warning: message => whenCommandsRun(() => warning(message))
+    debug: message => whenCommandsRun(() => core_debug(redactSecrets(message))),
+    info: message => info(inertLine(redactSecrets(message))),
+    warning: message => whenCommandsRun(() => warning(redactSecrets(message)))
 };
 
 ;// CONCATENATED MODULE: ./src/jenkins/trigger/actions.ts
@@ -46828,12 +47224,11 @@ class Transport {
         if (options.ca?.length)
             this.secureContext = trustWith(options.ca);
     }
-    /** Values that must never appear in a message: the Authorization value and its parts, the token, every crumb and session cookie. */
-    get secretValues() {
+    /** The credentials it sends, which must never appear in a message: the Authorization value and its parts, the token (a crumb or session cookie it is given goes to onSecret). */
+    get credentials() {
         const values = [this.authorization, this.authorization?.slice('Basic '.length)];
         if (this.options.token)
             values.push(this.options.token);
-        values.push(...this.given);
         return values.filter((v) => v !== undefined && v !== '');
     }
     /** Sends the crumb header with every later POST (undefined stops sending it). */
@@ -47160,7 +47555,7 @@ class ExchangeLimits {
     }
     /** A stalled stream. */
     stalled(windowBytes) {
-        this.cut(new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${seconds(this.settings.stallMs)} (${this.received} bytes in all)`));
+        this.cut(new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${(0,silence/* seconds */.Y)(this.settings.stallMs)} (${this.received} bytes in all)`));
     }
     begin(message, phase) {
         this.message = message;
@@ -47187,14 +47582,14 @@ class ExchangeLimits {
         this.timer = setTimeout(() => this.cut(byDeadline ? this.deadlinePassed() : this.timeExceeded(said)), Math.min(MAX_TIMER_MS, Math.max(0, wait)));
     }
     elapsed() {
-        return seconds(Date.now() - this.started);
+        return (0,silence/* seconds */.Y)(Date.now() - this.started);
     }
     /** The whole time the request waited: all its tries, when this is not the first. */
     waited() {
         const attempt = this.context.attempt;
         if (!attempt || attempt.number <= 1)
             return this.elapsed();
-        return `${seconds(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`;
+        return `${(0,silence/* seconds */.Y)(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`;
     }
     interruption() {
         const state = this.phase === 'headers'
@@ -47204,9 +47599,9 @@ class ExchangeLimits {
     }
     timeExceeded(ms) {
         if (this.phase === 'headers') {
-            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} within ${seconds(ms)}`), 'timeout', true, false);
+            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} within ${(0,silence/* seconds */.Y)(ms)}`), 'timeout', true, false);
         }
-        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} did not finish sending ${this.what} within ${seconds(ms)} (${this.received} bytes received)`);
+        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} did not finish sending ${this.what} within ${(0,silence/* seconds */.Y)(ms)} (${this.received} bytes received)`);
     }
     deadlinePassed() {
         if (this.phase === 'headers') {
@@ -47301,6 +47696,7 @@ class GuardedBody extends external_node_stream_.Readable {
 
 ;// CONCATENATED MODULE: ./src/jenkins/transport/locate.ts
 
+
 /** The context path Jenkins' documentation uses for --prefix, the one most installations pick. */
 const USUAL_CONTEXT_PATH = '/jenkins';
 /**
@@ -47322,6 +47718,57 @@ async function locateJenkins(baseUrl, look) {
         }
     }
     return `If Jenkins runs under a context path (its --prefix option), 'url' must end with it, as in ${origin}${USUAL_CONTEXT_PATH}.`;
+}
+/** Most looks for Jenkins' root above a `url` that is not it. */
+const ROOT_LOOKS = 3;
+/**
+ * Where Jenkins' root is when Jenkins answers below `baseUrl` but not at it:
+ * an extra context path (`/jenkins` on a Jenkins served at `/`), or a job's
+ * or folder's page pasted into `url`. Asked only once Jenkins found neither
+ * `what` (a job) nor a job list at `url` (follow/build-parts.ts). Undefined when
+ * `baseUrl` is Jenkins' root (its /login answers as Jenkins' login page), or
+ * when no root is found within ROOT_LOOKS looks: the path before a `/job/`
+ * segment, then the shorter paths, the nearest first.
+ */
+async function locateRoot(baseUrl, look, what) {
+    if (await isJenkinsRoot(baseUrl, look))
+        return undefined;
+    const { origin, pathname } = new URL(baseUrl);
+    const segments = pathname.split('/').filter(Boolean);
+    const item = segments.indexOf('job');
+    const paths = [
+        ...(item >= 0 ? [segments.slice(0, item)] : []),
+        ...segments.map((_, n) => segments.slice(0, segments.length - 1 - n))
+    ].map(path => (path.length > 0 ? `${origin}/${path.join('/')}` : origin));
+    const candidates = [...new Set(paths)].slice(0, ROOT_LOOKS - 1);
+    for (const candidate of candidates) {
+        if (!(await isJenkinsRoot(candidate, look)))
+            continue;
+        const page = item >= 0 ? itemOf(segments.slice(item)) : undefined;
+        return `'url' is not the address of Jenkins: Jenkins answers at ${candidate}, and at ${baseUrl} it has neither ${what} nor its login page. Set 'url' to ${candidate}${page ? `; ${baseUrl} is the page of ${page}, whose path goes in 'job'` : ''}.`;
+    }
+    return undefined;
+}
+/** `job/a/job/b/…` as the item it names (`'a/b'`), for the message; undefined when the path names none. */
+function itemOf(segments) {
+    const names = [];
+    for (let i = 0; i + 1 < segments.length && segments[i] === 'job'; i += 2) {
+        try {
+            names.push(decodeURIComponent(segments[i + 1]));
+        }
+        catch {
+            return undefined;
+        }
+    }
+    return names.length > 0 ? `'${(0,util_names/* shortName */.l)(names.join('/'))}'` : undefined;
+}
+/** Whether Jenkins' root answers at `base`: its login page, a success that carries X-Jenkins (below the root, Jenkins answers /login with its 404). */
+async function isJenkinsRoot(base, look) {
+    const answer = await look(`${base}/login`, true);
+    return (answer !== undefined &&
+        answer.status >= 200 &&
+        answer.status < 300 &&
+        answer.header('x-jenkins') !== undefined);
 }
 /** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
 function notJenkinsError(baseUrl, what, where) {
@@ -47377,36 +47824,6 @@ class Foreign404Check {
         const where = await this.located;
         return where === undefined ? error : notJenkinsError(this.baseUrl, what, where);
     }
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/transport/redaction.ts
-/**
- * The one redaction list of the client: credentials written into URLs, and
- * every secret the transport knows (the token, the Authorization value and
- * its base64 part, every crumb and session cookie it was given), as sent and
- * URL-encoded. Every message the client throws or logs passes it
- * (requester.ts).
- */
-function redactor(secrets) {
-    return text => {
-        let result = text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
-        const variants = secrets().flatMap(secret => [secret, encodeURIComponent(secret)]);
-        // Longest first: the Authorization value goes before the base64 part of it.
-        for (const secret of [...new Set(variants)].sort((a, b) => b.length - a.length)) {
-            // Shorter values would mangle ordinary words; real tokens are long.
-            if (secret.length >= 4)
-                result = result.split(secret).join('***');
-        }
-        return result;
-    };
-}
-/** `logger` with every line redacted first. */
-function redactingLogger(logger, redact) {
-    return {
-        debug: message => logger.debug(redact(message)),
-        info: message => logger.info(redact(message)),
-        warning: message => logger.warning(redact(message))
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/transport/request-settings.ts
@@ -47493,8 +47910,8 @@ class Requester {
     actionBudgetMs;
     limits;
     /**
-     * The one redaction list (redaction.ts), over every secret the transport
-     * knows. Operations also pass Jenkins text through it that the step prints
+     * The client's redaction list (util/redaction.ts), over every secret the
+     * transport knows. Operations also pass Jenkins text through it that the step prints
      * as a status (a queue `why`), since a proxy or plugin may echo the request.
      */
     redact;
@@ -47518,16 +47935,20 @@ class Requester {
         this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS;
         this.policy = retryPolicy(options);
         // Header values (an auth proxy's tokens) are secrets; values under 4
-        // characters are not, and redact() leaves them alone.
-        const own = [
+        // characters are not, and the redaction leaves them alone.
+        const secrets = new redaction/* Redaction */.k();
+        for (const value of [
             this.jobToken,
             ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
             // Certificates are public, but nothing the user gave the step is echoed.
             ...(options.ca ?? [])
-        ].filter((v) => v !== undefined);
-        this.redact = redactor(() => [...this.transport.secretValues, ...own]);
-        this.logger = redactingLogger(options.logger, this.redact);
-        this.notices = new SilenceNotices(this.logger, () => this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS);
+        ]) {
+            if (value !== undefined)
+                secrets.add(value);
+        }
+        this.redact = text => secrets.redact(text);
+        this.logger = (0,redaction/* redactingLogger */.S)(options.logger, this.redact);
+        this.notices = new silence/* SilenceNotices */.D(this.logger, () => this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS);
         this.transport = new Transport({
             baseUrl: this.baseUrl,
             user: this.user,
@@ -47537,8 +47958,14 @@ class Requester {
             userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
             headers: options.headers,
             ca: options.ca,
-            onSecret: options.onSecret
+            // A crumb or session cookie joins the list before anything could print it.
+            onSecret: value => {
+                secrets.add(value);
+                options.onSecret?.(value);
+            }
         });
+        for (const value of this.transport.credentials)
+            secrets.add(value);
         this.crumbs = new CrumbCache(() => readCrumb(() => this.getJson('crumb', `${this.baseUrl}/crumbIssuer/api/json`, this.context('the CSRF crumb'), { deadline: this.deadline }), this.baseUrl, this.logger), crumb => this.transport.setCrumb(crumb));
         this.foreign404 = new Foreign404Check(this.baseUrl, (url, follow) => this.probe(url, follow));
         if (options.insecure) {
@@ -47711,7 +48138,7 @@ class Requester {
             slow: attempt?.number === 1
                 ? {
                     afterMs: this.notices.afterMs(),
-                    notify: waited => this.notices.say(`No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${seconds(waited)}; waiting up to ${seconds(waitsUpTo)} for it`)
+                    notify: waited => this.notices.say(`No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${(0,silence/* seconds */.Y)(waited)}; waiting up to ${(0,silence/* seconds */.Y)(waitsUpTo)} for it`)
                 }
                 : undefined
         });
@@ -47768,6 +48195,10 @@ class Requester {
             ...options,
             policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
         };
+    }
+    /** Where Jenkins' root is when `url` is a path below it (locate.ts): a sentence for the message, or undefined. */
+    locateRoot(what) {
+        return locateRoot(this.baseUrl, (url, follow) => this.probe(url, follow), what);
     }
     /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
     async probe(url, follow) {
@@ -48080,6 +48511,7 @@ async function removeBroken(http, upload, found) {
 
 
 
+
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
 const FILE_PARAMETER_TYPES = new Set([
     'FileParameterDefinition',
@@ -48189,8 +48621,7 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
         throw error;
     }
     if ('queueId' in outcome) {
-        const seconds = Math.max(0.001, (Date.now() - started) / 1000);
-        http.logger.info(`Uploaded ${(0,bytes/* formatBytes */.z)(body.fileBytes)} of files in ${seconds.toFixed(1)} s (${(0,bytes/* formatBytes */.z)(body.length / seconds)}/s).`);
+        http.logger.info(uploadedLine(body, Date.now() - started));
         return {
             queueId: outcome.queueId,
             queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, outcome.queueId),
@@ -48208,6 +48639,17 @@ async function triggerUpload(http, info, job, params, files, options = {}) {
         settleMs: options.settleMs
     });
     return { ...found, unknownParameters: undefinedNames };
+}
+/** Shortest upload whose rate is said (ms): under it the time is mostly Jenkins' answer, not the transfer. */
+const MIN_RATE_MS = 1000;
+/**
+ * What an upload that reached Jenkins took: the files' size, the time, and
+ * the rate of the whole body when the time is long enough to tell one.
+ * @internal
+ */
+function uploadedLine(body, elapsedMs) {
+    const rate = elapsedMs >= MIN_RATE_MS ? ` (${(0,bytes/* formatBytes */.z)(body.length / (elapsedMs / 1000))}/s)` : '';
+    return `Uploaded ${(0,bytes/* formatBytes */.z)(body.fileBytes)} of files in ${(0,util_duration/* formatDuration */.a3)(elapsedMs)}${rate}.`;
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/client.ts
@@ -48236,6 +48678,11 @@ class JenkinsClient {
     http;
     triggerSettleMs;
     triggerCause;
+    /**
+     * The password parameters of each job read (by jobKey): a build's value of
+     * one is never kept, whatever its class says (decode.ts parametersIn).
+     */
+    passwords = new Map();
     constructor(options) {
         // The `url` input checked it (inputs/input-values.ts parseBaseUrl); credentials never ride in it.
         const base = (0,http_url/* parseHttpUrl */.f)(options.url.trim(), 'The Jenkins URL', 'http(s)://host[:port][/context-path]');
@@ -48263,8 +48710,12 @@ class JenkinsClient {
     buildUrl(job, number) {
         return (0,job_path/* buildUrl */.c$)(this.baseUrl, job, number);
     }
-    getJob(job) {
-        return this.http.guarded(() => getJob(this.http, job));
+    async getJob(job) {
+        const info = await this.http.guarded(() => getJob(this.http, job));
+        const passwords = info.parameterDefinitions.filter(d => d.password).map(d => d.name);
+        if (passwords.length > 0)
+            this.passwords.set((0,job_path/* jobKey */.tv)(job), new Set(passwords));
+        return info;
     }
     listJobs(folder) {
         return this.http.guarded(() => listJobs(this.http, folder));
@@ -48278,6 +48729,9 @@ class JenkinsClient {
     rootUrl() {
         return this.http.guarded(() => rootUrl(this.http));
     }
+    locateRoot(what) {
+        return this.http.guarded(() => this.http.locateRoot(what));
+    }
     getQueueItem(queueId) {
         return this.http.guarded(() => getQueueItem(this.http, queueId));
     }
@@ -48285,7 +48739,8 @@ class JenkinsClient {
         return this.http.guarded(() => cancelQueueItem(this.http, queueId));
     }
     getBuild(job, which, options = {}) {
-        return this.http.guarded(() => getBuild(this.http, job, which, options));
+        const passwords = this.passwords.get((0,job_path/* jobKey */.tv)(job));
+        return this.http.guarded(() => getBuild(this.http, job, which, { ...options, passwords }));
     }
     recentBuilds(job, limit, options = {}) {
         return this.http.guarded(() => recentBuilds(this.http, job, limit, options));
@@ -48335,7 +48790,6 @@ class JenkinsClient {
 
 
 
-
 /**
  * Tries of a request whose connection fails before Jenkins ever answered the
  * step (about 1.5 s of waits with the default backoff): a wrong url or a
@@ -48360,10 +48814,9 @@ function createClient(settings, bounds = {}, firstContact = 'patient') {
         logger: coreLogger,
         firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
         // Like the token: the runner masks a crumb or session cookie wherever it
-        // shows, Jenkins' console and a proxy's echo included. One that arrives
-        // while a console prints (commands stopped) is registered after it: an
-        // `::add-mask::` there would print the value as text.
-        onSecret: value => whenCommandsRun(() => core_setSecret(value)),
+        // shows, Jenkins' console and a proxy's echo included, and the step
+        // redacts it from every text it writes (secrets.ts).
+        onSecret: maskSecret,
         ...bounds
     });
 }
@@ -48596,26 +49049,39 @@ function savedTargets(state, api) {
 
 
 
+
 /**
  * A mode of the step, bounded by `timeout` and stopped by the runner's
  * cancel signals. Both fire one signal: the client's requests in flight end
  * at once and none start after it, and the abort (stop or cancel what was
- * started) runs with its own client and budget. The only place a step's
- * abort controller, timer, signal handlers and client are made.
+ * started) runs with its own client and budget. GitHub's requests in flight
+ * end with them; those sent after (the final status and comment) get the
+ * abort's budget (`githubBounds`). The only place a step's abort controller,
+ * timer, signal handlers and clients' bounds are made.
  */
 async function runBounded(settings, io, mode) {
     const started = Date.now();
     const controller = new AbortController();
+    const deadline = started + settings.timeoutMs;
+    const githubBounds = new StepBounds({ signal: controller.signal, deadline });
     let abortedAt;
-    controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true });
+    let until;
+    // First of the signal's listeners: GitHub requests sent from here on (the
+    // final status and comment) already get the abort's budget.
+    controller.signal.addEventListener('abort', () => {
+        abortedAt = Date.now();
+        until = abortedAt + budgetMs((0,wait/* abortReason */.Js)(controller.signal));
+        githubBounds.budget(until);
+    }, { once: true });
     const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
     const removeSignalHandlers = onCancelSignals(controller, io.logger);
-    const api = createClient(settings, { deadline: started + settings.timeoutMs, signal: controller.signal }, 'quick');
+    const api = createClient(settings, { deadline, signal: controller.signal }, 'quick');
     const step = {
         settings,
         io,
         api,
         signal: controller.signal,
+        githubBounds,
         work: new RemoteWork(mode.jobs, io)
     };
     try {
@@ -48626,11 +49092,11 @@ async function runBounded(settings, io, mode) {
         if (controller.signal.aborted || error instanceof wait/* StepAborted */.M4) {
             const reason = (0,wait/* abortReason */.Js)(controller.signal);
             const at = abortedAt ?? Date.now();
-            const until = at + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS);
             const head = reason === 'timeout'
                 ? `Timed out after ${(0,util_duration/* formatDuration */.a3)(at - started)} (timeout: ${(0,util_duration/* formatDuration */.a3)(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
                 : `The workflow was cancelled while waiting for ${mode.waitingFor}`;
-            throw new Error(await mode.stopped(step, { error, reason, head, until }));
+            const end = until ?? at + budgetMs(reason);
+            throw new Error(await mode.stopped(step, { error, reason, head, until: end }));
         }
         throw await mode.failed(step, error);
     }
@@ -48638,6 +49104,10 @@ async function runBounded(settings, io, mode) {
         clearTimeout(timer);
         removeSignalHandlers();
     }
+}
+/** How long the abort may take after the step was stopped for `reason`. */
+function budgetMs(reason) {
+    return reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS;
 }
 /**
  * Cancels or stops what the step started (unless told not to), every target
@@ -48893,6 +49363,8 @@ function checkConflicts(s) {
     if (s.hasParameters && none !== '') {
         throw conflict(none, 'parameters', `${unbuilt}, so parameters would be ignored`);
     }
+    if (s.commitParameter !== undefined)
+        commitParameterConflicts(s, s.commitParameter, none, unbuilt);
     if ((s.disable || s.listJobs) && s.build !== 'new') {
         throw conflict(none, 'build', s.disable
             ? `'disable' does not report a build; leave 'build' at new`
@@ -48903,6 +49375,12 @@ function checkConflicts(s) {
     }
     if (s.hasArtifacts && s.wait !== 'finish') {
         throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, ${waited}`);
+    }
+    if (s.valuesFileRequired && !s.hasValuesFile) {
+        throw new input_error/* InputError */.d(`Input 'values-file-required' is true but no values file is named: name the artifact to read in 'values-file' (or an item's "values-file"), or leave 'values-file-required' out.`);
+    }
+    if (s.valuesFileRequired && s.wait !== 'finish') {
+        throw conflict('values-file-required', 'wait', `the values file is read once the build ends, ${waited}`);
     }
     // A pending status that nothing ever resolves would block a protected
     // branch for good.
@@ -48936,8 +49414,25 @@ function checkConflicts(s) {
         throw conflict('fail-fast', 'wait', `fail-fast acts when a build ends, ${waited}`);
     }
 }
+/** `commit-parameter` fills a parameter of a new build: there must be one, and nothing else may set that parameter. */
+function commitParameterConflicts(s, name, none, unbuilt) {
+    if (none !== '') {
+        throw conflict('commit-parameter', none, `${unbuilt}, so no parameter would take the commit`);
+    }
+    const own = `${name} takes the commit under test ('commit-parameter'): leave it out of`;
+    if (s.parameters && Object.hasOwn(s.parameters, name)) {
+        throw conflict('commit-parameter', 'parameters', `${own} 'parameters'`);
+    }
+    const item = (s.jobs ?? []).findIndex(entry => Object.hasOwn(entry.parameters, name)) + 1;
+    if (item > 0) {
+        throw conflict('commit-parameter', 'jobs', `${own} item ${item}'s parameters`);
+    }
+}
 
+// EXTERNAL MODULE: ./src/util/commit-sha.ts
+var commit_sha = __nccwpck_require__(4572);
 ;// CONCATENATED MODULE: ./src/inputs/input-values.ts
+
 
 
 
@@ -48945,6 +49440,13 @@ function checkConflicts(s) {
 
 const BUILD_MODES = ['new', 'last', 'last-successful'];
 const SCAN_MODES = ['if-missing', 'never'];
+const COMMENT_PERMISSIONS = [
+    'triage',
+    'write',
+    'maintain',
+    'admin',
+    'none'
+];
 /*
  * The parsers of single input values: each takes the value as read (trimmed,
  * defaults applied) and throws InputError naming the input and the expected form.
@@ -49057,10 +49559,11 @@ function parseScan(value, hasBranch) {
 function parseCommit(value) {
     if (value === '')
         return undefined;
-    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(value)) {
+    const sha = (0,commit_sha/* commitShaOf */.p)(value);
+    if (sha === undefined) {
         throw new input_error/* InputError */.d(`Input 'commit' ('${(0,shorten/* clip */.$)(value)}') is not a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as \${{ github.event.pull_request.head.sha }}.`);
     }
-    return value.toLowerCase();
+    return sha;
 }
 /** Input `pull-request`: a pull request number; undefined when empty. */
 function parsePullRequest(value) {
@@ -49071,6 +49574,23 @@ function parsePullRequest(value) {
         throw new input_error/* InputError */.d(`Input 'pull-request' ('${(0,shorten/* clip */.$)(value)}') is not a pull request number: expected a whole number from 1, such as 42.`);
     }
     return Number(number);
+}
+/** Input `comment-permission`. `read` is refused: on a public repository everyone has it. */
+function parseCommentPermission(value) {
+    const permission = COMMENT_PERMISSIONS.find(p => p === value.toLowerCase());
+    if (permission === undefined) {
+        throw new input_error/* InputError */.d(`Input 'comment-permission' ('${(0,shorten/* clip */.$)(value)}') must be one of ${COMMENT_PERMISSIONS.join(', ')}: the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).`);
+    }
+    return permission;
+}
+/** Input `commit-parameter`: the name of the job's parameter that takes the commit under test; undefined when empty. */
+function parseCommitParameter(value) {
+    if (value === '')
+        return undefined;
+    if (value.includes('=') || /\p{Cc}/u.test(value) || value.length > 200) {
+        throw new input_error/* InputError */.d(`Input 'commit-parameter' ('${(0,shorten/* clip */.$)(value)}') is not a parameter name: expected the name of the job's parameter that takes the commit under test, such as SHA (no '=', no control characters).`);
+    }
+    return value;
 }
 
 // EXTERNAL MODULE: ./src/inputs/parameters.ts + 1 modules
@@ -49434,6 +49954,8 @@ const INPUT_DEFAULTS = {
     [constants/* Input */.pd.PrComment]: 'false',
     [constants/* Input */.pd.Commit]: '',
     [constants/* Input */.pd.PullRequest]: '',
+    [constants/* Input */.pd.CommitParameter]: '',
+    [constants/* Input */.pd.CommentPermission]: 'write',
     [constants/* Input */.pd.Branch]: '',
     [constants/* Input */.pd.Scan]: 'if-missing',
     [constants/* Input */.pd.JobToken]: '',
@@ -49443,7 +49965,8 @@ const INPUT_DEFAULTS = {
     [constants/* Input */.pd.ArtifactsPath]: 'jenkins-artifacts',
     [constants/* Input */.pd.Jobs]: '',
     [constants/* Input */.pd.FailFast]: 'false',
-    [constants/* Input */.pd.ValuesFile]: ''
+    [constants/* Input */.pd.ValuesFile]: '',
+    [constants/* Input */.pd.ValuesFileRequired]: 'false'
 };
 /**
  * Pure: reads every input through `get` (tests pass a map) and validates it.
@@ -49466,6 +49989,8 @@ function parseSettings(get, env = currentEnvironment()) {
     const prComment = readBoolean(read, constants/* Input */.pd.PrComment);
     const commit = parseCommit(read(constants/* Input */.pd.Commit));
     const pullRequest = parsePullRequest(read(constants/* Input */.pd.PullRequest));
+    const commitParameter = parseCommitParameter(read(constants/* Input */.pd.CommitParameter));
+    const commentPermission = parseCommentPermission(read(constants/* Input */.pd.CommentPermission));
     const wait = parseWait(read(constants/* Input */.pd.Wait));
     const buildText = read(constants/* Input */.pd.Build);
     const timeoutMs = (0,util_duration/* parseDuration */.E9)(read(constants/* Input */.pd.Timeout), constants/* Input */.pd.Timeout);
@@ -49475,6 +50000,7 @@ function parseSettings(get, env = currentEnvironment()) {
     const parameters = (0,inputs_parameters/* parseParameters */._A)(parametersText);
     const files = parseFiles(read(constants/* Input */.pd.Files));
     const failFast = readBoolean(read, constants/* Input */.pd.FailFast);
+    const valuesFileRequired = readBoolean(read, constants/* Input */.pd.ValuesFileRequired);
     const valuesFile = parseValuesFile(read(constants/* Input */.pd.ValuesFile), `Input '${constants/* Input */.pd.ValuesFile}'`);
     const jobsText = read(constants/* Input */.pd.Jobs);
     const several = jobsText.trim() !== '';
@@ -49498,8 +50024,10 @@ function parseSettings(get, env = currentEnvironment()) {
         : jobEntry(parseJob(read(constants/* Input */.pd.Job), url, listJobs), shared);
     const { job, branch } = one;
     const scan = parseScan(read(constants/* Input */.pd.Scan), (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined));
-    const given = parseGiven(buildText, url, job, jobs !== undefined);
-    const build = given ? 'given' : parseBuild(buildText);
+    const reference = parseGiven(buildText, url, job, jobs !== undefined);
+    // A lastBuild or lastSuccessfulBuild URL below url is that mode.
+    const given = reference?.kind === 'latest' ? undefined : reference;
+    const build = reference?.kind === 'latest' ? reference.mode : given ? 'given' : parseBuild(buildText);
     const jobToken = parseSecret(read(constants/* Input */.pd.JobToken), constants/* Input */.pd.JobToken, `the job's "Trigger builds remotely" token`);
     const headers = parseExtraHeaders(read(constants/* Input */.pd.Headers), { credentials: user !== '' });
     const caCerts = parseCaCert(read(constants/* Input */.pd.CaCert));
@@ -49518,7 +50046,11 @@ function parseSettings(get, env = currentEnvironment()) {
         hasArtifacts: artifacts.length > 0,
         jobs: jobs?.entries,
         failFast,
-        statusContext: read(constants/* Input */.pd.StatusContext) !== ''
+        statusContext: read(constants/* Input */.pd.StatusContext) !== '',
+        valuesFileRequired,
+        hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined),
+        commitParameter,
+        parameters
     });
     const githubToken = read(constants/* Input */.pd.GithubToken);
     const needsToken = [
@@ -49550,6 +50082,8 @@ function parseSettings(get, env = currentEnvironment()) {
         prComment,
         ...(commit === undefined ? {} : { commit }),
         ...(pullRequest === undefined ? {} : { pullRequest }),
+        ...(commitParameter === undefined ? {} : { commitParameter }),
+        commentPermission,
         scan,
         jobToken,
         headers,
@@ -49559,6 +50093,7 @@ function parseSettings(get, env = currentEnvironment()) {
         workspace: env.workspace,
         ...(jobs ? { jobs: jobs.entries } : {}),
         failFast,
+        valuesFileRequired,
         inputWarnings: jobs?.warnings ?? []
     };
 }
@@ -49576,45 +50111,47 @@ function currentEnvironment() {
     };
 }
 /**
- * Reads the inputs with core.getInput. The secrets are registered with
- * core.setSecret first, before any validation can write a message, so that
- * nothing this step logs afterwards can show them.
+ * Reads the inputs with core.getInput. The secrets are given to `mask`
+ * first (the step's: the runner's masker and the step's redaction,
+ * step/secrets.ts), before any validation can write a message, so that
+ * nothing this step writes afterwards can show them.
  */
-function getSettings() {
-    maskSecret(getInput(constants/* Input */.pd.Token));
-    maskSecret(getInput(constants/* Input */.pd.GithubToken));
-    maskSecret(getInput(constants/* Input */.pd.JobToken));
+function getSettings(options) {
+    const mask = (value) => {
+        if (value !== '')
+            options.mask(value);
+    };
+    mask(getInput(constants/* Input */.pd.Token));
+    mask(getInput(constants/* Input */.pd.GithubToken));
+    mask(getInput(constants/* Input */.pd.JobToken));
     // Header values are secrets (access tokens); values under 4 characters
     // are not, and masking them would blank every such string in the log.
     for (const value of headerSecrets(getInput(constants/* Input */.pd.Headers))) {
         if (value.length >= 4)
-            maskSecret(value);
+            mask(value);
     }
-    maskUrlPassword(getInput(constants/* Input */.pd.Url));
-    maskUrlPassword(getInput(constants/* Input */.pd.Job));
-    for (const line of getInput(constants/* Input */.pd.Jobs).split(/[\r\n",]+/))
-        maskUrlPassword(line.trim());
+    for (const value of [getInput(constants/* Input */.pd.Url), getInput(constants/* Input */.pd.Job)]) {
+        urlPasswords(value).forEach(mask);
+    }
+    for (const line of getInput(constants/* Input */.pd.Jobs).split(/[\r\n",]+/)) {
+        urlPasswords(line.trim()).forEach(mask);
+    }
     return parseSettings(name => getInput(name, { trimWhitespace: !MULTI_LINE.has(name) }));
 }
-function maskSecret(value) {
-    if (value !== '')
-        core_setSecret(value);
-}
-/** A password written into a URL (which we reject) must not show up in a later log line. */
-function maskUrlPassword(value) {
+/** A password written into a URL (which we reject), as written and decoded: it must not show up in a later line. */
+function urlPasswords(value) {
     const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(value)?.[1];
     const colon = userinfo?.indexOf(':') ?? -1;
     if (userinfo === undefined || colon < 0)
-        return;
+        return [];
     const password = userinfo.slice(colon + 1);
-    maskSecret(password);
     try {
         const decoded = decodeURIComponent(password);
-        if (decoded !== password)
-            maskSecret(decoded);
+        return decoded !== password ? [password, decoded] : [password];
     }
     catch {
-        // Not percent-encoded; the raw form is masked already.
+        // Not percent-encoded: the raw form only.
+        return [password];
     }
 }
 /** `build` as a number or URL; undefined for the named modes. Never with `jobs`: one build is of one job. */
@@ -49770,7 +50307,9 @@ async function completeBuild(c, owners, ref, final, watched) {
             shared.values =
                 path === first.entry.valuesFile
                     ? outcome.values
-                    : await (0,values/* readValues */.N$)(api, ref, path, printer.logger);
+                    : await (0,values/* readValues */.N$)(api, ref, path, printer.logger, {
+                        required: settings.valuesFileRequired
+                    });
         }
     }
     catch (error) {
@@ -49880,8 +50419,6 @@ class Printer {
     }
 }
 
-// EXTERNAL MODULE: ./src/util/html.ts
-var html = __nccwpck_require__(9263);
 // EXTERNAL MODULE: ./src/outcome/summary-timeline.ts
 var summary_timeline = __nccwpck_require__(8034);
 ;// CONCATENATED MODULE: ./src/multi/report.ts
@@ -49949,11 +50486,11 @@ const TAIL_IN_MESSAGE = 10;
  * did): one line per failed item, naming it, its result and link, then
  * each build's failure message (outcome/report.ts failureMessage) for
  * those that failed by themselves (not those fail-fast stopped). A missing
- * wanted artifact fails the step too.
+ * wanted artifact, or a required values file, fails the step too.
  */
 function jobsFailure(items, accept) {
     const bad = items.filter(report/* didNotPass */.mD);
-    const problems = items.flatMap(item => item.outcome.artifacts?.problems ?? []);
+    const problems = items.flatMap(item => (0,report/* productProblems */.YX)(item.outcome));
     if (bad.length === 0)
         return problems.length > 0 ? problems.join('\n') : undefined;
     const lines = [
@@ -50010,13 +50547,13 @@ function row(item) {
     const build = outcome.build;
     const number = (0,build_outputs/* buildEntry */.Jo)(outcome).number;
     const buildCell = number !== null
-        ? (0,html/* link */.n)(`#${number}`, outcome.buildUrl)
+        ? (0,html/* link */.nf)(`#${number}`, outcome.buildUrl)
         : outcome.queueUrl
-            ? (0,html/* link */.n)('queued', outcome.queueUrl)
+            ? (0,html/* link */.nf)('queued', outcome.queueUrl)
             : '—';
     let result;
     if (item.error)
-        result = `❌ ${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(item.error, 200))}`;
+        result = `❌ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(item.error, 200))}`;
     else if (!build && outcome.buildUrl)
         result = '⏳ running';
     else if (!build && outcome.queueUrl)
@@ -50025,10 +50562,10 @@ function row(item) {
         result = (0,report/* resultCell */.An)(outcome);
     const note = item.stopped ?? item.left;
     if (note)
-        result += ` — ${(0,html/* escapeHtml */.Z)(note)}`;
-    const duration = build && !build.building ? (0,html/* escapeHtml */.Z)((0,util_duration/* formatDuration */.a3)(build.duration)) : build ? 'running' : '—';
+        result += ` — ${(0,html/* escapeHtml */.ZD)(note)}`;
+    const duration = build && !build.building ? (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(build.duration)) : build ? 'running' : '—';
     const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—';
-    return [(0,html/* link */.n)((0,util_names/* shortName */.l)(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
+    return [(0,html/* link */.nf)((0,util_names/* shortName */.l)(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
 }
 /** Each build's stages, for the one chart of several builds: a section each. */
 function timelineBuilds(items) {
@@ -50263,8 +50800,10 @@ class JobsRun {
             settings,
             logger: this.log,
             setOutput: (name, value) => io.setOutput(name, value),
+            redact: text => io.redact(text),
             // One comment for the step: named for all its builds.
-            reportName: this.entries.map(entry => entry.statusContext).join(' ')
+            reportName: this.entries.map(entry => entry.statusContext).join(' '),
+            bounds: this.o.githubBounds
         });
         this.github = reports;
         if (!settings.commitStatus)
@@ -50505,7 +51044,204 @@ class JobsRun {
     }
 }
 
+;// CONCATENATED MODULE: ./src/outcome/comment-command.ts
+
+
+
+
+/** Why a comment command does not run; nothing was sent to Jenkins. */
+class CommentCommandRefused extends Error {
+    constructor(why, todo) {
+        super(`The comment command is refused: ${why}. Nothing was sent to Jenkins: ${todo}.`);
+        this.name = 'CommentCommandRefused';
+    }
+}
+const COMMENT_AGAIN = 'review the pull request as it is now and comment again';
+/** Checks the comment command and returns the commit it builds; throws CommentCommandRefused. */
+async function admitCommentCommand(o) {
+    const { ctx, settings } = o;
+    const comment = await decoded(() => ({
+        user: (0,github_values/* required */.mw)(ctx.payload, 'comment.user.login', github_values/* LOGIN */.S3, 'the issue_comment event'),
+        writtenAt: (0,github_values/* required */.mw)(ctx.payload, 'comment.created_at', github_values/* TIME */.E9, 'the issue_comment event'),
+        pullRequest: settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx)
+    }));
+    const github = new Reads(o);
+    if (settings.commentPermission !== 'none')
+        await checkCommenter(github, comment.user);
+    const number = comment.pullRequest;
+    if (number === undefined) {
+        // A comment on an issue: no pull request, no head to check; the rule's commit.
+        const unread = () => Promise.reject(new Error('no pull request'));
+        const target = await decoded(() => (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, unread));
+        return { sha: target.sha };
+    }
+    return { sha: await headBeforeComment(github, number, comment.writtenAt), pullRequest: number };
+}
+/** The GitHub reads of one check: each failure a refusal, unless the step was stopped. */
+class Reads {
+    o;
+    here;
+    constructor(o) {
+        this.o = o;
+        this.here = `${o.ctx.repo.owner}/${o.ctx.repo.repo}`;
+    }
+    client(what) {
+        if (this.o.client)
+            return this.o.client;
+        throw new CommentCommandRefused(`'github-token' is empty, so ${what} cannot be read`, 'leave github-token out to use the workflow token');
+    }
+    async read(request, refusal) {
+        try {
+            return await request();
+        }
+        catch (error) {
+            // Once the step is stopped, the stop is the news.
+            if (this.o.signal?.aborted || error instanceof CommentCommandRefused)
+                throw error;
+            throw refusal(this.o.failure(error));
+        }
+    }
+}
+/** Refuses a commenter below `comment-permission`. */
+async function checkCommenter(github, user) {
+    const { ctx, settings, signal, logger } = github.o;
+    const { here } = github;
+    const want = settings.commentPermission;
+    const role = await github.read(() => readRole(github.client(`${user}'s permission`), { ...ctx.repo, user, signal }), failure => new CommentCommandRefused(`could not read ${user}'s permission on ${here}${failure}`, "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"));
+    if (!atLeast(role, want)) {
+        throw new CommentCommandRefused(`${user}'s role on ${here} is ${role}, below comment-permission: ${want}`, `only a user with the ${want} role or higher can start a build by comment`);
+    }
+    logger.info(`Comment command by ${user} (${role} on ${here}, comment-permission: ${want}).`);
+}
+/** The pull request's head, if GitHub shows it was pushed in a second before `writtenAt`; else a refusal saying why. */
+async function headBeforeComment(github, number, writtenAt) {
+    const { ctx, settings, signal, logger } = github.o;
+    const head = await github.read(() => readPullHead(github.client(`pull request #${number}`), { ...ctx.repo, number, signal }), failure => new CommentCommandRefused(`could not read pull request #${number} of ${github.here}${failure}, so the commit to build is not known`, 'comment again once GitHub answers'));
+    if (settings.commit !== undefined && settings.commit !== head.sha) {
+        throw new CommentCommandRefused(`input 'commit' (${settings.commit}) is not pull request #${number}'s head (${head.sha})`, `${COMMENT_AGAIN} to build its head`);
+    }
+    const where = head.branch;
+    if (!where) {
+        throw new CommentCommandRefused(`the repository of pull request #${number}'s head is gone, so when ${head.sha} became its head cannot be read`, 'build it from a pull request whose head repository exists');
+    }
+    const branch = `${where.owner}/${where.repo}'s branch ${(0,util_names/* shortName */.l)(where.ref)}`;
+    const change = await github.read(() => readLastChange(github.client('the head branch'), { ...where, signal }), failure => new CommentCommandRefused(`could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`, 'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'));
+    const written = (0,github_values/* timeText */.Tc)(writtenAt);
+    if (!change) {
+        throw new CommentCommandRefused(`GitHub lists no change of ${branch}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written (${written}) is not known`, COMMENT_AGAIN);
+    }
+    if (change.sha !== head.sha) {
+        throw new CommentCommandRefused(`the newest change GitHub lists of ${branch} left it at ${change.sha}, not at pull request #${number}'s head ${head.sha}: the branch is moving`, COMMENT_AGAIN);
+    }
+    // GitHub's times are whole seconds: a push in the comment's second is not before it.
+    if (change.at >= writtenAt) {
+        throw new CommentCommandRefused(`pull request #${number}'s head ${head.sha} was pushed at ${(0,github_values/* timeText */.Tc)(change.at)}, not before the comment was written (${written}), so it may not be what was reviewed`, COMMENT_AGAIN);
+    }
+    logger.info(`Pull request #${number}'s head ${head.sha} was pushed at ${(0,github_values/* timeText */.Tc)(change.at)}, before the comment (${written}): this run builds it.`);
+    return head.sha;
+}
+/** The event's fields, or a refusal naming the one that does not decode. */
+async function decoded(read) {
+    try {
+        return await read();
+    }
+    catch (error) {
+        if (!(error instanceof github_values/* Undecodable */.tO))
+            throw error;
+        throw new CommentCommandRefused(`${error.message}, so the comment cannot be checked`, 'comment again');
+    }
+}
+
+;// CONCATENATED MODULE: ./src/outcome/commit-gate.ts
+
+
+
+
+
+/** The settings the step runs with: `settings`, or, on a comment command or with `commit-parameter`, with the commit settled. Throws when it cannot be. */
+async function settleCommit(settings, o) {
+    const env = o.env ?? process.env;
+    const comment = env.GITHUB_EVENT_NAME === 'issue_comment';
+    if (!comment && settings.commitParameter === undefined)
+        return settings;
+    if (!comment && settings.commit !== undefined)
+        return withCommit(settings, { sha: settings.commit }, o);
+    const needs = "Input 'commit-parameter' needs the commit under test";
+    const event = readEvent(env);
+    if (event.kind === 'outside') {
+        throw comment
+            ? new CommentCommandRefused('GITHUB_REPOSITORY is not set, so the comment cannot be checked', 'run it in a workflow')
+            : new Error(`${needs}, and outside a workflow (GITHUB_REPOSITORY is not set) there is none: give it in 'commit'.`);
+    }
+    if (event.kind === 'broken') {
+        throw comment
+            ? new CommentCommandRefused(`${brokenEvent(event.why)}, so neither the commenter nor the commit can be checked`, 'comment again')
+            : new Error(`${needs}, but ${brokenEvent(event.why)}. Nothing was sent to Jenkins.`);
+    }
+    const ctx = event.context;
+    // Loaded only now that the event file is known to parse (github-event.ts).
+    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4317));
+    const token = settings.githubToken;
+    const client = token === ''
+        ? undefined
+        : github.githubClient({
+            token,
+            logger: o.logger,
+            fetch: o.fetch,
+            session: new github.GithubSession({ logger: o.logger, bounds: o.bounds })
+        });
+    const redact = github.redactor(token);
+    const failure = (error) => {
+        const status = github.httpStatusOf(error);
+        return `${status ? ` (HTTP ${status})` : ''}: ${redact((0,error_text/* errorText */.k)(error))}`;
+    };
+    if (comment) {
+        const admitted = await admitCommentCommand({
+            ctx,
+            settings,
+            client,
+            failure,
+            logger: o.logger,
+            signal: o.signal
+        });
+        return withCommit(settings, admitted, o);
+    }
+    try {
+        const target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
+            if (!client)
+                throw new Error('github-token is empty');
+            return (await readPullHead(client, { ...ctx.repo, number, signal: o.signal })).sha;
+        });
+        const pullRequest = target.pullRequest;
+        return withCommit(settings, { sha: target.sha, ...(pullRequest === undefined ? {} : { pullRequest }) }, o);
+    }
+    catch (error) {
+        if (o.signal?.aborted)
+            throw error;
+        throw new Error(`${needs}, which could not be read${failure(error)}. Nothing was sent to Jenkins.`);
+    }
+}
+/** `settings` with the commit settled: as `commit`, its pull request, and the `commit-parameter` of every build. */
+function withCommit(settings, { sha, pullRequest }, o) {
+    const name = settings.commitParameter;
+    const settled = {
+        ...settings,
+        commit: sha,
+        ...(pullRequest === undefined ? {} : { pullRequest })
+    };
+    if (name === undefined)
+        return settled;
+    o.logger.info(`Jenkins gets the commit under test, ${sha}, as parameter ${name}.`);
+    const give = (entry) => ({
+        ...entry,
+        parameters: { ...entry.parameters, [name]: sha },
+        hasParameters: true
+    });
+    return { ...give(settled), ...(settings.jobs ? { jobs: settings.jobs.map(give) } : {}) };
+}
+
 ;// CONCATENATED MODULE: ./src/multi/step.ts
+
 
 
 
@@ -50530,8 +51266,14 @@ async function runJobsStep(settings, io) {
     await runBounded(settings, io, {
         jobs: (settings.jobs ?? []).map(entry => entry.job),
         waitingFor: `${settings.jobs?.length ?? 0} Jenkins builds`,
-        run: step => {
-            run = new JobsRun({ ...step, uploads });
+        run: async (step) => {
+            // A comment command is checked, and the commit settled, before anything goes to Jenkins.
+            const settled = await settleCommit(step.settings, {
+                logger: step.io.logger,
+                signal: step.signal,
+                bounds: step.githubBounds
+            });
+            run = new JobsRun({ ...step, settings: settled, uploads });
             return run.run();
         },
         stopped: (step, stopped) => stopAll(step, run, stopped),
@@ -50540,18 +51282,20 @@ async function runJobsStep(settings, io) {
 }
 /** Cancels or stops everything the step started, in parallel within the budget, and says what it did. */
 async function stopAll(step, run, { error, head, until }) {
-    const log = run.printer.logger;
+    // No run yet: stopped while the comment command was checked, before anything went to Jenkins.
+    const log = run?.printer.logger ?? step.io.logger;
     if (error instanceof errors/* Interrupted */.j$ && error.sent)
         log.info(`${error.message}.`);
     // Commit statuses go alongside the abort, within its budget.
-    const statuses = run.finishStatuses(statusFailure(error, step.signal));
+    const statuses = run?.finishStatuses(statusFailure(error, step.signal));
     const { outcome, said } = await stopWork(step, { log, until, single: false });
-    await (0,wait/* settleBy */.pN)(statuses, until);
-    await run.reportSoFar(said);
+    await (0,wait/* settleBy */.pN)(statuses ?? Promise.resolve(), until);
+    await run?.reportSoFar(said);
     return `${head}${outcome}`;
 }
 
 ;// CONCATENATED MODULE: ./src/outcome/summary-cap.ts
+
 
 
 
@@ -50566,29 +51310,35 @@ const SUMMARY_MAX_BYTES = 1024 * 1024 - 8 * 1024;
 const NAMED_SECTIONS = 10;
 /**
  * Wraps the job summary so that whatever is added to it, what is written
- * stays under GitHub's limit. Each add* call is one unit (a heading, a
- * table, a details block, a raw block): the summary is cut only between
- * units, never inside one, so Markdown and HTML stay whole, and this holds
- * for sections this module does not know. `existingBytes` is what the
- * summary file already holds for this step.
+ * stays under GitHub's limit, and what is kept meanwhile stays bounded.
+ * Each add* call is one unit (a heading, a table, a details block, a raw
+ * block), taken out of the summary's buffer as soon as it is made (the
+ * buffer never grows) and redacted (`redact`: the step's secrets). The
+ * summary is cut only between units, never inside one, so Markdown and
+ * HTML stay whole, and this holds for sections this module does not know.
+ * Past twice the limit, what is kept is cut down to it at once, as the
+ * write would cut it. `existingBytes` is what the summary file already
+ * holds for this step.
  */
 function boundedSummary(summary, logger, options = {}) {
-    let units = [];
-    let recorded = 0;
-    const record = () => {
-        const buffer = summary.stringify();
-        if (buffer.length < recorded) {
-            units = [];
-            recorded = 0;
-        }
-        if (buffer.length > recorded) {
-            units.push(buffer.slice(recorded));
-            recorded = buffer.length;
+    const maxBytes = options.maxBytes ?? SUMMARY_MAX_BYTES;
+    const redact = options.redact ?? (text => text);
+    let kept = new KeptUnits();
+    /** Takes what the buffer holds as one unit. */
+    const take = () => {
+        const unit = summary.stringify();
+        if (unit === '')
+            return;
+        summary.emptyBuffer();
+        kept.add(redact(unit));
+        if (kept.bytes > 2 * maxBytes) {
+            kept.cut(maxBytes);
+            // What was left out is garbage now: collected before the heap grows by it.
+            (0,heap/* collectAllGarbage */.Dw)();
         }
     };
     const reset = () => {
-        units = [];
-        recorded = 0;
+        kept = new KeptUnits();
     };
     const proxy = new Proxy(summary, {
         get(target, key, receiver) {
@@ -50598,23 +51348,26 @@ function boundedSummary(summary, logger, options = {}) {
             const method = value;
             if (key === 'write') {
                 return async (...args) => {
-                    record();
+                    take();
                     // write({ overwrite: true }) replaces what the file holds.
                     const overwrite = args[0]?.overwrite === true;
                     const existing = overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)();
-                    const max = (options.maxBytes ?? SUMMARY_MAX_BYTES) - existing;
-                    const text = target.stringify();
-                    if (Buffer.byteLength(text) > max) {
-                        const fitted = fitSummary(units, max);
-                        target.emptyBuffer();
-                        target.addRaw(fitted.text);
-                        logger.warning(`The job summary was ${(0,bytes/* kib */.t)(Buffer.byteLength(text))}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`);
-                    }
+                    const max = maxBytes - existing;
+                    const added = kept.addedBytes;
+                    const fitted = kept.fit(max);
                     reset();
+                    if (fitted.leftOut > 0 || fitted.rows > 0) {
+                        logger.warning(`The job summary was ${(0,bytes/* kib */.t)(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`);
+                    }
+                    target.addRaw(fitted.text);
                     await method.apply(target, args);
                     return proxy;
                 };
             }
+            if (key === 'stringify')
+                return () => kept.text() + target.stringify();
+            if (key === 'isEmptyBuffer')
+                return () => kept.bytes === 0 && target.isEmptyBuffer();
             if (key === 'emptyBuffer' || key === 'clear') {
                 return (...args) => {
                     reset();
@@ -50624,10 +51377,10 @@ function boundedSummary(summary, logger, options = {}) {
             }
             if (typeof key === 'string' && key.startsWith('add')) {
                 return (...args) => {
-                    // What an earlier call left unrecorded is a unit of its own.
-                    record();
+                    // What an earlier call left in the buffer is a unit of its own.
+                    take();
                     const result = method.apply(target, args);
-                    record();
+                    take();
                     return result === target ? proxy : result;
                 };
             }
@@ -50650,101 +51403,165 @@ function summaryFileBytes() {
 }
 /**
  * Units (each a whole element) within `maxBytes`, with a line saying what
- * was left out. Sections (a heading and what follows it up to the next
- * heading) are left out whole, the largest first, never the first one
- * (what the build did); if that is not enough, rows from the end of the
- * largest tables kept; last, whole sections from the end.
+ * was left out (KeptUnits.fit).
  * @internal
  */
 function fitSummary(units, maxBytes) {
-    const sections = [];
-    for (const unit of units) {
-        const last = sections[sections.length - 1];
-        if (isHeading(unit) || !last)
-            sections.push([unit]);
-        else
-            last.push(unit);
+    const kept = new KeptUnits();
+    for (const unit of units)
+        kept.add(unit);
+    return kept.fit(maxBytes);
+}
+/**
+ * The units of a summary as sections, each unit kept once (never a copy of
+ * a growing text), and what was left out of them: the sections' count and
+ * first names, and table rows. What it keeps is the units of the sections
+ * kept; a section left out keeps nothing.
+ */
+class KeptUnits {
+    /** The sections kept, in document order. */
+    sections = [];
+    /** Headings above the next one, for its name. */
+    open = [];
+    /** The section units go to; it may have been left out (they are then too). */
+    last;
+    lastKept = false;
+    sectionCount = 0;
+    leftOutCount = 0;
+    /** The names of the first NAMED_SECTIONS sections left out, by document order. */
+    leftOutNames = [];
+    rows = 0;
+    /** Bytes of the units kept. */
+    bytes = 0;
+    /** Bytes of every unit added. */
+    addedBytes = 0;
+    add(unit) {
+        const bytes = Buffer.byteLength(unit);
+        this.addedBytes += bytes;
+        if (isHeading(unit) || !this.last) {
+            this.last = {
+                index: this.sectionCount++,
+                name: sectionName(this.open, unit),
+                units: [],
+                bytes: 0
+            };
+            this.sections.push(this.last);
+            this.lastKept = true;
+        }
+        if (!this.lastKept)
+            return;
+        this.last.units.push(unit);
+        this.last.bytes += bytes;
+        this.bytes += bytes;
     }
-    const bytesOf = (section) => section.reduce((n, unit) => n + Buffer.byteLength(unit), 0);
-    const headings = sectionNames(sections.map(section => section[0] ?? ''));
-    const kept = sections.map(() => true);
-    let keptBytes = sections.reduce((n, section) => n + bytesOf(section), 0);
-    let rows = 0;
-    const current = () => ({
-        text: '',
-        sections: headings.filter((_, i) => !kept[i]),
-        rows
-    });
-    const fits = () => keptBytes + Buffer.byteLength(leftOutLine(current())) + 1 <= maxBytes;
-    const leave = (i) => {
-        kept[i] = false;
-        keptBytes -= bytesOf(sections[i] ?? []);
-    };
-    const largestFirst = sections
-        .map((section, i) => ({ i, bytes: bytesOf(section) }))
-        .filter(s => s.i > 0)
-        .sort((a, b) => b.bytes - a.bytes);
-    for (const { i } of largestFirst) {
+    /** The units kept, as they are. */
+    text() {
+        return this.sections.map(section => section.units.join('')).join('');
+    }
+    /** What is kept cut to `maxBytes` (cut), and the text with its 'left out' line. */
+    fit(maxBytes) {
+        this.cut(maxBytes);
+        const fitted = this.leftOut();
+        const text = this.text();
+        fitted.text = fitted.leftOut > 0 || fitted.rows > 0 ? `${text}${leftOutLine(fitted)}\n` : text;
+        return fitted;
+    }
+    /**
+     * Leaves out whole sections, the largest first, never the first one
+     * (what the build did); if that is not enough,
+     * rows from the end of the largest tables kept; last, whole sections from
+     * the end, the first one too if it must: until the units kept and the
+     * 'left out' line fit in `maxBytes`.
+     */
+    cut(maxBytes) {
+        const fits = () => this.bytes + this.lineBytes() <= maxBytes;
         if (fits())
-            break;
-        leave(i);
+            return;
+        const largestFirst = this.sections
+            .filter(section => section.index > 0)
+            .sort((a, b) => b.bytes - a.bytes);
+        for (const section of largestFirst) {
+            if (fits())
+                break;
+            this.leave(section);
+        }
+        while (!fits())
+            if (!this.dropRows(maxBytes))
+                break;
+        for (let i = this.sections.length - 1; i >= 0 && !fits(); i--) {
+            const section = this.sections[i];
+            if (section)
+                this.leave(section);
+        }
     }
-    // Still too large (the first section alone): rows from the end of its largest tables.
-    while (!fits()) {
+    leave(section) {
+        this.sections = this.sections.filter(s => s !== section);
+        this.bytes -= section.bytes;
+        if (section === this.last)
+            this.lastKept = false;
+        this.leftOutCount++;
+        this.leftOutNames.push({ index: section.index, name: section.name });
+        this.leftOutNames.sort((a, b) => a.index - b.index);
+        this.leftOutNames.length = Math.min(this.leftOutNames.length, NAMED_SECTIONS);
+    }
+    /** Rows from the end of the largest table kept (the header row and one row stay); false when no table has rows to give. */
+    dropRows(maxBytes) {
         let largest;
-        sections.forEach((section, i) => {
-            if (!kept[i])
-                return;
-            section.forEach((unit, j) => {
+        for (const section of this.sections) {
+            section.units.forEach((unit, j) => {
                 const bytes = Buffer.byteLength(unit);
                 if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
                     largest = { section, unit: j, bytes };
                 }
             });
-        });
+        }
         if (!largest)
-            break;
-        const table = largest.section[largest.unit];
+            return false;
+        const table = largest.section.units[largest.unit];
         const tableRows = rowsOf(table);
-        const over = keptBytes + Buffer.byteLength(leftOutLine(current())) + 1 - maxBytes;
+        const over = this.bytes + this.lineBytes(true) - maxBytes;
         let drop = 0;
         let freed = 0;
-        // The header row and one row stay.
         while (tableRows.length - drop > 2 && freed < over) {
             freed += Buffer.byteLength(tableRows[tableRows.length - 1 - drop] ?? '');
             drop++;
         }
         const shorter = tableOf(table, tableRows.slice(0, tableRows.length - drop));
-        keptBytes += Buffer.byteLength(shorter) - largest.bytes;
-        largest.section[largest.unit] = shorter;
-        rows += drop;
+        const change = Buffer.byteLength(shorter) - largest.bytes;
+        largest.section.units[largest.unit] = shorter;
+        largest.section.bytes += change;
+        this.bytes += change;
+        this.rows += drop;
+        return true;
     }
-    // Last: whole sections from the end, the first one too if it must.
-    for (let i = sections.length - 1; i >= 0 && !fits(); i--)
-        if (kept[i])
-            leave(i);
-    const fitted = current();
-    const text = sections.flatMap((section, i) => (kept[i] ? section : [])).join('');
-    const cutAny = fitted.sections.length > 0 || fitted.rows > 0;
-    fitted.text = cutAny ? `${text}${leftOutLine(fitted)}\n` : text;
-    return fitted;
+    /** Bytes of the 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
+    lineBytes(anyway = false) {
+        const left = this.leftOut();
+        const any = anyway || left.leftOut > 0 || left.rows > 0;
+        return any ? Buffer.byteLength(leftOutLine(left)) + 1 : 0;
+    }
+    leftOut() {
+        return {
+            text: '',
+            sections: this.leftOutNames.map(s => s.name),
+            leftOut: this.leftOutCount,
+            rows: this.rows
+        };
+    }
 }
 /**
- * Each section's name for the 'left out' line: its heading, after the
- * heading it is under ('deploy #12 › Stages'), since several builds each
- * have their own 'Stages'.
+ * A section's name for the 'left out' line: its heading, after the heading
+ * it is under ('deploy #12 › Stages'), since several builds each have their
+ * own 'Stages'. `open` holds the headings above it, and takes this one.
  */
-function sectionNames(firstUnits) {
-    const open = [];
-    return firstUnits.map(unit => {
-        const level = Number(/^\s*<h([1-6])/i.exec(unit)?.[1] ?? 7);
-        const text = (0,shorten/* cut */.J)(headingText(unit), 100);
-        while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level)
-            open.pop();
-        const parent = open[open.length - 1];
-        open.push({ level, text });
-        return parent && level > 2 ? `${parent.text} › ${text}` : text;
-    });
+function sectionName(open, firstUnit) {
+    const level = Number(/^\s*<h([1-6])/i.exec(firstUnit)?.[1] ?? 7);
+    const text = (0,shorten/* cut */.J)(headingText(firstUnit), 100);
+    while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level)
+        open.pop();
+    const parent = open[open.length - 1];
+    open.push({ level, text });
+    return parent && level > 2 ? `${parent.text} › ${text}` : text;
 }
 function isHeading(unit) {
     return /^\s*<h[1-6][\s>]/i.test(unit);
@@ -50754,15 +51571,15 @@ function isTable(unit) {
 }
 /** The line closing a cut summary. */
 function leftOutLine(left) {
-    return `<p>✂️ ${(0,html/* escapeHtml */.Z)(leftOutText(left, true))}</p>`;
+    return `<p>✂️ ${(0,html/* escapeHtml */.ZD)(leftOutText(left, true))}</p>`;
 }
 /** What was left out, in words. */
 function leftOutText(left, inSummary) {
     const parts = [];
-    if (left.sections.length > 0) {
+    if (left.leftOut > 0) {
         const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${s}'`);
-        const more = left.sections.length - named.length;
-        parts.push(`${left.sections.length} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`);
+        const more = left.leftOut - named.length;
+        parts.push(`${left.leftOut} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`);
     }
     if (left.rows > 0)
         parts.push(`${left.rows} table row(s)`);
@@ -50794,20 +51611,31 @@ function tableOf(table, rows) {
 
 
 
-/** The runner's step: @actions/core, with the job summary kept under GitHub's limit (summary-cap.ts). */
+
+/**
+ * The runner's step: @actions/core, with the job summary kept under
+ * GitHub's limit (summary-cap.ts); the summary, annotations and log lines
+ * leave without the step's secrets (secrets.ts).
+ */
 const coreStepIO = {
     logger: coreLogger,
     write: text => void process.stdout.write(text),
     drained: stdoutDrained,
     startGroup: title => startGroup(title),
     endGroup: () => endGroup(),
-    annotate: (message, title, where) => whenCommandsRun(() => error(message, { title, file: where?.file, startLine: where?.line })),
+    annotate: (message, title, where) => whenCommandsRun(() => error(redactSecrets(message), {
+        title: redactSecrets(title),
+        file: where?.file,
+        startLine: where?.line
+    })),
     setOutput: (name, value) => setOutput(name, value),
-    summary: boundedSummary(summary, coreLogger),
+    summary: boundedSummary(summary, coreLogger, { redact: redactSecrets }),
+    redact: redactSecrets,
     saveState: (name, value) => saveState(name, value)
 };
 
 ;// CONCATENATED MODULE: ./src/post.ts
+
 
 
 
@@ -50867,7 +51695,7 @@ async function postStep() {
             }
             return;
         }
-        const settings = getSettings();
+        const settings = getSettings({ mask: maskSecret });
         if (!settings.abortOnCancel) {
             log.info('Post step: left the Jenkins work running (abort-on-cancel: false).');
             return;
@@ -50913,6 +51741,8 @@ async function postStep() {
 
 
 
+
+
 /** The action's entry point: the main step, or the post step on the second run. */
 async function main_run() {
     if (getState(constants/* State */.Uw.IsPost) === 'true') {
@@ -50921,7 +51751,7 @@ async function main_run() {
     }
     coreStepIO.saveState(constants/* State */.Uw.IsPost, 'true');
     try {
-        const settings = getSettings();
+        const settings = getSettings({ mask: maskSecret });
         for (const warning of settings.inputWarnings)
             coreStepIO.logger.warning(warning);
         if (settings.jobs)
@@ -50930,8 +51760,9 @@ async function main_run() {
             await runMain(settings, coreStepIO);
     }
     catch (error) {
-        // Report every thrown value, not only Error instances.
-        setFailed((0,error_text/* errorText */.k)(error));
+        // Report every thrown value, not only Error instances. The message is an
+        // annotation too: it leaves without the step's secrets.
+        setFailed(coreStepIO.redact((0,error_text/* errorText */.k)(error)));
         // core.setFailed sets it too; @github/local-action's stand-in for it does
         // not, and `npm run local-action` must exit with the step's status.
         process.exitCode = 1;
@@ -50944,22 +51775,28 @@ async function runMain(settings, io) {
     await runBounded(settings, io, {
         jobs: [settings.job],
         waitingFor: `Jenkins ${settings.jobName}`,
-        run: async ({ api, signal, work }) => {
-            if (settings.listJobs)
-                return main_listJobs(api, settings, io);
+        run: async ({ api, signal, work, githubBounds }) => {
+            // A comment command is checked, and the commit settled, before anything goes to Jenkins.
+            const settled = await settleCommit(settings, {
+                logger: io.logger,
+                signal,
+                bounds: githubBounds
+            });
+            if (settled.listJobs)
+                return main_listJobs(api, settled, io);
             // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
-            if (settings.disable)
-                return main_disableJob(api, settings, io);
-            const branch = settings.branch
+            if (settled.disable)
+                return main_disableJob(api, settled, io);
+            const branch = settled.branch
                 ? await resolveBranch({
                     api,
-                    settings,
+                    settings: settled,
                     out: io,
                     signal,
-                    onScan: () => work.scans.push((0,job_path/* fullName */.fq)(settings.branch?.project ?? []))
+                    onScan: () => work.scans.push((0,job_path/* fullName */.fq)(settled.branch?.project ?? []))
                 })
                 : undefined;
-            await buildJob({ api, settings, signal, work, io, branch, uploads });
+            await buildJob({ api, settings: settled, signal, githubBounds, work, io, branch, uploads });
         },
         stopped: abortMessage,
         failed: async (step, error) => {
@@ -51174,11 +52011,13 @@ function setArtifactsOutput(out, artifacts, logger) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   CommitStatusReporter: () => (/* binding */ CommitStatusReporter)
 /* harmony export */ });
-/* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(157);
-/* harmony import */ var _commit_under_test_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7101);
-/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6601);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
-/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2509);
+/* harmony import */ var _util_commit_sha_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4572);
+/* harmony import */ var _commit_under_test_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7101);
+/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4317);
+/* harmony import */ var _github_transport_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4053);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(1992);
+/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2509);
+
 
 
 
@@ -51189,48 +52028,54 @@ const MAX_DESCRIPTION = 140;
 /**
  * Sets a commit status on the commit under test. Best effort: it never
  * throws and never fails the build; every problem is a warning (a 403/404
- * names the `statuses: write` permission, once, and stops further attempts).
+ * that is not GitHub's rate limit names the `statuses: write` permission,
+ * once, and stops further attempts; GitHub not answering or rate-limiting is
+ * said once for the step by its GithubSession).
  */
 class CommitStatusReporter {
     logger;
     context;
     token;
+    redactText;
     gate;
+    session;
     target;
     octokit;
     final = false;
     /**
      * Goes to `options.target`, the step's commit under test; without one,
-     * reads owner/repo/sha from @actions/github's context (or an injected
-     * one): for pull requests the head commit, as the rule says (context.sha is
-     * the merge commit there, or the base branch's head, whose statuses the
-     * pull request does not show).
+     * reads owner/repo/sha from the event given: for pull requests the head
+     * commit, as the rule says (GITHUB_SHA is the merge commit there, or the
+     * base branch's head, whose statuses the pull request does not show).
      */
     constructor(options, ghContext) {
         this.logger = options.logger;
         this.context = options.context;
         this.token = options.token;
+        this.redactText = options.redact ?? (0,_github_client_js__WEBPACK_IMPORTED_MODULE_1__.redactor)(options.token);
         this.gate = options.gate ?? { closed: false };
-        if (options.target === null) {
+        this.session = options.session ?? new _github_client_js__WEBPACK_IMPORTED_MODULE_1__.GithubSession({ logger: options.logger });
+        if (options.target === null || (!options.target && !ghContext)) {
             this.logger.debug(`Commit status '${this.context}' is off: no commit under test.`);
             return;
         }
         try {
-            const ctx = ghContext ?? _actions_github__WEBPACK_IMPORTED_MODULE_0__/* .context */ ._;
+            const ctx = ghContext;
             const { owner, repo } = options.target ?? ctx.repo;
-            const sha = options.target?.sha ?? (0,_commit_under_test_js__WEBPACK_IMPORTED_MODULE_1__/* .headShaOf */ .kq)(ctx)?.sha ?? ctx.sha;
+            const sha = options.target?.sha ?? (0,_commit_under_test_js__WEBPACK_IMPORTED_MODULE_0__/* .headShaOf */ .kq)(ctx)?.sha ?? (0,_util_commit_sha_js__WEBPACK_IMPORTED_MODULE_3__/* .commitShaOf */ .p)(ctx.sha);
             if (!sha)
                 throw new Error('the workflow context has no commit SHA');
             this.target = { owner, repo, sha };
-            this.octokit = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_2__.githubClient)({
+            this.octokit = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_1__.githubClient)({
                 token: options.token,
                 logger: this.logger,
-                fetch: options.fetch
+                fetch: options.fetch,
+                session: this.session
             });
         }
         catch (error) {
             this.target = undefined;
-            this.logger.warning(`Commit status '${this.context}' is disabled: ${this.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error))}`);
+            this.logger.warning(`Commit status '${this.context}' is disabled: ${this.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_4__/* .errorText */ .k)(error))}`);
         }
     }
     /** The commit the statuses go to, if any. */
@@ -51264,7 +52109,7 @@ class CommitStatusReporter {
     async set(state, description, targetUrl) {
         const target = this.target;
         const octokit = this.octokit;
-        if (!target || !octokit || this.gate.closed) {
+        if (!target || !octokit || this.gate.closed || !this.session.open) {
             this.logger.debug(`Commit status '${this.context}' skipped (${state}).`);
             return;
         }
@@ -51273,7 +52118,7 @@ class CommitStatusReporter {
         // that may not set statuses is refused once, not once per build.
         while (!this.gate.proven && this.gate.probe)
             await this.gate.probe;
-        if (this.gate.closed) {
+        if (this.gate.closed || !this.session.open) {
             this.logger.debug(`Commit status '${this.context}' skipped (${state}).`);
             return;
         }
@@ -51283,7 +52128,7 @@ class CommitStatusReporter {
                 ...target,
                 state,
                 context: this.context,
-                description: (0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_4__/* .cut */ .J)(description.replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
+                description: (0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(this.redact(description).replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
                 ...(url ? { target_url: url } : {})
             });
             if (!this.gate.proven) {
@@ -51298,7 +52143,11 @@ class CommitStatusReporter {
             this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`);
         }
         catch (error) {
-            const status = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_2__.httpStatusOf)(error);
+            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_2__/* .githubFailure */ .eQ)(error);
+            // GitHub not answering, or its rate limit: said once for the step, and not a permission.
+            if (this.session.handled(failure, `Commit status '${this.context}' (${state})`))
+                return;
+            const status = failure.kind === 'answered' ? failure.status : undefined;
             if (status === 403 || status === 404) {
                 // A token without `statuses: write`, or a fork PR's read-only token:
                 // say so once and stop trying (every reporter of the step).
@@ -51309,15 +52158,15 @@ class CommitStatusReporter {
                 this.logger.warning(`Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
                     `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
                     `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
-                    `GitHub said: ${this.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error))}`);
+                    `GitHub said: ${this.redact(failure.message)}`);
                 return;
             }
-            this.logger.warning(`Could not set commit status '${this.context}' (${state}): ${this.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error))}`);
+            this.logger.warning(`Could not set commit status '${this.context}' (${state}): ${this.redact(failure.message)}`);
         }
     }
-    /** The token must never reach a log line, whatever a library puts in a message. */
+    /** No secret reaches GitHub or a log line, whatever Jenkins or a library puts in a text. */
     redact(text) {
-        return (0,_github_client_js__WEBPACK_IMPORTED_MODULE_2__.redactor)(this.token)(text);
+        return this.redactText(text);
     }
 }
 function httpUrl(url) {
@@ -51343,6 +52192,7 @@ function httpUrl(url) {
 /* harmony export */   _n: () => (/* binding */ pullRequestOf),
 /* harmony export */   kq: () => (/* binding */ headShaOf)
 /* harmony export */ });
+/* harmony import */ var _github_values_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2740);
 /**
  * The one rule for the commit under test and the pull request a run is
  * tied to, used by every report (commit status, pull request comment, the
@@ -51360,9 +52210,11 @@ function httpUrl(url) {
  * - workflow_run, check_suite, check_run, merge_group: their `head_sha`;
  * - any other event: GITHUB_SHA, or the head of the `pull-request` input's
  *   pull request when one is named.
- * The `commit` input overrides the rule. A pull request that cannot be read
- * throws: the caller then reports nowhere rather than on the wrong commit.
+ * The `commit` input overrides the rule. A pull request that cannot be read,
+ * or a field that is not what it must be (github-values.ts), throws: the
+ * caller then reports nowhere rather than on the wrong commit.
  */
+
 /** Events whose payload has the pull request, with its head. */
 const PULL_REQUEST_EVENTS = new Set([
     'pull_request',
@@ -51393,9 +52245,11 @@ async function commitUnderTest(ctx, inputs, readHead) {
             from: `pull request #${pullRequest}'s head`
         };
     }
-    if (!ctx.sha)
-        throw new Error('the workflow context has no commit SHA (GITHUB_SHA)');
-    return { owner, repo, sha: ctx.sha, from: 'GITHUB_SHA' };
+    const sha = _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .SHA */ .hG.decode(ctx.sha);
+    if (sha === undefined) {
+        throw new _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .Undecodable */ .tO("the runner's environment", 'GITHUB_SHA', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .SHA */ .hG.expected, ctx.sha === '');
+    }
+    return { owner, repo, sha, from: 'GITHUB_SHA' };
 }
 /**
  * The commit the event's payload names for the events that carry one
@@ -51411,2504 +52265,65 @@ function headShaOf(ctx) {
             : undefined;
     if (!path)
         return undefined;
-    const sha = field(ctx.payload, ...path);
     const from = path.join('.');
-    if (typeof sha !== 'string' || sha === '')
-        throw new Error(`the ${event} event has no ${from}`);
-    return { sha, from };
+    return { sha: (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(ctx.payload, from, _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .SHA */ .hG, `the ${event} event`), from };
 }
-/** The pull request the event names, if exactly one. */
+/** The pull request the event names, if exactly one; throws when a number it gives does not decode. */
 function pullRequestOf(ctx) {
     const { payload, eventName: event } = ctx;
-    if (PULL_REQUEST_EVENTS.has(event))
-        return numberOf(field(payload, 'pull_request', 'number'));
+    const source = `the ${event} event`;
+    if (PULL_REQUEST_EVENTS.has(event)) {
+        return (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lq)(payload, 'pull_request.number', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg, source);
+    }
     if (event === 'issue_comment') {
         // A pull request is an issue with `pull_request` set; a plain issue has none.
-        const issue = field(payload, 'issue');
-        return field(issue, 'pull_request') ? numberOf(field(issue, 'number')) : undefined;
+        const issue = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(payload, 'issue');
+        return (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(issue, 'pull_request')
+            ? (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(payload, 'issue.number', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg, source)
+            : undefined;
     }
     if (event === 'workflow_run' || event === 'check_suite' || event === 'check_run') {
         // GitHub lists the pull requests whose head is the commit; for a fork's it
         // lists none (the `pull-request` input says which), and two is ambiguous.
-        const object = event === 'check_run' ? field(payload, 'check_run') : field(payload, event);
-        const list = field(object, 'pull_requests');
+        const list = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(payload, event, 'pull_requests');
         if (!Array.isArray(list))
             return undefined;
-        const here = list.filter(entry => intoThisRepository(entry, payload));
-        return here.length === 1 ? numberOf(field(here[0], 'number')) : undefined;
+        const numbers = list.map((entry, i) => {
+            const number = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(entry, 'number');
+            const decoded = _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg.decode(number);
+            if (decoded === undefined) {
+                const path = `${event}.pull_requests[${i}].number`;
+                throw new _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .Undecodable */ .tO(source, path, _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg.expected, number === undefined || number === null);
+            }
+            return { number: decoded, entry };
+        });
+        const here = numbers.filter(({ entry }) => intoThisRepository(entry, payload));
+        return here.length === 1 ? here[0]?.number : undefined;
     }
     return undefined;
 }
 /** An entry of `pull_requests` whose base is the workflow's repository (GitHub also lists pull requests into other repositories). */
 function intoThisRepository(entry, payload) {
-    const base = field(entry, 'base', 'repo', 'id');
-    const here = field(payload, 'repository', 'id');
+    const base = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(entry, 'base', 'repo', 'id');
+    const here = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(payload, 'repository', 'id');
     return base === undefined || here === undefined || base === here;
 }
-function field(value, ...path) {
-    let current = value;
-    for (const key of path) {
-        if (typeof current !== 'object' || current === null)
-            return undefined;
-        current = current[key];
-    }
-    return current;
-}
-function numberOf(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
-}
 
 
 /***/ }),
 
-/***/ 6601:
+/***/ 4317:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
+// ESM COMPAT FLAG
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   githubClient: () => (/* binding */ githubClient),
-/* harmony export */   httpStatusOf: () => (/* binding */ httpStatusOf),
-/* harmony export */   redactor: () => (/* binding */ redactor)
-/* harmony export */ });
-/* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(157);
-/**
- * The GitHub REST client every report of the step uses (commit statuses,
- * the pull request and its comments), made one way: @actions/github's
- * Octokit on GITHUB_API_URL, through the runner's proxy settings, its own
- * console warnings sent to the debug log with the token taken out.
- */
-
-/** An Octokit for `token`; its own log lines go to debug, redacted. */
-function githubClient(options) {
-    const redact = redactor(options.token);
-    return (0,_actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q)(options.token, {
-        ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
-        // Octokit would otherwise print its own warnings to the console.
-        log: {
-            debug: () => undefined,
-            info: () => undefined,
-            warn: (message) => options.logger.debug(redact(message)),
-            error: (message) => options.logger.debug(redact(message))
-        }
-    });
-}
-/** The token must never reach a log line, whatever a library puts in a message. */
-function redactor(token) {
-    return text => (token ? text.split(token).join('***') : text);
-}
-/** The HTTP status of a failed Octokit request, if it got an answer. */
-function httpStatusOf(error) {
-    const status = error?.status;
-    return typeof status === 'number' ? status : undefined;
-}
-
-
-/***/ }),
-
-/***/ 6380:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Gs: () => (/* binding */ addHistory),
-/* harmony export */   Lu: () => (/* binding */ readHistory),
-/* harmony export */   Mq: () => (/* binding */ historyOutput),
-/* harmony export */   om: () => (/* binding */ historyOf)
-/* harmony export */ });
-/* unused harmony exports medianDuration, historyLine */
-/* harmony import */ var _util_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6518);
-/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9263);
-/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1617);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1992);
-
-
-
-
-/** The finished builds of `builds` (newest first), with their URLs on our base. */
-function historyOf(builds, urlOf) {
-    const entries = [];
-    for (const b of builds) {
-        if (b.building || b.result === null)
-            continue;
-        entries.push({ number: b.number, result: b.result, duration: b.duration, url: urlOf(b.number) });
-    }
-    return entries;
-}
-/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
-const HISTORY_READ = 16;
-/** Finished builds kept. */
-const HISTORY_KEPT = 10;
-/**
- * For a build this step did not trigger (`build: last`, `last-successful`):
- * the job's last finished builds before it, in one bounded read (a
- * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
- * said in the debug log only.
- */
-async function readHistory(api, job, before, logger) {
-    try {
-        const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true });
-        const summaries = builds.flatMap(b => b.duration === undefined || b.number >= before
-            ? []
-            : [
-                {
-                    number: b.number,
-                    result: b.result ?? null,
-                    duration: b.duration,
-                    building: !!b.building
-                }
-            ]);
-        return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
-    }
-    catch (error) {
-        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .Interrupted */ .j$)
-            throw error;
-        logger.debug(`Could not read the job's earlier builds: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_2__/* .errorText */ .k)(error)}`);
-        return undefined;
-    }
-}
-/** The `history` output: at most ten small entries, newest first. */
-function historyOutput(entries) {
-    return JSON.stringify(entries);
-}
-const SYMBOLS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
-/**
- * The median of the durations (ms); undefined for none.
- * @internal
- */
-function medianDuration(entries) {
-    const sorted = entries.map(e => e.duration).sort((a, b) => a - b);
-    if (sorted.length === 0)
-        return undefined;
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1
-        ? sorted[middle]
-        : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
-}
-/**
- * The history line, oldest build first so that it reads as a timeline up
- * to this build; nothing when the job had no finished build before it.
- * @internal
- */
-function historyLine(entries) {
-    if (entries.length === 0)
-        return undefined;
-    const symbols = [...entries]
-        .reverse()
-        .map(e => (0,_util_html_js__WEBPACK_IMPORTED_MODULE_3__/* .link */ .n)(SYMBOLS[e.result] ?? '⚪', e.url))
-        .join(' ');
-    const median = medianDuration(entries) ?? 0;
-    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_3__/* .escapeHtml */ .Z)((0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(median))}.</p>`;
-}
-/** Adds the history line to the summary. */
-function addHistory(summary, entries) {
-    const line = historyLine(entries);
-    if (line)
-        summary.addRaw(line, true);
-}
-
-
-/***/ }),
-
-/***/ 4230:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   L: () => (/* binding */ cappedArray)
-/* harmony export */ });
-/**
- * JSON array outputs within a byte cap. GitHub allows 1 MB for all of a
- * job's outputs together (counted as UTF-16); a list Jenkins makes long
- * (stages, archived files) must not take it all, nor fail the job.
- */
-/**
- * `entries` as a JSON array of at most `maxBytes` UTF-8 bytes: the first
- * entries that fit, each whole, so that it stays valid JSON.
- */
-function cappedArray(entries, maxBytes) {
-    const texts = entries.map(entry => JSON.stringify(entry) ?? 'null');
-    let fullBytes = 2;
-    let bytes = 2;
-    let kept = 0;
-    texts.forEach((text, i) => {
-        const size = Buffer.byteLength(text) + (i > 0 ? 1 : 0);
-        fullBytes += size;
-        if (kept === i && bytes + size <= maxBytes) {
-            bytes += size;
-            kept++;
-        }
-    });
-    return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes };
-}
-
-
-/***/ }),
-
-/***/ 8215:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  commentMarker: () => (/* binding */ commentMarker),
-  w: () => (/* binding */ renderComment)
-});
-
-// UNUSED EXPORTS: MAX_COMMENT_CHARS
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-// EXTERNAL MODULE: ./src/util/duration.ts
-var duration = __nccwpck_require__(6518);
-;// CONCATENATED MODULE: ./src/util/markdown.ts
-/**
- * Text from Jenkins in GitHub-flavoured Markdown (a pull request comment),
- * made inert. Escapes do not do it there: GitHub forms @-mentions, issue
- * references and autolinks after entity and backslash escapes are decoded
- * (`&#64;team` still pings the team), and raw HTML passes its filter in
- * part. Inside a code span nothing is parsed: no HTML, no mention, no link,
- * no emphasis. So every piece of untrusted text goes in one code span on
- * one line.
- */
-// C0 and C1 controls, and the bidirectional overrides that make a name read
-// otherwise than it is written.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-/** Every line break and space GitHub or a browser may honour (JavaScript's \s has U+2028, U+2029, NBSP). */
-const SPACES = /\s+/g;
-/**
- * `text` as one inline code span of at most `max` characters (code points):
- * line breaks and controls become spaces (a line break would end the list
- * item, a blank line the paragraph), and the fence is one backtick longer
- * than the longest run inside, so no backtick in the text can close it.
- */
-function codeSpan(text, max) {
-    // Enough of a long text for `max` code points once its spaces are folded.
-    const head = text.length > max * 4 ? text.slice(0, max * 4) : text;
-    const flat = head.replace(CONTROL, ' ').replace(SPACES, ' ').trim();
-    const chars = Array.from(flat);
-    const shown = chars.length <= max
-        ? flat
-        : chars
-            .slice(0, max - 1)
-            .join('')
-            .trimEnd() + '…';
-    if (shown === '')
-        return '(empty)';
-    const longest = Math.max(0, ...Array.from(shown.matchAll(/`+/g), run => run[0].length));
-    const fence = '`'.repeat(longest + 1);
-    // A span that starts or ends with a backtick needs a space inside its
-    // fence (CommonMark strips one on each side when both are there).
-    const pad = shown.startsWith('`') || shown.endsWith('`') ? ' ' : '';
-    return fence + pad + shown + pad + fence;
-}
-/**
- * A Markdown link destination for an http(s) URL, or undefined: `(`, `)`,
- * `<`, `>` and spaces percent-encoded, so the URL cannot end the link early.
- */
-function linkTarget(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-            return undefined;
-        return parsed.href.replace(/[()<>\s]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
-    }
-    catch {
-        return undefined;
-    }
-}
-
-// EXTERNAL MODULE: ./src/util/names.ts
-var names = __nccwpck_require__(5888);
-// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
-var build_outputs = __nccwpck_require__(4487);
-// EXTERNAL MODULE: ./src/outcome/report.ts + 3 modules
-var report = __nccwpck_require__(4016);
-;// CONCATENATED MODULE: ./src/outcome/pr-comment-body.ts
-/**
- * The text of the pull request comment (`pr-comment`): one line per build
- * (queued, running, or its result with duration, link and test counts), the
- * failed stage and up to 10 failed tests of each, and a link to the
- * workflow run whose summary has the rest. Pure: pr-comment.ts writes it.
- *
- * Everything that comes from Jenkins (job, test and stage names, errors) is
- * in a code span on one line (util/markdown.ts says why escapes are not
- * enough); links go only to the configured Jenkins and to the workflow run.
- * The body stays within GitHub's 65,536 characters by listing fewer failed
- * tests, then fewer builds.
- */
-
-
-
-
-
-
-/**
- * GitHub refuses a longer comment body (422).
- * @internal
- */
-const MAX_COMMENT_CHARS = 65_536;
-/** Failed tests listed per build at most. */
-const MAX_COMMENT_TESTS = 10;
-const ERROR_CHARS = 300;
-/**
- * The hidden first line that finds the comment again on a later run: one per
- * report name, hashed so that no name can end the HTML comment.
- */
-function commentMarker(name) {
-    const id = (0,external_node_crypto_.createHash)('sha256').update(name).digest('hex').slice(0, 16);
-    return `<!-- jenkins-build-action report ${id} -->`;
-}
-/** The comment's Markdown, at most MAX_COMMENT_CHARS characters. */
-function renderComment(input) {
-    const link = (text, url) => {
-        const target = url?.startsWith(`${input.jenkinsUrl}/`) ? linkTarget(url) : undefined;
-        return target ? `[${text}](${target})` : text;
-    };
-    const head = `${commentMarker(input.name)}\n### Jenkins: ${codeSpan(input.name, names/* NAME_CHARS */.E)}\n\n`;
-    const run = linkTarget(input.runUrl);
-    const foot = run
-        ? `\nThe [workflow run](${run}) has the console, the summary and the rest.\n`
-        : '';
-    const room = MAX_COMMENT_CHARS - head.length - foot.length;
-    const block = (build, tests) => buildLines(build, tests, link).join('\n') + '\n';
-    // Each try renders builds only until the room is spent: a step with
-    // thousands of builds costs what fits in the comment, not what it has.
-    for (const tests of [MAX_COMMENT_TESTS, 3]) {
-        const blocks = fitting(input.builds, room, build => block(build, tests));
-        if (blocks.length === input.builds.length)
-            return head + blocks.join('') + foot;
-    }
-    const all = fitting(input.builds, room, build => block(build, 0));
-    if (all.length === input.builds.length)
-        return head + all.join('') + foot;
-    // Thousands of builds: as many as fit, and how many more there are.
-    const more = (n) => `- and ${n} more builds: see the workflow run.\n`;
-    const shown = fitting(input.builds, room - more(input.builds.length).length, build => block(build, 0));
-    return head + shown.join('') + more(input.builds.length - shown.length) + foot;
-}
-/** The blocks of the first builds whose total length is within `room`: rendering stops at the first that is not. */
-function fitting(builds, room, render) {
-    const blocks = [];
-    let used = 0;
-    for (const build of builds) {
-        const text = render(build);
-        used += text.length;
-        if (used > room)
-            break;
-        blocks.push(text);
-    }
-    return blocks;
-}
-function buildLines(build, tests, link) {
-    const { outcome } = build;
-    const job = link(codeSpan(outcome.jobName, names/* NAME_CHARS */.E), outcome.jobUrl);
-    const { number } = (0,build_outputs/* buildEntry */.Jo)(outcome);
-    const ref = number === null ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`;
-    const head = `- ${stateOf(build, link)} ${job}${ref}`;
-    const lines = [head + detailsOf(build)];
-    if (outcome.failedStage)
-        lines.push(`  - Failed stage: ${codeSpan(outcome.failedStage, names/* NAME_CHARS */.E)}`);
-    const failed = outcome.tests?.failed ?? [];
-    const listed = failed.slice(0, tests);
-    if (listed.length > 0) {
-        const of = outcome.tests?.counts.failed ?? failed.length;
-        lines.push(`  - Failed tests (${listed.length === of ? of : `${listed.length} of ${of}`}):`);
-        for (const test of listed) {
-            const where = outcome.tests?.located?.get(test);
-            const at = where ? ` at ${codeSpan(`${where.file}:${where.line}`, names/* NAME_CHARS */.E)}` : '';
-            const error = firstLine(test.errorDetails ?? '');
-            const name = test.className ? `${test.className}.${test.name}` : test.name;
-            lines.push(`    - ${codeSpan(name, names/* NAME_CHARS */.E)}${at}${error ? `: ${codeSpan(error, ERROR_CHARS)}` : ''}`);
-        }
-    }
-    return lines;
-}
-/** The symbol and state word(s). */
-function stateOf(build, link) {
-    const { outcome } = build;
-    if (build.stopped)
-        return `⛔ stopped (${codeSpan(build.stopped, ERROR_CHARS)})`;
-    if (build.left)
-        return `↪️ left running (${codeSpan(build.left, ERROR_CHARS)})`;
-    if (outcome.result) {
-        const accepted = outcome.accepted && outcome.result !== 'SUCCESS' ? ' (accepted)' : '';
-        return `${report/* RESULT_ICONS */.D$[outcome.result]} **${outcome.result}**${accepted}`;
-    }
-    if (build.error)
-        return `❌ **failed**: ${codeSpan(firstLine(build.error), ERROR_CHARS)}`;
-    if (outcome.buildUrl)
-        return outcome.note ? '▶️ **started**' : '🔄 **running**';
-    if (outcome.queueUrl)
-        return `⏳ **${link('queued', outcome.queueUrl)}**`;
-    return '⏳ **waiting**';
-}
-/** Duration and test counts of a finished build. */
-function detailsOf(build) {
-    const { outcome } = build;
-    const parts = [];
-    if (outcome.result && outcome.build)
-        parts.push((0,duration/* formatDuration */.a3)(outcome.build.duration));
-    const counts = outcome.tests?.counts;
-    if (counts) {
-        parts.push(`tests: ${counts.total} total, ${counts.failed} failed, ${counts.skipped} skipped`);
-    }
-    return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
-}
-function firstLine(text) {
-    return (text
-        .split(/\r\n|\r|\n|\u2028|\u2029/)
-        .map(line => line.trim())
-        .find(line => line !== '') ?? '');
-}
-
-
-/***/ }),
-
-/***/ 5184:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   PullRequestComment: () => (/* binding */ PullRequestComment)
-/* harmony export */ });
-/* unused harmony export lastPage */
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1992);
-/* harmony import */ var _github_client_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6601);
-
-
-/** Comments searched for the marker, newest first, at most. */
-const MAX_SEARCHED_COMMENTS = 1000;
-const PAGE_SIZE = 100;
-/** The one comment of a report on a pull request. */
-class PullRequestComment {
-    o;
-    id;
-    closed = false;
-    /** Writes go one after the other: the last one asked for is the last one written. */
-    chain = Promise.resolve();
-    constructor(o) {
-        this.o = o;
-    }
-    /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
-    write(body) {
-        this.chain = this.chain.then(() => this.send(body));
-        return this.chain;
-    }
-    async send(body) {
-        const { client, owner, repo, number, logger } = this.o;
-        if (this.closed)
-            return logger.debug(`Pull request comment on #${number} skipped.`);
-        try {
-            this.id ??= await this.find();
-            if (this.id !== undefined) {
-                try {
-                    await client.rest.issues.updateComment({ owner, repo, comment_id: this.id, body });
-                    return logger.debug(`Updated comment ${this.id} on pull request #${number}.`);
-                }
-                catch (error) {
-                    // Deleted since it was found: write it again.
-                    if ((0,_github_client_js__WEBPACK_IMPORTED_MODULE_0__.httpStatusOf)(error) !== 404)
-                        throw error;
-                }
-            }
-            const created = await client.rest.issues.createComment({
-                owner,
-                repo,
-                issue_number: number,
-                body
-            });
-            this.id = created.data.id;
-            logger.debug(`Created comment ${this.id} on pull request #${number}.`);
-        }
-        catch (error) {
-            const status = (0,_github_client_js__WEBPACK_IMPORTED_MODULE_0__.httpStatusOf)(error);
-            const said = this.o.redact((0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_1__/* .errorText */ .k)(error));
-            if (status === 403 || status === 404) {
-                // A read-only token (a fork's, Dependabot's, or `permissions:`
-                // without it): say so once and stop trying for the step.
-                this.closed = true;
-                logger.warning(`Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${status}): ` +
-                    `the github-token needs the \`pull-requests: write\` permission ` +
-                    `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
-                    `The build itself is not affected. GitHub said: ${said}`);
-                return;
-            }
-            logger.warning(`Could not write the comment on pull request #${number}: ${said}`);
-        }
-    }
-    /** The id of the newest comment that starts with the marker, among the newest 1,000. */
-    async find() {
-        const { client, owner, repo, number, marker } = this.o;
-        const list = (page) => client.rest.issues.listComments({
-            owner,
-            repo,
-            issue_number: number,
-            per_page: PAGE_SIZE,
-            page
-        });
-        const first = await list(1);
-        const last = lastPage(first.headers.link) ?? 1;
-        const oldest = Math.max(1, last - MAX_SEARCHED_COMMENTS / PAGE_SIZE + 1);
-        for (let page = last; page >= oldest; page--) {
-            const { data } = page === 1 ? first : await list(page);
-            for (let i = data.length - 1; i >= 0; i--) {
-                const comment = data[i];
-                if (comment?.body?.startsWith(marker))
-                    return comment.id;
-            }
-        }
-        return undefined;
-    }
-}
-/**
- * The page number of `rel="last"` in a Link header (RFC 8288), if any.
- * @internal
- */
-function lastPage(link) {
-    for (const part of link?.split(',') ?? []) {
-        const match = /^\s*<([^>]*)>(.*)$/.exec(part);
-        const rel = match ? /;\s*rel="?([^";]*)"?/.exec(match[2] ?? '')?.[1] : undefined;
-        if (!match?.[1] || !rel?.split(/\s+/).includes('last'))
-            continue;
-        try {
-            const page = Number(new URL(match[1]).searchParams.get('page'));
-            if (Number.isSafeInteger(page) && page >= 1)
-                return page;
-        }
-        catch {
-            // Not a URL: no last page from it.
-        }
-    }
-    return undefined;
-}
-
-
-/***/ }),
-
-/***/ 4016:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  D$: () => (/* binding */ RESULT_ICONS),
-  H8: () => (/* binding */ addBuildSection),
-  xd: () => (/* binding */ buildTitle),
-  mD: () => (/* binding */ didNotPass),
-  oh: () => (/* binding */ failureMessage),
-  An: () => (/* binding */ resultCell),
-  Sy: () => (/* binding */ writeSummary),
-  gD: () => (/* binding */ writeSummaryWith)
-});
-
-;// CONCATENATED MODULE: ./src/util/console-line.ts
-/**
- * A console line as the failure message quotes it (outcome/report.ts) and as
- * the terminal compares it with what it just showed (cli/render.ts): colours
- * and other escape sequences removed (they mean nothing in an annotation),
- * and the control characters but TAB and the line break dropped.
- */
-// CSI and other ESC sequences.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
-/** `line` without escape sequences and control characters. */
-function plainConsoleLine(line) {
-    return line.replace(ANSI, '').replace(CONTROL, '');
-}
-
-// EXTERNAL MODULE: ./src/util/duration.ts
-var duration = __nccwpck_require__(6518);
-// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
-var build_outputs = __nccwpck_require__(4487);
-// EXTERNAL MODULE: ./src/outcome/history.ts
-var outcome_history = __nccwpck_require__(6380);
-// EXTERNAL MODULE: ./src/util/html.ts
-var html = __nccwpck_require__(9263);
-// EXTERNAL MODULE: ./src/util/shorten.ts
-var shorten = __nccwpck_require__(2509);
-// EXTERNAL MODULE: ./src/util/names.ts
-var names = __nccwpck_require__(5888);
-// EXTERNAL MODULE: ./src/util/bytes.ts
-var bytes = __nccwpck_require__(1671);
-;// CONCATENATED MODULE: ./src/outcome/source-link.ts
-/**
- * `${server}/${owner}/${name}/blob/${sha}/${path}#L${line}`, each path
- * segment URL-encoded (a `#`, `?` or space in a file name stays part of
- * the path). The caller's link() keeps only http(s).
- */
-function sourceLineUrl(commit, where) {
-    const encoded = (path) => path.split('/').map(encodeURIComponent).join('/');
-    const server = commit.serverUrl.replace(/\/+$/, '');
-    return `${server}/${encoded(commit.repository)}/blob/${encodeURIComponent(commit.sha)}/${encoded(where.file)}#L${where.line}`;
-}
-
-;// CONCATENATED MODULE: ./src/outcome/summary-sections.ts
-
-
-
-
-
-
-const STAGE_ICONS = {
-    SUCCESS: '✅',
-    FAILED: '❌',
-    UNSTABLE: '⚠️',
-    ABORTED: '⛔',
-    NOT_EXECUTED: '⚪',
-    IN_PROGRESS: '⏳',
-    PAUSED_PENDING_INPUT: '⏸️'
-};
-const MAX_STAGE_ROWS = 100;
-const MAX_ARTIFACT_ROWS = 20;
-const PATH_CHARS = 200;
-const ERROR_CHARS = 300;
-const MAX_UNREAD = 3;
-const UNREAD_CHARS = 600;
-/**
- * The failed tests: name (linked to its page), class, where it failed in the
- * repository (when a trace names a workspace file: `path:line`, linked to
- * that line at the commit under test on a runner), first line of the error.
- * `level`: of its heading, below the build's.
- */
-function addFailedTests(summary, tests, level = 3) {
-    if (tests.counts.failed === 0)
-        return;
-    summary.addHeading('Failed tests', level);
-    if (tests.failed.length > 0) {
-        const located = tests.located ?? new Map();
-        // A File column only when a test has one: most reports name no workspace file.
-        const withFile = tests.failed.some(test => located.has(test));
-        summary.addTable([
-            [
-                { data: 'Test', header: true },
-                { data: 'Class', header: true },
-                ...(withFile ? [{ data: 'File', header: true }] : []),
-                { data: 'Error', header: true }
-            ],
-            ...tests.failed.map(test => [
-                (0,html/* link */.n)((0,names/* shortName */.l)(test.name), test.url),
-                `<code>${(0,html/* escapeHtml */.Z)((0,names/* shortName */.l)(test.className))}</code>`,
-                ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
-                (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
-            ])
-        ]);
-    }
-    const shown = tests.failed.length;
-    const notes = [];
-    if (shown < tests.counts.failed) {
-        if (shown === 0 && tests.casesRead === 0) {
-            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
-        }
-        else {
-            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
-            if (tests.partial) {
-                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
-            }
-        }
-    }
-    notes.push(`All results: ${(0,html/* link */.n)('test report', tests.reportUrl)}.`);
-    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : (0,html/* escapeHtml */.Z)(n))).join(' ')}</p>`, true);
-}
-/** The Pipeline's stages: name, status, duration. */
-function addStages(summary, stages, level = 3) {
-    if (stages.length === 0)
-        return;
-    summary.addHeading('Stages', level);
-    const shown = stages.slice(0, MAX_STAGE_ROWS);
-    summary.addTable([
-        [
-            { data: 'Stage', header: true },
-            { data: 'Status', header: true },
-            { data: 'Duration', header: true }
-        ],
-        ...shown.map(stage => [
-            (0,html/* escapeHtml */.Z)((0,names/* shortName */.l)(stage.name)),
-            `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.Z)(stage.status)}`.trim(),
-            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(stage.durationMillis))
-        ])
-    ]);
-    if (stages.length > shown.length) {
-        summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true);
-    }
-}
-/** The downloaded artifacts and where they are; refused paths named. */
-function addArtifacts(summary, artifacts, level = 3) {
-    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
-        return;
-    summary.addHeading('Artifacts', level);
-    if (artifacts.written.length > 0) {
-        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,html/* escapeHtml */.Z)((0,bytes/* formatBytes */.z)(artifacts.bytes))}, in <code>${(0,html/* escapeHtml */.Z)(artifacts.folder)}</code>:</p>`, true);
-        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
-        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
-        if (artifacts.written.length > shown.length) {
-            summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
-        }
-    }
-    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
-        summary.addRaw(`<p>⚠️ Refused <code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,html/* escapeHtml */.Z)(refused.reason)}.</p>`, true);
-    }
-}
-/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
-function addUnread(summary, unread) {
-    for (const note of unread.slice(0, MAX_UNREAD)) {
-        summary.addRaw(`<p>⚠️ ${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}</p>`, true);
-    }
-}
-/** `path:line` in code, linked to that line of the commit when there is one. */
-function fileCell(where, commit) {
-    if (!where)
-        return '&nbsp;';
-    const text = `${(0,shorten/* cut */.J)(where.file, PATH_CHARS)}:${where.line}`;
-    return `<code>${(0,html/* link */.n)(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`;
-}
-function firstLine(text) {
-    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
-}
-
-// EXTERNAL MODULE: ./src/outcome/summary-timeline.ts
-var summary_timeline = __nccwpck_require__(8034);
-// EXTERNAL MODULE: ./src/outcome/values.ts
-var values = __nccwpck_require__(2472);
-// EXTERNAL MODULE: ./src/util/error-text.ts
-var error_text = __nccwpck_require__(1992);
-;// CONCATENATED MODULE: ./src/outcome/report.ts
-
-
-
-
-
-
-
-
-
-
-
-
-/** The symbol shown before a result (summary, pull request comment). */
-const RESULT_ICONS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
-const MAX_PARAMETERS = 50;
-const MAX_VALUE_CHARS = 200;
-const MAX_NOTE_CHARS = 1000;
-/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
-const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
-const HIDDEN = '***';
-/** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
-const FILE_UNKNOWN = '(a file)';
-/**
- * Writes the job summary (`fill`), or if it cannot be written (no
- * GITHUB_STEP_SUMMARY), warns and returns: never throws.
- */
-async function writeSummaryWith(summary, logger, fill) {
-    try {
-        fill(summary);
-        await summary.write();
-    }
-    catch (error) {
-        summary.emptyBuffer();
-        logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
-    }
-}
-/** The job summary of one `job`: its build's section (addBuildSection). Never throws. */
-function writeSummary(summary, outcome, logger) {
-    return writeSummaryWith(summary, logger, s => addBuildSection(s, { outcome, tail: [] }));
-}
-/** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
-function didNotPass(report) {
-    return (report.outcome.accepted === false || report.error !== undefined || report.stopped !== undefined);
-}
-const TAIL_IN_SUMMARY = 20;
-/**
- * The one writer of a build's section of the job summary. Alone (one
- * `job`, the whole summary): the job, a table (result, build, display name,
- * description, duration, queue wait, tests), its products, the parameters
- * (secret-looking ones hidden) and the note. As an item of `jobs` (below
- * the table that has its result and duration): the build, what the step
- * did to it, what it said of itself and its values; the products and last
- * console lines too when it did not pass; nothing when there is nothing
- * to say of a build that passed. Everything from Jenkins or the user is
- * escaped: plain text, never HTML.
- */
-function addBuildSection(summary, report, options = {}) {
-    const { outcome } = report;
-    const alone = options.item !== true;
-    const full = alone || didNotPass(report);
-    const rows = alone ? summaryRows(outcome) : factRows(outcome.build);
-    if (!full && rows.length === 0 && !outcome.values && !outcome.unread)
-        return;
-    // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
-    const sub = alone ? 3 : 4;
-    if (alone)
-        summary.addHeading(`Jenkins ${(0,html/* link */.n)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
-    else {
-        summary.addHeading(`${(0,html/* link */.n)(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.Z)(outcome.result ?? 'no result')}`, 3);
-        const notes = [report.error, report.stopped, report.left, outcome.note].filter((n) => !!n);
-        if (notes.length > 0) {
-            summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true);
-        }
-    }
-    if (rows.length > 0) {
-        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
-    }
-    if (full) {
-        if (outcome.history)
-            (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
-        if (outcome.tests)
-            addFailedTests(summary, outcome.tests, sub);
-        if (outcome.stages)
-            addStages(summary, outcome.stages, sub);
-        // Several builds share one chart (multi/report.ts).
-        if (outcome.stages && alone)
-            (0,summary_timeline/* addTimeline */.Tu)(summary, [{ stages: outcome.stages }]);
-        if (outcome.artifacts)
-            addArtifacts(summary, outcome.artifacts, sub);
-    }
-    if (outcome.values)
-        (0,values/* addValues */.ml)(summary, outcome.values, sub);
-    if (outcome.unread)
-        addUnread(summary, outcome.unread);
-    if (alone) {
-        addParameters(summary, outcome);
-        if (outcome.note) {
-            summary.addRaw(`<p>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
-        }
-        return;
-    }
-    const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY);
-    if (tail.length > 0) {
-        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
-    }
-}
-/** The job and, once known, the build's number: `deploy #12`. */
-function buildTitle(outcome) {
-    const { number } = (0,build_outputs/* buildEntry */.Jo)(outcome);
-    const job = (0,names/* shortName */.l)(outcome.jobName);
-    return number === null ? job : `${job} #${number}`;
-}
-/** The table of one build alone: result, build, what it said of itself, duration, queue, tests. */
-function summaryRows(outcome) {
-    const build = outcome.build;
-    const rows = [['Result', resultCell(outcome)]];
-    if (build) {
-        rows.push(['Build', (0,html/* link */.n)(`#${build.number}`, outcome.buildUrl)]);
-        rows.push(...factRows(build));
-        rows.push(['Duration', build.building ? 'running' : (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(build.duration))]);
-    }
-    else if (outcome.queueUrl) {
-        rows.push(['Queue item', (0,html/* link */.n)(outcome.queueUrl, outcome.queueUrl)]);
-    }
-    if (outcome.queueWaitMs !== undefined) {
-        rows.push(['Queue wait', (0,html/* escapeHtml */.Z)((0,duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
-    }
-    if (outcome.tests) {
-        const { total, failed, skipped } = outcome.tests.counts;
-        rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
-    }
-    return rows;
-}
-/** Rows for what the build said of itself: its own display name and its description, as inert text. */
-function factRows(build) {
-    const rows = [];
-    if (!build)
-        return rows;
-    if (build.displayName !== `#${build.number}`) {
-        rows.push(['Display name', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(build.displayName, MAX_VALUE_CHARS))]);
-    }
-    // Shown as text, never as HTML, whatever markup formatter Jenkins has.
-    if (build.description !== '') {
-        rows.push(['Description', (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(build.description, MAX_NOTE_CHARS))]);
-    }
-    return rows;
-}
-/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
-function addParameters(summary, outcome) {
-    const parameters = parametersOf(outcome);
-    if (parameters.length === 0)
-        return;
-    summary.addHeading('Parameters', 3);
-    const shown = parameters.slice(0, MAX_PARAMETERS);
-    summary.addTable([
-        [
-            { data: 'Name', header: true },
-            { data: 'Value', header: true }
-        ],
-        ...shown.map(p => [
-            `<code>${(0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
-            p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.Z)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
-        ])
-    ]);
-    if (parameters.length > shown.length) {
-        summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
-    }
-}
-/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
-function resultCell(outcome) {
-    const build = outcome.build;
-    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
-    if (!result) {
-        if (build?.building)
-            return '⏳ running';
-        return build ? 'no result' : '⏳ not started';
-    }
-    const icon = RESULT_ICONS[result] ?? '';
-    const verdict = outcome.accepted === false
-        ? ' (not accepted)'
-        : outcome.accepted && result !== 'SUCCESS'
-            ? ' (accepted)'
-            : '';
-    return `${icon} ${(0,html/* escapeHtml */.Z)(result)}${verdict}`;
-}
-/**
- * What the build ran with (its ParametersAction), else what the user asked
- * for and the files uploaded. Secrets hidden.
- */
-function parametersOf(outcome) {
-    const uploads = outcome.uploads ?? [];
-    const fromBuild = buildParameters(outcome.build, uploads);
-    if (fromBuild)
-        return fromBuild;
-    const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
-        name,
-        value: SECRET_NAME.test(name)
-            ? HIDDEN
-            : typeof value === 'string'
-                ? value
-                : value.join(', ')
-    }));
-    const files = uploads.map(file => ({
-        name: file.name,
-        value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
-    }));
-    return [...asked, ...files];
-}
-/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
-function uploadText(file) {
-    return `${file.fileName} (${(0,bytes/* formatBytes */.z)(file.size)})`;
-}
-/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
-function buildParameters(build, uploads) {
-    return build?.parameters?.map(({ name, value, password, file }) => {
-        // A file parameter exports its name only (jenkins-api.md 11.3).
-        const upload = file === true && value === undefined;
-        const uploaded = upload ? uploads.find(u => u.name === name) : undefined;
-        const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value);
-        return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text };
-    });
-}
-function parameterText(value) {
-    if (value === undefined || value === null)
-        return '';
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return JSON.stringify(value) ?? '';
-}
-const TAIL_LINES = 30;
-const TAIL_BYTES = 4 * 1024;
-/**
- * The failure annotation: what finished how, where, and the console's last
- * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
- */
-function failureMessage(outcome, tail) {
-    const build = outcome.build;
-    const result = outcome.result ?? build?.result ?? undefined;
-    let head;
-    if (!build) {
-        head = `Jenkins job ${(0,names/* shortName */.l)(outcome.jobName)} did not start a build`;
-    }
-    else if (build.building && !outcome.result) {
-        head = `Jenkins build ${(0,names/* shortName */.l)(outcome.jobName)} #${build.number} did not finish`;
-    }
-    else {
-        head = `Jenkins build ${(0,names/* shortName */.l)(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`;
-        if (outcome.failedStage)
-            head += ` in stage '${(0,names/* shortName */.l)(outcome.failedStage)}'`;
-    }
-    if (outcome.accept && outcome.accept.length > 0)
-        head += ` (accepted: ${outcome.accept.join(', ')})`;
-    const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
-    if (url)
-        head += ` — ${url}`;
-    const lines = [head];
-    if (outcome.note)
-        lines.push(outcome.note);
-    const last = lastLines(tail);
-    if (last.length > 0)
-        lines.push(`Last ${last.length} console lines:`, ...last);
-    return lines.join('\n');
-}
-function lastLines(tail) {
-    const kept = [];
-    let bytes = 0;
-    for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
-        let line = plainConsoleLine(tail[i] ?? '');
-        if (kept.length === 0 && line.trim() === '')
-            continue;
-        const size = Buffer.byteLength(line) + 1;
-        if (bytes + size > TAIL_BYTES) {
-            if (kept.length > 0)
-                break;
-            line =
-                '…' +
-                    Buffer.from(line)
-                        .subarray(-(TAIL_BYTES - 8))
-                        .toString('utf8')
-                        .replace(/^\uFFFD+/, '');
-        }
-        bytes += Buffer.byteLength(line) + 1;
-        kept.unshift(line);
-    }
-    return kept;
-}
-
-
-/***/ }),
-
-/***/ 9277:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   DQ: () => (/* binding */ isPipeline),
-/* harmony export */   IQ: () => (/* binding */ isPipelineJob),
-/* harmony export */   J9: () => (/* binding */ STAGES_OUTPUT_MAX_BYTES),
-/* harmony export */   TU: () => (/* binding */ stagesOutput),
-/* harmony export */   d6: () => (/* binding */ watchForInput),
-/* harmony export */   g4: () => (/* binding */ failedStage),
-/* harmony export */   ir: () => (/* binding */ readStages)
-/* harmony export */ });
-/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
-/* harmony import */ var _util_logger_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6618);
-/* harmony import */ var _output_cap_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(4230);
-/* harmony import */ var _util_names_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(5888);
-/* harmony import */ var _util_wait_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1643);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
-
-
-
-
-
-
-/** The build class whose runs have stages (workflow-job's WorkflowRun). */
-const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
-/** Whether `wfapi/describe` can exist for the build. */
-function isPipeline(build) {
-    return build._class === PIPELINE_RUN;
-}
-/** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
-function isPipelineJob(job) {
-    return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
-}
-/**
- * The Pipeline's stages (so far, for a running one): [] when Jenkins has no Stage View plugin
- * (404), undefined for other builds or when they could not be read (a help,
- * not the result: a warning, and a note in `unread` for the summary).
- */
-async function readStages(api, ref, build, logger, unread = []) {
-    if (!isPipeline(build))
-        return undefined;
-    try {
-        const run = await api.describeRun(ref);
-        if (!run)
-            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
-        return run?.stages ?? [];
-    }
-    catch (error) {
-        // The step being stopped is not stages that could not be read.
-        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
-            throw error;
-        (0,_util_logger_js__WEBPACK_IMPORTED_MODULE_1__/* .warnUnread */ .Kz)(`The stages of Jenkins build #${ref.number} could not be read: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`, logger, unread);
-        return undefined;
-    }
-}
-/**
- * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
- * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
- * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
- * each: some 900 fit.
- */
-const STAGES_OUTPUT_MAX_BYTES = 64 * 1024;
-/**
- * The `stages` output: `[{name, status, durationMillis}]`, within
- * `maxBytes`: the first stages that fit, each whole (names are not cut),
- * so that it stays valid JSON.
- */
-function stagesOutput(stages, maxBytes = STAGES_OUTPUT_MAX_BYTES) {
-    return (0,_output_cap_js__WEBPACK_IMPORTED_MODULE_4__/* .cappedArray */ .L)(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })), maxBytes);
-}
-/** Stage statuses that match a build result, for naming the stage it came from. */
-const STATUS_OF_RESULT = {
-    FAILURE: 'FAILED',
-    UNSTABLE: 'UNSTABLE',
-    ABORTED: 'ABORTED'
-};
-/**
- * The stage the build's result came from: the first FAILED stage, else the
- * first whose status matches the result (UNSTABLE, ABORTED).
- */
-function failedStage(stages, result) {
-    if (!stages || !result || result === 'SUCCESS')
-        return undefined;
-    const failed = stages.find(s => s.status === 'FAILED');
-    if (failed)
-        return failed;
-    const status = STATUS_OF_RESULT[result];
-    return status ? stages.find(s => s.status === status) : undefined;
-}
-/**
- * Looks at a running Pipeline's stages now and then, and logs once each
- * time one stops at an `input` step (PAUSED_PENDING_INPUT), with the page
- * where someone can answer it (`<build>/input/`, pipeline-input-step's
- * InputAction). Without it a step waiting for a person looks hung. Stops by
- * itself when Jenkins has no `wfapi`; `stop()` ends it; `done` settles then.
- */
-function watchForInput(api, ref, logger, options = {}) {
-    const controller = new AbortController();
-    const announced = new Set();
-    const inputUrl = `${ref.url}input/`;
-    const look = async () => {
-        const run = await api.describeRun(ref);
-        if (!run || controller.signal.aborted)
-            return false;
-        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
-        // An input outside any stage pauses the run only.
-        const keys = paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
-        for (const key of keys) {
-            if (announced.has(key))
-                continue;
-            announced.add(key);
-            const stage = paused.find(s => s.id === key);
-            const where = stage ? ` in stage ${JSON.stringify((0,_util_names_js__WEBPACK_IMPORTED_MODULE_5__/* .shortName */ .l)(stage.name))}` : '';
-            // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
-            logger.info(`Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`);
-        }
-        // Once answered, a later pause of the same stage is news again.
-        for (const key of [...announced])
-            if (!keys.includes(key))
-                announced.delete(key);
-        return true;
-    };
-    const done = (async () => {
-        try {
-            await (0,_util_wait_js__WEBPACK_IMPORTED_MODULE_2__/* .sleep */ .yy)(options.firstMs ?? 5000, controller.signal);
-            for (;;) {
-                try {
-                    if (!(await look()))
-                        return;
-                }
-                catch (error) {
-                    if (controller.signal.aborted || error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
-                        return;
-                    logger.debug(`Could not look for a pending input: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`);
-                }
-                await (0,_util_wait_js__WEBPACK_IMPORTED_MODULE_2__/* .sleep */ .yy)(options.intervalMs ?? 10_000, controller.signal);
-            }
-        }
-        catch {
-            // Stopped while waiting.
-        }
-    })();
-    return { stop: () => controller.abort(), done };
-}
-
-
-/***/ }),
-
-/***/ 8034:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Tu: () => (/* binding */ addTimeline)
-/* harmony export */ });
-/* unused harmony exports MAX_BARS, mermaidText, axisTicks, stageTimeline */
-/**
- * Most bars in one chart: the rest are counted in a line below it.
- * @internal
- */
-const MAX_BARS = 50;
-/** Characters of a name kept in a bar or section title. */
-const TITLE_CHARS = 60;
-/** Marks a name keeps; anything else (`:` `#` `;` `%` backticks, `<`, `&`, quotes, newlines …) becomes a space. */
-const KEPT = /[^\p{L}\p{M}\p{N} \-_.,()/+=@!?'*]/gu;
-/** Statements of the gantt grammar a line may start with (case-insensitive), and its date token. */
-const KEYWORD_START = /^(gantt|dateformat|inclusiveenddates|topaxis|axisformat|tickinterval|includes|excludes|todaymarker|weekday|weekend|title|accdescription|acctitle|accdescr|section|click|href|call|\d{4}-\d\d-\d\d)/i;
-/**
- * A name as it may stand in a task or section title.
- * @internal
- */
-function mermaidText(name, max = TITLE_CHARS) {
-    let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim();
-    if ([...text].length > max)
-        text = `${[...text].slice(0, max - 1).join('')}…`;
-    if (text === '')
-        return '(unnamed)';
-    return KEYWORD_START.test(text) ? `_${text}` : text;
-}
-/** Task tags (`done`, `crit`, `active`) and the word added to the title, by StatusExt. */
-const LOOK = {
-    SUCCESS: { tags: 'done' },
-    FAILED: { tags: 'crit', word: 'failed' },
-    UNSTABLE: { tags: 'crit, done', word: 'unstable' },
-    ABORTED: { tags: 'done', word: 'aborted' },
-    IN_PROGRESS: { tags: 'active', word: 'running' },
-    PAUSED_PENDING_INPUT: { tags: 'active', word: 'waiting for input' }
-};
-/** The first instant a bar may start: no Jenkins Pipeline ran before 2000, so an earlier clock is broken. */
-const FIRST_DRAWN = Date.UTC(2000, 0, 1);
-/** The last instant a bar may end: four-digit years (JavaScript's last date is in 275760). */
-const LAST_DRAWN = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-/**
- * The bar of a stage that started (a stage not executed has no time), or
- * undefined when its times are not ones Mermaid can place (see the header).
- */
-function barOf(stage) {
-    if (stage.status === 'NOT_EXECUTED')
-        return undefined;
-    const start = Math.floor(stage.startTimeMillis);
-    const end = start + Math.max(0, Math.floor(stage.durationMillis));
-    if (!Number.isFinite(end) || start < FIRST_DRAWN || end > LAST_DRAWN)
-        return undefined;
-    return { start, end };
-}
-/** The chart is under this many tick intervals long: at most seven labels. */
-const SPANS_PER_AXIS = 6;
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-/**
- * Tick intervals (Mermaid's `tickInterval`: d3 time intervals, aligned on
- * the clock's round values) and the d3 time format of their labels, finest
- * first. Seconds show once a tick is under a minute, milliseconds under a
- * second; the day shows once the chart can span more than a day.
- */
-const AXES = [
-    ...[100, 200, 500].map(n => ({ ms: n, interval: `${n}millisecond`, format: '%H:%M:%S.%L' })),
-    ...[1, 2, 5, 10, 15, 30].map(n => ({
-        ms: n * SECOND,
-        interval: `${n}second`,
-        format: '%H:%M:%S'
-    })),
-    ...[1, 2, 5, 10, 15, 30].map(n => ({ ms: n * MINUTE, interval: `${n}minute`, format: '%H:%M' })),
-    ...[1, 2, 3].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%H:%M' })),
-    ...[6, 12].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%b %-d %H:%M' })),
-    ...[1, 2, 7].map(n => ({ ms: n * DAY, interval: `${n}day`, format: '%b %-d' })),
-    ...[1, 3, 6].map(n => ({ ms: n * 30 * DAY, interval: `${n}month`, format: '%b %Y' }))
-];
-/** Beyond the last of AXES: a label a year (Mermaid has no coarser interval). */
-const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' };
-/**
- * The axis of a chart spanning `spanMs`: the finest tick interval that cuts
- * it into fewer than SPANS_PER_AXIS spans, and its label format. A span over
- * three years gets a label a year.
- * @internal
- */
-function axisTicks(spanMs) {
-    const { interval, format } = AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY;
-    return { interval, format };
-}
-/**
- * The gantt chart of the builds' stages (dateFormat x: bars start and end
- * at epoch milliseconds); undefined when no stage started.
- * @internal
- */
-function stageTimeline(builds, maxBars = MAX_BARS) {
-    const lines = [];
-    let bars = 0;
-    let leftOut = 0;
-    let first = Infinity;
-    let last = -Infinity;
-    for (const build of builds) {
-        const stages = build.stages.flatMap(stage => {
-            const bar = barOf(stage);
-            return bar ? [{ stage, bar }] : [];
-        });
-        if (stages.length === 0)
-            continue;
-        const room = Math.max(0, maxBars - bars);
-        leftOut += Math.max(0, stages.length - room);
-        if (room === 0)
-            continue;
-        if (build.section) {
-            const { job, number } = build.section;
-            lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`);
-        }
-        for (const { stage, bar } of stages.slice(0, room)) {
-            // A status a newer plugin may add is Jenkins text too.
-            const look = LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) };
-            const title = mermaidText(stage.name) + (look.word ? ` (${look.word})` : '');
-            lines.push(`    ${title} :${look.tags}, ${bar.start}, ${bar.end}`);
-            first = Math.min(first, bar.start);
-            last = Math.max(last, bar.end);
-            bars++;
-        }
-    }
-    if (bars === 0)
-        return undefined;
-    // Mermaid's axis runs from the first bar's start to the last bar's end.
-    const axis = axisTicks(last - first);
-    const header = [
-        '```mermaid',
-        'gantt',
-        '    dateFormat x',
-        `    axisFormat ${axis.format}`,
-        `    tickInterval ${axis.interval}`
-    ];
-    return { chart: [...header, ...lines, '```'].join('\n'), leftOut };
-}
-/**
- * Adds the chart to the summary, under a heading, with a line for the
- * stages left out. A blank line before the fence: right after an HTML block
- * (a table) Markdown would not see it.
- */
-function addTimeline(summary, builds) {
-    const timeline = stageTimeline(builds);
-    if (!timeline)
-        return;
-    summary.addHeading('Stage timeline', 3);
-    summary.addRaw(`\n${timeline.chart}\n`, true);
-    if (timeline.leftOut > 0) {
-        summary.addRaw(`<p>… and ${timeline.leftOut} more stage(s), not drawn (at most ${MAX_BARS} bars).</p>`, true);
-    }
-}
-
-
-/***/ }),
-
-/***/ 2472:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   N$: () => (/* binding */ readValues),
-/* harmony export */   ml: () => (/* binding */ addValues)
-/* harmony export */ });
-/* unused harmony exports parseValues, parseJsonValues, parseKeyValueLines */
-/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
-/* harmony import */ var _jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3808);
-/* harmony import */ var _jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(583);
-/* harmony import */ var _inputs_parameters_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(723);
-/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(9263);
-/* harmony import */ var _util_name_value_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(4237);
-/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2509);
-
-
-
-
-
-
-
-/** Most bytes of the file read: a larger one is not downloaded. */
-const MAX_VALUES_BYTES = 1024 * 1024;
-/** Keys the job summary lists. */
-const MAX_SUMMARY_VALUES = 50;
-/** Characters of a value the job summary shows. */
-const MAX_SUMMARY_VALUE_CHARS = 200;
-/**
- * Parses the file's bytes by its name: `.json` one JSON object, else KEY=VALUE lines.
- * @internal
- */
-function parseValues(path, bytes) {
-    // A byte-order mark (an editor on Windows) is not part of the first key.
-    const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-    return /\.json$/i.test(path) ? parseJsonValues(text) : parseKeyValueLines(text);
-}
-/**
- * One JSON object, nested values kept; a key twice in any object is refused (JSON.parse would keep the last silently).
- * @internal
- */
-function parseJsonValues(text) {
-    let parsed;
-    try {
-        parsed = (0,_jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__/* .parseJenkinsJson */ .m_)(text);
-    }
-    catch (error) {
-        return { problem: `is not one JSON object (${error.message})` };
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed;
-        return { problem: `is not one JSON object (it holds ${kind})` };
-    }
-    // Any depth: parseJenkinsJson has bounded the nesting.
-    const twice = (0,_inputs_parameters_js__WEBPACK_IMPORTED_MODULE_3__/* .duplicateKey */ .Ve)(text, Infinity);
-    if (twice !== undefined)
-        return { problem: `has the key ${quoteKey(twice.name)} twice` };
-    return { values: parsed };
-}
-/**
- * `KEY=VALUE` lines: LF or CRLF ends a line (the CR is not the value's),
- * blank lines and lines starting with `#` are skipped, the key is trimmed
- * and the value is everything after the first `=`, exactly: no quotes
- * removed, no escapes read. A line without `=`, an empty key, or a key
- * given twice is refused, naming its line.
- * @internal
- */
-function parseKeyValueLines(text) {
-    const values = Object.create(null);
-    const lines = text.split('\n');
-    for (let i = 0; i < lines.length; i++) {
-        const line = lines[i].replace(/\r$/, '');
-        if (line.trim() === '' || line.trimStart().startsWith('#'))
-            continue;
-        const pair = (0,_util_name_value_js__WEBPACK_IMPORTED_MODULE_4__/* .splitNameValue */ .b)(line);
-        if ('missing' in pair) {
-            return { problem: `has ${pair.missing === '=' ? "no '='" : 'an empty key'} on line ${i + 1}` };
-        }
-        if (Object.hasOwn(values, pair.name)) {
-            return { problem: `has the key ${quoteKey(pair.name)} twice (line ${i + 1})` };
-        }
-        values[pair.name] = pair.value;
-    }
-    return { values };
-}
-/** A key for a message: JSON-quoted (control characters escaped), at most 60 characters. */
-function quoteKey(key) {
-    return JSON.stringify((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(key, 60));
-}
-/**
- * Reads `path` among the build's artifacts (one request, at most
- * MAX_VALUES_BYTES of it) and parses it. Never throws but for the step's
- * own cancel: every failure is one warning and `{}`.
- */
-async function readValues(api, ref, path, logger) {
-    const what = `values-file '${path}' of build #${ref.number} of ${(0,_jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__/* .fullName */ .fq)(ref.job)}`;
-    const fail = (problem) => {
-        const message = `The ${what} ${problem}: the values output is {}.`;
-        logger.warning(message);
-        return { values: Object.create(null), problem: message };
-    };
-    let read;
-    try {
-        read = await api.readArtifact(ref, path, MAX_VALUES_BYTES);
-    }
-    catch (error) {
-        // The step's own cancel or deadline ends the step, not just the values.
-        if (!(error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .JenkinsError */ .fF) || error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
-            throw error;
-        if (error.kind === 'not-found')
-            return fail('was not archived by the build (404)');
-        return fail(`could not be read (${error.message})`);
-    }
-    if ('tooLarge' in read)
-        return fail(`is larger than 1 MiB, so it was not read`);
-    const parsed = parseValues(path, read.bytes);
-    if ('problem' in parsed)
-        return fail(parsed.problem);
-    logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`);
-    return { values: parsed.values };
-}
-/** The summary's values: at most 50 keys, each value cut to 200 characters, as text. */
-function addValues(summary, outcome, level = 3) {
-    summary.addHeading('Values', level);
-    const entries = Object.entries(outcome.values);
-    if (entries.length === 0) {
-        summary.addRaw(`<p>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_6__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(outcome.problem ?? 'None.', 1000))}</p>`, true);
-        return;
-    }
-    const shown = entries.slice(0, MAX_SUMMARY_VALUES);
-    summary.addTable([
-        [
-            { data: 'Key', header: true },
-            { data: 'Value', header: true }
-        ],
-        ...shown.map(([key, value]) => [
-            `<code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_6__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(key, 100))}</code>`,
-            (0,_util_html_js__WEBPACK_IMPORTED_MODULE_6__/* .escapeHtml */ .Z)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(typeof value === 'string' ? value : JSON.stringify(value), MAX_SUMMARY_VALUE_CHARS)) || '&nbsp;'
-        ])
-    ]);
-    if (entries.length > shown.length) {
-        summary.addRaw(`<p>… and ${entries.length - shown.length} more.</p>`, true);
-    }
-}
-
-
-/***/ }),
-
-/***/ 1671:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   t: () => (/* binding */ kib),
-/* harmony export */   z: () => (/* binding */ formatBytes)
-/* harmony export */ });
-/**
- * Sizes for people, in one unit system everywhere the action writes one:
- * binary units (1 KiB = 1,024 bytes), the ones the limits are set in
- * (GitHub's 1 MiB summary, 64 KiB reads, 8 MiB answers) and that a size
- * computed by 1,024 must be labelled with.
- */
-const UNITS = ['KiB', 'MiB', 'GiB', 'TiB'];
-/** '512 B', '1.5 KiB', '200 MiB': one decimal, none when it is 0. */
-function formatBytes(bytes) {
-    if (bytes < 1024)
-        return `${Math.round(bytes)} B`;
-    let value = bytes / 1024;
-    let unit = 0;
-    while (value >= 1024 && unit < UNITS.length - 1) {
-        value /= 1024;
-        unit++;
-    }
-    return `${value.toFixed(1).replace(/\.0$/, '')} ${UNITS[unit]}`;
-}
-/** Bytes as whole KiB, rounded up: for a size against a limit, never shown under it. */
-function kib(bytes) {
-    return `${Math.ceil(bytes / 1024)} KiB`;
-}
-
-
-/***/ }),
-
-/***/ 2517:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   IQ: () => (/* binding */ BUILD_RESULTS),
-/* harmony export */   Uw: () => (/* binding */ State),
-/* harmony export */   k7: () => (/* binding */ Output),
-/* harmony export */   pd: () => (/* binding */ Input)
-/* harmony export */ });
-/** Input names, exactly as in action.yml. */
-var Input;
-(function (Input) {
-    Input["Url"] = "url";
-    Input["User"] = "user";
-    Input["Token"] = "token";
-    Input["Job"] = "job";
-    Input["Parameters"] = "parameters";
-    Input["Files"] = "files";
-    Input["Wait"] = "wait";
-    Input["Disable"] = "disable";
-    Input["Build"] = "build";
-    Input["ListJobs"] = "list-jobs";
-    Input["Timeout"] = "timeout";
-    Input["Accept"] = "accept";
-    Input["Log"] = "log";
-    Input["AbortOnCancel"] = "abort-on-cancel";
-    Input["CommitStatus"] = "commit-status";
-    Input["GithubToken"] = "github-token";
-    Input["StatusContext"] = "status-context";
-    Input["PrComment"] = "pr-comment";
-    Input["Commit"] = "commit";
-    Input["PullRequest"] = "pull-request";
-    Input["Branch"] = "branch";
-    Input["Scan"] = "scan";
-    Input["JobToken"] = "job-token";
-    Input["Headers"] = "headers";
-    Input["CaCert"] = "ca-cert";
-    Input["Artifacts"] = "artifacts";
-    Input["ArtifactsPath"] = "artifacts-path";
-    Input["Jobs"] = "jobs";
-    Input["FailFast"] = "fail-fast";
-    /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
-    Input["ValuesFile"] = "values-file";
-})(Input || (Input = {}));
-/** Output names, exactly as in action.yml. */
-var Output;
-(function (Output) {
-    Output["Result"] = "result";
-    Output["BuildNumber"] = "build-number";
-    Output["BuildUrl"] = "build-url";
-    Output["Duration"] = "duration";
-    Output["QueueUrl"] = "queue-url";
-    Output["Build"] = "build";
-    Output["Jobs"] = "jobs";
-    Output["JobUrl"] = "job-url";
-    /** Test counts of the build's JUnit report; empty without one. */
-    Output["TestsTotal"] = "tests-total";
-    Output["TestsFailed"] = "tests-failed";
-    Output["TestsSkipped"] = "tests-skipped";
-    /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
-    Output["Stages"] = "stages";
-    /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
-    Output["Artifacts"] = "artifacts";
-    /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
-    Output["Builds"] = "builds";
-    /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
-    Output["History"] = "history";
-    /** The build's description as Jenkins stores it; empty when none. */
-    Output["Description"] = "description";
-    /** The build's display name (`#42`, or what the build set). */
-    Output["DisplayName"] = "display-name";
-    /** JSON object of the parameters the build ran with (name → value). */
-    Output["BuildParameters"] = "build-parameters";
-    /** JSON object read from the `values-file` artifact. */
-    Output["Values"] = "values";
-    /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
-    Output["Commit"] = "commit";
-})(Output || (Output = {}));
-/** Keys saved with core.saveState for the post step. */
-var State;
-(function (State) {
-    /** Set by the main step, so the second run of the bundle knows it is the post step. */
-    State["IsPost"] = "isPost";
-    /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
-    State["Done"] = "done";
-    /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
-    State["LeftRunning"] = "leftRunning";
-    /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
-    State["Ended"] = "ended";
-    /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
-    State["Returned"] = "returned";
-    /** JSON array of what the step started and may still run ({job, queueId, number, shared, own}; step/remote-work.ts), for the post step. */
-    State["Builds"] = "builds";
-})(State || (State = {}));
-/** Build results Jenkins reports (hudson.model.Result). */
-const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
-
-
-/***/ }),
-
-/***/ 6518:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   E9: () => (/* binding */ parseDuration),
-/* harmony export */   a3: () => (/* binding */ formatDuration)
-/* harmony export */ });
-/* unused harmony export MAX_DURATION_MS */
-/* harmony import */ var _input_error_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3059);
-/* harmony import */ var _shorten_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2509);
-
-
-/**
- * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
- * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
- * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
- * above which Node fires the timer at once instead of never.
- * @internal
- */
-const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
-const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
-/**
- * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
- * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
- * case-insensitive; only whole numbers. The result is more than 0 and at most
- * MAX_DURATION_MS.
- */
-function parseDuration(value, input) {
-    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
-    const text = value.trim();
-    let ms;
-    if (/^\d+$/.test(text)) {
-        ms = Number(text) * UNITS_MS.s;
-    }
-    else {
-        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
-        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
-            ms =
-                Number(match[1] ?? 0) * UNITS_MS.h +
-                    Number(match[2] ?? 0) * UNITS_MS.m +
-                    Number(match[3] ?? 0) * UNITS_MS.s;
-        }
-    }
-    if (ms === undefined) {
-        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`Input '${input}' ('${(0,_shorten_js__WEBPACK_IMPORTED_MODULE_1__/* .clip */ .$)(text)}') is not a duration: ${expected}.`);
-    }
-    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
-        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`Input '${input}' ('${(0,_shorten_js__WEBPACK_IMPORTED_MODULE_1__/* .clip */ .$)(text)}') is out of range: ${expected}.`);
-    }
-    return ms;
-}
-/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
-function formatDuration(ms) {
-    // Undefined: Jenkins sent none that is a count (decodeBuild). Beyond the safe-integer range a number is not a duration (1e+21).
-    if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > Number.MAX_SAFE_INTEGER)
-        return 'unknown';
-    if (ms < 1000)
-        return `${Math.round(ms)} ms`;
-    if (ms < 10_000)
-        return `${Math.floor(ms / 100) / 10} s`;
-    if (ms < 60_000)
-        return `${Math.floor(ms / 1000)} s`;
-    const totalSeconds = Math.round(ms / 1000);
-    const hours = Math.floor(totalSeconds / 3600);
-    const minutes = Math.floor((totalSeconds % 3600) / 60);
-    const seconds = totalSeconds % 60;
-    const parts = [];
-    if (hours > 0)
-        parts.push(`${hours} h`);
-    if (minutes > 0)
-        parts.push(`${minutes} min`);
-    // Seconds are noise next to hours.
-    if (seconds > 0 && hours === 0)
-        parts.push(`${seconds} s`);
-    return parts.join(' ');
-}
-
-
-/***/ }),
-
-/***/ 1992:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   k: () => (/* binding */ errorText)
-/* harmony export */ });
-/** What was thrown, as text for a message: an Error's message, anything else as String() makes it. */
-function errorText(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-
-
-/***/ }),
-
-/***/ 6086:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  u: () => (/* binding */ collectYoungGarbage),
-  D: () => (/* binding */ keepYoungGenerationSmall)
-});
-
-;// CONCATENATED MODULE: external "node:v8"
-const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
-;// CONCATENATED MODULE: external "node:vm"
-const external_node_vm_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:vm");
-;// CONCATENATED MODULE: ./src/util/heap.ts
-
-
-/**
- * Keeps V8's young generation at its initial size instead of letting it grow
- * to tens of MB.
- *
- * Streaming a console allocates fast and briefly (socket buffers, decoded
- * text), and V8 grows the young generation with the bytes that survive
- * scavenges over time; the socket buffers (external memory) are only freed
- * by a scavenge, so a bigger young generation also holds more of them. With
- * a 100 MB console `npm run bench` measured a peak RSS of 203 MB without
- * this and 85 MB with it, and the step ended sooner (fewer long pauses).
- *
- * The runner starts `node dist/index.js` without flags, so the entry point
- * is the only place to set it. `--max-semi-space-size` is fixed when the
- * heap is set up and does nothing here; the growth factor is read each time
- * V8 considers growing, so 1 (never grow) takes effect.
- */
-function keepYoungGenerationSmall() {
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
-}
-let collect;
-/**
- * Runs a scavenge now, to free the read buffers of a fast download.
- *
- * A socket read hands over a 64 KiB buffer that V8 counts as external memory
- * and frees only when a collection finds it dead. Streaming a file to disk at
- * a few hundred MB/s allocates them far faster than the JavaScript objects
- * around them fill the (small, see above) young generation, so thousands pile
- * up between scavenges: a 200 MB artifact took the step from about 62 MB to
- * 110 MB of RSS. A scavenge every few MiB keeps that to a few MiB of buffers
- * for well under a millisecond each.
- *
- * V8 only exposes gc() to contexts created after `--expose-gc` is set, so a
- * fresh one hands it over; the main context gets no global `gc`. Where that
- * is not possible this does nothing.
- */
-function collectYoungGarbage() {
-    if (collect === undefined) {
-        try {
-            (0,external_node_v8_namespaceObject.setFlagsFromString)('--expose-gc');
-            const gc = (0,external_node_vm_namespaceObject.runInNewContext)('gc');
-            collect = typeof gc === 'function' ? gc : null;
-        }
-        catch {
-            collect = null;
-        }
-    }
-    collect?.({ type: 'minor' });
-}
-
-
-/***/ }),
-
-/***/ 9263:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Z: () => (/* binding */ escapeHtml),
-/* harmony export */   n: () => (/* binding */ link)
-/* harmony export */ });
-/**
- * Text in the job summary: what came from Jenkins or the user made inert
- * (HTML and Markdown), and links only to http(s).
- */
-/** An `<a>` to an http(s) URL, else the escaped text alone. */
-function link(text, url) {
-    const href = safeUrl(url);
-    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
-}
-/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
-function safeUrl(url) {
-    if (!url)
-        return undefined;
-    try {
-        const parsed = new URL(url);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-/**
- * Makes text inert in the summary: HTML special characters and the characters
- * Markdown acts on become entities, line breaks become <br> (a blank line
- * would end the HTML block and let Markdown through), and other control
- * characters go.
- */
-function escapeHtml(text) {
-    return (text
-        // eslint-disable-next-line no-control-regex
-        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
-        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
-        .replace(/\r\n|\r|\n/g, '<br>')
-        .replace(/\t/g, ' '));
-}
-function escapeAttribute(text) {
-    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
-}
-
-
-/***/ }),
-
-/***/ 5394:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   f: () => (/* binding */ parseHttpUrl),
-/* harmony export */   t: () => (/* binding */ hasDotSegment)
-/* harmony export */ });
-/* harmony import */ var _input_error_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3059);
-
-/** `value` as an absolute http(s) URL; else an error in which `where` names the input and value. */
-function parseHttpUrl(value, where, expected) {
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`${where} is not an absolute URL: ${expected}.`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`${where} must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
-    }
-    return url;
-}
-/**
- * Whether the path of the URL `value` has a '.' or '..' segment (also as
- * %2e): the URL parser resolves them silently, and a URL Jenkins wrote never
- * holds them, so an input that does is refused rather than guessed.
- */
-function hasDotSegment(value) {
-    const path = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/[?#].*$/s, '');
-    return path.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment));
-}
-
-
-/***/ }),
-
-/***/ 3059:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   d: () => (/* binding */ InputError)
-/* harmony export */ });
-/**
- * Thrown for a bad input; the message names the input and the expected form,
- * and never contains a secret (token, password, github-token).
- */
-class InputError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'InputError';
-    }
-}
-
-
-/***/ }),
-
-/***/ 6618:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Kz: () => (/* binding */ warnUnread),
-/* harmony export */   OP: () => (/* binding */ namedLogger)
-/* harmony export */ });
-/* unused harmony export silentLogger */
-/**
- * A logger that drops everything (for library use and tests that do not care).
- * @internal
- */
-const silentLogger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warning: () => undefined
-};
-/** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
-function namedLogger(logger, name) {
-    return { ...logger, info: message => logger.info(`${name}: ${message}`) };
-}
-/**
- * Says that a part of a build's outcome (test report, stages, artifacts
- * list) could not be read: a warning in the log, and the same words in
- * `unread` for the summary. The build's result stands.
- */
-function warnUnread(message, logger, unread) {
-    logger.warning(message);
-    unread.push(message);
-}
-
-
-/***/ }),
-
-/***/ 4237:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   b: () => (/* binding */ splitNameValue),
-/* harmony export */   m: () => (/* binding */ groupByName)
-/* harmony export */ });
-/**
- * Splits `NAME=value` (a `-p` flag, a line of `parameters`, `files` or a
- * values file) on its first `=`, so the value may hold `=` and may be empty;
- * the name is trimmed and never empty. What is `missing` otherwise, for the
- * caller's message, which must not echo the text: values are often secrets.
- */
-function splitNameValue(text) {
-    const eq = text.indexOf('=');
-    if (eq < 0)
-        return { missing: '=' };
-    const name = text.slice(0, eq).trim();
-    return name === '' ? { missing: 'name' } : { name, value: text.slice(eq + 1) };
-}
-/** Values by name, in order: a name given more than once holds the list of its values (a multi-value parameter). */
-function groupByName(pairs) {
-    const values = new Map();
-    for (const { name, value } of pairs)
-        values.set(name, [...(values.get(name) ?? []), value]);
-    // fromEntries defines own properties: a name `__proto__` stays a name.
-    return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
-}
-
-
-/***/ }),
-
-/***/ 5888:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   E: () => (/* binding */ NAME_CHARS),
-/* harmony export */   l: () => (/* binding */ shortName)
-/* harmony export */ });
-/* harmony import */ var _shorten_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2509);
-
-/**
- * Characters of a stage, test or job name wherever the step prints one: the
- * log, annotations, messages, the summary. Jenkins accepts names of any
- * length (a stage name is free text; 2,000 stages of 4 KB names make
- * megabytes); what identifies one is in its first words, and its page in
- * Jenkins has the whole.
- */
-const NAME_CHARS = 200;
-/** A name as printed: at most NAME_CHARS characters, an ellipsis marking the cut. */
-function shortName(name) {
-    return (0,_shorten_js__WEBPACK_IMPORTED_MODULE_0__/* .cut */ .J)(name, NAME_CHARS);
-}
-
-
-/***/ }),
-
-/***/ 2509:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   $: () => (/* binding */ clip),
-/* harmony export */   J: () => (/* binding */ cut)
-/* harmony export */ });
-/** At most `max` characters (code points), an ellipsis marking the cut. */
-function cut(text, max) {
-    const chars = Array.from(text);
-    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
-}
-/** A value quoted in a message: its first 40 characters, an ellipsis marking a cut. */
-function clip(text) {
-    return cut(text, 41);
-}
-
-
-/***/ }),
-
-/***/ 1643:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Js: () => (/* binding */ abortReason),
-/* harmony export */   M4: () => (/* binding */ StepAborted),
-/* harmony export */   Te: () => (/* binding */ throwIfAborted),
-/* harmony export */   pN: () => (/* binding */ settleBy),
-/* harmony export */   yy: () => (/* binding */ sleep)
-/* harmony export */ });
-/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8500);
-/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_timers_promises__WEBPACK_IMPORTED_MODULE_0__);
-
-/** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
-class StepAborted extends Error {
-    reason;
-    constructor(reason) {
-        super(reason === 'timeout' ? 'The step timed out.' : 'The step was cancelled.');
-        this.reason = reason;
-        this.name = 'StepAborted';
-    }
-}
-/** The reason carried by an aborted signal ('cancelled' unless it says 'timeout'). */
-function abortReason(signal) {
-    return signal.reason === 'timeout' ? 'timeout' : 'cancelled';
-}
-/** Throws StepAborted if the signal has fired. */
-function throwIfAborted(signal) {
-    if (signal?.aborted)
-        throw new StepAborted(abortReason(signal));
-}
-/** Waits `ms`, or throws StepAborted as soon as the signal fires. */
-function sleep(ms, signal) {
-    throwIfAborted(signal);
-    return (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(ms, undefined, { signal }).catch((error) => {
-        throw signal?.aborted ? new StepAborted(abortReason(signal)) : error;
-    });
-}
-/** Waits for `work` to settle, but not past `until` (epoch ms); never throws. */
-async function settleBy(work, until) {
-    const done = new AbortController();
-    const ignore = () => undefined;
-    await Promise.race([
-        work.then(ignore, ignore),
-        (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
-    ]);
-    done.abort();
-}
-
-
-/***/ }),
-
-/***/ 2613:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
-
-/***/ }),
-
-/***/ 4434:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
-
-/***/ }),
-
-/***/ 9896:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-
-/***/ }),
-
-/***/ 8611:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
-
-/***/ }),
-
-/***/ 5692:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
-
-/***/ }),
-
-/***/ 9278:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
-
-/***/ }),
-
-/***/ 4589:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:assert");
-
-/***/ }),
-
-/***/ 6698:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_hooks");
-
-/***/ }),
-
-/***/ 4573:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer");
-
-/***/ }),
-
-/***/ 7540:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:console");
-
-/***/ }),
-
-/***/ 7598:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
-
-/***/ }),
-
-/***/ 3053:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:diagnostics_channel");
-
-/***/ }),
-
-/***/ 610:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns");
-
-/***/ }),
-
-/***/ 8474:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events");
-
-/***/ }),
-
-/***/ 7067:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
-
-/***/ }),
-
-/***/ 2467:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2");
-
-/***/ }),
-
-/***/ 7030:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-
-/***/ }),
-
-/***/ 643:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
-
-/***/ }),
-
-/***/ 1792:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:querystring");
-
-/***/ }),
-
-/***/ 7075:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
-
-/***/ }),
-
-/***/ 8500:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-
-/***/ }),
-
-/***/ 1692:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-
-/***/ }),
-
-/***/ 3136:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
-
-/***/ }),
-
-/***/ 7975:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
-
-/***/ }),
-
-/***/ 3429:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util/types");
-
-/***/ }),
-
-/***/ 5919:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
-
-/***/ }),
-
-/***/ 8522:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
-
-/***/ }),
-
-/***/ 857:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-
-/***/ }),
-
-/***/ 3193:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
-
-/***/ }),
-
-/***/ 4756:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
-
-/***/ }),
-
-/***/ 9023:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
-
-/***/ }),
-
-/***/ 6919:
-/***/ ((__unused_webpack_module, exports) => {
-
-var __webpack_unused_export__;
-
-/*!
- * content-type
- * Copyright(c) 2015 Douglas Christopher Wilson
- * MIT Licensed
- */
-__webpack_unused_export__ = ({ value: true });
-__webpack_unused_export__ = format;
-exports.qg = parse;
-const TEXT_REGEXP = /^[\u0009\u0020-\u007e\u0080-\u00ff]*$/;
-const TOKEN_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/**
- * RegExp to match chars that must be quoted-pair in RFC 9110 sec 5.6.4
- */
-const QUOTE_REGEXP = /[\\"]/g;
-/**
- * RegExp to match type in RFC 9110 sec 8.3.1
- *
- * media-type = type "/" subtype
- * type       = token
- * subtype    = token
- */
-const TYPE_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/**
- * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
- */
-const NullObject = /* @__PURE__ */ (() => {
-    const C = function () { };
-    C.prototype = Object.create(null);
-    return C;
-})();
-/**
- * Format an object into a `Content-Type` header.
- */
-function format(obj) {
-    const { type, parameters } = obj;
-    if (!type || !TYPE_REGEXP.test(type)) {
-        throw new TypeError(`Invalid type: ${type}`);
-    }
-    let result = type;
-    if (parameters) {
-        for (const param of Object.keys(parameters)) {
-            if (!TOKEN_REGEXP.test(param)) {
-                throw new TypeError(`Invalid parameter name: ${param}`);
-            }
-            result += `; ${param}=${qstring(parameters[param])}`;
-        }
-    }
-    return result;
-}
-/**
- * Parse a `Content-Type` header.
- */
-function parse(header, options) {
-    const stopChar = options?.comma === true ? COMMA : 65536; // Sentinel for "no stop char".
-    const len = header.length;
-    let index = skipOWS(header, options?.start ?? 0, len);
-    const valueStart = index;
-    index = skipValue(header, index, len, stopChar);
-    const valueEnd = trailingOWS(header, valueStart, index);
-    const type = header.slice(valueStart, valueEnd).toLowerCase();
-    if (options?.parameters === false) {
-        return { type, index, parameters: new NullObject() };
-    }
-    return parseParameters(header, type, index, len, stopChar);
-}
-const SP = 32; // " "
-const HTAB = 9; // "\t"
-const SEMI = 59; // ";"
-const EQ = 61; // "="
-const DQUOTE = 34; // '"'
-const BSLASH = 92; // "\\"
-const COMMA = 44; // ","
-/**
- * Parses the parameters of a `Content-Type` header starting at the given index.
- */
-function parseParameters(header, type, index, len, stopChar) {
-    const parameters = new NullObject();
-    parameter: while (index < len) {
-        if (header.charCodeAt(index) === stopChar)
-            break;
-        index = skipOWS(header, index + 1 /* Skip over ; */, len);
-        const keyStart = index;
-        while (index < len) {
-            const code = header.charCodeAt(index);
-            if (code === stopChar)
-                break parameter;
-            if (code === SEMI)
-                continue parameter;
-            if (code === EQ) {
-                const keyEnd = trailingOWS(header, keyStart, index);
-                const key = header.slice(keyStart, keyEnd).toLowerCase();
-                index = skipOWS(header, index + 1, len);
-                if (index < len && header.charCodeAt(index) === DQUOTE) {
-                    index++;
-                    let value = "";
-                    while (index < len) {
-                        const code = header.charCodeAt(index++);
-                        if (code === DQUOTE) {
-                            index = skipValue(header, index, len, stopChar);
-                            if (parameters[key] === undefined)
-                                parameters[key] = value;
-                            break;
-                        }
-                        if (code === BSLASH && index < len) {
-                            value += header[index++];
-                            continue;
-                        }
-                        value += String.fromCharCode(code);
-                    }
-                    continue parameter;
-                }
-                const valueStart = index;
-                index = skipValue(header, index, len, stopChar);
-                if (parameters[key] === undefined) {
-                    const valueEnd = trailingOWS(header, valueStart, index);
-                    parameters[key] = header.slice(valueStart, valueEnd);
-                }
-                continue parameter;
-            }
-            index++;
-        }
-    }
-    return { type, index, parameters };
-}
-/**
- * Skip over characters until a semicolon or other exit character.
- */
-function skipValue(str, index, len, stopChar) {
-    while (index < len) {
-        const code = str.charCodeAt(index);
-        if (code === SEMI || code === stopChar)
-            break;
-        index++;
-    }
-    return index;
-}
-/**
- * Skip optional whitespace (OWS) in an HTTP header value.
- *
- * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
- */
-function skipOWS(header, index, len) {
-    while (index < len) {
-        const char = header.charCodeAt(index);
-        if (char !== SP && char !== HTAB)
-            break;
-        index++;
-    }
-    return index;
-}
-/**
- * Trim optional whitespace (OWS) from the end of a substring.
- *
- * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
- */
-function trailingOWS(header, start, end) {
-    while (end > start) {
-        const char = header.charCodeAt(end - 1);
-        if (char !== SP && char !== HTAB)
-            break;
-        end--;
-    }
-    return end;
-}
-/**
- * Serialize a parameter value.
- */
-function qstring(str) {
-    if (TOKEN_REGEXP.test(str))
-        return str;
-    if (TEXT_REGEXP.test(str))
-        return `"${str.replace(QUOTE_REGEXP, "\\$&")}"`;
-    throw new TypeError(`Invalid parameter value: ${str}`);
-}
-//# sourceMappingURL=index.js.map
-
-/***/ }),
-
-/***/ 157:
-/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  _: () => (/* binding */ github_context),
-  Q: () => (/* binding */ getOctokit)
+  GithubSession: () => (/* binding */ GithubSession),
+  githubClient: () => (/* binding */ githubClient),
+  httpStatusOf: () => (/* binding */ httpStatusOf),
+  redactor: () => (/* binding */ redactor)
 });
 
 // EXTERNAL MODULE: external "fs"
@@ -58625,6 +57040,4734 @@ function getOctokit(token, options, ...additionalPlugins) {
     return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 //# sourceMappingURL=github.js.map
+// EXTERNAL MODULE: ./src/util/redaction.ts
+var redaction = __nccwpck_require__(3801);
+// EXTERNAL MODULE: ./src/util/duration.ts
+var duration = __nccwpck_require__(6518);
+// EXTERNAL MODULE: ./src/util/wait.ts
+var util_wait = __nccwpck_require__(1643);
+// EXTERNAL MODULE: ./src/outcome/github-transport.ts
+var github_transport = __nccwpck_require__(4053);
+;// CONCATENATED MODULE: ./src/outcome/github-rate-limit.ts
+/**
+ * GitHub's rate limits, waited out as GitHub documents ("Rate limits for the
+ * REST API", Exceeding the rate limit): a 403 or 429 with `retry-after`
+ * waits that many seconds; with `x-ratelimit-remaining: 0`, until
+ * `x-ratelimit-reset`; a secondary limit without either, one minute, doubling
+ * while it lasts, at most MAX_TRIES tries. While GitHub holds requests back,
+ * every request of the step waits (GitHub asks to stop sending), but never
+ * past the deadline nor longer than MAX_WAIT_MS at a time: such a request
+ * fails as rate-limited without being sent, and sending resumes once the
+ * limit has passed. A 403 without these signs is a refusal, not a limit.
+ */
+
+
+
+/** The longest wait for one rate limit: GitHub's secondary limits ask for a minute or two. */
+const MAX_WAIT_MS = 120_000;
+/** Tries of one request that GitHub keeps holding back. */
+const MAX_TRIES = 3;
+/** A secondary limit that names no time: "wait for at least one minute". */
+const SECONDARY_WAIT_MS = 60_000;
+/** x-ratelimit-reset is in whole seconds: a little after it. */
+const RESET_MARGIN_MS = 1000;
+/**
+ * The rate-limit signs of a 403 or 429 answer, if it carries them.
+ * @internal
+ */
+async function rateLimitOf(response, now = Date.now()) {
+    const { status, headers } = response;
+    if (status !== 403 && status !== 429)
+        return undefined;
+    const message = await response
+        .clone()
+        .text()
+        .catch(() => '');
+    const secondary = /secondary rate limit|abuse detection/i.test(message);
+    const retryAfter = retryAfterMs(headers.get('retry-after'), now);
+    if (retryAfter !== undefined)
+        return { status, waitMs: retryAfter, sign: 'retry-after', secondary };
+    const reset = Number(headers.get('x-ratelimit-reset'));
+    if (headers.get('x-ratelimit-remaining')?.trim() === '0') {
+        // GitHub's clock says when the window resets, not the runner's.
+        const serverNow = Date.parse(headers.get('date') ?? '') || now;
+        const waitMs = Number.isFinite(reset) && reset > 0
+            ? Math.max(0, reset * 1000 - serverNow) + RESET_MARGIN_MS
+            : undefined;
+        return { status, waitMs, sign: 'x-ratelimit-remaining: 0', secondary };
+    }
+    // GitHub answers 429 for its rate limits only.
+    if (secondary || status === 429) {
+        return { status, waitMs: undefined, sign: 'the secondary rate limit', secondary: true };
+    }
+    return undefined;
+}
+/** Retry-After as seconds or an HTTP date (RFC 9110 10.2.3), in ms. */
+function retryAfterMs(value, now) {
+    if (value === null || value.trim() === '')
+        return undefined;
+    if (/^\s*\d+\s*$/.test(value))
+        return Number(value) * 1000;
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+/** The step's rate-limit state, shared by all its GitHub requests. */
+class RateLimits {
+    logger;
+    now;
+    /** Epoch ms before which GitHub holds requests back. */
+    resumeAt = 0;
+    held;
+    /** Secondary limits in a row: each doubles the wait. */
+    secondaryRun = 0;
+    saidFor = 0;
+    constructor(logger, now = Date.now) {
+        this.logger = logger;
+        this.now = now;
+    }
+    /** A fetch that waits out rate limits around `inner` (see the file comment). */
+    fetch(inner, bounds) {
+        return async (input, init) => {
+            const { what } = (0,github_transport/* requestName */.ZK)(input, init);
+            for (let attempt = 1;; attempt++) {
+                await this.ready(what, bounds());
+                const response = await inner(input, init);
+                const limit = await rateLimitOf(response, this.now());
+                if (!limit) {
+                    this.secondaryRun = 0;
+                    return response;
+                }
+                this.hold(limit, what);
+                if (attempt >= MAX_TRIES)
+                    throw this.refusal(what, `after ${attempt} tries`);
+            }
+        };
+    }
+    /** Waits while GitHub holds requests back, within `bounds`; throws rate-limited when it cannot. */
+    async ready(what, bounds) {
+        const wait = this.resumeAt - this.now();
+        if (wait <= 0)
+            return;
+        if (wait > MAX_WAIT_MS) {
+            throw this.refusal(what, `longer than the ${(0,duration/* formatDuration */.a3)(MAX_WAIT_MS)} this action waits`);
+        }
+        if (bounds.deadline !== undefined && this.resumeAt > bounds.deadline) {
+            throw this.refusal(what, "past the step's deadline");
+        }
+        if (this.saidFor !== this.resumeAt) {
+            this.saidFor = this.resumeAt;
+            this.logger.info(`GitHub's rate limit holds requests back (HTTP ${this.held?.status}, ${this.held?.sign}): waiting ${(0,duration/* formatDuration */.a3)(wait)} before ${what}, as GitHub asks.`);
+        }
+        try {
+            await (0,util_wait/* sleep */.yy)(wait, bounds.signal);
+        }
+        catch {
+            throw new github_transport/* GithubTransportError */.RV('stopped', `Stopped waiting for GitHub's rate limit before ${what}: the step was stopped`);
+        }
+    }
+    hold(limit, what) {
+        let waitMs = limit.waitMs;
+        if (waitMs === undefined) {
+            waitMs = SECONDARY_WAIT_MS * 2 ** this.secondaryRun;
+            this.secondaryRun++;
+        }
+        this.held = { ...limit, what };
+        this.resumeAt = Math.max(this.resumeAt, this.now() + waitMs);
+    }
+    refusal(what, why) {
+        const held = this.held;
+        // Whole seconds, rounded up: GitHub's own unit, and never said shorter than it is.
+        const left = Math.ceil(Math.max(0, this.resumeAt - this.now()) / 1000) * 1000;
+        return new github_transport/* GithubTransportError */.RV('rate-limited', `GitHub's ${held?.secondary ? 'secondary ' : ''}rate limit held back ${what} (HTTP ${held?.status}, ${held?.sign}) for ${(0,duration/* formatDuration */.a3)(left)} more, ${why}`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/outcome/github-client.ts
+/**
+ * The GitHub REST client every report of the step uses (commit statuses,
+ * the pull request and its comments), made one way: @actions/github's
+ * Octokit on GITHUB_API_URL, through the runner's proxy settings, every
+ * request bounded (github-transport.ts) and rate limits waited out
+ * (github-rate-limit.ts), its own console warnings sent to the debug log with
+ * the token taken out. The step's clients share one GithubSession: its
+ * bounds, its rate-limit state, and the one warning for a GitHub that does
+ * not answer.
+ */
+
+
+
+
+
+/** An Octokit for `token`, bounded by the session; its own log lines go to debug, redacted. */
+function githubClient(options) {
+    const redact = redactor(options.token);
+    const session = options.session ?? new GithubSession({ logger: options.logger });
+    const base = options.fetch ?? defaults.request?.fetch ?? fetch;
+    return getOctokit(options.token, {
+        request: { fetch: session.fetch(base) },
+        // Octokit would otherwise print its own warnings to the console.
+        log: {
+            debug: () => undefined,
+            info: () => undefined,
+            warn: (message) => options.logger.debug(redact(message)),
+            error: (message) => options.logger.debug(redact(message))
+        }
+    });
+}
+/**
+ * What a step's GitHub requests share: their bounds, GitHub's rate limits,
+ * and the one warning for a GitHub that does not answer in time, after
+ * which the step's reports stop (each would wait as long again).
+ */
+class GithubSession {
+    o;
+    rateLimits;
+    bounds;
+    silent = false;
+    limitSaid = false;
+    constructor(o) {
+        this.o = o;
+        this.rateLimits = new RateLimits(o.logger);
+        const bounds = o.bounds;
+        this.bounds = bounds ? () => bounds.current() : () => ({});
+    }
+    /** `base` with the bounds and the rate limits. */
+    fetch(base) {
+        const bounded = (0,github_transport/* boundedFetch */.A)({
+            base,
+            bounds: this.bounds,
+            requestTimeoutMs: this.o.requestTimeoutMs,
+            maxBodyBytes: this.o.maxBodyBytes
+        });
+        return this.rateLimits.fetch(bounded, this.bounds);
+    }
+    /** Whether reports still go: not once GitHub left a request unanswered. */
+    get open() {
+        return !this.silent;
+    }
+    /**
+     * Says a failure that is GitHub's and not the report's (no answer in time,
+     * a rate limit, the step stopping it) once for the step, `what` naming
+     * the report; true when it was one (the caller says nothing more).
+     */
+    handled(failure, what) {
+        const log = this.o.logger;
+        switch (failure.kind) {
+            case 'timeout':
+                if (this.silent)
+                    log.debug(`${what}: ${failure.message}.`);
+                else {
+                    this.silent = true;
+                    log.warning(`${failure.message}: no further commit status or pull request comment is sent in this step (one already set stays as it is). The build itself is not affected.`);
+                }
+                return true;
+            case 'rate-limited':
+                if (this.limitSaid)
+                    log.debug(`${what}: ${failure.message}.`);
+                else {
+                    this.limitSaid = true;
+                    log.warning(`${failure.message}: ${what} is not sent. That is GitHub's rate limit for the github-token, not a missing permission; reports resume once it has passed. The build itself is not affected.`);
+                }
+                return true;
+            case 'stopped':
+                log.info(`${failure.message}.`);
+                return true;
+            default:
+                return false;
+        }
+    }
+}
+/** The token must never reach a log line, whatever a library puts in a message (util/redaction.ts). */
+function redactor(token) {
+    const secrets = new redaction/* Redaction */.k();
+    secrets.add(token);
+    return text => secrets.redact(text);
+}
+/** The HTTP status GitHub answered a failed request with; undefined when it gave no usable answer. */
+function httpStatusOf(error) {
+    const failure = (0,github_transport/* githubFailure */.eQ)(error);
+    return failure.kind === 'answered' ? failure.status : undefined;
+}
+
+
+/***/ }),
+
+/***/ 1568:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   TokenIdentity: () => (/* binding */ TokenIdentity)
+/* harmony export */ });
+/* unused harmony export GITHUB_ACTIONS_BOT */
+/* harmony import */ var _github_transport_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4053);
+
+/**
+ * The author of what GITHUB_TOKEN writes. A login cannot contain brackets: no account can take it.
+ * @internal
+ */
+const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
+/** The identity the step's github-token acts as, found once. */
+class TokenIdentity {
+    o;
+    learned;
+    asked;
+    constructor(o) {
+        this.o = o;
+    }
+    /** The login, or undefined when it cannot be told (then nothing is the action's to edit). Never rejects. */
+    async login() {
+        if (this.o.configured)
+            return this.o.configured;
+        if (this.learned)
+            return this.learned;
+        this.asked ??= this.ask();
+        return this.learned ?? (await this.asked);
+    }
+    /** Whether `author` (a comment's `user.login`) is the token's identity; GitHub logins ignore case. */
+    async owns(author) {
+        const me = await this.login();
+        return me !== undefined && author !== undefined && me.toLowerCase() === author.toLowerCase();
+    }
+    /** GitHub's answer to something the step created names its author: that is who the token is. */
+    learn(author) {
+        if (!author || this.o.configured)
+            return;
+        if (this.learned === undefined && this.asked === undefined) {
+            this.o.logger.debug(`The github-token writes as ${author}.`);
+        }
+        this.learned = author;
+    }
+    async ask() {
+        const { client, session, logger } = this.o;
+        try {
+            const { data } = await client.rest.users.getAuthenticated();
+            const login = data.login;
+            if (typeof login === 'string' && login !== '') {
+                logger.debug(`The github-token acts as ${login} (GET /user).`);
+                return login;
+            }
+            logger.debug('GET /user named no login: nothing on GitHub counts as this action’s to edit.');
+            return undefined;
+        }
+        catch (error) {
+            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__/* .githubFailure */ .eQ)(error);
+            if (failure.kind === 'answered' && failure.status === 403) {
+                // "Resource not accessible by integration": an installation token.
+                logger.debug(`The github-token is an installation token (GET /user: 403): it writes as ${GITHUB_ACTIONS_BOT}.`);
+                return GITHUB_ACTIONS_BOT;
+            }
+            if (!session.handled(failure, 'Who the github-token is')) {
+                logger.debug(`Could not tell who the github-token is (${failure.message}): nothing on GitHub counts as this action's to edit.`);
+            }
+            return undefined;
+        }
+    }
+}
+
+
+/***/ }),
+
+/***/ 4053:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   A: () => (/* binding */ boundedFetch),
+/* harmony export */   RV: () => (/* binding */ GithubTransportError),
+/* harmony export */   ZK: () => (/* binding */ requestName),
+/* harmony export */   eQ: () => (/* binding */ githubFailure)
+/* harmony export */ });
+/* harmony import */ var _jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3083);
+/* harmony import */ var _util_bytes_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1671);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1992);
+/**
+ * The bounds of every request to GitHub, as the Jenkins client bounds its
+ * own (jenkins/transport/limits.ts): an exchange ends on the first of the
+ * step's signal, its deadline, and a silence bound of its own: the headers
+ * and the whole body within GITHUB_REQUEST_TIMEOUT_MS (twice the 10 s after
+ * which GitHub ends a request itself). The body is read here, capped, before
+ * Octokit sees it, so a GitHub that never answers, drips or sends too much
+ * cannot hold the step. Every failure of a request is decoded once, by
+ * `githubFailure`: no answer, stopped, rate-limited, too large, broken off,
+ * or GitHub's own HTTP answer.
+ */
+
+
+
+/** Time for a GitHub answer, headers and body. */
+const GITHUB_REQUEST_TIMEOUT_MS = 20_000;
+/** The largest answer read: a page of 100 comments of GitHub's 65,536 characters each, with room. */
+const GITHUB_MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** With a signal, the deadline is its backstop only: the signal's "stopped" is the one to report. */
+const BACKSTOP_MS = 250;
+/** A request to GitHub that got no usable answer; `kind` says why. */
+class GithubTransportError extends Error {
+    kind;
+    constructor(kind, message) {
+        super(message);
+        this.kind = kind;
+        this.name = 'GithubTransportError';
+    }
+}
+/**
+ * The one decoder of a failed GitHub request (Octokit wraps what fetch
+ * throws in a RequestError of status 500, with the error as its cause).
+ */
+function githubFailure(error) {
+    const cause = error?.cause;
+    const transport = error instanceof GithubTransportError
+        ? error
+        : cause instanceof GithubTransportError
+            ? cause
+            : undefined;
+    if (transport)
+        return { kind: transport.kind, message: transport.message };
+    const status = error?.status;
+    if (typeof status === 'number' && error.response !== undefined) {
+        return { kind: 'answered', status, message: (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error) };
+    }
+    return { kind: 'network', message: (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error) };
+}
+/** A fetch whose every exchange is bounded (see the file comment); the answer comes back read whole. */
+function boundedFetch(options) {
+    return (input, init) => exchange(options, input, init);
+}
+/** "GET /repos/o/r/pulls/7" and the server's origin, for messages (no query, no credentials). */
+function requestName(input, init) {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    return { what: `${method.toUpperCase()} ${url.pathname}`, server: url.origin };
+}
+async function exchange(o, input, init) {
+    const { signal, deadline } = o.bounds();
+    const { what, server } = requestName(input, init);
+    if (signal?.aborted) {
+        throw new GithubTransportError('stopped', `Did not send ${what} to GitHub at ${server}: the step was stopped`);
+    }
+    const started = Date.now();
+    const elapsed = () => (0,_jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__/* .seconds */ .Y)(Date.now() - started);
+    const limit = o.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS;
+    const controller = new AbortController();
+    let answered = false;
+    let received = 0;
+    let failure;
+    const cut = (error) => {
+        if (failure)
+            return;
+        failure = error;
+        controller.abort(error);
+    };
+    const onStop = () => cut(new GithubTransportError('stopped', answered
+        ? `Stopped waiting for GitHub at ${server}: it had sent ${received} bytes of its answer to ${what} in ${elapsed()}`
+        : `Stopped waiting for GitHub at ${server}: no answer to ${what} after ${elapsed()}`));
+    signal?.addEventListener('abort', onStop, { once: true });
+    const toDeadline = deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - started;
+    const byDeadline = toDeadline < limit;
+    const when = byDeadline ? 'before the deadline' : `within ${(0,_jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__/* .seconds */ .Y)(limit)}`;
+    const timer = setTimeout(() => cut(new GithubTransportError('timeout', answered
+        ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
+        : `No answer from GitHub at ${server} to ${what} ${when}`)), Math.max(0, Math.min(limit, toDeadline)));
+    try {
+        const response = await o.base(input, { ...init, signal: controller.signal });
+        answered = true;
+        const max = o.maxBodyBytes ?? GITHUB_MAX_BODY_BYTES;
+        const tooLarge = (size) => new GithubTransportError('too-large', `GitHub at ${server} answered ${what} with ${size}, more than the ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_2__/* .formatBytes */ .z)(max)} this action reads`);
+        const body = await readCapped(response, max, bytes => (received = bytes), tooLarge);
+        return rebuilt(response, body);
+    }
+    catch (error) {
+        if (failure)
+            throw failure;
+        if (error instanceof GithubTransportError)
+            throw error;
+        throw new GithubTransportError('network', `The connection to GitHub at ${server} failed during ${what}: ${causeText(error)}`);
+    }
+    finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onStop);
+    }
+}
+/** The whole body, at most `max` bytes (`seen` is told the count as it grows). */
+async function readCapped(response, max, seen, tooLarge) {
+    if (!response.body)
+        return null;
+    const declared = Number(response.headers.get('content-length'));
+    if (declared > max) {
+        await response.body.cancel().catch(() => undefined);
+        throw tooLarge(`${declared} bytes`);
+    }
+    const reader = response.body.getReader();
+    const chunks = [];
+    let size = 0;
+    for (;;) {
+        const { done, value } = await reader.read();
+        if (done)
+            break;
+        size += value.byteLength;
+        seen(size);
+        if (size > max) {
+            await reader.cancel().catch(() => undefined);
+            throw tooLarge(`more than ${size} bytes`);
+        }
+        chunks.push(value);
+    }
+    return Buffer.concat(chunks);
+}
+/** The answer again, its body now in memory. */
+function rebuilt(response, body) {
+    const empty = [101, 204, 205, 304].includes(response.status);
+    const copy = new Response(empty ? null : body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers
+    });
+    Object.defineProperty(copy, 'url', { value: response.url });
+    return copy;
+}
+/** undici says "fetch failed" and puts the reason in `cause`. */
+function causeText(error) {
+    const cause = error?.cause;
+    return cause instanceof Error ? `${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error)} (${cause.message})` : (0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_0__/* .errorText */ .k)(error);
+}
+
+
+/***/ }),
+
+/***/ 2740:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   E9: () => (/* binding */ TIME),
+/* harmony export */   S3: () => (/* binding */ LOGIN),
+/* harmony export */   Tc: () => (/* binding */ timeText),
+/* harmony export */   V: () => (/* binding */ REPO_NAME),
+/* harmony export */   ZZ: () => (/* binding */ field),
+/* harmony export */   cg: () => (/* binding */ PULL_NUMBER),
+/* harmony export */   dI: () => (/* binding */ BRANCH),
+/* harmony export */   hG: () => (/* binding */ SHA),
+/* harmony export */   lq: () => (/* binding */ optional),
+/* harmony export */   mw: () => (/* binding */ required),
+/* harmony export */   tO: () => (/* binding */ Undecodable)
+/* harmony export */ });
+/* harmony import */ var _util_commit_sha_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4572);
+/**
+ * GitHub's values decoded where they arrive (the event file the runner
+ * wrote, the REST API's answers) into types that are true: a commit is a
+ * full SHA, a pull request a positive whole number, a time GitHub's own
+ * second. A field that does not decode is named in an `Undecodable` error,
+ * never guessed around: a guess is how a status lands on another commit.
+ * Values are not echoed: a hostile one could hold a line break.
+ */
+
+/** A field of GitHub's data that is missing or not what it must be. */
+class Undecodable extends Error {
+    source;
+    path;
+    constructor(
+    /** Whose data: `the workflow_run event`, `GitHub's answer for pull request #8`. */
+    source, 
+    /** The field, as a path: `workflow_run.head_sha`. */
+    path, expected, missing) {
+        super(missing ? `${source} has no ${path}` : `${source}'s ${path} is not ${expected}`);
+        this.source = source;
+        this.path = path;
+        this.name = 'Undecodable';
+    }
+}
+/** A value at `path` inside nested objects; undefined where any step is not an object. */
+function field(value, ...path) {
+    let current = value;
+    for (const key of path) {
+        if (typeof current !== 'object' || current === null || Array.isArray(current))
+            return undefined;
+        current = current[key];
+    }
+    return current;
+}
+const SHA = {
+    decode: _util_commit_sha_js__WEBPACK_IMPORTED_MODULE_0__/* .commitShaOf */ .p,
+    expected: 'a commit SHA (40 or 64 hexadecimal digits)'
+};
+const PULL_NUMBER = {
+    decode: value => typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined,
+    expected: 'a pull request number (a whole number from 1)'
+};
+/** GitHub's times (`2011-01-26T19:06:43Z`), as whole seconds since the epoch: GitHub counts in seconds, so two times in one second are not in order. */
+const TIME = {
+    decode: value => {
+        if (typeof value !== 'string')
+            return undefined;
+        if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/.test(value)) {
+            return undefined;
+        }
+        const ms = Date.parse(value);
+        return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined;
+    },
+    expected: 'a time (YYYY-MM-DDTHH:MM:SSZ)'
+};
+/** A user's login: letters, digits, `-` and `_` (enterprise-managed users), and `[bot]` for an app. */
+const LOGIN = {
+    decode: value => typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\[bot\])?$/.test(value)
+        ? value
+        : undefined,
+    expected: 'a GitHub login'
+};
+/** A repository or owner name as GitHub allows them. */
+const REPO_NAME = {
+    decode: value => typeof value === 'string' && /^[A-Za-z0-9_.-]{1,100}$/.test(value) && !/^\.{1,2}$/.test(value)
+        ? value
+        : undefined,
+    expected: 'a repository name'
+};
+/** A branch name: git refuses control characters and spaces in one. */
+const BRANCH = {
+    decode: value => typeof value === 'string' && value !== '' && value.length <= 1000 && !/[\p{Cc}\s]/u.test(value)
+        ? value
+        : undefined,
+    expected: 'a branch name'
+};
+/**
+ * The value at `path` of `value`, decoded, or an Undecodable naming it
+ * (`source` says whose data it is).
+ */
+function required(value, path, kind, source) {
+    const raw = field(value, ...path.split('.'));
+    const decoded = kind.decode(raw);
+    if (decoded === undefined) {
+        throw new Undecodable(source, path, kind.expected, raw === undefined || raw === null);
+    }
+    return decoded;
+}
+/** Like required, but a missing (undefined or null) field is undefined; a present one must decode. */
+function optional(value, path, kind, source) {
+    const raw = field(value, ...path.split('.'));
+    return raw === undefined || raw === null ? undefined : required(value, path, kind, source);
+}
+/** `at` (epoch seconds) as GitHub writes times. */
+function timeText(at) {
+    return new Date(at * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+
+/***/ }),
+
+/***/ 6380:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Gs: () => (/* binding */ addHistory),
+/* harmony export */   Lu: () => (/* binding */ readHistory),
+/* harmony export */   Mq: () => (/* binding */ historyOutput),
+/* harmony export */   om: () => (/* binding */ historyOf)
+/* harmony export */ });
+/* unused harmony exports medianDuration, historyLine */
+/* harmony import */ var _util_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6518);
+/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1034);
+/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1617);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
+
+
+
+
+/** The finished builds of `builds` (newest first), with their URLs on our base. */
+function historyOf(builds, urlOf) {
+    const entries = [];
+    for (const b of builds) {
+        if (b.building || b.result === null)
+            continue;
+        entries.push({ number: b.number, result: b.result, duration: b.duration, url: urlOf(b.number) });
+    }
+    return entries;
+}
+/** Builds asked for: ten finished ones and a few running ones before them (as the job read). */
+const HISTORY_READ = 16;
+/** Finished builds kept. */
+const HISTORY_KEPT = 10;
+/**
+ * For a build this step did not trigger (`build: last`, `last-successful`):
+ * the job's last finished builds before it, in one bounded read (a
+ * `builds[…]{0,16}` range). Undefined when they cannot be read: a help,
+ * said in the debug log only.
+ */
+async function readHistory(api, job, before, logger) {
+    try {
+        const builds = await api.recentBuilds(job, HISTORY_READ, { outcome: true });
+        const summaries = builds.flatMap(b => b.duration === undefined || b.number >= before
+            ? []
+            : [
+                {
+                    number: b.number,
+                    result: b.result ?? null,
+                    duration: b.duration,
+                    building: !!b.building
+                }
+            ]);
+        return historyOf(summaries, n => api.buildUrl(job, n)).slice(0, HISTORY_KEPT);
+    }
+    catch (error) {
+        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .Interrupted */ .j$)
+            throw error;
+        logger.debug(`Could not read the job's earlier builds: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`);
+        return undefined;
+    }
+}
+/** The `history` output: at most ten small entries, newest first. */
+function historyOutput(entries) {
+    return JSON.stringify(entries);
+}
+const SYMBOLS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+/**
+ * The median of the durations (ms); undefined for none.
+ * @internal
+ */
+function medianDuration(entries) {
+    const sorted = entries.map(e => e.duration).sort((a, b) => a - b);
+    if (sorted.length === 0)
+        return undefined;
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+        ? sorted[middle]
+        : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
+}
+/**
+ * The history line, oldest build first so that it reads as a timeline up
+ * to this build; nothing when the job had no finished build before it.
+ * @internal
+ */
+function historyLine(entries) {
+    if (entries.length === 0)
+        return undefined;
+    const symbols = [...entries]
+        .reverse()
+        .map(e => (0,_util_html_js__WEBPACK_IMPORTED_MODULE_1__/* .link */ .nf)(SYMBOLS[e.result] ?? '⚪', e.url))
+        .join(' ');
+    const median = medianDuration(entries) ?? 0;
+    return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeHtml */ .ZD)((0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(median))}.</p>`;
+}
+/** Adds the history line to the summary. */
+function addHistory(summary, entries) {
+    const line = historyLine(entries);
+    if (line)
+        summary.addRaw(line, true);
+}
+
+
+/***/ }),
+
+/***/ 4230:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   L: () => (/* binding */ cappedArray)
+/* harmony export */ });
+/**
+ * JSON array outputs within a byte cap. GitHub allows 1 MB for all of a
+ * job's outputs together (counted as UTF-16); a list Jenkins makes long
+ * (stages, archived files) must not take it all, nor fail the job.
+ */
+/**
+ * `entries` as a JSON array of at most `maxBytes` UTF-8 bytes: the first
+ * entries that fit, each whole, so that it stays valid JSON.
+ */
+function cappedArray(entries, maxBytes) {
+    const texts = entries.map(entry => JSON.stringify(entry) ?? 'null');
+    let fullBytes = 2;
+    let bytes = 2;
+    let kept = 0;
+    texts.forEach((text, i) => {
+        const size = Buffer.byteLength(text) + (i > 0 ? 1 : 0);
+        fullBytes += size;
+        if (kept === i && bytes + size <= maxBytes) {
+            bytes += size;
+            kept++;
+        }
+    });
+    return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes };
+}
+
+
+/***/ }),
+
+/***/ 8215:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  commentMarker: () => (/* binding */ commentMarker),
+  w: () => (/* binding */ renderComment)
+});
+
+// UNUSED EXPORTS: MAX_COMMENT_CHARS
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+// EXTERNAL MODULE: ./src/util/duration.ts
+var duration = __nccwpck_require__(6518);
+;// CONCATENATED MODULE: ./src/util/markdown.ts
+/**
+ * Text from Jenkins in GitHub-flavoured Markdown (a pull request comment),
+ * made inert. Escapes do not do it there: GitHub forms @-mentions, issue
+ * references and autolinks after entity and backslash escapes are decoded
+ * (`&#64;team` still pings the team), and raw HTML passes its filter in
+ * part. Inside a code span nothing is parsed: no HTML, no mention, no link,
+ * no emphasis. So every piece of untrusted text goes in one code span on
+ * one line.
+ */
+// C0 and C1 controls, and the bidirectional overrides that make a name read
+// otherwise than it is written.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** Every line break and space GitHub or a browser may honour (JavaScript's \s has U+2028, U+2029, NBSP). */
+const SPACES = /\s+/g;
+/**
+ * `text` as one inline code span of at most `max` characters (code points):
+ * line breaks and controls become spaces (a line break would end the list
+ * item, a blank line the paragraph), and the fence is one backtick longer
+ * than the longest run inside, so no backtick in the text can close it.
+ */
+function codeSpan(text, max) {
+    // Enough of a long text for `max` code points once its spaces are folded.
+    const head = text.length > max * 4 ? text.slice(0, max * 4) : text;
+    const flat = head.replace(CONTROL, ' ').replace(SPACES, ' ').trim();
+    const chars = Array.from(flat);
+    const shown = chars.length <= max
+        ? flat
+        : chars
+            .slice(0, max - 1)
+            .join('')
+            .trimEnd() + '…';
+    if (shown === '')
+        return '(empty)';
+    const longest = Math.max(0, ...Array.from(shown.matchAll(/`+/g), run => run[0].length));
+    const fence = '`'.repeat(longest + 1);
+    // A span that starts or ends with a backtick needs a space inside its
+    // fence (CommonMark strips one on each side when both are there).
+    const pad = shown.startsWith('`') || shown.endsWith('`') ? ' ' : '';
+    return fence + pad + shown + pad + fence;
+}
+/**
+ * A Markdown link destination for an http(s) URL, or undefined: `(`, `)`,
+ * `<`, `>` and spaces percent-encoded, so the URL cannot end the link early.
+ */
+function linkTarget(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+            return undefined;
+        return parsed.href.replace(/[()<>\s]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+    }
+    catch {
+        return undefined;
+    }
+}
+
+// EXTERNAL MODULE: ./src/util/names.ts
+var names = __nccwpck_require__(5888);
+// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
+var build_outputs = __nccwpck_require__(4487);
+// EXTERNAL MODULE: ./src/outcome/report.ts + 3 modules
+var report = __nccwpck_require__(4016);
+;// CONCATENATED MODULE: ./src/outcome/pr-comment-body.ts
+/**
+ * The text of the pull request comment (`pr-comment`): one line per build
+ * (queued, running, or its result with duration, link and test counts), the
+ * failed stage and up to 10 failed tests of each, and a link to the
+ * workflow run whose summary has the rest. Pure: pr-comment.ts writes it.
+ *
+ * Everything that comes from Jenkins (job, test and stage names, errors) is
+ * in a code span on one line (util/markdown.ts says why escapes are not
+ * enough); links go only to the configured Jenkins and to the workflow run.
+ * The body stays within GitHub's 65,536 characters by listing fewer failed
+ * tests, then fewer builds.
+ */
+
+
+
+
+
+
+/**
+ * GitHub refuses a longer comment body (422).
+ * @internal
+ */
+const MAX_COMMENT_CHARS = 65_536;
+/** Failed tests listed per build at most. */
+const MAX_COMMENT_TESTS = 10;
+const ERROR_CHARS = 300;
+/**
+ * The hidden first line that finds the comment again on a later run: one per
+ * report name, hashed so that no name can end the HTML comment.
+ */
+function commentMarker(name) {
+    const id = (0,external_node_crypto_.createHash)('sha256').update(name).digest('hex').slice(0, 16);
+    return `<!-- jenkins-build-action report ${id} -->`;
+}
+/** The comment's Markdown, at most MAX_COMMENT_CHARS characters. */
+function renderComment(input) {
+    const link = (text, url) => {
+        const target = url?.startsWith(`${input.jenkinsUrl}/`) ? linkTarget(url) : undefined;
+        return target ? `[${text}](${target})` : text;
+    };
+    const head = `${commentMarker(input.name)}\n### Jenkins: ${codeSpan(input.name, names/* NAME_CHARS */.E)}\n\n`;
+    const run = linkTarget(input.runUrl);
+    const foot = run
+        ? `\nThe [workflow run](${run}) has the console, the summary and the rest.\n`
+        : '';
+    const room = MAX_COMMENT_CHARS - head.length - foot.length;
+    const block = (build, tests) => buildLines(build, tests, link).join('\n') + '\n';
+    // Each try renders builds only until the room is spent: a step with
+    // thousands of builds costs what fits in the comment, not what it has.
+    for (const tests of [MAX_COMMENT_TESTS, 3]) {
+        const blocks = fitting(input.builds, room, build => block(build, tests));
+        if (blocks.length === input.builds.length)
+            return head + blocks.join('') + foot;
+    }
+    const all = fitting(input.builds, room, build => block(build, 0));
+    if (all.length === input.builds.length)
+        return head + all.join('') + foot;
+    // Thousands of builds: as many as fit, and how many more there are.
+    const more = (n) => `- and ${n} more builds: see the workflow run.\n`;
+    const shown = fitting(input.builds, room - more(input.builds.length).length, build => block(build, 0));
+    return head + shown.join('') + more(input.builds.length - shown.length) + foot;
+}
+/** The blocks of the first builds whose total length is within `room`: rendering stops at the first that is not. */
+function fitting(builds, room, render) {
+    const blocks = [];
+    let used = 0;
+    for (const build of builds) {
+        const text = render(build);
+        used += text.length;
+        if (used > room)
+            break;
+        blocks.push(text);
+    }
+    return blocks;
+}
+function buildLines(build, tests, link) {
+    const { outcome } = build;
+    const job = link(codeSpan(outcome.jobName, names/* NAME_CHARS */.E), outcome.jobUrl);
+    const { number } = (0,build_outputs/* buildEntry */.Jo)(outcome);
+    const ref = number === null ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`;
+    const head = `- ${stateOf(build, link)} ${job}${ref}`;
+    const lines = [head + detailsOf(build)];
+    if (outcome.failedStage)
+        lines.push(`  - Failed stage: ${codeSpan(outcome.failedStage, names/* NAME_CHARS */.E)}`);
+    const failed = outcome.tests?.failed ?? [];
+    const listed = failed.slice(0, tests);
+    if (listed.length > 0) {
+        const of = outcome.tests?.counts.failed ?? failed.length;
+        lines.push(`  - Failed tests (${listed.length === of ? of : `${listed.length} of ${of}`}):`);
+        for (const test of listed) {
+            const where = outcome.tests?.located?.get(test);
+            const at = where ? ` at ${codeSpan(`${where.file}:${where.line}`, names/* NAME_CHARS */.E)}` : '';
+            const error = firstLine(test.errorDetails ?? '');
+            const name = test.className ? `${test.className}.${test.name}` : test.name;
+            lines.push(`    - ${codeSpan(name, names/* NAME_CHARS */.E)}${at}${error ? `: ${codeSpan(error, ERROR_CHARS)}` : ''}`);
+        }
+    }
+    return lines;
+}
+/** The symbol and state word(s). */
+function stateOf(build, link) {
+    const { outcome } = build;
+    if (build.stopped)
+        return `⛔ stopped (${codeSpan(build.stopped, ERROR_CHARS)})`;
+    if (build.left)
+        return `↪️ left running (${codeSpan(build.left, ERROR_CHARS)})`;
+    if (outcome.result) {
+        const accepted = outcome.accepted && outcome.result !== 'SUCCESS' ? ' (accepted)' : '';
+        return `${report/* RESULT_ICONS */.D$[outcome.result]} **${outcome.result}**${accepted}`;
+    }
+    if (build.error)
+        return `❌ **failed**: ${codeSpan(firstLine(build.error), ERROR_CHARS)}`;
+    if (outcome.buildUrl)
+        return outcome.note ? '▶️ **started**' : '🔄 **running**';
+    if (outcome.queueUrl)
+        return `⏳ **${link('queued', outcome.queueUrl)}**`;
+    return '⏳ **waiting**';
+}
+/** Duration and test counts of a finished build. */
+function detailsOf(build) {
+    const { outcome } = build;
+    const parts = [];
+    if (outcome.result && outcome.build)
+        parts.push((0,duration/* formatDuration */.a3)(outcome.build.duration));
+    const counts = outcome.tests?.counts;
+    if (counts) {
+        parts.push(`tests: ${counts.total} total, ${counts.failed} failed, ${counts.skipped} skipped`);
+    }
+    return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
+}
+function firstLine(text) {
+    return (text
+        .split(/\r\n|\r|\n|\u2028|\u2029/)
+        .map(line => line.trim())
+        .find(line => line !== '') ?? '');
+}
+
+
+/***/ }),
+
+/***/ 5184:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   PullRequestComment: () => (/* binding */ PullRequestComment)
+/* harmony export */ });
+/* unused harmony export lastPage */
+/* harmony import */ var _github_transport_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4053);
+
+/** Comments searched for the marker, newest first, at most. */
+const MAX_SEARCHED_COMMENTS = 1000;
+const PAGE_SIZE = 100;
+/** The one comment of a report on a pull request. */
+class PullRequestComment {
+    o;
+    id;
+    closed = false;
+    /** Writes go one after the other: the last one asked for is the last one written. */
+    chain = Promise.resolve();
+    constructor(o) {
+        this.o = o;
+    }
+    /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
+    write(body) {
+        this.chain = this.chain.then(() => this.send(this.o.redact(body)));
+        return this.chain;
+    }
+    async send(body) {
+        const { number, logger, session } = this.o;
+        if (this.closed || !session.open) {
+            return logger.debug(`Pull request comment on #${number} skipped.`);
+        }
+        try {
+            this.id ??= await this.find();
+            // Finding it may have met a GitHub that does not answer (said once).
+            if (!session.open)
+                return;
+            if (this.id !== undefined && (await this.update(this.id, body)))
+                return;
+            await this.create(body);
+        }
+        catch (error) {
+            this.failed((0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__/* .githubFailure */ .eQ)(error));
+        }
+    }
+    /**
+     * PATCHes the action's own comment; false when that cannot be done and a
+     * new one is written instead: it is gone (deleted since), or GitHub refuses
+     * the edit (then creating says whether the token may comment at all).
+     */
+    async update(id, body) {
+        const { client, owner, repo, number, logger } = this.o;
+        try {
+            await client.rest.issues.updateComment({ owner, repo, comment_id: id, body });
+            logger.debug(`Updated comment ${id} on pull request #${number}.`);
+            return true;
+        }
+        catch (error) {
+            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__/* .githubFailure */ .eQ)(error);
+            if (failure.kind !== 'answered' || (failure.status !== 404 && failure.status !== 403)) {
+                throw error;
+            }
+            logger.debug(failure.status === 404
+                ? `Comment ${id} on pull request #${number} is gone: writing a new one.`
+                : `GitHub refused to update comment ${id} on pull request #${number} (HTTP 403: ${this.o.redact(failure.message)}): writing a new one.`);
+            this.id = undefined;
+            return false;
+        }
+    }
+    async create(body) {
+        const { client, owner, repo, number, logger, identity } = this.o;
+        const created = await client.rest.issues.createComment({
+            owner,
+            repo,
+            issue_number: number,
+            body
+        });
+        const comment = decodeComment(created.data);
+        if (!comment) {
+            // Written, but unknown: the next write searches again (and finds it, ours).
+            return logger.debug(`Created a comment on pull request #${number}; GitHub named no id.`);
+        }
+        this.id = comment.id;
+        identity.learn(comment.author);
+        logger.debug(`Created comment ${comment.id} on pull request #${number}.`);
+    }
+    failed(failure) {
+        const { owner, repo, number, logger, session } = this.o;
+        if (session.handled(failure, `The comment on pull request #${number}`))
+            return;
+        const said = this.o.redact(failure.message);
+        // Refused to list or to create (an edit refused is followed by a create).
+        if (failure.kind === 'answered' && (failure.status === 403 || failure.status === 404)) {
+            // A read-only token (a fork's, Dependabot's, or `permissions:`
+            // without it): say so once and stop trying for the step.
+            this.closed = true;
+            logger.warning(`Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${failure.status}): ` +
+                `the github-token needs the \`pull-requests: write\` permission ` +
+                `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
+                `The build itself is not affected. GitHub said: ${said}`);
+            return;
+        }
+        logger.warning(`Could not write the comment on pull request #${number}: ${said}`);
+    }
+    /**
+     * The id of the newest comment among the newest 1,000 that the token's
+     * identity wrote and that starts with the marker. Comments by anyone else
+     * are passed over, marker or not; who the token is, is asked only once a
+     * comment carries the marker.
+     */
+    async find() {
+        const { client, owner, repo, number, marker, identity, logger } = this.o;
+        const list = async (page) => {
+            const answer = await client.rest.issues.listComments({
+                owner,
+                repo,
+                issue_number: number,
+                per_page: PAGE_SIZE,
+                page
+            });
+            return { comments: decodeComments(answer.data), link: answer.headers.link };
+        };
+        const first = await list(1);
+        const last = lastPage(first.link) ?? 1;
+        const oldest = Math.max(1, last - MAX_SEARCHED_COMMENTS / PAGE_SIZE + 1);
+        let passed = 0;
+        try {
+            for (let page = last; page >= oldest; page--) {
+                const { comments } = page === 1 ? first : await list(page);
+                for (let i = comments.length - 1; i >= 0; i--) {
+                    const comment = comments[i];
+                    if (!comment.body.startsWith(marker))
+                        continue;
+                    if (await identity.owns(comment.author))
+                        return comment.id;
+                    passed++;
+                }
+            }
+            return undefined;
+        }
+        finally {
+            if (passed > 0) {
+                logger.debug(`Passed over ${passed} comment(s) on #${number} with the marker that ${(await identity.login()) ?? 'an unknown identity'} did not write.`);
+            }
+        }
+    }
+}
+/** A comment GitHub answered with; undefined without a usable id. */
+function decodeComment(value) {
+    if (typeof value !== 'object' || value === null)
+        return undefined;
+    const { id, body, user } = value;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0)
+        return undefined;
+    const login = user?.login;
+    return {
+        id,
+        body: typeof body === 'string' ? body : '',
+        author: typeof login === 'string' && login !== '' ? login : undefined
+    };
+}
+/** A page of comments as GitHub lists them: those that decode. */
+function decodeComments(value) {
+    if (!Array.isArray(value))
+        return [];
+    return value.map(decodeComment).filter((c) => c !== undefined);
+}
+/**
+ * The page number of `rel="last"` in a Link header (RFC 8288), if any.
+ * @internal
+ */
+function lastPage(link) {
+    for (const part of link?.split(',') ?? []) {
+        const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+        const rel = match ? /;\s*rel="?([^";]*)"?/.exec(match[2] ?? '')?.[1] : undefined;
+        if (!match?.[1] || !rel?.split(/\s+/).includes('last'))
+            continue;
+        try {
+            const page = Number(new URL(match[1]).searchParams.get('page'));
+            if (Number.isSafeInteger(page) && page >= 1)
+                return page;
+        }
+        catch {
+            // Not a URL: no last page from it.
+        }
+    }
+    return undefined;
+}
+
+
+/***/ }),
+
+/***/ 4016:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  D$: () => (/* binding */ RESULT_ICONS),
+  H8: () => (/* binding */ addBuildSection),
+  xd: () => (/* binding */ buildTitle),
+  mD: () => (/* binding */ didNotPass),
+  oh: () => (/* binding */ failureMessage),
+  YX: () => (/* binding */ productProblems),
+  An: () => (/* binding */ resultCell),
+  Sy: () => (/* binding */ writeSummary),
+  gD: () => (/* binding */ writeSummaryWith)
+});
+
+;// CONCATENATED MODULE: ./src/util/console-line.ts
+/**
+ * A console line as the failure message quotes it (outcome/report.ts) and as
+ * the terminal compares it with what it just showed (cli/render.ts): colours
+ * and other escape sequences removed (they mean nothing in an annotation),
+ * and the control characters but TAB and the line break dropped.
+ */
+// CSI and other ESC sequences.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+/** `line` without escape sequences and control characters. */
+function plainConsoleLine(line) {
+    return line.replace(ANSI, '').replace(CONTROL, '');
+}
+
+// EXTERNAL MODULE: ./src/util/duration.ts
+var duration = __nccwpck_require__(6518);
+// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
+var build_outputs = __nccwpck_require__(4487);
+// EXTERNAL MODULE: ./src/outcome/history.ts
+var outcome_history = __nccwpck_require__(6380);
+// EXTERNAL MODULE: ./src/util/html.ts + 4 modules
+var html = __nccwpck_require__(1034);
+// EXTERNAL MODULE: ./src/util/shorten.ts
+var shorten = __nccwpck_require__(2509);
+// EXTERNAL MODULE: ./src/util/names.ts
+var names = __nccwpck_require__(5888);
+// EXTERNAL MODULE: ./src/util/bytes.ts
+var bytes = __nccwpck_require__(1671);
+;// CONCATENATED MODULE: ./src/outcome/source-link.ts
+/**
+ * `${server}/${owner}/${name}/blob/${sha}/${path}#L${line}`, each path
+ * segment URL-encoded (a `#`, `?` or space in a file name stays part of
+ * the path). The caller's link() keeps only http(s).
+ */
+function sourceLineUrl(commit, where) {
+    const encoded = (path) => path.split('/').map(encodeURIComponent).join('/');
+    const server = commit.serverUrl.replace(/\/+$/, '');
+    return `${server}/${encoded(commit.repository)}/blob/${encodeURIComponent(commit.sha)}/${encoded(where.file)}#L${where.line}`;
+}
+
+;// CONCATENATED MODULE: ./src/outcome/summary-sections.ts
+
+
+
+
+
+
+const STAGE_ICONS = {
+    SUCCESS: '✅',
+    FAILED: '❌',
+    UNSTABLE: '⚠️',
+    ABORTED: '⛔',
+    NOT_EXECUTED: '⚪',
+    IN_PROGRESS: '⏳',
+    PAUSED_PENDING_INPUT: '⏸️'
+};
+const MAX_STAGE_ROWS = 100;
+const MAX_ARTIFACT_ROWS = 20;
+const PATH_CHARS = 200;
+const ERROR_CHARS = 300;
+const MAX_UNREAD = 3;
+const UNREAD_CHARS = 600;
+/**
+ * The failed tests: name (linked to its page), class, where it failed in the
+ * repository (when a trace names a workspace file: `path:line`, linked to
+ * that line at the commit under test on a runner), first line of the error.
+ * `level`: of its heading, below the build's.
+ */
+function addFailedTests(summary, tests, level = 3) {
+    if (tests.counts.failed === 0)
+        return;
+    summary.addHeading('Failed tests', level);
+    if (tests.failed.length > 0) {
+        const located = tests.located ?? new Map();
+        // A File column only when a test has one: most reports name no workspace file.
+        const withFile = tests.failed.some(test => located.has(test));
+        summary.addTable([
+            [
+                { data: 'Test', header: true },
+                { data: 'Class', header: true },
+                ...(withFile ? [{ data: 'File', header: true }] : []),
+                { data: 'Error', header: true }
+            ],
+            ...tests.failed.map(test => [
+                (0,html/* link */.nf)((0,names/* shortName */.l)(test.name), test.url),
+                `<code>${(0,html/* escapeHtml */.ZD)((0,names/* shortName */.l)(test.className))}</code>`,
+                ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
+                (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
+            ])
+        ]);
+    }
+    const shown = tests.failed.length;
+    const notes = [];
+    if (shown < tests.counts.failed) {
+        if (shown === 0 && tests.casesRead === 0) {
+            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
+        }
+        else {
+            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
+            if (tests.partial) {
+                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
+            }
+        }
+    }
+    notes.push(`All results: ${(0,html/* link */.nf)('test report', tests.reportUrl)}.`);
+    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : (0,html/* escapeHtml */.ZD)(n))).join(' ')}</p>`, true);
+}
+/** The Pipeline's stages: name, status, duration. */
+function addStages(summary, stages, level = 3) {
+    if (stages.length === 0)
+        return;
+    summary.addHeading('Stages', level);
+    const shown = stages.slice(0, MAX_STAGE_ROWS);
+    summary.addTable([
+        [
+            { data: 'Stage', header: true },
+            { data: 'Status', header: true },
+            { data: 'Duration', header: true }
+        ],
+        ...shown.map(stage => [
+            (0,html/* escapeHtml */.ZD)((0,names/* shortName */.l)(stage.name)),
+            `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.ZD)(stage.status)}`.trim(),
+            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(stage.durationMillis))
+        ])
+    ]);
+    if (stages.length > shown.length) {
+        summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true);
+    }
+}
+/** The downloaded artifacts and where they are; refused paths named. */
+function addArtifacts(summary, artifacts, level = 3) {
+    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
+        return;
+    summary.addHeading('Artifacts', level);
+    if (artifacts.written.length > 0) {
+        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,html/* escapeHtml */.ZD)((0,bytes/* formatBytes */.z)(artifacts.bytes))}, in <code>${(0,html/* escapeHtml */.ZD)(artifacts.folder)}</code>:</p>`, true);
+        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
+        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
+        if (artifacts.written.length > shown.length) {
+            summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
+        }
+    }
+    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
+        summary.addRaw(`<p>⚠️ Refused <code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,html/* escapeHtml */.ZD)(refused.reason)}.</p>`, true);
+    }
+}
+/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
+function addUnread(summary, unread) {
+    for (const note of unread.slice(0, MAX_UNREAD)) {
+        summary.addRaw(`<p>⚠️ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}</p>`, true);
+    }
+}
+/** `path:line` in code, linked to that line of the commit when there is one. */
+function fileCell(where, commit) {
+    if (!where)
+        return '&nbsp;';
+    const text = `${(0,shorten/* cut */.J)(where.file, PATH_CHARS)}:${where.line}`;
+    return `<code>${(0,html/* link */.nf)(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`;
+}
+function firstLine(text) {
+    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
+}
+
+// EXTERNAL MODULE: ./src/outcome/summary-timeline.ts
+var summary_timeline = __nccwpck_require__(8034);
+// EXTERNAL MODULE: ./src/outcome/values.ts
+var values = __nccwpck_require__(2472);
+// EXTERNAL MODULE: ./src/util/error-text.ts
+var error_text = __nccwpck_require__(1992);
+;// CONCATENATED MODULE: ./src/outcome/report.ts
+
+
+
+
+
+
+
+
+
+
+
+
+/** The symbol shown before a result (summary, pull request comment). */
+const RESULT_ICONS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+const MAX_PARAMETERS = 50;
+const MAX_VALUE_CHARS = 200;
+const MAX_NOTE_CHARS = 1000;
+/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
+const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
+const HIDDEN = '***';
+/** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
+const FILE_UNKNOWN = '(a file)';
+/**
+ * Writes the job summary (`fill`), or if it cannot be written (no
+ * GITHUB_STEP_SUMMARY), warns and returns: never throws.
+ */
+async function writeSummaryWith(summary, logger, fill) {
+    try {
+        fill(summary);
+        await summary.write();
+    }
+    catch (error) {
+        summary.emptyBuffer();
+        logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
+    }
+}
+/** The job summary of one `job`: its build's section (addBuildSection). Never throws. */
+function writeSummary(summary, outcome, logger) {
+    return writeSummaryWith(summary, logger, s => addBuildSection(s, { outcome, tail: [] }));
+}
+/**
+ * What the build did not produce that the step was told it must: wanted
+ * artifacts that are missing, a values file that could not be read with
+ * `values-file-required`. They fail the step even when the build passed.
+ */
+function productProblems(outcome) {
+    const values = outcome.values?.required ? outcome.values.problem : undefined;
+    return [...(outcome.artifacts?.problems ?? []), ...(values === undefined ? [] : [values])];
+}
+/** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
+function didNotPass(report) {
+    return (report.outcome.accepted === false || report.error !== undefined || report.stopped !== undefined);
+}
+const TAIL_IN_SUMMARY = 20;
+/**
+ * The one writer of a build's section of the job summary. Alone (one
+ * `job`, the whole summary): the job, a table (result, build, display name,
+ * description, duration, queue wait, tests), its products, the parameters
+ * (secret-looking ones hidden) and the note. As an item of `jobs` (below
+ * the table that has its result and duration): the build, what the step
+ * did to it, what it said of itself and its values; the products and last
+ * console lines too when it did not pass; nothing when there is nothing
+ * to say of a build that passed. Everything from Jenkins or the user is
+ * escaped: plain text, never HTML.
+ */
+function addBuildSection(summary, report, options = {}) {
+    const { outcome } = report;
+    const alone = options.item !== true;
+    const full = alone || didNotPass(report);
+    const rows = alone ? summaryRows(outcome) : factRows(outcome.build);
+    if (!full && rows.length === 0 && !outcome.values && !outcome.unread)
+        return;
+    // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
+    const sub = alone ? 3 : 4;
+    if (alone)
+        summary.addHeading(`Jenkins ${(0,html/* link */.nf)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
+    else {
+        summary.addHeading(`${(0,html/* link */.nf)(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.ZD)(outcome.result ?? 'no result')}`, 3);
+        const notes = [report.error, report.stopped, report.left, outcome.note].filter((n) => !!n);
+        if (notes.length > 0) {
+            summary.addRaw(`<p>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true);
+        }
+    }
+    if (rows.length > 0) {
+        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
+    }
+    if (full) {
+        if (outcome.history)
+            (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
+        if (outcome.tests)
+            addFailedTests(summary, outcome.tests, sub);
+        if (outcome.stages)
+            addStages(summary, outcome.stages, sub);
+        // Several builds share one chart (multi/report.ts).
+        if (outcome.stages && alone)
+            (0,summary_timeline/* addTimeline */.Tu)(summary, [{ stages: outcome.stages }]);
+        if (outcome.artifacts)
+            addArtifacts(summary, outcome.artifacts, sub);
+    }
+    if (outcome.values)
+        (0,values/* addValues */.ml)(summary, outcome.values, sub);
+    if (outcome.unread)
+        addUnread(summary, outcome.unread);
+    if (alone) {
+        addParameters(summary, outcome);
+        if (outcome.note) {
+            summary.addRaw(`<p>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
+        }
+        return;
+    }
+    const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY);
+    if (tail.length > 0) {
+        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
+    }
+}
+/** The job and, once known, the build's number: `deploy #12`. */
+function buildTitle(outcome) {
+    const { number } = (0,build_outputs/* buildEntry */.Jo)(outcome);
+    const job = (0,names/* shortName */.l)(outcome.jobName);
+    return number === null ? job : `${job} #${number}`;
+}
+/** The table of one build alone: result, build, what it said of itself, duration, queue, tests. */
+function summaryRows(outcome) {
+    const build = outcome.build;
+    const rows = [['Result', resultCell(outcome)]];
+    if (build) {
+        rows.push(['Build', (0,html/* link */.nf)(`#${build.number}`, outcome.buildUrl)]);
+        rows.push(...factRows(build));
+        rows.push(['Duration', build.building ? 'running' : (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(build.duration))]);
+    }
+    else if (outcome.queueUrl) {
+        rows.push(['Queue item', (0,html/* link */.nf)(outcome.queueUrl, outcome.queueUrl)]);
+    }
+    if (outcome.queueWaitMs !== undefined) {
+        rows.push(['Queue wait', (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
+    }
+    if (outcome.tests) {
+        const { total, failed, skipped } = outcome.tests.counts;
+        rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
+    }
+    return rows;
+}
+/** Rows for what the build said of itself: its own display name and its description, as inert text. */
+function factRows(build) {
+    const rows = [];
+    if (!build)
+        return rows;
+    if (build.displayName !== `#${build.number}`) {
+        rows.push(['Display name', (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(build.displayName, MAX_VALUE_CHARS))]);
+    }
+    // Its text, never its HTML, whatever markup formatter Jenkins has: the output keeps it as stored.
+    const description = (0,html/* htmlText */.js)(build.description);
+    if (description !== '') {
+        rows.push(['Description', (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(description, MAX_NOTE_CHARS))]);
+    }
+    return rows;
+}
+/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
+function addParameters(summary, outcome) {
+    const parameters = parametersOf(outcome);
+    if (parameters.length === 0)
+        return;
+    summary.addHeading('Parameters', 3);
+    const shown = parameters.slice(0, MAX_PARAMETERS);
+    summary.addTable([
+        [
+            { data: 'Name', header: true },
+            { data: 'Value', header: true }
+        ],
+        ...shown.map(p => [
+            `<code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
+            p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
+        ])
+    ]);
+    if (parameters.length > shown.length) {
+        summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
+    }
+}
+/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
+function resultCell(outcome) {
+    const build = outcome.build;
+    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
+    if (!result) {
+        if (build?.building)
+            return '⏳ running';
+        return build ? 'no result' : '⏳ not started';
+    }
+    const icon = RESULT_ICONS[result] ?? '';
+    const verdict = outcome.accepted === false
+        ? ' (not accepted)'
+        : outcome.accepted && result !== 'SUCCESS'
+            ? ' (accepted)'
+            : '';
+    return `${icon} ${(0,html/* escapeHtml */.ZD)(result)}${verdict}`;
+}
+/**
+ * What the build ran with (its ParametersAction), else what the user asked
+ * for and the files uploaded. Secrets hidden.
+ */
+function parametersOf(outcome) {
+    const uploads = outcome.uploads ?? [];
+    const fromBuild = buildParameters(outcome.build, uploads);
+    if (fromBuild)
+        return fromBuild;
+    const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
+        name,
+        value: SECRET_NAME.test(name)
+            ? HIDDEN
+            : typeof value === 'string'
+                ? value
+                : value.join(', ')
+    }));
+    const files = uploads.map(file => ({
+        name: file.name,
+        value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
+    }));
+    return [...asked, ...files];
+}
+/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
+function uploadText(file) {
+    return `${file.fileName} (${(0,bytes/* formatBytes */.z)(file.size)})`;
+}
+/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
+function buildParameters(build, uploads) {
+    return build?.parameters?.map(({ name, value, password, file }) => {
+        // A file parameter exports its name only (jenkins-api.md 11.3).
+        const upload = file === true && value === undefined;
+        const uploaded = upload ? uploads.find(u => u.name === name) : undefined;
+        const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value);
+        return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text };
+    });
+}
+function parameterText(value) {
+    if (value === undefined || value === null)
+        return '';
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return JSON.stringify(value) ?? '';
+}
+const TAIL_LINES = 30;
+const TAIL_BYTES = 4 * 1024;
+/**
+ * The failure annotation: what finished how, where, and the console's last
+ * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
+ */
+function failureMessage(outcome, tail) {
+    const build = outcome.build;
+    const result = outcome.result ?? build?.result ?? undefined;
+    let head;
+    if (!build) {
+        head = `Jenkins job ${(0,names/* shortName */.l)(outcome.jobName)} did not start a build`;
+    }
+    else if (build.building && !outcome.result) {
+        head = `Jenkins build ${(0,names/* shortName */.l)(outcome.jobName)} #${build.number} did not finish`;
+    }
+    else {
+        head = `Jenkins build ${(0,names/* shortName */.l)(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`;
+        if (outcome.failedStage)
+            head += ` in stage '${(0,names/* shortName */.l)(outcome.failedStage)}'`;
+    }
+    if (outcome.accept && outcome.accept.length > 0)
+        head += ` (accepted: ${outcome.accept.join(', ')})`;
+    const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
+    if (url)
+        head += ` — ${url}`;
+    const lines = [head];
+    if (outcome.note)
+        lines.push(outcome.note);
+    const last = lastLines(tail);
+    if (last.length > 0)
+        lines.push(`Last ${last.length} console lines:`, ...last);
+    return lines.join('\n');
+}
+function lastLines(tail) {
+    const kept = [];
+    let bytes = 0;
+    for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
+        let line = plainConsoleLine(tail[i] ?? '');
+        if (kept.length === 0 && line.trim() === '')
+            continue;
+        const size = Buffer.byteLength(line) + 1;
+        if (bytes + size > TAIL_BYTES) {
+            if (kept.length > 0)
+                break;
+            line =
+                '…' +
+                    Buffer.from(line)
+                        .subarray(-(TAIL_BYTES - 8))
+                        .toString('utf8')
+                        .replace(/^\uFFFD+/, '');
+        }
+        bytes += Buffer.byteLength(line) + 1;
+        kept.unshift(line);
+    }
+    return kept;
+}
+
+
+/***/ }),
+
+/***/ 9277:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   DQ: () => (/* binding */ isPipeline),
+/* harmony export */   IQ: () => (/* binding */ isPipelineJob),
+/* harmony export */   J9: () => (/* binding */ STAGES_OUTPUT_MAX_BYTES),
+/* harmony export */   TU: () => (/* binding */ stagesOutput),
+/* harmony export */   d6: () => (/* binding */ watchForInput),
+/* harmony export */   g4: () => (/* binding */ failedStage),
+/* harmony export */   ir: () => (/* binding */ readStages)
+/* harmony export */ });
+/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
+/* harmony import */ var _util_logger_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6618);
+/* harmony import */ var _output_cap_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(4230);
+/* harmony import */ var _util_names_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(5888);
+/* harmony import */ var _util_wait_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1643);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
+
+
+
+
+
+
+/** The build class whose runs have stages (workflow-job's WorkflowRun). */
+const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
+/** Whether `wfapi/describe` can exist for the build. */
+function isPipeline(build) {
+    return build._class === PIPELINE_RUN;
+}
+/** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
+function isPipelineJob(job) {
+    return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
+}
+/**
+ * The Pipeline's stages (so far, for a running one): [] when Jenkins has no Stage View plugin
+ * (404), undefined for other builds or when they could not be read (a help,
+ * not the result: a warning, and a note in `unread` for the summary).
+ */
+async function readStages(api, ref, build, logger, unread = []) {
+    if (!isPipeline(build))
+        return undefined;
+    try {
+        const run = await api.describeRun(ref);
+        if (!run)
+            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
+        return run?.stages ?? [];
+    }
+    catch (error) {
+        // The step being stopped is not stages that could not be read.
+        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
+            throw error;
+        (0,_util_logger_js__WEBPACK_IMPORTED_MODULE_1__/* .warnUnread */ .Kz)(`The stages of Jenkins build #${ref.number} could not be read: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`, logger, unread);
+        return undefined;
+    }
+}
+/**
+ * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
+ * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
+ * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
+ * each: some 900 fit.
+ */
+const STAGES_OUTPUT_MAX_BYTES = 64 * 1024;
+/**
+ * The `stages` output: `[{name, status, durationMillis}]`, within
+ * `maxBytes`: the first stages that fit, each whole (names are not cut),
+ * so that it stays valid JSON.
+ */
+function stagesOutput(stages, maxBytes = STAGES_OUTPUT_MAX_BYTES) {
+    return (0,_output_cap_js__WEBPACK_IMPORTED_MODULE_4__/* .cappedArray */ .L)(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })), maxBytes);
+}
+/** Stage statuses that match a build result, for naming the stage it came from. */
+const STATUS_OF_RESULT = {
+    FAILURE: 'FAILED',
+    UNSTABLE: 'UNSTABLE',
+    ABORTED: 'ABORTED'
+};
+/**
+ * The stage the build's result came from: the first FAILED stage, else the
+ * first whose status matches the result (UNSTABLE, ABORTED).
+ */
+function failedStage(stages, result) {
+    if (!stages || !result || result === 'SUCCESS')
+        return undefined;
+    const failed = stages.find(s => s.status === 'FAILED');
+    if (failed)
+        return failed;
+    const status = STATUS_OF_RESULT[result];
+    return status ? stages.find(s => s.status === status) : undefined;
+}
+/**
+ * Looks at a running Pipeline's stages now and then, and logs once each
+ * time one stops at an `input` step (PAUSED_PENDING_INPUT), with the page
+ * where someone can answer it (`<build>/input/`, pipeline-input-step's
+ * InputAction). Without it a step waiting for a person looks hung. Stops by
+ * itself when Jenkins has no `wfapi`; `stop()` ends it; `done` settles then.
+ */
+function watchForInput(api, ref, logger, options = {}) {
+    const controller = new AbortController();
+    const announced = new Set();
+    const inputUrl = `${ref.url}input/`;
+    const look = async () => {
+        const run = await api.describeRun(ref);
+        if (!run || controller.signal.aborted)
+            return false;
+        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
+        // An input outside any stage pauses the run only.
+        const keys = paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
+        for (const key of keys) {
+            if (announced.has(key))
+                continue;
+            announced.add(key);
+            const stage = paused.find(s => s.id === key);
+            const where = stage ? ` in stage ${JSON.stringify((0,_util_names_js__WEBPACK_IMPORTED_MODULE_5__/* .shortName */ .l)(stage.name))}` : '';
+            // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
+            logger.info(`Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`);
+        }
+        // Once answered, a later pause of the same stage is news again.
+        for (const key of [...announced])
+            if (!keys.includes(key))
+                announced.delete(key);
+        return true;
+    };
+    const done = (async () => {
+        try {
+            await (0,_util_wait_js__WEBPACK_IMPORTED_MODULE_2__/* .sleep */ .yy)(options.firstMs ?? 5000, controller.signal);
+            for (;;) {
+                try {
+                    if (!(await look()))
+                        return;
+                }
+                catch (error) {
+                    if (controller.signal.aborted || error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
+                        return;
+                    logger.debug(`Could not look for a pending input: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`);
+                }
+                await (0,_util_wait_js__WEBPACK_IMPORTED_MODULE_2__/* .sleep */ .yy)(options.intervalMs ?? 10_000, controller.signal);
+            }
+        }
+        catch {
+            // Stopped while waiting.
+        }
+    })();
+    return { stop: () => controller.abort(), done };
+}
+
+
+/***/ }),
+
+/***/ 8034:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Tu: () => (/* binding */ addTimeline)
+/* harmony export */ });
+/* unused harmony exports MAX_BARS, mermaidText, axisTicks, stageTimeline */
+/**
+ * Most bars in one chart: the rest are counted in a line below it.
+ * @internal
+ */
+const MAX_BARS = 50;
+/** Characters of a name kept in a bar or section title. */
+const TITLE_CHARS = 60;
+/** Marks a name keeps; anything else (`:` `#` `;` `%` backticks, `<`, `&`, quotes, newlines …) becomes a space. */
+const KEPT = /[^\p{L}\p{M}\p{N} \-_.,()/+=@!?'*]/gu;
+/** Statements of the gantt grammar a line may start with (case-insensitive), and its date token. */
+const KEYWORD_START = /^(gantt|dateformat|inclusiveenddates|topaxis|axisformat|tickinterval|includes|excludes|todaymarker|weekday|weekend|title|accdescription|acctitle|accdescr|section|click|href|call|\d{4}-\d\d-\d\d)/i;
+/**
+ * A name as it may stand in a task or section title.
+ * @internal
+ */
+function mermaidText(name, max = TITLE_CHARS) {
+    let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim();
+    if ([...text].length > max)
+        text = `${[...text].slice(0, max - 1).join('')}…`;
+    if (text === '')
+        return '(unnamed)';
+    return KEYWORD_START.test(text) ? `_${text}` : text;
+}
+/** Task tags (`done`, `crit`, `active`) and the word added to the title, by StatusExt. */
+const LOOK = {
+    SUCCESS: { tags: 'done' },
+    FAILED: { tags: 'crit', word: 'failed' },
+    UNSTABLE: { tags: 'crit, done', word: 'unstable' },
+    ABORTED: { tags: 'done', word: 'aborted' },
+    IN_PROGRESS: { tags: 'active', word: 'running' },
+    PAUSED_PENDING_INPUT: { tags: 'active', word: 'waiting for input' }
+};
+/** The first instant a bar may start: no Jenkins Pipeline ran before 2000, so an earlier clock is broken. */
+const FIRST_DRAWN = Date.UTC(2000, 0, 1);
+/** The last instant a bar may end: four-digit years (JavaScript's last date is in 275760). */
+const LAST_DRAWN = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/**
+ * The bar of a stage that started (a stage not executed has no time), or
+ * undefined when its times are not ones Mermaid can place (see the header).
+ */
+function barOf(stage) {
+    if (stage.status === 'NOT_EXECUTED')
+        return undefined;
+    const start = Math.floor(stage.startTimeMillis);
+    const end = start + Math.max(0, Math.floor(stage.durationMillis));
+    if (!Number.isFinite(end) || start < FIRST_DRAWN || end > LAST_DRAWN)
+        return undefined;
+    return { start, end };
+}
+/** The chart is under this many tick intervals long: at most seven labels. */
+const SPANS_PER_AXIS = 6;
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/**
+ * Tick intervals (Mermaid's `tickInterval`: d3 time intervals, aligned on
+ * the clock's round values) and the d3 time format of their labels, finest
+ * first. Seconds show once a tick is under a minute, milliseconds under a
+ * second; the day shows once the chart can span more than a day.
+ */
+const AXES = [
+    ...[100, 200, 500].map(n => ({ ms: n, interval: `${n}millisecond`, format: '%H:%M:%S.%L' })),
+    ...[1, 2, 5, 10, 15, 30].map(n => ({
+        ms: n * SECOND,
+        interval: `${n}second`,
+        format: '%H:%M:%S'
+    })),
+    ...[1, 2, 5, 10, 15, 30].map(n => ({ ms: n * MINUTE, interval: `${n}minute`, format: '%H:%M' })),
+    ...[1, 2, 3].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%H:%M' })),
+    ...[6, 12].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%b %-d %H:%M' })),
+    ...[1, 2, 7].map(n => ({ ms: n * DAY, interval: `${n}day`, format: '%b %-d' })),
+    ...[1, 3, 6].map(n => ({ ms: n * 30 * DAY, interval: `${n}month`, format: '%b %Y' }))
+];
+/** Beyond the last of AXES: a label a year (Mermaid has no coarser interval). */
+const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' };
+/**
+ * The axis of a chart spanning `spanMs`: the finest tick interval that cuts
+ * it into fewer than SPANS_PER_AXIS spans, and its label format. A span over
+ * three years gets a label a year.
+ * @internal
+ */
+function axisTicks(spanMs) {
+    const { interval, format } = AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY;
+    return { interval, format };
+}
+/**
+ * The gantt chart of the builds' stages (dateFormat x: bars start and end
+ * at epoch milliseconds); undefined when no stage started.
+ * @internal
+ */
+function stageTimeline(builds, maxBars = MAX_BARS) {
+    const lines = [];
+    let bars = 0;
+    let leftOut = 0;
+    let first = Infinity;
+    let last = -Infinity;
+    for (const build of builds) {
+        const stages = build.stages.flatMap(stage => {
+            const bar = barOf(stage);
+            return bar ? [{ stage, bar }] : [];
+        });
+        if (stages.length === 0)
+            continue;
+        const room = Math.max(0, maxBars - bars);
+        leftOut += Math.max(0, stages.length - room);
+        if (room === 0)
+            continue;
+        if (build.section) {
+            const { job, number } = build.section;
+            lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`);
+        }
+        for (const { stage, bar } of stages.slice(0, room)) {
+            // A status a newer plugin may add is Jenkins text too.
+            const look = LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) };
+            const title = mermaidText(stage.name) + (look.word ? ` (${look.word})` : '');
+            lines.push(`    ${title} :${look.tags}, ${bar.start}, ${bar.end}`);
+            first = Math.min(first, bar.start);
+            last = Math.max(last, bar.end);
+            bars++;
+        }
+    }
+    if (bars === 0)
+        return undefined;
+    // Mermaid's axis runs from the first bar's start to the last bar's end.
+    const axis = axisTicks(last - first);
+    const header = [
+        '```mermaid',
+        'gantt',
+        '    dateFormat x',
+        `    axisFormat ${axis.format}`,
+        `    tickInterval ${axis.interval}`
+    ];
+    return { chart: [...header, ...lines, '```'].join('\n'), leftOut };
+}
+/**
+ * Adds the chart to the summary, under a heading, with a line for the
+ * stages left out. A blank line before the fence: right after an HTML block
+ * (a table) Markdown would not see it.
+ */
+function addTimeline(summary, builds) {
+    const timeline = stageTimeline(builds);
+    if (!timeline)
+        return;
+    summary.addHeading('Stage timeline', 3);
+    summary.addRaw(`\n${timeline.chart}\n`, true);
+    if (timeline.leftOut > 0) {
+        summary.addRaw(`<p>… and ${timeline.leftOut} more stage(s), not drawn (at most ${MAX_BARS} bars).</p>`, true);
+    }
+}
+
+
+/***/ }),
+
+/***/ 2472:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   N$: () => (/* binding */ readValues),
+/* harmony export */   ml: () => (/* binding */ addValues)
+/* harmony export */ });
+/* unused harmony exports parseValues, parseJsonValues, parseKeyValueLines */
+/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
+/* harmony import */ var _jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3808);
+/* harmony import */ var _jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(583);
+/* harmony import */ var _inputs_parameters_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(723);
+/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(1034);
+/* harmony import */ var _util_name_value_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(4237);
+/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(2509);
+
+
+
+
+
+
+
+/** Most bytes of the file read: a larger one is not downloaded. */
+const MAX_VALUES_BYTES = 1024 * 1024;
+/** Keys the job summary lists. */
+const MAX_SUMMARY_VALUES = 50;
+/** Characters of a value the job summary shows. */
+const MAX_SUMMARY_VALUE_CHARS = 200;
+/**
+ * Parses the file's bytes by its name: `.json` one JSON object, else KEY=VALUE lines.
+ * @internal
+ */
+function parseValues(path, bytes) {
+    // A byte-order mark (an editor on Windows) is not part of the first key.
+    const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+    return /\.json$/i.test(path) ? parseJsonValues(text) : parseKeyValueLines(text);
+}
+/**
+ * One JSON object, nested values kept; a key twice in any object is refused (JSON.parse would keep the last silently).
+ * @internal
+ */
+function parseJsonValues(text) {
+    let parsed;
+    try {
+        parsed = (0,_jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__/* .parseJenkinsJson */ .m_)(text);
+    }
+    catch (error) {
+        return { problem: `is not one JSON object (${error.message})` };
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed;
+        return { problem: `is not one JSON object (it holds ${kind})` };
+    }
+    // Any depth: parseJenkinsJson has bounded the nesting.
+    const twice = (0,_inputs_parameters_js__WEBPACK_IMPORTED_MODULE_3__/* .duplicateKey */ .Ve)(text, Infinity);
+    if (twice !== undefined)
+        return { problem: `has the key ${quoteKey(twice.name)} twice` };
+    return { values: parsed };
+}
+/**
+ * `KEY=VALUE` lines: LF or CRLF ends a line (the CR is not the value's),
+ * blank lines and lines starting with `#` are skipped, the key is trimmed
+ * and the value is everything after the first `=`, exactly: no quotes
+ * removed, no escapes read. A line without `=`, an empty key, or a key
+ * given twice is refused, naming its line.
+ * @internal
+ */
+function parseKeyValueLines(text) {
+    const values = Object.create(null);
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+        const line = lines[i].replace(/\r$/, '');
+        if (line.trim() === '' || line.trimStart().startsWith('#'))
+            continue;
+        const pair = (0,_util_name_value_js__WEBPACK_IMPORTED_MODULE_5__/* .splitNameValue */ .b)(line);
+        if ('missing' in pair) {
+            return { problem: `has ${pair.missing === '=' ? "no '='" : 'an empty key'} on line ${i + 1}` };
+        }
+        if (Object.hasOwn(values, pair.name)) {
+            return { problem: `has the key ${quoteKey(pair.name)} twice (line ${i + 1})` };
+        }
+        values[pair.name] = pair.value;
+    }
+    return { values };
+}
+/** A key for a message: JSON-quoted (control characters escaped), at most 60 characters. */
+function quoteKey(key) {
+    return JSON.stringify((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_6__/* .cut */ .J)(key, 60));
+}
+/**
+ * Reads `path` among the build's artifacts (one request, at most
+ * MAX_VALUES_BYTES of it) and parses it. Never throws but for the step's
+ * own cancel: every failure is `{}` and one warning, or with `required`
+ * the problem the step fails with once it has reported the build.
+ */
+async function readValues(api, ref, path, logger, { required = false } = {}) {
+    const what = `values-file '${path}' of build #${ref.number} of ${(0,_jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__/* .fullName */ .fq)(ref.job)}`;
+    const fail = (problem) => {
+        const values = Object.create(null);
+        if (required) {
+            const message = `The ${what} ${problem}, and values-file-required is true: the values output is {}.`;
+            return { values, problem: message, required };
+        }
+        const message = `The ${what} ${problem}: the values output is {}.`;
+        logger.warning(message);
+        return { values, problem: message };
+    };
+    let read;
+    try {
+        read = await api.readArtifact(ref, path, MAX_VALUES_BYTES);
+    }
+    catch (error) {
+        // The step's own cancel or deadline ends the step, not just the values.
+        if (!(error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .JenkinsError */ .fF) || error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
+            throw error;
+        if (error.kind === 'not-found')
+            return fail('was not archived by the build (404)');
+        return fail(`could not be read (${error.message})`);
+    }
+    if ('tooLarge' in read)
+        return fail(`is larger than 1 MiB, so it was not read`);
+    const parsed = parseValues(path, read.bytes);
+    if ('problem' in parsed)
+        return fail(parsed.problem);
+    logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`);
+    return { values: parsed.values };
+}
+/** The summary's values: at most 50 keys, each value cut to 200 characters, as text. */
+function addValues(summary, outcome, level = 3) {
+    summary.addHeading('Values', level);
+    const entries = Object.entries(outcome.values);
+    if (entries.length === 0) {
+        summary.addRaw(`<p>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeHtml */ .ZD)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_6__/* .cut */ .J)(outcome.problem ?? 'None.', 1000))}</p>`, true);
+        return;
+    }
+    const shown = entries.slice(0, MAX_SUMMARY_VALUES);
+    summary.addTable([
+        [
+            { data: 'Key', header: true },
+            { data: 'Value', header: true }
+        ],
+        ...shown.map(([key, value]) => [
+            `<code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeHtml */ .ZD)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_6__/* .cut */ .J)(key, 100))}</code>`,
+            (0,_util_html_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeHtml */ .ZD)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_6__/* .cut */ .J)(typeof value === 'string' ? value : JSON.stringify(value), MAX_SUMMARY_VALUE_CHARS)) || '&nbsp;'
+        ])
+    ]);
+    if (entries.length > shown.length) {
+        summary.addRaw(`<p>… and ${entries.length - shown.length} more.</p>`, true);
+    }
+}
+
+
+/***/ }),
+
+/***/ 1671:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   t: () => (/* binding */ kib),
+/* harmony export */   z: () => (/* binding */ formatBytes)
+/* harmony export */ });
+/**
+ * Sizes for people, in one unit system everywhere the action writes one:
+ * binary units (1 KiB = 1,024 bytes), the ones the limits are set in
+ * (GitHub's 1 MiB summary, 64 KiB reads, 8 MiB answers) and that a size
+ * computed by 1,024 must be labelled with.
+ */
+const UNITS = ['KiB', 'MiB', 'GiB', 'TiB'];
+/** '512 B', '1.5 KiB', '200 MiB': one decimal, none when it is 0. */
+function formatBytes(bytes) {
+    if (bytes < 1024)
+        return `${Math.round(bytes)} B`;
+    let value = bytes / 1024;
+    let unit = 0;
+    while (value >= 1024 && unit < UNITS.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return `${value.toFixed(1).replace(/\.0$/, '')} ${UNITS[unit]}`;
+}
+/** Bytes as whole KiB, rounded up: for a size against a limit, never shown under it. */
+function kib(bytes) {
+    return `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+
+/***/ }),
+
+/***/ 4572:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   p: () => (/* binding */ commitShaOf)
+/* harmony export */ });
+/**
+ * A full commit id as git and GitHub write it: 40 (SHA-1) or 64 (SHA-256)
+ * hexadecimal digits. The one test for the `commit` input, the event the
+ * runner wrote and GitHub's answers: a branch name, `../..` or a line
+ * break must never be taken for a commit.
+ */
+function commitShaOf(value) {
+    return typeof value === 'string' && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(value)
+        ? value.toLowerCase()
+        : undefined;
+}
+
+
+/***/ }),
+
+/***/ 2517:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   IQ: () => (/* binding */ BUILD_RESULTS),
+/* harmony export */   Uw: () => (/* binding */ State),
+/* harmony export */   k7: () => (/* binding */ Output),
+/* harmony export */   pd: () => (/* binding */ Input)
+/* harmony export */ });
+/** Input names, exactly as in action.yml. */
+var Input;
+(function (Input) {
+    Input["Url"] = "url";
+    Input["User"] = "user";
+    Input["Token"] = "token";
+    Input["Job"] = "job";
+    Input["Parameters"] = "parameters";
+    Input["Files"] = "files";
+    Input["Wait"] = "wait";
+    Input["Disable"] = "disable";
+    Input["Build"] = "build";
+    Input["ListJobs"] = "list-jobs";
+    Input["Timeout"] = "timeout";
+    Input["Accept"] = "accept";
+    Input["Log"] = "log";
+    Input["AbortOnCancel"] = "abort-on-cancel";
+    Input["CommitStatus"] = "commit-status";
+    Input["GithubToken"] = "github-token";
+    Input["StatusContext"] = "status-context";
+    Input["PrComment"] = "pr-comment";
+    Input["Commit"] = "commit";
+    Input["PullRequest"] = "pull-request";
+    /** The job parameter that takes the commit under test. */
+    Input["CommitParameter"] = "commit-parameter";
+    /** The least role a comment command's author needs on the repository. */
+    Input["CommentPermission"] = "comment-permission";
+    Input["Branch"] = "branch";
+    Input["Scan"] = "scan";
+    Input["JobToken"] = "job-token";
+    Input["Headers"] = "headers";
+    Input["CaCert"] = "ca-cert";
+    Input["Artifacts"] = "artifacts";
+    Input["ArtifactsPath"] = "artifacts-path";
+    Input["Jobs"] = "jobs";
+    Input["FailFast"] = "fail-fast";
+    /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
+    Input["ValuesFile"] = "values-file";
+    /** Whether a values file that cannot be read fails the step (else a warning and `{}`). */
+    Input["ValuesFileRequired"] = "values-file-required";
+})(Input || (Input = {}));
+/** Output names, exactly as in action.yml. */
+var Output;
+(function (Output) {
+    Output["Result"] = "result";
+    Output["BuildNumber"] = "build-number";
+    Output["BuildUrl"] = "build-url";
+    Output["Duration"] = "duration";
+    Output["QueueUrl"] = "queue-url";
+    Output["Build"] = "build";
+    Output["Jobs"] = "jobs";
+    Output["JobUrl"] = "job-url";
+    /** Test counts of the build's JUnit report; empty without one. */
+    Output["TestsTotal"] = "tests-total";
+    Output["TestsFailed"] = "tests-failed";
+    Output["TestsSkipped"] = "tests-skipped";
+    /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
+    Output["Stages"] = "stages";
+    /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
+    Output["Artifacts"] = "artifacts";
+    /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
+    Output["Builds"] = "builds";
+    /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
+    Output["History"] = "history";
+    /** The build's description as Jenkins stores it; empty when none. */
+    Output["Description"] = "description";
+    /** The build's display name (`#42`, or what the build set). */
+    Output["DisplayName"] = "display-name";
+    /** JSON object of the parameters the build ran with (name → value). */
+    Output["BuildParameters"] = "build-parameters";
+    /** JSON object read from the `values-file` artifact. */
+    Output["Values"] = "values";
+    /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
+    Output["Commit"] = "commit";
+})(Output || (Output = {}));
+/** Keys saved with core.saveState for the post step. */
+var State;
+(function (State) {
+    /** Set by the main step, so the second run of the bundle knows it is the post step. */
+    State["IsPost"] = "isPost";
+    /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
+    State["Done"] = "done";
+    /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
+    State["LeftRunning"] = "leftRunning";
+    /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
+    State["Ended"] = "ended";
+    /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
+    State["Returned"] = "returned";
+    /** JSON array of what the step started and may still run ({job, queueId, number, shared, own}; step/remote-work.ts), for the post step. */
+    State["Builds"] = "builds";
+})(State || (State = {}));
+/** Build results Jenkins reports (hudson.model.Result). */
+const BUILD_RESULTS = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED'];
+
+
+/***/ }),
+
+/***/ 6518:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   E9: () => (/* binding */ parseDuration),
+/* harmony export */   a3: () => (/* binding */ formatDuration)
+/* harmony export */ });
+/* unused harmony export MAX_DURATION_MS */
+/* harmony import */ var _input_error_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3059);
+/* harmony import */ var _shorten_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2509);
+
+
+/**
+ * Upper bound of a duration input: 120 h. Self-hosted runners end a job after
+ * 5 days (GitHub-hosted ones after 6 h), so a longer step bound could never
+ * fire. It also keeps the value far below setTimeout's 2^31-1 ms (24.8 days),
+ * above which Node fires the timer at once instead of never.
+ * @internal
+ */
+const MAX_DURATION_MS = 120 * 60 * 60 * 1000;
+const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1000 };
+/**
+ * Parses `90` (seconds), `90s`, `15m`, `2h` or a combination in the order
+ * h, m, s (`1h30m`, `2h 5m 10s`) into milliseconds. Units are
+ * case-insensitive; only whole numbers. The result is more than 0 and at most
+ * MAX_DURATION_MS.
+ */
+function parseDuration(value, input) {
+    const expected = `expected seconds (\`90\`) or whole numbers with units h, m, s (\`90s\`, \`15m\`, \`2h\`, \`1h30m\`), more than 0 and at most ${MAX_DURATION_MS / 3_600_000}h`;
+    const text = value.trim();
+    let ms;
+    if (/^\d+$/.test(text)) {
+        ms = Number(text) * UNITS_MS.s;
+    }
+    else {
+        const match = /^(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*(?:(\d+)\s*s)?$/i.exec(text);
+        if (match && (match[1] ?? match[2] ?? match[3]) !== undefined) {
+            ms =
+                Number(match[1] ?? 0) * UNITS_MS.h +
+                    Number(match[2] ?? 0) * UNITS_MS.m +
+                    Number(match[3] ?? 0) * UNITS_MS.s;
+        }
+    }
+    if (ms === undefined) {
+        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`Input '${input}' ('${(0,_shorten_js__WEBPACK_IMPORTED_MODULE_1__/* .clip */ .$)(text)}') is not a duration: ${expected}.`);
+    }
+    if (!(ms > 0) || !(ms <= MAX_DURATION_MS)) {
+        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`Input '${input}' ('${(0,_shorten_js__WEBPACK_IMPORTED_MODULE_1__/* .clip */ .$)(text)}') is out of range: ${expected}.`);
+    }
+    return ms;
+}
+/** '850 ms', '1.5 s', '42 s', '1 min 3 s', '2 h 5 min'. */
+function formatDuration(ms) {
+    // Undefined: Jenkins sent none that is a count (decodeBuild). Beyond the safe-integer range a number is not a duration (1e+21).
+    if (ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > Number.MAX_SAFE_INTEGER)
+        return 'unknown';
+    if (ms < 1000)
+        return `${Math.round(ms)} ms`;
+    if (ms < 10_000)
+        return `${Math.floor(ms / 100) / 10} s`;
+    if (ms < 60_000)
+        return `${Math.floor(ms / 1000)} s`;
+    const totalSeconds = Math.round(ms / 1000);
+    const hours = Math.floor(totalSeconds / 3600);
+    const minutes = Math.floor((totalSeconds % 3600) / 60);
+    const seconds = totalSeconds % 60;
+    const parts = [];
+    if (hours > 0)
+        parts.push(`${hours} h`);
+    if (minutes > 0)
+        parts.push(`${minutes} min`);
+    // Seconds are noise next to hours.
+    if (seconds > 0 && hours === 0)
+        parts.push(`${seconds} s`);
+    return parts.join(' ');
+}
+
+
+/***/ }),
+
+/***/ 1992:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   k: () => (/* binding */ errorText)
+/* harmony export */ });
+/** What was thrown, as text for a message: an Error's message, anything else as String() makes it. */
+function errorText(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+
+
+/***/ }),
+
+/***/ 6086:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  Dw: () => (/* binding */ collectAllGarbage),
+  ul: () => (/* binding */ collectYoungGarbage),
+  Dd: () => (/* binding */ keepYoungGenerationSmall)
+});
+
+;// CONCATENATED MODULE: external "node:v8"
+const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
+;// CONCATENATED MODULE: external "node:vm"
+const external_node_vm_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:vm");
+;// CONCATENATED MODULE: ./src/util/heap.ts
+
+
+/**
+ * Keeps V8's young generation at its initial size instead of letting it grow
+ * to tens of MB.
+ *
+ * Streaming a console allocates fast and briefly (socket buffers, decoded
+ * text), and V8 grows the young generation with the bytes that survive
+ * scavenges over time; the socket buffers (external memory) are only freed
+ * by a scavenge, so a bigger young generation also holds more of them. With
+ * a 100 MB console `npm run bench` measured a peak RSS of 203 MB without
+ * this and 85 MB with it, and the step ended sooner (fewer long pauses).
+ *
+ * The runner starts `node dist/index.js` without flags, so the entry point
+ * is the only place to set it. `--max-semi-space-size` is fixed when the
+ * heap is set up and does nothing here; the growth factor is read each time
+ * V8 considers growing, so 1 (never grow) takes effect.
+ */
+function keepYoungGenerationSmall() {
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
+}
+let collect;
+/**
+ * Runs a scavenge now, to free the read buffers of a fast download.
+ *
+ * A socket read hands over a 64 KiB buffer that V8 counts as external memory
+ * and frees only when a collection finds it dead. Streaming a file to disk at
+ * a few hundred MB/s allocates them far faster than the JavaScript objects
+ * around them fill the (small, see above) young generation, so thousands pile
+ * up between scavenges: a 200 MB artifact took the step from about 62 MB to
+ * 110 MB of RSS. A scavenge every few MiB keeps that to a few MiB of buffers
+ * for well under a millisecond each.
+ *
+ * V8 only exposes gc() to contexts created after `--expose-gc` is set, so a
+ * fresh one hands it over; the main context gets no global `gc`. Where that
+ * is not possible this does nothing.
+ */
+function collectYoungGarbage() {
+    collector()?.({ type: 'minor' });
+}
+/**
+ * A full collection now, after much text was let go at once (the job
+ * summary cut down to its limit, summary-cap.ts): V8 would otherwise grow
+ * the heap by that much before it looked. A 10 MB summary of 100 builds
+ * peaked 25 MB lower with it (bench scenario summary-memory). Where gc() is
+ * not available this does nothing.
+ */
+function collectAllGarbage() {
+    collector()?.({ type: 'major' });
+}
+function collector() {
+    if (collect === undefined) {
+        try {
+            (0,external_node_v8_namespaceObject.setFlagsFromString)('--expose-gc');
+            const gc = (0,external_node_vm_namespaceObject.runInNewContext)('gc');
+            collect = typeof gc === 'function' ? gc : null;
+        }
+        catch {
+            collect = null;
+        }
+    }
+    return collect;
+}
+
+
+/***/ }),
+
+/***/ 1034:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  Sm: () => (/* binding */ decodeEntities),
+  ZD: () => (/* binding */ escapeHtml),
+  js: () => (/* binding */ htmlText),
+  nf: () => (/* binding */ html_link)
+});
+
+;// CONCATENATED MODULE: ./node_modules/entities/dist/decode-codepoint.js
+// Adapted from https://github.com/mathiasbynens/he/blob/36afe179392226cf1b6ccdb16ebbb7a5a844d93a/src/he.js#L106-L134
+/**
+ * C1 Unicode control character reference replacements (code points 128-159).
+ * Index i gives the replacement for code point 128+i; 0 means "no replacement".
+ */
+const c1 = [
+    8364, 0, 8218, 402, 8222, 8230, 8224, 8225, 710, 8240, 352, 8249, 338, 0,
+    381, 0, 0, 8216, 8217, 8220, 8221, 8226, 8211, 8212, 732, 8482, 353, 8250,
+    339, 0, 382, 376,
+];
+/**
+ * True for NUL, UTF-16 surrogates, and values past U+10FFFF.
+ * @param codePoint Unicode code point to check.
+ */
+function isInvalidCodePoint(codePoint) {
+    return (codePoint === 0 ||
+        (codePoint >= 0xd8_00 && codePoint <= 0xdf_ff) ||
+        codePoint > 0x10_ff_ff);
+}
+/**
+ * Replace the given code point with U+FFFD if it is NUL (0), a surrogate, or
+ * outside the valid Unicode range. Code points in the C1 controls range
+ * (128-159) are remapped to their Windows-1252 equivalents, following the
+ * HTML spec. All other code points are returned unchanged.
+ * @param codePoint Unicode code point to convert.
+ */
+function decode_codepoint_replaceCodePoint(codePoint) {
+    if (isInvalidCodePoint(codePoint)) {
+        return 0xff_fd;
+    }
+    if (codePoint >= 128 && codePoint <= 159) {
+        return c1[codePoint - 128] || codePoint;
+    }
+    return codePoint;
+}
+/**
+ * XML numeric character references are the referenced Unicode code point.
+ * Invalid values still become U+FFFD; the HTML Windows-1252 C1 remap is not
+ * applied.
+ * @see https://www.w3.org/TR/xml/#NT-CharRef
+ * @param codePoint Unicode code point to convert.
+ */
+function decode_codepoint_replaceCodePointXML(codePoint) {
+    return isInvalidCodePoint(codePoint) ? 0xff_fd : codePoint;
+}
+/**
+ * Convert the code point of a decoded numeric entity to a string, replacing
+ * invalid values.
+ *
+ * Fast path for plain BMP code points: [1..0x7F] and [0xA0..0xD7FF] pass
+ * `replaceCodePoint` unchanged (no NUL, C1 remap, surrogate, or out-of-range
+ * handling) and fit a single charCode. 0xd760 = 0xD800 (the first surrogate)
+ * - 0xA0.
+ * @param codePoint Unicode code point to convert.
+ */
+function codePointToString(codePoint) {
+    return (codePoint - 1) >>> 0 < 0x7f || (codePoint - 0xa0) >>> 0 < 0xd7_60
+        ? String.fromCharCode(codePoint)
+        : String.fromCodePoint(decode_codepoint_replaceCodePoint(codePoint));
+}
+//# sourceMappingURL=decode-codepoint.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/generated/decode-data-html.js
+// Generated using scripts/write-decode-map.ts
+/* eslint-disable unicorn/prefer-unicode-code-point-escapes -- Fixed-width escapes keep generated source compact. */
+/**
+ * Serialized decode data; the format is documented in
+ * `src/internal/decode-data-format.ts`. `[0]` is one-byte data (all char
+ * codes <= 0xFF: header, front-coded name suffixes, per-name metadata,
+ * cuckoo choice bits); `[1]` holds the replacement values.
+ */
+// biome-ignore format: generated data
+const htmlDecodeData = ["Q=¨`p0AEligMPacutebrevecircyfrgravelphamacrndogonpfpplyFunctionringscrsigntildeumlBackslashrvwedcyecausernoullistafropfrevescrumpeqCHcyOPYacutepitalDifferentialDyleyscaronedilirconintdotedillanterDotfrhiircleDotMinusPlusTimeslockwiseContourIntegralseCurlyDoubleQuoteQuoteolonengruentinttourIntegralpfroductunterClockwiseContourIntegralrossscrupCapDDotrahdJcyScyZcyaggerrrshvcaronyeltafriacriticalAcuteDotubleAcuteGraveTildemondfferentialDopftDotEqualubleContourIntegralDotwnArrowLeftArrowRightArrowTeeongLeftArrowRightArrowRightArrowRightArrowTeeUpArrowDownArrowVerticalBarwnArrowBarUpArrowBreveLeftRightVectorTeeVectorVectorBarRightTeeVectorVectorBarTeeArrowarrowscrtrokENGTHacutecaronircydotfrgravelementmacrptySmallSquareVerySmallSquareogonpfpsilonqualTildeilibriumscrimtaumlxistsponentialEFcyfrilledSmallSquareVerySmallSquareopfrAlluriertrfscrGJcyTammadbrevecedilircydotfrgopfreaterEqualLessFullEqualGreaterLessSlantEqualTildescrtHARDcyacektcircfrilbertSpaceopfrizontalLinescrtrokumpDownHumpEqualIEcyJligOcyacutecircydotfrgravemacrginaryIpliesntegralrsectionvisibleCommaTimesogonpftascrtildeukcymlJcircyfropfscrercyukcyKHcyJcyappacedilyfropfscrLJcyTacutembdangplacetrfrrcaronedilyeftAngleBracketrrowBarRightArrowCeilingDoubleBracketwnTeeVectorVectorBarFloorRightArrowVectorTeeArrowVectorriangleBarEqualUpDownVectorTeeVectorVectorBarVectorBararrowrightarrowssEqualGreaterFullEqualGreaterLessSlantEqualTildefrleftarrowmidotongLeftArrowRightArrowRightArrowleftarrowrightarrowrightarrowpfwerLeftArrowRightArrowscrhtroktMapcyediumSpacellintrffrinusPlusopfscruNJcyacutecaronedilyegativeMediumSpaceThickSpacenSpaceVeryThinSpacestedGreaterGreaterLessLesswLinefroBreaknBreakingSpacepftCongruentupCapDoubleVerticalBarElementqualTildexistsGreaterEqualFullEqualGreaterLessSlantEqualTildeHumpDownHumpEqualLeftTriangleBarEqualssEqualGreaterLessSlantEqualTildeNestedGreaterGreaterLessLessPrecedesEqualSlantEqualReverseElementightTriangleBarEqualSquareSubsetEqualpersetEqualubsetEqualcceedsEqualSlantEqualTildepersetEqualTildeEqualFullEqualTildeVerticalBarscrtildeuOEligacutecircydblacfrgravemacregaicronopfpenCurlyDoubleQuoteQuoterscrlashtildemesumlverBarraceketParenthesisPartialDcyfrhiilusMinusoincareplanepfrecedesEqualSlantEqualTildeimeoductportionalscriQUOTfropfscrRBarrEGacutengrrtlcaronedilyeverseElementquilibriumUpEquilibriumfrhoightAngleBracketrrowBarLeftArrowCeilingDoubleBracketwnTeeVectorVectorBarFloorTeeArrowVectorriangleBarEqualUpDownVectorTeeVectorVectorBarVectorBararrowopfundImpliesrightarrowscrhuleDelayedSHCHcycyOFTcyacutecaronedilircyfrhortDownArrowLeftArrowRightArrowUpArrowigmamallCircleopfqrtuareIntersectionSubsetEqualpersetEqualUnionscrtarubsetEqualcceedsEqualSlantEqualTildehThatmpersetEqualsetTHORNRADESHcycyabucaronedilyfrhereforetaickSpacenSpaceildeEqualFullEqualTildeopfripleDotscrtrokUacuterrocirbrcyevecircydblacfrgravemacrnderBarraceketParenthesisionPlusogonpfpArrowBarDownArrowDownArrowEquilibriumTeeArrowarrowdownarrowperLeftArrowRightArrowsilonringscrtildeumlVDashbarcydashleerbarticalBarLineSeparatorTildeyThinSpacefropfscrvdashWcircedgefropfscrXfriopfscrYAcyIcyUcyacutecircyfropfscrumlZHcyacutecaronydoteroWidthSpacetafropfscraacutebrevecEdircuteyeligfrgravelefsymphphamacrlgpndanddslopevgelemsdaabcdefghrtvbdsphtzarrogonpfpEacireidosproxeqringscrtympeqtildeumlwconintintbNotackcongepsilonprimesimeqrveewedgebrktbrkcongydquoecausemptyvpsirnoutahweenfrigcapircupodotplustimessqcuptartriangledownupuplusveewedgekarowlacklozengesquaretriangledownleftrightnkk12434ocknequivotopfttomwtiexDLRlrHDUduULRlrVHLRhlrboxdLRlrhDUduminusplustimesuLRlrvHLRhlrprimerevevbarscremiimeolbhsubulletmpEeqcacutepandbrcupcapupdotsretoncapsronedilircupssmdotedilmptyvnterdotfrhcyeckmarkiirEceqlearrowleftrightdRSastcircdashefnintmidscirlubsuitoloneqmmatpfnlementxesngdotintpfrodysrrarrossscrubepetdotudarrlreprsclarrppbrcapcapupdotorsrarrmlyeqprecsuccveewedgerenvearrowleftrightveewedwconintintylctydArrHaraggerlethrrshvbkarowlaccaronydaggerrrotseqegltamptyvfishtrharlriamondsuitsegammasinvideontimesonxjcylcornropollarpfteqdotminusplussquareublebarwedgewnarrowdownarrowsharpoonleftrightrbkarowcornropscryoltroktdotrifuarrharwanglezcyigrarreDDototacutestercaronircolonydotefDotrgravesdotlinterslsdotmacrptysetvsp134ngspogonpfparsllussilonvqcircolonsimlantgtrlessualsestivDDvparslrDotarrscrdotimtahumlroxclistpectationonentialefallingdotseqcyemalefiligligligriligjliglatligtnsnofopfrallkvpartintrac123456823534584556878slownscrgElacutemmadpbrevecircydotelqqslantsccdotollesfrggimeljcylEajnEapproxeqqsimopfravescrimeltccirdotlParquestrapproxrrdoteqlessqlesslesssimvertneqqnEhArrairsplfmiltrdcyrcirwbarcirceartsuitlliprconfrksearowwarowoarrmthtokleftarrowrightarrowpfrbarscrlashtrokybullpheniacutecircyecyxclffrgraveiiintntnfinotajligmacrgelinepartthofpedncarefintieodottcalegersrcallarhkprodocygonpftaprodquestscrinEdotsvvtildeukcymljcircyfrmathopfscrercyukcykappavcedilyfrgreenhcyjcyopfscrlAarrrrtailBarrEgHaracuteemptyvgranmbdangdlepquorrbfsfshklpplsimtltailesbarrbrkracekkeslducaronedililubydcaquorrdharusharsheftarrowtailharpoondownupleftarrowsrightarrowsharpoonssquigarrowthreetimesgqqslantsccdotorgessapproxdoteqgtrqgtrgtrsimfishtloorrgEhardulblkjcylarrcornerhardtrimidotoustachenEapproxeqqsimoangrrbrkngleftarrowrightarrowmapstorightarrowoparrowleftrightparflustimeswastbarzengefparltrarrcornerhardmtrisaquocrhimegqbuortroktccirdothreeimeslarrquestrPariefurdsharuharvertneqqnEmDDotacrletesepstodownleftuprkercommaydasheasuredanglefrhoicrodastcirdotnusbdulcpdrnplusodelspfpscrtposultimapmapnGgtvLeftarrowrightarrowltvRightarrowVDashdashablacutengpEidosproxturalsbspumpecapronedilongdotupydasheArrarhkrowdotquivsearimxistsfrgEeqqslantssimtrhArrarrparisdvjcylArrEarrdreftarrowrightarrowqqslantsssimtriemidopftinEdotvabcnivabcparallelsltolintrcueeceqrArrarrcwightarrowtriesccueerhortmidparallelimeqmidparqsubepeubEeseteqqcceqpEeseteqqtglildelgrianglelefteqrightequmerospvDashHarrapdashgetinfinlArretrierArrtriesimwArrarhkrownearoSacutestcircydashblacivotsoldeligfcirrgonravethbarmintlarrcirrossinetmacregaicrondnusopfparerplusrarrderoffmigoforslopevscrlasholtildemesasumlvbarparallelsimltcyercntiodmilptenkfrhivmmatoneitchforkvlanckhkvusacirbcirdouemnsimtwomointintpfundrEapcueecapproxcurlyeqeqnapproxeqqsimsimimesnEapsimodfalarlinesurfptosimurelscriuncspqfrintopfprimescruaternionsintesteqotrAarrrrtailBarrHaraceutedicemptyvngdelequorrapbfscfshklpplsimtlwtailionalsbarrbrkracekkeslducaronedililubydcaldharquorshealinepartsctgfishtloorrhardulovightarrowtailharpoondownupleftarrowsharpoonsrightarrowssquigarrowthreetimesngsingdotseqlarrharmmoustachenmidoangrrbrkparflustimespargtpolintrarrsaquocrhqbuorthreeimesriefltriuluharxsacutebquocEaproncueedilircnEapsimpolintsimydotbeeArrarhkrowctmiswartminusnxtfrownharpchcyyortmidparallelyigmafvmdoteqgElEneplusrarrlarrmallsetminusshpeparslidletesoftcylbarpfpadesuitrqcapsupssubeseteqpesetequareffrarrscretmnmiletarftarfraightepsilonphinsubEdotedotmultnEeplusrarrseteqqneqqimubpccapproxcurlyeqeqnapproxeqqsimsimmngp123EdotsubedothsolublarrmultnEeplusseteqqneqqimubpwArrarhkrownwarzligtargetubrkcaronedilydotelrecfrhere4foretasymvickapproxsimnspkapsimornildemesbardntoeapbotcirforksaprimeradeiangledownlefteqqrighteqdoteminusplussbtimepeziumscryhcytrokwixtoheadleftarrowrightarrowuArrHaracuterrbrcyevecircydarrblacharfishtrgraveharlrblklcornerroptrimacrlogonpfparrowdownarrowharpoonleftrightlussihlonuparrowsrcornerropingtriscrtdotilderifuarrmlwanglevArrBarvDashangrtrepsilonkappanothingphiiroptorhosigmaubsetneqqpsetneqqthetariangleleftrightcydasheebareqlliprbartfrltrinsubpopfproprtriscrubnEepnEezigzagwcircedbargeqierpfropfpreathscrxcapircupdtrifrhArrarrilArrarrmapnisodotpflustimerArrarrscrqcupuplustriveewedgeyacuteycircyenfricyopfscrucymlzacutecaronydoteetrftafrhcyigrarropfscrwjnjC(D%D($(D'%$$ED($'$'$%$'%E$/D'$F%'D(D&#,%%&&$%$)%+%%$E$F$'$&$(#'D&$(%$&4%($(E'%&%($&$)%*$%$%$+)()')($:&5-($'($%*&&&/%%&)%@$'$F$%&&#%%)$&$&$&$(%%%&$(%$$%&%$E$2.&0,.(.(&'%.$F%$&&&(%6)&+*),---&*/1---)-.&)*+,).%*,&,*'('2+,+)1&'1,)2&'&*('($F%'#&D%D($(E&%$$&$ED($)$'%1(2$'%E$)$'((&+$&%%$%D&$(%-#&$E$3)2$F%'%+$&#'D$$'($$($(%&%$$&$E$$$F$./'*,***'*-*($F$$#)$'%$$'$%$.$&%/$&%'$.'(#'$'$&D(D'%$$&$%D($$%&&*%($%&('+%/,($'%E%%$&$($'E%#(%$$E$F$F%'$'#'$&$'$(%$$E$F$F#'D$$(%'%%%+%%$(%'%$$2(',&,-'*'0).+)1&'('-,)'&*(*)(*/&/('/),))/&')-&'('-%1','*'''-'($E$$%+$($/+-'-',+-'-%E%/(-$&%$%'$$#&$%$-%*$E$+$F$&$$#'$($(%'%$$5+-.)+0%5)+%($E$)%1%%%$&,'(&4&*''+H'(&*-(-L-J-'-M-(&O*H&/2F2((%*(***G*M*(&W,K&+.H.-&1'/3F3(&O2(.I4('H,(().H.-.H(I.(&(+(+,+(&.$FD($$#(D(D'%$$($ED($'%&%($F$6,($$$FE'D(&&D&$)('+&'.#+$%$E$%$$$+$/%%$$%)+(+-+(%&%(&*-%$F%$C'$E$&$F#(D%$(%%%%'%$(%'%$$$%/+-*0$%$%$3)'-&-,(*(0*.,)2&(((&+(+))*0&0((/*,*)0&().&(($&%-$-$&%$$-#)%%$($($$%'%'%&%$$E$0(,(-(*$'$-$F$&%')/))/(+)1()($F$&$%&&)(%)+(+-+(&(%$%$&(+(&&C($'$'%%$%%$$(%'%$$E$+&%%K&)$'(((,(($F$+$F%'C)%%''$'&&D'%$$($ED($'$*)',&(.%&('$'%E$)*&*,%,%.%&((%(%,%/(-%%'&$'$F$(D&#($&$%$'($$%%'&$'*+'+,+(&-$E$F$F$(#($'$E$F$F#F$$$F$F#'$&$&D($'%$$E$F$F$&#'$($(%$$&$0%%$%$&$FC)$($$%D%$E&E&%$D'$$%DD($)&%%&$'&%E$$%&&&$&(&$%$&$&%&&)%*$*$*$*$*$*$*$&%(%*$&&'$&'$'%E$$%$%'%$%%%%%')%D'$F%$%&(%D(D&$*%&#'$*'*'('&*%%'&&)%$&''$'%$$'$()$%(%&%'%%&$&'$E$('&'%&''''(&('&&/.%&(&&&($($.()(+0'0'0(&%%&'$&%%&$E&G%%$F%$&&%'%&'$'$'$&$'$'$'$'$&%'$'$'$&$'$'$'$'$'$'$&&&%'$'$'$&$'$'$'$'$&(&'&(&%'$'$'$&$'$'$'$'$'$'$$($'E'$F%&%%'$%%'$''$&'%%%'$'$($#)%$&&&(&&'%&&&D%&&%$'&&E'%&%&(%$&D'%(E%'($E$&%&('%$$%&$&$'%'..()%*$*&*'*'&$&(&&&'$'(&$'($)$%&($&$'%'))&%%'&&&%E&&F$'%$'%&$F%%'$&$'$$'$))$%&&%%')$%$&(&&'%&&&%&D%')$&+*'(&((F&&.-(%&%&$*%&$(#'$&$(%'%%%%'$$)%&$(%$$$%(&%%(D%%&%($(%D$''$$&'&*''$%$%(%&%$F&)*&&$&$(&&$(%E%$&%(&&(&'&)%/%*'-'..($*%'&&$F&$%%%'$'%%'$$'%&$)$&%)#(%%D(%'$(%%G$%'%$$&$$$'%D$$E'%$&&$$%)%$%$&&$'%&(&($%%'%($$%%%$'%E$&'%%&%%'&'$$(&'%&&**'%'&&&%(%%)$'%&$&%&%%$%E$D&%%$&%&%,&,#0$%$($(%&&&%D$'$G$&%&%&$&$F%'&$'$$*D(($H$($($($'%($G%($($'%'%($'%&%%&$F#%%$$(%&($%$$($'%$$&$$%$%$&$&(%$&%&&)$*$&D'%$E$$%$$'$&$$%$%$%$$%%%''%$&$'$%&$F$'$&%%'$'$D$%%&%%&%'%(%*'%&&&)((&'&&$K%E#'$(%%%'%'&$'&'$$&$'$()&%'%'$E$*&($'%'%.'-%E%'$F%'%'$(%'C)$$E&%$$&E&$%%DD($$%'&%%'%&$'$'&%''''&%%%%&$$%'%&(&%'%$&&&(''&(&'$&%&%E%%$'D($F%%'$'&'$($'$$$%'$'E%#(%$$E$'$F$F%'$'#(($$(%$$E$($&$&$F$F#(%%%'$'$$%$$&$(%)%'%'%%'$'%%$E&%%'$(%'%'%'%'%'&'%%$&&&$'D$'%&%'($&%'&)$$(%'&%%%%$$&%&($%(&(%%$$%*,''..%'-'-1$,+,-'-%$%$&$&(%$&%&&)$*$&D'%&*'&'()''&'&$(%'%D$$%$$''$($%&$&$$%&%)%'%&$(%')'$%%%''%$&$'$%&$'&%%&%.+-')'-%.,(%&&D&&%(%'&&%$&'&$$&'%$'%)%&($%$%&$(%E%$%%'$'$%%&%($%'D$%%&%%&%'%'%'%(%'&$'$'$$*&'$K%E#(D&%%&$'&%$&&)')')%%'$(%$$'$/$E$%D'%$&&&&F&%&($($)$$&%%$($(%E$$$F%'$$%)%&#F%D&D$,(-%D%D&D$-$(%'$'%'%E%$&D&E&%&'%&(%*$D&%F(D$&&&%'%&(F%%%$$'$$%&%''$(%%F%'%'&E%')$$E$E%$&$'D'H&D%&%$&$$'%&%&$$%$&$%$$&$'%D%&%%%$&*(-&$'D'H&D'$%&%$&%($$&$FE$&%(D(F(%)$)$&%(%)$)$$&'('E'D%(%$&&&D'$(E$'%&(D(D%,%&($$%&&&D&D%*)+%%'$($%&%&%((%%%'D'$'F*%,D&%(E&$'D'$'F*%,D$&E'%%%.0%,(1%$$%$&&&%$(%'%E%'%E&D%(%'&D&D'F%'&G%F$'%''$(%%'#%D(%%$&G$%$$'%'%%%%%'$'$'%D$&E'%$$'%$$&$'%&&'%&%$$'%&%(&$&&$F$&%&%&$$%&%$&%(%F$F$%'%%%(%$$&E'%%D(&&)%D&$'#&F$''&&'$&$$%$(&&&&&$&'$E$%&$%'%&$$%*%$$()$'%%%'''$'&'%($'$G%'&'&$$$*%EE&$$%$%%%&%$&$')'*'%'*(&(&'&%&($%%&%&&%%&(''''&$'%%&%'$F%$$(#F$&$F$($F$-'&%&(%E%#(%%%'$'$&$F&&%&%)%%'$'$'%E&%%'%'$(%'$'%'%'%'%'&'%'$%'&%('$'%&%'($&%'&)$$(%'&%%%%$$&%(%&($%%$&'&'''$%%E$$(%'%D$''$($%$&$$,-'(./%(-,+(.(-(-%%%-$'%&%$$()'$'$'&%%&%&&D&&%($&'%%)$'$(%E%$%%&%($$(%'%%'$'$''$)$$#)$'$$%$%%&&%&%$&&%&%%&%&&%)%&%$$&'$'$$'%''$(%E%%%%'%)'$%%$E&&$'%'&$%)(+E$$'($($%$&&&$'$&$'$&$'$&%&'&'$'$/&&%)%%&%%$&$'D$(%$&$'%%E$()&&$$'(D&%(D%&($(&+%'$($(&+%%$&&($&$$'$F%'%'%'$&'$%0+&&%$%&$&&&$'&&'&%'$&'&'&&)%+$)&,$'%'%($%%')'*'%'*(&(&'&%$%%%$F$F$F$&$&&'&&$'&&'(%&'&'&%'$&'&&)%+$)&,$'%'%($$'%''$(%%'D'#)%$$&$(%'%$$&$($E$(('&%(&($%,(&&&%&&&E&$'E&($)%($%%$&%$&&&&&D'&%%$($'%)+'+'/%+$+(0%&&&$&(&'&%&'%)$F&$%&%'$'%1*-#'$&D(%%$'&&D'%$$'%'%&$(%DD($''$%&$()%&&%&$'E$$'%E$)%,%.,(%&%%'$'&%+$()%&&%&%&$F$'%'%%'$$'E%$)#'$&'$$'$(%+&(&*&&'$'(&$'%&('K/D(J/D&('..($%$'$%&&&%%'%'&$$E$'$G'D$F$'$'$F%G(D&F(D$)#($(&%($%'$E$F$$$$%'$F#'%&%%$'$E$'%&$$$'%&$&$&$'%E&&%'$'%&$F%'$(%&$&$(C)&$$'%$D%$E$&$F$F$&E%#)$(%$$&$(%%$E$&$)$F$F$%%%0@0000H8H40H000047P00P@001000@0B0HP@:H9T8P000LB8d@800@I0<110000QQ8400P10030005940@410020000Q02000@0200000@P0101@8000440400000000808000000000@00000000P`0000000040400@0004<000000000008000030000000000P020T400020@0@00000000000000000000000000P0000000400400000400220080000100000000000000000P000000000000P000000@00402000000000@00000000000000000000040000000000000", "Æ&Á\u0102Â\u0410\uD835\uDD04À\u0391\u0100\u2A53\u0104\uD835\uDD38\u2061Å\uD835\uDC9C\u2254ÃÄ\u2216\u2AE7\u2306\u0411\u2235\u212C\u0392\uD835\uDD05\uD835\uDD39\u02D8\u212C\u224E\u0427©\u0106\u22D2\u2145\u212D\u010CÇ\u0108\u2230\u010A¸·\u212D\u03A7\u2299\u2296\u2295\u2297\u2232\u201D\u2019\u2237\u2A74\u2261\u222F\u222E\u2102\u2210\u2233\u2A2F\uD835\uDC9E\u22D3\u224D\u2145\u2911\u0402\u0405\u040F\u2021\u21A1\u2AE4\u010E\u0414\u2207\u0394\uD835\uDD07´\u02D9\u02DD`\u02DC\u22C4\u2146\uD835\uDD3B¨\u20DC\u2250\u222F¨\u21D3\u21D0\u21D4\u2AE4\u27F8\u27FA\u27F9\u21D2\u22A8\u21D1\u21D5\u2225\u2193\u2913\u21F5\u0311\u2950\u295E\u21BD\u2956\u295F\u21C1\u2957\u22A4\u21A7\u21D3\uD835\uDC9F\u0110\u014AÐÉ\u011AÊ\u042D\u0116\uD835\uDD08È\u2208\u0112\u25FB\u25AB\u0118\uD835\uDD3C\u0395\u2A75\u2242\u21CC\u2130\u2A73\u0397Ë\u2203\u2147\u0424\uD835\uDD09\u25FC\u25AA\uD835\uDD3D\u2200\u2131\u2131\u0403>\u0393\u03DC\u011E\u0122\u011C\u0413\u0120\uD835\uDD0A\u22D9\uD835\uDD3E\u2265\u22DB\u2267\u2AA2\u2277\u2A7E\u2273\uD835\uDCA2\u226B\u042A\u02C7^\u0124\u210C\u210B\u210D\u2500\u210B\u0126\u224E\u224F\u0415\u0132\u0401ÍÎ\u0418\u0130\u2111Ì\u2111\u012A\u2148\u21D2\u222C\u222B\u22C2\u2063\u2062\u012E\uD835\uDD40\u0399\u2110\u0128\u0406Ï\u0134\u0419\uD835\uDD0D\uD835\uDD41\uD835\uDCA5\u0408\u0404\u0425\u040C\u039A\u0136\u041A\uD835\uDD0E\uD835\uDD42\uD835\uDCA6\u0409<\u0139\u039B\u27EA\u2112\u219E\u013D\u013B\u041B\u27E8\u2190\u21E4\u21C6\u2308\u27E6\u2961\u21C3\u2959\u230A\u2194\u294E\u22A3\u21A4\u295A\u22B2\u29CF\u22B4\u2951\u2960\u21BF\u2958\u21BC\u2952\u21D0\u21D4\u22DA\u2266\u2276\u2AA1\u2A7D\u2272\uD835\uDD0F\u22D8\u21DA\u013F\u27F5\u27F7\u27F6\u27F8\u27FA\u27F9\uD835\uDD43\u2199\u2198\u2112\u21B0\u0141\u226A\u2905\u041C\u205F\u2133\uD835\uDD10\u2213\uD835\uDD44\u2133\u039C\u040A\u0143\u0147\u0145\u041D\u200B\u200B\u200B\u200B\u226B\u226A\n\uD835\uDD11\u2060 \u2115\u2AEC\u2262\u226D\u2226\u2209\u2260\u2242\u0338\u2204\u226F\u2271\u2267\u0338\u226B\u0338\u2279\u2A7E\u0338\u2275\u224E\u0338\u224F\u0338\u22EA\u29CF\u0338\u22EC\u226E\u2270\u2278\u226A\u0338\u2A7D\u0338\u2274\u2AA2\u0338\u2AA1\u0338\u2280\u2AAF\u0338\u22E0\u220C\u22EB\u29D0\u0338\u22ED\u228F\u0338\u22E2\u2290\u0338\u22E3\u2282\u20D2\u2288\u2281\u2AB0\u0338\u22E1\u227F\u0338\u2283\u20D2\u2289\u2241\u2244\u2247\u2249\u2224\uD835\uDCA9Ñ\u039D\u0152ÓÔ\u041E\u0150\uD835\uDD12Ò\u014C\u03A9\u039F\uD835\uDD46\u201C\u2018\u2A54\uD835\uDCAAØÕ\u2A37Ö\u203E\u23DE\u23B4\u23DC\u2202\u041F\uD835\uDD13\u03A6\u03A0±\u210C\u2119\u2ABB\u227A\u2AAF\u227C\u227E\u2033\u220F\u2237\u221D\uD835\uDCAB\u03A8\"\uD835\uDD14\u211A\uD835\uDCAC\u2910®\u0154\u27EB\u21A0\u2916\u0158\u0156\u0420\u211C\u220B\u21CB\u296F\u211C\u03A1\u27E9\u2192\u21E5\u21C4\u2309\u27E7\u295D\u21C2\u2955\u230B\u22A2\u21A6\u295B\u22B3\u29D0\u22B5\u294F\u295C\u21BE\u2954\u21C0\u2953\u21D2\u211D\u2970\u21DB\u211B\u21B1\u29F4\u0429\u0428\u042C\u015A\u2ABC\u0160\u015E\u015C\u0421\uD835\uDD16\u2193\u2190\u2192\u2191\u03A3\u2218\uD835\uDD4A\u221A\u25A1\u2293\u228F\u2291\u2290\u2292\u2294\uD835\uDCAE\u22C6\u22D0\u22D0\u2286\u227B\u2AB0\u227D\u227F\u220B\u2211\u22D1\u2283\u2287\u22D1Þ\u2122\u040B\u0426\t\u03A4\u0164\u0162\u0422\uD835\uDD17\u2234\u0398\u205F\u200A\u2009\u223C\u2243\u2245\u2248\uD835\uDD4B\u20DB\uD835\uDCAF\u0166Ú\u219F\u2949\u040E\u016CÛ\u0423\u0170\uD835\uDD18Ù\u016A_\u23DF\u23B5\u23DD\u22C3\u228E\u0172\uD835\uDD4C\u2191\u2912\u21C5\u2195\u296E\u22A5\u21A5\u21D1\u21D5\u2196\u2197\u03D2\u03A5\u016E\uD835\uDCB0\u0168Ü\u22AB\u2AEB\u0412\u22A9\u2AE6\u22C1\u2016\u2016\u2223|\u2758\u2240\u200A\uD835\uDD19\uD835\uDD4D\uD835\uDCB1\u22AA\u0174\u22C0\uD835\uDD1A\uD835\uDD4E\uD835\uDCB2\uD835\uDD1B\u039E\uD835\uDD4F\uD835\uDCB3\u042F\u0407\u042EÝ\u0176\u042B\uD835\uDD1C\uD835\uDD50\uD835\uDCB4\u0178\u0416\u0179\u017D\u0417\u017B\u200B\u0396\u2128\u2124\uD835\uDCB5á\u0103\u223E\u223E\u0333\u223Fâ´\u0430æ\u2061\uD835\uDD1Eà\u2135\u2135\u03B1\u0101\u2A3F&\u2227\u2A55\u2A5C\u2A58\u2A5A\u2220\u29A4\u2220\u2221\u29A8\u29A9\u29AA\u29AB\u29AC\u29AD\u29AE\u29AF\u221F\u22BE\u299D\u2222Å\u237C\u0105\uD835\uDD52\u2248\u2A70\u2A6F\u224A\u224B'\u2248\u224Aå\uD835\uDCB6*\u2248\u224Dãä\u2233\u2A11\u2AED\u224C\u03F6\u2035\u223D\u22CD\u22BD\u2305\u2305\u23B5\u23B6\u224C\u0431\u201E\u2235\u2235\u29B0\u03F6\u212C\u03B2\u2136\u226C\uD835\uDD1F\u22C2\u25EF\u22C3\u2A00\u2A01\u2A02\u2A06\u2605\u25BD\u25B3\u2A04\u22C1\u22C0\u290D\u29EB\u25AA\u25B4\u25BE\u25C2\u25B8\u2423\u2592\u2591\u2593\u2588=\u20E5\u2261\u20E5\u2310\uD835\uDD53\u22A5\u22A5\u22C8\u2557\u2554\u2556\u2553\u2550\u2566\u2569\u2564\u2567\u255D\u255A\u255C\u2559\u2551\u256C\u2563\u2560\u256B\u2562\u255F\u29C9\u2555\u2552\u2510\u250C\u2500\u2565\u2568\u252C\u2534\u229F\u229E\u22A0\u255B\u2558\u2518\u2514\u2502\u256A\u2561\u255E\u253C\u2524\u251C\u2035\u02D8¦\uD835\uDCB7\u204F\u223D\u22CD\\\u29C5\u27C8\u2022\u2022\u224E\u2AAE\u224F\u224F\u0107\u2229\u2A44\u2A49\u2A4B\u2A47\u2A40\u2229\uFE00\u2041\u02C7\u2A4D\u010Dç\u0109\u2A4C\u2A50\u010B¸\u29B2¢·\uD835\uDD20\u0447\u2713\u2713\u03C7\u25CB\u29C3\u02C6\u2257\u21BA\u21BB®\u24C8\u229B\u229A\u229D\u2257\u2A10\u2AEF\u29C2\u2663\u2663:\u2254\u2254,@\u2201\u2218\u2201\u2102\u2245\u2A6D\u222E\uD835\uDD54\u2210©\u2117\u21B5\u2717\uD835\uDCB8\u2ACF\u2AD1\u2AD0\u2AD2\u22EF\u2938\u2935\u22DE\u22DF\u21B6\u293D\u222A\u2A48\u2A46\u2A4A\u228D\u2A45\u222A\uFE00\u21B7\u293C\u22DE\u22DF\u22CE\u22CF¤\u21B6\u21B7\u22CE\u22CF\u2232\u2231\u232D\u21D3\u2965\u2020\u2138\u2193\u2010\u22A3\u290F\u02DD\u010F\u0434\u2146\u2021\u21CA\u2A77°\u03B4\u29B1\u297F\uD835\uDD21\u21C3\u21C2\u22C4\u22C4\u2666\u2666¨\u03DD\u22F2÷÷\u22C7\u22C7\u0452\u231E\u230D$\uD835\uDD55\u02D9\u2250\u2251\u2238\u2214\u22A1\u2306\u2193\u21CA\u21C3\u21C2\u2910\u231F\u230C\uD835\uDCB9\u0455\u29F6\u0111\u22F1\u25BF\u25BE\u21F5\u296F\u29A6\u045F\u27FF\u2A77\u2251é\u2A6E\u011B\u2256ê\u2255\u044D\u0117\u2147\u2252\uD835\uDD22\u2A9Aè\u2A96\u2A98\u2A99\u23E7\u2113\u2A95\u2A97\u0113\u2205\u2205\u2205\u2003\u2004\u2005\u014B\u2002\u0119\uD835\uDD56\u22D5\u29E3\u2A71\u03B5\u03B5\u03F5\u2256\u2255\u2242\u2A96\u2A95=\u225F\u2261\u2A78\u29E5\u2253\u2971\u212F\u2250\u2242\u03B7ðë\u20AC!\u2203\u2130\u2147\u2252\u0444\u2640\uFB03\uFB00\uFB04\uD835\uDD23\uFB01fj\u266D\uFB02\u25B1\u0192\uD835\uDD57\u2200\u22D4\u2AD9\u2A0D½\u2153¼\u2155\u2159\u215B\u2154\u2156¾\u2157\u215C\u2158\u215A\u215D\u215E\u2044\u2322\uD835\uDCBB\u2267\u2A8C\u01F5\u03B3\u03DD\u2A86\u011F\u011D\u0433\u0121\u2265\u22DB\u2265\u2267\u2A7E\u2A7E\u2AA9\u2A80\u2A82\u2A84\u22DB\uFE00\u2A94\uD835\uDD24\u226B\u22D9\u2137\u0453\u2277\u2A92\u2AA5\u2AA4\u2269\u2A8A\u2A8A\u2A88\u2A88\u2269\u22E7\uD835\uDD58`\u210A\u2273\u2A8E\u2A90>\u2AA7\u2A7A\u22D7\u2995\u2A7C\u2A86\u2978\u22D7\u22DB\u2A8C\u2277\u2273\u2269\uFE00\u2269\uFE00\u21D4\u200A½\u210B\u044A\u2194\u2948\u21AD\u210F\u0125\u2665\u2665\u2026\u22B9\uD835\uDD25\u2925\u2926\u21FF\u223B\u21A9\u21AA\uD835\uDD59\u2015\uD835\uDCBD\u210F\u0127\u2043\u2010í\u2063î\u0438\u0435¡\u21D4\uD835\uDD26ì\u2148\u2A0C\u222D\u29DC\u2129\u0133\u012B\u2111\u2110\u2111\u0131\u22B7\u01B5\u2208\u2105\u221E\u29DD\u0131\u222B\u22BA\u2124\u22BA\u2A17\u2A3C\u0451\u012F\uD835\uDD5A\u03B9\u2A3C¿\uD835\uDCBE\u2208\u22F9\u22F5\u22F4\u22F3\u2208\u2062\u0129\u0456ï\u0135\u0439\uD835\uDD27\u0237\uD835\uDD5B\uD835\uDCBF\u0458\u0454\u03BA\u03F0\u0137\u043A\uD835\uDD28\u0138\u0445\u045C\uD835\uDD5C\uD835\uDCC0\u21DA\u21D0\u291B\u290E\u2266\u2A8B\u2962\u013A\u29B4\u2112\u03BB\u27E8\u2991\u27E8\u2A85«\u2190\u21E4\u291F\u291D\u21A9\u21AB\u2939\u2973\u21A2\u2AAB\u2919\u2AAD\u2AAD\uFE00\u290C\u2772{[\u298B\u298F\u298D\u013E\u013C\u2308{\u043B\u2936\u201C\u201E\u2967\u294B\u21B2\u2264\u2190\u21A2\u21BD\u21BC\u21C7\u2194\u21C6\u21CB\u21AD\u22CB\u22DA\u2264\u2266\u2A7D\u2A7D\u2AA8\u2A7F\u2A81\u2A83\u22DA\uFE00\u2A93\u2A85\u22D6\u22DA\u2A8B\u2276\u2272\u297C\u230A\uD835\uDD29\u2276\u2A91\u21BD\u21BC\u296A\u2584\u0459\u226A\u21C7\u231E\u296B\u25FA\u0140\u23B0\u23B0\u2268\u2A89\u2A89\u2A87\u2A87\u2268\u22E6\u27EC\u21FD\u27E6\u27F5\u27F7\u27FC\u27F6\u21AB\u21AC\u2985\uD835\uDD5D\u2A2D\u2A34\u2217_\u25CA\u25CA\u29EB(\u2993\u21C6\u231F\u21CB\u296D\u200E\u22BF\u2039\uD835\uDCC1\u21B0\u2272\u2A8D\u2A8F[\u2018\u201A\u0142<\u2AA6\u2A79\u22D6\u22CB\u22C9\u2976\u2A7B\u2996\u25C3\u22B4\u25C2\u294A\u2966\u2268\uFE00\u2268\uFE00\u223A¯\u2642\u2720\u2720\u21A6\u21A6\u21A7\u21A4\u21A5\u25AE\u2A29\u043C\u2014\u2221\uD835\uDD2A\u2127µ\u2223*\u2AF0·\u2212\u229F\u2238\u2A2A\u2ADB\u2026\u2213\u22A7\uD835\uDD5E\u2213\uD835\uDCC2\u223E\u03BC\u22B8\u22B8\u22D9\u0338\u226B\u20D2\u226B\u0338\u21CD\u21CE\u22D8\u0338\u226A\u20D2\u226A\u0338\u21CF\u22AF\u22AE\u2207\u0144\u2220\u20D2\u2249\u2A70\u0338\u224B\u0338\u0149\u2249\u266E\u266E\u2115 \u224E\u0338\u224F\u0338\u2A43\u0148\u0146\u2247\u2A6D\u0338\u2A42\u043D\u2013\u2260\u21D7\u2924\u2197\u2197\u2250\u0338\u2262\u2928\u2242\u0338\u2204\u2204\uD835\uDD2B\u2267\u0338\u2271\u2271\u2267\u0338\u2A7E\u0338\u2A7E\u0338\u2275\u226F\u226F\u21CE\u21AE\u2AF2\u220B\u22FC\u22FA\u220B\u045A\u21CD\u2266\u0338\u219A\u2025\u2270\u219A\u21AE\u2270\u2266\u0338\u2A7D\u0338\u2A7D\u0338\u226E\u2274\u226E\u22EA\u22EC\u2224\uD835\uDD5F¬\u2209\u22F9\u0338\u22F5\u0338\u2209\u22F7\u22F6\u220C\u220C\u22FE\u22FD\u2226\u2226\u2AFD\u20E5\u2202\u0338\u2A14\u2280\u22E0\u2AAF\u0338\u2280\u2AAF\u0338\u21CF\u219B\u2933\u0338\u219D\u0338\u219B\u22EB\u22ED\u2281\u22E1\u2AB0\u0338\uD835\uDCC3\u2224\u2226\u2241\u2244\u2244\u2224\u2226\u22E2\u22E3\u2284\u2AC5\u0338\u2288\u2282\u20D2\u2288\u2AC5\u0338\u2281\u2AB0\u0338\u2285\u2AC6\u0338\u2289\u2283\u20D2\u2289\u2AC6\u0338\u2279ñ\u2278\u22EA\u22EC\u22EB\u22ED\u03BD#\u2116\u2007\u22AD\u2904\u224D\u20D2\u22AC\u2265\u20D2>\u20D2\u29DE\u2902\u2264\u20D2<\u20D2\u22B4\u20D2\u2903\u22B5\u20D2\u223C\u20D2\u21D6\u2923\u2196\u2196\u2927\u24C8ó\u229B\u229Aô\u043E\u229D\u0151\u2A38\u2299\u29BC\u0153\u29BF\uD835\uDD2C\u02DBò\u29C1\u29B5\u03A9\u222E\u21BA\u29BE\u29BB\u203E\u29C0\u014D\u03C9\u03BF\u29B6\u2296\uD835\uDD60\u29B7\u29B9\u2295\u2228\u21BB\u2A5D\u2134\u2134ªº\u22B6\u2A56\u2A57\u2A5B\u2134ø\u2298õ\u2297\u2A36ö\u233D\u2225¶\u2225\u2AF3\u2AFD\u2202\u043F%.\u2030\u22A5\u2031\uD835\uDD2D\u03C6\u03D5\u2133\u260E\u03C0\u22D4\u03D6\u210F\u210E\u210F+\u2A23\u229E\u2A22\u2214\u2A25\u2A72±\u2A26\u2A27±\u2A15\uD835\uDD61£\u227A\u2AB3\u2AB7\u227C\u2AAF\u227A\u2AB7\u227C\u2AAF\u2AB9\u2AB5\u22E8\u227E\u2032\u2119\u2AB5\u2AB9\u22E8\u220F\u232E\u2312\u2313\u221D\u221D\u227E\u22B0\uD835\uDCC5\u03C8\u2008\uD835\uDD2E\u2A0C\uD835\uDD62\u2057\uD835\uDCC6\u210D\u2A16?\u225F\"\u21DB\u21D2\u291C\u290F\u2964\u223D\u0331\u0155\u221A\u29B3\u27E9\u2992\u29A5\u27E9»\u2192\u2975\u21E5\u2920\u2933\u291E\u21AA\u21AC\u2945\u2974\u21A3\u219D\u291A\u2236\u211A\u290D\u2773}]\u298C\u298E\u2990\u0159\u0157\u2309}\u0440\u2937\u2969\u201D\u201D\u21B3\u211C\u211B\u211C\u211D\u25AD®\u297D\u230B\uD835\uDD2F\u21C1\u21C0\u296C\u03C1\u03F1\u2192\u21A3\u21C1\u21C0\u21C4\u21CC\u21C9\u219D\u22CC\u02DA\u2253\u21C4\u21CC\u200F\u23B1\u23B1\u2AEE\u27ED\u21FE\u27E7\u2986\uD835\uDD63\u2A2E\u2A35)\u2994\u2A12\u21C9\u203A\uD835\uDCC7\u21B1]\u2019\u2019\u22CC\u22CA\u25B9\u22B5\u25B8\u29CE\u2968\u211E\u015B\u201A\u227B\u2AB4\u2AB8\u0161\u227D\u2AB0\u015F\u015D\u2AB6\u2ABA\u22E9\u2A13\u227F\u0441\u22C5\u22A1\u2A66\u21D8\u2925\u2198\u2198§;\u2929\u2216\u2216\u2736\uD835\uDD30\u2322\u266F\u0449\u0448\u2223\u2225­\u03C3\u03C2\u03C2\u223C\u2A6A\u2243\u2243\u2A9E\u2AA0\u2A9D\u2A9F\u2246\u2A24\u2972\u2190\u2216\u2A33\u29E4\u2223\u2323\u2AAA\u2AAC\u2AAC\uFE00\u044C/\u29C4\u233F\uD835\uDD64\u2660\u2660\u2225\u2293\u2293\uFE00\u2294\u2294\uFE00\u228F\u2291\u228F\u2291\u2290\u2292\u2290\u2292\u25A1\u25A1\u25AA\u25AA\u2192\uD835\uDCC8\u2216\u2323\u22C6\u2606\u2605\u03F5\u03D5¯\u2282\u2AC5\u2ABD\u2286\u2AC3\u2AC1\u2ACB\u228A\u2ABF\u2979\u2282\u2286\u2AC5\u228A\u2ACB\u2AC7\u2AD5\u2AD3\u227B\u2AB8\u227D\u2AB0\u2ABA\u2AB6\u22E9\u227F\u2211\u266A\u2283¹²³\u2AC6\u2ABE\u2AD8\u2287\u2AC4\u27C9\u2AD7\u297B\u2AC2\u2ACC\u228B\u2AC0\u2283\u2287\u2AC6\u228B\u2ACC\u2AC8\u2AD4\u2AD6\u21D9\u2926\u2199\u2199\u292Aß\u2316\u03C4\u23B4\u0165\u0163\u0442\u20DB\u2315\uD835\uDD31\u2234\u2234\u03B8\u03D1\u03D1\u2248\u223C\u2009\u2248\u223Cþ\u02DC×\u22A0\u2A31\u2A30\u222D\u2928\u22A4\u2336\u2AF1\uD835\uDD65\u2ADA\u2929\u2034\u2122\u25B5\u25BF\u25C3\u22B4\u225C\u25B9\u22B5\u25EC\u225C\u2A3A\u2A39\u29CD\u2A3B\u23E2\uD835\uDCC9\u0446\u045B\u0167\u226C\u219E\u21A0\u21D1\u2963ú\u2191\u045E\u016Dû\u0443\u21C5\u0171\u296E\u297E\uD835\uDD32ù\u21BF\u21BE\u2580\u231C\u231C\u230F\u25F8\u016B¨\u0173\uD835\uDD66\u2191\u2195\u21BF\u21BE\u228E\u03C5\u03D2\u03C5\u21C8\u231D\u231D\u230E\u016F\u25F9\uD835\uDCCA\u22F0\u0169\u25B5\u25B4\u21C8ü\u29A7\u21D5\u2AE8\u2AE9\u22A8\u299C\u03F5\u03F0\u2205\u03D5\u03D6\u221D\u2195\u03F1\u03C2\u228A\uFE00\u2ACB\uFE00\u228B\uFE00\u2ACC\uFE00\u03D1\u22B2\u22B3\u0432\u22A2\u2228\u22BB\u225A\u22EE||\uD835\uDD33\u22B2\u2282\u20D2\u2283\u20D2\uD835\uDD67\u221D\u22B3\uD835\uDCCB\u2ACB\uFE00\u228A\uFE00\u2ACC\uFE00\u228B\uFE00\u299A\u0175\u2A5F\u2227\u2259\u2118\uD835\uDD34\uD835\uDD68\u2118\u2240\u2240\uD835\uDCCC\u22C2\u25EF\u22C3\u25BD\uD835\uDD35\u27FA\u27F7\u03BE\u27F8\u27F5\u27FC\u22FB\u2A00\uD835\uDD69\u2A01\u2A02\u27F9\u27F6\uD835\uDCCD\u2A06\u2A04\u25B3\u22C1\u22C0ý\u044F\u0177\u044B¥\uD835\uDD36\u0457\uD835\uDD6A\uD835\uDCCE\u044Eÿ\u017A\u017E\u0437\u017C\u2128\u03B6\uD835\uDD37\u0436\u21DD\uD835\uDD6B\uD835\uDCCF\u200D\u200C"];
+//# sourceMappingURL=decode-data-html.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/internal/decode-data-format.js
+/**
+ * Constants and helpers shared between the decode-data generator
+ * (`scripts/write-decode-map.ts`) and the runtime (`src/decode.ts`).
+ *
+ * The format and the algorithms (front-coded names, exact 32-bit keys in a
+ * two-choice cuckoo table, the length-probe front end, and the measured
+ * engineering notes) are documented with references in
+ * `scripts/README.md`.
+ */
+/** Bias added to every meta char so none needs escaping in JS source. */
+const META_BIAS = 0x23;
+/** Bias for header and choice-bit chars. */
+const HEADER_BIAS = 0x30;
+/** Number of header chars: n (2), suffixes length (2), bucket count (2). */
+const HEADER_LENGTH = 6;
+/** Choice bits packed per char. */
+const CHOICE_BITS_PER_CHAR = 6;
+/** Multiplier deriving the first candidate bucket from a key. */
+const decode_data_format_BUCKET_HASH_1 = 0x9e_37_79_b1;
+/** Multiplier deriving the second candidate bucket from a key. */
+const decode_data_format_BUCKET_HASH_2 = 0x85_eb_ca_6b;
+/** Size of the (c0,c1) class table (10-bit index). */
+const PAIR_TABLE_SIZE = 1024;
+/**
+ * Map an alphanumeric char code to 6 bits (1..62); 0 = not alphanumeric.
+ * Used for the key's last-character field.
+ */
+const decode_data_format_CHAR_REMAP = (() => {
+    const remap = new Uint8Array(128);
+    for (let code = 0x30; code <= 0x39; code++)
+        remap[code] = code - 0x2f;
+    for (let code = 0x41; code <= 0x5a; code++)
+        remap[code] = code - 0x36;
+    for (let code = 0x61; code <= 0x7a; code++)
+        remap[code] = code - 0x3c;
+    return remap;
+})();
+/**
+ * The exact 32-bit key for a name occurring at `nameStart` with `length`
+ * chars. Covers the first two and last two characters plus the length;
+ * middle characters are verified separately against the names blob.
+ *
+ * The hot decoder inlines this computation; tests assert both stay in sync
+ * by looking every entity up through the public API.
+ * @param text Text containing the name.
+ * @param nameStart Index of the name's first character.
+ * @param length Length of the name.
+ */
+function exactKey(text, nameStart, length) {
+    return ((text.charCodeAt(nameStart) << 25) |
+        (text.charCodeAt(nameStart + 1) << 18) |
+        (text.charCodeAt(nameStart + length - 2) << 11) |
+        (decode_data_format_CHAR_REMAP[text.charCodeAt(nameStart + length - 1)] << 5) |
+        length);
+}
+/**
+ * The 10-bit (c0,c1) class index used by the probe front end. The function
+ * was chosen by exhaustive search over load-free mixers for minimal
+ * candidate-set collisions on the real entity set.
+ * @param c0 First char code of the candidate name.
+ * @param c1 Second char code.
+ */
+function decode_data_format_pairIndex(c0, c1) {
+    return (((c0 * 3) << 3) ^ c1) & (PAIR_TABLE_SIZE - 1);
+}
+/**
+ * First candidate bucket for a key in a table of `buckets` buckets.
+ * @param key Exact key.
+ * @param buckets Bucket count.
+ */
+function bucketOne(key, buckets) {
+    return ((Math.imul(key, decode_data_format_BUCKET_HASH_1) >>> 16) * buckets) >>> 16;
+}
+/**
+ * Second candidate bucket for a key.
+ * @param key Exact key.
+ * @param buckets Bucket count.
+ */
+function bucketTwo(key, buckets) {
+    return ((Math.imul(key, decode_data_format_BUCKET_HASH_2) >>> 16) * buckets) >>> 16;
+}
+/**
+ * Build the lookup structures from a serialized dataset.
+ * @param packed Serialized decode data, see `decode-data-format.ts`.
+ */
+function initDecodeData(packed) {
+    const [data, values] = packed;
+    const nameCount = ((data.charCodeAt(0) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(1) - HEADER_BIAS);
+    const suffixesLength = ((data.charCodeAt(2) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(3) - HEADER_BIAS);
+    const buckets = ((data.charCodeAt(4) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(5) - HEADER_BIAS);
+    const metaStart = HEADER_LENGTH + suffixesLength;
+    const choicesStart = metaStart + 2 * nameCount;
+    const slotCount = 2 * buckets;
+    const keys = new Int32Array(slotCount);
+    const slotMidOff = new Uint16Array(slotCount);
+    const slotValue = new Uint16Array(slotCount);
+    const lengthBits = new Uint32Array(PAIR_TABLE_SIZE);
+    const middleOffsets = new Map();
+    const middles = [];
+    let name = "";
+    let suffixOffset = HEADER_LENGTH;
+    let valueOffset = 0;
+    for (let index = 0; index < nameCount; index++) {
+        const meta0 = data.charCodeAt(metaStart + 2 * index) - META_BIAS;
+        const meta1 = data.charCodeAt(metaStart + 2 * index + 1) - META_BIAS;
+        const prefixLength = meta0 & 31;
+        const length = prefixLength + (meta1 & 31);
+        const valueLength = (meta1 >> 5) + 1;
+        name =
+            name.slice(0, prefixLength) +
+                data.slice(suffixOffset, suffixOffset + length - prefixLength);
+        suffixOffset += length - prefixLength;
+        const key = exactKey(name, 0, length);
+        const choice = (data.charCodeAt(choicesStart + Math.floor(index / CHOICE_BITS_PER_CHAR)) -
+            HEADER_BIAS) &
+            (1 << (index % CHOICE_BITS_PER_CHAR));
+        let slot = 2 * (choice === 0 ? bucketOne : bucketTwo)(key, buckets);
+        if (keys[slot] !== 0)
+            slot += 1;
+        keys[slot] = key;
+        if (length > 4) {
+            const middle = name.slice(2, length - 2);
+            const existing = middleOffsets.get(middle);
+            if (existing === undefined) {
+                middleOffsets.set(middle, middles.length);
+                slotMidOff[slot] = middles.length;
+                for (let middleIndex = 0; middleIndex < middle.length; middleIndex += 2) {
+                    middles.push(middle.charCodeAt(middleIndex) |
+                        (middle.charCodeAt(middleIndex + 1) << 16));
+                }
+            }
+            else {
+                slotMidOff[slot] = existing;
+            }
+        }
+        const pair = decode_data_format_pairIndex(name.charCodeAt(0), name.charCodeAt(1));
+        lengthBits[pair] |= length <= 16 ? 1 << (length - 2) : 0x80_00;
+        if ((meta0 & 0x20) !== 0) {
+            lengthBits[pair] |= 1 << (length - 2 + 16);
+        }
+        /*
+         * Values have one or two units, leaving bit 1 for the legacy flag.
+         * The generator checks the 14-bit offset and two-unit value limits.
+         */
+        slotValue[slot] =
+            (valueOffset << 2) | (valueLength - 1) | ((meta0 & 0x20) >> 4);
+        valueOffset += valueLength;
+    }
+    return {
+        keys,
+        buckets,
+        slotMidOff,
+        slotValue,
+        values,
+        lengthBits,
+        middles: new Uint32Array(middles),
+    };
+}
+//# sourceMappingURL=decode-data-format.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/decode.js
+
+
+
+// Scalar constants avoid runtime enum objects with isolatedModules enabled.
+const CHAR_AMP = 38; // "&"
+const CHAR_NUM = 35; // "#"
+const CHAR_SEMI = 59; // ";"
+const CHAR_EQUALS = 61; // "="
+const CHAR_ZERO = 48; // "0"
+const CHAR_LOWER_A = 97; // "a"
+const CHAR_LOWER_G = 103; // "g"
+const CHAR_LOWER_L = 108; // "l"
+const CHAR_LOWER_M = 109; // "m"
+const CHAR_LOWER_O = 111; // "o"
+const CHAR_LOWER_P = 112; // "p"
+const CHAR_LOWER_Q = 113; // "q"
+const CHAR_LOWER_S = 115; // "s"
+const CHAR_LOWER_T = 116; // "t"
+const CHAR_LOWER_U = 117; // "u"
+const CHAR_LOWER_X = 120; // "x"
+const CHAR_UPPER_A = 65; // "A"
+/** Bit that needs to be set to convert an upper case ASCII character to lower case */
+const TO_LOWER_BIT = 0b10_0000;
+/**
+ * Unsigned subtraction trick: (code - lo) >>> 0 wraps negatives to large
+ * values, so a single `<=` covers the entire [lo..hi] range check.
+ * @param code Code point to check.
+ */
+function isNumber(code) {
+    return (code - CHAR_ZERO) >>> 0 <= 9;
+}
+function isAlphaNumeric(code) {
+    return (isNumber(code) || ((code | TO_LOWER_BIT) - CHAR_LOWER_A) >>> 0 <= 25 // Z - a
+    );
+}
+/**
+ * Checks if the given character is a valid end character for an entity in an attribute.
+ *
+ * Attribute values that aren't terminated properly aren't parsed, and shouldn't lead to a parser error.
+ * See the example in https://html.spec.whatwg.org/multipage/parsing.html#named-character-reference-state
+ * @param code Code point to check.
+ */
+function isEntityInAttributeInvalidEnd(code) {
+    return code === CHAR_EQUALS || isAlphaNumeric(code);
+}
+/**
+ * Decoding mode for named entities.
+ */
+var DecodingMode;
+(function (DecodingMode) {
+    /** Entities in text nodes that can end with any character. */
+    DecodingMode[DecodingMode["Legacy"] = 0] = "Legacy";
+    /** Only allow entities terminated with a semicolon. */
+    DecodingMode[DecodingMode["Strict"] = 1] = "Strict";
+    /** Entities in attributes have limitations on ending characters. */
+    DecodingMode[DecodingMode["Attribute"] = 2] = "Attribute";
+})(DecodingMode || (DecodingMode = {}));
+/** Decode data for HTML entities. */
+const htmlDecode = /* #__PURE__ */ initDecodeData(htmlDecodeData);
+/*
+ * Every decoder below is specialized over these module-level constants. V8
+ * compiles direct references to them roughly 20% faster than property loads
+ * off a shared object.
+ */
+const htmlKeys = /* #__PURE__ */ (() => htmlDecode.keys)();
+const htmlBuckets = /* #__PURE__ */ (() => htmlDecode.buckets)();
+const htmlSlotMidOff = /* #__PURE__ */ (() => htmlDecode.slotMidOff)();
+const htmlLengthBits = /* #__PURE__ */ (() => htmlDecode.lengthBits)();
+const htmlMiddles = /* #__PURE__ */ (() => htmlDecode.middles)();
+/** Hoisted for the specialized HTML cores; see `emitHtmlValue`. */
+const htmlSlotValue = /* #__PURE__ */ (() => htmlDecode.slotValue)();
+const htmlValues = /* #__PURE__ */ (() => htmlDecode.values)();
+/**
+ * The replacement string for a packed `slotValue` entry. Most values need
+ * just one UTF-16 code unit.
+ * @param packed Replacement offset, legacy flag, and length from `htmlSlotValue`.
+ */
+function emitHtmlValue(packed) {
+    const off = packed >> 2;
+    return (packed & 1) === 0
+        ? htmlValues.charAt(off)
+        : htmlValues.slice(off, off + (packed & 1) + 1);
+}
+/**
+ * Find the slot matching `text[start..start+length)`, or -1. A match proves
+ * every character of the span (exact key + middle comparison).
+ * @param text Input text.
+ * @param start Start of the span in `text`.
+ * @param length Length of the span.
+ */
+function findSlotHtml(text, start, length) {
+    const c0 = text.charCodeAt(start);
+    const c1 = text.charCodeAt(start + 1);
+    const c2 = text.charCodeAt(start + length - 2);
+    const c3 = text.charCodeAt(start + length - 1);
+    /*
+     * Probed spans aren't pre-filtered to alphanumerics; characters >= 0x80
+     * would alias mod 128 inside the packed 7-bit fields, so reject them
+     * before they can forge a key.
+     */
+    if ((c0 | c1 | c2 | c3) > 127)
+        return -1;
+    const key = (c0 << 25) | (c1 << 18) | (c2 << 11) | (decode_data_format_CHAR_REMAP[c3] << 5) | length;
+    let slot = 2 * (((Math.imul(key, decode_data_format_BUCKET_HASH_1) >>> 16) * htmlBuckets) >>> 16);
+    for (let attempt = 0;; attempt++) {
+        if (htmlKeys[slot] === key &&
+            (length <= 4 || isMidMatchHtml(slot, text, start, length))) {
+            return slot;
+        }
+        if (htmlKeys[slot + 1] === key &&
+            (length <= 4 || isMidMatchHtml(slot + 1, text, start, length))) {
+            return slot + 1;
+        }
+        if (attempt === 1)
+            return -1;
+        slot =
+            2 * (((Math.imul(key, decode_data_format_BUCKET_HASH_2) >>> 16) * htmlBuckets) >>> 16);
+    }
+}
+/**
+ * Compare the middle characters (positions 2..length-3) of the candidate at
+ * `slot` against the input. The key already proves the outer characters and
+ * the length. Names of length at most four are accepted by the caller.
+ * @param slot Slot of the candidate.
+ * @param text Input text.
+ * @param start Start of the span in `text`.
+ * @param length Length of the span.
+ */
+function isMidMatchHtml(slot, text, start, length) {
+    let wordIndex = htmlSlotMidOff[slot];
+    let index = start + 2;
+    const end = start + length - 2;
+    while (index + 1 < end) {
+        if ((text.charCodeAt(index) | (text.charCodeAt(index + 1) << 16)) !==
+            htmlMiddles[wordIndex++])
+            return false;
+        index += 2;
+    }
+    return (index === end ||
+        text.charCodeAt(index) === (htmlMiddles[wordIndex] & 0xff_ff));
+}
+/**
+ * `parseNumericEntity` packs its two results into one integer:
+ * `(consumed << CONSUMED_SHIFT) | codePoint`. The code point occupies the low
+ * 21 bits (max 0x110000, clamped before packing); `consumed` takes the upper
+ * 11 bits and is read back with `>>> CONSUMED_SHIFT`, so the sign bit set by a
+ * large `consumed` is harmless. The maximum consumed field is reserved for
+ * long references, whose full length is stored in `longNumericConsumed`.
+ * A zero return means "no numeric entity".
+ */
+const NUMERIC_CONSUMED_SHIFT = 21;
+const NUMERIC_CODE_POINT_MASK = 0x1f_ff_ff;
+const NUMERIC_CONSUMED_OVERFLOW = 0x7_ff;
+/** Full length, including `&`, when the packed consumed field overflows. */
+let longNumericConsumed = 0;
+/**
+ * Recover the consumed count before the next numeric parse can overwrite
+ * `longNumericConsumed`. This avoids allocating a tuple for each reference.
+ * @param packed Packed result of `parseNumericEntity`.
+ */
+function unpackConsumed(packed) {
+    const consumed = packed >>> NUMERIC_CONSUMED_SHIFT;
+    return consumed === NUMERIC_CONSUMED_OVERFLOW
+        ? longNumericConsumed
+        : consumed;
+}
+/** ASCII digit values; 0xff marks characters outside the hexadecimal range. */
+const numericDigits = /* #__PURE__ */ (() => {
+    const digits = new Uint8Array(128).fill(0xff);
+    for (let digit = 0; digit < 10; digit++) {
+        digits[CHAR_ZERO + digit] = digit;
+    }
+    for (let digit = 0; digit < 6; digit++) {
+        digits[CHAR_UPPER_A + digit] = digit + 10;
+        digits[CHAR_LOWER_A + digit] = digit + 10;
+    }
+    return digits;
+})();
+/**
+ * Parse a numeric entity starting right after the `#`. In legacy mode the
+ * terminating semicolon is optional. Returns the number of characters
+ * consumed (counting the `&` and `#`) packed with the code point (see
+ * the packing constants above), or 0 if there is no valid numeric entity at this
+ * position.
+ * @param input Input string.
+ * @param offset Index right after the `#`.
+ * @param isStrict Whether a terminating semicolon is required.
+ */
+function parseNumericEntity(input, offset, isStrict) {
+    const inputLength = input.length;
+    let index = offset;
+    let codePoint = 0;
+    let digitsStart;
+    if ((input.charCodeAt(index) | TO_LOWER_BIT) === CHAR_LOWER_X) {
+        // Hexadecimal entity.
+        index += 1;
+        digitsStart = index;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            if (char >= 128)
+                break;
+            const digit = numericDigits[char];
+            if (digit <= 15) {
+                codePoint = codePoint * 16 + digit;
+                index++;
+            }
+            else {
+                break;
+            }
+        }
+    }
+    else {
+        digitsStart = index;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            if (char >= 128)
+                break;
+            const digit = numericDigits[char];
+            if (digit <= 9) {
+                codePoint = codePoint * 10 + digit;
+                index++;
+            }
+            else {
+                break;
+            }
+        }
+    }
+    if (index === digitsStart)
+        return 0;
+    // Clamp once after the loop instead of per digit.
+    if (codePoint > 0x10_ff_ff)
+        codePoint = 0x11_00_00;
+    let consumed = index - offset + 2; // Includes "#" and the "&" position.
+    if (index < inputLength && input.charCodeAt(index) === CHAR_SEMI) {
+        consumed += 1;
+    }
+    else if (isStrict) {
+        return 0;
+    }
+    if (consumed >= NUMERIC_CONSUMED_OVERFLOW) {
+        // eslint-disable-next-line unicorn/no-top-level-assignment-in-function -- deliberate side channel, read immediately by unpackConsumed
+        longNumericConsumed = consumed;
+        consumed = NUMERIC_CONSUMED_OVERFLOW;
+    }
+    return (consumed << NUMERIC_CONSUMED_SHIFT) | codePoint;
+}
+/**
+ * Find the longest legacy (semicolon-less) match for the name starting at
+ * `start`, using the per-class legacy length bits. Returns
+ * `slot << 3 | matchLength`, or -1 if there is no match. Only called after
+ * the exact probes failed (the miss path).
+ * @param input Input text.
+ * @param start Start of the name.
+ * @param maxLength Number of available run characters.
+ */
+function findLegacySlot(input, start, maxLength) {
+    let legacy = (htmlLengthBits[decode_data_format_pairIndex(input.charCodeAt(start), input.charCodeAt(start + 1))] >>>
+        16) &
+        31;
+    while (legacy !== 0) {
+        // Longest first: the spec matches references greedily.
+        const top = 31 - Math.clz32(legacy);
+        legacy ^= 1 << top;
+        if (top + 2 > maxLength)
+            continue;
+        const slot = findSlotHtml(input, start, top + 2);
+        if (slot >= 0 && (htmlSlotValue[slot] & 2) !== 0) {
+            return (slot << 3) | (top + 2);
+        }
+    }
+    return -1;
+}
+/**
+ * Match a class containing long names without probing all its shorter lengths.
+ * The 32-character window bounds the scan even for invalid or unterminated runs.
+ * Returns `(slot << 6) | consumed`, excluding the `&`, or -1 on a miss.
+ * @param input Input containing the candidate name.
+ * @param start Start of the name.
+ * @param mode Decoding mode, including the rules for legacy matches.
+ */
+function findLongClassMatch(input, start, mode) {
+    const length = input.slice(start, start + 32).indexOf(";");
+    if ((length - 2) >>> 0 <= 29) {
+        const slot = findSlotHtml(input, start, length);
+        if (slot >= 0)
+            return (slot << 6) | (length + 1);
+    }
+    if (mode !== DecodingMode.Strict) {
+        const packed = findLegacySlot(input, start, Math.min(31, input.length - start));
+        if (packed >= 0) {
+            const length = packed & 7;
+            if (mode !== DecodingMode.Attribute ||
+                start + length >= input.length ||
+                !isEntityInAttributeInvalidEnd(input.charCodeAt(start + length)))
+                return ((packed >> 3) << 6) | length;
+        }
+    }
+    return -1;
+}
+/**
+ * Match one of XML's five predefined entities (name plus the terminating
+ * semicolon) at `start`. Returns `(consumedLength << 7) | codePoint` where
+ * `consumedLength` counts the name and the semicolon, or -1 if nothing
+ * matches. All five patterns are decided within five characters of `start`,
+ * so the entity set ships no decode data.
+ * @param input Input text.
+ * @param start Index of the name's first character (right after the `&`).
+ */
+function matchXmlEntity(input, start) {
+    /*
+     * Direct char-code compares: `startsWith` costs a builtin call per
+     * probe, measured ~10% of entity-dense XML decode. Loads stay inside
+     * the cases so the miss path (`default`) pays nothing.
+     */
+    switch (input.charCodeAt(start)) {
+        case CHAR_LOWER_L: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 2) === CHAR_SEMI
+                ? (3 << 7) | 0x3c
+                : -1;
+        }
+        case CHAR_LOWER_G: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 2) === CHAR_SEMI
+                ? (3 << 7) | 0x3e
+                : -1;
+        }
+        case CHAR_LOWER_A: {
+            const c1 = input.charCodeAt(start + 1);
+            const c2 = input.charCodeAt(start + 2);
+            if (c1 === CHAR_LOWER_M &&
+                c2 === CHAR_LOWER_P &&
+                input.charCodeAt(start + 3) === CHAR_SEMI) {
+                return (4 << 7) | 0x26;
+            }
+            return c1 === CHAR_LOWER_P &&
+                c2 === CHAR_LOWER_O &&
+                input.charCodeAt(start + 3) === CHAR_LOWER_S &&
+                input.charCodeAt(start + 4) === CHAR_SEMI
+                ? (5 << 7) | 0x27
+                : -1;
+        }
+        case CHAR_LOWER_Q: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_U &&
+                input.charCodeAt(start + 2) === CHAR_LOWER_O &&
+                input.charCodeAt(start + 3) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 4) === CHAR_SEMI
+                ? (5 << 7) | 0x22
+                : -1;
+        }
+        default: {
+            return -1;
+        }
+    }
+}
+/**
+ * The next `&` to resume from after emitting a replacement, given the index
+ * just past it. A leaf the decoders call after every emit: the common
+ * adjacent-entity case (`&amp;&lt;`) skips the `indexOf` C++ call.
+ * @param input Input text.
+ * @param last Index just past the entity that was emitted.
+ */
+function nextOffset(input, last) {
+    if (last >= input.length)
+        return -1;
+    return input.charCodeAt(last) === CHAR_AMP
+        ? last
+        : input.indexOf("&", last);
+}
+/**
+ * Synchronous HTML decoder, shared by all three decoding modes.
+ * @param input String to decode.
+ * @param mode Decoding mode for named entities.
+ */
+function decodeHtmlText(input, mode) {
+    const isLegacyAllowed = mode !== DecodingMode.Strict;
+    let offset = input.indexOf("&");
+    if (offset < 0)
+        return input;
+    const inputLength = input.length;
+    let result = "";
+    let last = 0;
+    do {
+        const start = offset + 1;
+        if (start + 1 >= inputLength)
+            break;
+        const c0 = input.charCodeAt(start);
+        if (c0 === CHAR_AMP) {
+            // Adjacent "&&": re-enter directly, skipping indexOf.
+            offset = start;
+            continue;
+        }
+        if (c0 === CHAR_NUM) {
+            const packed = parseNumericEntity(input, start + 1, !isLegacyAllowed);
+            const consumed = unpackConsumed(packed);
+            if (consumed === 0) {
+                offset = input.indexOf("&", start);
+            }
+            else {
+                if (last !== offset) {
+                    result += input.slice(last, offset);
+                }
+                result += codePointToString(packed & NUMERIC_CODE_POINT_MASK);
+                last = offset + consumed;
+                offset = nextOffset(input, last);
+            }
+            continue;
+        }
+        /*
+         * Named entity. The (c0,c1) class lists every length a matching
+         * name can have; probe `;` at each. A probe hit is fully
+         * verified by `findSlot`; no scanning is needed. A `;` miss at
+         * a legacy-marked length falls through to a direct legacy
+         * lookup: legacy names need no terminator.
+         */
+        const bits = htmlLengthBits[decode_data_format_pairIndex(c0, input.charCodeAt(start + 1))];
+        if ((bits & 0x80_00) !== 0) {
+            const packed = findLongClassMatch(input, start, mode);
+            if (packed >= 0) {
+                if (last !== offset)
+                    result += input.slice(last, offset);
+                result += emitHtmlValue(htmlSlotValue[packed >> 6]);
+                last = start + (packed & 63);
+                offset = nextOffset(input, last);
+            }
+            else {
+                offset = input.indexOf("&", start);
+            }
+            continue;
+        }
+        let probed = bits & 0x7f_ff;
+        /*
+         * Slot in bits 6+, semicolon in bit 5, consumed name span in bits 0-4.
+         * This path only handles names up to 16 characters, plus their ';'.
+         */
+        let matched = -1;
+        while (probed !== 0) {
+            const low = probed & -probed;
+            probed ^= low;
+            const length = 33 - Math.clz32(low);
+            const end = start + length;
+            // Longer probes cannot match either; lengths are ascending.
+            // eslint-disable-next-line unicorn/no-break-in-nested-loop -- keep the bounded probe loop inline
+            if (end > inputLength)
+                break;
+            const isTerminated = end < inputLength && input.charCodeAt(end) === CHAR_SEMI;
+            if (!(isTerminated ||
+                (isLegacyAllowed && ((bits >>> (length + 14)) & 1) !== 0)))
+                // eslint-disable-next-line unicorn/no-break-in-nested-loop -- skip impossible candidates in the inline probe loop
+                continue;
+            // Share the lookup call site, including after legacy-only inputs.
+            const slot = findSlotHtml(input, start, length);
+            // eslint-disable-next-line unicorn/no-break-in-nested-loop -- skip failed candidates in the inline probe loop
+            if (slot < 0)
+                continue;
+            if (isTerminated) {
+                matched = (slot << 6) | 32 | (length + 1);
+                // eslint-disable-next-line unicorn/no-break-in-nested-loop -- an exact match ends the probe loop
+                break;
+            }
+            if ((htmlSlotValue[slot] & 2) !== 0) {
+                matched = (slot << 6) | length;
+            }
+        }
+        if (matched >= 0) {
+            const length = matched & 31;
+            if ((matched & 32) !== 0 ||
+                mode !== DecodingMode.Attribute ||
+                start + length >= inputLength ||
+                !isEntityInAttributeInvalidEnd(input.charCodeAt(start + length))) {
+                if (last !== offset)
+                    result += input.slice(last, offset);
+                result += emitHtmlValue(htmlSlotValue[matched >> 6]);
+                last = start + length;
+                offset = nextOffset(input, last);
+                continue;
+            }
+        }
+        offset = input.indexOf("&", start + 1);
+    } while (offset >= 0);
+    return result + input.slice(last);
+}
+/**
+ * Decodes an HTML string.
+ * @param htmlString The string to decode.
+ * @param mode The decoding mode.
+ * @returns The decoded string.
+ */
+function decodeHTML(htmlString, mode = DecodingMode.Legacy) {
+    return decodeHtmlText(htmlString, mode);
+}
+/**
+ * Decodes an HTML string in an attribute.
+ * @param htmlAttribute The string to decode.
+ * @returns The decoded string.
+ */
+function decodeHTMLAttribute(htmlAttribute) {
+    return decodeHtmlText(htmlAttribute, DecodingMode.Attribute);
+}
+/**
+ * Decodes an HTML string, requiring all entities to be terminated by a
+ * semicolon.
+ * @param htmlString The string to decode.
+ * @returns The decoded string.
+ */
+function decodeHTMLStrict(htmlString) {
+    return decodeHtmlText(htmlString, DecodingMode.Strict);
+}
+/**
+ * Decodes an XML string, requiring all entities to be terminated by a
+ * semicolon.
+ * @param xmlString The string to decode.
+ * @returns The decoded string.
+ */
+function decodeXML(xmlString) {
+    let offset = xmlString.indexOf("&");
+    if (offset < 0)
+        return xmlString;
+    let lastIndex = 0;
+    let result = "";
+    do {
+        const start = offset + 1;
+        if (start + 1 >= xmlString.length)
+            break;
+        let consumed = 0;
+        let value = "";
+        const c1 = xmlString.charCodeAt(start);
+        if (c1 === CHAR_NUM) {
+            const packed = parseNumericEntity(xmlString, start + 1, true);
+            consumed = unpackConsumed(packed);
+            if (consumed !== 0) {
+                const codePoint = packed & NUMERIC_CODE_POINT_MASK;
+                value =
+                    (codePoint - 1) >>> 0 < 0xd7_ff
+                        ? String.fromCharCode(codePoint)
+                        : String.fromCodePoint(replaceCodePointXML(codePoint));
+            }
+        }
+        else {
+            /* eslint-disable unicorn/no-break-in-nested-loop -- Keep XML name dispatch inline with the decode loop. */
+            switch (c1) {
+                // &lt; / &gt;
+                case 0x6c:
+                case 0x67: {
+                    if (start + 2 < xmlString.length &&
+                        xmlString.charCodeAt(start + 1) === 0x74 &&
+                        xmlString.charCodeAt(start + 2) === CHAR_SEMI) {
+                        consumed = 4;
+                        value = c1 === 0x6c ? "<" : ">";
+                    }
+                    break;
+                }
+                // &amp; / &apos;
+                case 0x61: {
+                    const c2 = xmlString.charCodeAt(start + 1);
+                    if (start + 3 < xmlString.length &&
+                        c2 === 0x6d &&
+                        xmlString.charCodeAt(start + 2) === 0x70 &&
+                        xmlString.charCodeAt(start + 3) === CHAR_SEMI) {
+                        consumed = 5;
+                        value = "&";
+                    }
+                    else if (start + 4 < xmlString.length &&
+                        c2 === 0x70 &&
+                        xmlString.charCodeAt(start + 2) === 0x6f &&
+                        xmlString.charCodeAt(start + 3) === 0x73 &&
+                        xmlString.charCodeAt(start + 4) === CHAR_SEMI) {
+                        consumed = 6;
+                        value = "'";
+                    }
+                    break;
+                }
+                // &quot;
+                case 0x71: {
+                    if (start + 4 < xmlString.length &&
+                        xmlString.charCodeAt(start + 1) === 0x75 &&
+                        xmlString.charCodeAt(start + 2) === 0x6f &&
+                        xmlString.charCodeAt(start + 3) === 0x74 &&
+                        xmlString.charCodeAt(start + 4) === CHAR_SEMI) {
+                        consumed = 6;
+                        value = '"';
+                    }
+                    break;
+                }
+            }
+            /* eslint-enable unicorn/no-break-in-nested-loop */
+        }
+        if (consumed > 0) {
+            if (lastIndex < offset)
+                result += xmlString.slice(lastIndex, offset);
+            result += value;
+            offset = lastIndex = offset + consumed;
+        }
+        else {
+            offset = start;
+        }
+        /*
+         * Adjacent entities (`&x;&y;`) are common in entity-dense input;
+         * checking the single character at `lastIndex` first skips the
+         * `indexOf` call (and its per-call overhead) for that case.
+         */
+        offset =
+            offset < xmlString.length &&
+                xmlString.charCodeAt(offset) === CHAR_AMP
+                ? offset
+                : xmlString.indexOf("&", offset);
+    } while (offset >= 0);
+    return result + xmlString.slice(lastIndex);
+}
+const STATE_ENTITY_START = 0;
+const STATE_NUMERIC_START = 1;
+const STATE_NUMERIC_DECIMAL = 2;
+const STATE_NUMERIC_HEX = 3;
+const STATE_NAMED_ENTITY = 4;
+/**
+ * Token decoder with support of writing partial entities; the shared base
+ * of `HtmlEntityDecoder` and `XmlEntityDecoder`. Numeric entities are
+ * identical in both document types and are handled here; named entities are
+ * left to the subclasses.
+ *
+ * The decoder is driven by a tokenizer: after a `&`, write the following
+ * input (possibly in chunks). `write` returns the number of characters
+ * consumed once the entity is decided, or -1 while more input is needed.
+ * Rejection may surface later than strictly possible (the decoder buffers
+ * until a terminator or the name-length limit), but emitted code points,
+ * consumed counts, and final return values are exact.
+ */
+class EntityDecoderBase {
+    emitCodePoint;
+    errors;
+    /** The current state of the decoder. */
+    state = STATE_ENTITY_START;
+    /** Characters that were consumed while parsing an entity. */
+    consumed = 1;
+    /** Accumulated numeric code point, or a packed partial XML name. */
+    result = 0;
+    /** The mode in which the decoder is operating. */
+    decodeMode = DecodingMode.Strict;
+    /** Replacement rules for numeric character references. */
+    replaceNumericCodePoint = replaceCodePoint;
+    constructor(
+    /**
+     * The function that is called when a codepoint is decoded.
+     *
+     * For multi-byte named entities, this will be called multiple times,
+     * with the second codepoint, and the same `consumed` value.
+     * @param codepoint The decoded codepoint.
+     * @param consumed The number of bytes consumed by the decoder.
+     */
+    emitCodePoint, 
+    /** An object that is used to produce errors. */
+    errors) {
+        this.emitCodePoint = emitCodePoint;
+        this.errors = errors;
+    }
+    /**
+     * Switches between the numeric decimal and hexadecimal states.
+     *
+     * Equivalent to the `Numeric character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericStart(input, offset) {
+        if (offset >= input.length) {
+            return -1;
+        }
+        if ((input.charCodeAt(offset) | TO_LOWER_BIT) === CHAR_LOWER_X) {
+            this.state = STATE_NUMERIC_HEX;
+            this.consumed += 1;
+            return this.stateNumericHex(input, offset + 1);
+        }
+        this.state = STATE_NUMERIC_DECIMAL;
+        return this.stateNumericDecimal(input, offset);
+    }
+    /**
+     * Parses a hexadecimal numeric entity.
+     *
+     * Equivalent to the `Hexadecimal character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericHex(input, offset) {
+        const inputLength = input.length;
+        // Local accumulators; flushed before any exit.
+        let { result, consumed } = this;
+        let index = offset;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            const digit = numericDigits[char];
+            if (digit <= 15) {
+                result = result * 16 + digit;
+            }
+            else {
+                this.result = result;
+                this.consumed = consumed;
+                return this.emitNumericEntity(char, 3);
+            }
+            consumed += 1;
+            index += 1;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1; // Incomplete entity
+    }
+    /**
+     * Parses a decimal numeric entity.
+     *
+     * Equivalent to the `Decimal character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericDecimal(input, offset) {
+        const inputLength = input.length;
+        // Local accumulators; flushed before any exit.
+        let { result, consumed } = this;
+        let index = offset;
+        while (index < inputLength) {
+            const digit = input.charCodeAt(index) - CHAR_ZERO;
+            if (digit >>> 0 > 9) {
+                this.result = result;
+                this.consumed = consumed;
+                return this.emitNumericEntity(digit + CHAR_ZERO, 2);
+            }
+            result = result * 10 + digit;
+            consumed += 1;
+            index += 1;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1; // Incomplete entity
+    }
+    /**
+     * Validate and emit a numeric entity.
+     *
+     * Implements the logic from the `Hexadecimal character reference start
+     * state` and `Numeric character reference end state` in the HTML spec.
+     * @param lastCp The last code point of the entity. Used to see if the
+     *               entity was terminated with a semicolon.
+     * @param expectedLength The minimum number of characters that should be
+     *                       consumed. Used to validate that at least one digit
+     *                       was consumed.
+     * @returns The number of characters that were consumed.
+     */
+    emitNumericEntity(lastCp, expectedLength) {
+        // Ensure we consumed at least one digit.
+        if (this.consumed <= expectedLength) {
+            this.errors?.absenceOfDigitsInNumericCharacterReference(this.consumed);
+            return 0;
+        }
+        // Figure out if this is a legit end of the entity
+        if (lastCp === CHAR_SEMI) {
+            this.consumed += 1;
+        }
+        else if (this.decodeMode === DecodingMode.Strict) {
+            return 0;
+        }
+        this.emitCodePoint(this.replaceNumericCodePoint(this.result), this.consumed);
+        if (this.errors) {
+            if (lastCp !== CHAR_SEMI) {
+                this.errors.missingSemicolonAfterCharacterReference();
+            }
+            this.errors.validateNumericCharacterReference(this.result);
+        }
+        return this.consumed;
+    }
+    /**
+     * Resets the instance to make it reusable.
+     * @param decodeMode Entity decoding mode to use.
+     */
+    startEntity(decodeMode) {
+        this.decodeMode = decodeMode;
+        this.state = STATE_ENTITY_START;
+        this.result = 0;
+        this.consumed = 1;
+    }
+    /**
+     * Write an entity to the decoder. This can be called multiple times with partial entities.
+     * If the entity is incomplete, the decoder will return -1.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The offset at which the entity begins. Should be 0 if this is not the first call.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    write(input, offset) {
+        switch (this.state) {
+            case STATE_ENTITY_START: {
+                if (input.charCodeAt(offset) === CHAR_NUM) {
+                    this.state = STATE_NUMERIC_START;
+                    this.consumed += 1;
+                    return this.stateNumericStart(input, offset + 1);
+                }
+                this.state = STATE_NAMED_ENTITY;
+                return this.stateNamedEntity(input, offset);
+            }
+            case STATE_NUMERIC_START: {
+                return this.stateNumericStart(input, offset);
+            }
+            case STATE_NUMERIC_DECIMAL: {
+                return this.stateNumericDecimal(input, offset);
+            }
+            case STATE_NUMERIC_HEX: {
+                return this.stateNumericHex(input, offset);
+            }
+            default: {
+                // NamedEntity: the only remaining state.
+                return this.stateNamedEntity(input, offset);
+            }
+        }
+    }
+    /**
+     * Signal to the parser that the end of the input was reached.
+     *
+     * Remaining data will be emitted and relevant errors will be produced.
+     * @returns The number of characters consumed.
+     */
+    end() {
+        switch (this.state) {
+            case STATE_NAMED_ENTITY: {
+                return this.endNamedEntity();
+            }
+            // Otherwise, emit a numeric entity if we have one.
+            case STATE_NUMERIC_DECIMAL: {
+                return this.emitNumericEntity(0, 2);
+            }
+            case STATE_NUMERIC_HEX: {
+                return this.emitNumericEntity(0, 3);
+            }
+            case STATE_NUMERIC_START: {
+                this.errors?.absenceOfDigitsInNumericCharacterReference(this.consumed);
+                return 0;
+            }
+            default: {
+                // EntityStart: return 0.
+                return 0;
+            }
+        }
+    }
+}
+/**
+ * Streaming decoder for HTML entities.
+ *
+ * When the entity fits inside the current chunk (the common case), the
+ * lookup runs directly on the chunk via the same length-probe scheme as the
+ * synchronous decoder; chunk-boundary runs use a reusable character buffer.
+ */
+class HtmlEntityDecoder extends (/* unused pure expression or super */ null && (EntityDecoderBase)) {
+    /** Total name characters seen for the current named entity. */
+    runLength = 0;
+    /** Reused for ASCII alphanumerics; the 32nd character rules out an exact match. */
+    nameBuffer = new Uint8Array(32);
+    /**
+     * Emit the replacement for a matched slot. Values are at most two
+     * UTF-16 code units; like previous versions, each unit is emitted as
+     * its own callback (surrogate halves included).
+     * @param slot The matched slot.
+     */
+    emitSlot(slot) {
+        const packed = htmlSlotValue[slot];
+        const off = packed >> 2;
+        this.emitCodePoint(htmlValues.charCodeAt(off), this.consumed);
+        if ((packed & 1) !== 0) {
+            this.emitCodePoint(htmlValues.charCodeAt(off + 1), this.consumed);
+        }
+    }
+    startEntity(decodeMode) {
+        super.startEntity(decodeMode);
+        this.runLength = 0;
+    }
+    stateNamedEntity(input, offset) {
+        const inputLength = input.length;
+        if (this.runLength === 0 && offset + 17 <= inputLength) {
+            /*
+             * Fast path: all length probes are conclusive inside this
+             * chunk. (Near the chunk end a probe miss could be a name
+             * continuing in the next chunk, so fall through to buffering.)
+             */
+            const c0 = input.charCodeAt(offset);
+            const pair = pairIndex(c0, input.charCodeAt(offset + 1));
+            const bits = htmlLengthBits[pair];
+            if ((bits & 0x80_00) !== 0 && offset + 32 <= inputLength) {
+                const packed = findLongClassMatch(input, offset, this.decodeMode);
+                if (packed >= 0) {
+                    const length = packed & 63;
+                    this.consumed = length + 1;
+                    this.emitSlot(packed >> 6);
+                    if (input.charCodeAt(offset + length - 1) !== CHAR_SEMI) {
+                        this.errors?.missingSemicolonAfterCharacterReference();
+                    }
+                    return this.consumed;
+                }
+                // The window decides every exact or legacy candidate.
+                return 0;
+            }
+            let probed = bits & 0x7f_ff;
+            while (probed !== 0) {
+                /*
+                 * Shortest candidate first: only one length can carry the
+                 * terminating ';' (a ';' inside a longer candidate fails its
+                 * middle comparison), so the order is correctness-neutral,
+                 * and the most common entities are short. Legacy matches are
+                 * resolved after the loop, preserving exact-match
+                 * precedence.
+                 */
+                const low = probed & -probed;
+                probed ^= low;
+                const length = 33 - Math.clz32(low);
+                if (input.charCodeAt(offset + length) === CHAR_SEMI) {
+                    const slot = findSlotHtml(input, offset, length);
+                    if (slot >= 0) {
+                        this.consumed = length + 2;
+                        this.emitSlot(slot);
+                        return this.consumed;
+                    }
+                }
+            }
+            if ((bits & 0x80_00) === 0) {
+                if (this.decodeMode !== DecodingMode.Strict) {
+                    const packed = findLegacySlot(input, offset, 31);
+                    if (packed >= 0) {
+                        const matchLength = packed & 7;
+                        const next = input.charCodeAt(offset + matchLength);
+                        if (this.decodeMode === DecodingMode.Attribute &&
+                            isEntityInAttributeInvalidEnd(next)) {
+                            return 0;
+                        }
+                        this.consumed = matchLength + 1;
+                        this.emitSlot(packed >> 3);
+                        this.errors?.missingSemicolonAfterCharacterReference();
+                        return this.consumed;
+                    }
+                }
+                // No long names in this class: the probes were exhaustive.
+                return 0;
+            }
+        }
+        // A 32nd name character rules out every exact HTML match.
+        let index = offset;
+        let { runLength } = this;
+        let terminator = -1;
+        const scanEnd = Math.min(inputLength, offset + 32 - runLength);
+        while (index < scanEnd) {
+            const char = input.charCodeAt(index);
+            if (!isAlphaNumeric(char)) {
+                terminator = char;
+                break;
+            }
+            this.nameBuffer[runLength++] = char;
+            index++;
+        }
+        if (terminator < 0 && runLength < 32) {
+            this.runLength = runLength;
+            return -1;
+        }
+        if (terminator === CHAR_SEMI && (runLength - 2) >>> 0 <= 29) {
+            const slot = findBufferedHtmlSlot(this.nameBuffer, runLength);
+            if (slot >= 0) {
+                this.consumed = runLength + 2;
+                this.emitSlot(slot);
+                return this.consumed;
+            }
+        }
+        if (this.decodeMode !== DecodingMode.Strict && runLength >= 2) {
+            const packed = findBufferedLegacySlot(this.nameBuffer, runLength);
+            if (packed >= 0) {
+                const length = packed & 7;
+                const next = length < runLength ? this.nameBuffer[length] : terminator;
+                if (this.decodeMode === DecodingMode.Attribute &&
+                    isEntityInAttributeInvalidEnd(next))
+                    return 0;
+                this.consumed = length + 1;
+                this.emitSlot(packed >> 3);
+                this.errors?.missingSemicolonAfterCharacterReference();
+                return this.consumed;
+            }
+        }
+        return 0;
+    }
+    endNamedEntity() {
+        // Emit the longest legacy match in the buffered run, if any.
+        if (this.decodeMode === DecodingMode.Strict || this.runLength < 2) {
+            return 0;
+        }
+        const packed = findBufferedLegacySlot(this.nameBuffer, this.runLength);
+        if (packed < 0)
+            return 0;
+        if (this.decodeMode === DecodingMode.Attribute &&
+            (packed & 7) < this.runLength) {
+            return 0;
+        }
+        this.consumed = (packed & 7) + 1;
+        this.emitSlot(packed >> 3);
+        this.errors?.missingSemicolonAfterCharacterReference();
+        return this.consumed;
+    }
+}
+/**
+ * Find a buffered name. Its characters were already checked as ASCII
+ * alphanumerics while scanning, so no outer-character range check is needed.
+ * @param buffer Reusable character buffer.
+ * @param length Number of characters to match.
+ */
+function findBufferedHtmlSlot(buffer, length) {
+    const key = (buffer[0] << 25) |
+        (buffer[1] << 18) |
+        (buffer[length - 2] << 11) |
+        (CHAR_REMAP[buffer[length - 1]] << 5) |
+        length;
+    let slot = 2 * (((Math.imul(key, BUCKET_HASH_1) >>> 16) * htmlBuckets) >>> 16);
+    for (let attempt = 0;; attempt++) {
+        if (htmlKeys[slot] === key &&
+            (length <= 4 || isBufferedMiddle(slot, buffer, length)))
+            return slot;
+        if (htmlKeys[slot + 1] === key &&
+            (length <= 4 || isBufferedMiddle(slot + 1, buffer, length)))
+            return slot + 1;
+        if (attempt === 1)
+            return -1;
+        slot =
+            2 * (((Math.imul(key, BUCKET_HASH_2) >>> 16) * htmlBuckets) >>> 16);
+    }
+}
+function isBufferedMiddle(slot, buffer, length) {
+    let wordIndex = htmlSlotMidOff[slot];
+    let index = 2;
+    const end = length - 2;
+    while (index + 1 < end) {
+        if ((buffer[index] | (buffer[index + 1] << 16)) !==
+            htmlMiddles[wordIndex++])
+            return false;
+        index += 2;
+    }
+    return (index === end || buffer[index] === (htmlMiddles[wordIndex] & 0xff_ff));
+}
+/**
+ * Find the longest legacy name in the buffer, packed as `(slot << 3) | length`.
+ * @param buffer Reusable character buffer.
+ * @param length Number of buffered characters.
+ */
+function findBufferedLegacySlot(buffer, length) {
+    let legacy = (htmlLengthBits[pairIndex(buffer[0], buffer[1])] >>> 16) & 31;
+    while (legacy !== 0) {
+        const top = 31 - Math.clz32(legacy);
+        legacy ^= 1 << top;
+        if (top + 2 > length)
+            continue;
+        const slot = findBufferedHtmlSlot(buffer, top + 2);
+        if (slot >= 0 && (htmlSlotValue[slot] & 2) !== 0)
+            return (slot << 3) | (top + 2);
+    }
+    return -1;
+}
+/**
+ * Match an XML name packed in seven-bit groups, or return -1.
+ * @param name Packed name accumulated across chunks.
+ */
+function xmlCodePoint(name) {
+    switch (name) {
+        case 0x18_76_f0: {
+            // "amp"
+            return 0x26;
+        }
+        case 0xc_3c_37_f3: {
+            // "apos"
+            return 0x27;
+        }
+        case 0x33_f4: {
+            // "gt"
+            return 0x3e;
+        }
+        case 0x36_74: {
+            // "lt"
+            return 0x3c;
+        }
+        case 0xe_3d_77_f4: {
+            // "quot"
+            return 0x22;
+        }
+        default: {
+            return -1;
+        }
+    }
+}
+/**
+ * Streaming decoder for XML entities: the five predefined named entities
+ * plus numeric character references.
+ */
+class XmlEntityDecoder extends (/* unused pure expression or super */ null && (EntityDecoderBase)) {
+    replaceNumericCodePoint = replaceCodePointXML;
+    stateNamedEntity(input, offset) {
+        const inputLength = input.length;
+        if (this.consumed === 1 && offset + 5 <= inputLength) {
+            // Fast path: all five patterns are decided within five chars.
+            const packed = matchXmlEntity(input, offset);
+            if (packed < 0)
+                return 0;
+            const consumed = (this.consumed = (packed >> 7) + 1);
+            this.emitCodePoint(packed & 127, consumed);
+            return consumed;
+        }
+        // XML names need at most four seven-bit characters, fitting in 28 bits.
+        let { result, consumed } = this;
+        for (let index = offset; index < inputLength; index++) {
+            const char = input.charCodeAt(index);
+            if (char === CHAR_SEMI) {
+                const codePoint = xmlCodePoint(result);
+                if (codePoint < 0)
+                    return 0;
+                this.consumed = consumed + 1;
+                this.emitCodePoint(codePoint, this.consumed);
+                return this.consumed;
+            }
+            if (consumed >= 5 || (char - CHAR_LOWER_A) >>> 0 > 25)
+                return 0;
+            result = (result << 7) | char;
+            consumed++;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1;
+    }
+    endNamedEntity() {
+        // XML has no legacy entities; an unterminated name never matches.
+        return 0;
+    }
+}
+
+//# sourceMappingURL=decode.js.map
+;// CONCATENATED MODULE: ./src/util/html.ts
+/**
+ * Text in the job summary: what came from Jenkins or the user made inert
+ * (HTML and Markdown), links only to http(s), and the text of Jenkins' HTML
+ * (a description) rather than its markup.
+ */
+
+/** An `<a>` to an http(s) URL, else the escaped text alone. */
+function html_link(text, url) {
+    const href = safeUrl(url);
+    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+}
+/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
+function safeUrl(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Makes text inert in the summary: HTML special characters and the characters
+ * Markdown acts on become entities, line breaks become <br> (a blank line
+ * would end the HTML block and let Markdown through), and other control
+ * characters go.
+ */
+function escapeHtml(text) {
+    return (text
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
+        .replace(/\r\n|\r|\n/g, '<br>')
+        .replace(/\t/g, ' '));
+}
+function escapeAttribute(text) {
+    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+}
+/** Most characters of HTML read for its text: far more than any summary shows of it. */
+const MAX_HTML_CHARS = 16_384;
+/** An attribute list: a quoted value may hold `>`; an unquoted one stops at `<` (so a stray `<` costs one scan). */
+const ATTRIBUTES = `(?:"[^"]{0,1000}"|'[^']{0,1000}'|[^'"<>]){0,1000}`;
+/** Comments, and the elements whose content is not text. */
+const NOT_TEXT = new RegExp(`<!--[\\s\\S]*?(?:-->|$)|<(script|style|template|noscript)\\b${ATTRIBUTES}>[\\s\\S]*?(?:</\\1\\s*>|$)`, 'gi');
+/** Tags that end a line: `<br>`, a list item's or a row's start, a block's start and end (paragraphs, headings). */
+const LINE_BREAK = new RegExp(`<(?:br|hr|li|tr|dt|dd)\\b${ATTRIBUTES}>|</?(?:p|div|h[1-6]|ul|ol|dl|table|pre|blockquote)\\b${ATTRIBUTES}>`, 'gi');
+/** Any other tag, a doctype or a processing instruction. */
+const MARKUP = new RegExp(`</?[a-z][\\w:-]{0,100}${ATTRIBUTES}>|<[!?][^<>]{0,1000}>`, 'gi');
+/**
+ * The text of HTML as a reader sees it: tags removed (line-ending ones as
+ * line breaks), character references decoded (entities: the decoder of
+ * htmlparser2 and cheerio), blank lines folded. For a Jenkins description,
+ * which a markup formatter may render as HTML: the summary shows its text,
+ * escaped again (escapeHtml), never its markup. Text without markup comes
+ * back as it is, trimmed.
+ */
+function htmlText(html) {
+    const text = html
+        .slice(0, MAX_HTML_CHARS)
+        .replace(NOT_TEXT, '')
+        .replace(LINE_BREAK, '\n')
+        .replace(MARKUP, '');
+    return decodeEntities(text)
+        .split(/\r\n|\r|\n/)
+        .map(line => line.replace(/[ \t\u00a0]+/g, ' ').trim())
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim();
+}
+/** HTML's character references decoded, as a browser decodes them in text (`&lt;`, `&#60;`, `&#x3C;`, `&amp`). */
+function decodeEntities(text) {
+    return decodeHTML(text);
+}
+
+
+/***/ }),
+
+/***/ 5394:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   f: () => (/* binding */ parseHttpUrl),
+/* harmony export */   t: () => (/* binding */ hasDotSegment)
+/* harmony export */ });
+/* harmony import */ var _input_error_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3059);
+
+/** `value` as an absolute http(s) URL; else an error in which `where` names the input and value. */
+function parseHttpUrl(value, where, expected) {
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`${where} is not an absolute URL: ${expected}.`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new _input_error_js__WEBPACK_IMPORTED_MODULE_0__/* .InputError */ .d(`${where} must use http or https, not '${url.protocol.slice(0, -1)}': ${expected}.`);
+    }
+    return url;
+}
+/**
+ * Whether the path of the URL `value` has a '.' or '..' segment (also as
+ * %2e): the URL parser resolves them silently, and a URL Jenkins wrote never
+ * holds them, so an input that does is refused rather than guessed.
+ */
+function hasDotSegment(value) {
+    const path = value.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/[?#].*$/s, '');
+    return path.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment));
+}
+
+
+/***/ }),
+
+/***/ 3059:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   d: () => (/* binding */ InputError)
+/* harmony export */ });
+/**
+ * Thrown for a bad input; the message names the input and the expected form,
+ * and never contains a secret (token, password, github-token).
+ */
+class InputError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'InputError';
+    }
+}
+
+
+/***/ }),
+
+/***/ 6618:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Kz: () => (/* binding */ warnUnread),
+/* harmony export */   OP: () => (/* binding */ namedLogger)
+/* harmony export */ });
+/* unused harmony export silentLogger */
+/**
+ * A logger that drops everything (for library use and tests that do not care).
+ * @internal
+ */
+const silentLogger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warning: () => undefined
+};
+/** A logger whose info lines start with `name: ` (several builds' lines that say "build #N" only). */
+function namedLogger(logger, name) {
+    return { ...logger, info: message => logger.info(`${name}: ${message}`) };
+}
+/**
+ * Says that a part of a build's outcome (test report, stages, artifacts
+ * list) could not be read: a warning in the log, and the same words in
+ * `unread` for the summary. The build's result stands.
+ */
+function warnUnread(message, logger, unread) {
+    logger.warning(message);
+    unread.push(message);
+}
+
+
+/***/ }),
+
+/***/ 4237:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   b: () => (/* binding */ splitNameValue),
+/* harmony export */   m: () => (/* binding */ groupByName)
+/* harmony export */ });
+/**
+ * Splits `NAME=value` (a `-p` flag, a line of `parameters`, `files` or a
+ * values file) on its first `=`, so the value may hold `=` and may be empty;
+ * the name is trimmed and never empty. What is `missing` otherwise, for the
+ * caller's message, which must not echo the text: values are often secrets.
+ */
+function splitNameValue(text) {
+    const eq = text.indexOf('=');
+    if (eq < 0)
+        return { missing: '=' };
+    const name = text.slice(0, eq).trim();
+    return name === '' ? { missing: 'name' } : { name, value: text.slice(eq + 1) };
+}
+/** Values by name, in order: a name given more than once holds the list of its values (a multi-value parameter). */
+function groupByName(pairs) {
+    const values = new Map();
+    for (const { name, value } of pairs)
+        values.set(name, [...(values.get(name) ?? []), value]);
+    // fromEntries defines own properties: a name `__proto__` stays a name.
+    return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
+}
+
+
+/***/ }),
+
+/***/ 5888:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   E: () => (/* binding */ NAME_CHARS),
+/* harmony export */   l: () => (/* binding */ shortName)
+/* harmony export */ });
+/* harmony import */ var _shorten_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2509);
+
+/**
+ * Characters of a stage, test or job name wherever the step prints one: the
+ * log, annotations, messages, the summary. Jenkins accepts names of any
+ * length (a stage name is free text; 2,000 stages of 4 KB names make
+ * megabytes); what identifies one is in its first words, and its page in
+ * Jenkins has the whole.
+ */
+const NAME_CHARS = 200;
+/** A name as printed: at most NAME_CHARS characters, an ellipsis marking the cut. */
+function shortName(name) {
+    return (0,_shorten_js__WEBPACK_IMPORTED_MODULE_0__/* .cut */ .J)(name, NAME_CHARS);
+}
+
+
+/***/ }),
+
+/***/ 3801:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   S: () => (/* binding */ redactingLogger),
+/* harmony export */   k: () => (/* binding */ Redaction)
+/* harmony export */ });
+/* harmony import */ var _html_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1034);
+/**
+ * The one redaction: a list of secrets, and text with every occurrence of
+ * each, in every form a text may carry it, replaced by `***` (overlapping
+ * and touching ones by one). The step's list (step/secrets.ts) takes every
+ * text the step writes, the Jenkins client's its own messages
+ * (jenkins/transport/requester.ts), and jenkins-build's stands for the
+ * runner's masker (cli/main.ts). Why each form and each rule:
+ * docs/secrets.md.
+ */
+
+/** Fewer characters than this are not a secret in `text` mode, whole or as the part left at a cut. */
+const MIN_CHARS = 4;
+/** A secret's runs of 8 letters and digits or more: secret on their own in `text` mode. */
+const RUNS = /[\p{L}\p{N}]{8,}/gu;
+/** What a cut leaves (util/shorten.ts, util/markdown.ts, the console's tail). */
+const ELLIPSIS = '…';
+/** A list of secrets, and the redaction of text by it. */
+class Redaction {
+    mode;
+    forms = new Set();
+    sorted;
+    constructor(mode = 'text') {
+        this.mode = mode;
+    }
+    /** Adds a secret: the value and each of its trimmed lines, in every form (AddMaskCommandExtension). */
+    add(value) {
+        if (value.trim() === '')
+            return;
+        this.addForms(value);
+        for (const line of value.split(/[\r\n]/)) {
+            const trimmed = line.trim();
+            if (trimmed !== '' && trimmed !== value)
+                this.addForms(trimmed);
+        }
+    }
+    /** `text` with every secret replaced by `***`. */
+    redact(text) {
+        let result = text;
+        // Only where a URL could carry user:password: replace() copies the whole text.
+        if (this.mode === 'text' && result.includes('@')) {
+            result = result.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
+        }
+        if (this.forms.size === 0)
+            return result;
+        const forms = (this.sorted ??= [...this.forms]);
+        const ranges = [];
+        for (const form of forms) {
+            for (let at = result.indexOf(form); at >= 0; at = result.indexOf(form, at + 1)) {
+                ranges.push([at, at + form.length]);
+            }
+        }
+        if (this.mode === 'text')
+            ranges.push(...cutParts(result, forms));
+        if (ranges.length === 0)
+            return result;
+        ranges.sort((a, b) => a[0] - b[0]);
+        const merged = [];
+        for (const [start, end] of ranges) {
+            const last = merged.at(-1);
+            if (last && start <= last[1])
+                last[1] = Math.max(last[1], end);
+            else
+                merged.push([start, end]);
+        }
+        let out = '';
+        let from = 0;
+        for (const [start, end] of merged) {
+            out += `${result.slice(from, start)}***`;
+            from = end;
+        }
+        return out + result.slice(from);
+    }
+    addForms(value) {
+        if (this.mode === 'text' && value.length < MIN_CHARS)
+            return;
+        const forms = this.mode === 'runner'
+            ? runnerForms(value)
+            : [
+                ...runnerForms(value),
+                encodeURIComponent(value),
+                (0,_html_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeHtml */ .ZD)(value),
+                ...(value.match(RUNS) ?? [])
+            ];
+        const min = this.mode === 'text' ? MIN_CHARS : 1;
+        for (const form of forms) {
+            if (form.length >= min && !this.forms.has(form)) {
+                this.forms.add(form);
+                this.sorted = undefined;
+            }
+        }
+    }
+}
+/** `logger` with every line redacted first. */
+function redactingLogger(logger, redact) {
+    return {
+        debug: message => logger.debug(redact(message)),
+        info: message => logger.info(redact(message)),
+        warning: message => logger.warning(redact(message))
+    };
+}
+/**
+ * The forms the runner masks a value in (actions/runner HostContext.cs
+ * registers ValueEncoders.cs): base64 (also from the 2nd and 3rd byte, for
+ * a secret inside a longer base64 text such as `user:token`), `"` escaped
+ * for a command line, `'` doubled for an expression, JSON string escape,
+ * Uri.EscapeDataString, XML escape, and a value stripped of its double
+ * quotes. The two PowerShell encoders are left out: they find pieces of a
+ * secret that PowerShell printed between colour codes.
+ */
+function runnerForms(value) {
+    const bytes = Buffer.from(value, 'utf8');
+    const shifted = (shift) => (bytes.length > shift ? bytes.subarray(shift) : bytes).toString('base64');
+    const json = JSON.stringify(value).slice(1, -1);
+    const quoted = value.length > 8 && value.startsWith('"') && value.endsWith('"');
+    return [
+        value,
+        shifted(0),
+        shifted(1),
+        shifted(2),
+        value.replace(/"/g, '\\"'),
+        value.replace(/'/g, "''"),
+        json,
+        // Uri.EscapeDataString leaves only RFC 3986's unreserved characters.
+        encodeURIComponent(value).replace(/[!'()*]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+        value
+            .replace(/&/g, '&amp;')
+            .replace(/</g, '&lt;')
+            .replace(/>/g, '&gt;')
+            .replace(/"/g, '&quot;')
+            .replace(/'/g, '&apos;'),
+        quoted ? value.slice(1, -1) : ''
+    ].filter(form => form !== '');
+}
+/**
+ * The parts of secrets that a cut left next to an ellipsis: the start of a
+ * form just before one (`cut`, a code span), the end of one just after
+ * (the console's tail), each MIN_CHARS long or more.
+ */
+function cutParts(text, forms) {
+    const ranges = [];
+    for (let at = text.indexOf(ELLIPSIS); at >= 0; at = text.indexOf(ELLIPSIS, at + 1)) {
+        const after = at + ELLIPSIS.length;
+        for (const form of forms) {
+            const head = longestHead(text, at, form);
+            if (head > 0)
+                ranges.push([at - head, at]);
+            const tail = longestTail(text, after, form);
+            if (tail > 0)
+                ranges.push([after, after + tail]);
+        }
+    }
+    return ranges;
+}
+/** The most characters (at least MIN_CHARS, fewer than the form's) that end at `end` in `text` and start `form`; 0 if none. */
+function longestHead(text, end, form) {
+    const first = form.charCodeAt(0);
+    for (let n = Math.min(form.length - 1, end); n >= MIN_CHARS; n--) {
+        if (text.charCodeAt(end - n) === first && text.startsWith(form.slice(0, n), end - n))
+            return n;
+    }
+    return 0;
+}
+/** The most characters (at least MIN_CHARS, fewer than the form's) that start at `start` in `text` and end `form`; 0 if none. */
+function longestTail(text, start, form) {
+    const last = form.charCodeAt(form.length - 1);
+    for (let n = Math.min(form.length - 1, text.length - start); n >= MIN_CHARS; n--) {
+        if (text.charCodeAt(start + n - 1) === last &&
+            text.startsWith(form.slice(form.length - n), start)) {
+            return n;
+        }
+    }
+    return 0;
+}
+
+
+/***/ }),
+
+/***/ 2509:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $: () => (/* binding */ clip),
+/* harmony export */   J: () => (/* binding */ cut)
+/* harmony export */ });
+/** At most `max` characters (code points), an ellipsis marking the cut. */
+function cut(text, max) {
+    const chars = Array.from(text);
+    return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
+}
+/** A value quoted in a message: its first 40 characters, an ellipsis marking a cut. */
+function clip(text) {
+    return cut(text, 41);
+}
+
+
+/***/ }),
+
+/***/ 1643:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Js: () => (/* binding */ abortReason),
+/* harmony export */   M4: () => (/* binding */ StepAborted),
+/* harmony export */   Te: () => (/* binding */ throwIfAborted),
+/* harmony export */   pN: () => (/* binding */ settleBy),
+/* harmony export */   yy: () => (/* binding */ sleep)
+/* harmony export */ });
+/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8500);
+/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_timers_promises__WEBPACK_IMPORTED_MODULE_0__);
+
+/** Thrown when the step is cancelled or times out while waiting; `reason` says which. */
+class StepAborted extends Error {
+    reason;
+    constructor(reason) {
+        super(reason === 'timeout' ? 'The step timed out.' : 'The step was cancelled.');
+        this.reason = reason;
+        this.name = 'StepAborted';
+    }
+}
+/** The reason carried by an aborted signal ('cancelled' unless it says 'timeout'). */
+function abortReason(signal) {
+    return signal.reason === 'timeout' ? 'timeout' : 'cancelled';
+}
+/** Throws StepAborted if the signal has fired. */
+function throwIfAborted(signal) {
+    if (signal?.aborted)
+        throw new StepAborted(abortReason(signal));
+}
+/** Waits `ms`, or throws StepAborted as soon as the signal fires. */
+function sleep(ms, signal) {
+    throwIfAborted(signal);
+    return (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(ms, undefined, { signal }).catch((error) => {
+        throw signal?.aborted ? new StepAborted(abortReason(signal)) : error;
+    });
+}
+/** Waits for `work` to settle, but not past `until` (epoch ms); never throws. */
+async function settleBy(work, until) {
+    const done = new AbortController();
+    const ignore = () => undefined;
+    await Promise.race([
+        work.then(ignore, ignore),
+        (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
+    ]);
+    done.abort();
+}
+
+
+/***/ }),
+
+/***/ 2613:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
+
+/***/ }),
+
+/***/ 4434:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
+
+/***/ }),
+
+/***/ 9896:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+
+/***/ }),
+
+/***/ 8611:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
+
+/***/ }),
+
+/***/ 5692:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
+
+/***/ }),
+
+/***/ 9278:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
+
+/***/ }),
+
+/***/ 4589:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:assert");
+
+/***/ }),
+
+/***/ 6698:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_hooks");
+
+/***/ }),
+
+/***/ 4573:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer");
+
+/***/ }),
+
+/***/ 7540:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:console");
+
+/***/ }),
+
+/***/ 7598:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+
+/***/ }),
+
+/***/ 3053:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:diagnostics_channel");
+
+/***/ }),
+
+/***/ 610:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns");
+
+/***/ }),
+
+/***/ 8474:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events");
+
+/***/ }),
+
+/***/ 7067:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+
+/***/ }),
+
+/***/ 2467:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2");
+
+/***/ }),
+
+/***/ 7030:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+
+/***/ }),
+
+/***/ 643:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
+
+/***/ }),
+
+/***/ 1792:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:querystring");
+
+/***/ }),
+
+/***/ 7075:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream");
+
+/***/ }),
+
+/***/ 8500:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+
+/***/ }),
+
+/***/ 1692:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+
+/***/ }),
+
+/***/ 3136:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
+
+/***/ }),
+
+/***/ 7975:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
+
+/***/ }),
+
+/***/ 3429:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util/types");
+
+/***/ }),
+
+/***/ 5919:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
+
+/***/ }),
+
+/***/ 8522:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
+
+/***/ }),
+
+/***/ 857:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+
+/***/ }),
+
+/***/ 3193:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decoder");
+
+/***/ }),
+
+/***/ 4756:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
+
+/***/ }),
+
+/***/ 9023:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 6919:
+/***/ ((__unused_webpack_module, exports) => {
+
+var __webpack_unused_export__;
+
+/*!
+ * content-type
+ * Copyright(c) 2015 Douglas Christopher Wilson
+ * MIT Licensed
+ */
+__webpack_unused_export__ = ({ value: true });
+__webpack_unused_export__ = format;
+exports.qg = parse;
+const TEXT_REGEXP = /^[\u0009\u0020-\u007e\u0080-\u00ff]*$/;
+const TOKEN_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * RegExp to match chars that must be quoted-pair in RFC 9110 sec 5.6.4
+ */
+const QUOTE_REGEXP = /[\\"]/g;
+/**
+ * RegExp to match type in RFC 9110 sec 8.3.1
+ *
+ * media-type = type "/" subtype
+ * type       = token
+ * subtype    = token
+ */
+const TYPE_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
+ */
+const NullObject = /* @__PURE__ */ (() => {
+    const C = function () { };
+    C.prototype = Object.create(null);
+    return C;
+})();
+/**
+ * Format an object into a `Content-Type` header.
+ */
+function format(obj) {
+    const { type, parameters } = obj;
+    if (!type || !TYPE_REGEXP.test(type)) {
+        throw new TypeError(`Invalid type: ${type}`);
+    }
+    let result = type;
+    if (parameters) {
+        for (const param of Object.keys(parameters)) {
+            if (!TOKEN_REGEXP.test(param)) {
+                throw new TypeError(`Invalid parameter name: ${param}`);
+            }
+            result += `; ${param}=${qstring(parameters[param])}`;
+        }
+    }
+    return result;
+}
+/**
+ * Parse a `Content-Type` header.
+ */
+function parse(header, options) {
+    const stopChar = options?.comma === true ? COMMA : 65536; // Sentinel for "no stop char".
+    const len = header.length;
+    let index = skipOWS(header, options?.start ?? 0, len);
+    const valueStart = index;
+    index = skipValue(header, index, len, stopChar);
+    const valueEnd = trailingOWS(header, valueStart, index);
+    const type = header.slice(valueStart, valueEnd).toLowerCase();
+    if (options?.parameters === false) {
+        return { type, index, parameters: new NullObject() };
+    }
+    return parseParameters(header, type, index, len, stopChar);
+}
+const SP = 32; // " "
+const HTAB = 9; // "\t"
+const SEMI = 59; // ";"
+const EQ = 61; // "="
+const DQUOTE = 34; // '"'
+const BSLASH = 92; // "\\"
+const COMMA = 44; // ","
+/**
+ * Parses the parameters of a `Content-Type` header starting at the given index.
+ */
+function parseParameters(header, type, index, len, stopChar) {
+    const parameters = new NullObject();
+    parameter: while (index < len) {
+        if (header.charCodeAt(index) === stopChar)
+            break;
+        index = skipOWS(header, index + 1 /* Skip over ; */, len);
+        const keyStart = index;
+        while (index < len) {
+            const code = header.charCodeAt(index);
+            if (code === stopChar)
+                break parameter;
+            if (code === SEMI)
+                continue parameter;
+            if (code === EQ) {
+                const keyEnd = trailingOWS(header, keyStart, index);
+                const key = header.slice(keyStart, keyEnd).toLowerCase();
+                index = skipOWS(header, index + 1, len);
+                if (index < len && header.charCodeAt(index) === DQUOTE) {
+                    index++;
+                    let value = "";
+                    while (index < len) {
+                        const code = header.charCodeAt(index++);
+                        if (code === DQUOTE) {
+                            index = skipValue(header, index, len, stopChar);
+                            if (parameters[key] === undefined)
+                                parameters[key] = value;
+                            break;
+                        }
+                        if (code === BSLASH && index < len) {
+                            value += header[index++];
+                            continue;
+                        }
+                        value += String.fromCharCode(code);
+                    }
+                    continue parameter;
+                }
+                const valueStart = index;
+                index = skipValue(header, index, len, stopChar);
+                if (parameters[key] === undefined) {
+                    const valueEnd = trailingOWS(header, valueStart, index);
+                    parameters[key] = header.slice(valueStart, valueEnd);
+                }
+                continue parameter;
+            }
+            index++;
+        }
+    }
+    return { type, index, parameters };
+}
+/**
+ * Skip over characters until a semicolon or other exit character.
+ */
+function skipValue(str, index, len, stopChar) {
+    while (index < len) {
+        const code = str.charCodeAt(index);
+        if (code === SEMI || code === stopChar)
+            break;
+        index++;
+    }
+    return index;
+}
+/**
+ * Skip optional whitespace (OWS) in an HTTP header value.
+ *
+ * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
+ */
+function skipOWS(header, index, len) {
+    while (index < len) {
+        const char = header.charCodeAt(index);
+        if (char !== SP && char !== HTAB)
+            break;
+        index++;
+    }
+    return index;
+}
+/**
+ * Trim optional whitespace (OWS) from the end of a substring.
+ *
+ * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
+ */
+function trailingOWS(header, start, end) {
+    while (end > start) {
+        const char = header.charCodeAt(end - 1);
+        if (char !== SP && char !== HTAB)
+            break;
+        end--;
+    }
+    return end;
+}
+/**
+ * Serialize a parameter value.
+ */
+function qstring(str) {
+    if (TOKEN_REGEXP.test(str))
+        return str;
+    if (TEXT_REGEXP.test(str))
+        return `"${str.replace(QUOTE_REGEXP, "\\$&")}"`;
+    throw new TypeError(`Invalid parameter value: ${str}`);
+}
+//# sourceMappingURL=index.js.map
 
 /***/ }),
 

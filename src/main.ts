@@ -5,6 +5,8 @@ import { resolveUploads } from './inputs/upload-files.js'
 import type { UploadFile } from './jenkins/transport/multipart.js'
 import { run as runPost } from './post.js'
 import { coreStepIO } from './step/step-io.js'
+import { maskSecret } from './step/secrets.js'
+import { settleCommit } from './outcome/commit-gate.js'
 import type { StepIO } from './runner/io.js'
 import { leavingWorkRunning, runBounded } from './step/bounded-step.js'
 import { disableJob, disableJobs, listJobs } from './step/job-admin.js'
@@ -20,12 +22,13 @@ export async function run(): Promise<void> {
   }
   coreStepIO.saveState(State.IsPost, 'true')
   try {
-    const settings = getSettings()
+    const settings = getSettings({ mask: maskSecret })
     for (const warning of settings.inputWarnings) coreStepIO.logger.warning(warning)
     await runStep(settings, coreStepIO)
   } catch (error) {
-    // Report every thrown value, not only Error instances.
-    core.setFailed(errorText(error))
+    // Report every thrown value, not only Error instances. The message is an
+    // annotation too: it leaves without the step's secrets.
+    core.setFailed(coreStepIO.redact(errorText(error)))
     // core.setFailed sets it too; @github/local-action's stand-in for it does
     // not, and `npm run local-action` must exit with the step's status.
     process.exitCode = 1
@@ -49,14 +52,20 @@ async function runStep(settings: Settings, io: StepIO): Promise<void> {
   await runBounded(settings, io, {
     jobs: entries.map(entry => entry.job),
     waitingFor: present.waitingFor,
-    run: step => {
-      if (settings.listJobs) return listJobs(step.api, settings, io)
-      if (settings.disable) {
-        return settings.jobs
-          ? disableJobs(step.api, settings.jobs, io)
-          : disableJob(step.api, settings, io)
+    run: async step => {
+      // A comment command is checked, and the commit settled, before anything goes to Jenkins.
+      const settled = await settleCommit(settings, {
+        logger: io.logger,
+        signal: step.signal,
+        bounds: step.githubBounds
+      })
+      if (settled.listJobs) return listJobs(step.api, settled, io)
+      if (settled.disable) {
+        return settled.jobs
+          ? disableJobs(step.api, settled.jobs, io)
+          : disableJob(step.api, settled, io)
       }
-      builds = new BuildsRun(step, present, uploads)
+      builds = new BuildsRun({ ...step, settings: settled }, present, uploads)
       return builds.run()
     },
     stopped: (step, stopped) => stopStep(step, builds, present, stopped),

@@ -1,6 +1,7 @@
 import * as core from '@actions/core'
 import { abortRemote } from './follow/cancel.js'
 import { coreStepIO } from './step/step-io.js'
+import { maskSecret } from './step/secrets.js'
 import { budgetClient } from './step/create-client.js'
 import { getSettings } from './inputs/inputs.js'
 import { namedLogger } from './util/logger.js'
@@ -55,7 +56,7 @@ async function postStep(): Promise<void> {
       )
       return
     }
-    const settings = getSettings()
+    const settings = getSettings({ mask: maskSecret })
     if (!settings.abortOnCancel) {
       log.info('Post step: left the Jenkins work running (abort-on-cancel: false).')
       return

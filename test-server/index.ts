@@ -4,12 +4,22 @@ export { sampleJobs, SAMPLE_NOTES, SAMPLE_WORKSPACE } from './model/sample-jobs.
 export { generatedBytes, generatedLine, GENERATED_LINE_BYTES, stripNotes } from './model/console.js'
 export { mulberry32 } from './model/prng.js'
 export { parseTree, pruneTree } from './http/tree.js'
+export { startGithub, type GithubOptions, type GithubStandIn } from './github/server.js'
+export { GITHUB_ACTIONS_LOGIN, type GithubComment, type GithubIdentity } from './github/model.js'
+export type {
+  GithubFault,
+  GithubFaultEffect,
+  GithubFaultHandle,
+  GithubRequest
+} from './github/faults.js'
+export type { GithubRoute, RouteContext } from './github/routes.js'
 export type {
   AimedFault,
   AimedFaultHandle,
   EndGap,
   FaultEffect,
   FaultSpec,
+  EchoField,
   HostileField,
   HostileSpec,
   JobScript,

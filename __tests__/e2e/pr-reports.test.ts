@@ -4,22 +4,19 @@
  * for the GitHub API with real HTTP), the event written to
  * GITHUB_EVENT_PATH as the runner writes it.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import type { ServerResponse } from 'node:http'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startJenkins, type TestJenkins } from '../../test-server/index.js'
 import {
-  auth,
-  commands,
-  describeRun,
-  run,
-  RUNTIMES,
-  startLocalServer,
-  type LocalServer,
-  type RecordedRequest
-} from './helpers.js'
+  startGithub,
+  startJenkins,
+  type GithubRequest,
+  type GithubStandIn,
+  type TestJenkins
+} from '../../test-server/index.js'
+import { commentMarker } from '../../src/outcome/pr-comment-body.js'
+import { auth, commands, describeRun, run, RUNTIMES } from './helpers.js'
 
 const GITHUB_SHA = 'b'.repeat(40)
 const PR_HEAD = 'c'.repeat(40)
@@ -28,72 +25,8 @@ const QUEUE_HEAD = 'e'.repeat(40)
 const GITHUB_TOKEN = 'ghs_prReportsToken0123456789abcdef'
 const repository = { id: 1, name: 'repo', owner: { login: 'owner' } }
 
-/**
- * The part of the GitHub REST API the reports use, with state: statuses,
- * pull requests (their heads), and issue comments, 100 a page with a Link
- * header as GitHub sends it. `forbid` answers 403 to writing a comment, or a status.
- */
-interface GithubStandIn extends LocalServer {
-  comments: Map<number, Array<{ id: number; body: string }>>
-  heads: Map<number, string>
-}
-
-async function startGithub(forbid?: 'comments' | 'statuses'): Promise<GithubStandIn> {
-  const comments = new Map<number, Array<{ id: number; body: string }>>()
-  const heads = new Map<number, string>()
-  let nextId = 100
-  const json = (res: ServerResponse, status: number, body: unknown, headers = {}): void => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers })
-    res.end(JSON.stringify(body))
-  }
-  const server = await startLocalServer((req: RecordedRequest, res) => {
-    const url = new URL(req.url, 'http://github.test')
-    const path = url.pathname
-    let m: RegExpExecArray | null
-    if (req.method === 'POST' && /^\/repos\/owner\/repo\/statuses\/[0-9a-f]+$/.test(path)) {
-      if (forbid === 'statuses')
-        return json(res, 403, { message: 'Resource not accessible by integration' })
-      return json(res, 201, { id: 1 })
-    }
-    if (req.method === 'GET' && (m = /^\/repos\/owner\/repo\/pulls\/(\d+)$/.exec(path))) {
-      const head = heads.get(Number(m[1]))
-      return head
-        ? json(res, 200, { number: Number(m[1]), head: { sha: head } })
-        : json(res, 404, { message: 'Not Found' })
-    }
-    if ((m = /^\/repos\/owner\/repo\/issues\/(\d+)\/comments$/.exec(path))) {
-      const list = comments.get(Number(m[1])) ?? []
-      comments.set(Number(m[1]), list)
-      if (req.method === 'GET') {
-        const page = Number(url.searchParams.get('page') ?? '1')
-        const last = Math.max(1, Math.ceil(list.length / 100))
-        const link = `<${server.url}${path}?per_page=100&page=${last}>; rel="last"`
-        return json(res, 200, list.slice((page - 1) * 100, page * 100), { link })
-      }
-      if (forbid === 'comments')
-        return json(res, 403, { message: 'Resource not accessible by integration' })
-      const comment = { id: nextId++, body: (JSON.parse(req.body) as { body: string }).body }
-      list.push(comment)
-      return json(res, 201, comment)
-    }
-    if (
-      req.method === 'PATCH' &&
-      (m = /^\/repos\/owner\/repo\/issues\/comments\/(\d+)$/.exec(path))
-    ) {
-      if (forbid === 'comments')
-        return json(res, 403, { message: 'Resource not accessible by integration' })
-      const comment = [...comments.values()].flat().find(c => c.id === Number(m?.[1]))
-      if (!comment) return json(res, 404, { message: 'Not Found' })
-      comment.body = (JSON.parse(req.body) as { body: string }).body
-      return json(res, 200, comment)
-    }
-    json(res, 404, { message: `no route for ${req.method} ${path}` })
-  })
-  return Object.assign(server, { comments, heads })
-}
-
 /** The commits the statuses of one context went to, in order. */
-function statusShas(server: LocalServer, context: string): string[] {
+function statusShas(server: GithubStandIn, context: string): string[] {
   return server.requests
     .filter(q => q.method === 'POST' && q.url.includes('/statuses/'))
     .filter(q => (JSON.parse(q.body) as { context: string }).context === context)
@@ -101,7 +34,7 @@ function statusShas(server: LocalServer, context: string): string[] {
 }
 
 /** The requests about the comments of pull request `number` (its updates by the ids it holds). */
-function commentRequests(server: GithubStandIn, number: number): RecordedRequest[] {
+function commentRequests(server: GithubStandIn, number: number): GithubRequest[] {
   const ids = new Set(
     (server.comments.get(number) ?? []).map(c => `/repos/owner/repo/issues/comments/${c.id}`)
   )
@@ -115,7 +48,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
   let github: GithubStandIn
   let forbidden: GithubStandIn
   let noStatuses: GithubStandIn
-  /** A checkout holding the file a failed test's trace names. */
+  /** A folder for workspaces, removed at the end. */
   let workspace: string
   const inputs = (job: string, extra: Record<string, string> = {}) => ({
     ...auth(jenkins),
@@ -131,35 +64,10 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
       executors: 8,
       jobs: {
         'ev-pr': quick,
-        'ev-comment': quick,
-        'ev-issue': quick,
         'ev-run': quick,
         'ev-fork': quick,
         'ev-queue': quick,
         'ev-push': quick,
-        'ev-links': {
-          script: {
-            durationMs: 100,
-            result: 'UNSTABLE',
-            tests: {
-              suites: [
-                {
-                  name: 'parser',
-                  cases: [
-                    {
-                      className: 'tests.test_parser',
-                      name: 'test_parses',
-                      status: 'FAILED',
-                      errorDetails: 'AssertionError: 1 != 1000',
-                      errorStackTrace:
-                        'Traceback (most recent call last):\n  File "/var/lib/jenkins/workspace/app/tests/test_parser.py", line 17, in test_parses\nAssertionError: 1 != 1000'
-                    }
-                  ]
-                }
-              ]
-            }
-          }
-        },
         again: {
           script: {
             durationMs: 100,
@@ -168,21 +76,24 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
           }
         },
         denied: quick,
+        mine: quick,
         'several-a': quick,
         'art-link': { script: { durationMs: 100, artifacts: [{ path: 'a.txt', content: 'a' }] } },
         'several-b': { script: { durationMs: 150, result: 'FAILURE' } }
       }
     })
     workspace = mkdtempSync(join(tmpdir(), 'e2e-pr-links-'))
-    mkdirSync(join(workspace, 'tests'))
-    writeFileSync(join(workspace, 'tests', 'test_parser.py'), 'x\n')
     github = await startGithub()
-    forbidden = await startGithub('comments')
-    noStatuses = await startGithub('statuses')
+    // A token without pull-requests: write, and one without statuses: write.
+    forbidden = await startGithub()
+    forbidden.aim({
+      route: ['comments.create', 'comments.update'],
+      effect: { type: 'refuse', status: 403 }
+    })
+    noStatuses = await startGithub()
+    noStatuses.aim({ route: 'statuses.create', effect: { type: 'refuse', status: 403 } })
     for (const server of [github, forbidden]) {
       server.heads.set(17, PR_HEAD)
-      server.heads.set(23, PR_HEAD)
-      server.heads.set(31, PR_HEAD)
     }
   })
   afterAll(async () => {
@@ -193,7 +104,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
     rmSync(workspace, { recursive: true, force: true })
   })
 
-  const env = (server: LocalServer) => ({ env: { GITHUB_API_URL: server.url } })
+  const env = (server: GithubStandIn) => ({ env: { GITHUB_API_URL: server.url } })
 
   describe.concurrent('the commit each status names, per event', () => {
     it("pull_request: the pull request's head", async () => {
@@ -209,65 +120,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
       expect(r.outputs.commit).toBe(PR_HEAD)
     })
 
-    it("issue_comment on a pull request: the pull request's head, read once", async () => {
-      const r = await run(node, inputs('ev-comment'), {
-        ...env(github),
-        event: {
-          name: 'issue_comment',
-          payload: {
-            action: 'created',
-            issue: { number: 23, pull_request: { url: 'x' } },
-            comment: { body: '/jenkins build', author_association: 'MEMBER' },
-            repository
-          }
-        }
-      })
-      expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-comment')).toEqual([PR_HEAD, PR_HEAD, PR_HEAD])
-      expect(github.requests.filter(q => q.url === '/repos/owner/repo/pulls/23')).toHaveLength(1)
-    })
-
-    it("issue_comment on a pull request: the failed tests' source links name its head, as the statuses do", async () => {
-      const r = await run(node, inputs('ev-links', { accept: 'SUCCESS,UNSTABLE' }), {
-        ...env(github),
-        env: { GITHUB_API_URL: github.url, GITHUB_WORKSPACE: workspace },
-        event: {
-          name: 'issue_comment',
-          payload: {
-            action: 'created',
-            issue: { number: 31, pull_request: { url: 'x' } },
-            comment: { body: '/jenkins build', author_association: 'MEMBER' },
-            repository
-          }
-        }
-      })
-      expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-links')).toEqual([PR_HEAD, PR_HEAD, PR_HEAD])
-      const at = (sha: string) =>
-        `<a href="https://github.com/owner/repo/blob/${sha}/tests/test_parser.py#L17">`
-      expect(r.summary).toContain(at(PR_HEAD))
-      expect(r.summary).not.toContain(at(GITHUB_SHA))
-    })
-
-    it('issue_comment on a plain issue: GITHUB_SHA, and no comment', async () => {
-      const r = await run(node, inputs('ev-issue', { 'pr-comment': 'true' }), {
-        ...env(github),
-        event: {
-          name: 'issue_comment',
-          payload: {
-            action: 'created',
-            issue: { number: 29 },
-            comment: { body: '/jenkins build' },
-            repository
-          }
-        }
-      })
-      expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-issue')).toEqual([GITHUB_SHA, GITHUB_SHA, GITHUB_SHA])
-      expect(r.outputs.commit).toBe(GITHUB_SHA)
-      expect(commentRequests(github, 29)).toEqual([])
-      expect(r.stdout).toContain('pr-comment: this run (issue_comment) is tied to no pull request')
-    })
+    // issue_comment (comment commands) runs: __tests__/e2e/comment-command.test.ts.
 
     it('workflow_run: its head_sha, and its one pull request gets the comment', async () => {
       const r = await run(node, inputs('ev-run', { 'pr-comment': 'true' }), {
@@ -361,6 +214,86 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
     // Each run: one search, one create or update when queued, one update at the end.
     const writes = commentRequests(github, 41).filter(q => q.method !== 'GET')
     expect(writes.map(q => q.method)).toEqual(['POST', 'PATCH', 'PATCH', 'PATCH'])
+  })
+
+  describe('only its own comment is edited', () => {
+    const marker = commentMarker('jenkins/mine')
+    const withComment = () => inputs('mine', { 'pr-comment': 'true' })
+    const onPull = (number: number) => ({
+      ...env(github),
+      event: {
+        name: 'pull_request',
+        payload: { number, pull_request: { number, head: { sha: PR_HEAD } }, repository }
+      }
+    })
+    /** The requests of one run about pull request `number`'s comments and who the token is, as `METHOD path`. */
+    async function runSending(number: number): Promise<string[]> {
+      const from = github.requests.length
+      const r = await run(node, withComment(), onPull(number))
+      expect(r.code, describeRun(r)).toBe(0)
+      expect(commands(r.stdout, 'warning'), describeRun(r)).toEqual([])
+      const ids = new Set([...github.model.comments.values()].flat().map(c => String(c.id)))
+      return github.requests
+        .slice(from)
+        .filter(
+          q =>
+            q.route === 'user.get' ||
+            q.params.number === String(number) ||
+            (q.params.id !== undefined && ids.has(q.params.id))
+        )
+        .map(q => `${q.method} ${q.url.replace(/\?.*$/, '')}`)
+    }
+    const comments = (number: number) => `/repos/owner/repo/issues/${number}/comments`
+
+    it("a forged marker by another user, newer than its own comment: passed over, its own updated, the other's untouched", async () => {
+      await runSending(51)
+      const [ours] = github.comments.get(51) ?? []
+      const forged = github.model.addComment(51, 'mallory', `${marker}\nLGTM, all green`)
+      const sent = await runSending(51)
+      expect(sent).toEqual([
+        `GET ${comments(51)}`,
+        'GET /user',
+        `PATCH /repos/owner/repo/issues/comments/${ours?.id}`,
+        `PATCH /repos/owner/repo/issues/comments/${ours?.id}`
+      ])
+      expect(forged.body).toBe(`${marker}\nLGTM, all green`)
+      expect(ours?.user.login).toBe('github-actions[bot]')
+    })
+
+    it('forged markers older than any of its own (one at the top, one in a code block): a new comment, theirs untouched', async () => {
+      const forged = github.model.addComment(53, 'mallory', `${marker}\n✅ SUCCESS`)
+      const quoted = github.model.addComment(53, 'eve', `Look:\n\`\`\`\n${marker}\n\`\`\``)
+      const sent = await runSending(53)
+      const ours = (github.comments.get(53) ?? []).find(c => c.user.login === 'github-actions[bot]')
+      expect(sent).toEqual([
+        `GET ${comments(53)}`,
+        'GET /user',
+        `POST ${comments(53)}`,
+        `PATCH /repos/owner/repo/issues/comments/${ours?.id}`
+      ])
+      expect(forged.body).toBe(`${marker}\n✅ SUCCESS`)
+      expect(quoted.body).toBe(`Look:\n\`\`\`\n${marker}\n\`\`\``)
+      // The next run finds its own, not the older forged one.
+      const again = await runSending(53)
+      expect(again.filter(q => q.startsWith('PATCH'))).toEqual([
+        `PATCH /repos/owner/repo/issues/comments/${ours?.id}`,
+        `PATCH /repos/owner/repo/issues/comments/${ours?.id}`
+      ])
+    })
+
+    it('its own comment deleted between runs: the next run writes a new one', async () => {
+      await runSending(55)
+      const [first] = github.comments.get(55) ?? []
+      github.model.deleteComment(first?.id ?? 0)
+      const sent = await runSending(55)
+      const [second] = github.comments.get(55) ?? []
+      expect(second?.id).not.toBe(first?.id)
+      expect(sent).toEqual([
+        `GET ${comments(55)}`,
+        `POST ${comments(55)}`,
+        `PATCH /repos/owner/repo/issues/comments/${second?.id}`
+      ])
+    })
   })
 
   it('a 403 on comments: one warning, no further request, the verdict untouched', async () => {

@@ -213,9 +213,15 @@ describe.each(RUNTIMES)('summary, commit status and post step ($name)', ({ path:
       )
       expect(r.code, describeRun(r)).toBe(1)
       const posted = statuses(github, 'jenkins/status-timeout')
-      // Queued and running when the step got that far within its second, then the error.
+      // A pending status still in flight at the timeout is cut with the
+      // step's other requests (on a busy machine it may not have gone out):
+      // what counts is that the last one is the error, after the pending ones
+      // (queued, then running) that went out.
       const last = posted.at(-1)
-      expect(posted.slice(0, -1).every(p => p.state === 'pending')).toBe(true)
+      expect(
+        posted.slice(0, -1).map(p => p.state),
+        describeRun(r)
+      ).toEqual(posted.slice(0, -1).map(() => 'pending'))
       expect(last?.state).toBe('error')
       expect(last?.description).toBe('Timed out waiting for Jenkins')
       if (posted.length === 3) expect(last?.target_url).toBe(posted[1]?.target_url)

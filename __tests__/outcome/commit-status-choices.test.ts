@@ -13,7 +13,8 @@ import type { Logger } from '../../src/util/logger.js'
 
 const TOKEN = 'ghs_choicesfixturetoken'
 const API = 'https://api.github.com'
-const SHA = 'push000000000000000000000000000000000000'
+/** The pushed commit (GITHUB_SHA). */
+const SHA = 'b0'.repeat(20)
 
 function recorder() {
   const lines: { level: string; message: string }[] = []
@@ -123,21 +124,22 @@ describe('finished: whether a final state was set', () => {
 // reporter takes the commit from the event by the one rule
 // (commit-under-test.ts): the event's name decides which field is read.
 describe('the commit under test', () => {
-  const pull = { pull_request: { number: 1, head: { sha: 'head1' } } }
+  const [HEAD, RUN, QUEUE] = ['a1'.repeat(20), 'c1'.repeat(20), 'd1'.repeat(20)]
+  const pull = { pull_request: { number: 1, head: { sha: HEAD } } }
   it.each<[string, string, StatusContext['payload'], string]>([
-    ['a pull_request event: its head', 'pull_request', pull, 'head1'],
-    ['a pull_request_target event: its head', 'pull_request_target', pull, 'head1'],
+    ['a pull_request event: its head', 'pull_request', pull, HEAD],
+    ['a pull_request_target event: its head', 'pull_request_target', pull, HEAD],
     [
       'a workflow_run event: its head_sha',
       'workflow_run',
-      { workflow_run: { head_sha: 'run1' } },
-      'run1'
+      { workflow_run: { head_sha: RUN } },
+      RUN
     ],
     [
       'a merge_group event: its head_sha',
       'merge_group',
-      { merge_group: { head_sha: 'mq1' } },
-      'mq1'
+      { merge_group: { head_sha: QUEUE } },
+      QUEUE
     ],
     ['a push whose payload has a pull request: the event commit', 'push', pull, SHA],
     ['a push: the event commit', 'push', {}, SHA]
@@ -151,11 +153,13 @@ describe('the commit under test', () => {
   })
 
   // Never the event commit instead: the pull request would not show it.
-  it.each<[string, StatusContext['payload']]>([
-    ['an empty head SHA', { pull_request: { number: 1, head: { sha: '' } } }],
-    ['a head SHA that is no string', { pull_request: { number: 1, head: { sha: 7 } } }],
-    ['no head', { pull_request: { number: 1 } }]
-  ])('a pull_request event with %s: none, with a warning', (_name, payload) => {
+  const notSha = "'s pull_request.head.sha is not a commit SHA (40 or 64 hexadecimal digits)"
+  it.each<[string, StatusContext['payload'], string]>([
+    ['an empty head SHA', { pull_request: { number: 1, head: { sha: '' } } }, notSha],
+    ['a head SHA that is no string', { pull_request: { number: 1, head: { sha: 7 } } }, notSha],
+    ['a branch name', { pull_request: { number: 1, head: { sha: 'main' } } }, notSha],
+    ['no head', { pull_request: { number: 1 } }, ' has no pull_request.head.sha']
+  ])('a pull_request event with %s: none, with a warning', (_name, payload, said) => {
     const { logger, warnings } = recorder()
     const reporter = new CommitStatusReporter(
       { token: TOKEN, context: 'jenkins/x', logger, fetch },
@@ -163,7 +167,7 @@ describe('the commit under test', () => {
     )
     expect(reporter.sha).toBeUndefined()
     expect(warnings()).toEqual([
-      "Commit status 'jenkins/x' is disabled: the pull_request event has no pull_request.head.sha"
+      `Commit status 'jenkins/x' is disabled: the pull_request event${said}`
     ])
   })
 
@@ -283,7 +287,7 @@ describe('the transport, and the 403 warning', () => {
     )
     await reporter.pending('Queued')
     expect(warnings()).toEqual([
-      "Could not set commit status 'jenkins/x' on o/r@push00000000 (HTTP 403): the github-token needs the `statuses: write` permission (pull requests from forks only get a read-only token). The build itself is not affected. GitHub said: Resource not accessible by integration"
+      "Could not set commit status 'jenkins/x' on o/r@b0b0b0b0b0b0 (HTTP 403): the github-token needs the `statuses: write` permission (pull requests from forks only get a read-only token). The build itself is not affected. GitHub said: Resource not accessible by integration"
     ])
   })
 })

@@ -4,7 +4,7 @@
  * GITHUB_SHA), with nock standing in for GitHub where the pull request must
  * be read: the `commit` output, and the commit a status is then sent to.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import nock from 'nock'
@@ -112,7 +112,11 @@ function recorder() {
 }
 
 let files = 0
-async function start(c: Case, inputs: { commit?: string; pullRequest?: number } = {}) {
+async function start(
+  c: Case,
+  inputs: { commit?: string; pullRequest?: number } = {},
+  env: NodeJS.ProcessEnv = {}
+) {
   const path = join(dir, `event-${files++}.json`)
   writeFileSync(path, JSON.stringify(c.payload))
   const { logger, warnings } = recorder()
@@ -127,13 +131,15 @@ async function start(c: Case, inputs: { commit?: string; pullRequest?: number } 
     },
     logger,
     setOutput: (name, value) => void (outputs[name] = value),
+    redact: text => text,
     reportName: 'jenkins/job',
     env: {
       GITHUB_REPOSITORY: 'o/r',
       GITHUB_EVENT_NAME: c.event,
       GITHUB_EVENT_PATH: path,
       GITHUB_SHA,
-      GITHUB_SERVER_URL: 'https://github.com'
+      GITHUB_SERVER_URL: 'https://github.com',
+      ...env
     },
     fetch
   })
@@ -164,7 +170,7 @@ describe.each(CASES.map(c => [describeCase(c), c] as const))('%s', (_, c) => {
     const { reports, outputs, warnings } = await start(c)
     expect(outputs.commit).toBe(c.sha)
     expect(reports.target?.pullRequest).toBe(c.pullRequest)
-    await (await reports.status('jenkins/job')).pending('Queued in Jenkins')
+    await (await reports.status('jenkins/job'))?.pending('Queued in Jenkins')
     expect(status.isDone()).toBe(true)
     if (read) expect(read.isDone()).toBe(true)
     expect(warnings).toEqual([])
@@ -222,10 +228,8 @@ describe('a pull request that cannot be read', () => {
     expect(warnings[0]).toMatch(/^Could not read pull request #8 of o\/r \(HTTP 404\)/)
     expect(warnings[0]).toContain('rather than on the wrong commit')
     expect(warnings[0]).not.toContain(TOKEN)
-    // No request at all: nock would refuse one (net connect is off) and the reporter would warn.
-    const status = await reports.status('jenkins/job')
-    await status.pending('Queued in Jenkins')
-    await status.finish('SUCCESS', 'done')
+    // No status reporter at all, so no request on any commit.
+    expect(await reports.status('jenkins/job')).toBeUndefined()
     expect(warnings).toHaveLength(1)
   })
 
@@ -259,5 +263,207 @@ describe('pullRequestOf', () => {
         repo: { owner: 'o', repo: 'r' }
       })
     ).toBeUndefined()
+  })
+})
+
+/**
+ * Issue 32 §4: only what decodes into a true type is used. A field that does
+ * not gives one warning naming it, no `commit` output, and no status or
+ * comment on any commit (status() gives no reporter: nothing can be sent).
+ */
+describe('what does not decode: one warning naming the field, nothing reported', () => {
+  async function nothingReported(
+    c: Case,
+    said: string,
+    inputs: { commit?: string; pullRequest?: number } = {},
+    env: NodeJS.ProcessEnv = {}
+  ) {
+    const { reports, outputs, warnings } = await start(c, inputs, env)
+    expect(warnings).toEqual([expect.stringContaining(said)])
+    expect(warnings[0]).toContain('No commit status or pull request comment is set')
+    expect(outputs.commit).toBeUndefined()
+    expect(reports.target).toBeNull()
+    expect(reports.sourceCommit).toBeUndefined()
+    expect(await reports.status('jenkins/job')).toBeUndefined()
+    expect(nock.pendingMocks()).toEqual([])
+  }
+
+  const notSha = 'is not a commit SHA (40 or 64 hexadecimal digits)'
+  const headShas: Array<[string, unknown]> = [
+    ['a branch name', 'main'],
+    ['a path', '../..'],
+    ['41 hexadecimal digits', 'a'.repeat(41)],
+    ['39 hexadecimal digits', 'a'.repeat(39)],
+    ['a SHA and a line break', `${'a'.repeat(40)}\n::error::x`],
+    ['empty', ''],
+    ['a number', 7]
+  ]
+
+  it.each(headShas)('workflow_run.head_sha: %s', async (_, sha) => {
+    await nothingReported(
+      { event: 'workflow_run', payload: { workflow_run: { head_sha: sha } }, sha: '' },
+      `the workflow_run event's workflow_run.head_sha ${notSha}`
+    )
+  })
+
+  it.each(headShas)('pull_request.head.sha: %s', async (_, sha) => {
+    await nothingReported(
+      {
+        event: 'pull_request',
+        payload: { number: 7, pull_request: { number: 7, head: { sha } } },
+        sha: ''
+      },
+      `the pull_request event's pull_request.head.sha ${notSha}`
+    )
+  })
+
+  it.each(headShas)("the pull request read: GitHub's head.sha %s", async (_, sha) => {
+    const read = nock(API).get('/repos/o/r/pulls/8').reply(200, { number: 8, head: { sha } })
+    const comment = CASES.find(x => x.reads === 8) as Case
+    await nothingReported(
+      comment,
+      `Could not read pull request #8 of o/r: GitHub's answer for pull request #8's head.sha ${notSha}`
+    )
+    expect(read.isDone()).toBe(true)
+  })
+
+  it("the pull request read: GitHub's answer without head.sha (never GITHUB_SHA instead)", async () => {
+    nock(API)
+      .get('/repos/o/r/pulls/8')
+      .reply(200, { number: 8, head: { ref: 'x' } })
+    await nothingReported(
+      CASES.find(x => x.reads === 8) as Case,
+      "GitHub's answer for pull request #8 has no head.sha"
+    )
+  })
+
+  const numbers: Array<[string, unknown]> = [
+    ['a string', '8'],
+    ['zero', 0],
+    ['negative', -8],
+    ['a fraction', 8.5],
+    ['past the safe integers', 2 ** 53],
+    ['null', null]
+  ]
+  const notNumber = 'is not a pull request number (a whole number from 1)'
+
+  it.each(numbers)(
+    'issue_comment: issue.number %s (never GITHUB_SHA instead)',
+    async (_, number) => {
+      await nothingReported(
+        {
+          event: 'issue_comment',
+          payload: { issue: { number, pull_request: { url: 'x' } }, comment: { body: '/jenkins' } },
+          sha: ''
+        },
+        number === null
+          ? 'the issue_comment event has no issue.number'
+          : `the issue_comment event's issue.number ${notNumber}`
+      )
+    }
+  )
+
+  it.each(numbers.filter(([, n]) => n !== null))(
+    'pull_request: pull_request.number %s',
+    async (_, number) => {
+      await nothingReported(
+        {
+          event: 'pull_request',
+          payload: { pull_request: { number, head: { sha: HEAD } } },
+          sha: ''
+        },
+        `the pull_request event's pull_request.number ${notNumber}`
+      )
+    }
+  )
+
+  it('workflow_run: a pull_requests entry whose number is a string', async () => {
+    await nothingReported(
+      {
+        event: 'workflow_run',
+        payload: { workflow_run: { head_sha: EVENT_HEAD, pull_requests: [{ number: '5' }] } },
+        sha: ''
+      },
+      `the workflow_run event's workflow_run.pull_requests[0].number ${notNumber}`
+    )
+  })
+
+  it('push: a GITHUB_SHA that is not a commit SHA', async () => {
+    await nothingReported(
+      { event: 'push', payload: {}, sha: '' },
+      `the runner's environment's GITHUB_SHA ${notSha}`,
+      {},
+      { GITHUB_SHA: 'refs/heads/main' }
+    )
+  })
+})
+
+describe('a broken event file: a warning, never a failure', () => {
+  async function broken(path: string, reports: boolean) {
+    const { logger, warnings } = recorder()
+    const outputs: Record<string, string> = {}
+    const started = await GithubReports.start({
+      settings: {
+        githubToken: TOKEN,
+        commitStatus: reports,
+        prComment: reports,
+        url: 'http://jenkins.example'
+      },
+      logger,
+      setOutput: (name, value) => void (outputs[name] = value),
+      redact: text => text,
+      reportName: 'jenkins/job',
+      env: {
+        GITHUB_REPOSITORY: 'o/r',
+        GITHUB_EVENT_NAME: 'pull_request',
+        GITHUB_EVENT_PATH: path,
+        GITHUB_SHA
+      },
+      fetch
+    })
+    expect(started.target).toBeNull()
+    expect(outputs).toEqual({})
+    expect(await started.status('jenkins/job')).toBeUndefined()
+    return warnings
+  }
+
+  const cases: Array<[string, () => string, string]> = [
+    [
+      'not JSON',
+      () => {
+        const path = join(dir, 'not-json.json')
+        writeFileSync(path, '{"pull_request": ')
+        return path
+      },
+      'is not JSON'
+    ],
+    [
+      'a folder',
+      () => {
+        const path = join(dir, 'a-folder')
+        mkdirSync(path, { recursive: true })
+        return path
+      },
+      'is a folder'
+    ],
+    [
+      'a JSON array',
+      () => {
+        const path = join(dir, 'array.json')
+        writeFileSync(path, '[]')
+        return path
+      },
+      'holds no JSON object'
+    ]
+  ]
+
+  it.each(cases)('%s: one warning when reports are on', async (_, make, why) => {
+    expect(await broken(make(), true)).toEqual([
+      `No commit status or pull request comment: the event file (GITHUB_EVENT_PATH) ${why}; the build goes on.`
+    ])
+  })
+
+  it.each(cases)('%s: nothing to say when no report is on', async (_, make) => {
+    expect(await broken(make(), false)).toEqual([])
   })
 })

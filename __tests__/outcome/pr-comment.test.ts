@@ -1,6 +1,7 @@
 import nock from 'nock'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { githubClient, redactor } from '../../src/outcome/github-client.js'
+import { githubClient, GithubSession, redactor } from '../../src/outcome/github-client.js'
+import { TokenIdentity } from '../../src/outcome/github-identity.js'
 import { lastPage, PullRequestComment } from '../../src/outcome/pr-comment.js'
 import type { Logger } from '../../src/util/logger.js'
 
@@ -8,10 +9,20 @@ const API = 'https://api.github.com'
 const TOKEN = 'ghs_commentToken0123456789'
 const MARKER = '<!-- jenkins-build-action report 0123456789abcdef -->'
 const COMMENTS = '/repos/o/r/issues/7/comments'
+/** Who an installation token (GITHUB_TOKEN) writes as. */
+const BOT = 'github-actions[bot]'
+const STRANGER = 'mallory'
 
 beforeAll(() => nock.disableNetConnect())
 afterAll(() => nock.enableNetConnect())
 afterEach(() => nock.cleanAll())
+
+/** A comment as GitHub lists it. */
+interface Listed {
+  id: number
+  body: string
+  user: { login: string } | null
+}
 
 function setup() {
   const warnings: string[] = []
@@ -20,8 +31,12 @@ function setup() {
     info: () => undefined,
     warning: message => void warnings.push(message)
   }
+  const session = new GithubSession({ logger })
+  const client = githubClient({ token: TOKEN, logger, fetch, session })
   const comment = new PullRequestComment({
-    client: githubClient({ token: TOKEN, logger, fetch }),
+    client,
+    session,
+    identity: new TokenIdentity({ client, session, logger }),
     owner: 'o',
     repo: 'r',
     number: 7,
@@ -32,8 +47,16 @@ function setup() {
   return { comment, warnings }
 }
 
-function page(n: number, ids: number[], bodies: Record<number, string> = {}) {
-  return ids.map(id => ({ id, body: bodies[id] ?? `comment ${id} of page ${n}` }))
+/** GitHub refusing GET /user to an installation token, as it does GITHUB_TOKEN. */
+function installationToken(scope: nock.Scope): nock.Scope {
+  return scope.get('/user').reply(403, {
+    message: 'Resource not accessible by integration',
+    documentation_url: 'https://docs.github.com/rest/users/users#get-the-authenticated-user'
+  })
+}
+
+function byAuthor(login: string, ids: number[], bodies: Record<number, string> = {}): Listed[] {
+  return ids.map(id => ({ id, body: bodies[id] ?? `comment ${id}`, user: { login } }))
 }
 
 function link(last: number): string {
@@ -43,27 +66,184 @@ function link(last: number): string {
   ].join(', ')
 }
 
+/** The requests nock answered, as `METHOD path` (query left out), in order. */
+function sentBy(scope: nock.Scope): string[] {
+  const sent: string[] = []
+  scope.on('request', (req: { method: string; path: string }) =>
+    sent.push(`${req.method} ${req.path.replace(/\?.*$/, '')}`)
+  )
+  return sent
+}
+
 describe('PullRequestComment', () => {
-  it('creates the comment when none has the marker, then updates that one', async () => {
+  it('creates the comment when none is its own, then updates that one', async () => {
     const { comment, warnings } = setup()
-    const scope = nock(API)
+    const scope = installationToken(nock(API))
       .get(COMMENTS)
       .query({ per_page: 100, page: 1 })
-      .reply(200, page(1, [1, 2], { 2: `not ours\n${MARKER}` }))
+      .reply(200, byAuthor(STRANGER, [1, 2], { 2: `${MARKER}\nnot ours` }))
       .post(COMMENTS, { body: `${MARKER}\nqueued` })
-      .reply(201, { id: 50 })
+      .reply(201, { id: 50, body: `${MARKER}\nqueued`, user: { login: BOT } })
       .patch('/repos/o/r/issues/comments/50', { body: `${MARKER}\ndone` })
       .reply(200, { id: 50 })
+    const sent = sentBy(scope)
     await comment.write(`${MARKER}\nqueued`)
     await comment.write(`${MARKER}\ndone`)
     expect(scope.isDone()).toBe(true)
+    expect(sent).toEqual([
+      `GET ${COMMENTS}`,
+      'GET /user',
+      `POST ${COMMENTS}`,
+      'PATCH /repos/o/r/issues/comments/50'
+    ])
     expect(warnings).toEqual([])
   })
 
-  it('searches from the last page the Link header names backwards, and updates the newest match', async () => {
+  it('a forged marker by another user, newer than its own: passed over, its own comment updated', async () => {
+    const { comment, warnings } = setup()
+    const scope = installationToken(nock(API))
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, [
+        ...byAuthor(BOT, [10], { 10: `${MARKER}\nours` }),
+        ...byAuthor(STRANGER, [11], { 11: `${MARKER}\nLGTM` })
+      ])
+      .patch('/repos/o/r/issues/comments/10', { body: `${MARKER}\nnow` })
+      .reply(200, { id: 10 })
+    const sent = sentBy(scope)
+    await comment.write(`${MARKER}\nnow`)
+    expect(scope.isDone()).toBe(true)
+    expect(sent).toEqual([`GET ${COMMENTS}`, 'GET /user', 'PATCH /repos/o/r/issues/comments/10'])
+    expect(warnings).toEqual([])
+  })
+
+  it('a forged marker by another user, older than its own: its own comment updated', async () => {
+    const { comment } = setup()
+    const scope = installationToken(nock(API))
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, [
+        ...byAuthor(STRANGER, [11], { 11: `${MARKER}\nLGTM` }),
+        ...byAuthor(BOT, [12], { 12: `${MARKER}\nours` })
+      ])
+      .patch('/repos/o/r/issues/comments/12')
+      .reply(200, { id: 12 })
+    const sent = sentBy(scope)
+    await comment.write(`${MARKER}\nnow`)
+    expect(sent).toEqual([`GET ${COMMENTS}`, 'GET /user', 'PATCH /repos/o/r/issues/comments/12'])
+  })
+
+  it("only others' comments carry the marker (one in a code block, one quoting it first): a new comment, theirs untouched", async () => {
+    const { comment, warnings } = setup()
+    const scope = installationToken(nock(API))
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, [
+        ...byAuthor(STRANGER, [20], { 20: `Look:\n\`\`\`\n${MARKER}\n\`\`\`` }),
+        ...byAuthor(STRANGER, [21], { 21: `${MARKER}\n\`\`\`\n✅ SUCCESS\n\`\`\`` }),
+        { id: 22, body: `${MARKER}\nghost`, user: null }
+      ])
+      .post(COMMENTS)
+      .reply(201, { id: 23, user: { login: BOT } })
+    const sent = sentBy(scope)
+    await comment.write(`${MARKER}\nnow`)
+    expect(sent).toEqual([`GET ${COMMENTS}`, 'GET /user', `POST ${COMMENTS}`])
+    expect(warnings).toEqual([])
+  })
+
+  it('a personal token: its login from GET /user owns the comments; github-actions[bot] does not', async () => {
+    const { comment } = setup()
+    const scope = nock(API)
+      .get('/user')
+      .reply(200, { login: 'alice', id: 1, type: 'User' })
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, [
+        ...byAuthor('Alice', [30], { 30: `${MARKER}\nalice's` }),
+        ...byAuthor(BOT, [31], { 31: `${MARKER}\nthe bot's` })
+      ])
+      .patch('/repos/o/r/issues/comments/30')
+      .reply(200, { id: 30 })
+    const sent = sentBy(scope)
+    await comment.write(`${MARKER}\nnow`)
+    // Logins ignore case on GitHub.
+    expect(sent).toEqual([`GET ${COMMENTS}`, 'GET /user', 'PATCH /repos/o/r/issues/comments/30'])
+  })
+
+  it('who the token is cannot be told: nothing is edited, a new comment is written and then kept up to date', async () => {
+    const { comment, warnings } = setup()
+    const scope = nock(API)
+      .get('/user')
+      .reply(502, { message: 'Bad gateway' })
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, byAuthor(BOT, [40], { 40: `${MARKER}\nperhaps ours` }))
+      .post(COMMENTS)
+      .reply(201, { id: 41, user: { login: BOT } })
+      .patch('/repos/o/r/issues/comments/41')
+      .reply(200, { id: 41 })
+    const sent = sentBy(scope)
+    await comment.write(`${MARKER}\nqueued`)
+    await comment.write(`${MARKER}\ndone`)
+    expect(sent).toEqual([
+      `GET ${COMMENTS}`,
+      'GET /user',
+      `POST ${COMMENTS}`,
+      'PATCH /repos/o/r/issues/comments/41'
+    ])
+    expect(warnings).toEqual([])
+  })
+
+  it('its own comment deleted since it was found: written anew', async () => {
+    const { comment, warnings } = setup()
+    const scope = installationToken(nock(API))
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, byAuthor(BOT, [50], { 50: `${MARKER}\nold` }))
+      .patch('/repos/o/r/issues/comments/50')
+      .reply(404, { message: 'Not Found' })
+      .post(COMMENTS)
+      .reply(201, { id: 51, user: { login: BOT } })
+    const sent = sentBy(scope)
+    await comment.write(`${MARKER}\nnow`)
+    expect(sent).toEqual([
+      `GET ${COMMENTS}`,
+      'GET /user',
+      'PATCH /repos/o/r/issues/comments/50',
+      `POST ${COMMENTS}`
+    ])
+    expect(warnings).toEqual([])
+  })
+
+  it('GitHub refuses to edit its comment: a new one, and no blame on pull-requests: write', async () => {
+    const { comment, warnings } = setup()
+    const scope = installationToken(nock(API))
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, byAuthor(BOT, [60], { 60: `${MARKER}\nold` }))
+      .patch('/repos/o/r/issues/comments/60')
+      .reply(403, { message: 'Resource not accessible by integration' })
+      .post(COMMENTS)
+      .reply(201, { id: 61, user: { login: 'other-app[bot]' } })
+      .patch('/repos/o/r/issues/comments/61')
+      .reply(200, { id: 61 })
+    const sent = sentBy(scope)
+    await comment.write(`${MARKER}\nqueued`)
+    await comment.write(`${MARKER}\ndone`)
+    expect(sent).toEqual([
+      `GET ${COMMENTS}`,
+      'GET /user',
+      'PATCH /repos/o/r/issues/comments/60',
+      `POST ${COMMENTS}`,
+      'PATCH /repos/o/r/issues/comments/61'
+    ])
+    expect(warnings).toEqual([])
+  })
+
+  it('searches from the last page the Link header names backwards, and updates the newest of its own', async () => {
     const { comment } = setup()
     const read: number[] = []
-    const scope = nock(API)
+    const scope = installationToken(nock(API))
       .get(COMMENTS)
       .query(q => {
         read.push(Number(q.page))
@@ -75,7 +255,7 @@ describe('PullRequestComment', () => {
         const ids = Array.from({ length: n === 5 ? 30 : 100 }, (_, i) => n * 1000 + i)
         const bodies: Record<number, string> =
           n === 4 ? { 4010: `${MARKER}\nold`, 4020: `${MARKER}\nnewer` } : {}
-        return [200, page(n, ids, bodies), { link: link(5) }]
+        return [200, byAuthor(BOT, ids, bodies), { link: link(5) }]
       })
       .patch('/repos/o/r/issues/comments/4020')
       .reply(200, { id: 4020 })
@@ -98,15 +278,8 @@ describe('PullRequestComment', () => {
         const n = Number(new URL(uri, API).searchParams.get('page'))
         // Ours is on page 3: older than the newest 1,000.
         const bodies: Record<number, string> = n === 3 ? { 3000: MARKER } : {}
-        return [
-          200,
-          page(
-            n,
-            Array.from({ length: 100 }, (_, i) => n * 1000 + i),
-            bodies
-          ),
-          { link: link(20) }
-        ]
+        const ids = Array.from({ length: 100 }, (_, i) => n * 1000 + i)
+        return [200, byAuthor(BOT, ids, bodies), { link: link(20) }]
       })
     const created = nock(API).post(COMMENTS).reply(201, { id: 9 })
     await comment.write(`${MARKER}\nnow`)
@@ -114,7 +287,7 @@ describe('PullRequestComment', () => {
     expect(read).toEqual([1, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11])
   })
 
-  it('a 403 warns once, naming pull-requests: write and forks, and sends nothing more', async () => {
+  it('a 403 on creating warns once, naming pull-requests: write and forks, and sends nothing more', async () => {
     const { comment, warnings } = setup()
     const scope = nock(API)
       .get(COMMENTS)
@@ -130,6 +303,27 @@ describe('PullRequestComment', () => {
     expect(warnings[0]).toContain('fork')
     expect(warnings[0]).toContain('HTTP 403')
     expect(warnings[0]).not.toContain(TOKEN)
+  })
+
+  it('a rate-limited comment is not blamed on a permission', async () => {
+    const { comment, warnings } = setup()
+    nock(API)
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, [])
+      .post(COMMENTS)
+      .reply(
+        403,
+        { message: 'You have exceeded a secondary rate limit.' },
+        { 'retry-after': '3600' }
+      )
+    await comment.write(`${MARKER}\nqueued`)
+    // Not sent again while GitHub holds it back for longer than the action waits.
+    await comment.write(`${MARKER}\ndone`)
+    expect(nock.pendingMocks()).toEqual([])
+    expect(warnings).toEqual([expect.stringMatching(/rate limit/)])
+    expect(warnings[0]).not.toContain('pull-requests: write')
+    expect(warnings[0]).toContain('not a missing permission')
   })
 
   it('another failure warns and the next write tries again', async () => {
@@ -149,6 +343,18 @@ describe('PullRequestComment', () => {
     expect(warnings).toEqual([
       expect.stringMatching(/^Could not write the comment on pull request #7/)
     ])
+  })
+
+  it('sends the body through the redaction it is given (the step passes its own)', async () => {
+    const { comment } = setup()
+    const scope = nock(API)
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, [])
+      .post(COMMENTS, { body: `${MARKER}\nfailed test \`echo *** x\`` })
+      .reply(201, { id: 9 })
+    await comment.write(`${MARKER}\nfailed test \`echo ${TOKEN} x\``)
+    expect(scope.isDone()).toBe(true)
   })
 })
 

@@ -29,6 +29,8 @@ function escapeRegExp(text: string): string {
 /** How the command line gave inputs that have two flags: `files` as `--file NAME=path` or as `--files`. */
 export interface TypedFlags {
   files?: '--file' | '--files'
+  /** The `--file` values, in order: line N of `files` is the Nth. */
+  fileValues?: readonly string[]
 }
 
 /** Rewords one message of the action for a terminal; `typed`: the flag to name where the user had a choice. */
@@ -46,6 +48,14 @@ export function terminalWording(
     return found ? flagWording(found) : `'${input}'`
   }
   const rules: Array<[RegExp, (match: string, ...groups: string[]) => string]> = [
+    // `Input 'files' line 2`: the --file flag that made that line, as typed.
+    [
+      /\bInput 'files' line (\d+)\b/g,
+      (match, n = '') => {
+        const value = typed.files === '--file' ? typed.fileValues?.[Number(n) - 1] : undefined
+        return value === undefined ? match : flagExample(byName.get('files'), 'file', value)
+      }
+    ],
     // `Input 'user' …`, `the 'url' input`.
     [new RegExp(`\\bInput '${name}'`, 'g'), (_, input = '') => flag(input)],
     [new RegExp(`\\bthe '${name}' input\\b`, 'g'), (_, input = '') => flag(input)],

@@ -38,7 +38,11 @@ export async function lastBuild(
   }
 }
 
-/** A 404 on a job, with the closest job names Jenkins has. */
+/**
+ * A 404 on a job, with the closest job names Jenkins has; or, when Jenkins
+ * has no job list at `url` either (its own 404, or `url` is a job's page),
+ * where Jenkins' root is: `url` is then wrong, not the job (locateRoot).
+ */
 async function withJobSuggestions(
   api: JenkinsApi,
   job: JobPath,
@@ -46,14 +50,21 @@ async function withJobSuggestions(
   logger: Logger
 ): Promise<string> {
   if (job.length === 0) return error.message
+  let names: string[]
   try {
-    const close = closestNames(fullName(job), await api.listJobs([]))
-    if (close.length)
-      return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`
+    names = await api.listJobs([])
   } catch (listError) {
     logger.debug(`Could not list jobs for suggestions: ${errorText(listError)}`)
+    const noRoot =
+      listError instanceof JenkinsError &&
+      (listError.kind === 'not-found' || listError.kind === 'bad-request')
+    const where = `job '${shortName(fullName(job))}'`
+    const root = noRoot ? await api.locateRoot(where).catch(() => undefined) : undefined
+    return root ?? error.message
   }
-  return error.message
+  const close = closestNames(fullName(job), names)
+  if (close.length === 0) return error.message
+  return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`
 }
 
 /** What `work` gives; a 404 it throws names the closest jobs Jenkins has. */

@@ -36,6 +36,7 @@ import {
   type StartSeen,
   type TrackEvent
 } from './schedule-policy.js'
+import { newsOfReason } from './queue-reason.js'
 import {
   consoleBuildRead,
   consoleFailed,
@@ -255,10 +256,7 @@ export class SharedSchedule {
         }
         const waiting = queued?.get(state.queueId)
         if (waiting) {
-          if (waiting.why && waiting.why !== track.lastWhy) {
-            track.lastWhy = waiting.why
-            events.push({ kind: 'waiting', track: track.id, why: waiting.why })
-          }
+          events.push(...waitingNews(track, waiting.why, now))
           continue
         }
         if (queued || running) {
@@ -307,11 +305,7 @@ export class SharedSchedule {
       finish(track)
       return [{ kind: 'left-without-build', track: id, queueId, cancelled: true }]
     }
-    const events: TrackEvent[] = []
-    if (item.why && item.why !== track.lastWhy) {
-      track.lastWhy = item.why
-      events.push({ kind: 'waiting', track: id, why: item.why })
-    }
+    const events = waitingNews(track, item.why, now)
     if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
       // The run is being created (briefly), or never was (the job was
       // disabled after queuing): a bounded while.
@@ -557,6 +551,15 @@ export class SharedSchedule {
     this.settle(track)
     return isRunning(track) ? track : undefined
   }
+}
+
+/** The track's queue reason, when it is worth a line (queue-reason.ts). */
+function waitingNews(track: Track, why: string | null | undefined, now: number): TrackEvent[] {
+  if (!why) return []
+  const told = newsOfReason(track.toldWhy, why, now)
+  if (!told) return []
+  track.toldWhy = told
+  return [{ kind: 'waiting', track: track.id, why }]
 }
 
 interface RunningIndex {

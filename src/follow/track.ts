@@ -13,6 +13,7 @@ import {
   type Watch
 } from './poll-policy.js'
 import type { ConsolePoll } from './log-stream.js'
+import type { ToldReason } from './queue-reason.js'
 import type { ScheduledRead, SchedulePolicy, TrackEvent } from './schedule-policy.js'
 
 /** Where a track is, with what that phase has: its queue item, then its build and the build's watch. */
@@ -28,7 +29,8 @@ export interface Track {
   state: TrackState
   /** What the job's history says, for when it starts. */
   expect?: Expectation
-  lastWhy?: string
+  /** The queue reason last told (queue-reason.ts). */
+  toldWhy?: ToldReason
   /** Polled on its own: the running list is refused, or does not show this build. */
   direct: boolean
   /** When this track's own next read is due (epoch ms); undefined: the rounds cover it. */

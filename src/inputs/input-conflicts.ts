@@ -1,6 +1,7 @@
 import { InputError } from '../util/input-error.js'
 import type { BuildMode, WaitMode } from './input-values.js'
 import type { JobEntry } from './jobs-input.js'
+import type { BuildParameters } from '../jenkins/model/types.js'
 
 /** What the conflict checks look at: which inputs were given, and how. */
 export interface InputUse {
@@ -20,6 +21,13 @@ export interface InputUse {
   failFast?: boolean
   /** Whether `status-context` was given. */
   statusContext?: boolean
+  /** Input `values-file-required`. */
+  valuesFileRequired?: boolean
+  /** Whether a values file is read: `values-file`, or an item's `"values-file"`. */
+  hasValuesFile?: boolean
+  /** The `commit-parameter` input, and the shared `parameters` it must not collide with. */
+  commitParameter?: string | undefined
+  parameters?: BuildParameters
 }
 
 /** An error naming two inputs that cannot be used together, and why. */
@@ -70,6 +78,7 @@ export function checkConflicts(s: InputUse): void {
   if (s.hasParameters && none !== '') {
     throw conflict(none, 'parameters', `${unbuilt}, so parameters would be ignored`)
   }
+  if (s.commitParameter !== undefined) commitParameterConflicts(s, s.commitParameter, none, unbuilt)
   if ((s.disable || s.listJobs) && s.build !== 'new') {
     throw conflict(
       none,
@@ -84,6 +93,18 @@ export function checkConflicts(s: InputUse): void {
   }
   if (s.hasArtifacts && s.wait !== 'finish') {
     throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, ${waited}`)
+  }
+  if (s.valuesFileRequired && !s.hasValuesFile) {
+    throw new InputError(
+      `Input 'values-file-required' is true but no values file is named: name the artifact to read in 'values-file' (or an item's "values-file"), or leave 'values-file-required' out.`
+    )
+  }
+  if (s.valuesFileRequired && s.wait !== 'finish') {
+    throw conflict(
+      'values-file-required',
+      'wait',
+      `the values file is read once the build ends, ${waited}`
+    )
   }
   // A pending status that nothing ever resolves would block a protected
   // branch for good.
@@ -137,5 +158,20 @@ export function checkConflicts(s: InputUse): void {
   }
   if (s.failFast && s.wait !== 'finish') {
     throw conflict('fail-fast', 'wait', `fail-fast acts when a build ends, ${waited}`)
+  }
+}
+
+/** `commit-parameter` fills a parameter of a new build: there must be one, and nothing else may set that parameter. */
+function commitParameterConflicts(s: InputUse, name: string, none: string, unbuilt: string): void {
+  if (none !== '') {
+    throw conflict('commit-parameter', none, `${unbuilt}, so no parameter would take the commit`)
+  }
+  const own = `${name} takes the commit under test ('commit-parameter'): leave it out of`
+  if (s.parameters && Object.hasOwn(s.parameters, name)) {
+    throw conflict('commit-parameter', 'parameters', `${own} 'parameters'`)
+  }
+  const item = (s.jobs ?? []).findIndex(entry => Object.hasOwn(entry.parameters, name)) + 1
+  if (item > 0) {
+    throw conflict('commit-parameter', 'jobs', `${own} item ${item}'s parameters`)
   }
 }

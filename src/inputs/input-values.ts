@@ -3,6 +3,7 @@ import { InputError } from '../util/input-error.js'
 import { parseHttpUrl } from '../util/http-url.js'
 import { redactUrl } from '../jenkins/model/job-path.js'
 import { clip } from '../util/shorten.js'
+import { commitShaOf } from '../util/commit-sha.js'
 
 /** Input `wait`: `true` → finish, `started` → started, `false` → queued. */
 export type WaitMode = 'finish' | 'started' | 'queued'
@@ -10,9 +11,18 @@ export type WaitMode = 'finish' | 'started' | 'queued'
 export type BuildMode = 'new' | 'last' | 'last-successful' | 'given'
 /** Input `scan`. */
 export type ScanMode = 'if-missing' | 'never'
+/** Input `comment-permission`: the least role on the repository the author of a comment command needs; `none` checks nothing. */
+export type CommentPermission = 'none' | 'triage' | 'write' | 'maintain' | 'admin'
 
 const BUILD_MODES: readonly BuildMode[] = ['new', 'last', 'last-successful']
 const SCAN_MODES: readonly ScanMode[] = ['if-missing', 'never']
+const COMMENT_PERMISSIONS: readonly CommentPermission[] = [
+  'triage',
+  'write',
+  'maintain',
+  'admin',
+  'none'
+]
 
 /*
  * The parsers of single input values: each takes the value as read (trimmed,
@@ -149,12 +159,13 @@ export function parseScan(value: string, hasBranch: boolean): ScanMode {
 /** Input `commit`: a full SHA-1 or SHA-256 commit id, lower-cased; undefined when empty. */
 export function parseCommit(value: string): string | undefined {
   if (value === '') return undefined
-  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(value)) {
+  const sha = commitShaOf(value)
+  if (sha === undefined) {
     throw new InputError(
       `Input 'commit' ('${clip(value)}') is not a full commit SHA: expected 40 (or, in a SHA-256 repository, 64) hexadecimal characters, such as \${{ github.event.pull_request.head.sha }}.`
     )
   }
-  return value.toLowerCase()
+  return sha
 }
 
 /** Input `pull-request`: a pull request number; undefined when empty. */
@@ -167,4 +178,26 @@ export function parsePullRequest(value: string): number | undefined {
     )
   }
   return Number(number)
+}
+
+/** Input `comment-permission`. `read` is refused: on a public repository everyone has it. */
+export function parseCommentPermission(value: string): CommentPermission {
+  const permission = COMMENT_PERMISSIONS.find(p => p === value.toLowerCase())
+  if (permission === undefined) {
+    throw new InputError(
+      `Input 'comment-permission' ('${clip(value)}') must be one of ${COMMENT_PERMISSIONS.join(', ')}: the least role on the repository that the author of a comment command needs (read is not enough: on a public repository everyone has it).`
+    )
+  }
+  return permission
+}
+
+/** Input `commit-parameter`: the name of the job's parameter that takes the commit under test; undefined when empty. */
+export function parseCommitParameter(value: string): string | undefined {
+  if (value === '') return undefined
+  if (value.includes('=') || /\p{Cc}/u.test(value) || value.length > 200) {
+    throw new InputError(
+      `Input 'commit-parameter' ('${clip(value)}') is not a parameter name: expected the name of the job's parameter that takes the commit under test, such as SHA (no '=', no control characters).`
+    )
+  }
+  return value
 }

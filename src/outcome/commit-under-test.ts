@@ -6,6 +6,7 @@
  * request that cannot be read throws (no report rather than one on the wrong
  * commit). Per event: docs/internals.md, "The commit under test".
  */
+import { field, PULL_NUMBER, required, SHA, Undecodable, optional } from './github-values.js'
 
 /** What the rule reads of @actions/github's context. */
 export interface EventContext {
@@ -33,7 +34,7 @@ export interface CommitUnderTest {
   from: string
 }
 
-/** Reads a pull request's current head commit (GET /repos/{owner}/{repo}/pulls/{number}, `head.sha`). */
+/** Reads a pull request's current head commit (GET /repos/{owner}/{repo}/pulls/{number}, `head.sha`), decoded. */
 export type HeadReader = (number: number) => Promise<string>
 
 /** Events whose payload has the pull request, with its head. */
@@ -70,8 +71,11 @@ export async function commitUnderTest(
       from: `pull request #${pullRequest}'s head`
     }
   }
-  if (!ctx.sha) throw new Error('the workflow context has no commit SHA (GITHUB_SHA)')
-  return { owner, repo, sha: ctx.sha, from: 'GITHUB_SHA' }
+  const sha = SHA.decode(ctx.sha)
+  if (sha === undefined) {
+    throw new Undecodable("the runner's environment", 'GITHUB_SHA', SHA.expected, ctx.sha === '')
+  }
+  return { owner, repo, sha, from: 'GITHUB_SHA' }
 }
 
 /**
@@ -87,29 +91,45 @@ export function headShaOf(ctx: EventContext): { sha: string; from: string } | un
       ? [event, 'head_sha']
       : undefined
   if (!path) return undefined
-  const sha = field(ctx.payload, ...path)
   const from = path.join('.')
-  if (typeof sha !== 'string' || sha === '') throw new Error(`the ${event} event has no ${from}`)
-  return { sha, from }
+  return { sha: required(ctx.payload, from, SHA, `the ${event} event`), from }
 }
 
-/** The pull request the event names, if exactly one. */
+/** The pull request the event names, if exactly one; throws when a number it gives does not decode. */
 export function pullRequestOf(ctx: EventContext): number | undefined {
   const { payload, eventName: event } = ctx
-  if (PULL_REQUEST_EVENTS.has(event)) return numberOf(field(payload, 'pull_request', 'number'))
+  const source = `the ${event} event`
+  if (PULL_REQUEST_EVENTS.has(event)) {
+    return optional(payload, 'pull_request.number', PULL_NUMBER, source)
+  }
   if (event === 'issue_comment') {
     // A pull request is an issue with `pull_request` set; a plain issue has none.
     const issue = field(payload, 'issue')
-    return field(issue, 'pull_request') ? numberOf(field(issue, 'number')) : undefined
+    return field(issue, 'pull_request')
+      ? required(payload, 'issue.number', PULL_NUMBER, source)
+      : undefined
   }
   if (event === 'workflow_run' || event === 'check_suite' || event === 'check_run') {
     // GitHub lists the pull requests whose head is the commit; for a fork's it
     // lists none (the `pull-request` input says which), and two is ambiguous.
-    const object = event === 'check_run' ? field(payload, 'check_run') : field(payload, event)
-    const list = field(object, 'pull_requests')
+    const list = field(payload, event, 'pull_requests')
     if (!Array.isArray(list)) return undefined
-    const here = list.filter(entry => intoThisRepository(entry, payload))
-    return here.length === 1 ? numberOf(field(here[0], 'number')) : undefined
+    const numbers = list.map((entry: unknown, i) => {
+      const number = field(entry, 'number')
+      const decoded = PULL_NUMBER.decode(number)
+      if (decoded === undefined) {
+        const path = `${event}.pull_requests[${i}].number`
+        throw new Undecodable(
+          source,
+          path,
+          PULL_NUMBER.expected,
+          number === undefined || number === null
+        )
+      }
+      return { number: decoded, entry }
+    })
+    const here = numbers.filter(({ entry }) => intoThisRepository(entry, payload))
+    return here.length === 1 ? here[0]?.number : undefined
   }
   return undefined
 }
@@ -119,17 +139,4 @@ function intoThisRepository(entry: unknown, payload: Record<string, unknown>): b
   const base = field(entry, 'base', 'repo', 'id')
   const here = field(payload, 'repository', 'id')
   return base === undefined || here === undefined || base === here
-}
-
-function field(value: unknown, ...path: string[]): unknown {
-  let current = value
-  for (const key of path) {
-    if (typeof current !== 'object' || current === null) return undefined
-    current = (current as Record<string, unknown>)[key]
-  }
-  return current
-}
-
-function numberOf(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined
 }

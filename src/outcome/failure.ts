@@ -7,7 +7,13 @@
 import type { BuildResult } from '../util/constants.js'
 import { plainConsoleLine } from '../util/console-line.js'
 import { shortName } from '../util/names.js'
-import { buildTitle, didNotPass, type BuildOutcome, type BuildReport } from './report.js'
+import {
+  buildTitle,
+  didNotPass,
+  productProblems,
+  type BuildOutcome,
+  type BuildReport
+} from './report.js'
 
 const TAIL_LINES = 30
 const TAIL_BYTES = 4 * 1024
@@ -68,14 +74,14 @@ const TAIL_IN_MESSAGE = 10
  * did): one line per failed item, naming it, its result and link, then
  * each build's failure message (failureMessage) for
  * those that failed by themselves (not those fail-fast stopped). A missing
- * wanted artifact fails the step too.
+ * wanted artifact, or a required values file, fails the step too.
  */
 export function buildsFailure(
   items: readonly BuildReport[],
   accept: readonly BuildResult[]
 ): string | undefined {
   const bad = items.filter(didNotPass)
-  const problems = items.flatMap(item => item.outcome.artifacts?.problems ?? [])
+  const problems = items.flatMap(productProblems)
   if (bad.length === 0) return problems.length > 0 ? problems.join('\n') : undefined
   const lines = [
     `${bad.length} of ${items.length} Jenkins builds did not pass (accepted: ${accept.join(', ')}):`

@@ -1,11 +1,20 @@
 /**
  * The GitHub REST client every report of the step uses (commit statuses,
  * the pull request and its comments), made one way: @actions/github's
- * Octokit on GITHUB_API_URL, through the runner's proxy settings, its own
- * console warnings sent to the debug log with the token taken out.
+ * Octokit on GITHUB_API_URL, through the runner's proxy settings, every
+ * request bounded (github-transport.ts) and rate limits waited out
+ * (github-rate-limit.ts), its own console warnings sent to the debug log with
+ * the token taken out. The step's clients share one GithubSession: its
+ * bounds, its rate-limit state, and the one warning for a GitHub that does
+ * not answer.
  */
 import { getOctokit } from '@actions/github'
+import { defaults } from '@actions/github/lib/utils'
 import type { Logger } from '../util/logger.js'
+import { Redaction } from '../util/redaction.js'
+import type { RequestBounds, StepBounds } from '../util/request-bounds.js'
+import { RateLimits } from './github-rate-limit.js'
+import { boundedFetch, githubFailure, type GithubFailure } from './github-transport.js'
 
 export type GithubClient = ReturnType<typeof getOctokit>
 
@@ -14,13 +23,17 @@ export interface GithubClientOptions {
   logger: Logger
   /** For tests: a fetch nock can intercept. Default: @actions/github's fetch, which honours the runner's proxy settings. */
   fetch?: typeof fetch
+  /** The step's; default: one of its own, without a deadline or signal. */
+  session?: GithubSession
 }
 
-/** An Octokit for `token`; its own log lines go to debug, redacted. */
+/** An Octokit for `token`, bounded by the session; its own log lines go to debug, redacted. */
 export function githubClient(options: GithubClientOptions): GithubClient {
   const redact = redactor(options.token)
+  const session = options.session ?? new GithubSession({ logger: options.logger })
+  const base = options.fetch ?? (defaults.request?.fetch as typeof fetch | undefined) ?? fetch
   return getOctokit(options.token, {
-    ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
+    request: { fetch: session.fetch(base) },
     // Octokit would otherwise print its own warnings to the console.
     log: {
       debug: () => undefined,
@@ -31,13 +44,92 @@ export function githubClient(options: GithubClientOptions): GithubClient {
   })
 }
 
-/** The token must never reach a log line, whatever a library puts in a message. */
-export function redactor(token: string): (text: string) => string {
-  return text => (token ? text.split(token).join('***') : text)
+export interface GithubSessionOptions {
+  logger: Logger
+  /** The step's bounds (runBounded); default: none but the silence bound. */
+  bounds?: Pick<StepBounds, 'current'>
+  /** For tests: the silence bound and the size cap of each answer. */
+  requestTimeoutMs?: number
+  maxBodyBytes?: number
 }
 
-/** The HTTP status of a failed Octokit request, if it got an answer. */
+/**
+ * What a step's GitHub requests share: their bounds, GitHub's rate limits,
+ * and the one warning for a GitHub that does not answer in time, after
+ * which the step's reports stop (each would wait as long again).
+ */
+export class GithubSession {
+  private readonly rateLimits: RateLimits
+  private readonly bounds: () => RequestBounds
+  private silent = false
+  private limitSaid = false
+
+  constructor(private readonly o: GithubSessionOptions) {
+    this.rateLimits = new RateLimits(o.logger)
+    const bounds = o.bounds
+    this.bounds = bounds ? () => bounds.current() : () => ({})
+  }
+
+  /** `base` with the bounds and the rate limits. */
+  fetch(base: typeof fetch): typeof fetch {
+    const bounded = boundedFetch({
+      base,
+      bounds: this.bounds,
+      requestTimeoutMs: this.o.requestTimeoutMs,
+      maxBodyBytes: this.o.maxBodyBytes
+    })
+    return this.rateLimits.fetch(bounded, this.bounds)
+  }
+
+  /** Whether reports still go: not once GitHub left a request unanswered. */
+  get open(): boolean {
+    return !this.silent
+  }
+
+  /**
+   * Says a failure that is GitHub's and not the report's (no answer in time,
+   * a rate limit, the step stopping it) once for the step, `what` naming
+   * the report; true when it was one (the caller says nothing more).
+   */
+  handled(failure: GithubFailure, what: string): boolean {
+    const log = this.o.logger
+    switch (failure.kind) {
+      case 'timeout':
+        if (this.silent) log.debug(`${what}: ${failure.message}.`)
+        else {
+          this.silent = true
+          log.warning(
+            `${failure.message}: no further commit status or pull request comment is sent in this step (one already set stays as it is). The build itself is not affected.`
+          )
+        }
+        return true
+      case 'rate-limited':
+        if (this.limitSaid) log.debug(`${what}: ${failure.message}.`)
+        else {
+          this.limitSaid = true
+          log.warning(
+            `${failure.message}: ${what} is not sent. That is GitHub's rate limit for the github-token, not a missing permission; reports resume once it has passed. The build itself is not affected.`
+          )
+        }
+        return true
+      case 'stopped':
+        log.info(`${failure.message}.`)
+        return true
+      default:
+        return false
+    }
+  }
+}
+
+/** The token must never reach a log line, whatever a library puts in a message (util/redaction.ts). */
+export function redactor(token: string): (text: string) => string {
+  const secrets = new Redaction()
+  secrets.add(token)
+  return text => secrets.redact(text)
+}
+
+/** The HTTP status GitHub answered a failed request with; undefined when it gave no usable answer. */
 export function httpStatusOf(error: unknown): number | undefined {
-  const status = (error as { status?: unknown } | null)?.status
-  return typeof status === 'number' ? status : undefined
+  const failure = githubFailure(error)
+  return failure.kind === 'answered' ? failure.status : undefined
 }

@@ -9,11 +9,11 @@
  * a warning, and a pull request that cannot be read turns statuses and
  * comment off rather than putting them on the wrong commit.
  */
-import { readFileSync } from 'node:fs'
 import type { Settings } from '../inputs/inputs.js'
 import { Output } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
+import type { StepBounds } from '../util/request-bounds.js'
 import type { CommitStatusReporter, StatusGate } from './commit-status.js'
 import {
   commitUnderTest,
@@ -22,7 +22,10 @@ import {
   type CommitUnderTest,
   type EventContext
 } from './commit-under-test.js'
+import { brokenEvent, readEvent } from './github-event.js'
+import { readPullHead } from './github-reads.js'
 import { renderComment, type CommentBuild } from './pr-comment-body.js'
+import type { GithubSession } from './github-client.js'
 import type { PullRequestComment } from './pr-comment.js'
 import type { SourceCommit } from './source-link.js'
 
@@ -35,10 +38,14 @@ export interface GithubReportsOptions {
   >
   logger: Logger
   setOutput(name: string, value: string): void
+  /** The step's redaction (StepIO.redact): GitHub shows a comment and a status description as sent. */
+  redact: (text: string) => string
   /** The comment's report name: the `status-context`, or the step's with `jobs`. */
   reportName: string
   /** The runner's environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, …); default process.env. */
   env?: NodeJS.ProcessEnv
+  /** The bounds of the step's GitHub requests: its cancel signal and timeout, then the abort's budget; none: only their silence bound. */
+  bounds?: Pick<StepBounds, 'current'>
   /** For tests: a fetch nock can intercept. */
   fetch?: typeof fetch
 }
@@ -52,51 +59,70 @@ export class GithubReports {
     private readonly o: GithubReportsOptions,
     /** null: the commit under test could not be read; nothing is reported. */
     readonly target: CommitUnderTest | null,
-    private readonly comment?: PullRequestComment,
-    private readonly runUrl?: string
+    private readonly parts: {
+      comment?: PullRequestComment
+      runUrl?: string
+      /** The step's GitHub requests: their bounds, rate limits, one warning; none when none is sent. */
+      session?: GithubSession
+    } = {}
   ) {}
 
   /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
   static async start(o: GithubReportsOptions): Promise<GithubReports> {
     const { settings, logger } = o
     const env = o.env ?? process.env
-    const ctx = eventContext(env)
-    if (!ctx) {
-      if (settings.commitStatus || settings.prComment) {
+    const reports = settings.commitStatus || settings.prComment
+    const event = readEvent(env)
+    if (event.kind !== 'read') {
+      if (reports) {
         logger.warning(
-          'No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.'
+          event.kind === 'outside'
+            ? 'No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.'
+            : `No commit status or pull request comment: ${brokenEvent(event.why)}; the build goes on.`
         )
       }
       return new GithubReports(o, null)
     }
+    const ctx = event.context
+    const named = (): number | undefined => {
+      try {
+        return settings.pullRequest ?? pullRequestOf(ctx)
+      } catch {
+        return undefined // commitUnderTest throws it again, named
+      }
+    }
     // Octokit is evaluated only when a report or the pull request needs it
     // (start-up cost); "eager" keeps it in the one bundle file.
-    const readsPull =
-      !settings.commit &&
-      !ownHead(ctx) &&
-      (settings.pullRequest ?? pullRequestOf(ctx)) !== undefined
-    const github =
-      settings.commitStatus || settings.prComment || readsPull
-        ? await import(/* webpackMode: "eager" */ './github-client.js')
-        : undefined
-    const redact = (text: string): string =>
-      settings.githubToken ? text.split(settings.githubToken).join('***') : text
+    const readsPull = !settings.commit && !ownHead(ctx) && named() !== undefined
+    let github: typeof import('./github-client.js') | undefined
+    try {
+      github =
+        reports || readsPull
+          ? await import(/* webpackMode: "eager" */ './github-client.js')
+          : undefined
+    } catch (error) {
+      logger.warning(
+        `No commit status or pull request comment: the GitHub client could not be loaded: ${errorText(error)}.`
+      )
+      return new GithubReports(o, null)
+    }
+    const { redact } = o
+    const session = github && new github.GithubSession({ logger, bounds: o.bounds })
     const client =
       settings.githubToken === '' || !github
         ? undefined
-        : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch })
+        : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session })
     let target: CommitUnderTest | null
     try {
       target = await commitUnderTest(ctx, settings, async number => {
         if (!client) throw new Error('github-token is empty')
-        const pull = await client.rest.pulls.get({ ...ctx.repo, pull_number: number })
-        return pull.data.head.sha
+        return (await readPullHead(client, { ...ctx.repo, number })).sha
       })
       logger.debug(`Commit under test: ${target.sha} (${target.from}).`)
       o.setOutput(Output.Commit, target.sha)
     } catch (error) {
       target = null
-      const number = settings.pullRequest ?? pullRequestOf(ctx)
+      const number = named()
       const status = github?.httpStatusOf(error)
       const what = number === undefined ? 'the commit under test' : `pull request #${number}`
       logger.warning(
@@ -105,7 +131,7 @@ export class GithubReports {
       )
     }
     let comment: PullRequestComment | undefined
-    if (settings.prComment && target && client) {
+    if (settings.prComment && target && client && session) {
       if (target.pullRequest === undefined) {
         logger.info(
           `pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`
@@ -113,8 +139,11 @@ export class GithubReports {
       } else {
         const { PullRequestComment } = await import(/* webpackMode: "eager" */ './pr-comment.js')
         const { commentMarker } = await import(/* webpackMode: "eager" */ './pr-comment-body.js')
+        const { TokenIdentity } = await import(/* webpackMode: "eager" */ './github-identity.js')
         comment = new PullRequestComment({
           client,
+          session,
+          identity: new TokenIdentity({ client, session, logger }),
           owner: target.owner,
           repo: target.repo,
           number: target.pullRequest,
@@ -124,18 +153,28 @@ export class GithubReports {
         })
       }
     }
-    return new GithubReports(o, target, comment, runUrlOf(env))
+    return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session })
   }
 
-  /** A commit status reporter for `context` (every one of the step shares one gate: one warning for the step). */
-  async status(context: string): Promise<CommitStatusReporter> {
+  /**
+   * A commit status reporter for `context` (every one of the step shares one
+   * gate: one warning for the step); none without a commit under test, so
+   * that the GitHub client is never loaded then (github-event.ts).
+   */
+  async status(context: string): Promise<CommitStatusReporter | undefined> {
+    if (!this.target) {
+      this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`)
+      return undefined
+    }
     const { CommitStatusReporter } = await import(/* webpackMode: "eager" */ './commit-status.js')
     return new CommitStatusReporter({
       token: this.o.settings.githubToken,
       context,
       logger: this.o.logger,
       gate: this.gate,
+      session: this.parts.session,
       target: this.target,
+      redact: this.o.redact,
       fetch: this.o.fetch
     })
   }
@@ -167,13 +206,14 @@ export class GithubReports {
     builds: readonly CommentBuild[],
     { final = false }: { final?: boolean } = {}
   ): Promise<void> {
-    if (!this.comment || this.final) return Promise.resolve()
+    const { comment } = this.parts
+    if (!comment || this.final) return Promise.resolve()
     if (final) this.final = true
-    return this.comment.write(
+    return comment.write(
       renderComment({
         name: this.o.reportName,
         builds,
-        runUrl: this.runUrl,
+        runUrl: this.parts.runUrl,
         jenkinsUrl: this.o.settings.url
       })
     )
@@ -186,28 +226,6 @@ function ownHead(ctx: EventContext): boolean {
     return headShaOf(ctx) !== undefined
   } catch {
     return true
-  }
-}
-
-/** The event as the runner gives it (what @actions/github's Context reads), or undefined outside a workflow. */
-function eventContext(env: NodeJS.ProcessEnv): EventContext | undefined {
-  const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/')
-  if (!owner || !repo) return undefined
-  let payload: Record<string, unknown> = {}
-  const path = env.GITHUB_EVENT_PATH
-  if (path) {
-    try {
-      const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'))
-      if (typeof parsed === 'object' && parsed !== null) payload = parsed as Record<string, unknown>
-    } catch {
-      // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
-    }
-  }
-  return {
-    eventName: env.GITHUB_EVENT_NAME ?? '',
-    payload,
-    sha: env.GITHUB_SHA ?? '',
-    repo: { owner, repo }
   }
 }
 

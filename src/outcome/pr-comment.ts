@@ -1,13 +1,19 @@
 /**
- * Keeps one comment on a pull request up to date (`pr-comment`): found again
- * by the marker pr-comment-body.ts writes as its first line, updated in
- * place, never a second one. Best effort: it never throws; a token that may
- * not comment gives one warning. How it is found in a long conversation:
- * docs/internals.md, "The pull request comment".
+ * Keeps one comment on a pull request up to date (`pr-comment`): the newest
+ * of the newest 1,000 comments that starts with the marker pr-comment-body.ts
+ * writes and that the token's own identity wrote (github-identity.ts); it is
+ * updated in place (one deleted, or whose edit GitHub refuses, is written
+ * anew). The marker alone proves nothing, anyone can type it: a comment by
+ * anyone else is never edited. GitHub lists comments oldest first, so the
+ * search reads page 1 for its `Link` header, then from the last page back.
+ * Best effort: it never throws and the verdict stands; a token that may not
+ * comment gives one warning, GitHub not answering or rate-limiting is said
+ * once for the step (GithubSession).
  */
 import type { Logger } from '../util/logger.js'
-import { errorText } from '../util/error-text.js'
-import { httpStatusOf, type GithubClient } from './github-client.js'
+import type { GithubClient, GithubSession } from './github-client.js'
+import type { TokenIdentity } from './github-identity.js'
+import { githubFailure, type GithubFailure } from './github-transport.js'
 
 /** Comments searched for the marker, newest first, at most. */
 const MAX_SEARCHED_COMMENTS = 1000
@@ -15,6 +21,9 @@ const PAGE_SIZE = 100
 
 export interface PullRequestCommentOptions {
   client: GithubClient
+  session: GithubSession
+  /** Who the token is: only its comments are the action's. */
+  identity: TokenIdentity
   owner: string
   repo: string
   number: number
@@ -22,6 +31,14 @@ export interface PullRequestCommentOptions {
   marker: string
   logger: Logger
   redact: (text: string) => string
+}
+
+/** A comment as GitHub lists it, decoded: what the search reads of it. */
+interface IssueComment {
+  id: number
+  body: string
+  /** `user.login`; undefined when GitHub names none (a deleted account). */
+  author: string | undefined
 }
 
 /** The one comment of a report on a pull request. */
@@ -35,74 +52,150 @@ export class PullRequestComment {
 
   /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
   write(body: string): Promise<void> {
-    this.chain = this.chain.then(() => this.send(body))
+    this.chain = this.chain.then(() => this.send(this.o.redact(body)))
     return this.chain
   }
 
   private async send(body: string): Promise<void> {
-    const { client, owner, repo, number, logger } = this.o
-    if (this.closed) return logger.debug(`Pull request comment on #${number} skipped.`)
+    const { number, logger, session } = this.o
+    if (this.closed || !session.open) {
+      return logger.debug(`Pull request comment on #${number} skipped.`)
+    }
     try {
       this.id ??= await this.find()
-      if (this.id !== undefined) {
-        try {
-          await client.rest.issues.updateComment({ owner, repo, comment_id: this.id, body })
-          return logger.debug(`Updated comment ${this.id} on pull request #${number}.`)
-        } catch (error) {
-          // Deleted since it was found: write it again.
-          if (httpStatusOf(error) !== 404) throw error
-        }
-      }
-      const created = await client.rest.issues.createComment({
-        owner,
-        repo,
-        issue_number: number,
-        body
-      })
-      this.id = created.data.id
-      logger.debug(`Created comment ${this.id} on pull request #${number}.`)
+      // Finding it may have met a GitHub that does not answer (said once).
+      if (!session.open) return
+      if (this.id !== undefined && (await this.update(this.id, body))) return
+      await this.create(body)
     } catch (error) {
-      const status = httpStatusOf(error)
-      const said = this.o.redact(errorText(error))
-      if (status === 403 || status === 404) {
-        // A read-only token (a fork's, Dependabot's, or `permissions:`
-        // without it): say so once and stop trying for the step.
-        this.closed = true
-        logger.warning(
-          `Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${status}): ` +
-            `the github-token needs the \`pull-requests: write\` permission ` +
-            `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
-            `The build itself is not affected. GitHub said: ${said}`
-        )
-        return
-      }
-      logger.warning(`Could not write the comment on pull request #${number}: ${said}`)
+      this.failed(githubFailure(error))
     }
   }
 
-  /** The id of the newest comment that starts with the marker, among the newest 1,000. */
+  /**
+   * PATCHes the action's own comment; false when that cannot be done and a
+   * new one is written instead: it is gone (deleted since), or GitHub refuses
+   * the edit (then creating says whether the token may comment at all).
+   */
+  private async update(id: number, body: string): Promise<boolean> {
+    const { client, owner, repo, number, logger } = this.o
+    try {
+      await client.rest.issues.updateComment({ owner, repo, comment_id: id, body })
+      logger.debug(`Updated comment ${id} on pull request #${number}.`)
+      return true
+    } catch (error) {
+      const failure = githubFailure(error)
+      if (failure.kind !== 'answered' || (failure.status !== 404 && failure.status !== 403)) {
+        throw error
+      }
+      logger.debug(
+        failure.status === 404
+          ? `Comment ${id} on pull request #${number} is gone: writing a new one.`
+          : `GitHub refused to update comment ${id} on pull request #${number} (HTTP 403: ${this.o.redact(failure.message)}): writing a new one.`
+      )
+      this.id = undefined
+      return false
+    }
+  }
+
+  private async create(body: string): Promise<void> {
+    const { client, owner, repo, number, logger, identity } = this.o
+    const created = await client.rest.issues.createComment({
+      owner,
+      repo,
+      issue_number: number,
+      body
+    })
+    const comment = decodeComment(created.data)
+    if (!comment) {
+      // Written, but unknown: the next write searches again (and finds it, ours).
+      return logger.debug(`Created a comment on pull request #${number}; GitHub named no id.`)
+    }
+    this.id = comment.id
+    identity.learn(comment.author)
+    logger.debug(`Created comment ${comment.id} on pull request #${number}.`)
+  }
+
+  private failed(failure: GithubFailure): void {
+    const { owner, repo, number, logger, session } = this.o
+    if (session.handled(failure, `The comment on pull request #${number}`)) return
+    const said = this.o.redact(failure.message)
+    // Refused to list or to create (an edit refused is followed by a create).
+    if (failure.kind === 'answered' && (failure.status === 403 || failure.status === 404)) {
+      // A read-only token (a fork's, Dependabot's, or `permissions:`
+      // without it): say so once and stop trying for the step.
+      this.closed = true
+      logger.warning(
+        `Could not comment on pull request #${number} of ${owner}/${repo} (HTTP ${failure.status}): ` +
+          `the github-token needs the \`pull-requests: write\` permission ` +
+          `(a workflow run for a pull request from a fork only gets a read-only token: build forks through a workflow_run workflow). ` +
+          `The build itself is not affected. GitHub said: ${said}`
+      )
+      return
+    }
+    logger.warning(`Could not write the comment on pull request #${number}: ${said}`)
+  }
+
+  /**
+   * The id of the newest comment among the newest 1,000 that the token's
+   * identity wrote and that starts with the marker. Comments by anyone else
+   * are passed over, marker or not; who the token is, is asked only once a
+   * comment carries the marker.
+   */
   private async find(): Promise<number | undefined> {
-    const { client, owner, repo, number, marker } = this.o
-    const list = (page: number) =>
-      client.rest.issues.listComments({
+    const { client, owner, repo, number, marker, identity, logger } = this.o
+    const list = async (page: number) => {
+      const answer = await client.rest.issues.listComments({
         owner,
         repo,
         issue_number: number,
         per_page: PAGE_SIZE,
         page
       })
+      return { comments: decodeComments(answer.data), link: answer.headers.link }
+    }
     const first = await list(1)
-    const last = lastPage(first.headers.link) ?? 1
+    const last = lastPage(first.link) ?? 1
     const oldest = Math.max(1, last - MAX_SEARCHED_COMMENTS / PAGE_SIZE + 1)
-    for (let page = last; page >= oldest; page--) {
-      const { data } = page === 1 ? first : await list(page)
-      for (let i = data.length - 1; i >= 0; i--) {
-        const comment = data[i]
-        if (comment?.body?.startsWith(marker)) return comment.id
+    let passed = 0
+    try {
+      for (let page = last; page >= oldest; page--) {
+        const { comments } = page === 1 ? first : await list(page)
+        for (let i = comments.length - 1; i >= 0; i--) {
+          const comment = comments[i] as IssueComment
+          if (!comment.body.startsWith(marker)) continue
+          if (await identity.owns(comment.author)) return comment.id
+          passed++
+        }
+      }
+      return undefined
+    } finally {
+      if (passed > 0) {
+        logger.debug(
+          `Passed over ${passed} comment(s) on #${number} with the marker that ${(await identity.login()) ?? 'an unknown identity'} did not write.`
+        )
       }
     }
-    return undefined
   }
+}
+
+/** A comment GitHub answered with; undefined without a usable id. */
+function decodeComment(value: unknown): IssueComment | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { id, body, user } = value as { id?: unknown; body?: unknown; user?: unknown }
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) return undefined
+  const login = (user as { login?: unknown } | null | undefined)?.login
+  return {
+    id,
+    body: typeof body === 'string' ? body : '',
+    author: typeof login === 'string' && login !== '' ? login : undefined
+  }
+}
+
+/** A page of comments as GitHub lists them: those that decode. */
+function decodeComments(value: unknown): IssueComment[] {
+  if (!Array.isArray(value)) return []
+  return value.map(decodeComment).filter((c): c is IssueComment => c !== undefined)
 }
 
 /**

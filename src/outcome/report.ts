@@ -10,7 +10,7 @@ import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/typ
 import { formatDuration } from '../util/duration.js'
 import { buildNumber } from './build-outputs.js'
 import { addHistory, type HistoryEntry } from './history.js'
-import { escapeHtml, link } from '../util/html.js'
+import { escapeHtml, htmlText, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
@@ -180,6 +180,19 @@ function timelineBuilds(reports: readonly BuildReport[]): TimelineBuild[] {
   )
 }
 
+/**
+ * What the build did not produce that the step was told it must: wanted
+ * artifacts that are missing, a values file that could not be read with
+ * `values-file-required`. They fail the step even when the build passed.
+ */
+export function productProblems({
+  outcome,
+  values
+}: Pick<BuildReport, 'outcome' | 'values'>): string[] {
+  const problem = values?.required ? values.problem : undefined
+  return [...(outcome.artifacts?.problems ?? []), ...(problem === undefined ? [] : [problem])]
+}
+
 /** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
 export function didNotPass(report: BuildReport): boolean {
   return (
@@ -288,9 +301,10 @@ function factRows(build: Build | undefined): [string, string][] {
   if (build.displayName !== `#${build.number}`) {
     rows.push(['Display name', escapeHtml(cut(build.displayName, MAX_VALUE_CHARS))])
   }
-  // Shown as text, never as HTML, whatever markup formatter Jenkins has.
-  if (build.description !== '') {
-    rows.push(['Description', escapeHtml(cut(build.description, MAX_NOTE_CHARS))])
+  // Its text, never its HTML, whatever markup formatter Jenkins has: the output keeps it as stored.
+  const description = htmlText(build.description)
+  if (description !== '') {
+    rows.push(['Description', escapeHtml(cut(description, MAX_NOTE_CHARS))])
   }
   return rows
 }

@@ -4,6 +4,7 @@ import type { JenkinsClient } from '../jenkins/client.js'
 import type { JobPath } from '../jenkins/model/types.js'
 import type { StepIO } from '../runner/io.js'
 import { namedLogger, type Logger } from '../util/logger.js'
+import { StepBounds } from '../util/request-bounds.js'
 import { abortReason, StepAborted, type AbortReason } from '../util/wait.js'
 import { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './budgets.js'
 import { budgetClient, createClient } from './create-client.js'
@@ -21,6 +22,8 @@ export interface StepRun {
   api: JenkinsClient
   /** Fires on cancel or timeout. */
   signal: AbortSignal
+  /** The bounds of the step's GitHub requests: its signal and timeout, then the abort's budget. */
+  githubBounds: StepBounds
   work: RemoteWork
 }
 
@@ -51,26 +54,38 @@ export interface StepMode {
  * A mode of the step, bounded by `timeout` and stopped by the runner's
  * cancel signals. Both fire one signal: the client's requests in flight end
  * at once and none start after it, and the abort (stop or cancel what was
- * started) runs with its own client and budget. The only place a step's
- * abort controller, timer, signal handlers and client are made.
+ * started) runs with its own client and budget. GitHub's requests in flight
+ * end with them; those sent after (the final status and comment) get the
+ * abort's budget (`githubBounds`). The only place a step's abort controller,
+ * timer, signal handlers and clients' bounds are made.
  */
 export async function runBounded(settings: Settings, io: StepIO, mode: StepMode): Promise<void> {
   const started = Date.now()
   const controller = new AbortController()
+  const deadline = started + settings.timeoutMs
+  const githubBounds = new StepBounds({ signal: controller.signal, deadline })
   let abortedAt: number | undefined
-  controller.signal.addEventListener('abort', () => (abortedAt = Date.now()), { once: true })
+  let until: number | undefined
+  // First of the signal's listeners: GitHub requests sent from here on (the
+  // final status and comment) already get the abort's budget.
+  controller.signal.addEventListener(
+    'abort',
+    () => {
+      abortedAt = Date.now()
+      until = abortedAt + budgetMs(abortReason(controller.signal))
+      githubBounds.budget(until)
+    },
+    { once: true }
+  )
   const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs)
   const removeSignalHandlers = onCancelSignals(controller, io.logger)
-  const api = createClient(
-    settings,
-    { deadline: started + settings.timeoutMs, signal: controller.signal },
-    'quick'
-  )
+  const api = createClient(settings, { deadline, signal: controller.signal }, 'quick')
   const step: StepRun = {
     settings,
     io,
     api,
     signal: controller.signal,
+    githubBounds,
     work: new RemoteWork(mode.jobs, io)
   }
   try {
@@ -80,18 +95,23 @@ export async function runBounded(settings: Settings, io: StepIO, mode: StepMode)
     if (controller.signal.aborted || error instanceof StepAborted) {
       const reason = abortReason(controller.signal)
       const at = abortedAt ?? Date.now()
-      const until = at + (reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS)
       const head =
         reason === 'timeout'
           ? `Timed out after ${formatDuration(at - started)} (timeout: ${formatDuration(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
           : `The workflow was cancelled while waiting for ${mode.waitingFor}`
-      throw new Error(await mode.stopped(step, { error, reason, head, until }))
+      const end = until ?? at + budgetMs(reason)
+      throw new Error(await mode.stopped(step, { error, reason, head, until: end }))
     }
     throw await mode.failed(step, error)
   } finally {
     clearTimeout(timer)
     removeSignalHandlers()
   }
+}
+
+/** How long the abort may take after the step was stopped for `reason`. */
+function budgetMs(reason: AbortReason): number {
+  return reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS
 }
 
 /**

@@ -50,7 +50,7 @@ interface Owner {
 /** What reportEnded needs: the build, where its products go, and whom to tell. */
 export interface EndedBuild {
   api: JenkinsApi & BuildOutputsApi
-  settings: Pick<Settings, 'artifacts' | 'artifactsPath' | 'workspace'>
+  settings: Pick<Settings, 'artifacts' | 'artifactsPath' | 'workspace' | 'valuesFileRequired'>
   ref: BuildRef
   final: Build
   /** Judged (judgeEnd); what the build produced goes in it. */
@@ -92,9 +92,10 @@ export async function reportEnded(e: EndedBuild): Promise<void> {
   }
   // Items that share the build may name different values files: each file read once.
   const values = new Map<string, Promise<ValuesOutcome>>()
+  const required = settings.valuesFileRequired
   for (const { valuesFile: path, report } of e.owners) {
     if (path === undefined) continue
-    if (!values.has(path)) values.set(path, readValues(api, ref, path, out.logger))
+    if (!values.has(path)) values.set(path, readValues(api, ref, path, out.logger, { required }))
     report.values = await values.get(path)
   }
   if (unread.length > 0) outcome.unread = unread

@@ -11,7 +11,7 @@ import { queueItemUrl, sameJob } from '../jenkins/model/job-path.js'
 import type { BuildRef } from '../jenkins/model/types.js'
 import { setOutputs } from '../outcome/build-outputs.js'
 import { buildsFailure, failureMessage } from '../outcome/failure.js'
-import { writeSummary, type BuildReport } from '../outcome/report.js'
+import { productProblems, writeSummary, type BuildReport } from '../outcome/report.js'
 import type { StepIO, Summary } from '../runner/io.js'
 import type { BuildResult } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
@@ -80,8 +80,8 @@ function one(settings: Settings): Presenter {
         )
       }
       if (item.failure !== undefined) return item.failure
-      // A wanted artifact that is missing fails the step even when the build passed.
-      const problems = outcome.artifacts?.problems ?? []
+      // A wanted artifact or values file that is missing fails the step even when the build passed.
+      const problems = productProblems(item.report)
       if (outcome.accepted === false) {
         return new Error([failureMessage({ ...outcome, accept }, tail), ...problems].join('\n'))
       }

@@ -206,7 +206,9 @@ export class BuildsRun {
       settings,
       logger: this.log,
       setOutput: (name, value) => io.setOutput(name, value),
-      reportName: this.present.reportName
+      redact: text => io.redact(text),
+      reportName: this.present.reportName,
+      bounds: this.step.githubBounds
     })
     this.github = reports
     if (!settings.commitStatus) return

@@ -20,6 +20,10 @@ export enum Input {
   PrComment = 'pr-comment',
   Commit = 'commit',
   PullRequest = 'pull-request',
+  /** The job parameter that takes the commit under test. */
+  CommitParameter = 'commit-parameter',
+  /** The least role a comment command's author needs on the repository. */
+  CommentPermission = 'comment-permission',
   Branch = 'branch',
   Scan = 'scan',
   JobToken = 'job-token',
@@ -30,7 +34,9 @@ export enum Input {
   Jobs = 'jobs',
   FailFast = 'fail-fast',
   /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
-  ValuesFile = 'values-file'
+  ValuesFile = 'values-file',
+  /** Whether a values file that cannot be read fails the step (else a warning and `{}`). */
+  ValuesFileRequired = 'values-file-required'
 }
 
 /** Output names, exactly as in action.yml. */

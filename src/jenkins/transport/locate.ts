@@ -1,3 +1,4 @@
+import { shortName } from '../../util/names.js'
 import { JenkinsError } from './errors.js'
 
 /**
@@ -37,6 +38,64 @@ async function locateJenkins(baseUrl: string, look: Look): Promise<string | unde
     }
   }
   return `If Jenkins runs under a context path (its --prefix option), 'url' must end with it, as in ${origin}${USUAL_CONTEXT_PATH}.`
+}
+
+/** Most looks for Jenkins' root above a `url` that is not it. */
+const ROOT_LOOKS = 3
+
+/**
+ * Where Jenkins' root is when Jenkins answers below `baseUrl` but not at it:
+ * an extra context path (`/jenkins` on a Jenkins served at `/`), or a job's
+ * or folder's page pasted into `url`. Asked only once Jenkins found neither
+ * `what` (a job) nor a job list at `url` (follow/build-parts.ts). Undefined when
+ * `baseUrl` is Jenkins' root (its /login answers as Jenkins' login page), or
+ * when no root is found within ROOT_LOOKS looks: the path before a `/job/`
+ * segment, then the shorter paths, the nearest first.
+ */
+export async function locateRoot(
+  baseUrl: string,
+  look: Look,
+  what: string
+): Promise<string | undefined> {
+  if (await isJenkinsRoot(baseUrl, look)) return undefined
+  const { origin, pathname } = new URL(baseUrl)
+  const segments = pathname.split('/').filter(Boolean)
+  const item = segments.indexOf('job')
+  const paths = [
+    ...(item >= 0 ? [segments.slice(0, item)] : []),
+    ...segments.map((_, n) => segments.slice(0, segments.length - 1 - n))
+  ].map(path => (path.length > 0 ? `${origin}/${path.join('/')}` : origin))
+  const candidates = [...new Set(paths)].slice(0, ROOT_LOOKS - 1)
+  for (const candidate of candidates) {
+    if (!(await isJenkinsRoot(candidate, look))) continue
+    const page = item >= 0 ? itemOf(segments.slice(item)) : undefined
+    return `'url' is not the address of Jenkins: Jenkins answers at ${candidate}, and at ${baseUrl} it has neither ${what} nor its login page. Set 'url' to ${candidate}${page ? `; ${baseUrl} is the page of ${page}, whose path goes in 'job'` : ''}.`
+  }
+  return undefined
+}
+
+/** `job/a/job/b/…` as the item it names (`'a/b'`), for the message; undefined when the path names none. */
+function itemOf(segments: readonly string[]): string | undefined {
+  const names: string[] = []
+  for (let i = 0; i + 1 < segments.length && segments[i] === 'job'; i += 2) {
+    try {
+      names.push(decodeURIComponent(segments[i + 1] as string))
+    } catch {
+      return undefined
+    }
+  }
+  return names.length > 0 ? `'${shortName(names.join('/'))}'` : undefined
+}
+
+/** Whether Jenkins' root answers at `base`: its login page, a success that carries X-Jenkins (below the root, Jenkins answers /login with its 404). */
+async function isJenkinsRoot(base: string, look: Look): Promise<boolean> {
+  const answer = await look(`${base}/login`, { follow: true })
+  return (
+    answer !== undefined &&
+    answer.status >= 200 &&
+    answer.status < 300 &&
+    answer.header('x-jenkins') !== undefined
+  )
 }
 
 /** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */

@@ -67,7 +67,7 @@ export function expectedParameters(
       ? params[definition.name]
       : undefined
     const isBoolean = /Boolean/i.test(definition.type ?? '')
-    const isPassword = /Password/i.test(definition.type ?? '')
+    const isPassword = definition.password === true
     let value: string | undefined
     if (given !== undefined) {
       value = typeof given === 'string' ? given : given.join(',')

@@ -7,6 +7,7 @@
  * docs/internals.md, "A trigger that carries files".
  */
 import { formatBytes } from '../../util/bytes.js'
+import { formatDuration } from '../../util/duration.js'
 import { JenkinsError } from '../transport/errors.js'
 import { fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import { multipartBody, type UploadBody } from '../transport/multipart.js'
@@ -155,10 +156,7 @@ export async function triggerUpload(
     throw error
   }
   if ('queueId' in outcome) {
-    const seconds = Math.max(0.001, (Date.now() - started) / 1000)
-    http.logger.info(
-      `Uploaded ${formatBytes(body.fileBytes)} of files in ${seconds.toFixed(1)} s (${formatBytes(body.length / seconds)}/s).`
-    )
+    http.logger.info(uploadedLine(body, Date.now() - started))
     return {
       queueId: outcome.queueId,
       queueUrl: queueItemUrl(http.baseUrl, outcome.queueId),
@@ -176,4 +174,21 @@ export async function triggerUpload(
     settleMs: options.settleMs
   })
   return { ...found, unknownParameters: undefinedNames }
+}
+
+/** Shortest upload whose rate is said (ms): under it the time is mostly Jenkins' answer, not the transfer. */
+const MIN_RATE_MS = 1000
+
+/**
+ * What an upload that reached Jenkins took: the files' size, the time, and
+ * the rate of the whole body when the time is long enough to tell one.
+ * @internal
+ */
+export function uploadedLine(
+  body: Pick<UploadBody, 'fileBytes' | 'length'>,
+  elapsedMs: number
+): string {
+  const rate =
+    elapsedMs >= MIN_RATE_MS ? ` (${formatBytes(body.length / (elapsedMs / 1000))}/s)` : ''
+  return `Uploaded ${formatBytes(body.fileBytes)} of files in ${formatDuration(elapsedMs)}${rate}.`
 }

@@ -1,0 +1,245 @@
+/**
+ * GitHub's rate limits (docs.github.com, Rate limits for the REST API):
+ * waited out within the deadline as GitHub documents, or one failure that
+ * says so, never taken for a missing permission.
+ */
+import nock from 'nock'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { CommitStatusReporter } from '../../src/outcome/commit-status.js'
+import { githubClient, GithubSession } from '../../src/outcome/github-client.js'
+import { rateLimitOf } from '../../src/outcome/github-rate-limit.js'
+import { githubFailure } from '../../src/outcome/github-transport.js'
+import type { Logger } from '../../src/util/logger.js'
+import { recordingLogger } from '../fixtures/recording-logger.js'
+import type { RequestBounds } from '../../src/util/request-bounds.js'
+
+const API = 'https://api.github.com'
+const TOKEN = 'ghs_rateLimitToken0123456789'
+const SHA = 'a'.repeat(40)
+const STATUSES = `/repos/o/r/statuses/${SHA}`
+const SECONDARY =
+  'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.'
+
+beforeAll(() => nock.disableNetConnect())
+afterAll(() => nock.enableNetConnect())
+afterEach(() => nock.cleanAll())
+
+function recorder() {
+  const { logger, at } = recordingLogger()
+  return { logger, warnings: () => at('warning'), infos: () => at('info') }
+}
+
+function client(logger: Logger, bounds: RequestBounds = {}) {
+  const session = new GithubSession({ logger, bounds: { current: () => bounds } })
+  return githubClient({ token: TOKEN, logger, fetch, session })
+}
+
+const setStatus = (c: ReturnType<typeof client>) =>
+  c.rest.repos.createCommitStatus({ owner: 'o', repo: 'r', sha: SHA, state: 'pending' })
+
+async function failure(work: Promise<unknown>) {
+  return githubFailure(
+    await work.then(
+      () => new Error('no failure'),
+      (e: unknown) => e
+    )
+  )
+}
+
+describe('rate limits, waited out', () => {
+  it('a primary limit (403, x-ratelimit-remaining: 0): waits until x-ratelimit-reset, then sends again', async () => {
+    const { logger, infos } = recorder()
+    const now = Date.now()
+    const scope = nock(API)
+      .post(STATUSES)
+      .reply(
+        403,
+        { message: 'API rate limit exceeded for installation ID 1.' },
+        {
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String(Math.floor(now / 1000)),
+          date: new Date(now).toUTCString()
+        }
+      )
+      .post(STATUSES)
+      .reply(201, { id: 1 })
+    const answer = await setStatus(client(logger, { deadline: now + 30_000 }))
+    expect(answer.status).toBe(201)
+    expect(scope.isDone()).toBe(true)
+    expect(infos()).toEqual([
+      expect.stringMatching(
+        /^GitHub's rate limit holds requests back \(HTTP 403, x-ratelimit-remaining: 0\): waiting (\d+ ms|\d+(\.\d)? s) before POST \/repos\/o\/r\/statuses\/a+, as GitHub asks\.$/
+      )
+    ])
+  })
+
+  it('a 429 with retry-after: waits that long, then sends again', async () => {
+    const { logger } = recorder()
+    const scope = nock(API)
+      .post(STATUSES)
+      .reply(429, { message: SECONDARY }, { 'retry-after': '1' })
+      .post(STATUSES)
+      .reply(201, { id: 1 })
+    expect((await setStatus(client(logger))).status).toBe(201)
+    expect(scope.isDone()).toBe(true)
+  })
+
+  it('every request of the step waits while one is held back: none is sent before the time GitHub names', async () => {
+    const { logger, infos } = recorder()
+    let heldAt = 0
+    /** Per later request: whether it came no sooner than GitHub asked (a lower bound: a slow machine only makes it later). */
+    const waited: boolean[] = []
+    nock(API)
+      .post(STATUSES)
+      .reply(() => {
+        heldAt = Date.now()
+        return [403, { message: SECONDARY }, { 'retry-after': '1' }]
+      })
+      .post(STATUSES)
+      .times(2)
+      .reply(() => {
+        waited.push(Date.now() - heldAt >= 990)
+        return [201, { id: 1 }]
+      })
+    const c = client(logger)
+    const first = setStatus(c)
+    // The second goes once the first was held back.
+    while (infos().length === 0) await new Promise(resolve => setTimeout(resolve, 5))
+    await Promise.all([first, setStatus(c)])
+    expect(waited).toEqual([true, true])
+  })
+})
+
+describe('rate limits that are not waited out', () => {
+  it('a secondary limit naming no time past the deadline: one try, rate-limited, nothing sent until it passes', async () => {
+    const { logger } = recorder()
+    const scope = nock(API).post(STATUSES).reply(403, { message: SECONDARY })
+    const c = client(logger, { deadline: Date.now() + 10_000 })
+    const first = await failure(setStatus(c))
+    expect(first.kind).toBe('rate-limited')
+    expect(first.message).toMatch(
+      /^GitHub's secondary rate limit held back POST \/repos\/o\/r\/statuses\/a+ \(HTTP 403, the secondary rate limit\) for 1 min more, past the step's deadline$/
+    )
+    // Held back: not sent, not even asked.
+    const second = await failure(setStatus(c))
+    expect(second.kind).toBe('rate-limited')
+    expect(scope.isDone()).toBe(true)
+  })
+
+  it('a retry-after longer than the action waits: rate-limited at once', async () => {
+    const { logger } = recorder()
+    nock(API).post(STATUSES).reply(403, { message: SECONDARY }, { 'retry-after': '3600' })
+    const result = await failure(setStatus(client(logger)))
+    expect(result.kind).toBe('rate-limited')
+    expect(result.message).toMatch(/ for 1 h more, longer than the 2 min this action waits$/)
+  })
+
+  it('held back on every try: rate-limited after 3 tries', async () => {
+    const { logger } = recorder()
+    const scope = nock(API)
+      .post(STATUSES)
+      .times(3)
+      .reply(429, { message: SECONDARY }, { 'retry-after': '0' })
+    const result = await failure(setStatus(client(logger)))
+    expect(scope.isDone()).toBe(true)
+    expect(result.kind).toBe('rate-limited')
+    expect(result.message).toMatch(/, after 3 tries$/)
+  })
+
+  it("the step's signal during the wait: stopped", async () => {
+    const { logger } = recorder()
+    nock(API).post(STATUSES).reply(429, { message: SECONDARY }, { 'retry-after': '30' })
+    const controller = new AbortController()
+    const work = setStatus(client(logger, { signal: controller.signal }))
+    setTimeout(() => controller.abort(), 200)
+    const result = await failure(work)
+    expect(result.kind).toBe('stopped')
+  })
+
+  it('a 403 without the signs is a refusal, not a limit', async () => {
+    const { logger } = recorder()
+    nock(API)
+      .post(STATUSES)
+      .reply(
+        403,
+        { message: 'Resource not accessible by integration' },
+        { 'x-ratelimit-remaining': '4321', 'x-ratelimit-reset': '1' }
+      )
+    expect(await failure(setStatus(client(logger)))).toMatchObject({
+      kind: 'answered',
+      status: 403
+    })
+  })
+})
+
+describe('rateLimitOf', () => {
+  const answer = (status: number, headers: Record<string, string>, body = '{}') =>
+    new Response(body, { status, headers })
+  const now = Date.parse('2026-01-01T00:00:00Z')
+
+  it.each([
+    ['retry-after in seconds', answer(403, { 'retry-after': '7' }), 7000, 'retry-after'],
+    [
+      'retry-after as an HTTP date',
+      answer(429, { 'retry-after': new Date(now + 5000).toUTCString() }),
+      5000,
+      'retry-after'
+    ],
+    [
+      "x-ratelimit-reset, by GitHub's clock",
+      answer(403, {
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(now / 1000 + 60),
+        date: new Date(now + 30_000).toUTCString()
+      }),
+      31_000,
+      'x-ratelimit-remaining: 0'
+    ],
+    ['a 429 without signs', answer(429, {}), undefined, 'the secondary rate limit'],
+    [
+      'the secondary message alone',
+      answer(403, {}, JSON.stringify({ message: SECONDARY })),
+      undefined,
+      'the secondary rate limit'
+    ]
+  ])('%s', async (_, response, waitMs, sign) => {
+    expect(await rateLimitOf(response, now)).toMatchObject({ waitMs, sign })
+  })
+
+  it.each([
+    ['a 403 refusal', answer(403, { 'x-ratelimit-remaining': '10' })],
+    ['a 200 with remaining 0', answer(200, { 'x-ratelimit-remaining': '0' })],
+    ['a 404', answer(404, {})]
+  ])('%s: none', async (_, response) => {
+    expect(await rateLimitOf(response, now)).toBeUndefined()
+  })
+})
+
+describe('commit statuses under a rate limit', () => {
+  it('a rate-limited 403 does not close the statuses: one warning that says so, none about statuses: write', async () => {
+    const { logger, warnings } = recorder()
+    const scope = nock(API)
+      .post(STATUSES)
+      .reply(403, { message: SECONDARY }, { 'retry-after': '3600' })
+    const gate = { closed: false }
+    const session = new GithubSession({ logger })
+    const context = { eventName: 'push', sha: SHA, payload: {}, repo: { owner: 'o', repo: 'r' } }
+    const one = new CommitStatusReporter(
+      { token: TOKEN, context: 'ci/a', logger, fetch, gate, session },
+      context
+    )
+    const two = new CommitStatusReporter(
+      { token: TOKEN, context: 'ci/b', logger, fetch, gate, session },
+      context
+    )
+    await one.pending('Queued in Jenkins')
+    await two.pending('Queued in Jenkins')
+    expect(scope.isDone()).toBe(true)
+    expect(gate.closed).toBe(false)
+    expect(warnings()).toEqual([
+      expect.stringMatching(
+        /^GitHub's secondary rate limit held back POST .* longer than the 2 min this action waits: Commit status 'ci\/a' \(pending\) is not sent\. That is GitHub's rate limit for the github-token, not a missing permission/
+      )
+    ])
+  })
+})

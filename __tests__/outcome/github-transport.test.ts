@@ -1,0 +1,259 @@
+/**
+ * The bounds of every GitHub request, against the GitHub stand-in over real
+ * HTTP (undici's fetch, as the action sends): a GitHub that never sends its
+ * headers, drips its body or sends too much ends within the silence bound,
+ * the deadline or the step's signal, with an error that says which.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CommitStatusReporter } from '../../src/outcome/commit-status.js'
+import { githubClient, GithubSession, httpStatusOf } from '../../src/outcome/github-client.js'
+import { TokenIdentity } from '../../src/outcome/github-identity.js'
+import { PullRequestComment } from '../../src/outcome/pr-comment.js'
+import type { Logger } from '../../src/util/logger.js'
+import {
+  boundedFetch,
+  githubFailure,
+  GithubTransportError
+} from '../../src/outcome/github-transport.js'
+import { silentLogger } from '../../src/util/logger.js'
+import type { RequestBounds } from '../../src/util/request-bounds.js'
+import { startGithub, type GithubStandIn } from '../../test-server/index.js'
+import { recordingLogger } from '../fixtures/recording-logger.js'
+
+const TOKEN = 'ghs_transportToken0123456789'
+/** Short, so that the tests are quick; what they check is which bound ended the request, not when. */
+const SILENCE_MS = 600
+const API = 'https://api.github.com'
+/** Octokit asks api.github.com (@actions/github's default): its requests go to the stand-in. */
+const toStandIn: typeof fetch = (input, init) => fetch(String(input).replace(API, github.url), init)
+
+let github: GithubStandIn
+beforeAll(async () => {
+  github = await startGithub()
+  for (const n of [1, 2, 3, 4, 5, 6, 7, 8, 9]) github.heads.set(n, 'a'.repeat(40))
+})
+afterAll(() => github.close())
+
+/** Reads pull request `n` through a bounded fetch; what it threw. */
+async function failureOf(n: number, bounds: RequestBounds = {}, maxBodyBytes?: number) {
+  const fetcher = boundedFetch({
+    base: fetch,
+    bounds: () => bounds,
+    requestTimeoutMs: SILENCE_MS,
+    maxBodyBytes
+  })
+  try {
+    await (await fetcher(`${github.url}/repos/o/r/pulls/${n}`, {})).text()
+  } catch (error) {
+    return error as GithubTransportError
+  }
+  throw new Error('no failure')
+}
+
+const pull = (n: number) => ({
+  route: 'pulls.get',
+  match: (r: { params: Record<string, string> }) => r.params.number === String(n)
+})
+
+describe('boundedFetch', () => {
+  it('headers never sent: a timeout naming the request and the bound', async () => {
+    github.aim({ ...pull(1), effect: { type: 'stall' } })
+    const error = await failureOf(1)
+    expect(error).toBeInstanceOf(GithubTransportError)
+    expect(error.kind).toBe('timeout')
+    expect(error.message).toBe(
+      `No answer from GitHub at ${github.url} to GET /repos/o/r/pulls/1 within 0.6 s`
+    )
+  })
+
+  it('a body that drips: a timeout saying how much came', async () => {
+    github.aim({ ...pull(2), effect: { type: 'drip', bytesPerSecond: 2 } })
+    const error = await failureOf(2)
+    expect(error.kind).toBe('timeout')
+    expect(error.message).toMatch(
+      /^GitHub at http:\/\/127\.0\.0\.1:\d+ did not finish sending its answer to GET \/repos\/o\/r\/pulls\/2 within 0\.6 s \(\d+ bytes received\)$/
+    )
+  })
+
+  it.each([
+    [
+      'with its length declared',
+      true,
+      /answered GET \/repos\/o\/r\/pulls\/3 with 1048576 bytes, more than the 64 KiB/
+    ],
+    [
+      'chunked',
+      false,
+      /answered GET \/repos\/o\/r\/pulls\/3 with more than \d+ bytes, more than the 64 KiB/
+    ]
+  ])('a body too large (%s): refused at the cap', async (_, declared, message) => {
+    const fault = github.aim({
+      ...pull(3),
+      effect: { type: 'huge', bytes: 1024 * 1024, declared },
+      times: 1
+    })
+    const error = await failureOf(3, {}, 64 * 1024)
+    expect(fault.hits).toBe(1)
+    expect(error.kind).toBe('too-large')
+    expect(error.message).toMatch(message)
+  })
+
+  it("the step's signal, while the headers are awaited: stopped at once", async () => {
+    const fault = github.aim({ ...pull(4), effect: { type: 'stall' } })
+    const controller = new AbortController()
+    void fault.hit.then(() => controller.abort())
+    const error = await failureOf(4, { signal: controller.signal, deadline: Date.now() + 60_000 })
+    expect(error.kind).toBe('stopped')
+    expect(error.message).toMatch(
+      /^Stopped waiting for GitHub at .*: no answer to GET \/repos\/o\/r\/pulls\/4 after/
+    )
+  })
+
+  it("the step's signal, while the body drips: stopped, saying how much came", async () => {
+    const fault = github.aim({ ...pull(5), effect: { type: 'drip', bytesPerSecond: 1 } })
+    const controller = new AbortController()
+    void fault.hit.then(() => setTimeout(() => controller.abort(), 100))
+    const error = await failureOf(5, { signal: controller.signal })
+    expect(error.kind).toBe('stopped')
+    expect(error.message).toMatch(
+      /it had sent \d+ bytes of its answer to GET \/repos\/o\/r\/pulls\/5 in/
+    )
+  })
+
+  it('a deadline before the silence bound ends it', async () => {
+    github.aim({ ...pull(6), effect: { type: 'stall' } })
+    const error = await failureOf(6, { deadline: Date.now() + 50 })
+    expect(error.kind).toBe('timeout')
+    expect(error.message).toMatch(/to GET \/repos\/o\/r\/pulls\/6 before the deadline$/)
+  })
+
+  it('a signal that fired already: nothing is sent', async () => {
+    const before = github.requests.length
+    const error = await failureOf(7, { signal: AbortSignal.abort() })
+    expect(error.kind).toBe('stopped')
+    expect(error.message).toMatch(/^Did not send GET \/repos\/o\/r\/pulls\/7 to GitHub at/)
+    expect(github.requests.length).toBe(before)
+  })
+})
+
+describe('through Octokit', () => {
+  it('an answer passes whole: status, headers, data', async () => {
+    const client = githubClient({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
+    const answer = await client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 8 })
+    expect(answer.status).toBe(200)
+    expect(answer.data.head.sha).toBe('a'.repeat(40))
+    expect(answer.headers['x-ratelimit-limit']).toBe('5000')
+  })
+
+  it('a stall is decoded as no answer, not as an HTTP 500', async () => {
+    github.aim({ ...pull(9), effect: { type: 'stall' } })
+    const session = new GithubSession({ logger: silentLogger, requestTimeoutMs: SILENCE_MS })
+    const client = githubClient({ token: TOKEN, logger: silentLogger, fetch: toStandIn, session })
+    const error = await client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 9 }).then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    expect(githubFailure(error)).toEqual({
+      kind: 'timeout',
+      message: `No answer from GitHub at ${API} to GET /repos/o/r/pulls/9 within 0.6 s`
+    })
+    expect(httpStatusOf(error)).toBeUndefined()
+  })
+
+  it("GitHub's own refusal keeps its status", async () => {
+    const client = githubClient({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
+    const error = await client.rest.users.getAuthenticated().then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    expect(githubFailure(error)).toMatchObject({ kind: 'answered', status: 403 })
+    expect(httpStatusOf(error)).toBe(403)
+  })
+})
+
+describe('GithubSession', () => {
+  function reports(logger: Logger, sha: string, bounds: RequestBounds = {}) {
+    const session = new GithubSession({
+      logger,
+      requestTimeoutMs: SILENCE_MS,
+      bounds: { current: () => bounds }
+    })
+    const client = githubClient({ token: TOKEN, logger, fetch: toStandIn, session })
+    const status = new CommitStatusReporter(
+      { token: TOKEN, context: 'ci/stalled', logger, fetch: toStandIn, session },
+      { eventName: 'push', sha, payload: {}, repo: { owner: 'o', repo: 'r' } }
+    )
+    const comment = new PullRequestComment({
+      client,
+      session,
+      identity: new TokenIdentity({ client, session, logger }),
+      owner: 'o',
+      repo: 'r',
+      number: 77,
+      marker: '<!-- m -->',
+      logger,
+      redact: text => text
+    })
+    return { status, comment }
+  }
+
+  it('GitHub leaves a status unanswered: one warning for the step, and no further report is sent', async () => {
+    const { logger, at } = recordingLogger()
+    const sha = 'e'.repeat(40)
+    const { status, comment } = reports(logger, sha)
+    const fault = github.aim({
+      route: 'statuses.create',
+      match: r => r.params.sha === sha,
+      effect: { type: 'stall' }
+    })
+    await status.pending('Queued in Jenkins')
+    const before = github.requests.length
+    await comment.write('<!-- m -->\nqueued')
+    await status.finish('SUCCESS', 'done')
+    expect(fault.hits).toBe(1)
+    expect(github.requests.length).toBe(before)
+    expect(at('warning')).toEqual([
+      `No answer from GitHub at ${API} to POST /repos/o/r/statuses/${sha} within 0.6 s: no further commit status or pull request comment is sent in this step (one already set stays as it is). The build itself is not affected.`
+    ])
+  })
+
+  it('GitHub leaves GET /user unanswered while the comment is searched: one warning, and no comment is written', async () => {
+    const { logger, at } = recordingLogger()
+    const { comment } = reports(logger, '9'.repeat(40))
+    github.model.addComment(77, 'github-actions[bot]', '<!-- m -->\nold')
+    const fault = github.aim({ route: 'user.get', effect: { type: 'stall' }, times: 1 })
+    const from = github.requests.length
+    await comment.write('<!-- m -->\nnew')
+    expect(fault.hits).toBe(1)
+    expect(github.requests.slice(from).map(q => q.route)).toEqual(['comments.list', 'user.get'])
+    expect(at('warning')).toEqual([
+      expect.stringMatching(/^No answer from GitHub at .* to GET \/user within 0\.6 s: no further/)
+    ])
+  })
+
+  it("a request the step's stop ends is said, not warned about, and reports still go after it", async () => {
+    const { logger, at } = recordingLogger()
+    const controller = new AbortController()
+    const bounds: RequestBounds = { signal: controller.signal }
+    const sha = 'f'.repeat(40)
+    const { status } = reports(logger, sha, bounds)
+    const fault = github.aim({
+      route: 'statuses.create',
+      match: r => r.params.sha === sha,
+      effect: { type: 'stall' },
+      times: 1
+    })
+    void fault.hit.then(() => controller.abort())
+    await status.pending('Queued in Jenkins')
+    // After the stop, the abort's budget: the final status goes.
+    delete bounds.signal
+    await status.finish('FAILURE', 'stopped')
+    expect(at('warning')).toEqual([])
+    expect(at('info')).toEqual([
+      expect.stringMatching(
+        /^Stopped waiting for GitHub at .*: no answer to POST \/repos\/o\/r\/statuses\/f+ after \d+\.\d s\.$/
+      )
+    ])
+    expect(github.model.statuses.filter(s => s.sha === sha).map(s => s.state)).toEqual(['failure'])
+  })
+})

@@ -1,0 +1,189 @@
+/**
+ * A comment command (an `issue_comment` run, which has the repository's
+ * secrets whoever commented) runs only when the action is sure, before
+ * anything is sent to Jenkins, that its author has at least
+ * `comment-permission` on the repository (read once), and that the commit
+ * to build was already the pull request's head before the comment was
+ * written, by GitHub's own times: the newest change GitHub recorded of the
+ * head branch left it at that commit, in a second before the comment's.
+ * Where it cannot be sure it refuses, saying why and what to do. Why that
+ * rule is sound, and when it refuses wrongly: docs/comment-commands.md.
+ */
+import type { Settings } from '../inputs/inputs.js'
+import type { Logger } from '../util/logger.js'
+import { shortName } from '../util/names.js'
+import { commitUnderTest, pullRequestOf, type EventContext } from './commit-under-test.js'
+import type { GithubClient } from './github-client.js'
+import { atLeast, readLastChange, readPullHead, readRole } from './github-reads.js'
+import { LOGIN, required, TIME, timeText, Undecodable } from './github-values.js'
+
+/** Why a comment command does not run; nothing was sent to Jenkins. */
+export class CommentCommandRefused extends Error {
+  constructor(why: string, todo: string) {
+    super(`The comment command is refused: ${why}. Nothing was sent to Jenkins: ${todo}.`)
+    this.name = 'CommentCommandRefused'
+  }
+}
+
+const COMMENT_AGAIN = 'review the pull request as it is now and comment again'
+
+/** The commit a comment command builds, and its pull request (none for a comment on an issue). */
+export interface Admitted {
+  sha: string
+  pullRequest?: number
+}
+
+export interface AdmitOptions {
+  ctx: EventContext
+  settings: Pick<Settings, 'commentPermission' | 'commit' | 'pullRequest'>
+  /** Undefined: `github-token` is empty. */
+  client: GithubClient | undefined
+  /** A failed GitHub request as a message's end: ` (HTTP 404): Not Found`, the token taken out. */
+  failure(error: unknown): string
+  logger: Logger
+  signal?: AbortSignal
+}
+
+/** Checks the comment command and returns the commit it builds; throws CommentCommandRefused. */
+export async function admitCommentCommand(o: AdmitOptions): Promise<Admitted> {
+  const { ctx, settings } = o
+  const comment = await decoded(() => ({
+    user: required(ctx.payload, 'comment.user.login', LOGIN, 'the issue_comment event'),
+    writtenAt: required(ctx.payload, 'comment.created_at', TIME, 'the issue_comment event'),
+    pullRequest: settings.pullRequest ?? pullRequestOf(ctx)
+  }))
+  const github = new Reads(o)
+  if (settings.commentPermission !== 'none') await checkCommenter(github, comment.user)
+  const number = comment.pullRequest
+  if (number === undefined) {
+    // A comment on an issue: no pull request, no head to check; the rule's commit.
+    const unread = (): Promise<string> => Promise.reject(new Error('no pull request'))
+    const target = await decoded(() => commitUnderTest(ctx, settings, unread))
+    return { sha: target.sha }
+  }
+  return { sha: await headBeforeComment(github, number, comment.writtenAt), pullRequest: number }
+}
+
+/** The GitHub reads of one check: each failure a refusal, unless the step was stopped. */
+class Reads {
+  readonly here: string
+  constructor(readonly o: AdmitOptions) {
+    this.here = `${o.ctx.repo.owner}/${o.ctx.repo.repo}`
+  }
+
+  client(what: string): GithubClient {
+    if (this.o.client) return this.o.client
+    throw new CommentCommandRefused(
+      `'github-token' is empty, so ${what} cannot be read`,
+      'leave github-token out to use the workflow token'
+    )
+  }
+
+  async read<T>(request: () => Promise<T>, refusal: (failure: string) => Error): Promise<T> {
+    try {
+      return await request()
+    } catch (error) {
+      // Once the step is stopped, the stop is the news.
+      if (this.o.signal?.aborted || error instanceof CommentCommandRefused) throw error
+      throw refusal(this.o.failure(error))
+    }
+  }
+}
+
+/** Refuses a commenter below `comment-permission`. */
+async function checkCommenter(github: Reads, user: string): Promise<void> {
+  const { ctx, settings, signal, logger } = github.o
+  const { here } = github
+  const want = settings.commentPermission
+  const role = await github.read(
+    () => readRole(github.client(`${user}'s permission`), { ...ctx.repo, user, signal }),
+    failure =>
+      new CommentCommandRefused(
+        `could not read ${user}'s permission on ${here}${failure}`,
+        "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"
+      )
+  )
+  if (!atLeast(role, want)) {
+    throw new CommentCommandRefused(
+      `${user}'s role on ${here} is ${role}, below comment-permission: ${want}`,
+      `only a user with the ${want} role or higher can start a build by comment`
+    )
+  }
+  logger.info(`Comment command by ${user} (${role} on ${here}, comment-permission: ${want}).`)
+}
+
+/** The pull request's head, if GitHub shows it was pushed in a second before `writtenAt`; else a refusal saying why. */
+async function headBeforeComment(
+  github: Reads,
+  number: number,
+  writtenAt: number
+): Promise<string> {
+  const { ctx, settings, signal, logger } = github.o
+  const head = await github.read(
+    () => readPullHead(github.client(`pull request #${number}`), { ...ctx.repo, number, signal }),
+    failure =>
+      new CommentCommandRefused(
+        `could not read pull request #${number} of ${github.here}${failure}, so the commit to build is not known`,
+        'comment again once GitHub answers'
+      )
+  )
+  if (settings.commit !== undefined && settings.commit !== head.sha) {
+    throw new CommentCommandRefused(
+      `input 'commit' (${settings.commit}) is not pull request #${number}'s head (${head.sha})`,
+      `${COMMENT_AGAIN} to build its head`
+    )
+  }
+  const where = head.branch
+  if (!where) {
+    throw new CommentCommandRefused(
+      `the repository of pull request #${number}'s head is gone, so when ${head.sha} became its head cannot be read`,
+      'build it from a pull request whose head repository exists'
+    )
+  }
+  const branch = `${where.owner}/${where.repo}'s branch ${shortName(where.ref)}`
+  const change = await github.read(
+    () => readLastChange(github.client('the head branch'), { ...where, signal }),
+    failure =>
+      new CommentCommandRefused(
+        `could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`,
+        'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'
+      )
+  )
+  const written = timeText(writtenAt)
+  if (!change) {
+    throw new CommentCommandRefused(
+      `GitHub lists no change of ${branch}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written (${written}) is not known`,
+      COMMENT_AGAIN
+    )
+  }
+  if (change.sha !== head.sha) {
+    throw new CommentCommandRefused(
+      `the newest change GitHub lists of ${branch} left it at ${change.sha}, not at pull request #${number}'s head ${head.sha}: the branch is moving`,
+      COMMENT_AGAIN
+    )
+  }
+  // GitHub's times are whole seconds: a push in the comment's second is not before it.
+  if (change.at >= writtenAt) {
+    throw new CommentCommandRefused(
+      `pull request #${number}'s head ${head.sha} was pushed at ${timeText(change.at)}, not before the comment was written (${written}), so it may not be what was reviewed`,
+      COMMENT_AGAIN
+    )
+  }
+  logger.info(
+    `Pull request #${number}'s head ${head.sha} was pushed at ${timeText(change.at)}, before the comment (${written}): this run builds it.`
+  )
+  return head.sha
+}
+
+/** The event's fields, or a refusal naming the one that does not decode. */
+async function decoded<T>(read: () => T | Promise<T>): Promise<T> {
+  try {
+    return await read()
+  } catch (error) {
+    if (!(error instanceof Undecodable)) throw error
+    throw new CommentCommandRefused(
+      `${error.message}, so the comment cannot be checked`,
+      'comment again'
+    )
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The event that started the run, as the runner gives it: GITHUB_EVENT_NAME,
+ * the payload at GITHUB_EVENT_PATH, GITHUB_SHA and GITHUB_REPOSITORY. Read
+ * here, once per use, and never by @actions/github's context, which parses
+ * the file when its module loads and throws there on a file that is not
+ * JSON or is a folder: a broken event file is said, not thrown.
+ */
+import { readFileSync } from 'node:fs'
+import type { EventContext } from './commit-under-test.js'
+import { REPO_NAME } from './github-values.js'
+
+/** What the runner gave: no repository (outside a workflow), an event file that cannot be read, or the event. */
+export type RunnerEvent =
+  | { kind: 'outside' }
+  | { kind: 'broken'; eventName: string; why: string }
+  | { kind: 'read'; context: EventContext }
+
+/** The event of the run, from the runner's environment. */
+export function readEvent(env: NodeJS.ProcessEnv): RunnerEvent {
+  const [owner, repo, ...rest] = (env.GITHUB_REPOSITORY ?? '').split('/')
+  if (
+    REPO_NAME.decode(owner) === undefined ||
+    REPO_NAME.decode(repo) === undefined ||
+    rest.length
+  ) {
+    return { kind: 'outside' }
+  }
+  const eventName = env.GITHUB_EVENT_NAME ?? ''
+  const path = env.GITHUB_EVENT_PATH
+  let payload: Record<string, unknown> = {}
+  if (path) {
+    let text: string | undefined
+    try {
+      text = readFileSync(path, 'utf8')
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
+      if (code !== 'ENOENT') {
+        const why = code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`
+        return { kind: 'broken', eventName, why }
+      }
+    }
+    if (text !== undefined) {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        return { kind: 'broken', eventName, why: 'is not JSON' }
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        return { kind: 'broken', eventName, why: 'holds no JSON object' }
+      }
+      payload = parsed as Record<string, unknown>
+    }
+  }
+  return {
+    kind: 'read',
+    context: {
+      eventName,
+      payload,
+      sha: env.GITHUB_SHA ?? '',
+      repo: { owner: owner as string, repo: repo as string }
+    }
+  }
+}
+
+/** The sentence that names a broken event file: `the event file (GITHUB_EVENT_PATH) is not JSON`. */
+export function brokenEvent(why: string): string {
+  return `the event file (GITHUB_EVENT_PATH) ${why}`
+}

@@ -1,0 +1,157 @@
+/**
+ * GitHub's rate limits, waited out as GitHub documents ("Rate limits for the
+ * REST API", Exceeding the rate limit): a 403 or 429 with `retry-after`
+ * waits that many seconds; with `x-ratelimit-remaining: 0`, until
+ * `x-ratelimit-reset`; a secondary limit without either, one minute, doubling
+ * while it lasts, at most MAX_TRIES tries. While GitHub holds requests back,
+ * every request of the step waits (GitHub asks to stop sending), but never
+ * past the deadline nor longer than MAX_WAIT_MS at a time: such a request
+ * fails as rate-limited without being sent, and sending resumes once the
+ * limit has passed. A 403 without these signs is a refusal, not a limit.
+ */
+import { formatDuration } from '../util/duration.js'
+import type { Logger } from '../util/logger.js'
+import type { RequestBounds } from '../util/request-bounds.js'
+import { sleep } from '../util/wait.js'
+import { GithubTransportError, requestName } from './github-transport.js'
+
+/** The longest wait for one rate limit: GitHub's secondary limits ask for a minute or two. */
+const MAX_WAIT_MS = 120_000
+/** Tries of one request that GitHub keeps holding back. */
+const MAX_TRIES = 3
+/** A secondary limit that names no time: "wait for at least one minute". */
+const SECONDARY_WAIT_MS = 60_000
+/** x-ratelimit-reset is in whole seconds: a little after it. */
+const RESET_MARGIN_MS = 1000
+
+/** The rate-limit signs of an answer. */
+export interface RateLimit {
+  status: number
+  /** How long GitHub asks to wait; undefined: a secondary limit that names no time. */
+  waitMs: number | undefined
+  /** Which sign: `retry-after`, `x-ratelimit-reset`, or the secondary-limit message. */
+  sign: string
+  secondary: boolean
+}
+
+/**
+ * The rate-limit signs of a 403 or 429 answer, if it carries them.
+ * @internal
+ */
+export async function rateLimitOf(
+  response: Response,
+  now: number = Date.now()
+): Promise<RateLimit | undefined> {
+  const { status, headers } = response
+  if (status !== 403 && status !== 429) return undefined
+  const message = await response
+    .clone()
+    .text()
+    .catch(() => '')
+  const secondary = /secondary rate limit|abuse detection/i.test(message)
+  const retryAfter = retryAfterMs(headers.get('retry-after'), now)
+  if (retryAfter !== undefined)
+    return { status, waitMs: retryAfter, sign: 'retry-after', secondary }
+  const reset = Number(headers.get('x-ratelimit-reset'))
+  if (headers.get('x-ratelimit-remaining')?.trim() === '0') {
+    // GitHub's clock says when the window resets, not the runner's.
+    const serverNow = Date.parse(headers.get('date') ?? '') || now
+    const waitMs =
+      Number.isFinite(reset) && reset > 0
+        ? Math.max(0, reset * 1000 - serverNow) + RESET_MARGIN_MS
+        : undefined
+    return { status, waitMs, sign: 'x-ratelimit-remaining: 0', secondary }
+  }
+  // GitHub answers 429 for its rate limits only.
+  if (secondary || status === 429) {
+    return { status, waitMs: undefined, sign: 'the secondary rate limit', secondary: true }
+  }
+  return undefined
+}
+
+/** Retry-After as seconds or an HTTP date (RFC 9110 10.2.3), in ms. */
+function retryAfterMs(value: string | null, now: number): number | undefined {
+  if (value === null || value.trim() === '') return undefined
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+/** The step's rate-limit state, shared by all its GitHub requests. */
+export class RateLimits {
+  /** Epoch ms before which GitHub holds requests back. */
+  private resumeAt = 0
+  private held: (RateLimit & { what: string }) | undefined
+  /** Secondary limits in a row: each doubles the wait. */
+  private secondaryRun = 0
+  private saidFor = 0
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now
+  ) {}
+
+  /** A fetch that waits out rate limits around `inner` (see the file comment). */
+  fetch(inner: typeof fetch, bounds: () => RequestBounds): typeof fetch {
+    return async (input, init) => {
+      const { what } = requestName(input, init)
+      for (let attempt = 1; ; attempt++) {
+        await this.ready(what, bounds())
+        const response = await inner(input, init)
+        const limit = await rateLimitOf(response, this.now())
+        if (!limit) {
+          this.secondaryRun = 0
+          return response
+        }
+        this.hold(limit, what)
+        if (attempt >= MAX_TRIES) throw this.refusal(what, `after ${attempt} tries`)
+      }
+    }
+  }
+
+  /** Waits while GitHub holds requests back, within `bounds`; throws rate-limited when it cannot. */
+  private async ready(what: string, bounds: RequestBounds): Promise<void> {
+    const wait = this.resumeAt - this.now()
+    if (wait <= 0) return
+    if (wait > MAX_WAIT_MS) {
+      throw this.refusal(what, `longer than the ${formatDuration(MAX_WAIT_MS)} this action waits`)
+    }
+    if (bounds.deadline !== undefined && this.resumeAt > bounds.deadline) {
+      throw this.refusal(what, "past the step's deadline")
+    }
+    if (this.saidFor !== this.resumeAt) {
+      this.saidFor = this.resumeAt
+      this.logger.info(
+        `GitHub's rate limit holds requests back (HTTP ${this.held?.status}, ${this.held?.sign}): waiting ${formatDuration(wait)} before ${what}, as GitHub asks.`
+      )
+    }
+    try {
+      await sleep(wait, bounds.signal)
+    } catch {
+      throw new GithubTransportError(
+        'stopped',
+        `Stopped waiting for GitHub's rate limit before ${what}: the step was stopped`
+      )
+    }
+  }
+
+  private hold(limit: RateLimit, what: string): void {
+    let waitMs = limit.waitMs
+    if (waitMs === undefined) {
+      waitMs = SECONDARY_WAIT_MS * 2 ** this.secondaryRun
+      this.secondaryRun++
+    }
+    this.held = { ...limit, what }
+    this.resumeAt = Math.max(this.resumeAt, this.now() + waitMs)
+  }
+
+  private refusal(what: string, why: string): GithubTransportError {
+    const held = this.held
+    // Whole seconds, rounded up: GitHub's own unit, and never said shorter than it is.
+    const left = Math.ceil(Math.max(0, this.resumeAt - this.now()) / 1000) * 1000
+    return new GithubTransportError(
+      'rate-limited',
+      `GitHub's ${held?.secondary ? 'secondary ' : ''}rate limit held back ${what} (HTTP ${held?.status}, ${held?.sign}) for ${formatDuration(left)} more, ${why}`
+    )
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The GitHub answers the commit rule and the comment command read, each one
+ * request, decoded where it arrives (github-values.ts): a pull request's
+ * head, a user's role on the repository, the newest recorded change of a
+ * branch. What does not decode throws Undecodable, naming the field; what
+ * leaves this file is true to its type.
+ */
+import type { GithubClient } from './github-client.js'
+import {
+  BRANCH,
+  field,
+  LOGIN,
+  optional,
+  REPO_NAME,
+  required,
+  SHA,
+  TIME,
+  Undecodable
+} from './github-values.js'
+
+/** The repository a read is about, and the step's cancel signal. */
+interface Where {
+  owner: string
+  repo: string
+  signal?: AbortSignal
+}
+
+/** A pull request's head as GitHub has it now. */
+export interface PullHead {
+  sha: string
+  /** Where the head is: its branch (without `refs/heads/`) in its repository (a fork's, or this one); undefined when GitHub no longer has that repository (a deleted fork). */
+  branch?: { owner: string; repo: string; ref: string }
+}
+
+/** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
+export async function readPullHead(
+  client: GithubClient,
+  { owner, repo, number, signal }: Where & { number: number }
+): Promise<PullHead> {
+  const answer = await client.rest.pulls.get({
+    owner,
+    repo,
+    pull_number: number,
+    request: { signal }
+  })
+  const data: unknown = answer.data
+  const source = `GitHub's answer for pull request #${number}`
+  const sha = required(data, 'head.sha', SHA, source)
+  const headRepo = optional(data, 'head.repo.name', REPO_NAME, source)
+  if (headRepo === undefined) return { sha }
+  return {
+    sha,
+    branch: {
+      owner: required(data, 'head.repo.owner.login', LOGIN, source),
+      repo: headRepo,
+      ref: required(data, 'head.ref', BRANCH, source)
+    }
+  }
+}
+
+/** GitHub's base roles on a repository, lowest first; `none`: not a collaborator. */
+const ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'] as const
+export type Role = (typeof ROLES)[number]
+
+/** What `user.permissions` allows, highest first, with the role each means. */
+const ALLOWS: ReadonlyArray<readonly [string, Role]> = [
+  ['admin', 'admin'],
+  ['maintain', 'maintain'],
+  ['push', 'write'],
+  ['triage', 'triage'],
+  ['pull', 'read']
+]
+
+/** The legacy `permission`: maintain reads as write, triage as read. */
+const LEGACY: ReadonlySet<unknown> = new Set(['admin', 'write', 'read', 'none'])
+
+/**
+ * `user`'s role on the repository
+ * (GET /repos/{owner}/{repo}/collaborators/{user}/permission). `role_name`
+ * names it when it is a base role; a custom role (or none named) counts as
+ * the lower of what `user.permissions` allows and the legacy `permission`,
+ * which reads maintain as write and triage as read: never more than GitHub
+ * says.
+ */
+export async function readRole(
+  client: GithubClient,
+  { owner, repo, user, signal }: Where & { user: string }
+): Promise<Role> {
+  const answer = await client.rest.repos.getCollaboratorPermissionLevel({
+    owner,
+    repo,
+    username: user,
+    request: { signal }
+  })
+  const data: unknown = answer.data
+  const named = field(data, 'role_name')
+  if (named !== 'none' && ROLES.includes(named as Role)) return named as Role
+  const legacy = field(data, 'permission')
+  if (!LEGACY.has(legacy)) {
+    const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`
+    throw new Undecodable(
+      source,
+      'permission',
+      'one of admin, write, read, none',
+      legacy === undefined || legacy === null
+    )
+  }
+  const allows = field(data, 'user', 'permissions')
+  if (typeof allows !== 'object' || allows === null) return legacy as Role
+  const allowed = ALLOWS.find(([key]) => field(allows, key) === true)?.[1] ?? 'none'
+  return lower(allowed, legacy as Role)
+}
+
+/** Whether `role` is at least `least`. */
+export function atLeast(role: Role, least: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(least)
+}
+
+function lower(a: Role, b: Role): Role {
+  return atLeast(a, b) ? b : a
+}
+
+/** A change of a branch that GitHub recorded: the commit it left the branch at, and GitHub's time of it. */
+export interface BranchChange {
+  sha: string
+  /** Epoch seconds. */
+  at: number
+}
+
+/**
+ * The newest change GitHub recorded of branch `ref` of owner/repo (a push,
+ * a force push, its creation: GET /repos/{owner}/{repo}/activity, newest
+ * first); undefined when it lists none.
+ */
+export async function readLastChange(
+  client: GithubClient,
+  { owner, repo, ref, signal }: Where & { ref: string }
+): Promise<BranchChange | undefined> {
+  const full = `refs/heads/${ref}`
+  const answer = await client.rest.repos.listActivities({
+    owner,
+    repo,
+    ref: full,
+    direction: 'desc',
+    per_page: 1,
+    request: { signal }
+  })
+  const data: unknown = answer.data
+  const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`
+  if (!Array.isArray(data)) throw new Error(`${source} is not a list`)
+  if (data.length === 0) return undefined
+  const entry: unknown = data[0]
+  // Another branch's change would prove nothing about this one.
+  if (field(entry, 'ref') !== full) {
+    throw new Undecodable(source, '[0].ref', full, field(entry, 'ref') === undefined)
+  }
+  return {
+    sha: required(entry, 'after', SHA, `${source}'s [0]`),
+    at: required(entry, 'timestamp', TIME, `${source}'s [0]`)
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * The bounds of every request to GitHub, as the Jenkins client bounds its
+ * own (jenkins/transport/limits.ts): an exchange ends on the first of the
+ * step's signal, its deadline, and a silence bound of its own: the headers
+ * and the whole body within GITHUB_REQUEST_TIMEOUT_MS (twice the 10 s after
+ * which GitHub ends a request itself). The body is read here, capped, before
+ * Octokit sees it, so a GitHub that never answers, drips or sends too much
+ * cannot hold the step. Every failure of a request is decoded once, by
+ * `githubFailure`: no answer, stopped, rate-limited, too large, broken off,
+ * or GitHub's own HTTP answer.
+ */
+import { seconds } from '../jenkins/transport/silence.js'
+import { formatBytes } from '../util/bytes.js'
+import { errorText } from '../util/error-text.js'
+import type { RequestBounds } from '../util/request-bounds.js'
+
+/** Time for a GitHub answer, headers and body. */
+const GITHUB_REQUEST_TIMEOUT_MS = 20_000
+/** The largest answer read: a page of 100 comments of GitHub's 65,536 characters each, with room. */
+const GITHUB_MAX_BODY_BYTES = 32 * 1024 * 1024
+/** With a signal, the deadline is its backstop only: the signal's "stopped" is the one to report. */
+const BACKSTOP_MS = 250
+
+/** Why a request to GitHub got no usable answer. */
+export type TransportKind = 'timeout' | 'stopped' | 'rate-limited' | 'too-large' | 'network'
+
+/** A request to GitHub that got no usable answer; `kind` says why. */
+export class GithubTransportError extends Error {
+  constructor(
+    readonly kind: TransportKind,
+    message: string
+  ) {
+    super(message)
+    this.name = 'GithubTransportError'
+  }
+}
+
+/** What went wrong with a request to GitHub: its transport, or GitHub's HTTP answer. */
+export type GithubFailure =
+  { kind: TransportKind; message: string } | { kind: 'answered'; status: number; message: string }
+
+/**
+ * The one decoder of a failed GitHub request (Octokit wraps what fetch
+ * throws in a RequestError of status 500, with the error as its cause).
+ */
+export function githubFailure(error: unknown): GithubFailure {
+  const cause = (error as { cause?: unknown } | null)?.cause
+  const transport =
+    error instanceof GithubTransportError
+      ? error
+      : cause instanceof GithubTransportError
+        ? cause
+        : undefined
+  if (transport) return { kind: transport.kind, message: transport.message }
+  const status = (error as { status?: unknown } | null)?.status
+  if (typeof status === 'number' && (error as { response?: unknown }).response !== undefined) {
+    return { kind: 'answered', status, message: errorText(error) }
+  }
+  return { kind: 'network', message: errorText(error) }
+}
+
+export interface BoundedFetchOptions {
+  /** The fetch that sends (@actions/github's, through the runner's proxy). */
+  base: typeof fetch
+  /** The bounds of a request that starts now (the step's, then the abort's budget). */
+  bounds: () => RequestBounds
+  /** For tests: the silence bound. */
+  requestTimeoutMs?: number
+  /** For tests: the size cap. */
+  maxBodyBytes?: number
+}
+
+/** A fetch whose every exchange is bounded (see the file comment); the answer comes back read whole. */
+export function boundedFetch(options: BoundedFetchOptions): typeof fetch {
+  return (input, init) => exchange(options, input, init)
+}
+
+/** "GET /repos/o/r/pulls/7" and the server's origin, for messages (no query, no credentials). */
+export function requestName(
+  input: string | URL | Request,
+  init?: RequestInit
+): { what: string; server: string } {
+  const url = new URL(input instanceof Request ? input.url : input)
+  const method = init?.method ?? (input instanceof Request ? input.method : 'GET')
+  return { what: `${method.toUpperCase()} ${url.pathname}`, server: url.origin }
+}
+
+async function exchange(
+  o: BoundedFetchOptions,
+  input: string | URL | Request,
+  init: RequestInit | undefined
+): Promise<Response> {
+  const { signal, deadline } = o.bounds()
+  const { what, server } = requestName(input, init)
+  if (signal?.aborted) {
+    throw new GithubTransportError(
+      'stopped',
+      `Did not send ${what} to GitHub at ${server}: the step was stopped`
+    )
+  }
+  const started = Date.now()
+  const elapsed = (): string => seconds(Date.now() - started)
+  const limit = o.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS
+  const controller = new AbortController()
+  let answered = false
+  let received = 0
+  let failure: GithubTransportError | undefined
+  const cut = (error: GithubTransportError): void => {
+    if (failure) return
+    failure = error
+    controller.abort(error)
+  }
+  const onStop = (): void =>
+    cut(
+      new GithubTransportError(
+        'stopped',
+        answered
+          ? `Stopped waiting for GitHub at ${server}: it had sent ${received} bytes of its answer to ${what} in ${elapsed()}`
+          : `Stopped waiting for GitHub at ${server}: no answer to ${what} after ${elapsed()}`
+      )
+    )
+  signal?.addEventListener('abort', onStop, { once: true })
+  const toDeadline =
+    deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - started
+  const byDeadline = toDeadline < limit
+  const when = byDeadline ? 'before the deadline' : `within ${seconds(limit)}`
+  const timer = setTimeout(
+    () =>
+      cut(
+        new GithubTransportError(
+          'timeout',
+          answered
+            ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
+            : `No answer from GitHub at ${server} to ${what} ${when}`
+        )
+      ),
+    Math.max(0, Math.min(limit, toDeadline))
+  )
+  try {
+    const response = await o.base(input, { ...init, signal: controller.signal })
+    answered = true
+    const max = o.maxBodyBytes ?? GITHUB_MAX_BODY_BYTES
+    const tooLarge = (size: string): GithubTransportError =>
+      new GithubTransportError(
+        'too-large',
+        `GitHub at ${server} answered ${what} with ${size}, more than the ${formatBytes(max)} this action reads`
+      )
+    const body = await readCapped(response, max, bytes => (received = bytes), tooLarge)
+    return rebuilt(response, body)
+  } catch (error) {
+    if (failure) throw failure
+    if (error instanceof GithubTransportError) throw error
+    throw new GithubTransportError(
+      'network',
+      `The connection to GitHub at ${server} failed during ${what}: ${causeText(error)}`
+    )
+  } finally {
+    clearTimeout(timer)
+    signal?.removeEventListener('abort', onStop)
+  }
+}
+
+/** The whole body, at most `max` bytes (`seen` is told the count as it grows). */
+async function readCapped(
+  response: Response,
+  max: number,
+  seen: (bytes: number) => void,
+  tooLarge: (size: string) => GithubTransportError
+): Promise<Uint8Array | null> {
+  if (!response.body) return null
+  const declared = Number(response.headers.get('content-length'))
+  if (declared > max) {
+    await response.body.cancel().catch(() => undefined)
+    throw tooLarge(`${declared} bytes`)
+  }
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    seen(size)
+    if (size > max) {
+      await reader.cancel().catch(() => undefined)
+      throw tooLarge(`more than ${size} bytes`)
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks)
+}
+
+/** The answer again, its body now in memory. */
+function rebuilt(response: Response, body: Uint8Array | null): Response {
+  const empty = [101, 204, 205, 304].includes(response.status)
+  const copy = new Response(empty ? null : body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers
+  })
+  Object.defineProperty(copy, 'url', { value: response.url })
+  return copy
+}
+
+/** undici says "fetch failed" and puts the reason in `cause`. */
+function causeText(error: unknown): string {
+  const cause = (error as { cause?: unknown } | null)?.cause
+  return cause instanceof Error ? `${errorText(error)} (${cause.message})` : errorText(error)
+}
