@@ -96,18 +96,16 @@ function scenario(call: Call, effect: GithubFaultEffect) {
     job,
     'github-token': TOKEN,
     ...(call === 'pulls.get' || call === 'statuses.create' ? { 'commit-status': 'true' } : {}),
-    ...(call.startsWith('comments.') ? { 'pr-comment': 'true' } : {})
+    ...(call.startsWith('comments.') ? { 'pr-comment': 'true' } : {}),
+    // The reports read the named pull request's head (a comment command's
+    // own reads are comment-command.test.ts's).
+    ...(call === 'pulls.get' ? { 'pull-request': String(number) } : {})
   }
   const payload =
     call === 'pulls.get'
-      ? {
-          action: 'created',
-          issue: { number, pull_request: { url: 'x' } },
-          comment: { body: '/jenkins build' },
-          repository
-        }
+      ? { inputs: {}, repository }
       : { number, pull_request: { number, head: { sha } }, repository }
-  const event = { name: call === 'pulls.get' ? 'issue_comment' : 'pull_request', payload }
+  const event = { name: call === 'pulls.get' ? 'workflow_dispatch' : 'pull_request', payload }
   const match = (r: GithubRequest): boolean =>
     call === 'statuses.create'
       ? r.params.sha === sha
