@@ -1,8 +1,8 @@
 /**
- * The parts of following a build that one `job` (build-job.ts) and several
- * `jobs` (src/multi/) share: picking an existing build, the closest job
- * names for a 404, and the description of a failure for the commit status.
- * None prints by itself: each takes the logger to use.
+ * The parts of following a build that every item of the step shares:
+ * picking an existing build, the closest job names for a 404, and the
+ * description of a failure for the commit status. None prints by itself:
+ * each takes the logger to use.
  */
 import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'

@@ -245,7 +245,7 @@ function addBuildSection(
     if (outcome.history) addHistory(summary, outcome.history)
     if (outcome.tests) addFailedTests(summary, outcome.tests, sub)
     if (outcome.stages) addStages(summary, outcome.stages, sub)
-    // Several builds share one chart (builds-report.ts).
+    // Several builds share one chart (writeSummary).
     if (outcome.stages && alone) addTimeline(summary, [{ stages: outcome.stages }])
     if (outcome.artifacts) addArtifacts(summary, outcome.artifacts, sub)
   }
