@@ -296,7 +296,8 @@ describe.concurrent('a GitHub that does not answer, or rate-limits, left to run 
       expect(r.stdout).toMatch(
         /GitHub's rate limit holds requests back \(HTTP 403, x-ratelimit-remaining: 0\): waiting \d+(\.\d)? s before POST/
       )
-      expect(states()).toEqual(['pending', 'success'])
+      // Queued, running, then the result.
+      expect(states()).toEqual(['pending', 'pending', 'success'])
     },
     TEST_MS
   )

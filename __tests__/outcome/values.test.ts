@@ -192,9 +192,9 @@ describe('readValues', () => {
       problem:
         "The values-file 'build.env' of build #12 of team/app was not archived by the build (404), and values-file-required is true: the values output is {}."
     })
-    expect(productProblems({ jobName: 'team/app', jobUrl: '', values: result })).toEqual([
-      result.problem
-    ])
+    expect(
+      productProblems({ outcome: { jobName: 'team/app', jobUrl: '' }, values: result })
+    ).toEqual([result.problem])
     // Read, or not required: nothing the step fails with.
     const read = await readValues(
       { readArtifact: async () => ({ bytes: Buffer.from('A=1') }) },
@@ -203,13 +203,17 @@ describe('readValues', () => {
       out,
       { required: true }
     )
-    expect(productProblems({ jobName: 'team/app', jobUrl: '', values: read })).toEqual([])
+    expect(productProblems({ outcome: { jobName: 'team/app', jobUrl: '' }, values: read })).toEqual(
+      []
+    )
     const warned = await readValues({ readArtifact: missing }, ref, 'build.env', out)
-    expect(productProblems({ jobName: 'team/app', jobUrl: '', values: warned })).toEqual([])
+    expect(
+      productProblems({ outcome: { jobName: 'team/app', jobUrl: '' }, values: warned })
+    ).toEqual([])
   })
 
   it('lets the step’s own cancel through', async () => {
-    const cancelled = new Interrupted('cancelled', false)
+    const cancelled = new Interrupted('cancelled', { sent: false })
     await expect(
       readValues({ readArtifact: async () => Promise.reject(cancelled) }, ref, 'v.json', logger())
     ).rejects.toBe(cancelled)

@@ -2,26 +2,9 @@
  * A step's output rendered for a terminal, as the runner's log shows it:
  * the runner's own reading of the command stream (workflow-commands.ts)
  * decides which lines are commands, and each command becomes what the log
- * shows for it.
- *
- * - `::group::X` is a heading (`=== X`), `::endgroup::` shows nothing;
- * - `::error::`, `::warning::`, `::notice::` are `Error: …`, `Warning: …`,
- *   `Notice: …` with their data unescaped; `::debug::` is `Debug: …`, shown
- *   only when asked (the runner's ACTIONS_STEP_DEBUG);
- * - `::add-mask::` never shows, and its value is masked from then on, like
- *   the secrets the command was given (util/redaction.ts, as the runner masks);
- * - a `::stop-commands::` region is plain text; its two markers do not show
- *   (the runner prints them, masked: they are plumbing, not log);
- * - `::echo::on` shows later command lines as written, as the runner does;
- * - the commands the runner acts on without a log line (`save-state`,
- *   `set-output`, `set-env`, `add-path`, matchers) show nothing: the action
- *   writes none of them (it uses the file commands), and a stray one from a
- *   hostile Jenkins would be a defect the e2e tests catch, not log.
- *
- * A terminal also obeys control sequences, which the runner's web log does
- * not: after masking, only colour (SGR) sequences pass, on a colour terminal;
- * every other control character is shown escaped (`\x1b`), so that Jenkins
- * text cannot move the cursor, retitle the window or write the clipboard.
+ * shows for it; only colour sequences pass to a colour terminal, every other
+ * control character is shown escaped. Command by command:
+ * docs/internals.md, "A step rendered for a terminal".
  */
 import { plainConsoleLine } from '../util/console-line.js'
 import type { Redaction } from '../util/redaction.js'

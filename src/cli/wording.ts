@@ -1,15 +1,9 @@
 /**
- * The action's messages, worded for a terminal. The step speaks to a
- * workflow author (`Input 'user'`, `set 'token'`, `` `branch: main` ``,
- * `${{ github.event.number }}`); the person at a terminal gave flags and
- * variables instead. This is the one place where the action's input names
- * become jenkins-build's flags, and the flags are those of args.ts, so an
- * input added to action.yml is worded with no change here.
- *
- * Only the action's own messages are reworded (its plain lines, and errors,
- * warnings, notices and debug lines without a title): Jenkins' console (in
- * a stop-commands region), and a failed test's annotation, whose text is
- * Jenkins', stay as Jenkins wrote them.
+ * The action's messages, worded for a terminal: the one place where the
+ * action's input names become jenkins-build's flags (those of args.ts, so an
+ * input added to action.yml is worded with no change here). Only the
+ * action's own messages are reworded, never Jenkins' text:
+ * docs/internals.md, "The action's messages on a terminal".
  */
 import type { ActionInput } from './action-yml.js'
 import { defaultsToGithubToken, ENV_INPUTS, isSwitch } from './args.js'

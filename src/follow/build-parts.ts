@@ -1,8 +1,8 @@
 /**
- * The parts of following a build that one `job` (build-job.ts) and several
- * `jobs` (src/multi/) share: picking an existing build, the closest job
- * names for a 404, and the description of a failure for the commit status.
- * None prints by itself: each takes the logger to use.
+ * The parts of following a build that every item of the step shares:
+ * picking an existing build, the closest job names for a 404, and the
+ * description of a failure for the commit status. None prints by itself:
+ * each takes the logger to use.
  */
 import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
@@ -43,7 +43,7 @@ export async function lastBuild(
  * has no job list at `url` either (its own 404, or `url` is a job's page),
  * where Jenkins' root is: `url` is then wrong, not the job (locateRoot).
  */
-export async function withJobSuggestions(
+async function withJobSuggestions(
   api: JenkinsApi,
   job: JobPath,
   error: JenkinsError,
@@ -65,6 +65,21 @@ export async function withJobSuggestions(
   const close = closestNames(fullName(job), names)
   if (close.length === 0) return error.message
   return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`
+}
+
+/** What `work` gives; a 404 it throws names the closest jobs Jenkins has. */
+export async function suggestingJobs<T>(
+  api: JenkinsApi,
+  job: JobPath,
+  logger: Logger,
+  work: Promise<T>
+): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    if (!(error instanceof JenkinsError && error.kind === 'not-found')) throw error
+    throw new Error(await withJobSuggestions(api, job, error, logger))
+  }
 }
 
 /** A commit status description for a step that failed before the build's result was known. */

@@ -15,14 +15,26 @@ import { isBuildNumber } from '../jenkins/model/counts.js'
 import { fullName, redactUrl } from '../jenkins/model/job-path.js'
 import type { JobPath } from '../jenkins/model/types.js'
 
-/** What `build` names besides new, last and last-successful. */
-export type BuildReference =
+/** What `build` names besides new, last and last-successful; `where`: an item's of `jobs`, for its messages (itemMessage). */
+export type BuildReference = { where?: string } & (
   | { kind: 'build'; number: number; text: string }
   | { kind: 'queue'; id: number; text: string }
   /** The job's lastBuild or lastSuccessfulBuild page: the mode of that name. */
   | { kind: 'latest'; mode: 'last' | 'last-successful'; text: string }
   /** A URL not below `url`: Jenkins' root URL decides (given-build.ts). */
   | { kind: 'elsewhere'; url: URL; text: string }
+)
+
+/**
+ * A message about `build` for an item of `jobs` (`where`: "Input 'jobs'
+ * item 2's 'build'"), from the one written for the `build` input.
+ */
+export function itemMessage(message: string, where: string): string {
+  return message
+    .replace("Input 'build'", where)
+    .replace("(input 'job')", "(its 'job')")
+    .replace("the job given in 'job'", 'its job')
+}
 
 const FORMS =
   "expected new, last, last-successful, a build number of the job (42), or a build or queue item URL Jenkins gave for it (an earlier step's build-url or queue-url)"
@@ -90,6 +102,7 @@ export function locateReference(
   for (; parts[at] === 'job' && parts[at + 1]; at += 2) {
     try {
       // As parseJobPath: a decoded '/' is a multibranch name's %2F.
+      // as: the loop condition checked it is there.
       names.push(decodeURIComponent(parts[at + 1] as string).replace(/\//g, '%2F'))
     } catch {
       break

@@ -50,8 +50,6 @@ export interface Settings extends JobEntry {
   wait: WaitMode
   disable: boolean
   build: BuildMode
-  /** With `build: <number or URL>`: the build or queue item to follow. */
-  given?: BuildReference
   listJobs: boolean
   /** Bound on the whole step, in milliseconds. */
   timeoutMs: number
@@ -364,7 +362,11 @@ function parseGiven(
 ): BuildReference | undefined {
   if (several) {
     if (/^\d+$/.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-      throw conflict('jobs', 'build', 'a build number or URL names one build of one job: use job')
+      throw conflict(
+        'jobs',
+        'build',
+        `a build number or URL names one build of one job: give it as that item's "build"`
+      )
     }
     return undefined
   }

@@ -86,7 +86,7 @@ export function boundedSummary(
           reset()
           if (fitted.leftOut > 0 || fitted.rows > 0) {
             logger.warning(
-              `The job summary was ${kib(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`
+              `The job summary was ${kib(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, { inSummary: false })}`
             )
           }
           target.addRaw(fitted.text)
@@ -317,11 +317,11 @@ function isTable(unit: string): boolean {
 
 /** The line closing a cut summary. */
 function leftOutLine(left: FittedSummary): string {
-  return `<p>✂️ ${escapeHtml(leftOutText(left, true))}</p>`
+  return `<p>✂️ ${escapeHtml(leftOutText(left, { inSummary: true }))}</p>`
 }
 
 /** What was left out, in words. */
-function leftOutText(left: FittedSummary, inSummary: boolean): string {
+function leftOutText(left: FittedSummary, { inSummary }: { inSummary: boolean }): string {
   const parts: string[] = []
   if (left.leftOut > 0) {
     const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${s}'`)

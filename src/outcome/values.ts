@@ -59,6 +59,7 @@ export function parseJsonValues(text: string): ParsedValues {
   // Any depth: parseJenkinsJson has bounded the nesting.
   const twice = duplicateKey(text, Infinity)
   if (twice !== undefined) return { problem: `has the key ${quoteKey(twice.name)} twice` }
+  // as: one JSON object (checked above), its values JSON values.
   return { values: parsed as Values }
 }
 
@@ -71,10 +72,11 @@ export function parseJsonValues(text: string): ParsedValues {
  * @internal
  */
 export function parseKeyValueLines(text: string): ParsedValues {
+  // as: Object.create(null) is typed any; a prototype-less object of values.
   const values = Object.create(null) as Values
   const lines = text.split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] as string).replace(/\r$/, '')
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.replace(/\r$/, '')
     if (line.trim() === '' || line.trimStart().startsWith('#')) continue
     const pair = splitNameValue(line)
     if ('missing' in pair) {

@@ -126,6 +126,7 @@ const MAX_REDIRECTS = 5
 export class Transport {
   readonly requestCounts: Record<string, number> = { total: 0 }
   private readonly agents: HttpClient
+  // eslint-disable-next-line local/no-positional-undefined -- tough-cookie's CookieJar takes its store before its options
   private readonly jar = new CookieJar(undefined, {
     looseMode: true,
     allowSpecialUseDomain: true

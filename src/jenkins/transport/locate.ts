@@ -3,21 +3,10 @@ import { JenkinsError } from './errors.js'
 
 /**
  * Where Jenkins is, when the configured `url` got a 404 that Jenkins did not
- * send: typically a `url` without the context path Jenkins runs under.
- *
- * Every page Jenkins renders carries X-Jenkins (jenkins-api.md 10), its 404
- * page included. Winstone serves Jenkins in one context (`--prefix`) and
- * nothing else: the webapp is the server's only handler (winstone
- * HostConfiguration), so a path outside it is handled by no one and gets
- * Jetty's plain 404 (Jetty 12 Server.handle, then the error page), and the
- * root tells nothing. Only the context path itself is answered, with a
- * redirect to it plus '/' (ContextHandler.handleMovedPermanently). A reverse
- * proxy or another container in front may redirect '/' to Jenkins.
- *
- * So, only on that error path and at most four small GETs: is Jenkins at
- * `url` after all (its /login, readable by anyone, carries X-Jenkins)? If
- * not, does the root redirect to a path where Jenkins answers, or does it
- * answer at the usual /jenkins? The answer is a sentence for the message.
+ * send: typically a `url` without the context path Jenkins runs under. Only
+ * on that error path, and in at most four small GETs; the answer is a
+ * sentence for the message. Why those GETs tell:
+ * docs/internals.md, "Where Jenkins is, after a 404 it did not send".
  */
 
 /** What a look at a URL shows: status and headers, or undefined when nothing answered. */
@@ -27,7 +16,7 @@ export interface Glance {
 }
 
 /** One GET, following same-origin redirects or not, that reads nothing but status and headers. */
-export type Look = (url: string, follow: boolean) => Promise<Glance | undefined>
+export type Look = (url: string, o: { follow: boolean }) => Promise<Glance | undefined>
 
 /** The context path Jenkins' documentation uses for --prefix, the one most installations pick. */
 const USUAL_CONTEXT_PATH = '/jenkins'
@@ -100,7 +89,7 @@ function itemOf(segments: readonly string[]): string | undefined {
 
 /** Whether Jenkins' root answers at `base`: its login page, a success that carries X-Jenkins (below the root, Jenkins answers /login with its 404). */
 async function isJenkinsRoot(base: string, look: Look): Promise<boolean> {
-  const answer = await look(`${base}/login`, true)
+  const answer = await look(`${base}/login`, { follow: true })
   return (
     answer !== undefined &&
     answer.status >= 200 &&
@@ -120,12 +109,12 @@ function notJenkinsError(baseUrl: string, what: string, where: string): JenkinsE
 
 /** Whether a Jenkins answers at `base`: its login page carries X-Jenkins. */
 async function isJenkins(base: string, look: Look): Promise<boolean> {
-  return (await look(`${base}/login`, true))?.header('x-jenkins') !== undefined
+  return (await look(`${base}/login`, { follow: true }))?.header('x-jenkins') !== undefined
 }
 
 /** Where the server's root redirects on the same origin, as a base URL, if it does. */
 async function rootRedirect(origin: string, look: Look): Promise<string | undefined> {
-  const answer = await look(`${origin}/`, false)
+  const answer = await look(`${origin}/`, { follow: false })
   const location = answer?.header('location')
   if (!answer || answer.status < 300 || answer.status >= 400 || !location) return undefined
   try {

@@ -158,7 +158,7 @@ export class Requester {
         ),
       crumb => this.transport.setCrumb(crumb)
     )
-    this.foreign404 = new Foreign404Check(this.baseUrl, (url, follow) => this.probe(url, follow))
+    this.foreign404 = new Foreign404Check(this.baseUrl, (url, o) => this.probe(url, o))
     if (options.insecure) {
       this.logger.warning(
         `TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`
@@ -229,9 +229,7 @@ export class Requester {
           const response = await this.send(
             { method: 'GET', url, label, ...options },
             context.what,
-            f => f.transient,
-            undefined,
-            { started, number }
+            { retryNetwork: f => f.transient, attempt: { started, number } }
           )
           if (response.status < 200 || response.status >= 300) {
             throw await readFailure(response, context, this.redact, error =>
@@ -278,13 +276,11 @@ export class Requester {
     const sendOnce = async (
       attempt: Attempt
     ): Promise<{ response: HttpResponse; body: string }> => {
-      const response = await this.send(
-        exchange,
-        context.what,
-        options.retryNetwork,
-        options.onNetworkFailure,
+      const response = await this.send(exchange, context.what, {
+        retryNetwork: options.retryNetwork,
+        onNetworkFailure: options.onNetworkFailure,
         attempt
-      )
+      })
       return { response, body: await postBody(response, context, this.redact, this.logger) }
     }
     return this.guarded(() =>
@@ -379,14 +375,20 @@ export class Requester {
   private async send(
     exchange: Omit<Exchange, 'bounds'>,
     what: string,
-    retryNetwork: (failure: NetworkFailure) => boolean,
-    onNetworkFailure?: (failure: NetworkFailure) => JenkinsError,
-    attempt?: Attempt
+    {
+      retryNetwork,
+      onNetworkFailure,
+      attempt
+    }: {
+      retryNetwork: (failure: NetworkFailure) => boolean
+      onNetworkFailure?: (failure: NetworkFailure) => JenkinsError
+      attempt?: Attempt
+    }
   ): Promise<HttpResponse> {
     if (this.signal?.aborted) {
       throw new Interrupted(
         `Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.signal)}`,
-        false
+        { sent: false }
       )
     }
     const limits = this.firstContact()
@@ -427,8 +429,7 @@ export class Requester {
             error.error.status
           ),
           error.reason,
-          undefined,
-          FIRST_CONTACT_SILENT_ATTEMPTS
+          { maxAttempts: FIRST_CONTACT_SILENT_ATTEMPTS }
         )
       }
       if (error.connect && this.firstContact()) {
@@ -441,8 +442,7 @@ export class Requester {
             error.error.status
           ),
           error.reason,
-          undefined,
-          this.firstContactAttempts
+          { maxAttempts: this.firstContactAttempts }
         )
       }
       throw new TransientFailure(error.error, error.reason)
@@ -488,7 +488,10 @@ export class Requester {
   }
 
   /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
-  private async probe(url: string, follow: boolean): Promise<HttpResponse | undefined> {
+  private async probe(
+    url: string,
+    { follow }: { follow: boolean }
+  ): Promise<HttpResponse | undefined> {
     const limits = {
       ...this.limits,
       requestTimeoutMs: Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)

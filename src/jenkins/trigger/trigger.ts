@@ -114,11 +114,11 @@ export async function trigger(
   let mayHaveQueued = false
   const interrupted = (error: Interrupted): Interrupted =>
     mayHaveQueued || error.sent
-      ? new Interrupted(
-          `${error.message} (a trigger of '${name}' may have queued a build)`,
-          error.sent,
-          { lostTrigger: expectation, lastFailure: error.lastFailure }
-        )
+      ? new Interrupted(`${error.message} (a trigger of '${name}' may have queued a build)`, {
+          sent: error.sent,
+          lostTrigger: expectation,
+          lastFailure: error.lastFailure
+        })
       : error
   for (let send = 1; ; send++) {
     let outcome: Awaited<ReturnType<typeof triggerOnce>>
