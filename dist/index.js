@@ -29686,7 +29686,7 @@ module.exports = {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _util_heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6086);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6536);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3776);
 
 
 (0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .Dd)();
@@ -32362,21 +32362,11 @@ var json = __nccwpck_require__(3808);
 
 const FORMS = 'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}';
 /**
- * Parses the `parameters` input.
- *
- * - A JSON object (the text starts with `{`): values are strings, numbers,
- *   booleans, or arrays of those (a multi-value parameter). Numbers and
- *   booleans become the strings Jenkins would receive in a form (`3`, `true`);
- *   quote a number to keep an exact spelling such as `1.50`. A key given
- *   twice is refused (JSON.parse would silently keep the last).
- * - Otherwise `NAME=value` lines: split on the first `=`, so the value may
- *   hold `=` and may be empty; the name is trimmed, the value is kept as
- *   written (only the line break is removed, CRLF included); blank lines are
- *   skipped. A name given on several lines becomes a multi-value parameter,
- *   its values in line order.
- *
- * Messages name the line or the parameter but never echo a value: values are
- * often secrets.
+ * Parses the `parameters` input: a JSON object (the text starts with `{`;
+ * numbers and booleans become the strings a form would send, a key given
+ * twice is refused), or `NAME=value` lines (split on the first `=`; a name on
+ * several lines is a multi-value parameter). Messages never echo a value:
+ * values are often secrets. The rules: docs/internals.md, "The parameters input".
  */
 function parseParameters(text) {
     const trimmed = text.trim();
@@ -32457,10 +32447,10 @@ function parseJson(text) {
  * The first key given twice, looking `depth` objects deep.
  */
 function duplicateKey(text, depth) {
-    const visit = (node, item, left) => {
+    const visit = (node, left, item) => {
         if (node.type === 'Array') {
             for (const [i, element] of node.elements.entries()) {
-                const found = visit(element.value, item ?? i + 1, left);
+                const found = visit(element.value, left, item ?? i + 1);
                 if (found)
                     return found;
             }
@@ -32476,14 +32466,14 @@ function duplicateKey(text, depth) {
                     return { name, lines: where, ...(item === undefined ? {} : { item }) };
                 }
                 lines.set(name, line);
-                const found = visit(member.value, item, left - 1);
+                const found = visit(member.value, left - 1, item);
                 if (found)
                     return found;
             }
         }
         return undefined;
     };
-    return visit(parse(text, { mode: 'json' }).body, undefined, depth);
+    return visit(parse(text, { mode: 'json' }).body, depth);
 }
 function scalar(name, value) {
     if (typeof value === 'string')
@@ -33078,17 +33068,16 @@ async function unlessNotFound(read, missing) {
  * exchange in flight was cut, or none was started. Never retried.
  */
 class Interrupted extends JenkinsError {
-    sent;
     /** Set when a trigger may have queued a build whose queue item we never learned (see reconcile.ts). */
     lostTrigger;
     /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
     lastFailure;
-    constructor(message, 
     /** Whether the request may have reached Jenkins (false: it was never sent). */
-    sent, { lostTrigger, lastFailure } = {}) {
+    sent;
+    constructor(message, { sent, lostTrigger, lastFailure }) {
         super('aborted', message);
-        this.sent = sent;
         this.name = 'Interrupted';
+        this.sent = sent;
         this.lostTrigger = lostTrigger;
         this.lastFailure = lastFailure;
     }
@@ -33119,18 +33108,12 @@ function stopReason(signal) {
 /* harmony export */   nh: () => (/* binding */ JsonTooDeep)
 /* harmony export */ });
 /**
- * JSON from Jenkins, with its nesting bounded before it is parsed. V8's
- * JSON.parse takes any depth, but whatever walks the value afterwards
- * (JSON.stringify for the `build` output, structured clones) recurses, and a
- * build carrying an action nested a million levels deep (2 MB) overflowed
- * the stack and failed a passing build. No Jenkins answer we ask for comes
- * near this bound: a job tree of LIST_DEPTH folders is about 20 levels.
- *
- * A reader may name top-level lists whose elements are plugins' data (a
- * build's `actions`): an element of those nested too deep is cut out of the
- * text in the same pass and the rest parsed once, so a passing build is not
- * failed by one plugin's data. Anything else too deep (a top-level field
- * itself, a list not named) refuses the whole answer (JsonTooDeep).
+ * JSON from Jenkins, with its nesting bounded before it is parsed: whatever
+ * walks a value afterwards recurses, and a build carrying an action nested a
+ * million levels deep overflowed the stack. An element of a named list of
+ * plugins' data (a build's `actions`) nested too deep is cut out; anything
+ * else too deep refuses the answer (JsonTooDeep). Why and how:
+ * docs/internals.md, "JSON nesting, bounded".
  */
 /** Most levels of `[`/`{` a Jenkins answer may nest. */
 const MAX_JSON_DEPTH = 500;
@@ -33363,7 +33346,7 @@ function seconds(ms) {
 
 /***/ }),
 
-/***/ 6536:
+/***/ 3776:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -35523,2195 +35506,11 @@ function getIDToken(aud) {
  */
 
 //# sourceMappingURL=core.js.map
-// EXTERNAL MODULE: ./src/jenkins/transport/errors.ts
-var errors = __nccwpck_require__(1617);
-// EXTERNAL MODULE: ./src/jenkins/model/job-path.ts
-var job_path = __nccwpck_require__(583);
-// EXTERNAL MODULE: ./src/jenkins/reads/decode.ts
-var decode = __nccwpck_require__(9828);
-;// CONCATENATED MODULE: ./src/jenkins/trigger/shared-work.ts
-/**
- * Whether a queue item or build stands for more than one trigger request,
- * so that cancelling or stopping it would cancel someone else's work too.
- *
- * Jenkins does not queue a task twice: a request for a task that already has
- * an item waiting, blocked or buildable with the same parameters is folded
- * into that item (Queue.scheduleInternal; ParametersAction.shouldSchedule
- * compares the parameter sets, and a job without parameters always folds).
- * `/build` then answers 201 with the existing item, as for a new one
- * (ParameterizedJobMixIn.doBuild, JENKINS-66105); `buildWithParameters`
- * answers 303 (ParametersDefinitionProperty, since 2.308).
- *
- * What the fold leaves behind: CauseAction.foldIntoExisting adds the request's
- * cause to the item's cause bag, and CauseAction.getCauses() exports every
- * cause once per count (Collections.nCopies), also for the same user twice.
- * The build gets the item's actions (Executor.run). Every trigger by this
- * action brings exactly one cause (ParameterizedJobMixIn.getBuildCause), so
- * more than one exported cause means another request shares the work: one
- * that we folded into, or one that folded into ours after we queued it.
- */
-
-/** The `tree` that makes a build GET export its causes (one entry per cause). */
-const CAUSES_TREE = 'actions[causes[shortDescription]]';
-/**
- * Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported.
- * @internal
- */
-function causeCount(actions) {
-    return (0,decode/* entriesOf */.Mc)(actions, 'causes')?.length;
-}
-/**
- * True when the item or build answers for more requests than `own`, the
- * number of this step's own requests folded into it (more than one when a
- * step listed the same job twice with the same parameters).
- */
-function isShared(actions, own = 1) {
-    return sharedBeyond(causeCount(actions) ?? 0, own);
-}
-/** The rule itself: `count` exported causes stand for more requests than `own`. */
-function sharedBeyond(count, own) {
-    return count > Math.max(1, own);
-}
-/**
- * The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause).
- * @internal
- */
-const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause';
-/**
- * True only when the work is one request of `user`'s and nothing else: one
- * exported cause (the shared-work rule above, for one request of ours), a
- * UserIdCause of that user. Work found by its shape rather than by the id
- * Jenkins gave us (a lost answer) may be cancelled or stopped only then:
- * another user's request, or a timer's that ours was folded into, has the
- * same shape. Without a user (anonymous, a job token) nothing is ours alone.
- */
-function isOwnAlone(found, user) {
-    const causes = found.causes ?? [];
-    if (user === undefined || causes.length === 0 || sharedBeyond(causes.length, 1))
-        return false;
-    const id = found.userIds?.length === 1 ? found.userIds[0] : undefined;
-    return causes[0] === USER_ID_CAUSE && sameUser(id, user);
-}
-/** Whether a cause's userId is `user`'s: Jenkins' default IdStrategy compares user ids case-insensitively. */
-function sameUser(id, user) {
-    return typeof id === 'string' && id.toLowerCase() === user.toLowerCase();
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/trigger/reconcile.ts
-
-
-/** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
-const RECENT_BUILDS_TREE = 'builds[number,queueId,actions[parameters[name,value],causes[_class,userId]]]{0,20}';
-/** Settle periods: how long Jenkins may still be acting after the answer was lost. */
-const SETTLE_MS = 1500;
-/** A gateway timeout or our own request timeout: the upstream is probably still busy. */
-const SLOW_SETTLE_MS = 4000;
-/**
- * Every defined parameter with the value Jenkins will store: ours, else the
- * default, as text (booleans 'true'/'false'; a multi-value parameter's values
- * joined with ','). `undefined` means "cannot know" and matches anything.
- */
-function expectedParameters(definitions, params) {
-    const expected = new Map();
-    for (const definition of definitions) {
-        const given = Object.prototype.hasOwnProperty.call(params, definition.name)
-            ? params[definition.name]
-            : undefined;
-        const isBoolean = /Boolean/i.test(definition.type ?? '');
-        const isPassword = definition.password === true;
-        let value;
-        if (given !== undefined) {
-            value = typeof given === 'string' ? given : given.join(',');
-            // Boolean.parseBoolean: anything but "true" (any case) is false (3.2).
-            if (isBoolean)
-                value = String(value.toLowerCase() === 'true');
-        }
-        else if (definition.defaultValue !== undefined && definition.defaultValue !== null) {
-            value = textOf(definition.defaultValue);
-        }
-        else if (/Choice/i.test(definition.type ?? '') && definition.choices?.length) {
-            value = definition.choices[0];
-        }
-        // Jenkins never exports a password value, so there is nothing to compare.
-        expected.set(definition.name, isPassword ? undefined : value);
-    }
-    return expected;
-}
-function textOf(value) {
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return undefined;
-}
-/** True when `actual` holds exactly the expected names, with equal values where both are known. */
-function sameParameters(expected, actual) {
-    if (actual.length !== expected.size)
-        return false;
-    const seen = new Set();
-    for (const parameter of actual) {
-        if (!expected.has(parameter.name) || seen.has(parameter.name))
-            return false;
-        seen.add(parameter.name);
-        const want = expected.get(parameter.name);
-        const got = textOf(parameter.value);
-        if (want !== undefined && got !== undefined && want !== got)
-            return false;
-    }
-    return true;
-}
-function causedBy(candidate, user) {
-    if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
-        return true;
-    }
-    return candidate.userIds.some(id => sameUser(id, user));
-}
-/**
- * One look: a queued item first (the usual case), then builds started since the trigger.
- * @internal
- */
-async function findTriggered(reader, expectation) {
-    const queued = (await reader.queue()).filter(item => (0,job_path/* sameJob */.YU)(item.job, expectation.job) && sameParameters(expectation.parameters, item.parameters));
-    // The oldest: a merged request would have joined it.
-    queued.sort((a, b) => a.id - b.id);
-    const item = queued[0];
-    if (item)
-        return { queueId: item.id, from: 'queue' };
-    const floor = expectation.firstBuildNumber;
-    if (floor === undefined)
-        return undefined;
-    const builds = (await reader.builds()).filter(build => build.number >= floor &&
-        build.queueId !== undefined &&
-        sameParameters(expectation.parameters, build.parameters) &&
-        causedBy(build, expectation.user));
-    builds.sort((a, b) => a.number - b.number);
-    const build = builds[0];
-    if (build?.queueId === undefined)
-        return undefined;
-    return { queueId: build.queueId, from: 'build', buildNumber: build.number };
-}
-/**
- * Looks, waits `settleMs`, looks again. Returns what was found, or undefined
- * when Jenkins shows nothing after the settle period (the request did not act).
- */
-async function reconcile(reader, expectation, options) {
-    const first = await findTriggered(reader, expectation);
-    if (first)
-        return first;
-    options.logger.debug(`No queued item or new build with these parameters yet; looking again in ${options.settleMs} ms`);
-    await options.sleep(options.settleMs);
-    return findTriggered(reader, expectation);
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: external "node:string_decoder"
-const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
-;// CONCATENATED MODULE: ./src/runner/commands.ts
-/**
- * Whether the runner reads workflow commands right now. While Jenkins'
- * console is printed they are stopped (follow/log-stream.ts
- * withCommandsStopped), and a command of ours issued meanwhile (a warning, a
- * debug line, an annotation: a retry or a read of the build can say one)
- * would print as plain text. Those are held and issued, in order, once
- * commands resume.
- */
-/** Commands waiting for the runner; undefined while it reads them. */
-let held;
-/** Stopped regions open (a region inside another resumes with the outer one). */
-let depth = 0;
-/** Issues a command of ours now, or as soon as commands resume. */
-function whenCommandsRun(issue) {
-    if (held)
-        held.push(issue);
-    else
-        issue();
-}
-/** Marks commands stopped; the returned function marks them resumed and issues what was held. */
-function holdCommands() {
-    depth++;
-    held ??= [];
-    let released = false;
-    return () => {
-        if (released)
-            return;
-        released = true;
-        if (--depth > 0)
-            return;
-        const waiting = held ?? [];
-        held = undefined;
-        for (const issue of waiting)
-            issue();
-    };
-}
-
-;// CONCATENATED MODULE: ./src/follow/log-stream.ts
-
-
-
-const DEFAULT_TAIL_LINES = 50;
-const DEFAULT_TAIL_BYTES = 8 * 1024;
-const DEFAULT_MAX_LINE = 64 * 1024;
-// Jenkins >= 2.509 leaves ConsoleNote annotations in the plain-text log
-// (jenkins-api.md 6.1); a note never contains ESC, so it is always within one
-// line and an unfinished one always starts at the last ESC of a text.
-// eslint-disable-next-line no-control-regex
-const CONSOLE_NOTE = /\x1b\[8mha:[^\x1b]*\x1b\[0m/g;
-const NOTE_START = '\x1b[8mha:';
-/** The line Jenkins writes once the result is final, before it closes the log (BuildListener.finished). */
-const FINISHED_LINE = /^Finished: (SUCCESS|UNSTABLE|FAILURE|NOT_BUILT|ABORTED)$/;
-/**
- * Follows a build's console through logText/progressiveText and writes it to a
- * sink line by line, with CRLF turned back into LF and ConsoleNotes removed.
- *
- * Memory stays flat whatever the log size: the body is consumed chunk by
- * chunk and only a partial last line (bounded by maxLineLength) and the tail
- * are kept.
- */
-class ConsoleStreamer {
-    api;
-    build;
-    sink;
-    tailLines;
-    tailBytes;
-    maxLine;
-    decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
-    /** Decoded text after the last written newline, not yet written. */
-    pending = '';
-    nextStart = 0;
-    received = 0;
-    /** Whether the last character given to the sink was a newline (or nothing was written yet). */
-    atLineStart = true;
-    lastLines = [];
-    lastLinesBytes = 0;
-    /** Text written since the last newline (for tail()), capped at tailBytes. */
-    openLine = '';
-    constructor(api, build, sink, options = {}) {
-        this.api = api;
-        this.build = build;
-        this.sink = sink;
-        this.tailLines = Math.max(1, options.tailLines ?? DEFAULT_TAIL_LINES);
-        this.tailBytes = Math.max(16, options.tailBytes ?? DEFAULT_TAIL_BYTES);
-        this.maxLine = Math.max(16, options.maxLineLength ?? DEFAULT_MAX_LINE);
-    }
-    /** The `start` the next poll asks for (Jenkins' last X-Text-Size). */
-    get offset() {
-        return this.nextStart;
-    }
-    /** Body bytes received so far, over all polls. */
-    get bytesRead() {
-        return this.received;
-    }
-    /**
-     * One GET progressiveText?start=<offset>: writes the complete new lines to
-     * the sink and advances the offset to X-Text-Size.
-     */
-    async poll() {
-        const start = this.nextStart;
-        const chunk = await this.api.progressiveText(this.build, start);
-        if (chunk.textSize < start) {
-            // Jenkins answers a start beyond the log's length by resending the log
-            // from 0 (jenkins-api.md 6.1): the log on Jenkins is shorter than what
-            // we already showed, so it was truncated, rotated or replaced. We cannot
-            // tell which part is new, so we skip this copy (no duplicates), say so
-            // in one line, and follow the log from its current end.
-            chunk.body.destroy();
-            this.notice(`The console log on Jenkins restarted (it is now ${chunk.textSize} bytes, ` +
-                `${start} were already shown); following it from its current end.`);
-            this.nextStart = chunk.textSize;
-            return { moreData: chunk.moreData, grew: true, finished: false };
-        }
-        let bodyBytes = 0;
-        try {
-            for await (const data of chunk.body) {
-                const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-                bodyBytes += buffer.length;
-                this.received += buffer.length;
-                this.push(this.decoder.write(buffer));
-                // Backpressure: a reader slower than Jenkins would otherwise make
-                // memory grow with the console.
-                if (this.sink.drained)
-                    await this.sink.drained();
-            }
-        }
-        catch (error) {
-            // The body length does not map back to an offset (Jenkins rewrites LF
-            // as CRLF, jenkins-api.md 6.1), so a body that broke off half-way
-            // cannot be resumed. Nothing arrived: the same offset can be asked
-            // again. Some lines were written: asking again would repeat them, so
-            // the rest of this piece is skipped, visibly.
-            if (bodyBytes > 0) {
-                this.notice('The console transfer broke off; some lines are missing here.');
-                this.nextStart = chunk.textSize;
-            }
-            throw error;
-        }
-        finally {
-            chunk.body.destroy();
-        }
-        this.nextStart = chunk.textSize;
-        return { moreData: chunk.moreData, grew: chunk.textSize > start, finished: this.endsFinished() };
-    }
-    /** Whether the last complete line written is `Finished: RESULT`, with nothing after it. */
-    endsFinished() {
-        if (this.pending !== '' || this.openLine !== '')
-            return false;
-        return FINISHED_LINE.test(this.lastLines[this.lastLines.length - 1] ?? '');
-    }
-    /** Writes a line of ours among the console's, at a line start. */
-    notice(message) {
-        this.flush();
-        this.emit(`[jenkins-build-action] ${message}\n`);
-    }
-    /**
-     * Writes any held-back partial last line, so that the output ends at a line
-     * start (a workflow command written next, such as the resume marker of
-     * withCommandsStopped, must start a line to be recognised). Call once when done.
-     */
-    flush() {
-        this.pending += this.decoder.end();
-        this.decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
-        if (this.pending !== '') {
-            const rest = this.pending;
-            this.pending = '';
-            this.emit(clean(rest));
-        }
-        this.endOpenLine();
-    }
-    /** The last lines of the console, bounded by tailLines and tailBytes, for the failure annotation. */
-    tail() {
-        const lines = [...this.lastLines];
-        const open = this.openLine + clean(this.pending);
-        if (open !== '')
-            lines.push(cutToBytes(open.replace(/\r$/, ''), this.tailBytes - 1));
-        let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
-        while (lines.length > 1 && (lines.length > this.tailLines || bytes > this.tailBytes)) {
-            bytes -= Buffer.byteLength(lines.shift() ?? '') + 1;
-        }
-        return lines;
-    }
-    /** Adds decoded text: writes every complete line, holds back the rest. */
-    push(text) {
-        if (text === '')
-            return;
-        this.pending += text;
-        const lastNewline = this.pending.lastIndexOf('\n');
-        if (lastNewline >= 0) {
-            const complete = this.pending.slice(0, lastNewline + 1);
-            this.pending = this.pending.slice(lastNewline + 1);
-            this.emit(clean(complete));
-        }
-        if (this.pending.length > this.maxLine)
-            this.spillLongLine();
-    }
-    /** Writes most of an overlong partial line, keeping back what may still change when it goes on. */
-    spillLongLine() {
-        let text = this.pending.replace(CONSOLE_NOTE, '');
-        let keep = '';
-        // An unfinished ConsoleNote or a CR that may turn out to be half of a CRLF
-        // must wait for the next text.
-        const esc = text.lastIndexOf('\x1b');
-        if (esc > 0 && couldBeNoteStart(text.slice(esc))) {
-            keep = text.slice(esc);
-            text = text.slice(0, esc);
-        }
-        if (keep === '' && text.endsWith('\r')) {
-            keep = '\r';
-            text = text.slice(0, -1);
-        }
-        this.pending = keep;
-        this.emit(text);
-    }
-    emit(text) {
-        if (text === '')
-            return;
-        this.sink.write(text);
-        this.atLineStart = text.endsWith('\n');
-        this.remember(text);
-    }
-    /** Ends a line the sink was left in the middle of (after a spilled long line or a flush). */
-    endOpenLine() {
-        if (!this.atLineStart)
-            this.emit('\n');
-    }
-    /** Keeps the last lines of what was written, for tail(). */
-    remember(text) {
-        const parts = text.split('\n');
-        const last = parts.pop() ?? '';
-        if (parts.length > 0) {
-            // Only the last tailLines lines of this text can survive the trim below.
-            const from = Math.max(0, parts.length - this.tailLines);
-            for (let i = from; i < parts.length; i++) {
-                const line = cutToBytes((i === 0 ? this.openLine : '') + (parts[i] ?? ''), this.tailBytes - 1);
-                this.lastLines.push(line);
-                this.lastLinesBytes += Buffer.byteLength(line) + 1;
-            }
-            this.openLine = '';
-        }
-        this.openLine = cutToBytes(this.openLine + last, this.tailBytes);
-        while (this.lastLines.length > 0 &&
-            (this.lastLines.length > this.tailLines || this.lastLinesBytes > this.tailBytes)) {
-            this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1;
-        }
-    }
-}
-/** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
-function clean(text) {
-    return text.replace(/\r\n/g, '\n').replace(CONSOLE_NOTE, '');
-}
-function couldBeNoteStart(text) {
-    return text.length < NOTE_START.length ? NOTE_START.startsWith(text) : text.startsWith(NOTE_START);
-}
-/** Keeps the end of a line that is longer than `max` bytes, marked with an ellipsis. */
-function cutToBytes(line, max) {
-    if (line.length * 3 <= max || Buffer.byteLength(line) <= max)
-        return line;
-    const bytes = Buffer.from(line, 'utf8');
-    // A cut inside a multi-byte character decodes to U+FFFD: drop it.
-    const end = bytes.subarray(bytes.length - Math.max(0, max - 3)).toString('utf8');
-    return '…' + end.replace(/^\uFFFD+/, '');
-}
-/**
- * Runs fn with the runner's workflow-command processing stopped, so that
- * console lines from Jenkins (untrusted) cannot issue `::add-mask::`,
- * `::error::` or any other command. The resume token is random and never
- * shown before the stop, so the console cannot guess it to resume early.
- * Resumes even if fn throws; commands of ours issued meanwhile (runner/commands.ts)
- * follow the resume. Whatever fn writes must end at a line start
- * (ConsoleStreamer.flush() ensures it) for the resume marker to be recognised.
- */
-async function withCommandsStopped(write, fn) {
-    const token = (0,external_node_crypto_.randomUUID)();
-    const release = holdCommands();
-    try {
-        write(`::stop-commands::${token}\n`);
-        return await fn();
-    }
-    finally {
-        // Whatever a write does, commands of ours must not stay held.
-        try {
-            write(`::${token}::\n`);
-        }
-        finally {
-            release();
-        }
-    }
-}
-
-// EXTERNAL MODULE: ./src/util/names.ts
-var util_names = __nccwpck_require__(5888);
-;// CONCATENATED MODULE: ./src/util/suggest.ts
-/**
- * Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively).
- * @internal
- */
-function editDistance(a, b) {
-    const s = a.toLowerCase();
-    const t = b.toLowerCase();
-    let previous = Array.from({ length: t.length + 1 }, (_, i) => i);
-    for (let i = 1; i <= s.length; i++) {
-        const current = [i];
-        for (let j = 1; j <= t.length; j++) {
-            const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-            current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-        }
-        previous = current;
-    }
-    return previous[t.length] ?? 0;
-}
-/**
- * The candidates closest to `name`, best first: those within a third of the
- * name's length, or that contain it / are contained in it.
- */
-function closestNames(name, candidates, max = 3) {
-    const lower = name.toLowerCase();
-    const limit = Math.max(2, Math.ceil(name.length / 3));
-    return candidates
-        .map(candidate => {
-        const c = candidate.toLowerCase();
-        const lastSegment = c.split('/').pop() ?? c;
-        const distance = Math.min(editDistance(lower, c), editDistance(lower, lastSegment));
-        const related = c.includes(lower) || lower.includes(lastSegment);
-        return { candidate, distance: related ? Math.min(distance, limit) : distance };
-    })
-        .filter(x => x.distance <= limit && x.candidate !== name)
-        .sort((x, y) => x.distance - y.distance || x.candidate.localeCompare(y.candidate))
-        .slice(0, max)
-        .map(x => x.candidate);
-}
-
-// EXTERNAL MODULE: ./src/util/wait.ts
-var wait = __nccwpck_require__(1643);
-// EXTERNAL MODULE: ./src/util/error-text.ts
-var error_text = __nccwpck_require__(1992);
-;// CONCATENATED MODULE: ./src/follow/branch.ts
-
-
-
-
-
-
-
-
-/** branch-api's cause of the builds a scan schedules (BranchIndexingCause). */
-const BRANCH_INDEXING_CAUSE = 'jenkins.branch.BranchIndexingCause';
-/** Scan-log lines shown at most: a repository scan of an organisation can be long. */
-const MAX_LOG_LINES = 200;
-/**
- * The job of `branch` in the multibranch project `job` names. When it does
- * not exist yet (a pull request Jenkins has not seen), scans the project
- * (`scan: if-missing`) and waits, within the step's timeout, for the job to
- * appear. A new branch is built by the scan itself (branch-api's default):
- * that build is returned, so that the step follows it rather than queueing
- * a second one. With `scan: never`, or when the scan ends without the
- * branch, fails naming the closest branches.
- */
-async function resolveBranch(options) {
-    const { api, settings } = options;
-    const branch = settings.branch;
-    if (!branch)
-        throw new Error('resolveBranch needs the branch input');
-    const existing = await (0,errors/* unlessNotFound */.CA)(api.getJob(settings.job), undefined);
-    if (existing)
-        return { info: existing };
-    const project = await api.getJob(branch.project);
-    const projectName = (0,job_path/* fullName */.fq)(branch.project);
-    if (project.folderKind !== 'multibranch') {
-        const what = project.isFolder ? `a ${project.folderKind ?? 'folder'}` : 'a job';
-        throw new Error(`Jenkins item ${projectName} is ${what}, not a multibranch project: 'branch' names a branch of the multibranch project in 'job'.${project.folderKind === 'organization' ? ` Name the repository too: job: ${projectName}/<repository>.` : project.isFolder ? '' : " Leave 'branch' out to build it."}`);
-    }
-    if (settings.scan === 'never') {
-        throw new Error(await missingBranch(options, `Multibranch project ${projectName} has no branch '${branch.name}' (scan: never) on ${api.baseUrl}.`));
-    }
-    return scanAndWait(options);
-}
-/** Scans the project and polls until the branch job exists (and, for a new build, until its indexing build is known). */
-async function scanAndWait(options) {
-    const { api, settings, out, signal } = options;
-    const branch = settings.branch;
-    const projectName = (0,job_path/* fullName */.fq)(branch.project);
-    const name = branch.name;
-    out.logger.info(`Branch '${name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`);
-    await api.scanMultibranch(branch.project);
-    options.onScan?.();
-    const log = new ScanLog(options);
-    let foldSaid = false;
-    const scan = new ScanState();
-    let pause = options.pollMs ?? 1000;
-    let open = true;
-    const close = (complete) => {
-        if (!open)
-            return;
-        open = false;
-        log.end(complete);
-        out.endGroup();
-    };
-    const job = (0,job_path/* fullName */.fq)(settings.job);
-    out.startGroup(`Scan of ${projectName}`);
-    try {
-        for (;;) {
-            (0,wait/* throwIfAborted */.Te)(signal);
-            // The scan's state first, then the branch: when the scan was over
-            // before the branch was looked up, a missing branch is final.
-            const scanItem = (await api.getQueue()).find(item => (0,job_path/* sameJob */.YU)(item.job, branch.project));
-            const queued = scanItem !== undefined;
-            // Scan requests fold like any queue request (Queue.scheduleInternal):
-            // each leaves its cause on the one item (CauseAction.foldIntoExisting).
-            if (scanItem && !foldSaid && scanItem.causes.length > 1) {
-                foldSaid = true;
-                out.logger.info(`Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`);
-            }
-            const running = queued ? false : await log.poll();
-            scan.look(queued, running);
-            const info = await (0,errors/* unlessNotFound */.CA)(api.getJob(settings.job), undefined);
-            if (info && (info.buildable !== false || scan.finished)) {
-                if (settings.build !== 'new') {
-                    close(scan.finished);
-                    return { info };
-                }
-                const found = await findIndexingBuild(options, info);
-                if (found === 'other-parameters') {
-                    close(scan.finished);
-                    out.logger.info(`Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`);
-                    return { info };
-                }
-                if (found) {
-                    close(scan.finished);
-                    const which = found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`;
-                    out.logger.info(`Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`);
-                    out.logger.info(`Every run that scanned for branch '${name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`);
-                    return { info, indexingBuild: found };
-                }
-                if (scan.finished) {
-                    close(true);
-                    out.logger.info(`The scan finished without building ${job}; triggering a build.`);
-                    return { info };
-                }
-            }
-            else if (!info && scan.finished) {
-                close(true);
-                throw new Error(await missingBranch(options, `The scan of ${projectName} finished without a branch '${name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`));
-            }
-            await (0,wait/* sleep */.yy)(pause, signal);
-            pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5));
-        }
-    }
-    finally {
-        close(false);
-    }
-}
-/**
- * Whether the scan is over. Right after the POST the scan is queued (Queue.schedule2
- * runs before doBuild answers) or already running or done; indexing/ shows the
- * previous, complete scan until the new one starts, so "not queued and not
- * running" only counts once the scan was seen queued or running, or when it
- * was seen twice, a pause apart.
- * @internal
- */
-class ScanState {
-    active = false;
-    idleLooks = 0;
-    finished = false;
-    look(queued, running) {
-        if (queued || running) {
-            this.active = true;
-            this.idleLooks = 0;
-            this.finished = false;
-            return;
-        }
-        this.idleLooks++;
-        this.finished = this.active || this.idleLooks >= 2;
-    }
-}
-/**
- * The scan's log, printed as it grows (at most MAX_LOG_LINES lines), each
- * line made safe: it is Jenkins text.
- */
-class ScanLog {
-    options;
-    offset = 0;
-    partial = '';
-    printed = 0;
-    skipped = 0;
-    constructor(options) {
-        this.options = options;
-    }
-    /** Prints what is new; true while the scan is running (X-More-Data). */
-    async poll() {
-        const { api, settings } = this.options;
-        const project = settings.branch.project;
-        const chunk = await api.indexingLog(project, this.offset);
-        // A new scan rewrites the log from its start: LargeText then answers
-        // from 0 for an offset past its end.
-        if (chunk.textSize < this.offset)
-            this.partial = '';
-        this.offset = chunk.textSize;
-        // Lines as the runner splits them, with Jenkins' notes and CRs removed.
-        const text = clean(this.partial + chunk.text);
-        const lines = text.split(/\n|\r/);
-        this.partial = chunk.truncated ? '' : (lines.pop() ?? '');
-        if (chunk.truncated)
-            this.skipped++;
-        for (const line of lines)
-            this.print(line);
-        return chunk.moreData;
-    }
-    /** Prints the last partial line (when the scan is over) and says what was left out. */
-    end(complete) {
-        if (complete && this.partial !== '')
-            this.print(this.partial);
-        this.partial = '';
-        const { out, api, settings } = this.options;
-        const project = settings.branch.project;
-        if (this.printed > MAX_LOG_LINES || this.skipped > 0) {
-            out.logger.info(`(The scan log was cut short here; all of it is at ${api.jobUrl(project)}indexing/console.)`);
-        }
-    }
-    print(line) {
-        this.printed++;
-        if (this.printed > MAX_LOG_LINES)
-            return;
-        // out.logger.info is coreLogger.info: the one printer that makes Jenkins text inert.
-        this.options.out.logger.info(line);
-    }
-}
-/**
- * The build the scan queued for the new job: a queued item or a build with
- * the branch-indexing cause. With `parameters`, only one whose parameters
- * are the ones asked for (a scan builds with the defaults); otherwise
- * 'other-parameters', and the step triggers its own.
- */
-async function findIndexingBuild(options, info) {
-    const { api, settings } = options;
-    const expected = settings.hasParameters
-        ? expectedParameters(info.parameterDefinitions, settings.parameters)
-        : undefined;
-    const matches = (parameters) => expected === undefined || sameParameters(expected, parameters ?? []);
-    let other = false;
-    const queued = (await api.getQueue())
-        .filter(item => (0,job_path/* sameJob */.YU)(item.job, settings.job) && item.causes.includes(BRANCH_INDEXING_CAUSE))
-        .sort((a, b) => a.id - b.id);
-    for (const item of queued) {
-        if (matches(item.parameters))
-            return { queueId: item.id };
-        other = true;
-    }
-    const builds = (await api.recentBuilds(settings.job, 5, { actions: true }))
-        .filter(b => b.queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE))
-        .sort((a, b) => a.number - b.number);
-    for (const build of builds) {
-        if (matches(build.parameters))
-            return { queueId: build.queueId, number: build.number };
-        other = true;
-    }
-    return other ? 'other-parameters' : undefined;
-}
-/** `message`, and the branches the project has that come closest to the one asked for. */
-async function missingBranch(options, message) {
-    const { api, settings } = options;
-    const branch = settings.branch;
-    let names;
-    try {
-        const prefix = `${(0,job_path/* fullName */.fq)(branch.project)}/`;
-        names = (await api.listJobs(branch.project)).map(job => (0,job_path/* branchNameOf */.dZ)(job.startsWith(prefix) ? job.slice(prefix.length) : job));
-    }
-    catch (error) {
-        options.out.logger.debug(`Could not list the branches: ${(0,error_text/* errorText */.k)(error)}`);
-        return message;
-    }
-    if (names.length === 0)
-        return `${message} It has no branches yet.`;
-    const close = closestNames(branch.name, names, 5);
-    if (close.length > 0)
-        return `${message} Closest branches: ${close.map(util_names/* shortName */.l).join(', ')}.`;
-    const some = names.slice(0, 10).map(util_names/* shortName */.l).join(', ');
-    return `${message} It has: ${some}${names.length > 10 ? `, … (${names.length} in all)` : ''}.`;
-}
-
-// EXTERNAL MODULE: ./src/util/shorten.ts
-var shorten = __nccwpck_require__(2509);
-;// CONCATENATED MODULE: ./src/jenkins/trigger/parameter-values.ts
-
-
-/**
- * Types that take exactly one value from `buildWithParameters`, by the
- * `type` Jenkins exports (the class's simple name): they extend
- * SimpleParameterDefinition, whose createValue(StaplerRequest) throws
- * "Illegal number of parameter values" for more than one (a 500). Core's,
- * the Credentials plugin's, the Node and Label Parameter plugin's, and
- * Active Choices' (a multi-select among them takes one comma-joined value).
- */
-const SINGLE_VALUE_TYPES = {
-    StringParameterDefinition: 'a string parameter',
-    TextParameterDefinition: 'a text parameter',
-    BooleanParameterDefinition: 'a boolean parameter',
-    ChoiceParameterDefinition: 'a choice parameter',
-    PasswordParameterDefinition: 'a password parameter',
-    RunParameterDefinition: 'a run parameter',
-    CredentialsParameterDefinition: 'a credentials parameter',
-    NodeParameterDefinition: 'a node parameter',
-    LabelParameterDefinition: 'a label parameter',
-    ChoiceParameter: 'an Active Choices parameter',
-    CascadeChoiceParameter: 'an Active Choices parameter',
-    DynamicReferenceParameter: 'an Active Choices parameter'
-};
-/** Choices named in a refusal; a job may list hundreds. */
-const MAX_CHOICES_SHOWN = 20;
-/** Refuses, naming the parameter and what it accepts, a value Jenkins would refuse or change. */
-function checkParameterValues(info, name, params) {
-    for (const definition of info.parameterDefinitions) {
-        const value = params[definition.name];
-        if (value === undefined)
-            continue;
-        const problem = typeof value === 'string'
-            ? oneValueProblem(definition, value)
-            : valuesProblem(definition, value);
-        if (problem !== undefined) {
-            throw new errors/* JenkinsError */.fF('bad-request', `Parameter '${(0,util_names/* shortName */.l)(definition.name)}' of job '${name}' ${problem}. Nothing was triggered.`);
-        }
-    }
-}
-/**
- * Several values for a parameter that takes one: Jenkins refuses the form's
- * repeated fields with a 500, and a multipart upload (one part a name)
- * would hand it the values joined with ',', which the user did not write.
- */
-function valuesProblem(definition, values) {
-    const kind = SINGLE_VALUE_TYPES[definition.type ?? ''];
-    if (kind === undefined)
-        return undefined;
-    if (values.length === 1)
-        return oneValueProblem(definition, values[0]);
-    return `is given ${values.length} values, but ${kind} takes one (give one value; a parameter that splits its value, such as a multi-select Active Choices parameter, takes them joined: 'a,b')`;
-}
-function oneValueProblem(definition, value) {
-    if (definition.type === 'BooleanParameterDefinition')
-        return booleanProblem(value);
-    if (definition.type === 'ChoiceParameterDefinition')
-        return choiceProblem(definition, value);
-    return undefined;
-}
-/**
- * Jenkins reads a boolean with Boolean.parseBoolean (BooleanParameterDefinition
- * .createValue): `true` in any case is true, and anything else is false,
- * without a word. Only `true` and `false` (in any case) are taken.
- */
-function booleanProblem(value) {
-    if (/^(true|false)$/i.test(value))
-        return undefined;
-    return `is '${(0,util_names/* shortName */.l)(value)}', but a boolean parameter takes true or false: Jenkins would run it as false`;
-}
-/**
- * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
- * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
- * jenkins-api.md 3.2). Only core's choice parameter: plugins' choice
- * parameters (Active Choices, Extended Choice) may accept other values.
- */
-function choiceProblem(definition, value) {
-    const choices = definition.choices;
-    if (!choices?.length || choices.includes(value))
-        return undefined;
-    const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${(0,util_names/* shortName */.l)(choice)}'`);
-    const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : '';
-    return `is '${(0,util_names/* shortName */.l)(value)}', which is not one of its choices: ${shown.join(', ')}${more}`;
-}
-
-// EXTERNAL MODULE: ./src/jenkins/model/counts.ts
-var model_counts = __nccwpck_require__(2578);
 // EXTERNAL MODULE: ./src/util/constants.ts
 var constants = __nccwpck_require__(2517);
-// EXTERNAL MODULE: ./src/jenkins/transport/json.ts
-var json = __nccwpck_require__(3808);
-;// CONCATENATED MODULE: ./src/jenkins/transport/responses.ts
-
-
-/** Statuses worth another try for a request that may safely repeat. */
-const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
-/** Jetty's 403 body when the crumb is missing or stale (jenkins-api.md 1.5). */
-function isCrumbRejection(status, body) {
-    return status === 403 && /No valid crumb/i.test(body);
-}
-/** Jenkins' "Authentication required" page: a 403 HTML meta refresh to /login?from= (jenkins-api.md 2.2, 10). */
-function isLoginPage(response, body) {
-    return (body.includes('/login?from=') ||
-        (response.contentType.includes('html') && /Authentication required/i.test(body)));
-}
-/** True when a body that should be JSON is an HTML page (login page, SSO proxy, error page). */
-function looksLikeHtml(response, body) {
-    return response.contentType.includes('text/html') || /^\s*</.test(body);
-}
-/** The error for an HTML page where JSON was expected. */
-function htmlError(context, status) {
-    return new errors/* JenkinsError */.fF('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.server}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`, status);
-}
-/** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
-function permissionName(id) {
-    const match = /^hudson\.model\.(Item|Hudson|Run|Computer|View)\.(\w+)$/.exec(id);
-    if (!match)
-        return id;
-    const group = { Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' }[match[1]];
-    return `${group}/${match[2]}`;
-}
-/**
- * A one-line message from an error body, when there is a readable one: plain
- * text, Jetty's error page title ("Error 400 Nothing is submitted"), or a
- * JSON `message`. Jenkins' own HTML pages (404, oops) give nothing useful.
- */
-function shortMessage(response, body) {
-    const type = response.contentType;
-    let text;
-    if (type.includes('json')) {
-        try {
-            // An error body too deep to read has no message to quote (JsonTooDeep).
-            const parsed = (0,json/* parseJenkinsJson */.m_)(body);
-            const message = parsed?.message;
-            if (typeof message === 'string')
-                text = message;
-        }
-        catch {
-            text = undefined;
-        }
-    }
-    else if (type.includes('html') || /^\s*</.test(body)) {
-        const title = /<title>\s*Error\s+\d{3}\s+([^<]+?)\s*<\/title>/i.exec(body);
-        text = title?.[1];
-    }
-    else {
-        text = body;
-    }
-    const line = text
-        ?.split(/\r?\n/)
-        .map(part => part.trim())
-        .find(part => part !== '');
-    if (!line)
-        return undefined;
-    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
-/** The JenkinsError for a status that is not the success the caller wanted. */
-function errorForResponse(response, body, context) {
-    const status = response.status;
-    const at = `Jenkins at ${context.server}`;
-    const short = shortMessage(response, body);
-    const detail = short ? `: ${short}` : '';
-    switch (status) {
-        case 401:
-            // Jenkins' own 401 always challenges Basic with realm "Jenkins"
-            // (BasicAuthenticationEntryPoint, jenkins-api.md 2.1); one without it
-            // comes from something in front of Jenkins.
-            if (!/realm="?Jenkins/i.test(response.header('www-authenticate') ?? '')) {
-                return new errors/* JenkinsError */.fF('bad-credentials', `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`, status);
-            }
-            return new errors/* JenkinsError */.fF('bad-credentials', context.user
-                ? `${at} rejected the credentials for user '${context.user}' (401): check the user and API token`
-                : `${at} asked for credentials (401): set user and token`, status);
-        case 403:
-            return forbiddenError(response, body, context);
-        case 404:
-            return new errors/* JenkinsError */.fF('not-found', context.notFound ?? `${at} has no ${context.what} (404)`, status);
-        case 409:
-            return new errors/* JenkinsError */.fF('conflict', context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`, status);
-        case 400:
-        case 405:
-            return new errors/* JenkinsError */.fF('bad-request', `${at} rejected ${context.what} (${status}${detail})`, status);
-        case 431:
-            // Node's own server and most proxies allow 8-16 KiB of headers; the
-            // Authorization header is the one that can be that big.
-            return new errors/* JenkinsError */.fF('bad-request', `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`, status);
-        case 429:
-            return new errors/* JenkinsError */.fF('server', `${at} is rate-limiting requests (429) for ${context.what}`, status);
-    }
-    if (status >= 500) {
-        const hint = context.serverHint ? ` ${context.serverHint}` : '';
-        return new errors/* JenkinsError */.fF('server', `${at} failed ${context.what} (${status}${detail}).${hint}`, status);
-    }
-    return new errors/* JenkinsError */.fF('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`, status);
-}
-function forbiddenError(response, body, context) {
-    const at = `Jenkins at ${context.server}`;
-    if (isCrumbRejection(response.status, body)) {
-        return new errors/* JenkinsError */.fF('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
-    }
-    if (context.jobTokenSent)
-        return jobTokenRefused(body, context);
-    const required = response.header('x-required-permission');
-    const who = response.header('x-you-are-authenticated-as') ?? context.user;
-    // Anonymous callers get the login page, and no permission headers (2.2).
-    if (isLoginPage(response, body) || (!context.user && required === undefined)) {
-        if (context.jobTokenOnly)
-            return anonymousReadRefused(context);
-        const sent = context.user
-            ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
-            : '';
-        return new errors/* JenkinsError */.fF('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
-    }
-    const permission = required ? permissionName(required) : context.permission;
-    const needs = permission
-        ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
-        : 'the user lacks a permission';
-    return new errors/* JenkinsError */.fF('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
-}
-/**
- * A trigger that carried the job token got a 403: BuildAuthorizationToken
- * skips every permission check for the right token, so either the token is
- * not the job's ("Invalid token provided.", shown to users; anonymous
- * callers get the login page instead), or the job has no token and the
- * caller lacks Job/Build. The token itself is never shown.
- */
-function jobTokenRefused(body, context) {
-    const invalid = /Invalid token provided/.test(body);
-    const who = context.user ? `user '${context.user}'` : 'anonymous users';
-    return new errors/* JenkinsError */.fF('forbidden', `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`, 403);
-}
-/**
- * An anonymous read refused while the step holds only a job token. Jenkins
- * looks a job up (getItem needs Job/Read), serves the crumb (Overall/Read)
- * and shows queue items and builds (Job/Read) only to callers who may read,
- * whatever token they carry.
- */
-function anonymousReadRefused(context) {
-    const at = `Jenkins at ${context.server}`;
-    return new errors/* JenkinsError */.fF('auth-required', context.following
-        ? `${at} refused anonymous read of ${context.what} (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
-        : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`, 403);
-}
-
-// EXTERNAL MODULE: external "node:timers/promises"
-var promises_ = __nccwpck_require__(8500);
-// EXTERNAL MODULE: ./src/util/duration.ts
-var util_duration = __nccwpck_require__(6518);
-// EXTERNAL MODULE: ./src/jenkins/transport/silence.ts
-var silence = __nccwpck_require__(3083);
-;// CONCATENATED MODULE: ./src/jenkins/transport/retry.ts
-
-
-
-
-const DEFAULT_RETRY_POLICY = {
-    attempts: 5,
-    baseDelayMs: 500,
-    maxDelayMs: 10_000
-};
-/** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
-const MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS = 60_000;
-/** Less time than this before the deadline is not worth another try. */
-const MIN_ATTEMPT_MS = 500;
-/**
- * Thrown by an operation to ask for another try. `error` is what the caller
- * gets when no try is left.
- */
-class TransientFailure extends Error {
-    error;
-    reason;
-    retryAfterMs;
-    maxAttempts;
-    constructor(error, 
-    /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
-    reason, 
-    /** From a Retry-After header, when the server gave one. */
-    retryAfterMs, 
-    /** At most this many tries for this kind of failure (an HTML page, invalid JSON: a glitch, unless it repeats). */
-    maxAttempts) {
-        super(error.message);
-        this.error = error;
-        this.reason = reason;
-        this.retryAfterMs = retryAfterMs;
-        this.maxAttempts = maxAttempts;
-        this.name = 'TransientFailure';
-    }
-}
-/**
- * Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
- * Returns milliseconds to wait, or undefined when absent or unreadable.
- */
-function parseRetryAfter(value, now = Date.now()) {
-    if (value === undefined)
-        return undefined;
-    const text = value.trim();
-    if (/^\d+$/.test(text))
-        return Number(text) * 1000;
-    if (!/[a-z]/i.test(text))
-        return undefined;
-    const date = Date.parse(text);
-    if (Number.isNaN(date))
-        return undefined;
-    return Math.max(0, date - now);
-}
-/**
- * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
- * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
- * @internal
- */
-function backoffDelay(retry, policy, random = Math.random) {
-    const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
-    return Math.floor(random() * window);
-}
-/** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
-function pause(ms, signal, what) {
-    return (0,promises_.setTimeout)(ms, undefined, { signal }).catch((error) => {
-        throw signal?.aborted
-            ? new errors/* Interrupted */.j$(`Stopped waiting to ${what}: ${(0,errors/* stopReason */.PJ)(signal)}`, false)
-            : error;
-    });
-}
-/**
- * Runs `operation` until it returns, throws something other than
- * TransientFailure, runs out of tries, or there is no time left before the
- * deadline. Every wait (backoff, Retry-After) is capped by the time left, so
- * that the next try still comes before the deadline. On giving up, the last
- * failure's JenkinsError is thrown.
- *
- * With a signal that fires at the deadline (the step's timeout), a failure
- * with no time left to retry waits for it instead: running out of time is
- * then the step's timeout, handled as one (remote work stopped), and not a
- * failure that leaves it running.
- */
-async function withRetry(operation, options) {
-    const { policy, deadline, logger, what, signal } = options;
-    const now = options.now ?? Date.now;
-    const attempts = Math.max(1, Math.floor(policy.attempts));
-    const started = now();
-    // Every give-up says the whole time waited, not only the last try's.
-    const tried = (attempt) => `after ${attempt} attempts in ${(0,util_duration/* formatDuration */.a3)(now() - started)}`;
-    for (let attempt = 1;; attempt++) {
-        try {
-            return await operation(attempt, started);
-        }
-        catch (error) {
-            if (!(error instanceof TransientFailure))
-                throw error;
-            const asked = error.retryAfterMs === undefined
-                ? ''
-                : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`;
-            // A wait that the signal ends says what it was waiting out.
-            const failure = error.error.message;
-            const sleep = options.sleep ??
-                ((ms) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut) => {
-                    throw cut instanceof errors/* Interrupted */.j$
-                        ? new errors/* Interrupted */.j$(cut.message, false, { lastFailure: failure })
-                        : cut;
-                }));
-            const allowed = Math.min(attempts, error.maxAttempts ?? attempts);
-            if (attempt >= allowed)
-                throw giveUp(error.error, tried(attempt));
-            let delay = backoffDelay(attempt - 1, policy, options.random);
-            if (error.retryAfterMs !== undefined) {
-                if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
-                    throw giveUp(error.error, `Jenkins asked to retry after ${Math.round(error.retryAfterMs / 1000)} s`);
-                }
-                delay = Math.max(delay, error.retryAfterMs);
-            }
-            if (deadline !== undefined) {
-                const left = deadline - now();
-                if (left < MIN_ATTEMPT_MS) {
-                    if (signal && !signal.aborted)
-                        await sleep(Math.max(0, left) + 100);
-                    throw giveUp(error.error, `${tried(attempt)}; no time left before the deadline to retry`);
-                }
-                // Capped so that the next try starts with half the time left for it.
-                delay = Math.min(delay, Math.floor(left / 2));
-            }
-            logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
-            const waited = now() - started;
-            if (options.notice && waited >= options.notice.afterMs) {
-                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${(0,silence/* seconds */.Y)(delay)} (try ${attempt + 1} of ${allowed}, ${(0,util_duration/* formatDuration */.a3)(waited)} since the first)`);
-            }
-            await sleep(delay);
-        }
-    }
-}
-function giveUp(error, why) {
-    return new errors/* JenkinsError */.fF(error.kind, `${error.message} (${why})`, error.status);
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/transport/answers.ts
-
-
-
-
-
-/** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
-const JSON_LIMIT = 64 * 1024 * 1024;
-const ERROR_BODY_LIMIT = 64 * 1024;
-/** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
-const GLITCH_ATTEMPTS = 3;
-/** An HTML page where Jenkins' answer was expected: worth GLITCH_ATTEMPTS tries in all. */
-function htmlGlitch(context, status) {
-    return new TransientFailure(htmlError(context, status), 'an HTML page', undefined, GLITCH_ATTEMPTS);
-}
-/** A body read whose failure (broken off, too slow, stalled) is worth another try; too large and interrupted are not. */
-async function bodyOf(reading) {
-    try {
-        return await reading;
-    }
-    catch (error) {
-        if (error instanceof errors/* JenkinsError */.fF && (error.kind === 'network' || error.kind === 'timeout')) {
-            throw new TransientFailure(error, error.kind === 'network' ? 'body broke off' : 'body too slow');
-        }
-        throw error;
-    }
-}
-/**
- * A 2xx answer's JSON. A body that broke off or came too slowly, one HTML
- * page (an SSO proxy's blip) and one invalid JSON answer are retried; an HTML
- * page on every try is the login page it looks like.
- */
-async function jsonBody(response, context, server, options = {}) {
-    const body = await bodyOf(response.text(JSON_LIMIT, 'fail'));
-    // An SSO proxy or login page can answer 200 with HTML.
-    if (looksLikeHtml(response, body))
-        throw htmlGlitch(context, response.status);
-    try {
-        const { value, dropped } = (0,json/* readJenkinsJson */.jU)(body, options.droppable ? { droppable: options.droppable } : {});
-        for (const part of dropped)
-            options.onDropped?.(part);
-        return value;
-    }
-    catch (error) {
-        // The same answer again would be as deep: not a glitch to retry.
-        if (error instanceof json/* JsonTooDeep */.nh)
-            throw tooDeepError(server, context, error, response.status);
-        throw new TransientFailure(new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', undefined, GLITCH_ATTEMPTS);
-    }
-}
-/** What to say of an answer nested too deep to read. */
-function tooDeepError(server, context, error, status) {
-    return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`, status);
-}
-/**
- * What to say of a part left out as too deep (json.ts readJenkinsJson):
- * which answer, which element of which list, and whose data it was.
- */
-function droppedNote(server, context, part) {
-    const whose = part.className === undefined ? '' : ` (${part.className})`;
-    return `Jenkins at ${server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${json/* MAX_JSON_DEPTH */.KX} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`;
-}
-/** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
-async function postBody(response, context, redact, logger) {
-    try {
-        return redact(await response.text(ERROR_BODY_LIMIT));
-    }
-    catch (error) {
-        if (error instanceof errors/* Interrupted */.j$)
-            throw error;
-        logger.debug(`Could not read the answer to ${context.what}: ${(0,error_text/* errorText */.k)(error)}`);
-        return '';
-    }
-}
-/**
- * The error for a non-2xx answer to a read: TransientFailure when worth
- * another try. `recheck` may replace the error (a 404 that is not Jenkins'
- * own, locate.ts).
- */
-async function readFailure(response, context, redact, recheck) {
-    // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
-    const body = redact(await bodyOf(response.text(ERROR_BODY_LIMIT)));
-    const error = await recheck(errorForResponse(response, body, context));
-    return RETRYABLE_STATUSES.has(response.status) ? retryLater(response, error) : error;
-}
-/** A failed answer to try again, not before the Retry-After Jenkins gave, if any. */
-function retryLater(response, error) {
-    return new TransientFailure(error, String(response.status), parseRetryAfter(response.header('retry-after')));
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/reads/reads.ts
-
-
-
-
-
-
-/** Folder levels listJobs walks in its one request. */
-const LIST_DEPTH = 10;
-/** Newest builds Jenkins estimates the next build's length from (Job.getEstimatedDurationCandidates). */
-const ESTIMATE_BUILDS = 6;
-/** Finished builds kept as the job's history (the summary's "is this failure new?" line). */
-const HISTORY_BUILDS = 10;
-/** Builds asked for: the history's ten, and room for a few still running before them. */
-const JOB_BUILDS = 16;
-/**
- * Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and
- * keeps answers small). The six newest builds and the last successful one
- * are what Jenkins estimates the next build's length from
- * (Job.getEstimatedDurationCandidates): the follower aims its polls with
- * them, at no extra request. The last successful build matters on a busy
- * job, whose six newest builds may all still be running. The same list,
- * a few builds longer (Stapler's range `{0,16}`, in Jenkins since long
- * before 2.150.1), gives the job's last finished builds at no extra request.
- * @internal
- */
-const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`;
-/**
- * The lists of a build whose elements are plugins' data: an action each
- * (every plugin adds its own), a change set per SCM. One element nested too
- * deep is left out with a warning and the rest of the build read (json.ts);
- * any other part too deep (`number`, `result`, `artifacts`, any other
- * field) still refuses the whole answer, as no real Jenkins sends it.
- */
-const BUILD_PLUGIN_LISTS = ['actions', 'changeSets'];
-/**
- * Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5).
- * @internal
- */
-const QUEUE_TREE = 'items[id,task[url,name],actions[causes[_class,userId],parameters[name,value]],inQueueSince,why]';
-/** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
-const FOLDER_CLASSES = new Set([
-    'com.cloudbees.hudson.plugins.folder.Folder',
-    'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
-    'jenkins.branch.OrganizationFolder'
-]);
-/**
- * Multibranch projects: branch-api's MultiBranchProject subclasses
- * (WorkflowMultiBranchProject for Pipelines, others from plugins) all end
- * in MultiBranchProject; an OrganizationFolder holds such projects.
- */
-function folderKindOf(className) {
-    if (className === undefined)
-        return 'folder';
-    if (/MultiBranchProject$/.test(className))
-        return 'multibranch';
-    if (className === 'jenkins.branch.OrganizationFolder')
-        return 'organization';
-    return 'folder';
-}
-/**
- * `jobs[name,_class,jobs[…]]` nested `depth` levels.
- * @internal
- */
-function listTree(depth) {
-    let fields = 'name,_class';
-    for (let level = 1; level < depth; level++)
-        fields = `name,_class,jobs[${fields}]`;
-    return `jobs[${fields}]`;
-}
-/** A job's JSON, reduced to what triggering it needs. */
-async function getJob(http, job) {
-    // The crumb is needed before the trigger that usually follows: fetch it
-    // alongside the job to save a round trip.
-    http.prefetchCrumb();
-    const name = (0,job_path/* fullName */.fq)(job);
-    const data = await http.getJson('job', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
-    }));
-    const info = {
-        name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
-        fullName: typeof data.fullName === 'string' ? data.fullName : name,
-        // Jenkins' own `url` comes from its configured root URL, which may be
-        // another host (jenkins-api.md 9): always our base.
-        url: (0,job_path/* jobUrl */.Ne)(http.baseUrl, job),
-        parameterDefinitions: parameterDefinitions(data.property),
-        isFolder: isFolder(data)
-    };
-    if (typeof data._class === 'string')
-        info._class = data._class;
-    if (info.isFolder)
-        info.folderKind = folderKindOf(info._class);
-    if (typeof data.buildable === 'boolean')
-        info.buildable = data.buildable;
-    if (typeof data.disabled === 'boolean')
-        info.disabled = data.disabled;
-    if ((0,model_counts/* isBuildNumber */.Y_)(data.nextBuildNumber))
-        info.nextBuildNumber = data.nextBuildNumber;
-    const builds = buildSummaries(data.builds);
-    // A folder has no `builds`: no history, rather than an empty one.
-    if (Array.isArray(data.builds)) {
-        info.history = builds.filter(b => !b.building && b.result !== null).slice(0, HISTORY_BUILDS);
-    }
-    const recent = builds.slice(0, ESTIMATE_BUILDS);
-    // Older than the six newest when it is not among them: expectationFrom
-    // then finds it as Jenkins does, as the last successful build.
-    const [lastSuccessful] = buildSummaries([data.lastSuccessfulBuild]);
-    if (lastSuccessful && !recent.some(b => b.number === lastSuccessful.number)) {
-        recent.push(lastSuccessful);
-    }
-    if (recent.length > 0)
-        info.recent = recent;
-    return info;
-}
-/** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
-function buildSummaries(raw) {
-    return (Array.isArray(raw) ? raw : []).flatMap(entry => (0,decode/* buildSummaryOf */.Wi)(entry) ?? []);
-}
-/** Full names of every job below `folder` (root when empty), in one request. */
-async function listJobs(http, folder) {
-    const where = folder.length > 0 ? `folder '${(0,job_path/* fullName */.fq)(folder)}'` : 'the root';
-    const base = folder.length > 0 ? (0,job_path/* jobUrl */.Ne)(http.baseUrl, folder) : `${http.baseUrl}/`;
-    const data = await http.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
-        notFound: `Folder '${(0,job_path/* fullName */.fq)(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
-    }));
-    if (!Array.isArray(data.jobs)) {
-        throw new errors/* JenkinsError */.fF('bad-request', `'${(0,job_path/* fullName */.fq)(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`);
-    }
-    const names = [];
-    collectJobs(http, data.jobs, folder.length > 0 ? `${(0,job_path/* fullName */.fq)(folder)}/` : '', names);
-    return names;
-}
-/** A queue item's JSON. */
-async function getQueueItem(http, queueId) {
-    const item = await http.getJson('queue', `${(0,job_path/* queueItemUrl */.oJ)(http.baseUrl, queueId)}api/json`, http.context(`queue item ${queueId}`, {
-        notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
-        following: true
-    }));
-    if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`);
-    }
-    // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
-    if (typeof item.why === 'string')
-        item.why = http.redact(item.why);
-    if (!(0,model_counts/* isCount */.my)(item.inQueueSince))
-        delete item.inQueueSince;
-    const executable = item.executable;
-    if (executable && executable.number !== undefined) {
-        // A number that addresses no build would reach URLs and outputs.
-        if (!(0,model_counts/* isBuildNumber */.Y_)(executable.number)) {
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} with a build whose number is ${(0,model_counts/* shownValue */.JJ)(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
-        }
-        // Jenkins' own URL of the run, kept only when it sent one: requests go to
-        // the `url` input's host and build their URLs from it (jenkins-api.md 9).
-        item.executable =
-            typeof executable.url === 'string'
-                ? { number: executable.number, url: executable.url }
-                : { number: executable.number };
-    }
-    else if (executable !== undefined) {
-        // Left, its run not created yet (null), or an executable that names none.
-        item.executable = null;
-    }
-    return item;
-}
-/**
- * The root URL Jenkins is configured with (`url` of `/api/json`,
- * Jenkins.getRootUrl: what it writes in every item and build `url`), or
- * null when none is configured (it then writes the request's host).
- */
-async function rootUrl(http) {
-    const data = await http.getJson('root', `${http.baseUrl}/api/json?tree=url`, http.context('the root of Jenkins'));
-    return typeof data.url === 'string' && data.url !== '' ? data.url : null;
-}
-/** A build's JSON, by number or permalink. */
-async function getBuild(http, job, which, options = {}) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    const query = new URLSearchParams();
-    if (options.tree !== undefined)
-        query.set('tree', options.tree);
-    if (options.depth !== undefined)
-        query.set('depth', String(options.depth));
-    const search = query.toString();
-    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`;
-    const notFound = which === 'lastBuild'
-        ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
-        : which === 'lastSuccessfulBuild'
-            ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
-            : `Build #${which} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`;
-    const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, { notFound, following: true }), { droppable: BUILD_PLUGIN_LISTS });
-    if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`);
-    }
-    if (!(0,model_counts/* isBuildNumber */.Y_)(build.number)) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${(0,model_counts/* shownValue */.JJ)(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
-    }
-    const result = build.result;
-    // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
-    // else is a broken or hostile server, and would reach outputs and messages.
-    if (result !== undefined && result !== null && !constants/* BUILD_RESULTS */.IQ.some(r => r === result)) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${constants/* BUILD_RESULTS */.IQ.join(', ')}, or null while it runs`);
-    }
-    return (0,decode/* decodeBuild */.zr)(build, { passwords: options.passwords });
-}
-/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
-function quote(value) {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 60 ? `${text.slice(0, 59)}…` : text;
-}
-/** Every item waiting in the queue, with its task's item names, causes and parameters. */
-async function getQueue(http) {
-    const data = await http.getJson('queue', `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`, http.context('the queue'));
-    const items = [];
-    for (const raw of Array.isArray(data.items) ? data.items : []) {
-        const item = raw;
-        const url = item?.task?.url;
-        if (!(0,model_counts/* isCount */.my)(item?.id) || typeof url !== 'string')
-            continue;
-        const names = (0,decode/* jobNamesFromUrl */.$7)(url);
-        if (!names)
-            continue;
-        const userIds = (0,decode/* userIdsOf */.fN)(item.actions);
-        items.push({
-            id: item.id,
-            job: names,
-            causes: (0,decode/* causeClassesOf */.Zw)(item.actions),
-            ...(userIds ? { userIds } : {}),
-            parameters: (0,decode/* parametersOf */.mC)(item.actions),
-            ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
-        });
-    }
-    return items;
-}
-/**
- * The job's most recent builds, newest first, with their queue ids (with
- * `actions`, causes and parameters; with `outcome`, result, duration and
- * whether they still run).
- */
-async function recentBuilds(http, job, limit, options = {}) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    let fields = options.actions
-        ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
-        : 'number,queueId';
-    if (options.outcome)
-        fields += ',result,duration,building';
-    const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`;
-    const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(true)}`,
-        following: true
-    }));
-    return (0,decode/* buildsOf */.jV)(data.builds, options);
-}
-/** GET logText/progressiveText?start=N, its body streamed. */
-async function progressiveText(http, build, start) {
-    const name = (0,job_path/* fullName */.fq)(build.job);
-    const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`;
-    const context = http.context(`the console of build #${build.number} of '${name}'`, {
-        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`,
-        following: true
-    });
-    return http.read('log', url, context, response => {
-        if (response.contentType.includes('text/html')) {
-            // A login page now and then is an SSO proxy's blip; every time, it is the answer.
-            throw htmlGlitch(context, response.status);
-        }
-        const textSize = (0,model_counts/* countOf */.pq)(response.header('x-text-size'));
-        if (textSize === undefined) {
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
-        }
-        // Streamed, not buffered: a console can be hundreds of MB. The stream
-        // is still bounded (limits.ts: stall guard, deadline, cancel). The
-        // header is absent (never "false") once the log is complete (6.1).
-        return {
-            body: response.stream(),
-            textSize,
-            moreData: response.header('x-more-data') === 'true'
-        };
-    }, http.deadline);
-}
-// ---------------------------------------------------------------------------
-/**
- * Full names of the jobs in a `jobs` tree, in Jenkins' order, folders
- * walked in place. Without recursion and bounded to LIST_DEPTH levels: the
- * answer is Jenkins', and a hostile one can nest far deeper than the tree
- * asked for (a recursive walk overflowed the stack).
- */
-function collectJobs(http, items, prefix, names) {
-    const stack = [
-        { items, prefix, next: 0 }
-    ];
-    let skipped = false;
-    while (stack.length > 0) {
-        const level = stack[stack.length - 1];
-        if (level.next >= level.items.length) {
-            stack.pop();
-            continue;
-        }
-        const item = level.items[level.next++];
-        if (typeof item?.name !== 'string')
-            continue;
-        const path = `${level.prefix}${item.name}`;
-        if (Array.isArray(item.jobs)) {
-            if (stack.length < LIST_DEPTH)
-                stack.push({ items: item.jobs, prefix: `${path}/`, next: 0 });
-            else
-                skipped = true;
-        }
-        else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
-            http.logger.debug(`Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`);
-        }
-        else {
-            names.push(path);
-        }
-    }
-    if (skipped) {
-        http.logger.debug(`Jenkins answered with folders nested deeper than the ${LIST_DEPTH} levels asked for; not listed`);
-    }
-}
-function isFolder(item) {
-    return ((typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs));
-}
-function parameterDefinitions(property) {
-    return ((0,decode/* entriesOf */.Mc)(property, 'parameterDefinitions') ?? []).flatMap(raw => {
-        const def = raw;
-        if (typeof def?.name !== 'string')
-            return [];
-        const definition = { name: def.name };
-        if (typeof def.type === 'string')
-            definition.type = def.type;
-        if (/Password/i.test(definition.type ?? ''))
-            definition.password = true;
-        else if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
-            definition.defaultValue = def.defaultParameterValue.value;
-        }
-        if (Array.isArray(def.choices)) {
-            definition.choices = def.choices.filter((c) => typeof c === 'string');
-        }
-        return [definition];
-    });
-}
-
-// EXTERNAL MODULE: ./src/util/html.ts + 4 modules
-var html = __nccwpck_require__(1034);
-;// CONCATENATED MODULE: ./src/jenkins/trigger/trigger.ts
-
-
-
-
-
-
-
-
-
-
-
-/** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
-const TRIGGER_SENDS = 4;
-/** Answers to a trigger that say it was refused without acting, so it may be sent again. */
-const TRIGGER_REFUSALS = new Set([429, 503]);
-/** Answers to a trigger from a proxy that may have passed it on before failing. */
-const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
-/**
- * Queues one build of `job` and returns its queue item. When the answer to
- * the POST is lost, Jenkins is asked what it did before the POST is sent again.
- *
- * Once the client's signal fired (cancel, timeout) nothing more is sent: no
- * crumb, no POST, no resend. If a POST may have reached Jenkins (cut in
- * flight, or its answer lost and being reconciled), the Interrupted error
- * carries the LostTrigger, for the abort path to find and cancel what it
- * queued (findLostTrigger) with its own client.
- */
-async function trigger(http, info, job, params, options = {}) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    checkBuildable(http, info, name, params);
-    const undefinedNames = unknownParameters(info, params);
-    const parameterized = info.parameterDefinitions.length > 0;
-    const form = new URLSearchParams();
-    if (parameterized) {
-        for (const [key, value] of Object.entries(params)) {
-            if (undefinedNames.includes(key))
-                continue;
-            // Multi-value parameters are repeated fields.
-            for (const item of typeof value === 'string' ? [value] : value)
-                form.append(key, item);
-        }
-    }
-    // The job token travels in the form, never in the URL (where proxies and
-    // access logs would keep it). A request with `token` is recorded as a
-    // RemoteCause with `cause` as its note (ParameterizedJobMixIn.getBuildCause).
-    // An anonymous POST still needs a crumb: the CrumbFilter exempts only API
-    // tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
-    if (http.jobToken) {
-        form.append('token', http.jobToken);
-        if (options.cause)
-            form.append('cause', options.cause);
-    }
-    // /build on a parameterized job wants a `json` form and skips defaults;
-    // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
-    // `delay` is a request parameter; 0sec skips the quiet period (3.5).
-    const endpoint = parameterized ? 'buildWithParameters' : 'build';
-    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}${endpoint}?delay=0sec`;
-    const context = http.context(`the trigger of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
-        conflict: disabledMessage(http, name),
-        permission: 'Job/Build',
-        jobTokenSent: http.jobToken !== undefined,
-        serverHint: parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
-    });
-    const expectation = {
-        job,
-        parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
-        user: http.user,
-        firstBuildNumber: info.nextBuildNumber
-    };
-    const jobPage = (0,job_path/* jobUrl */.Ne)(http.baseUrl, job);
-    let mayHaveQueued = false;
-    const interrupted = (error) => mayHaveQueued || error.sent
-        ? new errors/* Interrupted */.j$(`${error.message} (a trigger of '${name}' may have queued a build)`, error.sent, { lostTrigger: expectation, lastFailure: error.lastFailure })
-        : error;
-    for (let send = 1;; send++) {
-        let outcome;
-        try {
-            outcome = await triggerOnce(http, url, { form: form.toString() }, context, name);
-        }
-        catch (error) {
-            throw error instanceof errors/* Interrupted */.j$ ? interrupted(error) : error;
-        }
-        if ('queueId' in outcome) {
-            return {
-                queueId: outcome.queueId,
-                // Reverse proxies rewrite hosts, and the Location follows the request's
-                // own host (jenkins-api.md 3.1): rebuild it on our base.
-                queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, outcome.queueId),
-                merged: outcome.merged,
-                unknownParameters: undefinedNames
-            };
-        }
-        // The answer was lost: look for what Jenkins did before sending again
-        // (reconcile.ts says why, and what risk remains).
-        mayHaveQueued = true;
-        const lost = outcome.lost;
-        const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
-        const unknown = (why) => new errors/* JenkinsError */.fF(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`, lost.error.status);
-        if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
-            throw unknown('no time left before the step timeout to check');
-        }
-        let adopted;
-        try {
-            adopted = await reconcile(reconcileReader(http, job), expectation, {
-                settleMs,
-                sleep: ms => http.pause(ms, 'look for the lost trigger again'),
-                logger: http.logger
-            });
-        }
-        catch (error) {
-            if (error instanceof errors/* Interrupted */.j$)
-                throw interrupted(error);
-            http.logger.debug(`Could not look for the lost trigger: ${(0,error_text/* errorText */.k)(error)}`);
-            throw unknown('and Jenkins could not be asked what it did');
-        }
-        if (adopted) {
-            http.logger.info(adopted.from === 'queue'
-                ? `Trigger answer lost (${lost.reason}); Jenkins shows queue item ${adopted.queueId} of '${name}' with these parameters: following it.`
-                : `Trigger answer lost (${lost.reason}); Jenkins shows build #${adopted.buildNumber ?? '?'} of '${name}' with these parameters (queue item ${adopted.queueId}): following it.`);
-            return {
-                queueId: adopted.queueId,
-                queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, adopted.queueId),
-                merged: false,
-                unknownParameters: undefinedNames,
-                adopted: adopted.from
-            };
-        }
-        if (send >= TRIGGER_SENDS) {
-            throw unknown(`${send} answers lost, and Jenkins showed no queued item or build for any`);
-        }
-        http.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
-    }
-}
-/** Names in `params` the job does not define: Jenkins drops them silently. */
-function unknownParameters(info, params) {
-    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
-    return Object.keys(params).filter(key => !defined.has(key));
-}
-/**
- * Refuses what cannot be built before anything is sent: a folder, a
- * disabled job, a value Jenkins would refuse or change (`params`,
- * parameter-values.ts).
- */
-function checkBuildable(http, info, name, params = {}) {
-    // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
-    if (info.isFolder)
-        throw notAJob(info, name, http.baseUrl);
-    if (info.disabled === true || info.buildable === false) {
-        throw new errors/* JenkinsError */.fF('conflict', disabledMessage(http, name));
-    }
-    checkParameterValues(info, name, params);
-}
-/** How long the abort path gives a lost trigger to show up before its second look. */
-const LOST_SETTLE_MS = 1000;
-/**
- * Looks for what a lost trigger queued (reads only: never a new POST), with
- * a second look after a short settle when the client's deadline leaves time.
- */
-async function findLostTrigger(http, lost) {
-    const left = http.deadline === undefined ? Infinity : http.deadline - Date.now();
-    const adopted = await reconcile(reconcileReader(http, lost.job), lost, {
-        settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
-        sleep: ms => http.pause(ms, 'look for the lost trigger again'),
-        logger: http.logger
-    });
-    if (!adopted)
-        return undefined;
-    return adopted.buildNumber === undefined
-        ? { queueId: adopted.queueId }
-        : { queueId: adopted.queueId, buildNumber: adopted.buildNumber };
-}
-/**
- * One trigger POST. A refusal that provably did nothing (503, 429,
- * connection refused) is retried inside; an answer that may hide an action
- * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
- */
-async function triggerOnce(http, url, payload, context, name) {
-    let lost;
-    let answer;
-    try {
-        answer = await http.post('trigger', url, context, {
-            ...payload,
-            // Only a refusal that did nothing is sent again here: a second POST
-            // that reaches Jenkins queues a second build.
-            retryStatuses: TRIGGER_REFUSALS,
-            retryNetwork: failure => failure.notSent,
-            onNetworkFailure: failure => {
-                lost = {
-                    error: failure.error,
-                    reason: failure.reason,
-                    slow: failure.error.kind === 'timeout'
-                };
-                return failure.error;
-            },
-            deadline: http.deadline
-        });
-    }
-    catch (error) {
-        if (lost && error instanceof errors/* JenkinsError */.fF && error.kind !== 'aborted')
-            return { lost };
-        throw error;
-    }
-    const { response, body } = answer;
-    // Jenkins' own 500 is its answer: it refused the request (a parameter
-    // value it does not accept), and a second send would be refused again.
-    const refusal = response.status === 500 ? jenkinsRefusal(response, body) : undefined;
-    if (refusal) {
-        throw new errors/* JenkinsError */.fF('bad-request', `Jenkins at ${http.baseUrl} refused to trigger job '${name}' (500): ${refusal}.`, 500);
-    }
-    if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
-        // A proxy's error says nothing of whether Jenkins got the POST.
-        return {
-            lost: {
-                error: errorForResponse(response, body, context),
-                reason: String(response.status),
-                slow: response.status === 504
-            }
-        };
-    }
-    if (response.status >= 400)
-        throw errorForResponse(response, body, context);
-    const queueId = response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined;
-    if (queueId === undefined) {
-        const location = response.header('location');
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
-    }
-    return { queueId, merged: response.status === 303 };
-}
-/** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
-function reconcileReader(http, job) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    return {
-        queue: async () => (await getQueue(http)).map(({ id, job, parameters, causes, userIds }) => ({
-            id,
-            job,
-            parameters,
-            causes,
-            ...(userIds ? { userIds } : {})
-        })),
-        builds: async () => {
-            const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, http.context(`the builds of job '${name}'`));
-            return (0,decode/* buildsOf */.jV)(data.builds, { actions: true }).map(build => ({
-                ...build,
-                causes: build.causes ?? [],
-                parameters: build.parameters ?? []
-            }));
-        }
-    };
-}
-function disabledMessage(http, name) {
-    return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`;
-}
-/** The queue item id from a trigger's Location (`…/queue/item/<id>/`), or undefined. */
-function queueIdOf(response) {
-    const location = response.header('location');
-    if (!location)
-        return undefined;
-    let path;
-    try {
-        path = new URL(location, response.url).pathname;
-    }
-    catch {
-        return undefined;
-    }
-    const match = /\/queue\/item\/(\d+)\/?$/.exec(path);
-    return (0,model_counts/* countOf */.pq)(match?.[1]);
-}
-/**
- * Whether Jenkins itself produced an error answer rather than a proxy in
- * front of it: Jenkins' own pages (oops, layout) carry X-Jenkins (jenkins-api.md
- * 10). A 500 from Jenkins on a trigger is an exception while reading the
- * parameters (an illegal choice, 3.2), before anything was queued.
- */
-function fromJenkins(response) {
-    return response.header('x-jenkins') !== undefined;
-}
-/** The exception a parameter definition throws for a value it refuses, as a stack trace shows it. */
-const REFUSAL = /\bIllegalArgumentException: ([^\r\n<]+)/;
-/** Jenkins' error page (core jenkins/model/Jenkins/oops.jelly) and the id its log files the exception under. */
-const OOPS_PAGE = /A problem occurred while processing the request/;
-const LOGGING_ID = /Logging ID=([0-9a-fA-F-]{1,64})/;
-/** Characters of Jenkins' reason quoted. */
-const REASON_CHARS = 300;
-/**
- * Why Jenkins refused a request with its own 500, or undefined when the
- * 500 is not Jenkins' (a proxy's, which may hide a POST that reached Jenkins:
- * reconciled as a lost answer). Jenkins' is told by its headers (X-Jenkins,
- * which a proxy may strip) or by its body: its error page, or the
- * IllegalArgumentException a parameter definition throws ("Illegal choice
- * for parameter ENV: qa", jenkins-api.md 3.2), which no proxy writes. The
- * page quotes the exception only when Jenkins shows stack traces
- * (-Djenkins.model.Jenkins.SHOW_STACK_TRACE=true, or before 2.x); else its
- * Logging ID is what leads to the reason in Jenkins' log.
- */
-function jenkinsRefusal(response, body) {
-    const text = (0,html/* decodeEntities */.Sm)(body);
-    const reason = REFUSAL.exec(text)?.[1]?.trim();
-    if (reason)
-        return (0,shorten/* cut */.J)(reason, REASON_CHARS);
-    if (!fromJenkins(response) && !OOPS_PAGE.test(text))
-        return undefined;
-    const id = LOGGING_ID.exec(text)?.[1];
-    return `its error page gives no reason${id ? `; its log has it under Logging ID ${id}` : ''} (${REFUSED_VALUE}, is the usual one)`;
-}
-/** What Jenkins' 500 to a trigger usually means: the values core's parameters refuse are refused before sending (parameter-values.ts). */
-const REFUSED_VALUE = "a parameter value it does not accept, such as several values for a plugin's parameter that takes one";
-function safePath(location, base) {
-    try {
-        return new URL(location, base).pathname;
-    }
-    catch {
-        return '(invalid location)';
-    }
-}
-/** The error for building an item that is not a job: what it is, and which input names a job in it. */
-function notAJob(info, name, origin) {
-    const where = `(${info._class ?? 'folder'}, on ${origin})`;
-    switch (info.folderKind) {
-        case 'multibranch':
-            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`);
-        case 'organization':
-            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`);
-        default:
-            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/follow/build-parts.ts
-
-
-
-
-
-
-
-/** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
-async function lastBuild(api, job, mode) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    const which = mode === 'last' ? 'lastBuild' : 'lastSuccessfulBuild';
-    try {
-        return await api.getBuild(job, which);
-    }
-    catch (error) {
-        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
-            throw error;
-        // Tell "no such job" (or not a job) from "no such build": all are 404.
-        const info = await api.getJob(job);
-        if (info.isFolder)
-            throw notAJob(info, name, api.baseUrl);
-        throw new errors/* JenkinsError */.fF('not-found', `Jenkins job ${name} has no ${mode === 'last' ? '' : 'successful '}build yet (build: ${mode}), on ${api.baseUrl}.`, 404);
-    }
-}
-/**
- * A 404 on a job, with the closest job names Jenkins has; or, when Jenkins
- * has no job list at `url` either (its own 404, or `url` is a job's page),
- * where Jenkins' root is: `url` is then wrong, not the job (locateRoot).
- */
-async function withJobSuggestions(api, job, error, logger) {
-    if (job.length === 0)
-        return error.message;
-    let names;
-    try {
-        names = await api.listJobs([]);
-    }
-    catch (listError) {
-        logger.debug(`Could not list jobs for suggestions: ${(0,error_text/* errorText */.k)(listError)}`);
-        const noRoot = listError instanceof errors/* JenkinsError */.fF &&
-            (listError.kind === 'not-found' || listError.kind === 'bad-request');
-        const where = `job '${(0,util_names/* shortName */.l)((0,job_path/* fullName */.fq)(job))}'`;
-        const root = noRoot ? await api.locateRoot(where).catch(() => undefined) : undefined;
-        return root ?? error.message;
-    }
-    const close = closestNames((0,job_path/* fullName */.fq)(job), names);
-    if (close.length === 0)
-        return error.message;
-    return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(util_names/* shortName */.l).join(', ')}?`;
-}
-/** A commit status description for a step that failed before the build's result was known. */
-function statusFailure(error, signal) {
-    if (error instanceof wait/* StepAborted */.M4 || signal.aborted) {
-        return (0,wait/* abortReason */.Js)(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
-    }
-    return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed';
-}
-/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
-function stdoutDrained() {
-    const out = process.stdout;
-    if (!out.writableNeedDrain)
-        return Promise.resolve();
-    return new Promise(resolve => {
-        const done = () => {
-            out.off('drain', done).off('close', done).off('error', done);
-            resolve();
-        };
-        out.on('drain', done).on('close', done).on('error', done);
-    });
-}
-
-// EXTERNAL MODULE: ./src/outcome/history.ts
-var outcome_history = __nccwpck_require__(6380);
-;// CONCATENATED MODULE: ./src/step/build-begun.ts
-
-
-
-
-
-/**
- * Triggers the build (or takes the one the scan that created the branch job
- * queued) and records its queue item. A trigger whose answer the cancel
- * cut is recorded as one that may have queued a build, for the abort to
- * find.
- */
-async function queueBuild(o, { info, parameters, uploads, branch }) {
-    const { api, outcome, logger: log } = o;
-    const name = outcome.jobName;
-    const indexing = branch?.indexingBuild;
-    // The scan's build has no files: with files, this step triggers its own.
-    if (indexing && uploads.length > 0) {
-        log.warning(`The scan that created ${name} also queued a build of it without the files (queue item ${indexing.queueId}); this step triggers its own with them and leaves that one alone.`);
-    }
-    if (info.history)
-        outcome.history = (0,outcome_history/* historyOf */.om)(info.history, n => api.buildUrl(o.job, n));
-    let queued;
-    try {
-        queued =
-            indexing && uploads.length === 0
-                ? indexingBuildQueued(api, info, parameters, indexing.queueId)
-                : await api.trigger(info, o.job, parameters, uploads);
-    }
-    catch (error) {
-        if (error instanceof errors/* Interrupted */.j$ && error.lostTrigger) {
-            o.work.maybeQueued(o.index, error.lostTrigger);
-        }
-        throw error;
-    }
-    o.work.queued(o.index, queued.queueId, queued.merged);
-    warnUnknownParameters(queued.unknownParameters, info, name, log);
-    outcome.queueUrl = queued.queueUrl;
-    outcome.parameters = parameters;
-    if (uploads.length > 0)
-        outcome.uploads = uploads;
-    if (!indexing) {
-        log.info(queued.merged
-            ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
-            : `Queued ${name} in Jenkins: ${queued.queueUrl}`);
-    }
-    return queued;
-}
-/** The queued build has started: recorded and said. */
-function buildStarted({ work, index, outcome, logger }, ref) {
-    work.started(index, ref);
-    outcome.buildUrl = ref.url;
-    // A build a branch scan started may already be among the job's builds.
-    outcome.history &&= outcome.history.filter(h => h.number < ref.number);
-    logger.info(`Jenkins build ${outcome.jobName} #${ref.number} started: ${ref.url}`);
-}
-/**
- * A build the step follows but did not start (`build: last`, a number or
- * URL): recorded (never as the step's to stop: it queued nothing) and said.
- */
-function existingBuild({ api, work, index, job, outcome, logger }, build, mode) {
-    const { number } = build;
-    const ref = { job, number, url: api.buildUrl(job, number) };
-    work.started(index, ref);
-    outcome.buildUrl = ref.url;
-    outcome.build = build;
-    const name = outcome.jobName;
-    logger.info(mode === 'given'
-        ? `Following build #${number} of ${name}: ${ref.url}`
-        : `${mode === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${number} ${ref.url}`);
-    return ref;
-}
-/**
- * The queue item of the build branch indexing started, in the shape of a
- * trigger's answer. It counts as merged (shared): every run that scanned for
- * the branch follows this one build, and Jenkins cannot say which do (the
- * build carries one BranchIndexingCause whoever asked for the scan:
- * branch-api's MultiBranchProject.scheduleBuild), so no run stops it.
- */
-function indexingBuildQueued(api, info, parameters, queueId) {
-    return {
-        queueId,
-        queueUrl: (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, queueId),
-        merged: true,
-        unknownParameters: unknownParameters(info, parameters)
-    };
-}
-/** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */
-function warnUnknownParameters(unknown, info, job, logger) {
-    const defined = info.parameterDefinitions.map(p => p.name);
-    for (const name of unknown) {
-        const close = closestNames(name, defined, 1)[0];
-        const hint = close
-            ? ` Did you mean '${close}'?`
-            : defined.length
-                ? ` It defines: ${defined.join(', ')}.`
-                : ' It takes no parameters.';
-        logger.warning(`Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`);
-    }
-}
-
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-;// CONCATENATED MODULE: external "node:fs/promises"
-const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
-;// CONCATENATED MODULE: ./src/util/artifact-paths.ts
-
-/** Characters Windows does not allow in a file name (NTFS/Win32; `:` would also open an alternate data stream). */
-const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
-/** Device names Windows resolves whatever the folder or extension (`NUL.txt` is the NUL device). */
-const WINDOWS_RESERVED = /^(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|COM[0-9¹²³]|LPT[0-9¹²³])(\..*)?$/i;
-/** Longest file name most file systems take (ext4, NTFS, APFS: 255). */
-const MAX_NAME_BYTES = 255;
-/**
- * The path segments of an artifact's `relativePath`, or why it is refused.
- *
- * Jenkins' own StandardArtifactManager joins file names with '/'
- * (`Run.addArtifacts`), so a well-formed path is '/'-separated names, none
- * empty, '.' or '..'. Anything else comes from a broken or hostile server (or
- * an artifact manager plugin) and could write outside the folder: absolute
- * paths, drive letters, backslashes (a separator on Windows runners), NUL and
- * control characters, and, on Windows, names it would reinterpret.
- */
-function artifactSegments(relativePath, platform = process.platform) {
-    const refuse = (reason) => ({ path: relativePath, reason });
-    if (relativePath === '')
-        return refuse('is empty');
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(relativePath))
-        return refuse('contains a control character');
-    if (relativePath.includes('\\'))
-        return refuse('contains a backslash');
-    if (relativePath.startsWith('/'))
-        return refuse('is absolute');
-    if (/^[A-Za-z]:/.test(relativePath))
-        return refuse('starts with a drive letter');
-    const segments = relativePath.split('/');
-    for (const segment of segments) {
-        if (segment === '')
-            return refuse('has an empty path segment');
-        if (segment === '.' || segment === '..')
-            return refuse(`has a '${segment}' segment`);
-        if (Buffer.byteLength(segment) > MAX_NAME_BYTES) {
-            return refuse(`has a name longer than ${MAX_NAME_BYTES} bytes`);
-        }
-        if (platform === 'win32') {
-            const problem = windowsNameProblem(segment);
-            if (problem)
-                return refuse(problem);
-        }
-    }
-    return segments;
-}
-/** Why Windows would not take `name` as the file name it looks like, if it would not. */
-function windowsNameProblem(name) {
-    if (WINDOWS_FORBIDDEN.test(name)) {
-        return 'contains a character Windows does not allow in file names (<>:"|?*)';
-    }
-    // Windows drops trailing dots and spaces before it looks the name up: `CON .txt` is not CON, `aux.` is.
-    const trimmed = name.replace(/[. ]+$/, '');
-    if (WINDOWS_RESERVED.test(trimmed) || WINDOWS_RESERVED.test(name)) {
-        return 'names a Windows device (CON, NUL, …)';
-    }
-    if (/[. ]$/.test(name))
-        return 'has a name ending in a dot or space (Windows)';
-    return undefined;
-}
-/**
- * True when `target` is `root` or below it (both absolute, already resolved).
- * `path` is the platform's by default (path.win32 in tests: it compares
- * case-insensitively and knows drives and UNC roots).
- */
-function isInside(root, target, path = (external_node_path_default())) {
-    const rel = path.relative(root, target);
-    return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
-}
-/**
- * Where an artifact goes below `root`, or why not. The lexical check after the
- * join is belt and braces: artifactSegments already refused every way out.
- */
-function artifactTarget(root, relativePath, platform = process.platform) {
-    const segments = artifactSegments(relativePath, platform);
-    if (!Array.isArray(segments))
-        return segments;
-    const target = (0,external_node_path_namespaceObject.join)(root, ...segments);
-    if (target === root || !isInside(root, target)) {
-        return { path: relativePath, reason: 'would land outside the artifacts folder' };
-    }
-    return target;
-}
-
 ;// CONCATENATED MODULE: ./node_modules/balanced-match/dist/esm/index.js
 const balanced = (a, b, str) => {
     const ma = a instanceof RegExp ? maybeMatch(a, str) : a;
@@ -40545,4129 +38344,58 @@ function selectArtifacts(patterns, paths, platform = process.platform) {
     return { selected, unmatched };
 }
 
-// EXTERNAL MODULE: ./src/util/bytes.ts
-var bytes = __nccwpck_require__(1671);
-// EXTERNAL MODULE: ./src/util/heap.ts + 2 modules
-var heap = __nccwpck_require__(6086);
-// EXTERNAL MODULE: ./src/util/logger.ts
-var util_logger = __nccwpck_require__(6618);
-;// CONCATENATED MODULE: ./src/util/workspace-paths.ts
-/**
- * Paths below the workspace that the step creates or reads, checked against
- * where each existing component really leads before anything is created or
- * opened through it. A lexical check alone is not enough: `out` may be a
- * symbolic link (or a Windows junction) to a folder elsewhere, and
- * `mkdir -p out/sub` would create `sub` there before any check could refuse.
- *
- * The path module and the file system are injected so that the Windows rules
- * (backslashes, drive letters, `C:..`, UNC paths, junctions, device names)
- * are tested with `path.win32` here, where no Windows machine is.
- */
-
-
-
-/** @internal */
-const nodeWalkFs = {
-    lstat: async (path) => {
-        try {
-            return await (0,external_node_fs_promises_namespaceObject.lstat)(path);
-        }
-        catch (error) {
-            if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR'))
-                return undefined;
-            throw error;
-        }
-    },
-    realpath: path => (0,external_node_fs_promises_namespaceObject.realpath)(path),
-    readlink: path => (0,external_node_fs_promises_namespaceObject.readlink)(path),
-    mkdir: async (path) => {
-        try {
-            await (0,external_node_fs_promises_namespaceObject.mkdir)(path);
-        }
-        catch (error) {
-            // Another download may have made it a moment ago: the walk looks again.
-            if (!isCode(error, 'EEXIST'))
-                throw error;
-        }
-    }
-};
-/** A path the rules refuse, with why; `link` names the symbolic link it went out through. */
-class WorkspacePathError extends Error {
-    path;
-    reason;
-    link;
-    target;
-    dangling;
-    constructor(path, reason, 
-    /** The symbolic link (workspace-relative, '/'-separated) it went out through. */
-    link, 
-    /** Where that link leads. */
-    target, 
-    /** The link leads to nothing (it cannot be followed, nor be created through). */
-    dangling = false) {
-        super(`'${path}' ${reason}`);
-        this.path = path;
-        this.reason = reason;
-        this.link = link;
-        this.target = target;
-        this.dangling = dangling;
-        this.name = 'WorkspacePathError';
-    }
-}
-/**
- * The segments of a path the user gave relative to the workspace, or why not:
- * no absolute path (`/x`, `C:\x`, `\x`, `\\server\share`), no drive-relative
- * one (`C:x`, `C:..`), no `..`, and on Windows no device name (`CON`,
- * `aux.txt`) and no name ending in a dot or a space (Windows drops them, so
- * `a.` and `a` are one file). `.` and empty segments are dropped.
- * @internal
- */
-function workspaceSegments(value, path = (external_node_path_default())) {
-    const refuse = (reason) => {
-        throw new WorkspacePathError(value, reason);
-    };
-    const windows = path.sep === '\\';
-    if (value.trim() === '')
-        refuse('is empty');
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(value))
-        refuse('contains a control character');
-    if (windows && /^[\\/]{2}/.test(value))
-        refuse('is a network (UNC) path');
-    if (windows && /^[A-Za-z]:(?![\\/])/.test(value)) {
-        refuse("is relative to a drive's current folder (like C:..)");
-    }
-    if (path.isAbsolute(value) || (windows && /^[A-Za-z]:/.test(value)))
-        refuse('is absolute');
-    const segments = value.split(windows ? /[\\/]/ : '/').filter(s => s !== '' && s !== '.');
-    if (segments.length === 0)
-        refuse('names the workspace itself');
-    for (const segment of segments) {
-        if (segment === '..')
-            refuse("has a '..' segment");
-        if (windows) {
-            const problem = windowsNameProblem(segment);
-            if (problem)
-                refuse(problem);
-        }
-    }
-    return segments;
-}
-/**
- * The absolute folder a user's path names below the workspace (relative to
- * it, or absolute inside it), or a WorkspacePathError: outside the
- * workspace, and on Windows a UNC path, a drive-relative one (`C:..`, whose
- * meaning depends on that drive's current folder), or a device name or a
- * name ending in a dot or space in any segment. Lexical only: links are
- * checked when the folder is made (makeFolderInside).
- */
-function workspaceFolder(value, workspace, path = (external_node_path_default())) {
-    const refuse = (reason) => {
-        throw new WorkspacePathError(value, reason);
-    };
-    const windows = path.sep === '\\';
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(value))
-        refuse('contains a control character');
-    if (windows && /^[\\/]{2}/.test(value) && !isInside(workspace, path.resolve(value), path)) {
-        refuse('is a network (UNC) path outside the workspace');
-    }
-    if (windows && /^[A-Za-z]:(?![\\/])/.test(value)) {
-        refuse("is relative to a drive's current folder (like C:..)");
-    }
-    const target = path.resolve(workspace, value);
-    if (!isInside(workspace, target, path)) {
-        refuse(path.isAbsolute(value) ? 'is outside the workspace' : 'leads out of the workspace');
-    }
-    if (windows) {
-        for (const segment of path.relative(workspace, target).split(/[\\/]/)) {
-            if (segment === '')
-                continue;
-            const problem = windowsNameProblem(segment);
-            if (problem)
-                refuse(problem);
-        }
-    }
-    return target;
-}
-/**
- * Makes the folder `segments` below `base` one level at a time, checking
- * before each step that the part that exists leads where it seems: a
- * component that is (or resolves through) a symbolic link or junction out of
- * `baseReal` is refused, naming it, before anything is created inside it.
- * Returns the folder's real path. `baseReal` is `base` with its links
- * resolved (the boundary); `label` is how messages name the path.
- */
-async function makeFolderInside(base, baseReal, segments, label, options = {}) {
-    return walk(base, baseReal, segments, label, 'folder', options);
-}
-/**
- * An existing file at `relativePath` below `workspace`, for reading: its real
- * path, or a WorkspacePathError when the path is absolute, has `..`, names a
- * Windows device, does not exist or is not a file, or passes through a
- * symbolic link (or junction) that leads out of the workspace. Links that
- * stay inside are followed. Nothing is created.
- */
-async function resolveWorkspaceFile(workspace, relativePath, options = {}) {
-    const fs = options.fs ?? nodeWalkFs;
-    const segments = workspaceSegments(relativePath, options.path ?? (external_node_path_default()));
-    return walk(workspace, await fs.realpath(workspace), segments, relativePath, 'file', options);
-}
-async function walk(base, baseReal, segments, label, want, options) {
-    const path = options.path ?? (external_node_path_default());
-    const fs = options.fs ?? nodeWalkFs;
-    // Each step starts from the real path of the part already checked, which
-    // has no link in it: nothing is looked up or made through a link that
-    // was not checked first.
-    let real = baseReal;
-    for (const [index, segment] of segments.entries()) {
-        const last = index === segments.length - 1;
-        const here = path.join(real, segment);
-        const shown = segments.slice(0, index + 1).join('/');
-        let kind = await fs.lstat(here);
-        if (!kind) {
-            if (want === 'file')
-                throw new WorkspacePathError(label, `does not exist ('${shown}' is missing)`);
-            await fs.mkdir(here);
-            kind = await fs.lstat(here);
-            if (!kind)
-                throw new WorkspacePathError(label, `could not be created ('${shown}')`);
-        }
-        if (kind.isSymbolicLink()) {
-            let target;
-            try {
-                target = await fs.realpath(here);
-            }
-            catch {
-                const to = await fs.readlink(here).catch(() => '?');
-                throw new WorkspacePathError(label, `passes through the symbolic link '${shown}', which leads to ${to}, which does not exist`, shown, to, true);
-            }
-            if (!isInside(baseReal, target, path)) {
-                throw new WorkspacePathError(label, `leads out of ${base === baseReal ? base : `${base} (${baseReal})`} through a symbolic link: '${shown}' leads to ${target}`, shown, target);
-            }
-            real = target;
-            kind = await fs.lstat(real);
-            if (!kind)
-                throw new WorkspacePathError(label, `does not exist ('${shown}' is missing)`);
-        }
-        else {
-            real = here;
-        }
-        const isFolder = kind.isDirectory();
-        if (!last || want === 'folder') {
-            if (!isFolder)
-                throw new WorkspacePathError(label, `is not a folder ('${shown}' is a file)`);
-        }
-        else if (!kind.isFile()) {
-            throw new WorkspacePathError(label, isFolder ? 'is a folder, not a file' : 'is not a file');
-        }
-    }
-    return real;
-}
-function isCode(error, code) {
-    return error?.code === code;
-}
-
-;// CONCATENATED MODULE: ./src/outcome/artifacts.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** Downloads at once: enough to hide latency on many small files, each in constant memory. */
-const PARALLEL = 4;
-/**
- * Bytes received between scavenges that free the socket's read buffers
- * (heap.ts). Measured on 200 MB (npm run bench, outcome): every 16 MiB left
- * the step at 117 MB of RSS and slower; every 2 MiB, about 89 MB.
- */
-const COLLECT_EVERY = 2 * 1024 * 1024;
-/**
- * The file's write buffer: with Node's 16 KiB each 64 KiB socket chunk waited
- * for its own write (0.52-0.59x curl's throughput); 1 MiB lets writes batch
- * while the socket is read (about 0.8x); 4 MiB held too many buffers (122 MB).
- */
-const WRITE_BUFFER = 1024 * 1024;
-/** Names a warning lists of what the build does have. */
-const SHOWN_NAMES = 5;
-/**
- * Downloads the build's artifacts that the `artifacts` patterns select into
- * `artifacts-path`, keeping their relative paths. Every `relativePath`
- * Jenkins sends is checked before anything is matched or written: one that
- * would leave the folder is refused and named. Each file is streamed to a
- * temporary name in its folder and renamed into place once whole.
- */
-async function downloadArtifacts(api, settings, build, logger, signal, unread = []) {
-    const root = settings.artifactsPath;
-    const outcome = {
-        written: [],
-        folder: posix((0,external_node_path_namespaceObject.relative)(settings.workspace, root)) || '.',
-        bytes: 0,
-        refused: [],
-        problems: []
-    };
-    let list;
-    try {
-        list = await api.listArtifacts(build);
-    }
-    catch (error) {
-        // An answer that cannot be read (malformed, nested too deep) is a part
-        // of the outcome missing, not the build failing; no answer at all
-        // (credentials, permission, network) still fails the step.
-        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'protocol'))
-            throw error;
-        (0,util_logger/* warnUnread */.Kz)(`The artifacts list of Jenkins build #${build.number} could not be read, so no artifact was downloaded: ${error.message}`, logger, unread);
-        return outcome;
-    }
-    if (list.truncated) {
-        logger.warning(`Jenkins build #${build.number} has more than ${list.paths.length} artifacts; only the first ${list.paths.length} were matched against 'artifacts'.`);
-    }
-    const safe = [];
-    for (const path of list.paths) {
-        const target = artifactTarget(root, path);
-        if (typeof target === 'string')
-            safe.push(path);
-        else
-            outcome.refused.push(target);
-    }
-    for (const refused of outcome.refused) {
-        logger.warning(`Refused artifact path ${JSON.stringify(refused.path)} from Jenkins build #${build.number}: it ${refused.reason}, so it could land outside '${outcome.folder}'. Not written.`);
-    }
-    // A refused file the patterns ask for is one the user will miss.
-    const wantedRefused = selectArtifacts(settings.artifacts, outcome.refused.map(r => r.path)).selected;
-    if (wantedRefused.length > 0) {
-        outcome.problems.push(`The 'artifacts' patterns select ${wantedRefused.length} artifact path(s) that were refused because they would land outside '${outcome.folder}': ${wantedRefused.map(p => JSON.stringify(p)).join(', ')}. Exclude them with a '!' line if they are not needed.`);
-    }
-    const selection = selectArtifacts(settings.artifacts, safe);
-    for (const pattern of selection.unmatched)
-        warnUnmatched(pattern, safe, build, logger);
-    if (selection.selected.length === 0)
-        return outcome;
-    const rootReal = await prepareRoot(root, settings.workspace);
-    let next = 0;
-    const worker = async () => {
-        while (next < selection.selected.length) {
-            const path = selection.selected[next++];
-            await downloadOne(api, build, path, root, rootReal, outcome, logger, signal);
-        }
-    };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, selection.selected.length) }, worker));
-    // Workers finish out of order; the output lists files in Jenkins' order.
-    const order = new Map(selection.selected.map((p, i) => [posix((0,external_node_path_namespaceObject.join)(outcome.folder, p)), i]));
-    outcome.written.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
-    logger.info(`Downloaded ${outcome.written.length} artifact(s) of Jenkins build #${build.number} (${(0,bytes/* formatBytes */.z)(outcome.bytes)}) into ${outcome.folder}.`);
-    return outcome;
-}
-async function downloadOne(api, build, path, root, rootReal, outcome, logger, signal) {
-    const segments = artifactSegments(path);
-    try {
-        // Folder by folder, each checked before the next is made in it: a
-        // symbolic link in the way that leads out is refused before anything is
-        // created through it. The file goes into the folder's real path.
-        let target;
-        try {
-            const folder = await makeFolderInside(root, rootReal, segments.slice(0, -1), path);
-            target = (0,external_node_path_namespaceObject.join)(folder, segments.at(-1));
-        }
-        catch (error) {
-            if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
-                throw error;
-            }
-            outcome.refused.push({
-                path,
-                reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
-            });
-            outcome.problems.push(`Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix((0,external_node_path_namespaceObject.join)(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`);
-            return;
-        }
-        const done = await api.downloadArtifact(build, path, () => openSink(target));
-        outcome.bytes += done.bytes;
-        outcome.written.push(posix((0,external_node_path_namespaceObject.join)(outcome.folder, path)));
-        logger.info(`Downloaded artifact ${JSON.stringify(path)} (${(0,bytes/* formatBytes */.z)(done.bytes)}).`);
-    }
-    catch (error) {
-        (0,wait/* throwIfAborted */.Te)(signal);
-        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
-            throw error;
-        const message = (0,error_text/* errorText */.k)(error);
-        outcome.problems.push(`Artifact ${JSON.stringify(path)} was not downloaded: ${message}`);
-    }
-}
-/** A temporary file next to the target, renamed over it once the body is whole. */
-async function openSink(target) {
-    const temp = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(target), `.${(0,external_node_path_namespaceObject.basename)(target).slice(0, 100)}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.part`);
-    // 'wx': a fresh file, never one that exists (or a link planted in its place).
-    const stream = (0,external_node_fs_namespaceObject.createWriteStream)(temp, { flags: 'wx', highWaterMark: WRITE_BUFFER });
-    await new Promise((resolve, reject) => {
-        stream.once('open', () => resolve());
-        stream.once('error', reject);
-    });
-    let collectAt = COLLECT_EVERY;
-    return {
-        stream,
-        progress: bytes => {
-            if (bytes < collectAt)
-                return;
-            collectAt = bytes + COLLECT_EVERY;
-            (0,heap/* collectYoungGarbage */.ul)();
-        },
-        commit: () => (0,external_node_fs_promises_namespaceObject.rename)(temp, target),
-        discard: async () => {
-            stream.destroy();
-            await (0,external_node_fs_promises_namespaceObject.rm)(temp, { force: true });
-        }
-    };
-}
-/**
- * Creates the folder one level at a time below the workspace, refusing a
- * symbolic link out of it before creating anything through it; returns where
- * the folder really is.
- */
-async function prepareRoot(root, workspace) {
-    // The workspace itself is the runner's (a test's may not exist yet): made as it is.
-    await (0,external_node_fs_promises_namespaceObject.mkdir)(workspace, { recursive: true });
-    const workspaceReal = await (0,external_node_fs_promises_namespaceObject.realpath)(workspace);
-    const segments = (0,external_node_path_namespaceObject.relative)(workspace, root)
-        .split(external_node_path_namespaceObject.sep)
-        .filter(s => s !== '');
-    try {
-        return await makeFolderInside(workspace, workspaceReal, segments, root);
-    }
-    catch (error) {
-        if (!(error instanceof WorkspacePathError))
-            throw error;
-        if (error.link === undefined || error.dangling) {
-            throw new Error(`Input 'artifacts-path' (${root}) ${error.reason}: expected a folder inside the workspace.`);
-        }
-        throw new Error(`Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`);
-    }
-}
-function warnUnmatched(pattern, paths, build, logger) {
-    if (paths.length === 0) {
-        logger.warning(`Artifact pattern '${pattern.text}' matched nothing: Jenkins build #${build.number} archived no artifacts.`);
-        return;
-    }
-    const shown = paths.slice(0, SHOWN_NAMES).join(', ');
-    const more = paths.length > SHOWN_NAMES ? `, … (${paths.length} in all)` : '';
-    logger.warning(`Artifact pattern '${pattern.text}' matched none of the artifacts of Jenkins build #${build.number}. It has: ${shown}${more}.`);
-}
-function posix(path) {
-    return external_node_path_namespaceObject.sep === '/' ? path : path.split(external_node_path_namespaceObject.sep).join('/');
-}
-
-// EXTERNAL MODULE: ./src/outcome/stages.ts
-var stages = __nccwpck_require__(9277);
-;// CONCATENATED MODULE: ./src/outcome/test-locations.ts
-/**
- * Where a failed test failed, in the workspace: the file and line of a
- * frame of its stack trace, so that its annotation shows in the pull
- * request's diff. The trace's paths are Jenkins' (another machine, another
- * folder), so a path is never used as given: the workspace is searched for
- * files of that name, and a frame counts only when exactly one of them
- * matches its path (Java: its package path). No match, or several, means no
- * file: nothing is guessed, and what becomes an annotation's `file` is
- * always a file found inside the workspace, never the trace's text.
- *
- * The search is read-only and bounded: it does not follow symbolic links
- * (links are skipped, files and folders alike), skips `.git` and
- * `node_modules`, and gives up (no file for anyone) past MAX_ENTRIES entries
- * or MAX_DEPTH levels, since an incomplete search cannot tell one match
- * from several.
- */
-
-
-/** Directory entries the search reads at most. */
-const MAX_ENTRIES = 50_000;
-/** Folder levels below the workspace the search goes down at most. */
-const MAX_DEPTH = 24;
-/** Frames of one trace looked at. */
-const MAX_FRAMES = 60;
-/** Longer lines are no frame (and would make the patterns below slow on hostile text). */
-const MAX_LINE_CHARS = 1000;
-/** Folders never searched: tests do not live there, and they are large. */
-const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
-/** Java (and Kotlin, Groovy, Scala on the JVM): `at pkg.Class.method(Class.java:42)`, maybe with a module prefix `app//`. */
-const JAVA_FRAME = /^\s*at\s+(?:[^\s(]*\/)?([\w$.]+)\.[^\s.(]+\(([\w$-]+\.(?:java|kt|groovy|scala)):(\d+)\)\s*$/;
-/** Python's traceback: `File "tests/x.py", line 42, in test_x`. */
-const PYTHON_FRAME = /^\s*File "([^"]+)", line (\d+)/;
-/** pytest's report: `tests/x.py:42: AssertionError`. */
-const PYTEST_FRAME = /^([^\s"]+\.py):(\d+):/;
-/** V8: `at fn (src/x.test.ts:42:7)`, `at src/x.test.ts:42:7`, `file:///…` URLs too. */
-const JS_FRAME = /^\s*at\s+(?:.*?\()?(?:file:\/\/)?([^\s()]+\.[cm]?[jt]sx?):(\d+):\d+\)?\s*$/;
-/** Segments of a library's install folder: their frames are never the test's file. */
-const LIBRARY = /^(site-packages|dist-packages|node_modules|<frozen.*|<string>)$/;
-/**
- * The frames of a trace whose file could be the test's, in the trace's order.
- * @internal
- */
-function framesOf(trace) {
-    const frames = [];
-    for (const text of trace.split(/\r\n|\r|\n/)) {
-        if (frames.length >= MAX_FRAMES)
-            break;
-        if (text.length > MAX_LINE_CHARS)
-            continue;
-        const java = JAVA_FRAME.exec(text);
-        if (java) {
-            const className = java[1] ?? '';
-            const packagePath = className.split('.').slice(0, -1);
-            add(frames, [...packagePath, java[2] ?? ''], java[3], true);
-            continue;
-        }
-        const other = PYTHON_FRAME.exec(text) ?? PYTEST_FRAME.exec(text) ?? JS_FRAME.exec(text);
-        if (other)
-            add(frames, pathSegments(other[1] ?? ''), other[2], false);
-    }
-    return frames;
-}
-function add(frames, segments, line, java) {
-    const number = Number(line);
-    if (!segments || segments.length === 0 || !Number.isSafeInteger(number) || number < 1)
-        return;
-    if (segments.some(s => s === '' || LIBRARY.test(s)))
-        return;
-    frames.push({ segments, line: number, java });
-}
-/**
- * A trace's path as segments; undefined when it climbs (`..`) or holds a
- * control character: such a path names nothing this search may match.
- * @internal
- */
-function pathSegments(path) {
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(path))
-        return undefined;
-    const segments = path.split(/[\\/]+/).filter(s => s !== '' && s !== '.');
-    if (segments.some(s => s === '..'))
-        return undefined;
-    // A drive letter (`C:`) names no folder of ours.
-    if (/^[A-Za-z]:$/.test(segments[0] ?? ''))
-        segments.shift();
-    // `lib/python3.12/…`: the standard library.
-    for (let i = 1; i < segments.length; i++) {
-        if (segments[i - 1] === 'lib' && /^python\d/.test(segments[i] ?? ''))
-            return undefined;
-    }
-    return segments;
-}
-/**
- * Walks the workspace once, keeping the paths of files whose name is one
- * of `names`. Undefined when the walk went past its bounds (or the
- * workspace cannot be read): then no file is certain.
- * @internal
- */
-async function searchWorkspace(root, names, limits = {}) {
-    const maxEntries = limits.entries ?? MAX_ENTRIES;
-    const maxDepth = limits.depth ?? MAX_DEPTH;
-    const found = new Map();
-    let entries = 0;
-    const folders = [
-        { path: root, rel: '', depth: 0 }
-    ];
-    try {
-        for (let folder = folders.pop(); folder; folder = folders.pop()) {
-            // One call a folder: many times faster than iterating a Dir entry by entry.
-            const list = await (0,external_node_fs_promises_namespaceObject.readdir)(folder.path, { withFileTypes: true });
-            entries += list.length;
-            if (entries > maxEntries)
-                return undefined;
-            for (const entry of list) {
-                // Dirent types come from lstat: a link is a link, never what it points at.
-                if (entry.isSymbolicLink())
-                    continue;
-                const rel = folder.rel === '' ? entry.name : `${folder.rel}/${entry.name}`;
-                if (entry.isDirectory()) {
-                    if (SKIPPED_DIRS.has(entry.name))
-                        continue;
-                    if (folder.depth + 1 > maxDepth)
-                        return undefined;
-                    folders.push({ path: (0,external_node_path_namespaceObject.join)(folder.path, entry.name), rel, depth: folder.depth + 1 });
-                }
-                else if (entry.isFile() && names.has(entry.name)) {
-                    const paths = found.get(entry.name) ?? [];
-                    paths.push(rel);
-                    found.set(entry.name, paths);
-                }
-            }
-        }
-    }
-    catch {
-        return undefined;
-    }
-    return { named: name => found.get(name) ?? [] };
-}
-/** Whether `a` ends with all of `b` (segment by segment). */
-function endsWith(a, b) {
-    if (b.length > a.length)
-        return false;
-    return b.every((segment, i) => a[a.length - b.length + i] === segment);
-}
-/**
- * The workspace files a frame may name: a Java frame's file must end with
- * its package path; another frame's path (absolute on Jenkins' machine, or
- * relative to where the tests ran) and the file's must end one with the other.
- */
-function matches(frame, files) {
-    const name = frame.segments[frame.segments.length - 1] ?? '';
-    return files.named(name).filter(rel => {
-        const segments = rel.split('/');
-        return frame.java
-            ? endsWith(segments, frame.segments)
-            : endsWith(segments, frame.segments) || endsWith(frame.segments, segments);
-    });
-}
-/**
- * The first frame of the trace that names exactly one workspace file;
- * undefined when none does, or when the first that matches at all matches
- * several (which one failed cannot be known).
- * @internal
- */
-function locate(trace, files) {
-    for (const frame of framesOf(trace ?? '')) {
-        const found = matches(frame, files);
-        if (found.length > 1)
-            return undefined;
-        if (found[0] !== undefined)
-            return { file: found[0], line: frame.line };
-    }
-    return undefined;
-}
-/**
- * The place of each failed test that has a trace naming one workspace
- * file, keyed by the test. One bounded walk of the workspace, only when
- * some trace names a file. A help: never throws, says why in the debug log.
- */
-async function locateFailedTests(tests, workspace, logger) {
-    const located = new Map();
-    const names = new Set();
-    for (const test of tests) {
-        for (const frame of framesOf(test.errorStackTrace ?? '')) {
-            names.add(frame.segments[frame.segments.length - 1] ?? '');
-        }
-    }
-    if (names.size === 0)
-        return located;
-    const files = await searchWorkspace(workspace, names);
-    if (!files) {
-        logger.debug(`Failed tests are not pointed at files: the workspace ${workspace} could not be searched within ${MAX_ENTRIES} entries and ${MAX_DEPTH} levels.`);
-        return located;
-    }
-    for (const test of tests) {
-        const where = locate(test.errorStackTrace, files);
-        if (where)
-            located.set(test, where);
-    }
-    return located;
-}
-
-;// CONCATENATED MODULE: ./src/outcome/test-report.ts
-
-
-
-
-
-/** Failed tests listed in the summary. */
-const MAX_LISTED = 20;
-/** Failed tests that get an annotation of their own. */
-const MAX_ANNOTATED = 10;
-/** Lines and characters of errorDetails an annotation quotes. */
-const DETAIL_LINES = 5;
-const DETAIL_CHARS = 1000;
-/**
- * Reads the build's test report: the counts from its action, then (when
- * tests failed) the failed tests from the report in bounded pages. Undefined
- * when the build has no report. A report that cannot be read leaves the
- * counts and says so (a warning, and a note in `unread` for the summary):
- * the build's result is what the step reports; the list is a help.
- */
-async function readTests(api, ref, build, logger, unread = []) {
-    const action = await testAction(api, ref, build, logger, unread);
-    if (!action)
-        return undefined;
-    const outcome = {
-        counts: action.counts,
-        failed: [],
-        reportUrl: `${ref.url}${encodeURIComponent(action.urlName)}/`,
-        casesRead: 0,
-        partial: false
-    };
-    if (action.counts.failed === 0)
-        return outcome;
-    try {
-        const read = await api.failedTests(ref, {
-            urlName: action.urlName,
-            rebase: rebaser(build.url, ref.url, api.baseUrl),
-            budget: { want: Math.min(MAX_LISTED, action.counts.failed) }
-        });
-        outcome.failed = read.failed;
-        outcome.casesRead = read.casesRead;
-        outcome.partial = read.budgetReached;
-        logger.debug(`Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}${read.budgetReached ? ' (stopped at the byte budget)' : ''}.`);
-    }
-    catch (error) {
-        // The step being stopped is not a report that could not be read.
-        if (error instanceof errors/* Interrupted */.j$)
-            throw error;
-        (0,util_logger/* warnUnread */.Kz)(`The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
-    }
-    return outcome;
-}
-/**
- * The report's action and counts, from the final JSON or, when it only names
- * the action (the counts are exported below depth 0, jenkins-api.md 5.5),
- * from one narrower request. Several actions (a build's own report and an
- * aggregate of it): the largest counts win, an aggregate includes its parts.
- */
-async function testAction(api, ref, build, logger, unread) {
-    // Counts that are not counts (1e+21, -1, 2.5) would reach the outputs: said once, then left out.
-    let said = false;
-    const ignored = (message) => {
-        said = true;
-        logger.warning(message);
-    };
-    const found = testReportAction(build.actions, ignored);
-    if (found || said)
-        return found;
-    const named = (build.actions ?? []).some(a => /TestResult/.test(String(classOf(a))));
-    if (!named)
-        return undefined;
-    try {
-        const detailed = await api.getBuild(ref.job, ref.number, {
-            tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
-        });
-        return testReportAction(detailed.actions, ignored);
-    }
-    catch (error) {
-        if (error instanceof errors/* Interrupted */.j$)
-            throw error;
-        (0,util_logger/* warnUnread */.Kz)(`The test counts of Jenkins build #${ref.number} could not be read: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
-        return undefined;
-    }
-}
-/**
- * The test report action among a build's actions: any action with
- * failCount/totalCount (hudson.tasks.junit.TestResultAction, the aggregated
- * ones of matrix, maven or downstream aggregation, other publishers). With
- * several, the largest: an aggregate includes its parts, adding would count
- * twice.
- * @internal
- */
-function testReportAction(actions, ignored = () => undefined) {
-    let best;
-    for (const action of actions ?? []) {
-        if (typeof action !== 'object' || action === null)
-            continue;
-        const { failCount, totalCount, skipCount, urlName } = action;
-        if (failCount === undefined || totalCount === undefined)
-            continue;
-        const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(([, value]) => value !== undefined && !(0,model_counts/* isCount */.my)(value));
-        if (wrong.length > 0) {
-            ignored(`Ignored the test counts of ${(0,model_counts/* shownValue */.JJ)(classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${(0,model_counts/* shownValue */.JJ)(value)}`).join(', ')} ${wrong.length > 1 ? 'are not whole numbers' : 'is not a whole number'} from 0 to ${Number.MAX_SAFE_INTEGER}.`);
-            continue;
-        }
-        if (!(0,model_counts/* isCount */.my)(failCount) || !(0,model_counts/* isCount */.my)(totalCount))
-            continue;
-        const counts = {
-            total: totalCount,
-            failed: failCount,
-            skipped: (0,model_counts/* isCount */.my)(skipCount) ? skipCount : 0
-        };
-        if (best && counts.total <= best.counts.total)
-            continue;
-        best = { counts, urlName: typeof urlName === 'string' && urlName ? urlName : 'testReport' };
-    }
-    return best;
-}
-/**
- * Turns a URL Jenkins wrote (from its configured root URL, maybe another
- * host: jenkins-api.md 9) into one on our base, using the build's own `url`
- * against the one we built to find Jenkins' root.
- * @internal
- */
-function rebaser(jenkinsBuildUrl, ourBuildUrl, baseUrl) {
-    const tail = ourBuildUrl.startsWith(baseUrl) ? ourBuildUrl.slice(baseUrl.length) : '';
-    if (tail === '' || jenkinsBuildUrl === undefined || !jenkinsBuildUrl.endsWith(tail)) {
-        return url => url;
-    }
-    const theirRoot = jenkinsBuildUrl.slice(0, -tail.length);
-    const ourRoot = ourBuildUrl.slice(0, -tail.length);
-    return url => (url.startsWith(`${theirRoot}/`) ? ourRoot + url.slice(theirRoot.length) : url);
-}
-/**
- * One `::error` per failed test (up to MAX_ANNOTATED), titled with its
- * name, at the file and line where it failed when that is known.
- */
-function annotateFailedTests(tests, annotate, located = new Map()) {
-    for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
-        const details = (test.errorDetails ?? '').trim();
-        const lines = details === '' ? [] : details.split(/\r\n|\r|\n/).slice(0, DETAIL_LINES);
-        const quoted = lines.join('\n').slice(0, DETAIL_CHARS);
-        const where = test.className ? `${(0,util_names/* shortName */.l)(test.className)} — ${test.url}` : test.url;
-        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, (0,util_names/* shortName */.l)(test.name), located.get(test));
-    }
-}
-function classOf(action) {
-    return typeof action === 'object' && action !== null
-        ? action._class
-        : undefined;
-}
-
-// EXTERNAL MODULE: ./src/outcome/values.ts
-var values = __nccwpck_require__(2472);
-;// CONCATENATED MODULE: ./src/step/build-ended.ts
-/**
- * A build ended: the one path from its end to its report, for one `job`
- * (build-job.ts) and each build of `jobs` (multi/complete.ts) alike. The
- * step judges it (judgeEnd), reads what it produced into its outcome and
- * sets its commit statuses (reportEnded); the outputs, summary and
- * failure message are then written from that outcome (outcome/build-outputs.ts,
- * outcome/report.ts).
- */
-
-
-
-
-
-
-/**
- * The build's end as the step judges it, for every outcome that follows
- * it (items of `jobs` that share it): the build, its result, whether
- * `accept` takes it; said once in the log. Whether it was accepted.
- */
-function judgeEnd(outcomes, final, o) {
-    const accepted = final.result !== null && o.accept.includes(final.result);
-    for (const outcome of outcomes) {
-        outcome.build = final;
-        outcome.result = final.result ?? undefined;
-        outcome.accepted = accepted;
-    }
-    const name = outcomes[0]?.jobName ?? '';
-    o.logger.info(`Jenkins build ${name} #${o.ref.number} finished: ${final.result ?? 'no result'} in ${(0,util_duration/* formatDuration */.a3)(final.duration)}.`);
-    return accepted;
-}
-/**
- * What the ended build produced, then its commit statuses: its failed
- * tests (annotated, linked to their lines at the commit the step resolved,
- * as the statuses and the comment name it), its Pipeline stages, the
- * artifacts the user asked for (into `artifactsPath`), and the
- * `values-file`'s values. Reading tests and stages is a help and never
- * fails; an artifacts list that cannot be read does not fail either. What
- * could not be read is warned about and noted in `outcome.unread` for the
- * summary. An error (a download that failed, a cancel) is thrown before
- * any status is set: the caller reports it.
- */
-async function reportEnded(e) {
-    const { api, settings, ref, final, outcome, signal, out } = e;
-    const unread = [];
-    outcome.tests = await readTests(api, ref, final, out.logger, unread);
-    if (outcome.tests) {
-        const annotated = outcome.tests.failed.slice(0, MAX_ANNOTATED);
-        const located = await locateFailedTests(annotated, settings.workspace, out.logger);
-        outcome.tests.located = located;
-        if (located.size > 0)
-            outcome.tests.commit = e.reports?.sourceCommit;
-        annotateFailedTests(outcome.tests, out.annotate, located);
-    }
-    outcome.stages = await (0,stages/* readStages */.ir)(api, ref, final, out.logger, unread);
-    outcome.failedStage = (0,stages/* failedStage */.g4)(outcome.stages, final.result)?.name;
-    if (settings.artifacts.length > 0) {
-        outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread);
-    }
-    if (settings.valuesFile !== undefined) {
-        outcome.values = await (0,values/* readValues */.N$)(api, ref, settings.valuesFile, out.logger, {
-            required: settings.valuesFileRequired
-        });
-    }
-    if (unread.length > 0)
-        outcome.unread = unread;
-    await Promise.all(e.statuses.map(status => status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, outcome.accepted)));
-}
-
-// EXTERNAL MODULE: ./src/outcome/commit-under-test.ts
-var commit_under_test = __nccwpck_require__(7101);
-// EXTERNAL MODULE: ./src/outcome/github-values.ts
-var github_values = __nccwpck_require__(2740);
-;// CONCATENATED MODULE: ./src/outcome/github-event.ts
-/**
- * The event that started the run, as the runner gives it: GITHUB_EVENT_NAME,
- * the payload at GITHUB_EVENT_PATH, GITHUB_SHA and GITHUB_REPOSITORY. Read
- * here, once per use, and never by @actions/github's context, which parses
- * the file when its module loads and throws there on a file that is not
- * JSON or is a folder: a broken event file is said, not thrown.
- */
-
-
-/** The event of the run, from the runner's environment. */
-function readEvent(env) {
-    const [owner, repo, ...rest] = (env.GITHUB_REPOSITORY ?? '').split('/');
-    if (github_values/* REPO_NAME */.V.decode(owner) === undefined ||
-        github_values/* REPO_NAME */.V.decode(repo) === undefined ||
-        rest.length) {
-        return { kind: 'outside' };
-    }
-    const eventName = env.GITHUB_EVENT_NAME ?? '';
-    const path = env.GITHUB_EVENT_PATH;
-    let payload = {};
-    if (path) {
-        let text;
-        try {
-            text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
-        }
-        catch (error) {
-            const code = error.code;
-            // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
-            if (code !== 'ENOENT') {
-                const why = code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`;
-                return { kind: 'broken', eventName, why };
-            }
-        }
-        if (text !== undefined) {
-            let parsed;
-            try {
-                parsed = JSON.parse(text);
-            }
-            catch {
-                return { kind: 'broken', eventName, why: 'is not JSON' };
-            }
-            if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-                return { kind: 'broken', eventName, why: 'holds no JSON object' };
-            }
-            payload = parsed;
-        }
-    }
-    return {
-        kind: 'read',
-        context: {
-            eventName,
-            payload,
-            sha: env.GITHUB_SHA ?? '',
-            repo: { owner: owner, repo: repo }
-        }
-    };
-}
-/** The sentence that names a broken event file: `the event file (GITHUB_EVENT_PATH) is not JSON`. */
-function brokenEvent(why) {
-    return `the event file (GITHUB_EVENT_PATH) ${why}`;
-}
-
-;// CONCATENATED MODULE: ./src/outcome/github-reads.ts
-
-/** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
-async function readPullHead(client, { owner, repo, number, signal }) {
-    const answer = await client.rest.pulls.get({
-        owner,
-        repo,
-        pull_number: number,
-        request: { signal }
-    });
-    const data = answer.data;
-    const source = `GitHub's answer for pull request #${number}`;
-    const sha = (0,github_values/* required */.mw)(data, 'head.sha', github_values/* SHA */.hG, source);
-    const headRepo = (0,github_values/* optional */.lq)(data, 'head.repo.name', github_values/* REPO_NAME */.V, source);
-    if (headRepo === undefined)
-        return { sha };
-    return {
-        sha,
-        branch: {
-            owner: (0,github_values/* required */.mw)(data, 'head.repo.owner.login', github_values/* LOGIN */.S3, source),
-            repo: headRepo,
-            ref: (0,github_values/* required */.mw)(data, 'head.ref', github_values/* BRANCH */.dI, source)
-        }
-    };
-}
-/** GitHub's base roles on a repository, lowest first; `none`: not a collaborator. */
-const ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'];
-/** What `user.permissions` allows, highest first, with the role each means. */
-const ALLOWS = [
-    ['admin', 'admin'],
-    ['maintain', 'maintain'],
-    ['push', 'write'],
-    ['triage', 'triage'],
-    ['pull', 'read']
-];
-/** The legacy `permission`: maintain reads as write, triage as read. */
-const LEGACY = new Set(['admin', 'write', 'read', 'none']);
-/**
- * `user`'s role on the repository
- * (GET /repos/{owner}/{repo}/collaborators/{user}/permission). `role_name`
- * names it when it is a base role; a custom role (or none named) counts as
- * the lower of what `user.permissions` allows and the legacy `permission`,
- * which reads maintain as write and triage as read: never more than GitHub
- * says.
- */
-async function readRole(client, { owner, repo, user, signal }) {
-    const answer = await client.rest.repos.getCollaboratorPermissionLevel({
-        owner,
-        repo,
-        username: user,
-        request: { signal }
-    });
-    const data = answer.data;
-    const named = (0,github_values/* field */.ZZ)(data, 'role_name');
-    if (named !== 'none' && ROLES.includes(named))
-        return named;
-    const legacy = (0,github_values/* field */.ZZ)(data, 'permission');
-    if (!LEGACY.has(legacy)) {
-        const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`;
-        throw new github_values/* Undecodable */.tO(source, 'permission', 'one of admin, write, read, none', legacy === undefined || legacy === null);
-    }
-    const allows = (0,github_values/* field */.ZZ)(data, 'user', 'permissions');
-    if (typeof allows !== 'object' || allows === null)
-        return legacy;
-    const allowed = ALLOWS.find(([key]) => (0,github_values/* field */.ZZ)(allows, key) === true)?.[1] ?? 'none';
-    return lower(allowed, legacy);
-}
-/** Whether `role` is at least `least`. */
-function atLeast(role, least) {
-    return ROLES.indexOf(role) >= ROLES.indexOf(least);
-}
-function lower(a, b) {
-    return atLeast(a, b) ? b : a;
-}
-/**
- * The newest change GitHub recorded of branch `ref` of owner/repo (a push,
- * a force push, its creation: GET /repos/{owner}/{repo}/activity, newest
- * first); undefined when it lists none.
- */
-async function readLastChange(client, { owner, repo, ref, signal }) {
-    const full = `refs/heads/${ref}`;
-    const answer = await client.rest.repos.listActivities({
-        owner,
-        repo,
-        ref: full,
-        direction: 'desc',
-        per_page: 1,
-        request: { signal }
-    });
-    const data = answer.data;
-    const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`;
-    if (!Array.isArray(data))
-        throw new Error(`${source} is not a list`);
-    if (data.length === 0)
-        return undefined;
-    const entry = data[0];
-    // Another branch's change would prove nothing about this one.
-    if ((0,github_values/* field */.ZZ)(entry, 'ref') !== full) {
-        throw new github_values/* Undecodable */.tO(source, '[0].ref', full, (0,github_values/* field */.ZZ)(entry, 'ref') === undefined);
-    }
-    return {
-        sha: (0,github_values/* required */.mw)(entry, 'after', github_values/* SHA */.hG, `${source}'s [0]`),
-        at: (0,github_values/* required */.mw)(entry, 'timestamp', github_values/* TIME */.E9, `${source}'s [0]`)
-    };
-}
-
-// EXTERNAL MODULE: ./src/outcome/pr-comment-body.ts + 1 modules
-var pr_comment_body = __nccwpck_require__(8215);
-;// CONCATENATED MODULE: ./src/outcome/github-reports.ts
-
-
-
-
-
-
-/** The step's reports on GitHub. */
-class GithubReports {
-    o;
-    target;
-    comment;
-    runUrl;
-    session;
-    final = false;
-    gate = { closed: false };
-    constructor(o, 
-    /** null: the commit under test could not be read; nothing is reported. */
-    target, comment, runUrl, 
-    /** The step's GitHub requests: their bounds, rate limits, one warning; undefined when none is sent. */
-    session) {
-        this.o = o;
-        this.target = target;
-        this.comment = comment;
-        this.runUrl = runUrl;
-        this.session = session;
-    }
-    /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
-    static async start(o) {
-        const { settings, logger } = o;
-        const env = o.env ?? process.env;
-        const reports = settings.commitStatus || settings.prComment;
-        const event = readEvent(env);
-        if (event.kind !== 'read') {
-            if (reports) {
-                logger.warning(event.kind === 'outside'
-                    ? 'No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.'
-                    : `No commit status or pull request comment: ${brokenEvent(event.why)}; the build goes on.`);
-            }
-            return new GithubReports(o, null, undefined, undefined, undefined);
-        }
-        const ctx = event.context;
-        const named = () => {
-            try {
-                return settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx);
-            }
-            catch {
-                return undefined; // commitUnderTest throws it again, named
-            }
-        };
-        // Octokit is evaluated only when a report or the pull request needs it
-        // (start-up cost); "eager" keeps it in the one bundle file.
-        const readsPull = !settings.commit && !ownHead(ctx) && named() !== undefined;
-        let github;
-        try {
-            github =
-                reports || readsPull
-                    ? await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4317))
-                    : undefined;
-        }
-        catch (error) {
-            logger.warning(`No commit status or pull request comment: the GitHub client could not be loaded: ${(0,error_text/* errorText */.k)(error)}.`);
-            return new GithubReports(o, null, undefined, undefined, undefined);
-        }
-        const { redact } = o;
-        const session = github && new github.GithubSession({ logger, bounds: o.bounds });
-        const client = settings.githubToken === '' || !github
-            ? undefined
-            : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session });
-        let target;
-        try {
-            target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
-                if (!client)
-                    throw new Error('github-token is empty');
-                return (await readPullHead(client, { ...ctx.repo, number })).sha;
-            });
-            logger.debug(`Commit under test: ${target.sha} (${target.from}).`);
-            o.setOutput(constants/* Output */.k7.Commit, target.sha);
-        }
-        catch (error) {
-            target = null;
-            const number = named();
-            const status = github?.httpStatusOf(error);
-            const what = number === undefined ? 'the commit under test' : `pull request #${number}`;
-            logger.warning(`Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact((0,error_text/* errorText */.k)(error))}. ` +
-                `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`);
-        }
-        let comment;
-        if (settings.prComment && target && client && session) {
-            if (target.pullRequest === undefined) {
-                logger.info(`pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`);
-            }
-            else {
-                const { PullRequestComment } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 5184));
-                const { commentMarker } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 8215));
-                const { TokenIdentity } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 1568));
-                comment = new PullRequestComment({
-                    client,
-                    session,
-                    identity: new TokenIdentity({ client, session, logger }),
-                    owner: target.owner,
-                    repo: target.repo,
-                    number: target.pullRequest,
-                    marker: commentMarker(o.reportName),
-                    logger,
-                    redact
-                });
-            }
-        }
-        return new GithubReports(o, target, comment, runUrlOf(env), session);
-    }
-    /**
-     * A commit status reporter for `context` (every one of the step shares one
-     * gate: one warning for the step); none without a commit under test, so
-     * that the GitHub client is never loaded then (github-event.ts).
-     */
-    async status(context) {
-        if (!this.target) {
-            this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`);
-            return undefined;
-        }
-        const { CommitStatusReporter } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4078));
-        return new CommitStatusReporter({
-            token: this.o.settings.githubToken,
-            context,
-            logger: this.o.logger,
-            gate: this.gate,
-            session: this.session,
-            target: this.target,
-            redact: this.o.redact,
-            fetch: this.o.fetch
-        });
-    }
-    /**
-     * Where the failed tests' source links go (source-link.ts): the commit
-     * under test as the step resolved it, the one its statuses and comment
-     * name (an issue_comment run's pull request head, read over the API);
-     * undefined without one, or outside a workflow (no GITHUB_SERVER_URL).
-     */
-    get sourceCommit() {
-        const serverUrl = (this.o.env ?? process.env).GITHUB_SERVER_URL;
-        if (!this.target || !serverUrl)
-            return undefined;
-        const { owner, repo, sha } = this.target;
-        return { serverUrl, repository: `${owner}/${repo}`, sha };
-    }
-    /** Whether the comment was given its final text. */
-    get finished() {
-        return this.final;
-    }
-    /**
-     * Writes the comment with the builds as they are now (writes go in the
-     * order asked); `final` is the text the comment ends with, written once.
-     * Never rejects.
-     */
-    show(builds, final = false) {
-        if (!this.comment || this.final)
-            return Promise.resolve();
-        if (final)
-            this.final = true;
-        return this.comment.write((0,pr_comment_body/* renderComment */.w)({
-            name: this.o.reportName,
-            builds,
-            runUrl: this.runUrl,
-            jenkinsUrl: this.o.settings.url
-        }));
-    }
-}
-/** Whether the event names its commit itself (a malformed one is said by commitUnderTest). */
-function ownHead(ctx) {
-    try {
-        return (0,commit_under_test/* headShaOf */.kq)(ctx) !== undefined;
-    }
-    catch {
-        return true;
-    }
-}
-/** The workflow run's page, whose summary has what the comment leaves out. */
-function runUrlOf(env) {
-    const server = env.GITHUB_SERVER_URL || 'https://github.com';
-    const { GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: runId } = env;
-    if (!repository || !runId)
-        return undefined;
-    const attempt = env.GITHUB_RUN_ATTEMPT;
-    return `${server}/${repository}/actions/runs/${runId}${attempt && attempt !== '1' ? `/attempts/${attempt}` : ''}`;
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/reads/executors.ts
-/**
- * Every build running on Jenkins, in one request: `computer/api/json` with a
- * `tree` over each computer's executors and one-off executors.
- *
- * It lists exactly the builds this user may read, and a build the queue
- * said started that is missing from it has ended with its log complete;
- * the answer grows with the executors, not the builds followed. Why, from
- * Jenkins' source: docs/performance.md, "Every running build in one request".
- */
-
-
-const EXECUTABLE = 'currentExecutable[url,number,queueId,timestamp,estimatedDuration]';
-/**
- * What the list asks for: each executor's and one-off executor's build, and only that.
- * @internal
- */
-const EXECUTORS_TREE = `computer[executors[${EXECUTABLE}],oneOffExecutors[${EXECUTABLE}]]`;
-/**
- * The builds on every executor. A build on several (a Pipeline's run and its
- * `node` blocks) is listed once, with what its entries tell together.
- * `deadline` bounds the retries: a poll that keeps failing is better
- * replaced by the next one than retried for a minute.
- */
-async function runningBuilds(http, options = {}) {
-    const data = await http.getJson('computer', `${http.baseUrl}/computer/api/json?tree=${encodeURIComponent(EXECUTORS_TREE)}`, http.context('the running builds (computer/api/json)'), { deadline: options.deadline ?? http.deadline });
-    const builds = new Map();
-    for (const build of (0,decode/* runningBuildsOf */.AX)(data.computer)) {
-        const key = runningKey(build.job, build.number);
-        const known = builds.get(key);
-        builds.set(key, known ? { ...build, ...definedOnly(known) } : build);
-    }
-    return [...builds.values()];
-}
-/** The key a build is matched by: its jobKey and number. */
-function runningKey(job, number) {
-    return `${(0,job_path/* jobKey */.tv)(job)}#${number}`;
-}
-function definedOnly(value) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
-}
-
-;// CONCATENATED MODULE: ./src/follow/poll-policy.ts
-const DEFAULT_POLL_POLICY = {
-    // Start to start, leaving 100 ms of the 2 s lag target for the request.
-    liveMs: 1900,
-    quietAfterMs: 10_000,
-    quietMaxMs: 5000,
-    youngMs: 750,
-    youngForMs: 15_000,
-    slowMs: 5000,
-    nearMs: 150,
-    nearSlope: 1 / 6,
-    approachSlope: 1 / 2,
-    spreadFloorMs: 150,
-    windowShareMax: 0.5,
-    gapAimMs: 100,
-    followUpMs: 100,
-    confirmAfterMs: 1000,
-    followUpForMs: 30_000,
-    hintPauseMs: 10_000,
-    queueMaxMs: 2000
-};
-/** Relative spread assumed when history gives only a duration (one build, or Jenkins' estimate). */
-const ASSUMED_SPREAD = 0.05;
-/** Three recent builds understate how far the next one may fall from their mean. */
-const MEASURED_SPREAD_FACTOR = 2;
-function watch(init) {
-    return { startSlackMs: 0, endConfirmed: false, logComplete: false, ...init };
-}
-/** The next poll of a build, from what was observed up to `now`. */
-function nextPoll(w, now, p = DEFAULT_POLL_POLICY) {
-    if (w.logComplete)
-        return { read: 'build', delayMs: p.nearMs };
-    if (w.console && w.endSeenAt !== undefined) {
-        const since = now - w.endSeenAt;
-        if (since > p.followUpForMs)
-            return { read: 'give-up', delayMs: 0 };
-        if (!w.endConfirmed && since >= p.confirmAfterMs)
-            return { read: 'build', delayMs: 0 };
-        const delayMs = since < p.confirmAfterMs ? p.followUpMs : clamp(since / 4, p.followUpMs, p.liveMs);
-        return { read: 'console', delayMs };
-    }
-    return { read: w.console ? 'console' : 'build', delayMs: runningDelay(w, now, p) };
-}
-function runningDelay(w, now, p) {
-    const age = Math.max(0, now - w.startedAt);
-    let spacing;
-    if (w.console) {
-        const quietFor = now - Math.max(w.grewAt ?? w.startedAt, w.startedAt);
-        spacing = quietFor > p.quietAfterMs ? clamp(quietFor / 4, p.liveMs, p.quietMaxMs) : p.liveMs;
-    }
-    else {
-        // Nothing is shown: the only value of a poll is noticing the end, so
-        // with history the polls wait for the window, without it they back off
-        // with the build's age.
-        spacing = w.expect ? p.slowMs : clamp(age / 4, p.youngMs, p.slowMs);
-    }
-    if (!w.expect)
-        return age < p.youngForMs ? Math.min(spacing, p.youngMs) : spacing;
-    // The console shows the end a little after `building` turns false; the
-    // build JSON shows it at once.
-    const spread = Math.min(w.expect.spreadMs, w.expect.durationMs * p.windowShareMax);
-    const half = Math.max(p.spreadFloorMs, spread) + w.startSlackMs / 2;
-    const center = w.startedAt - w.startSlackMs / 2 + w.expect.durationMs + (w.console ? p.gapAimMs : 0);
-    const lo = center - half;
-    // Before the window, waits shrink toward its start (a build may end
-    // earlier than its history says) and one lands on it.
-    if (now < lo) {
-        return Math.min(spacing, Math.ceil(lo - now), Math.round(p.nearMs + (lo - now) * p.approachSlope));
-    }
-    // From there polls are densest at the expected end and thin out with the
-    // distance from it, on both sides: most ends fall near it, and an overdue
-    // build backs off the same way.
-    return Math.min(spacing, Math.round(p.nearMs + Math.abs(now - center) * p.nearSlope));
-}
-/** A console poll's news: text arrived, the log is (not) complete, the last line is `Finished:`. */
-function sawConsole(w, now, poll, p = DEFAULT_POLL_POLICY) {
-    const next = { ...w };
-    if (poll.grew)
-        next.grewAt = now;
-    const paused = w.hintRefutedAt !== undefined && now - w.hintRefutedAt < p.hintPauseMs;
-    if (poll.moreData && poll.finished && w.endSeenAt === undefined && !paused)
-        next.endSeenAt = now;
-    return next;
-}
-/** A build read's news: its start and Jenkins' estimate, and whether it is still building. */
-function sawBuild(w, now, build) {
-    const next = { ...w };
-    if (typeof build.timestamp === 'number' && build.timestamp > 0) {
-        next.startedAt = build.timestamp;
-        next.startSlackMs = 0;
-    }
-    if (!next.expect) {
-        const estimate = expectationFromEstimate(build.estimatedDuration);
-        if (estimate)
-            next.expect = estimate;
-    }
-    if (w.endSeenAt !== undefined && !w.endConfirmed) {
-        if (build.building) {
-            // The `Finished:` line was the build's own output.
-            next.endSeenAt = undefined;
-            next.hintRefutedAt = now;
-        }
-        else
-            next.endConfirmed = true;
-    }
-    return next;
-}
-/** Jenkins' estimatedDuration (-1: none) as an Expectation; the spread is unknown, so assumed. */
-function expectationFromEstimate(estimatedMs) {
-    if (estimatedMs === undefined || !(estimatedMs > 0))
-        return undefined;
-    return { durationMs: estimatedMs, spreadMs: Math.round(estimatedMs * ASSUMED_SPREAD) };
-}
-/**
- * What the job's recent builds (newest first) say about the next one. The
- * duration is Jenkins' own estimate (Job.getEstimatedDuration: the mean of the
- * last successful build and up to two more successful or unstable ones among
- * the six newest, failed ones filling in); the spread is twice as far as
- * those candidates are from their mean, or 5 % of it for a single one.
- * undefined without any candidate.
- */
-function expectationFrom(history) {
-    const ok = (b) => b.result === 'SUCCESS' || b.result === 'UNSTABLE';
-    const done = history.filter(b => !b.building && b.result !== null && b.duration > 0);
-    const lastSuccessful = done.find(ok);
-    const candidates = lastSuccessful ? [lastSuccessful] : [];
-    const fallback = [];
-    for (const b of history.slice(0, 6)) {
-        if (candidates.length >= 3)
-            break;
-        if (b.building || b.result === null || b === lastSuccessful || !(b.duration > 0))
-            continue;
-        if (ok(b))
-            candidates.push(b);
-        else if (b.result === 'FAILURE')
-            fallback.push(b);
-    }
-    while (candidates.length < 3 && fallback.length > 0)
-        candidates.push(fallback.shift());
-    if (candidates.length === 0)
-        return undefined;
-    const mean = candidates.reduce((sum, b) => sum + b.duration, 0) / candidates.length;
-    const spread = candidates.length === 1
-        ? mean * ASSUMED_SPREAD
-        : MEASURED_SPREAD_FACTOR * Math.max(...candidates.map(b => Math.abs(b.duration - mean)));
-    return { durationMs: Math.round(mean), spreadMs: Math.round(spread) };
-}
-/** Delay between queue polls: fast at first (the build usually starts at once), then slower. */
-function nextQueueDelay(attempt, policy = DEFAULT_POLL_POLICY) {
-    return clamp(100 * 1.5 ** attempt, 100, policy.queueMaxMs);
-}
-function clamp(value, min, max) {
-    return Math.min(max, Math.max(min, Math.round(value)));
-}
-
-;// CONCATENATED MODULE: ./src/follow/schedule-policy.ts
-
-/**
- * A round serves every build, so its densest spacing is wider than one
- * build's (150 ms): in a simulation of twenty 1-minute builds whose lengths
- * (and histories) vary by ± 5 %, rounds at most every 400 ms near the
- * expected ends took 36 rounds a run (51 at 150 ms) for a median of 0.36 s
- * from an end (its log closed) to its report (0.28 s at 150 ms). Each
- * build's own requests (job, trigger, final read, console) make 4 a build
- * whatever the schedule: this keeps twenty 1-minute builds under 2
- * requests a second.
- */
-const DEFAULT_SCHEDULE_POLICY = {
-    poll: { ...DEFAULT_POLL_POLICY, nearMs: 400 },
-    // At most 2.5 polls a second, whatever the number of builds.
-    pollGapMs: 400,
-    retryMs: 1000,
-    leftWithoutBuildMs: 60_000,
-    rounds: true
-};
-/**
- * One build (`job`): its own queue item and build, read at the watch's own
- * pace (densest 150 ms at the expected end), nothing to share a budget
- * with. A list would cost as much as the build's own read and show less.
- */
-const ONE_BUILD_POLICY = {
-    poll: DEFAULT_POLL_POLICY,
-    pollGapMs: 0,
-    retryMs: 0,
-    leftWithoutBuildMs: 60_000,
-    rounds: false
-};
-
-;// CONCATENATED MODULE: ./src/follow/queue-reason.ts
-/**
- * When a queue item's `why` is worth a log line: the one rule for one `job`
- * and each item of `jobs` (the schedule applies it to every build it
- * follows). Jenkins counts its reasons down (`Build #2 is already in
- * progress (ETA: 38 sec)`, `In the quiet period. Expires in 4.3 sec`), so
- * the text changes at every poll while the reason stays the same: a reason
- * is told when its words change, and a countdown at most once a minute.
- */
-/**
- * Shortest time between two lines for the same reason whose numbers changed (ms).
- * @internal
- */
-const SAME_REASON_EVERY_MS = 60_000;
-/**
- * A number, Jenkins' "N/A" for an unknown time (Executor.getEstimatedRemainingTime),
- * each with the unit hudson.Util.getTimeSpanString may put after it.
- */
-const QUANTITY = /(?:\d+(?:[.,]\d+)?|N\/A)(?:\s*(?:ms|sec|secs|seconds?|min|mins|minutes?|hr|hrs|hours?|days?|mo|months?|yr|years?)\b)?/gi;
-/**
- * A reason's words: its numbers and time units left out, so that `38 sec`
- * and `1 min 5 sec` (or build #2 and #3) are the same reason.
- * @internal
- */
-function reasonWords(why) {
-    return why
-        .replace(QUANTITY, '\uE000')
-        .replace(/\uE000(?:\s*\uE000)*/g, '#')
-        .replace(/\s+/g, ' ')
-        .trim();
-}
-/**
- * What to remember when `why` (seen at `now`) is worth a line after `told`;
- * undefined when it is not: the same text, or the same words within a minute.
- */
-function newsOfReason(told, why, now) {
-    const words = reasonWords(why);
-    if (told !== undefined && told.words === words) {
-        if (told.text === why || now - told.at < SAME_REASON_EVERY_MS)
-            return undefined;
-    }
-    return { words, text: why, at: now };
-}
-
-;// CONCATENATED MODULE: ./src/follow/track.ts
-
-/** Its own read, now: in flight until it is reported. */
-function ownRead(track, now) {
-    track.inFlight = true;
-    track.sentAt = now;
-    track.dueAt = undefined;
-    if (track.phase === 'queued') {
-        return { kind: 'queue-item', track: track.id, queueId: track.queueId };
-    }
-    const ref = track.ref;
-    if (track.next === 'build')
-        return { kind: 'build', track: track.id, ref, full: track.wantFull };
-    return { kind: track.next, track: track.id, ref };
-}
-/** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
-function pace(track, policy, floorMs = 0) {
-    const from = track.pacedFrom ?? track.sentAt;
-    track.pacedFrom = undefined;
-    const next = nextPoll(track.watch, from, policy.poll);
-    track.next = next.read;
-    // Once the console is complete, only the full JSON tells the end.
-    track.wantFull = track.watch?.logComplete ?? false;
-    track.duePoll = true;
-    track.dueAt = from + Math.max(next.delayMs, floorMs);
-}
-/** A build read that follows at once from the last read (its pace counts from that one's start). */
-function readAtOnce(track, now, full) {
-    track.pacedFrom = track.sentAt;
-    track.next = 'build';
-    track.wantFull = full;
-    track.dueAt = now;
-    track.duePoll = false;
-}
-/**
- * A console read's news. `moreData` false: the log is complete, so the
- * build is over; one full read says so, never `result` alone, which a
- * Pipeline sets while it still runs.
- */
-function consoleRead(track, now, poll, p) {
-    if (!poll.moreData)
-        return readAtOnce(track, now, true);
-    track.watch = sawConsole(track.watch, now, poll, p.poll);
-    pace(track, p);
-}
-/**
- * A console read failed on the way. A console that keeps failing (a proxy
- * that stalls it) would hide the end until the timeout: before the end is
- * seen, the build's JSON says whether the build is over, and then the
- * end's follow-up applies (the rest of the console read promptly, given up
- * after followUpForMs).
- */
-function consoleFailed(track, now, p) {
-    if (track.watch?.endSeenAt !== undefined)
-        return pace(track, p, p.poll.nearMs);
-    track.checking = true;
-    readAtOnce(track, now, false);
-}
-/** A console-followed build's read: the end when the console is complete (`full`), else news for its watch. */
-function consoleBuildRead(track, now, { build, full }, p) {
-    const seen = sawBuild(track.watch, now, build);
-    if (track.checking) {
-        track.checking = false;
-        track.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true };
-        pace(track, p, p.poll.nearMs);
-        return [];
-    }
-    if (full && !build.building) {
-        track.phase = 'done';
-        return [{ kind: 'ended', track: track.id, build }];
-    }
-    // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
-    track.watch = full ? { ...seen, logComplete: true } : seen;
-    pace(track, p);
-    return [];
-}
-
-;// CONCATENATED MODULE: ./src/follow/schedule.ts
-
-
-
-
-
-
-/** Between the reads of a build the step told to stop (ms). */
-const STOPPING_MS = 500;
-/** One schedule for the builds of one step. */
-class SharedSchedule {
-    refOf;
-    policy;
-    tracks = [];
-    /** Whether `queue/api/json` may be read (refused: never again). */
-    queueList;
-    /** Whether `computer/api/json` may be read. */
-    runningList;
-    /** Some build was ever seen in the running list: it shows ours. */
-    runningListShowed = false;
-    roundAt;
-    roundAttempt = 0;
-    roundInFlight = false;
-    roundFailedAt;
-    lastPollAt = -Infinity;
-    /** `refOf` makes a build's reference (its URL on the configured base). */
-    constructor(refOf, policy = DEFAULT_SCHEDULE_POLICY) {
-        this.refOf = refOf;
-        this.policy = policy;
-        this.queueList = policy.rounds;
-        this.runningList = policy.rounds;
-    }
-    /** A build whose queue item was just created (or found). */
-    addQueued(job, queueId, now, expect) {
-        const track = this.add({ job, phase: 'queued', queueId, expect }, now);
-        // The first round comes at the queue's first pace from now.
-        if (this.roundAt === undefined || this.activeQueued() === 1) {
-            this.roundAt = now;
-            this.roundAttempt = 0;
-        }
-        if (!this.coveredByRound(track)) {
-            // Its own queue item, at once (the build usually starts at once).
-            track.dueAt = now;
-            track.duePoll = true;
-        }
-        return track.id;
-    }
-    /** A build known to run; `console`: its console is read, and tells its end. */
-    addRunning(ref, now, { build, from, console = false }) {
-        const track = this.add({ job: ref.job, phase: 'queued', expect: from?.expect }, now);
-        this.startTrack(track, ref, now, {
-            listed: build,
-            seen: from && { seenAt: from.startedAt ?? now, startSlackMs: from.startSlackMs ?? 0 },
-            console
-        });
-        // No round watches it: its first read at once (a console from its start).
-        if (track.direct)
-            track.dueAt = now;
-        this.roundAt ??= now;
-        return track.id;
-    }
-    /** Whether any build is still followed. */
-    get active() {
-        return this.tracks.some(t => t.phase !== 'done');
-    }
-    /** Whether the running list is still read (false once Jenkins refused it or showed none of ours). */
-    get usesRunningList() {
-        return this.runningList;
-    }
-    /** Stops following a build (its result is not wanted, or it is left running). */
-    drop(id) {
-        const track = this.tracks[id];
-        if (track)
-            track.phase = 'done';
-    }
-    /**
-     * A build (or queue item) the step just told to stop: its own read now,
-     * the full JSON of a build, then every STOPPING_MS until it ended.
-     */
-    expedite(id, now) {
-        const track = this.tracks[id];
-        if (!track || track.phase === 'done')
-            return;
-        if (track.phase === 'running') {
-            track.stopping = true;
-            track.wantFull = true;
-        }
-        track.dueAt = now;
-        track.duePoll = false;
-    }
-    /**
-     * The reads to start now (marked in flight until they are reported), and
-     * when to ask again (epoch ms; undefined: only once a read in flight ends).
-     */
-    due(now) {
-        const reads = [];
-        // Urgent reads first: they follow from what a round showed.
-        for (const track of this.tracks) {
-            if (track.phase === 'done' || track.inFlight || track.dueAt === undefined)
-                continue;
-            if (track.duePoll || track.dueAt > now)
-                continue;
-            reads.push(ownRead(track, now));
-        }
-        let nextAt;
-        const consider = (at) => {
-            nextAt = nextAt === undefined ? at : Math.min(nextAt, at);
-        };
-        for (const track of this.tracks) {
-            if (track.phase !== 'done' && !track.inFlight && track.dueAt !== undefined && !track.duePoll)
-                consider(track.dueAt);
-        }
-        // Then one poll, if the budget allows: the round or the most overdue own poll.
-        const polls = [];
-        const round = this.roundDue();
-        if (round !== undefined)
-            polls.push({ at: round, read: () => this.startRound() });
-        for (const track of this.tracks) {
-            if (track.phase === 'done' || track.inFlight || !track.duePoll)
-                continue;
-            if (track.dueAt === undefined)
-                continue;
-            polls.push({ at: track.dueAt, read: () => ownRead(track, now) });
-        }
-        polls.sort((a, b) => a.at - b.at);
-        const first = polls[0];
-        if (first) {
-            const at = Math.max(first.at, this.lastPollAt + this.policy.pollGapMs);
-            if (at <= now) {
-                this.lastPollAt = now;
-                reads.push(first.read());
-                const second = polls[1];
-                if (second)
-                    consider(Math.max(second.at, now + this.policy.pollGapMs));
-            }
-            else
-                consider(at);
-        }
-        return { reads, nextAt };
-    }
-    /** A round's answers: what each list showed (undefined: not read, or refused with `refused`). */
-    sawRound(sentAt, now, seen, refused = {}) {
-        this.roundInFlight = false;
-        this.roundFailedAt = undefined;
-        this.roundAt = sentAt;
-        if (this.activeQueued() > 0)
-            this.roundAttempt++;
-        if (refused.queue)
-            this.queueList = false;
-        if (refused.running)
-            this.refuseRunningList(now);
-        if (refused.queue || refused.running)
-            this.uncoverQueued(now);
-        const events = [];
-        const queued = seen.queue ? new Map(seen.queue.map(item => [item.id, item])) : undefined;
-        const running = seen.running ? indexRunning(seen.running) : undefined;
-        if (running && running.byKey.size > 0)
-            this.runningListShowed ||= this.showsOurs(running);
-        for (const track of this.tracks) {
-            if (track.phase === 'done' || track.inFlight || track.addedAt > sentAt)
-                continue;
-            if (track.phase === 'queued' && track.queueId !== undefined) {
-                const started = running?.byQueueId.get(track.queueId);
-                if (started && (0,job_path/* sameJob */.YU)(started.job, track.job)) {
-                    const ref = this.refOf(track.job, started.number);
-                    events.push(this.startTrack(track, ref, now, { listed: started }));
-                    continue;
-                }
-                const waiting = queued?.get(track.queueId);
-                if (waiting) {
-                    events.push(...waitingNews(track, waiting.why, now));
-                    continue;
-                }
-                if (queued || running) {
-                    // Neither list shows it: its own queue item says what became of it.
-                    track.dueAt = now;
-                    track.duePoll = false;
-                }
-                continue;
-            }
-            if (track.phase === 'running' && !track.direct && running && track.ref) {
-                const listed = running.byKey.get(runningKey(track.ref.job, track.ref.number));
-                if (listed) {
-                    if (track.watch)
-                        track.watch = sawBuild(track.watch, now, { building: true, ...listed });
-                }
-                else if ((track.runningSince ?? 0) <= sentAt) {
-                    // Ended (or not shown to us): one full read says which.
-                    track.dueAt = now;
-                    track.duePoll = false;
-                    track.wantFull = true;
-                }
-            }
-        }
-        return events;
-    }
-    /** A round that failed on the way: tried again after retryMs. */
-    roundFailed(now) {
-        this.roundInFlight = false;
-        this.roundFailedAt = now;
-    }
-    /** A queue item read on its own, at `askedAt`. */
-    sawQueueItem(id, askedAt, now, item) {
-        const track = this.tracks[id];
-        if (!track || track.phase !== 'queued')
-            return this.settle(track);
-        track.inFlight = false;
-        const previous = track.askedAt ?? askedAt;
-        track.askedAt = askedAt;
-        const number = item.executable?.number;
-        if (number !== undefined) {
-            const startSlackMs = Math.max(0, askedAt - previous);
-            const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince };
-            return [this.startTrack(track, this.refOf(track.job, number), now, { seen })];
-        }
-        if (item.cancelled) {
-            track.phase = 'done';
-            return [{ kind: 'left-without-build', track: id, cancelled: true }];
-        }
-        const events = waitingNews(track, item.why, now);
-        if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
-            // The run is being created (briefly), or never was (the job was
-            // disabled after queuing): a bounded while.
-            track.leftAt ??= now;
-            if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
-                track.phase = 'done';
-                return [...events, { kind: 'left-without-build', track: id, cancelled: false }];
-            }
-        }
-        if (this.coveredByRound(track)) {
-            track.dueAt = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs;
-            track.duePoll = false;
-        }
-        else {
-            track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll);
-            track.duePoll = true;
-        }
-        return events;
-    }
-    /** A build read on its own (`full`: its whole JSON). */
-    sawBuild(id, now, build, full) {
-        const track = this.running(id);
-        if (!track?.watch)
-            return [];
-        if (track.next === 'give-up') {
-            track.phase = 'done';
-            return [{ kind: 'ended', track: id, build }];
-        }
-        if (track.watch.console)
-            return consoleBuildRead(track, now, { build, full }, this.policy);
-        if (!build.building) {
-            if (full) {
-                track.phase = 'done';
-                return [{ kind: 'ended', track: id, build }];
-            }
-            track.dueAt = now;
-            track.duePoll = false;
-            track.wantFull = true;
-            return [];
-        }
-        track.watch = sawBuild(track.watch, now, build);
-        if (track.stopping) {
-            track.dueAt = now + STOPPING_MS;
-            track.duePoll = true;
-            return [];
-        }
-        if (!track.direct) {
-            // The list did not show a running build: it hides it (a plugin's
-            // ComputerSource, permissions). Followed on its own from now on; the
-            // list is dropped when it never showed any of ours.
-            track.direct = true;
-            if (!this.runningListShowed)
-                this.refuseRunningList(now);
-        }
-        pace(track, this.policy);
-        return [];
-    }
-    /** A console read's news (track.ts). */
-    sawConsole(id, now, poll) {
-        const track = this.running(id);
-        if (track)
-            consoleRead(track, now, poll, this.policy);
-    }
-    /** A console read that failed on the way (track.ts). */
-    consoleFailed(id, now) {
-        const track = this.running(id);
-        if (track)
-            consoleFailed(track, now, this.policy);
-    }
-    /** A track's own read failed on the way: tried again after retryMs (0: at its own pace). */
-    readFailed(id, now) {
-        const track = this.tracks[id];
-        if (!track)
-            return;
-        track.inFlight = false;
-        if (track.phase === 'done')
-            return;
-        if (this.policy.retryMs > 0) {
-            track.dueAt = now + this.policy.retryMs;
-        }
-        else if (track.phase === 'queued') {
-            track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll);
-        }
-        else {
-            track.checking = false;
-            pace(track, this.policy, this.policy.poll.nearMs);
-        }
-    }
-    /** A track whose read failed for good (the caller reports it). */
-    fail(id) {
-        const track = this.tracks[id];
-        if (!track)
-            return;
-        track.inFlight = false;
-        track.phase = 'done';
-    }
-    // ---------------------------------------------------------------------------
-    add(init, now) {
-        const track = {
-            id: this.tracks.length,
-            addedAt: now,
-            stopping: false,
-            direct: false,
-            duePoll: true,
-            wantFull: false,
-            next: 'build',
-            checking: false,
-            queueAttempt: 0,
-            inFlight: false,
-            ...init
-        };
-        this.tracks.push(track);
-        return track;
-    }
-    /**
-     * The track runs: its watch starts from what is known of its start
-     * (`listed`: as a list or a read showed it; `seen`: when the step saw it
-     * start, else now). Returns the event that says so.
-     */
-    startTrack(track, ref, now, { listed, seen, console = false }) {
-        track.phase = 'running';
-        track.ref = ref;
-        track.runningSince = now;
-        track.leftAt = undefined;
-        track.next = console ? 'console' : 'build';
-        const start = seen ?? { seenAt: now, startSlackMs: 0 };
-        let w = watch({
-            console,
-            startedAt: start.seenAt,
-            startSlackMs: start.startSlackMs,
-            expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
-        });
-        if (listed)
-            w = sawBuild(w, now, { building: true, ...listed });
-        track.watch = w;
-        track.wantFull = false;
-        if (this.runningList) {
-            track.direct = false;
-            track.dueAt = undefined;
-        }
-        else {
-            track.direct = true;
-            track.duePoll = true;
-            track.dueAt = now + nextPoll(w, now, this.policy.poll).delayMs;
-        }
-        return { kind: 'started', track: track.id, number: ref.number, ...start };
-    }
-    /** When the next round is due; undefined when no round is needed or one is in flight. */
-    roundDue() {
-        if (this.roundInFlight || this.roundAt === undefined)
-            return undefined;
-        if (this.roundFailedAt !== undefined)
-            return this.roundFailedAt + this.policy.retryMs;
-        let at;
-        const queued = this.tracks.filter(t => t.phase === 'queued' && !t.inFlight && this.coveredByRound(t));
-        if (queued.length > 0)
-            at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll);
-        if (this.runningList) {
-            for (const track of this.tracks) {
-                if (track.phase !== 'running' || track.direct || !track.watch || track.inFlight)
-                    continue;
-                if (track.dueAt !== undefined)
-                    continue;
-                const when = this.roundAt + nextPoll(track.watch, this.roundAt, this.policy.poll).delayMs;
-                at = at === undefined ? when : Math.min(at, when);
-            }
-        }
-        return at;
-    }
-    startRound() {
-        this.roundInFlight = true;
-        const queue = this.queueList && this.tracks.some(t => t.phase === 'queued' && !t.inFlight);
-        return { kind: 'round', queue, running: this.runningList };
-    }
-    /** Whether rounds watch a queued track (else its queue item is read on its own). */
-    coveredByRound(track) {
-        return this.runningList || this.queueList ? track.queueId !== undefined : false;
-    }
-    activeQueued() {
-        return this.tracks.filter(t => t.phase === 'queued').length;
-    }
-    /** Queued tracks no round watches any more read their queue items on their own. */
-    uncoverQueued(now) {
-        for (const track of this.tracks) {
-            if (track.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
-                continue;
-            track.dueAt = now;
-            track.duePoll = true;
-        }
-    }
-    refuseRunningList(now) {
-        if (!this.runningList)
-            return;
-        this.runningList = false;
-        for (const track of this.tracks) {
-            if (track.phase !== 'running' || track.direct || !track.watch)
-                continue;
-            track.direct = true;
-            track.duePoll = true;
-            track.dueAt ??= now;
-        }
-        this.uncoverQueued(now);
-    }
-    showsOurs(running) {
-        return this.tracks.some(t => (t.ref !== undefined && running.byKey.has(runningKey(t.ref.job, t.ref.number))) ||
-            (t.queueId !== undefined && running.byQueueId.has(t.queueId)));
-    }
-    settle(track) {
-        if (track)
-            track.inFlight = false;
-        return [];
-    }
-    /** The running track a read was for, no longer in flight; undefined when it is no longer followed. */
-    running(id) {
-        const track = this.tracks[id];
-        this.settle(track);
-        return track?.phase === 'running' && track.watch ? track : undefined;
-    }
-}
-/** The track's queue reason, when it is worth a line (queue-reason.ts). */
-function waitingNews(track, why, now) {
-    if (!why)
-        return [];
-    const told = newsOfReason(track.toldWhy, why, now);
-    if (!told)
-        return [];
-    track.toldWhy = told;
-    return [{ kind: 'waiting', track: track.id, why }];
-}
-function indexRunning(list) {
-    const byKey = new Map();
-    const byQueueId = new Map();
-    for (const build of list) {
-        byKey.set(runningKey(build.job, build.number), build);
-        if (build.queueId !== undefined)
-            byQueueId.set(build.queueId, build);
-    }
-    return { byKey, byQueueId };
-}
-
-;// CONCATENATED MODULE: ./src/follow/queue-ended.ts
-
-/**
- * The queue item this step queued ended in Jenkins without a build: it was
- * cancelled there (by a user, or the job was disabled), or Jenkins no longer
- * knows it and none of the job's recent builds came from it (a restart).
- * Nothing of it runs, so the step must not say it left work running, and the
- * post step has nothing to stop.
- */
-class QueueItemEnded extends errors/* JenkinsError */.fF {
-    fate;
-    queueId;
-    constructor(message, fate, queueId) {
-        super(fate === 'cancelled' ? 'conflict' : 'not-found', message);
-        this.fate = fate;
-        this.queueId = queueId;
-        this.name = 'QueueItemEnded';
-    }
-    /** What Jenkins shows, for the post step: "queue item 5 was cancelled in Jenkins". */
-    get shown() {
-        return this.fate === 'cancelled'
-            ? `queue item ${this.queueId} was cancelled in Jenkins`
-            : `queue item ${this.queueId} is gone from Jenkins, with no build`;
-    }
-}
-/**
- * The build a queue item Jenkins has forgotten became (404: 5 minutes after
- * it left the queue, and on restart, jenkins-api.md 4): the one of the job's
- * recent builds whose `queueId` is `queueId`; undefined when none is.
- */
-async function buildNumberByQueueId(api, job, queueId) {
-    return (await api.recentBuilds(job, RECENT_BY_QUEUE_ID)).find(b => b.queueId === queueId)?.number;
-}
-/** How many of a job's builds are searched for a queue id: more than a queue item outlives. */
-const RECENT_BY_QUEUE_ID = 100;
-
-;// CONCATENATED MODULE: ./src/follow/follow-builds.ts
-
-
-
-
-
-
-
-
-/** Fields polled while a build runs: enough to know whether it is over and when to look again. */
-const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId';
-/** How long a list read may retry before the round gives up on it (ms): the next round is better. */
-const LIST_READ_MS = 10_000;
-/**
- * Follows builds, one or several at once, with one client: carries out the
- * reads the schedule (schedule.ts) asks for, those of one moment
- * concurrently, and tells the hooks what they showed. A list Jenkins
- * refuses is dropped (said in the debug log); a read that failed on the way
- * is tried again.
- *
- * It never guesses a build from `lastBuild` when a queue item is known:
- * with concurrent triggers that is how other actions end up reporting
- * someone else's build.
- */
-class BuildsFollower {
-    options;
-    schedule;
-    policy;
-    now;
-    followed = new Map();
-    inFlight = new Set();
-    wakeUp;
-    failure;
-    /** What a read in flight threw once the step was stopped. */
-    cut;
-    constructor(options) {
-        this.options = options;
-        this.now = options.now ?? Date.now;
-        this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY;
-        this.schedule = new SharedSchedule((job, number) => ({ job, number, url: options.api.buildUrl(job, number) }), this.policy);
-    }
-    /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
-    addQueued(job, queueId, expect) {
-        const id = this.schedule.addQueued(job, queueId, this.now(), expect);
-        this.followed.set(id, { job, queueId });
-        this.poke();
-        return id;
-    }
-    /**
-     * Follows a build known to run to its end: as read (`build`), or as known
-     * of its start (`from`); with a `console`, its console polls are the end
-     * signal (Jenkins closes the log after `building` turns false), so no
-     * build JSON is read while the console says the build goes on.
-     */
-    addRunning(ref, { build, from, console }) {
-        const id = this.schedule.addRunning(ref, this.now(), {
-            build,
-            from,
-            console: console !== undefined
-        });
-        this.followed.set(id, { job: ref.job, console });
-        this.poke();
-        return id;
-    }
-    /** Stops following one build. */
-    drop(id) {
-        this.schedule.drop(id);
-        this.poke();
-    }
-    /** Looks at a build the step just told to stop, and keeps looking until it ended. */
-    expedite(id) {
-        this.schedule.expedite(id, this.now());
-        this.poke();
-    }
-    /** Whether the running list still serves (false: every build is polled on its own). */
-    get batched() {
-        return this.schedule.usesRunningList;
-    }
-    /** Runs until no build is followed; on cancel or timeout throws StepAborted (or, endWithRead, what the read in flight threw). */
-    async run() {
-        const { signal } = this.options;
-        for (;;) {
-            if (signal.aborted)
-                await this.stopped();
-            if (this.failure !== undefined)
-                throw this.failure;
-            const { reads, nextAt } = this.schedule.due(this.now());
-            for (const read of reads)
-                this.launch(read);
-            if (!this.schedule.active && this.inFlight.size === 0)
-                return;
-            if (reads.length > 0)
-                continue;
-            await this.wait(nextAt === undefined ? undefined : nextAt - this.now());
-        }
-    }
-    // ---------------------------------------------------------------------------
-    /** The step was stopped: StepAborted, or (endWithRead) what the reads in flight threw. */
-    async stopped() {
-        const { signal, endWithRead } = this.options;
-        if (endWithRead)
-            await Promise.allSettled([...this.inFlight]);
-        throw this.cut ?? new wait/* StepAborted */.M4((0,wait/* abortReason */.Js)(signal));
-    }
-    poke() {
-        this.wakeUp?.();
-    }
-    /** Until `ms` passed, a read ended, something was added, or the signal fired. */
-    wait(ms) {
-        const { signal } = this.options;
-        return new Promise(resolve => {
-            const timer = new AbortController();
-            const done = () => {
-                timer.abort();
-                signal.removeEventListener('abort', done);
-                this.wakeUp = undefined;
-                resolve();
-            };
-            this.wakeUp = done;
-            signal.addEventListener('abort', done, { once: true });
-            if (ms !== undefined)
-                (0,wait/* sleep */.yy)(Math.max(0, ms), timer.signal).then(done, () => undefined);
-        });
-    }
-    launch(read) {
-        const work = this.perform(read)
-            .catch(error => {
-            // A read cut by the cancel is the cancel's business (run() throws it).
-            if (this.options.signal.aborted) {
-                if (this.options.endWithRead && !isTransient(error))
-                    this.cut ??= error;
-                return;
-            }
-            this.failure ??= error;
-        })
-            .finally(() => {
-            this.inFlight.delete(work);
-            this.poke();
-        });
-        this.inFlight.add(work);
-    }
-    async perform(read) {
-        switch (read.kind) {
-            case 'round':
-                return this.round(read.queue, read.running);
-            case 'queue-item':
-                return this.queueItem(read.track, read.queueId);
-            case 'build':
-                return this.build(read.track, read.ref, read.full);
-            case 'console':
-                return this.console(read.track);
-            case 'give-up':
-                return this.giveUp(read.track, read.ref);
-        }
-    }
-    async round(queue, running) {
-        const { api, logger } = this.options;
-        const sentAt = this.now();
-        const seen = {};
-        const refused = {};
-        try {
-            // The queue first: an item that leaves it meanwhile is on its executor by the second read.
-            if (queue) {
-                const answer = await this.list('the queue (queue/api/json)', () => api.getQueue());
-                if (answer === 'refused')
-                    refused.queue = true;
-                else
-                    seen.queue = answer;
-            }
-            if (running) {
-                const answer = await this.list('the running builds (computer/api/json)', () => api.runningBuilds({ deadline: this.now() + LIST_READ_MS }));
-                if (answer === 'refused')
-                    refused.running = true;
-                else
-                    seen.running = answer;
-            }
-        }
-        catch (error) {
-            if (!isTransient(error))
-                throw error;
-            logger.debug(`A look at the builds failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-            this.schedule.roundFailed(this.now());
-            return;
-        }
-        this.tell(this.schedule.sawRound(sentAt, this.now(), seen, refused));
-    }
-    /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
-    async list(what, read) {
-        try {
-            return await read();
-        }
-        catch (error) {
-            if (error instanceof errors/* Interrupted */.j$ || isTransient(error))
-                throw error;
-            this.options.logger.debug(`Jenkins refused ${what}: reading each build on its own instead (${(0,error_text/* errorText */.k)(error)})`);
-            return 'refused';
-        }
-    }
-    async queueItem(track, queueId) {
-        const { api, logger } = this.options;
-        const askedAt = this.now();
-        let item;
-        try {
-            item = await api.getQueueItem(queueId);
-        }
-        catch (error) {
-            if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
-                return this.lostQueueItem(track, queueId, askedAt);
-            }
-            if (!isTransient(error))
-                return this.fail(track, error);
-            logger.debug(`Queue poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-            this.schedule.readFailed(track, this.now());
-            return;
-        }
-        this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
-    }
-    /**
-     * A left item is kept for 5 minutes, and none survive a restart
-     * (jenkins-api.md 4): the build is found by its queue id instead.
-     */
-    async lostQueueItem(track, queueId, askedAt) {
-        const { job } = this.followed.get(track);
-        const name = (0,job_path/* fullName */.fq)(job);
-        let number;
-        try {
-            number = await buildNumberByQueueId(this.options.api, job, queueId);
-        }
-        catch (error) {
-            if (!isTransient(error))
-                return this.fail(track, error);
-            this.schedule.readFailed(track, this.now());
-            return;
-        }
-        if (number === undefined) {
-            return this.fail(track, new QueueItemEnded(`Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`, 'gone', queueId));
-        }
-        const item = { id: queueId, executable: { number } };
-        this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
-    }
-    async build(track, ref, full) {
-        const { api, logger } = this.options;
-        let build;
-        try {
-            build = await api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE });
-        }
-        catch (error) {
-            if (!isTransient(error))
-                return this.fail(track, error);
-            logger.debug(`Build poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-            this.schedule.readFailed(track, this.now());
-            return;
-        }
-        this.tell(this.schedule.sawBuild(track, this.now(), build, full));
-    }
-    async console(track) {
-        const followed = this.followed.get(track);
-        let poll;
-        try {
-            poll = await followed.console.poll();
-        }
-        catch (error) {
-            if (!isTransient(error))
-                return this.fail(track, error);
-            this.options.logger.debug(`Build poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
-            followed.consoleError = (0,error_text/* errorText */.k)(error);
-            this.schedule.consoleFailed(track, this.now());
-            return;
-        }
-        followed.consoleError = undefined;
-        this.schedule.sawConsole(track, this.now(), poll);
-    }
-    /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON. */
-    async giveUp(track, ref) {
-        const { console, consoleError } = this.followed.get(track);
-        console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError));
-        return this.build(track, ref, true);
-    }
-    fail(track, error) {
-        if (error instanceof errors/* Interrupted */.j$)
-            throw error;
-        this.schedule.fail(track);
-        this.lost(track, error instanceof Error ? error : new Error(String(error)));
-    }
-    lost(track, error) {
-        if (this.options.hooks.failed)
-            this.options.hooks.failed(track, error);
-        else
-            this.failure ??= error;
-    }
-    tell(events) {
-        const { hooks, api } = this.options;
-        for (const event of events) {
-            const { job, queueId } = this.followed.get(event.track);
-            switch (event.kind) {
-                case 'waiting':
-                    hooks.waiting?.(event.track, event.why);
-                    break;
-                case 'started': {
-                    const { seenAt, startSlackMs, inQueueSince } = event;
-                    const ref = { job, number: event.number, url: api.buildUrl(job, event.number) };
-                    hooks.started?.(event.track, ref, { seenAt, startSlackMs, inQueueSince });
-                    break;
-                }
-                case 'ended':
-                    hooks.ended?.(event.track, event.build);
-                    break;
-                case 'left-without-build': {
-                    const name = (0,job_path/* fullName */.fq)(job);
-                    this.lost(event.track, event.cancelled
-                        ? new QueueItemEnded(`The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`, 'cancelled', queueId)
-                        : new errors/* JenkinsError */.fF('protocol', `Queue item ${queueId} of ${name} left the queue without starting a build.`));
-                    break;
-                }
-            }
-        }
-    }
-}
-/** Said in a finished build's console that Jenkins kept open past followUpForMs (`error`: why its last reads failed). */
-function consoleLeftOpen(ref, followUpForMs, error) {
-    const after = `${(0,util_duration/* formatDuration */.a3)(followUpForMs)} after the build finished`;
-    return error === undefined
-        ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
-        : `Could not read the rest of the console of #${ref.number} ${after} (${error}); it is at ${ref.url}console`;
-}
-/** Failures worth riding out (the client already retried them). */
-function isTransient(error) {
-    return (error instanceof errors/* JenkinsError */.fF &&
-        (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout'));
-}
-
-;// CONCATENATED MODULE: ./src/follow/follower.ts
-
-
-
-/**
- * How long the build waited in the queue: its `timestamp` (when its run was
- * created) minus its queue item's `inQueueSince`, both read from Jenkins and
- * both on Jenkins' clock (jenkins-api.md 4, 5.2). The runner's clock is not
- * used: a Jenkins clock behind or ahead of it would inflate the wait or make
- * it 0.
- */
-function queueWaitMs(inQueueSince, build) {
-    if (inQueueSince === undefined || !(0,model_counts/* isCount */.my)(build.timestamp))
-        return undefined;
-    return Math.max(0, build.timestamp - inQueueSince);
-}
-/**
- * One job's build: its queue item to its build, then the build to its end,
- * with the step's own work between the two. The polling is the one engine's (follow-builds.ts
- * with schedule.ts), on ONE_BUILD_POLICY: no lists, the build's own reads.
- */
-class BuildFollower {
-    options;
-    constructor(options) {
-        this.options = options;
-    }
-    /** Polls the queue item until it has an executable; logs `why` as it changes. */
-    async waitForStart(queueId) {
-        let started;
-        const follower = this.follower({
-            waiting: (_, why) => this.options.logger.info(`Waiting in the Jenkins queue: ${why}`),
-            started: (track, ref, start) => {
-                started = { ref, ...start };
-                follower.drop(track);
-            }
-        });
-        follower.addQueued(this.options.job, queueId);
-        await follower.run();
-        return started;
-    }
-    /**
-     * Follows a build to its end and returns its final JSON. With a console
-     * follower, the console polls are the end signal (Jenkins closes the log
-     * after `building` turns false), so no build JSON is read while the console
-     * says the build goes on.
-     */
-    async waitForEnd(ref, { console, from = {} } = {}) {
-        let final;
-        const follower = this.follower({ ended: (_, build) => void (final = build) });
-        follower.addRunning(ref, { from, console });
-        await follower.run();
-        return final;
-    }
-    /** The build's JSON once it started (for the estimate and for `wait: started`). */
-    async describe(ref) {
-        return this.options.api.getBuild(ref.job, ref.number);
-    }
-    /** One build's follower: what it cannot follow further ends its run() with the error. */
-    follower(hooks) {
-        const { api, logger, signal, policy, leftWithoutBuildMs, now } = this.options;
-        return new BuildsFollower({
-            api,
-            logger,
-            signal: signal ?? new AbortController().signal,
-            policy: {
-                ...ONE_BUILD_POLICY,
-                poll: policy ?? ONE_BUILD_POLICY.poll,
-                leftWithoutBuildMs: leftWithoutBuildMs ?? ONE_BUILD_POLICY.leftWithoutBuildMs
-            },
-            endWithRead: true,
-            now,
-            hooks
-        });
-    }
-}
-
-// EXTERNAL MODULE: ./src/outcome/report.ts + 3 modules
-var report = __nccwpck_require__(4016);
-// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
-var build_outputs = __nccwpck_require__(4487);
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
 // EXTERNAL MODULE: ./src/util/input-error.ts
 var input_error = __nccwpck_require__(3059);
-// EXTERNAL MODULE: ./src/util/http-url.ts
-var http_url = __nccwpck_require__(5394);
-;// CONCATENATED MODULE: ./src/inputs/build-reference.ts
+;// CONCATENATED MODULE: ./src/inputs/ca-cert.ts
+
+
+const EXPECTED = 'expected the PEM text of one or more CA certificates (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), e.g. `ca-cert: ${{ secrets.JENKINS_CA }}`';
+const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END ([A-Z0-9 ]+)-----/g;
 /**
- * `build: <number or URL>`: a build the step did not start, to follow as it
- * follows a new one. A number is a build of `job`; a URL is a build or a
- * queue item URL Jenkins gave for `job` (a `build-url` or `queue-url`
- * output). A URL below `url` is checked here, before any request: another
- * job's is refused naming both. A URL elsewhere may still be Jenkins' own,
- * written from its configured root URL (jenkins-api.md 9): that is decided
- * once Jenkins has said its root URL (src/follow/given-build.ts), with the
- * same reading (locateReference). Requests always go to `url`.
+ * Parses the `ca-cert` input into PEM certificates, each one checked by
+ * Node's X509 parser, so that a broken one is an input error before any
+ * request. Text between blocks (a bundle's `# Subject:` comments) is
+ * ignored; a private key is refused outright.
  */
-
-
-
-
-
-const FORMS = "expected new, last, last-successful, a build number of the job (42), or a build or queue item URL Jenkins gave for it (an earlier step's build-url or queue-url)";
-/** The reference `value` names, or undefined when it is neither a number nor a URL. */
-function parseBuildReference(value, baseUrl, job) {
-    if (/^\d+$/.test(value)) {
-        const number = Number(value);
-        if (!(0,model_counts/* isBuildNumber */.Y_)(number)) {
-            throw new input_error/* InputError */.d(`Input 'build' ('${(0,shorten/* clip */.$)(value)}') is not a build number: ${FORMS}.`);
+function parseCaCert(text) {
+    const value = text.trim();
+    if (value === '')
+        return [];
+    const certificates = [];
+    let index = 0;
+    for (const match of value.matchAll(BLOCK)) {
+        index++;
+        const [block, label = '', , endLabel = ''] = match;
+        if (/PRIVATE KEY/.test(label) || /PRIVATE KEY/.test(endLabel)) {
+            throw new input_error/* InputError */.d(`Input 'ca-cert' holds a private key (block ${index}): it takes CA certificates only, which are public. Remove the key, and treat it as leaked if it was a real one.`);
         }
-        return { kind: 'build', number, text: value };
-    }
-    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
-        return undefined;
-    const shown = (0,job_path/* redactUrl */.BO)(value);
-    const url = (0,http_url/* parseHttpUrl */.f)(value, `Input 'build' ('${shown}')`, FORMS);
-    if (url.username !== '' || url.password !== '') {
-        throw new input_error/* InputError */.d(`Input 'build' URL must not contain credentials: give the URL as Jenkins wrote it (${FORMS}).`);
-    }
-    if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
-        throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') has a query or fragment: ${FORMS}.`);
-    }
-    if ((0,http_url/* hasDotSegment */.t)(value)) {
-        throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') has a '.' or '..' segment: ${FORMS}.`);
-    }
-    return locateReference(url, baseUrl, job, shown) ?? { kind: 'elsewhere', url, text: shown };
-}
-/**
- * The build or queue item `url` names below `base` (the `url` input, or the
- * root URL Jenkins writes), checked to be of `job`; undefined when `url` is
- * not below `base` (another origin, or outside its context path).
- */
-function locateReference(url, base, job, shown) {
-    let root;
-    try {
-        root = new URL(base);
-    }
-    catch {
-        return undefined;
-    }
-    const basePath = root.pathname.replace(/\/+$/, '');
-    const path = url.pathname;
-    if (url.origin !== root.origin)
-        return undefined;
-    if (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))
-        return undefined;
-    const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '');
-    const queue = /^queue\/item\/(\d+)(?:\/|$)/.exec(rest);
-    if (queue) {
-        const id = Number(queue[1]);
-        if (Number.isSafeInteger(id))
-            return { kind: 'queue', id, text: shown };
-    }
-    const parts = rest.split('/');
-    const names = [];
-    let at = 0;
-    for (; parts[at] === 'job' && parts[at + 1]; at += 2) {
+        if (label !== 'CERTIFICATE' || endLabel !== 'CERTIFICATE') {
+            throw new input_error/* InputError */.d(`Input 'ca-cert' block ${index} is a ${label === endLabel ? label : `${label}/${endLabel}`} block: ${EXPECTED}.`);
+        }
         try {
-            // As parseJobPath: a decoded '/' is a multibranch name's %2F.
-            names.push(decodeURIComponent(parts[at + 1]).replace(/\//g, '%2F'));
+            // Throws on bad base64 or DER; the message never holds the input.
+            void new external_node_crypto_.X509Certificate(block);
         }
         catch {
-            break;
+            throw new input_error/* InputError */.d(`Input 'ca-cert' certificate ${index} is not a valid certificate (damaged base64 or DER): ${EXPECTED}.`);
         }
+        certificates.push(`${block}\n`);
     }
-    // The build: its number, or a permalink, then any page of it (console, changes, tests…).
-    const which = parts[at] ?? '';
-    const number = /^\d+$/.test(which) ? Number(which) : NaN;
-    const permalink = PERMALINKS[which];
-    if (names.length === 0 || (!(0,model_counts/* isBuildNumber */.Y_)(number) && !permalink)) {
-        throw new input_error/* InputError */.d(notABuild(shown, names.length > 0 && which === ''));
+    const begins = value.match(/-----BEGIN /g)?.length ?? 0;
+    if (begins > index) {
+        throw new input_error/* InputError */.d(`Input 'ca-cert' has a BEGIN line without its END line (block ${index + 1}; cut short when copied?): ${EXPECTED}.`);
     }
-    if ((0,job_path/* fullName */.fq)(names) !== (0,job_path/* fullName */.fq)(job)) {
-        throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') is a build of job '${(0,job_path/* fullName */.fq)(names)}', not of '${(0,job_path/* fullName */.fq)(job)}' (input 'job'): follow a build of the job given in 'job'.`);
+    if (certificates.length === 0) {
+        const path = !/\s/.test(value) && /[/\\]|\.(pem|crt|cer)$/i.test(value);
+        throw new input_error/* InputError */.d(`Input 'ca-cert' holds no PEM certificate${path ? ' (it looks like a file path: give the certificate text itself, or point NODE_EXTRA_CA_CERTS at the file)' : ''}: ${EXPECTED}.`);
     }
-    if ((0,model_counts/* isBuildNumber */.Y_)(number))
-        return { kind: 'build', number, text: shown };
-    if (permalink === 'last' || permalink === 'last-successful') {
-        return { kind: 'latest', mode: permalink, text: shown };
-    }
-    throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') names ${which}, a build Jenkins picks anew each time: give \`build: last\` (lastBuild) or \`build: last-successful\` (lastSuccessfulBuild), or that build's own URL, with its number (…/job/NAME/42/).`);
-}
-/**
- * The job's permalinks (PermalinkProjectAction.Permalink.BUILTIN): the
- * two the step follows as its named modes, and the others it cannot.
- */
-const PERMALINKS = {
-    lastBuild: 'last',
-    lastSuccessfulBuild: 'last-successful',
-    lastStableBuild: 'other',
-    lastUnstableBuild: 'other',
-    lastFailedBuild: 'other',
-    lastUnsuccessfulBuild: 'other',
-    lastCompletedBuild: 'other'
-};
-/** What to paste instead of a URL that names no build (`jobPage`: the job's own page). */
-function notABuild(shown, jobPage) {
-    const what = jobPage ? "is the job's page, not a build's" : 'is not a build URL';
-    return `Input 'build' URL ('${shown}') ${what}: paste a build's URL from its page in Jenkins (…/job/NAME/42/, or any page below it such as …/42/console), its lastBuild or lastSuccessfulBuild (…/job/NAME/lastBuild/), or a queue item URL (…/queue/item/7/): ${FORMS}.`;
+    return certificates;
 }
 
-;// CONCATENATED MODULE: ./src/follow/given-build.ts
-/**
- * `build: <number or URL>` at run time: the build, or the queue item to wait
- * on, that the step follows without having started it. A URL that was not
- * below `url` is taken when it is below the root URL Jenkins writes in its
- * answers (`url` of `/api/json`), and refused otherwise, naming both: the
- * requests still go to `url`, never to the URL's host. A queue item of
- * another job is refused, whatever `wait` says; one Jenkins has forgotten
- * (404, 5 minutes after it left the queue) is taken when one of the job's
- * recent builds came from it, and refused otherwise.
- */
-
-
-
-
-
-
-
-/** Resolves `given` to its build or queue item on `url`; throws InputError for one of another job or host. */
-async function resolveGivenBuild(api, job, given) {
-    let reference = given;
-    if (reference.kind === 'elsewhere') {
-        const root = await api.rootUrl();
-        const located = root === null ? undefined : locateReference(reference.url, root, job, reference.text);
-        if (!located) {
-            throw new input_error/* InputError */.d(`Input 'build' URL ('${reference.text}') is on ${reference.url.origin}${reference.url.pathname.replace(/\/[^/]*\/?$/, '')}, below neither 'url' (${api.baseUrl}) nor the root URL Jenkins writes in its answers (${root ?? 'none configured'}): give a build or queue item URL of job '${(0,job_path/* fullName */.fq)(job)}' as Jenkins wrote it. Nothing was triggered.`);
-        }
-        reference = located;
-    }
-    if (reference.kind === 'build')
-        return { build: await api.getBuild(job, reference.number) };
-    // A permalink under Jenkins' own root URL: the build it names now.
-    if (reference.kind === 'latest')
-        return { build: await lastBuild(api, job, reference.mode) };
-    await checkQueueItemJob(api, job, reference);
-    return { queueId: reference.id, queueUrl: (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, reference.id) };
-}
-/**
- * A queue URL names no job: whichever `wait` says, one read of the item (its
- * `task`) tells whose it is, or, once Jenkins has forgotten it, whether one
- * of the job's recent builds came from it. Anything else is refused.
- */
-async function checkQueueItemJob(api, job, { id, text }) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    let item;
-    try {
-        item = await api.getQueueItem(id);
-    }
-    catch (error) {
-        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
-            throw error;
-        if ((await buildNumberByQueueId(api, job, id)) !== undefined)
-            return;
-        throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id}, which Jenkins no longer knows, and no recent build of job '${name}' (input 'job') came from it: Jenkins forgets a queue item 5 minutes after it leaves the queue (and on restart), so this may be another job's. Give the build's URL (build-url) instead. Nothing was triggered.`);
-    }
-    const url = item.task?.url;
-    const names = typeof url === 'string' ? (0,decode/* jobNamesFromUrl */.$7)(url) : undefined;
-    if (!names) {
-        throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id}, but Jenkins did not say which job it is of, so it cannot be checked to be of '${name}' (input 'job'). Nothing was triggered.`);
-    }
-    if (!(0,job_path/* sameJob */.YU)(names, job)) {
-        throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id} of job '${(0,job_path/* fullName */.fq)(names)}', not of '${name}' (input 'job'): follow a build of the job given in 'job'. Nothing was triggered.`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/step/build-job.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * Triggers the job (or picks its last build), follows the build, streams its
- * console, and reports: outputs, summary, commit status, pull request
- * comment. Throws when the result is not accepted, with the console's last
- * lines.
- */
-async function buildJob(options) {
-    const { api, settings, signal, work, io } = options;
-    const follower = new BuildFollower({ api, job: settings.job, logger: io.logger, signal });
-    const reports = await GithubReports.start({
-        settings,
-        logger: io.logger,
-        setOutput: (name, value) => io.setOutput(name, value),
-        redact: text => io.redact(text),
-        reportName: settings.statusContext,
-        bounds: options.githubBounds
-    });
-    const status = settings.commitStatus ? await reports.status(settings.statusContext) : undefined;
-    const outcome = { jobName: settings.jobName, jobUrl: api.jobUrl(settings.job) };
-    try {
-        await follow({ ...options, uploads: options.uploads ?? [], follower, status, outcome, reports });
-    }
-    catch (error) {
-        // A status left pending would block a protected branch for good; a
-        // comment left "running" would mislead the same way.
-        const finishing = [];
-        if (status && !status.finished) {
-            finishing.push(status.finish('error', statusFailure(error, signal), work.item(0).ref?.url));
-        }
-        if (!reports.finished) {
-            finishing.push(reports.show([{ outcome, error: statusFailure(error, signal) }], true));
-        }
-        // On cancel or timeout, stopping the build comes first: the reports
-        // go alongside, within the abort's budget (main awaits them).
-        if (signal.aborted)
-            work.defer(Promise.all(finishing));
-        else
-            await Promise.all(finishing);
-        throw error;
-    }
-}
-async function follow(run) {
-    const { api, settings, signal, work, io, follower, status, branch, uploads, outcome } = run;
-    const log = io.logger;
-    const name = settings.jobName;
-    const item = { api, work, index: 0, job: settings.job, outcome, logger: log };
-    // The build's JSON when it is needed before its end (`wait: started`, or a
-    // build this step did not start); a build this step follows to its end is
-    // not read before it, its console says how it goes.
-    let first;
-    /** The queue item's `inQueueSince`, for the queue wait once the build's `timestamp` is read. */
-    let inQueueSince;
-    let from;
-    let pipeline;
-    if (settings.build === 'new') {
-        const info = branch?.info ?? (await api.getJob(settings.job));
-        // Not before: a job that does not exist has no URL to give.
-        io.setOutput(constants/* Output */.k7.JobUrl, outcome.jobUrl);
-        pipeline = (0,stages/* isPipelineJob */.IQ)(info);
-        // A cancel that arrived while reading the job must not still trigger.
-        (0,wait/* throwIfAborted */.Te)(signal);
-        const queued = await queueBuild(item, {
-            info,
-            parameters: settings.parameters,
-            uploads,
-            branch
-        });
-        io.setOutput(constants/* Output */.k7.QueueUrl, queued.queueUrl);
-        // Awaited like the status: a warning said while the console streams
-        // would land in its stop-commands region, where the runner ignores it.
-        await run.reports.show([{ outcome }]);
-        if (settings.wait === 'queued') {
-            await status?.pending(`Queued in Jenkins`, queued.queueUrl);
-            outcome.note = 'Did not wait for the build to start (wait: false).';
-            work.returned(`queue item ${queued.queueId} of ${name} (${queued.queueUrl}) goes on in Jenkins (wait: false)`);
-            return finish(run, true);
-        }
-        const start = await follower.waitForStart(queued.queueId);
-        buildStarted(item, start.ref);
-        startedOutputs(run, start.ref);
-        inQueueSince = start.inQueueSince;
-        if (settings.wait !== 'finish') {
-            first = await follower.describe(start.ref);
-            outcome.queueWaitMs = queueWaitMs(inQueueSince, first);
-        }
-        from = {
-            startedAt: start.seenAt,
-            startSlackMs: start.startSlackMs,
-            expect: expectationFrom(info.recent ?? [])
-        };
-    }
-    else {
-        // A build this step did not start (build: last, or a number or URL):
-        // never recorded as queued by this step, so never cancelled or stopped.
-        const given = settings.given && (await resolveGivenBuild(api, settings.job, settings.given));
-        if (given && 'queueId' in given) {
-            outcome.queueUrl = given.queueUrl;
-            io.setOutput(constants/* Output */.k7.QueueUrl, given.queueUrl);
-            if (settings.wait === 'queued') {
-                outcome.note = 'Did not wait for the build to start (wait: false).';
-                work.returned(`queue item ${given.queueId} of ${name} (${given.queueUrl}) goes on in Jenkins (wait: false)`);
-                return finish(run, true);
-            }
-            log.info(`Following queue item ${given.queueId} of ${name}: ${given.queueUrl}`);
-            const start = await follower.waitForStart(given.queueId);
-            inQueueSince = start.inQueueSince;
-            first = await follower.describe(start.ref);
-            outcome.queueWaitMs = queueWaitMs(inQueueSince, first);
-        }
-        else {
-            first = given ? given.build : await lastBuild(api, settings.job, settings.build);
-        }
-        io.setOutput(constants/* Output */.k7.JobUrl, outcome.jobUrl);
-        pipeline = (0,stages/* isPipeline */.DQ)(first);
-        from = { startedAt: first.timestamp, expect: expectationFromEstimate(first.estimatedDuration) };
-        const ref = existingBuild(item, first, settings.build);
-        startedOutputs(run, ref);
-        await run.reports.show([{ outcome }]);
-        // Not triggered here: no job read to take them from, so one bounded read.
-        if (settings.wait !== 'queued') {
-            outcome.history = await (0,outcome_history/* readHistory */.Lu)(api, settings.job, first.number, log);
-        }
-    }
-    const ref = work.item(0).ref;
-    outcome.build = first;
-    await status?.pending(`Jenkins build #${ref.number} running`, ref.url);
-    if (settings.wait !== 'finish') {
-        // Where a running Pipeline is (a stage waiting at an input): one read, none with `wait: false`.
-        if (settings.wait === 'started' && first && (0,stages/* isPipeline */.DQ)(first)) {
-            outcome.stages = await (0,stages/* readStages */.ir)(api, ref, first, log);
-        }
-        const wait = settings.wait === 'queued' ? 'false' : 'started';
-        outcome.note = `Did not wait for the build to finish (wait: ${wait}).`;
-        work.returned(`Jenkins build ${name} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`);
-        return finish(run, true);
-    }
-    const { final, tail } = await waitForEnd(run, { ref, first, from, pipeline });
-    work.done();
-    outcome.queueWaitMs ??= queueWaitMs(inQueueSince, final);
-    const accepted = judgeEnd([outcome], final, { ref, accept: settings.accept, logger: log });
-    await reportEnded({
-        api,
-        settings,
-        ref,
-        final,
-        outcome,
-        signal,
-        out: io,
-        reports: run.reports,
-        statuses: [status]
-    });
-    await finish(run, accepted, tail);
-}
-/** The build is known: its outputs are set now, so that a timeout or cancel after this still reports them. */
-function startedOutputs({ io }, ref) {
-    io.setOutput(constants/* Output */.k7.BuildNumber, String(ref.number));
-    io.setOutput(constants/* Output */.k7.BuildUrl, ref.url);
-}
-/** Follows the build to its end, streaming its console unless `log` is false; the console's last lines for the failure message. */
-async function waitForEnd({ api, settings, io, follower }, { ref, first, from, pipeline }) {
-    const log = io.logger;
-    const name = settings.jobName;
-    // A triggered build can end before its first look (a short build, or a
-    // slow executor hand-over): its console is still what the user asked to
-    // see, and the failure message quotes its last lines. A build this step
-    // triggered has not been read (`first` is undefined): it runs.
-    const building = first?.building ?? true;
-    // A given build (number or URL) is followed as a new one: its console from the start.
-    const showConsole = settings.log && (building || settings.build === 'new' || settings.build === 'given');
-    if (first && !building && !showConsole)
-        return { final: first, tail: [] };
-    // A Pipeline stopped at an `input` step would look hung: say where to answer it.
-    const inputs = building && pipeline ? (0,stages/* watchForInput */.d6)(api, ref, log) : undefined;
-    try {
-        if (!showConsole) {
-            log.info(`Waiting for Jenkins build ${name} #${ref.number} to finish (log: false).`);
-            return { final: await follower.waitForEnd(ref, { from }), tail: [] };
-        }
-        const streamer = new ConsoleStreamer(api, ref, io);
-        io.startGroup(`Console of Jenkins ${name} #${ref.number}`);
-        try {
-            const final = await withCommandsStopped(text => io.write(text), async () => {
-                try {
-                    return await follower.waitForEnd(ref, { console: streamer, from });
-                }
-                finally {
-                    // Before commands resume: its lines must stay in the stopped region.
-                    inputs?.stop();
-                    streamer.flush();
-                }
-            });
-            return { final, tail: streamer.tail() };
-        }
-        finally {
-            io.endGroup();
-        }
-    }
-    finally {
-        inputs?.stop();
-    }
-}
-/** Outputs and summary; throws the failure (with the console's last lines) when the result is not accepted. */
-async function finish({ settings, work, io, outcome, reports }, accepted, tail = []) {
-    // Whatever the step did not wait for, the user chose to leave running.
-    work.done();
-    (0,build_outputs/* setBuildOutputs */.vP)(io, outcome, io.logger);
-    await (0,report/* writeSummary */.Sy)(io.summary, outcome, io.logger);
-    await reports.show([{ outcome }], true);
-    // A wanted artifact or values file that is missing fails the step even when the build passed.
-    const problems = (0,report/* productProblems */.YX)(outcome);
-    if (!accepted) {
-        const message = (0,report/* failureMessage */.oh)({ ...outcome, accept: settings.accept }, tail);
-        throw new Error([message, ...problems].join('\n'));
-    }
-    if (problems.length > 0)
-        throw new Error(problems.join('\n'));
-}
-
-;// CONCATENATED MODULE: ./src/follow/cancel.ts
-
-
-
-
-
-/**
- * Why a scan is left running on cancel or timeout. Jenkins folds every scan
- * request for a project into the one queued item (ComputedFolder.doBuild →
- * Queue.schedule2), other requests can fold in between a look at its causes
- * and a cancel, and once the scan runs Jenkins exports no causes at all (a
- * FolderComputation has no API). A scan also indexes every branch of the
- * project, not only this step's: stopping it would leave the others unseen.
- */
-function scanLeft(project) {
-    return `left the scan of ${project} running: shared by every request waiting for the project's branches`;
-}
-/**
- * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
- * escalation has to fit well inside that. With a deadline (`until`), each
- * wait is also cut to a share of the time left, so that term and kill still
- * get their turn.
- */
-const DEFAULT_ABORT_TIMINGS = {
-    stopWaitMs: 3000,
-    termWaitMs: 1500,
-    killWaitMs: 1000,
-    pollMs: 250,
-    shareCheckMs: 1000
-};
-/**
- * Cancels the queue item or stops the build, escalating for Pipelines
- * (stop, then term, then kill: jenkins-api.md 7), and says what it did.
- *
- * Work shared with another request is left alone: a 303 says so at once,
- * and the item or build is looked at right before acting, since another
- * request can fold into ours at any time while it is queued
- * (jenkins/trigger/shared-work.ts). That look is brief (shareCheckMs): a Jenkins
- * that hangs on reads must not keep the cancel or stop from being sent, so
- * without an answer in time we act on what the trigger told us.
- * `until` (epoch ms) is the abort's budget; the api's own deadline bounds its
- * requests. Never throws: the caller is already failing the step.
- */
-async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMINGS, until } = {}) {
-    try {
-        let build = target.build;
-        let queueId = target.queueId;
-        let found = '';
-        if (target.shared) {
-            return leftShared(build ? `build #${build.number}` : `queue item ${queueId ?? '?'}`);
-        }
-        if (!build && queueId === undefined && target.lostTrigger) {
-            // The trigger may have queued a build we never heard of: find it by
-            // its parameters (reads only), never send another trigger.
-            const lost = await api.findLostTrigger(target.lostTrigger);
-            if (!lost) {
-                return "the trigger's answer never came, and Jenkins shows no queued item or build for it: nothing to cancel";
-            }
-            found = " (found by its parameters: the trigger's answer never came)";
-            if (lost.buildNumber === undefined)
-                queueId = lost.queueId;
-            else
-                build = refOf(api, target.job, lost.buildNumber);
-        }
-        if (!build && queueId !== undefined) {
-            const id = queueId;
-            // undefined: no answer in time; null: Jenkins no longer knows the item.
-            let item = await briefly((0,errors/* unlessNotFound */.CA)(api.getQueueItem(id), null), timings.shareCheckMs);
-            if (item && isShared(item.actions, target.ownRequests))
-                return leftShared(`queue item ${id}`);
-            if (item === undefined || (item !== null && !hasLeft(item))) {
-                // No compare-and-cancel in Jenkins: a fold between the look and the
-                // cancel (one round trip) is not seen.
-                const outcome = await api.cancelQueueItem(id);
-                if (outcome === 'cancelled')
-                    return `cancelled Jenkins queue item ${id}${found}`;
-                // It left the queue meanwhile: read it again.
-                item = undefined;
-            }
-            // Too late: it left the queue, so a build may be running.
-            build = await buildOfQueueItem(api, target.job, id, item);
-            if (!build)
-                return `queue item ${id} was no longer queued and started no build`;
-        }
-        if (!build)
-            return 'nothing was running in Jenkins yet';
-        const ref = build;
-        const current = await briefly(api.getBuild(ref.job, ref.number, { tree: `number,building,result,${CAUSES_TREE}` }), timings.shareCheckMs);
-        if (current && !current.building) {
-            return `build #${ref.number} had already finished (${current.result ?? 'no result'})`;
-        }
-        // Folded into after we queued it, or found through a 201 that folded ours in.
-        if (current && isShared(current.actions, target.ownRequests)) {
-            return leftShared(`build #${ref.number}`);
-        }
-        return `${await stopBuild(api, ref, logger, timings, until)}${found}`;
-    }
-    catch (error) {
-        logger.warning(`Could not abort the Jenkins work: ${(0,error_text/* errorText */.k)(error)}`);
-        return 'could not abort the Jenkins work (see the warning above)';
-    }
-}
-/** How abortRemote's answer ends when it left the work alone because another request shares it. */
-const SHARED_WORK_LEFT = 'running: shared with another request';
-function leftShared(what) {
-    return `left ${what} ${SHARED_WORK_LEFT}`;
-}
-/** What `read` gives within `ms`, or undefined when it failed or took longer (it is left to the client's own bound). */
-async function briefly(read, ms) {
-    let timer;
-    const late = new Promise(resolve => {
-        timer = setTimeout(() => resolve(undefined), ms);
-    });
-    try {
-        return await Promise.race([read.catch(() => undefined), late]);
-    }
-    finally {
-        clearTimeout(timer);
-    }
-}
-function refOf(api, job, number) {
-    return { job, number, url: api.buildUrl(job, number) };
-}
-/** A LeftItem: it carries `executable` (maybe null) and `cancelled` (jenkins-api.md 4). */
-function hasLeft(item) {
-    return (item._class?.endsWith('$LeftItem') === true || 'executable' in item || item.cancelled === true);
-}
-/** `first`: the item as just read (null: Jenkins no longer knows it), to save reading it again. */
-async function buildOfQueueItem(api, job, queueId, first) {
-    let number;
-    let item = first;
-    // A left item's executable is null for a moment while the run is
-    // created (jenkins-api.md 4): look again briefly before giving up.
-    for (let i = 0; i < 8 && number === undefined; i++) {
-        if (i > 0 || item === undefined)
-            item = await (0,errors/* unlessNotFound */.CA)(api.getQueueItem(queueId), null);
-        if (item === null)
-            break;
-        number = item.executable?.number;
-        if (number === undefined && (item.cancelled || item.executable === undefined))
-            break;
-        if (number === undefined)
-            await (0,wait/* sleep */.yy)(250);
-    }
-    if (item === null) {
-        // Expired or dropped by a restart: look the build up by its queue id.
-        number = await buildNumberByQueueId(api, job, queueId);
-    }
-    return number === undefined ? undefined : refOf(api, job, number);
-}
-/** Sends stop (then term, kill) and watches the build end; says what happened. */
-async function stopBuild(api, build, logger, timings, until) {
-    const label = `build #${build.number}`;
-    // [how, longest wait after it, share of the time left it may take]
-    const steps = [
-        ['stop', timings.stopWaitMs, 0.5],
-        ['term', timings.termWaitMs, 0.5],
-        ['kill', timings.killWaitMs, 1]
-    ];
-    let sent;
-    try {
-        for (const [how, waitMs, share] of steps) {
-            try {
-                await api.stopBuild(build, how);
-            }
-            catch (error) {
-                // Freestyle builds have no term/kill (404): stop is all there is.
-                if (how !== 'stop' && error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found')
-                    break;
-                throw error;
-            }
-            sent = how;
-            logger.info(`Sent ${how} to Jenkins ${label}.`);
-            const wait = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share);
-            const ended = await waitUntilOver(api, build, Math.max(0, wait), timings.pollMs);
-            // Stop is a no-op on a build that had ended (jenkins-api.md 7): its result says which.
-            if (ended !== undefined) {
-                return how === 'stop' && ended !== 'ABORTED'
-                    ? `${label} had already finished (${ended})`
-                    : `stopped Jenkins ${label} (${how}; result ${ended})`;
-            }
-        }
-    }
-    catch (error) {
-        if (sent === undefined)
-            throw error;
-        return `sent ${sent} to Jenkins ${label}, but could not see it end: ${(0,error_text/* errorText */.k)(error)}`;
-    }
-    return `asked Jenkins to stop ${label}, but it was still running when the step gave up`;
-}
-async function waitUntilOver(api, build, waitMs, pollMs) {
-    const until = Date.now() + waitMs;
-    for (;;) {
-        const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' });
-        if (!b.building)
-            return b.result ?? 'no result';
-        if (Date.now() >= until)
-            return undefined;
-        await (0,wait/* sleep */.yy)(pollMs);
-    }
-}
-/**
- * Turns the runner's SIGINT/SIGTERM into an abort of `controller`, so the
- * follower stops waiting and main can stop the remote build. Returns a
- * function that removes the handlers.
- */
-function onCancelSignals(controller, logger) {
-    const handler = (signal) => {
-        if (controller.signal.aborted) {
-            logger.info(`Received ${signal} again; still stopping the Jenkins work.`);
-            return;
-        }
-        logger.info(`Received ${signal}: the workflow was cancelled.`);
-        controller.abort('cancelled');
-    };
-    process.on('SIGINT', handler);
-    process.on('SIGTERM', handler);
-    return () => {
-        process.off('SIGINT', handler);
-        process.off('SIGTERM', handler);
-    };
-}
-
-;// CONCATENATED MODULE: ./src/util/request-bounds.ts
-/**
- * The bounds of the step's requests to GitHub, which outlive the step's own
- * signal: until the step is stopped they are its cancel signal and its
- * `timeout` (a request in flight then ends at once, so that stopping the
- * Jenkins work never waits on GitHub); from the stop on, new requests (the
- * final commit status and comment) get what is left of the abort's budget.
- * runBounded (step/bounded-step.ts) switches them, the moment the signal fires.
- */
-/** The step's bounds, then the abort's budget. */
-class StepBounds {
-    step;
-    budgetEnd;
-    constructor(step) {
-        this.step = step;
-    }
-    /** The bounds a request starting now gets. */
-    current() {
-        if (this.budgetEnd === undefined)
-            return this.step;
-        return { deadline: this.budgetEnd };
-    }
-    /** The step was stopped: requests from now on end by `until` (epoch ms), the abort's budget. */
-    budget(until) {
-        this.budgetEnd = until;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/step/budgets.ts
-/**
- * How long the abort after a cancel signal may take. The runner sends
- * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
- */
-const CANCEL_BUDGET_MS = 5500;
-/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
-const TIMEOUT_BUDGET_MS = 3500;
-
-;// CONCATENATED MODULE: ./src/util/inert-text.ts
-/**
- * The one printer for text outside the console's stop-commands region: every
- * step-log line the action writes goes through inertLine (core-logger.ts),
- * because most of them quote Jenkins (a queue item's `why`, job names, build
- * results, error bodies), and Jenkins text is untrusted.
- *
- * How the runner reads a step's stdout (actions/runner,
- * src/Runner.Common/ActionCommand.cs TryParseV2/TryParse, and
- * src/Runner.Worker/ActionCommandManager.cs TryProcessCommand):
- * - lines are split on `\r`, `\n` and `\r\n`;
- * - a line whose TrimStart() starts with `::` may be a command (`::name props::data`);
- * - `##[name props]data` is a command ANYWHERE in a line (`IndexOf("##[")`).
- * An escaped line that has no line break, no `##[`, and does not start with
- * `::` after leading whitespace can form neither, whatever Jenkins sent.
- */
-// C0 and C1 controls but TAB: CR and LF split lines, and U+0085 (NEL) is
-// whitespace to .NET's TrimStart though not to JavaScript's `\s`.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
-const NAMED = { '\n': '\\n', '\r': '\\r' };
-/**
- * One step-log line that the runner cannot take for a workflow command:
- * control characters (line breaks included) are shown escaped (`\n`, `\r`,
- * `\x1b`), every `##[` becomes `#\#[`, and a line that would start with `::`
- * after its leading whitespace gets a `\` before it.
- */
-function inertLine(text) {
-    const escaped = text
-        .replace(CONTROL, c => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
-        .replace(/##\[/g, '#\\#[');
-    // JavaScript's \s covers .NET's whitespace once U+0085 is escaped above.
-    return escaped.replace(/^(\s*)::/, '$1\\::');
-}
-
-// EXTERNAL MODULE: ./src/util/redaction.ts
-var redaction = __nccwpck_require__(3801);
-;// CONCATENATED MODULE: ./src/step/secrets.ts
-
-
-
-/**
- * The step's secrets: every secret input (inputs.ts getSettings) and every
- * secret Jenkins hands over (a crumb, a session cookie: create-client.ts).
- * The runner masks them in the log; it cannot mask what the step sends
- * through the API (a pull request comment, a commit status), and annotations
- * and the summary are the step's to keep clean, so every text the step
- * writes goes through `redactSecrets` too (step-io.ts, core-logger.ts,
- * GithubReports). One list for the step, as the runner's masker is one.
- */
-const secrets = new redaction/* Redaction */.k();
-/** Registers a secret: redacted from now on, and masked by the runner (once commands run: an `::add-mask::` while the console prints would show the value). */
-function maskSecret(value) {
-    if (value === '')
-        return;
-    secrets.add(value);
-    whenCommandsRun(() => core_setSecret(value));
-}
-/** `text` without any secret of the step (util/redaction.ts). */
-function redactSecrets(text) {
-    return secrets.redact(text);
-}
-
-;// CONCATENATED MODULE: ./src/step/core-logger.ts
-
-
-
-
-/**
- * The step log, for every module (they never call @actions/core's printing
- * themselves; ESLint enforces it). Info lines go through inertLine, since
- * they quote Jenkins; debug and warning are safe as they are: @actions/core
- * escapes their data and starts the line with its own `::debug::` or
- * `::warning::`, which the runner parses first. Those two are commands: while
- * the console prints (commands stopped) they wait for the resume. Every line
- * leaves without the step's secrets (secrets.ts): a warning is also an
- * annotation, which the runner shows as sent.
- */
-const coreLogger = {
-    debug: message => whenCommandsRun(() => core_debug(redactSecrets(message))),
-    info: message => info(inertLine(redactSecrets(message))),
-    warning: message => whenCommandsRun(() => warning(redactSecrets(message)))
-};
-
-;// CONCATENATED MODULE: ./src/jenkins/trigger/actions.ts
-
-
-
-// Each action retries within its own budget (Requester.actionDeadline), not
-// the step's deadline, so that it can still run once the step timed out.
-/** POST stop / term / kill on a build. */
-async function actions_stopBuild(http, build, how) {
-    const name = (0,job_path/* fullName */.fq)(build.job);
-    const context = http.context(`the ${how} of build #${build.number} of '${name}'`, {
-        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
-        permission: 'Job/Cancel'
-    });
-    // Jenkins redirects back after a stop, also when the build was not running (jenkins-api.md 7).
-    await postForRedirect(http, 'stop', `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}${how}`, context);
-}
-/** POST queue/cancelItem. */
-async function cancelQueueItem(http, queueId) {
-    const url = `${http.baseUrl}/queue/cancelItem?id=${queueId}`;
-    const context = http.context(`the cancellation of queue item ${queueId}`, {
-        permission: 'Job/Cancel'
-    });
-    // 500 is Jenkins' answer for an item that already left (jenkins-api.md 4), not a failure to retry.
-    const { response, body } = await http.post('cancel', url, context, {
-        retryStatuses: new Set([429, 502, 503, 504]),
-        retryNetwork: failure => failure.transient,
-        deadline: http.actionDeadline()
-    });
-    // Before 2.211 every answer was a redirect back (JENKINS-21311): 302 = cancelled.
-    switch (response.status) {
-        case 200:
-        case 204:
-        case 302:
-        case 303:
-            return 'cancelled';
-        case 500:
-            return 'already-left';
-        case 404:
-            return 'not-found';
-        case 422:
-            throw new errors/* JenkinsError */.fF('forbidden', `Jenkins at ${http.baseUrl} refused to cancel queue item ${queueId} for user '${http.user ?? 'anonymous'}' (422): the user lacks Job/Cancel`, 422);
-    }
-    throw errorForResponse(response, body, context);
-}
-/** POST disable on a job. */
-async function disableJob(http, job) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    const context = http.context(`disabling job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
-        permission: 'Job/Configure'
-    });
-    // HttpRedirect(".") on success, also when already disabled (jenkins-api.md 8).
-    await postForRedirect(http, 'disable', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}disable`, context);
-}
-/** A POST that Jenkins answers with 2xx or a redirect back when done, retried within the action's budget. */
-async function postForRedirect(http, label, url, context) {
-    const { response, body } = await http.post(label, url, context, {
-        retryStatuses: RETRYABLE_STATUSES,
-        retryNetwork: failure => failure.transient,
-        deadline: http.actionDeadline()
-    });
-    if (isSuccessOrRedirect(response.status))
-        return;
-    throw errorForResponse(response, body, context);
-}
-function isSuccessOrRedirect(status) {
-    return (status >= 200 && status < 300) || status === 302 || status === 303;
-}
-
-;// CONCATENATED MODULE: external "node:stream/promises"
-const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
-;// CONCATENATED MODULE: ./src/jenkins/reads/artifacts.ts
-
-
-
-
-
-
-
-/** Most artifacts one build's list is read for; beyond, the list is cut (and says so). */
-const MAX_ARTIFACTS = 10_000;
-/**
- * The build's artifacts, by `relativePath` (Run.getArtifacts, exported as
- * `artifacts[displayPath,fileName,relativePath]`). A tree asks for the path
- * alone and a range bounds the list: Jenkins lists every file of the build
- * (Run.getArtifactsUpTo(Integer.MAX_VALUE)), so a build with a huge number of
- * them would otherwise make a huge answer.
- */
-async function listArtifacts(http, build, limit = MAX_ARTIFACTS) {
-    const name = (0,job_path/* fullName */.fq)(build.job);
-    const tree = `artifacts[relativePath]{0,${limit + 1}}`;
-    const data = await http.getJson('artifacts', `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the artifacts of build #${build.number} of '${name}'`, {
-        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
-    }), 
-    // A proxy that ignores tree= sends the whole build, plugins' data included.
-    { droppable: BUILD_PLUGIN_LISTS });
-    const paths = [];
-    for (const raw of Array.isArray(data.artifacts) ? data.artifacts : []) {
-        const path = raw?.relativePath;
-        if (typeof path === 'string')
-            paths.push(path);
-    }
-    return { paths: paths.slice(0, limit), truncated: paths.length > limit };
-}
-/**
- * GETs `<build>/artifact/<relativePath>` and streams the body into a fresh
- * sink per attempt, in constant memory (the sink's backpressure is honoured).
- * A body that breaks off or falls short of Content-Length is a transient
- * failure: the read is tried again, from the start, within the step's
- * deadline like every other read. The caller has checked `relativePath`.
- *
- * Jenkins serves it through DirectoryBrowserSupport.serveFile: 404 when the
- * file is absent, 400 for a path with `/../`, the file with Content-Length
- * otherwise, or a 302 to the resource root URL when one is configured (so
- * redirects to that other origin are followed, without credentials).
- */
-async function downloadArtifact(http, build, relativePath, open) {
-    let attempts = 0;
-    const notFound = (name) => `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`;
-    return getArtifact(http, { build, relativePath, notFound }, async (response, context) => {
-        attempts++;
-        const length = (0,model_counts/* countOf */.pq)(response.header('content-length'));
-        const sink = await open();
-        // Bounded like every body (limits.ts): the step's cancel and deadline,
-        // and the stall guard (a body that stops coming, or drips, is cut).
-        const bytes = await copy(response.stream(), sink).catch(async (error) => {
-            await sink.discard();
-            throw error instanceof BodyFailure ? new TransientFailure(error.error, error.reason) : error;
-        });
-        if (length !== undefined && bytes !== length) {
-            await sink.discard();
-            throw new TransientFailure(new errors/* JenkinsError */.fF('network', `${context.what} ended after ${bytes} of ${length} bytes (Content-Length)`), 'short body');
-        }
-        await sink.commit();
-        return { bytes, attempts };
-    });
-}
-/**
- * GETs `<build>/artifact/<relativePath>` into memory, reading at most
- * `maxBytes` of it: a Content-Length above that is refused before any of
- * the body is read (DirectoryBrowserSupport sends it for an artifact), and a
- * body without one is cut, its connection dropped, once it passes the bound.
- * 404 (not archived) is a JenkinsError 'not-found', as for any read.
- */
-async function readArtifact(http, build, relativePath, maxBytes) {
-    const notFound = (name) => `Build #${build.number} of '${name}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`;
-    return getArtifact(http, { build, relativePath, notFound }, async (response) => {
-        const length = (0,model_counts/* countOf */.pq)(response.header('content-length'));
-        if (length !== undefined && length > maxBytes) {
-            response.discard();
-            return { tooLarge: true };
-        }
-        const body = response.stream();
-        const chunks = [];
-        let size = 0;
-        for await (const chunk of body) {
-            size += chunk.length;
-            if (size > maxBytes) {
-                body.destroy();
-                return { tooLarge: true };
-            }
-            chunks.push(chunk);
-        }
-        return { bytes: Buffer.concat(chunks) };
-    });
-}
-/**
- * The one GET of `<build>/artifact/<relativePath>`: `take` gets the answer
- * (each attempt's, as `http.read` retries) once it is known not to be a
- * login page; `notFound` words the 404, given the job's full name.
- */
-function getArtifact(http, { build, relativePath, notFound }, take) {
-    const name = (0,job_path/* fullName */.fq)(build.job);
-    const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`;
-    const context = http.context(`artifact '${relativePath}' of build #${build.number} of '${name}'`, {
-        // Run.doArtifact checks it when Jenkins turns it on (hudson.security.ArtifactsPermission).
-        permission: 'Run/Artifacts',
-        notFound: notFound(name)
-    });
-    const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1);
-    return http.read('artifact', url, context, response => {
-        // DirectoryBrowserSupport sends an artifact's own type, from its name:
-        // HTML for anything else is a login page or an SSO proxy.
-        if (response.contentType.includes('text/html') && !/\.x?html?$/i.test(fileName)) {
-            response.discard();
-            throw htmlError(context, response.status);
-        }
-        return take(response, context);
-    }, http.deadline, { crossOriginRedirects: true });
-}
-/**
- * Each segment percent-encoded, as Run.addArtifacts builds `href` with Util.rawEncode.
- * @internal
- */
-function artifactHref(relativePath) {
-    return relativePath.split('/').map(encodeURIComponent).join('/');
-}
-/** The body broke off or stalled: worth another try, from the start. */
-class BodyFailure extends Error {
-    error;
-    reason;
-    constructor(error, reason) {
-        super(error.message);
-        this.error = error;
-        this.reason = reason;
-    }
-}
-/**
- * Pipes body into the sink (stream.pipeline: the sink's backpressure pauses
- * the body, and either side's failure ends both). A body that broke off or
- * stalled is a BodyFailure; the step being stopped (Interrupted) and sink
- * errors (a full disk) pass as they are.
- */
-async function copy(body, sink) {
-    let bytes = 0;
-    // pipeline destroys the other stream with the first error, so the first
-    // error event tells which side failed. Listeners are kept, not once: a
-    // body can report its end twice (an error after 'aborted').
-    let first;
-    body.on('error', error => (first ??= { side: 'body', error }));
-    sink.stream.on('error', error => (first ??= { side: 'sink', error }));
-    body.on('data', (chunk) => {
-        bytes += chunk.length;
-        sink.progress?.(bytes);
-    });
-    try {
-        await (0,external_node_stream_promises_namespaceObject.pipeline)(body, sink.stream);
-        return bytes;
-    }
-    catch (error) {
-        if (first?.side === 'sink')
-            throw first.error;
-        const cause = first?.error ?? error;
-        if (cause instanceof errors/* Interrupted */.j$)
-            throw cause;
-        if (cause instanceof errors/* JenkinsError */.fF && (cause.kind === 'network' || cause.kind === 'timeout')) {
-            throw new BodyFailure(cause, cause.kind === 'network' ? 'body broke off' : 'body stalled');
-        }
-        const code = cause.code ?? 'body error';
-        throw new BodyFailure(new errors/* JenkinsError */.fF('network', `The download broke off after ${bytes} bytes (${code})`), code);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/reads/multibranch.ts
-/**
- * Multibranch projects: starting a scan (branch indexing) and reading its
- * log. Sources: cloudbees-folder's ComputedFolder.doBuild and
- * FolderComputation, branch-api's MultiBranchProject.getIndexing.
- */
-
-
-
-
-/** A poll reads at most this much of the scan log; a scan that wrote more since is skipped ahead. */
-const LOG_CHUNK_LIMIT = 1024 * 1024;
-/**
- * POST <project>/build?delay=0sec. ComputedFolder.doBuild checks Job/Build,
- * answers 500 when the project is disabled ("cannot be recomputed"), queues
- * the scan (merged into one already queued) and redirects back (302): there
- * is no queue Location to follow. A repeated POST only merges, so a request
- * whose answer was lost may be sent again.
- */
-async function scanMultibranch(http, project) {
-    const name = (0,job_path/* fullName */.fq)(project);
-    const context = http.context(`the scan of multibranch project '${name}'`, {
-        notFound: `Multibranch project '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
-        permission: 'Job/Build',
-        serverHint: 'Jenkins answers 500 when the project is disabled.',
-        // A scan needs Job/Build on the project: a job token is no help there.
-        jobTokenOnly: false
-    });
-    const { response, body } = await http.post('scan', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, project)}build?delay=0sec`, context, {
-        retryStatuses: new Set([429, 502, 503, 504]),
-        retryNetwork: failure => failure.transient,
-        deadline: http.deadline
-    });
-    const status = response.status;
-    if ((status >= 200 && status < 300) || (status >= 301 && status <= 303))
-        return;
-    throw errorForResponse(response, body, context);
-}
-/**
- * GET <project>/indexing/logText/progressiveText?start=N: LargeText over
- * the scan's log file (FolderComputation.getLogText), X-More-Data while its
- * result is unset. Until a queued scan starts this is the previous scan's
- * log, complete (ComputedFolder.createExecutable replaces it then).
- */
-async function indexingLog(http, project, start) {
-    const name = (0,job_path/* fullName */.fq)(project);
-    const context = http.context(`the scan log of '${name}'`, {
-        notFound: `Multibranch project '${name}' has no scan log on Jenkins at ${http.baseUrl} (404)`
-    });
-    return http.read('scan-log', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, project)}indexing/logText/progressiveText?start=${start}`, context, async (response) => {
-        const size = (0,model_counts/* countOf */.pq)(response.header('x-text-size'));
-        if (size === undefined) {
-            response.discard();
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
-        }
-        const text = await response.text(LOG_CHUNK_LIMIT);
-        return {
-            text,
-            textSize: size,
-            moreData: response.header('x-more-data') === 'true',
-            truncated: Buffer.byteLength(text) >= LOG_CHUNK_LIMIT
-        };
-    }, http.deadline);
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/reads/stages.ts
-
-
-
-/** Most stages kept: a describe of a run with thousands of stages is still one bounded answer. */
-const MAX_STAGES = 500;
-/**
- * GET `<build>/wfapi/describe`: the Pipeline Stage View plugin's RunExt
- * (RunAPI.doDescribe without fullStages, so each StageNodeExt comes without
- * its stageFlowNodes). Undefined when Jenkins answers 404: the plugin is not
- * installed, or the build is not a WorkflowRun (the `wfapi` action is a
- * TransientActionFactory of WorkflowRun only).
- */
-async function describeRun(http, build) {
-    const name = (0,job_path/* fullName */.fq)(build.job);
-    const data = await (0,errors/* unlessNotFound */.CA)(http.getJson('stages', `${build.url}wfapi/describe`, http.context(`the stages of build #${build.number} of '${name}'`)), undefined);
-    if (data === undefined)
-        return undefined;
-    if (typeof data !== 'object' || data === null) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`);
-    }
-    const stages = [];
-    for (const raw of (Array.isArray(data.stages) ? data.stages : []).slice(0, MAX_STAGES)) {
-        const stage = raw;
-        if (typeof stage?.name !== 'string')
-            continue;
-        const out = {
-            id: typeof stage.id === 'string' ? stage.id : '',
-            name: stage.name,
-            status: typeof stage.status === 'string' ? stage.status : 'NOT_EXECUTED',
-            durationMillis: count(stage.durationMillis),
-            startTimeMillis: count(stage.startTimeMillis),
-            pauseDurationMillis: count(stage.pauseDurationMillis)
-        };
-        if (typeof stage.error?.message === 'string')
-            out.error = stage.error.message;
-        stages.push(out);
-    }
-    return {
-        status: typeof data.status === 'string' ? data.status : undefined,
-        stages
-    };
-}
-function count(value) {
-    return (0,model_counts/* isCount */.my)(value) ? value : 0;
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/reports/junit-names.ts
-/**
- * How the JUnit plugin names a test's page, so that a failed test can be
- * linked without asking Jenkins for its URL (the report JSON has none). From
- * jenkinsci/junit-plugin (1424.x):
- *
- * - the page is `<build>/<action urlName>/<package>/<class>/<case>/`
- *   (hudson.tasks.test.TestObject.getUrl and getId, which join getSafeName of
- *   each level with '/');
- * - package: `safe(packageName)`, "(root)" without a package
- *   (CaseResult.getPackageName; TestResult.tally keys packages by
- *   safe(pkg), TestResult.getDynamic looks them up by that key);
- * - class: `safe(simpleName)` (PackageResult.add keys classes by it,
- *   PackageResult.getDynamic looks them up by that key);
- * - case: the display name with every character that is not a Java
- *   identifier part replaced by '_', made unique among the cases of its
- *   class by a `_2`, `_3`… suffix in the order they are named
- *   (CaseResult.getSafeName, TestObject.uniquifyName;
- *   ClassResult.getDynamic matches getSafeName).
- */
-/**
- * TestObject.safe: "(empty)" for an empty name; otherwise each character that
- * may not stand literally in a URL path segment becomes '_': controls,
- * space, DEL and `"#%/:<>?[\]^`{|}` (junit-plugin 1422+, PR #1251). Earlier
- * versions replaced only `/\:?#%<>`, so a name with a space or a bracket
- * links to a page those versions name differently.
- * @internal
- */
-function safe(name) {
-    if (name === '')
-        return '(empty)';
-    // eslint-disable-next-line no-control-regex
-    return name.replace(/[\u0000-\u0020\u007f"#%/:<>?[\\\]^`{|}]/g, '_');
-}
-/**
- * Character.isJavaIdentifierPart for one UTF-16 unit: letters, digits,
- * connecting punctuation (`_`), currency symbols (`$`), numeric letters,
- * combining marks, and the "ignorable" controls and format characters. A
- * surrogate half is none of these, so Java replaces an emoji with two '_',
- * and so does this (it tests units, not code points).
- */
-const JAVA_IDENTIFIER_PART = 
-// eslint-disable-next-line no-control-regex
-/^[\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Sc}\p{Cf}\u0000-\u0008\u000e-\u001b\u007f-\u009f]$/u;
-/**
- * CaseResult.getSafeName before uniquifying.
- * @internal
- */
-function caseBaseName(displayName) {
-    let out = '';
-    for (let i = 0; i < displayName.length; i++) {
-        const unit = displayName.charAt(i);
-        out += JAVA_IDENTIFIER_PART.test(unit) ? unit : '_';
-    }
-    return out;
-}
-/** CaseResult.getPackageName: up to the last '.', or "(root)". */
-function packageName(className) {
-    const dot = className.lastIndexOf('.');
-    return dot < 0 ? '(root)' : className.slice(0, dot);
-}
-/** CaseResult.getSimpleName: after the last '.'. */
-function simpleName(className) {
-    return className.slice(className.lastIndexOf('.') + 1);
-}
-/**
- * Names the cases of one test report in the order the plugin meets them
- * (suites in order, their cases in order: TestResult.tally adds them to
- * their class in that order), uniquifying within each class.
- */
-class CaseNamer {
-    taken = new Map();
-    /** The URL path of a case below the report: `<package>/<class>/<case>`, each segment encoded. */
-    path(className, displayName) {
-        const pkg = safe(packageName(className));
-        const cls = safe(simpleName(className));
-        const key = `${pkg}/${cls}`;
-        let bases = this.taken.get(key);
-        if (!bases) {
-            bases = new Map();
-            this.taken.set(key, bases);
-        }
-        const base = caseBaseName(displayName);
-        const seen = (bases.get(base) ?? 0) + 1;
-        bases.set(base, seen);
-        const name = seen === 1 ? base : `${base}_${seen}`;
-        return [pkg, cls, name].map(segment).join('/');
-    }
-}
-/** One path segment, percent-encoded; a lone surrogate (a broken name) cannot be, so it becomes U+FFFD. */
-function segment(name) {
-    return encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'));
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/reports/json-prefix.ts
-/**
- * Nesting this deep is no page of a report (it has at most eight levels): the scan
- * gives up rather than spend time on a hostile one.
- */
-const json_prefix_MAX_DEPTH = 32;
-/**
- * The start of `text` that is whole, or undefined when not even one array
- * element is. Only a cut after a whole element is used: an object cut in the
- * middle would look like a whole one that lacks fields.
- */
-function parseJsonPrefix(text) {
-    const stack = [];
-    let inString = false;
-    let escaped = false;
-    let stringStart = -1;
-    let expectKey = false;
-    let cut;
-    for (let i = 0; i < text.length; i++) {
-        const ch = text.charCodeAt(i);
-        if (inString) {
-            if (escaped)
-                escaped = false;
-            else if (ch === 0x5c)
-                escaped = true;
-            else if (ch === 0x22) {
-                inString = false;
-                if (expectKey) {
-                    const top = stack[stack.length - 1];
-                    if (top)
-                        top.key = text.slice(stringStart + 1, i);
-                    expectKey = false;
-                }
-            }
-            continue;
-        }
-        switch (ch) {
-            case 0x22: // "
-                inString = true;
-                stringStart = i;
-                break;
-            case 0x7b: // {
-                if (stack.push({ kind: '{' }) > json_prefix_MAX_DEPTH)
-                    return undefined;
-                expectKey = true;
-                break;
-            case 0x5b: // [
-                if (stack.push({ kind: '[' }) > json_prefix_MAX_DEPTH)
-                    return undefined;
-                break;
-            case 0x7d: // }
-            case 0x5d: // ]
-                stack.pop();
-                expectKey = false;
-                break;
-            case 0x2c: {
-                // ,
-                const top = stack[stack.length - 1];
-                if (top?.kind === '{')
-                    expectKey = true;
-                else if (top?.kind === '[') {
-                    cut = {
-                        at: i,
-                        closers: stack
-                            .map(f => (f.kind === '{' ? '}' : ']'))
-                            .reverse()
-                            .join(''),
-                        openKeys: stack.flatMap(f => (f.kind === '{' && f.key !== undefined ? [f.key] : []))
-                    };
-                }
-                break;
-            }
-            default:
-                break;
-        }
-    }
-    if (!cut)
-        return undefined;
-    try {
-        return { value: JSON.parse(text.slice(0, cut.at) + cut.closers), openKeys: cut.openKeys };
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/reports/test-report.ts
-
-
-
-
-
-
-
-const DEFAULT_BUDGET = {
-    want: 20,
-    pageLimit: 1024 * 1024,
-    pageTarget: 256 * 1024,
-    totalBytes: 4 * 1024 * 1024,
-    casesPerSuite: 1000
-};
-/** Cases of the first suite asked for in the first page, before their size is known. */
-const FIRST_PAGE_CASES = 200;
-const MAX_PAGE_SUITES = 1000;
-/** Share of the room left that a page is sized for: the sizes it is sized from are averages. */
-const HEADROOM = 0.8;
-/** errorDetails kept per failed test: enough for its first lines. */
-const DETAILS_CHARS = 2000;
-/** errorStackTrace kept per failed test: the frames that name the test's file come early. */
-const TRACE_CHARS = 8000;
-/**
- * Finds the failed tests of a build's test report (junit-plugin TestResult,
- * or an aggregated report's child reports) without reading the whole report:
- * pages of suites and of their cases, asked with a `tree` and Jenkins' range
- * syntax, sized from what was read so far, under a hard cap on the bytes
- * read; a page over its limit is used up to its last whole case. It stops at
- * `want` failed tests, the report's end, or the budget. Why, and how the
- * pages are sized: docs/performance.md, "How a test report is read".
- */
-async function readFailedTests(http, build, options = {}) {
-    const budget = { ...DEFAULT_BUDGET, ...options.budget };
-    const urlName = options.urlName ?? 'testReport';
-    const name = (0,job_path/* fullName */.fq)(build.job);
-    const reportUrl = `${build.url}${encodeURIComponent(urlName)}/`;
-    const context = http.context(`the test report of build #${build.number} of '${name}'`, {
-        notFound: `Build #${build.number} of '${name}' has no test report at ${reportUrl} (404)`
-    });
-    const read = {
-        failed: [],
-        casesRead: 0,
-        bytesRead: 0,
-        requests: 0,
-        complete: true,
-        budgetReached: false
-    };
-    const reports = new Map();
-    const own = { base: reportUrl, namer: new CaseNamer(), blocks: new Set() };
-    const stateOf = (url) => {
-        let state = reports.get(url);
-        if (!state) {
-            const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`;
-            state = { base, namer: new CaseNamer(), blocks: new Set() };
-            reports.set(url, state);
-        }
-        return state;
-    };
-    const stop = (budgetReached) => {
-        read.complete = false;
-        read.budgetReached = budgetReached;
-        return read;
-    };
-    let range = {
-        from: 0,
-        to: 1,
-        caseFrom: 0,
-        caseTo: Math.min(FIRST_PAGE_CASES, budget.casesPerSuite)
-    };
-    let suitesDone = 0;
-    // Stack traces point annotations at files; a case too large for a page with its trace is asked again without.
-    let traces = true;
-    /** Bytes of the pages of cases, that pages are sized from. */
-    let casesBytes = 0;
-    // CaseResult.getDisplayName leads with the stages when the report's suites
-    // come from more than one block (TestResult.hasMultipleBlocks): known
-    // before the first name is made, from every suite's enclosingBlocks
-    // (about 30 bytes a suite). Cut off, it tells what it can.
-    read.requests++;
-    const blocksPage = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(BLOCKS_TREE)}`, context, Math.min(budget.pageTarget, budget.totalBytes));
-    read.bytesRead += blocksPage.bytes;
-    addBlocks(own, blocksPage.data.suites);
-    for (const child of list(blocksPage.data.childReports)) {
-        const entry = child;
-        const url = entry?.child?.url;
-        if (typeof url === 'string')
-            addBlocks(stateOf(url), entry?.result?.suites);
-    }
-    for (;;) {
-        const room = budget.totalBytes - read.bytesRead;
-        const limit = Math.min(budget.pageLimit, room);
-        // Little left, or not even one more case fits: stop before reading, not in the middle.
-        if (room < Math.min(budget.pageTarget, budget.pageLimit, budget.totalBytes) / 8 ||
-            (read.casesRead > 0 && casesBytes / read.casesRead > limit)) {
-            return stop(true);
-        }
-        read.requests++;
-        const page = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range.from, range.to, range.caseFrom, range.caseTo, traces))}`, context, limit);
-        read.bytesRead += page.bytes;
-        casesBytes += page.bytes;
-        // The build's own report, or one per child build of an aggregated one.
-        const parts = [];
-        if (Array.isArray(page.data.suites))
-            parts.push({ state: own, suites: page.data.suites });
-        const children = Array.isArray(page.data.childReports) ? page.data.childReports : [];
-        for (const child of children) {
-            const entry = child;
-            const url = entry?.child?.url;
-            if (typeof url !== 'string' || !entry?.result)
-                continue;
-            const state = stateOf(url);
-            const suites = entry.result.suites;
-            parts.push({ state, suites: Array.isArray(suites) ? suites : [] });
-        }
-        // Where the next page starts: the suite after the last one read, or
-        // the rest of the last one when its cases filled the page's range.
-        const window = range.caseTo - range.caseFrom;
-        const widest = Math.max(0, ...parts.map(p => p.suites.length));
-        let lastGoesOn = false;
-        for (const { state, suites } of parts) {
-            suites.forEach((suite, i) => {
-                const cases = scanSuite(suite, state, read, budget.want);
-                const full = cases >= window;
-                if (i === widest - 1)
-                    lastGoesOn ||= full;
-                else if (full)
-                    read.complete = false;
-            });
-        }
-        if (read.failed.length >= budget.want) {
-            read.complete &&= !page.cut && !lastGoesOn && widest < range.to - range.from;
-            return read;
-        }
-        // What arrived of a page cut at its limit is used; an aggregated
-        // report's children are cut at different places, so it ends there.
-        if (page.cut && widest === 0 && children.length === 0 && traces) {
-            traces = false;
-            continue;
-        }
-        if (page.cut && (children.length > 0 || widest === 0))
-            return stop(true);
-        if (lastGoesOn || page.cut?.openKeys.join('/') === 'suites/cases') {
-            // The rest of the last suite: from its first case not read whole.
-            const lastCases = Math.max(0, ...parts.map(p => list(p.suites[widest - 1]?.cases).length));
-            suitesDone += widest - 1;
-            range = nextRange(range.from + widest - 1, lastCases + (widest === 1 ? range.caseFrom : 0));
-            continue;
-        }
-        suitesDone += widest;
-        // Fewer suites than asked for, and not cut: the report ends here.
-        if (!page.cut && widest < range.to - range.from)
-            return read;
-        range = nextRange(range.from + widest, 0);
-    }
-    /** The next page from suite `from` (case `caseFrom` of it), sized from what was read so far. */
-    function nextRange(from, caseFrom) {
-        const room = Math.min(budget.pageLimit, budget.totalBytes - read.bytesRead) * HEADROOM;
-        const aim = Math.min(budget.pageTarget, room);
-        const perSuite = suitesDone > 0 ? casesBytes / suitesDone : Infinity;
-        if (caseFrom === 0 && perSuite <= aim) {
-            const suites = Math.max(1, Math.min(MAX_PAGE_SUITES, Math.floor(aim / perSuite)));
-            return { from, to: from + suites, caseFrom: 0, caseTo: budget.casesPerSuite };
-        }
-        // One suite, in ranges of its cases.
-        const perCase = casesBytes / Math.max(1, read.casesRead);
-        const cases = Math.max(1, Math.min(budget.casesPerSuite, Math.floor(aim / perCase)));
-        return { from, to: from + 1, caseFrom, caseTo: caseFrom + cases };
-    }
-}
-/** Every suite's enclosing blocks, of the report and of each child report. */
-const BLOCKS_TREE = 'suites[enclosingBlocks],childReports[child[url],result[suites[enclosingBlocks]]]';
-/** Adds the first enclosing block of each suite (the one TestResult.hasMultipleBlocks compares). */
-function addBlocks(state, suites) {
-    for (const suite of list(suites)) {
-        const first = stringList(suite?.enclosingBlocks)[0];
-        if (first !== undefined)
-            state.blocks.add(first);
-    }
-}
-/**
- * `suites[…]{from,to}` and the same below `childReports[…]`: only what is
- * shown. A passed case's errorStackTrace is null: traces cost bytes only
- * for failed cases.
- * @internal
- */
-function reportTree(from, to, caseFrom, caseTo, traces = true) {
-    const fields = `className,name,status,errorDetails${traces ? ',errorStackTrace' : ''}`;
-    const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[${fields}]{${caseFrom},${caseTo}}]{${from},${to}}`;
-    return `${suites},childReports[child[url],result[${suites}]]`;
-}
-/** Reads one suite's cases (those of the page's range); returns how many there were. */
-function scanSuite(suite, state, read, want) {
-    const blocks = stringList(suite.enclosingBlocks);
-    if (blocks[0] !== undefined)
-        state.blocks.add(blocks[0]);
-    const blockNames = stringList(suite.enclosingBlockNames);
-    const rawCases = Array.isArray(suite.cases) ? suite.cases : [];
-    for (const raw of rawCases) {
-        read.casesRead++;
-        const className = typeof raw?.className === 'string' ? raw.className : '';
-        const caseName = typeof raw?.name === 'string' && raw.name !== '' ? raw.name : '(?)';
-        // CaseResult.getDisplayName: the stages around the junit step lead the
-        // name when the report holds tests of more than one block.
-        const displayName = state.blocks.size > 1 && blockNames.length > 0
-            ? `${[...blockNames].reverse().join(' / ')} / ${caseName}`
-            : caseName;
-        const path = state.namer.path(className, displayName);
-        const status = typeof raw?.status === 'string' ? raw.status : '';
-        if ((status !== 'FAILED' && status !== 'REGRESSION') || read.failed.length >= want)
-            continue;
-        const test = {
-            className,
-            name: displayName,
-            status,
-            url: `${state.base}${path}/`
-        };
-        if (typeof raw.errorDetails === 'string') {
-            test.errorDetails = raw.errorDetails.slice(0, DETAILS_CHARS);
-        }
-        if (typeof raw.errorStackTrace === 'string') {
-            test.errorStackTrace = raw.errorStackTrace.slice(0, TRACE_CHARS);
-        }
-        if (blockNames.length > 0)
-            test.stage = [...blockNames].reverse().join(' / ');
-        read.failed.push(test);
-    }
-    return rawCases.length;
-}
-/**
- * GET one page as JSON, reading at most `limit` bytes (limits.ts keeps the
- * start and drops the connection). A body cut off there is used up to its
- * last whole array element (json-prefix.ts): those bytes are spent, and are
- * not read again. The body is bounded like every whole-body read (a broken
- * or slow one is retried, answers.ts bodyOf).
- */
-async function readPage(http, url, context, limit) {
-    return http.read('tests', url, context, async (response) => {
-        const body = await bodyOf(response.text(limit, 'cut'));
-        const bytes = Buffer.byteLength(body);
-        if (looksLikeHtml(response, body))
-            throw htmlError(context, response.status);
-        let data;
-        let cut;
-        try {
-            data = (0,json/* parseJenkinsJson */.m_)(body);
-        }
-        catch (error) {
-            if (error instanceof json/* JsonTooDeep */.nh)
-                throw tooDeepError(http.baseUrl, context, error, response.status);
-            // A character split at the cut decodes to U+FFFD: 3 bytes for 1 to 3.
-            if (bytes < limit - 3) {
-                throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
-            }
-            // Not one whole element (one test larger than the page): nothing to use.
-            const prefix = parseJsonPrefix(body);
-            data = prefix?.value ?? {};
-            cut = { openKeys: prefix?.openKeys ?? [] };
-        }
-        if (typeof data !== 'object' || data === null) {
-            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without an object`);
-        }
-        return { data: data, bytes, ...(cut ? { cut } : {}) };
-    }, http.deadline);
-}
-function list(value) {
-    return Array.isArray(value) ? value : [];
-}
-function stringList(value) {
-    return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/transport/crumb.ts
-
-/**
- * Fetches the crumb at most once (concurrent callers share the request), and
- * remembers that CSRF protection is off when the issuer answered 404
- * (jenkins-api.md 1.4) so it is not asked again.
- */
-class CrumbCache {
-    fetch;
-    onChange;
-    pending;
-    constructor(
-    /** Gets the crumb, or undefined when the server has no crumb issuer. */
-    fetch, 
-    /** Told of every new value (the transport sends it as a header). */
-    onChange) {
-        this.fetch = fetch;
-        this.onChange = onChange;
-    }
-    /** The crumb to send, fetching it the first time. */
-    ensure() {
-        if (!this.pending) {
-            const pending = this.fetch().then(crumb => {
-                this.onChange(crumb);
-                return crumb;
-            });
-            // A failed fetch is not cached: the next POST tries again.
-            pending.catch(() => {
-                if (this.pending === pending)
-                    this.pending = undefined;
-            });
-            this.pending = pending;
-        }
-        return this.pending;
-    }
-    /** Starts fetching in the background (e.g. alongside the job GET before a trigger). */
-    prefetch() {
-        this.ensure().catch(() => undefined);
-    }
-    /** Drops the crumb (its session is gone) and fetches a new one. */
-    refresh() {
-        this.pending = undefined;
-        this.onChange(undefined);
-        return this.ensure();
-    }
-}
-/**
- * The crumb from Jenkins' crumb issuer (`getJson` reads crumbIssuer/api/json),
- * or undefined when there is none: Jenkins' own 404 means CSRF protection is
- * off (jenkins-api.md 1.4). A 404 from something else than Jenkins (kind
- * 'not-jenkins', locate.ts) is a wrong url, and thrown like any failure.
- */
-async function readCrumb(getJson, server, logger) {
-    let data;
-    try {
-        data = await getJson();
-    }
-    catch (error) {
-        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
-            logger.debug(`Jenkins at ${server} has no crumb issuer: CSRF protection is off`);
-            return undefined;
-        }
-        throw error;
-    }
-    if (typeof data.crumb !== 'string' ||
-        typeof data.crumbRequestField !== 'string' ||
-        !data.crumbRequestField) {
-        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered the crumb request without crumb and crumbRequestField`);
-    }
-    logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`);
-    return { field: data.crumbRequestField, value: data.crumb };
-}
-/**
- * The crumb before a POST: a cancel while it is fetched interrupts the
- * crumb's GET, and the POST was never sent (a trigger queued nothing).
- */
-async function notSentIfInterrupted(step) {
-    try {
-        return await step;
-    }
-    catch (error) {
-        if (error instanceof errors/* Interrupted */.j$ && error.sent) {
-            throw new errors/* Interrupted */.j$(error.message, false, { lastFailure: error.lastFailure });
-        }
-        throw error;
-    }
-}
-
+// EXTERNAL MODULE: ./src/util/duration.ts
+var duration = __nccwpck_require__(6518);
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(7067);
 var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
@@ -46943,6 +40671,8 @@ function fromJSON2(str) {
  * POSSIBILITY OF SUCH DAMAGE.
  */
 //# sourceMappingURL=index.js.map
+// EXTERNAL MODULE: ./src/jenkins/transport/errors.ts
+var errors = __nccwpck_require__(1617);
 ;// CONCATENATED MODULE: ./src/jenkins/transport/tls-problem.ts
 /**
  * What a TLS failure was, in words a workflow author can act on. Node's own
@@ -46997,25 +40727,22 @@ function tlsProblem(code, text) {
 class NetworkFailure extends Error {
     error;
     reason;
+    /** Worth another try (for a request that may safely repeat). */
     transient;
+    /** Provably never reached Jenkins, so even a trigger may be sent again. */
     notSent;
+    /** Failed while connecting (refused, unreachable, name lookup): no server was reached at all. */
     connect;
     constructor(error, 
     /** Short reason for logs, e.g. 'ECONNRESET'. */
-    reason, 
-    /** Worth another try (for a request that may safely repeat). */
-    transient, 
-    /** Provably never reached Jenkins, so even a trigger may be sent again. */
-    notSent, 
-    /** Failed while connecting (refused, unreachable, name lookup): no server was reached at all. */
-    connect = false) {
+    reason, { transient, notSent = false, connect = false }) {
         super(error.message);
         this.error = error;
         this.reason = reason;
+        this.name = 'NetworkFailure';
         this.transient = transient;
         this.notSent = notSent;
         this.connect = connect;
-        this.name = 'NetworkFailure';
     }
 }
 function hostPort(url) {
@@ -47066,35 +40793,44 @@ function networkFailure(error, url, server, trust = { caCert: false }) {
     const code = typeof err.code === 'string' ? err.code : undefined;
     const text = typeof err.message === 'string' ? err.message : String(error);
     const where = hostPort(url);
-    const fail = (kind, message, transient, phase = 'exchange') => new NetworkFailure(new errors/* JenkinsError */.fF(kind, message), code ?? text, transient, 
-    // Refused at connect: the request certainly never left.
-    code === 'ECONNREFUSED', phase === 'connect');
+    const fail = (kind, message, { transient, connect = false }) => new NetworkFailure(new errors/* JenkinsError */.fF(kind, message), code ?? text, {
+        transient,
+        // Refused at connect: the request certainly never left.
+        notSent: code === 'ECONNREFUSED',
+        connect
+    });
     switch (code) {
         case 'ECONNREFUSED':
-            return fail('network', `Could not connect to Jenkins at ${server}: ${where} refused the connection`, true, 'connect');
+            return fail('network', `Could not connect to Jenkins at ${server}: ${where} refused the connection`, { transient: true, connect: true });
         case 'ENOTFOUND':
-            return fail('network', `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`, false, 'connect');
+            return fail('network', `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`, { transient: false, connect: true });
         case 'EAI_AGAIN':
-            return fail('network', `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`, true, 'connect');
+            return fail('network', `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`, { transient: true, connect: true });
         case 'ECONNRESET':
-            return fail('network', `The connection to Jenkins at ${server} was reset`, true);
+            return fail('network', `The connection to Jenkins at ${server} was reset`, {
+                transient: true
+            });
         case 'EPIPE':
-            return fail('network', `The connection to Jenkins at ${server} was closed while sending (EPIPE)`, true);
+            return fail('network', `The connection to Jenkins at ${server} was closed while sending (EPIPE)`, { transient: true });
         case 'ETIMEDOUT':
-            return fail('timeout', `The connection to Jenkins at ${server} timed out (${where})`, true);
+            return fail('timeout', `The connection to Jenkins at ${server} timed out (${where})`, {
+                transient: true
+            });
         case 'EHOSTUNREACH':
         case 'ENETUNREACH':
-            return fail('network', `Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`, true, 'connect');
+            return fail('network', `Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`, { transient: true, connect: true });
     }
     if (text.includes('socket hang up')) {
-        return fail('network', `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`, true);
+        return fail('network', `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`, { transient: true });
     }
     if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
-        return fail('network', `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`, false);
+        return fail('network', `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`, { transient: false });
     }
-    return fail('network', `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`, false);
+    return fail('network', `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`, { transient: false });
 }
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(1692);
 var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
@@ -47193,6 +40929,7 @@ class Transport {
     options;
     requestCounts = { total: 0 };
     agents;
+    // eslint-disable-next-line local/no-positional-undefined -- tough-cookie's CookieJar takes its store before its options
     jar = new CookieJar(undefined, {
         looseMode: true,
         allowSpecialUseDomain: true
@@ -47419,1823 +41156,10 @@ function pathOf(url) {
     }
 }
 
-// EXTERNAL MODULE: external "node:stream"
-var external_node_stream_ = __nccwpck_require__(7075);
-;// CONCATENATED MODULE: ./src/jenkins/transport/limits.ts
-
-
-
-
-
-/** setTimeout's largest delay. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-/**
- * With a signal, the deadline is its backstop only: the signal is meant to
- * fire at the deadline (the step's timeout, an abort budget) and its
- * Interrupted error is the one to report, so the clamp comes a little later.
- */
-const BACKSTOP_MS = 250;
-/** The bounds of one exchange (see the file comment). */
-class ExchangeLimits {
-    settings;
-    what;
-    server;
-    context;
-    controller = new AbortController();
-    started = Date.now();
-    phase = 'headers';
-    timer;
-    slowTimer;
-    message;
-    received = 0;
-    sent = 0;
-    released = false;
-    onStepAbort = () => this.cut(this.interruption());
-    constructor(settings, 
-    /** What is asked, for messages, e.g. "build #4 of 'app'". */
-    what, 
-    /** The configured Jenkins URL, for messages. */
-    server, context = {}) {
-        this.settings = settings;
-        this.what = what;
-        this.server = server;
-        this.context = context;
-        settings.signal?.addEventListener('abort', this.onStepAbort, { once: true });
-        this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity));
-        const slow = context.slow;
-        if (slow) {
-            this.slowTimer = setTimeout(() => slow.notify(Date.now() - this.started), slow.afterMs);
-        }
-    }
-    get signal() {
-        return this.controller.signal;
-    }
-    async text(message, limit, overflow) {
-        this.begin(message, 'body');
-        const declared = Number(message.headers['content-length']);
-        if (overflow === 'fail' && declared > limit) {
-            this.discard(message);
-            throw this.tooLarge(`${declared} bytes`, limit);
-        }
-        const chunks = [];
-        let size = 0;
-        try {
-            for await (const chunk of message) {
-                const buffer = chunk;
-                this.received += buffer.length;
-                if (size + buffer.length > limit) {
-                    if (overflow === 'fail')
-                        throw this.tooLarge(`more than ${size + buffer.length} bytes`, limit);
-                    chunks.push(buffer.subarray(0, limit - size));
-                    break;
-                }
-                chunks.push(buffer);
-                size += buffer.length;
-            }
-        }
-        catch (error) {
-            throw this.bodyFailure(error);
-        }
-        finally {
-            this.discard(message);
-        }
-        return Buffer.concat(chunks).toString('utf8');
-    }
-    stream(message) {
-        this.begin(message, 'stream');
-        return new GuardedBody(message, this, this.settings.stallMs, this.settings.stallBytes);
-    }
-    discard(message) {
-        if (!message.readableEnded)
-            message.destroy();
-        this.release();
-    }
-    /** Ends the bounds without a body (the exchange failed, or its answer is not read). */
-    release() {
-        if (this.released)
-            return;
-        this.released = true;
-        clearTimeout(this.timer);
-        clearTimeout(this.slowTimer);
-        this.settings.signal?.removeEventListener('abort', this.onStepAbort);
-    }
-    /**
-     * Counts request body bytes sent (an upload): the answer's time, and a
-     * stalled upload's, runs from the last of them rather than from the start,
-     * so a large file on a slow link is not cut by the request timeout.
-     */
-    sending(bytes) {
-        this.sent += bytes;
-        if (this.phase === 'headers' && !this.released)
-            this.arm(this.settings.requestTimeoutMs);
-    }
-    /** Request body bytes sent so far. */
-    get bytesSent() {
-        return this.sent;
-    }
-    /** Counts body bytes (for messages). */
-    count(bytes) {
-        this.received += bytes;
-    }
-    /** Ends the exchange with `error`: the request and the body are destroyed with it. */
-    cut(error) {
-        if (this.released || this.controller.signal.aborted)
-            return;
-        this.message?.destroy(error);
-        this.controller.abort(error);
-        this.release();
-    }
-    /** The error for a body that failed: why it was cut, or a broken connection. */
-    bodyFailure(error) {
-        if (this.controller.signal.aborted)
-            return this.controller.signal.reason;
-        if (error instanceof errors/* JenkinsError */.fF)
-            return error;
-        return new errors/* JenkinsError */.fF('network', `The connection to Jenkins at ${this.server} broke off while receiving ${this.what} (${this.received} bytes received)`);
-    }
-    /** A stalled stream. */
-    stalled(windowBytes) {
-        this.cut(new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${(0,silence/* seconds */.Y)(this.settings.stallMs)} (${this.received} bytes in all)`));
-    }
-    begin(message, phase) {
-        this.message = message;
-        this.phase = phase;
-        clearTimeout(this.slowTimer);
-        // A stream may be long (a big console): from here the stall guard and the deadline bound it.
-        if (phase === 'stream')
-            this.arm(Infinity);
-        else if (this.settings.headersTimeoutMs !== undefined) {
-            // The headers came in time: the body has what is left of the request's time.
-            const total = this.settings.requestTimeoutMs;
-            this.arm(total - (Date.now() - this.started), total);
-        }
-    }
-    /** Arms the one timer for `ms` from now (`said`: the limit a cut names), or for the deadline when that comes first. */
-    arm(ms, said = ms) {
-        clearTimeout(this.timer);
-        const { deadline, signal } = this.settings;
-        const toDeadline = deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - Date.now();
-        const wait = Math.min(ms, toDeadline);
-        if (wait === Infinity)
-            return;
-        const byDeadline = toDeadline <= ms;
-        this.timer = setTimeout(() => this.cut(byDeadline ? this.deadlinePassed() : this.timeExceeded(said)), Math.min(MAX_TIMER_MS, Math.max(0, wait)));
-    }
-    elapsed() {
-        return (0,silence/* seconds */.Y)(Date.now() - this.started);
-    }
-    /** The whole time the request waited: all its tries, when this is not the first. */
-    waited() {
-        const attempt = this.context.attempt;
-        if (!attempt || attempt.number <= 1)
-            return this.elapsed();
-        return `${(0,silence/* seconds */.Y)(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`;
-    }
-    interruption() {
-        const state = this.phase === 'headers'
-            ? `no answer to ${this.what} after ${this.waited()}`
-            : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`;
-        return new errors/* Interrupted */.j$(`Stopped waiting for Jenkins at ${this.server}: ${state}`, true);
-    }
-    timeExceeded(ms) {
-        if (this.phase === 'headers') {
-            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} within ${(0,silence/* seconds */.Y)(ms)}`), 'timeout', true, false);
-        }
-        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} did not finish sending ${this.what} within ${(0,silence/* seconds */.Y)(ms)} (${this.received} bytes received)`);
-    }
-    deadlinePassed() {
-        if (this.phase === 'headers') {
-            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} before the deadline`), 'deadline', false, false);
-        }
-        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} had not finished sending ${this.what} at the deadline (${this.received} bytes received)`);
-    }
-    tooLarge(size, limit) {
-        return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${(0,bytes/* formatBytes */.z)(limit)} this action reads: the answer is too large`);
-    }
-}
-/**
- * A response body handed on as a stream, with the stall guard: the clock
- * runs only while this stream wants data (its buffer is not full), so a
- * slow consumer never looks like a stalled server.
- */
-class GuardedBody extends external_node_stream_.Readable {
-    message;
-    limits;
-    stallMs;
-    stallBytes;
-    windowBytes = 0;
-    /** Waiting time already spent in this window, before the current wait. */
-    windowWaited = 0;
-    waitingSince;
-    stallTimer;
-    ended = false;
-    constructor(message, limits, stallMs, stallBytes) {
-        super();
-        this.message = message;
-        this.limits = limits;
-        this.stallMs = stallMs;
-        this.stallBytes = stallBytes;
-        message.on('data', (chunk) => {
-            limits.count(chunk.length);
-            this.windowBytes += chunk.length;
-            if (this.windowBytes >= this.stallBytes)
-                this.newWindow();
-            if (!this.push(chunk)) {
-                this.stopWaiting();
-                message.pause();
-            }
-        });
-        message.once('end', () => {
-            this.ended = true;
-            this.stopWaiting();
-            limits.discard(message);
-            this.push(null);
-        });
-        message.on('error', error => this.destroy(limits.bodyFailure(error)));
-        // A body whose connection closed before all of it came, without an error event.
-        message.once('close', () => {
-            if (!message.complete && !this.ended && !this.destroyed) {
-                this.destroy(limits.bodyFailure(undefined));
-            }
-        });
-        this.startWaiting();
-    }
-    _read() {
-        if (this.ended)
-            return;
-        this.startWaiting();
-        this.message.resume();
-    }
-    _destroy(error, callback) {
-        this.stopWaiting();
-        this.limits.discard(this.message);
-        callback(error);
-    }
-    newWindow() {
-        this.windowBytes = 0;
-        this.windowWaited = 0;
-        if (this.waitingSince !== undefined) {
-            this.stopWaiting();
-            this.startWaiting();
-        }
-    }
-    startWaiting() {
-        if (this.waitingSince !== undefined)
-            return;
-        this.waitingSince = Date.now();
-        this.stallTimer = setTimeout(() => this.limits.stalled(this.windowBytes), Math.max(0, this.stallMs - this.windowWaited));
-    }
-    stopWaiting() {
-        if (this.waitingSince === undefined)
-            return;
-        this.windowWaited += Date.now() - this.waitingSince;
-        this.waitingSince = undefined;
-        clearTimeout(this.stallTimer);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/transport/locate.ts
-
-
-/** The context path Jenkins' documentation uses for --prefix, the one most installations pick. */
-const USUAL_CONTEXT_PATH = '/jenkins';
-/**
- * Undefined when Jenkins answers at `baseUrl` after all (the 404 was its
- * own, with the header lost on the way); otherwise what to set 'url' to, as
- * far as can be told.
- */
-async function locateJenkins(baseUrl, look) {
-    if (await isJenkins(baseUrl, look))
-        return undefined;
-    const origin = new URL(baseUrl).origin;
-    const redirected = await rootRedirect(origin, look);
-    for (const candidate of [redirected, `${origin}${USUAL_CONTEXT_PATH}`]) {
-        if (candidate === undefined || candidate === baseUrl)
-            continue;
-        if (await isJenkins(candidate, look)) {
-            const how = candidate === redirected ? ' (the server redirects / there)' : '';
-            return `Jenkins answers at ${candidate}${how}: set 'url' to ${candidate}.`;
-        }
-    }
-    return `If Jenkins runs under a context path (its --prefix option), 'url' must end with it, as in ${origin}${USUAL_CONTEXT_PATH}.`;
-}
-/** Most looks for Jenkins' root above a `url` that is not it. */
-const ROOT_LOOKS = 3;
-/**
- * Where Jenkins' root is when Jenkins answers below `baseUrl` but not at it:
- * an extra context path (`/jenkins` on a Jenkins served at `/`), or a job's
- * or folder's page pasted into `url`. Asked only once Jenkins found neither
- * `what` (a job) nor a job list at `url` (follow/build-parts.ts). Undefined when
- * `baseUrl` is Jenkins' root (its /login answers as Jenkins' login page), or
- * when no root is found within ROOT_LOOKS looks: the path before a `/job/`
- * segment, then the shorter paths, the nearest first.
- */
-async function locateRoot(baseUrl, look, what) {
-    if (await isJenkinsRoot(baseUrl, look))
-        return undefined;
-    const { origin, pathname } = new URL(baseUrl);
-    const segments = pathname.split('/').filter(Boolean);
-    const item = segments.indexOf('job');
-    const paths = [
-        ...(item >= 0 ? [segments.slice(0, item)] : []),
-        ...segments.map((_, n) => segments.slice(0, segments.length - 1 - n))
-    ].map(path => (path.length > 0 ? `${origin}/${path.join('/')}` : origin));
-    const candidates = [...new Set(paths)].slice(0, ROOT_LOOKS - 1);
-    for (const candidate of candidates) {
-        if (!(await isJenkinsRoot(candidate, look)))
-            continue;
-        const page = item >= 0 ? itemOf(segments.slice(item)) : undefined;
-        return `'url' is not the address of Jenkins: Jenkins answers at ${candidate}, and at ${baseUrl} it has neither ${what} nor its login page. Set 'url' to ${candidate}${page ? `; ${baseUrl} is the page of ${page}, whose path goes in 'job'` : ''}.`;
-    }
-    return undefined;
-}
-/** `job/a/job/b/…` as the item it names (`'a/b'`), for the message; undefined when the path names none. */
-function itemOf(segments) {
-    const names = [];
-    for (let i = 0; i + 1 < segments.length && segments[i] === 'job'; i += 2) {
-        try {
-            names.push(decodeURIComponent(segments[i + 1]));
-        }
-        catch {
-            return undefined;
-        }
-    }
-    return names.length > 0 ? `'${(0,util_names/* shortName */.l)(names.join('/'))}'` : undefined;
-}
-/** Whether Jenkins' root answers at `base`: its login page, a success that carries X-Jenkins (below the root, Jenkins answers /login with its 404). */
-async function isJenkinsRoot(base, look) {
-    const answer = await look(`${base}/login`, true);
-    return (answer !== undefined &&
-        answer.status >= 200 &&
-        answer.status < 300 &&
-        answer.header('x-jenkins') !== undefined);
-}
-/** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
-function notJenkinsError(baseUrl, what, where) {
-    return new errors/* JenkinsError */.fF('not-jenkins', `The server at ${baseUrl} answered ${what} with a 404 that is not Jenkins' (no X-Jenkins header), and ${baseUrl}/login is no Jenkins page either: 'url' is not the address of Jenkins. ${where}`, 404);
-}
-/** Whether a Jenkins answers at `base`: its login page carries X-Jenkins. */
-async function isJenkins(base, look) {
-    return (await look(`${base}/login`, true))?.header('x-jenkins') !== undefined;
-}
-/** Where the server's root redirects on the same origin, as a base URL, if it does. */
-async function rootRedirect(origin, look) {
-    const answer = await look(`${origin}/`, false);
-    const location = answer?.header('location');
-    if (!answer || answer.status < 300 || answer.status >= 400 || !location)
-        return undefined;
-    try {
-        const target = new URL(location, `${origin}/`);
-        if (target.origin !== origin || target.pathname === '/')
-            return undefined;
-        return origin + target.pathname.replace(/\/+$/, '');
-    }
-    catch {
-        return undefined;
-    }
-}
-/**
- * Tells a 404 that is not Jenkins' own from one that is, on the client's
- * answers: once any answer carried X-Jenkins, every 404 is Jenkins'. Before
- * that, a 404 without the header asks where Jenkins is (once per client).
- */
-class Foreign404Check {
-    baseUrl;
-    look;
-    /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
-    jenkinsSeen = false;
-    /** Where Jenkins answers, when `baseUrl` turned out not to be it (asked once, on the first foreign 404). */
-    located;
-    constructor(baseUrl, look) {
-        this.baseUrl = baseUrl;
-        this.look = look;
-    }
-    /** Notes an answer the client got. */
-    saw(answer) {
-        if (answer.header('x-jenkins') !== undefined)
-            this.jenkinsSeen = true;
-    }
-    /** A 404 before Jenkins ever answered that is not Jenkins' own says where Jenkins is; anything else is returned as it is. */
-    async check(answer, error, what) {
-        if (answer.status !== 404 || this.jenkinsSeen || answer.header('x-jenkins') !== undefined) {
-            return error;
-        }
-        this.located ??= locateJenkins(this.baseUrl, this.look);
-        const where = await this.located;
-        return where === undefined ? error : notJenkinsError(this.baseUrl, what, where);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/transport/request-settings.ts
-
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_STALL_MS = 30_000;
-const DEFAULT_STALL_BYTES = 16 * 1024;
-const DEFAULT_ACTION_BUDGET_MS = 15_000;
-const DEFAULT_USER_AGENT = 'jenkins-build-action';
-/** The bounds of every exchange (limits.ts): the settings, defaults for what they leave out. */
-function limitSettings(settings) {
-    return {
-        signal: settings.signal,
-        deadline: settings.deadline,
-        requestTimeoutMs: settings.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-        stallMs: settings.stall?.ms ?? DEFAULT_STALL_MS,
-        stallBytes: settings.stall?.bytes ?? DEFAULT_STALL_BYTES
-    };
-}
-/** The retry policy: the defaults, with what the settings tune. */
-function retryPolicy(settings) {
-    return { ...DEFAULT_RETRY_POLICY, ...request_settings_definedOnly(settings.retry ?? {}) };
-}
-function request_settings_definedOnly(value) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/transport/requester.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
-const READ_ATTEMPTS = 12;
-/** Time for each request that looks for Jenkins after a 404 that was not its own (only on that error path). */
-const PROBE_TIMEOUT_MS = 5000;
-/**
- * Before Jenkins ever answered the step, the headers must come within this,
- * and a request that got none is tried FIRST_CONTACT_SILENT_ATTEMPTS times:
- * an address that accepts connections and never answers (a wrong port, a
- * hung Jenkins) is said within about 20 s, as a refused one is within
- * seconds, not after the minutes of a restart ridden out.
- */
-const FIRST_CONTACT_HEADERS_MS = 10_000;
-const FIRST_CONTACT_SILENT_ATTEMPTS = 2;
-/** A request unanswered this long is said in the normal log, and each of its retries after that (silence.ts). */
-const SLOW_NOTICE_MS = 10_000;
-/** The same, before Jenkins ever answered the step. */
-const FIRST_CONTACT_NOTICE_MS = 5_000;
-/**
- * The one request path of the client: every operation goes through `read`
- * (GETs, retried within the deadline) or `post` (crumb and session handling,
- * retried only as the caller allows); every exchange is bounded by one
- * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
- * timeout, the stall guard); and every message that leaves it, thrown or
- * logged, has gone through the one redaction list (`redact`). What it makes
- * of an answer's body and of a failed answer is answers.ts; its settings and
- * their defaults, request-settings.ts.
- */
-class Requester {
-    /** The configured Jenkins URL without a trailing slash; every message that names the server names it. */
-    baseUrl;
-    user;
-    /** Epoch ms of the step's timeout, if any. */
-    deadline;
-    /** The client's signal (cancel, timeout), if any. */
-    signal;
-    /** The caller's logger behind redaction: operations log through this one only. */
-    logger;
-    /** The job's "Trigger builds remotely" token, or undefined. */
-    jobToken;
-    transport;
-    crumbs;
-    policy;
-    actionBudgetMs;
-    limits;
-    /**
-     * The client's redaction list (util/redaction.ts), over every secret the
-     * transport knows. Operations also pass Jenkins text through it that the step prints
-     * as a status (a queue `why`), since a proxy or plugin may echo the request.
-     */
-    redact;
-    firstContactAttempts;
-    /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
-    answered = false;
-    /** Tells a 404 that is not Jenkins' own (a wrong url), and says where Jenkins is. */
-    foreign404;
-    /** The visible lines about requests Jenkins leaves unanswered. */
-    notices;
-    /** Parts of answers left out as too deep, said once each (every poll of a build may carry them). */
-    droppedSaid = new Set();
-    constructor(options) {
-        this.baseUrl = options.baseUrl;
-        this.user = options.user;
-        this.firstContactAttempts = options.firstContactAttempts;
-        this.deadline = options.deadline;
-        this.jobToken = options.jobToken || undefined;
-        this.signal = options.signal;
-        this.limits = limitSettings(options);
-        this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS;
-        this.policy = retryPolicy(options);
-        // Header values (an auth proxy's tokens) are secrets; values under 4
-        // characters are not, and the redaction leaves them alone.
-        const secrets = new redaction/* Redaction */.k();
-        for (const value of [
-            this.jobToken,
-            ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
-            // Certificates are public, but nothing the user gave the step is echoed.
-            ...(options.ca ?? [])
-        ]) {
-            if (value !== undefined)
-                secrets.add(value);
-        }
-        this.redact = text => secrets.redact(text);
-        this.logger = (0,redaction/* redactingLogger */.S)(options.logger, this.redact);
-        this.notices = new silence/* SilenceNotices */.D(this.logger, () => this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS);
-        this.transport = new Transport({
-            baseUrl: this.baseUrl,
-            user: this.user,
-            token: options.token,
-            logger: this.logger,
-            insecure: options.insecure ?? false,
-            userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
-            headers: options.headers,
-            ca: options.ca,
-            // A crumb or session cookie joins the list before anything could print it.
-            onSecret: value => {
-                secrets.add(value);
-                options.onSecret?.(value);
-            }
-        });
-        for (const value of this.transport.credentials)
-            secrets.add(value);
-        this.crumbs = new CrumbCache(() => readCrumb(() => this.getJson('crumb', `${this.baseUrl}/crumbIssuer/api/json`, this.context('the CSRF crumb'), { deadline: this.deadline }), this.baseUrl, this.logger), crumb => this.transport.setCrumb(crumb));
-        this.foreign404 = new Foreign404Check(this.baseUrl, (url, follow) => this.probe(url, follow));
-        if (options.insecure) {
-            this.logger.warning(`TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`);
-        }
-    }
-    /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
-    get requestCounts() {
-        return this.transport.requestCounts;
-    }
-    /** Closes kept-alive connections (the process can also exit without it). */
-    dispose() {
-        this.transport.dispose();
-    }
-    /** Starts fetching the crumb in the background, to save a round trip before a POST. */
-    prefetchCrumb() {
-        this.crumbs.prefetch();
-    }
-    /**
-     * GET + JSON with read retries (answers.ts jsonBody: what is retried, what
-     * is not). Elements of the `droppable` lists nested too deep are left out
-     * with a warning, once per answer and list (json.ts).
-     */
-    async getJson(label, url, context, options = {}) {
-        const onDropped = (part) => {
-            const key = `${context.what}\n${part.field}\n${part.className ?? part.index}`;
-            if (this.droppedSaid.has(key))
-                return;
-            this.droppedSaid.add(key);
-            this.logger.warning(droppedNote(this.baseUrl, context, part));
-        };
-        return this.read(label, url, context, response => jsonBody(response, context, this.baseUrl, {
-            ...(options.droppable ? { droppable: options.droppable, onDropped } : {})
-        }), 'deadline' in options ? options.deadline : this.deadline);
-    }
-    /**
-     * A GET with read retries: a non-2xx answer is turned into an error here,
-     * a 2xx one is handed to `accept`, which reads (or streams) the body and
-     * may throw to fail or retry the attempt.
-     */
-    async read(label, url, context, accept, deadline, options = {}) {
-        return this.guarded(() => withRetry(async (number, started) => {
-            const response = await this.send({ method: 'GET', url, label, ...options }, context.what, f => f.transient, undefined, { started, number });
-            if (response.status < 200 || response.status >= 300) {
-                throw await readFailure(response, context, this.redact, error => this.foreign404.check(response, error, context.what));
-            }
-            try {
-                return await accept(response);
-            }
-            catch (error) {
-                // What accept did not read or hand on is dropped with its connection.
-                response.discard();
-                throw error;
-            }
-        }, this.readRetryOptions(`GET ${context.what}`, deadline)));
-    }
-    /**
-     * A POST with the crumb: fetched before the first POST, and on a "No valid
-     * crumb" 403 the session is dropped and crumb and session are fetched again,
-     * once. That is also how a Jenkins restart (sessions lost) is survived. The
-     * CrumbFilter rejects before anything is done (jenkins-api.md 0), so sending
-     * again is safe even for a trigger. An Interrupted error's `sent` says
-     * whether the POST itself may have reached Jenkins. The body is read (POST answers are
-     * small) but not needed: the status and headers are the answer, so a body
-     * that breaks off or stalls is read as far as it came.
-     */
-    async post(label, url, context, options) {
-        let refreshed = false;
-        const exchange = {
-            method: 'POST',
-            url,
-            label,
-            form: options.form,
-            upload: options.upload
-        };
-        const sendOnce = async (attempt) => {
-            const response = await this.send(exchange, context.what, options.retryNetwork, options.onNetworkFailure, attempt);
-            return { response, body: await postBody(response, context, this.redact, this.logger) };
-        };
-        return this.guarded(() => withRetry(async (number, started) => {
-            await notSentIfInterrupted(this.crumbs.ensure());
-            let answer = await sendOnce({ started, number });
-            if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
-                refreshed = true;
-                this.logger.debug(`Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`);
-                await this.transport.clearCookies();
-                await notSentIfInterrupted(this.crumbs.refresh());
-                answer = await sendOnce({ started, number });
-            }
-            if (answer.response.status === 404) {
-                const error = errorForResponse(answer.response, answer.body, context);
-                const foreign = await this.foreign404.check(answer.response, error, context.what);
-                if (foreign !== error)
-                    throw foreign;
-            }
-            if (options.retryStatuses.has(answer.response.status)) {
-                throw retryLater(answer.response, errorForResponse(answer.response, answer.body, context));
-            }
-            return answer;
-        }, this.retryOptions(`POST ${context.what}`, options.deadline)));
-    }
-    /** When a stop/cancel/disable started now stops retrying: its own budget, within the client's deadline. */
-    actionDeadline() {
-        const own = Date.now() + this.actionBudgetMs;
-        return this.deadline === undefined ? own : Math.min(own, this.deadline);
-    }
-    /** Waits `ms`, ending with Interrupted when the client's signal fires. */
-    pause(ms, what) {
-        return pause(ms, this.signal, what);
-    }
-    /** What an error message needs to know about the request. */
-    context(what, extra = {}) {
-        const context = { server: this.baseUrl, user: this.user, what, ...extra };
-        if (this.jobToken && !this.user && extra.jobTokenOnly === undefined) {
-            context.jobTokenOnly = true;
-        }
-        return context;
-    }
-    /** Added to a 404 of something anonymous users may be unable to see. */
-    anonymousHint(following = false) {
-        if (this.user)
-            return '';
-        if (!this.jobToken)
-            return '; if it exists, anonymous users may not see it: set user and token';
-        return following
-            ? '; if it exists, anonymous users may not read it: give user/token, or use wait: false'
-            : '; if it exists, anonymous users may not see it, and a job token alone cannot reach a job they cannot read: give user/token';
-    }
-    /** Belt and braces: no message leaves with a credential, crumb or session in it. */
-    scrub(error) {
-        if (error instanceof Error) {
-            const message = this.redact(error.message);
-            if (message !== error.message) {
-                error.message = message;
-                if (error.stack)
-                    error.stack = this.redact(error.stack);
-            }
-        }
-        return error;
-    }
-    /** Runs an operation so that whatever it throws is scrubbed: every operation of the client goes through it. */
-    async guarded(operation) {
-        try {
-            return await operation();
-        }
-        catch (error) {
-            throw this.scrub(error);
-        }
-    }
-    // ---------------------------------------------------------------------------
-    /**
-     * One exchange within its bounds; a request that got no answer becomes
-     * TransientFailure (to retry) or JenkinsError. None starts once the
-     * client's signal fired.
-     */
-    async send(exchange, what, retryNetwork, onNetworkFailure, attempt) {
-        if (this.signal?.aborted) {
-            throw new errors/* Interrupted */.j$(`Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${(0,errors/* stopReason */.PJ)(this.signal)}`, false);
-        }
-        const limits = this.firstContact()
-            ? {
-                ...this.limits,
-                headersTimeoutMs: Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
-            }
-            : this.limits;
-        const waitsUpTo = limits.headersTimeoutMs ?? limits.requestTimeoutMs;
-        const bounds = new ExchangeLimits(limits, what, this.baseUrl, {
-            attempt,
-            // The first try says it is waiting; the retries after it say so themselves (retry.ts).
-            slow: attempt?.number === 1
-                ? {
-                    afterMs: this.notices.afterMs(),
-                    notify: waited => this.notices.say(`No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${(0,silence/* seconds */.Y)(waited)}; waiting up to ${(0,silence/* seconds */.Y)(waitsUpTo)} for it`)
-                }
-                : undefined
-        });
-        let response;
-        try {
-            response = await this.transport.send({ ...exchange, bounds });
-        }
-        catch (error) {
-            bounds.release();
-            if (!(error instanceof NetworkFailure))
-                throw error;
-            if (!retryNetwork(error))
-                throw onNetworkFailure ? onNetworkFailure(error) : error.error;
-            if (error.reason === 'timeout' && this.firstContact()) {
-                // Connected (or still connecting) and never answered, before anything
-                // ever did: a wrong port or a hung Jenkins, said within seconds too.
-                throw new TransientFailure(new errors/* JenkinsError */.fF(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and answering`, error.error.status), error.reason, undefined, FIRST_CONTACT_SILENT_ATTEMPTS);
-            }
-            if (error.connect && this.firstContact()) {
-                // Nothing ever answered: a wrong url or a Jenkins that is down, not
-                // a restart to ride out. Said within seconds, not after a minute.
-                throw new TransientFailure(new errors/* JenkinsError */.fF(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner`, error.error.status), error.reason, undefined, this.firstContactAttempts);
-            }
-            throw new TransientFailure(error.error, error.reason);
-        }
-        this.answered = true;
-        this.foreign404.saw(response);
-        return response;
-    }
-    /** Whether nothing has answered the step's own client yet (only it counts first contact). */
-    firstContact() {
-        return !this.answered && this.firstContactAttempts !== undefined;
-    }
-    retryOptions(what, deadline) {
-        return {
-            policy: this.policy,
-            deadline,
-            logger: this.logger,
-            what,
-            signal: this.signal,
-            notice: { afterMs: this.notices.afterMs(), say: message => this.notices.say(message) }
-        };
-    }
-    /**
-     * Reads may always repeat: within the step's deadline they get more tries
-     * than a POST, so that a flaky network hours into a build (a socket hang up,
-     * a proxy 502 burst) does not lose its result. The deadline bounds them.
-     */
-    readRetryOptions(what, deadline) {
-        const options = this.retryOptions(what, deadline);
-        if (deadline === undefined)
-            return options;
-        return {
-            ...options,
-            policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
-        };
-    }
-    /** Where Jenkins' root is when `url` is a path below it (locate.ts): a sentence for the message, or undefined. */
-    locateRoot(what) {
-        return locateRoot(this.baseUrl, (url, follow) => this.probe(url, follow), what);
-    }
-    /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
-    async probe(url, follow) {
-        const limits = {
-            ...this.limits,
-            requestTimeoutMs: Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)
-        };
-        const bounds = new ExchangeLimits(limits, 'a look for Jenkins', this.baseUrl);
-        try {
-            const response = await this.transport.send({
-                method: 'GET',
-                url,
-                label: 'probe',
-                follow,
-                bounds
-            });
-            response.discard();
-            return response;
-        }
-        catch (error) {
-            bounds.release();
-            // A cancel still ends the step; anything else only means "not here".
-            if (error instanceof errors/* Interrupted */.j$)
-                throw error;
-            this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${(0,error_text/* errorText */.k)(error)}`);
-            return undefined;
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/transport/multipart.ts
-/**
- * The `multipart/form-data` body of a trigger that carries files, streamed
- * from disk: never more than one read buffer of a file in memory.
- *
- * What Jenkins does with it (read in the source, jenkinsci/stapler
- * `RequestImpl` at 135bbbc8, commons-fileupload, jenkins-2.150.1 and
- * jenkins-2.568.2):
- * - a file parameter's value comes from the part named after it that has a
- *   `filename` (`getFileItem`; a plain field gets no value);
- * - an ordinary parameter is a form field; a field without a charset is
- *   decoded as ISO-8859-1 (`DiskFileItem.DEFAULT_CHARSET`), so every field
- *   says `charset=UTF-8`;
- * - only the last part of a name is kept (`parsedFormData.put`): a
- *   multi-value parameter goes as one part, its values joined with ',';
- * - the part headers (names, file names) are decoded with the request's
- *   encoding, which Jenkins' CharacterEncodingFilter sets to UTF-8 when the
- *   request names none (UNSURE: read, not run).
- * Names and file names come checked (no `"`, CR or LF: commons-fileupload's
- * ParameterParser ends a quoted value at the next `"` and knows no escape,
- * not even the `%22` browsers send): see uploadFileName and trigger.ts.
- * The length is exact and sent as Content-Length: no chunked upload, which
- * some proxies in front of Jenkins refuse.
- */
-
-
-/** Bytes read from a file at a time. */
-const CHUNK = 1024 * 1024;
-/** A body of ordinary fields (name, value) and files, in that order. */
-function multipartBody(fields, files) {
-    const boundary = `----jenkins-build-action-${(0,external_node_crypto_.randomBytes)(16).toString('hex')}`;
-    const fieldBlocks = fields.map(([name, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n${value}\r\n`, 'utf8'));
-    const heads = files.map(file => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`, 'utf8'));
-    const newline = Buffer.from('\r\n');
-    const end = Buffer.from(`--${boundary}--\r\n`);
-    const fileBytes = files.reduce((sum, file) => sum + file.size, 0);
-    const length = fieldBlocks.reduce((sum, block) => sum + block.length, 0) +
-        heads.reduce((sum, head) => sum + head.length + newline.length, 0) +
-        fileBytes +
-        end.length;
-    return {
-        contentType: `multipart/form-data; boundary=${boundary}`,
-        length,
-        fileBytes,
-        writeTo: async (out, sent) => {
-            const write = (chunk) => new Promise((resolve, reject) => {
-                out.write(chunk, error => {
-                    if (error)
-                        return reject(error);
-                    sent(chunk.length);
-                    resolve();
-                });
-            });
-            for (const block of fieldBlocks)
-                await write(block);
-            for (const [i, file] of files.entries()) {
-                await write(heads[i]);
-                await multipart_writeFile(file, write);
-                await write(newline);
-            }
-            await write(end);
-        }
-    };
-}
-/**
- * Exactly `file.size` bytes of a file, read into two buffers used in turn:
- * one is read into while the other is being written, and neither is reused
- * before its write is done. No allocation per chunk, so the memory a 500 MB
- * upload takes is that of a small one.
- */
-async function multipart_writeFile(file, write) {
-    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file.path, 'r');
-    try {
-        const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
-        let pending;
-        let position = 0;
-        try {
-            for (let turn = 0; position < file.size; turn++) {
-                const buffer = buffers[turn % 2];
-                const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, file.size - position), position);
-                if (bytesRead === 0) {
-                    throw new Error(`${file.path} changed while it was being sent (${position} of ${file.size} bytes read)`);
-                }
-                position += bytesRead;
-                await pending;
-                pending = write(buffer.subarray(0, bytesRead));
-                // It may fail (a reset) while the next chunk is read: marked handled
-                // here, it still fails the `await pending` that comes next.
-                pending.catch(() => undefined);
-            }
-            await pending;
-        }
-        finally {
-            // A failed read leaves a write in flight: it settles before its buffer goes.
-            await pending?.catch(() => undefined);
-        }
-    }
-    finally {
-        await handle.close();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/trigger/upload-recovery.ts
-/**
- * What an upload whose answer was lost left in Jenkins, and what is done
- * about it. Never a second trigger: a second upload could queue a second
- * deploy.
- *
- * Jenkins may have (upload-trigger.ts says why):
- * - queued the build with our files and parameters (the body arrived whole,
- *   the answer was lost): found alone, it is followed;
- * - queued a build with every parameter at its default and no file (the
- *   body broke off and Stapler swallowed the parse failure): found alone,
- *   it is cancelled, or stopped if it already started, and the step fails
- *   saying so. Only when it is ours alone (shared-work.ts isOwnAlone: one
- *   cause, a UserIdCause of our user): a timer's request and another
- *   user's have that shape too, and ours may have been folded into one of
- *   them. Anything else is named and left alone;
- * - queued nothing (the File Parameters plugin rethrows a parse failure it
- *   sees first: a 500, no build; or the request never reached the job).
- * Where a shape matches more than one item (someone else queued the same
- * job with the same values, by the same user, at the same time) they cannot
- * be told apart: all are named, none is touched, and the step fails.
- */
-
-
-
-
-
-
-
-/** Follows the whole upload when it alone is found; otherwise cleans up or names what it found, and throws. */
-async function recoverUpload(http, upload) {
-    const { name, lost } = upload;
-    const jobPage = (0,job_path/* jobUrl */.Ne)(http.baseUrl, upload.job);
-    const what = `${lost.error.message} while uploading to job '${name}'${upload.cut ? ` (${upload.cut})` : ''}`;
-    http.logger.info(`The upload's answer was lost (${lost.reason}); looking in Jenkins for what it queued, without sending it again.`);
-    const settleMs = upload.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
-    let complete = [];
-    let broken = [];
-    try {
-        // Jenkins queues a broken upload only once it read the body to its break: let it.
-        for (let look = 0; look < 2; look++) {
-            await http.pause(settleMs, 'look for what the upload queued');
-            ({ complete, broken } = await look2(http, upload));
-            if (complete.length + broken.length > 0)
-                break;
-        }
-    }
-    catch (error) {
-        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
-            throw error;
-        throw new errors/* JenkinsError */.fF('network', `${what}, and Jenkins could not be asked what it queued (${(0,error_text/* errorText */.k)(error)}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`);
-    }
-    const describe = (found) => found.buildNumber !== undefined
-        ? `build #${found.buildNumber} (${(0,job_path/* buildUrl */.c$)(http.baseUrl, upload.job, found.buildNumber)})`
-        : `queue item ${found.queueId} (${(0,job_path/* queueItemUrl */.oJ)(http.baseUrl, found.queueId)})`;
-    if (broken.length === 0 && complete.length === 1) {
-        const found = complete[0];
-        if (found.queueId === undefined) {
-            throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows ${describe(found)} with these parameters and files, but not its queue item: check it; nothing was sent again.`);
-        }
-        http.logger.info(`Jenkins shows ${describe(found)} of '${name}' with these parameters and files: following it.`);
-        return {
-            queueId: found.queueId,
-            queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, found.queueId),
-            merged: false,
-            adopted: found.buildNumber === undefined ? 'queue' : 'build'
-        };
-    }
-    if (broken.length + complete.length === 0) {
-        throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`);
-    }
-    if (broken.length === 1 && complete.length === 0) {
-        const found = broken[0];
-        const user = upload.broken.user;
-        if (!isOwnAlone(found.causes, user)) {
-            throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows ${describe(found)} with every parameter at its default and no file, as the broken upload would have queued it, but ${notOurs(found.causes, user)}: it was left alone. Check it (it may run without the files); nothing was sent again.`);
-        }
-        const done = await removeBroken(http, upload, found);
-        throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`);
-    }
-    const all = [...complete, ...broken].map(describe).join(', ');
-    throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`);
-}
-/** One look at the queue and the builds since the trigger, for both shapes. */
-async function look2(http, upload) {
-    const reader = reconcileReader(http, upload.job);
-    const queue = (await reader.queue()).filter(item => (0,job_path/* sameJob */.YU)(item.job, upload.job));
-    const floor = upload.complete.firstBuildNumber;
-    const builds = floor === undefined
-        ? []
-        : (await reader.builds()).filter(build => build.number >= floor && causedBy(build, upload.complete.user));
-    const match = (expectation) => {
-        const found = builds
-            .filter(build => sameParameters(expectation.parameters, build.parameters))
-            .map(build => ({ queueId: build.queueId, buildNumber: build.number, causes: build }));
-        for (const item of queue) {
-            // An item that started between the two reads is already there as a build.
-            if (!sameParameters(expectation.parameters, item.parameters))
-                continue;
-            if (found.some(f => f.queueId === item.id))
-                continue;
-            found.push({ queueId: item.id, causes: item });
-        }
-        return found;
-    };
-    return { complete: match(upload.complete), broken: match(upload.broken) };
-}
-/** Why work of the broken shape is not ours to cancel or stop (our own words: no Jenkins text). */
-function notOurs(causes, user) {
-    if (user === undefined)
-        return 'this step has no user to tell its own requests by';
-    const count = causes.causes?.length ?? 0;
-    if (count > 1)
-        return `${count} requests share it (another was merged with this step's)`;
-    if (count === 0)
-        return 'Jenkins does not say whose request it is';
-    return `it is not a request of user '${user}'`;
-}
-/** Cancels a queued broken build, or stops a started one (ours alone, as found); says which. */
-async function removeBroken(http, upload, found) {
-    const { job } = upload;
-    let number = found.buildNumber;
-    try {
-        if (number === undefined && found.queueId !== undefined) {
-            const outcome = await cancelQueueItem(http, found.queueId);
-            if (outcome === 'cancelled')
-                return 'cancelled it';
-            // It left the queue: it started (or ended) as a build.
-            const build = (await reconcileReader(http, job).builds()).find(b => b.queueId === found.queueId);
-            if (!build)
-                return `it left the queue before it could be cancelled; check ${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}`;
-            // No compare-and-cancel in Jenkins: another request may have been folded in before it started.
-            if (!isOwnAlone(build, upload.broken.user)) {
-                return `it started as build #${build.number} (${(0,job_path/* buildUrl */.c$)(http.baseUrl, job, build.number)}) before it could be cancelled, and ${notOurs(build, upload.broken.user)}: it was left running; check it`;
-            }
-            number = build.number;
-        }
-        if (number === undefined)
-            return 'could not tell which build it is';
-        await actions_stopBuild(http, { job, number, url: '' }, 'stop');
-        return `stopped build #${number}`;
-    }
-    catch (error) {
-        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
-            throw error;
-        return `could not cancel or stop it (${(0,error_text/* errorText */.k)(error)}): stop it by hand`;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/trigger/upload-trigger.ts
-/**
- * A trigger that carries files: `buildWithParameters` as one
- * `multipart/form-data` POST (multipart.ts), the files streamed from disk,
- * the ordinary parameters as fields, the crumb in its header (CrumbFilter
- * runs before Stapler and reads only headers and the query string:
- * core/src/main/java/hudson/security/csrf/CrumbFilter.java, jenkins-2.568.2).
- *
- * It is never sent twice once it may have reached Jenkins, and an upload
- * whose answer is lost is worse than a lost urlencoded trigger: Stapler
- * parses the body lazily and, when it breaks off (a reset mid-upload),
- * swallows the failure (RequestImpl.getFormDataFormFields logs it; core's
- * FileParameterDefinition.createValue catches it and returns null, at
- * jenkins-2.150.1 as at jenkins-2.568.2). ParametersDefinitionProperty's
- * buildWithParameters then queues a build with every ordinary parameter at
- * its default and no file at all. A deploy job must never run like that, so
- * after a lost answer this looks for both shapes the request may have taken
- * (upload-recovery.ts) and never sends it again.
- *
- * A trigger with a file never merges into a queued item (FileParameterValue
- * .equals is false for two uploads; the plugin's values keep Object.equals),
- * so a 303 is not expected; it is still read as Jenkins says it.
- */
-
-
-
-
-
-
-
-
-
-/** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
-const FILE_PARAMETER_TYPES = new Set([
-    'FileParameterDefinition',
-    'Base64FileParameterDefinition',
-    'StashedFileParameterDefinition'
-]);
-/** Characters a part's name cannot carry (commons-fileupload's ParameterParser has no escape). */
-const UNSENDABLE = /["\r\n]/;
-/** The job's file parameters, by name. */
-function fileParameters(info) {
-    return info.parameterDefinitions
-        .filter(definition => FILE_PARAMETER_TYPES.has(definition.type ?? ''))
-        .map(definition => definition.name);
-}
-/** Refuses files the job has no file parameter for, naming the ones it has; nothing is sent before. */
-function checkUploads(info, name, files) {
-    const accepted = fileParameters(info);
-    const wrong = files.filter(file => !accepted.includes(file.name));
-    if (wrong.length === 0)
-        return;
-    const has = accepted.length === 0
-        ? 'It has no file parameter (a File Parameter, or base64File/stashedFile from the File Parameters plugin)'
-        : `Its file parameters are ${accepted.join(', ')}`;
-    const what = wrong
-        .map(file => {
-        const definition = info.parameterDefinitions.find(d => d.name === file.name);
-        return definition
-            ? `${file.name} is a ${(definition.type ?? '').replace(/ParameterDefinition$/, '') || 'plain'} parameter, not a file parameter`
-            : `${file.name} is not a parameter of the job`;
-    })
-        .join('; ');
-    const given = wrong.length === 1 ? 'a file for a parameter that takes' : 'files for parameters that take';
-    throw new errors/* JenkinsError */.fF('bad-request', `Input 'files' gives job '${name}' ${given} none: ${what}. ${has}. Nothing was triggered.`);
-}
-/** Queues one build of `job` with `files` uploaded; see the file comment. */
-async function triggerUpload(http, info, job, params, files, options = {}) {
-    const name = (0,job_path/* fullName */.fq)(job);
-    checkBuildable(http, info, name, params);
-    checkUploads(info, name, files);
-    const undefinedNames = unknownParameters(info, params);
-    const fields = [];
-    const uploaded = new Set(files.map(file => file.name));
-    for (const [key, value] of Object.entries(params)) {
-        if (undefinedNames.includes(key) || uploaded.has(key))
-            continue;
-        // Stapler keeps the last part of a name: several values go as one, comma-joined.
-        fields.push([key, typeof value === 'string' ? value : value.join(',')]);
-    }
-    // The job token travels in the body, never in the URL (access logs).
-    if (http.jobToken) {
-        fields.push(['token', http.jobToken]);
-        if (options.cause)
-            fields.push(['cause', options.cause]);
-    }
-    const unsendable = [...fields.map(([key]) => key), ...files.map(file => file.name)].find(key => UNSENDABLE.test(key));
-    if (unsendable !== undefined) {
-        throw new errors/* JenkinsError */.fF('bad-request', `Parameter name ${JSON.stringify(unsendable)} cannot be sent in a multipart body (it holds a quote or a line break). Nothing was triggered.`);
-    }
-    const body = multipartBody(fields, files);
-    let sent = 0;
-    let finished = false;
-    const counted = {
-        ...body,
-        writeTo: async (out, onSent) => {
-            sent = 0;
-            finished = false;
-            await body.writeTo(out, bytes => {
-                sent += bytes;
-                onSent(bytes);
-            });
-            finished = true;
-        }
-    };
-    http.logger.info(`Uploading ${files.map(file => `${file.name} (${file.fileName}, ${(0,bytes/* formatBytes */.z)(file.size)})`).join(', ')} to '${name}': ${(0,bytes/* formatBytes */.z)(body.length)} in all.`);
-    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}buildWithParameters?delay=0sec`;
-    const context = http.context(`the trigger of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
-        conflict: disabledMessage(http, name),
-        permission: 'Job/Build',
-        jobTokenSent: http.jobToken !== undefined,
-        serverHint: 'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
-    });
-    // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
-    const complete = expectedParameters(info.parameterDefinitions, params);
-    // What it stores from a body it could not parse: every default, no file at all.
-    const broken = expectedParameters(info.parameterDefinitions, {});
-    for (const file of fileParameters(info)) {
-        broken.delete(file);
-        if (!uploaded.has(file))
-            complete.delete(file);
-    }
-    const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber };
-    const expectation = () => ({
-        ...base,
-        parameters: finished ? complete : broken
-    });
-    const started = Date.now();
-    let outcome;
-    try {
-        outcome = await triggerOnce(http, url, { upload: counted }, context, name);
-    }
-    catch (error) {
-        if (error instanceof errors/* Interrupted */.j$ && error.sent) {
-            // A cancel mid-upload: the abort path looks for what this request queued.
-            throw new errors/* Interrupted */.j$(`${error.message} (the upload to '${name}' was cut at ${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`, true, { lostTrigger: expectation(), lastFailure: error.lastFailure });
-        }
-        throw error;
-    }
-    if ('queueId' in outcome) {
-        http.logger.info(uploadedLine(body, Date.now() - started));
-        return {
-            queueId: outcome.queueId,
-            queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, outcome.queueId),
-            merged: outcome.merged,
-            unknownParameters: undefinedNames
-        };
-    }
-    const found = await recoverUpload(http, {
-        name,
-        job,
-        lost: outcome.lost,
-        cut: finished ? undefined : `${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)} sent`,
-        complete: { ...base, parameters: complete },
-        broken: { ...base, parameters: broken },
-        settleMs: options.settleMs
-    });
-    return { ...found, unknownParameters: undefinedNames };
-}
-/** Shortest upload whose rate is said (ms): under it the time is mostly Jenkins' answer, not the transfer. */
-const MIN_RATE_MS = 1000;
-/**
- * What an upload that reached Jenkins took: the files' size, the time, and
- * the rate of the whole body when the time is long enough to tell one.
- * @internal
- */
-function uploadedLine(body, elapsedMs) {
-    const rate = elapsedMs >= MIN_RATE_MS ? ` (${(0,bytes/* formatBytes */.z)(body.length / (elapsedMs / 1000))}/s)` : '';
-    return `Uploaded ${(0,bytes/* formatBytes */.z)(body.fileBytes)} of files in ${(0,util_duration/* formatDuration */.a3)(elapsedMs)}${rate}.`;
-}
-
-;// CONCATENATED MODULE: ./src/jenkins/client.ts
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * The Jenkins HTTP API (see JenkinsApi for the contract). A facade: the
- * operations live in reads.ts, trigger.ts and actions.ts, and all of them go
- * through one Requester (requester.ts): one request path, bounded by the
- * signal and deadline given here (ClientOptions.signal, .deadline), and one
- * redaction list that every error leaving an operation passes (`guarded`),
- * whatever path made it (the trigger's included).
- */
-class JenkinsClient {
-    baseUrl;
-    http;
-    triggerSettleMs;
-    triggerCause;
-    /**
-     * The password parameters of each job read (by jobKey): a build's value of
-     * one is never kept, whatever its class says (decode.ts parametersIn).
-     */
-    passwords = new Map();
-    constructor(options) {
-        // The `url` input checked it (inputs/input-values.ts parseBaseUrl); credentials never ride in it.
-        const base = (0,http_url/* parseHttpUrl */.f)(options.url.trim(), 'The Jenkins URL', 'http(s)://host[:port][/context-path]');
-        this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '');
-        this.triggerSettleMs = options.triggerSettleMs;
-        this.triggerCause = options.triggerCause;
-        // The whole settings object: a setting added to RequestSettings reaches the requester unlisted.
-        this.http = new Requester({
-            ...options,
-            baseUrl: this.baseUrl,
-            user: options.user || undefined
-        });
-    }
-    /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
-    get requestCounts() {
-        return this.http.requestCounts;
-    }
-    /** Closes kept-alive connections (the process can also exit without it). */
-    dispose() {
-        this.http.dispose();
-    }
-    jobUrl(job) {
-        return (0,job_path/* jobUrl */.Ne)(this.baseUrl, job);
-    }
-    buildUrl(job, number) {
-        return (0,job_path/* buildUrl */.c$)(this.baseUrl, job, number);
-    }
-    async getJob(job) {
-        const info = await this.http.guarded(() => getJob(this.http, job));
-        const passwords = info.parameterDefinitions.filter(d => d.password).map(d => d.name);
-        if (passwords.length > 0)
-            this.passwords.set((0,job_path/* jobKey */.tv)(job), new Set(passwords));
-        return info;
-    }
-    listJobs(folder) {
-        return this.http.guarded(() => listJobs(this.http, folder));
-    }
-    trigger(info, job, params, files = []) {
-        const options = { settleMs: this.triggerSettleMs, cause: this.triggerCause };
-        return this.http.guarded(() => files.length > 0
-            ? triggerUpload(this.http, info, job, params, files, options)
-            : trigger(this.http, info, job, params, options));
-    }
-    rootUrl() {
-        return this.http.guarded(() => rootUrl(this.http));
-    }
-    locateRoot(what) {
-        return this.http.guarded(() => this.http.locateRoot(what));
-    }
-    getQueueItem(queueId) {
-        return this.http.guarded(() => getQueueItem(this.http, queueId));
-    }
-    cancelQueueItem(queueId) {
-        return this.http.guarded(() => cancelQueueItem(this.http, queueId));
-    }
-    getBuild(job, which, options = {}) {
-        const passwords = this.passwords.get((0,job_path/* jobKey */.tv)(job));
-        return this.http.guarded(() => getBuild(this.http, job, which, { ...options, passwords }));
-    }
-    recentBuilds(job, limit, options = {}) {
-        return this.http.guarded(() => recentBuilds(this.http, job, limit, options));
-    }
-    getQueue() {
-        return this.http.guarded(() => getQueue(this.http));
-    }
-    runningBuilds(options = {}) {
-        return this.http.guarded(() => runningBuilds(this.http, options));
-    }
-    scanMultibranch(project) {
-        return this.http.guarded(() => scanMultibranch(this.http, project));
-    }
-    indexingLog(project, start) {
-        return this.http.guarded(() => indexingLog(this.http, project, start));
-    }
-    progressiveText(build, start) {
-        return this.http.guarded(() => progressiveText(this.http, build, start));
-    }
-    stopBuild(build, how) {
-        return this.http.guarded(() => actions_stopBuild(this.http, build, how));
-    }
-    findLostTrigger(lost) {
-        return this.http.guarded(() => findLostTrigger(this.http, lost));
-    }
-    disableJob(job) {
-        return this.http.guarded(() => disableJob(this.http, job));
-    }
-    failedTests(build, options = {}) {
-        return readFailedTests(this.http, build, options);
-    }
-    describeRun(build) {
-        return describeRun(this.http, build);
-    }
-    listArtifacts(build) {
-        return listArtifacts(this.http, build);
-    }
-    downloadArtifact(build, relativePath, open) {
-        return downloadArtifact(this.http, build, relativePath, open);
-    }
-    readArtifact(build, relativePath, maxBytes) {
-        return readArtifact(this.http, build, relativePath, maxBytes);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/step/create-client.ts
-
-
-
-/**
- * Tries of a request whose connection fails before Jenkins ever answered the
- * step (about 1.5 s of waits with the default backoff): a wrong url or a
- * Jenkins that is down is said within seconds (requester.ts).
- */
-const FIRST_CONTACT_ATTEMPTS = 3;
-/**
- * The Jenkins client for the step, bounded by `bounds`. `firstContact`
- * 'quick' is for the step's own client, whose first request may be the
- * first to meet the server; the abort and post clients keep retrying, as
- * they talk to a server the step already reached (a restart is ridden out).
- */
-function createClient(settings, bounds = {}, firstContact = 'patient') {
-    return new JenkinsClient({
-        url: settings.url,
-        user: settings.user,
-        token: settings.token,
-        jobToken: settings.jobToken,
-        headers: settings.headers,
-        ca: settings.caCerts,
-        triggerCause: runUrl(),
-        logger: coreLogger,
-        firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
-        // Like the token: the runner masks a crumb or session cookie wherever it
-        // shows, Jenkins' console and a proxy's echo included, and the step
-        // redacts it from every text it writes (secrets.ts).
-        onSecret: maskSecret,
-        ...bounds
-    });
-}
-/** A client for the cleanup after the step's own client was stopped: nothing it does outlives `until` (epoch ms). */
-function budgetClient(settings, until) {
-    return createClient(settings, {
-        deadline: until,
-        signal: AbortSignal.timeout(Math.max(0, until - Date.now()))
-    });
-}
-/** The workflow run's URL, for the note of a build triggered with a job token. */
-function runUrl() {
-    const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = process.env;
-    if (!server || !repo || !run)
-        return undefined;
-    return `GitHub Actions ${server}/${repo}/actions/runs/${run}`;
-}
-
-;// CONCATENATED MODULE: ./src/step/remote-work.ts
-
-
-
-/**
- * What the step started in Jenkins (one item for `job`, one per item of
- * `jobs`), for cancel, timeout and fail-fast, and saved as state for the
- * post step, which runs in a new process and is the only safety net when
- * the runner killed this one. Items that started the same work (the same
- * job listed twice, folded by Jenkins into one queue item) are one target,
- * which counts them as its own requests. A build this step did not start
- * (`build: last`) is never a target.
- */
-class RemoteWork {
-    io;
-    /** The multibranch projects this step asked to scan: a scan is never cancelled or stopped (cancel.ts scanLeft). */
-    scans = [];
-    items;
-    /** Work to let finish after the abort (a commit status), within its budget. */
-    deferred = [];
-    constructor(jobs, io) {
-        this.io = io;
-        this.items = jobs.map(job => ({ job, merged: false, done: false }));
-    }
-    /** The item at `index`, as known so far. */
-    item(index) {
-        const item = this.items[index];
-        if (!item)
-            throw new Error(`RemoteWork: no item ${index}`);
-        return item;
-    }
-    queued(index, queueId, merged) {
-        const item = this.entry(index);
-        item.queueId = queueId;
-        item.merged = merged;
-        item.lost = undefined;
-        this.persist();
-    }
-    /** A trigger that may have queued a build whose queue item never came back. */
-    maybeQueued(index, lost) {
-        this.entry(index).lost = lost;
-    }
-    /** The item's build is known (saved only when this step queued it). */
-    started(index, ref) {
-        this.entry(index).ref = ref;
-        this.persist();
-    }
-    /** The main step needs nothing more from the post step for this item. */
-    finished(index) {
-        this.entry(index).done = true;
-        this.persist();
-    }
-    /** Whether anything was (or may have been) started. */
-    get anything() {
-        return this.items.some(e => e.queueId !== undefined || e.lost !== undefined);
-    }
-    /** Whether the main step dealt with all of it (done(), or one of the notes below). */
-    get isDone() {
-        return this.items.every(e => e.done);
-    }
-    /** Every item is dealt with (the step ends, or gave up on them on purpose). */
-    done() {
-        for (const item of this.items)
-            item.done = true;
-        this.persist();
-    }
-    /** The step failed for another reason than cancel or timeout and leaves its work running (`urls`): the post step must not stop it. */
-    leftRunning(urls) {
-        this.note(constants/* State */.Uw.LeftRunning, urls);
-    }
-    /** The queue item ended in Jenkins without a build (`shown` says how, with its link): nothing is left for the post step. */
-    ended(shown) {
-        this.note(constants/* State */.Uw.Ended, shown);
-    }
-    /** The step returns without waiting for the work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
-    returned(shown) {
-        this.note(constants/* State */.Uw.Returned, shown);
-    }
-    /**
-     * The work still running that this step started, one target per queue
-     * item; `all` keeps the items already dealt with (one `job`'s abort
-     * still looks at a build that ended, and says so).
-     */
-    targets(api, all = false) {
-        const targets = [];
-        for (const group of this.groups()) {
-            const [first] = group;
-            if (!first || (!all && group.every(e => e.done)))
-                continue;
-            targets.push({ name: (0,job_path/* fullName */.fq)(first.job), ...targetOf(first, group, api) });
-        }
-        for (const item of this.items) {
-            if (item.queueId === undefined && item.lost && (all || !item.done)) {
-                targets.push({ name: (0,job_path/* fullName */.fq)(item.job), job: item.job, lostTrigger: item.lost });
-            }
-        }
-        return targets;
-    }
-    /** The work the item at `index` started (with the items that started the same), while it may run. */
-    targetOf(index, api) {
-        const item = this.entry(index);
-        const group = this.groups().find(g => g.includes(item));
-        if (group)
-            return targetOf(item, group, api);
-        if (item.lost && !item.done)
-            return { job: item.job, lostTrigger: item.lost };
-        return undefined;
-    }
-    /** Whether the item at `index` shares its work with a request that is not this step's. */
-    shared(index) {
-        const group = this.groups().find(g => g.includes(this.entry(index)));
-        return group !== undefined && group.every(e => e.merged);
-    }
-    /** Lets `work` run alongside the abort; settle() waits for it. */
-    defer(work) {
-        this.deferred.push(work.catch(() => undefined));
-    }
-    /** Waits for deferred work, but not past `until` (epoch ms). */
-    settle(until) {
-        return (0,wait/* settleBy */.pN)(Promise.all(this.deferred), until);
-    }
-    note(key, text) {
-        this.io.saveState(key, text);
-        this.done();
-    }
-    /** Items by the queue item they started (Jenkins folds identical requests into one). */
-    groups() {
-        const byQueue = new Map();
-        for (const item of this.items) {
-            if (item.queueId === undefined)
-                continue;
-            const group = byQueue.get(item.queueId);
-            if (group)
-                group.push(item);
-            else
-                byQueue.set(item.queueId, [item]);
-        }
-        return [...byQueue.values()];
-    }
-    entry(index) {
-        return this.item(index);
-    }
-    persist() {
-        const saved = this.groups().map(group => {
-            const first = group[0];
-            return {
-                job: [...first.job],
-                ...(first.queueId === undefined ? {} : { queueId: first.queueId }),
-                ...(first.ref === undefined ? {} : { number: first.ref.number }),
-                own: group.length,
-                shared: group.every(e => e.merged),
-                ...(group.every(e => e.done) ? { done: true } : {})
-            };
-        });
-        this.io.saveState(constants/* State */.Uw.Builds, JSON.stringify(saved));
-        this.io.saveState(constants/* State */.Uw.Done, saved.every(e => e.done) ? 'true' : 'false');
-    }
-}
-function targetOf(first, group, api) {
-    const { job, queueId, ref } = first;
-    return {
-        job,
-        queueId,
-        build: ref === undefined
-            ? undefined
-            : { job, number: ref.number, url: api.buildUrl(job, ref.number) },
-        // Every request of ours folded into one already queued: not ours alone.
-        shared: group.every(e => e.merged),
-        ownRequests: group.length
-    };
-}
-/** The work a killed main step left behind, from its saved state (State.Builds). */
-function savedTargets(state, api) {
-    let saved;
-    try {
-        saved = JSON.parse(state);
-    }
-    catch {
-        return [];
-    }
-    if (!Array.isArray(saved))
-        return [];
-    const targets = [];
-    for (const raw of saved) {
-        if (!raw || !Array.isArray(raw.job) || !raw.job.every(n => typeof n === 'string'))
-            continue;
-        if (raw.done === true)
-            continue;
-        const job = Object.freeze([...raw.job]);
-        const own = typeof raw.own === 'number' && raw.own > 0 ? raw.own : 1;
-        const number = typeof raw.number === 'number' ? raw.number : undefined;
-        targets.push({
-            name: (0,job_path/* fullName */.fq)(job),
-            ...targetOf({
-                job,
-                queueId: typeof raw.queueId === 'number' ? raw.queueId : undefined,
-                ref: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
-            }, Array.from({ length: own }, () => ({ merged: raw.shared === true })), api)
-        });
-    }
-    return targets;
-}
-
-;// CONCATENATED MODULE: ./src/step/bounded-step.ts
-
-
-
-
-
-
-
-
-
-
-
-/**
- * A mode of the step, bounded by `timeout` and stopped by the runner's
- * cancel signals. Both fire one signal: the client's requests in flight end
- * at once and none start after it, and the abort (stop or cancel what was
- * started) runs with its own client and budget. GitHub's requests in flight
- * end with them; those sent after (the final status and comment) get the
- * abort's budget (`githubBounds`). The only place a step's abort controller,
- * timer, signal handlers and clients' bounds are made.
- */
-async function runBounded(settings, io, mode) {
-    const started = Date.now();
-    const controller = new AbortController();
-    const deadline = started + settings.timeoutMs;
-    const githubBounds = new StepBounds({ signal: controller.signal, deadline });
-    let abortedAt;
-    let until;
-    // First of the signal's listeners: GitHub requests sent from here on (the
-    // final status and comment) already get the abort's budget.
-    controller.signal.addEventListener('abort', () => {
-        abortedAt = Date.now();
-        until = abortedAt + budgetMs((0,wait/* abortReason */.Js)(controller.signal));
-        githubBounds.budget(until);
-    }, { once: true });
-    const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
-    const removeSignalHandlers = onCancelSignals(controller, io.logger);
-    const api = createClient(settings, { deadline, signal: controller.signal }, 'quick');
-    const step = {
-        settings,
-        io,
-        api,
-        signal: controller.signal,
-        githubBounds,
-        work: new RemoteWork(mode.jobs, io)
-    };
-    try {
-        await mode.run(step);
-    }
-    catch (error) {
-        // Whatever failed once the signal fired failed because of it.
-        if (controller.signal.aborted || error instanceof wait/* StepAborted */.M4) {
-            const reason = (0,wait/* abortReason */.Js)(controller.signal);
-            const at = abortedAt ?? Date.now();
-            const head = reason === 'timeout'
-                ? `Timed out after ${(0,util_duration/* formatDuration */.a3)(at - started)} (timeout: ${(0,util_duration/* formatDuration */.a3)(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
-                : `The workflow was cancelled while waiting for ${mode.waitingFor}`;
-            const end = until ?? at + budgetMs(reason);
-            throw new Error(await mode.stopped(step, { error, reason, head, until: end }));
-        }
-        throw await mode.failed(step, error);
-    }
-    finally {
-        clearTimeout(timer);
-        removeSignalHandlers();
-    }
-}
-/** How long the abort may take after the step was stopped for `reason`. */
-function budgetMs(reason) {
-    return reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS;
-}
-/**
- * Cancels or stops what the step started (unless told not to), every target
- * at once within `until`, and says what it did: the text that ends the abort
- * message, and what was said of each job (by jobKey). With
- * `single` (one `job`), a build the step did not start is said to be left
- * running, and a build that ended is still looked at; each line says
- * `Jenkins:`, not `Jenkins <job>:`.
- */
-async function stopWork({ settings, work }, { log, until, single }) {
-    const said = new Map();
-    try {
-        if (!work.anything) {
-            if (single && work.item(0).ref) {
-                return { outcome: '; left it running (this step did not start it).', said };
-            }
-            const left = [...new Set(work.scans)].map(scanLeft);
-            for (const line of left)
-                log.info(`Jenkins: ${line}.`);
-            const outcome = left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.';
-            return { outcome, said };
-        }
-        if (!settings.abortOnCancel) {
-            return { outcome: '; left the Jenkins work running (abort-on-cancel: false).', said };
-        }
-        // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
-        const client = budgetClient(settings, until);
-        const done = await Promise.all(work.targets(client, single).map(async (target) => {
-            const logger = single ? log : (0,util_logger/* namedLogger */.OP)(log, target.name);
-            const what = await abortRemote(client, target, logger, { until });
-            said.set((0,job_path/* jobKey */.tv)(target.job), what);
-            return single ? what : `${target.name}: ${what}`;
-        }));
-        for (const line of done)
-            log.info(`Jenkins${single ? ':' : ''} ${line}.`);
-        return {
-            outcome: done.length > 0 ? `; ${done.join('; ')}.` : '; none of it was still running.',
-            said
-        };
-    }
-    finally {
-        // Only now: if the runner kills us before this, the post step stops the work.
-        work.done();
-    }
-}
-/**
- * A failure that is not a cancel or timeout leaves the work running, as
- * `abort-on-cancel` promises, and says so with its links; the post step is
- * told not to stop it. A queue item that Jenkins cancelled or forgot left
- * nothing running, and that is what is said and saved. `single`: one
- * `job`'s wording (its build or queue item), not the list of several.
- */
-function leavingWorkRunning({ api, work, io }, error, single) {
-    const message = (0,error_text/* errorText */.k)(error).replace(/\.?$/, '.');
-    const left = work.targets(api);
-    if (left.length === 0) {
-        work.done();
-        return error;
-    }
-    const [first] = left;
-    if (single && error instanceof QueueItemEnded && !first?.build) {
-        // Jenkins shows the item cancelled or gone: nothing of it runs.
-        const url = (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, error.queueId);
-        work.ended(`${error.shown}, ${url}`);
-        return new Error(`${message} Nothing this step started is running in Jenkins (queue item ${error.queueId}: ${url}).`);
-    }
-    const urls = left.map(t => t.build?.url ?? (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, t.queueId));
-    work.leftRunning(urls.join(' '));
-    if (!single)
-        io.logger.debug(`Left running: ${urls.join(', ')}`);
-    const what = single && first
-        ? first.build
-            ? `Jenkins build #${first.build.number} is still running: ${urls[0]}`
-            : `Jenkins queue item ${first.queueId}: ${urls[0]}`
-        : `Jenkins work this step started is still running: ${urls.join(', ')}`;
-    return new Error(`${message} ${what} (this step stops Jenkins work only when it is cancelled or times out).`);
-}
-
-;// CONCATENATED MODULE: ./src/inputs/ca-cert.ts
-
-
-const EXPECTED = 'expected the PEM text of one or more CA certificates (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), e.g. `ca-cert: ${{ secrets.JENKINS_CA }}`';
-const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END ([A-Z0-9 ]+)-----/g;
-/**
- * Parses the `ca-cert` input into PEM certificates, each one checked by
- * Node's X509 parser, so that a broken one is an input error before any
- * request. Text between blocks (a bundle's `# Subject:` comments) is
- * ignored; a private key is refused outright.
- */
-function parseCaCert(text) {
-    const value = text.trim();
-    if (value === '')
-        return [];
-    const certificates = [];
-    let index = 0;
-    for (const match of value.matchAll(BLOCK)) {
-        index++;
-        const [block, label = '', , endLabel = ''] = match;
-        if (/PRIVATE KEY/.test(label) || /PRIVATE KEY/.test(endLabel)) {
-            throw new input_error/* InputError */.d(`Input 'ca-cert' holds a private key (block ${index}): it takes CA certificates only, which are public. Remove the key, and treat it as leaked if it was a real one.`);
-        }
-        if (label !== 'CERTIFICATE' || endLabel !== 'CERTIFICATE') {
-            throw new input_error/* InputError */.d(`Input 'ca-cert' block ${index} is a ${label === endLabel ? label : `${label}/${endLabel}`} block: ${EXPECTED}.`);
-        }
-        try {
-            // Throws on bad base64 or DER; the message never holds the input.
-            void new external_node_crypto_.X509Certificate(block);
-        }
-        catch {
-            throw new input_error/* InputError */.d(`Input 'ca-cert' certificate ${index} is not a valid certificate (damaged base64 or DER): ${EXPECTED}.`);
-        }
-        certificates.push(`${block}\n`);
-    }
-    const begins = value.match(/-----BEGIN /g)?.length ?? 0;
-    if (begins > index) {
-        throw new input_error/* InputError */.d(`Input 'ca-cert' has a BEGIN line without its END line (block ${index + 1}; cut short when copied?): ${EXPECTED}.`);
-    }
-    if (certificates.length === 0) {
-        const path = !/\s/.test(value) && /[/\\]|\.(pem|crt|cer)$/i.test(value);
-        throw new input_error/* InputError */.d(`Input 'ca-cert' holds no PEM certificate${path ? ' (it looks like a file path: give the certificate text itself, or point NODE_EXTRA_CA_CERTS at the file)' : ''}: ${EXPECTED}.`);
-    }
-    return certificates;
-}
-
 ;// CONCATENATED MODULE: ./src/inputs/extra-headers.ts
 
 
-const extra_headers_FORMS = 'expected `Name: value` lines, e.g. `CF-Access-Client-Id: ${{ secrets.CF_ID }}` (one header per line)';
+const FORMS = 'expected `Name: value` lines, e.g. `CF-Access-Client-Id: ${{ secrets.CF_ID }}` (one header per line)';
 /** RFC 9110 5.1: a field name is a token. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /**
@@ -49293,11 +41217,11 @@ function parseExtraHeaders(text, options) {
             return;
         const colon = line.indexOf(':');
         if (colon < 0)
-            throw new input_error/* InputError */.d(`Input 'headers' line ${n} has no ':': ${extra_headers_FORMS}.`);
+            throw new input_error/* InputError */.d(`Input 'headers' line ${n} has no ':': ${FORMS}.`);
         const name = line.slice(0, colon).trim();
         const value = line.slice(colon + 1).trim();
         if (!TOKEN.test(name)) {
-            throw new input_error/* InputError */.d(`Input 'headers' line ${n} has an invalid header name (letters, digits and !#$%&'*+.^_\`|~- only): ${extra_headers_FORMS}.`);
+            throw new input_error/* InputError */.d(`Input 'headers' line ${n} has an invalid header name (letters, digits and !#$%&'*+.^_\`|~- only): ${FORMS}.`);
         }
         const key = name.toLowerCase();
         const refused = REFUSED.get(key);
@@ -49308,7 +41232,7 @@ function parseExtraHeaders(text, options) {
             throw new input_error/* InputError */.d(`Input 'headers' line ${n} sets Authorization, but 'user' and 'token' already send one: leave 'user' and 'token' empty to send your own, or drop the header.`);
         }
         if (value === '')
-            throw new input_error/* InputError */.d(`Input 'headers' line ${n} (${name}) has an empty value: ${extra_headers_FORMS}.`);
+            throw new input_error/* InputError */.d(`Input 'headers' line ${n} (${name}) has an empty value: ${FORMS}.`);
         if (!/^[\x20-\x7e\t]+$/.test(value)) {
             throw new input_error/* InputError */.d(`Input 'headers' line ${n} (${name}) has a value with a line break, a control character or a non-ASCII character: header values must be printable ASCII.`);
         }
@@ -49429,6 +41353,12 @@ function commitParameterConflicts(s, name, none, unbuilt) {
     }
 }
 
+// EXTERNAL MODULE: ./src/util/http-url.ts
+var http_url = __nccwpck_require__(5394);
+// EXTERNAL MODULE: ./src/jenkins/model/job-path.ts
+var job_path = __nccwpck_require__(583);
+// EXTERNAL MODULE: ./src/util/shorten.ts
+var shorten = __nccwpck_require__(2509);
 // EXTERNAL MODULE: ./src/util/commit-sha.ts
 var commit_sha = __nccwpck_require__(4572);
 ;// CONCATENATED MODULE: ./src/inputs/input-values.ts
@@ -49595,6 +41525,92 @@ function parseCommitParameter(value) {
 
 // EXTERNAL MODULE: ./src/inputs/parameters.ts + 1 modules
 var inputs_parameters = __nccwpck_require__(723);
+;// CONCATENATED MODULE: ./src/util/artifact-paths.ts
+
+/** Characters Windows does not allow in a file name (NTFS/Win32; `:` would also open an alternate data stream). */
+const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
+/** Device names Windows resolves whatever the folder or extension (`NUL.txt` is the NUL device). */
+const WINDOWS_RESERVED = /^(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|COM[0-9¹²³]|LPT[0-9¹²³])(\..*)?$/i;
+/** Longest file name most file systems take (ext4, NTFS, APFS: 255). */
+const MAX_NAME_BYTES = 255;
+/**
+ * The path segments of an artifact's `relativePath`, or why it is refused.
+ *
+ * Jenkins' own StandardArtifactManager joins file names with '/'
+ * (`Run.addArtifacts`), so a well-formed path is '/'-separated names, none
+ * empty, '.' or '..'. Anything else comes from a broken or hostile server (or
+ * an artifact manager plugin) and could write outside the folder: absolute
+ * paths, drive letters, backslashes (a separator on Windows runners), NUL and
+ * control characters, and, on Windows, names it would reinterpret.
+ */
+function artifactSegments(relativePath, platform = process.platform) {
+    const refuse = (reason) => ({ path: relativePath, reason });
+    if (relativePath === '')
+        return refuse('is empty');
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(relativePath))
+        return refuse('contains a control character');
+    if (relativePath.includes('\\'))
+        return refuse('contains a backslash');
+    if (relativePath.startsWith('/'))
+        return refuse('is absolute');
+    if (/^[A-Za-z]:/.test(relativePath))
+        return refuse('starts with a drive letter');
+    const segments = relativePath.split('/');
+    for (const segment of segments) {
+        if (segment === '')
+            return refuse('has an empty path segment');
+        if (segment === '.' || segment === '..')
+            return refuse(`has a '${segment}' segment`);
+        if (Buffer.byteLength(segment) > MAX_NAME_BYTES) {
+            return refuse(`has a name longer than ${MAX_NAME_BYTES} bytes`);
+        }
+        if (platform === 'win32') {
+            const problem = windowsNameProblem(segment);
+            if (problem)
+                return refuse(problem);
+        }
+    }
+    return segments;
+}
+/** Why Windows would not take `name` as the file name it looks like, if it would not. */
+function windowsNameProblem(name) {
+    if (WINDOWS_FORBIDDEN.test(name)) {
+        return 'contains a character Windows does not allow in file names (<>:"|?*)';
+    }
+    // Windows drops trailing dots and spaces before it looks the name up: `CON .txt` is not CON, `aux.` is.
+    const trimmed = name.replace(/[. ]+$/, '');
+    if (WINDOWS_RESERVED.test(trimmed) || WINDOWS_RESERVED.test(name)) {
+        return 'names a Windows device (CON, NUL, …)';
+    }
+    if (/[. ]$/.test(name))
+        return 'has a name ending in a dot or space (Windows)';
+    return undefined;
+}
+/**
+ * True when `target` is `root` or below it (both absolute, already resolved).
+ * `path` is the platform's by default (path.win32 in tests: it compares
+ * case-insensitively and knows drives and UNC roots).
+ */
+function isInside(root, target, path = (external_node_path_default())) {
+    const rel = path.relative(root, target);
+    return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+/**
+ * Where an artifact goes below `root`, or why not. The lexical check after the
+ * join is belt and braces: artifactSegments already refused every way out.
+ */
+function artifactTarget(root, relativePath, platform = process.platform) {
+    const segments = artifactSegments(relativePath, platform);
+    if (!Array.isArray(segments))
+        return segments;
+    const target = (0,external_node_path_namespaceObject.join)(root, ...segments);
+    if (target === root || !isInside(root, target)) {
+        return { path: relativePath, reason: 'would land outside the artifacts folder' };
+    }
+    return target;
+}
+
 ;// CONCATENATED MODULE: ./src/inputs/values-file.ts
 /**
  * The `values-file` input (and a `jobs` item's `"values-file"`): a path among
@@ -49616,6 +41632,222 @@ function parseValuesFile(value, where) {
         throw new input_error/* InputError */.d(`${where} ('${(0,shorten/* clip */.$)(path)}') ${segments.reason}: expected the path of an artifact the build archives, relative to its artifacts, such as values.json or out/build.env.`);
     }
     return path;
+}
+
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: ./src/util/workspace-paths.ts
+/**
+ * Paths below the workspace that the step creates or reads, checked against
+ * where each existing component really leads before anything is created or
+ * opened through it. A lexical check alone is not enough: `out` may be a
+ * symbolic link (or a Windows junction) to a folder elsewhere, and
+ * `mkdir -p out/sub` would create `sub` there before any check could refuse.
+ *
+ * The path module and the file system are injected so that the Windows rules
+ * (backslashes, drive letters, `C:..`, UNC paths, junctions, device names)
+ * are tested with `path.win32` here, where no Windows machine is.
+ */
+
+
+
+/** @internal */
+const nodeWalkFs = {
+    lstat: async (path) => {
+        try {
+            return await (0,promises_namespaceObject.lstat)(path);
+        }
+        catch (error) {
+            if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR'))
+                return undefined;
+            throw error;
+        }
+    },
+    realpath: path => (0,promises_namespaceObject.realpath)(path),
+    readlink: path => (0,promises_namespaceObject.readlink)(path),
+    mkdir: async (path) => {
+        try {
+            await (0,promises_namespaceObject.mkdir)(path);
+        }
+        catch (error) {
+            // Another download may have made it a moment ago: the walk looks again.
+            if (!isCode(error, 'EEXIST'))
+                throw error;
+        }
+    }
+};
+/** A path the rules refuse, with why; `link` names the symbolic link it went out through. */
+class WorkspacePathError extends Error {
+    path;
+    reason;
+    /** The symbolic link (workspace-relative, '/'-separated) it went out through. */
+    link;
+    /** Where that link leads. */
+    target;
+    /** The link leads to nothing (it cannot be followed, nor be created through). */
+    dangling;
+    constructor(path, reason, { link, target, dangling = false } = {}) {
+        super(`'${path}' ${reason}`);
+        this.path = path;
+        this.reason = reason;
+        this.name = 'WorkspacePathError';
+        this.link = link;
+        this.target = target;
+        this.dangling = dangling;
+    }
+}
+/**
+ * The segments of a path the user gave relative to the workspace, or why not:
+ * no absolute path (`/x`, `C:\x`, `\x`, `\\server\share`), no drive-relative
+ * one (`C:x`, `C:..`), no `..`, and on Windows no device name (`CON`,
+ * `aux.txt`) and no name ending in a dot or a space (Windows drops them, so
+ * `a.` and `a` are one file). `.` and empty segments are dropped.
+ * @internal
+ */
+function workspaceSegments(value, path = (external_node_path_default())) {
+    const refuse = (reason) => {
+        throw new WorkspacePathError(value, reason);
+    };
+    const windows = path.sep === '\\';
+    if (value.trim() === '')
+        refuse('is empty');
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(value))
+        refuse('contains a control character');
+    if (windows && /^[\\/]{2}/.test(value))
+        refuse('is a network (UNC) path');
+    if (windows && /^[A-Za-z]:(?![\\/])/.test(value)) {
+        refuse("is relative to a drive's current folder (like C:..)");
+    }
+    if (path.isAbsolute(value) || (windows && /^[A-Za-z]:/.test(value)))
+        refuse('is absolute');
+    const segments = value.split(windows ? /[\\/]/ : '/').filter(s => s !== '' && s !== '.');
+    if (segments.length === 0)
+        refuse('names the workspace itself');
+    for (const segment of segments) {
+        if (segment === '..')
+            refuse("has a '..' segment");
+        if (windows) {
+            const problem = windowsNameProblem(segment);
+            if (problem)
+                refuse(problem);
+        }
+    }
+    return segments;
+}
+/**
+ * The absolute folder a user's path names below the workspace (relative to
+ * it, or absolute inside it), or a WorkspacePathError: outside the
+ * workspace, and on Windows a UNC path, a drive-relative one (`C:..`, whose
+ * meaning depends on that drive's current folder), or a device name or a
+ * name ending in a dot or space in any segment. Lexical only: links are
+ * checked when the folder is made (makeFolderInside).
+ */
+function workspaceFolder(value, workspace, path = (external_node_path_default())) {
+    const refuse = (reason) => {
+        throw new WorkspacePathError(value, reason);
+    };
+    const windows = path.sep === '\\';
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(value))
+        refuse('contains a control character');
+    if (windows && /^[\\/]{2}/.test(value) && !isInside(workspace, path.resolve(value), path)) {
+        refuse('is a network (UNC) path outside the workspace');
+    }
+    if (windows && /^[A-Za-z]:(?![\\/])/.test(value)) {
+        refuse("is relative to a drive's current folder (like C:..)");
+    }
+    const target = path.resolve(workspace, value);
+    if (!isInside(workspace, target, path)) {
+        refuse(path.isAbsolute(value) ? 'is outside the workspace' : 'leads out of the workspace');
+    }
+    if (windows) {
+        for (const segment of path.relative(workspace, target).split(/[\\/]/)) {
+            if (segment === '')
+                continue;
+            const problem = windowsNameProblem(segment);
+            if (problem)
+                refuse(problem);
+        }
+    }
+    return target;
+}
+/**
+ * Makes the folder `segments` below `base` one level at a time, checking
+ * before each step that the part that exists leads where it seems: a
+ * component that is (or resolves through) a symbolic link or junction out of
+ * `baseReal` is refused, naming it, before anything is created inside it.
+ * Returns the folder's real path. `baseReal` is `base` with its links
+ * resolved (the boundary); `label` is how messages name the path.
+ */
+async function makeFolderInside(base, baseReal, segments, label, options = {}) {
+    return walk(base, baseReal, segments, label, 'folder', options);
+}
+/**
+ * An existing file at `relativePath` below `workspace`, for reading: its real
+ * path, or a WorkspacePathError when the path is absolute, has `..`, names a
+ * Windows device, does not exist or is not a file, or passes through a
+ * symbolic link (or junction) that leads out of the workspace. Links that
+ * stay inside are followed. Nothing is created.
+ */
+async function resolveWorkspaceFile(workspace, relativePath, options = {}) {
+    const fs = options.fs ?? nodeWalkFs;
+    const segments = workspaceSegments(relativePath, options.path ?? (external_node_path_default()));
+    return walk(workspace, await fs.realpath(workspace), segments, relativePath, 'file', options);
+}
+async function walk(base, baseReal, segments, label, want, options) {
+    const path = options.path ?? (external_node_path_default());
+    const fs = options.fs ?? nodeWalkFs;
+    // Each step starts from the real path of the part already checked, which
+    // has no link in it: nothing is looked up or made through a link that
+    // was not checked first.
+    let real = baseReal;
+    for (const [index, segment] of segments.entries()) {
+        const last = index === segments.length - 1;
+        const here = path.join(real, segment);
+        const shown = segments.slice(0, index + 1).join('/');
+        let kind = await fs.lstat(here);
+        if (!kind) {
+            if (want === 'file')
+                throw new WorkspacePathError(label, `does not exist ('${shown}' is missing)`);
+            await fs.mkdir(here);
+            kind = await fs.lstat(here);
+            if (!kind)
+                throw new WorkspacePathError(label, `could not be created ('${shown}')`);
+        }
+        if (kind.isSymbolicLink()) {
+            let target;
+            try {
+                target = await fs.realpath(here);
+            }
+            catch {
+                const to = await fs.readlink(here).catch(() => '?');
+                throw new WorkspacePathError(label, `passes through the symbolic link '${shown}', which leads to ${to}, which does not exist`, { link: shown, target: to, dangling: true });
+            }
+            if (!isInside(baseReal, target, path)) {
+                throw new WorkspacePathError(label, `leads out of ${base === baseReal ? base : `${base} (${baseReal})`} through a symbolic link: '${shown}' leads to ${target}`, { link: shown, target });
+            }
+            real = target;
+            kind = await fs.lstat(real);
+            if (!kind)
+                throw new WorkspacePathError(label, `does not exist ('${shown}' is missing)`);
+        }
+        else {
+            real = here;
+        }
+        const isFolder = kind.isDirectory();
+        if (!last || want === 'folder') {
+            if (!isFolder)
+                throw new WorkspacePathError(label, `is not a folder ('${shown}' is a file)`);
+        }
+        else if (!kind.isFile()) {
+            throw new WorkspacePathError(label, isFolder ? 'is a folder, not a file' : 'is not a file');
+        }
+    }
+    return real;
+}
+function isCode(error, code) {
+    return error?.code === code;
 }
 
 ;// CONCATENATED MODULE: ./src/inputs/upload-files.ts
@@ -49691,12 +41923,13 @@ async function resolveUploads(files, workspace, where = "Input 'files'") {
         catch (error) {
             if (error instanceof WorkspacePathError)
                 throw refuse(error.reason);
+            // as: what fs throws; `code` may be absent, and is read as such.
             const code = error.code;
             throw refuse(`cannot be read (${code ?? String(error)})`);
         }
-        const info = await (0,external_node_fs_promises_namespaceObject.stat)(real);
+        const info = await (0,promises_namespaceObject.stat)(real);
         try {
-            await (await (0,external_node_fs_promises_namespaceObject.open)(real, 'r')).close();
+            await (await (0,promises_namespaceObject.open)(real, 'r')).close();
         }
         catch (error) {
             throw refuse(`cannot be read (${error.code ?? 'error'})`);
@@ -49713,6 +41946,134 @@ async function resolveUploads(files, workspace, where = "Input 'files'") {
     return uploads;
 }
 
+// EXTERNAL MODULE: ./src/jenkins/model/counts.ts
+var model_counts = __nccwpck_require__(2578);
+;// CONCATENATED MODULE: ./src/inputs/build-reference.ts
+/**
+ * `build: <number or URL>`: a build the step did not start, to follow as it
+ * follows a new one. A number is a build of `job`; a URL is a build or a
+ * queue item URL Jenkins gave for `job` (a `build-url` or `queue-url`
+ * output). A URL below `url` is checked here, before any request: another
+ * job's is refused naming both. A URL elsewhere may still be Jenkins' own,
+ * written from its configured root URL (jenkins-api.md 9): that is decided
+ * once Jenkins has said its root URL (src/follow/given-build.ts), with the
+ * same reading (locateReference). Requests always go to `url`.
+ */
+
+
+
+
+
+/**
+ * A message about `build` for an item of `jobs` (`where`: "Input 'jobs'
+ * item 2's 'build'"), from the one written for the `build` input.
+ */
+function itemMessage(message, where) {
+    return message
+        .replace("Input 'build'", where)
+        .replace("(input 'job')", "(its 'job')")
+        .replace("the job given in 'job'", 'its job');
+}
+const build_reference_FORMS = "expected new, last, last-successful, a build number of the job (42), or a build or queue item URL Jenkins gave for it (an earlier step's build-url or queue-url)";
+/** The reference `value` names, or undefined when it is neither a number nor a URL. */
+function parseBuildReference(value, baseUrl, job) {
+    if (/^\d+$/.test(value)) {
+        const number = Number(value);
+        if (!(0,model_counts/* isBuildNumber */.Y_)(number)) {
+            throw new input_error/* InputError */.d(`Input 'build' ('${(0,shorten/* clip */.$)(value)}') is not a build number: ${build_reference_FORMS}.`);
+        }
+        return { kind: 'build', number, text: value };
+    }
+    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
+        return undefined;
+    const shown = (0,job_path/* redactUrl */.BO)(value);
+    const url = (0,http_url/* parseHttpUrl */.f)(value, `Input 'build' ('${shown}')`, build_reference_FORMS);
+    if (url.username !== '' || url.password !== '') {
+        throw new input_error/* InputError */.d(`Input 'build' URL must not contain credentials: give the URL as Jenkins wrote it (${build_reference_FORMS}).`);
+    }
+    if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') has a query or fragment: ${build_reference_FORMS}.`);
+    }
+    if ((0,http_url/* hasDotSegment */.t)(value)) {
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') has a '.' or '..' segment: ${build_reference_FORMS}.`);
+    }
+    return locateReference(url, baseUrl, job, shown) ?? { kind: 'elsewhere', url, text: shown };
+}
+/**
+ * The build or queue item `url` names below `base` (the `url` input, or the
+ * root URL Jenkins writes), checked to be of `job`; undefined when `url` is
+ * not below `base` (another origin, or outside its context path).
+ */
+function locateReference(url, base, job, shown) {
+    let root;
+    try {
+        root = new URL(base);
+    }
+    catch {
+        return undefined;
+    }
+    const basePath = root.pathname.replace(/\/+$/, '');
+    const path = url.pathname;
+    if (url.origin !== root.origin)
+        return undefined;
+    if (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))
+        return undefined;
+    const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '');
+    const queue = /^queue\/item\/(\d+)(?:\/|$)/.exec(rest);
+    if (queue) {
+        const id = Number(queue[1]);
+        if (Number.isSafeInteger(id))
+            return { kind: 'queue', id, text: shown };
+    }
+    const parts = rest.split('/');
+    const names = [];
+    let at = 0;
+    for (; parts[at] === 'job' && parts[at + 1]; at += 2) {
+        try {
+            // As parseJobPath: a decoded '/' is a multibranch name's %2F.
+            // as: the loop condition checked it is there.
+            names.push(decodeURIComponent(parts[at + 1]).replace(/\//g, '%2F'));
+        }
+        catch {
+            break;
+        }
+    }
+    // The build: its number, or a permalink, then any page of it (console, changes, tests…).
+    const which = parts[at] ?? '';
+    const number = /^\d+$/.test(which) ? Number(which) : NaN;
+    const permalink = PERMALINKS[which];
+    if (names.length === 0 || (!(0,model_counts/* isBuildNumber */.Y_)(number) && !permalink)) {
+        throw new input_error/* InputError */.d(notABuild(shown, names.length > 0 && which === ''));
+    }
+    if ((0,job_path/* fullName */.fq)(names) !== (0,job_path/* fullName */.fq)(job)) {
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') is a build of job '${(0,job_path/* fullName */.fq)(names)}', not of '${(0,job_path/* fullName */.fq)(job)}' (input 'job'): follow a build of the job given in 'job'.`);
+    }
+    if ((0,model_counts/* isBuildNumber */.Y_)(number))
+        return { kind: 'build', number, text: shown };
+    if (permalink === 'last' || permalink === 'last-successful') {
+        return { kind: 'latest', mode: permalink, text: shown };
+    }
+    throw new input_error/* InputError */.d(`Input 'build' URL ('${shown}') names ${which}, a build Jenkins picks anew each time: give \`build: last\` (lastBuild) or \`build: last-successful\` (lastSuccessfulBuild), or that build's own URL, with its number (…/job/NAME/42/).`);
+}
+/**
+ * The job's permalinks (PermalinkProjectAction.Permalink.BUILTIN): the
+ * two the step follows as its named modes, and the others it cannot.
+ */
+const PERMALINKS = {
+    lastBuild: 'last',
+    lastSuccessfulBuild: 'last-successful',
+    lastStableBuild: 'other',
+    lastUnstableBuild: 'other',
+    lastFailedBuild: 'other',
+    lastUnsuccessfulBuild: 'other',
+    lastCompletedBuild: 'other'
+};
+/** What to paste instead of a URL that names no build (`jobPage`: the job's own page). */
+function notABuild(shown, jobPage) {
+    const what = jobPage ? "is the job's page, not a build's" : 'is not a build URL';
+    return `Input 'build' URL ('${shown}') ${what}: paste a build's URL from its page in Jenkins (…/job/NAME/42/, or any page below it such as …/42/console), its lastBuild or lastSuccessfulBuild (…/job/NAME/lastBuild/), or a queue item URL (…/queue/item/7/): ${build_reference_FORMS}.`;
+}
+
 ;// CONCATENATED MODULE: ./src/inputs/jobs-input.ts
 
 
@@ -49721,11 +42082,12 @@ async function resolveUploads(files, workspace, where = "Input 'files'") {
 
 
 
+
 /** Keys an item object may have. */
-const ITEM_KEYS = ['job', 'parameters', 'files', 'branch', 'values-file'];
+const ITEM_KEYS = ['job', 'parameters', 'files', 'branch', 'values-file', 'build'];
 /** More builds than this from one step is a mistake or an abuse: a matrix or several steps say it better. */
 const MAX_JOBS = 100;
-const jobs_input_FORMS = 'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "...", "values-file": "..."}, or one job path per line';
+const jobs_input_FORMS = 'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "...", "values-file": "...", "build": 42 or "URL"}, or one job path per line';
 /**
  * Parses the `jobs` input: a JSON array (the text starts with `[`) whose
  * items are a job path or an object with `job`, `parameters` (an object, or
@@ -49776,6 +42138,7 @@ function rawItem(value, index) {
         return { index, job: value };
     if (!jobs_input_isObject(value))
         throw new input_error/* InputError */.d(`${where} is ${(0,inputs_parameters/* kindOf */.I)(value)}: ${jobs_input_FORMS}.`);
+    // as: a tuple's includes takes only its own members; any key is asked about.
     const unknown = Object.keys(value).filter(key => !ITEM_KEYS.includes(key));
     if (unknown.length > 0) {
         throw new input_error/* InputError */.d(`${where} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map(k => `'${(0,shorten/* clip */.$)((0,job_path/* redactUrl */.BO)(k))}'`).join(', ')}: an item takes ${ITEM_KEYS.map(k => `'${k}'`).join(', ')} (${jobs_input_FORMS}).`);
@@ -49795,6 +42158,11 @@ function rawItem(value, index) {
     }
     own('parameters', true, "'parameters' that are", 'an object such as {"NAME": "value"}, or NAME=value lines in a string');
     own('branch', false, "a 'branch' that is", 'a branch or pull-request name, e.g. "feature/x" or "PR-42"');
+    const build = value['build'];
+    if (build !== undefined && typeof build !== 'number') {
+        own('build', false, "a 'build' that is", 'a build number of its job, or a build or queue item URL');
+    }
+    // as: every key is one of ITEM_KEYS, each checked for its kind above.
     return { ...value, index, job };
 }
 function jobs_input_isObject(value) {
@@ -49802,7 +42170,7 @@ function jobs_input_isObject(value) {
 }
 function entryOf(item, url, shared) {
     const where = `Input 'jobs' item ${item.index}`;
-    return jobEntry(parseProject(item.job, url, where), shared, {
+    const entry = jobEntry(parseProject(item.job, url, where), shared, {
         parameters: ownParameters(item, where),
         ...(item.branch === undefined
             ? {}
@@ -49812,6 +42180,28 @@ function entryOf(item, url, shared) {
             ? {}
             : { valuesFile: parseValuesFile(item['values-file'], `${where}'s 'values-file'`) ?? '' })
     });
+    return item.build === undefined ? entry : { ...entry, given: givenBuild(item, url, entry) };
+}
+/** An item's own `build`: a build number of its job, or a build or queue item URL Jenkins gave for it. */
+function givenBuild(item, url, entry) {
+    const where = `Input 'jobs' item ${item.index}'s 'build'`;
+    const text = String(item.build).trim();
+    const expected = `expected a build number of its job (42), or a build or queue item URL Jenkins gave for it`;
+    if (entry.hasParameters || entry.files.length > 0) {
+        throw new input_error/* InputError */.d(`Input 'jobs' item ${item.index} has 'build' and ${entry.hasParameters ? 'parameters' : 'files'}: a given build is followed, not triggered, so they would be ignored.`);
+    }
+    let given;
+    try {
+        given = parseBuildReference(text, url, entry.job);
+    }
+    catch (error) {
+        if (error instanceof input_error/* InputError */.d)
+            throw new input_error/* InputError */.d(itemMessage(error.message, where));
+        throw error;
+    }
+    if (!given)
+        throw new input_error/* InputError */.d(`${where} ('${(0,shorten/* clip */.$)((0,job_path/* redactUrl */.BO)(text))}') is not one: ${expected}.`);
+    return { ...given, where };
 }
 /** A job path as `where` (`Input 'job'`, or an item of `jobs`) gives it. */
 function parseProject(text, url, where) {
@@ -49993,7 +42383,7 @@ function parseSettings(get, env = currentEnvironment()) {
     const commentPermission = parseCommentPermission(read(constants/* Input */.pd.CommentPermission));
     const wait = parseWait(read(constants/* Input */.pd.Wait));
     const buildText = read(constants/* Input */.pd.Build);
-    const timeoutMs = (0,util_duration/* parseDuration */.E9)(read(constants/* Input */.pd.Timeout), constants/* Input */.pd.Timeout);
+    const timeoutMs = (0,duration/* parseDuration */.E9)(read(constants/* Input */.pd.Timeout), constants/* Input */.pd.Timeout);
     const accept = parseAccept(read(constants/* Input */.pd.Accept));
     const parametersText = read(constants/* Input */.pd.Parameters);
     const hasParameters = parametersText.trim() !== '';
@@ -50158,7 +42548,7 @@ function urlPasswords(value) {
 function parseGiven(value, url, job, several) {
     if (several) {
         if (/^\d+$/.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-            throw conflict('jobs', 'build', 'a build number or URL names one build of one job: use job');
+            throw conflict('jobs', 'build', `a build number or URL names one build of one job: give it as that item's "build"`);
         }
         return undefined;
     }
@@ -50198,1102 +42588,1825 @@ function parseArtifactsPath(value, workspace) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/multi/console.ts
-
-
-
-
-
-
-
+// EXTERNAL MODULE: ./src/jenkins/reads/decode.ts
+var decode = __nccwpck_require__(9828);
+;// CONCATENATED MODULE: ./src/jenkins/trigger/shared-work.ts
 /**
- * Prints a build that ended: its whole console in a group of its own, with
- * workflow commands stopped (log-stream.ts: the console is Jenkins text),
- * after the groups already asked for. A build seen ended by the running list
- * has its log closed (its executor is freed last), so one read is the rule;
- * a build seen ended by its own read may still be closing its log: what is
- * new is fetched every followUpMs, for at most followUpForMs. A console that
- * cannot be read is said in the group: the build's result stands. Returns
- * the console's last lines (for the failure message).
+ * Whether a queue item or build stands for more than one trigger request,
+ * so that cancelling or stopping it would cancel someone else's work too:
+ * Jenkins folds a request into an item already queued with the same
+ * parameters and adds its cause, and every trigger by this action brings
+ * exactly one cause, so more than one means another request shares it.
+ * From Jenkins' source: docs/internals.md, "Work shared with another request".
  */
-async function printConsole(api, ref, printer, signal, policy = DEFAULT_POLL_POLICY) {
-    return printer.group(`Console of Jenkins ${(0,job_path/* fullName */.fq)(ref.job)} #${ref.number}`, async (sink) => {
-        const streamer = new ConsoleStreamer(api, ref, sink);
-        return withCommandsStopped(text => sink.write(text), async () => {
-            try {
-                const until = Date.now() + policy.followUpForMs;
-                for (;;) {
-                    const poll = await streamer.poll();
-                    if (!poll.moreData)
-                        break;
-                    if (Date.now() > until) {
-                        streamer.notice(consoleLeftOpen(ref, policy.followUpForMs));
-                        break;
-                    }
-                    await (0,wait/* sleep */.yy)(policy.followUpMs, signal);
-                }
-            }
-            catch (error) {
-                if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
-                    throw error;
-                streamer.notice(`Could not read the console: ${(0,error_text/* errorText */.k)(error)}`);
-            }
-            finally {
-                // Before commands resume: its lines must stay in the stopped region.
-                streamer.flush();
-            }
-            return streamer.tail();
-        });
-    });
-}
 
-;// CONCATENATED MODULE: ./src/multi/complete.ts
-
-
-
-
-
-
-
-
+/** The `tree` that makes a build GET export its causes (one entry per cause). */
+const CAUSES_TREE = 'actions[causes[shortDescription]]';
 /**
- * A judged build of `jobs` ended (step/build-ended.ts reportEnded, once for
- * every item that shares it): what it produced and its commit statuses,
- * then its console (in its group, when the builds' turn comes). An error
- * here (not a cancel) is the items', and the others go on.
- */
-async function completeBuild(c, owners, ref, final, watched) {
-    const { api, settings, signal, printer } = c;
-    const [first] = owners;
-    if (!first)
-        return;
-    const outcome = first.report.outcome;
-    try {
-        await reportEnded({
-            api,
-            settings: {
-                ...settings,
-                artifactsPath: artifactsFolder(c, first, ref),
-                valuesFile: first.entry.valuesFile
-            },
-            ref,
-            final,
-            outcome,
-            signal,
-            out: {
-                logger: printer.logger,
-                annotate: (message, title, where) => printer.annotate(message, title, where)
-            },
-            reports: c.reports,
-            statuses: owners.map(item => item.status)
-        });
-        const tail = settings.log && (settings.build === 'new' || watched)
-            ? await printConsole(api, ref, printer, signal)
-            : [];
-        for (const item of owners) {
-            item.report.tail = tail;
-            if (item === first)
-                continue;
-            const shared = item.report.outcome;
-            shared.tests = outcome.tests;
-            shared.stages = outcome.stages;
-            shared.failedStage = outcome.failedStage;
-            shared.artifacts = outcome.artifacts;
-            shared.unread = outcome.unread;
-            // Items that share the build may name different values files.
-            const path = item.entry.valuesFile;
-            if (path === undefined)
-                continue;
-            shared.values =
-                path === first.entry.valuesFile
-                    ? outcome.values
-                    : await (0,values/* readValues */.N$)(api, ref, path, printer.logger, {
-                        required: settings.valuesFileRequired
-                    });
-        }
-    }
-    catch (error) {
-        if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
-            throw error;
-        for (const item of owners)
-            item.report.error = (0,error_text/* errorText */.k)(error);
-        // A status left pending would block a protected branch for good.
-        const why = statusFailure(error, signal);
-        await Promise.all(owners.map(i => i.status?.finished || i.status?.finish('error', why, ref.url)));
-    }
-    finally {
-        for (const item of owners)
-            item.done = true;
-    }
-}
-/**
- * Each build's artifacts go to a folder of their own below
- * `artifacts-path`: the job's path, and the build number too when the
- * job is listed more than once (its builds would share names).
- */
-function artifactsFolder(c, item, ref) {
-    const twice = c.entries.filter(e => (0,job_path/* sameJob */.YU)(e.job, item.entry.job)).length > 1;
-    const names = item.entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'));
-    return (0,external_node_path_namespaceObject.join)(c.settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []));
-}
-
-;// CONCATENATED MODULE: ./src/multi/disable-jobs.ts
-
-
-/** `disable` with `jobs`: every listed job, at once; throws naming each one that could not be. */
-async function disableJobs(api, entries, logger) {
-    const settled = await Promise.allSettled(entries.map(entry => api.disableJob(entry.job)));
-    const failures = [];
-    settled.forEach((result, i) => {
-        const entry = entries[i];
-        if (result.status === 'fulfilled') {
-            logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`);
-        }
-        else {
-            failures.push(`- ${entry.jobName}: ${(0,error_text/* errorText */.k)(result.reason)}`);
-        }
-    });
-    const stopped = settled.find(s => s.status === 'rejected' && s.reason instanceof errors/* Interrupted */.j$);
-    if (stopped)
-        throw stopped.reason;
-    if (failures.length > 0) {
-        throw new Error([`Could not disable ${failures.length} of ${entries.length} Jenkins jobs:`, ...failures].join('\n'));
-    }
-}
-
-;// CONCATENATED MODULE: ./src/multi/printer.ts
-/**
- * The step log of several builds: consoles are printed one group at a time
- * (groups cannot interleave), and every other line (state changes, warnings,
- * annotations, debug) waits while a group is open, then follows in order. A
- * line written inside a console's stop-commands region would be inert text:
- * a warning would not be a warning, a debug line would show.
- */
-class Printer {
-    io;
-    /** The logger for everything but the consoles. */
-    logger;
-    queue = Promise.resolve();
-    open = false;
-    held = [];
-    constructor(io) {
-        this.io = io;
-        this.logger = {
-            debug: message => this.say(() => io.logger.debug(message)),
-            info: message => this.say(() => io.logger.info(message)),
-            warning: message => this.say(() => io.logger.warning(message))
-        };
-    }
-    /** An error annotation, held like a line. */
-    annotate(message, title, where) {
-        this.say(() => this.io.annotate(message, title, where));
-    }
-    /**
-     * Runs `fn` inside a group titled `title`, after the groups already asked
-     * for. What `fn` writes must end at a line start (the group's end marker
-     * must start a line).
-     */
-    group(title, fn) {
-        const run = async () => {
-            this.open = true;
-            this.io.startGroup(title);
-            try {
-                return await fn({ write: text => this.io.write(text), drained: () => this.io.drained() });
-            }
-            finally {
-                this.io.endGroup();
-                this.open = false;
-                for (const line of this.held.splice(0))
-                    line();
-            }
-        };
-        const result = this.queue.then(run, run);
-        this.queue = result.catch(() => undefined);
-        return result;
-    }
-    say(line) {
-        if (this.open)
-            this.held.push(line);
-        else
-            line();
-    }
-}
-
-// EXTERNAL MODULE: ./src/outcome/summary-timeline.ts
-var summary_timeline = __nccwpck_require__(8034);
-;// CONCATENATED MODULE: ./src/multi/report.ts
-
-
-
-
-
-
-
-
-
-/**
- * The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED).
+ * Causes exported in an `actions` array (CauseAction's `causes`); undefined when none is exported.
  * @internal
  */
-function worstResult(results) {
-    let worst;
-    for (const result of results) {
-        if (result === undefined)
-            continue;
-        if (worst === undefined || constants/* BUILD_RESULTS */.IQ.indexOf(result) > constants/* BUILD_RESULTS */.IQ.indexOf(worst)) {
-            worst = result;
-        }
-    }
-    return worst;
+function causeCount(actions) {
+    return (0,decode/* entriesOf */.Mc)(actions, 'causes')?.length;
 }
 /**
- * The outputs of several builds: `builds` (each entry outcome/build-outputs.ts
- * buildEntry, in the order the items were given), `result` (the worst), the
- * test counts summed over the builds that have a report, and every
- * downloaded artifact. The outputs of one build (number, url, build JSON,
- * stages) are in `builds` instead.
+ * True when the item or build answers for more requests than `own`, the
+ * number of this step's own requests folded into it (more than one when a
+ * step listed the same job twice with the same parameters).
  */
-function setJobsOutputs(out, items, logger) {
-    out.setOutput(constants/* Output */.k7.Builds, JSON.stringify(items.map(item => (0,build_outputs/* buildEntry */.Jo)(item.outcome))));
-    const worst = worstResult(items.map(item => item.outcome.result));
-    if (worst)
-        out.setOutput(constants/* Output */.k7.Result, worst);
-    const tests = items.flatMap(item => (item.outcome.tests ? [item.outcome.tests.counts] : []));
-    if (tests.length > 0) {
-        // Counts each within the safe range can sum past it: such a sum is not set.
-        const sum = (key, name) => {
-            const total = tests.reduce((n, counts) => n + counts[key], 0);
-            if ((0,model_counts/* isCount */.my)(total))
-                out.setOutput(name, String(total));
-            else
-                logger?.warning(`The ${name} output is not set: the sum of the builds' counts is too large.`);
-        };
-        sum('total', constants/* Output */.k7.TestsTotal);
-        sum('failed', constants/* Output */.k7.TestsFailed);
-        sum('skipped', constants/* Output */.k7.TestsSkipped);
-    }
-    if (items.some(item => item.outcome.artifacts)) {
-        const folders = [...new Set(items.flatMap(item => item.outcome.artifacts?.folder ?? []))];
-        (0,build_outputs/* setArtifactsOutput */.hV)(out, {
-            written: items.flatMap(item => item.outcome.artifacts?.written ?? []),
-            folder: (0,shorten/* cut */.J)(folders.join(', '), 500)
-        }, logger);
-    }
+function isShared(actions, own = 1) {
+    return sharedBeyond(causeCount(actions) ?? 0, own);
 }
-const TAIL_IN_MESSAGE = 10;
-/**
- * The step's failure message when some item failed (undefined when none
- * did): one line per failed item, naming it, its result and link, then
- * each build's failure message (outcome/report.ts failureMessage) for
- * those that failed by themselves (not those fail-fast stopped). A missing
- * wanted artifact, or a required values file, fails the step too.
- */
-function jobsFailure(items, accept) {
-    const bad = items.filter(report/* didNotPass */.mD);
-    const problems = items.flatMap(item => (0,report/* productProblems */.YX)(item.outcome));
-    if (bad.length === 0)
-        return problems.length > 0 ? problems.join('\n') : undefined;
-    const lines = [
-        `${bad.length} of ${items.length} Jenkins builds did not pass (accepted: ${accept.join(', ')}):`
-    ];
-    for (const item of bad)
-        lines.push(`- ${itemLine(item)}`);
-    for (const item of bad) {
-        if (item.stopped || item.error || item.tail.length === 0)
-            continue;
-        lines.push('', (0,report/* failureMessage */.oh)(item.outcome, item.tail.slice(-TAIL_IN_MESSAGE)));
-    }
-    return [...lines, ...problems].join('\n');
-}
-function itemLine(item) {
-    const { outcome } = item;
-    const name = (0,report/* buildTitle */.xd)(outcome);
-    if (item.error)
-        return `${name}: ${item.error.replace(/\.$/, '')}`;
-    if (item.stopped && !outcome.result)
-        return `${name}: ${item.stopped}`;
-    const result = outcome.result ?? 'no result';
-    const stage = outcome.failedStage ? ` in stage '${(0,util_names/* shortName */.l)(outcome.failedStage)}'` : '';
-    const stopped = item.stopped ? ` (${item.stopped})` : '';
-    const url = outcome.buildUrl ?? outcome.queueUrl;
-    return `${name} ${result}${stage}${stopped}${url ? ` — ${url}` : ''}`;
+/** The rule itself: `count` exported causes stand for more requests than `own`. */
+function sharedBeyond(count, own) {
+    return count > Math.max(1, own);
 }
 /**
- * The job summary of several builds: one table with a row per item (job,
- * build link, result, duration, failed-test count when known), one stage
- * chart, then each build's section (outcome/report.ts addBuildSection).
- * Everything from Jenkins or the user is escaped. Never throws.
+ * The cause a request by a signed-in (or anonymous) user records (ParameterizedJobMixIn.getBuildCause).
+ * @internal
  */
-function writeJobsSummary(summary, items, logger) {
-    return (0,report/* writeSummaryWith */.gD)(summary, logger, s => {
-        s.addHeading('Jenkins builds', 2);
-        s.addTable([
-            [
-                { data: 'Job', header: true },
-                { data: 'Build', header: true },
-                { data: 'Result', header: true },
-                { data: 'Duration', header: true },
-                { data: 'Failed tests', header: true }
-            ],
-            ...items.map(item => row(item))
-        ]);
-        (0,summary_timeline/* addTimeline */.Tu)(s, timelineBuilds(items));
-        for (const item of items)
-            (0,report/* addBuildSection */.H8)(s, item, { item: true });
-    });
+const USER_ID_CAUSE = 'hudson.model.Cause$UserIdCause';
+/**
+ * True only when the work is one request of `user`'s and nothing else: one
+ * exported cause (the shared-work rule above, for one request of ours), a
+ * UserIdCause of that user. Work found by its shape rather than by the id
+ * Jenkins gave us (a lost answer) may be cancelled or stopped only then:
+ * another user's request, or a timer's that ours was folded into, has the
+ * same shape. Without a user (anonymous, a job token) nothing is ours alone.
+ */
+function isOwnAlone(found, user) {
+    const causes = found.causes ?? [];
+    if (user === undefined || causes.length === 0 || sharedBeyond(causes.length, 1))
+        return false;
+    const id = found.userIds?.length === 1 ? found.userIds[0] : undefined;
+    return causes[0] === USER_ID_CAUSE && sameUser(id, user);
 }
-function row(item) {
-    const { outcome } = item;
-    const build = outcome.build;
-    const number = (0,build_outputs/* buildEntry */.Jo)(outcome).number;
-    const buildCell = number !== null
-        ? (0,html/* link */.nf)(`#${number}`, outcome.buildUrl)
-        : outcome.queueUrl
-            ? (0,html/* link */.nf)('queued', outcome.queueUrl)
-            : '—';
-    let result;
-    if (item.error)
-        result = `❌ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(item.error, 200))}`;
-    else if (!build && outcome.buildUrl)
-        result = '⏳ running';
-    else if (!build && outcome.queueUrl)
-        result = '⏳ queued';
-    else
-        result = (0,report/* resultCell */.An)(outcome);
-    const note = item.stopped ?? item.left;
-    if (note)
-        result += ` — ${(0,html/* escapeHtml */.ZD)(note)}`;
-    const duration = build && !build.building ? (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(build.duration)) : build ? 'running' : '—';
-    const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—';
-    return [(0,html/* link */.nf)((0,util_names/* shortName */.l)(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
-}
-/** Each build's stages, for the one chart of several builds: a section each. */
-function timelineBuilds(items) {
-    return items.flatMap(({ outcome }) => outcome.stages
-        ? [
-            {
-                section: { job: outcome.jobName, number: (0,build_outputs/* buildEntry */.Jo)(outcome).number ?? undefined },
-                stages: outcome.stages
-            }
-        ]
-        : []);
+/** Whether a cause's userId is `user`'s: Jenkins' default IdStrategy compares user ids case-insensitively. */
+function sameUser(id, user) {
+    return typeof id === 'string' && id.toLowerCase() === user.toLowerCase();
 }
 
-;// CONCATENATED MODULE: ./src/multi/resolve-jobs.ts
+// EXTERNAL MODULE: ./src/util/wait.ts
+var wait = __nccwpck_require__(1643);
+// EXTERNAL MODULE: ./src/util/error-text.ts
+var error_text = __nccwpck_require__(1992);
+;// CONCATENATED MODULE: ./src/follow/queue-ended.ts
+
+/**
+ * The queue item this step queued ended in Jenkins without a build: it was
+ * cancelled there (by a user, or the job was disabled), or Jenkins no longer
+ * knows it and none of the job's recent builds came from it (a restart).
+ * Nothing of it runs, so the step must not say it left work running, and the
+ * post step has nothing to stop.
+ */
+class QueueItemEnded extends errors/* JenkinsError */.fF {
+    fate;
+    queueId;
+    constructor(message, fate, queueId) {
+        super(fate === 'cancelled' ? 'conflict' : 'not-found', message);
+        this.fate = fate;
+        this.queueId = queueId;
+        this.name = 'QueueItemEnded';
+    }
+    /** What Jenkins shows, for the post step: "queue item 5 was cancelled in Jenkins". */
+    get shown() {
+        return this.fate === 'cancelled'
+            ? `queue item ${this.queueId} was cancelled in Jenkins`
+            : `queue item ${this.queueId} is gone from Jenkins, with no build`;
+    }
+}
+/**
+ * The build a queue item Jenkins has forgotten became (404: 5 minutes after
+ * it left the queue, and on restart, jenkins-api.md 4): the one of the job's
+ * recent builds whose `queueId` is `queueId`; undefined when none is.
+ */
+async function buildNumberByQueueId(api, job, queueId) {
+    return (await api.recentBuilds(job, RECENT_BY_QUEUE_ID)).find(b => b.queueId === queueId)?.number;
+}
+/** How many of a job's builds are searched for a queue id: more than a queue item outlives. */
+const RECENT_BY_QUEUE_ID = 100;
+
+;// CONCATENATED MODULE: ./src/follow/cancel.ts
+
 
 
 
 
 /**
- * Every job (or its last build) looked up before anything is triggered: a
- * wrong name fails the step with nothing started, naming the closest jobs.
- * Each distinct job is read once (names are case-insensitive). Branches
- * that have no job yet are scanned for one at a time (a scan prints its log
- * in a group of its own).
+ * Why a scan is left running on cancel or timeout. Jenkins folds every scan
+ * request for a project into the one queued item (ComputedFolder.doBuild →
+ * Queue.schedule2), other requests can fold in between a look at its causes
+ * and a cancel, and once the scan runs Jenkins exports no causes at all (a
+ * FolderComputation has no API). A scan also indexes every branch of the
+ * project, not only this step's: stopping it would leave the others unseen.
  */
-async function resolveJobs(o) {
-    const { api, entries } = o;
-    if (o.build !== 'new') {
-        const mode = o.build;
-        const firsts = await once(o, entry => lastBuild(api, entry.job, mode));
-        return firsts.map(first => ({ first }));
-    }
-    const infos = await once(o, async (entry) => {
-        try {
-            return await api.getJob(entry.job);
-        }
-        catch (error) {
-            // A branch without a job yet is scanned for below.
-            if (entry.branch && error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
-                return undefined;
-            }
-            throw error;
-        }
-    });
-    const resolved = infos.map(info => ({ info }));
-    for (const [i, entry] of entries.entries()) {
-        const item = resolved[i];
-        if (item.info || !entry.branch)
-            continue;
-        item.branch = await resolveBranch({
-            api,
-            settings: { ...entry, branch: entry.branch, scan: o.scan, build: 'new' },
-            out: o.out,
-            signal: o.signal,
-            onScan: () => o.onScan?.((0,job_path/* fullName */.fq)(entry.branch?.project ?? []))
-        });
-        item.info = item.branch.info;
-    }
-    return resolved;
+function scanLeft(project) {
+    return `left the scan of ${project} running: shared by every request waiting for the project's branches`;
 }
-/** `read` once per distinct job, for every entry; a 404 names the closest jobs. */
-async function once(o, read) {
-    const byJob = new Map();
-    const reads = o.entries.map(entry => {
-        const key = (0,job_path/* jobKey */.tv)(entry.job);
-        let promise = byJob.get(key);
-        if (!promise) {
-            promise = read(entry);
-            byJob.set(key, promise);
-        }
-        return promise;
-    });
+/**
+ * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
+ * escalation has to fit well inside that. With a deadline (`until`), each
+ * wait is also cut to a share of the time left, so that term and kill still
+ * get their turn.
+ */
+const DEFAULT_ABORT_TIMINGS = {
+    stopWaitMs: 3000,
+    termWaitMs: 1500,
+    killWaitMs: 1000,
+    pollMs: 250,
+    shareCheckMs: 1000
+};
+/**
+ * Cancels the queue item or stops the build, escalating for Pipelines
+ * (stop, then term, then kill: jenkins-api.md 7), and says what it did.
+ * Work shared with another request is left alone: a 303 says so at once, and
+ * a brief look (shareCheckMs) right before acting finds a request folded in
+ * since (shared-work.ts); without an answer in time it acts on what the
+ * trigger said. `until` (epoch ms) is the abort's budget. Never throws: the
+ * caller is already failing the step.
+ */
+async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMINGS, until } = {}) {
     try {
-        return await Promise.all(reads);
+        let build = target.build;
+        let queueId = target.queueId;
+        let found = '';
+        if (target.shared) {
+            return leftShared(build ? `build #${build.number}` : `queue item ${queueId ?? '?'}`);
+        }
+        if (!build && queueId === undefined && target.lostTrigger) {
+            // The trigger may have queued a build we never heard of: find it by
+            // its parameters (reads only), never send another trigger.
+            const lost = await api.findLostTrigger(target.lostTrigger);
+            if (!lost) {
+                return "the trigger's answer never came, and Jenkins shows no queued item or build for it: nothing to cancel";
+            }
+            found = " (found by its parameters: the trigger's answer never came)";
+            if (lost.buildNumber === undefined)
+                queueId = lost.queueId;
+            else
+                build = refOf(api, target.job, lost.buildNumber);
+        }
+        if (!build && queueId !== undefined) {
+            const id = queueId;
+            // undefined: no answer in time; null: Jenkins no longer knows the item.
+            let item = await briefly((0,errors/* unlessNotFound */.CA)(api.getQueueItem(id), null), timings.shareCheckMs);
+            if (item && isShared(item.actions, target.ownRequests))
+                return leftShared(`queue item ${id}`);
+            if (item === undefined || (item !== null && !hasLeft(item))) {
+                // No compare-and-cancel in Jenkins: a fold between the look and the
+                // cancel (one round trip) is not seen.
+                const outcome = await api.cancelQueueItem(id);
+                if (outcome === 'cancelled')
+                    return `cancelled Jenkins queue item ${id}${found}`;
+                // It left the queue meanwhile: read it again.
+                item = undefined;
+            }
+            // Too late: it left the queue, so a build may be running.
+            build = await buildOfQueueItem(api, target.job, id, item);
+            if (!build)
+                return `queue item ${id} was no longer queued and started no build`;
+        }
+        if (!build)
+            return 'nothing was running in Jenkins yet';
+        const ref = build;
+        const current = await briefly(api.getBuild(ref.job, ref.number, { tree: `number,building,result,${CAUSES_TREE}` }), timings.shareCheckMs);
+        if (current && !current.building) {
+            return `build #${ref.number} had already finished (${current.result ?? 'no result'})`;
+        }
+        // Folded into after we queued it, or found through a 201 that folded ours in.
+        if (current && isShared(current.actions, target.ownRequests)) {
+            return leftShared(`build #${ref.number}`);
+        }
+        return `${await stopBuild(api, ref, logger, timings, until)}${found}`;
     }
     catch (error) {
-        const settled = await Promise.allSettled(reads);
-        const failed = o.entries[settled.findIndex(s => s.status === 'rejected')];
-        if (failed && error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
-            throw new Error(await withJobSuggestions(o.api, failed.job, error, o.logger));
+        logger.warning(`Could not abort the Jenkins work: ${(0,error_text/* errorText */.k)(error)}`);
+        return 'could not abort the Jenkins work (see the warning above)';
+    }
+}
+/** How abortRemote's answer ends when it left the work alone because another request shares it. */
+const SHARED_WORK_LEFT = 'running: shared with another request';
+function leftShared(what) {
+    return `left ${what} ${SHARED_WORK_LEFT}`;
+}
+/** What `read` gives within `ms`, or undefined when it failed or took longer (it is left to the client's own bound). */
+async function briefly(read, ms) {
+    let timer;
+    const late = new Promise(resolve => {
+        timer = setTimeout(() => resolve(undefined), ms);
+    });
+    try {
+        return await Promise.race([read.catch(() => undefined), late]);
+    }
+    finally {
+        clearTimeout(timer);
+    }
+}
+function refOf(api, job, number) {
+    return { job, number, url: api.buildUrl(job, number) };
+}
+/** A LeftItem: it carries `executable` (maybe null) and `cancelled` (jenkins-api.md 4). */
+function hasLeft(item) {
+    return (item._class?.endsWith('$LeftItem') === true || 'executable' in item || item.cancelled === true);
+}
+/** `first`: the item as just read (null: Jenkins no longer knows it), to save reading it again. */
+async function buildOfQueueItem(api, job, queueId, first) {
+    let number;
+    let item = first;
+    // A left item's executable is null for a moment while the run is
+    // created (jenkins-api.md 4): look again briefly before giving up.
+    for (let i = 0; i < 8 && number === undefined; i++) {
+        if (i > 0 || item === undefined)
+            item = await (0,errors/* unlessNotFound */.CA)(api.getQueueItem(queueId), null);
+        if (item === null)
+            break;
+        number = item.executable?.number;
+        if (number === undefined && (item.cancelled || item.executable === undefined))
+            break;
+        if (number === undefined)
+            await (0,wait/* sleep */.yy)(250);
+    }
+    if (item === null) {
+        // Expired or dropped by a restart: look the build up by its queue id.
+        number = await buildNumberByQueueId(api, job, queueId);
+    }
+    return number === undefined ? undefined : refOf(api, job, number);
+}
+/** Sends stop (then term, kill) and watches the build end; says what happened. */
+async function stopBuild(api, build, logger, timings, until) {
+    const label = `build #${build.number}`;
+    // [how, longest wait after it, share of the time left it may take]
+    const steps = [
+        ['stop', timings.stopWaitMs, 0.5],
+        ['term', timings.termWaitMs, 0.5],
+        ['kill', timings.killWaitMs, 1]
+    ];
+    let sent;
+    try {
+        for (const [how, waitMs, share] of steps) {
+            try {
+                await api.stopBuild(build, how);
+            }
+            catch (error) {
+                // Freestyle builds have no term/kill (404): stop is all there is.
+                if (how !== 'stop' && error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found')
+                    break;
+                throw error;
+            }
+            sent = how;
+            logger.info(`Sent ${how} to Jenkins ${label}.`);
+            const wait = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share);
+            const ended = await waitUntilOver(api, build, Math.max(0, wait), timings.pollMs);
+            // Stop is a no-op on a build that had ended (jenkins-api.md 7): its result says which.
+            if (ended !== undefined) {
+                return how === 'stop' && ended !== 'ABORTED'
+                    ? `${label} had already finished (${ended})`
+                    : `stopped Jenkins ${label} (${how}; result ${ended})`;
+            }
+        }
+    }
+    catch (error) {
+        if (sent === undefined)
+            throw error;
+        return `sent ${sent} to Jenkins ${label}, but could not see it end: ${(0,error_text/* errorText */.k)(error)}`;
+    }
+    return `asked Jenkins to stop ${label}, but it was still running when the step gave up`;
+}
+async function waitUntilOver(api, build, waitMs, pollMs) {
+    const until = Date.now() + waitMs;
+    for (;;) {
+        const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' });
+        if (!b.building)
+            return b.result ?? 'no result';
+        if (Date.now() >= until)
+            return undefined;
+        await (0,wait/* sleep */.yy)(pollMs);
+    }
+}
+/**
+ * Turns the runner's SIGINT/SIGTERM into an abort of `controller`, so the
+ * follower stops waiting and main can stop the remote build. Returns a
+ * function that removes the handlers.
+ */
+function onCancelSignals(controller, logger) {
+    const handler = (signal) => {
+        if (controller.signal.aborted) {
+            logger.info(`Received ${signal} again; still stopping the Jenkins work.`);
+            return;
+        }
+        logger.info(`Received ${signal}: the workflow was cancelled.`);
+        controller.abort('cancelled');
+    };
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+    return () => {
+        process.off('SIGINT', handler);
+        process.off('SIGTERM', handler);
+    };
+}
+
+// EXTERNAL MODULE: ./src/util/names.ts
+var util_names = __nccwpck_require__(5888);
+;// CONCATENATED MODULE: ./src/jenkins/trigger/parameter-values.ts
+
+
+/**
+ * Types that take exactly one value from `buildWithParameters`, by the
+ * `type` Jenkins exports (the class's simple name): they extend
+ * SimpleParameterDefinition, whose createValue(StaplerRequest) throws
+ * "Illegal number of parameter values" for more than one (a 500). Core's,
+ * the Credentials plugin's, the Node and Label Parameter plugin's, and
+ * Active Choices' (a multi-select among them takes one comma-joined value).
+ */
+const SINGLE_VALUE_TYPES = {
+    StringParameterDefinition: 'a string parameter',
+    TextParameterDefinition: 'a text parameter',
+    BooleanParameterDefinition: 'a boolean parameter',
+    ChoiceParameterDefinition: 'a choice parameter',
+    PasswordParameterDefinition: 'a password parameter',
+    RunParameterDefinition: 'a run parameter',
+    CredentialsParameterDefinition: 'a credentials parameter',
+    NodeParameterDefinition: 'a node parameter',
+    LabelParameterDefinition: 'a label parameter',
+    ChoiceParameter: 'an Active Choices parameter',
+    CascadeChoiceParameter: 'an Active Choices parameter',
+    DynamicReferenceParameter: 'an Active Choices parameter'
+};
+/** Choices named in a refusal; a job may list hundreds. */
+const MAX_CHOICES_SHOWN = 20;
+/** Refuses, naming the parameter and what it accepts, a value Jenkins would refuse or change. */
+function checkParameterValues(info, name, params) {
+    for (const definition of info.parameterDefinitions) {
+        const value = params[definition.name];
+        if (value === undefined)
+            continue;
+        const problem = typeof value === 'string'
+            ? oneValueProblem(definition, value)
+            : valuesProblem(definition, value);
+        if (problem !== undefined) {
+            throw new errors/* JenkinsError */.fF('bad-request', `Parameter '${(0,util_names/* shortName */.l)(definition.name)}' of job '${name}' ${problem}. Nothing was triggered.`);
+        }
+    }
+}
+/**
+ * Several values for a parameter that takes one: Jenkins refuses the form's
+ * repeated fields with a 500, and a multipart upload (one part a name)
+ * would hand it the values joined with ',', which the user did not write.
+ */
+function valuesProblem(definition, values) {
+    const kind = SINGLE_VALUE_TYPES[definition.type ?? ''];
+    if (kind === undefined)
+        return undefined;
+    if (values.length === 1)
+        return oneValueProblem(definition, values[0]);
+    return `is given ${values.length} values, but ${kind} takes one (give one value; a parameter that splits its value, such as a multi-select Active Choices parameter, takes them joined: 'a,b')`;
+}
+function oneValueProblem(definition, value) {
+    if (definition.type === 'BooleanParameterDefinition')
+        return booleanProblem(value);
+    if (definition.type === 'ChoiceParameterDefinition')
+        return choiceProblem(definition, value);
+    return undefined;
+}
+/**
+ * Jenkins reads a boolean with Boolean.parseBoolean (BooleanParameterDefinition
+ * .createValue): `true` in any case is true, and anything else is false,
+ * without a word. Only `true` and `false` (in any case) are taken.
+ */
+function booleanProblem(value) {
+    if (/^(true|false)$/i.test(value))
+        return undefined;
+    return `is '${(0,util_names/* shortName */.l)(value)}', but a boolean parameter takes true or false: Jenkins would run it as false`;
+}
+/**
+ * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
+ * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
+ * jenkins-api.md 3.2). Only core's choice parameter: plugins' choice
+ * parameters (Active Choices, Extended Choice) may accept other values.
+ */
+function choiceProblem(definition, value) {
+    const choices = definition.choices;
+    if (!choices?.length || choices.includes(value))
+        return undefined;
+    const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${(0,util_names/* shortName */.l)(choice)}'`);
+    const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : '';
+    return `is '${(0,util_names/* shortName */.l)(value)}', which is not one of its choices: ${shown.join(', ')}${more}`;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/trigger/reconcile.ts
+
+
+/** Fields read from the job for recent builds; newest first, as Jenkins lists them. */
+const RECENT_BUILDS_TREE = 'builds[number,queueId,actions[parameters[name,value],causes[_class,userId]]]{0,20}';
+/** Settle periods: how long Jenkins may still be acting after the answer was lost. */
+const SETTLE_MS = 1500;
+/** A gateway timeout or our own request timeout: the upstream is probably still busy. */
+const SLOW_SETTLE_MS = 4000;
+/**
+ * Every defined parameter with the value Jenkins will store: ours, else the
+ * default, as text (booleans 'true'/'false'; a multi-value parameter's values
+ * joined with ','). `undefined` means "cannot know" and matches anything.
+ */
+function expectedParameters(definitions, params) {
+    const expected = new Map();
+    for (const definition of definitions) {
+        const given = Object.prototype.hasOwnProperty.call(params, definition.name)
+            ? params[definition.name]
+            : undefined;
+        const isBoolean = /Boolean/i.test(definition.type ?? '');
+        const isPassword = definition.password === true;
+        let value;
+        if (given !== undefined) {
+            value = typeof given === 'string' ? given : given.join(',');
+            // Boolean.parseBoolean: anything but "true" (any case) is false (3.2).
+            if (isBoolean)
+                value = String(value.toLowerCase() === 'true');
+        }
+        else if (definition.defaultValue !== undefined && definition.defaultValue !== null) {
+            value = textOf(definition.defaultValue);
+        }
+        else if (/Choice/i.test(definition.type ?? '') && definition.choices?.length) {
+            value = definition.choices[0];
+        }
+        // Jenkins never exports a password value, so there is nothing to compare.
+        expected.set(definition.name, isPassword ? undefined : value);
+    }
+    return expected;
+}
+function textOf(value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return undefined;
+}
+/** True when `actual` holds exactly the expected names, with equal values where both are known. */
+function sameParameters(expected, actual) {
+    if (actual.length !== expected.size)
+        return false;
+    const seen = new Set();
+    for (const parameter of actual) {
+        if (!expected.has(parameter.name) || seen.has(parameter.name))
+            return false;
+        seen.add(parameter.name);
+        const want = expected.get(parameter.name);
+        const got = textOf(parameter.value);
+        if (want !== undefined && got !== undefined && want !== got)
+            return false;
+    }
+    return true;
+}
+function causedBy(candidate, user) {
+    if (user === undefined || candidate.userIds === undefined || candidate.userIds.length === 0) {
+        return true;
+    }
+    return candidate.userIds.some(id => sameUser(id, user));
+}
+/**
+ * One look: a queued item first (the usual case), then builds started since the trigger.
+ * @internal
+ */
+async function findTriggered(reader, expectation) {
+    const queued = (await reader.queue()).filter(item => (0,job_path/* sameJob */.YU)(item.job, expectation.job) && sameParameters(expectation.parameters, item.parameters));
+    // The oldest: a merged request would have joined it.
+    queued.sort((a, b) => a.id - b.id);
+    const item = queued[0];
+    if (item)
+        return { queueId: item.id, from: 'queue' };
+    const floor = expectation.firstBuildNumber;
+    if (floor === undefined)
+        return undefined;
+    const builds = (await reader.builds()).filter(build => build.number >= floor &&
+        build.queueId !== undefined &&
+        sameParameters(expectation.parameters, build.parameters) &&
+        causedBy(build, expectation.user));
+    builds.sort((a, b) => a.number - b.number);
+    const build = builds[0];
+    if (build?.queueId === undefined)
+        return undefined;
+    return { queueId: build.queueId, from: 'build', buildNumber: build.number };
+}
+/**
+ * Looks, waits `settleMs`, looks again. Returns what was found, or undefined
+ * when Jenkins shows nothing after the settle period (the request did not act).
+ */
+async function reconcile(reader, expectation, options) {
+    const first = await findTriggered(reader, expectation);
+    if (first)
+        return first;
+    options.logger.debug(`No queued item or new build with these parameters yet; looking again in ${options.settleMs} ms`);
+    await options.sleep(options.settleMs);
+    return findTriggered(reader, expectation);
+}
+
+// EXTERNAL MODULE: ./src/jenkins/transport/json.ts
+var json = __nccwpck_require__(3808);
+;// CONCATENATED MODULE: ./src/jenkins/transport/responses.ts
+
+
+/** Statuses worth another try for a request that may safely repeat. */
+const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
+/** Jetty's 403 body when the crumb is missing or stale (jenkins-api.md 1.5). */
+function isCrumbRejection(status, body) {
+    return status === 403 && /No valid crumb/i.test(body);
+}
+/** Jenkins' "Authentication required" page: a 403 HTML meta refresh to /login?from= (jenkins-api.md 2.2, 10). */
+function isLoginPage(response, body) {
+    return (body.includes('/login?from=') ||
+        (response.contentType.includes('html') && /Authentication required/i.test(body)));
+}
+/** True when a body that should be JSON is an HTML page (login page, SSO proxy, error page). */
+function looksLikeHtml(response, body) {
+    return response.contentType.includes('text/html') || /^\s*</.test(body);
+}
+/** The error for an HTML page where JSON was expected. */
+function htmlError(context, status) {
+    return new errors/* JenkinsError */.fF('html', `Jenkins answered with an HTML page where JSON was expected — a login page or SSO proxy in front of Jenkins? (${context.what} at ${context.server}, status ${status}). If an authenticating proxy (Cloudflare Access, an IAP, oauth2-proxy) guards Jenkins, give it the headers it expects in 'headers'.`, status);
+}
+/** `hudson.model.Item.Configure` → `Job/Configure`, as the Jenkins UI names permissions. */
+function permissionName(id) {
+    const match = /^hudson\.model\.(Item|Hudson|Run|Computer|View)\.(\w+)$/.exec(id);
+    if (!match)
+        return id;
+    const group = { Item: 'Job', Hudson: 'Overall', Run: 'Run', Computer: 'Agent', View: 'View' }[match[1]];
+    return `${group}/${match[2]}`;
+}
+/**
+ * A one-line message from an error body, when there is a readable one: plain
+ * text, Jetty's error page title ("Error 400 Nothing is submitted"), or a
+ * JSON `message`. Jenkins' own HTML pages (404, oops) give nothing useful.
+ */
+function shortMessage(response, body) {
+    const type = response.contentType;
+    let text;
+    if (type.includes('json')) {
+        try {
+            // An error body too deep to read has no message to quote (JsonTooDeep).
+            const parsed = (0,json/* parseJenkinsJson */.m_)(body);
+            const message = parsed?.message;
+            if (typeof message === 'string')
+                text = message;
+        }
+        catch {
+            text = undefined;
+        }
+    }
+    else if (type.includes('html') || /^\s*</.test(body)) {
+        const title = /<title>\s*Error\s+\d{3}\s+([^<]+?)\s*<\/title>/i.exec(body);
+        text = title?.[1];
+    }
+    else {
+        text = body;
+    }
+    const line = text
+        ?.split(/\r?\n/)
+        .map(part => part.trim())
+        .find(part => part !== '');
+    if (!line)
+        return undefined;
+    return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+/** The JenkinsError for a status that is not the success the caller wanted. */
+function errorForResponse(response, body, context) {
+    const status = response.status;
+    const at = `Jenkins at ${context.server}`;
+    const short = shortMessage(response, body);
+    const detail = short ? `: ${short}` : '';
+    switch (status) {
+        case 401:
+            // Jenkins' own 401 always challenges Basic with realm "Jenkins"
+            // (BasicAuthenticationEntryPoint, jenkins-api.md 2.1); one without it
+            // comes from something in front of Jenkins.
+            if (!/realm="?Jenkins/i.test(response.header('www-authenticate') ?? '')) {
+                return new errors/* JenkinsError */.fF('bad-credentials', `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`, status);
+            }
+            return new errors/* JenkinsError */.fF('bad-credentials', context.user
+                ? `${at} rejected the credentials for user '${context.user}' (401): check the user and API token`
+                : `${at} asked for credentials (401): set user and token`, status);
+        case 403:
+            return forbiddenError(response, body, context);
+        case 404:
+            return new errors/* JenkinsError */.fF('not-found', context.notFound ?? `${at} has no ${context.what} (404)`, status);
+        case 409:
+            return new errors/* JenkinsError */.fF('conflict', context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`, status);
+        case 400:
+        case 405:
+            return new errors/* JenkinsError */.fF('bad-request', `${at} rejected ${context.what} (${status}${detail})`, status);
+        case 431:
+            // Node's own server and most proxies allow 8-16 KiB of headers; the
+            // Authorization header is the one that can be that big.
+            return new errors/* JenkinsError */.fF('bad-request', `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`, status);
+        case 429:
+            return new errors/* JenkinsError */.fF('server', `${at} is rate-limiting requests (429) for ${context.what}`, status);
+    }
+    if (status >= 500) {
+        const hint = context.serverHint ? ` ${context.serverHint}` : '';
+        return new errors/* JenkinsError */.fF('server', `${at} failed ${context.what} (${status}${detail}).${hint}`, status);
+    }
+    return new errors/* JenkinsError */.fF('protocol', `${at} answered ${context.what} with an unexpected status ${status}${detail}`, status);
+}
+function forbiddenError(response, body, context) {
+    const at = `Jenkins at ${context.server}`;
+    if (isCrumbRejection(response.status, body)) {
+        return new errors/* JenkinsError */.fF('crumb', `${at} rejected the CSRF crumb for ${context.what} (403 "No valid crumb") even with a fresh crumb and session: does a proxy drop the session cookie or the crumb header?`, 403);
+    }
+    if (context.jobTokenSent)
+        return jobTokenRefused(body, context);
+    const required = response.header('x-required-permission');
+    const who = response.header('x-you-are-authenticated-as') ?? context.user;
+    // Anonymous callers get the login page, and no permission headers (2.2).
+    if (isLoginPage(response, body) || (!context.user && required === undefined)) {
+        if (context.jobTokenOnly)
+            return anonymousReadRefused(context);
+        const sent = context.user
+            ? ` Credentials for user '${context.user}' were sent but Jenkins treated the request as anonymous: is a proxy removing the Authorization header?`
+            : '';
+        return new errors/* JenkinsError */.fF('auth-required', `Jenkins requires authentication: set user and token (${at} answered ${context.what} with 403).${sent}`, 403);
+    }
+    const permission = required ? permissionName(required) : context.permission;
+    const needs = permission
+        ? `the user lacks ${permission}${required ? ` (${required})` : ''}`
+        : 'the user lacks a permission';
+    return new errors/* JenkinsError */.fF('forbidden', `${at} denied ${context.what} to user '${who ?? 'anonymous'}' (403): ${needs}`, 403);
+}
+/**
+ * A trigger that carried the job token got a 403: BuildAuthorizationToken
+ * skips every permission check for the right token, so either the token is
+ * not the job's ("Invalid token provided.", shown to users; anonymous
+ * callers get the login page instead), or the job has no token and the
+ * caller lacks Job/Build. The token itself is never shown.
+ */
+function jobTokenRefused(body, context) {
+    const invalid = /Invalid token provided/.test(body);
+    const who = context.user ? `user '${context.user}'` : 'anonymous users';
+    return new errors/* JenkinsError */.fF('forbidden', `Jenkins at ${context.server} refused the job token for ${context.what} (403${invalid ? ' "Invalid token provided."' : ''}): it is not the job's "Trigger builds remotely" token${invalid ? '' : `, or the job has no such token and ${who} lack Job/Build`}. Check 'job-token' (its value is not shown).`, 403);
+}
+/**
+ * An anonymous read refused while the step holds only a job token. Jenkins
+ * looks a job up (getItem needs Job/Read), serves the crumb (Overall/Read)
+ * and shows queue items and builds (Job/Read) only to callers who may read,
+ * whatever token they carry.
+ */
+function anonymousReadRefused(context) {
+    const at = `Jenkins at ${context.server}`;
+    return new errors/* JenkinsError */.fF('auth-required', context.following
+        ? `${at} refused anonymous read of ${context.what} (403): the job token let this step queue the build, but following it needs read access: give user/token, or use wait: false.`
+        : `${at} refused anonymous read of ${context.what} (403): a job token alone is not enough here, because Jenkins finds the job, and hands out the CSRF crumb its trigger needs, only to callers who may read it (Overall/Read and Job/Read). Give user/token (that user then needs only Job/Read: the job token stands in for Job/Build), or grant anonymous read.`, 403);
+}
+
+// EXTERNAL MODULE: external "node:timers/promises"
+var promises_ = __nccwpck_require__(8500);
+// EXTERNAL MODULE: ./src/jenkins/transport/silence.ts
+var silence = __nccwpck_require__(3083);
+;// CONCATENATED MODULE: ./src/jenkins/transport/retry.ts
+
+
+
+
+const DEFAULT_RETRY_POLICY = {
+    attempts: 5,
+    baseDelayMs: 500,
+    maxDelayMs: 10_000
+};
+/** A Retry-After longer than this is not waited for when there is no deadline to bound it. */
+const MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS = 60_000;
+/** Less time than this before the deadline is not worth another try. */
+const MIN_ATTEMPT_MS = 500;
+/**
+ * Thrown by an operation to ask for another try. `error` is what the caller
+ * gets when no try is left.
+ */
+class TransientFailure extends Error {
+    error;
+    reason;
+    retryAfterMs;
+    maxAttempts;
+    constructor(error, 
+    /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
+    reason, { retryAfterMs, maxAttempts } = {}) {
+        super(error.message);
+        this.error = error;
+        this.reason = reason;
+        this.retryAfterMs = retryAfterMs;
+        this.maxAttempts = maxAttempts;
+        this.name = 'TransientFailure';
+    }
+}
+/**
+ * Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
+ * Returns milliseconds to wait, or undefined when absent or unreadable.
+ */
+function parseRetryAfter(value, now = Date.now()) {
+    if (value === undefined)
+        return undefined;
+    const text = value.trim();
+    if (/^\d+$/.test(text))
+        return Number(text) * 1000;
+    if (!/[a-z]/i.test(text))
+        return undefined;
+    const date = Date.parse(text);
+    if (Number.isNaN(date))
+        return undefined;
+    return Math.max(0, date - now);
+}
+/**
+ * Full-jitter exponential backoff: a uniform wait in [0, min(max, base * 2^retry)).
+ * Jitter spreads the retries of many runners hitting one Jenkins after a restart.
+ * @internal
+ */
+function backoffDelay(retry, policy, random = Math.random) {
+    const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+    return Math.floor(random() * window);
+}
+/** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
+function pause(ms, signal, what) {
+    // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises takes the value to resolve with before its options
+    return (0,promises_.setTimeout)(ms, undefined, { signal }).catch((error) => {
+        throw signal?.aborted
+            ? new errors/* Interrupted */.j$(`Stopped waiting to ${what}: ${(0,errors/* stopReason */.PJ)(signal)}`, { sent: false })
+            : error;
+    });
+}
+/**
+ * Runs `operation` until it returns, throws something other than
+ * TransientFailure, runs out of tries, or there is no time left before the
+ * deadline. Every wait (backoff, Retry-After) is capped by the time left, so
+ * that the next try still comes before the deadline. On giving up, the last
+ * failure's JenkinsError is thrown.
+ *
+ * With a signal that fires at the deadline (the step's timeout), a failure
+ * with no time left to retry waits for it instead: running out of time is
+ * then the step's timeout, handled as one (remote work stopped), and not a
+ * failure that leaves it running.
+ */
+async function withRetry(operation, options) {
+    const { policy, deadline, logger, what, signal } = options;
+    const now = options.now ?? Date.now;
+    const attempts = Math.max(1, Math.floor(policy.attempts));
+    const started = now();
+    // Every give-up says the whole time waited, not only the last try's.
+    const tried = (attempt) => `after ${attempt} attempts in ${(0,duration/* formatDuration */.a3)(now() - started)}`;
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await operation(attempt, started);
+        }
+        catch (error) {
+            if (!(error instanceof TransientFailure))
+                throw error;
+            const asked = error.retryAfterMs === undefined
+                ? ''
+                : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`;
+            // A wait that the signal ends says what it was waiting out.
+            const failure = error.error.message;
+            const sleep = options.sleep ??
+                ((ms) => pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut) => {
+                    throw cut instanceof errors/* Interrupted */.j$
+                        ? new errors/* Interrupted */.j$(cut.message, { sent: false, lastFailure: failure })
+                        : cut;
+                }));
+            const allowed = Math.min(attempts, error.maxAttempts ?? attempts);
+            if (attempt >= allowed)
+                throw giveUp(error.error, tried(attempt));
+            let delay = backoffDelay(attempt - 1, policy, options.random);
+            if (error.retryAfterMs !== undefined) {
+                if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
+                    throw giveUp(error.error, `Jenkins asked to retry after ${Math.round(error.retryAfterMs / 1000)} s`);
+                }
+                delay = Math.max(delay, error.retryAfterMs);
+            }
+            if (deadline !== undefined) {
+                const left = deadline - now();
+                if (left < MIN_ATTEMPT_MS) {
+                    if (signal && !signal.aborted)
+                        await sleep(Math.max(0, left) + 100);
+                    throw giveUp(error.error, `${tried(attempt)}; no time left before the deadline to retry`);
+                }
+                // Capped so that the next try starts with half the time left for it.
+                delay = Math.min(delay, Math.floor(left / 2));
+            }
+            logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
+            const waited = now() - started;
+            if (options.notice && waited >= options.notice.afterMs) {
+                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${(0,silence/* seconds */.Y)(delay)} (try ${attempt + 1} of ${allowed}, ${(0,duration/* formatDuration */.a3)(waited)} since the first)`);
+            }
+            await sleep(delay);
+        }
+    }
+}
+function giveUp(error, why) {
+    return new errors/* JenkinsError */.fF(error.kind, `${error.message} (${why})`, error.status);
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/transport/answers.ts
+
+
+
+
+
+/** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
+const JSON_LIMIT = 64 * 1024 * 1024;
+const ERROR_BODY_LIMIT = 64 * 1024;
+/** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
+const GLITCH_ATTEMPTS = 3;
+/** An HTML page where Jenkins' answer was expected: worth GLITCH_ATTEMPTS tries in all. */
+function htmlGlitch(context, status) {
+    return new TransientFailure(htmlError(context, status), 'an HTML page', {
+        maxAttempts: GLITCH_ATTEMPTS
+    });
+}
+/** A body read whose failure (broken off, too slow, stalled) is worth another try; too large and interrupted are not. */
+async function bodyOf(reading) {
+    try {
+        return await reading;
+    }
+    catch (error) {
+        if (error instanceof errors/* JenkinsError */.fF && (error.kind === 'network' || error.kind === 'timeout')) {
+            throw new TransientFailure(error, error.kind === 'network' ? 'body broke off' : 'body too slow');
         }
         throw error;
     }
 }
-
-;// CONCATENATED MODULE: ./src/multi/run-jobs.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
-const SETTLE_ON_ABORT_MS = 1000;
 /**
- * Several Jenkins builds from one step, with one verdict: resolves every
- * job (and branch) before triggering any, triggers them all at once, follows
- * them together with one client (follow-builds.ts: one round of lists for
- * all), prints one line per state change of each and each console in its
- * own group when its build ends, stops the others on the first failure with
- * `fail-fast`, and reports: the `builds` output, one summary table, one
- * failure naming each build that did not pass.
+ * A 2xx answer's JSON. A body that broke off or came too slowly, one HTML
+ * page (an SSO proxy's blip) and one invalid JSON answer are retried; an HTML
+ * page on every try is the login page it looks like.
  */
-class JobsRun {
-    o;
-    printer;
-    items;
-    entries;
-    follower;
-    /** Work on the side (completions, statuses, fail-fast), awaited before the run ends. */
-    pending = new Set();
-    failingFast = false;
-    /** The commit under test, its statuses (one gate: one warning for the step) and the one comment for every build. */
-    github;
-    constructor(o) {
-        this.o = o;
-        this.printer = new Printer(o.io);
-        this.entries = o.settings.jobs ?? [];
-        this.items = this.entries.map((entry, index) => ({
-            index,
-            entry,
-            report: {
-                outcome: { jobName: entry.jobName, jobUrl: o.api.jobUrl(entry.job) },
-                tail: []
-            },
-            stopping: false,
-            done: false
-        }));
+async function jsonBody(response, context, server, options = {}) {
+    const body = await bodyOf(response.text(JSON_LIMIT, 'fail'));
+    // An SSO proxy or login page can answer 200 with HTML.
+    if (looksLikeHtml(response, body))
+        throw htmlGlitch(context, response.status);
+    try {
+        const { value, dropped } = (0,json/* readJenkinsJson */.jU)(body, options.droppable ? { droppable: options.droppable } : {});
+        for (const part of dropped)
+            options.onDropped?.(part);
+        return value;
     }
-    get log() {
-        return this.printer.logger;
+    catch (error) {
+        // The same answer again would be as deep: not a glitch to retry.
+        if (error instanceof json/* JsonTooDeep */.nh)
+            throw tooDeepError(server, context, error, response.status);
+        throw new TransientFailure(new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', { maxAttempts: GLITCH_ATTEMPTS });
     }
-    /** Runs the step to its verdict: throws naming every build that did not pass. */
-    async run() {
-        const { settings, io } = this.o;
-        if (settings.disable)
-            return disableJobs(this.o.api, this.entries, this.log);
-        try {
-            await this.resolve();
-            await this.startReports();
-            if (settings.build === 'new')
-                await this.triggerAll();
-            else
-                this.adoptLast();
-            this.side(this.github?.show(this.items.map(item => item.report)));
-            if (settings.wait !== 'queued')
-                await this.follow();
-            else
-                for (const item of this.items)
-                    this.settleItem(item);
-        }
-        catch (error) {
-            if (!this.o.signal.aborted)
-                await this.finishComment((0,error_text/* errorText */.k)(error));
+}
+/** What to say of an answer nested too deep to read. */
+function tooDeepError(server, context, error, status) {
+    return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`, status);
+}
+/**
+ * What to say of a part left out as too deep (json.ts readJenkinsJson):
+ * which answer, which element of which list, and whose data it was.
+ */
+function droppedNote(server, context, part) {
+    const whose = part.className === undefined ? '' : ` (${part.className})`;
+    return `Jenkins at ${server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${json/* MAX_JSON_DEPTH */.KX} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`;
+}
+/** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
+async function postBody(response, context, redact, logger) {
+    try {
+        return redact(await response.text(ERROR_BODY_LIMIT));
+    }
+    catch (error) {
+        if (error instanceof errors/* Interrupted */.j$)
             throw error;
-        }
-        finally {
-            await this.settlePending();
-        }
-        await this.finishComment();
-        setJobsOutputs(io, this.reports, this.log);
-        await writeJobsSummary(io.summary, this.reports, this.log);
-        const failure = jobsFailure(this.reports, settings.accept);
-        if (failure)
-            throw new Error(failure);
-    }
-    /** What is known when the step was stopped: outputs and summary. Never throws. */
-    async reportSoFar(notes) {
-        for (const item of this.items) {
-            const note = notes.get((0,job_path/* jobKey */.tv)(item.entry.job));
-            if (note && !item.done)
-                item.report.left = note;
-        }
-        try {
-            setJobsOutputs(this.o.io, this.reports, this.log);
-        }
-        catch (error) {
-            this.log.debug(`Could not set the outputs: ${(0,error_text/* errorText */.k)(error)}`);
-        }
-        await writeJobsSummary(this.o.io.summary, this.reports, this.log);
-    }
-    /** Ends every commit status still pending, and the comment, with `description` (the step was stopped). */
-    finishStatuses(description) {
-        return Promise.all([
-            ...this.items
-                .filter(item => item.status && !item.status.finished)
-                .map(item => item.status?.finish('error', description, item.ref?.url)),
-            this.finishComment(description)
-        ]);
-    }
-    /** The comment's final text: every build as it ended, `error` on those that did not. Never rejects. */
-    finishComment(error) {
-        const builds = this.items.map(item => error && !item.done && !item.report.error ? { ...item.report, error } : item.report);
-        return this.github?.show(builds, true) ?? Promise.resolve();
-    }
-    get reports() {
-        return this.items.map(item => item.report);
-    }
-    // ---- before any trigger ----------------------------------------------------
-    async resolve() {
-        const { api, settings, io, signal } = this.o;
-        const resolved = await resolveJobs({
-            api,
-            entries: this.entries,
-            build: settings.build,
-            scan: settings.scan,
-            out: {
-                logger: this.log,
-                startGroup: title => io.startGroup(title),
-                endGroup: () => io.endGroup()
-            },
-            logger: this.log,
-            signal,
-            onScan: project => this.o.work.scans.push(project)
-        });
-        this.items.forEach((item, i) => Object.assign(item, resolved[i]));
-    }
-    /** The commit under test (read once, before any trigger), and a status reporter per build. */
-    async startReports() {
-        const { settings, io } = this.o;
-        const reports = await GithubReports.start({
-            settings,
-            logger: this.log,
-            setOutput: (name, value) => io.setOutput(name, value),
-            redact: text => io.redact(text),
-            // One comment for the step: named for all its builds.
-            reportName: this.entries.map(entry => entry.statusContext).join(' '),
-            bounds: this.o.githubBounds
-        });
-        this.github = reports;
-        if (!settings.commitStatus)
-            return;
-        for (const item of this.items)
-            item.status = await reports.status(item.entry.statusContext);
-    }
-    // ---- triggers --------------------------------------------------------------
-    /** Triggers every item at once; one refused is that item's failure, the others go on. */
-    async triggerAll() {
-        const settled = await Promise.allSettled(this.items.map(item => this.trigger(item)));
-        const stopped = settled.find(s => s.status === 'rejected');
-        if (stopped)
-            throw stopped.reason;
-    }
-    async trigger(item) {
-        const { signal } = this.o;
-        (0,wait/* throwIfAborted */.Te)(signal);
-        let queued;
-        try {
-            const { info, branch, entry } = item;
-            const uploads = this.o.uploads?.[item.index] ?? [];
-            const request = { info: info, parameters: entry.parameters, uploads, branch };
-            queued = await queueBuild(this.stepItem(item), request);
-        }
-        catch (error) {
-            if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
-                throw error;
-            return this.fail(item, error);
-        }
-        item.queueId = queued.queueId;
-        this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl));
-    }
-    /** build: last — the builds as read; running ones are followed to their end. */
-    adoptLast() {
-        const mode = this.o.settings.build;
-        for (const item of this.items) {
-            const ref = existingBuild(this.stepItem(item), item.first, mode);
-            item.ref = ref;
-            this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
-        }
-    }
-    // ---- following -------------------------------------------------------------
-    async follow() {
-        const { api, settings, signal, policy } = this.o;
-        const follower = new BuildsFollower({
-            api,
-            logger: this.log,
-            signal,
-            policy,
-            hooks: {
-                waiting: (track, why) => {
-                    for (const item of this.owners(track)) {
-                        this.log.info(`Jenkins ${item.entry.jobName}: waiting in the queue: ${why}`);
-                    }
-                },
-                started: (track, ref) => this.started(track, ref),
-                ended: (track, build) => this.ended(track, build),
-                failed: (track, error) => this.lost(track, error)
-            }
-        });
-        this.follower = follower;
-        const byQueue = new Map();
-        for (const item of this.items) {
-            if (item.done)
-                continue;
-            if (settings.build !== 'new') {
-                const first = item.first;
-                if (settings.wait === 'started')
-                    this.settleItem(item, first);
-                else if (!first.building)
-                    this.finished([item], first, false);
-                else
-                    item.track = follower.addRunning(item.ref, { build: first });
-                continue;
-            }
-            const queueId = item.queueId;
-            if (queueId === undefined)
-                continue;
-            let track = byQueue.get(queueId);
-            if (track === undefined) {
-                track = follower.addQueued(item.entry.job, queueId, expectationFrom(item.info?.recent ?? []));
-                byQueue.set(queueId, track);
-            }
-            item.track = track;
-        }
-        await follower.run();
-        if (!follower.batched) {
-            this.log.debug('Followed the builds one by one: Jenkins did not show them in computer/api/json.');
-        }
-    }
-    stepItem({ index, entry, report }) {
-        const { api, work } = this.o;
-        return { api, work, index, job: entry.job, outcome: report.outcome, logger: this.log };
-    }
-    owners(track) {
-        return this.items.filter(item => item.track === track && !item.done);
-    }
-    started(track, ref) {
-        for (const item of this.owners(track)) {
-            item.ref = ref;
-            buildStarted(this.stepItem(item), ref);
-            this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
-            if (this.o.settings.wait === 'started')
-                this.settleItem(item);
-        }
-        if (this.o.settings.wait === 'started')
-            this.follower?.drop(track);
-    }
-    /** A queue item or build that cannot be followed further. */
-    lost(track, error) {
-        for (const item of this.owners(track)) {
-            // Its queue item was cancelled: by this step's fail-fast.
-            if (item.stopping && item.ref === undefined) {
-                item.report.stopped = 'cancelled in the queue by fail-fast';
-                this.settleItem(item);
-                continue;
-            }
-            this.fail(item, error);
-        }
-    }
-    /** The item failed before a result: said, counted, and the others stopped with fail-fast. */
-    fail(item, error) {
-        const message = (0,error_text/* errorText */.k)(error);
-        item.report.error = message;
-        this.log.info(`Jenkins ${item.entry.jobName}: ${message}`);
-        this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', item.ref?.url));
-        this.settleItem(item);
-        this.failFast(item);
-    }
-    /** Nothing more to follow for the item; the post step need not stop it. */
-    settleItem(item, final) {
-        if (final)
-            item.report.outcome.build = final;
-        item.done = true;
-        this.o.work.finished(item.index);
-    }
-    ended(track, final) {
-        this.finished(this.owners(track), final, true);
-    }
-    /** The items' build ended (`watched`: the step saw it run): said, judged, then completed on the side. */
-    finished(owners, final, watched) {
-        const [first] = owners;
-        if (!first)
-            return;
-        const ref = first.ref;
-        const accepted = judgeEnd(owners.map(item => item.report.outcome), final, { ref, accept: this.o.settings.accept, logger: this.log });
-        for (const item of owners) {
-            if (item.stopping && final.result === 'ABORTED')
-                item.report.stopped = 'stopped by fail-fast';
-            this.o.work.finished(item.index);
-        }
-        if (!accepted && !first.stopping)
-            this.failFast(first);
-        this.side(completeBuild({ ...this.o, printer: this.printer, entries: this.entries, reports: this.github }, owners, ref, final, watched));
-    }
-    // ---- fail-fast -------------------------------------------------------------
-    /**
-     * fail-fast: the first failure stops every other build this step started
-     * (cancels its queue item, or stops it, escalating as on cancel), never
-     * one shared with another request, which is left running and not waited
-     * for. Stopped builds are still followed to their end, and reported.
-     */
-    failFast(cause) {
-        if (!this.o.settings.failFast || this.failingFast)
-            return;
-        // Not those that ended already (their reports are on the way).
-        const others = this.items.filter(item => item !== cause && !item.done && item.report.outcome.result === undefined);
-        this.failingFast = true;
-        if (others.length === 0)
-            return;
-        this.log.info(`fail-fast: ${cause.entry.jobName} did not pass; stopping the other builds this step started.`);
-        const tracks = new Map();
-        for (const item of others) {
-            const key = item.track === undefined ? `item ${item.index}` : `track ${item.track}`;
-            const group = tracks.get(key);
-            if (group)
-                group.push(item);
-            else
-                tracks.set(key, [item]);
-        }
-        for (const group of tracks.values())
-            this.side(this.stopGroup(group));
-    }
-    async stopGroup(group) {
-        const { api, work } = this.o;
-        const [first] = group;
-        if (!first)
-            return;
-        const name = first.entry.jobName;
-        const target = work.targetOf(first.index, api);
-        const shared = work.shared(first.index);
-        if (!target || shared) {
-            this.leave(group, shared ? `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}` : undefined);
-            return;
-        }
-        for (const item of group)
-            item.stopping = true;
-        const said = await abortRemote(api, target, (0,util_logger/* namedLogger */.OP)(this.log, name));
-        this.log.info(`fail-fast: ${name}: ${said}.`);
-        if (said.endsWith(SHARED_WORK_LEFT)) {
-            this.leave(group, 'left running: shared with another request');
-            return;
-        }
-        if (first.track !== undefined)
-            this.follower?.expedite(first.track);
-    }
-    /** Stops following the items (their work is not this step's alone to stop). */
-    leave(group, note) {
-        for (const item of group) {
-            if (note)
-                item.report.left = note;
-            if (item.track !== undefined)
-                this.follower?.drop(item.track);
-            this.settleItem(item);
-        }
-    }
-    // ---- work on the side --------------------------------------------------------
-    side(work) {
-        if (!work)
-            return;
-        const tracked = work.catch(error => {
-            if (!(error instanceof errors/* Interrupted */.j$) && !this.o.signal.aborted) {
-                this.log.warning(`Jenkins builds: ${(0,error_text/* errorText */.k)(error)}`);
-            }
-        });
-        this.pending.add(tracked);
-        void tracked.finally(() => this.pending.delete(tracked));
-    }
-    /** Waits for the work on the side (which may add more); once the step was stopped, only briefly. */
-    async settlePending() {
-        while (this.pending.size > 0) {
-            const work = Promise.all([...this.pending]);
-            if (this.o.signal.aborted)
-                return (0,wait/* settleBy */.pN)(work, Date.now() + SETTLE_ON_ABORT_MS);
-            await work;
-        }
+        logger.debug(`Could not read the answer to ${context.what}: ${(0,error_text/* errorText */.k)(error)}`);
+        return '';
     }
 }
-
-;// CONCATENATED MODULE: ./src/outcome/comment-command.ts
-
-
-
-
-/** Why a comment command does not run; nothing was sent to Jenkins. */
-class CommentCommandRefused extends Error {
-    constructor(why, todo) {
-        super(`The comment command is refused: ${why}. Nothing was sent to Jenkins: ${todo}.`);
-        this.name = 'CommentCommandRefused';
-    }
+/**
+ * The error for a non-2xx answer to a read: TransientFailure when worth
+ * another try. `recheck` may replace the error (a 404 that is not Jenkins'
+ * own, locate.ts).
+ */
+async function readFailure(response, context, redact, recheck) {
+    // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
+    const body = redact(await bodyOf(response.text(ERROR_BODY_LIMIT)));
+    const error = await recheck(errorForResponse(response, body, context));
+    return RETRYABLE_STATUSES.has(response.status) ? retryLater(response, error) : error;
 }
-const COMMENT_AGAIN = 'review the pull request as it is now and comment again';
-/** Checks the comment command and returns the commit it builds; throws CommentCommandRefused. */
-async function admitCommentCommand(o) {
-    const { ctx, settings } = o;
-    const comment = await decoded(() => ({
-        user: (0,github_values/* required */.mw)(ctx.payload, 'comment.user.login', github_values/* LOGIN */.S3, 'the issue_comment event'),
-        writtenAt: (0,github_values/* required */.mw)(ctx.payload, 'comment.created_at', github_values/* TIME */.E9, 'the issue_comment event'),
-        pullRequest: settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx)
+/** A failed answer to try again, not before the Retry-After Jenkins gave, if any. */
+function retryLater(response, error) {
+    return new TransientFailure(error, String(response.status), {
+        retryAfterMs: parseRetryAfter(response.header('retry-after'))
+    });
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/reads/reads.ts
+
+
+
+
+
+
+/** Folder levels listJobs walks in its one request. */
+const LIST_DEPTH = 10;
+/** Newest builds Jenkins estimates the next build's length from (Job.getEstimatedDurationCandidates). */
+const ESTIMATE_BUILDS = 6;
+/** Finished builds kept as the job's history (the summary's "is this failure new?" line). */
+const HISTORY_BUILDS = 10;
+/** Builds asked for: the history's ten, and room for a few still running before them. */
+const JOB_BUILDS = 16;
+/**
+ * Only what getJob needs (jenkins-api.md 5.5: `tree` ignores visibility and
+ * keeps answers small). The six newest builds and the last successful one
+ * are what Jenkins estimates the next build's length from
+ * (Job.getEstimatedDurationCandidates): the follower aims its polls with
+ * them, at no extra request. The last successful build matters on a busy
+ * job, whose six newest builds may all still be running. The same list,
+ * a few builds longer (Stapler's range `{0,16}`, in Jenkins since long
+ * before 2.150.1), gives the job's last finished builds at no extra request.
+ * @internal
+ */
+const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`;
+/**
+ * The lists of a build whose elements are plugins' data: an action each
+ * (every plugin adds its own), a change set per SCM. One element nested too
+ * deep is left out with a warning and the rest of the build read (json.ts);
+ * any other part too deep (`number`, `result`, `artifacts`, any other
+ * field) still refuses the whole answer, as no real Jenkins sends it.
+ */
+const BUILD_PLUGIN_LISTS = ['actions', 'changeSets'];
+/**
+ * Fields read from `queue/api/json` (tree ignores visibility: jenkins-api.md 5.5).
+ * @internal
+ */
+const QUEUE_TREE = 'items[id,task[url,name],actions[causes[_class,userId],parameters[name,value]],inQueueSince,why]';
+/** Item classes that hold jobs rather than being one (jenkins-api.md 9). */
+const FOLDER_CLASSES = new Set([
+    'com.cloudbees.hudson.plugins.folder.Folder',
+    'org.jenkinsci.plugins.workflow.multibranch.WorkflowMultiBranchProject',
+    'jenkins.branch.OrganizationFolder'
+]);
+/**
+ * Multibranch projects: branch-api's MultiBranchProject subclasses
+ * (WorkflowMultiBranchProject for Pipelines, others from plugins) all end
+ * in MultiBranchProject; an OrganizationFolder holds such projects.
+ */
+function folderKindOf(className) {
+    if (className === undefined)
+        return 'folder';
+    if (/MultiBranchProject$/.test(className))
+        return 'multibranch';
+    if (className === 'jenkins.branch.OrganizationFolder')
+        return 'organization';
+    return 'folder';
+}
+/**
+ * `jobs[name,_class,jobs[…]]` nested `depth` levels.
+ * @internal
+ */
+function listTree(depth) {
+    let fields = 'name,_class';
+    for (let level = 1; level < depth; level++)
+        fields = `name,_class,jobs[${fields}]`;
+    return `jobs[${fields}]`;
+}
+/** A job's JSON, reduced to what triggering it needs. */
+async function getJob(http, job) {
+    // The crumb is needed before the trigger that usually follows: fetch it
+    // alongside the job to save a round trip.
+    http.prefetchCrumb();
+    const name = (0,job_path/* fullName */.fq)(job);
+    const data = await http.getJson('job', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`, http.context(`job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
     }));
-    const github = new Reads(o);
-    if (settings.commentPermission !== 'none')
-        await checkCommenter(github, comment.user);
-    const number = comment.pullRequest;
-    if (number === undefined) {
-        // A comment on an issue: no pull request, no head to check; the rule's commit.
-        const unread = () => Promise.reject(new Error('no pull request'));
-        const target = await decoded(() => (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, unread));
-        return { sha: target.sha };
+    const info = {
+        name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
+        fullName: typeof data.fullName === 'string' ? data.fullName : name,
+        // Jenkins' own `url` comes from its configured root URL, which may be
+        // another host (jenkins-api.md 9): always our base.
+        url: (0,job_path/* jobUrl */.Ne)(http.baseUrl, job),
+        parameterDefinitions: parameterDefinitions(data.property),
+        isFolder: isFolder(data)
+    };
+    if (typeof data._class === 'string')
+        info._class = data._class;
+    if (info.isFolder)
+        info.folderKind = folderKindOf(info._class);
+    if (typeof data.buildable === 'boolean')
+        info.buildable = data.buildable;
+    if (typeof data.disabled === 'boolean')
+        info.disabled = data.disabled;
+    if ((0,model_counts/* isBuildNumber */.Y_)(data.nextBuildNumber))
+        info.nextBuildNumber = data.nextBuildNumber;
+    const builds = buildSummaries(data.builds);
+    // A folder has no `builds`: no history, rather than an empty one.
+    if (Array.isArray(data.builds)) {
+        info.history = builds.filter(b => !b.building && b.result !== null).slice(0, HISTORY_BUILDS);
     }
-    return { sha: await headBeforeComment(github, number, comment.writtenAt), pullRequest: number };
+    const recent = builds.slice(0, ESTIMATE_BUILDS);
+    // Older than the six newest when it is not among them: expectationFrom
+    // then finds it as Jenkins does, as the last successful build.
+    const [lastSuccessful] = buildSummaries([data.lastSuccessfulBuild]);
+    if (lastSuccessful && !recent.some(b => b.number === lastSuccessful.number)) {
+        recent.push(lastSuccessful);
+    }
+    if (recent.length > 0)
+        info.recent = recent;
+    return info;
 }
-/** The GitHub reads of one check: each failure a refusal, unless the step was stopped. */
-class Reads {
-    o;
-    here;
-    constructor(o) {
-        this.o = o;
-        this.here = `${o.ctx.repo.owner}/${o.ctx.repo.repo}`;
+/** The well-formed entries of a job's `builds`; anything else is skipped (it only aims polls). */
+function buildSummaries(raw) {
+    return (Array.isArray(raw) ? raw : []).flatMap(entry => (0,decode/* buildSummaryOf */.Wi)(entry) ?? []);
+}
+/** Full names of every job below `folder` (root when empty), in one request. */
+async function listJobs(http, folder) {
+    const where = folder.length > 0 ? `folder '${(0,job_path/* fullName */.fq)(folder)}'` : 'the root';
+    const base = folder.length > 0 ? (0,job_path/* jobUrl */.Ne)(http.baseUrl, folder) : `${http.baseUrl}/`;
+    const data = await http.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
+        notFound: `Folder '${(0,job_path/* fullName */.fq)(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
+    }));
+    if (!Array.isArray(data.jobs)) {
+        throw new errors/* JenkinsError */.fF('bad-request', `'${(0,job_path/* fullName */.fq)(folder)}' on Jenkins at ${http.baseUrl} is a job, not a folder: there are no jobs to list below it`);
     }
-    client(what) {
-        if (this.o.client)
-            return this.o.client;
-        throw new CommentCommandRefused(`'github-token' is empty, so ${what} cannot be read`, 'leave github-token out to use the workflow token');
+    const names = [];
+    collectJobs(http, data.jobs, folder.length > 0 ? `${(0,job_path/* fullName */.fq)(folder)}/` : '', names);
+    return names;
+}
+/** A queue item's JSON. */
+async function getQueueItem(http, queueId) {
+    const item = await http.getJson('queue', `${(0,job_path/* queueItemUrl */.oJ)(http.baseUrl, queueId)}api/json`, http.context(`queue item ${queueId}`, {
+        notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
+        following: true
+    }));
+    if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} without an id`);
     }
-    async read(request, refusal) {
+    // The step prints it as it waits: a `why` that echoes the request's cookie or crumb must not.
+    if (typeof item.why === 'string')
+        item.why = http.redact(item.why);
+    if (!(0,model_counts/* isCount */.my)(item.inQueueSince))
+        delete item.inQueueSince;
+    const executable = item.executable;
+    if (executable && executable.number !== undefined) {
+        // A number that addresses no build would reach URLs and outputs.
+        if (!(0,model_counts/* isBuildNumber */.Y_)(executable.number)) {
+            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered queue item ${queueId} with a build whose number is ${(0,model_counts/* shownValue */.JJ)(executable.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
+        }
+        // Jenkins' own URL of the run, kept only when it sent one: requests go to
+        // the `url` input's host and build their URLs from it (jenkins-api.md 9).
+        item.executable =
+            typeof executable.url === 'string'
+                ? { number: executable.number, url: executable.url }
+                : { number: executable.number };
+    }
+    else if (executable !== undefined) {
+        // Left, its run not created yet (null), or an executable that names none.
+        item.executable = null;
+    }
+    return item;
+}
+/**
+ * The root URL Jenkins is configured with (`url` of `/api/json`,
+ * Jenkins.getRootUrl: what it writes in every item and build `url`), or
+ * null when none is configured (it then writes the request's host).
+ */
+async function rootUrl(http) {
+    const data = await http.getJson('root', `${http.baseUrl}/api/json?tree=url`, http.context('the root of Jenkins'));
+    return typeof data.url === 'string' && data.url !== '' ? data.url : null;
+}
+/** A build's JSON, by number or permalink. */
+async function getBuild(http, job, which, options = {}) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    const query = new URLSearchParams();
+    if (options.tree !== undefined)
+        query.set('tree', options.tree);
+    if (options.depth !== undefined)
+        query.set('depth', String(options.depth));
+    const search = query.toString();
+    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}${which}/api/json${search ? `?${search}` : ''}`;
+    const notFound = which === 'lastBuild'
+        ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
+        : which === 'lastSuccessfulBuild'
+            ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
+            : `Build #${which} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`;
+    const build = await http.getJson('build', url, http.context(typeof which === 'number' ? `build #${which} of '${name}'` : `the ${which} of '${name}'`, { notFound, following: true }), { droppable: BUILD_PLUGIN_LISTS });
+    if (typeof build !== 'object' || build === null || typeof build.number !== 'number') {
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' without a number`);
+    }
+    if (!(0,model_counts/* isBuildNumber */.Y_)(build.number)) {
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered a build of '${name}' with the number ${(0,model_counts/* shownValue */.JJ)(build.number)}: expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
+    }
+    const result = build.result;
+    // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
+    // else is a broken or hostile server, and would reach outputs and messages.
+    if (result !== undefined && result !== null && !constants/* BUILD_RESULTS */.IQ.some(r => r === result)) {
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${constants/* BUILD_RESULTS */.IQ.join(', ')}, or null while it runs`);
+    }
+    return (0,decode/* decodeBuild */.zr)(build, { passwords: options.passwords });
+}
+/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
+function quote(value) {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+/** Every item waiting in the queue, with its task's item names, causes and parameters. */
+async function getQueue(http) {
+    const data = await http.getJson('queue', `${http.baseUrl}/queue/api/json?tree=${encodeURIComponent(QUEUE_TREE)}`, http.context('the queue'));
+    const items = [];
+    for (const raw of Array.isArray(data.items) ? data.items : []) {
+        const item = raw;
+        const url = item?.task?.url;
+        if (!(0,model_counts/* isCount */.my)(item?.id) || typeof url !== 'string')
+            continue;
+        const names = (0,decode/* jobNamesFromUrl */.$7)(url);
+        if (!names)
+            continue;
+        const userIds = (0,decode/* userIdsOf */.fN)(item.actions);
+        items.push({
+            id: item.id,
+            job: names,
+            causes: (0,decode/* causeClassesOf */.Zw)(item.actions),
+            ...(userIds ? { userIds } : {}),
+            parameters: (0,decode/* parametersOf */.mC)(item.actions),
+            ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
+        });
+    }
+    return items;
+}
+/**
+ * The job's most recent builds, newest first, with their queue ids (with
+ * `actions`, causes and parameters; with `outcome`, result, duration and
+ * whether they still run).
+ */
+async function recentBuilds(http, job, limit, options = {}) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    let fields = options.actions
+        ? 'number,queueId,actions[causes[_class],parameters[name,value]]'
+        : 'number,queueId';
+    if (options.outcome)
+        fields += ',result,duration,building';
+    const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`;
+    const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(true)}`,
+        following: true
+    }));
+    return (0,decode/* buildsOf */.jV)(data.builds, options);
+}
+/** GET logText/progressiveText?start=N, its body streamed. */
+async function progressiveText(http, build, start) {
+    const name = (0,job_path/* fullName */.fq)(build.job);
+    const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`;
+    const context = http.context(`the console of build #${build.number} of '${name}'`, {
+        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`,
+        following: true
+    });
+    return http.read('log', url, context, response => {
+        if (response.contentType.includes('text/html')) {
+            // A login page now and then is an SSO proxy's blip; every time, it is the answer.
+            throw htmlGlitch(context, response.status);
+        }
+        const textSize = (0,model_counts/* countOf */.pq)(response.header('x-text-size'));
+        if (textSize === undefined) {
+            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
+        }
+        // Streamed, not buffered: a console can be hundreds of MB. The stream
+        // is still bounded (limits.ts: stall guard, deadline, cancel). The
+        // header is absent (never "false") once the log is complete (6.1).
+        return {
+            body: response.stream(),
+            textSize,
+            moreData: response.header('x-more-data') === 'true'
+        };
+    }, http.deadline);
+}
+// ---------------------------------------------------------------------------
+/**
+ * Full names of the jobs in a `jobs` tree, in Jenkins' order, folders
+ * walked in place. Without recursion and bounded to LIST_DEPTH levels: the
+ * answer is Jenkins', and a hostile one can nest far deeper than the tree
+ * asked for (a recursive walk overflowed the stack).
+ */
+function collectJobs(http, items, prefix, names) {
+    const stack = [
+        { items, prefix, next: 0 }
+    ];
+    let skipped = false;
+    while (stack.length > 0) {
+        const level = stack[stack.length - 1];
+        if (level.next >= level.items.length) {
+            stack.pop();
+            continue;
+        }
+        const item = level.items[level.next++];
+        if (typeof item?.name !== 'string')
+            continue;
+        const path = `${level.prefix}${item.name}`;
+        if (Array.isArray(item.jobs)) {
+            if (stack.length < LIST_DEPTH)
+                stack.push({ items: item.jobs, prefix: `${path}/`, next: 0 });
+            else
+                skipped = true;
+        }
+        else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
+            http.logger.debug(`Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`);
+        }
+        else {
+            names.push(path);
+        }
+    }
+    if (skipped) {
+        http.logger.debug(`Jenkins answered with folders nested deeper than the ${LIST_DEPTH} levels asked for; not listed`);
+    }
+}
+function isFolder(item) {
+    return ((typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs));
+}
+function parameterDefinitions(property) {
+    return ((0,decode/* entriesOf */.Mc)(property, 'parameterDefinitions') ?? []).flatMap(raw => {
+        const def = raw;
+        if (typeof def?.name !== 'string')
+            return [];
+        const definition = { name: def.name };
+        if (typeof def.type === 'string')
+            definition.type = def.type;
+        if (/Password/i.test(definition.type ?? ''))
+            definition.password = true;
+        else if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+            definition.defaultValue = def.defaultParameterValue.value;
+        }
+        if (Array.isArray(def.choices)) {
+            definition.choices = def.choices.filter((c) => typeof c === 'string');
+        }
+        return [definition];
+    });
+}
+
+// EXTERNAL MODULE: ./src/util/html.ts + 4 modules
+var html = __nccwpck_require__(1034);
+;// CONCATENATED MODULE: ./src/jenkins/trigger/trigger.ts
+
+
+
+
+
+
+
+
+
+
+
+/** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
+const TRIGGER_SENDS = 4;
+/** Answers to a trigger that say it was refused without acting, so it may be sent again. */
+const TRIGGER_REFUSALS = new Set([429, 503]);
+/** Answers to a trigger from a proxy that may have passed it on before failing. */
+const AMBIGUOUS_STATUSES = new Set([500, 502, 504]);
+/**
+ * Queues one build of `job` and returns its queue item. When the answer to
+ * the POST is lost, Jenkins is asked what it did before the POST is sent again.
+ *
+ * Once the client's signal fired (cancel, timeout) nothing more is sent: no
+ * crumb, no POST, no resend. If a POST may have reached Jenkins (cut in
+ * flight, or its answer lost and being reconciled), the Interrupted error
+ * carries the LostTrigger, for the abort path to find and cancel what it
+ * queued (findLostTrigger) with its own client.
+ */
+async function trigger(http, info, job, params, options = {}) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    checkBuildable(http, info, name, params);
+    const undefinedNames = unknownParameters(info, params);
+    const parameterized = info.parameterDefinitions.length > 0;
+    const form = new URLSearchParams();
+    if (parameterized) {
+        for (const [key, value] of Object.entries(params)) {
+            if (undefinedNames.includes(key))
+                continue;
+            // Multi-value parameters are repeated fields.
+            for (const item of typeof value === 'string' ? [value] : value)
+                form.append(key, item);
+        }
+    }
+    // The job token travels in the form, never in the URL (where proxies and
+    // access logs would keep it). A request with `token` is recorded as a
+    // RemoteCause with `cause` as its note (ParameterizedJobMixIn.getBuildCause).
+    // An anonymous POST still needs a crumb: the CrumbFilter exempts only API
+    // tokens (ApiCrumbExclusion), and the crumb issuer needs Overall/Read.
+    if (http.jobToken) {
+        form.append('token', http.jobToken);
+        if (options.cause)
+            form.append('cause', options.cause);
+    }
+    // /build on a parameterized job wants a `json` form and skips defaults;
+    // /buildWithParameters fills in defaults (jenkins-api.md 3.2, 3.3).
+    // `delay` is a request parameter; 0sec skips the quiet period (3.5).
+    const endpoint = parameterized ? 'buildWithParameters' : 'build';
+    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}${endpoint}?delay=0sec`;
+    const context = http.context(`the trigger of job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
+        conflict: disabledMessage(http, name),
+        permission: 'Job/Build',
+        jobTokenSent: http.jobToken !== undefined,
+        serverHint: parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
+    });
+    const expectation = {
+        job,
+        parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
+        user: http.user,
+        firstBuildNumber: info.nextBuildNumber
+    };
+    const jobPage = (0,job_path/* jobUrl */.Ne)(http.baseUrl, job);
+    let mayHaveQueued = false;
+    const interrupted = (error) => mayHaveQueued || error.sent
+        ? new errors/* Interrupted */.j$(`${error.message} (a trigger of '${name}' may have queued a build)`, {
+            sent: error.sent,
+            lostTrigger: expectation,
+            lastFailure: error.lastFailure
+        })
+        : error;
+    for (let send = 1;; send++) {
+        let outcome;
         try {
-            return await request();
+            outcome = await triggerOnce(http, url, { form: form.toString() }, context, name);
         }
         catch (error) {
-            // Once the step is stopped, the stop is the news.
-            if (this.o.signal?.aborted || error instanceof CommentCommandRefused)
-                throw error;
-            throw refusal(this.o.failure(error));
+            throw error instanceof errors/* Interrupted */.j$ ? interrupted(error) : error;
         }
+        if ('queueId' in outcome) {
+            return {
+                queueId: outcome.queueId,
+                // Reverse proxies rewrite hosts, and the Location follows the request's
+                // own host (jenkins-api.md 3.1): rebuild it on our base.
+                queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, outcome.queueId),
+                merged: outcome.merged,
+                unknownParameters: undefinedNames
+            };
+        }
+        // The answer was lost: look for what Jenkins did before sending again
+        // (reconcile.ts says why, and what risk remains).
+        mayHaveQueued = true;
+        const lost = outcome.lost;
+        const settleMs = options.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
+        const unknown = (why) => new errors/* JenkinsError */.fF(lost.error.kind === 'timeout' ? 'network' : lost.error.kind, `${lost.error.message} while triggering job '${name}' (${why}): the build may or may not have been queued. Check ${jobPage} before running again.`, lost.error.status);
+        if (http.deadline !== undefined && Date.now() + settleMs > http.deadline) {
+            throw unknown('no time left before the step timeout to check');
+        }
+        let adopted;
+        try {
+            adopted = await reconcile(reconcileReader(http, job), expectation, {
+                settleMs,
+                sleep: ms => http.pause(ms, 'look for the lost trigger again'),
+                logger: http.logger
+            });
+        }
+        catch (error) {
+            if (error instanceof errors/* Interrupted */.j$)
+                throw interrupted(error);
+            http.logger.debug(`Could not look for the lost trigger: ${(0,error_text/* errorText */.k)(error)}`);
+            throw unknown('and Jenkins could not be asked what it did');
+        }
+        if (adopted) {
+            http.logger.info(adopted.from === 'queue'
+                ? `Trigger answer lost (${lost.reason}); Jenkins shows queue item ${adopted.queueId} of '${name}' with these parameters: following it.`
+                : `Trigger answer lost (${lost.reason}); Jenkins shows build #${adopted.buildNumber ?? '?'} of '${name}' with these parameters (queue item ${adopted.queueId}): following it.`);
+            return {
+                queueId: adopted.queueId,
+                queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, adopted.queueId),
+                merged: false,
+                unknownParameters: undefinedNames,
+                adopted: adopted.from
+            };
+        }
+        if (send >= TRIGGER_SENDS) {
+            throw unknown(`${send} answers lost, and Jenkins showed no queued item or build for any`);
+        }
+        http.logger.info(`Trigger answer lost (${lost.reason}); Jenkins shows no such queued item or build; sending it again.`);
     }
 }
-/** Refuses a commenter below `comment-permission`. */
-async function checkCommenter(github, user) {
-    const { ctx, settings, signal, logger } = github.o;
-    const { here } = github;
-    const want = settings.commentPermission;
-    const role = await github.read(() => readRole(github.client(`${user}'s permission`), { ...ctx.repo, user, signal }), failure => new CommentCommandRefused(`could not read ${user}'s permission on ${here}${failure}`, "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"));
-    if (!atLeast(role, want)) {
-        throw new CommentCommandRefused(`${user}'s role on ${here} is ${role}, below comment-permission: ${want}`, `only a user with the ${want} role or higher can start a build by comment`);
-    }
-    logger.info(`Comment command by ${user} (${role} on ${here}, comment-permission: ${want}).`);
+/** Names in `params` the job does not define: Jenkins drops them silently. */
+function unknownParameters(info, params) {
+    const defined = new Set(info.parameterDefinitions.map(definition => definition.name));
+    return Object.keys(params).filter(key => !defined.has(key));
 }
-/** The pull request's head, if GitHub shows it was pushed in a second before `writtenAt`; else a refusal saying why. */
-async function headBeforeComment(github, number, writtenAt) {
-    const { ctx, settings, signal, logger } = github.o;
-    const head = await github.read(() => readPullHead(github.client(`pull request #${number}`), { ...ctx.repo, number, signal }), failure => new CommentCommandRefused(`could not read pull request #${number} of ${github.here}${failure}, so the commit to build is not known`, 'comment again once GitHub answers'));
-    if (settings.commit !== undefined && settings.commit !== head.sha) {
-        throw new CommentCommandRefused(`input 'commit' (${settings.commit}) is not pull request #${number}'s head (${head.sha})`, `${COMMENT_AGAIN} to build its head`);
+/**
+ * Refuses what cannot be built before anything is sent: a folder, a
+ * disabled job, a value Jenkins would refuse or change (`params`,
+ * parameter-values.ts).
+ */
+function checkBuildable(http, info, name, params = {}) {
+    // Building a computed folder starts a scan, not a build (jenkins-api.md 3.8).
+    if (info.isFolder)
+        throw notAJob(info, name, http.baseUrl);
+    if (info.disabled === true || info.buildable === false) {
+        throw new errors/* JenkinsError */.fF('conflict', disabledMessage(http, name));
     }
-    const where = head.branch;
-    if (!where) {
-        throw new CommentCommandRefused(`the repository of pull request #${number}'s head is gone, so when ${head.sha} became its head cannot be read`, 'build it from a pull request whose head repository exists');
-    }
-    const branch = `${where.owner}/${where.repo}'s branch ${(0,util_names/* shortName */.l)(where.ref)}`;
-    const change = await github.read(() => readLastChange(github.client('the head branch'), { ...where, signal }), failure => new CommentCommandRefused(`could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`, 'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'));
-    const written = (0,github_values/* timeText */.Tc)(writtenAt);
-    if (!change) {
-        throw new CommentCommandRefused(`GitHub lists no change of ${branch}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written (${written}) is not known`, COMMENT_AGAIN);
-    }
-    if (change.sha !== head.sha) {
-        throw new CommentCommandRefused(`the newest change GitHub lists of ${branch} left it at ${change.sha}, not at pull request #${number}'s head ${head.sha}: the branch is moving`, COMMENT_AGAIN);
-    }
-    // GitHub's times are whole seconds: a push in the comment's second is not before it.
-    if (change.at >= writtenAt) {
-        throw new CommentCommandRefused(`pull request #${number}'s head ${head.sha} was pushed at ${(0,github_values/* timeText */.Tc)(change.at)}, not before the comment was written (${written}), so it may not be what was reviewed`, COMMENT_AGAIN);
-    }
-    logger.info(`Pull request #${number}'s head ${head.sha} was pushed at ${(0,github_values/* timeText */.Tc)(change.at)}, before the comment (${written}): this run builds it.`);
-    return head.sha;
+    checkParameterValues(info, name, params);
 }
-/** The event's fields, or a refusal naming the one that does not decode. */
-async function decoded(read) {
-    try {
-        return await read();
-    }
-    catch (error) {
-        if (!(error instanceof github_values/* Undecodable */.tO))
-            throw error;
-        throw new CommentCommandRefused(`${error.message}, so the comment cannot be checked`, 'comment again');
-    }
-}
-
-;// CONCATENATED MODULE: ./src/outcome/commit-gate.ts
-
-
-
-
-
-/** The settings the step runs with: `settings`, or, on a comment command or with `commit-parameter`, with the commit settled. Throws when it cannot be. */
-async function settleCommit(settings, o) {
-    const env = o.env ?? process.env;
-    const comment = env.GITHUB_EVENT_NAME === 'issue_comment';
-    if (!comment && settings.commitParameter === undefined)
-        return settings;
-    if (!comment && settings.commit !== undefined)
-        return withCommit(settings, { sha: settings.commit }, o);
-    const needs = "Input 'commit-parameter' needs the commit under test";
-    const event = readEvent(env);
-    if (event.kind === 'outside') {
-        throw comment
-            ? new CommentCommandRefused('GITHUB_REPOSITORY is not set, so the comment cannot be checked', 'run it in a workflow')
-            : new Error(`${needs}, and outside a workflow (GITHUB_REPOSITORY is not set) there is none: give it in 'commit'.`);
-    }
-    if (event.kind === 'broken') {
-        throw comment
-            ? new CommentCommandRefused(`${brokenEvent(event.why)}, so neither the commenter nor the commit can be checked`, 'comment again')
-            : new Error(`${needs}, but ${brokenEvent(event.why)}. Nothing was sent to Jenkins.`);
-    }
-    const ctx = event.context;
-    // Loaded only now that the event file is known to parse (github-event.ts).
-    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4317));
-    const token = settings.githubToken;
-    const client = token === ''
-        ? undefined
-        : github.githubClient({
-            token,
-            logger: o.logger,
-            fetch: o.fetch,
-            session: new github.GithubSession({ logger: o.logger, bounds: o.bounds })
-        });
-    const redact = github.redactor(token);
-    const failure = (error) => {
-        const status = github.httpStatusOf(error);
-        return `${status ? ` (HTTP ${status})` : ''}: ${redact((0,error_text/* errorText */.k)(error))}`;
-    };
-    if (comment) {
-        const admitted = await admitCommentCommand({
-            ctx,
-            settings,
-            client,
-            failure,
-            logger: o.logger,
-            signal: o.signal
-        });
-        return withCommit(settings, admitted, o);
-    }
-    try {
-        const target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
-            if (!client)
-                throw new Error('github-token is empty');
-            return (await readPullHead(client, { ...ctx.repo, number, signal: o.signal })).sha;
-        });
-        const pullRequest = target.pullRequest;
-        return withCommit(settings, { sha: target.sha, ...(pullRequest === undefined ? {} : { pullRequest }) }, o);
-    }
-    catch (error) {
-        if (o.signal?.aborted)
-            throw error;
-        throw new Error(`${needs}, which could not be read${failure(error)}. Nothing was sent to Jenkins.`);
-    }
-}
-/** `settings` with the commit settled: as `commit`, its pull request, and the `commit-parameter` of every build. */
-function withCommit(settings, { sha, pullRequest }, o) {
-    const name = settings.commitParameter;
-    const settled = {
-        ...settings,
-        commit: sha,
-        ...(pullRequest === undefined ? {} : { pullRequest })
-    };
-    if (name === undefined)
-        return settled;
-    o.logger.info(`Jenkins gets the commit under test, ${sha}, as parameter ${name}.`);
-    const give = (entry) => ({
-        ...entry,
-        parameters: { ...entry.parameters, [name]: sha },
-        hasParameters: true
+/** How long the abort path gives a lost trigger to show up before its second look. */
+const LOST_SETTLE_MS = 1000;
+/**
+ * Looks for what a lost trigger queued (reads only: never a new POST), with
+ * a second look after a short settle when the client's deadline leaves time.
+ */
+async function findLostTrigger(http, lost) {
+    const left = http.deadline === undefined ? Infinity : http.deadline - Date.now();
+    const adopted = await reconcile(reconcileReader(http, lost.job), lost, {
+        settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
+        sleep: ms => http.pause(ms, 'look for the lost trigger again'),
+        logger: http.logger
     });
-    return { ...give(settled), ...(settings.jobs ? { jobs: settings.jobs.map(give) } : {}) };
+    if (!adopted)
+        return undefined;
+    return adopted.buildNumber === undefined
+        ? { queueId: adopted.queueId }
+        : { queueId: adopted.queueId, buildNumber: adopted.buildNumber };
+}
+/**
+ * One trigger POST. A refusal that provably did nothing (503, 429,
+ * connection refused) is retried inside; an answer that may hide an action
+ * (reset, hang up, timeout, a proxy's 500/502/504) comes back as `lost`.
+ */
+async function triggerOnce(http, url, payload, context, name) {
+    let lost;
+    let answer;
+    try {
+        answer = await http.post('trigger', url, context, {
+            ...payload,
+            // Only a refusal that did nothing is sent again here: a second POST
+            // that reaches Jenkins queues a second build.
+            retryStatuses: TRIGGER_REFUSALS,
+            retryNetwork: failure => failure.notSent,
+            onNetworkFailure: failure => {
+                lost = {
+                    error: failure.error,
+                    reason: failure.reason,
+                    slow: failure.error.kind === 'timeout'
+                };
+                return failure.error;
+            },
+            deadline: http.deadline
+        });
+    }
+    catch (error) {
+        if (lost && error instanceof errors/* JenkinsError */.fF && error.kind !== 'aborted')
+            return { lost };
+        throw error;
+    }
+    const { response, body } = answer;
+    // Jenkins' own 500 is its answer: it refused the request (a parameter
+    // value it does not accept), and a second send would be refused again.
+    const refusal = response.status === 500 ? jenkinsRefusal(response, body) : undefined;
+    if (refusal) {
+        throw new errors/* JenkinsError */.fF('bad-request', `Jenkins at ${http.baseUrl} refused to trigger job '${name}' (500): ${refusal}.`, 500);
+    }
+    if (AMBIGUOUS_STATUSES.has(response.status) && !fromJenkins(response)) {
+        // A proxy's error says nothing of whether Jenkins got the POST.
+        return {
+            lost: {
+                error: errorForResponse(response, body, context),
+                reason: String(response.status),
+                slow: response.status === 504
+            }
+        };
+    }
+    if (response.status >= 400)
+        throw errorForResponse(response, body, context);
+    const queueId = response.status === 201 || response.status === 303 ? queueIdOf(response) : undefined;
+    if (queueId === undefined) {
+        const location = response.header('location');
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} did not queue a build of '${name}': it answered ${response.status}${location ? ` with a redirect to ${safePath(location, url)}` : ''} instead of a queue item. A plugin may have vetoed the build, or '${name}' is a computed folder whose build is a scan.`, response.status);
+    }
+    return { queueId, merged: response.status === 303 };
+}
+/** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
+function reconcileReader(http, job) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    return {
+        queue: async () => (await getQueue(http)).map(({ id, job, parameters, causes, userIds }) => ({
+            id,
+            job,
+            parameters,
+            causes,
+            ...(userIds ? { userIds } : {})
+        })),
+        builds: async () => {
+            const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(RECENT_BUILDS_TREE)}`, http.context(`the builds of job '${name}'`));
+            return (0,decode/* buildsOf */.jV)(data.builds, { actions: true }).map(build => ({
+                ...build,
+                causes: build.causes ?? [],
+                parameters: build.parameters ?? []
+            }));
+        }
+    };
+}
+function disabledMessage(http, name) {
+    return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`;
+}
+/** The queue item id from a trigger's Location (`…/queue/item/<id>/`), or undefined. */
+function queueIdOf(response) {
+    const location = response.header('location');
+    if (!location)
+        return undefined;
+    let path;
+    try {
+        path = new URL(location, response.url).pathname;
+    }
+    catch {
+        return undefined;
+    }
+    const match = /\/queue\/item\/(\d+)\/?$/.exec(path);
+    return (0,model_counts/* countOf */.pq)(match?.[1]);
+}
+/**
+ * Whether Jenkins itself produced an error answer rather than a proxy in
+ * front of it: Jenkins' own pages (oops, layout) carry X-Jenkins (jenkins-api.md
+ * 10). A 500 from Jenkins on a trigger is an exception while reading the
+ * parameters (an illegal choice, 3.2), before anything was queued.
+ */
+function fromJenkins(response) {
+    return response.header('x-jenkins') !== undefined;
+}
+/** The exception a parameter definition throws for a value it refuses, as a stack trace shows it. */
+const REFUSAL = /\bIllegalArgumentException: ([^\r\n<]+)/;
+/** Jenkins' error page (core jenkins/model/Jenkins/oops.jelly) and the id its log files the exception under. */
+const OOPS_PAGE = /A problem occurred while processing the request/;
+const LOGGING_ID = /Logging ID=([0-9a-fA-F-]{1,64})/;
+/** Characters of Jenkins' reason quoted. */
+const REASON_CHARS = 300;
+/**
+ * Why Jenkins refused a request with its own 500, or undefined when the
+ * 500 is not Jenkins' (a proxy's, which may hide a POST that reached Jenkins:
+ * reconciled as a lost answer). Jenkins' is told by its headers (X-Jenkins,
+ * which a proxy may strip) or by its body: its error page, or the
+ * IllegalArgumentException a parameter definition throws ("Illegal choice
+ * for parameter ENV: qa", jenkins-api.md 3.2), which no proxy writes. The
+ * page quotes the exception only when Jenkins shows stack traces
+ * (-Djenkins.model.Jenkins.SHOW_STACK_TRACE=true, or before 2.x); else its
+ * Logging ID is what leads to the reason in Jenkins' log.
+ */
+function jenkinsRefusal(response, body) {
+    const text = (0,html/* decodeEntities */.Sm)(body);
+    const reason = REFUSAL.exec(text)?.[1]?.trim();
+    if (reason)
+        return (0,shorten/* cut */.J)(reason, REASON_CHARS);
+    if (!fromJenkins(response) && !OOPS_PAGE.test(text))
+        return undefined;
+    const id = LOGGING_ID.exec(text)?.[1];
+    return `its error page gives no reason${id ? `; its log has it under Logging ID ${id}` : ''} (${REFUSED_VALUE}, is the usual one)`;
+}
+/** What Jenkins' 500 to a trigger usually means: the values core's parameters refuse are refused before sending (parameter-values.ts). */
+const REFUSED_VALUE = "a parameter value it does not accept, such as several values for a plugin's parameter that takes one";
+function safePath(location, base) {
+    try {
+        return new URL(location, base).pathname;
+    }
+    catch {
+        return '(invalid location)';
+    }
+}
+/** The error for building an item that is not a job: what it is, and which input names a job in it. */
+function notAJob(info, name, origin) {
+    const where = `(${info._class ?? 'folder'}, on ${origin})`;
+    switch (info.folderKind) {
+        case 'multibranch':
+            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`);
+        case 'organization':
+            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`);
+        default:
+            return new errors/* JenkinsError */.fF('bad-request', `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`);
+    }
 }
 
-;// CONCATENATED MODULE: ./src/multi/step.ts
+;// CONCATENATED MODULE: ./src/util/suggest.ts
+/**
+ * Levenshtein distance, case-insensitive (Jenkins looks items up case-insensitively).
+ * @internal
+ */
+function editDistance(a, b) {
+    const s = a.toLowerCase();
+    const t = b.toLowerCase();
+    let previous = Array.from({ length: t.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= s.length; i++) {
+        const current = [i];
+        for (let j = 1; j <= t.length; j++) {
+            const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+            current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+        }
+        previous = current;
+    }
+    return previous[t.length] ?? 0;
+}
+/**
+ * The candidates closest to `name`, best first: those within a third of the
+ * name's length, or that contain it / are contained in it.
+ */
+function closestNames(name, candidates, max = 3) {
+    const lower = name.toLowerCase();
+    const limit = Math.max(2, Math.ceil(name.length / 3));
+    return candidates
+        .map(candidate => {
+        const c = candidate.toLowerCase();
+        const lastSegment = c.split('/').pop() ?? c;
+        const distance = Math.min(editDistance(lower, c), editDistance(lower, lastSegment));
+        const related = c.includes(lower) || lower.includes(lastSegment);
+        return { candidate, distance: related ? Math.min(distance, limit) : distance };
+    })
+        .filter(x => x.distance <= limit && x.candidate !== name)
+        .sort((x, y) => x.distance - y.distance || x.candidate.localeCompare(y.candidate))
+        .slice(0, max)
+        .map(x => x.candidate);
+}
+
+;// CONCATENATED MODULE: ./src/follow/build-parts.ts
 
 
 
+
+
+
+
+/** `build: last` / `last-successful`: the job's existing build; 404s told apart (no job, not a job, no build). */
+async function lastBuild(api, job, mode) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    const which = mode === 'last' ? 'lastBuild' : 'lastSuccessfulBuild';
+    try {
+        return await api.getBuild(job, which);
+    }
+    catch (error) {
+        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
+            throw error;
+        // Tell "no such job" (or not a job) from "no such build": all are 404.
+        const info = await api.getJob(job);
+        if (info.isFolder)
+            throw notAJob(info, name, api.baseUrl);
+        throw new errors/* JenkinsError */.fF('not-found', `Jenkins job ${name} has no ${mode === 'last' ? '' : 'successful '}build yet (build: ${mode}), on ${api.baseUrl}.`, 404);
+    }
+}
+/**
+ * A 404 on a job, with the closest job names Jenkins has; or, when Jenkins
+ * has no job list at `url` either (its own 404, or `url` is a job's page),
+ * where Jenkins' root is: `url` is then wrong, not the job (locateRoot).
+ */
+async function withJobSuggestions(api, job, error, logger) {
+    if (job.length === 0)
+        return error.message;
+    let names;
+    try {
+        names = await api.listJobs([]);
+    }
+    catch (listError) {
+        logger.debug(`Could not list jobs for suggestions: ${(0,error_text/* errorText */.k)(listError)}`);
+        const noRoot = listError instanceof errors/* JenkinsError */.fF &&
+            (listError.kind === 'not-found' || listError.kind === 'bad-request');
+        const where = `job '${(0,util_names/* shortName */.l)((0,job_path/* fullName */.fq)(job))}'`;
+        const root = noRoot ? await api.locateRoot(where).catch(() => undefined) : undefined;
+        return root ?? error.message;
+    }
+    const close = closestNames((0,job_path/* fullName */.fq)(job), names);
+    if (close.length === 0)
+        return error.message;
+    return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(util_names/* shortName */.l).join(', ')}?`;
+}
+/** What `work` gives; a 404 it throws names the closest jobs Jenkins has. */
+async function suggestingJobs(api, job, logger, work) {
+    try {
+        return await work;
+    }
+    catch (error) {
+        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
+            throw error;
+        throw new Error(await withJobSuggestions(api, job, error, logger));
+    }
+}
+/** A commit status description for a step that failed before the build's result was known. */
+function statusFailure(error, signal) {
+    if (error instanceof wait/* StepAborted */.M4 || signal.aborted) {
+        return (0,wait/* abortReason */.Js)(signal) === 'timeout' ? 'Timed out waiting for Jenkins' : 'Cancelled';
+    }
+    return error instanceof Error ? (error.message.split('\n')[0] ?? 'Failed') : 'Failed';
+}
+/** Resolves once stdout has handed its buffered writes to the runner (or is gone). */
+function stdoutDrained() {
+    const out = process.stdout;
+    if (!out.writableNeedDrain)
+        return Promise.resolve();
+    return new Promise(resolve => {
+        const done = () => {
+            out.off('drain', done).off('close', done).off('error', done);
+            resolve();
+        };
+        out.on('drain', done).on('close', done).on('error', done);
+    });
+}
+
+;// CONCATENATED MODULE: ./src/util/inert-text.ts
+/**
+ * The one printer for text outside the console's stop-commands region: every
+ * step-log line the action writes goes through inertLine (core-logger.ts),
+ * because most of them quote Jenkins, and Jenkins text is untrusted. An
+ * escaped line with no line break, no `##[`, and no `::` at its start can form
+ * no command: docs/internals.md, "Inert step-log lines".
+ */
+// C0 and C1 controls but TAB: CR and LF split lines, and U+0085 (NEL) is
+// whitespace to .NET's TrimStart though not to JavaScript's `\s`.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+const NAMED = { '\n': '\\n', '\r': '\\r' };
+/**
+ * One step-log line that the runner cannot take for a workflow command:
+ * control characters (line breaks included) are shown escaped (`\n`, `\r`,
+ * `\x1b`), every `##[` becomes `#\#[`, and a line that would start with `::`
+ * after its leading whitespace gets a `\` before it.
+ */
+function inertLine(text) {
+    const escaped = text
+        .replace(CONTROL, c => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+        .replace(/##\[/g, '#\\#[');
+    // JavaScript's \s covers .NET's whitespace once U+0085 is escaped above.
+    return escaped.replace(/^(\s*)::/, '$1\\::');
+}
+
+;// CONCATENATED MODULE: ./src/runner/commands.ts
+/**
+ * Whether the runner reads workflow commands right now. While Jenkins'
+ * console is printed they are stopped (follow/log-stream.ts
+ * withCommandsStopped), and a command of ours issued meanwhile (a warning, a
+ * debug line, an annotation: a retry or a read of the build can say one)
+ * would print as plain text. Those are held and issued, in order, once
+ * commands resume.
+ */
+/** Commands waiting for the runner; undefined while it reads them. */
+let held;
+/** Stopped regions open (a region inside another resumes with the outer one). */
+let depth = 0;
+/** Issues a command of ours now, or as soon as commands resume. */
+function whenCommandsRun(issue) {
+    if (held)
+        held.push(issue);
+    else
+        issue();
+}
+/** Marks commands stopped; the returned function marks them resumed and issues what was held. */
+function holdCommands() {
+    depth++;
+    held ??= [];
+    let released = false;
+    return () => {
+        if (released)
+            return;
+        released = true;
+        if (--depth > 0)
+            return;
+        const waiting = held ?? [];
+        held = undefined;
+        for (const issue of waiting)
+            issue();
+    };
+}
+
+// EXTERNAL MODULE: ./src/util/redaction.ts
+var redaction = __nccwpck_require__(3801);
+;// CONCATENATED MODULE: ./src/step/secrets.ts
+
+
+
+/**
+ * The step's secrets: every secret input (inputs.ts getSettings) and every
+ * secret Jenkins hands over (a crumb, a session cookie: create-client.ts).
+ * The runner masks them in the log; it cannot mask what the step sends
+ * through the API (a pull request comment, a commit status), and annotations
+ * and the summary are the step's to keep clean, so every text the step
+ * writes goes through `redactSecrets` too (step-io.ts, core-logger.ts,
+ * GithubReports). One list for the step, as the runner's masker is one.
+ */
+const secrets = new redaction/* Redaction */.k();
+/** Registers a secret: redacted from now on, and masked by the runner (once commands run: an `::add-mask::` while the console prints would show the value). */
+function maskSecret(value) {
+    if (value === '')
+        return;
+    secrets.add(value);
+    whenCommandsRun(() => core_setSecret(value));
+}
+/** `text` without any secret of the step (util/redaction.ts). */
+function redactSecrets(text) {
+    return secrets.redact(text);
+}
+
+;// CONCATENATED MODULE: ./src/step/core-logger.ts
 
 
 
 
 /**
- * The step with `jobs`: the builds (run-jobs.ts) bounded by `timeout` and
- * stopped by the runner's cancel signals, like one job's (main.ts). On
- * cancel or timeout every build this step started is stopped (or its queue
- * item cancelled) in parallel, within the same budget as one build's, with
- * a client of its own; what is known is reported. Any other failure leaves
- * the builds still running, as `abort-on-cancel` promises, and names them.
+ * The step log, for every module (they never call @actions/core's printing
+ * themselves; ESLint enforces it). Info lines go through inertLine, since
+ * they quote Jenkins; debug and warning are safe as they are: @actions/core
+ * escapes their data and starts the line with its own `::debug::` or
+ * `::warning::`, which the runner parses first. Those two are commands: while
+ * the console prints (commands stopped) they wait for the resume. Every line
+ * leaves without the step's secrets (secrets.ts): a warning is also an
+ * annotation, which the runner shows as sent.
  */
-async function runJobsStep(settings, io) {
-    // Every item's files are checked on disk before anything is sent to Jenkins.
-    const uploads = [];
-    for (const [index, entry] of (settings.jobs ?? []).entries()) {
-        uploads.push(await resolveUploads(entry.files, settings.workspace, `Input 'jobs' item ${index + 1}'s files`));
-    }
-    let run;
-    await runBounded(settings, io, {
-        jobs: (settings.jobs ?? []).map(entry => entry.job),
-        waitingFor: `${settings.jobs?.length ?? 0} Jenkins builds`,
-        run: async (step) => {
-            // A comment command is checked, and the commit settled, before anything goes to Jenkins.
-            const settled = await settleCommit(step.settings, {
-                logger: step.io.logger,
-                signal: step.signal,
-                bounds: step.githubBounds
-            });
-            run = new JobsRun({ ...step, settings: settled, uploads });
-            return run.run();
-        },
-        stopped: (step, stopped) => stopAll(step, run, stopped),
-        failed: async (step, error) => leavingWorkRunning(step, error, false)
-    });
-}
-/** Cancels or stops everything the step started, in parallel within the budget, and says what it did. */
-async function stopAll(step, run, { error, head, until }) {
-    // No run yet: stopped while the comment command was checked, before anything went to Jenkins.
-    const log = run?.printer.logger ?? step.io.logger;
-    if (error instanceof errors/* Interrupted */.j$ && error.sent)
-        log.info(`${error.message}.`);
-    // Commit statuses go alongside the abort, within its budget.
-    const statuses = run?.finishStatuses(statusFailure(error, step.signal));
-    const { outcome, said } = await stopWork(step, { log, until, single: false });
-    await (0,wait/* settleBy */.pN)(statuses ?? Promise.resolve(), until);
-    await run?.reportSoFar(said);
-    return `${head}${outcome}`;
-}
+const coreLogger = {
+    debug: message => whenCommandsRun(() => core_debug(redactSecrets(message))),
+    info: message => info(inertLine(redactSecrets(message))),
+    warning: message => whenCommandsRun(() => warning(redactSecrets(message)))
+};
 
+// EXTERNAL MODULE: ./src/util/bytes.ts
+var bytes = __nccwpck_require__(1671);
+// EXTERNAL MODULE: ./src/util/heap.ts + 2 modules
+var heap = __nccwpck_require__(6086);
 ;// CONCATENATED MODULE: ./src/outcome/summary-cap.ts
 
 
@@ -51357,7 +44470,7 @@ function boundedSummary(summary, logger, options = {}) {
                     const fitted = kept.fit(max);
                     reset();
                     if (fitted.leftOut > 0 || fitted.rows > 0) {
-                        logger.warning(`The job summary was ${(0,bytes/* kib */.t)(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`);
+                        logger.warning(`The job summary was ${(0,bytes/* kib */.t)(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, { inSummary: false })}`);
                     }
                     target.addRaw(fitted.text);
                     await method.apply(target, args);
@@ -51571,10 +44684,10 @@ function isTable(unit) {
 }
 /** The line closing a cut summary. */
 function leftOutLine(left) {
-    return `<p>✂️ ${(0,html/* escapeHtml */.ZD)(leftOutText(left, true))}</p>`;
+    return `<p>✂️ ${(0,html/* escapeHtml */.ZD)(leftOutText(left, { inSummary: true }))}</p>`;
 }
 /** What was left out, in words. */
-function leftOutText(left, inSummary) {
+function leftOutText(left, { inSummary }) {
     const parts = [];
     if (left.leftOut > 0) {
         const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${s}'`);
@@ -51634,6 +44747,2732 @@ const coreStepIO = {
     saveState: (name, value) => saveState(name, value)
 };
 
+;// CONCATENATED MODULE: ./src/jenkins/trigger/actions.ts
+
+
+
+// Each action retries within its own budget (Requester.actionDeadline), not
+// the step's deadline, so that it can still run once the step timed out.
+/** POST stop / term / kill on a build. */
+async function actions_stopBuild(http, build, how) {
+    const name = (0,job_path/* fullName */.fq)(build.job);
+    const context = http.context(`the ${how} of build #${build.number} of '${name}'`, {
+        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
+        permission: 'Job/Cancel'
+    });
+    // Jenkins redirects back after a stop, also when the build was not running (jenkins-api.md 7).
+    await postForRedirect(http, 'stop', `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}${how}`, context);
+}
+/** POST queue/cancelItem. */
+async function cancelQueueItem(http, queueId) {
+    const url = `${http.baseUrl}/queue/cancelItem?id=${queueId}`;
+    const context = http.context(`the cancellation of queue item ${queueId}`, {
+        permission: 'Job/Cancel'
+    });
+    // 500 is Jenkins' answer for an item that already left (jenkins-api.md 4), not a failure to retry.
+    const { response, body } = await http.post('cancel', url, context, {
+        retryStatuses: new Set([429, 502, 503, 504]),
+        retryNetwork: failure => failure.transient,
+        deadline: http.actionDeadline()
+    });
+    // Before 2.211 every answer was a redirect back (JENKINS-21311): 302 = cancelled.
+    switch (response.status) {
+        case 200:
+        case 204:
+        case 302:
+        case 303:
+            return 'cancelled';
+        case 500:
+            return 'already-left';
+        case 404:
+            return 'not-found';
+        case 422:
+            throw new errors/* JenkinsError */.fF('forbidden', `Jenkins at ${http.baseUrl} refused to cancel queue item ${queueId} for user '${http.user ?? 'anonymous'}' (422): the user lacks Job/Cancel`, 422);
+    }
+    throw errorForResponse(response, body, context);
+}
+/** POST disable on a job. */
+async function disableJob(http, job) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    const context = http.context(`disabling job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
+        permission: 'Job/Configure'
+    });
+    // HttpRedirect(".") on success, also when already disabled (jenkins-api.md 8).
+    await postForRedirect(http, 'disable', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}disable`, context);
+}
+/** A POST that Jenkins answers with 2xx or a redirect back when done, retried within the action's budget. */
+async function postForRedirect(http, label, url, context) {
+    const { response, body } = await http.post(label, url, context, {
+        retryStatuses: RETRYABLE_STATUSES,
+        retryNetwork: failure => failure.transient,
+        deadline: http.actionDeadline()
+    });
+    if (isSuccessOrRedirect(response.status))
+        return;
+    throw errorForResponse(response, body, context);
+}
+function isSuccessOrRedirect(status) {
+    return (status >= 200 && status < 300) || status === 302 || status === 303;
+}
+
+;// CONCATENATED MODULE: external "node:stream/promises"
+const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
+;// CONCATENATED MODULE: ./src/jenkins/reads/artifacts.ts
+
+
+
+
+
+
+
+/** Most artifacts one build's list is read for; beyond, the list is cut (and says so). */
+const MAX_ARTIFACTS = 10_000;
+/**
+ * The build's artifacts, by `relativePath` (Run.getArtifacts, exported as
+ * `artifacts[displayPath,fileName,relativePath]`). A tree asks for the path
+ * alone and a range bounds the list: Jenkins lists every file of the build
+ * (Run.getArtifactsUpTo(Integer.MAX_VALUE)), so a build with a huge number of
+ * them would otherwise make a huge answer.
+ */
+async function listArtifacts(http, build, limit = MAX_ARTIFACTS) {
+    const name = (0,job_path/* fullName */.fq)(build.job);
+    const tree = `artifacts[relativePath]{0,${limit + 1}}`;
+    const data = await http.getJson('artifacts', `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the artifacts of build #${build.number} of '${name}'`, {
+        notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
+    }), 
+    // A proxy that ignores tree= sends the whole build, plugins' data included.
+    { droppable: BUILD_PLUGIN_LISTS });
+    const paths = [];
+    for (const raw of Array.isArray(data.artifacts) ? data.artifacts : []) {
+        const path = raw?.relativePath;
+        if (typeof path === 'string')
+            paths.push(path);
+    }
+    return { paths: paths.slice(0, limit), truncated: paths.length > limit };
+}
+/**
+ * GETs `<build>/artifact/<relativePath>` and streams the body into a fresh
+ * sink per attempt, in constant memory (the sink's backpressure is honoured).
+ * A body that breaks off or falls short of Content-Length is a transient
+ * failure: the read is tried again, from the start, within the step's
+ * deadline like every other read. The caller has checked `relativePath`.
+ *
+ * Jenkins serves it through DirectoryBrowserSupport.serveFile: 404 when the
+ * file is absent, 400 for a path with `/../`, the file with Content-Length
+ * otherwise, or a 302 to the resource root URL when one is configured (so
+ * redirects to that other origin are followed, without credentials).
+ */
+async function downloadArtifact(http, build, relativePath, open) {
+    let attempts = 0;
+    const notFound = (name) => `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`;
+    return getArtifact(http, { build, relativePath, notFound }, async (response, context) => {
+        attempts++;
+        const length = (0,model_counts/* countOf */.pq)(response.header('content-length'));
+        const sink = await open();
+        // Bounded like every body (limits.ts): the step's cancel and deadline,
+        // and the stall guard (a body that stops coming, or drips, is cut).
+        const bytes = await copy(response.stream(), sink).catch(async (error) => {
+            await sink.discard();
+            throw error instanceof BodyFailure ? new TransientFailure(error.error, error.reason) : error;
+        });
+        if (length !== undefined && bytes !== length) {
+            await sink.discard();
+            throw new TransientFailure(new errors/* JenkinsError */.fF('network', `${context.what} ended after ${bytes} of ${length} bytes (Content-Length)`), 'short body');
+        }
+        await sink.commit();
+        return { bytes, attempts };
+    });
+}
+/**
+ * GETs `<build>/artifact/<relativePath>` into memory, reading at most
+ * `maxBytes` of it: a Content-Length above that is refused before any of
+ * the body is read (DirectoryBrowserSupport sends it for an artifact), and a
+ * body without one is cut, its connection dropped, once it passes the bound.
+ * 404 (not archived) is a JenkinsError 'not-found', as for any read.
+ */
+async function readArtifact(http, build, relativePath, maxBytes) {
+    const notFound = (name) => `Build #${build.number} of '${name}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`;
+    return getArtifact(http, { build, relativePath, notFound }, async (response) => {
+        const length = (0,model_counts/* countOf */.pq)(response.header('content-length'));
+        if (length !== undefined && length > maxBytes) {
+            response.discard();
+            return { tooLarge: true };
+        }
+        const body = response.stream();
+        const chunks = [];
+        let size = 0;
+        for await (const chunk of body) {
+            size += chunk.length;
+            if (size > maxBytes) {
+                body.destroy();
+                return { tooLarge: true };
+            }
+            chunks.push(chunk);
+        }
+        return { bytes: Buffer.concat(chunks) };
+    });
+}
+/**
+ * The one GET of `<build>/artifact/<relativePath>`: `take` gets the answer
+ * (each attempt's, as `http.read` retries) once it is known not to be a
+ * login page; `notFound` words the 404, given the job's full name.
+ */
+function getArtifact(http, { build, relativePath, notFound }, take) {
+    const name = (0,job_path/* fullName */.fq)(build.job);
+    const url = `${(0,job_path/* buildUrl */.c$)(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`;
+    const context = http.context(`artifact '${relativePath}' of build #${build.number} of '${name}'`, {
+        // Run.doArtifact checks it when Jenkins turns it on (hudson.security.ArtifactsPermission).
+        permission: 'Run/Artifacts',
+        notFound: notFound(name)
+    });
+    const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1);
+    return http.read('artifact', url, context, response => {
+        // DirectoryBrowserSupport sends an artifact's own type, from its name:
+        // HTML for anything else is a login page or an SSO proxy.
+        if (response.contentType.includes('text/html') && !/\.x?html?$/i.test(fileName)) {
+            response.discard();
+            throw htmlError(context, response.status);
+        }
+        return take(response, context);
+    }, http.deadline, { crossOriginRedirects: true });
+}
+/**
+ * Each segment percent-encoded, as Run.addArtifacts builds `href` with Util.rawEncode.
+ * @internal
+ */
+function artifactHref(relativePath) {
+    return relativePath.split('/').map(encodeURIComponent).join('/');
+}
+/** The body broke off or stalled: worth another try, from the start. */
+class BodyFailure extends Error {
+    error;
+    reason;
+    constructor(error, reason) {
+        super(error.message);
+        this.error = error;
+        this.reason = reason;
+    }
+}
+/**
+ * Pipes body into the sink (stream.pipeline: the sink's backpressure pauses
+ * the body, and either side's failure ends both). A body that broke off or
+ * stalled is a BodyFailure; the step being stopped (Interrupted) and sink
+ * errors (a full disk) pass as they are.
+ */
+async function copy(body, sink) {
+    let bytes = 0;
+    // pipeline destroys the other stream with the first error, so the first
+    // error event tells which side failed. Listeners are kept, not once: a
+    // body can report its end twice (an error after 'aborted').
+    let first;
+    body.on('error', error => (first ??= { side: 'body', error }));
+    sink.stream.on('error', error => (first ??= { side: 'sink', error }));
+    body.on('data', (chunk) => {
+        bytes += chunk.length;
+        sink.progress?.(bytes);
+    });
+    try {
+        await (0,external_node_stream_promises_namespaceObject.pipeline)(body, sink.stream);
+        return bytes;
+    }
+    catch (error) {
+        if (first?.side === 'sink')
+            throw first.error;
+        const cause = first?.error ?? error;
+        if (cause instanceof errors/* Interrupted */.j$)
+            throw cause;
+        if (cause instanceof errors/* JenkinsError */.fF && (cause.kind === 'network' || cause.kind === 'timeout')) {
+            throw new BodyFailure(cause, cause.kind === 'network' ? 'body broke off' : 'body stalled');
+        }
+        const code = cause.code ?? 'body error';
+        throw new BodyFailure(new errors/* JenkinsError */.fF('network', `The download broke off after ${bytes} bytes (${code})`), code);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/reads/executors.ts
+/**
+ * Every build running on Jenkins, in one request: `computer/api/json` with a
+ * `tree` over each computer's executors and one-off executors.
+ *
+ * It lists exactly the builds this user may read, and a build the queue
+ * said started that is missing from it has ended with its log complete;
+ * the answer grows with the executors, not the builds followed. Why, from
+ * Jenkins' source: docs/performance.md, "Every running build in one request".
+ */
+
+
+const EXECUTABLE = 'currentExecutable[url,number,queueId,timestamp,estimatedDuration]';
+/**
+ * What the list asks for: each executor's and one-off executor's build, and only that.
+ * @internal
+ */
+const EXECUTORS_TREE = `computer[executors[${EXECUTABLE}],oneOffExecutors[${EXECUTABLE}]]`;
+/**
+ * The builds on every executor. A build on several (a Pipeline's run and its
+ * `node` blocks) is listed once, with what its entries tell together.
+ * `deadline` bounds the retries: a poll that keeps failing is better
+ * replaced by the next one than retried for a minute.
+ */
+async function runningBuilds(http, options = {}) {
+    const data = await http.getJson('computer', `${http.baseUrl}/computer/api/json?tree=${encodeURIComponent(EXECUTORS_TREE)}`, http.context('the running builds (computer/api/json)'), { deadline: options.deadline ?? http.deadline });
+    const builds = new Map();
+    for (const build of (0,decode/* runningBuildsOf */.AX)(data.computer)) {
+        const key = runningKey(build.job, build.number);
+        const known = builds.get(key);
+        builds.set(key, known ? { ...build, ...definedOnly(known) } : build);
+    }
+    return [...builds.values()];
+}
+/** The key a build is matched by: its jobKey and number. */
+function runningKey(job, number) {
+    return `${(0,job_path/* jobKey */.tv)(job)}#${number}`;
+}
+function definedOnly(value) {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/reads/multibranch.ts
+/**
+ * Multibranch projects: starting a scan (branch indexing) and reading its
+ * log. Sources: cloudbees-folder's ComputedFolder.doBuild and
+ * FolderComputation, branch-api's MultiBranchProject.getIndexing.
+ */
+
+
+
+
+/** A poll reads at most this much of the scan log; a scan that wrote more since is skipped ahead. */
+const LOG_CHUNK_LIMIT = 1024 * 1024;
+/**
+ * POST <project>/build?delay=0sec. ComputedFolder.doBuild checks Job/Build,
+ * answers 500 when the project is disabled ("cannot be recomputed"), queues
+ * the scan (merged into one already queued) and redirects back (302): there
+ * is no queue Location to follow. A repeated POST only merges, so a request
+ * whose answer was lost may be sent again.
+ */
+async function scanMultibranch(http, project) {
+    const name = (0,job_path/* fullName */.fq)(project);
+    const context = http.context(`the scan of multibranch project '${name}'`, {
+        notFound: `Multibranch project '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
+        permission: 'Job/Build',
+        serverHint: 'Jenkins answers 500 when the project is disabled.',
+        // A scan needs Job/Build on the project: a job token is no help there.
+        jobTokenOnly: false
+    });
+    const { response, body } = await http.post('scan', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, project)}build?delay=0sec`, context, {
+        retryStatuses: new Set([429, 502, 503, 504]),
+        retryNetwork: failure => failure.transient,
+        deadline: http.deadline
+    });
+    const status = response.status;
+    if ((status >= 200 && status < 300) || (status >= 301 && status <= 303))
+        return;
+    throw errorForResponse(response, body, context);
+}
+/**
+ * GET <project>/indexing/logText/progressiveText?start=N: LargeText over
+ * the scan's log file (FolderComputation.getLogText), X-More-Data while its
+ * result is unset. Until a queued scan starts this is the previous scan's
+ * log, complete (ComputedFolder.createExecutable replaces it then).
+ */
+async function indexingLog(http, project, start) {
+    const name = (0,job_path/* fullName */.fq)(project);
+    const context = http.context(`the scan log of '${name}'`, {
+        notFound: `Multibranch project '${name}' has no scan log on Jenkins at ${http.baseUrl} (404)`
+    });
+    return http.read('scan-log', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, project)}indexing/logText/progressiveText?start=${start}`, context, async (response) => {
+        const size = (0,model_counts/* countOf */.pq)(response.header('x-text-size'));
+        if (size === undefined) {
+            response.discard();
+            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`);
+        }
+        const text = await response.text(LOG_CHUNK_LIMIT);
+        return {
+            text,
+            textSize: size,
+            moreData: response.header('x-more-data') === 'true',
+            truncated: Buffer.byteLength(text) >= LOG_CHUNK_LIMIT
+        };
+    }, http.deadline);
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/reads/stages.ts
+
+
+
+/** Most stages kept: a describe of a run with thousands of stages is still one bounded answer. */
+const MAX_STAGES = 500;
+/**
+ * GET `<build>/wfapi/describe`: the Pipeline Stage View plugin's RunExt
+ * (RunAPI.doDescribe without fullStages, so each StageNodeExt comes without
+ * its stageFlowNodes). Undefined when Jenkins answers 404: the plugin is not
+ * installed, or the build is not a WorkflowRun (the `wfapi` action is a
+ * TransientActionFactory of WorkflowRun only).
+ */
+async function describeRun(http, build) {
+    const name = (0,job_path/* fullName */.fq)(build.job);
+    const data = await (0,errors/* unlessNotFound */.CA)(http.getJson('stages', `${build.url}wfapi/describe`, http.context(`the stages of build #${build.number} of '${name}'`)), undefined);
+    if (data === undefined)
+        return undefined;
+    if (typeof data !== 'object' || data === null) {
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered the stages of build #${build.number} of '${name}' without an object`);
+    }
+    const stages = [];
+    for (const raw of (Array.isArray(data.stages) ? data.stages : []).slice(0, MAX_STAGES)) {
+        const stage = raw;
+        if (typeof stage?.name !== 'string')
+            continue;
+        const out = {
+            id: typeof stage.id === 'string' ? stage.id : '',
+            name: stage.name,
+            status: typeof stage.status === 'string' ? stage.status : 'NOT_EXECUTED',
+            durationMillis: count(stage.durationMillis),
+            startTimeMillis: count(stage.startTimeMillis),
+            pauseDurationMillis: count(stage.pauseDurationMillis)
+        };
+        if (typeof stage.error?.message === 'string')
+            out.error = stage.error.message;
+        stages.push(out);
+    }
+    return {
+        status: typeof data.status === 'string' ? data.status : undefined,
+        stages
+    };
+}
+function count(value) {
+    return (0,model_counts/* isCount */.my)(value) ? value : 0;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/reports/junit-names.ts
+/**
+ * How the JUnit plugin names a test's page (`<build>/<action>/<package>/
+ * <class>/<case>/`), so that a failed test can be linked without asking
+ * Jenkins for its URL (the report JSON has none). Each level's safe name,
+ * from jenkinsci/junit-plugin: docs/internals.md, "How the JUnit plugin names a test's page".
+ */
+/**
+ * TestObject.safe: "(empty)" for an empty name; otherwise each character that
+ * may not stand literally in a URL path segment becomes '_': controls,
+ * space, DEL and `"#%/:<>?[\]^`{|}` (junit-plugin 1422+, PR #1251). Earlier
+ * versions replaced only `/\:?#%<>`, so a name with a space or a bracket
+ * links to a page those versions name differently.
+ * @internal
+ */
+function safe(name) {
+    if (name === '')
+        return '(empty)';
+    // eslint-disable-next-line no-control-regex
+    return name.replace(/[\u0000-\u0020\u007f"#%/:<>?[\\\]^`{|}]/g, '_');
+}
+/**
+ * Character.isJavaIdentifierPart for one UTF-16 unit: letters, digits,
+ * connecting punctuation (`_`), currency symbols (`$`), numeric letters,
+ * combining marks, and the "ignorable" controls and format characters. A
+ * surrogate half is none of these, so Java replaces an emoji with two '_',
+ * and so does this (it tests units, not code points).
+ */
+const JAVA_IDENTIFIER_PART = 
+// eslint-disable-next-line no-control-regex
+/^[\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Sc}\p{Cf}\u0000-\u0008\u000e-\u001b\u007f-\u009f]$/u;
+/**
+ * CaseResult.getSafeName before uniquifying.
+ * @internal
+ */
+function caseBaseName(displayName) {
+    let out = '';
+    for (let i = 0; i < displayName.length; i++) {
+        const unit = displayName.charAt(i);
+        out += JAVA_IDENTIFIER_PART.test(unit) ? unit : '_';
+    }
+    return out;
+}
+/** CaseResult.getPackageName: up to the last '.', or "(root)". */
+function packageName(className) {
+    const dot = className.lastIndexOf('.');
+    return dot < 0 ? '(root)' : className.slice(0, dot);
+}
+/** CaseResult.getSimpleName: after the last '.'. */
+function simpleName(className) {
+    return className.slice(className.lastIndexOf('.') + 1);
+}
+/**
+ * Names the cases of one test report in the order the plugin meets them
+ * (suites in order, their cases in order: TestResult.tally adds them to
+ * their class in that order), uniquifying within each class.
+ */
+class CaseNamer {
+    taken = new Map();
+    /** The URL path of a case below the report: `<package>/<class>/<case>`, each segment encoded. */
+    path(className, displayName) {
+        const pkg = safe(packageName(className));
+        const cls = safe(simpleName(className));
+        const key = `${pkg}/${cls}`;
+        let bases = this.taken.get(key);
+        if (!bases) {
+            bases = new Map();
+            this.taken.set(key, bases);
+        }
+        const base = caseBaseName(displayName);
+        const seen = (bases.get(base) ?? 0) + 1;
+        bases.set(base, seen);
+        const name = seen === 1 ? base : `${base}_${seen}`;
+        return [pkg, cls, name].map(segment).join('/');
+    }
+}
+/** One path segment, percent-encoded; a lone surrogate (a broken name) cannot be, so it becomes U+FFFD. */
+function segment(name) {
+    return encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'));
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/reports/json-prefix.ts
+/**
+ * Nesting this deep is no page of a report (it has at most eight levels): the scan
+ * gives up rather than spend time on a hostile one.
+ */
+const MAX_DEPTH = 32;
+/**
+ * The start of `text` that is whole, or undefined when not even one array
+ * element is. Only a cut after a whole element is used: an object cut in the
+ * middle would look like a whole one that lacks fields.
+ */
+function parseJsonPrefix(text) {
+    const stack = [];
+    let inString = false;
+    let escaped = false;
+    let stringStart = -1;
+    let expectKey = false;
+    let cut;
+    for (let i = 0; i < text.length; i++) {
+        const ch = text.charCodeAt(i);
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (ch === 0x5c)
+                escaped = true;
+            else if (ch === 0x22) {
+                inString = false;
+                if (expectKey) {
+                    const top = stack[stack.length - 1];
+                    if (top)
+                        top.key = text.slice(stringStart + 1, i);
+                    expectKey = false;
+                }
+            }
+            continue;
+        }
+        switch (ch) {
+            case 0x22: // "
+                inString = true;
+                stringStart = i;
+                break;
+            case 0x7b: // {
+                if (stack.push({ kind: '{' }) > MAX_DEPTH)
+                    return undefined;
+                expectKey = true;
+                break;
+            case 0x5b: // [
+                if (stack.push({ kind: '[' }) > MAX_DEPTH)
+                    return undefined;
+                break;
+            case 0x7d: // }
+            case 0x5d: // ]
+                stack.pop();
+                expectKey = false;
+                break;
+            case 0x2c: {
+                // ,
+                const top = stack[stack.length - 1];
+                if (top?.kind === '{')
+                    expectKey = true;
+                else if (top?.kind === '[') {
+                    cut = {
+                        at: i,
+                        closers: stack
+                            .map(f => (f.kind === '{' ? '}' : ']'))
+                            .reverse()
+                            .join(''),
+                        openKeys: stack.flatMap(f => (f.kind === '{' && f.key !== undefined ? [f.key] : []))
+                    };
+                }
+                break;
+            }
+            default:
+                break;
+        }
+    }
+    if (!cut)
+        return undefined;
+    try {
+        return { value: JSON.parse(text.slice(0, cut.at) + cut.closers), openKeys: cut.openKeys };
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/reports/test-report.ts
+
+
+
+
+
+
+
+const DEFAULT_BUDGET = {
+    want: 20,
+    pageLimit: 1024 * 1024,
+    pageTarget: 256 * 1024,
+    totalBytes: 4 * 1024 * 1024,
+    casesPerSuite: 1000
+};
+/** Cases of the first suite asked for in the first page, before their size is known. */
+const FIRST_PAGE_CASES = 200;
+const MAX_PAGE_SUITES = 1000;
+/** Share of the room left that a page is sized for: the sizes it is sized from are averages. */
+const HEADROOM = 0.8;
+/** errorDetails kept per failed test: enough for its first lines. */
+const DETAILS_CHARS = 2000;
+/** errorStackTrace kept per failed test: the frames that name the test's file come early. */
+const TRACE_CHARS = 8000;
+/**
+ * Finds the failed tests of a build's test report (junit-plugin TestResult,
+ * or an aggregated report's child reports) without reading the whole report:
+ * pages of suites and of their cases, asked with a `tree` and Jenkins' range
+ * syntax, sized from what was read so far, under a hard cap on the bytes
+ * read; a page over its limit is used up to its last whole case. It stops at
+ * `want` failed tests, the report's end, or the budget. Why, and how the
+ * pages are sized: docs/performance.md, "How a test report is read".
+ */
+async function readFailedTests(http, build, options = {}) {
+    const budget = { ...DEFAULT_BUDGET, ...options.budget };
+    const urlName = options.urlName ?? 'testReport';
+    const name = (0,job_path/* fullName */.fq)(build.job);
+    const reportUrl = `${build.url}${encodeURIComponent(urlName)}/`;
+    const context = http.context(`the test report of build #${build.number} of '${name}'`, {
+        notFound: `Build #${build.number} of '${name}' has no test report at ${reportUrl} (404)`
+    });
+    const read = {
+        failed: [],
+        casesRead: 0,
+        bytesRead: 0,
+        requests: 0,
+        complete: true,
+        budgetReached: false
+    };
+    const reports = new Map();
+    const own = { base: reportUrl, namer: new CaseNamer(), blocks: new Set() };
+    const stateOf = (url) => {
+        let state = reports.get(url);
+        if (!state) {
+            const base = `${(options.rebase ?? (u => u))(url)}${encodeURIComponent(urlName)}/`;
+            state = { base, namer: new CaseNamer(), blocks: new Set() };
+            reports.set(url, state);
+        }
+        return state;
+    };
+    const stop = (budgetReached) => {
+        read.complete = false;
+        read.budgetReached = budgetReached;
+        return read;
+    };
+    let range = {
+        from: 0,
+        to: 1,
+        caseFrom: 0,
+        caseTo: Math.min(FIRST_PAGE_CASES, budget.casesPerSuite)
+    };
+    let suitesDone = 0;
+    // Stack traces point annotations at files; a case too large for a page with its trace is asked again without.
+    let traces = true;
+    /** Bytes of the pages of cases, that pages are sized from. */
+    let casesBytes = 0;
+    // CaseResult.getDisplayName leads with the stages when the report's suites
+    // come from more than one block (TestResult.hasMultipleBlocks): known
+    // before the first name is made, from every suite's enclosingBlocks
+    // (about 30 bytes a suite). Cut off, it tells what it can.
+    read.requests++;
+    const blocksPage = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(BLOCKS_TREE)}`, context, Math.min(budget.pageTarget, budget.totalBytes));
+    read.bytesRead += blocksPage.bytes;
+    addBlocks(own, blocksPage.data.suites);
+    for (const child of list(blocksPage.data.childReports)) {
+        const entry = child;
+        const url = entry?.child?.url;
+        if (typeof url === 'string')
+            addBlocks(stateOf(url), entry?.result?.suites);
+    }
+    for (;;) {
+        const room = budget.totalBytes - read.bytesRead;
+        const limit = Math.min(budget.pageLimit, room);
+        // Little left, or not even one more case fits: stop before reading, not in the middle.
+        if (room < Math.min(budget.pageTarget, budget.pageLimit, budget.totalBytes) / 8 ||
+            (read.casesRead > 0 && casesBytes / read.casesRead > limit)) {
+            return stop(true);
+        }
+        read.requests++;
+        const page = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range.from, range.to, range.caseFrom, range.caseTo, traces))}`, context, limit);
+        read.bytesRead += page.bytes;
+        casesBytes += page.bytes;
+        // The build's own report, or one per child build of an aggregated one.
+        const parts = [];
+        if (Array.isArray(page.data.suites))
+            parts.push({ state: own, suites: page.data.suites });
+        const children = Array.isArray(page.data.childReports) ? page.data.childReports : [];
+        for (const child of children) {
+            const entry = child;
+            const url = entry?.child?.url;
+            if (typeof url !== 'string' || !entry?.result)
+                continue;
+            const state = stateOf(url);
+            const suites = entry.result.suites;
+            parts.push({ state, suites: Array.isArray(suites) ? suites : [] });
+        }
+        // Where the next page starts: the suite after the last one read, or
+        // the rest of the last one when its cases filled the page's range.
+        const window = range.caseTo - range.caseFrom;
+        const widest = Math.max(0, ...parts.map(p => p.suites.length));
+        let lastGoesOn = false;
+        for (const { state, suites } of parts) {
+            suites.forEach((suite, i) => {
+                const cases = scanSuite(suite, state, read, budget.want);
+                const full = cases >= window;
+                if (i === widest - 1)
+                    lastGoesOn ||= full;
+                else if (full)
+                    read.complete = false;
+            });
+        }
+        if (read.failed.length >= budget.want) {
+            read.complete &&= !page.cut && !lastGoesOn && widest < range.to - range.from;
+            return read;
+        }
+        // What arrived of a page cut at its limit is used; an aggregated
+        // report's children are cut at different places, so it ends there.
+        if (page.cut && widest === 0 && children.length === 0 && traces) {
+            traces = false;
+            continue;
+        }
+        if (page.cut && (children.length > 0 || widest === 0))
+            return stop(true);
+        if (lastGoesOn || page.cut?.openKeys.join('/') === 'suites/cases') {
+            // The rest of the last suite: from its first case not read whole.
+            const lastCases = Math.max(0, ...parts.map(p => list(p.suites[widest - 1]?.cases).length));
+            suitesDone += widest - 1;
+            range = nextRange(range.from + widest - 1, lastCases + (widest === 1 ? range.caseFrom : 0));
+            continue;
+        }
+        suitesDone += widest;
+        // Fewer suites than asked for, and not cut: the report ends here.
+        if (!page.cut && widest < range.to - range.from)
+            return read;
+        range = nextRange(range.from + widest, 0);
+    }
+    /** The next page from suite `from` (case `caseFrom` of it), sized from what was read so far. */
+    function nextRange(from, caseFrom) {
+        const room = Math.min(budget.pageLimit, budget.totalBytes - read.bytesRead) * HEADROOM;
+        const aim = Math.min(budget.pageTarget, room);
+        const perSuite = suitesDone > 0 ? casesBytes / suitesDone : Infinity;
+        if (caseFrom === 0 && perSuite <= aim) {
+            const suites = Math.max(1, Math.min(MAX_PAGE_SUITES, Math.floor(aim / perSuite)));
+            return { from, to: from + suites, caseFrom: 0, caseTo: budget.casesPerSuite };
+        }
+        // One suite, in ranges of its cases.
+        const perCase = casesBytes / Math.max(1, read.casesRead);
+        const cases = Math.max(1, Math.min(budget.casesPerSuite, Math.floor(aim / perCase)));
+        return { from, to: from + 1, caseFrom, caseTo: caseFrom + cases };
+    }
+}
+/** Every suite's enclosing blocks, of the report and of each child report. */
+const BLOCKS_TREE = 'suites[enclosingBlocks],childReports[child[url],result[suites[enclosingBlocks]]]';
+/** Adds the first enclosing block of each suite (the one TestResult.hasMultipleBlocks compares). */
+function addBlocks(state, suites) {
+    for (const suite of list(suites)) {
+        const first = stringList(suite?.enclosingBlocks)[0];
+        if (first !== undefined)
+            state.blocks.add(first);
+    }
+}
+/**
+ * `suites[…]{from,to}` and the same below `childReports[…]`: only what is
+ * shown. A passed case's errorStackTrace is null: traces cost bytes only
+ * for failed cases.
+ * @internal
+ */
+function reportTree(from, to, caseFrom, caseTo, traces = true) {
+    const fields = `className,name,status,errorDetails${traces ? ',errorStackTrace' : ''}`;
+    const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[${fields}]{${caseFrom},${caseTo}}]{${from},${to}}`;
+    return `${suites},childReports[child[url],result[${suites}]]`;
+}
+/** Reads one suite's cases (those of the page's range); returns how many there were. */
+function scanSuite(suite, state, read, want) {
+    const blocks = stringList(suite.enclosingBlocks);
+    if (blocks[0] !== undefined)
+        state.blocks.add(blocks[0]);
+    const blockNames = stringList(suite.enclosingBlockNames);
+    const rawCases = Array.isArray(suite.cases) ? suite.cases : [];
+    for (const raw of rawCases) {
+        read.casesRead++;
+        const className = typeof raw?.className === 'string' ? raw.className : '';
+        const caseName = typeof raw?.name === 'string' && raw.name !== '' ? raw.name : '(?)';
+        // CaseResult.getDisplayName: the stages around the junit step lead the
+        // name when the report holds tests of more than one block.
+        const displayName = state.blocks.size > 1 && blockNames.length > 0
+            ? `${[...blockNames].reverse().join(' / ')} / ${caseName}`
+            : caseName;
+        const path = state.namer.path(className, displayName);
+        const status = typeof raw?.status === 'string' ? raw.status : '';
+        if ((status !== 'FAILED' && status !== 'REGRESSION') || read.failed.length >= want)
+            continue;
+        const test = {
+            className,
+            name: displayName,
+            status,
+            url: `${state.base}${path}/`
+        };
+        if (typeof raw.errorDetails === 'string') {
+            test.errorDetails = raw.errorDetails.slice(0, DETAILS_CHARS);
+        }
+        if (typeof raw.errorStackTrace === 'string') {
+            test.errorStackTrace = raw.errorStackTrace.slice(0, TRACE_CHARS);
+        }
+        if (blockNames.length > 0)
+            test.stage = [...blockNames].reverse().join(' / ');
+        read.failed.push(test);
+    }
+    return rawCases.length;
+}
+/**
+ * GET one page as JSON, reading at most `limit` bytes (limits.ts keeps the
+ * start and drops the connection). A body cut off there is used up to its
+ * last whole array element (json-prefix.ts): those bytes are spent, and are
+ * not read again. The body is bounded like every whole-body read (a broken
+ * or slow one is retried, answers.ts bodyOf).
+ */
+async function readPage(http, url, context, limit) {
+    return http.read('tests', url, context, async (response) => {
+        const body = await bodyOf(response.text(limit, 'cut'));
+        const bytes = Buffer.byteLength(body);
+        if (looksLikeHtml(response, body))
+            throw htmlError(context, response.status);
+        let data;
+        let cut;
+        try {
+            data = (0,json/* parseJenkinsJson */.m_)(body);
+        }
+        catch (error) {
+            if (error instanceof json/* JsonTooDeep */.nh)
+                throw tooDeepError(http.baseUrl, context, error, response.status);
+            // A character split at the cut decodes to U+FFFD: 3 bytes for 1 to 3.
+            if (bytes < limit - 3) {
+                throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} with malformed JSON`, response.status);
+            }
+            // Not one whole element (one test larger than the page): nothing to use.
+            const prefix = parseJsonPrefix(body);
+            data = prefix?.value ?? {};
+            cut = { openKeys: prefix?.openKeys ?? [] };
+        }
+        if (typeof data !== 'object' || data === null) {
+            throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${http.baseUrl} answered ${context.what} without an object`);
+        }
+        return { data: data, bytes, ...(cut ? { cut } : {}) };
+    }, http.deadline);
+}
+function list(value) {
+    return Array.isArray(value) ? value : [];
+}
+function stringList(value) {
+    return Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/transport/crumb.ts
+
+/**
+ * Fetches the crumb at most once (concurrent callers share the request), and
+ * remembers that CSRF protection is off when the issuer answered 404
+ * (jenkins-api.md 1.4) so it is not asked again.
+ */
+class CrumbCache {
+    fetch;
+    onChange;
+    pending;
+    constructor(
+    /** Gets the crumb, or undefined when the server has no crumb issuer. */
+    fetch, 
+    /** Told of every new value (the transport sends it as a header). */
+    onChange) {
+        this.fetch = fetch;
+        this.onChange = onChange;
+    }
+    /** The crumb to send, fetching it the first time. */
+    ensure() {
+        if (!this.pending) {
+            const pending = this.fetch().then(crumb => {
+                this.onChange(crumb);
+                return crumb;
+            });
+            // A failed fetch is not cached: the next POST tries again.
+            pending.catch(() => {
+                if (this.pending === pending)
+                    this.pending = undefined;
+            });
+            this.pending = pending;
+        }
+        return this.pending;
+    }
+    /** Starts fetching in the background (e.g. alongside the job GET before a trigger). */
+    prefetch() {
+        this.ensure().catch(() => undefined);
+    }
+    /** Drops the crumb (its session is gone) and fetches a new one. */
+    refresh() {
+        this.pending = undefined;
+        this.onChange(undefined);
+        return this.ensure();
+    }
+}
+/**
+ * The crumb from Jenkins' crumb issuer (`getJson` reads crumbIssuer/api/json),
+ * or undefined when there is none: Jenkins' own 404 means CSRF protection is
+ * off (jenkins-api.md 1.4). A 404 from something else than Jenkins (kind
+ * 'not-jenkins', locate.ts) is a wrong url, and thrown like any failure.
+ */
+async function readCrumb(getJson, server, logger) {
+    let data;
+    try {
+        data = await getJson();
+    }
+    catch (error) {
+        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
+            logger.debug(`Jenkins at ${server} has no crumb issuer: CSRF protection is off`);
+            return undefined;
+        }
+        throw error;
+    }
+    if (typeof data.crumb !== 'string' ||
+        typeof data.crumbRequestField !== 'string' ||
+        !data.crumbRequestField) {
+        throw new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered the crumb request without crumb and crumbRequestField`);
+    }
+    logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`);
+    return { field: data.crumbRequestField, value: data.crumb };
+}
+/**
+ * The crumb before a POST: a cancel while it is fetched interrupts the
+ * crumb's GET, and the POST was never sent (a trigger queued nothing).
+ */
+async function notSentIfInterrupted(step) {
+    try {
+        return await step;
+    }
+    catch (error) {
+        if (error instanceof errors/* Interrupted */.j$ && error.sent) {
+            throw new errors/* Interrupted */.j$(error.message, { sent: false, lastFailure: error.lastFailure });
+        }
+        throw error;
+    }
+}
+
+// EXTERNAL MODULE: external "node:stream"
+var external_node_stream_ = __nccwpck_require__(7075);
+;// CONCATENATED MODULE: ./src/jenkins/transport/limits.ts
+
+
+
+
+
+/** setTimeout's largest delay. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * With a signal, the deadline is its backstop only: the signal is meant to
+ * fire at the deadline (the step's timeout, an abort budget) and its
+ * Interrupted error is the one to report, so the clamp comes a little later.
+ */
+const BACKSTOP_MS = 250;
+/** The bounds of one exchange (see the file comment). */
+class ExchangeLimits {
+    settings;
+    what;
+    server;
+    context;
+    controller = new AbortController();
+    started = Date.now();
+    phase = 'headers';
+    timer;
+    slowTimer;
+    message;
+    received = 0;
+    sent = 0;
+    released = false;
+    onStepAbort = () => this.cut(this.interruption());
+    constructor(settings, 
+    /** What is asked, for messages, e.g. "build #4 of 'app'". */
+    what, 
+    /** The configured Jenkins URL, for messages. */
+    server, context = {}) {
+        this.settings = settings;
+        this.what = what;
+        this.server = server;
+        this.context = context;
+        settings.signal?.addEventListener('abort', this.onStepAbort, { once: true });
+        this.arm(Math.min(settings.requestTimeoutMs, settings.headersTimeoutMs ?? Infinity));
+        const slow = context.slow;
+        if (slow) {
+            this.slowTimer = setTimeout(() => slow.notify(Date.now() - this.started), slow.afterMs);
+        }
+    }
+    get signal() {
+        return this.controller.signal;
+    }
+    async text(message, limit, overflow) {
+        this.begin(message, 'body');
+        const declared = Number(message.headers['content-length']);
+        if (overflow === 'fail' && declared > limit) {
+            this.discard(message);
+            throw this.tooLarge(`${declared} bytes`, limit);
+        }
+        const chunks = [];
+        let size = 0;
+        try {
+            for await (const chunk of message) {
+                const buffer = chunk;
+                this.received += buffer.length;
+                if (size + buffer.length > limit) {
+                    if (overflow === 'fail')
+                        throw this.tooLarge(`more than ${size + buffer.length} bytes`, limit);
+                    chunks.push(buffer.subarray(0, limit - size));
+                    break;
+                }
+                chunks.push(buffer);
+                size += buffer.length;
+            }
+        }
+        catch (error) {
+            throw this.bodyFailure(error);
+        }
+        finally {
+            this.discard(message);
+        }
+        return Buffer.concat(chunks).toString('utf8');
+    }
+    stream(message) {
+        this.begin(message, 'stream');
+        return new GuardedBody(message, this, this.settings.stallMs, this.settings.stallBytes);
+    }
+    discard(message) {
+        if (!message.readableEnded)
+            message.destroy();
+        this.release();
+    }
+    /** Ends the bounds without a body (the exchange failed, or its answer is not read). */
+    release() {
+        if (this.released)
+            return;
+        this.released = true;
+        clearTimeout(this.timer);
+        clearTimeout(this.slowTimer);
+        this.settings.signal?.removeEventListener('abort', this.onStepAbort);
+    }
+    /**
+     * Counts request body bytes sent (an upload): the answer's time, and a
+     * stalled upload's, runs from the last of them rather than from the start,
+     * so a large file on a slow link is not cut by the request timeout.
+     */
+    sending(bytes) {
+        this.sent += bytes;
+        if (this.phase === 'headers' && !this.released)
+            this.arm(this.settings.requestTimeoutMs);
+    }
+    /** Request body bytes sent so far. */
+    get bytesSent() {
+        return this.sent;
+    }
+    /** Counts body bytes (for messages). */
+    count(bytes) {
+        this.received += bytes;
+    }
+    /** Ends the exchange with `error`: the request and the body are destroyed with it. */
+    cut(error) {
+        if (this.released || this.controller.signal.aborted)
+            return;
+        this.message?.destroy(error);
+        this.controller.abort(error);
+        this.release();
+    }
+    /** The error for a body that failed: why it was cut, or a broken connection. */
+    bodyFailure(error) {
+        if (this.controller.signal.aborted)
+            return this.controller.signal.reason;
+        if (error instanceof errors/* JenkinsError */.fF)
+            return error;
+        return new errors/* JenkinsError */.fF('network', `The connection to Jenkins at ${this.server} broke off while receiving ${this.what} (${this.received} bytes received)`);
+    }
+    /** A stalled stream. */
+    stalled(windowBytes) {
+        this.cut(new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} stopped sending ${this.what}: ${windowBytes} bytes in ${(0,silence/* seconds */.Y)(this.settings.stallMs)} (${this.received} bytes in all)`));
+    }
+    begin(message, phase) {
+        this.message = message;
+        this.phase = phase;
+        clearTimeout(this.slowTimer);
+        // A stream may be long (a big console): from here the stall guard and the deadline bound it.
+        if (phase === 'stream')
+            this.arm(Infinity);
+        else if (this.settings.headersTimeoutMs !== undefined) {
+            // The headers came in time: the body has what is left of the request's time.
+            const total = this.settings.requestTimeoutMs;
+            this.arm(total - (Date.now() - this.started), total);
+        }
+    }
+    /** Arms the one timer for `ms` from now (`said`: the limit a cut names), or for the deadline when that comes first. */
+    arm(ms, said = ms) {
+        clearTimeout(this.timer);
+        const { deadline, signal } = this.settings;
+        const toDeadline = deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - Date.now();
+        const wait = Math.min(ms, toDeadline);
+        if (wait === Infinity)
+            return;
+        const byDeadline = toDeadline <= ms;
+        this.timer = setTimeout(() => this.cut(byDeadline ? this.deadlinePassed() : this.timeExceeded(said)), Math.min(MAX_TIMER_MS, Math.max(0, wait)));
+    }
+    elapsed() {
+        return (0,silence/* seconds */.Y)(Date.now() - this.started);
+    }
+    /** The whole time the request waited: all its tries, when this is not the first. */
+    waited() {
+        const attempt = this.context.attempt;
+        if (!attempt || attempt.number <= 1)
+            return this.elapsed();
+        return `${(0,silence/* seconds */.Y)(Date.now() - attempt.started)} (${attempt.number} tries; this one ${this.elapsed()})`;
+    }
+    interruption() {
+        const state = this.phase === 'headers'
+            ? `no answer to ${this.what} after ${this.waited()}`
+            : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`;
+        return new errors/* Interrupted */.j$(`Stopped waiting for Jenkins at ${this.server}: ${state}`, {
+            sent: true
+        });
+    }
+    timeExceeded(ms) {
+        if (this.phase === 'headers') {
+            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} within ${(0,silence/* seconds */.Y)(ms)}`), 'timeout', { transient: true });
+        }
+        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} did not finish sending ${this.what} within ${(0,silence/* seconds */.Y)(ms)} (${this.received} bytes received)`);
+    }
+    deadlinePassed() {
+        if (this.phase === 'headers') {
+            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} before the deadline`), 'deadline', { transient: false });
+        }
+        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} had not finished sending ${this.what} at the deadline (${this.received} bytes received)`);
+    }
+    tooLarge(size, limit) {
+        return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${(0,bytes/* formatBytes */.z)(limit)} this action reads: the answer is too large`);
+    }
+}
+/**
+ * A response body handed on as a stream, with the stall guard: the clock
+ * runs only while this stream wants data (its buffer is not full), so a
+ * slow consumer never looks like a stalled server.
+ */
+class GuardedBody extends external_node_stream_.Readable {
+    message;
+    limits;
+    stallMs;
+    stallBytes;
+    windowBytes = 0;
+    /** Waiting time already spent in this window, before the current wait. */
+    windowWaited = 0;
+    waitingSince;
+    stallTimer;
+    ended = false;
+    constructor(message, limits, stallMs, stallBytes) {
+        super();
+        this.message = message;
+        this.limits = limits;
+        this.stallMs = stallMs;
+        this.stallBytes = stallBytes;
+        message.on('data', (chunk) => {
+            limits.count(chunk.length);
+            this.windowBytes += chunk.length;
+            if (this.windowBytes >= this.stallBytes)
+                this.newWindow();
+            if (!this.push(chunk)) {
+                this.stopWaiting();
+                message.pause();
+            }
+        });
+        message.once('end', () => {
+            this.ended = true;
+            this.stopWaiting();
+            limits.discard(message);
+            this.push(null);
+        });
+        message.on('error', error => this.destroy(limits.bodyFailure(error)));
+        // A body whose connection closed before all of it came, without an error event.
+        message.once('close', () => {
+            if (!message.complete && !this.ended && !this.destroyed) {
+                this.destroy(limits.bodyFailure(undefined));
+            }
+        });
+        this.startWaiting();
+    }
+    _read() {
+        if (this.ended)
+            return;
+        this.startWaiting();
+        this.message.resume();
+    }
+    _destroy(error, callback) {
+        this.stopWaiting();
+        this.limits.discard(this.message);
+        callback(error);
+    }
+    newWindow() {
+        this.windowBytes = 0;
+        this.windowWaited = 0;
+        if (this.waitingSince !== undefined) {
+            this.stopWaiting();
+            this.startWaiting();
+        }
+    }
+    startWaiting() {
+        if (this.waitingSince !== undefined)
+            return;
+        this.waitingSince = Date.now();
+        this.stallTimer = setTimeout(() => this.limits.stalled(this.windowBytes), Math.max(0, this.stallMs - this.windowWaited));
+    }
+    stopWaiting() {
+        if (this.waitingSince === undefined)
+            return;
+        this.windowWaited += Date.now() - this.waitingSince;
+        this.waitingSince = undefined;
+        clearTimeout(this.stallTimer);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/transport/locate.ts
+
+
+/** The context path Jenkins' documentation uses for --prefix, the one most installations pick. */
+const USUAL_CONTEXT_PATH = '/jenkins';
+/**
+ * Undefined when Jenkins answers at `baseUrl` after all (the 404 was its
+ * own, with the header lost on the way); otherwise what to set 'url' to, as
+ * far as can be told.
+ */
+async function locateJenkins(baseUrl, look) {
+    if (await isJenkins(baseUrl, look))
+        return undefined;
+    const origin = new URL(baseUrl).origin;
+    const redirected = await rootRedirect(origin, look);
+    for (const candidate of [redirected, `${origin}${USUAL_CONTEXT_PATH}`]) {
+        if (candidate === undefined || candidate === baseUrl)
+            continue;
+        if (await isJenkins(candidate, look)) {
+            const how = candidate === redirected ? ' (the server redirects / there)' : '';
+            return `Jenkins answers at ${candidate}${how}: set 'url' to ${candidate}.`;
+        }
+    }
+    return `If Jenkins runs under a context path (its --prefix option), 'url' must end with it, as in ${origin}${USUAL_CONTEXT_PATH}.`;
+}
+/** Most looks for Jenkins' root above a `url` that is not it. */
+const ROOT_LOOKS = 3;
+/**
+ * Where Jenkins' root is when Jenkins answers below `baseUrl` but not at it:
+ * an extra context path (`/jenkins` on a Jenkins served at `/`), or a job's
+ * or folder's page pasted into `url`. Asked only once Jenkins found neither
+ * `what` (a job) nor a job list at `url` (follow/build-parts.ts). Undefined when
+ * `baseUrl` is Jenkins' root (its /login answers as Jenkins' login page), or
+ * when no root is found within ROOT_LOOKS looks: the path before a `/job/`
+ * segment, then the shorter paths, the nearest first.
+ */
+async function locateRoot(baseUrl, look, what) {
+    if (await isJenkinsRoot(baseUrl, look))
+        return undefined;
+    const { origin, pathname } = new URL(baseUrl);
+    const segments = pathname.split('/').filter(Boolean);
+    const item = segments.indexOf('job');
+    const paths = [
+        ...(item >= 0 ? [segments.slice(0, item)] : []),
+        ...segments.map((_, n) => segments.slice(0, segments.length - 1 - n))
+    ].map(path => (path.length > 0 ? `${origin}/${path.join('/')}` : origin));
+    const candidates = [...new Set(paths)].slice(0, ROOT_LOOKS - 1);
+    for (const candidate of candidates) {
+        if (!(await isJenkinsRoot(candidate, look)))
+            continue;
+        const page = item >= 0 ? itemOf(segments.slice(item)) : undefined;
+        return `'url' is not the address of Jenkins: Jenkins answers at ${candidate}, and at ${baseUrl} it has neither ${what} nor its login page. Set 'url' to ${candidate}${page ? `; ${baseUrl} is the page of ${page}, whose path goes in 'job'` : ''}.`;
+    }
+    return undefined;
+}
+/** `job/a/job/b/…` as the item it names (`'a/b'`), for the message; undefined when the path names none. */
+function itemOf(segments) {
+    const names = [];
+    for (let i = 0; i + 1 < segments.length && segments[i] === 'job'; i += 2) {
+        try {
+            names.push(decodeURIComponent(segments[i + 1]));
+        }
+        catch {
+            return undefined;
+        }
+    }
+    return names.length > 0 ? `'${(0,util_names/* shortName */.l)(names.join('/'))}'` : undefined;
+}
+/** Whether Jenkins' root answers at `base`: its login page, a success that carries X-Jenkins (below the root, Jenkins answers /login with its 404). */
+async function isJenkinsRoot(base, look) {
+    const answer = await look(`${base}/login`, { follow: true });
+    return (answer !== undefined &&
+        answer.status >= 200 &&
+        answer.status < 300 &&
+        answer.header('x-jenkins') !== undefined);
+}
+/** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
+function notJenkinsError(baseUrl, what, where) {
+    return new errors/* JenkinsError */.fF('not-jenkins', `The server at ${baseUrl} answered ${what} with a 404 that is not Jenkins' (no X-Jenkins header), and ${baseUrl}/login is no Jenkins page either: 'url' is not the address of Jenkins. ${where}`, 404);
+}
+/** Whether a Jenkins answers at `base`: its login page carries X-Jenkins. */
+async function isJenkins(base, look) {
+    return (await look(`${base}/login`, { follow: true }))?.header('x-jenkins') !== undefined;
+}
+/** Where the server's root redirects on the same origin, as a base URL, if it does. */
+async function rootRedirect(origin, look) {
+    const answer = await look(`${origin}/`, { follow: false });
+    const location = answer?.header('location');
+    if (!answer || answer.status < 300 || answer.status >= 400 || !location)
+        return undefined;
+    try {
+        const target = new URL(location, `${origin}/`);
+        if (target.origin !== origin || target.pathname === '/')
+            return undefined;
+        return origin + target.pathname.replace(/\/+$/, '');
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Tells a 404 that is not Jenkins' own from one that is, on the client's
+ * answers: once any answer carried X-Jenkins, every 404 is Jenkins'. Before
+ * that, a 404 without the header asks where Jenkins is (once per client).
+ */
+class Foreign404Check {
+    baseUrl;
+    look;
+    /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
+    jenkinsSeen = false;
+    /** Where Jenkins answers, when `baseUrl` turned out not to be it (asked once, on the first foreign 404). */
+    located;
+    constructor(baseUrl, look) {
+        this.baseUrl = baseUrl;
+        this.look = look;
+    }
+    /** Notes an answer the client got. */
+    saw(answer) {
+        if (answer.header('x-jenkins') !== undefined)
+            this.jenkinsSeen = true;
+    }
+    /** A 404 before Jenkins ever answered that is not Jenkins' own says where Jenkins is; anything else is returned as it is. */
+    async check(answer, error, what) {
+        if (answer.status !== 404 || this.jenkinsSeen || answer.header('x-jenkins') !== undefined) {
+            return error;
+        }
+        this.located ??= locateJenkins(this.baseUrl, this.look);
+        const where = await this.located;
+        return where === undefined ? error : notJenkinsError(this.baseUrl, what, where);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/transport/request-settings.ts
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_STALL_MS = 30_000;
+const DEFAULT_STALL_BYTES = 16 * 1024;
+const DEFAULT_ACTION_BUDGET_MS = 15_000;
+const DEFAULT_USER_AGENT = 'jenkins-build-action';
+/** The bounds of every exchange (limits.ts): the settings, defaults for what they leave out. */
+function limitSettings(settings) {
+    return {
+        signal: settings.signal,
+        deadline: settings.deadline,
+        requestTimeoutMs: settings.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+        stallMs: settings.stall?.ms ?? DEFAULT_STALL_MS,
+        stallBytes: settings.stall?.bytes ?? DEFAULT_STALL_BYTES
+    };
+}
+/** The retry policy: the defaults, with what the settings tune. */
+function retryPolicy(settings) {
+    return { ...DEFAULT_RETRY_POLICY, ...request_settings_definedOnly(settings.retry ?? {}) };
+}
+function request_settings_definedOnly(value) {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/transport/requester.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
+const READ_ATTEMPTS = 12;
+/** Time for each request that looks for Jenkins after a 404 that was not its own (only on that error path). */
+const PROBE_TIMEOUT_MS = 5000;
+/**
+ * Before Jenkins ever answered the step, the headers must come within this,
+ * and a request that got none is tried FIRST_CONTACT_SILENT_ATTEMPTS times:
+ * an address that accepts connections and never answers (a wrong port, a
+ * hung Jenkins) is said within about 20 s, as a refused one is within
+ * seconds, not after the minutes of a restart ridden out.
+ */
+const FIRST_CONTACT_HEADERS_MS = 10_000;
+const FIRST_CONTACT_SILENT_ATTEMPTS = 2;
+/** A request unanswered this long is said in the normal log, and each of its retries after that (silence.ts). */
+const SLOW_NOTICE_MS = 10_000;
+/** The same, before Jenkins ever answered the step. */
+const FIRST_CONTACT_NOTICE_MS = 5_000;
+/**
+ * The one request path of the client: every operation goes through `read`
+ * (GETs, retried within the deadline) or `post` (crumb and session handling,
+ * retried only as the caller allows); every exchange is bounded by one
+ * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
+ * timeout, the stall guard); and every message that leaves it, thrown or
+ * logged, has gone through the one redaction list (`redact`). What it makes
+ * of an answer's body and of a failed answer is answers.ts; its settings and
+ * their defaults, request-settings.ts.
+ */
+class Requester {
+    /** The configured Jenkins URL without a trailing slash; every message that names the server names it. */
+    baseUrl;
+    user;
+    /** Epoch ms of the step's timeout, if any. */
+    deadline;
+    /** The client's signal (cancel, timeout), if any. */
+    signal;
+    /** The caller's logger behind redaction: operations log through this one only. */
+    logger;
+    /** The job's "Trigger builds remotely" token, or undefined. */
+    jobToken;
+    transport;
+    crumbs;
+    policy;
+    actionBudgetMs;
+    limits;
+    /**
+     * The client's redaction list (util/redaction.ts), over every secret the
+     * transport knows. Operations also pass Jenkins text through it that the step prints
+     * as a status (a queue `why`), since a proxy or plugin may echo the request.
+     */
+    redact;
+    firstContactAttempts;
+    /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
+    answered = false;
+    /** Tells a 404 that is not Jenkins' own (a wrong url), and says where Jenkins is. */
+    foreign404;
+    /** The visible lines about requests Jenkins leaves unanswered. */
+    notices;
+    /** Parts of answers left out as too deep, said once each (every poll of a build may carry them). */
+    droppedSaid = new Set();
+    constructor(options) {
+        this.baseUrl = options.baseUrl;
+        this.user = options.user;
+        this.firstContactAttempts = options.firstContactAttempts;
+        this.deadline = options.deadline;
+        this.jobToken = options.jobToken || undefined;
+        this.signal = options.signal;
+        this.limits = limitSettings(options);
+        this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS;
+        this.policy = retryPolicy(options);
+        // Header values (an auth proxy's tokens) are secrets; values under 4
+        // characters are not, and the redaction leaves them alone.
+        const secrets = new redaction/* Redaction */.k();
+        for (const value of [
+            this.jobToken,
+            ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
+            // Certificates are public, but nothing the user gave the step is echoed.
+            ...(options.ca ?? [])
+        ]) {
+            if (value !== undefined)
+                secrets.add(value);
+        }
+        this.redact = text => secrets.redact(text);
+        this.logger = (0,redaction/* redactingLogger */.S)(options.logger, this.redact);
+        this.notices = new silence/* SilenceNotices */.D(this.logger, () => this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS);
+        this.transport = new Transport({
+            baseUrl: this.baseUrl,
+            user: this.user,
+            token: options.token,
+            logger: this.logger,
+            insecure: options.insecure ?? false,
+            userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+            headers: options.headers,
+            ca: options.ca,
+            // A crumb or session cookie joins the list before anything could print it.
+            onSecret: value => {
+                secrets.add(value);
+                options.onSecret?.(value);
+            }
+        });
+        for (const value of this.transport.credentials)
+            secrets.add(value);
+        this.crumbs = new CrumbCache(() => readCrumb(() => this.getJson('crumb', `${this.baseUrl}/crumbIssuer/api/json`, this.context('the CSRF crumb'), { deadline: this.deadline }), this.baseUrl, this.logger), crumb => this.transport.setCrumb(crumb));
+        this.foreign404 = new Foreign404Check(this.baseUrl, (url, o) => this.probe(url, o));
+        if (options.insecure) {
+            this.logger.warning(`TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`);
+        }
+    }
+    /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
+    get requestCounts() {
+        return this.transport.requestCounts;
+    }
+    /** Closes kept-alive connections (the process can also exit without it). */
+    dispose() {
+        this.transport.dispose();
+    }
+    /** Starts fetching the crumb in the background, to save a round trip before a POST. */
+    prefetchCrumb() {
+        this.crumbs.prefetch();
+    }
+    /**
+     * GET + JSON with read retries (answers.ts jsonBody: what is retried, what
+     * is not). Elements of the `droppable` lists nested too deep are left out
+     * with a warning, once per answer and list (json.ts).
+     */
+    async getJson(label, url, context, options = {}) {
+        const onDropped = (part) => {
+            const key = `${context.what}\n${part.field}\n${part.className ?? part.index}`;
+            if (this.droppedSaid.has(key))
+                return;
+            this.droppedSaid.add(key);
+            this.logger.warning(droppedNote(this.baseUrl, context, part));
+        };
+        return this.read(label, url, context, response => jsonBody(response, context, this.baseUrl, {
+            ...(options.droppable ? { droppable: options.droppable, onDropped } : {})
+        }), 'deadline' in options ? options.deadline : this.deadline);
+    }
+    /**
+     * A GET with read retries: a non-2xx answer is turned into an error here,
+     * a 2xx one is handed to `accept`, which reads (or streams) the body and
+     * may throw to fail or retry the attempt.
+     */
+    async read(label, url, context, accept, deadline, options = {}) {
+        return this.guarded(() => withRetry(async (number, started) => {
+            const response = await this.send({ method: 'GET', url, label, ...options }, context.what, { retryNetwork: f => f.transient, attempt: { started, number } });
+            if (response.status < 200 || response.status >= 300) {
+                throw await readFailure(response, context, this.redact, error => this.foreign404.check(response, error, context.what));
+            }
+            try {
+                return await accept(response);
+            }
+            catch (error) {
+                // What accept did not read or hand on is dropped with its connection.
+                response.discard();
+                throw error;
+            }
+        }, this.readRetryOptions(`GET ${context.what}`, deadline)));
+    }
+    /**
+     * A POST with the crumb: fetched before the first POST, and on a "No valid
+     * crumb" 403 the session is dropped and crumb and session are fetched again,
+     * once. That is also how a Jenkins restart (sessions lost) is survived. The
+     * CrumbFilter rejects before anything is done (jenkins-api.md 0), so sending
+     * again is safe even for a trigger. An Interrupted error's `sent` says
+     * whether the POST itself may have reached Jenkins. The body is read (POST answers are
+     * small) but not needed: the status and headers are the answer, so a body
+     * that breaks off or stalls is read as far as it came.
+     */
+    async post(label, url, context, options) {
+        let refreshed = false;
+        const exchange = {
+            method: 'POST',
+            url,
+            label,
+            form: options.form,
+            upload: options.upload
+        };
+        const sendOnce = async (attempt) => {
+            const response = await this.send(exchange, context.what, {
+                retryNetwork: options.retryNetwork,
+                onNetworkFailure: options.onNetworkFailure,
+                attempt
+            });
+            return { response, body: await postBody(response, context, this.redact, this.logger) };
+        };
+        return this.guarded(() => withRetry(async (number, started) => {
+            await notSentIfInterrupted(this.crumbs.ensure());
+            let answer = await sendOnce({ started, number });
+            if (isCrumbRejection(answer.response.status, answer.body) && !refreshed) {
+                refreshed = true;
+                this.logger.debug(`Jenkins rejected the crumb for ${context.what}; getting a new session and crumb`);
+                await this.transport.clearCookies();
+                await notSentIfInterrupted(this.crumbs.refresh());
+                answer = await sendOnce({ started, number });
+            }
+            if (answer.response.status === 404) {
+                const error = errorForResponse(answer.response, answer.body, context);
+                const foreign = await this.foreign404.check(answer.response, error, context.what);
+                if (foreign !== error)
+                    throw foreign;
+            }
+            if (options.retryStatuses.has(answer.response.status)) {
+                throw retryLater(answer.response, errorForResponse(answer.response, answer.body, context));
+            }
+            return answer;
+        }, this.retryOptions(`POST ${context.what}`, options.deadline)));
+    }
+    /** When a stop/cancel/disable started now stops retrying: its own budget, within the client's deadline. */
+    actionDeadline() {
+        const own = Date.now() + this.actionBudgetMs;
+        return this.deadline === undefined ? own : Math.min(own, this.deadline);
+    }
+    /** Waits `ms`, ending with Interrupted when the client's signal fires. */
+    pause(ms, what) {
+        return pause(ms, this.signal, what);
+    }
+    /** What an error message needs to know about the request. */
+    context(what, extra = {}) {
+        const context = { server: this.baseUrl, user: this.user, what, ...extra };
+        if (this.jobToken && !this.user && extra.jobTokenOnly === undefined) {
+            context.jobTokenOnly = true;
+        }
+        return context;
+    }
+    /** Added to a 404 of something anonymous users may be unable to see. */
+    anonymousHint(following = false) {
+        if (this.user)
+            return '';
+        if (!this.jobToken)
+            return '; if it exists, anonymous users may not see it: set user and token';
+        return following
+            ? '; if it exists, anonymous users may not read it: give user/token, or use wait: false'
+            : '; if it exists, anonymous users may not see it, and a job token alone cannot reach a job they cannot read: give user/token';
+    }
+    /** Belt and braces: no message leaves with a credential, crumb or session in it. */
+    scrub(error) {
+        if (error instanceof Error) {
+            const message = this.redact(error.message);
+            if (message !== error.message) {
+                error.message = message;
+                if (error.stack)
+                    error.stack = this.redact(error.stack);
+            }
+        }
+        return error;
+    }
+    /** Runs an operation so that whatever it throws is scrubbed: every operation of the client goes through it. */
+    async guarded(operation) {
+        try {
+            return await operation();
+        }
+        catch (error) {
+            throw this.scrub(error);
+        }
+    }
+    // ---------------------------------------------------------------------------
+    /**
+     * One exchange within its bounds; a request that got no answer becomes
+     * TransientFailure (to retry) or JenkinsError. None starts once the
+     * client's signal fired.
+     */
+    async send(exchange, what, { retryNetwork, onNetworkFailure, attempt }) {
+        if (this.signal?.aborted) {
+            throw new errors/* Interrupted */.j$(`Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${(0,errors/* stopReason */.PJ)(this.signal)}`, { sent: false });
+        }
+        const limits = this.firstContact()
+            ? {
+                ...this.limits,
+                headersTimeoutMs: Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
+            }
+            : this.limits;
+        const waitsUpTo = limits.headersTimeoutMs ?? limits.requestTimeoutMs;
+        const bounds = new ExchangeLimits(limits, what, this.baseUrl, {
+            attempt,
+            // The first try says it is waiting; the retries after it say so themselves (retry.ts).
+            slow: attempt?.number === 1
+                ? {
+                    afterMs: this.notices.afterMs(),
+                    notify: waited => this.notices.say(`No answer yet from Jenkins at ${this.baseUrl} to ${what} after ${(0,silence/* seconds */.Y)(waited)}; waiting up to ${(0,silence/* seconds */.Y)(waitsUpTo)} for it`)
+                }
+                : undefined
+        });
+        let response;
+        try {
+            response = await this.transport.send({ ...exchange, bounds });
+        }
+        catch (error) {
+            bounds.release();
+            if (!(error instanceof NetworkFailure))
+                throw error;
+            if (!retryNetwork(error))
+                throw onNetworkFailure ? onNetworkFailure(error) : error.error;
+            if (error.reason === 'timeout' && this.firstContact()) {
+                // Connected (or still connecting) and never answered, before anything
+                // ever did: a wrong port or a hung Jenkins, said within seconds too.
+                throw new TransientFailure(new errors/* JenkinsError */.fF(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and answering`, error.error.status), error.reason, { maxAttempts: FIRST_CONTACT_SILENT_ATTEMPTS });
+            }
+            if (error.connect && this.firstContact()) {
+                // Nothing ever answered: a wrong url or a Jenkins that is down, not
+                // a restart to ride out. Said within seconds, not after a minute.
+                throw new TransientFailure(new errors/* JenkinsError */.fF(error.error.kind, `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner`, error.error.status), error.reason, { maxAttempts: this.firstContactAttempts });
+            }
+            throw new TransientFailure(error.error, error.reason);
+        }
+        this.answered = true;
+        this.foreign404.saw(response);
+        return response;
+    }
+    /** Whether nothing has answered the step's own client yet (only it counts first contact). */
+    firstContact() {
+        return !this.answered && this.firstContactAttempts !== undefined;
+    }
+    retryOptions(what, deadline) {
+        return {
+            policy: this.policy,
+            deadline,
+            logger: this.logger,
+            what,
+            signal: this.signal,
+            notice: { afterMs: this.notices.afterMs(), say: message => this.notices.say(message) }
+        };
+    }
+    /**
+     * Reads may always repeat: within the step's deadline they get more tries
+     * than a POST, so that a flaky network hours into a build (a socket hang up,
+     * a proxy 502 burst) does not lose its result. The deadline bounds them.
+     */
+    readRetryOptions(what, deadline) {
+        const options = this.retryOptions(what, deadline);
+        if (deadline === undefined)
+            return options;
+        return {
+            ...options,
+            policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
+        };
+    }
+    /** Where Jenkins' root is when `url` is a path below it (locate.ts): a sentence for the message, or undefined. */
+    locateRoot(what) {
+        return locateRoot(this.baseUrl, (url, follow) => this.probe(url, follow), what);
+    }
+    /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
+    async probe(url, { follow }) {
+        const limits = {
+            ...this.limits,
+            requestTimeoutMs: Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)
+        };
+        const bounds = new ExchangeLimits(limits, 'a look for Jenkins', this.baseUrl);
+        try {
+            const response = await this.transport.send({
+                method: 'GET',
+                url,
+                label: 'probe',
+                follow,
+                bounds
+            });
+            response.discard();
+            return response;
+        }
+        catch (error) {
+            bounds.release();
+            // A cancel still ends the step; anything else only means "not here".
+            if (error instanceof errors/* Interrupted */.j$)
+                throw error;
+            this.logger.debug(`Looking for Jenkins at ${pathOf(url)}: ${(0,error_text/* errorText */.k)(error)}`);
+            return undefined;
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/transport/multipart.ts
+/**
+ * The `multipart/form-data` body of a trigger that carries files, streamed
+ * from disk (never more than one read buffer of a file in memory), with an
+ * exact Content-Length (some proxies refuse a chunked upload). Every field
+ * says `charset=UTF-8`, a multi-value parameter goes as one part, and names
+ * come checked. What Jenkins does with each part, from its source:
+ * docs/internals.md, "The multipart body of an upload".
+ */
+
+
+/** Bytes read from a file at a time. */
+const CHUNK = 1024 * 1024;
+/** A body of ordinary fields (name, value) and files, in that order. */
+function multipartBody(fields, files) {
+    const boundary = `----jenkins-build-action-${(0,external_node_crypto_.randomBytes)(16).toString('hex')}`;
+    const fieldBlocks = fields.map(([name, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\n${value}\r\n`, 'utf8'));
+    const heads = files.map(file => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`, 'utf8'));
+    const newline = Buffer.from('\r\n');
+    const end = Buffer.from(`--${boundary}--\r\n`);
+    const fileBytes = files.reduce((sum, file) => sum + file.size, 0);
+    const length = fieldBlocks.reduce((sum, block) => sum + block.length, 0) +
+        heads.reduce((sum, head) => sum + head.length + newline.length, 0) +
+        fileBytes +
+        end.length;
+    return {
+        contentType: `multipart/form-data; boundary=${boundary}`,
+        length,
+        fileBytes,
+        writeTo: async (out, sent) => {
+            const write = (chunk) => new Promise((resolve, reject) => {
+                out.write(chunk, error => {
+                    if (error)
+                        return reject(error);
+                    sent(chunk.length);
+                    resolve();
+                });
+            });
+            for (const block of fieldBlocks)
+                await write(block);
+            for (const [i, file] of files.entries()) {
+                await write(heads[i]);
+                await multipart_writeFile(file, write);
+                await write(newline);
+            }
+            await write(end);
+        }
+    };
+}
+/**
+ * Exactly `file.size` bytes of a file, read into two buffers used in turn:
+ * one is read into while the other is being written, and neither is reused
+ * before its write is done. No allocation per chunk, so the memory a 500 MB
+ * upload takes is that of a small one.
+ */
+async function multipart_writeFile(file, write) {
+    const handle = await (0,promises_namespaceObject.open)(file.path, 'r');
+    try {
+        const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
+        let pending;
+        let position = 0;
+        try {
+            for (let turn = 0; position < file.size; turn++) {
+                const buffer = buffers[turn % 2];
+                const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, file.size - position), position);
+                if (bytesRead === 0) {
+                    throw new Error(`${file.path} changed while it was being sent (${position} of ${file.size} bytes read)`);
+                }
+                position += bytesRead;
+                await pending;
+                pending = write(buffer.subarray(0, bytesRead));
+                // It may fail (a reset) while the next chunk is read: marked handled
+                // here, it still fails the `await pending` that comes next.
+                pending.catch(() => undefined);
+            }
+            await pending;
+        }
+        finally {
+            // A failed read leaves a write in flight: it settles before its buffer goes.
+            await pending?.catch(() => undefined);
+        }
+    }
+    finally {
+        await handle.close();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/trigger/upload-recovery.ts
+/**
+ * What an upload whose answer was lost left in Jenkins, and what is done
+ * about it; never a second trigger (it could queue a second deploy). The
+ * build with our files is followed; one with every parameter at its default
+ * and no file is cancelled or stopped when it is ours alone (shared-work.ts
+ * isOwnAlone), else named and left alone; shapes that match several items
+ * are all named. The cases: docs/internals.md, "An upload whose answer was lost".
+ */
+
+
+
+
+
+
+
+/** Follows the whole upload when it alone is found; otherwise cleans up or names what it found, and throws. */
+async function recoverUpload(http, upload) {
+    const { name, lost } = upload;
+    const jobPage = (0,job_path/* jobUrl */.Ne)(http.baseUrl, upload.job);
+    const what = `${lost.error.message} while uploading to job '${name}'${upload.cut ? ` (${upload.cut})` : ''}`;
+    http.logger.info(`The upload's answer was lost (${lost.reason}); looking in Jenkins for what it queued, without sending it again.`);
+    const settleMs = upload.settleMs ?? (lost.slow ? SLOW_SETTLE_MS : SETTLE_MS);
+    let complete = [];
+    let broken = [];
+    try {
+        // Jenkins queues a broken upload only once it read the body to its break: let it.
+        for (let look = 0; look < 2; look++) {
+            await http.pause(settleMs, 'look for what the upload queued');
+            ({ complete, broken } = await look2(http, upload));
+            if (complete.length + broken.length > 0)
+                break;
+        }
+    }
+    catch (error) {
+        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
+            throw error;
+        throw new errors/* JenkinsError */.fF('network', `${what}, and Jenkins could not be asked what it queued (${(0,error_text/* errorText */.k)(error)}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`);
+    }
+    const describe = (found) => found.buildNumber !== undefined
+        ? `build #${found.buildNumber} (${(0,job_path/* buildUrl */.c$)(http.baseUrl, upload.job, found.buildNumber)})`
+        : `queue item ${found.queueId} (${(0,job_path/* queueItemUrl */.oJ)(http.baseUrl, found.queueId)})`;
+    if (broken.length === 0 && complete.length === 1) {
+        const found = complete[0];
+        if (found.queueId === undefined) {
+            throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows ${describe(found)} with these parameters and files, but not its queue item: check it; nothing was sent again.`);
+        }
+        http.logger.info(`Jenkins shows ${describe(found)} of '${name}' with these parameters and files: following it.`);
+        return {
+            queueId: found.queueId,
+            queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, found.queueId),
+            merged: false,
+            adopted: found.buildNumber === undefined ? 'queue' : 'build'
+        };
+    }
+    if (broken.length + complete.length === 0) {
+        throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`);
+    }
+    if (broken.length === 1 && complete.length === 0) {
+        const found = broken[0];
+        const user = upload.broken.user;
+        if (!isOwnAlone(found.causes, user)) {
+            throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows ${describe(found)} with every parameter at its default and no file, as the broken upload would have queued it, but ${notOurs(found.causes, user)}: it was left alone. Check it (it may run without the files); nothing was sent again.`);
+        }
+        const done = await removeBroken(http, upload, found);
+        throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`);
+    }
+    const all = [...complete, ...broken].map(describe).join(', ');
+    throw new errors/* JenkinsError */.fF('network', `${what}. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`);
+}
+/** One look at the queue and the builds since the trigger, for both shapes. */
+async function look2(http, upload) {
+    const reader = reconcileReader(http, upload.job);
+    const queue = (await reader.queue()).filter(item => (0,job_path/* sameJob */.YU)(item.job, upload.job));
+    const floor = upload.complete.firstBuildNumber;
+    const builds = floor === undefined
+        ? []
+        : (await reader.builds()).filter(build => build.number >= floor && causedBy(build, upload.complete.user));
+    const match = (expectation) => {
+        const found = builds
+            .filter(build => sameParameters(expectation.parameters, build.parameters))
+            .map(build => ({ queueId: build.queueId, buildNumber: build.number, causes: build }));
+        for (const item of queue) {
+            // An item that started between the two reads is already there as a build.
+            if (!sameParameters(expectation.parameters, item.parameters))
+                continue;
+            if (found.some(f => f.queueId === item.id))
+                continue;
+            found.push({ queueId: item.id, causes: item });
+        }
+        return found;
+    };
+    return { complete: match(upload.complete), broken: match(upload.broken) };
+}
+/** Why work of the broken shape is not ours to cancel or stop (our own words: no Jenkins text). */
+function notOurs(causes, user) {
+    if (user === undefined)
+        return 'this step has no user to tell its own requests by';
+    const count = causes.causes?.length ?? 0;
+    if (count > 1)
+        return `${count} requests share it (another was merged with this step's)`;
+    if (count === 0)
+        return 'Jenkins does not say whose request it is';
+    return `it is not a request of user '${user}'`;
+}
+/** Cancels a queued broken build, or stops a started one (ours alone, as found); says which. */
+async function removeBroken(http, upload, found) {
+    const { job } = upload;
+    let number = found.buildNumber;
+    try {
+        if (number === undefined && found.queueId !== undefined) {
+            const outcome = await cancelQueueItem(http, found.queueId);
+            if (outcome === 'cancelled')
+                return 'cancelled it';
+            // It left the queue: it started (or ended) as a build.
+            const build = (await reconcileReader(http, job).builds()).find(b => b.queueId === found.queueId);
+            if (!build)
+                return `it left the queue before it could be cancelled; check ${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}`;
+            // No compare-and-cancel in Jenkins: another request may have been folded in before it started.
+            if (!isOwnAlone(build, upload.broken.user)) {
+                return `it started as build #${build.number} (${(0,job_path/* buildUrl */.c$)(http.baseUrl, job, build.number)}) before it could be cancelled, and ${notOurs(build, upload.broken.user)}: it was left running; check it`;
+            }
+            number = build.number;
+        }
+        if (number === undefined)
+            return 'could not tell which build it is';
+        await actions_stopBuild(http, { job, number, url: '' }, 'stop');
+        return `stopped build #${number}`;
+    }
+    catch (error) {
+        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
+            throw error;
+        return `could not cancel or stop it (${(0,error_text/* errorText */.k)(error)}): stop it by hand`;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/trigger/upload-trigger.ts
+/**
+ * A trigger that carries files: `buildWithParameters` as one streamed
+ * `multipart/form-data` POST (multipart.ts), the crumb in its header. It is
+ * never sent twice once it may have reached Jenkins: a body that broke off
+ * can queue a build with every parameter at its default and no file, so a
+ * lost answer is looked into (upload-recovery.ts). Why, from Jenkins' source:
+ * docs/internals.md, "A trigger that carries files".
+ */
+
+
+
+
+
+
+
+
+
+/** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
+const FILE_PARAMETER_TYPES = new Set([
+    'FileParameterDefinition',
+    'Base64FileParameterDefinition',
+    'StashedFileParameterDefinition'
+]);
+/** Characters a part's name cannot carry (commons-fileupload's ParameterParser has no escape). */
+const UNSENDABLE = /["\r\n]/;
+/** The job's file parameters, by name. */
+function fileParameters(info) {
+    return info.parameterDefinitions
+        .filter(definition => FILE_PARAMETER_TYPES.has(definition.type ?? ''))
+        .map(definition => definition.name);
+}
+/** Refuses files the job has no file parameter for, naming the ones it has; nothing is sent before. */
+function checkUploads(info, name, files) {
+    const accepted = fileParameters(info);
+    const wrong = files.filter(file => !accepted.includes(file.name));
+    if (wrong.length === 0)
+        return;
+    const has = accepted.length === 0
+        ? 'It has no file parameter (a File Parameter, or base64File/stashedFile from the File Parameters plugin)'
+        : `Its file parameters are ${accepted.join(', ')}`;
+    const what = wrong
+        .map(file => {
+        const definition = info.parameterDefinitions.find(d => d.name === file.name);
+        return definition
+            ? `${file.name} is a ${(definition.type ?? '').replace(/ParameterDefinition$/, '') || 'plain'} parameter, not a file parameter`
+            : `${file.name} is not a parameter of the job`;
+    })
+        .join('; ');
+    const given = wrong.length === 1 ? 'a file for a parameter that takes' : 'files for parameters that take';
+    throw new errors/* JenkinsError */.fF('bad-request', `Input 'files' gives job '${name}' ${given} none: ${what}. ${has}. Nothing was triggered.`);
+}
+/** Queues one build of `job` with `files` uploaded; see the file comment. */
+async function triggerUpload(http, info, job, params, files, options = {}) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    checkBuildable(http, info, name, params);
+    checkUploads(info, name, files);
+    const undefinedNames = unknownParameters(info, params);
+    const fields = [];
+    const uploaded = new Set(files.map(file => file.name));
+    for (const [key, value] of Object.entries(params)) {
+        if (undefinedNames.includes(key) || uploaded.has(key))
+            continue;
+        // Stapler keeps the last part of a name: several values go as one, comma-joined.
+        fields.push([key, typeof value === 'string' ? value : value.join(',')]);
+    }
+    // The job token travels in the body, never in the URL (access logs).
+    if (http.jobToken) {
+        fields.push(['token', http.jobToken]);
+        if (options.cause)
+            fields.push(['cause', options.cause]);
+    }
+    const unsendable = [...fields.map(([key]) => key), ...files.map(file => file.name)].find(key => UNSENDABLE.test(key));
+    if (unsendable !== undefined) {
+        throw new errors/* JenkinsError */.fF('bad-request', `Parameter name ${JSON.stringify(unsendable)} cannot be sent in a multipart body (it holds a quote or a line break). Nothing was triggered.`);
+    }
+    const body = multipartBody(fields, files);
+    let sent = 0;
+    let finished = false;
+    const counted = {
+        ...body,
+        writeTo: async (out, onSent) => {
+            sent = 0;
+            finished = false;
+            await body.writeTo(out, bytes => {
+                sent += bytes;
+                onSent(bytes);
+            });
+            finished = true;
+        }
+    };
+    http.logger.info(`Uploading ${files.map(file => `${file.name} (${file.fileName}, ${(0,bytes/* formatBytes */.z)(file.size)})`).join(', ')} to '${name}': ${(0,bytes/* formatBytes */.z)(body.length)} in all.`);
+    const url = `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}buildWithParameters?delay=0sec`;
+    const context = http.context(`the trigger of job '${name}'`, {
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
+        conflict: disabledMessage(http, name),
+        permission: 'Job/Build',
+        jobTokenSent: http.jobToken !== undefined,
+        serverHint: 'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
+    });
+    // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
+    const complete = expectedParameters(info.parameterDefinitions, params);
+    // What it stores from a body it could not parse: every default, no file at all.
+    const broken = expectedParameters(info.parameterDefinitions, {});
+    for (const file of fileParameters(info)) {
+        broken.delete(file);
+        if (!uploaded.has(file))
+            complete.delete(file);
+    }
+    const base = { job, user: http.user, firstBuildNumber: info.nextBuildNumber };
+    const expectation = () => ({
+        ...base,
+        parameters: finished ? complete : broken
+    });
+    const started = Date.now();
+    let outcome;
+    try {
+        outcome = await triggerOnce(http, url, { upload: counted }, context, name);
+    }
+    catch (error) {
+        if (error instanceof errors/* Interrupted */.j$ && error.sent) {
+            // A cancel mid-upload: the abort path looks for what this request queued.
+            throw new errors/* Interrupted */.j$(`${error.message} (the upload to '${name}' was cut at ${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`, { sent: true, lostTrigger: expectation(), lastFailure: error.lastFailure });
+        }
+        throw error;
+    }
+    if ('queueId' in outcome) {
+        http.logger.info(uploadedLine(body, Date.now() - started));
+        return {
+            queueId: outcome.queueId,
+            queueUrl: (0,job_path/* queueItemUrl */.oJ)(http.baseUrl, outcome.queueId),
+            merged: outcome.merged,
+            unknownParameters: undefinedNames
+        };
+    }
+    const found = await recoverUpload(http, {
+        name,
+        job,
+        lost: outcome.lost,
+        cut: finished ? undefined : `${(0,bytes/* formatBytes */.z)(sent)} of ${(0,bytes/* formatBytes */.z)(body.length)} sent`,
+        complete: { ...base, parameters: complete },
+        broken: { ...base, parameters: broken },
+        settleMs: options.settleMs
+    });
+    return { ...found, unknownParameters: undefinedNames };
+}
+/** Shortest upload whose rate is said (ms): under it the time is mostly Jenkins' answer, not the transfer. */
+const MIN_RATE_MS = 1000;
+/**
+ * What an upload that reached Jenkins took: the files' size, the time, and
+ * the rate of the whole body when the time is long enough to tell one.
+ * @internal
+ */
+function uploadedLine(body, elapsedMs) {
+    const rate = elapsedMs >= MIN_RATE_MS ? ` (${(0,bytes/* formatBytes */.z)(body.length / (elapsedMs / 1000))}/s)` : '';
+    return `Uploaded ${(0,bytes/* formatBytes */.z)(body.fileBytes)} of files in ${(0,duration/* formatDuration */.a3)(elapsedMs)}${rate}.`;
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/client.ts
+
+
+
+
+
+
+
+
+
+
+
+
+/**
+ * The Jenkins HTTP API (see JenkinsApi for the contract). A facade: the
+ * operations live in reads.ts, trigger.ts and actions.ts, and all of them go
+ * through one Requester (requester.ts): one request path, bounded by the
+ * signal and deadline given here (ClientOptions.signal, .deadline), and one
+ * redaction list that every error leaving an operation passes (`guarded`),
+ * whatever path made it (the trigger's included).
+ */
+class JenkinsClient {
+    baseUrl;
+    http;
+    triggerSettleMs;
+    triggerCause;
+    /**
+     * The password parameters of each job read (by jobKey): a build's value of
+     * one is never kept, whatever its class says (decode.ts parametersIn).
+     */
+    passwords = new Map();
+    constructor(options) {
+        // The `url` input checked it (inputs/input-values.ts parseBaseUrl); credentials never ride in it.
+        const base = (0,http_url/* parseHttpUrl */.f)(options.url.trim(), 'The Jenkins URL', 'http(s)://host[:port][/context-path]');
+        this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '');
+        this.triggerSettleMs = options.triggerSettleMs;
+        this.triggerCause = options.triggerCause;
+        // The whole settings object: a setting added to RequestSettings reaches the requester unlisted.
+        this.http = new Requester({
+            ...options,
+            baseUrl: this.baseUrl,
+            user: options.user || undefined
+        });
+    }
+    /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
+    get requestCounts() {
+        return this.http.requestCounts;
+    }
+    /** Closes kept-alive connections (the process can also exit without it). */
+    dispose() {
+        this.http.dispose();
+    }
+    jobUrl(job) {
+        return (0,job_path/* jobUrl */.Ne)(this.baseUrl, job);
+    }
+    buildUrl(job, number) {
+        return (0,job_path/* buildUrl */.c$)(this.baseUrl, job, number);
+    }
+    async getJob(job) {
+        const info = await this.http.guarded(() => getJob(this.http, job));
+        const passwords = info.parameterDefinitions.filter(d => d.password).map(d => d.name);
+        if (passwords.length > 0)
+            this.passwords.set((0,job_path/* jobKey */.tv)(job), new Set(passwords));
+        return info;
+    }
+    listJobs(folder) {
+        return this.http.guarded(() => listJobs(this.http, folder));
+    }
+    trigger(info, job, params, files = []) {
+        const options = { settleMs: this.triggerSettleMs, cause: this.triggerCause };
+        return this.http.guarded(() => files.length > 0
+            ? triggerUpload(this.http, info, job, params, files, options)
+            : trigger(this.http, info, job, params, options));
+    }
+    rootUrl() {
+        return this.http.guarded(() => rootUrl(this.http));
+    }
+    locateRoot(what) {
+        return this.http.guarded(() => this.http.locateRoot(what));
+    }
+    getQueueItem(queueId) {
+        return this.http.guarded(() => getQueueItem(this.http, queueId));
+    }
+    cancelQueueItem(queueId) {
+        return this.http.guarded(() => cancelQueueItem(this.http, queueId));
+    }
+    getBuild(job, which, options = {}) {
+        const passwords = this.passwords.get((0,job_path/* jobKey */.tv)(job));
+        return this.http.guarded(() => getBuild(this.http, job, which, { ...options, passwords }));
+    }
+    recentBuilds(job, limit, options = {}) {
+        return this.http.guarded(() => recentBuilds(this.http, job, limit, options));
+    }
+    getQueue() {
+        return this.http.guarded(() => getQueue(this.http));
+    }
+    runningBuilds(options = {}) {
+        return this.http.guarded(() => runningBuilds(this.http, options));
+    }
+    scanMultibranch(project) {
+        return this.http.guarded(() => scanMultibranch(this.http, project));
+    }
+    indexingLog(project, start) {
+        return this.http.guarded(() => indexingLog(this.http, project, start));
+    }
+    progressiveText(build, start) {
+        return this.http.guarded(() => progressiveText(this.http, build, start));
+    }
+    stopBuild(build, how) {
+        return this.http.guarded(() => actions_stopBuild(this.http, build, how));
+    }
+    findLostTrigger(lost) {
+        return this.http.guarded(() => findLostTrigger(this.http, lost));
+    }
+    disableJob(job) {
+        return this.http.guarded(() => disableJob(this.http, job));
+    }
+    failedTests(build, options = {}) {
+        return readFailedTests(this.http, build, options);
+    }
+    describeRun(build) {
+        return describeRun(this.http, build);
+    }
+    listArtifacts(build) {
+        return listArtifacts(this.http, build);
+    }
+    downloadArtifact(build, relativePath, open) {
+        return downloadArtifact(this.http, build, relativePath, open);
+    }
+    readArtifact(build, relativePath, maxBytes) {
+        return readArtifact(this.http, build, relativePath, maxBytes);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/step/create-client.ts
+
+
+
+/**
+ * Tries of a request whose connection fails before Jenkins ever answered the
+ * step (about 1.5 s of waits with the default backoff): a wrong url or a
+ * Jenkins that is down is said within seconds (requester.ts).
+ */
+const FIRST_CONTACT_ATTEMPTS = 3;
+/**
+ * The Jenkins client for the step, bounded by `bounds`. `firstContact`
+ * 'quick' is for the step's own client, whose first request may be the
+ * first to meet the server; the abort and post clients keep retrying, as
+ * they talk to a server the step already reached (a restart is ridden out).
+ */
+function createClient(settings, bounds = {}, firstContact = 'patient') {
+    return new JenkinsClient({
+        url: settings.url,
+        user: settings.user,
+        token: settings.token,
+        jobToken: settings.jobToken,
+        headers: settings.headers,
+        ca: settings.caCerts,
+        triggerCause: runUrl(),
+        logger: coreLogger,
+        firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
+        // Like the token: the runner masks a crumb or session cookie wherever it
+        // shows, Jenkins' console and a proxy's echo included, and the step
+        // redacts it from every text it writes (secrets.ts).
+        onSecret: maskSecret,
+        ...bounds
+    });
+}
+/** A client for the cleanup after the step's own client was stopped: nothing it does outlives `until` (epoch ms). */
+function budgetClient(settings, until) {
+    return createClient(settings, {
+        deadline: until,
+        signal: AbortSignal.timeout(Math.max(0, until - Date.now()))
+    });
+}
+/** The workflow run's URL, for the note of a build triggered with a job token. */
+function runUrl() {
+    const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = process.env;
+    if (!server || !repo || !run)
+        return undefined;
+    return `GitHub Actions ${server}/${repo}/actions/runs/${run}`;
+}
+
+// EXTERNAL MODULE: ./src/util/logger.ts
+var util_logger = __nccwpck_require__(6618);
+;// CONCATENATED MODULE: ./src/step/remote-work.ts
+
+
+/**
+ * What the step started in Jenkins (one item for `job`, one per item of
+ * `jobs`), for cancel, timeout and fail-fast, and saved as state for the
+ * post step, which runs in a new process and is the only safety net when
+ * the runner killed this one. Items that started the same work (the same
+ * job listed twice, folded by Jenkins into one queue item) are one target,
+ * which counts them as its own requests. A build this step did not start
+ * (`build: last`) is never a target.
+ */
+class RemoteWork {
+    io;
+    /** The multibranch projects this step asked to scan: a scan is never cancelled or stopped (cancel.ts scanLeft). */
+    scans = [];
+    items;
+    constructor(jobs, io) {
+        this.io = io;
+        this.items = jobs.map(job => ({ job, merged: false, done: false }));
+    }
+    /** The item at `index`, as known so far. */
+    item(index) {
+        return this.entry(index);
+    }
+    queued(index, queueId, merged) {
+        const item = this.entry(index);
+        item.queueId = queueId;
+        item.merged = merged;
+        item.lost = undefined;
+        this.persist();
+    }
+    /** A trigger that may have queued a build whose queue item never came back. */
+    maybeQueued(index, lost) {
+        this.entry(index).lost = lost;
+    }
+    /** The item's build is known (saved only when this step queued it). */
+    started(index, ref) {
+        this.entry(index).ref = ref;
+        this.persist();
+    }
+    /** The main step needs nothing more from the post step for this item. */
+    finished(index) {
+        this.entry(index).done = true;
+        this.persist();
+    }
+    /** Whether anything was (or may have been) started. */
+    get anything() {
+        return this.items.some(e => e.queueId !== undefined || e.lost !== undefined);
+    }
+    /** How many builds the step follows that it did not start (`build: last`, a number or URL): never stopped. */
+    get adopted() {
+        return this.items.filter(e => e.ref !== undefined && e.queueId === undefined && !e.lost).length;
+    }
+    /** Whether the main step dealt with all of it (done(), or one of the notes below). */
+    get isDone() {
+        return this.items.every(e => e.done);
+    }
+    /** Every item is dealt with (the step ends, or gave up on them on purpose). */
+    done() {
+        for (const item of this.items)
+            item.done = true;
+        this.persist();
+    }
+    /** The step failed for another reason than cancel or timeout and leaves its work running (`urls`): the post step must not stop it. */
+    leftRunning(urls) {
+        this.io.saveState(constants/* State */.Uw.LeftRunning, urls);
+        this.done();
+    }
+    /** The item's queue item ended in Jenkins without a build (`shown` says how, with its link): nothing of it runs. */
+    ended(index, shown) {
+        this.entry(index).note = { key: constants/* State */.Uw.Ended, shown };
+        this.finished(index);
+    }
+    /** The step returns without waiting for the item's work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
+    returned(index, shown) {
+        this.entry(index).note = { key: constants/* State */.Uw.Returned, shown };
+        this.finished(index);
+    }
+    /** The work still running that this step started, one target per queue item. */
+    targets(api) {
+        const targets = [];
+        for (const group of this.groups()) {
+            const [first] = group;
+            if (!first || group.every(e => e.done))
+                continue;
+            targets.push({ name: (0,job_path/* fullName */.fq)(first.job), ...targetOf(first, group, api) });
+        }
+        for (const item of this.items) {
+            if (item.queueId === undefined && item.lost && !item.done) {
+                targets.push({ name: (0,job_path/* fullName */.fq)(item.job), job: item.job, lostTrigger: item.lost });
+            }
+        }
+        return targets;
+    }
+    /** The work the item at `index` started (with the items that started the same), while it may run. */
+    targetOf(index, api) {
+        const item = this.entry(index);
+        const group = this.groups().find(g => g.includes(item));
+        if (group)
+            return targetOf(item, group, api);
+        if (item.lost && !item.done)
+            return { job: item.job, lostTrigger: item.lost };
+        return undefined;
+    }
+    /** Whether the item at `index` shares its work with a request that is not this step's. */
+    shared(index) {
+        const group = this.groups().find(g => g.includes(this.entry(index)));
+        return group !== undefined && group.every(e => e.merged);
+    }
+    /** Items by the queue item they started (Jenkins folds identical requests into one). */
+    groups() {
+        const byQueue = new Map();
+        for (const item of this.items) {
+            if (item.queueId === undefined)
+                continue;
+            const group = byQueue.get(item.queueId);
+            if (group)
+                group.push(item);
+            else
+                byQueue.set(item.queueId, [item]);
+        }
+        return [...byQueue.values()];
+    }
+    entry(index) {
+        const item = this.items[index];
+        if (!item)
+            throw new Error(`RemoteWork: no item ${index}`);
+        return item;
+    }
+    persist() {
+        const saved = this.groups().flatMap(group => {
+            const [first] = group;
+            if (!first)
+                return [];
+            return {
+                job: [...first.job],
+                ...(first.queueId === undefined ? {} : { queueId: first.queueId }),
+                ...(first.ref === undefined ? {} : { number: first.ref.number }),
+                own: group.length,
+                shared: group.every(e => e.merged),
+                ...(group.every(e => e.done) ? { done: true } : {})
+            };
+        });
+        this.io.saveState(constants/* State */.Uw.Builds, JSON.stringify(saved));
+        this.io.saveState(constants/* State */.Uw.Done, saved.every(e => e.done) ? 'true' : 'false');
+        for (const key of [constants/* State */.Uw.Returned, constants/* State */.Uw.Ended]) {
+            const shown = this.items.flatMap(item => (item.note?.key === key ? [item.note.shown] : []));
+            if (shown.length > 0)
+                this.io.saveState(key, shown.join('; '));
+        }
+    }
+}
+function targetOf(first, group, api) {
+    const { job, queueId, ref } = first;
+    return {
+        job,
+        queueId,
+        build: ref === undefined
+            ? undefined
+            : { job, number: ref.number, url: api.buildUrl(job, ref.number) },
+        // Every request of ours folded into one already queued: not ours alone.
+        shared: group.every(e => e.merged),
+        ownRequests: group.length
+    };
+}
+/** Reads what the main step saved (the post step's one reader of the state this file writes). */
+function savedWork(getState) {
+    if (getState(constants/* State */.Uw.Done) === 'false') {
+        return { dealt: false, targets: api => savedTargets(getState(constants/* State */.Uw.Builds), api) };
+    }
+    const notes = [
+        ['left running', getState(constants/* State */.Uw.LeftRunning)],
+        ['ended', getState(constants/* State */.Uw.Ended)],
+        ['returned', getState(constants/* State */.Uw.Returned)]
+    ];
+    const [dealt, shown] = notes.find(([, text]) => text !== '') ?? ['finished', ''];
+    return { dealt, shown };
+}
+/**
+ * The work a killed main step left behind, from its saved state (State.Builds).
+ * @internal
+ */
+function savedTargets(state, api) {
+    let saved;
+    try {
+        saved = JSON.parse(state);
+    }
+    catch {
+        return [];
+    }
+    if (!Array.isArray(saved))
+        return [];
+    const targets = [];
+    for (const raw of saved.map((entry) => typeof entry === 'object' && entry !== null ? entry : undefined)) {
+        if (!raw || !Array.isArray(raw.job) || !raw.job.every(n => typeof n === 'string'))
+            continue;
+        if (raw.done === true)
+            continue;
+        const job = Object.freeze([...raw.job]);
+        const own = typeof raw.own === 'number' && raw.own > 0 ? raw.own : 1;
+        const number = typeof raw.number === 'number' ? raw.number : undefined;
+        targets.push({
+            name: (0,job_path/* fullName */.fq)(job),
+            ...targetOf({
+                job,
+                queueId: typeof raw.queueId === 'number' ? raw.queueId : undefined,
+                ref: number === undefined ? undefined : { job, number, url: api.buildUrl(job, number) }
+            }, Array.from({ length: own }, () => ({ merged: raw.shared === true })), api)
+        });
+    }
+    return targets;
+}
+
+// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
+var build_outputs = __nccwpck_require__(4487);
+;// CONCATENATED MODULE: ./src/util/console-line.ts
+/**
+ * A console line as the failure message quotes it (outcome/report.ts) and as
+ * the terminal compares it with what it just showed (cli/render.ts): colours
+ * and other escape sequences removed (they mean nothing in an annotation),
+ * and the control characters but TAB and the line break dropped.
+ */
+// CSI and other ESC sequences.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
+// eslint-disable-next-line no-control-regex
+const console_line_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+/** `line` without escape sequences and control characters. */
+function plainConsoleLine(line) {
+    return line.replace(ANSI, '').replace(console_line_CONTROL, '');
+}
+
+// EXTERNAL MODULE: ./src/outcome/report.ts + 3 modules
+var report = __nccwpck_require__(9054);
+;// CONCATENATED MODULE: ./src/outcome/failure.ts
+
+
+
+const TAIL_LINES = 30;
+const TAIL_BYTES = 4 * 1024;
+/**
+ * The failure annotation: what finished how, where, and the console's last
+ * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
+ */
+function failureMessage(outcome, tail) {
+    const build = outcome.build;
+    const result = outcome.result ?? build?.result ?? undefined;
+    let head;
+    if (!build) {
+        head = `Jenkins job ${(0,util_names/* shortName */.l)(outcome.jobName)} did not start a build`;
+    }
+    else if (build.building && !outcome.result) {
+        head = `Jenkins build ${(0,util_names/* shortName */.l)(outcome.jobName)} #${build.number} did not finish`;
+    }
+    else {
+        head = `Jenkins build ${(0,util_names/* shortName */.l)(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`;
+        if (outcome.failedStage)
+            head += ` in stage '${(0,util_names/* shortName */.l)(outcome.failedStage)}'`;
+    }
+    if (outcome.accept && outcome.accept.length > 0)
+        head += ` (accepted: ${outcome.accept.join(', ')})`;
+    const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
+    if (url)
+        head += ` — ${url}`;
+    const lines = [head];
+    if (outcome.note)
+        lines.push(outcome.note);
+    const last = lastLines(tail);
+    if (last.length > 0)
+        lines.push(`Last ${last.length} console lines:`, ...last);
+    return lines.join('\n');
+}
+function lastLines(tail) {
+    const kept = [];
+    let bytes = 0;
+    for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
+        let line = plainConsoleLine(tail[i] ?? '');
+        if (kept.length === 0 && line.trim() === '')
+            continue;
+        const size = Buffer.byteLength(line) + 1;
+        if (bytes + size > TAIL_BYTES) {
+            if (kept.length > 0)
+                break;
+            line =
+                '…' +
+                    Buffer.from(line)
+                        .subarray(-(TAIL_BYTES - 8))
+                        .toString('utf8')
+                        .replace(/^\uFFFD+/, '');
+        }
+        bytes += Buffer.byteLength(line) + 1;
+        kept.unshift(line);
+    }
+    return kept;
+}
+const TAIL_IN_MESSAGE = 10;
+/**
+ * The step's failure message when some item failed (undefined when none
+ * did): one line per failed item, naming it, its result and link, then
+ * each build's failure message (failureMessage) for
+ * those that failed by themselves (not those fail-fast stopped). A missing
+ * wanted artifact, or a required values file, fails the step too.
+ */
+function buildsFailure(items, accept) {
+    const bad = items.filter(report/* didNotPass */.mD);
+    const problems = items.flatMap(report/* productProblems */.YX);
+    if (bad.length === 0)
+        return problems.length > 0 ? problems.join('\n') : undefined;
+    const lines = [
+        `${bad.length} of ${items.length} Jenkins builds did not pass (accepted: ${accept.join(', ')}):`
+    ];
+    for (const item of bad)
+        lines.push(`- ${itemLine(item)}`);
+    for (const item of bad) {
+        if (item.stopped || item.error || item.tail.length === 0)
+            continue;
+        lines.push('', failureMessage(item.outcome, item.tail.slice(-TAIL_IN_MESSAGE)));
+    }
+    return [...lines, ...problems].join('\n');
+}
+function itemLine(item) {
+    const { outcome } = item;
+    const name = (0,report/* buildTitle */.xd)(outcome);
+    if (item.error)
+        return `${name}: ${item.error.replace(/\.$/, '')}`;
+    if (item.stopped && !outcome.result)
+        return `${name}: ${item.stopped}`;
+    const result = outcome.result ?? 'no result';
+    const stage = outcome.failedStage ? ` in stage '${(0,util_names/* shortName */.l)(outcome.failedStage)}'` : '';
+    const stopped = item.stopped ? ` (${item.stopped})` : '';
+    const url = outcome.buildUrl ?? outcome.queueUrl;
+    return `${name} ${result}${stage}${stopped}${url ? ` — ${url}` : ''}`;
+}
+
+;// CONCATENATED MODULE: ./src/step/presenter.ts
+/**
+ * What differs between one `job` and several `jobs`, chosen once at the
+ * start (presenterFor): the wording, the report and the console. The flow
+ * (run-builds.ts) is one for both; docs/architecture.md.
+ */
+
+
+
+
+
+
+
+/** The presenter of the step's inputs: `jobs`, or the one `job`. */
+function presenterFor(settings) {
+    return settings.jobs ? several(settings, settings.jobs) : one(settings);
+}
+/** One `job`: the step's outputs and summary are the build's, its failure the build's own message, its console live. */
+function one(settings) {
+    return {
+        waitingFor: `Jenkins ${settings.jobName}`,
+        reportName: settings.statusContext,
+        named: false,
+        liveConsole: true,
+        filesLabel: () => "Input 'files'",
+        waiting: (_, why) => `Waiting in the Jenkins queue: ${why}`,
+        artifactsFolder: () => settings.artifactsPath,
+        setOutputs: (out, reports, logger) => (0,build_outputs/* setOutputs */.n0)(out, reports, logger, { several: false }),
+        writeSummary: (summary, reports, logger) => (0,report/* writeSummary */.Sy)(summary, reports, logger, { several: false }),
+        failure: ([item], accept) => {
+            if (!item)
+                return undefined;
+            const { outcome, tail } = item.report;
+            if (item.failure instanceof QueueItemEnded) {
+                // Jenkins shows the item cancelled or gone: nothing of it runs.
+                const { queueId } = item.failure;
+                const url = (0,job_path/* queueItemUrl */.oJ)(settings.url, queueId);
+                return new Error(`${(0,error_text/* errorText */.k)(item.failure).replace(/\.?$/, '.')} Nothing this step started is running in Jenkins (queue item ${queueId}: ${url}).`);
+            }
+            if (item.failure !== undefined)
+                return item.failure;
+            // A wanted artifact or values file that is missing fails the step even when the build passed.
+            const problems = (0,report/* productProblems */.YX)(item.report);
+            if (outcome.accepted === false) {
+                return new Error([failureMessage({ ...outcome, accept }, tail), ...problems].join('\n'));
+            }
+            return problems.length > 0 ? new Error(problems.join('\n')) : undefined;
+        },
+        stopTarget: work => {
+            const { ref, queueId } = work.item(0);
+            return ref ? ` #${ref.number}` : queueId !== undefined ? ` (queue item ${queueId})` : '';
+        },
+        leftRunning: ([first], urls) => first?.build
+            ? `Jenkins build #${first.build.number} is still running: ${urls[0]}`
+            : `Jenkins queue item ${first?.queueId}: ${urls[0]}`
+    };
+}
+/** Several `jobs`: the `builds` output, one table, one failure listing each build that did not pass, each console after its build. */
+function several(settings, entries) {
+    return {
+        waitingFor: `${entries.length} Jenkins builds`,
+        // One comment for the step: named for all its builds.
+        reportName: entries.map(entry => entry.statusContext).join(' '),
+        named: true,
+        liveConsole: false,
+        filesLabel: index => `Input 'jobs' item ${index + 1}'s files`,
+        waiting: (entry, why) => `Jenkins ${entry.jobName}: waiting in the queue: ${why}`,
+        artifactsFolder: (entry, ref) => {
+            // A job listed more than once gets a folder per build: its builds would share names.
+            const twice = entries.filter(e => (0,job_path/* sameJob */.YU)(e.job, entry.job)).length > 1;
+            const names = entry.job.map(name => name.replace(/[<>:"|?*\\\p{Cc}]/gu, '_'));
+            return (0,external_node_path_namespaceObject.join)(settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []));
+        },
+        setOutputs: (out, reports, logger) => (0,build_outputs/* setOutputs */.n0)(out, reports, logger, { several: true }),
+        writeSummary: (summary, reports, logger) => (0,report/* writeSummary */.Sy)(summary, reports, logger, { several: true }),
+        failure: (items, accept) => {
+            const failure = buildsFailure(items.map(item => item.report), accept);
+            return failure === undefined ? undefined : new Error(failure);
+        },
+        stopTarget: () => '',
+        leftRunning: (_, urls) => `Jenkins work this step started is still running: ${urls.join(', ')}`
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/post.ts
 
 
@@ -51676,23 +47515,15 @@ async function run() {
 async function postStep() {
     const log = coreStepIO.logger;
     try {
-        if (getState(constants/* State */.Uw.Done) !== 'false') {
-            const left = getState(constants/* State */.Uw.LeftRunning);
-            const ended = getState(constants/* State */.Uw.Ended);
-            const returned = getState(constants/* State */.Uw.Returned);
-            if (left) {
-                log.info(`Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`);
-            }
-            else if (ended) {
-                log.info(`Post step: nothing to stop in Jenkins (${ended}).`);
-            }
-            else if (returned) {
-                log.info(`Post step: nothing to stop; the main step returned without waiting, as asked: ${returned}.`);
-            }
-            else {
+        const saved = savedWork(key => getState(key));
+        if (saved.dealt !== false) {
+            log.info({
+                'left running': `Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${saved.shown}`,
+                ended: `Post step: nothing to stop in Jenkins (${saved.shown}).`,
+                returned: `Post step: nothing to stop; the main step returned without waiting, as asked: ${saved.shown}.`,
                 // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
-                log.info('Post step: nothing to stop; the main step finished and left nothing for it.');
-            }
+                finished: 'Post step: nothing to stop; the main step finished and left nothing for it.'
+            }[saved.dealt]);
             return;
         }
         const settings = getSettings({ mask: maskSecret });
@@ -51703,13 +47534,13 @@ async function postStep() {
         const until = Date.now() + POST_BUDGET_MS;
         const api = budgetClient(settings, until);
         // Every build the main step started, at once, within the one budget.
-        const targets = savedTargets(getState(constants/* State */.Uw.Builds), api);
+        const targets = saved.targets(api);
         if (targets.length === 0) {
             log.info('Post step: nothing to stop; the main step had started no Jenkins work.');
             return;
         }
         // With `jobs`, each line names its job.
-        const named = settings.jobs !== undefined;
+        const { named } = presenterFor(settings);
         const done = await Promise.all(targets.map(async (target) => {
             if (!named)
                 return abortRemote(api, target, log, { until });
@@ -51724,12 +47555,4097 @@ async function postStep() {
     }
 }
 
+// EXTERNAL MODULE: ./src/outcome/commit-under-test.ts
+var commit_under_test = __nccwpck_require__(7101);
+// EXTERNAL MODULE: ./src/outcome/github-values.ts
+var github_values = __nccwpck_require__(2740);
+;// CONCATENATED MODULE: ./src/outcome/github-reads.ts
+
+/** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
+async function readPullHead(client, { owner, repo, number, signal }) {
+    const answer = await client.rest.pulls.get({
+        owner,
+        repo,
+        pull_number: number,
+        request: { signal }
+    });
+    const data = answer.data;
+    const source = `GitHub's answer for pull request #${number}`;
+    const sha = (0,github_values/* required */.mw)(data, 'head.sha', github_values/* SHA */.hG, source);
+    const headRepo = (0,github_values/* optional */.lq)(data, 'head.repo.name', github_values/* REPO_NAME */.V, source);
+    if (headRepo === undefined)
+        return { sha };
+    return {
+        sha,
+        branch: {
+            owner: (0,github_values/* required */.mw)(data, 'head.repo.owner.login', github_values/* LOGIN */.S3, source),
+            repo: headRepo,
+            ref: (0,github_values/* required */.mw)(data, 'head.ref', github_values/* BRANCH */.dI, source)
+        }
+    };
+}
+/** GitHub's base roles on a repository, lowest first; `none`: not a collaborator. */
+const ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'];
+/** What `user.permissions` allows, highest first, with the role each means. */
+const ALLOWS = [
+    ['admin', 'admin'],
+    ['maintain', 'maintain'],
+    ['push', 'write'],
+    ['triage', 'triage'],
+    ['pull', 'read']
+];
+/** The legacy `permission`: maintain reads as write, triage as read. */
+const LEGACY = new Set(['admin', 'write', 'read', 'none']);
+/**
+ * `user`'s role on the repository
+ * (GET /repos/{owner}/{repo}/collaborators/{user}/permission). `role_name`
+ * names it when it is a base role; a custom role (or none named) counts as
+ * the lower of what `user.permissions` allows and the legacy `permission`,
+ * which reads maintain as write and triage as read: never more than GitHub
+ * says.
+ */
+async function readRole(client, { owner, repo, user, signal }) {
+    const answer = await client.rest.repos.getCollaboratorPermissionLevel({
+        owner,
+        repo,
+        username: user,
+        request: { signal }
+    });
+    const data = answer.data;
+    const named = (0,github_values/* field */.ZZ)(data, 'role_name');
+    if (named !== 'none' && ROLES.includes(named))
+        return named;
+    const legacy = (0,github_values/* field */.ZZ)(data, 'permission');
+    if (!LEGACY.has(legacy)) {
+        const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`;
+        throw new github_values/* Undecodable */.tO(source, 'permission', 'one of admin, write, read, none', legacy === undefined || legacy === null);
+    }
+    const allows = (0,github_values/* field */.ZZ)(data, 'user', 'permissions');
+    if (typeof allows !== 'object' || allows === null)
+        return legacy;
+    const allowed = ALLOWS.find(([key]) => (0,github_values/* field */.ZZ)(allows, key) === true)?.[1] ?? 'none';
+    return lower(allowed, legacy);
+}
+/** Whether `role` is at least `least`. */
+function atLeast(role, least) {
+    return ROLES.indexOf(role) >= ROLES.indexOf(least);
+}
+function lower(a, b) {
+    return atLeast(a, b) ? b : a;
+}
+/**
+ * The newest change GitHub recorded of branch `ref` of owner/repo (a push,
+ * a force push, its creation: GET /repos/{owner}/{repo}/activity, newest
+ * first); undefined when it lists none.
+ */
+async function readLastChange(client, { owner, repo, ref, signal }) {
+    const full = `refs/heads/${ref}`;
+    const answer = await client.rest.repos.listActivities({
+        owner,
+        repo,
+        ref: full,
+        direction: 'desc',
+        per_page: 1,
+        request: { signal }
+    });
+    const data = answer.data;
+    const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`;
+    if (!Array.isArray(data))
+        throw new Error(`${source} is not a list`);
+    if (data.length === 0)
+        return undefined;
+    const entry = data[0];
+    // Another branch's change would prove nothing about this one.
+    if ((0,github_values/* field */.ZZ)(entry, 'ref') !== full) {
+        throw new github_values/* Undecodable */.tO(source, '[0].ref', full, (0,github_values/* field */.ZZ)(entry, 'ref') === undefined);
+    }
+    return {
+        sha: (0,github_values/* required */.mw)(entry, 'after', github_values/* SHA */.hG, `${source}'s [0]`),
+        at: (0,github_values/* required */.mw)(entry, 'timestamp', github_values/* TIME */.E9, `${source}'s [0]`)
+    };
+}
+
+;// CONCATENATED MODULE: ./src/outcome/comment-command.ts
+
+
+
+
+/** Why a comment command does not run; nothing was sent to Jenkins. */
+class CommentCommandRefused extends Error {
+    constructor(why, todo) {
+        super(`The comment command is refused: ${why}. Nothing was sent to Jenkins: ${todo}.`);
+        this.name = 'CommentCommandRefused';
+    }
+}
+const COMMENT_AGAIN = 'review the pull request as it is now and comment again';
+/** Checks the comment command and returns the commit it builds; throws CommentCommandRefused. */
+async function admitCommentCommand(o) {
+    const { ctx, settings } = o;
+    const comment = await decoded(() => ({
+        user: (0,github_values/* required */.mw)(ctx.payload, 'comment.user.login', github_values/* LOGIN */.S3, 'the issue_comment event'),
+        writtenAt: (0,github_values/* required */.mw)(ctx.payload, 'comment.created_at', github_values/* TIME */.E9, 'the issue_comment event'),
+        pullRequest: settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx)
+    }));
+    const github = new Reads(o);
+    if (settings.commentPermission !== 'none')
+        await checkCommenter(github, comment.user);
+    const number = comment.pullRequest;
+    if (number === undefined) {
+        // A comment on an issue: no pull request, no head to check; the rule's commit.
+        const unread = () => Promise.reject(new Error('no pull request'));
+        const target = await decoded(() => (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, unread));
+        return { sha: target.sha };
+    }
+    return { sha: await headBeforeComment(github, number, comment.writtenAt), pullRequest: number };
+}
+/** The GitHub reads of one check: each failure a refusal, unless the step was stopped. */
+class Reads {
+    o;
+    here;
+    constructor(o) {
+        this.o = o;
+        this.here = `${o.ctx.repo.owner}/${o.ctx.repo.repo}`;
+    }
+    client(what) {
+        if (this.o.client)
+            return this.o.client;
+        throw new CommentCommandRefused(`'github-token' is empty, so ${what} cannot be read`, 'leave github-token out to use the workflow token');
+    }
+    async read(request, refusal) {
+        try {
+            return await request();
+        }
+        catch (error) {
+            // Once the step is stopped, the stop is the news.
+            if (this.o.signal?.aborted || error instanceof CommentCommandRefused)
+                throw error;
+            throw refusal(this.o.failure(error));
+        }
+    }
+}
+/** Refuses a commenter below `comment-permission`. */
+async function checkCommenter(github, user) {
+    const { ctx, settings, signal, logger } = github.o;
+    const { here } = github;
+    const want = settings.commentPermission;
+    const role = await github.read(() => readRole(github.client(`${user}'s permission`), { ...ctx.repo, user, signal }), failure => new CommentCommandRefused(`could not read ${user}'s permission on ${here}${failure}`, "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"));
+    if (!atLeast(role, want)) {
+        throw new CommentCommandRefused(`${user}'s role on ${here} is ${role}, below comment-permission: ${want}`, `only a user with the ${want} role or higher can start a build by comment`);
+    }
+    logger.info(`Comment command by ${user} (${role} on ${here}, comment-permission: ${want}).`);
+}
+/** The pull request's head, if GitHub shows it was pushed in a second before `writtenAt`; else a refusal saying why. */
+async function headBeforeComment(github, number, writtenAt) {
+    const { ctx, settings, signal, logger } = github.o;
+    const head = await github.read(() => readPullHead(github.client(`pull request #${number}`), { ...ctx.repo, number, signal }), failure => new CommentCommandRefused(`could not read pull request #${number} of ${github.here}${failure}, so the commit to build is not known`, 'comment again once GitHub answers'));
+    if (settings.commit !== undefined && settings.commit !== head.sha) {
+        throw new CommentCommandRefused(`input 'commit' (${settings.commit}) is not pull request #${number}'s head (${head.sha})`, `${COMMENT_AGAIN} to build its head`);
+    }
+    const where = head.branch;
+    if (!where) {
+        throw new CommentCommandRefused(`the repository of pull request #${number}'s head is gone, so when ${head.sha} became its head cannot be read`, 'build it from a pull request whose head repository exists');
+    }
+    const branch = `${where.owner}/${where.repo}'s branch ${(0,util_names/* shortName */.l)(where.ref)}`;
+    const change = await github.read(() => readLastChange(github.client('the head branch'), { ...where, signal }), failure => new CommentCommandRefused(`could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`, 'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'));
+    const written = (0,github_values/* timeText */.Tc)(writtenAt);
+    if (!change) {
+        throw new CommentCommandRefused(`GitHub lists no change of ${branch}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written (${written}) is not known`, COMMENT_AGAIN);
+    }
+    if (change.sha !== head.sha) {
+        throw new CommentCommandRefused(`the newest change GitHub lists of ${branch} left it at ${change.sha}, not at pull request #${number}'s head ${head.sha}: the branch is moving`, COMMENT_AGAIN);
+    }
+    // GitHub's times are whole seconds: a push in the comment's second is not before it.
+    if (change.at >= writtenAt) {
+        throw new CommentCommandRefused(`pull request #${number}'s head ${head.sha} was pushed at ${(0,github_values/* timeText */.Tc)(change.at)}, not before the comment was written (${written}), so it may not be what was reviewed`, COMMENT_AGAIN);
+    }
+    logger.info(`Pull request #${number}'s head ${head.sha} was pushed at ${(0,github_values/* timeText */.Tc)(change.at)}, before the comment (${written}): this run builds it.`);
+    return head.sha;
+}
+/** The event's fields, or a refusal naming the one that does not decode. */
+async function decoded(read) {
+    try {
+        return await read();
+    }
+    catch (error) {
+        if (!(error instanceof github_values/* Undecodable */.tO))
+            throw error;
+        throw new CommentCommandRefused(`${error.message}, so the comment cannot be checked`, 'comment again');
+    }
+}
+
+;// CONCATENATED MODULE: ./src/outcome/github-event.ts
+/**
+ * The event that started the run, as the runner gives it: GITHUB_EVENT_NAME,
+ * the payload at GITHUB_EVENT_PATH, GITHUB_SHA and GITHUB_REPOSITORY. Read
+ * here, once per use, and never by @actions/github's context, which parses
+ * the file when its module loads and throws there on a file that is not
+ * JSON or is a folder: a broken event file is said, not thrown.
+ */
+
+
+/** The event of the run, from the runner's environment. */
+function readEvent(env) {
+    const [owner, repo, ...rest] = (env.GITHUB_REPOSITORY ?? '').split('/');
+    if (github_values/* REPO_NAME */.V.decode(owner) === undefined ||
+        github_values/* REPO_NAME */.V.decode(repo) === undefined ||
+        rest.length) {
+        return { kind: 'outside' };
+    }
+    const eventName = env.GITHUB_EVENT_NAME ?? '';
+    const path = env.GITHUB_EVENT_PATH;
+    let payload = {};
+    if (path) {
+        let text;
+        try {
+            text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+        }
+        catch (error) {
+            const code = error.code;
+            // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
+            if (code !== 'ENOENT') {
+                const why = code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`;
+                return { kind: 'broken', eventName, why };
+            }
+        }
+        if (text !== undefined) {
+            let parsed;
+            try {
+                parsed = JSON.parse(text);
+            }
+            catch {
+                return { kind: 'broken', eventName, why: 'is not JSON' };
+            }
+            if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+                return { kind: 'broken', eventName, why: 'holds no JSON object' };
+            }
+            payload = parsed;
+        }
+    }
+    return {
+        kind: 'read',
+        context: {
+            eventName,
+            payload,
+            sha: env.GITHUB_SHA ?? '',
+            repo: { owner: owner, repo: repo }
+        }
+    };
+}
+/** The sentence that names a broken event file: `the event file (GITHUB_EVENT_PATH) is not JSON`. */
+function brokenEvent(why) {
+    return `the event file (GITHUB_EVENT_PATH) ${why}`;
+}
+
+;// CONCATENATED MODULE: ./src/outcome/commit-gate.ts
+
+
+
+
+
+/** The settings the step runs with: `settings`, or, on a comment command or with `commit-parameter`, with the commit settled. Throws when it cannot be. */
+async function settleCommit(settings, o) {
+    const env = o.env ?? process.env;
+    const comment = env.GITHUB_EVENT_NAME === 'issue_comment';
+    if (!comment && settings.commitParameter === undefined)
+        return settings;
+    if (!comment && settings.commit !== undefined)
+        return withCommit(settings, { sha: settings.commit }, o);
+    const needs = "Input 'commit-parameter' needs the commit under test";
+    const event = readEvent(env);
+    if (event.kind === 'outside') {
+        throw comment
+            ? new CommentCommandRefused('GITHUB_REPOSITORY is not set, so the comment cannot be checked', 'run it in a workflow')
+            : new Error(`${needs}, and outside a workflow (GITHUB_REPOSITORY is not set) there is none: give it in 'commit'.`);
+    }
+    if (event.kind === 'broken') {
+        throw comment
+            ? new CommentCommandRefused(`${brokenEvent(event.why)}, so neither the commenter nor the commit can be checked`, 'comment again')
+            : new Error(`${needs}, but ${brokenEvent(event.why)}. Nothing was sent to Jenkins.`);
+    }
+    const ctx = event.context;
+    // Loaded only now that the event file is known to parse (github-event.ts).
+    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4317));
+    const token = settings.githubToken;
+    const client = token === ''
+        ? undefined
+        : github.githubClient({
+            token,
+            logger: o.logger,
+            fetch: o.fetch,
+            session: new github.GithubSession({ logger: o.logger, bounds: o.bounds })
+        });
+    const redact = github.redactor(token);
+    const failure = (error) => {
+        const status = github.httpStatusOf(error);
+        return `${status ? ` (HTTP ${status})` : ''}: ${redact((0,error_text/* errorText */.k)(error))}`;
+    };
+    if (comment) {
+        const admitted = await admitCommentCommand({
+            ctx,
+            settings,
+            client,
+            failure,
+            logger: o.logger,
+            signal: o.signal
+        });
+        return withCommit(settings, admitted, o);
+    }
+    try {
+        const target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
+            if (!client)
+                throw new Error('github-token is empty');
+            return (await readPullHead(client, { ...ctx.repo, number, signal: o.signal })).sha;
+        });
+        const pullRequest = target.pullRequest;
+        return withCommit(settings, { sha: target.sha, ...(pullRequest === undefined ? {} : { pullRequest }) }, o);
+    }
+    catch (error) {
+        if (o.signal?.aborted)
+            throw error;
+        throw new Error(`${needs}, which could not be read${failure(error)}. Nothing was sent to Jenkins.`);
+    }
+}
+/** `settings` with the commit settled: as `commit`, its pull request, and the `commit-parameter` of every build. */
+function withCommit(settings, { sha, pullRequest }, o) {
+    const name = settings.commitParameter;
+    const settled = {
+        ...settings,
+        commit: sha,
+        ...(pullRequest === undefined ? {} : { pullRequest })
+    };
+    if (name === undefined)
+        return settled;
+    o.logger.info(`Jenkins gets the commit under test, ${sha}, as parameter ${name}.`);
+    const give = (entry) => ({
+        ...entry,
+        parameters: { ...entry.parameters, [name]: sha },
+        hasParameters: true
+    });
+    return { ...give(settled), ...(settings.jobs ? { jobs: settings.jobs.map(give) } : {}) };
+}
+
+;// CONCATENATED MODULE: ./src/util/request-bounds.ts
+/**
+ * The bounds of the step's requests to GitHub, which outlive the step's own
+ * signal: until the step is stopped they are its cancel signal and its
+ * `timeout` (a request in flight then ends at once, so that stopping the
+ * Jenkins work never waits on GitHub); from the stop on, new requests (the
+ * final commit status and comment) get what is left of the abort's budget.
+ * runBounded (step/bounded-step.ts) switches them, the moment the signal fires.
+ */
+/** The step's bounds, then the abort's budget. */
+class StepBounds {
+    step;
+    budgetEnd;
+    constructor(step) {
+        this.step = step;
+    }
+    /** The bounds a request starting now gets. */
+    current() {
+        if (this.budgetEnd === undefined)
+            return this.step;
+        return { deadline: this.budgetEnd };
+    }
+    /** The step was stopped: requests from now on end by `until` (epoch ms), the abort's budget. */
+    budget(until) {
+        this.budgetEnd = until;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/step/budgets.ts
+/**
+ * How long the abort after a cancel signal may take. The runner sends
+ * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
+ */
+const CANCEL_BUDGET_MS = 5500;
+/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
+const TIMEOUT_BUDGET_MS = 3500;
+
+;// CONCATENATED MODULE: ./src/step/bounded-step.ts
+
+
+
+
+
+
+
+
+
+
+/**
+ * A mode of the step, bounded by `timeout` and stopped by the runner's
+ * cancel signals. Both fire one signal: the client's requests in flight end
+ * at once and none start after it, and the abort (stop or cancel what was
+ * started) runs with its own client and budget. GitHub's requests in flight
+ * end with them; those sent after (the final status and comment) get the
+ * abort's budget (`githubBounds`). The only place a step's abort controller,
+ * timer, signal handlers and clients' bounds are made.
+ */
+async function runBounded(settings, io, mode) {
+    const started = Date.now();
+    const controller = new AbortController();
+    const deadline = started + settings.timeoutMs;
+    const githubBounds = new StepBounds({ signal: controller.signal, deadline });
+    let abortedAt;
+    let until;
+    // First of the signal's listeners: GitHub requests sent from here on (the
+    // final status and comment) already get the abort's budget.
+    controller.signal.addEventListener('abort', () => {
+        abortedAt = Date.now();
+        until = abortedAt + budgetMs((0,wait/* abortReason */.Js)(controller.signal));
+        githubBounds.budget(until);
+    }, { once: true });
+    const timer = setTimeout(() => controller.abort('timeout'), settings.timeoutMs);
+    const removeSignalHandlers = onCancelSignals(controller, io.logger);
+    const api = createClient(settings, { deadline, signal: controller.signal }, 'quick');
+    const step = {
+        settings,
+        io,
+        api,
+        signal: controller.signal,
+        githubBounds,
+        work: new RemoteWork(mode.jobs, io)
+    };
+    try {
+        await mode.run(step);
+    }
+    catch (error) {
+        // Whatever failed once the signal fired failed because of it.
+        if (controller.signal.aborted || error instanceof wait/* StepAborted */.M4) {
+            const reason = (0,wait/* abortReason */.Js)(controller.signal);
+            const at = abortedAt ?? Date.now();
+            const head = reason === 'timeout'
+                ? `Timed out after ${(0,duration/* formatDuration */.a3)(at - started)} (timeout: ${(0,duration/* formatDuration */.a3)(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
+                : `The workflow was cancelled while waiting for ${mode.waitingFor}`;
+            const end = until ?? at + budgetMs(reason);
+            throw new Error(await mode.stopped(step, { error, reason, head, until: end }));
+        }
+        throw await mode.failed(step, error);
+    }
+    finally {
+        clearTimeout(timer);
+        removeSignalHandlers();
+    }
+}
+/** How long the abort may take after the step was stopped for `reason`. */
+function budgetMs(reason) {
+    return reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS;
+}
+/**
+ * Cancels or stops what the step started (unless told not to), every target
+ * at once within `until`, and says what it did: the text that ends the abort
+ * message, and what was said of each job (by jobKey). With `named` (several
+ * builds) each line names its job.
+ */
+async function stopWork({ settings, work }, { log, until, named }) {
+    const said = new Map();
+    try {
+        if (!work.anything) {
+            const adopted = work.adopted;
+            if (adopted > 0) {
+                const it = adopted === 1 ? 'it' : 'them';
+                return { outcome: `; left ${it} running (this step did not start ${it}).`, said };
+            }
+            const left = [...new Set(work.scans)].map(scanLeft);
+            for (const line of left)
+                log.info(`Jenkins: ${line}.`);
+            const outcome = left.length > 0 ? `; ${left.join('; ')}.` : '; nothing was started in Jenkins.';
+            return { outcome, said };
+        }
+        if (!settings.abortOnCancel) {
+            return { outcome: '; left the Jenkins work running (abort-on-cancel: false).', said };
+        }
+        // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
+        const client = budgetClient(settings, until);
+        const done = await Promise.all(work.targets(client).map(async (target) => {
+            const what = await abortRemote(client, target, named ? (0,util_logger/* namedLogger */.OP)(log, target.name) : log, {
+                until
+            });
+            said.set((0,job_path/* jobKey */.tv)(target.job), what);
+            return named ? `${target.name}: ${what}` : what;
+        }));
+        for (const line of done)
+            log.info(`Jenkins${named ? '' : ':'} ${line}.`);
+        return {
+            outcome: done.length > 0 ? `; ${done.join('; ')}.` : '; none of it was still running.',
+            said
+        };
+    }
+    finally {
+        // Only now: if the runner kills us before this, the post step stops the work.
+        work.done();
+    }
+}
+/**
+ * A failure that is not a cancel or timeout leaves the work running, as
+ * `abort-on-cancel` promises, and says so with its links (in the
+ * presenter's words); the post step is told not to stop it.
+ */
+function leavingWorkRunning({ api, work, io }, error, present) {
+    const left = work.targets(api);
+    if (left.length === 0) {
+        work.done();
+        return error;
+    }
+    const urls = left.map(t => t.build?.url ?? (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, t.queueId));
+    work.leftRunning(urls.join(' '));
+    io.logger.debug(`Left running: ${urls.join(', ')}`);
+    return new Error(`${(0,error_text/* errorText */.k)(error).replace(/\.?$/, '.')} ${present.leftRunning(left, urls)} (this step stops Jenkins work only when it is cancelled or times out).`);
+}
+
+;// CONCATENATED MODULE: ./src/step/job-admin.ts
+/**
+ * The step's runs that build nothing: `list-jobs` (the jobs of a folder)
+ * and `disable` (one job, or every job of `jobs` at once).
+ */
+
+
+
+
+
+/** `list-jobs`: the jobs of the folder in `job` (the root without it), as an output and in the log. */
+async function job_admin_listJobs(api, settings, io) {
+    const names = await suggestingJobs(api, settings.job, io.logger, api.listJobs(settings.job));
+    io.setOutput(constants/* Output */.k7.Jobs, JSON.stringify(names));
+    if (settings.job.length > 0)
+        io.setOutput(constants/* Output */.k7.JobUrl, api.jobUrl(settings.job));
+    const where = settings.jobName ? `folder ${settings.jobName}` : api.baseUrl;
+    io.logger.info(`${names.length} job(s) in ${where}:`);
+    for (const name of names)
+        io.logger.info(`  ${(0,util_names/* shortName */.l)(name)}`);
+}
+/** `disable` with one `job`; its URL is the `job-url` output once Jenkins has shown it exists. */
+async function job_admin_disableJob(api, entry, io) {
+    await suggestingJobs(api, entry.job, io.logger, api.disableJob(entry.job));
+    io.setOutput(constants/* Output */.k7.JobUrl, api.jobUrl(entry.job));
+    io.logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`);
+}
+/** `disable` with `jobs`: every listed job, at once; throws naming each one that could not be. */
+async function disableJobs(api, entries, io) {
+    const settled = await Promise.allSettled(entries.map(entry => api.disableJob(entry.job)));
+    const failures = [];
+    for (const [i, result] of settled.entries()) {
+        const entry = entries[i];
+        if (!entry)
+            continue;
+        if (result.status === 'fulfilled') {
+            io.logger.info(`Disabled Jenkins job ${entry.jobName} (${api.jobUrl(entry.job)}).`);
+        }
+        else if (result.reason instanceof errors/* Interrupted */.j$)
+            throw result.reason;
+        else
+            failures.push(`- ${entry.jobName}: ${(0,error_text/* errorText */.k)(result.reason)}`);
+    }
+    if (failures.length > 0) {
+        throw new Error([`Could not disable ${failures.length} of ${entries.length} Jenkins jobs:`, ...failures].join('\n'));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/follow/poll-policy.ts
+const DEFAULT_POLL_POLICY = {
+    // Start to start, leaving 100 ms of the 2 s lag target for the request.
+    liveMs: 1900,
+    quietAfterMs: 10_000,
+    quietMaxMs: 5000,
+    youngMs: 750,
+    youngForMs: 15_000,
+    slowMs: 5000,
+    nearMs: 150,
+    nearSlope: 1 / 6,
+    approachSlope: 1 / 2,
+    spreadFloorMs: 150,
+    windowShareMax: 0.5,
+    gapAimMs: 100,
+    followUpMs: 100,
+    confirmAfterMs: 1000,
+    followUpForMs: 30_000,
+    hintPauseMs: 10_000,
+    queueMaxMs: 2000
+};
+/** Relative spread assumed when history gives only a duration (one build, or Jenkins' estimate). */
+const ASSUMED_SPREAD = 0.05;
+/** Three recent builds understate how far the next one may fall from their mean. */
+const MEASURED_SPREAD_FACTOR = 2;
+function watch(init) {
+    return { startSlackMs: 0, endConfirmed: false, logComplete: false, ...init };
+}
+/** The next poll of a build, from what was observed up to `now`. */
+function nextPoll(w, now, p = DEFAULT_POLL_POLICY) {
+    if (w.logComplete)
+        return { read: 'build', delayMs: p.nearMs };
+    if (w.console && w.endSeenAt !== undefined) {
+        const since = now - w.endSeenAt;
+        if (since > p.followUpForMs)
+            return { read: 'give-up', delayMs: 0 };
+        if (!w.endConfirmed && since >= p.confirmAfterMs)
+            return { read: 'build', delayMs: 0 };
+        const delayMs = since < p.confirmAfterMs ? p.followUpMs : clamp(since / 4, p.followUpMs, p.liveMs);
+        return { read: 'console', delayMs };
+    }
+    return { read: w.console ? 'console' : 'build', delayMs: runningDelay(w, now, p) };
+}
+function runningDelay(w, now, p) {
+    const age = Math.max(0, now - w.startedAt);
+    let spacing;
+    if (w.console) {
+        const quietFor = now - Math.max(w.grewAt ?? w.startedAt, w.startedAt);
+        spacing = quietFor > p.quietAfterMs ? clamp(quietFor / 4, p.liveMs, p.quietMaxMs) : p.liveMs;
+    }
+    else {
+        // Nothing is shown: the only value of a poll is noticing the end, so
+        // with history the polls wait for the window, without it they back off
+        // with the build's age.
+        spacing = w.expect ? p.slowMs : clamp(age / 4, p.youngMs, p.slowMs);
+    }
+    if (!w.expect)
+        return age < p.youngForMs ? Math.min(spacing, p.youngMs) : spacing;
+    // The console shows the end a little after `building` turns false; the
+    // build JSON shows it at once.
+    const spread = Math.min(w.expect.spreadMs, w.expect.durationMs * p.windowShareMax);
+    const half = Math.max(p.spreadFloorMs, spread) + w.startSlackMs / 2;
+    const center = w.startedAt - w.startSlackMs / 2 + w.expect.durationMs + (w.console ? p.gapAimMs : 0);
+    const lo = center - half;
+    // Before the window, waits shrink toward its start (a build may end
+    // earlier than its history says) and one lands on it.
+    if (now < lo) {
+        return Math.min(spacing, Math.ceil(lo - now), Math.round(p.nearMs + (lo - now) * p.approachSlope));
+    }
+    // From there polls are densest at the expected end and thin out with the
+    // distance from it, on both sides: most ends fall near it, and an overdue
+    // build backs off the same way.
+    return Math.min(spacing, Math.round(p.nearMs + Math.abs(now - center) * p.nearSlope));
+}
+/** A console poll's news: text arrived, the log is (not) complete, the last line is `Finished:`. */
+function sawConsole(w, now, poll, p = DEFAULT_POLL_POLICY) {
+    const next = { ...w };
+    if (poll.grew)
+        next.grewAt = now;
+    const paused = w.hintRefutedAt !== undefined && now - w.hintRefutedAt < p.hintPauseMs;
+    if (poll.moreData && poll.finished && w.endSeenAt === undefined && !paused)
+        next.endSeenAt = now;
+    return next;
+}
+/** A build read's news: its start and Jenkins' estimate, and whether it is still building. */
+function sawBuild(w, now, build) {
+    const next = { ...w };
+    if (typeof build.timestamp === 'number' && build.timestamp > 0) {
+        next.startedAt = build.timestamp;
+        next.startSlackMs = 0;
+    }
+    if (!next.expect) {
+        const estimate = expectationFromEstimate(build.estimatedDuration);
+        if (estimate)
+            next.expect = estimate;
+    }
+    if (w.endSeenAt !== undefined && !w.endConfirmed) {
+        if (build.building) {
+            // The `Finished:` line was the build's own output.
+            next.endSeenAt = undefined;
+            next.hintRefutedAt = now;
+        }
+        else
+            next.endConfirmed = true;
+    }
+    return next;
+}
+/** Jenkins' estimatedDuration (-1: none) as an Expectation; the spread is unknown, so assumed. */
+function expectationFromEstimate(estimatedMs) {
+    if (estimatedMs === undefined || !(estimatedMs > 0))
+        return undefined;
+    return { durationMs: estimatedMs, spreadMs: Math.round(estimatedMs * ASSUMED_SPREAD) };
+}
+/**
+ * What the job's recent builds (newest first) say about the next one. The
+ * duration is Jenkins' own estimate (Job.getEstimatedDuration: the mean of the
+ * last successful build and up to two more successful or unstable ones among
+ * the six newest, failed ones filling in); the spread is twice as far as
+ * those candidates are from their mean, or 5 % of it for a single one.
+ * undefined without any candidate.
+ */
+function expectationFrom(history) {
+    const ok = (b) => b.result === 'SUCCESS' || b.result === 'UNSTABLE';
+    const done = history.filter(b => !b.building && b.result !== null && b.duration > 0);
+    const lastSuccessful = done.find(ok);
+    const candidates = lastSuccessful ? [lastSuccessful] : [];
+    const fallback = [];
+    for (const b of history.slice(0, 6)) {
+        if (candidates.length >= 3)
+            break;
+        if (b.building || b.result === null || b === lastSuccessful || !(b.duration > 0))
+            continue;
+        if (ok(b))
+            candidates.push(b);
+        else if (b.result === 'FAILURE')
+            fallback.push(b);
+    }
+    candidates.push(...fallback.slice(0, Math.max(0, 3 - candidates.length)));
+    if (candidates.length === 0)
+        return undefined;
+    const mean = candidates.reduce((sum, b) => sum + b.duration, 0) / candidates.length;
+    const spread = candidates.length === 1
+        ? mean * ASSUMED_SPREAD
+        : MEASURED_SPREAD_FACTOR * Math.max(...candidates.map(b => Math.abs(b.duration - mean)));
+    return { durationMs: Math.round(mean), spreadMs: Math.round(spread) };
+}
+/** Delay between queue polls: fast at first (the build usually starts at once), then slower. */
+function nextQueueDelay(attempt, policy = DEFAULT_POLL_POLICY) {
+    return clamp(100 * 1.5 ** attempt, 100, policy.queueMaxMs);
+}
+function clamp(value, min, max) {
+    return Math.min(max, Math.max(min, Math.round(value)));
+}
+
+;// CONCATENATED MODULE: ./src/follow/schedule-policy.ts
+
+/**
+ * A round serves every build, so its densest spacing is wider than one
+ * build's (150 ms): in a simulation of twenty 1-minute builds whose lengths
+ * (and histories) vary by ± 5 %, rounds at most every 400 ms near the
+ * expected ends took 36 rounds a run (51 at 150 ms) for a median of 0.36 s
+ * from an end (its log closed) to its report (0.28 s at 150 ms). Each
+ * build's own requests (job, trigger, final read, console) make 4 a build
+ * whatever the schedule: this keeps twenty 1-minute builds under 2
+ * requests a second.
+ */
+const DEFAULT_SCHEDULE_POLICY = {
+    poll: { ...DEFAULT_POLL_POLICY, nearMs: 400 },
+    // At most 2.5 polls a second, whatever the number of builds.
+    pollGapMs: 400,
+    retryMs: 1000,
+    leftWithoutBuildMs: 60_000,
+    rounds: true
+};
+/**
+ * One build (`job`): its own queue item and build, read at the watch's own
+ * pace (densest 150 ms at the expected end), nothing to share a budget
+ * with. A list would cost as much as the build's own read and show less.
+ */
+const ONE_BUILD_POLICY = {
+    poll: DEFAULT_POLL_POLICY,
+    pollGapMs: 0,
+    retryMs: 0,
+    leftWithoutBuildMs: 60_000,
+    rounds: false
+};
+
+;// CONCATENATED MODULE: ./src/follow/queue-reason.ts
+/**
+ * When a queue item's `why` is worth a log line: the one rule for one `job`
+ * and each item of `jobs` (the schedule applies it to every build it
+ * follows). Jenkins counts its reasons down (`Build #2 is already in
+ * progress (ETA: 38 sec)`, `In the quiet period. Expires in 4.3 sec`), so
+ * the text changes at every poll while the reason stays the same: a reason
+ * is told when its words change, and a countdown at most once a minute.
+ */
+/**
+ * Shortest time between two lines for the same reason whose numbers changed (ms).
+ * @internal
+ */
+const SAME_REASON_EVERY_MS = 60_000;
+/**
+ * A number, Jenkins' "N/A" for an unknown time (Executor.getEstimatedRemainingTime),
+ * each with the unit hudson.Util.getTimeSpanString may put after it.
+ */
+const QUANTITY = /(?:\d+(?:[.,]\d+)?|N\/A)(?:\s*(?:ms|sec|secs|seconds?|min|mins|minutes?|hr|hrs|hours?|days?|mo|months?|yr|years?)\b)?/gi;
+/**
+ * A reason's words: its numbers and time units left out, so that `38 sec`
+ * and `1 min 5 sec` (or build #2 and #3) are the same reason.
+ * @internal
+ */
+function reasonWords(why) {
+    return why
+        .replace(QUANTITY, '\uE000')
+        .replace(/\uE000(?:\s*\uE000)*/g, '#')
+        .replace(/\s+/g, ' ')
+        .trim();
+}
+/**
+ * What to remember when `why` (seen at `now`) is worth a line after `told`;
+ * undefined when it is not: the same text, or the same words within a minute.
+ */
+function newsOfReason(told, why, now) {
+    const words = reasonWords(why);
+    if (told !== undefined && told.words === words) {
+        if (told.text === why || now - told.at < SAME_REASON_EVERY_MS)
+            return undefined;
+    }
+    return { words, text: why, at: now };
+}
+
+;// CONCATENATED MODULE: ./src/follow/track.ts
+
+function isRunning(track) {
+    return track?.state.phase === 'running';
+}
+/** Nothing more to follow of the track. */
+function finish(track) {
+    track.state = { phase: 'done' };
+}
+/** Its own read, now: in flight until it is reported (undefined for a track that is done). */
+function ownRead(track, now) {
+    const { state } = track;
+    if (state.phase === 'done')
+        return undefined;
+    track.inFlight = true;
+    track.sentAt = now;
+    track.dueAt = undefined;
+    if (state.phase === 'queued')
+        return { kind: 'queue-item', track: track.id, queueId: state.queueId };
+    const { ref } = state;
+    if (track.next === 'build')
+        return { kind: 'build', track: track.id, ref, full: track.wantFull };
+    return { kind: track.next, track: track.id, ref };
+}
+/** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
+function pace(track, policy, floorMs = 0) {
+    const from = track.pacedFrom ?? track.sentAt;
+    track.pacedFrom = undefined;
+    const { watch } = track.state;
+    const next = nextPoll(watch, from, policy.poll);
+    track.next = next.read;
+    // Once the console is complete, only the full JSON tells the end.
+    track.wantFull = watch.logComplete;
+    // A drain is the end's follow-up of a build already over: never held back by the budget.
+    track.duePoll = !track.drain;
+    track.dueAt = from + Math.max(next.delayMs, floorMs);
+}
+/** A build read that follows at once from the last read (its pace counts from that one's start). */
+function readAtOnce(track, now, { full }) {
+    track.pacedFrom = track.sentAt;
+    track.next = 'build';
+    track.wantFull = full;
+    track.dueAt = now;
+    track.duePoll = false;
+}
+/**
+ * A console read's news. `moreData` false: the log is complete, so the
+ * build is over; one full read says so, never `result` alone, which a
+ * Pipeline sets while it still runs (a drain knew it was over: it is done).
+ */
+function consoleRead(track, now, poll, p) {
+    if (!poll.moreData && track.drain) {
+        finish(track);
+        return [{ kind: 'drained', track: track.id }];
+    }
+    if (!poll.moreData)
+        readAtOnce(track, now, { full: true });
+    else {
+        track.state.watch = sawConsole(track.state.watch, now, poll, p.poll);
+        pace(track, p);
+    }
+    return [];
+}
+/**
+ * A console read failed on the way. A console that keeps failing (a proxy
+ * that stalls it) would hide the end until the timeout: before the end is
+ * seen, the build's JSON says whether the build is over, and then the
+ * end's follow-up applies (the rest of the console read promptly, given up
+ * after followUpForMs).
+ */
+function consoleFailed(track, now, p) {
+    if (track.state.watch.endSeenAt !== undefined)
+        return pace(track, p, p.poll.nearMs);
+    track.checking = true;
+    readAtOnce(track, now, { full: false });
+}
+/** A console-followed build's read: the end when the console is complete (`full`), else news for its watch. */
+function consoleBuildRead(track, now, { build, full }, p) {
+    const seen = sawBuild(track.state.watch, now, build);
+    if (track.checking) {
+        track.checking = false;
+        track.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true };
+        pace(track, p, p.poll.nearMs);
+        return [];
+    }
+    if (full && !build.building) {
+        finish(track);
+        return [{ kind: 'ended', track: track.id, build }];
+    }
+    // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
+    track.state.watch = full ? { ...seen, logComplete: true } : seen;
+    pace(track, p);
+    return [];
+}
+
+;// CONCATENATED MODULE: ./src/follow/schedule.ts
+
+
+
+
+
+
+/** Between the reads of a build the step told to stop (ms). */
+const STOPPING_MS = 500;
+/** A running Pipeline's first look for a pending `input`, and the pause between looks (ms): an input waits for a person. */
+const INPUT_FIRST_MS = 5000;
+const INPUT_EVERY_MS = 10_000;
+/** One schedule for the builds of one step. */
+class SharedSchedule {
+    refOf;
+    policy;
+    tracks = [];
+    /** Whether `queue/api/json` may be read (refused: never again). */
+    queueList;
+    /** Whether `computer/api/json` may be read. */
+    runningList;
+    /** Some build was ever seen in the running list: it shows ours. */
+    runningListShowed = false;
+    roundAt;
+    roundAttempt = 0;
+    roundInFlight = false;
+    roundFailedAt;
+    lastPollAt = -Infinity;
+    /** `refOf` makes a build's reference (its URL on the configured base). */
+    constructor(refOf, policy = DEFAULT_SCHEDULE_POLICY) {
+        this.refOf = refOf;
+        this.policy = policy;
+        this.queueList = policy.rounds;
+        this.runningList = policy.rounds;
+    }
+    /** A build whose queue item was just created (or found). */
+    addQueued(job, queueId, now, parts = {}) {
+        const track = this.add({ job, state: { phase: 'queued', queueId }, ...parts }, now);
+        // The first round comes at the queue's first pace from now.
+        if (this.roundAt === undefined || this.activeQueued() === 1) {
+            this.roundAt = now;
+            this.roundAttempt = 0;
+        }
+        if (!this.coveredByRound(track)) {
+            // Its own queue item, at once (the build usually starts at once).
+            track.dueAt = now;
+            track.duePoll = true;
+        }
+        return track.id;
+    }
+    /** A build known to run; `console`: its console is read, and tells its end. */
+    addRunning(ref, now, { build, from, ...parts }) {
+        const track = this.add({ job: ref.job, state: { phase: 'done' }, expect: from?.expect, ...parts }, now);
+        this.startTrack(track, ref, now, {
+            listed: build,
+            seen: from && { seenAt: from.startedAt ?? now, startSlackMs: from.startSlackMs ?? 0 }
+        });
+        // No round watches it: its first read at once (a console from its start).
+        if (track.direct)
+            track.dueAt = now;
+        this.roundAt ??= now;
+        return track.id;
+    }
+    /**
+     * The console of a build that ended, read on its own (never budgeted) from
+     * `now` until Jenkins closes it ('drained'), or given up after followUpForMs.
+     */
+    addDrain(ref, now) {
+        const drained = {
+            ...watch({ console: true, startedAt: now }),
+            endSeenAt: now,
+            endConfirmed: true
+        };
+        const state = { phase: 'running', ref, watch: drained };
+        const track = this.add({ job: ref.job, state, console: true, drain: true }, now);
+        track.next = 'console';
+        track.direct = true;
+        track.duePoll = false;
+        track.dueAt = now;
+        return track.id;
+    }
+    /** Whether any build is still followed. */
+    get active() {
+        return this.tracks.some(t => t.state.phase !== 'done');
+    }
+    /** Whether the running list is still read (false once Jenkins refused it or showed none of ours). */
+    get usesRunningList() {
+        return this.runningList;
+    }
+    /** Stops following a build (its result is not wanted, or it is left running). */
+    drop(id) {
+        const track = this.tracks[id];
+        if (track)
+            finish(track);
+    }
+    /**
+     * A build (or queue item) the step just told to stop: its own read now,
+     * the full JSON of a build, then every STOPPING_MS until it ended.
+     */
+    expedite(id, now) {
+        const track = this.tracks[id];
+        if (!track || track.state.phase === 'done')
+            return;
+        if (track.state.phase === 'running') {
+            track.stopping = true;
+            track.wantFull = true;
+        }
+        track.dueAt = now;
+        track.duePoll = false;
+    }
+    /**
+     * The reads to start now (marked in flight until they are reported), and
+     * when to ask again (epoch ms; undefined: only once a read in flight ends).
+     */
+    due(now) {
+        const reads = [];
+        // Urgent reads first: they follow from what a round showed.
+        for (const track of this.tracks) {
+            if (track.inFlight || track.dueAt === undefined)
+                continue;
+            if (track.duePoll || track.dueAt > now)
+                continue;
+            const read = ownRead(track, now);
+            if (read)
+                reads.push(read);
+        }
+        let nextAt;
+        const consider = (at) => {
+            nextAt = nextAt === undefined ? at : Math.min(nextAt, at);
+        };
+        for (const track of this.tracks) {
+            const { state } = track;
+            if (state.phase !== 'done' && !track.inFlight && track.dueAt !== undefined && !track.duePoll)
+                consider(track.dueAt);
+            // A running Pipeline's pending inputs: a read of their own, beside the build's.
+            if (state.phase !== 'running' || track.inputsAt === undefined || track.inputsInFlight)
+                continue;
+            if (track.inputsAt > now)
+                consider(track.inputsAt);
+            else {
+                track.inputsInFlight = true;
+                reads.push({ kind: 'inputs', track: track.id, ref: state.ref });
+            }
+        }
+        // Then one poll, if the budget allows: the round or the most overdue own poll.
+        const polls = [];
+        const round = this.roundDue();
+        if (round !== undefined)
+            polls.push({ at: round, read: () => this.startRound() });
+        for (const track of this.tracks) {
+            if (track.state.phase === 'done' || track.inFlight || !track.duePoll)
+                continue;
+            if (track.dueAt === undefined)
+                continue;
+            polls.push({ at: track.dueAt, read: () => ownRead(track, now) });
+        }
+        polls.sort((a, b) => a.at - b.at);
+        const first = polls[0];
+        if (first) {
+            const at = Math.max(first.at, this.lastPollAt + this.policy.pollGapMs);
+            const read = at <= now ? first.read() : undefined;
+            if (read) {
+                this.lastPollAt = now;
+                reads.push(read);
+                const second = polls[1];
+                if (second)
+                    consider(Math.max(second.at, now + this.policy.pollGapMs));
+            }
+            else
+                consider(at);
+        }
+        return { reads, nextAt };
+    }
+    /** A round's answers: what each list showed (undefined: not read, or refused with `refused`). */
+    sawRound(sentAt, now, seen, refused = {}) {
+        this.roundInFlight = false;
+        this.roundFailedAt = undefined;
+        this.roundAt = sentAt;
+        if (this.activeQueued() > 0)
+            this.roundAttempt++;
+        if (refused.queue)
+            this.queueList = false;
+        if (refused.running)
+            this.refuseRunningList(now);
+        if (refused.queue || refused.running)
+            this.uncoverQueued(now);
+        const events = [];
+        const queued = seen.queue ? new Map(seen.queue.map(item => [item.id, item])) : undefined;
+        const running = seen.running ? indexRunning(seen.running) : undefined;
+        if (running && running.byKey.size > 0)
+            this.runningListShowed ||= this.showsOurs(running);
+        for (const track of this.tracks) {
+            const { state } = track;
+            if (state.phase === 'done' || track.inFlight || track.addedAt > sentAt)
+                continue;
+            if (state.phase === 'queued') {
+                const started = running?.byQueueId.get(state.queueId);
+                if (started && (0,job_path/* sameJob */.YU)(started.job, track.job)) {
+                    const ref = this.refOf(track.job, started.number);
+                    events.push(this.startTrack(track, ref, now, { listed: started }));
+                    continue;
+                }
+                const waiting = queued?.get(state.queueId);
+                if (waiting) {
+                    events.push(...waitingNews(track, waiting.why, now));
+                    continue;
+                }
+                if (queued || running) {
+                    // Neither list shows it: its own queue item says what became of it.
+                    track.dueAt = now;
+                    track.duePoll = false;
+                }
+                continue;
+            }
+            if (!track.direct && running) {
+                const listed = running.byKey.get(runningKey(state.ref.job, state.ref.number));
+                if (listed) {
+                    state.watch = sawBuild(state.watch, now, { building: true, ...listed });
+                }
+                else if ((track.runningSince ?? 0) <= sentAt) {
+                    // Ended (or not shown to us): one full read says which.
+                    track.dueAt = now;
+                    track.duePoll = false;
+                    track.wantFull = true;
+                }
+            }
+        }
+        return events;
+    }
+    /** A round that failed on the way: tried again after retryMs. */
+    roundFailed(now) {
+        this.roundInFlight = false;
+        this.roundFailedAt = now;
+    }
+    /** A queue item read on its own, at `askedAt`. */
+    sawQueueItem(id, askedAt, now, item) {
+        const track = this.tracks[id];
+        if (track?.state.phase !== 'queued')
+            return this.settle(track);
+        track.inFlight = false;
+        const previous = track.askedAt ?? askedAt;
+        track.askedAt = askedAt;
+        const number = item.executable?.number;
+        if (number !== undefined) {
+            const startSlackMs = Math.max(0, askedAt - previous);
+            const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince };
+            return [this.startTrack(track, this.refOf(track.job, number), now, { seen })];
+        }
+        const { queueId } = track.state;
+        if (item.cancelled) {
+            finish(track);
+            return [{ kind: 'left-without-build', track: id, queueId, cancelled: true }];
+        }
+        const events = waitingNews(track, item.why, now);
+        if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
+            // The run is being created (briefly), or never was (the job was
+            // disabled after queuing): a bounded while.
+            track.leftAt ??= now;
+            if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
+                finish(track);
+                return [...events, { kind: 'left-without-build', track: id, queueId, cancelled: false }];
+            }
+        }
+        if (this.coveredByRound(track)) {
+            track.dueAt = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs;
+            track.duePoll = false;
+        }
+        else {
+            track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll);
+            track.duePoll = true;
+        }
+        return events;
+    }
+    /** A build read on its own (`full`: its whole JSON). */
+    sawBuild(id, now, build, full) {
+        const track = this.running(id);
+        if (!track)
+            return [];
+        if (track.next === 'give-up') {
+            finish(track);
+            return [{ kind: 'ended', track: id, build }];
+        }
+        if (track.state.watch.console)
+            return consoleBuildRead(track, now, { build, full }, this.policy);
+        if (!build.building) {
+            if (full) {
+                finish(track);
+                return [{ kind: 'ended', track: id, build }];
+            }
+            track.dueAt = now;
+            track.duePoll = false;
+            track.wantFull = true;
+            return [];
+        }
+        track.state.watch = sawBuild(track.state.watch, now, build);
+        if (track.stopping) {
+            track.dueAt = now + STOPPING_MS;
+            track.duePoll = true;
+            return [];
+        }
+        if (!track.direct) {
+            // The list did not show a running build: it hides it (a plugin's
+            // ComputerSource, permissions). Followed on its own from now on; the
+            // list is dropped when it never showed any of ours.
+            track.direct = true;
+            if (!this.runningListShowed)
+                this.refuseRunningList(now);
+        }
+        pace(track, this.policy);
+        return [];
+    }
+    /** A console read's news (track.ts); a drained console ends its track. */
+    sawConsole(id, now, poll) {
+        const track = this.running(id);
+        return track ? consoleRead(track, now, poll, this.policy) : [];
+    }
+    /** A look at a running Pipeline's inputs (`more`: look again later; false: Jenkins has no stages to look at). */
+    sawInputs(id, now, { more }) {
+        const track = this.tracks[id];
+        if (!track)
+            return;
+        track.inputsInFlight = false;
+        track.inputsAt = more && isRunning(track) ? now + INPUT_EVERY_MS : undefined;
+    }
+    /** A console read that failed on the way (track.ts). */
+    consoleFailed(id, now) {
+        const track = this.running(id);
+        if (track)
+            consoleFailed(track, now, this.policy);
+    }
+    /** A track's own read failed on the way: tried again after retryMs (0: at its own pace). */
+    readFailed(id, now) {
+        const track = this.tracks[id];
+        if (!track)
+            return;
+        track.inFlight = false;
+        if (track.state.phase === 'done')
+            return;
+        if (this.policy.retryMs > 0) {
+            track.dueAt = now + this.policy.retryMs;
+        }
+        else if (isRunning(track)) {
+            track.checking = false;
+            pace(track, this.policy, this.policy.poll.nearMs);
+        }
+        else {
+            track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll);
+        }
+    }
+    /** A track whose read failed for good (the caller reports it). */
+    fail(id) {
+        const track = this.tracks[id];
+        if (!track)
+            return;
+        track.inFlight = false;
+        finish(track);
+    }
+    // ---------------------------------------------------------------------------
+    add(init, now) {
+        const { console = false, inputs = false, ...rest } = init;
+        const track = {
+            id: this.tracks.length,
+            addedAt: now,
+            sentAt: now,
+            stopping: false,
+            direct: false,
+            duePoll: true,
+            wantFull: false,
+            next: 'build',
+            checking: false,
+            queueAttempt: 0,
+            inFlight: false,
+            console,
+            inputs,
+            inputsInFlight: false,
+            ...rest
+        };
+        this.tracks.push(track);
+        return track;
+    }
+    /**
+     * The track runs: its watch starts from what is known of its start
+     * (`listed`: as a list or a read showed it; `seen`: when the step saw it
+     * start, else now). Returns the event that says so.
+     */
+    startTrack(track, ref, now, { listed, seen }) {
+        const { console } = track;
+        track.runningSince = now;
+        track.leftAt = undefined;
+        track.next = console ? 'console' : 'build';
+        if (track.inputs)
+            track.inputsAt = now + INPUT_FIRST_MS;
+        const start = seen ?? { seenAt: now, startSlackMs: 0 };
+        let w = watch({
+            console,
+            startedAt: start.seenAt,
+            startSlackMs: start.startSlackMs,
+            expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
+        });
+        if (listed)
+            w = sawBuild(w, now, { building: true, ...listed });
+        track.state = { phase: 'running', ref, watch: w };
+        track.wantFull = false;
+        if (this.runningList) {
+            track.direct = false;
+            track.dueAt = undefined;
+        }
+        else {
+            track.direct = true;
+            track.duePoll = true;
+            // A console from its start, at once.
+            track.dueAt = console ? now : now + nextPoll(w, now, this.policy.poll).delayMs;
+        }
+        return { kind: 'started', track: track.id, number: ref.number, ...start };
+    }
+    /** When the next round is due; undefined when no round is needed or one is in flight. */
+    roundDue() {
+        if (this.roundInFlight || this.roundAt === undefined)
+            return undefined;
+        if (this.roundFailedAt !== undefined)
+            return this.roundFailedAt + this.policy.retryMs;
+        let at;
+        const queued = this.tracks.filter(t => t.state.phase === 'queued' && !t.inFlight && this.coveredByRound(t));
+        if (queued.length > 0)
+            at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll);
+        if (this.runningList) {
+            for (const track of this.tracks) {
+                if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined)
+                    continue;
+                const { watch } = track.state;
+                const when = this.roundAt + nextPoll(watch, this.roundAt, this.policy.poll).delayMs;
+                at = at === undefined ? when : Math.min(at, when);
+            }
+        }
+        return at;
+    }
+    startRound() {
+        this.roundInFlight = true;
+        const queue = this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight);
+        return { kind: 'round', queue, running: this.runningList };
+    }
+    /** Whether rounds watch a queued track (else its queue item is read on its own). */
+    coveredByRound(track) {
+        return (this.runningList || this.queueList) && track.state.phase === 'queued';
+    }
+    activeQueued() {
+        return this.tracks.filter(t => t.state.phase === 'queued').length;
+    }
+    /** Queued tracks no round watches any more read their queue items on their own. */
+    uncoverQueued(now) {
+        for (const track of this.tracks) {
+            if (track.state.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
+                continue;
+            track.dueAt = now;
+            track.duePoll = true;
+        }
+    }
+    refuseRunningList(now) {
+        if (!this.runningList)
+            return;
+        this.runningList = false;
+        for (const track of this.tracks) {
+            if (!isRunning(track) || track.direct)
+                continue;
+            track.direct = true;
+            track.duePoll = true;
+            track.dueAt ??= now;
+        }
+        this.uncoverQueued(now);
+    }
+    showsOurs(running) {
+        return this.tracks.some(({ state }) => state.phase === 'running'
+            ? running.byKey.has(runningKey(state.ref.job, state.ref.number))
+            : state.phase === 'queued' && running.byQueueId.has(state.queueId));
+    }
+    settle(track) {
+        if (track)
+            track.inFlight = false;
+        return [];
+    }
+    /** The running track a read was for, no longer in flight; undefined when it is no longer followed. */
+    running(id) {
+        const track = this.tracks[id];
+        this.settle(track);
+        return isRunning(track) ? track : undefined;
+    }
+}
+/** The track's queue reason, when it is worth a line (queue-reason.ts). */
+function waitingNews(track, why, now) {
+    if (!why)
+        return [];
+    const told = newsOfReason(track.toldWhy, why, now);
+    if (!told)
+        return [];
+    track.toldWhy = told;
+    return [{ kind: 'waiting', track: track.id, why }];
+}
+function indexRunning(list) {
+    const byKey = new Map();
+    const byQueueId = new Map();
+    for (const build of list) {
+        byKey.set(runningKey(build.job, build.number), build);
+        if (build.queueId !== undefined)
+            byQueueId.set(build.queueId, build);
+    }
+    return { byKey, byQueueId };
+}
+
+;// CONCATENATED MODULE: ./src/follow/follow-builds.ts
+
+
+
+
+
+
+
+
+/** Fields polled while a build runs: enough to know whether it is over and when to look again. */
+const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId';
+/** How long a list read may retry before the round gives up on it (ms): the next round is better. */
+const LIST_READ_MS = 10_000;
+/**
+ * Follows builds, one or several at once, with one client: carries out the
+ * reads the schedule (schedule.ts) asks for, those of one moment
+ * concurrently, and tells the hooks what they showed. A list Jenkins
+ * refuses is dropped (said in the debug log); a read that failed on the way
+ * is tried again.
+ *
+ * It never guesses a build from `lastBuild` when a queue item is known:
+ * with concurrent triggers that is how other actions end up reporting
+ * someone else's build.
+ */
+class BuildsFollower {
+    options;
+    schedule;
+    policy;
+    now;
+    followed = new Map();
+    inFlight = new Set();
+    wakeUp;
+    /** Work of the step's that may add reads (a console to drain): run() waits for it. */
+    holds = new Set();
+    failure;
+    /** What a read in flight threw once the step was stopped. */
+    cut;
+    constructor(options) {
+        this.options = options;
+        this.now = options.now ?? Date.now;
+        this.policy = options.policy ?? DEFAULT_SCHEDULE_POLICY;
+        this.schedule = new SharedSchedule((job, number) => ({ job, number, url: options.api.buildUrl(job, number) }), this.policy);
+    }
+    /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
+    addQueued(job, queueId, { console, ...parts } = {}) {
+        const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console });
+        this.followed.set(id, { job, queueId, consoleOf: console });
+        this.poke();
+        return id;
+    }
+    /**
+     * Follows a build known to run to its end: as read (`build`), or as known
+     * of its start (`from`); with a `console`, its console polls are the end
+     * signal (Jenkins closes the log after `building` turns false), so no
+     * build JSON is read while the console says the build goes on.
+     */
+    addRunning(ref, { build, from, console, inputs }) {
+        const id = this.schedule.addRunning(ref, this.now(), {
+            build,
+            from,
+            console: console !== undefined,
+            inputs
+        });
+        this.followed.set(id, { job: ref.job, console });
+        this.poke();
+        return id;
+    }
+    /**
+     * Reads the console of a build that ended to its end (until Jenkins
+     * closes it, or followUpForMs, said in it); rejects with what kept it
+     * from being read. Needs run() to be running (hold() the work that calls it).
+     */
+    drain(ref, console) {
+        return new Promise((resolve, reject) => {
+            const id = this.schedule.addDrain(ref, this.now());
+            this.followed.set(id, { job: ref.job, console, drained: { resolve, reject } });
+            this.poke();
+        });
+    }
+    /** run() does not end before `work` settled (it may drain a console). */
+    hold(work) {
+        const held = work.then(() => undefined, () => undefined);
+        this.holds.add(held);
+        void held.then(() => {
+            this.holds.delete(held);
+            this.poke();
+        });
+    }
+    /** Stops following one build. */
+    drop(id) {
+        this.schedule.drop(id);
+        this.poke();
+    }
+    /** Looks at a build the step just told to stop, and keeps looking until it ended. */
+    expedite(id) {
+        this.schedule.expedite(id, this.now());
+        this.poke();
+    }
+    /** Whether the running list still serves (false: every build is polled on its own). */
+    get batched() {
+        return this.schedule.usesRunningList;
+    }
+    /** Runs until no build is followed; on cancel or timeout throws StepAborted (or, endWithRead, what the read in flight threw). */
+    async run() {
+        const { signal } = this.options;
+        for (;;) {
+            if (signal.aborted)
+                await this.stopped();
+            if (this.failure !== undefined)
+                throw this.failure;
+            const { reads, nextAt } = this.schedule.due(this.now());
+            for (const read of reads)
+                this.launch(read);
+            if (!this.schedule.active && this.inFlight.size === 0 && this.holds.size === 0)
+                return;
+            if (reads.length > 0)
+                continue;
+            await this.wait(nextAt === undefined ? undefined : nextAt - this.now());
+        }
+    }
+    // ---------------------------------------------------------------------------
+    /** The step was stopped: StepAborted, or (endWithRead) what the reads in flight threw. */
+    async stopped() {
+        const { signal, endWithRead } = this.options;
+        if (endWithRead)
+            await Promise.allSettled([...this.inFlight]);
+        throw this.cut ?? new wait/* StepAborted */.M4((0,wait/* abortReason */.Js)(signal));
+    }
+    poke() {
+        this.wakeUp?.();
+    }
+    /** Until `ms` passed, a read ended, something was added, or the signal fired. */
+    wait(ms) {
+        const { signal } = this.options;
+        return new Promise(resolve => {
+            const timer = new AbortController();
+            const done = () => {
+                timer.abort();
+                signal.removeEventListener('abort', done);
+                this.wakeUp = undefined;
+                resolve();
+            };
+            this.wakeUp = done;
+            signal.addEventListener('abort', done, { once: true });
+            if (ms !== undefined)
+                (0,wait/* sleep */.yy)(Math.max(0, ms), timer.signal).then(done, () => undefined);
+        });
+    }
+    launch(read) {
+        const work = this.perform(read)
+            .catch(error => {
+            // A read cut by the cancel is the cancel's business (run() throws it).
+            if (this.options.signal.aborted) {
+                if (this.options.endWithRead && !isTransient(error))
+                    this.cut ??= error;
+                return;
+            }
+            this.failure ??= error;
+        })
+            .finally(() => {
+            this.inFlight.delete(work);
+            this.poke();
+        });
+        this.inFlight.add(work);
+    }
+    async perform(read) {
+        switch (read.kind) {
+            case 'round':
+                return this.round(read.queue, read.running);
+            case 'queue-item':
+                return this.queueItem(read.track, read.queueId);
+            case 'build':
+                return this.build(read.track, read.ref, read);
+            case 'console':
+                return this.console(read.track);
+            case 'give-up':
+                return this.giveUp(read.track, read.ref);
+            case 'inputs':
+                return this.inputs(read.track, read.ref);
+        }
+    }
+    /** A look at a running Pipeline's stages for a pending input; one that fails is tried at the next look. */
+    async inputs(track, ref) {
+        const { api, logger, hooks } = this.options;
+        let run;
+        try {
+            run = await api.describeRun(ref);
+        }
+        catch (error) {
+            if (error instanceof errors/* Interrupted */.j$)
+                throw error;
+            logger.debug(`Could not look for a pending input: ${(0,error_text/* errorText */.k)(error)}`);
+            this.schedule.sawInputs(track, this.now(), { more: true });
+            return;
+        }
+        this.schedule.sawInputs(track, this.now(), { more: run !== undefined });
+        if (run)
+            hooks.inputs?.(track, run);
+    }
+    async round(queue, running) {
+        const { api, logger } = this.options;
+        const sentAt = this.now();
+        const seen = {};
+        const refused = {};
+        try {
+            // The queue first: an item that leaves it meanwhile is on its executor by the second read.
+            if (queue) {
+                const answer = await this.list('the queue (queue/api/json)', () => api.getQueue());
+                if (answer === 'refused')
+                    refused.queue = true;
+                else
+                    seen.queue = answer;
+            }
+            if (running) {
+                const answer = await this.list('the running builds (computer/api/json)', () => api.runningBuilds({ deadline: this.now() + LIST_READ_MS }));
+                if (answer === 'refused')
+                    refused.running = true;
+                else
+                    seen.running = answer;
+            }
+        }
+        catch (error) {
+            if (!isTransient(error))
+                throw error;
+            logger.debug(`A look at the builds failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
+            this.schedule.roundFailed(this.now());
+            return;
+        }
+        this.tell(this.schedule.sawRound(sentAt, this.now(), seen, refused));
+    }
+    /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
+    async list(what, read) {
+        try {
+            return await read();
+        }
+        catch (error) {
+            if (error instanceof errors/* Interrupted */.j$ || isTransient(error))
+                throw error;
+            this.options.logger.debug(`Jenkins refused ${what}: reading each build on its own instead (${(0,error_text/* errorText */.k)(error)})`);
+            return 'refused';
+        }
+    }
+    async queueItem(track, queueId) {
+        const { api, logger } = this.options;
+        const askedAt = this.now();
+        let item;
+        try {
+            item = await api.getQueueItem(queueId);
+        }
+        catch (error) {
+            if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found') {
+                return this.lostQueueItem(track, queueId, askedAt);
+            }
+            if (!isTransient(error))
+                return this.fail(track, error);
+            logger.debug(`Queue poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
+            this.schedule.readFailed(track, this.now());
+            return;
+        }
+        this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
+    }
+    /**
+     * A left item is kept for 5 minutes, and none survive a restart
+     * (jenkins-api.md 4): the build is found by its queue id instead.
+     */
+    async lostQueueItem(track, queueId, askedAt) {
+        const { job } = this.followedOf(track);
+        const name = (0,job_path/* fullName */.fq)(job);
+        let number;
+        try {
+            number = await buildNumberByQueueId(this.options.api, job, queueId);
+        }
+        catch (error) {
+            if (!isTransient(error))
+                return this.fail(track, error);
+            this.schedule.readFailed(track, this.now());
+            return;
+        }
+        if (number === undefined) {
+            return this.fail(track, new QueueItemEnded(`Queue item ${queueId} of ${name} is gone from Jenkins (it expires 5 minutes after leaving the queue, and on restart) and no recent build of ${name} has that queue id.`, 'gone', queueId));
+        }
+        const item = { id: queueId, executable: { number } };
+        this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item));
+    }
+    async build(track, ref, { full }) {
+        const { api, logger } = this.options;
+        let build;
+        try {
+            build = await api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE });
+        }
+        catch (error) {
+            if (!isTransient(error))
+                return this.fail(track, error);
+            logger.debug(`Build poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
+            this.schedule.readFailed(track, this.now());
+            return;
+        }
+        this.tell(this.schedule.sawBuild(track, this.now(), build, full));
+    }
+    async console(track) {
+        const followed = this.followedOf(track);
+        // A console read is scheduled only for a build followed with its console.
+        const { console } = followed;
+        if (!console)
+            return;
+        let poll;
+        try {
+            poll = await console.poll();
+        }
+        catch (error) {
+            if (!isTransient(error))
+                return this.fail(track, error);
+            this.options.logger.debug(`Build poll failed, trying again: ${(0,error_text/* errorText */.k)(error)}`);
+            followed.consoleError = (0,error_text/* errorText */.k)(error);
+            this.schedule.consoleFailed(track, this.now());
+            return;
+        }
+        followed.consoleError = undefined;
+        this.tell(this.schedule.sawConsole(track, this.now(), poll));
+    }
+    /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
+    async giveUp(track, ref) {
+        const { console, consoleError, drained } = this.followedOf(track);
+        console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError));
+        if (!drained)
+            return this.build(track, ref, { full: true });
+        this.schedule.fail(track);
+        drained.resolve();
+    }
+    /** What the follower keeps of a track it added (every id the schedule reports is one). */
+    followedOf(track) {
+        const followed = this.followed.get(track);
+        if (!followed)
+            throw new Error(`BuildsFollower: no build ${track}`);
+        return followed;
+    }
+    fail(track, error) {
+        if (error instanceof errors/* Interrupted */.j$)
+            throw error;
+        this.schedule.fail(track);
+        this.lost(track, error instanceof Error ? error : new Error(String(error)));
+    }
+    lost(track, error) {
+        const { drained } = this.followed.get(track) ?? {};
+        if (drained)
+            drained.reject(error);
+        else if (this.options.hooks.failed)
+            this.options.hooks.failed(track, error);
+        else
+            this.failure ??= error;
+    }
+    tell(events) {
+        const { hooks, api } = this.options;
+        for (const event of events) {
+            const followed = this.followedOf(event.track);
+            const { job } = followed;
+            switch (event.kind) {
+                case 'waiting':
+                    hooks.waiting?.(event.track, event.why);
+                    break;
+                case 'started': {
+                    const { seenAt, startSlackMs, inQueueSince } = event;
+                    const ref = { job, number: event.number, url: api.buildUrl(job, event.number) };
+                    hooks.started?.(event.track, ref, { seenAt, startSlackMs, inQueueSince });
+                    // After the hook, which says the start before the console opens; before the first read.
+                    if (this.schedule.active)
+                        followed.console ??= followed.consoleOf?.(ref);
+                    break;
+                }
+                case 'drained':
+                    followed.drained?.resolve();
+                    break;
+                case 'ended':
+                    hooks.ended?.(event.track, event.build);
+                    break;
+                case 'left-without-build': {
+                    const name = (0,job_path/* fullName */.fq)(job);
+                    this.lost(event.track, event.cancelled
+                        ? new QueueItemEnded(`The queue item ${event.queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`, 'cancelled', event.queueId)
+                        : new errors/* JenkinsError */.fF('protocol', `Queue item ${event.queueId} of ${name} left the queue without starting a build.`));
+                    break;
+                }
+            }
+        }
+    }
+}
+/** Said in a finished build's console that Jenkins kept open past followUpForMs (`error`: why its last reads failed). */
+function consoleLeftOpen(ref, followUpForMs, error) {
+    const after = `${(0,duration/* formatDuration */.a3)(followUpForMs)} after the build finished`;
+    return error === undefined
+        ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
+        : `Could not read the rest of the console of #${ref.number} ${after} (${error}); it is at ${ref.url}console`;
+}
+/** Failures worth riding out (the client already retried them). */
+function isTransient(error) {
+    return (error instanceof errors/* JenkinsError */.fF &&
+        (error.kind === 'network' || error.kind === 'server' || error.kind === 'timeout'));
+}
+
+;// CONCATENATED MODULE: external "node:string_decoder"
+const external_node_string_decoder_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:string_decoder");
+;// CONCATENATED MODULE: ./src/follow/log-stream.ts
+
+
+
+const DEFAULT_TAIL_LINES = 50;
+const DEFAULT_TAIL_BYTES = 8 * 1024;
+const DEFAULT_MAX_LINE = 64 * 1024;
+// Jenkins >= 2.509 leaves ConsoleNote annotations in the plain-text log
+// (jenkins-api.md 6.1); a note never contains ESC, so it is always within one
+// line and an unfinished one always starts at the last ESC of a text.
+// eslint-disable-next-line no-control-regex
+const CONSOLE_NOTE = /\x1b\[8mha:[^\x1b]*\x1b\[0m/g;
+const NOTE_START = '\x1b[8mha:';
+/** The line Jenkins writes once the result is final, before it closes the log (BuildListener.finished). */
+const FINISHED_LINE = /^Finished: (SUCCESS|UNSTABLE|FAILURE|NOT_BUILT|ABORTED)$/;
+/**
+ * Follows a build's console through logText/progressiveText and writes it to a
+ * sink line by line, with CRLF turned back into LF and ConsoleNotes removed.
+ *
+ * Memory stays flat whatever the log size: the body is consumed chunk by
+ * chunk and only a partial last line (bounded by maxLineLength) and the tail
+ * are kept.
+ */
+class ConsoleStreamer {
+    api;
+    build;
+    sink;
+    tailLines;
+    tailBytes;
+    maxLine;
+    decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
+    /** Decoded text after the last written newline, not yet written. */
+    pending = '';
+    nextStart = 0;
+    received = 0;
+    /** Whether the last character given to the sink was a newline (or nothing was written yet). */
+    atLineStart = true;
+    lastLines = [];
+    lastLinesBytes = 0;
+    /** Text written since the last newline (for tail()), capped at tailBytes. */
+    openLine = '';
+    constructor(api, build, sink, options = {}) {
+        this.api = api;
+        this.build = build;
+        this.sink = sink;
+        this.tailLines = Math.max(1, options.tailLines ?? DEFAULT_TAIL_LINES);
+        this.tailBytes = Math.max(16, options.tailBytes ?? DEFAULT_TAIL_BYTES);
+        this.maxLine = Math.max(16, options.maxLineLength ?? DEFAULT_MAX_LINE);
+    }
+    /** The `start` the next poll asks for (Jenkins' last X-Text-Size). */
+    get offset() {
+        return this.nextStart;
+    }
+    /** Body bytes received so far, over all polls. */
+    get bytesRead() {
+        return this.received;
+    }
+    /**
+     * One GET progressiveText?start=<offset>: writes the complete new lines to
+     * the sink and advances the offset to X-Text-Size.
+     */
+    async poll() {
+        const start = this.nextStart;
+        const chunk = await this.api.progressiveText(this.build, start);
+        if (chunk.textSize < start) {
+            // Jenkins answers a start beyond the log's length by resending the log
+            // from 0 (jenkins-api.md 6.1): the log on Jenkins is shorter than what
+            // we already showed, so it was truncated, rotated or replaced. We cannot
+            // tell which part is new, so we skip this copy (no duplicates), say so
+            // in one line, and follow the log from its current end.
+            chunk.body.destroy();
+            this.notice(`The console log on Jenkins restarted (it is now ${chunk.textSize} bytes, ` +
+                `${start} were already shown); following it from its current end.`);
+            this.nextStart = chunk.textSize;
+            return { moreData: chunk.moreData, grew: true, finished: false };
+        }
+        let bodyBytes = 0;
+        try {
+            for await (const data of chunk.body) {
+                const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+                bodyBytes += buffer.length;
+                this.received += buffer.length;
+                this.push(this.decoder.write(buffer));
+                // Backpressure: a reader slower than Jenkins would otherwise make
+                // memory grow with the console.
+                if (this.sink.drained)
+                    await this.sink.drained();
+            }
+        }
+        catch (error) {
+            // The body length does not map back to an offset (Jenkins rewrites LF
+            // as CRLF, jenkins-api.md 6.1), so a body that broke off half-way
+            // cannot be resumed. Nothing arrived: the same offset can be asked
+            // again. Some lines were written: asking again would repeat them, so
+            // the rest of this piece is skipped, visibly.
+            if (bodyBytes > 0) {
+                this.notice('The console transfer broke off; some lines are missing here.');
+                this.nextStart = chunk.textSize;
+            }
+            throw error;
+        }
+        finally {
+            chunk.body.destroy();
+        }
+        this.nextStart = chunk.textSize;
+        return { moreData: chunk.moreData, grew: chunk.textSize > start, finished: this.endsFinished() };
+    }
+    /** Whether the last complete line written is `Finished: RESULT`, with nothing after it. */
+    endsFinished() {
+        if (this.pending !== '' || this.openLine !== '')
+            return false;
+        return FINISHED_LINE.test(this.lastLines[this.lastLines.length - 1] ?? '');
+    }
+    /** Writes a line of ours among the console's, at a line start. */
+    notice(message) {
+        this.flush();
+        this.emit(`[jenkins-build-action] ${message}\n`);
+    }
+    /**
+     * Writes any held-back partial last line, so that the output ends at a line
+     * start (a workflow command written next, such as the resume marker of
+     * withCommandsStopped, must start a line to be recognised). Call once when done.
+     */
+    flush() {
+        this.pending += this.decoder.end();
+        this.decoder = new external_node_string_decoder_namespaceObject.StringDecoder('utf8');
+        if (this.pending !== '') {
+            const rest = this.pending;
+            this.pending = '';
+            this.emit(clean(rest));
+        }
+        this.endOpenLine();
+    }
+    /** The last lines of the console, bounded by tailLines and tailBytes, for the failure annotation. */
+    tail() {
+        const lines = [...this.lastLines];
+        const open = this.openLine + clean(this.pending);
+        if (open !== '')
+            lines.push(cutToBytes(open.replace(/\r$/, ''), this.tailBytes - 1));
+        let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+        while (lines.length > 1 && (lines.length > this.tailLines || bytes > this.tailBytes)) {
+            bytes -= Buffer.byteLength(lines.shift() ?? '') + 1;
+        }
+        return lines;
+    }
+    /** Adds decoded text: writes every complete line, holds back the rest. */
+    push(text) {
+        if (text === '')
+            return;
+        this.pending += text;
+        const lastNewline = this.pending.lastIndexOf('\n');
+        if (lastNewline >= 0) {
+            const complete = this.pending.slice(0, lastNewline + 1);
+            this.pending = this.pending.slice(lastNewline + 1);
+            this.emit(clean(complete));
+        }
+        if (this.pending.length > this.maxLine)
+            this.spillLongLine();
+    }
+    /** Writes most of an overlong partial line, keeping back what may still change when it goes on. */
+    spillLongLine() {
+        let text = this.pending.replace(CONSOLE_NOTE, '');
+        let keep = '';
+        // An unfinished ConsoleNote or a CR that may turn out to be half of a CRLF
+        // must wait for the next text.
+        const esc = text.lastIndexOf('\x1b');
+        if (esc > 0 && couldBeNoteStart(text.slice(esc))) {
+            keep = text.slice(esc);
+            text = text.slice(0, esc);
+        }
+        if (keep === '' && text.endsWith('\r')) {
+            keep = '\r';
+            text = text.slice(0, -1);
+        }
+        this.pending = keep;
+        this.emit(text);
+    }
+    emit(text) {
+        if (text === '')
+            return;
+        this.sink.write(text);
+        this.atLineStart = text.endsWith('\n');
+        this.remember(text);
+    }
+    /** Ends a line the sink was left in the middle of (after a spilled long line or a flush). */
+    endOpenLine() {
+        if (!this.atLineStart)
+            this.emit('\n');
+    }
+    /** Keeps the last lines of what was written, for tail(). */
+    remember(text) {
+        const parts = text.split('\n');
+        const last = parts.pop() ?? '';
+        if (parts.length > 0) {
+            // Only the last tailLines lines of this text can survive the trim below.
+            const from = Math.max(0, parts.length - this.tailLines);
+            for (let i = from; i < parts.length; i++) {
+                const line = cutToBytes((i === 0 ? this.openLine : '') + (parts[i] ?? ''), this.tailBytes - 1);
+                this.lastLines.push(line);
+                this.lastLinesBytes += Buffer.byteLength(line) + 1;
+            }
+            this.openLine = '';
+        }
+        this.openLine = cutToBytes(this.openLine + last, this.tailBytes);
+        while (this.lastLines.length > 0 &&
+            (this.lastLines.length > this.tailLines || this.lastLinesBytes > this.tailBytes)) {
+            this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1;
+        }
+    }
+}
+/** The transforms every written text gets: CRLF to LF (jenkins-api.md 6.1) and no ConsoleNotes. */
+function clean(text) {
+    return text.replace(/\r\n/g, '\n').replace(CONSOLE_NOTE, '');
+}
+function couldBeNoteStart(text) {
+    return text.length < NOTE_START.length ? NOTE_START.startsWith(text) : text.startsWith(NOTE_START);
+}
+/** Keeps the end of a line that is longer than `max` bytes, marked with an ellipsis. */
+function cutToBytes(line, max) {
+    if (line.length * 3 <= max || Buffer.byteLength(line) <= max)
+        return line;
+    const bytes = Buffer.from(line, 'utf8');
+    // A cut inside a multi-byte character decodes to U+FFFD: drop it.
+    const end = bytes.subarray(bytes.length - Math.max(0, max - 3)).toString('utf8');
+    return '…' + end.replace(/^\uFFFD+/, '');
+}
+/**
+ * Stops the runner's workflow-command processing, so that console lines
+ * from Jenkins (untrusted) cannot issue `::add-mask::`, `::error::` or any
+ * other command; the returned function resumes it (once). The resume token
+ * is random and never shown before the stop, so the console cannot guess
+ * it to resume early. Commands of ours issued meanwhile (runner/commands.ts)
+ * follow the resume. What is written in between must end at a line start
+ * (ConsoleStreamer.flush() ensures it) for the resume marker to be recognised.
+ */
+function stopCommands(write) {
+    const token = (0,external_node_crypto_.randomUUID)();
+    const release = holdCommands();
+    try {
+        write(`::stop-commands::${token}\n`);
+    }
+    catch (error) {
+        release();
+        throw error;
+    }
+    let resumed = false;
+    return () => {
+        if (resumed)
+            return;
+        resumed = true;
+        // Whatever a write does, commands of ours must not stay held.
+        try {
+            write(`::${token}::\n`);
+        }
+        finally {
+            release();
+        }
+    };
+}
+/** Runs fn with workflow commands stopped (stopCommands), resumed even if fn throws. */
+async function withCommandsStopped(write, fn) {
+    const resume = stopCommands(write);
+    try {
+        return await fn();
+    }
+    finally {
+        resume();
+    }
+}
+
+// EXTERNAL MODULE: ./src/outcome/pr-comment-body.ts + 1 modules
+var pr_comment_body = __nccwpck_require__(8215);
+;// CONCATENATED MODULE: ./src/outcome/github-reports.ts
+
+
+
+
+
+
+/** The step's reports on GitHub. */
+class GithubReports {
+    o;
+    target;
+    parts;
+    final = false;
+    gate = { closed: false };
+    constructor(o, 
+    /** null: the commit under test could not be read; nothing is reported. */
+    target, parts = {}) {
+        this.o = o;
+        this.target = target;
+        this.parts = parts;
+    }
+    /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
+    static async start(o) {
+        const { settings, logger } = o;
+        const env = o.env ?? process.env;
+        const reports = settings.commitStatus || settings.prComment;
+        const event = readEvent(env);
+        if (event.kind !== 'read') {
+            if (reports) {
+                logger.warning(event.kind === 'outside'
+                    ? 'No commit status or pull request comment: GITHUB_REPOSITORY is not set, so there is no repository to report on.'
+                    : `No commit status or pull request comment: ${brokenEvent(event.why)}; the build goes on.`);
+            }
+            return new GithubReports(o, null);
+        }
+        const ctx = event.context;
+        const named = () => {
+            try {
+                return settings.pullRequest ?? (0,commit_under_test/* pullRequestOf */._n)(ctx);
+            }
+            catch {
+                return undefined; // commitUnderTest throws it again, named
+            }
+        };
+        // Octokit is evaluated only when a report or the pull request needs it
+        // (start-up cost); "eager" keeps it in the one bundle file.
+        const readsPull = !settings.commit && !ownHead(ctx) && named() !== undefined;
+        let github;
+        try {
+            github =
+                reports || readsPull
+                    ? await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4317))
+                    : undefined;
+        }
+        catch (error) {
+            logger.warning(`No commit status or pull request comment: the GitHub client could not be loaded: ${(0,error_text/* errorText */.k)(error)}.`);
+            return new GithubReports(o, null);
+        }
+        const { redact } = o;
+        const session = github && new github.GithubSession({ logger, bounds: o.bounds });
+        const client = settings.githubToken === '' || !github
+            ? undefined
+            : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session });
+        let target;
+        try {
+            target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
+                if (!client)
+                    throw new Error('github-token is empty');
+                return (await readPullHead(client, { ...ctx.repo, number })).sha;
+            });
+            logger.debug(`Commit under test: ${target.sha} (${target.from}).`);
+            o.setOutput(constants/* Output */.k7.Commit, target.sha);
+        }
+        catch (error) {
+            target = null;
+            const number = named();
+            const status = github?.httpStatusOf(error);
+            const what = number === undefined ? 'the commit under test' : `pull request #${number}`;
+            logger.warning(`Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact((0,error_text/* errorText */.k)(error))}. ` +
+                `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`);
+        }
+        let comment;
+        if (settings.prComment && target && client && session) {
+            if (target.pullRequest === undefined) {
+                logger.info(`pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`);
+            }
+            else {
+                const { PullRequestComment } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 5184));
+                const { commentMarker } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 8215));
+                const { TokenIdentity } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 1568));
+                comment = new PullRequestComment({
+                    client,
+                    session,
+                    identity: new TokenIdentity({ client, session, logger }),
+                    owner: target.owner,
+                    repo: target.repo,
+                    number: target.pullRequest,
+                    marker: commentMarker(o.reportName),
+                    logger,
+                    redact
+                });
+            }
+        }
+        return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session });
+    }
+    /**
+     * A commit status reporter for `context` (every one of the step shares one
+     * gate: one warning for the step); none without a commit under test, so
+     * that the GitHub client is never loaded then (github-event.ts).
+     */
+    async status(context) {
+        if (!this.target) {
+            this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`);
+            return undefined;
+        }
+        const { CommitStatusReporter } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4078));
+        return new CommitStatusReporter({
+            token: this.o.settings.githubToken,
+            context,
+            logger: this.o.logger,
+            gate: this.gate,
+            session: this.parts.session,
+            target: this.target,
+            redact: this.o.redact,
+            fetch: this.o.fetch
+        });
+    }
+    /**
+     * Where the failed tests' source links go (source-link.ts): the commit
+     * under test as the step resolved it, the one its statuses and comment
+     * name (an issue_comment run's pull request head, read over the API);
+     * undefined without one, or outside a workflow (no GITHUB_SERVER_URL).
+     */
+    get sourceCommit() {
+        const serverUrl = (this.o.env ?? process.env).GITHUB_SERVER_URL;
+        if (!this.target || !serverUrl)
+            return undefined;
+        const { owner, repo, sha } = this.target;
+        return { serverUrl, repository: `${owner}/${repo}`, sha };
+    }
+    /** Whether the comment was given its final text. */
+    get finished() {
+        return this.final;
+    }
+    /**
+     * Writes the comment with the builds as they are now (writes go in the
+     * order asked); `final` is the text the comment ends with, written once.
+     * Never rejects.
+     */
+    show(builds, { final = false } = {}) {
+        const { comment } = this.parts;
+        if (!comment || this.final)
+            return Promise.resolve();
+        if (final)
+            this.final = true;
+        return comment.write((0,pr_comment_body/* renderComment */.w)({
+            name: this.o.reportName,
+            builds,
+            runUrl: this.parts.runUrl,
+            jenkinsUrl: this.o.settings.url
+        }));
+    }
+}
+/** Whether the event names its commit itself (a malformed one is said by commitUnderTest). */
+function ownHead(ctx) {
+    try {
+        return (0,commit_under_test/* headShaOf */.kq)(ctx) !== undefined;
+    }
+    catch {
+        return true;
+    }
+}
+/** The workflow run's page, whose summary has what the comment leaves out. */
+function runUrlOf(env) {
+    const server = env.GITHUB_SERVER_URL || 'https://github.com';
+    const { GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: runId } = env;
+    if (!repository || !runId)
+        return undefined;
+    const attempt = env.GITHUB_RUN_ATTEMPT;
+    return `${server}/${repository}/actions/runs/${runId}${attempt && attempt !== '1' ? `/attempts/${attempt}` : ''}`;
+}
+
+// EXTERNAL MODULE: ./src/outcome/history.ts
+var outcome_history = __nccwpck_require__(6380);
+// EXTERNAL MODULE: ./src/outcome/stages.ts
+var stages = __nccwpck_require__(9277);
+;// CONCATENATED MODULE: ./src/step/build-begun.ts
+
+
+
+
+
+
+/**
+ * Triggers the build (or takes the one the scan that created the branch job
+ * queued) and records its queue item. A trigger whose answer the cancel
+ * cut is recorded as one that may have queued a build, for the abort to
+ * find.
+ */
+async function queueBuild(o, { info, parameters, uploads, branch }) {
+    const { api, outcome, logger: log } = o;
+    const name = outcome.jobName;
+    const indexing = branch?.indexingBuild;
+    // The scan's build has no files: with files, this step triggers its own.
+    if (indexing && uploads.length > 0) {
+        log.warning(`The scan that created ${name} also queued a build of it without the files (queue item ${indexing.queueId}); this step triggers its own with them and leaves that one alone.`);
+    }
+    if (info.history)
+        outcome.history = (0,outcome_history/* historyOf */.om)(info.history, n => api.buildUrl(o.job, n));
+    let queued;
+    try {
+        queued =
+            indexing && uploads.length === 0
+                ? indexingBuildQueued(api, info, parameters, indexing.queueId)
+                : await api.trigger(info, o.job, parameters, uploads);
+    }
+    catch (error) {
+        if (error instanceof errors/* Interrupted */.j$ && error.lostTrigger) {
+            o.work.maybeQueued(o.index, error.lostTrigger);
+        }
+        throw error;
+    }
+    o.work.queued(o.index, queued.queueId, queued.merged);
+    warnUnknownParameters(queued.unknownParameters, info, name, log);
+    outcome.queueUrl = queued.queueUrl;
+    outcome.parameters = parameters;
+    if (uploads.length > 0)
+        outcome.uploads = uploads;
+    if (!indexing) {
+        log.info(queued.merged
+            ? `Jenkins merged this request into an identical queued build of ${name}: ${queued.queueUrl}`
+            : `Queued ${name} in Jenkins: ${queued.queueUrl}`);
+    }
+    return queued;
+}
+/** The queued build has started: recorded and said. */
+function buildStarted({ work, index, outcome, logger }, ref) {
+    work.started(index, ref);
+    outcome.buildUrl = ref.url;
+    // A build a branch scan started may already be among the job's builds.
+    outcome.history &&= outcome.history.filter(h => h.number < ref.number);
+    logger.info(`Jenkins build ${outcome.jobName} #${ref.number} started: ${ref.url}`);
+}
+/**
+ * A build the step follows but did not start (`build: last`, a number or
+ * URL, or the build a given queue item became): recorded (never as the
+ * step's to stop: it queued nothing) and said.
+ */
+function existingBuild({ work, index, outcome, logger }, ref, mode) {
+    work.started(index, ref);
+    outcome.buildUrl = ref.url;
+    const name = outcome.jobName;
+    logger.info(mode === 'given'
+        ? `Following build #${ref.number} of ${name}: ${ref.url}`
+        : `${mode === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${ref.number} ${ref.url}`);
+}
+/**
+ * How long the build waited in the queue: its `timestamp` (when its run was
+ * created) minus its queue item's `inQueueSince`, both on Jenkins' clock
+ * (jenkins-api.md 4, 5.2): a Jenkins clock behind or ahead of the runner's
+ * would inflate the wait or make it 0.
+ */
+function queueWaitMs(inQueueSince, build) {
+    if (inQueueSince === undefined || !(0,model_counts/* isCount */.my)(build.timestamp))
+        return undefined;
+    return Math.max(0, build.timestamp - inQueueSince);
+}
+/**
+ * The queue item of the build branch indexing started, in the shape of a
+ * trigger's answer. It counts as merged (shared): every run that scanned for
+ * the branch follows this one build, and Jenkins cannot say which do (the
+ * build carries one BranchIndexingCause whoever asked for the scan:
+ * branch-api's MultiBranchProject.scheduleBuild), so no run stops it.
+ */
+function indexingBuildQueued(api, info, parameters, queueId) {
+    return {
+        queueId,
+        queueUrl: (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, queueId),
+        merged: true,
+        unknownParameters: unknownParameters(info, parameters)
+    };
+}
+/** Warns of each parameter the job does not define (Jenkins drops it silently), with the closest name it has. */
+function warnUnknownParameters(unknown, info, job, logger) {
+    const defined = info.parameterDefinitions.map(p => p.name);
+    for (const name of unknown) {
+        const close = closestNames(name, defined, 1)[0];
+        const hint = close
+            ? ` Did you mean '${close}'?`
+            : defined.length
+                ? ` It defines: ${defined.join(', ')}.`
+                : ' It takes no parameters.';
+        logger.warning(`Jenkins job ${job} does not define parameter '${name}'; Jenkins ignores it.${hint}`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/outcome/artifacts.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** Downloads at once: enough to hide latency on many small files, each in constant memory. */
+const PARALLEL = 4;
+/**
+ * Bytes received between scavenges that free the socket's read buffers
+ * (heap.ts). Measured on 200 MB (npm run bench, outcome): every 16 MiB left
+ * the step at 117 MB of RSS and slower; every 2 MiB, about 89 MB.
+ */
+const COLLECT_EVERY = 2 * 1024 * 1024;
+/**
+ * The file's write buffer: with Node's 16 KiB each 64 KiB socket chunk waited
+ * for its own write (0.52-0.59x curl's throughput); 1 MiB lets writes batch
+ * while the socket is read (about 0.8x); 4 MiB held too many buffers (122 MB).
+ */
+const WRITE_BUFFER = 1024 * 1024;
+/** Names a warning lists of what the build does have. */
+const SHOWN_NAMES = 5;
+/**
+ * Downloads the build's artifacts that the `artifacts` patterns select into
+ * `artifacts-path`, keeping their relative paths. Every `relativePath`
+ * Jenkins sends is checked before anything is matched or written: one that
+ * would leave the folder is refused and named. Each file is streamed to a
+ * temporary name in its folder and renamed into place once whole.
+ */
+async function downloadArtifacts(api, settings, build, logger, signal, unread = []) {
+    const root = settings.artifactsPath;
+    const outcome = {
+        written: [],
+        folder: posix((0,external_node_path_namespaceObject.relative)(settings.workspace, root)) || '.',
+        bytes: 0,
+        refused: [],
+        problems: []
+    };
+    let list;
+    try {
+        list = await api.listArtifacts(build);
+    }
+    catch (error) {
+        // An answer that cannot be read (malformed, nested too deep) is a part
+        // of the outcome missing, not the build failing; no answer at all
+        // (credentials, permission, network) still fails the step.
+        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'protocol'))
+            throw error;
+        (0,util_logger/* warnUnread */.Kz)(`The artifacts list of Jenkins build #${build.number} could not be read, so no artifact was downloaded: ${error.message}`, logger, unread);
+        return outcome;
+    }
+    if (list.truncated) {
+        logger.warning(`Jenkins build #${build.number} has more than ${list.paths.length} artifacts; only the first ${list.paths.length} were matched against 'artifacts'.`);
+    }
+    const safe = [];
+    for (const path of list.paths) {
+        const target = artifactTarget(root, path);
+        if (typeof target === 'string')
+            safe.push(path);
+        else
+            outcome.refused.push(target);
+    }
+    for (const refused of outcome.refused) {
+        logger.warning(`Refused artifact path ${JSON.stringify(refused.path)} from Jenkins build #${build.number}: it ${refused.reason}, so it could land outside '${outcome.folder}'. Not written.`);
+    }
+    // A refused file the patterns ask for is one the user will miss.
+    const wantedRefused = selectArtifacts(settings.artifacts, outcome.refused.map(r => r.path)).selected;
+    if (wantedRefused.length > 0) {
+        outcome.problems.push(`The 'artifacts' patterns select ${wantedRefused.length} artifact path(s) that were refused because they would land outside '${outcome.folder}': ${wantedRefused.map(p => JSON.stringify(p)).join(', ')}. Exclude them with a '!' line if they are not needed.`);
+    }
+    const selection = selectArtifacts(settings.artifacts, safe);
+    for (const pattern of selection.unmatched)
+        warnUnmatched(pattern, safe, build, logger);
+    if (selection.selected.length === 0)
+        return outcome;
+    const rootReal = await prepareRoot(root, settings.workspace);
+    let next = 0;
+    const worker = async () => {
+        while (next < selection.selected.length) {
+            const path = selection.selected[next++];
+            if (path !== undefined)
+                await downloadOne(api, build, path, root, rootReal, outcome, logger, signal);
+        }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, selection.selected.length) }, worker));
+    // Workers finish out of order; the output lists files in Jenkins' order.
+    const order = new Map(selection.selected.map((p, i) => [posix((0,external_node_path_namespaceObject.join)(outcome.folder, p)), i]));
+    outcome.written.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+    logger.info(`Downloaded ${outcome.written.length} artifact(s) of Jenkins build #${build.number} (${(0,bytes/* formatBytes */.z)(outcome.bytes)}) into ${outcome.folder}.`);
+    return outcome;
+}
+async function downloadOne(api, build, path, root, rootReal, outcome, logger, signal) {
+    // as: a selected path passed artifactSegments already (selectArtifacts), so it has segments.
+    const segments = artifactSegments(path);
+    try {
+        // Folder by folder, each checked before the next is made in it: a
+        // symbolic link in the way that leads out is refused before anything is
+        // created through it. The file goes into the folder's real path.
+        let target;
+        try {
+            const folder = await makeFolderInside(root, rootReal, segments.slice(0, -1), path);
+            // as: a path that passed artifactSegments has at least one segment.
+            target = (0,external_node_path_namespaceObject.join)(folder, segments.at(-1));
+        }
+        catch (error) {
+            if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {
+                throw error;
+            }
+            outcome.refused.push({
+                path,
+                reason: `passes through the symbolic link '${error.link}', which leads out of it (to ${error.target})`
+            });
+            outcome.problems.push(`Artifact ${JSON.stringify(path)} was not written: the symbolic link '${posix((0,external_node_path_namespaceObject.join)(outcome.folder, error.link))}' leads out of '${outcome.folder}' (to ${error.target}).`);
+            return;
+        }
+        const done = await api.downloadArtifact(build, path, () => openSink(target));
+        outcome.bytes += done.bytes;
+        outcome.written.push(posix((0,external_node_path_namespaceObject.join)(outcome.folder, path)));
+        logger.info(`Downloaded artifact ${JSON.stringify(path)} (${(0,bytes/* formatBytes */.z)(done.bytes)}).`);
+    }
+    catch (error) {
+        (0,wait/* throwIfAborted */.Te)(signal);
+        if (error instanceof errors/* JenkinsError */.fF && error.kind === 'aborted')
+            throw error;
+        const message = (0,error_text/* errorText */.k)(error);
+        outcome.problems.push(`Artifact ${JSON.stringify(path)} was not downloaded: ${message}`);
+    }
+}
+/** A temporary file next to the target, renamed over it once the body is whole. */
+async function openSink(target) {
+    const temp = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(target), `.${(0,external_node_path_namespaceObject.basename)(target).slice(0, 100)}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.part`);
+    // 'wx': a fresh file, never one that exists (or a link planted in its place).
+    const stream = (0,external_node_fs_namespaceObject.createWriteStream)(temp, { flags: 'wx', highWaterMark: WRITE_BUFFER });
+    await new Promise((resolve, reject) => {
+        stream.once('open', () => resolve());
+        stream.once('error', reject);
+    });
+    let collectAt = COLLECT_EVERY;
+    return {
+        stream,
+        progress: bytes => {
+            if (bytes < collectAt)
+                return;
+            collectAt = bytes + COLLECT_EVERY;
+            (0,heap/* collectYoungGarbage */.ul)();
+        },
+        commit: () => (0,promises_namespaceObject.rename)(temp, target),
+        discard: async () => {
+            stream.destroy();
+            await (0,promises_namespaceObject.rm)(temp, { force: true });
+        }
+    };
+}
+/**
+ * Creates the folder one level at a time below the workspace, refusing a
+ * symbolic link out of it before creating anything through it; returns where
+ * the folder really is.
+ */
+async function prepareRoot(root, workspace) {
+    // The workspace itself is the runner's (a test's may not exist yet): made as it is.
+    await (0,promises_namespaceObject.mkdir)(workspace, { recursive: true });
+    const workspaceReal = await (0,promises_namespaceObject.realpath)(workspace);
+    const segments = (0,external_node_path_namespaceObject.relative)(workspace, root)
+        .split(external_node_path_namespaceObject.sep)
+        .filter(s => s !== '');
+    try {
+        return await makeFolderInside(workspace, workspaceReal, segments, root);
+    }
+    catch (error) {
+        if (!(error instanceof WorkspacePathError))
+            throw error;
+        if (error.link === undefined || error.dangling) {
+            throw new Error(`Input 'artifacts-path' (${root}) ${error.reason}: expected a folder inside the workspace.`);
+        }
+        throw new Error(`Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`);
+    }
+}
+function warnUnmatched(pattern, paths, build, logger) {
+    if (paths.length === 0) {
+        logger.warning(`Artifact pattern '${pattern.text}' matched nothing: Jenkins build #${build.number} archived no artifacts.`);
+        return;
+    }
+    const shown = paths.slice(0, SHOWN_NAMES).join(', ');
+    const more = paths.length > SHOWN_NAMES ? `, … (${paths.length} in all)` : '';
+    logger.warning(`Artifact pattern '${pattern.text}' matched none of the artifacts of Jenkins build #${build.number}. It has: ${shown}${more}.`);
+}
+function posix(path) {
+    return external_node_path_namespaceObject.sep === '/' ? path : path.split(external_node_path_namespaceObject.sep).join('/');
+}
+
+;// CONCATENATED MODULE: ./src/outcome/test-locations.ts
+/**
+ * Where a failed test failed, in the workspace: the file and line of a frame
+ * of its stack trace, so that its annotation shows in the pull request's
+ * diff. A frame counts only when exactly one file of the workspace matches
+ * its path: nothing is guessed. The search is read-only, follows no link, and
+ * is bounded: docs/internals.md, "Where a failed test failed".
+ */
+
+
+/** Directory entries the search reads at most. */
+const MAX_ENTRIES = 50_000;
+/** Folder levels below the workspace the search goes down at most. */
+const test_locations_MAX_DEPTH = 24;
+/** Frames of one trace looked at. */
+const MAX_FRAMES = 60;
+/** Longer lines are no frame (and would make the patterns below slow on hostile text). */
+const MAX_LINE_CHARS = 1000;
+/** Folders never searched: tests do not live there, and they are large. */
+const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
+/** Java (and Kotlin, Groovy, Scala on the JVM): `at pkg.Class.method(Class.java:42)`, maybe with a module prefix `app//`. */
+const JAVA_FRAME = /^\s*at\s+(?:[^\s(]*\/)?([\w$.]+)\.[^\s.(]+\(([\w$-]+\.(?:java|kt|groovy|scala)):(\d+)\)\s*$/;
+/** Python's traceback: `File "tests/x.py", line 42, in test_x`. */
+const PYTHON_FRAME = /^\s*File "([^"]+)", line (\d+)/;
+/** pytest's report: `tests/x.py:42: AssertionError`. */
+const PYTEST_FRAME = /^([^\s"]+\.py):(\d+):/;
+/** V8: `at fn (src/x.test.ts:42:7)`, `at src/x.test.ts:42:7`, `file:///…` URLs too. */
+const JS_FRAME = /^\s*at\s+(?:.*?\()?(?:file:\/\/)?([^\s()]+\.[cm]?[jt]sx?):(\d+):\d+\)?\s*$/;
+/** Segments of a library's install folder: their frames are never the test's file. */
+const LIBRARY = /^(site-packages|dist-packages|node_modules|<frozen.*|<string>)$/;
+/**
+ * The frames of a trace whose file could be the test's, in the trace's order.
+ * @internal
+ */
+function framesOf(trace) {
+    const frames = [];
+    for (const text of trace.split(/\r\n|\r|\n/)) {
+        if (frames.length >= MAX_FRAMES)
+            break;
+        if (text.length > MAX_LINE_CHARS)
+            continue;
+        const java = JAVA_FRAME.exec(text);
+        if (java) {
+            const className = java[1] ?? '';
+            const packagePath = className.split('.').slice(0, -1);
+            add(frames, [...packagePath, java[2] ?? ''], java[3], { java: true });
+            continue;
+        }
+        const other = PYTHON_FRAME.exec(text) ?? PYTEST_FRAME.exec(text) ?? JS_FRAME.exec(text);
+        if (other)
+            add(frames, pathSegments(other[1] ?? ''), other[2], { java: false });
+    }
+    return frames;
+}
+function add(frames, segments, line, { java }) {
+    const number = Number(line);
+    if (!segments || segments.length === 0 || !Number.isSafeInteger(number) || number < 1)
+        return;
+    if (segments.some(s => s === '' || LIBRARY.test(s)))
+        return;
+    frames.push({ segments, line: number, java });
+}
+/**
+ * A trace's path as segments; undefined when it climbs (`..`) or holds a
+ * control character: such a path names nothing this search may match.
+ * @internal
+ */
+function pathSegments(path) {
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(path))
+        return undefined;
+    const segments = path.split(/[\\/]+/).filter(s => s !== '' && s !== '.');
+    if (segments.some(s => s === '..'))
+        return undefined;
+    // A drive letter (`C:`) names no folder of ours.
+    if (/^[A-Za-z]:$/.test(segments[0] ?? ''))
+        segments.shift();
+    // `lib/python3.12/…`: the standard library.
+    for (let i = 1; i < segments.length; i++) {
+        if (segments[i - 1] === 'lib' && /^python\d/.test(segments[i] ?? ''))
+            return undefined;
+    }
+    return segments;
+}
+/**
+ * Walks the workspace once, keeping the paths of files whose name is one
+ * of `names`. Undefined when the walk went past its bounds (or the
+ * workspace cannot be read): then no file is certain.
+ * @internal
+ */
+async function searchWorkspace(root, names, limits = {}) {
+    const maxEntries = limits.entries ?? MAX_ENTRIES;
+    const maxDepth = limits.depth ?? test_locations_MAX_DEPTH;
+    const found = new Map();
+    let entries = 0;
+    const folders = [
+        { path: root, rel: '', depth: 0 }
+    ];
+    try {
+        for (let folder = folders.pop(); folder; folder = folders.pop()) {
+            // One call a folder: many times faster than iterating a Dir entry by entry.
+            const list = await (0,promises_namespaceObject.readdir)(folder.path, { withFileTypes: true });
+            entries += list.length;
+            if (entries > maxEntries)
+                return undefined;
+            for (const entry of list) {
+                // Dirent types come from lstat: a link is a link, never what it points at.
+                if (entry.isSymbolicLink())
+                    continue;
+                const rel = folder.rel === '' ? entry.name : `${folder.rel}/${entry.name}`;
+                if (entry.isDirectory()) {
+                    if (SKIPPED_DIRS.has(entry.name))
+                        continue;
+                    if (folder.depth + 1 > maxDepth)
+                        return undefined;
+                    folders.push({ path: (0,external_node_path_namespaceObject.join)(folder.path, entry.name), rel, depth: folder.depth + 1 });
+                }
+                else if (entry.isFile() && names.has(entry.name)) {
+                    const paths = found.get(entry.name) ?? [];
+                    paths.push(rel);
+                    found.set(entry.name, paths);
+                }
+            }
+        }
+    }
+    catch {
+        return undefined;
+    }
+    return { named: name => found.get(name) ?? [] };
+}
+/** Whether `a` ends with all of `b` (segment by segment). */
+function endsWith(a, b) {
+    if (b.length > a.length)
+        return false;
+    return b.every((segment, i) => a[a.length - b.length + i] === segment);
+}
+/**
+ * The workspace files a frame may name: a Java frame's file must end with
+ * its package path; another frame's path (absolute on Jenkins' machine, or
+ * relative to where the tests ran) and the file's must end one with the other.
+ */
+function matches(frame, files) {
+    const name = frame.segments[frame.segments.length - 1] ?? '';
+    return files.named(name).filter(rel => {
+        const segments = rel.split('/');
+        return frame.java
+            ? endsWith(segments, frame.segments)
+            : endsWith(segments, frame.segments) || endsWith(frame.segments, segments);
+    });
+}
+/**
+ * The first frame of the trace that names exactly one workspace file;
+ * undefined when none does, or when the first that matches at all matches
+ * several (which one failed cannot be known).
+ * @internal
+ */
+function locate(trace, files) {
+    for (const frame of framesOf(trace ?? '')) {
+        const found = matches(frame, files);
+        if (found.length > 1)
+            return undefined;
+        if (found[0] !== undefined)
+            return { file: found[0], line: frame.line };
+    }
+    return undefined;
+}
+/**
+ * The place of each failed test that has a trace naming one workspace
+ * file, keyed by the test. One bounded walk of the workspace, only when
+ * some trace names a file. A help: never throws, says why in the debug log.
+ */
+async function locateFailedTests(tests, workspace, logger) {
+    const located = new Map();
+    const names = new Set();
+    for (const test of tests) {
+        for (const frame of framesOf(test.errorStackTrace ?? '')) {
+            names.add(frame.segments[frame.segments.length - 1] ?? '');
+        }
+    }
+    if (names.size === 0)
+        return located;
+    const files = await searchWorkspace(workspace, names);
+    if (!files) {
+        logger.debug(`Failed tests are not pointed at files: the workspace ${workspace} could not be searched within ${MAX_ENTRIES} entries and ${test_locations_MAX_DEPTH} levels.`);
+        return located;
+    }
+    for (const test of tests) {
+        const where = locate(test.errorStackTrace, files);
+        if (where)
+            located.set(test, where);
+    }
+    return located;
+}
+
+;// CONCATENATED MODULE: ./src/outcome/test-report.ts
+
+
+
+
+
+/** Failed tests listed in the summary. */
+const MAX_LISTED = 20;
+/** Failed tests that get an annotation of their own. */
+const MAX_ANNOTATED = 10;
+/** Lines and characters of errorDetails an annotation quotes. */
+const DETAIL_LINES = 5;
+const DETAIL_CHARS = 1000;
+/**
+ * Reads the build's test report: the counts from its action, then (when
+ * tests failed) the failed tests from the report in bounded pages. Undefined
+ * when the build has no report. A report that cannot be read leaves the
+ * counts and says so (a warning, and a note in `unread` for the summary):
+ * the build's result is what the step reports; the list is a help.
+ */
+async function readTests(api, ref, build, logger, unread = []) {
+    const action = await testAction(api, ref, build, logger, unread);
+    if (!action)
+        return undefined;
+    const outcome = {
+        counts: action.counts,
+        failed: [],
+        reportUrl: `${ref.url}${encodeURIComponent(action.urlName)}/`,
+        casesRead: 0,
+        partial: false
+    };
+    if (action.counts.failed === 0)
+        return outcome;
+    try {
+        const read = await api.failedTests(ref, {
+            urlName: action.urlName,
+            rebase: rebaser(build.url, ref.url, api.baseUrl),
+            budget: { want: Math.min(MAX_LISTED, action.counts.failed) }
+        });
+        outcome.failed = read.failed;
+        outcome.casesRead = read.casesRead;
+        outcome.partial = read.budgetReached;
+        logger.debug(`Read ${read.casesRead} test cases (${read.bytesRead} bytes, ${read.requests} request(s)) to find ${read.failed.length} failed test(s)${read.complete ? '' : ', not the whole report'}${read.budgetReached ? ' (stopped at the byte budget)' : ''}.`);
+    }
+    catch (error) {
+        // The step being stopped is not a report that could not be read.
+        if (error instanceof errors/* Interrupted */.j$)
+            throw error;
+        (0,util_logger/* warnUnread */.Kz)(`The test report of Jenkins build #${ref.number} could not be read, so its failed tests are not listed: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
+    }
+    return outcome;
+}
+/**
+ * The report's action and counts, from the final JSON or, when it only names
+ * the action (the counts are exported below depth 0, jenkins-api.md 5.5),
+ * from one narrower request. Several actions (a build's own report and an
+ * aggregate of it): the largest counts win, an aggregate includes its parts.
+ */
+async function testAction(api, ref, build, logger, unread) {
+    // Counts that are not counts (1e+21, -1, 2.5) would reach the outputs: said once, then left out.
+    let said = false;
+    const ignored = (message) => {
+        said = true;
+        logger.warning(message);
+    };
+    const found = testReportAction(build.actions, ignored);
+    if (found || said)
+        return found;
+    const named = (build.actions ?? []).some(a => /TestResult/.test(String(classOf(a))));
+    if (!named)
+        return undefined;
+    try {
+        const detailed = await api.getBuild(ref.job, ref.number, {
+            tree: 'actions[_class,failCount,skipCount,totalCount,urlName]'
+        });
+        return testReportAction(detailed.actions, ignored);
+    }
+    catch (error) {
+        if (error instanceof errors/* Interrupted */.j$)
+            throw error;
+        (0,util_logger/* warnUnread */.Kz)(`The test counts of Jenkins build #${ref.number} could not be read: ${(0,error_text/* errorText */.k)(error)}`, logger, unread);
+        return undefined;
+    }
+}
+/**
+ * The test report action among a build's actions: any action with
+ * failCount/totalCount (hudson.tasks.junit.TestResultAction, the aggregated
+ * ones of matrix, maven or downstream aggregation, other publishers). With
+ * several, the largest: an aggregate includes its parts, adding would count
+ * twice.
+ * @internal
+ */
+function testReportAction(actions, ignored = () => undefined) {
+    let best;
+    for (const action of actions ?? []) {
+        if (typeof action !== 'object' || action === null)
+            continue;
+        // as: an object whose fields are checked one by one below.
+        const { failCount, totalCount, skipCount, urlName } = action;
+        if (failCount === undefined || totalCount === undefined)
+            continue;
+        const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(([, value]) => value !== undefined && !(0,model_counts/* isCount */.my)(value));
+        if (wrong.length > 0) {
+            ignored(`Ignored the test counts of ${(0,model_counts/* shownValue */.JJ)(classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${(0,model_counts/* shownValue */.JJ)(value)}`).join(', ')} ${wrong.length > 1 ? 'are not whole numbers' : 'is not a whole number'} from 0 to ${Number.MAX_SAFE_INTEGER}.`);
+            continue;
+        }
+        if (!(0,model_counts/* isCount */.my)(failCount) || !(0,model_counts/* isCount */.my)(totalCount))
+            continue;
+        const counts = {
+            total: totalCount,
+            failed: failCount,
+            skipped: (0,model_counts/* isCount */.my)(skipCount) ? skipCount : 0
+        };
+        if (best && counts.total <= best.counts.total)
+            continue;
+        best = { counts, urlName: typeof urlName === 'string' && urlName ? urlName : 'testReport' };
+    }
+    return best;
+}
+/**
+ * Turns a URL Jenkins wrote (from its configured root URL, maybe another
+ * host: jenkins-api.md 9) into one on our base, using the build's own `url`
+ * against the one we built to find Jenkins' root.
+ * @internal
+ */
+function rebaser(jenkinsBuildUrl, ourBuildUrl, baseUrl) {
+    const tail = ourBuildUrl.startsWith(baseUrl) ? ourBuildUrl.slice(baseUrl.length) : '';
+    if (tail === '' || jenkinsBuildUrl === undefined || !jenkinsBuildUrl.endsWith(tail)) {
+        return url => url;
+    }
+    const theirRoot = jenkinsBuildUrl.slice(0, -tail.length);
+    const ourRoot = ourBuildUrl.slice(0, -tail.length);
+    return url => (url.startsWith(`${theirRoot}/`) ? ourRoot + url.slice(theirRoot.length) : url);
+}
+/**
+ * One `::error` per failed test (up to MAX_ANNOTATED), titled with its
+ * name, at the file and line where it failed when that is known.
+ */
+function annotateFailedTests(tests, annotate, located = new Map()) {
+    for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
+        const details = (test.errorDetails ?? '').trim();
+        const lines = details === '' ? [] : details.split(/\r\n|\r|\n/).slice(0, DETAIL_LINES);
+        const quoted = lines.join('\n').slice(0, DETAIL_CHARS);
+        const where = test.className ? `${(0,util_names/* shortName */.l)(test.className)} — ${test.url}` : test.url;
+        annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, (0,util_names/* shortName */.l)(test.name), located.get(test));
+    }
+}
+function classOf(action) {
+    return typeof action === 'object' && action !== null
+        ? action._class
+        : undefined;
+}
+
+// EXTERNAL MODULE: ./src/outcome/values.ts
+var outcome_values = __nccwpck_require__(2472);
+;// CONCATENATED MODULE: ./src/step/build-ended.ts
+/**
+ * A build ended: the one path from its end to its report, for every build
+ * of the step (run-builds.ts), followed or taken as it is. The step judges
+ * it (judgeEnd), reads what it produced into its outcome and sets its
+ * commit statuses (reportEnded); the presenter then writes the outputs,
+ * summary and failure message from that outcome.
+ */
+
+
+
+
+
+
+/**
+ * The build's end as the step judges it (its outcome is shared by the
+ * items that follow it): the build, its result, whether `accept` takes
+ * it; said in the log. Whether it was accepted.
+ */
+function judgeEnd(outcome, final, o) {
+    const accepted = final.result !== null && o.accept.includes(final.result);
+    outcome.build = final;
+    outcome.result = final.result ?? undefined;
+    outcome.accepted = accepted;
+    o.logger.info(`Jenkins build ${outcome.jobName} #${o.ref.number} finished: ${final.result ?? 'no result'} in ${(0,duration/* formatDuration */.a3)(final.duration)}.`);
+    return accepted;
+}
+/**
+ * What the ended build produced, then its commit statuses: its failed
+ * tests (annotated, linked to their lines at the commit the step resolved,
+ * as the statuses and the comment name it), its Pipeline stages, the
+ * artifacts the user asked for (into `artifactsPath`), and the
+ * `values-file`'s values. Reading tests and stages is a help and never
+ * fails; an artifacts list that cannot be read does not fail either. What
+ * could not be read is warned about and noted in `outcome.unread` for the
+ * summary. An error (a download that failed, a cancel) is thrown before
+ * any status is set: the caller reports it.
+ */
+async function reportEnded(e) {
+    const { api, settings, ref, final, outcome, signal, out } = e;
+    const unread = [];
+    outcome.tests = await readTests(api, ref, final, out.logger, unread);
+    if (outcome.tests) {
+        const annotated = outcome.tests.failed.slice(0, MAX_ANNOTATED);
+        const located = await locateFailedTests(annotated, settings.workspace, out.logger);
+        outcome.tests.located = located;
+        if (located.size > 0)
+            outcome.tests.commit = e.reports?.sourceCommit;
+        annotateFailedTests(outcome.tests, out.annotate, located);
+    }
+    outcome.stages = await (0,stages/* readStages */.ir)(api, ref, final, out.logger, unread);
+    outcome.failedStage = (0,stages/* failedStage */.g4)(outcome.stages, final.result)?.name;
+    if (settings.artifacts.length > 0) {
+        outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread);
+    }
+    // Items that share the build may name different values files: each file read once.
+    const values = new Map();
+    const required = settings.valuesFileRequired;
+    for (const { valuesFile: path, report } of e.owners) {
+        if (path === undefined)
+            continue;
+        if (!values.has(path))
+            values.set(path, (0,outcome_values/* readValues */.N$)(api, ref, path, out.logger, { required }));
+        report.values = await values.get(path);
+    }
+    if (unread.length > 0)
+        outcome.unread = unread;
+    await Promise.all(e.owners.map(({ status }) => status?.finish(final.result ?? 'error', `Jenkins #${ref.number}: ${final.result ?? 'no result'}`, ref.url, outcome.accepted)));
+}
+
+;// CONCATENATED MODULE: ./src/step/printer.ts
+/**
+ * The step log of several builds: consoles are printed one group at a time
+ * (groups cannot interleave), and every other line (state changes, warnings,
+ * annotations, debug) waits while a group is open, then follows in order. A
+ * line written inside a console's stop-commands region would be inert text:
+ * a warning would not be a warning, a debug line would show.
+ */
+class Printer {
+    io;
+    /** The logger for everything but the consoles. */
+    logger;
+    queue = Promise.resolve();
+    open = false;
+    held = [];
+    constructor(io) {
+        this.io = io;
+        this.logger = {
+            debug: message => this.say(() => io.logger.debug(message)),
+            info: message => this.say(() => io.logger.info(message)),
+            warning: message => this.say(() => io.logger.warning(message))
+        };
+    }
+    /** An error annotation, held like a line. */
+    annotate(message, title, where) {
+        this.say(() => this.io.annotate(message, title, where));
+    }
+    /**
+     * Runs `fn` inside a group titled `title`, after the groups already asked
+     * for. What `fn` writes must end at a line start (the group's end marker
+     * must start a line).
+     */
+    group(title, fn) {
+        const run = async () => {
+            this.open = true;
+            this.io.startGroup(title);
+            try {
+                return await fn({ write: text => this.io.write(text), drained: () => this.io.drained() });
+            }
+            finally {
+                this.io.endGroup();
+                this.open = false;
+                for (const line of this.held.splice(0))
+                    line();
+            }
+        };
+        const result = this.queue.then(run, run);
+        this.queue = result.catch(() => undefined);
+        return result;
+    }
+    say(line) {
+        if (this.open)
+            this.held.push(line);
+        else
+            line();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/follow/branch.ts
+
+
+
+
+
+
+
+
+/** branch-api's cause of the builds a scan schedules (BranchIndexingCause). */
+const BRANCH_INDEXING_CAUSE = 'jenkins.branch.BranchIndexingCause';
+/** Scan-log lines shown at most: a repository scan of an organisation can be long. */
+const MAX_LOG_LINES = 200;
+/**
+ * The job of `branch` in the multibranch project `job` names. When it does
+ * not exist yet (a pull request Jenkins has not seen), scans the project
+ * (`scan: if-missing`) and waits, within the step's timeout, for the job to
+ * appear. A new branch is built by the scan itself (branch-api's default):
+ * that build is returned, so that the step follows it rather than queueing
+ * a second one. With `scan: never`, or when the scan ends without the
+ * branch, fails naming the closest branches.
+ */
+async function resolveBranch(options) {
+    const { api, settings } = options;
+    const branch = settings.branch;
+    const existing = await (0,errors/* unlessNotFound */.CA)(api.getJob(settings.job), undefined);
+    if (existing)
+        return { info: existing };
+    const project = await api.getJob(branch.project);
+    const projectName = (0,job_path/* fullName */.fq)(branch.project);
+    if (project.folderKind !== 'multibranch') {
+        const what = project.isFolder ? `a ${project.folderKind ?? 'folder'}` : 'a job';
+        throw new Error(`Jenkins item ${projectName} is ${what}, not a multibranch project: 'branch' names a branch of the multibranch project in 'job'.${project.folderKind === 'organization' ? ` Name the repository too: job: ${projectName}/<repository>.` : project.isFolder ? '' : " Leave 'branch' out to build it."}`);
+    }
+    if (settings.scan === 'never') {
+        throw new Error(await missingBranch(options, `Multibranch project ${projectName} has no branch '${branch.name}' (scan: never) on ${api.baseUrl}.`));
+    }
+    return scanAndWait(options);
+}
+/** Scans the project and polls until the branch job exists (and, for a new build, until its indexing build is known). */
+async function scanAndWait(options) {
+    const { api, settings, out, signal } = options;
+    const branch = settings.branch;
+    const projectName = (0,job_path/* fullName */.fq)(branch.project);
+    const name = branch.name;
+    out.logger.info(`Branch '${name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`);
+    await api.scanMultibranch(branch.project);
+    options.onScan?.();
+    const log = new ScanLog(options);
+    let foldSaid = false;
+    const scan = new ScanState();
+    let pause = options.pollMs ?? 1000;
+    let open = true;
+    const close = (complete) => {
+        if (!open)
+            return;
+        open = false;
+        log.end(complete);
+        out.endGroup();
+    };
+    const job = (0,job_path/* fullName */.fq)(settings.job);
+    out.startGroup(`Scan of ${projectName}`);
+    try {
+        for (;;) {
+            (0,wait/* throwIfAborted */.Te)(signal);
+            // The scan's state first, then the branch: when the scan was over
+            // before the branch was looked up, a missing branch is final.
+            const scanItem = (await api.getQueue()).find(item => (0,job_path/* sameJob */.YU)(item.job, branch.project));
+            const queued = scanItem !== undefined;
+            // Scan requests fold like any queue request (Queue.scheduleInternal):
+            // each leaves its cause on the one item (CauseAction.foldIntoExisting).
+            if (scanItem && !foldSaid && scanItem.causes.length > 1) {
+                foldSaid = true;
+                out.logger.info(`Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`);
+            }
+            const running = queued ? false : await log.poll();
+            scan.look(queued, running);
+            const info = await (0,errors/* unlessNotFound */.CA)(api.getJob(settings.job), undefined);
+            if (info && (info.buildable !== false || scan.finished)) {
+                if (settings.build !== 'new') {
+                    close(scan.finished);
+                    return { info };
+                }
+                const found = await findIndexingBuild(options, info);
+                if (found === 'other-parameters') {
+                    close(scan.finished);
+                    out.logger.info(`Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`);
+                    return { info };
+                }
+                if (found) {
+                    close(scan.finished);
+                    const which = found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`;
+                    out.logger.info(`Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`);
+                    out.logger.info(`Every run that scanned for branch '${name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`);
+                    return { info, indexingBuild: found };
+                }
+                if (scan.finished) {
+                    close(true);
+                    out.logger.info(`The scan finished without building ${job}; triggering a build.`);
+                    return { info };
+                }
+            }
+            else if (!info && scan.finished) {
+                close(true);
+                throw new Error(await missingBranch(options, `The scan of ${projectName} finished without a branch '${name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`));
+            }
+            await (0,wait/* sleep */.yy)(pause, signal);
+            pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5));
+        }
+    }
+    finally {
+        close(false);
+    }
+}
+/**
+ * Whether the scan is over. Right after the POST the scan is queued (Queue.schedule2
+ * runs before doBuild answers) or already running or done; indexing/ shows the
+ * previous, complete scan until the new one starts, so "not queued and not
+ * running" only counts once the scan was seen queued or running, or when it
+ * was seen twice, a pause apart.
+ * @internal
+ */
+class ScanState {
+    active = false;
+    idleLooks = 0;
+    finished = false;
+    look(queued, running) {
+        if (queued || running) {
+            this.active = true;
+            this.idleLooks = 0;
+            this.finished = false;
+            return;
+        }
+        this.idleLooks++;
+        this.finished = this.active || this.idleLooks >= 2;
+    }
+}
+/**
+ * The scan's log, printed as it grows (at most MAX_LOG_LINES lines), each
+ * line made safe: it is Jenkins text.
+ */
+class ScanLog {
+    options;
+    offset = 0;
+    partial = '';
+    printed = 0;
+    skipped = 0;
+    constructor(options) {
+        this.options = options;
+    }
+    /** Prints what is new; true while the scan is running (X-More-Data). */
+    async poll() {
+        const { api, settings } = this.options;
+        const project = settings.branch.project;
+        const chunk = await api.indexingLog(project, this.offset);
+        // A new scan rewrites the log from its start: LargeText then answers
+        // from 0 for an offset past its end.
+        if (chunk.textSize < this.offset)
+            this.partial = '';
+        this.offset = chunk.textSize;
+        // Lines as the runner splits them, with Jenkins' notes and CRs removed.
+        const text = clean(this.partial + chunk.text);
+        const lines = text.split(/\n|\r/);
+        this.partial = chunk.truncated ? '' : (lines.pop() ?? '');
+        if (chunk.truncated)
+            this.skipped++;
+        for (const line of lines)
+            this.print(line);
+        return chunk.moreData;
+    }
+    /** Prints the last partial line (when the scan is over) and says what was left out. */
+    end(complete) {
+        if (complete && this.partial !== '')
+            this.print(this.partial);
+        this.partial = '';
+        const { out, api, settings } = this.options;
+        const project = settings.branch.project;
+        if (this.printed > MAX_LOG_LINES || this.skipped > 0) {
+            out.logger.info(`(The scan log was cut short here; all of it is at ${api.jobUrl(project)}indexing/console.)`);
+        }
+    }
+    print(line) {
+        this.printed++;
+        if (this.printed > MAX_LOG_LINES)
+            return;
+        // out.logger.info is coreLogger.info: the one printer that makes Jenkins text inert.
+        this.options.out.logger.info(line);
+    }
+}
+/**
+ * The build the scan queued for the new job: a queued item or a build with
+ * the branch-indexing cause. With `parameters`, only one whose parameters
+ * are the ones asked for (a scan builds with the defaults); otherwise
+ * 'other-parameters', and the step triggers its own.
+ */
+async function findIndexingBuild(options, info) {
+    const { api, settings } = options;
+    const expected = settings.hasParameters
+        ? expectedParameters(info.parameterDefinitions, settings.parameters)
+        : undefined;
+    const matches = (parameters) => expected === undefined || sameParameters(expected, parameters ?? []);
+    let other = false;
+    const queued = (await api.getQueue())
+        .filter(item => (0,job_path/* sameJob */.YU)(item.job, settings.job) && item.causes.includes(BRANCH_INDEXING_CAUSE))
+        .sort((a, b) => a.id - b.id);
+    for (const item of queued) {
+        if (matches(item.parameters))
+            return { queueId: item.id };
+        other = true;
+    }
+    const builds = (await api.recentBuilds(settings.job, 5, { actions: true }))
+        .flatMap(({ queueId, ...b }) => queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE)
+        ? [{ ...b, queueId }]
+        : [])
+        .sort((a, b) => a.number - b.number);
+    for (const build of builds) {
+        if (matches(build.parameters))
+            return { queueId: build.queueId, number: build.number };
+        other = true;
+    }
+    return other ? 'other-parameters' : undefined;
+}
+/** `message`, and the branches the project has that come closest to the one asked for. */
+async function missingBranch(options, message) {
+    const { api, settings } = options;
+    const branch = settings.branch;
+    let names;
+    try {
+        const prefix = `${(0,job_path/* fullName */.fq)(branch.project)}/`;
+        names = (await api.listJobs(branch.project)).map(job => (0,job_path/* branchNameOf */.dZ)(job.startsWith(prefix) ? job.slice(prefix.length) : job));
+    }
+    catch (error) {
+        options.out.logger.debug(`Could not list the branches: ${(0,error_text/* errorText */.k)(error)}`);
+        return message;
+    }
+    if (names.length === 0)
+        return `${message} It has no branches yet.`;
+    const close = closestNames(branch.name, names, 5);
+    if (close.length > 0)
+        return `${message} Closest branches: ${close.map(util_names/* shortName */.l).join(', ')}.`;
+    const some = names.slice(0, 10).map(util_names/* shortName */.l).join(', ');
+    return `${message} It has: ${some}${names.length > 10 ? `, … (${names.length} in all)` : ''}.`;
+}
+
+;// CONCATENATED MODULE: ./src/follow/given-build.ts
+/**
+ * `build: <number or URL>` at run time: the build, or the queue item to wait
+ * on, that the step follows without having started it. A URL that was not
+ * below `url` is taken when it is below the root URL Jenkins writes in its
+ * answers (`url` of `/api/json`), and refused otherwise, naming both: the
+ * requests still go to `url`, never to the URL's host. A queue item of
+ * another job is refused, whatever `wait` says; one Jenkins has forgotten
+ * (404, 5 minutes after it left the queue) is taken when one of the job's
+ * recent builds came from it, and refused otherwise.
+ */
+
+
+
+
+
+
+
+/** Resolves `given` to its build or queue item on `url`; throws InputError for one of another job or host. */
+async function resolveGivenBuild(api, job, given) {
+    let reference = given;
+    if (reference.kind === 'elsewhere') {
+        const root = await api.rootUrl();
+        const located = root === null ? undefined : locateReference(reference.url, root, job, reference.text);
+        if (!located) {
+            throw new input_error/* InputError */.d(`Input 'build' URL ('${reference.text}') is on ${reference.url.origin}${reference.url.pathname.replace(/\/[^/]*\/?$/, '')}, below neither 'url' (${api.baseUrl}) nor the root URL Jenkins writes in its answers (${root ?? 'none configured'}): give a build or queue item URL of job '${(0,job_path/* fullName */.fq)(job)}' as Jenkins wrote it. Nothing was triggered.`);
+        }
+        reference = located;
+    }
+    if (reference.kind === 'build')
+        return { build: await api.getBuild(job, reference.number) };
+    // A permalink under Jenkins' own root URL: the build it names now.
+    if (reference.kind === 'latest')
+        return { build: await lastBuild(api, job, reference.mode) };
+    await checkQueueItemJob(api, job, reference);
+    return { queueId: reference.id, queueUrl: (0,job_path/* queueItemUrl */.oJ)(api.baseUrl, reference.id) };
+}
+/**
+ * A queue URL names no job: whichever `wait` says, one read of the item (its
+ * `task`) tells whose it is, or, once Jenkins has forgotten it, whether one
+ * of the job's recent builds came from it. Anything else is refused.
+ */
+async function checkQueueItemJob(api, job, { id, text }) {
+    const name = (0,job_path/* fullName */.fq)(job);
+    let item;
+    try {
+        item = await api.getQueueItem(id);
+    }
+    catch (error) {
+        if (!(error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found'))
+            throw error;
+        if ((await buildNumberByQueueId(api, job, id)) !== undefined)
+            return;
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id}, which Jenkins no longer knows, and no recent build of job '${name}' (input 'job') came from it: Jenkins forgets a queue item 5 minutes after it leaves the queue (and on restart), so this may be another job's. Give the build's URL (build-url) instead. Nothing was triggered.`);
+    }
+    const url = item.task?.url;
+    const names = typeof url === 'string' ? (0,decode/* jobNamesFromUrl */.$7)(url) : undefined;
+    if (!names) {
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id}, but Jenkins did not say which job it is of, so it cannot be checked to be of '${name}' (input 'job'). Nothing was triggered.`);
+    }
+    if (!(0,job_path/* sameJob */.YU)(names, job)) {
+        throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id} of job '${(0,job_path/* fullName */.fq)(names)}', not of '${name}' (input 'job'): follow a build of the job given in 'job'. Nothing was triggered.`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/step/resolve-items.ts
+/**
+ * An item's first step: what its build begins from, read before anything
+ * is triggered, so that a wrong name fails the step with nothing started
+ * (naming the closest jobs). Each distinct job is read once (names are
+ * case-insensitive); branches that have no job yet are scanned for one at
+ * a time (a scan prints its log in a group of its own).
+ */
+
+
+
+
+
+
+/** Every item with its beginning, in the order given; throws (naming the closest jobs for a 404) when one cannot be read. */
+async function resolveItems(o, items) {
+    const byRead = new Map();
+    const reads = items.map(item => {
+        const { entry } = item;
+        const mode = modeOf(entry, o.build);
+        const { branch } = entry;
+        const suggesting = (read) => suggestingJobs(o.api, entry.job, o.out.logger, read);
+        if (branch && mode === 'new')
+            return { item, scan: () => suggesting(branchJob(o, entry, branch)) };
+        const key = JSON.stringify([(0,job_path/* jobKey */.tv)(entry.job), mode, entry.given?.text]);
+        let read = byRead.get(key);
+        if (!read)
+            byRead.set(key, (read = suggesting(readOne(o, entry))));
+        return { item, read };
+    });
+    // Every read settled before one failure is thrown (the first in the order given).
+    await Promise.allSettled(reads.map(r => r.read));
+    const resolved = [];
+    // One branch at a time: a scan prints in a group of its own.
+    for (const { item, read, scan } of reads) {
+        resolved.push({ ...item, begin: await (read ?? scan()) });
+    }
+    return resolved;
+}
+/** The item's own `build` (a number or URL), else the input's. */
+function modeOf(entry, build) {
+    return entry.given ? 'given' : build;
+}
+/** One item's job, or the build it follows. */
+async function readOne(o, entry) {
+    const { api } = o;
+    const mode = modeOf(entry, o.build);
+    const { given: reference } = entry;
+    if (reference) {
+        const given = await resolveGivenBuild(api, entry.job, reference).catch((error) => {
+            const { where } = reference;
+            throw where && error instanceof input_error/* InputError */.d
+                ? new input_error/* InputError */.d(itemMessage(error.message, where))
+                : error;
+        });
+        return 'build' in given
+            ? { kind: 'build', build: given.build, mode: 'given' }
+            : { kind: 'queue-item', ...given };
+    }
+    if (mode !== 'new')
+        return { kind: 'build', build: await lastBuild(api, entry.job, mode), mode };
+    return { kind: 'trigger', info: await api.getJob(entry.job) };
+}
+/** A new build of a branch: its job, scanned for when it does not exist yet. */
+async function branchJob(o, entry, branchOf) {
+    const branch = await resolveBranch({
+        api: o.api,
+        settings: { ...entry, branch: branchOf, scan: o.scan, build: 'new' },
+        out: o.out,
+        signal: o.signal,
+        onScan: () => o.onScan((0,job_path/* fullName */.fq)(branchOf.project))
+    });
+    return { kind: 'trigger', info: branch.info, branch };
+}
+
+;// CONCATENATED MODULE: ./src/step/run-builds.ts
+/**
+ * The one flow of a step's builds, for one `job` and several `jobs` alike
+ * (one `job` is the one-item case): every item resolved before any
+ * trigger, begun (triggered, or taken as it is), followed on the one
+ * engine, ended through build-ended.ts, and reported through the presenter
+ * chosen at the start (presenter.ts). docs/architecture.md has the steps.
+ */
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
+const SETTLE_ON_ABORT_MS = 1000;
+/** The step's builds from resolve to verdict; stop() is the one stop handler's part of it. */
+class BuildsRun {
+    step;
+    present;
+    uploads;
+    printer;
+    entries;
+    /** Every item before it is resolved: its report exists from the start (a stop before resolve still reports it). */
+    slots;
+    reports;
+    items = [];
+    follower;
+    /** Work on the side (completions, statuses, fail-fast), awaited before the run ends. */
+    pending = new Set();
+    failingFast = false;
+    /** The commit under test, its statuses (one gate: one warning for the step) and the one comment for every build. */
+    github;
+    constructor(step, present, 
+    /** Each item's files (upload-files.ts), checked on disk; by item index. */
+    uploads) {
+        this.step = step;
+        this.present = present;
+        this.uploads = uploads;
+        const { settings, api, io, signal } = step;
+        this.printer = new Printer(io);
+        this.entries = settings.jobs ?? [settings];
+        this.slots = this.entries.map((entry, index) => ({
+            index,
+            entry,
+            report: { outcome: { jobName: entry.jobName, jobUrl: api.jobUrl(entry.job) }, tail: [] },
+            stopping: false
+        }));
+        this.reports = this.slots.map(slot => slot.report);
+        this.follower = new BuildsFollower({
+            api,
+            logger: this.log,
+            signal,
+            // One build has nothing to share a budget with: its own reads (schedule-policy.ts).
+            policy: this.entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
+            endWithRead: true,
+            hooks: {
+                waiting: (track, why) => {
+                    for (const item of this.owners(track))
+                        this.log.info(present.waiting(item.entry, why));
+                },
+                started: (track, ref, start) => this.started(this.owners(track), ref, start),
+                ended: (track, build) => this.ended(this.owners(track), build, { watched: true }),
+                failed: (track, error) => this.lost(this.owners(track), error),
+                inputs: (track, run) => this.inputs(this.owners(track), run)
+            }
+        });
+    }
+    /** The logger for everything but the consoles (held while one prints). */
+    get log() {
+        return this.printer.logger;
+    }
+    /** Runs the step to its verdict: throws the presenter's failure. */
+    async run() {
+        const { settings, io, signal } = this.step;
+        try {
+            await this.resolve();
+            await this.startReports();
+            const begun = await Promise.allSettled(this.items.map(item => this.begin(item)));
+            for (const result of begun)
+                if (result.status === 'rejected')
+                    throw result.reason;
+            this.side(this.github?.show(this.reports));
+            if (settings.wait === 'queued')
+                for (const item of this.items)
+                    this.returned(item);
+            else
+                await this.follow();
+        }
+        catch (error) {
+            if (!signal.aborted)
+                await this.finishComment((0,error_text/* errorText */.k)(error));
+            throw error;
+        }
+        finally {
+            for (const item of this.items)
+                item.live?.close();
+            await this.settlePending();
+        }
+        await this.finishComment();
+        this.present.setOutputs(io, this.reports, this.log);
+        await this.present.writeSummary(io.summary, this.reports, this.log);
+        const failure = this.present.failure(this.items, settings.accept);
+        if (failure !== undefined)
+            throw failure;
+        this.step.work.done();
+    }
+    /**
+     * The step was stopped (the one stop handler, stopStep, calls it around
+     * stopWork): pending statuses and the comment end with `description`;
+     * then `report` writes what is known: the notes of what the stop did to
+     * each open item, the outputs and the summary. Never throws.
+     */
+    stop(description) {
+        const open = this.items.filter(item => !this.step.work.item(item.index).done);
+        const finishing = Promise.all([
+            ...this.items
+                .filter(item => item.status && !item.status.finished)
+                .map(item => item.status?.finish('error', description, this.step.work.item(item.index).ref?.url)),
+            this.finishComment(description)
+        ]);
+        const report = async (said) => {
+            for (const item of open)
+                item.report.left = said.get((0,job_path/* jobKey */.tv)(item.entry.job));
+            try {
+                this.present.setOutputs(this.step.io, this.reports, this.log);
+            }
+            catch (error) {
+                this.log.debug(`Could not set the outputs: ${(0,error_text/* errorText */.k)(error)}`);
+            }
+            await this.present.writeSummary(this.step.io.summary, this.reports, this.log);
+        };
+        return { finishing, report };
+    }
+    /** The comment's final text: every build as it ended, `error` on those still open. Never rejects. */
+    finishComment(error) {
+        const builds = this.reports.map((report, index) => error && !this.step.work.item(index).done && !report.error ? { ...report, error } : report);
+        return this.github?.show(builds, { final: true }) ?? Promise.resolve();
+    }
+    // ---- before any trigger ----------------------------------------------------
+    async resolve() {
+        const { api, settings, io, signal, work } = this.step;
+        const out = {
+            logger: this.log,
+            startGroup: (title) => io.startGroup(title),
+            endGroup: () => io.endGroup()
+        };
+        const onScan = (project) => work.scans.push(project);
+        this.items = await resolveItems({ api, build: settings.build, scan: settings.scan, out, signal, onScan }, this.slots);
+    }
+    /** The commit under test (read once, before any trigger), and a status reporter per item. */
+    async startReports() {
+        const { settings, io } = this.step;
+        const reports = await GithubReports.start({
+            settings,
+            logger: this.log,
+            setOutput: (name, value) => io.setOutput(name, value),
+            redact: text => io.redact(text),
+            reportName: this.present.reportName,
+            bounds: this.step.githubBounds
+        });
+        this.github = reports;
+        if (!settings.commitStatus)
+            return;
+        for (const item of this.items)
+            item.status = await reports.status(item.entry.statusContext);
+    }
+    // ---- begin -----------------------------------------------------------------
+    /** Triggers the item, or takes its build as it is; a refused trigger is the item's failure, the others go on. */
+    async begin(item) {
+        const { api, settings, signal } = this.step;
+        const { begin, report } = item;
+        const { outcome } = report;
+        if (begin.kind === 'queue-item') {
+            outcome.queueUrl = begin.queueUrl;
+            if (settings.wait === 'queued')
+                return;
+            this.log.info(`Following queue item ${begin.queueId} of ${outcome.jobName}: ${begin.queueUrl}`);
+            return;
+        }
+        if (begin.kind === 'build') {
+            const ref = this.refOf(item, begin.build.number);
+            existingBuild(this.stepItem(item), ref, begin.mode);
+            outcome.build = begin.build;
+            this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
+            // Not triggered here: no job read to take them from, so one bounded read.
+            if (settings.wait !== 'queued') {
+                outcome.history = await (0,outcome_history/* readHistory */.Lu)(api, item.entry.job, ref.number, this.log);
+            }
+            return;
+        }
+        // A cancel that arrived while reading the job must not still trigger.
+        (0,wait/* throwIfAborted */.Te)(signal);
+        try {
+            const queued = await queueBuild(this.stepItem(item), {
+                info: begin.info,
+                parameters: item.entry.parameters,
+                uploads: this.uploads[item.index] ?? [],
+                branch: begin.branch
+            });
+            // Where a hand-off (a later run that takes the build up) would start from.
+            this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl));
+        }
+        catch (error) {
+            if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
+                throw error;
+            this.fail(item, error);
+        }
+    }
+    // ---- follow ----------------------------------------------------------------
+    async follow() {
+        const { work } = this.step;
+        const byQueue = new Map();
+        for (const item of this.items) {
+            if (item.report.error || work.item(item.index).done)
+                continue;
+            const { begin } = item;
+            if (begin.kind === 'build') {
+                this.followBuild(item, begin);
+                continue;
+            }
+            const queueId = begin.kind === 'queue-item' ? begin.queueId : work.item(item.index).queueId;
+            if (queueId === undefined)
+                continue;
+            const first = byQueue.get(queueId);
+            if (first) {
+                // Jenkins folded the two requests into one build: one outcome, by reference.
+                item.track = first.track;
+                item.report.outcome = first.report.outcome;
+                continue;
+            }
+            byQueue.set(queueId, item);
+            item.track = this.follower.addQueued(item.entry.job, queueId, {
+                expect: begin.kind === 'trigger' ? expectationFrom(begin.info.recent ?? []) : undefined,
+                console: this.liveConsole(item),
+                inputs: begin.kind === 'queue-item' || (0,stages/* isPipelineJob */.IQ)(begin.info)
+            });
+        }
+        await this.follower.run();
+        if (this.entries.length > 1 && !this.follower.batched) {
+            this.log.debug('Followed the builds one by one: Jenkins did not show them in computer/api/json.');
+        }
+    }
+    /** A build the step did not start: judged as read when it is over (its console shown if it was given), else followed to its end. */
+    followBuild(item, { build, mode }) {
+        const { settings } = this.step;
+        const ref = this.refOf(item, build.number);
+        if (settings.wait === 'started') {
+            this.side(this.startedOnly([item], ref, build));
+            return;
+        }
+        // A given build is followed as a new one: its console from the start.
+        const shown = settings.log && (build.building || mode === 'given');
+        const live = shown ? this.liveConsole(item) : undefined;
+        if (!build.building && !live) {
+            this.ended([item], build, { watched: shown });
+            return;
+        }
+        if (!live)
+            this.waitingSilently(item, ref);
+        item.track = this.follower.addRunning(ref, {
+            build,
+            console: live?.(ref),
+            inputs: build.building && (0,stages/* isPipeline */.DQ)(build)
+        });
+    }
+    started(owners, ref, start) {
+        const { settings, api } = this.step;
+        for (const item of owners) {
+            item.inQueueSince = start.inQueueSince;
+            if (item.begin.kind === 'queue-item')
+                existingBuild(this.stepItem(item), ref, 'given');
+            else
+                buildStarted(this.stepItem(item), ref);
+            this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
+        }
+        const [first] = owners;
+        if (!first)
+            return;
+        if (settings.wait === 'started') {
+            if (first.track !== undefined)
+                this.follower.drop(first.track);
+            this.side(this.startedOnly(owners, ref));
+            return;
+        }
+        if (first.begin.kind === 'queue-item') {
+            const { outcome } = first.report;
+            this.side((0,outcome_history/* readHistory */.Lu)(api, first.entry.job, ref.number, this.log).then(h => (outcome.history = h)));
+        }
+        if (!this.liveConsole(first))
+            this.waitingSilently(first, ref);
+    }
+    /** `wait: started`: the build's JSON at its start, its queue wait and a Pipeline's stages so far; then left running. */
+    async startedOnly(owners, ref, read) {
+        const { api } = this.step;
+        const [first] = owners;
+        if (!first)
+            return;
+        const { outcome } = first.report;
+        const build = read ?? (await api.getBuild(ref.job, ref.number));
+        outcome.build = build;
+        outcome.queueWaitMs ??= queueWaitMs(first.inQueueSince, build);
+        // Where a running Pipeline is (a stage waiting at an input): one read.
+        if ((0,stages/* isPipeline */.DQ)(build))
+            outcome.stages = await (0,stages/* readStages */.ir)(api, ref, build, this.log);
+        for (const item of owners)
+            this.returned(item);
+    }
+    /** The step does not wait for the item's build (`wait: false` or `started`): said in its outcome, and told to the post step. */
+    returned(item) {
+        const { settings, work } = this.step;
+        if (item.report.error)
+            return;
+        const { outcome } = item.report;
+        const { ref, queueId } = work.item(item.index);
+        if (ref) {
+            const wait = settings.wait === 'queued' ? 'false' : 'started';
+            outcome.note = `Did not wait for the build to finish (wait: ${wait}).`;
+            const shown = `Jenkins build ${outcome.jobName} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`;
+            work.returned(item.index, shown);
+            return;
+        }
+        const id = item.begin.kind === 'queue-item' ? item.begin.queueId : queueId;
+        outcome.note = 'Did not wait for the build to start (wait: false).';
+        const shown = `queue item ${id} of ${outcome.jobName} (${outcome.queueUrl}) goes on in Jenkins (wait: false)`;
+        work.returned(item.index, shown);
+    }
+    /**
+     * The lone build's console, when the presenter streams it (log-stream.ts):
+     * a maker the engine calls at the build's start, which opens its group with
+     * workflow commands stopped; the engine's console reads tell its end.
+     */
+    liveConsole(item) {
+        const { settings, api, io } = this.step;
+        if (!this.present.liveConsole || !settings.log || settings.wait !== 'finish')
+            return undefined;
+        return ref => {
+            const streamer = new ConsoleStreamer(api, ref, io);
+            io.startGroup(`Console of Jenkins ${item.entry.jobName} #${ref.number}`);
+            const resume = stopCommands(text => io.write(text));
+            item.live = {
+                streamer,
+                close: () => {
+                    if (!item.live)
+                        return;
+                    item.live = undefined;
+                    // Before commands resume: its lines must stay in the stopped region.
+                    streamer.flush();
+                    resume();
+                    io.endGroup();
+                }
+            };
+            return streamer;
+        };
+    }
+    /** One build followed without its console (`log: false`): said, so that the step does not look hung. */
+    waitingSilently(item, ref) {
+        const { settings } = this.step;
+        if (this.present.liveConsole && !settings.log && settings.wait === 'finish') {
+            this.log.info(`Waiting for Jenkins build ${item.entry.jobName} #${ref.number} to finish (log: false).`);
+        }
+    }
+    inputs(owners, run) {
+        const [first] = owners;
+        const ref = first && this.step.work.item(first.index).ref;
+        if (!first || !ref)
+            return;
+        first.inputs ??= new stages/* InputNotices */.g$(ref);
+        for (const line of first.inputs.saw(run))
+            this.itemLog(first).info(line);
+    }
+    // ---- the end ---------------------------------------------------------------
+    /** The items' build ended (`watched`: the step saw it run): judged, then completed on the side. */
+    ended(owners, final, { watched }) {
+        const { settings, work } = this.step;
+        const [first] = owners;
+        if (!first)
+            return;
+        const tail = first.live?.streamer.tail();
+        first.live?.close();
+        const ref = this.refOf(first, final.number);
+        const { outcome } = first.report;
+        const accepted = judgeEnd(outcome, final, { ref, accept: settings.accept, logger: this.log });
+        outcome.queueWaitMs ??= queueWaitMs(first.inQueueSince, final);
+        for (const item of owners) {
+            if (item.stopping && final.result === 'ABORTED')
+                item.report.stopped = 'stopped by fail-fast';
+            work.finished(item.index);
+        }
+        if (!accepted && !first.stopping)
+            this.failFast(first);
+        this.side(this.complete(owners, { ref, final, tail, watched }));
+    }
+    /**
+     * What the ended build produced and its commit statuses (build-ended.ts
+     * reportEnded, once for every item that shares it), then its console
+     * (in its group, when the builds' turn comes) unless it streamed live.
+     * An error here (not a cancel) is the items', and the others go on.
+     */
+    async complete(owners, { ref, final, tail, watched }) {
+        const { api, settings, signal } = this.step;
+        const [first] = owners;
+        if (!first)
+            return;
+        try {
+            await reportEnded({
+                api,
+                settings: { ...settings, artifactsPath: this.present.artifactsFolder(first.entry, ref) },
+                ref,
+                final,
+                outcome: first.report.outcome,
+                signal,
+                out: {
+                    logger: this.log,
+                    annotate: (message, title, where) => this.printer.annotate(message, title, where)
+                },
+                reports: this.github,
+                owners: owners.map(item => ({
+                    status: item.status,
+                    valuesFile: item.entry.valuesFile,
+                    report: item.report
+                }))
+            });
+            const shown = tail ?? (settings.log && watched ? await this.printConsole(ref) : []);
+            for (const item of owners)
+                item.report.tail = shown;
+        }
+        catch (error) {
+            if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
+                throw error;
+            for (const item of owners) {
+                item.report.error = (0,error_text/* errorText */.k)(error);
+                item.failure = error;
+            }
+            // A status left pending would block a protected branch for good.
+            const why = statusFailure(error, signal);
+            await Promise.all(owners.map(i => i.status?.finished || i.status?.finish('error', why, ref.url)));
+        }
+    }
+    /**
+     * A build that ended, printed whole in a group of its own after the
+     * groups already asked for, commands stopped (log-stream.ts); the engine
+     * reads it until Jenkins closes it. A console that cannot be read is said
+     * in the group: the build's result stands. Its last lines.
+     */
+    printConsole(ref) {
+        const { api, signal } = this.step;
+        return this.printer.group(`Console of Jenkins ${(0,job_path/* fullName */.fq)(ref.job)} #${ref.number}`, sink => {
+            const streamer = new ConsoleStreamer(api, ref, sink);
+            return withCommandsStopped(text => sink.write(text), async () => {
+                try {
+                    await this.follower.drain(ref, streamer);
+                }
+                catch (error) {
+                    if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
+                        throw error;
+                    streamer.notice(`Could not read the console: ${(0,error_text/* errorText */.k)(error)}`);
+                }
+                finally {
+                    // Before commands resume: its lines must stay in the stopped region.
+                    streamer.flush();
+                }
+                return streamer.tail();
+            });
+        });
+    }
+    /** A queue item or build that cannot be followed further. */
+    lost(owners, error) {
+        const { work } = this.step;
+        for (const item of owners) {
+            item.live?.close();
+            // Its queue item was cancelled: by this step's fail-fast.
+            if (item.stopping && work.item(item.index).ref === undefined) {
+                item.report.stopped = 'cancelled in the queue by fail-fast';
+                work.finished(item.index);
+                continue;
+            }
+            this.fail(item, error);
+        }
+    }
+    /** The item failed before a result: said, counted, and the others stopped with fail-fast. What it started may run on (the verdict says so). */
+    fail(item, error) {
+        const { api, work } = this.step;
+        const message = (0,error_text/* errorText */.k)(error);
+        item.report.error = message;
+        item.failure = error;
+        if (this.present.named)
+            this.log.info(`Jenkins ${item.entry.jobName}: ${message}`);
+        if (error instanceof QueueItemEnded) {
+            // Nothing of it runs: the post step has nothing to stop.
+            work.ended(item.index, `${error.shown}, ${(0,job_path/* queueItemUrl */.oJ)(api.baseUrl, error.queueId)}`);
+        }
+        const ref = work.item(item.index).ref;
+        this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', ref?.url));
+        this.failFast(item);
+    }
+    // ---- fail-fast -------------------------------------------------------------
+    /**
+     * fail-fast: the first failure stops every other build this step started
+     * (cancels its queue item, or stops it, escalating as on cancel), never
+     * one shared with another request, which is left running and not waited
+     * for. Stopped builds are still followed to their end, and reported.
+     */
+    failFast(cause) {
+        const { settings, work } = this.step;
+        if (!settings.failFast || this.failingFast)
+            return;
+        // Not those that ended already (their reports are on the way).
+        const others = this.items.filter(item => item !== cause &&
+            !work.item(item.index).done &&
+            !item.report.error &&
+            item.report.outcome.result === undefined);
+        this.failingFast = true;
+        if (others.length === 0)
+            return;
+        this.log.info(`fail-fast: ${cause.entry.jobName} did not pass; stopping the other builds this step started.`);
+        const tracks = new Map();
+        for (const item of others) {
+            const key = item.track === undefined ? `item ${item.index}` : `track ${item.track}`;
+            tracks.set(key, [...(tracks.get(key) ?? []), item]);
+        }
+        for (const group of tracks.values())
+            this.side(this.stopGroup(group));
+    }
+    async stopGroup(group) {
+        const { api, work } = this.step;
+        const [first] = group;
+        if (!first)
+            return;
+        const name = first.entry.jobName;
+        const target = work.targetOf(first.index, api);
+        const shared = work.shared(first.index);
+        if (!target || shared) {
+            this.leave(group, shared ? `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}` : undefined);
+            return;
+        }
+        for (const item of group)
+            item.stopping = true;
+        const said = await abortRemote(api, target, (0,util_logger/* namedLogger */.OP)(this.log, name));
+        this.log.info(`fail-fast: ${name}: ${said}.`);
+        if (said.endsWith(SHARED_WORK_LEFT)) {
+            this.leave(group, 'left running: shared with another request');
+            return;
+        }
+        if (first.track !== undefined)
+            this.follower.expedite(first.track);
+    }
+    /** Stops following the items (their work is not this step's alone to stop). */
+    leave(group, note) {
+        for (const item of group) {
+            if (note)
+                item.report.left = note;
+            if (item.track !== undefined)
+                this.follower.drop(item.track);
+            this.step.work.finished(item.index);
+        }
+    }
+    // ---- helpers ---------------------------------------------------------------
+    owners(track) {
+        return this.items.filter(item => item.track === track);
+    }
+    refOf(item, number) {
+        const { job } = item.entry;
+        return { job, number, url: this.step.api.buildUrl(job, number) };
+    }
+    stepItem(item) {
+        const { api, work } = this.step;
+        const { index, entry, report } = item;
+        return { api, work, index, job: entry.job, outcome: report.outcome, logger: this.log };
+    }
+    /** An item's lines that say "build #N" only: named after its job when there are several. */
+    itemLog(item) {
+        return this.present.named ? (0,util_logger/* namedLogger */.OP)(this.log, item.entry.jobName) : this.log;
+    }
+    /** Work on the side: awaited before the run ends, and the engine runs until it settled (it may drain a console). */
+    side(work) {
+        if (!work)
+            return;
+        const tracked = work.catch(error => {
+            if (!(error instanceof errors/* Interrupted */.j$) && !this.step.signal.aborted) {
+                this.log.warning(`Jenkins builds: ${(0,error_text/* errorText */.k)(error)}`);
+            }
+        });
+        this.pending.add(tracked);
+        this.follower.hold(tracked);
+        void tracked.finally(() => this.pending.delete(tracked));
+    }
+    /** Waits for the work on the side (which may add more); once the step was stopped, only briefly. */
+    async settlePending() {
+        while (this.pending.size > 0) {
+            const work = Promise.all([...this.pending]);
+            if (this.step.signal.aborted)
+                return (0,wait/* settleBy */.pN)(work, Date.now() + SETTLE_ON_ABORT_MS);
+            await work;
+        }
+    }
+}
+/**
+ * The one stop handler (cancel or timeout): says what the step waited for,
+ * ends the pending statuses and the comment alongside, stops or cancels
+ * what was started (stopWork), reports what is known, and returns the
+ * step's message. Jenkins failing until the timeout is the news then.
+ */
+async function stopStep(step, run, present, { error, reason, head, until }) {
+    const { work, settings } = step;
+    const log = run?.log ?? step.io.logger;
+    const last = error instanceof errors/* Interrupted */.j$ ? error.lastFailure?.replace(/\.$/, '') : undefined;
+    // What the step was waiting for when it was stopped (a hung request says how long it hung).
+    if (error instanceof errors/* Interrupted */.j$ && error.sent)
+        log.info(`${error.message}.`);
+    if (last && reason === 'cancelled')
+        log.info(`Last error before the cancel: ${last}.`);
+    const target = present.stopTarget(work);
+    const started = work.anything || work.adopted > 0;
+    const stopping = run?.stop(statusFailure(error, step.signal));
+    const { outcome, said } = await stopWork(step, { log, until, named: present.named });
+    // The statuses and the comment get what is left of the budget.
+    await (0,wait/* settleBy */.pN)(stopping?.finishing ?? Promise.resolve(), until);
+    await stopping?.report(said);
+    if (last && reason === 'timeout') {
+        return started
+            ? `${head}${target} (last error: ${last})${outcome}`
+            : `${last} (still failing at the step's timeout, ${(0,duration/* formatDuration */.a3)(settings.timeoutMs)})${outcome}`;
+    }
+    return `${head}${target}${outcome}`;
+}
+
 ;// CONCATENATED MODULE: ./src/main.ts
-
-
-
-
-
 
 
 
@@ -51754,10 +51670,7 @@ async function main_run() {
         const settings = getSettings({ mask: maskSecret });
         for (const warning of settings.inputWarnings)
             coreStepIO.logger.warning(warning);
-        if (settings.jobs)
-            await runJobsStep(settings, coreStepIO);
-        else
-            await runMain(settings, coreStepIO);
+        await runStep(settings, coreStepIO);
     }
     catch (error) {
         // Report every thrown value, not only Error instances. The message is an
@@ -51768,87 +51681,43 @@ async function main_run() {
         process.exitCode = 1;
     }
 }
-/** One `job` (or the list of jobs, or disabling one), bounded by `timeout` and stopped by the runner's cancel signals (runBounded). */
-async function runMain(settings, io) {
+/**
+ * The step, bounded by `timeout` and stopped by the runner's cancel signals
+ * (runBounded): one flow for one `job` and several `jobs` (run-builds.ts),
+ * presented as the inputs ask (presenter.ts); or list or disable jobs.
+ */
+async function runStep(settings, io) {
+    const present = presenterFor(settings);
+    const entries = settings.jobs ?? [settings];
     // The files are checked on disk before anything is sent to Jenkins.
-    const uploads = await resolveUploads(settings.files, settings.workspace);
+    const uploads = [];
+    for (const [index, entry] of entries.entries()) {
+        uploads.push(await resolveUploads(entry.files, settings.workspace, present.filesLabel(index)));
+    }
+    let builds;
     await runBounded(settings, io, {
-        jobs: [settings.job],
-        waitingFor: `Jenkins ${settings.jobName}`,
-        run: async ({ api, signal, work, githubBounds }) => {
+        jobs: entries.map(entry => entry.job),
+        waitingFor: present.waitingFor,
+        run: async (step) => {
             // A comment command is checked, and the commit settled, before anything goes to Jenkins.
             const settled = await settleCommit(settings, {
                 logger: io.logger,
-                signal,
-                bounds: githubBounds
+                signal: step.signal,
+                bounds: step.githubBounds
             });
             if (settled.listJobs)
-                return main_listJobs(api, settled, io);
-            // job-url is set once Jenkins has shown the job exists (build-job.ts, disableJob).
-            if (settled.disable)
-                return main_disableJob(api, settled, io);
-            const branch = settled.branch
-                ? await resolveBranch({
-                    api,
-                    settings: settled,
-                    out: io,
-                    signal,
-                    onScan: () => work.scans.push((0,job_path/* fullName */.fq)(settled.branch?.project ?? []))
-                })
-                : undefined;
-            await buildJob({ api, settings: settled, signal, githubBounds, work, io, branch, uploads });
-        },
-        stopped: abortMessage,
-        failed: async (step, error) => {
-            if (error instanceof errors/* JenkinsError */.fF && error.kind === 'not-found' && !step.work.anything) {
-                return new Error(await withJobSuggestions(step.api, settings.job, error, io.logger));
+                return job_admin_listJobs(step.api, settled, io);
+            if (settled.disable) {
+                return settled.jobs
+                    ? disableJobs(step.api, settled.jobs, io)
+                    : job_admin_disableJob(step.api, settled, io);
             }
-            return leavingWorkRunning(step, error, true);
-        }
+            builds = new BuildsRun({ ...step, settings: settled }, present, uploads);
+            return builds.run();
+        },
+        stopped: (step, stopped) => stopStep(step, builds, present, stopped),
+        failed: async (step, error) => leavingWorkRunning(step, error, present)
     });
-}
-async function main_listJobs(api, settings, io) {
-    const names = await api.listJobs(settings.job);
-    io.setOutput(constants/* Output */.k7.Jobs, JSON.stringify(names));
-    if (settings.job.length > 0)
-        io.setOutput(constants/* Output */.k7.JobUrl, api.jobUrl(settings.job));
-    const where = settings.jobName ? `folder ${settings.jobName}` : api.baseUrl;
-    io.logger.info(`${names.length} job(s) in ${where}:`);
-    for (const name of names)
-        io.logger.info(`  ${(0,util_names/* shortName */.l)(name)}`);
-}
-async function main_disableJob(api, settings, io) {
-    await api.disableJob(settings.job);
-    io.setOutput(constants/* Output */.k7.JobUrl, api.jobUrl(settings.job));
-    io.logger.info(`Disabled Jenkins job ${settings.jobName} (${api.jobUrl(settings.job)}).`);
-}
-/** Cancels or stops what the step started (unless told not to) and says how long it waited and what it did. */
-async function abortMessage(step, { error, reason, head, until }) {
-    const { settings, work } = step;
-    const log = step.io.logger;
-    const item = work.item(0);
-    const last = error instanceof errors/* Interrupted */.j$ ? error.lastFailure?.replace(/\.$/, '') : undefined;
-    // What the step was waiting for when it was stopped (a hung request says how long it hung).
-    if (error instanceof errors/* Interrupted */.j$ && error.sent)
-        log.info(`${error.message}.`);
-    if (last && reason === 'cancelled')
-        log.info(`Last error before the cancel: ${last}.`);
-    const target = item.ref
-        ? ` #${item.ref.number}`
-        : item.queueId !== undefined
-            ? ` (queue item ${item.queueId})`
-            : '';
-    const started = work.anything || item.ref !== undefined;
-    const { outcome } = await stopWork(step, { log, until, single: true });
-    // A commit status update let go alongside the abort gets what is left of its budget.
-    await work.settle(until);
-    if (last && reason === 'timeout') {
-        // Jenkins kept failing until the timeout: that failure is the news.
-        return started
-            ? `${head}${target} (last error: ${last})${outcome}`
-            : `${last} (still failing at the step's timeout, ${(0,util_duration/* formatDuration */.a3)(settings.timeoutMs)})${outcome}`;
-    }
-    return `${head}${target}${outcome}`;
 }
 
 
@@ -51858,18 +51727,19 @@ async function abortMessage(step, { error, reason, head, until }) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Jo: () => (/* binding */ buildEntry),
-/* harmony export */   hV: () => (/* binding */ setArtifactsOutput),
-/* harmony export */   vP: () => (/* binding */ setBuildOutputs)
+/* harmony export */   kY: () => (/* binding */ buildNumber),
+/* harmony export */   n0: () => (/* binding */ setOutputs)
 /* harmony export */ });
-/* unused harmony exports BUILD_OUTPUT_MAX_BYTES, buildOutput, ARTIFACTS_OUTPUT_MAX_BYTES */
+/* unused harmony exports BUILD_OUTPUT_MAX_BYTES, buildOutput, buildEntry, worstResult, ARTIFACTS_OUTPUT_MAX_BYTES */
 /* harmony import */ var _util_constants_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2517);
 /* harmony import */ var _jenkins_reads_decode_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9828);
 /* harmony import */ var _jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2578);
 /* harmony import */ var _history_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6380);
-/* harmony import */ var _output_cap_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(4230);
-/* harmony import */ var _util_bytes_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(1671);
+/* harmony import */ var _output_cap_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(4230);
+/* harmony import */ var _util_bytes_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(1671);
+/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2509);
 /* harmony import */ var _stages_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9277);
+
 
 
 
@@ -51912,13 +51782,20 @@ function buildOutput(build, maxBytes = BUILD_OUTPUT_MAX_BYTES) {
     }
     return { json: cut, dropped, fullBytes };
 }
-/** The one function that turns a build's outcome into its output values (null where unknown). duration and result only once the build is over. */
-function buildEntry(outcome) {
+/** The build's number once known (from its URL before it is read); null before. */
+function buildNumber(outcome) {
+    return outcome.build?.number ?? numberOf(outcome.buildUrl) ?? null;
+}
+/**
+ * The one function that turns a build's outcome into its output values (null where unknown). duration and result only once the build is over.
+ * @internal
+ */
+function buildEntry({ outcome, values }) {
     const build = outcome.build;
     const ended = build !== undefined && !build.building;
     return {
         job: outcome.jobName,
-        number: build?.number ?? numberOf(outcome.buildUrl) ?? null,
+        number: buildNumber(outcome),
         url: outcome.buildUrl ?? null,
         result: outcome.result ?? (ended ? build.result : null),
         // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
@@ -51927,20 +51804,72 @@ function buildEntry(outcome) {
         description: build?.description ?? null,
         displayName: build?.displayName ?? null,
         parameters: build ? (0,_jenkins_reads_decode_js__WEBPACK_IMPORTED_MODULE_1__/* .parameterValues */ .oM)(build.parameters) : null,
-        values: outcome.values?.values ?? null
+        values: values?.values ?? null
     };
 }
 /**
- * Sets every output of one build (buildEntry, and what only one build has:
- * its JSON, job URL, tests, stages, history, artifacts). A `build` output
- * over its cap is cut (buildOutput) with a warning that says what was left
- * out and where the whole is.
+ * The step's outputs from its items' reports (one `job`: one report):
+ * `result` the worst, `tests-*` the counts summed over the builds that have
+ * a report, `artifacts` every file downloaded; with `several`, `builds`
+ * (each buildEntry, in the order given), else the one build's own outputs.
  */
-function setBuildOutputs(out, outcome, logger) {
+function setOutputs(out, reports, logger, { several }) {
+    const entries = reports.map(buildEntry);
+    const worst = worstResult(entries.map(entry => entry.result));
+    if (worst)
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Result, worst);
+    const tests = reports.flatMap(({ outcome }) => (outcome.tests ? [outcome.tests.counts] : []));
+    for (const [key, name] of TEST_COUNTS) {
+        if (tests.length === 0)
+            break;
+        // Counts each within the safe range can sum past it: such a sum is not set.
+        const total = tests.reduce((n, counts) => n + counts[key], 0);
+        if ((0,_jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_4__/* .isCount */ .my)(total))
+            out.setOutput(name, String(total));
+        else
+            logger.warning(`The ${name} output is not set: the sum of the builds' counts is too large.`);
+    }
+    const artifacts = reports.flatMap(({ outcome }) => outcome.artifacts ?? []);
+    if (artifacts.length > 0) {
+        const folders = [...new Set(artifacts.map(a => a.folder))];
+        const written = artifacts.flatMap(a => a.written);
+        setArtifactsOutput(out, { written, folder: (0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_5__/* .cut */ .J)(folders.join(', '), 500) }, logger);
+    }
+    const [one] = reports;
+    if (several)
+        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Builds, JSON.stringify(entries));
+    else if (one)
+        setOneBuildOutputs(out, one, logger);
+}
+const TEST_COUNTS = [
+    ['total', _util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.TestsTotal],
+    ['failed', _util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.TestsFailed],
+    ['skipped', _util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.TestsSkipped]
+];
+/**
+ * The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED).
+ * @internal
+ */
+function worstResult(results) {
+    let worst;
+    for (const result of results) {
+        if (result === null || result === undefined)
+            continue;
+        if (worst === undefined || _util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .BUILD_RESULTS */ .IQ.indexOf(result) > _util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .BUILD_RESULTS */ .IQ.indexOf(worst)) {
+            worst = result;
+        }
+    }
+    return worst;
+}
+/**
+ * What only one build has: its number, URL, duration, JSON, job URL,
+ * stages, history and values. A `build` output over its cap is cut
+ * (buildOutput) with a warning that says what was left out and where the whole is.
+ */
+function setOneBuildOutputs(out, one, logger) {
+    const { outcome } = one;
     const build = outcome.build;
-    const entry = buildEntry(outcome);
-    if (entry.result)
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Result, entry.result);
+    const entry = buildEntry(one);
     if (entry.number !== null)
         out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.BuildNumber, String(entry.number));
     if (entry.url)
@@ -51948,7 +51877,7 @@ function setBuildOutputs(out, outcome, logger) {
     if (entry.duration !== null)
         out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Duration, String(entry.duration));
     else if (build && !build.building) {
-        logger?.warning(`Ignored the duration Jenkins gave build #${build.number} (${(0,_jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_4__/* .shownValue */ .JJ)(build.json.duration)}): not a whole number of milliseconds. The duration output is not set.`);
+        logger.warning(`Ignored the duration Jenkins gave build #${build.number} (${(0,_jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_4__/* .shownValue */ .JJ)(build.json.duration)}): not a whole number of milliseconds. The duration output is not set.`);
     }
     if (entry.queueUrl)
         out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.QueueUrl, entry.queueUrl);
@@ -51960,26 +51889,19 @@ function setBuildOutputs(out, outcome, logger) {
         const { json, dropped, fullBytes } = buildOutput(build.json);
         out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Build, json);
         if (dropped.length > 0) {
-            logger?.warning(`The build output holds ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .kib */ .t)(fullBytes)} of JSON, over its cap of ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .kib */ .t)(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`);
+            logger.warning(`The build output holds ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_6__/* .kib */ .t)(fullBytes)} of JSON, over its cap of ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_6__/* .kib */ .t)(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`);
         }
     }
     out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.JobUrl, outcome.jobUrl);
-    if (outcome.tests) {
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.TestsTotal, String(outcome.tests.counts.total));
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.TestsFailed, String(outcome.tests.counts.failed));
-        out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.TestsSkipped, String(outcome.tests.counts.skipped));
-    }
     if (outcome.stages) {
         const { json, kept, fullBytes } = (0,_stages_js__WEBPACK_IMPORTED_MODULE_3__/* .stagesOutput */ .TU)(outcome.stages);
         out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Stages, json);
         if (kept < outcome.stages.length) {
-            logger?.warning(`The stages output would hold ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .kib */ .t)(fullBytes)} of JSON, over its cap of ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .kib */ .t)(_stages_js__WEBPACK_IMPORTED_MODULE_3__/* .STAGES_OUTPUT_MAX_BYTES */ .J9)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`);
+            logger.warning(`The stages output would hold ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_6__/* .kib */ .t)(fullBytes)} of JSON, over its cap of ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_6__/* .kib */ .t)(_stages_js__WEBPACK_IMPORTED_MODULE_3__/* .STAGES_OUTPUT_MAX_BYTES */ .J9)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`);
         }
     }
     if (outcome.history)
         out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.History, (0,_history_js__WEBPACK_IMPORTED_MODULE_2__/* .historyOutput */ .Mq)(outcome.history));
-    if (outcome.artifacts)
-        setArtifactsOutput(out, outcome.artifacts, logger);
     if (entry.values)
         out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Values, JSON.stringify(entry.values));
 }
@@ -51995,10 +51917,10 @@ function numberOf(url) {
 const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024;
 /** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
 function setArtifactsOutput(out, artifacts, logger) {
-    const { json, kept, fullBytes } = (0,_output_cap_js__WEBPACK_IMPORTED_MODULE_6__/* .cappedArray */ .L)(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES);
+    const { json, kept, fullBytes } = (0,_output_cap_js__WEBPACK_IMPORTED_MODULE_7__/* .cappedArray */ .L)(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES);
     out.setOutput(_util_constants_js__WEBPACK_IMPORTED_MODULE_0__/* .Output */ .k7.Artifacts, json);
     if (kept < artifacts.written.length) {
-        logger?.warning(`The artifacts output would hold ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .kib */ .t)(fullBytes)} of JSON, over its cap of ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_5__/* .kib */ .t)(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`);
+        logger.warning(`The artifacts output would hold ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_6__/* .kib */ .t)(fullBytes)} of JSON, over its cap of ${(0,_util_bytes_js__WEBPACK_IMPORTED_MODULE_6__/* .kib */ .t)(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`);
     }
 }
 
@@ -52196,23 +52118,10 @@ function httpUrl(url) {
 /**
  * The one rule for the commit under test and the pull request a run is
  * tied to, used by every report (commit status, pull request comment, the
- * `commit` output). GITHUB_SHA is the wrong commit for most events a team
- * builds pull requests from: the merge commit on `pull_request`, the default
- * branch's head on `issue_comment`, `workflow_run` and `pull_request_target`;
- * a status set there never shows on the pull request.
- *
- * Per event (the payload the runner writes to GITHUB_EVENT_PATH):
- * - pull_request, pull_request_target, pull_request_review(_comment):
- *   `pull_request.head.sha`;
- * - issue_comment on a pull request (`issue.pull_request` present): the pull
- *   request's current head, read once (the payload carries no commit);
- *   on a plain issue: GITHUB_SHA;
- * - workflow_run, check_suite, check_run, merge_group: their `head_sha`;
- * - any other event: GITHUB_SHA, or the head of the `pull-request` input's
- *   pull request when one is named.
- * The `commit` input overrides the rule. A pull request that cannot be read,
- * or a field that is not what it must be (github-values.ts), throws: the
- * caller then reports nowhere rather than on the wrong commit.
+ * `commit` output): GITHUB_SHA is the wrong commit for most events a team
+ * builds pull requests from. The `commit` input overrides the rule; a pull
+ * request that cannot be read throws (no report rather than one on the wrong
+ * commit). Per event: docs/internals.md, "The commit under test".
  */
 
 /** Events whose payload has the pull request, with its head. */
@@ -57874,7 +57783,7 @@ var names = __nccwpck_require__(5888);
 // EXTERNAL MODULE: ./src/outcome/build-outputs.ts
 var build_outputs = __nccwpck_require__(4487);
 // EXTERNAL MODULE: ./src/outcome/report.ts + 3 modules
-var report = __nccwpck_require__(4016);
+var report = __nccwpck_require__(9054);
 ;// CONCATENATED MODULE: ./src/outcome/pr-comment-body.ts
 /**
  * The text of the pull request comment (`pr-comment`): one line per build
@@ -57954,7 +57863,7 @@ function fitting(builds, room, render) {
 function buildLines(build, tests, link) {
     const { outcome } = build;
     const job = link(codeSpan(outcome.jobName, names/* NAME_CHARS */.E), outcome.jobUrl);
-    const { number } = (0,build_outputs/* buildEntry */.Jo)(outcome);
+    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
     const ref = number === null ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`;
     const head = `- ${stateOf(build, link)} ${job}${ref}`;
     const lines = [head + detailsOf(build)];
@@ -58208,42 +58117,21 @@ function lastPage(link) {
 
 /***/ }),
 
-/***/ 4016:
+/***/ 9054:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   D$: () => (/* binding */ RESULT_ICONS),
-  H8: () => (/* binding */ addBuildSection),
   xd: () => (/* binding */ buildTitle),
   mD: () => (/* binding */ didNotPass),
-  oh: () => (/* binding */ failureMessage),
   YX: () => (/* binding */ productProblems),
-  An: () => (/* binding */ resultCell),
-  Sy: () => (/* binding */ writeSummary),
-  gD: () => (/* binding */ writeSummaryWith)
+  Sy: () => (/* binding */ writeSummary)
 });
 
-;// CONCATENATED MODULE: ./src/util/console-line.ts
-/**
- * A console line as the failure message quotes it (outcome/report.ts) and as
- * the terminal compares it with what it just showed (cli/render.ts): colours
- * and other escape sequences removed (they mean nothing in an annotation),
- * and the control characters but TAB and the line break dropped.
- */
-// CSI and other ESC sequences.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
-/** `line` without escape sequences and control characters. */
-function plainConsoleLine(line) {
-    return line.replace(ANSI, '').replace(CONTROL, '');
-}
-
 // EXTERNAL MODULE: ./src/util/duration.ts
-var duration = __nccwpck_require__(6518);
+var util_duration = __nccwpck_require__(6518);
 // EXTERNAL MODULE: ./src/outcome/build-outputs.ts
 var build_outputs = __nccwpck_require__(4487);
 // EXTERNAL MODULE: ./src/outcome/history.ts
@@ -58350,7 +58238,7 @@ function addStages(summary, stages, level = 3) {
         ...shown.map(stage => [
             (0,html/* escapeHtml */.ZD)((0,names/* shortName */.l)(stage.name)),
             `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.ZD)(stage.status)}`.trim(),
-            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(stage.durationMillis))
+            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(stage.durationMillis))
         ])
     ]);
     if (stages.length > shown.length) {
@@ -58391,477 +58279,7 @@ function firstLine(text) {
     return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
 }
 
-// EXTERNAL MODULE: ./src/outcome/summary-timeline.ts
-var summary_timeline = __nccwpck_require__(8034);
-// EXTERNAL MODULE: ./src/outcome/values.ts
-var values = __nccwpck_require__(2472);
-// EXTERNAL MODULE: ./src/util/error-text.ts
-var error_text = __nccwpck_require__(1992);
-;// CONCATENATED MODULE: ./src/outcome/report.ts
-
-
-
-
-
-
-
-
-
-
-
-
-/** The symbol shown before a result (summary, pull request comment). */
-const RESULT_ICONS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
-const MAX_PARAMETERS = 50;
-const MAX_VALUE_CHARS = 200;
-const MAX_NOTE_CHARS = 1000;
-/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
-const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
-const HIDDEN = '***';
-/** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
-const FILE_UNKNOWN = '(a file)';
-/**
- * Writes the job summary (`fill`), or if it cannot be written (no
- * GITHUB_STEP_SUMMARY), warns and returns: never throws.
- */
-async function writeSummaryWith(summary, logger, fill) {
-    try {
-        fill(summary);
-        await summary.write();
-    }
-    catch (error) {
-        summary.emptyBuffer();
-        logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
-    }
-}
-/** The job summary of one `job`: its build's section (addBuildSection). Never throws. */
-function writeSummary(summary, outcome, logger) {
-    return writeSummaryWith(summary, logger, s => addBuildSection(s, { outcome, tail: [] }));
-}
-/**
- * What the build did not produce that the step was told it must: wanted
- * artifacts that are missing, a values file that could not be read with
- * `values-file-required`. They fail the step even when the build passed.
- */
-function productProblems(outcome) {
-    const values = outcome.values?.required ? outcome.values.problem : undefined;
-    return [...(outcome.artifacts?.problems ?? []), ...(values === undefined ? [] : [values])];
-}
-/** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
-function didNotPass(report) {
-    return (report.outcome.accepted === false || report.error !== undefined || report.stopped !== undefined);
-}
-const TAIL_IN_SUMMARY = 20;
-/**
- * The one writer of a build's section of the job summary. Alone (one
- * `job`, the whole summary): the job, a table (result, build, display name,
- * description, duration, queue wait, tests), its products, the parameters
- * (secret-looking ones hidden) and the note. As an item of `jobs` (below
- * the table that has its result and duration): the build, what the step
- * did to it, what it said of itself and its values; the products and last
- * console lines too when it did not pass; nothing when there is nothing
- * to say of a build that passed. Everything from Jenkins or the user is
- * escaped: plain text, never HTML.
- */
-function addBuildSection(summary, report, options = {}) {
-    const { outcome } = report;
-    const alone = options.item !== true;
-    const full = alone || didNotPass(report);
-    const rows = alone ? summaryRows(outcome) : factRows(outcome.build);
-    if (!full && rows.length === 0 && !outcome.values && !outcome.unread)
-        return;
-    // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
-    const sub = alone ? 3 : 4;
-    if (alone)
-        summary.addHeading(`Jenkins ${(0,html/* link */.nf)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
-    else {
-        summary.addHeading(`${(0,html/* link */.nf)(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.ZD)(outcome.result ?? 'no result')}`, 3);
-        const notes = [report.error, report.stopped, report.left, outcome.note].filter((n) => !!n);
-        if (notes.length > 0) {
-            summary.addRaw(`<p>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true);
-        }
-    }
-    if (rows.length > 0) {
-        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
-    }
-    if (full) {
-        if (outcome.history)
-            (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
-        if (outcome.tests)
-            addFailedTests(summary, outcome.tests, sub);
-        if (outcome.stages)
-            addStages(summary, outcome.stages, sub);
-        // Several builds share one chart (multi/report.ts).
-        if (outcome.stages && alone)
-            (0,summary_timeline/* addTimeline */.Tu)(summary, [{ stages: outcome.stages }]);
-        if (outcome.artifacts)
-            addArtifacts(summary, outcome.artifacts, sub);
-    }
-    if (outcome.values)
-        (0,values/* addValues */.ml)(summary, outcome.values, sub);
-    if (outcome.unread)
-        addUnread(summary, outcome.unread);
-    if (alone) {
-        addParameters(summary, outcome);
-        if (outcome.note) {
-            summary.addRaw(`<p>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(outcome.note, MAX_NOTE_CHARS))}</p>`, true);
-        }
-        return;
-    }
-    const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY);
-    if (tail.length > 0) {
-        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
-    }
-}
-/** The job and, once known, the build's number: `deploy #12`. */
-function buildTitle(outcome) {
-    const { number } = (0,build_outputs/* buildEntry */.Jo)(outcome);
-    const job = (0,names/* shortName */.l)(outcome.jobName);
-    return number === null ? job : `${job} #${number}`;
-}
-/** The table of one build alone: result, build, what it said of itself, duration, queue, tests. */
-function summaryRows(outcome) {
-    const build = outcome.build;
-    const rows = [['Result', resultCell(outcome)]];
-    if (build) {
-        rows.push(['Build', (0,html/* link */.nf)(`#${build.number}`, outcome.buildUrl)]);
-        rows.push(...factRows(build));
-        rows.push(['Duration', build.building ? 'running' : (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(build.duration))]);
-    }
-    else if (outcome.queueUrl) {
-        rows.push(['Queue item', (0,html/* link */.nf)(outcome.queueUrl, outcome.queueUrl)]);
-    }
-    if (outcome.queueWaitMs !== undefined) {
-        rows.push(['Queue wait', (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
-    }
-    if (outcome.tests) {
-        const { total, failed, skipped } = outcome.tests.counts;
-        rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
-    }
-    return rows;
-}
-/** Rows for what the build said of itself: its own display name and its description, as inert text. */
-function factRows(build) {
-    const rows = [];
-    if (!build)
-        return rows;
-    if (build.displayName !== `#${build.number}`) {
-        rows.push(['Display name', (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(build.displayName, MAX_VALUE_CHARS))]);
-    }
-    // Its text, never its HTML, whatever markup formatter Jenkins has: the output keeps it as stored.
-    const description = (0,html/* htmlText */.js)(build.description);
-    if (description !== '') {
-        rows.push(['Description', (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(description, MAX_NOTE_CHARS))]);
-    }
-    return rows;
-}
-/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
-function addParameters(summary, outcome) {
-    const parameters = parametersOf(outcome);
-    if (parameters.length === 0)
-        return;
-    summary.addHeading('Parameters', 3);
-    const shown = parameters.slice(0, MAX_PARAMETERS);
-    summary.addTable([
-        [
-            { data: 'Name', header: true },
-            { data: 'Value', header: true }
-        ],
-        ...shown.map(p => [
-            `<code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
-            p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
-        ])
-    ]);
-    if (parameters.length > shown.length) {
-        summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
-    }
-}
-/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
-function resultCell(outcome) {
-    const build = outcome.build;
-    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
-    if (!result) {
-        if (build?.building)
-            return '⏳ running';
-        return build ? 'no result' : '⏳ not started';
-    }
-    const icon = RESULT_ICONS[result] ?? '';
-    const verdict = outcome.accepted === false
-        ? ' (not accepted)'
-        : outcome.accepted && result !== 'SUCCESS'
-            ? ' (accepted)'
-            : '';
-    return `${icon} ${(0,html/* escapeHtml */.ZD)(result)}${verdict}`;
-}
-/**
- * What the build ran with (its ParametersAction), else what the user asked
- * for and the files uploaded. Secrets hidden.
- */
-function parametersOf(outcome) {
-    const uploads = outcome.uploads ?? [];
-    const fromBuild = buildParameters(outcome.build, uploads);
-    if (fromBuild)
-        return fromBuild;
-    const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
-        name,
-        value: SECRET_NAME.test(name)
-            ? HIDDEN
-            : typeof value === 'string'
-                ? value
-                : value.join(', ')
-    }));
-    const files = uploads.map(file => ({
-        name: file.name,
-        value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
-    }));
-    return [...asked, ...files];
-}
-/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
-function uploadText(file) {
-    return `${file.fileName} (${(0,bytes/* formatBytes */.z)(file.size)})`;
-}
-/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
-function buildParameters(build, uploads) {
-    return build?.parameters?.map(({ name, value, password, file }) => {
-        // A file parameter exports its name only (jenkins-api.md 11.3).
-        const upload = file === true && value === undefined;
-        const uploaded = upload ? uploads.find(u => u.name === name) : undefined;
-        const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value);
-        return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text };
-    });
-}
-function parameterText(value) {
-    if (value === undefined || value === null)
-        return '';
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return JSON.stringify(value) ?? '';
-}
-const TAIL_LINES = 30;
-const TAIL_BYTES = 4 * 1024;
-/**
- * The failure annotation: what finished how, where, and the console's last
- * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
- */
-function failureMessage(outcome, tail) {
-    const build = outcome.build;
-    const result = outcome.result ?? build?.result ?? undefined;
-    let head;
-    if (!build) {
-        head = `Jenkins job ${(0,names/* shortName */.l)(outcome.jobName)} did not start a build`;
-    }
-    else if (build.building && !outcome.result) {
-        head = `Jenkins build ${(0,names/* shortName */.l)(outcome.jobName)} #${build.number} did not finish`;
-    }
-    else {
-        head = `Jenkins build ${(0,names/* shortName */.l)(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`;
-        if (outcome.failedStage)
-            head += ` in stage '${(0,names/* shortName */.l)(outcome.failedStage)}'`;
-    }
-    if (outcome.accept && outcome.accept.length > 0)
-        head += ` (accepted: ${outcome.accept.join(', ')})`;
-    const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl);
-    if (url)
-        head += ` — ${url}`;
-    const lines = [head];
-    if (outcome.note)
-        lines.push(outcome.note);
-    const last = lastLines(tail);
-    if (last.length > 0)
-        lines.push(`Last ${last.length} console lines:`, ...last);
-    return lines.join('\n');
-}
-function lastLines(tail) {
-    const kept = [];
-    let bytes = 0;
-    for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
-        let line = plainConsoleLine(tail[i] ?? '');
-        if (kept.length === 0 && line.trim() === '')
-            continue;
-        const size = Buffer.byteLength(line) + 1;
-        if (bytes + size > TAIL_BYTES) {
-            if (kept.length > 0)
-                break;
-            line =
-                '…' +
-                    Buffer.from(line)
-                        .subarray(-(TAIL_BYTES - 8))
-                        .toString('utf8')
-                        .replace(/^\uFFFD+/, '');
-        }
-        bytes += Buffer.byteLength(line) + 1;
-        kept.unshift(line);
-    }
-    return kept;
-}
-
-
-/***/ }),
-
-/***/ 9277:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   DQ: () => (/* binding */ isPipeline),
-/* harmony export */   IQ: () => (/* binding */ isPipelineJob),
-/* harmony export */   J9: () => (/* binding */ STAGES_OUTPUT_MAX_BYTES),
-/* harmony export */   TU: () => (/* binding */ stagesOutput),
-/* harmony export */   d6: () => (/* binding */ watchForInput),
-/* harmony export */   g4: () => (/* binding */ failedStage),
-/* harmony export */   ir: () => (/* binding */ readStages)
-/* harmony export */ });
-/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
-/* harmony import */ var _util_logger_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6618);
-/* harmony import */ var _output_cap_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(4230);
-/* harmony import */ var _util_names_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(5888);
-/* harmony import */ var _util_wait_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1643);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
-
-
-
-
-
-
-/** The build class whose runs have stages (workflow-job's WorkflowRun). */
-const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
-/** Whether `wfapi/describe` can exist for the build. */
-function isPipeline(build) {
-    return build._class === PIPELINE_RUN;
-}
-/** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
-function isPipelineJob(job) {
-    return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
-}
-/**
- * The Pipeline's stages (so far, for a running one): [] when Jenkins has no Stage View plugin
- * (404), undefined for other builds or when they could not be read (a help,
- * not the result: a warning, and a note in `unread` for the summary).
- */
-async function readStages(api, ref, build, logger, unread = []) {
-    if (!isPipeline(build))
-        return undefined;
-    try {
-        const run = await api.describeRun(ref);
-        if (!run)
-            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
-        return run?.stages ?? [];
-    }
-    catch (error) {
-        // The step being stopped is not stages that could not be read.
-        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
-            throw error;
-        (0,_util_logger_js__WEBPACK_IMPORTED_MODULE_1__/* .warnUnread */ .Kz)(`The stages of Jenkins build #${ref.number} could not be read: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`, logger, unread);
-        return undefined;
-    }
-}
-/**
- * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
- * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
- * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
- * each: some 900 fit.
- */
-const STAGES_OUTPUT_MAX_BYTES = 64 * 1024;
-/**
- * The `stages` output: `[{name, status, durationMillis}]`, within
- * `maxBytes`: the first stages that fit, each whole (names are not cut),
- * so that it stays valid JSON.
- */
-function stagesOutput(stages, maxBytes = STAGES_OUTPUT_MAX_BYTES) {
-    return (0,_output_cap_js__WEBPACK_IMPORTED_MODULE_4__/* .cappedArray */ .L)(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })), maxBytes);
-}
-/** Stage statuses that match a build result, for naming the stage it came from. */
-const STATUS_OF_RESULT = {
-    FAILURE: 'FAILED',
-    UNSTABLE: 'UNSTABLE',
-    ABORTED: 'ABORTED'
-};
-/**
- * The stage the build's result came from: the first FAILED stage, else the
- * first whose status matches the result (UNSTABLE, ABORTED).
- */
-function failedStage(stages, result) {
-    if (!stages || !result || result === 'SUCCESS')
-        return undefined;
-    const failed = stages.find(s => s.status === 'FAILED');
-    if (failed)
-        return failed;
-    const status = STATUS_OF_RESULT[result];
-    return status ? stages.find(s => s.status === status) : undefined;
-}
-/**
- * Looks at a running Pipeline's stages now and then, and logs once each
- * time one stops at an `input` step (PAUSED_PENDING_INPUT), with the page
- * where someone can answer it (`<build>/input/`, pipeline-input-step's
- * InputAction). Without it a step waiting for a person looks hung. Stops by
- * itself when Jenkins has no `wfapi`; `stop()` ends it; `done` settles then.
- */
-function watchForInput(api, ref, logger, options = {}) {
-    const controller = new AbortController();
-    const announced = new Set();
-    const inputUrl = `${ref.url}input/`;
-    const look = async () => {
-        const run = await api.describeRun(ref);
-        if (!run || controller.signal.aborted)
-            return false;
-        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
-        // An input outside any stage pauses the run only.
-        const keys = paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
-        for (const key of keys) {
-            if (announced.has(key))
-                continue;
-            announced.add(key);
-            const stage = paused.find(s => s.id === key);
-            const where = stage ? ` in stage ${JSON.stringify((0,_util_names_js__WEBPACK_IMPORTED_MODULE_5__/* .shortName */ .l)(stage.name))}` : '';
-            // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
-            logger.info(`Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`);
-        }
-        // Once answered, a later pause of the same stage is news again.
-        for (const key of [...announced])
-            if (!keys.includes(key))
-                announced.delete(key);
-        return true;
-    };
-    const done = (async () => {
-        try {
-            await (0,_util_wait_js__WEBPACK_IMPORTED_MODULE_2__/* .sleep */ .yy)(options.firstMs ?? 5000, controller.signal);
-            for (;;) {
-                try {
-                    if (!(await look()))
-                        return;
-                }
-                catch (error) {
-                    if (controller.signal.aborted || error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
-                        return;
-                    logger.debug(`Could not look for a pending input: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`);
-                }
-                await (0,_util_wait_js__WEBPACK_IMPORTED_MODULE_2__/* .sleep */ .yy)(options.intervalMs ?? 10_000, controller.signal);
-            }
-        }
-        catch {
-            // Stopped while waiting.
-        }
-    })();
-    return { stop: () => controller.abort(), done };
-}
-
-
-/***/ }),
-
-/***/ 8034:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Tu: () => (/* binding */ addTimeline)
-/* harmony export */ });
-/* unused harmony exports MAX_BARS, mermaidText, axisTicks, stageTimeline */
+;// CONCATENATED MODULE: ./src/outcome/summary-timeline.ts
 /**
  * Most bars in one chart: the rest are counted in a line below it.
  * @internal
@@ -59013,6 +58431,435 @@ function addTimeline(summary, builds) {
     }
 }
 
+// EXTERNAL MODULE: ./src/outcome/values.ts
+var values = __nccwpck_require__(2472);
+// EXTERNAL MODULE: ./src/util/error-text.ts
+var error_text = __nccwpck_require__(1992);
+;// CONCATENATED MODULE: ./src/outcome/report.ts
+
+
+
+
+
+
+
+
+
+
+
+/** The symbol shown before a result (summary, pull request comment). */
+const RESULT_ICONS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+const MAX_PARAMETERS = 50;
+const MAX_VALUE_CHARS = 200;
+const MAX_NOTE_CHARS = 1000;
+/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
+const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
+const HIDDEN = '***';
+/** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
+const FILE_UNKNOWN = '(a file)';
+/**
+ * Writes the job summary (`fill`), or if it cannot be written (no
+ * GITHUB_STEP_SUMMARY), warns and returns: never throws.
+ */
+async function writeSummaryWith(summary, logger, fill) {
+    try {
+        fill(summary);
+        await summary.write();
+    }
+    catch (error) {
+        summary.emptyBuffer();
+        logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
+    }
+}
+/**
+ * The job summary: one build's section (addBuildSection); with `several`,
+ * one table with a row per item (job, build link, result, duration,
+ * failed-test count when known), one stage chart, then each build's
+ * section. Everything from Jenkins or the user is escaped. Never throws.
+ */
+function writeSummary(summary, reports, logger, { several }) {
+    return writeSummaryWith(summary, logger, s => {
+        if (several) {
+            s.addHeading('Jenkins builds', 2);
+            s.addTable([
+                ['Job', 'Build', 'Result', 'Duration', 'Failed tests'].map(data => ({
+                    data,
+                    header: true
+                })),
+                ...reports.map(report => row(report))
+            ]);
+            addTimeline(s, timelineBuilds(reports));
+        }
+        for (const report of reports)
+            addBuildSection(s, report, { item: several });
+    });
+}
+function row(report) {
+    const { outcome } = report;
+    const build = outcome.build;
+    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
+    const buildCell = number !== null
+        ? (0,html/* link */.nf)(`#${number}`, outcome.buildUrl)
+        : outcome.queueUrl
+            ? (0,html/* link */.nf)('queued', outcome.queueUrl)
+            : '—';
+    let result;
+    if (report.error)
+        result = `❌ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(report.error, 200))}`;
+    else if (!build && !outcome.buildUrl && outcome.queueUrl)
+        result = '⏳ queued';
+    else
+        result = resultCell(outcome);
+    const note = report.stopped ?? report.left;
+    if (note)
+        result += ` — ${(0,html/* escapeHtml */.ZD)(note)}`;
+    const duration = build && !build.building ? (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(build.duration)) : build ? 'running' : '—';
+    const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—';
+    return [(0,html/* link */.nf)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
+}
+/** Each build's stages, for the one chart of several builds: a section each. */
+function timelineBuilds(reports) {
+    return reports.flatMap(({ outcome }) => outcome.stages
+        ? [
+            {
+                section: { job: outcome.jobName, number: (0,build_outputs/* buildNumber */.kY)(outcome) ?? undefined },
+                stages: outcome.stages
+            }
+        ]
+        : []);
+}
+/**
+ * What the build did not produce that the step was told it must: wanted
+ * artifacts that are missing, a values file that could not be read with
+ * `values-file-required`. They fail the step even when the build passed.
+ */
+function productProblems({ outcome, values }) {
+    const problem = values?.required ? values.problem : undefined;
+    return [...(outcome.artifacts?.problems ?? []), ...(problem === undefined ? [] : [problem])];
+}
+/** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
+function didNotPass(report) {
+    return (report.outcome.accepted === false || report.error !== undefined || report.stopped !== undefined);
+}
+const TAIL_IN_SUMMARY = 20;
+/**
+ * The one writer of a build's section of the job summary. Alone (one
+ * `job`, the whole summary): the job, a table (result, build, display name,
+ * description, duration, queue wait, tests), its products, the parameters
+ * (secret-looking ones hidden) and the note. As an item of `jobs` (below
+ * the table that has its result and duration): the build, what the step
+ * did to it, what it said of itself and its values; the products and last
+ * console lines too when it did not pass; nothing when there is nothing
+ * to say of a build that passed. Everything from Jenkins or the user is
+ * escaped: plain text, never HTML.
+ */
+function addBuildSection(summary, report, options = {}) {
+    const { outcome } = report;
+    const alone = options.item !== true;
+    const full = alone || didNotPass(report);
+    const rows = alone ? summaryRows(outcome) : factRows(outcome.build);
+    if (!full && rows.length === 0 && !report.values && !outcome.unread)
+        return;
+    // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
+    const sub = alone ? 3 : 4;
+    const notes = [report.error, report.stopped, report.left, outcome.note].filter(n => !!n);
+    const addNotes = () => {
+        if (notes.length === 0)
+            return;
+        summary.addRaw(`<p>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true);
+    };
+    if (alone)
+        summary.addHeading(`Jenkins ${(0,html/* link */.nf)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
+    else {
+        summary.addHeading(`${(0,html/* link */.nf)(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.ZD)(outcome.result ?? 'no result')}`, 3);
+        addNotes();
+    }
+    if (rows.length > 0) {
+        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
+    }
+    if (full) {
+        if (outcome.history)
+            (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
+        if (outcome.tests)
+            addFailedTests(summary, outcome.tests, sub);
+        if (outcome.stages)
+            addStages(summary, outcome.stages, sub);
+        // Several builds share one chart (writeSummary).
+        if (outcome.stages && alone)
+            addTimeline(summary, [{ stages: outcome.stages }]);
+        if (outcome.artifacts)
+            addArtifacts(summary, outcome.artifacts, sub);
+    }
+    if (report.values)
+        (0,values/* addValues */.ml)(summary, report.values, sub);
+    if (outcome.unread)
+        addUnread(summary, outcome.unread);
+    if (alone) {
+        addParameters(summary, outcome);
+        addNotes();
+        return;
+    }
+    const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY);
+    if (tail.length > 0) {
+        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
+    }
+}
+/** The job and, once known, the build's number: `deploy #12`. */
+function buildTitle(outcome) {
+    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
+    const job = (0,names/* shortName */.l)(outcome.jobName);
+    return number === null ? job : `${job} #${number}`;
+}
+/** The table of one build alone: result, build, what it said of itself, duration, queue, tests. */
+function summaryRows(outcome) {
+    const build = outcome.build;
+    const rows = [['Result', resultCell(outcome)]];
+    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
+    if (number !== null)
+        rows.push(['Build', (0,html/* link */.nf)(`#${number}`, outcome.buildUrl)]);
+    if (build) {
+        rows.push(...factRows(build));
+        rows.push(['Duration', build.building ? 'running' : (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(build.duration))]);
+    }
+    else if (number === null && outcome.queueUrl) {
+        rows.push(['Queue item', (0,html/* link */.nf)(outcome.queueUrl, outcome.queueUrl)]);
+    }
+    if (outcome.queueWaitMs !== undefined) {
+        rows.push(['Queue wait', (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
+    }
+    if (outcome.tests) {
+        const { total, failed, skipped } = outcome.tests.counts;
+        rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
+    }
+    return rows;
+}
+/** Rows for what the build said of itself: its own display name and its description, as inert text. */
+function factRows(build) {
+    const rows = [];
+    if (!build)
+        return rows;
+    if (build.displayName !== `#${build.number}`) {
+        rows.push(['Display name', (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(build.displayName, MAX_VALUE_CHARS))]);
+    }
+    // Its text, never its HTML, whatever markup formatter Jenkins has: the output keeps it as stored.
+    const description = (0,html/* htmlText */.js)(build.description);
+    if (description !== '') {
+        rows.push(['Description', (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(description, MAX_NOTE_CHARS))]);
+    }
+    return rows;
+}
+/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
+function addParameters(summary, outcome) {
+    const parameters = parametersOf(outcome);
+    if (parameters.length === 0)
+        return;
+    summary.addHeading('Parameters', 3);
+    const shown = parameters.slice(0, MAX_PARAMETERS);
+    summary.addTable([
+        [
+            { data: 'Name', header: true },
+            { data: 'Value', header: true }
+        ],
+        ...shown.map(p => [
+            `<code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
+            p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
+        ])
+    ]);
+    if (parameters.length > shown.length) {
+        summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
+    }
+}
+/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
+function resultCell(outcome) {
+    const build = outcome.build;
+    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
+    if (!result) {
+        if (build?.building || (!build && outcome.buildUrl))
+            return '⏳ running';
+        return build ? 'no result' : '⏳ not started';
+    }
+    const icon = RESULT_ICONS[result] ?? '';
+    const verdict = outcome.accepted === false
+        ? ' (not accepted)'
+        : outcome.accepted && result !== 'SUCCESS'
+            ? ' (accepted)'
+            : '';
+    return `${icon} ${(0,html/* escapeHtml */.ZD)(result)}${verdict}`;
+}
+/**
+ * What the build ran with (its ParametersAction), else what the user asked
+ * for and the files uploaded. Secrets hidden.
+ */
+function parametersOf(outcome) {
+    const uploads = outcome.uploads ?? [];
+    const fromBuild = buildParameters(outcome.build, uploads);
+    if (fromBuild)
+        return fromBuild;
+    const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
+        name,
+        value: SECRET_NAME.test(name) ? HIDDEN : typeof value === 'string' ? value : value.join(', ')
+    }));
+    const files = uploads.map(file => ({
+        name: file.name,
+        value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
+    }));
+    return [...asked, ...files];
+}
+/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
+function uploadText(file) {
+    return `${file.fileName} (${(0,bytes/* formatBytes */.z)(file.size)})`;
+}
+/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
+function buildParameters(build, uploads) {
+    return build?.parameters?.map(({ name, value, password, file }) => {
+        // A file parameter exports its name only (jenkins-api.md 11.3).
+        const upload = file === true && value === undefined;
+        const uploaded = upload ? uploads.find(u => u.name === name) : undefined;
+        const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value);
+        return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text };
+    });
+}
+function parameterText(value) {
+    if (value === undefined || value === null)
+        return '';
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return JSON.stringify(value) ?? '';
+}
+
+
+/***/ }),
+
+/***/ 9277:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   DQ: () => (/* binding */ isPipeline),
+/* harmony export */   IQ: () => (/* binding */ isPipelineJob),
+/* harmony export */   J9: () => (/* binding */ STAGES_OUTPUT_MAX_BYTES),
+/* harmony export */   TU: () => (/* binding */ stagesOutput),
+/* harmony export */   g$: () => (/* binding */ InputNotices),
+/* harmony export */   g4: () => (/* binding */ failedStage),
+/* harmony export */   ir: () => (/* binding */ readStages)
+/* harmony export */ });
+/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
+/* harmony import */ var _util_logger_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6618);
+/* harmony import */ var _output_cap_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4230);
+/* harmony import */ var _util_names_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(5888);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1992);
+
+
+
+
+
+/** The build class whose runs have stages (workflow-job's WorkflowRun). */
+const PIPELINE_RUN = 'org.jenkinsci.plugins.workflow.job.WorkflowRun';
+/** Whether `wfapi/describe` can exist for the build. */
+function isPipeline(build) {
+    return build._class === PIPELINE_RUN;
+}
+/** A Pipeline job (its builds are WorkflowRuns): what a build not read yet will be. */
+function isPipelineJob(job) {
+    return job._class === 'org.jenkinsci.plugins.workflow.job.WorkflowJob';
+}
+/**
+ * The Pipeline's stages (so far, for a running one): [] when Jenkins has no Stage View plugin
+ * (404), undefined for other builds or when they could not be read (a help,
+ * not the result: a warning, and a note in `unread` for the summary).
+ */
+async function readStages(api, ref, build, logger, unread = []) {
+    if (!isPipeline(build))
+        return undefined;
+    try {
+        const run = await api.describeRun(ref);
+        if (!run)
+            logger.debug('Jenkins has no wfapi/describe (Pipeline Stage View plugin): no stages.');
+        return run?.stages ?? [];
+    }
+    catch (error) {
+        // The step being stopped is not stages that could not be read.
+        if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
+            throw error;
+        (0,_util_logger_js__WEBPACK_IMPORTED_MODULE_1__/* .warnUnread */ .Kz)(`The stages of Jenkins build #${ref.number} could not be read: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_2__/* .errorText */ .k)(error)}`, logger, unread);
+        return undefined;
+    }
+}
+/**
+ * Cap of the `stages` output, in UTF-8 bytes (action.yml, README): with
+ * `build` (256 KiB) it stays well within GitHub's 1 MB for all of a job's
+ * outputs, counted as UTF-16. Stages of usual names take about 70 bytes
+ * each: some 900 fit.
+ */
+const STAGES_OUTPUT_MAX_BYTES = 64 * 1024;
+/**
+ * The `stages` output: `[{name, status, durationMillis}]`, within
+ * `maxBytes`: the first stages that fit, each whole (names are not cut),
+ * so that it stays valid JSON.
+ */
+function stagesOutput(stages, maxBytes = STAGES_OUTPUT_MAX_BYTES) {
+    return (0,_output_cap_js__WEBPACK_IMPORTED_MODULE_3__/* .cappedArray */ .L)(stages.map(s => ({ name: s.name, status: s.status, durationMillis: s.durationMillis })), maxBytes);
+}
+/** Stage statuses that match a build result, for naming the stage it came from. */
+const STATUS_OF_RESULT = {
+    FAILURE: 'FAILED',
+    UNSTABLE: 'UNSTABLE',
+    ABORTED: 'ABORTED'
+};
+/**
+ * The stage the build's result came from: the first FAILED stage, else the
+ * first whose status matches the result (UNSTABLE, ABORTED).
+ */
+function failedStage(stages, result) {
+    if (!stages || !result || result === 'SUCCESS')
+        return undefined;
+    const failed = stages.find(s => s.status === 'FAILED');
+    if (failed)
+        return failed;
+    const status = STATUS_OF_RESULT[result];
+    return status ? stages.find(s => s.status === status) : undefined;
+}
+/**
+ * Says once each time a running Pipeline stops at an `input` step
+ * (PAUSED_PENDING_INPUT), with the page where someone can answer it
+ * (`<build>/input/`, pipeline-input-step's InputAction): without it a step
+ * waiting for a person looks hung. The engine looks (follow-builds.ts).
+ */
+class InputNotices {
+    ref;
+    announced = new Set();
+    constructor(ref) {
+        this.ref = ref;
+    }
+    /** The lines to say for what a look at the run's stages showed. */
+    saw(run) {
+        const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT');
+        // An input outside any stage pauses the run only.
+        const keys = paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : [];
+        const lines = [];
+        for (const key of keys) {
+            if (this.announced.has(key))
+                continue;
+            this.announced.add(key);
+            const stage = paused.find(s => s.id === key);
+            const where = stage ? ` in stage ${JSON.stringify((0,_util_names_js__WEBPACK_IMPORTED_MODULE_4__/* .shortName */ .l)(stage.name))}` : '';
+            lines.push(`Jenkins build #${this.ref.number} is waiting for input${where}: answer it at ${this.ref.url}input/`);
+        }
+        // Once answered, a later pause of the same stage is news again.
+        for (const key of [...this.announced])
+            if (!keys.includes(key))
+                this.announced.delete(key);
+        return lines;
+    }
+}
+
 
 /***/ }),
 
@@ -59073,6 +58920,7 @@ function parseJsonValues(text) {
     const twice = (0,_inputs_parameters_js__WEBPACK_IMPORTED_MODULE_3__/* .duplicateKey */ .Ve)(text, Infinity);
     if (twice !== undefined)
         return { problem: `has the key ${quoteKey(twice.name)} twice` };
+    // as: one JSON object (checked above), its values JSON values.
     return { values: parsed };
 }
 /**
@@ -59084,10 +58932,11 @@ function parseJsonValues(text) {
  * @internal
  */
 function parseKeyValueLines(text) {
+    // as: Object.create(null) is typed any; a prototype-less object of values.
     const values = Object.create(null);
     const lines = text.split('\n');
-    for (let i = 0; i < lines.length; i++) {
-        const line = lines[i].replace(/\r$/, '');
+    for (const [i, raw] of lines.entries()) {
+        const line = raw.replace(/\r$/, '');
         if (line.trim() === '' || line.trimStart().startsWith('#'))
             continue;
         const pair = (0,_util_name_value_js__WEBPACK_IMPORTED_MODULE_5__/* .splitNameValue */ .b)(line);
@@ -59445,38 +59294,19 @@ const external_node_vm_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 /**
  * Keeps V8's young generation at its initial size instead of letting it grow
- * to tens of MB.
- *
- * Streaming a console allocates fast and briefly (socket buffers, decoded
- * text), and V8 grows the young generation with the bytes that survive
- * scavenges over time; the socket buffers (external memory) are only freed
- * by a scavenge, so a bigger young generation also holds more of them. With
- * a 100 MB console `npm run bench` measured a peak RSS of 203 MB without
- * this and 85 MB with it, and the step ended sooner (fewer long pauses).
- *
- * The runner starts `node dist/index.js` without flags, so the entry point
- * is the only place to set it. `--max-semi-space-size` is fixed when the
- * heap is set up and does nothing here; the growth factor is read each time
- * V8 considers growing, so 1 (never grow) takes effect.
+ * to tens of MB: streaming a console, a 100 MB console peaked at 203 MB of
+ * RSS without this and 85 MB with it. Why the growth factor, and why here:
+ * docs/internals.md, "The young generation's size".
  */
 function keepYoungGenerationSmall() {
     (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
 }
 let collect;
 /**
- * Runs a scavenge now, to free the read buffers of a fast download.
- *
- * A socket read hands over a 64 KiB buffer that V8 counts as external memory
- * and frees only when a collection finds it dead. Streaming a file to disk at
- * a few hundred MB/s allocates them far faster than the JavaScript objects
- * around them fill the (small, see above) young generation, so thousands pile
- * up between scavenges: a 200 MB artifact took the step from about 62 MB to
- * 110 MB of RSS. A scavenge every few MiB keeps that to a few MiB of buffers
- * for well under a millisecond each.
- *
- * V8 only exposes gc() to contexts created after `--expose-gc` is set, so a
- * fresh one hands it over; the main context gets no global `gc`. Where that
- * is not possible this does nothing.
+ * Runs a scavenge now, to free the read buffers of a fast download: a 200 MB
+ * artifact took the step from about 62 MB to 110 MB of RSS without it. Does
+ * nothing where gc() cannot be had. How:
+ * docs/internals.md, "A scavenge for a fast download".
  */
 function collectYoungGarbage() {
     collector()?.({ type: 'minor' });
@@ -59496,6 +59326,7 @@ function collector() {
         try {
             (0,external_node_v8_namespaceObject.setFlagsFromString)('--expose-gc');
             const gc = (0,external_node_vm_namespaceObject.runInNewContext)('gc');
+            // as: the context's gc, whose options V8 documents but no type declares.
             collect = typeof gc === 'function' ? gc : null;
         }
         catch {
@@ -61083,7 +60914,10 @@ function groupByName(pairs) {
     for (const { name, value } of pairs)
         values.set(name, [...(values.get(name) ?? []), value]);
     // fromEntries defines own properties: a name `__proto__` stays a name.
-    return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
+    return Object.fromEntries([...values].map(([name, list]) => {
+        const [only, ...more] = list;
+        return [name, only !== undefined && more.length === 0 ? only : list];
+    }));
 }
 
 
@@ -61353,6 +61187,7 @@ function throwIfAborted(signal) {
 /** Waits `ms`, or throws StepAborted as soon as the signal fires. */
 function sleep(ms, signal) {
     throwIfAborted(signal);
+    // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises takes the value to resolve with before its options
     return (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(ms, undefined, { signal }).catch((error) => {
         throw signal?.aborted ? new StepAborted(abortReason(signal)) : error;
     });
@@ -61363,6 +61198,7 @@ async function settleBy(work, until) {
     const ignore = () => undefined;
     await Promise.race([
         work.then(ignore, ignore),
+        // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises: the value before the options
         (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
     ]);
     done.abort();

@@ -101,7 +101,10 @@ function groupByName(pairs) {
     for (const { name, value } of pairs)
         values.set(name, [...(values.get(name) ?? []), value]);
     // fromEntries defines own properties: a name `__proto__` stays a name.
-    return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
+    return Object.fromEntries([...values].map(([name, list]) => {
+        const [only, ...more] = list;
+        return [name, only !== undefined && more.length === 0 ? only : list];
+    }));
 }
 
 ;// CONCATENATED MODULE: ./src/util/suggest.ts
@@ -839,20 +842,8 @@ function plainConsoleLine(line) {
 /**
  * The GitHub runner's reading of a step's output, rule for rule: what the
  * jenkins-build command renders for a terminal, and what the tests assert the
- * runner would act on. From actions/runner:
- * - src/Runner.Sdk/ProcessInvoker.cs reads stdout and stderr with
- *   StreamReader.ReadLine, which ends a line at `\r`, `\n` or `\r\n`;
- *   src/Runner.Worker/Handlers/NodeScriptActionHandler.cs feeds both streams
- *   to the same ActionCommandManager (one stop-commands state for both);
- * - src/Runner.Common/ActionCommand.cs: TryParseV2 takes `message.TrimStart()`
- *   and needs it to start with `::`, then `name[ props]::data`; TryParse (v1)
- *   looks for `##[` ANYWHERE in the line (`IndexOf`), then `name[ props]]data`;
- *   both only for registered names; the data and properties are unescaped
- *   (UnescapeData, UnescapeProperty, Unescape);
- * - src/Runner.Worker/ActionCommandManager.cs TryProcessCommand: v2 is tried
- *   first, then v1; names are compared case-insensitively; after
- *   `stop-commands` with a token, nothing acts until a command named as the
- *   token (`::TOKEN::` or `##[TOKEN]`), which is registered while it stands.
+ * runner would act on. The rules, with their sources in actions/runner:
+ * docs/internals.md, "The runner's reading of workflow commands".
  */
 /** Commands the runner registers (ActionCommandManager and the issue/group extensions). */
 const REGISTERED_COMMANDS = [
@@ -1046,26 +1037,9 @@ function endsStopped(stdout) {
  * A step's output rendered for a terminal, as the runner's log shows it:
  * the runner's own reading of the command stream (workflow-commands.ts)
  * decides which lines are commands, and each command becomes what the log
- * shows for it.
- *
- * - `::group::X` is a heading (`=== X`), `::endgroup::` shows nothing;
- * - `::error::`, `::warning::`, `::notice::` are `Error: …`, `Warning: …`,
- *   `Notice: …` with their data unescaped; `::debug::` is `Debug: …`, shown
- *   only when asked (the runner's ACTIONS_STEP_DEBUG);
- * - `::add-mask::` never shows, and its value is masked from then on, like
- *   the secrets the command was given (util/redaction.ts, as the runner masks);
- * - a `::stop-commands::` region is plain text; its two markers do not show
- *   (the runner prints them, masked: they are plumbing, not log);
- * - `::echo::on` shows later command lines as written, as the runner does;
- * - the commands the runner acts on without a log line (`save-state`,
- *   `set-output`, `set-env`, `add-path`, matchers) show nothing: the action
- *   writes none of them (it uses the file commands), and a stray one from a
- *   hostile Jenkins would be a defect the e2e tests catch, not log.
- *
- * A terminal also obeys control sequences, which the runner's web log does
- * not: after masking, only colour (SGR) sequences pass, on a colour terminal;
- * every other control character is shown escaped (`\x1b`), so that Jenkins
- * text cannot move the cursor, retitle the window or write the clipboard.
+ * shows for it; only colour sequences pass to a colour terminal, every other
+ * control character is shown escaped. Command by command:
+ * docs/internals.md, "A step rendered for a terminal".
  */
 
 
@@ -1250,14 +1224,8 @@ const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createReq
  * One step of a node action, started the way the GitHub runner starts it:
  * the jenkins-build command runs the action's bundle with it, and so do the
  * end-to-end tests, the demo and the benchmark (scripts/action-runner.ts), so
- * a run from a terminal is the run the tests prove.
- *
- * What the runner gives a step (actions/runner, src/Runner.Worker): each
- * input as INPUT_<NAME> (upper-cased, spaces as `_`, hyphens kept); the
- * file-command files GITHUB_OUTPUT, GITHUB_STATE, GITHUB_ENV, GITHUB_PATH and
- * GITHUB_STEP_SUMMARY, empty, one set per step; the event payload at
- * GITHUB_EVENT_PATH; GITHUB_WORKSPACE and RUNNER_TEMP; for a post step, what
- * the main step saved as STATE_<name>.
+ * a run from a terminal is the run the tests prove. What the runner gives a
+ * step: docs/internals.md, "How the runner starts a step".
  */
 
 
