@@ -64,6 +64,8 @@ export class CommitStatusReporter {
   private target?: { owner: string; repo: string; sha: string }
   private octokit?: GithubClient
   private final = false
+  /** The reporter's writes, in the order asked: GitHub keeps the last one created per context. */
+  private last: Promise<void> = Promise.resolve()
 
   /**
    * Goes to `options.target`, the step's commit under test; without one,
@@ -113,7 +115,7 @@ export class CommitStatusReporter {
   }
 
   pending(description: string, targetUrl?: string): Promise<void> {
-    return this.set('pending', description, targetUrl)
+    return this.inOrder('pending', description, targetUrl)
   }
 
   /**
@@ -133,7 +135,13 @@ export class CommitStatusReporter {
     if (result === 'error') state = 'error'
     else if (accepted !== undefined) state = accepted ? 'success' : 'failure'
     else state = result === 'SUCCESS' ? 'success' : 'failure'
-    return this.set(state, description, targetUrl)
+    return this.inOrder(state, description, targetUrl)
+  }
+
+  /** One write after the other (set never rejects): a hand-off sent after "Queued in Jenkins" must land after it. */
+  private inOrder(state: State, description: string, targetUrl?: string): Promise<void> {
+    this.last = this.last.then(() => this.set(state, description, targetUrl))
+    return this.last
   }
 
   private async set(state: State, description: string, targetUrl?: string): Promise<void> {
