@@ -24,11 +24,9 @@ export interface HandOff {
 
 /** The hand-off's description: `Handed off to Jenkins: queue item 123, build #45`. */
 export function handOffDescription({ queueId, build }: HandOff): string {
-  const parts = [
-    ...(queueId === undefined ? [] : [`queue item ${queueId}`]),
-    ...(build === undefined ? [] : [`build #${build}`])
-  ]
-  return `${HAND_OFF_MARK}: ${parts.join(', ')}`
+  if (queueId === undefined) return `${HAND_OFF_MARK}: build #${build}`
+  if (build === undefined) return `${HAND_OFF_MARK}: queue item ${queueId}`
+  return `${HAND_OFF_MARK}: queue item ${queueId}, build #${build}`
 }
 
 const DESCRIPTION = new RegExp(
