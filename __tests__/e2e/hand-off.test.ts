@@ -57,7 +57,11 @@ describe('hand off, then settle', () => {
         'ho-unstable': quick('UNSTABLE'),
         'ho-slow': { script: { durationMs: 120_000 } },
         'ho-beside': quick(),
-        'ho-twice': quick()
+        'ho-twice': quick(),
+        'ho-comment': quick('FAILURE'),
+        'ho-started': { script: { durationMs: 1500 } },
+        'ho-a': quick(),
+        'ho-b': quick('FAILURE')
       }
     })
     forgetful = await startJenkins({
@@ -79,7 +83,13 @@ describe('hand off, then settle', () => {
   }
 
   /** The pull request's workflow: triggers `job` and hands it off on pull request `number`'s head. */
-  async function handOff(server: GithubStandIn, on: TestJenkins, job: string, number: number) {
+  async function handOff(
+    server: GithubStandIn,
+    on: TestJenkins,
+    job: string,
+    number: number,
+    extra: Record<string, string> = {}
+  ) {
     server.heads.set(number, sha(number))
     const r = await run(
       NODE24,
@@ -88,7 +98,8 @@ describe('hand off, then settle', () => {
         job,
         wait: 'false',
         'commit-status': 'true',
-        'github-token': TOKEN
+        'github-token': TOKEN,
+        ...extra
       },
       {
         env: { GITHUB_API_URL: server.url },
@@ -104,7 +115,6 @@ describe('hand off, then settle', () => {
     )
     expect(r.code, describeRun(r)).toBe(0)
     const queueId = Number(/\/queue\/item\/(\d+)\/$/.exec(r.outputs['queue-url'] ?? '')?.[1])
-    expect(queueId).toBeGreaterThan(0)
     return { r, queueId }
   }
 
@@ -378,6 +388,82 @@ describe('hand off, then settle', () => {
     expect(s.r.code, describeRun(s.r)).toBe(0)
     expect(s.settled).toEqual([])
     expect(calls(s.github)).toEqual(['GET /search/issues', 'GET /search/issues'])
+    expect(s.jenkins).toEqual([])
+  })
+
+  it('rewrites the pull request comment with the result when the settle step has pr-comment', async () => {
+    const server = await github()
+    await handOff(server, jenkins, 'ho-comment', 14, { 'pr-comment': 'true' })
+    const [queuedComment] = server.comments.get(14) ?? []
+    expect(queuedComment?.body).toContain('queued')
+    await ended(jenkins, 'ho-comment')
+    const s = await settle(server, jenkins, { 'pr-comment': 'true' })
+    expect(s.r.code, describeRun(s.r)).toBe(0)
+    expect(s.settled).toMatchObject([{ context: 'jenkins/ho-comment', state: 'failure' }])
+    // The same comment, edited: the build's result where "queued" was.
+    const comments = server.comments.get(14) ?? []
+    expect(comments).toHaveLength(1)
+    expect(comments[0]?.id).toBe(queuedComment?.id)
+    expect(comments[0]?.body).toContain('FAILURE')
+    expect(comments[0]?.body).not.toContain('queued')
+    expect(s.github.filter(q => q.method === 'PATCH').map(q => q.url)).toEqual([
+      `/repos/owner/repo/issues/comments/${queuedComment?.id}`
+    ])
+  })
+
+  it('wait: started hands off with the build number, and is settled by it', async () => {
+    const server = await github()
+    const { r, queueId } = await handOff(server, jenkins, 'ho-started', 15, { wait: 'started' })
+    expect(r.outputs['build-number']).toBe('1')
+    expect(statuses(server, 15)).toMatchObject([
+      { state: 'pending', description: 'Queued in Jenkins' },
+      {
+        state: 'pending',
+        description: `Handed off to Jenkins: queue item ${queueId}, build #1`,
+        target_url: `${jenkins.url}/job/ho-started/`
+      }
+    ])
+    await ended(jenkins, 'ho-started')
+    const s = await settle(server, jenkins)
+    expect(s.r.code, describeRun(s.r)).toBe(0)
+    expect(s.settled).toMatchObject([{ job: 'ho-started', result: 'SUCCESS', state: 'success' }])
+    // The build by its number: no queue item read.
+    expect(s.jenkins[0]?.path).toBe('/job/ho-started/1/api/json')
+    expect(s.jenkins.some(q => q.path.startsWith('/queue/'))).toBe(false)
+  })
+
+  it('with jobs: one hand-off per item, each settled under its context', async () => {
+    const server = await github()
+    await handOff(server, jenkins, '', 16, { job: '', jobs: 'ho-a\nho-b' })
+    const byContext = statuses(server, 16)
+      .map(st => [st.context, st.state, st.target_url])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])))
+    expect(byContext).toEqual([
+      ['jenkins/ho-a', 'pending', `${jenkins.url}/job/ho-a/`],
+      ['jenkins/ho-b', 'pending', `${jenkins.url}/job/ho-b/`]
+    ])
+    await Promise.all(['ho-a', 'ho-b'].map(job => ended(jenkins, job)))
+    const s = await settle(server, jenkins, { 'status-context': 'jenkins/ho-b' })
+    expect(s.r.code, describeRun(s.r)).toBe(0)
+    // status-context picks one of them; the other stays pending for a run without it.
+    expect(s.settled).toMatchObject([
+      { context: 'jenkins/ho-b', result: 'FAILURE', state: 'failure' }
+    ])
+    const rest = await settle(server, jenkins)
+    expect(rest.settled).toMatchObject([
+      { context: 'jenkins/ho-a', result: 'SUCCESS', state: 'success' }
+    ])
+  })
+
+  it('a GitHub that never answers the search ends the step by its timeout, with nothing written', async () => {
+    const server = await github()
+    server.aim({ route: 'search.issues', effect: { type: 'stall' } })
+    const s = await settle(server, jenkins, { timeout: '3' })
+    expect(s.r.code, describeRun(s.r)).not.toBe(0)
+    expect(commands(s.r.stdout, 'error').map(commandData)).toEqual([
+      'Timed out after 3 s (timeout: 3 s) waiting for the hand-offs to settle; nothing was started in Jenkins.'
+    ])
+    expect(s.github.filter(q => q.method !== 'GET')).toEqual([])
     expect(s.jenkins).toEqual([])
   })
 })
