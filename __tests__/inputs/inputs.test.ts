@@ -316,6 +316,48 @@ describe('parseSettings', () => {
     )
   })
 
+  describe('settle', () => {
+    test('needs no job; filters by job and status-context when given; status-creator with it', () => {
+      expect(settings({ settle: 'true', job: '', 'github-token': 'gh' })).toMatchObject({
+        settle: {},
+        job: []
+      })
+      expect(
+        settings({
+          settle: 'true',
+          job: 'team/app',
+          'status-context': 'ci/app',
+          'status-creator': 'my-app[bot]',
+          'github-token': 'gh'
+        })
+      ).toMatchObject({
+        settle: { context: 'ci/app', creator: 'my-app[bot]' },
+        job: ['team', 'app']
+      })
+      expect(settings({}).settle).toBeUndefined()
+    })
+
+    test.each([
+      [{ jobs: 'a\nb', job: '' }, "Inputs 'settle' and 'jobs' cannot be used together"],
+      [{ 'list-jobs': 'true' }, "Inputs 'settle' and 'list-jobs' cannot be used together"],
+      [{ disable: 'true' }, "Inputs 'settle' and 'disable' cannot be used together"],
+      [{ parameters: 'A=1' }, "Inputs 'settle' and 'parameters' cannot be used together"],
+      [{ build: 'last' }, "Inputs 'settle' and 'build' cannot be used together"],
+      [{ 'github-token': '' }, "Input 'settle' is true but 'github-token' is empty"],
+      [{ 'status-creator': 'a b' }, "Input 'status-creator' ('a b') is not a GitHub login"]
+    ])('refuses %o', (extra, message) => {
+      expect(errorOf({ settle: 'true', job: '', 'github-token': 'gh', ...extra })).toContain(
+        message
+      )
+    })
+
+    test('refuses status-creator without settle', () => {
+      expect(errorOf({ 'status-creator': 'my-app[bot]' })).toBe(
+        "Input 'status-creator' only applies with 'settle: true': it names who wrote the hand-offs a settle run takes."
+      )
+    })
+  })
+
   describe('combinations', () => {
     test('allowed: disable alone, build last with wait false, commit-status with wait started or false', () => {
       expect(settings({ disable: 'true' }).disable).toBe(true)
