@@ -56,15 +56,19 @@ export interface LookOptions {
   signal?: AbortSignal
 }
 
-/** The hand-offs still pending, and how many GitHub requests it took. */
+/** The hand-offs still pending, in the order their commits were read. */
 export async function pendingHandOffs(o: LookOptions): Promise<PendingHandOff[]> {
   const { client, owner, repo, signal, logger } = o
   const commits = await commitsToRead(o)
   const found: PendingHandOff[] = []
   let me: string | undefined | null = null
+  const read = new Set<string>()
   for (const { sha: given, pull } of commits) {
     const sha =
       given ?? (await readPullHead(client, { owner, repo, number: pull ?? 0, signal })).sha
+    // The `commit` input may be a pull request's head too: read once.
+    if (read.has(sha)) continue
+    read.add(sha)
     const where = pull === undefined ? sha.slice(0, 12) : `#${pull} (${sha.slice(0, 12)})`
     const latest = new Map<string, ListedStatus>()
     for (const status of await readStatuses(client, { owner, repo, sha, signal })) {
