@@ -95,7 +95,7 @@ export interface Settings extends JobEntry {
 }
 
 /** What a settle run takes: only the hand-offs of `context` (`status-context` given) and of `job` (given), written by `creator` (`status-creator`). */
-export interface SettleMode {
+interface SettleMode {
   creator?: string
   context?: string
 }

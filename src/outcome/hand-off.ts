@@ -13,7 +13,10 @@ import { parseJobPath } from '../jenkins/model/job-path.js'
 import type { JobPath } from '../jenkins/model/types.js'
 import { isBuildNumber } from '../jenkins/model/counts.js'
 
-/** The description's start: what a person sees on the pull request, and what marks a hand-off. */
+/**
+ * The description's start: what a person sees on the pull request, and what marks a hand-off.
+ * @internal
+ */
 export const HAND_OFF_MARK = 'Handed off to Jenkins'
 
 /** What a hand-off names: the queue item the step triggered, the build once known. */

@@ -24,7 +24,7 @@ import {
 import { handOffJob, parseHandOff, type HandOff } from './hand-off.js'
 
 /** How many commits a settle run reads at most. */
-export const MAX_COMMITS = 100
+const MAX_COMMITS = 100
 
 /** One hand-off still pending, the latest status of its context. */
 export interface PendingHandOff {
