@@ -466,4 +466,25 @@ describe('hand off, then settle', () => {
     expect(s.github.filter(q => q.method !== 'GET')).toEqual([])
     expect(s.jenkins).toEqual([])
   })
+
+  it('fails on its own errors: GitHub refusing the search, Jenkins refusing the credentials', async () => {
+    const refused = await github()
+    refused.aim({ route: 'search.issues', effect: { type: 'refuse', status: 403 } })
+    const s = await settle(refused, jenkins)
+    expect(s.r.code, describeRun(s.r)).not.toBe(0)
+    expect(commands(s.r.stdout, 'error').map(commandData)[0]).toMatch(
+      /^Settle: could not read the pending statuses of owner\/repo from GitHub \(HTTP 403\): .*The github-token needs `statuses: write` and `pull-requests: read`\.$/
+    )
+    expect(s.jenkins).toEqual([])
+
+    const server = await github()
+    await handOff(server, jenkins, 'ho-ok', 17)
+    const wrong = await settle(server, { url: jenkins.url, user: 'admin', token: 'wrong-token' })
+    expect(wrong.r.code, describeRun(wrong.r)).not.toBe(0)
+    expect(commands(wrong.r.stdout, 'error').map(commandData)).toEqual([
+      `Jenkins at ${jenkins.url} rejected the credentials for user 'admin' (401): check the user and API token`
+    ])
+    // Nothing was written: the hand-off stays pending for a run that can read Jenkins.
+    expect(statuses(server, 17).map(st => st.state)).toEqual(['pending'])
+  })
 })
