@@ -121,7 +121,7 @@ function budgetMs(reason: AbortReason): number {
  * builds) each line names its job.
  */
 export async function stopWork(
-  { settings, work }: StepRun,
+  { settings, work, api }: StepRun,
   { log, until, named }: { log: Logger; until: number; named: boolean }
 ): Promise<{ outcome: string; said: Map<string, string> }> {
   const said = new Map<string, string>()
@@ -142,7 +142,7 @@ export async function stopWork(
       return { outcome: '; left the Jenkins work running (abort-on-cancel: false).', said }
     }
     // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
-    const client = budgetClient(settings, until)
+    const client = budgetClient(settings, { until, continuing: api })
     const done = await Promise.all(
       work.targets(client).map(async target => {
         const what = await abortRemote(
