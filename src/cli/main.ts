@@ -78,9 +78,7 @@ export async function run(
     return 2
   }
   if (line.help) {
-    io.stdout.write(
-      helpText(inputs, Math.min(100, (io.stdout as { columns?: number }).columns ?? 100))
-    )
+    io.stdout.write(helpText(inputs, Math.min(100, io.stdout.columns ?? 100)))
     return 0
   }
   const node = installedNode24(ROOT) ?? currentNode()

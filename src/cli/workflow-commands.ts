@@ -199,8 +199,7 @@ export function runnerView(stdout: string): LogLine[] {
  */
 export function commands(stdout: string, name?: string): RunnerCommand[] {
   return runnerView(stdout)
-    .filter(line => !line.stopped && line.command !== undefined)
-    .map(line => line.command as RunnerCommand)
+    .flatMap(line => (line.stopped || line.command === undefined ? [] : [line.command]))
     .filter(command => name === undefined || command.name === name)
 }
 
