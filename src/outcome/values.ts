@@ -17,6 +17,7 @@ import { escapeHtml } from '../util/html.js'
 import { splitNameValue } from '../util/name-value.js'
 import { cut } from '../util/shorten.js'
 import { errorText } from '../util/error-text.js'
+import { addMore, headerRow } from './summary-sections.js'
 import type { Logger } from '../util/logger.js'
 
 /** Most bytes of the file read: a larger one is not downloaded. */
@@ -156,10 +157,7 @@ export function addValues(summary: typeof coreSummary, outcome: ValuesOutcome, l
   }
   const shown = entries.slice(0, MAX_SUMMARY_VALUES)
   summary.addTable([
-    [
-      { data: 'Key', header: true },
-      { data: 'Value', header: true }
-    ],
+    headerRow('Key', 'Value'),
     ...shown.map(([key, value]) => [
       `<code>${escapeHtml(cut(key, 100))}</code>`,
       escapeHtml(
@@ -167,7 +165,5 @@ export function addValues(summary: typeof coreSummary, outcome: ValuesOutcome, l
       ) || '&nbsp;'
     ])
   ])
-  if (entries.length > shown.length) {
-    summary.addRaw(`<p>… and ${entries.length - shown.length} more.</p>`, true)
-  }
+  addMore(summary, entries.length, shown.length)
 }
