@@ -172,34 +172,3 @@ export class CommandReader {
     return this.token !== undefined
   }
 }
-
-/**
- * Reads stdout the way the runner does, line by line, honouring stop-commands.
- * @internal
- */
-export function runnerView(stdout: string): LogLine[] {
-  const splitter = new LineSplitter()
-  const reader = new CommandReader()
-  return [...splitter.push(stdout), ...splitter.end()].map(text => reader.read(text))
-}
-
-/**
- * The commands the runner would act on, optionally only those named `name`.
- * @internal
- */
-export function commands(stdout: string, name?: string): RunnerCommand[] {
-  return runnerView(stdout)
-    .flatMap(line => (line.stopped || line.command === undefined ? [] : [line.command]))
-    .filter(command => name === undefined || command.name === name)
-}
-
-/**
- * Whether command processing is still stopped after the whole of stdout (a stop never resumed).
- * @internal
- */
-export function endsStopped(stdout: string): boolean {
-  const reader = new CommandReader()
-  const splitter = new LineSplitter()
-  for (const text of [...splitter.push(stdout), ...splitter.end()]) reader.read(text)
-  return reader.stopped
-}
