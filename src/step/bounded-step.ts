@@ -6,7 +6,6 @@ import type { StepIO } from '../runner/io.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { StepBounds } from '../util/request-bounds.js'
 import { abortReason, StepAborted, type AbortReason } from '../util/wait.js'
-import { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './budgets.js'
 import { budgetClient, createClient } from './create-client.js'
 import { RemoteWork } from './remote-work.js'
 import type { Presenter } from './presenter.js'
@@ -108,6 +107,14 @@ export async function runBounded(settings: Settings, io: StepIO, mode: StepMode)
     removeSignalHandlers()
   }
 }
+
+/**
+ * How long the abort after a cancel signal may take. The runner sends
+ * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
+ */
+const CANCEL_BUDGET_MS = 5500
+/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
+const TIMEOUT_BUDGET_MS = 3500
 
 /** How long the abort may take after the step was stopped for `reason`. */
 function budgetMs(reason: AbortReason): number {

@@ -345,7 +345,7 @@ export class Requester {
   }
 
   /** Added to a 404 of something anonymous users may be unable to see. */
-  anonymousHint(following = false): string {
+  anonymousHint({ following = false }: { following?: boolean } = {}): string {
     if (this.user) return ''
     if (!this.jobToken) return '; if it exists, anonymous users may not see it: set user and token'
     return following
