@@ -9,7 +9,13 @@ import type { ChildProcess } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { inputDefaults, readActionInputs } from '../src/cli/action-yml.js'
 import { installedNode24, startStep, type StepResult } from '../src/cli/step.js'
-import { commandData, commands } from '../src/cli/workflow-commands.js'
+import {
+  CommandReader,
+  commandData,
+  LineSplitter,
+  type LogLine,
+  type RunnerCommand
+} from '../src/cli/workflow-commands.js'
 
 export { parseFileCommands } from '../src/cli/step.js'
 
@@ -183,4 +189,33 @@ export function runAction(
 export function errorAnnotation(run: ActionRun): string {
   const error = commands(run.stdout, 'error')[0]
   return error ? commandData(error) : ''
+}
+
+/**
+ * Reads a whole stdout the way the runner does, line by line, honouring
+ * stop-commands (the rules: src/cli/workflow-commands.ts).
+ */
+export function runnerView(stdout: string): LogLine[] {
+  const splitter = new LineSplitter()
+  const reader = new CommandReader()
+  return [...splitter.push(stdout), ...splitter.end()].map(text => reader.read(text))
+}
+
+/**
+ * The commands the runner would act on, optionally only those named `name`.
+ */
+export function commands(stdout: string, name?: string): RunnerCommand[] {
+  return runnerView(stdout)
+    .flatMap(line => (line.stopped || line.command === undefined ? [] : [line.command]))
+    .filter(command => name === undefined || command.name === name)
+}
+
+/**
+ * Whether command processing is still stopped after the whole of stdout (a stop never resumed).
+ */
+export function endsStopped(stdout: string): boolean {
+  const reader = new CommandReader()
+  const splitter = new LineSplitter()
+  for (const text of [...splitter.push(stdout), ...splitter.end()]) reader.read(text)
+  return reader.stopped
 }

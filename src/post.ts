@@ -62,7 +62,7 @@ async function postStep(): Promise<void> {
       return
     }
     const until = Date.now() + POST_BUDGET_MS
-    const api = budgetClient(settings, until)
+    const api = budgetClient(settings, { until })
     // Every build the main step started, at once, within the one budget.
     const targets = saved.targets(api)
     if (targets.length === 0) {

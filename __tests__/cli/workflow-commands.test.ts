@@ -14,7 +14,7 @@ import {
   endsStopped,
   LineSplitter,
   runnerView
-} from '../../src/cli/workflow-commands.js'
+} from '../fixtures/runner-log.js'
 
 describe('the runner emulation', () => {
   it('splits lines on \\r, \\n and \\r\\n', () => {

@@ -284,6 +284,31 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
     })
   })
 
+  it("SIGINT: the abort continues the step's session, its stop the only request with no crumb asked first (own server)", async () => {
+    const own = await startJenkins({
+      quietPeriodSec: 0,
+      jobs: { app: { script: { durationMs: 60_000, consoleLines: ['working'] } } }
+    })
+    try {
+      const { r, sentAt, build } = await signalWhileBuilding(
+        own,
+        start(own, 'app'),
+        'app',
+        'SIGINT'
+      )
+      expect(build.result, describeRun(r)).toBe('ABORTED')
+      expect(errorAnnotation(r)).toMatch(/stopped Jenkins build #\d+ \(stop; result ABORTED\)/)
+      // One crumb for the whole run (the trigger's), and the stop carried it (an API token is exempt from the check, not from the header).
+      expect(own.requests.filter(q => q.kind === 'crumb')).toHaveLength(1)
+      const after = own.requests.filter(q => q.time >= sentAt && q.method === 'POST')
+      expect(after.map(q => [q.path, q.status, q.crumbHeader])).toEqual([
+        [`/job/app/${build.number}/stop`, 302, true]
+      ])
+    } finally {
+      await own.close()
+    }
+  })
+
   describe('no trigger after a cancel (each on its own server: crumb and queue requests name no job)', () => {
     it('SIGINT while the crumb request hangs: the trigger is never sent, and nothing was started', async () => {
       const own = await startJenkins({

@@ -166,7 +166,7 @@ function simulate(
       } else if (read.kind === 'build') {
         count(read.full ? 'build-full' : 'build-poll')
         const b = tracks.get(read.track) as ModelBuild
-        emit(schedule.sawBuild(read.track, now, buildJson(b), read.full))
+        emit(schedule.sawBuild(read.track, now, { build: buildJson(b), full: read.full }))
       }
     }
     if (reads.length > 0) continue
@@ -385,7 +385,7 @@ describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
     expect(schedule.due(750).reads).toEqual([{ kind: 'console', track: id, ref }])
     schedule.sawConsole(id, 760, { grew: false, moreData: false, finished: true })
     expect(schedule.due(760).reads).toEqual([{ kind: 'build', track: id, ref, full: true }])
-    expect(schedule.sawBuild(id, 770, build({ building: false }), true)).toEqual([
+    expect(schedule.sawBuild(id, 770, { build: build({ building: false }), full: true })).toEqual([
       { kind: 'ended', track: id, build: build({ building: false }) }
     ])
     expect(schedule.active).toBe(false)
@@ -398,7 +398,7 @@ describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
     schedule.due(0)
     schedule.consoleFailed(id, 10)
     expect(schedule.due(10).reads).toEqual([{ kind: 'build', track: id, ref, full: false }])
-    schedule.sawBuild(id, 20, build({ building: false }), false)
+    schedule.sawBuild(id, 20, { build: build({ building: false }), full: false })
     let now = 20
     const reads: ScheduledRead[] = []
     while (schedule.active && now < 60_000) {
@@ -406,7 +406,7 @@ describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
       for (const read of due) {
         reads.push(read)
         if (read.kind === 'console') schedule.consoleFailed(id, now)
-        else schedule.sawBuild(id, now, build({ building: false }), true)
+        else schedule.sawBuild(id, now, { build: build({ building: false }), full: true })
       }
       if (due.length === 0) now = nextAt as number
     }

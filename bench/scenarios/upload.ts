@@ -91,14 +91,31 @@ async function curlUpload(jenkins: TestJenkins, file: string, id: string): Promi
   return Number(stdout.trim())
 }
 
-/** Our rate, from the step's own log line ("Uploaded … in T s (R MiB/s)"). */
+const UNIT = { B: 1, KiB: 1024, MiB: MB, GiB: 1024 * MB }
+
+/** "271 ms", "4.2 s", "1 min 5 s" (util/duration.ts' forms) in seconds. */
+function seconds(text: string): number {
+  let total = 0
+  for (const [, n, unit] of text.matchAll(/([\d.]+) (ms|s|min|h)\b/g)) {
+    total += Number(n) * { ms: 0.001, s: 1, min: 60, h: 3600 }[unit as 'ms' | 's' | 'min' | 'h']
+  }
+  if (!(total > 0)) throw new Error(`upload: no duration in "${text}"`)
+  return total
+}
+
+/**
+ * Our rate, from the step's own log line: "Uploaded S of files in T (R/s)."
+ * or, for an upload under a second (no rate said), S over T.
+ */
 function oursRate(stdout: string): number {
-  const match = /Uploaded [\d.]+ \w+ of files in [\d.]+ s \(([\d.]+) (B|KiB|MiB|GiB)\/s\)/.exec(
-    stdout
-  )
+  const match =
+    /Uploaded ([\d.]+) (B|KiB|MiB|GiB) of files in (.+?)(?: \(([\d.]+) (B|KiB|MiB|GiB)\/s\))?\./.exec(
+      stdout
+    )
   if (!match) throw new Error(`upload: no upload line in the step log:\n${stdout.slice(-2000)}`)
-  const unit = { B: 1, KiB: 1024, MiB: MB, GiB: 1024 * MB }[match[2] as 'B' | 'KiB' | 'MiB' | 'GiB']
-  return Number(match[1]) * unit
+  const [, size, sizeUnit, time, rate, rateUnit] = match
+  if (rate !== undefined) return Number(rate) * UNIT[rateUnit as keyof typeof UNIT]
+  return (Number(size) * UNIT[sizeUnit as keyof typeof UNIT]) / seconds(time ?? '')
 }
 
 async function measure(s: Settings): Promise<Measured> {

@@ -90,7 +90,7 @@ export function parseCommandLine(
   }
 
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string
+    const arg = argv[i] ?? ''
     if (arg === '-h' || arg === '--help') {
       line.help = true
       continue

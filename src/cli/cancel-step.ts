@@ -41,7 +41,7 @@ export class StepCanceller {
   private readonly handler = (signal: NodeJS.Signals): void => {
     this.interruption ??= { signal }
     // Ctrl+C is said once: by the step, which gets the same SIGINT.
-    this.cancel(`Received ${signal}`, signal === 'SIGINT' && this.saysSignal)
+    this.cancel(`Received ${signal}`, { quiet: signal === 'SIGINT' && this.saysSignal })
   }
 
   /** The first signal or closed output, undefined while there was none. */
@@ -78,7 +78,7 @@ export class StepCanceller {
   }
 
   /** Cancels the running step as the runner does; `quiet`: the step says it itself. */
-  private cancel(why: string, quiet = false): void {
+  private cancel(why: string, { quiet = false }: { quiet?: boolean } = {}): void {
     const step = this.step
     if (!step || step.exitCode !== null || step.signalCode !== null) return
     if (this.cancelled.has(step)) {

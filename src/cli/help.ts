@@ -28,7 +28,7 @@ const OWN: ReadonlyArray<[string, string]> = [
 
 /** The help, wrapped to `width` columns. */
 export function helpText(inputs: readonly ActionInput[], width = 100): string {
-  const rows = inputs.map(input => [flagOf(input), describe(input)] as [string, string])
+  const rows = inputs.map((input): [string, string] => [flagOf(input), describe(input)])
   const column = Math.min(30, Math.max(...[...rows, ...OWN].map(([flag]) => flag.length)) + 2)
   const table = (entries: ReadonlyArray<[string, string]>): string[] =>
     entries.flatMap(([flag, text]) => {
@@ -55,9 +55,10 @@ export function helpText(inputs: readonly ActionInput[], width = 100): string {
     '',
     'Environment:',
     ...table([
-      ...Object.entries(ENV_INPUTS).map(
-        ([name, variable]) => [variable, `The default for --${name}.`] as [string, string]
-      ),
+      ...Object.entries(ENV_INPUTS).map(([name, variable]): [string, string] => [
+        variable,
+        `The default for --${name}.`
+      ]),
       ['GITHUB_TOKEN', 'The default for --github-token (the runner passes the workflow token).'],
       [
         '(others)',

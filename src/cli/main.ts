@@ -78,9 +78,7 @@ export async function run(
     return 2
   }
   if (line.help) {
-    io.stdout.write(
-      helpText(inputs, Math.min(100, (io.stdout as { columns?: number }).columns ?? 100))
-    )
+    io.stdout.write(helpText(inputs, Math.min(100, io.stdout.columns ?? 100)))
     return 0
   }
   const node = installedNode24(ROOT) ?? currentNode()
@@ -141,7 +139,10 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   }
   let mainLog: StepLog | undefined
   /** A step's run; `quiet`: only its annotations show (a post step with nothing to stop). */
-  const step = (state?: Record<string, string>, quiet = false): Promise<StepResult> => {
+  const step = ({
+    state,
+    quiet = false
+  }: { state?: Record<string, string>; quiet?: boolean } = {}): Promise<StepResult> => {
     // Once the log's reader went away (`| head`), the step's annotations
     // still reach stderr: they say what its cancellation stopped.
     const log = new StepLog(
@@ -187,7 +188,7 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
       if (line.verbose)
         say.note('Post step: the bundle again, with the state the main step saved.', 'debug')
       // A post step that has nothing to stop only says so: not at the end of every run.
-      post = await step(main.state, !line.verbose && !postHasWork(main.state))
+      post = await step({ state: main.state, quiet: !line.verbose && !postHasWork(main.state) })
       if (line.verbose) say.note(`Post step: exit status ${post.code ?? post.signal}.`, 'debug')
     }
   } finally {

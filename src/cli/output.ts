@@ -8,8 +8,14 @@
  * afterwards is dropped.
  */
 
+import { errorCode } from '../util/error-text.js'
+
 /** A stream the command writes to, as process.stdout and process.stderr are. */
-export type Writable = NodeJS.WritableStream & { isTTY?: boolean; hasColors?: () => boolean }
+export type Writable = NodeJS.WritableStream & {
+  isTTY?: boolean
+  hasColors?: () => boolean
+  columns?: number
+}
 
 export type StreamName = 'stdout' | 'stderr'
 
@@ -32,7 +38,7 @@ export class Output {
       this.stream.write(text)
     } catch (error) {
       // A synchronous pipe may throw instead of emitting 'error'.
-      this.close((error as NodeJS.ErrnoException).code ?? String(error))
+      this.close(errorCode(error) ?? String(error))
     }
   }
 

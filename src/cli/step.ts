@@ -81,10 +81,10 @@ export function parseFileCommands(text: string): Record<string, string> {
     if (line === '') continue
     const heredoc = /^([^=<]+)<<(.+)$/.exec(line)
     if (heredoc) {
-      const [, name, delimiter] = heredoc
+      const [, name = '', delimiter] = heredoc
       const value: string[] = []
       for (i++; i < lines.length && lines[i] !== delimiter; i++) value.push(lines[i] ?? '')
-      result[name as string] = value.join('\n')
+      result[name] = value.join('\n')
       continue
     }
     const eq = line.indexOf('=')

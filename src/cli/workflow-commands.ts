@@ -46,9 +46,17 @@ export interface LogLine {
 const DOTNET_LEADING_SPACE =
   /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/
 
-function registered(name: string, extra: string | undefined): boolean {
+/** A command whose `info` (name, then properties after a space) names a registered one. */
+function parsed(
+  info: string,
+  { value, form, extra }: { value: string; form: RunnerCommand['form']; extra?: string }
+): RunnerCommand | undefined {
+  const space = info.indexOf(' ')
+  const name = space < 0 ? info : info.slice(0, space)
   const lower = name.toLowerCase()
-  return REGISTERED_COMMANDS.includes(lower) || (extra !== undefined && lower === extra)
+  if (!REGISTERED_COMMANDS.includes(lower) && lower !== extra) return undefined
+  const properties = space < 0 ? '' : info.slice(space + 1)
+  return { name: lower, properties: form === 'v2' ? properties.trim() : properties, value, form }
 }
 
 /** ActionCommand.TryParseV2. */
@@ -57,16 +65,7 @@ function parseV2(line: string, extra?: string): RunnerCommand | undefined {
   if (!message.startsWith('::')) return undefined
   const end = message.indexOf('::', 2)
   if (end < 0) return undefined
-  const info = message.slice(2, end)
-  const space = info.indexOf(' ')
-  const name = space < 0 ? info : info.slice(0, space)
-  if (!registered(name, extra)) return undefined
-  return {
-    name: name.toLowerCase(),
-    properties: space < 0 ? '' : info.slice(space + 1).trim(),
-    value: message.slice(end + 2),
-    form: 'v2'
-  }
+  return parsed(message.slice(2, end), { value: message.slice(end + 2), form: 'v2', extra })
 }
 
 /** ActionCommand.TryParse: `##[` anywhere in the line. */
@@ -75,16 +74,7 @@ function parseV1(line: string, extra?: string): RunnerCommand | undefined {
   if (start < 0) return undefined
   const close = line.indexOf(']', start)
   if (close < 0) return undefined
-  const info = line.slice(start + 3, close)
-  const space = info.indexOf(' ')
-  const name = space < 0 ? info : info.slice(0, space)
-  if (!registered(name, extra)) return undefined
-  return {
-    name: name.toLowerCase(),
-    properties: space < 0 ? '' : info.slice(space + 1),
-    value: line.slice(close + 1),
-    form: 'v1'
-  }
+  return parsed(line.slice(start + 3, close), { value: line.slice(close + 1), form: 'v1', extra })
 }
 
 // ActionCommand's escape tables, applied in this order to unescape.
@@ -181,36 +171,4 @@ export class CommandReader {
   get stopped(): boolean {
     return this.token !== undefined
   }
-}
-
-/**
- * Reads stdout the way the runner does, line by line, honouring stop-commands.
- * @internal
- */
-export function runnerView(stdout: string): LogLine[] {
-  const splitter = new LineSplitter()
-  const reader = new CommandReader()
-  return [...splitter.push(stdout), ...splitter.end()].map(text => reader.read(text))
-}
-
-/**
- * The commands the runner would act on, optionally only those named `name`.
- * @internal
- */
-export function commands(stdout: string, name?: string): RunnerCommand[] {
-  return runnerView(stdout)
-    .filter(line => !line.stopped && line.command !== undefined)
-    .map(line => line.command as RunnerCommand)
-    .filter(command => name === undefined || command.name === name)
-}
-
-/**
- * Whether command processing is still stopped after the whole of stdout (a stop never resumed).
- * @internal
- */
-export function endsStopped(stdout: string): boolean {
-  const reader = new CommandReader()
-  const splitter = new LineSplitter()
-  for (const text of [...splitter.push(stdout), ...splitter.end()]) reader.read(text)
-  return reader.stopped
 }

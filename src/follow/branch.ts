@@ -89,7 +89,7 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
   const scan = new ScanState()
   let pause = options.pollMs ?? 1000
   let open = true
-  const close = (complete: boolean): void => {
+  const close = ({ complete }: { complete: boolean }): void => {
     if (!open) return
     open = false
     log.end(complete)
@@ -117,19 +117,19 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
       const info = await unlessNotFound(api.getJob(settings.job), undefined)
       if (info && (info.buildable !== false || scan.finished)) {
         if (settings.build !== 'new') {
-          close(scan.finished)
+          close({ complete: scan.finished })
           return { info }
         }
         const found = await findIndexingBuild(options, info)
         if (found === 'other-parameters') {
-          close(scan.finished)
+          close({ complete: scan.finished })
           out.logger.info(
             `Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`
           )
           return { info }
         }
         if (found) {
-          close(scan.finished)
+          close({ complete: scan.finished })
           const which =
             found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`
           out.logger.info(
@@ -141,12 +141,12 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
           return { info, indexingBuild: found }
         }
         if (scan.finished) {
-          close(true)
+          close({ complete: true })
           out.logger.info(`The scan finished without building ${job}; triggering a build.`)
           return { info }
         }
       } else if (!info && scan.finished) {
-        close(true)
+        close({ complete: true })
         throw new Error(
           await missingBranch(
             options,
@@ -158,7 +158,7 @@ async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
       pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5))
     }
   } finally {
-    close(false)
+    close({ complete: false })
   }
 }
 

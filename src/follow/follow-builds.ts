@@ -259,7 +259,7 @@ export class BuildsFollower {
   private async perform(read: ScheduledRead): Promise<void> {
     switch (read.kind) {
       case 'round':
-        return this.round(read.queue, read.running)
+        return this.round(read)
       case 'queue-item':
         return this.queueItem(read.track, read.queueId)
       case 'build':
@@ -289,7 +289,7 @@ export class BuildsFollower {
     if (run) hooks.inputs?.(track, run)
   }
 
-  private async round(queue: boolean, running: boolean): Promise<void> {
+  private async round({ queue, running }: { queue: boolean; running: boolean }): Promise<void> {
     const { api, logger } = this.options
     const sentAt = this.now()
     const seen: { queue?: QueuedTask[]; running?: RunningBuild[] } = {}
@@ -388,7 +388,7 @@ export class BuildsFollower {
       this.schedule.readFailed(track, this.now())
       return
     }
-    this.tell(this.schedule.sawBuild(track, this.now(), build, full))
+    this.tell(this.schedule.sawBuild(track, this.now(), { build, full }))
   }
 
   private async console(track: number): Promise<void> {

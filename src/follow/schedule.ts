@@ -326,7 +326,11 @@ export class SharedSchedule {
   }
 
   /** A build read on its own (`full`: its whole JSON). */
-  sawBuild(id: number, now: number, build: Build, full: boolean): TrackEvent[] {
+  sawBuild(
+    id: number,
+    now: number,
+    { build, full }: { build: Build; full: boolean }
+  ): TrackEvent[] {
     const track = this.running(id)
     if (!track) return []
     if (track.next === 'give-up') {

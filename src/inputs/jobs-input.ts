@@ -211,26 +211,21 @@ function givenBuild(item: RawItem, url: string, entry: JobEntry): BuildReference
       `Input 'jobs' item ${item.index} has 'build' and ${entry.hasParameters ? 'parameters' : 'files'}: a given build is followed, not triggered, so they would be ignored.`
     )
   }
-  let given: BuildReference | undefined
-  try {
-    given = parseBuildReference(text, url, entry.job)
-  } catch (error) {
-    if (error instanceof InputError) throw new InputError(itemMessage(error.message, where))
-    throw error
-  }
+  const given = renamed(
+    () => parseBuildReference(text, url, entry.job),
+    message => itemMessage(message, where)
+  )
   if (!given) throw new InputError(`${where} ('${clip(redactUrl(text))}') is not one: ${expected}.`)
   return { ...given, where }
 }
 
 /** A job path as `where` (`Input 'job'`, or an item of `jobs`) gives it. */
 export function parseProject(text: string, url: string, where: string): JobPath {
-  try {
-    return parseJobPath(text, url)
-  } catch (error) {
-    // Its messages name 'job'.
-    if (error instanceof InputError) throw new InputError(relabel(error.message, 'job', where))
-    throw error
-  }
+  // Its messages name 'job'.
+  return renamed(
+    () => parseJobPath(text, url),
+    message => relabel(message, 'job', where)
+  )
 }
 
 /** What an item of `jobs` sets for itself, parsed (`''`: none, over a shared one). */
@@ -277,14 +272,10 @@ function ownParameters(item: RawItem, where: string): BuildParameters {
   // the same rules as the `parameters` input (value types, empty names).
   const text =
     typeof item.parameters === 'string' ? item.parameters : JSON.stringify(item.parameters)
-  try {
-    return parseParameters(text)
-  } catch (error) {
-    if (error instanceof InputError) {
-      throw new InputError(relabel(error.message, 'parameters', `${where}'s 'parameters'`))
-    }
-    throw error
-  }
+  return renamed(
+    () => parseParameters(text),
+    message => relabel(message, 'parameters', `${where}'s 'parameters'`)
+  )
 }
 
 /** Items after the first with the same context get ` (2)`, ` (3)`…, so that no status overwrites another's. */
@@ -327,4 +318,14 @@ function duplicateWarnings(entries: JobEntry[]): string[] {
 /** A message of another input's parser, naming `where` instead of `Input '<name>'`. */
 function relabel(message: string, name: string, where: string): string {
   return message.replace(`Input '${name}'`, where)
+}
+
+/** What `parse` returns; its InputError worded by `rename` (it names another input). */
+function renamed<T>(parse: () => T, rename: (message: string) => string): T {
+  try {
+    return parse()
+  } catch (error) {
+    if (error instanceof InputError) throw new InputError(rename(error.message))
+    throw error
+  }
 }

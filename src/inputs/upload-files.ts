@@ -15,6 +15,7 @@ import { basename } from 'node:path'
 import { artifactSegments } from '../util/artifact-paths.js'
 import { resolveWorkspaceFile, WorkspacePathError } from '../util/workspace-paths.js'
 import { InputError } from '../util/input-error.js'
+import { errorCode } from '../util/error-text.js'
 import { nameValueLines } from './parameters.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 
@@ -87,15 +88,13 @@ export async function resolveUploads(
       real = await resolveWorkspaceFile(workspace, file.path)
     } catch (error) {
       if (error instanceof WorkspacePathError) throw refuse(error.reason)
-      // as: what fs throws; `code` may be absent, and is read as such.
-      const code = (error as NodeJS.ErrnoException).code
-      throw refuse(`cannot be read (${code ?? String(error)})`)
+      throw refuse(`cannot be read (${errorCode(error) ?? String(error)})`)
     }
     const info = await stat(real)
     try {
       await (await open(real, 'r')).close()
     } catch (error) {
-      throw refuse(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
+      throw refuse(`cannot be read (${errorCode(error) ?? 'error'})`)
     }
     uploads.push({
       name: file.name,

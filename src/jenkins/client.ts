@@ -8,7 +8,7 @@ import * as reads from './reads/reads.js'
 import { describeRun } from './reads/stages.js'
 import { readFailedTests } from './reports/test-report.js'
 import { Requester } from './transport/requester.js'
-import type { RequestSettings } from './transport/request-settings.js'
+import type { JenkinsSession, RequestSettings } from './transport/request-settings.js'
 import { findLostTrigger, trigger } from './trigger/trigger.js'
 import { triggerUpload } from './trigger/upload-trigger.js'
 import type {
@@ -89,6 +89,11 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
   /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
   get requestCounts(): Readonly<Record<string, number>> {
     return this.http.requestCounts
+  }
+
+  /** The session (cookies, crumb) for another client of the same Jenkins to continue: the abort's (RequestSettings.session). */
+  session(): JenkinsSession | undefined {
+    return this.http.session()
   }
 
   /** Closes kept-alive connections (the process can also exit without it). */

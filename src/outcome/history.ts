@@ -12,6 +12,7 @@ import { Interrupted } from '../jenkins/transport/errors.js'
 import type { BuildSummary, JenkinsApi, JobPath } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 import { errorText } from '../util/error-text.js'
+import { RESULT_ICONS } from './summary-sections.js'
 
 /** One finished build of the job, as the `history` output has it. */
 export interface HistoryEntry {
@@ -80,14 +81,6 @@ export function historyOutput(entries: readonly HistoryEntry[]): string {
   return JSON.stringify(entries)
 }
 
-const SYMBOLS: Record<BuildResult, string> = {
-  SUCCESS: '✅',
-  UNSTABLE: '⚠️',
-  FAILURE: '❌',
-  ABORTED: '⛔',
-  NOT_BUILT: '⚪'
-}
-
 /**
  * The median of the durations (ms); undefined for none.
  * @internal
@@ -110,7 +103,7 @@ export function historyLine(entries: readonly HistoryEntry[]): string | undefine
   if (entries.length === 0) return undefined
   const symbols = [...entries]
     .reverse()
-    .map(e => link(SYMBOLS[e.result] ?? '⚪', e.url))
+    .map(e => link(RESULT_ICONS[e.result] ?? '⚪', e.url))
     .join(' ')
   const median = medianDuration(entries) ?? 0
   return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${escapeHtml(formatDuration(median))}.</p>`

@@ -16,7 +16,15 @@ import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { formatBytes } from '../util/bytes.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
-import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
+import {
+  addArtifacts,
+  addFailedTests,
+  addMore,
+  RESULT_ICONS,
+  addStages,
+  addUnread,
+  headerRow
+} from './summary-sections.js'
 import { addTimeline, type TimelineBuild } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
 import { addValues, type ValuesOutcome } from './values.js'
@@ -78,15 +86,6 @@ export interface BuildReport {
   tail: string[]
 }
 
-/** The symbol shown before a result (summary, pull request comment). */
-export const RESULT_ICONS: Record<BuildResult, string> = {
-  SUCCESS: '✅',
-  UNSTABLE: '⚠️',
-  FAILURE: '❌',
-  ABORTED: '⛔',
-  NOT_BUILT: '⚪'
-}
-
 const MAX_PARAMETERS = 50
 const MAX_VALUE_CHARS = 200
 const MAX_NOTE_CHARS = 1000
@@ -132,10 +131,7 @@ export function writeSummary(
     if (several) {
       s.addHeading('Jenkins builds', 2)
       s.addTable([
-        ['Job', 'Build', 'Result', 'Duration', 'Failed tests'].map(data => ({
-          data,
-          header: true
-        })),
+        headerRow('Job', 'Build', 'Result', 'Duration', 'Failed tests'),
         ...reports.map(report => row(report))
       ])
       addTimeline(s, timelineBuilds(reports))
@@ -316,18 +312,13 @@ function addParameters(summary: Summary, outcome: BuildOutcome): void {
   summary.addHeading('Parameters', 3)
   const shown = parameters.slice(0, MAX_PARAMETERS)
   summary.addTable([
-    [
-      { data: 'Name', header: true },
-      { data: 'Value', header: true }
-    ],
+    headerRow('Name', 'Value'),
     ...shown.map(p => [
       `<code>${escapeHtml(cut(p.name, 100))}</code>`,
       p.value === HIDDEN ? HIDDEN : escapeHtml(cut(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
     ])
   ])
-  if (parameters.length > shown.length) {
-    summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true)
-  }
+  addMore(summary, parameters.length, shown.length)
 }
 
 /** The result, with its icon and whether `accept` takes it; running or not started when there is none. */

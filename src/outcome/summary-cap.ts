@@ -73,12 +73,11 @@ export function boundedSummary(
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver)
       if (typeof value !== 'function') return value
-      const method = value as (...args: unknown[]) => unknown
       if (key === 'write') {
-        return async (...args: unknown[]) => {
+        return async (...args: Parameters<Summary['write']>) => {
           take()
           // write({ overwrite: true }) replaces what the file holds.
-          const overwrite = (args[0] as { overwrite?: boolean } | undefined)?.overwrite === true
+          const overwrite = args[0]?.overwrite === true
           const existing = overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)()
           const max = maxBytes - existing
           const added = kept.addedBytes
@@ -90,7 +89,7 @@ export function boundedSummary(
             )
           }
           target.addRaw(fitted.text)
-          await method.apply(target, args)
+          await Reflect.apply(value, target, args)
           return proxy
         }
       }
@@ -99,7 +98,7 @@ export function boundedSummary(
       if (key === 'emptyBuffer' || key === 'clear') {
         return (...args: unknown[]) => {
           reset()
-          const result = method.apply(target, args)
+          const result: unknown = Reflect.apply(value, target, args)
           return result === target ? proxy : result
         }
       }
@@ -107,12 +106,12 @@ export function boundedSummary(
         return (...args: unknown[]) => {
           // What an earlier call left in the buffer is a unit of its own.
           take()
-          const result = method.apply(target, args)
+          const result: unknown = Reflect.apply(value, target, args)
           take()
           return result === target ? proxy : result
         }
       }
-      return method.bind(target)
+      return value.bind(target)
     }
   })
   return proxy
@@ -243,19 +242,19 @@ class KeptUnits {
 
   /** Rows from the end of the largest table kept (the header row and one row stay); false when no table has rows to give. */
   private dropRows(maxBytes: number): boolean {
-    let largest: { section: Section; unit: number; bytes: number } | undefined
+    let largest: { section: Section; unit: number; text: string; bytes: number } | undefined
     for (const section of this.sections) {
       section.units.forEach((unit, j) => {
         const bytes = Buffer.byteLength(unit)
         if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
-          largest = { section, unit: j, bytes }
+          largest = { section, unit: j, text: unit, bytes }
         }
       })
     }
     if (!largest) return false
-    const table = largest.section.units[largest.unit] as string
+    const table = largest.text
     const tableRows = rowsOf(table)
-    const over = this.bytes + this.lineBytes(true) - maxBytes
+    const over = this.bytes + this.lineBytes({ anyway: true }) - maxBytes
     let drop = 0
     let freed = 0
     while (tableRows.length - drop > 2 && freed < over) {
@@ -272,7 +271,7 @@ class KeptUnits {
   }
 
   /** Bytes of the 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
-  private lineBytes(anyway = false): number {
+  private lineBytes({ anyway = false } = {}): number {
     const left = this.leftOut()
     const any = anyway || left.leftOut > 0 || left.rows > 0
     return any ? Buffer.byteLength(leftOutLine(left)) + 1 : 0

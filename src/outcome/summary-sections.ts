@@ -5,12 +5,22 @@ import { formatDuration } from '../util/duration.js'
 import { escapeHtml, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { PipelineStage } from '../jenkins/model/types.js'
+import type { BuildResult } from '../util/constants.js'
 import { shortName } from '../util/names.js'
 import { sourceLineUrl, type SourceCommit } from './source-link.js'
 import type { TestLocation } from './test-locations.js'
 import type { TestsOutcome } from './test-report.js'
 
 type Summary = typeof coreSummary
+
+/** The symbol shown before a result (summary, history, pull request comment). */
+export const RESULT_ICONS: Record<BuildResult, string> = {
+  SUCCESS: '✅',
+  UNSTABLE: '⚠️',
+  FAILURE: '❌',
+  ABORTED: '⛔',
+  NOT_BUILT: '⚪'
+}
 
 const STAGE_ICONS: Record<string, string> = {
   SUCCESS: '✅',
@@ -28,6 +38,16 @@ const ERROR_CHARS = 300
 const MAX_UNREAD = 3
 const UNREAD_CHARS = 600
 
+/** A table's header row. */
+export function headerRow(...names: string[]): Array<{ data: string; header: true }> {
+  return names.map(data => ({ data, header: true }))
+}
+
+/** `… and N more` below a list cut to `shown` of `total` (`what`: of what, when it says). */
+export function addMore(summary: Summary, total: number, shown: number, what = ''): void {
+  if (total > shown) summary.addRaw(`<p>… and ${total - shown} more${what}.</p>`, true)
+}
+
 /**
  * The failed tests: name (linked to its page), class, where it failed in the
  * repository (when a trace names a workspace file: `path:line`, linked to
@@ -42,12 +62,7 @@ export function addFailedTests(summary: Summary, tests: TestsOutcome, level = 3)
     // A File column only when a test has one: most reports name no workspace file.
     const withFile = tests.failed.some(test => located.has(test))
     summary.addTable([
-      [
-        { data: 'Test', header: true },
-        { data: 'Class', header: true },
-        ...(withFile ? [{ data: 'File', header: true }] : []),
-        { data: 'Error', header: true }
-      ],
+      headerRow('Test', 'Class', ...(withFile ? ['File'] : []), 'Error'),
       ...tests.failed.map(test => [
         link(shortName(test.name), test.url),
         `<code>${escapeHtml(shortName(test.className))}</code>`,
@@ -83,20 +98,14 @@ export function addStages(summary: Summary, stages: readonly PipelineStage[], le
   summary.addHeading('Stages', level)
   const shown = stages.slice(0, MAX_STAGE_ROWS)
   summary.addTable([
-    [
-      { data: 'Stage', header: true },
-      { data: 'Status', header: true },
-      { data: 'Duration', header: true }
-    ],
+    headerRow('Stage', 'Status', 'Duration'),
     ...shown.map(stage => [
       escapeHtml(shortName(stage.name)),
       `${STAGE_ICONS[stage.status] ?? ''} ${escapeHtml(stage.status)}`.trim(),
       stage.status === 'NOT_EXECUTED' ? '&nbsp;' : escapeHtml(formatDuration(stage.durationMillis))
     ])
   ])
-  if (stages.length > shown.length) {
-    summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true)
-  }
+  addMore(summary, stages.length, shown.length, ' stages')
 }
 
 /** The downloaded artifacts and where they are; refused paths named. */
@@ -113,9 +122,7 @@ export function addArtifacts(summary: Summary, artifacts: ArtifactsOutcome, leve
       `<ul>${shown.map(path => `<li><code>${escapeHtml(cut(path, PATH_CHARS))}</code></li>`).join('')}</ul>`,
       true
     )
-    if (artifacts.written.length > shown.length) {
-      summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true)
-    }
+    addMore(summary, artifacts.written.length, shown.length)
   }
   for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
     summary.addRaw(

@@ -223,7 +223,7 @@ export function annotateFailedTests(
 }
 
 function classOf(action: unknown): unknown {
-  return typeof action === 'object' && action !== null
-    ? (action as { _class?: unknown })._class
+  return typeof action === 'object' && action !== null && '_class' in action
+    ? action._class
     : undefined
 }

@@ -16,6 +16,8 @@ import type { BuildOutputsApi, BuildRef, JsonValue } from '../jenkins/model/type
 import { escapeHtml } from '../util/html.js'
 import { splitNameValue } from '../util/name-value.js'
 import { cut } from '../util/shorten.js'
+import { errorText } from '../util/error-text.js'
+import { addMore, headerRow } from './summary-sections.js'
 import type { Logger } from '../util/logger.js'
 
 /** Most bytes of the file read: a larger one is not downloaded. */
@@ -50,7 +52,7 @@ export function parseJsonValues(text: string): ParsedValues {
   try {
     parsed = parseJenkinsJson(text)
   } catch (error) {
-    return { problem: `is not one JSON object (${(error as Error).message})` }
+    return { problem: `is not one JSON object (${errorText(error)})` }
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed
@@ -119,6 +121,7 @@ export async function readValues(
 ): Promise<ValuesOutcome> {
   const what = `values-file '${path}' of build #${ref.number} of ${fullName(ref.job)}`
   const fail = (problem: string): ValuesOutcome => {
+    // as: Object.create(null) is typed any; a prototype-less object of values.
     const values = Object.create(null) as Values
     if (required) {
       const message = `The ${what} ${problem}, and values-file-required is true: the values output is {}.`
@@ -154,10 +157,7 @@ export function addValues(summary: typeof coreSummary, outcome: ValuesOutcome, l
   }
   const shown = entries.slice(0, MAX_SUMMARY_VALUES)
   summary.addTable([
-    [
-      { data: 'Key', header: true },
-      { data: 'Value', header: true }
-    ],
+    headerRow('Key', 'Value'),
     ...shown.map(([key, value]) => [
       `<code>${escapeHtml(cut(key, 100))}</code>`,
       escapeHtml(
@@ -165,7 +165,5 @@ export function addValues(summary: typeof coreSummary, outcome: ValuesOutcome, l
       ) || '&nbsp;'
     ])
   ])
-  if (entries.length > shown.length) {
-    summary.addRaw(`<p>… and ${entries.length - shown.length} more.</p>`, true)
-  }
+  addMore(summary, entries.length, shown.length)
 }

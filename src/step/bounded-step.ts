@@ -6,7 +6,6 @@ import type { StepIO } from '../runner/io.js'
 import { namedLogger, type Logger } from '../util/logger.js'
 import { StepBounds } from '../util/request-bounds.js'
 import { abortReason, StepAborted, type AbortReason } from '../util/wait.js'
-import { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './budgets.js'
 import { budgetClient, createClient } from './create-client.js'
 import { RemoteWork } from './remote-work.js'
 import type { Presenter } from './presenter.js'
@@ -109,6 +108,14 @@ export async function runBounded(settings: Settings, io: StepIO, mode: StepMode)
   }
 }
 
+/**
+ * How long the abort after a cancel signal may take. The runner sends
+ * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
+ */
+const CANCEL_BUDGET_MS = 5500
+/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
+const TIMEOUT_BUDGET_MS = 3500
+
 /** How long the abort may take after the step was stopped for `reason`. */
 function budgetMs(reason: AbortReason): number {
   return reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS
@@ -121,7 +128,7 @@ function budgetMs(reason: AbortReason): number {
  * builds) each line names its job.
  */
 export async function stopWork(
-  { settings, work }: StepRun,
+  { settings, work, api }: StepRun,
   { log, until, named }: { log: Logger; until: number; named: boolean }
 ): Promise<{ outcome: string; said: Map<string, string> }> {
   const said = new Map<string, string>()
@@ -142,7 +149,7 @@ export async function stopWork(
       return { outcome: '; left the Jenkins work running (abort-on-cancel: false).', said }
     }
     // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
-    const client = budgetClient(settings, until)
+    const client = budgetClient(settings, { until, continuing: api })
     const done = await Promise.all(
       work.targets(client).map(async target => {
         const what = await abortRemote(

@@ -2,6 +2,7 @@ import { coreLogger } from './core-logger.js'
 import { maskSecret } from './secrets.js'
 import type { Settings } from '../inputs/inputs.js'
 import { JenkinsClient } from '../jenkins/client.js'
+import type { JenkinsSession } from '../jenkins/transport/request-settings.js'
 
 /** What bounds a client: the step's timeout and cancel signal, or an abort budget. */
 export interface ClientBounds {
@@ -9,6 +10,8 @@ export interface ClientBounds {
   deadline?: number
   /** Fires on cancel or timeout (or when an abort budget ends): requests in flight end, none start. */
   signal?: AbortSignal
+  /** Another client's session to continue (the abort's client continues the step's). */
+  session?: JenkinsSession
 }
 
 /**
@@ -47,11 +50,19 @@ export function createClient(
   })
 }
 
-/** A client for the cleanup after the step's own client was stopped: nothing it does outlives `until` (epoch ms). */
-export function budgetClient(settings: Settings, until: number): JenkinsClient {
+/**
+ * A client for the cleanup after the step's own client was stopped: nothing
+ * it does outlives `until` (epoch ms). Given the step's client, it continues
+ * its session: a stop needs no crumb request first.
+ */
+export function budgetClient(
+  settings: Settings,
+  { until, continuing }: { until: number; continuing?: JenkinsClient }
+): JenkinsClient {
   return createClient(settings, {
     deadline: until,
-    signal: AbortSignal.timeout(Math.max(0, until - Date.now()))
+    signal: AbortSignal.timeout(Math.max(0, until - Date.now())),
+    session: continuing?.session()
   })
 }
 

@@ -167,6 +167,102 @@ describe('crumb and session', () => {
     await client.stopBuild(build, 'kill')
   })
 
+  describe("a client that continues another's session (the abort's client)", () => {
+    it('sends its stop at once with the session cookie and crumb, asking for no crumb, and redacts both', async () => {
+      const { client: step } = makeClient()
+      crumbIssuer('Automation-Crumb', CRUMB, COOKIE)
+      nock(ORIGIN)
+        .post('/jenkins/job/deploy/build')
+        .query(true)
+        .reply(201, '', { Location: `${ORIGIN}/jenkins/queue/item/5/` })
+      await step.trigger(plain, job, {})
+      const told: string[] = []
+      const { client: abort } = makeClient({ session: step.session(), onSecret: v => told.push(v) })
+      nock(ORIGIN)
+        .post('/jenkins/job/deploy/7/stop')
+        .matchHeader('automation-crumb', CRUMB)
+        .matchHeader('cookie', COOKIE)
+        .reply(302, '', { Location: `${ORIGIN}/jenkins/job/deploy/7/` })
+        .get('/jenkins/queue/item/5/api/json')
+        .reply(200, { id: 5, why: `echo ${COOKIE} ${CRUMB}` })
+      await abort.stopBuild(build, 'stop')
+      expect(abort.requestCounts['crumb']).toBeUndefined()
+      expect(abort.requestCounts['total']).toBe(1)
+      // Told before anything could print them, and redacted from what it reads.
+      expect(told).toEqual([COOKIE.slice(COOKIE.indexOf('=') + 1), CRUMB])
+      expect((await abort.getQueueItem(5)).why).toBe(
+        `echo ${COOKIE.slice(0, COOKIE.indexOf('=') + 1)}*** ***`
+      )
+    })
+
+    it('a stale session (Jenkins restarted) is rejected once, then a new session and crumb are fetched', async () => {
+      const { client: step } = makeClient()
+      crumbIssuer('Jenkins-Crumb', CRUMB, COOKIE)
+      nock(ORIGIN).post('/jenkins/job/deploy/disable').reply(302)
+      await step.disableJob(job)
+      const { client: abort } = makeClient({ session: step.session() })
+      nock(ORIGIN)
+        .post('/jenkins/job/deploy/7/stop')
+        .matchHeader('cookie', COOKIE)
+        .matchHeader('jenkins-crumb', CRUMB)
+        .reply(403, 'No valid crumb was included in the request')
+      nock(ORIGIN, { badheaders: ['cookie'] })
+        .get('/jenkins/crumbIssuer/api/json')
+        .reply(
+          200,
+          { crumb: CRUMB2, crumbRequestField: 'Jenkins-Crumb' },
+          { 'Set-Cookie': `${COOKIE2}; Path=/jenkins; HttpOnly` }
+        )
+      nock(ORIGIN)
+        .post('/jenkins/job/deploy/7/stop')
+        .matchHeader('cookie', COOKIE2)
+        .matchHeader('jenkins-crumb', CRUMB2)
+        .reply(302)
+      await abort.stopBuild(build, 'stop')
+      expect(abort.requestCounts['crumb']).toBe(1)
+    })
+
+    it('knows a Jenkins without a crumb issuer: sends no crumb and asks for none', async () => {
+      const { client: step } = makeClient()
+      nock(ORIGIN)
+        .get('/jenkins/crumbIssuer/api/json')
+        .reply(...JENKINS_404)
+      nock(ORIGIN).post('/jenkins/job/deploy/disable').reply(302)
+      await step.disableJob(job)
+      const { client: abort } = makeClient({ session: step.session() })
+      nock(ORIGIN, { badheaders: ['automation-crumb', 'jenkins-crumb'] })
+        .post('/jenkins/job/deploy/7/stop')
+        .reply(302)
+      await abort.stopBuild(build, 'stop')
+      expect(abort.requestCounts['total']).toBe(1)
+    })
+
+    it('a crumb not yet known is fetched as usual, with the session cookie it has', async () => {
+      const { client: step } = makeClient()
+      nock(ORIGIN)
+        .get('/jenkins/job/deploy/api/json')
+        .query(true)
+        .reply(
+          200,
+          { name: 'deploy', url: `${BASE}/job/deploy/` },
+          { 'Set-Cookie': `${COOKIE}; Path=/jenkins` }
+        )
+      await step.getJob(job).catch(() => undefined)
+      expect(step.session()?.crumb).toBeUndefined()
+      const { client: abort } = makeClient({ session: step.session() })
+      nock(ORIGIN)
+        .get('/jenkins/crumbIssuer/api/json')
+        .matchHeader('cookie', COOKIE)
+        .reply(200, { crumb: CRUMB, crumbRequestField: 'Jenkins-Crumb' })
+        .post('/jenkins/job/deploy/7/stop')
+        .matchHeader('cookie', COOKIE)
+        .matchHeader('jenkins-crumb', CRUMB)
+        .reply(302)
+      await abort.stopBuild(build, 'stop')
+      expect(abort.requestCounts['crumb']).toBe(1)
+    })
+  })
+
   it('fetches the crumb alongside the job GET so the trigger needs no extra round trip', async () => {
     const { client } = makeClient()
     let crumbAsked!: () => void

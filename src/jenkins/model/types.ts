@@ -72,9 +72,7 @@ export interface QueueItem {
   id: number
   why?: string | null
   cancelled?: boolean
-  blocked?: boolean
   buildable?: boolean
-  stuck?: boolean
   /** Epoch ms on Jenkins' clock, a count; absent when Jenkins sent none or no count. */
   inQueueSince?: number
   /**

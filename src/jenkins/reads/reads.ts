@@ -189,7 +189,7 @@ export async function getQueueItem(http: Requester, queueId: number): Promise<Qu
     'queue',
     `${queueItemUrl(http.baseUrl, queueId)}api/json`,
     http.context(`queue item ${queueId}`, {
-      notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
+      notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint({ following: true })}`,
       following: true
     })
   )
@@ -349,7 +349,7 @@ export async function recentBuilds(
     'builds',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the builds of job '${name}'`, {
-      notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(true)}`,
+      notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint({ following: true })}`,
       following: true
     })
   )

@@ -123,9 +123,10 @@ export async function readFailedTests(
     }
     return state
   }
-  const stop = (budgetReached: boolean): FailedTestsRead => {
+  /** The budget is spent: what was read so far. */
+  const stop = (): FailedTestsRead => {
     read.complete = false
-    read.budgetReached = budgetReached
+    read.budgetReached = true
     return read
   }
   let range: PageRange = {
@@ -167,7 +168,7 @@ export async function readFailedTests(
       room < Math.min(budget.pageTarget, budget.pageLimit, budget.totalBytes) / 8 ||
       (read.casesRead > 0 && casesBytes / read.casesRead > limit)
     ) {
-      return stop(true)
+      return stop()
     }
     read.requests++
     const page = await readPage(
@@ -215,7 +216,7 @@ export async function readFailedTests(
       traces = false
       continue
     }
-    if (page.cut && (children.length > 0 || widest === 0)) return stop(true)
+    if (page.cut && (children.length > 0 || widest === 0)) return stop()
     if (lastGoesOn || page.cut?.openKeys.join('/') === 'suites/cases') {
       // The rest of the last suite: from its first case not read whole.
       const lastCases = Math.max(0, ...parts.map(p => list(p.suites[widest - 1]?.cases).length))

@@ -14,6 +14,8 @@ export interface Crumb {
  */
 export class CrumbCache {
   private pending: Promise<Crumb | undefined> | undefined
+  /** The crumb once fetched (null: no crumb issuer); undefined while unknown. */
+  private known: Crumb | null | undefined
 
   constructor(
     /** Gets the crumb, or undefined when the server has no crumb issuer. */
@@ -27,6 +29,7 @@ export class CrumbCache {
     if (!this.pending) {
       const pending = this.fetch().then(crumb => {
         this.onChange(crumb)
+        if (this.pending === pending) this.known = crumb ?? null
         return crumb
       })
       // A failed fetch is not cached: the next POST tries again.
@@ -43,9 +46,22 @@ export class CrumbCache {
     this.ensure().catch(() => undefined)
   }
 
+  /** The crumb once fetched (null: Jenkins has no crumb issuer), or undefined while unknown. */
+  get current(): Crumb | null | undefined {
+    return this.known
+  }
+
+  /** Starts from another client's crumb (RequestSettings.session): nothing is fetched until Jenkins rejects it. */
+  seed(crumb: Crumb | null): void {
+    this.known = crumb
+    this.pending = Promise.resolve(crumb ?? undefined)
+    this.onChange(crumb ?? undefined)
+  }
+
   /** Drops the crumb (its session is gone) and fetches a new one. */
   refresh(): Promise<Crumb | undefined> {
     this.pending = undefined
+    this.known = undefined
     this.onChange(undefined)
     return this.ensure()
   }

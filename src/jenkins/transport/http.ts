@@ -7,7 +7,7 @@ import http, {
 import https from 'node:https'
 import type { Readable } from 'node:stream'
 import { HttpClient } from '@actions/http-client'
-import { CookieJar } from 'tough-cookie'
+import { CookieJar, type SerializedCookieJar } from 'tough-cookie'
 import type { Logger } from '../../util/logger.js'
 import { JenkinsError } from './errors.js'
 import { networkFailure } from './network-errors.js'
@@ -29,6 +29,8 @@ export interface TransportOptions {
   ca?: readonly string[]
   /** Told of each crumb and session cookie value the moment it is given (RequestSettings.onSecret). */
   onSecret?: (value: string) => void
+  /** Another client's cookies, to continue its session (RequestSettings.session). */
+  cookies?: SerializedCookieJar
 }
 
 /** How a body is read within its exchange's bounds (limits.ts implements it). */
@@ -126,11 +128,7 @@ const MAX_REDIRECTS = 5
 export class Transport {
   readonly requestCounts: Record<string, number> = { total: 0 }
   private readonly agents: HttpClient
-  // eslint-disable-next-line local/no-positional-undefined -- tough-cookie's CookieJar takes its store before its options
-  private readonly jar = new CookieJar(undefined, {
-    looseMode: true,
-    allowSpecialUseDomain: true
-  })
+  private readonly jar: CookieJar
   private readonly base: URL
   private readonly authorization: string | undefined
   private crumb: { field: string; value: string } | undefined
@@ -156,6 +154,18 @@ export class Transport {
     })
     // Built once: parsing Node's default CAs takes time.
     if (options.ca?.length) this.secureContext = trustWith(options.ca)
+    this.jar = options.cookies
+      ? CookieJar.deserializeSync(options.cookies)
+      : // eslint-disable-next-line local/no-positional-undefined -- tough-cookie's CookieJar takes its store before its options
+        new CookieJar(undefined, { looseMode: true, allowSpecialUseDomain: true })
+    for (const cookie of options.cookies?.cookies ?? []) {
+      if (typeof cookie.value === 'string' && cookie.value.length >= 8) this.remember(cookie.value)
+    }
+  }
+
+  /** The session cookies, for another client to continue the session (RequestSettings.session). */
+  cookies(): SerializedCookieJar | undefined {
+    return this.jar.serializeSync()
   }
 
   /** The credentials it sends, which must never appear in a message: the Authorization value and its parts, the token (a crumb or session cookie it is given goes to onSecret). */

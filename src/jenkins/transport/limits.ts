@@ -202,7 +202,7 @@ export class ExchangeLimits implements ExchangeBounds {
     if (wait === Infinity) return
     const byDeadline = toDeadline <= ms
     this.timer = setTimeout(
-      () => this.cut(byDeadline ? this.deadlinePassed() : this.timeExceeded(said)),
+      () => this.cut(this.timeUp(byDeadline ? 'deadline' : said)),
       Math.min(MAX_TIMER_MS, Math.max(0, wait))
     )
   }
@@ -228,37 +228,26 @@ export class ExchangeLimits implements ExchangeBounds {
     })
   }
 
-  private timeExceeded(ms: number): Error {
+  /** The cut when the request's time ran out: its timeout (ms), or the step's deadline. */
+  private timeUp(limit: number | 'deadline'): Error {
+    const deadline = limit === 'deadline'
+    const within = deadline ? 'before the deadline' : `within ${seconds(limit)}`
     if (this.phase === 'headers') {
       return new NetworkFailure(
         new JenkinsError(
           'timeout',
-          `No answer from Jenkins at ${this.server} to ${this.what} within ${seconds(ms)}`
+          `No answer from Jenkins at ${this.server} to ${this.what} ${within}`
         ),
-        'timeout',
-        { transient: true }
+        deadline ? 'deadline' : 'timeout',
+        { transient: !deadline }
       )
     }
+    const sending = deadline
+      ? `had not finished sending ${this.what} at the deadline`
+      : `did not finish sending ${this.what} ${within}`
     return new JenkinsError(
       'timeout',
-      `Jenkins at ${this.server} did not finish sending ${this.what} within ${seconds(ms)} (${this.received} bytes received)`
-    )
-  }
-
-  private deadlinePassed(): Error {
-    if (this.phase === 'headers') {
-      return new NetworkFailure(
-        new JenkinsError(
-          'timeout',
-          `No answer from Jenkins at ${this.server} to ${this.what} before the deadline`
-        ),
-        'deadline',
-        { transient: false }
-      )
-    }
-    return new JenkinsError(
-      'timeout',
-      `Jenkins at ${this.server} had not finished sending ${this.what} at the deadline (${this.received} bytes received)`
+      `Jenkins at ${this.server} ${sending} (${this.received} bytes received)`
     )
   }
 

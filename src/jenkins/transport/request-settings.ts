@@ -1,3 +1,4 @@
+import type { SerializedCookieJar } from 'tough-cookie'
 import type { Logger } from '../../util/logger.js'
 import type { LimitSettings } from './limits.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js'
@@ -47,6 +48,19 @@ export interface RequestSettings {
    * the token. The client redacts it from its own messages either way.
    */
   onSecret?: (value: string) => void
+  /**
+   * Another client's session with the same Jenkins (JenkinsClient.session):
+   * its cookies and, when known, its crumb, so that the abort's client sends
+   * its stop at once instead of asking for a crumb first. A stale one is
+   * rejected by Jenkins and replaced, as after a restart.
+   */
+  session?: JenkinsSession
+}
+
+/** A client's session: its cookies as tough-cookie serialises them, and its crumb once known (null: Jenkins has no crumb issuer). */
+export interface JenkinsSession {
+  cookies: SerializedCookieJar
+  crumb?: { field: string; value: string } | null
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000

@@ -13,6 +13,7 @@ import {
   DEFAULT_USER_AGENT,
   limitSettings,
   retryPolicy,
+  type JenkinsSession,
   type RequestSettings
 } from './request-settings.js'
 import { errorForResponse, isCrumbRejection, type ErrorContext } from './responses.js'
@@ -140,7 +141,8 @@ export class Requester {
       onSecret: value => {
         secrets.add(value)
         options.onSecret?.(value)
-      }
+      },
+      cookies: options.session?.cookies
     })
     for (const value of this.transport.credentials) secrets.add(value)
     this.crumbs = new CrumbCache(
@@ -158,6 +160,7 @@ export class Requester {
         ),
       crumb => this.transport.setCrumb(crumb)
     )
+    if (options.session?.crumb !== undefined) this.crumbs.seed(options.session.crumb)
     this.foreign404 = new Foreign404Check(this.baseUrl, (url, o) => this.probe(url, o))
     if (options.insecure) {
       this.logger.warning(
@@ -179,6 +182,12 @@ export class Requester {
   /** Starts fetching the crumb in the background, to save a round trip before a POST. */
   prefetchCrumb(): void {
     this.crumbs.prefetch()
+  }
+
+  /** This client's session, for another client to continue (RequestSettings.session). */
+  session(): JenkinsSession | undefined {
+    const cookies = this.transport.cookies()
+    return cookies && { cookies, crumb: this.crumbs.current }
   }
 
   /**
@@ -336,7 +345,7 @@ export class Requester {
   }
 
   /** Added to a 404 of something anonymous users may be unable to see. */
-  anonymousHint(following = false): string {
+  anonymousHint({ following = false }: { following?: boolean } = {}): string {
     if (this.user) return ''
     if (!this.jobToken) return '; if it exists, anonymous users may not see it: set user and token'
     return following
