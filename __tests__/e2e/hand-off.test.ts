@@ -13,8 +13,8 @@ import {
   type GithubStandIn,
   type TestJenkins
 } from '../../test-server/index.js'
-import { commandData, commands } from '../../src/cli/workflow-commands.js'
-import { adminPost, auth, describeRun, run, untilServer } from './helpers.js'
+import { commandData } from '../../src/cli/workflow-commands.js'
+import { adminPost, auth, commands, describeRun, run, untilServer } from './helpers.js'
 import { node24 } from '../../scripts/action-runner.js'
 
 const NODE24 = node24()
