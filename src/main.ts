@@ -12,6 +12,7 @@ import { leavingWorkRunning, runBounded } from './step/bounded-step.js'
 import { disableJob, disableJobs, listJobs } from './step/job-admin.js'
 import { presenterFor } from './step/presenter.js'
 import { BuildsRun, stopStep } from './step/run-builds.js'
+import { settleHandOffs } from './step/settle.js'
 import { errorText } from './util/error-text.js'
 
 /** The action's entry point: the main step, or the post step on the second run. */
@@ -38,7 +39,8 @@ export async function run(): Promise<void> {
 /**
  * The step, bounded by `timeout` and stopped by the runner's cancel signals
  * (runBounded): one flow for one `job` and several `jobs` (run-builds.ts),
- * presented as the inputs ask (presenter.ts); or list or disable jobs.
+ * presented as the inputs ask (presenter.ts); or list or disable jobs, or
+ * settle hand-offs (settle.ts).
  */
 async function runStep(settings: Settings, io: StepIO): Promise<void> {
   const present = presenterFor(settings)
@@ -51,8 +53,10 @@ async function runStep(settings: Settings, io: StepIO): Promise<void> {
   let builds: BuildsRun | undefined
   await runBounded(settings, io, {
     jobs: entries.map(entry => entry.job),
-    waitingFor: present.waitingFor,
+    waitingFor: settings.settle ? 'the hand-offs to settle' : present.waitingFor,
     run: async step => {
+      // Settling reads GitHub's statuses and Jenkins: no comment command, no commit to settle.
+      if (settings.settle) return settleHandOffs(step)
       // A comment command is checked, and the commit settled, before anything goes to Jenkins.
       const settled = await settleCommit(settings, {
         logger: io.logger,

@@ -224,14 +224,6 @@ describe('checkConflicts refuses, naming both inputs', () => {
         'wait',
         "artifacts are downloaded once the build ends, which 'wait: false' does not wait for; use 'wait: true'"
       )
-    ],
-    [
-      { commitStatus: true, wait: 'queued' },
-      together(
-        'commit-status',
-        'wait',
-        "with 'wait: false' the result is never known, so the commit status would stay pending; use 'wait: true'"
-      )
     ]
   ])('%o', (use, message) => {
     expect(refusal(() => checkConflicts({ ...plain, ...use }))).toBe(message)

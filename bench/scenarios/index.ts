@@ -8,6 +8,7 @@ import { concurrency } from './concurrency.js'
 import { detection } from './detection.js'
 import { estimate } from './estimate.js'
 import { firstBuilds } from './first-builds.js'
+import { handOff } from './hand-off.js'
 import { idleStart } from './idle-start.js'
 import { jobs } from './jobs.js'
 import { jsonDepth } from './json-depth.js'
@@ -31,5 +32,6 @@ export const SCENARIOS: readonly Scenario[] = [
   jobs,
   jsonDepth,
   reportBudget,
-  upload
+  upload,
+  handOff
 ]

@@ -106,15 +106,6 @@ export function checkConflicts(s: InputUse): void {
       `the values file is read once the build ends, ${waited}`
     )
   }
-  // A pending status that nothing ever resolves would block a protected
-  // branch for good.
-  if (s.commitStatus && s.wait === 'queued') {
-    throw conflict(
-      'commit-status',
-      'wait',
-      `with 'wait: false' the result is never known, so the commit status would stay pending; use 'wait: true'`
-    )
-  }
   if (!s.jobs) {
     if (s.failFast) {
       throw new InputError(

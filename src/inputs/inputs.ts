@@ -51,6 +51,8 @@ export interface Settings extends JobEntry {
   disable: boolean
   build: BuildMode
   listJobs: boolean
+  /** Input `settle`: settle the hand-offs whose builds ended (step/settle.ts); undefined: not this mode. */
+  settle?: SettleMode
   /** Bound on the whole step, in milliseconds. */
   timeoutMs: number
   /** Results that count as success; never empty, no duplicates. */
@@ -92,6 +94,12 @@ export interface Settings extends JobEntry {
   inputWarnings: string[]
 }
 
+/** What a settle run takes: only the hand-offs of `context` (`status-context` given) and of `job` (given), written by `creator` (`status-creator`). */
+interface SettleMode {
+  creator?: string
+  context?: string
+}
+
 /**
  * What the inputs are read against besides their values.
  * @internal
@@ -120,6 +128,8 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.Disable]: 'false',
   [Input.Build]: 'new',
   [Input.ListJobs]: 'false',
+  [Input.Settle]: 'false',
+  [Input.StatusCreator]: '',
   [Input.Timeout]: '3600',
   [Input.Accept]: 'SUCCESS',
   [Input.Log]: 'true',
@@ -165,6 +175,8 @@ export function parseSettings(
 
   const disable = readBoolean(read, Input.Disable)
   const listJobs = readBoolean(read, Input.ListJobs)
+  const settle = readBoolean(read, Input.Settle)
+  const statusCreator = parseStatusCreator(read(Input.StatusCreator), settle)
   const log = readBoolean(read, Input.Log)
   const abortOnCancel = readBoolean(read, Input.AbortOnCancel)
   const commitStatus = readBoolean(read, Input.CommitStatus)
@@ -195,6 +207,7 @@ export function parseSettings(
   if (several && listJobs) {
     throw conflict('jobs', 'list-jobs', `'list-jobs' lists the jobs of the folder in 'job'`)
   }
+  if (settle) settleConflicts({ several, listJobs, disable, read })
   const shared = {
     parameters,
     hasParameters,
@@ -206,7 +219,7 @@ export function parseSettings(
   // One `job` is the one-item case of `jobs`; with `jobs`, no job and the shared inputs.
   const one = jobs
     ? jobEntry(Object.freeze([]), { ...shared, branch: '' })
-    : jobEntry(parseJob(read(Input.Job), url, listJobs), shared)
+    : jobEntry(parseJob(read(Input.Job), url, listJobs || settle), shared)
   const { job, branch } = one
   const scan = parseScan(
     read(Input.Scan),
@@ -251,6 +264,7 @@ export function parseSettings(
   const githubToken = read(Input.GithubToken)
   const needsToken = [
     [commitStatus, Input.CommitStatus, 'statuses: write'],
+    [settle, Input.Settle, 'statuses: write'],
     [prComment, Input.PrComment, 'pull-requests: write']
   ] as const
   for (const [on, name, permission] of needsToken) {
@@ -270,6 +284,14 @@ export function parseSettings(
     build,
     ...(given ? { given } : {}),
     listJobs,
+    ...(settle
+      ? {
+          settle: {
+            ...(statusCreator === undefined ? {} : { creator: statusCreator }),
+            ...(read(Input.StatusContext) === '' ? {} : { context: read(Input.StatusContext) })
+          }
+        }
+      : {}),
     timeoutMs,
     accept,
     log,
@@ -407,4 +429,42 @@ function parseArtifactsPath(value: string, workspace: string): string {
     if (!(error instanceof WorkspacePathError)) throw error
     throw new InputError(`Input 'artifacts-path' ('${clip(value)}') ${error.reason}: ${expected}.`)
   }
+}
+
+/** `settle` reads hand-offs and writes their final statuses: it builds nothing, and lists or disables no job. */
+function settleConflicts(o: {
+  several: boolean
+  listJobs: boolean
+  disable: boolean
+  read: (name: Input) => string
+}): void {
+  const why = 'settle triggers nothing: it settles the hand-offs earlier steps left'
+  if (o.several) throw conflict('settle', 'jobs', `${why} (filter with 'job' or 'status-context')`)
+  if (o.listJobs) throw conflict('settle', 'list-jobs', why)
+  if (o.disable) throw conflict('settle', 'disable', why)
+  for (const name of [
+    Input.Parameters,
+    Input.Files,
+    Input.Build,
+    Input.JobToken,
+    Input.Artifacts
+  ]) {
+    if (o.read(name) !== INPUT_DEFAULTS[name]) throw conflict('settle', name, why)
+  }
+}
+
+/** `status-creator`: a GitHub login (an app's ends in `[bot]`), with `settle` only. */
+function parseStatusCreator(value: string, settle: boolean): string | undefined {
+  if (value === '') return undefined
+  if (!settle) {
+    throw new InputError(
+      `Input 'status-creator' only applies with 'settle: true': it names who wrote the hand-offs a settle run takes.`
+    )
+  }
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\[bot\])?$/.test(value)) {
+    throw new InputError(
+      `Input 'status-creator' ('${clip(value)}') is not a GitHub login: expected a login such as my-app[bot].`
+    )
+  }
+  return value
 }

@@ -28,6 +28,8 @@ export interface CommitStatusOptions {
   target?: CommitUnderTest | null
   /** The step's redaction (StepIO.redact): GitHub shows a description as sent. Default: the token only. */
   redact?: (text: string) => string
+  /** Asked just before a final state is written; false: nothing is written (a settle run: the hand-off is no longer the latest). */
+  stillOurs?: () => Promise<boolean>
 }
 
 /** Whether the statuses of a step stopped for good (a token without `statuses: write`). */
@@ -42,7 +44,7 @@ export interface StatusGate {
 /** The event the reporter reads when it is given no target (github-event.ts reads it; never @actions/github's context, which throws at load on a broken event file). */
 export type StatusContext = EventContext
 
-type State = 'pending' | 'success' | 'failure' | 'error'
+export type State = 'pending' | 'success' | 'failure' | 'error'
 
 /** GitHub rejects longer descriptions (422). */
 const MAX_DESCRIPTION = 140
@@ -64,6 +66,11 @@ export class CommitStatusReporter {
   private target?: { owner: string; repo: string; sha: string }
   private octokit?: GithubClient
   private final = false
+  private readonly stillOurs?: () => Promise<boolean>
+  /** The last state GitHub took. */
+  private taken?: State
+  /** The reporter's writes, in the order asked: GitHub keeps the last one created per context. */
+  private last: Promise<void> = Promise.resolve()
 
   /**
    * Goes to `options.target`, the step's commit under test; without one,
@@ -78,6 +85,7 @@ export class CommitStatusReporter {
     this.redactText = options.redact ?? redactor(options.token)
     this.gate = options.gate ?? { closed: false }
     this.session = options.session ?? new GithubSession({ logger: options.logger })
+    this.stillOurs = options.stillOurs
     if (options.target === null || (!options.target && !ghContext)) {
       this.logger.debug(`Commit status '${this.context}' is off: no commit under test.`)
       return
@@ -107,13 +115,18 @@ export class CommitStatusReporter {
     return this.target?.sha
   }
 
+  /** The last state GitHub took from this reporter, if any. */
+  get written(): State | undefined {
+    return this.taken
+  }
+
   /** Whether a final state (success, failure, error) was sent or attempted. */
   get finished(): boolean {
     return this.final
   }
 
   pending(description: string, targetUrl?: string): Promise<void> {
-    return this.set('pending', description, targetUrl)
+    return this.inOrder('pending', description, targetUrl)
   }
 
   /**
@@ -133,7 +146,13 @@ export class CommitStatusReporter {
     if (result === 'error') state = 'error'
     else if (accepted !== undefined) state = accepted ? 'success' : 'failure'
     else state = result === 'SUCCESS' ? 'success' : 'failure'
-    return this.set(state, description, targetUrl)
+    return this.inOrder(state, description, targetUrl)
+  }
+
+  /** One write after the other (set never rejects): a hand-off sent after "Queued in Jenkins" must land after it. */
+  private inOrder(state: State, description: string, targetUrl?: string): Promise<void> {
+    this.last = this.last.then(() => this.set(state, description, targetUrl))
+    return this.last
   }
 
   private async set(state: State, description: string, targetUrl?: string): Promise<void> {
@@ -151,6 +170,7 @@ export class CommitStatusReporter {
       this.logger.debug(`Commit status '${this.context}' skipped (${state}).`)
       return
     }
+    if (state !== 'pending' && this.stillOurs && !(await this.stillOurs())) return
     const url = httpUrl(targetUrl)
     try {
       const request = octokit.rest.repos.createCommitStatus({
@@ -171,6 +191,7 @@ export class CommitStatusReporter {
         })
       }
       await request
+      this.taken = state
       this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`)
     } catch (error) {
       const failure = githubFailure(error)

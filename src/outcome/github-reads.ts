@@ -11,6 +11,7 @@ import {
   field,
   LOGIN,
   optional,
+  PULL_NUMBER,
   REPO_NAME,
   required,
   SHA,
@@ -158,4 +159,92 @@ export async function readLastChange(
     sha: required(entry, 'after', SHA, `${source}'s [0]`),
     at: required(entry, 'timestamp', TIME, `${source}'s [0]`)
   }
+}
+
+/** An open pull request the search found. */
+export interface FoundPull {
+  number: number
+}
+
+/**
+ * The repository's open pull requests whose head's combined status is
+ * `state` (GET /search/issues, page `page` of 100), oldest first; `total`:
+ * how many GitHub counts in all.
+ */
+export async function searchPulls(
+  client: GithubClient,
+  { owner, repo, state, page = 1, signal }: Where & { state: 'pending' | 'failure'; page?: number }
+): Promise<{ pulls: FoundPull[]; total: number }> {
+  const answer = await client.request('GET /search/issues', {
+    q: `repo:${owner}/${repo} is:pr is:open status:${state}`,
+    // Oldest first: a stable order, so that the pages a run number picks in turn cover them all.
+    sort: 'created',
+    order: 'asc',
+    per_page: 100,
+    page,
+    request: { signal }
+  })
+  const data: unknown = answer.data
+  const source = `GitHub's search for pull requests with status ${state}`
+  const total = field(data, 'total_count')
+  const items = field(data, 'items')
+  if (typeof total !== 'number' || !Array.isArray(items)) {
+    throw new Undecodable(source, 'items', 'a search result', items === undefined)
+  }
+  const pulls = items.map((item: unknown, i) => ({
+    number: required(item, 'number', PULL_NUMBER, `${source}'s [${i}]`)
+  }))
+  return { pulls, total: Math.max(total, pulls.length) }
+}
+
+/** A commit status as GitHub lists it. */
+export interface ListedStatus {
+  state: 'pending' | 'success' | 'failure' | 'error'
+  context: string
+  description: string | null
+  targetUrl: string | null
+  /** Its creator's login; undefined when GitHub names none (a deleted account). */
+  creator?: string
+}
+
+const STATES: ReadonlySet<unknown> = new Set(['pending', 'success', 'failure', 'error'])
+
+/**
+ * The commit's statuses, newest first (GET /repos/{owner}/{repo}/commits/{sha}/statuses,
+ * 100): the first of a context is its latest, the one GitHub shows.
+ */
+export async function readStatuses(
+  client: GithubClient,
+  { owner, repo, sha, signal }: Where & { sha: string }
+): Promise<ListedStatus[]> {
+  const answer = await client.rest.repos.listCommitStatusesForRef({
+    owner,
+    repo,
+    ref: sha,
+    per_page: 100,
+    request: { signal }
+  })
+  const data: unknown = answer.data
+  const source = `GitHub's statuses of ${sha.slice(0, 12)}`
+  if (!Array.isArray(data)) throw new Error(`${source} are not a list`)
+  return data.map((entry: unknown, i) => {
+    const state = field(entry, 'state')
+    const context = field(entry, 'context')
+    if (!STATES.has(state)) throw new Undecodable(`${source}'s [${i}]`, 'state', 'a state', !state)
+    if (typeof context !== 'string') {
+      throw new Undecodable(`${source}'s [${i}]`, 'context', 'a context', context === undefined)
+    }
+    const text = (key: string): string | null => {
+      const value = field(entry, key)
+      return typeof value === 'string' ? value : null
+    }
+    const creator = optional(entry, 'creator.login', LOGIN, `${source}'s [${i}]`)
+    return {
+      state: state as ListedStatus['state'],
+      context,
+      description: text('description'),
+      targetUrl: text('target_url'),
+      ...(creator === undefined ? {} : { creator })
+    }
+  })
 }

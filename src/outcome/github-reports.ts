@@ -14,7 +14,7 @@ import { Output } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
 import type { StepBounds } from '../util/request-bounds.js'
-import type { CommitStatusReporter, StatusGate } from './commit-status.js'
+import type { CommitStatusOptions, CommitStatusReporter, StatusGate } from './commit-status.js'
 import {
   commitUnderTest,
   headShaOf,
@@ -161,7 +161,10 @@ export class GithubReports {
    * gate: one warning for the step); none without a commit under test, so
    * that the GitHub client is never loaded then (github-event.ts).
    */
-  async status(context: string): Promise<CommitStatusReporter | undefined> {
+  async status(
+    context: string,
+    { stillOurs }: Pick<CommitStatusOptions, 'stillOurs'> = {}
+  ): Promise<CommitStatusReporter | undefined> {
     if (!this.target) {
       this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`)
       return undefined
@@ -175,7 +178,8 @@ export class GithubReports {
       session: this.parts.session,
       target: this.target,
       redact: this.o.redact,
-      fetch: this.o.fetch
+      fetch: this.o.fetch,
+      ...(stillOurs ? { stillOurs } : {})
     })
   }
 

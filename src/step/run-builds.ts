@@ -20,6 +20,7 @@ import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { Interrupted } from '../jenkins/transport/errors.js'
 import type { CommitStatusReporter } from '../outcome/commit-status.js'
 import { GithubReports } from '../outcome/github-reports.js'
+import { handOffDescription } from '../outcome/hand-off.js'
 import { readHistory } from '../outcome/history.js'
 import type { BuildReport } from '../outcome/report.js'
 import { InputNotices, isPipeline, isPipelineJob, readStages } from '../outcome/stages.js'
@@ -234,7 +235,10 @@ export class BuildsRun {
       const ref = this.refOf(item, begin.build.number)
       existingBuild(this.stepItem(item), ref, begin.mode)
       outcome.build = begin.build
-      this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
+      // Not waited for: its hand-off is the one pending status (returned).
+      if (settings.wait === 'finish') {
+        this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
+      }
       // Not triggered here: no job read to take them from, so one bounded read.
       if (settings.wait !== 'queued') {
         outcome.history = await readHistory(api, item.entry.job, ref.number, this.log)
@@ -250,8 +254,10 @@ export class BuildsRun {
         uploads: this.uploads[item.index] ?? [],
         branch: begin.branch
       })
-      // Where a hand-off (a later run that takes the build up) would start from.
-      this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl))
+      // With `wait: false` the hand-off is the one pending status (returned).
+      if (settings.wait !== 'queued') {
+        this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl))
+      }
     } catch (error) {
       if (error instanceof Interrupted || signal.aborted) throw error
       this.fail(item, error)
@@ -323,7 +329,10 @@ export class BuildsRun {
       item.inQueueSince = start.inQueueSince
       if (item.begin.kind === 'queue-item') existingBuild(this.stepItem(item), ref, 'given')
       else buildStarted(this.stepItem(item), ref)
-      this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
+      // With `wait: started` the hand-off is the one pending status (returned).
+      if (settings.wait === 'finish') {
+        this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
+      }
     }
     const [first] = owners
     if (!first) return
@@ -355,12 +364,27 @@ export class BuildsRun {
     for (const item of owners) this.returned(item)
   }
 
-  /** The step does not wait for the item's build (`wait: false` or `started`): said in its outcome, and told to the post step. */
+  /**
+   * The step does not wait for the item's build (`wait: false` or
+   * `started`): said in its outcome, told to the post step, and handed off
+   * in its pending commit status for a settle run (outcome/hand-off.ts).
+   */
   private returned(item: Item): void {
-    const { settings, work } = this.step
+    const { settings, work, api } = this.step
     if (item.report.error) return
     const { outcome } = item.report
     const { ref, queueId } = work.item(item.index)
+    const { begin } = item
+    const handOff = {
+      queueId:
+        begin.kind === 'queue-item'
+          ? begin.queueId
+          : begin.kind === 'build'
+            ? begin.build.queueId
+            : queueId,
+      build: ref?.number
+    }
+    this.side(item.status?.pending(handOffDescription(handOff), api.jobUrl(item.entry.job)))
     if (ref) {
       const wait = settings.wait === 'queued' ? 'false' : 'started'
       outcome.note = `Did not wait for the build to finish (wait: ${wait}).`

@@ -10,6 +10,10 @@ export enum Input {
   Disable = 'disable',
   Build = 'build',
   ListJobs = 'list-jobs',
+  /** Settle the hand-offs whose builds ended (step/settle.ts). */
+  Settle = 'settle',
+  /** The login that wrote the hand-offs a settle run takes, for a token GET /user cannot name. */
+  StatusCreator = 'status-creator',
   Timeout = 'timeout',
   Accept = 'accept',
   Log = 'log',
@@ -70,7 +74,9 @@ export enum Output {
   /** JSON object read from the `values-file` artifact. */
   Values = 'values',
   /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
-  Commit = 'commit'
+  Commit = 'commit',
+  /** With `settle`: JSON array of {commit, context, job, build-url, result, state}. */
+  Settled = 'settled'
 }
 
 /** Keys saved with core.saveState for the post step. */

@@ -62,8 +62,10 @@ export const GITHUB_ACTIONS_LOGIN = 'github-actions[bot]'
 export class GithubModel {
   /** Comments by issue (pull request) number, oldest first. */
   readonly comments = new Map<number, GithubComment[]>()
-  /** Pull requests' head commits, by number. */
+  /** Pull requests' head commits, by number (opened in the order set). */
   readonly heads = new Map<number, string>()
+  /** Pull requests that are closed (the search's `is:open` leaves them out). */
+  readonly closed = new Set<number>()
   readonly statuses: GithubStatus[] = []
   /** `role_name` per login on the repository; a login not here is no collaborator. */
   readonly roles = new Map<string, string>()
@@ -136,6 +138,26 @@ export class GithubModel {
     const status = { id: this.nextId++, sha, ...fields, creator: userOf(login) }
     this.statuses.push(status)
     return status
+  }
+
+  /** The commit's statuses, newest first, as GET commits/{ref}/statuses lists them. */
+  statusesOf(sha: string): GithubStatus[] {
+    return this.statuses.filter(s => s.sha === sha).reverse()
+  }
+
+  /**
+   * The commit's combined state (GET commits/{ref}/status): failure when the
+   * latest status of a context is error or failure, else pending when one
+   * is pending, else success; undefined without statuses (the search matches
+   * no `status:` then).
+   */
+  combinedState(sha: string): 'failure' | 'pending' | 'success' | undefined {
+    const latest = new Map<string, string>()
+    for (const s of this.statusesOf(sha)) if (!latest.has(s.context)) latest.set(s.context, s.state)
+    const states = [...latest.values()]
+    if (states.length === 0) return undefined
+    if (states.some(s => s === 'error' || s === 'failure')) return 'failure'
+    return states.includes('pending') ? 'pending' : 'success'
   }
 }
 

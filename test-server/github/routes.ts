@@ -2,6 +2,7 @@
  * The routes of the GitHub stand-in, one table: each names a call of the
  * REST API (the name faults aim at), its method and path, and how GitHub
  * answers it (docs.github.com/rest: issues/comments, pulls, commits/statuses,
+ * search/issues with `status:` (the head's combined state),
  * users, collaborators' permission, repository activity). A test file adds
  * its own routes with `GithubStandIn.route()`.
  */
@@ -206,6 +207,52 @@ export const ROUTES: GithubRoute[] = [
           ? { status: 204 }
           : json(404, NOT_FOUND)
       )
+  },
+  {
+    name: 'search.issues',
+    method: 'GET',
+    path: /^\/search\/issues$/,
+    answer: ({ query, model, url }) => {
+      // The qualifiers the action sends: repo:, is:pr, is:open, status: (the head's combined state).
+      const terms = (query.get('q') ?? '').split(/\s+/).filter(Boolean)
+      const repo = terms.find(t => t.startsWith('repo:'))?.slice(5)
+      const state = terms.find(t => t.startsWith('status:'))?.slice(7)
+      if (!repo || !terms.includes('is:pr')) {
+        return json(422, { message: 'Validation Failed', errors: [{ code: 'invalid' }] })
+      }
+      const open = terms.includes('is:open')
+      const order = query.get('order') === 'asc' ? 1 : -1
+      const matches = [...model.heads.entries()]
+        .filter(([number]) => !open || !model.closed.has(number))
+        .filter(([, sha]) => !state || model.combinedState(sha) === state)
+        .map(([number]) => number)
+        .sort((a, b) => (a - b) * order)
+      const perPage = Math.min(100, Math.max(1, Number(query.get('per_page') ?? 30) || 30))
+      const page = Math.max(1, Number(query.get('page') ?? 1) || 1)
+      return json(200, {
+        total_count: matches.length,
+        incomplete_results: false,
+        items: matches.slice((page - 1) * perPage, page * perPage).map(number => ({
+          number,
+          state: 'open',
+          updated_at: '2026-01-01T00:00:00Z',
+          pull_request: { url: `${url}/repos/${repo}/pulls/${number}` }
+        }))
+      })
+    }
+  },
+  {
+    name: 'statuses.list',
+    method: 'GET',
+    path: new RegExp(`^/repos/${REPO}/commits/(?<sha>[0-9a-f]+)/statuses$`),
+    answer: ({ params, query, model }) => {
+      const perPage = Math.min(100, Math.max(1, Number(query.get('per_page') ?? 30) || 30))
+      const page = Math.max(1, Number(query.get('page') ?? 1) || 1)
+      return json(
+        200,
+        model.statusesOf(params.sha ?? '').slice((page - 1) * perPage, page * perPage)
+      )
+    }
   },
   {
     name: 'statuses.create',

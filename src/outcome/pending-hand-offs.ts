@@ -1,0 +1,186 @@
+/**
+ * Where a settle run looks for hand-offs (hand-off.ts) and which it takes:
+ * the heads of the open pull requests GitHub's search finds with a pending
+ * or a failing combined status (a failure of another context hides a
+ * pending one there), and the `commit` input's commit; at most 100 commits
+ * a run, the search's pages taken in turn by the run number so that none
+ * waits forever. Of each commit, the latest status of each context that is
+ * pending, a hand-off, written by the token's identity and pointing below
+ * `url`. A run with nothing pending makes the two searches alone.
+ * docs/hand-off.md says it for users.
+ */
+import type { JobPath } from '../jenkins/model/types.js'
+import { fullName, sameJob } from '../jenkins/model/job-path.js'
+import type { Logger } from '../util/logger.js'
+import type { GithubClient } from './github-client.js'
+import type { TokenIdentity } from './github-identity.js'
+import {
+  readPullHead,
+  readStatuses,
+  searchPulls,
+  type FoundPull,
+  type ListedStatus
+} from './github-reads.js'
+import { handOffJob, parseHandOff, type HandOff } from './hand-off.js'
+
+/** How many commits a settle run reads at most. */
+const MAX_COMMITS = 100
+
+/** One hand-off still pending, the latest status of its context. */
+export interface PendingHandOff {
+  sha: string
+  /** The pull request whose head it is on; undefined for the `commit` input's commit. */
+  pull?: number
+  context: string
+  job: JobPath
+  handOff: HandOff
+  /** The status as GitHub listed it: the one a write must still find latest. */
+  status: ListedStatus
+}
+
+export interface LookOptions {
+  client: GithubClient
+  identity: TokenIdentity
+  owner: string
+  repo: string
+  /** The `url` input: a hand-off's job must be below it. */
+  baseUrl: string
+  /** The `commit` input. */
+  commit?: string
+  /** Only these, when given (`status-context`, `job`). */
+  context?: string
+  job?: JobPath
+  /** GITHUB_RUN_NUMBER: which page of the search this run reads. */
+  runNumber: number
+  logger: Logger
+  signal?: AbortSignal
+}
+
+/** The hand-offs still pending, in the order their commits were read. */
+export async function pendingHandOffs(o: LookOptions): Promise<PendingHandOff[]> {
+  const { client, owner, repo, signal, logger } = o
+  const commits = await commitsToRead(o)
+  const found: PendingHandOff[] = []
+  let me: string | undefined | null = null
+  const read = new Set<string>()
+  for (const { sha: given, pull } of commits) {
+    const sha =
+      given ?? (await readPullHead(client, { owner, repo, number: pull ?? 0, signal })).sha
+    // The `commit` input may be a pull request's head too: read once.
+    if (read.has(sha)) continue
+    read.add(sha)
+    const where = pull === undefined ? sha.slice(0, 12) : `#${pull} (${sha.slice(0, 12)})`
+    const latest = new Map<string, ListedStatus>()
+    for (const status of await readStatuses(client, { owner, repo, sha, signal })) {
+      if (!latest.has(status.context)) latest.set(status.context, status)
+    }
+    for (const status of latest.values()) {
+      const handOff = status.state === 'pending' ? parseHandOff(status.description) : undefined
+      if (!handOff) continue
+      if (o.context !== undefined && status.context !== o.context) continue
+      // Asked once, and only when there is a hand-off to own.
+      if (me === null) me = (await o.identity.login())?.toLowerCase()
+      if (me === undefined || status.creator?.toLowerCase() !== me) {
+        logger.debug(
+          `Settle: '${status.context}' on ${where} was written by ${status.creator ?? 'nobody known'}, not by the github-token's identity (${me ?? 'unknown'}): left alone.`
+        )
+        continue
+      }
+      const job = handOffJob(status.targetUrl, o.baseUrl)
+      if (!job) {
+        logger.debug(
+          `Settle: '${status.context}' on ${where} points at no job below ${o.baseUrl}: left alone, nothing is requested there.`
+        )
+        continue
+      }
+      if (o.job && o.job.length > 0 && !sameJob(job, o.job)) continue
+      found.push({
+        sha,
+        ...(pull === undefined ? {} : { pull }),
+        context: status.context,
+        job,
+        handOff,
+        status
+      })
+    }
+  }
+  if (me === undefined) {
+    logger.warning(
+      `Settle: could not tell who the github-token acts as, so no hand-off counts as this action's: give the login that wrote them in 'status-creator'.`
+    )
+  }
+  logger.debug(
+    `Settle: ${found.length} hand-off(s) pending on ${commits.length} commit(s): ${found.map(h => `${h.context} (${fullName(h.job)})`).join(', ') || 'none'}.`
+  )
+  return found
+}
+
+/** The latest status of `h`'s context on its commit is still that hand-off (one request). Never rejects: false when it cannot be read. */
+export async function stillPending(
+  o: Pick<LookOptions, 'client' | 'owner' | 'repo' | 'logger' | 'signal'>,
+  h: PendingHandOff
+): Promise<boolean> {
+  try {
+    const statuses = await readStatuses(o.client, { ...o, sha: h.sha })
+    const latest = statuses.find(s => s.context === h.context)
+    const same =
+      latest !== undefined &&
+      latest.state === 'pending' &&
+      latest.description === h.status.description &&
+      latest.targetUrl === h.status.targetUrl &&
+      latest.creator === h.status.creator
+    if (!same) {
+      o.logger.info(
+        `Settle: '${h.context}' on ${h.sha.slice(0, 12)} changed since it was read (now ${latest?.state ?? 'gone'}: ${latest?.description ?? ''}): left as it is.`
+      )
+    }
+    return same
+  } catch (error) {
+    o.logger.warning(
+      `Settle: could not read '${h.context}' on ${h.sha.slice(0, 12)} again before writing it, so it is left pending: ${error instanceof Error ? error.message : String(error)}`
+    )
+    return false
+  }
+}
+
+/**
+ * The commits to read: the `commit` input's, then the pull requests of
+ * one page of each search, in turn (pending, failing, …), at most 100.
+ * With more, each run reads the page its run number picks.
+ */
+async function commitsToRead(o: LookOptions): Promise<Array<{ sha?: string; pull?: number }>> {
+  const { client, owner, repo, signal, logger } = o
+  const states = ['pending', 'failure'] as const
+  const pages = await Promise.all(
+    states.map(async state => {
+      const first = await searchPulls(client, { owner, repo, state, signal })
+      const count = Math.ceil(first.total / 100)
+      const page = count > 1 ? 1 + (o.runNumber % count) : 1
+      if (page === 1) return first
+      return searchPulls(client, { owner, repo, state, signal, page })
+    })
+  )
+  const seen = new Set<number>()
+  const pulls: FoundPull[] = []
+  const [pending = [], failing = []] = pages.map(page => page.pulls)
+  for (let i = 0; i < Math.max(pending.length, failing.length); i++) {
+    for (const pull of [pending[i], failing[i]]) {
+      if (pull && !seen.has(pull.number)) {
+        seen.add(pull.number)
+        pulls.push(pull)
+      }
+    }
+  }
+  const commits = [
+    ...(o.commit ? [{ sha: o.commit }] : []),
+    ...pulls.map(pull => ({ pull: pull.number }))
+  ]
+  const total = pages.reduce((sum, page) => sum + page.total, 0) + (o.commit ? 1 : 0)
+  const taken = commits.slice(0, MAX_COMMITS)
+  if (total > taken.length) {
+    logger.warning(
+      `Settle: ${total - taken.length} more commits with a pending or failing status were left for a later run (at most ${MAX_COMMITS} are read a run; each run reads the next ones).`
+    )
+  }
+  return taken
+}
