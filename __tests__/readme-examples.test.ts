@@ -73,13 +73,15 @@ describe('examples in the Markdown the project ships', () => {
   )
 })
 
-/** The README's section that holds `heading`, to the next heading of any level. */
-function readmeSection(heading: string): string {
-  const text = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  const start = text.indexOf(`\n### ${heading}\n`)
-  if (start < 0) return ''
-  const end = text.indexOf('\n#', start + heading.length + 5)
-  return text.slice(start, end < 0 ? undefined : end)
+/** The section of the README (or `file`) headed `heading` (## or ###), to the next heading. */
+function readmeSection(heading: string, file = 'README.md'): string {
+  const text = readFileSync(join(ROOT, file), 'utf8')
+  const found = new RegExp(`\\n#{2,3} ${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`).exec(
+    text
+  )
+  if (!found) return ''
+  const end = text.indexOf('\n#', found.index + found[0].length)
+  return text.slice(found.index, end < 0 ? undefined : end)
 }
 
 describe("the README's pull request recipes", () => {
@@ -149,7 +151,7 @@ describe("the README's pull request recipes", () => {
   })
 
   it('several jobs: a branch name reaches the JSON through toJSON, never pasted between quotes', () => {
-    const section = readmeSection('Several jobs at once')
+    const section = readmeSection('A pull request that needs several jobs', 'docs/several-jobs.md')
     expect(section).toContain('"branch": ${{ toJSON(github.head_ref) }}')
     expect(section).not.toMatch(/"\$\{\{[^}]*head_ref/)
   })
