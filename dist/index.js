@@ -29686,7 +29686,7 @@ module.exports = {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _util_heap_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6086);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3776);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1734);
 
 
 (0,_util_heap_js__WEBPACK_IMPORTED_MODULE_0__/* .keepYoungGenerationSmall */ .Dd)();
@@ -29699,2810 +29699,6 @@ process.stdout.write('', () => process.exit());
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
-
-/***/ }),
-
-/***/ 723:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  Ve: () => (/* binding */ duplicateKey),
-  I: () => (/* binding */ kindOf),
-  Cp: () => (/* binding */ nameValueLines),
-  ou: () => (/* binding */ parseJsonInput),
-  _A: () => (/* binding */ parseParameters)
-});
-
-;// CONCATENATED MODULE: ./node_modules/@humanwhocodes/momoa/dist/momoa.js
-/**
- * @fileoverview Character codes.
- * @author Nicholas C. Zakas
- */
-
-const CHAR_0 = 48;          // 0
-const CHAR_1 = 49;          // 1
-const CHAR_9 = 57;          // 9
-const CHAR_BACKSLASH = 92;  // \
-const CHAR_DOLLAR = 36;     // $
-const CHAR_DOT = 46;        // .
-const CHAR_DOUBLE_QUOTE = 34; // "
-const CHAR_LOWER_A = 97;    // a
-const CHAR_LOWER_E = 101;         // e
-const CHAR_LOWER_F = 102;   // f
-const CHAR_LOWER_N = 110;   // n
-const CHAR_LOWER_T = 116;   // t
-const CHAR_LOWER_U = 117;   // u
-const CHAR_LOWER_X = 120;   // x
-const CHAR_LOWER_Z = 122;   // z
-const CHAR_MINUS = 45;      // -
-const CHAR_NEWLINE = 10;    // newline
-const CHAR_PLUS = 43;       // +
-const CHAR_RETURN = 13;     // return
-const CHAR_SINGLE_QUOTE = 39; // '
-const CHAR_SLASH = 47;      // /
-const CHAR_SPACE = 32;      // space
-const CHAR_TAB = 9;         // tab
-const CHAR_UNDERSCORE = 95; // _
-const CHAR_UPPER_A = 65;    // A
-const CHAR_UPPER_E = 69;          // E
-const CHAR_UPPER_F = 70;    // F
-const CHAR_UPPER_N = 78;    // N
-const CHAR_UPPER_X = 88;    // X
-const CHAR_UPPER_Z = 90;    // Z
-const CHAR_LOWER_B = 98;    // b
-const CHAR_LOWER_R = 114;   // r
-const CHAR_LOWER_V = 118;   // v
-const CHAR_LINE_SEPARATOR = 0x2028;
-const CHAR_PARAGRAPH_SEPARATOR = 0x2029;
-const CHAR_UPPER_I = 73;    // I
-const CHAR_STAR = 42;       // *
-const CHAR_VTAB = 11;            // U+000B Vertical tab
-const CHAR_FORM_FEED = 12;       // U+000C Form feed
-const CHAR_NBSP = 160;           // U+00A0 Non-breaking space
-const CHAR_BOM = 65279;          // U+FEFF
-const CHAR_NON_BREAKING_SPACE = 160;
-const CHAR_EN_QUAD = 8192;
-const CHAR_EM_QUAD = 8193;
-const CHAR_EN_SPACE = 8194;
-const CHAR_EM_SPACE = 8195;
-const CHAR_THREE_PER_EM_SPACE = 8196;
-const CHAR_FOUR_PER_EM_SPACE = 8197;
-const CHAR_SIX_PER_EM_SPACE = 8198;
-const CHAR_FIGURE_SPACE = 8199;
-const CHAR_PUNCTUATION_SPACE = 8200;
-const CHAR_THIN_SPACE = 8201;
-const CHAR_HAIR_SPACE = 8202;
-const CHAR_NARROW_NO_BREAK_SPACE = 8239;
-const CHAR_MEDIUM_MATHEMATICAL_SPACE = 8287;
-const CHAR_IDEOGRAPHIC_SPACE = 12288;
-
-/**
- * @fileoverview JSON syntax helpers
- * @author Nicholas C. Zakas
- */
-
-
-//-----------------------------------------------------------------------------
-// Types
-//-----------------------------------------------------------------------------
-
-/** @typedef {import("./typedefs.js").TokenType} TokenType */
-
-//-----------------------------------------------------------------------------
-// Predefined Tokens
-//-----------------------------------------------------------------------------
-
-const LBRACKET = "[";
-const RBRACKET = "]";
-const LBRACE = "{";
-const RBRACE = "}";
-const COLON = ":";
-const COMMA = ",";
-
-const TRUE = "true";
-const FALSE = "false";
-const NULL = "null";
-const NAN$1 = "NaN";
-const INFINITY$1 = "Infinity";
-const QUOTE = "\"";
-
-const escapeToChar = new Map([
-    [CHAR_DOUBLE_QUOTE, QUOTE],
-    [CHAR_BACKSLASH, "\\"],
-    [CHAR_SLASH, "/"],
-    [CHAR_LOWER_B, "\b"],
-    [CHAR_LOWER_N, "\n"],
-    [CHAR_LOWER_F, "\f"],
-    [CHAR_LOWER_R, "\r"],
-    [CHAR_LOWER_T, "\t"]
-]);
-
-const json5EscapeToChar = new Map([
-    ...escapeToChar,
-    [CHAR_LOWER_V, "\v"],
-    [CHAR_0, "\0"]
-]);
-
-const charToEscape = new Map([
-    [QUOTE, QUOTE],
-    ["\\", "\\"],
-    ["/", "/"],
-    ["\b", "b"],
-    ["\n", "n"],
-    ["\f", "f"],
-    ["\r", "r"],
-    ["\t", "t"]
-]);
-
-const json5CharToEscape = new Map([
-    ...charToEscape,
-    ["\v", "v"],
-    ["\0", "0"],
-    ["\u2028", "u2028"],
-    ["\u2029", "u2029"]
-]);
-
-/** @type {Map<string,TokenType>} */
-const knownTokenTypes = new Map([
-    [LBRACKET, "LBracket"],
-    [RBRACKET, "RBracket"],
-    [LBRACE, "LBrace"],
-    [RBRACE, "RBrace"],
-    [COLON, "Colon"],
-    [COMMA, "Comma"],
-    [TRUE, "Boolean"],
-    [FALSE, "Boolean"],
-    [NULL, "Null"]
-]);
-
-/** @type {Map<string,TokenType>} */
-const knownJSON5TokenTypes = new Map([
-    ...knownTokenTypes,
-    [NAN$1, "Number"],
-    [INFINITY$1, "Number"]
-]);
-
-// JSON5
-const json5LineTerminators = new Set([
-    CHAR_NEWLINE,
-    CHAR_RETURN,
-    CHAR_LINE_SEPARATOR,
-    CHAR_PARAGRAPH_SEPARATOR
-]);
-
-/**
- * @fileoverview JSON tokenization/parsing errors
- * @author Nicholas C. Zakas
- */
-
-//-----------------------------------------------------------------------------
-// Typedefs
-//-----------------------------------------------------------------------------
-
-/** @typedef {import("./typedefs.js").Location} Location */
-/** @typedef {import("./typedefs.js").Token} Token */
-
-//-----------------------------------------------------------------------------
-// Errors
-//-----------------------------------------------------------------------------
-
-/**
- * Base class that attaches location to an error.
- */
-class ErrorWithLocation extends Error {
-
-    /**
-     * Creates a new instance.
-     * @param {string} message The error message to report. 
-     * @param {Location} loc The location information for the error.
-     */
-    constructor(message, { line, column, offset }) {
-        super(`${ message } (${ line }:${ column})`);
-
-        /**
-         * The line on which the error occurred.
-         * @type {number}
-         */
-        this.line = line;
-
-        /**
-         * The column on which the error occurred.
-         * @type {number}
-         */
-        this.column = column;
-        
-        /**
-         * The index into the string where the error occurred.
-         * @type {number}
-         */
-        this.offset = offset;
-    }
-
-}
-
-/**
- * Error thrown when an unexpected character is found during tokenizing.
- */
-class UnexpectedChar extends ErrorWithLocation {
-
-    /**
-     * Creates a new instance.
-     * @param {number} unexpected The character that was found.
-     * @param {Location} loc The location information for the found character.
-     */
-    constructor(unexpected, loc) {
-        super(`Unexpected character '${ String.fromCharCode(unexpected) }' found.`, loc);
-    }
-}
-
-/**
- * Error thrown when an unexpected identifier is found during tokenizing.
- */
-class UnexpectedIdentifier extends ErrorWithLocation {
-
-    /**
-     * Creates a new instance.
-     * @param {string} unexpected The character that was found.
-     * @param {Location} loc The location information for the found character.
-     */
-    constructor(unexpected, loc) {
-        super(`Unexpected identifier '${ unexpected }' found.`, loc);
-    }
-}
-
-/**
- * Error thrown when an unexpected token is found during parsing.
- */
-class UnexpectedToken extends ErrorWithLocation {
-
-    /**
-     * Creates a new instance.
-     * @param {Token} token The token that was found. 
-     */
-    constructor(token) {
-        super(`Unexpected token ${ token.type } found.`, token.loc.start);
-    }
-}
-
-/**
- * Error thrown when the end of input is found where it isn't expected.
- */
-class UnexpectedEOF extends ErrorWithLocation {
-
-    /**
-     * Creates a new instance.
-     * @param {Location} loc The location information for the found character.
-     */
-    constructor(loc) {
-        super("Unexpected end of input found.", loc);
-    }
-}
-
-/*
- * The following is extracted from https://github.com/json5/json5/
- *
- * MIT License
- * 
- * Copyright (c) 2012-2018 Aseem Kishore, and others.
- * 
- * Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated documentation files (the "Software"), to deal in the Software without restriction, including without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is furnished to do so, subject to the following conditions:
- * 
- * The above copyright notice and this permission notice shall be included in all copies or substantial portions of the Software.
- * 
- * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
-*/
-
-const ID_Start = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0370-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u05D0-\u05EA\u05F0-\u05F2\u0620-\u064A\u066E\u066F\u0671-\u06D3\u06D5\u06E5\u06E6\u06EE\u06EF\u06FA-\u06FC\u06FF\u0710\u0712-\u072F\u074D-\u07A5\u07B1\u07CA-\u07EA\u07F4\u07F5\u07FA\u0800-\u0815\u081A\u0824\u0828\u0840-\u0858\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u0904-\u0939\u093D\u0950\u0958-\u0961\u0971-\u0980\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BD\u09CE\u09DC\u09DD\u09DF-\u09E1\u09F0\u09F1\u09FC\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A59-\u0A5C\u0A5E\u0A72-\u0A74\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABD\u0AD0\u0AE0\u0AE1\u0AF9\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3D\u0B5C\u0B5D\u0B5F-\u0B61\u0B71\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BD0\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D\u0C58-\u0C5A\u0C60\u0C61\u0C80\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBD\u0CDE\u0CE0\u0CE1\u0CF1\u0CF2\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D3A\u0D3D\u0D4E\u0D54-\u0D56\u0D5F-\u0D61\u0D7A-\u0D7F\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0E01-\u0E30\u0E32\u0E33\u0E40-\u0E46\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB0\u0EB2\u0EB3\u0EBD\u0EC0-\u0EC4\u0EC6\u0EDC-\u0EDF\u0F00\u0F40-\u0F47\u0F49-\u0F6C\u0F88-\u0F8C\u1000-\u102A\u103F\u1050-\u1055\u105A-\u105D\u1061\u1065\u1066\u106E-\u1070\u1075-\u1081\u108E\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1711\u1720-\u1731\u1740-\u1751\u1760-\u176C\u176E-\u1770\u1780-\u17B3\u17D7\u17DC\u1820-\u1877\u1880-\u1884\u1887-\u18A8\u18AA\u18B0-\u18F5\u1900-\u191E\u1950-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u1A00-\u1A16\u1A20-\u1A54\u1AA7\u1B05-\u1B33\u1B45-\u1B4B\u1B83-\u1BA0\u1BAE\u1BAF\u1BBA-\u1BE5\u1C00-\u1C23\u1C4D-\u1C4F\u1C5A-\u1C7D\u1C80-\u1C88\u1CE9-\u1CEC\u1CEE-\u1CF1\u1CF5\u1CF6\u1D00-\u1DBF\u1E00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2071\u207F\u2090-\u209C\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CEE\u2CF2\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D80-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2E2F\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303C\u3041-\u3096\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA61F\uA62A\uA62B\uA640-\uA66E\uA67F-\uA69D\uA6A0-\uA6EF\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA801\uA803-\uA805\uA807-\uA80A\uA80C-\uA822\uA840-\uA873\uA882-\uA8B3\uA8F2-\uA8F7\uA8FB\uA8FD\uA90A-\uA925\uA930-\uA946\uA960-\uA97C\uA984-\uA9B2\uA9CF\uA9E0-\uA9E4\uA9E6-\uA9EF\uA9FA-\uA9FE\uAA00-\uAA28\uAA40-\uAA42\uAA44-\uAA4B\uAA60-\uAA76\uAA7A\uAA7E-\uAAAF\uAAB1\uAAB5\uAAB6\uAAB9-\uAABD\uAAC0\uAAC2\uAADB-\uAADD\uAAE0-\uAAEA\uAAF2-\uAAF4\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABE2\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D\uFB1F-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE70-\uFE74\uFE76-\uFEFC\uFF21-\uFF3A\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDE80-\uDE9C\uDEA0-\uDED0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF75\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00\uDE10-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE4\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC03-\uDC37\uDC83-\uDCAF\uDCD0-\uDCE8\uDD03-\uDD26\uDD50-\uDD72\uDD76\uDD83-\uDDB2\uDDC1-\uDDC4\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE2B\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEDE\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3D\uDF50\uDF5D-\uDF61]|\uD805[\uDC00-\uDC34\uDC47-\uDC4A\uDC80-\uDCAF\uDCC4\uDCC5\uDCC7\uDD80-\uDDAE\uDDD8-\uDDDB\uDE00-\uDE2F\uDE44\uDE80-\uDEAA\uDF00-\uDF19]|\uD806[\uDCA0-\uDCDF\uDCFF\uDE00\uDE0B-\uDE32\uDE3A\uDE50\uDE5C-\uDE83\uDE86-\uDE89\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC2E\uDC40\uDC72-\uDC8F\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD30\uDD46]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDED0-\uDEED\uDF00-\uDF2F\uDF40-\uDF43\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50\uDF93-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB]|\uD83A[\uDC00-\uDCC4\uDD00-\uDD43]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]/;
-// eslint-disable-next-line no-misleading-character-class
-const ID_Continue = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0300-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u0483-\u0487\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7\u05D0-\u05EA\u05F0-\u05F2\u0610-\u061A\u0620-\u0669\u066E-\u06D3\u06D5-\u06DC\u06DF-\u06E8\u06EA-\u06FC\u06FF\u0710-\u074A\u074D-\u07B1\u07C0-\u07F5\u07FA\u0800-\u082D\u0840-\u085B\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u08D4-\u08E1\u08E3-\u0963\u0966-\u096F\u0971-\u0983\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BC-\u09C4\u09C7\u09C8\u09CB-\u09CE\u09D7\u09DC\u09DD\u09DF-\u09E3\u09E6-\u09F1\u09FC\u0A01-\u0A03\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A3C\u0A3E-\u0A42\u0A47\u0A48\u0A4B-\u0A4D\u0A51\u0A59-\u0A5C\u0A5E\u0A66-\u0A75\u0A81-\u0A83\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABC-\u0AC5\u0AC7-\u0AC9\u0ACB-\u0ACD\u0AD0\u0AE0-\u0AE3\u0AE6-\u0AEF\u0AF9-\u0AFF\u0B01-\u0B03\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3C-\u0B44\u0B47\u0B48\u0B4B-\u0B4D\u0B56\u0B57\u0B5C\u0B5D\u0B5F-\u0B63\u0B66-\u0B6F\u0B71\u0B82\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BBE-\u0BC2\u0BC6-\u0BC8\u0BCA-\u0BCD\u0BD0\u0BD7\u0BE6-\u0BEF\u0C00-\u0C03\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D-\u0C44\u0C46-\u0C48\u0C4A-\u0C4D\u0C55\u0C56\u0C58-\u0C5A\u0C60-\u0C63\u0C66-\u0C6F\u0C80-\u0C83\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBC-\u0CC4\u0CC6-\u0CC8\u0CCA-\u0CCD\u0CD5\u0CD6\u0CDE\u0CE0-\u0CE3\u0CE6-\u0CEF\u0CF1\u0CF2\u0D00-\u0D03\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D44\u0D46-\u0D48\u0D4A-\u0D4E\u0D54-\u0D57\u0D5F-\u0D63\u0D66-\u0D6F\u0D7A-\u0D7F\u0D82\u0D83\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0DCA\u0DCF-\u0DD4\u0DD6\u0DD8-\u0DDF\u0DE6-\u0DEF\u0DF2\u0DF3\u0E01-\u0E3A\u0E40-\u0E4E\u0E50-\u0E59\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB9\u0EBB-\u0EBD\u0EC0-\u0EC4\u0EC6\u0EC8-\u0ECD\u0ED0-\u0ED9\u0EDC-\u0EDF\u0F00\u0F18\u0F19\u0F20-\u0F29\u0F35\u0F37\u0F39\u0F3E-\u0F47\u0F49-\u0F6C\u0F71-\u0F84\u0F86-\u0F97\u0F99-\u0FBC\u0FC6\u1000-\u1049\u1050-\u109D\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u135D-\u135F\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1714\u1720-\u1734\u1740-\u1753\u1760-\u176C\u176E-\u1770\u1772\u1773\u1780-\u17D3\u17D7\u17DC\u17DD\u17E0-\u17E9\u180B-\u180D\u1810-\u1819\u1820-\u1877\u1880-\u18AA\u18B0-\u18F5\u1900-\u191E\u1920-\u192B\u1930-\u193B\u1946-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u19D0-\u19D9\u1A00-\u1A1B\u1A20-\u1A5E\u1A60-\u1A7C\u1A7F-\u1A89\u1A90-\u1A99\u1AA7\u1AB0-\u1ABD\u1B00-\u1B4B\u1B50-\u1B59\u1B6B-\u1B73\u1B80-\u1BF3\u1C00-\u1C37\u1C40-\u1C49\u1C4D-\u1C7D\u1C80-\u1C88\u1CD0-\u1CD2\u1CD4-\u1CF9\u1D00-\u1DF9\u1DFB-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u203F\u2040\u2054\u2071\u207F\u2090-\u209C\u20D0-\u20DC\u20E1\u20E5-\u20F0\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D7F-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2DE0-\u2DFF\u2E2F\u3005-\u3007\u3021-\u302F\u3031-\u3035\u3038-\u303C\u3041-\u3096\u3099\u309A\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA62B\uA640-\uA66F\uA674-\uA67D\uA67F-\uA6F1\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA827\uA840-\uA873\uA880-\uA8C5\uA8D0-\uA8D9\uA8E0-\uA8F7\uA8FB\uA8FD\uA900-\uA92D\uA930-\uA953\uA960-\uA97C\uA980-\uA9C0\uA9CF-\uA9D9\uA9E0-\uA9FE\uAA00-\uAA36\uAA40-\uAA4D\uAA50-\uAA59\uAA60-\uAA76\uAA7A-\uAAC2\uAADB-\uAADD\uAAE0-\uAAEF\uAAF2-\uAAF6\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABEA\uABEC\uABED\uABF0-\uABF9\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE00-\uFE0F\uFE20-\uFE2F\uFE33\uFE34\uFE4D-\uFE4F\uFE70-\uFE74\uFE76-\uFEFC\uFF10-\uFF19\uFF21-\uFF3A\uFF3F\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDDFD\uDE80-\uDE9C\uDEA0-\uDED0\uDEE0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF7A\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCA0-\uDCA9\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00-\uDE03\uDE05\uDE06\uDE0C-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE38-\uDE3A\uDE3F\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE6\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC00-\uDC46\uDC66-\uDC6F\uDC7F-\uDCBA\uDCD0-\uDCE8\uDCF0-\uDCF9\uDD00-\uDD34\uDD36-\uDD3F\uDD50-\uDD73\uDD76\uDD80-\uDDC4\uDDCA-\uDDCC\uDDD0-\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE37\uDE3E\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEEA\uDEF0-\uDEF9\uDF00-\uDF03\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3C-\uDF44\uDF47\uDF48\uDF4B-\uDF4D\uDF50\uDF57\uDF5D-\uDF63\uDF66-\uDF6C\uDF70-\uDF74]|\uD805[\uDC00-\uDC4A\uDC50-\uDC59\uDC80-\uDCC5\uDCC7\uDCD0-\uDCD9\uDD80-\uDDB5\uDDB8-\uDDC0\uDDD8-\uDDDD\uDE00-\uDE40\uDE44\uDE50-\uDE59\uDE80-\uDEB7\uDEC0-\uDEC9\uDF00-\uDF19\uDF1D-\uDF2B\uDF30-\uDF39]|\uD806[\uDCA0-\uDCE9\uDCFF\uDE00-\uDE3E\uDE47\uDE50-\uDE83\uDE86-\uDE99\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC36\uDC38-\uDC40\uDC50-\uDC59\uDC72-\uDC8F\uDC92-\uDCA7\uDCA9-\uDCB6\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD36\uDD3A\uDD3C\uDD3D\uDD3F-\uDD47\uDD50-\uDD59]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDE60-\uDE69\uDED0-\uDEED\uDEF0-\uDEF4\uDF00-\uDF36\uDF40-\uDF43\uDF50-\uDF59\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50-\uDF7E\uDF8F-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99\uDC9D\uDC9E]|\uD834[\uDD65-\uDD69\uDD6D-\uDD72\uDD7B-\uDD82\uDD85-\uDD8B\uDDAA-\uDDAD\uDE42-\uDE44]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB\uDFCE-\uDFFF]|\uD836[\uDE00-\uDE36\uDE3B-\uDE6C\uDE75\uDE84\uDE9B-\uDE9F\uDEA1-\uDEAF]|\uD838[\uDC00-\uDC06\uDC08-\uDC18\uDC1B-\uDC21\uDC23\uDC24\uDC26-\uDC2A]|\uD83A[\uDC00-\uDCC4\uDCD0-\uDCD6\uDD00-\uDD4A\uDD50-\uDD59]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]|\uDB40[\uDD00-\uDDEF]/;
-
-/**
- * @fileoverview A charactor code reader.
- * @author Nicholas C. Zakas
- */
-
-//-----------------------------------------------------------------------------
-// Type Definitions
-//-----------------------------------------------------------------------------
-
-
-//-----------------------------------------------------------------------------
-// Data
-//-----------------------------------------------------------------------------
-
-const CHAR_CR = 13; // \r
-const CHAR_LF = 10; // \n
-
-//-----------------------------------------------------------------------------
-// CharCodeReader
-//-----------------------------------------------------------------------------
-
-/**
- * A reader that reads character codes from a string.
- */
-class CharCodeReader {
-
-    /**
-     * The text to read from.
-     * @type {string}
-     */
-    #text = "";
-
-    /**
-     * The current line number.
-     * @type {number}
-     */
-    #line = 1;
-
-    /**
-     * The current column number.
-     * @type {number}
-     */
-    #column = 0;
-
-    /**
-     * The current offset in the text.
-     * @type {number}
-     */
-    #offset = -1;
-
-    /**
-     * Whether the last character read was a new line.
-     * @type {boolean}
-     */
-    #newLine = false;
-
-    /**
-     * The last character code read.
-     * @type {number}
-     */
-    #last = -1;
-
-    /**
-     * Whether the reader has ended.
-     * @type {boolean}
-     */
-    #ended = false;
-
-    /**
-     * Creates a new instance.
-     * @param {string} text The text to read from
-     */
-    constructor(text) {
-        this.#text = text;
-    }
-
-    /**
-     * Ends the reader.
-     * @returns {void}
-     */
-    #end() {
-        if (this.#ended) {
-            return;
-        }
-
-        this.#column++;
-        this.#offset++;
-        this.#last = -1;
-        this.#ended = true;
-    }
-
-    /**
-     * Returns the current position of the reader.
-     * @returns {Location} An object with line, column, and offset properties.
-     */
-    locate() {
-        return {
-            line: this.#line,
-            column: this.#column,
-            offset: this.#offset
-        };
-    }
-
-    /**
-     * Reads the next character code in the text.
-     * @returns {number} The next character code, or -1 if there are no more characters.
-     */
-    next() {
-        if (this.#offset >= this.#text.length - 1) {
-            this.#end();
-            return -1;
-        }
-
-        this.#offset++;
-        const charCode = this.#text.charCodeAt(this.#offset);
-
-        if (this.#newLine) {
-            this.#line++;
-            this.#column = 1;
-            this.#newLine = false;
-        } else {
-            this.#column++;
-        }
-
-        if (charCode === CHAR_CR) {
-            this.#newLine = true;
-
-            // if we already see a \r, just ignore upcoming \n
-            if (this.peek() === CHAR_LF) {
-                this.#offset++;
-            }
-        } else if (charCode === CHAR_LF) {
-            this.#newLine = true;
-        }
-
-        this.#last = charCode;
-
-        return charCode;
-    }
-
-    /**
-     * Peeks at the next character code in the text.
-     * @returns {number} The next character code, or -1 if there are no more characters.
-     */
-    peek() {
-        if (this.#offset === this.#text.length - 1) {
-            return -1;
-        }
-
-        return this.#text.charCodeAt(this.#offset + 1);
-    }
-
-    /**
-     * Determines if the next character code in the text matches a specific character code.
-     * @param {(number) => boolean} fn A function to call on the next character.
-     * @returns {boolean} True if the next character code matches, false if not.
-     */ 
-    match(fn) {
-        if (fn(this.peek())) {
-            this.next();
-            return true;
-        }
-
-        return false;
-    }
-
-    /**
-     * Returns the last character code read.
-     * @returns {number} The last character code read.
-     */
-    current() {
-        return this.#last;
-    }
-
-
-}
-
-/**
- * @fileoverview JSON tokenizer
- * @author Nicholas C. Zakas
- */
-
-
-//-----------------------------------------------------------------------------
-// Typedefs
-//-----------------------------------------------------------------------------
-
-/** @typedef {import("./typedefs.js").Range} Range */
-/** @typedef {import("./typedefs.js").TokenizeOptions} TokenizeOptions */
-
-//-----------------------------------------------------------------------------
-// Helpers
-//-----------------------------------------------------------------------------
-
-const INFINITY = "Infinity";
-const NAN = "NaN";
-
-const keywordStarts = new Set([CHAR_LOWER_T, CHAR_LOWER_F, CHAR_LOWER_N]);
-const whitespace = new Set([CHAR_SPACE, CHAR_TAB, CHAR_NEWLINE, CHAR_RETURN]);
-const json5Whitespace = new Set([
-    ...whitespace,
-    CHAR_VTAB,
-    CHAR_FORM_FEED,
-    CHAR_NBSP,
-    CHAR_LINE_SEPARATOR,
-    CHAR_PARAGRAPH_SEPARATOR,
-    CHAR_BOM,
-    CHAR_NON_BREAKING_SPACE,
-    CHAR_EN_QUAD,
-    CHAR_EM_QUAD,
-    CHAR_EN_SPACE,
-    CHAR_EM_SPACE,
-    CHAR_THREE_PER_EM_SPACE,
-    CHAR_FOUR_PER_EM_SPACE,
-    CHAR_SIX_PER_EM_SPACE,
-    CHAR_FIGURE_SPACE,
-    CHAR_PUNCTUATION_SPACE,
-    CHAR_THIN_SPACE,
-    CHAR_HAIR_SPACE,
-    CHAR_NARROW_NO_BREAK_SPACE,
-    CHAR_MEDIUM_MATHEMATICAL_SPACE,
-    CHAR_IDEOGRAPHIC_SPACE,
-]);
-
-
-/** @type {TokenizeOptions} */
-const DEFAULT_OPTIONS$1 = {
-    mode: "json",
-    ranges: false
-};
-
-const jsonKeywords = new Set(["true", "false", "null"]);
-
-const tt = {
-    EOF: 0,
-    Number: 1,
-    String: 2,
-    Boolean: 3,
-    Null: 4,
-    NaN: 5,
-    Infinity: 6,
-    Identifier: 7,
-    Colon: 20,
-    LBrace: 21,
-    RBrace: 22,
-    LBracket: 23,
-    RBracket: 24,
-    Comma: 25,
-    LineComment: 40,
-    BlockComment: 41
-};
-
-
-// #region Helpers
-
-
-/**
- * Determines if a given character is a decimal digit.
- * @param {number} c The character to check.
- * @returns {boolean} `true` if the character is a digit.
- */
-function isDigit(c) {
-    return c >= CHAR_0 && c <= CHAR_9;
-}
-
-/**
- * Determines if a given character is a hexadecimal digit.
- * @param {number} c The character to check.
- * @returns {boolean} `true` if the character is a hexadecimal digit.
- */
-function isHexDigit(c) {
-    return isDigit(c) ||
-        c >= CHAR_UPPER_A && c <= CHAR_UPPER_F ||
-        c >= CHAR_LOWER_A && c <= CHAR_LOWER_F;
-}
-
-/**
- * Determines if a given character is a positive digit (1-9).
- * @param {number} c The character to check.
- * @returns {boolean} `true` if the character is a positive digit.
- */
-function isPositiveDigit(c) {
-    return c >= CHAR_1 && c <= CHAR_9;
-}
-
-/**
- * Determines if a given character is the start of a keyword.
- * @param {number} c The character to check.
- * @returns {boolean} `true` if the character is the start of a keyword.
- */
-function isKeywordStart(c) {
-    return keywordStarts.has(c);
-}
-
-/**
- * Determines if a given character is the start of a number.
- * @param {number} c The character to check.
- * @returns {boolean} `true` if the character is the start of a number.
- */
-function isNumberStart(c) {
-    return isDigit(c) || c === CHAR_DOT || c === CHAR_MINUS;
-}
-
-/**
- * Determines if a given character is the start of a JSON5 number.
- * @param {number} c The character to check.
- * @returns {boolean} `true` if the character is the start of a JSON5 number.
- */
-function isJSON5NumberStart(c) {
-    return isNumberStart(c) || c === CHAR_PLUS;
-}
-
-/**
- * Determines if a given character is the start of a string.
- * @param {number} c The character to check.
- * @param {boolean} json5 `true` if JSON5 mode is enabled.
- * @returns {boolean} `true` if the character is the start of a string.
- */
-function isStringStart(c, json5) {
-    return c === CHAR_DOUBLE_QUOTE || (json5 && c === CHAR_SINGLE_QUOTE);
-}
-
-/**
- * Tests that a given character is a valid first character of a
- * JSON5 identifier
- * @param {number} c The character to check.
- * @returns {boolean} `true` if the character is a valid first character. 
- */
-function isJSON5IdentifierStart(c) {
-
-    // test simple cases first
-
-    if (c === CHAR_DOLLAR || c === CHAR_UNDERSCORE || c === CHAR_BACKSLASH) {
-        return true;
-    }
-
-    if (c >= CHAR_LOWER_A && c <= CHAR_LOWER_Z || c >= CHAR_UPPER_A && c <= CHAR_UPPER_Z) {
-        return true;
-    }
-
-    if (c === 0x200C || c === 0x200D) {
-        return true;
-    }
-    
-    const ct = String.fromCharCode(c);
-    return ID_Start.test(ct);
-}
-
-/**
- * Tests that a given character is a valid part of a JSON5 identifier.
- * @param {number} c The character to check.
- * @returns {boolean} `true` if the character is a valid part of an identifier.
- */
-function isJSON5IdentifierPart(c) {
-
-    // fast path for simple cases
-    if (isJSON5IdentifierStart(c) || isDigit(c)) {
-        return true;
-    }
-
-    const ct = String.fromCharCode(c);
-    return ID_Continue.test(ct);
-}
-
-
-// #endregion
-
-class Tokenizer {
-
-    /**
-     * Options for the tokenizer.
-     * @type {TokenizeOptions}
-     */
-    #options;
-
-    /**
-     * The source text to tokenize.
-     * @type {string}
-     */
-    #text;
-
-    /**
-     * The reader for the source text.
-     * @type {CharCodeReader}
-     */
-    #reader;
-
-    /**
-     * Indicates if the tokenizer is in JSON5 mode.
-     * @type {boolean}
-     */
-    #json5;
-
-    /**
-     * Indicates if comments are allowed.
-     * @type {boolean}
-     */
-    #allowComments;
-
-    /**
-     * Indicates if ranges should be included in the tokens.
-     * @type {boolean}
-     */
-    #ranges;
-
-    /**
-     * The last token type read.
-     * @type {Token}
-     */
-    #token;
-
-    /**
-     * Determines if a character is an escaped character.
-     * @type {(c:number) => boolean}
-     */
-    #isEscapedCharacter;
-
-    /**
-     * Determines if a character is a JSON5 line terminator.
-     * @type {(c:number) => boolean}
-     */
-    #isJSON5LineTerminator;
-
-
-    /**
-     * Determines if a character is a JSON5 hex escape.
-     * @type {(c:number) => boolean}
-     */
-    #isJSON5HexEscape;
-
-    /**
-     * Determines if a character is whitespace.
-     * @type {(c:number) => boolean}
-     */
-    #isWhitespace;
-
-    /**
-     * Creates a new instance of the tokenizer.
-     * @param {string} text The source text
-     * @param {TokenizeOptions} [options] Options for the tokenizer.
-     */ 
-    constructor(text, options) {
-        this.#text = text;
-        this.#options = {
-            ...DEFAULT_OPTIONS$1,
-            ...options
-        };
-
-        this.#reader = new CharCodeReader(text);
-        this.#json5 = this.#options.mode === "json5";
-        this.#allowComments = this.#options.mode !== "json";
-        this.#ranges = this.#options.ranges;
-
-        // TODO: Clean this up
-        this.#isEscapedCharacter = this.#json5 ? json5EscapeToChar.has.bind(json5EscapeToChar) : escapeToChar.has.bind(escapeToChar);
-        this.#isJSON5LineTerminator = this.#json5 ? json5LineTerminators.has.bind(json5LineTerminators) : () => false;
-        this.#isJSON5HexEscape = this.#json5 ? c => c === CHAR_LOWER_X : () => false;
-        this.#isWhitespace = this.#json5 ? json5Whitespace.has.bind(json5Whitespace) : whitespace.has.bind(whitespace);
-    }
-
-    // #region Errors
-
-    /**
-     * Convenience function for throwing unexpected character errors.
-     * @param {number} c The unexpected character.
-     * @param {Location} [loc] The location of the unexpected character.
-     * @returns {never}
-     * @throws {UnexpectedChar} always.
-     */
-    #unexpected(c, loc = this.#reader.locate()) {
-        throw new UnexpectedChar(c, loc);
-    }
-
-    /**
-     * Convenience function for throwing unexpected identifier errors.
-     * @param {string} identifier The unexpected identifier.
-     * @param {Location} [loc] The location of the unexpected identifier.
-     * @returns {never}
-     * @throws {UnexpectedIdentifier} always.
-     */
-    #unexpectedIdentifier(identifier, loc = this.#reader.locate()) {
-        throw new UnexpectedIdentifier(identifier, loc);
-    }
-
-    /**
-    * Convenience function for throwing unexpected EOF errors.
-    * @returns {never}
-    * @throws {UnexpectedEOF} always.
-    */
-    #unexpectedEOF() {
-        throw new UnexpectedEOF(this.#reader.locate());
-    }
-
-    // #endregion
-
-    // #region Helpers
-
-    /**
-     * Creates a new token.
-     * @param {TokenType} tokenType The type of token to create.
-     * @param {number} length The length of the token.
-     * @param {Location} startLoc The start location for the token.
-     * @param {Location} [endLoc] The end location for the token.
-     * @returns {Token} The token.
-     */
-    #createToken(tokenType, length, startLoc, endLoc) {
-
-        const endOffset = startLoc.offset + length;
-
-        let range = this.#options.ranges ? {
-            range: /** @type {Range} */ ([startLoc.offset, endOffset])
-        } : undefined;
-
-        return {
-            type: tokenType,
-            loc: {
-                start: startLoc,
-                end: endLoc || {
-                    line: startLoc.line,
-                    column: startLoc.column + length,
-                    offset: endOffset
-                }
-            },
-            ...range
-        };        
-    }
-
-    /**
-     * Reads in a specific number of hex digits.
-     * @param {number} count The number of hex digits to read.
-     * @returns {string} The hex digits read.
-     */
-    #readHexDigits(count) {
-        let value = "";
-        let c;
-
-        for (let i = 0; i < count; i++) {
-            c = this.#reader.peek();
-            if (isHexDigit(c)) {
-                this.#reader.next();
-                value += String.fromCharCode(c);
-                continue;
-            }
-
-            this.#unexpected(c);
-        }
-
-        return value;
-    }
-
-    /**
-     * Reads in a JSON5 identifier. Also used for JSON but we validate
-     * the identifier later.
-     * @param {number} c The first character of the identifier.
-     * @returns {string} The identifier read.
-     * @throws {UnexpectedChar} when the identifier cannot be read.
-     */
-    #readIdentifier(c) {
-        let value = "";
-
-        do {
-
-            value += String.fromCharCode(c);
-
-            if (c === CHAR_BACKSLASH) {
-
-                c = this.#reader.next();
-
-                if (c !== CHAR_LOWER_U) {
-                    this.#unexpected(c);
-                }
-
-                value += String.fromCharCode(c);
-
-                const hexDigits = this.#readHexDigits(4);
-
-                // check for a valid character code
-                const charCode = parseInt(hexDigits, 16);
-
-                if (value.length === 2 && !isJSON5IdentifierStart(charCode)) {
-                    const loc = this.#reader.locate();
-                    this.#unexpected(CHAR_BACKSLASH, { line: loc.line, column: loc.column - 5, offset: loc.offset - 5 });
-                } else if (!isJSON5IdentifierPart(charCode)) {
-                    const loc = this.#reader.locate();
-                    this.#unexpected(charCode, { line: loc.line, column: loc.column - 5, offset: loc.offset - 5 });
-                }
-
-                value += hexDigits;
-            }
-
-            c = this.#reader.peek();
-
-            if (!isJSON5IdentifierPart(c)) {
-                break;
-            }
-
-            this.#reader.next();
-
-        } while (true);  // eslint-disable-line no-constant-condition
-
-        return value;
-    }
-
-    /**
-     * Reads in a string. Works for both JSON and JSON5.
-     * @param {number} c The first character of the string (either " or ').
-     * @returns {number} The length of the string.
-     * @throws {UnexpectedChar} when the string cannot be read.
-     * @throws {UnexpectedEOF} when EOF is reached before the string is finalized.
-     */
-    #readString(c) {
-        
-        const delimiter = c;
-        let length = 1;
-        c = this.#reader.peek();
-
-        while (c !== -1 && c !== delimiter) {
-
-            this.#reader.next();
-            length++;
-
-            // escapes
-            if (c === CHAR_BACKSLASH) {
-                c = this.#reader.peek();
-
-                if (this.#isEscapedCharacter(c) || this.#isJSON5LineTerminator(c)) {
-                    this.#reader.next();
-                    length++;
-                } else if (c === CHAR_LOWER_U) {
-                    this.#reader.next();
-                    length++;
-
-                    const result = this.#readHexDigits(4);
-                    length += result.length;
-                } else if (this.#isJSON5HexEscape(c)) {
-                    this.#reader.next();
-                    length++;
-
-                    // hex escapes: \xHH
-                    const result = this.#readHexDigits(2);
-                    length += result.length;
-                } else if (this.#json5) {  // JSON doesn't allow anything else
-                    this.#reader.next();
-                    length++;
-                } else {
-                    this.#unexpected(c);
-                }
-            }
-
-            c = this.#reader.peek();
-        }
-
-        if (c === -1) {
-            this.#reader.next();
-            this.#unexpectedEOF();
-        }
-
-        // c is the delimiter
-        this.#reader.next();
-        length++;
-
-        return length;
-    
-    
-    }
-
-    /**
-     * Reads a number. Works for both JSON and JSON5.
-     * @param {number} c The first character of the number.
-     * @returns {number} The length of the number.
-     * @throws {UnexpectedChar} when the number cannot be read.
-     * @throws {UnexpectedEOF} when EOF is reached before the number is finalized.
-     */
-    #readNumber(c) {
-        
-        // we've already read the first character
-        let length = 1;
-
-        // JSON number may start with a minus but not a plus
-        // JSON5 allows a plus.
-        if (c === CHAR_MINUS || this.#json5 && c === CHAR_PLUS) {
-            
-            c = this.#reader.peek();
-            
-            /*
-            * JSON5 allows Infinity or NaN preceded by a sign.
-            * This blocks handles +Infinity, -Infinity, +NaN, and -NaN.
-            * Standalone Infinity and NaN are handled in `readJSON5Identifier()`
-            */
-            if (this.#json5) {
-
-                if (c === CHAR_UPPER_I || c === CHAR_UPPER_N) {
-                    this.#reader.next();
-                    const identifier = this.#readIdentifier(c);
-
-                    if (identifier !== INFINITY && identifier !== NAN) {
-                        this.#unexpected(c);
-                    }
-
-                    return length + identifier.length;
-                }
-            }
-
-            // Next digit cannot be zero
-            if (!isDigit(c)) {
-                this.#unexpected(c);
-            }
-
-            // if we made it here, we need to continue on, so register the character
-            this.#reader.next();
-            length++;
-        }
-
-        /*
-        * In JSON, a zero must be followed by a decimal point or nothing.
-        * In JSON5, a zero can additionally be followed by an `x` indicating
-        * that it's a hexadecimal number.
-        */
-        if (c === CHAR_0) {
-
-            // c = this.#reader.next();
-            // length++;
-            c = this.#reader.peek();
-
-            // check for a hex number
-            if (this.#json5 && (c === CHAR_LOWER_X || c === CHAR_UPPER_X)) {
-
-                this.#reader.next();
-                length++;
-
-                c = this.#reader.peek();
-
-                if (!isHexDigit(c)) {
-                    this.#reader.next();
-                    this.#unexpected(c);
-                }
-
-                do {
-                    this.#reader.next();
-                    length++;
-                    c = this.#reader.peek();
-                } while (isHexDigit(c));
-
-            } else if (isDigit(c)) {
-                this.#unexpected(c);
-            }
-
-        } else {
-
-            // JSON5 allows leading decimal points
-            if (!this.#json5 || c !== CHAR_DOT) {
-                if (!isPositiveDigit(c)) {
-                    this.#unexpected(c);
-                }
-
-                c = this.#reader.peek();
-
-                while (isDigit(c)) {
-                    this.#reader.next();
-                    length++;
-                    c = this.#reader.peek();
-                }
-            }
-        }
-
-        /*
-        * In JSON, a decimal point must be followed by at least one digit.
-        * In JSON5, a decimal point need not be followed by any digits.
-        */
-        if (c === CHAR_DOT) {
-                                
-            let digitCount = -1;
-            this.#reader.next();
-            length++;
-            digitCount++;
-
-            c = this.#reader.peek();
-
-            while (isDigit(c)) {
-                this.#reader.next();
-                length++;
-                digitCount++;
-                c = this.#reader.peek();
-            }
-
-            if (!this.#json5 && digitCount === 0) {
-                this.#reader.next();
-                if (c) {
-                    this.#unexpected(c);
-                } else {
-                    this.#unexpectedEOF();
-                }
-            }
-        }
-
-        // Exponent is always last
-        if (c === CHAR_LOWER_E || c === CHAR_UPPER_E) {
-
-            this.#reader.next();
-            length++;
-            c = this.#reader.peek();
-
-            if (c === CHAR_PLUS || c === CHAR_MINUS) {
-                this.#reader.next();
-                length++;
-                c = this.#reader.peek();
-            }
-
-            /*
-            * Must always have a digit in this position to avoid:
-            * 5e
-            * 12E+
-            * 42e-
-            */
-            if (c === -1) {
-                this.#reader.next();
-                this.#unexpectedEOF();
-            }
-
-            if (!isDigit(c)) {
-                this.#reader.next();
-                this.#unexpected(c);
-            }
-
-            while (isDigit(c)) {
-                this.#reader.next();
-                length++;
-                c = this.#reader.peek();
-            }
-        }
-
-        return length;
-    }
-
-    /**
-     * Reads a comment. Works for both JSON and JSON5.
-     * @param {number} c The first character of the comment.
-     * @returns {{length: number, multiline: boolean}} The length of the comment, and whether the comment is multi-line.
-     * @throws {UnexpectedChar} when the comment cannot be read.
-     * @throws {UnexpectedEOF} when EOF is reached before the comment is finalized.
-     */ 
-    #readComment(c) {
-        
-        let length = 1;
-
-        // next character determines single- or multi-line
-        c = this.#reader.peek();
-
-        // single-line comments
-        if (c === CHAR_SLASH) {
-            
-            do {
-                this.#reader.next();
-                length += 1;
-                c = this.#reader.peek();
-            } while (c > -1 && c !== CHAR_RETURN && c !== CHAR_NEWLINE);
-
-            return { length, multiline: false };
-        }
-
-        // multi-line comments
-        if (c === CHAR_STAR) {
-
-            this.#reader.next();
-            length += 1;
-
-            while (c > -1) {
-                c = this.#reader.peek();
-
-                // check for end of comment
-                if (c === CHAR_STAR) {
-                    this.#reader.next();
-                    length += 1;
-                    c = this.#reader.peek();
-                    
-                    //end of comment
-                    if (c === CHAR_SLASH) {
-                        this.#reader.next();
-                        length += 1;
-
-                        return { length, multiline: true };
-                    }
-                } else {
-                    this.#reader.next();
-                    length += 1;
-                }
-            }
-
-            this.#reader.next();
-            this.#unexpectedEOF();
-            
-        }
-
-        // if we've made it here, there's an invalid character
-        this.#reader.next();
-        this.#unexpected(c);        
-    }
-    // #endregion
-
-    /**
-     * Returns the next token in the source text.
-     * @returns {number} The code for the next token.
-     */
-    next() {
-
-        let c = this.#reader.next();
-
-        while (this.#isWhitespace(c)) {
-            c = this.#reader.next();
-        }
-
-        if (c === -1) {
-            return tt.EOF;
-        }
-
-        const start = this.#reader.locate();
-        const ct = String.fromCharCode(c);
-
-        // check for JSON5 syntax only
-        if (this.#json5) {
-                
-            if (knownJSON5TokenTypes.has(ct)) {
-                this.#token = this.#createToken(knownJSON5TokenTypes.get(ct), 1, start);
-            } else if (isJSON5IdentifierStart(c)) {
-                const value = this.#readIdentifier(c);
-
-                if (knownJSON5TokenTypes.has(value)) {
-                    this.#token = this.#createToken(knownJSON5TokenTypes.get(value), value.length, start);
-                } else {
-                    this.#token = this.#createToken("Identifier", value.length, start);
-                }
-            } else if (isJSON5NumberStart(c)) {
-                const result = this.#readNumber(c);
-                this.#token = this.#createToken("Number", result, start);
-            } else if (isStringStart(c, this.#json5)) {
-                const result = this.#readString(c);
-                const lastCharLoc = this.#reader.locate();
-                this.#token = this.#createToken("String", result, start, {
-                    line: lastCharLoc.line,
-                    column: lastCharLoc.column + 1,
-                    offset: lastCharLoc.offset + 1
-                });
-            } else if (c === CHAR_SLASH && this.#allowComments) {
-                const result = this.#readComment(c);
-                const lastCharLoc = this.#reader.locate();
-                this.#token = this.#createToken(!result.multiline ? "LineComment" : "BlockComment", result.length, start, {
-                    line: lastCharLoc.line,
-                    column: lastCharLoc.column + 1,
-                    offset: lastCharLoc.offset + 1
-                });
-            } else {
-                this.#unexpected(c);
-            }
-
-        } else {
-
-            // check for JSON/JSONC syntax only
-            if (knownTokenTypes.has(ct)) {
-                this.#token = this.#createToken(knownTokenTypes.get(ct), 1, start);
-            } else if (isKeywordStart(c)) {
-                const value = this.#readIdentifier(c);
-
-                if (!jsonKeywords.has(value)) {
-                    this.#unexpectedIdentifier(value, start);
-                }
-
-                this.#token = this.#createToken(knownTokenTypes.get(value), value.length, start);
-            } else if (isNumberStart(c)) {
-                const result = this.#readNumber(c);
-                this.#token = this.#createToken("Number", result, start);
-            } else if (isStringStart(c, this.#json5)) {
-                const result = this.#readString(c);
-                this.#token = this.#createToken("String", result, start);
-            } else if (c === CHAR_SLASH && this.#allowComments) {
-                const result = this.#readComment(c);
-                const lastCharLoc = this.#reader.locate();
-                this.#token = this.#createToken(!result.multiline ? "LineComment" : "BlockComment", result.length, start, {
-                    line: lastCharLoc.line,
-                    column: lastCharLoc.column + 1,
-                    offset: lastCharLoc.offset + 1
-                });
-            } else {
-                this.#unexpected(c);
-            }
-        }
-        return tt[this.#token.type];
-    }
-
-    /**
-     * Returns the current token in the source text.
-     * @returns {Token} The current token.
-     */
-    get token() {
-        return this.#token;
-    }
-}
-
-//-----------------------------------------------------------------------------
-// Main
-//-----------------------------------------------------------------------------
-
-/**
- * Creates an iterator over the tokens representing the source text.
- * @param {string} text The source text to tokenize.
- * @param {TokenizeOptions} [options] Options for doing the tokenization.
- * @returns {Array<Token>} An iterator over the tokens. 
- */
-function tokenize(text, options) {
-
-    const tokenizer = new Tokenizer(text, options);
-    const tokens = [];
-
-    while (tokenizer.next() !== tt.EOF) {
-        tokens.push(tokenizer.token);
-    }
-
-    return tokens;
-
-}
-
-/**
- * @fileoverview  JSON AST types
- * @author Nicholas C. Zakas
- */
-
-//-----------------------------------------------------------------------------
-// Typedefs
-//-----------------------------------------------------------------------------
-
-/** @typedef {import("./typedefs.js").LocationRange} LocationRange */
-/** @typedef {import("./typedefs.js").NodeParts} NodeParts */
-/** @typedef {import("./typedefs.js").DocumentNode} DocumentNode */
-/** @typedef {import("./typedefs.js").StringNode} StringNode */
-/** @typedef {import("./typedefs.js").NumberNode} NumberNode */
-/** @typedef {import("./typedefs.js").BooleanNode} BooleanNode */
-/** @typedef {import("./typedefs.js").MemberNode} MemberNode */
-/** @typedef {import("./typedefs.js").ObjectNode} ObjectNode */
-/** @typedef {import("./typedefs.js").ElementNode} ElementNode */
-/** @typedef {import("./typedefs.js").ArrayNode} ArrayNode */
-/** @typedef {import("./typedefs.js").NullNode} NullNode */
-/** @typedef {import("./typedefs.js").ValueNode} ValueNode */
-/** @typedef {import("./typedefs.js").IdentifierNode} IdentifierNode */
-/** @typedef {import("./typedefs.js").NaNNode} NaNNode */
-/** @typedef {import("./typedefs.js").InfinityNode} InfinityNode */
-/** @typedef {import("./typedefs.js").Sign} Sign */
-
-//-----------------------------------------------------------------------------
-// Exports
-//-----------------------------------------------------------------------------
-
-const types = {
-
-    /**
-     * Creates a document node.
-     * @param {ValueNode} body The body of the document.
-     * @param {NodeParts} parts Additional properties for the node. 
-     * @returns {DocumentNode} The document node.
-     */
-    document(body, parts = {}) {
-        return {
-            type: "Document",
-            body,
-            loc: parts.loc,
-            ...parts
-        };
-    },
-
-    /**
-     * Creates a string node.
-     * @param {string} value The value for the string.
-     * @param {NodeParts} parts Additional properties for the node. 
-     * @returns {StringNode} The string node.
-     */
-    string(value, parts = {}) {
-        return {
-            type: "String",
-            value,
-            loc: parts.loc,
-            ...parts
-        };
-    },
-
-    /**
-     * Creates a number node.
-     * @param {number} value The value for the number.
-     * @param {NodeParts} parts Additional properties for the node. 
-     * @returns {NumberNode} The number node.
-     */
-    number(value, parts = {}) {
-        return {
-            type: "Number",
-            value,
-            loc: parts.loc,
-            ...parts
-        };
-    },
-
-    /**
-     * Creates a boolean node.
-     * @param {boolean} value The value for the boolean.
-     * @param {NodeParts} parts Additional properties for the node. 
-     * @returns {BooleanNode} The boolean node.
-     */
-    boolean(value, parts = {}) {
-        return {
-            type: "Boolean",
-            value,
-            loc: parts.loc,
-            ...parts
-        };
-    },
-
-    /**
-     * Creates a null node.
-     * @param {NodeParts} parts Additional properties for the node. 
-     * @returns {NullNode} The null node.
-     */
-    null(parts = {}) {
-        return {
-            type: "Null",
-            loc: parts.loc,
-            ...parts
-        };
-    },
-
-    /**
-     * Creates an array node.
-     * @param {Array<ElementNode>} elements The elements to add.
-     * @param {NodeParts} parts Additional properties for the node. 
-     * @returns {ArrayNode} The array node.
-     */
-    array(elements, parts = {}) {
-        return {
-            type: "Array",
-            elements,
-            loc: parts.loc,
-            ...parts
-        };
-    },
-
-    /**
-     * Creates an element node.
-     * @param {ValueNode} value The value for the element.
-     * @param {NodeParts} parts Additional properties for the node. 
-     * @returns {ElementNode} The element node.
-     */
-    element(value, parts = {}) {
-        return {
-            type: "Element",
-            value,
-            loc: parts.loc,
-            ...parts
-        };
-    },
-
-    /**
-     * Creates an object node.
-     * @param {Array<MemberNode>} members The members to add.
-     * @param {NodeParts} parts Additional properties for the node. 
-     * @returns {ObjectNode} The object node.
-     */
-    object(members, parts = {}) {
-        return {
-            type: "Object",
-            members,
-            loc: parts.loc,
-            ...parts
-        };
-    },
-
-    /**
-     * Creates a member node.
-     * @param {StringNode|IdentifierNode} name The name for the member.
-     * @param {ValueNode} value The value for the member.
-     * @param {NodeParts} parts Additional properties for the node. 
-     * @returns {MemberNode} The member node.
-     */
-    member(name, value, parts = {}) {
-        return {
-            type: "Member",
-            name,
-            value,
-            loc: parts.loc,
-            ...parts
-        };
-    },
-
-    /**
-     * Creates an identifier node.
-     * @param {string} name The name for the identifier.
-     * @param {NodeParts} parts Additional properties for the node.
-     * @returns {IdentifierNode} The identifier node.
-     */
-    identifier(name, parts = {}) {
-        return {
-            type: "Identifier",
-            name,
-            loc: parts.loc,
-            ...parts
-        };
-    },
-
-    /**
-     * Creates a NaN node.
-     * @param {Sign} sign The sign for the Infinity.
-     * @param {NodeParts} parts Additional properties for the node.
-     * @returns {NaNNode} The NaN node.
-     */ 
-    nan(sign = "", parts = {}) {
-        return {
-            type: "NaN",
-            sign,
-            loc: parts.loc,
-            ...parts
-        };
-    },
-
-    /**
-     * Creates an Infinity node.
-     * @param {Sign} sign The sign for the Infinity.
-     * @param {NodeParts} parts Additional properties for the node.
-     * @returns {InfinityNode} The Infinity node.
-     */
-    infinity(sign = "", parts = {}) {
-        return {
-            type: "Infinity",
-            sign,
-            loc: parts.loc,
-            ...parts
-        };
-    },
-
-};
-
-/**
- * @fileoverview JSON parser
- * @author Nicholas C. Zakas
- */
-
-
-//-----------------------------------------------------------------------------
-// Typedefs
-//-----------------------------------------------------------------------------
-
-/** @typedef {import("./typedefs.js").Node} Node */
-/** @typedef {import("./typedefs.js").Mode} Mode */
-/** @typedef {import("./typedefs.js").ParseOptions} ParseOptions */
-
-//-----------------------------------------------------------------------------
-// Helpers
-//-----------------------------------------------------------------------------
-
-/** @type {ParseOptions} */
-const DEFAULT_OPTIONS = {
-    mode: "json",
-    ranges: false,
-    tokens: false,
-    allowTrailingCommas: false
-};
-
-const UNICODE_SEQUENCE = /\\u[\da-fA-F]{4}/gu;
-
-/**
- * Normalizes a JSON5 identifier by converting Unicode escape sequences into
- * their corresponding characters.
- * @param {string} identifier The identifier to normalize.
- * @returns {string} The normalized identifier.
- */
-function normalizeIdentifier(identifier) {
-    return identifier.replace(UNICODE_SEQUENCE, unicodeEscape => {
-        return String.fromCharCode(parseInt(unicodeEscape.slice(2), 16));
-    });
-}
-
-/**
- * Calculates the location at the end of the given text.
- * @param {string} text The text to calculate the end location for.
- * @returns {Location} The location at the end of the text.
- */
-function getEndLocation(text) {
-    let line = 1;
-    let column = 1;
-    
-    for (let i = 0; i < text.length; i++) {
-        const char = text[i];
-        if (char === "\n") {
-            line++;
-            column = 1;
-        } else if (char === "\r") {
-            // Handle \r\n as a single line ending
-            if (text[i + 1] === "\n") {
-                i++; // Skip the \n
-            }
-            line++;
-            column = 1;
-        } else {
-            column++;
-        }
-    }
-    
-    return {
-        line,
-        column,
-        offset: text.length
-    };
-}
-
-/**
- * Converts a JSON-encoded string into a JavaScript string, interpreting each
- * escape sequence.
- * @param {string} value The text for the token.
- * @param {Token} token The string token to convert into a JavaScript string.
- * @param {boolean} json5 `true` if parsing JSON5, `false` otherwise.
- * @returns {string} A JavaScript string.
- */
-function getStringValue(value, token, json5 = false) {
-    
-    let result = "";
-    let escapeIndex = value.indexOf("\\");
-    let lastIndex = 0;
-
-    // While there are escapes, interpret them to build up the result
-    while (escapeIndex >= 0) {
-
-        // append the text that happened before the escape
-        result += value.slice(lastIndex, escapeIndex);
-
-        // get the character immediately after the \
-        const escapeChar = value.charAt(escapeIndex + 1);
-        const escapeCharCode = escapeChar.charCodeAt(0);
-        
-        // check for the non-Unicode escape sequences first
-        if (json5 && json5EscapeToChar.has(escapeCharCode)) {
-            result += json5EscapeToChar.get(escapeCharCode);
-            lastIndex = escapeIndex + 2;
-        } else if (escapeToChar.has(escapeCharCode)) {
-            result += escapeToChar.get(escapeCharCode);
-            lastIndex = escapeIndex + 2;
-        } else if (escapeChar === "u") {
-            const hexCode = value.slice(escapeIndex + 2, escapeIndex + 6);
-            if (hexCode.length < 4 || /[^0-9a-f]/i.test(hexCode)) {
-                throw new ErrorWithLocation(
-                    `Invalid unicode escape \\u${ hexCode}.`,
-                    {
-                        line: token.loc.start.line,
-                        column: token.loc.start.column + escapeIndex,
-                        offset: token.loc.start.offset + escapeIndex
-                    }
-                );
-            }
-
-            result += String.fromCharCode(parseInt(hexCode, 16));
-            lastIndex = escapeIndex + 6;
-        } else if (json5 && escapeChar === "x") {
-            const hexCode = value.slice(escapeIndex + 2, escapeIndex + 4);
-            if (hexCode.length < 2 || /[^0-9a-f]/i.test(hexCode)) {
-                throw new ErrorWithLocation(
-                    `Invalid hex escape \\x${ hexCode}.`,
-                    {
-                        line: token.loc.start.line,
-                        column: token.loc.start.column + escapeIndex,
-                        offset: token.loc.start.offset + escapeIndex
-                    }
-                );
-            }
-
-            result += String.fromCharCode(parseInt(hexCode, 16));
-            lastIndex = escapeIndex + 4;
-        } else if (json5 && json5LineTerminators.has(escapeCharCode)) {
-            lastIndex = escapeIndex + 2;
-
-            // we also need to skip \n after a \r
-            if (escapeChar === "\r" && value.charAt(lastIndex) === "\n") {
-                lastIndex++;
-            }
-            
-        } else {
-            // all characters can be escaped in JSON5
-            if (json5) {
-                result += escapeChar;
-                lastIndex = escapeIndex + 2;
-            } else {
-                throw new ErrorWithLocation(
-                    `Invalid escape \\${ escapeChar }.`,
-                    {
-                        line: token.loc.start.line,
-                        column: token.loc.start.column + escapeIndex,
-                        offset: token.loc.start.offset + escapeIndex
-                    }
-                );
-            }
-        }
-
-        // find the next escape sequence
-        escapeIndex = value.indexOf("\\", lastIndex);
-    }
-
-    // get the last segment of the string value
-    result += value.slice(lastIndex);
-
-    return result;
-}
-
-/**
- * Gets the JavaScript value represented by a JSON token.
- * @param {string} value The text value of the token.
- * @param {Token} token The JSON token to get a value for.
- * @param {boolean} json5 `true` if parsing JSON5, `false` otherwise.
- * @returns {string|boolean|number} A number, string, or boolean.
- * @throws {TypeError} If an unknown token type is found. 
- */
-function getLiteralValue(value, token, json5 = false) {
-    switch (token.type) {
-        case "Boolean":
-            return value === "true";
-            
-        case "Number":
-            if (json5) {
-
-                /*
-                 * Numbers like -0x1 are converted to NaN by Number(), so we need
-                 * to handle them separately. Rather than checking for -0x, we can
-                 * just check if the first character is a minus sign. The same for
-                 * checking for +0x.
-                 */
-
-                if (value.charCodeAt(0) === 45) { // 45 is the char code for '-'
-                    return -Number(value.slice(1));
-                }
-
-                if (value.charCodeAt(0) === 43) { // 43 is the char code for '+'
-                    return Number(value.slice(1));
-                }
-            }
-            return Number(value);
-
-        case "String":
-            return getStringValue(value.slice(1, -1), token, json5);
-
-        default:
-            throw new TypeError(`Unknown token type "${token.type}.`);
-    }
-}
-
-//-----------------------------------------------------------------------------
-// Main Function
-//-----------------------------------------------------------------------------
-
-/**
- * 
- * @param {string} text The text to parse.
- * @param {ParseOptions} [options] The options object.
- * @returns {DocumentNode} The AST representing the parsed JSON.
- * @throws {Error} When there is a parsing error. 
- */
-function parse(text, options) {
-
-    options = Object.freeze({
-        ...DEFAULT_OPTIONS,
-        ...options
-    });
-
-    const tokens = [];
-    const tokenizer = new Tokenizer(text, {
-        mode: options.mode,
-        ranges: options.ranges
-    });
-
-    const json5 = options.mode === "json5";
-    const allowTrailingCommas = options.allowTrailingCommas || json5;
-
-    /**
-     * Returns the next token knowing there are no comments.
-     * @returns {number} The next token type or 0 if no next token.
-     */
-    function nextNoComments() {
-        const nextType = tokenizer.next();
-
-        if (nextType && options.tokens) {
-            tokens.push(tokenizer.token);
-        }
-        return nextType;
-    }
-    
-    /**
-     * Returns the next token knowing there are comments to skip.
-     * @returns {number} The next token type or 0 if no next token.
-     */
-    function nextSkipComments() {
-        const nextType = tokenizer.next();
-        if (nextType && options.tokens) {
-            tokens.push(tokenizer.token);
-        }
-
-        if (nextType >= tt.LineComment) {
-            return nextSkipComments();
-        }
-
-        return nextType;
-
-    }
-
-    // determine correct way to evaluate tokens based on presence of comments
-    const next = options.mode === "json" ? nextNoComments : nextSkipComments;
-
-    /**
-     * Asserts a token has the given type.
-     * @param {number} token The token to check.
-     * @param {number} type The token type.
-     * @throws {UnexpectedToken} If the token type isn't expected.
-     * @returns {void}
-     */
-    function assertTokenType(token, type) {
-        if (token !== type) {
-            throw new UnexpectedToken(tokenizer.token);
-        }
-    }
-
-    /**
-     * Asserts a token has one of the given types.
-     * @param {number} token The token to check.
-     * @param {number[]} types The token types.
-     * @returns {void}
-     * @throws {UnexpectedToken} If the token type isn't expected.
-     */ 
-    function assertTokenTypes(token, types) {
-        if (!types.includes(token)) {
-            throw new UnexpectedToken(tokenizer.token);
-        }
-    }
-
-    /**
-     * Creates a range only if ranges are specified.
-     * @param {Location} start The start offset for the range.
-     * @param {Location} end The end offset for the range.
-     * @returns {{range:[number,number]}|undefined} An object with a 
-     */
-    function createRange(start, end) {
-        // @ts-ignore tsc incorrect - options might be undefined
-        return options.ranges ? {
-            range: [start.offset, end.offset]
-        } : undefined;
-    }
-
-    /**
-     * Creates a node for a string, boolean, or number.
-     * @param {number} tokenType The token representing the literal. 
-     * @returns {StringNode|NumberNode|BooleanNode} The node representing
-     *      the value.
-     */
-    function createLiteralNode(tokenType) {
-        const token = tokenizer.token;
-        const range = createRange(token.loc.start, token.loc.end);
-        const value = getLiteralValue(
-            text.slice(token.loc.start.offset, token.loc.end.offset),
-            token,
-            json5
-        );
-        const loc = {
-            start: {
-                ...token.loc.start
-            },
-            end: {
-                ...token.loc.end
-            }
-        };
-        const parts = { loc, ...range };
-
-        switch (tokenType) {
-            case tt.String:
-                return types.string(/** @type {string} */ (value), parts);
-
-            case tt.Number:
-                return types.number(/** @type {number} */ (value), parts);
-                
-            case tt.Boolean:
-                return types.boolean(/** @type {boolean} */ (value), parts);
-
-            default:
-                throw new TypeError(`Unknown token type ${token.type}.`);
-        }
-    }
-
-    /**
-     * Creates a node for a JSON5 identifier.
-     * @param {Token} token The token representing the identifer. 
-     * @returns {NaNNode|InfinityNode|IdentifierNode} The node representing
-     *      the value.
-     */
-    function createJSON5IdentifierNode(token) {
-        const range = createRange(token.loc.start, token.loc.end);
-        const identifier = text.slice(token.loc.start.offset, token.loc.end.offset);
-        const loc = {
-            start: {
-                ...token.loc.start
-            },
-            end: {
-                ...token.loc.end
-            }
-        };
-        const parts = { loc, ...range };
-
-        // Check for NaN or Infinity
-        if (token.type !== "Identifier") {
-
-            let sign = "";
-
-            // check if the first character in the token is a plus or minus
-            if (identifier[0] === "+" || identifier[0] === "-") {
-                sign = identifier[0];
-            }
-
-            // check if the token is NaN or Infinity
-            return types[identifier.includes("NaN") ? "nan" : "infinity"](/** @type {Sign} */ (sign), parts);
-        }
-        return types.identifier(normalizeIdentifier(identifier), parts);
-    }
-
-    /**
-     * Creates a node for a null.
-     * @param {Token} token The token representing null. 
-     * @returns {NullNode} The node representing null.
-     */
-    function createNullNode(token) {
-        const range = createRange(token.loc.start, token.loc.end);
-
-        return types.null({
-            loc: {
-                start: {
-                    ...token.loc.start
-                },
-                end: {
-                    ...token.loc.end
-                }
-            },
-            ...range
-        });
-    }
-
-
-    /**
-     * Parses a property in an object.
-     * @param {number} tokenType The token representing the property.
-     * @returns {MemberNode} The node representing the property.
-     * @throws {UnexpectedToken} When an unexpected token is found.
-     * @throws {UnexpectedEOF} When the end of the file is reached.
-     */
-    function parseProperty(tokenType) {
-
-        if (json5) {
-            assertTokenTypes(tokenType, [tt.String, tt.Identifier, tt.Number]);
-        } else {
-            assertTokenType(tokenType, tt.String);
-        }
-
-        const token = tokenizer.token;
-
-        // check for -NaN, +NaN, -Infinity, +Infinity, and any number
-        if (json5 && tokenType === tt.Number && /[+\-0-9]/.test(text[token.loc.start.offset])) {
-            throw new UnexpectedToken(token);
-        }
-
-        // TODO: Clean this up a bit
-        let key = tokenType === tt.String
-            ? /** @type {StringNode} */ (createLiteralNode(tokenType))
-            : /** @type {IdentifierNode|NaNNode|InfinityNode} */ (createJSON5IdentifierNode(token));
-
-        // in JSON5, need to check for NaN and Infinity and create identifier nodes
-        if (json5 && (key.type === "NaN" || key.type === "Infinity")) {
-
-            // NaN and Infinity cannot be signed and be a property key
-            if (key.sign !== "") {
-                throw new UnexpectedToken(tokenizer.token);
-            }
-
-            key = types.identifier(key.type, { loc: key.loc, ...createRange(key.loc.start, key.loc.end) });
-        }
-
-        tokenType = next();
-        assertTokenType(tokenType, tt.Colon);
-        const value = parseValue();
-        const range = createRange(key.loc.start, value.loc.end);
-
-        return types.member(
-            /** @type {StringNode|IdentifierNode} */ (key),
-            /** @type {ValueNode} */ (value),
-            {
-                loc: {
-                    start: {
-                        ...key.loc.start
-                    },
-                    end: {
-                        ...value.loc.end
-                    }
-                },
-                ...range
-            }
-        );
-    }
-
-    /**
-     * Parses an object literal.
-     * @param {number} firstTokenType The first token type in the object.
-     * @returns {ObjectNode} The object node.
-     * @throws {UnexpectedEOF} When the end of the file is reached.
-     * @throws {UnexpectedToken} When an unexpected token is found.
-     */
-    function parseObject(firstTokenType) {
-
-        // The first token must be a { or else it's an error
-        assertTokenType(firstTokenType, tt.LBrace);
-
-        const firstToken = tokenizer.token;
-        const members = [];
-        let tokenType = next();
-
-        if (tokenType !== tt.RBrace) {
-            do {
-    
-                // add the value into the array
-                members.push(parseProperty(tokenType));
-    
-                tokenType = next();
-
-                if (!tokenType) {
-                    throw new UnexpectedEOF(members[members.length-1].loc.end);
-                }
-    
-                if (tokenType === tt.Comma) {
-                    tokenType = next();
-
-                    /*
-                      * Trailing commas.
-                      * So we need to check if the token is a comma,
-                      * and if so, then we need to check if the next
-                      * token is a RBrace. If it is, then we need to
-                      * break out of the loop.
-                      */
-                    if (allowTrailingCommas && tokenType === tt.RBrace) {
-                        break;
-                    }                      
-                } else {
-                    break;
-                }
-            } while (tokenType);
-        }
-
-        assertTokenType(tokenType, tt.RBrace);
-        const lastToken = tokenizer.token;
-        const range = createRange(firstToken.loc.start, lastToken.loc.end);
-
-        return types.object(members, {
-            loc: {
-                start: {
-                    ...firstToken.loc.start
-                },
-                end: {
-                    ...lastToken.loc.end
-                }
-            },
-            ...range
-        });
-
-    }
-
-    /**
-     * Parses an array literal.
-     * @param {number} firstTokenType The first token in the array.
-     * @returns {ArrayNode} The array node.
-     * @throws {UnexpectedToken} When an unexpected token is found.
-     * @throws {UnexpectedEOF} When the end of the file is reached.
-     */
-    function parseArray(firstTokenType) {
-
-        // The first token must be a [ or else it's an error
-        assertTokenType(firstTokenType, tt.LBracket);
-
-        const firstToken = tokenizer.token;
-        const elements = [];
-        let tokenType = next();
-        
-        if (tokenType !== tt.RBracket) {
-
-            do {
-
-                // add the value into the array
-                const value = parseValue(tokenType);
-
-                elements.push(types.element(
-                    /** @type {ValueNode} */ (value),
-                    { loc: value.loc }
-                ));
-
-                tokenType = next();
-              
-                if (tokenType === tt.Comma) {
-                    tokenType = next();
-
-                    /*
-                      * Trailing commas.
-                      * So we need to check if the token is a comma,
-                      * and if so, then we need to check if the next
-                      * token is a RBracket. If it is, then we need to
-                      * break out of the loop.
-                      */
-                    if (allowTrailingCommas && tokenType === tt.RBracket) {
-                        break;
-                    }                    
-                } else {
-                    break;
-                }
-            } while (tokenType);
-        }
-
-        assertTokenType(tokenType, tt.RBracket);
-
-        const lastToken = tokenizer.token;
-        const range = createRange(firstToken.loc.start, lastToken.loc.end);
-
-        return types.array(elements, {
-            loc: {
-                start: {
-                    ...firstToken.loc.start
-                },
-                end: {
-                    ...lastToken.loc.end
-                }
-            },
-            ...range
-        });
-
-    }
-
-    /**
-     * Parses a JSON value.
-     * @param {number} [tokenType] The token type to parse.
-     * @returns {ValueNode|IdentifierNode} The node representing the value.
-     */
-    function parseValue(tokenType) {
-
-        tokenType = tokenType ?? next();
-        const token = tokenizer.token;
-
-        if (!tokenType) {
-            throw new UnexpectedEOF({
-                line: 1,
-                column: 1,
-                offset: 0
-            });
-        }
-        
-        switch (tokenType) {
-            case tt.String:
-            case tt.Boolean:
-                return createLiteralNode(tokenType);
-
-            case tt.Number:
-                if (json5) {
-                    let tokenText = text.slice(token.loc.start.offset, token.loc.end.offset);
-                    if (tokenText[0] === "+" || tokenText[0] === "-") {
-                        tokenText = tokenText.slice(1);
-                    }
-
-                    if (tokenText === "NaN" || tokenText === "Infinity") {
-                        return createJSON5IdentifierNode(token);
-                    }
-                }
-                return createLiteralNode(tokenType);
-
-            case tt.Null:
-                return createNullNode(token);
-
-            case tt.LBrace:
-                return parseObject(tokenType);
-
-            case tt.LBracket:
-                return parseArray(tokenType);
-
-            default:
-                throw new UnexpectedToken(token);
-        }
-
-    }
-
-    
-    const docBody = parseValue();
-    
-    const unexpectedToken = next();
-    if (unexpectedToken) {
-        throw new UnexpectedToken(tokenizer.token);
-    }
-    
-    
-    const textEndLocation = getEndLocation(text);
-    const docParts = {
-        loc: {
-            start: {
-                line: 1,
-                column: 1,
-                offset: 0
-            },
-            end: {
-                ...textEndLocation
-            }
-        }
-    };
-    
-    if (options.tokens) {
-        docParts.tokens = tokens;
-    }
-
-    if (options.ranges) {
-        docParts.range = [
-            docParts.loc.start.offset,
-            docParts.loc.end.offset
-        ];
-    }
-
-    return types.document(/** @type {ValueNode} */ (docBody), docParts);
-}
-
-/**
- * @fileoverview Traversal approaches for Momoa JSON AST.
- * @author Nicholas C. Zakas
- */
-
-//-----------------------------------------------------------------------------
-// Typedefs
-//-----------------------------------------------------------------------------
-
-/** @typedef {import("./typedefs.js").TraversalPhase} TraversalPhase */
-/**
- * @typedef {Object} TraversalVisitor
- * @property {(node: Node, parent?: Node) => void} [enter]
- * @property {(node: Node, parent?: Node) => void} [exit]
- */
-
-//-----------------------------------------------------------------------------
-// Data
-//-----------------------------------------------------------------------------
-
-const childKeys = new Map([
-    ["Document", ["body"]],
-    ["Object", ["members"]],
-    ["Member", ["name", "value"]],
-    ["Element", ["value"]],
-    ["Array", ["elements"]],
-    ["String", []],
-    ["Number", []],
-    ["Boolean", []],
-    ["Null", []],
-    ["NaN", []],
-    ["Infinity", []],
-    ["Identifier", []],
-]);
-
-//-----------------------------------------------------------------------------
-// Helpers
-//-----------------------------------------------------------------------------
-
-/**
- * Determines if a given value is an object.
- * @param {*} value The value to check.
- * @returns {boolean} True if the value is an object, false if not. 
- */
-function isObject(value) {
-    return value && (typeof value === "object");
-}
-
-/**
- * Determines if a given value is an AST node.
- * @param {*} value The value to check.
- * @returns {boolean} True if the value is a node, false if not. 
- */
-function isNode(value) {
-    return isObject(value) && (typeof value.type === "string");
-}
-
-//-----------------------------------------------------------------------------
-// Exports
-//-----------------------------------------------------------------------------
-
-/**
- * Traverses an AST from the given node.
- * @param {Node} root The node to traverse from 
- * @param {TraversalVisitor} visitor An object with an `enter` and `exit` method. 
- */
-function traverse(root, visitor) {
-
-    /**
-     * Recursively visits a node.
-     * @param {Node} node The node to visit.
-     * @param {Node} [parent] The parent of the node to visit.
-     * @returns {void}
-     */
-    function visitNode(node, parent) {
-
-        if (typeof visitor.enter === "function") {
-            visitor.enter(node, parent);
-        }
-
-        for (const key of childKeys.get(node.type)) {
-            const value = node[key];
-
-            if (isObject(value)) {
-                if (Array.isArray(value)) {
-                    value.forEach(child => visitNode(child, node));
-                } else if (isNode(value)) {
-                    visitNode(value, node);
-                }
-            }
-        }
-
-        if (typeof visitor.exit === "function") {
-            visitor.exit(node, parent);
-        }
-    }
-
-    visitNode(root);
-}
-
-/**
- * @callback FilterPredicate
- * @param {{node: Node, parent?: Node, phase: TraversalPhase}} item
- * @param {number} index
- * @param {Array<{node: Node, parent?: Node, phase: TraversalPhase}>} array
- * @returns {boolean}
- */
-
-/**
- * Creates an iterator over the given AST.
- * @param {Node} root The root AST node to traverse. 
- * @param {FilterPredicate} [filter] A filter function to determine which steps to
- *      return;
- * @returns {IterableIterator<{node: Node, parent?: Node, phase: TraversalPhase}>} An iterator over the AST.  
- */
-function iterator(root, filter = () => true) {
-
-    /** @type {Array<{node: Node, parent?: Node, phase: TraversalPhase}>} */
-    const traversal = [];
-
-    traverse(root, {
-        enter(node, parent) {
-            traversal.push({ node, parent, phase: "enter" });
-        },
-        exit(node, parent) {
-            traversal.push({ node, parent, phase: "exit" });
-        }
-    });
-
-    return traversal.filter(filter).values();
-}
-
-/**
- * @fileoverview Evaluator for Momoa AST.
- * @author Nicholas C. Zakas
- */
-
-//-----------------------------------------------------------------------------
-// Typedefs
-//-----------------------------------------------------------------------------
-
-/** @typedef {import("./typedefs.js").AnyNode} AnyNode */
-/** @typedef {import("./typedefs.js").JSONValue} JSONValue */
-
-//-----------------------------------------------------------------------------
-// Exports
-//-----------------------------------------------------------------------------
-
-/**
- * Evaluates a Momoa AST node into a JavaScript value.
- * @param {AnyNode} node The node to interpet.
- * @returns {JSONValue} The JavaScript value for the node. 
- */
-function evaluate(node) {
-    switch (node.type) {
-        case "String":
-            return node.value;
-
-        case "Number":
-            return node.value;
-
-        case "Boolean":
-            return node.value;
-
-        case "Null":
-            return null;
-
-        case "NaN":
-            return NaN;
-        
-        case "Infinity":
-            return node.sign === "-" ? -Infinity : Infinity;
-
-        case "Identifier":
-            return node.name;
-
-        case "Array": {
-            // const arrayNode = /** @type {ArrayNode} */ (node);
-            return node.elements.map(element => evaluate(element.value));
-        }
-
-        case "Object": {
-
-            /** @type {{[property: string]: JSONValue}} */
-            const object = {};
-
-            node.members.forEach(member => {
-                Object.defineProperty(object, /** @type {string} */ (evaluate(member.name)), {
-                    value: evaluate(member.value),
-                    writable: true,
-                    enumerable: true,
-                    configurable: true
-                });
-            });    
-
-            return object;
-        }    
-
-        case "Document": {
-            return evaluate(node.body);
-        }
-
-        case "Element":
-            throw new Error("Cannot evaluate array element outside of an array.");
-
-        case "Member":
-            throw new Error("Cannot evaluate object member outside of an object.");
-
-        default:
-            // @ts-ignore tsc doesn't know about the type property here?
-            throw new Error(`Unknown node type ${ node.type }.`);
-    }
-}
-
-/**
- * @fileoverview Printer for Momoa AST.
- * @author Nicholas C. Zakas
- */
-
-
-//-----------------------------------------------------------------------------
-// Typedefs
-//-----------------------------------------------------------------------------
-
-
-//-----------------------------------------------------------------------------
-// Helpers
-//-----------------------------------------------------------------------------
-
-/**
- * Prints the string representation of a Boolean node.
- * @param {BooleanNode} node The node to print.
- * @returns {string} The boolean value.
- */
-function printBoolean(node) {
-    return node.value ? "true" : "false";
-}
-
-/**
- * Prints the string representation of a null node.
- * @returns {string} The string "null".
- */
-function printNull() {
-    return "null";
-}
-
-/**
- * Prints the string representation of a number node.
- * @param {NumberNode} node The node to print.
- * @returns {string} The number value.
- */
-function printNumber(node) {
-    return node.value.toString();
-}
-
-/**
- * Prints the string representation of a NaN node.
- * @returns {string} The string "NaN".
- */
-function printNaN() {
-    return "NaN";
-}
-
-/**
- * Prints the string representation of an Infinity node.
- * @param {InfinityNode} node The node to print.
- * @returns {string} The string "Infinity" or "-Infinity".
- */
-function printInfinity(node) {
-    return node.sign + "Infinity";
-}
-
-/**
- * Prints the string representation of a string node.
- * @param {StringNode} node The node to print.
- * @returns {string} The string value.
- */
-function printString(node) {
-
-    let result = "\"";
-
-    // escape all characters that need escaping
-    for (const c of node.value) {
-
-        const newChar = json5CharToEscape.get(c);
-
-        if (newChar) {
-            result += "\\" + newChar;
-            continue;
-        }
-
-        // if it's a double quote, escape it
-        if (c === "\"") {
-            result += "\\\"";
-            continue;
-        }
-
-        // if it's a control character, escape it
-        if (c < " " || c === "\u007F") {
-            const hex = c.codePointAt(0).toString(16).toUpperCase();
-            result += `\\u${"0000".substring(hex.length)}${hex}`;
-            continue;
-        }
-
-        // otherwise, just add the character
-        result += c;
-
-    }
-    
-    return result + "\"";
-}
-
-/**
- * Prints the string representation of an identifier node.
- * @param {IdentifierNode} node The node to print.
- * @returns {string} The identifier name.
- */
-function printIdentifier(node) {
-    return node.name;
-}
-
-/**
- * Prints the string representation of an array node.
- * @param {ArrayNode} node The node to print.
- * @param {string} indent The string to use for indentation.
- * @param {number} indentLevel The current level of indentation.
- * @returns {string} The array value.
- */
-function printArray(node, indent, indentLevel) {
-    const newLine = indent ? "\n" : "";
-    const indentString = indent.repeat(indentLevel);
-    const elementIndentString = indent.repeat(indentLevel + 1);
-
-    return `[${newLine}${
-        node.elements.map(element =>
-            `${elementIndentString}${printValue(element.value, indent, indentLevel + 1)}`
-        ).join(`,${newLine}`)
-    }${newLine}${indentString}]`;
-}
-
-/**
- * Prints the string representation of a member node.
- * @param {MemberNode} node The node to print.
- * @param {string} indent The string to use for indentation.
- * @param {number} indentLevel The current level of indentation.
- * @returns {string} The member value.
- */
-function printMember(node, indent, indentLevel) {
-    const space = indent ? " " : "";
-    return `${printValue(node.name, indent, indentLevel)}:${space}${printValue(node.value, indent, indentLevel + 1)}`;
-}
-
-/**
- * Prints the string representation of an object node.
- * @param {ObjectNode} node The node to print.
- * @param {string} indent The string to use for indentation.
- * @param {number} indentLevel The current level of indentation.
- * @returns {string} The object value.
- */
-function printObject(node, indent, indentLevel) {
-    const newLine = indent ? "\n" : "";
-    const indentString = indent.repeat(indentLevel);
-    const memberIndentString = indent.repeat(indentLevel + 1);
-
-    return `{${newLine}${
-        node.members.map(member => 
-            `${memberIndentString}${printMember(member, indent, indentLevel)}`
-        ).join(`,${newLine}`)
-    }${newLine}${indentString}}`;
-}
-
-/**
- * Prints the string representation of a node.
- * @param {AnyNode} node The node to print.
- * @param {string} indentString The string to use for indentation.
- * @param {number} indentLevel The current level of indentation.
- * @returns {string} The string representation of the node.
- * @throws {TypeError} If the node type is unknown.
-
- */
-function printValue(node, indentString, indentLevel) {
-    switch (node.type) {
-        case "String":
-            return printString(node);
-        case "Number":
-            return printNumber(node);
-        case "Boolean":
-            return printBoolean(node);
-        case "Null":
-            return printNull();
-        case "NaN":
-            return printNaN();
-        case "Infinity":
-            return printInfinity(node);
-        case "Identifier":
-            return printIdentifier(node);
-        case "Array":
-            return printArray(node, indentString, indentLevel);
-        case "Object":
-            return printObject(node, indentString, indentLevel);
-        case "Document":
-            return printValue(node.body, indentString, indentLevel);
-        default:
-            throw new TypeError(`Unknown node type: ${node.type}`);
-    }
-}
-
-
-//-----------------------------------------------------------------------------
-// Exports
-//-----------------------------------------------------------------------------
-
-/**
- * Converts a Momoa AST back into a JSON string.
- * @param {AnyNode} node The node to print.
- * @param {Object} options Options for the print.
- * @param {number} [options.indent=0] The number of spaces to indent each line. If
- *      greater than 0, then newlines and indents will be added to output. 
- * @returns {string} The JSON representation of the AST.
- */
-function print(node, { indent = 0 } = {}) {
-
-    const indentLevel = 0;
-    const indentString = " ".repeat(indent);
-
-    return printValue(node, indentString, indentLevel);
-}
-
-
-
-// EXTERNAL MODULE: ./src/util/input-error.ts
-var input_error = __nccwpck_require__(3059);
-// EXTERNAL MODULE: ./src/util/name-value.ts
-var name_value = __nccwpck_require__(4237);
-// EXTERNAL MODULE: ./src/jenkins/transport/json.ts
-var json = __nccwpck_require__(3808);
-;// CONCATENATED MODULE: ./src/inputs/parameters.ts
-
-
-
-
-const FORMS = 'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}';
-/**
- * Parses the `parameters` input: a JSON object (the text starts with `{`;
- * numbers and booleans become the strings a form would send, a key given
- * twice is refused), or `NAME=value` lines (split on the first `=`; a name on
- * several lines is a multi-value parameter). Messages never echo a value:
- * values are often secrets. The rules: docs/internals.md, "The parameters input".
- */
-function parseParameters(text) {
-    const trimmed = text.trim();
-    if (trimmed === '')
-        return {};
-    // `[` too, so that a JSON array gets "must be an object" rather than a
-    // confusing complaint about a line without `=`.
-    if (trimmed.startsWith('{') || trimmed.startsWith('['))
-        return parseJson(trimmed);
-    return (0,name_value/* groupByName */.m)(nameValueLines(text, "Input 'parameters'", FORMS));
-}
-/**
- * JSON.parse of an input, refused with a message naming the input, the
- * position and the expected forms. Only the position is kept: newer V8
- * messages quote the input, which may hold secrets.
- */
-function parseJsonInput(text, input, forms) {
-    // The duplicate-key check (momoa) and our walks recurse: bound the nesting first.
-    const deep = (0,json/* tooDeepAt */.U2)(text);
-    if (deep >= 0) {
-        throw new input_error/* InputError */.d(`Input '${input}' is JSON nested more than ${json/* MAX_JSON_DEPTH */.KX} levels deep (at character ${deep + 1}): ${forms}.`);
-    }
-    try {
-        return JSON.parse(text);
-    }
-    catch (error) {
-        const position = /position (\d+)/.exec(String(error))?.[1];
-        const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`;
-        throw new input_error/* InputError */.d(`Input '${input}' is not valid JSON${where}: ${forms}.`);
-    }
-}
-/**
- * `NAME=value` lines (of `parameters`, of `files`): blank lines skipped,
- * each split by splitNameValue; `line` is 1-based.
- */
-function nameValueLines(text, where, forms) {
-    const lines = [];
-    text.split(/\r?\n/).forEach((raw, index) => {
-        if (raw.trim() === '')
-            return;
-        const pair = (0,name_value/* splitNameValue */.b)(raw);
-        if ('missing' in pair) {
-            const problem = pair.missing === '=' ? "has no '='" : "has an empty NAME before '='";
-            throw new input_error/* InputError */.d(`${where} line ${index + 1} ${problem}: ${forms}.`);
-        }
-        lines.push({ ...pair, line: index + 1 });
-    });
-    return lines;
-}
-function parseJson(text) {
-    const data = parseJsonInput(text, 'parameters', FORMS);
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-        throw new input_error/* InputError */.d(`Input 'parameters' is JSON but not an object: ${FORMS}.`);
-    }
-    // Only the top level: a nested object is refused as a value anyway.
-    const twice = duplicateKey(text, 1);
-    if (twice) {
-        throw new input_error/* InputError */.d(`Input 'parameters' has the key '${twice.name}' twice (${twice.lines}): a key may appear once; for several values of one parameter give an array, such as {"${twice.name}": ["a", "b"]} (${FORMS}).`);
-    }
-    const entries = [];
-    for (const [name, value] of Object.entries(data)) {
-        if (name.trim() === '') {
-            throw new input_error/* InputError */.d(`Input 'parameters' has an empty parameter name: ${FORMS}.`);
-        }
-        entries.push([
-            name,
-            Array.isArray(value) ? value.map(item => scalar(name, item)) : scalar(name, value)
-        ]);
-    }
-    // fromEntries defines own properties, so a parameter named `__proto__`
-    // stays a parameter instead of replacing the object's prototype.
-    return Object.fromEntries(entries);
-}
-/**
- * JSON.parse keeps the last of two equal keys and says nothing, and no
- * reviver sees the first: the text is read again as a tree that keeps every
- * member (momoa), with keys decoded, so `"A"` and `"\u0041"` are one key.
- * The first key given twice, looking `depth` objects deep.
- */
-function duplicateKey(text, depth) {
-    const visit = (node, left, item) => {
-        if (node.type === 'Array') {
-            for (const [i, element] of node.elements.entries()) {
-                const found = visit(element.value, left, item ?? i + 1);
-                if (found)
-                    return found;
-            }
-        }
-        else if (node.type === 'Object' && left > 0) {
-            const lines = new Map();
-            for (const member of node.members) {
-                const name = member.name.type === 'String' ? member.name.value : member.name.name;
-                const line = member.name.loc.start.line;
-                const first = lines.get(name);
-                if (first !== undefined) {
-                    const where = first === line ? `line ${line}` : `lines ${first} and ${line}`;
-                    return { name, lines: where, ...(item === undefined ? {} : { item }) };
-                }
-                lines.set(name, line);
-                const found = visit(member.value, left - 1, item);
-                if (found)
-                    return found;
-            }
-        }
-        return undefined;
-    };
-    return visit(parse(text, { mode: 'json' }).body, depth);
-}
-function scalar(name, value) {
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'boolean')
-        return String(value);
-    // JSON.parse turns 1e999 into Infinity, which no form field can carry.
-    if (typeof value === 'number' && Number.isFinite(value))
-        return String(value);
-    throw new input_error/* InputError */.d(`Input 'parameters' value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${FORMS}).`);
-}
-function describe(value) {
-    if (Array.isArray(value))
-        return 'a nested array';
-    return typeof value === 'number' ? 'a number out of range' : kindOf(value);
-}
-/** A JSON value's kind, as a message names it ('an object', 'null'). */
-function kindOf(value) {
-    if (value === null)
-        return 'null';
-    if (Array.isArray(value))
-        return 'an array';
-    if (typeof value === 'object')
-        return 'an object';
-    if (typeof value === 'string')
-        return 'a string';
-    return `a ${typeof value}`;
-}
-
 
 /***/ }),
 
@@ -33097,215 +30293,6 @@ function stopReason(signal) {
 
 /***/ }),
 
-/***/ 3808:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   KX: () => (/* binding */ MAX_JSON_DEPTH),
-/* harmony export */   U2: () => (/* binding */ tooDeepAt),
-/* harmony export */   jU: () => (/* binding */ readJenkinsJson),
-/* harmony export */   m_: () => (/* binding */ parseJenkinsJson),
-/* harmony export */   nh: () => (/* binding */ JsonTooDeep)
-/* harmony export */ });
-/**
- * JSON from Jenkins, with its nesting bounded before it is parsed: whatever
- * walks a value afterwards recurses, and a build carrying an action nested a
- * million levels deep overflowed the stack. An element of a named list of
- * plugins' data (a build's `actions`) nested too deep is cut out; anything
- * else too deep refuses the answer (JsonTooDeep). Why and how:
- * docs/internals.md, "JSON nesting, bounded".
- */
-/** Most levels of `[`/`{` a Jenkins answer may nest. */
-const MAX_JSON_DEPTH = 500;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const COMMA = 0x2c;
-/** Where the elements of a droppable list sit: the answer's `{` is 1, the list's `[` is 2. */
-const LIST_DEPTH = 2;
-/** A JSON text nested deeper than allowed: at which character it went too deep. */
-class JsonTooDeep extends Error {
-    limit;
-    offset;
-    constructor(limit, offset) {
-        super(`JSON nested more than ${limit} levels deep (at character ${offset})`);
-        this.limit = limit;
-        this.offset = offset;
-        this.name = 'JsonTooDeep';
-    }
-}
-/**
- * One pass over `text` counting brackets and braces outside strings, with
- * no allocation but for the cuts: strings are skipped with indexOf (they
- * are most of a build's bytes), and a quote counts as a string's end unless
- * an odd run of backslashes precedes it. Inside a droppable list it keeps
- * where the current element began; an element that goes too deep is read
- * to its end (depth only, no stack) and cut with one comma, so the list
- * stays valid JSON. Malformed text gives some result; JSON.parse then says
- * what is wrong with it. A cut element is not checked beyond its brackets.
- */
-function scan(text, limit, droppable) {
-    const cuts = [];
-    let depth = 0;
-    // The top-level object: is a key expected next, and the last key read.
-    let topObject = false;
-    let expectKey = false;
-    let key = '';
-    // A droppable list being read: where its element began, the comma before
-    // it, whether an element was kept, and the current element's fate.
-    let inList = false;
-    let index = 0;
-    let from = 0;
-    let comma = -1;
-    let kept = false;
-    let deepAt = -1;
-    const length = text.length;
-    for (let i = 0; i < length; i++) {
-        const c = text.charCodeAt(i);
-        if (c === QUOTE) {
-            const end = stringEnd(text, i + 1);
-            if (end < 0)
-                break;
-            if (expectKey && depth === 1) {
-                key = text.slice(i + 1, end);
-                expectKey = false;
-            }
-            i = end;
-        }
-        else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
-            depth++;
-            if (depth === 1) {
-                topObject = c === OPEN_BRACE;
-                expectKey = topObject;
-            }
-            else if (depth === LIST_DEPTH &&
-                topObject &&
-                c === OPEN_BRACKET &&
-                droppable.includes(key)) {
-                inList = true;
-                index = 0;
-                from = i + 1;
-                comma = -1;
-                kept = false;
-                deepAt = -1;
-            }
-            if (depth > limit) {
-                if (!inList || depth <= LIST_DEPTH)
-                    return { at: i, cuts };
-                if (deepAt < 0)
-                    deepAt = i;
-            }
-        }
-        else if (c === CLOSE_BRACKET || c === CLOSE_BRACE || c === COMMA) {
-            if (inList && depth === LIST_DEPTH) {
-                // The end of an element: cut it when it went too deep.
-                if (deepAt >= 0) {
-                    const part = { field: key, index, offset: deepAt };
-                    const className = classOf(text, from);
-                    if (className !== undefined)
-                        part.className = className;
-                    // With an element kept before it, the comma before it goes too;
-                    // else the comma after it, so that no list starts with a comma.
-                    if (kept)
-                        cuts.push({ from: comma, to: i, part });
-                    else
-                        cuts.push({ from, to: c === COMMA ? i + 1 : i, part });
-                }
-                else if (!blank(text, from, i))
-                    kept = true;
-                index++;
-                from = i + 1;
-                comma = i;
-                deepAt = -1;
-            }
-            if (c === COMMA) {
-                if (depth === 1)
-                    expectKey = topObject;
-            }
-            else {
-                if (depth === LIST_DEPTH)
-                    inList = false;
-                depth--;
-            }
-        }
-    }
-    return { at: -1, cuts };
-}
-/** Whether text[from, to) is only JSON whitespace (an empty list's one "element"). */
-function blank(text, from, to) {
-    for (let i = from; i < to; i++) {
-        const c = text.charCodeAt(i);
-        if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09)
-            return false;
-    }
-    return true;
-}
-/** The `_class` an element opens with, if it does (bounded: a look at its first characters). */
-function classOf(text, from) {
-    const head = /^\s*\{\s*"_class"\s*:\s*"([\w.$]{1,200})"/.exec(text.slice(from, from + 256));
-    return head?.[1];
-}
-/**
- * The character offset where `text` first nests deeper than `limit`
- * brackets and braces outside strings, or -1 (scan: one pass, strings
- * skipped). Malformed text gives some offset or -1.
- */
-function tooDeepAt(text, limit = MAX_JSON_DEPTH) {
-    return scan(text, limit, []).at;
-}
-/** The index of the quote that ends the string whose content starts at `from`, or -1. */
-function stringEnd(text, from) {
-    let at = from;
-    for (;;) {
-        const quote = text.indexOf('"', at);
-        if (quote < 0)
-            return -1;
-        let backslashes = 0;
-        while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH)
-            backslashes++;
-        if (backslashes % 2 === 0)
-            return quote;
-        at = quote + 1;
-    }
-}
-/**
- * A Jenkins answer read with its nesting bounded: elements of the
- * `droppable` lists nested too deep are left out (and listed in `dropped`);
- * anything else too deep is refused with JsonTooDeep; malformed text is a
- * SyntaxError, as JSON.parse. One scan, one parse.
- */
-function readJenkinsJson(text, options = {}) {
-    const limit = options.limit ?? MAX_JSON_DEPTH;
-    const { at, cuts } = scan(text, limit, options.droppable ?? []);
-    if (at >= 0)
-        throw new JsonTooDeep(limit, at);
-    let kept = text;
-    if (cuts.length > 0) {
-        const pieces = [];
-        let start = 0;
-        for (const cut of cuts) {
-            pieces.push(text.slice(start, cut.from));
-            start = cut.to;
-        }
-        pieces.push(text.slice(start));
-        kept = pieces.join('');
-    }
-    return { value: JSON.parse(kept), dropped: cuts.map(cut => cut.part) };
-}
-/**
- * JSON.parse of a Jenkins answer, refused with JsonTooDeep when nested
- * deeper than `limit`; SyntaxError for malformed text, as JSON.parse.
- */
-function parseJenkinsJson(text, limit = MAX_JSON_DEPTH) {
-    return readJenkinsJson(text, { limit }).value;
-}
-
-
-/***/ }),
-
 /***/ 3083:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -33346,7 +30333,7 @@ function seconds(ms) {
 
 /***/ }),
 
-/***/ 3776:
+/***/ 1734:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -38395,7 +35382,7 @@ function parseCaCert(text) {
 }
 
 // EXTERNAL MODULE: ./src/util/duration.ts
-var duration = __nccwpck_require__(6518);
+var util_duration = __nccwpck_require__(6518);
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(7067);
 var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
@@ -40929,11 +37916,7 @@ class Transport {
     options;
     requestCounts = { total: 0 };
     agents;
-    // eslint-disable-next-line local/no-positional-undefined -- tough-cookie's CookieJar takes its store before its options
-    jar = new CookieJar(undefined, {
-        looseMode: true,
-        allowSpecialUseDomain: true
-    });
+    jar;
     base;
     authorization;
     crumb;
@@ -40960,6 +37943,18 @@ class Transport {
         // Built once: parsing Node's default CAs takes time.
         if (options.ca?.length)
             this.secureContext = trustWith(options.ca);
+        this.jar = options.cookies
+            ? CookieJar.deserializeSync(options.cookies)
+            : // eslint-disable-next-line local/no-positional-undefined -- tough-cookie's CookieJar takes its store before its options
+                new CookieJar(undefined, { looseMode: true, allowSpecialUseDomain: true });
+        for (const cookie of options.cookies?.cookies ?? []) {
+            if (typeof cookie.value === 'string' && cookie.value.length >= 8)
+                this.remember(cookie.value);
+        }
+    }
+    /** The session cookies, for another client to continue the session (RequestSettings.session). */
+    cookies() {
+        return this.jar.serializeSync();
     }
     /** The credentials it sends, which must never appear in a message: the Authorization value and its parts, the token (a crumb or session cookie it is given goes to onSecret). */
     get credentials() {
@@ -41306,11 +38301,6 @@ function checkConflicts(s) {
     if (s.valuesFileRequired && s.wait !== 'finish') {
         throw conflict('values-file-required', 'wait', `the values file is read once the build ends, ${waited}`);
     }
-    // A pending status that nothing ever resolves would block a protected
-    // branch for good.
-    if (s.commitStatus && s.wait === 'queued') {
-        throw conflict('commit-status', 'wait', `with 'wait: false' the result is never known, so the commit status would stay pending; use 'wait: true'`);
-    }
     if (!s.jobs) {
         if (s.failFast) {
             throw new input_error/* InputError */.d(`Input 'fail-fast' only applies with 'jobs': with one 'job' there is no other build to stop; list the jobs in 'jobs', or leave 'fail-fast' out.`);
@@ -41523,8 +38513,3011 @@ function parseCommitParameter(value) {
     return value;
 }
 
-// EXTERNAL MODULE: ./src/inputs/parameters.ts + 1 modules
-var inputs_parameters = __nccwpck_require__(723);
+;// CONCATENATED MODULE: ./node_modules/@humanwhocodes/momoa/dist/momoa.js
+/**
+ * @fileoverview Character codes.
+ * @author Nicholas C. Zakas
+ */
+
+const CHAR_0 = 48;          // 0
+const CHAR_1 = 49;          // 1
+const CHAR_9 = 57;          // 9
+const CHAR_BACKSLASH = 92;  // \
+const CHAR_DOLLAR = 36;     // $
+const CHAR_DOT = 46;        // .
+const CHAR_DOUBLE_QUOTE = 34; // "
+const CHAR_LOWER_A = 97;    // a
+const CHAR_LOWER_E = 101;         // e
+const CHAR_LOWER_F = 102;   // f
+const CHAR_LOWER_N = 110;   // n
+const CHAR_LOWER_T = 116;   // t
+const CHAR_LOWER_U = 117;   // u
+const CHAR_LOWER_X = 120;   // x
+const CHAR_LOWER_Z = 122;   // z
+const CHAR_MINUS = 45;      // -
+const CHAR_NEWLINE = 10;    // newline
+const CHAR_PLUS = 43;       // +
+const CHAR_RETURN = 13;     // return
+const CHAR_SINGLE_QUOTE = 39; // '
+const CHAR_SLASH = 47;      // /
+const CHAR_SPACE = 32;      // space
+const CHAR_TAB = 9;         // tab
+const CHAR_UNDERSCORE = 95; // _
+const CHAR_UPPER_A = 65;    // A
+const CHAR_UPPER_E = 69;          // E
+const CHAR_UPPER_F = 70;    // F
+const CHAR_UPPER_N = 78;    // N
+const CHAR_UPPER_X = 88;    // X
+const CHAR_UPPER_Z = 90;    // Z
+const CHAR_LOWER_B = 98;    // b
+const CHAR_LOWER_R = 114;   // r
+const CHAR_LOWER_V = 118;   // v
+const CHAR_LINE_SEPARATOR = 0x2028;
+const CHAR_PARAGRAPH_SEPARATOR = 0x2029;
+const CHAR_UPPER_I = 73;    // I
+const CHAR_STAR = 42;       // *
+const CHAR_VTAB = 11;            // U+000B Vertical tab
+const CHAR_FORM_FEED = 12;       // U+000C Form feed
+const CHAR_NBSP = 160;           // U+00A0 Non-breaking space
+const CHAR_BOM = 65279;          // U+FEFF
+const CHAR_NON_BREAKING_SPACE = 160;
+const CHAR_EN_QUAD = 8192;
+const CHAR_EM_QUAD = 8193;
+const CHAR_EN_SPACE = 8194;
+const CHAR_EM_SPACE = 8195;
+const CHAR_THREE_PER_EM_SPACE = 8196;
+const CHAR_FOUR_PER_EM_SPACE = 8197;
+const CHAR_SIX_PER_EM_SPACE = 8198;
+const CHAR_FIGURE_SPACE = 8199;
+const CHAR_PUNCTUATION_SPACE = 8200;
+const CHAR_THIN_SPACE = 8201;
+const CHAR_HAIR_SPACE = 8202;
+const CHAR_NARROW_NO_BREAK_SPACE = 8239;
+const CHAR_MEDIUM_MATHEMATICAL_SPACE = 8287;
+const CHAR_IDEOGRAPHIC_SPACE = 12288;
+
+/**
+ * @fileoverview JSON syntax helpers
+ * @author Nicholas C. Zakas
+ */
+
+
+//-----------------------------------------------------------------------------
+// Types
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").TokenType} TokenType */
+
+//-----------------------------------------------------------------------------
+// Predefined Tokens
+//-----------------------------------------------------------------------------
+
+const LBRACKET = "[";
+const RBRACKET = "]";
+const LBRACE = "{";
+const RBRACE = "}";
+const COLON = ":";
+const COMMA = ",";
+
+const TRUE = "true";
+const FALSE = "false";
+const NULL = "null";
+const NAN$1 = "NaN";
+const INFINITY$1 = "Infinity";
+const QUOTE = "\"";
+
+const escapeToChar = new Map([
+    [CHAR_DOUBLE_QUOTE, QUOTE],
+    [CHAR_BACKSLASH, "\\"],
+    [CHAR_SLASH, "/"],
+    [CHAR_LOWER_B, "\b"],
+    [CHAR_LOWER_N, "\n"],
+    [CHAR_LOWER_F, "\f"],
+    [CHAR_LOWER_R, "\r"],
+    [CHAR_LOWER_T, "\t"]
+]);
+
+const json5EscapeToChar = new Map([
+    ...escapeToChar,
+    [CHAR_LOWER_V, "\v"],
+    [CHAR_0, "\0"]
+]);
+
+const charToEscape = new Map([
+    [QUOTE, QUOTE],
+    ["\\", "\\"],
+    ["/", "/"],
+    ["\b", "b"],
+    ["\n", "n"],
+    ["\f", "f"],
+    ["\r", "r"],
+    ["\t", "t"]
+]);
+
+const json5CharToEscape = new Map([
+    ...charToEscape,
+    ["\v", "v"],
+    ["\0", "0"],
+    ["\u2028", "u2028"],
+    ["\u2029", "u2029"]
+]);
+
+/** @type {Map<string,TokenType>} */
+const knownTokenTypes = new Map([
+    [LBRACKET, "LBracket"],
+    [RBRACKET, "RBracket"],
+    [LBRACE, "LBrace"],
+    [RBRACE, "RBrace"],
+    [COLON, "Colon"],
+    [COMMA, "Comma"],
+    [TRUE, "Boolean"],
+    [FALSE, "Boolean"],
+    [NULL, "Null"]
+]);
+
+/** @type {Map<string,TokenType>} */
+const knownJSON5TokenTypes = new Map([
+    ...knownTokenTypes,
+    [NAN$1, "Number"],
+    [INFINITY$1, "Number"]
+]);
+
+// JSON5
+const json5LineTerminators = new Set([
+    CHAR_NEWLINE,
+    CHAR_RETURN,
+    CHAR_LINE_SEPARATOR,
+    CHAR_PARAGRAPH_SEPARATOR
+]);
+
+/**
+ * @fileoverview JSON tokenization/parsing errors
+ * @author Nicholas C. Zakas
+ */
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").Location} Location */
+/** @typedef {import("./typedefs.js").Token} Token */
+
+//-----------------------------------------------------------------------------
+// Errors
+//-----------------------------------------------------------------------------
+
+/**
+ * Base class that attaches location to an error.
+ */
+class ErrorWithLocation extends Error {
+
+    /**
+     * Creates a new instance.
+     * @param {string} message The error message to report. 
+     * @param {Location} loc The location information for the error.
+     */
+    constructor(message, { line, column, offset }) {
+        super(`${ message } (${ line }:${ column})`);
+
+        /**
+         * The line on which the error occurred.
+         * @type {number}
+         */
+        this.line = line;
+
+        /**
+         * The column on which the error occurred.
+         * @type {number}
+         */
+        this.column = column;
+        
+        /**
+         * The index into the string where the error occurred.
+         * @type {number}
+         */
+        this.offset = offset;
+    }
+
+}
+
+/**
+ * Error thrown when an unexpected character is found during tokenizing.
+ */
+class UnexpectedChar extends ErrorWithLocation {
+
+    /**
+     * Creates a new instance.
+     * @param {number} unexpected The character that was found.
+     * @param {Location} loc The location information for the found character.
+     */
+    constructor(unexpected, loc) {
+        super(`Unexpected character '${ String.fromCharCode(unexpected) }' found.`, loc);
+    }
+}
+
+/**
+ * Error thrown when an unexpected identifier is found during tokenizing.
+ */
+class UnexpectedIdentifier extends ErrorWithLocation {
+
+    /**
+     * Creates a new instance.
+     * @param {string} unexpected The character that was found.
+     * @param {Location} loc The location information for the found character.
+     */
+    constructor(unexpected, loc) {
+        super(`Unexpected identifier '${ unexpected }' found.`, loc);
+    }
+}
+
+/**
+ * Error thrown when an unexpected token is found during parsing.
+ */
+class UnexpectedToken extends ErrorWithLocation {
+
+    /**
+     * Creates a new instance.
+     * @param {Token} token The token that was found. 
+     */
+    constructor(token) {
+        super(`Unexpected token ${ token.type } found.`, token.loc.start);
+    }
+}
+
+/**
+ * Error thrown when the end of input is found where it isn't expected.
+ */
+class UnexpectedEOF extends ErrorWithLocation {
+
+    /**
+     * Creates a new instance.
+     * @param {Location} loc The location information for the found character.
+     */
+    constructor(loc) {
+        super("Unexpected end of input found.", loc);
+    }
+}
+
+/*
+ * The following is extracted from https://github.com/json5/json5/
+ *
+ * MIT License
+ * 
+ * Copyright (c) 2012-2018 Aseem Kishore, and others.
+ * 
+ * Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated documentation files (the "Software"), to deal in the Software without restriction, including without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is furnished to do so, subject to the following conditions:
+ * 
+ * The above copyright notice and this permission notice shall be included in all copies or substantial portions of the Software.
+ * 
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+*/
+
+const ID_Start = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0370-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u05D0-\u05EA\u05F0-\u05F2\u0620-\u064A\u066E\u066F\u0671-\u06D3\u06D5\u06E5\u06E6\u06EE\u06EF\u06FA-\u06FC\u06FF\u0710\u0712-\u072F\u074D-\u07A5\u07B1\u07CA-\u07EA\u07F4\u07F5\u07FA\u0800-\u0815\u081A\u0824\u0828\u0840-\u0858\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u0904-\u0939\u093D\u0950\u0958-\u0961\u0971-\u0980\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BD\u09CE\u09DC\u09DD\u09DF-\u09E1\u09F0\u09F1\u09FC\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A59-\u0A5C\u0A5E\u0A72-\u0A74\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABD\u0AD0\u0AE0\u0AE1\u0AF9\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3D\u0B5C\u0B5D\u0B5F-\u0B61\u0B71\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BD0\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D\u0C58-\u0C5A\u0C60\u0C61\u0C80\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBD\u0CDE\u0CE0\u0CE1\u0CF1\u0CF2\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D3A\u0D3D\u0D4E\u0D54-\u0D56\u0D5F-\u0D61\u0D7A-\u0D7F\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0E01-\u0E30\u0E32\u0E33\u0E40-\u0E46\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB0\u0EB2\u0EB3\u0EBD\u0EC0-\u0EC4\u0EC6\u0EDC-\u0EDF\u0F00\u0F40-\u0F47\u0F49-\u0F6C\u0F88-\u0F8C\u1000-\u102A\u103F\u1050-\u1055\u105A-\u105D\u1061\u1065\u1066\u106E-\u1070\u1075-\u1081\u108E\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1711\u1720-\u1731\u1740-\u1751\u1760-\u176C\u176E-\u1770\u1780-\u17B3\u17D7\u17DC\u1820-\u1877\u1880-\u1884\u1887-\u18A8\u18AA\u18B0-\u18F5\u1900-\u191E\u1950-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u1A00-\u1A16\u1A20-\u1A54\u1AA7\u1B05-\u1B33\u1B45-\u1B4B\u1B83-\u1BA0\u1BAE\u1BAF\u1BBA-\u1BE5\u1C00-\u1C23\u1C4D-\u1C4F\u1C5A-\u1C7D\u1C80-\u1C88\u1CE9-\u1CEC\u1CEE-\u1CF1\u1CF5\u1CF6\u1D00-\u1DBF\u1E00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2071\u207F\u2090-\u209C\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CEE\u2CF2\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D80-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2E2F\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303C\u3041-\u3096\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA61F\uA62A\uA62B\uA640-\uA66E\uA67F-\uA69D\uA6A0-\uA6EF\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA801\uA803-\uA805\uA807-\uA80A\uA80C-\uA822\uA840-\uA873\uA882-\uA8B3\uA8F2-\uA8F7\uA8FB\uA8FD\uA90A-\uA925\uA930-\uA946\uA960-\uA97C\uA984-\uA9B2\uA9CF\uA9E0-\uA9E4\uA9E6-\uA9EF\uA9FA-\uA9FE\uAA00-\uAA28\uAA40-\uAA42\uAA44-\uAA4B\uAA60-\uAA76\uAA7A\uAA7E-\uAAAF\uAAB1\uAAB5\uAAB6\uAAB9-\uAABD\uAAC0\uAAC2\uAADB-\uAADD\uAAE0-\uAAEA\uAAF2-\uAAF4\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABE2\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D\uFB1F-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE70-\uFE74\uFE76-\uFEFC\uFF21-\uFF3A\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDE80-\uDE9C\uDEA0-\uDED0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF75\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00\uDE10-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE4\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC03-\uDC37\uDC83-\uDCAF\uDCD0-\uDCE8\uDD03-\uDD26\uDD50-\uDD72\uDD76\uDD83-\uDDB2\uDDC1-\uDDC4\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE2B\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEDE\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3D\uDF50\uDF5D-\uDF61]|\uD805[\uDC00-\uDC34\uDC47-\uDC4A\uDC80-\uDCAF\uDCC4\uDCC5\uDCC7\uDD80-\uDDAE\uDDD8-\uDDDB\uDE00-\uDE2F\uDE44\uDE80-\uDEAA\uDF00-\uDF19]|\uD806[\uDCA0-\uDCDF\uDCFF\uDE00\uDE0B-\uDE32\uDE3A\uDE50\uDE5C-\uDE83\uDE86-\uDE89\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC2E\uDC40\uDC72-\uDC8F\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD30\uDD46]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDED0-\uDEED\uDF00-\uDF2F\uDF40-\uDF43\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50\uDF93-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB]|\uD83A[\uDC00-\uDCC4\uDD00-\uDD43]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]/;
+// eslint-disable-next-line no-misleading-character-class
+const ID_Continue = /[\xAA\xB5\xBA\xC0-\xD6\xD8-\xF6\xF8-\u02C1\u02C6-\u02D1\u02E0-\u02E4\u02EC\u02EE\u0300-\u0374\u0376\u0377\u037A-\u037D\u037F\u0386\u0388-\u038A\u038C\u038E-\u03A1\u03A3-\u03F5\u03F7-\u0481\u0483-\u0487\u048A-\u052F\u0531-\u0556\u0559\u0561-\u0587\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7\u05D0-\u05EA\u05F0-\u05F2\u0610-\u061A\u0620-\u0669\u066E-\u06D3\u06D5-\u06DC\u06DF-\u06E8\u06EA-\u06FC\u06FF\u0710-\u074A\u074D-\u07B1\u07C0-\u07F5\u07FA\u0800-\u082D\u0840-\u085B\u0860-\u086A\u08A0-\u08B4\u08B6-\u08BD\u08D4-\u08E1\u08E3-\u0963\u0966-\u096F\u0971-\u0983\u0985-\u098C\u098F\u0990\u0993-\u09A8\u09AA-\u09B0\u09B2\u09B6-\u09B9\u09BC-\u09C4\u09C7\u09C8\u09CB-\u09CE\u09D7\u09DC\u09DD\u09DF-\u09E3\u09E6-\u09F1\u09FC\u0A01-\u0A03\u0A05-\u0A0A\u0A0F\u0A10\u0A13-\u0A28\u0A2A-\u0A30\u0A32\u0A33\u0A35\u0A36\u0A38\u0A39\u0A3C\u0A3E-\u0A42\u0A47\u0A48\u0A4B-\u0A4D\u0A51\u0A59-\u0A5C\u0A5E\u0A66-\u0A75\u0A81-\u0A83\u0A85-\u0A8D\u0A8F-\u0A91\u0A93-\u0AA8\u0AAA-\u0AB0\u0AB2\u0AB3\u0AB5-\u0AB9\u0ABC-\u0AC5\u0AC7-\u0AC9\u0ACB-\u0ACD\u0AD0\u0AE0-\u0AE3\u0AE6-\u0AEF\u0AF9-\u0AFF\u0B01-\u0B03\u0B05-\u0B0C\u0B0F\u0B10\u0B13-\u0B28\u0B2A-\u0B30\u0B32\u0B33\u0B35-\u0B39\u0B3C-\u0B44\u0B47\u0B48\u0B4B-\u0B4D\u0B56\u0B57\u0B5C\u0B5D\u0B5F-\u0B63\u0B66-\u0B6F\u0B71\u0B82\u0B83\u0B85-\u0B8A\u0B8E-\u0B90\u0B92-\u0B95\u0B99\u0B9A\u0B9C\u0B9E\u0B9F\u0BA3\u0BA4\u0BA8-\u0BAA\u0BAE-\u0BB9\u0BBE-\u0BC2\u0BC6-\u0BC8\u0BCA-\u0BCD\u0BD0\u0BD7\u0BE6-\u0BEF\u0C00-\u0C03\u0C05-\u0C0C\u0C0E-\u0C10\u0C12-\u0C28\u0C2A-\u0C39\u0C3D-\u0C44\u0C46-\u0C48\u0C4A-\u0C4D\u0C55\u0C56\u0C58-\u0C5A\u0C60-\u0C63\u0C66-\u0C6F\u0C80-\u0C83\u0C85-\u0C8C\u0C8E-\u0C90\u0C92-\u0CA8\u0CAA-\u0CB3\u0CB5-\u0CB9\u0CBC-\u0CC4\u0CC6-\u0CC8\u0CCA-\u0CCD\u0CD5\u0CD6\u0CDE\u0CE0-\u0CE3\u0CE6-\u0CEF\u0CF1\u0CF2\u0D00-\u0D03\u0D05-\u0D0C\u0D0E-\u0D10\u0D12-\u0D44\u0D46-\u0D48\u0D4A-\u0D4E\u0D54-\u0D57\u0D5F-\u0D63\u0D66-\u0D6F\u0D7A-\u0D7F\u0D82\u0D83\u0D85-\u0D96\u0D9A-\u0DB1\u0DB3-\u0DBB\u0DBD\u0DC0-\u0DC6\u0DCA\u0DCF-\u0DD4\u0DD6\u0DD8-\u0DDF\u0DE6-\u0DEF\u0DF2\u0DF3\u0E01-\u0E3A\u0E40-\u0E4E\u0E50-\u0E59\u0E81\u0E82\u0E84\u0E87\u0E88\u0E8A\u0E8D\u0E94-\u0E97\u0E99-\u0E9F\u0EA1-\u0EA3\u0EA5\u0EA7\u0EAA\u0EAB\u0EAD-\u0EB9\u0EBB-\u0EBD\u0EC0-\u0EC4\u0EC6\u0EC8-\u0ECD\u0ED0-\u0ED9\u0EDC-\u0EDF\u0F00\u0F18\u0F19\u0F20-\u0F29\u0F35\u0F37\u0F39\u0F3E-\u0F47\u0F49-\u0F6C\u0F71-\u0F84\u0F86-\u0F97\u0F99-\u0FBC\u0FC6\u1000-\u1049\u1050-\u109D\u10A0-\u10C5\u10C7\u10CD\u10D0-\u10FA\u10FC-\u1248\u124A-\u124D\u1250-\u1256\u1258\u125A-\u125D\u1260-\u1288\u128A-\u128D\u1290-\u12B0\u12B2-\u12B5\u12B8-\u12BE\u12C0\u12C2-\u12C5\u12C8-\u12D6\u12D8-\u1310\u1312-\u1315\u1318-\u135A\u135D-\u135F\u1380-\u138F\u13A0-\u13F5\u13F8-\u13FD\u1401-\u166C\u166F-\u167F\u1681-\u169A\u16A0-\u16EA\u16EE-\u16F8\u1700-\u170C\u170E-\u1714\u1720-\u1734\u1740-\u1753\u1760-\u176C\u176E-\u1770\u1772\u1773\u1780-\u17D3\u17D7\u17DC\u17DD\u17E0-\u17E9\u180B-\u180D\u1810-\u1819\u1820-\u1877\u1880-\u18AA\u18B0-\u18F5\u1900-\u191E\u1920-\u192B\u1930-\u193B\u1946-\u196D\u1970-\u1974\u1980-\u19AB\u19B0-\u19C9\u19D0-\u19D9\u1A00-\u1A1B\u1A20-\u1A5E\u1A60-\u1A7C\u1A7F-\u1A89\u1A90-\u1A99\u1AA7\u1AB0-\u1ABD\u1B00-\u1B4B\u1B50-\u1B59\u1B6B-\u1B73\u1B80-\u1BF3\u1C00-\u1C37\u1C40-\u1C49\u1C4D-\u1C7D\u1C80-\u1C88\u1CD0-\u1CD2\u1CD4-\u1CF9\u1D00-\u1DF9\u1DFB-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u203F\u2040\u2054\u2071\u207F\u2090-\u209C\u20D0-\u20DC\u20E1\u20E5-\u20F0\u2102\u2107\u210A-\u2113\u2115\u2119-\u211D\u2124\u2126\u2128\u212A-\u212D\u212F-\u2139\u213C-\u213F\u2145-\u2149\u214E\u2160-\u2188\u2C00-\u2C2E\u2C30-\u2C5E\u2C60-\u2CE4\u2CEB-\u2CF3\u2D00-\u2D25\u2D27\u2D2D\u2D30-\u2D67\u2D6F\u2D7F-\u2D96\u2DA0-\u2DA6\u2DA8-\u2DAE\u2DB0-\u2DB6\u2DB8-\u2DBE\u2DC0-\u2DC6\u2DC8-\u2DCE\u2DD0-\u2DD6\u2DD8-\u2DDE\u2DE0-\u2DFF\u2E2F\u3005-\u3007\u3021-\u302F\u3031-\u3035\u3038-\u303C\u3041-\u3096\u3099\u309A\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u3105-\u312E\u3131-\u318E\u31A0-\u31BA\u31F0-\u31FF\u3400-\u4DB5\u4E00-\u9FEA\uA000-\uA48C\uA4D0-\uA4FD\uA500-\uA60C\uA610-\uA62B\uA640-\uA66F\uA674-\uA67D\uA67F-\uA6F1\uA717-\uA71F\uA722-\uA788\uA78B-\uA7AE\uA7B0-\uA7B7\uA7F7-\uA827\uA840-\uA873\uA880-\uA8C5\uA8D0-\uA8D9\uA8E0-\uA8F7\uA8FB\uA8FD\uA900-\uA92D\uA930-\uA953\uA960-\uA97C\uA980-\uA9C0\uA9CF-\uA9D9\uA9E0-\uA9FE\uAA00-\uAA36\uAA40-\uAA4D\uAA50-\uAA59\uAA60-\uAA76\uAA7A-\uAAC2\uAADB-\uAADD\uAAE0-\uAAEF\uAAF2-\uAAF6\uAB01-\uAB06\uAB09-\uAB0E\uAB11-\uAB16\uAB20-\uAB26\uAB28-\uAB2E\uAB30-\uAB5A\uAB5C-\uAB65\uAB70-\uABEA\uABEC\uABED\uABF0-\uABF9\uAC00-\uD7A3\uD7B0-\uD7C6\uD7CB-\uD7FB\uF900-\uFA6D\uFA70-\uFAD9\uFB00-\uFB06\uFB13-\uFB17\uFB1D-\uFB28\uFB2A-\uFB36\uFB38-\uFB3C\uFB3E\uFB40\uFB41\uFB43\uFB44\uFB46-\uFBB1\uFBD3-\uFD3D\uFD50-\uFD8F\uFD92-\uFDC7\uFDF0-\uFDFB\uFE00-\uFE0F\uFE20-\uFE2F\uFE33\uFE34\uFE4D-\uFE4F\uFE70-\uFE74\uFE76-\uFEFC\uFF10-\uFF19\uFF21-\uFF3A\uFF3F\uFF41-\uFF5A\uFF66-\uFFBE\uFFC2-\uFFC7\uFFCA-\uFFCF\uFFD2-\uFFD7\uFFDA-\uFFDC]|\uD800[\uDC00-\uDC0B\uDC0D-\uDC26\uDC28-\uDC3A\uDC3C\uDC3D\uDC3F-\uDC4D\uDC50-\uDC5D\uDC80-\uDCFA\uDD40-\uDD74\uDDFD\uDE80-\uDE9C\uDEA0-\uDED0\uDEE0\uDF00-\uDF1F\uDF2D-\uDF4A\uDF50-\uDF7A\uDF80-\uDF9D\uDFA0-\uDFC3\uDFC8-\uDFCF\uDFD1-\uDFD5]|\uD801[\uDC00-\uDC9D\uDCA0-\uDCA9\uDCB0-\uDCD3\uDCD8-\uDCFB\uDD00-\uDD27\uDD30-\uDD63\uDE00-\uDF36\uDF40-\uDF55\uDF60-\uDF67]|\uD802[\uDC00-\uDC05\uDC08\uDC0A-\uDC35\uDC37\uDC38\uDC3C\uDC3F-\uDC55\uDC60-\uDC76\uDC80-\uDC9E\uDCE0-\uDCF2\uDCF4\uDCF5\uDD00-\uDD15\uDD20-\uDD39\uDD80-\uDDB7\uDDBE\uDDBF\uDE00-\uDE03\uDE05\uDE06\uDE0C-\uDE13\uDE15-\uDE17\uDE19-\uDE33\uDE38-\uDE3A\uDE3F\uDE60-\uDE7C\uDE80-\uDE9C\uDEC0-\uDEC7\uDEC9-\uDEE6\uDF00-\uDF35\uDF40-\uDF55\uDF60-\uDF72\uDF80-\uDF91]|\uD803[\uDC00-\uDC48\uDC80-\uDCB2\uDCC0-\uDCF2]|\uD804[\uDC00-\uDC46\uDC66-\uDC6F\uDC7F-\uDCBA\uDCD0-\uDCE8\uDCF0-\uDCF9\uDD00-\uDD34\uDD36-\uDD3F\uDD50-\uDD73\uDD76\uDD80-\uDDC4\uDDCA-\uDDCC\uDDD0-\uDDDA\uDDDC\uDE00-\uDE11\uDE13-\uDE37\uDE3E\uDE80-\uDE86\uDE88\uDE8A-\uDE8D\uDE8F-\uDE9D\uDE9F-\uDEA8\uDEB0-\uDEEA\uDEF0-\uDEF9\uDF00-\uDF03\uDF05-\uDF0C\uDF0F\uDF10\uDF13-\uDF28\uDF2A-\uDF30\uDF32\uDF33\uDF35-\uDF39\uDF3C-\uDF44\uDF47\uDF48\uDF4B-\uDF4D\uDF50\uDF57\uDF5D-\uDF63\uDF66-\uDF6C\uDF70-\uDF74]|\uD805[\uDC00-\uDC4A\uDC50-\uDC59\uDC80-\uDCC5\uDCC7\uDCD0-\uDCD9\uDD80-\uDDB5\uDDB8-\uDDC0\uDDD8-\uDDDD\uDE00-\uDE40\uDE44\uDE50-\uDE59\uDE80-\uDEB7\uDEC0-\uDEC9\uDF00-\uDF19\uDF1D-\uDF2B\uDF30-\uDF39]|\uD806[\uDCA0-\uDCE9\uDCFF\uDE00-\uDE3E\uDE47\uDE50-\uDE83\uDE86-\uDE99\uDEC0-\uDEF8]|\uD807[\uDC00-\uDC08\uDC0A-\uDC36\uDC38-\uDC40\uDC50-\uDC59\uDC72-\uDC8F\uDC92-\uDCA7\uDCA9-\uDCB6\uDD00-\uDD06\uDD08\uDD09\uDD0B-\uDD36\uDD3A\uDD3C\uDD3D\uDD3F-\uDD47\uDD50-\uDD59]|\uD808[\uDC00-\uDF99]|\uD809[\uDC00-\uDC6E\uDC80-\uDD43]|[\uD80C\uD81C-\uD820\uD840-\uD868\uD86A-\uD86C\uD86F-\uD872\uD874-\uD879][\uDC00-\uDFFF]|\uD80D[\uDC00-\uDC2E]|\uD811[\uDC00-\uDE46]|\uD81A[\uDC00-\uDE38\uDE40-\uDE5E\uDE60-\uDE69\uDED0-\uDEED\uDEF0-\uDEF4\uDF00-\uDF36\uDF40-\uDF43\uDF50-\uDF59\uDF63-\uDF77\uDF7D-\uDF8F]|\uD81B[\uDF00-\uDF44\uDF50-\uDF7E\uDF8F-\uDF9F\uDFE0\uDFE1]|\uD821[\uDC00-\uDFEC]|\uD822[\uDC00-\uDEF2]|\uD82C[\uDC00-\uDD1E\uDD70-\uDEFB]|\uD82F[\uDC00-\uDC6A\uDC70-\uDC7C\uDC80-\uDC88\uDC90-\uDC99\uDC9D\uDC9E]|\uD834[\uDD65-\uDD69\uDD6D-\uDD72\uDD7B-\uDD82\uDD85-\uDD8B\uDDAA-\uDDAD\uDE42-\uDE44]|\uD835[\uDC00-\uDC54\uDC56-\uDC9C\uDC9E\uDC9F\uDCA2\uDCA5\uDCA6\uDCA9-\uDCAC\uDCAE-\uDCB9\uDCBB\uDCBD-\uDCC3\uDCC5-\uDD05\uDD07-\uDD0A\uDD0D-\uDD14\uDD16-\uDD1C\uDD1E-\uDD39\uDD3B-\uDD3E\uDD40-\uDD44\uDD46\uDD4A-\uDD50\uDD52-\uDEA5\uDEA8-\uDEC0\uDEC2-\uDEDA\uDEDC-\uDEFA\uDEFC-\uDF14\uDF16-\uDF34\uDF36-\uDF4E\uDF50-\uDF6E\uDF70-\uDF88\uDF8A-\uDFA8\uDFAA-\uDFC2\uDFC4-\uDFCB\uDFCE-\uDFFF]|\uD836[\uDE00-\uDE36\uDE3B-\uDE6C\uDE75\uDE84\uDE9B-\uDE9F\uDEA1-\uDEAF]|\uD838[\uDC00-\uDC06\uDC08-\uDC18\uDC1B-\uDC21\uDC23\uDC24\uDC26-\uDC2A]|\uD83A[\uDC00-\uDCC4\uDCD0-\uDCD6\uDD00-\uDD4A\uDD50-\uDD59]|\uD83B[\uDE00-\uDE03\uDE05-\uDE1F\uDE21\uDE22\uDE24\uDE27\uDE29-\uDE32\uDE34-\uDE37\uDE39\uDE3B\uDE42\uDE47\uDE49\uDE4B\uDE4D-\uDE4F\uDE51\uDE52\uDE54\uDE57\uDE59\uDE5B\uDE5D\uDE5F\uDE61\uDE62\uDE64\uDE67-\uDE6A\uDE6C-\uDE72\uDE74-\uDE77\uDE79-\uDE7C\uDE7E\uDE80-\uDE89\uDE8B-\uDE9B\uDEA1-\uDEA3\uDEA5-\uDEA9\uDEAB-\uDEBB]|\uD869[\uDC00-\uDED6\uDF00-\uDFFF]|\uD86D[\uDC00-\uDF34\uDF40-\uDFFF]|\uD86E[\uDC00-\uDC1D\uDC20-\uDFFF]|\uD873[\uDC00-\uDEA1\uDEB0-\uDFFF]|\uD87A[\uDC00-\uDFE0]|\uD87E[\uDC00-\uDE1D]|\uDB40[\uDD00-\uDDEF]/;
+
+/**
+ * @fileoverview A charactor code reader.
+ * @author Nicholas C. Zakas
+ */
+
+//-----------------------------------------------------------------------------
+// Type Definitions
+//-----------------------------------------------------------------------------
+
+
+//-----------------------------------------------------------------------------
+// Data
+//-----------------------------------------------------------------------------
+
+const CHAR_CR = 13; // \r
+const CHAR_LF = 10; // \n
+
+//-----------------------------------------------------------------------------
+// CharCodeReader
+//-----------------------------------------------------------------------------
+
+/**
+ * A reader that reads character codes from a string.
+ */
+class CharCodeReader {
+
+    /**
+     * The text to read from.
+     * @type {string}
+     */
+    #text = "";
+
+    /**
+     * The current line number.
+     * @type {number}
+     */
+    #line = 1;
+
+    /**
+     * The current column number.
+     * @type {number}
+     */
+    #column = 0;
+
+    /**
+     * The current offset in the text.
+     * @type {number}
+     */
+    #offset = -1;
+
+    /**
+     * Whether the last character read was a new line.
+     * @type {boolean}
+     */
+    #newLine = false;
+
+    /**
+     * The last character code read.
+     * @type {number}
+     */
+    #last = -1;
+
+    /**
+     * Whether the reader has ended.
+     * @type {boolean}
+     */
+    #ended = false;
+
+    /**
+     * Creates a new instance.
+     * @param {string} text The text to read from
+     */
+    constructor(text) {
+        this.#text = text;
+    }
+
+    /**
+     * Ends the reader.
+     * @returns {void}
+     */
+    #end() {
+        if (this.#ended) {
+            return;
+        }
+
+        this.#column++;
+        this.#offset++;
+        this.#last = -1;
+        this.#ended = true;
+    }
+
+    /**
+     * Returns the current position of the reader.
+     * @returns {Location} An object with line, column, and offset properties.
+     */
+    locate() {
+        return {
+            line: this.#line,
+            column: this.#column,
+            offset: this.#offset
+        };
+    }
+
+    /**
+     * Reads the next character code in the text.
+     * @returns {number} The next character code, or -1 if there are no more characters.
+     */
+    next() {
+        if (this.#offset >= this.#text.length - 1) {
+            this.#end();
+            return -1;
+        }
+
+        this.#offset++;
+        const charCode = this.#text.charCodeAt(this.#offset);
+
+        if (this.#newLine) {
+            this.#line++;
+            this.#column = 1;
+            this.#newLine = false;
+        } else {
+            this.#column++;
+        }
+
+        if (charCode === CHAR_CR) {
+            this.#newLine = true;
+
+            // if we already see a \r, just ignore upcoming \n
+            if (this.peek() === CHAR_LF) {
+                this.#offset++;
+            }
+        } else if (charCode === CHAR_LF) {
+            this.#newLine = true;
+        }
+
+        this.#last = charCode;
+
+        return charCode;
+    }
+
+    /**
+     * Peeks at the next character code in the text.
+     * @returns {number} The next character code, or -1 if there are no more characters.
+     */
+    peek() {
+        if (this.#offset === this.#text.length - 1) {
+            return -1;
+        }
+
+        return this.#text.charCodeAt(this.#offset + 1);
+    }
+
+    /**
+     * Determines if the next character code in the text matches a specific character code.
+     * @param {(number) => boolean} fn A function to call on the next character.
+     * @returns {boolean} True if the next character code matches, false if not.
+     */ 
+    match(fn) {
+        if (fn(this.peek())) {
+            this.next();
+            return true;
+        }
+
+        return false;
+    }
+
+    /**
+     * Returns the last character code read.
+     * @returns {number} The last character code read.
+     */
+    current() {
+        return this.#last;
+    }
+
+
+}
+
+/**
+ * @fileoverview JSON tokenizer
+ * @author Nicholas C. Zakas
+ */
+
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").Range} Range */
+/** @typedef {import("./typedefs.js").TokenizeOptions} TokenizeOptions */
+
+//-----------------------------------------------------------------------------
+// Helpers
+//-----------------------------------------------------------------------------
+
+const INFINITY = "Infinity";
+const NAN = "NaN";
+
+const keywordStarts = new Set([CHAR_LOWER_T, CHAR_LOWER_F, CHAR_LOWER_N]);
+const whitespace = new Set([CHAR_SPACE, CHAR_TAB, CHAR_NEWLINE, CHAR_RETURN]);
+const json5Whitespace = new Set([
+    ...whitespace,
+    CHAR_VTAB,
+    CHAR_FORM_FEED,
+    CHAR_NBSP,
+    CHAR_LINE_SEPARATOR,
+    CHAR_PARAGRAPH_SEPARATOR,
+    CHAR_BOM,
+    CHAR_NON_BREAKING_SPACE,
+    CHAR_EN_QUAD,
+    CHAR_EM_QUAD,
+    CHAR_EN_SPACE,
+    CHAR_EM_SPACE,
+    CHAR_THREE_PER_EM_SPACE,
+    CHAR_FOUR_PER_EM_SPACE,
+    CHAR_SIX_PER_EM_SPACE,
+    CHAR_FIGURE_SPACE,
+    CHAR_PUNCTUATION_SPACE,
+    CHAR_THIN_SPACE,
+    CHAR_HAIR_SPACE,
+    CHAR_NARROW_NO_BREAK_SPACE,
+    CHAR_MEDIUM_MATHEMATICAL_SPACE,
+    CHAR_IDEOGRAPHIC_SPACE,
+]);
+
+
+/** @type {TokenizeOptions} */
+const DEFAULT_OPTIONS$1 = {
+    mode: "json",
+    ranges: false
+};
+
+const jsonKeywords = new Set(["true", "false", "null"]);
+
+const tt = {
+    EOF: 0,
+    Number: 1,
+    String: 2,
+    Boolean: 3,
+    Null: 4,
+    NaN: 5,
+    Infinity: 6,
+    Identifier: 7,
+    Colon: 20,
+    LBrace: 21,
+    RBrace: 22,
+    LBracket: 23,
+    RBracket: 24,
+    Comma: 25,
+    LineComment: 40,
+    BlockComment: 41
+};
+
+
+// #region Helpers
+
+
+/**
+ * Determines if a given character is a decimal digit.
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is a digit.
+ */
+function isDigit(c) {
+    return c >= CHAR_0 && c <= CHAR_9;
+}
+
+/**
+ * Determines if a given character is a hexadecimal digit.
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is a hexadecimal digit.
+ */
+function isHexDigit(c) {
+    return isDigit(c) ||
+        c >= CHAR_UPPER_A && c <= CHAR_UPPER_F ||
+        c >= CHAR_LOWER_A && c <= CHAR_LOWER_F;
+}
+
+/**
+ * Determines if a given character is a positive digit (1-9).
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is a positive digit.
+ */
+function isPositiveDigit(c) {
+    return c >= CHAR_1 && c <= CHAR_9;
+}
+
+/**
+ * Determines if a given character is the start of a keyword.
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is the start of a keyword.
+ */
+function isKeywordStart(c) {
+    return keywordStarts.has(c);
+}
+
+/**
+ * Determines if a given character is the start of a number.
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is the start of a number.
+ */
+function isNumberStart(c) {
+    return isDigit(c) || c === CHAR_DOT || c === CHAR_MINUS;
+}
+
+/**
+ * Determines if a given character is the start of a JSON5 number.
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is the start of a JSON5 number.
+ */
+function isJSON5NumberStart(c) {
+    return isNumberStart(c) || c === CHAR_PLUS;
+}
+
+/**
+ * Determines if a given character is the start of a string.
+ * @param {number} c The character to check.
+ * @param {boolean} json5 `true` if JSON5 mode is enabled.
+ * @returns {boolean} `true` if the character is the start of a string.
+ */
+function isStringStart(c, json5) {
+    return c === CHAR_DOUBLE_QUOTE || (json5 && c === CHAR_SINGLE_QUOTE);
+}
+
+/**
+ * Tests that a given character is a valid first character of a
+ * JSON5 identifier
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is a valid first character. 
+ */
+function isJSON5IdentifierStart(c) {
+
+    // test simple cases first
+
+    if (c === CHAR_DOLLAR || c === CHAR_UNDERSCORE || c === CHAR_BACKSLASH) {
+        return true;
+    }
+
+    if (c >= CHAR_LOWER_A && c <= CHAR_LOWER_Z || c >= CHAR_UPPER_A && c <= CHAR_UPPER_Z) {
+        return true;
+    }
+
+    if (c === 0x200C || c === 0x200D) {
+        return true;
+    }
+    
+    const ct = String.fromCharCode(c);
+    return ID_Start.test(ct);
+}
+
+/**
+ * Tests that a given character is a valid part of a JSON5 identifier.
+ * @param {number} c The character to check.
+ * @returns {boolean} `true` if the character is a valid part of an identifier.
+ */
+function isJSON5IdentifierPart(c) {
+
+    // fast path for simple cases
+    if (isJSON5IdentifierStart(c) || isDigit(c)) {
+        return true;
+    }
+
+    const ct = String.fromCharCode(c);
+    return ID_Continue.test(ct);
+}
+
+
+// #endregion
+
+class Tokenizer {
+
+    /**
+     * Options for the tokenizer.
+     * @type {TokenizeOptions}
+     */
+    #options;
+
+    /**
+     * The source text to tokenize.
+     * @type {string}
+     */
+    #text;
+
+    /**
+     * The reader for the source text.
+     * @type {CharCodeReader}
+     */
+    #reader;
+
+    /**
+     * Indicates if the tokenizer is in JSON5 mode.
+     * @type {boolean}
+     */
+    #json5;
+
+    /**
+     * Indicates if comments are allowed.
+     * @type {boolean}
+     */
+    #allowComments;
+
+    /**
+     * Indicates if ranges should be included in the tokens.
+     * @type {boolean}
+     */
+    #ranges;
+
+    /**
+     * The last token type read.
+     * @type {Token}
+     */
+    #token;
+
+    /**
+     * Determines if a character is an escaped character.
+     * @type {(c:number) => boolean}
+     */
+    #isEscapedCharacter;
+
+    /**
+     * Determines if a character is a JSON5 line terminator.
+     * @type {(c:number) => boolean}
+     */
+    #isJSON5LineTerminator;
+
+
+    /**
+     * Determines if a character is a JSON5 hex escape.
+     * @type {(c:number) => boolean}
+     */
+    #isJSON5HexEscape;
+
+    /**
+     * Determines if a character is whitespace.
+     * @type {(c:number) => boolean}
+     */
+    #isWhitespace;
+
+    /**
+     * Creates a new instance of the tokenizer.
+     * @param {string} text The source text
+     * @param {TokenizeOptions} [options] Options for the tokenizer.
+     */ 
+    constructor(text, options) {
+        this.#text = text;
+        this.#options = {
+            ...DEFAULT_OPTIONS$1,
+            ...options
+        };
+
+        this.#reader = new CharCodeReader(text);
+        this.#json5 = this.#options.mode === "json5";
+        this.#allowComments = this.#options.mode !== "json";
+        this.#ranges = this.#options.ranges;
+
+        // TODO: Clean this up
+        this.#isEscapedCharacter = this.#json5 ? json5EscapeToChar.has.bind(json5EscapeToChar) : escapeToChar.has.bind(escapeToChar);
+        this.#isJSON5LineTerminator = this.#json5 ? json5LineTerminators.has.bind(json5LineTerminators) : () => false;
+        this.#isJSON5HexEscape = this.#json5 ? c => c === CHAR_LOWER_X : () => false;
+        this.#isWhitespace = this.#json5 ? json5Whitespace.has.bind(json5Whitespace) : whitespace.has.bind(whitespace);
+    }
+
+    // #region Errors
+
+    /**
+     * Convenience function for throwing unexpected character errors.
+     * @param {number} c The unexpected character.
+     * @param {Location} [loc] The location of the unexpected character.
+     * @returns {never}
+     * @throws {UnexpectedChar} always.
+     */
+    #unexpected(c, loc = this.#reader.locate()) {
+        throw new UnexpectedChar(c, loc);
+    }
+
+    /**
+     * Convenience function for throwing unexpected identifier errors.
+     * @param {string} identifier The unexpected identifier.
+     * @param {Location} [loc] The location of the unexpected identifier.
+     * @returns {never}
+     * @throws {UnexpectedIdentifier} always.
+     */
+    #unexpectedIdentifier(identifier, loc = this.#reader.locate()) {
+        throw new UnexpectedIdentifier(identifier, loc);
+    }
+
+    /**
+    * Convenience function for throwing unexpected EOF errors.
+    * @returns {never}
+    * @throws {UnexpectedEOF} always.
+    */
+    #unexpectedEOF() {
+        throw new UnexpectedEOF(this.#reader.locate());
+    }
+
+    // #endregion
+
+    // #region Helpers
+
+    /**
+     * Creates a new token.
+     * @param {TokenType} tokenType The type of token to create.
+     * @param {number} length The length of the token.
+     * @param {Location} startLoc The start location for the token.
+     * @param {Location} [endLoc] The end location for the token.
+     * @returns {Token} The token.
+     */
+    #createToken(tokenType, length, startLoc, endLoc) {
+
+        const endOffset = startLoc.offset + length;
+
+        let range = this.#options.ranges ? {
+            range: /** @type {Range} */ ([startLoc.offset, endOffset])
+        } : undefined;
+
+        return {
+            type: tokenType,
+            loc: {
+                start: startLoc,
+                end: endLoc || {
+                    line: startLoc.line,
+                    column: startLoc.column + length,
+                    offset: endOffset
+                }
+            },
+            ...range
+        };        
+    }
+
+    /**
+     * Reads in a specific number of hex digits.
+     * @param {number} count The number of hex digits to read.
+     * @returns {string} The hex digits read.
+     */
+    #readHexDigits(count) {
+        let value = "";
+        let c;
+
+        for (let i = 0; i < count; i++) {
+            c = this.#reader.peek();
+            if (isHexDigit(c)) {
+                this.#reader.next();
+                value += String.fromCharCode(c);
+                continue;
+            }
+
+            this.#unexpected(c);
+        }
+
+        return value;
+    }
+
+    /**
+     * Reads in a JSON5 identifier. Also used for JSON but we validate
+     * the identifier later.
+     * @param {number} c The first character of the identifier.
+     * @returns {string} The identifier read.
+     * @throws {UnexpectedChar} when the identifier cannot be read.
+     */
+    #readIdentifier(c) {
+        let value = "";
+
+        do {
+
+            value += String.fromCharCode(c);
+
+            if (c === CHAR_BACKSLASH) {
+
+                c = this.#reader.next();
+
+                if (c !== CHAR_LOWER_U) {
+                    this.#unexpected(c);
+                }
+
+                value += String.fromCharCode(c);
+
+                const hexDigits = this.#readHexDigits(4);
+
+                // check for a valid character code
+                const charCode = parseInt(hexDigits, 16);
+
+                if (value.length === 2 && !isJSON5IdentifierStart(charCode)) {
+                    const loc = this.#reader.locate();
+                    this.#unexpected(CHAR_BACKSLASH, { line: loc.line, column: loc.column - 5, offset: loc.offset - 5 });
+                } else if (!isJSON5IdentifierPart(charCode)) {
+                    const loc = this.#reader.locate();
+                    this.#unexpected(charCode, { line: loc.line, column: loc.column - 5, offset: loc.offset - 5 });
+                }
+
+                value += hexDigits;
+            }
+
+            c = this.#reader.peek();
+
+            if (!isJSON5IdentifierPart(c)) {
+                break;
+            }
+
+            this.#reader.next();
+
+        } while (true);  // eslint-disable-line no-constant-condition
+
+        return value;
+    }
+
+    /**
+     * Reads in a string. Works for both JSON and JSON5.
+     * @param {number} c The first character of the string (either " or ').
+     * @returns {number} The length of the string.
+     * @throws {UnexpectedChar} when the string cannot be read.
+     * @throws {UnexpectedEOF} when EOF is reached before the string is finalized.
+     */
+    #readString(c) {
+        
+        const delimiter = c;
+        let length = 1;
+        c = this.#reader.peek();
+
+        while (c !== -1 && c !== delimiter) {
+
+            this.#reader.next();
+            length++;
+
+            // escapes
+            if (c === CHAR_BACKSLASH) {
+                c = this.#reader.peek();
+
+                if (this.#isEscapedCharacter(c) || this.#isJSON5LineTerminator(c)) {
+                    this.#reader.next();
+                    length++;
+                } else if (c === CHAR_LOWER_U) {
+                    this.#reader.next();
+                    length++;
+
+                    const result = this.#readHexDigits(4);
+                    length += result.length;
+                } else if (this.#isJSON5HexEscape(c)) {
+                    this.#reader.next();
+                    length++;
+
+                    // hex escapes: \xHH
+                    const result = this.#readHexDigits(2);
+                    length += result.length;
+                } else if (this.#json5) {  // JSON doesn't allow anything else
+                    this.#reader.next();
+                    length++;
+                } else {
+                    this.#unexpected(c);
+                }
+            }
+
+            c = this.#reader.peek();
+        }
+
+        if (c === -1) {
+            this.#reader.next();
+            this.#unexpectedEOF();
+        }
+
+        // c is the delimiter
+        this.#reader.next();
+        length++;
+
+        return length;
+    
+    
+    }
+
+    /**
+     * Reads a number. Works for both JSON and JSON5.
+     * @param {number} c The first character of the number.
+     * @returns {number} The length of the number.
+     * @throws {UnexpectedChar} when the number cannot be read.
+     * @throws {UnexpectedEOF} when EOF is reached before the number is finalized.
+     */
+    #readNumber(c) {
+        
+        // we've already read the first character
+        let length = 1;
+
+        // JSON number may start with a minus but not a plus
+        // JSON5 allows a plus.
+        if (c === CHAR_MINUS || this.#json5 && c === CHAR_PLUS) {
+            
+            c = this.#reader.peek();
+            
+            /*
+            * JSON5 allows Infinity or NaN preceded by a sign.
+            * This blocks handles +Infinity, -Infinity, +NaN, and -NaN.
+            * Standalone Infinity and NaN are handled in `readJSON5Identifier()`
+            */
+            if (this.#json5) {
+
+                if (c === CHAR_UPPER_I || c === CHAR_UPPER_N) {
+                    this.#reader.next();
+                    const identifier = this.#readIdentifier(c);
+
+                    if (identifier !== INFINITY && identifier !== NAN) {
+                        this.#unexpected(c);
+                    }
+
+                    return length + identifier.length;
+                }
+            }
+
+            // Next digit cannot be zero
+            if (!isDigit(c)) {
+                this.#unexpected(c);
+            }
+
+            // if we made it here, we need to continue on, so register the character
+            this.#reader.next();
+            length++;
+        }
+
+        /*
+        * In JSON, a zero must be followed by a decimal point or nothing.
+        * In JSON5, a zero can additionally be followed by an `x` indicating
+        * that it's a hexadecimal number.
+        */
+        if (c === CHAR_0) {
+
+            // c = this.#reader.next();
+            // length++;
+            c = this.#reader.peek();
+
+            // check for a hex number
+            if (this.#json5 && (c === CHAR_LOWER_X || c === CHAR_UPPER_X)) {
+
+                this.#reader.next();
+                length++;
+
+                c = this.#reader.peek();
+
+                if (!isHexDigit(c)) {
+                    this.#reader.next();
+                    this.#unexpected(c);
+                }
+
+                do {
+                    this.#reader.next();
+                    length++;
+                    c = this.#reader.peek();
+                } while (isHexDigit(c));
+
+            } else if (isDigit(c)) {
+                this.#unexpected(c);
+            }
+
+        } else {
+
+            // JSON5 allows leading decimal points
+            if (!this.#json5 || c !== CHAR_DOT) {
+                if (!isPositiveDigit(c)) {
+                    this.#unexpected(c);
+                }
+
+                c = this.#reader.peek();
+
+                while (isDigit(c)) {
+                    this.#reader.next();
+                    length++;
+                    c = this.#reader.peek();
+                }
+            }
+        }
+
+        /*
+        * In JSON, a decimal point must be followed by at least one digit.
+        * In JSON5, a decimal point need not be followed by any digits.
+        */
+        if (c === CHAR_DOT) {
+                                
+            let digitCount = -1;
+            this.#reader.next();
+            length++;
+            digitCount++;
+
+            c = this.#reader.peek();
+
+            while (isDigit(c)) {
+                this.#reader.next();
+                length++;
+                digitCount++;
+                c = this.#reader.peek();
+            }
+
+            if (!this.#json5 && digitCount === 0) {
+                this.#reader.next();
+                if (c) {
+                    this.#unexpected(c);
+                } else {
+                    this.#unexpectedEOF();
+                }
+            }
+        }
+
+        // Exponent is always last
+        if (c === CHAR_LOWER_E || c === CHAR_UPPER_E) {
+
+            this.#reader.next();
+            length++;
+            c = this.#reader.peek();
+
+            if (c === CHAR_PLUS || c === CHAR_MINUS) {
+                this.#reader.next();
+                length++;
+                c = this.#reader.peek();
+            }
+
+            /*
+            * Must always have a digit in this position to avoid:
+            * 5e
+            * 12E+
+            * 42e-
+            */
+            if (c === -1) {
+                this.#reader.next();
+                this.#unexpectedEOF();
+            }
+
+            if (!isDigit(c)) {
+                this.#reader.next();
+                this.#unexpected(c);
+            }
+
+            while (isDigit(c)) {
+                this.#reader.next();
+                length++;
+                c = this.#reader.peek();
+            }
+        }
+
+        return length;
+    }
+
+    /**
+     * Reads a comment. Works for both JSON and JSON5.
+     * @param {number} c The first character of the comment.
+     * @returns {{length: number, multiline: boolean}} The length of the comment, and whether the comment is multi-line.
+     * @throws {UnexpectedChar} when the comment cannot be read.
+     * @throws {UnexpectedEOF} when EOF is reached before the comment is finalized.
+     */ 
+    #readComment(c) {
+        
+        let length = 1;
+
+        // next character determines single- or multi-line
+        c = this.#reader.peek();
+
+        // single-line comments
+        if (c === CHAR_SLASH) {
+            
+            do {
+                this.#reader.next();
+                length += 1;
+                c = this.#reader.peek();
+            } while (c > -1 && c !== CHAR_RETURN && c !== CHAR_NEWLINE);
+
+            return { length, multiline: false };
+        }
+
+        // multi-line comments
+        if (c === CHAR_STAR) {
+
+            this.#reader.next();
+            length += 1;
+
+            while (c > -1) {
+                c = this.#reader.peek();
+
+                // check for end of comment
+                if (c === CHAR_STAR) {
+                    this.#reader.next();
+                    length += 1;
+                    c = this.#reader.peek();
+                    
+                    //end of comment
+                    if (c === CHAR_SLASH) {
+                        this.#reader.next();
+                        length += 1;
+
+                        return { length, multiline: true };
+                    }
+                } else {
+                    this.#reader.next();
+                    length += 1;
+                }
+            }
+
+            this.#reader.next();
+            this.#unexpectedEOF();
+            
+        }
+
+        // if we've made it here, there's an invalid character
+        this.#reader.next();
+        this.#unexpected(c);        
+    }
+    // #endregion
+
+    /**
+     * Returns the next token in the source text.
+     * @returns {number} The code for the next token.
+     */
+    next() {
+
+        let c = this.#reader.next();
+
+        while (this.#isWhitespace(c)) {
+            c = this.#reader.next();
+        }
+
+        if (c === -1) {
+            return tt.EOF;
+        }
+
+        const start = this.#reader.locate();
+        const ct = String.fromCharCode(c);
+
+        // check for JSON5 syntax only
+        if (this.#json5) {
+                
+            if (knownJSON5TokenTypes.has(ct)) {
+                this.#token = this.#createToken(knownJSON5TokenTypes.get(ct), 1, start);
+            } else if (isJSON5IdentifierStart(c)) {
+                const value = this.#readIdentifier(c);
+
+                if (knownJSON5TokenTypes.has(value)) {
+                    this.#token = this.#createToken(knownJSON5TokenTypes.get(value), value.length, start);
+                } else {
+                    this.#token = this.#createToken("Identifier", value.length, start);
+                }
+            } else if (isJSON5NumberStart(c)) {
+                const result = this.#readNumber(c);
+                this.#token = this.#createToken("Number", result, start);
+            } else if (isStringStart(c, this.#json5)) {
+                const result = this.#readString(c);
+                const lastCharLoc = this.#reader.locate();
+                this.#token = this.#createToken("String", result, start, {
+                    line: lastCharLoc.line,
+                    column: lastCharLoc.column + 1,
+                    offset: lastCharLoc.offset + 1
+                });
+            } else if (c === CHAR_SLASH && this.#allowComments) {
+                const result = this.#readComment(c);
+                const lastCharLoc = this.#reader.locate();
+                this.#token = this.#createToken(!result.multiline ? "LineComment" : "BlockComment", result.length, start, {
+                    line: lastCharLoc.line,
+                    column: lastCharLoc.column + 1,
+                    offset: lastCharLoc.offset + 1
+                });
+            } else {
+                this.#unexpected(c);
+            }
+
+        } else {
+
+            // check for JSON/JSONC syntax only
+            if (knownTokenTypes.has(ct)) {
+                this.#token = this.#createToken(knownTokenTypes.get(ct), 1, start);
+            } else if (isKeywordStart(c)) {
+                const value = this.#readIdentifier(c);
+
+                if (!jsonKeywords.has(value)) {
+                    this.#unexpectedIdentifier(value, start);
+                }
+
+                this.#token = this.#createToken(knownTokenTypes.get(value), value.length, start);
+            } else if (isNumberStart(c)) {
+                const result = this.#readNumber(c);
+                this.#token = this.#createToken("Number", result, start);
+            } else if (isStringStart(c, this.#json5)) {
+                const result = this.#readString(c);
+                this.#token = this.#createToken("String", result, start);
+            } else if (c === CHAR_SLASH && this.#allowComments) {
+                const result = this.#readComment(c);
+                const lastCharLoc = this.#reader.locate();
+                this.#token = this.#createToken(!result.multiline ? "LineComment" : "BlockComment", result.length, start, {
+                    line: lastCharLoc.line,
+                    column: lastCharLoc.column + 1,
+                    offset: lastCharLoc.offset + 1
+                });
+            } else {
+                this.#unexpected(c);
+            }
+        }
+        return tt[this.#token.type];
+    }
+
+    /**
+     * Returns the current token in the source text.
+     * @returns {Token} The current token.
+     */
+    get token() {
+        return this.#token;
+    }
+}
+
+//-----------------------------------------------------------------------------
+// Main
+//-----------------------------------------------------------------------------
+
+/**
+ * Creates an iterator over the tokens representing the source text.
+ * @param {string} text The source text to tokenize.
+ * @param {TokenizeOptions} [options] Options for doing the tokenization.
+ * @returns {Array<Token>} An iterator over the tokens. 
+ */
+function tokenize(text, options) {
+
+    const tokenizer = new Tokenizer(text, options);
+    const tokens = [];
+
+    while (tokenizer.next() !== tt.EOF) {
+        tokens.push(tokenizer.token);
+    }
+
+    return tokens;
+
+}
+
+/**
+ * @fileoverview  JSON AST types
+ * @author Nicholas C. Zakas
+ */
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").LocationRange} LocationRange */
+/** @typedef {import("./typedefs.js").NodeParts} NodeParts */
+/** @typedef {import("./typedefs.js").DocumentNode} DocumentNode */
+/** @typedef {import("./typedefs.js").StringNode} StringNode */
+/** @typedef {import("./typedefs.js").NumberNode} NumberNode */
+/** @typedef {import("./typedefs.js").BooleanNode} BooleanNode */
+/** @typedef {import("./typedefs.js").MemberNode} MemberNode */
+/** @typedef {import("./typedefs.js").ObjectNode} ObjectNode */
+/** @typedef {import("./typedefs.js").ElementNode} ElementNode */
+/** @typedef {import("./typedefs.js").ArrayNode} ArrayNode */
+/** @typedef {import("./typedefs.js").NullNode} NullNode */
+/** @typedef {import("./typedefs.js").ValueNode} ValueNode */
+/** @typedef {import("./typedefs.js").IdentifierNode} IdentifierNode */
+/** @typedef {import("./typedefs.js").NaNNode} NaNNode */
+/** @typedef {import("./typedefs.js").InfinityNode} InfinityNode */
+/** @typedef {import("./typedefs.js").Sign} Sign */
+
+//-----------------------------------------------------------------------------
+// Exports
+//-----------------------------------------------------------------------------
+
+const momoa_types = {
+
+    /**
+     * Creates a document node.
+     * @param {ValueNode} body The body of the document.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {DocumentNode} The document node.
+     */
+    document(body, parts = {}) {
+        return {
+            type: "Document",
+            body,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates a string node.
+     * @param {string} value The value for the string.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {StringNode} The string node.
+     */
+    string(value, parts = {}) {
+        return {
+            type: "String",
+            value,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates a number node.
+     * @param {number} value The value for the number.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {NumberNode} The number node.
+     */
+    number(value, parts = {}) {
+        return {
+            type: "Number",
+            value,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates a boolean node.
+     * @param {boolean} value The value for the boolean.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {BooleanNode} The boolean node.
+     */
+    boolean(value, parts = {}) {
+        return {
+            type: "Boolean",
+            value,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates a null node.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {NullNode} The null node.
+     */
+    null(parts = {}) {
+        return {
+            type: "Null",
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates an array node.
+     * @param {Array<ElementNode>} elements The elements to add.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {ArrayNode} The array node.
+     */
+    array(elements, parts = {}) {
+        return {
+            type: "Array",
+            elements,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates an element node.
+     * @param {ValueNode} value The value for the element.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {ElementNode} The element node.
+     */
+    element(value, parts = {}) {
+        return {
+            type: "Element",
+            value,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates an object node.
+     * @param {Array<MemberNode>} members The members to add.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {ObjectNode} The object node.
+     */
+    object(members, parts = {}) {
+        return {
+            type: "Object",
+            members,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates a member node.
+     * @param {StringNode|IdentifierNode} name The name for the member.
+     * @param {ValueNode} value The value for the member.
+     * @param {NodeParts} parts Additional properties for the node. 
+     * @returns {MemberNode} The member node.
+     */
+    member(name, value, parts = {}) {
+        return {
+            type: "Member",
+            name,
+            value,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates an identifier node.
+     * @param {string} name The name for the identifier.
+     * @param {NodeParts} parts Additional properties for the node.
+     * @returns {IdentifierNode} The identifier node.
+     */
+    identifier(name, parts = {}) {
+        return {
+            type: "Identifier",
+            name,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates a NaN node.
+     * @param {Sign} sign The sign for the Infinity.
+     * @param {NodeParts} parts Additional properties for the node.
+     * @returns {NaNNode} The NaN node.
+     */ 
+    nan(sign = "", parts = {}) {
+        return {
+            type: "NaN",
+            sign,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+    /**
+     * Creates an Infinity node.
+     * @param {Sign} sign The sign for the Infinity.
+     * @param {NodeParts} parts Additional properties for the node.
+     * @returns {InfinityNode} The Infinity node.
+     */
+    infinity(sign = "", parts = {}) {
+        return {
+            type: "Infinity",
+            sign,
+            loc: parts.loc,
+            ...parts
+        };
+    },
+
+};
+
+/**
+ * @fileoverview JSON parser
+ * @author Nicholas C. Zakas
+ */
+
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").Node} Node */
+/** @typedef {import("./typedefs.js").Mode} Mode */
+/** @typedef {import("./typedefs.js").ParseOptions} ParseOptions */
+
+//-----------------------------------------------------------------------------
+// Helpers
+//-----------------------------------------------------------------------------
+
+/** @type {ParseOptions} */
+const DEFAULT_OPTIONS = {
+    mode: "json",
+    ranges: false,
+    tokens: false,
+    allowTrailingCommas: false
+};
+
+const UNICODE_SEQUENCE = /\\u[\da-fA-F]{4}/gu;
+
+/**
+ * Normalizes a JSON5 identifier by converting Unicode escape sequences into
+ * their corresponding characters.
+ * @param {string} identifier The identifier to normalize.
+ * @returns {string} The normalized identifier.
+ */
+function normalizeIdentifier(identifier) {
+    return identifier.replace(UNICODE_SEQUENCE, unicodeEscape => {
+        return String.fromCharCode(parseInt(unicodeEscape.slice(2), 16));
+    });
+}
+
+/**
+ * Calculates the location at the end of the given text.
+ * @param {string} text The text to calculate the end location for.
+ * @returns {Location} The location at the end of the text.
+ */
+function getEndLocation(text) {
+    let line = 1;
+    let column = 1;
+    
+    for (let i = 0; i < text.length; i++) {
+        const char = text[i];
+        if (char === "\n") {
+            line++;
+            column = 1;
+        } else if (char === "\r") {
+            // Handle \r\n as a single line ending
+            if (text[i + 1] === "\n") {
+                i++; // Skip the \n
+            }
+            line++;
+            column = 1;
+        } else {
+            column++;
+        }
+    }
+    
+    return {
+        line,
+        column,
+        offset: text.length
+    };
+}
+
+/**
+ * Converts a JSON-encoded string into a JavaScript string, interpreting each
+ * escape sequence.
+ * @param {string} value The text for the token.
+ * @param {Token} token The string token to convert into a JavaScript string.
+ * @param {boolean} json5 `true` if parsing JSON5, `false` otherwise.
+ * @returns {string} A JavaScript string.
+ */
+function getStringValue(value, token, json5 = false) {
+    
+    let result = "";
+    let escapeIndex = value.indexOf("\\");
+    let lastIndex = 0;
+
+    // While there are escapes, interpret them to build up the result
+    while (escapeIndex >= 0) {
+
+        // append the text that happened before the escape
+        result += value.slice(lastIndex, escapeIndex);
+
+        // get the character immediately after the \
+        const escapeChar = value.charAt(escapeIndex + 1);
+        const escapeCharCode = escapeChar.charCodeAt(0);
+        
+        // check for the non-Unicode escape sequences first
+        if (json5 && json5EscapeToChar.has(escapeCharCode)) {
+            result += json5EscapeToChar.get(escapeCharCode);
+            lastIndex = escapeIndex + 2;
+        } else if (escapeToChar.has(escapeCharCode)) {
+            result += escapeToChar.get(escapeCharCode);
+            lastIndex = escapeIndex + 2;
+        } else if (escapeChar === "u") {
+            const hexCode = value.slice(escapeIndex + 2, escapeIndex + 6);
+            if (hexCode.length < 4 || /[^0-9a-f]/i.test(hexCode)) {
+                throw new ErrorWithLocation(
+                    `Invalid unicode escape \\u${ hexCode}.`,
+                    {
+                        line: token.loc.start.line,
+                        column: token.loc.start.column + escapeIndex,
+                        offset: token.loc.start.offset + escapeIndex
+                    }
+                );
+            }
+
+            result += String.fromCharCode(parseInt(hexCode, 16));
+            lastIndex = escapeIndex + 6;
+        } else if (json5 && escapeChar === "x") {
+            const hexCode = value.slice(escapeIndex + 2, escapeIndex + 4);
+            if (hexCode.length < 2 || /[^0-9a-f]/i.test(hexCode)) {
+                throw new ErrorWithLocation(
+                    `Invalid hex escape \\x${ hexCode}.`,
+                    {
+                        line: token.loc.start.line,
+                        column: token.loc.start.column + escapeIndex,
+                        offset: token.loc.start.offset + escapeIndex
+                    }
+                );
+            }
+
+            result += String.fromCharCode(parseInt(hexCode, 16));
+            lastIndex = escapeIndex + 4;
+        } else if (json5 && json5LineTerminators.has(escapeCharCode)) {
+            lastIndex = escapeIndex + 2;
+
+            // we also need to skip \n after a \r
+            if (escapeChar === "\r" && value.charAt(lastIndex) === "\n") {
+                lastIndex++;
+            }
+            
+        } else {
+            // all characters can be escaped in JSON5
+            if (json5) {
+                result += escapeChar;
+                lastIndex = escapeIndex + 2;
+            } else {
+                throw new ErrorWithLocation(
+                    `Invalid escape \\${ escapeChar }.`,
+                    {
+                        line: token.loc.start.line,
+                        column: token.loc.start.column + escapeIndex,
+                        offset: token.loc.start.offset + escapeIndex
+                    }
+                );
+            }
+        }
+
+        // find the next escape sequence
+        escapeIndex = value.indexOf("\\", lastIndex);
+    }
+
+    // get the last segment of the string value
+    result += value.slice(lastIndex);
+
+    return result;
+}
+
+/**
+ * Gets the JavaScript value represented by a JSON token.
+ * @param {string} value The text value of the token.
+ * @param {Token} token The JSON token to get a value for.
+ * @param {boolean} json5 `true` if parsing JSON5, `false` otherwise.
+ * @returns {string|boolean|number} A number, string, or boolean.
+ * @throws {TypeError} If an unknown token type is found. 
+ */
+function getLiteralValue(value, token, json5 = false) {
+    switch (token.type) {
+        case "Boolean":
+            return value === "true";
+            
+        case "Number":
+            if (json5) {
+
+                /*
+                 * Numbers like -0x1 are converted to NaN by Number(), so we need
+                 * to handle them separately. Rather than checking for -0x, we can
+                 * just check if the first character is a minus sign. The same for
+                 * checking for +0x.
+                 */
+
+                if (value.charCodeAt(0) === 45) { // 45 is the char code for '-'
+                    return -Number(value.slice(1));
+                }
+
+                if (value.charCodeAt(0) === 43) { // 43 is the char code for '+'
+                    return Number(value.slice(1));
+                }
+            }
+            return Number(value);
+
+        case "String":
+            return getStringValue(value.slice(1, -1), token, json5);
+
+        default:
+            throw new TypeError(`Unknown token type "${token.type}.`);
+    }
+}
+
+//-----------------------------------------------------------------------------
+// Main Function
+//-----------------------------------------------------------------------------
+
+/**
+ * 
+ * @param {string} text The text to parse.
+ * @param {ParseOptions} [options] The options object.
+ * @returns {DocumentNode} The AST representing the parsed JSON.
+ * @throws {Error} When there is a parsing error. 
+ */
+function momoa_parse(text, options) {
+
+    options = Object.freeze({
+        ...DEFAULT_OPTIONS,
+        ...options
+    });
+
+    const tokens = [];
+    const tokenizer = new Tokenizer(text, {
+        mode: options.mode,
+        ranges: options.ranges
+    });
+
+    const json5 = options.mode === "json5";
+    const allowTrailingCommas = options.allowTrailingCommas || json5;
+
+    /**
+     * Returns the next token knowing there are no comments.
+     * @returns {number} The next token type or 0 if no next token.
+     */
+    function nextNoComments() {
+        const nextType = tokenizer.next();
+
+        if (nextType && options.tokens) {
+            tokens.push(tokenizer.token);
+        }
+        return nextType;
+    }
+    
+    /**
+     * Returns the next token knowing there are comments to skip.
+     * @returns {number} The next token type or 0 if no next token.
+     */
+    function nextSkipComments() {
+        const nextType = tokenizer.next();
+        if (nextType && options.tokens) {
+            tokens.push(tokenizer.token);
+        }
+
+        if (nextType >= tt.LineComment) {
+            return nextSkipComments();
+        }
+
+        return nextType;
+
+    }
+
+    // determine correct way to evaluate tokens based on presence of comments
+    const next = options.mode === "json" ? nextNoComments : nextSkipComments;
+
+    /**
+     * Asserts a token has the given type.
+     * @param {number} token The token to check.
+     * @param {number} type The token type.
+     * @throws {UnexpectedToken} If the token type isn't expected.
+     * @returns {void}
+     */
+    function assertTokenType(token, type) {
+        if (token !== type) {
+            throw new UnexpectedToken(tokenizer.token);
+        }
+    }
+
+    /**
+     * Asserts a token has one of the given types.
+     * @param {number} token The token to check.
+     * @param {number[]} types The token types.
+     * @returns {void}
+     * @throws {UnexpectedToken} If the token type isn't expected.
+     */ 
+    function assertTokenTypes(token, types) {
+        if (!types.includes(token)) {
+            throw new UnexpectedToken(tokenizer.token);
+        }
+    }
+
+    /**
+     * Creates a range only if ranges are specified.
+     * @param {Location} start The start offset for the range.
+     * @param {Location} end The end offset for the range.
+     * @returns {{range:[number,number]}|undefined} An object with a 
+     */
+    function createRange(start, end) {
+        // @ts-ignore tsc incorrect - options might be undefined
+        return options.ranges ? {
+            range: [start.offset, end.offset]
+        } : undefined;
+    }
+
+    /**
+     * Creates a node for a string, boolean, or number.
+     * @param {number} tokenType The token representing the literal. 
+     * @returns {StringNode|NumberNode|BooleanNode} The node representing
+     *      the value.
+     */
+    function createLiteralNode(tokenType) {
+        const token = tokenizer.token;
+        const range = createRange(token.loc.start, token.loc.end);
+        const value = getLiteralValue(
+            text.slice(token.loc.start.offset, token.loc.end.offset),
+            token,
+            json5
+        );
+        const loc = {
+            start: {
+                ...token.loc.start
+            },
+            end: {
+                ...token.loc.end
+            }
+        };
+        const parts = { loc, ...range };
+
+        switch (tokenType) {
+            case tt.String:
+                return momoa_types.string(/** @type {string} */ (value), parts);
+
+            case tt.Number:
+                return momoa_types.number(/** @type {number} */ (value), parts);
+                
+            case tt.Boolean:
+                return momoa_types.boolean(/** @type {boolean} */ (value), parts);
+
+            default:
+                throw new TypeError(`Unknown token type ${token.type}.`);
+        }
+    }
+
+    /**
+     * Creates a node for a JSON5 identifier.
+     * @param {Token} token The token representing the identifer. 
+     * @returns {NaNNode|InfinityNode|IdentifierNode} The node representing
+     *      the value.
+     */
+    function createJSON5IdentifierNode(token) {
+        const range = createRange(token.loc.start, token.loc.end);
+        const identifier = text.slice(token.loc.start.offset, token.loc.end.offset);
+        const loc = {
+            start: {
+                ...token.loc.start
+            },
+            end: {
+                ...token.loc.end
+            }
+        };
+        const parts = { loc, ...range };
+
+        // Check for NaN or Infinity
+        if (token.type !== "Identifier") {
+
+            let sign = "";
+
+            // check if the first character in the token is a plus or minus
+            if (identifier[0] === "+" || identifier[0] === "-") {
+                sign = identifier[0];
+            }
+
+            // check if the token is NaN or Infinity
+            return momoa_types[identifier.includes("NaN") ? "nan" : "infinity"](/** @type {Sign} */ (sign), parts);
+        }
+        return momoa_types.identifier(normalizeIdentifier(identifier), parts);
+    }
+
+    /**
+     * Creates a node for a null.
+     * @param {Token} token The token representing null. 
+     * @returns {NullNode} The node representing null.
+     */
+    function createNullNode(token) {
+        const range = createRange(token.loc.start, token.loc.end);
+
+        return momoa_types.null({
+            loc: {
+                start: {
+                    ...token.loc.start
+                },
+                end: {
+                    ...token.loc.end
+                }
+            },
+            ...range
+        });
+    }
+
+
+    /**
+     * Parses a property in an object.
+     * @param {number} tokenType The token representing the property.
+     * @returns {MemberNode} The node representing the property.
+     * @throws {UnexpectedToken} When an unexpected token is found.
+     * @throws {UnexpectedEOF} When the end of the file is reached.
+     */
+    function parseProperty(tokenType) {
+
+        if (json5) {
+            assertTokenTypes(tokenType, [tt.String, tt.Identifier, tt.Number]);
+        } else {
+            assertTokenType(tokenType, tt.String);
+        }
+
+        const token = tokenizer.token;
+
+        // check for -NaN, +NaN, -Infinity, +Infinity, and any number
+        if (json5 && tokenType === tt.Number && /[+\-0-9]/.test(text[token.loc.start.offset])) {
+            throw new UnexpectedToken(token);
+        }
+
+        // TODO: Clean this up a bit
+        let key = tokenType === tt.String
+            ? /** @type {StringNode} */ (createLiteralNode(tokenType))
+            : /** @type {IdentifierNode|NaNNode|InfinityNode} */ (createJSON5IdentifierNode(token));
+
+        // in JSON5, need to check for NaN and Infinity and create identifier nodes
+        if (json5 && (key.type === "NaN" || key.type === "Infinity")) {
+
+            // NaN and Infinity cannot be signed and be a property key
+            if (key.sign !== "") {
+                throw new UnexpectedToken(tokenizer.token);
+            }
+
+            key = momoa_types.identifier(key.type, { loc: key.loc, ...createRange(key.loc.start, key.loc.end) });
+        }
+
+        tokenType = next();
+        assertTokenType(tokenType, tt.Colon);
+        const value = parseValue();
+        const range = createRange(key.loc.start, value.loc.end);
+
+        return momoa_types.member(
+            /** @type {StringNode|IdentifierNode} */ (key),
+            /** @type {ValueNode} */ (value),
+            {
+                loc: {
+                    start: {
+                        ...key.loc.start
+                    },
+                    end: {
+                        ...value.loc.end
+                    }
+                },
+                ...range
+            }
+        );
+    }
+
+    /**
+     * Parses an object literal.
+     * @param {number} firstTokenType The first token type in the object.
+     * @returns {ObjectNode} The object node.
+     * @throws {UnexpectedEOF} When the end of the file is reached.
+     * @throws {UnexpectedToken} When an unexpected token is found.
+     */
+    function parseObject(firstTokenType) {
+
+        // The first token must be a { or else it's an error
+        assertTokenType(firstTokenType, tt.LBrace);
+
+        const firstToken = tokenizer.token;
+        const members = [];
+        let tokenType = next();
+
+        if (tokenType !== tt.RBrace) {
+            do {
+    
+                // add the value into the array
+                members.push(parseProperty(tokenType));
+    
+                tokenType = next();
+
+                if (!tokenType) {
+                    throw new UnexpectedEOF(members[members.length-1].loc.end);
+                }
+    
+                if (tokenType === tt.Comma) {
+                    tokenType = next();
+
+                    /*
+                      * Trailing commas.
+                      * So we need to check if the token is a comma,
+                      * and if so, then we need to check if the next
+                      * token is a RBrace. If it is, then we need to
+                      * break out of the loop.
+                      */
+                    if (allowTrailingCommas && tokenType === tt.RBrace) {
+                        break;
+                    }                      
+                } else {
+                    break;
+                }
+            } while (tokenType);
+        }
+
+        assertTokenType(tokenType, tt.RBrace);
+        const lastToken = tokenizer.token;
+        const range = createRange(firstToken.loc.start, lastToken.loc.end);
+
+        return momoa_types.object(members, {
+            loc: {
+                start: {
+                    ...firstToken.loc.start
+                },
+                end: {
+                    ...lastToken.loc.end
+                }
+            },
+            ...range
+        });
+
+    }
+
+    /**
+     * Parses an array literal.
+     * @param {number} firstTokenType The first token in the array.
+     * @returns {ArrayNode} The array node.
+     * @throws {UnexpectedToken} When an unexpected token is found.
+     * @throws {UnexpectedEOF} When the end of the file is reached.
+     */
+    function parseArray(firstTokenType) {
+
+        // The first token must be a [ or else it's an error
+        assertTokenType(firstTokenType, tt.LBracket);
+
+        const firstToken = tokenizer.token;
+        const elements = [];
+        let tokenType = next();
+        
+        if (tokenType !== tt.RBracket) {
+
+            do {
+
+                // add the value into the array
+                const value = parseValue(tokenType);
+
+                elements.push(momoa_types.element(
+                    /** @type {ValueNode} */ (value),
+                    { loc: value.loc }
+                ));
+
+                tokenType = next();
+              
+                if (tokenType === tt.Comma) {
+                    tokenType = next();
+
+                    /*
+                      * Trailing commas.
+                      * So we need to check if the token is a comma,
+                      * and if so, then we need to check if the next
+                      * token is a RBracket. If it is, then we need to
+                      * break out of the loop.
+                      */
+                    if (allowTrailingCommas && tokenType === tt.RBracket) {
+                        break;
+                    }                    
+                } else {
+                    break;
+                }
+            } while (tokenType);
+        }
+
+        assertTokenType(tokenType, tt.RBracket);
+
+        const lastToken = tokenizer.token;
+        const range = createRange(firstToken.loc.start, lastToken.loc.end);
+
+        return momoa_types.array(elements, {
+            loc: {
+                start: {
+                    ...firstToken.loc.start
+                },
+                end: {
+                    ...lastToken.loc.end
+                }
+            },
+            ...range
+        });
+
+    }
+
+    /**
+     * Parses a JSON value.
+     * @param {number} [tokenType] The token type to parse.
+     * @returns {ValueNode|IdentifierNode} The node representing the value.
+     */
+    function parseValue(tokenType) {
+
+        tokenType = tokenType ?? next();
+        const token = tokenizer.token;
+
+        if (!tokenType) {
+            throw new UnexpectedEOF({
+                line: 1,
+                column: 1,
+                offset: 0
+            });
+        }
+        
+        switch (tokenType) {
+            case tt.String:
+            case tt.Boolean:
+                return createLiteralNode(tokenType);
+
+            case tt.Number:
+                if (json5) {
+                    let tokenText = text.slice(token.loc.start.offset, token.loc.end.offset);
+                    if (tokenText[0] === "+" || tokenText[0] === "-") {
+                        tokenText = tokenText.slice(1);
+                    }
+
+                    if (tokenText === "NaN" || tokenText === "Infinity") {
+                        return createJSON5IdentifierNode(token);
+                    }
+                }
+                return createLiteralNode(tokenType);
+
+            case tt.Null:
+                return createNullNode(token);
+
+            case tt.LBrace:
+                return parseObject(tokenType);
+
+            case tt.LBracket:
+                return parseArray(tokenType);
+
+            default:
+                throw new UnexpectedToken(token);
+        }
+
+    }
+
+    
+    const docBody = parseValue();
+    
+    const unexpectedToken = next();
+    if (unexpectedToken) {
+        throw new UnexpectedToken(tokenizer.token);
+    }
+    
+    
+    const textEndLocation = getEndLocation(text);
+    const docParts = {
+        loc: {
+            start: {
+                line: 1,
+                column: 1,
+                offset: 0
+            },
+            end: {
+                ...textEndLocation
+            }
+        }
+    };
+    
+    if (options.tokens) {
+        docParts.tokens = tokens;
+    }
+
+    if (options.ranges) {
+        docParts.range = [
+            docParts.loc.start.offset,
+            docParts.loc.end.offset
+        ];
+    }
+
+    return momoa_types.document(/** @type {ValueNode} */ (docBody), docParts);
+}
+
+/**
+ * @fileoverview Traversal approaches for Momoa JSON AST.
+ * @author Nicholas C. Zakas
+ */
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").TraversalPhase} TraversalPhase */
+/**
+ * @typedef {Object} TraversalVisitor
+ * @property {(node: Node, parent?: Node) => void} [enter]
+ * @property {(node: Node, parent?: Node) => void} [exit]
+ */
+
+//-----------------------------------------------------------------------------
+// Data
+//-----------------------------------------------------------------------------
+
+const childKeys = new Map([
+    ["Document", ["body"]],
+    ["Object", ["members"]],
+    ["Member", ["name", "value"]],
+    ["Element", ["value"]],
+    ["Array", ["elements"]],
+    ["String", []],
+    ["Number", []],
+    ["Boolean", []],
+    ["Null", []],
+    ["NaN", []],
+    ["Infinity", []],
+    ["Identifier", []],
+]);
+
+//-----------------------------------------------------------------------------
+// Helpers
+//-----------------------------------------------------------------------------
+
+/**
+ * Determines if a given value is an object.
+ * @param {*} value The value to check.
+ * @returns {boolean} True if the value is an object, false if not. 
+ */
+function momoa_isObject(value) {
+    return value && (typeof value === "object");
+}
+
+/**
+ * Determines if a given value is an AST node.
+ * @param {*} value The value to check.
+ * @returns {boolean} True if the value is a node, false if not. 
+ */
+function isNode(value) {
+    return momoa_isObject(value) && (typeof value.type === "string");
+}
+
+//-----------------------------------------------------------------------------
+// Exports
+//-----------------------------------------------------------------------------
+
+/**
+ * Traverses an AST from the given node.
+ * @param {Node} root The node to traverse from 
+ * @param {TraversalVisitor} visitor An object with an `enter` and `exit` method. 
+ */
+function traverse(root, visitor) {
+
+    /**
+     * Recursively visits a node.
+     * @param {Node} node The node to visit.
+     * @param {Node} [parent] The parent of the node to visit.
+     * @returns {void}
+     */
+    function visitNode(node, parent) {
+
+        if (typeof visitor.enter === "function") {
+            visitor.enter(node, parent);
+        }
+
+        for (const key of childKeys.get(node.type)) {
+            const value = node[key];
+
+            if (momoa_isObject(value)) {
+                if (Array.isArray(value)) {
+                    value.forEach(child => visitNode(child, node));
+                } else if (isNode(value)) {
+                    visitNode(value, node);
+                }
+            }
+        }
+
+        if (typeof visitor.exit === "function") {
+            visitor.exit(node, parent);
+        }
+    }
+
+    visitNode(root);
+}
+
+/**
+ * @callback FilterPredicate
+ * @param {{node: Node, parent?: Node, phase: TraversalPhase}} item
+ * @param {number} index
+ * @param {Array<{node: Node, parent?: Node, phase: TraversalPhase}>} array
+ * @returns {boolean}
+ */
+
+/**
+ * Creates an iterator over the given AST.
+ * @param {Node} root The root AST node to traverse. 
+ * @param {FilterPredicate} [filter] A filter function to determine which steps to
+ *      return;
+ * @returns {IterableIterator<{node: Node, parent?: Node, phase: TraversalPhase}>} An iterator over the AST.  
+ */
+function iterator(root, filter = () => true) {
+
+    /** @type {Array<{node: Node, parent?: Node, phase: TraversalPhase}>} */
+    const traversal = [];
+
+    traverse(root, {
+        enter(node, parent) {
+            traversal.push({ node, parent, phase: "enter" });
+        },
+        exit(node, parent) {
+            traversal.push({ node, parent, phase: "exit" });
+        }
+    });
+
+    return traversal.filter(filter).values();
+}
+
+/**
+ * @fileoverview Evaluator for Momoa AST.
+ * @author Nicholas C. Zakas
+ */
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+/** @typedef {import("./typedefs.js").AnyNode} AnyNode */
+/** @typedef {import("./typedefs.js").JSONValue} JSONValue */
+
+//-----------------------------------------------------------------------------
+// Exports
+//-----------------------------------------------------------------------------
+
+/**
+ * Evaluates a Momoa AST node into a JavaScript value.
+ * @param {AnyNode} node The node to interpet.
+ * @returns {JSONValue} The JavaScript value for the node. 
+ */
+function evaluate(node) {
+    switch (node.type) {
+        case "String":
+            return node.value;
+
+        case "Number":
+            return node.value;
+
+        case "Boolean":
+            return node.value;
+
+        case "Null":
+            return null;
+
+        case "NaN":
+            return NaN;
+        
+        case "Infinity":
+            return node.sign === "-" ? -Infinity : Infinity;
+
+        case "Identifier":
+            return node.name;
+
+        case "Array": {
+            // const arrayNode = /** @type {ArrayNode} */ (node);
+            return node.elements.map(element => evaluate(element.value));
+        }
+
+        case "Object": {
+
+            /** @type {{[property: string]: JSONValue}} */
+            const object = {};
+
+            node.members.forEach(member => {
+                Object.defineProperty(object, /** @type {string} */ (evaluate(member.name)), {
+                    value: evaluate(member.value),
+                    writable: true,
+                    enumerable: true,
+                    configurable: true
+                });
+            });    
+
+            return object;
+        }    
+
+        case "Document": {
+            return evaluate(node.body);
+        }
+
+        case "Element":
+            throw new Error("Cannot evaluate array element outside of an array.");
+
+        case "Member":
+            throw new Error("Cannot evaluate object member outside of an object.");
+
+        default:
+            // @ts-ignore tsc doesn't know about the type property here?
+            throw new Error(`Unknown node type ${ node.type }.`);
+    }
+}
+
+/**
+ * @fileoverview Printer for Momoa AST.
+ * @author Nicholas C. Zakas
+ */
+
+
+//-----------------------------------------------------------------------------
+// Typedefs
+//-----------------------------------------------------------------------------
+
+
+//-----------------------------------------------------------------------------
+// Helpers
+//-----------------------------------------------------------------------------
+
+/**
+ * Prints the string representation of a Boolean node.
+ * @param {BooleanNode} node The node to print.
+ * @returns {string} The boolean value.
+ */
+function printBoolean(node) {
+    return node.value ? "true" : "false";
+}
+
+/**
+ * Prints the string representation of a null node.
+ * @returns {string} The string "null".
+ */
+function printNull() {
+    return "null";
+}
+
+/**
+ * Prints the string representation of a number node.
+ * @param {NumberNode} node The node to print.
+ * @returns {string} The number value.
+ */
+function printNumber(node) {
+    return node.value.toString();
+}
+
+/**
+ * Prints the string representation of a NaN node.
+ * @returns {string} The string "NaN".
+ */
+function printNaN() {
+    return "NaN";
+}
+
+/**
+ * Prints the string representation of an Infinity node.
+ * @param {InfinityNode} node The node to print.
+ * @returns {string} The string "Infinity" or "-Infinity".
+ */
+function printInfinity(node) {
+    return node.sign + "Infinity";
+}
+
+/**
+ * Prints the string representation of a string node.
+ * @param {StringNode} node The node to print.
+ * @returns {string} The string value.
+ */
+function printString(node) {
+
+    let result = "\"";
+
+    // escape all characters that need escaping
+    for (const c of node.value) {
+
+        const newChar = json5CharToEscape.get(c);
+
+        if (newChar) {
+            result += "\\" + newChar;
+            continue;
+        }
+
+        // if it's a double quote, escape it
+        if (c === "\"") {
+            result += "\\\"";
+            continue;
+        }
+
+        // if it's a control character, escape it
+        if (c < " " || c === "\u007F") {
+            const hex = c.codePointAt(0).toString(16).toUpperCase();
+            result += `\\u${"0000".substring(hex.length)}${hex}`;
+            continue;
+        }
+
+        // otherwise, just add the character
+        result += c;
+
+    }
+    
+    return result + "\"";
+}
+
+/**
+ * Prints the string representation of an identifier node.
+ * @param {IdentifierNode} node The node to print.
+ * @returns {string} The identifier name.
+ */
+function printIdentifier(node) {
+    return node.name;
+}
+
+/**
+ * Prints the string representation of an array node.
+ * @param {ArrayNode} node The node to print.
+ * @param {string} indent The string to use for indentation.
+ * @param {number} indentLevel The current level of indentation.
+ * @returns {string} The array value.
+ */
+function printArray(node, indent, indentLevel) {
+    const newLine = indent ? "\n" : "";
+    const indentString = indent.repeat(indentLevel);
+    const elementIndentString = indent.repeat(indentLevel + 1);
+
+    return `[${newLine}${
+        node.elements.map(element =>
+            `${elementIndentString}${printValue(element.value, indent, indentLevel + 1)}`
+        ).join(`,${newLine}`)
+    }${newLine}${indentString}]`;
+}
+
+/**
+ * Prints the string representation of a member node.
+ * @param {MemberNode} node The node to print.
+ * @param {string} indent The string to use for indentation.
+ * @param {number} indentLevel The current level of indentation.
+ * @returns {string} The member value.
+ */
+function printMember(node, indent, indentLevel) {
+    const space = indent ? " " : "";
+    return `${printValue(node.name, indent, indentLevel)}:${space}${printValue(node.value, indent, indentLevel + 1)}`;
+}
+
+/**
+ * Prints the string representation of an object node.
+ * @param {ObjectNode} node The node to print.
+ * @param {string} indent The string to use for indentation.
+ * @param {number} indentLevel The current level of indentation.
+ * @returns {string} The object value.
+ */
+function printObject(node, indent, indentLevel) {
+    const newLine = indent ? "\n" : "";
+    const indentString = indent.repeat(indentLevel);
+    const memberIndentString = indent.repeat(indentLevel + 1);
+
+    return `{${newLine}${
+        node.members.map(member => 
+            `${memberIndentString}${printMember(member, indent, indentLevel)}`
+        ).join(`,${newLine}`)
+    }${newLine}${indentString}}`;
+}
+
+/**
+ * Prints the string representation of a node.
+ * @param {AnyNode} node The node to print.
+ * @param {string} indentString The string to use for indentation.
+ * @param {number} indentLevel The current level of indentation.
+ * @returns {string} The string representation of the node.
+ * @throws {TypeError} If the node type is unknown.
+
+ */
+function printValue(node, indentString, indentLevel) {
+    switch (node.type) {
+        case "String":
+            return printString(node);
+        case "Number":
+            return printNumber(node);
+        case "Boolean":
+            return printBoolean(node);
+        case "Null":
+            return printNull();
+        case "NaN":
+            return printNaN();
+        case "Infinity":
+            return printInfinity(node);
+        case "Identifier":
+            return printIdentifier(node);
+        case "Array":
+            return printArray(node, indentString, indentLevel);
+        case "Object":
+            return printObject(node, indentString, indentLevel);
+        case "Document":
+            return printValue(node.body, indentString, indentLevel);
+        default:
+            throw new TypeError(`Unknown node type: ${node.type}`);
+    }
+}
+
+
+//-----------------------------------------------------------------------------
+// Exports
+//-----------------------------------------------------------------------------
+
+/**
+ * Converts a Momoa AST back into a JSON string.
+ * @param {AnyNode} node The node to print.
+ * @param {Object} options Options for the print.
+ * @param {number} [options.indent=0] The number of spaces to indent each line. If
+ *      greater than 0, then newlines and indents will be added to output. 
+ * @returns {string} The JSON representation of the AST.
+ */
+function print(node, { indent = 0 } = {}) {
+
+    const indentLevel = 0;
+    const indentString = " ".repeat(indent);
+
+    return printValue(node, indentString, indentLevel);
+}
+
+
+
+;// CONCATENATED MODULE: ./src/util/name-value.ts
+/**
+ * Splits `NAME=value` (a `-p` flag, a line of `parameters`, `files` or a
+ * values file) on its first `=`, so the value may hold `=` and may be empty;
+ * the name is trimmed and never empty. What is `missing` otherwise, for the
+ * caller's message, which must not echo the text: values are often secrets.
+ */
+function splitNameValue(text) {
+    const eq = text.indexOf('=');
+    if (eq < 0)
+        return { missing: '=' };
+    const name = text.slice(0, eq).trim();
+    return name === '' ? { missing: 'name' } : { name, value: text.slice(eq + 1) };
+}
+/** Values by name, in order: a name given more than once holds the list of its values (a multi-value parameter). */
+function groupByName(pairs) {
+    const values = new Map();
+    for (const { name, value } of pairs)
+        values.set(name, [...(values.get(name) ?? []), value]);
+    // fromEntries defines own properties: a name `__proto__` stays a name.
+    return Object.fromEntries([...values].map(([name, list]) => {
+        const [only, ...more] = list;
+        return [name, only !== undefined && more.length === 0 ? only : list];
+    }));
+}
+
+;// CONCATENATED MODULE: ./src/jenkins/transport/json.ts
+/**
+ * JSON from Jenkins, with its nesting bounded before it is parsed: whatever
+ * walks a value afterwards recurses, and a build carrying an action nested a
+ * million levels deep overflowed the stack. An element of a named list of
+ * plugins' data (a build's `actions`) nested too deep is cut out; anything
+ * else too deep refuses the answer (JsonTooDeep). Why and how:
+ * docs/internals.md, "JSON nesting, bounded".
+ */
+/** Most levels of `[`/`{` a Jenkins answer may nest. */
+const MAX_JSON_DEPTH = 500;
+const json_QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const json_COMMA = 0x2c;
+/** Where the elements of a droppable list sit: the answer's `{` is 1, the list's `[` is 2. */
+const LIST_DEPTH = 2;
+/** A JSON text nested deeper than allowed: at which character it went too deep. */
+class JsonTooDeep extends Error {
+    limit;
+    offset;
+    constructor(limit, offset) {
+        super(`JSON nested more than ${limit} levels deep (at character ${offset})`);
+        this.limit = limit;
+        this.offset = offset;
+        this.name = 'JsonTooDeep';
+    }
+}
+/**
+ * One pass over `text` counting brackets and braces outside strings, with
+ * no allocation but for the cuts: strings are skipped with indexOf (they
+ * are most of a build's bytes), and a quote counts as a string's end unless
+ * an odd run of backslashes precedes it. Inside a droppable list it keeps
+ * where the current element began; an element that goes too deep is read
+ * to its end (depth only, no stack) and cut with one comma, so the list
+ * stays valid JSON. Malformed text gives some result; JSON.parse then says
+ * what is wrong with it. A cut element is not checked beyond its brackets.
+ */
+function scan(text, limit, droppable) {
+    const cuts = [];
+    let depth = 0;
+    // The top-level object: is a key expected next, and the last key read.
+    let topObject = false;
+    let expectKey = false;
+    let key = '';
+    // A droppable list being read: where its element began, the comma before
+    // it, whether an element was kept, and the current element's fate.
+    let inList = false;
+    let index = 0;
+    let from = 0;
+    let comma = -1;
+    let kept = false;
+    let deepAt = -1;
+    const length = text.length;
+    for (let i = 0; i < length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === json_QUOTE) {
+            const end = stringEnd(text, i + 1);
+            if (end < 0)
+                break;
+            if (expectKey && depth === 1) {
+                key = text.slice(i + 1, end);
+                expectKey = false;
+            }
+            i = end;
+        }
+        else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+            depth++;
+            if (depth === 1) {
+                topObject = c === OPEN_BRACE;
+                expectKey = topObject;
+            }
+            else if (depth === LIST_DEPTH &&
+                topObject &&
+                c === OPEN_BRACKET &&
+                droppable.includes(key)) {
+                inList = true;
+                index = 0;
+                from = i + 1;
+                comma = -1;
+                kept = false;
+                deepAt = -1;
+            }
+            if (depth > limit) {
+                if (!inList || depth <= LIST_DEPTH)
+                    return { at: i, cuts };
+                if (deepAt < 0)
+                    deepAt = i;
+            }
+        }
+        else if (c === CLOSE_BRACKET || c === CLOSE_BRACE || c === json_COMMA) {
+            if (inList && depth === LIST_DEPTH) {
+                // The end of an element: cut it when it went too deep.
+                if (deepAt >= 0) {
+                    const part = { field: key, index, offset: deepAt };
+                    const className = classOf(text, from);
+                    if (className !== undefined)
+                        part.className = className;
+                    // With an element kept before it, the comma before it goes too;
+                    // else the comma after it, so that no list starts with a comma.
+                    if (kept)
+                        cuts.push({ from: comma, to: i, part });
+                    else
+                        cuts.push({ from, to: c === json_COMMA ? i + 1 : i, part });
+                }
+                else if (!blank(text, from, i))
+                    kept = true;
+                index++;
+                from = i + 1;
+                comma = i;
+                deepAt = -1;
+            }
+            if (c === json_COMMA) {
+                if (depth === 1)
+                    expectKey = topObject;
+            }
+            else {
+                if (depth === LIST_DEPTH)
+                    inList = false;
+                depth--;
+            }
+        }
+    }
+    return { at: -1, cuts };
+}
+/** Whether text[from, to) is only JSON whitespace (an empty list's one "element"). */
+function blank(text, from, to) {
+    for (let i = from; i < to; i++) {
+        const c = text.charCodeAt(i);
+        if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09)
+            return false;
+    }
+    return true;
+}
+/** The `_class` an element opens with, if it does (bounded: a look at its first characters). */
+function classOf(text, from) {
+    const head = /^\s*\{\s*"_class"\s*:\s*"([\w.$]{1,200})"/.exec(text.slice(from, from + 256));
+    return head?.[1];
+}
+/**
+ * The character offset where `text` first nests deeper than `limit`
+ * brackets and braces outside strings, or -1 (scan: one pass, strings
+ * skipped). Malformed text gives some offset or -1.
+ */
+function tooDeepAt(text, limit = MAX_JSON_DEPTH) {
+    return scan(text, limit, []).at;
+}
+/** The index of the quote that ends the string whose content starts at `from`, or -1. */
+function stringEnd(text, from) {
+    let at = from;
+    for (;;) {
+        const quote = text.indexOf('"', at);
+        if (quote < 0)
+            return -1;
+        let backslashes = 0;
+        while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH)
+            backslashes++;
+        if (backslashes % 2 === 0)
+            return quote;
+        at = quote + 1;
+    }
+}
+/**
+ * A Jenkins answer read with its nesting bounded: elements of the
+ * `droppable` lists nested too deep are left out (and listed in `dropped`);
+ * anything else too deep is refused with JsonTooDeep; malformed text is a
+ * SyntaxError, as JSON.parse. One scan, one parse.
+ */
+function readJenkinsJson(text, options = {}) {
+    const limit = options.limit ?? MAX_JSON_DEPTH;
+    const { at, cuts } = scan(text, limit, options.droppable ?? []);
+    if (at >= 0)
+        throw new JsonTooDeep(limit, at);
+    let kept = text;
+    if (cuts.length > 0) {
+        const pieces = [];
+        let start = 0;
+        for (const cut of cuts) {
+            pieces.push(text.slice(start, cut.from));
+            start = cut.to;
+        }
+        pieces.push(text.slice(start));
+        kept = pieces.join('');
+    }
+    return { value: JSON.parse(kept), dropped: cuts.map(cut => cut.part) };
+}
+/**
+ * JSON.parse of a Jenkins answer, refused with JsonTooDeep when nested
+ * deeper than `limit`; SyntaxError for malformed text, as JSON.parse.
+ */
+function parseJenkinsJson(text, limit = MAX_JSON_DEPTH) {
+    return readJenkinsJson(text, { limit }).value;
+}
+
+;// CONCATENATED MODULE: ./src/inputs/parameters.ts
+
+
+
+
+const parameters_FORMS = 'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}';
+/**
+ * Parses the `parameters` input: a JSON object (the text starts with `{`;
+ * numbers and booleans become the strings a form would send, a key given
+ * twice is refused), or `NAME=value` lines (split on the first `=`; a name on
+ * several lines is a multi-value parameter). Messages never echo a value:
+ * values are often secrets. The rules: docs/internals.md, "The parameters input".
+ */
+function parseParameters(text) {
+    const trimmed = text.trim();
+    if (trimmed === '')
+        return {};
+    // `[` too, so that a JSON array gets "must be an object" rather than a
+    // confusing complaint about a line without `=`.
+    if (trimmed.startsWith('{') || trimmed.startsWith('['))
+        return parseJson(trimmed);
+    return groupByName(nameValueLines(text, "Input 'parameters'", parameters_FORMS));
+}
+/**
+ * JSON.parse of an input, refused with a message naming the input, the
+ * position and the expected forms. Only the position is kept: newer V8
+ * messages quote the input, which may hold secrets.
+ */
+function parseJsonInput(text, input, forms) {
+    // The duplicate-key check (momoa) and our walks recurse: bound the nesting first.
+    const deep = tooDeepAt(text);
+    if (deep >= 0) {
+        throw new input_error/* InputError */.d(`Input '${input}' is JSON nested more than ${MAX_JSON_DEPTH} levels deep (at character ${deep + 1}): ${forms}.`);
+    }
+    try {
+        return JSON.parse(text);
+    }
+    catch (error) {
+        const position = /position (\d+)/.exec(String(error))?.[1];
+        const where = position === undefined ? '' : ` (at character ${Number(position) + 1})`;
+        throw new input_error/* InputError */.d(`Input '${input}' is not valid JSON${where}: ${forms}.`);
+    }
+}
+/**
+ * `NAME=value` lines (of `parameters`, of `files`): blank lines skipped,
+ * each split by splitNameValue; `line` is 1-based.
+ */
+function nameValueLines(text, where, forms) {
+    const lines = [];
+    text.split(/\r?\n/).forEach((raw, index) => {
+        if (raw.trim() === '')
+            return;
+        const pair = splitNameValue(raw);
+        if ('missing' in pair) {
+            const problem = pair.missing === '=' ? "has no '='" : "has an empty NAME before '='";
+            throw new input_error/* InputError */.d(`${where} line ${index + 1} ${problem}: ${forms}.`);
+        }
+        lines.push({ ...pair, line: index + 1 });
+    });
+    return lines;
+}
+function parseJson(text) {
+    const data = parseJsonInput(text, 'parameters', parameters_FORMS);
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+        throw new input_error/* InputError */.d(`Input 'parameters' is JSON but not an object: ${parameters_FORMS}.`);
+    }
+    // Only the top level: a nested object is refused as a value anyway.
+    const twice = duplicateKey(text, 1);
+    if (twice) {
+        throw new input_error/* InputError */.d(`Input 'parameters' has the key '${twice.name}' twice (${twice.lines}): a key may appear once; for several values of one parameter give an array, such as {"${twice.name}": ["a", "b"]} (${parameters_FORMS}).`);
+    }
+    const entries = [];
+    for (const [name, value] of Object.entries(data)) {
+        if (name.trim() === '') {
+            throw new input_error/* InputError */.d(`Input 'parameters' has an empty parameter name: ${parameters_FORMS}.`);
+        }
+        entries.push([
+            name,
+            Array.isArray(value) ? value.map(item => scalar(name, item)) : scalar(name, value)
+        ]);
+    }
+    // fromEntries defines own properties, so a parameter named `__proto__`
+    // stays a parameter instead of replacing the object's prototype.
+    return Object.fromEntries(entries);
+}
+/**
+ * JSON.parse keeps the last of two equal keys and says nothing, and no
+ * reviver sees the first: the text is read again as a tree that keeps every
+ * member (momoa), with keys decoded, so `"A"` and `"\u0041"` are one key.
+ * The first key given twice, looking `depth` objects deep.
+ */
+function duplicateKey(text, depth) {
+    const visit = (node, left, item) => {
+        if (node.type === 'Array') {
+            for (const [i, element] of node.elements.entries()) {
+                const found = visit(element.value, left, item ?? i + 1);
+                if (found)
+                    return found;
+            }
+        }
+        else if (node.type === 'Object' && left > 0) {
+            const lines = new Map();
+            for (const member of node.members) {
+                const name = member.name.type === 'String' ? member.name.value : member.name.name;
+                const line = member.name.loc.start.line;
+                const first = lines.get(name);
+                if (first !== undefined) {
+                    const where = first === line ? `line ${line}` : `lines ${first} and ${line}`;
+                    return { name, lines: where, ...(item === undefined ? {} : { item }) };
+                }
+                lines.set(name, line);
+                const found = visit(member.value, left - 1, item);
+                if (found)
+                    return found;
+            }
+        }
+        return undefined;
+    };
+    return visit(momoa_parse(text, { mode: 'json' }).body, depth);
+}
+function scalar(name, value) {
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'boolean')
+        return String(value);
+    // JSON.parse turns 1e999 into Infinity, which no form field can carry.
+    if (typeof value === 'number' && Number.isFinite(value))
+        return String(value);
+    throw new input_error/* InputError */.d(`Input 'parameters' value of '${name}' is ${describe(value)}: each value must be a string, number, boolean, or an array of those (${parameters_FORMS}).`);
+}
+function describe(value) {
+    if (Array.isArray(value))
+        return 'a nested array';
+    return typeof value === 'number' ? 'a number out of range' : kindOf(value);
+}
+/** A JSON value's kind, as a message names it ('an object', 'null'). */
+function kindOf(value) {
+    if (value === null)
+        return 'null';
+    if (Array.isArray(value))
+        return 'an array';
+    if (typeof value === 'object')
+        return 'an object';
+    if (typeof value === 'string')
+        return 'a string';
+    return `a ${typeof value}`;
+}
+
 ;// CONCATENATED MODULE: ./src/util/artifact-paths.ts
 
 /** Characters Windows does not allow in a file name (NTFS/Win32; `:` would also open an alternate data stream). */
@@ -41850,6 +41843,8 @@ function isCode(error, code) {
     return error?.code === code;
 }
 
+// EXTERNAL MODULE: ./src/util/error-text.ts
+var error_text = __nccwpck_require__(1992);
 ;// CONCATENATED MODULE: ./src/inputs/upload-files.ts
 /**
  * The `files` input: `NAME=path` lines, each a file of the workspace handed
@@ -41869,6 +41864,7 @@ function isCode(error, code) {
 
 
 
+
 const upload_files_FORMS = 'expected `NAME=path` lines, the path relative to the workspace (e.g. `PACKAGE=dist/app.zip`)';
 /**
  * Parses `NAME=path` lines (blank lines skipped; name and path trimmed), or
@@ -41877,7 +41873,7 @@ const upload_files_FORMS = 'expected `NAME=path` lines, the path relative to the
 function parseFiles(value, where = "Input 'files'") {
     const entries = [];
     if (typeof value === 'string') {
-        for (const { name, value: path, line } of (0,inputs_parameters/* nameValueLines */.Cp)(value, where, upload_files_FORMS)) {
+        for (const { name, value: path, line } of nameValueLines(value, where, upload_files_FORMS)) {
             entries.push([name, path.trim(), `line ${line}`]);
         }
     }
@@ -41923,16 +41919,14 @@ async function resolveUploads(files, workspace, where = "Input 'files'") {
         catch (error) {
             if (error instanceof WorkspacePathError)
                 throw refuse(error.reason);
-            // as: what fs throws; `code` may be absent, and is read as such.
-            const code = error.code;
-            throw refuse(`cannot be read (${code ?? String(error)})`);
+            throw refuse(`cannot be read (${(0,error_text/* errorCode */.C)(error) ?? String(error)})`);
         }
         const info = await (0,promises_namespaceObject.stat)(real);
         try {
             await (await (0,promises_namespaceObject.open)(real, 'r')).close();
         }
         catch (error) {
-            throw refuse(`cannot be read (${error.code ?? 'error'})`);
+            throw refuse(`cannot be read (${(0,error_text/* errorCode */.C)(error) ?? 'error'})`);
         }
         uploads.push({
             name: file.name,
@@ -42123,10 +42117,10 @@ function lineItems(text) {
     return items;
 }
 function jsonItems(text) {
-    const data = (0,inputs_parameters/* parseJsonInput */.ou)(text, 'jobs', jobs_input_FORMS);
+    const data = parseJsonInput(text, 'jobs', jobs_input_FORMS);
     if (!Array.isArray(data))
         throw new input_error/* InputError */.d(`Input 'jobs' is JSON but not an array: ${jobs_input_FORMS}.`);
-    const twice = (0,inputs_parameters/* duplicateKey */.Ve)(text, Infinity);
+    const twice = duplicateKey(text, Infinity);
     if (twice) {
         throw new input_error/* InputError */.d(`Input 'jobs' item ${twice.item ?? '?'} has the key '${(0,shorten/* clip */.$)((0,job_path/* redactUrl */.BO)(twice.name))}' twice (${twice.lines}): a key may appear once.`);
     }
@@ -42137,7 +42131,7 @@ function rawItem(value, index) {
     if (typeof value === 'string')
         return { index, job: value };
     if (!jobs_input_isObject(value))
-        throw new input_error/* InputError */.d(`${where} is ${(0,inputs_parameters/* kindOf */.I)(value)}: ${jobs_input_FORMS}.`);
+        throw new input_error/* InputError */.d(`${where} is ${kindOf(value)}: ${jobs_input_FORMS}.`);
     // as: a tuple's includes takes only its own members; any key is asked about.
     const unknown = Object.keys(value).filter(key => !ITEM_KEYS.includes(key));
     if (unknown.length > 0) {
@@ -42148,7 +42142,7 @@ function rawItem(value, index) {
         const given = value[key];
         if (given === undefined || typeof given === 'string' || (lines && jobs_input_isObject(given)))
             return;
-        throw new input_error/* InputError */.d(`${where} has ${what} ${(0,inputs_parameters/* kindOf */.I)(given)}: expected ${expected}.`);
+        throw new input_error/* InputError */.d(`${where} has ${what} ${kindOf(given)}: expected ${expected}.`);
     };
     own('values-file', false, "a 'values-file' that is", 'the path of an artifact the build archives, e.g. "values.json"');
     own('files', true, "'files' that are", 'an object such as {"PACKAGE": "dist/app.zip"}, or NAME=path lines in a string');
@@ -42190,30 +42184,15 @@ function givenBuild(item, url, entry) {
     if (entry.hasParameters || entry.files.length > 0) {
         throw new input_error/* InputError */.d(`Input 'jobs' item ${item.index} has 'build' and ${entry.hasParameters ? 'parameters' : 'files'}: a given build is followed, not triggered, so they would be ignored.`);
     }
-    let given;
-    try {
-        given = parseBuildReference(text, url, entry.job);
-    }
-    catch (error) {
-        if (error instanceof input_error/* InputError */.d)
-            throw new input_error/* InputError */.d(itemMessage(error.message, where));
-        throw error;
-    }
+    const given = renamed(() => parseBuildReference(text, url, entry.job), message => itemMessage(message, where));
     if (!given)
         throw new input_error/* InputError */.d(`${where} ('${(0,shorten/* clip */.$)((0,job_path/* redactUrl */.BO)(text))}') is not one: ${expected}.`);
     return { ...given, where };
 }
 /** A job path as `where` (`Input 'job'`, or an item of `jobs`) gives it. */
 function parseProject(text, url, where) {
-    try {
-        return (0,job_path/* parseJobPath */.sP)(text, url);
-    }
-    catch (error) {
-        // Its messages name 'job'.
-        if (error instanceof input_error/* InputError */.d)
-            throw new input_error/* InputError */.d(relabel(error.message, 'job', where));
-        throw error;
-    }
+    // Its messages name 'job'.
+    return renamed(() => (0,job_path/* parseJobPath */.sP)(text, url), message => relabel(message, 'job', where));
 }
 /**
  * The build one job asks for: `job` with the shared inputs, or an item of
@@ -42249,15 +42228,7 @@ function ownParameters(item, where) {
     // The object was parsed with the rest; written out again it goes through
     // the same rules as the `parameters` input (value types, empty names).
     const text = typeof item.parameters === 'string' ? item.parameters : JSON.stringify(item.parameters);
-    try {
-        return (0,inputs_parameters/* parseParameters */._A)(text);
-    }
-    catch (error) {
-        if (error instanceof input_error/* InputError */.d) {
-            throw new input_error/* InputError */.d(relabel(error.message, 'parameters', `${where}'s 'parameters'`));
-        }
-        throw error;
-    }
+    return renamed(() => parseParameters(text), message => relabel(message, 'parameters', `${where}'s 'parameters'`));
 }
 /** Items after the first with the same context get ` (2)`, ` (3)`…, so that no status overwrites another's. */
 function nameContexts(entries) {
@@ -42297,6 +42268,17 @@ function duplicateWarnings(entries) {
 function relabel(message, name, where) {
     return message.replace(`Input '${name}'`, where);
 }
+/** What `parse` returns; its InputError worded by `rename` (it names another input). */
+function renamed(parse, rename) {
+    try {
+        return parse();
+    }
+    catch (error) {
+        if (error instanceof input_error/* InputError */.d)
+            throw new input_error/* InputError */.d(rename(error.message));
+        throw error;
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/inputs/inputs.ts
 
@@ -42334,6 +42316,8 @@ const INPUT_DEFAULTS = {
     [constants/* Input */.pd.Disable]: 'false',
     [constants/* Input */.pd.Build]: 'new',
     [constants/* Input */.pd.ListJobs]: 'false',
+    [constants/* Input */.pd.Settle]: 'false',
+    [constants/* Input */.pd.StatusCreator]: '',
     [constants/* Input */.pd.Timeout]: '3600',
     [constants/* Input */.pd.Accept]: 'SUCCESS',
     [constants/* Input */.pd.Log]: 'true',
@@ -42373,6 +42357,8 @@ function parseSettings(get, env = currentEnvironment()) {
     const { user, token } = parseCredentials(read(constants/* Input */.pd.User), read(constants/* Input */.pd.Token));
     const disable = readBoolean(read, constants/* Input */.pd.Disable);
     const listJobs = readBoolean(read, constants/* Input */.pd.ListJobs);
+    const settle = readBoolean(read, constants/* Input */.pd.Settle);
+    const statusCreator = parseStatusCreator(read(constants/* Input */.pd.StatusCreator), settle);
     const log = readBoolean(read, constants/* Input */.pd.Log);
     const abortOnCancel = readBoolean(read, constants/* Input */.pd.AbortOnCancel);
     const commitStatus = readBoolean(read, constants/* Input */.pd.CommitStatus);
@@ -42383,11 +42369,11 @@ function parseSettings(get, env = currentEnvironment()) {
     const commentPermission = parseCommentPermission(read(constants/* Input */.pd.CommentPermission));
     const wait = parseWait(read(constants/* Input */.pd.Wait));
     const buildText = read(constants/* Input */.pd.Build);
-    const timeoutMs = (0,duration/* parseDuration */.E9)(read(constants/* Input */.pd.Timeout), constants/* Input */.pd.Timeout);
+    const timeoutMs = (0,util_duration/* parseDuration */.E9)(read(constants/* Input */.pd.Timeout), constants/* Input */.pd.Timeout);
     const accept = parseAccept(read(constants/* Input */.pd.Accept));
     const parametersText = read(constants/* Input */.pd.Parameters);
     const hasParameters = parametersText.trim() !== '';
-    const parameters = (0,inputs_parameters/* parseParameters */._A)(parametersText);
+    const parameters = parseParameters(parametersText);
     const files = parseFiles(read(constants/* Input */.pd.Files));
     const failFast = readBoolean(read, constants/* Input */.pd.FailFast);
     const valuesFileRequired = readBoolean(read, constants/* Input */.pd.ValuesFileRequired);
@@ -42400,6 +42386,8 @@ function parseSettings(get, env = currentEnvironment()) {
     if (several && listJobs) {
         throw conflict('jobs', 'list-jobs', `'list-jobs' lists the jobs of the folder in 'job'`);
     }
+    if (settle)
+        settleConflicts({ several, listJobs, disable, read });
     const shared = {
         parameters,
         hasParameters,
@@ -42411,7 +42399,7 @@ function parseSettings(get, env = currentEnvironment()) {
     // One `job` is the one-item case of `jobs`; with `jobs`, no job and the shared inputs.
     const one = jobs
         ? jobEntry(Object.freeze([]), { ...shared, branch: '' })
-        : jobEntry(parseJob(read(constants/* Input */.pd.Job), url, listJobs), shared);
+        : jobEntry(parseJob(read(constants/* Input */.pd.Job), url, listJobs || settle), shared);
     const { job, branch } = one;
     const scan = parseScan(read(constants/* Input */.pd.Scan), (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined));
     const reference = parseGiven(buildText, url, job, jobs !== undefined);
@@ -42445,6 +42433,7 @@ function parseSettings(get, env = currentEnvironment()) {
     const githubToken = read(constants/* Input */.pd.GithubToken);
     const needsToken = [
         [commitStatus, constants/* Input */.pd.CommitStatus, 'statuses: write'],
+        [settle, constants/* Input */.pd.Settle, 'statuses: write'],
         [prComment, constants/* Input */.pd.PrComment, 'pull-requests: write']
     ];
     for (const [on, name, permission] of needsToken) {
@@ -42462,6 +42451,14 @@ function parseSettings(get, env = currentEnvironment()) {
         build,
         ...(given ? { given } : {}),
         listJobs,
+        ...(settle
+            ? {
+                settle: {
+                    ...(statusCreator === undefined ? {} : { creator: statusCreator }),
+                    ...(read(constants/* Input */.pd.StatusContext) === '' ? {} : { context: read(constants/* Input */.pd.StatusContext) })
+                }
+            }
+            : {}),
         timeoutMs,
         accept,
         log,
@@ -42587,6 +42584,38 @@ function parseArtifactsPath(value, workspace) {
         throw new input_error/* InputError */.d(`Input 'artifacts-path' ('${(0,shorten/* clip */.$)(value)}') ${error.reason}: ${expected}.`);
     }
 }
+/** `settle` reads hand-offs and writes their final statuses: it builds nothing, and lists or disables no job. */
+function settleConflicts(o) {
+    const why = 'settle triggers nothing: it settles the hand-offs earlier steps left';
+    if (o.several)
+        throw conflict('settle', 'jobs', `${why} (filter with 'job' or 'status-context')`);
+    if (o.listJobs)
+        throw conflict('settle', 'list-jobs', why);
+    if (o.disable)
+        throw conflict('settle', 'disable', why);
+    for (const name of [
+        constants/* Input */.pd.Parameters,
+        constants/* Input */.pd.Files,
+        constants/* Input */.pd.Build,
+        constants/* Input */.pd.JobToken,
+        constants/* Input */.pd.Artifacts
+    ]) {
+        if (o.read(name) !== INPUT_DEFAULTS[name])
+            throw conflict('settle', name, why);
+    }
+}
+/** `status-creator`: a GitHub login (an app's ends in `[bot]`), with `settle` only. */
+function parseStatusCreator(value, settle) {
+    if (value === '')
+        return undefined;
+    if (!settle) {
+        throw new input_error/* InputError */.d(`Input 'status-creator' only applies with 'settle: true': it names who wrote the hand-offs a settle run takes.`);
+    }
+    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\[bot\])?$/.test(value)) {
+        throw new input_error/* InputError */.d(`Input 'status-creator' ('${(0,shorten/* clip */.$)(value)}') is not a GitHub login: expected a login such as my-app[bot].`);
+    }
+    return value;
+}
 
 // EXTERNAL MODULE: ./src/jenkins/reads/decode.ts
 var decode = __nccwpck_require__(9828);
@@ -42648,8 +42677,6 @@ function sameUser(id, user) {
 
 // EXTERNAL MODULE: ./src/util/wait.ts
 var wait = __nccwpck_require__(1643);
-// EXTERNAL MODULE: ./src/util/error-text.ts
-var error_text = __nccwpck_require__(1992);
 ;// CONCATENATED MODULE: ./src/follow/queue-ended.ts
 
 /**
@@ -43099,8 +43126,6 @@ async function reconcile(reader, expectation, options) {
     return findTriggered(reader, expectation);
 }
 
-// EXTERNAL MODULE: ./src/jenkins/transport/json.ts
-var json = __nccwpck_require__(3808);
 ;// CONCATENATED MODULE: ./src/jenkins/transport/responses.ts
 
 
@@ -43142,7 +43167,7 @@ function shortMessage(response, body) {
     if (type.includes('json')) {
         try {
             // An error body too deep to read has no message to quote (JsonTooDeep).
-            const parsed = (0,json/* parseJenkinsJson */.m_)(body);
+            const parsed = parseJenkinsJson(body);
             const message = parsed?.message;
             if (typeof message === 'string')
                 text = message;
@@ -43345,7 +43370,7 @@ async function withRetry(operation, options) {
     const attempts = Math.max(1, Math.floor(policy.attempts));
     const started = now();
     // Every give-up says the whole time waited, not only the last try's.
-    const tried = (attempt) => `after ${attempt} attempts in ${(0,duration/* formatDuration */.a3)(now() - started)}`;
+    const tried = (attempt) => `after ${attempt} attempts in ${(0,util_duration/* formatDuration */.a3)(now() - started)}`;
     for (let attempt = 1;; attempt++) {
         try {
             return await operation(attempt, started);
@@ -43387,7 +43412,7 @@ async function withRetry(operation, options) {
             logger.debug(`${what}: ${error.reason}${asked}; retry ${attempt}/${allowed - 1} in ${delay} ms`);
             const waited = now() - started;
             if (options.notice && waited >= options.notice.afterMs) {
-                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${(0,silence/* seconds */.Y)(delay)} (try ${attempt + 1} of ${allowed}, ${(0,duration/* formatDuration */.a3)(waited)} since the first)`);
+                options.notice.say(`${failure.replace(/\.$/, '')}; trying again in ${(0,silence/* seconds */.Y)(delay)} (try ${attempt + 1} of ${allowed}, ${(0,util_duration/* formatDuration */.a3)(waited)} since the first)`);
             }
             await sleep(delay);
         }
@@ -43437,14 +43462,14 @@ async function jsonBody(response, context, server, options = {}) {
     if (looksLikeHtml(response, body))
         throw htmlGlitch(context, response.status);
     try {
-        const { value, dropped } = (0,json/* readJenkinsJson */.jU)(body, options.droppable ? { droppable: options.droppable } : {});
+        const { value, dropped } = readJenkinsJson(body, options.droppable ? { droppable: options.droppable } : {});
         for (const part of dropped)
             options.onDropped?.(part);
         return value;
     }
     catch (error) {
         // The same answer again would be as deep: not a glitch to retry.
-        if (error instanceof json/* JsonTooDeep */.nh)
+        if (error instanceof JsonTooDeep)
             throw tooDeepError(server, context, error, response.status);
         throw new TransientFailure(new errors/* JenkinsError */.fF('protocol', `Jenkins at ${server} answered ${context.what} with malformed JSON`, response.status), 'invalid JSON', { maxAttempts: GLITCH_ATTEMPTS });
     }
@@ -43459,7 +43484,7 @@ function tooDeepError(server, context, error, status) {
  */
 function droppedNote(server, context, part) {
     const whose = part.className === undefined ? '' : ` (${part.className})`;
-    return `Jenkins at ${server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${json/* MAX_JSON_DEPTH */.KX} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`;
+    return `Jenkins at ${server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${MAX_JSON_DEPTH} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`;
 }
 /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
 async function postBody(response, context, redact, logger) {
@@ -43499,7 +43524,7 @@ function retryLater(response, error) {
 
 
 /** Folder levels listJobs walks in its one request. */
-const LIST_DEPTH = 10;
+const reads_LIST_DEPTH = 10;
 /** Newest builds Jenkins estimates the next build's length from (Job.getEstimatedDurationCandidates). */
 const ESTIMATE_BUILDS = 6;
 /** Finished builds kept as the job's history (the summary's "is this failure new?" line). */
@@ -43613,7 +43638,7 @@ function buildSummaries(raw) {
 async function listJobs(http, folder) {
     const where = folder.length > 0 ? `folder '${(0,job_path/* fullName */.fq)(folder)}'` : 'the root';
     const base = folder.length > 0 ? (0,job_path/* jobUrl */.Ne)(http.baseUrl, folder) : `${http.baseUrl}/`;
-    const data = await http.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
+    const data = await http.getJson('jobs', `${base}api/json?tree=${encodeURIComponent(listTree(reads_LIST_DEPTH))}`, http.context(`the job list of ${where}`, {
         notFound: `Folder '${(0,job_path/* fullName */.fq)(folder)}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
     }));
     if (!Array.isArray(data.jobs)) {
@@ -43626,7 +43651,7 @@ async function listJobs(http, folder) {
 /** A queue item's JSON. */
 async function getQueueItem(http, queueId) {
     const item = await http.getJson('queue', `${(0,job_path/* queueItemUrl */.oJ)(http.baseUrl, queueId)}api/json`, http.context(`queue item ${queueId}`, {
-        notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint(true)}`,
+        notFound: `Queue item ${queueId} is not known to Jenkins at ${http.baseUrl} (404): it left the queue more than 5 minutes ago, or Jenkins restarted${http.anonymousHint({ following: true })}`,
         following: true
     }));
     if (typeof item !== 'object' || item === null || typeof item.id !== 'number') {
@@ -43738,7 +43763,7 @@ async function recentBuilds(http, job, limit, options = {}) {
         fields += ',result,duration,building';
     const tree = `builds[${fields}]{0,${Math.max(1, Math.floor(limit))}}`;
     const data = await http.getJson('builds', `${(0,job_path/* jobUrl */.Ne)(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`, http.context(`the builds of job '${name}'`, {
-        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(true)}`,
+        notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint({ following: true })}`,
         following: true
     }));
     return (0,decode/* buildsOf */.jV)(data.builds, options);
@@ -43793,20 +43818,20 @@ function collectJobs(http, items, prefix, names) {
             continue;
         const path = `${level.prefix}${item.name}`;
         if (Array.isArray(item.jobs)) {
-            if (stack.length < LIST_DEPTH)
+            if (stack.length < reads_LIST_DEPTH)
                 stack.push({ items: item.jobs, prefix: `${path}/`, next: 0 });
             else
                 skipped = true;
         }
         else if (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) {
-            http.logger.debug(`Not listing the jobs of '${path}': deeper than ${LIST_DEPTH} folder levels`);
+            http.logger.debug(`Not listing the jobs of '${path}': deeper than ${reads_LIST_DEPTH} folder levels`);
         }
         else {
             names.push(path);
         }
     }
     if (skipped) {
-        http.logger.debug(`Jenkins answered with folders nested deeper than the ${LIST_DEPTH} levels asked for; not listed`);
+        http.logger.debug(`Jenkins answered with folders nested deeper than the ${reads_LIST_DEPTH} levels asked for; not listed`);
     }
 }
 function isFolder(item) {
@@ -44458,7 +44483,6 @@ function boundedSummary(summary, logger, options = {}) {
             const value = Reflect.get(target, key, receiver);
             if (typeof value !== 'function')
                 return value;
-            const method = value;
             if (key === 'write') {
                 return async (...args) => {
                     take();
@@ -44473,7 +44497,7 @@ function boundedSummary(summary, logger, options = {}) {
                         logger.warning(`The job summary was ${(0,bytes/* kib */.t)(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, { inSummary: false })}`);
                     }
                     target.addRaw(fitted.text);
-                    await method.apply(target, args);
+                    await Reflect.apply(value, target, args);
                     return proxy;
                 };
             }
@@ -44484,7 +44508,7 @@ function boundedSummary(summary, logger, options = {}) {
             if (key === 'emptyBuffer' || key === 'clear') {
                 return (...args) => {
                     reset();
-                    const result = method.apply(target, args);
+                    const result = Reflect.apply(value, target, args);
                     return result === target ? proxy : result;
                 };
             }
@@ -44492,12 +44516,12 @@ function boundedSummary(summary, logger, options = {}) {
                 return (...args) => {
                     // What an earlier call left in the buffer is a unit of its own.
                     take();
-                    const result = method.apply(target, args);
+                    const result = Reflect.apply(value, target, args);
                     take();
                     return result === target ? proxy : result;
                 };
             }
-            return method.bind(target);
+            return value.bind(target);
         }
     });
     return proxy;
@@ -44624,15 +44648,15 @@ class KeptUnits {
             section.units.forEach((unit, j) => {
                 const bytes = Buffer.byteLength(unit);
                 if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
-                    largest = { section, unit: j, bytes };
+                    largest = { section, unit: j, text: unit, bytes };
                 }
             });
         }
         if (!largest)
             return false;
-        const table = largest.section.units[largest.unit];
+        const table = largest.text;
         const tableRows = rowsOf(table);
-        const over = this.bytes + this.lineBytes(true) - maxBytes;
+        const over = this.bytes + this.lineBytes({ anyway: true }) - maxBytes;
         let drop = 0;
         let freed = 0;
         while (tableRows.length - drop > 2 && freed < over) {
@@ -44648,7 +44672,7 @@ class KeptUnits {
         return true;
     }
     /** Bytes of the 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
-    lineBytes(anyway = false) {
+    lineBytes({ anyway = false } = {}) {
         const left = this.leftOut();
         const any = anyway || left.leftOut > 0 || left.rows > 0;
         return any ? Buffer.byteLength(leftOutLine(left)) + 1 : 0;
@@ -45395,9 +45419,10 @@ async function readFailedTests(http, build, options = {}) {
         }
         return state;
     };
-    const stop = (budgetReached) => {
+    /** The budget is spent: what was read so far. */
+    const stop = () => {
         read.complete = false;
-        read.budgetReached = budgetReached;
+        read.budgetReached = true;
         return read;
     };
     let range = {
@@ -45431,7 +45456,7 @@ async function readFailedTests(http, build, options = {}) {
         // Little left, or not even one more case fits: stop before reading, not in the middle.
         if (room < Math.min(budget.pageTarget, budget.pageLimit, budget.totalBytes) / 8 ||
             (read.casesRead > 0 && casesBytes / read.casesRead > limit)) {
-            return stop(true);
+            return stop();
         }
         read.requests++;
         const page = await readPage(http, `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range.from, range.to, range.caseFrom, range.caseTo, traces))}`, context, limit);
@@ -45477,7 +45502,7 @@ async function readFailedTests(http, build, options = {}) {
             continue;
         }
         if (page.cut && (children.length > 0 || widest === 0))
-            return stop(true);
+            return stop();
         if (lastGoesOn || page.cut?.openKeys.join('/') === 'suites/cases') {
             // The rest of the last suite: from its first case not read whole.
             const lastCases = Math.max(0, ...parts.map(p => list(p.suites[widest - 1]?.cases).length));
@@ -45581,10 +45606,10 @@ async function readPage(http, url, context, limit) {
         let data;
         let cut;
         try {
-            data = (0,json/* parseJenkinsJson */.m_)(body);
+            data = parseJenkinsJson(body);
         }
         catch (error) {
-            if (error instanceof json/* JsonTooDeep */.nh)
+            if (error instanceof JsonTooDeep)
                 throw tooDeepError(http.baseUrl, context, error, response.status);
             // A character split at the cut decodes to U+FFFD: 3 bytes for 1 to 3.
             if (bytes < limit - 3) {
@@ -45619,6 +45644,8 @@ class CrumbCache {
     fetch;
     onChange;
     pending;
+    /** The crumb once fetched (null: no crumb issuer); undefined while unknown. */
+    known;
     constructor(
     /** Gets the crumb, or undefined when the server has no crumb issuer. */
     fetch, 
@@ -45632,6 +45659,8 @@ class CrumbCache {
         if (!this.pending) {
             const pending = this.fetch().then(crumb => {
                 this.onChange(crumb);
+                if (this.pending === pending)
+                    this.known = crumb ?? null;
                 return crumb;
             });
             // A failed fetch is not cached: the next POST tries again.
@@ -45647,9 +45676,20 @@ class CrumbCache {
     prefetch() {
         this.ensure().catch(() => undefined);
     }
+    /** The crumb once fetched (null: Jenkins has no crumb issuer), or undefined while unknown. */
+    get current() {
+        return this.known;
+    }
+    /** Starts from another client's crumb (RequestSettings.session): nothing is fetched until Jenkins rejects it. */
+    seed(crumb) {
+        this.known = crumb;
+        this.pending = Promise.resolve(crumb ?? undefined);
+        this.onChange(crumb ?? undefined);
+    }
     /** Drops the crumb (its session is gone) and fetches a new one. */
     refresh() {
         this.pending = undefined;
+        this.known = undefined;
         this.onChange(undefined);
         return this.ensure();
     }
@@ -45856,7 +45896,7 @@ class ExchangeLimits {
         if (wait === Infinity)
             return;
         const byDeadline = toDeadline <= ms;
-        this.timer = setTimeout(() => this.cut(byDeadline ? this.deadlinePassed() : this.timeExceeded(said)), Math.min(MAX_TIMER_MS, Math.max(0, wait)));
+        this.timer = setTimeout(() => this.cut(this.timeUp(byDeadline ? 'deadline' : said)), Math.min(MAX_TIMER_MS, Math.max(0, wait)));
     }
     elapsed() {
         return (0,silence/* seconds */.Y)(Date.now() - this.started);
@@ -45876,17 +45916,17 @@ class ExchangeLimits {
             sent: true
         });
     }
-    timeExceeded(ms) {
+    /** The cut when the request's time ran out: its timeout (ms), or the step's deadline. */
+    timeUp(limit) {
+        const deadline = limit === 'deadline';
+        const within = deadline ? 'before the deadline' : `within ${(0,silence/* seconds */.Y)(limit)}`;
         if (this.phase === 'headers') {
-            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} within ${(0,silence/* seconds */.Y)(ms)}`), 'timeout', { transient: true });
+            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} ${within}`), deadline ? 'deadline' : 'timeout', { transient: !deadline });
         }
-        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} did not finish sending ${this.what} within ${(0,silence/* seconds */.Y)(ms)} (${this.received} bytes received)`);
-    }
-    deadlinePassed() {
-        if (this.phase === 'headers') {
-            return new NetworkFailure(new errors/* JenkinsError */.fF('timeout', `No answer from Jenkins at ${this.server} to ${this.what} before the deadline`), 'deadline', { transient: false });
-        }
-        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} had not finished sending ${this.what} at the deadline (${this.received} bytes received)`);
+        const sending = deadline
+            ? `had not finished sending ${this.what} at the deadline`
+            : `did not finish sending ${this.what} ${within}`;
+        return new errors/* JenkinsError */.fF('timeout', `Jenkins at ${this.server} ${sending} (${this.received} bytes received)`);
     }
     tooLarge(size, limit) {
         return new errors/* JenkinsError */.fF('protocol', `Jenkins at ${this.server} answered ${this.what} with ${size}, more than the ${(0,bytes/* formatBytes */.z)(limit)} this action reads: the answer is too large`);
@@ -46241,11 +46281,14 @@ class Requester {
             onSecret: value => {
                 secrets.add(value);
                 options.onSecret?.(value);
-            }
+            },
+            cookies: options.session?.cookies
         });
         for (const value of this.transport.credentials)
             secrets.add(value);
         this.crumbs = new CrumbCache(() => readCrumb(() => this.getJson('crumb', `${this.baseUrl}/crumbIssuer/api/json`, this.context('the CSRF crumb'), { deadline: this.deadline }), this.baseUrl, this.logger), crumb => this.transport.setCrumb(crumb));
+        if (options.session?.crumb !== undefined)
+            this.crumbs.seed(options.session.crumb);
         this.foreign404 = new Foreign404Check(this.baseUrl, (url, o) => this.probe(url, o));
         if (options.insecure) {
             this.logger.warning(`TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`);
@@ -46262,6 +46305,11 @@ class Requester {
     /** Starts fetching the crumb in the background, to save a round trip before a POST. */
     prefetchCrumb() {
         this.crumbs.prefetch();
+    }
+    /** This client's session, for another client to continue (RequestSettings.session). */
+    session() {
+        const cookies = this.transport.cookies();
+        return cookies && { cookies, crumb: this.crumbs.current };
     }
     /**
      * GET + JSON with read retries (answers.ts jsonBody: what is retried, what
@@ -46368,7 +46416,7 @@ class Requester {
         return context;
     }
     /** Added to a 404 of something anonymous users may be unable to see. */
-    anonymousHint(following = false) {
+    anonymousHint({ following = false } = {}) {
         if (this.user)
             return '';
         if (!this.jobToken)
@@ -46890,7 +46938,7 @@ const MIN_RATE_MS = 1000;
  */
 function uploadedLine(body, elapsedMs) {
     const rate = elapsedMs >= MIN_RATE_MS ? ` (${(0,bytes/* formatBytes */.z)(body.length / (elapsedMs / 1000))}/s)` : '';
-    return `Uploaded ${(0,bytes/* formatBytes */.z)(body.fileBytes)} of files in ${(0,duration/* formatDuration */.a3)(elapsedMs)}${rate}.`;
+    return `Uploaded ${(0,bytes/* formatBytes */.z)(body.fileBytes)} of files in ${(0,util_duration/* formatDuration */.a3)(elapsedMs)}${rate}.`;
 }
 
 ;// CONCATENATED MODULE: ./src/jenkins/client.ts
@@ -46940,6 +46988,10 @@ class JenkinsClient {
     /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
     get requestCounts() {
         return this.http.requestCounts;
+    }
+    /** The session (cookies, crumb) for another client of the same Jenkins to continue: the abort's (RequestSettings.session). */
+    session() {
+        return this.http.session();
     }
     /** Closes kept-alive connections (the process can also exit without it). */
     dispose() {
@@ -47061,11 +47113,16 @@ function createClient(settings, bounds = {}, firstContact = 'patient') {
         ...bounds
     });
 }
-/** A client for the cleanup after the step's own client was stopped: nothing it does outlives `until` (epoch ms). */
-function budgetClient(settings, until) {
+/**
+ * A client for the cleanup after the step's own client was stopped: nothing
+ * it does outlives `until` (epoch ms). Given the step's client, it continues
+ * its session: a stop needs no crumb request first.
+ */
+function budgetClient(settings, { until, continuing }) {
     return createClient(settings, {
         deadline: until,
-        signal: AbortSignal.timeout(Math.max(0, until - Date.now()))
+        signal: AbortSignal.timeout(Math.max(0, until - Date.now())),
+        session: continuing?.session()
     });
 }
 /** The workflow run's URL, for the note of a build triggered with a job token. */
@@ -47311,8 +47368,583 @@ function plainConsoleLine(line) {
     return line.replace(ANSI, '').replace(console_line_CONTROL, '');
 }
 
-// EXTERNAL MODULE: ./src/outcome/report.ts + 3 modules
-var report = __nccwpck_require__(9054);
+// EXTERNAL MODULE: ./src/outcome/history.ts
+var outcome_history = __nccwpck_require__(6380);
+// EXTERNAL MODULE: ./src/outcome/summary-sections.ts + 1 modules
+var summary_sections = __nccwpck_require__(976);
+;// CONCATENATED MODULE: ./src/outcome/summary-timeline.ts
+/**
+ * Most bars in one chart: the rest are counted in a line below it.
+ * @internal
+ */
+const MAX_BARS = 50;
+/** Characters of a name kept in a bar or section title. */
+const TITLE_CHARS = 60;
+/** Marks a name keeps; anything else (`:` `#` `;` `%` backticks, `<`, `&`, quotes, newlines …) becomes a space. */
+const KEPT = /[^\p{L}\p{M}\p{N} \-_.,()/+=@!?'*]/gu;
+/** Statements of the gantt grammar a line may start with (case-insensitive), and its date token. */
+const KEYWORD_START = /^(gantt|dateformat|inclusiveenddates|topaxis|axisformat|tickinterval|includes|excludes|todaymarker|weekday|weekend|title|accdescription|acctitle|accdescr|section|click|href|call|\d{4}-\d\d-\d\d)/i;
+/**
+ * A name as it may stand in a task or section title.
+ * @internal
+ */
+function mermaidText(name, max = TITLE_CHARS) {
+    let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim();
+    if ([...text].length > max)
+        text = `${[...text].slice(0, max - 1).join('')}…`;
+    if (text === '')
+        return '(unnamed)';
+    return KEYWORD_START.test(text) ? `_${text}` : text;
+}
+/** Task tags (`done`, `crit`, `active`) and the word added to the title, by StatusExt. */
+const LOOK = {
+    SUCCESS: { tags: 'done' },
+    FAILED: { tags: 'crit', word: 'failed' },
+    UNSTABLE: { tags: 'crit, done', word: 'unstable' },
+    ABORTED: { tags: 'done', word: 'aborted' },
+    IN_PROGRESS: { tags: 'active', word: 'running' },
+    PAUSED_PENDING_INPUT: { tags: 'active', word: 'waiting for input' }
+};
+/** The first instant a bar may start: no Jenkins Pipeline ran before 2000, so an earlier clock is broken. */
+const FIRST_DRAWN = Date.UTC(2000, 0, 1);
+/** The last instant a bar may end: four-digit years (JavaScript's last date is in 275760). */
+const LAST_DRAWN = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/**
+ * The bar of a stage that started (a stage not executed has no time), or
+ * undefined when its times are not ones Mermaid can place (see the header).
+ */
+function barOf(stage) {
+    if (stage.status === 'NOT_EXECUTED')
+        return undefined;
+    const start = Math.floor(stage.startTimeMillis);
+    const end = start + Math.max(0, Math.floor(stage.durationMillis));
+    if (!Number.isFinite(end) || start < FIRST_DRAWN || end > LAST_DRAWN)
+        return undefined;
+    return { start, end };
+}
+/** The chart is under this many tick intervals long: at most seven labels. */
+const SPANS_PER_AXIS = 6;
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/**
+ * Tick intervals (Mermaid's `tickInterval`: d3 time intervals, aligned on
+ * the clock's round values) and the d3 time format of their labels, finest
+ * first. Seconds show once a tick is under a minute, milliseconds under a
+ * second; the day shows once the chart can span more than a day.
+ */
+const AXES = [
+    ...[100, 200, 500].map(n => ({ ms: n, interval: `${n}millisecond`, format: '%H:%M:%S.%L' })),
+    ...[1, 2, 5, 10, 15, 30].map(n => ({
+        ms: n * SECOND,
+        interval: `${n}second`,
+        format: '%H:%M:%S'
+    })),
+    ...[1, 2, 5, 10, 15, 30].map(n => ({ ms: n * MINUTE, interval: `${n}minute`, format: '%H:%M' })),
+    ...[1, 2, 3].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%H:%M' })),
+    ...[6, 12].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%b %-d %H:%M' })),
+    ...[1, 2, 7].map(n => ({ ms: n * DAY, interval: `${n}day`, format: '%b %-d' })),
+    ...[1, 3, 6].map(n => ({ ms: n * 30 * DAY, interval: `${n}month`, format: '%b %Y' }))
+];
+/** Beyond the last of AXES: a label a year (Mermaid has no coarser interval). */
+const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' };
+/**
+ * The axis of a chart spanning `spanMs`: the finest tick interval that cuts
+ * it into fewer than SPANS_PER_AXIS spans, and its label format. A span over
+ * three years gets a label a year.
+ * @internal
+ */
+function axisTicks(spanMs) {
+    const { interval, format } = AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY;
+    return { interval, format };
+}
+/**
+ * The gantt chart of the builds' stages (dateFormat x: bars start and end
+ * at epoch milliseconds); undefined when no stage started.
+ * @internal
+ */
+function stageTimeline(builds, maxBars = MAX_BARS) {
+    const lines = [];
+    let bars = 0;
+    let leftOut = 0;
+    let first = Infinity;
+    let last = -Infinity;
+    for (const build of builds) {
+        const stages = build.stages.flatMap(stage => {
+            const bar = barOf(stage);
+            return bar ? [{ stage, bar }] : [];
+        });
+        if (stages.length === 0)
+            continue;
+        const room = Math.max(0, maxBars - bars);
+        leftOut += Math.max(0, stages.length - room);
+        if (room === 0)
+            continue;
+        if (build.section) {
+            const { job, number } = build.section;
+            lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`);
+        }
+        for (const { stage, bar } of stages.slice(0, room)) {
+            // A status a newer plugin may add is Jenkins text too.
+            const look = LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) };
+            const title = mermaidText(stage.name) + (look.word ? ` (${look.word})` : '');
+            lines.push(`    ${title} :${look.tags}, ${bar.start}, ${bar.end}`);
+            first = Math.min(first, bar.start);
+            last = Math.max(last, bar.end);
+            bars++;
+        }
+    }
+    if (bars === 0)
+        return undefined;
+    // Mermaid's axis runs from the first bar's start to the last bar's end.
+    const axis = axisTicks(last - first);
+    const header = [
+        '```mermaid',
+        'gantt',
+        '    dateFormat x',
+        `    axisFormat ${axis.format}`,
+        `    tickInterval ${axis.interval}`
+    ];
+    return { chart: [...header, ...lines, '```'].join('\n'), leftOut };
+}
+/**
+ * Adds the chart to the summary, under a heading, with a line for the
+ * stages left out. A blank line before the fence: right after an HTML block
+ * (a table) Markdown would not see it.
+ */
+function addTimeline(summary, builds) {
+    const timeline = stageTimeline(builds);
+    if (!timeline)
+        return;
+    summary.addHeading('Stage timeline', 3);
+    summary.addRaw(`\n${timeline.chart}\n`, true);
+    if (timeline.leftOut > 0) {
+        summary.addRaw(`<p>… and ${timeline.leftOut} more stage(s), not drawn (at most ${MAX_BARS} bars).</p>`, true);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/outcome/values.ts
+
+
+
+
+
+
+
+
+
+/** Most bytes of the file read: a larger one is not downloaded. */
+const MAX_VALUES_BYTES = 1024 * 1024;
+/** Keys the job summary lists. */
+const MAX_SUMMARY_VALUES = 50;
+/** Characters of a value the job summary shows. */
+const MAX_SUMMARY_VALUE_CHARS = 200;
+/**
+ * Parses the file's bytes by its name: `.json` one JSON object, else KEY=VALUE lines.
+ * @internal
+ */
+function parseValues(path, bytes) {
+    // A byte-order mark (an editor on Windows) is not part of the first key.
+    const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+    return /\.json$/i.test(path) ? parseJsonValues(text) : parseKeyValueLines(text);
+}
+/**
+ * One JSON object, nested values kept; a key twice in any object is refused (JSON.parse would keep the last silently).
+ * @internal
+ */
+function parseJsonValues(text) {
+    let parsed;
+    try {
+        parsed = parseJenkinsJson(text);
+    }
+    catch (error) {
+        return { problem: `is not one JSON object (${(0,error_text/* errorText */.k)(error)})` };
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed;
+        return { problem: `is not one JSON object (it holds ${kind})` };
+    }
+    // Any depth: parseJenkinsJson has bounded the nesting.
+    const twice = duplicateKey(text, Infinity);
+    if (twice !== undefined)
+        return { problem: `has the key ${quoteKey(twice.name)} twice` };
+    // as: one JSON object (checked above), its values JSON values.
+    return { values: parsed };
+}
+/**
+ * `KEY=VALUE` lines: LF or CRLF ends a line (the CR is not the value's),
+ * blank lines and lines starting with `#` are skipped, the key is trimmed
+ * and the value is everything after the first `=`, exactly: no quotes
+ * removed, no escapes read. A line without `=`, an empty key, or a key
+ * given twice is refused, naming its line.
+ * @internal
+ */
+function parseKeyValueLines(text) {
+    // as: Object.create(null) is typed any; a prototype-less object of values.
+    const values = Object.create(null);
+    const lines = text.split('\n');
+    for (const [i, raw] of lines.entries()) {
+        const line = raw.replace(/\r$/, '');
+        if (line.trim() === '' || line.trimStart().startsWith('#'))
+            continue;
+        const pair = splitNameValue(line);
+        if ('missing' in pair) {
+            return { problem: `has ${pair.missing === '=' ? "no '='" : 'an empty key'} on line ${i + 1}` };
+        }
+        if (Object.hasOwn(values, pair.name)) {
+            return { problem: `has the key ${quoteKey(pair.name)} twice (line ${i + 1})` };
+        }
+        values[pair.name] = pair.value;
+    }
+    return { values };
+}
+/** A key for a message: JSON-quoted (control characters escaped), at most 60 characters. */
+function quoteKey(key) {
+    return JSON.stringify((0,shorten/* cut */.J)(key, 60));
+}
+/**
+ * Reads `path` among the build's artifacts (one request, at most
+ * MAX_VALUES_BYTES of it) and parses it. Never throws but for the step's
+ * own cancel: every failure is `{}` and one warning, or with `required`
+ * the problem the step fails with once it has reported the build.
+ */
+async function readValues(api, ref, path, logger, { required = false } = {}) {
+    const what = `values-file '${path}' of build #${ref.number} of ${(0,job_path/* fullName */.fq)(ref.job)}`;
+    const fail = (problem) => {
+        // as: Object.create(null) is typed any; a prototype-less object of values.
+        const values = Object.create(null);
+        if (required) {
+            const message = `The ${what} ${problem}, and values-file-required is true: the values output is {}.`;
+            return { values, problem: message, required };
+        }
+        const message = `The ${what} ${problem}: the values output is {}.`;
+        logger.warning(message);
+        return { values, problem: message };
+    };
+    let read;
+    try {
+        read = await api.readArtifact(ref, path, MAX_VALUES_BYTES);
+    }
+    catch (error) {
+        // The step's own cancel or deadline ends the step, not just the values.
+        if (!(error instanceof errors/* JenkinsError */.fF) || error instanceof errors/* Interrupted */.j$)
+            throw error;
+        if (error.kind === 'not-found')
+            return fail('was not archived by the build (404)');
+        return fail(`could not be read (${error.message})`);
+    }
+    if ('tooLarge' in read)
+        return fail(`is larger than 1 MiB, so it was not read`);
+    const parsed = parseValues(path, read.bytes);
+    if ('problem' in parsed)
+        return fail(parsed.problem);
+    logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`);
+    return { values: parsed.values };
+}
+/** The summary's values: at most 50 keys, each value cut to 200 characters, as text. */
+function addValues(summary, outcome, level = 3) {
+    summary.addHeading('Values', level);
+    const entries = Object.entries(outcome.values);
+    if (entries.length === 0) {
+        summary.addRaw(`<p>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(outcome.problem ?? 'None.', 1000))}</p>`, true);
+        return;
+    }
+    const shown = entries.slice(0, MAX_SUMMARY_VALUES);
+    summary.addTable([
+        (0,summary_sections/* headerRow */.U1)('Key', 'Value'),
+        ...shown.map(([key, value]) => [
+            `<code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(key, 100))}</code>`,
+            (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(typeof value === 'string' ? value : JSON.stringify(value), MAX_SUMMARY_VALUE_CHARS)) || '&nbsp;'
+        ])
+    ]);
+    (0,summary_sections/* addMore */.vd)(summary, entries.length, shown.length);
+}
+
+;// CONCATENATED MODULE: ./src/outcome/report.ts
+
+
+
+
+
+
+
+
+
+
+
+const MAX_PARAMETERS = 50;
+const MAX_VALUE_CHARS = 200;
+const MAX_NOTE_CHARS = 1000;
+/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
+const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
+const HIDDEN = '***';
+/** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
+const FILE_UNKNOWN = '(a file)';
+/**
+ * Writes the job summary (`fill`), or if it cannot be written (no
+ * GITHUB_STEP_SUMMARY), warns and returns: never throws.
+ */
+async function writeSummaryWith(summary, logger, fill) {
+    try {
+        fill(summary);
+        await summary.write();
+    }
+    catch (error) {
+        summary.emptyBuffer();
+        logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
+    }
+}
+/**
+ * The job summary: one build's section (addBuildSection); with `several`,
+ * one table with a row per item (job, build link, result, duration,
+ * failed-test count when known), one stage chart, then each build's
+ * section. Everything from Jenkins or the user is escaped. Never throws.
+ */
+function writeSummary(summary, reports, logger, { several }) {
+    return writeSummaryWith(summary, logger, s => {
+        if (several) {
+            s.addHeading('Jenkins builds', 2);
+            s.addTable([
+                (0,summary_sections/* headerRow */.U1)('Job', 'Build', 'Result', 'Duration', 'Failed tests'),
+                ...reports.map(report => row(report))
+            ]);
+            addTimeline(s, timelineBuilds(reports));
+        }
+        for (const report of reports)
+            addBuildSection(s, report, { item: several });
+    });
+}
+function row(report) {
+    const { outcome } = report;
+    const build = outcome.build;
+    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
+    const buildCell = number !== null
+        ? (0,html/* link */.nf)(`#${number}`, outcome.buildUrl)
+        : outcome.queueUrl
+            ? (0,html/* link */.nf)('queued', outcome.queueUrl)
+            : '—';
+    let result;
+    if (report.error)
+        result = `❌ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(report.error, 200))}`;
+    else if (!build && !outcome.buildUrl && outcome.queueUrl)
+        result = '⏳ queued';
+    else
+        result = resultCell(outcome);
+    const note = report.stopped ?? report.left;
+    if (note)
+        result += ` — ${(0,html/* escapeHtml */.ZD)(note)}`;
+    const duration = build && !build.building ? (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(build.duration)) : build ? 'running' : '—';
+    const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—';
+    return [(0,html/* link */.nf)((0,util_names/* shortName */.l)(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
+}
+/** Each build's stages, for the one chart of several builds: a section each. */
+function timelineBuilds(reports) {
+    return reports.flatMap(({ outcome }) => outcome.stages
+        ? [
+            {
+                section: { job: outcome.jobName, number: (0,build_outputs/* buildNumber */.kY)(outcome) ?? undefined },
+                stages: outcome.stages
+            }
+        ]
+        : []);
+}
+/**
+ * What the build did not produce that the step was told it must: wanted
+ * artifacts that are missing, a values file that could not be read with
+ * `values-file-required`. They fail the step even when the build passed.
+ */
+function productProblems({ outcome, values }) {
+    const problem = values?.required ? values.problem : undefined;
+    return [...(outcome.artifacts?.problems ?? []), ...(problem === undefined ? [] : [problem])];
+}
+/** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
+function didNotPass(report) {
+    return (report.outcome.accepted === false || report.error !== undefined || report.stopped !== undefined);
+}
+const TAIL_IN_SUMMARY = 20;
+/**
+ * The one writer of a build's section of the job summary. Alone (one
+ * `job`, the whole summary): the job, a table (result, build, display name,
+ * description, duration, queue wait, tests), its products, the parameters
+ * (secret-looking ones hidden) and the note. As an item of `jobs` (below
+ * the table that has its result and duration): the build, what the step
+ * did to it, what it said of itself and its values; the products and last
+ * console lines too when it did not pass; nothing when there is nothing
+ * to say of a build that passed. Everything from Jenkins or the user is
+ * escaped: plain text, never HTML.
+ */
+function addBuildSection(summary, report, options = {}) {
+    const { outcome } = report;
+    const alone = options.item !== true;
+    const full = alone || didNotPass(report);
+    const rows = alone ? summaryRows(outcome) : factRows(outcome.build);
+    if (!full && rows.length === 0 && !report.values && !outcome.unread)
+        return;
+    // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
+    const sub = alone ? 3 : 4;
+    const notes = [report.error, report.stopped, report.left, outcome.note].filter(n => !!n);
+    const addNotes = () => {
+        if (notes.length === 0)
+            return;
+        summary.addRaw(`<p>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true);
+    };
+    if (alone)
+        summary.addHeading(`Jenkins ${(0,html/* link */.nf)((0,util_names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
+    else {
+        summary.addHeading(`${(0,html/* link */.nf)(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.ZD)(outcome.result ?? 'no result')}`, 3);
+        addNotes();
+    }
+    if (rows.length > 0) {
+        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
+    }
+    if (full) {
+        if (outcome.history)
+            (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
+        if (outcome.tests)
+            (0,summary_sections/* addFailedTests */.ci)(summary, outcome.tests, sub);
+        if (outcome.stages)
+            (0,summary_sections/* addStages */.Xe)(summary, outcome.stages, sub);
+        // Several builds share one chart (writeSummary).
+        if (outcome.stages && alone)
+            addTimeline(summary, [{ stages: outcome.stages }]);
+        if (outcome.artifacts)
+            (0,summary_sections/* addArtifacts */.Dm)(summary, outcome.artifacts, sub);
+    }
+    if (report.values)
+        addValues(summary, report.values, sub);
+    if (outcome.unread)
+        (0,summary_sections/* addUnread */.vc)(summary, outcome.unread);
+    if (alone) {
+        addParameters(summary, outcome);
+        addNotes();
+        return;
+    }
+    const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY);
+    if (tail.length > 0) {
+        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
+    }
+}
+/** The job and, once known, the build's number: `deploy #12`. */
+function buildTitle(outcome) {
+    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
+    const job = (0,util_names/* shortName */.l)(outcome.jobName);
+    return number === null ? job : `${job} #${number}`;
+}
+/** The table of one build alone: result, build, what it said of itself, duration, queue, tests. */
+function summaryRows(outcome) {
+    const build = outcome.build;
+    const rows = [['Result', resultCell(outcome)]];
+    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
+    if (number !== null)
+        rows.push(['Build', (0,html/* link */.nf)(`#${number}`, outcome.buildUrl)]);
+    if (build) {
+        rows.push(...factRows(build));
+        rows.push(['Duration', build.building ? 'running' : (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(build.duration))]);
+    }
+    else if (number === null && outcome.queueUrl) {
+        rows.push(['Queue item', (0,html/* link */.nf)(outcome.queueUrl, outcome.queueUrl)]);
+    }
+    if (outcome.queueWaitMs !== undefined) {
+        rows.push(['Queue wait', (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
+    }
+    if (outcome.tests) {
+        const { total, failed, skipped } = outcome.tests.counts;
+        rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
+    }
+    return rows;
+}
+/** Rows for what the build said of itself: its own display name and its description, as inert text. */
+function factRows(build) {
+    const rows = [];
+    if (!build)
+        return rows;
+    if (build.displayName !== `#${build.number}`) {
+        rows.push(['Display name', (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(build.displayName, MAX_VALUE_CHARS))]);
+    }
+    // Its text, never its HTML, whatever markup formatter Jenkins has: the output keeps it as stored.
+    const description = (0,html/* htmlText */.js)(build.description);
+    if (description !== '') {
+        rows.push(['Description', (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(description, MAX_NOTE_CHARS))]);
+    }
+    return rows;
+}
+/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
+function addParameters(summary, outcome) {
+    const parameters = parametersOf(outcome);
+    if (parameters.length === 0)
+        return;
+    summary.addHeading('Parameters', 3);
+    const shown = parameters.slice(0, MAX_PARAMETERS);
+    summary.addTable([
+        (0,summary_sections/* headerRow */.U1)('Name', 'Value'),
+        ...shown.map(p => [
+            `<code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
+            p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
+        ])
+    ]);
+    (0,summary_sections/* addMore */.vd)(summary, parameters.length, shown.length);
+}
+/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
+function resultCell(outcome) {
+    const build = outcome.build;
+    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
+    if (!result) {
+        if (build?.building || (!build && outcome.buildUrl))
+            return '⏳ running';
+        return build ? 'no result' : '⏳ not started';
+    }
+    const icon = summary_sections/* RESULT_ICONS */.D$[result] ?? '';
+    const verdict = outcome.accepted === false
+        ? ' (not accepted)'
+        : outcome.accepted && result !== 'SUCCESS'
+            ? ' (accepted)'
+            : '';
+    return `${icon} ${(0,html/* escapeHtml */.ZD)(result)}${verdict}`;
+}
+/**
+ * What the build ran with (its ParametersAction), else what the user asked
+ * for and the files uploaded. Secrets hidden.
+ */
+function parametersOf(outcome) {
+    const uploads = outcome.uploads ?? [];
+    const fromBuild = buildParameters(outcome.build, uploads);
+    if (fromBuild)
+        return fromBuild;
+    const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
+        name,
+        value: SECRET_NAME.test(name) ? HIDDEN : typeof value === 'string' ? value : value.join(', ')
+    }));
+    const files = uploads.map(file => ({
+        name: file.name,
+        value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
+    }));
+    return [...asked, ...files];
+}
+/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
+function uploadText(file) {
+    return `${file.fileName} (${(0,bytes/* formatBytes */.z)(file.size)})`;
+}
+/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
+function buildParameters(build, uploads) {
+    return build?.parameters?.map(({ name, value, password, file }) => {
+        // A file parameter exports its name only (jenkins-api.md 11.3).
+        const upload = file === true && value === undefined;
+        const uploaded = upload ? uploads.find(u => u.name === name) : undefined;
+        const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value);
+        return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text };
+    });
+}
+function parameterText(value) {
+    if (value === undefined || value === null)
+        return '';
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' || typeof value === 'boolean')
+        return String(value);
+    return JSON.stringify(value) ?? '';
+}
+
 ;// CONCATENATED MODULE: ./src/outcome/failure.ts
 
 
@@ -47383,8 +48015,8 @@ const TAIL_IN_MESSAGE = 10;
  * wanted artifact, or a required values file, fails the step too.
  */
 function buildsFailure(items, accept) {
-    const bad = items.filter(report/* didNotPass */.mD);
-    const problems = items.flatMap(report/* productProblems */.YX);
+    const bad = items.filter(didNotPass);
+    const problems = items.flatMap(productProblems);
     if (bad.length === 0)
         return problems.length > 0 ? problems.join('\n') : undefined;
     const lines = [
@@ -47401,7 +48033,7 @@ function buildsFailure(items, accept) {
 }
 function itemLine(item) {
     const { outcome } = item;
-    const name = (0,report/* buildTitle */.xd)(outcome);
+    const name = buildTitle(outcome);
     if (item.error)
         return `${name}: ${item.error.replace(/\.$/, '')}`;
     if (item.stopped && !outcome.result)
@@ -47441,7 +48073,7 @@ function one(settings) {
         waiting: (_, why) => `Waiting in the Jenkins queue: ${why}`,
         artifactsFolder: () => settings.artifactsPath,
         setOutputs: (out, reports, logger) => (0,build_outputs/* setOutputs */.n0)(out, reports, logger, { several: false }),
-        writeSummary: (summary, reports, logger) => (0,report/* writeSummary */.Sy)(summary, reports, logger, { several: false }),
+        writeSummary: (summary, reports, logger) => writeSummary(summary, reports, logger, { several: false }),
         failure: ([item], accept) => {
             if (!item)
                 return undefined;
@@ -47455,7 +48087,7 @@ function one(settings) {
             if (item.failure !== undefined)
                 return item.failure;
             // A wanted artifact or values file that is missing fails the step even when the build passed.
-            const problems = (0,report/* productProblems */.YX)(item.report);
+            const problems = productProblems(item.report);
             if (outcome.accepted === false) {
                 return new Error([failureMessage({ ...outcome, accept }, tail), ...problems].join('\n'));
             }
@@ -47487,7 +48119,7 @@ function several(settings, entries) {
             return (0,external_node_path_namespaceObject.join)(settings.artifactsPath, ...names, ...(twice ? [String(ref.number)] : []));
         },
         setOutputs: (out, reports, logger) => (0,build_outputs/* setOutputs */.n0)(out, reports, logger, { several: true }),
-        writeSummary: (summary, reports, logger) => (0,report/* writeSummary */.Sy)(summary, reports, logger, { several: true }),
+        writeSummary: (summary, reports, logger) => writeSummary(summary, reports, logger, { several: true }),
         failure: (items, accept) => {
             const failure = buildsFailure(items.map(item => item.report), accept);
             return failure === undefined ? undefined : new Error(failure);
@@ -47556,7 +48188,7 @@ async function postStep() {
             return;
         }
         const until = Date.now() + POST_BUDGET_MS;
-        const api = budgetClient(settings, until);
+        const api = budgetClient(settings, { until });
         // Every build the main step started, at once, within the one budget.
         const targets = saved.targets(api);
         if (targets.length === 0) {
@@ -47581,114 +48213,10 @@ async function postStep() {
 
 // EXTERNAL MODULE: ./src/outcome/commit-under-test.ts
 var commit_under_test = __nccwpck_require__(7101);
+// EXTERNAL MODULE: ./src/outcome/github-reads.ts
+var github_reads = __nccwpck_require__(6185);
 // EXTERNAL MODULE: ./src/outcome/github-values.ts
 var github_values = __nccwpck_require__(2740);
-;// CONCATENATED MODULE: ./src/outcome/github-reads.ts
-
-/** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
-async function readPullHead(client, { owner, repo, number, signal }) {
-    const answer = await client.rest.pulls.get({
-        owner,
-        repo,
-        pull_number: number,
-        request: { signal }
-    });
-    const data = answer.data;
-    const source = `GitHub's answer for pull request #${number}`;
-    const sha = (0,github_values/* required */.mw)(data, 'head.sha', github_values/* SHA */.hG, source);
-    const headRepo = (0,github_values/* optional */.lq)(data, 'head.repo.name', github_values/* REPO_NAME */.V, source);
-    if (headRepo === undefined)
-        return { sha };
-    return {
-        sha,
-        branch: {
-            owner: (0,github_values/* required */.mw)(data, 'head.repo.owner.login', github_values/* LOGIN */.S3, source),
-            repo: headRepo,
-            ref: (0,github_values/* required */.mw)(data, 'head.ref', github_values/* BRANCH */.dI, source)
-        }
-    };
-}
-/** GitHub's base roles on a repository, lowest first; `none`: not a collaborator. */
-const ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'];
-/** What `user.permissions` allows, highest first, with the role each means. */
-const ALLOWS = [
-    ['admin', 'admin'],
-    ['maintain', 'maintain'],
-    ['push', 'write'],
-    ['triage', 'triage'],
-    ['pull', 'read']
-];
-/** The legacy `permission`: maintain reads as write, triage as read. */
-const LEGACY = new Set(['admin', 'write', 'read', 'none']);
-/**
- * `user`'s role on the repository
- * (GET /repos/{owner}/{repo}/collaborators/{user}/permission). `role_name`
- * names it when it is a base role; a custom role (or none named) counts as
- * the lower of what `user.permissions` allows and the legacy `permission`,
- * which reads maintain as write and triage as read: never more than GitHub
- * says.
- */
-async function readRole(client, { owner, repo, user, signal }) {
-    const answer = await client.rest.repos.getCollaboratorPermissionLevel({
-        owner,
-        repo,
-        username: user,
-        request: { signal }
-    });
-    const data = answer.data;
-    const named = (0,github_values/* field */.ZZ)(data, 'role_name');
-    if (named !== 'none' && ROLES.includes(named))
-        return named;
-    const legacy = (0,github_values/* field */.ZZ)(data, 'permission');
-    if (!LEGACY.has(legacy)) {
-        const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`;
-        throw new github_values/* Undecodable */.tO(source, 'permission', 'one of admin, write, read, none', legacy === undefined || legacy === null);
-    }
-    const allows = (0,github_values/* field */.ZZ)(data, 'user', 'permissions');
-    if (typeof allows !== 'object' || allows === null)
-        return legacy;
-    const allowed = ALLOWS.find(([key]) => (0,github_values/* field */.ZZ)(allows, key) === true)?.[1] ?? 'none';
-    return lower(allowed, legacy);
-}
-/** Whether `role` is at least `least`. */
-function atLeast(role, least) {
-    return ROLES.indexOf(role) >= ROLES.indexOf(least);
-}
-function lower(a, b) {
-    return atLeast(a, b) ? b : a;
-}
-/**
- * The newest change GitHub recorded of branch `ref` of owner/repo (a push,
- * a force push, its creation: GET /repos/{owner}/{repo}/activity, newest
- * first); undefined when it lists none.
- */
-async function readLastChange(client, { owner, repo, ref, signal }) {
-    const full = `refs/heads/${ref}`;
-    const answer = await client.rest.repos.listActivities({
-        owner,
-        repo,
-        ref: full,
-        direction: 'desc',
-        per_page: 1,
-        request: { signal }
-    });
-    const data = answer.data;
-    const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`;
-    if (!Array.isArray(data))
-        throw new Error(`${source} is not a list`);
-    if (data.length === 0)
-        return undefined;
-    const entry = data[0];
-    // Another branch's change would prove nothing about this one.
-    if ((0,github_values/* field */.ZZ)(entry, 'ref') !== full) {
-        throw new github_values/* Undecodable */.tO(source, '[0].ref', full, (0,github_values/* field */.ZZ)(entry, 'ref') === undefined);
-    }
-    return {
-        sha: (0,github_values/* required */.mw)(entry, 'after', github_values/* SHA */.hG, `${source}'s [0]`),
-        at: (0,github_values/* required */.mw)(entry, 'timestamp', github_values/* TIME */.E9, `${source}'s [0]`)
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/outcome/comment-command.ts
 
 
@@ -47752,8 +48280,8 @@ async function checkCommenter(github, user) {
     const { ctx, settings, signal, logger } = github.o;
     const { here } = github;
     const want = settings.commentPermission;
-    const role = await github.read(() => readRole(github.client(`${user}'s permission`), { ...ctx.repo, user, signal }), failure => new CommentCommandRefused(`could not read ${user}'s permission on ${here}${failure}`, "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"));
-    if (!atLeast(role, want)) {
+    const role = await github.read(() => (0,github_reads/* readRole */.fP)(github.client(`${user}'s permission`), { ...ctx.repo, user, signal }), failure => new CommentCommandRefused(`could not read ${user}'s permission on ${here}${failure}`, "comment again once GitHub answers; the github-token must be able to read the repository's collaborators (the workflow token can)"));
+    if (!(0,github_reads/* atLeast */.jZ)(role, want)) {
         throw new CommentCommandRefused(`${user}'s role on ${here} is ${role}, below comment-permission: ${want}`, `only a user with the ${want} role or higher can start a build by comment`);
     }
     logger.info(`Comment command by ${user} (${role} on ${here}, comment-permission: ${want}).`);
@@ -47761,7 +48289,7 @@ async function checkCommenter(github, user) {
 /** The pull request's head, if GitHub shows it was pushed in a second before `writtenAt`; else a refusal saying why. */
 async function headBeforeComment(github, number, writtenAt) {
     const { ctx, settings, signal, logger } = github.o;
-    const head = await github.read(() => readPullHead(github.client(`pull request #${number}`), { ...ctx.repo, number, signal }), failure => new CommentCommandRefused(`could not read pull request #${number} of ${github.here}${failure}, so the commit to build is not known`, 'comment again once GitHub answers'));
+    const head = await github.read(() => (0,github_reads/* readPullHead */._g)(github.client(`pull request #${number}`), { ...ctx.repo, number, signal }), failure => new CommentCommandRefused(`could not read pull request #${number} of ${github.here}${failure}, so the commit to build is not known`, 'comment again once GitHub answers'));
     if (settings.commit !== undefined && settings.commit !== head.sha) {
         throw new CommentCommandRefused(`input 'commit' (${settings.commit}) is not pull request #${number}'s head (${head.sha})`, `${COMMENT_AGAIN} to build its head`);
     }
@@ -47770,7 +48298,7 @@ async function headBeforeComment(github, number, writtenAt) {
         throw new CommentCommandRefused(`the repository of pull request #${number}'s head is gone, so when ${head.sha} became its head cannot be read`, 'build it from a pull request whose head repository exists');
     }
     const branch = `${where.owner}/${where.repo}'s branch ${(0,util_names/* shortName */.l)(where.ref)}`;
-    const change = await github.read(() => readLastChange(github.client('the head branch'), { ...where, signal }), failure => new CommentCommandRefused(`could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`, 'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'));
+    const change = await github.read(() => (0,github_reads/* readLastChange */.Df)(github.client('the head branch'), { ...where, signal }), failure => new CommentCommandRefused(`could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`, 'comment again once GitHub answers (docs/comment-commands.md says what the token must read)'));
     const written = (0,github_values/* timeText */.Tc)(writtenAt);
     if (!change) {
         throw new CommentCommandRefused(`GitHub lists no change of ${branch}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written (${written}) is not known`, COMMENT_AGAIN);
@@ -47918,7 +48446,7 @@ async function settleCommit(settings, o) {
         const target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
             if (!client)
                 throw new Error('github-token is empty');
-            return (await readPullHead(client, { ...ctx.repo, number, signal: o.signal })).sha;
+            return (await (0,github_reads/* readPullHead */._g)(client, { ...ctx.repo, number, signal: o.signal })).sha;
         });
         const pullRequest = target.pullRequest;
         return withCommit(settings, { sha: target.sha, ...(pullRequest === undefined ? {} : { pullRequest }) }, o);
@@ -47976,17 +48504,7 @@ class StepBounds {
     }
 }
 
-;// CONCATENATED MODULE: ./src/step/budgets.ts
-/**
- * How long the abort after a cancel signal may take. The runner sends
- * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
- */
-const CANCEL_BUDGET_MS = 5500;
-/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
-const TIMEOUT_BUDGET_MS = 3500;
-
 ;// CONCATENATED MODULE: ./src/step/bounded-step.ts
-
 
 
 
@@ -48039,7 +48557,7 @@ async function runBounded(settings, io, mode) {
             const reason = (0,wait/* abortReason */.Js)(controller.signal);
             const at = abortedAt ?? Date.now();
             const head = reason === 'timeout'
-                ? `Timed out after ${(0,duration/* formatDuration */.a3)(at - started)} (timeout: ${(0,duration/* formatDuration */.a3)(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
+                ? `Timed out after ${(0,util_duration/* formatDuration */.a3)(at - started)} (timeout: ${(0,util_duration/* formatDuration */.a3)(settings.timeoutMs)}) waiting for ${mode.waitingFor}`
                 : `The workflow was cancelled while waiting for ${mode.waitingFor}`;
             const end = until ?? at + budgetMs(reason);
             throw new Error(await mode.stopped(step, { error, reason, head, until: end }));
@@ -48051,6 +48569,13 @@ async function runBounded(settings, io, mode) {
         removeSignalHandlers();
     }
 }
+/**
+ * How long the abort after a cancel signal may take. The runner sends
+ * SIGINT, SIGTERM 7.5 s later, then kills: this leaves 2 s to report and exit.
+ */
+const CANCEL_BUDGET_MS = 5500;
+/** How long the abort after the timeout may take: the step ends by `timeout` + 5 s, with 1.5 s to report and exit. */
+const TIMEOUT_BUDGET_MS = 3500;
 /** How long the abort may take after the step was stopped for `reason`. */
 function budgetMs(reason) {
     return reason === 'timeout' ? TIMEOUT_BUDGET_MS : CANCEL_BUDGET_MS;
@@ -48061,7 +48586,7 @@ function budgetMs(reason) {
  * message, and what was said of each job (by jobKey). With `named` (several
  * builds) each line names its job.
  */
-async function stopWork({ settings, work }, { log, until, named }) {
+async function stopWork({ settings, work, api }, { log, until, named }) {
     const said = new Map();
     try {
         if (!work.anything) {
@@ -48080,7 +48605,7 @@ async function stopWork({ settings, work }, { log, until, named }) {
             return { outcome: '; left the Jenkins work running (abort-on-cancel: false).', said };
         }
         // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
-        const client = budgetClient(settings, until);
+        const client = budgetClient(settings, { until, continuing: api });
         const done = await Promise.all(work.targets(client).map(async (target) => {
             const what = await abortRemote(client, target, named ? (0,util_logger/* namedLogger */.OP)(log, target.name) : log, {
                 until
@@ -48765,7 +49290,7 @@ class SharedSchedule {
         return events;
     }
     /** A build read on its own (`full`: its whole JSON). */
-    sawBuild(id, now, build, full) {
+    sawBuild(id, now, { build, full }) {
         const track = this.running(id);
         if (!track)
             return [];
@@ -49167,7 +49692,7 @@ class BuildsFollower {
     async perform(read) {
         switch (read.kind) {
             case 'round':
-                return this.round(read.queue, read.running);
+                return this.round(read);
             case 'queue-item':
                 return this.queueItem(read.track, read.queueId);
             case 'build':
@@ -49198,7 +49723,7 @@ class BuildsFollower {
         if (run)
             hooks.inputs?.(track, run);
     }
-    async round(queue, running) {
+    async round({ queue, running }) {
         const { api, logger } = this.options;
         const sentAt = this.now();
         const seen = {};
@@ -49296,7 +49821,7 @@ class BuildsFollower {
             this.schedule.readFailed(track, this.now());
             return;
         }
-        this.tell(this.schedule.sawBuild(track, this.now(), build, full));
+        this.tell(this.schedule.sawBuild(track, this.now(), { build, full }));
     }
     async console(track) {
         const followed = this.followedOf(track);
@@ -49387,7 +49912,7 @@ class BuildsFollower {
 }
 /** Said in a finished build's console that Jenkins kept open past followUpForMs (`error`: why its last reads failed). */
 function consoleLeftOpen(ref, followUpForMs, error) {
-    const after = `${(0,duration/* formatDuration */.a3)(followUpForMs)} after the build finished`;
+    const after = `${(0,util_duration/* formatDuration */.a3)(followUpForMs)} after the build finished`;
     return error === undefined
         ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`
         : `Could not read the rest of the console of #${ref.number} ${after} (${error}); it is at ${ref.url}console`;
@@ -49740,7 +50265,7 @@ class GithubReports {
             target = await (0,commit_under_test/* commitUnderTest */.Ik)(ctx, settings, async (number) => {
                 if (!client)
                     throw new Error('github-token is empty');
-                return (await readPullHead(client, { ...ctx.repo, number })).sha;
+                return (await (0,github_reads/* readPullHead */._g)(client, { ...ctx.repo, number })).sha;
             });
             logger.debug(`Commit under test: ${target.sha} (${target.from}).`);
             o.setOutput(constants/* Output */.k7.Commit, target.sha);
@@ -49782,7 +50307,7 @@ class GithubReports {
      * gate: one warning for the step); none without a commit under test, so
      * that the GitHub client is never loaded then (github-event.ts).
      */
-    async status(context) {
+    async status(context, { stillOurs } = {}) {
         if (!this.target) {
             this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`);
             return undefined;
@@ -49796,7 +50321,8 @@ class GithubReports {
             session: this.parts.session,
             target: this.target,
             redact: this.o.redact,
-            fetch: this.o.fetch
+            fetch: this.o.fetch,
+            ...(stillOurs ? { stillOurs } : {})
         });
     }
     /**
@@ -49854,8 +50380,8 @@ function runUrlOf(env) {
     return `${server}/${repository}/actions/runs/${runId}${attempt && attempt !== '1' ? `/attempts/${attempt}` : ''}`;
 }
 
-// EXTERNAL MODULE: ./src/outcome/history.ts
-var outcome_history = __nccwpck_require__(6380);
+// EXTERNAL MODULE: ./src/outcome/hand-off.ts
+var hand_off = __nccwpck_require__(2411);
 // EXTERNAL MODULE: ./src/outcome/stages.ts
 var stages = __nccwpck_require__(9277);
 ;// CONCATENATED MODULE: ./src/step/build-begun.ts
@@ -50428,7 +50954,7 @@ async function testAction(api, ref, build, logger, unread) {
     const found = testReportAction(build.actions, ignored);
     if (found || said)
         return found;
-    const named = (build.actions ?? []).some(a => /TestResult/.test(String(classOf(a))));
+    const named = (build.actions ?? []).some(a => /TestResult/.test(String(test_report_classOf(a))));
     if (!named)
         return undefined;
     try {
@@ -50463,7 +50989,7 @@ function testReportAction(actions, ignored = () => undefined) {
             continue;
         const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(([, value]) => value !== undefined && !(0,model_counts/* isCount */.my)(value));
         if (wrong.length > 0) {
-            ignored(`Ignored the test counts of ${(0,model_counts/* shownValue */.JJ)(classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${(0,model_counts/* shownValue */.JJ)(value)}`).join(', ')} ${wrong.length > 1 ? 'are not whole numbers' : 'is not a whole number'} from 0 to ${Number.MAX_SAFE_INTEGER}.`);
+            ignored(`Ignored the test counts of ${(0,model_counts/* shownValue */.JJ)(test_report_classOf(action) ?? 'a test report')}: ${wrong.map(([key, value]) => `${key} ${(0,model_counts/* shownValue */.JJ)(value)}`).join(', ')} ${wrong.length > 1 ? 'are not whole numbers' : 'is not a whole number'} from 0 to ${Number.MAX_SAFE_INTEGER}.`);
             continue;
         }
         if (!(0,model_counts/* isCount */.my)(failCount) || !(0,model_counts/* isCount */.my)(totalCount))
@@ -50507,14 +51033,12 @@ function annotateFailedTests(tests, annotate, located = new Map()) {
         annotate(quoted ? `${quoted}\n${where}` : `${test.status} ${where}`, (0,util_names/* shortName */.l)(test.name), located.get(test));
     }
 }
-function classOf(action) {
-    return typeof action === 'object' && action !== null
+function test_report_classOf(action) {
+    return typeof action === 'object' && action !== null && '_class' in action
         ? action._class
         : undefined;
 }
 
-// EXTERNAL MODULE: ./src/outcome/values.ts
-var outcome_values = __nccwpck_require__(2472);
 ;// CONCATENATED MODULE: ./src/step/build-ended.ts
 /**
  * A build ended: the one path from its end to its report, for every build
@@ -50539,7 +51063,7 @@ function judgeEnd(outcome, final, o) {
     outcome.build = final;
     outcome.result = final.result ?? undefined;
     outcome.accepted = accepted;
-    o.logger.info(`Jenkins build ${outcome.jobName} #${o.ref.number} finished: ${final.result ?? 'no result'} in ${(0,duration/* formatDuration */.a3)(final.duration)}.`);
+    o.logger.info(`Jenkins build ${outcome.jobName} #${o.ref.number} finished: ${final.result ?? 'no result'} in ${(0,util_duration/* formatDuration */.a3)(final.duration)}.`);
     return accepted;
 }
 /**
@@ -50577,7 +51101,7 @@ async function reportEnded(e) {
         if (path === undefined)
             continue;
         if (!values.has(path))
-            values.set(path, (0,outcome_values/* readValues */.N$)(api, ref, path, out.logger, { required }));
+            values.set(path, readValues(api, ref, path, out.logger, { required }));
         report.values = await values.get(path);
     }
     if (unread.length > 0)
@@ -50696,7 +51220,7 @@ async function scanAndWait(options) {
     const scan = new ScanState();
     let pause = options.pollMs ?? 1000;
     let open = true;
-    const close = (complete) => {
+    const close = ({ complete }) => {
         if (!open)
             return;
         open = false;
@@ -50723,30 +51247,30 @@ async function scanAndWait(options) {
             const info = await (0,errors/* unlessNotFound */.CA)(api.getJob(settings.job), undefined);
             if (info && (info.buildable !== false || scan.finished)) {
                 if (settings.build !== 'new') {
-                    close(scan.finished);
+                    close({ complete: scan.finished });
                     return { info };
                 }
                 const found = await findIndexingBuild(options, info);
                 if (found === 'other-parameters') {
-                    close(scan.finished);
+                    close({ complete: scan.finished });
                     out.logger.info(`Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`);
                     return { info };
                 }
                 if (found) {
-                    close(scan.finished);
+                    close({ complete: scan.finished });
                     const which = found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`;
                     out.logger.info(`Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`);
                     out.logger.info(`Every run that scanned for branch '${name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`);
                     return { info, indexingBuild: found };
                 }
                 if (scan.finished) {
-                    close(true);
+                    close({ complete: true });
                     out.logger.info(`The scan finished without building ${job}; triggering a build.`);
                     return { info };
                 }
             }
             else if (!info && scan.finished) {
-                close(true);
+                close({ complete: true });
                 throw new Error(await missingBranch(options, `The scan of ${projectName} finished without a branch '${name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`));
             }
             await (0,wait/* sleep */.yy)(pause, signal);
@@ -50754,7 +51278,7 @@ async function scanAndWait(options) {
         }
     }
     finally {
-        close(false);
+        close({ complete: false });
     }
 }
 /**
@@ -51056,6 +51580,7 @@ async function branchJob(o, entry, branchOf) {
 
 
 
+
 /** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
 const SETTLE_ON_ABORT_MS = 1000;
 /** The step's builds from resolve to verdict; stop() is the one stop handler's part of it. */
@@ -51226,7 +51751,10 @@ class BuildsRun {
             const ref = this.refOf(item, begin.build.number);
             existingBuild(this.stepItem(item), ref, begin.mode);
             outcome.build = begin.build;
-            this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
+            // Not waited for: its hand-off is the one pending status (returned).
+            if (settings.wait === 'finish') {
+                this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
+            }
             // Not triggered here: no job read to take them from, so one bounded read.
             if (settings.wait !== 'queued') {
                 outcome.history = await (0,outcome_history/* readHistory */.Lu)(api, item.entry.job, ref.number, this.log);
@@ -51242,8 +51770,10 @@ class BuildsRun {
                 uploads: this.uploads[item.index] ?? [],
                 branch: begin.branch
             });
-            // Where a hand-off (a later run that takes the build up) would start from.
-            this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl));
+            // With `wait: false` the hand-off is the one pending status (returned).
+            if (settings.wait !== 'queued') {
+                this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl));
+            }
         }
         catch (error) {
             if (error instanceof errors/* Interrupted */.j$ || signal.aborted)
@@ -51316,7 +51846,10 @@ class BuildsRun {
                 existingBuild(this.stepItem(item), ref, 'given');
             else
                 buildStarted(this.stepItem(item), ref);
-            this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
+            // With `wait: started` the hand-off is the one pending status (returned).
+            if (settings.wait === 'finish') {
+                this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url));
+            }
         }
         const [first] = owners;
         if (!first)
@@ -51350,13 +51883,27 @@ class BuildsRun {
         for (const item of owners)
             this.returned(item);
     }
-    /** The step does not wait for the item's build (`wait: false` or `started`): said in its outcome, and told to the post step. */
+    /**
+     * The step does not wait for the item's build (`wait: false` or
+     * `started`): said in its outcome, told to the post step, and handed off
+     * in its pending commit status for a settle run (outcome/hand-off.ts).
+     */
     returned(item) {
-        const { settings, work } = this.step;
+        const { settings, work, api } = this.step;
         if (item.report.error)
             return;
         const { outcome } = item.report;
         const { ref, queueId } = work.item(item.index);
+        const { begin } = item;
+        const handOff = {
+            queueId: begin.kind === 'queue-item'
+                ? begin.queueId
+                : begin.kind === 'build'
+                    ? begin.build.queueId
+                    : queueId,
+            build: ref?.number
+        };
+        this.side(item.status?.pending((0,hand_off/* handOffDescription */.h_)(handOff), api.jobUrl(item.entry.job)));
         if (ref) {
             const wait = settings.wait === 'queued' ? 'false' : 'started';
             outcome.note = `Did not wait for the build to finish (wait: ${wait}).`;
@@ -51664,12 +52211,183 @@ async function stopStep(step, run, present, { error, reason, head, until }) {
     if (last && reason === 'timeout') {
         return started
             ? `${head}${target} (last error: ${last})${outcome}`
-            : `${last} (still failing at the step's timeout, ${(0,duration/* formatDuration */.a3)(settings.timeoutMs)})${outcome}`;
+            : `${last} (still failing at the step's timeout, ${(0,util_duration/* formatDuration */.a3)(settings.timeoutMs)})${outcome}`;
     }
     return `${head}${target}${outcome}`;
 }
 
+;// CONCATENATED MODULE: ./src/step/settle.ts
+/**
+ * `settle: true`: the hand-offs still pending (outcome/pending-hand-offs.ts)
+ * whose Jenkins work ended are settled through the path a followed build
+ * ends by (build-ended.ts: judged by `accept`, read, its final status),
+ * then the pull request's comment and a summary row. A build still queued
+ * or running gets nothing (a late pending status could undo another run's
+ * final one); nothing in Jenkins is ever triggered or stopped. The step
+ * fails only on its own errors. docs/hand-off.md.
+ */
+
+
+
+
+
+
+
+/** Settles the hand-offs whose builds ended; the `settled` output and a summary row for each. */
+async function settleHandOffs(step) {
+    const { settings, io, signal } = step;
+    const log = io.logger;
+    const repository = /^([^/\s]+)\/([^/\s]+)$/.exec(process.env.GITHUB_REPOSITORY ?? '');
+    if (!repository) {
+        throw new Error(`Input 'settle' needs the repository whose statuses to settle: GITHUB_REPOSITORY is not set (run it in a workflow).`);
+    }
+    const [, owner = '', repo = ''] = repository;
+    // Octokit loads only in this mode (start-up cost); "eager" keeps it in the one bundle file.
+    const github = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4317));
+    const { TokenIdentity } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 1568));
+    const { pendingHandOffs, stillPending } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4332));
+    const { githubFailure } = await Promise.resolve(/* import() eager */).then(__nccwpck_require__.bind(__nccwpck_require__, 4053));
+    const session = new github.GithubSession({ logger: log, bounds: step.githubBounds });
+    const client = github.githubClient({ token: settings.githubToken, logger: log, session });
+    const where = { client, owner, repo, logger: log, signal };
+    let found;
+    try {
+        found = await pendingHandOffs({
+            ...where,
+            identity: new TokenIdentity({
+                client,
+                session,
+                logger: log,
+                configured: settings.settle?.creator
+            }),
+            baseUrl: settings.url,
+            commit: settings.commit,
+            context: settings.settle?.context,
+            job: settings.job,
+            runNumber: Number(process.env.GITHUB_RUN_NUMBER ?? '0') || 0
+        });
+    }
+    catch (error) {
+        const failure = githubFailure(error);
+        const status = failure.kind === 'answered' ? ` (HTTP ${failure.status})` : '';
+        throw new Error(`Settle: could not read the pending statuses of ${owner}/${repo} from GitHub${status}: ${io.redact(failure.message)}. The github-token needs \`statuses: write\` and \`pull-requests: read\`.`);
+    }
+    const settled = [];
+    const reports = [];
+    let going = 0;
+    for (const handOff of found) {
+        const done = await settleOne(step, handOff, () => stillPending(where, handOff));
+        if (!done)
+            going++;
+        else {
+            settled.push(done.entry);
+            reports.push(done.report);
+        }
+    }
+    io.setOutput(constants/* Output */.k7.Settled, JSON.stringify(settled));
+    log.info(`Settle: ${settled.length} hand-off(s) settled, ${going} still in Jenkins or left as they were, of ${found.length} pending.`);
+    if (reports.length > 0)
+        await writeSummary(io.summary, reports, log, { several: true });
+}
+/** One hand-off: nothing while its work goes on; else its end reported as a followed build's. */
+async function settleOne(step, h, stillOurs) {
+    const { api, settings, io, signal } = step;
+    const log = io.logger;
+    const name = (0,job_path/* fullName */.fq)(h.job);
+    const at = await whereIs(step, h);
+    if (at.kind === 'going') {
+        log.info(`Settle: '${h.context}' on ${h.sha.slice(0, 12)}: ${at.what}; nothing written.`);
+        return undefined;
+    }
+    const reports = await GithubReports.start({
+        settings: {
+            ...settings,
+            commitStatus: true,
+            commit: h.sha,
+            ...(h.pull === undefined ? {} : { pullRequest: h.pull })
+        },
+        logger: log,
+        setOutput: () => undefined,
+        redact: text => io.redact(text),
+        reportName: h.context,
+        bounds: step.githubBounds
+    });
+    const status = await reports.status(h.context, { stillOurs });
+    const report = { outcome: { jobName: name, jobUrl: api.jobUrl(h.job) }, tail: [] };
+    const { outcome } = report;
+    if (at.kind === 'ended') {
+        outcome.buildUrl = at.ref.url;
+        judgeEnd(outcome, at.build, { ref: at.ref, accept: settings.accept, logger: log });
+        await reportEnded({
+            api,
+            settings,
+            ref: at.ref,
+            final: at.build,
+            outcome,
+            signal,
+            out: { logger: log, annotate: (message, title, place) => io.annotate(message, title, place) },
+            reports,
+            owners: [{ status, report }]
+        });
+    }
+    else {
+        report.error = at.why;
+        log.info(`Settle: '${h.context}' on ${h.sha.slice(0, 12)}: ${at.why}.`);
+        await status?.finish('error', at.why, api.jobUrl(h.job));
+    }
+    const state = status?.written;
+    if (state === undefined || state === 'pending')
+        return undefined;
+    await reports.show([report], { final: true });
+    return {
+        entry: {
+            commit: h.sha,
+            context: h.context,
+            job: name,
+            'build-url': outcome.buildUrl ?? null,
+            result: outcome.result ?? null,
+            state
+        },
+        report
+    };
+}
+/**
+ * Where the hand-off's work is, in at most 2 reads while it goes on: its
+ * build by number, or its queue item and then its build; a forgotten item
+ * by its queue id among the job's recent builds (as `build:` finds it).
+ */
+async function whereIs({ api }, h) {
+    const name = (0,job_path/* fullName */.fq)(h.job);
+    const { queueId } = h.handOff;
+    let number = h.handOff.build;
+    if (number === undefined && queueId !== undefined) {
+        const item = await (0,errors/* unlessNotFound */.CA)(api.getQueueItem(queueId), undefined);
+        if (item?.cancelled)
+            return { kind: 'no-build', why: 'cancelled in Jenkins' };
+        if (item && !item.executable) {
+            return { kind: 'going', what: `queue item ${queueId} of ${name} is still in the queue` };
+        }
+        number = item?.executable?.number ?? (await buildNumberByQueueId(api, h.job, queueId));
+        if (number === undefined) {
+            return {
+                kind: 'no-build',
+                why: `Jenkins no longer knows queue item ${queueId}, and no recent build of ${name} came from it`
+            };
+        }
+    }
+    if (number === undefined)
+        return { kind: 'no-build', why: 'the hand-off names no queue item or build' };
+    const build = await (0,errors/* unlessNotFound */.CA)(api.getBuild(h.job, number), undefined);
+    if (!build)
+        return { kind: 'no-build', why: `Jenkins no longer has build #${number} of ${name}` };
+    const ref = { job: h.job, number, url: api.buildUrl(h.job, number) };
+    if (build.building)
+        return { kind: 'going', what: `Jenkins build ${name} #${number} is still running` };
+    return { kind: 'ended', build, ref };
+}
+
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -51708,7 +52426,8 @@ async function main_run() {
 /**
  * The step, bounded by `timeout` and stopped by the runner's cancel signals
  * (runBounded): one flow for one `job` and several `jobs` (run-builds.ts),
- * presented as the inputs ask (presenter.ts); or list or disable jobs.
+ * presented as the inputs ask (presenter.ts); or list or disable jobs, or
+ * settle hand-offs (settle.ts).
  */
 async function runStep(settings, io) {
     const present = presenterFor(settings);
@@ -51721,8 +52440,11 @@ async function runStep(settings, io) {
     let builds;
     await runBounded(settings, io, {
         jobs: entries.map(entry => entry.job),
-        waitingFor: present.waitingFor,
+        waitingFor: settings.settle ? 'the hand-offs to settle' : present.waitingFor,
         run: async (step) => {
+            // Settling reads GitHub's statuses and Jenkins: no comment command, no commit to settle.
+            if (settings.settle)
+                return settleHandOffs(step);
             // A comment command is checked, and the commit settled, before anything goes to Jenkins.
             const settled = await settleCommit(settings, {
                 logger: io.logger,
@@ -51988,6 +52710,11 @@ class CommitStatusReporter {
     target;
     octokit;
     final = false;
+    stillOurs;
+    /** The last state GitHub took. */
+    taken;
+    /** The reporter's writes, in the order asked: GitHub keeps the last one created per context. */
+    last = Promise.resolve();
     /**
      * Goes to `options.target`, the step's commit under test; without one,
      * reads owner/repo/sha from the event given: for pull requests the head
@@ -52001,6 +52728,7 @@ class CommitStatusReporter {
         this.redactText = options.redact ?? (0,_github_client_js__WEBPACK_IMPORTED_MODULE_1__.redactor)(options.token);
         this.gate = options.gate ?? { closed: false };
         this.session = options.session ?? new _github_client_js__WEBPACK_IMPORTED_MODULE_1__.GithubSession({ logger: options.logger });
+        this.stillOurs = options.stillOurs;
         if (options.target === null || (!options.target && !ghContext)) {
             this.logger.debug(`Commit status '${this.context}' is off: no commit under test.`);
             return;
@@ -52028,12 +52756,16 @@ class CommitStatusReporter {
     get sha() {
         return this.target?.sha;
     }
+    /** The last state GitHub took from this reporter, if any. */
+    get written() {
+        return this.taken;
+    }
     /** Whether a final state (success, failure, error) was sent or attempted. */
     get finished() {
         return this.final;
     }
     pending(description, targetUrl) {
-        return this.set('pending', description, targetUrl);
+        return this.inOrder('pending', description, targetUrl);
     }
     /**
      * SUCCESS gives success; FAILURE, UNSTABLE, ABORTED and NOT_BUILT give
@@ -52050,7 +52782,12 @@ class CommitStatusReporter {
             state = accepted ? 'success' : 'failure';
         else
             state = result === 'SUCCESS' ? 'success' : 'failure';
-        return this.set(state, description, targetUrl);
+        return this.inOrder(state, description, targetUrl);
+    }
+    /** One write after the other (set never rejects): a hand-off sent after "Queued in Jenkins" must land after it. */
+    inOrder(state, description, targetUrl) {
+        this.last = this.last.then(() => this.set(state, description, targetUrl));
+        return this.last;
     }
     async set(state, description, targetUrl) {
         const target = this.target;
@@ -52068,6 +52805,8 @@ class CommitStatusReporter {
             this.logger.debug(`Commit status '${this.context}' skipped (${state}).`);
             return;
         }
+        if (state !== 'pending' && this.stillOurs && !(await this.stillOurs()))
+            return;
         const url = httpUrl(targetUrl);
         try {
             const request = octokit.rest.repos.createCommitStatus({
@@ -52086,10 +52825,11 @@ class CommitStatusReporter {
                 });
             }
             await request;
+            this.taken = state;
             this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`);
         }
         catch (error) {
-            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_2__/* .githubFailure */ .eQ)(error);
+            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_2__.githubFailure)(error);
             // GitHub not answering, or its rate limit: said once for the step, and not a permission.
             if (this.session.handled(failure, `Commit status '${this.context}' (${state})`))
                 return;
@@ -57218,7 +57958,7 @@ function redactor(token) {
 }
 /** The HTTP status GitHub answered a failed request with; undefined when it gave no usable answer. */
 function httpStatusOf(error) {
-    const failure = (0,github_transport/* githubFailure */.eQ)(error);
+    const failure = (0,github_transport.githubFailure)(error);
     return failure.kind === 'answered' ? failure.status : undefined;
 }
 
@@ -57283,7 +58023,7 @@ class TokenIdentity {
             return undefined;
         }
         catch (error) {
-            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__/* .githubFailure */ .eQ)(error);
+            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__.githubFailure)(error);
             if (failure.kind === 'answered' && failure.status === 403) {
                 // "Resource not accessible by integration": an installation token.
                 logger.debug(`The github-token is an installation token (GET /user: 403): it writes as ${GITHUB_ACTIONS_BOT}.`);
@@ -57300,6 +58040,192 @@ class TokenIdentity {
 
 /***/ }),
 
+/***/ 6185:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Df: () => (/* binding */ readLastChange),
+/* harmony export */   L6: () => (/* binding */ searchPulls),
+/* harmony export */   _g: () => (/* binding */ readPullHead),
+/* harmony export */   fP: () => (/* binding */ readRole),
+/* harmony export */   jZ: () => (/* binding */ atLeast),
+/* harmony export */   r_: () => (/* binding */ readStatuses)
+/* harmony export */ });
+/* harmony import */ var _github_values_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2740);
+
+/** The pull request's head (GET /repos/{owner}/{repo}/pulls/{number}). */
+async function readPullHead(client, { owner, repo, number, signal }) {
+    const answer = await client.rest.pulls.get({
+        owner,
+        repo,
+        pull_number: number,
+        request: { signal }
+    });
+    const data = answer.data;
+    const source = `GitHub's answer for pull request #${number}`;
+    const sha = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(data, 'head.sha', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .SHA */ .hG, source);
+    const headRepo = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lq)(data, 'head.repo.name', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .REPO_NAME */ .V, source);
+    if (headRepo === undefined)
+        return { sha };
+    return {
+        sha,
+        branch: {
+            owner: (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(data, 'head.repo.owner.login', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .LOGIN */ .S3, source),
+            repo: headRepo,
+            ref: (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(data, 'head.ref', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .BRANCH */ .dI, source)
+        }
+    };
+}
+/** GitHub's base roles on a repository, lowest first; `none`: not a collaborator. */
+const ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'];
+/** What `user.permissions` allows, highest first, with the role each means. */
+const ALLOWS = [
+    ['admin', 'admin'],
+    ['maintain', 'maintain'],
+    ['push', 'write'],
+    ['triage', 'triage'],
+    ['pull', 'read']
+];
+/** The legacy `permission`: maintain reads as write, triage as read. */
+const LEGACY = new Set(['admin', 'write', 'read', 'none']);
+/**
+ * `user`'s role on the repository
+ * (GET /repos/{owner}/{repo}/collaborators/{user}/permission). `role_name`
+ * names it when it is a base role; a custom role (or none named) counts as
+ * the lower of what `user.permissions` allows and the legacy `permission`,
+ * which reads maintain as write and triage as read: never more than GitHub
+ * says.
+ */
+async function readRole(client, { owner, repo, user, signal }) {
+    const answer = await client.rest.repos.getCollaboratorPermissionLevel({
+        owner,
+        repo,
+        username: user,
+        request: { signal }
+    });
+    const data = answer.data;
+    const named = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(data, 'role_name');
+    if (named !== 'none' && ROLES.includes(named))
+        return named;
+    const legacy = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(data, 'permission');
+    if (!LEGACY.has(legacy)) {
+        const source = `GitHub's answer for ${user}'s permission on ${owner}/${repo}`;
+        throw new _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .Undecodable */ .tO(source, 'permission', 'one of admin, write, read, none', legacy === undefined || legacy === null);
+    }
+    const allows = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(data, 'user', 'permissions');
+    if (typeof allows !== 'object' || allows === null)
+        return legacy;
+    const allowed = ALLOWS.find(([key]) => (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(allows, key) === true)?.[1] ?? 'none';
+    return lower(allowed, legacy);
+}
+/** Whether `role` is at least `least`. */
+function atLeast(role, least) {
+    return ROLES.indexOf(role) >= ROLES.indexOf(least);
+}
+function lower(a, b) {
+    return atLeast(a, b) ? b : a;
+}
+/**
+ * The newest change GitHub recorded of branch `ref` of owner/repo (a push,
+ * a force push, its creation: GET /repos/{owner}/{repo}/activity, newest
+ * first); undefined when it lists none.
+ */
+async function readLastChange(client, { owner, repo, ref, signal }) {
+    const full = `refs/heads/${ref}`;
+    const answer = await client.rest.repos.listActivities({
+        owner,
+        repo,
+        ref: full,
+        direction: 'desc',
+        per_page: 1,
+        request: { signal }
+    });
+    const data = answer.data;
+    const source = `GitHub's answer for the changes of ${owner}/${repo}'s ${ref}`;
+    if (!Array.isArray(data))
+        throw new Error(`${source} is not a list`);
+    if (data.length === 0)
+        return undefined;
+    const entry = data[0];
+    // Another branch's change would prove nothing about this one.
+    if ((0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(entry, 'ref') !== full) {
+        throw new _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .Undecodable */ .tO(source, '[0].ref', full, (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(entry, 'ref') === undefined);
+    }
+    return {
+        sha: (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(entry, 'after', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .SHA */ .hG, `${source}'s [0]`),
+        at: (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(entry, 'timestamp', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .TIME */ .E9, `${source}'s [0]`)
+    };
+}
+/**
+ * The repository's open pull requests whose head's combined status is
+ * `state` (GET /search/issues, page `page` of 100), oldest first; `total`:
+ * how many GitHub counts in all.
+ */
+async function searchPulls(client, { owner, repo, state, page = 1, signal }) {
+    const answer = await client.request('GET /search/issues', {
+        q: `repo:${owner}/${repo} is:pr is:open status:${state}`,
+        // Oldest first: a stable order, so that the pages a run number picks in turn cover them all.
+        sort: 'created',
+        order: 'asc',
+        per_page: 100,
+        page,
+        request: { signal }
+    });
+    const data = answer.data;
+    const source = `GitHub's search for pull requests with status ${state}`;
+    const total = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(data, 'total_count');
+    const items = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(data, 'items');
+    if (typeof total !== 'number' || !Array.isArray(items)) {
+        throw new _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .Undecodable */ .tO(source, 'items', 'a search result', items === undefined);
+    }
+    const pulls = items.map((item, i) => ({
+        number: (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .required */ .mw)(item, 'number', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .PULL_NUMBER */ .cg, `${source}'s [${i}]`)
+    }));
+    return { pulls, total: Math.max(total, pulls.length) };
+}
+const STATES = new Set(['pending', 'success', 'failure', 'error']);
+/**
+ * The commit's statuses, newest first (GET /repos/{owner}/{repo}/commits/{sha}/statuses,
+ * 100): the first of a context is its latest, the one GitHub shows.
+ */
+async function readStatuses(client, { owner, repo, sha, signal }) {
+    const answer = await client.rest.repos.listCommitStatusesForRef({
+        owner,
+        repo,
+        ref: sha,
+        per_page: 100,
+        request: { signal }
+    });
+    const data = answer.data;
+    const source = `GitHub's statuses of ${sha.slice(0, 12)}`;
+    if (!Array.isArray(data))
+        throw new Error(`${source} are not a list`);
+    return data.map((entry, i) => {
+        const state = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(entry, 'state');
+        const context = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(entry, 'context');
+        if (!STATES.has(state))
+            throw new _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .Undecodable */ .tO(`${source}'s [${i}]`, 'state', 'a state', !state);
+        if (typeof context !== 'string') {
+            throw new _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .Undecodable */ .tO(`${source}'s [${i}]`, 'context', 'a context', context === undefined);
+        }
+        const text = (key) => {
+            const value = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .field */ .ZZ)(entry, key);
+            return typeof value === 'string' ? value : null;
+        };
+        const creator = (0,_github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lq)(entry, 'creator.login', _github_values_js__WEBPACK_IMPORTED_MODULE_0__/* .LOGIN */ .S3, `${source}'s [${i}]`);
+        return {
+            state: state,
+            context,
+            description: text('description'),
+            targetUrl: text('target_url'),
+            ...(creator === undefined ? {} : { creator })
+        };
+    });
+}
+
+
+/***/ }),
+
 /***/ 4053:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -57307,7 +58233,7 @@ class TokenIdentity {
 /* harmony export */   A: () => (/* binding */ boundedFetch),
 /* harmony export */   RV: () => (/* binding */ GithubTransportError),
 /* harmony export */   ZK: () => (/* binding */ requestName),
-/* harmony export */   eQ: () => (/* binding */ githubFailure)
+/* harmony export */   githubFailure: () => (/* binding */ githubFailure)
 /* harmony export */ });
 /* harmony import */ var _jenkins_transport_silence_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3083);
 /* harmony import */ var _util_bytes_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1671);
@@ -57583,6 +58509,84 @@ function timeText(at) {
 
 /***/ }),
 
+/***/ 2411:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   AV: () => (/* binding */ handOffJob),
+/* harmony export */   h_: () => (/* binding */ handOffDescription),
+/* harmony export */   qr: () => (/* binding */ parseHandOff)
+/* harmony export */ });
+/* unused harmony export HAND_OFF_MARK */
+/* harmony import */ var _jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(583);
+/* harmony import */ var _jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2578);
+/**
+ * The hand-off: the pending commit status a step leaves when it does not
+ * wait (`wait: false` or `started` with `commit-status`), written and read
+ * here alone. A later settle run (step/settle.ts) finds the build again from
+ * it without the step's state: the job from `target_url` (the job's page,
+ * which works in a browser for as long as the status shows; a queue item's
+ * page 404s 5 minutes after it left the queue), the queue item and the
+ * build from the description (at most 140 characters, GitHub's limit).
+ * Anyone with `statuses: write` can write the same text: a settle run also
+ * checks the status' creator. docs/hand-off.md says it for users.
+ */
+
+
+/**
+ * The description's start: what a person sees on the pull request, and what marks a hand-off.
+ * @internal
+ */
+const HAND_OFF_MARK = 'Handed off to Jenkins';
+/** The hand-off's description: `Handed off to Jenkins: queue item 123, build #45`. */
+function handOffDescription({ queueId, build }) {
+    if (queueId === undefined)
+        return `${HAND_OFF_MARK}: build #${build}`;
+    if (build === undefined)
+        return `${HAND_OFF_MARK}: queue item ${queueId}`;
+    return `${HAND_OFF_MARK}: queue item ${queueId}, build #${build}`;
+}
+const DESCRIPTION = new RegExp(`^${HAND_OFF_MARK}: (?:queue item (\\d{1,16}))?(?:(?:, )?build #(\\d{1,16}))?$`);
+/** The hand-off a status description names; undefined for any other text. */
+function parseHandOff(description) {
+    const match = DESCRIPTION.exec(description ?? '');
+    if (!match || (match[1] === undefined && match[2] === undefined))
+        return undefined;
+    // "queue item 1build #2" has no separator: not ours.
+    if (match[1] !== undefined && match[2] !== undefined && !description?.includes(', build #')) {
+        return undefined;
+    }
+    const queueId = match[1] === undefined ? undefined : Number(match[1]);
+    const build = match[2] === undefined ? undefined : Number(match[2]);
+    if (build !== undefined && !(0,_jenkins_model_counts_js__WEBPACK_IMPORTED_MODULE_1__/* .isBuildNumber */ .Y_)(build))
+        return undefined;
+    if (queueId !== undefined && !Number.isSafeInteger(queueId))
+        return undefined;
+    return {
+        ...(queueId === undefined ? {} : { queueId }),
+        ...(build === undefined ? {} : { build })
+    };
+}
+/**
+ * The job a hand-off's `target_url` names, read as the `job` input reads a
+ * job URL (the same origin and context path as `url`); undefined for a URL
+ * elsewhere or no job's page: nothing is ever requested there.
+ */
+function handOffJob(targetUrl, baseUrl) {
+    if (!targetUrl || !/^https?:\/\//i.test(targetUrl))
+        return undefined;
+    try {
+        const job = (0,_jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_0__/* .parseJobPath */ .sP)(targetUrl, baseUrl);
+        return job.length > 0 ? job : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+
+/***/ }),
+
 /***/ 6380:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -57596,7 +58600,9 @@ function timeText(at) {
 /* harmony import */ var _util_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6518);
 /* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1034);
 /* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1617);
-/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1992);
+/* harmony import */ var _util_error_text_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(1992);
+/* harmony import */ var _summary_sections_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(976);
+
 
 
 
@@ -57639,7 +58645,7 @@ async function readHistory(api, job, before, logger) {
     catch (error) {
         if (error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .Interrupted */ .j$)
             throw error;
-        logger.debug(`Could not read the job's earlier builds: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_3__/* .errorText */ .k)(error)}`);
+        logger.debug(`Could not read the job's earlier builds: ${(0,_util_error_text_js__WEBPACK_IMPORTED_MODULE_4__/* .errorText */ .k)(error)}`);
         return undefined;
     }
 }
@@ -57647,13 +58653,6 @@ async function readHistory(api, job, before, logger) {
 function historyOutput(entries) {
     return JSON.stringify(entries);
 }
-const SYMBOLS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
 /**
  * The median of the durations (ms); undefined for none.
  * @internal
@@ -57677,7 +58676,7 @@ function historyLine(entries) {
         return undefined;
     const symbols = [...entries]
         .reverse()
-        .map(e => (0,_util_html_js__WEBPACK_IMPORTED_MODULE_1__/* .link */ .nf)(SYMBOLS[e.result] ?? '⚪', e.url))
+        .map(e => (0,_util_html_js__WEBPACK_IMPORTED_MODULE_1__/* .link */ .nf)(_summary_sections_js__WEBPACK_IMPORTED_MODULE_3__/* .RESULT_ICONS */ .D$[e.result] ?? '⚪', e.url))
         .join(' ');
     const median = medianDuration(entries) ?? 0;
     return `<p>Last ${entries.length} finished build(s), oldest first: ${symbols} — median duration ${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeHtml */ .ZD)((0,_util_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(median))}.</p>`;
@@ -57721,6 +58720,138 @@ function cappedArray(entries, maxBytes) {
         }
     });
     return { json: `[${texts.slice(0, kept).join(',')}]`, kept, fullBytes };
+}
+
+
+/***/ }),
+
+/***/ 4332:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   pendingHandOffs: () => (/* binding */ pendingHandOffs),
+/* harmony export */   stillPending: () => (/* binding */ stillPending)
+/* harmony export */ });
+/* harmony import */ var _jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(583);
+/* harmony import */ var _github_reads_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6185);
+/* harmony import */ var _hand_off_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(2411);
+
+
+
+/** How many commits a settle run reads at most. */
+const MAX_COMMITS = 100;
+/** The hand-offs still pending, in the order their commits were read. */
+async function pendingHandOffs(o) {
+    const { client, owner, repo, signal, logger } = o;
+    const commits = await commitsToRead(o);
+    const found = [];
+    let me = null;
+    const read = new Set();
+    for (const { sha: given, pull } of commits) {
+        const sha = given ?? (await (0,_github_reads_js__WEBPACK_IMPORTED_MODULE_1__/* .readPullHead */ ._g)(client, { owner, repo, number: pull ?? 0, signal })).sha;
+        // The `commit` input may be a pull request's head too: read once.
+        if (read.has(sha))
+            continue;
+        read.add(sha);
+        const where = pull === undefined ? sha.slice(0, 12) : `#${pull} (${sha.slice(0, 12)})`;
+        const latest = new Map();
+        for (const status of await (0,_github_reads_js__WEBPACK_IMPORTED_MODULE_1__/* .readStatuses */ .r_)(client, { owner, repo, sha, signal })) {
+            if (!latest.has(status.context))
+                latest.set(status.context, status);
+        }
+        for (const status of latest.values()) {
+            const handOff = status.state === 'pending' ? (0,_hand_off_js__WEBPACK_IMPORTED_MODULE_2__/* .parseHandOff */ .qr)(status.description) : undefined;
+            if (!handOff)
+                continue;
+            if (o.context !== undefined && status.context !== o.context)
+                continue;
+            // Asked once, and only when there is a hand-off to own.
+            if (me === null)
+                me = (await o.identity.login())?.toLowerCase();
+            if (me === undefined || status.creator?.toLowerCase() !== me) {
+                logger.debug(`Settle: '${status.context}' on ${where} was written by ${status.creator ?? 'nobody known'}, not by the github-token's identity (${me ?? 'unknown'}): left alone.`);
+                continue;
+            }
+            const job = (0,_hand_off_js__WEBPACK_IMPORTED_MODULE_2__/* .handOffJob */ .AV)(status.targetUrl, o.baseUrl);
+            if (!job) {
+                logger.debug(`Settle: '${status.context}' on ${where} points at no job below ${o.baseUrl}: left alone, nothing is requested there.`);
+                continue;
+            }
+            if (o.job && o.job.length > 0 && !(0,_jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_0__/* .sameJob */ .YU)(job, o.job))
+                continue;
+            found.push({
+                sha,
+                ...(pull === undefined ? {} : { pull }),
+                context: status.context,
+                job,
+                handOff,
+                status
+            });
+        }
+    }
+    if (me === undefined) {
+        logger.warning(`Settle: could not tell who the github-token acts as, so no hand-off counts as this action's: give the login that wrote them in 'status-creator'.`);
+    }
+    logger.debug(`Settle: ${found.length} hand-off(s) pending on ${commits.length} commit(s): ${found.map(h => `${h.context} (${(0,_jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_0__/* .fullName */ .fq)(h.job)})`).join(', ') || 'none'}.`);
+    return found;
+}
+/** The latest status of `h`'s context on its commit is still that hand-off (one request). Never rejects: false when it cannot be read. */
+async function stillPending(o, h) {
+    try {
+        const statuses = await (0,_github_reads_js__WEBPACK_IMPORTED_MODULE_1__/* .readStatuses */ .r_)(o.client, { ...o, sha: h.sha });
+        const latest = statuses.find(s => s.context === h.context);
+        const same = latest !== undefined &&
+            latest.state === 'pending' &&
+            latest.description === h.status.description &&
+            latest.targetUrl === h.status.targetUrl &&
+            latest.creator === h.status.creator;
+        if (!same) {
+            o.logger.info(`Settle: '${h.context}' on ${h.sha.slice(0, 12)} changed since it was read (now ${latest?.state ?? 'gone'}: ${latest?.description ?? ''}): left as it is.`);
+        }
+        return same;
+    }
+    catch (error) {
+        o.logger.warning(`Settle: could not read '${h.context}' on ${h.sha.slice(0, 12)} again before writing it, so it is left pending: ${error instanceof Error ? error.message : String(error)}`);
+        return false;
+    }
+}
+/**
+ * The commits to read: the `commit` input's, then the pull requests of
+ * one page of each search, in turn (pending, failing, …), at most 100.
+ * With more, each run reads the page its run number picks.
+ */
+async function commitsToRead(o) {
+    const { client, owner, repo, signal, logger } = o;
+    const states = ['pending', 'failure'];
+    const pages = await Promise.all(states.map(async (state) => {
+        const first = await (0,_github_reads_js__WEBPACK_IMPORTED_MODULE_1__/* .searchPulls */ .L6)(client, { owner, repo, state, signal });
+        const count = Math.ceil(first.total / 100);
+        const page = count > 1 ? 1 + (o.runNumber % count) : 1;
+        if (page === 1)
+            return first;
+        return (0,_github_reads_js__WEBPACK_IMPORTED_MODULE_1__/* .searchPulls */ .L6)(client, { owner, repo, state, signal, page });
+    }));
+    const seen = new Set();
+    const pulls = [];
+    const [pending = [], failing = []] = pages.map(page => page.pulls);
+    for (let i = 0; i < Math.max(pending.length, failing.length); i++) {
+        for (const pull of [pending[i], failing[i]]) {
+            if (pull && !seen.has(pull.number)) {
+                seen.add(pull.number);
+                pulls.push(pull);
+            }
+        }
+    }
+    const commits = [
+        ...(o.commit ? [{ sha: o.commit }] : []),
+        ...pulls.map(pull => ({ pull: pull.number }))
+    ];
+    const total = pages.reduce((sum, page) => sum + page.total, 0) + (o.commit ? 1 : 0);
+    const taken = commits.slice(0, MAX_COMMITS);
+    if (total > taken.length) {
+        logger.warning(`Settle: ${total - taken.length} more commits with a pending or failing status were left for a later run (at most ${MAX_COMMITS} are read a run; each run reads the next ones).`);
+    }
+    return taken;
 }
 
 
@@ -57806,8 +58937,8 @@ function linkTarget(url) {
 var names = __nccwpck_require__(5888);
 // EXTERNAL MODULE: ./src/outcome/build-outputs.ts
 var build_outputs = __nccwpck_require__(4487);
-// EXTERNAL MODULE: ./src/outcome/report.ts + 3 modules
-var report = __nccwpck_require__(9054);
+// EXTERNAL MODULE: ./src/outcome/summary-sections.ts + 1 modules
+var summary_sections = __nccwpck_require__(976);
 ;// CONCATENATED MODULE: ./src/outcome/pr-comment-body.ts
 /**
  * The text of the pull request comment (`pr-comment`): one line per build
@@ -57917,7 +59048,7 @@ function stateOf(build, link) {
         return `↪️ left running (${codeSpan(build.left, ERROR_CHARS)})`;
     if (outcome.result) {
         const accepted = outcome.accepted && outcome.result !== 'SUCCESS' ? ' (accepted)' : '';
-        return `${report/* RESULT_ICONS */.D$[outcome.result]} **${outcome.result}**${accepted}`;
+        return `${summary_sections/* RESULT_ICONS */.D$[outcome.result]} **${outcome.result}**${accepted}`;
     }
     if (build.error)
         return `❌ **failed**: ${codeSpan(firstLine(build.error), ERROR_CHARS)}`;
@@ -57991,7 +59122,7 @@ class PullRequestComment {
             await this.create(body);
         }
         catch (error) {
-            this.failed((0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__/* .githubFailure */ .eQ)(error));
+            this.failed((0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__.githubFailure)(error));
         }
     }
     /**
@@ -58007,7 +59138,7 @@ class PullRequestComment {
             return true;
         }
         catch (error) {
-            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__/* .githubFailure */ .eQ)(error);
+            const failure = (0,_github_transport_js__WEBPACK_IMPORTED_MODULE_0__.githubFailure)(error);
             if (failure.kind !== 'answered' || (failure.status !== 404 && failure.status !== 403)) {
                 throw error;
             }
@@ -58141,627 +59272,6 @@ function lastPage(link) {
 
 /***/ }),
 
-/***/ 9054:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  D$: () => (/* binding */ RESULT_ICONS),
-  xd: () => (/* binding */ buildTitle),
-  mD: () => (/* binding */ didNotPass),
-  YX: () => (/* binding */ productProblems),
-  Sy: () => (/* binding */ writeSummary)
-});
-
-// EXTERNAL MODULE: ./src/util/duration.ts
-var util_duration = __nccwpck_require__(6518);
-// EXTERNAL MODULE: ./src/outcome/build-outputs.ts
-var build_outputs = __nccwpck_require__(4487);
-// EXTERNAL MODULE: ./src/outcome/history.ts
-var outcome_history = __nccwpck_require__(6380);
-// EXTERNAL MODULE: ./src/util/html.ts + 4 modules
-var html = __nccwpck_require__(1034);
-// EXTERNAL MODULE: ./src/util/shorten.ts
-var shorten = __nccwpck_require__(2509);
-// EXTERNAL MODULE: ./src/util/names.ts
-var names = __nccwpck_require__(5888);
-// EXTERNAL MODULE: ./src/util/bytes.ts
-var bytes = __nccwpck_require__(1671);
-;// CONCATENATED MODULE: ./src/outcome/source-link.ts
-/**
- * `${server}/${owner}/${name}/blob/${sha}/${path}#L${line}`, each path
- * segment URL-encoded (a `#`, `?` or space in a file name stays part of
- * the path). The caller's link() keeps only http(s).
- */
-function sourceLineUrl(commit, where) {
-    const encoded = (path) => path.split('/').map(encodeURIComponent).join('/');
-    const server = commit.serverUrl.replace(/\/+$/, '');
-    return `${server}/${encoded(commit.repository)}/blob/${encodeURIComponent(commit.sha)}/${encoded(where.file)}#L${where.line}`;
-}
-
-;// CONCATENATED MODULE: ./src/outcome/summary-sections.ts
-
-
-
-
-
-
-const STAGE_ICONS = {
-    SUCCESS: '✅',
-    FAILED: '❌',
-    UNSTABLE: '⚠️',
-    ABORTED: '⛔',
-    NOT_EXECUTED: '⚪',
-    IN_PROGRESS: '⏳',
-    PAUSED_PENDING_INPUT: '⏸️'
-};
-const MAX_STAGE_ROWS = 100;
-const MAX_ARTIFACT_ROWS = 20;
-const PATH_CHARS = 200;
-const ERROR_CHARS = 300;
-const MAX_UNREAD = 3;
-const UNREAD_CHARS = 600;
-/**
- * The failed tests: name (linked to its page), class, where it failed in the
- * repository (when a trace names a workspace file: `path:line`, linked to
- * that line at the commit under test on a runner), first line of the error.
- * `level`: of its heading, below the build's.
- */
-function addFailedTests(summary, tests, level = 3) {
-    if (tests.counts.failed === 0)
-        return;
-    summary.addHeading('Failed tests', level);
-    if (tests.failed.length > 0) {
-        const located = tests.located ?? new Map();
-        // A File column only when a test has one: most reports name no workspace file.
-        const withFile = tests.failed.some(test => located.has(test));
-        summary.addTable([
-            [
-                { data: 'Test', header: true },
-                { data: 'Class', header: true },
-                ...(withFile ? [{ data: 'File', header: true }] : []),
-                { data: 'Error', header: true }
-            ],
-            ...tests.failed.map(test => [
-                (0,html/* link */.nf)((0,names/* shortName */.l)(test.name), test.url),
-                `<code>${(0,html/* escapeHtml */.ZD)((0,names/* shortName */.l)(test.className))}</code>`,
-                ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
-                (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
-            ])
-        ]);
-    }
-    const shown = tests.failed.length;
-    const notes = [];
-    if (shown < tests.counts.failed) {
-        if (shown === 0 && tests.casesRead === 0) {
-            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
-        }
-        else {
-            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
-            if (tests.partial) {
-                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
-            }
-        }
-    }
-    notes.push(`All results: ${(0,html/* link */.nf)('test report', tests.reportUrl)}.`);
-    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : (0,html/* escapeHtml */.ZD)(n))).join(' ')}</p>`, true);
-}
-/** The Pipeline's stages: name, status, duration. */
-function addStages(summary, stages, level = 3) {
-    if (stages.length === 0)
-        return;
-    summary.addHeading('Stages', level);
-    const shown = stages.slice(0, MAX_STAGE_ROWS);
-    summary.addTable([
-        [
-            { data: 'Stage', header: true },
-            { data: 'Status', header: true },
-            { data: 'Duration', header: true }
-        ],
-        ...shown.map(stage => [
-            (0,html/* escapeHtml */.ZD)((0,names/* shortName */.l)(stage.name)),
-            `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.ZD)(stage.status)}`.trim(),
-            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(stage.durationMillis))
-        ])
-    ]);
-    if (stages.length > shown.length) {
-        summary.addRaw(`<p>… and ${stages.length - shown.length} more stages.</p>`, true);
-    }
-}
-/** The downloaded artifacts and where they are; refused paths named. */
-function addArtifacts(summary, artifacts, level = 3) {
-    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
-        return;
-    summary.addHeading('Artifacts', level);
-    if (artifacts.written.length > 0) {
-        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,html/* escapeHtml */.ZD)((0,bytes/* formatBytes */.z)(artifacts.bytes))}, in <code>${(0,html/* escapeHtml */.ZD)(artifacts.folder)}</code>:</p>`, true);
-        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
-        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
-        if (artifacts.written.length > shown.length) {
-            summary.addRaw(`<p>… and ${artifacts.written.length - shown.length} more.</p>`, true);
-        }
-    }
-    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
-        summary.addRaw(`<p>⚠️ Refused <code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,html/* escapeHtml */.ZD)(refused.reason)}.</p>`, true);
-    }
-}
-/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
-function addUnread(summary, unread) {
-    for (const note of unread.slice(0, MAX_UNREAD)) {
-        summary.addRaw(`<p>⚠️ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}</p>`, true);
-    }
-}
-/** `path:line` in code, linked to that line of the commit when there is one. */
-function fileCell(where, commit) {
-    if (!where)
-        return '&nbsp;';
-    const text = `${(0,shorten/* cut */.J)(where.file, PATH_CHARS)}:${where.line}`;
-    return `<code>${(0,html/* link */.nf)(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`;
-}
-function firstLine(text) {
-    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
-}
-
-;// CONCATENATED MODULE: ./src/outcome/summary-timeline.ts
-/**
- * Most bars in one chart: the rest are counted in a line below it.
- * @internal
- */
-const MAX_BARS = 50;
-/** Characters of a name kept in a bar or section title. */
-const TITLE_CHARS = 60;
-/** Marks a name keeps; anything else (`:` `#` `;` `%` backticks, `<`, `&`, quotes, newlines …) becomes a space. */
-const KEPT = /[^\p{L}\p{M}\p{N} \-_.,()/+=@!?'*]/gu;
-/** Statements of the gantt grammar a line may start with (case-insensitive), and its date token. */
-const KEYWORD_START = /^(gantt|dateformat|inclusiveenddates|topaxis|axisformat|tickinterval|includes|excludes|todaymarker|weekday|weekend|title|accdescription|acctitle|accdescr|section|click|href|call|\d{4}-\d\d-\d\d)/i;
-/**
- * A name as it may stand in a task or section title.
- * @internal
- */
-function mermaidText(name, max = TITLE_CHARS) {
-    let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim();
-    if ([...text].length > max)
-        text = `${[...text].slice(0, max - 1).join('')}…`;
-    if (text === '')
-        return '(unnamed)';
-    return KEYWORD_START.test(text) ? `_${text}` : text;
-}
-/** Task tags (`done`, `crit`, `active`) and the word added to the title, by StatusExt. */
-const LOOK = {
-    SUCCESS: { tags: 'done' },
-    FAILED: { tags: 'crit', word: 'failed' },
-    UNSTABLE: { tags: 'crit, done', word: 'unstable' },
-    ABORTED: { tags: 'done', word: 'aborted' },
-    IN_PROGRESS: { tags: 'active', word: 'running' },
-    PAUSED_PENDING_INPUT: { tags: 'active', word: 'waiting for input' }
-};
-/** The first instant a bar may start: no Jenkins Pipeline ran before 2000, so an earlier clock is broken. */
-const FIRST_DRAWN = Date.UTC(2000, 0, 1);
-/** The last instant a bar may end: four-digit years (JavaScript's last date is in 275760). */
-const LAST_DRAWN = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-/**
- * The bar of a stage that started (a stage not executed has no time), or
- * undefined when its times are not ones Mermaid can place (see the header).
- */
-function barOf(stage) {
-    if (stage.status === 'NOT_EXECUTED')
-        return undefined;
-    const start = Math.floor(stage.startTimeMillis);
-    const end = start + Math.max(0, Math.floor(stage.durationMillis));
-    if (!Number.isFinite(end) || start < FIRST_DRAWN || end > LAST_DRAWN)
-        return undefined;
-    return { start, end };
-}
-/** The chart is under this many tick intervals long: at most seven labels. */
-const SPANS_PER_AXIS = 6;
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-/**
- * Tick intervals (Mermaid's `tickInterval`: d3 time intervals, aligned on
- * the clock's round values) and the d3 time format of their labels, finest
- * first. Seconds show once a tick is under a minute, milliseconds under a
- * second; the day shows once the chart can span more than a day.
- */
-const AXES = [
-    ...[100, 200, 500].map(n => ({ ms: n, interval: `${n}millisecond`, format: '%H:%M:%S.%L' })),
-    ...[1, 2, 5, 10, 15, 30].map(n => ({
-        ms: n * SECOND,
-        interval: `${n}second`,
-        format: '%H:%M:%S'
-    })),
-    ...[1, 2, 5, 10, 15, 30].map(n => ({ ms: n * MINUTE, interval: `${n}minute`, format: '%H:%M' })),
-    ...[1, 2, 3].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%H:%M' })),
-    ...[6, 12].map(n => ({ ms: n * HOUR, interval: `${n}hour`, format: '%b %-d %H:%M' })),
-    ...[1, 2, 7].map(n => ({ ms: n * DAY, interval: `${n}day`, format: '%b %-d' })),
-    ...[1, 3, 6].map(n => ({ ms: n * 30 * DAY, interval: `${n}month`, format: '%b %Y' }))
-];
-/** Beyond the last of AXES: a label a year (Mermaid has no coarser interval). */
-const YEARLY = { ms: 365 * DAY, interval: '12month', format: '%Y' };
-/**
- * The axis of a chart spanning `spanMs`: the finest tick interval that cuts
- * it into fewer than SPANS_PER_AXIS spans, and its label format. A span over
- * three years gets a label a year.
- * @internal
- */
-function axisTicks(spanMs) {
-    const { interval, format } = AXES.find(a => spanMs < SPANS_PER_AXIS * a.ms) ?? YEARLY;
-    return { interval, format };
-}
-/**
- * The gantt chart of the builds' stages (dateFormat x: bars start and end
- * at epoch milliseconds); undefined when no stage started.
- * @internal
- */
-function stageTimeline(builds, maxBars = MAX_BARS) {
-    const lines = [];
-    let bars = 0;
-    let leftOut = 0;
-    let first = Infinity;
-    let last = -Infinity;
-    for (const build of builds) {
-        const stages = build.stages.flatMap(stage => {
-            const bar = barOf(stage);
-            return bar ? [{ stage, bar }] : [];
-        });
-        if (stages.length === 0)
-            continue;
-        const room = Math.max(0, maxBars - bars);
-        leftOut += Math.max(0, stages.length - room);
-        if (room === 0)
-            continue;
-        if (build.section) {
-            const { job, number } = build.section;
-            lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`);
-        }
-        for (const { stage, bar } of stages.slice(0, room)) {
-            // A status a newer plugin may add is Jenkins text too.
-            const look = LOOK[stage.status] ?? { tags: 'done', word: mermaidText(stage.status, 30) };
-            const title = mermaidText(stage.name) + (look.word ? ` (${look.word})` : '');
-            lines.push(`    ${title} :${look.tags}, ${bar.start}, ${bar.end}`);
-            first = Math.min(first, bar.start);
-            last = Math.max(last, bar.end);
-            bars++;
-        }
-    }
-    if (bars === 0)
-        return undefined;
-    // Mermaid's axis runs from the first bar's start to the last bar's end.
-    const axis = axisTicks(last - first);
-    const header = [
-        '```mermaid',
-        'gantt',
-        '    dateFormat x',
-        `    axisFormat ${axis.format}`,
-        `    tickInterval ${axis.interval}`
-    ];
-    return { chart: [...header, ...lines, '```'].join('\n'), leftOut };
-}
-/**
- * Adds the chart to the summary, under a heading, with a line for the
- * stages left out. A blank line before the fence: right after an HTML block
- * (a table) Markdown would not see it.
- */
-function addTimeline(summary, builds) {
-    const timeline = stageTimeline(builds);
-    if (!timeline)
-        return;
-    summary.addHeading('Stage timeline', 3);
-    summary.addRaw(`\n${timeline.chart}\n`, true);
-    if (timeline.leftOut > 0) {
-        summary.addRaw(`<p>… and ${timeline.leftOut} more stage(s), not drawn (at most ${MAX_BARS} bars).</p>`, true);
-    }
-}
-
-// EXTERNAL MODULE: ./src/outcome/values.ts
-var values = __nccwpck_require__(2472);
-// EXTERNAL MODULE: ./src/util/error-text.ts
-var error_text = __nccwpck_require__(1992);
-;// CONCATENATED MODULE: ./src/outcome/report.ts
-
-
-
-
-
-
-
-
-
-
-
-/** The symbol shown before a result (summary, pull request comment). */
-const RESULT_ICONS = {
-    SUCCESS: '✅',
-    UNSTABLE: '⚠️',
-    FAILURE: '❌',
-    ABORTED: '⛔',
-    NOT_BUILT: '⚪'
-};
-const MAX_PARAMETERS = 50;
-const MAX_VALUE_CHARS = 200;
-const MAX_NOTE_CHARS = 1000;
-/** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
-const SECRET_NAME = /PASS|PWD|TOKEN|SECRET|KEY|CREDENTIAL|PRIVATE|AUTH/i;
-const HIDDEN = '***';
-/** A file parameter of a build this step did not upload to (`build: last`): Jenkins does not say which file. */
-const FILE_UNKNOWN = '(a file)';
-/**
- * Writes the job summary (`fill`), or if it cannot be written (no
- * GITHUB_STEP_SUMMARY), warns and returns: never throws.
- */
-async function writeSummaryWith(summary, logger, fill) {
-    try {
-        fill(summary);
-        await summary.write();
-    }
-    catch (error) {
-        summary.emptyBuffer();
-        logger.warning(`Could not write the job summary: ${(0,error_text/* errorText */.k)(error)}`);
-    }
-}
-/**
- * The job summary: one build's section (addBuildSection); with `several`,
- * one table with a row per item (job, build link, result, duration,
- * failed-test count when known), one stage chart, then each build's
- * section. Everything from Jenkins or the user is escaped. Never throws.
- */
-function writeSummary(summary, reports, logger, { several }) {
-    return writeSummaryWith(summary, logger, s => {
-        if (several) {
-            s.addHeading('Jenkins builds', 2);
-            s.addTable([
-                ['Job', 'Build', 'Result', 'Duration', 'Failed tests'].map(data => ({
-                    data,
-                    header: true
-                })),
-                ...reports.map(report => row(report))
-            ]);
-            addTimeline(s, timelineBuilds(reports));
-        }
-        for (const report of reports)
-            addBuildSection(s, report, { item: several });
-    });
-}
-function row(report) {
-    const { outcome } = report;
-    const build = outcome.build;
-    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
-    const buildCell = number !== null
-        ? (0,html/* link */.nf)(`#${number}`, outcome.buildUrl)
-        : outcome.queueUrl
-            ? (0,html/* link */.nf)('queued', outcome.queueUrl)
-            : '—';
-    let result;
-    if (report.error)
-        result = `❌ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(report.error, 200))}`;
-    else if (!build && !outcome.buildUrl && outcome.queueUrl)
-        result = '⏳ queued';
-    else
-        result = resultCell(outcome);
-    const note = report.stopped ?? report.left;
-    if (note)
-        result += ` — ${(0,html/* escapeHtml */.ZD)(note)}`;
-    const duration = build && !build.building ? (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(build.duration)) : build ? 'running' : '—';
-    const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—';
-    return [(0,html/* link */.nf)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests];
-}
-/** Each build's stages, for the one chart of several builds: a section each. */
-function timelineBuilds(reports) {
-    return reports.flatMap(({ outcome }) => outcome.stages
-        ? [
-            {
-                section: { job: outcome.jobName, number: (0,build_outputs/* buildNumber */.kY)(outcome) ?? undefined },
-                stages: outcome.stages
-            }
-        ]
-        : []);
-}
-/**
- * What the build did not produce that the step was told it must: wanted
- * artifacts that are missing, a values file that could not be read with
- * `values-file-required`. They fail the step even when the build passed.
- */
-function productProblems({ outcome, values }) {
-    const problem = values?.required ? values.problem : undefined;
-    return [...(outcome.artifacts?.problems ?? []), ...(problem === undefined ? [] : [problem])];
-}
-/** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
-function didNotPass(report) {
-    return (report.outcome.accepted === false || report.error !== undefined || report.stopped !== undefined);
-}
-const TAIL_IN_SUMMARY = 20;
-/**
- * The one writer of a build's section of the job summary. Alone (one
- * `job`, the whole summary): the job, a table (result, build, display name,
- * description, duration, queue wait, tests), its products, the parameters
- * (secret-looking ones hidden) and the note. As an item of `jobs` (below
- * the table that has its result and duration): the build, what the step
- * did to it, what it said of itself and its values; the products and last
- * console lines too when it did not pass; nothing when there is nothing
- * to say of a build that passed. Everything from Jenkins or the user is
- * escaped: plain text, never HTML.
- */
-function addBuildSection(summary, report, options = {}) {
-    const { outcome } = report;
-    const alone = options.item !== true;
-    const full = alone || didNotPass(report);
-    const rows = alone ? summaryRows(outcome) : factRows(outcome.build);
-    if (!full && rows.length === 0 && !report.values && !outcome.unread)
-        return;
-    // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
-    const sub = alone ? 3 : 4;
-    const notes = [report.error, report.stopped, report.left, outcome.note].filter(n => !!n);
-    const addNotes = () => {
-        if (notes.length === 0)
-            return;
-        summary.addRaw(`<p>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true);
-    };
-    if (alone)
-        summary.addHeading(`Jenkins ${(0,html/* link */.nf)((0,names/* shortName */.l)(outcome.jobName), outcome.jobUrl)}`, 2);
-    else {
-        summary.addHeading(`${(0,html/* link */.nf)(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${(0,html/* escapeHtml */.ZD)(outcome.result ?? 'no result')}`, 3);
-        addNotes();
-    }
-    if (rows.length > 0) {
-        summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]));
-    }
-    if (full) {
-        if (outcome.history)
-            (0,outcome_history/* addHistory */.Gs)(summary, outcome.history);
-        if (outcome.tests)
-            addFailedTests(summary, outcome.tests, sub);
-        if (outcome.stages)
-            addStages(summary, outcome.stages, sub);
-        // Several builds share one chart (writeSummary).
-        if (outcome.stages && alone)
-            addTimeline(summary, [{ stages: outcome.stages }]);
-        if (outcome.artifacts)
-            addArtifacts(summary, outcome.artifacts, sub);
-    }
-    if (report.values)
-        (0,values/* addValues */.ml)(summary, report.values, sub);
-    if (outcome.unread)
-        addUnread(summary, outcome.unread);
-    if (alone) {
-        addParameters(summary, outcome);
-        addNotes();
-        return;
-    }
-    const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY);
-    if (tail.length > 0) {
-        summary.addRaw(`<details><summary>Last ${tail.length} console lines</summary><pre>${tail.map(line => (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(line, 500))).join('<br>')}</pre></details>`, true);
-    }
-}
-/** The job and, once known, the build's number: `deploy #12`. */
-function buildTitle(outcome) {
-    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
-    const job = (0,names/* shortName */.l)(outcome.jobName);
-    return number === null ? job : `${job} #${number}`;
-}
-/** The table of one build alone: result, build, what it said of itself, duration, queue, tests. */
-function summaryRows(outcome) {
-    const build = outcome.build;
-    const rows = [['Result', resultCell(outcome)]];
-    const number = (0,build_outputs/* buildNumber */.kY)(outcome);
-    if (number !== null)
-        rows.push(['Build', (0,html/* link */.nf)(`#${number}`, outcome.buildUrl)]);
-    if (build) {
-        rows.push(...factRows(build));
-        rows.push(['Duration', build.building ? 'running' : (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(build.duration))]);
-    }
-    else if (number === null && outcome.queueUrl) {
-        rows.push(['Queue item', (0,html/* link */.nf)(outcome.queueUrl, outcome.queueUrl)]);
-    }
-    if (outcome.queueWaitMs !== undefined) {
-        rows.push(['Queue wait', (0,html/* escapeHtml */.ZD)((0,util_duration/* formatDuration */.a3)(outcome.queueWaitMs))]);
-    }
-    if (outcome.tests) {
-        const { total, failed, skipped } = outcome.tests.counts;
-        rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`]);
-    }
-    return rows;
-}
-/** Rows for what the build said of itself: its own display name and its description, as inert text. */
-function factRows(build) {
-    const rows = [];
-    if (!build)
-        return rows;
-    if (build.displayName !== `#${build.number}`) {
-        rows.push(['Display name', (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(build.displayName, MAX_VALUE_CHARS))]);
-    }
-    // Its text, never its HTML, whatever markup formatter Jenkins has: the output keeps it as stored.
-    const description = (0,html/* htmlText */.js)(build.description);
-    if (description !== '') {
-        rows.push(['Description', (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(description, MAX_NOTE_CHARS))]);
-    }
-    return rows;
-}
-/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
-function addParameters(summary, outcome) {
-    const parameters = parametersOf(outcome);
-    if (parameters.length === 0)
-        return;
-    summary.addHeading('Parameters', 3);
-    const shown = parameters.slice(0, MAX_PARAMETERS);
-    summary.addTable([
-        [
-            { data: 'Name', header: true },
-            { data: 'Value', header: true }
-        ],
-        ...shown.map(p => [
-            `<code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.name, 100))}</code>`,
-            p.value === HIDDEN ? HIDDEN : (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
-        ])
-    ]);
-    if (parameters.length > shown.length) {
-        summary.addRaw(`<p>… and ${parameters.length - shown.length} more.</p>`, true);
-    }
-}
-/** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
-function resultCell(outcome) {
-    const build = outcome.build;
-    const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined;
-    if (!result) {
-        if (build?.building || (!build && outcome.buildUrl))
-            return '⏳ running';
-        return build ? 'no result' : '⏳ not started';
-    }
-    const icon = RESULT_ICONS[result] ?? '';
-    const verdict = outcome.accepted === false
-        ? ' (not accepted)'
-        : outcome.accepted && result !== 'SUCCESS'
-            ? ' (accepted)'
-            : '';
-    return `${icon} ${(0,html/* escapeHtml */.ZD)(result)}${verdict}`;
-}
-/**
- * What the build ran with (its ParametersAction), else what the user asked
- * for and the files uploaded. Secrets hidden.
- */
-function parametersOf(outcome) {
-    const uploads = outcome.uploads ?? [];
-    const fromBuild = buildParameters(outcome.build, uploads);
-    if (fromBuild)
-        return fromBuild;
-    const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
-        name,
-        value: SECRET_NAME.test(name) ? HIDDEN : typeof value === 'string' ? value : value.join(', ')
-    }));
-    const files = uploads.map(file => ({
-        name: file.name,
-        value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
-    }));
-    return [...asked, ...files];
-}
-/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
-function uploadText(file) {
-    return `${file.fileName} (${(0,bytes/* formatBytes */.z)(file.size)})`;
-}
-/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
-function buildParameters(build, uploads) {
-    return build?.parameters?.map(({ name, value, password, file }) => {
-        // A file parameter exports its name only (jenkins-api.md 11.3).
-        const upload = file === true && value === undefined;
-        const uploaded = upload ? uploads.find(u => u.name === name) : undefined;
-        const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value);
-        return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text };
-    });
-}
-function parameterText(value) {
-    if (value === undefined || value === null)
-        return '';
-    if (typeof value === 'string')
-        return value;
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return JSON.stringify(value) ?? '';
-}
-
-
-/***/ }),
-
 /***/ 9277:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -58887,157 +59397,168 @@ class InputNotices {
 
 /***/ }),
 
-/***/ 2472:
+/***/ 976:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   N$: () => (/* binding */ readValues),
-/* harmony export */   ml: () => (/* binding */ addValues)
-/* harmony export */ });
-/* unused harmony exports parseValues, parseJsonValues, parseKeyValueLines */
-/* harmony import */ var _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1617);
-/* harmony import */ var _jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3808);
-/* harmony import */ var _jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(583);
-/* harmony import */ var _inputs_parameters_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(723);
-/* harmony import */ var _util_html_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(1034);
-/* harmony import */ var _util_name_value_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(4237);
-/* harmony import */ var _util_shorten_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(2509);
 
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  D$: () => (/* binding */ RESULT_ICONS),
+  Dm: () => (/* binding */ addArtifacts),
+  ci: () => (/* binding */ addFailedTests),
+  vd: () => (/* binding */ addMore),
+  Xe: () => (/* binding */ addStages),
+  vc: () => (/* binding */ addUnread),
+  U1: () => (/* binding */ headerRow)
+});
 
-
-
-
-
-
-/** Most bytes of the file read: a larger one is not downloaded. */
-const MAX_VALUES_BYTES = 1024 * 1024;
-/** Keys the job summary lists. */
-const MAX_SUMMARY_VALUES = 50;
-/** Characters of a value the job summary shows. */
-const MAX_SUMMARY_VALUE_CHARS = 200;
+// EXTERNAL MODULE: ./src/util/bytes.ts
+var bytes = __nccwpck_require__(1671);
+// EXTERNAL MODULE: ./src/util/duration.ts
+var duration = __nccwpck_require__(6518);
+// EXTERNAL MODULE: ./src/util/html.ts + 4 modules
+var html = __nccwpck_require__(1034);
+// EXTERNAL MODULE: ./src/util/shorten.ts
+var shorten = __nccwpck_require__(2509);
+// EXTERNAL MODULE: ./src/util/names.ts
+var names = __nccwpck_require__(5888);
+;// CONCATENATED MODULE: ./src/outcome/source-link.ts
 /**
- * Parses the file's bytes by its name: `.json` one JSON object, else KEY=VALUE lines.
- * @internal
+ * `${server}/${owner}/${name}/blob/${sha}/${path}#L${line}`, each path
+ * segment URL-encoded (a `#`, `?` or space in a file name stays part of
+ * the path). The caller's link() keeps only http(s).
  */
-function parseValues(path, bytes) {
-    // A byte-order mark (an editor on Windows) is not part of the first key.
-    const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-    return /\.json$/i.test(path) ? parseJsonValues(text) : parseKeyValueLines(text);
+function sourceLineUrl(commit, where) {
+    const encoded = (path) => path.split('/').map(encodeURIComponent).join('/');
+    const server = commit.serverUrl.replace(/\/+$/, '');
+    return `${server}/${encoded(commit.repository)}/blob/${encodeURIComponent(commit.sha)}/${encoded(where.file)}#L${where.line}`;
 }
-/**
- * One JSON object, nested values kept; a key twice in any object is refused (JSON.parse would keep the last silently).
- * @internal
- */
-function parseJsonValues(text) {
-    let parsed;
-    try {
-        parsed = (0,_jenkins_transport_json_js__WEBPACK_IMPORTED_MODULE_1__/* .parseJenkinsJson */ .m_)(text);
-    }
-    catch (error) {
-        return { problem: `is not one JSON object (${error.message})` };
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed;
-        return { problem: `is not one JSON object (it holds ${kind})` };
-    }
-    // Any depth: parseJenkinsJson has bounded the nesting.
-    const twice = (0,_inputs_parameters_js__WEBPACK_IMPORTED_MODULE_3__/* .duplicateKey */ .Ve)(text, Infinity);
-    if (twice !== undefined)
-        return { problem: `has the key ${quoteKey(twice.name)} twice` };
-    // as: one JSON object (checked above), its values JSON values.
-    return { values: parsed };
+
+;// CONCATENATED MODULE: ./src/outcome/summary-sections.ts
+
+
+
+
+
+
+/** The symbol shown before a result (summary, history, pull request comment). */
+const RESULT_ICONS = {
+    SUCCESS: '✅',
+    UNSTABLE: '⚠️',
+    FAILURE: '❌',
+    ABORTED: '⛔',
+    NOT_BUILT: '⚪'
+};
+const STAGE_ICONS = {
+    SUCCESS: '✅',
+    FAILED: '❌',
+    UNSTABLE: '⚠️',
+    ABORTED: '⛔',
+    NOT_EXECUTED: '⚪',
+    IN_PROGRESS: '⏳',
+    PAUSED_PENDING_INPUT: '⏸️'
+};
+const MAX_STAGE_ROWS = 100;
+const MAX_ARTIFACT_ROWS = 20;
+const PATH_CHARS = 200;
+const ERROR_CHARS = 300;
+const MAX_UNREAD = 3;
+const UNREAD_CHARS = 600;
+/** A table's header row. */
+function headerRow(...names) {
+    return names.map(data => ({ data, header: true }));
 }
-/**
- * `KEY=VALUE` lines: LF or CRLF ends a line (the CR is not the value's),
- * blank lines and lines starting with `#` are skipped, the key is trimmed
- * and the value is everything after the first `=`, exactly: no quotes
- * removed, no escapes read. A line without `=`, an empty key, or a key
- * given twice is refused, naming its line.
- * @internal
- */
-function parseKeyValueLines(text) {
-    // as: Object.create(null) is typed any; a prototype-less object of values.
-    const values = Object.create(null);
-    const lines = text.split('\n');
-    for (const [i, raw] of lines.entries()) {
-        const line = raw.replace(/\r$/, '');
-        if (line.trim() === '' || line.trimStart().startsWith('#'))
-            continue;
-        const pair = (0,_util_name_value_js__WEBPACK_IMPORTED_MODULE_5__/* .splitNameValue */ .b)(line);
-        if ('missing' in pair) {
-            return { problem: `has ${pair.missing === '=' ? "no '='" : 'an empty key'} on line ${i + 1}` };
-        }
-        if (Object.hasOwn(values, pair.name)) {
-            return { problem: `has the key ${quoteKey(pair.name)} twice (line ${i + 1})` };
-        }
-        values[pair.name] = pair.value;
-    }
-    return { values };
-}
-/** A key for a message: JSON-quoted (control characters escaped), at most 60 characters. */
-function quoteKey(key) {
-    return JSON.stringify((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_6__/* .cut */ .J)(key, 60));
+/** `… and N more` below a list cut to `shown` of `total` (`what`: of what, when it says). */
+function addMore(summary, total, shown, what = '') {
+    if (total > shown)
+        summary.addRaw(`<p>… and ${total - shown} more${what}.</p>`, true);
 }
 /**
- * Reads `path` among the build's artifacts (one request, at most
- * MAX_VALUES_BYTES of it) and parses it. Never throws but for the step's
- * own cancel: every failure is `{}` and one warning, or with `required`
- * the problem the step fails with once it has reported the build.
+ * The failed tests: name (linked to its page), class, where it failed in the
+ * repository (when a trace names a workspace file: `path:line`, linked to
+ * that line at the commit under test on a runner), first line of the error.
+ * `level`: of its heading, below the build's.
  */
-async function readValues(api, ref, path, logger, { required = false } = {}) {
-    const what = `values-file '${path}' of build #${ref.number} of ${(0,_jenkins_model_job_path_js__WEBPACK_IMPORTED_MODULE_2__/* .fullName */ .fq)(ref.job)}`;
-    const fail = (problem) => {
-        const values = Object.create(null);
-        if (required) {
-            const message = `The ${what} ${problem}, and values-file-required is true: the values output is {}.`;
-            return { values, problem: message, required };
-        }
-        const message = `The ${what} ${problem}: the values output is {}.`;
-        logger.warning(message);
-        return { values, problem: message };
-    };
-    let read;
-    try {
-        read = await api.readArtifact(ref, path, MAX_VALUES_BYTES);
-    }
-    catch (error) {
-        // The step's own cancel or deadline ends the step, not just the values.
-        if (!(error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .JenkinsError */ .fF) || error instanceof _jenkins_transport_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Interrupted */ .j$)
-            throw error;
-        if (error.kind === 'not-found')
-            return fail('was not archived by the build (404)');
-        return fail(`could not be read (${error.message})`);
-    }
-    if ('tooLarge' in read)
-        return fail(`is larger than 1 MiB, so it was not read`);
-    const parsed = parseValues(path, read.bytes);
-    if ('problem' in parsed)
-        return fail(parsed.problem);
-    logger.info(`Read ${Object.keys(parsed.values).length} values from the ${what}.`);
-    return { values: parsed.values };
-}
-/** The summary's values: at most 50 keys, each value cut to 200 characters, as text. */
-function addValues(summary, outcome, level = 3) {
-    summary.addHeading('Values', level);
-    const entries = Object.entries(outcome.values);
-    if (entries.length === 0) {
-        summary.addRaw(`<p>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeHtml */ .ZD)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_6__/* .cut */ .J)(outcome.problem ?? 'None.', 1000))}</p>`, true);
+function addFailedTests(summary, tests, level = 3) {
+    if (tests.counts.failed === 0)
         return;
+    summary.addHeading('Failed tests', level);
+    if (tests.failed.length > 0) {
+        const located = tests.located ?? new Map();
+        // A File column only when a test has one: most reports name no workspace file.
+        const withFile = tests.failed.some(test => located.has(test));
+        summary.addTable([
+            headerRow('Test', 'Class', ...(withFile ? ['File'] : []), 'Error'),
+            ...tests.failed.map(test => [
+                (0,html/* link */.nf)((0,names/* shortName */.l)(test.name), test.url),
+                `<code>${(0,html/* escapeHtml */.ZD)((0,names/* shortName */.l)(test.className))}</code>`,
+                ...(withFile ? [fileCell(located.get(test), tests.commit)] : []),
+                (0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(firstLine(test.errorDetails), ERROR_CHARS)) || '&nbsp;'
+            ])
+        ]);
     }
-    const shown = entries.slice(0, MAX_SUMMARY_VALUES);
+    const shown = tests.failed.length;
+    const notes = [];
+    if (shown < tests.counts.failed) {
+        if (shown === 0 && tests.casesRead === 0) {
+            notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`);
+        }
+        else {
+            notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`);
+            if (tests.partial) {
+                notes.push(`The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`);
+            }
+        }
+    }
+    notes.push(`All results: ${(0,html/* link */.nf)('test report', tests.reportUrl)}.`);
+    summary.addRaw(`<p>${notes.map(n => (n.includes('<a ') ? n : (0,html/* escapeHtml */.ZD)(n))).join(' ')}</p>`, true);
+}
+/** The Pipeline's stages: name, status, duration. */
+function addStages(summary, stages, level = 3) {
+    if (stages.length === 0)
+        return;
+    summary.addHeading('Stages', level);
+    const shown = stages.slice(0, MAX_STAGE_ROWS);
     summary.addTable([
-        [
-            { data: 'Key', header: true },
-            { data: 'Value', header: true }
-        ],
-        ...shown.map(([key, value]) => [
-            `<code>${(0,_util_html_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeHtml */ .ZD)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_6__/* .cut */ .J)(key, 100))}</code>`,
-            (0,_util_html_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeHtml */ .ZD)((0,_util_shorten_js__WEBPACK_IMPORTED_MODULE_6__/* .cut */ .J)(typeof value === 'string' ? value : JSON.stringify(value), MAX_SUMMARY_VALUE_CHARS)) || '&nbsp;'
+        headerRow('Stage', 'Status', 'Duration'),
+        ...shown.map(stage => [
+            (0,html/* escapeHtml */.ZD)((0,names/* shortName */.l)(stage.name)),
+            `${STAGE_ICONS[stage.status] ?? ''} ${(0,html/* escapeHtml */.ZD)(stage.status)}`.trim(),
+            stage.status === 'NOT_EXECUTED' ? '&nbsp;' : (0,html/* escapeHtml */.ZD)((0,duration/* formatDuration */.a3)(stage.durationMillis))
         ])
     ]);
-    if (entries.length > shown.length) {
-        summary.addRaw(`<p>… and ${entries.length - shown.length} more.</p>`, true);
+    addMore(summary, stages.length, shown.length, ' stages');
+}
+/** The downloaded artifacts and where they are; refused paths named. */
+function addArtifacts(summary, artifacts, level = 3) {
+    if (artifacts.written.length === 0 && artifacts.refused.length === 0)
+        return;
+    summary.addHeading('Artifacts', level);
+    if (artifacts.written.length > 0) {
+        summary.addRaw(`<p>${artifacts.written.length} file(s), ${(0,html/* escapeHtml */.ZD)((0,bytes/* formatBytes */.z)(artifacts.bytes))}, in <code>${(0,html/* escapeHtml */.ZD)(artifacts.folder)}</code>:</p>`, true);
+        const shown = artifacts.written.slice(0, MAX_ARTIFACT_ROWS);
+        summary.addRaw(`<ul>${shown.map(path => `<li><code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(path, PATH_CHARS))}</code></li>`).join('')}</ul>`, true);
+        addMore(summary, artifacts.written.length, shown.length);
     }
+    for (const refused of artifacts.refused.slice(0, MAX_ARTIFACT_ROWS)) {
+        summary.addRaw(`<p>⚠️ Refused <code>${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(JSON.stringify(refused.path), PATH_CHARS))}</code>: it ${(0,html/* escapeHtml */.ZD)(refused.reason)}.</p>`, true);
+    }
+}
+/** Parts of the outcome that could not be read: a notice each, the build's result stands. */
+function addUnread(summary, unread) {
+    for (const note of unread.slice(0, MAX_UNREAD)) {
+        summary.addRaw(`<p>⚠️ ${(0,html/* escapeHtml */.ZD)((0,shorten/* cut */.J)(note, UNREAD_CHARS))}</p>`, true);
+    }
+}
+/** `path:line` in code, linked to that line of the commit when there is one. */
+function fileCell(where, commit) {
+    if (!where)
+        return '&nbsp;';
+    const text = `${(0,shorten/* cut */.J)(where.file, PATH_CHARS)}:${where.line}`;
+    return `<code>${(0,html/* link */.nf)(text, commit ? sourceLineUrl(commit, where) : undefined)}</code>`;
+}
+function firstLine(text) {
+    return (text ?? '').trim().split(/\r\n|\r|\n/)[0] ?? '';
 }
 
 
@@ -59120,6 +59641,10 @@ var Input;
     Input["Disable"] = "disable";
     Input["Build"] = "build";
     Input["ListJobs"] = "list-jobs";
+    /** Settle the hand-offs whose builds ended (step/settle.ts). */
+    Input["Settle"] = "settle";
+    /** The login that wrote the hand-offs a settle run takes, for a token GET /user cannot name. */
+    Input["StatusCreator"] = "status-creator";
     Input["Timeout"] = "timeout";
     Input["Accept"] = "accept";
     Input["Log"] = "log";
@@ -59181,6 +59706,8 @@ var Output;
     Output["Values"] = "values";
     /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
     Output["Commit"] = "commit";
+    /** With `settle`: JSON array of {commit, context, job, build-url, result, state}. */
+    Output["Settled"] = "settled";
 })(Output || (Output = {}));
 /** Keys saved with core.saveState for the post step. */
 var State;
@@ -59288,11 +59815,17 @@ function formatDuration(ms) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   C: () => (/* binding */ errorCode),
 /* harmony export */   k: () => (/* binding */ errorText)
 /* harmony export */ });
 /** What was thrown, as text for a message: an Error's message, anything else as String() makes it. */
 function errorText(error) {
     return error instanceof Error ? error.message : String(error);
+}
+/** The `code` a Node error carries (`ENOENT`, `EPIPE`), if what was thrown has a string one. */
+function errorCode(error) {
+    const code = error instanceof Error ? Reflect.get(error, 'code') : undefined;
+    return typeof code === 'string' ? code : undefined;
 }
 
 
@@ -60907,41 +61440,6 @@ function namedLogger(logger, name) {
 function warnUnread(message, logger, unread) {
     logger.warning(message);
     unread.push(message);
-}
-
-
-/***/ }),
-
-/***/ 4237:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   b: () => (/* binding */ splitNameValue),
-/* harmony export */   m: () => (/* binding */ groupByName)
-/* harmony export */ });
-/**
- * Splits `NAME=value` (a `-p` flag, a line of `parameters`, `files` or a
- * values file) on its first `=`, so the value may hold `=` and may be empty;
- * the name is trimmed and never empty. What is `missing` otherwise, for the
- * caller's message, which must not echo the text: values are often secrets.
- */
-function splitNameValue(text) {
-    const eq = text.indexOf('=');
-    if (eq < 0)
-        return { missing: '=' };
-    const name = text.slice(0, eq).trim();
-    return name === '' ? { missing: 'name' } : { name, value: text.slice(eq + 1) };
-}
-/** Values by name, in order: a name given more than once holds the list of its values (a multi-value parameter). */
-function groupByName(pairs) {
-    const values = new Map();
-    for (const { name, value } of pairs)
-        values.set(name, [...(values.get(name) ?? []), value]);
-    // fromEntries defines own properties: a name `__proto__` stays a name.
-    return Object.fromEntries([...values].map(([name, list]) => {
-        const [only, ...more] = list;
-        return [name, only !== undefined && more.length === 0 ? only : list];
-    }));
 }
 
 

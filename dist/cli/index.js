@@ -206,7 +206,7 @@ function parseCommandLine(argv, inputs, env) {
         return next;
     };
     for (let i = 0; i < argv.length; i++) {
-        const arg = argv[i];
+        const arg = argv[i] ?? '';
         if (arg === '-h' || arg === '--help') {
             line.help = true;
             continue;
@@ -368,7 +368,7 @@ class StepCanceller {
     handler = (signal) => {
         this.interruption ??= { signal };
         // Ctrl+C is said once: by the step, which gets the same SIGINT.
-        this.cancel(`Received ${signal}`, signal === 'SIGINT' && this.saysSignal);
+        this.cancel(`Received ${signal}`, { quiet: signal === 'SIGINT' && this.saysSignal });
     };
     /** The first signal or closed output, undefined while there was none. */
     interruption;
@@ -404,7 +404,7 @@ class StepCanceller {
             this.cancel(`The reader of ${stream} went away`);
     }
     /** Cancels the running step as the runner does; `quiet`: the step says it itself. */
-    cancel(why, quiet = false) {
+    cancel(why, { quiet = false } = {}) {
         const step = this.step;
         if (!step || step.exitCode !== null || step.signalCode !== null)
             return;
@@ -448,7 +448,7 @@ const OWN = [
 ];
 /** The help, wrapped to `width` columns. */
 function helpText(inputs, width = 100) {
-    const rows = inputs.map(input => [flagOf(input), describe(input)]);
+    const rows = inputs.map((input) => [flagOf(input), describe(input)]);
     const column = Math.min(30, Math.max(...[...rows, ...OWN].map(([flag]) => flag.length)) + 2);
     const table = (entries) => entries.flatMap(([flag, text]) => {
         const lines = wrap(text, Math.max(30, width - column - 2));
@@ -470,7 +470,10 @@ function helpText(inputs, width = 100) {
         '',
         'Environment:',
         ...table([
-            ...Object.entries(ENV_INPUTS).map(([name, variable]) => [variable, `The default for --${name}.`]),
+            ...Object.entries(ENV_INPUTS).map(([name, variable]) => [
+                variable,
+                `The default for --${name}.`
+            ]),
             ['GITHUB_TOKEN', 'The default for --github-token (the runner passes the workflow token).'],
             [
                 '(others)',
@@ -771,6 +774,17 @@ function longestTail(text, start, form) {
     return 0;
 }
 
+;// CONCATENATED MODULE: ./src/util/error-text.ts
+/** What was thrown, as text for a message: an Error's message, anything else as String() makes it. */
+function errorText(error) {
+    return error instanceof Error ? error.message : String(error);
+}
+/** The `code` a Node error carries (`ENOENT`, `EPIPE`), if what was thrown has a string one. */
+function errorCode(error) {
+    const code = error instanceof Error ? Reflect.get(error, 'code') : undefined;
+    return typeof code === 'string' ? code : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/cli/output.ts
 /**
  * The command's stdout and stderr, which a reader may close under it:
@@ -781,6 +795,7 @@ function longestTail(text, start, form) {
  * caller (who cancels the step as Ctrl+C does), and what is written to it
  * afterwards is dropped.
  */
+
 /** One of the command's two output streams, which may be closed by its reader. */
 class Output {
     name;
@@ -801,7 +816,7 @@ class Output {
         }
         catch (error) {
             // A synchronous pipe may throw instead of emitting 'error'.
-            this.close(error.code ?? String(error));
+            this.close(errorCode(error) ?? String(error));
         }
     }
     /** Whether the reader went away (the error code that said so), undefined while open. */
@@ -866,9 +881,15 @@ const REGISTERED_COMMANDS = [
 // .NET's char.IsWhiteSpace, which String.TrimStart() removes: not quite
 // JavaScript's \s (U+0085 is in, U+FEFF is out).
 const DOTNET_LEADING_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/;
-function registered(name, extra) {
+/** A command whose `info` (name, then properties after a space) names a registered one. */
+function parsed(info, { value, form, extra }) {
+    const space = info.indexOf(' ');
+    const name = space < 0 ? info : info.slice(0, space);
     const lower = name.toLowerCase();
-    return REGISTERED_COMMANDS.includes(lower) || (extra !== undefined && lower === extra);
+    if (!REGISTERED_COMMANDS.includes(lower) && lower !== extra)
+        return undefined;
+    const properties = space < 0 ? '' : info.slice(space + 1);
+    return { name: lower, properties: form === 'v2' ? properties.trim() : properties, value, form };
 }
 /** ActionCommand.TryParseV2. */
 function parseV2(line, extra) {
@@ -878,17 +899,7 @@ function parseV2(line, extra) {
     const end = message.indexOf('::', 2);
     if (end < 0)
         return undefined;
-    const info = message.slice(2, end);
-    const space = info.indexOf(' ');
-    const name = space < 0 ? info : info.slice(0, space);
-    if (!registered(name, extra))
-        return undefined;
-    return {
-        name: name.toLowerCase(),
-        properties: space < 0 ? '' : info.slice(space + 1).trim(),
-        value: message.slice(end + 2),
-        form: 'v2'
-    };
+    return parsed(message.slice(2, end), { value: message.slice(end + 2), form: 'v2', extra });
 }
 /** ActionCommand.TryParse: `##[` anywhere in the line. */
 function parseV1(line, extra) {
@@ -898,17 +909,7 @@ function parseV1(line, extra) {
     const close = line.indexOf(']', start);
     if (close < 0)
         return undefined;
-    const info = line.slice(start + 3, close);
-    const space = info.indexOf(' ');
-    const name = space < 0 ? info : info.slice(0, space);
-    if (!registered(name, extra))
-        return undefined;
-    return {
-        name: name.toLowerCase(),
-        properties: space < 0 ? '' : info.slice(space + 1),
-        value: line.slice(close + 1),
-        form: 'v1'
-    };
+    return parsed(line.slice(start + 3, close), { value: line.slice(close + 1), form: 'v1', extra });
 }
 // ActionCommand's escape tables, applied in this order to unescape.
 const V1_ESCAPES = [
@@ -1000,36 +1001,6 @@ class CommandReader {
     get stopped() {
         return this.token !== undefined;
     }
-}
-/**
- * Reads stdout the way the runner does, line by line, honouring stop-commands.
- * @internal
- */
-function runnerView(stdout) {
-    const splitter = new LineSplitter();
-    const reader = new CommandReader();
-    return [...splitter.push(stdout), ...splitter.end()].map(text => reader.read(text));
-}
-/**
- * The commands the runner would act on, optionally only those named `name`.
- * @internal
- */
-function commands(stdout, name) {
-    return runnerView(stdout)
-        .filter(line => !line.stopped && line.command !== undefined)
-        .map(line => line.command)
-        .filter(command => name === undefined || command.name === name);
-}
-/**
- * Whether command processing is still stopped after the whole of stdout (a stop never resumed).
- * @internal
- */
-function endsStopped(stdout) {
-    const reader = new CommandReader();
-    const splitter = new LineSplitter();
-    for (const text of [...splitter.push(stdout), ...splitter.end()])
-        reader.read(text);
-    return reader.stopped;
 }
 
 ;// CONCATENATED MODULE: ./src/cli/render.ts
@@ -1253,7 +1224,7 @@ function parseFileCommands(text) {
             continue;
         const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
         if (heredoc) {
-            const [, name, delimiter] = heredoc;
+            const [, name = '', delimiter] = heredoc;
             const value = [];
             for (i++; i < lines.length && lines[i] !== delimiter; i++)
                 value.push(lines[i] ?? '');
@@ -1417,12 +1388,6 @@ function flagExample(input, name, value) {
     return /^[\w./:,@=+-]*$/.test(value) ? `--${name} ${value}` : `--${name} '${value}'`;
 }
 
-;// CONCATENATED MODULE: ./src/util/error-text.ts
-/** What was thrown, as text for a message: an Error's message, anything else as String() makes it. */
-function errorText(error) {
-    return error instanceof Error ? error.message : String(error);
-}
-
 ;// CONCATENATED MODULE: ./src/util/constants.ts
 /** Input names, exactly as in action.yml. */
 var Input;
@@ -1437,6 +1402,10 @@ var Input;
     Input["Disable"] = "disable";
     Input["Build"] = "build";
     Input["ListJobs"] = "list-jobs";
+    /** Settle the hand-offs whose builds ended (step/settle.ts). */
+    Input["Settle"] = "settle";
+    /** The login that wrote the hand-offs a settle run takes, for a token GET /user cannot name. */
+    Input["StatusCreator"] = "status-creator";
     Input["Timeout"] = "timeout";
     Input["Accept"] = "accept";
     Input["Log"] = "log";
@@ -1498,6 +1467,8 @@ var constants_Output;
     Output["Values"] = "values";
     /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
     Output["Commit"] = "commit";
+    /** With `settle`: JSON array of {commit, context, job, build-url, result, state}. */
+    Output["Settled"] = "settled";
 })(constants_Output || (constants_Output = {}));
 /** Keys saved with core.saveState for the post step. */
 var State;
@@ -1631,7 +1602,7 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     }
     let mainLog;
     /** A step's run; `quiet`: only its annotations show (a post step with nothing to stop). */
-    const step = (state, quiet = false) => {
+    const step = ({ state, quiet = false } = {}) => {
         // Once the log's reader went away (`| head`), the step's annotations
         // still reach stderr: they say what its cancellation stopped.
         const log = new StepLog((text, style) => {
@@ -1677,7 +1648,7 @@ async function runSteps({ line, inputs, node, bundle, io }) {
             if (line.verbose)
                 say.note('Post step: the bundle again, with the state the main step saved.', 'debug');
             // A post step that has nothing to stop only says so: not at the end of every run.
-            post = await step(main.state, !line.verbose && !postHasWork(main.state));
+            post = await step({ state: main.state, quiet: !line.verbose && !postHasWork(main.state) });
             if (line.verbose)
                 say.note(`Post step: exit status ${post.code ?? post.signal}.`, 'debug');
         }
