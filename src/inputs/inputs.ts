@@ -34,6 +34,7 @@ import { parseValuesFile } from './values-file.js'
 import { parseBuildReference, type BuildReference } from './build-reference.js'
 import { workspaceFolder, WorkspacePathError } from '../util/workspace-paths.js'
 import { parseFiles } from './upload-files.js'
+import { githubLoginOf } from '../util/github-login.js'
 
 /**
  * Every input of action.yml, read once and validated. The job's fields are
@@ -461,7 +462,7 @@ function parseStatusCreator(value: string, settle: boolean): string | undefined 
       `Input 'status-creator' only applies with 'settle: true': it names who wrote the hand-offs a settle run takes.`
     )
   }
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\[bot\])?$/.test(value)) {
+  if (githubLoginOf(value) === undefined) {
     throw new InputError(
       `Input 'status-creator' ('${clip(value)}') is not a GitHub login: expected a login such as my-app[bot].`
     )

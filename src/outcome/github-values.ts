@@ -7,6 +7,7 @@
  * Values are not echoed: a hostile one could hold a line break.
  */
 import { commitShaOf } from '../util/commit-sha.js'
+import { githubLoginOf } from '../util/github-login.js'
 
 /** A field of GitHub's data that is missing or not what it must be. */
 export class Undecodable extends Error {
@@ -64,13 +65,7 @@ export const TIME: Kind<number> = {
 }
 
 /** A user's login: letters, digits, `-` and `_` (enterprise-managed users), and `[bot]` for an app. */
-export const LOGIN: Kind<string> = {
-  decode: value =>
-    typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\[bot\])?$/.test(value)
-      ? value
-      : undefined,
-  expected: 'a GitHub login'
-}
+export const LOGIN: Kind<string> = { decode: githubLoginOf, expected: 'a GitHub login' }
 
 /** A repository or owner name as GitHub allows them. */
 export const REPO_NAME: Kind<string> = {
