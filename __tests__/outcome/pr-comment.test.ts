@@ -196,7 +196,7 @@ describe('PullRequestComment', () => {
   })
 
   it('its own comment deleted since it was found: written anew', async () => {
-    const { comment, warnings } = setup()
+    const { comment, warnings, debug } = setup()
     const scope = installationToken(nock(API))
       .get(COMMENTS)
       .query(true)
@@ -214,10 +214,11 @@ describe('PullRequestComment', () => {
       `POST ${COMMENTS}`
     ])
     expect(warnings).toEqual([])
+    expect(debug).toContain('Comment 50 on pull request #7 is gone: writing a new one.')
   })
 
   it('GitHub refuses to edit its comment: a new one, and no blame on pull-requests: write', async () => {
-    const { comment, warnings } = setup()
+    const { comment, warnings, debug } = setup()
     const scope = installationToken(nock(API))
       .get(COMMENTS)
       .query(true)
@@ -239,6 +240,11 @@ describe('PullRequestComment', () => {
       'PATCH /repos/o/r/issues/comments/61'
     ])
     expect(warnings).toEqual([])
+    expect(debug).toContainEqual(
+      expect.stringMatching(
+        /^GitHub refused to update comment 60 on pull request #7 \(HTTP 403: .*Resource not accessible by integration.*\): writing a new one\.$/
+      )
+    )
   })
 
   it('searches from the last page the Link header names backwards, and updates the newest of its own', async () => {
@@ -370,36 +376,6 @@ describe('what a write does after each answer', () => {
     expect(warnings).toEqual([
       expect.stringMatching(/^Could not write the comment on pull request #7: .*Server Error/)
     ])
-  })
-
-  it('says why an edit gave way to a new comment: gone (404) or refused (403)', async () => {
-    const gone = setup()
-    installationToken(nock(API))
-      .get(COMMENTS)
-      .query(true)
-      .reply(200, byAuthor(BOT, [50], { 50: `${MARKER}\nold` }))
-      .patch('/repos/o/r/issues/comments/50')
-      .reply(404, { message: 'Not Found' })
-      .post(COMMENTS)
-      .reply(201, { id: 51, user: { login: BOT } })
-    await gone.comment.write(`${MARKER}\nnow`)
-    expect(gone.debug).toContain('Comment 50 on pull request #7 is gone: writing a new one.')
-
-    const refused = setup()
-    installationToken(nock(API))
-      .get(COMMENTS)
-      .query(true)
-      .reply(200, byAuthor(BOT, [60], { 60: `${MARKER}\nold` }))
-      .patch('/repos/o/r/issues/comments/60')
-      .reply(403, { message: 'Resource not accessible by integration' })
-      .post(COMMENTS)
-      .reply(201, { id: 61, user: { login: BOT } })
-    await refused.comment.write(`${MARKER}\nnow`)
-    expect(refused.debug).toContainEqual(
-      expect.stringMatching(
-        /^GitHub refused to update comment 60 on pull request #7 \(HTTP 403: .*Resource not accessible by integration.*\): writing a new one\.$/
-      )
-    )
   })
 
   it('a new comment GitHub names no id for: no warning, and the next write searches again', async () => {
