@@ -91,7 +91,7 @@ describe('folder boundaries', () => {
     ],
     [
       'src/outcome/probe.ts',
-      "import type { x } from '../follow/follower.js'",
+      "import type { x } from '../follow/follow-builds.js'",
       'src/outcome/ may import only'
     ],
     [
@@ -99,8 +99,7 @@ describe('folder boundaries', () => {
       "import { x } from '../step/step-io.js'",
       'src/follow/ may import only'
     ],
-    ['src/step/probe.ts', "import { x } from '../multi/step.js'", 'src/step/ may import only'],
-    ['src/multi/probe.ts', "import { x } from '../cli/main.js'", 'src/multi/ may import only'],
+    ['src/step/probe.ts', "import { x } from '../cli/main.js'", 'src/step/ may import only'],
     ['src/cli/probe.ts', "import { x } from '../main.js'", 'src/cli/ may import only util/'],
     [
       'src/main-probe.ts',
@@ -137,13 +136,49 @@ describe('folder boundaries', () => {
 
     ['src/outcome/probe.ts', "import { x } from '../inputs/inputs.js'"],
     ['src/follow/probe.ts', "import { x } from '../outcome/report.js'"],
-    ['src/step/probe.ts', "import { x } from '../follow/follower.js'"],
-    ['src/multi/probe.ts', "import { x } from '../step/step-io.js'"],
+    ['src/step/probe.ts', "import { x } from '../follow/follow-builds.js'"],
     ['src/cli/probe.ts', "import { x } from '../util/suggest.js'"],
-    ['src/main-probe.ts', "import { x } from './multi/step.js'"],
+    ['src/main-probe.ts', "import { x } from './step/run-builds.js'"],
     ['test-server/model/probe.ts', "import { x } from '../types.js'"],
     ['test-server/http/probe.ts', "import { x } from '../model/state.js'"]
   ])('%s: %s is allowed', async (file, code) => {
     expect(await restricted(file, code)).toEqual([])
+  })
+})
+
+describe("the repository's own lint rules (eslint.config.js local)", () => {
+  async function messages(code: string): Promise<Array<[string | null, string]>> {
+    const [result] = await eslint.lintText(code, { filePath: join(ROOT, 'src/util/probe.ts') })
+    return (result?.messages ?? [])
+      .filter(m => m.ruleId?.startsWith('local/'))
+      .map(m => [m.ruleId, m.message])
+  }
+
+  test('a comment block over 12 lines fails; 12 lines, or comments after code, pass', async () => {
+    const block = (n: number): string =>
+      ['/**', ...Array.from({ length: n - 2 }, (_, i) => ` * line ${i}`), ' */'].join('\n')
+    const lineComments = Array.from({ length: 13 }, (_, i) => `// line ${i}`).join('\n')
+    expect(await messages(`${block(13)}\nexport const a = 1\n`)).toEqual([
+      [
+        'local/max-comment-lines',
+        'A comment block of 13 lines (at most 12): move the derivation to docs/ and link it by name.'
+      ]
+    ])
+    expect(await messages(`${lineComments}\nexport const a = 1\n`)).toHaveLength(1)
+    expect(await messages(`${block(12)}\nexport const a = 1\n`)).toEqual([])
+    const trailing = Array.from({ length: 13 }, (_, i) => `  | ${i} // value ${i}`).join('\n')
+    expect(await messages(`export type T =\n${trailing}\n`)).toEqual([])
+  })
+
+  test('undefined passed to reach a later parameter fails; a last undefined passes', async () => {
+    const code = (call: string): string =>
+      `function f(a?: number, b?: number): number { return (a ?? 0) + (b ?? 0) }\nexport const x = ${call}\n`
+    expect(await messages(code('f(undefined, 2)'))).toEqual([
+      [
+        'local/no-positional-undefined',
+        'undefined passed to reach a later parameter: take an options object instead (or, for a library that cannot, say why in an eslint-disable comment).'
+      ]
+    ])
+    expect(await messages(code('f(1, undefined)'))).toEqual([])
   })
 })

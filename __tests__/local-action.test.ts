@@ -95,7 +95,7 @@ describe('npm run local-action', () => {
     expect(run.env?.['PATH']).toBe(`${bin}${delimiter}/usr/bin`)
     expect(run.node).toBe('Node 24 from tools/node24')
     expect(plan({ ...old, node24Bin: join(bin, 'missing') }).error).toMatch(
-      /needs Node 22 or newer .* this is Node v20\.19\.0\. Run 'npm test' once/
+      /needs Node 22 or newer .* this is Node v20\.19\.0\. Run 'npm run node24' once \(it installs Node 24 into tools\/node24/
     )
     expect(plan({ ...old, nodeVersion: 'v22.1.0', node24Bin: bin }).env?.['PATH']).toBe('/usr/bin')
   })

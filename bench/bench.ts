@@ -4,7 +4,7 @@
  * realistic settings, side by side with a baseline that does what the common
  * alternatives do (bench/baseline.mjs), and writes the report to
  * BENCHMARKS.md. Both sides run as Node 24 child processes, ours as the
- * runner runs it (dist/index.js: run `npm run package` first).
+ * runner runs it (dist/index.js: run `npm run build` first).
  *
  * Flags:
  *   --quick          fewer runs and shorter builds (about 2 minutes): a smoke
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     for (const s of SCENARIOS) console.log(`${s.name.padEnd(12)} ${s.summary}`)
     return
   }
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`)
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build`)
   killChildrenOnExit()
   const startLoad = os
     .loadavg()

@@ -24,7 +24,7 @@ const rule = (title: string): void => {
 const PR = PR_EVENT.payload.pull_request
 
 async function main(): Promise<void> {
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`)
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build`)
   // From here on Ctrl+C (SIGINT, SIGTERM, SIGHUP) cancels the step, which then ends and cleans up.
   const canceller = new StepCanceller(text => console.log(`demo: ${text}`))
   try {

@@ -8,8 +8,8 @@
 //   runs this version (a bare `npx @github/local-action` installs another
 //   copy, and without a terminal npx aborts instead of asking);
 // - its dependencies want Node 22 or newer: under an older Node it runs the
-//   tool with the Node 24 that `npm test` installs into tools/node24, or says
-//   what to do;
+//   tool with the Node 24 that `npm run node24` (or `npm test`) installs into
+//   tools/node24, or says//   what to do;
 // - its exit status is the tool's, which is the step's: src/main.ts sets
 //   process.exitCode when the step fails, since the tool's stand-in for
 //   core.setFailed does not;
@@ -44,7 +44,7 @@ export function plan({ envFile, nodeVersion, node24Bin, env, platform }) {
     return {
       error:
         `npm run local-action needs Node ${MIN_NODE_MAJOR} or newer for ${LOCAL_ACTION}'s dependencies, and this is Node ${nodeVersion}. ` +
-        `Run 'npm test' once (it installs Node 24 into tools/node24, which this script then uses), or switch to Node ${MIN_NODE_MAJOR}+.`
+        `Run 'npm run node24' once (it installs Node 24 into tools/node24, about 52 MB, which this script then uses), or switch to Node ${MIN_NODE_MAJOR}+.`
     }
   }
   const pathKey = Object.keys(env).find(key => key.toUpperCase() === 'PATH') ?? 'PATH'

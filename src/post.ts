@@ -1,11 +1,12 @@
 import * as core from '@actions/core'
 import { abortRemote } from './follow/cancel.js'
-import { State } from './util/constants.js'
 import { coreStepIO } from './step/step-io.js'
+import { maskSecret } from './step/secrets.js'
 import { budgetClient } from './step/create-client.js'
 import { getSettings } from './inputs/inputs.js'
 import { namedLogger } from './util/logger.js'
-import { savedTargets } from './step/remote-work.js'
+import { savedWork } from './step/remote-work.js'
+import { presenterFor } from './step/presenter.js'
 import { errorText } from './util/error-text.js'
 
 /** What the post step's requests and stop escalation may take, all told. */
@@ -42,27 +43,20 @@ export async function run(): Promise<void> {
 async function postStep(): Promise<void> {
   const log = coreStepIO.logger
   try {
-    if (core.getState(State.Done) !== 'false') {
-      const left = core.getState(State.LeftRunning)
-      const ended = core.getState(State.Ended)
-      const returned = core.getState(State.Returned)
-      if (left) {
-        log.info(
-          `Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${left}`
-        )
-      } else if (ended) {
-        log.info(`Post step: nothing to stop in Jenkins (${ended}).`)
-      } else if (returned) {
-        log.info(
-          `Post step: nothing to stop; the main step returned without waiting, as asked: ${returned}.`
-        )
-      } else {
-        // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
-        log.info('Post step: nothing to stop; the main step finished and left nothing for it.')
-      }
+    const saved = savedWork(key => core.getState(key))
+    if (saved.dealt !== false) {
+      log.info(
+        {
+          'left running': `Post step: the main step failed for another reason than cancel or timeout and left the Jenkins work running: ${saved.shown}`,
+          ended: `Post step: nothing to stop in Jenkins (${saved.shown}).`,
+          returned: `Post step: nothing to stop; the main step returned without waiting, as asked: ${saved.shown}.`,
+          // Said, so that a post step that ran is told from one that did not (@github/local-action, jenkins-build).
+          finished: 'Post step: nothing to stop; the main step finished and left nothing for it.'
+        }[saved.dealt]
+      )
       return
     }
-    const settings = getSettings()
+    const settings = getSettings({ mask: maskSecret })
     if (!settings.abortOnCancel) {
       log.info('Post step: left the Jenkins work running (abort-on-cancel: false).')
       return
@@ -70,13 +64,13 @@ async function postStep(): Promise<void> {
     const until = Date.now() + POST_BUDGET_MS
     const api = budgetClient(settings, until)
     // Every build the main step started, at once, within the one budget.
-    const targets = savedTargets(core.getState(State.Builds), api)
+    const targets = saved.targets(api)
     if (targets.length === 0) {
       log.info('Post step: nothing to stop; the main step had started no Jenkins work.')
       return
     }
     // With `jobs`, each line names its job.
-    const named = settings.jobs !== undefined
+    const { named } = presenterFor(settings)
     const done = await Promise.all(
       targets.map(async target => {
         if (!named) return abortRemote(api, target, log, { until })

@@ -19,6 +19,7 @@ export type {
   EndGap,
   FaultEffect,
   FaultSpec,
+  EchoField,
   HostileField,
   HostileSpec,
   JobScript,

@@ -172,6 +172,13 @@ export interface ParameterSpec {
   default?: string | boolean
   choices?: string[]
   description?: string
+  /**
+   * A plugin's definition that takes its value as `type`'s does (it extends
+   * SimpleParameterDefinition: one value, a 500 for two): its class, whose
+   * simple name the definition exports as its `type` (ParameterDefinition
+   * .getType). For a parameter type the client cannot know. Default core's.
+   */
+  pluginClass?: string
 }
 
 export interface JobSpec {
@@ -311,6 +318,35 @@ export interface HostileSpec {
    * (`why: JSESSIONID.…=… crumb c0ffee…`). `text` may then be ''.
    */
   echoRequest?: boolean
+  /**
+   * A build echoes what its trigger request carried, as a build that prints
+   * its environment, or a Jenkins that logs what it was sent, might: the
+   * password or token of its Authorization header, its cookies, the crumb
+   * it sent, its job `token`, the values of headers Jenkins does not use
+   * (an auth proxy's) and its parameters' values (TriggerEcho), in front of
+   * each of these texts of the build.
+   */
+  echoTrigger?: EchoField[]
+  /**
+   * Password parameters' values, which Jenkins never exports: sent as the
+   * PasswordParameterValue's `value` (a plugin, an older or a hostile
+   * Jenkins: `exported`), or under a StringParameterValue (`as-string`; the
+   * job's definition still says password).
+   */
+  passwordValues?: 'exported' | 'as-string'
+}
+
+/**
+ * A build's texts that HostileSpec.echoTrigger fills: its `description`,
+ * `displayName`, string `parameter` values, `stage` names (wfapi), `test`
+ * case names (testReport), and its `console` (a line after the cause).
+ */
+export type EchoField = 'description' | 'displayName' | 'parameter' | 'stage' | 'test' | 'console'
+
+/** What a build echoes (HostileSpec.echoTrigger): the text, and where. */
+export interface TriggerEcho {
+  text: string
+  fields: readonly EchoField[]
 }
 
 /**

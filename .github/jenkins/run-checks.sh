@@ -8,7 +8,7 @@
 #   .github/jenkins/run-checks.sh            # add --plugins after start-jenkins.sh ... --plugins
 #
 # Needs JENKINS_URL, JENKINS_USER, JENKINS_TOKEN and JENKINS_PASSWORD (what
-# start-jenkins.sh prints), npm ci done, dist/ built (npm run package), jq, curl.
+# start-jenkins.sh prints), npm ci done, dist/ built (npm run build), jq, curl.
 # jenkins-build reads JENKINS_URL, JENKINS_USER and JENKINS_TOKEN itself.
 set -euo pipefail
 

@@ -83,7 +83,17 @@ describe('parseCommandLine: one flag per action.yml input', () => {
       '--token on the command line lands in your shell history, and in the process list while this runs; set JENKINS_TOKEN in the environment instead.'
     ])
     expect(parse(['--github-token=t']).warnings[0]).toMatch(/set GITHUB_TOKEN in the environment/)
-    expect(parse(['--job-token', 't']).warnings).toHaveLength(1)
+    expect(parse(['--job-token', 't']).warnings).toEqual([
+      '--job-token on the command line lands in your shell history, and in the process list while this runs; set JENKINS_JOB_TOKEN in the environment instead.'
+    ])
+  })
+
+  it('JENKINS_JOB_TOKEN gives --job-token, as the other secrets have theirs; a flag wins', () => {
+    expect(parse([], { JENKINS_JOB_TOKEN: 'jt' }).given).toEqual({ 'job-token': 'jt' })
+    expect(parse(['--job-token', 'flag'], { JENKINS_JOB_TOKEN: 'jt' }).given['job-token']).toBe(
+      'flag'
+    )
+    expect(parse([], { JENKINS_JOB_TOKEN: 'jt' }).warnings).toEqual([])
   })
 
   it('the command own flags, and what it cannot take', () => {

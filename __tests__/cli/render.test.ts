@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { Masker } from '../../src/cli/masker.js'
+import { Redaction } from '../../src/util/redaction.js'
 import { StepLog, terminalSafe, type RenderOptions } from '../../src/cli/render.js'
 
 /** Renders stdout (and stderr) as the command shows them. */
 function render(
   stdout: string,
   options: Partial<RenderOptions> = {},
-  masker = new Masker(),
+  masker = new Redaction('runner'),
   stderr = ''
 ): string {
   let out = ''
@@ -51,7 +51,7 @@ describe('StepLog: a step log for a terminal', () => {
 
   it("a failed test keeps its name (the annotation's title), and its text is not reworded", () => {
     let out = ''
-    const shown = new StepLog(text => (out += text), new Masker(), {
+    const shown = new StepLog(text => (out += text), new Redaction('runner'), {
       verbose: false,
       color: false,
       wording: text => text.replace("'url'", '--url')
@@ -65,7 +65,8 @@ describe('StepLog: a step log for a terminal', () => {
     expect(out).toBe(
       [
         "Error: CalcTest.divides, by zero: expected 'url'",
-        'CalcTest — http://j/1/',
+        // Every line of a failed test's message starts as its first does.
+        'Error: CalcTest.divides, by zero: CalcTest — http://j/1/',
         'Error: Input --url is required',
         ''
       ].join('\n')
@@ -85,10 +86,22 @@ describe('StepLog: a step log for a terminal', () => {
     expect(render(stdout)).toBe(
       [
         'src/test/java/CalculatorTest.java:42: CalculatorTest.divides by zero: expected 4',
-        'CalculatorTest — http://j/1/',
+        'src/test/java/CalculatorTest.java:42: CalculatorTest.divides by zero: CalculatorTest — http://j/1/',
         ''
       ].join('\n')
     )
+  })
+
+  it("a secret over two lines of a failed test's message is masked before the lines get their start", () => {
+    const masker = new Redaction('runner')
+    masker.add('top\nsecret')
+    let out = ''
+    new StepLog(text => (out += text), masker, { verbose: false, color: false }).feed(
+      'stdout',
+      '::error title=T::a top%0Asecret b%0Ac\n'
+    )
+    // Masked as a whole, then each line started as the first.
+    expect(out).toBe('Error: T: a *** b\nError: T: c\n')
   })
 
   it("a failure's last console lines are not shown again right after the whole console", () => {
@@ -151,14 +164,14 @@ describe('StepLog: a step log for a terminal', () => {
     const out = render(
       'before p4ssw0rd\n::add-mask::p4ssw0rd\nafter p4ssw0rd\n::error::bad p4ssw0rd\n',
       {},
-      new Masker(),
+      new Redaction('runner'),
       'stderr p4ssw0rd\n'
     )
     expect(out).toBe('before p4ssw0rd\nafter ***\nError: bad ***\nstderr ***\n')
   })
 
   it('a mask added before the step (the secrets the command was given) holds from the first line', () => {
-    const masker = new Masker()
+    const masker = new Redaction('runner')
     masker.add('tok3n-value')
     expect(render('url http://x?token=tok3n-value\n', {}, masker)).toBe('url http://x?token=***\n')
   })
@@ -195,7 +208,10 @@ describe('StepLog: a step log for a terminal', () => {
 
   it('lines cut across chunks, \\r\\n and \\r line ends, a last line without a break', () => {
     let out = ''
-    const log = new StepLog(text => (out += text), new Masker(), { verbose: false, color: false })
+    const log = new StepLog(text => (out += text), new Redaction('runner'), {
+      verbose: false,
+      color: false
+    })
     for (const chunk of ['::gro', 'up::Tit', 'le\r', '\nline one\rline', ' two']) {
       log.feed('stdout', chunk)
     }

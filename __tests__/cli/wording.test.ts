@@ -41,6 +41,22 @@ describe('the action messages worded for a terminal', () => {
     )
   })
 
+  it('a line of files is the --file flag that made it, as typed; with --files, the line', () => {
+    const inputs = readActionInputs(join(ROOT, 'action.yml'))
+    const message =
+      "Input 'files' line 2: the path for B ('../b') has a '..' segment: expected `NAME=path` lines."
+    const typed = { files: '--file', fileValues: ['A=a.zip', 'B=../b'] } as const
+    expect(terminalWording(inputs, typed)(message)).toBe(
+      "--file B=../b: the path for B ('../b') has a '..' segment: expected `NAME=path` lines."
+    )
+    expect(
+      terminalWording(inputs, { files: '--file', fileValues: ['A=my file'] })(
+        "Input 'files' line 1 has no path"
+      )
+    ).toBe("--file 'A=my file' has no path")
+    expect(terminalWording(inputs, { files: '--files' })(message)).toMatch(/^--files line 2: /)
+  })
+
   it('the job message: required unless --jobs or --list-jobs', () => {
     expect(
       word("Input 'job' is required unless 'jobs' is set or 'list-jobs' is true: expected x.")
@@ -70,7 +86,8 @@ describe('the action messages worded for a terminal', () => {
     expect(word(untouched[0] ?? '')).toBe("--jobs item 2 has the key 'job' twice")
     expect(word(untouched[1] ?? '')).toBe("--parameters value of 'url' is an object")
     expect(word(untouched[2] ?? '')).toBe("--wait ('log') must be one of true, started, false.")
-    expect(word("Input 'job-token' must not")).toBe('--job-token must not')
+    // Longest name first: job-token is not read as job; it has its variable, as the other secrets.
+    expect(word("Input 'job-token' must not")).toBe('--job-token (or JENKINS_JOB_TOKEN) must not')
     expect(word('needs the `statuses: write` permission')).toBe(
       'needs the `statuses: write` permission'
     )

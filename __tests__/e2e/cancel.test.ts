@@ -123,6 +123,12 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
       expect(errorAnnotation(r)).toMatch(
         /cancelled while waiting for Jenkins long #\d+; stopped Jenkins build #\d+ \(stop; result ABORTED\)/
       )
+      // What is known is reported, as with `jobs`: the outputs and the summary, with what the stop did.
+      expect(r.outputs['build-number']).toBe(String(build.number))
+      expect(r.summary).toContain(`<h2>Jenkins <a href="${jenkins.url}/job/long/">long</a></h2>`)
+      expect(r.summary).toContain(
+        `stopped Jenkins build &#35;${build.number} (stop; result ABORTED)`
+      )
       expect(r.durationMs).toBeGreaterThan(0)
     })
 

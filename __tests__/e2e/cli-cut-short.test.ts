@@ -299,7 +299,7 @@ describe.concurrent('jenkins-build cut short, and its messages', () => {
       const number = /Jenkins build tested #(\d+) started/.exec(r.stdout)?.[1]
       buildOf(jenkins, 'tested', number)
       expect(r.stdout).toContain(
-        `\nError: divides by zero: expected: <ArithmeticException> but was: <Infinity>\nCalcTest — ${jenkins.url}/job/tested/${number}/testReport/`
+        `\nError: divides by zero: expected: <ArithmeticException> but was: <Infinity>\nError: divides by zero: CalcTest — ${jenkins.url}/job/tested/${number}/testReport/`
       )
     })
   })

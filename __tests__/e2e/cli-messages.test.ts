@@ -45,8 +45,15 @@ describe('jenkins-build: its messages', () => {
           parameters: [{ name: 'ENV', type: 'choice', choices: ['dev', 'prod'] }],
           script: { durationMs: 200 }
         },
+        // A plugin's parameter the step cannot know, which takes one value (it extends SimpleParameterDefinition).
         twice: {
-          parameters: [{ name: 'ENV', type: 'choice', choices: ['dev', 'prod'] }],
+          parameters: [
+            {
+              name: 'ENV',
+              type: 'string',
+              pluginClass: 'org.example.release.ReleaseParameterDefinition'
+            }
+          ],
           script: { durationMs: 200 }
         }
       }
@@ -106,6 +113,59 @@ describe('jenkins-build: its messages', () => {
       expect(jenkins.requests.filter(q => q.path.startsWith('/job/upload/build'))).toEqual([])
     })
 
+    it('an input error, and a run that ends well: no post step line, for there was nothing to stop', async () => {
+      const bad = await startCli(['--job', 'hello', '--timeout', 'soon'], creds).done
+      expect(bad.code, describeRun(bad)).toBe(1)
+      expect(bad.stdout).toMatch(/^Error: --timeout/m)
+      expect(bad.stdout + bad.stderr).not.toContain('Post step')
+      const good = await startCli(['--job', 'hello'], creds).done
+      expect(good.code, describeRun(good)).toBe(0)
+      expect(good.stdout + good.stderr).not.toContain('Post step')
+      // With --verbose it shows, as the runner's log would.
+      const verbose = await startCli(['--job', 'hello', '--verbose'], creds).done
+      expect(verbose.stdout).toContain(
+        'Post step: nothing to stop; the main step finished and left nothing for it.\n'
+      )
+    })
+
+    it("--build takes a build's page as copied from the browser, and says what to paste for a permalink it cannot follow", async () => {
+      const first = await startCli(['--job', 'hello', '--json'], creds).done
+      expect(first.code, describeRun(first)).toBe(0)
+      const number = (JSON.parse(first.stdout) as Record<string, string>)['build-number']
+      const page = `${jenkins.url}/job/hello/${number}/console`
+      const again = await startCli(['--job', 'hello', '--build', page, '--json'], creds).done
+      expect(again.code, describeRun(again)).toBe(0)
+      const outputs = JSON.parse(again.stdout) as Record<string, string>
+      expect(outputs).toMatchObject({ result: 'SUCCESS', 'build-number': number })
+      const latest = await startCli(
+        ['--job', 'hello', '--build', `${jenkins.url}/job/hello/lastBuild/`, '--json'],
+        creds
+      ).done
+      expect(latest.code, describeRun(latest)).toBe(0)
+      const failed = await startCli(
+        ['--job', 'hello', '--build', `${jenkins.url}/job/hello/lastFailedBuild/`],
+        creds
+      ).done
+      expect(failed.code, describeRun(failed)).toBe(1)
+      expect(failed.stdout).toContain(
+        'names lastFailedBuild, a build Jenkins picks anew each time: give `--build last` (lastBuild) or `--build last-successful` (lastSuccessfulBuild)'
+      )
+    })
+
+    it('a --file refused for its path names the flag as typed, not a line', async () => {
+      const r = await startCommand({
+        command: process.execPath,
+        args: [BIN, '--job', 'upload', '--file', 'PACKAGE=../app.zip'],
+        env: creds,
+        cwd: workspace
+      }).done
+      expect(r.code, describeRun(r)).toBe(1)
+      expect(r.stdout).toContain(
+        "Error: --file PACKAGE=../app.zip: the path for PACKAGE ('../app.zip')"
+      )
+      expect(r.stdout).not.toContain('line 1')
+    })
+
     it("a value outside a choice parameter's list: refused before anything is sent, naming the choices", async () => {
       const r = await startCli(['--job', 'deploy', '-p', 'ENV=qa'], creds).done
       expect(r.code, describeRun(r)).toBe(1)
@@ -118,12 +178,12 @@ describe('jenkins-build: its messages', () => {
     })
 
     it("Jenkins' 500 refusing the request is its answer: sent once, one sentence", async () => {
-      // Two values for a single-value parameter: Jenkins' IllegalArgumentException, a 500 page.
+      // Two values for a plugin's single-value parameter: Jenkins' IllegalArgumentException, a 500 page.
       const r = await startCli(['--job', 'twice', '-p', 'ENV=dev', '-p', 'ENV=prod'], creds).done
       expect(r.code, describeRun(r)).toBe(1)
       expect(r.stdout).toMatch(
         new RegExp(
-          `^Error: Jenkins at ${jenkins.url.replace(/\./g, '\\.')} refused to trigger job 'twice' \\(500\\): its error page gives no reason; its log has it under Logging ID [0-9a-f-]{36} \\(a parameter value it does not accept, such as a choice not in the list, is the usual one\\)\\.\\n`,
+          `^Error: Jenkins at ${jenkins.url.replace(/\./g, '\\.')} refused to trigger job 'twice' \\(500\\): its error page gives no reason; its log has it under Logging ID [0-9a-f-]{36} \\(a parameter value it does not accept, such as several values for a plugin's parameter that takes one, is the usual one\\)\\.\\n`,
           'm'
         )
       )

@@ -16,7 +16,7 @@ const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as 
 export const BIN = join(ROOT, PACKAGE.bin['jenkins-build'] ?? '')
 if (!existsSync(BIN)) {
   throw new Error(
-    `${BIN} is missing: 'npm run package' builds it (into dist/cli/, with dist/index.js)`
+    `${BIN} is missing: 'npm run build' builds it (into dist/cli/, with dist/index.js)`
   )
 }
 

@@ -41,6 +41,7 @@ describe('jenkins-build (the package bin)', () => {
           script: { durationMs: 200, echoParameters: true }
         },
         flagged: { script: { durationMs: 200 } },
+        remote: { authToken: 'cli-job-token-5f3a9c', script: { durationMs: 200 } },
         long: { script: { durationMs: 30_000, consoleLines: ['working'] } }
       }
     })
@@ -154,6 +155,19 @@ describe('jenkins-build (the package bin)', () => {
       expect(r.stdout + r.stderr).not.toContain(ADMIN_TOKEN)
     })
 
+    it('JENKINS_JOB_TOKEN gives --job-token: the trigger carries it, and it is masked', async () => {
+      const r = await startCli(['--job', 'remote', '--json'], {
+        ...creds,
+        JENKINS_JOB_TOKEN: 'cli-job-token-5f3a9c'
+      }).done
+      expect(r.code, describeRun(r)).toBe(0)
+      const outputs = JSON.parse(r.stdout) as Record<string, string>
+      const build = buildOf(jenkins, 'remote', outputs['build-number'])
+      expect(build.causes.map(c => c._class)).toContain('hudson.model.Cause$RemoteCause')
+      expect(r.stderr).not.toContain('--job-token on the command line')
+      expect(r.stdout + r.stderr).not.toContain('cli-job-token-5f3a9c')
+    })
+
     it('Ctrl+C (SIGINT) stops the Jenkins build as a cancelled workflow does, then ends by SIGINT', async () => {
       const cli = startCli(['--job', 'long'], creds)
       const [, number] = await cli.waitFor(/Jenkins build long #(\d+) started/)
@@ -161,12 +175,12 @@ describe('jenkins-build (the package bin)', () => {
       const r = await cli.done
       expect(r.signal, describeRun(r)).toBe('SIGINT')
       expect(buildOf(jenkins, 'long', number).result).toBe('ABORTED')
-      expect(r.stdout).toContain(
-        'Received SIGINT: cancelling the step as the runner cancels a workflow (SIGINT).\n'
-      )
-      // The action got exactly one SIGINT (the runner's), not a second from the terminal.
+      // The action got exactly one SIGINT (the runner's), not a second from the
+      // terminal, and said so: one line for one Ctrl+C.
+      expect(r.stdout.match(/Received SIGINT/g)).toEqual(['Received SIGINT'])
       expect(r.stdout).toContain('Received SIGINT: the workflow was cancelled.\n')
-      expect(r.stdout).not.toContain('Received SIGINT again')
+      // The main step stopped its build: the post step had nothing to stop, and says nothing.
+      expect(r.stdout).not.toContain('Post step')
       expect(r.stdout).toContain(
         `Error: The workflow was cancelled while waiting for Jenkins long #${number}; stopped Jenkins build #${number} (stop; result ABORTED).\n`
       )

@@ -148,7 +148,7 @@ describe.each(RUNTIMES)('comment commands ($name)', ({ path: node }) => {
       expect(r.code, describeRun(r)).toBe(0)
       expect(JSON.parse(r.outputs['build-parameters'] ?? '{}')).toEqual({ SHA: REVIEWED })
       expect(r.outputs.commit).toBe(REVIEWED)
-      expect(statusShas(github, 'jenkins/built')).toEqual([REVIEWED, REVIEWED])
+      expect(statusShas(github, 'jenkins/built')).toEqual([REVIEWED, REVIEWED, REVIEWED])
       expect(reads(github, '/repos/owner/repo/collaborators/writer/permission')).toBe(1)
       expect(reads(github, '/repos/owner/repo/pulls/23')).toBe(1)
       expect(reads(github, '/repos/someone/fork/activity')).toBeGreaterThan(0)
@@ -164,7 +164,7 @@ describe.each(RUNTIMES)('comment commands ($name)', ({ path: node }) => {
         event: comment('linker', 31)
       })
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/links')).toEqual([REVIEWED, REVIEWED])
+      expect(statusShas(github, 'jenkins/links')).toEqual([REVIEWED, REVIEWED, REVIEWED])
       const at = (sha: string) =>
         `<a href="https://github.com/owner/repo/blob/${sha}/tests/test_parser.py#L17">`
       expect(r.summary).toContain(at(REVIEWED))
@@ -178,7 +178,7 @@ describe.each(RUNTIMES)('comment commands ($name)', ({ path: node }) => {
       })
       expect(r.code, describeRun(r)).toBe(0)
       expect(reads(github, '/repos/owner/repo/collaborators/issuer/permission')).toBe(1)
-      expect(statusShas(github, 'jenkins/issue')).toEqual([GITHUB_SHA, GITHUB_SHA])
+      expect(statusShas(github, 'jenkins/issue')).toEqual([GITHUB_SHA, GITHUB_SHA, GITHUB_SHA])
       expect(JSON.parse(r.outputs['build-parameters'] ?? '{}')).toEqual({ SHA: GITHUB_SHA })
       expect(r.stdout).toContain('pr-comment: this run (issue_comment) is tied to no pull request')
     })

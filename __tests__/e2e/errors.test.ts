@@ -45,8 +45,15 @@ async function closedPort(): Promise<number> {
 
 describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
   let jenkins: TestJenkins
+  /** A Jenkins served at the root of its server (no context path). */
+  let rooted: TestJenkins
   let sso: LocalServer
   beforeAll(async () => {
+    rooted = await startJenkins({
+      quietPeriodSec: 0,
+      users: [{ name: 'admin', apiToken: ADMIN_TOKEN, permissions: ['admin'] }],
+      jobs: { hello: { script: { durationMs: 100 } } }
+    })
     jenkins = await startJenkins({
       contextPath: '/jenkins',
       quietPeriodSec: 0,
@@ -79,6 +86,7 @@ describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
   })
   afterAll(async () => {
     await jenkins.close()
+    await rooted.close()
     await sso.close()
   })
 
@@ -216,6 +224,35 @@ describe.each(RUNTIMES)('failures ($name)', ({ path: node }) => {
       expect(outside.map(q => q.path)).toEqual(
         expect.arrayContaining(['/job/hello/api/json', '/login', '/'])
       )
+    })
+
+    it("a url with a context path Jenkins at the root does not have: 'url' is wrong, and what it should be", async () => {
+      const url = `${rooted.url}/jenkins`
+      const r = await run(node, { url, user: 'admin', token: ADMIN_TOKEN, job: 'hello' })
+      const message = failure(r, ADMIN_TOKEN)
+      expect(message).toBe(
+        `'url' is not the address of Jenkins: Jenkins answers at ${rooted.url}, and at ${url} it has neither job 'hello' nor its login page. Set 'url' to ${rooted.url}.`
+      )
+      // Jenkins answered every request of this run under /jenkins (its own 404s), and nothing was posted.
+      const mine = rooted.requests.filter(q => q.path.startsWith('/jenkins/'))
+      expect(mine.length).toBeGreaterThan(0)
+      expect(mine.filter(q => q.method !== 'GET')).toEqual([])
+    })
+
+    it("a job's page pasted into url: 'url' is wrong, the job's path goes in 'job'", async () => {
+      const page = `${rooted.url}/job/hello`
+      const r = await run(node, {
+        url: `${page}/`,
+        user: 'admin',
+        token: ADMIN_TOKEN,
+        job: 'hello'
+      })
+      const message = failure(r, ADMIN_TOKEN)
+      expect(message).toBe(
+        `'url' is not the address of Jenkins: Jenkins answers at ${rooted.url}, and at ${page} it has neither job 'hello' nor its login page. Set 'url' to ${rooted.url}; ${page} is the page of 'hello', whose path goes in 'job'.`
+      )
+      const posts = rooted.requests.filter(q => q.method !== 'GET' && q.path.startsWith('/job/'))
+      expect(posts).toEqual([])
     })
 
     it('an unresolvable host is named', async () => {

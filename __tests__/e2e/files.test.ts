@@ -104,7 +104,9 @@ describe('files', () => {
       expect(r.summary).toContain(
         '<tr><td><code>PACKAGE</code></td><td>app.zip (293 KiB)</td></tr><tr><td><code>TARGET</code></td><td>prod</td></tr>'
       )
-      expect(r.stdout).toMatch(/Uploaded 293 KiB of files in [\d.]+ s/)
+      expect(r.stdout).toMatch(
+        /Uploaded 293 KiB of files in (\d+ ms\.|[\d.]+ s \([\d.]+ [KM]iB\/s\)\.)/
+      )
       const file = await fetch(
         `${jenkins.url}/job/deploy/${build?.number}/parameters/parameter/PACKAGE/PACKAGE`,
         {

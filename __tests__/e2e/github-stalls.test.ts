@@ -96,18 +96,16 @@ function scenario(call: Call, effect: GithubFaultEffect) {
     job,
     'github-token': TOKEN,
     ...(call === 'pulls.get' || call === 'statuses.create' ? { 'commit-status': 'true' } : {}),
-    ...(call.startsWith('comments.') ? { 'pr-comment': 'true' } : {})
+    ...(call.startsWith('comments.') ? { 'pr-comment': 'true' } : {}),
+    // The reports read the named pull request's head (a comment command's
+    // own reads are comment-command.test.ts's).
+    ...(call === 'pulls.get' ? { 'pull-request': String(number) } : {})
   }
   const payload =
     call === 'pulls.get'
-      ? {
-          action: 'created',
-          issue: { number, pull_request: { url: 'x' } },
-          comment: { body: '/jenkins build' },
-          repository
-        }
+      ? { inputs: {}, repository }
       : { number, pull_request: { number, head: { sha } }, repository }
-  const event = { name: call === 'pulls.get' ? 'issue_comment' : 'pull_request', payload }
+  const event = { name: call === 'pulls.get' ? 'workflow_dispatch' : 'pull_request', payload }
   const match = (r: GithubRequest): boolean =>
     call === 'statuses.create'
       ? r.params.sha === sha
@@ -298,7 +296,8 @@ describe.concurrent('a GitHub that does not answer, or rate-limits, left to run 
       expect(r.stdout).toMatch(
         /GitHub's rate limit holds requests back \(HTTP 403, x-ratelimit-remaining: 0\): waiting \d+(\.\d)? s before POST/
       )
-      expect(states()).toEqual(['pending', 'success'])
+      // Queued, running, then the result.
+      expect(states()).toEqual(['pending', 'pending', 'success'])
     },
     TEST_MS
   )

@@ -49,7 +49,8 @@ const USERS = [
   'artifacts',
   'disable',
   'post',
-  'twice'
+  'twice',
+  'items'
 ]
 
 let jenkins: TestJenkins
@@ -108,7 +109,17 @@ beforeAll(async () => {
       'd-b': quick(100),
       'k-a': quick(30_000),
       'k-b': { type: 'pipeline', script: { durationMs: 30_000 } },
-      'twice-a': quick(300)
+      'twice-a': quick(300),
+      'i-given': quick(100, { result: 'FAILURE', consoleLines: ['given output'] }),
+      'i-input': {
+        type: 'pipeline',
+        script: {
+          stages: [
+            { name: 'Build', durationMs: 100 },
+            { name: 'Approve', durationMs: 50, input: { message: 'Ship it?', id: 'Ship' } }
+          ]
+        }
+      }
     }
   })
   github = await startLocalServer((req, res) => {
@@ -433,6 +444,48 @@ describe('jobs', () => {
       expect(first?.queueUrl).toBe(second?.queueUrl)
       expect(serverBuild(r, 'twice-a')?.causes).toHaveLength(2)
     })
+  })
+
+  it('per item: a given build (its console, its history), and a Pipeline waiting at an input said with its job', async () => {
+    // The job's history: one finished build, then the one given to the step.
+    const earlier = await startBuild(jenkins, 'i-given')
+    await untilServer(() => (earlier.building ? undefined : true), 'the earlier build')
+    const given = await startBuild(jenkins, 'i-given')
+    await untilServer(() => (given.building ? undefined : true), 'the given build')
+    const running = startAction(
+      {
+        ...as('items'),
+        jobs: JSON.stringify([{ job: 'i-given', build: given.number }, 'i-input'])
+      },
+      { node: RUNTIMES[0]?.path, killAfterMs: 45_000 }
+    )
+    const asked = /Jenkins build #\d+ is waiting for input in stage "Approve": answer it at (\S+)/
+    await running.waitForOutput(asked, 40_000)
+    const inputUrl = asked.exec(running.stdout())?.[1] ?? ''
+    const proceed = await adminPost(
+      jenkins,
+      `${inputUrl.slice(jenkins.url.length)}Ship/proceedEmpty`
+    )
+    expect(proceed.status).toBe(200)
+    const r = await running.done
+    expect(r.code, describeRun(r)).toBe(1)
+    expect(builds(r).map(b => [b.job, b.number, b.result])).toEqual([
+      ['i-given', given.number, 'FAILURE'],
+      ['i-input', serverBuild(r, 'i-input')?.number, 'SUCCESS']
+    ])
+    // Followed, not triggered; its console shown as a new build's.
+    expect(jenkins.requests.filter(q => q.user === 'items' && q.kind === 'trigger')).toHaveLength(1)
+    const givenUrl = `${jenkins.url}/job/i-given/${given.number}/`
+    expect(r.stdout).toContain(`Following build #${given.number} of i-given: ${givenUrl}`)
+    expect(
+      consoleGroups(r.stdout).get(`Console of Jenkins i-given #${given.number}`)?.lines
+    ).toContain('given output')
+    // The input said once, naming its job.
+    expect(r.stdout.match(/i-input: Jenkins build #\d+ is waiting for input/g)).toHaveLength(1)
+    // Its section has the job's history before it: is this failure new?
+    expect(r.summary).toContain(
+      `Last 1 finished build(s), oldest first: <a href="${jenkins.url}/job/i-given/${earlier.number}/">❌</a>`
+    )
   })
 
   describe.concurrent('cancel, timeout and the post step (Node 24)', () => {

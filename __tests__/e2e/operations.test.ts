@@ -63,7 +63,8 @@ const jobs = (): Record<string, JobSpec> => ({
   },
   'no-wait': quick('fire and forget', 400),
   'wait-started': quick('started', 3000),
-  'last-running': quick('running', 2000),
+  // Long enough that a step started on a busy machine still finds it running.
+  'last-running': quick('running', 8000),
   'last-no-wait': quick('running', 2000),
   history: quick('history'),
   'never-built': quick('never'),

@@ -155,7 +155,8 @@ describe.each(RUNTIMES)('outputs and summaries bounded ($name)', ({ path: node }
       expect(r.summary).toContain(`<td>stage 0000 ${'x'.repeat(188)}…</td>`)
       expect(r.summary).not.toContain('x'.repeat(200))
       expect(Buffer.byteLength(r.summary)).toBeLessThan(MIB)
-    })
+      // 8 MB of stages to read and cap: on a busy machine this takes longer than the default 30 s.
+    }, 120_000)
 
     it(`${MANY} failed builds with long-named stages and tests: the summary stays under 1 MiB, whole, and says what it left out`, async () => {
       const names = Array.from({ length: MANY }, (_, i) => `many-${String(i).padStart(2, '0')}`)

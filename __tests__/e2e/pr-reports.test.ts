@@ -116,7 +116,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         }
       })
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-pr')).toEqual([PR_HEAD, PR_HEAD])
+      expect(statusShas(github, 'jenkins/ev-pr')).toEqual([PR_HEAD, PR_HEAD, PR_HEAD])
       expect(r.outputs.commit).toBe(PR_HEAD)
     })
 
@@ -137,7 +137,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         }
       })
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-run')).toEqual([RUN_HEAD, RUN_HEAD])
+      expect(statusShas(github, 'jenkins/ev-run')).toEqual([RUN_HEAD, RUN_HEAD, RUN_HEAD])
       expect(github.comments.get(31)?.map(c => c.body)).toEqual([
         expect.stringContaining('`ev-run`')
       ])
@@ -160,7 +160,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         }
       )
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'ci/fork')).toEqual([RUN_HEAD, RUN_HEAD])
+      expect(statusShas(github, 'ci/fork')).toEqual([RUN_HEAD, RUN_HEAD, RUN_HEAD])
       expect(github.comments.get(37)).toHaveLength(1)
     })
 
@@ -176,7 +176,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         }
       })
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-queue')).toEqual([QUEUE_HEAD, QUEUE_HEAD])
+      expect(statusShas(github, 'jenkins/ev-queue')).toEqual([QUEUE_HEAD, QUEUE_HEAD, QUEUE_HEAD])
     })
 
     it('push: GITHUB_SHA', async () => {
@@ -185,7 +185,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
         event: { name: 'push', payload: { after: GITHUB_SHA, repository } }
       })
       expect(r.code, describeRun(r)).toBe(0)
-      expect(statusShas(github, 'jenkins/ev-push')).toEqual([GITHUB_SHA, GITHUB_SHA])
+      expect(statusShas(github, 'jenkins/ev-push')).toEqual([GITHUB_SHA, GITHUB_SHA, GITHUB_SHA])
     })
   })
 
@@ -315,7 +315,7 @@ describe.each(RUNTIMES)('pull request reports ($name)', ({ path: node }) => {
       describeRun(r)
     ).toEqual(['GET', 'POST'])
     // The statuses are another permission: they still went.
-    expect(statusShas(forbidden, 'jenkins/denied')).toEqual([PR_HEAD, PR_HEAD])
+    expect(statusShas(forbidden, 'jenkins/denied')).toEqual([PR_HEAD, PR_HEAD, PR_HEAD])
   })
 
   it('with jobs: a build whose artifacts cannot be written ends its status as error, with the reason', async () => {

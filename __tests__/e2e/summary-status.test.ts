@@ -157,11 +157,20 @@ describe.each(RUNTIMES)('summary, commit status and post step ($name)', ({ path:
       )
       expect(r.code, describeRun(r)).toBe(0)
       const posted = statuses(github, 'jenkins/status-ok')
-      expect(posted.map(p => p.state)).toEqual(['pending', 'success'])
+      expect(posted.map(p => [p.state, p.description])).toEqual([
+        ['pending', 'Queued in Jenkins'],
+        ['pending', `Jenkins build #${r.outputs['build-number']} running`],
+        ['success', `Jenkins #${r.outputs['build-number']}: SUCCESS`]
+      ])
+      // Queued: the queue item's page, until the build is known.
+      expect(posted.map(p => p.target_url)).toEqual([
+        r.outputs['queue-url'],
+        r.outputs['build-url'],
+        r.outputs['build-url']
+      ])
       for (const p of posted) {
         expect(p.sha).toBe(HEAD_SHA)
         expect(p.sha).not.toBe(MERGE_SHA)
-        expect(p.target_url).toBe(r.outputs['build-url'])
         expect(p.authorization).toMatch(new RegExp(`^(token|Bearer) ${GITHUB_TOKEN}$`))
       }
       const leaks = r.stdout
@@ -185,9 +194,9 @@ describe.each(RUNTIMES)('summary, commit status and post step ($name)', ({ path:
       expect(r.code, describeRun(r)).toBe(1)
       expect(statuses(github, 'jenkins/status-fail')).toEqual([])
       const posted = statuses(github, 'ci/jenkins-custom')
-      expect(posted.map(p => p.state)).toEqual(['pending', 'failure'])
+      expect(posted.map(p => p.state)).toEqual(['pending', 'pending', 'failure'])
       expect(posted.every(p => p.sha === HEAD_SHA)).toBe(true)
-      expect(posted[1]?.target_url).toBe(r.outputs['build-url'])
+      expect(posted[2]?.target_url).toBe(r.outputs['build-url'])
     })
 
     it('posts error, not a pending left forever, when the step times out', async () => {
@@ -206,14 +215,16 @@ describe.each(RUNTIMES)('summary, commit status and post step ($name)', ({ path:
       const posted = statuses(github, 'jenkins/status-timeout')
       // A pending status still in flight at the timeout is cut with the
       // step's other requests (on a busy machine it may not have gone out):
-      // what counts is that the last one is the error.
-      expect(
-        posted.map(p => p.state),
-        describeRun(r)
-      ).toEqual(posted.length === 2 ? ['pending', 'error'] : ['error'])
+      // what counts is that the last one is the error, after the pending ones
+      // (queued, then running) that went out.
       const last = posted.at(-1)
+      expect(
+        posted.slice(0, -1).map(p => p.state),
+        describeRun(r)
+      ).toEqual(posted.slice(0, -1).map(() => 'pending'))
+      expect(last?.state).toBe('error')
       expect(last?.description).toBe('Timed out waiting for Jenkins')
-      if (posted.length === 2) expect(last?.target_url).toBe(posted[0]?.target_url)
+      if (posted.length === 3) expect(last?.target_url).toBe(posted[1]?.target_url)
     })
 
     it('a 403 from GitHub warns about statuses: write and leaves the result alone', async () => {

@@ -5,7 +5,7 @@
  * set exactly and shown inert within the summary's bounds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startJenkins, type TestJenkins } from '../../test-server/index.js'
+import { sampleJobs, startJenkins, type TestJenkins } from '../../test-server/index.js'
 import { auth, commands, describeRun, run, RUNTIMES, untilServer } from './helpers.js'
 
 const MiB = 1024 * 1024
@@ -94,7 +94,12 @@ describe.each(RUNTIMES)('build facts and values ($name)', ({ path: node }) => {
     expect(commands(r.stdout, 'set-output')).toEqual([])
     expect(r.summary).not.toContain('<b>Release')
     expect(r.summary).not.toContain('<script>')
-    expect(r.summary).toContain('&#60;b&#62;Release&#60;/b&#62; candidate')
+    // The description's text: tags (and the script's content) gone, the rest escaped as text.
+    expect(r.summary).toContain(
+      '<tr><th>Description</th><td>Release candidate<br>::set-output name=result::FAILURE<br>::error::boom %0A&#35;&#35;&#91;error&#93;x</td></tr>'
+    )
+    expect(r.summary).not.toContain('&#60;b&#62;')
+    expect(r.summary).not.toContain('alert(1)')
     expect(r.summary).toContain('1.4.2-rc1')
   })
 
@@ -156,6 +161,24 @@ describe.each(RUNTIMES)('build facts and values ($name)', ({ path: node }) => {
     // One request for the file, whatever came of it.
     const path = `/job/values/${r.outputs['build-number']}/artifact/${file}`
     expect(jenkins.requests.filter(q => q.path === path)).toHaveLength(1)
+  })
+
+  it('values-file-required: a values file that is missing fails the step once the build is reported', async () => {
+    const r = await run(node, {
+      ...auth(jenkins),
+      job: 'values',
+      'values-file': 'missing.json',
+      'values-file-required': 'true'
+    })
+    expect(r.code, describeRun(r)).toBe(1)
+    // The build is reported as usual: its outputs and summary, then the failure.
+    expect(r.outputs.result).toBe('SUCCESS')
+    expect(r.outputs.values).toBe('{}')
+    expect(r.summary).toContain('<h3>Values</h3>')
+    expect(commands(r.stdout, 'warning')).toEqual([])
+    expect(commands(r.stdout, 'error').map(c => c.value)).toEqual([
+      `The values-file 'missing.json' of build #${r.outputs['build-number']} of values was not archived by the build (404), and values-file-required is true: the values output is {}.`
+    ])
   })
 
   it('a values file sent without Content-Length (chunked): read when small, cut at 1 MiB when not', async () => {
@@ -256,9 +279,7 @@ describe.each(RUNTIMES)('build facts and values ($name)', ({ path: node }) => {
     expect(r.summary).not.toContain(heading(2, 'SUCCESS'))
     expect(r.summary).toContain(heading(3, 'FAILURE'))
     expect(r.summary).toContain('<tr><th>Display name</th><td>1.4.2-rc1</td></tr>')
-    expect(r.summary).toContain(
-      '<tr><th>Description</th><td>&#60;b&#62;Release&#60;/b&#62; candidate'
-    )
+    expect(r.summary).toContain('<tr><th>Description</th><td>Release candidate<br>')
     expect(r.summary.match(/<h4>Values<\/h4>/g)).toHaveLength(2)
     expect(r.summary).toContain('<tr><td><code>A</code></td><td>1</td></tr>')
     // Jenkins' text is text: no HTML of its own, no workflow command, and the summary bounded.
@@ -270,5 +291,23 @@ describe.each(RUNTIMES)('build facts and values ($name)', ({ path: node }) => {
     ])
     expect(commands(r.stdout, 'set-output')).toEqual([])
     expect(r.summary.length).toBeLessThan(30_000)
+  })
+})
+
+describe('the sample job release (npm run server): values-file, description and display-name without a script', () => {
+  let jenkins: TestJenkins
+  beforeAll(async () => {
+    jenkins = await startJenkins({ quietPeriodSec: 0, jobs: sampleJobs })
+  })
+  afterAll(() => jenkins.close())
+
+  it('gives back its values, its description (as text in the summary) and its display name', async () => {
+    const node = RUNTIMES[0]?.path ?? process.execPath
+    const r = await run(node, { ...auth(jenkins), job: 'release', 'values-file': 'build.env' })
+    expect(r.code, describeRun(r)).toBe(0)
+    expect(JSON.parse(r.outputs.values ?? '{}')).toEqual({ VERSION: '1.4.2', CHANNEL: 'beta' })
+    expect(r.outputs.description).toBe('<b>1.4.2</b> built from <i>main</i>')
+    expect(r.outputs['display-name']).toBe('1.4.2')
+    expect(r.summary).toContain('<tr><th>Description</th><td>1.4.2 built from main</td></tr>')
   })
 })

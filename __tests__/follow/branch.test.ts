@@ -57,7 +57,10 @@ function options(inputs: Record<string, string>): BranchOptions & { out: { lines
     job: 'repo',
     ...inputs
   }
-  const settings = parseSettings((name: Input) => all[name] ?? '')
+  const parsed = parseSettings((name: Input) => all[name] ?? '')
+  const { branch } = parsed
+  if (!branch) throw new Error('these tests give a branch')
+  const settings = { ...parsed, branch }
   const api = new JenkinsClient({
     url: settings.url,
     user: settings.user,

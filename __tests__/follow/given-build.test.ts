@@ -59,3 +59,14 @@ describe('resolveGivenBuild: a queue item URL', () => {
     )
   })
 })
+
+describe('resolveGivenBuild: a permalink', () => {
+  it("the job's lastSuccessfulBuild (a URL under Jenkins' own root URL): the build it names now", async () => {
+    const api = new FakeApi()
+    api.buildAnswers = [{ number: 12, result: 'SUCCESS' }]
+    const latest: BuildReference = { kind: 'latest', mode: 'last-successful', text: 'x' }
+    const start = await resolveGivenBuild(api, ['app'], latest)
+    expect(start).toMatchObject({ build: { number: 12, result: 'SUCCESS' } })
+    expect(api.calls).toEqual(['getBuild lastSuccessfulBuild'])
+  })
+})

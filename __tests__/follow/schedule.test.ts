@@ -72,7 +72,7 @@ function simulate(
   const tracks = new Map<number, ModelBuild>()
   for (const b of world.builds) {
     b.number ??= 1
-    tracks.set(schedule.addQueued([b.job], b.queueId, 0, options.expect), b)
+    tracks.set(schedule.addQueued([b.job], b.queueId, 0, { expect: options.expect }), b)
   }
   let now = 0
   const state = (b: ModelBuild, t: number) => {
@@ -266,7 +266,12 @@ describe('SharedSchedule', () => {
       { untilMs: 10_000 }
     )
     const left = log.events.find(e => e.event.kind === 'left-without-build')
-    expect(left?.event).toEqual({ kind: 'left-without-build', track: 0, cancelled: true })
+    expect(left?.event).toEqual({
+      kind: 'left-without-build',
+      track: 0,
+      queueId: 3,
+      cancelled: true
+    })
   })
 
   it('computer/api/json refused: each build polled on its own, the polls spaced by the budget', () => {
@@ -408,5 +413,41 @@ describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
     expect(reads.at(-1)).toEqual({ kind: 'give-up', track: id, ref })
     expect(reads.filter(r => r.kind === 'build')).toEqual([])
     expect(now).toBeGreaterThan(20 + ONE_BUILD_POLICY.poll.followUpForMs)
+  })
+})
+
+describe('SharedSchedule: the reads beside a build', () => {
+  it("a running Pipeline's inputs: looked at 5 s after its start, then every 10 s; none once Jenkins shows no stages", () => {
+    const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
+    const ref = refOf(['p'], 3)
+    const id = schedule.addRunning(ref, 0, { from: { startedAt: 0 }, inputs: true })
+    const looks = (now: number): ScheduledRead[] =>
+      schedule.due(now).reads.filter(read => read.kind === 'inputs')
+    expect(looks(0)).toEqual([])
+    expect(looks(5000)).toEqual([{ kind: 'inputs', track: id, ref }])
+    // One look at a time, beside the build's own reads.
+    expect(looks(5100)).toEqual([])
+    schedule.sawInputs(id, 5200, { more: true })
+    expect(looks(15_100)).toEqual([])
+    expect(looks(15_200)).toEqual([{ kind: 'inputs', track: id, ref }])
+    schedule.sawInputs(id, 15_300, { more: false })
+    expect(looks(60_000)).toEqual([])
+  })
+
+  it('a drain: the console of a build that ended, at once and at the follow-up pace until Jenkins closes it; no build read', () => {
+    const schedule = new SharedSchedule(refOf, DEFAULT_SCHEDULE_POLICY)
+    const ref = refOf(['d'], 3)
+    const id = schedule.addDrain(ref, 0)
+    expect(schedule.due(0).reads).toEqual([{ kind: 'console', track: id, ref }])
+    expect(schedule.sawConsole(id, 10, { moreData: true, grew: true, finished: true })).toEqual([])
+    const { reads, nextAt } = schedule.due(10)
+    expect(reads).toEqual([])
+    // The follow-up pace, not the shared budget's 400 ms.
+    expect(nextAt).toBe(DEFAULT_SCHEDULE_POLICY.poll.followUpMs)
+    expect(schedule.due(100).reads).toEqual([{ kind: 'console', track: id, ref }])
+    expect(schedule.sawConsole(id, 110, { moreData: false, grew: false, finished: true })).toEqual([
+      { kind: 'drained', track: id }
+    ])
+    expect(schedule.active).toBe(false)
   })
 })

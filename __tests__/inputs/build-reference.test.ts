@@ -41,8 +41,53 @@ describe('parseBuildReference', () => {
   })
 
   it.each([
-    [`${BASE}/job/team/job/app/42/console`, 'is not a build URL'],
-    [`${BASE}/job/team/job/app/`, 'is not a build URL'],
+    ['42/console'],
+    ['42/consoleFull'],
+    ['42/changes'],
+    ['42/testReport/com.example/CalculatorTest/'],
+    ['42/artifact/build/libs/app.jar'],
+    ['42/pipeline-overview/'],
+    ['42/display/redirect']
+  ])('reads a page of a build, as copied from the browser: …/%s', page => {
+    expect(parseBuildReference(`${BASE}/job/team/job/app/${page}`, BASE, JOB)).toEqual({
+      kind: 'build',
+      number: 42,
+      text: `${BASE}/job/team/job/app/${page}`
+    })
+  })
+
+  it("reads the job's lastBuild and lastSuccessfulBuild, and their pages, as those modes", () => {
+    expect(parseBuildReference(`${BASE}/job/team/job/app/lastBuild/`, BASE, JOB)).toMatchObject({
+      kind: 'latest',
+      mode: 'last'
+    })
+    expect(
+      parseBuildReference(`${BASE}/job/team/job/app/lastSuccessfulBuild/console`, BASE, JOB)
+    ).toMatchObject({ kind: 'latest', mode: 'last-successful' })
+  })
+
+  it('says precisely what to paste for a permalink it cannot follow, a job page, or another page', () => {
+    expect(() =>
+      parseBuildReference(`${BASE}/job/team/job/app/lastFailedBuild/`, BASE, JOB)
+    ).toThrow(
+      new InputError(
+        `Input 'build' URL ('${BASE}/job/team/job/app/lastFailedBuild/') names lastFailedBuild, a build Jenkins picks anew each time: give \`build: last\` (lastBuild) or \`build: last-successful\` (lastSuccessfulBuild), or that build's own URL, with its number (…/job/NAME/42/).`
+      )
+    )
+    expect(() => parseBuildReference(`${BASE}/job/team/job/app/`, BASE, JOB)).toThrow(
+      `Input 'build' URL ('${BASE}/job/team/job/app/') is the job's page, not a build's: paste a build's URL from its page in Jenkins (…/job/NAME/42/, or any page below it such as …/42/console), its lastBuild or lastSuccessfulBuild (…/job/NAME/lastBuild/), or a queue item URL (…/queue/item/7/): expected`
+    )
+    expect(() =>
+      parseBuildReference(`${BASE}/blue/organizations/jenkins/team%2Fapp/detail/app/42/`, BASE, JOB)
+    ).toThrow("is not a build URL: paste a build's URL from its page in Jenkins")
+    // Another job's lastBuild is another job's.
+    expect(() => parseBuildReference(`${BASE}/job/team/job/web/lastBuild/`, BASE, JOB)).toThrow(
+      "is a build of job 'team/web', not of 'team/app'"
+    )
+  })
+
+  it.each([
+    [`${BASE}/job/team/job/app/console`, 'is not a build URL'],
     [`${BASE}/job/team/job/app/42/?x=1`, 'has a query or fragment'],
     [`${BASE}/job/team/../app/42/`, "has a '.' or '..' segment"],
     ['https://u:p@ci.example.com/jenkins/job/team/job/app/42/', 'must not contain credentials'],

@@ -373,3 +373,28 @@ describe('checkConflicts with jobs refuses', () => {
     expect(refusal(() => checkConflicts({ ...jobsRun, ...use }))).toBe(message)
   })
 })
+
+describe('values-file-required', () => {
+  it('with a values file, a build followed to its end: accepted, with job and with jobs', () => {
+    const use = { valuesFileRequired: true, hasValuesFile: true }
+    expect(refusal(() => checkConflicts({ ...plain, ...use }))).toBeUndefined()
+    expect(refusal(() => checkConflicts({ ...jobsRun, ...use }))).toBeUndefined()
+  })
+
+  it('without any values file: refused, saying what to name', () => {
+    expect(refusal(() => checkConflicts({ ...plain, valuesFileRequired: true }))).toBe(
+      `Input 'values-file-required' is true but no values file is named: name the artifact to read in 'values-file' (or an item's "values-file"), or leave 'values-file-required' out.`
+    )
+  })
+
+  it('with a wait that does not reach the end: refused, the values are read at the end', () => {
+    const use = { valuesFileRequired: true, hasValuesFile: true, wait: 'started' } as const
+    expect(refusal(() => checkConflicts({ ...plain, ...use }))).toBe(
+      together(
+        'values-file-required',
+        'wait',
+        "the values file is read once the build ends, which 'wait: started' does not wait for; use 'wait: true'"
+      )
+    )
+  })
+})

@@ -7,6 +7,7 @@ import {
   type Settings
 } from '../../src/inputs/inputs.js'
 import { InputError } from '../../src/util/input-error.js'
+import { maskSecret } from '../../src/step/secrets.js'
 import { actionDefaults } from '../fixtures/action-defaults.js'
 import { selfSignedPem } from '../fixtures/pem.js'
 
@@ -64,6 +65,7 @@ describe('parseSettings', () => {
       headers: [],
       caCerts: [],
       failFast: false,
+      valuesFileRequired: false,
       inputWarnings: []
     })
   })
@@ -286,6 +288,17 @@ describe('parseSettings', () => {
     ['Last-Successful', 'last-successful']
   ])('build: %s', (build, mode) => {
     expect(settings({ build }).build).toBe(mode)
+  })
+
+  test("build: the job's lastBuild or lastSuccessfulBuild URL, as copied from the browser, is that mode", () => {
+    const job = 'http://127.0.0.1:1/jenkins/job/folder/job/job'
+    expect(settings({ build: `${job}/lastBuild/` })).toMatchObject({ build: 'last' })
+    expect(settings({ build: `${job}/lastSuccessfulBuild/console` }).given).toBeUndefined()
+    expect(settings({ build: `${job}/lastSuccessfulBuild/console` }).build).toBe('last-successful')
+    expect(settings({ build: `${job}/42/console` })).toMatchObject({
+      build: 'given',
+      given: { kind: 'build', number: 42 }
+    })
   })
 
   test('timeout in milliseconds', () => {
@@ -573,7 +586,7 @@ describe('getSettings', () => {
       timeout: '15m'
     })
     expect(process.env['INPUT_LIST-JOBS']).toBe('true')
-    expect(getSettings()).toMatchObject({
+    expect(getSettings({ mask: maskSecret })).toMatchObject({
       url: 'http://127.0.0.1:1/jenkins',
       user: 'alice',
       token: 'tok-123',
@@ -587,7 +600,7 @@ describe('getSettings', () => {
 
   test('parameters keep their leading blank lines, so line numbers match', () => {
     setInputs({ url: 'http://127.0.0.1:1', job: 'x', parameters: '\nA=1\nB\n' })
-    expect(() => getSettings()).toThrow(/line 3 has no '='/)
+    expect(() => getSettings({ mask: maskSecret })).toThrow(/line 3 has no '='/)
   })
 
   test('the secrets are masked before anything else is written, even when an input is bad', () => {
@@ -601,7 +614,7 @@ describe('getSettings', () => {
     })
     let thrown: unknown
     try {
-      getSettings()
+      getSettings({ mask: maskSecret })
     } catch (error) {
       thrown = error
     }
@@ -626,7 +639,7 @@ describe('getSettings', () => {
       headers: 'X-Id: id-value-2\nAuthorization: Bearer bearer-3\nX-Flag: on\nbroken line',
       wait: 'maybe'
     })
-    expect(() => getSettings()).toThrow(InputError)
+    expect(() => getSettings({ mask: maskSecret })).toThrow(InputError)
     expect(masks()).toEqual([
       '::add-mask::jt-secret-1',
       '::add-mask::id-value-2',
@@ -637,7 +650,9 @@ describe('getSettings', () => {
 
   test('a password in a job URL is masked too; empty secrets are not', () => {
     setInputs({ url: 'http://127.0.0.1:1', job: 'http://a:job-pass@127.0.0.1:1/job/x/' })
-    expect(() => getSettings()).toThrow(/^Input 'job' URL must not contain credentials/)
+    expect(() => getSettings({ mask: maskSecret })).toThrow(
+      /^Input 'job' URL must not contain credentials/
+    )
     expect(masks()).toEqual(['::add-mask::job-pass'])
   })
 })

@@ -126,6 +126,43 @@ describe('parseJobs', () => {
     expect(() => parseJobs(text, URL, NONE)).toThrow(message)
   })
 
+  test("an item's own build: a number or a URL of its job, followed instead of triggered", () => {
+    const { entries } = parseJobs(
+      JSON.stringify([
+        { job: 'a', build: 42 },
+        { job: 'f/b', build: `${URL}/job/f/job/b/7/` },
+        { job: 'c', build: `${URL}/queue/item/9/` },
+        'd'
+      ]),
+      URL,
+      NONE
+    )
+    expect(entries.map(e => e.given && [e.given.kind, e.given.where])).toEqual([
+      ['build', "Input 'jobs' item 1's 'build'"],
+      ['build', "Input 'jobs' item 2's 'build'"],
+      ['queue', "Input 'jobs' item 3's 'build'"],
+      undefined
+    ])
+  })
+
+  test.each([
+    [
+      { job: 'a', build: 'last' },
+      /^Input 'jobs' item 1's 'build' \('last'\) is not one: expected a build number/
+    ],
+    [{ job: 'a', build: true }, /item 1 has a 'build' that is a boolean/],
+    [
+      { job: 'a', build: `${URL}/job/b/3/` },
+      /item 1's 'build' URL .* is a build of job 'b', not of 'a' \(its 'job'\): follow a build of its job/
+    ],
+    [
+      { job: 'a', build: 3, parameters: { X: '1' } },
+      /item 1 has 'build' and parameters: a given build is followed, not triggered/
+    ]
+  ])("an item's build %j is refused", (item, message) => {
+    expect(() => parseJobs(JSON.stringify([item]), URL, NONE)).toThrow(message)
+  })
+
   test('a credential in an item URL is never echoed', () => {
     let message = ''
     try {
@@ -167,6 +204,12 @@ describe('parseSettings with jobs', () => {
     })
     expect(s.commitStatus).toBe(true)
     expect(s.jobs?.map(e => e.statusContext)).toEqual(['jenkins/a', 'jenkins/b'])
+  })
+
+  test("build: <number or URL> names one build: with jobs it is an item's own", () => {
+    expect(() => settings({ jobs: 'a\nb', build: '42' })).toThrow(
+      `Inputs 'jobs' and 'build' cannot be used together: a build number or URL names one build of one job: give it as that item's "build".`
+    )
   })
 
   test('disable applies to every listed job', () => {

@@ -2,6 +2,7 @@ import nock from 'nock'
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest'
 import { CommitStatusReporter, type StatusContext } from '../../src/outcome/commit-status.js'
 import type { Logger } from '../../src/util/logger.js'
+import { Redaction } from '../../src/util/redaction.js'
 
 const TOKEN = 'ghs_supersecrettoken123'
 const API = 'https://api.github.com'
@@ -58,6 +59,28 @@ afterAll(() => nock.enableNetConnect())
 afterEach(() => nock.cleanAll())
 
 describe('CommitStatusReporter', () => {
+  it("sends the description without the step's secrets, redacted before it is cut to 140 characters", async () => {
+    const { logger } = recorder()
+    const { scope, bodies } = expectStatuses(pushContext.sha, 1)
+    const secrets = new Redaction()
+    secrets.add('jt-0123456789abcdef')
+    const reporter = new CommitStatusReporter(
+      {
+        token: TOKEN,
+        context: 'jenkins/deploy',
+        logger,
+        fetch,
+        redact: text => secrets.redact(text)
+      },
+      pushContext
+    )
+    // The job token at characters 130-148: cut first, 9 of its characters would stay.
+    await reporter.finish('error', `${'x'.repeat(130)}jt-0123456789abcdef and more`)
+    expect(scope.isDone()).toBe(true)
+    const description = (bodies[0] as { description: string }).description
+    expect(description).toBe(`${'x'.repeat(130)}*** and m…`)
+  })
+
   it('posts pending then success to the pushed commit, with context, target URL and description', async () => {
     const { logger, warnings } = recorder()
     const { scope, bodies, headers } = expectStatuses(pushContext.sha, 2)

@@ -131,6 +131,7 @@ async function start(
     },
     logger,
     setOutput: (name, value) => void (outputs[name] = value),
+    redact: text => text,
     reportName: 'jenkins/job',
     env: {
       GITHUB_REPOSITORY: 'o/r',
@@ -410,6 +411,7 @@ describe('a broken event file: a warning, never a failure', () => {
       },
       logger,
       setOutput: (name, value) => void (outputs[name] = value),
+      redact: text => text,
       reportName: 'jenkins/job',
       env: {
         GITHUB_REPOSITORY: 'o/r',

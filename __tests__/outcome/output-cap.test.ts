@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest'
 import { cappedArray } from '../../src/outcome/output-cap.js'
-import { ARTIFACTS_OUTPUT_MAX_BYTES, setBuildOutputs } from '../../src/outcome/build-outputs.js'
+import { ARTIFACTS_OUTPUT_MAX_BYTES, setOutputs } from '../../src/outcome/build-outputs.js'
 import type { BuildOutcome } from '../../src/outcome/report.js'
 import type { Build } from '../../src/jenkins/model/types.js'
 import { decodeBuild, type CheckedBuildJson } from '../../src/jenkins/reads/decode.js'
+
+/** One build's outputs. */
+function setOneOutputs(
+  out: Parameters<typeof setOutputs>[0],
+  report: Parameters<typeof setOutputs>[1][number],
+  logger: Parameters<typeof setOutputs>[2]
+): void {
+  setOutputs(out, [report], logger, { several: false })
+}
 
 function recorder() {
   const outputs: Record<string, string> = {}
@@ -56,14 +65,14 @@ describe('setBuildOutputs and counts', () => {
 
   it('a duration that is not a count is not set, with a warning; the number is plain digits', () => {
     const r = recorder()
-    setBuildOutputs(r.out, outcome(build({ duration: 1e21 })), r.logger)
+    setOneOutputs(r.out, { outcome: outcome(build({ duration: 1e21 })) }, r.logger)
     expect(r.outputs.duration).toBeUndefined()
     expect(r.outputs['build-number']).toBe('7')
     expect(r.warnings).toEqual([
       'Ignored the duration Jenkins gave build #7 (1e+21): not a whole number of milliseconds. The duration output is not set.'
     ])
     const ok = recorder()
-    setBuildOutputs(ok.out, outcome(build({})), ok.logger)
+    setOneOutputs(ok.out, { outcome: outcome(build({})) }, ok.logger)
     expect(ok.outputs.duration).toBe('1200')
     expect(ok.warnings).toEqual([])
   })
@@ -74,12 +83,14 @@ describe('setBuildOutputs and counts', () => {
       { length: 2000 },
       (_, i) => `jenkins-artifacts/dist/${i}/${'a'.repeat(60)}.jar`
     )
-    setBuildOutputs(
+    setOneOutputs(
       r.out,
       {
-        ...outcome(build({})),
-        artifacts: { written, refused: [], folder: 'jenkins-artifacts', bytes: 0, problems: [] }
-      } as BuildOutcome,
+        outcome: {
+          ...outcome(build({})),
+          artifacts: { written, refused: [], folder: 'jenkins-artifacts', bytes: 0, problems: [] }
+        } as BuildOutcome
+      },
       r.logger
     )
     const json = r.outputs.artifacts ?? ''

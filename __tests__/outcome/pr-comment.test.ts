@@ -351,6 +351,18 @@ describe('PullRequestComment', () => {
       expect.stringMatching(/^Could not write the comment on pull request #7/)
     ])
   })
+
+  it('sends the body through the redaction it is given (the step passes its own)', async () => {
+    const { comment } = setup()
+    const scope = nock(API)
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, [])
+      .post(COMMENTS, { body: `${MARKER}\nfailed test \`echo *** x\`` })
+      .reply(201, { id: 9 })
+    await comment.write(`${MARKER}\nfailed test \`echo ${TOKEN} x\``)
+    expect(scope.isDone()).toBe(true)
+  })
 })
 
 describe('what a write does after each answer', () => {

@@ -3,16 +3,31 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as core from '@actions/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { failureMessage, writeSummary, type BuildOutcome } from '../../src/outcome/report.js'
-import {
-  BUILD_OUTPUT_MAX_BYTES,
-  buildOutput,
-  setBuildOutputs
-} from '../../src/outcome/build-outputs.js'
+import { writeSummary as writeReport, type BuildOutcome } from '../../src/outcome/report.js'
+import { failureMessage } from '../../src/outcome/failure.js'
+import { BUILD_OUTPUT_MAX_BYTES, buildOutput, setOutputs } from '../../src/outcome/build-outputs.js'
 import { formatDuration } from '../../src/util/duration.js'
 import type { Build } from '../../src/jenkins/model/types.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
-import type { Logger } from '../../src/util/logger.js'
+import { silentLogger, type Logger } from '../../src/util/logger.js'
+
+/** One build's summary, from its outcome alone. */
+function writeSummary(
+  summary: Parameters<typeof writeReport>[0],
+  outcome: BuildOutcome,
+  logger: Parameters<typeof writeReport>[2]
+): Promise<void> {
+  return writeReport(summary, [{ outcome, tail: [] }], logger, { several: false })
+}
+
+/** One build's outputs. */
+function setBuildOutputs(
+  out: Parameters<typeof setOutputs>[0],
+  report: Parameters<typeof setOutputs>[1][number],
+  logger: Logger = silentLogger
+): void {
+  setOutputs(out, [report], logger, { several: false })
+}
 
 /** A build as jenkins/reads decodes it from this JSON. */
 function build(overrides: Record<string, unknown> = {}): Build {
@@ -58,11 +73,13 @@ describe('setBuildOutputs', () => {
     setBuildOutputs(
       { setOutput: (name, value) => (outputs[name] = value) },
       {
-        ...base,
-        build: b,
-        buildUrl: 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/',
-        queueUrl: 'http://127.0.0.1:8080/jenkins/queue/item/7/',
-        result: 'UNSTABLE'
+        outcome: {
+          ...base,
+          build: b,
+          buildUrl: 'http://127.0.0.1:8080/jenkins/job/team/job/deploy/12/',
+          queueUrl: 'http://127.0.0.1:8080/jenkins/queue/item/7/',
+          result: 'UNSTABLE'
+        }
       }
     )
     expect(outputs).toEqual({
@@ -83,7 +100,7 @@ describe('setBuildOutputs', () => {
     const outputs: Record<string, string> = {}
     setBuildOutputs(
       { setOutput: (n, v) => (outputs[n] = v) },
-      { ...base, build: build({ result: 'FAILURE' }) }
+      { outcome: { ...base, build: build({ result: 'FAILURE' }) } }
     )
     expect(outputs.result).toBe('FAILURE')
   })
@@ -92,7 +109,7 @@ describe('setBuildOutputs', () => {
     const outputs: Record<string, string> = {}
     setBuildOutputs(
       { setOutput: (n, v) => (outputs[n] = v) },
-      { ...base, build: build({ building: true, result: 'FAILURE', duration: 0 }) }
+      { outcome: { ...base, build: build({ building: true, result: 'FAILURE', duration: 0 }) } }
     )
     expect(outputs).not.toHaveProperty('result')
     expect(outputs).not.toHaveProperty('duration')
@@ -108,7 +125,7 @@ describe('setBuildOutputs', () => {
     const b = build({ changeSets: [{ items }], culprits: [{ fullName: 'y'.repeat(200) }] })
     setBuildOutputs(
       { setOutput: (n, v) => (outputs[n] = v) },
-      { ...base, build: b, buildUrl: 'http://127.0.0.1/job/team/job/deploy/12/' },
+      { outcome: { ...base, build: b, buildUrl: 'http://127.0.0.1/job/team/job/deploy/12/' } },
       logger
     )
     const json = outputs.build ?? ''
@@ -151,7 +168,12 @@ describe('setBuildOutputs', () => {
     const outputs: Record<string, string> = {}
     setBuildOutputs(
       { setOutput: (n, v) => (outputs[n] = v) },
-      { ...base, build: decodeBuild(structuredClone(jenkins) as Parameters<typeof decodeBuild>[0]) }
+      {
+        outcome: {
+          ...base,
+          build: decodeBuild(structuredClone(jenkins) as Parameters<typeof decodeBuild>[0])
+        }
+      }
     )
     expect(outputs.build).toBe(JSON.stringify(jenkins))
     expect(outputs['build-parameters']).toBe('{"ENV":"prod"}')
@@ -161,7 +183,7 @@ describe('setBuildOutputs', () => {
     const outputs: Record<string, string> = {}
     setBuildOutputs(
       { setOutput: (n, v) => (outputs[n] = v) },
-      { ...base, queueUrl: 'http://127.0.0.1/queue/item/3/' }
+      { outcome: { ...base, queueUrl: 'http://127.0.0.1/queue/item/3/' } }
     )
     expect(outputs).toEqual({
       'queue-url': 'http://127.0.0.1/queue/item/3/',
@@ -471,7 +493,7 @@ describe('outputs and summary of tests, stages and artifacts', () => {
     const outputs: Record<string, string> = {}
     setBuildOutputs(
       { setOutput: (name, value) => void (outputs[name] = value) },
-      { ...base, build: build(), tests, stages, artifacts }
+      { outcome: { ...base, build: build(), tests, stages, artifacts } }
     )
     expect(outputs['tests-total']).toBe('300')
     expect(outputs['tests-failed']).toBe('3')
@@ -488,12 +510,12 @@ describe('outputs and summary of tests, stages and artifacts', () => {
     const outputs: Record<string, string> = {}
     setBuildOutputs(
       { setOutput: (name, value) => void (outputs[name] = value) },
-      { ...base, build: build() }
+      { outcome: { ...base, build: build() } }
     )
     expect(Object.keys(outputs).filter(k => /tests|stages|artifacts/.test(k))).toEqual([])
     setBuildOutputs(
       { setOutput: (name, value) => void (outputs[name] = value) },
-      { ...base, build: build(), stages: [] }
+      { outcome: { ...base, build: build(), stages: [] } }
     )
     expect(outputs['stages']).toBe('[]')
   })

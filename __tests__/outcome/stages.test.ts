@@ -6,7 +6,7 @@ import {
   readStages,
   STAGES_OUTPUT_MAX_BYTES,
   stagesOutput,
-  watchForInput
+  InputNotices
 } from '../../src/outcome/stages.js'
 import { recordingLogger } from '../jenkins/helpers.js'
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
@@ -60,7 +60,7 @@ describe('readStages', () => {
     expect(logger.lines.at(-1)).toEqual({ level: 'warning', message })
     expect(unread).toEqual([message])
     // The step being stopped is not swallowed.
-    const stopped = new Interrupted('the step was stopped', true)
+    const stopped = new Interrupted('the step was stopped', { sent: true })
     await expect(readStages(api(stopped), REF, build(PIPELINE), logger)).rejects.toBe(stopped)
   })
 })
@@ -100,65 +100,29 @@ test('failedStage: the first FAILED stage, else the first matching the result', 
   expect(failedStage(undefined, 'FAILURE')).toBeUndefined()
 })
 
-describe('watchForInput', () => {
-  /** Answers the describes in turn (the last repeats) and resolves `seen` after `count` of them. */
-  function scripted(answers: Array<PipelineRun | undefined | Error>, count: number) {
-    let calls = 0
-    let done!: () => void
-    const seen = new Promise<void>(resolve => (done = resolve))
-    const api = {
-      async describeRun() {
-        const answer = answers[Math.min(calls, answers.length - 1)]
-        calls++
-        if (calls === count) done()
-        if (answer instanceof Error) throw answer
-        return answer
-      }
-    }
-    return { api, seen, calls: () => calls }
-  }
-
-  it('logs a paused stage once, with the input page, and again after a new pause', async () => {
-    const running = {
+describe('InputNotices', () => {
+  it('says a paused stage once, with the input page, and again after a new pause', () => {
+    const running: PipelineRun = {
       status: 'IN_PROGRESS',
       stages: [stage('6', 'Build', 'SUCCESS'), stage('9', 'Deploy', 'IN_PROGRESS')]
     }
-    const paused = {
+    const paused: PipelineRun = {
       status: 'PAUSED_PENDING_INPUT',
       stages: [stage('6', 'Build', 'SUCCESS'), stage('9', 'Deploy', 'PAUSED_PENDING_INPUT')]
     }
-    const { api, seen } = scripted(
-      [running, paused, paused, new Error('502'), paused, running, paused, running],
-      8
+    const notices = new InputNotices(REF)
+    const said = [running, paused, paused, paused, running, paused, running].flatMap(run =>
+      notices.saw(run)
     )
-    const logger = recordingLogger()
-    const watch = watchForInput(api, REF, logger, { firstMs: 0, intervalMs: 1 })
-    await seen
-    watch.stop()
-    await watch.done
-    const info = logger.lines.filter(l => l.level === 'info').map(l => l.message)
     const line = `Jenkins build #8 is waiting for input in stage "Deploy": answer it at ${REF.url}input/`
-    expect(info).toEqual([line, line])
-    expect(logger.lines.filter(l => l.level === 'debug')).toEqual([
-      { level: 'debug', message: 'Could not look for a pending input: 502' }
-    ])
+    expect(said).toEqual([line, line])
   })
 
-  it('an input outside any stage pauses only the run; it is logged without a stage', async () => {
-    const { api, seen } = scripted([{ status: 'PAUSED_PENDING_INPUT', stages: [] }], 3)
-    const logger = recordingLogger()
-    const watch = watchForInput(api, REF, logger, { firstMs: 0, intervalMs: 1 })
-    await seen
-    watch.stop()
-    expect(logger.lines.map(l => l.message)).toEqual([
+  it('an input outside any stage pauses only the run; it is said without a stage', () => {
+    const notices = new InputNotices(REF)
+    const run: PipelineRun = { status: 'PAUSED_PENDING_INPUT', stages: [] }
+    expect([run, run, run].flatMap(r => notices.saw(r))).toEqual([
       `Jenkins build #8 is waiting for input: answer it at ${REF.url}input/`
     ])
-  })
-
-  it('stops looking when Jenkins has no wfapi (404)', async () => {
-    const { api, calls } = scripted([undefined], 1)
-    const watch = watchForInput(api, REF, recordingLogger(), { firstMs: 0, intervalMs: 1 })
-    await watch.done
-    expect(calls()).toBe(1)
   })
 })

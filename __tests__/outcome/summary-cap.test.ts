@@ -5,6 +5,38 @@ import * as core from '@actions/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { boundedSummary, fitSummary } from '../../src/outcome/summary-cap.js'
 
+/**
+ * core.summary whose write records what it would write (core.summary keeps
+ * the first file path it was given for good), and the longest buffer it
+ * held when an add began (a text the wrapper would copy or slice).
+ */
+function recording(): { summary: typeof core.summary; written: string[]; longest: () => number } {
+  const written: string[] = []
+  let longest = 0
+  const summary: typeof core.summary = new Proxy(core.summary, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver)
+      if (typeof value !== 'function') return value
+      const method = value as (...args: unknown[]) => unknown
+      if (key === 'write') {
+        return async () => {
+          written.push(target.stringify())
+          target.emptyBuffer()
+          return summary
+        }
+      }
+      return (...args: unknown[]) => {
+        if (typeof key === 'string' && key.startsWith('add')) {
+          longest = Math.max(longest, target.stringify().length)
+        }
+        const result = method.apply(target, args)
+        return result === target ? summary : result
+      }
+    }
+  })
+  return { summary, written, longest: () => longest }
+}
+
 /** Whether fenced code blocks and <details>, <table>, <pre> all close. */
 function balanced(text: string): boolean {
   const fences = text.split('\n').filter(line => /^\s*```/.test(line)).length
@@ -23,7 +55,12 @@ const table = (rows: number, cell: string) =>
 describe('fitSummary', () => {
   it('leaves what fits as it is', () => {
     const units = ['<h2>Jenkins</h2>\n', table(3, 'a')]
-    expect(fitSummary(units, 10_000)).toEqual({ text: units.join(''), sections: [], rows: 0 })
+    expect(fitSummary(units, 10_000)).toEqual({
+      text: units.join(''),
+      sections: [],
+      leftOut: 0,
+      rows: 0
+    })
   })
 
   it('leaves out whole sections, the largest first, never the first, and names them', () => {
@@ -63,9 +100,10 @@ describe('fitSummary', () => {
     const units = ['<h2>Jenkins builds</h2>\n']
     for (let i = 0; i < 30; i++) units.push(`<h3>job-${i} &#60;x&#62;</h3>\n`, table(100, 'r'))
     const fitted = fitSummary(units, 10_000)
-    expect(fitted.sections.length).toBeGreaterThan(10)
+    expect(fitted.leftOut).toBeGreaterThan(10)
+    expect(fitted.sections).toHaveLength(10)
     expect(fitted.text).toContain('&#39;Jenkins builds › job-0 &#60;x&#62;&#39;')
-    expect(fitted.text).toContain(`, and ${fitted.sections.length - 10} more)`)
+    expect(fitted.text).toContain(`, and ${fitted.leftOut - 10} more)`)
     expect(Buffer.byteLength(fitted.text)).toBeLessThanOrEqual(10_000)
   })
 })
@@ -118,8 +156,9 @@ describe('boundedSummary', () => {
 
   it('counts what the file already holds', async () => {
     writeFileSync(file, 'x'.repeat(25_000))
+    const { summary: target, written } = recording()
     const summary = boundedSummary(
-      core.summary,
+      target,
       { debug() {}, info() {}, warning() {} },
       {
         maxBytes: 30_000
@@ -128,7 +167,64 @@ describe('boundedSummary', () => {
     summary.addHeading('Jenkins', 2)
     summary.addHeading('Big', 3).addRaw('y'.repeat(10_000), true)
     await summary.write()
-    expect(readFileSync(file).byteLength).toBeLessThanOrEqual(30_000)
-    expect(readFileSync(file, 'utf8')).not.toContain('yyyy')
+    expect(written).toHaveLength(1)
+    expect(Buffer.byteLength(written[0] ?? '')).toBeLessThanOrEqual(5_000)
+    expect(written[0]).toContain('<h2>Jenkins</h2>')
+    expect(written[0]).not.toContain('yyyy')
+  })
+})
+
+describe('boundedSummary keeps what it holds bounded', () => {
+  const quiet = { debug() {}, info() {}, warning() {} }
+  beforeEach(() => core.summary.emptyBuffer())
+  afterEach(() => core.summary.emptyBuffer())
+
+  it("never lets the summary's buffer grow: each add starts on an empty one", () => {
+    const { summary, longest } = recording()
+    const bounded = boundedSummary(summary, quiet, { maxBytes: 1024 * 1024 })
+    for (let i = 0; i < 200; i++) bounded.addHeading(`test ${i}`, 3).addRaw('x'.repeat(1024), true)
+    expect(longest()).toBe(0)
+    expect(bounded.stringify()).toContain(`<h3>test 199</h3>\n${'x'.repeat(1024)}\n`)
+  })
+
+  it('keeps at most twice the limit and one unit, and still counts every section left out', async () => {
+    const { summary, written } = recording()
+    const warnings: string[] = []
+    const bounded = boundedSummary(
+      summary,
+      { ...quiet, warning: (m: string) => warnings.push(m) },
+      { maxBytes: 100_000, existingBytes: () => 0 }
+    )
+    let held = 0
+    bounded.addHeading('Jenkins builds', 2).addRaw('first', true)
+    for (let i = 0; i < 2000; i++) {
+      bounded.addHeading(`job-${i}`, 3).addRaw('y'.repeat(1000), true)
+      held = Math.max(held, Buffer.byteLength(bounded.stringify()))
+    }
+    expect(held).toBeLessThanOrEqual(2 * 100_000 + 1100)
+    await bounded.write()
+    const text = written.join('')
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(100_000)
+    const kept = (text.match(/<h3>job-\d+<\/h3>/g) ?? []).length
+    expect(kept).toBeGreaterThan(0)
+    expect(text).toContain('<h2>Jenkins builds</h2>\nfirst\n')
+    expect(text).toContain(`left out ${2000 - kept} section(s) (&#39;Jenkins builds › job-`)
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(`^The job summary was 19\\d\\d KiB, over .*: left out ${2000 - kept} section`)
+      )
+    ])
+  })
+
+  it('writes each unit redacted', async () => {
+    const { summary, written } = recording()
+    const bounded = boundedSummary(summary, quiet, {
+      existingBytes: () => 0,
+      redact: text => text.replaceAll('s3cr3t-value', '***')
+    })
+    bounded.addHeading('deploy s3cr3t-value', 2).addTable([['s3cr3t-value']])
+    expect(bounded.stringify()).not.toContain('s3cr3t')
+    await bounded.write()
+    expect(written).toEqual(['<h2>deploy ***</h2>\n<table><tr><td>***</td></tr></table>\n'])
   })
 })

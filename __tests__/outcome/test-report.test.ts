@@ -166,7 +166,9 @@ describe('readTests', () => {
   })
 
   it('the step being stopped while reading is not swallowed', async () => {
-    const stopped = new Interrupted('Stopped waiting for Jenkins at x: the step was stopped', true)
+    const stopped = new Interrupted('Stopped waiting for Jenkins at x: the step was stopped', {
+      sent: true
+    })
     await expect(readTests(api(stopped), REF, build([JUNIT]), recordingLogger())).rejects.toBe(
       stopped
     )

@@ -6,6 +6,7 @@ import {
   readValues
 } from '../../src/outcome/values.js'
 import { Interrupted, JenkinsError } from '../../src/jenkins/transport/errors.js'
+import { productProblems } from '../../src/outcome/report.js'
 import type { Logger } from '../../src/util/logger.js'
 
 const ref = { job: ['team', 'app'], number: 12, url: 'http://j/job/team/job/app/12/' }
@@ -176,8 +177,43 @@ describe('readValues', () => {
     }
   })
 
+  it('values-file-required: no warning but the problem the step fails with, and {}', async () => {
+    const out = logger()
+    const missing = async () => {
+      throw new JenkinsError('not-found', 'gone', 404)
+    }
+    const result = await readValues({ readArtifact: missing }, ref, 'build.env', out, {
+      required: true
+    })
+    expect(JSON.stringify(result.values)).toBe('{}')
+    expect(out.warnings).toEqual([])
+    expect(result).toMatchObject({
+      required: true,
+      problem:
+        "The values-file 'build.env' of build #12 of team/app was not archived by the build (404), and values-file-required is true: the values output is {}."
+    })
+    expect(
+      productProblems({ outcome: { jobName: 'team/app', jobUrl: '' }, values: result })
+    ).toEqual([result.problem])
+    // Read, or not required: nothing the step fails with.
+    const read = await readValues(
+      { readArtifact: async () => ({ bytes: Buffer.from('A=1') }) },
+      ref,
+      'build.env',
+      out,
+      { required: true }
+    )
+    expect(productProblems({ outcome: { jobName: 'team/app', jobUrl: '' }, values: read })).toEqual(
+      []
+    )
+    const warned = await readValues({ readArtifact: missing }, ref, 'build.env', out)
+    expect(
+      productProblems({ outcome: { jobName: 'team/app', jobUrl: '' }, values: warned })
+    ).toEqual([])
+  })
+
   it('lets the step’s own cancel through', async () => {
-    const cancelled = new Interrupted('cancelled', false)
+    const cancelled = new Interrupted('cancelled', { sent: false })
     await expect(
       readValues({ readArtifact: async () => Promise.reject(cancelled) }, ref, 'v.json', logger())
     ).rejects.toBe(cancelled)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { State } from '../../src/util/constants.js'
-import { RemoteWork, savedTargets } from '../../src/step/remote-work.js'
+import { RemoteWork, savedTargets, savedWork } from '../../src/step/remote-work.js'
 
 const api = {
   buildUrl: (job: readonly string[], n: number) => `https://ci/job/${job.join('/job/')}/${n}/`
@@ -72,11 +72,19 @@ describe('RemoteWork', () => {
     expect(savedTargets(state[State.Builds] as string, api)).toEqual([])
   })
 
-  it('a note for the post step (left running, ended, returned) is saved and deals with the work', () => {
-    const { l, state } = ledger([['a']])
+  it("an item's note for the post step (returned, ended) is saved and deals with that item", () => {
+    const { l, state } = ledger([['a'], ['b'], ['c']])
     l.queued(0, 1, false)
-    l.returned('queue item 1 of a goes on in Jenkins (wait: false)')
-    expect(state[State.Returned]).toBe('queue item 1 of a goes on in Jenkins (wait: false)')
+    l.queued(1, 2, false)
+    l.queued(2, 3, false)
+    l.returned(0, 'queue item 1 of a goes on in Jenkins (wait: false)')
+    expect(state[State.Done]).toBe('false')
+    l.returned(1, 'queue item 2 of b goes on in Jenkins (wait: false)')
+    l.ended(2, 'queue item 3 was cancelled in Jenkins')
+    expect(state[State.Returned]).toBe(
+      'queue item 1 of a goes on in Jenkins (wait: false); queue item 2 of b goes on in Jenkins (wait: false)'
+    )
+    expect(state[State.Ended]).toBe('queue item 3 was cancelled in Jenkins')
     expect(state[State.Done]).toBe('true')
     expect(l.isDone).toBe(true)
   })
@@ -87,6 +95,26 @@ describe('RemoteWork', () => {
     l.done()
     expect(state[State.Done]).toBe('true')
     expect(l.targets(api)).toEqual([])
+  })
+})
+
+describe('savedWork (the post step)', () => {
+  const read = (state: Record<string, string>) => savedWork(key => state[key] ?? '')
+
+  it('what the main step dealt with, the first note that says how', () => {
+    const { l, state } = ledger([['a']])
+    l.queued(0, 1, false)
+    expect(read(state).dealt).toBe(false)
+    l.leftRunning('https://ci/queue/item/1/')
+    expect(read(state)).toEqual({ dealt: 'left running', shown: 'https://ci/queue/item/1/' })
+    expect(read({ [State.Done]: 'true' })).toEqual({ dealt: 'finished', shown: '' })
+  })
+
+  it('work still running: its targets', () => {
+    const { l, state } = ledger([['a']])
+    l.queued(0, 1, false)
+    const saved = read(state)
+    expect(saved.dealt === false && saved.targets(api).map(t => t.queueId)).toEqual([1])
   })
 })
 

@@ -73,6 +73,7 @@ describe('job list and items (jenkins-api.md 5.5, 9)', () => {
       'my job',
       'params',
       'pipeline-early',
+      'release',
       'remote',
       'repo',
       'team',

@@ -15,7 +15,7 @@ describe('test server start-up lines', () => {
       '  CSRF protection on (crumb header Jenkins-Crumb); anonymous users cannot read.',
       'Users:',
       `  admin: password admin, API token ${TOKEN} (all permissions)`,
-      'Jobs: hello, params, failing, pipeline-early, with-tests, upload, failing-tests, my job, café, team/service/deploy, team/build, repo (multibranch), remote (job token sample-job-token), disabled (disabled)',
+      'Jobs: hello, params, failing, pipeline-early, with-tests, upload, release, failing-tests, my job, café, team/service/deploy, team/build, repo (multibranch), remote (job token sample-job-token), disabled (disabled)',
       "Point the action at it with admin's API token (Jenkins checks no crumb for it; the password works too, with a crumb and a session):",
       '  with:',
       '    url: http://127.0.0.1:8080',

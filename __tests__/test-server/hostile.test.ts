@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { startJenkins, type ServerOptions, type TestJenkins } from '../../test-server/index.js'
-import { ADMIN, getJson, post, queueId, waitFor } from './helpers.js'
+import { ADMIN, crumbSession, get, getJson, PASSWORD, post, queueId, waitFor } from './helpers.js'
 
 const EVIL = '\n::stop-commands::x'
 
@@ -92,5 +92,81 @@ describe('a hostile Jenkins (ServerOptions.hostile)', () => {
     expect((await getJson<Json>(j, '/job/serial/1/api/json')).result).toBe('UNSTABLE')
     j.setHostile({ text: '::error::x', fields: ['name'] })
     expect((await getJson<Json>(j, '/job/serial/api/json')).name).toBe('::error::xserial')
+  })
+
+  it('a build echoes what its trigger request carried in each text asked for (echoTrigger)', async () => {
+    const j = await start({
+      hostile: {
+        text: '',
+        echoTrigger: ['description', 'displayName', 'parameter', 'stage', 'test', 'console']
+      },
+      jobs: {
+        echo: {
+          type: 'pipeline',
+          authToken: 'job-token-1234',
+          parameters: [
+            { name: 'NOTE', default: '' },
+            { name: 'PW', type: 'password', default: '' }
+          ],
+          script: {
+            description: 'deploys',
+            stages: [{ name: 'Build', durationMs: 10 }],
+            tests: { suites: [{ name: 's', cases: [{ className: 'a.B', name: 'works' }] }] }
+          }
+        }
+      }
+    })
+    const session = await crumbSession(j)
+    const res = await post(j, '/job/echo/buildWithParameters?delay=0sec', {
+      auth: PASSWORD,
+      body: 'NOTE=note-value&PW=pw-value&token=job-token-1234',
+      headers: { cookie: session.cookie, [session.field]: session.crumb, 'x-proxy-key': 'proxy-1' }
+    })
+    expect(res.status).toBe(201)
+    const build = await waitFor(async () => {
+      const b = await getJson<Json>(j, '/job/echo/1/api/json')
+      return b.building === false ? b : undefined
+    }, 'build #1 to end')
+    const cookie = session.cookie.slice(session.cookie.indexOf('=') + 1)
+    const echo = `echo: ${ADMIN.password} ${cookie} ${session.crumb} proxy-1 job-token-1234 note-value`
+    expect(build.description).toBe(`${echo} deploys`)
+    expect(build.displayName).toBe(`${echo} #1`)
+    const parameters = (build.actions as Json[]).find(a => a.parameters)?.parameters
+    expect(parameters).toEqual([
+      { _class: 'hudson.model.StringParameterValue', name: 'NOTE', value: `${echo} note-value` },
+      { _class: 'hudson.model.PasswordParameterValue', name: 'PW' }
+    ])
+    const run = (await (await get(j, '/job/echo/1/wfapi/describe')).json()) as { stages: Json[] }
+    expect(run.stages.map(stage => stage.name)).toEqual([`${echo} Build`])
+    const report = await getJson<{ suites: Array<{ cases: Json[] }> }>(
+      j,
+      '/job/echo/1/testReport/api/json'
+    )
+    expect(report.suites[0]?.cases[0]?.name).toBe(`${echo} works`)
+    const console = await (await get(j, '/job/echo/1/consoleText')).text()
+    // A line of its own after the cause (the stage's lines quote its name too).
+    expect(console.split('\n').slice(1, 2)).toEqual([echo])
+  })
+
+  it("exports a password's value where Jenkins never does (passwordValues)", async () => {
+    const j = await start({
+      jobs: { pw: { parameters: [{ name: 'PW', type: 'password' }], script: { durationMs: 10 } } }
+    })
+    await post(j, '/job/pw/buildWithParameters?delay=0sec', { body: 'PW=hunter2' })
+    await waitFor(() => j.builds('pw')[0], 'build #1')
+    const parameters = async () =>
+      ((await getJson<Json>(j, '/job/pw/1/api/json')).actions as Json[]).find(a => a.parameters)
+        ?.parameters
+    expect(await parameters()).toEqual([
+      { _class: 'hudson.model.PasswordParameterValue', name: 'PW' }
+    ])
+    j.setHostile({ text: '', passwordValues: 'exported' })
+    expect(await parameters()).toEqual([
+      { _class: 'hudson.model.PasswordParameterValue', name: 'PW', value: 'hunter2' }
+    ])
+    j.setHostile({ text: '', passwordValues: 'as-string' })
+    expect(await parameters()).toEqual([
+      { _class: 'hudson.model.StringParameterValue', name: 'PW', value: 'hunter2' }
+    ])
   })
 })

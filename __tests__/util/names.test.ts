@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Build } from '../../src/jenkins/model/types.js'
 import { NAME_CHARS, shortName } from '../../src/util/names.js'
-import { failureMessage } from '../../src/outcome/report.js'
+import { failureMessage } from '../../src/outcome/failure.js'
 import { annotateFailedTests, type TestsOutcome } from '../../src/outcome/test-report.js'
 
 const LONG = `${'stage-'.repeat(700)}end`

@@ -41,7 +41,7 @@ export function todayBundle(ref = TODAY_REF): string {
   execFileSync('tar', ['-x', '-C', dir], { input: tar })
   execFileSync(
     join(ROOT, 'node_modules', '.bin', 'ncc'),
-    // The flags of `npm run package`, so that both bundles load the same way.
+    // The flags of `npm run build`, so that both bundles load the same way.
     [
       'build',
       join(dir, 'src', 'index.ts'),

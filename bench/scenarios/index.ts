@@ -15,6 +15,7 @@ import { memory } from './memory.js'
 import { outcome } from './outcome.js'
 import { reportBudget } from './report-budget.js'
 import { requests } from './requests.js'
+import { summaryMemory } from './summary-memory.js'
 import { upload } from './upload.js'
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -24,6 +25,7 @@ export const SCENARIOS: readonly Scenario[] = [
   detection,
   requests,
   memory,
+  summaryMemory,
   concurrency,
   outcome,
   jobs,

@@ -6,7 +6,7 @@ import './sourcemap-register.cjs';import { createRequire as __WEBPACK_EXTERNAL_c
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(839);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5371);
 
 (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .exitWith */ .n)(await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)(process.argv.slice(2)));
 
@@ -15,7 +15,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 839:
+/***/ 5371:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -101,7 +101,10 @@ function groupByName(pairs) {
     for (const { name, value } of pairs)
         values.set(name, [...(values.get(name) ?? []), value]);
     // fromEntries defines own properties: a name `__proto__` stays a name.
-    return Object.fromEntries([...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]));
+    return Object.fromEntries([...values].map(([name, list]) => {
+        const [only, ...more] = list;
+        return [name, only !== undefined && more.length === 0 ? only : list];
+    }));
 }
 
 ;// CONCATENATED MODULE: ./src/util/suggest.ts
@@ -163,7 +166,8 @@ const STDOUT = '-';
 const ENV_INPUTS = {
     url: 'JENKINS_URL',
     user: 'JENKINS_USER',
-    token: 'JENKINS_TOKEN'
+    token: 'JENKINS_TOKEN',
+    'job-token': 'JENKINS_JOB_TOKEN'
 };
 /** Inputs that hold secrets: masked in the command's output, and a flag for one is warned about. */
 const SECRET_INPUTS = ['token', 'job-token', 'github-token'];
@@ -274,6 +278,7 @@ function parseCommandLine(argv, inputs, env) {
             throw new UsageError('give either --files or --file, not both');
         line.given.files = files.join('\n');
         line.fileFlag = '--file';
+        line.fileValues = files;
     }
     else if (flagged.has('files'))
         line.fileFlag = '--files';
@@ -356,11 +361,14 @@ function interruptedStatus(interruption) {
 class StepCanceller {
     say;
     step;
+    /** The step says the SIGINT it gets ("Received SIGINT: the workflow was cancelled."). */
+    saysSignal = false;
     cancelled = new WeakSet();
     timers = [];
     handler = (signal) => {
         this.interruption ??= { signal };
-        this.cancel(`Received ${signal}`);
+        // Ctrl+C is said once: by the step, which gets the same SIGINT.
+        this.cancel(`Received ${signal}`, signal === 'SIGINT' && this.saysSignal);
     };
     /** The first signal or closed output, undefined while there was none. */
     interruption;
@@ -370,9 +378,10 @@ class StepCanceller {
         for (const signal of SIGNALS)
             process.on(signal, this.handler);
     }
-    /** The step now running: a signal from here on cancels it. */
-    follow(step) {
+    /** The step now running: a signal from here on cancels it; `saysSignal`: it says the SIGINT it gets. */
+    follow(step, { saysSignal = false } = {}) {
         this.step = step;
+        this.saysSignal = saysSignal;
         step.once('exit', () => this.clearTimers());
     }
     /** Stops listening; the process's default signal handling is back. */
@@ -394,7 +403,8 @@ class StepCanceller {
         if (cancelStep)
             this.cancel(`The reader of ${stream} went away`);
     }
-    cancel(why) {
+    /** Cancels the running step as the runner does; `quiet`: the step says it itself. */
+    cancel(why, quiet = false) {
         const step = this.step;
         if (!step || step.exitCode !== null || step.signalCode !== null)
             return;
@@ -403,7 +413,8 @@ class StepCanceller {
             return;
         }
         this.cancelled.add(step);
-        this.say(`${why}: cancelling the step as the runner cancels a workflow (SIGINT).`);
+        if (!quiet)
+            this.say(`${why}: cancelling the step as the runner cancels a workflow (SIGINT).`);
         step.kill('SIGINT');
         this.timers.push(setTimeout(() => step.kill('SIGTERM'), SIGINT_TIMEOUT_MS), setTimeout(() => step.kill('SIGKILL'), SIGINT_TIMEOUT_MS + SIGTERM_TIMEOUT_MS));
     }
@@ -467,7 +478,7 @@ function helpText(inputs, width = 100) {
             ]
         ]),
         '',
-        ...wrap('Prefer JENKINS_TOKEN to --token: a command line lands in your shell history and in the process list. Secrets are masked in everything the command prints, as on the runner.', width),
+        ...wrap('Prefer JENKINS_TOKEN to --token (and JENKINS_JOB_TOKEN to --job-token): a command line lands in your shell history and in the process list. Secrets are masked in everything the command prints, as on the runner.', width),
         '',
         ...wrap("Exit status: the main step's, as the job would have it: 0 when it succeeds, 1 when it fails (the log says why), or the post step's failure; 2 for a command line it cannot run. Ctrl+C, SIGTERM or SIGHUP stop what the step started, run the post step, then end the command by that signal (130, 143, 129 in a shell). A reader that closes the output (`| head`) is handled as Ctrl+C, and the status is 141.", width),
         ''
@@ -508,49 +519,140 @@ function wrap(text, width) {
     return lines;
 }
 
-;// CONCATENATED MODULE: ./src/cli/masker.ts
+;// CONCATENATED MODULE: ./src/util/html.ts
 /**
- * The runner's secret masker, for a step run from a terminal: every value
- * registered (the secrets the command was given, each `::add-mask::` of the
- * step, a long stop-commands token) is replaced by `***` wherever it shows,
- * in the forms the runner also looks for.
- *
- * From actions/runner: src/Sdk/DTLogging/Logging/SecretMasker.cs (every
- * occurrence of every secret, overlapping ones merged into one `***`),
- * ActionCommandManager.cs AddMaskCommandExtension (the value and each of its
- * trimmed lines), and the encoders HostContext.cs registers
- * (ValueEncoders.cs): base64 (also from the 2nd and 3rd byte, for a secret
- * inside a longer base64 text such as `user:token`), `"` escaped for a
- * command line, `'` doubled for an expression, JSON string escape,
- * Uri.EscapeDataString, XML escape, and a value stripped of its double
- * quotes. The two PowerShell encoders are left out: they find pieces of a
- * secret that PowerShell printed between colour codes.
+ * Text in the job summary: what came from Jenkins or the user made inert
+ * (HTML and Markdown), links only to http(s), and the text of Jenkins' HTML
+ * (a description) rather than its markup.
  */
-class Masker {
-    secrets = new Set();
-    /** Registers a secret (AddMaskCommandExtension / SecretMasker.AddValue). */
+
+/** An `<a>` to an http(s) URL, else the escaped text alone. */
+function html_link(text, url) {
+    const href = safeUrl(url);
+    return href ? `<a href="${escapeAttribute(href)}">${escapeHtml(text)}</a>` : escapeHtml(text);
+}
+/** Only http(s) links: a URL that came back from Jenkins must not become `javascript:`. */
+function safeUrl(url) {
+    if (!url)
+        return undefined;
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Makes text inert in the summary: HTML special characters and the characters
+ * Markdown acts on become entities, line breaks become <br> (a blank line
+ * would end the HTML block and let Markdown through), and other control
+ * characters go.
+ */
+function escapeHtml(text) {
+    return (text
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+        .replace(/[&<>"'`*_[\]\\|~#]/g, c => `&#${c.charCodeAt(0)};`)
+        .replace(/\r\n|\r|\n/g, '<br>')
+        .replace(/\t/g, ' '));
+}
+function escapeAttribute(text) {
+    return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+}
+/** Most characters of HTML read for its text: far more than any summary shows of it. */
+const MAX_HTML_CHARS = 16_384;
+/** An attribute list: a quoted value may hold `>`; an unquoted one stops at `<` (so a stray `<` costs one scan). */
+const ATTRIBUTES = `(?:"[^"]{0,1000}"|'[^']{0,1000}'|[^'"<>]){0,1000}`;
+/** Comments, and the elements whose content is not text. */
+const NOT_TEXT = new RegExp(`<!--[\\s\\S]*?(?:-->|$)|<(script|style|template|noscript)\\b${ATTRIBUTES}>[\\s\\S]*?(?:</\\1\\s*>|$)`, 'gi');
+/** Tags that end a line: `<br>`, a list item's or a row's start, a block's start and end (paragraphs, headings). */
+const LINE_BREAK = new RegExp(`<(?:br|hr|li|tr|dt|dd)\\b${ATTRIBUTES}>|</?(?:p|div|h[1-6]|ul|ol|dl|table|pre|blockquote)\\b${ATTRIBUTES}>`, 'gi');
+/** Any other tag, a doctype or a processing instruction. */
+const MARKUP = new RegExp(`</?[a-z][\\w:-]{0,100}${ATTRIBUTES}>|<[!?][^<>]{0,1000}>`, 'gi');
+/**
+ * The text of HTML as a reader sees it: tags removed (line-ending ones as
+ * line breaks), character references decoded (entities: the decoder of
+ * htmlparser2 and cheerio), blank lines folded. For a Jenkins description,
+ * which a markup formatter may render as HTML: the summary shows its text,
+ * escaped again (escapeHtml), never its markup. Text without markup comes
+ * back as it is, trimmed.
+ */
+function htmlText(html) {
+    const text = html
+        .slice(0, MAX_HTML_CHARS)
+        .replace(NOT_TEXT, '')
+        .replace(LINE_BREAK, '\n')
+        .replace(MARKUP, '');
+    return decodeEntities(text)
+        .split(/\r\n|\r|\n/)
+        .map(line => line.replace(/[ \t\u00a0]+/g, ' ').trim())
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim();
+}
+/** HTML's character references decoded, as a browser decodes them in text (`&lt;`, `&#60;`, `&#x3C;`, `&amp`). */
+function decodeEntities(text) {
+    return decodeHTML(text);
+}
+
+;// CONCATENATED MODULE: ./src/util/redaction.ts
+/**
+ * The one redaction: a list of secrets, and text with every occurrence of
+ * each, in every form a text may carry it, replaced by `***` (overlapping
+ * and touching ones by one). The step's list (step/secrets.ts) takes every
+ * text the step writes, the Jenkins client's its own messages
+ * (jenkins/transport/requester.ts), and jenkins-build's stands for the
+ * runner's masker (cli/main.ts). Why each form and each rule:
+ * docs/secrets.md.
+ */
+
+/** Fewer characters than this are not a secret in `text` mode, whole or as the part left at a cut. */
+const MIN_CHARS = 4;
+/** A secret's runs of 8 letters and digits or more: secret on their own in `text` mode. */
+const RUNS = /[\p{L}\p{N}]{8,}/gu;
+/** What a cut leaves (util/shorten.ts, util/markdown.ts, the console's tail). */
+const ELLIPSIS = '…';
+/** A list of secrets, and the redaction of text by it. */
+class Redaction {
+    mode;
+    forms = new Set();
+    sorted;
+    constructor(mode = 'text') {
+        this.mode = mode;
+    }
+    /** Adds a secret: the value and each of its trimmed lines, in every form (AddMaskCommandExtension). */
     add(value) {
         if (value.trim() === '')
             return;
         this.addForms(value);
         for (const line of value.split(/[\r\n]/)) {
             const trimmed = line.trim();
-            if (trimmed !== '')
+            if (trimmed !== '' && trimmed !== value)
                 this.addForms(trimmed);
         }
     }
-    /** `text` with every registered secret replaced by `***`. */
-    mask(text) {
-        if (this.secrets.size === 0)
-            return text;
+    /** `text` with every secret replaced by `***`. */
+    redact(text) {
+        let result = text;
+        // Only where a URL could carry user:password: replace() copies the whole text.
+        if (this.mode === 'text' && result.includes('@')) {
+            result = result.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
+        }
+        if (this.forms.size === 0)
+            return result;
+        const forms = (this.sorted ??= [...this.forms]);
         const ranges = [];
-        for (const secret of this.secrets) {
-            for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + 1)) {
-                ranges.push([at, at + secret.length]);
+        for (const form of forms) {
+            for (let at = result.indexOf(form); at >= 0; at = result.indexOf(form, at + 1)) {
+                ranges.push([at, at + form.length]);
             }
         }
+        if (this.mode === 'text')
+            ranges.push(...cutParts(result, forms));
+        if (ranges.length === 0)
+            return result;
         ranges.sort((a, b) => a[0] - b[0]);
-        // Overlapping or touching occurrences become one `***`.
         const merged = [];
         for (const [start, end] of ranges) {
             const last = merged.at(-1);
@@ -562,18 +664,49 @@ class Masker {
         let out = '';
         let from = 0;
         for (const [start, end] of merged) {
-            out += `${text.slice(from, start)}***`;
+            out += `${result.slice(from, start)}***`;
             from = end;
         }
-        return out + text.slice(from);
+        return out + result.slice(from);
     }
     addForms(value) {
-        for (const form of encodings(value))
-            if (form !== '')
-                this.secrets.add(form);
+        if (this.mode === 'text' && value.length < MIN_CHARS)
+            return;
+        const forms = this.mode === 'runner'
+            ? runnerForms(value)
+            : [
+                ...runnerForms(value),
+                encodeURIComponent(value),
+                escapeHtml(value),
+                ...(value.match(RUNS) ?? [])
+            ];
+        const min = this.mode === 'text' ? MIN_CHARS : 1;
+        for (const form of forms) {
+            if (form.length >= min && !this.forms.has(form)) {
+                this.forms.add(form);
+                this.sorted = undefined;
+            }
+        }
     }
 }
-function encodings(value) {
+/** `logger` with every line redacted first. */
+function redactingLogger(logger, redact) {
+    return {
+        debug: message => logger.debug(redact(message)),
+        info: message => logger.info(redact(message)),
+        warning: message => logger.warning(redact(message))
+    };
+}
+/**
+ * The forms the runner masks a value in (actions/runner HostContext.cs
+ * registers ValueEncoders.cs): base64 (also from the 2nd and 3rd byte, for
+ * a secret inside a longer base64 text such as `user:token`), `"` escaped
+ * for a command line, `'` doubled for an expression, JSON string escape,
+ * Uri.EscapeDataString, XML escape, and a value stripped of its double
+ * quotes. The two PowerShell encoders are left out: they find pieces of a
+ * secret that PowerShell printed between colour codes.
+ */
+function runnerForms(value) {
     const bytes = Buffer.from(value, 'utf8');
     const shifted = (shift) => (bytes.length > shift ? bytes.subarray(shift) : bytes).toString('base64');
     const json = JSON.stringify(value).slice(1, -1);
@@ -595,7 +728,47 @@ function encodings(value) {
             .replace(/"/g, '&quot;')
             .replace(/'/g, '&apos;'),
         quoted ? value.slice(1, -1) : ''
-    ];
+    ].filter(form => form !== '');
+}
+/**
+ * The parts of secrets that a cut left next to an ellipsis: the start of a
+ * form just before one (`cut`, a code span), the end of one just after
+ * (the console's tail), each MIN_CHARS long or more.
+ */
+function cutParts(text, forms) {
+    const ranges = [];
+    for (let at = text.indexOf(ELLIPSIS); at >= 0; at = text.indexOf(ELLIPSIS, at + 1)) {
+        const after = at + ELLIPSIS.length;
+        for (const form of forms) {
+            const head = longestHead(text, at, form);
+            if (head > 0)
+                ranges.push([at - head, at]);
+            const tail = longestTail(text, after, form);
+            if (tail > 0)
+                ranges.push([after, after + tail]);
+        }
+    }
+    return ranges;
+}
+/** The most characters (at least MIN_CHARS, fewer than the form's) that end at `end` in `text` and start `form`; 0 if none. */
+function longestHead(text, end, form) {
+    const first = form.charCodeAt(0);
+    for (let n = Math.min(form.length - 1, end); n >= MIN_CHARS; n--) {
+        if (text.charCodeAt(end - n) === first && text.startsWith(form.slice(0, n), end - n))
+            return n;
+    }
+    return 0;
+}
+/** The most characters (at least MIN_CHARS, fewer than the form's) that start at `start` in `text` and end `form`; 0 if none. */
+function longestTail(text, start, form) {
+    const last = form.charCodeAt(form.length - 1);
+    for (let n = Math.min(form.length - 1, text.length - start); n >= MIN_CHARS; n--) {
+        if (text.charCodeAt(start + n - 1) === last &&
+            text.startsWith(form.slice(form.length - n), start)) {
+            return n;
+        }
+    }
+    return 0;
 }
 
 ;// CONCATENATED MODULE: ./src/cli/output.ts
@@ -669,20 +842,8 @@ function plainConsoleLine(line) {
 /**
  * The GitHub runner's reading of a step's output, rule for rule: what the
  * jenkins-build command renders for a terminal, and what the tests assert the
- * runner would act on. From actions/runner:
- * - src/Runner.Sdk/ProcessInvoker.cs reads stdout and stderr with
- *   StreamReader.ReadLine, which ends a line at `\r`, `\n` or `\r\n`;
- *   src/Runner.Worker/Handlers/NodeScriptActionHandler.cs feeds both streams
- *   to the same ActionCommandManager (one stop-commands state for both);
- * - src/Runner.Common/ActionCommand.cs: TryParseV2 takes `message.TrimStart()`
- *   and needs it to start with `::`, then `name[ props]::data`; TryParse (v1)
- *   looks for `##[` ANYWHERE in the line (`IndexOf`), then `name[ props]]data`;
- *   both only for registered names; the data and properties are unescaped
- *   (UnescapeData, UnescapeProperty, Unescape);
- * - src/Runner.Worker/ActionCommandManager.cs TryProcessCommand: v2 is tried
- *   first, then v1; names are compared case-insensitively; after
- *   `stop-commands` with a token, nothing acts until a command named as the
- *   token (`::TOKEN::` or `##[TOKEN]`), which is registered while it stands.
+ * runner would act on. The rules, with their sources in actions/runner:
+ * docs/internals.md, "The runner's reading of workflow commands".
  */
 /** Commands the runner registers (ActionCommandManager and the issue/group extensions). */
 const REGISTERED_COMMANDS = [
@@ -876,26 +1037,9 @@ function endsStopped(stdout) {
  * A step's output rendered for a terminal, as the runner's log shows it:
  * the runner's own reading of the command stream (workflow-commands.ts)
  * decides which lines are commands, and each command becomes what the log
- * shows for it.
- *
- * - `::group::X` is a heading (`=== X`), `::endgroup::` shows nothing;
- * - `::error::`, `::warning::`, `::notice::` are `Error: …`, `Warning: …`,
- *   `Notice: …` with their data unescaped; `::debug::` is `Debug: …`, shown
- *   only when asked (the runner's ACTIONS_STEP_DEBUG);
- * - `::add-mask::` never shows, and its value is masked from then on, like
- *   the secrets the command was given (masker.ts);
- * - a `::stop-commands::` region is plain text; its two markers do not show
- *   (the runner prints them, masked: they are plumbing, not log);
- * - `::echo::on` shows later command lines as written, as the runner does;
- * - the commands the runner acts on without a log line (`save-state`,
- *   `set-output`, `set-env`, `add-path`, matchers) show nothing: the action
- *   writes none of them (it uses the file commands), and a stray one from a
- *   hostile Jenkins would be a defect the e2e tests catch, not log.
- *
- * A terminal also obeys control sequences, which the runner's web log does
- * not: after masking, only colour (SGR) sequences pass, on a colour terminal;
- * every other control character is shown escaped (`\x1b`), so that Jenkins
- * text cannot move the cursor, retitle the window or write the clipboard.
+ * shows for it; only colour sequences pass to a colour terminal, every other
+ * control character is shown escaped. Command by command:
+ * docs/internals.md, "A step rendered for a terminal".
  */
 
 
@@ -1029,13 +1173,20 @@ class StepLog {
                 ? wording(data)
                 : data;
         if (command.name === 'error')
-            this.errors.push(this.masker.mask(text));
-        // A failed test at a known place: `path:line: name: message`, the form
-        // editors and terminals turn into a link to that line.
-        if (title !== undefined && file !== undefined) {
-            return this.out(`${file}${line !== undefined ? `:${line}` : ''}: ${text}`, prefix[1]);
+            this.errors.push(this.masker.redact(text));
+        if (title === undefined) {
+            return this.out(`${prefix[0]}${this.withoutRepeatedTail(text)}`, prefix[1]);
         }
-        this.out(`${prefix[0]}${title === undefined ? this.withoutRepeatedTail(text) : text}`, prefix[1]);
+        // A failed test: `Error: name: message`, or at a known place
+        // `path:line: name: message`, the form editors and terminals turn into
+        // a link to that line. Each line of the message gets the same start, so
+        // that it reads (and greps) as the test's. Masked before it is cut into
+        // lines, so that a secret over two lines is still found.
+        const lead = file !== undefined ? `${file}${line !== undefined ? `:${line}` : ''}: ` : prefix[0];
+        const [first = '', ...rest] = this.masker.redact(text).split(/\r\n|\r|\n/);
+        const name = this.masker.redact(title);
+        const lines = [first, ...rest.map(more => `${name}: ${more}`)];
+        this.out(lines.map(l => `${lead}${l}`).join('\n'), prefix[1]);
     }
     /**
      * A failure's message ends with the console's last lines, for the
@@ -1060,7 +1211,7 @@ class StepLog {
     out(text, style) {
         const { color } = this.options;
         const [open, close] = style && color ? STYLES[style] : ['', ''];
-        for (const line of this.masker.mask(text).split(/\r\n|\r|\n/)) {
+        for (const line of this.masker.redact(text).split(/\r\n|\r|\n/)) {
             this.write(`${open}${terminalSafe(line, color)}${close}\n`, style);
         }
     }
@@ -1073,14 +1224,8 @@ const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createReq
  * One step of a node action, started the way the GitHub runner starts it:
  * the jenkins-build command runs the action's bundle with it, and so do the
  * end-to-end tests, the demo and the benchmark (scripts/action-runner.ts), so
- * a run from a terminal is the run the tests prove.
- *
- * What the runner gives a step (actions/runner, src/Runner.Worker): each
- * input as INPUT_<NAME> (upper-cased, spaces as `_`, hyphens kept); the
- * file-command files GITHUB_OUTPUT, GITHUB_STATE, GITHUB_ENV, GITHUB_PATH and
- * GITHUB_STEP_SUMMARY, empty, one set per step; the event payload at
- * GITHUB_EVENT_PATH; GITHUB_WORKSPACE and RUNNER_TEMP; for a post step, what
- * the main step saved as STATE_<name>.
+ * a run from a terminal is the run the tests prove. What the runner gives a
+ * step: docs/internals.md, "How the runner starts a step".
  */
 
 
@@ -1226,6 +1371,14 @@ function terminalWording(inputs, typed = {}) {
         return found ? flagWording(found) : `'${input}'`;
     };
     const rules = [
+        // `Input 'files' line 2`: the --file flag that made that line, as typed.
+        [
+            /\bInput 'files' line (\d+)\b/g,
+            (match, n = '') => {
+                const value = typed.files === '--file' ? typed.fileValues?.[Number(n) - 1] : undefined;
+                return value === undefined ? match : flagExample(byName.get('files'), 'file', value);
+            }
+        ],
         // `Input 'user' …`, `the 'url' input`.
         [new RegExp(`\\bInput '${name}'`, 'g'), (_, input = '') => flag(input)],
         [new RegExp(`\\bthe '${name}' input\\b`, 'g'), (_, input = '') => flag(input)],
@@ -1270,6 +1423,101 @@ function errorText(error) {
     return error instanceof Error ? error.message : String(error);
 }
 
+;// CONCATENATED MODULE: ./src/util/constants.ts
+/** Input names, exactly as in action.yml. */
+var Input;
+(function (Input) {
+    Input["Url"] = "url";
+    Input["User"] = "user";
+    Input["Token"] = "token";
+    Input["Job"] = "job";
+    Input["Parameters"] = "parameters";
+    Input["Files"] = "files";
+    Input["Wait"] = "wait";
+    Input["Disable"] = "disable";
+    Input["Build"] = "build";
+    Input["ListJobs"] = "list-jobs";
+    Input["Timeout"] = "timeout";
+    Input["Accept"] = "accept";
+    Input["Log"] = "log";
+    Input["AbortOnCancel"] = "abort-on-cancel";
+    Input["CommitStatus"] = "commit-status";
+    Input["GithubToken"] = "github-token";
+    Input["StatusContext"] = "status-context";
+    Input["PrComment"] = "pr-comment";
+    Input["Commit"] = "commit";
+    Input["PullRequest"] = "pull-request";
+    /** The job parameter that takes the commit under test. */
+    Input["CommitParameter"] = "commit-parameter";
+    /** The least role a comment command's author needs on the repository. */
+    Input["CommentPermission"] = "comment-permission";
+    Input["Branch"] = "branch";
+    Input["Scan"] = "scan";
+    Input["JobToken"] = "job-token";
+    Input["Headers"] = "headers";
+    Input["CaCert"] = "ca-cert";
+    Input["Artifacts"] = "artifacts";
+    Input["ArtifactsPath"] = "artifacts-path";
+    Input["Jobs"] = "jobs";
+    Input["FailFast"] = "fail-fast";
+    /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
+    Input["ValuesFile"] = "values-file";
+    /** Whether a values file that cannot be read fails the step (else a warning and `{}`). */
+    Input["ValuesFileRequired"] = "values-file-required";
+})(Input || (Input = {}));
+/** Output names, exactly as in action.yml. */
+var constants_Output;
+(function (Output) {
+    Output["Result"] = "result";
+    Output["BuildNumber"] = "build-number";
+    Output["BuildUrl"] = "build-url";
+    Output["Duration"] = "duration";
+    Output["QueueUrl"] = "queue-url";
+    Output["Build"] = "build";
+    Output["Jobs"] = "jobs";
+    Output["JobUrl"] = "job-url";
+    /** Test counts of the build's JUnit report; empty without one. */
+    Output["TestsTotal"] = "tests-total";
+    Output["TestsFailed"] = "tests-failed";
+    Output["TestsSkipped"] = "tests-skipped";
+    /** JSON array of the Pipeline's stages: {name, status, durationMillis}. */
+    Output["Stages"] = "stages";
+    /** JSON array of the downloaded artifacts' paths, relative to the workspace. */
+    Output["Artifacts"] = "artifacts";
+    /** With `jobs`: JSON array of {job, number, url, result, duration, queueUrl}, in the order given. */
+    Output["Builds"] = "builds";
+    /** JSON array of the job's last finished builds before this one: {number, result, duration, url}. */
+    Output["History"] = "history";
+    /** The build's description as Jenkins stores it; empty when none. */
+    Output["Description"] = "description";
+    /** The build's display name (`#42`, or what the build set). */
+    Output["DisplayName"] = "display-name";
+    /** JSON object of the parameters the build ran with (name → value). */
+    Output["BuildParameters"] = "build-parameters";
+    /** JSON object read from the `values-file` artifact. */
+    Output["Values"] = "values";
+    /** The commit under test (commit-under-test.ts): the one commit statuses and the pull request comment name. */
+    Output["Commit"] = "commit";
+})(constants_Output || (constants_Output = {}));
+/** Keys saved with core.saveState for the post step. */
+var State;
+(function (State) {
+    /** Set by the main step, so the second run of the bundle knows it is the post step. */
+    State["IsPost"] = "isPost";
+    /** 'false' while remote work the step started may still be running and the main step has not dealt with it; 'true' once it did (finished, stopped it, or left it running on purpose). */
+    State["Done"] = "done";
+    /** URL of the build or queue item the main step left running when it failed for another reason than cancel or timeout. */
+    State["LeftRunning"] = "leftRunning";
+    /** What Jenkins shows of the step's queue item when it ended there without a build (cancelled, or gone), with its link: nothing runs, the post step has nothing to stop. */
+    State["Ended"] = "ended";
+    /** With `wait: false` or `started`: the work the main step returned without waiting for, as asked, with its link: it runs on, and the post step leaves it. */
+    State["Returned"] = "returned";
+    /** JSON array of what the step started and may still run ({job, queueId, number, shared, own}; step/remote-work.ts), for the post step. */
+    State["Builds"] = "builds";
+})(State || (State = {}));
+/** Build results Jenkins reports (hudson.model.Result). */
+const BUILD_RESULTS = (/* unused pure expression or super */ null && (['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED']));
+
 ;// CONCATENATED MODULE: ./src/cli/main.ts
 /**
  * The jenkins-build command: the action run from a terminal, through the
@@ -1292,10 +1540,11 @@ function errorText(error) {
 
 
 
+
 /** The clone the command runs from: src/cli/ and dist/cli/ both sit two levels down. */
 const ROOT = (0,external_node_path_namespaceObject.resolve)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(import.meta.url)), '..', '..');
 /** Variables the command owns or the runner sets per step: never inherited from the caller. */
-const NOT_INHERITED = /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY)$|RUNNER_DEBUG$|JENKINS_(URL|USER|TOKEN)$)/;
+const NOT_INHERITED = /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY)$|RUNNER_DEBUG$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/;
 const PROCESS_TERMINAL = {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -1307,7 +1556,7 @@ async function run(argv, io = PROCESS_TERMINAL) {
     const bundle = (0,external_node_path_namespaceObject.join)(ROOT, 'dist', 'index.js');
     for (const path of [actionYml, bundle]) {
         if (!(0,external_node_fs_namespaceObject.existsSync)(path)) {
-            io.stderr.write(`jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run package' for dist/).\n`);
+            io.stderr.write(`jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run build' for dist/).\n`);
             return 2;
         }
     }
@@ -1334,7 +1583,7 @@ async function run(argv, io = PROCESS_TERMINAL) {
     }
     const node = installedNode24(ROOT) ?? currentNode();
     if (!node) {
-        io.stderr.write(`jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm test' installs Node 24 into tools/node24, which the command then uses.\n`);
+        io.stderr.write(`jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.\n`);
         return 2;
     }
     return runSteps({ line, inputs, node, bundle, io });
@@ -1346,7 +1595,7 @@ function currentNode() {
 async function runSteps({ line, inputs, node, bundle, io }) {
     const values = stepInputs(inputs, line.given, io.env);
     // The runner masks the workflow's secrets from the first line.
-    const masker = new Masker();
+    const masker = new Redaction('runner');
     for (const name of SECRET_INPUTS)
         masker.add(values[name] ?? '');
     const stdout = new Output('stdout', io.stdout);
@@ -1359,7 +1608,7 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     const options = {
         verbose: line.verbose,
         color,
-        wording: terminalWording(inputs, { files: line.fileFlag })
+        wording: terminalWording(inputs, { files: line.fileFlag, fileValues: line.fileValues })
     };
     const say = new StepLog(text => noteOutput().write(text), masker, options);
     for (const warning of line.warnings)
@@ -1381,13 +1630,17 @@ async function runSteps({ line, inputs, node, bundle, io }) {
         output.onClose(name => canceller.outputClosed(name, mainRunning));
     }
     let mainLog;
-    const step = (state) => {
+    /** A step's run; `quiet`: only its annotations show (a post step with nothing to stop). */
+    const step = (state, quiet = false) => {
         // Once the log's reader went away (`| head`), the step's annotations
         // still reach stderr: they say what its cancellation stopped.
         const log = new StepLog((text, style) => {
+            const annotation = style !== undefined && style !== 'debug' && style !== 'heading';
+            if (quiet && !annotation)
+                return;
             if (logOutput.closed === undefined)
                 logOutput.write(text);
-            else if (style !== undefined && style !== 'debug' && style !== 'heading')
+            else if (annotation)
                 stderr.write(text);
         }, masker, options);
         mainLog ??= log;
@@ -1403,7 +1656,8 @@ async function runSteps({ line, inputs, node, bundle, io }) {
             workspace: process.cwd(),
             detached: process.platform !== 'win32'
         });
-        canceller.follow(running.child);
+        // The main step says the signal it got (follow/cancel.ts); a post step does not.
+        canceller.follow(running.child, { saysSignal: state === undefined });
         running.child.stdout?.on('data', (chunk) => log.feed('stdout', chunk));
         running.child.stderr?.on('data', (chunk) => log.feed('stderr', chunk));
         return running.done.finally(() => log.end());
@@ -1413,13 +1667,17 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     try {
         main = await step();
         mainRunning = false;
+        // A SIGINT the step got before or after its handler (follow/cancel.ts) ended it without a word.
+        if (main.signal === 'SIGINT')
+            say.note('Received SIGINT: the step ended on it at once.');
         // The action saves its first state before anything else: a main step that
         // saved none never ran the action, and a post step without state would run
         // it as a main step.
         if (Object.keys(main.state).length > 0) {
             if (line.verbose)
                 say.note('Post step: the bundle again, with the state the main step saved.', 'debug');
-            post = await step(main.state);
+            // A post step that has nothing to stop only says so: not at the end of every run.
+            post = await step(main.state, !line.verbose && !postHasWork(main.state));
             if (line.verbose)
                 say.note(`Post step: exit status ${post.code ?? post.signal}.`, 'debug');
         }
@@ -1429,7 +1687,7 @@ async function runSteps({ line, inputs, node, bundle, io }) {
     }
     let code = main_status(main) || (post ? main_status(post) : 0);
     if (line.summary !== undefined) {
-        const summary = masker.mask(main.summary + (post?.summary ?? ''));
+        const summary = masker.redact(main.summary + (post?.summary ?? ''));
         try {
             if (line.summary === STDOUT)
                 stdout.write(summary);
@@ -1442,7 +1700,7 @@ async function runSteps({ line, inputs, node, bundle, io }) {
         }
     }
     if (line.json) {
-        const outputs = Object.fromEntries(Object.entries(main.outputs).map(([name, value]) => [name, masker.mask(value)]));
+        const outputs = Object.fromEntries(Object.entries(main.outputs).map(([name, value]) => [name, masker.redact(value)]));
         // Why the step failed, as its last error said it; outputs hold no such field.
         if (main_status(main) !== 0) {
             outputs.error =
@@ -1456,6 +1714,15 @@ async function runSteps({ line, inputs, node, bundle, io }) {
             say.note(text);
     }
     return canceller.interruption ? interruptedStatus(canceller.interruption) : code;
+}
+/**
+ * Whether the post step has anything to do or tell (src/post.ts): work a
+ * main step that did not finish left running, to stop, or work it left
+ * running on purpose when it failed. Otherwise it only says there was
+ * nothing to stop.
+ */
+function postHasWork(state) {
+    return state[State.Done] === 'false' || (state[State.LeftRunning] ?? '') !== '';
 }
 /** The outputs a plain run ends with, in this order, when the step set them; --json has them all. */
 const MAIN_OUTPUTS = ['result', 'build-number', 'build-url', 'tests-failed'];

@@ -22,6 +22,8 @@ export interface CommandLine {
   summary?: string
   /** How the `files` input was given, for the messages that name it: `--file` or `--files`. */
   fileFlag?: '--file' | '--files'
+  /** The `--file` values, in order (each a line of `files`). */
+  fileValues?: string[]
   /** Show debug lines (ACTIONS_STEP_DEBUG on the runner). */
   verbose: boolean
   help: boolean
@@ -36,7 +38,8 @@ export const STDOUT = '-'
 export const ENV_INPUTS: Readonly<Record<string, string>> = {
   url: 'JENKINS_URL',
   user: 'JENKINS_USER',
-  token: 'JENKINS_TOKEN'
+  token: 'JENKINS_TOKEN',
+  'job-token': 'JENKINS_JOB_TOKEN'
 }
 
 /** Inputs that hold secrets: masked in the command's output, and a flag for one is warned about. */
@@ -154,6 +157,7 @@ export function parseCommandLine(
     if (flagged.has('files')) throw new UsageError('give either --files or --file, not both')
     line.given.files = files.join('\n')
     line.fileFlag = '--file'
+    line.fileValues = files
   } else if (flagged.has('files')) line.fileFlag = '--files'
   if (line.json && line.summary === STDOUT) {
     throw new UsageError('give either --json or --summary -, not both: each writes to stdout')

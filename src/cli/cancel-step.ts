@@ -34,11 +34,14 @@ export function interruptedStatus(interruption: Interruption): number {
 
 export class StepCanceller {
   private step: ChildProcess | undefined
+  /** The step says the SIGINT it gets ("Received SIGINT: the workflow was cancelled."). */
+  private saysSignal = false
   private cancelled = new WeakSet<ChildProcess>()
   private readonly timers: NodeJS.Timeout[] = []
   private readonly handler = (signal: NodeJS.Signals): void => {
     this.interruption ??= { signal }
-    this.cancel(`Received ${signal}`)
+    // Ctrl+C is said once: by the step, which gets the same SIGINT.
+    this.cancel(`Received ${signal}`, signal === 'SIGINT' && this.saysSignal)
   }
 
   /** The first signal or closed output, undefined while there was none. */
@@ -49,9 +52,10 @@ export class StepCanceller {
     for (const signal of SIGNALS) process.on(signal, this.handler)
   }
 
-  /** The step now running: a signal from here on cancels it. */
-  follow(step: ChildProcess): void {
+  /** The step now running: a signal from here on cancels it; `saysSignal`: it says the SIGINT it gets. */
+  follow(step: ChildProcess, { saysSignal = false }: { saysSignal?: boolean } = {}): void {
     this.step = step
+    this.saysSignal = saysSignal
     step.once('exit', () => this.clearTimers())
   }
 
@@ -73,7 +77,8 @@ export class StepCanceller {
     if (cancelStep) this.cancel(`The reader of ${stream} went away`)
   }
 
-  private cancel(why: string): void {
+  /** Cancels the running step as the runner does; `quiet`: the step says it itself. */
+  private cancel(why: string, quiet = false): void {
     const step = this.step
     if (!step || step.exitCode !== null || step.signalCode !== null) return
     if (this.cancelled.has(step)) {
@@ -83,7 +88,7 @@ export class StepCanceller {
       return
     }
     this.cancelled.add(step)
-    this.say(`${why}: cancelling the step as the runner cancels a workflow (SIGINT).`)
+    if (!quiet) this.say(`${why}: cancelling the step as the runner cancels a workflow (SIGINT).`)
     step.kill('SIGINT')
     this.timers.push(
       setTimeout(() => step.kill('SIGTERM'), SIGINT_TIMEOUT_MS),

@@ -66,7 +66,7 @@ export function helpText(inputs: readonly ActionInput[], width = 100): string {
     ]),
     '',
     ...wrap(
-      'Prefer JENKINS_TOKEN to --token: a command line lands in your shell history and in the process list. Secrets are masked in everything the command prints, as on the runner.',
+      'Prefer JENKINS_TOKEN to --token (and JENKINS_JOB_TOKEN to --job-token): a command line lands in your shell history and in the process list. Secrets are masked in everything the command prints, as on the runner.',
       width
     ),
     '',

@@ -20,19 +20,20 @@ import {
 } from './args.js'
 import { interruptedStatus, SIGNALS, StepCanceller } from './cancel-step.js'
 import { helpText } from './help.js'
-import { Masker } from './masker.js'
+import { Redaction } from '../util/redaction.js'
 import { Output, type Writable } from './output.js'
 import { StepLog } from './render.js'
 import { installedNode24, startStep, type StepResult } from './step.js'
 import { terminalWording } from './wording.js'
 import { errorText } from '../util/error-text.js'
+import { State } from '../util/constants.js'
 
 /** The clone the command runs from: src/cli/ and dist/cli/ both sit two levels down. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /** Variables the command owns or the runner sets per step: never inherited from the caller. */
 const NOT_INHERITED =
-  /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY)$|RUNNER_DEBUG$|JENKINS_(URL|USER|TOKEN)$)/
+  /^(INPUT_|STATE_|GITHUB_(OUTPUT|STATE|ENV|PATH|STEP_SUMMARY)$|RUNNER_DEBUG$|JENKINS_(URL|USER|TOKEN|JOB_TOKEN)$)/
 
 /** Where the command writes. */
 export interface Terminal {
@@ -57,7 +58,7 @@ export async function run(
   for (const path of [actionYml, bundle]) {
     if (!existsSync(path)) {
       io.stderr.write(
-        `jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run package' for dist/).\n`
+        `jenkins-build: ${path} is missing: run it from a clone of the action, after 'npm ci' (and 'npm run build' for dist/).\n`
       )
       return 2
     }
@@ -85,7 +86,7 @@ export async function run(
   const node = installedNode24(ROOT) ?? currentNode()
   if (!node) {
     io.stderr.write(
-      `jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm test' installs Node 24 into tools/node24, which the command then uses.\n`
+      `jenkins-build: the action needs Node 20 or newer to run (this is ${process.version}); 'npm run node24' installs Node 24 into tools/node24, which the command then uses.\n`
     )
     return 2
   }
@@ -108,7 +109,7 @@ interface Run {
 async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number> {
   const values = stepInputs(inputs, line.given, io.env)
   // The runner masks the workflow's secrets from the first line.
-  const masker = new Masker()
+  const masker = new Redaction('runner')
   for (const name of SECRET_INPUTS) masker.add(values[name] ?? '')
   const stdout = new Output('stdout', io.stdout)
   const stderr = new Output('stderr', io.stderr)
@@ -120,7 +121,7 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   const options = {
     verbose: line.verbose,
     color,
-    wording: terminalWording(inputs, { files: line.fileFlag })
+    wording: terminalWording(inputs, { files: line.fileFlag, fileValues: line.fileValues })
   }
   const say = new StepLog(text => noteOutput().write(text), masker, options)
   for (const warning of line.warnings) say.note(`Warning: ${warning}`, 'warning')
@@ -139,13 +140,16 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
     output.onClose(name => canceller.outputClosed(name, mainRunning))
   }
   let mainLog: StepLog | undefined
-  const step = (state?: Record<string, string>): Promise<StepResult> => {
+  /** A step's run; `quiet`: only its annotations show (a post step with nothing to stop). */
+  const step = (state?: Record<string, string>, quiet = false): Promise<StepResult> => {
     // Once the log's reader went away (`| head`), the step's annotations
     // still reach stderr: they say what its cancellation stopped.
     const log = new StepLog(
       (text, style) => {
+        const annotation = style !== undefined && style !== 'debug' && style !== 'heading'
+        if (quiet && !annotation) return
         if (logOutput.closed === undefined) logOutput.write(text)
-        else if (style !== undefined && style !== 'debug' && style !== 'heading') stderr.write(text)
+        else if (annotation) stderr.write(text)
       },
       masker,
       options
@@ -163,7 +167,8 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
       workspace: process.cwd(),
       detached: process.platform !== 'win32'
     })
-    canceller.follow(running.child)
+    // The main step says the signal it got (follow/cancel.ts); a post step does not.
+    canceller.follow(running.child, { saysSignal: state === undefined })
     running.child.stdout?.on('data', (chunk: string) => log.feed('stdout', chunk))
     running.child.stderr?.on('data', (chunk: string) => log.feed('stderr', chunk))
     return running.done.finally(() => log.end())
@@ -173,13 +178,16 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   try {
     main = await step()
     mainRunning = false
+    // A SIGINT the step got before or after its handler (follow/cancel.ts) ended it without a word.
+    if (main.signal === 'SIGINT') say.note('Received SIGINT: the step ended on it at once.')
     // The action saves its first state before anything else: a main step that
     // saved none never ran the action, and a post step without state would run
     // it as a main step.
     if (Object.keys(main.state).length > 0) {
       if (line.verbose)
         say.note('Post step: the bundle again, with the state the main step saved.', 'debug')
-      post = await step(main.state)
+      // A post step that has nothing to stop only says so: not at the end of every run.
+      post = await step(main.state, !line.verbose && !postHasWork(main.state))
       if (line.verbose) say.note(`Post step: exit status ${post.code ?? post.signal}.`, 'debug')
     }
   } finally {
@@ -188,7 +196,7 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   let code = status(main) || (post ? status(post) : 0)
 
   if (line.summary !== undefined) {
-    const summary = masker.mask(main.summary + (post?.summary ?? ''))
+    const summary = masker.redact(main.summary + (post?.summary ?? ''))
     try {
       if (line.summary === STDOUT) stdout.write(summary)
       else writeFileSync(line.summary, summary)
@@ -202,7 +210,7 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
   }
   if (line.json) {
     const outputs: Record<string, string> = Object.fromEntries(
-      Object.entries(main.outputs).map(([name, value]) => [name, masker.mask(value)])
+      Object.entries(main.outputs).map(([name, value]) => [name, masker.redact(value)])
     )
     // Why the step failed, as its last error said it; outputs hold no such field.
     if (status(main) !== 0) {
@@ -215,6 +223,16 @@ async function runSteps({ line, inputs, node, bundle, io }: Run): Promise<number
     for (const text of outputLines(main.outputs)) say.note(text)
   }
   return canceller.interruption ? interruptedStatus(canceller.interruption) : code
+}
+
+/**
+ * Whether the post step has anything to do or tell (src/post.ts): work a
+ * main step that did not finish left running, to stop, or work it left
+ * running on purpose when it failed. Otherwise it only says there was
+ * nothing to stop.
+ */
+function postHasWork(state: Readonly<Record<string, string>>): boolean {
+  return state[State.Done] === 'false' || (state[State.LeftRunning] ?? '') !== ''
 }
 
 /** The outputs a plain run ends with, in this order, when the step set them; --json has them all. */

@@ -2,29 +2,12 @@
  * A step's output rendered for a terminal, as the runner's log shows it:
  * the runner's own reading of the command stream (workflow-commands.ts)
  * decides which lines are commands, and each command becomes what the log
- * shows for it.
- *
- * - `::group::X` is a heading (`=== X`), `::endgroup::` shows nothing;
- * - `::error::`, `::warning::`, `::notice::` are `Error: …`, `Warning: …`,
- *   `Notice: …` with their data unescaped; `::debug::` is `Debug: …`, shown
- *   only when asked (the runner's ACTIONS_STEP_DEBUG);
- * - `::add-mask::` never shows, and its value is masked from then on, like
- *   the secrets the command was given (masker.ts);
- * - a `::stop-commands::` region is plain text; its two markers do not show
- *   (the runner prints them, masked: they are plumbing, not log);
- * - `::echo::on` shows later command lines as written, as the runner does;
- * - the commands the runner acts on without a log line (`save-state`,
- *   `set-output`, `set-env`, `add-path`, matchers) show nothing: the action
- *   writes none of them (it uses the file commands), and a stray one from a
- *   hostile Jenkins would be a defect the e2e tests catch, not log.
- *
- * A terminal also obeys control sequences, which the runner's web log does
- * not: after masking, only colour (SGR) sequences pass, on a colour terminal;
- * every other control character is shown escaped (`\x1b`), so that Jenkins
- * text cannot move the cursor, retitle the window or write the clipboard.
+ * shows for it; only colour sequences pass to a colour terminal, every other
+ * control character is shown escaped. Command by command:
+ * docs/internals.md, "A step rendered for a terminal".
  */
 import { plainConsoleLine } from '../util/console-line.js'
-import type { Masker } from './masker.js'
+import type { Redaction } from '../util/redaction.js'
 import {
   CommandReader,
   commandData,
@@ -95,7 +78,7 @@ export class StepLog {
 
   constructor(
     private readonly write: (text: string, style?: Style) => void,
-    private readonly masker: Masker,
+    private readonly masker: Redaction,
     private readonly options: RenderOptions
   ) {}
 
@@ -172,16 +155,20 @@ export class StepLog {
         : wording && command.name !== 'group'
           ? wording(data)
           : data
-    if (command.name === 'error') this.errors.push(this.masker.mask(text))
-    // A failed test at a known place: `path:line: name: message`, the form
-    // editors and terminals turn into a link to that line.
-    if (title !== undefined && file !== undefined) {
-      return this.out(`${file}${line !== undefined ? `:${line}` : ''}: ${text}`, prefix[1])
+    if (command.name === 'error') this.errors.push(this.masker.redact(text))
+    if (title === undefined) {
+      return this.out(`${prefix[0]}${this.withoutRepeatedTail(text)}`, prefix[1])
     }
-    this.out(
-      `${prefix[0]}${title === undefined ? this.withoutRepeatedTail(text) : text}`,
-      prefix[1]
-    )
+    // A failed test: `Error: name: message`, or at a known place
+    // `path:line: name: message`, the form editors and terminals turn into
+    // a link to that line. Each line of the message gets the same start, so
+    // that it reads (and greps) as the test's. Masked before it is cut into
+    // lines, so that a secret over two lines is still found.
+    const lead = file !== undefined ? `${file}${line !== undefined ? `:${line}` : ''}: ` : prefix[0]
+    const [first = '', ...rest] = this.masker.redact(text).split(/\r\n|\r|\n/)
+    const name = this.masker.redact(title)
+    const lines = [first, ...rest.map(more => `${name}: ${more}`)]
+    this.out(lines.map(l => `${lead}${l}`).join('\n'), prefix[1])
   }
 
   /**
@@ -207,7 +194,7 @@ export class StepLog {
   private out(text: string, style?: Style): void {
     const { color } = this.options
     const [open, close] = style && color ? STYLES[style] : ['', '']
-    for (const line of this.masker.mask(text).split(/\r\n|\r|\n/)) {
+    for (const line of this.masker.redact(text).split(/\r\n|\r|\n/)) {
       this.write(`${open}${terminalSafe(line, color)}${close}\n`, style)
     }
   }

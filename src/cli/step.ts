@@ -2,14 +2,8 @@
  * One step of a node action, started the way the GitHub runner starts it:
  * the jenkins-build command runs the action's bundle with it, and so do the
  * end-to-end tests, the demo and the benchmark (scripts/action-runner.ts), so
- * a run from a terminal is the run the tests prove.
- *
- * What the runner gives a step (actions/runner, src/Runner.Worker): each
- * input as INPUT_<NAME> (upper-cased, spaces as `_`, hyphens kept); the
- * file-command files GITHUB_OUTPUT, GITHUB_STATE, GITHUB_ENV, GITHUB_PATH and
- * GITHUB_STEP_SUMMARY, empty, one set per step; the event payload at
- * GITHUB_EVENT_PATH; GITHUB_WORKSPACE and RUNNER_TEMP; for a post step, what
- * the main step saved as STATE_<name>.
+ * a run from a terminal is the run the tests prove. What the runner gives a
+ * step: docs/internals.md, "How the runner starts a step".
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

@@ -1,15 +1,9 @@
 /**
- * The action's messages, worded for a terminal. The step speaks to a
- * workflow author (`Input 'user'`, `set 'token'`, `` `branch: main` ``,
- * `${{ github.event.number }}`); the person at a terminal gave flags and
- * variables instead. This is the one place where the action's input names
- * become jenkins-build's flags, and the flags are those of args.ts, so an
- * input added to action.yml is worded with no change here.
- *
- * Only the action's own messages are reworded (its plain lines, and errors,
- * warnings, notices and debug lines without a title): Jenkins' console (in
- * a stop-commands region), and a failed test's annotation, whose text is
- * Jenkins', stay as Jenkins wrote them.
+ * The action's messages, worded for a terminal: the one place where the
+ * action's input names become jenkins-build's flags (those of args.ts, so an
+ * input added to action.yml is worded with no change here). Only the
+ * action's own messages are reworded, never Jenkins' text:
+ * docs/internals.md, "The action's messages on a terminal".
  */
 import type { ActionInput } from './action-yml.js'
 import { defaultsToGithubToken, ENV_INPUTS, isSwitch } from './args.js'
@@ -35,6 +29,8 @@ function escapeRegExp(text: string): string {
 /** How the command line gave inputs that have two flags: `files` as `--file NAME=path` or as `--files`. */
 export interface TypedFlags {
   files?: '--file' | '--files'
+  /** The `--file` values, in order: line N of `files` is the Nth. */
+  fileValues?: readonly string[]
 }
 
 /** Rewords one message of the action for a terminal; `typed`: the flag to name where the user had a choice. */
@@ -52,6 +48,14 @@ export function terminalWording(
     return found ? flagWording(found) : `'${input}'`
   }
   const rules: Array<[RegExp, (match: string, ...groups: string[]) => string]> = [
+    // `Input 'files' line 2`: the --file flag that made that line, as typed.
+    [
+      /\bInput 'files' line (\d+)\b/g,
+      (match, n = '') => {
+        const value = typed.files === '--file' ? typed.fileValues?.[Number(n) - 1] : undefined
+        return value === undefined ? match : flagExample(byName.get('files'), 'file', value)
+      }
+    ],
     // `Input 'user' …`, `the 'url' input`.
     [new RegExp(`\\bInput '${name}'`, 'g'), (_, input = '') => flag(input)],
     [new RegExp(`\\bthe '${name}' input\\b`, 'g'), (_, input = '') => flag(input)],

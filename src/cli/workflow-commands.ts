@@ -1,20 +1,8 @@
 /**
  * The GitHub runner's reading of a step's output, rule for rule: what the
  * jenkins-build command renders for a terminal, and what the tests assert the
- * runner would act on. From actions/runner:
- * - src/Runner.Sdk/ProcessInvoker.cs reads stdout and stderr with
- *   StreamReader.ReadLine, which ends a line at `\r`, `\n` or `\r\n`;
- *   src/Runner.Worker/Handlers/NodeScriptActionHandler.cs feeds both streams
- *   to the same ActionCommandManager (one stop-commands state for both);
- * - src/Runner.Common/ActionCommand.cs: TryParseV2 takes `message.TrimStart()`
- *   and needs it to start with `::`, then `name[ props]::data`; TryParse (v1)
- *   looks for `##[` ANYWHERE in the line (`IndexOf`), then `name[ props]]data`;
- *   both only for registered names; the data and properties are unescaped
- *   (UnescapeData, UnescapeProperty, Unescape);
- * - src/Runner.Worker/ActionCommandManager.cs TryProcessCommand: v2 is tried
- *   first, then v1; names are compared case-insensitively; after
- *   `stop-commands` with a token, nothing acts until a command named as the
- *   token (`::TOKEN::` or `##[TOKEN]`), which is registered while it stands.
+ * runner would act on. The rules, with their sources in actions/runner:
+ * docs/internals.md, "The runner's reading of workflow commands".
  */
 
 /** Commands the runner registers (ActionCommandManager and the issue/group extensions). */

@@ -23,7 +23,9 @@ export interface BranchJob {
 
 export interface BranchOptions {
   api: JenkinsApi
-  settings: Pick<Settings, 'job' | 'branch' | 'scan' | 'build' | 'parameters' | 'hasParameters'>
+  settings: Pick<Settings, 'job' | 'scan' | 'build' | 'parameters' | 'hasParameters'> & {
+    branch: NonNullable<Settings['branch']>
+  }
   /** Where the scan's progress goes: the step log (whose info makes Jenkins text inert), with a fold for the scan log. */
   out: Pick<StepIO, 'logger' | 'startGroup' | 'endGroup'>
   /** Fires on cancel or timeout; waits end with StepAborted. */
@@ -50,7 +52,6 @@ const MAX_LOG_LINES = 200
 export async function resolveBranch(options: BranchOptions): Promise<BranchJob> {
   const { api, settings } = options
   const branch = settings.branch
-  if (!branch) throw new Error('resolveBranch needs the branch input')
   const existing = await unlessNotFound(api.getJob(settings.job), undefined)
   if (existing) return { info: existing }
   const project = await api.getJob(branch.project)
@@ -75,7 +76,7 @@ export async function resolveBranch(options: BranchOptions): Promise<BranchJob> 
 /** Scans the project and polls until the branch job exists (and, for a new build, until its indexing build is known). */
 async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
   const { api, settings, out, signal } = options
-  const branch = settings.branch as NonNullable<Settings['branch']>
+  const branch = settings.branch
   const projectName = fullName(branch.project)
   const name = branch.name
   out.logger.info(
@@ -201,7 +202,7 @@ class ScanLog {
   /** Prints what is new; true while the scan is running (X-More-Data). */
   async poll(): Promise<boolean> {
     const { api, settings } = this.options
-    const project = (settings.branch as NonNullable<Settings['branch']>).project
+    const project = settings.branch.project
     const chunk = await api.indexingLog(project, this.offset)
     // A new scan rewrites the log from its start: LargeText then answers
     // from 0 for an offset past its end.
@@ -221,7 +222,7 @@ class ScanLog {
     if (complete && this.partial !== '') this.print(this.partial)
     this.partial = ''
     const { out, api, settings } = this.options
-    const project = (settings.branch as NonNullable<Settings['branch']>).project
+    const project = settings.branch.project
     if (this.printed > MAX_LOG_LINES || this.skipped > 0) {
       out.logger.info(
         `(The scan log was cut short here; all of it is at ${api.jobUrl(project)}indexing/console.)`
@@ -262,10 +263,14 @@ async function findIndexingBuild(
     other = true
   }
   const builds = (await api.recentBuilds(settings.job, 5, { actions: true }))
-    .filter(b => b.queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE))
+    .flatMap(({ queueId, ...b }) =>
+      queueId !== undefined && (b.causes ?? []).includes(BRANCH_INDEXING_CAUSE)
+        ? [{ ...b, queueId }]
+        : []
+    )
     .sort((a, b) => a.number - b.number)
   for (const build of builds) {
-    if (matches(build.parameters)) return { queueId: build.queueId as number, number: build.number }
+    if (matches(build.parameters)) return { queueId: build.queueId, number: build.number }
     other = true
   }
   return other ? 'other-parameters' : undefined
@@ -274,7 +279,7 @@ async function findIndexingBuild(
 /** `message`, and the branches the project has that come closest to the one asked for. */
 async function missingBranch(options: BranchOptions, message: string): Promise<string> {
   const { api, settings } = options
-  const branch = settings.branch as NonNullable<Settings['branch']>
+  const branch = settings.branch
   let names: string[]
   try {
     const prefix = `${fullName(branch.project)}/`

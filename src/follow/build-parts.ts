@@ -1,8 +1,8 @@
 /**
- * The parts of following a build that one `job` (build-job.ts) and several
- * `jobs` (src/multi/) share: picking an existing build, the closest job
- * names for a 404, and the description of a failure for the commit status.
- * None prints by itself: each takes the logger to use.
+ * The parts of following a build that every item of the step shares:
+ * picking an existing build, the closest job names for a 404, and the
+ * description of a failure for the commit status. None prints by itself:
+ * each takes the logger to use.
  */
 import type { BuildMode } from '../inputs/input-values.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
@@ -38,22 +38,48 @@ export async function lastBuild(
   }
 }
 
-/** A 404 on a job, with the closest job names Jenkins has. */
-export async function withJobSuggestions(
+/**
+ * A 404 on a job, with the closest job names Jenkins has; or, when Jenkins
+ * has no job list at `url` either (its own 404, or `url` is a job's page),
+ * where Jenkins' root is: `url` is then wrong, not the job (locateRoot).
+ */
+async function withJobSuggestions(
   api: JenkinsApi,
   job: JobPath,
   error: JenkinsError,
   logger: Logger
 ): Promise<string> {
   if (job.length === 0) return error.message
+  let names: string[]
   try {
-    const close = closestNames(fullName(job), await api.listJobs([]))
-    if (close.length)
-      return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`
+    names = await api.listJobs([])
   } catch (listError) {
     logger.debug(`Could not list jobs for suggestions: ${errorText(listError)}`)
+    const noRoot =
+      listError instanceof JenkinsError &&
+      (listError.kind === 'not-found' || listError.kind === 'bad-request')
+    const where = `job '${shortName(fullName(job))}'`
+    const root = noRoot ? await api.locateRoot(where).catch(() => undefined) : undefined
+    return root ?? error.message
   }
-  return error.message
+  const close = closestNames(fullName(job), names)
+  if (close.length === 0) return error.message
+  return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`
+}
+
+/** What `work` gives; a 404 it throws names the closest jobs Jenkins has. */
+export async function suggestingJobs<T>(
+  api: JenkinsApi,
+  job: JobPath,
+  logger: Logger,
+  work: Promise<T>
+): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    if (!(error instanceof JenkinsError && error.kind === 'not-found')) throw error
+    throw new Error(await withJobSuggestions(api, job, error, logger))
+  }
 }
 
 /** A commit status description for a step that failed before the build's result was known. */

@@ -61,15 +61,11 @@ const DEFAULT_ABORT_TIMINGS: AbortTimings = {
 /**
  * Cancels the queue item or stops the build, escalating for Pipelines
  * (stop, then term, then kill: jenkins-api.md 7), and says what it did.
- *
- * Work shared with another request is left alone: a 303 says so at once,
- * and the item or build is looked at right before acting, since another
- * request can fold into ours at any time while it is queued
- * (jenkins/trigger/shared-work.ts). That look is brief (shareCheckMs): a Jenkins
- * that hangs on reads must not keep the cancel or stop from being sent, so
- * without an answer in time we act on what the trigger told us.
- * `until` (epoch ms) is the abort's budget; the api's own deadline bounds its
- * requests. Never throws: the caller is already failing the step.
+ * Work shared with another request is left alone: a 303 says so at once, and
+ * a brief look (shareCheckMs) right before acting finds a request folded in
+ * since (shared-work.ts); without an answer in time it acts on what the
+ * trigger said. `until` (epoch ms) is the abort's budget. Never throws: the
+ * caller is already failing the step.
  */
 export async function abortRemote(
   api: JenkinsApi,

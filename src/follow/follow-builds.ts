@@ -2,17 +2,18 @@ import { Interrupted, JenkinsError } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type {
   Build,
+  BuildOutputsApi,
   BuildRef,
   JenkinsApi,
   JobPath,
+  PipelineRun,
   QueuedTask,
   QueueItem,
   RunningBuild
 } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
-import type { Expectation } from './poll-policy.js'
 import { abortReason, sleep, StepAborted } from '../util/wait.js'
-import { SharedSchedule } from './schedule.js'
+import { SharedSchedule, type FollowedParts } from './schedule.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   type RunningStart,
@@ -38,7 +39,7 @@ export interface ConsoleFollower {
 }
 
 /** What the follower tells about each build, by the id `add…` returned. Called in order, never concurrently. */
-export interface FollowHooks {
+interface FollowHooks {
   /** The item waits in the queue, for this (Jenkins' text, untrusted). */
   waiting?(track: number, why: string): void
   started?(track: number, ref: BuildRef, start: StartSeen): void
@@ -46,10 +47,12 @@ export interface FollowHooks {
   ended?(track: number, build: Build): void
   /** It cannot be followed further (cancelled in the queue, gone, refused); without this hook, run() ends with the error. */
   failed?(track: number, error: Error): void
+  /** A running Pipeline's stages, looked at for a pending `input` (added with `inputs`). */
+  inputs?(track: number, run: PipelineRun): void
 }
 
 export interface BuildsFollowerOptions {
-  api: JenkinsApi
+  api: JenkinsApi & Pick<BuildOutputsApi, 'describeRun'>
   hooks: FollowHooks
   logger: Logger
   /** Fires on cancel or timeout: run() ends with StepAborted. */
@@ -72,8 +75,19 @@ interface Followed {
   job: JobPath
   queueId?: number
   console?: ConsoleFollower
+  /** A queued build's console, made once it starts. */
+  consoleOf?: (ref: BuildRef) => ConsoleFollower
   /** Why the last console read failed, while the following ones fail too. */
   consoleError?: string
+  /** A drain's promise (drain()): settled when the console was read to its end, or could not be. */
+  drained?: { resolve(): void; reject(error: Error): void }
+}
+
+/** How a queued build is followed once it starts: its console (made from its ref) and its pending inputs. */
+export interface QueuedParts {
+  expect?: FollowedParts['expect']
+  console?: (ref: BuildRef) => ConsoleFollower
+  inputs?: boolean
 }
 
 /**
@@ -94,6 +108,8 @@ export class BuildsFollower {
   private readonly followed = new Map<number, Followed>()
   private readonly inFlight = new Set<Promise<void>>()
   private wakeUp: (() => void) | undefined
+  /** Work of the step's that may add reads (a console to drain): run() waits for it. */
+  private readonly holds = new Set<Promise<void>>()
   private failure: unknown
   /** What a read in flight threw once the step was stopped. */
   private cut: unknown
@@ -108,9 +124,9 @@ export class BuildsFollower {
   }
 
   /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
-  addQueued(job: JobPath, queueId: number, expect?: Expectation): number {
-    const id = this.schedule.addQueued(job, queueId, this.now(), expect)
-    this.followed.set(id, { job, queueId })
+  addQueued(job: JobPath, queueId: number, { console, ...parts }: QueuedParts = {}): number {
+    const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console })
+    this.followed.set(id, { job, queueId, consoleOf: console })
     this.poke()
     return id
   }
@@ -123,16 +139,43 @@ export class BuildsFollower {
    */
   addRunning(
     ref: BuildRef,
-    { build, from, console }: RunningStart & { console?: ConsoleFollower }
+    { build, from, console, inputs }: RunningStart & { console?: ConsoleFollower; inputs?: boolean }
   ): number {
     const id = this.schedule.addRunning(ref, this.now(), {
       build,
       from,
-      console: console !== undefined
+      console: console !== undefined,
+      inputs
     })
     this.followed.set(id, { job: ref.job, console })
     this.poke()
     return id
+  }
+
+  /**
+   * Reads the console of a build that ended to its end (until Jenkins
+   * closes it, or followUpForMs, said in it); rejects with what kept it
+   * from being read. Needs run() to be running (hold() the work that calls it).
+   */
+  drain(ref: BuildRef, console: ConsoleFollower): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const id = this.schedule.addDrain(ref, this.now())
+      this.followed.set(id, { job: ref.job, console, drained: { resolve, reject } })
+      this.poke()
+    })
+  }
+
+  /** run() does not end before `work` settled (it may drain a console). */
+  hold(work: Promise<unknown>): void {
+    const held: Promise<void> = work.then(
+      () => undefined,
+      () => undefined
+    )
+    this.holds.add(held)
+    void held.then(() => {
+      this.holds.delete(held)
+      this.poke()
+    })
   }
 
   /** Stops following one build. */
@@ -160,7 +203,7 @@ export class BuildsFollower {
       if (this.failure !== undefined) throw this.failure
       const { reads, nextAt } = this.schedule.due(this.now())
       for (const read of reads) this.launch(read)
-      if (!this.schedule.active && this.inFlight.size === 0) return
+      if (!this.schedule.active && this.inFlight.size === 0 && this.holds.size === 0) return
       if (reads.length > 0) continue
       await this.wait(nextAt === undefined ? undefined : nextAt - this.now())
     }
@@ -220,12 +263,30 @@ export class BuildsFollower {
       case 'queue-item':
         return this.queueItem(read.track, read.queueId)
       case 'build':
-        return this.build(read.track, read.ref, read.full)
+        return this.build(read.track, read.ref, read)
       case 'console':
         return this.console(read.track)
       case 'give-up':
         return this.giveUp(read.track, read.ref)
+      case 'inputs':
+        return this.inputs(read.track, read.ref)
     }
+  }
+
+  /** A look at a running Pipeline's stages for a pending input; one that fails is tried at the next look. */
+  private async inputs(track: number, ref: BuildRef): Promise<void> {
+    const { api, logger, hooks } = this.options
+    let run: PipelineRun | undefined
+    try {
+      run = await api.describeRun(ref)
+    } catch (error) {
+      if (error instanceof Interrupted) throw error
+      logger.debug(`Could not look for a pending input: ${errorText(error)}`)
+      this.schedule.sawInputs(track, this.now(), { more: true })
+      return
+    }
+    this.schedule.sawInputs(track, this.now(), { more: run !== undefined })
+    if (run) hooks.inputs?.(track, run)
   }
 
   private async round(queue: boolean, running: boolean): Promise<void> {
@@ -292,7 +353,7 @@ export class BuildsFollower {
    * (jenkins-api.md 4): the build is found by its queue id instead.
    */
   private async lostQueueItem(track: number, queueId: number, askedAt: number): Promise<void> {
-    const { job } = this.followed.get(track) as Followed
+    const { job } = this.followedOf(track)
     const name = fullName(job)
     let number: number | undefined
     try {
@@ -316,7 +377,7 @@ export class BuildsFollower {
     this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
   }
 
-  private async build(track: number, ref: BuildRef, full: boolean): Promise<void> {
+  private async build(track: number, ref: BuildRef, { full }: { full: boolean }): Promise<void> {
     const { api, logger } = this.options
     let build: Build
     try {
@@ -331,10 +392,13 @@ export class BuildsFollower {
   }
 
   private async console(track: number): Promise<void> {
-    const followed = this.followed.get(track) as Followed
+    const followed = this.followedOf(track)
+    // A console read is scheduled only for a build followed with its console.
+    const { console } = followed
+    if (!console) return
     let poll: ConsolePoll
     try {
-      poll = await (followed.console as ConsoleFollower).poll()
+      poll = await console.poll()
     } catch (error) {
       if (!isTransient(error)) return this.fail(track, error)
       this.options.logger.debug(`Build poll failed, trying again: ${errorText(error)}`)
@@ -343,14 +407,23 @@ export class BuildsFollower {
       return
     }
     followed.consoleError = undefined
-    this.schedule.sawConsole(track, this.now(), poll)
+    this.tell(this.schedule.sawConsole(track, this.now(), poll))
   }
 
-  /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON. */
+  /** Jenkins has not closed the console of the finished build in time: said in it, then the build's final JSON (a drain: nothing more). */
   private async giveUp(track: number, ref: BuildRef): Promise<void> {
-    const { console, consoleError } = this.followed.get(track) as Followed
+    const { console, consoleError, drained } = this.followedOf(track)
     console?.notice(consoleLeftOpen(ref, this.policy.poll.followUpForMs, consoleError))
-    return this.build(track, ref, true)
+    if (!drained) return this.build(track, ref, { full: true })
+    this.schedule.fail(track)
+    drained.resolve()
+  }
+
+  /** What the follower keeps of a track it added (every id the schedule reports is one). */
+  private followedOf(track: number): Followed {
+    const followed = this.followed.get(track)
+    if (!followed) throw new Error(`BuildsFollower: no build ${track}`)
+    return followed
   }
 
   private fail(track: number, error: unknown): void {
@@ -360,14 +433,17 @@ export class BuildsFollower {
   }
 
   private lost(track: number, error: Error): void {
-    if (this.options.hooks.failed) this.options.hooks.failed(track, error)
+    const { drained } = this.followed.get(track) ?? {}
+    if (drained) drained.reject(error)
+    else if (this.options.hooks.failed) this.options.hooks.failed(track, error)
     else this.failure ??= error
   }
 
   private tell(events: TrackEvent[]): void {
     const { hooks, api } = this.options
     for (const event of events) {
-      const { job, queueId } = this.followed.get(event.track) as Followed
+      const followed = this.followedOf(event.track)
+      const { job } = followed
       switch (event.kind) {
         case 'waiting':
           hooks.waiting?.(event.track, event.why)
@@ -376,8 +452,13 @@ export class BuildsFollower {
           const { seenAt, startSlackMs, inQueueSince } = event
           const ref = { job, number: event.number, url: api.buildUrl(job, event.number) }
           hooks.started?.(event.track, ref, { seenAt, startSlackMs, inQueueSince })
+          // After the hook, which says the start before the console opens; before the first read.
+          if (this.schedule.active) followed.console ??= followed.consoleOf?.(ref)
           break
         }
+        case 'drained':
+          followed.drained?.resolve()
+          break
         case 'ended':
           hooks.ended?.(event.track, event.build)
           break
@@ -387,13 +468,13 @@ export class BuildsFollower {
             event.track,
             event.cancelled
               ? new QueueItemEnded(
-                  `The queue item ${queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
+                  `The queue item ${event.queueId} of ${name} was cancelled in Jenkins before it started (by a user, or because the job was disabled).`,
                   'cancelled',
-                  queueId as number
+                  event.queueId
                 )
               : new JenkinsError(
                   'protocol',
-                  `Queue item ${queueId} of ${name} left the queue without starting a build.`
+                  `Queue item ${event.queueId} of ${name} left the queue without starting a build.`
                 )
           )
           break
@@ -404,7 +485,7 @@ export class BuildsFollower {
 }
 
 /** Said in a finished build's console that Jenkins kept open past followUpForMs (`error`: why its last reads failed). */
-export function consoleLeftOpen(ref: BuildRef, followUpForMs: number, error?: string): string {
+function consoleLeftOpen(ref: BuildRef, followUpForMs: number, error?: string): string {
   const after = `${formatDuration(followUpForMs)} after the build finished`
   return error === undefined
     ? `Jenkins has not closed the console of #${ref.number} ${after}; the rest is at ${ref.url}console`

@@ -15,6 +15,7 @@ import { fullName, queueItemUrl, sameJob } from '../jenkins/model/job-path.js'
 import { jobNamesFromUrl } from '../jenkins/reads/decode.js'
 import type { Build, JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
 import { buildNumberByQueueId } from './queue-ended.js'
+import { lastBuild } from './build-parts.js'
 
 /** Where following a given build starts: its JSON, or its queue item. */
 export type GivenStart = { build: Build } | { queueId: number; queueUrl: string }
@@ -38,6 +39,8 @@ export async function resolveGivenBuild(
     reference = located
   }
   if (reference.kind === 'build') return { build: await api.getBuild(job, reference.number) }
+  // A permalink under Jenkins' own root URL: the build it names now.
+  if (reference.kind === 'latest') return { build: await lastBuild(api, job, reference.mode) }
   await checkQueueItemJob(api, job, reference)
   return { queueId: reference.id, queueUrl: queueItemUrl(api.baseUrl, reference.id) }
 }

@@ -273,29 +273,45 @@ function cutToBytes(line: string, max: number): string {
 }
 
 /**
- * Runs fn with the runner's workflow-command processing stopped, so that
- * console lines from Jenkins (untrusted) cannot issue `::add-mask::`,
- * `::error::` or any other command. The resume token is random and never
- * shown before the stop, so the console cannot guess it to resume early.
- * Resumes even if fn throws; commands of ours issued meanwhile (runner/commands.ts)
- * follow the resume. Whatever fn writes must end at a line start
+ * Stops the runner's workflow-command processing, so that console lines
+ * from Jenkins (untrusted) cannot issue `::add-mask::`, `::error::` or any
+ * other command; the returned function resumes it (once). The resume token
+ * is random and never shown before the stop, so the console cannot guess
+ * it to resume early. Commands of ours issued meanwhile (runner/commands.ts)
+ * follow the resume. What is written in between must end at a line start
  * (ConsoleStreamer.flush() ensures it) for the resume marker to be recognised.
  */
-export async function withCommandsStopped<T>(
-  write: (text: string) => void,
-  fn: () => Promise<T>
-): Promise<T> {
+export function stopCommands(write: (text: string) => void): () => void {
   const token = randomUUID()
   const release = holdCommands()
   try {
     write(`::stop-commands::${token}\n`)
-    return await fn()
-  } finally {
+  } catch (error) {
+    release()
+    throw error
+  }
+  let resumed = false
+  return () => {
+    if (resumed) return
+    resumed = true
     // Whatever a write does, commands of ours must not stay held.
     try {
       write(`::${token}::\n`)
     } finally {
       release()
     }
+  }
+}
+
+/** Runs fn with workflow commands stopped (stopCommands), resumed even if fn throws. */
+export async function withCommandsStopped<T>(
+  write: (text: string) => void,
+  fn: () => Promise<T>
+): Promise<T> {
+  const resume = stopCommands(write)
+  try {
+    return await fn()
+  } finally {
+    resume()
   }
 }

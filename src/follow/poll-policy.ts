@@ -228,8 +228,7 @@ export function expectationFrom(history: readonly BuildSummary[]): Expectation |
     if (ok(b)) candidates.push(b)
     else if (b.result === 'FAILURE') fallback.push(b)
   }
-  while (candidates.length < 3 && fallback.length > 0)
-    candidates.push(fallback.shift() as BuildSummary)
+  candidates.push(...fallback.slice(0, Math.max(0, 3 - candidates.length)))
   if (candidates.length === 0) return undefined
   const mean = candidates.reduce((sum, b) => sum + b.duration, 0) / candidates.length
   const spread =

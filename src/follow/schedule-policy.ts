@@ -51,7 +51,7 @@ export const ONE_BUILD_POLICY: SchedulePolicy = {
 }
 
 /** What is known of a build's start when it is followed to its end. */
-export interface EndWatch {
+interface EndWatch {
   /** Epoch ms it started, as best known (default: now). */
   startedAt?: number
   /** How much earlier it may have started (ms). */
@@ -76,8 +76,10 @@ export type ScheduledRead =
   | { kind: 'build'; track: number; ref: BuildRef; full: boolean }
   /** What is new in a build's console (a build followed with its console). */
   | { kind: 'console'; track: number; ref: BuildRef }
-  /** Jenkins kept the console of a finished build open too long: say so, then its full JSON, the end. */
+  /** Jenkins kept the console of a finished build open too long: say so, then its full JSON, the end (a drain: just the end). */
   | { kind: 'give-up'; track: number; ref: BuildRef }
+  /** A running Pipeline's stages, for a pending `input`. */
+  | { kind: 'inputs'; track: number; ref: BuildRef }
 
 /** How a build was seen to start. */
 export interface StartSeen {
@@ -93,4 +95,6 @@ export type TrackEvent =
   | { kind: 'waiting'; track: number; why: string }
   | ({ kind: 'started'; track: number; number: number } & StartSeen)
   | { kind: 'ended'; track: number; build: Build }
-  | { kind: 'left-without-build'; track: number; cancelled: boolean }
+  /** The console of a build that ended was read to its end (schedule.ts addDrain). */
+  | { kind: 'drained'; track: number }
+  | { kind: 'left-without-build'; track: number; queueId: number; cancelled: boolean }

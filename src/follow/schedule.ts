@@ -36,10 +36,31 @@ import {
   type StartSeen,
   type TrackEvent
 } from './schedule-policy.js'
-import { consoleBuildRead, consoleFailed, consoleRead, ownRead, pace, type Track } from './track.js'
+import { newsOfReason } from './queue-reason.js'
+import {
+  consoleBuildRead,
+  consoleFailed,
+  consoleRead,
+  finish,
+  isRunning,
+  ownRead,
+  pace,
+  type RunningTrack,
+  type Track
+} from './track.js'
 
 /** Between the reads of a build the step told to stop (ms). */
 const STOPPING_MS = 500
+/** A running Pipeline's first look for a pending `input`, and the pause between looks (ms): an input waits for a person. */
+const INPUT_FIRST_MS = 5000
+const INPUT_EVERY_MS = 10_000
+
+/** How a build is followed besides its end: its console (`console`: its reads tell the end), its pending inputs (`inputs`: a Pipeline). */
+export interface FollowedParts {
+  expect?: Expectation
+  console?: boolean
+  inputs?: boolean
+}
 
 /** One schedule for the builds of one step. */
 export class SharedSchedule {
@@ -66,8 +87,8 @@ export class SharedSchedule {
   }
 
   /** A build whose queue item was just created (or found). */
-  addQueued(job: JobPath, queueId: number, now: number, expect?: Expectation): number {
-    const track = this.add({ job, phase: 'queued', queueId, expect }, now)
+  addQueued(job: JobPath, queueId: number, now: number, parts: FollowedParts = {}): number {
+    const track = this.add({ job, state: { phase: 'queued', queueId }, ...parts }, now)
     // The first round comes at the queue's first pace from now.
     if (this.roundAt === undefined || this.activeQueued() === 1) {
       this.roundAt = now
@@ -85,13 +106,15 @@ export class SharedSchedule {
   addRunning(
     ref: BuildRef,
     now: number,
-    { build, from, console = false }: RunningStart & { console?: boolean }
+    { build, from, ...parts }: RunningStart & FollowedParts
   ): number {
-    const track = this.add({ job: ref.job, phase: 'queued', expect: from?.expect }, now)
+    const track = this.add(
+      { job: ref.job, state: { phase: 'done' }, expect: from?.expect, ...parts },
+      now
+    )
     this.startTrack(track, ref, now, {
       listed: build,
-      seen: from && { seenAt: from.startedAt ?? now, startSlackMs: from.startSlackMs ?? 0 },
-      console
+      seen: from && { seenAt: from.startedAt ?? now, startSlackMs: from.startSlackMs ?? 0 }
     })
     // No round watches it: its first read at once (a console from its start).
     if (track.direct) track.dueAt = now
@@ -99,9 +122,28 @@ export class SharedSchedule {
     return track.id
   }
 
+  /**
+   * The console of a build that ended, read on its own (never budgeted) from
+   * `now` until Jenkins closes it ('drained'), or given up after followUpForMs.
+   */
+  addDrain(ref: BuildRef, now: number): number {
+    const drained = {
+      ...watch({ console: true, startedAt: now }),
+      endSeenAt: now,
+      endConfirmed: true
+    }
+    const state = { phase: 'running', ref, watch: drained } as const
+    const track = this.add({ job: ref.job, state, console: true, drain: true }, now)
+    track.next = 'console'
+    track.direct = true
+    track.duePoll = false
+    track.dueAt = now
+    return track.id
+  }
+
   /** Whether any build is still followed. */
   get active(): boolean {
-    return this.tracks.some(t => t.phase !== 'done')
+    return this.tracks.some(t => t.state.phase !== 'done')
   }
 
   /** Whether the running list is still read (false once Jenkins refused it or showed none of ours). */
@@ -112,7 +154,7 @@ export class SharedSchedule {
   /** Stops following a build (its result is not wanted, or it is left running). */
   drop(id: number): void {
     const track = this.tracks[id]
-    if (track) track.phase = 'done'
+    if (track) finish(track)
   }
 
   /**
@@ -121,8 +163,8 @@ export class SharedSchedule {
    */
   expedite(id: number, now: number): void {
     const track = this.tracks[id]
-    if (!track || track.phase === 'done') return
-    if (track.phase === 'running') {
+    if (!track || track.state.phase === 'done') return
+    if (track.state.phase === 'running') {
       track.stopping = true
       track.wantFull = true
     }
@@ -138,24 +180,34 @@ export class SharedSchedule {
     const reads: ScheduledRead[] = []
     // Urgent reads first: they follow from what a round showed.
     for (const track of this.tracks) {
-      if (track.phase === 'done' || track.inFlight || track.dueAt === undefined) continue
+      if (track.inFlight || track.dueAt === undefined) continue
       if (track.duePoll || track.dueAt > now) continue
-      reads.push(ownRead(track, now))
+      const read = ownRead(track, now)
+      if (read) reads.push(read)
     }
     let nextAt: number | undefined
     const consider = (at: number): void => {
       nextAt = nextAt === undefined ? at : Math.min(nextAt, at)
     }
     for (const track of this.tracks) {
-      if (track.phase !== 'done' && !track.inFlight && track.dueAt !== undefined && !track.duePoll)
+      const { state } = track
+      if (state.phase !== 'done' && !track.inFlight && track.dueAt !== undefined && !track.duePoll)
         consider(track.dueAt)
+      // A running Pipeline's pending inputs: a read of their own, beside the build's.
+      if (state.phase !== 'running' || track.inputsAt === undefined || track.inputsInFlight)
+        continue
+      if (track.inputsAt > now) consider(track.inputsAt)
+      else {
+        track.inputsInFlight = true
+        reads.push({ kind: 'inputs', track: track.id, ref: state.ref })
+      }
     }
     // Then one poll, if the budget allows: the round or the most overdue own poll.
-    const polls: Array<{ at: number; read: () => ScheduledRead }> = []
+    const polls: Array<{ at: number; read: () => ScheduledRead | undefined }> = []
     const round = this.roundDue()
     if (round !== undefined) polls.push({ at: round, read: () => this.startRound() })
     for (const track of this.tracks) {
-      if (track.phase === 'done' || track.inFlight || !track.duePoll) continue
+      if (track.state.phase === 'done' || track.inFlight || !track.duePoll) continue
       if (track.dueAt === undefined) continue
       polls.push({ at: track.dueAt, read: () => ownRead(track, now) })
     }
@@ -163,9 +215,10 @@ export class SharedSchedule {
     const first = polls[0]
     if (first) {
       const at = Math.max(first.at, this.lastPollAt + this.policy.pollGapMs)
-      if (at <= now) {
+      const read = at <= now ? first.read() : undefined
+      if (read) {
         this.lastPollAt = now
-        reads.push(first.read())
+        reads.push(read)
         const second = polls[1]
         if (second) consider(Math.max(second.at, now + this.policy.pollGapMs))
       } else consider(at)
@@ -192,20 +245,18 @@ export class SharedSchedule {
     const running = seen.running ? indexRunning(seen.running) : undefined
     if (running && running.byKey.size > 0) this.runningListShowed ||= this.showsOurs(running)
     for (const track of this.tracks) {
-      if (track.phase === 'done' || track.inFlight || track.addedAt > sentAt) continue
-      if (track.phase === 'queued' && track.queueId !== undefined) {
-        const started = running?.byQueueId.get(track.queueId)
+      const { state } = track
+      if (state.phase === 'done' || track.inFlight || track.addedAt > sentAt) continue
+      if (state.phase === 'queued') {
+        const started = running?.byQueueId.get(state.queueId)
         if (started && sameJob(started.job, track.job)) {
           const ref = this.refOf(track.job, started.number)
           events.push(this.startTrack(track, ref, now, { listed: started }))
           continue
         }
-        const waiting = queued?.get(track.queueId)
+        const waiting = queued?.get(state.queueId)
         if (waiting) {
-          if (waiting.why && waiting.why !== track.lastWhy) {
-            track.lastWhy = waiting.why
-            events.push({ kind: 'waiting', track: track.id, why: waiting.why })
-          }
+          events.push(...waitingNews(track, waiting.why, now))
           continue
         }
         if (queued || running) {
@@ -215,10 +266,10 @@ export class SharedSchedule {
         }
         continue
       }
-      if (track.phase === 'running' && !track.direct && running && track.ref) {
-        const listed = running.byKey.get(runningKey(track.ref.job, track.ref.number))
+      if (!track.direct && running) {
+        const listed = running.byKey.get(runningKey(state.ref.job, state.ref.number))
         if (listed) {
-          if (track.watch) track.watch = sawBuild(track.watch, now, { building: true, ...listed })
+          state.watch = sawBuild(state.watch, now, { building: true, ...listed })
         } else if ((track.runningSince ?? 0) <= sentAt) {
           // Ended (or not shown to us): one full read says which.
           track.dueAt = now
@@ -239,7 +290,7 @@ export class SharedSchedule {
   /** A queue item read on its own, at `askedAt`. */
   sawQueueItem(id: number, askedAt: number, now: number, item: QueueItem): TrackEvent[] {
     const track = this.tracks[id]
-    if (!track || track.phase !== 'queued') return this.settle(track)
+    if (track?.state.phase !== 'queued') return this.settle(track)
     track.inFlight = false
     const previous = track.askedAt ?? askedAt
     track.askedAt = askedAt
@@ -249,22 +300,19 @@ export class SharedSchedule {
       const seen = { seenAt: askedAt, startSlackMs, inQueueSince: item.inQueueSince }
       return [this.startTrack(track, this.refOf(track.job, number), now, { seen })]
     }
+    const { queueId } = track.state
     if (item.cancelled) {
-      track.phase = 'done'
-      return [{ kind: 'left-without-build', track: id, cancelled: true }]
+      finish(track)
+      return [{ kind: 'left-without-build', track: id, queueId, cancelled: true }]
     }
-    const events: TrackEvent[] = []
-    if (item.why && item.why !== track.lastWhy) {
-      track.lastWhy = item.why
-      events.push({ kind: 'waiting', track: id, why: item.why })
-    }
+    const events = waitingNews(track, item.why, now)
     if (item._class?.endsWith('$LeftItem') || (item.why == null && item.executable === null)) {
       // The run is being created (briefly), or never was (the job was
       // disabled after queuing): a bounded while.
       track.leftAt ??= now
       if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
-        track.phase = 'done'
-        return [...events, { kind: 'left-without-build', track: id, cancelled: false }]
+        finish(track)
+        return [...events, { kind: 'left-without-build', track: id, queueId, cancelled: false }]
       }
     }
     if (this.coveredByRound(track)) {
@@ -280,15 +328,15 @@ export class SharedSchedule {
   /** A build read on its own (`full`: its whole JSON). */
   sawBuild(id: number, now: number, build: Build, full: boolean): TrackEvent[] {
     const track = this.running(id)
-    if (!track?.watch) return []
+    if (!track) return []
     if (track.next === 'give-up') {
-      track.phase = 'done'
+      finish(track)
       return [{ kind: 'ended', track: id, build }]
     }
-    if (track.watch.console) return consoleBuildRead(track, now, { build, full }, this.policy)
+    if (track.state.watch.console) return consoleBuildRead(track, now, { build, full }, this.policy)
     if (!build.building) {
       if (full) {
-        track.phase = 'done'
+        finish(track)
         return [{ kind: 'ended', track: id, build }]
       }
       track.dueAt = now
@@ -296,7 +344,7 @@ export class SharedSchedule {
       track.wantFull = true
       return []
     }
-    track.watch = sawBuild(track.watch, now, build)
+    track.state.watch = sawBuild(track.state.watch, now, build)
     if (track.stopping) {
       track.dueAt = now + STOPPING_MS
       track.duePoll = true
@@ -313,10 +361,18 @@ export class SharedSchedule {
     return []
   }
 
-  /** A console read's news (track.ts). */
-  sawConsole(id: number, now: number, poll: ConsolePoll): void {
+  /** A console read's news (track.ts); a drained console ends its track. */
+  sawConsole(id: number, now: number, poll: ConsolePoll): TrackEvent[] {
     const track = this.running(id)
-    if (track) consoleRead(track, now, poll, this.policy)
+    return track ? consoleRead(track, now, poll, this.policy) : []
+  }
+
+  /** A look at a running Pipeline's inputs (`more`: look again later; false: Jenkins has no stages to look at). */
+  sawInputs(id: number, now: number, { more }: { more: boolean }): void {
+    const track = this.tracks[id]
+    if (!track) return
+    track.inputsInFlight = false
+    track.inputsAt = more && isRunning(track) ? now + INPUT_EVERY_MS : undefined
   }
 
   /** A console read that failed on the way (track.ts). */
@@ -330,14 +386,14 @@ export class SharedSchedule {
     const track = this.tracks[id]
     if (!track) return
     track.inFlight = false
-    if (track.phase === 'done') return
+    if (track.state.phase === 'done') return
     if (this.policy.retryMs > 0) {
       track.dueAt = now + this.policy.retryMs
-    } else if (track.phase === 'queued') {
-      track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
-    } else {
+    } else if (isRunning(track)) {
       track.checking = false
       pace(track, this.policy, this.policy.poll.nearMs)
+    } else {
+      track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
     }
   }
 
@@ -346,15 +402,20 @@ export class SharedSchedule {
     const track = this.tracks[id]
     if (!track) return
     track.inFlight = false
-    track.phase = 'done'
+    finish(track)
   }
 
   // ---------------------------------------------------------------------------
 
-  private add(init: Pick<Track, 'job' | 'phase' | 'queueId' | 'expect'>, now: number): Track {
+  private add(
+    init: Pick<Track, 'job' | 'state'> & Partial<Pick<Track, 'drain'>> & FollowedParts,
+    now: number
+  ): Track {
+    const { console = false, inputs = false, ...rest } = init
     const track: Track = {
       id: this.tracks.length,
       addedAt: now,
+      sentAt: now,
       stopping: false,
       direct: false,
       duePoll: true,
@@ -363,7 +424,10 @@ export class SharedSchedule {
       checking: false,
       queueAttempt: 0,
       inFlight: false,
-      ...init
+      console,
+      inputs,
+      inputsInFlight: false,
+      ...rest
     }
     this.tracks.push(track)
     return track
@@ -380,19 +444,14 @@ export class SharedSchedule {
     now: number,
     {
       listed,
-      seen,
-      console = false
-    }: {
-      listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>
-      seen?: StartSeen
-      console?: boolean
-    }
+      seen
+    }: { listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>; seen?: StartSeen }
   ): TrackEvent {
-    track.phase = 'running'
-    track.ref = ref
+    const { console } = track
     track.runningSince = now
     track.leftAt = undefined
     track.next = console ? 'console' : 'build'
+    if (track.inputs) track.inputsAt = now + INPUT_FIRST_MS
     const start = seen ?? { seenAt: now, startSlackMs: 0 }
     let w = watch({
       console,
@@ -401,7 +460,7 @@ export class SharedSchedule {
       expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
     })
     if (listed) w = sawBuild(w, now, { building: true, ...listed })
-    track.watch = w
+    track.state = { phase: 'running', ref, watch: w }
     track.wantFull = false
     if (this.runningList) {
       track.direct = false
@@ -409,7 +468,8 @@ export class SharedSchedule {
     } else {
       track.direct = true
       track.duePoll = true
-      track.dueAt = now + nextPoll(w, now, this.policy.poll).delayMs
+      // A console from its start, at once.
+      track.dueAt = console ? now : now + nextPoll(w, now, this.policy.poll).delayMs
     }
     return { kind: 'started', track: track.id, number: ref.number, ...start }
   }
@@ -420,14 +480,15 @@ export class SharedSchedule {
     if (this.roundFailedAt !== undefined) return this.roundFailedAt + this.policy.retryMs
     let at: number | undefined
     const queued = this.tracks.filter(
-      t => t.phase === 'queued' && !t.inFlight && this.coveredByRound(t)
+      t => t.state.phase === 'queued' && !t.inFlight && this.coveredByRound(t)
     )
     if (queued.length > 0) at = this.roundAt + nextQueueDelay(this.roundAttempt, this.policy.poll)
     if (this.runningList) {
       for (const track of this.tracks) {
-        if (track.phase !== 'running' || track.direct || !track.watch || track.inFlight) continue
-        if (track.dueAt !== undefined) continue
-        const when = this.roundAt + nextPoll(track.watch, this.roundAt, this.policy.poll).delayMs
+        if (!isRunning(track) || track.direct || track.inFlight || track.dueAt !== undefined)
+          continue
+        const { watch } = track.state
+        const when = this.roundAt + nextPoll(watch, this.roundAt, this.policy.poll).delayMs
         at = at === undefined ? when : Math.min(at, when)
       }
     }
@@ -436,23 +497,23 @@ export class SharedSchedule {
 
   private startRound(): ScheduledRead {
     this.roundInFlight = true
-    const queue = this.queueList && this.tracks.some(t => t.phase === 'queued' && !t.inFlight)
+    const queue = this.queueList && this.tracks.some(t => t.state.phase === 'queued' && !t.inFlight)
     return { kind: 'round', queue, running: this.runningList }
   }
 
   /** Whether rounds watch a queued track (else its queue item is read on its own). */
   private coveredByRound(track: Track): boolean {
-    return this.runningList || this.queueList ? track.queueId !== undefined : false
+    return (this.runningList || this.queueList) && track.state.phase === 'queued'
   }
 
   private activeQueued(): number {
-    return this.tracks.filter(t => t.phase === 'queued').length
+    return this.tracks.filter(t => t.state.phase === 'queued').length
   }
 
   /** Queued tracks no round watches any more read their queue items on their own. */
   private uncoverQueued(now: number): void {
     for (const track of this.tracks) {
-      if (track.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
+      if (track.state.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
         continue
       track.dueAt = now
       track.duePoll = true
@@ -463,7 +524,7 @@ export class SharedSchedule {
     if (!this.runningList) return
     this.runningList = false
     for (const track of this.tracks) {
-      if (track.phase !== 'running' || track.direct || !track.watch) continue
+      if (!isRunning(track) || track.direct) continue
       track.direct = true
       track.duePoll = true
       track.dueAt ??= now
@@ -472,10 +533,10 @@ export class SharedSchedule {
   }
 
   private showsOurs(running: RunningIndex): boolean {
-    return this.tracks.some(
-      t =>
-        (t.ref !== undefined && running.byKey.has(runningKey(t.ref.job, t.ref.number))) ||
-        (t.queueId !== undefined && running.byQueueId.has(t.queueId))
+    return this.tracks.some(({ state }) =>
+      state.phase === 'running'
+        ? running.byKey.has(runningKey(state.ref.job, state.ref.number))
+        : state.phase === 'queued' && running.byQueueId.has(state.queueId)
     )
   }
 
@@ -485,11 +546,20 @@ export class SharedSchedule {
   }
 
   /** The running track a read was for, no longer in flight; undefined when it is no longer followed. */
-  private running(id: number): Track | undefined {
+  private running(id: number): RunningTrack | undefined {
     const track = this.tracks[id]
     this.settle(track)
-    return track?.phase === 'running' && track.watch ? track : undefined
+    return isRunning(track) ? track : undefined
   }
+}
+
+/** The track's queue reason, when it is worth a line (queue-reason.ts). */
+function waitingNews(track: Track, why: string | null | undefined, now: number): TrackEvent[] {
+  if (!why) return []
+  const told = newsOfReason(track.toldWhy, why, now)
+  if (!told) return []
+  track.toldWhy = told
+  return [{ kind: 'waiting', track: track.id, why }]
 }
 
 interface RunningIndex {

@@ -13,22 +13,24 @@ import {
   type Watch
 } from './poll-policy.js'
 import type { ConsolePoll } from './log-stream.js'
+import type { ToldReason } from './queue-reason.js'
 import type { ScheduledRead, SchedulePolicy, TrackEvent } from './schedule-policy.js'
 
-type Phase = 'queued' | 'running' | 'done'
+/** Where a track is, with what that phase has: its queue item, then its build and the build's watch. */
+type TrackState =
+  | { phase: 'queued'; queueId: number }
+  | { phase: 'running'; ref: BuildRef; watch: Watch }
+  | { phase: 'done' }
 
 /** One build the schedule follows: its queue item, then its build. */
 export interface Track {
   id: number
   job: JobPath
-  phase: Phase
-  queueId?: number
-  ref?: BuildRef
-  /** Once running. */
-  watch?: Watch
+  state: TrackState
   /** What the job's history says, for when it starts. */
   expect?: Expectation
-  lastWhy?: string
+  /** The queue reason last told (queue-reason.ts). */
+  toldWhy?: ToldReason
   /** Polled on its own: the running list is refused, or does not show this build. */
   direct: boolean
   /** When this track's own next read is due (epoch ms); undefined: the rounds cover it. */
@@ -40,7 +42,7 @@ export interface Track {
   /** What its next own read of a running build is (the console, once followed with it). */
   next: NextPoll['read']
   /** When its last own read was sent: its watch's pace counts from there, so a slow answer does not stretch it. */
-  sentAt?: number
+  sentAt: number
   /** A read that follows at once from the last one counts the pace from that one's start. */
   pacedFrom?: number
   /** Its build read checks the end after a failed console read. */
@@ -57,35 +59,58 @@ export interface Track {
   /** The step told it to stop: read on its own until it ended. */
   stopping: boolean
   inFlight: boolean
+  /** Its console is read while it runs, and tells its end. */
+  console: boolean
+  /** Only the console of a build that ended is read, until Jenkins closes it (schedule.ts addDrain). */
+  drain?: boolean
+  /** A Pipeline: its pending inputs are looked at while it runs, when inputsAt comes. */
+  inputs: boolean
+  inputsAt?: number
+  inputsInFlight: boolean
 }
 
-/** Its own read, now: in flight until it is reported. */
-export function ownRead(track: Track, now: number): ScheduledRead {
+/** A track that runs: its build and its watch are known. */
+export type RunningTrack = Track & { state: Extract<TrackState, { phase: 'running' }> }
+
+export function isRunning(track: Track | undefined): track is RunningTrack {
+  return track?.state.phase === 'running'
+}
+
+/** Nothing more to follow of the track. */
+export function finish(track: Track): void {
+  track.state = { phase: 'done' }
+}
+
+/** Its own read, now: in flight until it is reported (undefined for a track that is done). */
+export function ownRead(track: Track, now: number): ScheduledRead | undefined {
+  const { state } = track
+  if (state.phase === 'done') return undefined
   track.inFlight = true
   track.sentAt = now
   track.dueAt = undefined
-  if (track.phase === 'queued') {
-    return { kind: 'queue-item', track: track.id, queueId: track.queueId as number }
-  }
-  const ref = track.ref as BuildRef
+  if (state.phase === 'queued')
+    return { kind: 'queue-item', track: track.id, queueId: state.queueId }
+  const { ref } = state
   if (track.next === 'build') return { kind: 'build', track: track.id, ref, full: track.wantFull }
   return { kind: track.next, track: track.id, ref }
 }
 
 /** Its next own read at its watch's pace, counted from the start of the read that set it (`floorMs`: at least, after a failure). */
-export function pace(track: Track, policy: SchedulePolicy, floorMs = 0): void {
-  const from = track.pacedFrom ?? (track.sentAt as number)
+export function pace(track: RunningTrack, policy: SchedulePolicy, floorMs = 0): void {
+  const from = track.pacedFrom ?? track.sentAt
   track.pacedFrom = undefined
-  const next = nextPoll(track.watch as Watch, from, policy.poll)
+  const { watch } = track.state
+  const next = nextPoll(watch, from, policy.poll)
   track.next = next.read
   // Once the console is complete, only the full JSON tells the end.
-  track.wantFull = track.watch?.logComplete ?? false
-  track.duePoll = true
+  track.wantFull = watch.logComplete
+  // A drain is the end's follow-up of a build already over: never held back by the budget.
+  track.duePoll = !track.drain
   track.dueAt = from + Math.max(next.delayMs, floorMs)
 }
 
 /** A build read that follows at once from the last read (its pace counts from that one's start). */
-function readAtOnce(track: Track, now: number, full: boolean): void {
+function readAtOnce(track: Track, now: number, { full }: { full: boolean }): void {
   track.pacedFrom = track.sentAt
   track.next = 'build'
   track.wantFull = full
@@ -96,12 +121,24 @@ function readAtOnce(track: Track, now: number, full: boolean): void {
 /**
  * A console read's news. `moreData` false: the log is complete, so the
  * build is over; one full read says so, never `result` alone, which a
- * Pipeline sets while it still runs.
+ * Pipeline sets while it still runs (a drain knew it was over: it is done).
  */
-export function consoleRead(track: Track, now: number, poll: ConsolePoll, p: SchedulePolicy): void {
-  if (!poll.moreData) return readAtOnce(track, now, true)
-  track.watch = sawConsole(track.watch as Watch, now, poll, p.poll)
-  pace(track, p)
+export function consoleRead(
+  track: RunningTrack,
+  now: number,
+  poll: ConsolePoll,
+  p: SchedulePolicy
+): TrackEvent[] {
+  if (!poll.moreData && track.drain) {
+    finish(track)
+    return [{ kind: 'drained', track: track.id }]
+  }
+  if (!poll.moreData) readAtOnce(track, now, { full: true })
+  else {
+    track.state.watch = sawConsole(track.state.watch, now, poll, p.poll)
+    pace(track, p)
+  }
+  return []
 }
 
 /**
@@ -111,32 +148,32 @@ export function consoleRead(track: Track, now: number, poll: ConsolePoll, p: Sch
  * end's follow-up applies (the rest of the console read promptly, given up
  * after followUpForMs).
  */
-export function consoleFailed(track: Track, now: number, p: SchedulePolicy): void {
-  if (track.watch?.endSeenAt !== undefined) return pace(track, p, p.poll.nearMs)
+export function consoleFailed(track: RunningTrack, now: number, p: SchedulePolicy): void {
+  if (track.state.watch.endSeenAt !== undefined) return pace(track, p, p.poll.nearMs)
   track.checking = true
-  readAtOnce(track, now, false)
+  readAtOnce(track, now, { full: false })
 }
 
 /** A console-followed build's read: the end when the console is complete (`full`), else news for its watch. */
 export function consoleBuildRead(
-  track: Track,
+  track: RunningTrack,
   now: number,
   { build, full }: { build: Build; full: boolean },
   p: SchedulePolicy
 ): TrackEvent[] {
-  const seen = sawBuild(track.watch as Watch, now, build)
+  const seen = sawBuild(track.state.watch, now, build)
   if (track.checking) {
     track.checking = false
-    track.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
+    track.state.watch = build.building ? seen : { ...seen, endSeenAt: now, endConfirmed: true }
     pace(track, p, p.poll.nearMs)
     return []
   }
   if (full && !build.building) {
-    track.phase = 'done'
+    finish(track)
     return [{ kind: 'ended', track: track.id, build }]
   }
   // Still building with its console complete (never on Jenkins; handled anyway): its full JSON tells the end.
-  track.watch = full ? { ...seen, logComplete: true } : seen
+  track.state.watch = full ? { ...seen, logComplete: true } : seen
   pace(track, p)
   return []
 }

@@ -15,12 +15,26 @@ import { isBuildNumber } from '../jenkins/model/counts.js'
 import { fullName, redactUrl } from '../jenkins/model/job-path.js'
 import type { JobPath } from '../jenkins/model/types.js'
 
-/** What `build` names besides new, last and last-successful. */
-export type BuildReference =
+/** What `build` names besides new, last and last-successful; `where`: an item's of `jobs`, for its messages (itemMessage). */
+export type BuildReference = { where?: string } & (
   | { kind: 'build'; number: number; text: string }
   | { kind: 'queue'; id: number; text: string }
+  /** The job's lastBuild or lastSuccessfulBuild page: the mode of that name. */
+  | { kind: 'latest'; mode: 'last' | 'last-successful'; text: string }
   /** A URL not below `url`: Jenkins' root URL decides (given-build.ts). */
   | { kind: 'elsewhere'; url: URL; text: string }
+)
+
+/**
+ * A message about `build` for an item of `jobs` (`where`: "Input 'jobs'
+ * item 2's 'build'"), from the one written for the `build` input.
+ */
+export function itemMessage(message: string, where: string): string {
+  return message
+    .replace("Input 'build'", where)
+    .replace("(input 'job')", "(its 'job')")
+    .replace("the job given in 'job'", 'its job')
+}
 
 const FORMS =
   "expected new, last, last-successful, a build number of the job (42), or a build or queue item URL Jenkins gave for it (an earlier step's build-url or queue-url)"
@@ -77,36 +91,60 @@ export function locateReference(
   if (url.origin !== root.origin) return undefined
   if (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`)) return undefined
   const rest = path.slice(basePath.length).replace(/^\/+/, '').replace(/\/+$/, '')
-  const queue = /^queue\/item\/(\d+)$/.exec(rest)
+  const queue = /^queue\/item\/(\d+)(?:\/|$)/.exec(rest)
   if (queue) {
     const id = Number(queue[1])
     if (Number.isSafeInteger(id)) return { kind: 'queue', id, text: shown }
   }
   const parts = rest.split('/')
-  const last = parts.pop() ?? ''
   const names: string[] = []
-  let pairs = parts.length % 2 === 0 && parts.length > 0 && /^\d+$/.test(last)
-  for (let i = 0; pairs && i < parts.length; i += 2) {
-    if (parts[i] !== 'job' || !parts[i + 1]) pairs = false
-    else {
-      try {
-        // As parseJobPath: a decoded '/' is a multibranch name's %2F.
-        names.push(decodeURIComponent(parts[i + 1] as string).replace(/\//g, '%2F'))
-      } catch {
-        pairs = false
-      }
+  let at = 0
+  for (; parts[at] === 'job' && parts[at + 1]; at += 2) {
+    try {
+      // As parseJobPath: a decoded '/' is a multibranch name's %2F.
+      // as: the loop condition checked it is there.
+      names.push(decodeURIComponent(parts[at + 1] as string).replace(/\//g, '%2F'))
+    } catch {
+      break
     }
   }
-  const number = Number(last)
-  if (!pairs || !isBuildNumber(number)) {
-    throw new InputError(
-      `Input 'build' URL ('${shown}') is not a build URL (…/job/NAME/42/) or a queue item URL (…/queue/item/7/): ${FORMS}.`
-    )
+  // The build: its number, or a permalink, then any page of it (console, changes, tests…).
+  const which = parts[at] ?? ''
+  const number = /^\d+$/.test(which) ? Number(which) : NaN
+  const permalink = PERMALINKS[which]
+  if (names.length === 0 || (!isBuildNumber(number) && !permalink)) {
+    throw new InputError(notABuild(shown, names.length > 0 && which === ''))
   }
   if (fullName(names) !== fullName(job)) {
     throw new InputError(
       `Input 'build' URL ('${shown}') is a build of job '${fullName(names)}', not of '${fullName(job)}' (input 'job'): follow a build of the job given in 'job'.`
     )
   }
-  return { kind: 'build', number, text: shown }
+  if (isBuildNumber(number)) return { kind: 'build', number, text: shown }
+  if (permalink === 'last' || permalink === 'last-successful') {
+    return { kind: 'latest', mode: permalink, text: shown }
+  }
+  throw new InputError(
+    `Input 'build' URL ('${shown}') names ${which}, a build Jenkins picks anew each time: give \`build: last\` (lastBuild) or \`build: last-successful\` (lastSuccessfulBuild), or that build's own URL, with its number (…/job/NAME/42/).`
+  )
+}
+
+/**
+ * The job's permalinks (PermalinkProjectAction.Permalink.BUILTIN): the
+ * two the step follows as its named modes, and the others it cannot.
+ */
+const PERMALINKS: Readonly<Record<string, 'last' | 'last-successful' | 'other'>> = {
+  lastBuild: 'last',
+  lastSuccessfulBuild: 'last-successful',
+  lastStableBuild: 'other',
+  lastUnstableBuild: 'other',
+  lastFailedBuild: 'other',
+  lastUnsuccessfulBuild: 'other',
+  lastCompletedBuild: 'other'
+}
+
+/** What to paste instead of a URL that names no build (`jobPage`: the job's own page). */
+function notABuild(shown: string, jobPage: boolean): string {
+  const what = jobPage ? "is the job's page, not a build's" : 'is not a build URL'
+  return `Input 'build' URL ('${shown}') ${what}: paste a build's URL from its page in Jenkins (…/job/NAME/42/, or any page below it such as …/42/console), its lastBuild or lastSuccessfulBuild (…/job/NAME/lastBuild/), or a queue item URL (…/queue/item/7/): ${FORMS}.`
 }

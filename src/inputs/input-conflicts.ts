@@ -21,6 +21,10 @@ export interface InputUse {
   failFast?: boolean
   /** Whether `status-context` was given. */
   statusContext?: boolean
+  /** Input `values-file-required`. */
+  valuesFileRequired?: boolean
+  /** Whether a values file is read: `values-file`, or an item's `"values-file"`. */
+  hasValuesFile?: boolean
   /** The `commit-parameter` input, and the shared `parameters` it must not collide with. */
   commitParameter?: string | undefined
   parameters?: BuildParameters
@@ -89,6 +93,18 @@ export function checkConflicts(s: InputUse): void {
   }
   if (s.hasArtifacts && s.wait !== 'finish') {
     throw conflict('artifacts', 'wait', `artifacts are downloaded once the build ends, ${waited}`)
+  }
+  if (s.valuesFileRequired && !s.hasValuesFile) {
+    throw new InputError(
+      `Input 'values-file-required' is true but no values file is named: name the artifact to read in 'values-file' (or an item's "values-file"), or leave 'values-file-required' out.`
+    )
+  }
+  if (s.valuesFileRequired && s.wait !== 'finish') {
+    throw conflict(
+      'values-file-required',
+      'wait',
+      `the values file is read once the build ends, ${waited}`
+    )
   }
   // A pending status that nothing ever resolves would block a protected
   // branch for good.

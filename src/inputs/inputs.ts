@@ -45,13 +45,11 @@ export interface Settings extends JobEntry {
   /** Base URL, normalised: http(s), no credentials/query/fragment, no trailing slash. */
   url: string
   user: string
-  /** API token or password ('' for anonymous). Already registered with core.setSecret. */
+  /** API token or password ('' for anonymous). Already masked (getSettings). */
   token: string
   wait: WaitMode
   disable: boolean
   build: BuildMode
-  /** With `build: <number or URL>`: the build or queue item to follow. */
-  given?: BuildReference
   listJobs: boolean
   /** Bound on the whole step, in milliseconds. */
   timeoutMs: number
@@ -72,9 +70,9 @@ export interface Settings extends JobEntry {
   /** Input `comment-permission`: the least role the author of a comment command needs (outcome/comment-command.ts). */
   commentPermission: CommentPermission
   scan: ScanMode
-  /** The job's "Trigger builds remotely" token ('' for none). Already registered with core.setSecret. */
+  /** The job's "Trigger builds remotely" token ('' for none). Already masked (getSettings). */
   jobToken: string
-  /** Extra headers for the Jenkins origin only. Values already registered with core.setSecret. */
+  /** Extra headers for the Jenkins origin only. Values already masked (getSettings). */
   headers: ExtraHeader[]
   /** PEM CA certificates trusted for Jenkins besides Node's defaults (each one parsed). */
   caCerts: string[]
@@ -88,6 +86,8 @@ export interface Settings extends JobEntry {
   jobs?: readonly JobEntry[]
   /** Input `fail-fast`: when one of the `jobs` builds ends outside `accept`, stop the others this step started. */
   failFast: boolean
+  /** Input `values-file-required`: a values file that cannot be read fails the step (after its report) rather than warn. */
+  valuesFileRequired: boolean
   /** What the inputs allow but may not mean (an item of `jobs` given twice): printed as warnings. */
   inputWarnings: string[]
 }
@@ -141,7 +141,8 @@ export const INPUT_DEFAULTS: Readonly<Record<Input, string>> = {
   [Input.ArtifactsPath]: 'jenkins-artifacts',
   [Input.Jobs]: '',
   [Input.FailFast]: 'false',
-  [Input.ValuesFile]: ''
+  [Input.ValuesFile]: '',
+  [Input.ValuesFileRequired]: 'false'
 }
 
 /**
@@ -184,6 +185,7 @@ export function parseSettings(
   const files = parseFiles(read(Input.Files))
 
   const failFast = readBoolean(read, Input.FailFast)
+  const valuesFileRequired = readBoolean(read, Input.ValuesFileRequired)
   const valuesFile = parseValuesFile(read(Input.ValuesFile), `Input '${Input.ValuesFile}'`)
   const jobsText = read(Input.Jobs)
   const several = jobsText.trim() !== ''
@@ -210,8 +212,11 @@ export function parseSettings(
     read(Input.Scan),
     (jobs?.entries ?? [one]).some(entry => entry.branch !== undefined)
   )
-  const given = parseGiven(buildText, url, job, jobs !== undefined)
-  const build = given ? 'given' : parseBuild(buildText)
+  const reference = parseGiven(buildText, url, job, jobs !== undefined)
+  // A lastBuild or lastSuccessfulBuild URL below url is that mode.
+  const given = reference?.kind === 'latest' ? undefined : reference
+  const build =
+    reference?.kind === 'latest' ? reference.mode : given ? 'given' : parseBuild(buildText)
   const jobToken = parseSecret(
     read(Input.JobToken),
     Input.JobToken,
@@ -237,6 +242,8 @@ export function parseSettings(
     jobs: jobs?.entries,
     failFast,
     statusContext: read(Input.StatusContext) !== '',
+    valuesFileRequired,
+    hasValuesFile: (jobs?.entries ?? [one]).some(entry => entry.valuesFile !== undefined),
     commitParameter,
     parameters
   })
@@ -284,6 +291,7 @@ export function parseSettings(
     workspace: env.workspace,
     ...(jobs ? { jobs: jobs.entries } : {}),
     failFast,
+    valuesFileRequired,
     inputWarnings: jobs?.warnings ?? []
   }
 }
@@ -304,41 +312,44 @@ function currentEnvironment(): InputEnvironment {
 }
 
 /**
- * Reads the inputs with core.getInput. The secrets are registered with
- * core.setSecret first, before any validation can write a message, so that
- * nothing this step logs afterwards can show them.
+ * Reads the inputs with core.getInput. The secrets are given to `mask`
+ * first (the step's: the runner's masker and the step's redaction,
+ * step/secrets.ts), before any validation can write a message, so that
+ * nothing this step writes afterwards can show them.
  */
-export function getSettings(): Settings {
-  maskSecret(core.getInput(Input.Token))
-  maskSecret(core.getInput(Input.GithubToken))
-  maskSecret(core.getInput(Input.JobToken))
+export function getSettings(options: { mask: (secret: string) => void }): Settings {
+  const mask = (value: string): void => {
+    if (value !== '') options.mask(value)
+  }
+  mask(core.getInput(Input.Token))
+  mask(core.getInput(Input.GithubToken))
+  mask(core.getInput(Input.JobToken))
   // Header values are secrets (access tokens); values under 4 characters
   // are not, and masking them would blank every such string in the log.
   for (const value of headerSecrets(core.getInput(Input.Headers))) {
-    if (value.length >= 4) maskSecret(value)
+    if (value.length >= 4) mask(value)
   }
-  maskUrlPassword(core.getInput(Input.Url))
-  maskUrlPassword(core.getInput(Input.Job))
-  for (const line of core.getInput(Input.Jobs).split(/[\r\n",]+/)) maskUrlPassword(line.trim())
+  for (const value of [core.getInput(Input.Url), core.getInput(Input.Job)]) {
+    urlPasswords(value).forEach(mask)
+  }
+  for (const line of core.getInput(Input.Jobs).split(/[\r\n",]+/)) {
+    urlPasswords(line.trim()).forEach(mask)
+  }
   return parseSettings(name => core.getInput(name, { trimWhitespace: !MULTI_LINE.has(name) }))
 }
 
-function maskSecret(value: string): void {
-  if (value !== '') core.setSecret(value)
-}
-
-/** A password written into a URL (which we reject) must not show up in a later log line. */
-function maskUrlPassword(value: string): void {
+/** A password written into a URL (which we reject), as written and decoded: it must not show up in a later line. */
+function urlPasswords(value: string): string[] {
   const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(value)?.[1]
   const colon = userinfo?.indexOf(':') ?? -1
-  if (userinfo === undefined || colon < 0) return
+  if (userinfo === undefined || colon < 0) return []
   const password = userinfo.slice(colon + 1)
-  maskSecret(password)
   try {
     const decoded = decodeURIComponent(password)
-    if (decoded !== password) maskSecret(decoded)
+    return decoded !== password ? [password, decoded] : [password]
   } catch {
-    // Not percent-encoded; the raw form is masked already.
+    // Not percent-encoded: the raw form only.
+    return [password]
   }
 }
 
@@ -351,7 +362,11 @@ function parseGiven(
 ): BuildReference | undefined {
   if (several) {
     if (/^\d+$/.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-      throw conflict('jobs', 'build', 'a build number or URL names one build of one job: use job')
+      throw conflict(
+        'jobs',
+        'build',
+        `a build number or URL names one build of one job: give it as that item's "build"`
+      )
     }
     return undefined
   }

@@ -12,6 +12,7 @@ import { parseValuesFile } from './values-file.js'
 import { parseFiles, type FileRequest } from './upload-files.js'
 import { clip } from '../util/shorten.js'
 import { parseBranch } from './input-values.js'
+import { itemMessage, parseBuildReference, type BuildReference } from './build-reference.js'
 
 /** One build the inputs ask for, validated: the `job` input, or an item of `jobs`. */
 export interface JobEntry {
@@ -31,6 +32,8 @@ export interface JobEntry {
   statusContext: string
   /** The artifact (its path among the build's artifacts) read into `values`: an item's `"values-file"`, else the shared input's; undefined for none. */
   valuesFile?: string
+  /** `build: <number or URL>` (an item's `"build"`): the build or queue item to follow instead of triggering one. */
+  given?: BuildReference
 }
 
 /** What the `jobs` input asks for, and what it allows but should say. */
@@ -53,12 +56,12 @@ export interface SharedJobInputs {
 }
 
 /** Keys an item object may have. */
-const ITEM_KEYS = ['job', 'parameters', 'files', 'branch', 'values-file'] as const
+const ITEM_KEYS = ['job', 'parameters', 'files', 'branch', 'values-file', 'build'] as const
 /** More builds than this from one step is a mistake or an abuse: a matrix or several steps say it better. */
 const MAX_JOBS = 100
 
 const FORMS =
-  'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "...", "values-file": "..."}, or one job path per line'
+  'expected a JSON array whose items are a job path or {"job": "...", "parameters": {...} or "NAME=value lines", "files": {"NAME": "path"} or "NAME=path lines", "branch": "...", "values-file": "...", "build": 42 or "URL"}, or one job path per line'
 
 /**
  * Parses the `jobs` input: a JSON array (the text starts with `[`) whose
@@ -97,6 +100,8 @@ interface RawItem {
   files?: string | Record<string, unknown>
   branch?: string
   'values-file'?: string
+  /** A build number or URL to follow instead of triggering (a JSON number or a string). */
+  build?: number | string
 }
 
 function lineItems(text: string): RawItem[] {
@@ -123,6 +128,7 @@ function rawItem(value: unknown, index: number): RawItem {
   const where = `Input 'jobs' item ${index}`
   if (typeof value === 'string') return { index, job: value }
   if (!isObject(value)) throw new InputError(`${where} is ${kindOf(value)}: ${FORMS}.`)
+  // as: a tuple's includes takes only its own members; any key is asked about.
   const unknown = Object.keys(value).filter(key => !(ITEM_KEYS as readonly string[]).includes(key))
   if (unknown.length > 0) {
     throw new InputError(
@@ -163,6 +169,16 @@ function rawItem(value: unknown, index: number): RawItem {
     "a 'branch' that is",
     'a branch or pull-request name, e.g. "feature/x" or "PR-42"'
   )
+  const build = value['build']
+  if (build !== undefined && typeof build !== 'number') {
+    own(
+      'build',
+      false,
+      "a 'build' that is",
+      'a build number of its job, or a build or queue item URL'
+    )
+  }
+  // as: every key is one of ITEM_KEYS, each checked for its kind above.
   return { ...(value as Partial<RawItem>), index, job }
 }
 
@@ -172,7 +188,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function entryOf(item: RawItem, url: string, shared: SharedJobInputs): JobEntry {
   const where = `Input 'jobs' item ${item.index}`
-  return jobEntry(parseProject(item.job, url, where), shared, {
+  const entry = jobEntry(parseProject(item.job, url, where), shared, {
     parameters: ownParameters(item, where),
     ...(item.branch === undefined
       ? {}
@@ -182,6 +198,28 @@ function entryOf(item: RawItem, url: string, shared: SharedJobInputs): JobEntry 
       ? {}
       : { valuesFile: parseValuesFile(item['values-file'], `${where}'s 'values-file'`) ?? '' })
   })
+  return item.build === undefined ? entry : { ...entry, given: givenBuild(item, url, entry) }
+}
+
+/** An item's own `build`: a build number of its job, or a build or queue item URL Jenkins gave for it. */
+function givenBuild(item: RawItem, url: string, entry: JobEntry): BuildReference {
+  const where = `Input 'jobs' item ${item.index}'s 'build'`
+  const text = String(item.build).trim()
+  const expected = `expected a build number of its job (42), or a build or queue item URL Jenkins gave for it`
+  if (entry.hasParameters || entry.files.length > 0) {
+    throw new InputError(
+      `Input 'jobs' item ${item.index} has 'build' and ${entry.hasParameters ? 'parameters' : 'files'}: a given build is followed, not triggered, so they would be ignored.`
+    )
+  }
+  let given: BuildReference | undefined
+  try {
+    given = parseBuildReference(text, url, entry.job)
+  } catch (error) {
+    if (error instanceof InputError) throw new InputError(itemMessage(error.message, where))
+    throw error
+  }
+  if (!given) throw new InputError(`${where} ('${clip(redactUrl(text))}') is not one: ${expected}.`)
+  return { ...given, where }
 }
 
 /** A job path as `where` (`Input 'job'`, or an item of `jobs`) gives it. */

@@ -8,21 +8,11 @@ const FORMS =
   'expected `NAME=value` lines, or a JSON object such as {"NAME": "value", "LIST": ["a", "b"]}'
 
 /**
- * Parses the `parameters` input.
- *
- * - A JSON object (the text starts with `{`): values are strings, numbers,
- *   booleans, or arrays of those (a multi-value parameter). Numbers and
- *   booleans become the strings Jenkins would receive in a form (`3`, `true`);
- *   quote a number to keep an exact spelling such as `1.50`. A key given
- *   twice is refused (JSON.parse would silently keep the last).
- * - Otherwise `NAME=value` lines: split on the first `=`, so the value may
- *   hold `=` and may be empty; the name is trimmed, the value is kept as
- *   written (only the line break is removed, CRLF included); blank lines are
- *   skipped. A name given on several lines becomes a multi-value parameter,
- *   its values in line order.
- *
- * Messages name the line or the parameter but never echo a value: values are
- * often secrets.
+ * Parses the `parameters` input: a JSON object (the text starts with `{`;
+ * numbers and booleans become the strings a form would send, a key given
+ * twice is refused), or `NAME=value` lines (split on the first `=`; a name on
+ * several lines is a multi-value parameter). Messages never echo a value:
+ * values are often secrets. The rules: docs/internals.md, "The parameters input".
  */
 export function parseParameters(text: string): BuildParameters {
   const trimmed = text.trim()
@@ -120,14 +110,10 @@ export interface DuplicateKey {
  * The first key given twice, looking `depth` objects deep.
  */
 export function duplicateKey(text: string, depth: number): DuplicateKey | undefined {
-  const visit = (
-    node: AnyNode,
-    item: number | undefined,
-    left: number
-  ): DuplicateKey | undefined => {
+  const visit = (node: AnyNode, left: number, item?: number): DuplicateKey | undefined => {
     if (node.type === 'Array') {
       for (const [i, element] of node.elements.entries()) {
-        const found = visit(element.value, item ?? i + 1, left)
+        const found = visit(element.value, left, item ?? i + 1)
         if (found) return found
       }
     } else if (node.type === 'Object' && left > 0) {
@@ -141,13 +127,13 @@ export function duplicateKey(text: string, depth: number): DuplicateKey | undefi
           return { name, lines: where, ...(item === undefined ? {} : { item }) }
         }
         lines.set(name, line)
-        const found = visit(member.value, item, left - 1)
+        const found = visit(member.value, left - 1, item)
         if (found) return found
       }
     }
     return undefined
   }
-  return visit(parseJsonTree(text, { mode: 'json' }).body, undefined, depth)
+  return visit(parseJsonTree(text, { mode: 'json' }).body, depth)
 }
 
 function scalar(name: string, value: unknown): string {

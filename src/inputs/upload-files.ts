@@ -87,6 +87,7 @@ export async function resolveUploads(
       real = await resolveWorkspaceFile(workspace, file.path)
     } catch (error) {
       if (error instanceof WorkspacePathError) throw refuse(error.reason)
+      // as: what fs throws; `code` may be absent, and is read as such.
       const code = (error as NodeJS.ErrnoException).code
       throw refuse(`cannot be read (${code ?? String(error)})`)
     }

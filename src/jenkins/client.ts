@@ -2,7 +2,7 @@ import { parseHttpUrl } from '../util/http-url.js'
 import * as actions from './trigger/actions.js'
 import * as artifacts from './reads/artifacts.js'
 import { runningBuilds } from './reads/executors.js'
-import { buildUrl, jobUrl } from './model/job-path.js'
+import { buildUrl, jobKey, jobUrl } from './model/job-path.js'
 import * as multibranch from './reads/multibranch.js'
 import * as reads from './reads/reads.js'
 import { describeRun } from './reads/stages.js'
@@ -62,6 +62,11 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
   private readonly http: Requester
   private readonly triggerSettleMs: number | undefined
   private readonly triggerCause: string | undefined
+  /**
+   * The password parameters of each job read (by jobKey): a build's value of
+   * one is never kept, whatever its class says (decode.ts parametersIn).
+   */
+  private readonly passwords = new Map<string, ReadonlySet<string>>()
 
   constructor(options: ClientOptions) {
     // The `url` input checked it (inputs/input-values.ts parseBaseUrl); credentials never ride in it.
@@ -99,8 +104,11 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     return buildUrl(this.baseUrl, job, number)
   }
 
-  getJob(job: JobPath): Promise<JobInfo> {
-    return this.http.guarded(() => reads.getJob(this.http, job))
+  async getJob(job: JobPath): Promise<JobInfo> {
+    const info = await this.http.guarded(() => reads.getJob(this.http, job))
+    const passwords = info.parameterDefinitions.filter(d => d.password).map(d => d.name)
+    if (passwords.length > 0) this.passwords.set(jobKey(job), new Set(passwords))
+    return info
   }
 
   listJobs(folder: JobPath): Promise<string[]> {
@@ -125,6 +133,10 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     return this.http.guarded(() => reads.rootUrl(this.http))
   }
 
+  locateRoot(what: string): Promise<string | undefined> {
+    return this.http.guarded(() => this.http.locateRoot(what))
+  }
+
   getQueueItem(queueId: number): Promise<QueueItem> {
     return this.http.guarded(() => reads.getQueueItem(this.http, queueId))
   }
@@ -138,7 +150,8 @@ export class JenkinsClient implements JenkinsApi, BuildOutputsApi {
     which: number | 'lastBuild' | 'lastSuccessfulBuild',
     options: { tree?: string; depth?: number } = {}
   ): Promise<Build> {
-    return this.http.guarded(() => reads.getBuild(this.http, job, which, options))
+    const passwords = this.passwords.get(jobKey(job))
+    return this.http.guarded(() => reads.getBuild(this.http, job, which, { ...options, passwords }))
   }
 
   recentBuilds(

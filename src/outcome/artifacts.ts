@@ -117,8 +117,9 @@ export async function downloadArtifacts(
   let next = 0
   const worker = async (): Promise<void> => {
     while (next < selection.selected.length) {
-      const path = selection.selected[next++] as string
-      await downloadOne(api, build, path, root, rootReal, outcome, logger, signal)
+      const path = selection.selected[next++]
+      if (path !== undefined)
+        await downloadOne(api, build, path, root, rootReal, outcome, logger, signal)
     }
   }
   await Promise.all(Array.from({ length: Math.min(PARALLEL, selection.selected.length) }, worker))
@@ -141,6 +142,7 @@ async function downloadOne(
   logger: Logger,
   signal: AbortSignal | undefined
 ): Promise<void> {
+  // as: a selected path passed artifactSegments already (selectArtifacts), so it has segments.
   const segments = artifactSegments(path) as string[]
   try {
     // Folder by folder, each checked before the next is made in it: a
@@ -149,6 +151,7 @@ async function downloadOne(
     let target: string
     try {
       const folder = await makeFolderInside(root, rootReal, segments.slice(0, -1), path)
+      // as: a path that passed artifactSegments has at least one segment.
       target = join(folder, segments.at(-1) as string)
     } catch (error) {
       if (!(error instanceof WorkspacePathError) || error.link === undefined || error.dangling) {

@@ -1,21 +1,22 @@
 /**
- * A build's outputs: buildEntry is the one function that turns its
- * outcome into output values, for the step's outputs of one `job` and
- * each entry of the `builds` output of `jobs`; what only one build has
- * (its JSON, stages, history, artifacts) is capped here too.
+ * The step's outputs, each written here once for one `job` and `jobs`
+ * (setOutputs): buildEntry turns a build's outcome into its output values,
+ * the one build's own outputs or each entry of `builds`; what only one
+ * build has (its JSON, stages, history) is capped here too.
  */
 import type { StepIO } from '../runner/io.js'
-import { Output, type BuildResult } from '../util/constants.js'
+import { BUILD_RESULTS, Output, type BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { JsonValue } from '../jenkins/model/types.js'
 import { parameterValues } from '../jenkins/reads/decode.js'
-import { countOf, shownValue } from '../jenkins/model/counts.js'
+import { countOf, isCount, shownValue } from '../jenkins/model/counts.js'
 import { historyOutput } from './history.js'
 import type { Logger } from '../util/logger.js'
 import { cappedArray } from './output-cap.js'
 import { kib } from '../util/bytes.js'
+import { cut } from '../util/shorten.js'
 import { STAGES_OUTPUT_MAX_BYTES, stagesOutput } from './stages.js'
-import type { BuildOutcome } from './report.js'
+import type { BuildOutcome, BuildReport } from './report.js'
 
 /**
  * Cap of the `build` output, in UTF-8 bytes (action.yml, README). GitHub
@@ -68,7 +69,7 @@ export function buildOutput(
 }
 
 /** The output values of one build: the step's outputs of one `job`, and one entry of the `builds` output of `jobs`. */
-export interface BuildEntry {
+interface BuildEntry {
   job: string
   number: number | null
   url: string | null
@@ -83,13 +84,24 @@ export interface BuildEntry {
   values: Record<string, JsonValue> | null
 }
 
-/** The one function that turns a build's outcome into its output values (null where unknown). duration and result only once the build is over. */
-export function buildEntry(outcome: BuildOutcome): BuildEntry {
+/** What an item's outputs are made of: its build's outcome and its own values. */
+export type BuildView = Pick<BuildReport, 'outcome' | 'values'>
+
+/** The build's number once known (from its URL before it is read); null before. */
+export function buildNumber(outcome: BuildOutcome): number | null {
+  return outcome.build?.number ?? numberOf(outcome.buildUrl) ?? null
+}
+
+/**
+ * The one function that turns a build's outcome into its output values (null where unknown). duration and result only once the build is over.
+ * @internal
+ */
+export function buildEntry({ outcome, values }: BuildView): BuildEntry {
   const build = outcome.build
   const ended = build !== undefined && !build.building
   return {
     job: outcome.jobName,
-    number: build?.number ?? numberOf(outcome.buildUrl) ?? null,
+    number: buildNumber(outcome),
     url: outcome.buildUrl ?? null,
     result: outcome.result ?? (ended ? build.result : null),
     // Jenkins reports duration 0 while a build runs (jenkins-api.md 5.2).
@@ -98,29 +110,82 @@ export function buildEntry(outcome: BuildOutcome): BuildEntry {
     description: build?.description ?? null,
     displayName: build?.displayName ?? null,
     parameters: build ? parameterValues(build.parameters) : null,
-    values: outcome.values?.values ?? null
+    values: values?.values ?? null
   }
 }
 
 /**
- * Sets every output of one build (buildEntry, and what only one build has:
- * its JSON, job URL, tests, stages, history, artifacts). A `build` output
- * over its cap is cut (buildOutput) with a warning that says what was left
- * out and where the whole is.
+ * The step's outputs from its items' reports (one `job`: one report):
+ * `result` the worst, `tests-*` the counts summed over the builds that have
+ * a report, `artifacts` every file downloaded; with `several`, `builds`
+ * (each buildEntry, in the order given), else the one build's own outputs.
  */
-export function setBuildOutputs(
+export function setOutputs(
   out: Pick<StepIO, 'setOutput'>,
-  outcome: BuildOutcome,
-  logger?: Logger
+  reports: readonly BuildView[],
+  logger: Logger,
+  { several }: { several: boolean }
 ): void {
+  const entries = reports.map(buildEntry)
+  const worst = worstResult(entries.map(entry => entry.result))
+  if (worst) out.setOutput(Output.Result, worst)
+  const tests = reports.flatMap(({ outcome }) => (outcome.tests ? [outcome.tests.counts] : []))
+  for (const [key, name] of TEST_COUNTS) {
+    if (tests.length === 0) break
+    // Counts each within the safe range can sum past it: such a sum is not set.
+    const total = tests.reduce((n, counts) => n + counts[key], 0)
+    if (isCount(total)) out.setOutput(name, String(total))
+    else
+      logger.warning(`The ${name} output is not set: the sum of the builds' counts is too large.`)
+  }
+  const artifacts = reports.flatMap(({ outcome }) => outcome.artifacts ?? [])
+  if (artifacts.length > 0) {
+    const folders = [...new Set(artifacts.map(a => a.folder))]
+    const written = artifacts.flatMap(a => a.written)
+    setArtifactsOutput(out, { written, folder: cut(folders.join(', '), 500) }, logger)
+  }
+  const [one] = reports
+  if (several) out.setOutput(Output.Builds, JSON.stringify(entries))
+  else if (one) setOneBuildOutputs(out, one, logger)
+}
+
+const TEST_COUNTS = [
+  ['total', Output.TestsTotal],
+  ['failed', Output.TestsFailed],
+  ['skipped', Output.TestsSkipped]
+] as const
+
+/**
+ * The worst of the results by Jenkins' order (Result.ordinal: SUCCESS < UNSTABLE < FAILURE < NOT_BUILT < ABORTED).
+ * @internal
+ */
+export function worstResult(
+  results: ReadonlyArray<BuildResult | null | undefined>
+): BuildResult | undefined {
+  let worst: BuildResult | undefined
+  for (const result of results) {
+    if (result === null || result === undefined) continue
+    if (worst === undefined || BUILD_RESULTS.indexOf(result) > BUILD_RESULTS.indexOf(worst)) {
+      worst = result
+    }
+  }
+  return worst
+}
+
+/**
+ * What only one build has: its number, URL, duration, JSON, job URL,
+ * stages, history and values. A `build` output over its cap is cut
+ * (buildOutput) with a warning that says what was left out and where the whole is.
+ */
+function setOneBuildOutputs(out: Pick<StepIO, 'setOutput'>, one: BuildView, logger: Logger): void {
+  const { outcome } = one
   const build = outcome.build
-  const entry = buildEntry(outcome)
-  if (entry.result) out.setOutput(Output.Result, entry.result)
+  const entry = buildEntry(one)
   if (entry.number !== null) out.setOutput(Output.BuildNumber, String(entry.number))
   if (entry.url) out.setOutput(Output.BuildUrl, entry.url)
   if (entry.duration !== null) out.setOutput(Output.Duration, String(entry.duration))
   else if (build && !build.building) {
-    logger?.warning(
+    logger.warning(
       `Ignored the duration Jenkins gave build #${build.number} (${shownValue(build.json.duration)}): not a whole number of milliseconds. The duration output is not set.`
     )
   }
@@ -133,28 +198,22 @@ export function setBuildOutputs(
     const { json, dropped, fullBytes } = buildOutput(build.json)
     out.setOutput(Output.Build, json)
     if (dropped.length > 0) {
-      logger?.warning(
+      logger.warning(
         `The build output holds ${kib(fullBytes)} of JSON, over its cap of ${kib(BUILD_OUTPUT_MAX_BYTES)}: it leaves out ${dropped.join(', ')}. The whole build is at ${outcome.buildUrl ?? 'the build URL'}api/json.`
       )
     }
   }
   out.setOutput(Output.JobUrl, outcome.jobUrl)
-  if (outcome.tests) {
-    out.setOutput(Output.TestsTotal, String(outcome.tests.counts.total))
-    out.setOutput(Output.TestsFailed, String(outcome.tests.counts.failed))
-    out.setOutput(Output.TestsSkipped, String(outcome.tests.counts.skipped))
-  }
   if (outcome.stages) {
     const { json, kept, fullBytes } = stagesOutput(outcome.stages)
     out.setOutput(Output.Stages, json)
     if (kept < outcome.stages.length) {
-      logger?.warning(
+      logger.warning(
         `The stages output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(STAGES_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${outcome.stages.length} stages. All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`
       )
     }
   }
   if (outcome.history) out.setOutput(Output.History, historyOutput(outcome.history))
-  if (outcome.artifacts) setArtifactsOutput(out, outcome.artifacts, logger)
   if (entry.values) out.setOutput(Output.Values, JSON.stringify(entry.values))
 }
 
@@ -171,15 +230,15 @@ function numberOf(url: string | undefined): number | undefined {
 export const ARTIFACTS_OUTPUT_MAX_BYTES = 64 * 1024
 
 /** The `artifacts` output: the paths written, capped (cappedArray) with a warning. */
-export function setArtifactsOutput(
+function setArtifactsOutput(
   out: Pick<StepIO, 'setOutput'>,
   artifacts: Pick<ArtifactsOutcome, 'written' | 'folder'>,
-  logger?: Logger
+  logger: Logger
 ): void {
   const { json, kept, fullBytes } = cappedArray(artifacts.written, ARTIFACTS_OUTPUT_MAX_BYTES)
   out.setOutput(Output.Artifacts, json)
   if (kept < artifacts.written.length) {
-    logger?.warning(
+    logger.warning(
       `The artifacts output would hold ${kib(fullBytes)} of JSON, over its cap of ${kib(ARTIFACTS_OUTPUT_MAX_BYTES)}: it lists the first ${kept} of ${artifacts.written.length} files. All of them are in ${artifacts.folder}.`
     )
   }

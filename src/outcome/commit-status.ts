@@ -26,6 +26,8 @@ export interface CommitStatusOptions {
    * the constructor (none given: no status).
    */
   target?: CommitUnderTest | null
+  /** The step's redaction (StepIO.redact): GitHub shows a description as sent. Default: the token only. */
+  redact?: (text: string) => string
 }
 
 /** Whether the statuses of a step stopped for good (a token without `statuses: write`). */
@@ -56,6 +58,7 @@ export class CommitStatusReporter {
   private readonly logger: Logger
   private readonly context: string
   private readonly token: string
+  private readonly redactText: (text: string) => string
   private readonly gate: StatusGate
   private readonly session: GithubSession
   private target?: { owner: string; repo: string; sha: string }
@@ -72,6 +75,7 @@ export class CommitStatusReporter {
     this.logger = options.logger
     this.context = options.context
     this.token = options.token
+    this.redactText = options.redact ?? redactor(options.token)
     this.gate = options.gate ?? { closed: false }
     this.session = options.session ?? new GithubSession({ logger: options.logger })
     if (options.target === null || (!options.target && !ghContext)) {
@@ -153,7 +157,7 @@ export class CommitStatusReporter {
         ...target,
         state,
         context: this.context,
-        description: cut(description.replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
+        description: cut(this.redact(description).replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
         ...(url ? { target_url: url } : {})
       })
       if (!this.gate.proven) {
@@ -193,9 +197,9 @@ export class CommitStatusReporter {
     }
   }
 
-  /** The token must never reach a log line, whatever a library puts in a message. */
+  /** No secret reaches GitHub or a log line, whatever Jenkins or a library puts in a text. */
   private redact(text: string): string {
-    return redactor(this.token)(text)
+    return this.redactText(text)
   }
 }
 

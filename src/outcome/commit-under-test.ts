@@ -1,23 +1,10 @@
 /**
  * The one rule for the commit under test and the pull request a run is
  * tied to, used by every report (commit status, pull request comment, the
- * `commit` output). GITHUB_SHA is the wrong commit for most events a team
- * builds pull requests from: the merge commit on `pull_request`, the default
- * branch's head on `issue_comment`, `workflow_run` and `pull_request_target`;
- * a status set there never shows on the pull request.
- *
- * Per event (the payload the runner writes to GITHUB_EVENT_PATH):
- * - pull_request, pull_request_target, pull_request_review(_comment):
- *   `pull_request.head.sha`;
- * - issue_comment on a pull request (`issue.pull_request` present): the pull
- *   request's current head, read once (the payload carries no commit);
- *   on a plain issue: GITHUB_SHA;
- * - workflow_run, check_suite, check_run, merge_group: their `head_sha`;
- * - any other event: GITHUB_SHA, or the head of the `pull-request` input's
- *   pull request when one is named.
- * The `commit` input overrides the rule. A pull request that cannot be read,
- * or a field that is not what it must be (github-values.ts), throws: the
- * caller then reports nowhere rather than on the wrong commit.
+ * `commit` output): GITHUB_SHA is the wrong commit for most events a team
+ * builds pull requests from. The `commit` input overrides the rule; a pull
+ * request that cannot be read throws (no report rather than one on the wrong
+ * commit). Per event: docs/internals.md, "The commit under test".
  */
 import { field, PULL_NUMBER, required, SHA, Undecodable, optional } from './github-values.js'
 

@@ -11,6 +11,7 @@
 import { getOctokit } from '@actions/github'
 import { defaults } from '@actions/github/lib/utils'
 import type { Logger } from '../util/logger.js'
+import { Redaction } from '../util/redaction.js'
 import type { RequestBounds, StepBounds } from '../util/request-bounds.js'
 import { RateLimits } from './github-rate-limit.js'
 import { boundedFetch, githubFailure, type GithubFailure } from './github-transport.js'
@@ -120,9 +121,11 @@ export class GithubSession {
   }
 }
 
-/** The token must never reach a log line, whatever a library puts in a message. */
+/** The token must never reach a log line, whatever a library puts in a message (util/redaction.ts). */
 export function redactor(token: string): (text: string) => string {
-  return text => (token ? text.split(token).join('***') : text)
+  const secrets = new Redaction()
+  secrets.add(token)
+  return text => secrets.redact(text)
 }
 
 /** The HTTP status GitHub answered a failed request with; undefined when it gave no usable answer. */

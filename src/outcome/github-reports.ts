@@ -38,6 +38,8 @@ export interface GithubReportsOptions {
   >
   logger: Logger
   setOutput(name: string, value: string): void
+  /** The step's redaction (StepIO.redact): GitHub shows a comment and a status description as sent. */
+  redact: (text: string) => string
   /** The comment's report name: the `status-context`, or the step's with `jobs`. */
   reportName: string
   /** The runner's environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, …); default process.env. */
@@ -57,10 +59,12 @@ export class GithubReports {
     private readonly o: GithubReportsOptions,
     /** null: the commit under test could not be read; nothing is reported. */
     readonly target: CommitUnderTest | null,
-    private readonly comment: PullRequestComment | undefined,
-    private readonly runUrl: string | undefined,
-    /** The step's GitHub requests: their bounds, rate limits, one warning; undefined when none is sent. */
-    private readonly session: GithubSession | undefined
+    private readonly parts: {
+      comment?: PullRequestComment
+      runUrl?: string
+      /** The step's GitHub requests: their bounds, rate limits, one warning; none when none is sent. */
+      session?: GithubSession
+    } = {}
   ) {}
 
   /** Resolves the commit under test (reading the pull request when the rule needs it) and sets the `commit` output. Never throws. */
@@ -77,7 +81,7 @@ export class GithubReports {
             : `No commit status or pull request comment: ${brokenEvent(event.why)}; the build goes on.`
         )
       }
-      return new GithubReports(o, null, undefined, undefined, undefined)
+      return new GithubReports(o, null)
     }
     const ctx = event.context
     const named = (): number | undefined => {
@@ -100,10 +104,9 @@ export class GithubReports {
       logger.warning(
         `No commit status or pull request comment: the GitHub client could not be loaded: ${errorText(error)}.`
       )
-      return new GithubReports(o, null, undefined, undefined, undefined)
+      return new GithubReports(o, null)
     }
-    const redact = (text: string): string =>
-      settings.githubToken ? text.split(settings.githubToken).join('***') : text
+    const { redact } = o
     const session = github && new github.GithubSession({ logger, bounds: o.bounds })
     const client =
       settings.githubToken === '' || !github
@@ -150,7 +153,7 @@ export class GithubReports {
         })
       }
     }
-    return new GithubReports(o, target, comment, runUrlOf(env), session)
+    return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session })
   }
 
   /**
@@ -169,8 +172,9 @@ export class GithubReports {
       context,
       logger: this.o.logger,
       gate: this.gate,
-      session: this.session,
+      session: this.parts.session,
       target: this.target,
+      redact: this.o.redact,
       fetch: this.o.fetch
     })
   }
@@ -198,14 +202,18 @@ export class GithubReports {
    * order asked); `final` is the text the comment ends with, written once.
    * Never rejects.
    */
-  show(builds: readonly CommentBuild[], final = false): Promise<void> {
-    if (!this.comment || this.final) return Promise.resolve()
+  show(
+    builds: readonly CommentBuild[],
+    { final = false }: { final?: boolean } = {}
+  ): Promise<void> {
+    const { comment } = this.parts
+    if (!comment || this.final) return Promise.resolve()
     if (final) this.final = true
-    return this.comment.write(
+    return comment.write(
       renderComment({
         name: this.o.reportName,
         builds,
-        runUrl: this.runUrl,
+        runUrl: this.parts.runUrl,
         jenkinsUrl: this.o.settings.url
       })
     )

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto'
 import { formatDuration } from '../util/duration.js'
 import { codeSpan, linkTarget } from '../util/markdown.js'
 import { NAME_CHARS } from '../util/names.js'
-import { buildEntry } from './build-outputs.js'
+import { buildNumber } from './build-outputs.js'
 import { RESULT_ICONS, type BuildReport } from './report.js'
 
 /**
@@ -100,7 +100,7 @@ type Link = (text: string, url: string | undefined) => string
 function buildLines(build: CommentBuild, tests: number, link: Link): string[] {
   const { outcome } = build
   const job = link(codeSpan(outcome.jobName, NAME_CHARS), outcome.jobUrl)
-  const { number } = buildEntry(outcome)
+  const number = buildNumber(outcome)
   const ref = number === null ? '' : ` ${link(`#${number}`, outcome.buildUrl)}`
   const head = `- ${stateOf(build, link)} ${job}${ref}`
   const lines = [head + detailsOf(build)]

@@ -52,7 +52,7 @@ export class PullRequestComment {
 
   /** Creates or updates the comment with `body` (which starts with the marker). Never rejects. */
   write(body: string): Promise<void> {
-    this.chain = this.chain.then(() => this.send(body))
+    this.chain = this.chain.then(() => this.send(this.o.redact(body)))
     return this.chain
   }
 

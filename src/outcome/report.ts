@@ -1,24 +1,23 @@
 /**
- * The one writer of a build's report, for one `job` and each build of
- * `jobs` alike: its section of the job summary (addBuildSection) and its
- * failure message; its outputs are build-outputs.ts's.
+ * The one writer of the job summary, for one `job` and `jobs` alike: each
+ * build's section (addBuildSection), and the table of several; the outputs
+ * are build-outputs.ts's, the failure message failure.ts's.
  */
 import type { summary as coreSummary } from '@actions/core'
-import { plainConsoleLine } from '../util/console-line.js'
 import type { BuildResult } from '../util/constants.js'
 import type { ArtifactsOutcome } from './artifacts.js'
 import type { Build, BuildParameters, PipelineStage } from '../jenkins/model/types.js'
 import { formatDuration } from '../util/duration.js'
-import { buildEntry } from './build-outputs.js'
+import { buildNumber } from './build-outputs.js'
 import { addHistory, type HistoryEntry } from './history.js'
-import { escapeHtml, link } from '../util/html.js'
+import { escapeHtml, htmlText, link } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { formatBytes } from '../util/bytes.js'
 import type { UploadFile } from '../jenkins/transport/multipart.js'
 import { addArtifacts, addFailedTests, addStages, addUnread } from './summary-sections.js'
-import { addTimeline } from './summary-timeline.js'
+import { addTimeline, type TimelineBuild } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
 import { addValues, type ValuesOutcome } from './values.js'
 import { errorText } from '../util/error-text.js'
@@ -47,8 +46,6 @@ export interface BuildOutcome {
   history?: HistoryEntry[]
   /** The stage the build's result came from, for the failure message. */
   failedStage?: string
-  /** What the `values-file` held, once the build ended. */
-  values?: ValuesOutcome
   /** What the `artifacts` input downloaded. */
   artifacts?: ArtifactsOutcome
   /** Parts of the outcome (test report, stages, artifacts list) that could not be read, and why: notices, never the verdict. */
@@ -67,7 +64,10 @@ type UploadedFile = Pick<UploadFile, 'name' | 'fileName' | 'size'>
 
 /** What the step reports of one build, for outputs, the summary and the verdict (with `jobs`, one item's). */
 export interface BuildReport {
+  /** Its build's: items that share one build (folded by Jenkins) share this object. */
   outcome: BuildOutcome
+  /** What the item's `values-file` held, once the build ended. */
+  values?: ValuesOutcome
   /** Why it could not be followed to its end (cancelled in the queue, refused, gone). */
   error?: string
   /** What the step did to it for fail-fast, when it did (stopped, cancelled in the queue): reported as such, not as a failure of its own. */
@@ -102,7 +102,7 @@ type Summary = typeof coreSummary
  * Writes the job summary (`fill`), or if it cannot be written (no
  * GITHUB_STEP_SUMMARY), warns and returns: never throws.
  */
-export async function writeSummaryWith(
+async function writeSummaryWith(
   summary: Summary,
   logger: Logger,
   fill: (summary: Summary) => void
@@ -116,13 +116,81 @@ export async function writeSummaryWith(
   }
 }
 
-/** The job summary of one `job`: its build's section (addBuildSection). Never throws. */
+/**
+ * The job summary: one build's section (addBuildSection); with `several`,
+ * one table with a row per item (job, build link, result, duration,
+ * failed-test count when known), one stage chart, then each build's
+ * section. Everything from Jenkins or the user is escaped. Never throws.
+ */
 export function writeSummary(
   summary: Summary,
-  outcome: BuildOutcome,
-  logger: Logger
+  reports: readonly BuildReport[],
+  logger: Logger,
+  { several }: { several: boolean }
 ): Promise<void> {
-  return writeSummaryWith(summary, logger, s => addBuildSection(s, { outcome, tail: [] }))
+  return writeSummaryWith(summary, logger, s => {
+    if (several) {
+      s.addHeading('Jenkins builds', 2)
+      s.addTable([
+        ['Job', 'Build', 'Result', 'Duration', 'Failed tests'].map(data => ({
+          data,
+          header: true
+        })),
+        ...reports.map(report => row(report))
+      ])
+      addTimeline(s, timelineBuilds(reports))
+    }
+    for (const report of reports) addBuildSection(s, report, { item: several })
+  })
+}
+
+function row(report: BuildReport): string[] {
+  const { outcome } = report
+  const build = outcome.build
+  const number = buildNumber(outcome)
+  const buildCell =
+    number !== null
+      ? link(`#${number}`, outcome.buildUrl)
+      : outcome.queueUrl
+        ? link('queued', outcome.queueUrl)
+        : '—'
+  let result: string
+  if (report.error) result = `❌ ${escapeHtml(cut(report.error, 200))}`
+  else if (!build && !outcome.buildUrl && outcome.queueUrl) result = '⏳ queued'
+  else result = resultCell(outcome)
+  const note = report.stopped ?? report.left
+  if (note) result += ` — ${escapeHtml(note)}`
+  const duration =
+    build && !build.building ? escapeHtml(formatDuration(build.duration)) : build ? 'running' : '—'
+  const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—'
+  return [link(shortName(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests]
+}
+
+/** Each build's stages, for the one chart of several builds: a section each. */
+function timelineBuilds(reports: readonly BuildReport[]): TimelineBuild[] {
+  return reports.flatMap(({ outcome }) =>
+    outcome.stages
+      ? [
+          {
+            section: { job: outcome.jobName, number: buildNumber(outcome) ?? undefined },
+            stages: outcome.stages
+          }
+        ]
+      : []
+  )
+}
+
+/**
+ * What the build did not produce that the step was told it must: wanted
+ * artifacts that are missing, a values file that could not be read with
+ * `values-file-required`. They fail the step even when the build passed.
+ */
+export function productProblems({
+  outcome,
+  values
+}: Pick<BuildReport, 'outcome' | 'values'>): string[] {
+  const problem = values?.required ? values.problem : undefined
+  return [...(outcome.artifacts?.problems ?? []), ...(problem === undefined ? [] : [problem])]
 }
 
 /** Whether a build counts against the step: not accepted, never followed to a result, or stopped by fail-fast. */
@@ -145,7 +213,7 @@ const TAIL_IN_SUMMARY = 20
  * to say of a build that passed. Everything from Jenkins or the user is
  * escaped: plain text, never HTML.
  */
-export function addBuildSection(
+function addBuildSection(
   summary: Summary,
   report: BuildReport,
   options: { item?: boolean } = {}
@@ -154,21 +222,21 @@ export function addBuildSection(
   const alone = options.item !== true
   const full = alone || didNotPass(report)
   const rows = alone ? summaryRows(outcome) : factRows(outcome.build)
-  if (!full && rows.length === 0 && !outcome.values && !outcome.unread) return
+  if (!full && rows.length === 0 && !report.values && !outcome.unread) return
   // Below the section's heading, so that the outline, and what a cut summary says it left out, is per build.
   const sub = alone ? 3 : 4
+  const notes = [report.error, report.stopped, report.left, outcome.note].filter(n => !!n)
+  const addNotes = (): void => {
+    if (notes.length === 0) return
+    summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true)
+  }
   if (alone) summary.addHeading(`Jenkins ${link(shortName(outcome.jobName), outcome.jobUrl)}`, 2)
   else {
     summary.addHeading(
       `${link(buildTitle(outcome), outcome.buildUrl ?? outcome.jobUrl)}: ${escapeHtml(outcome.result ?? 'no result')}`,
       3
     )
-    const notes = [report.error, report.stopped, report.left, outcome.note].filter(
-      (n): n is string => !!n
-    )
-    if (notes.length > 0) {
-      summary.addRaw(`<p>${escapeHtml(cut(notes.join(' '), MAX_NOTE_CHARS))}</p>`, true)
-    }
+    addNotes()
   }
   if (rows.length > 0) {
     summary.addTable(rows.map(([key, value]) => [{ data: key, header: true }, value]))
@@ -177,17 +245,15 @@ export function addBuildSection(
     if (outcome.history) addHistory(summary, outcome.history)
     if (outcome.tests) addFailedTests(summary, outcome.tests, sub)
     if (outcome.stages) addStages(summary, outcome.stages, sub)
-    // Several builds share one chart (multi/report.ts).
+    // Several builds share one chart (writeSummary).
     if (outcome.stages && alone) addTimeline(summary, [{ stages: outcome.stages }])
     if (outcome.artifacts) addArtifacts(summary, outcome.artifacts, sub)
   }
-  if (outcome.values) addValues(summary, outcome.values, sub)
+  if (report.values) addValues(summary, report.values, sub)
   if (outcome.unread) addUnread(summary, outcome.unread)
   if (alone) {
     addParameters(summary, outcome)
-    if (outcome.note) {
-      summary.addRaw(`<p>${escapeHtml(cut(outcome.note, MAX_NOTE_CHARS))}</p>`, true)
-    }
+    addNotes()
     return
   }
   const tail = report.stopped || !full ? [] : report.tail.slice(-TAIL_IN_SUMMARY)
@@ -201,7 +267,7 @@ export function addBuildSection(
 
 /** The job and, once known, the build's number: `deploy #12`. */
 export function buildTitle(outcome: BuildOutcome): string {
-  const { number } = buildEntry(outcome)
+  const number = buildNumber(outcome)
   const job = shortName(outcome.jobName)
   return number === null ? job : `${job} #${number}`
 }
@@ -210,11 +276,12 @@ export function buildTitle(outcome: BuildOutcome): string {
 function summaryRows(outcome: BuildOutcome): [string, string][] {
   const build = outcome.build
   const rows: [string, string][] = [['Result', resultCell(outcome)]]
+  const number = buildNumber(outcome)
+  if (number !== null) rows.push(['Build', link(`#${number}`, outcome.buildUrl)])
   if (build) {
-    rows.push(['Build', link(`#${build.number}`, outcome.buildUrl)])
     rows.push(...factRows(build))
     rows.push(['Duration', build.building ? 'running' : escapeHtml(formatDuration(build.duration))])
-  } else if (outcome.queueUrl) {
+  } else if (number === null && outcome.queueUrl) {
     rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])
   }
   if (outcome.queueWaitMs !== undefined) {
@@ -234,9 +301,10 @@ function factRows(build: Build | undefined): [string, string][] {
   if (build.displayName !== `#${build.number}`) {
     rows.push(['Display name', escapeHtml(cut(build.displayName, MAX_VALUE_CHARS))])
   }
-  // Shown as text, never as HTML, whatever markup formatter Jenkins has.
-  if (build.description !== '') {
-    rows.push(['Description', escapeHtml(cut(build.description, MAX_NOTE_CHARS))])
+  // Its text, never its HTML, whatever markup formatter Jenkins has: the output keeps it as stored.
+  const description = htmlText(build.description)
+  if (description !== '') {
+    rows.push(['Description', escapeHtml(cut(description, MAX_NOTE_CHARS))])
   }
   return rows
 }
@@ -263,11 +331,11 @@ function addParameters(summary: Summary, outcome: BuildOutcome): void {
 }
 
 /** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
-export function resultCell(outcome: BuildOutcome): string {
+function resultCell(outcome: BuildOutcome): string {
   const build = outcome.build
   const result = outcome.result ?? (build && !build.building ? build.result : null) ?? undefined
   if (!result) {
-    if (build?.building) return '⏳ running'
+    if (build?.building || (!build && outcome.buildUrl)) return '⏳ running'
     return build ? 'no result' : '⏳ not started'
   }
   const icon = RESULT_ICONS[result] ?? ''
@@ -295,11 +363,7 @@ function parametersOf(outcome: BuildOutcome): ShownParameter[] {
   if (fromBuild) return fromBuild
   const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
     name,
-    value: SECRET_NAME.test(name)
-      ? HIDDEN
-      : typeof value === 'string'
-        ? value
-        : (value as readonly string[]).join(', ')
+    value: SECRET_NAME.test(name) ? HIDDEN : typeof value === 'string' ? value : value.join(', ')
   }))
   const files = uploads.map(file => ({
     name: file.name,
@@ -332,56 +396,4 @@ function parameterText(value: unknown): string {
   if (typeof value === 'string') return value
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   return JSON.stringify(value) ?? ''
-}
-
-const TAIL_LINES = 30
-const TAIL_BYTES = 4 * 1024
-
-/**
- * The failure annotation: what finished how, where, and the console's last
- * lines (at most 30 lines / 4 KiB), so the cause shows without opening the log.
- */
-export function failureMessage(outcome: BuildOutcome, tail: string[]): string {
-  const build = outcome.build
-  const result = outcome.result ?? build?.result ?? undefined
-  let head: string
-  if (!build) {
-    head = `Jenkins job ${shortName(outcome.jobName)} did not start a build`
-  } else if (build.building && !outcome.result) {
-    head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} did not finish`
-  } else {
-    head = `Jenkins build ${shortName(outcome.jobName)} #${build.number} finished ${result ?? 'without a result'}`
-    if (outcome.failedStage) head += ` in stage '${shortName(outcome.failedStage)}'`
-  }
-  if (outcome.accept && outcome.accept.length > 0)
-    head += ` (accepted: ${outcome.accept.join(', ')})`
-  const url = outcome.buildUrl ?? (build ? undefined : outcome.queueUrl)
-  if (url) head += ` — ${url}`
-  const lines = [head]
-  if (outcome.note) lines.push(outcome.note)
-  const last = lastLines(tail)
-  if (last.length > 0) lines.push(`Last ${last.length} console lines:`, ...last)
-  return lines.join('\n')
-}
-
-function lastLines(tail: string[]): string[] {
-  const kept: string[] = []
-  let bytes = 0
-  for (let i = tail.length - 1; i >= 0 && kept.length < TAIL_LINES; i--) {
-    let line = plainConsoleLine(tail[i] ?? '')
-    if (kept.length === 0 && line.trim() === '') continue
-    const size = Buffer.byteLength(line) + 1
-    if (bytes + size > TAIL_BYTES) {
-      if (kept.length > 0) break
-      line =
-        '…' +
-        Buffer.from(line)
-          .subarray(-(TAIL_BYTES - 8))
-          .toString('utf8')
-          .replace(/^\uFFFD+/, '')
-    }
-    bytes += Buffer.byteLength(line) + 1
-    kept.unshift(line)
-  }
-  return kept
 }

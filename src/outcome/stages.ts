@@ -5,12 +5,12 @@ import type {
   BuildOutputsApi,
   BuildRef,
   JobInfo,
+  PipelineRun,
   PipelineStage
 } from '../jenkins/model/types.js'
 import { warnUnread, type Logger } from '../util/logger.js'
 import { cappedArray, type CappedArray } from './output-cap.js'
 import { shortName } from '../util/names.js'
-import { sleep } from '../util/wait.js'
 import { errorText } from '../util/error-text.js'
 
 /** The build class whose runs have stages (workflow-job's WorkflowRun). */
@@ -100,65 +100,35 @@ export function failedStage(
   return status ? stages.find(s => s.status === status) : undefined
 }
 
-export interface InputWatchOptions {
-  /** First look, after the build started (ms). */
-  firstMs?: number
-  /** Between looks (ms): an input waits for a person, so seconds do not matter. */
-  intervalMs?: number
-}
-
 /**
- * Looks at a running Pipeline's stages now and then, and logs once each
- * time one stops at an `input` step (PAUSED_PENDING_INPUT), with the page
- * where someone can answer it (`<build>/input/`, pipeline-input-step's
- * InputAction). Without it a step waiting for a person looks hung. Stops by
- * itself when Jenkins has no `wfapi`; `stop()` ends it; `done` settles then.
+ * Says once each time a running Pipeline stops at an `input` step
+ * (PAUSED_PENDING_INPUT), with the page where someone can answer it
+ * (`<build>/input/`, pipeline-input-step's InputAction): without it a step
+ * waiting for a person looks hung. The engine looks (follow-builds.ts).
  */
-export function watchForInput(
-  api: Pick<BuildOutputsApi, 'describeRun'>,
-  ref: BuildRef,
-  logger: Logger,
-  options: InputWatchOptions = {}
-): { stop(): void; done: Promise<void> } {
-  const controller = new AbortController()
-  const announced = new Set<string>()
-  const inputUrl = `${ref.url}input/`
-  const look = async (): Promise<boolean> => {
-    const run = await api.describeRun(ref)
-    if (!run || controller.signal.aborted) return false
+export class InputNotices {
+  private readonly announced = new Set<string>()
+
+  constructor(private readonly ref: BuildRef) {}
+
+  /** The lines to say for what a look at the run's stages showed. */
+  saw(run: PipelineRun): string[] {
     const paused = run.stages.filter(s => s.status === 'PAUSED_PENDING_INPUT')
     // An input outside any stage pauses the run only.
     const keys =
       paused.length > 0 ? paused.map(s => s.id) : run.status === 'PAUSED_PENDING_INPUT' ? [''] : []
+    const lines: string[] = []
     for (const key of keys) {
-      if (announced.has(key)) continue
-      announced.add(key)
+      if (this.announced.has(key)) continue
+      this.announced.add(key)
       const stage = paused.find(s => s.id === key)
       const where = stage ? ` in stage ${JSON.stringify(shortName(stage.name))}` : ''
-      // The stage name is Jenkins text: logger.info is the one printer that makes it inert.
-      logger.info(
-        `Jenkins build #${ref.number} is waiting for input${where}: answer it at ${inputUrl}`
+      lines.push(
+        `Jenkins build #${this.ref.number} is waiting for input${where}: answer it at ${this.ref.url}input/`
       )
     }
     // Once answered, a later pause of the same stage is news again.
-    for (const key of [...announced]) if (!keys.includes(key)) announced.delete(key)
-    return true
+    for (const key of [...this.announced]) if (!keys.includes(key)) this.announced.delete(key)
+    return lines
   }
-  const done = (async () => {
-    try {
-      await sleep(options.firstMs ?? 5000, controller.signal)
-      for (;;) {
-        try {
-          if (!(await look())) return
-        } catch (error) {
-          if (controller.signal.aborted || error instanceof Interrupted) return
-          logger.debug(`Could not look for a pending input: ${errorText(error)}`)
-        }
-        await sleep(options.intervalMs ?? 10_000, controller.signal)
-      }
-    } catch {
-      // Stopped while waiting.
-    }
-  })()
-  return { stop: () => controller.abort(), done }
 }

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs'
 import type { Summary } from '../runner/io.js'
 import { kib } from '../util/bytes.js'
+import { collectAllGarbage } from '../util/heap.js'
 import { escapeHtml } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
@@ -21,41 +22,52 @@ const NAMED_SECTIONS = 10
  */
 export interface FittedSummary {
   text: string
-  /** Headings of the sections left out, in document order (their text). */
+  /** Headings of the sections left out, the first NAMED_SECTIONS in document order (their text). */
   sections: string[]
+  /** How many sections were left out. */
+  leftOut: number
   /** Table rows left out (of sections kept). */
   rows: number
 }
 
 /**
  * Wraps the job summary so that whatever is added to it, what is written
- * stays under GitHub's limit. Each add* call is one unit (a heading, a
- * table, a details block, a raw block): the summary is cut only between
- * units, never inside one, so Markdown and HTML stay whole, and this holds
- * for sections this module does not know. `existingBytes` is what the
- * summary file already holds for this step.
+ * stays under GitHub's limit, and what is kept meanwhile stays bounded.
+ * Each add* call is one unit (a heading, a table, a details block, a raw
+ * block), taken out of the summary's buffer as soon as it is made (the
+ * buffer never grows) and redacted (`redact`: the step's secrets). The
+ * summary is cut only between units, never inside one, so Markdown and
+ * HTML stay whole, and this holds for sections this module does not know.
+ * Past twice the limit, what is kept is cut down to it at once, as the
+ * write would cut it. `existingBytes` is what the summary file already
+ * holds for this step.
  */
 export function boundedSummary(
   summary: Summary,
   logger: Logger,
-  options: { maxBytes?: number; existingBytes?: () => number } = {}
+  options: {
+    maxBytes?: number
+    existingBytes?: () => number
+    redact?: (text: string) => string
+  } = {}
 ): Summary {
-  let units: string[] = []
-  let recorded = 0
-  const record = (): void => {
-    const buffer = summary.stringify()
-    if (buffer.length < recorded) {
-      units = []
-      recorded = 0
-    }
-    if (buffer.length > recorded) {
-      units.push(buffer.slice(recorded))
-      recorded = buffer.length
+  const maxBytes = options.maxBytes ?? SUMMARY_MAX_BYTES
+  const redact = options.redact ?? (text => text)
+  let kept = new KeptUnits()
+  /** Takes what the buffer holds as one unit. */
+  const take = (): void => {
+    const unit = summary.stringify()
+    if (unit === '') return
+    summary.emptyBuffer()
+    kept.add(redact(unit))
+    if (kept.bytes > 2 * maxBytes) {
+      kept.cut(maxBytes)
+      // What was left out is garbage now: collected before the heap grows by it.
+      collectAllGarbage()
     }
   }
   const reset = (): void => {
-    units = []
-    recorded = 0
+    kept = new KeptUnits()
   }
   const proxy: Summary = new Proxy(summary, {
     get(target, key, receiver) {
@@ -64,25 +76,26 @@ export function boundedSummary(
       const method = value as (...args: unknown[]) => unknown
       if (key === 'write') {
         return async (...args: unknown[]) => {
-          record()
+          take()
           // write({ overwrite: true }) replaces what the file holds.
           const overwrite = (args[0] as { overwrite?: boolean } | undefined)?.overwrite === true
           const existing = overwrite ? 0 : (options.existingBytes ?? summaryFileBytes)()
-          const max = (options.maxBytes ?? SUMMARY_MAX_BYTES) - existing
-          const text = target.stringify()
-          if (Buffer.byteLength(text) > max) {
-            const fitted = fitSummary(units, max)
-            target.emptyBuffer()
-            target.addRaw(fitted.text)
+          const max = maxBytes - existing
+          const added = kept.addedBytes
+          const fitted = kept.fit(max)
+          reset()
+          if (fitted.leftOut > 0 || fitted.rows > 0) {
             logger.warning(
-              `The job summary was ${kib(Buffer.byteLength(text))}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, false)}`
+              `The job summary was ${kib(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, { inSummary: false })}`
             )
           }
-          reset()
+          target.addRaw(fitted.text)
           await method.apply(target, args)
           return proxy
         }
       }
+      if (key === 'stringify') return () => kept.text() + target.stringify()
+      if (key === 'isEmptyBuffer') return () => kept.bytes === 0 && target.isEmptyBuffer()
       if (key === 'emptyBuffer' || key === 'clear') {
         return (...args: unknown[]) => {
           reset()
@@ -92,10 +105,10 @@ export function boundedSummary(
       }
       if (typeof key === 'string' && key.startsWith('add')) {
         return (...args: unknown[]) => {
-          // What an earlier call left unrecorded is a unit of its own.
-          record()
+          // What an earlier call left in the buffer is a unit of its own.
+          take()
           const result = method.apply(target, args)
-          record()
+          take()
           return result === target ? proxy : result
         }
       }
@@ -118,99 +131,180 @@ function summaryFileBytes(): number {
 
 /**
  * Units (each a whole element) within `maxBytes`, with a line saying what
- * was left out. Sections (a heading and what follows it up to the next
- * heading) are left out whole, the largest first, never the first one
- * (what the build did); if that is not enough, rows from the end of the
- * largest tables kept; last, whole sections from the end.
+ * was left out (KeptUnits.fit).
  * @internal
  */
 export function fitSummary(units: readonly string[], maxBytes: number): FittedSummary {
-  const sections: string[][] = []
-  for (const unit of units) {
-    const last = sections[sections.length - 1]
-    if (isHeading(unit) || !last) sections.push([unit])
-    else last.push(unit)
-  }
-  const bytesOf = (section: string[]): number =>
-    section.reduce((n, unit) => n + Buffer.byteLength(unit), 0)
-  const headings = sectionNames(sections.map(section => section[0] ?? ''))
-  const kept = sections.map(() => true)
-  let keptBytes = sections.reduce((n, section) => n + bytesOf(section), 0)
-  let rows = 0
-  const current = (): FittedSummary => ({
-    text: '',
-    sections: headings.filter((_, i) => !kept[i]),
-    rows
-  })
-  const fits = (): boolean => keptBytes + Buffer.byteLength(leftOutLine(current())) + 1 <= maxBytes
-  const leave = (i: number): void => {
-    kept[i] = false
-    keptBytes -= bytesOf(sections[i] ?? [])
+  const kept = new KeptUnits()
+  for (const unit of units) kept.add(unit)
+  return kept.fit(maxBytes)
+}
+
+/** A heading and the units after it, up to the next heading. */
+interface Section {
+  /** Its place in the document (0: the first). */
+  index: number
+  /** Its name for the 'left out' line (sectionName). */
+  name: string
+  units: string[]
+  bytes: number
+}
+
+/**
+ * The units of a summary as sections, each unit kept once (never a copy of
+ * a growing text), and what was left out of them: the sections' count and
+ * first names, and table rows. What it keeps is the units of the sections
+ * kept; a section left out keeps nothing.
+ */
+class KeptUnits {
+  /** The sections kept, in document order. */
+  private sections: Section[] = []
+  /** Headings above the next one, for its name. */
+  private readonly open: Heading[] = []
+  /** The section units go to; it may have been left out (they are then too). */
+  private last: Section | undefined
+  private lastKept = false
+  private sectionCount = 0
+  private leftOutCount = 0
+  /** The names of the first NAMED_SECTIONS sections left out, by document order. */
+  private leftOutNames: Array<{ index: number; name: string }> = []
+  private rows = 0
+  /** Bytes of the units kept. */
+  bytes = 0
+  /** Bytes of every unit added. */
+  addedBytes = 0
+
+  add(unit: string): void {
+    const bytes = Buffer.byteLength(unit)
+    this.addedBytes += bytes
+    if (isHeading(unit) || !this.last) {
+      this.last = {
+        index: this.sectionCount++,
+        name: sectionName(this.open, unit),
+        units: [],
+        bytes: 0
+      }
+      this.sections.push(this.last)
+      this.lastKept = true
+    }
+    if (!this.lastKept) return
+    this.last.units.push(unit)
+    this.last.bytes += bytes
+    this.bytes += bytes
   }
 
-  const largestFirst = sections
-    .map((section, i) => ({ i, bytes: bytesOf(section) }))
-    .filter(s => s.i > 0)
-    .sort((a, b) => b.bytes - a.bytes)
-  for (const { i } of largestFirst) {
-    if (fits()) break
-    leave(i)
+  /** The units kept, as they are. */
+  text(): string {
+    return this.sections.map(section => section.units.join('')).join('')
   }
 
-  // Still too large (the first section alone): rows from the end of its largest tables.
-  while (!fits()) {
-    let largest: { section: string[]; unit: number; bytes: number } | undefined
-    sections.forEach((section, i) => {
-      if (!kept[i]) return
-      section.forEach((unit, j) => {
+  /** What is kept cut to `maxBytes` (cut), and the text with its 'left out' line. */
+  fit(maxBytes: number): FittedSummary {
+    this.cut(maxBytes)
+    const fitted = this.leftOut()
+    const text = this.text()
+    fitted.text = fitted.leftOut > 0 || fitted.rows > 0 ? `${text}${leftOutLine(fitted)}\n` : text
+    return fitted
+  }
+
+  /**
+   * Leaves out whole sections, the largest first, never the first one
+   * (what the build did); if that is not enough,
+   * rows from the end of the largest tables kept; last, whole sections from
+   * the end, the first one too if it must: until the units kept and the
+   * 'left out' line fit in `maxBytes`.
+   */
+  cut(maxBytes: number): void {
+    const fits = (): boolean => this.bytes + this.lineBytes() <= maxBytes
+    if (fits()) return
+    const largestFirst = this.sections
+      .filter(section => section.index > 0)
+      .sort((a, b) => b.bytes - a.bytes)
+    for (const section of largestFirst) {
+      if (fits()) break
+      this.leave(section)
+    }
+    while (!fits()) if (!this.dropRows(maxBytes)) break
+    for (let i = this.sections.length - 1; i >= 0 && !fits(); i--) {
+      const section = this.sections[i]
+      if (section) this.leave(section)
+    }
+  }
+
+  private leave(section: Section): void {
+    this.sections = this.sections.filter(s => s !== section)
+    this.bytes -= section.bytes
+    if (section === this.last) this.lastKept = false
+    this.leftOutCount++
+    this.leftOutNames.push({ index: section.index, name: section.name })
+    this.leftOutNames.sort((a, b) => a.index - b.index)
+    this.leftOutNames.length = Math.min(this.leftOutNames.length, NAMED_SECTIONS)
+  }
+
+  /** Rows from the end of the largest table kept (the header row and one row stay); false when no table has rows to give. */
+  private dropRows(maxBytes: number): boolean {
+    let largest: { section: Section; unit: number; bytes: number } | undefined
+    for (const section of this.sections) {
+      section.units.forEach((unit, j) => {
         const bytes = Buffer.byteLength(unit)
         if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
           largest = { section, unit: j, bytes }
         }
       })
-    })
-    if (!largest) break
-    const table = largest.section[largest.unit] as string
+    }
+    if (!largest) return false
+    const table = largest.section.units[largest.unit] as string
     const tableRows = rowsOf(table)
-    const over = keptBytes + Buffer.byteLength(leftOutLine(current())) + 1 - maxBytes
+    const over = this.bytes + this.lineBytes(true) - maxBytes
     let drop = 0
     let freed = 0
-    // The header row and one row stay.
     while (tableRows.length - drop > 2 && freed < over) {
       freed += Buffer.byteLength(tableRows[tableRows.length - 1 - drop] ?? '')
       drop++
     }
     const shorter = tableOf(table, tableRows.slice(0, tableRows.length - drop))
-    keptBytes += Buffer.byteLength(shorter) - largest.bytes
-    largest.section[largest.unit] = shorter
-    rows += drop
+    const change = Buffer.byteLength(shorter) - largest.bytes
+    largest.section.units[largest.unit] = shorter
+    largest.section.bytes += change
+    this.bytes += change
+    this.rows += drop
+    return true
   }
 
-  // Last: whole sections from the end, the first one too if it must.
-  for (let i = sections.length - 1; i >= 0 && !fits(); i--) if (kept[i]) leave(i)
+  /** Bytes of the 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
+  private lineBytes(anyway = false): number {
+    const left = this.leftOut()
+    const any = anyway || left.leftOut > 0 || left.rows > 0
+    return any ? Buffer.byteLength(leftOutLine(left)) + 1 : 0
+  }
 
-  const fitted = current()
-  const text = sections.flatMap((section, i) => (kept[i] ? section : [])).join('')
-  const cutAny = fitted.sections.length > 0 || fitted.rows > 0
-  fitted.text = cutAny ? `${text}${leftOutLine(fitted)}\n` : text
-  return fitted
+  private leftOut(): FittedSummary {
+    return {
+      text: '',
+      sections: this.leftOutNames.map(s => s.name),
+      leftOut: this.leftOutCount,
+      rows: this.rows
+    }
+  }
+}
+
+interface Heading {
+  level: number
+  text: string
 }
 
 /**
- * Each section's name for the 'left out' line: its heading, after the
- * heading it is under ('deploy #12 › Stages'), since several builds each
- * have their own 'Stages'.
+ * A section's name for the 'left out' line: its heading, after the heading
+ * it is under ('deploy #12 › Stages'), since several builds each have their
+ * own 'Stages'. `open` holds the headings above it, and takes this one.
  */
-function sectionNames(firstUnits: string[]): string[] {
-  const open: Array<{ level: number; text: string }> = []
-  return firstUnits.map(unit => {
-    const level = Number(/^\s*<h([1-6])/i.exec(unit)?.[1] ?? 7)
-    const text = cut(headingText(unit), 100)
-    while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level) open.pop()
-    const parent = open[open.length - 1]
-    open.push({ level, text })
-    return parent && level > 2 ? `${parent.text} › ${text}` : text
-  })
+function sectionName(open: Heading[], firstUnit: string): string {
+  const level = Number(/^\s*<h([1-6])/i.exec(firstUnit)?.[1] ?? 7)
+  const text = cut(headingText(firstUnit), 100)
+  while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level) open.pop()
+  const parent = open[open.length - 1]
+  open.push({ level, text })
+  return parent && level > 2 ? `${parent.text} › ${text}` : text
 }
 
 function isHeading(unit: string): boolean {
@@ -223,17 +317,17 @@ function isTable(unit: string): boolean {
 
 /** The line closing a cut summary. */
 function leftOutLine(left: FittedSummary): string {
-  return `<p>✂️ ${escapeHtml(leftOutText(left, true))}</p>`
+  return `<p>✂️ ${escapeHtml(leftOutText(left, { inSummary: true }))}</p>`
 }
 
 /** What was left out, in words. */
-function leftOutText(left: FittedSummary, inSummary: boolean): string {
+function leftOutText(left: FittedSummary, { inSummary }: { inSummary: boolean }): string {
   const parts: string[] = []
-  if (left.sections.length > 0) {
+  if (left.leftOut > 0) {
     const named = left.sections.slice(0, NAMED_SECTIONS).map(s => `'${s}'`)
-    const more = left.sections.length - named.length
+    const more = left.leftOut - named.length
     parts.push(
-      `${left.sections.length} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`
+      `${left.leftOut} section(s) (${named.join(', ')}${more > 0 ? `, and ${more} more` : ''})`
     )
   }
   if (left.rows > 0) parts.push(`${left.rows} table row(s)`)

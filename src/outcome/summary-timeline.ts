@@ -1,26 +1,10 @@
 /**
  * The stage timeline of the job summary: a Mermaid `gantt` chart of Pipeline
- * stages (GitHub renders ```mermaid blocks in job summaries), one bar per
- * stage that started, one section per build when there are several.
- *
- * Stage and job names are Jenkins text inside a diagram: Mermaid's gantt
- * lexer (mermaid-js/mermaid packages/mermaid/src/diagrams/gantt/parser/gantt.jison)
- * ends a task title at `:` or a newline, treats `%%` as a comment or an
- * `%%{init}%%` directive, ends task data at `#` and `;`, and reads a line
- * that starts with a keyword (`click`, `section`, `title`, a date …) as that
- * statement. Names are therefore reduced to letters, digits, spaces and a
- * few harmless marks, and a name that would start with a keyword gets a
- * prefix: no name can end the code block, add a line to the diagram, a link
- * or HTML.
- *
- * Times are Jenkins numbers too. Mermaid throws on a date JavaScript cannot
- * hold (after 8640000000000000 ms) and then draws no chart at all, so a
- * stage gets a bar only when its start and end fall in years 2000 to 9999;
- * the stages table lists it still. The axis reads the clock (Mermaid labels
- * it with d3.timeFormat in the viewer's time zone, so an axis of elapsed
- * time made by shifting the bars to the epoch would read 05:30 in India),
- * at a tick interval chosen from the chart's span so that its labels are a
- * few distinct ones (axisTicks).
+ * stages, one bar per stage that started, one section per build when there
+ * are several. Names are Jenkins text inside a diagram, so they are reduced
+ * to harmless characters; a stage whose times Mermaid cannot draw gets no
+ * bar; the axis reads the clock. Why, from Mermaid's parser:
+ * docs/internals.md, "The stage timeline".
  */
 import type { summary as coreSummary } from '@actions/core'
 import type { PipelineStage } from '../jenkins/model/types.js'

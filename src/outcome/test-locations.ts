@@ -1,18 +1,9 @@
 /**
- * Where a failed test failed, in the workspace: the file and line of a
- * frame of its stack trace, so that its annotation shows in the pull
- * request's diff. The trace's paths are Jenkins' (another machine, another
- * folder), so a path is never used as given: the workspace is searched for
- * files of that name, and a frame counts only when exactly one of them
- * matches its path (Java: its package path). No match, or several, means no
- * file: nothing is guessed, and what becomes an annotation's `file` is
- * always a file found inside the workspace, never the trace's text.
- *
- * The search is read-only and bounded: it does not follow symbolic links
- * (links are skipped, files and folders alike), skips `.git` and
- * `node_modules`, and gives up (no file for anyone) past MAX_ENTRIES entries
- * or MAX_DEPTH levels, since an incomplete search cannot tell one match
- * from several.
+ * Where a failed test failed, in the workspace: the file and line of a frame
+ * of its stack trace, so that its annotation shows in the pull request's
+ * diff. A frame counts only when exactly one file of the workspace matches
+ * its path: nothing is guessed. The search is read-only, follows no link, and
+ * is bounded: docs/internals.md, "Where a failed test failed".
  */
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -74,11 +65,11 @@ export function framesOf(trace: string): Frame[] {
     if (java) {
       const className = java[1] ?? ''
       const packagePath = className.split('.').slice(0, -1)
-      add(frames, [...packagePath, java[2] ?? ''], java[3], true)
+      add(frames, [...packagePath, java[2] ?? ''], java[3], { java: true })
       continue
     }
     const other = PYTHON_FRAME.exec(text) ?? PYTEST_FRAME.exec(text) ?? JS_FRAME.exec(text)
-    if (other) add(frames, pathSegments(other[1] ?? ''), other[2], false)
+    if (other) add(frames, pathSegments(other[1] ?? ''), other[2], { java: false })
   }
   return frames
 }
@@ -87,7 +78,7 @@ function add(
   frames: Frame[],
   segments: string[] | undefined,
   line: string | undefined,
-  java: boolean
+  { java }: { java: boolean }
 ): void {
   const number = Number(line)
   if (!segments || segments.length === 0 || !Number.isSafeInteger(number) || number < 1) return

@@ -156,6 +156,7 @@ export function testReportAction(
   let best: TestAction | undefined
   for (const action of actions ?? []) {
     if (typeof action !== 'object' || action === null) continue
+    // as: an object whose fields are checked one by one below.
     const { failCount, totalCount, skipCount, urlName } = action as Record<string, unknown>
     if (failCount === undefined || totalCount === undefined) continue
     const wrong = Object.entries({ totalCount, failCount, skipCount }).filter(

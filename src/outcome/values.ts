@@ -59,6 +59,7 @@ export function parseJsonValues(text: string): ParsedValues {
   // Any depth: parseJenkinsJson has bounded the nesting.
   const twice = duplicateKey(text, Infinity)
   if (twice !== undefined) return { problem: `has the key ${quoteKey(twice.name)} twice` }
+  // as: one JSON object (checked above), its values JSON values.
   return { values: parsed as Values }
 }
 
@@ -71,10 +72,11 @@ export function parseJsonValues(text: string): ParsedValues {
  * @internal
  */
 export function parseKeyValueLines(text: string): ParsedValues {
+  // as: Object.create(null) is typed any; a prototype-less object of values.
   const values = Object.create(null) as Values
   const lines = text.split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] as string).replace(/\r$/, '')
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.replace(/\r$/, '')
     if (line.trim() === '' || line.trimStart().startsWith('#')) continue
     const pair = splitNameValue(line)
     if ('missing' in pair) {
@@ -96,26 +98,35 @@ function quoteKey(key: string): string {
 /** What reading the file gave: the values (`{}` when it could not be read) and the problem, if any. */
 export interface ValuesOutcome {
   values: Values
-  /** The warning given, when the values are `{}` because of it. */
+  /** Why the values are `{}`: a warning, or with `required` the step's failure. */
   problem?: string
+  /** `values-file-required`: the problem fails the step (report.ts productProblems) rather than warn. */
+  required?: boolean
 }
 
 /**
  * Reads `path` among the build's artifacts (one request, at most
  * MAX_VALUES_BYTES of it) and parses it. Never throws but for the step's
- * own cancel: every failure is one warning and `{}`.
+ * own cancel: every failure is `{}` and one warning, or with `required`
+ * the problem the step fails with once it has reported the build.
  */
 export async function readValues(
   api: Pick<BuildOutputsApi, 'readArtifact'>,
   ref: BuildRef,
   path: string,
-  logger: Logger
+  logger: Logger,
+  { required = false }: { required?: boolean } = {}
 ): Promise<ValuesOutcome> {
   const what = `values-file '${path}' of build #${ref.number} of ${fullName(ref.job)}`
   const fail = (problem: string): ValuesOutcome => {
+    const values = Object.create(null) as Values
+    if (required) {
+      const message = `The ${what} ${problem}, and values-file-required is true: the values output is {}.`
+      return { values, problem: message, required }
+    }
     const message = `The ${what} ${problem}: the values output is {}.`
     logger.warning(message)
-    return { values: Object.create(null) as Values, problem: message }
+    return { values, problem: message }
   }
   let read
   try {

@@ -28,8 +28,16 @@ export interface StepIO {
   endGroup(): void
   /** An error annotation with a title (a failed test), at its file and line when known. */
   annotate(message: string, title: string, where?: AnnotationPlace): void
+  /** Jenkins' data as it came: the runner masks registered secrets wherever an output is printed. */
   setOutput(name: string, value: string): void
+  /** Written without the step's secrets, as annotations and log lines are. */
   summary: Summary
+  /**
+   * `text` without the step's secrets (util/redaction.ts): for text that
+   * leaves the step another way (a pull request comment, a commit status
+   * description). The members above apply it themselves.
+   */
+  redact(text: string): string
   /** State for the post step. */
   saveState(name: string, value: string): void
 }

@@ -1,5 +1,4 @@
 import { abortRemote, onCancelSignals, scanLeft } from '../follow/cancel.js'
-import { QueueItemEnded } from '../follow/queue-ended.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { JenkinsClient } from '../jenkins/client.js'
 import type { JobPath } from '../jenkins/model/types.js'
@@ -10,6 +9,7 @@ import { abortReason, StepAborted, type AbortReason } from '../util/wait.js'
 import { CANCEL_BUDGET_MS, TIMEOUT_BUDGET_MS } from './budgets.js'
 import { budgetClient, createClient } from './create-client.js'
 import { RemoteWork } from './remote-work.js'
+import type { Presenter } from './presenter.js'
 import { jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
 import { errorText } from '../util/error-text.js'
 import { formatDuration } from '../util/duration.js'
@@ -37,7 +37,7 @@ export interface Stopped {
   until: number
 }
 
-/** One mode of the step: one `job` (main.ts) or several `jobs` (multi/step.ts). */
+/** What runBounded bounds: the step's work, and what it says when it is stopped or fails. */
 export interface StepMode {
   /** The jobs it may start, one item each (RemoteWork). */
   jobs: readonly JobPath[]
@@ -117,20 +117,20 @@ function budgetMs(reason: AbortReason): number {
 /**
  * Cancels or stops what the step started (unless told not to), every target
  * at once within `until`, and says what it did: the text that ends the abort
- * message, and what was said of each job (by jobKey). With
- * `single` (one `job`), a build the step did not start is said to be left
- * running, and a build that ended is still looked at; each line says
- * `Jenkins:`, not `Jenkins <job>:`.
+ * message, and what was said of each job (by jobKey). With `named` (several
+ * builds) each line names its job.
  */
 export async function stopWork(
   { settings, work }: StepRun,
-  { log, until, single }: { log: Logger; until: number; single: boolean }
+  { log, until, named }: { log: Logger; until: number; named: boolean }
 ): Promise<{ outcome: string; said: Map<string, string> }> {
   const said = new Map<string, string>()
   try {
     if (!work.anything) {
-      if (single && work.item(0).ref) {
-        return { outcome: '; left it running (this step did not start it).', said }
+      const adopted = work.adopted
+      if (adopted > 0) {
+        const it = adopted === 1 ? 'it' : 'them'
+        return { outcome: `; left ${it} running (this step did not start ${it}).`, said }
       }
       const left = [...new Set(work.scans)].map(scanLeft)
       for (const line of left) log.info(`Jenkins: ${line}.`)
@@ -144,14 +144,20 @@ export async function stopWork(
     // The step's own client was stopped with it: the abort gets its own, bounded by its budget.
     const client = budgetClient(settings, until)
     const done = await Promise.all(
-      work.targets(client, single).map(async target => {
-        const logger = single ? log : namedLogger(log, target.name)
-        const what = await abortRemote(client, target, logger, { until })
+      work.targets(client).map(async target => {
+        const what = await abortRemote(
+          client,
+          target,
+          named ? namedLogger(log, target.name) : log,
+          {
+            until
+          }
+        )
         said.set(jobKey(target.job), what)
-        return single ? what : `${target.name}: ${what}`
+        return named ? `${target.name}: ${what}` : what
       })
     )
-    for (const line of done) log.info(`Jenkins${single ? ':' : ''} ${line}.`)
+    for (const line of done) log.info(`Jenkins${named ? '' : ':'} ${line}.`)
     return {
       outcome: done.length > 0 ? `; ${done.join('; ')}.` : '; none of it was still running.',
       said
@@ -164,41 +170,23 @@ export async function stopWork(
 
 /**
  * A failure that is not a cancel or timeout leaves the work running, as
- * `abort-on-cancel` promises, and says so with its links; the post step is
- * told not to stop it. A queue item that Jenkins cancelled or forgot left
- * nothing running, and that is what is said and saved. `single`: one
- * `job`'s wording (its build or queue item), not the list of several.
+ * `abort-on-cancel` promises, and says so with its links (in the
+ * presenter's words); the post step is told not to stop it.
  */
 export function leavingWorkRunning(
   { api, work, io }: StepRun,
   error: unknown,
-  single: boolean
+  present: Pick<Presenter, 'leftRunning'>
 ): unknown {
-  const message = errorText(error).replace(/\.?$/, '.')
   const left = work.targets(api)
   if (left.length === 0) {
     work.done()
     return error
   }
-  const [first] = left
-  if (single && error instanceof QueueItemEnded && !first?.build) {
-    // Jenkins shows the item cancelled or gone: nothing of it runs.
-    const url = queueItemUrl(api.baseUrl, error.queueId)
-    work.ended(`${error.shown}, ${url}`)
-    return new Error(
-      `${message} Nothing this step started is running in Jenkins (queue item ${error.queueId}: ${url}).`
-    )
-  }
   const urls = left.map(t => t.build?.url ?? queueItemUrl(api.baseUrl, t.queueId))
   work.leftRunning(urls.join(' '))
-  if (!single) io.logger.debug(`Left running: ${urls.join(', ')}`)
-  const what =
-    single && first
-      ? first.build
-        ? `Jenkins build #${first.build.number} is still running: ${urls[0]}`
-        : `Jenkins queue item ${first.queueId}: ${urls[0]}`
-      : `Jenkins work this step started is still running: ${urls.join(', ')}`
+  io.logger.debug(`Left running: ${urls.join(', ')}`)
   return new Error(
-    `${message} ${what} (this step stops Jenkins work only when it is cancelled or times out).`
+    `${errorText(error).replace(/\.?$/, '.')} ${present.leftRunning(left, urls)} (this step stops Jenkins work only when it is cancelled or times out).`
   )
 }

@@ -1,16 +1,16 @@
 /**
  * A build begins: the one path from a job read to a queued build, and from
- * a queue item to a started build, for one `job` (build-job.ts) and each
- * item of `jobs` (multi/run-jobs.ts) alike. Each records what it learnt in
- * the step's record of remote work (the post step's safety net) and in the
- * build's outcome, and says it in the log. Its twin for the end is
- * build-ended.ts.
+ * a queue item to a started build, for every item of the step (run-builds.ts).
+ * Each records what it learnt in the step's record of remote work (the post
+ * step's safety net) and in the build's outcome, and says it in the log. Its
+ * twin for the end is build-ended.ts.
  */
 import type { BranchJob } from '../follow/branch.js'
 import { historyOf } from '../outcome/history.js'
 import type { BuildOutcome } from '../outcome/report.js'
 import { queueItemUrl } from '../jenkins/model/job-path.js'
 import type { BuildMode } from '../inputs/input-values.js'
+import { isCount } from '../jenkins/model/counts.js'
 import type {
   Build,
   BuildParameters,
@@ -105,25 +105,33 @@ export function buildStarted({ work, index, outcome, logger }: StepItem, ref: Bu
 
 /**
  * A build the step follows but did not start (`build: last`, a number or
- * URL): recorded (never as the step's to stop: it queued nothing) and said.
+ * URL, or the build a given queue item became): recorded (never as the
+ * step's to stop: it queued nothing) and said.
  */
 export function existingBuild(
-  { api, work, index, job, outcome, logger }: StepItem,
-  build: Build,
+  { work, index, outcome, logger }: StepItem,
+  ref: BuildRef,
   mode: Exclude<BuildMode, 'new'>
-): BuildRef {
-  const { number } = build
-  const ref = { job, number, url: api.buildUrl(job, number) }
+): void {
   work.started(index, ref)
   outcome.buildUrl = ref.url
-  outcome.build = build
   const name = outcome.jobName
   logger.info(
     mode === 'given'
-      ? `Following build #${number} of ${name}: ${ref.url}`
-      : `${mode === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${number} ${ref.url}`
+      ? `Following build #${ref.number} of ${name}: ${ref.url}`
+      : `${mode === 'last' ? 'Last' : 'Last successful'} build of ${name}: #${ref.number} ${ref.url}`
   )
-  return ref
+}
+
+/**
+ * How long the build waited in the queue: its `timestamp` (when its run was
+ * created) minus its queue item's `inQueueSince`, both on Jenkins' clock
+ * (jenkins-api.md 4, 5.2): a Jenkins clock behind or ahead of the runner's
+ * would inflate the wait or make it 0.
+ */
+export function queueWaitMs(inQueueSince: number | undefined, build: Build): number | undefined {
+  if (inQueueSince === undefined || !isCount(build.timestamp)) return undefined
+  return Math.max(0, build.timestamp - inQueueSince)
 }
 
 /**

@@ -1,19 +1,18 @@
 /**
- * A build ended: the one path from its end to its report, for one `job`
- * (build-job.ts) and each build of `jobs` (multi/complete.ts) alike. The
- * step judges it (judgeEnd), reads what it produced into its outcome and
- * sets its commit statuses (reportEnded); the outputs, summary and
- * failure message are then written from that outcome (outcome/build-outputs.ts,
- * outcome/report.ts).
+ * A build ended: the one path from its end to its report, for every build
+ * of the step (run-builds.ts), followed or taken as it is. The step judges
+ * it (judgeEnd), reads what it produced into its outcome and sets its
+ * commit statuses (reportEnded); the presenter then writes the outputs,
+ * summary and failure message from that outcome.
  */
 import { downloadArtifacts } from '../outcome/artifacts.js'
 import type { CommitStatusReporter } from '../outcome/commit-status.js'
 import type { GithubReports } from '../outcome/github-reports.js'
-import type { BuildOutcome } from '../outcome/report.js'
+import type { BuildOutcome, BuildReport } from '../outcome/report.js'
 import { failedStage, readStages } from '../outcome/stages.js'
 import { locateFailedTests } from '../outcome/test-locations.js'
 import { annotateFailedTests, MAX_ANNOTATED, readTests } from '../outcome/test-report.js'
-import { readValues } from '../outcome/values.js'
+import { readValues, type ValuesOutcome } from '../outcome/values.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { Build, BuildOutputsApi, BuildRef, JenkinsApi } from '../jenkins/model/types.js'
 import type { StepIO } from '../runner/io.js'
@@ -22,32 +21,36 @@ import { formatDuration } from '../util/duration.js'
 import type { Logger } from '../util/logger.js'
 
 /**
- * The build's end as the step judges it, for every outcome that follows
- * it (items of `jobs` that share it): the build, its result, whether
- * `accept` takes it; said once in the log. Whether it was accepted.
+ * The build's end as the step judges it (its outcome is shared by the
+ * items that follow it): the build, its result, whether `accept` takes
+ * it; said in the log. Whether it was accepted.
  */
 export function judgeEnd(
-  outcomes: readonly BuildOutcome[],
+  outcome: BuildOutcome,
   final: Build,
   o: { ref: BuildRef; accept: readonly BuildResult[]; logger: Logger }
 ): boolean {
   const accepted = final.result !== null && o.accept.includes(final.result)
-  for (const outcome of outcomes) {
-    outcome.build = final
-    outcome.result = final.result ?? undefined
-    outcome.accepted = accepted
-  }
-  const name = outcomes[0]?.jobName ?? ''
+  outcome.build = final
+  outcome.result = final.result ?? undefined
+  outcome.accepted = accepted
   o.logger.info(
-    `Jenkins build ${name} #${o.ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
+    `Jenkins build ${outcome.jobName} #${o.ref.number} finished: ${final.result ?? 'no result'} in ${formatDuration(final.duration)}.`
   )
   return accepted
+}
+
+/** An item that follows the build: its commit status, its values file, its report (which gets the values). */
+interface Owner {
+  status?: CommitStatusReporter
+  valuesFile?: string
+  report: Pick<BuildReport, 'values'>
 }
 
 /** What reportEnded needs: the build, where its products go, and whom to tell. */
 export interface EndedBuild {
   api: JenkinsApi & BuildOutputsApi
-  settings: Pick<Settings, 'artifacts' | 'artifactsPath' | 'workspace' | 'valuesFile'>
+  settings: Pick<Settings, 'artifacts' | 'artifactsPath' | 'workspace' | 'valuesFileRequired'>
   ref: BuildRef
   final: Build
   /** Judged (judgeEnd); what the build produced goes in it. */
@@ -56,8 +59,8 @@ export interface EndedBuild {
   out: Pick<StepIO, 'logger' | 'annotate'>
   /** The step's reports on GitHub: the failed tests' source links name its commit under test. */
   reports: GithubReports | undefined
-  /** The commit statuses that follow the build, set to its result once its products are read. */
-  statuses: ReadonlyArray<CommitStatusReporter | undefined>
+  /** The items that follow the build: their values are read, their statuses set to its result once its products are read. */
+  owners: readonly Owner[]
 }
 
 /**
@@ -87,12 +90,17 @@ export async function reportEnded(e: EndedBuild): Promise<void> {
   if (settings.artifacts.length > 0) {
     outcome.artifacts = await downloadArtifacts(api, settings, ref, out.logger, signal, unread)
   }
-  if (settings.valuesFile !== undefined) {
-    outcome.values = await readValues(api, ref, settings.valuesFile, out.logger)
+  // Items that share the build may name different values files: each file read once.
+  const values = new Map<string, Promise<ValuesOutcome>>()
+  const required = settings.valuesFileRequired
+  for (const { valuesFile: path, report } of e.owners) {
+    if (path === undefined) continue
+    if (!values.has(path)) values.set(path, readValues(api, ref, path, out.logger, { required }))
+    report.values = await values.get(path)
   }
   if (unread.length > 0) outcome.unread = unread
   await Promise.all(
-    e.statuses.map(status =>
+    e.owners.map(({ status }) =>
       status?.finish(
         final.result ?? 'error',
         `Jenkins #${ref.number}: ${final.result ?? 'no result'}`,

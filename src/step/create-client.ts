@@ -1,6 +1,5 @@
-import * as core from '@actions/core'
-import { whenCommandsRun } from '../runner/commands.js'
 import { coreLogger } from './core-logger.js'
+import { maskSecret } from './secrets.js'
 import type { Settings } from '../inputs/inputs.js'
 import { JenkinsClient } from '../jenkins/client.js'
 
@@ -41,10 +40,9 @@ export function createClient(
     logger: coreLogger,
     firstContactAttempts: firstContact === 'quick' ? FIRST_CONTACT_ATTEMPTS : undefined,
     // Like the token: the runner masks a crumb or session cookie wherever it
-    // shows, Jenkins' console and a proxy's echo included. One that arrives
-    // while a console prints (commands stopped) is registered after it: an
-    // `::add-mask::` there would print the value as text.
-    onSecret: value => whenCommandsRun(() => core.setSecret(value)),
+    // shows, Jenkins' console and a proxy's echo included, and the step
+    // redacts it from every text it writes (secrets.ts).
+    onSecret: maskSecret,
     ...bounds
   })
 }

@@ -4,7 +4,6 @@ import { fullName } from '../jenkins/model/job-path.js'
 import type { BuildRef, JenkinsApi, JobPath } from '../jenkins/model/types.js'
 import type { LostTrigger } from '../jenkins/transport/errors.js'
 import type { StepIO } from '../runner/io.js'
-import { settleBy } from '../util/wait.js'
 
 /** What one item of the step (the `job`, or one of `jobs`) started in Jenkins. */
 export interface WorkItem {
@@ -18,6 +17,8 @@ export interface WorkItem {
   lost?: LostTrigger
   /** The main step dealt with it: followed to its end, or stopped, or left running on purpose. */
   done: boolean
+  /** What the post step is told of it: it runs on as asked (`returned`), or its queue item ended without a build (`ended`). */
+  note?: { key: State.Returned | State.Ended; shown: string }
 }
 
 /** The state saved for the post step: each queue item's work; `done` once the main step dealt with it. */
@@ -46,8 +47,6 @@ export class RemoteWork {
   /** The multibranch projects this step asked to scan: a scan is never cancelled or stopped (cancel.ts scanLeft). */
   readonly scans: string[] = []
   private readonly items: WorkItem[]
-  /** Work to let finish after the abort (a commit status), within its budget. */
-  private readonly deferred: Array<Promise<unknown>> = []
 
   constructor(
     jobs: readonly JobPath[],
@@ -58,9 +57,7 @@ export class RemoteWork {
 
   /** The item at `index`, as known so far. */
   item(index: number): Readonly<WorkItem> {
-    const item = this.items[index]
-    if (!item) throw new Error(`RemoteWork: no item ${index}`)
-    return item
+    return this.entry(index)
   }
 
   queued(index: number, queueId: number, merged: boolean): void {
@@ -93,6 +90,11 @@ export class RemoteWork {
     return this.items.some(e => e.queueId !== undefined || e.lost !== undefined)
   }
 
+  /** How many builds the step follows that it did not start (`build: last`, a number or URL): never stopped. */
+  get adopted(): number {
+    return this.items.filter(e => e.ref !== undefined && e.queueId === undefined && !e.lost).length
+  }
+
   /** Whether the main step dealt with all of it (done(), or one of the notes below). */
   get isDone(): boolean {
     return this.items.every(e => e.done)
@@ -106,33 +108,32 @@ export class RemoteWork {
 
   /** The step failed for another reason than cancel or timeout and leaves its work running (`urls`): the post step must not stop it. */
   leftRunning(urls: string): void {
-    this.note(State.LeftRunning, urls)
+    this.io.saveState(State.LeftRunning, urls)
+    this.done()
   }
 
-  /** The queue item ended in Jenkins without a build (`shown` says how, with its link): nothing is left for the post step. */
-  ended(shown: string): void {
-    this.note(State.Ended, shown)
+  /** The item's queue item ended in Jenkins without a build (`shown` says how, with its link): nothing of it runs. */
+  ended(index: number, shown: string): void {
+    this.entry(index).note = { key: State.Ended, shown }
+    this.finished(index)
   }
 
-  /** The step returns without waiting for the work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
-  returned(shown: string): void {
-    this.note(State.Returned, shown)
+  /** The step returns without waiting for the item's work (`wait: false` or `started`), as asked: `shown` says what runs on, with its link. */
+  returned(index: number, shown: string): void {
+    this.entry(index).note = { key: State.Returned, shown }
+    this.finished(index)
   }
 
-  /**
-   * The work still running that this step started, one target per queue
-   * item; `all` keeps the items already dealt with (one `job`'s abort
-   * still looks at a build that ended, and says so).
-   */
-  targets(api: Api, all = false): Array<RemoteTarget & { name: string }> {
+  /** The work still running that this step started, one target per queue item. */
+  targets(api: Api): Array<RemoteTarget & { name: string }> {
     const targets: Array<RemoteTarget & { name: string }> = []
     for (const group of this.groups()) {
       const [first] = group
-      if (!first || (!all && group.every(e => e.done))) continue
+      if (!first || group.every(e => e.done)) continue
       targets.push({ name: fullName(first.job), ...targetOf(first, group, api) })
     }
     for (const item of this.items) {
-      if (item.queueId === undefined && item.lost && (all || !item.done)) {
+      if (item.queueId === undefined && item.lost && !item.done) {
         targets.push({ name: fullName(item.job), job: item.job, lostTrigger: item.lost })
       }
     }
@@ -154,21 +155,6 @@ export class RemoteWork {
     return group !== undefined && group.every(e => e.merged)
   }
 
-  /** Lets `work` run alongside the abort; settle() waits for it. */
-  defer(work: Promise<unknown>): void {
-    this.deferred.push(work.catch(() => undefined))
-  }
-
-  /** Waits for deferred work, but not past `until` (epoch ms). */
-  settle(until: number): Promise<void> {
-    return settleBy(Promise.all(this.deferred), until)
-  }
-
-  private note(key: State, text: string): void {
-    this.io.saveState(key, text)
-    this.done()
-  }
-
   /** Items by the queue item they started (Jenkins folds identical requests into one). */
   private groups(): WorkItem[][] {
     const byQueue = new Map<number, WorkItem[]>()
@@ -182,12 +168,15 @@ export class RemoteWork {
   }
 
   private entry(index: number): WorkItem {
-    return this.item(index) as WorkItem
+    const item = this.items[index]
+    if (!item) throw new Error(`RemoteWork: no item ${index}`)
+    return item
   }
 
   private persist(): void {
-    const saved: SavedEntry[] = this.groups().map(group => {
-      const first = group[0] as WorkItem
+    const saved: SavedEntry[] = this.groups().flatMap(group => {
+      const [first] = group
+      if (!first) return []
       return {
         job: [...first.job],
         ...(first.queueId === undefined ? {} : { queueId: first.queueId }),
@@ -199,6 +188,10 @@ export class RemoteWork {
     })
     this.io.saveState(State.Builds, JSON.stringify(saved))
     this.io.saveState(State.Done, saved.every(e => e.done) ? 'true' : 'false')
+    for (const key of [State.Returned, State.Ended]) {
+      const shown = this.items.flatMap(item => (item.note?.key === key ? [item.note.shown] : []))
+      if (shown.length > 0) this.io.saveState(key, shown.join('; '))
+    }
   }
 }
 
@@ -221,7 +214,29 @@ function targetOf(
   }
 }
 
-/** The work a killed main step left behind, from its saved state (State.Builds). */
+/** What the main step left for the post step, read back from its state: how it dealt with its work, or the work it left. */
+export type SavedWork =
+  | { dealt: 'left running' | 'ended' | 'returned' | 'finished'; shown: string }
+  | { dealt: false; targets(api: Api): Array<RemoteTarget & { name: string }> }
+
+/** Reads what the main step saved (the post step's one reader of the state this file writes). */
+export function savedWork(getState: (key: State) => string): SavedWork {
+  if (getState(State.Done) === 'false') {
+    return { dealt: false, targets: api => savedTargets(getState(State.Builds), api) }
+  }
+  const notes = [
+    ['left running', getState(State.LeftRunning)],
+    ['ended', getState(State.Ended)],
+    ['returned', getState(State.Returned)]
+  ] as const
+  const [dealt, shown] = notes.find(([, text]) => text !== '') ?? ['finished', '']
+  return { dealt, shown }
+}
+
+/**
+ * The work a killed main step left behind, from its saved state (State.Builds).
+ * @internal
+ */
 export function savedTargets(state: string, api: Api): Array<RemoteTarget & { name: string }> {
   let saved: unknown
   try {
@@ -231,7 +246,9 @@ export function savedTargets(state: string, api: Api): Array<RemoteTarget & { na
   }
   if (!Array.isArray(saved)) return []
   const targets: Array<RemoteTarget & { name: string }> = []
-  for (const raw of saved as Array<Partial<SavedEntry> | null>) {
+  for (const raw of saved.map((entry: unknown): Partial<SavedEntry> | undefined =>
+    typeof entry === 'object' && entry !== null ? entry : undefined
+  )) {
     if (!raw || !Array.isArray(raw.job) || !raw.job.every(n => typeof n === 'string')) continue
     if (raw.done === true) continue
     const job = Object.freeze([...raw.job])

@@ -4,8 +4,13 @@ import { coreLogger } from './core-logger.js'
 import { whenCommandsRun } from '../runner/commands.js'
 import type { StepIO } from '../runner/io.js'
 import { boundedSummary } from '../outcome/summary-cap.js'
+import { redactSecrets } from './secrets.js'
 
-/** The runner's step: @actions/core, with the job summary kept under GitHub's limit (summary-cap.ts). */
+/**
+ * The runner's step: @actions/core, with the job summary kept under
+ * GitHub's limit (summary-cap.ts); the summary, annotations and log lines
+ * leave without the step's secrets (secrets.ts).
+ */
 export const coreStepIO: StepIO = {
   logger: coreLogger,
   write: text => void process.stdout.write(text),
@@ -14,9 +19,14 @@ export const coreStepIO: StepIO = {
   endGroup: () => core.endGroup(),
   annotate: (message, title, where) =>
     whenCommandsRun(() =>
-      core.error(message, { title, file: where?.file, startLine: where?.line })
+      core.error(redactSecrets(message), {
+        title: redactSecrets(title),
+        file: where?.file,
+        startLine: where?.line
+      })
     ),
   setOutput: (name, value) => core.setOutput(name, value),
-  summary: boundedSummary(core.summary, coreLogger),
+  summary: boundedSummary(core.summary, coreLogger, { redact: redactSecrets }),
+  redact: redactSecrets,
   saveState: (name, value) => core.saveState(name, value)
 }

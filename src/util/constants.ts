@@ -34,7 +34,9 @@ export enum Input {
   Jobs = 'jobs',
   FailFast = 'fail-fast',
   /** An artifact of KEY=VALUE lines or one JSON object, read into the `values` output. */
-  ValuesFile = 'values-file'
+  ValuesFile = 'values-file',
+  /** Whether a values file that cannot be read fails the step (else a warning and `{}`). */
+  ValuesFileRequired = 'values-file-required'
 }
 
 /** Output names, exactly as in action.yml. */

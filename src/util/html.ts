@@ -1,7 +1,9 @@
 /**
  * Text in the job summary: what came from Jenkins or the user made inert
- * (HTML and Markdown), and links only to http(s).
+ * (HTML and Markdown), links only to http(s), and the text of Jenkins' HTML
+ * (a description) rather than its markup.
  */
+import { decodeHTML } from 'entities'
 
 /** An `<a>` to an http(s) URL, else the escaped text alone. */
 export function link(text: string, url: string | undefined): string {
@@ -39,4 +41,49 @@ export function escapeHtml(text: string): string {
 
 function escapeAttribute(text: string): string {
   return text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
+}
+
+/** Most characters of HTML read for its text: far more than any summary shows of it. */
+const MAX_HTML_CHARS = 16_384
+
+/** An attribute list: a quoted value may hold `>`; an unquoted one stops at `<` (so a stray `<` costs one scan). */
+const ATTRIBUTES = `(?:"[^"]{0,1000}"|'[^']{0,1000}'|[^'"<>]){0,1000}`
+/** Comments, and the elements whose content is not text. */
+const NOT_TEXT = new RegExp(
+  `<!--[\\s\\S]*?(?:-->|$)|<(script|style|template|noscript)\\b${ATTRIBUTES}>[\\s\\S]*?(?:</\\1\\s*>|$)`,
+  'gi'
+)
+/** Tags that end a line: `<br>`, a list item's or a row's start, a block's start and end (paragraphs, headings). */
+const LINE_BREAK = new RegExp(
+  `<(?:br|hr|li|tr|dt|dd)\\b${ATTRIBUTES}>|</?(?:p|div|h[1-6]|ul|ol|dl|table|pre|blockquote)\\b${ATTRIBUTES}>`,
+  'gi'
+)
+/** Any other tag, a doctype or a processing instruction. */
+const MARKUP = new RegExp(`</?[a-z][\\w:-]{0,100}${ATTRIBUTES}>|<[!?][^<>]{0,1000}>`, 'gi')
+
+/**
+ * The text of HTML as a reader sees it: tags removed (line-ending ones as
+ * line breaks), character references decoded (entities: the decoder of
+ * htmlparser2 and cheerio), blank lines folded. For a Jenkins description,
+ * which a markup formatter may render as HTML: the summary shows its text,
+ * escaped again (escapeHtml), never its markup. Text without markup comes
+ * back as it is, trimmed.
+ */
+export function htmlText(html: string): string {
+  const text = html
+    .slice(0, MAX_HTML_CHARS)
+    .replace(NOT_TEXT, '')
+    .replace(LINE_BREAK, '\n')
+    .replace(MARKUP, '')
+  return decodeEntities(text)
+    .split(/\r\n|\r|\n/)
+    .map(line => line.replace(/[ \t\u00a0]+/g, ' ').trim())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()
+}
+
+/** HTML's character references decoded, as a browser decodes them in text (`&lt;`, `&#60;`, `&#x3C;`, `&amp`). */
+export function decodeEntities(text: string): string {
+  return decodeHTML(text)
 }

@@ -1,17 +1,9 @@
 /**
  * The one printer for text outside the console's stop-commands region: every
  * step-log line the action writes goes through inertLine (core-logger.ts),
- * because most of them quote Jenkins (a queue item's `why`, job names, build
- * results, error bodies), and Jenkins text is untrusted.
- *
- * How the runner reads a step's stdout (actions/runner,
- * src/Runner.Common/ActionCommand.cs TryParseV2/TryParse, and
- * src/Runner.Worker/ActionCommandManager.cs TryProcessCommand):
- * - lines are split on `\r`, `\n` and `\r\n`;
- * - a line whose TrimStart() starts with `::` may be a command (`::name props::data`);
- * - `##[name props]data` is a command ANYWHERE in a line (`IndexOf("##[")`).
- * An escaped line that has no line break, no `##[`, and does not start with
- * `::` after leading whitespace can form neither, whatever Jenkins sent.
+ * because most of them quote Jenkins, and Jenkins text is untrusted. An
+ * escaped line with no line break, no `##[`, and no `::` at its start can form
+ * no command: docs/internals.md, "Inert step-log lines".
  */
 
 // C0 and C1 controls but TAB: CR and LF split lines, and U+0085 (NEL) is

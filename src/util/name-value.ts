@@ -23,6 +23,9 @@ export function groupByName(pairs: Iterable<NameValue>): Record<string, string |
   for (const { name, value } of pairs) values.set(name, [...(values.get(name) ?? []), value])
   // fromEntries defines own properties: a name `__proto__` stays a name.
   return Object.fromEntries(
-    [...values].map(([name, list]) => [name, list.length === 1 ? (list[0] as string) : list])
+    [...values].map(([name, list]) => {
+      const [only, ...more] = list
+      return [name, only !== undefined && more.length === 0 ? only : list]
+    })
   )
 }

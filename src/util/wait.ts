@@ -24,6 +24,7 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 /** Waits `ms`, or throws StepAborted as soon as the signal fires. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   throwIfAborted(signal)
+  // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises takes the value to resolve with before its options
   return delay(ms, undefined, { signal }).catch((error: unknown) => {
     throw signal?.aborted ? new StepAborted(abortReason(signal)) : error
   })
@@ -35,6 +36,7 @@ export async function settleBy(work: Promise<unknown>, until: number): Promise<v
   const ignore = (): undefined => undefined
   await Promise.race([
     work.then(ignore, ignore),
+    // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises: the value before the options
     delay(Math.max(0, until - Date.now()), undefined, { signal: done.signal }).catch(ignore)
   ])
   done.abort()

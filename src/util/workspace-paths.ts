@@ -71,18 +71,23 @@ export interface WalkOptions {
 
 /** A path the rules refuse, with why; `link` names the symbolic link it went out through. */
 export class WorkspacePathError extends Error {
+  /** The symbolic link (workspace-relative, '/'-separated) it went out through. */
+  readonly link?: string
+  /** Where that link leads. */
+  readonly target?: string
+  /** The link leads to nothing (it cannot be followed, nor be created through). */
+  readonly dangling: boolean
+
   constructor(
     readonly path: string,
     readonly reason: string,
-    /** The symbolic link (workspace-relative, '/'-separated) it went out through. */
-    readonly link?: string,
-    /** Where that link leads. */
-    readonly target?: string,
-    /** The link leads to nothing (it cannot be followed, nor be created through). */
-    readonly dangling = false
+    { link, target, dangling = false }: { link?: string; target?: string; dangling?: boolean } = {}
   ) {
     super(`'${path}' ${reason}`)
     this.name = 'WorkspacePathError'
+    this.link = link
+    this.target = target
+    this.dangling = dangling
   }
 }
 
@@ -228,17 +233,14 @@ async function walk(
         throw new WorkspacePathError(
           label,
           `passes through the symbolic link '${shown}', which leads to ${to}, which does not exist`,
-          shown,
-          to,
-          true
+          { link: shown, target: to, dangling: true }
         )
       }
       if (!isInside(baseReal, target, path)) {
         throw new WorkspacePathError(
           label,
           `leads out of ${base === baseReal ? base : `${base} (${baseReal})`} through a symbolic link: '${shown}' leads to ${target}`,
-          shown,
-          target
+          { link: shown, target }
         )
       }
       real = target

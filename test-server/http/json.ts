@@ -5,11 +5,11 @@
  * shows only its high-visibility fields (name, url, number, color).
  */
 import { artifactsJson } from '../model/artifacts.js'
-import { isJob, resolvePermalink, type Build } from '../model/build.js'
+import { Build, isJob, resolvePermalink } from '../model/build.js'
 import type { JenkinsModel } from '../model/model.js'
 import { defaultValue, isFileType } from '../model/parameters.js'
 import { timeSpan } from '../model/time-span.js'
-import type { HostileField, HostileSpec, Result } from '../types.js'
+import type { EchoField, HostileField, HostileSpec, Result } from '../types.js'
 import type {
   BuildState,
   Cause,
@@ -175,9 +175,17 @@ function definitionPackage(type: ParameterValueState['type']): string {
  * file parameter exports its name only (FileParameterValue and the plugin's
  * AbstractFileParameterValue add no @Exported property to ParameterValue's `name`).
  */
-function parameterValueJson(p: ParameterValueState): Json {
+/** A ParameterValue as exported; `passwords` a hostile Jenkins' way with a password's value (HostileSpec.passwordValues). */
+function parameterValueJson(
+  p: ParameterValueState,
+  passwords?: HostileSpec['passwordValues']
+): Json {
+  if (p.type === 'password' && passwords === 'as-string') {
+    return { _class: VALUE_CLASS.string, name: p.name, value: p.value }
+  }
   const out: Json = { _class: VALUE_CLASS[p.type], name: p.name }
-  if (p.type !== 'password' && !isFileType(p.type)) out.value = p.value
+  if ((p.type !== 'password' || passwords === 'exported') && !isFileType(p.type))
+    out.value = p.value
   return out
 }
 
@@ -188,15 +196,16 @@ function propertyJson(item: JobState): Json[] {
       _class: 'hudson.model.ParametersDefinitionProperty',
       parameterDefinitions: item.parameters.map(def => {
         const type = def.type ?? 'string'
+        const className = def.pluginClass ?? `${definitionPackage(type)}.${DEFINITION_TYPE[type]}`
         const out: Json = {
-          _class: `${definitionPackage(type)}.${DEFINITION_TYPE[type]}`,
+          _class: className,
           // A file parameter has no default value (null).
           defaultParameterValue: isFileType(type)
             ? null
             : parameterValueJson({ name: def.name, type, value: defaultValue(def) }),
           description: def.description ?? null,
           name: def.name,
-          type: DEFINITION_TYPE[type]
+          type: className.slice(className.lastIndexOf('.') + 1)
         }
         if (type === 'choice') out.choices = def.choices ?? []
         return out
@@ -294,7 +303,14 @@ function actionsJson(ctx: JsonContext, build: BuildState): Json[] {
   if (build.parameterValues.length > 0) {
     actions.push({
       _class: 'hudson.model.ParametersAction',
-      parameters: build.parameterValues.map(parameterValueJson)
+      parameters: build.parameterValues.map(p =>
+        parameterValueJson(
+          typeof p.value === 'string' && p.type !== 'password'
+            ? { ...p, value: echoed(build, 'parameter', p.value) }
+            : p,
+          ctx.hostile?.passwordValues
+        )
+      )
     })
   }
   actions.push({ _class: 'hudson.model.CauseAction', causes: causesJson(ctx, build.causes) })
@@ -318,7 +334,19 @@ function actionsJson(ctx: JsonContext, build: BuildState): Json[] {
 }
 
 function displayNameOf(build: BuildState): string {
-  return build.job.script.displayName ?? `#${build.number}`
+  return echoed(build, 'displayName', build.job.script.displayName ?? `#${build.number}`)
+}
+
+/** Run.getDescription: null when none (and nothing is echoed there). */
+function echoedDescription(build: BuildState): string | null {
+  const description = build.job.script.description
+  const echo = echoed(build, 'description', '')
+  return echo === '' ? (description ?? null) : `${echo}${description ?? ''}`
+}
+
+/** A build's text with what it echoes of its trigger in front (HostileSpec.echoTrigger). */
+function echoed(build: BuildState, field: EchoField, text: string): string {
+  return build instanceof Build ? build.echoed(field, text) : text
 }
 
 export function buildJson(ctx: JsonContext, build: BuildState, level: number, depth: number): Json {
@@ -348,7 +376,7 @@ export function buildJson(ctx: JsonContext, build: BuildState, level: number, de
     artifacts: artifactsJson((build as Build).artifacts ?? []),
     building: build.building,
     // Run.getDescription (null when none) and Run.getDisplayName (`#N` unless set).
-    description: build.job.script.description ?? null,
+    description: echoedDescription(build),
     displayName: served(ctx, 'displayName', displayNameOf(build)),
     duration:
       build.building || finishedAt === null
@@ -432,7 +460,7 @@ export function queueItemJson(
   if (item.parameters.length > 0) {
     actions.push({
       _class: 'hudson.model.ParametersAction',
-      parameters: item.parameters.map(parameterValueJson)
+      parameters: item.parameters.map(p => parameterValueJson(p))
     })
   }
   actions.push({ _class: 'hudson.model.CauseAction', causes: causesJson(ctx, item.causes) })

@@ -26,7 +26,7 @@ import { causeLine } from './causes.js'
 import { ConsoleLog, consoleNote } from './console.js'
 import { buildReport, type TestReport } from './junit.js'
 import { closeStages, runStages, type PendingInput, type StageRun } from './pipeline.js'
-import type { EndGap, JobScript, Millis, Result } from '../types.js'
+import type { EchoField, EndGap, JobScript, Millis, Result, TriggerEcho } from '../types.js'
 import type { BuildState, Cause, JobState, ParameterValueState } from './state.js'
 
 /**
@@ -42,6 +42,16 @@ const RESULT_ORDER: Result[] = ['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', '
 function worse(a: Result | null, b: Result): Result {
   if (a === null) return b
   return RESULT_ORDER.indexOf(a) >= RESULT_ORDER.indexOf(b) ? a : b
+}
+
+/** A report whose case names carry the build's echo, when it echoes there (HostileSpec.echoTrigger). */
+function echoedTests(build: Build, report: TestReport): TestReport {
+  if (!build.echo?.fields.includes('test')) return report
+  const suites = report.suites.map(suite => ({
+    ...suite,
+    cases: suite.cases.map(c => ({ ...c, name: build.echoed('test', c.name) }))
+  }))
+  return { ...report, suites }
 }
 
 /** Items that have builds (folders and multibranch projects do not). */
@@ -69,6 +79,13 @@ export class Build implements BuildState {
   /** Timers driving the script; cleared when the build ends. */
   readonly timers = new Set<NodeJS.Timeout>()
   stopping = false
+  /** What it echoes of its trigger request (HostileSpec.echoTrigger). */
+  echo: TriggerEcho | undefined
+
+  /** `text` as the build shows it in `field`: the echo in front, when it echoes there. */
+  echoed(field: EchoField, text: string): string {
+    return this.echo?.fields.includes(field) ? `${this.echo.text} ${text}` : text
+  }
 
   constructor(
     readonly job: JobState,
@@ -139,6 +156,7 @@ export class BuildRunner {
     if (cause) {
       build.write(`${causeLine(cause, text => (script.consoleNotes ? consoleNote(text) : ''))}\n`)
     }
+    if (build.echo?.fields.includes('console')) build.write(this.line(build, build.echo.text))
     if (build.job.type === 'pipeline') build.write(this.line(build, '[Pipeline] Start of Pipeline'))
     if (script.echoParameters) {
       for (const p of build.parameterValues) {
@@ -147,7 +165,11 @@ export class BuildRunner {
       }
     }
     if (build.job.type === 'pipeline' && script.stages) {
-      runStages(build, script.stages, {
+      const stages = script.stages.map(stage => ({
+        ...stage,
+        name: build.echoed('stage', stage.name)
+      }))
+      runStages(build, stages, {
         timer: (fn, ms) => this.buildTimer(build, fn, ms),
         line: text => build.write(this.line(build, text)),
         worsen: result => (build.result = worse(build.result, result)),
@@ -219,7 +241,7 @@ export class BuildRunner {
       build.console.growGenerated(script.consoleBytes)
     }
     // Publishers (JUnit, archiving) run in RunExecution.post, before POST_PRODUCTION.
-    if (script.tests) build.testReport = buildReport(script.tests)
+    if (script.tests) build.testReport = echoedTests(build, buildReport(script.tests))
     if (script.artifacts) build.artifacts = archive(script.artifacts)
     closeStages(build, result)
     // NodePrintListener writes the FlowEndNode synchronously; GraphL then calls finish().

@@ -4,7 +4,7 @@ import { BranchIndexing, completedScan, runScan, type ScanHost } from './indexin
 import { decodeBranchName, encodeBranchName } from './name-encoder.js'
 import { defaultValues, sameParameters } from './parameters.js'
 import { mulberry32 } from './prng.js'
-import type { EndGap, JobSpec, Millis, Result } from '../types.js'
+import type { EndGap, JobSpec, Millis, Result, TriggerEcho } from '../types.js'
 import type { Cause, JobState, ParameterValueState, QueueItemState, ServerState } from './state.js'
 
 export interface ModelOptions {
@@ -202,7 +202,8 @@ export class JenkinsModel implements ServerState {
     job: JobState,
     parameters: ParameterValueState[],
     causes: Cause[],
-    quietPeriodSec: number
+    quietPeriodSec: number,
+    echo?: TriggerEcho
   ): { item: QueueItemState; merged: boolean } {
     const now = Date.now()
     const dueAt = now + Math.max(0, quietPeriodSec) * 1000
@@ -230,7 +231,8 @@ export class JenkinsModel implements ServerState {
       buildableSince: null,
       leftAt: null,
       cancelled: false,
-      build: null
+      build: null,
+      ...(echo ? { echo } : {})
     }
     this.queue.push(item)
     this.tick()
@@ -380,6 +382,7 @@ export class JenkinsModel implements ServerState {
       Date.now(),
       executor
     )
+    build.echo = item.echo
     job.builds.push(build)
     item.build = build
     this.runner.start(build)

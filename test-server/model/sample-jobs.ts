@@ -132,6 +132,17 @@ export const sampleJobs: Record<string, JobSpec> = {
       consoleLines: ['Publishing PACKAGE to the channel', 'Published']
     }
   },
+  // What a build says back: a values file it archives, an HTML description, a display name.
+  release: {
+    type: 'pipeline',
+    script: {
+      durationMs: 400,
+      consoleLines: ['Building 1.4.2 from main', 'Archiving build.env'],
+      description: '<b>1.4.2</b> built from <i>main</i>',
+      displayName: '1.4.2',
+      artifacts: [{ path: 'build.env', content: 'VERSION=1.4.2\nCHANNEL=beta\n' }]
+    }
+  },
   // A Pipeline whose Test stage fails with failed tests (sh 'mvn test' exits 1; junit in post { always }).
   'failing-tests': {
     type: 'pipeline',
@@ -242,6 +253,8 @@ export const SAMPLE_NOTES: Record<string, string> = {
   'with-tests':
     'a test report with 2 failures (annotations, the summary) and 3 archived files (artifacts)',
   upload: 'a file parameter PACKAGE and a choice: --file PACKAGE=path, or the files input',
+  release:
+    'a Pipeline that archives build.env and sets an HTML description and a display name: values-file: build.env, and the description and display-name outputs',
   'failing-tests': `a Pipeline whose Test stage fails with 3 failed tests, at file:line when run in ${SAMPLE_WORKSPACE}`,
   'my job': 'a name with a space',
   café: 'a name with a non-ASCII letter',

@@ -14,6 +14,7 @@ import type {
   ParameterType,
   RequestLogEntry,
   Result,
+  TriggerEcho,
   UserSpec
 } from '../types.js'
 
@@ -107,6 +108,8 @@ export interface QueueItemState {
   build: BuildState | null
   /** A scan's queue item, once it left the queue: the computation it ran. */
   indexing?: IndexingState
+  /** What its build echoes (HostileSpec.echoTrigger). */
+  echo?: TriggerEcho
 }
 
 export interface BuildState {

@@ -11,6 +11,7 @@ import { isMultipart, readMultipart, type MultipartForm } from '../http/uploads.
 import { parametersFormPage } from '../http/pages.js'
 import { sameSecret } from '../model/security.js'
 import type { Cause, JobState, ParameterValueState } from '../model/state.js'
+import type { TriggerEcho } from '../types.js'
 import {
   accessDenied,
   can,
@@ -68,6 +69,61 @@ function checkPermission(
   return requirePost(ex)
 }
 
+/** Request headers Jenkins or HTTP itself uses (and fetch's `sec-` ones, Jetty's forwarding ones): the others (an auth proxy's) are echoed. */
+const OWN_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'user-agent',
+  'authorization',
+  'cookie',
+  'expect'
+])
+
+/**
+ * What a build of this trigger echoes (HostileSpec.echoTrigger): the
+ * Authorization header's password or token, the cookies' values, the crumb
+ * sent, the job token, the values of headers Jenkins does not use, and the
+ * parameters' values; undefined when the server does not echo.
+ */
+function triggerEcho(
+  ex: Exchange,
+  token: string | undefined,
+  values: readonly ParameterValueState[]
+): TriggerEcho | undefined {
+  const fields = ex.ctx.json.hostile?.echoTrigger
+  if (!fields?.length) return undefined
+  const headers = ex.req.headers
+  const seen: string[] = []
+  const [scheme, credentials] = (headers.authorization ?? '').split(' ')
+  if (scheme === 'Basic' && credentials) {
+    const pair = Buffer.from(credentials, 'base64').toString('utf8')
+    seen.push(pair.slice(pair.indexOf(':') + 1))
+  } else if (credentials) seen.push(credentials)
+  for (const part of (headers.cookie ?? '').split(';')) {
+    const value = part.slice(part.indexOf('=') + 1).trim()
+    if (value) seen.push(value)
+  }
+  // The crumb header among them.
+  for (const [name, value] of Object.entries(headers)) {
+    if (OWN_HEADERS.has(name) || /^(sec-|x-forwarded-|forwarded$)/.test(name)) continue
+    if (value === undefined) continue
+    seen.push(...(Array.isArray(value) ? value : [value]))
+  }
+  if (token !== undefined) seen.push(token)
+  // A password's value is left out: the step is not given it as a secret.
+  for (const p of values) {
+    if (p.type !== 'password' && typeof p.value === 'string' && p.value !== '') seen.push(p.value)
+  }
+  return { text: `echo: ${seen.join(' ')}`, fields }
+}
+
 /** TimeDuration.fromString: a bare number is ms, `N sec(s)` is seconds; else an exception. */
 export function quietPeriod(ex: Exchange, job: JobState): number {
   const delay = ex.params.get('delay')
@@ -101,7 +157,13 @@ export function triggerBuild(ex: Exchange, job: JobState): void {
   }
   if (!checkPermission(ex, job)) return
   if (parameterized) return triggerWithJsonForm(ex, job)
-  const { item } = model.schedule(job, [], [buildCause(ex, job)], quietPeriod(ex, job))
+  const { item } = model.schedule(
+    job,
+    [],
+    [buildCause(ex, job)],
+    quietPeriod(ex, job),
+    triggerEcho(ex, ex.params.get('token'), [])
+  )
   // A merged /build answers the same 201 and Location as a new one (JENKINS-66105 TODO).
   redirect(ex, 201, queueLocation(ex, item.id))
 }
@@ -134,7 +196,8 @@ function triggerWithJsonForm(ex: Exchange, job: JobState): void {
     job,
     values,
     [buildCause(ex, job)],
-    quietPeriod(ex, job)
+    quietPeriod(ex, job),
+    triggerEcho(ex, ex.params.get('token'), values)
   )
   const jobUrl = `${requestBase(ex)}/${itemPath(job)}`
   // Queue.schedule returns null when merged: 302 to the job. Otherwise the 201 Location
@@ -194,7 +257,13 @@ export async function triggerWithParameters(ex: Exchange, job: JobState): Promis
     token,
     cause: job.authToken !== undefined && token !== undefined ? await read('cause') : undefined
   })
-  const { item, merged } = model.schedule(job, values, [cause], quietPeriod(ex, job))
+  const { item, merged } = model.schedule(
+    job,
+    values,
+    [cause],
+    quietPeriod(ex, job),
+    triggerEcho(ex, token, values)
+  )
   redirect(ex, merged ? 303 : 201, queueLocation(ex, item.id))
 }
 

@@ -88,6 +88,38 @@ describe('decodeBuild: what a build says of itself', () => {
     )
   })
 
+  it('drops a value Jenkins sends for a password, from the parameters and the JSON alike', () => {
+    const json = {
+      number: 3,
+      result: 'SUCCESS',
+      actions: [
+        {
+          _class: 'hudson.model.ParametersAction',
+          parameters: [
+            {
+              _class: 'hudson.model.PasswordParameterValue',
+              name: 'DEPLOY_PASSWORD',
+              value: 'hunter2-x'
+            },
+            { _class: 'hudson.model.StringParameterValue', name: 'API_KEY', value: 'k3y-value' },
+            { _class: 'hudson.model.StringParameterValue', name: 'ENV', value: 'prod' }
+          ]
+        }
+      ]
+    } as CheckedBuildJson
+    // API_KEY is a password by the job's definition, whatever its value's class says.
+    const build = decodeBuild(json, { passwords: new Set(['API_KEY']) })
+    expect(build.parameters).toEqual([
+      { name: 'DEPLOY_PASSWORD', password: true },
+      { name: 'API_KEY', password: true },
+      { name: 'ENV', value: 'prod' }
+    ])
+    expect(JSON.stringify(parameterValues(build.parameters))).toBe('{"ENV":"prod"}')
+    // The `build` output is made of build.json.
+    expect(JSON.stringify(build.json)).not.toMatch(/hunter2|k3y-value/)
+    expect(JSON.stringify(build.json)).toContain('"name":"ENV","value":"prod"')
+  })
+
   it('makes a parameter named __proto__ a key like any other', () => {
     const facts = values([{ parameters: [{ name: '__proto__', value: { polluted: true } }] }])
     expect(JSON.stringify(facts)).toBe('{"__proto__":{"polluted":true}}')

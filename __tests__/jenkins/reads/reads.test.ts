@@ -311,6 +311,56 @@ describe('getBuild', () => {
     expect((await client.getBuild(['a'], 6)).parameters).toBeUndefined()
   })
 
+  it("takes a password from the job's definition: a build of that job never keeps its value", async () => {
+    const { client } = makeClient()
+    nock(ORIGIN)
+      .get('/jenkins/crumbIssuer/api/json')
+      .reply(...JENKINS_404)
+    nock(ORIGIN)
+      .get('/jenkins/job/a/api/json')
+      .query(true)
+      .reply(200, {
+        name: 'a',
+        property: [
+          {
+            parameterDefinitions: [
+              {
+                name: 'DB',
+                type: 'PasswordParameterDefinition',
+                defaultParameterValue: { value: 'default-pw' }
+              },
+              { name: 'ENV', type: 'StringParameterDefinition' }
+            ]
+          }
+        ]
+      })
+    const parameters = [
+      // A plugin, an older or a hostile Jenkins: a password's value under another class.
+      { _class: 'hudson.model.StringParameterValue', name: 'DB', value: 'hunter2-db' },
+      { _class: 'hudson.model.StringParameterValue', name: 'ENV', value: 'prod' }
+    ]
+    nock(ORIGIN)
+      .get('/jenkins/job/a/5/api/json')
+      .twice()
+      .reply(200, { number: 5, result: 'SUCCESS', actions: [{ parameters }] })
+    // Before the job was read, Jenkins' class is all there is.
+    expect((await client.getBuild(['a'], 5)).parameters).toEqual([
+      { name: 'DB', value: 'hunter2-db' },
+      { name: 'ENV', value: 'prod' }
+    ])
+    const info = await client.getJob(['a'])
+    expect(info.parameterDefinitions).toEqual([
+      { name: 'DB', type: 'PasswordParameterDefinition', password: true },
+      { name: 'ENV', type: 'StringParameterDefinition' }
+    ])
+    const build = await client.getBuild(['a'], 5)
+    expect(build.parameters).toEqual([
+      { name: 'DB', password: true },
+      { name: 'ENV', value: 'prod' }
+    ])
+    expect(JSON.stringify(build.json)).not.toContain('hunter2')
+  })
+
   it.each(['SUCCESS', 'UNSTABLE', 'FAILURE', 'NOT_BUILT', 'ABORTED', null])(
     'accepts the result %j',
     async result => {

@@ -187,3 +187,69 @@ describe("a 404 that is not Jenkins' own before Jenkins ever answered", () => {
     expect(api.requestCounts['disable']).toBeUndefined()
   })
 })
+
+/**
+ * A `url` below Jenkins' root (an extra context path, a job's page): Jenkins
+ * answers there, with its own 404s, so only a look at the login page tells
+ * (locateRoot, asked once the job and the job list were both not found).
+ */
+describe('locateRoot: a url that is a path below Jenkins', () => {
+  const ROOT_HERE = [200, '<html>Sign in</html>', { 'X-Jenkins': '2.541.1' }] as const
+
+  it('an extra context path: Jenkins at the root, named', async () => {
+    const api = client(`${HOST}/jenkins`)
+    nock(HOST)
+      .get('/jenkins/login')
+      .matchHeader('authorization', AUTH)
+      .reply(...JENKINS_404)
+    nock(HOST)
+      .get('/login')
+      .reply(...ROOT_HERE)
+    expect(await api.locateRoot("job 'a'")).toBe(
+      `'url' is not the address of Jenkins: Jenkins answers at ${HOST}, and at ${HOST}/jenkins it has neither job 'a' nor its login page. Set 'url' to ${HOST}.`
+    )
+    expect(api.requestCounts['probe']).toBe(2)
+  })
+
+  it("a job's page: the path before /job/ first, and the job named", async () => {
+    const api = client(`${HOST}/ci/job/team/job/my%20app/`)
+    nock(HOST)
+      .get('/ci/job/team/job/my%20app/login')
+      .reply(...JENKINS_404)
+    nock(HOST)
+      .get('/ci/login')
+      .reply(...ROOT_HERE)
+    expect(await api.locateRoot("job 'app'")).toBe(
+      `'url' is not the address of Jenkins: Jenkins answers at ${HOST}/ci, and at ${HOST}/ci/job/team/job/my%20app it has neither job 'app' nor its login page. Set 'url' to ${HOST}/ci; ${HOST}/ci/job/team/job/my%20app is the page of 'team/my app', whose path goes in 'job'.`
+    )
+  })
+
+  it('url is the root after all, or no root is found within three looks: nothing to say', async () => {
+    const root = client()
+    nock(HOST)
+      .get('/login')
+      .reply(...ROOT_HERE)
+    expect(await root.locateRoot("job 'a'")).toBeUndefined()
+    expect(root.requestCounts['probe']).toBe(1)
+
+    const deep = client(`${HOST}/a/b/c/d`)
+    for (const path of ['/a/b/c/d', '/a/b/c', '/a/b']) {
+      nock(HOST)
+        .get(`${path}/login`)
+        .reply(...JENKINS_404)
+    }
+    expect(await deep.locateRoot("job 'a'")).toBeUndefined()
+    expect(deep.requestCounts['probe']).toBe(3)
+  })
+
+  it('a 404 page with X-Jenkins is not a login page: below the root, Jenkins answers /login with it', async () => {
+    const api = client(`${HOST}/jenkins`)
+    nock(HOST)
+      .get('/jenkins/login')
+      .reply(...JENKINS_404)
+    nock(HOST)
+      .get('/login')
+      .reply(...JENKINS_404)
+    expect(await api.locateRoot("job 'a'")).toBeUndefined()
+  })
+})

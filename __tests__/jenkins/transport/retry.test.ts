@@ -11,7 +11,9 @@ import {
 import { silentLogger } from '../../../src/util/logger.js'
 
 function transient(retryAfterMs?: number): TransientFailure {
-  return new TransientFailure(new JenkinsError('server', 'boom (503)', 503), '503', retryAfterMs)
+  return new TransientFailure(new JenkinsError('server', 'boom (503)', 503), '503', {
+    retryAfterMs
+  })
 }
 
 /** A clock that only moves when the code sleeps. */
@@ -184,7 +186,9 @@ describe('withRetry', () => {
     const error = await withRetry(
       async () => {
         calls++
-        throw new TransientFailure(new JenkinsError('html', 'login page'), 'html', undefined, 3)
+        throw new TransientFailure(new JenkinsError('html', 'login page'), 'html', {
+          maxAttempts: 3
+        })
       },
       options({
         sleep: time.sleep,
@@ -275,7 +279,7 @@ describe('pause', () => {
     const waiting = pause(60_000, controller.signal, 'retry GET job')
     controller.abort()
     await expect(waiting).rejects.toThrow(
-      new Interrupted('Stopped waiting to retry GET job: the step was stopped', false)
+      new Interrupted('Stopped waiting to retry GET job: the step was stopped', { sent: false })
     )
   })
 

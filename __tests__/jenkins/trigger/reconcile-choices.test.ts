@@ -305,8 +305,8 @@ describe('expectedParameters: what Jenkins will store', () => {
   it('never expects a password value, given or defaulted: Jenkins does not export it', () => {
     const expected = expectedParameters(
       [
-        { name: 'P', type: 'PasswordParameterDefinition', defaultValue: 'dflt' },
-        { name: 'Q', type: 'PasswordParameterDefinition' }
+        { name: 'P', type: 'PasswordParameterDefinition', password: true, defaultValue: 'dflt' },
+        { name: 'Q', type: 'PasswordParameterDefinition', password: true }
       ],
       { Q: 'hunter2' }
     )

@@ -169,7 +169,7 @@ describe('trigger reconciliation after a lost answer', () => {
     trigger().reply(500, oopsPage(), { 'Content-Type': 'text/html', 'X-Jenkins': '2.541.1' })
     const error = await jenkinsError(d.trigger(info, job, { ENV: 'prod' }), 'bad-request')
     expect(error.message).toBe(
-      `Jenkins at ${BASE} refused to trigger job 'team/deploy' (500): its error page gives no reason; its log has it under Logging ID ${LOGGING_ID} (a parameter value it does not accept, such as a choice not in the list, is the usual one).`
+      `Jenkins at ${BASE} refused to trigger job 'team/deploy' (500): its error page gives no reason; its log has it under Logging ID ${LOGGING_ID} (a parameter value it does not accept, such as several values for a plugin's parameter that takes one, is the usual one).`
     )
     expect(d.requestCounts['trigger']).toBe(1)
     expect(d.requestCounts['queue'] ?? 0).toBe(0)
@@ -274,7 +274,7 @@ describe('parameter sets as Jenkins stores them', () => {
         { name: 'A', type: 'StringParameterDefinition', defaultValue: 'x' },
         { name: 'B', type: 'BooleanParameterDefinition', defaultValue: false },
         { name: 'C', type: 'ChoiceParameterDefinition', choices: ['one', 'two'] },
-        { name: 'P', type: 'PasswordParameterDefinition' }
+        { name: 'P', type: 'PasswordParameterDefinition', password: true }
       ],
       { B: 'TRUE', UNKNOWN: 'dropped' }
     )

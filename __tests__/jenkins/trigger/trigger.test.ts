@@ -24,7 +24,8 @@ const parameterized: JobInfo = {
   ...plain,
   parameterDefinitions: [
     { name: 'ENV', type: 'ChoiceParameterDefinition', choices: ['dev', 'prod'] },
-    { name: 'TAGS', type: 'StringParameterDefinition' },
+    // Extended Choice's multi-select: several values, one field each.
+    { name: 'TAGS', type: 'PT_MULTI_SELECT' },
     { name: 'DRY', type: 'BooleanParameterDefinition', defaultValue: false }
   ]
 }
@@ -203,7 +204,7 @@ describe('trigger', () => {
       .query(true)
       .reply(500, '<html>oops</html>', { 'Content-Type': 'text/html' })
     const error = await jenkinsError(client.trigger(parameterized, job, { ENV: 'prod' }), 'server')
-    expect(error.message).toContain('choice that is not in the list')
+    expect(error.message).toContain("several values for a plugin's parameter that takes one")
     expect(client.requestCounts['trigger']).toBe(1)
   })
 

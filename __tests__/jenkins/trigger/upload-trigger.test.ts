@@ -10,6 +10,7 @@ import nock from 'nock'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { JobInfo } from '../../../src/jenkins/model/types.js'
 import type { UploadFile } from '../../../src/jenkins/transport/multipart.js'
+import { uploadedLine } from '../../../src/jenkins/trigger/upload-trigger.js'
 import {
   BASE,
   CRUMB,
@@ -42,7 +43,8 @@ const info: JobInfo = {
   parameterDefinitions: [
     { name: 'PACKAGE', type: 'FileParameterDefinition' },
     { name: 'TARGET', type: 'StringParameterDefinition', defaultValue: 'staging' },
-    { name: 'REGIONS', type: 'StringParameterDefinition', defaultValue: '' }
+    // A plugin's parameter the client does not know: its values go as given.
+    { name: 'REGIONS', type: 'RegionsParameterDefinition', defaultValue: '' }
   ]
 }
 
@@ -204,5 +206,21 @@ describe('trigger with files', () => {
     expect(error.message).toContain('Jenkins shows no build queued from it')
     expect(error.message).toContain('nothing was sent again')
     expect(client.requestCounts['trigger']).toBe(1)
+  })
+})
+
+describe('uploadedLine', () => {
+  const body = { fileBytes: 85_606, length: 86_200 }
+
+  it('an upload too short to measure: its time, and no rate (not "in 0.0 s (5.5 MiB/s)")', () => {
+    expect(uploadedLine(body, 15)).toBe('Uploaded 83.6 KiB of files in 15 ms.')
+    expect(uploadedLine(body, 0)).toBe('Uploaded 83.6 KiB of files in 0 ms.')
+    expect(uploadedLine(body, 999)).toBe('Uploaded 83.6 KiB of files in 999 ms.')
+  })
+
+  it('from a second on: the rate of the whole body', () => {
+    expect(uploadedLine({ fileBytes: 52_428_800, length: 52_430_000 }, 4_000)).toBe(
+      'Uploaded 50 MiB of files in 4 s (12.5 MiB/s).'
+    )
   })
 })

@@ -14,6 +14,8 @@ export interface ParameterDefinition {
   name: string
   /** e.g. StringParameterDefinition, BooleanParameterDefinition, ChoiceParameterDefinition */
   type?: string
+  /** A password (PasswordParameterDefinition, or a plugin's kin): its default value is never kept, nor any build's value of it. */
+  password?: true
   defaultValue?: unknown
   choices?: string[]
 }
@@ -354,6 +356,8 @@ export interface JenkinsApi {
   rootUrl(): Promise<string | null>
   /** Full names (`folder/sub/job`) of every job below `folder` (root when empty), recursing into folders, in one request. */
   listJobs(folder: JobPath): Promise<string[]>
+  /** When `url` is a path below Jenkins' root (an extra context path, a job's page) and Jenkins found no `what` (`job 'a'`) there: what to set it to, as the error's message; undefined when it is the root, or no root was found. */
+  locateRoot(what: string): Promise<string | undefined>
   /** POST build or buildWithParameters (chosen from info.parameterDefinitions), delay=0sec, no redirect following. Never retried once it may have reached Jenkins. */
   trigger(
     info: JobInfo,

@@ -100,20 +100,35 @@ export function parametersOf(actions: unknown): ExportedParameter[] {
   return parametersIn(actions) ?? []
 }
 
+/** The names of a job's password parameters (ParameterDefinition.password). */
+export type PasswordNames = ReadonlySet<string>
+
 /**
  * The parameters a build or queue item carries: those of every action that
  * lists `parameters` (the ParametersAction; a plugin's subclass has its own
  * `_class`), or undefined when no action does. The one reader of
  * ParametersAction: the reconciliation matches by it, the summary shows it.
+ *
+ * A password's value is taken out of the JSON itself, so that nothing made
+ * of it (the `build` output) holds one: Jenkins marks a password by its
+ * value's class (PasswordParameterValue exports no value, jenkins-api.md
+ * 5.3; plugins' kin share the name) or by the job's definition (`passwords`),
+ * and a plugin, an older or a hostile Jenkins may still send a value.
  */
-function parametersIn(actions: unknown): ExportedParameter[] | undefined {
+function parametersIn(
+  actions: unknown,
+  passwords?: PasswordNames
+): ExportedParameter[] | undefined {
   return entriesOf(actions, 'parameters')?.flatMap(raw => {
     const p = raw as { name?: unknown; value?: unknown; _class?: unknown } | null
     if (typeof p?.name !== 'string') return []
     const parameter: ExportedParameter = { name: p.name }
-    if ('value' in p) parameter.value = p.value
-    // PasswordParameterValue exports no value at all (jenkins-api.md 5.3); plugins' kin share the name.
-    if (/Password/i.test(String(p._class ?? ''))) parameter.password = true
+    if (/Password/i.test(String(p._class ?? '')) || passwords?.has(p.name)) {
+      delete p.value
+      parameter.password = true
+    } else if ('value' in p) {
+      parameter.value = p.value
+    }
     if (/FileParameterValue$/.test(String(p._class ?? ''))) parameter.file = true
     return [parameter]
   })
@@ -229,10 +244,14 @@ export type CheckedBuildJson = Record<string, unknown> & {
  * read. Counts that are not counts (1e+21 from a broken or hostile server)
  * are left out rather than passed on; Run.getDescription is `@Exported`
  * and null when none; Run.getDisplayName is `#N` unless the build set one;
- * ParametersAction is decoded by parametersIn. The JSON is kept as it came
- * in `json`, for the `build` output only.
+ * ParametersAction is decoded by parametersIn, `passwords` naming the job's
+ * password parameters. The JSON is kept as it came, but for the values of
+ * passwords, in `json`, for the `build` output only.
  */
-export function decodeBuild(json: CheckedBuildJson): Build {
+export function decodeBuild(
+  json: CheckedBuildJson,
+  options: { passwords?: PasswordNames } = {}
+): Build {
   const raw = json as Partial<Record<keyof Build, unknown>>
   const build: Build = {
     number: json.number,
@@ -251,7 +270,7 @@ export function decodeBuild(json: CheckedBuildJson): Build {
   if (isCount(raw.timestamp)) build.timestamp = raw.timestamp
   if (isCount(raw.queueId)) build.queueId = raw.queueId
   if (Array.isArray(raw.actions)) build.actions = raw.actions
-  const parameters = parametersIn(raw.actions)
+  const parameters = parametersIn(raw.actions, options.passwords)
   if (parameters) build.parameters = parameters
   return build
 }

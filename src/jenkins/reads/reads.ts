@@ -11,6 +11,7 @@ import {
   type CheckedBuildJson,
   jobNamesFromUrl,
   parametersOf,
+  type PasswordNames,
   userIdsOf
 } from './decode.js'
 import type { Requester } from '../transport/requester.js'
@@ -242,7 +243,7 @@ export async function getBuild(
   http: Requester,
   job: JobPath,
   which: number | 'lastBuild' | 'lastSuccessfulBuild',
-  options: { tree?: string; depth?: number } = {}
+  options: { tree?: string; depth?: number; passwords?: PasswordNames } = {}
 ): Promise<Build> {
   const name = fullName(job)
   const query = new URLSearchParams()
@@ -286,7 +287,7 @@ export async function getBuild(
       `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
     )
   }
-  return decodeBuild(build)
+  return decodeBuild(build, { passwords: options.passwords })
 }
 
 /** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
@@ -453,7 +454,8 @@ function parameterDefinitions(property: unknown): ParameterDefinition[] {
     if (typeof def?.name !== 'string') return []
     const definition: ParameterDefinition = { name: def.name }
     if (typeof def.type === 'string') definition.type = def.type
-    if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
+    if (/Password/i.test(definition.type ?? '')) definition.password = true
+    else if (def.defaultParameterValue && 'value' in def.defaultParameterValue) {
       definition.defaultValue = def.defaultParameterValue.value
     }
     if (Array.isArray(def.choices)) {

@@ -1,21 +1,8 @@
 /**
- * How the JUnit plugin names a test's page, so that a failed test can be
- * linked without asking Jenkins for its URL (the report JSON has none). From
- * jenkinsci/junit-plugin (1424.x):
- *
- * - the page is `<build>/<action urlName>/<package>/<class>/<case>/`
- *   (hudson.tasks.test.TestObject.getUrl and getId, which join getSafeName of
- *   each level with '/');
- * - package: `safe(packageName)`, "(root)" without a package
- *   (CaseResult.getPackageName; TestResult.tally keys packages by
- *   safe(pkg), TestResult.getDynamic looks them up by that key);
- * - class: `safe(simpleName)` (PackageResult.add keys classes by it,
- *   PackageResult.getDynamic looks them up by that key);
- * - case: the display name with every character that is not a Java
- *   identifier part replaced by '_', made unique among the cases of its
- *   class by a `_2`, `_3`… suffix in the order they are named
- *   (CaseResult.getSafeName, TestObject.uniquifyName;
- *   ClassResult.getDynamic matches getSafeName).
+ * How the JUnit plugin names a test's page (`<build>/<action>/<package>/
+ * <class>/<case>/`), so that a failed test can be linked without asking
+ * Jenkins for its URL (the report JSON has none). Each level's safe name,
+ * from jenkinsci/junit-plugin: docs/internals.md, "How the JUnit plugin names a test's page".
  */
 
 /**

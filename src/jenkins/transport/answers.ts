@@ -25,12 +25,9 @@ const GLITCH_ATTEMPTS = 3
 
 /** An HTML page where Jenkins' answer was expected: worth GLITCH_ATTEMPTS tries in all. */
 export function htmlGlitch(context: ErrorContext, status: number): TransientFailure {
-  return new TransientFailure(
-    htmlError(context, status),
-    'an HTML page',
-    undefined,
-    GLITCH_ATTEMPTS
-  )
+  return new TransientFailure(htmlError(context, status), 'an HTML page', {
+    maxAttempts: GLITCH_ATTEMPTS
+  })
 }
 
 /** A body read whose failure (broken off, too slow, stalled) is worth another try; too large and interrupted are not. */
@@ -87,8 +84,7 @@ export async function jsonBody<T>(
         response.status
       ),
       'invalid JSON',
-      undefined,
-      GLITCH_ATTEMPTS
+      { maxAttempts: GLITCH_ATTEMPTS }
     )
   }
 }
@@ -151,9 +147,7 @@ export async function readFailure(
 
 /** A failed answer to try again, not before the Retry-After Jenkins gave, if any. */
 export function retryLater(response: HttpResponse, error: JenkinsError): TransientFailure {
-  return new TransientFailure(
-    error,
-    String(response.status),
-    parseRetryAfter(response.header('retry-after'))
-  )
+  return new TransientFailure(error, String(response.status), {
+    retryAfterMs: parseRetryAfter(response.header('retry-after'))
+  })
 }

@@ -95,7 +95,7 @@ export async function notSentIfInterrupted<T>(step: Promise<T>): Promise<T> {
     return await step
   } catch (error) {
     if (error instanceof Interrupted && error.sent) {
-      throw new Interrupted(error.message, false, { lastFailure: error.lastFailure })
+      throw new Interrupted(error.message, { sent: false, lastFailure: error.lastFailure })
     }
     throw error
   }

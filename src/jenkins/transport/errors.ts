@@ -48,14 +48,20 @@ export class Interrupted extends JenkinsError {
   /** When it was waiting to retry: the failure it was waiting out (why the step took that long). */
   readonly lastFailure?: string
 
+  /** Whether the request may have reached Jenkins (false: it was never sent). */
+  readonly sent: boolean
+
   constructor(
     message: string,
-    /** Whether the request may have reached Jenkins (false: it was never sent). */
-    readonly sent: boolean,
-    { lostTrigger, lastFailure }: { lostTrigger?: LostTrigger; lastFailure?: string } = {}
+    {
+      sent,
+      lostTrigger,
+      lastFailure
+    }: { sent: boolean; lostTrigger?: LostTrigger; lastFailure?: string }
   ) {
     super('aborted', message)
     this.name = 'Interrupted'
+    this.sent = sent
     this.lostTrigger = lostTrigger
     this.lastFailure = lastFailure
   }

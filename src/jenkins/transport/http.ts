@@ -126,6 +126,7 @@ const MAX_REDIRECTS = 5
 export class Transport {
   readonly requestCounts: Record<string, number> = { total: 0 }
   private readonly agents: HttpClient
+  // eslint-disable-next-line local/no-positional-undefined -- tough-cookie's CookieJar takes its store before its options
   private readonly jar = new CookieJar(undefined, {
     looseMode: true,
     allowSpecialUseDomain: true
@@ -157,11 +158,10 @@ export class Transport {
     if (options.ca?.length) this.secureContext = trustWith(options.ca)
   }
 
-  /** Values that must never appear in a message: the Authorization value and its parts, the token, every crumb and session cookie. */
-  get secretValues(): string[] {
+  /** The credentials it sends, which must never appear in a message: the Authorization value and its parts, the token (a crumb or session cookie it is given goes to onSecret). */
+  get credentials(): string[] {
     const values = [this.authorization, this.authorization?.slice('Basic '.length)]
     if (this.options.token) values.push(this.options.token)
-    values.push(...this.given)
     return values.filter((v): v is string => v !== undefined && v !== '')
   }
 

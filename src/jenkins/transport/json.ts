@@ -1,16 +1,10 @@
 /**
- * JSON from Jenkins, with its nesting bounded before it is parsed. V8's
- * JSON.parse takes any depth, but whatever walks the value afterwards
- * (JSON.stringify for the `build` output, structured clones) recurses, and a
- * build carrying an action nested a million levels deep (2 MB) overflowed
- * the stack and failed a passing build. No Jenkins answer we ask for comes
- * near this bound: a job tree of LIST_DEPTH folders is about 20 levels.
- *
- * A reader may name top-level lists whose elements are plugins' data (a
- * build's `actions`): an element of those nested too deep is cut out of the
- * text in the same pass and the rest parsed once, so a passing build is not
- * failed by one plugin's data. Anything else too deep (a top-level field
- * itself, a list not named) refuses the whole answer (JsonTooDeep).
+ * JSON from Jenkins, with its nesting bounded before it is parsed: whatever
+ * walks a value afterwards recurses, and a build carrying an action nested a
+ * million levels deep overflowed the stack. An element of a named list of
+ * plugins' data (a build's `actions`) nested too deep is cut out; anything
+ * else too deep refuses the answer (JsonTooDeep). Why and how:
+ * docs/internals.md, "JSON nesting, bounded".
  */
 
 /** Most levels of `[`/`{` a Jenkins answer may nest. */

@@ -1,22 +1,10 @@
 /**
- * The bounds of one exchange with Jenkins, body included. A hostile or broken
- * server can drip a byte a second, stall after the headers, or keep a socket
- * half-open mid-body; a socket idle timer catches none of these, so every
- * exchange gets its own AbortSignal that fires on the first of:
- *
- * - the client's signal (the step was cancelled or timed out, or an abort
- *   budget ran out): an `Interrupted` error, never retried;
- * - the deadline (epoch ms) the client was given: nothing outlives it;
- * - `requestTimeoutMs` from the start: the headers must come within it, and a
- *   body read whole (JSON, error pages) must be complete within it, so a drip
- *   cannot hold a small answer;
- * - for a streamed body (the console, which can be large), the stall guard:
- *   fewer than `stallBytes` within `stallMs` of waiting for data (time the
- *   consumer spends writing is not counted) fails the read.
- *
- * Timeouts and broken bodies are JenkinsErrors of kind 'timeout' or
- * 'network' (the requester retries them within the deadline); what was cut
- * says what it was waiting for and how much had arrived.
+ * The bounds of one exchange with Jenkins, body included: its own
+ * AbortSignal fires on the first of the client's signal (Interrupted, never
+ * retried), the client's deadline, `requestTimeoutMs` for the headers and a
+ * body read whole, and for a streamed body the stall guard. Timeouts and
+ * broken bodies are JenkinsErrors of kind 'timeout' or 'network', saying what
+ * was cut: docs/internals.md, "The bounds of one exchange".
  */
 import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
@@ -235,7 +223,9 @@ export class ExchangeLimits implements ExchangeBounds {
       this.phase === 'headers'
         ? `no answer to ${this.what} after ${this.waited()}`
         : `it had sent ${this.received} bytes of ${this.what} in ${this.elapsed()}`
-    return new Interrupted(`Stopped waiting for Jenkins at ${this.server}: ${state}`, true)
+    return new Interrupted(`Stopped waiting for Jenkins at ${this.server}: ${state}`, {
+      sent: true
+    })
   }
 
   private timeExceeded(ms: number): Error {
@@ -246,8 +236,7 @@ export class ExchangeLimits implements ExchangeBounds {
           `No answer from Jenkins at ${this.server} to ${this.what} within ${seconds(ms)}`
         ),
         'timeout',
-        true,
-        false
+        { transient: true }
       )
     }
     return new JenkinsError(
@@ -264,8 +253,7 @@ export class ExchangeLimits implements ExchangeBounds {
           `No answer from Jenkins at ${this.server} to ${this.what} before the deadline`
         ),
         'deadline',
-        false,
-        false
+        { transient: false }
       )
     }
     return new JenkinsError(

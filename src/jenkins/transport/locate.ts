@@ -1,22 +1,12 @@
+import { shortName } from '../../util/names.js'
 import { JenkinsError } from './errors.js'
 
 /**
  * Where Jenkins is, when the configured `url` got a 404 that Jenkins did not
- * send: typically a `url` without the context path Jenkins runs under.
- *
- * Every page Jenkins renders carries X-Jenkins (jenkins-api.md 10), its 404
- * page included. Winstone serves Jenkins in one context (`--prefix`) and
- * nothing else: the webapp is the server's only handler (winstone
- * HostConfiguration), so a path outside it is handled by no one and gets
- * Jetty's plain 404 (Jetty 12 Server.handle, then the error page), and the
- * root tells nothing. Only the context path itself is answered, with a
- * redirect to it plus '/' (ContextHandler.handleMovedPermanently). A reverse
- * proxy or another container in front may redirect '/' to Jenkins.
- *
- * So, only on that error path and at most four small GETs: is Jenkins at
- * `url` after all (its /login, readable by anyone, carries X-Jenkins)? If
- * not, does the root redirect to a path where Jenkins answers, or does it
- * answer at the usual /jenkins? The answer is a sentence for the message.
+ * send: typically a `url` without the context path Jenkins runs under. Only
+ * on that error path, and in at most four small GETs; the answer is a
+ * sentence for the message. Why those GETs tell:
+ * docs/internals.md, "Where Jenkins is, after a 404 it did not send".
  */
 
 /** What a look at a URL shows: status and headers, or undefined when nothing answered. */
@@ -26,7 +16,7 @@ export interface Glance {
 }
 
 /** One GET, following same-origin redirects or not, that reads nothing but status and headers. */
-export type Look = (url: string, follow: boolean) => Promise<Glance | undefined>
+export type Look = (url: string, o: { follow: boolean }) => Promise<Glance | undefined>
 
 /** The context path Jenkins' documentation uses for --prefix, the one most installations pick. */
 const USUAL_CONTEXT_PATH = '/jenkins'
@@ -50,6 +40,64 @@ async function locateJenkins(baseUrl: string, look: Look): Promise<string | unde
   return `If Jenkins runs under a context path (its --prefix option), 'url' must end with it, as in ${origin}${USUAL_CONTEXT_PATH}.`
 }
 
+/** Most looks for Jenkins' root above a `url` that is not it. */
+const ROOT_LOOKS = 3
+
+/**
+ * Where Jenkins' root is when Jenkins answers below `baseUrl` but not at it:
+ * an extra context path (`/jenkins` on a Jenkins served at `/`), or a job's
+ * or folder's page pasted into `url`. Asked only once Jenkins found neither
+ * `what` (a job) nor a job list at `url` (follow/build-parts.ts). Undefined when
+ * `baseUrl` is Jenkins' root (its /login answers as Jenkins' login page), or
+ * when no root is found within ROOT_LOOKS looks: the path before a `/job/`
+ * segment, then the shorter paths, the nearest first.
+ */
+export async function locateRoot(
+  baseUrl: string,
+  look: Look,
+  what: string
+): Promise<string | undefined> {
+  if (await isJenkinsRoot(baseUrl, look)) return undefined
+  const { origin, pathname } = new URL(baseUrl)
+  const segments = pathname.split('/').filter(Boolean)
+  const item = segments.indexOf('job')
+  const paths = [
+    ...(item >= 0 ? [segments.slice(0, item)] : []),
+    ...segments.map((_, n) => segments.slice(0, segments.length - 1 - n))
+  ].map(path => (path.length > 0 ? `${origin}/${path.join('/')}` : origin))
+  const candidates = [...new Set(paths)].slice(0, ROOT_LOOKS - 1)
+  for (const candidate of candidates) {
+    if (!(await isJenkinsRoot(candidate, look))) continue
+    const page = item >= 0 ? itemOf(segments.slice(item)) : undefined
+    return `'url' is not the address of Jenkins: Jenkins answers at ${candidate}, and at ${baseUrl} it has neither ${what} nor its login page. Set 'url' to ${candidate}${page ? `; ${baseUrl} is the page of ${page}, whose path goes in 'job'` : ''}.`
+  }
+  return undefined
+}
+
+/** `job/a/job/b/…` as the item it names (`'a/b'`), for the message; undefined when the path names none. */
+function itemOf(segments: readonly string[]): string | undefined {
+  const names: string[] = []
+  for (let i = 0; i + 1 < segments.length && segments[i] === 'job'; i += 2) {
+    try {
+      names.push(decodeURIComponent(segments[i + 1] as string))
+    } catch {
+      return undefined
+    }
+  }
+  return names.length > 0 ? `'${shortName(names.join('/'))}'` : undefined
+}
+
+/** Whether Jenkins' root answers at `base`: its login page, a success that carries X-Jenkins (below the root, Jenkins answers /login with its 404). */
+async function isJenkinsRoot(base: string, look: Look): Promise<boolean> {
+  const answer = await look(`${base}/login`, { follow: true })
+  return (
+    answer !== undefined &&
+    answer.status >= 200 &&
+    answer.status < 300 &&
+    answer.header('x-jenkins') !== undefined
+  )
+}
+
 /** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
 function notJenkinsError(baseUrl: string, what: string, where: string): JenkinsError {
   return new JenkinsError(
@@ -61,12 +109,12 @@ function notJenkinsError(baseUrl: string, what: string, where: string): JenkinsE
 
 /** Whether a Jenkins answers at `base`: its login page carries X-Jenkins. */
 async function isJenkins(base: string, look: Look): Promise<boolean> {
-  return (await look(`${base}/login`, true))?.header('x-jenkins') !== undefined
+  return (await look(`${base}/login`, { follow: true }))?.header('x-jenkins') !== undefined
 }
 
 /** Where the server's root redirects on the same origin, as a base URL, if it does. */
 async function rootRedirect(origin: string, look: Look): Promise<string | undefined> {
-  const answer = await look(`${origin}/`, false)
+  const answer = await look(`${origin}/`, { follow: false })
   const location = answer?.header('location')
   if (!answer || answer.status < 300 || answer.status >= 400 || !location) return undefined
   try {

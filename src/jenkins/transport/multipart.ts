@@ -1,25 +1,10 @@
 /**
  * The `multipart/form-data` body of a trigger that carries files, streamed
- * from disk: never more than one read buffer of a file in memory.
- *
- * What Jenkins does with it (read in the source, jenkinsci/stapler
- * `RequestImpl` at 135bbbc8, commons-fileupload, jenkins-2.150.1 and
- * jenkins-2.568.2):
- * - a file parameter's value comes from the part named after it that has a
- *   `filename` (`getFileItem`; a plain field gets no value);
- * - an ordinary parameter is a form field; a field without a charset is
- *   decoded as ISO-8859-1 (`DiskFileItem.DEFAULT_CHARSET`), so every field
- *   says `charset=UTF-8`;
- * - only the last part of a name is kept (`parsedFormData.put`): a
- *   multi-value parameter goes as one part, its values joined with ',';
- * - the part headers (names, file names) are decoded with the request's
- *   encoding, which Jenkins' CharacterEncodingFilter sets to UTF-8 when the
- *   request names none (UNSURE: read, not run).
- * Names and file names come checked (no `"`, CR or LF: commons-fileupload's
- * ParameterParser ends a quoted value at the next `"` and knows no escape,
- * not even the `%22` browsers send): see uploadFileName and trigger.ts.
- * The length is exact and sent as Content-Length: no chunked upload, which
- * some proxies in front of Jenkins refuse.
+ * from disk (never more than one read buffer of a file in memory), with an
+ * exact Content-Length (some proxies refuse a chunked upload). Every field
+ * says `charset=UTF-8`, a multi-value parameter goes as one part, and names
+ * come checked. What Jenkins does with each part, from its source:
+ * docs/internals.md, "The multipart body of an upload".
  */
 import { randomBytes } from 'node:crypto'
 import { open } from 'node:fs/promises'

@@ -8,19 +8,28 @@ import { tlsProblem } from './tls-problem.js'
 
 /** A request that got no HTTP answer. */
 export class NetworkFailure extends Error {
+  /** Worth another try (for a request that may safely repeat). */
+  readonly transient: boolean
+  /** Provably never reached Jenkins, so even a trigger may be sent again. */
+  readonly notSent: boolean
+  /** Failed while connecting (refused, unreachable, name lookup): no server was reached at all. */
+  readonly connect: boolean
+
   constructor(
     readonly error: JenkinsError,
     /** Short reason for logs, e.g. 'ECONNRESET'. */
     readonly reason: string,
-    /** Worth another try (for a request that may safely repeat). */
-    readonly transient: boolean,
-    /** Provably never reached Jenkins, so even a trigger may be sent again. */
-    readonly notSent: boolean,
-    /** Failed while connecting (refused, unreachable, name lookup): no server was reached at all. */
-    readonly connect: boolean = false
+    {
+      transient,
+      notSent = false,
+      connect = false
+    }: { transient: boolean; notSent?: boolean; connect?: boolean }
   ) {
     super(error.message)
     this.name = 'NetworkFailure'
+    this.transient = transient
+    this.notSent = notSent
+    this.connect = connect
   }
 }
 
@@ -87,76 +96,73 @@ export function networkFailure(
   const fail = (
     kind: 'network' | 'timeout',
     message: string,
-    transient: boolean,
-    phase: 'connect' | 'exchange' = 'exchange'
+    { transient, connect = false }: { transient: boolean; connect?: boolean }
   ): NetworkFailure =>
-    new NetworkFailure(
-      new JenkinsError(kind, message),
-      code ?? text,
+    new NetworkFailure(new JenkinsError(kind, message), code ?? text, {
       transient,
       // Refused at connect: the request certainly never left.
-      code === 'ECONNREFUSED',
-      phase === 'connect'
-    )
+      notSent: code === 'ECONNREFUSED',
+      connect
+    })
 
   switch (code) {
     case 'ECONNREFUSED':
       return fail(
         'network',
         `Could not connect to Jenkins at ${server}: ${where} refused the connection`,
-        true,
-        'connect'
+        { transient: true, connect: true }
       )
     case 'ENOTFOUND':
       return fail(
         'network',
         `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`,
-        false,
-        'connect'
+        { transient: false, connect: true }
       )
     case 'EAI_AGAIN':
       return fail(
         'network',
         `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`,
-        true,
-        'connect'
+        { transient: true, connect: true }
       )
     case 'ECONNRESET':
-      return fail('network', `The connection to Jenkins at ${server} was reset`, true)
+      return fail('network', `The connection to Jenkins at ${server} was reset`, {
+        transient: true
+      })
     case 'EPIPE':
       return fail(
         'network',
         `The connection to Jenkins at ${server} was closed while sending (EPIPE)`,
-        true
+        { transient: true }
       )
     case 'ETIMEDOUT':
-      return fail('timeout', `The connection to Jenkins at ${server} timed out (${where})`, true)
+      return fail('timeout', `The connection to Jenkins at ${server} timed out (${where})`, {
+        transient: true
+      })
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
       return fail(
         'network',
         `Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`,
-        true,
-        'connect'
+        { transient: true, connect: true }
       )
   }
   if (text.includes('socket hang up')) {
     return fail(
       'network',
       `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`,
-      true
+      { transient: true }
     )
   }
   if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
     return fail(
       'network',
       `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`,
-      false
+      { transient: false }
     )
   }
   return fail(
     'network',
     `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`,
-    false
+    { transient: false }
   )
 }

@@ -4,11 +4,10 @@ import { CrumbCache, notSentIfInterrupted, readCrumb } from './crumb.js'
 import { Interrupted, JenkinsError, stopReason } from './errors.js'
 import { HttpResponse, Transport, headerValueSecrets, pathOf, type Exchange } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
-import { Foreign404Check } from './locate.js'
+import { Foreign404Check, locateRoot } from './locate.js'
 import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
 import type { DroppedPart } from './json.js'
-import { redactingLogger, redactor } from './redaction.js'
 import {
   DEFAULT_ACTION_BUDGET_MS,
   DEFAULT_USER_AGENT,
@@ -20,6 +19,7 @@ import { errorForResponse, isCrumbRejection, type ErrorContext } from './respons
 import { TransientFailure, pause, withRetry, type RetryOptions, type RetryPolicy } from './retry.js'
 import { SilenceNotices, seconds, type Attempt } from './silence.js'
 import { errorText } from '../../util/error-text.js'
+import { Redaction, redactingLogger } from '../../util/redaction.js'
 
 export interface RequesterOptions extends RequestSettings {
   /** Normalised base URL, without a trailing slash: the configured `url`, context path included, never credentials or a query. Messages name it. */
@@ -86,8 +86,8 @@ export class Requester {
   private readonly actionBudgetMs: number
   private readonly limits: LimitSettings
   /**
-   * The one redaction list (redaction.ts), over every secret the transport
-   * knows. Operations also pass Jenkins text through it that the step prints
+   * The client's redaction list (util/redaction.ts), over every secret the
+   * transport knows. Operations also pass Jenkins text through it that the step prints
    * as a status (a queue `why`), since a proxy or plugin may echo the request.
    */
   readonly redact: (text: string) => string
@@ -112,14 +112,17 @@ export class Requester {
     this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS
     this.policy = retryPolicy(options)
     // Header values (an auth proxy's tokens) are secrets; values under 4
-    // characters are not, and redact() leaves them alone.
-    const own = [
+    // characters are not, and the redaction leaves them alone.
+    const secrets = new Redaction()
+    for (const value of [
       this.jobToken,
       ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
       // Certificates are public, but nothing the user gave the step is echoed.
       ...(options.ca ?? [])
-    ].filter((v): v is string => v !== undefined)
-    this.redact = redactor(() => [...this.transport.secretValues, ...own])
+    ]) {
+      if (value !== undefined) secrets.add(value)
+    }
+    this.redact = text => secrets.redact(text)
     this.logger = redactingLogger(options.logger, this.redact)
     this.notices = new SilenceNotices(this.logger, () =>
       this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS
@@ -133,8 +136,13 @@ export class Requester {
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
       headers: options.headers,
       ca: options.ca,
-      onSecret: options.onSecret
+      // A crumb or session cookie joins the list before anything could print it.
+      onSecret: value => {
+        secrets.add(value)
+        options.onSecret?.(value)
+      }
     })
+    for (const value of this.transport.credentials) secrets.add(value)
     this.crumbs = new CrumbCache(
       () =>
         readCrumb(
@@ -150,7 +158,7 @@ export class Requester {
         ),
       crumb => this.transport.setCrumb(crumb)
     )
-    this.foreign404 = new Foreign404Check(this.baseUrl, (url, follow) => this.probe(url, follow))
+    this.foreign404 = new Foreign404Check(this.baseUrl, (url, o) => this.probe(url, o))
     if (options.insecure) {
       this.logger.warning(
         `TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`
@@ -221,9 +229,7 @@ export class Requester {
           const response = await this.send(
             { method: 'GET', url, label, ...options },
             context.what,
-            f => f.transient,
-            undefined,
-            { started, number }
+            { retryNetwork: f => f.transient, attempt: { started, number } }
           )
           if (response.status < 200 || response.status >= 300) {
             throw await readFailure(response, context, this.redact, error =>
@@ -270,13 +276,11 @@ export class Requester {
     const sendOnce = async (
       attempt: Attempt
     ): Promise<{ response: HttpResponse; body: string }> => {
-      const response = await this.send(
-        exchange,
-        context.what,
-        options.retryNetwork,
-        options.onNetworkFailure,
+      const response = await this.send(exchange, context.what, {
+        retryNetwork: options.retryNetwork,
+        onNetworkFailure: options.onNetworkFailure,
         attempt
-      )
+      })
       return { response, body: await postBody(response, context, this.redact, this.logger) }
     }
     return this.guarded(() =>
@@ -371,14 +375,20 @@ export class Requester {
   private async send(
     exchange: Omit<Exchange, 'bounds'>,
     what: string,
-    retryNetwork: (failure: NetworkFailure) => boolean,
-    onNetworkFailure?: (failure: NetworkFailure) => JenkinsError,
-    attempt?: Attempt
+    {
+      retryNetwork,
+      onNetworkFailure,
+      attempt
+    }: {
+      retryNetwork: (failure: NetworkFailure) => boolean
+      onNetworkFailure?: (failure: NetworkFailure) => JenkinsError
+      attempt?: Attempt
+    }
   ): Promise<HttpResponse> {
     if (this.signal?.aborted) {
       throw new Interrupted(
         `Did not send ${exchange.method} ${what} to Jenkins at ${this.baseUrl}: ${stopReason(this.signal)}`,
-        false
+        { sent: false }
       )
     }
     const limits = this.firstContact()
@@ -419,8 +429,7 @@ export class Requester {
             error.error.status
           ),
           error.reason,
-          undefined,
-          FIRST_CONTACT_SILENT_ATTEMPTS
+          { maxAttempts: FIRST_CONTACT_SILENT_ATTEMPTS }
         )
       }
       if (error.connect && this.firstContact()) {
@@ -433,8 +442,7 @@ export class Requester {
             error.error.status
           ),
           error.reason,
-          undefined,
-          this.firstContactAttempts
+          { maxAttempts: this.firstContactAttempts }
         )
       }
       throw new TransientFailure(error.error, error.reason)
@@ -474,8 +482,16 @@ export class Requester {
     }
   }
 
+  /** Where Jenkins' root is when `url` is a path below it (locate.ts): a sentence for the message, or undefined. */
+  locateRoot(what: string): Promise<string | undefined> {
+    return locateRoot(this.baseUrl, (url, follow) => this.probe(url, follow), what)
+  }
+
   /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
-  private async probe(url: string, follow: boolean): Promise<HttpResponse | undefined> {
+  private async probe(
+    url: string,
+    { follow }: { follow: boolean }
+  ): Promise<HttpResponse | undefined> {
     const limits = {
       ...this.limits,
       requestTimeoutMs: Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)

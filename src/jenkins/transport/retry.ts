@@ -30,16 +30,26 @@ const MIN_ATTEMPT_MS = 500
  * gets when no try is left.
  */
 export class TransientFailure extends Error {
+  readonly retryAfterMs?: number
+  readonly maxAttempts?: number
+
   constructor(
     readonly error: JenkinsError,
     /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
     readonly reason: string,
-    /** From a Retry-After header, when the server gave one. */
-    readonly retryAfterMs?: number,
-    /** At most this many tries for this kind of failure (an HTML page, invalid JSON: a glitch, unless it repeats). */
-    readonly maxAttempts?: number
+    {
+      retryAfterMs,
+      maxAttempts
+    }: {
+      /** From a Retry-After header, when the server gave one. */
+      retryAfterMs?: number
+      /** At most this many tries for this kind of failure (an HTML page, invalid JSON: a glitch, unless it repeats). */
+      maxAttempts?: number
+    } = {}
   ) {
     super(error.message)
+    this.retryAfterMs = retryAfterMs
+    this.maxAttempts = maxAttempts
     this.name = 'TransientFailure'
   }
 }
@@ -97,9 +107,10 @@ export interface RetryOptions {
 
 /** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
 export function pause(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
+  // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises takes the value to resolve with before its options
   return delay(ms, undefined, { signal }).catch((error: unknown) => {
     throw signal?.aborted
-      ? new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, false)
+      ? new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, { sent: false })
       : error
   })
 }
@@ -143,7 +154,7 @@ export async function withRetry<T>(
         ((ms: number) =>
           pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut: unknown) => {
             throw cut instanceof Interrupted
-              ? new Interrupted(cut.message, false, { lastFailure: failure })
+              ? new Interrupted(cut.message, { sent: false, lastFailure: failure })
               : cut
           }))
       const allowed = Math.min(attempts, error.maxAttempts ?? attempts)

@@ -1,38 +1,11 @@
 /**
- * Reconciliation of a trigger whose answer was lost.
- *
- * A POST to build/buildWithParameters that got no usable answer (connection
- * reset, socket hang up, request timeout, a proxy's 500/502/504) may or may
- * not have queued a build. Sending it again blindly can queue a second build;
- * giving up fails a run whose build may be running. Instead we look at what
- * Jenkins did: a queue item of the job with exactly our parameter set, or a
- * build numbered from the job's `nextBuildNumber` (read just before the
- * trigger) with our parameters and our user, is adopted. That is what
- * Jenkins itself does with a second identical request while the first is
- * queued (it merges them: jenkins-api.md 3.2), so adopting never reports a
- * build another request would not also have been given.
- *
- * Parameters are compared as Jenkins stores them: buildWithParameters fills
- * every defined parameter that was not sent with its default and drops names
- * the job does not define (3.2). So the expected set is every definition,
- * with our value or the default; an item matches when it has exactly those
- * names with equal values. A value Jenkins does not export (password
- * parameters) or a default we could not read matches anything.
- *
- * Nothing found: Jenkins may still be working on the request (a proxy's 504
- * usually means the upstream is still busy), so we wait a settle period and
- * look once more. Still nothing: the request did not act, and it is sent again.
- *
- * Residual risks, accepted and documented:
- * - A Jenkins that acts on the request after the second look (stuck far
- *   longer than the settle period behind a proxy that gave up) gets a second
- *   request and queues a second build.
- * - Two concurrent runs with identical parameters, by the same user, whose
- *   answers are both lost may adopt the same queue item or build. While the
- *   item is queued Jenkins merges such requests itself; once it started, a
- *   run may report the other run's identical build.
- * - Jenkins older than 1.601 exports no `queueId` on builds: only queued
- *   items can be adopted there.
+ * Reconciliation of a trigger whose answer was lost (a reset, a timeout, a
+ * proxy's 500/502/504): rather than send it again blindly, look for what
+ * Jenkins did (a queue item of the job with exactly our parameters, or a
+ * build from `nextBuildNumber` on with our parameters and user) and adopt it;
+ * nothing found after a settle period: send it again. How parameters are
+ * compared, and the risks that remain:
+ * docs/internals.md, "A trigger whose answer was lost".
  */
 import type { Logger } from '../../util/logger.js'
 import { sameJob } from '../model/job-path.js'
@@ -94,7 +67,7 @@ export function expectedParameters(
       ? params[definition.name]
       : undefined
     const isBoolean = /Boolean/i.test(definition.type ?? '')
-    const isPassword = /Password/i.test(definition.type ?? '')
+    const isPassword = definition.password === true
     let value: string | undefined
     if (given !== undefined) {
       value = typeof given === 'string' ? given : given.join(',')

@@ -1,22 +1,10 @@
 /**
  * Whether a queue item or build stands for more than one trigger request,
- * so that cancelling or stopping it would cancel someone else's work too.
- *
- * Jenkins does not queue a task twice: a request for a task that already has
- * an item waiting, blocked or buildable with the same parameters is folded
- * into that item (Queue.scheduleInternal; ParametersAction.shouldSchedule
- * compares the parameter sets, and a job without parameters always folds).
- * `/build` then answers 201 with the existing item, as for a new one
- * (ParameterizedJobMixIn.doBuild, JENKINS-66105); `buildWithParameters`
- * answers 303 (ParametersDefinitionProperty, since 2.308).
- *
- * What the fold leaves behind: CauseAction.foldIntoExisting adds the request's
- * cause to the item's cause bag, and CauseAction.getCauses() exports every
- * cause once per count (Collections.nCopies), also for the same user twice.
- * The build gets the item's actions (Executor.run). Every trigger by this
- * action brings exactly one cause (ParameterizedJobMixIn.getBuildCause), so
- * more than one exported cause means another request shares the work: one
- * that we folded into, or one that folded into ours after we queued it.
+ * so that cancelling or stopping it would cancel someone else's work too:
+ * Jenkins folds a request into an item already queued with the same
+ * parameters and adds its cause, and every trigger by this action brings
+ * exactly one cause, so more than one means another request shares it.
+ * From Jenkins' source: docs/internals.md, "Work shared with another request".
  */
 
 import { entriesOf } from '../reads/decode.js'

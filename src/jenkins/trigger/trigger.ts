@@ -1,5 +1,5 @@
 import { cut } from '../../util/shorten.js'
-import { shortName } from '../../util/names.js'
+import { checkParameterValues } from './parameter-values.js'
 import { Interrupted, JenkinsError } from '../transport/errors.js'
 import { countOf } from '../model/counts.js'
 import type { HttpResponse } from '../transport/http.js'
@@ -29,6 +29,7 @@ import type {
 } from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
 import { errorText } from '../../util/error-text.js'
+import { decodeEntities } from '../../util/html.js'
 
 /** Trigger POSTs whose answer may be lost before the step gives up (each one reconciled first). */
 const TRIGGER_SENDS = 4
@@ -101,9 +102,7 @@ export async function trigger(
     conflict: disabledMessage(http, name),
     permission: 'Job/Build',
     jobTokenSent: http.jobToken !== undefined,
-    serverHint: parameterized
-      ? 'Jenkins also answers 500 to a parameter value it does not accept, such as a choice that is not in the list.'
-      : undefined
+    serverHint: parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
   })
   const expectation: TriggerExpectation = {
     job,
@@ -115,11 +114,11 @@ export async function trigger(
   let mayHaveQueued = false
   const interrupted = (error: Interrupted): Interrupted =>
     mayHaveQueued || error.sent
-      ? new Interrupted(
-          `${error.message} (a trigger of '${name}' may have queued a build)`,
-          error.sent,
-          { lostTrigger: expectation, lastFailure: error.lastFailure }
-        )
+      ? new Interrupted(`${error.message} (a trigger of '${name}' may have queued a build)`, {
+          sent: error.sent,
+          lostTrigger: expectation,
+          lastFailure: error.lastFailure
+        })
       : error
   for (let send = 1; ; send++) {
     let outcome: Awaited<ReturnType<typeof triggerOnce>>
@@ -195,7 +194,8 @@ export function unknownParameters(info: JobInfo, params: BuildParameters): strin
 
 /**
  * Refuses what cannot be built before anything is sent: a folder, a
- * disabled job, a value a choice parameter does not list (`params`).
+ * disabled job, a value Jenkins would refuse or change (`params`,
+ * parameter-values.ts).
  */
 export function checkBuildable(
   http: Requester,
@@ -208,33 +208,7 @@ export function checkBuildable(
   if (info.disabled === true || info.buildable === false) {
     throw new JenkinsError('conflict', disabledMessage(http, name))
   }
-  checkChoices(info, name, params)
-}
-
-/** Choices named in a refusal; a job may list hundreds. */
-const MAX_CHOICES_SHOWN = 20
-
-/**
- * Jenkins refuses a value its ChoiceParameterDefinition does not list with a
- * 500 (IllegalArgumentException "Illegal choice for parameter NAME: v",
- * jenkins-api.md 3.2); the job read holds the list, so the step says so
- * first and sends nothing. Only core's choice parameter: plugins' choice
- * parameters (Active Choices, Extended Choice) may accept other values.
- */
-function checkChoices(info: JobInfo, name: string, params: BuildParameters): void {
-  for (const definition of info.parameterDefinitions) {
-    const value = params[definition.name]
-    if (typeof value !== 'string') continue
-    const choices = definition.choices
-    if (definition.type !== 'ChoiceParameterDefinition' || !choices?.length) continue
-    if (choices.includes(value)) continue
-    const shown = choices.slice(0, MAX_CHOICES_SHOWN).map(choice => `'${shortName(choice)}'`)
-    const more = choices.length > shown.length ? ` and ${choices.length - shown.length} more` : ''
-    throw new JenkinsError(
-      'bad-request',
-      `Parameter '${shortName(definition.name)}' of job '${name}' is '${shortName(value)}', which is not one of its choices: ${shown.join(', ')}${more}. Nothing was triggered.`
-    )
-  }
+  checkParameterValues(info, name, params)
 }
 
 /** How long the abort path gives a lost trigger to show up before its second look. */
@@ -405,25 +379,17 @@ const REASON_CHARS = 300
  * Logging ID is what leads to the reason in Jenkins' log.
  */
 function jenkinsRefusal(response: HttpResponse, body: string): string | undefined {
-  const text = decodeHtml(body)
+  const text = decodeEntities(body)
   const reason = REFUSAL.exec(text)?.[1]?.trim()
   if (reason) return cut(reason, REASON_CHARS)
   if (!fromJenkins(response) && !OOPS_PAGE.test(text)) return undefined
   const id = LOGGING_ID.exec(text)?.[1]
-  return `its error page gives no reason${id ? `; its log has it under Logging ID ${id}` : ''} (a parameter value it does not accept, such as a choice not in the list, is the usual one)`
+  return `its error page gives no reason${id ? `; its log has it under Logging ID ${id}` : ''} (${REFUSED_VALUE}, is the usual one)`
 }
 
-/** The text of an HTML page's character references, for a reason quoted from it. */
-function decodeHtml(text: string): string {
-  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
-  return text.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (match, ref: string) => {
-    if (ref.startsWith('#')) {
-      const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : Number(ref.slice(1))
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : match
-    }
-    return named[ref] ?? match
-  })
-}
+/** What Jenkins' 500 to a trigger usually means: the values core's parameters refuse are refused before sending (parameter-values.ts). */
+const REFUSED_VALUE =
+  "a parameter value it does not accept, such as several values for a plugin's parameter that takes one"
 
 function safePath(location: string, base: string): string {
   try {

@@ -1,23 +1,10 @@
 /**
  * What an upload whose answer was lost left in Jenkins, and what is done
- * about it. Never a second trigger: a second upload could queue a second
- * deploy.
- *
- * Jenkins may have (upload-trigger.ts says why):
- * - queued the build with our files and parameters (the body arrived whole,
- *   the answer was lost): found alone, it is followed;
- * - queued a build with every parameter at its default and no file (the
- *   body broke off and Stapler swallowed the parse failure): found alone,
- *   it is cancelled, or stopped if it already started, and the step fails
- *   saying so. Only when it is ours alone (shared-work.ts isOwnAlone: one
- *   cause, a UserIdCause of our user): a timer's request and another
- *   user's have that shape too, and ours may have been folded into one of
- *   them. Anything else is named and left alone;
- * - queued nothing (the File Parameters plugin rethrows a parse failure it
- *   sees first: a 500, no build; or the request never reached the job).
- * Where a shape matches more than one item (someone else queued the same
- * job with the same values, by the same user, at the same time) they cannot
- * be told apart: all are named, none is touched, and the step fails.
+ * about it; never a second trigger (it could queue a second deploy). The
+ * build with our files is followed; one with every parameter at its default
+ * and no file is cancelled or stopped when it is ours alone (shared-work.ts
+ * isOwnAlone), else named and left alone; shapes that match several items
+ * are all named. The cases: docs/internals.md, "An upload whose answer was lost".
  */
 import { cancelQueueItem, stopBuild } from './actions.js'
 import { JenkinsError } from '../transport/errors.js'

@@ -1,26 +1,13 @@
 /**
- * A trigger that carries files: `buildWithParameters` as one
- * `multipart/form-data` POST (multipart.ts), the files streamed from disk,
- * the ordinary parameters as fields, the crumb in its header (CrumbFilter
- * runs before Stapler and reads only headers and the query string:
- * core/src/main/java/hudson/security/csrf/CrumbFilter.java, jenkins-2.568.2).
- *
- * It is never sent twice once it may have reached Jenkins, and an upload
- * whose answer is lost is worse than a lost urlencoded trigger: Stapler
- * parses the body lazily and, when it breaks off (a reset mid-upload),
- * swallows the failure (RequestImpl.getFormDataFormFields logs it; core's
- * FileParameterDefinition.createValue catches it and returns null, at
- * jenkins-2.150.1 as at jenkins-2.568.2). ParametersDefinitionProperty's
- * buildWithParameters then queues a build with every ordinary parameter at
- * its default and no file at all. A deploy job must never run like that, so
- * after a lost answer this looks for both shapes the request may have taken
- * (upload-recovery.ts) and never sends it again.
- *
- * A trigger with a file never merges into a queued item (FileParameterValue
- * .equals is false for two uploads; the plugin's values keep Object.equals),
- * so a 303 is not expected; it is still read as Jenkins says it.
+ * A trigger that carries files: `buildWithParameters` as one streamed
+ * `multipart/form-data` POST (multipart.ts), the crumb in its header. It is
+ * never sent twice once it may have reached Jenkins: a body that broke off
+ * can queue a build with every parameter at its default and no file, so a
+ * lost answer is looked into (upload-recovery.ts). Why, from Jenkins' source:
+ * docs/internals.md, "A trigger that carries files".
  */
 import { formatBytes } from '../../util/bytes.js'
+import { formatDuration } from '../../util/duration.js'
 import { JenkinsError } from '../transport/errors.js'
 import { fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import { multipartBody, type UploadBody } from '../transport/multipart.js'
@@ -163,17 +150,13 @@ export async function triggerUpload(
       // A cancel mid-upload: the abort path looks for what this request queued.
       throw new Interrupted(
         `${error.message} (the upload to '${name}' was cut at ${formatBytes(sent)} of ${formatBytes(body.length)}: Jenkins may have queued a build ${finished ? 'with the files' : 'without them'})`,
-        true,
-        { lostTrigger: expectation(), lastFailure: error.lastFailure }
+        { sent: true, lostTrigger: expectation(), lastFailure: error.lastFailure }
       )
     }
     throw error
   }
   if ('queueId' in outcome) {
-    const seconds = Math.max(0.001, (Date.now() - started) / 1000)
-    http.logger.info(
-      `Uploaded ${formatBytes(body.fileBytes)} of files in ${seconds.toFixed(1)} s (${formatBytes(body.length / seconds)}/s).`
-    )
+    http.logger.info(uploadedLine(body, Date.now() - started))
     return {
       queueId: outcome.queueId,
       queueUrl: queueItemUrl(http.baseUrl, outcome.queueId),
@@ -191,4 +174,21 @@ export async function triggerUpload(
     settleMs: options.settleMs
   })
   return { ...found, unknownParameters: undefinedNames }
+}
+
+/** Shortest upload whose rate is said (ms): under it the time is mostly Jenkins' answer, not the transfer. */
+const MIN_RATE_MS = 1000
+
+/**
+ * What an upload that reached Jenkins took: the files' size, the time, and
+ * the rate of the whole body when the time is long enough to tell one.
+ * @internal
+ */
+export function uploadedLine(
+  body: Pick<UploadBody, 'fileBytes' | 'length'>,
+  elapsedMs: number
+): string {
+  const rate =
+    elapsedMs >= MIN_RATE_MS ? ` (${formatBytes(body.length / (elapsedMs / 1000))}/s)` : ''
+  return `Uploaded ${formatBytes(body.fileBytes)} of files in ${formatDuration(elapsedMs)}${rate}.`
 }

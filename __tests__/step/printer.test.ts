@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Printer } from '../../src/multi/printer.js'
+import { Printer } from '../../src/step/printer.js'
 
 function recorder() {
   const out: string[] = []

@@ -5,14 +5,30 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Build } from '../../src/jenkins/model/types.js'
 import { silentLogger } from '../../src/util/logger.js'
-import {
-  jobsFailure,
-  setJobsOutputs,
-  worstResult,
-  writeJobsSummary
-} from '../../src/multi/report.js'
-import type { BuildReport } from '../../src/outcome/report.js'
-import { buildEntry } from '../../src/outcome/build-outputs.js'
+import { buildsFailure as jobsFailure } from '../../src/outcome/failure.js'
+import { writeSummary, type BuildReport } from '../../src/outcome/report.js'
+import { buildEntry, setOutputs, worstResult } from '../../src/outcome/build-outputs.js'
+import type { Logger } from '../../src/util/logger.js'
+
+/**
+ * What several builds (`jobs`) report: the outputs, the failure message and
+ * the summary's table, from the writers one `job` uses too.
+ */
+function setJobsOutputs(
+  out: Parameters<typeof setOutputs>[0],
+  reports: readonly BuildReport[],
+  logger: Logger = silentLogger
+): void {
+  setOutputs(out, reports, logger, { several: true })
+}
+
+function writeJobsSummary(
+  summary: Parameters<typeof writeSummary>[0],
+  reports: readonly BuildReport[],
+  logger: Logger
+): Promise<void> {
+  return writeSummary(summary, reports, logger, { several: true })
+}
 import { decodeBuild } from '../../src/jenkins/reads/decode.js'
 
 function build(number: number, result: Build['result'], duration = 61_000): Build {
@@ -65,7 +81,7 @@ describe('outputs', () => {
       item('deploy', undefined, undefined),
       item('lint', 5, null)
     ]
-    expect(items.map(i => buildEntry(i.outcome))).toEqual([
+    expect(items.map(i => buildEntry(i))).toEqual([
       {
         job: 'unit',
         number: 3,

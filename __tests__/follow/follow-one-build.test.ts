@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
-import { BuildFollower } from '../../src/follow/follower.js'
+import { BuildsFollower, type ConsoleFollower } from '../../src/follow/follow-builds.js'
+import { ONE_BUILD_POLICY, type StartSeen } from '../../src/follow/schedule-policy.js'
+import type { Build, BuildRef, JobPath } from '../../src/jenkins/model/types.js'
 import { Interrupted, JenkinsError } from '../../src/jenkins/transport/errors.js'
 import type { ConsolePoll } from '../../src/follow/log-stream.js'
 import { silentLogger, type Logger } from '../../src/util/logger.js'
@@ -65,18 +67,60 @@ function scriptedConsole(answers: Array<Partial<ConsolePoll>>) {
 }
 const job = ['team', 'deploy']
 
-function follower(
-  api: FakeApi,
-  extra: Partial<ConstructorParameters<typeof BuildFollower>[0]> = {}
-) {
-  return new BuildFollower({
-    api,
-    job,
-    logger: silentLogger,
-    policy: fast,
-    now: () => clock.ms,
-    ...extra
-  })
+interface OneBuildOptions {
+  logger?: Logger
+  signal?: AbortSignal
+  leftWithoutBuildMs?: number
+}
+
+/**
+ * One build on the engine (follow-builds.ts) with ONE_BUILD_POLICY, as the
+ * step follows a lone `job`: its queue item to its start, and its build to
+ * its end; what cannot be followed further ends run() with the error.
+ */
+function follower(api: FakeApi, o: OneBuildOptions = {}) {
+  const logger = o.logger ?? silentLogger
+  const engine = (hooks: ConstructorParameters<typeof BuildsFollower>[0]['hooks']) =>
+    new BuildsFollower({
+      api: Object.assign(api, { describeRun: async () => undefined }),
+      logger,
+      signal: o.signal ?? new AbortController().signal,
+      policy: {
+        ...ONE_BUILD_POLICY,
+        poll: fast,
+        leftWithoutBuildMs: o.leftWithoutBuildMs ?? ONE_BUILD_POLICY.leftWithoutBuildMs
+      },
+      endWithRead: true,
+      now: () => clock.ms,
+      hooks
+    })
+  return {
+    async waitForStart(queueId: number): Promise<StartSeen & { ref: BuildRef }> {
+      let started: (StartSeen & { ref: BuildRef }) | undefined
+      const f = engine({
+        waiting: (_, why) => logger.info(`Waiting in the Jenkins queue: ${why}`),
+        started: (track, ref, start) => {
+          started = { ref, ...start }
+          f.drop(track)
+        }
+      })
+      f.addQueued(job as JobPath, queueId)
+      await f.run()
+      if (!started) throw new Error('no start')
+      return started
+    },
+    async waitForEnd(
+      ref: BuildRef,
+      { console }: { console?: ConsoleFollower } = {}
+    ): Promise<Build> {
+      let final: Build | undefined
+      const f = engine({ ended: (_, build) => void (final = build) })
+      f.addRunning(ref, { from: {}, console })
+      await f.run()
+      if (!final) throw new Error('no end')
+      return final
+    }
+  }
 }
 
 function recorder(): Logger & { lines: string[] } {
@@ -184,9 +228,9 @@ describe('waitForStart', () => {
     setTimeout(() => controller.abort('timeout'), 20)
     const error = await follower(api, { signal: controller.signal })
       .waitForStart(3)
-      .catch(e => e)
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(StepAborted)
-    expect(error.reason).toBe('timeout')
+    expect((error as StepAborted).reason).toBe('timeout')
   })
 })
 
@@ -333,7 +377,8 @@ describe('waitForEnd', () => {
       new Promise((_, reject) => {
         controller.signal.addEventListener('abort', () =>
           reject(
-            new Interrupted('Stopped waiting for Jenkins at ci: timed out', true, {
+            new Interrupted('Stopped waiting for Jenkins at ci: timed out', {
+              sent: true,
               lastFailure: 'HTTP 503'
             })
           )
@@ -342,8 +387,8 @@ describe('waitForEnd', () => {
       })
     const error = await follower(api, { signal: controller.signal })
       .waitForEnd(ref)
-      .catch(e => e)
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(Interrupted)
-    expect(error.lastFailure).toBe('HTTP 503')
+    expect((error as Interrupted).lastFailure).toBe('HTTP 503')
   })
 })

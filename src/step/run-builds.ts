@@ -1,0 +1,696 @@
+/**
+ * The one flow of a step's builds, for one `job` and several `jobs` alike
+ * (one `job` is the one-item case): every item resolved before any
+ * trigger, begun (triggered, or taken as it is), followed on the one
+ * engine, ended through build-ended.ts, and reported through the presenter
+ * chosen at the start (presenter.ts). docs/architecture.md has the steps.
+ */
+import { abortRemote, SHARED_WORK_LEFT } from '../follow/cancel.js'
+import { statusFailure } from '../follow/build-parts.js'
+import { BuildsFollower, type ConsoleFollower } from '../follow/follow-builds.js'
+import { ConsoleStreamer, stopCommands, withCommandsStopped } from '../follow/log-stream.js'
+import { expectationFrom } from '../follow/poll-policy.js'
+import { QueueItemEnded } from '../follow/queue-ended.js'
+import { DEFAULT_SCHEDULE_POLICY, ONE_BUILD_POLICY } from '../follow/schedule-policy.js'
+import type { StartSeen } from '../follow/schedule-policy.js'
+import type { JobEntry } from '../inputs/jobs-input.js'
+import { fullName, jobKey, queueItemUrl } from '../jenkins/model/job-path.js'
+import type { Build, BuildRef, PipelineRun } from '../jenkins/model/types.js'
+import type { UploadFile } from '../jenkins/transport/multipart.js'
+import { Interrupted } from '../jenkins/transport/errors.js'
+import type { CommitStatusReporter } from '../outcome/commit-status.js'
+import { GithubReports } from '../outcome/github-reports.js'
+import { readHistory } from '../outcome/history.js'
+import type { BuildReport } from '../outcome/report.js'
+import { InputNotices, isPipeline, isPipelineJob, readStages } from '../outcome/stages.js'
+import { errorText } from '../util/error-text.js'
+import { formatDuration } from '../util/duration.js'
+import { namedLogger, type Logger } from '../util/logger.js'
+import { settleBy, throwIfAborted } from '../util/wait.js'
+import { stopWork, type StepRun, type Stopped } from './bounded-step.js'
+import {
+  buildStarted,
+  existingBuild,
+  queueBuild,
+  queueWaitMs,
+  type StepItem
+} from './build-begun.js'
+import { judgeEnd, reportEnded } from './build-ended.js'
+import type { Presenter } from './presenter.js'
+import { Printer } from './printer.js'
+import { resolveItems, type Begin } from './resolve-items.js'
+
+/** How long the end of a run waits for work on the side (a commit status) once the step was stopped (ms). */
+const SETTLE_ON_ABORT_MS = 1000
+
+/** One item of the step (the `job`, or one of `jobs`) once resolved; what it started is RemoteWork's item `index`. */
+interface Item {
+  index: number
+  entry: JobEntry
+  report: BuildReport
+  begin: Begin
+  status?: CommitStatusReporter
+  /** The engine's id of its build: items that started the same work share one. */
+  track?: number
+  /** Its queue item's `inQueueSince` (Jenkins' clock), for the queue wait. */
+  inQueueSince?: number
+  /** fail-fast told it to stop. */
+  stopping: boolean
+  /** What it failed with before a result, as thrown. */
+  failure?: unknown
+  /** Its build's console while it streams live. */
+  live?: { streamer: ConsoleStreamer; close(): void }
+  inputs?: InputNotices
+}
+
+/** The step's builds from resolve to verdict; stop() is the one stop handler's part of it. */
+export class BuildsRun {
+  private readonly printer: Printer
+  private readonly entries: readonly JobEntry[]
+  /** Every item before it is resolved: its report exists from the start (a stop before resolve still reports it). */
+  private readonly slots: Array<Omit<Item, 'begin'>>
+  private readonly reports: BuildReport[]
+  private items: Item[] = []
+  private readonly follower: BuildsFollower
+  /** Work on the side (completions, statuses, fail-fast), awaited before the run ends. */
+  private readonly pending = new Set<Promise<unknown>>()
+  private failingFast = false
+  /** The commit under test, its statuses (one gate: one warning for the step) and the one comment for every build. */
+  private github?: GithubReports
+
+  constructor(
+    private readonly step: StepRun,
+    private readonly present: Presenter,
+    /** Each item's files (upload-files.ts), checked on disk; by item index. */
+    private readonly uploads: ReadonlyArray<readonly UploadFile[]>
+  ) {
+    const { settings, api, io, signal } = step
+    this.printer = new Printer(io)
+    this.entries = settings.jobs ?? [settings]
+    this.slots = this.entries.map((entry, index) => ({
+      index,
+      entry,
+      report: { outcome: { jobName: entry.jobName, jobUrl: api.jobUrl(entry.job) }, tail: [] },
+      stopping: false
+    }))
+    this.reports = this.slots.map(slot => slot.report)
+    this.follower = new BuildsFollower({
+      api,
+      logger: this.log,
+      signal,
+      // One build has nothing to share a budget with: its own reads (schedule-policy.ts).
+      policy: this.entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
+      endWithRead: true,
+      hooks: {
+        waiting: (track, why) => {
+          for (const item of this.owners(track)) this.log.info(present.waiting(item.entry, why))
+        },
+        started: (track, ref, start) => this.started(this.owners(track), ref, start),
+        ended: (track, build) => this.ended(this.owners(track), build, { watched: true }),
+        failed: (track, error) => this.lost(this.owners(track), error),
+        inputs: (track, run) => this.inputs(this.owners(track), run)
+      }
+    })
+  }
+
+  /** The logger for everything but the consoles (held while one prints). */
+  get log(): Logger {
+    return this.printer.logger
+  }
+
+  /** Runs the step to its verdict: throws the presenter's failure. */
+  async run(): Promise<void> {
+    const { settings, io, signal } = this.step
+    try {
+      await this.resolve()
+      await this.startReports()
+      const begun = await Promise.allSettled(this.items.map(item => this.begin(item)))
+      for (const result of begun) if (result.status === 'rejected') throw result.reason
+      this.side(this.github?.show(this.reports))
+      if (settings.wait === 'queued') for (const item of this.items) this.returned(item)
+      else await this.follow()
+    } catch (error) {
+      if (!signal.aborted) await this.finishComment(errorText(error))
+      throw error
+    } finally {
+      for (const item of this.items) item.live?.close()
+      await this.settlePending()
+    }
+    await this.finishComment()
+    this.present.setOutputs(io, this.reports, this.log)
+    await this.present.writeSummary(io.summary, this.reports, this.log)
+    const failure = this.present.failure(this.items, settings.accept)
+    if (failure !== undefined) throw failure
+    this.step.work.done()
+  }
+
+  /**
+   * The step was stopped (the one stop handler, stopStep, calls it around
+   * stopWork): pending statuses and the comment end with `description`;
+   * then `report` writes what is known: the notes of what the stop did to
+   * each open item, the outputs and the summary. Never throws.
+   */
+  stop(description: string): {
+    finishing: Promise<unknown>
+    report(said: ReadonlyMap<string, string>): Promise<void>
+  } {
+    const open = this.items.filter(item => !this.step.work.item(item.index).done)
+    const finishing = Promise.all([
+      ...this.items
+        .filter(item => item.status && !item.status.finished)
+        .map(item =>
+          item.status?.finish('error', description, this.step.work.item(item.index).ref?.url)
+        ),
+      this.finishComment(description)
+    ])
+    const report = async (said: ReadonlyMap<string, string>): Promise<void> => {
+      for (const item of open) item.report.left = said.get(jobKey(item.entry.job))
+      try {
+        this.present.setOutputs(this.step.io, this.reports, this.log)
+      } catch (error) {
+        this.log.debug(`Could not set the outputs: ${errorText(error)}`)
+      }
+      await this.present.writeSummary(this.step.io.summary, this.reports, this.log)
+    }
+    return { finishing, report }
+  }
+
+  /** The comment's final text: every build as it ended, `error` on those still open. Never rejects. */
+  private finishComment(error?: string): Promise<void> {
+    const builds = this.reports.map((report, index) =>
+      error && !this.step.work.item(index).done && !report.error ? { ...report, error } : report
+    )
+    return this.github?.show(builds, { final: true }) ?? Promise.resolve()
+  }
+
+  // ---- before any trigger ----------------------------------------------------
+
+  private async resolve(): Promise<void> {
+    const { api, settings, io, signal, work } = this.step
+    const out = {
+      logger: this.log,
+      startGroup: (title: string) => io.startGroup(title),
+      endGroup: () => io.endGroup()
+    }
+    const onScan = (project: string): number => work.scans.push(project)
+    this.items = await resolveItems(
+      { api, build: settings.build, scan: settings.scan, out, signal, onScan },
+      this.slots
+    )
+  }
+
+  /** The commit under test (read once, before any trigger), and a status reporter per item. */
+  private async startReports(): Promise<void> {
+    const { settings, io } = this.step
+    const reports = await GithubReports.start({
+      settings,
+      logger: this.log,
+      setOutput: (name, value) => io.setOutput(name, value),
+      redact: text => io.redact(text),
+      reportName: this.present.reportName,
+      bounds: this.step.githubBounds
+    })
+    this.github = reports
+    if (!settings.commitStatus) return
+    for (const item of this.items) item.status = await reports.status(item.entry.statusContext)
+  }
+
+  // ---- begin -----------------------------------------------------------------
+
+  /** Triggers the item, or takes its build as it is; a refused trigger is the item's failure, the others go on. */
+  private async begin(item: Item): Promise<void> {
+    const { api, settings, signal } = this.step
+    const { begin, report } = item
+    const { outcome } = report
+    if (begin.kind === 'queue-item') {
+      outcome.queueUrl = begin.queueUrl
+      if (settings.wait === 'queued') return
+      this.log.info(
+        `Following queue item ${begin.queueId} of ${outcome.jobName}: ${begin.queueUrl}`
+      )
+      return
+    }
+    if (begin.kind === 'build') {
+      const ref = this.refOf(item, begin.build.number)
+      existingBuild(this.stepItem(item), ref, begin.mode)
+      outcome.build = begin.build
+      this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
+      // Not triggered here: no job read to take them from, so one bounded read.
+      if (settings.wait !== 'queued') {
+        outcome.history = await readHistory(api, item.entry.job, ref.number, this.log)
+      }
+      return
+    }
+    // A cancel that arrived while reading the job must not still trigger.
+    throwIfAborted(signal)
+    try {
+      const queued = await queueBuild(this.stepItem(item), {
+        info: begin.info,
+        parameters: item.entry.parameters,
+        uploads: this.uploads[item.index] ?? [],
+        branch: begin.branch
+      })
+      // Where a hand-off (a later run that takes the build up) would start from.
+      this.side(item.status?.pending('Queued in Jenkins', queued.queueUrl))
+    } catch (error) {
+      if (error instanceof Interrupted || signal.aborted) throw error
+      this.fail(item, error)
+    }
+  }
+
+  // ---- follow ----------------------------------------------------------------
+
+  private async follow(): Promise<void> {
+    const { work } = this.step
+    const byQueue = new Map<number, Item>()
+    for (const item of this.items) {
+      if (item.report.error || work.item(item.index).done) continue
+      const { begin } = item
+      if (begin.kind === 'build') {
+        this.followBuild(item, begin)
+        continue
+      }
+      const queueId = begin.kind === 'queue-item' ? begin.queueId : work.item(item.index).queueId
+      if (queueId === undefined) continue
+      const first = byQueue.get(queueId)
+      if (first) {
+        // Jenkins folded the two requests into one build: one outcome, by reference.
+        item.track = first.track
+        item.report.outcome = first.report.outcome
+        continue
+      }
+      byQueue.set(queueId, item)
+      item.track = this.follower.addQueued(item.entry.job, queueId, {
+        expect: begin.kind === 'trigger' ? expectationFrom(begin.info.recent ?? []) : undefined,
+        console: this.liveConsole(item),
+        inputs: begin.kind === 'queue-item' || isPipelineJob(begin.info)
+      })
+    }
+    await this.follower.run()
+    if (this.entries.length > 1 && !this.follower.batched) {
+      this.log.debug(
+        'Followed the builds one by one: Jenkins did not show them in computer/api/json.'
+      )
+    }
+  }
+
+  /** A build the step did not start: judged as read when it is over (its console shown if it was given), else followed to its end. */
+  private followBuild(item: Item, { build, mode }: Extract<Begin, { kind: 'build' }>): void {
+    const { settings } = this.step
+    const ref = this.refOf(item, build.number)
+    if (settings.wait === 'started') {
+      this.side(this.startedOnly([item], ref, build))
+      return
+    }
+    // A given build is followed as a new one: its console from the start.
+    const shown = settings.log && (build.building || mode === 'given')
+    const live = shown ? this.liveConsole(item) : undefined
+    if (!build.building && !live) {
+      this.ended([item], build, { watched: shown })
+      return
+    }
+    if (!live) this.waitingSilently(item, ref)
+    item.track = this.follower.addRunning(ref, {
+      build,
+      console: live?.(ref),
+      inputs: build.building && isPipeline(build)
+    })
+  }
+
+  private started(owners: Item[], ref: BuildRef, start: StartSeen): void {
+    const { settings, api } = this.step
+    for (const item of owners) {
+      item.inQueueSince = start.inQueueSince
+      if (item.begin.kind === 'queue-item') existingBuild(this.stepItem(item), ref, 'given')
+      else buildStarted(this.stepItem(item), ref)
+      this.side(item.status?.pending(`Jenkins build #${ref.number} running`, ref.url))
+    }
+    const [first] = owners
+    if (!first) return
+    if (settings.wait === 'started') {
+      if (first.track !== undefined) this.follower.drop(first.track)
+      this.side(this.startedOnly(owners, ref))
+      return
+    }
+    if (first.begin.kind === 'queue-item') {
+      const { outcome } = first.report
+      this.side(
+        readHistory(api, first.entry.job, ref.number, this.log).then(h => (outcome.history = h))
+      )
+    }
+    if (!this.liveConsole(first)) this.waitingSilently(first, ref)
+  }
+
+  /** `wait: started`: the build's JSON at its start, its queue wait and a Pipeline's stages so far; then left running. */
+  private async startedOnly(owners: Item[], ref: BuildRef, read?: Build): Promise<void> {
+    const { api } = this.step
+    const [first] = owners
+    if (!first) return
+    const { outcome } = first.report
+    const build = read ?? (await api.getBuild(ref.job, ref.number))
+    outcome.build = build
+    outcome.queueWaitMs ??= queueWaitMs(first.inQueueSince, build)
+    // Where a running Pipeline is (a stage waiting at an input): one read.
+    if (isPipeline(build)) outcome.stages = await readStages(api, ref, build, this.log)
+    for (const item of owners) this.returned(item)
+  }
+
+  /** The step does not wait for the item's build (`wait: false` or `started`): said in its outcome, and told to the post step. */
+  private returned(item: Item): void {
+    const { settings, work } = this.step
+    if (item.report.error) return
+    const { outcome } = item.report
+    const { ref, queueId } = work.item(item.index)
+    if (ref) {
+      const wait = settings.wait === 'queued' ? 'false' : 'started'
+      outcome.note = `Did not wait for the build to finish (wait: ${wait}).`
+      const shown = `Jenkins build ${outcome.jobName} #${ref.number} (${ref.url}) goes on running (wait: ${wait})`
+      work.returned(item.index, shown)
+      return
+    }
+    const id = item.begin.kind === 'queue-item' ? item.begin.queueId : queueId
+    outcome.note = 'Did not wait for the build to start (wait: false).'
+    const shown = `queue item ${id} of ${outcome.jobName} (${outcome.queueUrl}) goes on in Jenkins (wait: false)`
+    work.returned(item.index, shown)
+  }
+
+  /**
+   * The lone build's console, when the presenter streams it (log-stream.ts):
+   * a maker the engine calls at the build's start, which opens its group with
+   * workflow commands stopped; the engine's console reads tell its end.
+   */
+  private liveConsole(item: Item): ((ref: BuildRef) => ConsoleFollower) | undefined {
+    const { settings, api, io } = this.step
+    if (!this.present.liveConsole || !settings.log || settings.wait !== 'finish') return undefined
+    return ref => {
+      const streamer = new ConsoleStreamer(api, ref, io)
+      io.startGroup(`Console of Jenkins ${item.entry.jobName} #${ref.number}`)
+      const resume = stopCommands(text => io.write(text))
+      item.live = {
+        streamer,
+        close: () => {
+          if (!item.live) return
+          item.live = undefined
+          // Before commands resume: its lines must stay in the stopped region.
+          streamer.flush()
+          resume()
+          io.endGroup()
+        }
+      }
+      return streamer
+    }
+  }
+
+  /** One build followed without its console (`log: false`): said, so that the step does not look hung. */
+  private waitingSilently(item: Item, ref: BuildRef): void {
+    const { settings } = this.step
+    if (this.present.liveConsole && !settings.log && settings.wait === 'finish') {
+      this.log.info(
+        `Waiting for Jenkins build ${item.entry.jobName} #${ref.number} to finish (log: false).`
+      )
+    }
+  }
+
+  private inputs(owners: Item[], run: PipelineRun): void {
+    const [first] = owners
+    const ref = first && this.step.work.item(first.index).ref
+    if (!first || !ref) return
+    first.inputs ??= new InputNotices(ref)
+    for (const line of first.inputs.saw(run)) this.itemLog(first).info(line)
+  }
+
+  // ---- the end ---------------------------------------------------------------
+
+  /** The items' build ended (`watched`: the step saw it run): judged, then completed on the side. */
+  private ended(owners: Item[], final: Build, { watched }: { watched: boolean }): void {
+    const { settings, work } = this.step
+    const [first] = owners
+    if (!first) return
+    const tail = first.live?.streamer.tail()
+    first.live?.close()
+    const ref = this.refOf(first, final.number)
+    const { outcome } = first.report
+    const accepted = judgeEnd(outcome, final, { ref, accept: settings.accept, logger: this.log })
+    outcome.queueWaitMs ??= queueWaitMs(first.inQueueSince, final)
+    for (const item of owners) {
+      if (item.stopping && final.result === 'ABORTED') item.report.stopped = 'stopped by fail-fast'
+      work.finished(item.index)
+    }
+    if (!accepted && !first.stopping) this.failFast(first)
+    this.side(this.complete(owners, { ref, final, tail, watched }))
+  }
+
+  /**
+   * What the ended build produced and its commit statuses (build-ended.ts
+   * reportEnded, once for every item that shares it), then its console
+   * (in its group, when the builds' turn comes) unless it streamed live.
+   * An error here (not a cancel) is the items', and the others go on.
+   */
+  private async complete(
+    owners: Item[],
+    {
+      ref,
+      final,
+      tail,
+      watched
+    }: { ref: BuildRef; final: Build; tail?: string[]; watched: boolean }
+  ): Promise<void> {
+    const { api, settings, signal } = this.step
+    const [first] = owners
+    if (!first) return
+    try {
+      await reportEnded({
+        api,
+        settings: { ...settings, artifactsPath: this.present.artifactsFolder(first.entry, ref) },
+        ref,
+        final,
+        outcome: first.report.outcome,
+        signal,
+        out: {
+          logger: this.log,
+          annotate: (message, title, where) => this.printer.annotate(message, title, where)
+        },
+        reports: this.github,
+        owners: owners.map(item => ({
+          status: item.status,
+          valuesFile: item.entry.valuesFile,
+          report: item.report
+        }))
+      })
+      const shown = tail ?? (settings.log && watched ? await this.printConsole(ref) : [])
+      for (const item of owners) item.report.tail = shown
+    } catch (error) {
+      if (error instanceof Interrupted || signal.aborted) throw error
+      for (const item of owners) {
+        item.report.error = errorText(error)
+        item.failure = error
+      }
+      // A status left pending would block a protected branch for good.
+      const why = statusFailure(error, signal)
+      await Promise.all(
+        owners.map(i => i.status?.finished || i.status?.finish('error', why, ref.url))
+      )
+    }
+  }
+
+  /**
+   * A build that ended, printed whole in a group of its own after the
+   * groups already asked for, commands stopped (log-stream.ts); the engine
+   * reads it until Jenkins closes it. A console that cannot be read is said
+   * in the group: the build's result stands. Its last lines.
+   */
+  private printConsole(ref: BuildRef): Promise<string[]> {
+    const { api, signal } = this.step
+    return this.printer.group(`Console of Jenkins ${fullName(ref.job)} #${ref.number}`, sink => {
+      const streamer = new ConsoleStreamer(api, ref, sink)
+      return withCommandsStopped(
+        text => sink.write(text),
+        async () => {
+          try {
+            await this.follower.drain(ref, streamer)
+          } catch (error) {
+            if (error instanceof Interrupted || signal.aborted) throw error
+            streamer.notice(`Could not read the console: ${errorText(error)}`)
+          } finally {
+            // Before commands resume: its lines must stay in the stopped region.
+            streamer.flush()
+          }
+          return streamer.tail()
+        }
+      )
+    })
+  }
+
+  /** A queue item or build that cannot be followed further. */
+  private lost(owners: Item[], error: Error): void {
+    const { work } = this.step
+    for (const item of owners) {
+      item.live?.close()
+      // Its queue item was cancelled: by this step's fail-fast.
+      if (item.stopping && work.item(item.index).ref === undefined) {
+        item.report.stopped = 'cancelled in the queue by fail-fast'
+        work.finished(item.index)
+        continue
+      }
+      this.fail(item, error)
+    }
+  }
+
+  /** The item failed before a result: said, counted, and the others stopped with fail-fast. What it started may run on (the verdict says so). */
+  private fail(item: Item, error: unknown): void {
+    const { api, work } = this.step
+    const message = errorText(error)
+    item.report.error = message
+    item.failure = error
+    if (this.present.named) this.log.info(`Jenkins ${item.entry.jobName}: ${message}`)
+    if (error instanceof QueueItemEnded) {
+      // Nothing of it runs: the post step has nothing to stop.
+      work.ended(item.index, `${error.shown}, ${queueItemUrl(api.baseUrl, error.queueId)}`)
+    }
+    const ref = work.item(item.index).ref
+    this.side(item.status?.finish('error', message.split('\n')[0] ?? 'Failed', ref?.url))
+    this.failFast(item)
+  }
+
+  // ---- fail-fast -------------------------------------------------------------
+
+  /**
+   * fail-fast: the first failure stops every other build this step started
+   * (cancels its queue item, or stops it, escalating as on cancel), never
+   * one shared with another request, which is left running and not waited
+   * for. Stopped builds are still followed to their end, and reported.
+   */
+  private failFast(cause: Item): void {
+    const { settings, work } = this.step
+    if (!settings.failFast || this.failingFast) return
+    // Not those that ended already (their reports are on the way).
+    const others = this.items.filter(
+      item =>
+        item !== cause &&
+        !work.item(item.index).done &&
+        !item.report.error &&
+        item.report.outcome.result === undefined
+    )
+    this.failingFast = true
+    if (others.length === 0) return
+    this.log.info(
+      `fail-fast: ${cause.entry.jobName} did not pass; stopping the other builds this step started.`
+    )
+    const tracks = new Map<string, Item[]>()
+    for (const item of others) {
+      const key = item.track === undefined ? `item ${item.index}` : `track ${item.track}`
+      tracks.set(key, [...(tracks.get(key) ?? []), item])
+    }
+    for (const group of tracks.values()) this.side(this.stopGroup(group))
+  }
+
+  private async stopGroup(group: Item[]): Promise<void> {
+    const { api, work } = this.step
+    const [first] = group
+    if (!first) return
+    const name = first.entry.jobName
+    const target = work.targetOf(first.index, api)
+    const shared = work.shared(first.index)
+    if (!target || shared) {
+      this.leave(
+        group,
+        shared ? `left running: ${SHARED_WORK_LEFT.replace(/^running: /, '')}` : undefined
+      )
+      return
+    }
+    for (const item of group) item.stopping = true
+    const said = await abortRemote(api, target, namedLogger(this.log, name))
+    this.log.info(`fail-fast: ${name}: ${said}.`)
+    if (said.endsWith(SHARED_WORK_LEFT)) {
+      this.leave(group, 'left running: shared with another request')
+      return
+    }
+    if (first.track !== undefined) this.follower.expedite(first.track)
+  }
+
+  /** Stops following the items (their work is not this step's alone to stop). */
+  private leave(group: Item[], note: string | undefined): void {
+    for (const item of group) {
+      if (note) item.report.left = note
+      if (item.track !== undefined) this.follower.drop(item.track)
+      this.step.work.finished(item.index)
+    }
+  }
+
+  // ---- helpers ---------------------------------------------------------------
+
+  private owners(track: number): Item[] {
+    return this.items.filter(item => item.track === track)
+  }
+
+  private refOf(item: Item, number: number): BuildRef {
+    const { job } = item.entry
+    return { job, number, url: this.step.api.buildUrl(job, number) }
+  }
+
+  private stepItem(item: Item): StepItem {
+    const { api, work } = this.step
+    const { index, entry, report } = item
+    return { api, work, index, job: entry.job, outcome: report.outcome, logger: this.log }
+  }
+
+  /** An item's lines that say "build #N" only: named after its job when there are several. */
+  private itemLog(item: Item): Logger {
+    return this.present.named ? namedLogger(this.log, item.entry.jobName) : this.log
+  }
+
+  /** Work on the side: awaited before the run ends, and the engine runs until it settled (it may drain a console). */
+  private side(work: Promise<unknown> | undefined): void {
+    if (!work) return
+    const tracked = work.catch(error => {
+      if (!(error instanceof Interrupted) && !this.step.signal.aborted) {
+        this.log.warning(`Jenkins builds: ${errorText(error)}`)
+      }
+    })
+    this.pending.add(tracked)
+    this.follower.hold(tracked)
+    void tracked.finally(() => this.pending.delete(tracked))
+  }
+
+  /** Waits for the work on the side (which may add more); once the step was stopped, only briefly. */
+  private async settlePending(): Promise<void> {
+    while (this.pending.size > 0) {
+      const work = Promise.all([...this.pending])
+      if (this.step.signal.aborted) return settleBy(work, Date.now() + SETTLE_ON_ABORT_MS)
+      await work
+    }
+  }
+}
+
+/**
+ * The one stop handler (cancel or timeout): says what the step waited for,
+ * ends the pending statuses and the comment alongside, stops or cancels
+ * what was started (stopWork), reports what is known, and returns the
+ * step's message. Jenkins failing until the timeout is the news then.
+ */
+export async function stopStep(
+  step: StepRun,
+  run: BuildsRun | undefined,
+  present: Presenter,
+  { error, reason, head, until }: Stopped
+): Promise<string> {
+  const { work, settings } = step
+  const log = run?.log ?? step.io.logger
+  const last = error instanceof Interrupted ? error.lastFailure?.replace(/\.$/, '') : undefined
+  // What the step was waiting for when it was stopped (a hung request says how long it hung).
+  if (error instanceof Interrupted && error.sent) log.info(`${error.message}.`)
+  if (last && reason === 'cancelled') log.info(`Last error before the cancel: ${last}.`)
+  const target = present.stopTarget(work)
+  const started = work.anything || work.adopted > 0
+  const stopping = run?.stop(statusFailure(error, step.signal))
+  const { outcome, said } = await stopWork(step, { log, until, named: present.named })
+  // The statuses and the comment get what is left of the budget.
+  await settleBy(stopping?.finishing ?? Promise.resolve(), until)
+  await stopping?.report(said)
+  if (last && reason === 'timeout') {
+    return started
+      ? `${head}${target} (last error: ${last})${outcome}`
+      : `${last} (still failing at the step's timeout, ${formatDuration(settings.timeoutMs)})${outcome}`
+  }
+  return `${head}${target}${outcome}`
+}
