@@ -3,10 +3,10 @@
  * queue answers mean "left the queue" (each signal alone), how long a left
  * item without its build number yet is looked at again, which refusals of
  * stop, term and kill end the escalation, how each wait shares a budget, and
- * "had already finished" against "stopped". The waits are util/wait.ts's
- * sleep made virtual (as follower.test.ts does): Date moves only by what
- * the code asked to wait, exactly, so the shares below are exact on a
- * loaded machine; each wait still yields to the event loop.
+ * "had already finished" against "stopped". The waits are virtual
+ * (virtualSleep, passed as abortRemote's sleep): Date moves only by what the
+ * code asked to wait, exactly, so the shares below are exact on a loaded
+ * machine; each wait still yields to the event loop.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { abortRemote, onCancelSignals, scanLeft } from '../../src/follow/cancel.js'
@@ -15,17 +15,26 @@ import type { BuildRef, QueueItem } from '../../src/jenkins/model/types.js'
 import { silentLogger, type Logger } from '../../src/util/logger.js'
 import { FakeApi, notFound } from '../fixtures/fake-api.js'
 
-vi.mock('../../src/util/wait.js', async importOriginal => {
-  const actual = await importOriginal<typeof import('../../src/util/wait.js')>()
-  return {
-    ...actual,
-    sleep: async (ms: number, signal?: AbortSignal): Promise<void> => {
-      actual.throwIfAborted(signal)
-      await new Promise(resolve => setImmediate(resolve))
-      vi.setSystemTime(Date.now() + Math.max(0, ms))
-    }
-  }
-})
+/**
+ * The waits, made virtual: Date moves on by exactly what the code asked to
+ * wait, after yielding to the event loop. Passed to abortRemote rather than
+ * mocking util/wait.js, which `npm run mutation` (one module graph across
+ * test files) may have loaded before this file.
+ */
+async function virtualSleep(ms: number): Promise<void> {
+  await new Promise(resolve => setImmediate(resolve))
+  vi.setSystemTime(Date.now() + Math.max(0, ms))
+}
+
+/** abortRemote on the virtual clock. */
+function abort(
+  api: FakeApi,
+  target: Parameters<typeof abortRemote>[1],
+  logger: Logger,
+  options: Parameters<typeof abortRemote>[3] = {}
+): Promise<string> {
+  return abortRemote(api, target, logger, { sleep: virtualSleep, ...options })
+}
 
 /** Only Date is virtual: briefly()'s real timer still bounds a look that never answers. */
 beforeEach(() => vi.useFakeTimers({ toFake: ['Date'], now: 1_700_000_000_000 }))
@@ -71,7 +80,7 @@ describe('what says a queue item left the queue: each signal alone', () => {
   it('the LeftItem class alone (no executable, not cancelled): no cancel, and no build to stop', async () => {
     const api = new FakeApi()
     api.queueAnswers = [{ _class: 'hudson.model.Queue$LeftItem', id: 9 }]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'queue item 9 was no longer queued and started no build'
     )
     expect(api.calls).toEqual(['getQueueItem 9'])
@@ -82,7 +91,7 @@ describe('what says a queue item left the queue: each signal alone', () => {
     api.queueAnswers = [{ id: 9, executable: { number: 4 } }]
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'stopped Jenkins build #4 (stop; result ABORTED)'
     )
     expect(api.calls).toEqual(['getQueueItem 9', 'getBuild 4 tree', 'stop', 'getBuild 4 tree'])
@@ -91,7 +100,7 @@ describe('what says a queue item left the queue: each signal alone', () => {
   it('cancelled alone (no class, no executable): no cancel sent again, no build', async () => {
     const api = new FakeApi()
     api.queueAnswers = [{ id: 9, cancelled: true }]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'queue item 9 was no longer queued and started no build'
     )
     expect(api.calls).toEqual(['getQueueItem 9'])
@@ -100,7 +109,7 @@ describe('what says a queue item left the queue: each signal alone', () => {
   it('none of them (a waiting item, cancelled: false): cancelled', async () => {
     const api = new FakeApi()
     api.queueAnswers = [{ _class: 'hudson.model.Queue$WaitingItem', id: 9, cancelled: false }]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'cancelled Jenkins queue item 9'
     )
     expect(api.calls).toEqual(['getQueueItem 9', 'cancelQueueItem 9'])
@@ -113,7 +122,7 @@ describe('a left item whose build has no number yet', () => {
     api.queueAnswers = [left(null), left(null), left(4)]
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'stopped Jenkins build #4 (stop; result ABORTED)'
     )
     expect(api.reads).toEqual([0, 250, 500])
@@ -131,7 +140,7 @@ describe('a left item whose build has no number yet', () => {
     api.cancelOutcome = 'already-left'
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: 'ABORTED' }])
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'stopped Jenkins build #4 (stop; result ABORTED)'
     )
     expect(api.reads).toEqual([0, 0, 250])
@@ -140,7 +149,7 @@ describe('a left item whose build has no number yet', () => {
   it('is read eight times in all, 250 ms apart, then given up without a build', async () => {
     const api = new TimedApi()
     api.queueAnswers = [left(null)]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'queue item 9 was no longer queued and started no build'
     )
     expect(api.reads).toEqual([0, 250, 500, 750, 1000, 1250, 1500, 1750])
@@ -151,7 +160,7 @@ describe('a left item whose build has no number yet', () => {
   it('a cancelled item (executable null) is not read again', async () => {
     const api = new TimedApi()
     api.queueAnswers = [left(null, true)]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'queue item 9 was no longer queued and started no build'
     )
     expect(api.reads).toEqual([0])
@@ -165,7 +174,7 @@ describe('a left item whose build has no number yet', () => {
       { number: 4, queueId: 9 }
     ]
     api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
-    expect(await abortRemote(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9 }, silentLogger, { timings })).toBe(
       'build #4 had already finished (SUCCESS)'
     )
     expect(api.reads).toEqual([0, 250])
@@ -184,7 +193,7 @@ describe('stop, term and kill: which refusals end the escalation', () => {
     api.buildAnswers = [{ building: true }]
     api.stopErrors.stop = notFound()
     const { logger, said } = warnings()
-    expect(await abortRemote(api, { job, build }, logger, { timings })).toBe(
+    expect(await abort(api, { job, build }, logger, { timings })).toBe(
       'could not abort the Jenkins work (see the warning above)'
     )
     expect(said).toEqual(['Could not abort the Jenkins work: gone'])
@@ -196,7 +205,7 @@ describe('stop, term and kill: which refusals end the escalation', () => {
     api.buildAnswers = [{ building: true }]
     api.stopErrors.kill = notFound()
     const { logger, said } = warnings()
-    expect(await abortRemote(api, { job, build }, logger, { timings })).toBe(
+    expect(await abort(api, { job, build }, logger, { timings })).toBe(
       'asked Jenkins to stop build #4, but it was still running when the step gave up'
     )
     expect(api.calls.filter(c => ['stop', 'term', 'kill'].includes(c))).toEqual([
@@ -211,7 +220,7 @@ describe('stop, term and kill: which refusals end the escalation', () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: true }]
     api.stopErrors.term = new JenkinsError('forbidden', 'alice lacks Job/Cancel', 403)
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings })).toBe(
       'sent stop to Jenkins build #4, but could not see it end: alice lacks Job/Cancel'
     )
     expect(api.calls).not.toContain('kill')
@@ -223,7 +232,7 @@ describe('what ended the build', () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: 'SUCCESS' }])
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings })).toBe(
       'build #4 had already finished (SUCCESS)'
     )
   })
@@ -234,7 +243,7 @@ describe('what ended the build', () => {
     api.onStop = how => {
       if (how === 'term') api.buildAnswers = [{ building: false, result: 'FAILURE' }]
     }
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings })).toBe(
       'stopped Jenkins build #4 (term; result FAILURE)'
     )
   })
@@ -243,7 +252,7 @@ describe('what ended the build', () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: true }]
     api.onStop = () => (api.buildAnswers = [{ building: false, result: null }])
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings })).toBe(
       'build #4 had already finished (no result)'
     )
   })
@@ -253,7 +262,7 @@ describe('the waits of the escalation', () => {
   it('without a budget: each step waits its own time, looking every pollMs', async () => {
     const api = new TimedApi()
     api.buildAnswers = [{ building: true }]
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings })).toBe(
       'asked Jenkins to stop build #4, but it was still running when the step gave up'
     )
     expect(api.sent).toEqual(['stop at 0', 'term at 30', 'kill at 50'])
@@ -275,7 +284,7 @@ describe('the waits of the escalation', () => {
       shareCheckMs: 50
     }
     const until = Date.now() + 400
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings: slow, until })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings: slow, until })).toBe(
       'stopped Jenkins build #4 (kill; result ABORTED)'
     )
     expect(api.sent).toEqual(['stop at 0', 'term at 200', 'kill at 300'])
@@ -285,7 +294,7 @@ describe('the waits of the escalation', () => {
     const api = new TimedApi()
     api.buildAnswers = [{ building: true }]
     const until = Date.now() + 1000
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings, until })).toMatch(
+    expect(await abort(api, { job, build }, silentLogger, { timings, until })).toMatch(
       /still running when the step gave up$/
     )
     expect(api.sent).toEqual(['stop at 0', 'term at 30', 'kill at 50'])
@@ -295,7 +304,7 @@ describe('the waits of the escalation', () => {
     const api = new TimedApi()
     api.buildAnswers = [{ building: true }]
     const until = Date.now() - 1000
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings, until })).toMatch(
+    expect(await abort(api, { job, build }, silentLogger, { timings, until })).toMatch(
       /still running when the step gave up$/
     )
     expect(api.sent).toEqual(['stop at 0', 'term at 0', 'kill at 0'])
@@ -308,7 +317,7 @@ describe('what the step knew of the work decides where to start', () => {
 
   it('nothing at all: nothing to do, nothing asked', async () => {
     const api = new FakeApi()
-    expect(await abortRemote(api, { job }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job }, silentLogger, { timings })).toBe(
       'nothing was running in Jenkins yet'
     )
     expect(api.calls).toEqual([])
@@ -317,7 +326,7 @@ describe('what the step knew of the work decides where to start', () => {
   it('a build and its queue item: the build is looked at, the queue is not', async () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
-    expect(await abortRemote(api, { job, queueId: 9, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, queueId: 9, build }, silentLogger, { timings })).toBe(
       'build #4 had already finished (SUCCESS)'
     )
     expect(api.calls).toEqual(['getBuild 4 tree'])
@@ -326,16 +335,16 @@ describe('what the step knew of the work decides where to start', () => {
   it('a queue item known, and a lost trigger too: the item is what is cancelled, nothing looked for', async () => {
     const api = new FakeApi()
     api.queueAnswers = [{ id: 9 }]
-    expect(
-      await abortRemote(api, { job, queueId: 9, lostTrigger }, silentLogger, { timings })
-    ).toBe('cancelled Jenkins queue item 9')
+    expect(await abort(api, { job, queueId: 9, lostTrigger }, silentLogger, { timings })).toBe(
+      'cancelled Jenkins queue item 9'
+    )
     expect(api.calls).toEqual(['getQueueItem 9', 'cancelQueueItem 9'])
   })
 
   it('a build known, and a lost trigger too: the build is what is stopped, nothing looked for', async () => {
     const api = new FakeApi()
     api.buildAnswers = [{ building: false, result: 'FAILURE' }]
-    expect(await abortRemote(api, { job, build, lostTrigger }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build, lostTrigger }, silentLogger, { timings })).toBe(
       'build #4 had already finished (FAILURE)'
     )
     expect(api.calls).toEqual(['getBuild 4 tree'])
@@ -346,7 +355,7 @@ describe("the default timings (within the runner's 7.5 s between SIGINT and SIGT
   it('stop waits 3 s, term 1.5 s, kill 1 s, looking every 250 ms', async () => {
     const api = new TimedApi()
     api.buildAnswers = [{ building: true }]
-    expect(await abortRemote(api, { job, build }, silentLogger)).toBe(
+    expect(await abort(api, { job, build }, silentLogger)).toBe(
       'asked Jenkins to stop build #4, but it was still running when the step gave up'
     )
     expect(api.sent).toEqual(['stop at 0', 'term at 3000', 'kill at 4500'])
@@ -359,7 +368,7 @@ describe('the brief look before acting', () => {
     vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] })
     const api = new FakeApi()
     api.buildAnswers = [{ building: false, result: 'SUCCESS' }]
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings })).toBe(
+    expect(await abort(api, { job, build }, silentLogger, { timings })).toBe(
       'build #4 had already finished (SUCCESS)'
     )
     expect(vi.getTimerCount()).toBe(0)
