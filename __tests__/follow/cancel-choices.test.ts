@@ -117,7 +117,7 @@ describe('what says a queue item left the queue: each signal alone', () => {
 })
 
 describe('a left item whose build has no number yet', () => {
-  it('is read again every 250 ms until the number shows, then that build is stopped', async () => {
+  it('is read again every 250 ms until the number shows, then that build is stopped at once', async () => {
     const api = new TimedApi()
     api.queueAnswers = [left(null), left(null), left(4)]
     api.buildAnswers = [{ building: true }]
@@ -126,6 +126,8 @@ describe('a left item whose build has no number yet', () => {
       'stopped Jenkins build #4 (stop; result ABORTED)'
     )
     expect(api.reads).toEqual([0, 250, 500])
+    // No wait once the number shows: stop goes out when it was read.
+    expect(api.sent).toEqual(['stop at 500'])
     expect(api.calls.slice(0, 4)).toEqual([
       'getQueueItem 9',
       'getQueueItem 9',
