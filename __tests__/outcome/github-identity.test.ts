@@ -17,12 +17,19 @@ beforeAll(() => nock.disableNetConnect())
 afterAll(() => nock.enableNetConnect())
 afterEach(() => nock.cleanAll())
 
+/** URLs the client asked for, as they reach fetch (before nock sees them). */
+const fetched: string[] = []
+afterEach(() => (fetched.length = 0))
+
 function identity(configured?: string, logger: Logger = silentLogger) {
   const session = new GithubSession({ logger })
   const client = githubClient({
     token: 'ghs_identity0123456789',
     logger,
-    fetch,
+    fetch: (input: string | URL | Request, init?: RequestInit) => {
+      fetched.push(String(input instanceof Request ? input.url : input))
+      return fetch(input, init)
+    },
     session
   })
   return new TokenIdentity({ client, session, logger, configured })
@@ -91,6 +98,9 @@ describe('TokenIdentity', () => {
     me.learn('writer-app[bot]')
     me.learn('writer-app[bot]')
     expect(await me.login()).toBe('writer-app[bot]')
+    // A GET /user started anyway would reach fetch once Octokit's hooks have run.
+    await new Promise(resolve => setImmediate(resolve))
+    expect(fetched).toEqual([])
     expect(asked.isDone()).toBe(false)
     expect(at('debug')).toEqual(['The github-token writes as writer-app[bot].'])
   })
