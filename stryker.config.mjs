@@ -16,7 +16,18 @@ const MUTATE = [
   'src/util/workspace-paths.ts',
   'src/jenkins/trigger/upload-recovery.ts',
   // Decides whether cancelling or stopping would end someone else's work too.
-  'src/jenkins/trigger/shared-work.ts'
+  'src/jenkins/trigger/shared-work.ts',
+  // Whether a trigger is sent again, looked for, or refused; what a cancel or stop does.
+  'src/jenkins/trigger/trigger.ts',
+  'src/follow/cancel.ts',
+  // What a job input names, and which two names are the same job (sameJob, jobKey).
+  'src/jenkins/model/job-path.ts',
+  // The GitHub client: its bounds, rate limits, whose comment is the action's.
+  'src/outcome/github-client.ts',
+  'src/outcome/github-transport.ts',
+  'src/outcome/github-rate-limit.ts',
+  'src/outcome/github-identity.ts',
+  'src/outcome/pr-comment.ts'
 ]
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

@@ -175,28 +175,6 @@ describe('abortRemote', () => {
     )
   })
 
-  it('fits the escalation into the budget: each wait takes a share of the time left', async () => {
-    const api = new FakeApi()
-    api.buildAnswers = [{ building: true }]
-    api.onStop = how => {
-      if (how === 'kill') api.buildAnswers = [{ building: false, result: 'ABORTED' }]
-    }
-    const slow = {
-      stopWaitMs: 60_000,
-      termWaitMs: 60_000,
-      killWaitMs: 60_000,
-      pollMs: 5,
-      shareCheckMs: 50
-    }
-    const started = Date.now()
-    const until = started + 400
-    expect(await abortRemote(api, { job, build }, silentLogger, { timings: slow, until })).toBe(
-      'stopped Jenkins build #4 (kill; result ABORTED)'
-    )
-    // stop waited half of 400 ms, term half of the rest: kill was still sent.
-    expect(Date.now() - started).toBeLessThan(5000)
-  })
-
   it('a lost trigger: finds its queue item by its parameters and cancels it', async () => {
     const api = new FakeApi()
     api.lostFound = { queueId: 31 }

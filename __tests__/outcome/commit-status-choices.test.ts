@@ -171,6 +171,26 @@ describe('the commit under test', () => {
     ])
   })
 
+  it.each<[string, StatusContext | undefined]>([
+    ['the step found none (target null), whatever the event', context()],
+    ['no target and no event', undefined]
+  ])('is off when %s: nothing sent, no warning', async (_, event) => {
+    const { logger, lines } = recorder()
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch, ...(event ? { target: null } : {}) },
+      event
+    )
+    expect(reporter.sha).toBeUndefined()
+    // No interceptor: a request would fail and warn.
+    await reporter.pending('Queued')
+    await reporter.finish('SUCCESS', 'ok')
+    expect(lines).toEqual([
+      { level: 'debug', message: "Commit status 'jenkins/x' is off: no commit under test." },
+      { level: 'debug', message: "Commit status 'jenkins/x' skipped (pending)." },
+      { level: 'debug', message: "Commit status 'jenkins/x' skipped (success)." }
+    ])
+  })
+
   it('is none, with a warning, when the workflow context has no SHA', async () => {
     const { logger, warnings } = recorder()
     const reporter = new CommitStatusReporter(
@@ -244,6 +264,59 @@ describe('reporters posting at the same moment', () => {
     expect(warnings()).toEqual([])
   })
 
+  it('once a status went through, none waits for another: one held by GitHub does not hold the next', async () => {
+    const { logger, warnings } = recorder()
+    statuses(SHA, 1)
+    const gate = { closed: false }
+    const [a, b] = make(logger, gate, ['jenkins/a', 'jenkins/b'])
+    await a.pending('Queued')
+    // GitHub holds a's final status until b's arrives: b must not wait for a.
+    let arrived!: () => void
+    const bArrived = new Promise<void>(resolve => (arrived = resolve))
+    const order: string[] = []
+    nock(API)
+      .post(
+        `/repos/o/r/statuses/${SHA}`,
+        body => (body as { context: string }).context === 'jenkins/a'
+      )
+      .reply(async () => {
+        await bArrived
+        return [201, { id: 2 }]
+      })
+    nock(API)
+      .post(
+        `/repos/o/r/statuses/${SHA}`,
+        body => (body as { context: string }).context === 'jenkins/b'
+      )
+      .reply(() => {
+        arrived()
+        return [201, { id: 3 }]
+      })
+    await Promise.all([
+      a.finish('SUCCESS', 'ok').then(() => order.push('a')),
+      b.pending('Queued').then(() => order.push('b'))
+    ])
+    expect(order.sort()).toEqual(['a', 'b'])
+    expect(warnings()).toEqual([])
+  })
+
+  it('once a status went through, two 403s at the same moment: both sent, one warning, all stop', async () => {
+    const { logger, warnings } = recorder()
+    statuses(SHA, 1)
+    const gate = { closed: false }
+    const [a, b, c] = make(logger, gate, ['jenkins/a', 'jenkins/b', 'jenkins/c'])
+    await a.pending('Queued')
+    const refused = statuses(SHA, 2, 403)
+    await Promise.all([a.finish('SUCCESS', 'ok'), b.pending('Queued')])
+    expect(refused.bodies).toHaveLength(2)
+    expect(gate.closed).toBe(true)
+    expect(warnings()).toHaveLength(1)
+    // The gate is closed for every reporter of the step: nothing more is sent.
+    await c.pending('Queued')
+    await b.finish('SUCCESS', 'ok')
+    expect(warnings()).toHaveLength(1)
+  })
+
   it('after a first that failed otherwise (HTTP 500), the others still try', async () => {
     const { logger, warnings } = recorder()
     const failed = nock(API)
@@ -262,6 +335,32 @@ describe('reporters posting at the same moment', () => {
 })
 
 describe('the transport, and the 403 warning', () => {
+  it("without the step's session, GitHub's rate limit is still said once, as a rate limit", async () => {
+    const { logger, warnings } = recorder()
+    const scope = nock(API)
+      .post(`/repos/o/r/statuses/${SHA}`)
+      .reply(
+        403,
+        { message: 'API rate limit exceeded' },
+        {
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600)
+        }
+      )
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch },
+      context()
+    )
+    await reporter.pending('Queued')
+    await reporter.finish('SUCCESS', 'ok')
+    expect(scope.isDone()).toBe(true)
+    expect(warnings()).toEqual([
+      expect.stringMatching(
+        /^GitHub's rate limit held back POST .*: Commit status 'jenkins\/x' \(pending\) is not sent\./
+      )
+    ])
+  })
+
   it('posts through the fetch it is given (the runner proxy-aware one in production)', async () => {
     const { logger } = recorder()
     statuses(SHA, 1)

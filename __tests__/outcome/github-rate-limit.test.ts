@@ -7,7 +7,7 @@ import nock from 'nock'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { CommitStatusReporter } from '../../src/outcome/commit-status.js'
 import { githubClient, GithubSession } from '../../src/outcome/github-client.js'
-import { rateLimitOf } from '../../src/outcome/github-rate-limit.js'
+import { RateLimits, rateLimitOf } from '../../src/outcome/github-rate-limit.js'
 import { githubFailure } from '../../src/outcome/github-transport.js'
 import type { Logger } from '../../src/util/logger.js'
 import { recordingLogger } from '../fixtures/recording-logger.js'
@@ -107,6 +107,8 @@ describe('rate limits, waited out', () => {
     while (infos().length === 0) await new Promise(resolve => setTimeout(resolve, 5))
     await Promise.all([first, setStatus(c)])
     expect(waited).toEqual([true, true])
+    // Both waited for the one limit: said once.
+    expect(infos()).toHaveLength(1)
   })
 })
 
@@ -153,7 +155,10 @@ describe('rate limits that are not waited out', () => {
     const work = setStatus(client(logger, { signal: controller.signal }))
     setTimeout(() => controller.abort(), 200)
     const result = await failure(work)
-    expect(result.kind).toBe('stopped')
+    expect(result).toEqual({
+      kind: 'stopped',
+      message: `Stopped waiting for GitHub's rate limit before POST ${STATUSES}: the step was stopped`
+    })
   })
 
   it('a 403 without the signs is a refusal, not a limit', async () => {
@@ -201,6 +206,24 @@ describe('rateLimitOf', () => {
       answer(403, {}, JSON.stringify({ message: SECONDARY })),
       undefined,
       'the secondary rate limit'
+    ],
+    [
+      'x-ratelimit-remaining: 0 without a reset: a time not named',
+      answer(403, { 'x-ratelimit-remaining': '0' }),
+      undefined,
+      'x-ratelimit-remaining: 0'
+    ],
+    [
+      'x-ratelimit-remaining: 0 with a reset of 0: a time not named',
+      answer(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0' }),
+      undefined,
+      'x-ratelimit-remaining: 0'
+    ],
+    [
+      'x-ratelimit-remaining: 0 with a reset that is no number: a time not named',
+      answer(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': 'soon' }),
+      undefined,
+      'x-ratelimit-remaining: 0'
     ]
   ])('%s', async (_, response, waitMs, sign) => {
     expect(await rateLimitOf(response, now)).toMatchObject({ waitMs, sign })
@@ -208,6 +231,8 @@ describe('rateLimitOf', () => {
 
   it.each([
     ['a 403 refusal', answer(403, { 'x-ratelimit-remaining': '10' })],
+    ['a 403 whose retry-after is no number of seconds (x5)', answer(403, { 'retry-after': 'x5' })],
+    ['a 403 whose retry-after is no number of seconds (5x)', answer(403, { 'retry-after': '5x' })],
     ['a 200 with remaining 0', answer(200, { 'x-ratelimit-remaining': '0' })],
     ['a 404', answer(404, {})]
   ])('%s: none', async (_, response) => {
@@ -241,5 +266,91 @@ describe('commit statuses under a rate limit', () => {
         /^GitHub's secondary rate limit held back POST .* longer than the 2 min this action waits: Commit status 'ci\/a' \(pending\) is not sent\. That is GitHub's rate limit for the github-token, not a missing permission/
       )
     ])
+  })
+})
+
+/**
+ * RateLimits on a virtual clock (its `now`): the times compared are exact,
+ * and a wait the test does not want to sit through is ended by the step's
+ * signal once it is said.
+ */
+describe('RateLimits: the boundaries of waiting', () => {
+  const T0 = 1_700_000_000_000
+
+  function limits(bounds: () => RequestBounds = () => ({})) {
+    const { logger, infos } = recorder()
+    const clock = { now: T0 }
+    const rate = new RateLimits(logger, () => clock.now)
+    return { clock, infos, send: rate.fetch(fetch, bounds) }
+  }
+
+  /** `value`, and whether it has settled yet. */
+  function settled<T>(value: Promise<T>): { value: Promise<T>; done: boolean } {
+    const state = { value, done: false }
+    void value.finally(() => (state.done = true))
+    return state
+  }
+
+  const post = (send: typeof fetch) =>
+    send(`${API}${STATUSES}`, { method: 'POST', body: '{}' }).then(
+      response => ({ kind: 'answered', status: response.status }),
+      (error: unknown) => githubFailure(error)
+    )
+
+  it('retry-after 0: sent again at once, and no wait is said', async () => {
+    const { infos, send } = limits()
+    nock(API)
+      .post(STATUSES)
+      .reply(429, { message: SECONDARY }, { 'retry-after': '0' })
+      .post(STATUSES)
+      .reply(201, { id: 1 })
+    expect(await post(send)).toEqual({ kind: 'answered', status: 201 })
+    expect(infos()).toEqual([])
+  })
+
+  it.each([
+    ['the longest it waits (120 s): waited', '120', 'stopped'],
+    ['a second longer: not waited', '121', 'rate-limited']
+  ])('retry-after %s', async (_, seconds, kind) => {
+    const controller = new AbortController()
+    const { infos, send } = limits(() => ({ signal: controller.signal }))
+    nock(API).post(STATUSES).reply(429, { message: SECONDARY }, { 'retry-after': seconds })
+    const result = settled(post(send))
+    // A wait is said before it starts: the step stops it there.
+    while (infos().length === 0 && !result.done) await new Promise(setImmediate)
+    controller.abort()
+    expect((await result.value).kind).toBe(kind)
+  })
+
+  it.each([
+    ['a limit that ends at the deadline: waited', 5000, 'stopped'],
+    ['a limit that ends a millisecond after it: not waited', 4999, 'rate-limited']
+  ])('%s', async (_, deadlineIn, kind) => {
+    const controller = new AbortController()
+    const { infos, send } = limits(() => ({ signal: controller.signal, deadline: T0 + deadlineIn }))
+    nock(API).post(STATUSES).reply(429, { message: SECONDARY }, { 'retry-after': '5' })
+    const result = settled(post(send))
+    while (infos().length === 0 && !result.done) await new Promise(setImmediate)
+    controller.abort()
+    const failed = await result.value
+    expect(failed.kind).toBe(kind)
+    if (kind === 'rate-limited')
+      expect((failed as { message: string }).message).toMatch(/past the step's deadline$/)
+  })
+
+  it('a secondary limit naming no time: 1 min, then 2 min while it lasts', async () => {
+    const { clock, send } = limits(() => ({ deadline: clock.now + 30_000 }))
+    nock(API).post(STATUSES).times(2).reply(403, { message: SECONDARY })
+    const first = await post(send)
+    expect(first).toMatchObject({ kind: 'rate-limited' })
+    expect((first as { message: string }).message).toMatch(
+      / for 1 min more, past the step's deadline$/
+    )
+    // Once that minute has passed, GitHub holds it back again: twice as long.
+    clock.now += 60_000
+    const second = await post(send)
+    expect((second as { message: string }).message).toMatch(
+      / for 2 min more, past the step's deadline$/
+    )
   })
 })

@@ -4,7 +4,7 @@
  * headers, drips its body or sends too much ends within the silence bound,
  * the deadline or the step's signal, with an error that says which.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { CommitStatusReporter } from '../../src/outcome/commit-status.js'
 import { githubClient, GithubSession, httpStatusOf } from '../../src/outcome/github-client.js'
 import { TokenIdentity } from '../../src/outcome/github-identity.js'
@@ -13,7 +13,8 @@ import type { Logger } from '../../src/util/logger.js'
 import {
   boundedFetch,
   githubFailure,
-  GithubTransportError
+  GithubTransportError,
+  requestName
 } from '../../src/outcome/github-transport.js'
 import { silentLogger } from '../../src/util/logger.js'
 import type { RequestBounds } from '../../src/util/request-bounds.js'
@@ -255,5 +256,210 @@ describe('GithubSession', () => {
       )
     ])
     expect(github.model.statuses.filter(s => s.sha === sha).map(s => s.state)).toEqual(['failure'])
+  })
+})
+
+/**
+ * Which bound an exchange names, and what it leaves behind, decided exactly:
+ * Date frozen where a time is compared or said, and, where the exchange
+ * itself must be controlled to the byte, a fetch written for the test in
+ * place of the network (the `base` boundedFetch is given).
+ */
+describe('boundedFetch: which bound, exactly', () => {
+  afterEach(() => vi.useRealTimers())
+
+  it('a deadline exactly the silence bound away: the silence bound is named', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    github.aim({ ...pull(11), effect: { type: 'stall' } })
+    const error = await failureOf(11, { deadline: Date.now() + SILENCE_MS })
+    expect(error.message).toMatch(/to GET \/repos\/o\/r\/pulls\/11 within 0\.6 s$/)
+  })
+
+  it('with a signal, the deadline is its backstop only: one 250 ms past it still leaves the silence bound first', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    github.aim({ ...pull(12), effect: { type: 'stall' } })
+    const signal = new AbortController().signal
+    const error = await failureOf(12, { signal, deadline: Date.now() + SILENCE_MS - 200 })
+    expect(error.message).toMatch(/to GET \/repos\/o\/r\/pulls\/12 within 0\.6 s$/)
+  })
+
+  it("the step's stop says how long it waited (Date frozen: no time passed)", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const fault = github.aim({ ...pull(13), effect: { type: 'stall' } })
+    const controller = new AbortController()
+    void fault.hit.then(() => controller.abort())
+    const error = await failureOf(13, { signal: controller.signal })
+    expect(error.message).toBe(
+      `Stopped waiting for GitHub at ${github.url}: no answer to GET /repos/o/r/pulls/13 after 0.0 s`
+    )
+  })
+
+  it("the step's stop while the body stalls: says how many bytes had come", async () => {
+    const controller = new AbortController()
+    const send = boundedFetch({
+      // Like fetch: 5 bytes of the body, then nothing until the exchange's signal errors it.
+      base: async (_input, init) =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(body) {
+              body.enqueue(new Uint8Array(5))
+              init?.signal?.addEventListener('abort', () => body.error(init.signal?.reason))
+            },
+            // Asked for more once the 5 bytes are taken: the stop comes when they have been counted.
+            pull: () => {
+              setImmediate(() => controller.abort())
+              return new Promise(() => undefined)
+            }
+          })
+        ),
+      bounds: () => ({ signal: controller.signal }),
+      requestTimeoutMs: 60_000
+    })
+    const error = await send(`${API}/repos/o/r`).catch((e: unknown) => e)
+    expect(githubFailure(error)).toEqual({
+      kind: 'stopped',
+      message: expect.stringMatching(
+        /^Stopped waiting for GitHub at https:\/\/api\.github\.com: it had sent 5 bytes of its answer to GET \/repos\/o\/r in /
+      )
+    })
+  })
+
+  it('the first bound to end an exchange is the one reported, whatever fires after it', async () => {
+    const controller = new AbortController()
+    const send = boundedFetch({
+      // The stop comes first; the deadline's timer (due at once) fires while the fetch is still settling.
+      base: (_input, init) =>
+        new Promise((_resolve, reject) => {
+          controller.abort()
+          setTimeout(() => reject(new DOMException('This operation was aborted', 'AbortError')), 20)
+          void init
+        }),
+      bounds: () => ({ signal: controller.signal, deadline: Date.now() - 1000 }),
+      requestTimeoutMs: 60_000
+    })
+    const error = await send(`${API}/user`).catch((e: unknown) => e)
+    expect(githubFailure(error).kind).toBe('stopped')
+  })
+
+  it("a fetch that rejects a cut exchange with its own AbortError: the cut's reason is reported", async () => {
+    const send = boundedFetch({
+      base: (_input, init) =>
+        new Promise((_resolve, reject) =>
+          init?.signal?.addEventListener('abort', () =>
+            reject(new DOMException('This operation was aborted', 'AbortError'))
+          )
+        ),
+      bounds: () => ({}),
+      requestTimeoutMs: 50
+    })
+    const error = await send(`${API}/user`).catch((e: unknown) => e)
+    expect(githubFailure(error)).toEqual({
+      kind: 'timeout',
+      message: 'No answer from GitHub at https://api.github.com to GET /user within 0.1 s'
+    })
+  })
+
+  it('a connection that fails: a network failure naming the request and the cause', async () => {
+    const send = boundedFetch({
+      base: () =>
+        Promise.reject(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') })),
+      bounds: () => ({})
+    })
+    const error = await send(`${API}/repos/o/r/pulls/1`, { method: 'post' }).catch(
+      (e: unknown) => e
+    )
+    expect(error).toBeInstanceOf(GithubTransportError)
+    expect(githubFailure(error)).toEqual({
+      kind: 'network',
+      message:
+        'The connection to GitHub at https://api.github.com failed during POST /repos/o/r/pulls/1: fetch failed (connect ECONNREFUSED)'
+    })
+  })
+
+  it('a failure without a cause is named as it is', async () => {
+    const send = boundedFetch({
+      base: () => Promise.reject(new Error('socket hang up')),
+      bounds: () => ({})
+    })
+    const error = await send(`${API}/user`).catch((e: unknown) => e)
+    expect(githubFailure(error).message).toBe(
+      'The connection to GitHub at https://api.github.com failed during GET /user: socket hang up'
+    )
+  })
+
+  it('an answer without a body (204) passes, and leaves no timer behind', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const send = boundedFetch({
+      base: async () => new Response(null, { status: 204 }),
+      bounds: () => ({})
+    })
+    const answer = await send(`${API}/repos/o/r/issues/comments/1`, { method: 'DELETE' })
+    expect(answer.status).toBe(204)
+    expect(await answer.text()).toBe('')
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it.each([
+    ['declared', true],
+    ['chunked', false]
+  ])('a body exactly at the cap (%s) is read whole', async (_, declared) => {
+    const bytes = new Uint8Array(64).fill(97)
+    const body = declared
+      ? bytes
+      : new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(bytes.subarray(0, 32))
+            controller.enqueue(bytes.subarray(32))
+            controller.close()
+          }
+        })
+    const send = boundedFetch({
+      base: async () => new Response(body, { headers: declared ? { 'content-length': '64' } : {} }),
+      bounds: () => ({}),
+      maxBodyBytes: 64
+    })
+    expect(await (await send(`${API}/user`)).text()).toBe('a'.repeat(64))
+  })
+})
+
+describe('githubFailure and requestName', () => {
+  it.each<[string, unknown, ReturnType<typeof githubFailure>]>([
+    ['nothing (a rejection with null)', null, { kind: 'network', message: 'null' }],
+    ['nothing (undefined)', undefined, { kind: 'network', message: 'undefined' }],
+    ['a plain error', new Error('boom'), { kind: 'network', message: 'boom' }],
+    [
+      "Octokit's wrapper of a fetch failure (status 500, no response)",
+      Object.assign(new Error('fetch failed'), { status: 500 }),
+      { kind: 'network', message: 'fetch failed' }
+    ],
+    [
+      'a response without a status',
+      Object.assign(new Error('odd'), { response: {} }),
+      { kind: 'network', message: 'odd' }
+    ],
+    [
+      "GitHub's answer",
+      Object.assign(new Error('Not Found'), { status: 404, response: { status: 404 } }),
+      { kind: 'answered', status: 404, message: 'Not Found' }
+    ]
+  ])('%s', (_, error, failure) => {
+    expect(githubFailure(error)).toEqual(failure)
+  })
+
+  it('names a request by its method and path, GET when none is given', () => {
+    expect(requestName(`${API}/repos/o/r?page=2`)).toEqual({
+      what: 'GET /repos/o/r',
+      server: API
+    })
+    expect(requestName(new Request(`${API}/user`, { method: 'PATCH' }))).toEqual({
+      what: 'PATCH /user',
+      server: API
+    })
+  })
+
+  it("the answer keeps the URL it came from (Octokit's response.url)", async () => {
+    const client = githubClient({ token: TOKEN, logger: silentLogger, fetch: toStandIn })
+    const answer = await client.rest.pulls.get({ owner: 'o', repo: 'r', pull_number: 8 })
+    expect(answer.url).toBe(`${github.url}/repos/o/r/pulls/8`)
   })
 })

@@ -26,8 +26,9 @@ interface Listed {
 
 function setup() {
   const warnings: string[] = []
+  const debug: string[] = []
   const logger: Logger = {
-    debug: () => undefined,
+    debug: message => void debug.push(message),
     info: () => undefined,
     warning: message => void warnings.push(message)
   }
@@ -44,7 +45,7 @@ function setup() {
     logger,
     redact: redactor(TOKEN)
   })
-  return { comment, warnings }
+  return { comment, warnings, debug }
 }
 
 /** GitHub refusing GET /user to an installation token, as it does GITHUB_TOKEN. */
@@ -195,7 +196,7 @@ describe('PullRequestComment', () => {
   })
 
   it('its own comment deleted since it was found: written anew', async () => {
-    const { comment, warnings } = setup()
+    const { comment, warnings, debug } = setup()
     const scope = installationToken(nock(API))
       .get(COMMENTS)
       .query(true)
@@ -213,10 +214,11 @@ describe('PullRequestComment', () => {
       `POST ${COMMENTS}`
     ])
     expect(warnings).toEqual([])
+    expect(debug).toContain('Comment 50 on pull request #7 is gone: writing a new one.')
   })
 
   it('GitHub refuses to edit its comment: a new one, and no blame on pull-requests: write', async () => {
-    const { comment, warnings } = setup()
+    const { comment, warnings, debug } = setup()
     const scope = installationToken(nock(API))
       .get(COMMENTS)
       .query(true)
@@ -238,6 +240,11 @@ describe('PullRequestComment', () => {
       'PATCH /repos/o/r/issues/comments/61'
     ])
     expect(warnings).toEqual([])
+    expect(debug).toContainEqual(
+      expect.stringMatching(
+        /^GitHub refused to update comment 60 on pull request #7 \(HTTP 403: .*Resource not accessible by integration.*\): writing a new one\.$/
+      )
+    )
   })
 
   it('searches from the last page the Link header names backwards, and updates the newest of its own', async () => {
@@ -358,6 +365,161 @@ describe('PullRequestComment', () => {
   })
 })
 
+describe('what a write does after each answer', () => {
+  it('an edit that fails otherwise (HTTP 500): a warning, no new comment, and the next write edits the same one', async () => {
+    const { comment, warnings } = setup()
+    const scope = installationToken(nock(API))
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, byAuthor(BOT, [70], { 70: `${MARKER}\nold` }))
+      .patch('/repos/o/r/issues/comments/70')
+      .reply(500, { message: 'Server Error' })
+      .patch('/repos/o/r/issues/comments/70')
+      .reply(200, { id: 70 })
+    const sent = sentBy(scope)
+    await comment.write(`${MARKER}\nqueued`)
+    await comment.write(`${MARKER}\ndone`)
+    expect(sent).toEqual([
+      `GET ${COMMENTS}`,
+      'GET /user',
+      'PATCH /repos/o/r/issues/comments/70',
+      'PATCH /repos/o/r/issues/comments/70'
+    ])
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Could not write the comment on pull request #7: .*Server Error/)
+    ])
+  })
+
+  it('a new comment GitHub names no id for: no warning, and the next write searches again', async () => {
+    const { comment, warnings, debug } = setup()
+    const scope = nock(API)
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, [])
+      .post(COMMENTS)
+      .reply(201, {})
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, [])
+      .post(COMMENTS)
+      .reply(201, { id: 81, user: { login: BOT } })
+    const sent = sentBy(scope)
+    await comment.write(`${MARKER}\nqueued`)
+    await comment.write(`${MARKER}\ndone`)
+    expect(sent).toEqual([
+      `GET ${COMMENTS}`,
+      `POST ${COMMENTS}`,
+      `GET ${COMMENTS}`,
+      `POST ${COMMENTS}`
+    ])
+    expect(warnings).toEqual([])
+    expect(debug).toContain('Created a comment on pull request #7; GitHub named no id.')
+  })
+
+  it('a 404 on listing (no access to the repository): one warning naming the permission, nothing more sent', async () => {
+    const { comment, warnings } = setup()
+    const scope = nock(API).get(COMMENTS).query(true).reply(404, { message: 'Not Found' })
+    await comment.write(`${MARKER}\nqueued`)
+    await comment.write(`${MARKER}\ndone`)
+    expect(scope.isDone()).toBe(true)
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^Could not comment on pull request #7 of o\/r \(HTTP 404\): the github-token needs the `pull-requests: write` permission/
+      )
+    ])
+  })
+})
+
+describe('what a listed comment must be to count', () => {
+  it('entries GitHub would never send are passed over, none edited: a new comment', async () => {
+    const { comment, warnings } = setup()
+    const marked = (id: unknown, extra: Record<string, unknown> = {}) => ({
+      id,
+      body: `${MARKER}\nhers?`,
+      user: { login: BOT },
+      ...extra
+    })
+    const scope = installationToken(nock(API))
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, [
+        marked(90),
+        null,
+        'comment',
+        7,
+        marked('91'),
+        marked(92.5),
+        marked(2 ** 53),
+        marked(0),
+        marked(-93),
+        marked(94, { body: null }),
+        marked(95, { user: { login: 7 } }),
+        marked(96, { user: { login: '' } })
+      ])
+      .patch('/repos/o/r/issues/comments/90')
+      .reply(200, { id: 90 })
+    const sent = sentBy(scope)
+    await comment.write(`${MARKER}\nnow`)
+    expect(sent).toEqual([`GET ${COMMENTS}`, 'GET /user', 'PATCH /repos/o/r/issues/comments/90'])
+    expect(warnings).toEqual([])
+  })
+
+  it('a page that is no list holds no comment', async () => {
+    const { comment, warnings } = setup()
+    const scope = nock(API)
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, { id: 1, body: MARKER, user: { login: BOT } })
+      .post(COMMENTS)
+      .reply(201, { id: 2, user: { login: BOT } })
+    const sent = sentBy(scope)
+    await comment.write(`${MARKER}\nnow`)
+    expect(sent).toEqual([`GET ${COMMENTS}`, `POST ${COMMENTS}`])
+    expect(warnings).toEqual([])
+  })
+
+  it('says how many comments with the marker it passed over, and whose they were not', async () => {
+    const known = setup()
+    installationToken(nock(API))
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, [
+        ...byAuthor(STRANGER, [1, 2], { 1: `${MARKER}\na`, 2: `${MARKER}\nb` }),
+        ...byAuthor(STRANGER, [3])
+      ])
+      .post(COMMENTS)
+      .reply(201, { id: 4, user: { login: BOT } })
+    await known.comment.write(`${MARKER}\nnow`)
+    expect(known.debug).toContain(
+      'Passed over 2 comment(s) on #7 with the marker that github-actions[bot] did not write.'
+    )
+
+    const unknown = setup()
+    nock(API)
+      .get('/user')
+      .reply(401, { message: 'Bad credentials' })
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, byAuthor(STRANGER, [1], { 1: `${MARKER}\na` }))
+      .post(COMMENTS)
+      .reply(201, { id: 4, user: { login: BOT } })
+    await unknown.comment.write(`${MARKER}\nnow`)
+    expect(unknown.debug).toContain(
+      'Passed over 1 comment(s) on #7 with the marker that an unknown identity did not write.'
+    )
+
+    const none = setup()
+    nock(API)
+      .get(COMMENTS)
+      .query(true)
+      .reply(200, byAuthor(STRANGER, [1]))
+      .post(COMMENTS)
+      .reply(201, { id: 4, user: { login: BOT } })
+    await none.comment.write(`${MARKER}\nnow`)
+    expect(none.debug.filter(line => line.startsWith('Passed over'))).toEqual([])
+  })
+})
+
 describe('lastPage', () => {
   it.each([
     [link(5), 5],
@@ -365,7 +527,19 @@ describe('lastPage', () => {
     [`<${API}/x?page=2>; rel="next"`, undefined],
     ['', undefined],
     [undefined, undefined],
-    ['<not a url>; rel="last"', undefined]
+    ['<not a url>; rel="last"', undefined],
+    // The forms RFC 8288 allows: no space, an unquoted relation, several relations.
+    [`<${API}/x?page=4>;rel="last"`, 4],
+    [`<${API}/x?page=4>; rel=last`, 4],
+    [`<${API}/x?page=4>; rel="next  last"`, 4],
+    // A link without a relation, junk before the target, a page that is no page number.
+    [`<${API}/x?page=4>; title="last"`, undefined],
+    [`junk <${API}/x?page=4>; rel="last"`, undefined],
+    [`<${API}/x?page=1>; rel="last"`, 1],
+    [`<${API}/x?page=0>; rel="last"`, undefined],
+    [`<${API}/x?page=2.5>; rel="last"`, undefined],
+    [`<${API}/x?page=two>; rel="last"`, undefined],
+    [`<${API}/x?page=2>; rel="next", <${API}/x?page=6>; rel="last"`, 6]
   ])('%j → %j', (header, expected) => {
     expect(lastPage(header)).toBe(expected)
   })

@@ -3,7 +3,7 @@ import { JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
 import { CAUSES_TREE, isShared } from '../jenkins/trigger/shared-work.js'
 import type { BuildRef, JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
 import type { LostTrigger } from '../jenkins/transport/errors.js'
-import { sleep } from '../util/wait.js'
+import { sleep as wait } from '../util/wait.js'
 import { errorText } from '../util/error-text.js'
 import { buildNumberByQueueId } from './queue-ended.js'
 
@@ -31,6 +31,9 @@ export interface RemoteTarget {
   /** How many of this step's own requests Jenkins folded into the item (default 1): only more causes than that mean another request shares it. */
   ownRequests?: number
 }
+
+/** How abortRemote waits between reads (util/wait.ts's sleep; a test passes its virtual clock's). */
+type Sleep = (ms: number) => Promise<void>
 
 export interface AbortTimings {
   /** How long to wait for `stop` to end the build before escalating (ms). */
@@ -71,7 +74,11 @@ export async function abortRemote(
   api: JenkinsApi,
   target: RemoteTarget,
   logger: Logger,
-  { timings = DEFAULT_ABORT_TIMINGS, until }: { timings?: AbortTimings; until?: number } = {}
+  {
+    timings = DEFAULT_ABORT_TIMINGS,
+    until,
+    sleep = wait
+  }: { timings?: AbortTimings; until?: number; sleep?: Sleep } = {}
 ): Promise<string> {
   try {
     let build = target.build
@@ -105,7 +112,7 @@ export async function abortRemote(
         item = undefined
       }
       // Too late: it left the queue, so a build may be running.
-      build = await buildOfQueueItem(api, target.job, id, item)
+      build = await buildOfQueueItem(api, { job: target.job, queueId: id, first: item, sleep })
       if (!build) return `queue item ${id} was no longer queued and started no build`
     }
     if (!build) return 'nothing was running in Jenkins yet'
@@ -121,7 +128,7 @@ export async function abortRemote(
     if (current && isShared(current.actions, target.ownRequests)) {
       return leftShared(`build #${ref.number}`)
     }
-    return `${await stopBuild(api, ref, logger, timings, until)}${found}`
+    return `${await stopBuild(api, ref, logger, { timings, until, sleep })}${found}`
   } catch (error) {
     logger.warning(`Could not abort the Jenkins work: ${errorText(error)}`)
     return 'could not abort the Jenkins work (see the warning above)'
@@ -162,9 +169,12 @@ function hasLeft(item: QueueItem): boolean {
 /** `first`: the item as just read (null: Jenkins no longer knows it), to save reading it again. */
 async function buildOfQueueItem(
   api: JenkinsApi,
-  job: JobPath,
-  queueId: number,
-  first?: QueueItem | null
+  {
+    job,
+    queueId,
+    first,
+    sleep
+  }: { job: JobPath; queueId: number; first?: QueueItem | null; sleep: Sleep }
 ): Promise<BuildRef | undefined> {
   let number: number | undefined
   let item = first
@@ -189,8 +199,7 @@ async function stopBuild(
   api: JenkinsApi,
   build: BuildRef,
   logger: Logger,
-  timings: AbortTimings,
-  until: number | undefined
+  { timings, until, sleep }: { timings: AbortTimings; until: number | undefined; sleep: Sleep }
 ): Promise<string> {
   const label = `build #${build.number}`
   // [how, longest wait after it, share of the time left it may take]
@@ -211,8 +220,12 @@ async function stopBuild(
       }
       sent = how
       logger.info(`Sent ${how} to Jenkins ${label}.`)
-      const wait = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share)
-      const ended = await waitUntilOver(api, build, Math.max(0, wait), timings.pollMs)
+      const longest = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share)
+      const ended = await waitUntilOver(api, build, {
+        waitMs: Math.max(0, longest),
+        pollMs: timings.pollMs,
+        sleep
+      })
       // Stop is a no-op on a build that had ended (jenkins-api.md 7): its result says which.
       if (ended !== undefined) {
         return how === 'stop' && ended !== 'ABORTED'
@@ -230,8 +243,7 @@ async function stopBuild(
 async function waitUntilOver(
   api: JenkinsApi,
   build: BuildRef,
-  waitMs: number,
-  pollMs: number
+  { waitMs, pollMs, sleep }: { waitMs: number; pollMs: number; sleep: Sleep }
 ): Promise<string | undefined> {
   const until = Date.now() + waitMs
   for (;;) {

@@ -1,9 +1,13 @@
 import { describe, expect, test } from 'vitest'
 import {
+  branchItemName,
+  branchNameOf,
   fullName,
+  jobKey,
   jobUrlPath,
   parseJobPath,
-  redactUrl
+  redactUrl,
+  sameJob
 } from '../../../src/jenkins/model/job-path.js'
 import { InputError } from '../../../src/util/input-error.js'
 
@@ -194,8 +198,77 @@ describe('redactUrl', () => {
     ['https://host/x#s3cret', 'https://host/x#…'],
     ['https://host/x?q=a@b#c', 'https://host/x?…'],
     ['https://u:p@host/x?t=1', 'https://***@host/x?…'],
-    ['host?token=s3cret', 'host?…']
+    ['host?token=s3cret', 'host?…'],
+    // Whitespace is no boundary: a query or credentials with a space or a line break go whole.
+    ['https://host/x?token=a b\nc', 'https://host/x?…'],
+    ['https://u ser:p w@host/x', 'https://***@host/x']
   ])('%s → %s', (input, output) => {
     expect(redactUrl(input)).toBe(output)
+  })
+})
+
+describe('parseJobPath: which slashes and markers are read', () => {
+  test.each([
+    ['//team/deploy//', ['team', 'deploy']],
+    [`${BASE}//job/a//`, ['a']],
+    ['http://127.0.0.1:1/jenkins/job/a/', ['a'], 'http://127.0.0.1:1/jenkins//']
+  ])('repeated slashes at either end are dropped: %s', (input, expected, base = BASE) => {
+    expect(parseJobPath(input, base)).toEqual(expected)
+  })
+
+  test('a scheme further on is no job URL: the full-name form refuses its empty segment', () => {
+    expect(errorOf('team/git://x')).toMatch(/has an empty segment \('\/\/'\)/)
+  })
+
+  test('credentials are refused with a user alone, and with a password alone', () => {
+    expect(errorOf('http://alice@127.0.0.1:1/jenkins/job/a/')).toMatch(
+      /must not contain credentials/
+    )
+    expect(errorOf('http://:pw-secret@127.0.0.1:1/jenkins/job/a/')).toMatch(
+      /must not contain credentials/
+    )
+  })
+
+  test('the base URL itself names no job (under its own context path)', () => {
+    expect(errorOf(BASE)).toMatch(/is not a job path: every name must follow '\/job\/'/)
+  })
+
+  test("an empty name after '/job/' is not a job path (not an empty segment)", () => {
+    expect(errorOf('job//job/b')).toMatch(/is not a job path: every name must follow '\/job\/'/)
+  })
+})
+
+describe('jobKey and sameJob', () => {
+  test('a job is known by its lower-case full name', () => {
+    expect(jobKey(['Team', 'Deploy'])).toBe('team/deploy')
+    expect(sameJob(['Team', 'Deploy'], ['team', 'DEPLOY'])).toBe(true)
+    expect(sameJob(['team', 'deploy'], ['team', 'deploy2'])).toBe(false)
+  })
+
+  test("a name that upper-cases to two letters is not the same job (as Jenkins' case-insensitive order has it)", () => {
+    // 'ß'.toUpperCase() is 'SS'; Jenkins compares character by character.
+    expect(sameJob(['straße'], ['STRASSE'])).toBe(false)
+  })
+})
+
+describe('branchItemName and branchNameOf (branch-api NameEncoder)', () => {
+  test.each([
+    ['main', 'main'],
+    ['feature/x', 'feature%2Fx'],
+    ['a%b', 'a%25b'],
+    ['#?[]\\', '%23%3F%5B%5D%5C'],
+    ['', '%00'],
+    ['.', '%2E'],
+    ['..', '%2E.'],
+    ['...', '...']
+  ])('%j ↔ %j', (branch, item) => {
+    expect(branchItemName(branch)).toBe(item)
+    expect(branchNameOf(item)).toBe(branch)
+  })
+
+  test('only the escapes NameEncoder writes are read back', () => {
+    expect(branchNameOf('a%41b')).toBe('a%41b')
+    expect(branchNameOf('%2f')).toBe('%2f')
+    expect(branchNameOf('50%')).toBe('50%')
   })
 })

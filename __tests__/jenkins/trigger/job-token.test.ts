@@ -90,6 +90,8 @@ describe('job token', () => {
       })
     await client.trigger(plain, job, {})
     expect(new URLSearchParams(body).get('token')).toBe(JOB_TOKEN)
+    // No cause was given: none is sent.
+    expect([...new URLSearchParams(body).keys()]).toEqual(['token'])
   })
 
   it('a wrong token, as a user: "Invalid token provided." named, the token never shown', async () => {
