@@ -42280,7 +42280,10 @@ function renamed(parse, rename) {
     }
 }
 
+// EXTERNAL MODULE: ./src/util/github-login.ts
+var github_login = __nccwpck_require__(6333);
 ;// CONCATENATED MODULE: ./src/inputs/inputs.ts
+
 
 
 
@@ -42611,7 +42614,7 @@ function parseStatusCreator(value, settle) {
     if (!settle) {
         throw new input_error/* InputError */.d(`Input 'status-creator' only applies with 'settle: true': it names who wrote the hand-offs a settle run takes.`);
     }
-    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\[bot\])?$/.test(value)) {
+    if ((0,github_login/* githubLoginOf */.I)(value) === undefined) {
         throw new input_error/* InputError */.d(`Input 'status-creator' ('${(0,shorten/* clip */.$)(value)}') is not a GitHub login: expected a login such as my-app[bot].`);
     }
     return value;
@@ -42752,7 +42755,7 @@ const DEFAULT_ABORT_TIMINGS = {
  * trigger said. `until` (epoch ms) is the abort's budget. Never throws: the
  * caller is already failing the step.
  */
-async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMINGS, until } = {}) {
+async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMINGS, until, sleep = wait/* sleep */.yy } = {}) {
     try {
         let build = target.build;
         let queueId = target.queueId;
@@ -42789,7 +42792,7 @@ async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMING
                 item = undefined;
             }
             // Too late: it left the queue, so a build may be running.
-            build = await buildOfQueueItem(api, target.job, id, item);
+            build = await buildOfQueueItem(api, { job: target.job, queueId: id, first: item, sleep });
             if (!build)
                 return `queue item ${id} was no longer queued and started no build`;
         }
@@ -42804,7 +42807,7 @@ async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMING
         if (current && isShared(current.actions, target.ownRequests)) {
             return leftShared(`build #${ref.number}`);
         }
-        return `${await stopBuild(api, ref, logger, timings, until)}${found}`;
+        return `${await stopBuild(api, ref, logger, { timings, until, sleep })}${found}`;
     }
     catch (error) {
         logger.warning(`Could not abort the Jenkins work: ${(0,error_text/* errorText */.k)(error)}`);
@@ -42837,7 +42840,7 @@ function hasLeft(item) {
     return (item._class?.endsWith('$LeftItem') === true || 'executable' in item || item.cancelled === true);
 }
 /** `first`: the item as just read (null: Jenkins no longer knows it), to save reading it again. */
-async function buildOfQueueItem(api, job, queueId, first) {
+async function buildOfQueueItem(api, { job, queueId, first, sleep }) {
     let number;
     let item = first;
     // A left item's executable is null for a moment while the run is
@@ -42851,7 +42854,7 @@ async function buildOfQueueItem(api, job, queueId, first) {
         if (number === undefined && (item.cancelled || item.executable === undefined))
             break;
         if (number === undefined)
-            await (0,wait/* sleep */.yy)(250);
+            await sleep(250);
     }
     if (item === null) {
         // Expired or dropped by a restart: look the build up by its queue id.
@@ -42860,7 +42863,7 @@ async function buildOfQueueItem(api, job, queueId, first) {
     return number === undefined ? undefined : refOf(api, job, number);
 }
 /** Sends stop (then term, kill) and watches the build end; says what happened. */
-async function stopBuild(api, build, logger, timings, until) {
+async function stopBuild(api, build, logger, { timings, until, sleep }) {
     const label = `build #${build.number}`;
     // [how, longest wait after it, share of the time left it may take]
     const steps = [
@@ -42882,8 +42885,12 @@ async function stopBuild(api, build, logger, timings, until) {
             }
             sent = how;
             logger.info(`Sent ${how} to Jenkins ${label}.`);
-            const wait = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share);
-            const ended = await waitUntilOver(api, build, Math.max(0, wait), timings.pollMs);
+            const longest = until === undefined ? waitMs : Math.min(waitMs, (until - Date.now()) * share);
+            const ended = await waitUntilOver(api, build, {
+                waitMs: Math.max(0, longest),
+                pollMs: timings.pollMs,
+                sleep
+            });
             // Stop is a no-op on a build that had ended (jenkins-api.md 7): its result says which.
             if (ended !== undefined) {
                 return how === 'stop' && ended !== 'ABORTED'
@@ -42899,7 +42906,7 @@ async function stopBuild(api, build, logger, timings, until) {
     }
     return `asked Jenkins to stop ${label}, but it was still running when the step gave up`;
 }
-async function waitUntilOver(api, build, waitMs, pollMs) {
+async function waitUntilOver(api, build, { waitMs, pollMs, sleep }) {
     const until = Date.now() + waitMs;
     for (;;) {
         const b = await api.getBuild(build.job, build.number, { tree: 'number,building,result' });
@@ -42907,7 +42914,7 @@ async function waitUntilOver(api, build, waitMs, pollMs) {
             return b.result ?? 'no result';
         if (Date.now() >= until)
             return undefined;
-        await (0,wait/* sleep */.yy)(pollMs);
+        await sleep(pollMs);
     }
 }
 /**
@@ -58408,6 +58415,7 @@ function causeText(error) {
 /* harmony export */   tO: () => (/* binding */ Undecodable)
 /* harmony export */ });
 /* harmony import */ var _util_commit_sha_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4572);
+/* harmony import */ var _util_github_login_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6333);
 /**
  * GitHub's values decoded where they arrive (the event file the runner
  * wrote, the REST API's answers) into types that are true: a commit is a
@@ -58416,6 +58424,7 @@ function causeText(error) {
  * never guessed around: a guess is how a status lands on another commit.
  * Values are not echoed: a hostile one could hold a line break.
  */
+
 
 /** A field of GitHub's data that is missing or not what it must be. */
 class Undecodable extends Error {
@@ -58464,12 +58473,7 @@ const TIME = {
     expected: 'a time (YYYY-MM-DDTHH:MM:SSZ)'
 };
 /** A user's login: letters, digits, `-` and `_` (enterprise-managed users), and `[bot]` for an app. */
-const LOGIN = {
-    decode: value => typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\[bot\])?$/.test(value)
-        ? value
-        : undefined,
-    expected: 'a GitHub login'
-};
+const LOGIN = { decode: _util_github_login_js__WEBPACK_IMPORTED_MODULE_1__/* .githubLoginOf */ .I, expected: 'a GitHub login' };
 /** A repository or owner name as GitHub allows them. */
 const REPO_NAME = {
     decode: value => typeof value === 'string' && /^[A-Za-z0-9_.-]{1,100}$/.test(value) && !/^\.{1,2}$/.test(value)
@@ -59826,6 +59830,26 @@ function errorText(error) {
 function errorCode(error) {
     const code = error instanceof Error ? Reflect.get(error, 'code') : undefined;
     return typeof code === 'string' ? code : undefined;
+}
+
+
+/***/ }),
+
+/***/ 6333:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   I: () => (/* binding */ githubLoginOf)
+/* harmony export */ });
+/**
+ * A GitHub login: letters, digits, `-` and `_` (enterprise-managed users),
+ * and `[bot]` for an app. The one test for the `status-creator` input and
+ * the logins in GitHub's answers.
+ */
+function githubLoginOf(value) {
+    return typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\[bot\])?$/.test(value)
+        ? value
+        : undefined;
 }
 
 
