@@ -390,3 +390,90 @@ describe('the transport, and the 403 warning', () => {
     ])
   })
 })
+
+describe("one reporter's writes, in the order asked (GitHub keeps the last created per context)", () => {
+  it('a final asked while a pending is in flight is sent only once GitHub answered the pending', async () => {
+    const { logger } = recorder()
+    const events: string[] = []
+    let answerPending!: () => void
+    const pendingHeld = new Promise<void>(resolve => (answerPending = resolve))
+    nock(API)
+      .post(`/repos/o/r/statuses/${SHA}`, body => {
+        events.push(`sent ${(body as { state: string }).state}`)
+        return true
+      })
+      .times(3)
+      .reply(async (_uri, body) => {
+        if ((body as { description: string }).description.endsWith('running')) {
+          await pendingHeld
+          events.push('pending answered')
+        }
+        return [201, { id: 1 }]
+      })
+    const reporter = new CommitStatusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch },
+      context()
+    )
+    // The first status proves the token (the gate): later ones no longer wait for it.
+    await reporter.pending('Queued in Jenkins')
+    const pending = reporter.pending('Jenkins build #1 running')
+    const final = reporter.finish('SUCCESS', 'Jenkins #1: SUCCESS')
+    // Time for a final that would not wait to reach GitHub first.
+    await new Promise(resolve => setTimeout(resolve, 50))
+    answerPending()
+    await Promise.all([pending, final])
+    expect(events).toEqual(['sent pending', 'sent pending', 'pending answered', 'sent success'])
+    expect(reporter.written).toBe('success')
+  })
+})
+
+describe('stillOurs: a settle run writes a final state only over its own hand-off', () => {
+  function settling(stillOurs: boolean) {
+    const asked: string[] = []
+    const { logger } = recorder()
+    const reporter = new CommitStatusReporter(
+      {
+        token: TOKEN,
+        context: 'jenkins/x',
+        logger,
+        fetch,
+        stillOurs: () => {
+          asked.push('asked')
+          return Promise.resolve(stillOurs)
+        }
+      },
+      context()
+    )
+    return { reporter, asked }
+  }
+
+  it('still the latest: asked once, just before the final state, which is written', async () => {
+    const { reporter, asked } = settling(true)
+    const { scope, bodies } = statuses(SHA, 1)
+    await reporter.finish('FAILURE', 'Jenkins #4: FAILURE')
+    expect(scope.isDone()).toBe(true)
+    expect(asked).toEqual(['asked'])
+    expect(bodies).toEqual([
+      { state: 'failure', context: 'jenkins/x', description: 'Jenkins #4: FAILURE' }
+    ])
+    expect(reporter.written).toBe('failure')
+  })
+
+  it('no longer the latest (another run handed off again): nothing written, nothing said to be', async () => {
+    const { reporter, asked } = settling(false)
+    const { scope } = statuses(SHA, 1)
+    await reporter.finish('SUCCESS', 'Jenkins #4: SUCCESS')
+    expect(asked).toEqual(['asked'])
+    expect(scope.isDone()).toBe(false)
+    expect(reporter.written).toBeUndefined()
+  })
+
+  it('a pending state is written without asking (a step that hands off writes its own)', async () => {
+    const { reporter, asked } = settling(false)
+    const { scope } = statuses(SHA, 1)
+    await reporter.pending('Handed off to Jenkins: queue item 3')
+    expect(scope.isDone()).toBe(true)
+    expect(asked).toEqual([])
+    expect(reporter.written).toBe('pending')
+  })
+})
