@@ -294,6 +294,20 @@ describe('boundedFetch: which bound, exactly', () => {
     )
   })
 
+  it.each([204, 205, 304])('an answer %i, which has no body, passes as it came', async status => {
+    const send = boundedFetch({
+      base: () => Promise.resolve(new Response(null, { status, headers: { etag: '"e1"' } })),
+      bounds: () => ({}),
+      requestTimeoutMs: 60_000
+    })
+    const answer = await send(`${API}/repos/o/r/issues/comments/1`, { method: 'DELETE' })
+    expect([answer.status, answer.headers.get('etag'), await answer.text()]).toEqual([
+      status,
+      '"e1"',
+      ''
+    ])
+  })
+
   it("the step's stop while the body stalls: says how many bytes had come", async () => {
     const controller = new AbortController()
     const send = boundedFetch({
