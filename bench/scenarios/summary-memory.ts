@@ -118,11 +118,11 @@ function section(r: Run, s: Settings): Section {
         target: '≤ 150 MB',
         met: r.peakRss <= TARGET_BYTES && wrote,
         missedBy: formatMb(r.peakRss - TARGET_BYTES),
-        why: "What the summary keeps is bounded (src/outcome/summary-cap.ts: at most twice the 1 MiB it may write, collected once cut). The peak is the builds' 1,000 failed-test annotations, written before the summary, each quoting its test's 10 KB URL: about 155 MB before the summary is written; the same step without them peaked at 130 MB (measured by hand, issue 32). GitHub shows 10 error annotations a step: writing no more than that would close the gap."
+        why: 'What the summary keeps is bounded (src/outcome/summary-cap.ts: at most twice the 1 MiB it may write, collected once cut), and the step names at most 50 failed tests outside the summary (src/step/step-io.ts: 9 annotations, 41 log lines); what is left is garbage V8 collects late (the same step with --max-old-space-size=64 writes the same summary).'
       }
     ],
     notes: [
-      `- **Summary memory**: the step wrote a summary of ${formatMb(r.summaryBytes)}${Number.isNaN(r.fullBytes) ? '' : `, cut from ${formatMb(r.fullBytes)}`}, and ${r.exitCode === null ? 'was ended by a signal' : `exited ${r.exitCode} (its builds failed)`}${r.heapOut ? ', out of memory' : ''}. Before issue 32 the summary kept a slice of its growing buffer after every element, each holding a flat copy of the whole: on main at 703cbf9 this scenario grew to a peak RSS of 4183 MB and died of \`JavaScript heap out of memory\` (no summary, no outputs). It now keeps each element once, cuts what it keeps down to the limit past twice it, and collects what it let go.`
+      `- **Summary memory**: the step wrote a summary of ${formatMb(r.summaryBytes)}${Number.isNaN(r.fullBytes) ? '' : `, cut from ${formatMb(r.fullBytes)}`}, and ${r.exitCode === null ? 'was ended by a signal' : `exited ${r.exitCode} (its builds failed)`}${r.heapOut ? ', out of memory' : ''}. Before the summary's memory was bounded, it kept a slice of its growing buffer after every element, each holding a flat copy of the whole: on main at 703cbf9 this scenario grew to a peak RSS of 4183 MB and died of \`JavaScript heap out of memory\` (no summary, no outputs). It now keeps each element once, cuts what it keeps down to the limit past twice it, and collects what it let go.`
     ]
   }
 }
