@@ -44758,35 +44758,44 @@ function tableOf(table, rows) {
 
 /**
  * GitHub shows 10 error annotations a step and drops the rest
- * (actions/toolkit, docs/problem-matchers.md): the last is kept for the
- * step's own failure (core.setFailed), which would otherwise be the one
- * dropped after 10 failed tests.
+ * (actions/toolkit, docs/problem-matchers.md): 9 failed tests are annotated
+ * and the last is kept for the step's own failure (core.setFailed). The next
+ * 41 are log lines, so that 50 are named; the rest are in the job summary
+ * (a step of 100 builds with 10 failed tests each logged 991 lines of them).
+ * @internal
  */
-const FAILED_TEST_ANNOTATIONS = 9;
-let annotations = 0;
-/** A failed test's annotation, or, past what GitHub shows, the same words as a log line. */
-function annotate(message, title, where) {
-    if (++annotations <= FAILED_TEST_ANNOTATIONS) {
-        error(redactSecrets(message), {
-            title: redactSecrets(title),
-            file: where?.file,
-            startLine: where?.line
-        });
-        return;
-    }
-    if (annotations === FAILED_TEST_ANNOTATIONS + 1) {
-        coreLogger.info(`GitHub shows ${FAILED_TEST_ANNOTATIONS + 1} error annotations a step, the last kept for the step's result: the other failed tests follow here, and in the job summary.`);
-    }
-    // One log line each: a line is made inert whole, so a newline inside it would show as `\n`.
-    const [first, ...rest] = message.split('\n');
-    coreLogger.info(`Failed test ${title}: ${first ?? ''}`);
-    for (const line of rest)
-        coreLogger.info(`  ${line}`);
+function failedTestsTo(sinks, { annotated = 9, listed = 41 } = {}) {
+    let seen = 0;
+    return (message, title, where) => {
+        seen++;
+        if (seen <= annotated) {
+            sinks.error(message, { title, file: where?.file, startLine: where?.line });
+            return;
+        }
+        if (seen === annotated + 1) {
+            sinks.info(`GitHub shows ${annotated + 1} error annotations a step, the last kept for the step's result: the other failed tests follow here, and in the job summary.`);
+        }
+        if (seen > annotated + listed) {
+            if (seen === annotated + listed + 1) {
+                sinks.info(`The failed tests after these ${annotated + listed} are not listed here: see the job summary and each build's test report.`);
+            }
+            return;
+        }
+        // One log line each: a line is made inert whole, so a newline inside it would show as `\n`.
+        const [first, ...rest] = message.split('\n');
+        sinks.info(`Failed test ${title}: ${first ?? ''}`);
+        for (const line of rest)
+            sinks.info(`  ${line}`);
+    };
 }
+const annotateFailedTest = failedTestsTo({
+    error: (message, { title, ...place }) => error(redactSecrets(message), { title: redactSecrets(title), ...place }),
+    info: line => coreLogger.info(line)
+});
 /**
  * The runner's step: @actions/core, with the job summary kept under
  * GitHub's limit (summary-cap.ts) and the annotations under GitHub's
- * (`annotate`); the summary, annotations and log lines leave without the
+ * (`failedTestsTo`); the summary, annotations and log lines leave without the
  * step's secrets (secrets.ts).
  */
 const coreStepIO = {
@@ -44795,7 +44804,7 @@ const coreStepIO = {
     drained: stdoutDrained,
     startGroup: title => startGroup(title),
     endGroup: () => endGroup(),
-    annotate: (message, title, where) => whenCommandsRun(() => annotate(message, title, where)),
+    annotate: (message, title, where) => whenCommandsRun(() => annotateFailedTest(message, title, where)),
     setOutput: (name, value) => setOutput(name, value),
     summary: boundedSummary(summary, coreLogger, { redact: redactSecrets }),
     redact: redactSecrets,
