@@ -436,6 +436,36 @@ describe('cancellation, timeout and the post step (Node 24)', () => {
       expect(post.stdout).toMatch(/Post step: stopped Jenkins build #\d+ \(stop; result ABORTED\)/)
     })
 
+    it('after a timeout whose stop could not reach Jenkins: the record is kept, and the post step stops the build', async () => {
+      jenkins.addJob('unreached', {
+        concurrent: true,
+        script: { durationMs: 60_000, consoleLines: ['working'] }
+      })
+      // Every stop of this job hangs while the main step runs: its abort runs out of time.
+      const fault = jenkins.aim({ kind: 'stop', job: 'unreached', effect: { type: 'hang' } })
+      const main = await runAction(
+        { ...auth(jenkins), job: 'unreached', timeout: '3' },
+        { node: NODE24, killAfterMs: 45_000 }
+      )
+      fault.remove()
+      expect(main.code, describeRun(main)).toBe(1)
+      expect(errorAnnotation(main)).toMatch(
+        /^Timed out after \d+ s \(timeout: 3 s\) waiting for Jenkins unreached #\d+; could not abort the Jenkins work \(see the warning above\)\.$/
+      )
+      expect(main.stdout).toContain('Jenkins: the post step will try again to stop it.')
+      expect(main.state['done'], describeRun(main)).toBe('false')
+      const number = Number(savedWork(main.state).number)
+      expect(jenkins.builds('unreached').find(b => b.number === number)?.building).toBe(true)
+
+      const post = await runAction(
+        { ...auth(jenkins), job: 'unreached', timeout: '3' },
+        { node: NODE24, state: main.state, killAfterMs: 45_000 }
+      )
+      expect(post.code, describeRun(post)).toBe(0)
+      expect(jenkins.builds('unreached').find(b => b.number === number)?.result).toBe('ABORTED')
+      expect(post.stdout).toMatch(/Post step: stopped Jenkins build #\d+ \(stop; result ABORTED\)/)
+    })
+
     it('after the main step failed for another reason than cancel or timeout: the build is left running, said and linked, not stopped', async () => {
       jenkins.addJob('refused', { concurrent: true, script: { durationMs: 60_000 } })
       // Build reads are refused once the build started: a failure, not a cancel.

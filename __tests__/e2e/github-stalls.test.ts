@@ -120,10 +120,14 @@ function scenario(call: Call, effect: GithubFaultEffect) {
 function checkStopped(r: ActionRun, call: Call, job: string): void {
   expect(r.code, describeRun(r)).not.toBe(0)
   expect(r.signal, describeRun(r)).toBeNull()
-  expect(r.state[State.Done], describeRun(r)).toBe('true')
-  // At most one warning, and none that blames a permission.
+  // At most one warning of GitHub, and none that blames a permission. On a
+  // very busy machine the abort may not reach Jenkins within its seconds:
+  // then it says so, keeps the record, and the post step stops the work.
   const warnings = commands(r.stdout, 'warning').map(c => c?.value ?? '')
-  expect(warnings.length, describeRun(r)).toBeLessThanOrEqual(1)
+  const unreached = warnings.filter(w => w.startsWith('Could not abort the Jenkins work: '))
+  expect(warnings.length - unreached.length, describeRun(r)).toBeLessThanOrEqual(1)
+  expect(r.state[State.Done], describeRun(r)).toBe(unreached.length > 0 ? 'false' : 'true')
+  if (unreached.length > 0) return
   expect(warnings.join('\n')).not.toMatch(/needs the `(statuses|pull-requests): write` permission/)
   if (call === 'pulls.get') {
     // Read before anything is sent to Jenkins: nothing was started.
@@ -149,7 +153,7 @@ function checkStopped(r: ActionRun, call: Call, job: string): void {
   }
 }
 
-/** The post step with the state the main step saved: it must find nothing to stop. */
+/** The post step with the state the main step saved: nothing left to stop, or what the abort could not reach. */
 async function checkPost(r: ActionRun, inputs: Record<string, string>): Promise<void> {
   const post = await runAction(inputs, {
     node: NODE24,
@@ -158,6 +162,12 @@ async function checkPost(r: ActionRun, inputs: Record<string, string>): Promise<
     killAfterMs: 45_000
   })
   expect(post.code, describeRun(post)).toBe(0)
+  if (r.state[State.Done] === 'false') {
+    expect(post.stdout, describeRun(post)).toMatch(
+      /Post step: (stopped Jenkins build #\d+ \(stop; result ABORTED\)|cancelled Jenkins queue item \d+)/
+    )
+    return
+  }
   expect(post.stdout, describeRun(post)).toContain('Post step: nothing to stop')
 }
 

@@ -34,6 +34,19 @@ describe('RemoteWork', () => {
     expect(state[State.Done]).toBe('true')
   })
 
+  it('done, but for the jobs the abort could not reach: those stay for the post step', () => {
+    const { l, state } = ledger([['a'], ['b']])
+    l.queued(0, 11, false)
+    l.queued(1, 12, false)
+    l.done({ except: new Set(['b']) })
+    expect(state[State.Done]).toBe('false')
+    expect(savedTargets(state[State.Builds] as string, api).map(t => [t.name, t.queueId])).toEqual([
+      ['b', 12]
+    ])
+    l.done()
+    expect(state[State.Done]).toBe('true')
+  })
+
   it('items folded into one queue item are one target counting them as its own requests', () => {
     const { l } = ledger([['app'], ['app'], ['other']])
     l.queued(0, 7, false)

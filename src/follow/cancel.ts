@@ -131,9 +131,12 @@ export async function abortRemote(
     return `${await stopBuild(api, ref, logger, { timings, until, sleep })}${found}`
   } catch (error) {
     logger.warning(`Could not abort the Jenkins work: ${errorText(error)}`)
-    return 'could not abort the Jenkins work (see the warning above)'
+    return COULD_NOT_ABORT
   }
 }
+
+/** abortRemote's answer when its requests failed: the work may still run, and the post step tries again. */
+export const COULD_NOT_ABORT = 'could not abort the Jenkins work (see the warning above)'
 
 /** How abortRemote's answer ends when it left the work alone because another request shares it. */
 export const SHARED_WORK_LEFT = 'running: shared with another request'

@@ -1,4 +1,4 @@
-import { abortRemote, onCancelSignals, scanLeft } from '../follow/cancel.js'
+import { abortRemote, COULD_NOT_ABORT, onCancelSignals, scanLeft } from '../follow/cancel.js'
 import type { Settings } from '../inputs/inputs.js'
 import type { JenkinsClient } from '../jenkins/client.js'
 import type { JobPath } from '../jenkins/model/types.js'
@@ -132,6 +132,8 @@ export async function stopWork(
   { log, until, named }: { log: Logger; until: number; named: boolean }
 ): Promise<{ outcome: string; said: Map<string, string> }> {
   const said = new Map<string, string>()
+  /** Jobs (by jobKey) whose work the abort could not reach: left to the post step. */
+  const unstopped = new Set<string>()
   try {
     if (!work.anything) {
       const adopted = work.adopted
@@ -161,17 +163,20 @@ export async function stopWork(
           }
         )
         said.set(jobKey(target.job), what)
+        if (what === COULD_NOT_ABORT) unstopped.add(jobKey(target.job))
         return named ? `${target.name}: ${what}` : what
       })
     )
     for (const line of done) log.info(`Jenkins${named ? '' : ':'} ${line}.`)
+    if (unstopped.size > 0) log.info('Jenkins: the post step will try again to stop it.')
     return {
       outcome: done.length > 0 ? `; ${done.join('; ')}.` : '; none of it was still running.',
       said
     }
   } finally {
-    // Only now: if the runner kills us before this, the post step stops the work.
-    work.done()
+    // Only now: if the runner kills us before this, the post step stops the work;
+    // it also stops what the abort could not reach.
+    work.done({ except: unstopped })
   }
 }
 

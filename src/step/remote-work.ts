@@ -1,6 +1,6 @@
 import type { RemoteTarget } from '../follow/cancel.js'
 import { State } from '../util/constants.js'
-import { fullName } from '../jenkins/model/job-path.js'
+import { fullName, jobKey } from '../jenkins/model/job-path.js'
 import type { BuildRef, JenkinsApi, JobPath } from '../jenkins/model/types.js'
 import type { LostTrigger } from '../jenkins/transport/errors.js'
 import type { StepIO } from '../runner/io.js'
@@ -100,9 +100,9 @@ export class RemoteWork {
     return this.items.every(e => e.done)
   }
 
-  /** Every item is dealt with (the step ends, or gave up on them on purpose). */
-  done(): void {
-    for (const item of this.items) item.done = true
+  /** Every item is dealt with (the step ends, or gave up on them on purpose), but the jobs (by jobKey) in `except`: the post step stops their work. */
+  done({ except }: { except?: ReadonlySet<string> } = {}): void {
+    for (const item of this.items) if (!except?.has(jobKey(item.job))) item.done = true
     this.persist()
   }
 
