@@ -42811,9 +42811,11 @@ async function abortRemote(api, target, logger, { timings = DEFAULT_ABORT_TIMING
     }
     catch (error) {
         logger.warning(`Could not abort the Jenkins work: ${(0,error_text/* errorText */.k)(error)}`);
-        return 'could not abort the Jenkins work (see the warning above)';
+        return COULD_NOT_ABORT;
     }
 }
+/** abortRemote's answer when its requests failed: the work may still run, and the post step tries again. */
+const COULD_NOT_ABORT = 'could not abort the Jenkins work (see the warning above)';
 /** How abortRemote's answer ends when it left the work alone because another request shares it. */
 const SHARED_WORK_LEFT = 'running: shared with another request';
 function leftShared(what) {
@@ -47209,10 +47211,11 @@ class RemoteWork {
     get isDone() {
         return this.items.every(e => e.done);
     }
-    /** Every item is dealt with (the step ends, or gave up on them on purpose). */
-    done() {
+    /** Every item is dealt with (the step ends, or gave up on them on purpose), but the jobs (by jobKey) in `except`: the post step stops their work. */
+    done({ except } = {}) {
         for (const item of this.items)
-            item.done = true;
+            if (!except?.has((0,job_path/* jobKey */.tv)(item.job)))
+                item.done = true;
         this.persist();
     }
     /** The step failed for another reason than cancel or timeout and leaves its work running (`urls`): the post step must not stop it. */
@@ -48604,6 +48607,8 @@ function budgetMs(reason) {
  */
 async function stopWork({ settings, work, api }, { log, until, named }) {
     const said = new Map();
+    /** Jobs (by jobKey) whose work the abort could not reach: left to the post step. */
+    const unstopped = new Set();
     try {
         if (!work.anything) {
             const adopted = work.adopted;
@@ -48627,18 +48632,23 @@ async function stopWork({ settings, work, api }, { log, until, named }) {
                 until
             });
             said.set((0,job_path/* jobKey */.tv)(target.job), what);
+            if (what === COULD_NOT_ABORT)
+                unstopped.add((0,job_path/* jobKey */.tv)(target.job));
             return named ? `${target.name}: ${what}` : what;
         }));
         for (const line of done)
             log.info(`Jenkins${named ? '' : ':'} ${line}.`);
+        if (unstopped.size > 0)
+            log.info('Jenkins: the post step will try again to stop it.');
         return {
             outcome: done.length > 0 ? `; ${done.join('; ')}.` : '; none of it was still running.',
             said
         };
     }
     finally {
-        // Only now: if the runner kills us before this, the post step stops the work.
-        work.done();
+        // Only now: if the runner kills us before this, the post step stops the work;
+        // it also stops what the abort could not reach.
+        work.done({ except: unstopped });
     }
 }
 /**
