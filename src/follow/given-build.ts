@@ -12,9 +12,8 @@ import { InputError } from '../util/input-error.js'
 import { locateReference, type BuildReference } from '../inputs/build-reference.js'
 import { JenkinsError } from '../jenkins/transport/errors.js'
 import { fullName, queueItemUrl, sameJob } from '../jenkins/model/job-path.js'
-import { jobNamesFromUrl } from '../jenkins/reads/decode.js'
 import type { Build, JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
-import { buildNumberByQueueId } from './queue-ended.js'
+import { buildNumberByQueueId, queueItemJob } from './queue-ended.js'
 import { lastBuild } from './build-parts.js'
 
 /** Where following a given build starts: its JSON, or its queue item. */
@@ -66,8 +65,7 @@ async function checkQueueItemJob(
       `Input 'build' URL ('${text}') is queue item ${id}, which Jenkins no longer knows, and no recent build of job '${name}' (input 'job') came from it: Jenkins forgets a queue item 5 minutes after it leaves the queue (and on restart), so this may be another job's. Give the build's URL (build-url) instead. Nothing was triggered.`
     )
   }
-  const url = item.task?.url
-  const names = typeof url === 'string' ? jobNamesFromUrl(url) : undefined
+  const names = queueItemJob(item)
   if (!names) {
     throw new InputError(
       `Input 'build' URL ('${text}') is queue item ${id}, but Jenkins did not say which job it is of, so it cannot be checked to be of '${name}' (input 'job'). Nothing was triggered.`

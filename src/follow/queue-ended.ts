@@ -1,5 +1,6 @@
 import { JenkinsError } from '../jenkins/transport/errors.js'
-import type { JenkinsApi, JobPath } from '../jenkins/model/types.js'
+import type { JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
+import { jobNamesFromUrl } from '../jenkins/reads/decode.js'
 
 /** What Jenkins shows of a queue item that ended without a build. */
 export type QueueItemFate = 'cancelled' | 'gone'
@@ -44,3 +45,9 @@ export async function buildNumberByQueueId(
 
 /** How many of a job's builds are searched for a queue id: more than a queue item outlives. */
 const RECENT_BY_QUEUE_ID = 100
+
+/** The job a queue item builds, from its `task` URL (Jenkins' root URL); undefined when Jenkins did not say. */
+export function queueItemJob(item: QueueItem): string[] | undefined {
+  const url = item.task?.url
+  return typeof url === 'string' ? jobNamesFromUrl(url) : undefined
+}

@@ -7,8 +7,8 @@
  * final one); nothing in Jenkins is ever triggered or stopped. The step
  * fails only on its own errors. docs/hand-off.md.
  */
-import { buildNumberByQueueId } from '../follow/queue-ended.js'
-import { fullName } from '../jenkins/model/job-path.js'
+import { buildNumberByQueueId, queueItemJob } from '../follow/queue-ended.js'
+import { fullName, sameJob } from '../jenkins/model/job-path.js'
 import type { Build, BuildRef } from '../jenkins/model/types.js'
 import { unlessNotFound } from '../jenkins/transport/errors.js'
 import { GithubReports } from '../outcome/github-reports.js'
@@ -167,13 +167,17 @@ async function settleOne(
  * Where the hand-off's work is, in at most 2 reads while it goes on: its
  * build by number, or its queue item and then its build; a forgotten item
  * by its queue id among the job's recent builds (as `build:` finds it).
+ * @internal
  */
-async function whereIs({ api }: StepRun, h: PendingHandOff): Promise<Where> {
+export async function whereIs({ api }: StepRun, h: PendingHandOff): Promise<Where> {
   const name = fullName(h.job)
   const { queueId } = h.handOff
   let number = h.handOff.build
   if (number === undefined && queueId !== undefined) {
-    const item = await unlessNotFound(api.getQueueItem(queueId), undefined)
+    const read = await unlessNotFound(api.getQueueItem(queueId), undefined)
+    // Some restarts number the queue afresh: an item of another job is not this hand-off's.
+    const named = read && queueItemJob(read)
+    const item = named && !sameJob(named, h.job) ? undefined : read
     if (item?.cancelled) return { kind: 'no-build', why: 'cancelled in Jenkins' }
     if (item && !item.executable) {
       return { kind: 'going', what: `queue item ${queueId} of ${name} is still in the queue` }
