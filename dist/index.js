@@ -42682,6 +42682,7 @@ function sameUser(id, user) {
 var wait = __nccwpck_require__(1643);
 ;// CONCATENATED MODULE: ./src/follow/queue-ended.ts
 
+
 /**
  * The queue item this step queued ended in Jenkins without a build: it was
  * cancelled there (by a user, or the job was disabled), or Jenkins no longer
@@ -42715,6 +42716,11 @@ async function buildNumberByQueueId(api, job, queueId) {
 }
 /** How many of a job's builds are searched for a queue id: more than a queue item outlives. */
 const RECENT_BY_QUEUE_ID = 100;
+/** The job a queue item builds, from its `task` URL (Jenkins' root URL); undefined when Jenkins did not say. */
+function queueItemJob(item) {
+    const url = item.task?.url;
+    return typeof url === 'string' ? (0,decode/* jobNamesFromUrl */.$7)(url) : undefined;
+}
 
 ;// CONCATENATED MODULE: ./src/follow/cancel.ts
 
@@ -51454,7 +51460,6 @@ async function missingBranch(options, message) {
 
 
 
-
 /** Resolves `given` to its build or queue item on `url`; throws InputError for one of another job or host. */
 async function resolveGivenBuild(api, job, given) {
     let reference = given;
@@ -51492,8 +51497,7 @@ async function checkQueueItemJob(api, job, { id, text }) {
             return;
         throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id}, which Jenkins no longer knows, and no recent build of job '${name}' (input 'job') came from it: Jenkins forgets a queue item 5 minutes after it leaves the queue (and on restart), so this may be another job's. Give the build's URL (build-url) instead. Nothing was triggered.`);
     }
-    const url = item.task?.url;
-    const names = typeof url === 'string' ? (0,decode/* jobNamesFromUrl */.$7)(url) : undefined;
+    const names = queueItemJob(item);
     if (!names) {
         throw new input_error/* InputError */.d(`Input 'build' URL ('${text}') is queue item ${id}, but Jenkins did not say which job it is of, so it cannot be checked to be of '${name}' (input 'job'). Nothing was triggered.`);
     }
@@ -52381,13 +52385,17 @@ async function settleOne(step, h, stillOurs) {
  * Where the hand-off's work is, in at most 2 reads while it goes on: its
  * build by number, or its queue item and then its build; a forgotten item
  * by its queue id among the job's recent builds (as `build:` finds it).
+ * @internal
  */
 async function whereIs({ api }, h) {
     const name = (0,job_path/* fullName */.fq)(h.job);
     const { queueId } = h.handOff;
     let number = h.handOff.build;
     if (number === undefined && queueId !== undefined) {
-        const item = await (0,errors/* unlessNotFound */.CA)(api.getQueueItem(queueId), undefined);
+        const read = await (0,errors/* unlessNotFound */.CA)(api.getQueueItem(queueId), undefined);
+        // Some restarts number the queue afresh: an item of another job is not this hand-off's.
+        const named = read && queueItemJob(read);
+        const item = named && !(0,job_path/* sameJob */.YU)(named, h.job) ? undefined : read;
         if (item?.cancelled)
             return { kind: 'no-build', why: 'cancelled in Jenkins' };
         if (item && !item.executable) {
