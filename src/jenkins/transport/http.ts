@@ -8,47 +8,23 @@ import https from 'node:https'
 import type { Readable } from 'node:stream'
 import { HttpClient } from '@actions/http-client'
 import { CookieJar, type SerializedCookieJar } from 'tough-cookie'
-import type { Logger } from '../../util/logger.js'
 import { JenkinsError } from './errors.js'
 import { networkFailure } from './network-errors.js'
 import type { SecureContext } from 'node:tls'
 import { trustWith } from './trust.js'
 import type { UploadBody } from './multipart.js'
+import type { ExchangeLimits } from './limits.js'
+import type { RequestSettings } from './request-settings.js'
 
-export interface TransportOptions {
+export interface TransportOptions extends Pick<
+  RequestSettings,
+  'token' | 'logger' | 'headers' | 'ca' | 'onSecret'
+> {
   /** Normalised base URL, without a trailing slash. */
   baseUrl: string
   user?: string
-  token?: string
-  logger: Logger
-  insecure: boolean
-  userAgent: string
-  /** Extra headers (validated names, no CR/LF) for requests to the origin of baseUrl only. */
-  headers?: ReadonlyArray<readonly [string, string]>
-  /** PEM CA certificates trusted, besides Node's defaults, for this client's connections only. */
-  ca?: readonly string[]
-  /** Told of each crumb and session cookie value the moment it is given (RequestSettings.onSecret). */
-  onSecret?: (value: string) => void
   /** Another client's cookies, to continue its session (RequestSettings.session). */
   cookies?: SerializedCookieJar
-}
-
-/** How a body is read within its exchange's bounds (limits.ts implements it). */
-export interface BodyReader {
-  /** The body as UTF-8. Beyond `limit` bytes: 'cut' keeps the first `limit`, 'fail' throws (too large). */
-  text(message: IncomingMessage, limit: number, overflow: 'cut' | 'fail'): Promise<string>
-  /** The body as a stream, guarded against stalls; the consumer must read it to the end or destroy it. */
-  stream(message: IncomingMessage): Readable
-  /** Drops the body (and its connection) and ends the exchange. */
-  discard(message: IncomingMessage): void
-}
-
-/** What bounds one exchange, redirects and body included (an ExchangeLimits, limits.ts). */
-export interface ExchangeBounds extends BodyReader {
-  /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
-  readonly signal: AbortSignal
-  /** Counts request body bytes as they go out (an upload): the wait for the answer runs from the last one. */
-  sending(bytes: number): void
 }
 
 export interface Exchange {
@@ -62,7 +38,8 @@ export interface Exchange {
   upload?: UploadBody
   /** A GET follows same-origin redirects unless this is false (a probe reads the redirect itself). */
   follow?: boolean
-  bounds: ExchangeBounds
+  /** What bounds the exchange, redirects and body included; it ends it through its signal. */
+  bounds: ExchangeLimits
   /**
    * A GET may follow a redirect to another origin, without credentials or
    * crumb (they only ever go to the configured server, see `once`). Jenkins
@@ -82,7 +59,7 @@ export class HttpResponse {
     readonly url: string,
     /** The raw body stream: read it through text() or stream(), or discard() it. */
     readonly message: IncomingMessage,
-    private readonly reader: BodyReader
+    private readonly reader: ExchangeLimits
   ) {}
 
   header(name: string): string | undefined {
@@ -110,6 +87,7 @@ export class HttpResponse {
   }
 }
 
+const USER_AGENT = 'jenkins-build-action'
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 const MAX_REDIRECTS = 5
 
@@ -146,12 +124,7 @@ export class Transport {
       const pair = `${options.user}:${options.token ?? ''}`
       this.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`
     }
-    this.agents = new HttpClient(options.userAgent, [], {
-      keepAlive: true,
-      // Per client, not NODE_TLS_REJECT_UNAUTHORIZED: nothing else in the
-      // process loses certificate checks.
-      ignoreSslError: options.insecure
-    })
+    this.agents = new HttpClient(USER_AGENT, [], { keepAlive: true })
     // Built once: parsing Node's default CAs takes time.
     if (options.ca?.length) this.secureContext = trustWith(options.ca)
     this.jar = options.cookies
@@ -262,14 +235,14 @@ export class Transport {
 
   /**
    * The agent for a URL: the one place for connection and TLS options. It is
-   * http-client's, so proxies and NO_PROXY behave as in every other action;
-   * `insecure` is set on it by http-client (a CONNECT tunnel only reads TLS
-   * options from its agent, never from the request).
+   * http-client's, so proxies and NO_PROXY behave as in every other action
+   * (a CONNECT tunnel only reads TLS options from its agent, never from the
+   * request).
    */
   private agentFor(url: URL): Agent {
     const agent = this.agents.getAgent(url.href) as Agent & { options?: object }
     // ca-cert: a secure context with Node's defaults plus the given CAs, on
-    // this client's agent only, as http-client sets ignoreSslError: both an
+    // this client's agent only: both an
     // https.Agent and the CONNECT tunnel agent read TLS options from there.
     if (this.secureContext && url.protocol === 'https:') {
       agent.options = Object.assign(agent.options ?? {}, { secureContext: this.secureContext })
@@ -279,7 +252,7 @@ export class Transport {
 
   /** The request headers for a URL: the one place where headers are added. */
   private async headersFor(exchange: Exchange, url: URL): Promise<OutgoingHttpHeaders> {
-    const headers: OutgoingHttpHeaders = { 'user-agent': this.options.userAgent }
+    const headers: OutgoingHttpHeaders = { 'user-agent': USER_AGENT }
     // Credentials, the crumb and the extra headers (an auth proxy's) only
     // ever go to the configured server; the extra ones first, so that none
     // can replace what the client sets itself.

@@ -10,7 +10,6 @@ import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
 import { formatBytes } from '../../util/bytes.js'
 import { Interrupted, JenkinsError } from './errors.js'
-import type { ExchangeBounds } from './http.js'
 import { NetworkFailure } from './network-errors.js'
 import { seconds, type Attempt } from './silence.js'
 
@@ -50,7 +49,7 @@ export interface ExchangeContext {
 }
 
 /** The bounds of one exchange (see the file comment). */
-export class ExchangeLimits implements ExchangeBounds {
+export class ExchangeLimits {
   private readonly controller = new AbortController()
   private readonly started = Date.now()
   private phase: Phase = 'headers'
@@ -78,6 +77,7 @@ export class ExchangeLimits implements ExchangeBounds {
     }
   }
 
+  /** Fires when the exchange must end: the request and the body are destroyed with `signal.reason`. */
   get signal(): AbortSignal {
     return this.controller.signal
   }

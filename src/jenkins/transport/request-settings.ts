@@ -1,7 +1,5 @@
 import type { SerializedCookieJar } from 'tough-cookie'
 import type { Logger } from '../../util/logger.js'
-import type { LimitSettings } from './limits.js'
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js'
 
 /** How requests are sent and retried; ClientOptions extends it. */
 export interface RequestSettings {
@@ -22,11 +20,6 @@ export interface RequestSettings {
   stall?: { ms?: number; bytes?: number }
   /** Retry tuning (defaults suit production; tests shrink them). */
   retry?: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number }
-  /** Skip TLS verification for THIS client only (never process-wide); logs a loud warning when set. */
-  insecure?: boolean
-  userAgent?: string
-  /** Retry budget of stop/term/kill, cancelItem and disable, counted from each call (default 15000); the deadline still bounds it. */
-  actionBudgetMs?: number
   /** The job's "Trigger builds remotely" token, sent as form field `token` with triggers. */
   jobToken?: string
   /** Extra `[name, value]` headers sent with every request to the origin of the base URL, and nowhere else. */
@@ -61,30 +54,4 @@ export interface RequestSettings {
 export interface JenkinsSession {
   cookies: SerializedCookieJar
   crumb?: { field: string; value: string } | null
-}
-
-const DEFAULT_TIMEOUT_MS = 30_000
-const DEFAULT_STALL_MS = 30_000
-const DEFAULT_STALL_BYTES = 16 * 1024
-export const DEFAULT_ACTION_BUDGET_MS = 15_000
-export const DEFAULT_USER_AGENT = 'jenkins-build-action'
-
-/** The bounds of every exchange (limits.ts): the settings, defaults for what they leave out. */
-export function limitSettings(settings: RequestSettings): LimitSettings {
-  return {
-    signal: settings.signal,
-    deadline: settings.deadline,
-    requestTimeoutMs: settings.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-    stallMs: settings.stall?.ms ?? DEFAULT_STALL_MS,
-    stallBytes: settings.stall?.bytes ?? DEFAULT_STALL_BYTES
-  }
-}
-
-/** The retry policy: the defaults, with what the settings tune. */
-export function retryPolicy(settings: RequestSettings): RetryPolicy {
-  return { ...DEFAULT_RETRY_POLICY, ...definedOnly(settings.retry ?? {}) }
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }

@@ -8,24 +8,24 @@ import { Foreign404Check, locateRoot } from './locate.js'
 import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
 import type { DroppedPart } from './json.js'
-import {
-  DEFAULT_ACTION_BUDGET_MS,
-  DEFAULT_USER_AGENT,
-  limitSettings,
-  retryPolicy,
-  type JenkinsSession,
-  type RequestSettings
-} from './request-settings.js'
+import type { JenkinsSession, RequestSettings } from './request-settings.js'
 import { errorForResponse, isCrumbRejection, type ErrorContext } from './responses.js'
-import { TransientFailure, pause, withRetry, type RetryOptions, type RetryPolicy } from './retry.js'
+import {
+  DEFAULT_RETRY_POLICY,
+  TransientFailure,
+  pause,
+  withRetry,
+  type RetryPolicy
+} from './retry.js'
 import { SilenceNotices, seconds, type Attempt } from './silence.js'
 import { errorText } from '../../util/error-text.js'
+import { parseHttpUrl } from '../../util/http-url.js'
 import { Redaction, redactingLogger } from '../../util/redaction.js'
 
 export interface RequesterOptions extends RequestSettings {
-  /** Normalised base URL, without a trailing slash: the configured `url`, context path included, never credentials or a query. Messages name it. */
-  baseUrl: string
-  user: string | undefined
+  /** Base URL as validated by the inputs (http/https, no credentials); a trailing slash is tolerated. */
+  url: string
+  user?: string
 }
 
 export interface PostOptions {
@@ -41,6 +41,11 @@ export interface PostOptions {
   upload?: UploadBody
 }
 
+const DEFAULT_TIMEOUT_MS = 30_000
+const DEFAULT_STALL_MS = 30_000
+const DEFAULT_STALL_BYTES = 16 * 1024
+/** Retry budget of stop/term/kill, cancelItem and disable, counted from each call; the deadline still bounds it. */
+const ACTION_BUDGET_MS = 15_000
 /** Tries of a read within the step's deadline (with the default backoff, over a minute of outage). */
 const READ_ATTEMPTS = 12
 /** Time for each request that looks for Jenkins after a 404 that was not its own (only on that error path). */
@@ -84,7 +89,6 @@ export class Requester {
   private readonly transport: Transport
   private readonly crumbs: CrumbCache
   private readonly policy: RetryPolicy
-  private readonly actionBudgetMs: number
   private readonly limits: LimitSettings
   /**
    * The client's redaction list (util/redaction.ts), over every secret the
@@ -103,15 +107,26 @@ export class Requester {
   private readonly droppedSaid = new Set<string>()
 
   constructor(options: RequesterOptions) {
-    this.baseUrl = options.baseUrl
-    this.user = options.user
+    // The `url` input checked it (inputs/input-values.ts parseBaseUrl); credentials never ride in it.
+    const base = parseHttpUrl(
+      options.url.trim(),
+      'The Jenkins URL',
+      'http(s)://host[:port][/context-path]'
+    )
+    this.baseUrl = base.origin + base.pathname.replace(/\/+$/, '')
+    this.user = options.user || undefined
     this.firstContactAttempts = options.firstContactAttempts
     this.deadline = options.deadline
     this.jobToken = options.jobToken || undefined
     this.signal = options.signal
-    this.limits = limitSettings(options)
-    this.actionBudgetMs = options.actionBudgetMs ?? DEFAULT_ACTION_BUDGET_MS
-    this.policy = retryPolicy(options)
+    this.limits = {
+      signal: options.signal,
+      deadline: options.deadline,
+      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      stallMs: options.stall?.ms ?? DEFAULT_STALL_MS,
+      stallBytes: options.stall?.bytes ?? DEFAULT_STALL_BYTES
+    }
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry }
     // Header values (an auth proxy's tokens) are secrets; values under 4
     // characters are not, and the redaction leaves them alone.
     const secrets = new Redaction()
@@ -133,8 +148,6 @@ export class Requester {
       user: this.user,
       token: options.token,
       logger: this.logger,
-      insecure: options.insecure ?? false,
-      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
       headers: options.headers,
       ca: options.ca,
       // A crumb or session cookie joins the list before anything could print it.
@@ -162,11 +175,6 @@ export class Requester {
     )
     if (options.session?.crumb !== undefined) this.crumbs.seed(options.session.crumb)
     this.foreign404 = new Foreign404Check(this.baseUrl, (url, o) => this.probe(url, o))
-    if (options.insecure) {
-      this.logger.warning(
-        `TLS certificate verification is OFF for ${this.baseUrl} (insecure): anyone between this runner and Jenkins can read the credentials. Prefer giving the server's CA in ca-cert.`
-      )
-    }
   }
 
   /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
@@ -253,7 +261,7 @@ export class Requester {
             throw error
           }
         },
-        this.readRetryOptions(`GET ${context.what}`, deadline)
+        this.retryOptions(`GET ${context.what}`, deadline, { read: true })
       )
     )
   }
@@ -326,7 +334,7 @@ export class Requester {
 
   /** When a stop/cancel/disable started now stops retrying: its own budget, within the client's deadline. */
   actionDeadline(): number {
-    const own = Date.now() + this.actionBudgetMs
+    const own = Date.now() + ACTION_BUDGET_MS
     return this.deadline === undefined ? own : Math.min(own, this.deadline)
   }
 
@@ -428,30 +436,19 @@ export class Requester {
       bounds.release()
       if (!(error instanceof NetworkFailure)) throw error
       if (!retryNetwork(error)) throw onNetworkFailure ? onNetworkFailure(error) : error.error
-      if (error.reason === 'timeout' && this.firstContact()) {
-        // Connected (or still connecting) and never answered, before anything
-        // ever did: a wrong port or a hung Jenkins, said within seconds too.
+      // Nothing ever answered: a wrong url, a Jenkins that is down or hung (a
+      // connection accepted and never answered), not a restart to ride out.
+      // Said within seconds, not after a minute.
+      const silent = error.reason === 'timeout'
+      if ((silent || error.connect) && this.firstContact()) {
         throw new TransientFailure(
           new JenkinsError(
             error.error.kind,
-            `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and answering`,
+            `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and ${silent ? 'answering' : 'reachable from this runner'}`,
             error.error.status
           ),
           error.reason,
-          { maxAttempts: FIRST_CONTACT_SILENT_ATTEMPTS }
-        )
-      }
-      if (error.connect && this.firstContact()) {
-        // Nothing ever answered: a wrong url or a Jenkins that is down, not
-        // a restart to ride out. Said within seconds, not after a minute.
-        throw new TransientFailure(
-          new JenkinsError(
-            error.error.kind,
-            `${error.error.message}. That was the first request, and nothing has answered at that address yet: check the 'url' input (its host and port) and that Jenkins is running and reachable from this runner`,
-            error.error.status
-          ),
-          error.reason,
-          { maxAttempts: this.firstContactAttempts }
+          { maxAttempts: silent ? FIRST_CONTACT_SILENT_ATTEMPTS : this.firstContactAttempts }
         )
       }
       throw new TransientFailure(error.error, error.reason)
@@ -466,28 +463,24 @@ export class Requester {
     return !this.answered && this.firstContactAttempts !== undefined
   }
 
-  private retryOptions(what: string, deadline: number | undefined): RetryOptions {
+  /**
+   * Reads (`read`) may always repeat: within the step's deadline they get
+   * more tries than a POST, so that a flaky network hours into a build (a
+   * socket hang up, a proxy 502 burst) does not lose its result. The
+   * deadline bounds them.
+   */
+  private retryOptions(what: string, deadline: number | undefined, { read = false } = {}) {
+    const attempts = read && deadline !== undefined ? READ_ATTEMPTS : 0
     return {
-      policy: this.policy,
+      policy: { ...this.policy, attempts: Math.max(this.policy.attempts, attempts) },
       deadline,
       logger: this.logger,
       what,
       signal: this.signal,
-      notice: { afterMs: this.notices.afterMs(), say: message => this.notices.say(message) }
-    }
-  }
-
-  /**
-   * Reads may always repeat: within the step's deadline they get more tries
-   * than a POST, so that a flaky network hours into a build (a socket hang up,
-   * a proxy 502 burst) does not lose its result. The deadline bounds them.
-   */
-  private readRetryOptions(what: string, deadline: number | undefined): RetryOptions {
-    const options = this.retryOptions(what, deadline)
-    if (deadline === undefined) return options
-    return {
-      ...options,
-      policy: { ...this.policy, attempts: Math.max(this.policy.attempts, READ_ATTEMPTS) }
+      notice: {
+        afterMs: this.notices.afterMs(),
+        say: (message: string) => this.notices.say(message)
+      }
     }
   }
 
