@@ -7,19 +7,13 @@ import type { Logger } from '../../util/logger.js'
 import { Interrupted, JenkinsError } from './errors.js'
 import type { HttpResponse } from './http.js'
 import { JsonTooDeep, MAX_JSON_DEPTH, readJenkinsJson, type DroppedPart } from './json.js'
-import {
-  RETRYABLE_STATUSES,
-  errorForResponse,
-  htmlError,
-  looksLikeHtml,
-  type ErrorContext
-} from './responses.js'
-import { TransientFailure, parseRetryAfter } from './retry.js'
+import { htmlError, looksLikeHtml, type ErrorContext } from './responses.js'
+import { TransientFailure } from './retry.js'
 import { errorText } from '../../util/error-text.js'
 
 /** JSON answers can be big (a large instance's job tree); a bound still stops a runaway body. */
 const JSON_LIMIT = 64 * 1024 * 1024
-const ERROR_BODY_LIMIT = 64 * 1024
+export const ERROR_BODY_LIMIT = 64 * 1024
 /** Tries of a read that got an HTML page or invalid JSON: one is a glitch (an SSO proxy's blip), three are the answer. */
 const GLITCH_ATTEMPTS = 3
 
@@ -61,26 +55,22 @@ export interface JsonBodyOptions {
 export async function jsonBody<T>(
   response: HttpResponse,
   context: ErrorContext,
-  server: string,
   options: JsonBodyOptions = {}
 ): Promise<T> {
   const body = await bodyOf(response.text(JSON_LIMIT, 'fail'))
   // An SSO proxy or login page can answer 200 with HTML.
   if (looksLikeHtml(response, body)) throw htmlGlitch(context, response.status)
   try {
-    const { value, dropped } = readJenkinsJson(
-      body,
-      options.droppable ? { droppable: options.droppable } : {}
-    )
+    const { value, dropped } = readJenkinsJson(body, options)
     for (const part of dropped) options.onDropped?.(part)
     return value as T
   } catch (error) {
     // The same answer again would be as deep: not a glitch to retry.
-    if (error instanceof JsonTooDeep) throw tooDeepError(server, context, error, response.status)
+    if (error instanceof JsonTooDeep) throw tooDeepError(context, error, response.status)
     throw new TransientFailure(
       new JenkinsError(
         'protocol',
-        `Jenkins at ${server} answered ${context.what} with malformed JSON`,
+        `Jenkins at ${context.server} answered ${context.what} with malformed JSON`,
         response.status
       ),
       'invalid JSON',
@@ -91,14 +81,13 @@ export async function jsonBody<T>(
 
 /** What to say of an answer nested too deep to read. */
 export function tooDeepError(
-  server: string,
   context: ErrorContext,
   error: JsonTooDeep,
   status?: number
 ): JenkinsError {
   return new JenkinsError(
     'protocol',
-    `Jenkins at ${server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`,
+    `Jenkins at ${context.server} answered ${context.what} with JSON nested more than ${error.limit} levels deep (at character ${error.offset}), which this action does not read: no Jenkins answer it asks for nests that deep, so a plugin or something in front of Jenkins sent it`,
     status
   )
 }
@@ -107,9 +96,9 @@ export function tooDeepError(
  * What to say of a part left out as too deep (json.ts readJenkinsJson):
  * which answer, which element of which list, and whose data it was.
  */
-export function droppedNote(server: string, context: ErrorContext, part: DroppedPart): string {
+export function droppedNote(context: ErrorContext, part: DroppedPart): string {
   const whose = part.className === undefined ? '' : ` (${part.className})`
-  return `Jenkins at ${server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${MAX_JSON_DEPTH} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`
+  return `Jenkins at ${context.server} answered ${context.what} with element ${part.index + 1} of its '${part.field}'${whose} nested more than ${MAX_JSON_DEPTH} levels deep (at character ${part.offset}): it is read without that element, as if Jenkins had not sent it (a plugin's data, or something in front of Jenkins that ignores tree=)`
 }
 
 /** A POST answer's body, redacted, as far as it came (the status and headers are the answer). */
@@ -126,28 +115,4 @@ export async function postBody(
     logger.debug(`Could not read the answer to ${context.what}: ${errorText(error)}`)
     return ''
   }
-}
-
-/**
- * The error for a non-2xx answer to a read: TransientFailure when worth
- * another try. `recheck` may replace the error (a 404 that is not Jenkins'
- * own, locate.ts).
- */
-export async function readFailure(
-  response: HttpResponse,
-  context: ErrorContext,
-  redact: (text: string) => string,
-  recheck: (error: JenkinsError) => Promise<JenkinsError>
-): Promise<Error> {
-  // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
-  const body = redact(await bodyOf(response.text(ERROR_BODY_LIMIT)))
-  const error = await recheck(errorForResponse(response, body, context))
-  return RETRYABLE_STATUSES.has(response.status) ? retryLater(response, error) : error
-}
-
-/** A failed answer to try again, not before the Retry-After Jenkins gave, if any. */
-export function retryLater(response: HttpResponse, error: JenkinsError): TransientFailure {
-  return new TransientFailure(error, String(response.status), {
-    retryAfterMs: parseRetryAfter(response.header('retry-after'))
-  })
 }

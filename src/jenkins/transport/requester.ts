@@ -1,5 +1,5 @@
 import type { Logger } from '../../util/logger.js'
-import { droppedNote, jsonBody, postBody, readFailure, retryLater } from './answers.js'
+import { ERROR_BODY_LIMIT, bodyOf, droppedNote, jsonBody, postBody } from './answers.js'
 import { CrumbCache, notSentIfInterrupted, readCrumb } from './crumb.js'
 import { Interrupted, JenkinsError, stopReason } from './errors.js'
 import { HttpResponse, Transport, headerValueSecrets, pathOf, type Exchange } from './http.js'
@@ -9,10 +9,16 @@ import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
 import type { DroppedPart } from './json.js'
 import type { JenkinsSession, RequestSettings } from './request-settings.js'
-import { errorForResponse, isCrumbRejection, type ErrorContext } from './responses.js'
+import {
+  RETRYABLE_STATUSES,
+  errorForResponse,
+  isCrumbRejection,
+  type ErrorContext
+} from './responses.js'
 import {
   DEFAULT_RETRY_POLICY,
   TransientFailure,
+  parseRetryAfter,
   pause,
   withRetry,
   type RetryPolicy
@@ -207,23 +213,24 @@ export class Requester {
     label: string,
     url: string,
     context: ErrorContext,
-    options: { deadline?: number; droppable?: readonly string[] } = {}
+    {
+      deadline = this.deadline,
+      droppable
+    }: { deadline?: number; droppable?: readonly string[] } = {}
   ): Promise<T> {
     const onDropped = (part: DroppedPart): void => {
       const key = `${context.what}\n${part.field}\n${part.className ?? part.index}`
       if (this.droppedSaid.has(key)) return
       this.droppedSaid.add(key)
-      this.logger.warning(droppedNote(this.baseUrl, context, part))
+      this.logger.warning(droppedNote(context, part))
     }
+    const options = droppable && { droppable, onDropped }
     return this.read(
       label,
       url,
       context,
-      response =>
-        jsonBody<T>(response, context, this.baseUrl, {
-          ...(options.droppable ? { droppable: options.droppable, onDropped } : {})
-        }),
-      'deadline' in options ? options.deadline : this.deadline
+      response => jsonBody<T>(response, context, options),
+      deadline
     )
   }
 
@@ -243,15 +250,12 @@ export class Requester {
     return this.guarded(() =>
       withRetry(
         async (number, started) => {
-          const response = await this.send(
-            { method: 'GET', url, label, ...options },
-            context.what,
-            { retryNetwork: f => f.transient, attempt: { started, number } }
-          )
+          const exchange = { method: 'GET' as const, url, label, ...options }
+          const response = await this.send(exchange, context.what, { attempt: { started, number } })
           if (response.status < 200 || response.status >= 300) {
-            throw await readFailure(response, context, this.redact, error =>
-              this.foreign404.check(response, error, context.what)
-            )
+            // Redacted before anything quotes or cuts it: a secret cut in half would not match later.
+            const body = this.redact(await bodyOf(response.text(ERROR_BODY_LIMIT)))
+            throw await this.failure(response, body, context, RETRYABLE_STATUSES)
           }
           try {
             return await accept(response)
@@ -283,21 +287,15 @@ export class Requester {
     options: PostOptions
   ): Promise<{ response: HttpResponse; body: string }> {
     let refreshed = false
-    const exchange: Omit<Exchange, 'bounds'> = {
-      method: 'POST',
+    const exchange = {
+      method: 'POST' as const,
       url,
       label,
       form: options.form,
       upload: options.upload
     }
-    const sendOnce = async (
-      attempt: Attempt
-    ): Promise<{ response: HttpResponse; body: string }> => {
-      const response = await this.send(exchange, context.what, {
-        retryNetwork: options.retryNetwork,
-        onNetworkFailure: options.onNetworkFailure,
-        attempt
-      })
+    const sendOnce = async (attempt: Attempt) => {
+      const response = await this.send(exchange, context.what, { ...options, attempt })
       return { response, body: await postBody(response, context, this.redact, this.logger) }
     }
     return this.guarded(() =>
@@ -314,22 +312,38 @@ export class Requester {
             await notSentIfInterrupted(this.crumbs.refresh())
             answer = await sendOnce({ started, number })
           }
-          if (answer.response.status === 404) {
-            const error = errorForResponse(answer.response, answer.body, context)
-            const foreign = await this.foreign404.check(answer.response, error, context.what)
-            if (foreign !== error) throw foreign
-          }
-          if (options.retryStatuses.has(answer.response.status)) {
-            throw retryLater(
-              answer.response,
-              errorForResponse(answer.response, answer.body, context)
-            )
+          const { response, body } = answer
+          if (response.status === 404 || options.retryStatuses.has(response.status)) {
+            const error = await this.failure(response, body, context, options.retryStatuses)
+            if (error instanceof TransientFailure || error.kind === 'not-jenkins') throw error
           }
           return answer
         },
         this.retryOptions(`POST ${context.what}`, options.deadline)
       )
     )
+  }
+
+  /**
+   * The error for a failed answer: a 404 that is not Jenkins' own says where
+   * Jenkins is (locate.ts), and one of `retry` is a TransientFailure, not
+   * tried again before the Retry-After Jenkins gave, if any.
+   */
+  private async failure(
+    response: HttpResponse,
+    body: string,
+    context: ErrorContext,
+    retry: ReadonlySet<number>
+  ): Promise<JenkinsError | TransientFailure> {
+    const error = await this.foreign404.check(
+      response,
+      errorForResponse(response, body, context),
+      context.what
+    )
+    if (!retry.has(response.status)) return error
+    return new TransientFailure(error, String(response.status), {
+      retryAfterMs: parseRetryAfter(response.header('retry-after'))
+    })
   }
 
   /** When a stop/cancel/disable started now stops retrying: its own budget, within the client's deadline. */
@@ -345,11 +359,8 @@ export class Requester {
 
   /** What an error message needs to know about the request. */
   context(what: string, extra: Partial<ErrorContext> = {}): ErrorContext {
-    const context: ErrorContext = { server: this.baseUrl, user: this.user, what, ...extra }
-    if (this.jobToken && !this.user && extra.jobTokenOnly === undefined) {
-      context.jobTokenOnly = true
-    }
-    return context
+    const jobTokenOnly = Boolean(this.jobToken && !this.user) || undefined
+    return { server: this.baseUrl, user: this.user, what, jobTokenOnly, ...extra }
   }
 
   /** Added to a 404 of something anonymous users may be unable to see. */
@@ -361,24 +372,20 @@ export class Requester {
       : '; if it exists, anonymous users may not see it, and a job token alone cannot reach a job they cannot read: give user/token'
   }
 
-  /** Belt and braces: no message leaves with a credential, crumb or session in it. */
-  scrub(error: unknown): unknown {
-    if (error instanceof Error) {
-      const message = this.redact(error.message)
-      if (message !== error.message) {
-        error.message = message
-        if (error.stack) error.stack = this.redact(error.stack)
-      }
-    }
-    return error
-  }
-
-  /** Runs an operation so that whatever it throws is scrubbed: every operation of the client goes through it. */
+  /**
+   * Runs an operation so that whatever it throws is scrubbed (belt and
+   * braces: no message leaves with a credential, crumb or session in it).
+   * Every operation of the client goes through it.
+   */
   async guarded<T>(operation: () => Promise<T>): Promise<T> {
     try {
       return await operation()
     } catch (error) {
-      throw this.scrub(error)
+      if (error instanceof Error && this.redact(error.message) !== error.message) {
+        error.message = this.redact(error.message)
+        if (error.stack) error.stack = this.redact(error.stack)
+      }
+      throw error
     }
   }
 
@@ -393,14 +400,10 @@ export class Requester {
     exchange: Omit<Exchange, 'bounds'>,
     what: string,
     {
-      retryNetwork,
-      onNetworkFailure,
+      retryNetwork = failure => failure.transient,
+      onNetworkFailure = failure => failure.error,
       attempt
-    }: {
-      retryNetwork: (failure: NetworkFailure) => boolean
-      onNetworkFailure?: (failure: NetworkFailure) => JenkinsError
-      attempt?: Attempt
-    }
+    }: Partial<Pick<PostOptions, 'retryNetwork' | 'onNetworkFailure'>> & { attempt: Attempt }
   ): Promise<HttpResponse> {
     if (this.signal?.aborted) {
       throw new Interrupted(
@@ -408,18 +411,15 @@ export class Requester {
         { sent: false }
       )
     }
-    const limits = this.firstContact()
-      ? {
-          ...this.limits,
-          headersTimeoutMs: Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
-        }
-      : this.limits
-    const waitsUpTo = limits.headersTimeoutMs ?? limits.requestTimeoutMs
-    const bounds = new ExchangeLimits(limits, what, this.baseUrl, {
+    const headersTimeoutMs = this.firstContact()
+      ? Math.min(FIRST_CONTACT_HEADERS_MS, this.limits.requestTimeoutMs)
+      : undefined
+    const waitsUpTo = headersTimeoutMs ?? this.limits.requestTimeoutMs
+    const bounds = new ExchangeLimits({ ...this.limits, headersTimeoutMs }, what, this.baseUrl, {
       attempt,
       // The first try says it is waiting; the retries after it say so themselves (retry.ts).
       slow:
-        attempt?.number === 1
+        attempt.number === 1
           ? {
               afterMs: this.notices.afterMs(),
               notify: waited =>
@@ -435,7 +435,7 @@ export class Requester {
     } catch (error) {
       bounds.release()
       if (!(error instanceof NetworkFailure)) throw error
-      if (!retryNetwork(error)) throw onNetworkFailure ? onNetworkFailure(error) : error.error
+      if (!retryNetwork(error)) throw onNetworkFailure(error)
       // Nothing ever answered: a wrong url, a Jenkins that is down or hung (a
       // connection accepted and never answered), not a restart to ride out.
       // Said within seconds, not after a minute.
@@ -477,10 +477,7 @@ export class Requester {
       logger: this.logger,
       what,
       signal: this.signal,
-      notice: {
-        afterMs: this.notices.afterMs(),
-        say: (message: string) => this.notices.say(message)
-      }
+      notice: { afterMs: this.notices.afterMs(), say: (line: string) => this.notices.say(line) }
     }
   }
 
@@ -490,15 +487,13 @@ export class Requester {
   }
 
   /** One GET that only looks (status and headers), short and bounded; undefined when it got no answer. */
-  private async probe(
-    url: string,
-    { follow }: { follow: boolean }
-  ): Promise<HttpResponse | undefined> {
-    const limits = {
-      ...this.limits,
-      requestTimeoutMs: Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)
-    }
-    const bounds = new ExchangeLimits(limits, 'a look for Jenkins', this.baseUrl)
+  private async probe(url: string, { follow }: { follow: boolean }) {
+    const requestTimeoutMs = Math.min(this.limits.requestTimeoutMs, PROBE_TIMEOUT_MS)
+    const bounds = new ExchangeLimits(
+      { ...this.limits, requestTimeoutMs },
+      'a look for Jenkins',
+      this.baseUrl
+    )
     try {
       const response = await this.transport.send({
         method: 'GET',
