@@ -16,13 +16,13 @@ import type { UploadBody } from './multipart.js'
 import type { ExchangeLimits } from './limits.js'
 import type { RequestSettings } from './request-settings.js'
 
-export interface TransportOptions extends Pick<
-  RequestSettings,
-  'token' | 'logger' | 'headers' | 'ca' | 'onSecret'
-> {
+export interface TransportOptions extends Pick<RequestSettings, 'logger' | 'headers' | 'ca'> {
   /** Normalised base URL, without a trailing slash. */
   baseUrl: string
-  user?: string
+  /** The Authorization header sent to the origin of baseUrl, if any. */
+  authorization?: string
+  /** Told of each crumb and session cookie value it is given (RequestSettings.onSecret). */
+  onSecret: (value: string) => void
   /** Another client's cookies, to continue its session (RequestSettings.session). */
   cookies?: SerializedCookieJar
 }
@@ -108,22 +108,12 @@ export class Transport {
   private readonly agents: HttpClient
   private readonly jar: CookieJar
   private readonly base: URL
-  private readonly authorization: string | undefined
   private crumb: { field: string; value: string } | undefined
-  /** Every crumb and session cookie value this client was given: they stay secret after they change. */
-  private readonly given = new Set<string>()
   /** With ca-cert: Node's default CAs plus the given ones (trust.ts); never process-wide. */
   private readonly secureContext: SecureContext | undefined
 
   constructor(private readonly options: TransportOptions) {
     this.base = new URL(options.baseUrl)
-    // Preemptive Basic on every request: Jenkins never challenges anonymous
-    // requests with a 401, so a handler waiting for one would never send
-    // credentials (jenkins-api.md 2.1).
-    if (options.user) {
-      const pair = `${options.user}:${options.token ?? ''}`
-      this.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`
-    }
     this.agents = new HttpClient(USER_AGENT, [], { keepAlive: true })
     // Built once: parsing Node's default CAs takes time.
     if (options.ca?.length) this.secureContext = trustWith(options.ca)
@@ -132,7 +122,8 @@ export class Transport {
       : // eslint-disable-next-line local/no-positional-undefined -- tough-cookie's CookieJar takes its store before its options
         new CookieJar(undefined, { looseMode: true, allowSpecialUseDomain: true })
     for (const cookie of options.cookies?.cookies ?? []) {
-      if (typeof cookie.value === 'string' && cookie.value.length >= 8) this.remember(cookie.value)
+      if (typeof cookie.value === 'string' && cookie.value.length >= 8)
+        options.onSecret(cookie.value)
     }
   }
 
@@ -141,28 +132,10 @@ export class Transport {
     return this.jar.serializeSync()
   }
 
-  /** The credentials it sends, which must never appear in a message: the Authorization value and its parts, the token (a crumb or session cookie it is given goes to onSecret). */
-  get credentials(): string[] {
-    const values = [this.authorization, this.authorization?.slice('Basic '.length)]
-    if (this.options.token) values.push(this.options.token)
-    return values.filter((v): v is string => v !== undefined && v !== '')
-  }
-
   /** Sends the crumb header with every later POST (undefined stops sending it). */
   setCrumb(crumb: { field: string; value: string } | undefined): void {
     this.crumb = crumb
-    if (crumb) this.remember(crumb.value)
-  }
-
-  /**
-   * A secret Jenkins gave (a crumb, a session cookie): redacted from every
-   * message from now on, and told to onSecret before anything could print
-   * it (a proxy or a plugin may echo it back in a queue `why`).
-   */
-  private remember(value: string): void {
-    if (this.given.has(value)) return
-    this.given.add(value)
-    this.options.onSecret?.(value)
+    if (crumb) this.options.onSecret(crumb.value)
   }
 
   /** Forgets the session, e.g. after Jenkins rejected a crumb bound to a dropped session. */
@@ -258,7 +231,7 @@ export class Transport {
     // can replace what the client sets itself.
     if (url.origin === this.base.origin) {
       for (const [name, value] of this.options.headers ?? []) headers[name.toLowerCase()] = value
-      if (this.authorization) headers['authorization'] = this.authorization
+      if (this.options.authorization) headers['authorization'] = this.options.authorization
       // Only POSTs are checked (CrumbFilter, jenkins-api.md 1.5): a GET that
       // carried the crumb would hand it to whatever echoes requests.
       if (this.crumb && exchange.method === 'POST') {
@@ -334,7 +307,7 @@ export class Transport {
       // answer the next one without the session.
       const cookie = await this.jar.setCookie(header, url, { ignoreError: true })
       // Session ids are long; a short value ('1', 'true') would mangle ordinary words if redacted.
-      if (cookie && cookie.value.length >= 8) this.remember(cookie.value)
+      if (cookie && cookie.value.length >= 8) this.options.onSecret(cookie.value)
     }
   }
 

@@ -133,37 +133,48 @@ export class Requester {
       stallBytes: options.stall?.bytes ?? DEFAULT_STALL_BYTES
     }
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry }
-    // Header values (an auth proxy's tokens) are secrets; values under 4
-    // characters are not, and the redaction leaves them alone.
+    // Preemptive Basic on every request: Jenkins never challenges anonymous
+    // requests with a 401, so a handler waiting for one would never send
+    // credentials (jenkins-api.md 2.1).
+    const authorization =
+      this.user && `Basic ${Buffer.from(`${this.user}:${options.token ?? ''}`).toString('base64')}`
+    // What the step was given never appears in a message: the credentials,
+    // header values (an auth proxy's tokens) and, though public, certificates.
+    // Values under 4 characters are not secrets, and the redaction leaves them alone.
     const secrets = new Redaction()
     for (const value of [
       this.jobToken,
+      options.token,
+      authorization,
+      authorization?.slice('Basic '.length),
       ...(options.headers ?? []).flatMap(([, value]) => headerValueSecrets(value)),
-      // Certificates are public, but nothing the user gave the step is echoed.
       ...(options.ca ?? [])
     ]) {
-      if (value !== undefined) secrets.add(value)
+      if (value) secrets.add(value)
     }
     this.redact = text => secrets.redact(text)
     this.logger = redactingLogger(options.logger, this.redact)
     this.notices = new SilenceNotices(this.logger, () =>
       this.firstContact() ? FIRST_CONTACT_NOTICE_MS : SLOW_NOTICE_MS
     )
+    /** Every crumb and session cookie value Jenkins gave: they stay secret after they change. */
+    const given = new Set<string>()
     this.transport = new Transport({
       baseUrl: this.baseUrl,
-      user: this.user,
-      token: options.token,
+      authorization,
       logger: this.logger,
       headers: options.headers,
       ca: options.ca,
-      // A crumb or session cookie joins the list before anything could print it.
+      // A crumb or session cookie joins the list, and goes to onSecret, before
+      // anything could print it (a proxy or a plugin may echo it in a queue `why`).
       onSecret: value => {
+        if (given.has(value)) return
+        given.add(value)
         secrets.add(value)
         options.onSecret?.(value)
       },
       cookies: options.session?.cookies
     })
-    for (const value of this.transport.credentials) secrets.add(value)
     this.crumbs = new CrumbCache(
       () =>
         readCrumb(

@@ -1,4 +1,4 @@
-import { JenkinsError } from './errors.js'
+import { JenkinsError, type JenkinsErrorKind } from './errors.js'
 import type { HttpResponse } from './http.js'
 import { parseJenkinsJson } from './json.js'
 
@@ -106,73 +106,54 @@ export function errorForResponse(
   const at = `Jenkins at ${context.server}`
   const short = shortMessage(response, body)
   const detail = short ? `: ${short}` : ''
+  const fail = (kind: JenkinsErrorKind, message: string): JenkinsError =>
+    new JenkinsError(kind, message, status)
   switch (status) {
     case 401:
       // Jenkins' own 401 always challenges Basic with realm "Jenkins"
       // (BasicAuthenticationEntryPoint, jenkins-api.md 2.1); one without it
       // comes from something in front of Jenkins.
       if (!/realm="?Jenkins/i.test(response.header('www-authenticate') ?? '')) {
-        return new JenkinsError(
+        return fail(
           'bad-credentials',
-          `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`,
-          status
+          `${at} answered ${context.what} with 401 without Jenkins' Basic challenge: an authenticating proxy in front of Jenkins? Give it the headers it expects in 'headers'${context.user ? '' : ', or set user and token if Jenkins itself asks'}.`
         )
       }
-      return new JenkinsError(
+      return fail(
         'bad-credentials',
         context.user
           ? `${at} rejected the credentials for user '${context.user}' (401): check the user and API token`
-          : `${at} asked for credentials (401): set user and token`,
-        status
+          : `${at} asked for credentials (401): set user and token`
       )
     case 403:
       return forbiddenError(response, body, context)
     case 404:
-      return new JenkinsError(
-        'not-found',
-        context.notFound ?? `${at} has no ${context.what} (404)`,
-        status
-      )
+      return fail('not-found', context.notFound ?? `${at} has no ${context.what} (404)`)
     case 409:
-      return new JenkinsError(
+      return fail(
         'conflict',
-        context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`,
-        status
+        context.conflict ?? `${at} refused ${context.what} (409 Conflict${detail})`
       )
     case 400:
     case 405:
-      return new JenkinsError(
-        'bad-request',
-        `${at} rejected ${context.what} (${status}${detail})`,
-        status
-      )
+      return fail('bad-request', `${at} rejected ${context.what} (${status}${detail})`)
     case 431:
       // Node's own server and most proxies allow 8-16 KiB of headers; the
       // Authorization header is the one that can be that big.
-      return new JenkinsError(
+      return fail(
         'bad-request',
-        `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`,
-        status
+        `${at} refused the request headers as too large (431) for ${context.what}: the Authorization header is built from the 'user' and 'token' inputs; check that they hold a user name and an API token`
       )
     case 429:
-      return new JenkinsError(
-        'server',
-        `${at} is rate-limiting requests (429) for ${context.what}`,
-        status
-      )
+      return fail('server', `${at} is rate-limiting requests (429) for ${context.what}`)
   }
   if (status >= 500) {
     const hint = context.serverHint ? ` ${context.serverHint}` : ''
-    return new JenkinsError(
-      'server',
-      `${at} failed ${context.what} (${status}${detail}).${hint}`,
-      status
-    )
+    return fail('server', `${at} failed ${context.what} (${status}${detail}).${hint}`)
   }
-  return new JenkinsError(
+  return fail(
     'protocol',
-    `${at} answered ${context.what} with an unexpected status ${status}${detail}`,
-    status
+    `${at} answered ${context.what} with an unexpected status ${status}${detail}`
   )
 }
 
