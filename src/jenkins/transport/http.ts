@@ -288,7 +288,7 @@ export class Transport {
         // Written chunk by chunk, each once the one before was handed on; a
         // request that fails (an early answer, a reset) fails the writing.
         exchange.upload
-          .writeTo(request, bytes => exchange.bounds.sending(bytes))
+          .writeTo(request, () => exchange.bounds.sending())
           .then(
             () => request.end(),
             (error: unknown) => request.destroy(error as Error)

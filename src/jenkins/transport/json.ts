@@ -43,20 +43,6 @@ export interface DroppedPart {
   offset: number
 }
 
-/** What to read of a Jenkins answer. */
-export interface JsonReadOptions {
-  /** Most levels of nesting (default MAX_JSON_DEPTH). */
-  limit?: number
-  /** Top-level fields holding lists whose elements may be left out when nested too deep. */
-  droppable?: readonly string[]
-}
-
-/** A Jenkins answer read: its value, and the parts left out as too deep. */
-export interface JenkinsJson {
-  value: unknown
-  dropped: DroppedPart[]
-}
-
 interface Scan {
   /** Where the text went too deep outside any droppable element, or -1. */
   at: number
@@ -193,28 +179,26 @@ function stringEnd(text: string, from: number): number {
  * anything else too deep is refused with JsonTooDeep; malformed text is a
  * SyntaxError, as JSON.parse. One scan, one parse.
  */
-export function readJenkinsJson(text: string, options: JsonReadOptions = {}): JenkinsJson {
-  const limit = options.limit ?? MAX_JSON_DEPTH
-  const { at, cuts } = scan(text, limit, options.droppable ?? [])
-  if (at >= 0) throw new JsonTooDeep(limit, at)
-  let kept = text
-  if (cuts.length > 0) {
-    const pieces: string[] = []
-    let start = 0
-    for (const cut of cuts) {
-      pieces.push(text.slice(start, cut.from))
-      start = cut.to
-    }
-    pieces.push(text.slice(start))
-    kept = pieces.join('')
+export function readJenkinsJson(
+  text: string,
+  { droppable = [] }: { droppable?: readonly string[] } = {}
+): { value: unknown; dropped: DroppedPart[] } {
+  const { at, cuts } = scan(text, MAX_JSON_DEPTH, droppable)
+  if (at >= 0) throw new JsonTooDeep(MAX_JSON_DEPTH, at)
+  let kept = ''
+  let start = 0
+  for (const cut of cuts) {
+    kept += text.slice(start, cut.from)
+    start = cut.to
   }
+  kept += text.slice(start)
   return { value: JSON.parse(kept) as unknown, dropped: cuts.map(cut => cut.part) }
 }
 
 /**
  * JSON.parse of a Jenkins answer, refused with JsonTooDeep when nested
- * deeper than `limit`; SyntaxError for malformed text, as JSON.parse.
+ * deeper than MAX_JSON_DEPTH; SyntaxError for malformed text, as JSON.parse.
  */
-export function parseJenkinsJson(text: string, limit: number = MAX_JSON_DEPTH): unknown {
-  return readJenkinsJson(text, { limit }).value
+export function parseJenkinsJson(text: string): unknown {
+  return readJenkinsJson(text).value
 }

@@ -57,7 +57,6 @@ export class ExchangeLimits {
   private slowTimer: NodeJS.Timeout | undefined
   private message: IncomingMessage | undefined
   private received = 0
-  private sent = 0
   private released = false
   private readonly onStepAbort = (): void => this.cut(this.interruption())
 
@@ -132,18 +131,12 @@ export class ExchangeLimits {
   }
 
   /**
-   * Counts request body bytes sent (an upload): the answer's time, and a
+   * Notes request body bytes sent (an upload): the answer's time, and a
    * stalled upload's, runs from the last of them rather than from the start,
    * so a large file on a slow link is not cut by the request timeout.
    */
-  sending(bytes: number): void {
-    this.sent += bytes
+  sending(): void {
     if (this.phase === 'headers' && !this.released) this.arm(this.settings.requestTimeoutMs)
-  }
-
-  /** Request body bytes sent so far. */
-  get bytesSent(): number {
-    return this.sent
   }
 
   /** Counts body bytes (for messages). */

@@ -1,5 +1,6 @@
 import { shortName } from '../../util/names.js'
 import { JenkinsError } from './errors.js'
+import type { HttpResponse } from './http.js'
 
 /**
  * Where Jenkins is, when the configured `url` got a 404 that Jenkins did not
@@ -10,10 +11,7 @@ import { JenkinsError } from './errors.js'
  */
 
 /** What a look at a URL shows: status and headers, or undefined when nothing answered. */
-export interface Glance {
-  status: number
-  header(name: string): string | undefined
-}
+type Glance = Pick<HttpResponse, 'status' | 'header'>
 
 /** One GET, following same-origin redirects or not, that reads nothing but status and headers. */
 export type Look = (url: string, o: { follow: boolean }) => Promise<Glance | undefined>
@@ -26,7 +24,7 @@ const USUAL_CONTEXT_PATH = '/jenkins'
  * own, with the header lost on the way); otherwise what to set 'url' to, as
  * far as can be told.
  */
-async function locateJenkins(baseUrl: string, look: Look): Promise<string | undefined> {
+export async function locateJenkins(baseUrl: string, look: Look): Promise<string | undefined> {
   if (await isJenkins(baseUrl, look)) return undefined
   const origin = new URL(baseUrl).origin
   const redirected = await rootRedirect(origin, look)
@@ -99,7 +97,7 @@ async function isJenkinsRoot(base: string, look: Look): Promise<boolean> {
 }
 
 /** The error for a request whose 404 showed that `baseUrl` is not Jenkins' address. */
-function notJenkinsError(baseUrl: string, what: string, where: string): JenkinsError {
+export function notJenkinsError(baseUrl: string, what: string, where: string): JenkinsError {
   return new JenkinsError(
     'not-jenkins',
     `The server at ${baseUrl} answered ${what} with a 404 that is not Jenkins' (no X-Jenkins header), and ${baseUrl}/login is no Jenkins page either: 'url' is not the address of Jenkins. ${where}`,
@@ -123,37 +121,5 @@ async function rootRedirect(origin: string, look: Look): Promise<string | undefi
     return origin + target.pathname.replace(/\/+$/, '')
   } catch {
     return undefined
-  }
-}
-
-/**
- * Tells a 404 that is not Jenkins' own from one that is, on the client's
- * answers: once any answer carried X-Jenkins, every 404 is Jenkins'. Before
- * that, a 404 without the header asks where Jenkins is (once per client).
- */
-export class Foreign404Check {
-  /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
-  private jenkinsSeen = false
-  /** Where Jenkins answers, when `baseUrl` turned out not to be it (asked once, on the first foreign 404). */
-  private located: Promise<string | undefined> | undefined
-
-  constructor(
-    private readonly baseUrl: string,
-    private readonly look: Look
-  ) {}
-
-  /** Notes an answer the client got. */
-  saw(answer: Glance): void {
-    if (answer.header('x-jenkins') !== undefined) this.jenkinsSeen = true
-  }
-
-  /** A 404 before Jenkins ever answered that is not Jenkins' own says where Jenkins is; anything else is returned as it is. */
-  async check(answer: Glance, error: JenkinsError, what: string): Promise<JenkinsError> {
-    if (answer.status !== 404 || this.jenkinsSeen || answer.header('x-jenkins') !== undefined) {
-      return error
-    }
-    this.located ??= locateJenkins(this.baseUrl, this.look)
-    const where = await this.located
-    return where === undefined ? error : notJenkinsError(this.baseUrl, what, where)
   }
 }

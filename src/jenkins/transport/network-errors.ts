@@ -4,7 +4,7 @@
  * message a user can act on and to whether the request may be sent again.
  */
 import { JenkinsError } from './errors.js'
-import { tlsProblem } from './tls-problem.js'
+import { CERTIFICATE_PROBLEMS, tlsProblem } from './tls-problem.js'
 
 /** A request that got no HTTP answer. */
 export class NetworkFailure extends Error {
@@ -46,17 +46,6 @@ const UNTRUSTED_CODES = new Set([
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'CERT_UNTRUSTED'
-])
-
-/** TLS failures: the certificate ones, and a server that does not speak TLS there. */
-const TLS_CODES = new Set([
-  ...UNTRUSTED_CODES,
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'CERT_SIGNATURE_FAILURE',
-  'EPROTO',
-  'ERR_SSL_WRONG_VERSION_NUMBER'
 ])
 
 /** What to do about a TLS failure: the fix depends on what failed. */
@@ -153,7 +142,13 @@ export function networkFailure(
       { transient: true }
     )
   }
-  if ((code !== undefined && TLS_CODES.has(code)) || /certificate|ssl|tls/i.test(text)) {
+  // The certificate failures, and a server that does not speak TLS there.
+  const tls = code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER'
+  if (
+    tls ||
+    (code !== undefined && Object.hasOwn(CERTIFICATE_PROBLEMS, code)) ||
+    /certificate|ssl|tls/i.test(text)
+  ) {
     return fail(
       'network',
       `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`,

@@ -4,7 +4,7 @@ import { CrumbCache, notSentIfInterrupted, readCrumb } from './crumb.js'
 import { Interrupted, JenkinsError, stopReason } from './errors.js'
 import { HttpResponse, Transport, headerValueSecrets, pathOf, type Exchange } from './http.js'
 import { ExchangeLimits, type LimitSettings } from './limits.js'
-import { Foreign404Check, locateRoot } from './locate.js'
+import { locateJenkins, locateRoot, notJenkinsError } from './locate.js'
 import type { UploadBody } from './multipart.js'
 import { NetworkFailure } from './network-errors.js'
 import type { DroppedPart } from './json.js'
@@ -105,8 +105,10 @@ export class Requester {
   private readonly firstContactAttempts: number | undefined
   /** Whether any HTTP answer came back: until then a failed connection is the first contact failing. */
   private answered = false
-  /** Tells a 404 that is not Jenkins' own (a wrong url), and says where Jenkins is. */
-  private readonly foreign404: Foreign404Check
+  /** Whether any answer carried X-Jenkins: from then on a 404 is Jenkins' own. */
+  private jenkinsSeen = false
+  /** Where Jenkins answers, when `url` turned out not to be it (asked once, on the first foreign 404: locate.ts). */
+  private located: Promise<string | undefined> | undefined
   /** The visible lines about requests Jenkins leaves unanswered. */
   private readonly notices: SilenceNotices
   /** Parts of answers left out as too deep, said once each (every poll of a build may carry them). */
@@ -191,7 +193,6 @@ export class Requester {
       crumb => this.transport.setCrumb(crumb)
     )
     if (options.session?.crumb !== undefined) this.crumbs.seed(options.session.crumb)
-    this.foreign404 = new Foreign404Check(this.baseUrl, (url, o) => this.probe(url, o))
   }
 
   /** HTTP requests sent, by operation ('job', 'trigger', 'queue', 'build', 'log', 'crumb', …) and 'total'. */
@@ -336,9 +337,10 @@ export class Requester {
   }
 
   /**
-   * The error for a failed answer: a 404 that is not Jenkins' own says where
-   * Jenkins is (locate.ts), and one of `retry` is a TransientFailure, not
-   * tried again before the Retry-After Jenkins gave, if any.
+   * The error for a failed answer: a 404 before Jenkins ever answered that
+   * is not Jenkins' own says where Jenkins is (locate.ts), and one of `retry`
+   * is a TransientFailure, not tried again before the Retry-After Jenkins
+   * gave, if any.
    */
   private async failure(
     response: HttpResponse,
@@ -346,11 +348,16 @@ export class Requester {
     context: ErrorContext,
     retry: ReadonlySet<number>
   ): Promise<JenkinsError | TransientFailure> {
-    const error = await this.foreign404.check(
-      response,
-      errorForResponse(response, body, context),
-      context.what
-    )
+    let error = errorForResponse(response, body, context)
+    if (
+      response.status === 404 &&
+      !this.jenkinsSeen &&
+      response.header('x-jenkins') === undefined
+    ) {
+      this.located ??= locateJenkins(this.baseUrl, (url, o) => this.probe(url, o))
+      const where = await this.located
+      if (where !== undefined) error = notJenkinsError(this.baseUrl, context.what, where)
+    }
     if (!retry.has(response.status)) return error
     return new TransientFailure(error, String(response.status), {
       retryAfterMs: parseRetryAfter(response.header('retry-after'))
@@ -465,7 +472,7 @@ export class Requester {
       throw new TransientFailure(error.error, error.reason)
     }
     this.answered = true
-    this.foreign404.saw(response)
+    if (response.header('x-jenkins') !== undefined) this.jenkinsSeen = true
     return response
   }
 

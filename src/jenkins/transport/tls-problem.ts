@@ -8,7 +8,7 @@
  */
 
 /** OpenSSL's verify codes as Node names them, said for Jenkins' certificate. */
-const CERTIFICATE_PROBLEMS: Readonly<Record<string, string>> = {
+export const CERTIFICATE_PROBLEMS: Readonly<Record<string, string>> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: "Jenkins' certificate is self-signed and not trusted",
   SELF_SIGNED_CERT_IN_CHAIN:
     "Jenkins' certificate chain ends in a self-signed CA certificate that is not trusted",
