@@ -1,5 +1,5 @@
-import type { Logger } from '../../util/logger.js'
 import { Interrupted, JenkinsError } from './errors.js'
+import type { Requester } from './requester.js'
 
 /** The CSRF crumb: the header name comes from the server (`crumbRequestField`), never a constant. */
 export interface Crumb {
@@ -68,22 +68,25 @@ export class CrumbCache {
 }
 
 /**
- * The crumb from Jenkins' crumb issuer (`getJson` reads crumbIssuer/api/json),
+ * The crumb from Jenkins' crumb issuer (crumbIssuer/api/json),
  * or undefined when there is none: Jenkins' own 404 means CSRF protection is
  * off (jenkins-api.md 1.4). A 404 from something else than Jenkins (kind
  * 'not-jenkins', locate.ts) is a wrong url, and thrown like any failure.
  */
 export async function readCrumb(
-  getJson: () => Promise<{ crumb?: unknown; crumbRequestField?: unknown }>,
-  server: string,
-  logger: Logger
+  http: Pick<Requester, 'baseUrl' | 'context' | 'getJson' | 'logger'>
 ): Promise<Crumb | undefined> {
+  const server = http.baseUrl
   let data: { crumb?: unknown; crumbRequestField?: unknown }
   try {
-    data = await getJson()
+    data = await http.getJson(
+      'crumb',
+      `${server}/crumbIssuer/api/json`,
+      http.context('the CSRF crumb')
+    )
   } catch (error) {
     if (error instanceof JenkinsError && error.kind === 'not-found') {
-      logger.debug(`Jenkins at ${server} has no crumb issuer: CSRF protection is off`)
+      http.logger.debug(`Jenkins at ${server} has no crumb issuer: CSRF protection is off`)
       return undefined
     }
     throw error
@@ -98,7 +101,7 @@ export async function readCrumb(
       `Jenkins at ${server} answered the crumb request without crumb and crumbRequestField`
     )
   }
-  logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`)
+  http.logger.debug(`Got a CSRF crumb (header ${data.crumbRequestField})`)
   return { field: data.crumbRequestField, value: data.crumb }
 }
 

@@ -83,9 +83,12 @@ export function networkFailure(
   const text = typeof err.message === 'string' ? err.message : String(error)
   const where = hostPort(url)
   const fail = (
-    kind: 'network' | 'timeout',
     message: string,
-    { transient, connect = false }: { transient: boolean; connect?: boolean }
+    {
+      transient,
+      connect = false,
+      kind = 'network'
+    }: { transient: boolean; connect?: boolean; kind?: 'network' | 'timeout' }
   ): NetworkFailure =>
     new NetworkFailure(new JenkinsError(kind, message), code ?? text, {
       transient,
@@ -96,48 +99,42 @@ export function networkFailure(
 
   switch (code) {
     case 'ECONNREFUSED':
-      return fail(
-        'network',
-        `Could not connect to Jenkins at ${server}: ${where} refused the connection`,
-        { transient: true, connect: true }
-      )
+      return fail(`Could not connect to Jenkins at ${server}: ${where} refused the connection`, {
+        transient: true,
+        connect: true
+      })
     case 'ENOTFOUND':
       return fail(
-        'network',
         `Could not resolve ${url.hostname}, the host of Jenkins at ${server}: check the 'url' input`,
         { transient: false, connect: true }
       )
     case 'EAI_AGAIN':
       return fail(
-        'network',
         `Could not resolve ${url.hostname}, the host of Jenkins at ${server} (temporary DNS failure)`,
         { transient: true, connect: true }
       )
     case 'ECONNRESET':
-      return fail('network', `The connection to Jenkins at ${server} was reset`, {
+      return fail(`The connection to Jenkins at ${server} was reset`, {
         transient: true
       })
     case 'EPIPE':
-      return fail(
-        'network',
-        `The connection to Jenkins at ${server} was closed while sending (EPIPE)`,
-        { transient: true }
-      )
-    case 'ETIMEDOUT':
-      return fail('timeout', `The connection to Jenkins at ${server} timed out (${where})`, {
+      return fail(`The connection to Jenkins at ${server} was closed while sending (EPIPE)`, {
         transient: true
+      })
+    case 'ETIMEDOUT':
+      return fail(`The connection to Jenkins at ${server} timed out (${where})`, {
+        transient: true,
+        kind: 'timeout'
       })
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return fail(
-        'network',
-        `Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`,
-        { transient: true, connect: true }
-      )
+      return fail(`Could not connect to Jenkins at ${server}: ${where} is unreachable (${code})`, {
+        transient: true,
+        connect: true
+      })
   }
   if (text.includes('socket hang up')) {
     return fail(
-      'network',
       `The connection to Jenkins at ${server} was closed without an answer (socket hang up)`,
       { transient: true }
     )
@@ -150,14 +147,11 @@ export function networkFailure(
     /certificate|ssl|tls/i.test(text)
   ) {
     return fail(
-      'network',
       `TLS error talking to Jenkins at ${server}: ${tlsProblem(code, text)}. ${tlsHint(code, url, trust)}`,
       { transient: false }
     )
   }
-  return fail(
-    'network',
-    `Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`,
-    { transient: false }
-  )
+  return fail(`Request to Jenkins at ${server} failed: ${code ? `${code} ` : ''}${text}`, {
+    transient: false
+  })
 }

@@ -178,18 +178,7 @@ export class Requester {
       cookies: options.session?.cookies
     })
     this.crumbs = new CrumbCache(
-      () =>
-        readCrumb(
-          () =>
-            this.getJson(
-              'crumb',
-              `${this.baseUrl}/crumbIssuer/api/json`,
-              this.context('the CSRF crumb'),
-              { deadline: this.deadline }
-            ),
-          this.baseUrl,
-          this.logger
-        ),
+      () => readCrumb(this),
       crumb => this.transport.setCrumb(crumb)
     )
     if (options.session?.crumb !== undefined) this.crumbs.seed(options.session.crumb)

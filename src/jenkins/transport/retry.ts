@@ -30,17 +30,13 @@ const MIN_ATTEMPT_MS = 500
  * gets when no try is left.
  */
 export class TransientFailure extends Error {
-  readonly retryAfterMs?: number
-  readonly maxAttempts?: number
+  override readonly name = 'TransientFailure'
 
   constructor(
     readonly error: JenkinsError,
     /** Short reason for the debug log, e.g. '503' or 'ECONNRESET'. */
     readonly reason: string,
-    {
-      retryAfterMs,
-      maxAttempts
-    }: {
+    readonly limits: {
       /** From a Retry-After header, when the server gave one. */
       retryAfterMs?: number
       /** At most this many tries for this kind of failure (an HTML page, invalid JSON: a glitch, unless it repeats). */
@@ -48,9 +44,6 @@ export class TransientFailure extends Error {
     } = {}
   ) {
     super(error.message)
-    this.retryAfterMs = retryAfterMs
-    this.maxAttempts = maxAttempts
-    this.name = 'TransientFailure'
   }
 }
 
@@ -105,13 +98,20 @@ export interface RetryOptions {
   random?: () => number
 }
 
-/** Waits `ms`; rejects with Interrupted as soon as `signal` fires. */
-export function pause(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
+/** Waits `ms`; rejects with Interrupted as soon as `signal` fires (`lastFailure`: the failure a retry waited out). */
+export function pause(
+  ms: number,
+  signal: AbortSignal | undefined,
+  what: string,
+  { lastFailure }: { lastFailure?: string } = {}
+): Promise<void> {
   // eslint-disable-next-line local/no-positional-undefined -- node:timers/promises takes the value to resolve with before its options
   return delay(ms, undefined, { signal }).catch((error: unknown) => {
-    throw signal?.aborted
-      ? new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, { sent: false })
-      : error
+    if (!signal?.aborted) throw error
+    throw new Interrupted(`Stopped waiting to ${what}: ${stopReason(signal)}`, {
+      sent: false,
+      lastFailure
+    })
   })
 }
 
@@ -143,31 +143,26 @@ export async function withRetry<T>(
       return await operation(attempt, started)
     } catch (error) {
       if (!(error instanceof TransientFailure)) throw error
+      const { retryAfterMs, maxAttempts } = error.limits
       const asked =
-        error.retryAfterMs === undefined
-          ? ''
-          : `, Retry-After ${Math.round(error.retryAfterMs / 1000)} s`
+        retryAfterMs === undefined ? '' : `, Retry-After ${Math.round(retryAfterMs / 1000)} s`
       // A wait that the signal ends says what it was waiting out.
       const failure = error.error.message
       const sleep =
         options.sleep ??
         ((ms: number) =>
-          pause(ms, signal, `retry ${what} (${error.reason}${asked})`).catch((cut: unknown) => {
-            throw cut instanceof Interrupted
-              ? new Interrupted(cut.message, { sent: false, lastFailure: failure })
-              : cut
-          }))
-      const allowed = Math.min(attempts, error.maxAttempts ?? attempts)
+          pause(ms, signal, `retry ${what} (${error.reason}${asked})`, { lastFailure: failure }))
+      const allowed = Math.min(attempts, maxAttempts ?? attempts)
       if (attempt >= allowed) throw giveUp(error.error, tried(attempt))
       let delay = backoffDelay(attempt - 1, policy, options.random)
-      if (error.retryAfterMs !== undefined) {
-        if (deadline === undefined && error.retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
+      if (retryAfterMs !== undefined) {
+        if (deadline === undefined && retryAfterMs > MAX_RETRY_AFTER_WITHOUT_DEADLINE_MS) {
           throw giveUp(
             error.error,
-            `Jenkins asked to retry after ${Math.round(error.retryAfterMs / 1000)} s`
+            `Jenkins asked to retry after ${Math.round(retryAfterMs / 1000)} s`
           )
         }
-        delay = Math.max(delay, error.retryAfterMs)
+        delay = Math.max(delay, retryAfterMs)
       }
       if (deadline !== undefined) {
         const left = deadline - now()
