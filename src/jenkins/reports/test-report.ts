@@ -344,8 +344,7 @@ async function readPage(
       try {
         data = parseJenkinsJson(body)
       } catch (error) {
-        if (error instanceof JsonTooDeep)
-          throw tooDeepError(context, error, response.status)
+        if (error instanceof JsonTooDeep) throw tooDeepError(context, error, response.status)
         // A character split at the cut decodes to U+FFFD: 3 bytes for 1 to 3.
         if (bytes < limit - 3) {
           throw new JenkinsError(

@@ -257,7 +257,9 @@ export class Transport {
     const headers = await this.headersFor(exchange, target)
     const signal = exchange.bounds.signal
     if (signal.aborted) throw signal.reason
-    this.count(exchange.label)
+    for (const label of [exchange.label, 'total']) {
+      this.requestCounts[label] = (this.requestCounts[label] ?? 0) + 1
+    }
     const message = await new Promise<IncomingMessage>((resolve, reject) => {
       const module = target.protocol === 'https:' ? https : http
       const request = module.request(target, {
@@ -309,11 +311,6 @@ export class Transport {
       // Session ids are long; a short value ('1', 'true') would mangle ordinary words if redacted.
       if (cookie && cookie.value.length >= 8) this.options.onSecret(cookie.value)
     }
-  }
-
-  private count(label: string): void {
-    this.requestCounts[label] = (this.requestCounts[label] ?? 0) + 1
-    this.requestCounts['total'] = (this.requestCounts['total'] ?? 0) + 1
   }
 }
 

@@ -33,11 +33,6 @@ export class NetworkFailure extends Error {
   }
 }
 
-function hostPort(url: URL): string {
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80')
-  return `${url.hostname}:${port}`
-}
-
 /** Certificate errors a trusted CA would fix (OpenSSL's verify codes as Node names them). */
 const UNTRUSTED_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -81,7 +76,7 @@ export function networkFailure(
   }
   const code = typeof err.code === 'string' ? err.code : undefined
   const text = typeof err.message === 'string' ? err.message : String(error)
-  const where = hostPort(url)
+  const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`
   const fail = (
     message: string,
     {
