@@ -77,8 +77,8 @@ const FIRST_CONTACT_NOTICE_MS = 5_000
  * ExchangeLimits (limits.ts: the client's signal, its deadline, the request
  * timeout, the stall guard); and every message that leaves it, thrown or
  * logged, has gone through the one redaction list (`redact`). What it makes
- * of an answer's body and of a failed answer is answers.ts; its settings and
- * their defaults, request-settings.ts.
+ * of an answer's body is answers.ts, of a failed answer `failure`; its
+ * settings are request-settings.ts, their defaults here.
  */
 export class Requester {
   /** The configured Jenkins URL without a trailing slash; every message that names the server names it. */
