@@ -5,7 +5,7 @@
  * trigger's reconciliation alike: what leaves this file is true to its type.
  */
 import { isBuildNumber, isCount } from '../model/counts.js'
-import type { BuildResult } from '../../util/constants.js'
+import { BUILD_RESULTS, type BuildResult } from '../../util/constants.js'
 import type {
   Build,
   BuildSummary,
@@ -15,13 +15,10 @@ import type {
   RunningBuild
 } from '../model/types.js'
 
-const RESULTS: ReadonlySet<unknown> = new Set([
-  'SUCCESS',
-  'UNSTABLE',
-  'FAILURE',
-  'NOT_BUILT',
-  'ABORTED'
-])
+/** One of hudson.model.Result's five names (jenkins-api.md 5.2). */
+export function isBuildResult(value: unknown): value is BuildResult {
+  return BUILD_RESULTS.some(result => result === value)
+}
 
 /** What a `builds` list was asked for: with `actions`, causes and parameters; with `outcome`, result, duration, building. */
 export interface BuildsFields {
@@ -65,7 +62,7 @@ export function buildSummaryOf(raw: unknown): BuildSummary | undefined {
   if (!isBuildNumber(b?.number) || !isCount(b.duration)) return undefined
   return {
     number: b.number,
-    result: RESULTS.has(b.result) ? (b.result as BuildSummary['result']) : null,
+    result: isBuildResult(b.result) ? b.result : null,
     duration: b.duration,
     building: b.building === true
   }

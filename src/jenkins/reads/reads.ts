@@ -8,6 +8,7 @@ import {
   causeClassesOf,
   decodeBuild,
   entriesOf,
+  isBuildResult,
   type CheckedBuildJson,
   jobNamesFromUrl,
   parametersOf,
@@ -113,6 +114,15 @@ interface RawJob extends RawItem {
   lastSuccessfulBuild?: unknown
 }
 
+/** The 404 of a job, which may exist unseen by anonymous users (`following`: Requester.anonymousHint). */
+export function jobNotFound(
+  http: Requester,
+  name: string,
+  hint: { following?: boolean } = {}
+): string {
+  return `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(hint)}`
+}
+
 /** A job's JSON, reduced to what triggering it needs. */
 export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   // The crumb is needed before the trigger that usually follows: fetch it
@@ -123,7 +133,7 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
     'job',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`,
     http.context(`job '${name}'`, {
-      notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
+      notFound: jobNotFound(http, name)
     })
   )
   const info: JobInfo = {
@@ -281,19 +291,13 @@ export async function getBuild(
   const result: unknown = build.result
   // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
   // else is a broken or hostile server, and would reach outputs and messages.
-  if (result !== undefined && result !== null && !BUILD_RESULTS.some(r => r === result)) {
+  if (result !== undefined && result !== null && !isBuildResult(result)) {
     throw new JenkinsError(
       'protocol',
-      `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
+      `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
     )
   }
   return decodeBuild(build, { passwords: options.passwords })
-}
-
-/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
-function quote(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value)
-  return text.length > 60 ? `${text.slice(0, 59)}…` : text
 }
 
 /** Every item waiting in the queue, with its task's item names, causes and parameters. */
@@ -349,7 +353,7 @@ export async function recentBuilds(
     'builds',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the builds of job '${name}'`, {
-      notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint({ following: true })}`,
+      notFound: jobNotFound(http, name, { following: true }),
       following: true
     })
   )

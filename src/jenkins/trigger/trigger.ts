@@ -11,13 +11,12 @@ import {
   expectedParameters,
   reconcile,
   type Adopted,
-  type QueuedCandidate,
   type ReconcileReader,
   type TriggerExpectation
 } from './reconcile.js'
 import type { UploadBody } from '../transport/multipart.js'
 import { buildsOf } from '../reads/decode.js'
-import { getQueue } from '../reads/reads.js'
+import { getQueue, jobNotFound } from '../reads/reads.js'
 import type { Requester } from '../transport/requester.js'
 import { errorForResponse, type ErrorContext } from '../transport/responses.js'
 import type {
@@ -97,13 +96,11 @@ export async function trigger(
   // `delay` is a request parameter; 0sec skips the quiet period (3.5).
   const endpoint = parameterized ? 'buildWithParameters' : 'build'
   const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`
-  const context = http.context(`the trigger of job '${name}'`, {
-    notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
-    conflict: disabledMessage(http, name),
-    permission: 'Job/Build',
-    jobTokenSent: http.jobToken !== undefined,
-    serverHint: parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
-  })
+  const context = triggerContext(
+    http,
+    name,
+    parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
+  )
   const expectation: TriggerExpectation = {
     job,
     parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
@@ -223,15 +220,11 @@ export async function findLostTrigger(
   lost: LostTrigger
 ): Promise<FoundTrigger | undefined> {
   const left = http.deadline === undefined ? Infinity : http.deadline - Date.now()
-  const adopted = await reconcile(reconcileReader(http, lost.job), lost, {
+  return reconcile(reconcileReader(http, lost.job), lost, {
     settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
     sleep: ms => http.pause(ms, 'look for the lost trigger again'),
     logger: http.logger
   })
-  if (!adopted) return undefined
-  return adopted.buildNumber === undefined
-    ? { queueId: adopted.queueId }
-    : { queueId: adopted.queueId, buildNumber: adopted.buildNumber }
 }
 
 /**
@@ -308,14 +301,7 @@ export async function triggerOnce(
 export function reconcileReader(http: Requester, job: JobPath): ReconcileReader {
   const name = fullName(job)
   return {
-    queue: async (): Promise<QueuedCandidate[]> =>
-      (await getQueue(http)).map(({ id, job, parameters, causes, userIds }) => ({
-        id,
-        job,
-        parameters,
-        causes,
-        ...(userIds ? { userIds } : {})
-      })),
+    queue: () => getQueue(http),
     builds: async () => {
       const data = await http.getJson<{ builds?: unknown }>(
         'builds',
@@ -331,7 +317,22 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
   }
 }
 
-export function disabledMessage(http: Requester, name: string): string {
+/** What a trigger's errors say: the job's 404, its refusal as disabled, the permission it needs. */
+export function triggerContext(
+  http: Requester,
+  name: string,
+  serverHint: string | undefined
+): ErrorContext {
+  return http.context(`the trigger of job '${name}'`, {
+    notFound: jobNotFound(http, name),
+    conflict: disabledMessage(http, name),
+    permission: 'Job/Build',
+    jobTokenSent: http.jobToken !== undefined,
+    serverHint
+  })
+}
+
+function disabledMessage(http: Requester, name: string): string {
   return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`
 }
 

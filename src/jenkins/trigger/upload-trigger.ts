@@ -15,7 +15,7 @@ import { expectedParameters, type TriggerExpectation } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { recoverUpload } from './upload-recovery.js'
 import { Interrupted } from '../transport/errors.js'
-import { checkBuildable, disabledMessage, triggerOnce, unknownParameters } from './trigger.js'
+import { checkBuildable, triggerContext, triggerOnce, unknownParameters } from './trigger.js'
 import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
 import type { UploadFile } from '../transport/multipart.js'
 
@@ -120,14 +120,11 @@ export async function triggerUpload(
     `Uploading ${files.map(file => `${file.name} (${file.fileName}, ${formatBytes(file.size)})`).join(', ')} to '${name}': ${formatBytes(body.length)} in all.`
   )
   const url = `${jobUrl(http.baseUrl, job)}buildWithParameters?delay=0sec`
-  const context = http.context(`the trigger of job '${name}'`, {
-    notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
-    conflict: disabledMessage(http, name),
-    permission: 'Job/Build',
-    jobTokenSent: http.jobToken !== undefined,
-    serverHint:
-      'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
-  })
+  const context = triggerContext(
+    http,
+    name,
+    'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
+  )
   // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
   const complete = expectedParameters(info.parameterDefinitions, params)
   // What it stores from a body it could not parse: every default, no file at all.
