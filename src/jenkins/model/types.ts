@@ -225,22 +225,12 @@ export interface FailedTestsRead {
   budgetReached: boolean
 }
 
-/** A stage's or run's status in the Pipeline Stage View plugin (StatusExt); unknown values kept. */
-export type StageStatus =
-  | 'NOT_EXECUTED'
-  | 'ABORTED'
-  | 'SUCCESS'
-  | 'IN_PROGRESS'
-  | 'PAUSED_PENDING_INPUT'
-  | 'FAILED'
-  | 'UNSTABLE'
-  | (string & {})
-
 /** One stage of a Pipeline run (StageNodeExt). */
 export interface PipelineStage {
   id: string
   name: string
-  status: StageStatus
+  /** The Stage View plugin's StatusExt (NOT_EXECUTED, ABORTED, SUCCESS, IN_PROGRESS, PAUSED_PENDING_INPUT, FAILED, UNSTABLE); unknown values kept. */
+  status: string
   startTimeMillis: number
   durationMillis: number
   pauseDurationMillis: number
@@ -250,7 +240,7 @@ export interface PipelineStage {
 
 /** A Pipeline run as `wfapi/describe` shows it (RunExt). */
 export interface PipelineRun {
-  status?: StageStatus
+  status?: string
   stages: PipelineStage[]
 }
 

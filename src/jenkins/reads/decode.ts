@@ -166,13 +166,8 @@ export function entriesOf(list: unknown, field: string): unknown[] | undefined {
   return entries
 }
 
-interface RawExecutable {
-  url?: unknown
-  number?: unknown
-  queueId?: unknown
-  timestamp?: unknown
-  estimatedDuration?: unknown
-}
+/** An executor's build, each field as Jenkins may send it. */
+type RawExecutable = Partial<Record<keyof RunningBuild | 'url', unknown>>
 
 /**
  * The build on each executor and one-off executor of a `computer` list

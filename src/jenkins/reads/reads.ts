@@ -98,21 +98,10 @@ export function listTree(depth: number): string {
   return `jobs[${fields}]`
 }
 
-interface RawItem {
-  _class?: unknown
-  name?: unknown
-  jobs?: unknown
-}
-
-interface RawJob extends RawItem {
-  fullName?: unknown
-  buildable?: unknown
-  disabled?: unknown
-  nextBuildNumber?: unknown
-  property?: unknown
-  builds?: unknown
-  lastSuccessfulBuild?: unknown
-}
+/** A job's or folder's JSON, each field as Jenkins may send it. */
+type RawJob = Partial<
+  Record<keyof JobInfo | 'jobs' | 'property' | 'builds' | 'lastSuccessfulBuild', unknown>
+>
 
 /** The 404 of a job, which may exist unseen by anonymous users (`following`: Requester.anonymousHint). */
 export function jobNotFound(
@@ -121,6 +110,11 @@ export function jobNotFound(
   hint: { following?: boolean } = {}
 ): string {
   return `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(hint)}`
+}
+
+/** The 404 of a build. */
+export function buildNotFound(http: Requester, name: string, number: number): string {
+  return `Build #${number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
 }
 
 /** A job's JSON, reduced to what triggering it needs. */
@@ -175,7 +169,7 @@ function buildSummaries(raw: unknown): BuildSummary[] {
 export async function listJobs(http: Requester, folder: JobPath): Promise<string[]> {
   const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root'
   const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`
-  const data = await http.getJson<RawItem>(
+  const data = await http.getJson<RawJob>(
     'jobs',
     `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`,
     http.context(`the job list of ${where}`, {
@@ -266,7 +260,7 @@ export async function getBuild(
       ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
       : which === 'lastSuccessfulBuild'
         ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
-        : `Build #${which} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
+        : buildNotFound(http, name, which)
   const build = await http.getJson<CheckedBuildJson>(
     'build',
     url,
@@ -369,7 +363,7 @@ export async function progressiveText(
   const name = fullName(build.job)
   const url = `${buildUrl(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`
   const context = http.context(`the console of build #${build.number} of '${name}'`, {
-    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`,
+    notFound: buildNotFound(http, name, build.number),
     following: true
   })
   return http.read(
@@ -420,7 +414,7 @@ function collectJobs(http: Requester, items: unknown[], prefix: string, names: s
       stack.pop()
       continue
     }
-    const item = level.items[level.next++] as RawItem | null
+    const item = level.items[level.next++] as RawJob | null
     if (typeof item?.name !== 'string') continue
     const path = `${level.prefix}${item.name}`
     if (Array.isArray(item.jobs)) {
@@ -441,7 +435,7 @@ function collectJobs(http: Requester, items: unknown[], prefix: string, names: s
   }
 }
 
-function isFolder(item: RawItem): boolean {
+function isFolder(item: RawJob): boolean {
   return (
     (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs)
   )

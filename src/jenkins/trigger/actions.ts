@@ -1,6 +1,6 @@
 import { JenkinsError } from '../transport/errors.js'
 import { buildUrl, fullName, jobUrl } from '../model/job-path.js'
-import { jobNotFound } from '../reads/reads.js'
+import { buildNotFound, jobNotFound } from '../reads/reads.js'
 import type { Requester } from '../transport/requester.js'
 import { RETRYABLE_STATUSES, errorForResponse, type ErrorContext } from '../transport/responses.js'
 import type { BuildRef, CancelOutcome, JobPath } from '../model/types.js'
@@ -16,7 +16,7 @@ export async function stopBuild(
 ): Promise<void> {
   const name = fullName(build.job)
   const context = http.context(`the ${how} of build #${build.number} of '${name}'`, {
-    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
+    notFound: `${buildNotFound(http, name, build.number)}${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
     permission: 'Job/Cancel'
   })
   // Jenkins redirects back after a stop, also when the build was not running (jenkins-api.md 7).
