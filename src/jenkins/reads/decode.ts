@@ -11,6 +11,7 @@ import type {
   BuildSummary,
   ExportedParameter,
   JsonValue,
+  QueuedTask,
   RecentBuild,
   RunningBuild
 } from '../model/types.js'
@@ -46,10 +47,7 @@ export function buildsOf(raw: unknown, fields: BuildsFields = {}): RecentBuild[]
       }
     }
     if (fields.actions) {
-      recent.causes = causeClassesOf(build.actions)
-      const userIds = userIdsOf(build.actions)
-      if (userIds) recent.userIds = userIds
-      recent.parameters = parametersOf(build.actions)
+      Object.assign(recent, actionsOf(build.actions))
     }
     builds.push(recent)
   }
@@ -92,11 +90,6 @@ export function jobNamesFromUrl(url: string): string[] | undefined {
   return names
 }
 
-/** Parameters from an exported `actions` array (the ParametersAction's list); [] when none. */
-export function parametersOf(actions: unknown): ExportedParameter[] {
-  return parametersIn(actions) ?? []
-}
-
 /** The names of a job's password parameters (ParameterDefinition.password). */
 export type PasswordNames = ReadonlySet<string>
 
@@ -131,22 +124,26 @@ function parametersIn(
   })
 }
 
-/** userId of every cause that has one, from an exported `actions` array; undefined when none. */
-export function userIdsOf(actions: unknown): Array<string | null> | undefined {
-  const ids = (entriesOf(actions, 'causes') ?? []).flatMap(raw => {
-    const cause = raw as { userId?: unknown } | null
-    const has = cause && 'userId' in cause
-    return has && (typeof cause.userId === 'string' || cause.userId === null) ? [cause.userId] : []
-  })
-  return ids.length > 0 ? ids : undefined
-}
-
-/** `_class` of every cause, from an exported `actions` array (the CauseAction's list). */
-export function causeClassesOf(actions: unknown): string[] {
-  return (entriesOf(actions, 'causes') ?? []).flatMap(cause => {
-    const name = (cause as { _class?: unknown } | null)?._class
-    return typeof name === 'string' ? [name] : []
-  })
+/**
+ * What an exported `actions` array says of whose request it is and what it
+ * carries: `_class` of every cause (the CauseAction's list), the userId of
+ * each that has one (absent when none does), and the ParametersAction's
+ * parameters ([] when none).
+ */
+export function actionsOf(actions: unknown): Pick<QueuedTask, 'causes' | 'userIds' | 'parameters'> {
+  const causes: string[] = []
+  const userIds: Array<string | null> = []
+  for (const raw of entriesOf(actions, 'causes') ?? []) {
+    const cause = raw as { _class?: unknown; userId?: unknown } | null
+    if (typeof cause?._class === 'string') causes.push(cause._class)
+    const id = cause && 'userId' in cause ? cause.userId : undefined
+    if (typeof id === 'string' || id === null) userIds.push(id)
+  }
+  return {
+    causes,
+    ...(userIds.length > 0 ? { userIds } : {}),
+    parameters: parametersIn(actions) ?? []
+  }
 }
 
 /**

@@ -5,15 +5,13 @@ import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import {
   buildSummaryOf,
   buildsOf,
-  causeClassesOf,
+  actionsOf,
   decodeBuild,
   entriesOf,
   isBuildResult,
   type CheckedBuildJson,
   jobNamesFromUrl,
-  parametersOf,
-  type PasswordNames,
-  userIdsOf
+  type PasswordNames
 } from './decode.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlGlitch } from '../transport/answers.js'
@@ -313,13 +311,10 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
     if (!isCount(item?.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
     if (!names) continue
-    const userIds = userIdsOf(item.actions)
     items.push({
       id: item.id,
       job: names,
-      causes: causeClassesOf(item.actions),
-      ...(userIds ? { userIds } : {}),
-      parameters: parametersOf(item.actions),
+      ...actionsOf(item.actions),
       ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
     })
   }

@@ -124,16 +124,7 @@ export async function trigger(
     } catch (error) {
       throw error instanceof Interrupted ? interrupted(error) : error
     }
-    if ('queueId' in outcome) {
-      return {
-        queueId: outcome.queueId,
-        // Reverse proxies rewrite hosts, and the Location follows the request's
-        // own host (jenkins-api.md 3.1): rebuild it on our base.
-        queueUrl: queueItemUrl(http.baseUrl, outcome.queueId),
-        merged: outcome.merged,
-        unknownParameters: undefinedNames
-      }
-    }
+    if ('queueId' in outcome) return { ...outcome, unknownParameters: undefinedNames }
     // The answer was lost: look for what Jenkins did before sending again
     // (reconcile.ts says why, and what risk remains).
     mayHaveQueued = true
@@ -150,11 +141,7 @@ export async function trigger(
     }
     let adopted: Adopted | undefined
     try {
-      adopted = await reconcile(reconcileReader(http, job), expectation, {
-        settleMs,
-        sleep: ms => http.pause(ms, 'look for the lost trigger again'),
-        logger: http.logger
-      })
+      adopted = await lookFor(http, expectation, settleMs)
     } catch (error) {
       if (error instanceof Interrupted) throw interrupted(error)
       http.logger.debug(`Could not look for the lost trigger: ${errorText(error)}`)
@@ -220,8 +207,17 @@ export async function findLostTrigger(
   lost: LostTrigger
 ): Promise<FoundTrigger | undefined> {
   const left = http.deadline === undefined ? Infinity : http.deadline - Date.now()
+  return lookFor(http, lost, Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)))
+}
+
+/** Looks for what a lost trigger did: now, and again after `settleMs` (reconcile.ts). */
+function lookFor(
+  http: Requester,
+  lost: LostTrigger,
+  settleMs: number
+): Promise<Adopted | undefined> {
   return reconcile(reconcileReader(http, lost.job), lost, {
-    settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
+    settleMs,
     sleep: ms => http.pause(ms, 'look for the lost trigger again'),
     logger: http.logger
   })
@@ -238,7 +234,7 @@ export async function triggerOnce(
   payload: { form: string } | { upload: UploadBody },
   context: ErrorContext,
   name: string
-): Promise<{ queueId: number; merged: boolean } | { lost: LostAnswer }> {
+): Promise<Omit<TriggerResult, 'unknownParameters'> | { lost: LostAnswer }> {
   let lost: LostAnswer | undefined
   let answer: { response: HttpResponse; body: string }
   try {
@@ -294,7 +290,9 @@ export async function triggerOnce(
       response.status
     )
   }
-  return { queueId, merged: response.status === 303 }
+  // Reverse proxies rewrite hosts, and the Location follows the request's
+  // own host (jenkins-api.md 3.1): rebuild it on our base.
+  return { queueId, queueUrl: queueItemUrl(http.baseUrl, queueId), merged: response.status === 303 }
 }
 
 /** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
@@ -403,21 +401,10 @@ function safePath(location: string, base: string): string {
 /** The error for building an item that is not a job: what it is, and which input names a job in it. */
 export function notAJob(info: JobInfo, name: string, origin: string): JenkinsError {
   const where = `(${info._class ?? 'folder'}, on ${origin})`
-  switch (info.folderKind) {
-    case 'multibranch':
-      return new JenkinsError(
-        'bad-request',
-        `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`
-      )
-    case 'organization':
-      return new JenkinsError(
-        'bad-request',
-        `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`
-      )
-    default:
-      return new JenkinsError(
-        'bad-request',
-        `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`
-      )
+  const messages: Record<NonNullable<JobInfo['folderKind']>, string> = {
+    multibranch: `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`,
+    organization: `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`,
+    folder: `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`
   }
+  return new JenkinsError('bad-request', messages[info.folderKind ?? 'folder'])
 }
