@@ -24,7 +24,6 @@ export interface ParameterDefinition {
 export interface JobInfo {
   _class?: string
   name: string
-  fullName?: string
   /** The job's URL rebased onto the configured base URL (never Jenkins' own root URL). */
   url: string
   buildable?: boolean

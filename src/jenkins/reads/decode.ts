@@ -68,13 +68,7 @@ export function buildSummaryOf(raw: unknown): BuildSummary | undefined {
 
 /** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
 export function jobNamesFromUrl(url: string): string[] | undefined {
-  let path: string
-  try {
-    path = new URL(url, 'http://placeholder/').pathname
-  } catch {
-    return undefined
-  }
-  const segments = path.split('/').filter(s => s !== '')
+  const segments = (pathOf(url) ?? '').split('/').filter(s => s !== '')
   const names: string[] = []
   // The context path comes first; item names follow each 'job' marker.
   const start = segments.indexOf('job')
@@ -178,24 +172,18 @@ export function runningBuildsOf(computers: unknown): RunningBuild[] {
     for (const executor of [...list(c?.executors), ...list(c?.oneOffExecutors)]) {
       const raw = (executor as { currentExecutable?: RawExecutable | null } | null)
         ?.currentExecutable
-      const build = raw ? runningBuild(raw) : undefined
-      if (build) builds.push(build)
+      const build: RunningBuild | undefined =
+        typeof raw?.url === 'string' ? buildOfUrl(raw.url) : undefined
+      if (!raw || !build) continue
+      if (isCount(raw.queueId)) build.queueId = raw.queueId
+      if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
+      // -1: Jenkins has no estimate (Job.getEstimatedDuration).
+      if (Number.isSafeInteger(raw.estimatedDuration))
+        build.estimatedDuration = raw.estimatedDuration as number
+      builds.push(build)
     }
   }
   return builds
-}
-
-function runningBuild(raw: RawExecutable): RunningBuild | undefined {
-  if (typeof raw.url !== 'string') return undefined
-  const parsed = buildOfUrl(raw.url)
-  if (!parsed) return undefined
-  const build: RunningBuild = { job: parsed.job, number: parsed.number }
-  if (isCount(raw.queueId)) build.queueId = raw.queueId
-  if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
-  // -1: Jenkins has no estimate (Job.getEstimatedDuration).
-  if (Number.isSafeInteger(raw.estimatedDuration))
-    build.estimatedDuration = raw.estimatedDuration as number
-  return build
 }
 
 /**
@@ -205,17 +193,20 @@ function runningBuild(raw: RawExecutable): RunningBuild | undefined {
  * @internal
  */
 export function buildOfUrl(url: string): { job: string[]; number: number } | undefined {
-  let path: string
-  try {
-    path = new URL(url, 'http://placeholder/').pathname
-  } catch {
-    return undefined
-  }
-  const match = /^(.*\/)(\d+)\/?$/.exec(path)
+  const match = /^(.*\/)(\d+)\/?$/.exec(pathOf(url) ?? '')
   const number = Number(match?.[2])
   const job = match ? jobNamesFromUrl(match[1] as string) : undefined
   if (!job || job.length === 0 || !isBuildNumber(number)) return undefined
   return { job, number }
+}
+
+/** The path of an absolute or relative URL; undefined when it is none. */
+function pathOf(url: string): string | undefined {
+  try {
+    return new URL(url, 'http://placeholder/').pathname
+  } catch {
+    return undefined
+  }
 }
 
 function list(value: unknown): unknown[] {

@@ -49,7 +49,7 @@ const JOB_BUILDS = 16
  * before 2.150.1), gives the job's last finished builds at no extra request.
  * @internal
  */
-export const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`
+export const JOB_TREE = `_class,name,buildable,disabled,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`
 
 /**
  * The lists of a build whose elements are plugins' data: an action each
@@ -130,7 +130,6 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
   )
   const info: JobInfo = {
     name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
-    fullName: typeof data.fullName === 'string' ? data.fullName : name,
     // Jenkins' own `url` comes from its configured root URL, which may be
     // another host (jenkins-api.md 9): always our base.
     url: jobUrl(http.baseUrl, job),
