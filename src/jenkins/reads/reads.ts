@@ -14,6 +14,8 @@ import {
   type PasswordNames
 } from './decode.js'
 import type { Requester } from '../transport/requester.js'
+import type { HttpResponse } from '../transport/http.js'
+import type { ErrorContext } from '../transport/responses.js'
 import { htmlGlitch } from '../transport/answers.js'
 import type {
   Build,
@@ -369,24 +371,34 @@ export async function progressiveText(
         // A login page now and then is an SSO proxy's blip; every time, it is the answer.
         throw htmlGlitch(context, response.status)
       }
-      const textSize = countOf(response.header('x-text-size'))
-      if (textSize === undefined) {
-        throw new JenkinsError(
-          'protocol',
-          `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`
-        )
-      }
+      const offsets = logOffsets(http, response, context)
       // Streamed, not buffered: a console can be hundreds of MB. The stream
-      // is still bounded (limits.ts: stall guard, deadline, cancel). The
-      // header is absent (never "false") once the log is complete (6.1).
-      return {
-        body: response.stream(),
-        textSize,
-        moreData: response.header('x-more-data') === 'true'
-      }
+      // is still bounded (limits.ts: stall guard, deadline, cancel).
+      return { body: response.stream(), ...offsets }
     },
     http.deadline
   )
+}
+
+/**
+ * X-Text-Size and X-More-Data of a progressiveText answer (LargeText): the
+ * offset to ask for next, and whether more is coming; X-More-Data is absent
+ * (never "false") once the log is complete (jenkins-api.md 6.1).
+ */
+export function logOffsets(
+  http: Requester,
+  response: HttpResponse,
+  context: ErrorContext
+): { textSize: number; moreData: boolean } {
+  const textSize = countOf(response.header('x-text-size'))
+  if (textSize === undefined) {
+    response.discard()
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`
+    )
+  }
+  return { textSize, moreData: response.header('x-more-data') === 'true' }
 }
 
 // ---------------------------------------------------------------------------
