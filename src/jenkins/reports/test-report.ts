@@ -155,7 +155,7 @@ export async function readFailedTests(
     read.requests++
     const page = await readPage(
       http,
-      `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range.from, range.to, range.caseFrom, range.caseTo, traces))}`,
+      `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range, traces))}`,
       context,
       limit
     )
@@ -250,13 +250,7 @@ function addBlocks(state: ReportState, suites: unknown): void {
  * for failed cases.
  * @internal
  */
-export function reportTree(
-  from: number,
-  to: number,
-  caseFrom: number,
-  caseTo: number,
-  traces = true
-): string {
+export function reportTree({ from, to, caseFrom, caseTo }: PageRange, traces = true): string {
   const fields = `className,name,status,errorDetails${traces ? ',errorStackTrace' : ''}`
   const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[${fields}]{${caseFrom},${caseTo}}]{${from},${to}}`
   return `${suites},childReports[child[url],result[${suites}]]`
