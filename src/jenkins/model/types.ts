@@ -301,13 +301,9 @@ export interface RecentBuild {
 }
 
 /** A stretch of a multibranch project's scan log (indexing/logText/progressiveText). */
-export interface IndexingLog {
+export interface IndexingLog extends Omit<ProgressiveText, 'body'> {
   /** The text from the requested offset, CRLF as Jenkins sends it, notes included. */
   text: string
-  /** X-Text-Size: the offset to ask for next. */
-  textSize: number
-  /** X-More-Data: the scan is still running. */
-  moreData: boolean
   /** The answer was longer than the client reads at once; `text` holds its start only. */
   truncated: boolean
 }
