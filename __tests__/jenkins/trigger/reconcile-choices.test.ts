@@ -8,7 +8,6 @@ import {
   reconcile,
   sameParameters,
   type BuildCandidate,
-  type QueuedCandidate,
   type ReconcileReader,
   type TriggerExpectation
 } from '../../../src/jenkins/trigger/reconcile.js'
@@ -25,6 +24,9 @@ import { BASE, JENKINS_404, ORIGIN, USER, makeClient, netError, useNock } from '
  */
 
 useNock()
+
+/** A queued item as the reconciliation reads it. */
+type QueuedCandidate = Awaited<ReturnType<ReconcileReader['queue']>>[number]
 
 /** An in-memory reader that counts what the look asked for. */
 function reader(queue: QueuedCandidate[], builds: BuildCandidate[] = []) {

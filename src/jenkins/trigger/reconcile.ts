@@ -23,7 +23,7 @@ export const RECENT_BUILDS_TREE =
   'builds[number,queueId,actions[parameters[name,value],causes[_class,userId]]]{0,20}'
 
 /** A queued item; its causes (shared-work.ts) say whose request it is. */
-export interface QueuedCandidate extends ExportedCauses {
+interface QueuedCandidate extends ExportedCauses {
   id: number
   /** Decoded item names of the task, from its URL (e.g. ['team', 'deploy']). */
   job: string[]
