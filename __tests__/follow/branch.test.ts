@@ -92,7 +92,7 @@ describe('resolveBranch', () => {
     const since = Date.now()
     const o = options({ branch: 'PR-11' })
     const found = await resolveBranch(o)
-    expect(found.info.fullName).toBe('repo/PR-11')
+    expect(found.info.url).toBe(`${jenkins.url}/job/repo/job/PR-11/`)
     expect(found.indexingBuild?.queueId).toBeGreaterThan(0)
     const queueId = found.indexingBuild?.queueId
     const build = jenkins.builds('repo/PR-11')

@@ -66,7 +66,6 @@ describe('getJob', () => {
     expect(info).toEqual({
       _class: 'org.jenkinsci.plugins.workflow.job.WorkflowJob',
       name: 'feature%2Fx',
-      fullName: 'mb/feature%2Fx',
       url: `${BASE}/job/mb/job/feature%252Fx/`,
       buildable: true,
       disabled: false,

@@ -117,7 +117,7 @@ describe('failedTests', () => {
     serveBlocks({ suites: [{ enclosingBlocks: [] }] })
     nock(ORIGIN)
       .get(REPORT)
-      .query({ tree: reportTree(0, 1, 0, 200) })
+      .query({ tree: reportTree({ from: 0, to: 1, caseFrom: 0, caseTo: 200 }) })
       .matchHeader('authorization', AUTH)
       .reply(200, {
         _class: 'hudson.tasks.junit.TestResult',
@@ -332,8 +332,8 @@ describe('failedTests', () => {
     nock.cleanAll()
     // The first page is cut inside its one case: the same range once more without traces, and on.
     const pages = trees.filter(t => t.includes('cases['))
-    expect(pages[0]).toBe(reportTree(0, 1, 0, 200))
-    expect(pages[1]).toBe(reportTree(0, 1, 0, 200, false))
+    expect(pages[0]).toBe(reportTree({ from: 0, to: 1, caseFrom: 0, caseTo: 200 }))
+    expect(pages[1]).toBe(reportTree({ from: 0, to: 1, caseFrom: 0, caseTo: 200 }, false))
     expect(pages.slice(1).every(t => !t.includes('errorStackTrace'))).toBe(true)
     expect(read.failed).toEqual([expect.objectContaining({ name: 'huge', errorDetails: 'boom' })])
     expect(read.failed[0]?.errorStackTrace).toBeUndefined()
@@ -341,7 +341,7 @@ describe('failedTests', () => {
     serveBlocks()
     nock(ORIGIN)
       .get(REPORT)
-      .query({ tree: reportTree(0, 1, 0, 200) })
+      .query({ tree: reportTree({ from: 0, to: 1, caseFrom: 0, caseTo: 200 }) })
       .reply(200, {
         suites: [
           {

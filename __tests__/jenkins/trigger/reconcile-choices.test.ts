@@ -1,11 +1,6 @@
 import nock from 'nock'
 import { describe, expect, it } from 'vitest'
-import {
-  causeClassesOf,
-  jobNamesFromUrl,
-  parametersOf,
-  userIdsOf
-} from '../../../src/jenkins/reads/decode.js'
+import { actionsOf, jobNamesFromUrl } from '../../../src/jenkins/reads/decode.js'
 import {
   causedBy,
   expectedParameters,
@@ -13,7 +8,6 @@ import {
   reconcile,
   sameParameters,
   type BuildCandidate,
-  type QueuedCandidate,
   type ReconcileReader,
   type TriggerExpectation
 } from '../../../src/jenkins/trigger/reconcile.js'
@@ -30,6 +24,9 @@ import { BASE, JENKINS_404, ORIGIN, USER, makeClient, netError, useNock } from '
  */
 
 useNock()
+
+/** A queued item as the reconciliation reads it. */
+type QueuedCandidate = Awaited<ReturnType<ReconcileReader['queue']>>[number]
 
 /** An in-memory reader that counts what the look asked for. */
 function reader(queue: QueuedCandidate[], builds: BuildCandidate[] = []) {
@@ -427,11 +424,11 @@ describe('reading the exported JSON', () => {
     expect(jobNamesFromUrl('http://[::1/job/a/')).toBeUndefined()
   })
 
-  it('parametersOf keeps named parameters, with or without a value, from any action', () => {
-    expect(parametersOf(undefined)).toEqual([])
-    expect(parametersOf({ parameters: [{ name: 'A', value: '1' }] })).toEqual([])
+  it('actionsOf keeps named parameters, with or without a value, from any action', () => {
+    expect(actionsOf(undefined).parameters).toEqual([])
+    expect(actionsOf({ parameters: [{ name: 'A', value: '1' }] }).parameters).toEqual([])
     expect(
-      parametersOf([
+      actionsOf([
         null,
         {},
         { parameters: 'no' },
@@ -446,7 +443,7 @@ describe('reading the exported JSON', () => {
           ]
         },
         { parameters: [{ name: 'B', value: false }] }
-      ])
+      ]).parameters
     ).toEqual([
       { name: 'A', value: '1' },
       { name: 'P' },
@@ -455,14 +452,15 @@ describe('reading the exported JSON', () => {
     ])
   })
 
-  it('userIdsOf keeps string and anonymous (null) ids, and nothing else', () => {
-    expect(userIdsOf(undefined)).toBeUndefined()
-    expect(userIdsOf({ causes: [{ userId: 'alice' }] })).toBeUndefined()
+  it('actionsOf keeps string and anonymous (null) ids, and nothing else', () => {
+    expect(actionsOf(undefined).userIds).toBeUndefined()
+    expect(actionsOf({ causes: [{ userId: 'alice' }] }).userIds).toBeUndefined()
     expect(
-      userIdsOf([{ causes: [{ _class: 'hudson.triggers.TimerTrigger$TimerTriggerCause' }] }])
+      actionsOf([{ causes: [{ _class: 'hudson.triggers.TimerTrigger$TimerTriggerCause' }] }])
+        .userIds
     ).toBeUndefined()
     expect(
-      userIdsOf([
+      actionsOf([
         null,
         { causes: 'no' },
         {
@@ -475,20 +473,20 @@ describe('reading the exported JSON', () => {
           ]
         },
         { causes: [{ userId: 'bob' }] }
-      ])
+      ]).userIds
     ).toEqual(['alice', null, 'bob'])
   })
 
-  it("causeClassesOf lists every cause's class", () => {
-    expect(causeClassesOf(undefined)).toEqual([])
-    expect(causeClassesOf({ causes: [{ _class: 'A' }] })).toEqual([])
+  it("actionsOf lists every cause's class", () => {
+    expect(actionsOf(undefined).causes).toEqual([])
+    expect(actionsOf({ causes: [{ _class: 'A' }] }).causes).toEqual([])
     expect(
-      causeClassesOf([
+      actionsOf([
         null,
         { causes: 'no' },
         { causes: [null, { _class: 7 }, { _class: 'hudson.model.Cause$UserIdCause' }] },
         { causes: [{ _class: 'hudson.triggers.TimerTrigger$TimerTriggerCause' }] }
-      ])
+      ]).causes
     ).toEqual(['hudson.model.Cause$UserIdCause', 'hudson.triggers.TimerTrigger$TimerTriggerCause'])
   })
 })

@@ -409,7 +409,7 @@ describe('a cancel during the trigger (the client signal fires)', () => {
       user: USER,
       firstBuildNumber: 10
     }
-    expect(await c.findLostTrigger(lost)).toEqual({ queueId: 77 })
+    expect(await c.findLostTrigger(lost)).toEqual({ queueId: 77, from: 'queue' })
     expect(c.requestCounts['trigger'] ?? 0).toBe(0)
   })
 
@@ -423,7 +423,7 @@ describe('a cancel during the trigger (the client signal fires)', () => {
     }
     queue()
     builds(build(10, 78, OURS, USER))
-    expect(await c.findLostTrigger(lost)).toEqual({ queueId: 78, buildNumber: 10 })
+    expect(await c.findLostTrigger(lost)).toEqual({ queueId: 78, from: 'build', buildNumber: 10 })
     queue()
     builds(build(10, 79, OTHERS, USER))
     queue()

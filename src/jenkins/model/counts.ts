@@ -21,8 +21,8 @@ export function countOf(text: string | undefined): number | undefined {
   return isCount(value) ? value : undefined
 }
 
-/** A value Jenkins sent, for a message saying it was ignored: JSON-quoted and cut to 40 characters. */
-export function shownValue(value: unknown): string {
+/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to `chars` characters. */
+export function shownValue(value: unknown, chars = 40): string {
   const text = JSON.stringify(value) ?? String(value)
-  return text.length > 40 ? `${text.slice(0, 39)}…` : text
+  return text.length > chars ? `${text.slice(0, chars - 1)}…` : text
 }

@@ -172,7 +172,7 @@ export function branchItemName(branch: string): string {
   if (branch === '') return '%00'
   if (branch === '.') return '%2E'
   if (branch === '..') return '%2E.'
-  return branch.replace(/[#%/?[\]\\]/g, ch => BRANCH_ESCAPES[ch] ?? ch)
+  return branch.replace(/[#%/?[\]\\]/g, ch => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)
 }
 
 /** NameEncoder.decode: the branch name of a multibranch item name (`feature%2Fx` → `feature/x`). */
@@ -181,18 +181,5 @@ export function branchNameOf(item: string): string {
   if (item === '%00') return ''
   if (item === '%2E') return '.'
   if (item === '%2E.') return '..'
-  return item.replace(/%(2[35F]|3F|5[BCD])/g, escape => BRANCH_UNESCAPES[escape] ?? escape)
+  return item.replace(/%(2[35F]|3F|5[BCD])/g, escape => decodeURIComponent(escape))
 }
-
-const BRANCH_ESCAPES: Record<string, string> = {
-  '#': '%23',
-  '%': '%25',
-  '/': '%2F',
-  '?': '%3F',
-  '[': '%5B',
-  ']': '%5D',
-  '\\': '%5C'
-}
-const BRANCH_UNESCAPES: Record<string, string> = Object.fromEntries(
-  Object.entries(BRANCH_ESCAPES).map(([ch, escape]) => [escape, ch])
-)

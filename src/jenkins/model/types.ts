@@ -24,7 +24,6 @@ export interface ParameterDefinition {
 export interface JobInfo {
   _class?: string
   name: string
-  fullName?: string
   /** The job's URL rebased onto the configured base URL (never Jenkins' own root URL). */
   url: string
   buildable?: boolean
@@ -225,22 +224,12 @@ export interface FailedTestsRead {
   budgetReached: boolean
 }
 
-/** A stage's or run's status in the Pipeline Stage View plugin (StatusExt); unknown values kept. */
-export type StageStatus =
-  | 'NOT_EXECUTED'
-  | 'ABORTED'
-  | 'SUCCESS'
-  | 'IN_PROGRESS'
-  | 'PAUSED_PENDING_INPUT'
-  | 'FAILED'
-  | 'UNSTABLE'
-  | (string & {})
-
 /** One stage of a Pipeline run (StageNodeExt). */
 export interface PipelineStage {
   id: string
   name: string
-  status: StageStatus
+  /** The Stage View plugin's StatusExt (NOT_EXECUTED, ABORTED, SUCCESS, IN_PROGRESS, PAUSED_PENDING_INPUT, FAILED, UNSTABLE); unknown values kept. */
+  status: string
   startTimeMillis: number
   durationMillis: number
   pauseDurationMillis: number
@@ -250,7 +239,7 @@ export interface PipelineStage {
 
 /** A Pipeline run as `wfapi/describe` shows it (RunExt). */
 export interface PipelineRun {
-  status?: StageStatus
+  status?: string
   stages: PipelineStage[]
 }
 
@@ -312,13 +301,9 @@ export interface RecentBuild {
 }
 
 /** A stretch of a multibranch project's scan log (indexing/logText/progressiveText). */
-export interface IndexingLog {
+export interface IndexingLog extends Omit<ProgressiveText, 'body'> {
   /** The text from the requested offset, CRLF as Jenkins sends it, notes included. */
   text: string
-  /** X-Text-Size: the offset to ask for next. */
-  textSize: number
-  /** X-More-Data: the scan is still running. */
-  moreData: boolean
   /** The answer was longer than the client reads at once; `text` holds its start only. */
   truncated: boolean
 }

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises'
 import { Interrupted, JenkinsError } from '../transport/errors.js'
 import { countOf } from '../model/counts.js'
 import { buildUrl, fullName } from '../model/job-path.js'
-import { BUILD_PLUGIN_LISTS } from './reads.js'
+import { BUILD_PLUGIN_LISTS, buildNotFound } from './reads.js'
 import type { Requester } from '../transport/requester.js'
 import { htmlError, type ErrorContext } from '../transport/responses.js'
 import type { HttpResponse } from '../transport/http.js'
@@ -37,7 +37,7 @@ export async function listArtifacts(
     'artifacts',
     `${buildUrl(http.baseUrl, build.job, build.number)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the artifacts of build #${build.number} of '${name}'`, {
-      notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
+      notFound: buildNotFound(http, name, build.number)
     }),
     // A proxy that ignores tree= sends the whole build, plugins' data included.
     { droppable: BUILD_PLUGIN_LISTS }
@@ -69,9 +69,8 @@ export async function downloadArtifact(
   open: () => Promise<ArtifactSink>
 ): Promise<ArtifactDownload> {
   let attempts = 0
-  const notFound = (name: string): string =>
-    `Artifact '${relativePath}' of build #${build.number} of '${name}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`
-  return getArtifact(http, { build, relativePath, notFound }, async (response, context) => {
+  const notFound = `Artifact '${relativePath}' of build #${build.number} of '${fullName(build.job)}' was not found on Jenkins at ${http.baseUrl} (404): it was listed but is gone (deleted, or the build was discarded)`
+  return getArtifact(http, build, { relativePath, notFound }, async (response, context) => {
     attempts++
     const length = countOf(response.header('content-length'))
     const sink = await open()
@@ -109,9 +108,8 @@ export async function readArtifact(
   relativePath: string,
   maxBytes: number
 ): Promise<ArtifactBytes> {
-  const notFound = (name: string): string =>
-    `Build #${build.number} of '${name}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`
-  return getArtifact(http, { build, relativePath, notFound }, async response => {
+  const notFound = `Build #${build.number} of '${fullName(build.job)}' has no artifact '${relativePath}' on Jenkins at ${http.baseUrl} (404)`
+  return getArtifact(http, build, { relativePath, notFound }, async response => {
     const length = countOf(response.header('content-length'))
     if (length !== undefined && length > maxBytes) {
       response.discard()
@@ -135,21 +133,21 @@ export async function readArtifact(
 /**
  * The one GET of `<build>/artifact/<relativePath>`: `take` gets the answer
  * (each attempt's, as `http.read` retries) once it is known not to be a
- * login page; `notFound` words the 404, given the job's full name.
+ * login page; `notFound` words the 404.
  */
 function getArtifact<T>(
   http: Requester,
-  { build, relativePath, notFound }: ArtifactGet,
+  build: BuildRef,
+  { relativePath, notFound }: { relativePath: string; notFound: string },
   take: (response: HttpResponse, context: ErrorContext) => Promise<T>
 ): Promise<T> {
-  const name = fullName(build.job)
   const url = `${buildUrl(http.baseUrl, build.job, build.number)}artifact/${artifactHref(relativePath)}`
   const context = http.context(
-    `artifact '${relativePath}' of build #${build.number} of '${name}'`,
+    `artifact '${relativePath}' of build #${build.number} of '${fullName(build.job)}'`,
     {
       // Run.doArtifact checks it when Jenkins turns it on (hudson.security.ArtifactsPermission).
       permission: 'Run/Artifacts',
-      notFound: notFound(name)
+      notFound
     }
   )
   const fileName = relativePath.slice(relativePath.lastIndexOf('/') + 1)
@@ -169,12 +167,6 @@ function getArtifact<T>(
     http.deadline,
     { crossOriginRedirects: true }
   )
-}
-
-interface ArtifactGet {
-  build: BuildRef
-  relativePath: string
-  notFound: (name: string) => string
 }
 
 /**

@@ -5,23 +5,21 @@
  * trigger's reconciliation alike: what leaves this file is true to its type.
  */
 import { isBuildNumber, isCount } from '../model/counts.js'
-import type { BuildResult } from '../../util/constants.js'
+import { BUILD_RESULTS, type BuildResult } from '../../util/constants.js'
 import type {
   Build,
   BuildSummary,
   ExportedParameter,
   JsonValue,
+  QueuedTask,
   RecentBuild,
   RunningBuild
 } from '../model/types.js'
 
-const RESULTS: ReadonlySet<unknown> = new Set([
-  'SUCCESS',
-  'UNSTABLE',
-  'FAILURE',
-  'NOT_BUILT',
-  'ABORTED'
-])
+/** One of hudson.model.Result's five names (jenkins-api.md 5.2). */
+export function isBuildResult(value: unknown): value is BuildResult {
+  return BUILD_RESULTS.some(result => result === value)
+}
 
 /** What a `builds` list was asked for: with `actions`, causes and parameters; with `outcome`, result, duration, building. */
 export interface BuildsFields {
@@ -49,10 +47,7 @@ export function buildsOf(raw: unknown, fields: BuildsFields = {}): RecentBuild[]
       }
     }
     if (fields.actions) {
-      recent.causes = causeClassesOf(build.actions)
-      const userIds = userIdsOf(build.actions)
-      if (userIds) recent.userIds = userIds
-      recent.parameters = parametersOf(build.actions)
+      Object.assign(recent, actionsOf(build.actions))
     }
     builds.push(recent)
   }
@@ -65,7 +60,7 @@ export function buildSummaryOf(raw: unknown): BuildSummary | undefined {
   if (!isBuildNumber(b?.number) || !isCount(b.duration)) return undefined
   return {
     number: b.number,
-    result: RESULTS.has(b.result) ? (b.result as BuildSummary['result']) : null,
+    result: isBuildResult(b.result) ? b.result : null,
     duration: b.duration,
     building: b.building === true
   }
@@ -73,13 +68,7 @@ export function buildSummaryOf(raw: unknown): BuildSummary | undefined {
 
 /** Decoded item names from a job URL (`…/job/a/job/b%20c/` → ['a', 'b c']); undefined if not a job URL. */
 export function jobNamesFromUrl(url: string): string[] | undefined {
-  let path: string
-  try {
-    path = new URL(url, 'http://placeholder/').pathname
-  } catch {
-    return undefined
-  }
-  const segments = path.split('/').filter(s => s !== '')
+  const segments = (pathOf(url) ?? '').split('/').filter(s => s !== '')
   const names: string[] = []
   // The context path comes first; item names follow each 'job' marker.
   const start = segments.indexOf('job')
@@ -93,11 +82,6 @@ export function jobNamesFromUrl(url: string): string[] | undefined {
     }
   }
   return names
-}
-
-/** Parameters from an exported `actions` array (the ParametersAction's list); [] when none. */
-export function parametersOf(actions: unknown): ExportedParameter[] {
-  return parametersIn(actions) ?? []
 }
 
 /** The names of a job's password parameters (ParameterDefinition.password). */
@@ -134,22 +118,26 @@ function parametersIn(
   })
 }
 
-/** userId of every cause that has one, from an exported `actions` array; undefined when none. */
-export function userIdsOf(actions: unknown): Array<string | null> | undefined {
-  const ids = (entriesOf(actions, 'causes') ?? []).flatMap(raw => {
-    const cause = raw as { userId?: unknown } | null
-    const has = cause && 'userId' in cause
-    return has && (typeof cause.userId === 'string' || cause.userId === null) ? [cause.userId] : []
-  })
-  return ids.length > 0 ? ids : undefined
-}
-
-/** `_class` of every cause, from an exported `actions` array (the CauseAction's list). */
-export function causeClassesOf(actions: unknown): string[] {
-  return (entriesOf(actions, 'causes') ?? []).flatMap(cause => {
-    const name = (cause as { _class?: unknown } | null)?._class
-    return typeof name === 'string' ? [name] : []
-  })
+/**
+ * What an exported `actions` array says of whose request it is and what it
+ * carries: `_class` of every cause (the CauseAction's list), the userId of
+ * each that has one (absent when none does), and the ParametersAction's
+ * parameters ([] when none).
+ */
+export function actionsOf(actions: unknown): Pick<QueuedTask, 'causes' | 'userIds' | 'parameters'> {
+  const causes: string[] = []
+  const userIds: Array<string | null> = []
+  for (const raw of entriesOf(actions, 'causes') ?? []) {
+    const cause = raw as { _class?: unknown; userId?: unknown } | null
+    if (typeof cause?._class === 'string') causes.push(cause._class)
+    const id = cause && 'userId' in cause ? cause.userId : undefined
+    if (typeof id === 'string' || id === null) userIds.push(id)
+  }
+  return {
+    causes,
+    ...(userIds.length > 0 ? { userIds } : {}),
+    parameters: parametersIn(actions) ?? []
+  }
 }
 
 /**
@@ -169,13 +157,8 @@ export function entriesOf(list: unknown, field: string): unknown[] | undefined {
   return entries
 }
 
-interface RawExecutable {
-  url?: unknown
-  number?: unknown
-  queueId?: unknown
-  timestamp?: unknown
-  estimatedDuration?: unknown
-}
+/** An executor's build, each field as Jenkins may send it. */
+type RawExecutable = Partial<Record<keyof RunningBuild | 'url', unknown>>
 
 /**
  * The build on each executor and one-off executor of a `computer` list
@@ -189,24 +172,18 @@ export function runningBuildsOf(computers: unknown): RunningBuild[] {
     for (const executor of [...list(c?.executors), ...list(c?.oneOffExecutors)]) {
       const raw = (executor as { currentExecutable?: RawExecutable | null } | null)
         ?.currentExecutable
-      const build = raw ? runningBuild(raw) : undefined
-      if (build) builds.push(build)
+      const build: RunningBuild | undefined =
+        typeof raw?.url === 'string' ? buildOfUrl(raw.url) : undefined
+      if (!raw || !build) continue
+      if (isCount(raw.queueId)) build.queueId = raw.queueId
+      if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
+      // -1: Jenkins has no estimate (Job.getEstimatedDuration).
+      if (Number.isSafeInteger(raw.estimatedDuration))
+        build.estimatedDuration = raw.estimatedDuration as number
+      builds.push(build)
     }
   }
   return builds
-}
-
-function runningBuild(raw: RawExecutable): RunningBuild | undefined {
-  if (typeof raw.url !== 'string') return undefined
-  const parsed = buildOfUrl(raw.url)
-  if (!parsed) return undefined
-  const build: RunningBuild = { job: parsed.job, number: parsed.number }
-  if (isCount(raw.queueId)) build.queueId = raw.queueId
-  if (isCount(raw.timestamp) && raw.timestamp > 0) build.timestamp = raw.timestamp
-  // -1: Jenkins has no estimate (Job.getEstimatedDuration).
-  if (Number.isSafeInteger(raw.estimatedDuration))
-    build.estimatedDuration = raw.estimatedDuration as number
-  return build
 }
 
 /**
@@ -216,17 +193,20 @@ function runningBuild(raw: RawExecutable): RunningBuild | undefined {
  * @internal
  */
 export function buildOfUrl(url: string): { job: string[]; number: number } | undefined {
-  let path: string
-  try {
-    path = new URL(url, 'http://placeholder/').pathname
-  } catch {
-    return undefined
-  }
-  const match = /^(.*\/)(\d+)\/?$/.exec(path)
+  const match = /^(.*\/)(\d+)\/?$/.exec(pathOf(url) ?? '')
   const number = Number(match?.[2])
   const job = match ? jobNamesFromUrl(match[1] as string) : undefined
   if (!job || job.length === 0 || !isBuildNumber(number)) return undefined
   return { job, number }
+}
+
+/** The path of an absolute or relative URL; undefined when it is none. */
+function pathOf(url: string): string | undefined {
+  try {
+    return new URL(url, 'http://placeholder/').pathname
+  } catch {
+    return undefined
+  }
 }
 
 function list(value: unknown): unknown[] {

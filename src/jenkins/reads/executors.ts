@@ -39,7 +39,8 @@ export async function runningBuilds(
   for (const build of runningBuildsOf(data.computer)) {
     const key = runningKey(build.job, build.number)
     const known = builds.get(key)
-    builds.set(key, known ? { ...build, ...definedOnly(known) } : build)
+    // Each entry holds only the fields it has: the first one's win.
+    builds.set(key, { ...build, ...known })
   }
   return [...builds.values()]
 }
@@ -47,8 +48,4 @@ export async function runningBuilds(
 /** The key a build is matched by: its jobKey and number. */
 export function runningKey(job: readonly string[], number: number): string {
   return `${jobKey(job)}#${number}`
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }

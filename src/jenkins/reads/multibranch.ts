@@ -3,10 +3,9 @@
  * log. Sources: cloudbees-folder's ComputedFolder.doBuild and
  * FolderComputation, branch-api's MultiBranchProject.getIndexing.
  */
-import { JenkinsError } from '../transport/errors.js'
-import { countOf } from '../model/counts.js'
 import { fullName, jobUrl } from '../model/job-path.js'
 import type { Requester } from '../transport/requester.js'
+import { logOffsets } from './reads.js'
 import { errorForResponse } from '../transport/responses.js'
 import type { IndexingLog, JobPath } from '../model/types.js'
 
@@ -64,21 +63,9 @@ export async function indexingLog(
     `${jobUrl(http.baseUrl, project)}indexing/logText/progressiveText?start=${start}`,
     context,
     async response => {
-      const size = countOf(response.header('x-text-size'))
-      if (size === undefined) {
-        response.discard()
-        throw new JenkinsError(
-          'protocol',
-          `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`
-        )
-      }
+      const offsets = logOffsets(http, response, context)
       const text = await response.text(LOG_CHUNK_LIMIT)
-      return {
-        text,
-        textSize: size,
-        moreData: response.header('x-more-data') === 'true',
-        truncated: Buffer.byteLength(text) >= LOG_CHUNK_LIMIT
-      }
+      return { text, ...offsets, truncated: Buffer.byteLength(text) >= LOG_CHUNK_LIMIT }
     },
     http.deadline
   )

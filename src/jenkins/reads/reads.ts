@@ -5,16 +5,17 @@ import { buildUrl, fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
 import {
   buildSummaryOf,
   buildsOf,
-  causeClassesOf,
+  actionsOf,
   decodeBuild,
   entriesOf,
+  isBuildResult,
   type CheckedBuildJson,
   jobNamesFromUrl,
-  parametersOf,
-  type PasswordNames,
-  userIdsOf
+  type PasswordNames
 } from './decode.js'
 import type { Requester } from '../transport/requester.js'
+import type { HttpResponse } from '../transport/http.js'
+import type { ErrorContext } from '../transport/responses.js'
 import { htmlGlitch } from '../transport/answers.js'
 import type {
   Build,
@@ -50,7 +51,7 @@ const JOB_BUILDS = 16
  * before 2.150.1), gives the job's last finished builds at no extra request.
  * @internal
  */
-export const JOB_TREE = `_class,name,fullName,url,buildable,disabled,color,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`
+export const JOB_TREE = `_class,name,buildable,disabled,nextBuildNumber,property[parameterDefinitions[name,type,defaultParameterValue[value],choices]],jobs[name],builds[number,result,duration,building]{0,${JOB_BUILDS}},lastSuccessfulBuild[number,result,duration,building]`
 
 /**
  * The lists of a build whose elements are plugins' data: an action each
@@ -97,20 +98,23 @@ export function listTree(depth: number): string {
   return `jobs[${fields}]`
 }
 
-interface RawItem {
-  _class?: unknown
-  name?: unknown
-  jobs?: unknown
+/** A job's or folder's JSON, each field as Jenkins may send it. */
+type RawJob = Partial<
+  Record<keyof JobInfo | 'jobs' | 'property' | 'builds' | 'lastSuccessfulBuild', unknown>
+>
+
+/** The 404 of a job, which may exist unseen by anonymous users (`following`: Requester.anonymousHint). */
+export function jobNotFound(
+  http: Requester,
+  name: string,
+  hint: { following?: boolean } = {}
+): string {
+  return `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint(hint)}`
 }
 
-interface RawJob extends RawItem {
-  fullName?: unknown
-  buildable?: unknown
-  disabled?: unknown
-  nextBuildNumber?: unknown
-  property?: unknown
-  builds?: unknown
-  lastSuccessfulBuild?: unknown
+/** The 404 of a build. */
+export function buildNotFound(http: Requester, name: string, number: number): string {
+  return `Build #${number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
 }
 
 /** A job's JSON, reduced to what triggering it needs. */
@@ -123,12 +127,11 @@ export async function getJob(http: Requester, job: JobPath): Promise<JobInfo> {
     'job',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(JOB_TREE)}`,
     http.context(`job '${name}'`, {
-      notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`
+      notFound: jobNotFound(http, name)
     })
   )
   const info: JobInfo = {
     name: typeof data.name === 'string' ? data.name : (job[job.length - 1] ?? ''),
-    fullName: typeof data.fullName === 'string' ? data.fullName : name,
     // Jenkins' own `url` comes from its configured root URL, which may be
     // another host (jenkins-api.md 9): always our base.
     url: jobUrl(http.baseUrl, job),
@@ -165,7 +168,7 @@ function buildSummaries(raw: unknown): BuildSummary[] {
 export async function listJobs(http: Requester, folder: JobPath): Promise<string[]> {
   const where = folder.length > 0 ? `folder '${fullName(folder)}'` : 'the root'
   const base = folder.length > 0 ? jobUrl(http.baseUrl, folder) : `${http.baseUrl}/`
-  const data = await http.getJson<RawItem>(
+  const data = await http.getJson<RawJob>(
     'jobs',
     `${base}api/json?tree=${encodeURIComponent(listTree(LIST_DEPTH))}`,
     http.context(`the job list of ${where}`, {
@@ -256,7 +259,7 @@ export async function getBuild(
       ? `Job '${name}' has no builds yet on Jenkins at ${http.baseUrl} (no last build; or the job does not exist)`
       : which === 'lastSuccessfulBuild'
         ? `Job '${name}' has no last successful build on Jenkins at ${http.baseUrl} (or the job does not exist)`
-        : `Build #${which} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`
+        : buildNotFound(http, name, which)
   const build = await http.getJson<CheckedBuildJson>(
     'build',
     url,
@@ -281,19 +284,13 @@ export async function getBuild(
   const result: unknown = build.result
   // Only hudson.model.Result's five names exist (jenkins-api.md 5.2); anything
   // else is a broken or hostile server, and would reach outputs and messages.
-  if (result !== undefined && result !== null && !BUILD_RESULTS.some(r => r === result)) {
+  if (result !== undefined && result !== null && !isBuildResult(result)) {
     throw new JenkinsError(
       'protocol',
-      `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${quote(result)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
+      `Jenkins at ${http.baseUrl} answered build #${build.number} of '${name}' with an unexpected result ${shownValue(result, 60)}: expected one of ${BUILD_RESULTS.join(', ')}, or null while it runs`
     )
   }
   return decodeBuild(build, { passwords: options.passwords })
-}
-
-/** A value Jenkins sent, for a message: JSON-quoted (control characters escaped) and cut to 60 characters. */
-function quote(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value)
-  return text.length > 60 ? `${text.slice(0, 59)}…` : text
 }
 
 /** Every item waiting in the queue, with its task's item names, causes and parameters. */
@@ -315,13 +312,10 @@ export async function getQueue(http: Requester): Promise<QueuedTask[]> {
     if (!isCount(item?.id) || typeof url !== 'string') continue
     const names = jobNamesFromUrl(url)
     if (!names) continue
-    const userIds = userIdsOf(item.actions)
     items.push({
       id: item.id,
       job: names,
-      causes: causeClassesOf(item.actions),
-      ...(userIds ? { userIds } : {}),
-      parameters: parametersOf(item.actions),
+      ...actionsOf(item.actions),
       ...(typeof item.why === 'string' ? { why: http.redact(item.why) } : {})
     })
   }
@@ -349,7 +343,7 @@ export async function recentBuilds(
     'builds',
     `${jobUrl(http.baseUrl, job)}api/json?tree=${encodeURIComponent(tree)}`,
     http.context(`the builds of job '${name}'`, {
-      notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint({ following: true })}`,
+      notFound: jobNotFound(http, name, { following: true }),
       following: true
     })
   )
@@ -365,7 +359,7 @@ export async function progressiveText(
   const name = fullName(build.job)
   const url = `${buildUrl(http.baseUrl, build.job, build.number)}logText/progressiveText?start=${start}`
   const context = http.context(`the console of build #${build.number} of '${name}'`, {
-    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)`,
+    notFound: buildNotFound(http, name, build.number),
     following: true
   })
   return http.read(
@@ -377,24 +371,34 @@ export async function progressiveText(
         // A login page now and then is an SSO proxy's blip; every time, it is the answer.
         throw htmlGlitch(context, response.status)
       }
-      const textSize = countOf(response.header('x-text-size'))
-      if (textSize === undefined) {
-        throw new JenkinsError(
-          'protocol',
-          `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`
-        )
-      }
+      const offsets = logOffsets(http, response, context)
       // Streamed, not buffered: a console can be hundreds of MB. The stream
-      // is still bounded (limits.ts: stall guard, deadline, cancel). The
-      // header is absent (never "false") once the log is complete (6.1).
-      return {
-        body: response.stream(),
-        textSize,
-        moreData: response.header('x-more-data') === 'true'
-      }
+      // is still bounded (limits.ts: stall guard, deadline, cancel).
+      return { body: response.stream(), ...offsets }
     },
     http.deadline
   )
+}
+
+/**
+ * X-Text-Size and X-More-Data of a progressiveText answer (LargeText): the
+ * offset to ask for next, and whether more is coming; X-More-Data is absent
+ * (never "false") once the log is complete (jenkins-api.md 6.1).
+ */
+export function logOffsets(
+  http: Requester,
+  response: HttpResponse,
+  context: ErrorContext
+): { textSize: number; moreData: boolean } {
+  const textSize = countOf(response.header('x-text-size'))
+  if (textSize === undefined) {
+    response.discard()
+    throw new JenkinsError(
+      'protocol',
+      `Jenkins at ${http.baseUrl} answered ${context.what} without a usable X-Text-Size header`
+    )
+  }
+  return { textSize, moreData: response.header('x-more-data') === 'true' }
 }
 
 // ---------------------------------------------------------------------------
@@ -416,7 +420,7 @@ function collectJobs(http: Requester, items: unknown[], prefix: string, names: s
       stack.pop()
       continue
     }
-    const item = level.items[level.next++] as RawItem | null
+    const item = level.items[level.next++] as RawJob | null
     if (typeof item?.name !== 'string') continue
     const path = `${level.prefix}${item.name}`
     if (Array.isArray(item.jobs)) {
@@ -437,7 +441,7 @@ function collectJobs(http: Requester, items: unknown[], prefix: string, names: s
   }
 }
 
-function isFolder(item: RawItem): boolean {
+function isFolder(item: RawJob): boolean {
   return (
     (typeof item._class === 'string' && FOLDER_CLASSES.has(item._class)) || Array.isArray(item.jobs)
   )

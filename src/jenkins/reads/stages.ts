@@ -2,20 +2,10 @@ import { JenkinsError, unlessNotFound } from '../transport/errors.js'
 import { isCount } from '../model/counts.js'
 import { fullName } from '../model/job-path.js'
 import type { Requester } from '../transport/requester.js'
-import type { BuildRef, PipelineRun, PipelineStage, StageStatus } from '../model/types.js'
+import type { BuildRef, PipelineRun, PipelineStage } from '../model/types.js'
 
 /** Most stages kept: a describe of a run with thousands of stages is still one bounded answer. */
 const MAX_STAGES = 500
-
-interface RawStage {
-  id?: unknown
-  name?: unknown
-  status?: unknown
-  startTimeMillis?: unknown
-  durationMillis?: unknown
-  pauseDurationMillis?: unknown
-  error?: { message?: unknown; type?: unknown } | null
-}
 
 /**
  * GET `<build>/wfapi/describe`: the Pipeline Stage View plugin's RunExt
@@ -46,21 +36,22 @@ export async function describeRun(
   }
   const stages: PipelineStage[] = []
   for (const raw of (Array.isArray(data.stages) ? data.stages : []).slice(0, MAX_STAGES)) {
-    const stage = raw as RawStage | null
+    const stage = raw as Partial<Record<keyof PipelineStage, unknown>> | null
     if (typeof stage?.name !== 'string') continue
     const out: PipelineStage = {
       id: typeof stage.id === 'string' ? stage.id : '',
       name: stage.name,
-      status: typeof stage.status === 'string' ? (stage.status as StageStatus) : 'NOT_EXECUTED',
+      status: typeof stage.status === 'string' ? stage.status : 'NOT_EXECUTED',
       durationMillis: count(stage.durationMillis),
       startTimeMillis: count(stage.startTimeMillis),
       pauseDurationMillis: count(stage.pauseDurationMillis)
     }
-    if (typeof stage.error?.message === 'string') out.error = stage.error.message
+    const error = (stage.error as { message?: unknown } | null | undefined)?.message
+    if (typeof error === 'string') out.error = error
     stages.push(out)
   }
   return {
-    status: typeof data.status === 'string' ? (data.status as StageStatus) : undefined,
+    status: typeof data.status === 'string' ? data.status : undefined,
     stages
   }
 }

@@ -33,26 +33,13 @@ const DETAILS_CHARS = 2000
 const TRACE_CHARS = 8000
 
 /** One suite of a TestResult (SuiteResult, exported inline with its cases). */
-interface RawSuite {
-  name?: unknown
-  enclosingBlocks?: unknown
-  enclosingBlockNames?: unknown
-  cases?: unknown
-}
-
-interface RawCase {
-  className?: unknown
-  name?: unknown
-  status?: unknown
-  errorDetails?: unknown
-  errorStackTrace?: unknown
-}
-
+type RawSuite = Partial<
+  Record<'name' | 'enclosingBlocks' | 'enclosingBlockNames' | 'cases', unknown>
+>
+/** A case of a suite (CaseResult), each field as Jenkins may send it. */
+type RawCase = Partial<Record<keyof FailedTest, unknown>>
 /** The report JSON: a TestResult, or an aggregated action's child reports. */
-interface RawReport {
-  suites?: unknown
-  childReports?: unknown
-}
+type RawReport = Partial<Record<'suites' | 'childReports', unknown>>
 
 /**
  * One report being scanned: the TestResult of the build itself, or of one
@@ -153,12 +140,7 @@ export async function readFailedTests(
     Math.min(budget.pageTarget, budget.totalBytes)
   )
   read.bytesRead += blocksPage.bytes
-  addBlocks(own, blocksPage.data.suites)
-  for (const child of list(blocksPage.data.childReports)) {
-    const entry = child as { child?: { url?: unknown } | null; result?: RawReport | null } | null
-    const url = entry?.child?.url
-    if (typeof url === 'string') addBlocks(stateOf(url), entry?.result?.suites)
-  }
+  for (const { state, suites } of reportsOf(blocksPage.data)) addBlocks(state, suites)
 
   for (;;) {
     const room = budget.totalBytes - read.bytesRead
@@ -173,25 +155,15 @@ export async function readFailedTests(
     read.requests++
     const page = await readPage(
       http,
-      `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range.from, range.to, range.caseFrom, range.caseTo, traces))}`,
+      `${reportUrl}api/json?tree=${encodeURIComponent(reportTree(range, traces))}`,
       context,
       limit
     )
     read.bytesRead += page.bytes
     casesBytes += page.bytes
 
-    // The build's own report, or one per child build of an aggregated one.
-    const parts: Array<{ state: ReportState; suites: RawSuite[] }> = []
-    if (Array.isArray(page.data.suites)) parts.push({ state: own, suites: page.data.suites })
-    const children = Array.isArray(page.data.childReports) ? page.data.childReports : []
-    for (const child of children) {
-      const entry = child as { child?: { url?: unknown } | null; result?: RawReport | null } | null
-      const url = entry?.child?.url
-      if (typeof url !== 'string' || !entry?.result) continue
-      const state = stateOf(url)
-      const suites = entry.result.suites
-      parts.push({ state, suites: Array.isArray(suites) ? (suites as RawSuite[]) : [] })
-    }
+    const parts = reportsOf(page.data)
+    const children = list(page.data.childReports)
 
     // Where the next page starts: the suite after the last one read, or
     // the rest of the last one when its cases filled the page's range.
@@ -230,6 +202,20 @@ export async function readFailedTests(
     range = nextRange(range.from + widest, 0)
   }
 
+  /** The build's own report, or one per child build of an aggregated one, with its suites. */
+  function reportsOf(data: RawReport): Array<{ state: ReportState; suites: RawSuite[] }> {
+    const parts = Array.isArray(data.suites)
+      ? [{ state: own, suites: data.suites as RawSuite[] }]
+      : []
+    for (const child of list(data.childReports)) {
+      const entry = child as { child?: { url?: unknown } | null; result?: RawReport | null } | null
+      const url = entry?.child?.url
+      if (typeof url !== 'string' || !entry?.result) continue
+      parts.push({ state: stateOf(url), suites: list(entry.result.suites) as RawSuite[] })
+    }
+    return parts
+  }
+
   /** The next page from suite `from` (case `caseFrom` of it), sized from what was read so far. */
   function nextRange(from: number, caseFrom: number): PageRange {
     const room = Math.min(budget.pageLimit, budget.totalBytes - read.bytesRead) * HEADROOM
@@ -264,13 +250,7 @@ function addBlocks(state: ReportState, suites: unknown): void {
  * for failed cases.
  * @internal
  */
-export function reportTree(
-  from: number,
-  to: number,
-  caseFrom: number,
-  caseTo: number,
-  traces = true
-): string {
+export function reportTree({ from, to, caseFrom, caseTo }: PageRange, traces = true): string {
   const fields = `className,name,status,errorDetails${traces ? ',errorStackTrace' : ''}`
   const suites = `suites[name,enclosingBlocks,enclosingBlockNames,cases[${fields}]{${caseFrom},${caseTo}}]{${from},${to}}`
   return `${suites},childReports[child[url],result[${suites}]]`
@@ -283,8 +263,7 @@ function scanSuite(
   read: FailedTestsRead,
   want: number
 ): number {
-  const blocks = stringList(suite.enclosingBlocks)
-  if (blocks[0] !== undefined) state.blocks.add(blocks[0])
+  addBlocks(state, [suite])
   const blockNames = stringList(suite.enclosingBlockNames)
   const rawCases = Array.isArray(suite.cases) ? (suite.cases as RawCase[]) : []
   for (const raw of rawCases) {

@@ -1,5 +1,6 @@
 import { JenkinsError } from '../transport/errors.js'
 import { buildUrl, fullName, jobUrl } from '../model/job-path.js'
+import { buildNotFound, jobNotFound } from '../reads/reads.js'
 import type { Requester } from '../transport/requester.js'
 import { RETRYABLE_STATUSES, errorForResponse, type ErrorContext } from '../transport/responses.js'
 import type { BuildRef, CancelOutcome, JobPath } from '../model/types.js'
@@ -15,7 +16,7 @@ export async function stopBuild(
 ): Promise<void> {
   const name = fullName(build.job)
   const context = http.context(`the ${how} of build #${build.number} of '${name}'`, {
-    notFound: `Build #${build.number} of job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
+    notFound: `${buildNotFound(http, name, build.number)}${how === 'stop' ? '' : `; '${how}' exists only for Pipeline builds`}`,
     permission: 'Job/Cancel'
   })
   // Jenkins redirects back after a stop, also when the build was not running (jenkins-api.md 7).
@@ -64,7 +65,7 @@ export async function cancelQueueItem(http: Requester, queueId: number): Promise
 export async function disableJob(http: Requester, job: JobPath): Promise<void> {
   const name = fullName(job)
   const context = http.context(`disabling job '${name}'`, {
-    notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
+    notFound: jobNotFound(http, name),
     permission: 'Job/Configure'
   })
   // HttpRedirect(".") on success, also when already disabled (jenkins-api.md 8).

@@ -9,7 +9,12 @@
  */
 import type { Logger } from '../../util/logger.js'
 import { sameJob } from '../model/job-path.js'
-import type { BuildParameters, ExportedParameter, ParameterDefinition } from '../model/types.js'
+import type {
+  BuildParameters,
+  ExportedParameter,
+  FoundTrigger,
+  ParameterDefinition
+} from '../model/types.js'
 import type { LostTrigger } from '../transport/errors.js'
 import { sameUser, type ExportedCauses } from './shared-work.js'
 
@@ -18,7 +23,7 @@ export const RECENT_BUILDS_TREE =
   'builds[number,queueId,actions[parameters[name,value],causes[_class,userId]]]{0,20}'
 
 /** A queued item; its causes (shared-work.ts) say whose request it is. */
-export interface QueuedCandidate extends ExportedCauses {
+interface QueuedCandidate extends ExportedCauses {
   id: number
   /** Decoded item names of the task, from its URL (e.g. ['team', 'deploy']). */
   job: string[]
@@ -40,12 +45,8 @@ export interface ReconcileReader {
 /** What a lost trigger is looked for by (types.ts: it travels with a cancel to the abort path). */
 export type TriggerExpectation = LostTrigger
 
-export interface Adopted {
-  queueId: number
-  /** Where it was found. */
-  from: 'queue' | 'build'
-  buildNumber?: number
-}
+/** What was found, and where. */
+export type Adopted = FoundTrigger & { from: 'queue' | 'build' }
 
 /** Settle periods: how long Jenkins may still be acting after the answer was lost. */
 export const SETTLE_MS = 1500

@@ -11,13 +11,12 @@ import {
   expectedParameters,
   reconcile,
   type Adopted,
-  type QueuedCandidate,
   type ReconcileReader,
   type TriggerExpectation
 } from './reconcile.js'
 import type { UploadBody } from '../transport/multipart.js'
 import { buildsOf } from '../reads/decode.js'
-import { getQueue } from '../reads/reads.js'
+import { getQueue, jobNotFound } from '../reads/reads.js'
 import type { Requester } from '../transport/requester.js'
 import { errorForResponse, type ErrorContext } from '../transport/responses.js'
 import type {
@@ -97,13 +96,11 @@ export async function trigger(
   // `delay` is a request parameter; 0sec skips the quiet period (3.5).
   const endpoint = parameterized ? 'buildWithParameters' : 'build'
   const url = `${jobUrl(http.baseUrl, job)}${endpoint}?delay=0sec`
-  const context = http.context(`the trigger of job '${name}'`, {
-    notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
-    conflict: disabledMessage(http, name),
-    permission: 'Job/Build',
-    jobTokenSent: http.jobToken !== undefined,
-    serverHint: parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
-  })
+  const context = triggerContext(
+    http,
+    name,
+    parameterized ? `Jenkins also answers 500 to ${REFUSED_VALUE}.` : undefined
+  )
   const expectation: TriggerExpectation = {
     job,
     parameters: expectedParameters(info.parameterDefinitions, parameterized ? params : {}),
@@ -127,16 +124,7 @@ export async function trigger(
     } catch (error) {
       throw error instanceof Interrupted ? interrupted(error) : error
     }
-    if ('queueId' in outcome) {
-      return {
-        queueId: outcome.queueId,
-        // Reverse proxies rewrite hosts, and the Location follows the request's
-        // own host (jenkins-api.md 3.1): rebuild it on our base.
-        queueUrl: queueItemUrl(http.baseUrl, outcome.queueId),
-        merged: outcome.merged,
-        unknownParameters: undefinedNames
-      }
-    }
+    if ('queueId' in outcome) return { ...outcome, unknownParameters: undefinedNames }
     // The answer was lost: look for what Jenkins did before sending again
     // (reconcile.ts says why, and what risk remains).
     mayHaveQueued = true
@@ -153,11 +141,7 @@ export async function trigger(
     }
     let adopted: Adopted | undefined
     try {
-      adopted = await reconcile(reconcileReader(http, job), expectation, {
-        settleMs,
-        sleep: ms => http.pause(ms, 'look for the lost trigger again'),
-        logger: http.logger
-      })
+      adopted = await lookFor(http, expectation, settleMs)
     } catch (error) {
       if (error instanceof Interrupted) throw interrupted(error)
       http.logger.debug(`Could not look for the lost trigger: ${errorText(error)}`)
@@ -223,15 +207,20 @@ export async function findLostTrigger(
   lost: LostTrigger
 ): Promise<FoundTrigger | undefined> {
   const left = http.deadline === undefined ? Infinity : http.deadline - Date.now()
-  const adopted = await reconcile(reconcileReader(http, lost.job), lost, {
-    settleMs: Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)),
+  return lookFor(http, lost, Math.max(0, Math.min(LOST_SETTLE_MS, left / 4)))
+}
+
+/** Looks for what a lost trigger did: now, and again after `settleMs` (reconcile.ts). */
+function lookFor(
+  http: Requester,
+  lost: LostTrigger,
+  settleMs: number
+): Promise<Adopted | undefined> {
+  return reconcile(reconcileReader(http, lost.job), lost, {
+    settleMs,
     sleep: ms => http.pause(ms, 'look for the lost trigger again'),
     logger: http.logger
   })
-  if (!adopted) return undefined
-  return adopted.buildNumber === undefined
-    ? { queueId: adopted.queueId }
-    : { queueId: adopted.queueId, buildNumber: adopted.buildNumber }
 }
 
 /**
@@ -245,7 +234,7 @@ export async function triggerOnce(
   payload: { form: string } | { upload: UploadBody },
   context: ErrorContext,
   name: string
-): Promise<{ queueId: number; merged: boolean } | { lost: LostAnswer }> {
+): Promise<Omit<TriggerResult, 'unknownParameters'> | { lost: LostAnswer }> {
   let lost: LostAnswer | undefined
   let answer: { response: HttpResponse; body: string }
   try {
@@ -301,21 +290,16 @@ export async function triggerOnce(
       response.status
     )
   }
-  return { queueId, merged: response.status === 303 }
+  // Reverse proxies rewrite hosts, and the Location follows the request's
+  // own host (jenkins-api.md 3.1): rebuild it on our base.
+  return { queueId, queueUrl: queueItemUrl(http.baseUrl, queueId), merged: response.status === 303 }
 }
 
 /** Reads for reconcile.ts: the queue, and the job's recent builds with parameters and causes. */
 export function reconcileReader(http: Requester, job: JobPath): ReconcileReader {
   const name = fullName(job)
   return {
-    queue: async (): Promise<QueuedCandidate[]> =>
-      (await getQueue(http)).map(({ id, job, parameters, causes, userIds }) => ({
-        id,
-        job,
-        parameters,
-        causes,
-        ...(userIds ? { userIds } : {})
-      })),
+    queue: () => getQueue(http),
     builds: async () => {
       const data = await http.getJson<{ builds?: unknown }>(
         'builds',
@@ -331,7 +315,22 @@ export function reconcileReader(http: Requester, job: JobPath): ReconcileReader 
   }
 }
 
-export function disabledMessage(http: Requester, name: string): string {
+/** What a trigger's errors say: the job's 404, its refusal as disabled, the permission it needs. */
+export function triggerContext(
+  http: Requester,
+  name: string,
+  serverHint: string | undefined
+): ErrorContext {
+  return http.context(`the trigger of job '${name}'`, {
+    notFound: jobNotFound(http, name),
+    conflict: disabledMessage(http, name),
+    permission: 'Job/Build',
+    jobTokenSent: http.jobToken !== undefined,
+    serverHint
+  })
+}
+
+function disabledMessage(http: Requester, name: string): string {
   return `Job '${name}' on Jenkins at ${http.baseUrl} is disabled (not buildable): enable it first`
 }
 
@@ -402,21 +401,10 @@ function safePath(location: string, base: string): string {
 /** The error for building an item that is not a job: what it is, and which input names a job in it. */
 export function notAJob(info: JobInfo, name: string, origin: string): JenkinsError {
   const where = `(${info._class ?? 'folder'}, on ${origin})`
-  switch (info.folderKind) {
-    case 'multibranch':
-      return new JenkinsError(
-        'bad-request',
-        `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`
-      )
-    case 'organization':
-      return new JenkinsError(
-        'bad-request',
-        `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`
-      )
-    default:
-      return new JenkinsError(
-        'bad-request',
-        `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`
-      )
+  const messages: Record<NonNullable<JobInfo['folderKind']>, string> = {
+    multibranch: `Jenkins item ${name} is a multibranch project ${where}: its jobs are its branches and pull requests. Set 'branch' to the one to build (for example \`branch: main\` or \`branch: PR-\${{ github.event.number }}\`).`,
+    organization: `Jenkins item ${name} is an organization folder ${where}: name one of its repositories in 'job' (${name}/<repository>) and the branch or pull request in 'branch'.`,
+    folder: `Jenkins item ${name} is a folder, not a job ${where}: name a job inside it, or list them with list-jobs`
   }
+  return new JenkinsError('bad-request', messages[info.folderKind ?? 'folder'])
 }

@@ -49,6 +49,7 @@ export async function recoverUpload(
   const { name, lost } = upload
   const jobPage = jobUrl(http.baseUrl, upload.job)
   const what = `${lost.error.message} while uploading to job '${name}'${upload.cut ? ` (${upload.cut})` : ''}`
+  const failure = (rest: string): JenkinsError => new JenkinsError('network', `${what}${rest}`)
   http.logger.info(
     `The upload's answer was lost (${lost.reason}); looking in Jenkins for what it queued, without sending it again.`
   )
@@ -64,9 +65,8 @@ export async function recoverUpload(
     }
   } catch (error) {
     if (error instanceof JenkinsError && error.kind === 'aborted') throw error
-    throw new JenkinsError(
-      'network',
-      `${what}, and Jenkins could not be asked what it queued (${errorText(error)}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`
+    throw failure(
+      `, and Jenkins could not be asked what it queued (${errorText(error)}): a build without the files may be queued or running. Check ${jobPage}; nothing was sent again.`
     )
   }
   const describe = (found: Found): string =>
@@ -76,9 +76,8 @@ export async function recoverUpload(
   if (broken.length === 0 && complete.length === 1) {
     const found = complete[0] as Found
     if (found.queueId === undefined) {
-      throw new JenkinsError(
-        'network',
-        `${what}. Jenkins shows ${describe(found)} with these parameters and files, but not its queue item: check it; nothing was sent again.`
+      throw failure(
+        `. Jenkins shows ${describe(found)} with these parameters and files, but not its queue item: check it; nothing was sent again.`
       )
     }
     http.logger.info(
@@ -92,30 +91,26 @@ export async function recoverUpload(
     }
   }
   if (broken.length + complete.length === 0) {
-    throw new JenkinsError(
-      'network',
-      `${what}. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`
+    throw failure(
+      `. Jenkins shows no build queued from it (the upload did not reach the job, or Jenkins refused the broken body); nothing was sent again: run the step again to upload the files.`
     )
   }
   if (broken.length === 1 && complete.length === 0) {
     const found = broken[0] as Found
     const user = upload.broken.user
     if (!isOwnAlone(found.causes, user)) {
-      throw new JenkinsError(
-        'network',
-        `${what}. Jenkins shows ${describe(found)} with every parameter at its default and no file, as the broken upload would have queued it, but ${notOurs(found.causes, user)}: it was left alone. Check it (it may run without the files); nothing was sent again.`
+      throw failure(
+        `. Jenkins shows ${describe(found)} with every parameter at its default and no file, as the broken upload would have queued it, but ${notOurs(found.causes, user)}: it was left alone. Check it (it may run without the files); nothing was sent again.`
       )
     }
     const done = await removeBroken(http, upload, found)
-    throw new JenkinsError(
-      'network',
-      `${what}. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`
+    throw failure(
+      `. Jenkins queued ${describe(found)} from the broken upload with every parameter at its default and no file: ${done}. Nothing was sent again: run the step again to upload the files.`
     )
   }
   const all = [...complete, ...broken].map(describe).join(', ')
-  throw new JenkinsError(
-    'network',
-    `${what}. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`
+  throw failure(
+    `. Jenkins shows several items of '${name}' that this upload may have queued, and they cannot be told apart from other triggers: ${all}. None was touched and nothing was sent again; check them (one may run without the files).`
   )
 }
 

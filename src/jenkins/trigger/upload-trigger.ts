@@ -8,16 +8,14 @@
  */
 import { formatBytes } from '../../util/bytes.js'
 import { formatDuration } from '../../util/duration.js'
-import { JenkinsError } from '../transport/errors.js'
-import { fullName, jobUrl, queueItemUrl } from '../model/job-path.js'
-import { multipartBody, type UploadBody } from '../transport/multipart.js'
+import { Interrupted, JenkinsError } from '../transport/errors.js'
+import { fullName, jobUrl } from '../model/job-path.js'
+import { multipartBody, type UploadBody, type UploadFile } from '../transport/multipart.js'
 import { expectedParameters, type TriggerExpectation } from './reconcile.js'
 import type { Requester } from '../transport/requester.js'
 import { recoverUpload } from './upload-recovery.js'
-import { Interrupted } from '../transport/errors.js'
-import { checkBuildable, disabledMessage, triggerOnce, unknownParameters } from './trigger.js'
+import { checkBuildable, triggerContext, triggerOnce, unknownParameters } from './trigger.js'
 import type { BuildParameters, JobInfo, JobPath, TriggerResult } from '../model/types.js'
-import type { UploadFile } from '../transport/multipart.js'
 
 /** Definition types whose value is an uploaded file: core's, and the file-parameters plugin's `base64File` and `stashedFile`. */
 const FILE_PARAMETER_TYPES: ReadonlySet<string> = new Set([
@@ -120,14 +118,11 @@ export async function triggerUpload(
     `Uploading ${files.map(file => `${file.name} (${file.fileName}, ${formatBytes(file.size)})`).join(', ')} to '${name}': ${formatBytes(body.length)} in all.`
   )
   const url = `${jobUrl(http.baseUrl, job)}buildWithParameters?delay=0sec`
-  const context = http.context(`the trigger of job '${name}'`, {
-    notFound: `Job '${name}' was not found on Jenkins at ${http.baseUrl} (404)${http.anonymousHint()}`,
-    conflict: disabledMessage(http, name),
-    permission: 'Job/Build',
-    jobTokenSent: http.jobToken !== undefined,
-    serverHint:
-      'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
-  })
+  const context = triggerContext(
+    http,
+    name,
+    'Jenkins also answers 500 to a parameter value it does not accept, and the File Parameters plugin to an upload it could not read.'
+  )
   // What Jenkins stores from this request: our values, and each file parameter we upload (exported by name only).
   const complete = expectedParameters(info.parameterDefinitions, params)
   // What it stores from a body it could not parse: every default, no file at all.
@@ -157,12 +152,7 @@ export async function triggerUpload(
   }
   if ('queueId' in outcome) {
     http.logger.info(uploadedLine(body, Date.now() - started))
-    return {
-      queueId: outcome.queueId,
-      queueUrl: queueItemUrl(http.baseUrl, outcome.queueId),
-      merged: outcome.merged,
-      unknownParameters: undefinedNames
-    }
+    return { ...outcome, unknownParameters: undefinedNames }
   }
   const found = await recoverUpload(http, {
     name,
