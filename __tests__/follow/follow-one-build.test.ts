@@ -115,7 +115,7 @@ function follower(api: FakeApi, o: OneBuildOptions = {}) {
     ): Promise<Build> {
       let final: Build | undefined
       const f = engine({ ended: (_, build) => void (final = build) })
-      f.addRunning(ref, { from: {}, console })
+      f.addRunning(ref, { console })
       await f.run()
       if (!final) throw new Error('no end')
       return final

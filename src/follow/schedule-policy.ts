@@ -3,7 +3,7 @@
  * the schedule itself).
  */
 import type { Build, BuildRef } from '../jenkins/model/types.js'
-import { DEFAULT_POLL_POLICY, type Expectation, type PollPolicy } from './poll-policy.js'
+import { DEFAULT_POLL_POLICY, type PollPolicy } from './poll-policy.js'
 
 export interface SchedulePolicy {
   /** The watches' schedule (with rounds, its log-off part: rounds show no console). */
@@ -50,20 +50,9 @@ export const ONE_BUILD_POLICY: SchedulePolicy = {
   rounds: false
 }
 
-/** What is known of a build's start when it is followed to its end. */
-interface EndWatch {
-  /** Epoch ms it started, as best known (default: now). */
-  startedAt?: number
-  /** How much earlier it may have started (ms). */
-  startSlackMs?: number
-  /** What the job's history says about its length. */
-  expect?: Expectation
-}
-
-/** A build known to run: as read (`build`: build: last, its `timestamp` and Jenkins' estimate), or as known of its start (`from`). */
+/** A build known to run, as read (`build`: build: last, its `timestamp` and Jenkins' estimate). */
 export interface RunningStart {
   build?: Pick<Build, 'timestamp' | 'estimatedDuration'>
-  from?: EndWatch
 }
 
 /** What to read now. */
@@ -93,7 +82,7 @@ export interface StartSeen {
 /** What a read told about a build. */
 export type TrackEvent =
   | { kind: 'waiting'; track: number; why: string }
-  | ({ kind: 'started'; track: number; number: number } & StartSeen)
+  | ({ kind: 'started'; track: number; ref: BuildRef } & StartSeen)
   | { kind: 'ended'; track: number; build: Build }
   /** The console of a build that ended was read to its end (schedule.ts addDrain). */
   | { kind: 'drained'; track: number }

@@ -106,16 +106,10 @@ export class SharedSchedule {
   addRunning(
     ref: BuildRef,
     now: number,
-    { build, from, ...parts }: RunningStart & FollowedParts
+    { build, ...parts }: RunningStart & FollowedParts
   ): number {
-    const track = this.add(
-      { job: ref.job, state: { phase: 'done' }, expect: from?.expect, ...parts },
-      now
-    )
-    this.startTrack(track, ref, now, {
-      listed: build,
-      seen: from && { seenAt: from.startedAt ?? now, startSlackMs: from.startSlackMs ?? 0 }
-    })
+    const track = this.add({ job: ref.job, state: { phase: 'done' }, ...parts }, now)
+    this.startTrack(track, ref, now, { listed: build })
     // No round watches it: its first read at once (a console from its start).
     if (track.direct) track.dueAt = now
     this.roundAt ??= now
@@ -226,23 +220,24 @@ export class SharedSchedule {
     return { reads, nextAt }
   }
 
-  /** A round's answers: what each list showed (undefined: not read, or refused with `refused`). */
+  /** A round's answers: what each list showed (undefined: not read). */
   sawRound(
     sentAt: number,
     now: number,
-    seen: { queue?: QueuedTask[]; running?: RunningBuild[] },
-    refused: { queue?: boolean; running?: boolean } = {}
+    seen: { queue?: QueuedTask[] | 'refused'; running?: RunningBuild[] | 'refused' }
   ): TrackEvent[] {
     this.roundInFlight = false
     this.roundFailedAt = undefined
     this.roundAt = sentAt
     if (this.activeQueued() > 0) this.roundAttempt++
-    if (refused.queue) this.queueList = false
-    if (refused.running) this.refuseRunningList(now)
-    if (refused.queue || refused.running) this.uncoverQueued(now)
+    if (seen.queue === 'refused') this.queueList = false
+    if (seen.running === 'refused') this.refuseRunningList(now)
+    if (seen.queue === 'refused' || seen.running === 'refused') this.uncoverQueued(now)
     const events: TrackEvent[] = []
-    const queued = seen.queue ? new Map(seen.queue.map(item => [item.id, item])) : undefined
-    const running = seen.running ? indexRunning(seen.running) : undefined
+    const queued = Array.isArray(seen.queue)
+      ? new Map(seen.queue.map(item => [item.id, item]))
+      : undefined
+    const running = Array.isArray(seen.running) ? indexRunning(seen.running) : undefined
     if (running && running.byKey.size > 0) this.runningListShowed ||= this.showsOurs(running)
     for (const track of this.tracks) {
       const { state } = track
@@ -475,7 +470,7 @@ export class SharedSchedule {
       // A console from its start, at once.
       track.dueAt = console ? now : now + nextPoll(w, now, this.policy.poll).delayMs
     }
-    return { kind: 'started', track: track.id, number: ref.number, ...start }
+    return { kind: 'started', track: track.id, ref, ...start }
   }
 
   /** When the next round is due; undefined when no round is needed or one is in flight. */
