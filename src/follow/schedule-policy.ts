@@ -3,20 +3,7 @@
  * the schedule itself).
  */
 import type { Build, BuildRef } from '../jenkins/model/types.js'
-import { DEFAULT_POLL_POLICY, type PollPolicy } from './poll-policy.js'
-
-export interface SchedulePolicy {
-  /** The watches' schedule (with rounds, its log-off part: rounds show no console). */
-  poll: PollPolicy
-  /** Shortest time between two polls of any kind (ms): the shared budget. */
-  pollGapMs: number
-  /** Wait before a read that failed on the way (the client already retried it) is tried again (ms); 0: at the build's own pace, as one build has nothing to share its budget with. */
-  retryMs: number
-  /** How long a queue item may stay left without a build before it is given up (ms). */
-  leftWithoutBuildMs: number
-  /** Whether rounds of the lists (`queue/api/json`, `computer/api/json`) watch the builds; without, each reads its own queue item and build, the first read at once. */
-  rounds: boolean
-}
+import { DEFAULT_POLL_POLICY } from './poll-policy.js'
 
 /**
  * A round serves every build, so its densest spacing is wider than one
@@ -28,14 +15,21 @@ export interface SchedulePolicy {
  * whatever the schedule: this keeps twenty 1-minute builds under 2
  * requests a second.
  */
-export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {
+export const DEFAULT_SCHEDULE_POLICY = {
+  /** The watches' schedule (with rounds, its log-off part: rounds show no console). */
   poll: { ...DEFAULT_POLL_POLICY, nearMs: 400 },
-  // At most 2.5 polls a second, whatever the number of builds.
+  /** Shortest time between two polls of any kind (ms): the shared budget. At most 2.5 polls a second, whatever the number of builds. */
   pollGapMs: 400,
+  /** Wait before a read that failed on the way (the client already retried it) is tried again (ms); 0: at the build's own pace, as one build has nothing to share its budget with. */
   retryMs: 1000,
+  /** How long a queue item may stay left without a build before it is given up (ms). */
   leftWithoutBuildMs: 60_000,
+  /** Whether rounds of the lists (`queue/api/json`, `computer/api/json`) watch the builds; without, each reads its own queue item and build, the first read at once. */
   rounds: true
 }
+
+/** The schedule's settings: DEFAULT_SCHEDULE_POLICY's fields. */
+export type SchedulePolicy = typeof DEFAULT_SCHEDULE_POLICY
 
 /**
  * One build (`job`): its own queue item and build, read at the watch's own
