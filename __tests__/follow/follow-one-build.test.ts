@@ -90,7 +90,6 @@ function follower(api: FakeApi, o: OneBuildOptions = {}) {
         poll: fast,
         leftWithoutBuildMs: o.leftWithoutBuildMs ?? ONE_BUILD_POLICY.leftWithoutBuildMs
       },
-      endWithRead: true,
       now: () => clock.ms,
       hooks
     })

@@ -51,12 +51,6 @@ export interface BuildsFollowerOptions {
   /** Fires on cancel or timeout: run() ends with StepAborted. */
   signal: AbortSignal
   policy?: SchedulePolicy
-  /**
-   * On cancel or timeout, end with what the read in flight threw (the
-   * client's Interrupted: what the step was waiting for, and the failure it
-   * was waiting out), as one job's messages say; else at once.
-   */
-  endWithRead?: boolean
   now?: () => number
 }
 
@@ -66,7 +60,6 @@ const LIST_READ_MS = 10_000
 /** What the follower keeps of a build besides the schedule's track. */
 interface Followed {
   job: JobPath
-  queueId?: number
   console?: ConsoleFollower
   /** A queued build's console, made once it starts. */
   consoleOf?: (ref: BuildRef) => ConsoleFollower
@@ -77,11 +70,7 @@ interface Followed {
 }
 
 /** How a queued build is followed once it starts: its console (made from its ref) and its pending inputs. */
-export interface QueuedParts {
-  expect?: FollowedParts['expect']
-  console?: (ref: BuildRef) => ConsoleFollower
-  inputs?: boolean
-}
+type QueuedParts = Omit<FollowedParts, 'console'> & { console?: (ref: BuildRef) => ConsoleFollower }
 
 /**
  * Follows builds, one or several at once, with one client: carries out the
@@ -119,7 +108,7 @@ export class BuildsFollower {
   /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
   addQueued(job: JobPath, queueId: number, { console, ...parts }: QueuedParts = {}): number {
     const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console })
-    this.followed.set(id, { job, queueId, consoleOf: console })
+    this.followed.set(id, { job, consoleOf: console })
     this.poke()
     return id
   }
@@ -159,15 +148,13 @@ export class BuildsFollower {
 
   /** run() does not end before `work` settled (it may drain a console). */
   hold(work: Promise<unknown>): void {
-    const held: Promise<void> = work.then(
-      () => undefined,
-      () => undefined
-    )
+    const held: Promise<void> = work
+      .catch(() => undefined)
+      .then(() => {
+        this.holds.delete(held)
+        this.poke()
+      })
     this.holds.add(held)
-    void held.then(() => {
-      this.holds.delete(held)
-      this.poke()
-    })
   }
 
   /** Stops following one build. */
@@ -187,7 +174,7 @@ export class BuildsFollower {
     return this.schedule.usesRunningList
   }
 
-  /** Runs until no build is followed; on cancel or timeout throws StepAborted (or, endWithRead, what the read in flight threw). */
+  /** Runs until no build is followed; on cancel or timeout throws what the read in flight threw, or StepAborted. */
   async run(): Promise<void> {
     const { signal } = this.options
     for (;;) {
@@ -203,11 +190,14 @@ export class BuildsFollower {
 
   // ---------------------------------------------------------------------------
 
-  /** The step was stopped: StepAborted, or (endWithRead) what the reads in flight threw. */
+  /**
+   * The step was stopped: it ends with what the reads in flight threw (the
+   * client's Interrupted: what the step was waiting for, and the failure it
+   * was waiting out), else StepAborted.
+   */
   private async stopped(): Promise<never> {
-    const { signal, endWithRead } = this.options
-    if (endWithRead) await Promise.allSettled([...this.inFlight])
-    throw this.cut ?? new StepAborted(abortReason(signal))
+    await Promise.allSettled([...this.inFlight])
+    throw this.cut ?? new StepAborted(abortReason(this.options.signal))
   }
 
   private poke(): void {
@@ -236,7 +226,7 @@ export class BuildsFollower {
       .catch(error => {
         // A read cut by the cancel is the cancel's business (run() throws it).
         if (this.options.signal.aborted) {
-          if (this.options.endWithRead && !isTransient(error)) this.cut ??= error
+          if (!isTransient(error)) this.cut ??= error
           return
         }
         this.failure ??= error
