@@ -11,7 +11,8 @@ import type {
 } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 import { abortReason, sleep, StepAborted } from '../util/wait.js'
-import { SharedSchedule, type FollowedParts } from './schedule.js'
+import { SharedSchedule } from './schedule.js'
+import type { FollowedParts } from './track.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   type RunningStart,

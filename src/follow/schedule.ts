@@ -24,8 +24,7 @@ import {
   nextPoll,
   nextQueueDelay,
   sawBuild,
-  watch,
-  type Expectation
+  watch
 } from './poll-policy.js'
 import type { ConsolePoll } from './log-stream.js'
 import {
@@ -45,8 +44,9 @@ import {
   isRunning,
   ownRead,
   pace,
-  type RunningTrack,
-  type Track
+  Track,
+  type FollowedParts,
+  type RunningTrack
 } from './track.js'
 
 /** Between the reads of a build the step told to stop (ms). */
@@ -54,13 +54,6 @@ const STOPPING_MS = 500
 /** A running Pipeline's first look for a pending `input`, and the pause between looks (ms): an input waits for a person. */
 const INPUT_FIRST_MS = 5000
 const INPUT_EVERY_MS = 10_000
-
-/** How a build is followed besides its end: its console (`console`: its reads tell the end), its pending inputs (`inputs`: a Pipeline). */
-export interface FollowedParts {
-  expect?: Expectation
-  console?: boolean
-  inputs?: boolean
-}
 
 /** One schedule for the builds of one step. */
 export class SharedSchedule {
@@ -88,7 +81,7 @@ export class SharedSchedule {
 
   /** A build whose queue item was just created (or found). */
   addQueued(job: JobPath, queueId: number, now: number, parts: FollowedParts = {}): number {
-    const track = this.add({ job, state: { phase: 'queued', queueId }, ...parts }, now)
+    const track = this.add(job, { phase: 'queued', queueId }, now, parts)
     // The first round comes at the queue's first pace from now.
     if (this.roundAt === undefined || this.activeQueued() === 1) {
       this.roundAt = now
@@ -108,7 +101,7 @@ export class SharedSchedule {
     now: number,
     { build, ...parts }: RunningStart & FollowedParts
   ): number {
-    const track = this.add({ job: ref.job, state: { phase: 'done' }, ...parts }, now)
+    const track = this.add(ref.job, { phase: 'done' }, now, parts)
     this.startTrack(track, ref, now, { listed: build })
     // No round watches it: its first read at once (a console from its start).
     if (track.direct) track.dueAt = now
@@ -127,7 +120,7 @@ export class SharedSchedule {
       endConfirmed: true
     }
     const state = { phase: 'running', ref, watch: drained } as const
-    const track = this.add({ job: ref.job, state, console: true, drain: true }, now)
+    const track = this.add(ref.job, state, now, { console: true, drain: true })
     track.next = 'console'
     track.direct = true
     track.duePoll = false
@@ -406,28 +399,8 @@ export class SharedSchedule {
 
   // ---------------------------------------------------------------------------
 
-  private add(
-    init: Pick<Track, 'job' | 'state'> & Partial<Pick<Track, 'drain'>> & FollowedParts,
-    now: number
-  ): Track {
-    const { console = false, inputs = false, ...rest } = init
-    const track: Track = {
-      id: this.tracks.length,
-      addedAt: now,
-      sentAt: now,
-      stopping: false,
-      direct: false,
-      duePoll: true,
-      wantFull: false,
-      next: 'build',
-      checking: false,
-      queueAttempt: 0,
-      inFlight: false,
-      console,
-      inputs,
-      inputsInFlight: false,
-      ...rest
-    }
+  private add(job: JobPath, state: Track['state'], now: number, parts: Track['parts']): Track {
+    const track = new Track(this.tracks.length, job, state, now, parts)
     this.tracks.push(track)
     return track
   }
@@ -446,17 +419,17 @@ export class SharedSchedule {
       seen
     }: { listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>; seen?: StartSeen }
   ): TrackEvent {
-    const { console } = track
+    const console = track.parts.console ?? false
     track.runningSince = now
     track.leftAt = undefined
     track.next = console ? 'console' : 'build'
-    if (track.inputs) track.inputsAt = now + INPUT_FIRST_MS
+    if (track.parts.inputs) track.inputsAt = now + INPUT_FIRST_MS
     const start = seen ?? { seenAt: now, startSlackMs: 0 }
     let w = watch({
       console,
       startedAt: start.seenAt,
       startSlackMs: start.startSlackMs,
-      expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
+      expect: track.parts.expect ?? expectationFromEstimate(listed?.estimatedDuration)
     })
     if (listed) w = sawBuild(w, now, { building: true, ...listed })
     track.state = { phase: 'running', ref, watch: w }

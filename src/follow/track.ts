@@ -22,51 +22,58 @@ type TrackState =
   | { phase: 'running'; ref: BuildRef; watch: Watch }
   | { phase: 'done' }
 
-/** One build the schedule follows: its queue item, then its build. */
-export interface Track {
-  id: number
-  job: JobPath
-  state: TrackState
-  /** What the job's history says, for when it starts. */
+/** How a build is followed besides its end: its console (`console`: its reads tell the end), its pending inputs (`inputs`: a Pipeline). */
+export interface FollowedParts {
   expect?: Expectation
+  console?: boolean
+  inputs?: boolean
+}
+
+/** One build the schedule follows: its queue item, then its build. */
+export class Track {
   /** The queue reason last told (queue-reason.ts). */
   toldWhy?: ToldReason
   /** Polled on its own: the running list is refused, or does not show this build. */
-  direct: boolean
+  direct = false
   /** When this track's own next read is due (epoch ms); undefined: the rounds cover it. */
   dueAt?: number
   /** Its own read is a poll (budgeted); else it follows from a round (urgent). */
-  duePoll: boolean
+  duePoll = true
   /** Its next own build read is the full JSON. */
-  wantFull: boolean
+  wantFull = false
   /** What its next own read of a running build is (the console, once followed with it). */
-  next: NextPoll['read']
+  next: NextPoll['read'] = 'build'
   /** When its last own read was sent: its watch's pace counts from there, so a slow answer does not stretch it. */
   sentAt: number
   /** A read that follows at once from the last one counts the pace from that one's start. */
   pacedFrom?: number
   /** Its build read checks the end after a failed console read. */
-  checking: boolean
+  checking = false
   /** When the step learned it runs (a round judges only builds it knew of before it was sent). */
   runningSince?: number
   /** When its queue item was last read on its own (for the start's slack). */
   askedAt?: number
-  queueAttempt: number
+  queueAttempt = 0
   /** When its queue item was first seen left without a build. */
   leftAt?: number
-  /** When it was added (a round judges only tracks it was sent for). */
-  addedAt: number
   /** The step told it to stop: read on its own until it ended. */
-  stopping: boolean
-  inFlight: boolean
-  /** Its console is read while it runs, and tells its end. */
-  console: boolean
-  /** Only the console of a build that ended is read, until Jenkins closes it (schedule.ts addDrain). */
-  drain?: boolean
-  /** A Pipeline: its pending inputs are looked at while it runs, when inputsAt comes. */
-  inputs: boolean
+  stopping = false
+  inFlight = false
+  /** A Pipeline's pending inputs are looked at while it runs, when inputsAt comes. */
   inputsAt?: number
-  inputsInFlight: boolean
+  inputsInFlight = false
+
+  constructor(
+    readonly id: number,
+    readonly job: JobPath,
+    public state: TrackState,
+    /** When it was added (a round judges only tracks it was sent for). */
+    readonly addedAt: number,
+    /** `drain`: only the console of a build that ended is read, until Jenkins closes it (schedule.ts addDrain). */
+    readonly parts: FollowedParts & { drain?: boolean }
+  ) {
+    this.sentAt = addedAt
+  }
 }
 
 /** A track that runs: its build and its watch are known. */
@@ -105,7 +112,7 @@ export function pace(track: RunningTrack, policy: SchedulePolicy, floorMs = 0): 
   // Once the console is complete, only the full JSON tells the end.
   track.wantFull = watch.logComplete
   // A drain is the end's follow-up of a build already over: never held back by the budget.
-  track.duePoll = !track.drain
+  track.duePoll = !track.parts.drain
   track.dueAt = from + Math.max(next.delayMs, floorMs)
 }
 
@@ -129,7 +136,7 @@ export function consoleRead(
   poll: ConsolePoll,
   p: SchedulePolicy
 ): TrackEvent[] {
-  if (!poll.moreData && track.drain) {
+  if (!poll.moreData && track.parts.drain) {
     finish(track)
     return [{ kind: 'drained', track: track.id }]
   }
