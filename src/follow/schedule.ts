@@ -36,18 +36,7 @@ import {
   type TrackEvent
 } from './schedule-policy.js'
 import { newsOfReason } from './queue-reason.js'
-import {
-  consoleBuildRead,
-  consoleFailed,
-  consoleRead,
-  finish,
-  isRunning,
-  ownRead,
-  pace,
-  Track,
-  type FollowedParts,
-  type RunningTrack
-} from './track.js'
+import { isRunning, Track, type FollowedParts } from './track.js'
 
 /** Between the reads of a build the step told to stop (ms). */
 const STOPPING_MS = 500
@@ -140,8 +129,7 @@ export class SharedSchedule {
 
   /** Stops following a build (its result is not wanted, or it is left running). */
   drop(id: number): void {
-    const track = this.tracks[id]
-    if (track) finish(track)
+    this.tracks[id]?.finish()
   }
 
   /**
@@ -169,7 +157,7 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.inFlight || track.dueAt === undefined) continue
       if (track.duePoll || track.dueAt > now) continue
-      const read = ownRead(track, now)
+      const read = track.ownRead(now)
       if (read) reads.push(read)
     }
     let nextAt: number | undefined
@@ -196,7 +184,7 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.state.phase === 'done' || track.inFlight || !track.duePoll) continue
       if (track.dueAt === undefined) continue
-      polls.push({ at: track.dueAt, read: () => ownRead(track, now) })
+      polls.push({ at: track.dueAt, read: () => track.ownRead(now) })
     }
     polls.sort((a, b) => a.at - b.at)
     const first = polls[0]
@@ -277,9 +265,8 @@ export class SharedSchedule {
 
   /** A queue item read on its own, at `askedAt`. */
   sawQueueItem(id: number, askedAt: number, now: number, item: QueueItem): TrackEvent[] {
-    const track = this.tracks[id]
-    if (track?.state.phase !== 'queued') return this.settle(track)
-    track.inFlight = false
+    const track = this.settled(id)
+    if (track?.state.phase !== 'queued') return []
     const previous = track.askedAt ?? askedAt
     track.askedAt = askedAt
     const number = item.executable?.number
@@ -290,7 +277,7 @@ export class SharedSchedule {
     }
     const { queueId } = track.state
     if (item.cancelled) {
-      finish(track)
+      track.finish()
       return [{ kind: 'left-without-build', track: id, queueId, cancelled: true }]
     }
     const events = waitingNews(track, item.why, now)
@@ -299,7 +286,7 @@ export class SharedSchedule {
       // disabled after queuing): a bounded while.
       track.leftAt ??= now
       if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
-        finish(track)
+        track.finish()
         return [...events, { kind: 'left-without-build', track: id, queueId, cancelled: false }]
       }
     }
@@ -319,16 +306,16 @@ export class SharedSchedule {
     now: number,
     { build, full }: { build: Build; full: boolean }
   ): TrackEvent[] {
-    const track = this.running(id)
-    if (!track) return []
+    const track = this.settled(id)
+    if (!isRunning(track)) return []
     if (track.next === 'give-up') {
-      finish(track)
+      track.finish()
       return [{ kind: 'ended', track: id, build }]
     }
-    if (track.state.watch.console) return consoleBuildRead(track, now, { build, full }, this.policy)
+    if (track.state.watch.console) return track.consoleBuildRead(now, { build, full })
     if (!build.building) {
       if (full) {
-        finish(track)
+        track.finish()
         return [{ kind: 'ended', track: id, build }]
       }
       track.dueAt = now
@@ -349,14 +336,14 @@ export class SharedSchedule {
       track.direct = true
       if (!this.runningListShowed) this.refuseRunningList(now)
     }
-    pace(track, this.policy)
+    track.pace()
     return []
   }
 
   /** A console read's news (track.ts); a drained console ends its track. */
   sawConsole(id: number, now: number, poll: ConsolePoll): TrackEvent[] {
-    const track = this.running(id)
-    return track ? consoleRead(track, now, poll, this.policy) : []
+    const track = this.settled(id)
+    return isRunning(track) ? track.consoleRead(now, poll) : []
   }
 
   /** A look at a running Pipeline's inputs (`more`: look again later; false: Jenkins has no stages to look at). */
@@ -369,21 +356,19 @@ export class SharedSchedule {
 
   /** A console read that failed on the way (track.ts). */
   consoleFailed(id: number, now: number): void {
-    const track = this.running(id)
-    if (track) consoleFailed(track, now, this.policy)
+    const track = this.settled(id)
+    if (isRunning(track)) track.consoleFailed(now)
   }
 
   /** A track's own read failed on the way: tried again after retryMs (0: at its own pace). */
   readFailed(id: number, now: number): void {
-    const track = this.tracks[id]
-    if (!track) return
-    track.inFlight = false
-    if (track.state.phase === 'done') return
+    const track = this.settled(id)
+    if (!track || track.state.phase === 'done') return
     if (this.policy.retryMs > 0) {
       track.dueAt = now + this.policy.retryMs
     } else if (isRunning(track)) {
       track.checking = false
-      pace(track, this.policy, this.policy.poll.nearMs)
+      track.pace(this.policy.poll.nearMs)
     } else {
       track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
     }
@@ -391,16 +376,13 @@ export class SharedSchedule {
 
   /** A track whose read failed for good (the caller reports it). */
   fail(id: number): void {
-    const track = this.tracks[id]
-    if (!track) return
-    track.inFlight = false
-    finish(track)
+    this.settled(id)?.finish()
   }
 
   // ---------------------------------------------------------------------------
 
   private add(job: JobPath, state: Track['state'], now: number, parts: Track['parts']): Track {
-    const track = new Track(this.tracks.length, job, state, now, parts)
+    const track = new Track(this.tracks.length, job, state, now, parts, this.policy)
     this.tracks.push(track)
     return track
   }
@@ -512,16 +494,11 @@ export class SharedSchedule {
     )
   }
 
-  private settle(track: Track | undefined): TrackEvent[] {
-    if (track) track.inFlight = false
-    return []
-  }
-
-  /** The running track a read was for, no longer in flight; undefined when it is no longer followed. */
-  private running(id: number): RunningTrack | undefined {
+  /** The track a read was for, no longer in flight. */
+  private settled(id: number): Track | undefined {
     const track = this.tracks[id]
-    this.settle(track)
-    return isRunning(track) ? track : undefined
+    if (track) track.inFlight = false
+    return track
   }
 }
 
