@@ -78,8 +78,7 @@ export class SharedSchedule {
     }
     if (!this.coveredByRound(track)) {
       // Its own queue item, at once (the build usually starts at once).
-      track.dueAt = now
-      track.duePoll = true
+      track.readAt(now, { poll: true })
     }
     return track.id
   }
@@ -112,8 +111,7 @@ export class SharedSchedule {
     const track = this.add(ref.job, state, now, { console: true, drain: true })
     track.next = 'console'
     track.direct = true
-    track.duePoll = false
-    track.dueAt = now
+    track.readAt(now, { poll: false })
     return track.id
   }
 
@@ -143,8 +141,7 @@ export class SharedSchedule {
       track.stopping = true
       track.wantFull = true
     }
-    track.dueAt = now
-    track.duePoll = false
+    track.readAt(now, { poll: false })
   }
 
   /**
@@ -237,8 +234,7 @@ export class SharedSchedule {
         }
         if (queued || running) {
           // Neither list shows it: its own queue item says what became of it.
-          track.dueAt = now
-          track.duePoll = false
+          track.readAt(now, { poll: false })
         }
         continue
       }
@@ -248,8 +244,7 @@ export class SharedSchedule {
           state.watch = sawBuild(state.watch, now, { building: true, ...listed })
         } else if ((track.runningSince ?? 0) <= sentAt) {
           // Ended (or not shown to us): one full read says which.
-          track.dueAt = now
-          track.duePoll = false
+          track.readAt(now, { poll: false })
           track.wantFull = true
         }
       }
@@ -291,11 +286,11 @@ export class SharedSchedule {
       }
     }
     if (this.coveredByRound(track)) {
-      track.dueAt = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs
-      track.duePoll = false
+      track.readAt(track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs, {
+        poll: false
+      })
     } else {
-      track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
-      track.duePoll = true
+      track.readAt(now + nextQueueDelay(track.queueAttempt++, this.policy.poll), { poll: true })
     }
     return events
   }
@@ -318,15 +313,13 @@ export class SharedSchedule {
         track.finish()
         return [{ kind: 'ended', track: id, build }]
       }
-      track.dueAt = now
-      track.duePoll = false
+      track.readAt(now, { poll: false })
       track.wantFull = true
       return []
     }
     track.state.watch = sawBuild(track.state.watch, now, build)
     if (track.stopping) {
-      track.dueAt = now + STOPPING_MS
-      track.duePoll = true
+      track.readAt(now + STOPPING_MS, { poll: true })
       return []
     }
     if (!track.direct) {
@@ -469,8 +462,7 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.state.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
         continue
-      track.dueAt = now
-      track.duePoll = true
+      track.readAt(now, { poll: true })
     }
   }
 

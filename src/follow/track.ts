@@ -76,6 +76,12 @@ export class Track {
     this.sentAt = addedAt
   }
 
+  /** Its own next read at `at`: a budgeted poll (`poll`), or urgent (it follows from what a read showed). */
+  readAt(at: number | undefined, { poll }: { poll: boolean }): void {
+    this.dueAt = at
+    this.duePoll = poll
+  }
+
   /** Nothing more to follow of the track. */
   finish(): void {
     this.state = { phase: 'done' }
@@ -114,8 +120,7 @@ export class Track {
     this.pacedFrom = this.sentAt
     this.next = 'build'
     this.wantFull = full
-    this.dueAt = now
-    this.duePoll = false
+    this.readAt(now, { poll: false })
   }
 
   /**
