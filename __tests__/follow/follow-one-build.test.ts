@@ -90,7 +90,6 @@ function follower(api: FakeApi, o: OneBuildOptions = {}) {
         poll: fast,
         leftWithoutBuildMs: o.leftWithoutBuildMs ?? ONE_BUILD_POLICY.leftWithoutBuildMs
       },
-      endWithRead: true,
       now: () => clock.ms,
       hooks
     })
@@ -115,7 +114,7 @@ function follower(api: FakeApi, o: OneBuildOptions = {}) {
     ): Promise<Build> {
       let final: Build | undefined
       const f = engine({ ended: (_, build) => void (final = build) })
-      f.addRunning(ref, { from: {}, console })
+      f.addRunning(ref, { console })
       await f.run()
       if (!final) throw new Error('no end')
       return final

@@ -105,11 +105,10 @@ function simulate(
     for (const read of reads) {
       log.reads.push({ at: now, read })
       if (read.kind === 'round') {
-        const seen: { queue?: QueuedTask[]; running?: RunningBuild[] } = {}
-        const refused: { queue?: boolean; running?: boolean } = {}
+        const seen: { queue?: QueuedTask[] | 'refused'; running?: RunningBuild[] | 'refused' } = {}
         if (read.queue) {
           count('queue')
-          if (world.refuseQueue) refused.queue = true
+          if (world.refuseQueue) seen.queue = 'refused'
           else
             seen.queue = world.builds
               .filter(b => state(b, now) === 'queued')
@@ -123,7 +122,7 @@ function simulate(
         }
         if (read.running) {
           count('computer')
-          if (world.refuseRunning) refused.running = true
+          if (world.refuseRunning) seen.running = 'refused'
           else
             seen.running = world.hideRunning
               ? []
@@ -137,7 +136,7 @@ function simulate(
                     estimatedDuration: -1
                   }))
         }
-        emit(schedule.sawRound(now, now, seen, refused))
+        emit(schedule.sawRound(now, now, seen))
       } else if (read.kind === 'queue-item') {
         count('queue-item')
         const b = tracks.get(read.track) as ModelBuild
@@ -370,14 +369,21 @@ describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
     expect(schedule.due(110).reads).toEqual([{ kind: 'queue-item', track: id, queueId: 5 }])
     const item = { id: 5, inQueueSince: 1, executable: { number: 3, url: '' } }
     expect(schedule.sawQueueItem(id, 110, 120, item)).toEqual([
-      { kind: 'started', track: id, number: 3, seenAt: 110, startSlackMs: 110, inQueueSince: 1 }
+      {
+        kind: 'started',
+        track: id,
+        ref: refOf(['a'], 3),
+        seenAt: 110,
+        startSlackMs: 110,
+        inQueueSince: 1
+      }
     ])
   })
 
   it('a console: read at once, paced from the start of each read, then one full read once it is complete', () => {
     const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
     const ref = refOf(['a'], 3)
-    const id = schedule.addRunning(ref, 0, { from: { startedAt: 0 }, console: true })
+    const id = schedule.addRunning(ref, 0, { console: true })
     expect(schedule.due(0).reads).toEqual([{ kind: 'console', track: id, ref }])
     schedule.sawConsole(id, 50, { grew: true, moreData: true, finished: false })
     // A young build without history: youngMs from the read's start, not its answer.
@@ -394,7 +400,7 @@ describe('SharedSchedule with ONE_BUILD_POLICY (one job)', () => {
   it('a console that fails before the end: one build read says the build is over, then the rest is given up after followUpForMs', () => {
     const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
     const ref = refOf(['a'], 3)
-    const id = schedule.addRunning(ref, 0, { from: { startedAt: 0 }, console: true })
+    const id = schedule.addRunning(ref, 0, { console: true })
     schedule.due(0)
     schedule.consoleFailed(id, 10)
     expect(schedule.due(10).reads).toEqual([{ kind: 'build', track: id, ref, full: false }])
@@ -420,7 +426,7 @@ describe('SharedSchedule: the reads beside a build', () => {
   it("a running Pipeline's inputs: looked at 5 s after its start, then every 10 s; none once Jenkins shows no stages", () => {
     const schedule = new SharedSchedule(refOf, ONE_BUILD_POLICY)
     const ref = refOf(['p'], 3)
-    const id = schedule.addRunning(ref, 0, { from: { startedAt: 0 }, inputs: true })
+    const id = schedule.addRunning(ref, 0, { inputs: true })
     const looks = (now: number): ScheduledRead[] =>
       schedule.due(now).reads.filter(read => read.kind === 'inputs')
     expect(looks(0)).toEqual([])

@@ -75,90 +75,90 @@ export async function resolveBranch(options: BranchOptions): Promise<BranchJob> 
 
 /** Scans the project and polls until the branch job exists (and, for a new build, until its indexing build is known). */
 async function scanAndWait(options: BranchOptions): Promise<BranchJob> {
-  const { api, settings, out, signal } = options
+  const { api, settings, out } = options
   const branch = settings.branch
   const projectName = fullName(branch.project)
-  const name = branch.name
   out.logger.info(
-    `Branch '${name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`
+    `Branch '${branch.name}' of ${projectName} has no job in Jenkins yet: scanning ${projectName} (branch indexing) for it.`
   )
   await api.scanMultibranch(branch.project)
   options.onScan?.()
   const log = new ScanLog(options)
-  let foldSaid = false
   const scan = new ScanState()
-  let pause = options.pollMs ?? 1000
-  let open = true
-  const close = ({ complete }: { complete: boolean }): void => {
-    if (!open) return
-    open = false
-    log.end(complete)
-    out.endGroup()
-  }
-  const job = fullName(settings.job)
+  let found: Awaited<ReturnType<typeof watchScan>> | undefined
   out.startGroup(`Scan of ${projectName}`)
   try {
-    for (;;) {
-      throwIfAborted(signal)
-      // The scan's state first, then the branch: when the scan was over
-      // before the branch was looked up, a missing branch is final.
-      const scanItem = (await api.getQueue()).find(item => sameJob(item.job, branch.project))
-      const queued = scanItem !== undefined
-      // Scan requests fold like any queue request (Queue.scheduleInternal):
-      // each leaves its cause on the one item (CauseAction.foldIntoExisting).
-      if (scanItem && !foldSaid && scanItem.causes.length > 1) {
-        foldSaid = true
-        out.logger.info(
-          `Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`
-        )
-      }
-      const running = queued ? false : await log.poll()
-      scan.look(queued, running)
-      const info = await unlessNotFound(api.getJob(settings.job), undefined)
-      if (info && (info.buildable !== false || scan.finished)) {
-        if (settings.build !== 'new') {
-          close({ complete: scan.finished })
-          return { info }
-        }
-        const found = await findIndexingBuild(options, info)
-        if (found === 'other-parameters') {
-          close({ complete: scan.finished })
-          out.logger.info(
-            `Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`
-          )
-          return { info }
-        }
-        if (found) {
-          close({ complete: scan.finished })
-          const which =
-            found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`
-          out.logger.info(
-            `Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`
-          )
-          out.logger.info(
-            `Every run that scanned for branch '${name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`
-          )
-          return { info, indexingBuild: found }
-        }
-        if (scan.finished) {
-          close({ complete: true })
-          out.logger.info(`The scan finished without building ${job}; triggering a build.`)
-          return { info }
-        }
-      } else if (!info && scan.finished) {
-        close({ complete: true })
-        throw new Error(
-          await missingBranch(
-            options,
-            `The scan of ${projectName} finished without a branch '${name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`
-          )
-        )
-      }
-      await sleep(pause, signal)
-      pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5))
-    }
+    found = await watchScan(options, log, scan)
   } finally {
-    close({ complete: false })
+    log.end(found !== undefined && scan.finished)
+    out.endGroup()
+  }
+  if (found === 'missing') {
+    throw new Error(
+      await missingBranch(
+        options,
+        `The scan of ${projectName} finished without a branch '${branch.name}' on ${api.baseUrl}: is it pushed (or the pull request open), and does the project's branch source discover it? The scan log is at ${api.jobUrl(branch.project)}indexing/console.`
+      )
+    )
+  }
+  for (const line of found.said) out.logger.info(line)
+  return found.job
+}
+
+/** Looks at the scan and the branch until the job is known (with what to say once the scan's fold is closed), or the scan finished without it. */
+async function watchScan(
+  options: BranchOptions,
+  log: ScanLog,
+  scan: ScanState
+): Promise<{ job: BranchJob; said: string[] } | 'missing'> {
+  const { api, settings, out, signal } = options
+  const branch = settings.branch
+  const projectName = fullName(branch.project)
+  const job = fullName(settings.job)
+  let foldSaid = false
+  let pause = options.pollMs ?? 1000
+  for (;;) {
+    throwIfAborted(signal)
+    // The scan's state first, then the branch: when the scan was over
+    // before the branch was looked up, a missing branch is final.
+    const scanItem = (await api.getQueue()).find(item => sameJob(item.job, branch.project))
+    const queued = scanItem !== undefined
+    // Scan requests fold like any queue request (Queue.scheduleInternal):
+    // each leaves its cause on the one item (CauseAction.foldIntoExisting).
+    if (scanItem && !foldSaid && scanItem.causes.length > 1) {
+      foldSaid = true
+      out.logger.info(
+        `Jenkins merged this scan request into the scan of ${projectName} already queued (queue item ${scanItem.id}, ${scanItem.causes.length} requests): the scan is shared.`
+      )
+    }
+    const running = queued ? false : await log.poll()
+    scan.look(queued, running)
+    const info = await unlessNotFound(api.getJob(settings.job), undefined)
+    if (info && (info.buildable !== false || scan.finished)) {
+      if (settings.build !== 'new') return { job: { info }, said: [] }
+      const found = await findIndexingBuild(options, info)
+      if (found === 'other-parameters') {
+        const said = `Branch indexing built ${job} with its default parameters; triggering a build with the given parameters.`
+        return { job: { info }, said: [said] }
+      }
+      if (found) {
+        const which =
+          found.number === undefined ? `queue item ${found.queueId}` : `build #${found.number}`
+        const said = [
+          `Branch indexing created ${job} and started its first build (cause: Branch indexing): following ${which} instead of triggering a second build.`,
+          `Every run that scanned for branch '${branch.name}' follows this build, and Jenkins does not record which: it is shared, and a cancel leaves it running.`
+        ]
+        return { job: { info, indexingBuild: found }, said }
+      }
+      if (scan.finished) {
+        return {
+          job: { info },
+          said: [`The scan finished without building ${job}; triggering a build.`]
+        }
+      }
+    } else if (!info && scan.finished) return 'missing'
+    await sleep(pause, signal)
+    pause = Math.min(options.maxPollMs ?? 5000, Math.round(pause * 1.5))
   }
 }
 

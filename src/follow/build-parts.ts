@@ -39,35 +39,11 @@ export async function lastBuild(
 }
 
 /**
- * A 404 on a job, with the closest job names Jenkins has; or, when Jenkins
- * has no job list at `url` either (its own 404, or `url` is a job's page),
- * where Jenkins' root is: `url` is then wrong, not the job (locateRoot).
+ * What `work` gives; a 404 it throws names the closest job names Jenkins
+ * has; or, when Jenkins has no job list at `url` either (its own 404, or
+ * `url` is a job's page), where Jenkins' root is: `url` is then wrong, not
+ * the job (locateRoot).
  */
-async function withJobSuggestions(
-  api: JenkinsApi,
-  job: JobPath,
-  error: JenkinsError,
-  logger: Logger
-): Promise<string> {
-  if (job.length === 0) return error.message
-  let names: string[]
-  try {
-    names = await api.listJobs([])
-  } catch (listError) {
-    logger.debug(`Could not list jobs for suggestions: ${errorText(listError)}`)
-    const noRoot =
-      listError instanceof JenkinsError &&
-      (listError.kind === 'not-found' || listError.kind === 'bad-request')
-    const where = `job '${shortName(fullName(job))}'`
-    const root = noRoot ? await api.locateRoot(where).catch(() => undefined) : undefined
-    return root ?? error.message
-  }
-  const close = closestNames(fullName(job), names)
-  if (close.length === 0) return error.message
-  return `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`
-}
-
-/** What `work` gives; a 404 it throws names the closest jobs Jenkins has. */
 export async function suggestingJobs<T>(
   api: JenkinsApi,
   job: JobPath,
@@ -78,7 +54,24 @@ export async function suggestingJobs<T>(
     return await work
   } catch (error) {
     if (!(error instanceof JenkinsError && error.kind === 'not-found')) throw error
-    throw new Error(await withJobSuggestions(api, job, error, logger))
+    if (job.length === 0) throw new Error(error.message)
+    let names: string[]
+    try {
+      names = await api.listJobs([])
+    } catch (listError) {
+      logger.debug(`Could not list jobs for suggestions: ${errorText(listError)}`)
+      const noRoot =
+        listError instanceof JenkinsError &&
+        (listError.kind === 'not-found' || listError.kind === 'bad-request')
+      const where = `job '${shortName(fullName(job))}'`
+      const root = noRoot ? await api.locateRoot(where).catch(() => undefined) : undefined
+      throw new Error(root ?? error.message)
+    }
+    const close = closestNames(fullName(job), names)
+    if (close.length === 0) throw new Error(error.message)
+    throw new Error(
+      `${error.message.replace(/\.?$/, '.')} Did you mean: ${close.map(shortName).join(', ')}?`
+    )
   }
 }
 

@@ -35,31 +35,25 @@ export interface RemoteTarget {
 /** How abortRemote waits between reads (util/wait.ts's sleep; a test passes its virtual clock's). */
 type Sleep = (ms: number) => Promise<void>
 
-export interface AbortTimings {
-  /** How long to wait for `stop` to end the build before escalating (ms). */
-  stopWaitMs: number
-  /** How long to wait after `term` before `kill` (ms). */
-  termWaitMs: number
-  /** How long to wait after `kill` (ms). */
-  killWaitMs: number
-  pollMs: number
-  /** How long the look for a request folded into ours may take before we act anyway (ms). */
-  shareCheckMs: number
-}
-
 /**
  * The runner sends SIGINT, then SIGTERM 7.5 s later, then kills: the whole
  * escalation has to fit well inside that. With a deadline (`until`), each
  * wait is also cut to a share of the time left, so that term and kill still
  * get their turn.
  */
-const DEFAULT_ABORT_TIMINGS: AbortTimings = {
+const DEFAULT_ABORT_TIMINGS = {
+  /** How long to wait for `stop` to end the build before escalating (ms). */
   stopWaitMs: 3000,
+  /** How long to wait after `term` before `kill` (ms). */
   termWaitMs: 1500,
+  /** How long to wait after `kill` (ms). */
   killWaitMs: 1000,
   pollMs: 250,
+  /** How long the look for a request folded into ours may take before we act anyway (ms). */
   shareCheckMs: 1000
 }
+
+type AbortTimings = typeof DEFAULT_ABORT_TIMINGS
 
 /**
  * Cancels the queue item or stops the build, escalating for Pipelines

@@ -1,4 +1,4 @@
-import { Interrupted, JenkinsError } from '../jenkins/transport/errors.js'
+import { Interrupted, JenkinsError, unlessNotFound } from '../jenkins/transport/errors.js'
 import { fullName } from '../jenkins/model/job-path.js'
 import type {
   Build,
@@ -7,13 +7,12 @@ import type {
   JenkinsApi,
   JobPath,
   PipelineRun,
-  QueuedTask,
-  QueueItem,
-  RunningBuild
+  QueueItem
 } from '../jenkins/model/types.js'
 import type { Logger } from '../util/logger.js'
 import { abortReason, sleep, StepAborted } from '../util/wait.js'
-import { SharedSchedule, type FollowedParts } from './schedule.js'
+import { SharedSchedule } from './schedule.js'
+import type { FollowedParts } from './track.js'
 import {
   DEFAULT_SCHEDULE_POLICY,
   type RunningStart,
@@ -22,7 +21,7 @@ import {
   type StartSeen,
   type TrackEvent
 } from './schedule-policy.js'
-import type { ConsolePoll } from './log-stream.js'
+import type { ConsoleStreamer } from './log-stream.js'
 import { buildNumberByQueueId, QueueItemEnded } from './queue-ended.js'
 import { formatDuration } from '../util/duration.js'
 import { errorText } from '../util/error-text.js'
@@ -30,13 +29,8 @@ import { errorText } from '../util/error-text.js'
 /** Fields polled while a build runs: enough to know whether it is over and when to look again. */
 const POLL_TREE = 'number,url,building,result,duration,estimatedDuration,timestamp,queueId'
 
-/** Something that can stream the console; ConsoleStreamer in src/follow/log-stream.ts. */
-export interface ConsoleFollower {
-  /** Fetches and shows what is new. */
-  poll(): Promise<ConsolePoll>
-  /** Shows a line of ours among the console's. */
-  notice(message: string): void
-}
+/** Something that can stream the console: poll() shows what is new, notice() a line of ours among it. */
+export type ConsoleFollower = Pick<ConsoleStreamer, 'poll' | 'notice'>
 
 /** What the follower tells about each build, by the id `add…` returned. Called in order, never concurrently. */
 interface FollowHooks {
@@ -58,12 +52,6 @@ export interface BuildsFollowerOptions {
   /** Fires on cancel or timeout: run() ends with StepAborted. */
   signal: AbortSignal
   policy?: SchedulePolicy
-  /**
-   * On cancel or timeout, end with what the read in flight threw (the
-   * client's Interrupted: what the step was waiting for, and the failure it
-   * was waiting out), as one job's messages say; else at once.
-   */
-  endWithRead?: boolean
   now?: () => number
 }
 
@@ -73,7 +61,6 @@ const LIST_READ_MS = 10_000
 /** What the follower keeps of a build besides the schedule's track. */
 interface Followed {
   job: JobPath
-  queueId?: number
   console?: ConsoleFollower
   /** A queued build's console, made once it starts. */
   consoleOf?: (ref: BuildRef) => ConsoleFollower
@@ -84,11 +71,7 @@ interface Followed {
 }
 
 /** How a queued build is followed once it starts: its console (made from its ref) and its pending inputs. */
-export interface QueuedParts {
-  expect?: FollowedParts['expect']
-  console?: (ref: BuildRef) => ConsoleFollower
-  inputs?: boolean
-}
+type QueuedParts = Omit<FollowedParts, 'console'> & { console?: (ref: BuildRef) => ConsoleFollower }
 
 /**
  * Follows builds, one or several at once, with one client: carries out the
@@ -126,7 +109,7 @@ export class BuildsFollower {
   /** Follows a queue item to its build and the build to its end; returns its id for the hooks. */
   addQueued(job: JobPath, queueId: number, { console, ...parts }: QueuedParts = {}): number {
     const id = this.schedule.addQueued(job, queueId, this.now(), { ...parts, console: !!console })
-    this.followed.set(id, { job, queueId, consoleOf: console })
+    this.followed.set(id, { job, consoleOf: console })
     this.poke()
     return id
   }
@@ -139,11 +122,10 @@ export class BuildsFollower {
    */
   addRunning(
     ref: BuildRef,
-    { build, from, console, inputs }: RunningStart & { console?: ConsoleFollower; inputs?: boolean }
+    { build, console, inputs }: RunningStart & { console?: ConsoleFollower; inputs?: boolean }
   ): number {
     const id = this.schedule.addRunning(ref, this.now(), {
       build,
-      from,
       console: console !== undefined,
       inputs
     })
@@ -167,15 +149,13 @@ export class BuildsFollower {
 
   /** run() does not end before `work` settled (it may drain a console). */
   hold(work: Promise<unknown>): void {
-    const held: Promise<void> = work.then(
-      () => undefined,
-      () => undefined
-    )
+    const held: Promise<void> = work
+      .catch(() => undefined)
+      .then(() => {
+        this.holds.delete(held)
+        this.poke()
+      })
     this.holds.add(held)
-    void held.then(() => {
-      this.holds.delete(held)
-      this.poke()
-    })
   }
 
   /** Stops following one build. */
@@ -195,7 +175,7 @@ export class BuildsFollower {
     return this.schedule.usesRunningList
   }
 
-  /** Runs until no build is followed; on cancel or timeout throws StepAborted (or, endWithRead, what the read in flight threw). */
+  /** Runs until no build is followed; on cancel or timeout throws what the read in flight threw, or StepAborted. */
   async run(): Promise<void> {
     const { signal } = this.options
     for (;;) {
@@ -211,11 +191,14 @@ export class BuildsFollower {
 
   // ---------------------------------------------------------------------------
 
-  /** The step was stopped: StepAborted, or (endWithRead) what the reads in flight threw. */
+  /**
+   * The step was stopped: it ends with what the reads in flight threw (the
+   * client's Interrupted: what the step was waiting for, and the failure it
+   * was waiting out), else StepAborted.
+   */
   private async stopped(): Promise<never> {
-    const { signal, endWithRead } = this.options
-    if (endWithRead) await Promise.allSettled([...this.inFlight])
-    throw this.cut ?? new StepAborted(abortReason(signal))
+    await Promise.allSettled([...this.inFlight])
+    throw this.cut ?? new StepAborted(abortReason(this.options.signal))
   }
 
   private poke(): void {
@@ -244,7 +227,7 @@ export class BuildsFollower {
       .catch(error => {
         // A read cut by the cancel is the cancel's business (run() throws it).
         if (this.options.signal.aborted) {
-          if (this.options.endWithRead && !isTransient(error)) this.cut ??= error
+          if (!isTransient(error)) this.cut ??= error
           return
         }
         this.failure ??= error
@@ -292,21 +275,14 @@ export class BuildsFollower {
   private async round({ queue, running }: { queue: boolean; running: boolean }): Promise<void> {
     const { api, logger } = this.options
     const sentAt = this.now()
-    const seen: { queue?: QueuedTask[]; running?: RunningBuild[] } = {}
-    const refused: { queue?: boolean; running?: boolean } = {}
+    const seen: Parameters<SharedSchedule['sawRound']>[2] = {}
     try {
       // The queue first: an item that leaves it meanwhile is on its executor by the second read.
-      if (queue) {
-        const answer = await this.list('the queue (queue/api/json)', () => api.getQueue())
-        if (answer === 'refused') refused.queue = true
-        else seen.queue = answer
-      }
+      if (queue) seen.queue = await this.list('the queue (queue/api/json)', () => api.getQueue())
       if (running) {
-        const answer = await this.list('the running builds (computer/api/json)', () =>
+        seen.running = await this.list('the running builds (computer/api/json)', () =>
           api.runningBuilds({ deadline: this.now() + LIST_READ_MS })
         )
-        if (answer === 'refused') refused.running = true
-        else seen.running = answer
       }
     } catch (error) {
       if (!isTransient(error)) throw error
@@ -314,7 +290,7 @@ export class BuildsFollower {
       this.schedule.roundFailed(this.now())
       return
     }
-    this.tell(this.schedule.sawRound(sentAt, this.now(), seen, refused))
+    this.tell(this.schedule.sawRound(sentAt, this.now(), seen))
   }
 
   /** A list, or 'refused' when Jenkins will not give it (the builds are then read one by one). */
@@ -330,22 +306,41 @@ export class BuildsFollower {
     }
   }
 
-  private async queueItem(track: number, queueId: number): Promise<void> {
-    const { api, logger } = this.options
-    const askedAt = this.now()
-    let item: QueueItem
+  /**
+   * What a track's own read gives; undefined when it failed: on the way
+   * (`said` in the debug log, then `retry`: by default at the track's
+   * pace), or for good (the track fails).
+   */
+  private async attempt<T>(
+    track: number,
+    read: () => Promise<T>,
+    {
+      said,
+      retry = () => this.schedule.readFailed(track, this.now())
+    }: { said?: string; retry?: (error: unknown) => void } = {}
+  ): Promise<T | undefined> {
     try {
-      item = await api.getQueueItem(queueId)
+      return await read()
     } catch (error) {
-      if (error instanceof JenkinsError && error.kind === 'not-found') {
-        return this.lostQueueItem(track, queueId, askedAt)
+      if (!isTransient(error)) {
+        this.fail(track, error)
+        return undefined
       }
-      if (!isTransient(error)) return this.fail(track, error)
-      logger.debug(`Queue poll failed, trying again: ${errorText(error)}`)
-      this.schedule.readFailed(track, this.now())
-      return
+      if (said) this.options.logger.debug(`${said}, trying again: ${errorText(error)}`)
+      retry(error)
+      return undefined
     }
-    this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
+  }
+
+  private async queueItem(track: number, queueId: number): Promise<void> {
+    const askedAt = this.now()
+    const item = await this.attempt(
+      track,
+      () => unlessNotFound(this.options.api.getQueueItem(queueId), null),
+      { said: 'Queue poll failed' }
+    )
+    if (item === null) return this.lostQueueItem(track, queueId, askedAt)
+    if (item) this.tell(this.schedule.sawQueueItem(track, askedAt, this.now(), item))
   }
 
   /**
@@ -355,15 +350,12 @@ export class BuildsFollower {
   private async lostQueueItem(track: number, queueId: number, askedAt: number): Promise<void> {
     const { job } = this.followedOf(track)
     const name = fullName(job)
-    let number: number | undefined
-    try {
-      number = await buildNumberByQueueId(this.options.api, job, queueId)
-    } catch (error) {
-      if (!isTransient(error)) return this.fail(track, error)
-      this.schedule.readFailed(track, this.now())
-      return
-    }
-    if (number === undefined) {
+    const number = await this.attempt(
+      track,
+      async () => (await buildNumberByQueueId(this.options.api, job, queueId)) ?? null
+    )
+    if (number === undefined) return
+    if (number === null) {
       return this.fail(
         track,
         new QueueItemEnded(
@@ -378,17 +370,13 @@ export class BuildsFollower {
   }
 
   private async build(track: number, ref: BuildRef, { full }: { full: boolean }): Promise<void> {
-    const { api, logger } = this.options
-    let build: Build
-    try {
-      build = await api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE })
-    } catch (error) {
-      if (!isTransient(error)) return this.fail(track, error)
-      logger.debug(`Build poll failed, trying again: ${errorText(error)}`)
-      this.schedule.readFailed(track, this.now())
-      return
-    }
-    this.tell(this.schedule.sawBuild(track, this.now(), { build, full }))
+    const { api } = this.options
+    const build = await this.attempt(
+      track,
+      () => api.getBuild(ref.job, ref.number, full ? {} : { tree: POLL_TREE }),
+      { said: 'Build poll failed' }
+    )
+    if (build) this.tell(this.schedule.sawBuild(track, this.now(), { build, full }))
   }
 
   private async console(track: number): Promise<void> {
@@ -396,16 +384,14 @@ export class BuildsFollower {
     // A console read is scheduled only for a build followed with its console.
     const { console } = followed
     if (!console) return
-    let poll: ConsolePoll
-    try {
-      poll = await console.poll()
-    } catch (error) {
-      if (!isTransient(error)) return this.fail(track, error)
-      this.options.logger.debug(`Build poll failed, trying again: ${errorText(error)}`)
-      followed.consoleError = errorText(error)
-      this.schedule.consoleFailed(track, this.now())
-      return
-    }
+    const poll = await this.attempt(track, () => console.poll(), {
+      said: 'Build poll failed',
+      retry: error => {
+        followed.consoleError = errorText(error)
+        this.schedule.consoleFailed(track, this.now())
+      }
+    })
+    if (!poll) return
     followed.consoleError = undefined
     this.tell(this.schedule.sawConsole(track, this.now(), poll))
   }
@@ -440,7 +426,7 @@ export class BuildsFollower {
   }
 
   private tell(events: TrackEvent[]): void {
-    const { hooks, api } = this.options
+    const { hooks } = this.options
     for (const event of events) {
       const followed = this.followedOf(event.track)
       const { job } = followed
@@ -449,8 +435,7 @@ export class BuildsFollower {
           hooks.waiting?.(event.track, event.why)
           break
         case 'started': {
-          const { seenAt, startSlackMs, inQueueSince } = event
-          const ref = { job, number: event.number, url: api.buildUrl(job, event.number) }
+          const { ref, seenAt, startSlackMs, inQueueSince } = event
           hooks.started?.(event.track, ref, { seenAt, startSlackMs, inQueueSince })
           // After the hook, which says the start before the console opens; before the first read.
           if (this.schedule.active) followed.console ??= followed.consoleOf?.(ref)

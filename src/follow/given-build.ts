@@ -10,9 +10,9 @@
  */
 import { InputError } from '../util/input-error.js'
 import { locateReference, type BuildReference } from '../inputs/build-reference.js'
-import { JenkinsError } from '../jenkins/transport/errors.js'
+import { unlessNotFound } from '../jenkins/transport/errors.js'
 import { fullName, queueItemUrl, sameJob } from '../jenkins/model/job-path.js'
-import type { Build, JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
+import type { Build, JenkinsApi, JobPath } from '../jenkins/model/types.js'
 import { buildNumberByQueueId, queueItemJob } from './queue-ended.js'
 import { lastBuild } from './build-parts.js'
 
@@ -55,11 +55,8 @@ async function checkQueueItemJob(
   { id, text }: { id: number; text: string }
 ): Promise<void> {
   const name = fullName(job)
-  let item: QueueItem
-  try {
-    item = await api.getQueueItem(id)
-  } catch (error) {
-    if (!(error instanceof JenkinsError && error.kind === 'not-found')) throw error
+  const item = await unlessNotFound(api.getQueueItem(id), undefined)
+  if (!item) {
     if ((await buildNumberByQueueId(api, job, id)) !== undefined) return
     throw new InputError(
       `Input 'build' URL ('${text}') is queue item ${id}, which Jenkins no longer knows, and no recent build of job '${name}' (input 'job') came from it: Jenkins forgets a queue item 5 minutes after it leaves the queue (and on restart), so this may be another job's. Give the build's URL (build-url) instead. Nothing was triggered.`

@@ -12,18 +12,11 @@ import { holdCommands } from '../runner/commands.js'
  */
 type ConsoleSink = Pick<StepIO, 'write'> & Partial<Pick<StepIO, 'drained'>>
 
-export interface StreamerOptions {
-  /** How many console lines tail() keeps (default 50). */
-  tailLines?: number
-  /** How many bytes of console tail() keeps (default 8 KiB). */
-  tailBytes?: number
-  /** A partial line longer than this (in characters) is written out without waiting for its end (default 64 Ki). */
-  maxLineLength?: number
-}
-
-const DEFAULT_TAIL_LINES = 50
-const DEFAULT_TAIL_BYTES = 8 * 1024
-const DEFAULT_MAX_LINE = 64 * 1024
+/** How many console lines, and bytes, tail() keeps. */
+const TAIL_LINES = 50
+const TAIL_BYTES = 8 * 1024
+/** A partial line longer than this (in characters) is written out without waiting for its end. */
+const MAX_LINE = 64 * 1024
 
 // Jenkins >= 2.509 leaves ConsoleNote annotations in the plain-text log
 // (jenkins-api.md 6.1); a note never contains ESC, so it is always within one
@@ -57,41 +50,22 @@ export interface ConsolePoll {
  * are kept.
  */
 export class ConsoleStreamer {
-  private readonly tailLines: number
-  private readonly tailBytes: number
-  private readonly maxLine: number
   private decoder = new StringDecoder('utf8')
   /** Decoded text after the last written newline, not yet written. */
   private pending = ''
   private nextStart = 0
-  private received = 0
   /** Whether the last character given to the sink was a newline (or nothing was written yet). */
   private atLineStart = true
+  /** The last complete lines written (at most TAIL_LINES; tail() bounds their bytes). */
   private readonly lastLines: string[] = []
-  private lastLinesBytes = 0
-  /** Text written since the last newline (for tail()), capped at tailBytes. */
+  /** Text written since the last newline (for tail()), capped at TAIL_BYTES. */
   private openLine = ''
 
   constructor(
     private readonly api: Pick<JenkinsApi, 'progressiveText'>,
     private readonly build: BuildRef,
-    private readonly sink: ConsoleSink,
-    options: StreamerOptions = {}
-  ) {
-    this.tailLines = Math.max(1, options.tailLines ?? DEFAULT_TAIL_LINES)
-    this.tailBytes = Math.max(16, options.tailBytes ?? DEFAULT_TAIL_BYTES)
-    this.maxLine = Math.max(16, options.maxLineLength ?? DEFAULT_MAX_LINE)
-  }
-
-  /** The `start` the next poll asks for (Jenkins' last X-Text-Size). */
-  get offset(): number {
-    return this.nextStart
-  }
-
-  /** Body bytes received so far, over all polls. */
-  get bytesRead(): number {
-    return this.received
-  }
+    private readonly sink: ConsoleSink
+  ) {}
 
   /**
    * One GET progressiveText?start=<offset>: writes the complete new lines to
@@ -119,7 +93,6 @@ export class ConsoleStreamer {
       for await (const data of chunk.body) {
         const buffer: Buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
         bodyBytes += buffer.length
-        this.received += buffer.length
         this.push(this.decoder.write(buffer))
         // Backpressure: a reader slower than Jenkins would otherwise make
         // memory grow with the console.
@@ -171,13 +144,13 @@ export class ConsoleStreamer {
     this.endOpenLine()
   }
 
-  /** The last lines of the console, bounded by tailLines and tailBytes, for the failure annotation. */
+  /** The last lines of the console, bounded by TAIL_LINES and TAIL_BYTES, for the failure annotation. */
   tail(): string[] {
     const lines = [...this.lastLines]
     const open = this.openLine + clean(this.pending)
-    if (open !== '') lines.push(cutToBytes(open.replace(/\r$/, ''), this.tailBytes - 1))
+    if (open !== '') lines.push(cutToBytes(open.replace(/\r$/, ''), TAIL_BYTES - 1))
     let bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0)
-    while (lines.length > 1 && (lines.length > this.tailLines || bytes > this.tailBytes)) {
+    while (lines.length > 1 && (lines.length > TAIL_LINES || bytes > TAIL_BYTES)) {
       bytes -= Buffer.byteLength(lines.shift() ?? '') + 1
     }
     return lines
@@ -193,7 +166,7 @@ export class ConsoleStreamer {
       this.pending = this.pending.slice(lastNewline + 1)
       this.emit(clean(complete))
     }
-    if (this.pending.length > this.maxLine) this.spillLongLine()
+    if (this.pending.length > MAX_LINE) this.spillLongLine()
   }
 
   /** Writes most of an overlong partial line, keeping back what may still change when it goes on. */
@@ -231,26 +204,13 @@ export class ConsoleStreamer {
   private remember(text: string): void {
     const parts = text.split('\n')
     const last = parts.pop() ?? ''
-    if (parts.length > 0) {
-      // Only the last tailLines lines of this text can survive the trim below.
-      const from = Math.max(0, parts.length - this.tailLines)
-      for (let i = from; i < parts.length; i++) {
-        const line = cutToBytes(
-          (i === 0 ? this.openLine : '') + (parts[i] ?? ''),
-          this.tailBytes - 1
-        )
-        this.lastLines.push(line)
-        this.lastLinesBytes += Buffer.byteLength(line) + 1
-      }
-      this.openLine = ''
+    for (const [i, part] of parts.slice(-TAIL_LINES).entries()) {
+      const open = i === 0 && parts.length <= TAIL_LINES ? this.openLine : ''
+      this.lastLines.push(cutToBytes(open + part, TAIL_BYTES - 1))
     }
-    this.openLine = cutToBytes(this.openLine + last, this.tailBytes)
-    while (
-      this.lastLines.length > 0 &&
-      (this.lastLines.length > this.tailLines || this.lastLinesBytes > this.tailBytes)
-    ) {
-      this.lastLinesBytes -= Buffer.byteLength(this.lastLines.shift() ?? '') + 1
-    }
+    if (parts.length > 0) this.openLine = ''
+    this.openLine = cutToBytes(this.openLine + last, TAIL_BYTES)
+    this.lastLines.splice(0, this.lastLines.length - TAIL_LINES)
   }
 }
 

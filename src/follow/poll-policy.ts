@@ -10,63 +10,46 @@ import type { ConsolePoll } from './log-stream.js'
  * "One build: when the follower looks again".
  */
 
-export interface PollPolicy {
+export const DEFAULT_POLL_POLICY = {
   /** Longest time from one console poll's start to the next while the console grows: what the console shown lags, but for the request (ms). */
-  liveMs: number
-  /** Silence after which console polls space out past liveMs (ms). */
-  quietAfterMs: number
-  /** Longest wait between console polls of a quiet console (ms). */
-  quietMaxMs: number
-  /** Wait between polls of a young build that has no history (ms). */
-  youngMs: number
-  /** How long a build without history counts as young (ms). */
-  youngForMs: number
-  /** Longest wait between build polls with `log: false`, far from the expected end (ms). */
-  slowMs: number
-  /** Shortest wait, at the expected end (ms). */
-  nearMs: number
-  /** How fast waits grow with the distance from the expected end (ms per ms). */
-  nearSlope: number
-  /** How fast waits shrink toward the window's start (ms per ms). */
-  approachSlope: number
-  /** Narrowest half-width of that window (ms). */
-  spreadFloorMs: number
-  /** The widest window, as a share of the expected duration: a job whose builds vary more cannot be aimed at. */
-  windowShareMax: number
-  /** How long after `building: false` the console is expected to show the end (ms). */
-  gapAimMs: number
-  /** Wait between follow-up polls once the end is seen (ms). */
-  followUpMs: number
-  /** Follow-ups after which one build read confirms the end (ms). */
-  confirmAfterMs: number
-  /** How long to wait for Jenkins to close the log of a finished build (ms). */
-  followUpForMs: number
-  /** How long a refuted `Finished:` line keeps later ones from counting (ms). */
-  hintPauseMs: number
-  /** Longest wait between queue polls (ms). */
-  queueMaxMs: number
-}
-
-export const DEFAULT_POLL_POLICY: PollPolicy = {
   // Start to start, leaving 100 ms of the 2 s lag target for the request.
   liveMs: 1900,
+  /** Silence after which console polls space out past liveMs (ms). */
   quietAfterMs: 10_000,
+  /** Longest wait between console polls of a quiet console (ms). */
   quietMaxMs: 5000,
+  /** Wait between polls of a young build that has no history (ms). */
   youngMs: 750,
+  /** How long a build without history counts as young (ms). */
   youngForMs: 15_000,
+  /** Longest wait between build polls with `log: false`, far from the expected end (ms). */
   slowMs: 5000,
+  /** Shortest wait, at the expected end (ms). */
   nearMs: 150,
+  /** How fast waits grow with the distance from the expected end (ms per ms). */
   nearSlope: 1 / 6,
+  /** How fast waits shrink toward the window's start (ms per ms). */
   approachSlope: 1 / 2,
+  /** Narrowest half-width of that window (ms). */
   spreadFloorMs: 150,
+  /** The widest window, as a share of the expected duration: a job whose builds vary more cannot be aimed at. */
   windowShareMax: 0.5,
+  /** How long after `building: false` the console is expected to show the end (ms). */
   gapAimMs: 100,
+  /** Wait between follow-up polls once the end is seen (ms). */
   followUpMs: 100,
+  /** Follow-ups after which one build read confirms the end (ms). */
   confirmAfterMs: 1000,
+  /** How long to wait for Jenkins to close the log of a finished build (ms). */
   followUpForMs: 30_000,
+  /** How long a refuted `Finished:` line keeps later ones from counting (ms). */
   hintPauseMs: 10_000,
+  /** Longest wait between queue polls (ms). */
   queueMaxMs: 2000
 }
+
+/** The watches' schedule: DEFAULT_POLL_POLICY's fields (tests and the rounds vary them). */
+export type PollPolicy = typeof DEFAULT_POLL_POLICY
 
 /** What history says about this build's length. */
 export interface Expectation {

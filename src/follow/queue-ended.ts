@@ -2,9 +2,6 @@ import { JenkinsError } from '../jenkins/transport/errors.js'
 import type { JenkinsApi, JobPath, QueueItem } from '../jenkins/model/types.js'
 import { jobNamesFromUrl } from '../jenkins/reads/decode.js'
 
-/** What Jenkins shows of a queue item that ended without a build. */
-export type QueueItemFate = 'cancelled' | 'gone'
-
 /**
  * The queue item this step queued ended in Jenkins without a build: it was
  * cancelled there (by a user, or the job was disabled), or Jenkins no longer
@@ -15,7 +12,8 @@ export type QueueItemFate = 'cancelled' | 'gone'
 export class QueueItemEnded extends JenkinsError {
   constructor(
     message: string,
-    readonly fate: QueueItemFate,
+    /** What Jenkins shows of the item. */
+    readonly fate: 'cancelled' | 'gone',
     readonly queueId: number
   ) {
     super(fate === 'cancelled' ? 'conflict' : 'not-found', message)

@@ -3,20 +3,7 @@
  * the schedule itself).
  */
 import type { Build, BuildRef } from '../jenkins/model/types.js'
-import { DEFAULT_POLL_POLICY, type Expectation, type PollPolicy } from './poll-policy.js'
-
-export interface SchedulePolicy {
-  /** The watches' schedule (with rounds, its log-off part: rounds show no console). */
-  poll: PollPolicy
-  /** Shortest time between two polls of any kind (ms): the shared budget. */
-  pollGapMs: number
-  /** Wait before a read that failed on the way (the client already retried it) is tried again (ms); 0: at the build's own pace, as one build has nothing to share its budget with. */
-  retryMs: number
-  /** How long a queue item may stay left without a build before it is given up (ms). */
-  leftWithoutBuildMs: number
-  /** Whether rounds of the lists (`queue/api/json`, `computer/api/json`) watch the builds; without, each reads its own queue item and build, the first read at once. */
-  rounds: boolean
-}
+import { DEFAULT_POLL_POLICY } from './poll-policy.js'
 
 /**
  * A round serves every build, so its densest spacing is wider than one
@@ -28,14 +15,21 @@ export interface SchedulePolicy {
  * whatever the schedule: this keeps twenty 1-minute builds under 2
  * requests a second.
  */
-export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = {
+export const DEFAULT_SCHEDULE_POLICY = {
+  /** The watches' schedule (with rounds, its log-off part: rounds show no console). */
   poll: { ...DEFAULT_POLL_POLICY, nearMs: 400 },
-  // At most 2.5 polls a second, whatever the number of builds.
+  /** Shortest time between two polls of any kind (ms): the shared budget. At most 2.5 polls a second, whatever the number of builds. */
   pollGapMs: 400,
+  /** Wait before a read that failed on the way (the client already retried it) is tried again (ms); 0: at the build's own pace, as one build has nothing to share its budget with. */
   retryMs: 1000,
+  /** How long a queue item may stay left without a build before it is given up (ms). */
   leftWithoutBuildMs: 60_000,
+  /** Whether rounds of the lists (`queue/api/json`, `computer/api/json`) watch the builds; without, each reads its own queue item and build, the first read at once. */
   rounds: true
 }
+
+/** The schedule's settings: DEFAULT_SCHEDULE_POLICY's fields. */
+export type SchedulePolicy = typeof DEFAULT_SCHEDULE_POLICY
 
 /**
  * One build (`job`): its own queue item and build, read at the watch's own
@@ -50,20 +44,9 @@ export const ONE_BUILD_POLICY: SchedulePolicy = {
   rounds: false
 }
 
-/** What is known of a build's start when it is followed to its end. */
-interface EndWatch {
-  /** Epoch ms it started, as best known (default: now). */
-  startedAt?: number
-  /** How much earlier it may have started (ms). */
-  startSlackMs?: number
-  /** What the job's history says about its length. */
-  expect?: Expectation
-}
-
-/** A build known to run: as read (`build`: build: last, its `timestamp` and Jenkins' estimate), or as known of its start (`from`). */
+/** A build known to run, as read (`build`: build: last, its `timestamp` and Jenkins' estimate). */
 export interface RunningStart {
   build?: Pick<Build, 'timestamp' | 'estimatedDuration'>
-  from?: EndWatch
 }
 
 /** What to read now. */
@@ -93,7 +76,7 @@ export interface StartSeen {
 /** What a read told about a build. */
 export type TrackEvent =
   | { kind: 'waiting'; track: number; why: string }
-  | ({ kind: 'started'; track: number; number: number } & StartSeen)
+  | ({ kind: 'started'; track: number; ref: BuildRef } & StartSeen)
   | { kind: 'ended'; track: number; build: Build }
   /** The console of a build that ended was read to its end (schedule.ts addDrain). */
   | { kind: 'drained'; track: number }

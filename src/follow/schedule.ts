@@ -24,8 +24,7 @@ import {
   nextPoll,
   nextQueueDelay,
   sawBuild,
-  watch,
-  type Expectation
+  watch
 } from './poll-policy.js'
 import type { ConsolePoll } from './log-stream.js'
 import {
@@ -37,30 +36,13 @@ import {
   type TrackEvent
 } from './schedule-policy.js'
 import { newsOfReason } from './queue-reason.js'
-import {
-  consoleBuildRead,
-  consoleFailed,
-  consoleRead,
-  finish,
-  isRunning,
-  ownRead,
-  pace,
-  type RunningTrack,
-  type Track
-} from './track.js'
+import { isRunning, Track, type FollowedParts } from './track.js'
 
 /** Between the reads of a build the step told to stop (ms). */
 const STOPPING_MS = 500
 /** A running Pipeline's first look for a pending `input`, and the pause between looks (ms): an input waits for a person. */
 const INPUT_FIRST_MS = 5000
 const INPUT_EVERY_MS = 10_000
-
-/** How a build is followed besides its end: its console (`console`: its reads tell the end), its pending inputs (`inputs`: a Pipeline). */
-export interface FollowedParts {
-  expect?: Expectation
-  console?: boolean
-  inputs?: boolean
-}
 
 /** One schedule for the builds of one step. */
 export class SharedSchedule {
@@ -88,7 +70,7 @@ export class SharedSchedule {
 
   /** A build whose queue item was just created (or found). */
   addQueued(job: JobPath, queueId: number, now: number, parts: FollowedParts = {}): number {
-    const track = this.add({ job, state: { phase: 'queued', queueId }, ...parts }, now)
+    const track = this.add(job, { phase: 'queued', queueId }, now, parts)
     // The first round comes at the queue's first pace from now.
     if (this.roundAt === undefined || this.activeQueued() === 1) {
       this.roundAt = now
@@ -96,8 +78,7 @@ export class SharedSchedule {
     }
     if (!this.coveredByRound(track)) {
       // Its own queue item, at once (the build usually starts at once).
-      track.dueAt = now
-      track.duePoll = true
+      track.readAt(now, { poll: true })
     }
     return track.id
   }
@@ -106,16 +87,10 @@ export class SharedSchedule {
   addRunning(
     ref: BuildRef,
     now: number,
-    { build, from, ...parts }: RunningStart & FollowedParts
+    { build, ...parts }: RunningStart & FollowedParts
   ): number {
-    const track = this.add(
-      { job: ref.job, state: { phase: 'done' }, expect: from?.expect, ...parts },
-      now
-    )
-    this.startTrack(track, ref, now, {
-      listed: build,
-      seen: from && { seenAt: from.startedAt ?? now, startSlackMs: from.startSlackMs ?? 0 }
-    })
+    const track = this.add(ref.job, { phase: 'done' }, now, parts)
+    this.startTrack(track, ref, now, { listed: build })
     // No round watches it: its first read at once (a console from its start).
     if (track.direct) track.dueAt = now
     this.roundAt ??= now
@@ -133,11 +108,10 @@ export class SharedSchedule {
       endConfirmed: true
     }
     const state = { phase: 'running', ref, watch: drained } as const
-    const track = this.add({ job: ref.job, state, console: true, drain: true }, now)
+    const track = this.add(ref.job, state, now, { console: true, drain: true })
     track.next = 'console'
     track.direct = true
-    track.duePoll = false
-    track.dueAt = now
+    track.readAt(now, { poll: false })
     return track.id
   }
 
@@ -153,8 +127,7 @@ export class SharedSchedule {
 
   /** Stops following a build (its result is not wanted, or it is left running). */
   drop(id: number): void {
-    const track = this.tracks[id]
-    if (track) finish(track)
+    this.tracks[id]?.finish()
   }
 
   /**
@@ -168,8 +141,7 @@ export class SharedSchedule {
       track.stopping = true
       track.wantFull = true
     }
-    track.dueAt = now
-    track.duePoll = false
+    track.readAt(now, { poll: false })
   }
 
   /**
@@ -182,7 +154,7 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.inFlight || track.dueAt === undefined) continue
       if (track.duePoll || track.dueAt > now) continue
-      const read = ownRead(track, now)
+      const read = track.ownRead(now)
       if (read) reads.push(read)
     }
     let nextAt: number | undefined
@@ -209,7 +181,7 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.state.phase === 'done' || track.inFlight || !track.duePoll) continue
       if (track.dueAt === undefined) continue
-      polls.push({ at: track.dueAt, read: () => ownRead(track, now) })
+      polls.push({ at: track.dueAt, read: () => track.ownRead(now) })
     }
     polls.sort((a, b) => a.at - b.at)
     const first = polls[0]
@@ -226,23 +198,24 @@ export class SharedSchedule {
     return { reads, nextAt }
   }
 
-  /** A round's answers: what each list showed (undefined: not read, or refused with `refused`). */
+  /** A round's answers: what each list showed (undefined: not read). */
   sawRound(
     sentAt: number,
     now: number,
-    seen: { queue?: QueuedTask[]; running?: RunningBuild[] },
-    refused: { queue?: boolean; running?: boolean } = {}
+    seen: { queue?: QueuedTask[] | 'refused'; running?: RunningBuild[] | 'refused' }
   ): TrackEvent[] {
     this.roundInFlight = false
     this.roundFailedAt = undefined
     this.roundAt = sentAt
     if (this.activeQueued() > 0) this.roundAttempt++
-    if (refused.queue) this.queueList = false
-    if (refused.running) this.refuseRunningList(now)
-    if (refused.queue || refused.running) this.uncoverQueued(now)
+    if (seen.queue === 'refused') this.queueList = false
+    if (seen.running === 'refused') this.refuseRunningList(now)
+    if (seen.queue === 'refused' || seen.running === 'refused') this.uncoverQueued(now)
     const events: TrackEvent[] = []
-    const queued = seen.queue ? new Map(seen.queue.map(item => [item.id, item])) : undefined
-    const running = seen.running ? indexRunning(seen.running) : undefined
+    const queued = Array.isArray(seen.queue)
+      ? new Map(seen.queue.map(item => [item.id, item]))
+      : undefined
+    const running = Array.isArray(seen.running) ? indexRunning(seen.running) : undefined
     if (running && running.byKey.size > 0) this.runningListShowed ||= this.showsOurs(running)
     for (const track of this.tracks) {
       const { state } = track
@@ -261,8 +234,7 @@ export class SharedSchedule {
         }
         if (queued || running) {
           // Neither list shows it: its own queue item says what became of it.
-          track.dueAt = now
-          track.duePoll = false
+          track.readAt(now, { poll: false })
         }
         continue
       }
@@ -272,8 +244,7 @@ export class SharedSchedule {
           state.watch = sawBuild(state.watch, now, { building: true, ...listed })
         } else if ((track.runningSince ?? 0) <= sentAt) {
           // Ended (or not shown to us): one full read says which.
-          track.dueAt = now
-          track.duePoll = false
+          track.readAt(now, { poll: false })
           track.wantFull = true
         }
       }
@@ -289,9 +260,8 @@ export class SharedSchedule {
 
   /** A queue item read on its own, at `askedAt`. */
   sawQueueItem(id: number, askedAt: number, now: number, item: QueueItem): TrackEvent[] {
-    const track = this.tracks[id]
-    if (track?.state.phase !== 'queued') return this.settle(track)
-    track.inFlight = false
+    const track = this.settled(id)
+    if (track?.state.phase !== 'queued') return []
     const previous = track.askedAt ?? askedAt
     track.askedAt = askedAt
     const number = item.executable?.number
@@ -302,7 +272,7 @@ export class SharedSchedule {
     }
     const { queueId } = track.state
     if (item.cancelled) {
-      finish(track)
+      track.finish()
       return [{ kind: 'left-without-build', track: id, queueId, cancelled: true }]
     }
     const events = waitingNews(track, item.why, now)
@@ -311,16 +281,16 @@ export class SharedSchedule {
       // disabled after queuing): a bounded while.
       track.leftAt ??= now
       if (now - track.leftAt > this.policy.leftWithoutBuildMs) {
-        finish(track)
+        track.finish()
         return [...events, { kind: 'left-without-build', track: id, queueId, cancelled: false }]
       }
     }
     if (this.coveredByRound(track)) {
-      track.dueAt = track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs
-      track.duePoll = false
+      track.readAt(track.leftAt === undefined ? undefined : now + this.policy.poll.nearMs, {
+        poll: false
+      })
     } else {
-      track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
-      track.duePoll = true
+      track.readAt(now + nextQueueDelay(track.queueAttempt++, this.policy.poll), { poll: true })
     }
     return events
   }
@@ -331,27 +301,25 @@ export class SharedSchedule {
     now: number,
     { build, full }: { build: Build; full: boolean }
   ): TrackEvent[] {
-    const track = this.running(id)
-    if (!track) return []
+    const track = this.settled(id)
+    if (!isRunning(track)) return []
     if (track.next === 'give-up') {
-      finish(track)
+      track.finish()
       return [{ kind: 'ended', track: id, build }]
     }
-    if (track.state.watch.console) return consoleBuildRead(track, now, { build, full }, this.policy)
+    if (track.state.watch.console) return track.consoleBuildRead(now, { build, full })
     if (!build.building) {
       if (full) {
-        finish(track)
+        track.finish()
         return [{ kind: 'ended', track: id, build }]
       }
-      track.dueAt = now
-      track.duePoll = false
+      track.readAt(now, { poll: false })
       track.wantFull = true
       return []
     }
     track.state.watch = sawBuild(track.state.watch, now, build)
     if (track.stopping) {
-      track.dueAt = now + STOPPING_MS
-      track.duePoll = true
+      track.readAt(now + STOPPING_MS, { poll: true })
       return []
     }
     if (!track.direct) {
@@ -361,14 +329,14 @@ export class SharedSchedule {
       track.direct = true
       if (!this.runningListShowed) this.refuseRunningList(now)
     }
-    pace(track, this.policy)
+    track.pace()
     return []
   }
 
   /** A console read's news (track.ts); a drained console ends its track. */
   sawConsole(id: number, now: number, poll: ConsolePoll): TrackEvent[] {
-    const track = this.running(id)
-    return track ? consoleRead(track, now, poll, this.policy) : []
+    const track = this.settled(id)
+    return isRunning(track) ? track.consoleRead(now, poll) : []
   }
 
   /** A look at a running Pipeline's inputs (`more`: look again later; false: Jenkins has no stages to look at). */
@@ -381,21 +349,19 @@ export class SharedSchedule {
 
   /** A console read that failed on the way (track.ts). */
   consoleFailed(id: number, now: number): void {
-    const track = this.running(id)
-    if (track) consoleFailed(track, now, this.policy)
+    const track = this.settled(id)
+    if (isRunning(track)) track.consoleFailed(now)
   }
 
   /** A track's own read failed on the way: tried again after retryMs (0: at its own pace). */
   readFailed(id: number, now: number): void {
-    const track = this.tracks[id]
-    if (!track) return
-    track.inFlight = false
-    if (track.state.phase === 'done') return
+    const track = this.settled(id)
+    if (!track || track.state.phase === 'done') return
     if (this.policy.retryMs > 0) {
       track.dueAt = now + this.policy.retryMs
     } else if (isRunning(track)) {
       track.checking = false
-      pace(track, this.policy, this.policy.poll.nearMs)
+      track.pace(this.policy.poll.nearMs)
     } else {
       track.dueAt = now + nextQueueDelay(track.queueAttempt++, this.policy.poll)
     }
@@ -403,36 +369,13 @@ export class SharedSchedule {
 
   /** A track whose read failed for good (the caller reports it). */
   fail(id: number): void {
-    const track = this.tracks[id]
-    if (!track) return
-    track.inFlight = false
-    finish(track)
+    this.settled(id)?.finish()
   }
 
   // ---------------------------------------------------------------------------
 
-  private add(
-    init: Pick<Track, 'job' | 'state'> & Partial<Pick<Track, 'drain'>> & FollowedParts,
-    now: number
-  ): Track {
-    const { console = false, inputs = false, ...rest } = init
-    const track: Track = {
-      id: this.tracks.length,
-      addedAt: now,
-      sentAt: now,
-      stopping: false,
-      direct: false,
-      duePoll: true,
-      wantFull: false,
-      next: 'build',
-      checking: false,
-      queueAttempt: 0,
-      inFlight: false,
-      console,
-      inputs,
-      inputsInFlight: false,
-      ...rest
-    }
+  private add(job: JobPath, state: Track['state'], now: number, parts: Track['parts']): Track {
+    const track = new Track(this.tracks.length, job, state, now, parts, this.policy)
     this.tracks.push(track)
     return track
   }
@@ -451,17 +394,17 @@ export class SharedSchedule {
       seen
     }: { listed?: Pick<RunningBuild, 'timestamp' | 'estimatedDuration'>; seen?: StartSeen }
   ): TrackEvent {
-    const { console } = track
+    const console = track.parts.console ?? false
     track.runningSince = now
     track.leftAt = undefined
     track.next = console ? 'console' : 'build'
-    if (track.inputs) track.inputsAt = now + INPUT_FIRST_MS
+    if (track.parts.inputs) track.inputsAt = now + INPUT_FIRST_MS
     const start = seen ?? { seenAt: now, startSlackMs: 0 }
     let w = watch({
       console,
       startedAt: start.seenAt,
       startSlackMs: start.startSlackMs,
-      expect: track.expect ?? expectationFromEstimate(listed?.estimatedDuration)
+      expect: track.parts.expect ?? expectationFromEstimate(listed?.estimatedDuration)
     })
     if (listed) w = sawBuild(w, now, { building: true, ...listed })
     track.state = { phase: 'running', ref, watch: w }
@@ -475,7 +418,7 @@ export class SharedSchedule {
       // A console from its start, at once.
       track.dueAt = console ? now : now + nextPoll(w, now, this.policy.poll).delayMs
     }
-    return { kind: 'started', track: track.id, number: ref.number, ...start }
+    return { kind: 'started', track: track.id, ref, ...start }
   }
 
   /** When the next round is due; undefined when no round is needed or one is in flight. */
@@ -519,8 +462,7 @@ export class SharedSchedule {
     for (const track of this.tracks) {
       if (track.state.phase !== 'queued' || this.coveredByRound(track) || track.dueAt !== undefined)
         continue
-      track.dueAt = now
-      track.duePoll = true
+      track.readAt(now, { poll: true })
     }
   }
 
@@ -544,16 +486,11 @@ export class SharedSchedule {
     )
   }
 
-  private settle(track: Track | undefined): TrackEvent[] {
-    if (track) track.inFlight = false
-    return []
-  }
-
-  /** The running track a read was for, no longer in flight; undefined when it is no longer followed. */
-  private running(id: number): RunningTrack | undefined {
+  /** The track a read was for, no longer in flight. */
+  private settled(id: number): Track | undefined {
     const track = this.tracks[id]
-    this.settle(track)
-    return isRunning(track) ? track : undefined
+    if (track) track.inFlight = false
+    return track
   }
 }
 

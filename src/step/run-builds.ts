@@ -101,7 +101,6 @@ export class BuildsRun {
       signal,
       // One build has nothing to share a budget with: its own reads (schedule-policy.ts).
       policy: this.entries.length === 1 ? ONE_BUILD_POLICY : DEFAULT_SCHEDULE_POLICY,
-      endWithRead: true,
       hooks: {
         waiting: (track, why) => {
           for (const item of this.owners(track)) this.log.info(present.waiting(item.entry, why))
