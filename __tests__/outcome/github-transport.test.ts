@@ -5,7 +5,7 @@
  * the deadline or the step's signal, with an error that says which.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { CommitStatusReporter } from '../../src/outcome/commit-status.js'
+import { statusReporter } from './status-reporter.js'
 import { githubClient, GithubSession, httpStatusOf } from '../../src/outcome/github-client.js'
 import { TokenIdentity } from '../../src/outcome/github-identity.js'
 import { PullRequestComment } from '../../src/outcome/pr-comment.js'
@@ -180,9 +180,9 @@ describe('GithubSession', () => {
       bounds: { current: () => bounds }
     })
     const client = githubClient({ token: TOKEN, logger, fetch: toStandIn, session })
-    const status = new CommitStatusReporter(
+    const status = statusReporter(
       { token: TOKEN, context: 'ci/stalled', logger, fetch: toStandIn, session },
-      { eventName: 'push', sha, payload: {}, repo: { owner: 'o', repo: 'r' } }
+      sha
     )
     const comment = new PullRequestComment({
       client,

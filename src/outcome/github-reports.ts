@@ -25,7 +25,7 @@ import {
 import { brokenEvent, readEvent } from './github-event.js'
 import { readPullHead } from './github-reads.js'
 import { renderComment, type CommentBuild } from './pr-comment-body.js'
-import type { GithubSession } from './github-client.js'
+import type { GithubClient, GithubSession } from './github-client.js'
 import type { PullRequestComment } from './pr-comment.js'
 import type { SourceCommit } from './source-link.js'
 
@@ -62,6 +62,7 @@ export class GithubReports {
     private readonly parts: {
       comment?: PullRequestComment
       runUrl?: string
+      client?: GithubClient
       /** The step's GitHub requests: their bounds, rate limits, one warning; none when none is sent. */
       session?: GithubSession
     } = {}
@@ -153,7 +154,7 @@ export class GithubReports {
         })
       }
     }
-    return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session })
+    return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session, client })
   }
 
   /**
@@ -165,20 +166,20 @@ export class GithubReports {
     context: string,
     { stillOurs }: Pick<CommitStatusOptions, 'stillOurs'> = {}
   ): Promise<CommitStatusReporter | undefined> {
-    if (!this.target) {
+    const { client, session } = this.parts
+    if (!this.target || !client || !session) {
       this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`)
       return undefined
     }
     const { CommitStatusReporter } = await import(/* webpackMode: "eager" */ './commit-status.js')
     return new CommitStatusReporter({
-      token: this.o.settings.githubToken,
+      client,
       context,
       logger: this.o.logger,
       gate: this.gate,
-      session: this.parts.session,
+      session,
       target: this.target,
       redact: this.o.redact,
-      fetch: this.o.fetch,
       ...(stillOurs ? { stillOurs } : {})
     })
   }
