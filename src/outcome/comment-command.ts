@@ -57,8 +57,7 @@ export async function admitCommentCommand(o: AdmitOptions): Promise<Admitted> {
   const number = comment.pullRequest
   if (number === undefined) {
     // A comment on an issue: no pull request, no head to check; the rule's commit.
-    const unread = (): Promise<string> => Promise.reject(new Error('no pull request'))
-    const target = await decoded(() => commitUnderTest(ctx, settings, unread))
+    const target = await decoded(() => commitUnderTest(ctx, settings, o))
     return { sha: target.sha }
   }
   return { sha: await headBeforeComment(github, number, comment.writtenAt), pullRequest: number }

@@ -147,7 +147,9 @@ export class CommitStatusReporter {
         )
         return
       }
-      logger.warning(`Could not set commit status '${context}' (${state}): ${redact(failure.message)}`)
+      logger.warning(
+        `Could not set commit status '${context}' (${state}): ${redact(failure.message)}`
+      )
     }
   }
 }

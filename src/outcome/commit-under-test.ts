@@ -6,6 +6,8 @@
  * request that cannot be read throws (no report rather than one on the wrong
  * commit). Per event: docs/internals.md, "The commit under test".
  */
+import type { GithubClient } from './github-client.js'
+import { readPullHead } from './github-reads.js'
 import { field, PULL_NUMBER, required, SHA, Undecodable, optional } from './github-values.js'
 
 /** What the rule reads of @actions/github's context. */
@@ -34,8 +36,11 @@ export interface CommitUnderTest {
   from: string
 }
 
-/** Reads a pull request's current head commit (GET /repos/{owner}/{repo}/pulls/{number}, `head.sha`), decoded. */
-export type HeadReader = (number: number) => Promise<string>
+/** What reads a pull request's head: none for an empty github-token. */
+export interface HeadReader {
+  client: GithubClient | undefined
+  signal?: AbortSignal
+}
 
 /** Events whose payload has the pull request, with its head. */
 const PULL_REQUEST_EVENTS = new Set([
@@ -52,7 +57,7 @@ const HEAD_SHA_EVENTS = new Set(['workflow_run', 'check_suite', 'check_run', 'me
 export async function commitUnderTest(
   ctx: EventContext,
   inputs: CommitInputs,
-  readHead: HeadReader
+  { client, signal }: HeadReader
 ): Promise<CommitUnderTest> {
   const { owner, repo } = ctx.repo
   const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx)
@@ -63,13 +68,9 @@ export async function commitUnderTest(
   // A comment on a pull request, or a pull request named by the input:
   // its head now (the payload has no commit), read once.
   if (pullRequest !== undefined) {
-    return {
-      owner,
-      repo,
-      sha: await readHead(pullRequest),
-      pullRequest,
-      from: `pull request #${pullRequest}'s head`
-    }
+    if (!client) throw new Error('github-token is empty')
+    const { sha } = await readPullHead(client, { owner, repo, number: pullRequest, signal })
+    return { owner, repo, sha, pullRequest, from: `pull request #${pullRequest}'s head` }
   }
   const sha = SHA.decode(ctx.sha)
   if (sha === undefined) {

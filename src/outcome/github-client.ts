@@ -14,7 +14,7 @@ import type { Logger } from '../util/logger.js'
 import { Redaction } from '../util/redaction.js'
 import type { RequestBounds, StepBounds } from '../util/request-bounds.js'
 import { RateLimits } from './github-rate-limit.js'
-import { boundedFetch, githubFailure, type GithubFailure } from './github-transport.js'
+import { boundedFetch, type GithubFailure } from './github-transport.js'
 
 export type GithubClient = ReturnType<typeof getOctokit>
 
@@ -126,10 +126,4 @@ export function redactor(token: string): (text: string) => string {
   const secrets = new Redaction()
   secrets.add(token)
   return text => secrets.redact(text)
-}
-
-/** The HTTP status GitHub answered a failed request with; undefined when it gave no usable answer. */
-export function httpStatusOf(error: unknown): number | undefined {
-  const failure = githubFailure(error)
-  return failure.kind === 'answered' ? failure.status : undefined
 }

@@ -23,7 +23,7 @@ import {
   type EventContext
 } from './commit-under-test.js'
 import { brokenEvent, readEvent } from './github-event.js'
-import { readPullHead } from './github-reads.js'
+import { failureEnd } from './github-transport.js'
 import { renderComment, type CommentBuild } from './pr-comment-body.js'
 import type { GithubClient, GithubSession } from './github-client.js'
 import type { PullRequestComment } from './pr-comment.js'
@@ -115,19 +115,15 @@ export class GithubReports {
         : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session })
     let target: CommitUnderTest | null
     try {
-      target = await commitUnderTest(ctx, settings, async number => {
-        if (!client) throw new Error('github-token is empty')
-        return (await readPullHead(client, { ...ctx.repo, number })).sha
-      })
+      target = await commitUnderTest(ctx, settings, { client })
       logger.debug(`Commit under test: ${target.sha} (${target.from}).`)
       o.setOutput(Output.Commit, target.sha)
     } catch (error) {
       target = null
       const number = named()
-      const status = github?.httpStatusOf(error)
       const what = number === undefined ? 'the commit under test' : `pull request #${number}`
       logger.warning(
-        `Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact(errorText(error))}. ` +
+        `Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${failureEnd(error, redact)}. ` +
           `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`
       )
     }

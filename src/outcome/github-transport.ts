@@ -59,6 +59,13 @@ export function githubFailure(error: unknown): GithubFailure {
   return { kind: 'network', message: errorText(error) }
 }
 
+/** A failed request as a message's end: ` (HTTP 404): Not Found`, or `: <why>` without an answer; `redact` takes the secrets out. */
+export function failureEnd(error: unknown, redact: (text: string) => string): string {
+  const failure = githubFailure(error)
+  const status = failure.kind === 'answered' ? ` (HTTP ${failure.status})` : ''
+  return `${status}: ${redact(errorText(error))}`
+}
+
 export interface BoundedFetchOptions {
   /** The fetch that sends (@actions/github's, through the runner's proxy). */
   base: typeof fetch
