@@ -14,7 +14,7 @@ import { Output } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
 import type { StepBounds } from '../util/request-bounds.js'
-import type { CommitStatusOptions, CommitStatusReporter, StatusGate } from './commit-status.js'
+import { CommitStatusReporter, type CommitStatusOptions, type StatusGate } from './commit-status.js'
 import {
   commitUnderTest,
   headShaOf,
@@ -24,9 +24,10 @@ import {
 } from './commit-under-test.js'
 import { brokenEvent, readEvent } from './github-event.js'
 import { failureEnd } from './github-transport.js'
-import { renderComment, type CommentBuild } from './pr-comment-body.js'
+import { commentMarker, renderComment, type CommentBuild } from './pr-comment-body.js'
 import type { GithubClient, GithubSession } from './github-client.js'
-import type { PullRequestComment } from './pr-comment.js'
+import { PullRequestComment } from './pr-comment.js'
+import { TokenIdentity } from './github-identity.js'
 import type { SourceCommit } from './source-link.js'
 
 export type { CommentBuild } from './pr-comment-body.js'
@@ -134,9 +135,6 @@ export class GithubReports {
           `pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`
         )
       } else {
-        const { PullRequestComment } = await import(/* webpackMode: "eager" */ './pr-comment.js')
-        const { commentMarker } = await import(/* webpackMode: "eager" */ './pr-comment-body.js')
-        const { TokenIdentity } = await import(/* webpackMode: "eager" */ './github-identity.js')
         comment = new PullRequestComment({
           client,
           session,
@@ -155,19 +153,17 @@ export class GithubReports {
 
   /**
    * A commit status reporter for `context` (every one of the step shares one
-   * gate: one warning for the step); none without a commit under test, so
-   * that the GitHub client is never loaded then (github-event.ts).
+   * gate: one warning for the step); none without a commit under test.
    */
-  async status(
+  status(
     context: string,
     { stillOurs }: Pick<CommitStatusOptions, 'stillOurs'> = {}
-  ): Promise<CommitStatusReporter | undefined> {
+  ): CommitStatusReporter | undefined {
     const { client, session } = this.parts
     if (!this.target || !client || !session) {
       this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`)
       return undefined
     }
-    const { CommitStatusReporter } = await import(/* webpackMode: "eager" */ './commit-status.js')
     return new CommitStatusReporter({
       client,
       context,
