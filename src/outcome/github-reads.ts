@@ -161,20 +161,15 @@ export async function readLastChange(
   }
 }
 
-/** An open pull request the search found. */
-export interface FoundPull {
-  number: number
-}
-
 /**
- * The repository's open pull requests whose head's combined status is
+ * The numbers of the repository's open pull requests whose head's combined status is
  * `state` (GET /search/issues, page `page` of 100), oldest first; `total`:
  * how many GitHub counts in all.
  */
 export async function searchPulls(
   client: GithubClient,
   { owner, repo, state, page = 1, signal }: Where & { state: 'pending' | 'failure'; page?: number }
-): Promise<{ pulls: FoundPull[]; total: number }> {
+): Promise<{ pulls: number[]; total: number }> {
   const answer = await client.request('GET /search/issues', {
     q: `repo:${owner}/${repo} is:pr is:open status:${state}`,
     // Oldest first: a stable order, so that the pages a run number picks in turn cover them all.
@@ -191,9 +186,9 @@ export async function searchPulls(
   if (typeof total !== 'number' || !Array.isArray(items)) {
     throw new Undecodable(source, 'items', 'a search result', items === undefined)
   }
-  const pulls = items.map((item: unknown, i) => ({
-    number: required(item, 'number', PULL_NUMBER, `${source}'s [${i}]`)
-  }))
+  const pulls = items.map((item: unknown, i) =>
+    required(item, 'number', PULL_NUMBER, `${source}'s [${i}]`)
+  )
   return { pulls, total: Math.max(total, pulls.length) }
 }
 
