@@ -19,8 +19,7 @@ import {
   commitUnderTest,
   headShaOf,
   pullRequestOf,
-  type CommitUnderTest,
-  type EventContext
+  type CommitUnderTest
 } from './commit-under-test.js'
 import { brokenEvent, readEvent } from './github-event.js'
 import { failureEnd } from './github-transport.js'
@@ -86,16 +85,16 @@ export class GithubReports {
       return new GithubReports(o, null)
     }
     const ctx = event.context
-    const named = (): number | undefined => {
-      try {
-        return settings.pullRequest ?? pullRequestOf(ctx)
-      } catch {
-        return undefined // commitUnderTest throws it again, named
-      }
-    }
     // Octokit is evaluated only when a report or the pull request needs it
     // (start-up cost); "eager" keeps it in the one bundle file.
-    const readsPull = !settings.commit && !ownHead(ctx) && named() !== undefined
+    let number: number | undefined
+    let readsPull = false
+    try {
+      number = settings.pullRequest ?? pullRequestOf(ctx)
+      readsPull = !settings.commit && headShaOf(ctx) === undefined && number !== undefined
+    } catch {
+      // A malformed event: commitUnderTest throws it again, named.
+    }
     let github: typeof import('./github-client.js') | undefined
     try {
       github =
@@ -121,7 +120,6 @@ export class GithubReports {
       o.setOutput(Output.Commit, target.sha)
     } catch (error) {
       target = null
-      const number = named()
       const what = number === undefined ? 'the commit under test' : `pull request #${number}`
       logger.warning(
         `Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${failureEnd(error, redact)}. ` +
@@ -214,15 +212,6 @@ export class GithubReports {
         jenkinsUrl: this.o.settings.url
       })
     )
-  }
-}
-
-/** Whether the event names its commit itself (a malformed one is said by commitUnderTest). */
-function ownHead(ctx: EventContext): boolean {
-  try {
-    return headShaOf(ctx) !== undefined
-  } catch {
-    return true
   }
 }
 
