@@ -8,7 +8,15 @@
  */
 import type { GithubClient } from './github-client.js'
 import { readPullHead } from './github-reads.js'
-import { field, PULL_NUMBER, required, SHA, Undecodable, optional } from './github-values.js'
+import {
+  decodedAt,
+  field,
+  optional,
+  PULL_NUMBER,
+  required,
+  SHA,
+  Undecodable
+} from './github-values.js'
 
 /** What the rule reads of @actions/github's context. */
 export interface EventContext {
@@ -116,18 +124,8 @@ export function pullRequestOf(ctx: EventContext): number | undefined {
     const list = field(payload, event, 'pull_requests')
     if (!Array.isArray(list)) return undefined
     const numbers = list.map((entry: unknown, i) => {
-      const number = field(entry, 'number')
-      const decoded = PULL_NUMBER.decode(number)
-      if (decoded === undefined) {
-        const path = `${event}.pull_requests[${i}].number`
-        throw new Undecodable(
-          source,
-          path,
-          PULL_NUMBER.expected,
-          number === undefined || number === null
-        )
-      }
-      return { number: decoded, entry }
+      const path = `${event}.pull_requests[${i}].number`
+      return { number: decodedAt(field(entry, 'number'), path, PULL_NUMBER, source), entry }
     })
     const here = numbers.filter(({ entry }) => intoThisRepository(entry, payload))
     return here.length === 1 ? here[0]?.number : undefined
