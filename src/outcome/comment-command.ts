@@ -14,6 +14,7 @@ import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { commitUnderTest, pullRequestOf, type EventContext } from './commit-under-test.js'
 import type { GithubClient } from './github-client.js'
+import { failureEnd } from './github-transport.js'
 import { atLeast, readLastChange, readPullHead, readRole } from './github-reads.js'
 import { LOGIN, required, TIME, timeText, Undecodable } from './github-values.js'
 
@@ -38,8 +39,8 @@ export interface AdmitOptions {
   settings: Pick<Settings, 'commentPermission' | 'commit' | 'pullRequest'>
   /** Undefined: `github-token` is empty. */
   client: GithubClient | undefined
-  /** A failed GitHub request as a message's end: ` (HTTP 404): Not Found`, the token taken out. */
-  failure(error: unknown): string
+  /** Takes the token out of a failed GitHub request's message. */
+  redact: (text: string) => string
   logger: Logger
   signal?: AbortSignal
 }
@@ -80,7 +81,7 @@ async function read<T>(
   } catch (error) {
     // Once the step is stopped, the stop is the news.
     if (o.signal?.aborted) throw error
-    throw refusal(o.failure(error))
+    throw refusal(failureEnd(error, o.redact))
   }
 }
 

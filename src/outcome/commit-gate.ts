@@ -68,13 +68,12 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
           session: new github.GithubSession({ logger: o.logger, bounds: o.bounds })
         })
   const redact = github.redactor(token)
-  const failure = (error: unknown): string => failureEnd(error, redact)
   if (comment) {
     const admitted = await admitCommentCommand({
       ctx,
       settings,
       client,
-      failure,
+      redact,
       logger: o.logger,
       signal: o.signal
     })
@@ -91,7 +90,7 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
   } catch (error) {
     if (o.signal?.aborted) throw error
     throw new Error(
-      `${needs}, which could not be read${failure(error)}. Nothing was sent to Jenkins.`
+      `${needs}, which could not be read${failureEnd(error, redact)}. Nothing was sent to Jenkins.`
     )
   }
 }

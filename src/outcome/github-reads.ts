@@ -109,16 +109,13 @@ export async function readRole(
   const allows = field(data, 'user', 'permissions')
   if (typeof allows !== 'object' || allows === null) return legacy as Role
   const allowed = ALLOWS.find(([key]) => field(allows, key) === true)?.[1] ?? 'none'
-  return lower(allowed, legacy as Role)
+  // The lower of the two.
+  return atLeast(allowed, legacy as Role) ? (legacy as Role) : allowed
 }
 
 /** Whether `role` is at least `least`. */
 export function atLeast(role: Role, least: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(least)
-}
-
-function lower(a: Role, b: Role): Role {
-  return atLeast(a, b) ? b : a
 }
 
 /** A change of a branch that GitHub recorded: the commit it left the branch at, and GitHub's time of it. */
