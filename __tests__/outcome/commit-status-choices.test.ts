@@ -1,6 +1,8 @@
 import nock from 'nock'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { CommitStatusReporter, type StatusContext } from '../../src/outcome/commit-status.js'
+import { statusReporter } from './status-reporter.js'
+
+type Reporter = ReturnType<typeof statusReporter>
 import type { Logger } from '../../src/util/logger.js'
 
 /**
@@ -30,14 +32,6 @@ function recorder() {
   }
 }
 
-function context(
-  payload: StatusContext['payload'] = {},
-  sha = SHA,
-  eventName = 'push'
-): StatusContext {
-  return { eventName, sha, payload, repo: { owner: 'o', repo: 'r' } }
-}
-
 /** Records the bodies POSTed for `sha`, answering `reply`. */
 function statuses(sha: string, times: number, reply = 201) {
   const bodies: unknown[] = []
@@ -65,10 +59,7 @@ describe('target URLs', () => {
   ])('%s is sent as %s', async (given, sent) => {
     const { logger } = recorder()
     const { scope, bodies } = statuses(SHA, 1)
-    const reporter = new CommitStatusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      context()
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
     await reporter.pending('Queued', given)
     expect(scope.isDone()).toBe(true)
     expect(bodies).toEqual([
@@ -86,10 +77,7 @@ describe('finished: whether a final state was set', () => {
   it('is false until finish, whatever pending did, and true once finish was attempted', async () => {
     const { logger } = recorder()
     statuses(SHA, 2)
-    const reporter = new CommitStatusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      context()
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
     expect(reporter.finished).toBe(false)
     await reporter.pending('Queued')
     expect(reporter.finished).toBe(false)
@@ -100,108 +88,20 @@ describe('finished: whether a final state was set', () => {
   it('is true after a finish GitHub refused, so the end of the run does not post error over it', async () => {
     const { logger } = recorder()
     statuses(SHA, 1, 422)
-    const reporter = new CommitStatusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      context()
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
     await reporter.finish('FAILURE', 'Jenkins #1: FAILURE')
     expect(reporter.finished).toBe(true)
   })
 
-  it('is true after a finish with statuses disabled (nothing sent)', async () => {
+  it('is true after a finish with statuses closed (nothing sent)', async () => {
     const { logger } = recorder()
-    const reporter = new CommitStatusReporter(
-      { token: '', context: 'jenkins/x', logger, fetch },
-      context()
+    const gate = { closed: true }
+    const reporter = statusReporter(
+      { token: TOKEN, context: 'jenkins/x', logger, fetch, gate },
+      SHA
     )
-    expect(reporter.sha).toBeUndefined()
     await reporter.finish('SUCCESS', 'ok')
     expect(reporter.finished).toBe(true)
-  })
-})
-
-// Without a target from the step (github-reports.ts gives one), the
-// reporter takes the commit from the event by the one rule
-// (commit-under-test.ts): the event's name decides which field is read.
-describe('the commit under test', () => {
-  const [HEAD, RUN, QUEUE] = ['a1'.repeat(20), 'c1'.repeat(20), 'd1'.repeat(20)]
-  const pull = { pull_request: { number: 1, head: { sha: HEAD } } }
-  it.each<[string, string, StatusContext['payload'], string]>([
-    ['a pull_request event: its head', 'pull_request', pull, HEAD],
-    ['a pull_request_target event: its head', 'pull_request_target', pull, HEAD],
-    [
-      'a workflow_run event: its head_sha',
-      'workflow_run',
-      { workflow_run: { head_sha: RUN } },
-      RUN
-    ],
-    [
-      'a merge_group event: its head_sha',
-      'merge_group',
-      { merge_group: { head_sha: QUEUE } },
-      QUEUE
-    ],
-    ['a push whose payload has a pull request: the event commit', 'push', pull, SHA],
-    ['a push: the event commit', 'push', {}, SHA]
-  ])('%s', (_name, event, payload, sha) => {
-    const { logger } = recorder()
-    const reporter = new CommitStatusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      context(payload, SHA, event)
-    )
-    expect(reporter.sha).toBe(sha)
-  })
-
-  // Never the event commit instead: the pull request would not show it.
-  const notSha = "'s pull_request.head.sha is not a commit SHA (40 or 64 hexadecimal digits)"
-  it.each<[string, StatusContext['payload'], string]>([
-    ['an empty head SHA', { pull_request: { number: 1, head: { sha: '' } } }, notSha],
-    ['a head SHA that is no string', { pull_request: { number: 1, head: { sha: 7 } } }, notSha],
-    ['a branch name', { pull_request: { number: 1, head: { sha: 'main' } } }, notSha],
-    ['no head', { pull_request: { number: 1 } }, ' has no pull_request.head.sha']
-  ])('a pull_request event with %s: none, with a warning', (_name, payload, said) => {
-    const { logger, warnings } = recorder()
-    const reporter = new CommitStatusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      context(payload, SHA, 'pull_request')
-    )
-    expect(reporter.sha).toBeUndefined()
-    expect(warnings()).toEqual([
-      `Commit status 'jenkins/x' is disabled: the pull_request event${said}`
-    ])
-  })
-
-  it.each<[string, StatusContext | undefined]>([
-    ['the step found none (target null), whatever the event', context()],
-    ['no target and no event', undefined]
-  ])('is off when %s: nothing sent, no warning', async (_, event) => {
-    const { logger, lines } = recorder()
-    const reporter = new CommitStatusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch, ...(event ? { target: null } : {}) },
-      event
-    )
-    expect(reporter.sha).toBeUndefined()
-    // No interceptor: a request would fail and warn.
-    await reporter.pending('Queued')
-    await reporter.finish('SUCCESS', 'ok')
-    expect(lines).toEqual([
-      { level: 'debug', message: "Commit status 'jenkins/x' is off: no commit under test." },
-      { level: 'debug', message: "Commit status 'jenkins/x' skipped (pending)." },
-      { level: 'debug', message: "Commit status 'jenkins/x' skipped (success)." }
-    ])
-  })
-
-  it('is none, with a warning, when the workflow context has no SHA', async () => {
-    const { logger, warnings } = recorder()
-    const reporter = new CommitStatusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      context({}, '')
-    )
-    expect(reporter.sha).toBeUndefined()
-    await reporter.pending('Queued')
-    expect(warnings()).toEqual([
-      "Commit status 'jenkins/x' is disabled: the workflow context has no commit SHA"
-    ])
   })
 })
 
@@ -213,10 +113,7 @@ describe('descriptions', () => {
   ])('%j is sent as %j', async (given, sent) => {
     const { logger } = recorder()
     const { bodies } = statuses(SHA, 1)
-    const reporter = new CommitStatusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      context()
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
     await reporter.pending(given)
     expect((bodies[0] as { description: string }).description).toBe(sent)
   })
@@ -228,10 +125,9 @@ describe('descriptions', () => {
 // with `jobs` too").
 describe('reporters posting at the same moment', () => {
   const make = (logger: Logger, gate: { closed: boolean }, names: string[]) =>
-    names.map(
-      name =>
-        new CommitStatusReporter({ token: TOKEN, context: name, logger, fetch, gate }, context())
-    ) as [CommitStatusReporter, CommitStatusReporter, CommitStatusReporter]
+    names.map(name =>
+      statusReporter({ token: TOKEN, context: name, logger, fetch, gate }, SHA)
+    ) as [Reporter, Reporter, Reporter]
 
   it('on a 403, send one request, warn once, and none of them posts again', async () => {
     const { logger, warnings } = recorder()
@@ -347,10 +243,7 @@ describe('the transport, and the 403 warning', () => {
           'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600)
         }
       )
-    const reporter = new CommitStatusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      context()
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
     await reporter.pending('Queued')
     await reporter.finish('SUCCESS', 'ok')
     expect(scope.isDone()).toBe(true)
@@ -369,9 +262,9 @@ describe('the transport, and the 403 warning', () => {
       seen.push(`${init?.method ?? 'GET'} ${String(input)}`)
       return fetch(input, init)
     }
-    const reporter = new CommitStatusReporter(
+    const reporter = statusReporter(
       { token: TOKEN, context: 'jenkins/x', logger, fetch: recording },
-      context()
+      SHA
     )
     await reporter.pending('Queued')
     expect(seen).toEqual([`POST ${API}/repos/o/r/statuses/${SHA}`])
@@ -380,10 +273,7 @@ describe('the transport, and the 403 warning', () => {
   it('names the repository and the first 12 characters of the commit in the 403 warning', async () => {
     const { logger, warnings } = recorder()
     statuses(SHA, 1, 403)
-    const reporter = new CommitStatusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      context()
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
     await reporter.pending('Queued')
     expect(warnings()).toEqual([
       "Could not set commit status 'jenkins/x' on o/r@b0b0b0b0b0b0 (HTTP 403): the github-token needs the `statuses: write` permission (pull requests from forks only get a read-only token). The build itself is not affected. GitHub said: Resource not accessible by integration"
@@ -410,10 +300,7 @@ describe("one reporter's writes, in the order asked (GitHub keeps the last creat
         }
         return [201, { id: 1 }]
       })
-    const reporter = new CommitStatusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      context()
-    )
+    const reporter = statusReporter({ token: TOKEN, context: 'jenkins/x', logger, fetch }, SHA)
     // The first status proves the token (the gate): later ones no longer wait for it.
     await reporter.pending('Queued in Jenkins')
     const pending = reporter.pending('Jenkins build #1 running')
@@ -431,7 +318,7 @@ describe('stillOurs: a settle run writes a final state only over its own hand-of
   function settling(stillOurs: boolean) {
     const asked: string[] = []
     const { logger } = recorder()
-    const reporter = new CommitStatusReporter(
+    const reporter = statusReporter(
       {
         token: TOKEN,
         context: 'jenkins/x',
@@ -442,7 +329,7 @@ describe('stillOurs: a settle run writes a final state only over its own hand-of
           return Promise.resolve(stillOurs)
         }
       },
-      context()
+      SHA
     )
     return { reporter, asked }
   }

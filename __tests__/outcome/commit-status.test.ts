@@ -1,6 +1,6 @@
 import nock from 'nock'
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest'
-import { CommitStatusReporter, type StatusContext } from '../../src/outcome/commit-status.js'
+import { statusReporter } from './status-reporter.js'
 import type { Logger } from '../../src/util/logger.js'
 import { Redaction } from '../../src/util/redaction.js'
 
@@ -21,19 +21,7 @@ function recorder() {
   }
 }
 
-function ghContext(eventName: string, payload: StatusContext['payload'] = {}): StatusContext {
-  return {
-    eventName,
-    sha: 'e0'.repeat(20), // the merge commit
-    payload,
-    repo: { owner: 'o', repo: 'r' }
-  }
-}
-
-const pushContext = ghContext('push')
-const prPayload = {
-  pull_request: { number: 7, head: { sha: 'a1'.repeat(20) } }
-}
+const pushContext = { sha: 'e0'.repeat(20) }
 
 /** Records every POST body for /repos/o/r/statuses/<sha>. */
 function expectStatuses(sha: string, times: number, reply = 201) {
@@ -64,7 +52,7 @@ describe('CommitStatusReporter', () => {
     const { scope, bodies } = expectStatuses(pushContext.sha, 1)
     const secrets = new Redaction()
     secrets.add('jt-0123456789abcdef')
-    const reporter = new CommitStatusReporter(
+    const reporter = statusReporter(
       {
         token: TOKEN,
         context: 'jenkins/deploy',
@@ -72,7 +60,7 @@ describe('CommitStatusReporter', () => {
         fetch,
         redact: text => secrets.redact(text)
       },
-      pushContext
+      pushContext.sha
     )
     // The job token at characters 130-148: cut first, 9 of its characters would stay.
     await reporter.finish('error', `${'x'.repeat(130)}jt-0123456789abcdef and more`)
@@ -84,9 +72,9 @@ describe('CommitStatusReporter', () => {
   it('posts pending then success to the pushed commit, with context, target URL and description', async () => {
     const { logger, warnings } = recorder()
     const { scope, bodies, headers } = expectStatuses(pushContext.sha, 2)
-    const reporter = new CommitStatusReporter(
+    const reporter = statusReporter(
       { token: TOKEN, context: 'jenkins/team/deploy', logger, fetch },
-      pushContext
+      pushContext.sha
     )
     await reporter.pending('Queued in Jenkins', 'http://127.0.0.1:8080/queue/item/3/')
     await reporter.finish(
@@ -113,24 +101,6 @@ describe('CommitStatusReporter', () => {
     expect(warnings()).toEqual([])
   })
 
-  it.each(['pull_request', 'pull_request_target'])(
-    'uses the PR head SHA, not context.sha, for %s',
-    async event => {
-      const { logger } = recorder()
-      const { scope, bodies } = expectStatuses(prPayload.pull_request.head.sha, 1)
-      const reporter = new CommitStatusReporter(
-        { token: TOKEN, context: 'ci/jenkins', logger, fetch },
-        ghContext(event, prPayload)
-      )
-      expect(reporter.sha).toBe(prPayload.pull_request.head.sha)
-      await reporter.pending('Jenkins build #3 running')
-      expect(scope.isDone()).toBe(true)
-      expect(bodies).toEqual([
-        { state: 'pending', context: 'ci/jenkins', description: 'Jenkins build #3 running' }
-      ])
-    }
-  )
-
   it.each([
     ['FAILURE', undefined, 'failure'],
     ['UNSTABLE', undefined, 'failure'],
@@ -143,9 +113,9 @@ describe('CommitStatusReporter', () => {
   ] as const)('finish(%s, accepted %s) posts %s', async (result, accepted, state) => {
     const { logger } = recorder()
     const { scope, bodies } = expectStatuses(pushContext.sha, 1)
-    const reporter = new CommitStatusReporter(
+    const reporter = statusReporter(
       { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      pushContext
+      pushContext.sha
     )
     await reporter.finish(result, `Jenkins #1: ${result}`, undefined, accepted)
     expect(scope.isDone()).toBe(true)
@@ -155,9 +125,9 @@ describe('CommitStatusReporter', () => {
   it('cuts the description to 140 characters and drops a non-http target URL', async () => {
     const { logger } = recorder()
     const { bodies } = expectStatuses(pushContext.sha, 1)
-    const reporter = new CommitStatusReporter(
+    const reporter = statusReporter(
       { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      pushContext
+      pushContext.sha
     )
     await reporter.pending('é'.repeat(100) + '😀'.repeat(100), 'javascript:alert(1)')
     const body = bodies[0] as { description: string; target_url?: string }
@@ -169,9 +139,9 @@ describe('CommitStatusReporter', () => {
   it('warns once, naming statuses: write, on 403, never throws, and stops trying', async () => {
     const { logger, warnings, lines } = recorder()
     const { scope } = expectStatuses(pushContext.sha, 1, 403)
-    const reporter = new CommitStatusReporter(
+    const reporter = statusReporter(
       { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      pushContext
+      pushContext.sha
     )
     await expect(reporter.pending('Queued')).resolves.toBeUndefined()
     await expect(reporter.finish('FAILURE', 'Jenkins #1: FAILURE')).resolves.toBeUndefined()
@@ -188,7 +158,7 @@ describe('CommitStatusReporter', () => {
     const { scope } = expectStatuses(pushContext.sha, 1, 403)
     const gate = { closed: false }
     const make = (context: string) =>
-      new CommitStatusReporter({ token: TOKEN, context, logger, fetch, gate }, pushContext)
+      statusReporter({ token: TOKEN, context, logger, fetch, gate }, pushContext.sha)
     const [a, b] = [make('jenkins/a'), make('jenkins/b')]
     await a.pending('Queued')
     await b.pending('Queued')
@@ -201,9 +171,9 @@ describe('CommitStatusReporter', () => {
   it('warns on 404 (no access to the repository) the same way', async () => {
     const { logger, warnings } = recorder()
     expectStatuses(pushContext.sha, 1, 404)
-    const reporter = new CommitStatusReporter(
+    const reporter = statusReporter(
       { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      pushContext
+      pushContext.sha
     )
     await reporter.pending('Queued')
     expect(warnings()[0]).toMatch(/HTTP 404.*statuses: write/)
@@ -216,9 +186,9 @@ describe('CommitStatusReporter', () => {
       .reply(422, { message: 'Validation Failed' })
       .post(`/repos/o/r/statuses/${pushContext.sha}`)
       .replyWithError('connection reset')
-    const reporter = new CommitStatusReporter(
+    const reporter = statusReporter(
       { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      pushContext
+      pushContext.sha
     )
     await expect(reporter.pending('Queued')).resolves.toBeUndefined()
     await expect(reporter.finish('SUCCESS', 'ok')).resolves.toBeUndefined()
@@ -231,45 +201,14 @@ describe('CommitStatusReporter', () => {
     expect(warnings().join('\n')).not.toContain(TOKEN)
   })
 
-  it('warns and does nothing when the context has no repository', async () => {
-    const { logger, warnings } = recorder()
-    const broken = {
-      ...pushContext,
-      get repo(): { owner: string; repo: string } {
-        throw new Error(
-          "context.repo requires a GITHUB_REPOSITORY environment variable like 'owner/repo'"
-        )
-      }
-    }
-    const reporter = new CommitStatusReporter(
-      { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      broken
-    )
-    await expect(reporter.pending('Queued')).resolves.toBeUndefined()
-    expect(warnings()).toEqual([
-      "Commit status 'jenkins/x' is disabled: context.repo requires a GITHUB_REPOSITORY environment variable like 'owner/repo'"
-    ])
-  })
-
-  it('warns when the token is empty instead of throwing', async () => {
-    const { logger, warnings } = recorder()
-    const reporter = new CommitStatusReporter(
-      { token: '', context: 'jenkins/x', logger, fetch },
-      pushContext
-    )
-    await reporter.finish('SUCCESS', 'ok')
-    expect(warnings()).toHaveLength(1)
-    expect(warnings()[0]).toMatch(/disabled/)
-  })
-
   it('never logs the token, even when an error message carries it', async () => {
     const { logger, lines } = recorder()
     nock(API)
       .post(`/repos/o/r/statuses/${pushContext.sha}`)
       .reply(500, { message: `bad credentials token ${TOKEN}` })
-    const reporter = new CommitStatusReporter(
+    const reporter = statusReporter(
       { token: TOKEN, context: 'jenkins/x', logger, fetch },
-      pushContext
+      pushContext.sha
     )
     await reporter.pending('Queued')
     expect(lines.some(l => l.level === 'warning' && l.message.includes('***'))).toBe(true)

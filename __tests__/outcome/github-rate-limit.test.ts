@@ -5,7 +5,7 @@
  */
 import nock from 'nock'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { CommitStatusReporter } from '../../src/outcome/commit-status.js'
+import { statusReporter } from './status-reporter.js'
 import { githubClient, GithubSession } from '../../src/outcome/github-client.js'
 import { RateLimits, rateLimitOf } from '../../src/outcome/github-rate-limit.js'
 import { githubFailure } from '../../src/outcome/github-transport.js'
@@ -248,15 +248,8 @@ describe('commit statuses under a rate limit', () => {
       .reply(403, { message: SECONDARY }, { 'retry-after': '3600' })
     const gate = { closed: false }
     const session = new GithubSession({ logger })
-    const context = { eventName: 'push', sha: SHA, payload: {}, repo: { owner: 'o', repo: 'r' } }
-    const one = new CommitStatusReporter(
-      { token: TOKEN, context: 'ci/a', logger, fetch, gate, session },
-      context
-    )
-    const two = new CommitStatusReporter(
-      { token: TOKEN, context: 'ci/b', logger, fetch, gate, session },
-      context
-    )
+    const one = statusReporter({ token: TOKEN, context: 'ci/a', logger, fetch, gate, session }, SHA)
+    const two = statusReporter({ token: TOKEN, context: 'ci/b', logger, fetch, gate, session }, SHA)
     await one.pending('Queued in Jenkins')
     await two.pending('Queued in Jenkins')
     expect(scope.isDone()).toBe(true)

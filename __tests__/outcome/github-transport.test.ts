@@ -5,13 +5,14 @@
  * the deadline or the step's signal, with an error that says which.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { CommitStatusReporter } from '../../src/outcome/commit-status.js'
-import { githubClient, GithubSession, httpStatusOf } from '../../src/outcome/github-client.js'
+import { statusReporter } from './status-reporter.js'
+import { githubClient, GithubSession } from '../../src/outcome/github-client.js'
 import { TokenIdentity } from '../../src/outcome/github-identity.js'
 import { PullRequestComment } from '../../src/outcome/pr-comment.js'
 import type { Logger } from '../../src/util/logger.js'
 import {
   boundedFetch,
+  failureEnd,
   githubFailure,
   GithubTransportError,
   requestName
@@ -158,7 +159,9 @@ describe('through Octokit', () => {
       kind: 'timeout',
       message: `No answer from GitHub at ${API} to GET /repos/o/r/pulls/9 within 0.6 s`
     })
-    expect(httpStatusOf(error)).toBeUndefined()
+    expect(failureEnd(error, text => text)).toBe(
+      `: No answer from GitHub at ${API} to GET /repos/o/r/pulls/9 within 0.6 s`
+    )
   })
 
   it("GitHub's own refusal keeps its status", async () => {
@@ -168,7 +171,9 @@ describe('through Octokit', () => {
       (e: unknown) => e
     )
     expect(githubFailure(error)).toMatchObject({ kind: 'answered', status: 403 })
-    expect(httpStatusOf(error)).toBe(403)
+    expect(failureEnd(error, text => text.replace('integration', '***'))).toMatch(
+      /^ \(HTTP 403\): .*\*\*\*/
+    )
   })
 })
 
@@ -180,9 +185,9 @@ describe('GithubSession', () => {
       bounds: { current: () => bounds }
     })
     const client = githubClient({ token: TOKEN, logger, fetch: toStandIn, session })
-    const status = new CommitStatusReporter(
+    const status = statusReporter(
       { token: TOKEN, context: 'ci/stalled', logger, fetch: toStandIn, session },
-      { eventName: 'push', sha, payload: {}, repo: { owner: 'o', repo: 'r' } }
+      sha
     )
     const comment = new PullRequestComment({
       client,

@@ -34,6 +34,8 @@ describe('hand-off description', () => {
     'Jenkins build #4 running',
     `${HAND_OFF_MARK}: `,
     `${HAND_OFF_MARK}: queue item 12build #3`,
+    `${HAND_OFF_MARK}: , build #3`,
+    `${HAND_OFF_MARK}: build #3, queue item 12`,
     `${HAND_OFF_MARK}: queue item 12, build #0`,
     `${HAND_OFF_MARK}: queue item 12 `,
     ` ${HAND_OFF_MARK}: queue item 12`,

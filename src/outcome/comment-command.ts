@@ -14,6 +14,7 @@ import type { Logger } from '../util/logger.js'
 import { shortName } from '../util/names.js'
 import { commitUnderTest, pullRequestOf, type EventContext } from './commit-under-test.js'
 import type { GithubClient } from './github-client.js'
+import { failureEnd } from './github-transport.js'
 import { atLeast, readLastChange, readPullHead, readRole } from './github-reads.js'
 import { LOGIN, required, TIME, timeText, Undecodable } from './github-values.js'
 
@@ -38,8 +39,8 @@ export interface AdmitOptions {
   settings: Pick<Settings, 'commentPermission' | 'commit' | 'pullRequest'>
   /** Undefined: `github-token` is empty. */
   client: GithubClient | undefined
-  /** A failed GitHub request as a message's end: ` (HTTP 404): Not Found`, the token taken out. */
-  failure(error: unknown): string
+  /** Takes the token out of a failed GitHub request's message. */
+  redact: (text: string) => string
   logger: Logger
   signal?: AbortSignal
 }
@@ -52,51 +53,47 @@ export async function admitCommentCommand(o: AdmitOptions): Promise<Admitted> {
     writtenAt: required(ctx.payload, 'comment.created_at', TIME, 'the issue_comment event'),
     pullRequest: settings.pullRequest ?? pullRequestOf(ctx)
   }))
-  const github = new Reads(o)
-  if (settings.commentPermission !== 'none') await checkCommenter(github, comment.user)
+  if (settings.commentPermission !== 'none') await checkCommenter(o, comment.user)
   const number = comment.pullRequest
   if (number === undefined) {
     // A comment on an issue: no pull request, no head to check; the rule's commit.
-    const unread = (): Promise<string> => Promise.reject(new Error('no pull request'))
-    const target = await decoded(() => commitUnderTest(ctx, settings, unread))
+    const target = await decoded(() => commitUnderTest(ctx, settings, o))
     return { sha: target.sha }
   }
-  return { sha: await headBeforeComment(github, number, comment.writtenAt), pullRequest: number }
+  return { sha: await headBeforeComment(o, number, comment.writtenAt), pullRequest: number }
 }
 
-/** The GitHub reads of one check: each failure a refusal, unless the step was stopped. */
-class Reads {
-  readonly here: string
-  constructor(readonly o: AdmitOptions) {
-    this.here = `${o.ctx.repo.owner}/${o.ctx.repo.repo}`
-  }
-
-  client(what: string): GithubClient {
-    if (this.o.client) return this.o.client
+/** One GitHub read of the check (`what` it reads): each failure a refusal, unless the step was stopped. */
+async function read<T>(
+  o: AdmitOptions,
+  what: string,
+  request: (client: GithubClient) => Promise<T>,
+  refusal: (failure: string) => Error
+): Promise<T> {
+  if (!o.client) {
     throw new CommentCommandRefused(
       `'github-token' is empty, so ${what} cannot be read`,
       'leave github-token out to use the workflow token'
     )
   }
-
-  async read<T>(request: () => Promise<T>, refusal: (failure: string) => Error): Promise<T> {
-    try {
-      return await request()
-    } catch (error) {
-      // Once the step is stopped, the stop is the news.
-      if (this.o.signal?.aborted || error instanceof CommentCommandRefused) throw error
-      throw refusal(this.o.failure(error))
-    }
+  try {
+    return await request(o.client)
+  } catch (error) {
+    // Once the step is stopped, the stop is the news.
+    if (o.signal?.aborted) throw error
+    throw refusal(failureEnd(error, o.redact))
   }
 }
 
 /** Refuses a commenter below `comment-permission`. */
-async function checkCommenter(github: Reads, user: string): Promise<void> {
-  const { ctx, settings, signal, logger } = github.o
-  const { here } = github
+async function checkCommenter(o: AdmitOptions, user: string): Promise<void> {
+  const { ctx, settings, signal, logger } = o
+  const here = `${ctx.repo.owner}/${ctx.repo.repo}`
   const want = settings.commentPermission
-  const role = await github.read(
-    () => readRole(github.client(`${user}'s permission`), { ...ctx.repo, user, signal }),
+  const role = await read(
+    o,
+    `${user}'s permission`,
+    client => readRole(client, { ...ctx.repo, user, signal }),
     failure =>
       new CommentCommandRefused(
         `could not read ${user}'s permission on ${here}${failure}`,
@@ -114,16 +111,18 @@ async function checkCommenter(github: Reads, user: string): Promise<void> {
 
 /** The pull request's head, if GitHub shows it was pushed in a second before `writtenAt`; else a refusal saying why. */
 async function headBeforeComment(
-  github: Reads,
+  o: AdmitOptions,
   number: number,
   writtenAt: number
 ): Promise<string> {
-  const { ctx, settings, signal, logger } = github.o
-  const head = await github.read(
-    () => readPullHead(github.client(`pull request #${number}`), { ...ctx.repo, number, signal }),
+  const { ctx, settings, signal, logger } = o
+  const head = await read(
+    o,
+    `pull request #${number}`,
+    client => readPullHead(client, { ...ctx.repo, number, signal }),
     failure =>
       new CommentCommandRefused(
-        `could not read pull request #${number} of ${github.here}${failure}, so the commit to build is not known`,
+        `could not read pull request #${number} of ${ctx.repo.owner}/${ctx.repo.repo}${failure}, so the commit to build is not known`,
         'comment again once GitHub answers'
       )
   )
@@ -141,8 +140,10 @@ async function headBeforeComment(
     )
   }
   const branch = `${where.owner}/${where.repo}'s branch ${shortName(where.ref)}`
-  const change = await github.read(
-    () => readLastChange(github.client('the head branch'), { ...where, signal }),
+  const change = await read(
+    o,
+    'the head branch',
+    client => readLastChange(client, { ...where, signal }),
     failure =>
       new CommentCommandRefused(
         `could not read when ${branch} last changed${failure}, so whether ${head.sha} was already pull request #${number}'s head when the comment was written is not known`,

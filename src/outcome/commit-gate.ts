@@ -8,13 +8,12 @@
  * without reading it again.
  */
 import type { Settings } from '../inputs/inputs.js'
-import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
 import type { StepBounds } from '../util/request-bounds.js'
 import { CommentCommandRefused, admitCommentCommand, type Admitted } from './comment-command.js'
 import { commitUnderTest } from './commit-under-test.js'
 import { brokenEvent, readEvent } from './github-event.js'
-import { readPullHead } from './github-reads.js'
+import { failureEnd } from './github-transport.js'
 
 export interface GateOptions {
   logger: Logger
@@ -69,26 +68,19 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
           session: new github.GithubSession({ logger: o.logger, bounds: o.bounds })
         })
   const redact = github.redactor(token)
-  const failure = (error: unknown): string => {
-    const status = github.httpStatusOf(error)
-    return `${status ? ` (HTTP ${status})` : ''}: ${redact(errorText(error))}`
-  }
   if (comment) {
     const admitted = await admitCommentCommand({
       ctx,
       settings,
       client,
-      failure,
+      redact,
       logger: o.logger,
       signal: o.signal
     })
     return withCommit(settings, admitted, o)
   }
   try {
-    const target = await commitUnderTest(ctx, settings, async number => {
-      if (!client) throw new Error('github-token is empty')
-      return (await readPullHead(client, { ...ctx.repo, number, signal: o.signal })).sha
-    })
+    const target = await commitUnderTest(ctx, settings, { client, signal: o.signal })
     const pullRequest = target.pullRequest
     return withCommit(
       settings,
@@ -98,7 +90,7 @@ export async function settleCommit(settings: Settings, o: GateOptions): Promise<
   } catch (error) {
     if (o.signal?.aborted) throw error
     throw new Error(
-      `${needs}, which could not be read${failure(error)}. Nothing was sent to Jenkins.`
+      `${needs}, which could not be read${failureEnd(error, redact)}. Nothing was sent to Jenkins.`
     )
   }
 }

@@ -1,33 +1,23 @@
 import type { BuildResult } from '../util/constants.js'
 import type { Logger } from '../util/logger.js'
-import { commitShaOf } from '../util/commit-sha.js'
-import { headShaOf, type CommitUnderTest, type EventContext } from './commit-under-test.js'
-import { githubClient, GithubSession, redactor, type GithubClient } from './github-client.js'
+import type { GithubClient, GithubSession } from './github-client.js'
 import { githubFailure } from './github-transport.js'
-import { errorText } from '../util/error-text.js'
 import { cut } from '../util/shorten.js'
 
 export interface CommitStatusOptions {
-  /** Token with `statuses: write` (github-token input). */
-  token: string
+  /** The step's client, its token with `statuses: write` (github-token input). */
+  client: GithubClient
   /** 'jenkins/<job>' or the status-context input. */
   context: string
   logger: Logger
-  /** For tests: a fetch nock can intercept. Default: @actions/github's fetch, which honours the runner's proxy settings. */
-  fetch?: typeof fetch
   /** Shared by the reporters of one step (one per build with `jobs`): a token refused once is not tried, nor warned about, again. */
-  gate?: StatusGate
-  /** The step's GitHub session (bounds, rate limits, one warning for a GitHub that does not answer); default: one of its own. */
-  session?: GithubSession
-  /**
-   * The commit under test (commit-under-test.ts), resolved once for the
-   * step; null: none could be read (already warned about), set no status.
-   * Undefined: the synchronous part of the rule, from the event given to
-   * the constructor (none given: no status).
-   */
-  target?: CommitUnderTest | null
-  /** The step's redaction (StepIO.redact): GitHub shows a description as sent. Default: the token only. */
-  redact?: (text: string) => string
+  gate: StatusGate
+  /** The step's GitHub session (bounds, rate limits, one warning for a GitHub that does not answer). */
+  session: GithubSession
+  /** The commit under test (commit-under-test.ts), resolved once for the step. */
+  target: { owner: string; repo: string; sha: string }
+  /** The step's redaction (StepIO.redact): GitHub shows a description as sent. */
+  redact: (text: string) => string
   /** Asked just before a final state is written; false: nothing is written (a settle run: the hand-off is no longer the latest). */
   stillOurs?: () => Promise<boolean>
 }
@@ -40,9 +30,6 @@ export interface StatusGate {
   /** The step's first request, while it is unanswered: the others wait for it. */
   probe?: Promise<void>
 }
-
-/** The event the reporter reads when it is given no target (github-event.ts reads it; never @actions/github's context, which throws at load on a broken event file). */
-export type StatusContext = EventContext
 
 export type State = 'pending' | 'success' | 'failure' | 'error'
 
@@ -57,63 +44,13 @@ const MAX_DESCRIPTION = 140
  * said once for the step by its GithubSession).
  */
 export class CommitStatusReporter {
-  private readonly logger: Logger
-  private readonly context: string
-  private readonly token: string
-  private readonly redactText: (text: string) => string
-  private readonly gate: StatusGate
-  private readonly session: GithubSession
-  private target?: { owner: string; repo: string; sha: string }
-  private octokit?: GithubClient
   private final = false
-  private readonly stillOurs?: () => Promise<boolean>
   /** The last state GitHub took. */
   private taken?: State
   /** The reporter's writes, in the order asked: GitHub keeps the last one created per context. */
   private last: Promise<void> = Promise.resolve()
 
-  /**
-   * Goes to `options.target`, the step's commit under test; without one,
-   * reads owner/repo/sha from the event given: for pull requests the head
-   * commit, as the rule says (GITHUB_SHA is the merge commit there, or the
-   * base branch's head, whose statuses the pull request does not show).
-   */
-  constructor(options: CommitStatusOptions, ghContext?: StatusContext) {
-    this.logger = options.logger
-    this.context = options.context
-    this.token = options.token
-    this.redactText = options.redact ?? redactor(options.token)
-    this.gate = options.gate ?? { closed: false }
-    this.session = options.session ?? new GithubSession({ logger: options.logger })
-    this.stillOurs = options.stillOurs
-    if (options.target === null || (!options.target && !ghContext)) {
-      this.logger.debug(`Commit status '${this.context}' is off: no commit under test.`)
-      return
-    }
-    try {
-      const ctx = ghContext as StatusContext
-      const { owner, repo } = options.target ?? ctx.repo
-      const sha = options.target?.sha ?? headShaOf(ctx)?.sha ?? commitShaOf(ctx.sha)
-      if (!sha) throw new Error('the workflow context has no commit SHA')
-      this.target = { owner, repo, sha }
-      this.octokit = githubClient({
-        token: options.token,
-        logger: this.logger,
-        fetch: options.fetch,
-        session: this.session
-      })
-    } catch (error) {
-      this.target = undefined
-      this.logger.warning(
-        `Commit status '${this.context}' is disabled: ${this.redact(errorText(error))}`
-      )
-    }
-  }
-
-  /** The commit the statuses go to, if any. */
-  get sha(): string | undefined {
-    return this.target?.sha
-  }
+  constructor(private readonly o: CommitStatusOptions) {}
 
   /** The last state GitHub took from this reporter, if any. */
   get written(): State | undefined {
@@ -156,71 +93,64 @@ export class CommitStatusReporter {
   }
 
   private async set(state: State, description: string, targetUrl?: string): Promise<void> {
-    const target = this.target
-    const octokit = this.octokit
-    if (!target || !octokit || this.gate.closed || !this.session.open) {
-      this.logger.debug(`Commit status '${this.context}' skipped (${state}).`)
-      return
+    const { client, target, context, gate, session, logger, redact, stillOurs } = this.o
+    const skipped = (): boolean => {
+      if (!gate.closed && session.open) return false
+      logger.debug(`Commit status '${context}' skipped (${state}).`)
+      return true
     }
+    if (skipped()) return
     // Until one status of the step has gone through, the reporters of its
     // builds (several `jobs`) wait for the one request in flight: a token
     // that may not set statuses is refused once, not once per build.
-    while (!this.gate.proven && this.gate.probe) await this.gate.probe
-    if (this.gate.closed || !this.session.open) {
-      this.logger.debug(`Commit status '${this.context}' skipped (${state}).`)
-      return
-    }
-    if (state !== 'pending' && this.stillOurs && !(await this.stillOurs())) return
+    while (!gate.proven && gate.probe) await gate.probe
+    if (skipped()) return
+    if (state !== 'pending' && stillOurs && !(await stillOurs())) return
     const url = httpUrl(targetUrl)
     try {
-      const request = octokit.rest.repos.createCommitStatus({
+      const request = client.rest.repos.createCommitStatus({
         ...target,
         state,
-        context: this.context,
-        description: cut(this.redact(description).replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
+        context,
+        // No secret reaches GitHub, whatever Jenkins or a library puts in a text.
+        description: cut(redact(description).replace(/\s+/g, ' ').trim(), MAX_DESCRIPTION),
         ...(url ? { target_url: url } : {})
       })
-      if (!this.gate.proven) {
+      if (!gate.proven) {
         const probe = request.then(
-          () => void (this.gate.proven = true),
+          () => void (gate.proven = true),
           () => undefined
         )
-        this.gate.probe = probe
+        gate.probe = probe
         void probe.then(() => {
-          if (this.gate.probe === probe) this.gate.probe = undefined
+          if (gate.probe === probe) gate.probe = undefined
         })
       }
       await request
       this.taken = state
-      this.logger.debug(`Commit status '${this.context}' on ${target.sha}: ${state}.`)
+      logger.debug(`Commit status '${context}' on ${target.sha}: ${state}.`)
     } catch (error) {
       const failure = githubFailure(error)
       // GitHub not answering, or its rate limit: said once for the step, and not a permission.
-      if (this.session.handled(failure, `Commit status '${this.context}' (${state})`)) return
+      if (session.handled(failure, `Commit status '${context}' (${state})`)) return
       const status = failure.kind === 'answered' ? failure.status : undefined
       if (status === 403 || status === 404) {
         // A token without `statuses: write`, or a fork PR's read-only token:
         // say so once and stop trying (every reporter of the step).
-        this.target = undefined
-        if (this.gate.closed) return
-        this.gate.closed = true
-        this.logger.warning(
-          `Could not set commit status '${this.context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
+        if (gate.closed) return
+        gate.closed = true
+        logger.warning(
+          `Could not set commit status '${context}' on ${target.owner}/${target.repo}@${target.sha.slice(0, 12)} ` +
             `(HTTP ${status}): the github-token needs the \`statuses: write\` permission ` +
             `(pull requests from forks only get a read-only token). The build itself is not affected. ` +
-            `GitHub said: ${this.redact(failure.message)}`
+            `GitHub said: ${redact(failure.message)}`
         )
         return
       }
-      this.logger.warning(
-        `Could not set commit status '${this.context}' (${state}): ${this.redact(failure.message)}`
+      logger.warning(
+        `Could not set commit status '${context}' (${state}): ${redact(failure.message)}`
       )
     }
-  }
-
-  /** No secret reaches GitHub or a log line, whatever Jenkins or a library puts in a text. */
-  private redact(text: string): string {
-    return this.redactText(text)
   }
 }
 

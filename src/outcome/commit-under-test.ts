@@ -6,7 +6,17 @@
  * request that cannot be read throws (no report rather than one on the wrong
  * commit). Per event: docs/internals.md, "The commit under test".
  */
-import { field, PULL_NUMBER, required, SHA, Undecodable, optional } from './github-values.js'
+import type { GithubClient } from './github-client.js'
+import { readPullHead } from './github-reads.js'
+import {
+  decodedAt,
+  field,
+  optional,
+  PULL_NUMBER,
+  required,
+  SHA,
+  Undecodable
+} from './github-values.js'
 
 /** What the rule reads of @actions/github's context. */
 export interface EventContext {
@@ -34,8 +44,11 @@ export interface CommitUnderTest {
   from: string
 }
 
-/** Reads a pull request's current head commit (GET /repos/{owner}/{repo}/pulls/{number}, `head.sha`), decoded. */
-export type HeadReader = (number: number) => Promise<string>
+/** What reads a pull request's head: none for an empty github-token. */
+export interface HeadReader {
+  client: GithubClient | undefined
+  signal?: AbortSignal
+}
 
 /** Events whose payload has the pull request, with its head. */
 const PULL_REQUEST_EVENTS = new Set([
@@ -52,7 +65,7 @@ const HEAD_SHA_EVENTS = new Set(['workflow_run', 'check_suite', 'check_run', 'me
 export async function commitUnderTest(
   ctx: EventContext,
   inputs: CommitInputs,
-  readHead: HeadReader
+  { client, signal }: HeadReader
 ): Promise<CommitUnderTest> {
   const { owner, repo } = ctx.repo
   const pullRequest = inputs.pullRequest ?? pullRequestOf(ctx)
@@ -63,13 +76,9 @@ export async function commitUnderTest(
   // A comment on a pull request, or a pull request named by the input:
   // its head now (the payload has no commit), read once.
   if (pullRequest !== undefined) {
-    return {
-      owner,
-      repo,
-      sha: await readHead(pullRequest),
-      pullRequest,
-      from: `pull request #${pullRequest}'s head`
-    }
+    if (!client) throw new Error('github-token is empty')
+    const { sha } = await readPullHead(client, { owner, repo, number: pullRequest, signal })
+    return { owner, repo, sha, pullRequest, from: `pull request #${pullRequest}'s head` }
   }
   const sha = SHA.decode(ctx.sha)
   if (sha === undefined) {
@@ -115,18 +124,8 @@ export function pullRequestOf(ctx: EventContext): number | undefined {
     const list = field(payload, event, 'pull_requests')
     if (!Array.isArray(list)) return undefined
     const numbers = list.map((entry: unknown, i) => {
-      const number = field(entry, 'number')
-      const decoded = PULL_NUMBER.decode(number)
-      if (decoded === undefined) {
-        const path = `${event}.pull_requests[${i}].number`
-        throw new Undecodable(
-          source,
-          path,
-          PULL_NUMBER.expected,
-          number === undefined || number === null
-        )
-      }
-      return { number: decoded, entry }
+      const path = `${event}.pull_requests[${i}].number`
+      return { number: decodedAt(field(entry, 'number'), path, PULL_NUMBER, source), entry }
     })
     const here = numbers.filter(({ entry }) => intoThisRepository(entry, payload))
     return here.length === 1 ? here[0]?.number : undefined

@@ -14,7 +14,7 @@ import type { Logger } from '../util/logger.js'
 import { Redaction } from '../util/redaction.js'
 import type { RequestBounds, StepBounds } from '../util/request-bounds.js'
 import { RateLimits } from './github-rate-limit.js'
-import { boundedFetch, githubFailure, type GithubFailure } from './github-transport.js'
+import { boundedFetch, type BoundedFetchOptions, type GithubFailure } from './github-transport.js'
 
 export type GithubClient = ReturnType<typeof getOctokit>
 
@@ -44,13 +44,13 @@ export function githubClient(options: GithubClientOptions): GithubClient {
   })
 }
 
-export interface GithubSessionOptions {
+export interface GithubSessionOptions extends Pick<
+  BoundedFetchOptions,
+  'requestTimeoutMs' | 'maxBodyBytes'
+> {
   logger: Logger
   /** The step's bounds (runBounded); default: none but the silence bound. */
   bounds?: Pick<StepBounds, 'current'>
-  /** For tests: the silence bound and the size cap of each answer. */
-  requestTimeoutMs?: number
-  maxBodyBytes?: number
 }
 
 /**
@@ -60,30 +60,24 @@ export interface GithubSessionOptions {
  */
 export class GithubSession {
   private readonly rateLimits: RateLimits
-  private readonly bounds: () => RequestBounds
-  private silent = false
-  private limitSaid = false
+  /** The failures said once for the step (a timeout, a rate limit). */
+  private readonly said = new Set<GithubFailure['kind']>()
 
   constructor(private readonly o: GithubSessionOptions) {
     this.rateLimits = new RateLimits(o.logger)
-    const bounds = o.bounds
-    this.bounds = bounds ? () => bounds.current() : () => ({})
   }
 
   /** `base` with the bounds and the rate limits. */
   fetch(base: typeof fetch): typeof fetch {
-    const bounded = boundedFetch({
-      base,
-      bounds: this.bounds,
-      requestTimeoutMs: this.o.requestTimeoutMs,
-      maxBodyBytes: this.o.maxBodyBytes
-    })
-    return this.rateLimits.fetch(bounded, this.bounds)
+    const { bounds: step, requestTimeoutMs, maxBodyBytes } = this.o
+    const bounds = (): RequestBounds => step?.current() ?? {}
+    const bounded = boundedFetch({ base, bounds, requestTimeoutMs, maxBodyBytes })
+    return this.rateLimits.fetch(bounded, bounds)
   }
 
   /** Whether reports still go: not once GitHub left a request unanswered. */
   get open(): boolean {
-    return !this.silent
+    return !this.said.has('timeout')
   }
 
   /**
@@ -91,33 +85,20 @@ export class GithubSession {
    * a rate limit, the step stopping it) once for the step, `what` naming
    * the report; true when it was one (the caller says nothing more).
    */
-  handled(failure: GithubFailure, what: string): boolean {
+  handled({ kind, message }: GithubFailure, what: string): boolean {
     const log = this.o.logger
-    switch (failure.kind) {
-      case 'timeout':
-        if (this.silent) log.debug(`${what}: ${failure.message}.`)
-        else {
-          this.silent = true
-          log.warning(
-            `${failure.message}: no further commit status or pull request comment is sent in this step (one already set stays as it is). The build itself is not affected.`
-          )
-        }
-        return true
-      case 'rate-limited':
-        if (this.limitSaid) log.debug(`${what}: ${failure.message}.`)
-        else {
-          this.limitSaid = true
-          log.warning(
-            `${failure.message}: ${what} is not sent. That is GitHub's rate limit for the github-token, not a missing permission; reports resume once it has passed. The build itself is not affected.`
-          )
-        }
-        return true
-      case 'stopped':
-        log.info(`${failure.message}.`)
-        return true
-      default:
-        return false
+    if (kind === 'stopped') log.info(`${message}.`)
+    else if (kind !== 'timeout' && kind !== 'rate-limited') return false
+    else if (this.said.has(kind)) log.debug(`${what}: ${message}.`)
+    else {
+      this.said.add(kind)
+      log.warning(
+        kind === 'timeout'
+          ? `${message}: no further commit status or pull request comment is sent in this step (one already set stays as it is). The build itself is not affected.`
+          : `${message}: ${what} is not sent. That is GitHub's rate limit for the github-token, not a missing permission; reports resume once it has passed. The build itself is not affected.`
+      )
     }
+    return true
   }
 }
 
@@ -126,10 +107,4 @@ export function redactor(token: string): (text: string) => string {
   const secrets = new Redaction()
   secrets.add(token)
   return text => secrets.redact(text)
-}
-
-/** The HTTP status GitHub answered a failed request with; undefined when it gave no usable answer. */
-export function httpStatusOf(error: unknown): number | undefined {
-  const failure = githubFailure(error)
-  return failure.kind === 'answered' ? failure.status : undefined
 }

@@ -26,38 +26,26 @@ export function readEvent(env: NodeJS.ProcessEnv): RunnerEvent {
     return { kind: 'outside' }
   }
   const eventName = env.GITHUB_EVENT_NAME ?? ''
-  const path = env.GITHUB_EVENT_PATH
-  let payload: Record<string, unknown> = {}
-  if (path) {
-    let text: string | undefined
-    try {
-      text = readFileSync(path, 'utf8')
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
-      if (code !== 'ENOENT') {
-        const why = code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`
-        return { kind: 'broken', eventName, why }
-      }
+  const broken = (why: string): RunnerEvent => ({ kind: 'broken', eventName, why })
+  let payload: unknown = {}
+  try {
+    if (env.GITHUB_EVENT_PATH) payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'))
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (error instanceof SyntaxError) return broken('is not JSON')
+    // No event file (a terminal run): GITHUB_SHA is the commit, as for push.
+    if (code !== 'ENOENT') {
+      return broken(code === 'EISDIR' ? 'is a folder' : `cannot be read (${code ?? 'error'})`)
     }
-    if (text !== undefined) {
-      let parsed: unknown
-      try {
-        parsed = JSON.parse(text)
-      } catch {
-        return { kind: 'broken', eventName, why: 'is not JSON' }
-      }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        return { kind: 'broken', eventName, why: 'holds no JSON object' }
-      }
-      payload = parsed as Record<string, unknown>
-    }
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    return broken('holds no JSON object')
   }
   return {
     kind: 'read',
     context: {
       eventName,
-      payload,
+      payload: payload as Record<string, unknown>,
       sha: env.GITHUB_SHA ?? '',
       repo: { owner: owner as string, repo: repo as string }
     }

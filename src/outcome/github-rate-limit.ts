@@ -81,7 +81,7 @@ function retryAfterMs(value: string | null, now: number): number | undefined {
 export class RateLimits {
   /** Epoch ms before which GitHub holds requests back. */
   private resumeAt = 0
-  private held: (RateLimit & { what: string }) | undefined
+  private held: RateLimit | undefined
   /** Secondary limits in a row: each doubles the wait. */
   private secondaryRun = 0
   private saidFor = 0
@@ -103,7 +103,7 @@ export class RateLimits {
           this.secondaryRun = 0
           return response
         }
-        this.hold(limit, what)
+        this.hold(limit)
         if (attempt >= MAX_TRIES) throw this.refusal(what, `after ${attempt} tries`)
       }
     }
@@ -135,13 +135,9 @@ export class RateLimits {
     }
   }
 
-  private hold(limit: RateLimit, what: string): void {
-    let waitMs = limit.waitMs
-    if (waitMs === undefined) {
-      waitMs = SECONDARY_WAIT_MS * 2 ** this.secondaryRun
-      this.secondaryRun++
-    }
-    this.held = { ...limit, what }
+  private hold(limit: RateLimit): void {
+    const waitMs = limit.waitMs ?? SECONDARY_WAIT_MS * 2 ** this.secondaryRun++
+    this.held = limit
     this.resumeAt = Math.max(this.resumeAt, this.now() + waitMs)
   }
 

@@ -109,16 +109,13 @@ export async function readRole(
   const allows = field(data, 'user', 'permissions')
   if (typeof allows !== 'object' || allows === null) return legacy as Role
   const allowed = ALLOWS.find(([key]) => field(allows, key) === true)?.[1] ?? 'none'
-  return lower(allowed, legacy as Role)
+  // The lower of the two.
+  return atLeast(allowed, legacy as Role) ? (legacy as Role) : allowed
 }
 
 /** Whether `role` is at least `least`. */
 export function atLeast(role: Role, least: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(least)
-}
-
-function lower(a: Role, b: Role): Role {
-  return atLeast(a, b) ? b : a
 }
 
 /** A change of a branch that GitHub recorded: the commit it left the branch at, and GitHub's time of it. */
@@ -161,20 +158,15 @@ export async function readLastChange(
   }
 }
 
-/** An open pull request the search found. */
-export interface FoundPull {
-  number: number
-}
-
 /**
- * The repository's open pull requests whose head's combined status is
+ * The numbers of the repository's open pull requests whose head's combined status is
  * `state` (GET /search/issues, page `page` of 100), oldest first; `total`:
  * how many GitHub counts in all.
  */
 export async function searchPulls(
   client: GithubClient,
   { owner, repo, state, page = 1, signal }: Where & { state: 'pending' | 'failure'; page?: number }
-): Promise<{ pulls: FoundPull[]; total: number }> {
+): Promise<{ pulls: number[]; total: number }> {
   const answer = await client.request('GET /search/issues', {
     q: `repo:${owner}/${repo} is:pr is:open status:${state}`,
     // Oldest first: a stable order, so that the pages a run number picks in turn cover them all.
@@ -191,9 +183,9 @@ export async function searchPulls(
   if (typeof total !== 'number' || !Array.isArray(items)) {
     throw new Undecodable(source, 'items', 'a search result', items === undefined)
   }
-  const pulls = items.map((item: unknown, i) => ({
-    number: required(item, 'number', PULL_NUMBER, `${source}'s [${i}]`)
-  }))
+  const pulls = items.map((item: unknown, i) =>
+    required(item, 'number', PULL_NUMBER, `${source}'s [${i}]`)
+  )
   return { pulls, total: Math.max(total, pulls.length) }
 }
 

@@ -14,19 +14,19 @@ import { Output } from '../util/constants.js'
 import { errorText } from '../util/error-text.js'
 import type { Logger } from '../util/logger.js'
 import type { StepBounds } from '../util/request-bounds.js'
-import type { CommitStatusOptions, CommitStatusReporter, StatusGate } from './commit-status.js'
+import { CommitStatusReporter, type CommitStatusOptions, type StatusGate } from './commit-status.js'
 import {
   commitUnderTest,
   headShaOf,
   pullRequestOf,
-  type CommitUnderTest,
-  type EventContext
+  type CommitUnderTest
 } from './commit-under-test.js'
 import { brokenEvent, readEvent } from './github-event.js'
-import { readPullHead } from './github-reads.js'
-import { renderComment, type CommentBuild } from './pr-comment-body.js'
-import type { GithubSession } from './github-client.js'
-import type { PullRequestComment } from './pr-comment.js'
+import { failureEnd } from './github-transport.js'
+import { commentMarker, renderComment, type CommentBuild } from './pr-comment-body.js'
+import type { GithubClient, GithubSession } from './github-client.js'
+import { PullRequestComment } from './pr-comment.js'
+import { TokenIdentity } from './github-identity.js'
 import type { SourceCommit } from './source-link.js'
 
 export type { CommentBuild } from './pr-comment-body.js'
@@ -62,6 +62,7 @@ export class GithubReports {
     private readonly parts: {
       comment?: PullRequestComment
       runUrl?: string
+      client?: GithubClient
       /** The step's GitHub requests: their bounds, rate limits, one warning; none when none is sent. */
       session?: GithubSession
     } = {}
@@ -84,16 +85,16 @@ export class GithubReports {
       return new GithubReports(o, null)
     }
     const ctx = event.context
-    const named = (): number | undefined => {
-      try {
-        return settings.pullRequest ?? pullRequestOf(ctx)
-      } catch {
-        return undefined // commitUnderTest throws it again, named
-      }
-    }
     // Octokit is evaluated only when a report or the pull request needs it
     // (start-up cost); "eager" keeps it in the one bundle file.
-    const readsPull = !settings.commit && !ownHead(ctx) && named() !== undefined
+    let number: number | undefined
+    let readsPull = false
+    try {
+      number = settings.pullRequest ?? pullRequestOf(ctx)
+      readsPull = !settings.commit && headShaOf(ctx) === undefined && number !== undefined
+    } catch {
+      // A malformed event: commitUnderTest throws it again, named.
+    }
     let github: typeof import('./github-client.js') | undefined
     try {
       github =
@@ -114,19 +115,14 @@ export class GithubReports {
         : github.githubClient({ token: settings.githubToken, logger, fetch: o.fetch, session })
     let target: CommitUnderTest | null
     try {
-      target = await commitUnderTest(ctx, settings, async number => {
-        if (!client) throw new Error('github-token is empty')
-        return (await readPullHead(client, { ...ctx.repo, number })).sha
-      })
+      target = await commitUnderTest(ctx, settings, { client })
       logger.debug(`Commit under test: ${target.sha} (${target.from}).`)
       o.setOutput(Output.Commit, target.sha)
     } catch (error) {
       target = null
-      const number = named()
-      const status = github?.httpStatusOf(error)
       const what = number === undefined ? 'the commit under test' : `pull request #${number}`
       logger.warning(
-        `Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${status ? ` (HTTP ${status})` : ''}: ${redact(errorText(error))}. ` +
+        `Could not read ${what} of ${ctx.repo.owner}/${ctx.repo.repo}${failureEnd(error, redact)}. ` +
           `No commit status or pull request comment is set (rather than on the wrong commit); the build goes on.`
       )
     }
@@ -137,9 +133,6 @@ export class GithubReports {
           `pr-comment: this run (${ctx.eventName}) is tied to no pull request: no comment is written (the pull-request input names one).`
         )
       } else {
-        const { PullRequestComment } = await import(/* webpackMode: "eager" */ './pr-comment.js')
-        const { commentMarker } = await import(/* webpackMode: "eager" */ './pr-comment-body.js')
-        const { TokenIdentity } = await import(/* webpackMode: "eager" */ './github-identity.js')
         comment = new PullRequestComment({
           client,
           session,
@@ -153,32 +146,30 @@ export class GithubReports {
         })
       }
     }
-    return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session })
+    return new GithubReports(o, target, { comment, runUrl: runUrlOf(env), session, client })
   }
 
   /**
    * A commit status reporter for `context` (every one of the step shares one
-   * gate: one warning for the step); none without a commit under test, so
-   * that the GitHub client is never loaded then (github-event.ts).
+   * gate: one warning for the step); none without a commit under test.
    */
-  async status(
+  status(
     context: string,
     { stillOurs }: Pick<CommitStatusOptions, 'stillOurs'> = {}
-  ): Promise<CommitStatusReporter | undefined> {
-    if (!this.target) {
+  ): CommitStatusReporter | undefined {
+    const { client, session } = this.parts
+    if (!this.target || !client || !session) {
       this.o.logger.debug(`Commit status '${context}' is off: no commit under test.`)
       return undefined
     }
-    const { CommitStatusReporter } = await import(/* webpackMode: "eager" */ './commit-status.js')
     return new CommitStatusReporter({
-      token: this.o.settings.githubToken,
+      client,
       context,
       logger: this.o.logger,
       gate: this.gate,
-      session: this.parts.session,
+      session,
       target: this.target,
       redact: this.o.redact,
-      fetch: this.o.fetch,
       ...(stillOurs ? { stillOurs } : {})
     })
   }
@@ -221,15 +212,6 @@ export class GithubReports {
         jenkinsUrl: this.o.settings.url
       })
     )
-  }
-}
-
-/** Whether the event names its commit itself (a malformed one is said by commitUnderTest). */
-function ownHead(ctx: EventContext): boolean {
-  try {
-    return headShaOf(ctx) !== undefined
-  } catch {
-    return true
   }
 }
 

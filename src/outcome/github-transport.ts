@@ -59,6 +59,13 @@ export function githubFailure(error: unknown): GithubFailure {
   return { kind: 'network', message: errorText(error) }
 }
 
+/** A failed request as a message's end: ` (HTTP 404): Not Found`, or `: <why>` without an answer; `redact` takes the secrets out. */
+export function failureEnd(error: unknown, redact: (text: string) => string): string {
+  const failure = githubFailure(error)
+  const status = failure.kind === 'answered' ? ` (HTTP ${failure.status})` : ''
+  return `${status}: ${redact(errorText(error))}`
+}
+
 export interface BoundedFetchOptions {
   /** The fetch that sends (@actions/github's, through the runner's proxy). */
   base: typeof fetch
@@ -68,11 +75,6 @@ export interface BoundedFetchOptions {
   requestTimeoutMs?: number
   /** For tests: the size cap. */
   maxBodyBytes?: number
-}
-
-/** A fetch whose every exchange is bounded (see the file comment); the answer comes back read whole. */
-export function boundedFetch(options: BoundedFetchOptions): typeof fetch {
-  return (input, init) => exchange(options, input, init)
 }
 
 /** "GET /repos/o/r/pulls/7" and the server's origin, for messages (no query, no credentials). */
@@ -85,78 +87,77 @@ export function requestName(
   return { what: `${method.toUpperCase()} ${url.pathname}`, server: url.origin }
 }
 
-async function exchange(
-  o: BoundedFetchOptions,
-  input: string | URL | Request,
-  init: RequestInit | undefined
-): Promise<Response> {
-  const { signal, deadline } = o.bounds()
-  const { what, server } = requestName(input, init)
-  if (signal?.aborted) {
-    throw new GithubTransportError(
-      'stopped',
-      `Did not send ${what} to GitHub at ${server}: the step was stopped`
-    )
-  }
-  const started = Date.now()
-  const elapsed = (): string => seconds(Date.now() - started)
-  const limit = o.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS
-  const controller = new AbortController()
-  let answered = false
-  let received = 0
-  let failure: GithubTransportError | undefined
-  const cut = (error: GithubTransportError): void => {
-    if (failure) return
-    failure = error
-    controller.abort(error)
-  }
-  const onStop = (): void =>
-    cut(
-      new GithubTransportError(
+/** A fetch whose every exchange is bounded (see the file comment); the answer comes back read whole. */
+export function boundedFetch(o: BoundedFetchOptions): typeof fetch {
+  return async (input, init) => {
+    const { signal, deadline } = o.bounds()
+    const { what, server } = requestName(input, init)
+    if (signal?.aborted) {
+      throw new GithubTransportError(
         'stopped',
-        answered
-          ? `Stopped waiting for GitHub at ${server}: it had sent ${received} bytes of its answer to ${what} in ${elapsed()}`
-          : `Stopped waiting for GitHub at ${server}: no answer to ${what} after ${elapsed()}`
+        `Did not send ${what} to GitHub at ${server}: the step was stopped`
       )
-    )
-  signal?.addEventListener('abort', onStop, { once: true })
-  const toDeadline =
-    deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - started
-  const byDeadline = toDeadline < limit
-  const when = byDeadline ? 'before the deadline' : `within ${seconds(limit)}`
-  const timer = setTimeout(
-    () =>
+    }
+    const started = Date.now()
+    const elapsed = (): string => seconds(Date.now() - started)
+    const limit = o.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS
+    const controller = new AbortController()
+    let answered = false
+    let received = 0
+    let failure: GithubTransportError | undefined
+    const cut = (error: GithubTransportError): void => {
+      if (failure) return
+      failure = error
+      controller.abort(error)
+    }
+    const onStop = (): void =>
       cut(
         new GithubTransportError(
-          'timeout',
+          'stopped',
           answered
-            ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
-            : `No answer from GitHub at ${server} to ${what} ${when}`
+            ? `Stopped waiting for GitHub at ${server}: it had sent ${received} bytes of its answer to ${what} in ${elapsed()}`
+            : `Stopped waiting for GitHub at ${server}: no answer to ${what} after ${elapsed()}`
         )
-      ),
-    Math.max(0, Math.min(limit, toDeadline))
-  )
-  try {
-    const response = await o.base(input, { ...init, signal: controller.signal })
-    answered = true
-    const max = o.maxBodyBytes ?? GITHUB_MAX_BODY_BYTES
-    const tooLarge = (size: string): GithubTransportError =>
-      new GithubTransportError(
-        'too-large',
-        `GitHub at ${server} answered ${what} with ${size}, more than the ${formatBytes(max)} this action reads`
       )
-    const body = await readCapped(response, max, bytes => (received = bytes), tooLarge)
-    return rebuilt(response, body)
-  } catch (error) {
-    if (failure) throw failure
-    if (error instanceof GithubTransportError) throw error
-    throw new GithubTransportError(
-      'network',
-      `The connection to GitHub at ${server} failed during ${what}: ${causeText(error)}`
+    signal?.addEventListener('abort', onStop, { once: true })
+    const toDeadline =
+      deadline === undefined ? Infinity : deadline + (signal ? BACKSTOP_MS : 0) - started
+    const byDeadline = toDeadline < limit
+    const when = byDeadline ? 'before the deadline' : `within ${seconds(limit)}`
+    const timer = setTimeout(
+      () =>
+        cut(
+          new GithubTransportError(
+            'timeout',
+            answered
+              ? `GitHub at ${server} did not finish sending its answer to ${what} ${when} (${received} bytes received)`
+              : `No answer from GitHub at ${server} to ${what} ${when}`
+          )
+        ),
+      Math.max(0, Math.min(limit, toDeadline))
     )
-  } finally {
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', onStop)
+    try {
+      const response = await o.base(input, { ...init, signal: controller.signal })
+      answered = true
+      const max = o.maxBodyBytes ?? GITHUB_MAX_BODY_BYTES
+      const tooLarge = (size: string): GithubTransportError =>
+        new GithubTransportError(
+          'too-large',
+          `GitHub at ${server} answered ${what} with ${size}, more than the ${formatBytes(max)} this action reads`
+        )
+      const body = await readCapped(response, max, bytes => (received = bytes), tooLarge)
+      return rebuilt(response, body)
+    } catch (error) {
+      if (failure) throw failure
+      if (error instanceof GithubTransportError) throw error
+      throw new GithubTransportError(
+        'network',
+        `The connection to GitHub at ${server} failed during ${what}: ${causeText(error)}`
+      )
+    } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onStop)
+    }
   }
 }
 

@@ -90,7 +90,11 @@ export const BRANCH: Kind<string> = {
  * (`source` says whose data it is).
  */
 export function required<T>(value: unknown, path: string, kind: Kind<T>, source: string): T {
-  const raw = field(value, ...path.split('.'))
+  return decodedAt(field(value, ...path.split('.')), path, kind, source)
+}
+
+/** `raw`, found at `path` of `source`'s data, decoded, or an Undecodable naming it. */
+export function decodedAt<T>(raw: unknown, path: string, kind: Kind<T>, source: string): T {
   const decoded = kind.decode(raw)
   if (decoded === undefined) {
     throw new Undecodable(source, path, kind.expected, raw === undefined || raw === null)

@@ -32,20 +32,18 @@ export function handOffDescription({ queueId, build }: HandOff): string {
   return `${HAND_OFF_MARK}: queue item ${queueId}, build #${build}`
 }
 
+/** The three texts handOffDescription writes, and nothing else. */
 const DESCRIPTION = new RegExp(
-  `^${HAND_OFF_MARK}: (?:queue item (\\d{1,16}))?(?:(?:, )?build #(\\d{1,16}))?$`
+  `^${HAND_OFF_MARK}: (?:queue item (\\d{1,16})(?:, build #(\\d{1,16}))?|build #(\\d{1,16}))$`
 )
 
 /** The hand-off a status description names; undefined for any other text. */
 export function parseHandOff(description: string | null | undefined): HandOff | undefined {
   const match = DESCRIPTION.exec(description ?? '')
-  if (!match || (match[1] === undefined && match[2] === undefined)) return undefined
-  // "queue item 1build #2" has no separator: not ours.
-  if (match[1] !== undefined && match[2] !== undefined && !description?.includes(', build #')) {
-    return undefined
-  }
-  const queueId = match[1] === undefined ? undefined : Number(match[1])
-  const build = match[2] === undefined ? undefined : Number(match[2])
+  if (!match) return undefined
+  const [, queued, built = match[3]] = match
+  const queueId = queued === undefined ? undefined : Number(queued)
+  const build = built === undefined ? undefined : Number(built)
   if (build !== undefined && !isBuildNumber(build)) return undefined
   if (queueId !== undefined && !Number.isSafeInteger(queueId)) return undefined
   return {

@@ -14,13 +14,7 @@ import { fullName, sameJob } from '../jenkins/model/job-path.js'
 import type { Logger } from '../util/logger.js'
 import type { GithubClient } from './github-client.js'
 import type { TokenIdentity } from './github-identity.js'
-import {
-  readPullHead,
-  readStatuses,
-  searchPulls,
-  type FoundPull,
-  type ListedStatus
-} from './github-reads.js'
+import { readPullHead, readStatuses, searchPulls, type ListedStatus } from './github-reads.js'
 import { handOffJob, parseHandOff, type HandOff } from './hand-off.js'
 
 /** How many commits a settle run reads at most. */
@@ -160,21 +154,15 @@ async function commitsToRead(o: LookOptions): Promise<Array<{ sha?: string; pull
       return searchPulls(client, { owner, repo, state, signal, page })
     })
   )
-  const seen = new Set<number>()
-  const pulls: FoundPull[] = []
+  // In turn, each once (a Set keeps the order of first adding).
+  const pulls = new Set<number>()
   const [pending = [], failing = []] = pages.map(page => page.pulls)
   for (let i = 0; i < Math.max(pending.length, failing.length); i++) {
     for (const pull of [pending[i], failing[i]]) {
-      if (pull && !seen.has(pull.number)) {
-        seen.add(pull.number)
-        pulls.push(pull)
-      }
+      if (pull !== undefined) pulls.add(pull)
     }
   }
-  const commits = [
-    ...(o.commit ? [{ sha: o.commit }] : []),
-    ...pulls.map(pull => ({ pull: pull.number }))
-  ]
+  const commits = [...(o.commit ? [{ sha: o.commit }] : []), ...[...pulls].map(pull => ({ pull }))]
   const total = pages.reduce((sum, page) => sum + page.total, 0) + (o.commit ? 1 : 0)
   const taken = commits.slice(0, MAX_COMMITS)
   if (total > taken.length) {

@@ -14,6 +14,7 @@ import type { Logger } from '../util/logger.js'
 import type { GithubClient, GithubSession } from './github-client.js'
 import type { TokenIdentity } from './github-identity.js'
 import { githubFailure, type GithubFailure } from './github-transport.js'
+import { field } from './github-values.js'
 
 /** Comments searched for the marker, newest first, at most. */
 const MAX_SEARCHED_COMMENTS = 1000
@@ -181,10 +182,10 @@ export class PullRequestComment {
 
 /** A comment GitHub answered with; undefined without a usable id. */
 function decodeComment(value: unknown): IssueComment | undefined {
-  if (typeof value !== 'object' || value === null) return undefined
-  const { id, body, user } = value as { id?: unknown; body?: unknown; user?: unknown }
+  const id = field(value, 'id')
+  const body = field(value, 'body')
+  const login = field(value, 'user', 'login')
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) return undefined
-  const login = (user as { login?: unknown } | null | undefined)?.login
   return {
     id,
     body: typeof body === 'string' ? body : '',
@@ -194,8 +195,7 @@ function decodeComment(value: unknown): IssueComment | undefined {
 
 /** A page of comments as GitHub lists them: those that decode. */
 function decodeComments(value: unknown): IssueComment[] {
-  if (!Array.isArray(value)) return []
-  return value.map(decodeComment).filter((c): c is IssueComment => c !== undefined)
+  return (Array.isArray(value) ? value : []).map(decodeComment).filter(c => c !== undefined)
 }
 
 /**

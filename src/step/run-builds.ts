@@ -212,7 +212,7 @@ export class BuildsRun {
     })
     this.github = reports
     if (!settings.commitStatus) return
-    for (const item of this.items) item.status = await reports.status(item.entry.statusContext)
+    for (const item of this.items) item.status = reports.status(item.entry.statusContext)
   }
 
   // ---- begin -----------------------------------------------------------------

@@ -125,7 +125,7 @@ async function settleOne(
     reportName: h.context,
     bounds: step.githubBounds
   })
-  const status = await reports.status(h.context, { stillOurs })
+  const status = reports.status(h.context, { stillOurs })
   const report: BuildReport = { outcome: { jobName: name, jobUrl: api.jobUrl(h.job) }, tail: [] }
   const { outcome } = report
   if (at.kind === 'ended') {
