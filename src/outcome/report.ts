@@ -98,46 +98,33 @@ const FILE_UNKNOWN = '(a file)'
 type Summary = typeof coreSummary
 
 /**
- * Writes the job summary (`fill`), or if it cannot be written (no
- * GITHUB_STEP_SUMMARY), warns and returns: never throws.
- */
-async function writeSummaryWith(
-  summary: Summary,
-  logger: Logger,
-  fill: (summary: Summary) => void
-): Promise<void> {
-  try {
-    fill(summary)
-    await summary.write()
-  } catch (error) {
-    summary.emptyBuffer()
-    logger.warning(`Could not write the job summary: ${errorText(error)}`)
-  }
-}
-
-/**
  * The job summary: one build's section (addBuildSection); with `several`,
  * one table with a row per item (job, build link, result, duration,
  * failed-test count when known), one stage chart, then each build's
- * section. Everything from Jenkins or the user is escaped. Never throws.
+ * section. Everything from Jenkins or the user is escaped. If it cannot be
+ * written (no GITHUB_STEP_SUMMARY), warns and returns: never throws.
  */
-export function writeSummary(
+export async function writeSummary(
   summary: Summary,
   reports: readonly BuildReport[],
   logger: Logger,
   { several }: { several: boolean }
 ): Promise<void> {
-  return writeSummaryWith(summary, logger, s => {
+  try {
     if (several) {
-      s.addHeading('Jenkins builds', 2)
-      s.addTable([
+      summary.addHeading('Jenkins builds', 2)
+      summary.addTable([
         headerRow('Job', 'Build', 'Result', 'Duration', 'Failed tests'),
         ...reports.map(report => row(report))
       ])
-      addTimeline(s, timelineBuilds(reports))
+      addTimeline(summary, timelineBuilds(reports))
     }
-    for (const report of reports) addBuildSection(s, report, { item: several })
-  })
+    for (const report of reports) addBuildSection(summary, report, { item: several })
+    await summary.write()
+  } catch (error) {
+    summary.emptyBuffer()
+    logger.warning(`Could not write the job summary: ${errorText(error)}`)
+  }
 }
 
 function row(report: BuildReport): string[] {
@@ -156,8 +143,7 @@ function row(report: BuildReport): string[] {
   else result = resultCell(outcome)
   const note = report.stopped ?? report.left
   if (note) result += ` — ${escapeHtml(note)}`
-  const duration =
-    build && !build.building ? escapeHtml(formatDuration(build.duration)) : build ? 'running' : '—'
+  const duration = build ? durationCell(build) : '—'
   const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—'
   return [link(shortName(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests]
 }
@@ -209,13 +195,9 @@ const TAIL_IN_SUMMARY = 20
  * to say of a build that passed. Everything from Jenkins or the user is
  * escaped: plain text, never HTML.
  */
-function addBuildSection(
-  summary: Summary,
-  report: BuildReport,
-  options: { item?: boolean } = {}
-): void {
+function addBuildSection(summary: Summary, report: BuildReport, { item }: { item: boolean }): void {
   const { outcome } = report
-  const alone = options.item !== true
+  const alone = !item
   const full = alone || didNotPass(report)
   const rows = alone ? summaryRows(outcome) : factRows(outcome.build)
   if (!full && rows.length === 0 && !report.values && !outcome.unread) return
@@ -276,7 +258,7 @@ function summaryRows(outcome: BuildOutcome): [string, string][] {
   if (number !== null) rows.push(['Build', link(`#${number}`, outcome.buildUrl)])
   if (build) {
     rows.push(...factRows(build))
-    rows.push(['Duration', build.building ? 'running' : escapeHtml(formatDuration(build.duration))])
+    rows.push(['Duration', durationCell(build)])
   } else if (number === null && outcome.queueUrl) {
     rows.push(['Queue item', link(outcome.queueUrl, outcome.queueUrl)])
   }
@@ -288,6 +270,10 @@ function summaryRows(outcome: BuildOutcome): [string, string][] {
     rows.push(['Tests', `${total} total / ${failed} failed / ${skipped} skipped`])
   }
   return rows
+}
+
+function durationCell(build: Build): string {
+  return build.building ? 'running' : escapeHtml(formatDuration(build.duration))
 }
 
 /** Rows for what the build said of itself: its own display name and its description, as inert text. */
@@ -345,46 +331,35 @@ interface ShownParameter {
 }
 
 /**
- * What the build ran with (its ParametersAction), else what the user asked
- * for and the files uploaded. Secrets hidden.
+ * What the build ran with (its decoded ParametersAction, jenkins/reads; a
+ * file parameter shows the file this step uploaded, if it did), else what
+ * the user asked for and the files uploaded. Secrets hidden.
  */
-function parametersOf(outcome: BuildOutcome): ShownParameter[] {
-  const uploads = outcome.uploads ?? []
-  const fromBuild = buildParameters(outcome.build, uploads)
-  if (fromBuild) return fromBuild
-  const asked = Object.entries(outcome.parameters ?? {}).map(([name, value]) => ({
+function parametersOf({ build, parameters = {}, uploads = [] }: BuildOutcome): ShownParameter[] {
+  const shown = (name: string, text: string, password?: boolean): ShownParameter => ({
     name,
-    value: SECRET_NAME.test(name) ? HIDDEN : typeof value === 'string' ? value : value.join(', ')
-  }))
-  const files = uploads.map(file => ({
-    name: file.name,
-    value: SECRET_NAME.test(file.name) ? HIDDEN : uploadText(file)
-  }))
-  return [...asked, ...files]
-}
-
-/** A file parameter's cell: the file's name and size (`app.zip (293 KiB)`). */
-function uploadText(file: UploadedFile): string {
-  return `${file.fileName} (${formatBytes(file.size)})`
-}
-
-/** The build's decoded ParametersAction (jenkins/reads), for the table; a file parameter shows the file this step uploaded, if it did. */
-function buildParameters(
-  build: Build | undefined,
-  uploads: readonly UploadedFile[]
-): ShownParameter[] | undefined {
-  return build?.parameters?.map(({ name, value, password, file }) => {
-    // A file parameter exports its name only (jenkins-api.md 11.3).
-    const upload = file === true && value === undefined
-    const uploaded = upload ? uploads.find(u => u.name === name) : undefined
-    const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value)
-    return { name, value: password || SECRET_NAME.test(name) ? HIDDEN : text }
+    value: password || SECRET_NAME.test(name) ? HIDDEN : text
   })
+  // A file parameter's cell: the file's name and size (`app.zip (293 KiB)`).
+  const uploadText = (file: UploadedFile): string => `${file.fileName} (${formatBytes(file.size)})`
+  if (build?.parameters) {
+    return build.parameters.map(({ name, value, password, file }) => {
+      // A file parameter exports its name only (jenkins-api.md 11.3).
+      const upload = file === true && value === undefined
+      const uploaded = upload ? uploads.find(u => u.name === name) : undefined
+      const text = uploaded ? uploadText(uploaded) : upload ? FILE_UNKNOWN : parameterText(value)
+      return shown(name, text, password)
+    })
+  }
+  return [
+    ...Object.entries(parameters).map(([name, value]) =>
+      shown(name, typeof value === 'string' ? value : value.join(', '))
+    ),
+    ...uploads.map(file => shown(file.name, uploadText(file)))
+  ]
 }
 
+/** A JSON value as text (a string as it is, null as nothing). */
 function parameterText(value: unknown): string {
-  if (value === undefined || value === null) return ''
-  if (typeof value === 'string') return value
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-  return JSON.stringify(value) ?? ''
+  return typeof value === 'string' ? value : ((value === null ? '' : JSON.stringify(value)) ?? '')
 }
