@@ -8,7 +8,6 @@ import type { StepIO } from '../runner/io.js'
 import { BUILD_RESULTS, Output, type BuildResult } from '../util/constants.js'
 import { parameterValues } from '../jenkins/reads/decode.js'
 import { countOf, isCount, shownValue } from '../jenkins/model/counts.js'
-import { historyOutput } from './history.js'
 import type { Logger } from '../util/logger.js'
 import { cappedArray } from './output-cap.js'
 import { kib } from '../util/bytes.js'
@@ -200,7 +199,7 @@ function setOneBuildOutputs(out: Pick<StepIO, 'setOutput'>, one: BuildView, logg
       whole: `All stages are at ${outcome.buildUrl ?? 'the build URL'}wfapi/describe.`
     })
   }
-  if (outcome.history) out.setOutput(Output.History, historyOutput(outcome.history))
+  if (outcome.history) out.setOutput(Output.History, JSON.stringify(outcome.history))
   if (entry.values) out.setOutput(Output.Values, JSON.stringify(entry.values))
 }
 
