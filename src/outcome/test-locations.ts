@@ -62,28 +62,17 @@ export function framesOf(trace: string): Frame[] {
     if (frames.length >= MAX_FRAMES) break
     if (text.length > MAX_LINE_CHARS) continue
     const java = JAVA_FRAME.exec(text)
-    if (java) {
-      const className = java[1] ?? ''
-      const packagePath = className.split('.').slice(0, -1)
-      add(frames, [...packagePath, java[2] ?? ''], java[3], { java: true })
-      continue
-    }
     const other = PYTHON_FRAME.exec(text) ?? PYTEST_FRAME.exec(text) ?? JS_FRAME.exec(text)
-    if (other) add(frames, pathSegments(other[1] ?? ''), other[2], { java: false })
+    // Java names the class: its package path, then the file name.
+    const segments = java
+      ? [...(java[1] ?? '').split('.').slice(0, -1), java[2] ?? '']
+      : pathSegments(other?.[1] ?? '')
+    const line = Number(java ? java[3] : other?.[2])
+    if (!segments || segments.length === 0 || !Number.isSafeInteger(line) || line < 1) continue
+    if (segments.some(s => s === '' || LIBRARY.test(s))) continue
+    frames.push({ segments, line, java: java !== null })
   }
   return frames
-}
-
-function add(
-  frames: Frame[],
-  segments: string[] | undefined,
-  line: string | undefined,
-  { java }: { java: boolean }
-): void {
-  const number = Number(line)
-  if (!segments || segments.length === 0 || !Number.isSafeInteger(number) || number < 1) return
-  if (segments.some(s => s === '' || LIBRARY.test(s))) return
-  frames.push({ segments, line: number, java })
 }
 
 /**
@@ -105,14 +94,8 @@ export function pathSegments(path: string): string[] | undefined {
   return segments
 }
 
-/**
- * Files of the workspace by name, for the names asked for.
- * @internal
- */
-export interface WorkspaceFiles {
-  /** Workspace-relative paths ('/'-separated) of the files named `name`. */
-  named(name: string): readonly string[]
-}
+/** Workspace-relative paths ('/'-separated) of the files of the workspace, by name, for the names asked for. */
+type WorkspaceFiles = ReadonlyMap<string, string[]>
 
 /**
  * Walks the workspace once, keeping the paths of files whose name is one
@@ -156,7 +139,7 @@ export async function searchWorkspace(
   } catch {
     return undefined
   }
-  return { named: name => found.get(name) ?? [] }
+  return found
 }
 
 /** Whether `a` ends with all of `b` (segment by segment). */
@@ -172,7 +155,7 @@ function endsWith(a: readonly string[], b: readonly string[]): boolean {
  */
 function matches(frame: Frame, files: WorkspaceFiles): string[] {
   const name = frame.segments[frame.segments.length - 1] ?? ''
-  return files.named(name).filter(rel => {
+  return (files.get(name) ?? []).filter(rel => {
     const segments = rel.split('/')
     return frame.java
       ? endsWith(segments, frame.segments)
