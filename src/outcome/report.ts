@@ -19,11 +19,12 @@ import type { UploadFile } from '../jenkins/transport/multipart.js'
 import {
   addArtifacts,
   addFailedTests,
-  addMore,
+  addNameValues,
   RESULT_ICONS,
   addStages,
   addUnread,
-  headerRow
+  headerRow,
+  textCell
 } from './summary-sections.js'
 import { addTimeline, type TimelineBuild } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
@@ -86,7 +87,6 @@ export interface BuildReport {
   tail: string[]
 }
 
-const MAX_PARAMETERS = 50
 const MAX_VALUE_CHARS = 200
 const MAX_NOTE_CHARS = 1000
 /** Parameter names whose values are never shown. Over-matching (MONKEY) only hides a harmless value. */
@@ -291,20 +291,14 @@ function factRows(build: Build | undefined): [string, string][] {
   return rows
 }
 
-/** The parameters the build ran with (or the user asked for), at most 50, secrets hidden. */
+/** The parameters the build ran with (or the user asked for), secrets hidden. */
 function addParameters(summary: Summary, outcome: BuildOutcome): void {
   const parameters = parametersOf(outcome)
   if (parameters.length === 0) return
   summary.addHeading('Parameters', 3)
-  const shown = parameters.slice(0, MAX_PARAMETERS)
-  summary.addTable([
-    headerRow('Name', 'Value'),
-    ...shown.map(p => [
-      `<code>${escapeHtml(cut(p.name, 100))}</code>`,
-      p.value === HIDDEN ? HIDDEN : escapeHtml(cut(p.value, MAX_VALUE_CHARS)) || '&nbsp;'
-    ])
-  ])
-  addMore(summary, parameters.length, shown.length)
+  addNameValues(summary, ['Name', 'Value'], parameters, value =>
+    value === HIDDEN ? HIDDEN : textCell(value)
+  )
 }
 
 /** The result, with its icon and whether `accept` takes it; running or not started when there is none. */
@@ -325,21 +319,16 @@ function resultCell(outcome: BuildOutcome): string {
   return `${icon} ${escapeHtml(result)}${verdict}`
 }
 
-interface ShownParameter {
-  name: string
-  value: string
-}
-
 /**
  * What the build ran with (its decoded ParametersAction, jenkins/reads; a
  * file parameter shows the file this step uploaded, if it did), else what
  * the user asked for and the files uploaded. Secrets hidden.
  */
-function parametersOf({ build, parameters = {}, uploads = [] }: BuildOutcome): ShownParameter[] {
-  const shown = (name: string, text: string, password?: boolean): ShownParameter => ({
+function parametersOf({ build, parameters = {}, uploads = [] }: BuildOutcome): [string, string][] {
+  const shown = (name: string, text: string, password?: boolean): [string, string] => [
     name,
-    value: password || SECRET_NAME.test(name) ? HIDDEN : text
-  })
+    password || SECRET_NAME.test(name) ? HIDDEN : text
+  ]
   // A file parameter's cell: the file's name and size (`app.zip (293 KiB)`).
   const uploadText = (file: UploadedFile): string => `${file.fileName} (${formatBytes(file.size)})`
   if (build?.parameters) {

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs'
 import type { Summary } from '../runner/io.js'
 import { kib } from '../util/bytes.js'
 import { collectAllGarbage } from '../util/heap.js'
-import { escapeHtml } from '../util/html.js'
+import { decodeEntities, escapeHtml } from '../util/html.js'
 import { cut } from '../util/shorten.js'
 import type { Logger } from '../util/logger.js'
 
@@ -162,7 +162,6 @@ class KeptUnits {
   private readonly open: Heading[] = []
   /** The section units go to; it may have been left out (they are then too). */
   private last: Section | undefined
-  private lastKept = false
   private sectionCount = 0
   private leftOutCount = 0
   /** The names of the first NAMED_SECTIONS sections left out, by document order. */
@@ -184,9 +183,9 @@ class KeptUnits {
         bytes: 0
       }
       this.sections.push(this.last)
-      this.lastKept = true
     }
-    if (!this.lastKept) return
+    // Left out: no longer the last section kept.
+    if (this.sections.at(-1) !== this.last) return
     this.last.units.push(unit)
     this.last.bytes += bytes
     this.bytes += bytes
@@ -233,7 +232,6 @@ class KeptUnits {
   private leave(section: Section): void {
     this.sections = this.sections.filter(s => s !== section)
     this.bytes -= section.bytes
-    if (section === this.last) this.lastKept = false
     this.leftOutCount++
     this.leftOutNames.push({ index: section.index, name: section.name })
     this.leftOutNames.sort((a, b) => a.index - b.index)
@@ -338,13 +336,7 @@ function leftOutText(left: FittedSummary, { inSummary }: { inSummary: boolean })
 
 /** A heading's text, tags and entities taken out (it is escaped again where shown). */
 function headingText(unit: string): string {
-  return unit
-    .replace(/<[^>]*>/g, '')
-    .replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code)))
-    .replace(/&(amp|lt|gt|quot);/g, (_, name: string) =>
-      name === 'amp' ? '&' : name === 'lt' ? '<' : name === 'gt' ? '>' : '"'
-    )
-    .trim()
+  return decodeEntities(unit.replace(/<[^>]*>/g, '')).trim()
 }
 
 /** The rows of a table written by core.summary.addTable (`<table><tr>…</tr>…</table>`). */
