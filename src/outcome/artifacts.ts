@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs'
 import { mkdir, realpath, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import { artifactSegments, artifactTarget, type RefusedPath } from '../util/artifact-paths.js'
-import { selectArtifacts, type ArtifactPattern } from '../inputs/artifact-patterns.js'
+import { selectArtifacts } from '../inputs/artifact-patterns.js'
 import { formatBytes } from '../util/bytes.js'
 import { collectYoungGarbage } from '../util/heap.js'
 import type { Settings } from '../inputs/inputs.js'
@@ -111,7 +111,14 @@ export async function downloadArtifacts(
     )
   }
   const selection = selectArtifacts(settings.artifacts, safe)
-  for (const pattern of selection.unmatched) warnUnmatched(pattern, safe, build, logger)
+  const more = safe.length > SHOWN_NAMES ? `, … (${safe.length} in all)` : ''
+  const matched =
+    safe.length === 0
+      ? `nothing: Jenkins build #${build.number} archived no artifacts.`
+      : `none of the artifacts of Jenkins build #${build.number}. It has: ${safe.slice(0, SHOWN_NAMES).join(', ')}${more}.`
+  for (const pattern of selection.unmatched) {
+    logger.warning(`Artifact pattern '${pattern.text}' matched ${matched}`)
+  }
   if (selection.selected.length === 0) return outcome
 
   const rootReal = await prepareRoot(root, settings.workspace)
@@ -222,25 +229,6 @@ async function prepareRoot(root: string, workspace: string): Promise<string> {
       `Input 'artifacts-path' (${root}) leads out of the workspace through a symbolic link: '${error.link}' leads to ${error.target}, outside ${workspaceReal}. Expected a folder inside the workspace; nothing was created through the link.`
     )
   }
-}
-
-function warnUnmatched(
-  pattern: ArtifactPattern,
-  paths: string[],
-  build: BuildRef,
-  logger: Logger
-): void {
-  if (paths.length === 0) {
-    logger.warning(
-      `Artifact pattern '${pattern.text}' matched nothing: Jenkins build #${build.number} archived no artifacts.`
-    )
-    return
-  }
-  const shown = paths.slice(0, SHOWN_NAMES).join(', ')
-  const more = paths.length > SHOWN_NAMES ? `, … (${paths.length} in all)` : ''
-  logger.warning(
-    `Artifact pattern '${pattern.text}' matched none of the artifacts of Jenkins build #${build.number}. It has: ${shown}${more}.`
-  )
 }
 
 function posix(path: string): string {

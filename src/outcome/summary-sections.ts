@@ -96,24 +96,20 @@ export function addFailedTests(summary: Summary, tests: TestsOutcome, level = 3)
     ])
   }
   const shown = tests.failed.length
+  const { failed, total } = tests.counts
   const notes: string[] = []
-  if (shown < tests.counts.failed) {
-    if (shown === 0 && tests.casesRead === 0) {
-      notes.push(`${tests.counts.failed} failed tests; the report could not be read here.`)
-    } else {
-      notes.push(`${shown} of ${tests.counts.failed} failed tests shown.`)
-      if (tests.partial) {
-        notes.push(
-          `The report is too large to read whole: these come from its first ${tests.casesRead} of ${tests.counts.total} tests.`
-        )
-      }
+  if (shown === 0 && tests.casesRead === 0) {
+    notes.push(`${failed} failed tests; the report could not be read here.`)
+  } else if (shown < failed) {
+    notes.push(`${shown} of ${failed} failed tests shown.`)
+    if (tests.partial) {
+      notes.push(
+        `The report is too large to read whole: these come from its first ${tests.casesRead} of ${total} tests.`
+      )
     }
   }
-  notes.push(`All results: ${link('test report', tests.reportUrl)}.`)
-  summary.addRaw(
-    `<p>${notes.map(n => (n.includes('<a ') ? n : escapeHtml(n))).join(' ')}</p>`,
-    true
-  )
+  const all = `All results: ${link('test report', tests.reportUrl)}.`
+  summary.addRaw(`<p>${[...notes.map(escapeHtml), all].join(' ')}</p>`, true)
 }
 
 /** The Pipeline's stages: name, status, duration. */

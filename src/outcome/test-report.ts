@@ -223,7 +223,6 @@ export function annotateFailedTests(
 }
 
 function classOf(action: unknown): unknown {
-  return typeof action === 'object' && action !== null && '_class' in action
-    ? action._class
-    : undefined
+  // as: any JSON value; a primitive or null has no `_class`.
+  return (action as { _class?: unknown } | null)?._class
 }
