@@ -88,9 +88,7 @@ export function pathSegments(path: string): string[] | undefined {
   // A drive letter (`C:`) names no folder of ours.
   if (/^[A-Za-z]:$/.test(segments[0] ?? '')) segments.shift()
   // `lib/python3.12/…`: the standard library.
-  for (let i = 1; i < segments.length; i++) {
-    if (segments[i - 1] === 'lib' && /^python\d/.test(segments[i] ?? '')) return undefined
-  }
+  if (segments.some((s, i) => segments[i - 1] === 'lib' && /^python\d/.test(s))) return undefined
   return segments
 }
 
@@ -154,8 +152,7 @@ function endsWith(a: readonly string[], b: readonly string[]): boolean {
  * relative to where the tests ran) and the file's must end one with the other.
  */
 function matches(frame: Frame, files: WorkspaceFiles): string[] {
-  const name = frame.segments[frame.segments.length - 1] ?? ''
-  return (files.get(name) ?? []).filter(rel => {
+  return (files.get(frame.segments.at(-1) ?? '') ?? []).filter(rel => {
     const segments = rel.split('/')
     return frame.java
       ? endsWith(segments, frame.segments)
@@ -189,12 +186,9 @@ export async function locateFailedTests(
   logger: Logger
 ): Promise<Map<FailedTest, TestLocation>> {
   const located = new Map<FailedTest, TestLocation>()
-  const names = new Set<string>()
-  for (const test of tests) {
-    for (const frame of framesOf(test.errorStackTrace ?? '')) {
-      names.add(frame.segments[frame.segments.length - 1] ?? '')
-    }
-  }
+  const names = new Set(
+    tests.flatMap(test => framesOf(test.errorStackTrace ?? '').map(f => f.segments.at(-1) ?? ''))
+  )
   if (names.size === 0) return located
   const files = await searchWorkspace(workspace, names)
   if (!files) {
