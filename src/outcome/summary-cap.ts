@@ -66,9 +66,6 @@ export function boundedSummary(
       collectAllGarbage()
     }
   }
-  const reset = (): void => {
-    kept = new KeptUnits()
-  }
   const proxy: Summary = new Proxy(summary, {
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver)
@@ -82,7 +79,7 @@ export function boundedSummary(
           const max = maxBytes - existing
           const added = kept.addedBytes
           const fitted = kept.fit(max)
-          reset()
+          kept = new KeptUnits()
           if (fitted.leftOut > 0 || fitted.rows > 0) {
             logger.warning(
               `The job summary was ${kib(added)}, over GitHub's limit of 1 MiB for a step: ${leftOutText(fitted, { inSummary: false })}`
@@ -95,19 +92,14 @@ export function boundedSummary(
       }
       if (key === 'stringify') return () => kept.text() + target.stringify()
       if (key === 'isEmptyBuffer') return () => kept.bytes === 0 && target.isEmptyBuffer()
-      if (key === 'emptyBuffer' || key === 'clear') {
-        return (...args: unknown[]) => {
-          reset()
-          const result: unknown = Reflect.apply(value, target, args)
-          return result === target ? proxy : result
-        }
-      }
-      if (typeof key === 'string' && key.startsWith('add')) {
+      const add = typeof key === 'string' && key.startsWith('add')
+      if (add || key === 'emptyBuffer' || key === 'clear') {
         return (...args: unknown[]) => {
           // What an earlier call left in the buffer is a unit of its own.
-          take()
+          if (add) take()
+          else kept = new KeptUnits()
           const result: unknown = Reflect.apply(value, target, args)
-          take()
+          if (add) take()
           return result === target ? proxy : result
         }
       }
@@ -199,10 +191,7 @@ class KeptUnits {
   /** What is kept cut to `maxBytes` (cut), and the text with its 'left out' line. */
   fit(maxBytes: number): FittedSummary {
     this.cut(maxBytes)
-    const fitted = this.leftOut()
-    const text = this.text()
-    fitted.text = fitted.leftOut > 0 || fitted.rows > 0 ? `${text}${leftOutLine(fitted)}\n` : text
-    return fitted
+    return { ...this.leftOut(), text: this.text() + this.line() }
   }
 
   /**
@@ -213,7 +202,7 @@ class KeptUnits {
    * 'left out' line fit in `maxBytes`.
    */
   cut(maxBytes: number): void {
-    const fits = (): boolean => this.bytes + this.lineBytes() <= maxBytes
+    const fits = (): boolean => this.bytes + Buffer.byteLength(this.line()) <= maxBytes
     if (fits()) return
     const largestFirst = this.sections
       .filter(section => section.index > 0)
@@ -252,7 +241,7 @@ class KeptUnits {
     if (!largest) return false
     const table = largest.text
     const tableRows = rowsOf(table)
-    const over = this.bytes + this.lineBytes({ anyway: true }) - maxBytes
+    const over = this.bytes + Buffer.byteLength(this.line({ anyway: true })) - maxBytes
     let drop = 0
     let freed = 0
     while (tableRows.length - drop > 2 && freed < over) {
@@ -268,11 +257,10 @@ class KeptUnits {
     return true
   }
 
-  /** Bytes of the 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
-  private lineBytes({ anyway = false } = {}): number {
+  /** The 'left out' line and its line break: none while nothing was (unless `anyway`: about to be). */
+  private line({ anyway = false } = {}): string {
     const left = this.leftOut()
-    const any = anyway || left.leftOut > 0 || left.rows > 0
-    return any ? Buffer.byteLength(leftOutLine(left)) + 1 : 0
+    return anyway || left.leftOut > 0 || left.rows > 0 ? `${leftOutLine(left)}\n` : ''
   }
 
   private leftOut(): FittedSummary {
