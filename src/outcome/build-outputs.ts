@@ -25,27 +25,16 @@ import type { BuildOutcome, BuildReport } from './report.js'
 export const BUILD_OUTPUT_MAX_BYTES = 256 * 1024
 
 /**
- * The `build` output: the build JSON, or within the cap, the build without its largest fields.
- * @internal
- */
-export interface BuildOutput {
-  json: string
-  /** Top-level fields left out to fit, largest first; empty when nothing was cut. */
-  dropped: string[]
-  /** Size of the whole JSON, in bytes. */
-  fullBytes: number
-}
-
-/**
- * The build JSON within `maxBytes`. When it is too large, whole top-level
- * fields are left out, largest first, until it fits: the output stays valid
- * JSON with Jenkins' own field names, and what is there is complete.
+ * The `build` output: the build JSON within `maxBytes`. When it is too
+ * large, whole top-level fields are left out (`dropped`), largest first,
+ * until it fits: the output stays valid JSON with Jenkins' own field names,
+ * and what is there is complete. `fullBytes`: the whole JSON's size.
  * @internal
  */
 export function buildOutput(
   build: Readonly<Record<string, unknown>>,
   maxBytes = BUILD_OUTPUT_MAX_BYTES
-): BuildOutput {
+) {
   const json = JSON.stringify(build)
   const fullBytes = Buffer.byteLength(json)
   if (fullBytes <= maxBytes) return { json, dropped: [], fullBytes }

@@ -72,8 +72,7 @@ export function parseJsonValues(text: string): ParsedValues {
 export function parseKeyValueLines(text: string): ParsedValues {
   // as: Object.create(null) is typed any; a prototype-less object of values.
   const values = Object.create(null) as Values
-  const lines = text.split('\n')
-  for (const [i, raw] of lines.entries()) {
+  for (const [i, raw] of text.split('\n').entries()) {
     const line = raw.replace(/\r$/, '')
     if (line.trim() === '' || line.trimStart().startsWith('#')) continue
     const pair = splitNameValue(line)
