@@ -229,31 +229,29 @@ class KeptUnits {
 
   /** Rows from the end of the largest table kept (the header row and one row stay); false when no table has rows to give. */
   private dropRows(maxBytes: number): boolean {
-    let largest: { section: Section; unit: number; text: string; bytes: number } | undefined
+    let largest: { section: Section; unit: number; bytes: number } | undefined
     for (const section of this.sections) {
       section.units.forEach((unit, j) => {
         const bytes = Buffer.byteLength(unit)
         if (isTable(unit) && rowsOf(unit).length > 2 && bytes > (largest?.bytes ?? 0)) {
-          largest = { section, unit: j, text: unit, bytes }
+          largest = { section, unit: j, bytes }
         }
       })
     }
     if (!largest) return false
-    const table = largest.text
+    const table = largest.section.units[largest.unit] ?? ''
     const tableRows = rowsOf(table)
     const over = this.bytes + Buffer.byteLength(this.line({ anyway: true })) - maxBytes
-    let drop = 0
-    let freed = 0
-    while (tableRows.length - drop > 2 && freed < over) {
-      freed += Buffer.byteLength(tableRows[tableRows.length - 1 - drop] ?? '')
-      drop++
+    let keep = tableRows.length
+    for (let freed = 0; keep > 2 && freed < over; keep--) {
+      freed += Buffer.byteLength(tableRows[keep - 1] ?? '')
     }
-    const shorter = tableOf(table, tableRows.slice(0, tableRows.length - drop))
+    const shorter = tableOf(table, tableRows.slice(0, keep))
     const change = Buffer.byteLength(shorter) - largest.bytes
     largest.section.units[largest.unit] = shorter
     largest.section.bytes += change
     this.bytes += change
-    this.rows += drop
+    this.rows += tableRows.length - keep
     return true
   }
 

@@ -210,8 +210,10 @@ export function annotateFailedTests(
   located: ReadonlyMap<FailedTest, TestLocation> = new Map()
 ): void {
   for (const test of tests.failed.slice(0, MAX_ANNOTATED)) {
-    const details = (test.errorDetails ?? '').trim()
-    const lines = details === '' ? [] : details.split(/\r\n|\r|\n/).slice(0, DETAIL_LINES)
+    const lines = (test.errorDetails ?? '')
+      .trim()
+      .split(/\r\n|\r|\n/)
+      .slice(0, DETAIL_LINES)
     const quoted = lines.join('\n').slice(0, DETAIL_CHARS)
     const where = test.className ? `${shortName(test.className)} — ${test.url}` : test.url
     annotate(
