@@ -26,7 +26,7 @@ import {
   headerRow,
   textCell
 } from './summary-sections.js'
-import { addTimeline, type TimelineBuild } from './summary-timeline.js'
+import { addTimeline } from './summary-timeline.js'
 import type { TestsOutcome } from './test-report.js'
 import { addValues, type ValuesOutcome } from './values.js'
 import { errorText } from '../util/error-text.js'
@@ -117,7 +117,11 @@ export async function writeSummary(
         headerRow('Job', 'Build', 'Result', 'Duration', 'Failed tests'),
         ...reports.map(report => row(report))
       ])
-      addTimeline(summary, timelineBuilds(reports))
+      // Each build's stages, a section each.
+      const builds = reports.flatMap(({ outcome: o }) =>
+        o.stages ? [{ section: { job: o.jobName, number: buildNumber(o) }, stages: o.stages }] : []
+      )
+      addTimeline(summary, builds)
     }
     for (const report of reports) addBuildSection(summary, report, { item: several })
     await summary.write()
@@ -146,20 +150,6 @@ function row(report: BuildReport): string[] {
   const duration = build ? durationCell(build) : '—'
   const tests = outcome.tests ? String(outcome.tests.counts.failed) : '—'
   return [link(shortName(outcome.jobName), outcome.jobUrl), buildCell, result, duration, tests]
-}
-
-/** Each build's stages, for the one chart of several builds: a section each. */
-function timelineBuilds(reports: readonly BuildReport[]): TimelineBuild[] {
-  return reports.flatMap(({ outcome }) =>
-    outcome.stages
-      ? [
-          {
-            section: { job: outcome.jobName, number: buildNumber(outcome) ?? undefined },
-            stages: outcome.stages
-          }
-        ]
-      : []
-  )
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import type { summary as coreSummary } from '@actions/core'
 import type { PipelineStage } from '../jenkins/model/types.js'
+import { cut } from '../util/shorten.js'
 
 /**
  * Most bars in one chart: the rest are counted in a line below it.
@@ -20,7 +21,7 @@ const TITLE_CHARS = 60
 /** One build's stages, for a chart with a section per build (several jobs). */
 export interface TimelineBuild {
   /** The section's job and build number; none for a single build's chart. */
-  section?: { job: string; number?: number }
+  section?: { job: string; number: number | null }
   stages: readonly PipelineStage[]
 }
 
@@ -35,8 +36,7 @@ const KEYWORD_START =
  * @internal
  */
 export function mermaidText(name: string, max = TITLE_CHARS): string {
-  let text = name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim()
-  if ([...text].length > max) text = `${[...text].slice(0, max - 1).join('')}…`
+  const text = cut(name.replace(KEPT, ' ').replace(/\s+/g, ' ').trim(), max)
   if (text === '') return '(unnamed)'
   return KEYWORD_START.test(text) ? `_${text}` : text
 }
@@ -130,7 +130,7 @@ export function stageTimeline(builds: readonly TimelineBuild[], maxBars = MAX_BA
     if (room === 0) continue
     if (build.section) {
       const { job, number } = build.section
-      lines.push(`    section ${mermaidText(job, 100)}${number === undefined ? '' : ` #${number}`}`)
+      lines.push(`    section ${mermaidText(job, 100)}${number === null ? '' : ` #${number}`}`)
     }
     for (const { stage, bar } of stages.slice(0, room)) {
       // A status a newer plugin may add is Jenkins text too.
