@@ -68,7 +68,7 @@ export function headerRow(...names: string[]): Array<{ data: string; header: tru
 }
 
 /** `… and N more` below a list cut to `shown` of `total` (`what`: of what, when it says). */
-export function addMore(summary: Summary, total: number, shown: number, what = ''): void {
+function addMore(summary: Summary, total: number, shown: number, what = ''): void {
   if (total > shown) summary.addRaw(`<p>… and ${total - shown} more${what}.</p>`, true)
 }
 
